@@ -1,0 +1,94 @@
+#include "app/cli/cli_app.h"
+
+#include "engine/core/error.h"
+#include "engine/core/version.h"
+
+#include <functional>
+#include <map>
+#include <ostream>
+
+namespace mbdrom::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: mbdrom-cli [--help] [--version] <command> [options]
+
+Data-driven reduced-order modelling of multibody mechanisms.
+
+commands:
+  version          print the version and exit
+  help [COMMAND]   show help for a command
+
+Run 'mbdrom-cli help COMMAND' for a command's options.
+)";
+
+struct Command {
+  std::string summary;
+  std::string usage;
+  std::function<int(const std::vector<std::string>&, std::ostream&, std::ostream&)> run;
+};
+
+int printVersion(std::ostream& out) {
+  out << "mbdrom-cli " << kVersion << " (" << kGitCommit << ")\n";
+  return 0;
+}
+
+std::map<std::string, Command> commands() {
+  std::map<std::string, Command> cmds;
+  cmds["version"] = {"print the version", "usage: mbdrom-cli version\n",
+                     [](const auto& args, std::ostream& out, std::ostream& err) {
+                       if (!args.empty()) {
+                         err << "mbdrom-cli version: unexpected argument '" << args.front() << "'\n";
+                         return 2;
+                       }
+                       return printVersion(out);
+                     }};
+  return cmds;
+}
+
+}  // namespace
+
+int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) {
+    err << kUsage;
+    return 2;
+  }
+  const std::string& first = args.front();
+  if (first == "--help" || first == "-h") {
+    out << kUsage;
+    return 0;
+  }
+  if (first == "--version" || first == "-V") return printVersion(out);
+
+  const auto cmds = commands();
+  if (first == "help") {
+    if (args.size() == 1) {
+      out << kUsage;
+      return 0;
+    }
+    const auto it = cmds.find(args[1]);
+    if (it == cmds.end()) {
+      err << "mbdrom-cli: unknown command '" << args[1] << "'\n\n" << kUsage;
+      return 2;
+    }
+    out << it->second.usage;
+    return 0;
+  }
+  const auto it = cmds.find(first);
+  if (it == cmds.end()) {
+    err << "mbdrom-cli: unknown " << (first.starts_with("-") ? "option" : "command") << " '" << first
+        << "'\n\n"
+        << kUsage;
+    return 2;
+  }
+  try {
+    return it->second.run({args.begin() + 1, args.end()}, out, err);
+  } catch (const Cancelled&) {
+    err << "mbdrom-cli " << first << ": cancelled\n";
+    return 130;
+  } catch (const Error& e) {
+    err << "mbdrom-cli " << first << ": error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace mbdrom::cli

@@ -1,0 +1,94 @@
+// mbdrom: the workbench. Thin front end over the engine.
+
+#include "app/main_window.h"
+#include "engine/core/version.h"
+#include "widgets/log_view.h"
+#include "widgets/scene_view.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <unistd.h>
+
+namespace {
+
+// Without a display Qt aborts with a core dump; say what is wrong instead.
+void messageHandler(QtMsgType type, const QMessageLogContext&, const QString& message) {
+  const QByteArray text = message.toLocal8Bit();
+  if (type == QtFatalMsg) {
+    std::fprintf(stderr, "mbdrom: %s\n", text.constData());
+    if (message.contains("platform plugin") || message.contains("display"))
+      std::fprintf(stderr,
+                   "mbdrom: cannot open a window: no usable display. Set DISPLAY (X11) or "
+                   "WAYLAND_DISPLAY, run under 'xvfb-run', or use mbdrom-cli for work without "
+                   "a window.\n");
+    std::fflush(stderr);
+    _exit(2);
+  }
+  if (type == QtDebugMsg) return;
+  std::fprintf(stderr, "mbdrom: %s\n", text.constData());
+}
+
+bool haveDisplay() {
+  const char* platform = std::getenv("QT_QPA_PLATFORM");
+  if (platform && *platform) return true;  // offscreen, vnc, ... chosen on purpose
+  const char* x = std::getenv("DISPLAY");
+  const char* wl = std::getenv("WAYLAND_DISPLAY");
+  return (x && *x) || (wl && *wl);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  qInstallMessageHandler(messageHandler);
+  for (int i = 1; i < argc; ++i) {
+    // Answer --version and --help without a display.
+    if (std::strcmp(argv[i], "--version") == 0) {
+      std::printf("mbdrom %s (%s)\n", mbdrom::kVersion, mbdrom::kGitCommit);
+      return 0;
+    }
+  }
+  if (!haveDisplay()) {
+    std::fprintf(stderr,
+                 "mbdrom: cannot open a window: no display (DISPLAY and WAYLAND_DISPLAY are not "
+                 "set). Run it in a desktop session, under 'xvfb-run mbdrom', or use mbdrom-cli.\n");
+    return 2;
+  }
+
+  mbdrom::widgets::SceneView::setDefaultSurfaceFormat();
+  QApplication app(argc, argv);
+  QApplication::setApplicationName("mbdrom");
+  QApplication::setOrganizationName("mbdrom");
+  QApplication::setApplicationVersion(mbdrom::kVersion);
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription("Workbench for reduced-order models of multibody mechanisms");
+  parser.addHelpOption();
+  parser.addVersionOption();
+  QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE once it is drawn, then quit.",
+                                "FILE");
+  parser.addOption(screenshot);
+  parser.process(app);
+
+  mbdrom::app::MainWindow window;
+  window.show();
+
+  if (parser.isSet(screenshot)) {
+    const QString file = parser.value(screenshot);
+    // Two render passes make sure the 3D view has drawn into the window.
+    QTimer::singleShot(1500, &window, [&window, file] {
+      window.sceneView()->update();
+      QTimer::singleShot(500, &window, [&window, file] {
+        const bool ok = window.grab().save(file);
+        std::fprintf(ok ? stdout : stderr, ok ? "mbdrom: screenshot saved to %s\n" : "mbdrom: cannot write %s\n",
+                     qPrintable(file));
+        QApplication::exit(ok ? 0 : 1);
+      });
+    });
+  }
+  return app.exec();
+}

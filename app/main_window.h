@@ -1,0 +1,68 @@
+#pragma once
+// The workbench window: 3D view in the centre, docks around it, menus, and the
+// job runner's status in the status bar.
+
+#include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QDockWidget;
+class QMenu;
+class QTreeWidget;
+
+namespace mbdrom::widgets {
+class LogView;
+class SceneView;
+}  // namespace mbdrom::widgets
+
+namespace mbdrom::app {
+
+class JobRunner;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  widgets::SceneView* sceneView() const { return scene_; }
+  widgets::LogView* logView() const { return log_; }
+  JobRunner* jobRunner() const { return runner_; }
+
+  /// Adds a file to the recent-files list (kept in QSettings).
+  void addRecentFile(const QString& path);
+  QStringList recentFiles() const;
+
+protected:
+  void closeEvent(QCloseEvent* event) override;
+
+private:
+  void createActions();
+  void createMenus();
+  void createDocks();
+  void updateRecentMenu();
+  void about();
+  void readSettings();
+  void writeSettings() const;
+
+  widgets::SceneView* scene_ = nullptr;
+  widgets::LogView* log_ = nullptr;
+  QTreeWidget* modelTree_ = nullptr;
+  QDockWidget* modelDock_ = nullptr;
+  QDockWidget* propertiesDock_ = nullptr;
+  QDockWidget* logDock_ = nullptr;
+  JobRunner* runner_ = nullptr;
+
+  QMenu* fileMenu_ = nullptr;
+  QMenu* recentMenu_ = nullptr;
+  QMenu* editMenu_ = nullptr;
+  QMenu* modelMenu_ = nullptr;
+  QMenu* simulateMenu_ = nullptr;
+  QMenu* trainMenu_ = nullptr;
+  QMenu* viewMenu_ = nullptr;
+  QMenu* helpMenu_ = nullptr;
+  QAction* quitAction_ = nullptr;
+  QAction* cancelJobAction_ = nullptr;
+};
+
+}  // namespace mbdrom::app

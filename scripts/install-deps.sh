@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package mbdrom needs to build, run and test.
+# The only place package names are listed. Idempotent, non-interactive, as root.
+#   scripts/install-deps.sh            build + run + test packages
+#   scripts/install-deps.sh --fuzz     also clang's runtime for libFuzzer/sanitizers
+set -euo pipefail
+
+build_pkgs=(
+  build-essential cmake ninja-build pkg-config
+  libeigen3-dev nlohmann-json3-dev
+  qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
+  libvtk9-dev
+)
+test_pkgs=(
+  catch2 libbenchmark-dev
+  xvfb xauth libgl1-mesa-dri
+)
+fuzz_pkgs=(clang libclang-rt-14-dev)
+
+want=("${build_pkgs[@]}" "${test_pkgs[@]}")
+[[ "${1:-}" == "--fuzz" ]] && want+=("${fuzz_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "install-deps: all ${#want[@]} packages present"
+  exit 0
+fi
+
+SUDO=""
+[[ $(id -u) -ne 0 ]] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"

@@ -1,0 +1,16 @@
+# Fails when a file under engine/ includes Qt or VTK: the engine is a plain
+# C++ library (Eigen and nlohmann_json only).
+file(GLOB_RECURSE files ${ENGINE_DIR}/*.h ${ENGINE_DIR}/*.cpp ${ENGINE_DIR}/*.in)
+set(bad "")
+foreach(f ${files})
+  file(STRINGS ${f} lines REGEX "^[ \t]*#[ \t]*include[ \t]*[<\"](Q[A-Za-z]+|vtk[A-Za-z0-9]+|Qt[A-Za-z]+/)")
+  if(lines)
+    list(APPEND bad "${f}: ${lines}")
+  endif()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n" bad "${bad}")
+  message(FATAL_ERROR "engine/ must not include Qt or VTK:\n${bad}")
+endif()
+list(LENGTH files n)
+message(STATUS "${n} engine files checked: no Qt or VTK includes")

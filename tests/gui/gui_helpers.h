@@ -1,0 +1,48 @@
+#pragma once
+// Small helpers shared by the GUI tests.
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QImage>
+
+#include <functional>
+
+namespace mbdrom::test {
+
+/// Processes events until `done()` or the timeout; returns `done()`.
+inline bool waitFor(const std::function<bool()>& done, int timeoutMs = 10000) {
+  QElapsedTimer clock;
+  clock.start();
+  while (!done() && clock.elapsed() < timeoutMs) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  return done();
+}
+
+/// Variance of the grey level over all pixels (0 for a blank image).
+inline double greyVariance(const QImage& image) {
+  const QImage grey = image.convertToFormat(QImage::Format_Grayscale8);
+  double sum = 0.0, sum2 = 0.0;
+  const double n = static_cast<double>(grey.width()) * grey.height();
+  for (int y = 0; y < grey.height(); ++y) {
+    const uchar* row = grey.constScanLine(y);
+    for (int x = 0; x < grey.width(); ++x) {
+      sum += row[x];
+      sum2 += static_cast<double>(row[x]) * row[x];
+    }
+  }
+  const double mean = sum / n;
+  return sum2 / n - mean * mean;
+}
+
+/// Fraction of pixels that differ between two images of the same size.
+inline double changedFraction(const QImage& a, const QImage& b) {
+  const QImage ia = a.convertToFormat(QImage::Format_RGB32);
+  const QImage ib = b.convertToFormat(QImage::Format_RGB32);
+  if (ia.size() != ib.size()) return 1.0;
+  long long changed = 0;
+  for (int y = 0; y < ia.height(); ++y)
+    for (int x = 0; x < ia.width(); ++x)
+      if (ia.pixel(x, y) != ib.pixel(x, y)) ++changed;
+  return static_cast<double>(changed) / (static_cast<double>(ia.width()) * ia.height());
+}
+
+}  // namespace mbdrom::test

@@ -1,0 +1,84 @@
+#include "app/main_window.h"
+#include "gui_helpers.h"
+#include "widgets/scene_view.h"
+
+#include <catch2/catch.hpp>
+
+#include <QApplication>
+#include <QMenuBar>
+#include <QMouseEvent>
+
+using mbdrom::app::MainWindow;
+using mbdrom::test::changedFraction;
+using mbdrom::test::greyVariance;
+using mbdrom::test::waitFor;
+
+namespace {
+
+QImage renderScene(mbdrom::widgets::SceneView* view) {
+  const long long before = view->framesRendered();
+  view->update();
+  waitFor([&] { return view->framesRendered() > before; });
+  return view->grabFramebuffer();
+}
+
+int countPixels(const QImage& image, const std::function<bool(QColor)>& test) {
+  int n = 0;
+  for (int y = 0; y < image.height(); ++y)
+    for (int x = 0; x < image.width(); ++x)
+      if (test(image.pixelColor(x, y))) ++n;
+  return n;
+}
+
+void drag(QWidget* w, QPoint from, QPoint to) {
+  auto send = [w](QEvent::Type type, QPoint p, Qt::MouseButtons buttons) {
+    QMouseEvent event(type, QPointF(p), w->mapToGlobal(QPointF(p)), Qt::LeftButton, buttons, Qt::NoModifier);
+    QApplication::sendEvent(w, &event);
+  };
+  send(QEvent::MouseButtonPress, from, Qt::LeftButton);
+  for (int i = 1; i <= 10; ++i) send(QEvent::MouseMove, from + (to - from) * i / 10, Qt::LeftButton);
+  send(QEvent::MouseButtonRelease, to, Qt::NoButton);
+}
+
+}  // namespace
+
+TEST_CASE("main window shows the workbench menus") {
+  MainWindow window;
+  QStringList titles;
+  for (QAction* action : window.menuBar()->actions()) titles << action->text().remove('&');
+  CHECK(titles == QStringList{"File", "Edit", "Model", "Simulate", "Train", "View", "Help"});
+}
+
+TEST_CASE("3D view renders a ground grid and axes that are not blank") {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  REQUIRE(waitFor([&] { return window.sceneView()->framesRendered() > 0; }));
+  const QImage scene = renderScene(window.sceneView());
+  REQUIRE(!scene.isNull());
+  scene.save(MBDROM_TEST_OUTPUT_DIR "/scene_view.png");
+  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/main_window.png");
+
+  CHECK(greyVariance(scene) > 100.0);
+  // The x axis is red and the grid lines are grey: both only appear when VTK drew.
+  const int red = countPixels(scene, [](QColor c) { return c.red() > 170 && c.green() < 90 && c.blue() < 90; });
+  CHECK(red > 20);
+}
+
+TEST_CASE("dragging in the 3D view rotates the camera") {
+  MainWindow window;
+  window.resize(1024, 700);
+  window.show();
+  auto* view = window.sceneView();
+  REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
+  const QImage before = renderScene(view);
+  const QPoint centre(view->width() / 2, view->height() / 2);
+  drag(view, centre, centre + QPoint(150, 40));
+  const QImage after = renderScene(view);
+  CHECK(changedFraction(before, after) > 0.02);
+
+  // A camera preset puts the view back where it was.
+  view->setCameraPreset(mbdrom::widgets::SceneView::CameraPreset::Iso);
+  const QImage reset = renderScene(view);
+  CHECK(changedFraction(before, reset) < 0.01);
+}

@@ -1,0 +1,51 @@
+#pragma once
+// The 3D view: VTK rendering hosted in a Qt 6 QOpenGLWidget. No VTK type is
+// visible here, so nothing else in the GUI depends on VTK.
+
+#include <QOpenGLWidget>
+
+#include <memory>
+
+namespace mbdrom::widgets {
+
+class SceneView : public QOpenGLWidget {
+  Q_OBJECT
+public:
+  enum class CameraPreset { Iso, Front, Side, Top };
+
+  explicit SceneView(QWidget* parent = nullptr);
+  ~SceneView() override;
+
+  /// Fits the camera to everything visible.
+  void fitView();
+  void setCameraPreset(CameraPreset preset);
+
+  /// Number of frames rendered so far (for tests and frame-time measurement).
+  long long framesRendered() const;
+
+  /// Must be set before the QApplication exists (design notes: GL 3.2 core).
+  static void setDefaultSurfaceFormat();
+
+signals:
+  void rendered();
+
+protected:
+  void initializeGL() override;
+  void paintGL() override;
+  void resizeGL(int w, int h) override;
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void enterEvent(QEnterEvent* event) override;
+  void leaveEvent(QEvent* event) override;
+
+private:
+  void forwardMouse(QMouseEvent* event, unsigned long vtkEvent);
+
+  struct Vtk;
+  std::unique_ptr<Vtk> vtk_;
+};
+
+}  // namespace mbdrom::widgets
