@@ -37,22 +37,10 @@ struct SceneView::Vtk {
   vtkNew<vtkOrientationMarkerWidget> orientation;
   long long frames = 0;
   bool initialized = false;
+  // The context and surface the widget renders with (captured in initializeGL).
+  QOpenGLContext* context = nullptr;
+  QSurface* surface = nullptr;
 };
-
-namespace {
-
-// VTK asks for the context to be made current or whether it is; the widget's
-// context is the one VTK renders into.
-void makeCurrentCallback(vtkObject*, unsigned long, void* clientData, void*) {
-  static_cast<SceneView*>(clientData)->makeCurrent();
-}
-
-void isCurrentCallback(vtkObject*, unsigned long, void* clientData, void* callData) {
-  auto* view = static_cast<SceneView*>(clientData);
-  *static_cast<bool*>(callData) = QOpenGLContext::currentContext() == view->context();
-}
-
-}  // namespace
 
 void SceneView::setDefaultSurfaceFormat() {
   QSurfaceFormat format;
@@ -74,17 +62,33 @@ SceneView::SceneView(QWidget* parent) : QOpenGLWidget(parent), vtk_(std::make_un
   auto& v = *vtk_;
   v.window->SetOwnContext(false);
   v.window->SetMultiSamples(0);  // matches the widget format; MSAA FBOs fail on Mesa llvmpipe
-  //NOBLIT
+  v.window->SetFrameBlitModeToNoBlit();
   v.window->SetReadyForRendering(false);
   v.window->AddRenderer(v.renderer);
 
+  // VTK asks for its context to be made current in the middle of setting up
+  // its own framebuffers. QOpenGLWidget::makeCurrent() would also bind the
+  // widget's framebuffer behind VTK's back, and VTK would then attach its
+  // textures to it; so only make the context current on the widget's surface,
+  // as VTK's own Qt adapter does.
+  auto makeCurrentCallback = [](vtkObject*, unsigned long, void* clientData, void*) {
+    auto* vtk = static_cast<Vtk*>(clientData);
+    if (!vtk->context || !vtk->surface) return;
+    if (QOpenGLContext::currentContext() == vtk->context && vtk->context->surface() == vtk->surface) return;
+    vtk->context->makeCurrent(vtk->surface);
+  };
+  auto isCurrentCallback = [](vtkObject*, unsigned long, void* clientData, void* callData) {
+    auto* vtk = static_cast<Vtk*>(clientData);
+    *static_cast<bool*>(callData) = vtk->context && QOpenGLContext::currentContext() == vtk->context &&
+                                    vtk->context->surface() == vtk->surface;
+  };
   vtkNew<vtkCallbackCommand> makeCurrent;
   makeCurrent->SetCallback(makeCurrentCallback);
-  makeCurrent->SetClientData(this);
+  makeCurrent->SetClientData(&v);
   v.window->AddObserver(vtkCommand::WindowMakeCurrentEvent, makeCurrent);
   vtkNew<vtkCallbackCommand> isCurrent;
   isCurrent->SetCallback(isCurrentCallback);
-  isCurrent->SetClientData(this);
+  isCurrent->SetClientData(&v);
   v.window->AddObserver(vtkCommand::WindowIsCurrentEvent, isCurrent);
 
   // The interactor never renders itself: every event ends in update(), and
@@ -129,6 +133,7 @@ SceneView::SceneView(QWidget* parent) : QOpenGLWidget(parent), vtk_(std::make_un
 }
 
 SceneView::~SceneView() {
+  if (!vtk_->initialized) return;
   makeCurrent();
   vtk_->orientation->SetEnabled(0);
   vtk_->window->Finalize();
@@ -139,23 +144,15 @@ long long SceneView::framesRendered() const { return vtk_->frames; }
 
 void SceneView::initializeGL() {
   auto& v = *vtk_;
+  v.context = context();
+  v.surface = context()->surface();
   v.window->SetReadyForRendering(true);
   v.window->SetForceMaximumHardwareLineWidth(1);
-  auto dbg = [this](const char* where) {
-    if (!qEnvironmentVariableIsSet("MBDROM_GL_DEBUG")) return;
-    auto* g = context()->extraFunctions();
-    GLint draw = 0, read = 0;
-    g->glGetIntegerv(GL_DRAW_FRAMEBUFFER_BINDING, &draw);
-    g->glGetIntegerv(GL_READ_FRAMEBUFFER_BINDING, &read);
-    fprintf(stderr, "%s err=%x status=%x draw=%d read=%d qtfbo=%u\n", where, g->glGetError(), g->glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER), draw, read, defaultFramebufferObject());
-  };
-  dbg("init before");
   v.window->GetState()->Reset();
   v.window->GetState()->vtkglDepthFunc(GL_LEQUAL);
-  if (!qEnvironmentVariableIsSet("LATEINIT")) v.window->OpenGLInitContext();
-  dbg("init after");
+  v.window->OpenGLInitContext();
   v.initialized = true;
-  if (!qEnvironmentVariableIsSet("NOORI")) v.orientation->SetEnabled(1);
+  v.orientation->SetEnabled(1);
   v.orientation->InteractiveOff();
 }
 
@@ -173,25 +170,15 @@ void SceneView::paintGL() {
   const int pw = static_cast<int>(width() * ratio);
   const int ph = static_cast<int>(height() * ratio);
   v.window->SetSize(pw, ph);
-  if (qEnvironmentVariableIsSet("MBDROM_GL_DEBUG")) {
-    auto* g = context()->extraFunctions();
-    fprintf(stderr, "start err=%x status=%x\n", g->glGetError(), g->glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER));
-  }
   // VTK caches GL state; Qt changed it (its own framebuffer is bound now), so
   // the cache is re-read before and restored after VTK draws.
-  if (qEnvironmentVariableIsSet("MBDROM_BIND0")) context()->extraFunctions()->glBindFramebuffer(GL_FRAMEBUFFER, 0);
-  static bool once = false;
-  if (qEnvironmentVariableIsSet("LATEINIT") && !once) { once = true; v.window->OpenGLInitContext(); }
   auto* state = v.window->GetState();
   state->Reset();
-  state->ResetFramebufferBindings();
   state->Push();
   state->vtkglDepthFunc(GL_LEQUAL);  // Qt leaves GL_LESS; VTK expects GL_LEQUAL
   v.window->SetReadyForRendering(true);
   v.window->SetIsCurrent(true);
   v.window->Render();
-  if (qEnvironmentVariableIsSet("MBDROM_GL_DEBUG"))
-    fprintf(stderr, "after render err=%x renderfbo=%u displayfbo=%u\n", context()->functions()->glGetError(), v.window->GetRenderFramebuffer()->GetFBOIndex(), v.window->GetDisplayFramebuffer()->GetFBOIndex());
 
   // VTK renders into its own framebuffer; copy it into the widget's.
   auto* f = context()->extraFunctions();
@@ -204,21 +191,7 @@ void SceneView::paintGL() {
     f->glDisable(GL_SCISSOR_TEST);
   }
   const int* size = v.window->GetRenderFramebuffer()->GetLastSize();
-  if (qEnvironmentVariableIsSet("MBDROM_GL_DEBUG")) {
-    GLint c = -1, ct = -1, d = -1, dt = -1, st = -1, rb = -1;
-    f->glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &c);
-    f->glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &ct);
-    f->glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_NAME, &d);
-    f->glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &dt);
-    f->glGetFramebufferAttachmentParameteriv(GL_DRAW_FRAMEBUFFER, GL_STENCIL_ATTACHMENT, GL_FRAMEBUFFER_ATTACHMENT_OBJECT_TYPE, &st);
-    f->glGetIntegerv(GL_RENDERBUFFER_BINDING, &rb);
-    fprintf(stderr, "fbo1 color=%d type=%x depth=%d type=%x stencil type=%x\n", c, ct, d, dt, st);
-  }
-  if (qEnvironmentVariableIsSet("MBDROM_GL_DEBUG"))
-    fprintf(stderr, "before blit err=%x status=%x\n", f->glGetError(), f->glCheckFramebufferStatus(GL_DRAW_FRAMEBUFFER));
   v.window->BlitDisplayFramebuffer(0, 0, 0, size[0], size[1], 0, 0, pw, ph, GL_COLOR_BUFFER_BIT, GL_LINEAR);
-  if (qEnvironmentVariableIsSet("MBDROM_GL_DEBUG"))
-    fprintf(stderr, "after blit err=%x\n", f->glGetError());
   // Mesa blends a non-opaque alpha channel with whatever lies behind the widget.
   f->glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_TRUE);
   f->glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
@@ -229,11 +202,6 @@ void SceneView::paintGL() {
     f->glEnable(GL_SCISSOR_TEST);
   }
   state->Pop();
-  if (qEnvironmentVariableIsSet("MBDROM_GL_DEBUG")) {
-    fprintf(stderr, "paintGL %dx%d fbo=%u last=%dx%d err=%x renderer=%s ready=%d\n", pw, ph, defaultFramebufferObject(),
-            size[0], size[1], f->glGetError(), reinterpret_cast<const char*>(f->glGetString(GL_RENDERER)),
-            v.window->GetReadyForRendering() ? 1 : 0);
-  }
   ++v.frames;
   emit rendered();
 }
