@@ -1,0 +1,42 @@
+#pragma once
+/// @file
+/// Assembly: consistent positions on Phi(q, t) = 0 and velocities on
+/// Phi_q qd = -Phi_t, from approximate or partial data.
+
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+#include <vector>
+
+namespace mbdrom {
+
+struct AssemblyOptions {
+  double tolerance = 1e-11;      ///< on max |Phi_i| [m^2 or -]
+  int maxIterations = 50;
+  std::vector<int> fixedCoordinates;  ///< coordinate indices kept at their given values
+};
+
+struct AssemblyResult {
+  Eigen::VectorXd q;   ///< assembled coordinates, size nq
+  int iterations = 0;
+  double residual = 0.0;  ///< max |Phi_i| at q
+};
+
+/// Newton-Raphson onto Phi(q, t) = 0 from qGuess (size nq), with minimum-norm
+/// steps (complete orthogonal decomposition), so redundant constraints do no
+/// harm and the coordinates move as little as possible. Throws SolverError
+/// naming the most violated constraints when it does not converge.
+AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGuess, double t = 0.0,
+                                 const AssemblyOptions& options = {});
+
+/// Consistent velocities [m/s, 1/s] (size nq) at q: Phi_q qd = -Phi_t and
+/// qd(independent[k]) = values(k). Throws SolverError when the chosen
+/// coordinates do not determine the motion (named), or over-determine it.
+Eigen::VectorXd assembleVelocities(const Model& model, const Eigen::VectorXd& q, double t,
+                                   const std::vector<int>& independent, const Eigen::VectorXd& values);
+
+/// The k constraint rows with the largest |Phi_i|, as "label = value" text.
+std::string describeWorstConstraints(const Model& model, const Eigen::VectorXd& Phi, int k = 3);
+
+}  // namespace mbdrom

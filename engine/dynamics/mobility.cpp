@@ -1,0 +1,74 @@
+#include "engine/dynamics/mobility.h"
+
+#include "engine/model/constraints.h"
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+
+#include <algorithm>
+
+namespace mbdrom {
+
+MobilityReport analyzeMobility(const Model& model, const Eigen::VectorXd& q, double t, double relTol) {
+  MobilityReport r;
+  r.nq = model.nq();
+  r.nc = model.nc();
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, q, t, Phi_q);
+
+  if (r.nc == 0) {
+    r.dof = r.nq;
+    r.nullSpace = Eigen::MatrixXd::Identity(r.nq, r.nq);
+    return r;
+  }
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(Phi_q, Eigen::ComputeFullV);
+  r.singularValues = svd.singularValues();
+  const double smax = r.singularValues.size() > 0 ? r.singularValues(0) : 0.0;
+  // Relative tolerance scaled by the largest singular value: natural
+  // coordinates mix lengths and unit vectors, so an absolute one would not do.
+  r.tolerance = relTol * std::max(1.0, smax);
+  r.rank = static_cast<int>((r.singularValues.array() > r.tolerance).count());
+  r.dof = r.nq - r.rank;
+  r.nullSpace = svd.matrixV().rightCols(r.dof);
+
+  // Sequential Gram-Schmidt (twice, for stability) over the rows in model
+  // order: a row in the span of the rows before it is redundant.
+  Eigen::MatrixXd basis(r.nq, r.rank);
+  int kept = 0;
+  for (int i = 0; i < r.nc; ++i) {
+    Eigen::VectorXd v = Phi_q.row(i).transpose();
+    const double norm0 = v.norm();
+    for (int pass = 0; pass < 2; ++pass)
+      if (kept > 0) v -= basis.leftCols(kept) * (basis.leftCols(kept).transpose() * v);
+    const double rest = v.norm();
+    // Relative threshold sqrt(relTol): a row keeps at least that fraction of
+    // its norm outside the earlier rows' span; the SVD rank caps the count.
+    if (kept < r.rank && norm0 > 0.0 && rest > std::sqrt(relTol) * norm0) {
+      basis.col(kept++) = v / rest;
+      r.independentRows.push_back(i);
+    } else {
+      r.redundantRows.push_back(i);
+      r.redundantLabels.push_back(model.constraintLabel(i));
+    }
+  }
+  return r;
+}
+
+std::vector<int> suggestIndependentCoordinates(const Model& model, const Eigen::VectorXd& q, double t) {
+  const MobilityReport report = analyzeMobility(model, q, t);
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, q, t, Phi_q);
+  Eigen::MatrixXd rows(static_cast<Eigen::Index>(report.independentRows.size()), model.nq());
+  for (std::size_t k = 0; k < report.independentRows.size(); ++k)
+    rows.row(static_cast<Eigen::Index>(k)) = Phi_q.row(report.independentRows[k]);
+  // Column pivoting picks the best-conditioned dependent set; the columns it
+  // leaves last are the ones the constraints cannot solve for: independent.
+  Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(rows);
+  std::vector<int> independent;
+  const auto& perm = qr.colsPermutation().indices();
+  for (int k = static_cast<int>(rows.rows()); k < model.nq(); ++k) independent.push_back(perm(k));
+  std::sort(independent.begin(), independent.end());
+  return independent;
+}
+
+}  // namespace mbdrom

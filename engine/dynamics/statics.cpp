@@ -1,0 +1,135 @@
+#include "engine/dynamics/statics.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/dynamics/constraint_hessian.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+
+#include <Eigen/QR>
+
+#include <sstream>
+
+namespace mbdrom {
+namespace {
+
+struct Residual {
+  Eigen::VectorXd force;  // f_spring + Phi_q^T lambda - s * f_ext
+  Eigen::VectorXd Phi;
+  double norm(double forceScale) const {
+    return std::max(force.lpNorm<Eigen::Infinity>() / forceScale, Phi.lpNorm<Eigen::Infinity>());
+  }
+};
+
+Residual residual(const Model& model, int loadCase, const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
+                  double s, double t) {
+  Residual r;
+  Eigen::VectorXd fs, fe;
+  Eigen::MatrixXd Phi_q;
+  evalSpringForces(model, q, fs);
+  evalExternalForces(model, loadCase, q, t, fe);
+  evalPhiQ(model, q, t, Phi_q);
+  evalPhi(model, q, t, r.Phi);
+  r.force = fs + Phi_q.transpose() * lambda - s * fe;
+  return r;
+}
+
+// Newton at load factor s from (q, lambda); true when converged.
+bool newton(const Model& model, int loadCase, double s, const StaticsOptions& opt, double forceScale,
+            Eigen::VectorXd& q, Eigen::VectorXd& lambda, int& iterations) {
+  const int nq = model.nq(), nc = model.nc();
+  const double t = opt.time;
+  Eigen::MatrixXd K, Kext, H, Phi_q, A(nq + nc, nq + nc);
+  Residual r = residual(model, loadCase, q, lambda, s, t);
+  for (int it = 0; it < opt.maxIterations; ++it) {
+    if (r.force.lpNorm<Eigen::Infinity>() <= opt.forceTolerance * forceScale &&
+        r.Phi.lpNorm<Eigen::Infinity>() <= opt.constraintTolerance)
+      return true;
+    evalSpringJacobian(model, q, K);
+    evalExternalJacobian(model, loadCase, q, t, Kext);
+    evalConstraintHessian(model, lambda, t, H);
+    evalPhiQ(model, q, t, Phi_q);
+    A.topLeftCorner(nq, nq) = K - s * Kext + H;
+    A.topRightCorner(nq, nc) = Phi_q.transpose();
+    A.bottomLeftCorner(nc, nq) = Phi_q;
+    A.bottomRightCorner(nc, nc).setZero();
+    Eigen::VectorXd rhs(nq + nc);
+    rhs << -r.force, -r.Phi;
+    const Eigen::VectorXd step = A.completeOrthogonalDecomposition().solve(rhs);
+    // Backtracking on the scaled residual keeps Newton from running away.
+    const double before = r.norm(forceScale);
+    double scale = 1.0;
+    Eigen::VectorXd qt, lt;
+    Residual rt;
+    for (int h = 0; h < 10; ++h, scale *= 0.5) {
+      qt = q + scale * step.head(nq);
+      lt = lambda + scale * step.tail(nc);
+      rt = residual(model, loadCase, qt, lt, s, t);
+      if (rt.norm(forceScale) < before) break;
+    }
+    ++iterations;
+    if (!rt.force.allFinite()) return false;
+    q = qt;
+    lambda = lt;
+    r = rt;
+  }
+  return r.force.lpNorm<Eigen::Infinity>() <= opt.forceTolerance * forceScale &&
+         r.Phi.lpNorm<Eigen::Infinity>() <= opt.constraintTolerance;
+}
+
+}  // namespace
+
+StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::VectorXd& qGuess,
+                           const StaticsOptions& options, Monitor* monitor) {
+  const int nq = model.nq(), nc = model.nc();
+  if (qGuess.size() != nq)
+    throw InputError("statics: expected " + std::to_string(nq) + " coordinates, got " + std::to_string(qGuess.size()));
+  if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
+    throw InputError("statics: load case index " + std::to_string(loadCase) + " does not exist");
+
+  StaticsResult result;
+  AssemblyOptions assembly;
+  result.q = assemblePositions(model, qGuess, options.time, assembly).q;
+
+  Eigen::VectorXd fe, fs;
+  evalExternalForces(model, loadCase, result.q, options.time, fe);
+  evalSpringForces(model, result.q, fs);
+  const double forceScale = std::max(1.0, fe.lpNorm<Eigen::Infinity>());
+  // Start from the multipliers that balance the forces as well as they can.
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, result.q, options.time, Phi_q);
+  result.lambda = nc > 0 ? Eigen::VectorXd(Phi_q.transpose().completeOrthogonalDecomposition().solve(fe - fs))
+                         : Eigen::VectorXd();
+
+  // Full load first; when Newton fails, ramp the load in more, smaller steps.
+  for (int steps = 1; steps <= options.maxLoadSteps; steps *= 2) {
+    Eigen::VectorXd q = result.q, lambda = result.lambda;
+    int iterations = 0;
+    bool ok = true;
+    for (int k = 1; k <= steps && ok; ++k) {
+      ok = newton(model, loadCase, static_cast<double>(k) / steps, options, forceScale, q, lambda, iterations);
+      if (monitor) {
+        if (!monitor->report({"statics", k, steps, {{"load steps", static_cast<double>(steps)}}})) monitor->checkpoint();
+      }
+    }
+    result.iterations += iterations;
+    if (ok) {
+      result.q = q;
+      result.lambda = lambda;
+      result.loadSteps = steps;
+      const Residual r = residual(model, loadCase, q, lambda, 1.0, options.time);
+      result.forceResidual = r.force.lpNorm<Eigen::Infinity>();
+      result.constraintResidual = r.Phi.lpNorm<Eigen::Infinity>();
+      return result;
+    }
+  }
+  const Residual r = residual(model, loadCase, result.q, result.lambda, 1.0, options.time);
+  std::ostringstream msg;
+  msg << "statics: no equilibrium found (Newton with up to " << options.maxLoadSteps
+      << " load steps); residual force " << r.force.lpNorm<Eigen::Infinity>()
+      << " N. The mechanism may be unstable or unrestrained under this load";
+  if (nc > 0) msg << "; worst constraint: " << describeWorstConstraints(model, r.Phi, 1);
+  throw SolverError(msg.str());
+}
+
+}  // namespace mbdrom

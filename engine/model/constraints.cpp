@@ -1,0 +1,123 @@
+#include "engine/model/constraints.h"
+
+#include <cmath>
+
+namespace mbdrom {
+
+namespace {
+
+// alpha_j and c of a row, with first and second time derivatives.
+struct RowTime {
+  double alpha[2][3] = {{1.0, 0.0, 0.0}, {0.0, 0.0, 0.0}};  // [product][derivative]
+  double c[3] = {0.0, 0.0, 0.0};
+};
+
+RowTime rowTime(const Model& model, const ConstraintRow& row, double t) {
+  RowTime r;
+  if (row.law == ConstraintRow::Law::Constant) {
+    r.c[0] = row.c;
+    return r;
+  }
+  const TimeValue f = model.spec().drivers[static_cast<std::size_t>(row.driver)].function.evaluate(t);
+  switch (row.law) {
+  case ConstraintRow::Law::Distance:
+    r.c[0] = f.f * f.f;
+    r.c[1] = 2.0 * f.f * f.fd;
+    r.c[2] = 2.0 * (f.fd * f.fd + f.f * f.fdd);
+    break;
+  case ConstraintRow::Law::Coordinate:
+    r.c[0] = f.f;
+    r.c[1] = f.fd;
+    r.c[2] = f.fdd;
+    break;
+  case ConstraintRow::Law::Angle: {
+    const double s = std::sin(f.f), co = std::cos(f.f);
+    r.alpha[0][0] = s;
+    r.alpha[0][1] = co * f.fd;
+    r.alpha[0][2] = co * f.fdd - s * f.fd * f.fd;
+    r.alpha[1][0] = -co;
+    r.alpha[1][1] = s * f.fd;
+    r.alpha[1][2] = s * f.fdd + co * f.fd * f.fd;
+    break;
+  }
+  case ConstraintRow::Law::Constant:
+    break;
+  }
+  return r;
+}
+
+}  // namespace
+
+void evalPhi(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi) {
+  Phi.resize(model.nc());
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    const RowTime rt = rowTime(model, row, t);
+    double v = -rt.c[0];
+    for (std::size_t j = 0; j < row.products.size(); ++j)
+      v += rt.alpha[j][0] * row.products[j].a.value(q).dot(row.products[j].b.value(q));
+    Phi(i) = v;
+  }
+}
+
+void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& Phi_q) {
+  Phi_q.setZero(model.nc(), model.nq());
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    const RowTime rt = rowTime(model, row, t);
+    for (std::size_t j = 0; j < row.products.size(); ++j) {
+      const auto& p = row.products[j];
+      p.a.addGradient(Phi_q.row(i), p.b.value(q), rt.alpha[j][0]);
+      p.b.addGradient(Phi_q.row(i), p.a.value(q), rt.alpha[j][0]);
+    }
+  }
+}
+
+void evalPhiT(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi_t) {
+  Phi_t.setZero(model.nc());
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    if (row.law == ConstraintRow::Law::Constant) continue;
+    const RowTime rt = rowTime(model, row, t);
+    double v = -rt.c[1];
+    for (std::size_t j = 0; j < row.products.size(); ++j)
+      v += rt.alpha[j][1] * row.products[j].a.value(q).dot(row.products[j].b.value(q));
+    Phi_t(i) = v;
+  }
+}
+
+void evalPhiQdotQd(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                   Eigen::VectorXd& out) {
+  out.resize(model.nc());
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    const RowTime rt = rowTime(model, row, t);
+    double v = 0.0;
+    for (std::size_t j = 0; j < row.products.size(); ++j) {
+      const auto& p = row.products[j];
+      const Eigen::Vector3d ad = p.a.rate(qd), bd = p.b.rate(qd);
+      v += 2.0 * rt.alpha[j][0] * ad.dot(bd);
+      if (rt.alpha[j][1] != 0.0) v += rt.alpha[j][1] * (ad.dot(p.b.value(q)) + p.a.value(q).dot(bd));
+    }
+    out(i) = v;
+  }
+}
+
+void evalPhiTdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                 Eigen::VectorXd& out) {
+  out.setZero(model.nc());
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    if (row.law == ConstraintRow::Law::Constant) continue;
+    const RowTime rt = rowTime(model, row, t);
+    double v = -rt.c[2];
+    for (std::size_t j = 0; j < row.products.size(); ++j) {
+      const auto& p = row.products[j];
+      const Eigen::Vector3d a = p.a.value(q), b = p.b.value(q);
+      v += rt.alpha[j][1] * (p.a.rate(qd).dot(b) + a.dot(p.b.rate(qd))) + rt.alpha[j][2] * a.dot(b);
+    }
+    out(i) = v;
+  }
+}
+
+}  // namespace mbdrom

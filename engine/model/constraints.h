@@ -1,0 +1,34 @@
+#pragma once
+/// @file
+/// Constraint equations Phi(q, t) = 0 of a model and their derivatives.
+///
+/// Every row has the form Phi_i = sum_j alpha_j(t) a_j(q).b_j(q) - c(t) with
+/// a_j, b_j linear in q, so the second time derivative is
+///   Phi_dd = Phi_q * qdd + evalPhiQdotQd(...) + evalPhiTdot(...),
+/// and the acceleration-level constraint is Phi_q * qdd = -(PhiQdotQd + PhiTdot).
+/// Row i is named by `model.constraintLabel(i)`.
+
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+namespace mbdrom {
+
+/// Phi: constraint residuals, resized to nc. q: coordinates, size nq; t: time [s].
+void evalPhi(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi);
+
+/// Phi_q = dPhi/dq, resized to nc x nq (dense).
+void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& Phi_q);
+
+/// Phi_t = dPhi/dt, resized to nc (non-zero for driver rows only).
+void evalPhiT(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi_t);
+
+/// (d/dt Phi_q) * qd = (Phi_q qd)_q qd + Phi_qt qd, resized to nc. qd: velocities, size nq.
+void evalPhiQdotQd(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                   Eigen::VectorXd& out);
+
+/// d/dt Phi_t = Phi_tq qd + Phi_tt, resized to nc.
+void evalPhiTdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                 Eigen::VectorXd& out);
+
+}  // namespace mbdrom

@@ -1,0 +1,691 @@
+#include "engine/model/model_file.h"
+
+#include "engine/core/error.h"
+
+#include <nlohmann/json.hpp>
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <optional>
+#include <set>
+#include <sstream>
+
+namespace mbdrom {
+
+namespace {
+
+using Json = nlohmann::json;
+using OJson = nlohmann::ordered_json;
+
+constexpr const char* kFormat = "mbdrom-model";
+constexpr int kVersion = 1;
+
+// ---------------------------------------------------------------- reading
+
+const char* jsonTypeName(const Json& j) { return j.type_name(); }
+
+// One JSON object of the file, with its location for messages; remembers the
+// keys read so that unknown keys (typos) are reported by finish().
+class Obj {
+public:
+  Obj(const Json& j, std::string where) : j_(j), where_(std::move(where)) {
+    if (!j_.is_object()) throw ModelError(where_ + ": expected an object, got " + jsonTypeName(j_));
+  }
+  const std::string& where() const { return where_; }
+
+  bool has(const char* key) const { return j_.contains(key); }
+
+  const Json& get(const char* key) {
+    used_.insert(key);
+    const auto it = j_.find(key);
+    if (it == j_.end()) throw ModelError(where_ + ": \"" + key + "\" is missing");
+    return *it;
+  }
+
+  double number(const char* key) { return toNumber(get(key), key); }
+  double number(const char* key, double fallback) { return has(key) ? number(key) : fallback; }
+  std::optional<double> optNumber(const char* key) {
+    if (!has(key)) return std::nullopt;
+    return number(key);
+  }
+  std::string string(const char* key) {
+    const Json& v = get(key);
+    if (!v.is_string()) throw ModelError(where_ + ": \"" + key + "\" must be a string");
+    return v.get<std::string>();
+  }
+  std::string string(const char* key, const std::string& fallback) { return has(key) ? string(key) : fallback; }
+  bool boolean(const char* key, bool fallback) {
+    if (!has(key)) return fallback;
+    const Json& v = get(key);
+    if (!v.is_boolean()) throw ModelError(where_ + ": \"" + key + "\" must be true or false");
+    return v.get<bool>();
+  }
+  std::vector<double> numbers(const char* key) {
+    const Json& v = get(key);
+    if (!v.is_array()) throw ModelError(where_ + ": \"" + key + "\" must be an array of numbers");
+    std::vector<double> out;
+    for (const Json& x : v) out.push_back(toNumber(x, key));
+    return out;
+  }
+  std::vector<double> numbers(const char* key, std::vector<double> fallback) { return has(key) ? numbers(key) : fallback; }
+  Eigen::Vector3d vec3(const char* key) {
+    const std::vector<double> v = numbers(key);
+    if (v.size() != 3) throw ModelError(where_ + ": \"" + key + "\" must have 3 numbers");
+    return {v[0], v[1], v[2]};
+  }
+  Eigen::Vector3d vec3(const char* key, const Eigen::Vector3d& fallback) { return has(key) ? vec3(key) : fallback; }
+  Eigen::Matrix3d mat3(const char* key) {
+    const Json& v = get(key);
+    const std::string msg = where_ + ": \"" + key + "\" must be a 3x3 array [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]";
+    if (!v.is_array() || v.size() != 3) throw ModelError(msg);
+    Eigen::Matrix3d m;
+    for (int r = 0; r < 3; ++r) {
+      const Json& row = v[static_cast<std::size_t>(r)];
+      if (!row.is_array() || row.size() != 3) throw ModelError(msg);
+      for (int c = 0; c < 3; ++c) m(r, c) = toNumber(row[static_cast<std::size_t>(c)], key);
+    }
+    return m;
+  }
+  std::vector<std::string> strings(const char* key) {
+    if (!has(key)) return {};
+    const Json& v = get(key);
+    if (!v.is_array()) throw ModelError(where_ + ": \"" + key + "\" must be an array of names");
+    std::vector<std::string> out;
+    for (const Json& x : v) {
+      if (!x.is_string()) throw ModelError(where_ + ": \"" + key + "\" must be an array of names");
+      out.push_back(x.get<std::string>());
+    }
+    return out;
+  }
+  // An array of objects (empty when absent).
+  const Json& array(const char* key) {
+    static const Json empty = Json::array();
+    if (!has(key)) return empty;
+    const Json& v = get(key);
+    if (!v.is_array()) throw ModelError(where_ + ": \"" + key + "\" must be an array");
+    return v;
+  }
+  void finish() const {
+    for (auto it = j_.begin(); it != j_.end(); ++it)
+      if (!used_.count(it.key())) throw ModelError(where_ + ": unknown key \"" + it.key() + "\"");
+  }
+
+private:
+  double toNumber(const Json& v, const char* key) const {
+    if (!v.is_number()) throw ModelError(where_ + ": \"" + key + "\" must be a number");
+    return v.get<double>();
+  }
+  const Json& j_;
+  std::string where_;
+  std::set<std::string> used_;
+};
+
+// `list[i] "name"` for an entry; the name is read leniently here, strictly by Obj.
+std::string entryWhere(const std::string& list, std::size_t i, const Json& j) {
+  std::string w = list + "[" + std::to_string(i) + "]";
+  if (j.is_object() && j.contains("name") && j["name"].is_string()) w += " \"" + j["name"].get<std::string>() + "\"";
+  return w;
+}
+
+template <typename Enum, std::size_t N>
+Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&table)[N], const std::string& where,
+               const char* what) {
+  for (const auto& [name, value] : table)
+    if (text == name) return value;
+  std::string known;
+  for (const auto& [name, value] : table) known += std::string(known.empty() ? "" : ", ") + name;
+  throw ModelError(where + ": unknown " + what + " \"" + text + "\" (known: " + known + ")");
+}
+
+const std::pair<const char*, TimeFunction::Type> kFunctionTypes[] = {
+    {"constant", TimeFunction::Type::Constant}, {"sine", TimeFunction::Type::Sine},
+    {"chirp", TimeFunction::Type::Chirp},       {"step", TimeFunction::Type::Step},
+    {"smooth_step", TimeFunction::Type::SmoothStep}, {"table", TimeFunction::Type::Table},
+    {"sum", TimeFunction::Type::Sum}};
+const std::pair<const char*, BodyType> kBodyTypes[] = {
+    {"rigid", BodyType::Rigid}, {"bar", BodyType::Bar}, {"particle", BodyType::Particle}};
+const std::pair<const char*, JointType> kJointTypes[] = {
+    {"spherical", JointType::Spherical},       {"revolute", JointType::Revolute},
+    {"prismatic", JointType::Prismatic},       {"cylindrical", JointType::Cylindrical},
+    {"universal", JointType::Universal},       {"fixed", JointType::Fixed},
+    {"point_on_line", JointType::PointOnLine}, {"point_on_plane", JointType::PointOnPlane},
+    {"distance", JointType::Distance}};
+const std::pair<const char*, DriverType> kDriverTypes[] = {
+    {"distance", DriverType::Distance}, {"angle", DriverType::Angle}, {"coordinate", DriverType::Coordinate}};
+const std::pair<const char*, FrictionLaw> kFrictionLaws[] = {{"coulomb", FrictionLaw::Coulomb},
+                                                             {"tanh", FrictionLaw::Tanh}};
+const std::pair<const char*, LoadSpec::Type> kLoadTypes[] = {{"force", LoadSpec::Type::Force},
+                                                             {"torque", LoadSpec::Type::Torque}};
+const std::pair<const char*, int> kComponents[] = {{"x", 0}, {"y", 1}, {"z", 2}};
+const char* kShapeTypes[] = {"box", "sphere", "cylinder", "mesh"};
+
+TimeFunction readFunction(const Json& j, const std::string& where) {
+  Obj o(j, where);
+  TimeFunction f;
+  f.type = parseEnum(o.string("type"), kFunctionTypes, where, "function type");
+  switch (f.type) {
+  case TimeFunction::Type::Constant:
+    f.value = o.number("value");
+    break;
+  case TimeFunction::Type::Chirp:
+    f.rate = o.number("rate");
+    [[fallthrough]];
+  case TimeFunction::Type::Sine:
+    f.amplitude = o.number("amplitude");
+    f.frequency = o.number("frequency");
+    f.phase = o.number("phase", 0.0);
+    f.offset = o.number("offset", 0.0);
+    break;
+  case TimeFunction::Type::Step:
+    f.t0 = o.number("t0");
+    f.value = o.number("value");
+    break;
+  case TimeFunction::Type::SmoothStep:
+    f.t0 = o.number("t0");
+    f.t1 = o.number("t1");
+    f.value = o.number("value");
+    break;
+  case TimeFunction::Type::Table:
+    f.times = o.numbers("times");
+    f.values = o.numbers("values");
+    break;
+  case TimeFunction::Type::Sum: {
+    const Json& terms = o.array("terms");
+    for (std::size_t i = 0; i < terms.size(); ++i)
+      f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]"));
+    break;
+  }
+  }
+  o.finish();
+  f.validate(where);
+  return f;
+}
+
+ModelSpec readSpec(const Json& root) {
+  Obj top(root, "model");
+  ModelSpec spec;
+  spec.name = top.string("name", "");
+  spec.description = top.string("description", "");
+  spec.gravity = top.vec3("gravity", Eigen::Vector3d::Zero());
+  top.get("format");
+  top.get("version");
+
+  const Json& points = top.array("points");
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    Obj o(points[i], entryWhere("points", i, points[i]));
+    spec.points.push_back({o.string("name"), o.vec3("position"), o.boolean("fixed", false)});
+    o.finish();
+  }
+  const Json& vectors = top.array("vectors");
+  for (std::size_t i = 0; i < vectors.size(); ++i) {
+    Obj o(vectors[i], entryWhere("vectors", i, vectors[i]));
+    spec.vectors.push_back({o.string("name"), o.vec3("direction"), o.boolean("fixed", false)});
+    o.finish();
+  }
+  const Json& bodies = top.array("bodies");
+  for (std::size_t i = 0; i < bodies.size(); ++i) {
+    Obj o(bodies[i], entryWhere("bodies", i, bodies[i]));
+    BodySpec b;
+    b.name = o.string("name");
+    b.type = parseEnum(o.string("type", "rigid"), kBodyTypes, o.where(), "body type");
+    b.points = o.strings("points");
+    b.vectors = o.strings("vectors");
+    b.mass = o.number("mass");
+    if (b.type != BodyType::Particle || o.has("com")) {
+      b.com = o.vec3("com");
+    } else if (b.points.size() == 1) {  // a particle's COM is its point
+      for (const PointSpec& p : spec.points)
+        if (p.name == b.points[0]) b.com = p.position;
+    }
+    if (b.type == BodyType::Rigid) b.inertia = o.mat3("inertia");
+    if (b.type == BodyType::Bar) b.transverseInertia = o.optNumber("transverse_inertia");
+    const Json& markers = o.array("markers");
+    for (std::size_t k = 0; k < markers.size(); ++k) {
+      Obj m(markers[k], o.where() + ": " + entryWhere("markers", k, markers[k]));
+      b.markers.push_back({m.string("name"), m.vec3("position")});
+      m.finish();
+    }
+    if (o.has("shape")) {
+      Obj s(o.get("shape"), o.where() + ": shape");
+      b.shape.type = s.string("type");
+      bool known = false;
+      for (const char* t : kShapeTypes) known = known || b.shape.type == t;
+      if (!known) throw ModelError(s.where() + ": unknown shape type \"" + b.shape.type + "\" (known: box, sphere, cylinder, mesh)");
+      b.shape.size = s.numbers("size", {});
+      b.shape.center = s.vec3("center", Eigen::Vector3d::Zero());
+      b.shape.axis = s.vec3("axis", Eigen::Vector3d::UnitZ());
+      b.shape.file = s.string("file", "");
+      s.finish();
+    }
+    o.finish();
+    spec.bodies.push_back(std::move(b));
+  }
+  const Json& joints = top.array("joints");
+  for (std::size_t i = 0; i < joints.size(); ++i) {
+    Obj o(joints[i], entryWhere("joints", i, joints[i]));
+    JointSpec j;
+    j.name = o.string("name");
+    j.type = parseEnum(o.string("type"), kJointTypes, o.where(), "joint type");
+    j.body1 = o.string("body1");
+    j.body2 = o.string("body2");
+    j.point1 = o.string("point1");
+    j.point2 = o.string("point2");
+    j.axis1 = o.string("axis1", "");
+    j.axis2 = o.string("axis2", "");
+    j.length = o.optNumber("length");
+    o.finish();
+    spec.joints.push_back(std::move(j));
+  }
+  const Json& drivers = top.array("drivers");
+  for (std::size_t i = 0; i < drivers.size(); ++i) {
+    Obj o(drivers[i], entryWhere("drivers", i, drivers[i]));
+    DriverSpec d;
+    d.name = o.string("name");
+    d.type = parseEnum(o.string("type"), kDriverTypes, o.where(), "driver type");
+    d.body1 = o.string("body1", "");
+    d.body2 = o.string("body2", "");
+    d.point1 = o.string("point1", "");
+    d.point2 = o.string("point2", "");
+    d.axis1 = o.string("axis1", "");
+    if (d.type == DriverType::Coordinate) d.component = parseEnum(o.string("component"), kComponents, o.where(), "component");
+    d.function = readFunction(o.get("function"), o.where() + ": function");
+    o.finish();
+    spec.drivers.push_back(std::move(d));
+  }
+  const Json& springs = top.array("spring_dampers");
+  for (std::size_t i = 0; i < springs.size(); ++i) {
+    Obj o(springs[i], entryWhere("spring_dampers", i, springs[i]));
+    SpringDamperSpec s;
+    s.name = o.string("name");
+    s.point1 = o.string("point1");
+    s.point2 = o.string("point2");
+    s.freeLength = o.number("free_length", 0.0);
+    s.stiffness = o.numbers("stiffness", {});
+    s.damping = o.number("damping", 0.0);
+    if (o.has("force_table")) {
+      Obj t(o.get("force_table"), o.where() + ": force_table");
+      s.tableLength = t.numbers("length");
+      s.tableForce = t.numbers("force");
+      if (s.tableLength.empty()) throw ModelError(t.where() + ": table is empty");
+      t.finish();
+    }
+    o.finish();
+    spec.springDampers.push_back(std::move(s));
+  }
+  const Json& frictions = top.array("frictions");
+  for (std::size_t i = 0; i < frictions.size(); ++i) {
+    Obj o(frictions[i], entryWhere("frictions", i, frictions[i]));
+    FrictionSpec f;
+    f.name = o.string("name");
+    f.body1 = o.string("body1");
+    f.body2 = o.string("body2");
+    f.point1 = o.string("point1");
+    f.point2 = o.string("point2");
+    f.axis1 = o.string("axis1");
+    f.mu = o.number("mu");
+    f.normalForce = o.number("normal_force");
+    f.law = parseEnum(o.string("law", "coulomb"), kFrictionLaws, o.where(), "friction law");
+    f.regularisationVelocity = o.number("regularisation_velocity", f.regularisationVelocity);
+    o.finish();
+    spec.frictions.push_back(std::move(f));
+  }
+  const Json& cases = top.array("load_cases");
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    Obj o(cases[i], entryWhere("load_cases", i, cases[i]));
+    LoadCase lc;
+    lc.name = o.string("name");
+    const Json& loads = o.array("loads");
+    for (std::size_t k = 0; k < loads.size(); ++k) {
+      Obj l(loads[k], o.where() + ": " + entryWhere("loads", k, loads[k]));
+      LoadSpec ls;
+      ls.name = l.string("name");
+      ls.type = parseEnum(l.string("type"), kLoadTypes, l.where(), "load type");
+      if (ls.type == LoadSpec::Type::Force) ls.point = l.string("point");
+      else ls.body = l.string("body");
+      ls.direction = l.vec3("direction");
+      ls.function = readFunction(l.get("function"), l.where() + ": function");
+      l.finish();
+      lc.loads.push_back(std::move(ls));
+    }
+    o.finish();
+    spec.loadCases.push_back(std::move(lc));
+  }
+  top.finish();
+  return spec;
+}
+
+// ---------------------------------------------------------------- writing
+
+void appendNumber(std::string& out, double x) {
+  if (!std::isfinite(x)) throw FileError("cannot write a non-finite number to a model file");
+  char buf[32];
+  const auto res = std::to_chars(buf, buf + sizeof buf, x);
+  out.append(buf, res.ptr);
+}
+
+void appendString(std::string& out, const std::string& s) { out += OJson(s).dump(); }
+
+void dumpCompact(std::string& out, const OJson& j) {
+  if (j.is_object()) {
+    out += '{';
+    bool first = true;
+    for (auto it = j.begin(); it != j.end(); ++it) {
+      if (!first) out += ", ";
+      first = false;
+      appendString(out, it.key());
+      out += ": ";
+      dumpCompact(out, it.value());
+    }
+    out += '}';
+  } else if (j.is_array()) {
+    out += '[';
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      if (i) out += ", ";
+      dumpCompact(out, j[i]);
+    }
+    out += ']';
+  } else if (j.is_number()) {
+    appendNumber(out, j.get<double>());
+  } else {
+    out += j.dump();
+  }
+}
+
+// Pretty printer: a value that fits on the rest of the line stays compact.
+void dumpPretty(std::string& out, const OJson& j, int indent) {
+  std::string compact;
+  dumpCompact(compact, j);
+  if ((!j.is_object() && !j.is_array()) || j.empty() || static_cast<int>(compact.size()) + indent <= 100) {
+    out += compact;
+    return;
+  }
+  const std::string pad(static_cast<std::size_t>(indent + 2), ' ');
+  if (j.is_object()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = j.begin(); it != j.end(); ++it, ++i) {
+      out += pad;
+      appendString(out, it.key());
+      out += ": ";
+      dumpPretty(out, it.value(), indent + 2);
+      out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out += std::string(static_cast<std::size_t>(indent), ' ') + "}";
+  } else {
+    out += "[\n";
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      out += pad;
+      dumpPretty(out, j[i], indent + 2);
+      out += i + 1 < j.size() ? ",\n" : "\n";
+    }
+    out += std::string(static_cast<std::size_t>(indent), ' ') + "]";
+  }
+}
+
+OJson vec(const Eigen::Vector3d& v) { return OJson::array({v.x(), v.y(), v.z()}); }
+
+OJson writeFunction(const TimeFunction& f) {
+  OJson o;
+  o["type"] = timeFunctionTypeName(f.type);
+  switch (f.type) {
+  case TimeFunction::Type::Constant:
+    o["value"] = f.value;
+    break;
+  case TimeFunction::Type::Sine:
+  case TimeFunction::Type::Chirp:
+    o["amplitude"] = f.amplitude;
+    o["frequency"] = f.frequency;
+    if (f.type == TimeFunction::Type::Chirp) o["rate"] = f.rate;
+    if (f.phase != 0.0) o["phase"] = f.phase;
+    if (f.offset != 0.0) o["offset"] = f.offset;
+    break;
+  case TimeFunction::Type::Step:
+    o["t0"] = f.t0;
+    o["value"] = f.value;
+    break;
+  case TimeFunction::Type::SmoothStep:
+    o["t0"] = f.t0;
+    o["t1"] = f.t1;
+    o["value"] = f.value;
+    break;
+  case TimeFunction::Type::Table:
+    o["times"] = f.times;
+    o["values"] = f.values;
+    break;
+  case TimeFunction::Type::Sum: {
+    OJson terms = OJson::array();
+    for (const TimeFunction& t : f.terms) terms.push_back(writeFunction(t));
+    o["terms"] = terms;
+    break;
+  }
+  }
+  return o;
+}
+
+void putIf(OJson& o, const char* key, const std::string& value) {
+  if (!value.empty()) o[key] = value;
+}
+
+// The file as a JSON document; `withMeta` adds header, name, description and load cases.
+OJson writeSpec(const ModelSpec& spec, bool withMeta) {
+  OJson root;
+  if (withMeta) {
+    root["format"] = kFormat;
+    root["version"] = kVersion;
+    root["name"] = spec.name;
+    if (!spec.description.empty()) root["description"] = spec.description;
+  }
+  root["gravity"] = vec(spec.gravity);
+  OJson points = OJson::array();
+  for (const PointSpec& p : spec.points) {
+    OJson o;
+    o["name"] = p.name;
+    o["position"] = vec(p.position);
+    if (p.fixed) o["fixed"] = true;
+    points.push_back(o);
+  }
+  root["points"] = points;
+  OJson vectors = OJson::array();
+  for (const VectorSpec& v : spec.vectors) {
+    OJson o;
+    o["name"] = v.name;
+    o["direction"] = vec(v.direction);
+    if (v.fixed) o["fixed"] = true;
+    vectors.push_back(o);
+  }
+  root["vectors"] = vectors;
+  OJson bodies = OJson::array();
+  for (const BodySpec& b : spec.bodies) {
+    OJson o;
+    o["name"] = b.name;
+    o["type"] = bodyTypeName(b.type);
+    o["points"] = b.points;
+    if (!b.vectors.empty()) o["vectors"] = b.vectors;
+    o["mass"] = b.mass;
+    o["com"] = vec(b.com);
+    if (b.type == BodyType::Rigid) {
+      OJson rows = OJson::array();
+      for (int r = 0; r < 3; ++r) rows.push_back(vec(b.inertia.row(r).transpose()));
+      o["inertia"] = rows;
+    }
+    if (b.type == BodyType::Bar && b.transverseInertia) o["transverse_inertia"] = *b.transverseInertia;
+    if (!b.markers.empty()) {
+      OJson markers = OJson::array();
+      for (const MarkerSpec& m : b.markers) markers.push_back(OJson{{"name", m.name}, {"position", vec(m.position)}});
+      o["markers"] = markers;
+    }
+    if (!b.shape.type.empty()) {
+      OJson s;
+      s["type"] = b.shape.type;
+      if (!b.shape.size.empty()) s["size"] = b.shape.size;
+      s["center"] = vec(b.shape.center);
+      s["axis"] = vec(b.shape.axis);
+      putIf(s, "file", b.shape.file);
+      o["shape"] = s;
+    }
+    bodies.push_back(o);
+  }
+  root["bodies"] = bodies;
+  OJson joints = OJson::array();
+  for (const JointSpec& j : spec.joints) {
+    OJson o;
+    o["name"] = j.name;
+    o["type"] = jointTypeName(j.type);
+    o["body1"] = j.body1;
+    o["body2"] = j.body2;
+    o["point1"] = j.point1;
+    o["point2"] = j.point2;
+    putIf(o, "axis1", j.axis1);
+    putIf(o, "axis2", j.axis2);
+    if (j.length) o["length"] = *j.length;
+    joints.push_back(o);
+  }
+  root["joints"] = joints;
+  OJson drivers = OJson::array();
+  for (const DriverSpec& d : spec.drivers) {
+    OJson o;
+    o["name"] = d.name;
+    o["type"] = driverTypeName(d.type);
+    putIf(o, "body1", d.body1);
+    putIf(o, "body2", d.body2);
+    putIf(o, "point1", d.point1);
+    putIf(o, "point2", d.point2);
+    putIf(o, "axis1", d.axis1);
+    if (d.type == DriverType::Coordinate) o["component"] = std::string(1, "xyz"[d.component]);
+    o["function"] = writeFunction(d.function);
+    drivers.push_back(o);
+  }
+  root["drivers"] = drivers;
+  OJson springs = OJson::array();
+  for (const SpringDamperSpec& s : spec.springDampers) {
+    OJson o;
+    o["name"] = s.name;
+    o["point1"] = s.point1;
+    o["point2"] = s.point2;
+    o["free_length"] = s.freeLength;
+    o["stiffness"] = s.stiffness;
+    o["damping"] = s.damping;
+    if (!s.tableLength.empty()) o["force_table"] = OJson{{"length", s.tableLength}, {"force", s.tableForce}};
+    springs.push_back(o);
+  }
+  root["spring_dampers"] = springs;
+  OJson frictions = OJson::array();
+  for (const FrictionSpec& f : spec.frictions) {
+    OJson o;
+    o["name"] = f.name;
+    o["body1"] = f.body1;
+    o["body2"] = f.body2;
+    o["point1"] = f.point1;
+    o["point2"] = f.point2;
+    o["axis1"] = f.axis1;
+    o["mu"] = f.mu;
+    o["normal_force"] = f.normalForce;
+    o["law"] = f.law == FrictionLaw::Coulomb ? "coulomb" : "tanh";
+    o["regularisation_velocity"] = f.regularisationVelocity;
+    frictions.push_back(o);
+  }
+  root["frictions"] = frictions;
+  if (withMeta) {
+    OJson cases = OJson::array();
+    for (const LoadCase& lc : spec.loadCases) {
+      OJson loads = OJson::array();
+      for (const LoadSpec& l : lc.loads) {
+        OJson o;
+        o["name"] = l.name;
+        o["type"] = l.type == LoadSpec::Type::Force ? "force" : "torque";
+        if (l.type == LoadSpec::Type::Force) o["point"] = l.point;
+        else o["body"] = l.body;
+        o["direction"] = vec(l.direction);
+        o["function"] = writeFunction(l.function);
+        loads.push_back(o);
+      }
+      cases.push_back(OJson{{"name", lc.name}, {"loads", loads}});
+    }
+    root["load_cases"] = cases;
+  }
+  return root;
+}
+
+std::string withSource(const std::string& source, const char* what) { return source + ": " + what; }
+
+}  // namespace
+
+ModelSpec parseModelSpec(const std::string& text, const std::string& source) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw FileError(source + ": malformed JSON: " + e.what());
+  }
+  if (!root.is_object()) throw FileError(source + ": not a model file (expected a JSON object)");
+  if (!root.contains("format") || root["format"] != kFormat)
+    throw FileError(source + ": not a model file (\"format\" must be \"" + kFormat + "\")");
+  if (!root.contains("version") || !root["version"].is_number_integer())
+    throw FileError(source + ": \"version\" is missing or not an integer");
+  if (root["version"].get<long long>() != kVersion)
+    throw FileError(source + ": unsupported model file version " + root["version"].dump() + " (this program reads version " +
+                    std::to_string(kVersion) + ")");
+  try {
+    return readSpec(root);
+  } catch (const ModelError& e) {
+    throw ModelError(withSource(source, e.what()));
+  }
+}
+
+ModelSpec readModelSpec(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path + ": cannot open file");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw FileError(path + ": read error");
+  return parseModelSpec(buffer.str(), path);
+}
+
+Model readModel(const std::string& path) {
+  ModelSpec spec = readModelSpec(path);
+  try {
+    return Model(std::move(spec));
+  } catch (const ModelError& e) {
+    throw ModelError(withSource(path, e.what()));
+  }
+}
+
+std::string serializeModelSpec(const ModelSpec& spec) {
+  std::string out;
+  dumpPretty(out, writeSpec(spec, true), 0);
+  out += '\n';
+  return out;
+}
+
+void writeModelSpec(const ModelSpec& spec, const std::string& path) {
+  const std::string text = serializeModelSpec(spec);
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (!out) throw FileError(path + ": cannot open file for writing");
+  out << text;
+  out.flush();
+  if (!out) throw FileError(path + ": write error");
+}
+
+std::uint64_t mechanismHash(const ModelSpec& spec) {
+  std::string canonical;
+  dumpCompact(canonical, writeSpec(spec, false));
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : canonical) {
+    h ^= c;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+std::string hashToString(std::uint64_t hash) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i) {
+    s[static_cast<std::size_t>(i)] = digits[hash & 0xf];
+    hash >>= 4;
+  }
+  return s;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,39 @@
+#pragma once
+/// @file
+/// The model file: JSON, `"format": "mbdrom-model", "version": 1`, documented in
+/// docs/model-format.md. Numbers are written with std::to_chars (shortest form
+/// that reads back to the same double, locale independent), so a
+/// write/read round trip is exact.
+///
+/// Errors: unreadable or malformed files and wrong format/version throw
+/// FileError; bad entries throw ModelError naming the entry, e.g.
+/// `joints[2] "strut": vector "u_strut" is not defined`. Both are prefixed by
+/// the file name when reading from a file.
+
+#include "engine/model/model.h"
+#include "engine/model/model_spec.h"
+
+#include <cstdint>
+#include <string>
+
+namespace mbdrom {
+
+/// Parses model JSON text. `source` names it in messages (file name or "<string>").
+ModelSpec parseModelSpec(const std::string& text, const std::string& source = "<string>");
+/// Reads a model file into its spec (not yet validated as a mechanism).
+ModelSpec readModelSpec(const std::string& path);
+/// Reads, validates and compiles a model file.
+Model readModel(const std::string& path);
+
+/// The model file text of a spec (pretty-printed, ends with a newline).
+std::string serializeModelSpec(const ModelSpec& spec);
+/// Writes a model file; throws FileError when it cannot be written.
+void writeModelSpec(const ModelSpec& spec, const std::string& path);
+
+/// Stable 64-bit FNV-1a hash of the mechanism: the canonical (compact)
+/// serialization of everything except name, description and load cases.
+std::uint64_t mechanismHash(const ModelSpec& spec);
+/// 16 lower-case hex digits.
+std::string hashToString(std::uint64_t hash);
+
+}  // namespace mbdrom

@@ -1,0 +1,8 @@
+# Natural-coordinate mechanism model (engine/model).
+target_sources(mbdrom_engine PRIVATE
+  model/constraints.cpp
+  model/forces.cpp
+  model/model.cpp
+  model/model_file.cpp
+  model/time_function.cpp
+)

@@ -1,0 +1,78 @@
+#pragma once
+// Tiny inline mechanisms for the dynamics tests, as model-file JSON.
+
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+namespace mbdrom::test {
+
+/// A number written with full precision (std::to_string keeps 6 decimals).
+inline std::string num(double x) {
+  std::ostringstream out;
+  out.precision(17);
+  out << x;
+  return out.str();
+}
+
+inline Model modelFromJson(const std::string& json) { return Model(parseModelSpec(json, "inline")); }
+
+/// Particle of mass m on the x axis, spring k to the fixed origin (free length
+/// 1 m), damper c; optional gravity along -x and a constant load case "push".
+inline std::string springMassJson(double m, double k, double c, double gx = 0.0, double push = 0.0) {
+  return R"({"format": "mbdrom-model", "version": 1, "name": "spring-mass",
+  "gravity": [)" + num(gx) + R"(, 0, 0],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
+  "vectors": [{"name": "x", "direction": [1, 0, 0], "fixed": true}],
+  "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": )" + num(m) + R"(,
+              "com": [1, 0, 0]}],
+  "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass",
+              "point1": "O", "point2": "P", "axis1": "x"}],
+  "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1,
+                      "stiffness": [)" + num(k) + R"(], "damping": )" + num(c) + R"(}],
+  "load_cases": [{"name": "push", "loads": [{"name": "f", "type": "force", "point": "P",
+                   "direction": [1, 0, 0], "function": {"type": "constant", "value": )" + num(push) + R"(}}]}]})";
+}
+
+/// Spherical pendulum: point mass m on a massless-inertia bar of length L from
+/// the fixed origin, reference position tilted by `tilt` [rad] from hanging
+/// straight down (-z), gravity g along -z.
+inline std::string pendulumJson(double m, double L, double tilt, double g = 9.81) {
+  const std::string px = num(L * std::sin(tilt)), pz = num(-L * std::cos(tilt));
+  return R"({"format": "mbdrom-model", "version": 1, "name": "pendulum", "gravity": [0, 0, -)" +
+         num(g) + R"(],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [)" + px + ", 0, " + pz + R"(]}],
+  "bodies": [{"name": "rod", "type": "bar", "points": ["O", "P"], "mass": )" + num(m) +
+         R"(, "com": [)" + px + ", 0, " + pz + R"(], "transverse_inertia": 0}]})";
+}
+
+/// Planar four-bar with 3D revolute joints (ground A-D, crank A-B, coupler
+/// B-C, rocker C-D), axes along z: 1 DOF with 3 redundant equations.
+inline std::string fourBarJson() {
+  return R"({"format": "mbdrom-model", "version": 1, "name": "four-bar", "gravity": [0, -9.81, 0],
+  "points": [{"name": "A", "position": [0, 0, 0], "fixed": true}, {"name": "D", "position": [2, 0, 0], "fixed": true},
+             {"name": "B", "position": [0.3, 0.9, 0]}, {"name": "C", "position": [1.9, 1.4, 0]}],
+  "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true},
+              {"name": "u1", "direction": [0, 0, 1]}, {"name": "u2", "direction": [0, 0, 1]},
+              {"name": "u3", "direction": [0, 0, 1]},
+              {"name": "v1", "direction": [-0.9486832980505138, 0.31622776601683794, 0]},
+              {"name": "v2", "direction": [-0.29827499313594674, 0.9544799780350297, 0]},
+              {"name": "v3", "direction": [0.997458699830735, 0.0712470499879097, 0]}],
+  "bodies": [
+    {"name": "crank", "points": ["A", "B"], "vectors": ["u1", "v1"], "mass": 1, "com": [0.15, 0.45, 0],
+     "inertia": [[0.07, -0.02, 0], [-0.02, 0.01, 0], [0, 0, 0.08]]},
+    {"name": "coupler", "points": ["B", "C"], "vectors": ["u2", "v2"], "mass": 1, "com": [1.1, 1.15, 0],
+     "inertia": [[0.03, 0.05, 0], [0.05, 0.2, 0], [0, 0, 0.23]]},
+    {"name": "rocker", "points": ["C", "D"], "vectors": ["u3", "v3"], "mass": 1, "com": [1.95, 0.7, 0],
+     "inertia": [[0.16, 0.01, 0], [0.01, 0.002, 0], [0, 0, 0.162]]}],
+  "joints": [
+    {"name": "A", "type": "revolute", "body1": "ground", "body2": "crank", "point1": "A", "point2": "A", "axis1": "z0", "axis2": "u1"},
+    {"name": "B", "type": "revolute", "body1": "crank", "body2": "coupler", "point1": "B", "point2": "B", "axis1": "u1", "axis2": "u2"},
+    {"name": "C", "type": "revolute", "body1": "coupler", "body2": "rocker", "point1": "C", "point2": "C", "axis1": "u2", "axis2": "u3"},
+    {"name": "D", "type": "revolute", "body1": "rocker", "body2": "ground", "point1": "D", "point2": "D", "axis1": "u3", "axis2": "z0"}]})";
+}
+
+}  // namespace mbdrom::test
