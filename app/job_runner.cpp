@@ -28,11 +28,12 @@ JobRunner::~JobRunner() {
   delete thread_;
 }
 
-int JobRunner::submit(const QString& title, Work work) {
+int JobRunner::submit(const QString& title, Work work, Done done) {
   auto job = std::make_shared<Job>();
   job->id = nextId_++;
   job->title = title;
   job->work = std::move(work);
+  job->done = std::move(done);
   queue_.push_back(job);
   if (!current_) startNext();
   return job->id;
@@ -116,6 +117,7 @@ void JobRunner::onThreadFinished() {
   flushProgress();
   auto job = std::move(current_);
   current_.reset();
+  if (job->done) job->done(job->outcome, job->message);
   emit jobFinished(job->id, job->title, job->outcome, job->message);
   startNext();
 }

@@ -30,13 +30,15 @@ public:
 
   enum class Outcome { Succeeded, Cancelled, Failed };
   Q_ENUM(Outcome)
+  /// Called on the GUI thread when the job ends, before jobFinished.
+  using Done = std::function<void(Outcome, const QString& message)>;
 
   explicit JobRunner(QObject* parent = nullptr);
   /// Stops the running job and waits for it; queued jobs are dropped.
   ~JobRunner() override;
 
   /// Queues a job; returns its id. Starts at once when nothing is running.
-  int submit(const QString& title, Work work);
+  int submit(const QString& title, Work work, Done done = {});
   /// Asks the running job to stop at its next checkpoint.
   void cancel();
   /// Cancels the running job, drops queued ones and waits for the worker.
@@ -60,6 +62,7 @@ private:
     int id = 0;
     QString title;
     Work work;
+    Done done;
     std::shared_ptr<Monitor> monitor;
     // Latest progress from the worker, picked up by the GUI-side timer.
     std::mutex mutex;

@@ -72,10 +72,12 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE once it is drawn, then quit.",
                                 "FILE");
   parser.addOption(screenshot);
+  parser.addPositionalArgument("model", "Model file (.json) to open.", "[MODEL.json]");
   parser.process(app);
 
   mbdrom::app::MainWindow window;
   window.show();
+  if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
 
   if (parser.isSet(screenshot)) {
     const QString file = parser.value(screenshot);

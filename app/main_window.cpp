@@ -2,13 +2,22 @@
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "engine/core/error.h"
 #include "engine/core/version.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/dynamics/modes.h"
+#include "engine/dynamics/statics.h"
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
 #include "widgets/log_view.h"
 #include "widgets/scene_view.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileDialog>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QHeaderView>
@@ -53,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runner_, &JobRunner::idle, this, [this] { cancelJobAction_->setEnabled(false); });
 
   readSettings();
+  updateModelActions();
   log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
 }
 
@@ -89,6 +99,28 @@ void MainWindow::createDocks() {
 }
 
 void MainWindow::createActions() {
+  openAction_ = new QAction(tr("&Open Model..."), this);
+  openAction_->setShortcut(QKeySequence::Open);
+  openAction_->setStatusTip(tr("Open a mechanism model file (.json)"));
+  connect(openAction_, &QAction::triggered, this, &MainWindow::openModelDialog);
+
+  reloadAction_ = new QAction(tr("Re&load Model"), this);
+  reloadAction_->setShortcut(QKeySequence(Qt::Key_F5));
+  connect(reloadAction_, &QAction::triggered, this, [this] { openModel(modelPath_); });
+
+  infoAction_ = new QAction(tr("Mechanism &Information"), this);
+  infoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
+  infoAction_->setStatusTip(tr("Coordinates, constraints, degrees of freedom and redundant constraints"));
+  connect(infoAction_, &QAction::triggered, this, &MainWindow::showMechanismInfo);
+
+  staticsAction_ = new QAction(tr("&Static Equilibrium"), this);
+  staticsAction_->setStatusTip(tr("Solve the static equilibrium under the first load case and show it"));
+  connect(staticsAction_, &QAction::triggered, this, &MainWindow::runStatics);
+
+  modesAction_ = new QAction(tr("Linearised &Modes"), this);
+  modesAction_->setStatusTip(tr("Natural frequencies and damping ratios about the static equilibrium"));
+  connect(modesAction_, &QAction::triggered, this, &MainWindow::runModes);
+
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -101,13 +133,26 @@ void MainWindow::createActions() {
 
 void MainWindow::createMenus() {
   fileMenu_ = menuBar()->addMenu(tr("&File"));
+  fileMenu_->addAction(openAction_);
+  auto* examples = fileMenu_->addMenu(tr("Open &Example"));
+  const QDir dir(examplesDir());
+  for (const QString& file : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
+    const QString path = dir.filePath(file);
+    connect(examples->addAction(QFileInfo(file).completeBaseName()), &QAction::triggered, this,
+            [this, path] { openModel(path); });
+  }
+  examples->setEnabled(!examples->isEmpty());
   recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
+  fileMenu_->addAction(reloadAction_);
   fileMenu_->addSeparator();
   fileMenu_->addAction(quitAction_);
   updateRecentMenu();
 
   editMenu_ = menuBar()->addMenu(tr("&Edit"));
   modelMenu_ = menuBar()->addMenu(tr("&Model"));
+  modelMenu_->addAction(infoAction_);
+  modelMenu_->addAction(staticsAction_);
+  modelMenu_->addAction(modesAction_);
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
@@ -174,6 +219,8 @@ void MainWindow::updateRecentMenu() {
     auto* action = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
     action->setToolTip(files[i]);
     action->setData(files[i]);
+    const QString path = files[i];
+    connect(action, &QAction::triggered, this, [this, path] { openModel(path); });
   }
   recentMenu_->setEnabled(!files.isEmpty());
   if (!files.isEmpty()) {
@@ -183,6 +230,165 @@ void MainWindow::updateRecentMenu() {
       updateRecentMenu();
     });
   }
+}
+
+QString MainWindow::examplesDir() {
+  const QStringList candidates = {
+      qEnvironmentVariable("MBDROM_EXAMPLES_DIR"),
+      QCoreApplication::applicationDirPath() + "/../share/mbdrom/examples",
+      QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples"),
+  };
+  for (const QString& dir : candidates)
+    if (!dir.isEmpty() && QDir(dir).exists()) return QDir(dir).canonicalPath();
+  return {};
+}
+
+void MainWindow::openModelDialog() {
+  const QString start = modelPath_.isEmpty() ? examplesDir() : QFileInfo(modelPath_).absolutePath();
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open Model"), start, tr("mbdrom models (*.json);;All files (*)"));
+  if (!path.isEmpty()) openModel(path);
+}
+
+bool MainWindow::openModel(const QString& path) {
+  try {
+    auto model = std::make_shared<const Model>(readModel(path.toStdString()));
+    model_ = std::move(model);
+    modelPath_ = QFileInfo(path).absoluteFilePath();
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(QMessageBox::Warning, tr("Cannot open model"), QString::fromStdString(e.what()));
+    return false;
+  }
+  setWindowTitle(tr("%1 — mbdrom").arg(QString::fromStdString(model_->spec().name)));
+  populateModelTree();
+  scene_->showMechanism(*model_, model_->q0());
+  addRecentFile(modelPath_);
+  updateModelActions();
+  const MobilityReport r = analyzeMobility(*model_, model_->q0());
+  log_->info(tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
+                 .arg(QFileInfo(path).fileName())
+                 .arg(r.nq)
+                 .arg(r.nc)
+                 .arg(r.dof)
+                 .arg(r.redundantRows.empty() ? QString() : tr(", %1 redundant").arg(r.redundantRows.size())));
+  return true;
+}
+
+void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
+  // Window-modal but non-blocking: no nested event loop.
+  auto* box = new QMessageBox(icon, title, text, QMessageBox::Ok, this);
+  box->setObjectName("messageBox");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
+}
+
+void MainWindow::updateModelActions() {
+  const bool haveModel = model_ != nullptr;
+  for (QAction* a : {reloadAction_, infoAction_, staticsAction_, modesAction_}) a->setEnabled(haveModel);
+}
+
+void MainWindow::populateModelTree() {
+  modelTree_->clear();
+  if (!model_) return;
+  const ModelSpec& s = model_->spec();
+  auto* root = new QTreeWidgetItem(modelTree_, {QString::fromStdString(s.name), tr("mechanism")});
+  root->setToolTip(0, QString::fromStdString(s.description));
+  auto group = [&](const QString& title, int count) {
+    auto* item = new QTreeWidgetItem(root, {title, QString::number(count)});
+    item->setExpanded(count > 0 && count <= 12);
+    return item;
+  };
+  auto vec = [](const Eigen::Vector3d& v) {
+    return QStringLiteral("(%1, %2, %3)").arg(v.x(), 0, 'g', 6).arg(v.y(), 0, 'g', 6).arg(v.z(), 0, 'g', 6);
+  };
+  auto* points = group(tr("Points"), static_cast<int>(s.points.size()));
+  for (const auto& p : s.points) {
+    auto* item = new QTreeWidgetItem(points, {QString::fromStdString(p.name), p.fixed ? tr("fixed point") : tr("point")});
+    item->setToolTip(0, vec(p.position) + " m");
+  }
+  auto* vectors = group(tr("Vectors"), static_cast<int>(s.vectors.size()));
+  for (const auto& v : s.vectors) {
+    auto* item = new QTreeWidgetItem(vectors, {QString::fromStdString(v.name), v.fixed ? tr("fixed vector") : tr("unit vector")});
+    item->setToolTip(0, vec(v.direction));
+  }
+  auto* bodies = group(tr("Bodies"), static_cast<int>(s.bodies.size()));
+  for (const auto& b : s.bodies) {
+    auto* item = new QTreeWidgetItem(bodies, {QString::fromStdString(b.name), QString::fromLatin1(bodyTypeName(b.type))});
+    item->setToolTip(0, tr("mass %1 kg").arg(b.mass));
+    for (const auto& m : b.markers) new QTreeWidgetItem(item, {QString::fromStdString(m.name), tr("marker")});
+  }
+  auto* joints = group(tr("Joints"), static_cast<int>(s.joints.size()));
+  for (const auto& j : s.joints)
+    new QTreeWidgetItem(joints, {QString::fromStdString(j.name), QString::fromLatin1(jointTypeName(j.type))});
+  auto* drivers = group(tr("Drivers"), static_cast<int>(s.drivers.size()));
+  for (const auto& d : s.drivers)
+    new QTreeWidgetItem(drivers, {QString::fromStdString(d.name), QString::fromLatin1(driverTypeName(d.type))});
+  auto* forces = group(tr("Forces"), static_cast<int>(s.springDampers.size() + s.frictions.size()));
+  for (const auto& f : s.springDampers) new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("spring-damper")});
+  for (const auto& f : s.frictions) new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("friction")});
+  auto* loads = group(tr("Load cases"), static_cast<int>(s.loadCases.size()));
+  for (const auto& lc : s.loadCases)
+    new QTreeWidgetItem(loads, {QString::fromStdString(lc.name), tr("%n load(s)", nullptr, static_cast<int>(lc.loads.size()))});
+  root->setExpanded(true);
+  modelTree_->resizeColumnToContents(0);
+}
+
+void MainWindow::showMechanismInfo() {
+  if (!model_) return;
+  const MobilityReport r = analyzeMobility(*model_, model_->q0());
+  QString text = tr("<b>%1</b><br>mechanism hash %2<br><br>"
+                    "coordinates: %3<br>constraints: %4<br>rank of Φ<sub>q</sub>: %5<br>"
+                    "degrees of freedom: <b>%6</b><br>redundant constraints: %7")
+                     .arg(QString::fromStdString(model_->spec().name).toHtmlEscaped(),
+                          QString::fromStdString(hashToString(model_->mechanismHash())))
+                     .arg(r.nq)
+                     .arg(r.nc)
+                     .arg(r.rank)
+                     .arg(r.dof)
+                     .arg(r.redundantRows.size());
+  for (const auto& label : r.redundantLabels) text += "<br>&nbsp;&nbsp;" + QString::fromStdString(label).toHtmlEscaped();
+  if (r.dof == 0) text += tr("<br><br><b>The mechanism is locked (0 degrees of freedom).</b>");
+  showMessage(QMessageBox::Information, tr("Mechanism information"), text);
+}
+
+void MainWindow::runStatics() {
+  if (!model_) return;
+  auto model = model_;
+  const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
+  auto result = std::make_shared<StaticsResult>();
+  const QString title = tr("Static equilibrium (%1)")
+                            .arg(loadCase < 0 ? tr("gravity only") : QString::fromStdString(model->spec().loadCases[0].name));
+  runner_->submit(
+      title, [model, loadCase, result](Monitor& monitor) { *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor); },
+      [this, model, result](JobRunner::Outcome outcome, const QString&) {
+        if (outcome != JobRunner::Outcome::Succeeded || model != model_) return;
+        scene_->updateConfiguration(*model, result->q);
+        log_->info(tr("Static equilibrium: %1 Newton iterations, residual force %2 N")
+                       .arg(result->iterations)
+                       .arg(result->forceResidual, 0, 'g', 3));
+      });
+}
+
+void MainWindow::runModes() {
+  if (!model_) return;
+  auto model = model_;
+  const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
+  auto result = std::make_shared<ModesResult>();
+  runner_->submit(
+      tr("Linearised modes"),
+      [model, loadCase, result](Monitor& monitor) {
+        const StaticsResult s = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
+        *result = computeModes(*model, loadCase, s);
+      },
+      [this, model, result](JobRunner::Outcome outcome, const QString&) {
+        if (outcome != JobRunner::Outcome::Succeeded || model != model_) return;
+        for (std::size_t k = 0; k < result->modes.size(); ++k)
+          log_->info(tr("Mode %1: %2 Hz, damping ratio %3")
+                         .arg(k + 1)
+                         .arg(result->modes[k].frequency, 0, 'g', 6)
+                         .arg(result->modes[k].dampingRatio, 0, 'g', 4));
+      });
 }
 
 void MainWindow::readSettings() {

@@ -2,13 +2,21 @@
 // The workbench window: 3D view in the centre, docks around it, menus, and the
 // job runner's status in the status bar.
 
+#include <Eigen/Core>
 #include <QMainWindow>
+#include <QMessageBox>
 #include <QStringList>
+
+#include <memory>
 
 class QAction;
 class QDockWidget;
 class QMenu;
 class QTreeWidget;
+
+namespace mbdrom {
+class Model;
+}
 
 namespace mbdrom::widgets {
 class LogView;
@@ -29,6 +37,14 @@ public:
   widgets::LogView* logView() const { return log_; }
   JobRunner* jobRunner() const { return runner_; }
 
+  /// Opens a model file: validates it, shows it in the tree and the 3D view.
+  /// Errors go to the message log and a dialog; returns success.
+  bool openModel(const QString& path);
+  /// Folder of the bundled example mechanisms (empty when not found).
+  static QString examplesDir();
+  /// The open mechanism, or null.
+  std::shared_ptr<const Model> model() const { return model_; }
+
   /// Adds a file to the recent-files list (kept in QSettings).
   void addRecentFile(const QString& path);
   QStringList recentFiles() const;
@@ -38,6 +54,13 @@ protected:
 
 private:
   void createActions();
+  void openModelDialog();
+  void populateModelTree();
+  void showMechanismInfo();
+  void runStatics();
+  void runModes();
+  void updateModelActions();
+  void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void createMenus();
   void createDocks();
   void updateRecentMenu();
@@ -52,6 +75,8 @@ private:
   QDockWidget* propertiesDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;
   JobRunner* runner_ = nullptr;
+  std::shared_ptr<const Model> model_;
+  QString modelPath_;
 
   QMenu* fileMenu_ = nullptr;
   QMenu* recentMenu_ = nullptr;
@@ -61,6 +86,11 @@ private:
   QMenu* trainMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* helpMenu_ = nullptr;
+  QAction* openAction_ = nullptr;
+  QAction* reloadAction_ = nullptr;
+  QAction* infoAction_ = nullptr;
+  QAction* staticsAction_ = nullptr;
+  QAction* modesAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* cancelJobAction_ = nullptr;
 };

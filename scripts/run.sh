@@ -6,4 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j"$(nproc)" --target mbdrom mbdrom-cli
+if [[ $# -eq 0 ]]; then
+  set -- resources/examples/macpherson.json
+fi
 exec build/release/app/mbdrom "$@"

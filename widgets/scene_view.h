@@ -2,9 +2,14 @@
 // The 3D view: VTK rendering hosted in a Qt 6 QOpenGLWidget. No VTK type is
 // visible here, so nothing else in the GUI depends on VTK.
 
+#include <Eigen/Core>
 #include <QOpenGLWidget>
 
 #include <memory>
+
+namespace mbdrom {
+class Model;
+}
 
 namespace mbdrom::widgets {
 
@@ -16,7 +21,18 @@ public:
   explicit SceneView(QWidget* parent = nullptr);
   ~SceneView() override;
 
-  /// Fits the camera to everything visible.
+  /// Shows a mechanism at coordinates q (size model.nq()): points as spheres
+  /// (fixed ones as dark cubes), bodies as tubes through their points,
+  /// spring-dampers as thin orange lines, unit vectors as arrows at their
+  /// body's first point, markers as small spheres. Replaces any previous one.
+  void showMechanism(const Model& model, const Eigen::VectorXd& q);
+  /// Moves the shown mechanism to q; actors are updated, never re-created.
+  void updateConfiguration(const Model& model, const Eigen::VectorXd& q);
+  /// Removes the mechanism.
+  void clearMechanism();
+  bool hasMechanism() const;
+
+  /// Fits the camera to the mechanism (or the ground grid when there is none).
   void fitView();
   void setCameraPreset(CameraPreset preset);
 

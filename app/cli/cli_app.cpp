@@ -1,5 +1,8 @@
 #include "app/cli/cli_app.h"
 
+#include "app/cli/arguments.h"
+#include "app/cli/model_commands.h"
+
 #include "engine/core/error.h"
 #include "engine/core/version.h"
 
@@ -15,6 +18,9 @@ constexpr const char* kUsage = R"(usage: mbdrom-cli [--help] [--version] <comman
 Data-driven reduced-order modelling of multibody mechanisms.
 
 commands:
+  info MODEL       coordinates, constraints, degrees of freedom, redundant constraints, hash
+  statics MODEL    static equilibrium under a load case
+  modes MODEL      linearised natural frequencies and damping ratios
   version          print the version and exit
   help [COMMAND]   show help for a command
 
@@ -42,6 +48,9 @@ std::map<std::string, Command> commands() {
                        }
                        return printVersion(out);
                      }};
+  cmds["info"] = {"mechanism summary and mobility", kInfoUsage, runInfo};
+  cmds["statics"] = {"static equilibrium", kStaticsUsage, runStatics};
+  cmds["modes"] = {"linearised modes", kModesUsage, runModes};
   return cmds;
 }
 
@@ -82,6 +91,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   }
   try {
     return it->second.run({args.begin() + 1, args.end()}, out, err);
+  } catch (const UsageError& e) {
+    err << "mbdrom-cli " << first << ": " << e.what() << "\n\n" << it->second.usage;
+    return 2;
   } catch (const Cancelled&) {
     err << "mbdrom-cli " << first << ": cancelled\n";
     return 130;

@@ -69,11 +69,13 @@ struct CompiledFriction {
 
 struct CompiledLoad {
   LoadSpec::Type type = LoadSpec::Type::Force;
-  Combination point;   ///< force
-  /// torque: generalized force = sum_ij J_di^T * (G_ij/2) * (tau x d_j) (see forces.cpp)
+  Combination point;  ///< force: point of application
+  /// torque: the body's basis directions d_j (3 for a rigid body, 1 for a bar) and
+  /// s * inverse of their reference Gram matrix (s = 1/2 rigid, 1 bar); the
+  /// generalized force on d_i is sum_j gramInverse(i, j) * (tau x d_j).
   std::vector<Combination> directions;
   Eigen::MatrixXd gramInverse;
-  Eigen::Vector3d direction = Eigen::Vector3d::Zero();
+  Eigen::Vector3d direction = Eigen::Vector3d::Zero();  ///< global, per unit of f(t) [N or N m]
   TimeFunction function;
 };
 

@@ -1,5 +1,6 @@
 # Runs CMD with ARGS (a ;-list) and checks its exit code and stderr/stdout.
 #   -DCMD=... -DARGS=... -DEXPECT_CODE=N [-DEXPECT_ERR=regex] [-DEXPECT_OUT=regex]
+string(REPLACE "|" ";" ARGS "${ARGS}")
 execute_process(COMMAND ${CMD} ${ARGS}
   RESULT_VARIABLE code OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT code EQUAL EXPECT_CODE)

@@ -5,6 +5,12 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QFile>
+#include <QMessageBox>
+#include <QTreeWidget>
+
+#include "engine/model/model.h"
+#include "widgets/log_view.h"
 #include <QMenuBar>
 #include <QMouseEvent>
 
@@ -81,4 +87,45 @@ TEST_CASE("dragging in the 3D view rotates the camera") {
   view->setCameraPreset(mbdrom::widgets::SceneView::CameraPreset::Iso);
   const QImage reset = renderScene(view);
   CHECK(changedFraction(before, reset) < 0.01);
+}
+
+TEST_CASE("opening the MacPherson example fills the model tree and draws the mechanism") {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  auto* view = window.sceneView();
+  REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
+  const QImage empty = renderScene(view);
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.model() != nullptr);
+  CHECK(window.model()->nq() == 24);
+  CHECK(window.windowTitle().startsWith("macpherson"));
+  CHECK(view->hasMechanism());
+  auto* tree = window.findChild<QTreeWidget*>("modelTree");
+  REQUIRE(tree != nullptr);
+  REQUIRE(tree->topLevelItemCount() == 1);
+  CHECK(tree->topLevelItem(0)->text(0) == "macpherson");
+  const QImage drawn = renderScene(view);
+  drawn.save(MBDROM_TEST_OUTPUT_DIR "/macpherson_view.png");
+  CHECK(changedFraction(empty, drawn) > 0.02);
+  // Bodies are drawn in blue: many pixels must be strongly blue.
+  const int blue = countPixels(drawn, [](QColor c) { return c.blue() > 120 && c.blue() > c.red() + 50; });
+  CHECK(blue > 500);
+}
+
+TEST_CASE("opening a malformed model file keeps the window usable and names the problem") {
+  const QString path = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/broken_model.json");
+  {
+    QFile file(path);
+    REQUIRE(file.open(QIODevice::WriteOnly));
+    file.write("{\"format\": \"mbdrom-model\", \"version\": 1, \"points\": [");
+  }
+  MainWindow window;
+  window.show();
+  CHECK_FALSE(window.openModel(path));
+  CHECK(window.model() == nullptr);
+  auto* box = window.findChild<QMessageBox*>("messageBox");
+  REQUIRE(box != nullptr);
+  CHECK(box->text().contains("broken_model.json"));
+  CHECK(window.logView()->toPlainText().contains("broken_model.json"));
 }

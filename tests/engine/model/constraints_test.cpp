@@ -168,3 +168,27 @@ TEST_CASE("driver time derivatives match finite differences along a motion") {
     CHECK((numeric - a - b).cwiseAbs().maxCoeff() < 1e-5);
   }
 }
+
+TEST_CASE("loop redundancy of bodies joined by shared entities is kept for the mobility analysis") {
+  // Planar four-bar, every revolute by a shared point and the shared fixed axis z0:
+  // the coupler's "stay in the plane" row repeats what crank and rocker impose.
+  const Model model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1,
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "Q", "position": [1, 0, 0], "fixed": true},
+             {"name": "A", "position": [0, 0.4, 0]}, {"name": "B", "position": [0.9, 0.8, 0]}],
+  "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true}, {"name": "v1", "direction": [1, 0, 0]},
+              {"name": "v2", "direction": [0, 1, 0]}, {"name": "v3", "direction": [1, 0, 0]}],
+  "bodies": [
+    {"name": "crank", "points": ["O", "A"], "vectors": ["z0", "v1"], "mass": 1, "com": [0, 0.2, 0],
+     "inertia": [[0.02, 0, 0], [0, 0.01, 0], [0, 0, 0.02]]},
+    {"name": "coupler", "points": ["A", "B"], "vectors": ["z0", "v2"], "mass": 1, "com": [0.45, 0.6, 0],
+     "inertia": [[0.02, 0, 0], [0, 0.02, 0], [0, 0, 0.03]]},
+    {"name": "rocker", "points": ["Q", "B"], "vectors": ["z0", "v3"], "mass": 1, "com": [0.95, 0.4, 0],
+     "inertia": [[0.02, 0, 0], [0, 0.01, 0], [0, 0, 0.02]]}]})"));
+  CHECK(model.nq() == 15);
+  CHECK(model.nc() == 15);
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, model.q0(), 0.0, Phi_q);
+  Eigen::FullPivLU<Eigen::MatrixXd> lu(Phi_q);
+  lu.setThreshold(1e-10);
+  CHECK(lu.rank() == 14);  // one redundant row, one degree of freedom
+}

@@ -1,0 +1,60 @@
+#include "app/cli/arguments.h"
+
+#include <charconv>
+#include <cmath>
+
+namespace mbdrom::cli {
+
+Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
+                     const std::set<std::string>& flags) {
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.'))) {
+      std::string name = a, inlineValue;
+      bool hasInline = false;
+      if (const auto eq = a.find('='); eq != std::string::npos) {
+        name = a.substr(0, eq);
+        inlineValue = a.substr(eq + 1);
+        hasInline = true;
+      }
+      if (valueOptions.count(name)) {
+        if (hasInline) {
+          values_[name] = inlineValue;
+        } else {
+          if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
+          values_[name] = args[++i];
+        }
+      } else if (flags.count(name) && !hasInline) {
+        values_[name] = "1";
+      } else {
+        throw UsageError("unknown option '" + a + "'");
+      }
+    } else {
+      positional_.push_back(a);
+    }
+  }
+}
+
+const std::string& Arguments::single(const std::string& what) const {
+  if (positional_.empty()) throw UsageError("missing " + what);
+  if (positional_.size() > 1) throw UsageError("unexpected argument '" + positional_[1] + "'");
+  return positional_.front();
+}
+
+std::string Arguments::value(const std::string& option, const std::string& fallback) const {
+  const auto it = values_.find(option);
+  return it == values_.end() ? fallback : it->second;
+}
+
+double Arguments::number(const std::string& option, double fallback) const {
+  const auto it = values_.find(option);
+  if (it == values_.end()) return fallback;
+  const std::string& text = it->second;
+  double v = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+    throw UsageError("option " + option + ": '" + text + "' is not a number");
+  return v;
+}
+
+}  // namespace mbdrom::cli

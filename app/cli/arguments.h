@@ -1,0 +1,40 @@
+#pragma once
+// A small command-line parser for mbdrom-cli subcommands: positional
+// arguments and `--name value` / `--flag` options, with clear usage errors.
+
+#include "engine/core/error.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mbdrom::cli {
+
+/// Thrown for bad command lines; the CLI prints the message and the usage.
+class UsageError : public InputError {
+public:
+  using InputError::InputError;
+};
+
+class Arguments {
+public:
+  /// valueOptions: options that take a value (e.g. "--load-case");
+  /// flags: options without one. Anything else starting with "--" is an error.
+  Arguments(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
+            const std::set<std::string>& flags = {});
+
+  const std::vector<std::string>& positional() const { return positional_; }
+  /// The only positional argument, named `what` in the error when missing or repeated.
+  const std::string& single(const std::string& what) const;
+  bool has(const std::string& option) const { return values_.count(option) > 0; }
+  std::string value(const std::string& option, const std::string& fallback = {}) const;
+  /// A number option; throws UsageError when it is not a finite number.
+  double number(const std::string& option, double fallback) const;
+
+private:
+  std::vector<std::string> positional_;
+  std::map<std::string, std::string> values_;
+};
+
+}  // namespace mbdrom::cli

@@ -1,0 +1,125 @@
+#include "app/cli/model_commands.h"
+
+#include "app/cli/arguments.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/dynamics/modes.h"
+#include "engine/dynamics/statics.h"
+#include "engine/model/model_file.h"
+
+#include <iomanip>
+#include <ostream>
+
+namespace mbdrom::cli {
+
+const char* const kInfoUsage =
+    "usage: mbdrom-cli info MODEL.json\n\n"
+    "Coordinates, constraints, rank of the constraint Jacobian, degrees of freedom,\n"
+    "redundant constraints (named) and the mechanism hash.\n";
+const char* const kStaticsUsage =
+    "usage: mbdrom-cli statics MODEL.json [--load-case NAME] [--time T]\n\n"
+    "Static equilibrium under a load case (default: gravity only) at time T [s] (default 0).\n"
+    "Prints the equilibrium position of every point and marker.\n";
+const char* const kModesUsage =
+    "usage: mbdrom-cli modes MODEL.json [--load-case NAME] [--time T]\n\n"
+    "Linearised modes about the static equilibrium: natural frequencies [Hz],\n"
+    "damping ratios and the exact damped poles.\n";
+
+namespace {
+
+int loadCaseIndex(const Model& model, const Arguments& a) {
+  if (!a.has("--load-case")) return -1;
+  const std::string name = a.value("--load-case");
+  const int index = model.findLoadCase(name);
+  if (index < 0) {
+    std::string known;
+    for (const auto& lc : model.spec().loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
+    throw InputError("load case \"" + name + "\" does not exist in model \"" + model.spec().name +
+                     "\" (it has: " + (known.empty() ? "none" : known) + ")");
+  }
+  return index;
+}
+
+std::string loadCaseName(const Model& model, int index) {
+  return index < 0 ? std::string("gravity only") : "\"" + model.spec().loadCases[static_cast<std::size_t>(index)].name + "\"";
+}
+
+void printPositions(const Model& model, const Eigen::VectorXd& q, std::ostream& out) {
+  out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "x [m]" << std::setw(14)
+      << "y [m]" << std::setw(14) << "z [m]" << "\n";
+  auto row = [&](const std::string& name, const Eigen::Vector3d& p) {
+    out << "  " << std::left << std::setw(16) << name << std::right << std::fixed << std::setprecision(6)
+        << std::setw(14) << p.x() << std::setw(14) << p.y() << std::setw(14) << p.z() << "\n";
+    out.unsetf(std::ios::floatfield);
+  };
+  for (std::size_t i = 0; i < model.spec().points.size(); ++i)
+    row(model.spec().points[i].name, pointPosition(model, q, static_cast<int>(i)));
+  for (std::size_t i = 0; i < model.markers().size(); ++i)
+    row(model.markers()[i].name, markerPosition(model, q, static_cast<int>(i)));
+}
+
+}  // namespace
+
+int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Arguments a(args, {});
+  const Model model = readModel(a.single("MODEL.json"));
+  const MobilityReport r = analyzeMobility(model, model.q0());
+  const auto& s = model.spec();
+  out << "model            " << s.name << "\n";
+  out << "mechanism hash   " << hashToString(model.mechanismHash()) << "\n";
+  out << "points           " << s.points.size() << "   vectors " << s.vectors.size() << "   bodies " << s.bodies.size()
+      << "   joints " << s.joints.size() << "   drivers " << s.drivers.size() << "\n";
+  out << "forces           " << s.springDampers.size() << " spring-dampers, " << s.frictions.size()
+      << " friction elements\n";
+  out << "load cases       ";
+  for (std::size_t i = 0; i < s.loadCases.size(); ++i) out << (i ? ", " : "") << s.loadCases[i].name;
+  out << (s.loadCases.empty() ? "none\n" : "\n");
+  out << "coordinates      " << r.nq << "\n";
+  out << "constraints      " << r.nc << "\n";
+  out << "rank of Phi_q    " << r.rank << " (singular values below " << r.tolerance << " count as zero)\n";
+  out << "degrees of freedom " << r.dof << "\n";
+  out << "redundant constraints " << r.redundantRows.size() << "\n";
+  for (std::size_t k = 0; k < r.redundantRows.size(); ++k)
+    out << "  row " << r.redundantRows[k] << ": " << r.redundantLabels[k] << "\n";
+  if (r.dof == 0) out << "warning: the mechanism is locked (0 degrees of freedom)\n";
+  return 0;
+}
+
+int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Arguments a(args, {"--load-case", "--time"});
+  const Model model = readModel(a.single("MODEL.json"));
+  const int lc = loadCaseIndex(model, a);
+  StaticsOptions options;
+  options.time = a.number("--time", 0.0);
+  const StaticsResult s = solveStatics(model, lc, model.q0(), options);
+  out << "static equilibrium of \"" << model.spec().name << "\" under " << loadCaseName(model, lc) << " at t = "
+      << options.time << " s\n";
+  out << "Newton iterations " << s.iterations << " in " << s.loadSteps << " load step(s); residual force "
+      << s.forceResidual << " N; max |Phi| " << s.constraintResidual << "\n";
+  printPositions(model, s.q, out);
+  return 0;
+}
+
+int runModes(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Arguments a(args, {"--load-case", "--time"});
+  const Model model = readModel(a.single("MODEL.json"));
+  const int lc = loadCaseIndex(model, a);
+  StaticsOptions options;
+  options.time = a.number("--time", 0.0);
+  const StaticsResult s = solveStatics(model, lc, model.q0(), options);
+  const ModesResult m = computeModes(model, lc, s, options.time);
+  out << "linearised modes of \"" << model.spec().name << "\" about the equilibrium under " << loadCaseName(model, lc)
+      << " (" << m.modes.size() << " degrees of freedom)\n";
+  out << "  mode   frequency [Hz]   omega [rad/s]   damping ratio\n";
+  for (std::size_t k = 0; k < m.modes.size(); ++k) {
+    const Mode& mode = m.modes[k];
+    out << "  " << std::setw(4) << k + 1 << std::setw(17) << std::setprecision(8) << mode.frequency << std::setw(16)
+        << mode.omega << std::setw(16) << std::setprecision(5) << mode.dampingRatio << "\n";
+    if (mode.omega < 0) out << "        (negative stiffness: the equilibrium is unstable in this mode)\n";
+  }
+  out << "damped poles [1/s]:\n";
+  out << std::setprecision(8);
+  for (const auto& p : m.poles) out << "  " << p.real() << (p.imag() < 0 ? " - " : " + ") << std::abs(p.imag()) << "i\n";
+  return 0;
+}
+
+}  // namespace mbdrom::cli
