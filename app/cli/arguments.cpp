@@ -25,7 +25,7 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
           values_[name] = args[++i];
         }
       } else if (flags.count(name) && !hasInline) {
-        values_[name] = "1";
+        values_.insert_or_assign(name, std::string(1, '1'));
       } else {
         throw UsageError("unknown option '" + a + "'");
       }
