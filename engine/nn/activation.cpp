@@ -1,0 +1,106 @@
+#include "engine/nn/activation.h"
+
+#include "engine/core/error.h"
+
+#include <cmath>
+
+namespace mbdrom::nn {
+
+const char* activationName(Activation a) {
+  switch (a) {
+    case Activation::Linear: return "linear";
+    case Activation::ReLU: return "relu";
+    case Activation::Sigmoid: return "sigmoid";
+    case Activation::Tanh: return "tanh";
+    case Activation::Softplus: return "softplus";
+    case Activation::SiLU: return "silu";
+  }
+  return "linear";
+}
+
+Activation activationFromName(const std::string& name) {
+  for (Activation a : {Activation::Linear, Activation::ReLU, Activation::Sigmoid, Activation::Tanh,
+                       Activation::Softplus, Activation::SiLU})
+    if (name == activationName(a)) return a;
+  throw InputError("unknown activation \"" + name + "\" (expected linear, relu, sigmoid, tanh, softplus or silu)");
+}
+
+namespace {
+// Numerically safe logistic function and softplus.
+inline double sigmoid(double z) {
+  if (z >= 0.0) return 1.0 / (1.0 + std::exp(-z));
+  const double e = std::exp(z);
+  return e / (1.0 + e);
+}
+inline double softplus(double z) { return z > 30.0 ? z : std::log1p(std::exp(z)); }
+}  // namespace
+
+void activate(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a) {
+  switch (act) {
+    case Activation::Linear: a = z; break;
+    case Activation::ReLU: a = z.cwiseMax(0.0); break;
+    case Activation::Sigmoid: a = z.unaryExpr([](double x) { return sigmoid(x); }); break;
+    case Activation::Tanh: a = z.array().tanh().matrix(); break;
+    case Activation::Softplus: a = z.unaryExpr([](double x) { return softplus(x); }); break;
+    case Activation::SiLU: a = z.unaryExpr([](double x) { return x * sigmoid(x); }); break;
+  }
+}
+
+void activateDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d) {
+  switch (act) {
+    case Activation::Linear: d.setOnes(z.rows(), z.cols()); break;
+    case Activation::ReLU: d = (z.array() > 0.0).cast<double>().matrix(); break;
+    case Activation::Sigmoid:
+      d = z.unaryExpr([](double x) {
+        const double s = sigmoid(x);
+        return s * (1.0 - s);
+      });
+      break;
+    case Activation::Tanh:
+      d = z.unaryExpr([](double x) {
+        const double t = std::tanh(x);
+        return 1.0 - t * t;
+      });
+      break;
+    case Activation::Softplus: d = z.unaryExpr([](double x) { return sigmoid(x); }); break;
+    case Activation::SiLU:
+      d = z.unaryExpr([](double x) {
+        const double s = sigmoid(x);
+        return s * (1.0 + x * (1.0 - s));
+      });
+      break;
+  }
+}
+
+void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d2) {
+  switch (act) {
+    case Activation::Linear:
+    case Activation::ReLU: d2.setZero(z.rows(), z.cols()); break;
+    case Activation::Sigmoid:
+      d2 = z.unaryExpr([](double x) {
+        const double s = sigmoid(x);
+        return s * (1.0 - s) * (1.0 - 2.0 * s);
+      });
+      break;
+    case Activation::Tanh:
+      d2 = z.unaryExpr([](double x) {
+        const double t = std::tanh(x);
+        return -2.0 * t * (1.0 - t * t);
+      });
+      break;
+    case Activation::Softplus:
+      d2 = z.unaryExpr([](double x) {
+        const double s = sigmoid(x);
+        return s * (1.0 - s);
+      });
+      break;
+    case Activation::SiLU:
+      d2 = z.unaryExpr([](double x) {
+        const double s = sigmoid(x), ds = s * (1.0 - s);
+        return 2.0 * ds + x * ds * (1.0 - 2.0 * s);
+      });
+      break;
+  }
+}
+
+}  // namespace mbdrom::nn

@@ -1,0 +1,25 @@
+#pragma once
+/// @file
+/// Element-wise activation functions and their first and second derivatives.
+
+#include <Eigen/Core>
+
+#include <string>
+
+namespace mbdrom::nn {
+
+enum class Activation { Linear, ReLU, Sigmoid, Tanh, Softplus, SiLU };
+
+/// Name used in files ("linear", "relu", "sigmoid", "tanh", "softplus", "silu").
+const char* activationName(Activation a);
+/// Inverse of activationName; throws InputError naming the unknown text.
+Activation activationFromName(const std::string& name);
+
+/// a = sigma(z), element-wise; z and a have the same shape.
+void activate(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a);
+/// d = sigma'(z), element-wise.
+void activateDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d);
+/// d2 = sigma''(z), element-wise (ReLU: 0 everywhere, its kink is ignored).
+void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d2);
+
+}  // namespace mbdrom::nn
