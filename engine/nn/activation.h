@@ -22,4 +22,8 @@ void activateDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixX
 /// d2 = sigma''(z), element-wise (ReLU: 0 everywhere, its kink is ignored).
 void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d2);
 
+/// sigma, sigma' and sigma'' of one vector in one pass (outputs resized to z's size).
+void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0, Eigen::VectorXd& s1,
+                             Eigen::VectorXd& s2);
+
 }  // namespace mbdrom::nn

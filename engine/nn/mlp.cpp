@@ -181,29 +181,33 @@ void Mlp::jacobianAndCurvature(const Eigen::VectorXd& x, const Eigen::VectorXd& 
                                Eigen::MatrixXd& J, Eigen::VectorXd& d2) const {
   checkInput(x.size(), "network input");
   checkInput(v.size(), "network input direction");
-  // Forward-mode second order: (a, a_dot, a_ddot) along v, plus the full Jacobian.
-  Eigen::VectorXd a = (x - inMean_).cwiseQuotient(inScale_);
-  Eigen::VectorXd ad = v.cwiseQuotient(inScale_);
-  Eigen::VectorXd add = Eigen::VectorXd::Zero(inputs_);
-  Eigen::MatrixXd Jh = inScale_.cwiseInverse().asDiagonal();
-  Eigen::MatrixXd z, s1, s2, act;
-  Eigen::VectorXd zd, zdd;
+  // Called every time step of a reduced model: per-thread scratch, no allocation
+  // once warm. Forward-mode second order (a, a_dot, a_ddot) along v, plus the
+  // full Jacobian.
+  thread_local struct {
+    Eigen::VectorXd a, ad, add, z, zd, zdd, s0, s1, s2;
+    Eigen::MatrixXd Jh, WJ;
+  } t;
+  t.a = (x - inMean_).cwiseQuotient(inScale_);
+  t.ad = v.cwiseQuotient(inScale_);
+  t.add.setZero(inputs_);
+  t.Jh = inScale_.cwiseInverse().asDiagonal();
   for (int l = 0; l < layerCount(); ++l) {
-    const Activation f = layers_[static_cast<std::size_t>(l)].activation;
-    z = W(l) * a + b(l);
-    zd.noalias() = W(l) * ad;
-    zdd.noalias() = W(l) * add;
-    activateDerivative(f, z, s1);
-    activateSecondDerivative(f, z, s2);
-    activate(f, z, act);
-    Jh = s1.col(0).asDiagonal() * (W(l) * Jh);
-    a = act.col(0);
-    ad = s1.col(0).cwiseProduct(zd);
-    add = s2.col(0).cwiseProduct(zd.cwiseAbs2()) + s1.col(0).cwiseProduct(zdd);
+    const auto Wl = W(l);
+    t.z.noalias() = Wl * t.a;
+    t.z += b(l);
+    t.zd.noalias() = Wl * t.ad;
+    t.zdd.noalias() = Wl * t.add;
+    t.WJ.noalias() = Wl * t.Jh;
+    activateWithDerivatives(layers_[static_cast<std::size_t>(l)].activation, t.z, t.s0, t.s1, t.s2);
+    t.Jh.noalias() = t.s1.asDiagonal() * t.WJ;
+    t.a.swap(t.s0);
+    t.ad = t.s1.cwiseProduct(t.zd);
+    t.add = t.s2.cwiseProduct(t.zd.cwiseAbs2()) + t.s1.cwiseProduct(t.zdd);
   }
-  y = outMean_ + outScale_.cwiseProduct(a);
-  J = outScale_.asDiagonal() * Jh;
-  d2 = outScale_.cwiseProduct(add);
+  y = outMean_ + outScale_.cwiseProduct(t.a);
+  J.noalias() = outScale_.asDiagonal() * t.Jh;
+  d2 = outScale_.cwiseProduct(t.add);
 }
 
 void Mlp::inputGradient(const Eigen::MatrixXd& X, Eigen::MatrixXd& G) const {

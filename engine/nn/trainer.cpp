@@ -10,6 +10,21 @@
 
 namespace mbdrom::nn {
 
+void splitIndices(int n, double validationFraction, std::uint64_t seed, std::vector<int>& train,
+                  std::vector<int>& validation) {
+  if (!(validationFraction >= 0.0 && validationFraction < 1.0))
+    throw InputError("validation fraction must be in [0, 1), got " + std::to_string(validationFraction));
+  std::vector<int> order(static_cast<std::size_t>(std::max(0, n)));
+  std::iota(order.begin(), order.end(), 0);
+  std::mt19937_64 rng(seed);
+  for (std::size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[rng() % i]);
+  const auto nv = static_cast<std::size_t>(std::floor(validationFraction * n));
+  validation.assign(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(nv));
+  train.assign(order.begin() + static_cast<std::ptrdiff_t>(nv), order.end());
+  std::sort(validation.begin(), validation.end());
+  std::sort(train.begin(), train.end());
+}
+
 TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings, Monitor& monitor) {
   if (!problem.parameters || !problem.lossAndGradient) throw InputError("training: no parameters or loss given");
   if (problem.trainSamples <= 0) throw InputError("training: no training samples");

@@ -49,6 +49,11 @@ struct TrainingHistory {
   double seconds = 0.0;                ///< wall time
 };
 
+/// Seeded split of sample indices 0..n-1 into training and validation sets;
+/// validationFraction in [0, 1). Both lists ascending.
+void splitIndices(int n, double validationFraction, std::uint64_t seed, std::vector<int>& train,
+                  std::vector<int>& validation);
+
 /// Trains; on return the parameters are the best ones seen (by validation loss
 /// when there is validation, else by training loss). A non-finite loss
 /// restores the best weights and throws SolverError naming the epoch.

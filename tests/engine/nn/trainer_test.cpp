@@ -4,6 +4,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 
 using namespace mbdrom;
@@ -168,4 +170,66 @@ TEST_CASE("early stopping ends training when validation stops improving") {
   CHECK(h.stoppedEarly);
   CHECK(h.bestEpoch == 9);
   CHECK(h.trainLoss.size() == 15);
+}
+
+TEST_CASE("gradient clipping limits the step and the monitor sees every epoch") {
+  Eigen::VectorXd p = Eigen::VectorXd::Constant(1, 100.0);
+  TrainingProblem problem;
+  problem.parameters = &p;
+  problem.trainSamples = 1;
+  problem.lossAndGradient = [&](const std::vector<int>&, Eigen::VectorXd& g) {
+    g = p;  // |g| = 100, clipped to 1
+    return 0.5 * p.squaredNorm();
+  };
+  TrainingSettings s;
+  s.epochs = 10;
+  s.gradientClip = 1.0;
+  s.optimizer.type = OptimizerType::Sgd;
+  s.optimizer.momentum = 0.0;
+  s.optimizer.learningRate = 1.0;
+  std::vector<long long> epochs;
+  Monitor monitor([&](const mbdrom::Progress& pr) {
+    epochs.push_back(pr.step);
+    CHECK(pr.metric("loss", -1.0) > 0.0);
+    return true;
+  }, std::chrono::milliseconds(0));
+  train(problem, s, monitor);
+  CHECK(p(0) == Approx(90.0));  // the best (last) weights: 10 unit steps
+  CHECK(epochs.size() == 10);
+  CHECK(epochs.back() == 10);
+}
+
+TEST_CASE("learning-rate schedules give the documented factors") {
+  ScheduleSettings st;
+  st.type = ScheduleType::Step;
+  st.stepEpochs = 10;
+  st.gamma = 0.5;
+  CHECK(Schedule(st, 100).factor(25) == Approx(0.25));
+  st.type = ScheduleType::Exponential;
+  st.gamma = 0.9;
+  CHECK(Schedule(st, 100).factor(2) == Approx(0.81));
+  st.type = ScheduleType::Cosine;
+  st.minFactor = 0.1;
+  CHECK(Schedule(st, 100).factor(0) == Approx(1.0));
+  CHECK(Schedule(st, 100).factor(50) == Approx(0.55));
+  st.type = ScheduleType::ReduceOnPlateau;
+  st.minFactor = 0.0;
+  st.patience = 2;
+  Schedule plateau(st, 100);
+  for (double loss : {1.0, 1.0, 1.0, 1.0}) plateau.observe(loss);
+  CHECK(plateau.factor(4) == Approx(0.9));
+}
+
+TEST_CASE("validation split is seeded, disjoint and complete") {
+  std::vector<int> a, b, c, d;
+  splitIndices(100, 0.2, 9, a, b);
+  splitIndices(100, 0.2, 9, c, d);
+  CHECK(a == c);
+  CHECK(b == d);
+  CHECK(b.size() == 20);
+  std::vector<int> all = a;
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  for (int i = 0; i < 100; ++i) CHECK(all[static_cast<std::size_t>(i)] == i);
+  CHECK_THROWS_AS(splitIndices(10, 1.0, 1, a, b), InputError);
 }
