@@ -8,7 +8,7 @@ scripts/install-deps.sh
 cmake --preset ci
 cmake --build --preset ci -j"$(nproc)"
 if [[ -z "${DISPLAY:-}" ]]; then
-  xvfb-run -a -s "-screen 0 1920x1080x24" ctest --preset ci -j1
+  xvfb-run -a -s "-screen 0 1920x1080x24" ctest --preset ci -j2
 else
-  ctest --preset ci -j1
+  ctest --preset ci -j2
 fi

@@ -2,6 +2,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/model_commands.h"
+#include "app/cli/simulate_command.h"
 
 #include "engine/core/error.h"
 #include "engine/core/version.h"
@@ -21,6 +22,8 @@ commands:
   info MODEL       coordinates, constraints, degrees of freedom, redundant constraints, hash
   statics MODEL    static equilibrium under a load case
   modes MODEL      linearised natural frequencies and damping ratios
+  simulate MODEL   reference simulation to a trajectory CSV
+  sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
   version          print the version and exit
   help [COMMAND]   show help for a command
 
@@ -51,6 +54,8 @@ std::map<std::string, Command> commands() {
   cmds["info"] = {"mechanism summary and mobility", kInfoUsage, runInfo};
   cmds["statics"] = {"static equilibrium", kStaticsUsage, runStatics};
   cmds["modes"] = {"linearised modes", kModesUsage, runModes};
+  cmds["simulate"] = {"reference simulation to a trajectory CSV", kSimulateUsage, runSimulate};
+  cmds["sweep"] = {"simulations over scaled loads", kSweepUsage, runSweepCommand};
   return cmds;
 }
 

@@ -1,12 +1,15 @@
 #include "app/cli/model_commands.h"
 
 #include "app/cli/arguments.h"
+#include "engine/dynamics/measures.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/modes.h"
+#include "engine/dynamics/reactions.h"
 #include "engine/dynamics/statics.h"
 #include "engine/model/model_file.h"
 
 #include <iomanip>
+#include <numbers>
 #include <ostream>
 
 namespace mbdrom::cli {
@@ -18,7 +21,9 @@ const char* const kInfoUsage =
 const char* const kStaticsUsage =
     "usage: mbdrom-cli statics MODEL.json [--load-case NAME] [--time T]\n\n"
     "Static equilibrium under a load case (default: gravity only) at time T [s] (default 0).\n"
-    "Prints the equilibrium position of every point and marker.\n";
+    "Prints the equilibrium position of every point and marker, the reaction force\n"
+    "and moment of every joint and connection (on body2, at the joint point, global\n"
+    "axes) and the model's measures.\n";
 const char* const kModesUsage =
     "usage: mbdrom-cli modes MODEL.json [--load-case NAME] [--time T]\n\n"
     "Linearised modes about the static equilibrium: natural frequencies [Hz],\n"
@@ -57,6 +62,41 @@ void printPositions(const Model& model, const Eigen::VectorXd& q, std::ostream& 
     row(model.markers()[i].name, markerPosition(model, q, static_cast<int>(i)));
 }
 
+void printReactions(const Model& model, const ReactionsResult& r, std::ostream& out) {
+  out << "reactions on body2 by body1 at the joint point, global axes (* not unique: minimum norm):\n";
+  out << "  " << std::left << std::setw(16) << "joint" << std::setw(14) << "kind" << std::setw(28) << "body1 -> body2"
+      << std::right << std::setw(12) << "Fx [N]" << std::setw(12) << "Fy [N]" << std::setw(12) << "Fz [N]"
+      << std::setw(12) << "Mx [N m]" << std::setw(12) << "My [N m]" << std::setw(12) << "Mz [N m]" << "\n";
+  auto bodyName = [&](int b) { return b < 0 ? std::string("ground") : model.spec().bodies[static_cast<std::size_t>(b)].name; };
+  for (const JointReaction& j : r.reactions) {
+    out << (j.unique ? "  " : "* ") << std::left << std::setw(16) << j.name << std::setw(14) << reactionKindName(j.kind)
+        << std::setw(28) << (bodyName(j.body1) + " -> " + bodyName(j.body2)) << std::right << std::fixed
+        << std::setprecision(3);
+    for (int k = 0; k < 3; ++k) out << std::setw(12) << j.force(k);
+    for (int k = 0; k < 3; ++k) out << std::setw(12) << j.moment(k);
+    out << "\n";
+    out.unsetf(std::ios::floatfield);
+  }
+  out << "  largest unbalanced body force or moment " << std::setprecision(3) << r.residual << "\n";
+  out << std::setprecision(6);
+}
+
+void printMeasures(const Model& model, const Eigen::VectorXd& q, std::ostream& out) {
+  const MeasureSet measures(model);
+  if (measures.size() == 0) return;
+  const Eigen::VectorXd values = measures.eval(q);
+  out << "measures:\n";
+  for (int i = 0; i < measures.size(); ++i) {
+    out << "  " << std::left << std::setw(20) << measures.name(i) << std::right << std::fixed << std::setprecision(6)
+        << std::setw(14) << values(i) << " " << measures.unit(i);
+    if (std::string(measures.unit(i)) == "rad")
+      out << "  (" << std::setprecision(4) << values(i) * 180.0 / std::numbers::pi << " deg)";
+    out << "\n";
+    out.unsetf(std::ios::floatfield);
+  }
+  out << std::setprecision(6);
+}
+
 }  // namespace
 
 int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
@@ -80,7 +120,11 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   out << "redundant constraints " << r.redundantRows.size() << "\n";
   for (std::size_t k = 0; k < r.redundantRows.size(); ++k)
     out << "  row " << r.redundantRows[k] << ": " << r.redundantLabels[k] << "\n";
-  if (r.dof == 0) out << "warning: the mechanism is locked (0 degrees of freedom)\n";
+  try {
+    requireMobile(model, r);
+  } catch (const ModelError& e) {
+    out << "warning: " << e.what() << "\n";
+  }
   return 0;
 }
 
@@ -96,6 +140,8 @@ int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ost
   out << "Newton iterations " << s.iterations << " in " << s.loadSteps << " load step(s); residual force "
       << s.forceResidual << " N; max |Phi| " << s.constraintResidual << "\n";
   printPositions(model, s.q, out);
+  printReactions(model, computeReactions(model, lc, s.q, options.time), out);
+  printMeasures(model, s.q, out);
   return 0;
 }
 

@@ -1,25 +1,42 @@
 #include "engine/dynamics/constraint_hessian.h"
 
-#include "engine/model/constraints.h"
+#include <cmath>
 
 namespace mbdrom {
 
-void evalConstraintHessian(const Model& model, const Eigen::VectorXd& lambda, double t, Eigen::MatrixXd& H) {
-  // Phi_q is affine in q (rows are quadratic), so each column of H is a
-  // difference of two Jacobians, exact up to rounding, at any q.
-  const int nq = model.nq();
-  H.resize(nq, nq);
-  Eigen::VectorXd q = Eigen::VectorXd::Zero(nq);
-  Eigen::MatrixXd J0, J1;
-  evalPhiQ(model, q, t, J0);
-  const Eigen::VectorXd base = J0.transpose() * lambda;
-  for (int k = 0; k < nq; ++k) {
-    q(k) = 1.0;
-    evalPhiQ(model, q, t, J1);
-    H.col(k) = J1.transpose() * lambda - base;
-    q(k) = 0.0;
+ConstraintHessian::ConstraintHessian(const Model& model) : model_(&model) {
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    if (row.law == ConstraintRow::Law::Angle) angleRows_.push_back(i);
+    for (std::size_t j = 0; j < row.products.size(); ++j)
+      for (const auto& ta : row.products[j].a.terms)
+        for (const auto& tb : row.products[j].b.terms)
+          blocks_.push_back({i, static_cast<int>(j), ta.index, tb.index, ta.weight * tb.weight});
   }
-  H = 0.5 * (H + H.transpose()).eval();
+}
+
+void ConstraintHessian::add(const Eigen::VectorXd& lambda, double t, double scale, Eigen::MatrixXd& H) const {
+  // alpha_j of angle-driver rows: (sin f, -cos f); every other row has alpha = 1.
+  auto alpha = [&](const Block& b) {
+    const ConstraintRow& row = model_->constraints()[static_cast<std::size_t>(b.row)];
+    if (row.law != ConstraintRow::Law::Angle) return 1.0;
+    const double f = model_->spec().drivers[static_cast<std::size_t>(row.driver)].function(t);
+    return b.product == 0 ? std::sin(f) : -std::cos(f);
+  };
+  for (const Block& b : blocks_) {
+    const double lam = lambda(b.row);
+    if (lam == 0.0) continue;
+    const double s = scale * lam * b.weight * (angleRows_.empty() ? 1.0 : alpha(b));
+    for (int k = 0; k < 3; ++k) {
+      H(b.ia + k, b.ib + k) += s;
+      H(b.ib + k, b.ia + k) += s;
+    }
+  }
+}
+
+void evalConstraintHessian(const Model& model, const Eigen::VectorXd& lambda, double t, Eigen::MatrixXd& H) {
+  H.setZero(model.nq(), model.nq());
+  ConstraintHessian(model).add(lambda, t, 1.0, H);
 }
 
 }  // namespace mbdrom

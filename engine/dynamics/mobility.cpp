@@ -1,5 +1,6 @@
 #include "engine/dynamics/mobility.h"
 
+#include "engine/core/error.h"
 #include "engine/model/constraints.h"
 
 #include <Eigen/QR>
@@ -52,6 +53,23 @@ MobilityReport analyzeMobility(const Model& model, const Eigen::VectorXd& q, dou
     }
   }
   return r;
+}
+
+void requireMobile(const Model& model, const MobilityReport& report) {
+  // Rows are in model order (bodies, joints, drivers): the independent rows
+  // before the first driver row say what the mechanism itself allows.
+  int rank = 0, last = -1;
+  for (int row : report.independentRows)
+    if (model.constraints()[static_cast<std::size_t>(row)].driver < 0) {
+      ++rank;
+      last = row;
+    }
+  if (rank < report.nq) return;
+  std::string msg = "mechanism \"" + model.spec().name + "\" is locked: 0 degrees of freedom (" +
+                    std::to_string(report.nq) + " coordinates, rank " + std::to_string(rank) + " of Phi_q";
+  msg += model.spec().drivers.empty() ? ")" : " without drivers)";
+  if (last >= 0) msg += "; the last freedom is removed by " + model.constraintLabel(last);
+  throw ModelError(msg);
 }
 
 std::vector<int> suggestIndependentCoordinates(const Model& model, const Eigen::VectorXd& q, double t) {

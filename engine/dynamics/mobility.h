@@ -38,6 +38,14 @@ struct MobilityReport {
 MobilityReport analyzeMobility(const Model& model, const Eigen::VectorXd& q, double t = 0.0,
                                double relTol = 1e-9);
 
+/// Refuses a locked mechanism: throws ModelError when the constraints other
+/// than drivers leave no degree of freedom (a fully driven mechanism, whose
+/// drivers take the last freedoms, is accepted: it runs kinematically), e.g.
+/// `mechanism "truss" is locked: 0 degrees of freedom (12 coordinates, rank 12
+/// of Phi_q without drivers); the last freedom is removed by joint "C"
+/// (revolute): parallel b`. `report` comes from analyzeMobility(model, q, t).
+void requireMobile(const Model& model, const MobilityReport& report);
+
 /// Picks `count` coordinates that can serve as independent coordinates at q:
 /// those whose columns of Phi_q are dependent on the others (greedy, pivoted QR
 /// of Phi_q restricted to the independent rows). Returns coordinate indices.

@@ -2,7 +2,12 @@
 target_sources(mbdrom_engine PRIVATE
   dynamics/assembly.cpp
   dynamics/constraint_hessian.cpp
+  dynamics/integrator.cpp
+  dynamics/measures.cpp
   dynamics/mobility.cpp
   dynamics/modes.cpp
+  dynamics/reactions.cpp
+  dynamics/simulation.cpp
   dynamics/statics.cpp
+  dynamics/trajectory.cpp
 )

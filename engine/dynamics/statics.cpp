@@ -8,6 +8,7 @@
 
 #include <Eigen/QR>
 
+#include <algorithm>
 #include <sstream>
 
 namespace mbdrom {
@@ -34,28 +35,64 @@ Residual residual(const Model& model, int loadCase, const Eigen::VectorXd& q, co
   return r;
 }
 
+// Newton step of the constrained equations at load factor s; `mu` adds mu*M
+// to the tangent (pseudo-transient continuation: an implicit, heavily damped
+// dynamic step that follows the energy downhill where Newton would stall).
+Eigen::VectorXd tangentStep(const Model& model, int loadCase, double s, double mu, double t, const Eigen::VectorXd& q,
+                            const Eigen::VectorXd& lambda, const Residual& r) {
+  const int nq = model.nq(), nc = model.nc();
+  Eigen::MatrixXd K, Kext, H, Phi_q, A(nq + nc, nq + nc);
+  evalSpringJacobian(model, q, K);
+  evalExternalJacobian(model, loadCase, q, t, Kext);
+  evalConstraintHessian(model, lambda, t, H);
+  evalPhiQ(model, q, t, Phi_q);
+  A.topLeftCorner(nq, nq) = K - s * Kext + H + mu * model.massMatrix();
+  A.topRightCorner(nq, nc) = Phi_q.transpose();
+  A.bottomLeftCorner(nc, nq) = Phi_q;
+  A.bottomRightCorner(nc, nc).setZero();
+  Eigen::VectorXd rhs(nq + nc);
+  rhs << -r.force, -r.Phi;
+  return A.completeOrthogonalDecomposition().solve(rhs);
+}
+
+bool converged(const Residual& r, const StaticsOptions& opt, double forceScale) {
+  return r.force.lpNorm<Eigen::Infinity>() <= opt.forceTolerance * forceScale &&
+         r.Phi.lpNorm<Eigen::Infinity>() <= opt.constraintTolerance;
+}
+
+// Pseudo-transient continuation from (q, lambda) under the full load: mu
+// shrinks as the residual does (switched evolution relaxation), ending in
+// plain Newton. Converges to stable equilibria from far away.
+bool continuation(const Model& model, int loadCase, const StaticsOptions& opt, double forceScale, Eigen::VectorXd& q,
+                  Eigen::VectorXd& lambda, int& iterations) {
+  const int nq = model.nq();
+  const double massScale = std::max(1e-12, model.massMatrix().diagonal().maxCoeff());
+  double mu = forceScale / massScale;
+  Residual r = residual(model, loadCase, q, lambda, 1.0, opt.time);
+  for (int it = 0; it < 20 * opt.maxIterations; ++it) {
+    if (converged(r, opt, forceScale)) return true;
+    const Eigen::VectorXd step = tangentStep(model, loadCase, 1.0, mu, opt.time, q, lambda, r);
+    q += step.head(nq);
+    lambda += step.tail(model.nc());
+    const Residual next = residual(model, loadCase, q, lambda, 1.0, opt.time);
+    ++iterations;
+    if (!next.force.allFinite()) return false;
+    mu *= std::clamp(next.norm(forceScale) / std::max(1e-300, r.norm(forceScale)), 0.1, 10.0);
+    if (mu < 1e-12 * forceScale / massScale) mu = 0.0;
+    r = next;
+  }
+  return converged(r, opt, forceScale);
+}
+
 // Newton at load factor s from (q, lambda); true when converged.
 bool newton(const Model& model, int loadCase, double s, const StaticsOptions& opt, double forceScale,
             Eigen::VectorXd& q, Eigen::VectorXd& lambda, int& iterations) {
   const int nq = model.nq(), nc = model.nc();
   const double t = opt.time;
-  Eigen::MatrixXd K, Kext, H, Phi_q, A(nq + nc, nq + nc);
   Residual r = residual(model, loadCase, q, lambda, s, t);
   for (int it = 0; it < opt.maxIterations; ++it) {
-    if (r.force.lpNorm<Eigen::Infinity>() <= opt.forceTolerance * forceScale &&
-        r.Phi.lpNorm<Eigen::Infinity>() <= opt.constraintTolerance)
-      return true;
-    evalSpringJacobian(model, q, K);
-    evalExternalJacobian(model, loadCase, q, t, Kext);
-    evalConstraintHessian(model, lambda, t, H);
-    evalPhiQ(model, q, t, Phi_q);
-    A.topLeftCorner(nq, nq) = K - s * Kext + H;
-    A.topRightCorner(nq, nc) = Phi_q.transpose();
-    A.bottomLeftCorner(nc, nq) = Phi_q;
-    A.bottomRightCorner(nc, nc).setZero();
-    Eigen::VectorXd rhs(nq + nc);
-    rhs << -r.force, -r.Phi;
-    const Eigen::VectorXd step = A.completeOrthogonalDecomposition().solve(rhs);
+    if (converged(r, opt, forceScale)) return true;
+    const Eigen::VectorXd step = tangentStep(model, loadCase, s, 0.0, t, q, lambda, r);
     // Backtracking on the scaled residual keeps Newton from running away.
     const double before = r.norm(forceScale);
     double scale = 1.0;
@@ -73,8 +110,7 @@ bool newton(const Model& model, int loadCase, double s, const StaticsOptions& op
     lambda = lt;
     r = rt;
   }
-  return r.force.lpNorm<Eigen::Infinity>() <= opt.forceTolerance * forceScale &&
-         r.Phi.lpNorm<Eigen::Infinity>() <= opt.constraintTolerance;
+  return converged(r, opt, forceScale);
 }
 
 }  // namespace
@@ -123,10 +159,21 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
       return result;
     }
   }
+  {
+    Eigen::VectorXd q = result.q, lambda = result.lambda;
+    if (continuation(model, loadCase, options, forceScale, q, lambda, result.iterations)) {
+      result.q = q;
+      result.lambda = lambda;
+      const Residual r = residual(model, loadCase, q, lambda, 1.0, options.time);
+      result.forceResidual = r.force.lpNorm<Eigen::Infinity>();
+      result.constraintResidual = r.Phi.lpNorm<Eigen::Infinity>();
+      return result;
+    }
+  }
   const Residual r = residual(model, loadCase, result.q, result.lambda, 1.0, options.time);
   std::ostringstream msg;
   msg << "statics: no equilibrium found (Newton with up to " << options.maxLoadSteps
-      << " load steps); residual force " << r.force.lpNorm<Eigen::Infinity>()
+      << " load steps, then pseudo-transient continuation); residual force " << r.force.lpNorm<Eigen::Infinity>()
       << " N. The mechanism may be unstable or unrestrained under this load";
   if (nc > 0) msg << "; worst constraint: " << describeWorstConstraints(model, r.Phi, 1);
   throw SolverError(msg.str());

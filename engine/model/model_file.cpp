@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <optional>
 #include <set>
@@ -158,9 +159,20 @@ const std::pair<const char*, FrictionLaw> kFrictionLaws[] = {{"coulomb", Frictio
 const std::pair<const char*, LoadSpec::Type> kLoadTypes[] = {{"force", LoadSpec::Type::Force},
                                                              {"torque", LoadSpec::Type::Torque}};
 const std::pair<const char*, int> kComponents[] = {{"x", 0}, {"y", 1}, {"z", 2}};
+const std::pair<const char*, MeasureType> kMeasureTypes[] = {
+    {"joint_angle", MeasureType::JointAngle}, {"joint_displacement", MeasureType::JointDisplacement},
+    {"distance", MeasureType::Distance},      {"travel", MeasureType::Travel},
+    {"camber", MeasureType::Camber},          {"toe", MeasureType::Toe}};
 const char* kShapeTypes[] = {"box", "sphere", "cylinder", "mesh"};
 
-TimeFunction readFunction(const Json& j, const std::string& where) {
+// A CSV file named in a model file: relative to the model file's folder.
+std::string resolve(const std::string& baseDirectory, const std::string& file) {
+  const std::filesystem::path p(file);
+  if (p.is_absolute() || baseDirectory.empty()) return file;
+  return (std::filesystem::path(baseDirectory) / p).string();
+}
+
+TimeFunction readFunction(const Json& j, const std::string& where, const std::string& baseDirectory) {
   Obj o(j, where);
   TimeFunction f;
   f.type = parseEnum(o.string("type"), kFunctionTypes, where, "function type");
@@ -187,13 +199,25 @@ TimeFunction readFunction(const Json& j, const std::string& where) {
     f.value = o.number("value");
     break;
   case TimeFunction::Type::Table:
-    f.times = o.numbers("times");
-    f.values = o.numbers("values");
+    if (o.has("file")) {
+      if (o.has("times") || o.has("values"))
+        throw ModelError(where + ": a table has either \"file\" and \"column\" or \"times\" and \"values\"");
+      const std::string file = o.string("file"), column = o.string("column");
+      try {
+        f = TimeFunction::tableFromCsv(resolve(baseDirectory, file), column);
+      } catch (const FileError& e) {
+        throw FileError(where + ": " + e.what());
+      }
+      f.file = file;  // as written, so that the writer refers to the same file
+    } else {
+      f.times = o.numbers("times");
+      f.values = o.numbers("values");
+    }
     break;
   case TimeFunction::Type::Sum: {
     const Json& terms = o.array("terms");
     for (std::size_t i = 0; i < terms.size(); ++i)
-      f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]"));
+      f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]", baseDirectory));
     break;
   }
   }
@@ -202,7 +226,38 @@ TimeFunction readFunction(const Json& j, const std::string& where) {
   return f;
 }
 
-ModelSpec readSpec(const Json& root) {
+MeasureSpec readMeasure(Obj& o) {
+  MeasureSpec m;
+  m.name = o.string("name");
+  m.type = parseEnum(o.string("type"), kMeasureTypes, o.where(), "measure type");
+  switch (m.type) {
+  case MeasureType::JointAngle:
+  case MeasureType::JointDisplacement:
+    m.joint = o.string("joint");
+    break;
+  case MeasureType::Distance:
+    m.point1 = o.string("point1");
+    m.point2 = o.string("point2");
+    break;
+  case MeasureType::Travel:
+    m.point1 = o.string("point");
+    break;
+  case MeasureType::Camber:
+  case MeasureType::Toe:
+    if (o.has("vector")) {
+      if (o.has("body") || o.has("axis"))
+        throw ModelError(o.where() + ": give the spin axis either as \"vector\" or as \"body\" and \"axis\"");
+      m.vector = o.string("vector");
+    } else {
+      m.body = o.string("body");
+      m.axis = o.vec3("axis");
+    }
+    break;
+  }
+  return m;
+}
+
+ModelSpec readSpec(const Json& root, const std::string& baseDirectory) {
   Obj top(root, "model");
   ModelSpec spec;
   spec.name = top.string("name", "");
@@ -289,7 +344,7 @@ ModelSpec readSpec(const Json& root) {
     d.point2 = o.string("point2", "");
     d.axis1 = o.string("axis1", "");
     if (d.type == DriverType::Coordinate) d.component = parseEnum(o.string("component"), kComponents, o.where(), "component");
-    d.function = readFunction(o.get("function"), o.where() + ": function");
+    d.function = readFunction(o.get("function"), o.where() + ": function", baseDirectory);
     o.finish();
     spec.drivers.push_back(std::move(d));
   }
@@ -344,12 +399,18 @@ ModelSpec readSpec(const Json& root) {
       if (ls.type == LoadSpec::Type::Force) ls.point = l.string("point");
       else ls.body = l.string("body");
       ls.direction = l.vec3("direction");
-      ls.function = readFunction(l.get("function"), l.where() + ": function");
+      ls.function = readFunction(l.get("function"), l.where() + ": function", baseDirectory);
       l.finish();
       lc.loads.push_back(std::move(ls));
     }
     o.finish();
     spec.loadCases.push_back(std::move(lc));
+  }
+  const Json& measures = top.array("measures");
+  for (std::size_t i = 0; i < measures.size(); ++i) {
+    Obj o(measures[i], entryWhere("measures", i, measures[i]));
+    spec.measures.push_back(readMeasure(o));
+    o.finish();
   }
   top.finish();
   return spec;
@@ -425,7 +486,9 @@ void dumpPretty(std::string& out, const OJson& j, int indent) {
 
 OJson vec(const Eigen::Vector3d& v) { return OJson::array({v.x(), v.y(), v.z()}); }
 
-OJson writeFunction(const TimeFunction& f) {
+// `contents`: a CSV table as its numbers (for the hash: it depends on the
+// data, not on the file name) instead of the file reference.
+OJson writeFunction(const TimeFunction& f, bool contents) {
   OJson o;
   o["type"] = timeFunctionTypeName(f.type);
   switch (f.type) {
@@ -450,12 +513,17 @@ OJson writeFunction(const TimeFunction& f) {
     o["value"] = f.value;
     break;
   case TimeFunction::Type::Table:
-    o["times"] = f.times;
-    o["values"] = f.values;
+    if (!f.file.empty() && !contents) {
+      o["file"] = f.file;
+      o["column"] = f.column;
+    } else {
+      o["times"] = f.times;
+      o["values"] = f.values;
+    }
     break;
   case TimeFunction::Type::Sum: {
     OJson terms = OJson::array();
-    for (const TimeFunction& t : f.terms) terms.push_back(writeFunction(t));
+    for (const TimeFunction& t : f.terms) terms.push_back(writeFunction(t, contents));
     o["terms"] = terms;
     break;
   }
@@ -553,7 +621,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
     putIf(o, "point2", d.point2);
     putIf(o, "axis1", d.axis1);
     if (d.type == DriverType::Coordinate) o["component"] = std::string(1, "xyz"[d.component]);
-    o["function"] = writeFunction(d.function);
+    o["function"] = writeFunction(d.function, !withMeta);
     drivers.push_back(o);
   }
   root["drivers"] = drivers;
@@ -586,6 +654,40 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
     frictions.push_back(o);
   }
   root["frictions"] = frictions;
+  // Measures are outputs, not mechanism: outside the hash; left out when none
+  // so that files without them keep their text.
+  if (withMeta && !spec.measures.empty()) {
+    OJson measures = OJson::array();
+    for (const MeasureSpec& m : spec.measures) {
+      OJson o;
+      o["name"] = m.name;
+      o["type"] = measureTypeName(m.type);
+      switch (m.type) {
+      case MeasureType::JointAngle:
+      case MeasureType::JointDisplacement:
+        o["joint"] = m.joint;
+        break;
+      case MeasureType::Distance:
+        o["point1"] = m.point1;
+        o["point2"] = m.point2;
+        break;
+      case MeasureType::Travel:
+        o["point"] = m.point1;
+        break;
+      case MeasureType::Camber:
+      case MeasureType::Toe:
+        if (!m.vector.empty()) {
+          o["vector"] = m.vector;
+        } else {
+          o["body"] = m.body;
+          o["axis"] = vec(m.axis);
+        }
+        break;
+      }
+      measures.push_back(o);
+    }
+    root["measures"] = measures;
+  }
   if (withMeta) {
     OJson cases = OJson::array();
     for (const LoadCase& lc : spec.loadCases) {
@@ -597,7 +699,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
         if (l.type == LoadSpec::Type::Force) o["point"] = l.point;
         else o["body"] = l.body;
         o["direction"] = vec(l.direction);
-        o["function"] = writeFunction(l.function);
+        o["function"] = writeFunction(l.function, false);
         loads.push_back(o);
       }
       cases.push_back(OJson{{"name", lc.name}, {"loads", loads}});
@@ -611,7 +713,13 @@ std::string withSource(const std::string& source, const char* what) { return sou
 
 }  // namespace
 
-ModelSpec parseModelSpec(const std::string& text, const std::string& source) {
+const char* measureTypeName(MeasureType type) {
+  for (const auto& [name, value] : kMeasureTypes)
+    if (value == type) return name;
+  return "distance";
+}
+
+ModelSpec parseModelSpec(const std::string& text, const std::string& source, const std::string& baseDirectory) {
   Json root;
   try {
     root = Json::parse(text);
@@ -627,9 +735,11 @@ ModelSpec parseModelSpec(const std::string& text, const std::string& source) {
     throw FileError(source + ": unsupported model file version " + root["version"].dump() + " (this program reads version " +
                     std::to_string(kVersion) + ")");
   try {
-    return readSpec(root);
+    return readSpec(root, baseDirectory);
   } catch (const ModelError& e) {
     throw ModelError(withSource(source, e.what()));
+  } catch (const FileError& e) {  // a CSV table the file refers to
+    throw FileError(withSource(source, e.what()));
   }
 }
 
@@ -639,7 +749,7 @@ ModelSpec readModelSpec(const std::string& path) {
   std::stringstream buffer;
   buffer << in.rdbuf();
   if (in.bad()) throw FileError(path + ": read error");
-  return parseModelSpec(buffer.str(), path);
+  return parseModelSpec(buffer.str(), path, std::filesystem::path(path).parent_path().string());
 }
 
 Model readModel(const std::string& path) {

@@ -18,9 +18,13 @@
 
 namespace mbdrom {
 
-/// Parses model JSON text. `source` names it in messages (file name or "<string>").
-ModelSpec parseModelSpec(const std::string& text, const std::string& source = "<string>");
-/// Reads a model file into its spec (not yet validated as a mechanism).
+/// Parses model JSON text. `source` names it in messages (file name or "<string>");
+/// CSV files the model refers to (tables) are read relative to `baseDirectory`
+/// (empty: the current directory).
+ModelSpec parseModelSpec(const std::string& text, const std::string& source = "<string>",
+                         const std::string& baseDirectory = "");
+/// Reads a model file into its spec (not yet validated as a mechanism); CSV
+/// tables it refers to are read relative to the file's folder.
 ModelSpec readModelSpec(const std::string& path);
 /// Reads, validates and compiles a model file.
 Model readModel(const std::string& path);
@@ -31,7 +35,8 @@ std::string serializeModelSpec(const ModelSpec& spec);
 void writeModelSpec(const ModelSpec& spec, const std::string& path);
 
 /// Stable 64-bit FNV-1a hash of the mechanism: the canonical (compact)
-/// serialization of everything except name, description and load cases.
+/// serialization of everything except name, description, load cases and
+/// measures; tables read from CSV files enter with their numbers.
 std::uint64_t mechanismHash(const ModelSpec& spec);
 /// 16 lower-case hex digits.
 std::string hashToString(std::uint64_t hash);

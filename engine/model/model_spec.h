@@ -156,6 +156,32 @@ struct LoadCase {
   std::vector<LoadSpec> loads;
 };
 
+enum class MeasureType {
+  JointAngle,         ///< revolute/cylindrical `joint`: rotation of body2 relative to body1 about axis1 [rad]
+  JointDisplacement,  ///< prismatic/cylindrical `joint`: axis1.(point2 - point1), minus its reference value [m]
+  Distance,           ///< |point2 - point1| [m]
+  Travel,             ///< vertical (z) displacement of `point1` from its reference position [m], up positive
+  Camber,             ///< camber angle of a wheel spin axis [rad], top of the wheel outward positive
+  Toe,                ///< toe angle of a wheel spin axis [rad], toe-in positive
+};
+
+/// A named output quantity evaluated from the coordinates (not part of the
+/// mechanism: it does not enter the mechanism hash). Camber and toe take the
+/// wheel spin axis, pointing away from the vehicle, either as a basic unit
+/// vector (`vector`) or as a body-fixed direction (`body` + `axis`, its value
+/// at the reference configuration). With s that axis (x forward, y left, z up):
+/// camber = atan2(-s_z, |s_y|), toe = atan2(s_x, |s_y|), so both are zero for
+/// an axis along y and the same formulas serve the left and the right wheel.
+struct MeasureSpec {
+  std::string name;
+  MeasureType type = MeasureType::Distance;
+  std::string joint;           ///< joint_angle, joint_displacement
+  std::string point1, point2;  ///< distance: both; travel: point1 (basic point or marker)
+  std::string vector;          ///< camber, toe: basic unit vector along the spin axis
+  std::string body;            ///< camber, toe: body carrying `axis` (when no `vector`)
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitY();  ///< camber, toe: spin axis at reference [-]
+};
+
 /// A whole mechanism and its load cases.
 struct ModelSpec {
   std::string name;
@@ -169,10 +195,13 @@ struct ModelSpec {
   std::vector<SpringDamperSpec> springDampers;
   std::vector<FrictionSpec> frictions;
   std::vector<LoadCase> loadCases;
+  std::vector<MeasureSpec> measures;  ///< outputs; not part of the mechanism hash
 };
 
 const char* bodyTypeName(BodyType type);
 const char* jointTypeName(JointType type);
 const char* driverTypeName(DriverType type);
+/// File name of a measure type: "joint_angle", "joint_displacement", "distance", "travel", "camber", "toe".
+const char* measureTypeName(MeasureType type);
 
 }  // namespace mbdrom

@@ -3,8 +3,11 @@
 #include "engine/core/error.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <fstream>
 #include <numbers>
+#include <string_view>
 
 namespace mbdrom {
 
@@ -62,6 +65,83 @@ TimeFunction TimeFunction::sum(std::vector<TimeFunction> ts) {
   TimeFunction f;
   f.type = Type::Sum;
   f.terms = std::move(ts);
+  return f;
+}
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  if (s.size() >= 2 && s.front() == '"' && s.back() == '"') s = s.substr(1, s.size() - 2);
+  return s;
+}
+
+std::vector<std::string_view> splitFields(std::string_view line) {
+  std::vector<std::string_view> fields;
+  for (;;) {
+    const std::size_t comma = line.find(',');
+    fields.push_back(trim(line.substr(0, comma)));
+    if (comma == std::string_view::npos) return fields;
+    line.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace
+
+TimeFunction TimeFunction::tableFromCsv(const std::string& path, const std::string& columnName) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path + ": cannot open file");
+  auto fail = [&](int line, const std::string& what) -> FileError {
+    return FileError(path + ": line " + std::to_string(line) + ": " + what);
+  };
+  TimeFunction f;
+  f.type = Type::Table;
+  f.column = columnName;
+  std::string text;
+  int lineNo = 0;
+  std::size_t index = 0, nColumns = 0;
+  bool header = true;
+  while (std::getline(in, text)) {
+    ++lineNo;
+    const std::string_view line = trim(text);
+    if (line.empty() || line.front() == '#') continue;
+    const std::vector<std::string_view> fields = splitFields(line);
+    if (header) {
+      header = false;
+      nColumns = fields.size();
+      const auto it = std::find(fields.begin(), fields.end(), std::string_view(columnName));
+      if (it == fields.begin())
+        throw fail(lineNo, "column \"" + columnName + "\" is the time column");
+      if (it == fields.end()) {
+        std::string known;
+        for (std::size_t k = 1; k < fields.size(); ++k) known += (k > 1 ? ", " : "") + std::string(fields[k]);
+        throw fail(lineNo, "no column \"" + columnName + "\" in the header (value columns: " +
+                               (known.empty() ? "none" : known) + ")");
+      }
+      index = static_cast<std::size_t>(it - fields.begin());
+      continue;
+    }
+    if (fields.size() != nColumns)
+      throw fail(lineNo, std::to_string(fields.size()) + " fields, the header has " + std::to_string(nColumns));
+    auto number = [&](std::string_view field) {
+      std::string_view s = field;
+      if (!s.empty() && s.front() == '+') s.remove_prefix(1);  // from_chars takes no '+'
+      double x = 0.0;
+      const auto res = std::from_chars(s.data(), s.data() + s.size(), x);
+      if (s.empty() || res.ec != std::errc() || res.ptr != s.data() + s.size() || !std::isfinite(x))
+        throw fail(lineNo, "\"" + std::string(field) + "\" is not a number");
+      return x;
+    };
+    const double t = number(fields[0]);
+    if (!f.times.empty() && !(t > f.times.back()))
+      throw fail(lineNo, "time " + std::string(fields[0]) + " does not increase");
+    f.times.push_back(t);
+    f.values.push_back(number(fields[index]));
+  }
+  if (in.bad()) throw FileError(path + ": read error");
+  if (header) throw FileError(path + ": empty file (expected a header line naming the columns)");
+  if (f.times.empty()) throw FileError(path + ": no data rows after the header");
   return f;
 }
 

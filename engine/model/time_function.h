@@ -25,7 +25,8 @@ struct TimeValue {
 /// - step: f = 0 for t < t0, value for t >= t0
 /// - smooth_step: 0 before t0, value after t1, quintic in between (C2, so
 ///   drivers have continuous accelerations)
-/// - table: piecewise linear through (times[i], values[i]), constant outside
+/// - table: piecewise linear through (times[i], values[i]), constant outside;
+///   in a model file given inline or read from a CSV file (`file`, `column`)
 /// - sum: sum of terms
 class TimeFunction {
 public:
@@ -41,6 +42,13 @@ public:
   /// Throws ModelError unless times are strictly increasing and sizes match (>= 1).
   static TimeFunction table(std::vector<double> times, std::vector<double> values);
   static TimeFunction sum(std::vector<TimeFunction> terms);
+  /// A table read from a CSV file: a header line naming the columns, then one
+  /// row per sample; the first column is the time [s], `column` names the
+  /// values. Fields are separated by commas; blank lines and lines starting
+  /// with '#' are skipped; numbers are read locale-independently. `file` and
+  /// `column` are kept (the model file refers to the CSV). Throws FileError
+  /// naming the file and line.
+  static TimeFunction tableFromCsv(const std::string& path, const std::string& column);
 
   /// f(t) and its first two time derivatives.
   TimeValue evaluate(double t) const;
@@ -60,6 +68,8 @@ public:
   double t1 = 0.0;         ///< smooth_step end [s]
   std::vector<double> times;   ///< table abscissae [s]
   std::vector<double> values;  ///< table ordinates
+  std::string file;            ///< table read from CSV: the file as the model file names it ("" if inline)
+  std::string column;          ///< table read from CSV: the value column
   std::vector<TimeFunction> terms;  ///< sum
 
   bool operator==(const TimeFunction&) const = default;

@@ -148,3 +148,12 @@ TEST_CASE("statics of an unrestrained mechanism reports that no equilibrium exis
   CHECK_THROWS_WITH(solveStatics(model, model.findLoadCase("push"), model.q0()),
                     Catch::Contains("no equilibrium found"));
 }
+
+TEST_CASE("statics finds the hanging pendulum from a horizontal start where plain Newton stalls") {
+  const double L = 1.2;
+  const Model model = modelFromJson(pendulumJson(2.0, L, std::numbers::pi / 2));
+  const StaticsResult s = solveStatics(model, -1, model.q0());
+  const int P = model.pointCoordinate(model.findPoint("P"));
+  CHECK(s.q.segment<3>(P).isApprox(Eigen::Vector3d(0, 0, -L), 1e-8));
+  CHECK(s.forceResidual < 1e-8);
+}

@@ -1,0 +1,262 @@
+#include "app/cli/simulate_command.h"
+
+#include "app/cli/arguments.h"
+#include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <chrono>
+
+namespace mbdrom::cli {
+
+const char* const kSimulateUsage =
+    "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T] [--dt DT]\n"
+    "                           [--output-dt H]\n\n"
+    "Reference simulation (implicit index-3 augmented Lagrangian, trapezoidal rule,\n"
+    "velocity and acceleration projections) from the model's reference position at rest.\n\n"
+    "  -o RUN.csv        trajectory CSV (written to RUN.csv.part, renamed when complete;\n"
+    "                    a cancelled or failed run keeps its rows in RUN.partial.csv)\n"
+    "  --load-case NAME  applied loads (default: gravity only)\n"
+    "  --t-end T         end time [s] (default 1)\n"
+    "  --dt DT           time step [s] (default 0.001)\n"
+    "  --output-dt H     time between output rows [s], a multiple of DT (default 0.01; 0: every step)\n"
+    "  --velocity C=V,...  initial velocities of named coordinates (e.g. B.x=1), the rest at rest;\n"
+    "                    projected onto the velocity constraints\n\n"
+    "Progress on stderr (Ctrl+C cancels and keeps the partial file); summary on stdout:\n"
+    "steps, wall time, real-time factor, largest constraint residuals, energy balance error.\n";
+
+const char* const kSweepUsage =
+    "usage: mbdrom-cli sweep MODEL.json -o DIR --load-case NAME [--amplitudes A1,A2,...]\n"
+    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT] [--output-dt H] [--jobs N]\n\n"
+    "One simulation per combination of load amplitude scale and frequency scale (the\n"
+    "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
+    "Runs are independent and use N worker threads (default 2). Defaults: scales 1,\n"
+    "T = 1 s, DT = 0.001 s, H = 0.01 s.\n";
+
+namespace {
+
+std::atomic<bool> interrupted{false};
+extern "C" void onInterrupt(int) { interrupted.store(true); }
+
+// Ctrl+C asks the running simulation to stop (it keeps what it wrote).
+class InterruptGuard {
+public:
+  InterruptGuard() : previous_(std::signal(SIGINT, onInterrupt)) { interrupted.store(false); }
+  ~InterruptGuard() { std::signal(SIGINT, previous_); }
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+  void (*previous_)(int);
+};
+
+int loadCaseIndex(const Model& model, const Arguments& a) {
+  if (!a.has("--load-case")) return -1;
+  const std::string name = a.value("--load-case");
+  const int index = model.findLoadCase(name);
+  if (index < 0) {
+    std::string known;
+    for (const auto& lc : model.spec().loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
+    throw InputError("load case \"" + name + "\" does not exist in model \"" + model.spec().name +
+                     "\" (it has: " + (known.empty() ? "none" : known) + ")");
+  }
+  return index;
+}
+
+SimulationOptions simulationOptions(const Arguments& a) {
+  SimulationOptions o;
+  o.tEnd = a.number("--t-end", 1.0);
+  o.integrator.dt = a.number("--dt", 1e-3);
+  o.outputDt = a.number("--output-dt", 0.01);
+  if (!(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0 (got " + a.value("--dt") + ")");
+  if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0 (got " + a.value("--t-end") + ")");
+  if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0 (got " + a.value("--output-dt") + ")");
+  return o;
+}
+
+std::vector<double> numberList(const Arguments& a, const std::string& option) {
+  if (!a.has(option)) return {1.0};
+  std::vector<double> values;
+  std::stringstream in(a.value(option));
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const Arguments one({"--x", item}, {"--x"});
+    values.push_back(one.number("--x", 0.0));
+  }
+  if (values.empty()) throw UsageError("option " + option + " needs a comma-separated list of numbers");
+  return values;
+}
+
+// "C=V,C=V" with coordinate names as Model::coordinateName.
+Eigen::VectorXd initialVelocities(const Model& model, const std::string& text) {
+  Eigen::VectorXd qd = Eigen::VectorXd::Zero(model.nq());
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos) throw UsageError("--velocity: expected COORDINATE=VALUE, got '" + item + "'");
+    const std::string name = item.substr(0, eq);
+    int index = -1;
+    for (int i = 0; i < model.nq(); ++i)
+      if (model.coordinateName(i) == name) index = i;
+    if (index < 0) throw UsageError("--velocity: '" + name + "' is not a coordinate of the model (e.g. " +
+                                    (model.nq() ? model.coordinateName(0) : std::string("none")) + ")");
+    const Arguments one({"--v", item.substr(eq + 1)}, {"--v"});
+    qd(index) = one.number("--v", 0.0);
+  }
+  return qd;
+}
+
+bool isTerminal(std::ostream& err) { return &err == &std::cerr && ::isatty(STDERR_FILENO) != 0; }
+
+std::string describe(const Model& model, int loadCase) {
+  return "\"" + model.spec().name + "\" under " +
+         (loadCase < 0 ? std::string("gravity only")
+                       : "\"" + model.spec().loadCases[static_cast<std::size_t>(loadCase)].name + "\"");
+}
+
+void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::ostream& out) {
+  const double perStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
+  out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
+      << s.samples << " samples)\n";
+  out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << perStep * 1e6
+      << " us per step, " << (perStep > 0 ? 1.0 / perStep : 0.0) << " steps/s)\n";
+  out << "real-time factor       " << s.realTimeFactor << "\n";
+  out << "max constraint residual " << std::setprecision(3) << s.maxResidualPosition << " (position), "
+      << s.maxResidualVelocity << " (velocity), " << s.maxResidualAcceleration << " (acceleration)\n";
+  out << "energy balance error   " << s.maxEnergyError << " J max, " << s.finalEnergyError << " J at the end ("
+      << (s.energyScale > 0 ? s.maxEnergyError / s.energyScale : 0.0) << " of the energy exchanged, "
+      << s.energyScale << " J)\n";
+  out << "Newton iterations      " << std::setprecision(3)
+      << (s.steps > 0 ? static_cast<double>(s.newtonIterations) / static_cast<double>(s.steps) : 0.0)
+      << " per step; " << s.factorizations << " factorisations";
+  if (s.frictionSwitches) out << "; " << s.frictionSwitches << " stick/slip switches";
+  out << "\n" << std::setprecision(6);
+}
+
+}  // namespace
+
+int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt", "--velocity"});
+  const std::string modelPath = a.single("MODEL.json");
+  const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
+  if (outPath.empty()) throw UsageError("missing -o RUN.csv");
+  SimulationOptions o = simulationOptions(a);
+  const Model model = readModel(modelPath);
+  o.loadCase = loadCaseIndex(model, a);
+  if (a.has("--velocity")) o.qd0 = initialVelocities(model, a.value("--velocity"));
+
+  const bool bar = isTerminal(err);
+  InterruptGuard guard;
+  Monitor monitor(
+      [&](const Progress& p) {
+        if (bar) {
+          const int width = 30, filled = static_cast<int>(p.fraction() * width);
+          err << "\r[" << std::string(static_cast<std::size_t>(filled), '#')
+              << std::string(static_cast<std::size_t>(width - filled), ' ') << "] " << std::setw(3)
+              << static_cast<int>(p.fraction() * 100.0) << "%  t = " << std::fixed << std::setprecision(3)
+              << p.metric("t") << " s" << std::defaultfloat << std::flush;
+        }
+        return !interrupted.load();
+      },
+      std::chrono::milliseconds(100));
+  TrajectoryCsvWriter writer(outPath);
+  SimulationSummary summary;
+  out << "simulating " << describe(model, o.loadCase) << "\n";
+  try {
+    simulate(model, o, writer, &monitor, &summary);
+  } catch (const Error&) {
+    if (bar) err << "\n";
+    printSummary(summary, o, out);
+    if (!writer.writtenPath().empty())
+      err << "mbdrom-cli simulate: partial results up to t = " << summary.tEnd << " s kept in "
+          << writer.writtenPath() << "\n";
+    throw;
+  }
+  if (bar) err << "\n";
+  printSummary(summary, o, out);
+  out << "written                " << writer.writtenPath() << "\n";
+  return 0;
+}
+
+int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt", "--amplitudes",
+                           "--frequencies", "--jobs"});
+  const std::string modelPath = a.single("MODEL.json");
+  const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
+  if (dir.empty()) throw UsageError("missing -o DIR");
+  if (!a.has("--load-case")) throw UsageError("missing --load-case NAME (the loads to scale)");
+  SimulationOptions o = simulationOptions(a);
+  const std::vector<double> amplitudes = numberList(a, "--amplitudes"), frequencies = numberList(a, "--frequencies");
+  for (double f : frequencies)
+    if (!(f > 0.0)) throw UsageError("--frequencies: every scale must be > 0");
+  const double jobs = a.number("--jobs", 2.0);
+  if (!(jobs >= 1.0) || jobs > 64.0) throw UsageError("--jobs must be between 1 and 64");
+  const Model model = readModel(modelPath);
+  o.loadCase = loadCaseIndex(model, a);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) throw FileError(dir + ": cannot create the directory: " + ec.message());
+
+  const std::vector<SweepCase> cases = sweepGrid(amplitudes, frequencies);
+  InterruptGuard guard;
+  std::mutex errMutex;
+  Monitor monitor([&](const Progress& p) {
+    const std::lock_guard<std::mutex> lock(errMutex);
+    err << "mbdrom-cli sweep: " << p.step << "/" << p.total << " runs done\n";
+    return !interrupted.load();
+  });
+  // Stop requests from Ctrl+C reach the runs through the sweep monitor.
+  std::atomic<bool> watching{true};
+  std::thread watcher([&] {
+    while (watching.load()) {
+      if (interrupted.load()) monitor.requestStop();
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+  });
+  std::vector<SweepResult> results;
+  const auto wall0 = std::chrono::steady_clock::now();
+  try {
+    results = runSweep(
+        model, o, cases,
+        [&](std::size_t i) {
+          return std::make_unique<TrajectoryCsvWriter>((std::filesystem::path(dir) / (cases[i].name + ".csv")).string());
+        },
+        static_cast<int>(jobs), &monitor);
+  } catch (...) {
+    watching.store(false);
+    watcher.join();
+    throw;
+  }
+  watching.store(false);
+  watcher.join();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+  out << "sweep of " << describe(model, o.loadCase) << ": " << cases.size() << " runs on " << jobs
+      << " threads in " << std::setprecision(4) << wall << " s\n";
+  out << "  run                 steps   wall [s]  real-time  max residual  energy error [J]  status\n";
+  int failed = 0;
+  for (const SweepResult& r : results) {
+    out << "  " << std::left << std::setw(18) << r.sweepCase.name << std::right << std::setw(8) << r.summary.steps
+        << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11) << r.summary.realTimeFactor
+        << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition << std::setw(18)
+        << r.summary.maxEnergyError << "  " << (r.ok ? "ok" : "FAILED: " + r.error) << "\n";
+    failed += r.ok ? 0 : 1;
+  }
+  if (failed) {
+    err << "mbdrom-cli sweep: " << failed << " of " << results.size() << " runs failed\n";
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace mbdrom::cli

@@ -1,0 +1,67 @@
+// Cost of the reference simulation per time step. Goal (issue 4): MacPherson
+// "train" load, dt = 1 ms, <= 20 us per step (>= 50x real time) in Release on one core.
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+
+#include <benchmark/benchmark.h>
+
+namespace {
+
+mbdrom::Model example(const char* name) {
+  return mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name);
+}
+
+// Keeps nothing: the cost of the samples themselves is measured, not of storing them.
+class DiscardSink : public mbdrom::TrajectorySink {
+public:
+  void begin(const mbdrom::Model&, const mbdrom::RunInfo&) override {}
+  void write(const mbdrom::Sample& s) override { benchmark::DoNotOptimize(s.t); }
+  void end(mbdrom::RunStatus, const std::string&) override {}
+};
+
+// One 10 s run at dt = 1 ms with samples every 10 ms; time per step.
+void runExample(benchmark::State& state, const char* file, const char* loadCase) {
+  const mbdrom::Model model = example(file);
+  mbdrom::SimulationOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = 10.0;
+  o.outputDt = 0.01;
+  o.integrator.dt = 1e-3;
+  long long steps = 0;
+  mbdrom::SimulationSummary last;
+  for (auto _ : state) {
+    DiscardSink sink;
+    last = mbdrom::simulate(model, o, sink);
+    steps += last.steps;
+  }
+  state.counters["us_per_step"] =
+      benchmark::Counter(static_cast<double>(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
+  state.counters["newton_per_step"] = static_cast<double>(last.newtonIterations) / static_cast<double>(last.steps);
+}
+
+void BM_SimulateMacPhersonTrain(benchmark::State& s) { runExample(s, "macpherson.json", "train"); }
+void BM_SimulatePendulum(benchmark::State& s) { runExample(s, "pendulum.json", "free"); }
+void BM_SimulateSliderCrankDrive(benchmark::State& s) { runExample(s, "slider_crank.json", "drive"); }
+void BM_SimulateFourBar(benchmark::State& s) { runExample(s, "four_bar.json", ""); }
+
+// One integrator step of the MacPherson under "train" (no outputs).
+void BM_StepMacPhersonTrain(benchmark::State& state) {
+  const mbdrom::Model model = example("macpherson.json");
+  mbdrom::IntegratorOptions options;
+  options.dt = 1e-3;
+  mbdrom::Integrator integrator(model, model.findLoadCase("train"), options);
+  mbdrom::DynamicState s = integrator.initialState(model.q0(), {}, 0.0);
+  for (auto _ : state) {
+    if (s.t > 10.0) s = integrator.initialState(model.q0(), {}, 0.0);
+    benchmark::DoNotOptimize(integrator.step(s));
+  }
+}
+
+}  // namespace
+
+BENCHMARK(BM_SimulateMacPhersonTrain)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulatePendulum)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateSliderCrankDrive)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateFourBar)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepMacPhersonTrain)->Unit(benchmark::kMicrosecond);

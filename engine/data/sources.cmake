@@ -1,0 +1,4 @@
+# Trajectories and datasets (engine/data).
+target_sources(mbdrom_engine PRIVATE
+  data/trajectory_csv.cpp
+)

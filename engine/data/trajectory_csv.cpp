@@ -1,0 +1,173 @@
+#include "engine/data/trajectory_csv.h"
+
+#include "engine/core/error.h"
+#include "engine/model/constraints.h"
+
+#include <charconv>
+#include <filesystem>
+#include <sstream>
+#include <system_error>
+
+namespace mbdrom {
+
+namespace {
+
+void appendNumber(std::string& row, double x) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+  row.append(buffer, ec == std::errc() ? end : buffer);
+}
+
+void appendVector(std::string& row, const Eigen::VectorXd& v) {
+  for (Eigen::Index i = 0; i < v.size(); ++i) {
+    row += ',';
+    appendNumber(row, v(i));
+  }
+}
+
+void appendPoint(std::string& row, const Eigen::Vector3d& p) {
+  for (int k = 0; k < 3; ++k) {
+    row += ',';
+    appendNumber(row, p(k));
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> trajectoryColumns(const Model& model) {
+  std::vector<std::string> c = {"t"};
+  auto xyz = [&](const std::string& name) {
+    for (const char* axis : {".x", ".y", ".z"}) c.push_back(name + axis);
+  };
+  for (const auto& p : model.spec().points) xyz(p.name);
+  for (const auto& v : model.spec().vectors) xyz(v.name);
+  for (const auto& m : model.markers()) xyz(m.name);
+  for (const char* prefix : {"qd.", "qdd.", "f_ext.", "f_spring.", "f_damper.", "f_friction."})
+    for (int i = 0; i < model.nq(); ++i) c.push_back(prefix + model.coordinateName(i));
+  for (int i = 0; i < model.nc(); ++i) c.push_back("lambda." + std::to_string(i));
+  for (const auto& f : model.spec().frictions) {
+    c.push_back(f.name + ".velocity");
+    c.push_back(f.name + ".state");
+  }
+  for (const char* name : {"kinetic_energy", "potential_energy", "work_nonconservative", "energy_error",
+                           "residual_position", "residual_velocity", "residual_acceleration"})
+    c.push_back(name);
+  return c;
+}
+
+TrajectoryCsvWriter::TrajectoryCsvWriter(std::string path) : path_(std::move(path)), temp_(path_ + ".part") {}
+
+TrajectoryCsvWriter::~TrajectoryCsvWriter() {
+  if (out_.is_open()) {
+    out_.close();
+    std::error_code ec;
+    std::filesystem::remove(temp_, ec);
+  }
+}
+
+std::string TrajectoryCsvWriter::partialPath(const std::string& path) {
+  const std::filesystem::path p(path);
+  std::filesystem::path partial = p;
+  partial.replace_filename(p.stem().string() + ".partial" + p.extension().string());
+  return partial.string();
+}
+
+void TrajectoryCsvWriter::begin(const Model& model, const RunInfo&) {
+  out_.open(temp_, std::ios::binary | std::ios::trunc);
+  if (!out_) throw FileError(path_ + ": cannot create the temporary file " + temp_);
+  const std::vector<std::string> columns = trajectoryColumns(model);
+  columns_ = columns.size();
+  for (std::size_t i = 0; i < columns.size(); ++i) out_ << (i ? "," : "") << columns[i];
+  out_ << '\n';
+  // Positions of fixed points are constants, but written anyway: every row is complete.
+  written_.clear();
+  model_ = &model;
+}
+
+void TrajectoryCsvWriter::write(const Sample& s) {
+  const Model& model = *model_;
+  row_.clear();
+  appendNumber(row_, s.t);
+  for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i) appendPoint(row_, pointPosition(model, s.q, i));
+  for (int i = 0; i < static_cast<int>(model.spec().vectors.size()); ++i) appendPoint(row_, vectorValue(model, s.q, i));
+  for (Eigen::Index i = 0; i < s.markers.cols(); ++i) appendPoint(row_, s.markers.col(i));
+  for (const Eigen::VectorXd* v : {&s.qd, &s.qdd, &s.f_ext, &s.f_spring, &s.f_damper, &s.f_friction, &s.lambda})
+    appendVector(row_, *v);
+  for (Eigen::Index i = 0; i < s.frictionVelocity.size(); ++i) {
+    row_ += ',';
+    appendNumber(row_, s.frictionVelocity(i));
+    row_ += ',';
+    appendNumber(row_, s.frictionState(i));
+  }
+  for (double x : {s.kineticEnergy, s.potentialEnergy, s.workNonConservative, s.energyError, s.residualPosition,
+                   s.residualVelocity, s.residualAcceleration}) {
+    row_ += ',';
+    appendNumber(row_, x);
+  }
+  row_ += '\n';
+  out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
+  if (!out_) throw FileError(temp_ + ": write failed (disk full?)");
+}
+
+void TrajectoryCsvWriter::end(RunStatus status, const std::string&) {
+  if (!out_.is_open()) return;
+  out_.close();
+  const bool closed = !out_.fail();
+  const std::string target = status == RunStatus::Completed && closed ? path_ : partialPath(path_);
+  std::error_code ec;
+  std::filesystem::rename(temp_, target, ec);
+  if (ec) throw FileError(temp_ + ": cannot rename to " + target + ": " + ec.message());
+  written_ = target;
+  if (!closed) throw FileError(target + ": the file could not be completed (disk full?)");
+}
+
+int TrajectoryTable::column(const std::string& name) const {
+  for (std::size_t i = 0; i < columns.size(); ++i)
+    if (columns[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+TrajectoryTable readTrajectoryCsv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path + ": cannot open");
+  TrajectoryTable table;
+  std::string line;
+  if (!std::getline(in, line)) throw FileError(path + ": empty file (no header)");
+  if (!line.empty() && line.back() == '\r') line.pop_back();
+  {
+    std::stringstream header(line);
+    std::string name;
+    while (std::getline(header, name, ',')) table.columns.push_back(name);
+  }
+  const std::size_t n = table.columns.size();
+  std::vector<double> values;
+  long long lineNumber = 1;
+  while (std::getline(in, line)) {
+    ++lineNumber;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.empty()) continue;
+    const char* p = line.data();
+    const char* end = p + line.size();
+    for (std::size_t c = 0; c < n; ++c) {
+      double v = 0.0;
+      const auto [next, ec] = std::from_chars(p, end, v);
+      if (ec != std::errc() || (next != end && *next != ','))
+        throw FileError(path + ":" + std::to_string(lineNumber) + ": column " + std::to_string(c + 1) + " (" +
+                        table.columns[c] + ") is not a number");
+      values.push_back(v);
+      p = next;
+      if (c + 1 < n) {
+        if (p == end) throw FileError(path + ":" + std::to_string(lineNumber) + ": expected " + std::to_string(n) +
+                                      " columns, got " + std::to_string(c + 1));
+        ++p;
+      }
+    }
+    if (p != end) throw FileError(path + ":" + std::to_string(lineNumber) + ": more than " + std::to_string(n) + " columns");
+  }
+  const auto rows = static_cast<Eigen::Index>(values.size() / std::max<std::size_t>(1, n));
+  table.data = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
+      values.data(), rows, static_cast<Eigen::Index>(n));
+  return table;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,81 @@
+#pragma once
+/// @file
+/// Trajectory CSV: one header line, then one row per output sample.
+///
+/// Columns, in this order (names from the model):
+/// - `t` [s];
+/// - `<point>.x,<point>.y,<point>.z` for every basic point (fixed ones too), then
+///   every basic vector, then every marker [m or -];
+/// - `qd.<coordinate>` and `qdd.<coordinate>` for every natural coordinate
+///   (coordinate names as `Model::coordinateName`, e.g. `qd.BJ.x`);
+/// - `f_ext.<coordinate>`, `f_spring.<coordinate>`, `f_damper.<coordinate>`,
+///   `f_friction.<coordinate>`: generalized force vectors (the sign convention of
+///   engine/model/forces.h) [N or N m];
+/// - `lambda.<row>`: the constraint multipliers, row as in `Model::constraintLabel`;
+/// - `<friction>.velocity`, `<friction>.state` (+1/-1 slipping, 0 sticking) per friction element;
+/// - `kinetic_energy`, `potential_energy`, `work_nonconservative`, `energy_error` [J];
+/// - `residual_position`, `residual_velocity`, `residual_acceleration`.
+/// Numbers use std::to_chars (shortest exact form, '.' decimal point, any locale).
+///
+/// Files are never half-written under their final name: rows go to
+/// `<path>.part`; a completed run renames it to `<path>`. A cancelled or failed
+/// run keeps its rows (all complete) under `<stem>.partial<ext>` (run.csv ->
+/// run.partial.csv), so a partial result cannot be mistaken for a complete one.
+
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// The column names of a trajectory CSV of `model`.
+std::vector<std::string> trajectoryColumns(const Model& model);
+
+/// Streams samples to a trajectory CSV (one row per sample, memory independent of the run length).
+class TrajectoryCsvWriter : public TrajectorySink {
+public:
+  /// path: the final file name. Nothing is opened before begin().
+  explicit TrajectoryCsvWriter(std::string path);
+  /// Removes the temporary file when end() never came (e.g. an exception in between).
+  ~TrajectoryCsvWriter() override;
+  TrajectoryCsvWriter(const TrajectoryCsvWriter&) = delete;
+  TrajectoryCsvWriter& operator=(const TrajectoryCsvWriter&) = delete;
+
+  /// Throws FileError when the temporary file cannot be created.
+  void begin(const Model& model, const RunInfo& info) override;
+  /// Throws FileError when the row cannot be written (disk full).
+  void write(const Sample& sample) override;
+  void end(RunStatus status, const std::string& message) override;
+
+  /// The file holding the rows after end(): the path (completed), the partial
+  /// file (cancelled or failed), or empty when nothing was written.
+  const std::string& writtenPath() const { return written_; }
+  /// `<stem>.partial<ext>` of a path.
+  static std::string partialPath(const std::string& path);
+
+private:
+  std::string path_, temp_, written_;
+  std::ofstream out_;
+  std::string row_;  // reused row buffer
+  std::size_t columns_ = 0;
+  const Model* model_ = nullptr;
+};
+
+/// A trajectory CSV read back: column names and one row per sample.
+struct TrajectoryTable {
+  std::vector<std::string> columns;
+  Eigen::MatrixXd data;  ///< samples x columns
+  /// Index of a column by name, or -1.
+  int column(const std::string& name) const;
+};
+
+/// Reads a trajectory CSV (or any numeric CSV with a header). Throws FileError
+/// naming the file, line and column on unreadable files or bad numbers.
+TrajectoryTable readTrajectoryCsv(const std::string& path);
+
+}  // namespace mbdrom

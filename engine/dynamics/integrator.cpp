@@ -1,0 +1,484 @@
+#include "engine/dynamics/integrator.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace mbdrom {
+
+namespace {
+
+// K += Ja^T * B * Jb for the combinations a and b.
+void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
+  for (const auto& ta : a.terms)
+    for (const auto& tb : b.terms) K.block<3, 3>(ta.index, tb.index) += (ta.weight * tb.weight) * B;
+}
+
+double maxAbs(const Eigen::VectorXd& v) { return v.size() > 0 ? v.lpNorm<Eigen::Infinity>() : 0.0; }
+
+std::string str(double x) {
+  std::ostringstream out;
+  out.precision(6);
+  out << x;
+  return out.str();
+}
+
+}  // namespace
+
+Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions& options)
+    : model_(model),
+      loadCase_(loadCase),
+      options_(options),
+      hessian_(model),
+      nq_(model.nq()),
+      nc_(model.nc()),
+      nf_(static_cast<int>(model.frictions().size())) {
+  if (!(options.dt > 0.0) || !std::isfinite(options.dt))
+    throw InputError("time step dt must be a positive number of seconds (got " + str(options.dt) + ")");
+  if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
+    throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
+                     model.spec().name + "\"");
+  if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
+  const double mMax = nq_ > 0 ? model.massMatrix().diagonal().maxCoeff() : 1.0;
+  beta_ = options.penaltyRatio * (mMax > 0.0 ? mMax : 1.0);
+  alpha_ = beta_ / (0.25 * options.dt * options.dt);
+
+  const int ncx = nc_ + nf_;
+  Phi_.setZero(ncx);
+  Phi_t_.setZero(ncx);
+  c_.setZero(ncx);
+  Phi_q_.setZero(ncx, nq_);
+  for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_}) v->setZero(nq_);
+  for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_}) v->setZero(ncx);
+  for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
+  lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nq_);
+  switched_.assign(static_cast<std::size_t>(nf_), 0);
+}
+
+bool Integrator::sticking(const DynamicState& s, int i) const {
+  return model_.spec().frictions[static_cast<std::size_t>(i)].law == FrictionLaw::Coulomb &&
+         s.frictionMode[static_cast<std::size_t>(i)] == 0;
+}
+
+void Integrator::evalConstraints(const Eigen::VectorXd& q, double t, const DynamicState& s) {
+  evalPhi(model_, q, t, PhiM_);
+  evalPhiQ(model_, q, t, Phi_qM_);
+  evalPhiT(model_, q, t, PhiTM_);
+  Phi_.head(nc_) = PhiM_;
+  Phi_q_.topRows(nc_) = Phi_qM_;
+  Phi_t_.head(nc_) = PhiTM_;
+  // A sticking friction element holds its sliding coordinate u.(P2 - P1).
+  for (int i = 0; i < nf_; ++i) {
+    const int row = nc_ + i;
+    Phi_(row) = 0.0;
+    Phi_t_(row) = 0.0;
+    Phi_q_.row(row).setZero();
+    if (!sticking(s, i)) continue;
+    const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+    const Eigen::Vector3d u = f.axis.value(q), r = f.r.value(q);
+    Phi_(row) = u.dot(r) - s.stickPosition(i);
+    f.axis.addGradient(Phi_q_.row(row), r, 1.0);
+    f.r.addGradient(Phi_q_.row(row), u, 1.0);
+  }
+}
+
+void Integrator::evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                                   const DynamicState& s) {
+  evalPhiQdotQd(model_, q, qd, t, cM_);
+  evalPhiTdot(model_, q, qd, t, cT_);
+  c_.head(nc_) = cM_ + cT_;
+  for (int i = 0; i < nf_; ++i) {
+    c_(nc_ + i) = 0.0;
+    if (!sticking(s, i)) continue;
+    const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+    c_(nc_ + i) = 2.0 * f.axis.rate(qd).dot(f.r.rate(qd));
+  }
+}
+
+void Integrator::evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const DynamicState& s) {
+  evalExternalForces(model_, loadCase_, q, t, f_ext_);
+  evalSpringForces(model_, q, f_s_);
+  evalDamperForces(model_, q, qd, f_d_);
+  f_f_.setZero();
+  for (int i = 0; i < nf_; ++i) {
+    const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+    const FrictionSpec& spec = model_.spec().frictions[static_cast<std::size_t>(i)];
+    const Eigen::Vector3d u = f.axis.value(q);
+    double magnitude = 0.0;
+    if (spec.law == FrictionLaw::Tanh)
+      magnitude = spec.mu * spec.normalForce * std::tanh(u.dot(f.r.rate(qd)) / spec.regularisationVelocity);
+    else if (s.frictionMode[static_cast<std::size_t>(i)] != 0)
+      magnitude = spec.mu * spec.normalForce * s.frictionMode[static_cast<std::size_t>(i)];
+    f.r.addTransposed(f_f_, u, magnitude);
+  }
+  Q_ = f_ext_ - f_s_ - f_d_ - f_f_;
+}
+
+void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                           const Eigen::VectorXd& lambdaEff, const DynamicState& s, double h) {
+  A_ = model_.massMatrix();
+  if (h > 0.0) {
+    const double h2 = 0.25 * h * h;
+    evalSpringJacobian(model_, q, K_);
+    evalDamperJacobians(model_, q, qd, Dq_, Dqd_);
+    evalExternalJacobian(model_, loadCase_, q, t, Kext_);
+    K_ += Dq_ - Kext_;
+    for (int i = 0; i < nf_; ++i) {
+      const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+      const FrictionSpec& spec = model_.spec().frictions[static_cast<std::size_t>(i)];
+      const double muN = spec.mu * spec.normalForce;
+      const Eigen::Vector3d u = f.axis.value(q);
+      if (spec.law == FrictionLaw::Tanh) {
+        const Eigen::Vector3d rd = f.r.rate(qd);
+        const double th = std::tanh(u.dot(rd) / spec.regularisationVelocity);
+        const double dphi = (1.0 - th * th) / spec.regularisationVelocity;
+        addBlock(Dqd_, f.r, f.r, muN * dphi * u * u.transpose());
+        addBlock(K_, f.r, f.axis, muN * (dphi * u * rd.transpose() + th * Eigen::Matrix3d::Identity()));
+      } else if (s.frictionMode[static_cast<std::size_t>(i)] != 0) {
+        addBlock(K_, f.r, f.axis, muN * s.frictionMode[static_cast<std::size_t>(i)] * Eigen::Matrix3d::Identity());
+      }
+    }
+    A_ += (0.5 * h) * Dqd_ + h2 * K_;
+    P_ = A_;
+    hessian_.add(lambdaEff, t, h2, A_);
+    for (int i = 0; i < nf_; ++i) {
+      if (!sticking(s, i)) continue;
+      const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+      const Eigen::Matrix3d B = (h2 * lambdaEff(nc_ + i)) * Eigen::Matrix3d::Identity();
+      addBlock(A_, f.axis, f.r, B);
+      addBlock(A_, f.r, f.axis, B);
+    }
+  } else {
+    P_ = A_;
+  }
+  A_.noalias() += beta_ * (Phi_q_.transpose() * Phi_q_);
+  lu_.compute(A_);
+  factorValid_ = true;
+  ++factorizations_;
+}
+
+bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eigen::VectorXd& rhs, double tol,
+                         int minIterations, int& iterations, double& residual) {
+  // Method of multipliers for  min 1/2 x^T P x - b^T x  s.t.  Phi_q x + rhs = 0,
+  // one (approximate) Newton step with A per multiplier update. sigma_ ends as
+  // the multiplier of the constraint.
+  sigma_.setZero();
+  const double scale = std::max(1.0, maxAbs(rhs));
+  for (int k = 0;; ++k) {
+    res_.noalias() = Phi_q_ * x;
+    res_ += rhs;
+    residual = maxAbs(res_);
+    if (!std::isfinite(residual)) return false;
+    if (k >= minIterations && residual <= tol * scale) {
+      sigma_ += beta_ * res_;
+      return true;
+    }
+    if (k == options_.maxProjectionIterations) return false;
+    if (k > 0) sigma_ += beta_ * res_;
+    ++iterations;
+    g_.noalias() = P_ * x;
+    g_ -= b;
+    lambdaEff_ = sigma_ + beta_ * res_;
+    g_.noalias() += Phi_q_.transpose() * lambdaEff_;
+    dq_ = lu_.solve(g_);
+    x -= dq_;
+  }
+}
+
+void Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, const DynamicState& s,
+                               const DynamicState& start, const char* what, StepReport& report, double& residual) {
+  xs_ = x;
+  g_.noalias() = P_ * x;
+  tmp_ = g_;
+  if (project(x, tmp_, rhs, tol, 0, report.projectionIterations, residual)) return;
+  // A stale factorisation may converge too slowly: rebuild it here, once.
+  x = xs_;
+  evalForces(s.q, s.qd, s.t, s);
+  factorize(s.q, s.qd, s.t, s.lambda, s, options_.dt);
+  ++report.factorizations;
+  tmp_.noalias() = P_ * x;
+  if (project(x, tmp_, rhs, tol, 0, report.projectionIterations, residual)) return;
+  // At a singular position (Phi_q losing rank, e.g. the A02 N-four-bar lying flat)
+  // the velocity and acceleration constraints can be inconsistent: the iteration
+  // then ends near their least-squares solution; the residual is kept and
+  // reported in the step's residuals. Only non-finite values stop the run.
+  if (std::isfinite(residual) && x.allFinite()) return;
+  fail(start, std::string(what) + " projection did not converge (residual " + str(residual) +
+                  "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(res_.head(nc_))));
+}
+
+double Integrator::nonConservativePower(const DynamicState& s) {
+  // Applied loads (f_ext without gravity), dampers, friction and constraint
+  // forces (drivers); evalForces and evalConstraints must be current at s.
+  double power = (f_ext_ - model_.gravityForce() - f_d_ - f_f_).dot(s.qd);
+  res_.noalias() = Phi_q_ * s.qd;
+  power -= s.lambda.dot(res_);
+  return power;
+}
+
+double Integrator::energy(const DynamicState& s) const {
+  return 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) + gravityPotential(model_, s.q);
+}
+
+void Integrator::fail(const DynamicState& start, const std::string& cause) const {
+  std::ostringstream out;
+  out.precision(10);
+  out << "simulation stopped at t = " << start.t + options_.dt << " s (step " << start.step + 1 << "): " << cause;
+  throw SolverError(out.str());
+}
+
+DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t0) {
+  if (q.size() != nq_)
+    throw InputError("initial positions: expected " + std::to_string(nq_) + " values, got " + std::to_string(q.size()));
+  if (qd.size() != 0 && qd.size() != nq_)
+    throw InputError("initial velocities: expected " + std::to_string(nq_) + " values, got " +
+                     std::to_string(qd.size()));
+  DynamicState s;
+  s.t0 = s.t = t0;
+  s.q = assemblePositions(model_, q, t0).q;
+  s.qd = qd.size() ? qd : Eigen::VectorXd::Zero(nq_);
+  s.qdd.setZero(nq_);
+  s.lambda.setZero(nc_ + nf_);
+  s.frictionMode.assign(static_cast<std::size_t>(nf_), 1);  // no stick rows until decided below
+  s.stickPosition.setZero(nf_);
+  const DynamicState start = s;
+  StepReport report;
+  double residual = 0.0;
+  auto projectVelocities = [&] {
+    evalConstraints(s.q, t0, s);
+    factorize(s.q, s.qd, t0, s.lambda, s, 0.0);
+    projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, s, start, "initial velocity", report, residual);
+  };
+  projectVelocities();
+  bool anyStick = false;
+  for (int i = 0; i < nf_; ++i) {
+    if (model_.spec().frictions[static_cast<std::size_t>(i)].law != FrictionLaw::Coulomb) continue;
+    const double v = frictionSlidingVelocity(model_, i, s.q, s.qd);
+    const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+    s.frictionMode[static_cast<std::size_t>(i)] = std::abs(v) < options_.stickVelocity ? 0 : (v > 0.0 ? 1 : -1);
+    s.stickPosition(i) = f.axis.value(s.q).dot(f.r.value(s.q));
+    anyStick = anyStick || s.frictionMode[static_cast<std::size_t>(i)] == 0;
+  }
+  if (anyStick) projectVelocities();
+
+  // Accelerations and multipliers: min 1/2 qdd^T M qdd - Q^T qdd s.t. Phi_q qdd + c = 0.
+  for (int pass = 0; pass < 2; ++pass) {
+    evalConstraints(s.q, t0, s);
+    factorize(s.q, s.qd, t0, s.lambda, s, 0.0);
+    evalVelocityTerms(s.q, s.qd, t0, s);
+    evalForces(s.q, s.qd, t0, s);
+    s.qdd.setZero();
+    int iterations = 0;
+    if (!project(s.qdd, Q_, c_, options_.accelerationTolerance, 1, iterations, residual))
+      throw SolverError("initial accelerations at t = " + str(t0) +
+                        " s are not determined by the dynamics (constraint residual " + str(residual) +
+                        "): is the mass matrix singular on the free motions?");
+    s.lambda = sigma_;
+    // A sticking element whose required force exceeds mu N starts slipping.
+    bool changed = false;
+    for (int i = 0; i < nf_; ++i) {
+      const FrictionSpec& spec = model_.spec().frictions[static_cast<std::size_t>(i)];
+      if (!sticking(s, i) || std::abs(s.lambda(nc_ + i)) <= spec.mu * spec.normalForce) continue;
+      s.frictionMode[static_cast<std::size_t>(i)] = s.lambda(nc_ + i) > 0.0 ? 1 : -1;
+      s.lambda(nc_ + i) = 0.0;
+      changed = true;
+    }
+    if (!changed) break;
+  }
+  evalConstraints(s.q, t0, s);
+  evalForces(s.q, s.qd, t0, s);
+  s.power = nonConservativePower(s);
+  s.work = 0.0;
+  s.energy0 = energy(s);
+  factorValid_ = false;  // the dynamic steps need their own matrix
+  return s;
+}
+
+StepReport Integrator::attempt(DynamicState& s, const DynamicState& start) {
+  StepReport rep;
+  const double h = options_.dt, h2 = 0.25 * h * h;
+  const double t1 = start.t0 + static_cast<double>(start.step + 1) * h;
+  const Eigen::MatrixXd& M = model_.massMatrix();
+  s.q = start.q + h * start.qd + (0.5 * h * h) * start.qdd;
+  s.lambda = start.lambda;
+  for (int i = 0; i < nf_; ++i)
+    if (!sticking(s, i)) s.lambda(nc_ + i) = 0.0;
+  s.t = t1;
+  bool refactor = !options_.reuseAcrossSteps || !factorValid_;
+  double previous = std::numeric_limits<double>::infinity();
+  for (int k = 0;; ++k) {
+    if (k == options_.maxNewtonIterations) {
+      fail(start, "Newton did not converge in " + std::to_string(k) + " iterations (last correction " +
+                      str(previous) + ", max |Phi| " + str(maxAbs(Phi_)) +
+                      "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(Phi_.head(nc_))));
+    }
+    s.qd = (2.0 / h) * (s.q - start.q) - start.qd;
+    s.qdd = (4.0 / (h * h)) * (s.q - start.q) - (4.0 / h) * start.qd - start.qdd;
+    evalConstraints(s.q, t1, s);
+    // Multiplier update lambda_k = lambda_k-1 + alpha Phi(q_k) at the new iterate, then
+    // the residual with the penalty term: Phi_q^T (lambda_k + alpha Phi(q_k)).
+    if (k > 0) s.lambda += alpha_ * Phi_;
+    lambdaEff_ = s.lambda + alpha_ * Phi_;
+    evalForces(s.q, s.qd, t1, s);
+    r_.noalias() = M * s.qdd;
+    r_.noalias() += Phi_q_.transpose() * lambdaEff_;
+    r_ -= Q_;
+    const bool fresh = refactor;
+    if (refactor) {
+      factorize(s.q, s.qd, t1, lambdaEff_, s, h);
+      ++rep.factorizations;
+      refactor = !options_.reuseJacobian;
+    }
+    r_ *= h2;
+    dq_ = lu_.solve(r_);
+    s.q -= dq_;
+    ++rep.newtonIterations;
+    const double correction = maxAbs(dq_) / std::max(1.0, maxAbs(s.q));
+    if (!std::isfinite(correction) || !std::isfinite(maxAbs(s.lambda)))
+      fail(start, "non-finite values in Newton iteration " + std::to_string(k + 1) + " (the solution diverged)");
+    // k >= 1: the multipliers must have been updated once from a solved iterate;
+    // an error in lambda moves q only by (h^2/4) d(lambda) / beta, which no
+    // correction test sees.
+    const bool constraintsMet = k >= 1 && maxAbs(Phi_) <= options_.positionTolerance;
+    if (correction <= options_.newtonTolerance && constraintsMet) break;
+    // Near a singular position the multiplier iteration crawls: once the
+    // corrections have converged, accept constraints within 1000x tolerance (reported).
+    if (2 * k >= options_.maxNewtonIterations && correction <= options_.newtonTolerance &&
+        maxAbs(Phi_) <= 1e3 * options_.positionTolerance)
+      break;
+    // Corrections that stop shrinking near round-off with a fresh matrix cannot get better.
+    if (fresh && k > 0 && correction <= 1e3 * options_.newtonTolerance && correction > 0.5 * previous &&
+        constraintsMet)
+      break;
+    // Rebuild the matrix when the old one no longer contracts fast, and always late.
+    if ((k > 0 && !fresh && correction > 0.25 * previous) || k >= 6) refactor = true;
+    previous = correction;
+  }
+
+  s.qd = (2.0 / h) * (s.q - start.q) - start.qd;
+  s.qdd = (4.0 / (h * h)) * (s.q - start.q) - (4.0 / h) * start.qd - start.qdd;
+  evalConstraints(s.q, t1, s);
+  rep.residualPosition = maxAbs(Phi_);
+  projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, s, start, "velocity", rep, rep.residualVelocity);
+  evalVelocityTerms(s.q, s.qd, t1, s);
+  projectOrFail(s.qdd, c_, options_.accelerationTolerance, s, start, "acceleration", rep, rep.residualAcceleration);
+  // The projection's multiplier makes lambda consistent with the projected
+  // accelerations (M qdd + Phi_q^T lambda = Q up to the O(h) part of P - M), which
+  // removes the impulse of a friction element stopping within the step from its force.
+  s.lambda += sigma_;
+  if (!s.qd.allFinite() || !s.qdd.allFinite()) fail(start, "non-finite velocities or accelerations");
+
+  evalForces(s.q, s.qd, t1, s);
+  s.power = nonConservativePower(s);
+  s.work = start.work + 0.5 * h * (start.power + s.power);
+  s.step = start.step + 1;
+  return rep;
+}
+
+int Integrator::checkFriction(DynamicState& s, const DynamicState& start) {
+  int switches = 0;
+  for (int i = 0; i < nf_; ++i) {
+    const FrictionSpec& spec = model_.spec().frictions[static_cast<std::size_t>(i)];
+    // Two switches per step at most: slip -> stick -> slip the other way is a reversal.
+    if (spec.law != FrictionLaw::Coulomb || switched_[static_cast<std::size_t>(i)] >= 2) continue;
+    int& mode = s.frictionMode[static_cast<std::size_t>(i)];
+    if (mode == 0) {
+      const double force = s.lambda(nc_ + i);
+      if (std::abs(force) <= spec.mu * spec.normalForce) continue;
+      mode = force > 0.0 ? 1 : -1;  // breaks away in the direction the stick force resisted
+    } else {
+      if (frictionSlidingVelocity(model_, i, s.q, s.qd) * mode > 0.0) continue;
+      // Stops within the step: stick where a linearly decreasing velocity reaches zero.
+      const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+      const double v0 = frictionSlidingVelocity(model_, i, start.q, start.qd);
+      s.stickPosition(i) = f.axis.value(start.q).dot(f.r.value(start.q)) + 0.5 * options_.dt * v0;
+      mode = 0;
+    }
+    ++switched_[static_cast<std::size_t>(i)];
+    ++switches;
+  }
+  return switches;
+}
+
+StepReport Integrator::step(DynamicState& s) {
+  start_ = s;
+  std::fill(switched_.begin(), switched_.end(), 0);
+  StepReport total;
+  for (;;) {
+    StepReport rep;
+    try {
+      rep = attempt(s, start_);
+    } catch (const SolverError&) {
+      s = start_;
+      throw;
+    }
+    total.newtonIterations += rep.newtonIterations;
+    total.factorizations += rep.factorizations;
+    total.projectionIterations += rep.projectionIterations;
+    total.residualPosition = rep.residualPosition;
+    total.residualVelocity = rep.residualVelocity;
+    total.residualAcceleration = rep.residualAcceleration;
+    const int switches = checkFriction(s, start_);
+    if (switches == 0) break;
+    // Redo the step from its start with the new friction modes.
+    total.frictionSwitches += switches;
+    const std::vector<int> modes = s.frictionMode;
+    const Eigen::VectorXd stick = s.stickPosition;
+    s = start_;
+    s.frictionMode = modes;
+    s.stickPosition = stick;
+    factorValid_ = false;
+  }
+  return total;
+}
+
+void Integrator::evalSample(const DynamicState& s, Sample& sample) {
+  sample.step = s.step;
+  sample.t = s.t;
+  sample.q = s.q;
+  sample.qd = s.qd;
+  sample.qdd = s.qdd;
+  sample.lambda = s.lambda.head(nc_);
+  evalConstraints(s.q, s.t, s);
+  evalVelocityTerms(s.q, s.qd, s.t, s);
+  evalForces(s.q, s.qd, s.t, s);
+  sample.f_ext = f_ext_;
+  sample.f_spring = f_s_;
+  sample.f_damper = f_d_;
+  sample.f_friction = f_f_;
+  sample.frictionVelocity.resize(nf_);
+  sample.frictionState.resize(nf_);
+  for (int i = 0; i < nf_; ++i) {
+    const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+    sample.frictionVelocity(i) = frictionSlidingVelocity(model_, i, s.q, s.qd);
+    const bool stick = sticking(s, i);
+    sample.frictionState(i) = stick ? 0.0 : (model_.spec().frictions[static_cast<std::size_t>(i)].law ==
+                                                     FrictionLaw::Coulomb
+                                                 ? s.frictionMode[static_cast<std::size_t>(i)]
+                                                 : (sample.frictionVelocity(i) >= 0.0 ? 1.0 : -1.0));
+    if (stick) f.r.addTransposed(sample.f_friction, f.axis.value(s.q), s.lambda(nc_ + i));
+  }
+  const auto nm = static_cast<Eigen::Index>(model_.markers().size());
+  sample.markers.resize(3, nm);
+  for (Eigen::Index i = 0; i < nm; ++i) sample.markers.col(i) = markerPosition(model_, s.q, static_cast<int>(i));
+  tmp_.noalias() = model_.massMatrix() * s.qd;
+  sample.kineticEnergy = 0.5 * s.qd.dot(tmp_);
+  sample.potentialEnergy = springPotential(model_, s.q) + gravityPotential(model_, s.q);
+  sample.workNonConservative = s.work;
+  sample.energyError = sample.kineticEnergy + sample.potentialEnergy - s.energy0 - s.work;
+  sample.residualPosition = maxAbs(Phi_);
+  res_.noalias() = Phi_q_ * s.qd;
+  res_ += Phi_t_;
+  sample.residualVelocity = maxAbs(res_);
+  res_.noalias() = Phi_q_ * s.qdd;
+  res_ += c_;
+  sample.residualAcceleration = maxAbs(res_);
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,222 @@
+#include "engine/dynamics/simulation.h"
+
+#include "engine/core/error.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+namespace mbdrom {
+
+namespace {
+
+std::string str(double x) {
+  std::ostringstream out;
+  out.precision(10);
+  out << x;
+  return out.str();
+}
+
+// f(s * t) as a time function of t.
+void scaleTime(TimeFunction& f, double s) {
+  switch (f.type) {
+  case TimeFunction::Type::Constant:
+    break;
+  case TimeFunction::Type::Sine:
+    f.frequency *= s;
+    break;
+  case TimeFunction::Type::Chirp:
+    f.frequency *= s;
+    f.rate *= s * s;
+    break;
+  case TimeFunction::Type::Step:
+    f.t0 /= s;
+    break;
+  case TimeFunction::Type::SmoothStep:
+    f.t0 /= s;
+    f.t1 /= s;
+    break;
+  case TimeFunction::Type::Table:
+    for (double& t : f.times) t /= s;
+    break;
+  case TimeFunction::Type::Sum:
+    for (TimeFunction& term : f.terms) scaleTime(term, s);
+    break;
+  }
+}
+
+}  // namespace
+
+void simulationSteps(const SimulationOptions& o, long long& steps, long long& stride) {
+  const double dt = o.integrator.dt;
+  if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError("time step dt must be > 0 s (got " + str(dt) + ")");
+  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("end time must be >= 0 s (got " + str(o.tEnd) + ")");
+  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt))
+    throw InputError("output interval must be >= 0 s (got " + str(o.outputDt) + ")");
+  const double n = std::ceil(o.tEnd / dt - 1e-9);
+  if (n > 1e12) throw InputError("end time / time step is too large (" + str(n) + " steps)");
+  steps = static_cast<long long>(std::max(0.0, n));
+  stride = std::max(1LL, static_cast<long long>(std::llround(o.outputDt / dt)));
+}
+
+SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink, Monitor* monitor,
+                           SimulationSummary* summaryOut) {
+  long long steps = 0, stride = 1;
+  simulationSteps(options, steps, stride);
+  Integrator integrator(model, options.loadCase, options.integrator);
+  const double dt = options.integrator.dt;
+
+  RunInfo info;
+  info.modelName = model.spec().name;
+  info.loadCase =
+      options.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(options.loadCase)].name : std::string();
+  info.dt = dt;
+  info.outputDt = static_cast<double>(stride) * dt;
+  info.tEnd = static_cast<double>(steps) * dt;
+  info.totalSteps = steps;
+
+  SimulationSummary sum;
+  Sample sample;
+  bool begun = false;
+  const auto wallStart = std::chrono::steady_clock::now();
+  auto updateWall = [&](double t) {
+    sum.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    sum.tEnd = t;
+    sum.realTimeFactor = sum.wallSeconds > 0.0 ? t / sum.wallSeconds : 0.0;
+  };
+  double potential0 = 0.0;
+  DynamicState state;
+  try {
+    state = integrator.initialState(options.q0.size() ? options.q0 : model.q0(), options.qd0, 0.0);
+    sink.begin(model, info);
+    begun = true;
+    auto emit = [&](int newtonIterations) {
+      integrator.evalSample(state, sample);
+      sample.newtonIterations = newtonIterations;
+      if (sum.samples == 0) potential0 = sample.potentialEnergy;
+      sink.write(sample);
+      ++sum.samples;
+      sum.finalEnergyError = sample.energyError;
+      sum.maxEnergyError = std::max(sum.maxEnergyError, std::abs(sample.energyError));
+      sum.energyScale = std::max({sum.energyScale, std::abs(sample.kineticEnergy),
+                                  std::abs(sample.potentialEnergy - potential0), std::abs(sample.workNonConservative)});
+    };
+    emit(0);
+    Progress progress{"simulate", 0, steps, {{"t", 0.0}, {"max residual", 0.0}}};
+    for (long long n = 0; n < steps; ++n) {
+      const StepReport r = integrator.step(state);
+      ++sum.steps;
+      sum.newtonIterations += r.newtonIterations;
+      sum.factorizations += r.factorizations;
+      sum.frictionSwitches += r.frictionSwitches;
+      sum.maxResidualPosition = std::max(sum.maxResidualPosition, r.residualPosition);
+      sum.maxResidualVelocity = std::max(sum.maxResidualVelocity, r.residualVelocity);
+      sum.maxResidualAcceleration = std::max(sum.maxResidualAcceleration, r.residualAcceleration);
+      if ((n + 1) % stride == 0 || n + 1 == steps) emit(r.newtonIterations);
+      if (monitor) {
+        // Building a progress record costs more than checking a flag: every 64 steps.
+        if ((n & 63) == 0 || n + 1 == steps) {
+          progress.step = n + 1;
+          progress.metrics[0].second = state.t;
+          progress.metrics[1].second = sum.maxResidualPosition;
+          monitor->report(progress);
+        }
+        monitor->checkpoint();
+      }
+    }
+    updateWall(state.t);
+  } catch (const Cancelled&) {
+    updateWall(state.t);
+    if (summaryOut) *summaryOut = sum;
+    if (begun) sink.end(RunStatus::Cancelled, "cancelled at t = " + str(state.t) + " s");
+    throw;
+  } catch (const Error& e) {
+    updateWall(state.t);
+    if (summaryOut) *summaryOut = sum;
+    if (begun) sink.end(RunStatus::Failed, e.what());
+    throw;
+  }
+  if (summaryOut) *summaryOut = sum;
+  sink.end(RunStatus::Completed, {});
+  return sum;
+}
+
+Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c) {
+  if (!(c.amplitudeScale == c.amplitudeScale) || !std::isfinite(c.frequencyScale) || !(c.frequencyScale > 0.0))
+    throw InputError("sweep case \"" + c.name + "\": the frequency scale must be > 0 and both scales finite");
+  if (c.amplitudeScale == 1.0 && c.frequencyScale == 1.0) return model;
+  if (loadCase < 0 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
+    throw InputError("sweep case \"" + c.name + "\": scaling loads needs a load case");
+  ModelSpec spec = model.spec();
+  for (LoadSpec& load : spec.loadCases[static_cast<std::size_t>(loadCase)].loads) {
+    load.direction *= c.amplitudeScale;
+    scaleTime(load.function, c.frequencyScale);
+  }
+  return Model(std::move(spec));
+}
+
+std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales, const std::vector<double>& frequencyScales) {
+  std::vector<SweepCase> cases;
+  for (double a : amplitudeScales)
+    for (double f : frequencyScales) {
+      SweepCase c;
+      c.name = "a" + str(a) + "_f" + str(f);
+      c.amplitudeScale = a;
+      c.frequencyScale = f;
+      cases.push_back(std::move(c));
+    }
+  return cases;
+}
+
+std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base, const std::vector<SweepCase>& cases,
+                                  const std::function<std::unique_ptr<TrajectorySink>(std::size_t)>& makeSink,
+                                  int workers, Monitor* monitor) {
+  std::vector<SweepResult> results(cases.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<long long> done{0};
+  std::mutex monitorMutex;  // Monitor::report is not thread-safe
+  auto stopRequested = [&] { return monitor != nullptr && monitor->stopRequested(); };
+  auto work = [&] {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= cases.size()) return;
+      SweepResult& result = results[i];
+      result.sweepCase = cases[i];
+      if (stopRequested()) {
+        result.error = "not started: cancelled";
+        continue;
+      }
+      try {
+        const Model scaled = scaledLoadModel(model, base.loadCase, cases[i]);
+        SimulationOptions options = base;
+        if (cases[i].q0.size()) options.q0 = cases[i].q0;
+        if (cases[i].qd0.size()) options.qd0 = cases[i].qd0;
+        std::unique_ptr<TrajectorySink> sink = makeSink(i);
+        // Each run has its own monitor that follows the sweep's stop request.
+        Monitor runMonitor([&](const Progress&) { return !stopRequested(); });
+        simulate(scaled, options, *sink, &runMonitor, &result.summary);
+        result.ok = true;
+      } catch (const std::exception& e) {
+        result.error = e.what();
+      }
+      const long long finished = ++done;
+      if (monitor) {
+        const std::lock_guard<std::mutex> lock(monitorMutex);
+        monitor->reportNow(Progress{"sweep", finished, static_cast<long long>(cases.size()), {}});
+      }
+    }
+  };
+  const int n = std::clamp(workers, 1, static_cast<int>(std::max<std::size_t>(1, cases.size())));
+  std::vector<std::thread> threads;
+  for (int k = 1; k < n; ++k) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+  if (monitor) monitor->checkpoint();
+  return results;
+}
+
+}  // namespace mbdrom

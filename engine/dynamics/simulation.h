@@ -1,0 +1,93 @@
+#pragma once
+/// @file
+/// A reference (full-order) simulation run: fixed step, output interval,
+/// samples streamed to a sink, progress and cancel through a monitor; and
+/// sweeps of runs over load-case scale factors or initial conditions.
+
+#include "engine/core/monitor.h"
+#include "engine/dynamics/integrator.h"
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+struct SimulationOptions {
+  int loadCase = -1;      ///< index into spec().loadCases, -1: gravity only
+  double tEnd = 1.0;      ///< end time [s], >= 0; the last step ends at ceil(tEnd / dt) * dt
+  double outputDt = 0.0;  ///< time between samples [s], rounded to a multiple of dt; 0: every step
+  Eigen::VectorXd q0;     ///< initial positions (assembled first), size nq; empty: the model's reference
+  Eigen::VectorXd qd0;    ///< initial velocities (projected), size nq; empty: at rest
+  IntegratorOptions integrator;  ///< dt and solver settings
+};
+
+struct SimulationSummary {
+  long long steps = 0;      ///< time steps done
+  long long samples = 0;    ///< samples written
+  double tEnd = 0.0;        ///< time reached [s]
+  double wallSeconds = 0.0; ///< wall-clock time of the stepping [s]
+  double realTimeFactor = 0.0;  ///< simulated time / wall time
+  long long newtonIterations = 0;
+  long long factorizations = 0;
+  long long frictionSwitches = 0;
+  double maxResidualPosition = 0.0;      ///< over all steps
+  double maxResidualVelocity = 0.0;
+  double maxResidualAcceleration = 0.0;
+  double maxEnergyError = 0.0;    ///< max |(T + V) - (T0 + V0) - W_nc| over the samples [J]
+  double finalEnergyError = 0.0;  ///< at the last sample [J]
+  double energyScale = 0.0;       ///< max(|T|, |V - V0|, |W_nc|) over the samples [J], to judge the error
+};
+
+/// Number of steps and the sampling stride for the options (checked).
+/// Throws InputError for dt <= 0, tEnd < 0, outputDt < 0 or non-finite values.
+void simulationSteps(const SimulationOptions& options, long long& steps, long long& stride);
+
+/// Runs one simulation and streams its samples (t0 = 0, then every output
+/// interval, and the last step) to `sink`. Throws InputError for bad options,
+/// SolverError naming the time and cause when the run diverges, Cancelled when
+/// the monitor stops it; in both cases the sink has got every sample up to
+/// then and `end(Failed/Cancelled, message)`. `summary`, when given, is filled
+/// also when the run stops early.
+SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink,
+                           Monitor* monitor = nullptr, SimulationSummary* summary = nullptr);
+
+/// One run of a sweep: the load case's loads scaled in amplitude and time.
+struct SweepCase {
+  std::string name;               ///< names the run (and its output)
+  double amplitudeScale = 1.0;    ///< every load of the load case times this [-]
+  double frequencyScale = 1.0;    ///< loads evaluated at frequencyScale * t [-]
+  Eigen::VectorXd q0, qd0;        ///< initial conditions, empty: those of the base options
+};
+
+/// A model whose load case `loadCase` is scaled as `c` says (the mechanism is unchanged).
+Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c);
+
+/// The cases of a grid: every amplitude scale with every frequency scale, named
+/// "a<amplitude>_f<frequency>".
+std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales, const std::vector<double>& frequencyScales);
+
+/// Result of one sweep run.
+struct SweepResult {
+  SweepCase sweepCase;
+  SimulationSummary summary;
+  bool ok = false;
+  std::string error;  ///< why it failed (empty when ok)
+};
+
+/// Runs every case as an independent simulation on up to `workers` threads,
+/// each with its own model copy, integrator and sink (from `makeSink`, called
+/// on the worker thread with the case index). A failing run does not stop the
+/// others; a stop request on `monitor` stops all (the runs in progress end
+/// Cancelled, the remaining ones are not started). Progress reports count
+/// finished runs. Returns one result per case, in order.
+std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base, const std::vector<SweepCase>& cases,
+                                  const std::function<std::unique_ptr<TrajectorySink>(std::size_t)>& makeSink,
+                                  int workers = 2, Monitor* monitor = nullptr);
+
+}  // namespace mbdrom

@@ -1,0 +1,102 @@
+#pragma once
+/// @file
+/// Output samples of a simulation and the sinks they stream to.
+///
+/// A simulation hands every output sample to a `TrajectorySink` as it is
+/// computed, so a long run needs memory for one sample only; the sink decides
+/// what to keep (`TrajectoryRecorder`: everything in memory; the CSV writer in
+/// engine/data/trajectory_csv.h: a file).
+
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// One output sample: the state, the forces and the bookkeeping of a run at time t.
+/// Vectors indexed by coordinate have size nq and the units of the coordinate
+/// (point coordinates [m], unit-vector components [-]); generalized forces are
+/// [N] on point coordinates and [N m] on unit-vector components.
+struct Sample {
+  long long step = 0;  ///< time steps done
+  double t = 0.0;      ///< time [s]
+  Eigen::VectorXd q;    ///< natural coordinates [m, -], size nq
+  Eigen::VectorXd qd;   ///< velocities [m/s, 1/s], size nq
+  Eigen::VectorXd qdd;  ///< accelerations [m/s^2, 1/s^2], size nq
+  /// Constraint multipliers, size nc: Phi_q^T lambda is the constraint force (left-hand side).
+  Eigen::VectorXd lambda;
+  Eigen::VectorXd f_ext;       ///< gravity + applied loads [N], size nq
+  Eigen::VectorXd f_spring;    ///< spring forces (left-hand side) [N], size nq
+  Eigen::VectorXd f_damper;    ///< damper forces (left-hand side) [N], size nq
+  Eigen::VectorXd f_friction;  ///< friction forces (left-hand side; the stick force while sticking) [N], size nq
+  /// Friction elements: sliding velocity [m/s] and state (+1/-1 slipping forwards/backwards, 0 sticking), size nf.
+  Eigen::VectorXd frictionVelocity, frictionState;
+  Eigen::Matrix3Xd markers;  ///< marker positions [m], 3 x number of markers (model.markers() order)
+
+  double kineticEnergy = 0.0;    ///< 1/2 qd^T M qd [J]
+  double potentialEnergy = 0.0;  ///< springs + gravity [J] (gravity: -f_g^T q)
+  /// Work done since t0 by applied loads (f_ext without gravity), dampers, friction
+  /// and constraint forces (non-zero for drivers) [J]; trapezoidal in time.
+  double workNonConservative = 0.0;
+  /// Energy balance error: (T + V) - (T0 + V0) - W_nc [J].
+  double energyError = 0.0;
+
+  double residualPosition = 0.0;      ///< max |Phi_i(q, t)| [m^2 or -]
+  double residualVelocity = 0.0;      ///< max |Phi_q qd + Phi_t|
+  double residualAcceleration = 0.0;  ///< max |Phi_q qdd + Phi_q,dot qd + Phi_t,dot|
+  int newtonIterations = 0;           ///< of the step that produced this sample
+};
+
+/// What a run was, told to the sink before the first sample.
+struct RunInfo {
+  std::string modelName;
+  std::string loadCase;  ///< name, or "" for gravity only
+  double dt = 0.0;       ///< time step [s]
+  double outputDt = 0.0; ///< time between samples [s]
+  double tEnd = 0.0;     ///< [s]
+  long long totalSteps = 0;
+};
+
+/// How a run ended, told to the sink last.
+enum class RunStatus {
+  Completed,
+  Cancelled,  ///< a monitor asked it to stop; the samples so far are valid
+  Failed,     ///< divergence or solver failure; the samples so far are valid
+};
+
+/// Receives the samples of a run, in time order. `begin` comes first, then
+/// any number of `write`, then `end` exactly once (also when the run fails).
+/// A sink may throw (e.g. FileError); the run then stops and is reported failed.
+class TrajectorySink {
+public:
+  virtual ~TrajectorySink() = default;
+  virtual void begin(const Model& model, const RunInfo& info) = 0;
+  virtual void write(const Sample& sample) = 0;
+  /// message: empty when completed, otherwise why the run stopped.
+  virtual void end(RunStatus status, const std::string& message) = 0;
+};
+
+/// Keeps every sample in memory (memory grows with the number of samples:
+/// choose the output interval accordingly).
+class TrajectoryRecorder : public TrajectorySink {
+public:
+  void begin(const Model& model, const RunInfo& info) override;
+  void write(const Sample& sample) override;
+  void end(RunStatus status, const std::string& message) override;
+
+  const RunInfo& info() const { return info_; }
+  const std::vector<Sample>& samples() const { return samples_; }
+  RunStatus status() const { return status_; }
+  const std::string& message() const { return message_; }
+
+private:
+  RunInfo info_;
+  std::vector<Sample> samples_;
+  RunStatus status_ = RunStatus::Completed;
+  std::string message_;
+};
+
+}  // namespace mbdrom
