@@ -6,6 +6,7 @@
 #include "engine/core/version.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/modes.h"
+#include "engine/dynamics/simulation.h"
 #include "engine/dynamics/statics.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
@@ -18,7 +19,12 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileDialog>
+#include <QComboBox>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDockWidget>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
@@ -28,6 +34,9 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTreeWidget>
+
+#include <algorithm>
+#include <cmath>
 
 namespace mbdrom::app {
 
@@ -121,6 +130,19 @@ void MainWindow::createActions() {
   modesAction_->setStatusTip(tr("Natural frequencies and damping ratios about the static equilibrium"));
   connect(modesAction_, &QAction::triggered, this, &MainWindow::runModes);
 
+  simulateAction_ = new QAction(tr("&Run Simulation..."), this);
+  simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  simulateAction_->setStatusTip(tr("Run the full (reference) model under a load case on a worker thread"));
+  connect(simulateAction_, &QAction::triggered, this, &MainWindow::runSimulationDialog);
+
+  playAction_ = new QAction(tr("&Play / Pause"), this);
+  playAction_->setShortcut(QKeySequence(Qt::Key_Space));
+  playAction_->setStatusTip(tr("Play the last simulation in real time"));
+  connect(playAction_, &QAction::triggered, this, &MainWindow::togglePlayback);
+  playTimer_ = new QTimer(this);
+  playTimer_->setInterval(16);
+  connect(playTimer_, &QTimer::timeout, this, &MainWindow::advancePlayback);
+
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -154,6 +176,9 @@ void MainWindow::createMenus() {
   modelMenu_->addAction(staticsAction_);
   modelMenu_->addAction(modesAction_);
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
+  simulateMenu_->addAction(simulateAction_);
+  simulateMenu_->addAction(playAction_);
+  simulateMenu_->addSeparator();
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
 
@@ -261,6 +286,8 @@ bool MainWindow::openModel(const QString& path) {
     return false;
   }
   setWindowTitle(tr("%1 — mbdrom").arg(QString::fromStdString(model_->spec().name)));
+  playTimer_->stop();
+  playback_.reset();
   populateModelTree();
   scene_->showMechanism(*model_, model_->q0());
   addRecentFile(modelPath_);
@@ -285,7 +312,8 @@ void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const
 
 void MainWindow::updateModelActions() {
   const bool haveModel = model_ != nullptr;
-  for (QAction* a : {reloadAction_, infoAction_, staticsAction_, modesAction_}) a->setEnabled(haveModel);
+  for (QAction* a : {reloadAction_, infoAction_, staticsAction_, modesAction_, simulateAction_}) a->setEnabled(haveModel);
+  playAction_->setEnabled(haveModel && playback_ != nullptr);
 }
 
 void MainWindow::populateModelTree() {
@@ -389,6 +417,103 @@ void MainWindow::runModes() {
                          .arg(result->modes[k].frequency, 0, 'g', 6)
                          .arg(result->modes[k].dampingRatio, 0, 'g', 4));
       });
+}
+
+void MainWindow::runSimulationDialog() {
+  if (!model_) return;
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Run Simulation"));
+  auto* form = new QFormLayout(&dialog);
+  auto* loadCase = new QComboBox(&dialog);
+  loadCase->addItem(tr("gravity only"), -1);
+  for (std::size_t i = 0; i < model_->spec().loadCases.size(); ++i)
+    loadCase->addItem(QString::fromStdString(model_->spec().loadCases[i].name), static_cast<int>(i));
+  if (loadCase->count() > 1) loadCase->setCurrentIndex(1);
+  auto spin = [&](double value, double lo, double hi, int decimals, const QString& suffix, const QString& tip) {
+    auto* box = new QDoubleSpinBox(&dialog);
+    box->setRange(lo, hi);
+    box->setDecimals(decimals);
+    box->setValue(value);
+    box->setSuffix(suffix);
+    box->setToolTip(tip);
+    return box;
+  };
+  auto* tEnd = spin(5.0, 0.001, 1e6, 3, " s", tr("Simulated time"));
+  auto* dt = spin(1.0, 0.001, 100.0, 3, " ms", tr("Fixed time step of the implicit integrator"));
+  auto* outDt = spin(10.0, 0.001, 1000.0, 3, " ms", tr("Time between stored samples"));
+  form->addRow(tr("Load case"), loadCase);
+  form->addRow(tr("End time"), tEnd);
+  form->addRow(tr("Time step"), dt);
+  form->addRow(tr("Output interval"), outDt);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  form->addRow(buttons);
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+
+  SimulationOptions options;
+  options.loadCase = loadCase->currentData().toInt();
+  options.tEnd = tEnd->value();
+  options.integrator.dt = dt->value() * 1e-3;
+  options.outputDt = outDt->value() * 1e-3;
+  runSimulation(options);
+}
+
+int MainWindow::runSimulation(const SimulationOptions& options) {
+  if (!model_) return -1;
+  auto model = model_;
+  const QString caseName = options.loadCase < 0 ? tr("gravity only")
+                                                : QString::fromStdString(model->spec().loadCases[static_cast<std::size_t>(options.loadCase)].name);
+  auto recorder = std::make_shared<TrajectoryRecorder>();
+  auto summary = std::make_shared<SimulationSummary>();
+  const QString title = tr("Simulate %1 (%2, %3 s)").arg(QString::fromStdString(model->spec().name), caseName)
+                            .arg(options.tEnd);
+  return runner_->submit(
+      title, [model, options, recorder, summary](Monitor& m) { simulate(*model, options, *recorder, &m, summary.get()); },
+      [this, model, recorder, summary](JobRunner::Outcome outcome, const QString&) {
+        if (model != model_ || recorder->samples().empty()) return;
+        // Cancelled and failed runs keep what was computed: it can be played too.
+        auto playback = std::make_shared<Playback>();
+        for (const Sample& s : recorder->samples()) {
+          playback->t.push_back(s.t);
+          playback->q.push_back(s.q);
+        }
+        playback_ = std::move(playback);
+        updateModelActions();
+        log_->info(tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
+                       .arg(summary->steps)
+                       .arg(summary->tEnd)
+                       .arg(summary->wallSeconds, 0, 'g', 3)
+                       .arg(summary->realTimeFactor, 0, 'g', 3)
+                       .arg(summary->maxResidualPosition, 0, 'g', 2)
+                       .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
+        playStart_ = 0.0;
+        togglePlayback();
+      });
+}
+
+void MainWindow::togglePlayback() {
+  if (!playback_ || !model_) return;
+  if (playTimer_->isActive()) {
+    playTimer_->stop();
+    return;
+  }
+  playClock_.start();
+  playTimer_->start();
+}
+
+void MainWindow::advancePlayback() {
+  if (!playback_ || !model_) {
+    playTimer_->stop();
+    return;
+  }
+  const auto& pb = *playback_;
+  const double t = pb.t.front() + std::fmod(playStart_ + static_cast<double>(playClock_.elapsed()) * 1e-3,
+                                            std::max(1e-9, pb.t.back() - pb.t.front()));
+  const auto it = std::upper_bound(pb.t.begin(), pb.t.end(), t);
+  const auto k = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, (it - pb.t.begin()) - 1));
+  scene_->updateConfiguration(*model_, pb.q[k]);
+  statusBar()->showMessage(tr("t = %1 s").arg(pb.t[k], 0, 'f', 3));
 }
 
 void MainWindow::readSettings() {

@@ -4,7 +4,9 @@
 
 #include <Eigen/Core>
 #include <QMainWindow>
+#include <QElapsedTimer>
 #include <QMessageBox>
+#include <QTimer>
 #include <QStringList>
 
 #include <memory>
@@ -16,6 +18,7 @@ class QTreeWidget;
 
 namespace mbdrom {
 class Model;
+struct SimulationOptions;
 }
 
 namespace mbdrom::widgets {
@@ -40,6 +43,14 @@ public:
   /// Opens a model file: validates it, shows it in the tree and the 3D view.
   /// Errors go to the message log and a dialog; returns success.
   bool openModel(const QString& path);
+  /// Runs the full model on the worker thread; when it ends (also cancelled or
+  /// failed, with the samples computed so far) the motion plays in the 3D view.
+  /// Returns the job id.
+  int runSimulation(const SimulationOptions& options);
+  /// Whether a reference run is loaded for playback, and whether it is playing.
+  bool hasPlayback() const { return playback_ != nullptr; }
+  bool isPlaying() const { return playTimer_->isActive(); }
+
   /// Folder of the bundled example mechanisms (empty when not found).
   static QString examplesDir();
   /// The open mechanism, or null.
@@ -59,6 +70,9 @@ private:
   void showMechanismInfo();
   void runStatics();
   void runModes();
+  void runSimulationDialog();
+  void togglePlayback();
+  void advancePlayback();
   void updateModelActions();
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void createMenus();
@@ -91,7 +105,18 @@ private:
   QAction* infoAction_ = nullptr;
   QAction* staticsAction_ = nullptr;
   QAction* modesAction_ = nullptr;
+  QAction* simulateAction_ = nullptr;
+  QAction* playAction_ = nullptr;
   QAction* quitAction_ = nullptr;
+  // Playback of the last reference run: positions per output sample.
+  struct Playback {
+    std::vector<double> t;
+    std::vector<Eigen::VectorXd> q;
+  };
+  std::shared_ptr<const Playback> playback_;
+  QTimer* playTimer_ = nullptr;
+  QElapsedTimer playClock_;
+  double playStart_ = 0.0;
   QAction* cancelJobAction_ = nullptr;
 };
 
