@@ -44,13 +44,21 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
   if (model.nc() == 0) return result;
 
   Eigen::VectorXd Phi, trialPhi;
-  Eigen::MatrixXd Phi_q, J(model.nc(), static_cast<Eigen::Index>(free.size()));
+  Eigen::MatrixXd Phi_q, J(model.nc(), static_cast<Eigen::Index>(free.size())), JtJ;
   evalPhi(model, result.q, t, Phi);
   double residual = Phi.lpNorm<Eigen::Infinity>();
   for (int it = 0; it < options.maxIterations && residual > options.tolerance; ++it) {
     evalPhiQ(model, result.q, t, Phi_q);
     for (std::size_t k = 0; k < free.size(); ++k) J.col(static_cast<Eigen::Index>(k)) = Phi_q.col(free[k]);
-    const Eigen::VectorXd step = J.completeOrthogonalDecomposition().solve(-Phi);
+    // Levenberg-Marquardt with mu = |Phi|^2: Newton's quadratic convergence
+    // near the solution, but no jump across the configuration space where
+    // Phi_q loses rank on the motion itself (overconstrained linkages such as
+    // Bricard's, whose Jacobian is singular on the curve and regular beside it).
+    const double mu = Phi.squaredNorm();
+    JtJ.noalias() = J.transpose() * J;
+    JtJ.diagonal().array() += mu;
+    const Eigen::VectorXd step = mu > 0.0 ? Eigen::VectorXd(JtJ.ldlt().solve(-(J.transpose() * Phi)))
+                                          : Eigen::VectorXd(J.completeOrthogonalDecomposition().solve(-Phi));
     // Halve the step while it makes things worse (far from the solution).
     double scale = 1.0;
     Eigen::VectorXd trial;

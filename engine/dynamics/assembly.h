@@ -23,9 +23,10 @@ struct AssemblyResult {
   double residual = 0.0;  ///< max |Phi_i| at q
 };
 
-/// Newton-Raphson onto Phi(q, t) = 0 from qGuess (size nq), with minimum-norm
-/// steps (complete orthogonal decomposition), so redundant constraints do no
-/// harm and the coordinates move as little as possible. Throws SolverError
+/// Newton-Raphson onto Phi(q, t) = 0 from qGuess (size nq) with
+/// Levenberg-Marquardt steps (damping |Phi|^2: quadratic convergence near the
+/// solution), so redundant constraints and rank loss on overconstrained
+/// linkages do no harm and the coordinates move as little as possible. Throws SolverError
 /// naming the most violated constraints when it does not converge.
 AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGuess, double t = 0.0,
                                  const AssemblyOptions& options = {});

@@ -79,3 +79,15 @@ TEST_CASE("Bricard example round-trips exactly") {
   REQUIRE_FALSE(text.str().empty());
   CHECK(serializeModelSpec(readModelSpec(kBricardPath)) == text.str());
 }
+
+TEST_CASE("assembly with every coordinate free follows the Bricard motion instead of jumping back") {
+  // Phi_q is singular on the Bricard curve and regular beside it: minimum-norm
+  // Newton from q0 + 0.05 n returned to q0; Levenberg-Marquardt steps do not.
+  const Model model = readModel(kBricardPath);
+  const MobilityReport r = analyzeMobility(model, model.q0());
+  REQUIRE(r.dof == 1);
+  const AssemblyResult a = assemblePositions(model, model.q0() + 0.05 * r.nullSpace.col(0));
+  CHECK(a.residual < 1e-10);
+  CHECK((a.q - model.q0()).norm() > 0.03);
+  CHECK(analyzeMobility(model, a.q).dof == 1);
+}
