@@ -52,6 +52,7 @@ std::vector<std::string> trajectoryColumns(const Model& model) {
   for (const char* name : {"kinetic_energy", "potential_energy", "work_nonconservative", "energy_error",
                            "residual_position", "residual_velocity", "residual_acceleration"})
     c.push_back(name);
+  for (const auto& m : model.spec().measures) c.push_back("measure." + m.name);
   return c;
 }
 
@@ -103,6 +104,10 @@ void TrajectoryCsvWriter::write(const Sample& s) {
                    s.residualVelocity, s.residualAcceleration}) {
     row_ += ',';
     appendNumber(row_, x);
+  }
+  for (Eigen::Index i = 0; i < s.measures.size(); ++i) {
+    row_ += ',';
+    appendNumber(row_, s.measures(i));
   }
   row_ += '\n';
   out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));

@@ -36,6 +36,7 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
       loadCase_(loadCase),
       options_(options),
       hessian_(model),
+      measures_(model),
       nq_(model.nq()),
       nc_(model.nc()),
       nf_(static_cast<int>(model.frictions().size())) {
@@ -467,6 +468,7 @@ void Integrator::evalSample(const DynamicState& s, Sample& sample) {
   const auto nm = static_cast<Eigen::Index>(model_.markers().size());
   sample.markers.resize(3, nm);
   for (Eigen::Index i = 0; i < nm; ++i) sample.markers.col(i) = markerPosition(model_, s.q, static_cast<int>(i));
+  measures_.eval(s.q, sample.measures);
   tmp_.noalias() = model_.massMatrix() * s.qd;
   sample.kineticEnergy = 0.5 * s.qd.dot(tmp_);
   sample.potentialEnergy = springPotential(model_, s.q) + gravityPotential(model_, s.q);

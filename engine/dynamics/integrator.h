@@ -39,6 +39,7 @@
 /// smooth force.
 
 #include "engine/dynamics/constraint_hessian.h"
+#include "engine/dynamics/measures.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
@@ -153,6 +154,7 @@ private:
   int loadCase_;
   IntegratorOptions options_;
   ConstraintHessian hessian_;
+  MeasureSet measures_;
   int nq_, nc_, nf_;
   double beta_ = 0.0;   // penalty beta = alpha h^2 / 4
   double alpha_ = 0.0;  // penalty alpha

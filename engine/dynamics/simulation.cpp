@@ -1,5 +1,7 @@
 #include "engine/dynamics/simulation.h"
 
+#include "engine/dynamics/mobility.h"
+
 #include "engine/core/error.h"
 
 #include <algorithm>
@@ -67,6 +69,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
                            SimulationSummary* summaryOut) {
   long long steps = 0, stride = 1;
   simulationSteps(options, steps, stride);
+  // A locked mechanism cannot move: say which constraint locks it.
+  requireMobile(model, analyzeMobility(model, options.q0.size() == model.nq() ? options.q0 : model.q0()));
   Integrator integrator(model, options.loadCase, options.integrator);
   const double dt = options.integrator.dt;
 

@@ -35,6 +35,7 @@ struct Sample {
   /// Friction elements: sliding velocity [m/s] and state (+1/-1 slipping forwards/backwards, 0 sticking), size nf.
   Eigen::VectorXd frictionVelocity, frictionState;
   Eigen::Matrix3Xd markers;  ///< marker positions [m], 3 x number of markers (model.markers() order)
+  Eigen::VectorXd measures;  ///< the model's measures [rad or m], spec().measures order
 
   double kineticEnergy = 0.0;    ///< 1/2 qd^T M qd [J]
   double potentialEnergy = 0.0;  ///< springs + gravity [J] (gravity: -f_g^T q)
