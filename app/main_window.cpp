@@ -37,6 +37,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 namespace mbdrom::app {
 
@@ -54,6 +55,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(scene_);
 
   createDocks();
+  connect(modelTree_, &QTreeWidget::currentItemChanged, this,
+          [this](QTreeWidgetItem* item, QTreeWidgetItem*) { showProperties(item); });
   createActions();
   createMenus();
 
@@ -87,8 +90,10 @@ void MainWindow::createDocks() {
   modelDock_->setWidget(modelTree_);
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
 
-  auto* properties = new QLabel(tr("Select an element in the model tree to edit its properties."), this);
-  properties->setObjectName("propertiesEmpty");
+  auto* properties = new QLabel(tr("Select an element in the model tree to see its properties."), this);
+  properties->setObjectName("properties");
+  properties->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  properties_ = properties;
   properties->setWordWrap(true);
   properties->setAlignment(Qt::AlignTop | Qt::AlignLeft);
   properties->setMargin(8);
@@ -320,6 +325,12 @@ void MainWindow::populateModelTree() {
   modelTree_->clear();
   if (!model_) return;
   const ModelSpec& s = model_->spec();
+  // Which spec entry an item shows: kind and index within its list.
+  std::map<std::string, int> counters;
+  auto tag = [&counters](QTreeWidgetItem* item, const char* kind) {
+    item->setData(0, Qt::UserRole, QString::fromLatin1(kind));
+    item->setData(0, Qt::UserRole + 1, counters[kind]++);
+  };
   auto* root = new QTreeWidgetItem(modelTree_, {QString::fromStdString(s.name), tr("mechanism")});
   root->setToolTip(0, QString::fromStdString(s.description));
   auto group = [&](const QString& title, int count) {
@@ -333,33 +344,88 @@ void MainWindow::populateModelTree() {
   auto* points = group(tr("Points"), static_cast<int>(s.points.size()));
   for (const auto& p : s.points) {
     auto* item = new QTreeWidgetItem(points, {QString::fromStdString(p.name), p.fixed ? tr("fixed point") : tr("point")});
+    tag(item, "point");
     item->setToolTip(0, vec(p.position) + " m");
   }
   auto* vectors = group(tr("Vectors"), static_cast<int>(s.vectors.size()));
   for (const auto& v : s.vectors) {
     auto* item = new QTreeWidgetItem(vectors, {QString::fromStdString(v.name), v.fixed ? tr("fixed vector") : tr("unit vector")});
+    tag(item, "vector");
     item->setToolTip(0, vec(v.direction));
   }
   auto* bodies = group(tr("Bodies"), static_cast<int>(s.bodies.size()));
   for (const auto& b : s.bodies) {
     auto* item = new QTreeWidgetItem(bodies, {QString::fromStdString(b.name), QString::fromLatin1(bodyTypeName(b.type))});
+    tag(item, "body");
     item->setToolTip(0, tr("mass %1 kg").arg(b.mass));
     for (const auto& m : b.markers) new QTreeWidgetItem(item, {QString::fromStdString(m.name), tr("marker")});
   }
   auto* joints = group(tr("Joints"), static_cast<int>(s.joints.size()));
   for (const auto& j : s.joints)
-    new QTreeWidgetItem(joints, {QString::fromStdString(j.name), QString::fromLatin1(jointTypeName(j.type))});
+    tag(new QTreeWidgetItem(joints, {QString::fromStdString(j.name), QString::fromLatin1(jointTypeName(j.type))}), "joint");
   auto* drivers = group(tr("Drivers"), static_cast<int>(s.drivers.size()));
   for (const auto& d : s.drivers)
     new QTreeWidgetItem(drivers, {QString::fromStdString(d.name), QString::fromLatin1(driverTypeName(d.type))});
   auto* forces = group(tr("Forces"), static_cast<int>(s.springDampers.size() + s.frictions.size()));
-  for (const auto& f : s.springDampers) new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("spring-damper")});
+  for (const auto& f : s.springDampers)
+    tag(new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("spring-damper")}), "spring");
   for (const auto& f : s.frictions) new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("friction")});
   auto* loads = group(tr("Load cases"), static_cast<int>(s.loadCases.size()));
   for (const auto& lc : s.loadCases)
     new QTreeWidgetItem(loads, {QString::fromStdString(lc.name), tr("%n load(s)", nullptr, static_cast<int>(lc.loads.size()))});
   root->setExpanded(true);
   modelTree_->resizeColumnToContents(0);
+}
+
+void MainWindow::showProperties(QTreeWidgetItem* item) {
+  if (!model_ || !item || !item->data(0, Qt::UserRole).isValid()) {
+    properties_->setText(tr("Select an element in the model tree to see its properties."));
+    return;
+  }
+  const ModelSpec& s = model_->spec();
+  const QString kind = item->data(0, Qt::UserRole).toString();
+  const auto i = static_cast<std::size_t>(item->data(0, Qt::UserRole + 1).toInt());
+  auto vec = [](const Eigen::Vector3d& v) {
+    return QStringLiteral("(%1, %2, %3)").arg(v.x(), 0, 'g', 6).arg(v.y(), 0, 'g', 6).arg(v.z(), 0, 'g', 6);
+  };
+  auto str = [](const std::string& t) { return QString::fromStdString(t).toHtmlEscaped(); };
+  auto list = [&](const std::vector<std::string>& names) {
+    QStringList out;
+    for (const auto& n : names) out << str(n);
+    return out.join(", ");
+  };
+  QList<QPair<QString, QString>> rows;
+  if (kind == "point") {
+    const auto& p = s.points[i];
+    rows = {{tr("point"), str(p.name)}, {tr("position"), vec(p.position) + " m"}, {tr("fixed"), p.fixed ? tr("yes") : tr("no")}};
+  } else if (kind == "vector") {
+    const auto& v = s.vectors[i];
+    rows = {{tr("unit vector"), str(v.name)}, {tr("direction"), vec(v.direction)}, {tr("fixed"), v.fixed ? tr("yes") : tr("no")}};
+  } else if (kind == "body") {
+    const auto& b = s.bodies[i];
+    rows = {{tr("body"), str(b.name)}, {tr("type"), QString::fromLatin1(bodyTypeName(b.type))},
+            {tr("points"), list(b.points)}, {tr("vectors"), list(b.vectors)},
+            {tr("mass"), QString::number(b.mass, 'g', 6) + " kg"}, {tr("centre of mass"), vec(b.com) + " m"}};
+    if (b.type == BodyType::Rigid)
+      for (int r = 0; r < 3; ++r)
+        rows.append({r == 0 ? tr("inertia (about COM, kg m²)") : QString(), vec(b.inertia.row(r).transpose())});
+  } else if (kind == "joint") {
+    const auto& j = s.joints[i];
+    rows = {{tr("joint"), str(j.name)}, {tr("type"), QString::fromLatin1(jointTypeName(j.type))},
+            {tr("bodies"), str(j.body1) + " – " + str(j.body2)}, {tr("points"), str(j.point1) + ", " + str(j.point2)},
+            {tr("axes"), str(j.axis1) + ", " + str(j.axis2)}};
+  } else if (kind == "spring") {
+    const auto& f = s.springDampers[i];
+    QStringList k;
+    for (double c : f.stiffness) k << QString::number(c, 'g', 6);
+    rows = {{tr("spring-damper"), str(f.name)}, {tr("points"), str(f.point1) + " – " + str(f.point2)},
+            {tr("free length"), QString::number(f.freeLength, 'g', 8) + " m"},
+            {tr("stiffness coefficients"), k.join(", ") + tr(" (N/m, N/m², …)")},
+            {tr("damping"), QString::number(f.damping, 'g', 6) + " N s/m"}};
+  }
+  QString html = "<table cellspacing=3>";
+  for (const auto& [key, value] : rows) html += "<tr><td><b>" + key + "</b></td><td>" + value + "</td></tr>";
+  properties_->setText(html + "</table>");
 }
 
 void MainWindow::showMechanismInfo() {

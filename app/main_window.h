@@ -14,7 +14,9 @@
 class QAction;
 class QDockWidget;
 class QMenu;
+class QLabel;
 class QTreeWidget;
+class QTreeWidgetItem;
 
 namespace mbdrom {
 class Model;
@@ -67,6 +69,7 @@ private:
   void createActions();
   void openModelDialog();
   void populateModelTree();
+  void showProperties(QTreeWidgetItem* item);
   void showMechanismInfo();
   void runStatics();
   void runModes();
@@ -85,6 +88,7 @@ private:
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
   QTreeWidget* modelTree_ = nullptr;
+  QLabel* properties_ = nullptr;
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;

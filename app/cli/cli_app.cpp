@@ -2,6 +2,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/model_commands.h"
+#include "app/cli/rom_commands.h"
 #include "app/cli/simulate_command.h"
 
 #include "engine/core/error.h"
@@ -24,6 +25,10 @@ commands:
   modes MODEL      linearised natural frequencies and damping ratios
   simulate MODEL   reference simulation to a trajectory CSV
   sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
+  train METHOD     train a reduced model (pod) from reference runs
+  rom-simulate ROM run a trained reduced model to a trajectory CSV
+  rom-info ROM     method, mechanism, matrices and metrics of a trained model
+  compare REF OTHER  position errors (RMSE, max, relative RMSE) between two runs
   version          print the version and exit
   help [COMMAND]   show help for a command
 
@@ -56,6 +61,10 @@ std::map<std::string, Command> commands() {
   cmds["modes"] = {"linearised modes", kModesUsage, runModes};
   cmds["simulate"] = {"reference simulation to a trajectory CSV", kSimulateUsage, runSimulate};
   cmds["sweep"] = {"simulations over scaled loads", kSweepUsage, runSweepCommand};
+  cmds["train"] = {"train a reduced model", kTrainUsage, runTrain};
+  cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};
+  cmds["rom-info"] = {"describe a trained model", kRomInfoUsage, runRomInfo};
+  cmds["compare"] = {"compare two trajectories", kCompareUsage, runCompare};
   return cmds;
 }
 

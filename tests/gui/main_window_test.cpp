@@ -6,6 +6,7 @@
 
 #include <QApplication>
 #include <QFile>
+#include <QLabel>
 #include <QMessageBox>
 #include <QTreeWidget>
 
@@ -152,4 +153,24 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   b.save(MBDROM_TEST_OUTPUT_DIR "/macpherson_playing.png");
   CHECK(changedFraction(a, b) > 0.001);
   CHECK(window.logView()->toPlainText().contains("real time"));
+}
+
+TEST_CASE("selecting a tree element shows its properties") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  auto* tree = window.findChild<QTreeWidget*>("modelTree");
+  auto* properties = window.findChild<QLabel*>("properties");
+  REQUIRE(tree != nullptr);
+  REQUIRE(properties != nullptr);
+  const auto found = tree->findItems("BJ", Qt::MatchExactly | Qt::MatchRecursive);
+  REQUIRE(found.size() == 1);
+  tree->setCurrentItem(found.front());
+  CHECK(properties->text().contains("0.72"));
+  CHECK(properties->text().contains("position"));
+  const auto coil = tree->findItems("coilover", Qt::MatchExactly | Qt::MatchRecursive);
+  REQUIRE(coil.size() == 1);
+  tree->setCurrentItem(coil.front());
+  CHECK(properties->text().contains("30000"));
+  CHECK(properties->text().contains("free length"));
 }

@@ -1,0 +1,249 @@
+#include "app/cli/rom_commands.h"
+
+#include "app/cli/arguments.h"
+#include "engine/data/dataset.h"
+#include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/compare.h"
+#include "engine/rom/pod_model.h"
+#include "engine/rom/reduced_model.h"
+
+#include <cmath>
+#include <filesystem>
+#include <iomanip>
+#include <ostream>
+#include <sstream>
+
+namespace mbdrom::cli {
+
+const char* const kTrainUsage =
+    "usage: mbdrom-cli train pod --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json --nr N\n"
+    "                            [--vector-length L] [--stiffness-forces internal|spring]\n\n"
+    "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
+    "the trained-model file. Methods: pod (global POD, seed 003 with one cluster).\n\n"
+    "  --data RUN.csv     one or more runs (more after --data, or --data repeated with commas)\n"
+    "  --nr N             number of reduced coordinates (<= rank of the data)\n"
+    "  --vector-length L  characteristic length for unit-vector coordinates [m]\n"
+    "                     (default: RMS distance of the free points from their mean)\n"
+    "  --stiffness-forces internal (default: spring + constraint forces) or spring\n";
+const char* const kRomSimulateUsage =
+    "usage: mbdrom-cli rom-simulate ROM.json --model MODEL.json -o OUT.csv [--load-case NAME]\n"
+    "                               [--t-end T] [--dt DT] [--output-dt H] [--benchmark]\n\n"
+    "Runs a trained reduced model under a load case of MODEL (the mechanism it was\n"
+    "trained for) from the first sample of its first training run, and writes the\n"
+    "back-projected trajectory in the full model's CSV format. Defaults: T = 1 s,\n"
+    "DT = 0.001 s, H = 0.01 s (0: every step). Prints cost per step and real-time factor.\n"
+    "  --benchmark  also runs the full model on the same load case, span, step and output\n"
+    "               interval (samples discarded) and prints the speed-up per step\n";
+const char* const kRomInfoUsage =
+    "usage: mbdrom-cli rom-info ROM.json\n\n"
+    "Method, mechanism (name and hash), settings, reduced matrices and training metrics.\n";
+const char* const kCompareUsage =
+    "usage: mbdrom-cli compare REF.csv OTHER.csv [--points W,BJ] [--json]\n\n"
+    "Position error of OTHER against REF over the common time span (OTHER linearly\n"
+    "interpolated at REF's samples): per point and overall RMSE [m], max error [m] and\n"
+    "relative RMSE (RMSE / RMS of the reference displacement about its mean).\n"
+    "Default points: every point, vector and marker the two files share.\n";
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+std::string output(const Arguments& a, const char* what) {
+  const std::string path = a.has("-o") ? a.value("-o") : a.value("--output");
+  if (path.empty()) throw UsageError(std::string("missing -o ") + what);
+  return path;
+}
+
+OJson jsonNumber(double x) { return std::isfinite(x) ? OJson(x) : OJson(nullptr); }
+
+}  // namespace
+
+int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) throw UsageError("missing the method (pod)");
+  const std::string method = args.front();
+  if (method != "pod") throw UsageError("unknown method '" + method + "' (known: pod)");
+  // Every argument after --data up to the next option is a run.
+  std::vector<std::string> rest, runs;
+  bool inData = false;
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    if (args[i] == "--data") {
+      inData = true;
+      continue;
+    }
+    if (args[i].starts_with("-")) inData = false;
+    if (inData) {
+      for (const std::string& r : splitList(args[i])) runs.push_back(r);
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  const Arguments a(rest, {"--model", "-o", "--output", "--nr", "--vector-length", "--stiffness-forces"});
+  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
+  if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
+  if (runs.empty()) throw UsageError("missing --data RUN.csv");
+  if (!a.has("--nr")) throw UsageError("missing --nr N");
+  const std::string outPath = output(a, "ROM.json");
+  const double nr = a.number("--nr", 0.0);
+  if (nr != std::floor(nr) || nr < 1.0 || nr > 1e6) throw UsageError("--nr must be a positive integer");
+  OJson settings = {{"nr", static_cast<int>(nr)}};
+  if (a.has("--vector-length")) settings["vector_length"] = a.number("--vector-length", 0.0);
+  if (a.has("--stiffness-forces")) settings["stiffness_forces"] = a.value("--stiffness-forces");
+
+  const Model model = readModel(a.value("--model"));
+  Dataset dataset = makeDataset(model);
+  for (const std::string& path : runs) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    try {
+      addRun(dataset, runFromTable(model, readTrajectoryCsv(path), name));
+    } catch (const InputError& e) {
+      throw InputError(path + ": " + e.what());
+    }
+  }
+  Monitor monitor([&](const Progress& p) {
+    err << "mbdrom-cli train: " << p.stage << "\n";
+    return true;
+  });
+  const auto rom = trainReducedModel(method, dataset, settings, monitor);
+  saveReducedModel(*rom, outPath);
+  out << "trained " << method << " for \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash())
+      << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
+  out << "metrics " << rom->metrics().dump() << "\n";
+  out << "written " << outPath << "\n";
+  return 0;
+}
+
+int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Arguments a(args, {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt"},
+                    {"--benchmark"});
+  const std::string romPath = a.single("ROM.json");
+  if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
+  const std::string outPath = output(a, "OUT.csv");
+  RomSimulationOptions o;
+  o.tEnd = a.number("--t-end", 1.0);
+  o.dt = a.number("--dt", 1e-3);
+  o.outputDt = a.number("--output-dt", 0.01);
+  if (!(o.dt > 0.0)) throw UsageError("--dt must be > 0");
+  if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0");
+  if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0");
+  const Model model = readModel(a.value("--model"));
+  const auto rom = loadReducedModel(romPath, model);
+  if (a.has("--load-case")) {
+    const std::string name = a.value("--load-case");
+    o.loadCase = model.findLoadCase(name);
+    if (o.loadCase < 0) {
+      std::string known;
+      for (const auto& lc : model.spec().loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
+      throw InputError("load case \"" + name + "\" does not exist in model \"" + model.spec().name + "\" (it has: " +
+                       (known.empty() ? "none" : known) + ")");
+    }
+  }
+  TrajectoryCsvWriter writer(outPath);
+  const RomSimulationSummary s = rom->simulate(model, o, writer);
+  out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""
+      << model.spec().name << "\"\n";
+  out << "steps                  " << s.steps << " of " << o.dt << " s to t = " << s.tEnd << " s (" << s.samples
+      << " samples)\n";
+  out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << s.secondsPerStep * 1e6
+      << " us per step, output excluded)\n";
+  out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
+  out << "written                " << writer.writtenPath() << "\n";
+  if (a.has("--benchmark")) {
+    // The full model under the same conditions; its samples go nowhere.
+    class NullSink : public TrajectorySink {
+    public:
+      void begin(const Model&, const RunInfo&) override {}
+      void write(const Sample&) override {}
+      void end(RunStatus, const std::string&) override {}
+    } sink;
+    SimulationOptions full;
+    full.loadCase = o.loadCase;
+    full.tEnd = o.tEnd;
+    full.outputDt = o.outputDt;
+    full.integrator.dt = o.dt;
+    const SimulationSummary f = simulate(model, full, sink);
+    const double fullPerStep = f.steps > 0 ? f.wallSeconds / static_cast<double>(f.steps) : 0.0;
+    out << "full model             " << std::setprecision(4) << fullPerStep * 1e6 << " us per step, real-time factor "
+        << f.realTimeFactor << "\n";
+    out << "speed-up               " << (s.secondsPerStep > 0.0 ? fullPerStep / s.secondsPerStep : 0.0)
+        << " x per step\n" << std::setprecision(6);
+  }
+  return 0;
+}
+
+int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Arguments a(args, {});
+  const std::string path = a.single("ROM.json");
+  const auto rom = loadReducedModel(path);
+  out << "method       " << rom->method() << "\n";
+  out << "mechanism    \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash()) << ")\n";
+  out << "created      " << rom->created() << "\n";
+  out << "n_r          " << rom->reducedDimension() << "\n";
+  out << "settings     " << rom->settings().dump() << "\n";
+  if (const auto* pod = dynamic_cast<const PodModel*>(rom.get())) {
+    const Eigen::IOFormat fmt(6, 0, " ", "\n             ", "", "");
+    out << "M_r [kg]     " << pod->reducedMass().format(fmt) << "\n";
+    out << "K_r [N/m]    " << pod->reducedStiffness().format(fmt) << "\n";
+    out << "D_r [N s/m]  " << pod->reducedDamping().format(fmt) << "\n";
+    out << "stable dt    " << pod->stabilityDt() << " s (explicit integrator limit)\n";
+  }
+  out << "metrics\n";
+  for (const auto& [key, value] : rom->metrics().items()) out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";
+  return 0;
+}
+
+int runCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Arguments a(args, {"--points"}, {"--json"});
+  if (a.positional().size() != 2) throw UsageError("expected REF.csv OTHER.csv");
+  const TrajectoryTable ref = readTrajectoryCsv(a.positional()[0]);
+  const TrajectoryTable other = readTrajectoryCsv(a.positional()[1]);
+  const TrajectoryComparison c = compareTrajectories(ref, other, splitList(a.value("--points")));
+  if (a.has("--json")) {
+    OJson j;
+    j["reference"] = a.positional()[0];
+    j["other"] = a.positional()[1];
+    j["t_begin"] = c.tBegin;
+    j["t_end"] = c.tEnd;
+    j["samples"] = c.samples;
+    auto point = [](const PointError& p) {
+      return OJson{{"name", p.name},
+                   {"rmse", p.rmse},
+                   {"max_error", p.maxError},
+                   {"reference_rms", p.referenceRms},
+                   {"relative_rmse", jsonNumber(p.relativeRmse)}};
+    };
+    j["points"] = OJson::array();
+    for (const PointError& p : c.points) j["points"].push_back(point(p));
+    j["overall"] = point(c.overall);
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "compared " << c.samples << " samples over t = " << c.tBegin << " .. " << c.tEnd << " s\n";
+  out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "RMSE [m]" << std::setw(14)
+      << "max [m]" << std::setw(16) << "relative RMSE" << "\n";
+  auto row = [&](const PointError& p) {
+    out << "  " << std::left << std::setw(16) << p.name << std::right << std::setprecision(4) << std::setw(14) << p.rmse
+        << std::setw(14) << p.maxError << std::setw(16);
+    if (std::isfinite(p.relativeRmse))
+      out << p.relativeRmse;
+    else
+      out << "- (no motion)";
+    out << "\n";
+  };
+  for (const PointError& p : c.points) row(p);
+  row(c.overall);
+  out << std::setprecision(6);
+  return 0;
+}
+
+}  // namespace mbdrom::cli
