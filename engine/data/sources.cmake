@@ -2,3 +2,4 @@
 target_sources(mbdrom_engine PRIVATE
   data/trajectory_csv.cpp
 )
+target_sources(mbdrom_engine PRIVATE data/dataset.cpp)

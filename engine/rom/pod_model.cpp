@@ -1,0 +1,377 @@
+#include "engine/rom/pod_model.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/measures.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace mbdrom {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+// Symmetric least squares: K minimising ||K X - Y||_F over symmetric K, from
+// A = X X^T and B = Y X^T (centred data): K A + A K = B + B^T, solved in the
+// eigenbasis of A; then the PSD projection (negative eigenvalues clipped).
+// Directions the data never excites (lambda_i + lambda_j ~ 0) get zero.
+Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigA(A);
+  const Eigen::MatrixXd& U = eigA.eigenvectors();
+  const Eigen::VectorXd& lambda = eigA.eigenvalues();
+  const Eigen::MatrixXd C = U.transpose() * (B + B.transpose()) * U;
+  const double tiny = 1e-12 * std::max(lambda.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
+  Eigen::MatrixXd Kt(A.rows(), A.cols());
+  for (Eigen::Index i = 0; i < A.rows(); ++i)
+    for (Eigen::Index j = 0; j < A.cols(); ++j) {
+      const double d = lambda(i) + lambda(j);
+      Kt(i, j) = d > tiny ? C(i, j) / d : 0.0;
+    }
+  Eigen::MatrixXd K = U * Kt * U.transpose();
+  K = 0.5 * (K + K.transpose());
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigK(K);
+  K = eigK.eigenvectors() * eigK.eigenvalues().cwiseMax(0.0).asDiagonal() * eigK.eigenvectors().transpose();
+  return 0.5 * (K + K.transpose());
+}
+
+double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y) {
+  const Eigen::MatrixXd centred = Y.colwise() - Y.rowwise().mean();
+  const double scale = centred.norm();
+  return scale > 0.0 ? (fit - Y).norm() / scale : 0.0;
+}
+
+}  // namespace
+
+PodSettings PodSettings::fromJson(const OJson& j) {
+  if (!j.is_object()) throw InputError("pod settings: expected an object");
+  PodSettings s;
+  for (const auto& [key, value] : j.items()) {
+    if (key == "nr") {
+      if (!value.is_number_integer()) throw InputError("pod settings: nr must be an integer");
+      s.nr = value.get<int>();
+    } else if (key == "vector_length") {
+      if (!value.is_number()) throw InputError("pod settings: vector_length must be a number [m]");
+      s.vectorLength = value.get<double>();
+    } else if (key == "stiffness_forces") {
+      if (!value.is_string()) throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\"");
+      s.stiffnessForces = value.get<std::string>();
+    } else {
+      throw InputError("pod settings: unknown setting \"" + key + "\" (known: nr, vector_length, stiffness_forces)");
+    }
+  }
+  if (s.nr < 1) throw InputError("pod settings: nr must be >= 1, got " + std::to_string(s.nr));
+  if (!(s.vectorLength >= 0.0) || !std::isfinite(s.vectorLength))
+    throw InputError("pod settings: vector_length must be >= 0 [m] (0: automatic)");
+  if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
+    throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\", got \"" + s.stiffnessForces + "\"");
+  return s;
+}
+
+OJson PodSettings::toJson() const {
+  return OJson{{"nr", nr}, {"vector_length", vectorLength}, {"stiffness_forces", stiffnessForces}};
+}
+
+std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSettings& settings, Monitor& monitor) {
+  PodSettings checked = PodSettings::fromJson(settings.toJson());
+  const Eigen::Index n = dataset.nq();
+  const long long total = dataset.samples();
+  if (dataset.runs.empty() || total < 2) throw InputError("pod: the dataset needs at least 2 samples");
+  if (dataset.M.rows() != n || dataset.M.cols() != n) throw InputError("pod: the dataset's mass matrix is not nq x nq");
+  monitor.reportNow({"train pod: snapshots", 0, 3, {}});
+
+  // Snapshots, all runs side by side.
+  const auto N = static_cast<Eigen::Index>(total);
+  Eigen::MatrixXd X(n, N), Xd(n, N), Xdd(n, N), Fk(n, N), Fd(n, N);
+  Eigen::Index col = 0;
+  for (const DatasetRun& r : dataset.runs) {
+    const Eigen::Index k = r.samples();
+    X.middleCols(col, k) = r.q;
+    Xd.middleCols(col, k) = r.qd;
+    Xdd.middleCols(col, k) = r.qdd;
+    Fd.middleCols(col, k) = r.f_damper;
+    if (checked.stiffnessForces == "spring")
+      Fk.middleCols(col, k) = r.f_spring;
+    else
+      Fk.middleCols(col, k) = r.f_ext - r.f_damper;  // minus the reduced inertia below
+    col += k;
+  }
+
+  auto rom = std::make_unique<PodModel>();
+  rom->mu_ = X.rowwise().mean();
+  Eigen::MatrixXd centred = X.colwise() - rom->mu_;
+
+  // Characteristic length: RMS distance of the free points from their common mean.
+  std::vector<bool> isVector(static_cast<std::size_t>(n), false);
+  for (int i : dataset.vectorCoordinates) isVector[static_cast<std::size_t>(i)] = true;
+  double L = checked.vectorLength;
+  if (L == 0.0) {
+    double sum = 0.0;
+    long long count = 0;
+    Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+    for (Eigen::Index i = 0; i + 2 < n; i += 3)
+      if (!isVector[static_cast<std::size_t>(i)]) {
+        centre += rom->mu_.segment<3>(i);
+        ++count;
+      }
+    if (count > 0) {
+      centre /= static_cast<double>(count);
+      for (Eigen::Index i = 0; i + 2 < n; i += 3)
+        if (!isVector[static_cast<std::size_t>(i)])
+          sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
+      L = std::sqrt(sum / static_cast<double>(count * N));
+    }
+    if (!(L > 0.0)) L = 1.0;
+  }
+  rom->scale_ = Eigen::VectorXd::Ones(n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (isVector[static_cast<std::size_t>(i)]) rom->scale_(i) = L;
+
+  monitor.checkpoint();
+  monitor.reportNow({"train pod: SVD", 1, 3, {}});
+  const Eigen::MatrixXd Xs = rom->scale_.asDiagonal() * centred;
+  const Eigen::BDCSVD<Eigen::MatrixXd> svd(Xs, Eigen::ComputeThinU);
+  rom->sigma_ = svd.singularValues();
+  const double sigmaMax = rom->sigma_.size() ? rom->sigma_(0) : 0.0;
+  Eigen::Index rank = 0;
+  for (Eigen::Index i = 0; i < rom->sigma_.size(); ++i)
+    if (rom->sigma_(i) > 1e-10 * sigmaMax && rom->sigma_(i) > 0.0) ++rank;
+  if (checked.nr > rank)
+    throw InputError("pod: nr = " + std::to_string(checked.nr) + " exceeds the rank of the data (" +
+                     std::to_string(rank) + " independent position directions in " + std::to_string(N) + " samples)");
+  const Eigen::Index nr = checked.nr;
+  const Eigen::MatrixXd V = svd.matrixU().leftCols(nr);
+  rom->Phi_ = rom->scale_.cwiseInverse().asDiagonal() * V;
+  rom->P_ = V.transpose() * rom->scale_.asDiagonal();
+
+  monitor.checkpoint();
+  monitor.reportNow({"train pod: reduced matrices", 2, 3, {}});
+  rom->M_r_ = rom->Phi_.transpose() * dataset.M * rom->Phi_;
+  rom->M_r_ = 0.5 * (rom->M_r_ + rom->M_r_.transpose());
+  if (Eigen::LLT<Eigen::MatrixXd>(rom->M_r_).info() != Eigen::Success)
+    throw InputError("pod: the reduced mass matrix is not positive definite (the basis moves no mass)");
+
+  const Eigen::MatrixXd Qr = rom->P_ * centred;
+  const Eigen::MatrixXd Qdr = rom->P_ * Xd;
+  Eigen::MatrixXd Yk = rom->Phi_.transpose() * Fk;
+  // "internal": the force the reduced equation leaves to K_r q_r + b, with the
+  // reduced inertia M_r qdd_r (not Phi^T M qdd) so the fit minimises its residual.
+  if (checked.stiffnessForces == "internal") Yk -= rom->M_r_ * (rom->P_ * Xdd);
+  const Eigen::MatrixXd Yd = rom->Phi_.transpose() * Fd;
+  const Eigen::VectorXd qMean = Qr.rowwise().mean(), yMean = Yk.rowwise().mean();
+  const Eigen::MatrixXd Qc = Qr.colwise() - qMean, Yc = Yk.colwise() - yMean;
+  rom->K_r_ = symmetricPsdFit(Qc * Qc.transpose(), Yc * Qc.transpose());
+  rom->b_ = yMean - rom->K_r_ * qMean;
+  rom->D_r_ = symmetricPsdFit(Qdr * Qdr.transpose(), Yd * Qdr.transpose());
+
+  const DatasetRun& first = dataset.runs.front();
+  rom->qr0_ = rom->project(first.q.col(0));
+  rom->qdr0_ = rom->P_ * first.qd.col(0);
+
+  // Metrics.
+  const double energy = rom->sigma_.squaredNorm();
+  const double captured = energy > 0.0 ? rom->sigma_.head(nr).squaredNorm() / energy : 1.0;
+  const Eigen::MatrixXd reconstructionError = Xs - V * (V.transpose() * Xs);
+  const double xsNorm = Xs.norm();
+  const Eigen::MatrixXd kFit = (rom->K_r_ * Qr).colwise() + rom->b_;
+  rom->podSettings_ = checked;
+  rom->mechanismName_ = dataset.mechanismName;
+  rom->mechanismHash_ = dataset.mechanismHash;
+  rom->created_ = utcTimestamp();
+  rom->settings_ = checked.toJson();
+  OJson runs = OJson::array();
+  for (const DatasetRun& r : dataset.runs)
+    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  OJson& m = rom->metrics_;
+  m["training_runs"] = runs;
+  m["samples"] = total;
+  m["data_rank"] = rank;
+  m["vector_length"] = L;
+  m["singular_values"] = vectorJson(rom->sigma_.head(std::min<Eigen::Index>(rom->sigma_.size(), 20)));
+  m["energy_captured"] = captured;
+  m["relative_reconstruction_error"] = xsNorm > 0.0 ? reconstructionError.norm() / xsNorm : 0.0;
+  m["stiffness_fit_relative_error"] = relativeFitError(kFit, Yk);
+  m["damping_fit_relative_error"] = relativeFitError(rom->D_r_ * Qdr, Yd);
+  const double dtMax = rom->stabilityDt();
+  m["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
+  monitor.reportNow({"train pod", 3, 3, {{"energy_captured", captured}}});
+  return rom;
+}
+
+double PodModel::stabilityDt() const {
+  // Central difference / Algorithm 1: dt < 2 / omega_max of M_r x'' + K_r x = 0.
+  const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(K_r_, M_r_);
+  const double omega2 = eig.eigenvalues().size() ? eig.eigenvalues().maxCoeff() : 0.0;
+  return omega2 > 0.0 ? 2.0 / std::sqrt(omega2) : std::numeric_limits<double>::infinity();
+}
+
+Eigen::VectorXd PodModel::project(const Eigen::VectorXd& q) const { return P_ * (q - mu_); }
+
+void PodModel::writeMethodJson(OJson& j) const {
+  j["normalisation"] = {{"mean", vectorJson(mu_)}, {"scale", vectorJson(scale_)}};
+  OJson m;
+  m["basis"] = matrixJson(Phi_);
+  m["mass"] = matrixJson(M_r_);
+  m["stiffness"] = matrixJson(K_r_);
+  m["stiffness_offset"] = vectorJson(b_);
+  m["damping"] = matrixJson(D_r_);
+  m["singular_values"] = vectorJson(sigma_);
+  m["initial_qr"] = vectorJson(qr0_);
+  m["initial_qdr"] = vectorJson(qdr0_);
+  j["matrices"] = m;
+}
+
+std::unique_ptr<PodModel> PodModel::fromJson(const OJson& j, const std::string& source) {
+  auto rom = std::make_unique<PodModel>();
+  try {
+    rom->podSettings_ = PodSettings::fromJson(j.at("settings"));
+  } catch (const InputError& e) {
+    throw FileError(source + ": " + e.what());
+  }
+  const OJson& norm = j.at("normalisation");
+  rom->mu_ = vectorFromJson(norm.at("mean"), -1, source + ": normalisation.mean");
+  const Eigen::Index n = rom->mu_.size();
+  rom->scale_ = vectorFromJson(norm.at("scale"), n, source + ": normalisation.scale");
+  const OJson& m = j.at("matrices");
+  const Eigen::Index nr = rom->podSettings_.nr;
+  rom->Phi_ = matrixFromJson(m.at("basis"), n, nr, source + ": matrices.basis");
+  rom->M_r_ = matrixFromJson(m.at("mass"), nr, nr, source + ": matrices.mass");
+  rom->K_r_ = matrixFromJson(m.at("stiffness"), nr, nr, source + ": matrices.stiffness");
+  rom->b_ = vectorFromJson(m.at("stiffness_offset"), nr, source + ": matrices.stiffness_offset");
+  rom->D_r_ = matrixFromJson(m.at("damping"), nr, nr, source + ": matrices.damping");
+  rom->sigma_ = vectorFromJson(m.at("singular_values"), -1, source + ": matrices.singular_values");
+  rom->qr0_ = vectorFromJson(m.at("initial_qr"), nr, source + ": matrices.initial_qr");
+  rom->qdr0_ = vectorFromJson(m.at("initial_qdr"), nr, source + ": matrices.initial_qdr");
+  if ((rom->scale_.array() <= 0.0).any()) throw FileError(source + ": normalisation.scale must be > 0");
+  if (Eigen::LLT<Eigen::MatrixXd>(rom->M_r_).info() != Eigen::Success)
+    throw FileError(source + ": matrices.mass is not positive definite");
+  // V = S Phi is orthonormal; P = V^T S.
+  rom->P_ = (rom->scale_.asDiagonal() * rom->Phi_).transpose() * rom->scale_.asDiagonal();
+  return rom;
+}
+
+RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+                                        Monitor* monitor) const {
+  checkMechanism(model);
+  const Eigen::Index n = model.nq(), nr = Phi_.cols();
+  if (mu_.size() != n) throw InputError("pod: the reduced model has " + std::to_string(mu_.size()) +
+                                        " coordinates, the model " + std::to_string(n));
+  if (!(o.dt > 0.0) || !std::isfinite(o.dt)) throw InputError("dt must be > 0 (got " + std::to_string(o.dt) + ")");
+  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
+  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
+  const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
+  if (o.loadCase < -1 || o.loadCase >= nLoadCases)
+    throw InputError("load case index " + std::to_string(o.loadCase) + " does not exist in model \"" +
+                     model.spec().name + "\"");
+  const double dtMax = stabilityDt();
+  if (o.dt >= dtMax)
+    throw InputError("dt = " + std::to_string(o.dt) + " s is above the stability limit of the explicit reduced " +
+                     "integrator (" + std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
+  if ((o.q0.size() && o.q0.size() != n) || (o.qd0.size() && o.qd0.size() != n))
+    throw InputError("initial conditions: expected " + std::to_string(n) + " coordinates");
+
+  const auto steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
+  const long long stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
+  RunInfo info;
+  info.modelName = model.spec().name;
+  info.loadCase = o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
+  info.dt = o.dt;
+  info.outputDt = static_cast<double>(stride) * o.dt;
+  info.tEnd = o.tEnd;
+  info.totalSteps = steps;
+  sink.begin(model, info);
+
+  const Eigen::LLT<Eigen::MatrixXd> massLlt(M_r_);
+  Eigen::VectorXd qr = o.q0.size() ? project(o.q0) : qr0_;
+  Eigen::VectorXd qdr = o.qd0.size() ? Eigen::VectorXd(P_ * o.qd0) : qdr0_;
+  Eigen::VectorXd q = Phi_ * qr + mu_, f_ext(n), fr(nr), qddr(nr);
+  auto accelerations = [&](double t) {
+    evalExternalForces(model, o.loadCase, q, t, f_ext);
+    fr.noalias() = Phi_.transpose() * f_ext;
+    fr -= K_r_ * qr + b_ + D_r_ * qdr;  // eq. 36: damping with the velocity of the previous step
+    qddr = massLlt.solve(fr);
+  };
+  accelerations(0.0);
+
+  Sample s;
+  const int nMarkers = static_cast<int>(model.markers().size());
+  const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
+  s.lambda = Eigen::VectorXd::Zero(model.nc());
+  s.f_friction = Eigen::VectorXd::Zero(n);
+  s.frictionVelocity = Eigen::VectorXd::Zero(nFrictions);
+  s.frictionState = Eigen::VectorXd::Zero(nFrictions);
+  s.markers.resize(3, nMarkers);
+  Eigen::VectorXd Phi;
+  const Eigen::MatrixXd& M = model.massMatrix();
+  double outputSeconds = 0.0;
+  RomSimulationSummary summary;
+  auto emit = [&](long long step, double t) {
+    const auto w0 = std::chrono::steady_clock::now();
+    s.step = step;
+    s.t = t;
+    s.q = q;
+    s.qd = Phi_ * qdr;
+    s.qdd = Phi_ * qddr;
+    s.f_ext = f_ext;
+    evalSpringForces(model, s.q, s.f_spring);
+    evalDamperForces(model, s.q, s.qd, s.f_damper);
+    for (int i = 0; i < nMarkers; ++i) s.markers.col(i) = markerPosition(model, s.q, i);
+    s.kineticEnergy = 0.5 * s.qd.dot(M * s.qd);
+    s.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
+    evalPhi(model, s.q, t, Phi);
+    s.residualPosition = Phi.size() ? Phi.cwiseAbs().maxCoeff() : 0.0;
+    s.measures = evalMeasures(model, s.q);
+    sink.write(s);
+    ++summary.samples;
+    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  };
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  double t = 0.0;
+  try {
+    emit(0, 0.0);
+    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
+    for (long long step = 1; step <= steps; ++step) {
+      // Seed 003 Algorithm 1 (single cluster), eq. 35-38.
+      t = static_cast<double>(step) * o.dt;
+      const Eigen::VectorXd qddPrev = qddr;
+      qr += o.dt * qdr + 0.5 * o.dt * o.dt * qddPrev;
+      q.noalias() = Phi_ * qr;
+      q += mu_;
+      accelerations(t);
+      qdr += 0.5 * o.dt * (qddPrev + qddr);
+      if (!qr.allFinite() || !qdr.allFinite())
+        throw SolverError("reduced model (" + method() + ") diverged at t = " + std::to_string(t) + " s (step " +
+                          std::to_string(step) + "): non-finite reduced coordinates");
+      summary.steps = step;
+      summary.tEnd = t;
+      if (step % stride == 0 || step == steps) emit(step, t);
+      if (monitor) {
+        progress.step = step;
+        progress.metrics[0].second = t;
+        if (!monitor->report(progress)) monitor->checkpoint();
+      }
+    }
+  } catch (const Cancelled& e) {
+    sink.end(RunStatus::Cancelled, e.what());
+    throw;
+  } catch (const Error& e) {
+    sink.end(RunStatus::Failed, e.what());
+    throw;
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds;
+  summary.wallSeconds = std::max(wall, 0.0);
+  summary.secondsPerStep = summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
+  summary.realTimeFactor = summary.wallSeconds > 0.0 ? summary.tEnd / summary.wallSeconds : 0.0;
+  sink.end(RunStatus::Completed, "");
+  return summary;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,101 @@
+#pragma once
+/// @file
+/// Global POD: the classic single linear basis, the baseline every other reduced
+/// model is measured against (seed 003 with one cluster).
+///
+/// Offline (train):
+/// - scaled, mean-centred snapshots `X_s = S (q - mu)` of every sample of every run;
+///   S = diag(1 on point coordinates [m], L on unit-vector components [-]) with the
+///   characteristic length L [m] (setting `vector_length`; 0: automatic, the RMS
+///   distance of the free points from their common mean over the data), so metres
+///   and unit vectors weigh alike;
+/// - thin SVD `X_s = U Sigma W^T`, basis V = first n_r columns of U; in natural
+///   coordinates `q ~ Phi q_r + mu` with `Phi = S^-1 V` and `q_r = V^T S (q - mu)`;
+/// - Galerkin mass `M_r = Phi^T M Phi` (seed 003 eq. 11);
+/// - stiffness (eq. 16): the projected forces `y = Phi^T f_K(q)` are fitted as
+///   `K_r q_r + b` by least squares over symmetric K_r (normal equations
+///   `K_r A + A K_r = B + B^T`, A = X X^T, B = Y X^T of the centred data, solved in
+///   the eigenbasis of A), then projected onto the PSD cone by clipping negative
+///   eigenvalues to zero, and the offset b refitted (b plays the role of
+///   `K_r q_r0` of eq. 12-14 and needs no invertible K_r). By default
+///   (`stiffness_forces: "internal"`) y is the whole position-dependent internal
+///   force the reduced equation has to supply, constraint forces included:
+///   `y = Phi^T (f_ext - f_damper) - M_r qdd_r`; this keeps the loads in balance
+///   in directions the constraints held. With `"spring"` (the seed's choice)
+///   y = Phi^T f_spring: such directions are then unrestrained and the reduced
+///   model drifts along them under gravity and loads;
+/// - damping (eq. 19): `Phi^T f_damper` fitted as `D_r qd_r`, same symmetric least
+///   squares and eigenvalue clipping, no offset.
+///
+/// Online (simulate): the explicit scheme of seed 003 Algorithm 1 (eq. 34-38) with
+/// one cluster, external forces `Phi^T f_ext(Phi q_r + mu, t)` evaluated at the
+/// back-projected coordinates every step (eq. 20). Explicit: the step must stay
+/// below 2 / omega_max of (M_r, K_r) (`stability_dt` in the metrics); larger
+/// steps are refused.
+///
+/// Output samples: q, qd, qdd back-projected; f_ext, f_spring, f_damper of the
+/// full model at the back-projected state; markers; measures; kinetic and potential
+/// energy; residual_position = max |Phi(q)| of the back-projected q (how far it
+/// leaves the constraint manifold). lambda, f_friction, friction channels,
+/// work, energy error and the velocity/acceleration residuals are written as zero.
+
+#include "engine/rom/reduced_model.h"
+
+namespace mbdrom {
+
+struct PodSettings {
+  int nr = 2;                 ///< number of reduced coordinates, 1 <= nr <= rank of the data
+  double vectorLength = 0.0;  ///< characteristic length L for unit-vector coordinates [m]; 0: automatic
+  std::string stiffnessForces = "internal";  ///< "internal" or "spring" (see the file comment)
+
+  /// From JSON {"nr", "vector_length", "stiffness_forces"}; unknown keys or bad values throw InputError.
+  static PodSettings fromJson(const nlohmann::ordered_json& j);
+  nlohmann::ordered_json toJson() const;
+};
+
+class PodModel : public ReducedModel {
+public:
+  /// Trains on every run of `dataset`. Throws InputError for nr < 1 or nr above the
+  /// rank of the data (the rank is named), an empty dataset or bad settings.
+  static std::unique_ptr<PodModel> train(const Dataset& dataset, const PodSettings& settings, Monitor& monitor);
+  /// From the method part of a trained-model file. Throws FileError naming `source`.
+  static std::unique_ptr<PodModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+  std::string method() const override { return "pod"; }
+  int reducedDimension() const override { return static_cast<int>(Phi_.cols()); }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+                                Monitor* monitor = nullptr) const override;
+
+  /// Basis in natural coordinates [m or - per unit q_r], nq x nr.
+  const Eigen::MatrixXd& basis() const { return Phi_; }
+  /// Mean of the data mu [m, -], size nq.
+  const Eigen::VectorXd& mean() const { return mu_; }
+  /// Coordinate scale S (diagonal) [-, m], size nq.
+  const Eigen::VectorXd& scale() const { return scale_; }
+  const Eigen::MatrixXd& reducedMass() const { return M_r_; }
+  const Eigen::MatrixXd& reducedStiffness() const { return K_r_; }
+  const Eigen::MatrixXd& reducedDamping() const { return D_r_; }
+  /// Stiffness offset b: the reduced internal force at q_r = 0 [N], size nr.
+  const Eigen::VectorXd& stiffnessOffset() const { return b_; }
+  /// Singular values of the scaled snapshot matrix (all of them) [m].
+  const Eigen::VectorXd& singularValues() const { return sigma_; }
+  /// Largest stable step of the explicit scheme [s] (infinity without stiffness).
+  double stabilityDt() const;
+
+  /// Reduced coordinates of full coordinates q: V^T S (q - mu).
+  Eigen::VectorXd project(const Eigen::VectorXd& q) const;
+
+protected:
+  void writeMethodJson(nlohmann::ordered_json& j) const override;
+
+private:
+  PodSettings podSettings_;
+  Eigen::VectorXd mu_, scale_, sigma_;
+  Eigen::MatrixXd Phi_;   // nq x nr
+  Eigen::MatrixXd P_;     // nr x nq: q_r = P (q - mu)
+  Eigen::MatrixXd M_r_, K_r_, D_r_;
+  Eigen::VectorXd b_;
+  Eigen::VectorXd qr0_, qdr0_;  // initial state: first sample of the first training run
+};
+
+}  // namespace mbdrom

@@ -1,0 +1,152 @@
+#include "engine/rom/reduced_model.h"
+
+#include "engine/core/error.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/pod_model.h"
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+
+namespace mbdrom {
+
+using OJson = nlohmann::ordered_json;
+
+void ReducedModel::checkMechanism(const Model& model) const {
+  if (model.mechanismHash() == mechanismHash_) return;
+  throw InputError("the reduced model was trained for mechanism \"" + mechanismName_ + "\" (hash " +
+                   hashToString(mechanismHash_) + "), not for \"" + model.spec().name + "\" (hash " +
+                   hashToString(model.mechanismHash()) + "): retrain it for this mechanism");
+}
+
+OJson ReducedModel::toJson() const {
+  OJson j;
+  j["format"] = "mbdrom-rom";
+  j["version"] = 1;
+  j["method"] = method();
+  j["mechanism"] = {{"name", mechanismName_}, {"hash", hashToString(mechanismHash_)}};
+  j["created"] = created_;
+  j["settings"] = settings_;
+  writeMethodJson(j);
+  j["metrics"] = metrics_;
+  return j;
+}
+
+std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
+                                                const OJson& settings, Monitor& monitor) {
+  if (method == "pod") return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod)");
+}
+
+void saveReducedModel(const ReducedModel& rom, const std::string& path) {
+  writeFileAtomically(path, rom.toJson().dump(1) + "\n");
+}
+
+std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::string& source) {
+  try {
+    if (!j.is_object() || j.value("format", "") != "mbdrom-rom")
+      throw FileError(source + ": not an mbdrom trained-model file (\"format\": \"mbdrom-rom\")");
+    if (j.value("version", 0) != 1)
+      throw FileError(source + ": unsupported trained-model version " + j.at("version").dump() + " (expected 1)");
+    const std::string method = j.at("method").get<std::string>();
+    std::unique_ptr<ReducedModel> rom;
+    if (method == "pod")
+      rom = PodModel::fromJson(j, source);
+    else
+      throw FileError(source + ": unknown method \"" + method + "\" (known: pod)");
+    rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
+    const std::string hash = j.at("mechanism").at("hash").get<std::string>();
+    std::size_t used = 0;
+    rom->mechanismHash_ = std::stoull(hash, &used, 16);
+    if (used != hash.size() || hash.size() != 16) throw FileError(source + ": mechanism.hash must be 16 hex digits");
+    rom->created_ = j.value("created", "");
+    rom->settings_ = j.value("settings", OJson::object());
+    rom->metrics_ = j.value("metrics", OJson::object());
+    return rom;
+  } catch (const OJson::exception& e) {
+    throw FileError(source + ": bad trained-model file: " + e.what());
+  } catch (const std::logic_error&) {  // stoull
+    throw FileError(source + ": mechanism.hash must be 16 hex digits");
+  }
+}
+
+std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path + ": cannot open");
+  OJson j;
+  try {
+    j = OJson::parse(in);
+  } catch (const OJson::exception& e) {
+    throw FileError(path + ": not valid JSON: " + e.what());
+  }
+  return reducedModelFromJson(j, path);
+}
+
+std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, const Model& model) {
+  std::unique_ptr<ReducedModel> rom = loadReducedModel(path);
+  try {
+    rom->checkMechanism(model);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  return rom;
+}
+
+std::string utcTimestamp() {
+  const std::time_t now = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  std::tm utc{};
+  gmtime_r(&now, &utc);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
+  return buffer;
+}
+
+OJson matrixJson(const Eigen::MatrixXd& m) {
+  OJson rows = OJson::array();
+  for (Eigen::Index i = 0; i < m.rows(); ++i) {
+    OJson row = OJson::array();
+    for (Eigen::Index k = 0; k < m.cols(); ++k) row.push_back(m(i, k));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+OJson vectorJson(const Eigen::VectorXd& v) {
+  OJson a = OJson::array();
+  for (Eigen::Index i = 0; i < v.size(); ++i) a.push_back(v(i));
+  return a;
+}
+
+Eigen::MatrixXd matrixFromJson(const OJson& j, Eigen::Index rows, Eigen::Index cols, const std::string& where) {
+  if (!j.is_array()) throw FileError(where + ": expected an array of rows");
+  const auto r = static_cast<Eigen::Index>(j.size());
+  if (rows >= 0 && r != rows) throw FileError(where + ": expected " + std::to_string(rows) + " rows, got " + std::to_string(r));
+  const Eigen::Index c = cols >= 0 ? cols : (r > 0 && j[0].is_array() ? static_cast<Eigen::Index>(j[0].size()) : 0);
+  Eigen::MatrixXd m(r, c);
+  for (Eigen::Index i = 0; i < r; ++i) {
+    const OJson& row = j[static_cast<std::size_t>(i)];
+    if (!row.is_array() || static_cast<Eigen::Index>(row.size()) != c)
+      throw FileError(where + "[" + std::to_string(i) + "]: expected " + std::to_string(c) + " numbers");
+    for (Eigen::Index k = 0; k < c; ++k) {
+      const OJson& x = row[static_cast<std::size_t>(k)];
+      if (!x.is_number()) throw FileError(where + "[" + std::to_string(i) + "][" + std::to_string(k) + "]: not a number");
+      m(i, k) = x.get<double>();
+    }
+  }
+  return m;
+}
+
+Eigen::VectorXd vectorFromJson(const OJson& j, Eigen::Index size, const std::string& where) {
+  if (!j.is_array()) throw FileError(where + ": expected an array of numbers");
+  const auto n = static_cast<Eigen::Index>(j.size());
+  if (size >= 0 && n != size) throw FileError(where + ": expected " + std::to_string(size) + " numbers, got " + std::to_string(n));
+  Eigen::VectorXd v(n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const OJson& x = j[static_cast<std::size_t>(i)];
+    if (!x.is_number()) throw FileError(where + "[" + std::to_string(i) + "]: not a number");
+    v(i) = x.get<double>();
+  }
+  return v;
+}
+
+}  // namespace mbdrom

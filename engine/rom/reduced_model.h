@@ -1,0 +1,130 @@
+#pragma once
+/// @file
+/// The common interface of every reduced model (seed methods and the global
+/// POD baseline): trained from a Dataset, saved to and loaded from one
+/// self-describing file, simulated under any load case of the mechanism, and
+/// back-projected to the full natural coordinates, streamed through the same
+/// TrajectorySink as the full model so the CSV has the full model's columns.
+///
+/// Trained-model file: JSON,
+/// `{"format": "mbdrom-rom", "version": 1, "method": ..., "mechanism": {"name", "hash"},
+///   "created": ISO-8601 UTC, "settings": {...}, "normalisation": {...},
+///   "matrices": {...}, "metrics": {...}}`;
+/// matrices are arrays of rows. Doubles are written in the shortest form that
+/// reads back to the same value, so a save/load round trip is bit-exact.
+/// Load cases are not part of it: a model trained under one load case runs any other.
+
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// How to run a reduced model.
+struct RomSimulationOptions {
+  int loadCase = -1;      ///< index into spec().loadCases, -1: gravity only
+  double tEnd = 1.0;      ///< end time [s], >= 0
+  double dt = 1e-3;       ///< time step [s], > 0
+  double outputDt = 0.0;  ///< time between samples [s], rounded to a multiple of dt; 0: every step
+  /// Initial positions and velocities in natural coordinates (projected onto the
+  /// reduced space), size nq; empty: the first sample of the first training run.
+  Eigen::VectorXd q0, qd0;
+};
+
+/// How a reduced run went.
+struct RomSimulationSummary {
+  long long steps = 0;
+  long long samples = 0;
+  double tEnd = 0.0;             ///< time reached [s]
+  double wallSeconds = 0.0;      ///< wall time of the stepping, output excluded [s]
+  double realTimeFactor = 0.0;   ///< simulated time / wall time
+  double secondsPerStep = 0.0;   ///< wall time per step [s]
+};
+
+/// A trained reduced model. Constant after training or loading: simulate() keeps
+/// its state local, so one model may run on several threads at once.
+class ReducedModel {
+public:
+  virtual ~ReducedModel() = default;
+
+  /// Method name as in files and the CLI: "pod", later "ae", "pca", "node", "sindy".
+  virtual std::string method() const = 0;
+  /// Number of reduced coordinates.
+  virtual int reducedDimension() const = 0;
+
+  /// Runs the reduced model under a load case of `model` and streams back-projected
+  /// samples to `sink` (begin, write..., end). Throws InputError when `model` is not
+  /// the mechanism it was trained for (checkMechanism) or for bad options,
+  /// SolverError on divergence (naming the time), Cancelled when the monitor stops it;
+  /// the sink has every sample up to then.
+  virtual RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options,
+                                        TrajectorySink& sink, Monitor* monitor = nullptr) const = 0;
+
+  /// Mechanism it was trained for.
+  const std::string& mechanismName() const { return mechanismName_; }
+  std::uint64_t mechanismHash() const { return mechanismHash_; }
+  /// Training time stamp, ISO-8601 UTC.
+  const std::string& created() const { return created_; }
+  /// Settings as given to training (method-specific).
+  const nlohmann::ordered_json& settings() const { return settings_; }
+  /// Training metrics (method-specific names, e.g. "singular_values").
+  const nlohmann::ordered_json& metrics() const { return metrics_; }
+
+  /// Throws InputError naming both mechanisms (names and hashes) when `model` is
+  /// not the mechanism this reduced model was trained for.
+  void checkMechanism(const Model& model) const;
+
+  /// The whole trained-model file as JSON.
+  nlohmann::ordered_json toJson() const;
+
+protected:
+  /// Method part: "normalisation" and "matrices" (and anything else it needs).
+  virtual void writeMethodJson(nlohmann::ordered_json& j) const = 0;
+
+  std::string mechanismName_;
+  std::uint64_t mechanismHash_ = 0;
+  std::string created_;
+  nlohmann::ordered_json settings_ = nlohmann::ordered_json::object();
+  nlohmann::ordered_json metrics_ = nlohmann::ordered_json::object();
+
+  friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
+};
+
+/// Trains a reduced model of method `method` ("pod") from `dataset` with
+/// method settings (JSON object; unknown keys are an InputError). Throws
+/// InputError for an unknown method or bad settings.
+std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
+                                                const nlohmann::ordered_json& settings, Monitor& monitor);
+
+/// Writes a trained-model file (atomic). Throws FileError.
+void saveReducedModel(const ReducedModel& rom, const std::string& path);
+/// Reads a trained-model file. Throws FileError naming the file on bad format.
+std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path);
+/// Builds a reduced model from trained-model JSON; `source` names it in messages.
+std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
+/// Reads a trained-model file and checks it against `model`: throws InputError
+/// naming both mechanisms when it was trained for another one.
+std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, const Model& model);
+
+/// Current time as ISO-8601 UTC ("2026-11-23T09:30:00Z").
+std::string utcTimestamp();
+
+/// Matrix helpers for trained-model files: arrays of rows.
+nlohmann::ordered_json matrixJson(const Eigen::MatrixXd& m);
+nlohmann::ordered_json vectorJson(const Eigen::VectorXd& v);
+/// Throws FileError naming `where` when the value is not a rows x cols matrix
+/// (rows, cols < 0: any).
+Eigen::MatrixXd matrixFromJson(const nlohmann::ordered_json& j, Eigen::Index rows, Eigen::Index cols,
+                               const std::string& where);
+Eigen::VectorXd vectorFromJson(const nlohmann::ordered_json& j, Eigen::Index size, const std::string& where);
+
+}  // namespace mbdrom

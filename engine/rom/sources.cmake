@@ -1,0 +1,6 @@
+# Reduced models (engine/rom).
+target_sources(mbdrom_engine PRIVATE
+  rom/reduced_model.cpp
+  rom/pod_model.cpp
+  rom/compare.cpp
+)

@@ -1,0 +1,165 @@
+// Global POD: the MacPherson proof (train on "train", run on "chirp"), file
+// round trip, refusal of a foreign mechanism, bad input.
+
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/compare.h"
+#include "engine/rom/pod_model.h"
+
+#include <catch2/catch.hpp>
+
+#include <Eigen/Eigenvalues>
+
+#include <filesystem>
+#include <string>
+
+using namespace mbdrom;
+
+namespace {
+
+std::string example(const std::string& name) {
+  return std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json";
+}
+
+std::string tempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("mbdrom_pod_test_" + name)).string();
+}
+
+// Full-model run of a load case, kept in memory and as CSV.
+std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv) {
+  SimulationOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.integrator.dt = 1e-3;
+  TrajectoryRecorder recorder;
+  simulate(model, o, recorder);
+  TrajectoryCsvWriter writer(csv);
+  writer.begin(model, recorder.info());
+  for (const Sample& s : recorder.samples()) writer.write(s);
+  writer.end(RunStatus::Completed, "");
+  return recorder.samples();
+}
+
+struct MacPherson {
+  Model model = readModel(example("macpherson"));
+  std::string trainCsv = tempPath("mac_train.csv"), chirpCsv = tempPath("mac_chirp.csv");
+  Dataset dataset = makeDataset(model);
+  MacPherson() {
+    addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv), "train", "train"));
+    fullRun(model, "chirp", 3.0, chirpCsv);
+  }
+};
+
+const MacPherson& macPherson() {
+  static const MacPherson m;
+  return m;
+}
+
+TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
+                       const std::string& csv) {
+  RomSimulationOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.dt = 1e-3;
+  TrajectoryCsvWriter writer(csv);
+  rom.simulate(model, o, writer);
+  return readTrajectoryCsv(csv);
+}
+
+}  // namespace
+
+// The issue asks for <= 2 % with nr = 2. A single global linear basis does not
+// reach it on this strut (measured: docs/benchmarks.md): the suspension
+// kinematics are non-linear over the travel, and the second POD direction (the
+// curvature of the wheel path) is held by constraint forces the unconstrained
+// reduced model only sees through a linear fit. The figures below are regression
+// bounds on what this baseline achieves, not the goal.
+TEST_CASE("POD of the MacPherson strut follows an unseen chirp load", "[pod_model_test]") {
+  const MacPherson& m = macPherson();
+  const TrajectoryTable reference = readTrajectoryCsv(m.chirpCsv);
+  Monitor monitor;
+  auto relativeError = [&](int nr, const char* forces) {
+    PodSettings settings;
+    settings.nr = nr;
+    settings.stiffnessForces = forces;
+    const auto rom = PodModel::train(m.dataset, settings, monitor);
+    REQUIRE(rom->reducedDimension() == nr);
+    const TrajectoryTable reduced = romRun(*rom, m.model, "chirp", 3.0, tempPath("mac_chirp_rom.csv"));
+    REQUIRE(reduced.columns == reference.columns);
+    const double e = compareTrajectories(reference, reduced, {"W"}).points[0].relativeRmse;
+    UNSCOPED_INFO("nr = " << nr << ", " << forces << " forces: relative RMSE of W " << e);
+    return e;
+  };
+  const double one = relativeError(1, "internal"), two = relativeError(2, "internal");
+  const double twoSpring = relativeError(2, "spring");
+  CHECK(one <= 0.10);
+  CHECK(two <= 0.50);
+  // The seed's spring-only stiffness leaves the curvature direction unrestrained.
+  CHECK(twoSpring > two);
+}
+
+TEST_CASE("POD reports its singular values and captured energy", "[pod_model_test]") {
+  Monitor monitor;
+  const auto rom = PodModel::train(macPherson().dataset, PodSettings{}, monitor);
+  const Eigen::VectorXd& sigma = rom->singularValues();
+  REQUIRE(sigma.size() >= 2);
+  CHECK(sigma(0) >= sigma(1));
+  CHECK(rom->metrics().at("energy_captured").get<double>() > 0.99);
+  CHECK(rom->metrics().at("data_rank").get<int>() >= 2);
+  // Galerkin mass and identified matrices: symmetric, K and D positive semi-definite.
+  CHECK((rom->reducedMass() - rom->reducedMass().transpose()).norm() == 0.0);
+  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedStiffness()).eigenvalues().minCoeff() >= -1e-9);
+  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedDamping()).eigenvalues().minCoeff() >= -1e-9);
+}
+
+TEST_CASE("a POD model saved and loaded again simulates bit-identically", "[pod_model_test]") {
+  const MacPherson& m = macPherson();
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
+  const std::string path = tempPath("rom.json");
+  saveReducedModel(*rom, path);
+  const auto again = loadReducedModel(path, m.model);
+  CHECK(again->method() == "pod");
+  CHECK(again->toJson() == rom->toJson());
+  RomSimulationOptions o;
+  o.loadCase = m.model.findLoadCase("chirp");
+  o.tEnd = 0.5;
+  TrajectoryRecorder a, b;
+  rom->simulate(m.model, o, a);
+  again->simulate(m.model, o, b);
+  REQUIRE(a.samples().size() == b.samples().size());
+  for (std::size_t k = 0; k < a.samples().size(); ++k) REQUIRE(a.samples()[k].q == b.samples()[k].q);
+}
+
+TEST_CASE("a POD model refuses to run or load for another mechanism", "[pod_model_test]") {
+  const MacPherson& m = macPherson();
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 1}}, monitor);
+  const std::string path = tempPath("rom_foreign.json");
+  saveReducedModel(*rom, path);
+  const Model pendulum = readModel(example("pendulum"));
+  const std::string expected = "trained for mechanism \"" + m.model.spec().name + "\" (hash " +
+                               hashToString(m.model.mechanismHash()) + "), not for \"pendulum\" (hash " +
+                               hashToString(pendulum.mechanismHash()) + ")";
+  CHECK_THROWS_WITH(loadReducedModel(path, pendulum), Catch::Contains(expected));
+  TrajectoryRecorder recorder;
+  CHECK_THROWS_AS(rom->simulate(pendulum, RomSimulationOptions{}, recorder), InputError);
+}
+
+TEST_CASE("POD training and simulation reject bad input with clear messages", "[pod_model_test]") {
+  const MacPherson& m = macPherson();
+  Monitor monitor;
+  CHECK_THROWS_WITH(trainReducedModel("pod", m.dataset, {{"nr", 30}}, monitor),
+                    Catch::Contains("nr = 30 exceeds the rank of the data"));
+  CHECK_THROWS_WITH(trainReducedModel("pod", m.dataset, {{"nr", 2}, {"bogus", 1}}, monitor),
+                    Catch::Contains("unknown setting \"bogus\""));
+  CHECK_THROWS_WITH(trainReducedModel("magic", m.dataset, {}, monitor), Catch::Contains("unknown reduced-model method"));
+  const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
+  RomSimulationOptions o;
+  o.loadCase = 17;
+  TrajectoryRecorder recorder;
+  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder), Catch::Contains("load case index 17 does not exist"));
+}
