@@ -723,7 +723,8 @@ ModelSpec parseModelSpec(const std::string& text, const std::string& source, con
   Json root;
   try {
     root = Json::parse(text);
-  } catch (const Json::parse_error& e) {
+  } catch (const Json::exception& e) {
+    // parse_error, but also out_of_range for numbers beyond double (found by fuzzing).
     throw FileError(source + ": malformed JSON: " + e.what());
   }
   if (!root.is_object()) throw FileError(source + ": not a model file (expected a JSON object)");
