@@ -1,5 +1,7 @@
 #include "app/cli/arguments.h"
 
+#include "engine/model/model.h"
+
 #include <charconv>
 #include <cmath>
 
@@ -55,6 +57,10 @@ double Arguments::number(const std::string& option, double fallback) const {
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
     throw UsageError("option " + option + ": '" + text + "' is not a number");
   return v;
+}
+
+int loadCaseOption(const Model& model, const Arguments& a) {
+  return a.has("--load-case") ? model.requireLoadCase(a.value("--load-case")) : -1;
 }
 
 }  // namespace mbdrom::cli

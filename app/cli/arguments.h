@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+namespace mbdrom {
+class Model;
+}
+
 namespace mbdrom::cli {
 
 /// Thrown for bad command lines; the CLI prints the message and the usage.
@@ -36,5 +40,9 @@ private:
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
 };
+
+/// The load case named by --load-case (index), or -1 (gravity only) without it.
+/// Throws InputError naming the load cases that exist.
+int loadCaseOption(const Model& model, const Arguments& a);
 
 }  // namespace mbdrom::cli

@@ -31,19 +31,6 @@ const char* const kModesUsage =
 
 namespace {
 
-int loadCaseIndex(const Model& model, const Arguments& a) {
-  if (!a.has("--load-case")) return -1;
-  const std::string name = a.value("--load-case");
-  const int index = model.findLoadCase(name);
-  if (index < 0) {
-    std::string known;
-    for (const auto& lc : model.spec().loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
-    throw InputError("load case \"" + name + "\" does not exist in model \"" + model.spec().name +
-                     "\" (it has: " + (known.empty() ? "none" : known) + ")");
-  }
-  return index;
-}
-
 std::string loadCaseName(const Model& model, int index) {
   return index < 0 ? std::string("gravity only") : "\"" + model.spec().loadCases[static_cast<std::size_t>(index)].name + "\"";
 }
@@ -128,13 +115,33 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   return 0;
 }
 
-int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
-  const Arguments a(args, {"--load-case", "--time"});
-  const Model model = readModel(a.single("MODEL.json"));
-  const int lc = loadCaseIndex(model, a);
+namespace {
+
+// The model, load case and static equilibrium that statics and modes start from.
+struct Equilibrium {
+  Model model;
+  int loadCase = -1;
   StaticsOptions options;
-  options.time = a.number("--time", 0.0);
-  const StaticsResult s = solveStatics(model, lc, model.q0(), options);
+  StaticsResult result;
+};
+
+Equilibrium solveEquilibrium(const std::vector<std::string>& args) {
+  const Arguments a(args, {"--load-case", "--time"});
+  Equilibrium e{readModel(a.single("MODEL.json")), -1, {}, {}};
+  e.loadCase = loadCaseOption(e.model, a);
+  e.options.time = a.number("--time", 0.0);
+  e.result = solveStatics(e.model, e.loadCase, e.model.q0(), e.options);
+  return e;
+}
+
+}  // namespace
+
+int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  const Equilibrium e = solveEquilibrium(args);
+  const Model& model = e.model;
+  const int lc = e.loadCase;
+  const StaticsOptions& options = e.options;
+  const StaticsResult& s = e.result;
   out << "static equilibrium of \"" << model.spec().name << "\" under " << loadCaseName(model, lc) << " at t = "
       << options.time << " s\n";
   out << "Newton iterations " << s.iterations << " in " << s.loadSteps << " load step(s); residual force "
@@ -146,12 +153,11 @@ int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ost
 }
 
 int runModes(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
-  const Arguments a(args, {"--load-case", "--time"});
-  const Model model = readModel(a.single("MODEL.json"));
-  const int lc = loadCaseIndex(model, a);
-  StaticsOptions options;
-  options.time = a.number("--time", 0.0);
-  const StaticsResult s = solveStatics(model, lc, model.q0(), options);
+  const Equilibrium e = solveEquilibrium(args);
+  const Model& model = e.model;
+  const int lc = e.loadCase;
+  const StaticsOptions& options = e.options;
+  const StaticsResult& s = e.result;
   const ModesResult m = computeModes(model, lc, s, options.time);
   out << "linearised modes of \"" << model.spec().name << "\" about the equilibrium under " << loadCaseName(model, lc)
       << " (" << m.modes.size() << " degrees of freedom)\n";

@@ -138,16 +138,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0");
   const Model model = readModel(a.value("--model"));
   const auto rom = loadReducedModel(romPath, model);
-  if (a.has("--load-case")) {
-    const std::string name = a.value("--load-case");
-    o.loadCase = model.findLoadCase(name);
-    if (o.loadCase < 0) {
-      std::string known;
-      for (const auto& lc : model.spec().loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
-      throw InputError("load case \"" + name + "\" does not exist in model \"" + model.spec().name + "\" (it has: " +
-                       (known.empty() ? "none" : known) + ")");
-    }
-  }
+  o.loadCase = loadCaseOption(model, a);
   TrajectoryCsvWriter writer(outPath);
   const RomSimulationSummary s = rom->simulate(model, o, writer);
   out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""

@@ -60,19 +60,6 @@ private:
   void (*previous_)(int);
 };
 
-int loadCaseIndex(const Model& model, const Arguments& a) {
-  if (!a.has("--load-case")) return -1;
-  const std::string name = a.value("--load-case");
-  const int index = model.findLoadCase(name);
-  if (index < 0) {
-    std::string known;
-    for (const auto& lc : model.spec().loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
-    throw InputError("load case \"" + name + "\" does not exist in model \"" + model.spec().name +
-                     "\" (it has: " + (known.empty() ? "none" : known) + ")");
-  }
-  return index;
-}
-
 SimulationOptions simulationOptions(const Arguments& a) {
   SimulationOptions o;
   o.tEnd = a.number("--t-end", 1.0);
@@ -153,7 +140,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
   SimulationOptions o = simulationOptions(a);
   const Model model = readModel(modelPath);
-  o.loadCase = loadCaseIndex(model, a);
+  o.loadCase = loadCaseOption(model, a);
   if (a.has("--velocity")) o.qd0 = initialVelocities(model, a.value("--velocity"));
 
   const bool bar = isTerminal(err);
@@ -203,7 +190,7 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   const double jobs = a.number("--jobs", 2.0);
   if (!(jobs >= 1.0) || jobs > 64.0) throw UsageError("--jobs must be between 1 and 64");
   const Model model = readModel(modelPath);
-  o.loadCase = loadCaseIndex(model, a);
+  o.loadCase = loadCaseOption(model, a);
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) throw FileError(dir + ": cannot create the directory: " + ec.message());

@@ -137,6 +137,15 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
   result.lambda = nc > 0 ? Eigen::VectorXd(Phi_q.transpose().completeOrthogonalDecomposition().solve(fe - fs))
                          : Eigen::VectorXd();
 
+  auto accept = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {
+    result.q = q;
+    result.lambda = lambda;
+    const Residual r = residual(model, loadCase, q, lambda, 1.0, options.time);
+    result.forceResidual = r.force.lpNorm<Eigen::Infinity>();
+    result.constraintResidual = r.Phi.lpNorm<Eigen::Infinity>();
+    return result;
+  };
+
   // Full load first; when Newton fails, ramp the load in more, smaller steps.
   for (int steps = 1; steps <= options.maxLoadSteps; steps *= 2) {
     Eigen::VectorXd q = result.q, lambda = result.lambda;
@@ -150,25 +159,13 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
     }
     result.iterations += iterations;
     if (ok) {
-      result.q = q;
-      result.lambda = lambda;
       result.loadSteps = steps;
-      const Residual r = residual(model, loadCase, q, lambda, 1.0, options.time);
-      result.forceResidual = r.force.lpNorm<Eigen::Infinity>();
-      result.constraintResidual = r.Phi.lpNorm<Eigen::Infinity>();
-      return result;
+      return accept(q, lambda);
     }
   }
   {
     Eigen::VectorXd q = result.q, lambda = result.lambda;
-    if (continuation(model, loadCase, options, forceScale, q, lambda, result.iterations)) {
-      result.q = q;
-      result.lambda = lambda;
-      const Residual r = residual(model, loadCase, q, lambda, 1.0, options.time);
-      result.forceResidual = r.force.lpNorm<Eigen::Infinity>();
-      result.constraintResidual = r.Phi.lpNorm<Eigen::Infinity>();
-      return result;
-    }
+    if (continuation(model, loadCase, options, forceScale, q, lambda, result.iterations)) return accept(q, lambda);
   }
   const Residual r = residual(model, loadCase, result.q, result.lambda, 1.0, options.time);
   std::ostringstream msg;

@@ -112,6 +112,15 @@ int Model::findLoadCase(const std::string& name) const {
   return -1;
 }
 
+int Model::requireLoadCase(const std::string& name) const {
+  const int index = findLoadCase(name);
+  if (index >= 0) return index;
+  std::string known;
+  for (const auto& lc : spec_.loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
+  throw InputError("load case \"" + name + "\" does not exist in model \"" + spec_.name + "\" (it has: " +
+                   (known.empty() ? "none" : known) + ")");
+}
+
 Combination Model::entityCombination(int entity) const {
   const int np = static_cast<int>(spec_.points.size());
   const int index = entity < np ? pointIndex_[static_cast<std::size_t>(entity)]

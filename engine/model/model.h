@@ -112,6 +112,8 @@ public:
   int findBody(const std::string& name) const;
   int findMarker(const std::string& name) const;
   int findLoadCase(const std::string& name) const;
+  /// Index of the load case `name`; throws InputError naming the ones that exist.
+  int requireLoadCase(const std::string& name) const;
 
   const std::vector<ConstraintRow>& constraints() const { return constraints_; }
   const std::string& constraintLabel(int row) const { return constraints_[static_cast<std::size_t>(row)].label; }
