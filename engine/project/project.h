@@ -1,0 +1,106 @@
+#pragma once
+/// @file
+/// A project: one mechanism with its load cases, its reference runs, datasets
+/// and trained reduced models, stored as a directory:
+///
+///     NAME/
+///       project.json      manifest: what the project holds (written last)
+///       model.json        the mechanism and its load cases (model-file format)
+///       runs/*.csv        reference runs (trajectory CSV of the model)
+///       datasets/*.json   training datasets (mbdrom-dataset)
+///       models/*.json     trained reduced models (mbdrom-rom)
+///
+/// Manifest: `{"format": "mbdrom-project", "version": 1, "name", "model":
+/// "model.json", "created", "modified", "runs": [{"name", "file", "load_case",
+/// "t_end", "dt", "output_dt", "status", "message", "created"}], "datasets":
+/// [{"name", "file"}], "models": [{"name", "method", "file"}]}`. Paths are
+/// relative to the project directory and may not leave it.
+///
+/// Saving writes every data file and the model atomically (temporary file,
+/// then rename) and the manifest last, so an interrupted save leaves the
+/// previous manifest, which names only files that are complete.
+
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model_spec.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// A reference run stored in a project.
+struct ProjectRun {
+  std::string name;      ///< unique within the project
+  std::string file;      ///< relative path of its trajectory CSV
+  std::string loadCase;  ///< "" for gravity only
+  double tEnd = 0.0;     ///< requested end time [s]
+  double dt = 0.0;       ///< time step [s]
+  double outputDt = 0.0; ///< time between samples [s]
+  std::string status = "completed";  ///< "completed", "cancelled" or "failed" (partial runs are kept)
+  std::string message;   ///< why it stopped, when it did not complete
+  std::string created;   ///< ISO-8601 UTC
+};
+
+/// A dataset or trained model stored in a project.
+struct ProjectItem {
+  std::string name;    ///< unique within its list
+  std::string file;    ///< relative path
+  std::string method;  ///< trained models: "pod", "ae", ...; empty for datasets
+};
+
+struct ProjectManifest {
+  std::string name;
+  std::string modelFile = "model.json";
+  std::string created, modified;  ///< ISO-8601 UTC
+  std::vector<ProjectRun> runs;
+  std::vector<ProjectItem> datasets;
+  std::vector<ProjectItem> models;
+};
+
+/// A project read from disk.
+struct Project {
+  std::string dir;  ///< absolute directory
+  ProjectManifest manifest;
+  ModelSpec spec;
+};
+
+/// Parses a manifest; `source` names it in messages. Throws FileError naming
+/// the entry at fault (bad format, duplicate names, paths leaving the project).
+ProjectManifest parseProjectManifest(const std::string& text, const std::string& source);
+std::string serializeProjectManifest(const ProjectManifest& manifest);
+
+/// Whether `dir` holds a project manifest.
+bool isProjectDirectory(const std::string& dir);
+
+/// Reads the manifest and the model of a project. Every file the manifest
+/// names must exist. Throws FileError or ModelError naming the file and entry.
+Project readProject(const std::string& dir);
+
+/// A data file to write while saving: `write` gets the absolute target path
+/// and must write it atomically (e.g. writeFileAtomically, TrajectoryCsvWriter).
+struct ProjectFileWriter {
+  std::string file;  ///< relative path
+  std::function<void(const std::string& path)> write;
+};
+
+/// Saves a project to `dir` (created when missing): the data files (`files`;
+/// files the manifest names that are not in this list must already exist in
+/// `dir`), then model.json, then the manifest; then removes files in runs/,
+/// datasets/ and models/ that the manifest no longer names. Throws FileError.
+void saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
+                 const std::vector<ProjectFileWriter>& files);
+
+/// A file name for an item name: letters, digits, '-', '_' and '.' kept,
+/// others replaced by '_'; unique among `taken` (a numeric suffix added).
+std::string projectFileName(const std::string& name, const std::string& folder, const std::string& extension,
+                            const std::vector<std::string>& taken);
+
+/// Writes recorded samples of a run of `model` as a trajectory CSV at `path`
+/// (atomic). Throws FileError.
+void writeRunCsv(const Model& model, const RunInfo& info, const std::vector<Sample>& samples, const std::string& path);
+
+/// "completed", "cancelled" or "failed".
+const char* runStatusName(RunStatus status);
+
+}  // namespace mbdrom

@@ -1,0 +1,173 @@
+// Projects: manifest format and checks, save/read round trip, atomic saves.
+
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+#include "engine/project/project.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace mbdrom;
+namespace fs = std::filesystem;
+
+namespace {
+
+const char* const kPendulum = R"({
+  "format": "mbdrom-model", "version": 1, "name": "pendulum", "gravity": [0, -9.81, 0],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
+  "bodies": [{"name": "bob", "type": "particle", "points": ["P"], "mass": 1}],
+  "joints": [{"name": "rod", "type": "distance", "body1": "ground", "body2": "bob", "point1": "O", "point2": "P"}],
+  "load_cases": [{"name": "push", "loads": [{"name": "f", "type": "force", "point": "P", "direction": [0, 1, 0],
+                                            "function": {"type": "constant", "value": 2}}]}]
+})";
+
+fs::path freshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("mbdrom_project_test_" + name);
+  fs::remove_all(dir);
+  return dir;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+struct SavedRun {
+  ProjectManifest manifest;
+  std::vector<Sample> samples;
+};
+
+SavedRun saveWithOneRun(const fs::path& dir, const Model& model) {
+  SimulationOptions o;
+  o.loadCase = 0;
+  o.tEnd = 0.5;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  TrajectoryRecorder recorder;
+  simulate(model, o, recorder);
+  SavedRun s;
+  s.samples = recorder.samples();
+  s.manifest.name = "demo";
+  ProjectRun run;
+  run.name = "push 1";
+  run.file = projectFileName(run.name, "runs", ".csv", {});
+  run.loadCase = "push";
+  run.tEnd = 0.5;
+  run.dt = 1e-3;
+  run.outputDt = 0.01;
+  s.manifest.runs.push_back(run);
+  const RunInfo info = recorder.info();
+  saveProject(dir.string(), s.manifest, model.spec(),
+              {{run.file, [&](const std::string& path) { writeRunCsv(model, info, s.samples, path); }}});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("A saved project reads back with its model, runs and their samples", "[project]") {
+  const Model model(parseModelSpec(kPendulum));
+  const fs::path dir = freshDir("roundtrip");
+  const SavedRun saved = saveWithOneRun(dir, model);
+
+  REQUIRE(isProjectDirectory(dir.string()));
+  const Project p = readProject(dir.string());
+  CHECK(p.manifest.name == "demo");
+  REQUIRE(p.manifest.runs.size() == 1);
+  CHECK(p.manifest.runs[0].name == "push 1");
+  CHECK(p.manifest.runs[0].file == "runs/push_1.csv");
+  CHECK(p.manifest.runs[0].loadCase == "push");
+  CHECK(mechanismHash(p.spec) == model.mechanismHash());
+  REQUIRE(p.spec.loadCases.size() == 1);
+
+  const Model reread(p.spec);
+  const DatasetRun run = runFromTable(reread, readTrajectoryCsv((dir / p.manifest.runs[0].file).string()), "r");
+  REQUIRE(run.samples() == static_cast<int>(saved.samples.size()));
+  const int last = run.samples() - 1;
+  CHECK((run.q.col(last) - saved.samples.back().q).norm() < 1e-12);
+  CHECK(run.t(last) == Approx(0.5));
+}
+
+TEST_CASE("Saving drops data files the manifest no longer names, after writing the manifest", "[project]") {
+  const Model model(parseModelSpec(kPendulum));
+  const fs::path dir = freshDir("drop");
+  SavedRun saved = saveWithOneRun(dir, model);
+  REQUIRE(fs::exists(dir / "runs/push_1.csv"));
+  saved.manifest.runs.clear();
+  saveProject(dir.string(), saved.manifest, model.spec(), {});
+  CHECK_FALSE(fs::exists(dir / "runs/push_1.csv"));
+  CHECK(readProject(dir.string()).manifest.runs.empty());
+}
+
+TEST_CASE("A save that fails while writing data keeps the previous project readable", "[project]") {
+  const Model model(parseModelSpec(kPendulum));
+  const fs::path dir = freshDir("interrupted");
+  SavedRun saved = saveWithOneRun(dir, model);
+  const std::string manifestBefore = slurp(dir / "project.json");
+
+  ProjectRun second = saved.manifest.runs[0];
+  second.name = "second";
+  second.file = "runs/second.csv";
+  saved.manifest.runs.push_back(second);
+  ModelSpec edited = model.spec();
+  edited.points[1].position.x() = 2.0;
+  CHECK_THROWS_AS(saveProject(dir.string(), saved.manifest, edited,
+                              {{second.file, [](const std::string&) { throw FileError("disk full"); }}}),
+                  FileError);
+  // Neither the manifest nor the model changed; the old project still reads.
+  CHECK(slurp(dir / "project.json") == manifestBefore);
+  const Project p = readProject(dir.string());
+  CHECK(p.manifest.runs.size() == 1);
+  CHECK(p.spec.points[1].position.x() == 1.0);
+}
+
+TEST_CASE("Manifest errors name the entry at fault", "[project]") {
+  const std::string head = R"({"format": "mbdrom-project", "version": 1, "name": "x", "model": "model.json", )";
+  auto error = [](const std::string& text) {
+    try {
+      parseProjectManifest(text, "p.json");
+    } catch (const FileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK_THAT(error("{"), Catch::Contains("not valid JSON"));
+  CHECK_THAT(error(R"({"format": "mbdrom-model", "version": 1})"), Catch::Contains("not an mbdrom project"));
+  CHECK_THAT(error(R"({"format": "mbdrom-project", "version": 7, "name": "x", "model": "m.json"})"),
+             Catch::Contains("unsupported version"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "../../etc/passwd"}]})"),
+             Catch::Contains("runs[0]") && Catch::Contains("inside the project"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "/tmp/a.csv"}]})"), Catch::Contains("inside the project"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv"}, {"name": "a", "file": "runs/b.csv"}]})"),
+             Catch::Contains("runs[1]") && Catch::Contains("duplicate name"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "status": "weird"}]})"),
+             Catch::Contains("status"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "t_end": -1}]})"), Catch::Contains("t_end"));
+  CHECK_THAT(error(head + R"("models": [{"name": "a", "file": "models/a.json"}]})"),
+             Catch::Contains("models[0]") && Catch::Contains("method"));
+}
+
+TEST_CASE("Reading a project with a missing file names it", "[project]") {
+  const Model model(parseModelSpec(kPendulum));
+  const fs::path dir = freshDir("missing");
+  saveWithOneRun(dir, model);
+  fs::remove(dir / "runs/push_1.csv");
+  CHECK_THROWS_WITH(readProject(dir.string()),
+                    Catch::Contains("run \"push 1\"") && Catch::Contains("runs/push_1.csv"));
+  CHECK_THROWS_WITH(readProject((dir / "nothing").string()), Catch::Contains("not a directory"));
+  fs::remove(dir / "project.json");
+  CHECK_THROWS_WITH(readProject(dir.string()), Catch::Contains("not an mbdrom project"));
+}
+
+TEST_CASE("Project file names are safe and unique", "[project]") {
+  CHECK(projectFileName("push 1", "runs", ".csv", {}) == "runs/push_1.csv");
+  CHECK(projectFileName("../x", "runs", ".csv", {}) == "runs/_.._x.csv");
+  CHECK(projectFileName("a", "runs", ".csv", {"runs/a.csv", "runs/a_2.csv"}) == "runs/a_3.csv");
+  CHECK(projectFileName("", "models", ".json", {}) == "models/_.json");
+}
