@@ -5,4 +5,5 @@ target_sources(mbdrom_engine PRIVATE
   model/model.cpp
   model/model_file.cpp
   model/time_function.cpp
+  model/spec_edit.cpp
 )

@@ -1,0 +1,70 @@
+// Spec editing: renames follow references, copies get unique names, removals of
+// used elements are named when the model is built.
+
+#include "engine/core/error.h"
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+#include "engine/model/spec_edit.h"
+
+#include <catch2/catch.hpp>
+
+using namespace mbdrom;
+
+namespace {
+
+ModelSpec macpherson() { return readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/macpherson.json"); }
+
+int pointIndex(const ModelSpec& s, const std::string& name) {
+  for (std::size_t i = 0; i < s.points.size(); ++i)
+    if (s.points[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("Renaming a point renames every reference and keeps the mechanism", "[spec_edit]") {
+  ModelSpec spec = macpherson();
+  const Model before(spec);
+  const ElementRef bj{ElementKind::Point, pointIndex(spec, "BJ"), 0};
+  REQUIRE(bj.index >= 0);
+  const auto users = elementUsers(spec, bj);
+  REQUIRE(users.size() >= 2);  // the knuckle or arm bodies and the ball joint
+
+  renameElement(spec, bj, "ball_joint");
+  CHECK(elementUsers(spec, bj) == users);
+  CHECK(pointIndex(spec, "BJ") == -1);
+  const Model after(spec);
+  CHECK(after.nq() == before.nq());
+  CHECK(after.nc() == before.nc());
+  CHECK((after.q0() - before.q0()).norm() == 0.0);
+}
+
+TEST_CASE("Renaming to a taken or empty name is refused with both names", "[spec_edit]") {
+  ModelSpec spec = macpherson();
+  const ElementRef bj{ElementKind::Point, pointIndex(spec, "BJ"), 0};
+  CHECK_THROWS_WITH(renameElement(spec, bj, "T"), Catch::Contains("\"BJ\"") && Catch::Contains("\"T\" is already taken"));
+  CHECK_THROWS_WITH(renameElement(spec, bj, "W"), Catch::Contains("already taken"));  // a marker: same name space
+  CHECK_THROWS_WITH(renameElement(spec, bj, ""), Catch::Contains("may not be empty"));
+}
+
+TEST_CASE("Removing a point still in use is named when the model is built", "[spec_edit]") {
+  ModelSpec spec = macpherson();
+  removeElement(spec, {ElementKind::Point, pointIndex(spec, "BJ"), 0});
+  CHECK_THROWS_WITH(Model(spec), Catch::Contains("\"BJ\""));
+}
+
+TEST_CASE("Duplicates and new elements get unique names", "[spec_edit]") {
+  ModelSpec spec = macpherson();
+  const ElementRef copy = duplicateElement(spec, {ElementKind::Point, pointIndex(spec, "BJ"), 0});
+  CHECK(spec.points[static_cast<std::size_t>(copy.index)].name == "BJ_copy");
+  const ElementRef copy2 = duplicateElement(spec, {ElementKind::Point, pointIndex(spec, "BJ"), 0});
+  CHECK(elementName(spec, copy2) == "BJ_copy_2");
+  const ElementRef load = addElement(spec, ElementKind::Load, 0);
+  CHECK(load.index == 0);
+  CHECK(elementExists(spec, load));
+  const ElementRef body = addElement(spec, ElementKind::Body);
+  CHECK(elementName(spec, body) == "body");
+  CHECK_FALSE(nameIsFree(spec, ElementKind::Body, "ground"));
+  CHECK_THROWS_AS(addElement(spec, ElementKind::Marker, 999), InputError);
+  CHECK_FALSE(elementExists(spec, {ElementKind::Joint, 999, 0}));
+}
