@@ -72,12 +72,15 @@ int main(int argc, char** argv) {
   QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE once it is drawn, then quit.",
                                 "FILE");
   parser.addOption(screenshot);
-  parser.addPositionalArgument("model", "Model file (.json) to open.", "[MODEL.json]");
+  parser.addPositionalArgument("model", "Model file (.json) or project directory to open.", "[MODEL.json|PROJECT]");
   parser.process(app);
 
   mbdrom::app::MainWindow window;
   window.show();
-  if (!parser.positionalArguments().isEmpty()) window.openModel(parser.positionalArguments().first());
+  if (!parser.positionalArguments().isEmpty())
+    window.openModel(parser.positionalArguments().first());
+  else if (!parser.isSet(screenshot))
+    QTimer::singleShot(0, &window, [&window] { window.recoverAutosave(); });
 
   if (parser.isSet(screenshot)) {
     const QString file = parser.value(screenshot);

@@ -2,63 +2,92 @@
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "app/project_document.h"
+#include "app/runs_panel.h"
 #include "engine/core/error.h"
 #include "engine/core/version.h"
+#include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/modes.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/dynamics/statics.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/reduced_model.h"
+#include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
+#include "widgets/model_tree.h"
+#include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QCoreApplication>
-#include <QDir>
-#include <QFileDialog>
 #include <QComboBox>
+#include <QCoreApplication>
+#include <QDateTime>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
-#include <QFormLayout>
+#include <QFileDialog>
 #include <QFileInfo>
-#include <QHeaderView>
+#include <QFormLayout>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
+#include <QLockFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
-#include <QTreeWidget>
+#include <QUndoStack>
 
 #include <algorithm>
 #include <cmath>
-#include <map>
+#include <mutex>
 
 namespace mbdrom::app {
 
 namespace {
+
 constexpr int kMaxRecent = 10;
+
+// Hands the samples of one sweep case to its recorder (runSweep owns the sinks).
+class ForwardingSink : public TrajectorySink {
+public:
+  explicit ForwardingSink(std::shared_ptr<TrajectoryRecorder> target) : target_(std::move(target)) {}
+  void begin(const Model& model, const RunInfo& info) override { target_->begin(model, info); }
+  void write(const Sample& sample) override { target_->write(sample); }
+  void end(RunStatus status, const std::string& message) override { target_->end(status, message); }
+
+private:
+  std::shared_ptr<TrajectoryRecorder> target_;
+};
+
+QString loadCaseName(const Model& model, int loadCase) {
+  return loadCase < 0 ? QObject::tr("gravity only")
+                      : QString::fromStdString(model.spec().loadCases[static_cast<std::size_t>(loadCase)].name);
 }
+
+}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
-  setWindowTitle(QStringLiteral("mbdrom"));
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
 
+  doc_ = new ProjectDocument(this);
   runner_ = new JobRunner(this);
   scene_ = new widgets::SceneView(this);
   setCentralWidget(scene_);
 
   createDocks();
-  connect(modelTree_, &QTreeWidget::currentItemChanged, this,
-          [this](QTreeWidgetItem* item, QTreeWidgetItem*) { showProperties(item); });
   createActions();
   createMenus();
+  connectDocument();
 
   statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
   statusBar()->showMessage(tr("Ready"), 3000);
@@ -73,76 +102,153 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runner_, &JobRunner::jobStarted, this, [this] { cancelJobAction_->setEnabled(true); });
   connect(runner_, &JobRunner::idle, this, [this] { cancelJobAction_->setEnabled(false); });
 
+  autosaveTimer_ = new QTimer(this);
+  const int seconds = qEnvironmentVariableIsSet("MBDROM_AUTOSAVE_SECONDS")
+                          ? qEnvironmentVariableIntValue("MBDROM_AUTOSAVE_SECONDS")
+                          : 60;
+  autosaveTimer_->setInterval(std::max(1, seconds) * 1000);
+  connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
+  autosaveTimer_->start();
+
   readSettings();
-  updateModelActions();
+  updateTitle();
+  updateActions();
   log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() { removeAutosave(); }
+
+std::shared_ptr<const Model> MainWindow::model() const { return doc_->model(); }
+
+// ---------------------------------------------------------------- set-up
 
 void MainWindow::createDocks() {
-  modelTree_ = new QTreeWidget(this);
-  modelTree_->setObjectName("modelTree");
-  modelTree_->setHeaderLabels({tr("Element"), tr("Type")});
-  modelTree_->header()->setStretchLastSection(true);
+  modelTree_ = new widgets::ModelTree(this);
   modelDock_ = new QDockWidget(tr("Model"), this);
   modelDock_->setObjectName("modelDock");
   modelDock_->setWidget(modelTree_);
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
 
-  auto* properties = new QLabel(tr("Select an element in the model tree to see its properties."), this);
-  properties->setObjectName("properties");
-  properties->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  properties_ = properties;
-  properties->setWordWrap(true);
-  properties->setAlignment(Qt::AlignTop | Qt::AlignLeft);
-  properties->setMargin(8);
+  properties_ = new widgets::PropertyEditor(this);
+  properties_->setEditHandler([this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
   propertiesDock_ = new QDockWidget(tr("Properties"), this);
   propertiesDock_->setObjectName("propertiesDock");
-  propertiesDock_->setWidget(properties);
+  propertiesDock_->setWidget(properties_);
   addDockWidget(Qt::LeftDockWidgetArea, propertiesDock_);
   splitDockWidget(modelDock_, propertiesDock_, Qt::Vertical);
+
+  runsPanel_ = new RunsPanel(doc_, this);
+  runsDock_ = new QDockWidget(tr("Runs"), this);
+  runsDock_->setObjectName("runsDock");
+  runsDock_->setWidget(runsPanel_);
+  addDockWidget(Qt::RightDockWidgetArea, runsDock_);
+
+  analysis_ = new widgets::AnalysisPanel(this);
+  analysisDock_ = new QDockWidget(tr("Analysis"), this);
+  analysisDock_->setObjectName("analysisDock");
+  analysisDock_->setWidget(analysis_);
+  addDockWidget(Qt::RightDockWidgetArea, analysisDock_);
+  splitDockWidget(runsDock_, analysisDock_, Qt::Vertical);
 
   log_ = new widgets::LogView(this);
   logDock_ = new QDockWidget(tr("Messages"), this);
   logDock_->setObjectName("logDock");
   logDock_->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock_);
-  resizeDocks({modelDock_}, {280}, Qt::Horizontal);
+  resizeDocks({modelDock_, runsDock_}, {360, 320}, Qt::Horizontal);
   resizeDocks({logDock_}, {140}, Qt::Vertical);
+
+  connect(modelTree_, &widgets::ModelTree::currentElementChanged, this,
+          [this] { properties_->showElement(doc_->spec(), modelTree_->currentElement()); });
+  connect(modelTree_, &widgets::ModelTree::addRequested, this, &MainWindow::addElement);
+  connect(modelTree_, &widgets::ModelTree::duplicateRequested, this, &MainWindow::duplicateElement);
+  connect(modelTree_, &widgets::ModelTree::removeRequested, this, &MainWindow::removeElement);
+  connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
+  connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this, [this](const QString& kind, const QString& name) {
+    const ElementKind k = kind == "joint" ? ElementKind::Joint : kind == "driver" ? ElementKind::Driver : ElementKind::Body;
+    if (modelTree_->selectByName(k, name)) modelDock_->raise();
+  });
+  connect(analysis_, &widgets::AnalysisPanel::modeSelected, this, &MainWindow::animateMode);
+  connect(runsPanel_, &RunsPanel::playRequested, this, &MainWindow::playRun);
+  connect(runsPanel_, &RunsPanel::failed, this, [this](const QString& message) {
+    log_->error(message);
+    showMessage(QMessageBox::Warning, tr("Runs"), message);
+  });
+}
+
+void MainWindow::connectDocument() {
+  connect(doc_, &ProjectDocument::modelChanged, this, &MainWindow::refreshModel);
+  connect(doc_, &ProjectDocument::stateChanged, this, [this] {
+    updateTitle();
+    updateActions();
+  });
+  connect(doc_, &ProjectDocument::runsChanged, this, &MainWindow::updateActions);
 }
 
 void MainWindow::createActions() {
-  openAction_ = new QAction(tr("&Open Model..."), this);
-  openAction_->setShortcut(QKeySequence::Open);
-  openAction_->setStatusTip(tr("Open a mechanism model file (.json)"));
-  connect(openAction_, &QAction::triggered, this, &MainWindow::openModelDialog);
+  openModelAction_ = new QAction(tr("&Open Model..."), this);
+  openModelAction_->setShortcut(QKeySequence::Open);
+  openModelAction_->setStatusTip(tr("Start a project from a mechanism model file (.json)"));
+  connect(openModelAction_, &QAction::triggered, this, &MainWindow::openModelDialog);
 
-  reloadAction_ = new QAction(tr("Re&load Model"), this);
-  reloadAction_->setShortcut(QKeySequence(Qt::Key_F5));
-  connect(reloadAction_, &QAction::triggered, this, [this] { openModel(modelPath_); });
+  openProjectAction_ = new QAction(tr("Open &Project..."), this);
+  openProjectAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  openProjectAction_->setStatusTip(tr("Open a project directory (mechanism, runs, datasets, trained models)"));
+  connect(openProjectAction_, &QAction::triggered, this, &MainWindow::openProjectDialog);
+
+  saveAction_ = new QAction(tr("&Save Project"), this);
+  saveAction_->setShortcut(QKeySequence::Save);
+  connect(saveAction_, &QAction::triggered, this, &MainWindow::save);
+  saveAsAction_ = new QAction(tr("Save Project &As..."), this);
+  saveAsAction_->setShortcut(QKeySequence::SaveAs);
+  connect(saveAsAction_, &QAction::triggered, this, &MainWindow::saveAsDialog);
+  closeAction_ = new QAction(tr("&Close Project"), this);
+  closeAction_->setShortcut(QKeySequence::Close);
+  connect(closeAction_, &QAction::triggered, this, &MainWindow::closeProject);
+
+  undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undoAction_->setShortcut(QKeySequence::Undo);
+  redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+  redoAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+  duplicateAction_ = new QAction(tr("D&uplicate Element"), this);
+  duplicateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  connect(duplicateAction_, &QAction::triggered, this, [this] {
+    if (auto ref = modelTree_->currentElement()) duplicateElement(*ref);
+  });
+  deleteAction_ = new QAction(tr("&Delete Element"), this);
+  deleteAction_->setShortcut(QKeySequence::Delete);
+  deleteAction_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  modelTree_->addAction(deleteAction_);
+  connect(deleteAction_, &QAction::triggered, this, [this] {
+    if (auto ref = modelTree_->currentElement()) removeElement(*ref);
+  });
 
   infoAction_ = new QAction(tr("Mechanism &Information"), this);
   infoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-  infoAction_->setStatusTip(tr("Coordinates, constraints, degrees of freedom and redundant constraints"));
   connect(infoAction_, &QAction::triggered, this, &MainWindow::showMechanismInfo);
-
+  assembleAction_ = new QAction(tr("&Assemble"), this);
+  assembleAction_->setStatusTip(tr("Solve the position constraints from the reference configuration and show the result"));
+  connect(assembleAction_, &QAction::triggered, this, &MainWindow::runAssembly);
+  mobilityAction_ = new QAction(tr("Check &Mobility"), this);
+  mobilityAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
+  mobilityAction_->setStatusTip(tr("Degrees of freedom and redundant constraints at the reference configuration"));
+  connect(mobilityAction_, &QAction::triggered, this, &MainWindow::checkMobility);
   staticsAction_ = new QAction(tr("&Static Equilibrium"), this);
   staticsAction_->setStatusTip(tr("Solve the static equilibrium under the first load case and show it"));
   connect(staticsAction_, &QAction::triggered, this, &MainWindow::runStatics);
-
-  modesAction_ = new QAction(tr("Linearised &Modes"), this);
-  modesAction_->setStatusTip(tr("Natural frequencies and damping ratios about the static equilibrium"));
+  modesAction_ = new QAction(tr("Linearised M&odes"), this);
+  modesAction_->setStatusTip(tr("Natural frequencies, damping ratios and mode shapes about the static equilibrium"));
   connect(modesAction_, &QAction::triggered, this, &MainWindow::runModes);
 
-  simulateAction_ = new QAction(tr("&Run Simulation..."), this);
+  simulateAction_ = new QAction(tr("&Run Reference Simulation..."), this);
   simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   simulateAction_->setStatusTip(tr("Run the full (reference) model under a load case on a worker thread"));
   connect(simulateAction_, &QAction::triggered, this, &MainWindow::runSimulationDialog);
-
+  sweepAction_ = new QAction(tr("Run S&weep..."), this);
+  sweepAction_->setStatusTip(tr("One reference run per load amplitude and frequency scale, on both cores"));
+  connect(sweepAction_, &QAction::triggered, this, &MainWindow::runSweepDialog);
   playAction_ = new QAction(tr("&Play / Pause"), this);
   playAction_->setShortcut(QKeySequence(Qt::Key_Space));
-  playAction_->setStatusTip(tr("Play the last simulation in real time"));
   connect(playAction_, &QAction::triggered, this, &MainWindow::togglePlayback);
   playTimer_ = new QTimer(this);
   playTimer_->setInterval(16);
@@ -151,7 +257,6 @@ void MainWindow::createActions() {
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
-
   cancelJobAction_ = new QAction(tr("&Cancel Running Job"), this);
   cancelJobAction_->setShortcut(Qt::Key_Escape);
   cancelJobAction_->setEnabled(false);
@@ -160,37 +265,50 @@ void MainWindow::createActions() {
 
 void MainWindow::createMenus() {
   fileMenu_ = menuBar()->addMenu(tr("&File"));
-  fileMenu_->addAction(openAction_);
+  fileMenu_->addAction(openModelAction_);
+  fileMenu_->addAction(openProjectAction_);
   auto* examples = fileMenu_->addMenu(tr("Open &Example"));
   const QDir dir(examplesDir());
   for (const QString& file : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
     const QString path = dir.filePath(file);
-    connect(examples->addAction(QFileInfo(file).completeBaseName()), &QAction::triggered, this,
-            [this, path] { openModel(path); });
+    connect(examples->addAction(QFileInfo(file).completeBaseName()), &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openModel(path);
+    });
   }
   examples->setEnabled(!examples->isEmpty());
   recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
-  fileMenu_->addAction(reloadAction_);
+  fileMenu_->addSeparator();
+  fileMenu_->addAction(saveAction_);
+  fileMenu_->addAction(saveAsAction_);
+  fileMenu_->addAction(closeAction_);
   fileMenu_->addSeparator();
   fileMenu_->addAction(quitAction_);
   updateRecentMenu();
 
   editMenu_ = menuBar()->addMenu(tr("&Edit"));
+  editMenu_->addAction(undoAction_);
+  editMenu_->addAction(redoAction_);
+  editMenu_->addSeparator();
+  editMenu_->addAction(duplicateAction_);
+  editMenu_->addAction(deleteAction_);
+
   modelMenu_ = menuBar()->addMenu(tr("&Model"));
   modelMenu_->addAction(infoAction_);
+  modelMenu_->addAction(assembleAction_);
+  modelMenu_->addAction(mobilityAction_);
   modelMenu_->addAction(staticsAction_);
   modelMenu_->addAction(modesAction_);
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
   simulateMenu_->addAction(simulateAction_);
+  simulateMenu_->addAction(sweepAction_);
   simulateMenu_->addAction(playAction_);
   simulateMenu_->addSeparator();
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
-  viewMenu_->addAction(modelDock_->toggleViewAction());
-  viewMenu_->addAction(propertiesDock_->toggleViewAction());
-  viewMenu_->addAction(logDock_->toggleViewAction());
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, runsDock_, analysisDock_, logDock_})
+    viewMenu_->addAction(dock->toggleViewAction());
   viewMenu_->addSeparator();
   using Preset = widgets::SceneView::CameraPreset;
   const struct {
@@ -228,9 +346,50 @@ void MainWindow::about() {
           .arg(kVersion, kGitCommit, qVersion()));
 }
 
-QStringList MainWindow::recentFiles() const {
-  return QSettings().value("recentFiles").toStringList();
+// ---------------------------------------------------------------- document state
+
+void MainWindow::refreshModel() {
+  auto model = doc_->model();
+  if (!model) {
+    modelTree_->clearSpec();
+    properties_->showElement({}, std::nullopt);
+    scene_->clearMechanism();
+    shownModel_.reset();
+  } else {
+    modelTree_->setSpec(doc_->spec());
+    properties_->showElement(doc_->spec(), modelTree_->currentElement());
+    // A new mechanism gets a fitted camera; an edit of the same one keeps the view.
+    const bool sameMechanism = shownModel_ && shownModel_->spec().name == model->spec().name;
+    scene_->showMechanism(*model, model->q0(), !sameMechanism);
+    shownModel_ = model;
+  }
+  if (playbackModel_ && playbackModel_ != model) {
+    playTimer_->stop();
+    playback_.reset();
+    playbackModel_.reset();
+  }
+  updateActions();
 }
+
+void MainWindow::updateTitle() {
+  if (!doc_->hasModel()) {
+    setWindowTitle(QStringLiteral("mbdrom"));
+    setWindowModified(false);
+    return;
+  }
+  setWindowTitle(tr("%1[*] — mbdrom").arg(doc_->displayName()));
+  setWindowModified(doc_->isModified());
+}
+
+void MainWindow::updateActions() {
+  const bool have = doc_->hasModel();
+  for (QAction* a : {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
+                     assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
+    a->setEnabled(have);
+  playAction_->setEnabled(have && playback_ != nullptr);
+}
+
+QStringList MainWindow::recentFiles() const { return QSettings().value("recentFiles").toStringList(); }
 
 void MainWindow::addRecentFile(const QString& path) {
   QStringList files = recentFiles();
@@ -246,11 +405,14 @@ void MainWindow::updateRecentMenu() {
   recentMenu_->clear();
   const QStringList files = recentFiles();
   for (int i = 0; i < files.size(); ++i) {
-    auto* action = recentMenu_->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(QFileInfo(files[i]).fileName()));
-    action->setToolTip(files[i]);
-    action->setData(files[i]);
     const QString path = files[i];
-    connect(action, &QAction::triggered, this, [this, path] { openModel(path); });
+    const bool project = QFileInfo(path).isDir();
+    auto* action = recentMenu_->addAction(
+        QStringLiteral("&%1 %2%3").arg(i + 1).arg(QFileInfo(path).fileName(), project ? tr(" (project)") : QString()));
+    action->setToolTip(path);
+    connect(action, &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openModel(path);
+    });
   }
   recentMenu_->setEnabled(!files.isEmpty());
   if (!files.isEmpty()) {
@@ -273,31 +435,44 @@ QString MainWindow::examplesDir() {
   return {};
 }
 
+// ---------------------------------------------------------------- files
+
+bool MainWindow::maybeSave() {
+  if (!doc_->isModified()) return true;
+  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
+                                           tr("\"%1\" has unsaved changes. Save them?").arg(doc_->displayName()),
+                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
+                                           QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
 void MainWindow::openModelDialog() {
-  const QString start = modelPath_.isEmpty() ? examplesDir() : QFileInfo(modelPath_).absolutePath();
+  if (!maybeSave()) return;
+  const QString start = doc_->sourceFile().isEmpty() ? examplesDir() : QFileInfo(doc_->sourceFile()).absolutePath();
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open Model"), start, tr("mbdrom models (*.json);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
+void MainWindow::openProjectDialog() {
+  if (!maybeSave()) return;
+  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Project"), doc_->directory());
+  if (!dir.isEmpty()) openProject(dir);
+}
+
 bool MainWindow::openModel(const QString& path) {
+  if (QFileInfo(path).isDir()) return openProject(path);
   try {
-    auto model = std::make_shared<const Model>(readModel(path.toStdString()));
-    model_ = std::move(model);
-    modelPath_ = QFileInfo(path).absoluteFilePath();
+    doc_->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
   } catch (const Error& e) {
     log_->error(QString::fromStdString(e.what()));
     showMessage(QMessageBox::Warning, tr("Cannot open model"), QString::fromStdString(e.what()));
     return false;
   }
-  setWindowTitle(tr("%1 — mbdrom").arg(QString::fromStdString(model_->spec().name)));
-  playTimer_->stop();
-  playback_.reset();
-  populateModelTree();
-  scene_->showMechanism(*model_, model_->q0());
-  addRecentFile(modelPath_);
-  updateModelActions();
-  const MobilityReport r = analyzeMobility(*model_, model_->q0());
+  removeAutosave();
+  addRecentFile(path);
+  const MobilityReport r = analyzeMobility(*doc_->model(), doc_->model()->q0());
   log_->info(tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
                  .arg(QFileInfo(path).fileName())
                  .arg(r.nq)
@@ -307,135 +482,225 @@ bool MainWindow::openModel(const QString& path) {
   return true;
 }
 
-void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
-  // Window-modal but non-blocking: no nested event loop.
-  auto* box = new QMessageBox(icon, title, text, QMessageBox::Ok, this);
-  box->setObjectName("messageBox");
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->open();
+bool MainWindow::openProject(const QString& dir) {
+  try {
+    doc_->openProject(dir);
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(QMessageBox::Warning, tr("Cannot open project"), QString::fromStdString(e.what()));
+    return false;
+  }
+  removeAutosave();
+  addRecentFile(doc_->directory());
+  log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size())).arg(doc_->directory()));
+  return true;
 }
 
-void MainWindow::updateModelActions() {
-  const bool haveModel = model_ != nullptr;
-  for (QAction* a : {reloadAction_, infoAction_, staticsAction_, modesAction_, simulateAction_}) a->setEnabled(haveModel);
-  playAction_->setEnabled(haveModel && playback_ != nullptr);
+bool MainWindow::saveProject(const QString& dir) {
+  try {
+    doc_->saveTo(dir);
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(QMessageBox::Warning, tr("Cannot save project"), QString::fromStdString(e.what()));
+    return false;
+  }
+  removeAutosave();
+  addRecentFile(doc_->directory());
+  log_->info(tr("Saved project %1").arg(doc_->directory()));
+  statusBar()->showMessage(tr("Saved"), 3000);
+  return true;
 }
 
-void MainWindow::populateModelTree() {
-  modelTree_->clear();
-  if (!model_) return;
-  const ModelSpec& s = model_->spec();
-  // Which spec entry an item shows: kind and index within its list.
-  std::map<std::string, int> counters;
-  auto tag = [&counters](QTreeWidgetItem* item, const char* kind) {
-    item->setData(0, Qt::UserRole, QString::fromLatin1(kind));
-    item->setData(0, Qt::UserRole + 1, counters[kind]++);
-  };
-  auto* root = new QTreeWidgetItem(modelTree_, {QString::fromStdString(s.name), tr("mechanism")});
-  root->setToolTip(0, QString::fromStdString(s.description));
-  auto group = [&](const QString& title, int count) {
-    auto* item = new QTreeWidgetItem(root, {title, QString::number(count)});
-    item->setExpanded(count > 0 && count <= 12);
-    return item;
-  };
-  auto vec = [](const Eigen::Vector3d& v) {
-    return QStringLiteral("(%1, %2, %3)").arg(v.x(), 0, 'g', 6).arg(v.y(), 0, 'g', 6).arg(v.z(), 0, 'g', 6);
-  };
-  auto* points = group(tr("Points"), static_cast<int>(s.points.size()));
-  for (const auto& p : s.points) {
-    auto* item = new QTreeWidgetItem(points, {QString::fromStdString(p.name), p.fixed ? tr("fixed point") : tr("point")});
-    tag(item, "point");
-    item->setToolTip(0, vec(p.position) + " m");
-  }
-  auto* vectors = group(tr("Vectors"), static_cast<int>(s.vectors.size()));
-  for (const auto& v : s.vectors) {
-    auto* item = new QTreeWidgetItem(vectors, {QString::fromStdString(v.name), v.fixed ? tr("fixed vector") : tr("unit vector")});
-    tag(item, "vector");
-    item->setToolTip(0, vec(v.direction));
-  }
-  auto* bodies = group(tr("Bodies"), static_cast<int>(s.bodies.size()));
-  for (const auto& b : s.bodies) {
-    auto* item = new QTreeWidgetItem(bodies, {QString::fromStdString(b.name), QString::fromLatin1(bodyTypeName(b.type))});
-    tag(item, "body");
-    item->setToolTip(0, tr("mass %1 kg").arg(b.mass));
-    for (const auto& m : b.markers) new QTreeWidgetItem(item, {QString::fromStdString(m.name), tr("marker")});
-  }
-  auto* joints = group(tr("Joints"), static_cast<int>(s.joints.size()));
-  for (const auto& j : s.joints)
-    tag(new QTreeWidgetItem(joints, {QString::fromStdString(j.name), QString::fromLatin1(jointTypeName(j.type))}), "joint");
-  auto* drivers = group(tr("Drivers"), static_cast<int>(s.drivers.size()));
-  for (const auto& d : s.drivers)
-    new QTreeWidgetItem(drivers, {QString::fromStdString(d.name), QString::fromLatin1(driverTypeName(d.type))});
-  auto* forces = group(tr("Forces"), static_cast<int>(s.springDampers.size() + s.frictions.size()));
-  for (const auto& f : s.springDampers)
-    tag(new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("spring-damper")}), "spring");
-  for (const auto& f : s.frictions) new QTreeWidgetItem(forces, {QString::fromStdString(f.name), tr("friction")});
-  auto* loads = group(tr("Load cases"), static_cast<int>(s.loadCases.size()));
-  for (const auto& lc : s.loadCases)
-    new QTreeWidgetItem(loads, {QString::fromStdString(lc.name), tr("%n load(s)", nullptr, static_cast<int>(lc.loads.size()))});
-  root->setExpanded(true);
-  modelTree_->resizeColumnToContents(0);
+bool MainWindow::save() {
+  if (!doc_->hasModel()) return false;
+  if (doc_->directory().isEmpty()) return saveAsDialog();
+  return saveProject(doc_->directory());
 }
 
-void MainWindow::showProperties(QTreeWidgetItem* item) {
-  if (!model_ || !item || !item->data(0, Qt::UserRole).isValid()) {
-    properties_->setText(tr("Select an element in the model tree to see its properties."));
+bool MainWindow::saveAsDialog() {
+  if (!doc_->hasModel()) return false;
+  const QString start = doc_->directory().isEmpty()
+                            ? QDir::home().filePath(QString::fromStdString(doc_->spec().name))
+                            : doc_->directory();
+  QFileDialog dialog(this, tr("Save Project As (a new or empty folder)"), start);
+  dialog.setFileMode(QFileDialog::Directory);
+  dialog.setOption(QFileDialog::ShowDirsOnly);
+  dialog.setAcceptMode(QFileDialog::AcceptSave);
+  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return false;
+  const QString dir = dialog.selectedFiles().first();
+  const QDir target(dir);
+  if (target.exists() && !target.isEmpty() && !isProjectDirectory(dir.toStdString())) {
+    showMessage(QMessageBox::Warning, tr("Cannot save project"),
+                tr("%1 is not empty and not an mbdrom project: choose a new or empty folder.").arg(dir));
+    return false;
+  }
+  return saveProject(dir);
+}
+
+void MainWindow::closeProject() {
+  if (!maybeSave()) return;
+  doc_->close();
+  removeAutosave();
+}
+
+// ---------------------------------------------------------------- autosave
+
+QString MainWindow::autosaveRoot() {
+  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/autosave";
+}
+
+bool MainWindow::autosaveNow() {
+  if (!doc_->isModified()) return false;
+  if (autosaveDir_.isEmpty()) {
+    autosaveDir_ = QDir(autosaveRoot()).filePath(
+        QStringLiteral("%1-%2").arg(QDateTime::currentDateTimeUtc().toString("yyyyMMddTHHmmss")).arg(QCoreApplication::applicationPid()));
+    QDir().mkpath(autosaveDir_);
+    // Held while this session runs: a recovery in another session skips it.
+    autosaveLock_ = std::make_unique<QLockFile>(autosaveDir_ + "/session.lock");
+    autosaveLock_->setStaleLockTime(0);
+    autosaveLock_->tryLock(0);
+  }
+  try {
+    doc_->writeCopy(autosaveDir_ + "/project");
+    QFile origin(autosaveDir_ + "/origin.txt");
+    if (origin.open(QIODevice::WriteOnly | QIODevice::Truncate)) origin.write(doc_->directory().toUtf8());
+  } catch (const Error& e) {
+    log_->warning(tr("Autosave failed: %1").arg(QString::fromStdString(e.what())));
+    return false;
+  }
+  statusBar()->showMessage(tr("Autosaved"), 2000);
+  return true;
+}
+
+void MainWindow::removeAutosave() {
+  if (!recoveredDir_.isEmpty() && doc_->directory() != recoveredDir_ + "/project") {
+    // The recovered runs have been saved elsewhere or dropped by now.
+    bool stillReading = false;
+    for (const RunEntry& r : doc_->runs())
+      if (r.storedFile.startsWith(recoveredDir_)) stillReading = true;
+    if (!stillReading) {
+      QDir(recoveredDir_).removeRecursively();
+      recoveredDir_.clear();
+    }
+  }
+  if (autosaveDir_.isEmpty()) return;
+  autosaveLock_.reset();
+  QDir(autosaveDir_).removeRecursively();
+  autosaveDir_.clear();
+}
+
+bool MainWindow::recoverAutosave(bool ask) {
+  QDir root(autosaveRoot());
+  QStringList candidates;
+  for (const QString& name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed)) {
+    const QString dir = root.filePath(name);
+    if (dir == autosaveDir_ || dir == recoveredDir_) continue;
+    QLockFile lock(dir + "/session.lock");
+    lock.setStaleLockTime(0);
+    if (!lock.tryLock(0)) continue;  // another session is running and owns it
+    lock.unlock();
+    if (isProjectDirectory((dir + "/project").toStdString())) candidates << dir;
+  }
+  if (candidates.isEmpty()) return false;
+  const QString dir = candidates.first();
+  QFile originFile(dir + "/origin.txt");
+  const QString origin = originFile.open(QIODevice::ReadOnly) ? QString::fromUtf8(originFile.readAll()) : QString();
+  if (ask) {
+    const auto answer = QMessageBox::question(
+        this, tr("Recover unsaved work"),
+        tr("mbdrom stopped with unsaved changes to %1 (autosaved %2). Recover them?")
+            .arg(origin.isEmpty() ? tr("an untitled project") : origin,
+                 QFileInfo(dir + "/project/project.json").lastModified().toString(Qt::ISODate)),
+        QMessageBox::Yes | QMessageBox::No | QMessageBox::Discard, QMessageBox::Yes);
+    if (answer == QMessageBox::Discard) QDir(dir).removeRecursively();
+    if (answer != QMessageBox::Yes) return false;
+  }
+  if (!openProject(dir + "/project")) return false;
+  recoveredDir_ = dir;
+  doc_->markRecovered(origin);
+  log_->warning(tr("Recovered unsaved work from %1; save it to keep it").arg(dir));
+  return true;
+}
+
+// ---------------------------------------------------------------- editing
+
+QString MainWindow::applyEdit(const ModelSpec& spec, const QString& description) {
+  const QString error = doc_->edit(spec, description);
+  if (!error.isEmpty()) log_->warning(tr("Edit refused: %1").arg(error));
+  return error;
+}
+
+void MainWindow::addElement(ElementKind kind, int parent) {
+  ModelSpec spec = doc_->spec();
+  try {
+    const ElementRef ref = mbdrom::addElement(spec, kind, parent);
+    // A new element is usually incomplete (a joint without points): it is only
+    // added when the mechanism stays valid, else the message says what is missing.
+    const QString error = applyEdit(spec, tr("add %1").arg(QString::fromLatin1(elementKindName(kind))));
+    if (!error.isEmpty()) {
+      showMessage(QMessageBox::Information, tr("Cannot add"),
+                  tr("A new %1 would leave the mechanism invalid:\n%2\n\nDuplicate an existing one instead, then edit it.")
+                      .arg(QString::fromLatin1(elementKindName(kind)), error));
+      return;
+    }
+    modelTree_->selectElement(ref);
+  } catch (const Error& e) {
+    showMessage(QMessageBox::Warning, tr("Cannot add"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::duplicateElement(const ElementRef& ref) {
+  ModelSpec spec = doc_->spec();
+  try {
+    const ElementRef copy = mbdrom::duplicateElement(spec, ref);
+    const QString error = applyEdit(spec, tr("duplicate %1").arg(QString::fromStdString(elementName(doc_->spec(), ref))));
+    if (!error.isEmpty()) {
+      showMessage(QMessageBox::Warning, tr("Cannot duplicate"), error);
+      return;
+    }
+    modelTree_->selectElement(copy);
+  } catch (const Error& e) {
+    showMessage(QMessageBox::Warning, tr("Cannot duplicate"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::removeElement(const ElementRef& ref) {
+  if (ref.kind == ElementKind::Mechanism) return;
+  ModelSpec spec = doc_->spec();
+  const QString name = QString::fromStdString(elementName(spec, ref));
+  const auto users = elementUsers(spec, ref);
+  if (!users.empty()) {
+    QStringList list;
+    for (const auto& u : users) list << QString::fromStdString(u);
+    showMessage(QMessageBox::Information, tr("Cannot delete"),
+                tr("%1 \"%2\" is used by %3.").arg(QString::fromLatin1(elementKindName(ref.kind)), name, list.join(", ")));
     return;
   }
-  const ModelSpec& s = model_->spec();
-  const QString kind = item->data(0, Qt::UserRole).toString();
-  const auto i = static_cast<std::size_t>(item->data(0, Qt::UserRole + 1).toInt());
-  auto vec = [](const Eigen::Vector3d& v) {
-    return QStringLiteral("(%1, %2, %3)").arg(v.x(), 0, 'g', 6).arg(v.y(), 0, 'g', 6).arg(v.z(), 0, 'g', 6);
-  };
-  auto str = [](const std::string& t) { return QString::fromStdString(t).toHtmlEscaped(); };
-  auto list = [&](const std::vector<std::string>& names) {
-    QStringList out;
-    for (const auto& n : names) out << str(n);
-    return out.join(", ");
-  };
-  QList<QPair<QString, QString>> rows;
-  if (kind == "point") {
-    const auto& p = s.points[i];
-    rows = {{tr("point"), str(p.name)}, {tr("position"), vec(p.position) + " m"}, {tr("fixed"), p.fixed ? tr("yes") : tr("no")}};
-  } else if (kind == "vector") {
-    const auto& v = s.vectors[i];
-    rows = {{tr("unit vector"), str(v.name)}, {tr("direction"), vec(v.direction)}, {tr("fixed"), v.fixed ? tr("yes") : tr("no")}};
-  } else if (kind == "body") {
-    const auto& b = s.bodies[i];
-    rows = {{tr("body"), str(b.name)}, {tr("type"), QString::fromLatin1(bodyTypeName(b.type))},
-            {tr("points"), list(b.points)}, {tr("vectors"), list(b.vectors)},
-            {tr("mass"), QString::number(b.mass, 'g', 6) + " kg"}, {tr("centre of mass"), vec(b.com) + " m"}};
-    if (b.type == BodyType::Rigid)
-      for (int r = 0; r < 3; ++r)
-        rows.append({r == 0 ? tr("inertia (about COM, kg m²)") : QString(), vec(b.inertia.row(r).transpose())});
-  } else if (kind == "joint") {
-    const auto& j = s.joints[i];
-    rows = {{tr("joint"), str(j.name)}, {tr("type"), QString::fromLatin1(jointTypeName(j.type))},
-            {tr("bodies"), str(j.body1) + " – " + str(j.body2)}, {tr("points"), str(j.point1) + ", " + str(j.point2)},
-            {tr("axes"), str(j.axis1) + ", " + str(j.axis2)}};
-  } else if (kind == "spring") {
-    const auto& f = s.springDampers[i];
-    QStringList k;
-    for (double c : f.stiffness) k << QString::number(c, 'g', 6);
-    rows = {{tr("spring-damper"), str(f.name)}, {tr("points"), str(f.point1) + " – " + str(f.point2)},
-            {tr("free length"), QString::number(f.freeLength, 'g', 8) + " m"},
-            {tr("stiffness coefficients"), k.join(", ") + tr(" (N/m, N/m², …)")},
-            {tr("damping"), QString::number(f.damping, 'g', 6) + " N s/m"}};
-  }
-  QString html = "<table cellspacing=3>";
-  for (const auto& [key, value] : rows) html += "<tr><td><b>" + key + "</b></td><td>" + value + "</td></tr>";
-  properties_->setText(html + "</table>");
+  mbdrom::removeElement(spec, ref);
+  const QString error = applyEdit(spec, tr("delete %1").arg(name));
+  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot delete"), error);
 }
 
+void MainWindow::renameElement(const ElementRef& ref) {
+  modelTree_->selectElement(ref);
+  propertiesDock_->raise();
+  if (auto* name = qobject_cast<QLineEdit*>(properties_->fieldWidget("name"))) {
+    name->setFocus();
+    name->selectAll();
+  }
+}
+
+// ---------------------------------------------------------------- analyses
+
 void MainWindow::showMechanismInfo() {
-  if (!model_) return;
-  const MobilityReport r = analyzeMobility(*model_, model_->q0());
+  auto model = doc_->model();
+  if (!model) return;
+  const MobilityReport r = analyzeMobility(*model, model->q0());
   QString text = tr("<b>%1</b><br>mechanism hash %2<br><br>"
                     "coordinates: %3<br>constraints: %4<br>rank of Φ<sub>q</sub>: %5<br>"
                     "degrees of freedom: <b>%6</b><br>redundant constraints: %7")
-                     .arg(QString::fromStdString(model_->spec().name).toHtmlEscaped(),
-                          QString::fromStdString(hashToString(model_->mechanismHash())))
+                     .arg(QString::fromStdString(model->spec().name).toHtmlEscaped(),
+                          QString::fromStdString(hashToString(model->mechanismHash())))
                      .arg(r.nq)
                      .arg(r.nc)
                      .arg(r.rank)
@@ -446,54 +711,112 @@ void MainWindow::showMechanismInfo() {
   showMessage(QMessageBox::Information, tr("Mechanism information"), text);
 }
 
+void MainWindow::checkMobility() {
+  auto model = doc_->model();
+  if (!model) return;
+  const MobilityReport r = analyzeMobility(*model, model->q0());
+  analysis_->showMobility(r, QString::fromStdString(model->spec().name));
+  analysisDock_->show();
+  analysisDock_->raise();
+  log_->info(tr("Mobility: %1 degree(s) of freedom, %2 redundant constraint(s)").arg(r.dof).arg(r.redundantRows.size()));
+}
+
+void MainWindow::runAssembly() {
+  auto model = doc_->model();
+  if (!model) return;
+  auto q = std::make_shared<Eigen::VectorXd>();
+  auto residual = std::make_shared<double>(0.0);
+  runner_->submit(
+      tr("Assemble %1").arg(QString::fromStdString(model->spec().name)),
+      [model, q, residual](Monitor&) {
+        const AssemblyResult a = assemblePositions(*model, model->q0());
+        *q = a.q;
+        *residual = a.residual;
+      },
+      [this, model, q, residual](JobRunner::Outcome outcome, const QString& message) {
+        if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Assembly failed"), message);
+        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
+        scene_->updateConfiguration(*model, *q);
+        log_->info(tr("Assembled: max |Φ| = %1").arg(*residual, 0, 'g', 3));
+      });
+}
+
 void MainWindow::runStatics() {
-  if (!model_) return;
-  auto model = model_;
+  auto model = doc_->model();
+  if (!model) return;
   const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
   auto result = std::make_shared<StaticsResult>();
-  const QString title = tr("Static equilibrium (%1)")
-                            .arg(loadCase < 0 ? tr("gravity only") : QString::fromStdString(model->spec().loadCases[0].name));
+  const QString caseName = loadCaseName(*model, loadCase);
   runner_->submit(
-      title, [model, loadCase, result](Monitor& monitor) { *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor); },
-      [this, model, result](JobRunner::Outcome outcome, const QString&) {
-        if (outcome != JobRunner::Outcome::Succeeded || model != model_) return;
+      tr("Static equilibrium (%1)").arg(caseName),
+      [model, loadCase, result](Monitor& monitor) { *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor); },
+      [this, model, result, caseName](JobRunner::Outcome outcome, const QString& message) {
+        if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Static equilibrium failed"), message);
+        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
+        playTimer_->stop();
         scene_->updateConfiguration(*model, result->q);
-        log_->info(tr("Static equilibrium: %1 Newton iterations, residual force %2 N")
-                       .arg(result->iterations)
-                       .arg(result->forceResidual, 0, 'g', 3));
+        analysis_->showStatics(*result, caseName);
+        analysisDock_->raise();
       });
 }
 
 void MainWindow::runModes() {
-  if (!model_) return;
-  auto model = model_;
+  auto model = doc_->model();
+  if (!model) return;
   const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
+  auto statics = std::make_shared<StaticsResult>();
   auto result = std::make_shared<ModesResult>();
+  const QString caseName = loadCaseName(*model, loadCase);
   runner_->submit(
-      tr("Linearised modes"),
-      [model, loadCase, result](Monitor& monitor) {
-        const StaticsResult s = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
-        *result = computeModes(*model, loadCase, s);
+      tr("Linearised modes (%1)").arg(caseName),
+      [model, loadCase, statics, result](Monitor& monitor) {
+        *statics = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
+        *result = computeModes(*model, loadCase, *statics);
       },
-      [this, model, result](JobRunner::Outcome outcome, const QString&) {
-        if (outcome != JobRunner::Outcome::Succeeded || model != model_) return;
-        for (std::size_t k = 0; k < result->modes.size(); ++k)
-          log_->info(tr("Mode %1: %2 Hz, damping ratio %3")
-                         .arg(k + 1)
-                         .arg(result->modes[k].frequency, 0, 'g', 6)
-                         .arg(result->modes[k].dampingRatio, 0, 'g', 4));
+      [this, model, statics, result, caseName](JobRunner::Outcome outcome, const QString& message) {
+        if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Modes failed"), message);
+        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
+        // Kept for the animation of a picked mode.
+        modeShapes_ = result;
+        modeEquilibrium_ = std::make_shared<Eigen::VectorXd>(statics->q);
+        analysis_->showModes(*result, caseName);
+        analysisDock_->raise();
       });
 }
 
+void MainWindow::animateMode(int index) {
+  auto model = doc_->model();
+  if (!model || !modeShapes_ || !modeEquilibrium_ || index < 0 ||
+      static_cast<std::size_t>(index) >= modeShapes_->modes.size())
+    return;
+  const Mode& mode = modeShapes_->modes[static_cast<std::size_t>(index)];
+  // Linearised shape: small amplitude (max coordinate change 3 cm) at a
+  // watchable 0.8 Hz, not the mode's frequency.
+  auto motion = std::make_shared<RunMotion>();
+  constexpr int n = 48;
+  for (int k = 0; k <= n; ++k) {
+    const double t = 1.25 * k / n;
+    motion->t.push_back(t);
+    motion->q.push_back(*modeEquilibrium_ + 0.03 * std::sin(2.0 * M_PI * 0.8 * t) * mode.shape);
+  }
+  playbackModel_ = model;
+  startPlayback(motion);
+  log_->info(tr("Animating mode %1 (%2 Hz)").arg(index + 1).arg(mode.frequency, 0, 'g', 5));
+}
+
+// ---------------------------------------------------------------- simulation
+
 void MainWindow::runSimulationDialog() {
-  if (!model_) return;
+  auto model = doc_->model();
+  if (!model) return;
   QDialog dialog(this);
-  dialog.setWindowTitle(tr("Run Simulation"));
+  dialog.setObjectName("simulationDialog");
+  dialog.setWindowTitle(tr("Run Reference Simulation"));
   auto* form = new QFormLayout(&dialog);
   auto* loadCase = new QComboBox(&dialog);
   loadCase->addItem(tr("gravity only"), -1);
-  for (std::size_t i = 0; i < model_->spec().loadCases.size(); ++i)
-    loadCase->addItem(QString::fromStdString(model_->spec().loadCases[i].name), static_cast<int>(i));
+  for (std::size_t i = 0; i < model->spec().loadCases.size(); ++i)
+    loadCase->addItem(QString::fromStdString(model->spec().loadCases[i].name), static_cast<int>(i));
   if (loadCase->count() > 1) loadCase->setCurrentIndex(1);
   auto spin = [&](double value, double lo, double hi, int decimals, const QString& suffix, const QString& tip) {
     auto* box = new QDoubleSpinBox(&dialog);
@@ -525,27 +848,40 @@ void MainWindow::runSimulationDialog() {
   runSimulation(options);
 }
 
+void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
+                                const SimulationOptions& options, const std::shared_ptr<const TrajectoryRecorder>& recorder) {
+  RunEntry run;
+  run.record.name = doc_->uniqueRunName(name).toStdString();
+  run.record.loadCase = recorder->info().loadCase;
+  run.record.tEnd = options.tEnd;
+  run.record.tReached = recorder->samples().empty() ? 0.0 : recorder->samples().back().t;
+  run.record.dt = options.integrator.dt;
+  run.record.outputDt = options.outputDt;
+  run.record.status = runStatusName(recorder->status());
+  run.record.message = recorder->message();
+  run.record.created = utcTimestamp();
+  run.model = model;
+  run.info = recorder->info();
+  run.samples = std::shared_ptr<const std::vector<Sample>>(recorder, &recorder->samples());
+  doc_->addRun(std::move(run));
+}
+
 int MainWindow::runSimulation(const SimulationOptions& options) {
-  if (!model_) return -1;
-  auto model = model_;
-  const QString caseName = options.loadCase < 0 ? tr("gravity only")
-                                                : QString::fromStdString(model->spec().loadCases[static_cast<std::size_t>(options.loadCase)].name);
+  auto model = doc_->model();
+  if (!model) return -1;
+  const QString caseName = loadCaseName(*model, options.loadCase);
   auto recorder = std::make_shared<TrajectoryRecorder>();
   auto summary = std::make_shared<SimulationSummary>();
-  const QString title = tr("Simulate %1 (%2, %3 s)").arg(QString::fromStdString(model->spec().name), caseName)
-                            .arg(options.tEnd);
+  const QString title = tr("Simulate %1 (%2, %3 s)").arg(QString::fromStdString(model->spec().name), caseName).arg(options.tEnd);
   return runner_->submit(
       title, [model, options, recorder, summary](Monitor& m) { simulate(*model, options, *recorder, &m, summary.get()); },
-      [this, model, recorder, summary](JobRunner::Outcome outcome, const QString&) {
-        if (model != model_ || recorder->samples().empty()) return;
-        // Cancelled and failed runs keep what was computed: it can be played too.
-        auto playback = std::make_shared<Playback>();
-        for (const Sample& s : recorder->samples()) {
-          playback->t.push_back(s.t);
-          playback->q.push_back(s.q);
-        }
-        playback_ = std::move(playback);
-        updateModelActions();
+      [this, model, options, recorder, summary, caseName](JobRunner::Outcome outcome, const QString& message) {
+        if (outcome == JobRunner::Outcome::Failed)
+          showMessage(QMessageBox::Warning, tr("Simulation failed"),
+                      message + (recorder->samples().empty() ? QString() : tr("\n\nThe samples up to then are kept as a run.")));
+        if (recorder->samples().empty()) return;
+        // Cancelled and failed runs keep what was computed: they join the project too.
+        addFinishedRun(model, caseName, options, recorder);
         log_->info(tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
                        .arg(summary->steps)
                        .arg(summary->tEnd)
@@ -553,13 +889,110 @@ int MainWindow::runSimulation(const SimulationOptions& options) {
                        .arg(summary->realTimeFactor, 0, 'g', 3)
                        .arg(summary->maxResidualPosition, 0, 'g', 2)
                        .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
-        playStart_ = 0.0;
-        togglePlayback();
+        if (model == doc_->model()) playRun(static_cast<int>(doc_->runs().size()) - 1);
       });
 }
 
+void MainWindow::runSweepDialog() {
+  auto model = doc_->model();
+  if (!model) return;
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Run Sweep"));
+  auto* form = new QFormLayout(&dialog);
+  auto* loadCase = new QComboBox(&dialog);
+  for (std::size_t i = 0; i < model->spec().loadCases.size(); ++i)
+    loadCase->addItem(QString::fromStdString(model->spec().loadCases[i].name), static_cast<int>(i));
+  auto* amplitudes = new QLineEdit(QStringLiteral("0.5, 1.0"), &dialog);
+  amplitudes->setToolTip(tr("Scales of every load of the load case, comma-separated"));
+  auto* frequencies = new QLineEdit(QStringLiteral("1.0"), &dialog);
+  frequencies->setToolTip(tr("Time scales of the loads (frequency factors), comma-separated"));
+  auto* tEnd = new QDoubleSpinBox(&dialog);
+  tEnd->setRange(0.001, 1e6);
+  tEnd->setValue(5.0);
+  tEnd->setSuffix(" s");
+  auto* error = new QLabel(&dialog);
+  error->setStyleSheet("color: #c0392b;");
+  form->addRow(tr("Load case"), loadCase);
+  form->addRow(tr("Amplitude scales"), amplitudes);
+  form->addRow(tr("Frequency scales"), frequencies);
+  form->addRow(tr("End time"), tEnd);
+  form->addRow(error);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  form->addRow(buttons);
+  std::vector<double> amps, freqs;
+  auto parse = [](const QString& text, std::vector<double>& out) {
+    out.clear();
+    for (const QString& item : text.split(',', Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const double v = QLocale::c().toDouble(item.trimmed(), &ok);
+      if (!ok || !(v > 0.0)) return false;
+      out.push_back(v);
+    }
+    return !out.empty();
+  };
+  connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+    if (loadCase->count() == 0) return error->setText(tr("The mechanism has no load case."));
+    if (!parse(amplitudes->text(), amps)) return error->setText(tr("Amplitude scales: positive numbers, comma-separated."));
+    if (!parse(frequencies->text(), freqs)) return error->setText(tr("Frequency scales: positive numbers, comma-separated."));
+    dialog.accept();
+  });
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  if (dialog.exec() != QDialog::Accepted) return;
+  SimulationOptions base;
+  base.loadCase = loadCase->currentData().toInt();
+  base.tEnd = tEnd->value();
+  base.integrator.dt = 1e-3;
+  base.outputDt = 0.01;
+  runSweep(base, sweepGrid(amps, freqs));
+}
+
+int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases) {
+  auto model = doc_->model();
+  if (!model || cases.empty()) return -1;
+  auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
+  for (std::size_t i = 0; i < cases.size(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
+  auto results = std::make_shared<std::vector<SweepResult>>();
+  const QString caseName = loadCaseName(*model, base.loadCase);
+  return runner_->submit(
+      tr("Sweep %1 (%n run(s))", nullptr, static_cast<int>(cases.size())).arg(caseName),
+      [model, base, cases, recorders, results](Monitor& m) {
+        *results = mbdrom::runSweep(
+            *model, base, cases, [recorders](std::size_t i) { return std::make_unique<ForwardingSink>((*recorders)[i]); }, 2, &m);
+      },
+      [this, model, base, cases, recorders, caseName](JobRunner::Outcome, const QString&) {
+        for (std::size_t i = 0; i < cases.size(); ++i)
+          if (!(*recorders)[i]->samples().empty())
+            addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, (*recorders)[i]);
+      });
+}
+
+// ---------------------------------------------------------------- playback
+
+void MainWindow::playRun(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= doc_->runs().size()) return;
+  try {
+    auto motion = std::make_shared<RunMotion>(doc_->runMotion(index));
+    if (motion->t.empty()) return;
+    playbackModel_ = doc_->model();
+    if (motion->q.front().size() != playbackModel_->nq())
+      throw InputError("the run has " + std::to_string(motion->q.front().size()) + " coordinates, the mechanism " +
+                       std::to_string(playbackModel_->nq()));
+    startPlayback(motion);
+  } catch (const Error& e) {
+    log_->error(tr("Cannot play run: %1").arg(QString::fromStdString(e.what())));
+  }
+}
+
+void MainWindow::startPlayback(std::shared_ptr<const RunMotion> motion) {
+  playback_ = std::move(motion);
+  playTimer_->stop();
+  playClock_.start();
+  playTimer_->start();
+  updateActions();
+}
+
 void MainWindow::togglePlayback() {
-  if (!playback_ || !model_) return;
+  if (!playback_ || !playbackModel_) return;
   if (playTimer_->isActive()) {
     playTimer_->stop();
     return;
@@ -569,22 +1002,32 @@ void MainWindow::togglePlayback() {
 }
 
 void MainWindow::advancePlayback() {
-  if (!playback_ || !model_) {
+  if (!playback_ || !playbackModel_ || playbackModel_ != doc_->model()) {
     playTimer_->stop();
     return;
   }
   const auto& pb = *playback_;
-  const double t = pb.t.front() + std::fmod(playStart_ + static_cast<double>(playClock_.elapsed()) * 1e-3,
+  const double t = pb.t.front() + std::fmod(static_cast<double>(playClock_.elapsed()) * 1e-3,
                                             std::max(1e-9, pb.t.back() - pb.t.front()));
   const auto it = std::upper_bound(pb.t.begin(), pb.t.end(), t);
   const auto k = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, (it - pb.t.begin()) - 1));
-  scene_->updateConfiguration(*model_, pb.q[k]);
+  scene_->updateConfiguration(*playbackModel_, pb.q[k]);
   statusBar()->showMessage(tr("t = %1 s").arg(pb.t[k], 0, 'f', 3));
+}
+
+// ---------------------------------------------------------------- misc
+
+void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
+  // Window-modal but non-blocking: no nested event loop.
+  auto* box = new QMessageBox(icon, title, text, QMessageBox::Ok, this);
+  box->setObjectName("messageBox");
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  box->open();
 }
 
 void MainWindow::readSettings() {
   QSettings settings;
-  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1280, 800);
+  if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
   restoreState(settings.value("window/state").toByteArray());
 }
 
@@ -597,8 +1040,7 @@ void MainWindow::writeSettings() const {
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (runner_->busy()) {
     const auto answer = QMessageBox::question(
-        this, tr("Job running"),
-        tr("\"%1\" is still running. Cancel it and quit?").arg(runner_->currentTitle()),
+        this, tr("Job running"), tr("\"%1\" is still running. Cancel it and quit?").arg(runner_->currentTitle()),
         QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
     if (answer != QMessageBox::Yes) {
       event->ignore();
@@ -606,7 +1048,12 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     runner_->cancelAllAndWait();
   }
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
   writeSettings();
+  removeAutosave();
   event->accept();
 }
 

@@ -1,36 +1,46 @@
 #pragma once
-// The workbench window: 3D view in the centre, docks around it, menus, and the
-// job runner's status in the status bar.
+// The workbench window: 3D view in the centre; model tree, property editor,
+// runs, analysis and messages in docks; menus; the job runner's status in the
+// status bar. The open project (mechanism with undo, runs) is a ProjectDocument.
+
+#include "engine/model/spec_edit.h"
 
 #include <Eigen/Core>
-#include <QMainWindow>
 #include <QElapsedTimer>
+#include <QMainWindow>
 #include <QMessageBox>
-#include <QTimer>
 #include <QStringList>
+#include <QTimer>
 
 #include <memory>
 
 class QAction;
 class QDockWidget;
+class QLockFile;
 class QMenu;
-class QLabel;
-class QTreeWidget;
-class QTreeWidgetItem;
 
 namespace mbdrom {
 class Model;
 struct SimulationOptions;
-}
+struct SweepCase;
+struct ModesResult;
+class TrajectoryRecorder;
+}  // namespace mbdrom
 
 namespace mbdrom::widgets {
+class AnalysisPanel;
 class LogView;
+class ModelTree;
+class PropertyEditor;
 class SceneView;
 }  // namespace mbdrom::widgets
 
 namespace mbdrom::app {
 
 class JobRunner;
+class ProjectDocument;
+class RunsPanel;
+struct RunMotion;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -40,61 +50,111 @@ public:
 
   widgets::SceneView* sceneView() const { return scene_; }
   widgets::LogView* logView() const { return log_; }
+  widgets::ModelTree* modelTree() const { return modelTree_; }
+  widgets::PropertyEditor* propertyEditor() const { return properties_; }
+  widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
+  RunsPanel* runsPanel() const { return runsPanel_; }
   JobRunner* jobRunner() const { return runner_; }
+  ProjectDocument* document() const { return doc_; }
 
-  /// Opens a model file: validates it, shows it in the tree and the 3D view.
-  /// Errors go to the message log and a dialog; returns success.
+  /// Opens a model file as a new untitled project (or a project directory).
+  /// Errors go to the message log and a dialog, the current project is kept;
+  /// returns success. Does not ask about unsaved changes (the menus do).
   bool openModel(const QString& path);
+  /// Opens a project directory; same error handling as openModel.
+  bool openProject(const QString& dir);
+  /// Saves the project to `dir` (Save As); errors are shown, returns success.
+  bool saveProject(const QString& dir);
   /// Runs the full model on the worker thread; when it ends (also cancelled or
-  /// failed, with the samples computed so far) the motion plays in the 3D view.
-  /// Returns the job id.
+  /// failed, with the samples computed so far) the run joins the project and
+  /// plays in the 3D view. Returns the job id.
   int runSimulation(const SimulationOptions& options);
-  /// Whether a reference run is loaded for playback, and whether it is playing.
+  /// Runs a sweep (one run per case, both cores); every finished run joins the project.
+  int runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases);
+  /// Mobility analysis at the reference configuration, shown in the analysis dock.
+  void checkMobility();
+  /// Plays run `index` of the project in the 3D view.
+  void playRun(int index);
+  /// Whether a motion is loaded for playback, and whether it is playing.
   bool hasPlayback() const { return playback_ != nullptr; }
   bool isPlaying() const { return playTimer_->isActive(); }
 
   /// Folder of the bundled example mechanisms (empty when not found).
   static QString examplesDir();
   /// The open mechanism, or null.
-  std::shared_ptr<const Model> model() const { return model_; }
+  std::shared_ptr<const Model> model() const;
 
-  /// Adds a file to the recent-files list (kept in QSettings).
+  /// Adds a model file or project to the recent list (kept in QSettings).
   void addRecentFile(const QString& path);
   QStringList recentFiles() const;
+
+  /// Folder for autosaves (per user); the autosave of this session lives in a subfolder.
+  static QString autosaveRoot();
+  /// Writes the autosave copy now when there are unsaved changes; returns whether it wrote.
+  bool autosaveNow();
+  /// Offers to recover projects autosaved by sessions that did not end cleanly.
+  /// With `ask` false the newest one is recovered without a question (tests).
+  bool recoverAutosave(bool ask = true);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
 
 private:
   void createActions();
-  void openModelDialog();
-  void populateModelTree();
-  void showProperties(QTreeWidgetItem* item);
-  void showMechanismInfo();
-  void runStatics();
-  void runModes();
-  void runSimulationDialog();
-  void togglePlayback();
-  void advancePlayback();
-  void updateModelActions();
-  void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void createMenus();
   void createDocks();
+  void connectDocument();
+  void refreshModel();
+  void updateTitle();
+  void updateActions();
   void updateRecentMenu();
+
+  bool maybeSave();
+  void openModelDialog();
+  void openProjectDialog();
+  bool save();
+  bool saveAsDialog();
+  void closeProject();
+
+  QString applyEdit(const ModelSpec& spec, const QString& description);
+  void addElement(ElementKind kind, int parent);
+  void duplicateElement(const ElementRef& ref);
+  void removeElement(const ElementRef& ref);
+  void renameElement(const ElementRef& ref);
+
+  void showMechanismInfo();
+  void runAssembly();
+  void runStatics();
+  void runModes();
+  void animateMode(int index);
+  void runSimulationDialog();
+  void runSweepDialog();
+  void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name, const SimulationOptions& options,
+                      const std::shared_ptr<const TrajectoryRecorder>& recorder);
+  void startPlayback(std::shared_ptr<const RunMotion> motion);
+  void togglePlayback();
+  void advancePlayback();
+
+  void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();
   void readSettings();
   void writeSettings() const;
+  void removeAutosave();
 
+  ProjectDocument* doc_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
-  QTreeWidget* modelTree_ = nullptr;
-  QLabel* properties_ = nullptr;
+  widgets::ModelTree* modelTree_ = nullptr;
+  widgets::PropertyEditor* properties_ = nullptr;
+  widgets::AnalysisPanel* analysis_ = nullptr;
+  RunsPanel* runsPanel_ = nullptr;
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;
+  QDockWidget* runsDock_ = nullptr;
+  QDockWidget* analysisDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;
   JobRunner* runner_ = nullptr;
-  std::shared_ptr<const Model> model_;
-  QString modelPath_;
+  std::shared_ptr<const Model> shownModel_;  // what the 3D view shows
 
   QMenu* fileMenu_ = nullptr;
   QMenu* recentMenu_ = nullptr;
@@ -104,24 +164,40 @@ private:
   QMenu* trainMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* helpMenu_ = nullptr;
-  QAction* openAction_ = nullptr;
-  QAction* reloadAction_ = nullptr;
+  QAction* openModelAction_ = nullptr;
+  QAction* openProjectAction_ = nullptr;
+  QAction* saveAction_ = nullptr;
+  QAction* saveAsAction_ = nullptr;
+  QAction* closeAction_ = nullptr;
+  QAction* undoAction_ = nullptr;
+  QAction* redoAction_ = nullptr;
+  QAction* duplicateAction_ = nullptr;
+  QAction* deleteAction_ = nullptr;
   QAction* infoAction_ = nullptr;
+  QAction* assembleAction_ = nullptr;
+  QAction* mobilityAction_ = nullptr;
   QAction* staticsAction_ = nullptr;
   QAction* modesAction_ = nullptr;
   QAction* simulateAction_ = nullptr;
+  QAction* sweepAction_ = nullptr;
   QAction* playAction_ = nullptr;
   QAction* quitAction_ = nullptr;
-  // Playback of the last reference run: positions per output sample.
-  struct Playback {
-    std::vector<double> t;
-    std::vector<Eigen::VectorXd> q;
-  };
-  std::shared_ptr<const Playback> playback_;
+  QAction* cancelJobAction_ = nullptr;
+
+  // Playback: of a run, or of an animated mode shape.
+  std::shared_ptr<const RunMotion> playback_;
+  std::shared_ptr<const Model> playbackModel_;
   QTimer* playTimer_ = nullptr;
   QElapsedTimer playClock_;
-  double playStart_ = 0.0;
-  QAction* cancelJobAction_ = nullptr;
+
+  // Last modes result, for the animation of a picked mode.
+  std::shared_ptr<const ModesResult> modeShapes_;
+  std::shared_ptr<const Eigen::VectorXd> modeEquilibrium_;
+
+  QTimer* autosaveTimer_ = nullptr;
+  QString autosaveDir_;
+  std::unique_ptr<QLockFile> autosaveLock_;
+  QString recoveredDir_;  // autosave a recovered project still reads its runs from
 };
 
 }  // namespace mbdrom::app

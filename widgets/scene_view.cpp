@@ -254,7 +254,7 @@ vtkSmartPointer<vtkGlyph3DMapper> glyphMapper(vtkPolyData* input, vtkAlgorithm* 
 
 bool SceneView::hasMechanism() const { return vtk_->mech.shown; }
 
-void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q) {
+void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit) {
   clearMechanism();
   auto& m = vtk_->mech;
   const auto& spec = model.spec();
@@ -374,7 +374,7 @@ void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q) {
     vtk_->renderer->AddActor(actor);
   m.shown = true;
   updateConfiguration(model, q);
-  fitView();
+  if (fit) fitView();
 }
 
 void SceneView::updateConfiguration(const Model& model, const Eigen::VectorXd& q) {

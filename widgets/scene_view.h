@@ -24,8 +24,9 @@ public:
   /// Shows a mechanism at coordinates q (size model.nq()): points as spheres
   /// (fixed ones as dark cubes), bodies as tubes through their points,
   /// spring-dampers as thin orange lines, unit vectors as arrows at their
-  /// body's first point, markers as small spheres. Replaces any previous one.
-  void showMechanism(const Model& model, const Eigen::VectorXd& q);
+  /// body's first point, markers as small spheres. Replaces any previous one;
+  /// `fit`: fit the camera to it (false keeps the view, e.g. after an edit).
+  void showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit = true);
   /// Moves the shown mechanism to q; actors are updated, never re-created.
   void updateConfiguration(const Model& model, const Eigen::VectorXd& q);
   /// Removes the mechanism.

@@ -123,6 +123,7 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
     if (!files.insert(run.file).second) r.fail(where, "file \"" + run.file + "\" is used twice");
     run.loadCase = r.string(jr, "load_case", where, false);
     run.tEnd = r.number(jr, "t_end", where);
+    run.tReached = r.number(jr, "t_reached", where);
     run.dt = r.number(jr, "dt", where);
     run.outputDt = r.number(jr, "output_dt", where);
     run.status = r.string(jr, "status", where, false);
@@ -167,6 +168,7 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
                          {"file", r.file},
                          {"load_case", r.loadCase},
                          {"t_end", r.tEnd},
+                         {"t_reached", r.tReached},
                          {"dt", r.dt},
                          {"output_dt", r.outputDt},
                          {"status", r.status},

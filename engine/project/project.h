@@ -12,7 +12,7 @@
 ///
 /// Manifest: `{"format": "mbdrom-project", "version": 1, "name", "model":
 /// "model.json", "created", "modified", "runs": [{"name", "file", "load_case",
-/// "t_end", "dt", "output_dt", "status", "message", "created"}], "datasets":
+/// "t_end", "t_reached", "dt", "output_dt", "status", "message", "created"}], "datasets":
 /// [{"name", "file"}], "models": [{"name", "method", "file"}]}`. Paths are
 /// relative to the project directory and may not leave it.
 ///
@@ -35,6 +35,7 @@ struct ProjectRun {
   std::string file;      ///< relative path of its trajectory CSV
   std::string loadCase;  ///< "" for gravity only
   double tEnd = 0.0;     ///< requested end time [s]
+  double tReached = 0.0; ///< time of the last sample [s] (below tEnd when cancelled or failed)
   double dt = 0.0;       ///< time step [s]
   double outputDt = 0.0; ///< time between samples [s]
   std::string status = "completed";  ///< "completed", "cancelled" or "failed" (partial runs are kept)

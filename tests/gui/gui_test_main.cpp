@@ -15,6 +15,9 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--list", 6) == 0) return Catch::Session().run(argc, argv);
 
+  // Settings, recent files and autosaves of the tests stay out of the user's.
+  qputenv("XDG_CONFIG_HOME", MBDROM_TEST_OUTPUT_DIR "/xdg-config");
+  qputenv("XDG_DATA_HOME", MBDROM_TEST_OUTPUT_DIR "/xdg-data");
   mbdrom::widgets::SceneView::setDefaultSurfaceFormat();
   QApplication::setApplicationName("mbdrom-gui-tests");
   QApplication::setOrganizationName("mbdrom-tests");

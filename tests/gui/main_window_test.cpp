@@ -1,4 +1,5 @@
 #include "app/main_window.h"
+#include "widgets/property_editor.h"
 #include "gui_helpers.h"
 #include "widgets/scene_view.h"
 
@@ -7,6 +8,7 @@
 #include <QApplication>
 #include <QFile>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMessageBox>
 #include <QTreeWidget>
 
@@ -79,13 +81,14 @@ TEST_CASE("dragging in the 3D view rotates the camera") {
   window.show();
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
+  view->setCameraPreset(mbdrom::widgets::SceneView::CameraPreset::Iso);
   const QImage before = renderScene(view);
   const QPoint centre(view->width() / 2, view->height() / 2);
   drag(view, centre, centre + QPoint(150, 40));
   const QImage after = renderScene(view);
   CHECK(changedFraction(before, after) > 0.02);
 
-  // A camera preset puts the view back where it was.
+  // The preset puts the view back where it was.
   view->setCameraPreset(mbdrom::widgets::SceneView::CameraPreset::Iso);
   const QImage reset = renderScene(view);
   CHECK(changedFraction(before, reset) < 0.01);
@@ -155,22 +158,23 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   CHECK(window.logView()->toPlainText().contains("real time"));
 }
 
-TEST_CASE("selecting a tree element shows its properties") {
+TEST_CASE("selecting a tree element shows its properties in the editor") {
   MainWindow window;
   window.show();
   REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
   auto* tree = window.findChild<QTreeWidget*>("modelTree");
-  auto* properties = window.findChild<QLabel*>("properties");
   REQUIRE(tree != nullptr);
-  REQUIRE(properties != nullptr);
   const auto found = tree->findItems("BJ", Qt::MatchExactly | Qt::MatchRecursive);
   REQUIRE(found.size() == 1);
   tree->setCurrentItem(found.front());
-  CHECK(properties->text().contains("0.72"));
-  CHECK(properties->text().contains("position"));
+  auto* y = window.propertyEditor()->findChild<QLineEdit*>("position_y");
+  REQUIRE(y != nullptr);
+  CHECK(y->text() == "0.72");
   const auto coil = tree->findItems("coilover", Qt::MatchExactly | Qt::MatchRecursive);
   REQUIRE(coil.size() == 1);
   tree->setCurrentItem(coil.front());
-  CHECK(properties->text().contains("30000"));
-  CHECK(properties->text().contains("free length"));
+  auto* k = window.propertyEditor()->findChild<QLineEdit*>("stiffness");
+  REQUIRE(k != nullptr);
+  CHECK(k->text() == "30000");
+  CHECK(window.propertyEditor()->findChild<QLineEdit*>("free_length_value") != nullptr);
 }

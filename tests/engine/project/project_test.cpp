@@ -60,6 +60,7 @@ SavedRun saveWithOneRun(const fs::path& dir, const Model& model) {
   run.file = projectFileName(run.name, "runs", ".csv", {});
   run.loadCase = "push";
   run.tEnd = 0.5;
+  run.tReached = recorder.samples().back().t;
   run.dt = 1e-3;
   run.outputDt = 0.01;
   s.manifest.runs.push_back(run);
@@ -83,6 +84,7 @@ TEST_CASE("A saved project reads back with its model, runs and their samples", "
   CHECK(p.manifest.runs[0].name == "push 1");
   CHECK(p.manifest.runs[0].file == "runs/push_1.csv");
   CHECK(p.manifest.runs[0].loadCase == "push");
+  CHECK(p.manifest.runs[0].tReached == saved.samples.back().t);
   CHECK(mechanismHash(p.spec) == model.mechanismHash());
   REQUIRE(p.spec.loadCases.size() == 1);
 

@@ -1,0 +1,275 @@
+#include "app/project_document.h"
+
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/data/trajectory_csv.h"
+#include "engine/rom/reduced_model.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QUndoCommand>
+#include <QUndoStack>
+
+#include <filesystem>
+
+namespace mbdrom::app {
+
+namespace {
+
+// Undo entry of a mechanism edit: the whole spec before and after (specs are small).
+class SpecCommand : public QUndoCommand {
+public:
+  SpecCommand(ProjectDocument* doc, ModelSpec before, ModelSpec after, const QString& text)
+      : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
+  void undo() override { doc_->applySpec(before_); }
+  void redo() override { doc_->applySpec(after_); }
+
+private:
+  ProjectDocument* doc_;
+  ModelSpec before_, after_;
+};
+
+// Copies a file atomically (temporary file, then rename).
+void copyFileAtomically(const std::string& from, const std::string& to) {
+  namespace fs = std::filesystem;
+  const std::string temp = to + ".part";
+  std::error_code ec;
+  fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);
+  if (ec) throw FileError(from + ": cannot copy to " + temp + ": " + ec.message());
+  fs::rename(temp, to, ec);
+  if (ec) {
+    fs::remove(temp, ec);
+    throw FileError(temp + ": cannot rename to " + to);
+  }
+}
+
+std::string path(const QString& s) { return QDir::toNativeSeparators(s).toStdString(); }
+
+}  // namespace
+
+ProjectDocument::ProjectDocument(QObject* parent) : QObject(parent), undo_(new QUndoStack(this)) {
+  connect(undo_, &QUndoStack::cleanChanged, this, &ProjectDocument::stateChanged);
+}
+
+ProjectDocument::~ProjectDocument() = default;
+
+QString ProjectDocument::displayName() const {
+  if (!hasModel()) return {};
+  if (!dir_.isEmpty()) return QFileInfo(dir_).fileName();
+  return tr("%1 (untitled project)").arg(QString::fromStdString(spec_.name));
+}
+
+bool ProjectDocument::isModified() const { return hasModel() && (!undo_->isClean() || runsModified_); }
+
+void ProjectDocument::newFromSpec(ModelSpec spec, const QString& sourceFile) {
+  auto model = std::make_shared<const Model>(spec);  // throws before anything changes
+  undo_->clear();
+  spec_ = std::move(spec);
+  model_ = std::move(model);
+  dir_.clear();
+  sourceFile_ = sourceFile;
+  manifest_ = {};
+  runs_.clear();
+  runsModified_ = false;
+  emit modelChanged();
+  emit runsChanged();
+  emit stateChanged();
+}
+
+void ProjectDocument::openProject(const QString& dir) {
+  Project p = readProject(path(dir));
+  auto model = std::make_shared<const Model>(p.spec);
+  undo_->clear();
+  spec_ = std::move(p.spec);
+  model_ = model;
+  dir_ = QString::fromStdString(p.dir);
+  sourceFile_.clear();
+  manifest_ = p.manifest;
+  runs_.clear();
+  for (const ProjectRun& r : manifest_.runs) {
+    RunEntry e;
+    e.record = r;
+    e.model = model;
+    e.info.modelName = spec_.name;
+    e.info.loadCase = r.loadCase;
+    e.info.dt = r.dt;
+    e.info.outputDt = r.outputDt;
+    e.info.tEnd = r.tEnd;
+    e.storedFile = QDir(dir_).filePath(QString::fromStdString(r.file));
+    runs_.push_back(std::move(e));
+  }
+  runsModified_ = false;
+  emit modelChanged();
+  emit runsChanged();
+  emit stateChanged();
+}
+
+void ProjectDocument::write(const QString& dir, bool adopt) {
+  const QString absDir = QDir(dir).absolutePath();
+  ProjectManifest m = manifest_;
+  m.name = spec_.name;
+  if (m.created.empty()) m.created = utcTimestamp();
+  m.modified = utcTimestamp();
+  m.runs.clear();
+
+  // Runs already stored in this directory keep their file; others get one.
+  std::vector<std::string> taken;
+  for (const ProjectItem& d : m.datasets) taken.push_back(d.file);
+  for (const ProjectItem& d : m.models) taken.push_back(d.file);
+  std::vector<ProjectRun> records;
+  std::vector<bool> inPlace;
+  for (const RunEntry& r : runs_) {
+    const bool here = !r.storedFile.isEmpty() && !r.record.file.empty() &&
+                      QFileInfo(r.storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(r.record.file)));
+    inPlace.push_back(here);
+    if (here) taken.push_back(r.record.file);
+  }
+  std::vector<ProjectFileWriter> writers;
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    const RunEntry& r = runs_[i];
+    ProjectRun record = r.record;
+    if (!inPlace[i]) {
+      record.file = projectFileName(record.name, "runs", ".csv", taken);
+      taken.push_back(record.file);
+      if (r.samples) {
+        auto model = r.model;
+        auto samples = r.samples;
+        const RunInfo info = r.info;
+        writers.push_back({record.file, [model, samples, info](const std::string& target) {
+                             writeRunCsv(*model, info, *samples, target);
+                           }});
+      } else {
+        const std::string from = path(r.storedFile);
+        writers.push_back({record.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
+      }
+    }
+    m.runs.push_back(record);
+  }
+  // Datasets and trained models travel with the project when it moves.
+  if (!dir_.isEmpty() && QDir(dir_).absolutePath() != absDir)
+    for (const auto* list : {&m.datasets, &m.models})
+      for (const ProjectItem& item : *list) {
+        const std::string from = path(QDir(dir_).filePath(QString::fromStdString(item.file)));
+        writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
+      }
+
+  saveProject(path(absDir), m, spec_, writers);
+  if (!adopt) return;
+  manifest_ = m;
+  dir_ = absDir;
+  sourceFile_.clear();
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    runs_[i].record = m.runs[i];
+    runs_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.runs[i].file));
+  }
+  undo_->setClean();
+  runsModified_ = false;
+  emit runsChanged();
+  emit stateChanged();
+}
+
+void ProjectDocument::saveTo(const QString& dir) { write(dir, true); }
+
+void ProjectDocument::writeCopy(const QString& dir) const { const_cast<ProjectDocument*>(this)->write(dir, false); }
+
+void ProjectDocument::close() {
+  undo_->clear();
+  spec_ = {};
+  model_.reset();
+  dir_.clear();
+  sourceFile_.clear();
+  manifest_ = {};
+  runs_.clear();
+  runsModified_ = false;
+  emit modelChanged();
+  emit runsChanged();
+  emit stateChanged();
+}
+
+void ProjectDocument::markRecovered(const QString& origin) {
+  dir_ = origin;
+  manifest_.datasets.clear();  // their files stay with the autosave; not copied on recovery
+  manifest_.models.clear();
+  setRunsModified(true);
+}
+
+QString ProjectDocument::edit(const ModelSpec& spec, const QString& description) {
+  try {
+    Model check(spec);
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
+  undo_->push(new SpecCommand(this, spec_, spec, description));
+  return {};
+}
+
+void ProjectDocument::applySpec(const ModelSpec& spec) {
+  model_ = std::make_shared<const Model>(spec);
+  spec_ = spec;
+  emit modelChanged();
+}
+
+QString ProjectDocument::uniqueRunName(const QString& base) const {
+  auto taken = [this](const QString& name) {
+    for (const RunEntry& r : runs_)
+      if (QString::fromStdString(r.record.name) == name) return true;
+    return false;
+  };
+  QString name = base;
+  for (int k = 2; taken(name); ++k) name = QStringLiteral("%1 %2").arg(base).arg(k);
+  return name;
+}
+
+void ProjectDocument::setRunsModified(bool modified) {
+  runsModified_ = modified;
+  emit runsChanged();
+  emit stateChanged();
+}
+
+void ProjectDocument::addRun(RunEntry run) {
+  runs_.push_back(std::move(run));
+  setRunsModified(true);
+}
+
+void ProjectDocument::renameRun(int index, const QString& name) {
+  const QString trimmed = name.trimmed();
+  if (trimmed.isEmpty()) throw InputError("a run name may not be empty");
+  auto& run = runs_.at(static_cast<std::size_t>(index));
+  if (QString::fromStdString(run.record.name) == trimmed) return;
+  if (uniqueRunName(trimmed) != trimmed) throw InputError("a run named \"" + trimmed.toStdString() + "\" exists");
+  run.record.name = trimmed.toStdString();
+  setRunsModified(true);
+}
+
+void ProjectDocument::removeRun(int index) {
+  runs_.erase(runs_.begin() + index);
+  setRunsModified(true);
+}
+
+RunMotion ProjectDocument::runMotion(int index) const {
+  const RunEntry& run = runs_.at(static_cast<std::size_t>(index));
+  RunMotion motion;
+  if (run.samples) {
+    for (const Sample& s : *run.samples) {
+      motion.t.push_back(s.t);
+      motion.q.push_back(s.q);
+    }
+    return motion;
+  }
+  const DatasetRun data = runFromTable(*run.model, readTrajectoryCsv(path(run.storedFile)), run.record.name);
+  for (int k = 0; k < data.samples(); ++k) {
+    motion.t.push_back(data.t(k));
+    motion.q.push_back(data.q.col(k));
+  }
+  return motion;
+}
+
+void ProjectDocument::exportRun(int index, const QString& target) const {
+  const RunEntry& run = runs_.at(static_cast<std::size_t>(index));
+  if (run.samples)
+    writeRunCsv(*run.model, run.info, *run.samples, path(target));
+  else
+    copyFileAtomically(path(run.storedFile), path(target));
+}
+
+}  // namespace mbdrom::app

@@ -1,0 +1,103 @@
+#pragma once
+// The open project as the GUI holds it: the mechanism being edited (with undo),
+// its reference runs (new ones in memory until saved), and where it is stored.
+// Disk format and checks are the engine's (engine/project).
+
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+#include "engine/project/project.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <vector>
+
+class QUndoStack;
+
+namespace mbdrom::app {
+
+/// A reference run of the project.
+struct RunEntry {
+  ProjectRun record;
+  std::shared_ptr<const Model> model;                  ///< the mechanism it ran on
+  RunInfo info;
+  std::shared_ptr<const std::vector<Sample>> samples;  ///< in memory; null when only on disk
+  QString storedFile;                                  ///< its CSV when on disk (absolute), else empty
+};
+
+/// Positions of a run for playback.
+struct RunMotion {
+  std::vector<double> t;              ///< [s]
+  std::vector<Eigen::VectorXd> q;     ///< natural coordinates per sample
+};
+
+class ProjectDocument : public QObject {
+  Q_OBJECT
+public:
+  explicit ProjectDocument(QObject* parent = nullptr);
+  ~ProjectDocument() override;
+
+  QUndoStack* undoStack() const { return undo_; }
+  bool hasModel() const { return model_ != nullptr; }
+  const ModelSpec& spec() const { return spec_; }
+  std::shared_ptr<const Model> model() const { return model_; }
+  /// Project directory, empty while untitled.
+  const QString& directory() const { return dir_; }
+  /// File the mechanism came from when it was opened as a model file.
+  const QString& sourceFile() const { return sourceFile_; }
+  QString displayName() const;
+  bool isModified() const;
+
+  /// Starts an untitled project from a mechanism (throws mbdrom::Error).
+  void newFromSpec(ModelSpec spec, const QString& sourceFile);
+  /// Opens a project directory (throws mbdrom::Error, the current project is kept).
+  void openProject(const QString& dir);
+  /// Saves to `dir` (throws mbdrom::Error); becomes the project's directory.
+  void saveTo(const QString& dir);
+  /// Writes a copy of the project to `dir` without adopting it (autosave).
+  void writeCopy(const QString& dir) const;
+  void close();
+  /// After opening an autosave: the project belongs at `origin` (empty: untitled)
+  /// and has unsaved changes.
+  void markRecovered(const QString& origin);
+
+  /// Validates `spec` by building a Model. Returns the error message, or empty
+  /// after pushing an undoable command that applies it.
+  QString edit(const ModelSpec& spec, const QString& description);
+  /// Replaces the mechanism without undo entry (undo/redo use it).
+  void applySpec(const ModelSpec& spec);
+
+  const std::vector<RunEntry>& runs() const { return runs_; }
+  /// A name not used by any run: `base`, `base 2`, ...
+  QString uniqueRunName(const QString& base) const;
+  void addRun(RunEntry run);
+  /// Throws InputError when the name is empty or taken.
+  void renameRun(int index, const QString& name);
+  void removeRun(int index);
+  /// Positions of a run (from memory or its CSV; throws mbdrom::Error).
+  RunMotion runMotion(int index) const;
+  /// Writes a run's trajectory CSV to `path` (atomic; throws mbdrom::Error).
+  void exportRun(int index, const QString& path) const;
+
+signals:
+  /// The mechanism was replaced (edit, undo, open, new, close).
+  void modelChanged();
+  void runsChanged();
+  /// Title-relevant state: directory, name or modified flag.
+  void stateChanged();
+
+private:
+  void write(const QString& dir, bool adopt);
+  void setRunsModified(bool modified);
+
+  QUndoStack* undo_ = nullptr;
+  ModelSpec spec_;
+  std::shared_ptr<const Model> model_;
+  QString dir_, sourceFile_;
+  ProjectManifest manifest_;
+  std::vector<RunEntry> runs_;
+  bool runsModified_ = false;
+};
+
+}  // namespace mbdrom::app

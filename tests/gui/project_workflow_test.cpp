@@ -1,0 +1,205 @@
+// The workbench as a user drives it: edit a hardpoint and undo it, check
+// mobility, run and cancel reference simulations, save the project, reopen it.
+
+#include "app/job_runner.h"
+#include "app/main_window.h"
+#include "app/project_document.h"
+#include "app/runs_panel.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model.h"
+#include "gui_helpers.h"
+#include "widgets/analysis_panel.h"
+#include "widgets/log_view.h"
+#include "widgets/model_tree.h"
+#include "widgets/property_editor.h"
+#include "widgets/scene_view.h"
+
+#include <catch2/catch.hpp>
+
+#include <QDir>
+#include <QFile>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QUndoStack>
+
+using mbdrom::app::MainWindow;
+using mbdrom::test::waitFor;
+
+namespace {
+
+const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+
+QString freshDir(const QString& name) {
+  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
+  dir.removeRecursively();
+  return dir.absolutePath();
+}
+
+int pointIndex(const mbdrom::ModelSpec& spec, const std::string& name) {
+  for (std::size_t i = 0; i < spec.points.size(); ++i)
+    if (spec.points[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+// Types into a line edit and leaves it, as a user does.
+void typeInto(QLineEdit* edit, const QString& text) {
+  edit->setFocus();
+  edit->setText(text);
+  edit->setModified(true);
+  emit edit->editingFinished();
+}
+
+mbdrom::SimulationOptions trainRun(const mbdrom::Model& model, double tEnd) {
+  mbdrom::SimulationOptions o;
+  o.loadCase = model.findLoadCase("train");
+  o.tEnd = tEnd;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and reopen the project") {
+  MainWindow window;
+  window.resize(1400, 860);
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  auto* doc = window.document();
+  const int bj = pointIndex(doc->spec(), "BJ");
+  REQUIRE(bj >= 0);
+
+  // Edit the ball joint's y through the property editor: the model and the 3D view follow.
+  window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
+  auto* y = window.propertyEditor()->findChild<QLineEdit*>("position_y");
+  REQUIRE(y != nullptr);
+  CHECK(y->text() == "0.72");
+  typeInto(y, "0.74");
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.74);
+  CHECK(window.model()->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.74);
+  CHECK(window.isWindowModified());
+  CHECK(window.propertyEditor()->fieldError("position").isEmpty());
+
+  // An invalid number is refused inline and changes nothing.
+  typeInto(y, "0,7x");
+  CHECK(window.propertyEditor()->fieldError("position").contains("not a number"));
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.74);
+
+  // An edit that breaks the mechanism (a taken name) is refused next to the field.
+  auto* name = window.propertyEditor()->findChild<QLineEdit*>("name");
+  REQUIRE(name != nullptr);
+  typeInto(name, "T");
+  CHECK(window.propertyEditor()->fieldError("name").contains("already taken"));
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].name == "BJ");
+
+  // Undo (Ctrl+Z) restores the hardpoint, redo re-applies it, undo again.
+  REQUIRE(doc->undoStack()->count() == 1);
+  doc->undoStack()->undo();
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.72);
+  CHECK(y->text() == "0.72");
+  CHECK_FALSE(window.isWindowModified());
+  doc->undoStack()->redo();
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.74);
+  doc->undoStack()->undo();
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.72);
+
+  // Mobility: one degree of freedom, no redundant constraint.
+  window.checkMobility();
+  CHECK(window.analysisPanel()->shownDof() == 1);
+
+  // A reference run to completion joins the project.
+  window.runSimulation(trainRun(*window.model(), 0.5));
+  REQUIRE(waitFor([&] { return doc->runs().size() == 1; }, 60000));
+  CHECK(doc->runs()[0].record.status == "completed");
+  CHECK(doc->runs()[0].samples->size() == 51);
+  CHECK(window.hasPlayback());
+
+  // A second, long one is cancelled: its partial run is kept.
+  window.runSimulation(trainRun(*window.model(), 600.0));
+  REQUIRE(waitFor([&] { return window.jobRunner()->busy(); }, 10000));
+  waitFor([] { return false; }, 300);
+  window.jobRunner()->cancel();
+  REQUIRE(waitFor([&] { return doc->runs().size() == 2; }, 30000));
+  const auto& cancelled = doc->runs()[1];
+  CHECK(cancelled.record.status == "cancelled");
+  CHECK(!cancelled.samples->empty());
+  CHECK(cancelled.samples->back().t < 600.0);
+  CHECK(window.isWindowModified());
+  const std::size_t partialSamples = cancelled.samples->size();
+
+  // Screenshot of the editor, the tree, the runs and the mobility result.
+  window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
+  waitFor([] { return false; }, 300);
+  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/workbench_editor.png");
+
+  // Save, then reopen in a new window: the same runs, with their samples.
+  const QString dir = freshDir("macpherson_project");
+  REQUIRE(window.saveProject(dir));
+  CHECK_FALSE(window.isWindowModified());
+  CHECK(QFile::exists(dir + "/project.json"));
+  CHECK(QFile::exists(dir + "/model.json"));
+
+  MainWindow second;
+  second.show();
+  REQUIRE(second.openProject(dir));
+  const auto& runs = second.document()->runs();
+  REQUIRE(runs.size() == 2);
+  CHECK(runs[0].record.name == doc->runs()[0].record.name);
+  CHECK(runs[0].record.status == "completed");
+  CHECK(runs[1].record.status == "cancelled");
+  const mbdrom::app::RunMotion motion = second.document()->runMotion(1);
+  CHECK(motion.t.size() == partialSamples);
+  CHECK((motion.q.back() - cancelled.samples->back().q).norm() < 1e-9);
+  second.playRun(0);
+  CHECK(second.hasPlayback());
+  CHECK(second.isPlaying());
+}
+
+TEST_CASE("a broken project shows the error and keeps the open one") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  const QString dir = freshDir("broken_project");
+  QDir().mkpath(dir);
+  QFile manifest(dir + "/project.json");
+  REQUIRE(manifest.open(QIODevice::WriteOnly));
+  manifest.write(R"({"format": "mbdrom-project", "version": 1, "name": "x", "model": "model.json",
+                    "runs": [{"name": "a", "file": "runs/a.csv"}]})");
+  manifest.close();
+  CHECK_FALSE(window.openProject(dir));
+  CHECK(window.model() != nullptr);
+  CHECK(window.model()->spec().name == "macpherson");
+  auto* box = window.findChild<QMessageBox*>("messageBox");
+  REQUIRE(box != nullptr);
+  CHECK(box->text().contains("model.json"));
+  CHECK(window.logView()->toPlainText().contains("is missing"));
+}
+
+TEST_CASE("unsaved edits are autosaved and recovered after a crash") {
+  QDir(MainWindow::autosaveRoot()).removeRecursively();
+  QString crashed;
+  {
+    MainWindow window;
+    window.show();
+    REQUIRE(window.openModel(kMacPherson));
+    CHECK_FALSE(window.autosaveNow());  // nothing to save yet
+    const int bj = pointIndex(window.document()->spec(), "BJ");
+    mbdrom::ModelSpec spec = window.document()->spec();
+    spec.points[static_cast<std::size_t>(bj)].position.z() = 0.125;
+    REQUIRE(window.document()->edit(spec, "move BJ").isEmpty());
+    REQUIRE(window.autosaveNow());
+    // A crash leaves the autosave behind, without a live session holding it.
+    const QStringList dirs = QDir(MainWindow::autosaveRoot()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    REQUIRE(dirs.size() == 1);
+    crashed = MainWindow::autosaveRoot() + "/crashed-session";
+    REQUIRE(QDir().mkpath(crashed));
+    REQUIRE(QDir().rename(MainWindow::autosaveRoot() + "/" + dirs.first() + "/project", crashed + "/project"));
+  }
+  MainWindow restarted;
+  restarted.show();
+  REQUIRE(restarted.recoverAutosave(false));
+  const auto& spec = restarted.document()->spec();
+  CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.125);
+  CHECK(restarted.document()->isModified());
+  CHECK(restarted.document()->directory().isEmpty());  // untitled: it was never saved
+}

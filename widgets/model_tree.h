@@ -1,0 +1,44 @@
+#pragma once
+// The mechanism as a tree: points, vectors, bodies (with their markers), joints,
+// drivers, forces, load cases (with their loads) and measures. Rebuilding keeps
+// the selection and the expanded groups; the context menu adds, duplicates,
+// renames and deletes elements (the window carries them out, with undo).
+
+#include "engine/model/spec_edit.h"
+
+#include <QTreeWidget>
+
+#include <optional>
+
+namespace mbdrom::widgets {
+
+class ModelTree : public QTreeWidget {
+  Q_OBJECT
+public:
+  explicit ModelTree(QWidget* parent = nullptr);
+
+  /// Shows `spec`; keeps the selected element when it still exists.
+  void setSpec(const ModelSpec& spec);
+  void clearSpec();
+  std::optional<ElementRef> currentElement() const;
+  /// Selects an element (no-op when it does not exist).
+  void selectElement(const ElementRef& ref);
+  /// Selects the element with this kind and name (joint, body, ...); returns success.
+  bool selectByName(ElementKind kind, const QString& name);
+
+signals:
+  void currentElementChanged();
+  void addRequested(mbdrom::ElementKind kind, int parent);
+  void duplicateRequested(const mbdrom::ElementRef& ref);
+  void removeRequested(const mbdrom::ElementRef& ref);
+  void renameRequested(const mbdrom::ElementRef& ref);
+
+private:
+  void showContextMenu(const QPoint& pos);
+  QTreeWidgetItem* findItem(const ElementRef& ref) const;
+
+  ModelSpec spec_;
+  bool haveSpec_ = false;
+};
+
+}  // namespace mbdrom::widgets

@@ -1,0 +1,628 @@
+#include "widgets/property_editor.h"
+
+#include "engine/core/error.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPainter>
+#include <QPainterPath>
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+
+namespace mbdrom::widgets {
+
+namespace {
+
+QString formatNumber(double v) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
+}
+
+// Locale-independent: the GUI's locale must not turn 0.5 into 0,5.
+std::optional<double> parseNumber(const QString& text) {
+  const std::string s = text.trimmed().toStdString();
+  if (s.empty()) return std::nullopt;
+  double v = 0.0;
+  const char* begin = s.data();
+  if (*begin == '+') ++begin;
+  const auto r = std::from_chars(begin, s.data() + s.size(), v);
+  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+void setTextIfIdle(QLineEdit* edit, const QString& text) {
+  // Leave a field the user is typing in alone.
+  if (!edit->hasFocus() || !edit->isModified()) edit->setText(text);
+  edit->setModified(false);
+}
+
+// f(t) over a time span, with its range: enough to see amplitude, frequency and ramps.
+class FunctionPreview : public QWidget {
+public:
+  explicit FunctionPreview(QWidget* parent) : QWidget(parent) {
+    setMinimumHeight(110);
+    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    setToolTip(tr("Preview of f(t)"));
+  }
+  void setFunction(const TimeFunction& f) {
+    f_ = f;
+    update();
+  }
+  double span() const {
+    switch (f_.type) {
+      case TimeFunction::Type::Step: return std::max(1.0, 2.0 * f_.t0);
+      case TimeFunction::Type::SmoothStep: return std::max(1.0, 1.5 * f_.t1);
+      case TimeFunction::Type::Table: return f_.times.empty() ? 1.0 : std::max(1e-3, f_.times.back() * 1.1);
+      case TimeFunction::Type::Sine:
+      case TimeFunction::Type::Chirp:
+        return f_.frequency > 0.0 ? std::clamp(4.0 / f_.frequency, 0.1, 10.0) : 5.0;
+      default: return 5.0;
+    }
+  }
+
+protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QRectF r = QRectF(rect()).adjusted(44, 6, -6, -18);
+    p.fillRect(rect(), palette().base());
+    constexpr int n = 400;
+    const double T = span();
+    std::vector<double> f(n + 1);
+    for (int i = 0; i <= n; ++i) f[static_cast<std::size_t>(i)] = f_(T * i / n);
+    double lo = *std::min_element(f.begin(), f.end()), hi = *std::max_element(f.begin(), f.end());
+    if (hi - lo < 1e-12 * std::max(1.0, std::abs(hi))) lo -= 1.0, hi += 1.0;
+    p.setPen(palette().color(QPalette::Mid));
+    p.drawRect(r);
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRectF(0, r.top() - 4, 42, 14), Qt::AlignRight, formatNumber(std::round(hi * 1e4) / 1e4));
+    p.drawText(QRectF(0, r.bottom() - 10, 42, 14), Qt::AlignRight, formatNumber(std::round(lo * 1e4) / 1e4));
+    p.drawText(QRectF(r.left(), r.bottom() + 2, r.width(), 14), Qt::AlignLeft, QStringLiteral("0"));
+    p.drawText(QRectF(r.left(), r.bottom() + 2, r.width(), 14), Qt::AlignRight,
+               QStringLiteral("%1 s").arg(formatNumber(std::round(T * 1e3) / 1e3)));
+    if (lo < 0.0 && hi > 0.0) {
+      const double y0 = r.bottom() - (0.0 - lo) / (hi - lo) * r.height();
+      p.setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
+      p.drawLine(QPointF(r.left(), y0), QPointF(r.right(), y0));
+    }
+    QPainterPath path;
+    for (int i = 0; i <= n; ++i) {
+      const QPointF pt(r.left() + r.width() * i / n, r.bottom() - (f[static_cast<std::size_t>(i)] - lo) / (hi - lo) * r.height());
+      i == 0 ? path.moveTo(pt) : path.lineTo(pt);
+    }
+    p.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 1.6));
+    p.drawPath(path);
+  }
+
+private:
+  TimeFunction f_;
+};
+
+template <class Enum>
+QStringList enumNames(int count, const char* (*name)(Enum)) {
+  QStringList out;
+  for (int i = 0; i < count; ++i) out << QString::fromLatin1(name(static_cast<Enum>(i)));
+  return out;
+}
+
+}  // namespace
+
+PropertyEditor::PropertyEditor(QWidget* parent) : QScrollArea(parent) {
+  setObjectName("propertyEditor");
+  setWidgetResizable(true);
+  setFrameShape(QFrame::NoFrame);
+  showElement({}, std::nullopt);
+}
+
+QWidget* PropertyEditor::fieldWidget(const QString& key) const {
+  for (const Field& f : fields_)
+    if (f.key == key) return f.editor;
+  return nullptr;
+}
+
+QString PropertyEditor::fieldError(const QString& key) const {
+  for (const Field& f : fields_)
+    if (f.key == key && f.error) return f.error->isHidden() ? QString() : f.error->text();
+  return {};
+}
+
+QStringList PropertyEditor::names(ElementKind kind, bool withGround, bool withEmpty) const {
+  QStringList out;
+  if (withEmpty) out << QString();
+  if (withGround) out << QStringLiteral("ground");
+  switch (kind) {
+    case ElementKind::Point:
+      for (const auto& p : spec_.points) out << QString::fromStdString(p.name);
+      for (const auto& b : spec_.bodies)
+        for (const auto& m : b.markers) out << QString::fromStdString(m.name);
+      break;
+    case ElementKind::Vector:
+      for (const auto& v : spec_.vectors) out << QString::fromStdString(v.name);
+      break;
+    case ElementKind::Body:
+      for (const auto& b : spec_.bodies) out << QString::fromStdString(b.name);
+      break;
+    default: break;
+  }
+  return out;
+}
+
+QString PropertyEditor::structureKey(const ModelSpec& spec) const {
+  if (!ref_ || !elementExists(spec, *ref_)) return {};
+  const ElementRef& r = *ref_;
+  QString key = QStringLiteral("%1/%2/%3/").arg(static_cast<int>(r.kind)).arg(r.index).arg(r.sub);
+  const auto i = static_cast<std::size_t>(r.index);
+  switch (r.kind) {
+    case ElementKind::Body: key += QString::number(static_cast<int>(spec.bodies[i].type)); break;
+    case ElementKind::Joint: key += QString::number(static_cast<int>(spec.joints[i].type)); break;
+    case ElementKind::Driver: key += QString::number(static_cast<int>(spec.drivers[i].function.type)); break;
+    case ElementKind::Load: {
+      const LoadSpec& l = spec.loadCases[i].loads[static_cast<std::size_t>(r.sub)];
+      key += QStringLiteral("%1/%2").arg(static_cast<int>(l.type)).arg(static_cast<int>(l.function.type));
+      break;
+    }
+    default: break;
+  }
+  return key;
+}
+
+void PropertyEditor::showElement(const ModelSpec& spec, std::optional<ElementRef> ref) {
+  if (ref && !elementExists(spec, *ref)) ref.reset();
+  const bool sameElement = ref_ == ref;
+  spec_ = spec;
+  ref_ = ref;
+  const QString structure = structureKey(spec);
+  if (sameElement && form_ && structure == structure_) {
+    // The mechanism changed (an accepted edit, undo, redo): earlier refusals no longer apply.
+    for (const Field& f : fields_) {
+      if (f.refresh) f.refresh(spec_);
+      if (f.error) f.error->hide();
+    }
+    return;
+  }
+  structure_ = structure;
+  build();
+}
+
+void PropertyEditor::build() {
+  // The old form may own the widget whose signal led here: delete it later.
+  if (QWidget* old = takeWidget()) old->deleteLater();
+  fields_.clear();
+  form_ = new QWidget;
+  layout_ = new QFormLayout(form_);
+  layout_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+  layout_->setLabelAlignment(Qt::AlignRight);
+  setWidget(form_);
+  if (!ref_) {
+    addNote(tr("Select an element in the model tree to edit its properties."));
+    return;
+  }
+  const ElementRef r = *ref_;
+  const auto i = static_cast<std::size_t>(r.index);
+  const auto k = static_cast<std::size_t>(r.sub);
+  auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromLatin1(elementKindName(r.kind))), form_);
+  layout_->addRow(title);
+
+  switch (r.kind) {
+    case ElementKind::Mechanism:
+      addText("name", tr("Name"), [](const ModelSpec& s) { return s.name; },
+              [](ModelSpec& s, const std::string& v) { s.name = v; });
+      addText("description", tr("Description"), [](const ModelSpec& s) { return s.description; },
+              [](ModelSpec& s, const std::string& v) { s.description = v; });
+      addVector("gravity", tr("Gravity"), "m/s²", [](const ModelSpec& s) { return s.gravity; },
+                [](ModelSpec& s, const Eigen::Vector3d& v) { s.gravity = v; });
+      break;
+    case ElementKind::Point:
+      addName();
+      addVector("position", tr("Position"), "m", [i](const ModelSpec& s) { return s.points[i].position; },
+                [i](ModelSpec& s, const Eigen::Vector3d& v) { s.points[i].position = v; });
+      addCheck("fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.points[i].fixed; },
+               [i](ModelSpec& s, bool v) { s.points[i].fixed = v; });
+      break;
+    case ElementKind::Vector:
+      addName();
+      addVector("direction", tr("Direction"), "–", [i](const ModelSpec& s) { return s.vectors[i].direction; },
+                [i](ModelSpec& s, const Eigen::Vector3d& v) { s.vectors[i].direction = v; });
+      addCheck("fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.vectors[i].fixed; },
+               [i](ModelSpec& s, bool v) { s.vectors[i].fixed = v; });
+      break;
+    case ElementKind::Body: {
+      const BodySpec& b = spec_.bodies[i];
+      addName();
+      addNote(tr("type: %1 · points: %2 · vectors: %3")
+                  .arg(QString::fromLatin1(bodyTypeName(b.type)))
+                  .arg(b.points.size())
+                  .arg(b.vectors.size()));
+      addNumber("mass", tr("Mass"), "kg", [i](const ModelSpec& s) { return s.bodies[i].mass; },
+                [i](ModelSpec& s, double v) { s.bodies[i].mass = v; });
+      addVector("com", tr("Centre of mass"), "m", [i](const ModelSpec& s) { return s.bodies[i].com; },
+                [i](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].com = v; });
+      if (b.type == BodyType::Rigid) addInertia();
+      if (b.type == BodyType::Bar)
+        addNumber("transverse_inertia", tr("Transverse inertia"), "kg m²",
+                  [i](const ModelSpec& s) {
+                    const BodySpec& bb = s.bodies[i];
+                    return bb.transverseInertia.value_or(std::nan(""));
+                  },
+                  [i](ModelSpec& s, double v) { s.bodies[i].transverseInertia = v; });
+      break;
+    }
+    case ElementKind::Marker:
+      addName();
+      addVector("position", tr("Position"), "m", [i, k](const ModelSpec& s) { return s.bodies[i].markers[k].position; },
+                [i, k](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].markers[k].position = v; });
+      break;
+    case ElementKind::Joint: {
+      addName();
+      addChoice("type", tr("Type"), enumNames<JointType>(9, &jointTypeName),
+                [i](const ModelSpec& s) { return std::string(jointTypeName(s.joints[i].type)); },
+                [i](ModelSpec& s, const std::string& v) {
+                  for (int t = 0; t < 9; ++t)
+                    if (v == jointTypeName(static_cast<JointType>(t))) s.joints[i].type = static_cast<JointType>(t);
+                });
+      const QStringList bodies = names(ElementKind::Body, true), points = names(ElementKind::Point),
+                        axes = names(ElementKind::Vector, false, true);
+      addChoice("body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.joints[i].body1; },
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].body1 = v; });
+      addChoice("body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.joints[i].body2; },
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].body2 = v; });
+      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.joints[i].point1; },
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].point1 = v; });
+      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.joints[i].point2; },
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].point2 = v; });
+      addChoice("axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.joints[i].axis1; },
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; });
+      addChoice("axis2", tr("Axis 2"), axes, [i](const ModelSpec& s) { return s.joints[i].axis2; },
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; });
+      if (spec_.joints[i].type == JointType::Distance)
+        addNumber("length", tr("Length"), "m", [i](const ModelSpec& s) { return s.joints[i].length.value_or(std::nan("")); },
+                  [i](ModelSpec& s, double v) { s.joints[i].length = v; });
+      break;
+    }
+    case ElementKind::Driver:
+      addName();
+      addNote(tr("type: %1").arg(QString::fromLatin1(driverTypeName(spec_.drivers[i].type))));
+      addTimeFunction("function", [i](const ModelSpec& s) { return s.drivers[i].function; },
+                      [i](ModelSpec& s, const TimeFunction& f) { s.drivers[i].function = f; });
+      break;
+    case ElementKind::SpringDamper: {
+      addName();
+      const QStringList points = names(ElementKind::Point);
+      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.springDampers[i].point1; },
+                [i](ModelSpec& s, const std::string& v) { s.springDampers[i].point1 = v; });
+      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.springDampers[i].point2; },
+                [i](ModelSpec& s, const std::string& v) { s.springDampers[i].point2 = v; });
+      addNumber("free_length", tr("Free length"), "m", [i](const ModelSpec& s) { return s.springDampers[i].freeLength; },
+                [i](ModelSpec& s, double v) { s.springDampers[i].freeLength = v; });
+      addNumberList("stiffness", tr("Stiffness k₁, k₂, …"), "N/m, N/m², …",
+                    [i](const ModelSpec& s) { return s.springDampers[i].stiffness; },
+                    [i](ModelSpec& s, const std::vector<double>& v) { s.springDampers[i].stiffness = v; });
+      addNumber("damping", tr("Damping"), "N s/m", [i](const ModelSpec& s) { return s.springDampers[i].damping; },
+                [i](ModelSpec& s, double v) { s.springDampers[i].damping = v; });
+      break;
+    }
+    case ElementKind::Friction:
+      addName();
+      addNumber("mu", tr("Friction coefficient"), "–", [i](const ModelSpec& s) { return s.frictions[i].mu; },
+                [i](ModelSpec& s, double v) { s.frictions[i].mu = v; });
+      addNumber("normal_force", tr("Normal force"), "N", [i](const ModelSpec& s) { return s.frictions[i].normalForce; },
+                [i](ModelSpec& s, double v) { s.frictions[i].normalForce = v; });
+      break;
+    case ElementKind::LoadCase:
+      addName();
+      addNote(tr("%n load(s)", nullptr, static_cast<int>(spec_.loadCases[i].loads.size())));
+      break;
+    case ElementKind::Load: {
+      addName();
+      const bool force = spec_.loadCases[i].loads[k].type == LoadSpec::Type::Force;
+      addNote(force ? tr("force at a point") : tr("torque on a body"));
+      if (force)
+        addChoice("point", tr("Point"), names(ElementKind::Point),
+                  [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].point; },
+                  [i, k](ModelSpec& s, const std::string& v) { s.loadCases[i].loads[k].point = v; });
+      else
+        addChoice("body", tr("Body"), names(ElementKind::Body),
+                  [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].body; },
+                  [i, k](ModelSpec& s, const std::string& v) { s.loadCases[i].loads[k].body = v; });
+      addVector("direction", tr("Direction × f(t)"), force ? "N" : "N m",
+                [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].direction; },
+                [i, k](ModelSpec& s, const Eigen::Vector3d& v) { s.loadCases[i].loads[k].direction = v; });
+      addTimeFunction("function", [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].function; },
+                      [i, k](ModelSpec& s, const TimeFunction& f) { s.loadCases[i].loads[k].function = f; });
+      break;
+    }
+    case ElementKind::Measure:
+      addName();
+      addNote(tr("type: %1").arg(QString::fromLatin1(measureTypeName(spec_.measures[i].type))));
+      break;
+  }
+}
+
+QLabel* PropertyEditor::addRow(const QString& label, QWidget* editor, const QString& key) {
+  editor->setObjectName(key);
+  auto* box = new QWidget(form_);
+  auto* v = new QVBoxLayout(box);
+  v->setContentsMargins(0, 0, 0, 0);
+  v->setSpacing(1);
+  v->addWidget(editor);
+  auto* error = new QLabel(box);
+  error->setObjectName(key + "_error");
+  error->setWordWrap(true);
+  error->setStyleSheet(QStringLiteral("color: #c0392b;"));
+  error->hide();
+  v->addWidget(error);
+  layout_->addRow(label, box);
+  return error;
+}
+
+void PropertyEditor::showError(const QString& key, const QString& message) {
+  for (const Field& f : fields_)
+    if (f.key == key && f.error) {
+      f.error->setText(message);
+      f.error->setVisible(!message.isEmpty());
+    }
+}
+
+void PropertyEditor::propose(const QString& key, const QString& description, const Setter& change) {
+  if (!ref_ || !applyEdit_) return;
+  ModelSpec next = spec_;
+  QString error;
+  try {
+    change(next);
+  } catch (const Error& e) {
+    error = QString::fromStdString(e.what());
+  }
+  if (error.isEmpty()) {
+    const QString element = QString::fromStdString(elementName(spec_, *ref_));
+    error = applyEdit_(next, tr("%1 of %2").arg(description, element));
+  }
+  // The handler may have rebuilt the form; look the field up again.
+  showError(key, error);
+}
+
+void PropertyEditor::addNote(const QString& text) {
+  auto* note = new QLabel(text, form_);
+  note->setWordWrap(true);
+  note->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  layout_->addRow(note);
+}
+
+void PropertyEditor::addText(const QString& key, const QString& label,
+                             std::function<std::string(const ModelSpec&)> get,
+                             std::function<void(ModelSpec&, const std::string&)> set) {
+  auto* edit = new QLineEdit(form_);
+  Field f{key, edit, addRow(label, edit, key), [edit, get](const ModelSpec& s) {
+            setTextIfIdle(edit, QString::fromStdString(get(s)));
+          }};
+  f.refresh(spec_);
+  fields_.push_back(f);
+  connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, set] {
+    if (!edit->isModified()) return;
+    edit->setModified(false);
+    const std::string value = edit->text().trimmed().toStdString();
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, value); });
+  });
+}
+
+void PropertyEditor::addName() {
+  const ElementRef r = *ref_;
+  addText("name", tr("Name"), [r](const ModelSpec& s) { return elementName(s, r); },
+          [r](ModelSpec& s, const std::string& v) { renameElement(s, r, v); });
+}
+
+void PropertyEditor::addNumber(const QString& key, const QString& label, const QString& unit,
+                               std::function<double(const ModelSpec&)> get, std::function<void(ModelSpec&, double)> set) {
+  auto* box = new QWidget(form_);
+  auto* h = new QHBoxLayout(box);
+  h->setContentsMargins(0, 0, 0, 0);
+  auto* edit = new QLineEdit(box);
+  edit->setObjectName(key + "_value");
+  h->addWidget(edit, 1);
+  h->addWidget(new QLabel(unit, box));
+  Field f{key, box, addRow(label, box, key), [edit, get](const ModelSpec& s) {
+            const double v = get(s);
+            setTextIfIdle(edit, std::isnan(v) ? QString() : formatNumber(v));
+          }};
+  if (std::isnan(get(spec_))) edit->setPlaceholderText(tr("default"));
+  f.refresh(spec_);
+  fields_.push_back(f);
+  connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, unit, set] {
+    if (!edit->isModified()) return;
+    edit->setModified(false);
+    const auto v = parseNumber(edit->text());
+    if (!v) {
+      showError(key, tr("\"%1\" is not a number (%2)").arg(edit->text(), unit));
+      return;
+    }
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, *v); });
+  });
+}
+
+void PropertyEditor::addVector(const QString& key, const QString& label, const QString& unit,
+                               std::function<Eigen::Vector3d(const ModelSpec&)> get,
+                               std::function<void(ModelSpec&, const Eigen::Vector3d&)> set) {
+  auto* box = new QWidget(form_);
+  auto* h = new QHBoxLayout(box);
+  h->setContentsMargins(0, 0, 0, 0);
+  h->setSpacing(3);
+  std::array<QLineEdit*, 3> edits{};
+  const char* axes[] = {"x", "y", "z"};
+  for (int c = 0; c < 3; ++c) {
+    edits[static_cast<std::size_t>(c)] = new QLineEdit(box);
+    edits[static_cast<std::size_t>(c)]->setObjectName(key + "_" + axes[c]);
+    edits[static_cast<std::size_t>(c)]->setToolTip(QStringLiteral("%1 [%2]").arg(QString::fromLatin1(axes[c]), unit));
+    edits[static_cast<std::size_t>(c)]->setMinimumWidth(60);
+    h->addWidget(edits[static_cast<std::size_t>(c)], 1);
+  }
+  h->addWidget(new QLabel(unit, box));
+  Field f{key, box, addRow(label, box, key), [edits, get](const ModelSpec& s) {
+            const Eigen::Vector3d v = get(s);
+            for (int c = 0; c < 3; ++c) setTextIfIdle(edits[static_cast<std::size_t>(c)], formatNumber(v[c]));
+          }};
+  f.refresh(spec_);
+  fields_.push_back(f);
+  for (int c = 0; c < 3; ++c)
+    connect(edits[static_cast<std::size_t>(c)], &QLineEdit::editingFinished, this, [this, edits, c, key, label, get, set, unit] {
+      QLineEdit* edit = edits[static_cast<std::size_t>(c)];
+      if (!edit->isModified()) return;
+      edit->setModified(false);
+      const auto v = parseNumber(edit->text());
+      if (!v) {
+        showError(key, tr("%1: \"%2\" is not a number (%3)").arg(QStringLiteral("xyz").mid(c, 1), edit->text(), unit));
+        return;
+      }
+      Eigen::Vector3d value = get(spec_);
+      value[c] = *v;
+      propose(key, label.toLower(), [&](ModelSpec& s) { set(s, value); });
+    });
+}
+
+void PropertyEditor::addNumberList(const QString& key, const QString& label, const QString& unit,
+                                   std::function<std::vector<double>(const ModelSpec&)> get,
+                                   std::function<void(ModelSpec&, const std::vector<double>&)> set) {
+  auto* edit = new QLineEdit(form_);
+  edit->setToolTip(tr("Comma-separated, %1").arg(unit));
+  Field f{key, edit, addRow(label, edit, key), [edit, get](const ModelSpec& s) {
+            QStringList items;
+            for (double v : get(s)) items << formatNumber(v);
+            setTextIfIdle(edit, items.join(", "));
+          }};
+  f.refresh(spec_);
+  fields_.push_back(f);
+  connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, set] {
+    if (!edit->isModified()) return;
+    edit->setModified(false);
+    std::vector<double> values;
+    for (const QString& item : edit->text().split(',', Qt::SkipEmptyParts)) {
+      const auto v = parseNumber(item);
+      if (!v) {
+        showError(key, tr("\"%1\" is not a number").arg(item.trimmed()));
+        return;
+      }
+      values.push_back(*v);
+    }
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, values); });
+  });
+}
+
+void PropertyEditor::addChoice(const QString& key, const QString& label, const QStringList& options,
+                               std::function<std::string(const ModelSpec&)> get,
+                               std::function<void(ModelSpec&, const std::string&)> set) {
+  auto* combo = new QComboBox(form_);
+  combo->addItems(options);
+  Field f{key, combo, addRow(label, combo, key), [combo, get](const ModelSpec& s) {
+            const QString v = QString::fromStdString(get(s));
+            if (combo->findText(v) < 0) combo->addItem(v);
+            const QSignalBlocker block(combo);
+            combo->setCurrentText(v);
+          }};
+  f.refresh(spec_);
+  fields_.push_back(f);
+  connect(combo, &QComboBox::currentTextChanged, this, [this, key, label, set](const QString& text) {
+    const std::string value = text.toStdString();
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, value); });
+  });
+}
+
+void PropertyEditor::addCheck(const QString& key, const QString& label, std::function<bool(const ModelSpec&)> get,
+                              std::function<void(ModelSpec&, bool)> set) {
+  auto* check = new QCheckBox(form_);
+  Field f{key, check, addRow(label, check, key), [check, get](const ModelSpec& s) {
+            const QSignalBlocker block(check);
+            check->setChecked(get(s));
+          }};
+  f.refresh(spec_);
+  fields_.push_back(f);
+  connect(check, &QCheckBox::toggled, this, [this, key, label, set](bool on) {
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, on); });
+  });
+}
+
+void PropertyEditor::addInertia() {
+  const auto i = static_cast<std::size_t>(ref_->index);
+  // Symmetric: the three diagonal and three off-diagonal terms.
+  const struct {
+    const char* key;
+    int r, c;
+  } terms[] = {{"Ixx", 0, 0}, {"Iyy", 1, 1}, {"Izz", 2, 2}, {"Ixy", 0, 1}, {"Ixz", 0, 2}, {"Iyz", 1, 2}};
+  addNote(tr("Inertia tensor about the centre of mass, global axes:"));
+  for (const auto& t : terms) {
+    const int r = t.r, c = t.c;
+    addNumber(QString::fromLatin1(t.key), QString::fromLatin1(t.key), "kg m²",
+              [i, r, c](const ModelSpec& s) { return s.bodies[i].inertia(r, c); },
+              [i, r, c](ModelSpec& s, double v) {
+                s.bodies[i].inertia(r, c) = v;
+                s.bodies[i].inertia(c, r) = v;
+              });
+  }
+}
+
+void PropertyEditor::addTimeFunction(const QString& key, std::function<TimeFunction(const ModelSpec&)> get,
+                                     std::function<void(ModelSpec&, const TimeFunction&)> set) {
+  const TimeFunction f = get(spec_);
+  QStringList types;
+  for (int t = 0; t <= static_cast<int>(TimeFunction::Type::Sum); ++t)
+    types << QString::fromLatin1(timeFunctionTypeName(static_cast<TimeFunction::Type>(t)));
+  addChoice(key + "_type", tr("f(t)"), types,
+            [get](const ModelSpec& s) { return std::string(timeFunctionTypeName(get(s).type)); },
+            [get, set](ModelSpec& s, const std::string& v) {
+              TimeFunction g = get(s);
+              for (int t = 0; t <= static_cast<int>(TimeFunction::Type::Sum); ++t)
+                if (v == timeFunctionTypeName(static_cast<TimeFunction::Type>(t))) g.type = static_cast<TimeFunction::Type>(t);
+              if (g.type == TimeFunction::Type::Table && g.times.empty()) g = TimeFunction::table({0.0, 1.0}, {0.0, 1.0});
+              if (g.type == TimeFunction::Type::Sum && g.terms.empty()) g.terms = {TimeFunction::constant(1.0)};
+              set(s, g);
+            });
+  using P = double TimeFunction::*;
+  auto param = [&](const char* name, const QString& label, const QString& unit, P member) {
+    addNumber(key + "_" + name, label, unit, [get, member](const ModelSpec& s) { return get(s).*member; },
+              [get, set, member](ModelSpec& s, double v) {
+                TimeFunction g = get(s);
+                g.*member = v;
+                set(s, g);
+              });
+  };
+  switch (f.type) {
+    case TimeFunction::Type::Constant: param("value", tr("Value"), "–", &TimeFunction::value); break;
+    case TimeFunction::Type::Sine:
+    case TimeFunction::Type::Chirp:
+      param("amplitude", tr("Amplitude"), "–", &TimeFunction::amplitude);
+      param("frequency", tr("Frequency"), "Hz", &TimeFunction::frequency);
+      if (f.type == TimeFunction::Type::Chirp) param("rate", tr("Frequency rate"), "Hz/s", &TimeFunction::rate);
+      param("phase", tr("Phase"), "rad", &TimeFunction::phase);
+      param("offset", tr("Offset"), "–", &TimeFunction::offset);
+      break;
+    case TimeFunction::Type::Step:
+      param("t0", tr("Step time"), "s", &TimeFunction::t0);
+      param("value", tr("Value"), "–", &TimeFunction::value);
+      break;
+    case TimeFunction::Type::SmoothStep:
+      param("t0", tr("Start"), "s", &TimeFunction::t0);
+      param("t1", tr("End"), "s", &TimeFunction::t1);
+      param("value", tr("Value"), "–", &TimeFunction::value);
+      break;
+    case TimeFunction::Type::Table:
+      addNote(f.file.empty() ? tr("table of %n point(s); edit the points in the model file", nullptr,
+                                  static_cast<int>(f.times.size()))
+                             : tr("table from %1, column %2").arg(QString::fromStdString(f.file), QString::fromStdString(f.column)));
+      break;
+    case TimeFunction::Type::Sum:
+      addNote(tr("sum of %n term(s); edit the terms in the model file", nullptr, static_cast<int>(f.terms.size())));
+      break;
+  }
+  auto* preview = new FunctionPreview(form_);
+  preview->setObjectName(key + "_preview");
+  preview->setFunction(f);
+  layout_->addRow(preview);
+  fields_.push_back({key + "_preview", preview, nullptr, [preview, get](const ModelSpec& s) { preview->setFunction(get(s)); }});
+}
+
+}  // namespace mbdrom::widgets
