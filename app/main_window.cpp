@@ -17,6 +17,7 @@
 #include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
 #include "widgets/model_tree.h"
+#include "widgets/plot_view.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
@@ -155,8 +156,16 @@ void MainWindow::createDocks() {
   logDock_->setObjectName("logDock");
   logDock_->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock_);
+
+  plot_ = new widgets::PlotView(this);
+  plotDock_ = new QDockWidget(tr("Plot"), this);
+  plotDock_->setObjectName("plotDock");
+  plotDock_->setWidget(plot_);
+  addDockWidget(Qt::BottomDockWidgetArea, plotDock_);
+  tabifyDockWidget(logDock_, plotDock_);
+  logDock_->raise();
   resizeDocks({modelDock_, runsDock_}, {360, 320}, Qt::Horizontal);
-  resizeDocks({logDock_}, {140}, Qt::Vertical);
+  resizeDocks({logDock_}, {170}, Qt::Vertical);
 
   connect(modelTree_, &widgets::ModelTree::currentElementChanged, this,
           [this] { properties_->showElement(doc_->spec(), modelTree_->currentElement()); });
@@ -170,6 +179,7 @@ void MainWindow::createDocks() {
   });
   connect(analysis_, &widgets::AnalysisPanel::modeSelected, this, &MainWindow::animateMode);
   connect(runsPanel_, &RunsPanel::playRequested, this, &MainWindow::playRun);
+  connect(runsPanel_, &RunsPanel::plotRequested, this, &MainWindow::plotRun);
   connect(runsPanel_, &RunsPanel::failed, this, [this](const QString& message) {
     log_->error(message);
     showMessage(QMessageBox::Warning, tr("Runs"), message);
@@ -240,6 +250,13 @@ void MainWindow::createActions() {
   modesAction_->setStatusTip(tr("Natural frequencies, damping ratios and mode shapes about the static equilibrium"));
   connect(modesAction_, &QAction::triggered, this, &MainWindow::runModes);
 
+  plotAction_ = new QAction(tr("&Plot Measures"), this);
+  plotAction_->setStatusTip(tr("Measures of the selected run (e.g. camber and toe against wheel travel)"));
+  connect(plotAction_, &QAction::triggered, this, [this] {
+    const int selected = runsPanel_->currentRun();
+    plotRun(selected >= 0 ? selected : static_cast<int>(doc_->runs().size()) - 1);
+  });
+
   simulateAction_ = new QAction(tr("&Run Reference Simulation..."), this);
   simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   simulateAction_->setStatusTip(tr("Run the full (reference) model under a load case on a worker thread"));
@@ -298,6 +315,8 @@ void MainWindow::createMenus() {
   modelMenu_->addAction(mobilityAction_);
   modelMenu_->addAction(staticsAction_);
   modelMenu_->addAction(modesAction_);
+  modelMenu_->addSeparator();
+  modelMenu_->addAction(plotAction_);
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
   simulateMenu_->addAction(simulateAction_);
   simulateMenu_->addAction(sweepAction_);
@@ -307,7 +326,7 @@ void MainWindow::createMenus() {
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : {modelDock_, propertiesDock_, runsDock_, analysisDock_, logDock_})
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, runsDock_, analysisDock_, logDock_, plotDock_})
     viewMenu_->addAction(dock->toggleViewAction());
   viewMenu_->addSeparator();
   using Preset = widgets::SceneView::CameraPreset;
@@ -387,6 +406,7 @@ void MainWindow::updateActions() {
                      assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
   playAction_->setEnabled(have && playback_ != nullptr);
+  plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
 
 QStringList MainWindow::recentFiles() const { return QSettings().value("recentFiles").toStringList(); }
@@ -967,6 +987,54 @@ int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepC
 }
 
 // ---------------------------------------------------------------- playback
+
+void MainWindow::plotRun(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= doc_->runs().size()) return;
+  const RunEntry& run = doc_->runs()[static_cast<std::size_t>(index)];
+  RunMotion motion;
+  try {
+    motion = doc_->runMotion(index);
+  } catch (const Error& e) {
+    log_->error(tr("Cannot plot run: %1").arg(QString::fromStdString(e.what())));
+    return;
+  }
+  const auto& measures = run.model->spec().measures;
+  if (measures.empty()) {
+    log_->warning(tr("%1 has no measures to plot (add them in the model file)").arg(QString::fromStdString(run.model->spec().name)));
+    return;
+  }
+  auto isAngle = [](MeasureType t) { return t == MeasureType::Camber || t == MeasureType::Toe || t == MeasureType::JointAngle; };
+  int travel = -1;
+  for (std::size_t m = 0; m < measures.size(); ++m)
+    if (measures[m].type == MeasureType::Travel) travel = static_cast<int>(m);
+  const QString runName = QString::fromStdString(run.record.name);
+  std::vector<widgets::PlotView::Curve> curves;
+  if (travel >= 0) {
+    // Suspension kinematics: angles [deg] against travel [mm].
+    for (std::size_t m = 0; m < measures.size(); ++m) {
+      if (!isAngle(measures[m].type)) continue;
+      widgets::PlotView::Curve c{QString::fromStdString(measures[m].name), {}, {}};
+      for (const Eigen::VectorXd& v : motion.measures) {
+        c.x.push_back(1e3 * v(travel));
+        c.y.push_back(v(static_cast<Eigen::Index>(m)) * 180.0 / M_PI);
+      }
+      curves.push_back(std::move(c));
+    }
+    plot_->plot(tr("%1: kinematics over run \"%2\"").arg(QString::fromStdString(run.model->spec().name), runName),
+                tr("%1 [mm]").arg(QString::fromStdString(measures[static_cast<std::size_t>(travel)].name)), tr("angle [deg]"),
+                std::move(curves));
+  } else {
+    for (std::size_t m = 0; m < measures.size(); ++m) {
+      const bool angle = isAngle(measures[m].type);
+      widgets::PlotView::Curve c{QString::fromStdString(measures[m].name) + (angle ? " [deg]" : " [mm]"), motion.t, {}};
+      for (const Eigen::VectorXd& v : motion.measures) c.y.push_back(v(static_cast<Eigen::Index>(m)) * (angle ? 180.0 / M_PI : 1e3));
+      curves.push_back(std::move(c));
+    }
+    plot_->plot(tr("Measures of run \"%1\"").arg(runName), tr("time [s]"), tr("value [deg or mm]"), std::move(curves));
+  }
+  plotDock_->show();
+  plotDock_->raise();
+}
 
 void MainWindow::playRun(int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= doc_->runs().size()) return;

@@ -31,6 +31,7 @@ namespace mbdrom::widgets {
 class AnalysisPanel;
 class LogView;
 class ModelTree;
+class PlotView;
 class PropertyEditor;
 class SceneView;
 }  // namespace mbdrom::widgets
@@ -53,6 +54,7 @@ public:
   widgets::ModelTree* modelTree() const { return modelTree_; }
   widgets::PropertyEditor* propertyEditor() const { return properties_; }
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
+  widgets::PlotView* plotView() const { return plot_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
@@ -73,6 +75,9 @@ public:
   int runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases);
   /// Mobility analysis at the reference configuration, shown in the analysis dock.
   void checkMobility();
+  /// Plots the measures of run `index`: angles against the travel measure when
+  /// the mechanism has one (suspension kinematics), else every measure against time.
+  void plotRun(int index);
   /// Plays run `index` of the project in the 3D view.
   void playRun(int index);
   /// Whether a motion is loaded for playback, and whether it is playing.
@@ -147,6 +152,9 @@ private:
   widgets::ModelTree* modelTree_ = nullptr;
   widgets::PropertyEditor* properties_ = nullptr;
   widgets::AnalysisPanel* analysis_ = nullptr;
+  widgets::PlotView* plot_ = nullptr;
+  QDockWidget* plotDock_ = nullptr;
+  QAction* plotAction_ = nullptr;
   RunsPanel* runsPanel_ = nullptr;
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;

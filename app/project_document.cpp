@@ -249,17 +249,28 @@ void ProjectDocument::removeRun(int index) {
 RunMotion ProjectDocument::runMotion(int index) const {
   const RunEntry& run = runs_.at(static_cast<std::size_t>(index));
   RunMotion motion;
+  for (const MeasureSpec& m : run.model->spec().measures) motion.measureNames.push_back(m.name);
   if (run.samples) {
     for (const Sample& s : *run.samples) {
       motion.t.push_back(s.t);
       motion.q.push_back(s.q);
+      motion.measures.push_back(s.measures);
     }
     return motion;
   }
-  const DatasetRun data = runFromTable(*run.model, readTrajectoryCsv(path(run.storedFile)), run.record.name);
+  const TrajectoryTable table = readTrajectoryCsv(path(run.storedFile));
+  const DatasetRun data = runFromTable(*run.model, table, run.record.name);
+  std::vector<int> columns;
+  for (const std::string& name : motion.measureNames) {
+    columns.push_back(table.column("measure." + name));
+    if (columns.back() < 0) throw FileError(path(run.storedFile) + ": no column \"measure." + name + "\"");
+  }
   for (int k = 0; k < data.samples(); ++k) {
     motion.t.push_back(data.t(k));
     motion.q.push_back(data.q.col(k));
+    Eigen::VectorXd m(static_cast<Eigen::Index>(columns.size()));
+    for (std::size_t c = 0; c < columns.size(); ++c) m(static_cast<Eigen::Index>(c)) = table.data(k, columns[c]);
+    motion.measures.push_back(m);
   }
   return motion;
 }

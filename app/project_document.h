@@ -26,10 +26,12 @@ struct RunEntry {
   QString storedFile;                                  ///< its CSV when on disk (absolute), else empty
 };
 
-/// Positions of a run for playback.
+/// Positions and measures of a run, for playback and plots.
 struct RunMotion {
   std::vector<double> t;              ///< [s]
   std::vector<Eigen::VectorXd> q;     ///< natural coordinates per sample
+  std::vector<std::string> measureNames;
+  std::vector<Eigen::VectorXd> measures;  ///< per sample, measureNames order [m or rad]
 };
 
 class ProjectDocument : public QObject {
@@ -75,7 +77,7 @@ public:
   /// Throws InputError when the name is empty or taken.
   void renameRun(int index, const QString& name);
   void removeRun(int index);
-  /// Positions of a run (from memory or its CSV; throws mbdrom::Error).
+  /// Positions and measures of a run (from memory or its CSV; throws mbdrom::Error).
   RunMotion runMotion(int index) const;
   /// Writes a run's trajectory CSV to `path` (atomic; throws mbdrom::Error).
   void exportRun(int index, const QString& path) const;

@@ -65,6 +65,7 @@ void RunsPanel::showContextMenu(const QPoint& pos) {
   const int i = indexOfTopLevelItem(item);
   QMenu menu(this);
   menu.addAction(tr("Play"), this, [this, i] { emit playRequested(i); });
+  menu.addAction(tr("Plot Measures"), this, [this, i] { emit plotRequested(i); });
   menu.addAction(tr("Rename"), this, [this, item] { editItem(item, 0); });
   menu.addAction(tr("Export CSV..."), this, [this, i] { exportRun(i); });
   menu.addSeparator();

@@ -17,6 +17,7 @@ public:
 
 signals:
   void playRequested(int run);
+  void plotRequested(int run);
   /// Something went wrong (rename refused, export failed): the message.
   void failed(const QString& message);
 

@@ -5,11 +5,16 @@
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/ae_model.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/pod_model.h"
 #include "engine/rom/reduced_model.h"
 
+#include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <iomanip>
 #include <ostream>
@@ -19,14 +24,37 @@ namespace mbdrom::cli {
 
 const char* const kTrainUsage =
     "usage: mbdrom-cli train pod --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json --nr N\n"
-    "                            [--vector-length L] [--stiffness-forces internal|spring]\n\n"
+    "                            [--vector-length L] [--stiffness-forces internal|spring]\n"
+    "       mbdrom-cli train ae  --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json [--nr N]\n"
+    "                            [--hidden W1,W2,...] [--force-hidden W1,...] [--activation sigmoid|tanh|softplus]\n"
+    "                            [--optimizer rmsprop|adam] [--learning-rate LR] [--batch-size B]\n"
+    "                            [--epochs E] [--force-epochs E] [--seconds S] [--seed K]\n"
+    "                            [--vector-length L] [--integrator central_difference|rk4]\n"
+    "                            [--initial-velocity projected|zero]\n\n"
     "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
-    "the trained-model file. Methods: pod (global POD, seed 003 with one cluster).\n\n"
+    "the trained-model file. Methods: pod (global POD, seed 003 with one cluster), ae\n"
+    "(auto-encoder minimal coordinates with NN potential and damper, seed 000).\n"
+    "Progress on stderr; Ctrl+C cancels training and writes no file.\n\n"
     "  --data RUN.csv     one or more runs (more after --data, or --data repeated with commas)\n"
-    "  --nr N             number of reduced coordinates (<= rank of the data)\n"
+    "  --nr N             number of reduced coordinates; pod: required, <= rank of the data;\n"
+    "                     ae: < number of coordinates (default: the mechanism's degrees of freedom)\n"
     "  --vector-length L  characteristic length for unit-vector coordinates [m]\n"
     "                     (default: RMS distance of the free points from their mean)\n"
-    "  --stiffness-forces internal (default: spring + constraint forces) or spring\n";
+    "pod:\n"
+    "  --stiffness-forces internal (default: spring + constraint forces) or spring\n"
+    "ae (defaults in brackets):\n"
+    "  --hidden W1,W2     encoder hidden layer widths, decoder mirrored [32,16]\n"
+    "  --force-hidden W,W hidden widths of the potential and damper networks [16,16]\n"
+    "  --activation A     sigmoid (the paper), tanh or softplus [sigmoid]\n"
+    "  --optimizer O      rmsprop (the paper) or adam [rmsprop]\n"
+    "  --learning-rate LR initial learning rate, cosine decay to 1 % [0.003]\n"
+    "  --batch-size B     samples per mini-batch [32]\n"
+    "  --epochs E         auto-encoder epochs [2000]\n"
+    "  --force-epochs E   epochs of the potential and of the damper network [600]\n"
+    "  --seconds S        wall-time budget of the whole training [s]; epochs are cut to fit [none]\n"
+    "  --seed K           weights and shuffling [1]\n"
+    "  --integrator I     central_difference (the paper, explicit) or rk4 [central_difference]\n"
+    "  --initial-velocity projected (mass-weighted pseudo-inverse) or zero (the paper) [projected]\n";
 const char* const kRomSimulateUsage =
     "usage: mbdrom-cli rom-simulate ROM.json --model MODEL.json -o OUT.csv [--load-case NAME]\n"
     "                               [--t-end T] [--dt DT] [--output-dt H] [--benchmark]\n\n"
@@ -67,12 +95,48 @@ std::string output(const Arguments& a, const char* what) {
 
 OJson jsonNumber(double x) { return std::isfinite(x) ? OJson(x) : OJson(nullptr); }
 
+std::atomic<bool> trainInterrupted{false};
+extern "C" void onTrainInterrupt(int) { trainInterrupted.store(true); }
+
+// Ctrl+C during training asks it to stop; nothing is written then.
+class TrainInterruptGuard {
+public:
+  TrainInterruptGuard() : previous_(std::signal(SIGINT, onTrainInterrupt)) { trainInterrupted.store(false); }
+  ~TrainInterruptGuard() { std::signal(SIGINT, previous_); }
+  TrainInterruptGuard(const TrainInterruptGuard&) = delete;
+  TrainInterruptGuard& operator=(const TrainInterruptGuard&) = delete;
+
+private:
+  void (*previous_)(int);
+};
+
+// "32,16" -> [32, 16].
+OJson widthList(const Arguments& a, const std::string& option) {
+  OJson list = OJson::array();
+  for (const std::string& item : splitList(a.value(option))) {
+    const Arguments one({"--w", item}, {"--w"});
+    const double w = one.number("--w", 0.0);
+    if (w != std::floor(w) || w < 1.0 || w > 4096.0) throw UsageError(option + ": widths must be integers in 1..4096");
+    list.push_back(static_cast<int>(w));
+  }
+  if (list.empty()) throw UsageError(option + " needs a comma-separated list of layer widths");
+  return list;
+}
+
+int integerOption(const Arguments& a, const std::string& option, double lo, double hi) {
+  const double x = a.number(option, 0.0);
+  if (x != std::floor(x) || x < lo || x > hi)
+    throw UsageError(option + " must be an integer in " + std::to_string(static_cast<long long>(lo)) + ".." +
+                     std::to_string(static_cast<long long>(hi)));
+  return static_cast<int>(x);
+}
+
 }  // namespace
 
 int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) throw UsageError("missing the method (pod)");
+  if (args.empty()) throw UsageError("missing the method (pod or ae)");
   const std::string method = args.front();
-  if (method != "pod") throw UsageError("unknown method '" + method + "' (known: pod)");
+  if (method != "pod" && method != "ae") throw UsageError("unknown method '" + method + "' (known: pod, ae)");
   // Every argument after --data up to the next option is a run.
   std::vector<std::string> rest, runs;
   bool inData = false;
@@ -88,17 +152,39 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       rest.push_back(args[i]);
     }
   }
-  const Arguments a(rest, {"--model", "-o", "--output", "--nr", "--vector-length", "--stiffness-forces"});
+  const Arguments a(rest, {"--model", "-o", "--output", "--nr", "--vector-length", "--stiffness-forces", "--hidden",
+                           "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size",
+                           "--epochs", "--force-epochs", "--seconds", "--seed", "--integrator",
+                           "--initial-velocity"});
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
   if (runs.empty()) throw UsageError("missing --data RUN.csv");
-  if (!a.has("--nr")) throw UsageError("missing --nr N");
+  if (method == "pod" && !a.has("--nr")) throw UsageError("missing --nr N");
   const std::string outPath = output(a, "ROM.json");
-  const double nr = a.number("--nr", 0.0);
-  if (nr != std::floor(nr) || nr < 1.0 || nr > 1e6) throw UsageError("--nr must be a positive integer");
-  OJson settings = {{"nr", static_cast<int>(nr)}};
+  OJson settings = OJson::object();
+  if (a.has("--nr")) settings["nr"] = integerOption(a, "--nr", 1.0, 1e6);
   if (a.has("--vector-length")) settings["vector_length"] = a.number("--vector-length", 0.0);
+  const std::vector<std::string> podOnly = {"--stiffness-forces"};
+  const std::vector<std::string> aeOnly = {"--hidden", "--force-hidden", "--activation", "--optimizer",
+                                           "--learning-rate", "--batch-size", "--epochs", "--force-epochs",
+                                           "--seconds", "--seed", "--integrator", "--initial-velocity"};
+  for (const std::string& option : method == "pod" ? aeOnly : podOnly)
+    if (a.has(option)) throw UsageError("option " + option + " does not apply to method " + method);
   if (a.has("--stiffness-forces")) settings["stiffness_forces"] = a.value("--stiffness-forces");
+  if (a.has("--hidden")) settings["hidden"] = widthList(a, "--hidden");
+  if (a.has("--force-hidden")) settings["force_hidden"] = widthList(a, "--force-hidden");
+  for (const char* option : {"--activation", "--optimizer", "--integrator", "--initial-velocity"})
+    if (a.has(option)) {
+      std::string key = std::string(option).substr(2);
+      std::replace(key.begin(), key.end(), '-', '_');
+      settings[key] = a.value(option);
+    }
+  if (a.has("--learning-rate")) settings["learning_rate"] = a.number("--learning-rate", 0.0);
+  if (a.has("--batch-size")) settings["batch_size"] = integerOption(a, "--batch-size", 1.0, 1e6);
+  if (a.has("--epochs")) settings["epochs"] = integerOption(a, "--epochs", 1.0, 1e8);
+  if (a.has("--force-epochs")) settings["force_epochs"] = integerOption(a, "--force-epochs", 0.0, 1e8);
+  if (a.has("--seconds")) settings["seconds"] = a.number("--seconds", 0.0);
+  if (a.has("--seed")) settings["seed"] = integerOption(a, "--seed", 0.0, 2e9);
 
   const Model model = readModel(a.value("--model"));
   Dataset dataset = makeDataset(model);
@@ -110,14 +196,32 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       throw InputError(path + ": " + e.what());
     }
   }
+  // Progress: each stage once, then at most one line a second.
+  std::string lastStage;
+  auto lastLine = std::chrono::steady_clock::now();
+  const TrainInterruptGuard guard;
   Monitor monitor([&](const Progress& p) {
-    err << "mbdrom-cli train: " << p.stage << "\n";
-    return true;
+    const auto now = std::chrono::steady_clock::now();
+    if (p.stage != lastStage || now - lastLine >= std::chrono::seconds(1) || (p.total > 0 && p.step == p.total)) {
+      err << "mbdrom-cli train: " << p.stage;
+      if (p.total > 1) err << " " << p.step << "/" << p.total;
+      for (const auto& [name, value] : p.metrics) err << ", " << name << " " << value;
+      err << "\n";
+      lastStage = p.stage;
+      lastLine = now;
+    }
+    return !trainInterrupted.load();
   });
-  const auto rom = trainReducedModel(method, dataset, settings, monitor);
+  std::unique_ptr<ReducedModel> rom;
+  if (method == "ae")
+    rom = AeModel::train(dataset, AeSettings::fromJson(settings), monitor, &model);  // with the model: DOF, checks
+  else
+    rom = trainReducedModel(method, dataset, settings, monitor);
+  if (trainInterrupted.load()) throw Cancelled();
   saveReducedModel(*rom, outPath);
   out << "trained " << method << " for \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash())
       << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
+  out << "n_r " << rom->reducedDimension() << "\n";
   out << "metrics " << rom->metrics().dump() << "\n";
   out << "written " << outPath << "\n";
   return 0;
@@ -187,6 +291,22 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << "K_r [N/m]    " << pod->reducedStiffness().format(fmt) << "\n";
     out << "D_r [N s/m]  " << pod->reducedDamping().format(fmt) << "\n";
     out << "stable dt    " << pod->stabilityDt() << " s (explicit integrator limit)\n";
+  }
+  if (const auto* ae = dynamic_cast<const AeModel*>(rom.get())) {
+    auto layers = [](const nn::Mlp& net) {
+      std::string text = std::to_string(net.inputs());
+      for (const nn::LayerSpec& l : net.layers())
+        text += " -> " + std::to_string(l.outputs) + " " + nn::activationName(l.activation);
+      return text;
+    };
+    out << "encoder      " << layers(ae->encoder()) << "\n";
+    out << "decoder      " << layers(ae->decoder()) << "\n";
+    out << "potential    " << (ae->hasPotential() ? layers(ae->potentialNetwork()) : std::string("none")) << "\n";
+    out << "damper       " << (ae->hasDamper() ? layers(ae->damperNetwork()) : std::string("none")) << "\n";
+    const Eigen::IOFormat fmt(6, 0, " ", " ", "", "");
+    out << "latent range " << ae->latentMin().transpose().format(fmt) << " .. " << ae->latentMax().transpose().format(fmt)
+        << "\n";
+    out << "integrator   " << ae->aeSettings().integrator << "\n";
   }
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items()) out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";

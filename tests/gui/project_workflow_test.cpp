@@ -11,13 +11,18 @@
 #include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
 #include "widgets/model_tree.h"
+#include "widgets/plot_view.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <QDir>
+#include <QDockWidget>
 #include <QFile>
+#include <QFileInfo>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QUndoStack>
@@ -114,6 +119,22 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   CHECK(doc->runs()[0].samples->size() == 51);
   CHECK(window.hasPlayback());
 
+  // Kinematics of the run: camber and toe against wheel travel, exported.
+  window.plotRun(0);
+  const auto& curves = window.plotView()->curves();
+  REQUIRE(curves.size() == 2);
+  CHECK(curves[0].name == "camber");
+  CHECK(curves[1].name == "toe");
+  REQUIRE(curves[0].x.size() == 51);
+  const auto [lo, hi] = std::minmax_element(curves[0].x.begin(), curves[0].x.end());
+  CHECK(*hi - *lo > 10.0);  // the "train" load moves the wheel by centimetres [mm]
+  for (const char* suffix : {"png", "svg", "csv"}) {
+    const QString file = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/kinematics.") + suffix;
+    QFile::remove(file);
+    CHECK(window.plotView()->save(file).isEmpty());
+    CHECK(QFileInfo(file).size() > 100);
+  }
+
   // A second, long one is cancelled: its partial run is kept.
   window.runSimulation(trainRun(*window.model(), 600.0));
   REQUIRE(waitFor([&] { return window.jobRunner()->busy(); }, 10000));
@@ -131,6 +152,9 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
   waitFor([] { return false; }, 300);
   window.grab().save(MBDROM_TEST_OUTPUT_DIR "/workbench_editor.png");
+  window.findChild<QDockWidget*>("plotDock")->raise();
+  waitFor([] { return false; }, 200);
+  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/workbench_plot.png");
 
   // Save, then reopen in a new window: the same runs, with their samples.
   const QString dir = freshDir("macpherson_project");
