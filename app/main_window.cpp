@@ -166,6 +166,7 @@ void MainWindow::createDocks() {
   logDock_->raise();
   resizeDocks({modelDock_, runsDock_}, {360, 320}, Qt::Horizontal);
   resizeDocks({logDock_}, {170}, Qt::Vertical);
+  resizeDocks({modelDock_, propertiesDock_}, {340, 400}, Qt::Vertical);
 
   connect(modelTree_, &widgets::ModelTree::currentElementChanged, this,
           [this] { properties_->showElement(doc_->spec(), modelTree_->currentElement()); });

@@ -200,7 +200,11 @@ void PropertyEditor::build() {
   layout_ = new QFormLayout(form_);
   layout_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
   layout_->setLabelAlignment(Qt::AlignRight);
-  setWidget(form_);
+  // Filled before it is set: a scroll area sizes its widget from the finished layout.
+  struct Install {
+    PropertyEditor* self;
+    ~Install() { self->setWidget(self->form_); }
+  } install{this};
   if (!ref_) {
     addNote(tr("Select an element in the model tree to edit its properties."));
     return;

@@ -25,6 +25,7 @@
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 using mbdrom::app::MainWindow;
@@ -226,4 +227,66 @@ TEST_CASE("unsaved edits are autosaved and recovered after a crash") {
   CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.125);
   CHECK(restarted.document()->isModified());
   CHECK(restarted.document()->directory().isEmpty());  // untitled: it was never saved
+}
+
+TEST_CASE("a sweep from the Simulate menu adds one run per case") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  mbdrom::SimulationOptions base = trainRun(*window.model(), 0.2);
+  window.runSweep(base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}));
+  REQUIRE(waitFor([&] { return window.document()->runs().size() == 2; }, 60000));
+  for (const auto& run : window.document()->runs()) {
+    CHECK(run.record.status == "completed");
+    CHECK(run.samples->size() == 21);
+  }
+  // Half the load amplitude moves the wheel less.
+  auto travel = [&](int i) {
+    const auto m = window.document()->runMotion(i);
+    double lo = 1e9, hi = -1e9;
+    for (const auto& v : m.measures) lo = std::min(lo, v(0)), hi = std::max(hi, v(0));
+    return hi - lo;
+  };
+  CHECK(travel(0) < 0.75 * travel(1));
+}
+
+TEST_CASE("linearised modes are listed and a picked mode animates in the 3D view") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  QAction* modes = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text().remove('&') == "Linearised Modes") modes = a;
+  REQUIRE(modes != nullptr);
+  modes->trigger();
+  auto* panel = window.analysisPanel();
+  QTreeWidgetItem* mode1 = nullptr;
+  REQUIRE(waitFor([&] {
+    const auto found = panel->findItems("Mode 1", Qt::MatchExactly | Qt::MatchRecursive);
+    mode1 = found.isEmpty() ? nullptr : found.first();
+    return mode1 != nullptr;
+  }, 30000));
+  CHECK(mode1->text(1).contains("Hz"));
+  panel->setCurrentItem(mode1);
+  CHECK(window.isPlaying());
+}
+
+TEST_CASE("a load's time function is edited with a preview, and undone") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json")));
+  const int train = window.model()->findLoadCase("train");
+  window.modelTree()->selectElement({mbdrom::ElementKind::Load, train, 0});
+  auto* editor = window.propertyEditor();
+  REQUIRE(editor->fieldWidget("function_preview") != nullptr);
+  auto* amplitude = editor->findChild<QLineEdit*>("function_amplitude_value");
+  REQUIRE(amplitude != nullptr);
+  const double before = window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude;
+  CHECK(amplitude->text() == "20");
+  typeInto(amplitude, "1000");
+  CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == 1000.0);
+  waitFor([] { return false; }, 200);
+  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/time_function_editor.png");
+  window.document()->undoStack()->undo();
+  CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == before);
 }
