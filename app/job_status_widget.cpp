@@ -53,6 +53,10 @@ void JobStatusWidget::onProgress(int, const mbdrom::Progress& p) {
   QString text = QString::fromStdString(p.stage);
   for (const auto& [name, value] : p.metrics)
     text += QStringLiteral("  %1 %2").arg(QString::fromStdString(name)).arg(value, 0, 'g', 4);
+  // Simulations report their time "t" [s]: against the wall clock, the real-time factor.
+  const double wall = static_cast<double>(clock_.elapsed()) / 1000.0;
+  for (const auto& [name, value] : p.metrics)
+    if (name == "t" && wall > 0.05 && value > 0.0) text += tr("  %1× real time").arg(value / wall, 0, 'g', 3);
   label_->setText(text);
 }
 

@@ -290,3 +290,36 @@ TEST_CASE("a load's time function is edited with a preview, and undone") {
   window.document()->undoStack()->undo();
   CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == before);
 }
+
+TEST_CASE("a redundant constraint found by the mobility check selects its element in the tree") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/bricard.json")));
+  window.checkMobility();
+  CHECK(window.analysisPanel()->shownDof() == 1);
+  const auto found = window.analysisPanel()->findItems("rod5", Qt::MatchContains | Qt::MatchRecursive);
+  REQUIRE(found.size() == 1);
+  window.analysisPanel()->setCurrentItem(found.first());
+  const auto selected = window.modelTree()->currentElement();
+  REQUIRE(selected.has_value());
+  CHECK(selected->kind == mbdrom::ElementKind::Body);
+  CHECK(window.modelTree()->currentItem()->text(0) == "rod5");
+}
+
+TEST_CASE("deleting an element still in use is refused with its users named") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  const int bj = pointIndex(window.document()->spec(), "BJ");
+  window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
+  QAction* del = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text().remove('&') == "Delete Element") del = a;
+  REQUIRE(del != nullptr);
+  del->trigger();
+  CHECK(pointIndex(window.document()->spec(), "BJ") == bj);
+  auto* box = window.findChild<QMessageBox*>("messageBox");
+  REQUIRE(box != nullptr);
+  CHECK(box->text().contains("joint \"ball_joint\""));
+  CHECK(window.document()->undoStack()->count() == 0);
+}
