@@ -197,13 +197,13 @@ void MainWindow::connectDocument() {
 }
 
 void MainWindow::createActions() {
-  openModelAction_ = new QAction(tr("&Open Model..."), this);
-  openModelAction_->setShortcut(QKeySequence::Open);
-  openModelAction_->setStatusTip(tr("Start a project from a mechanism model file (.json)"));
+  openModelAction_ = new QAction(tr("&New Project from Model..."), this);
+  openModelAction_->setShortcuts({QKeySequence::New, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)});
+  openModelAction_->setStatusTip(tr("Start an untitled project from a mechanism model file (.json)"));
   connect(openModelAction_, &QAction::triggered, this, &MainWindow::openModelDialog);
 
-  openProjectAction_ = new QAction(tr("Open &Project..."), this);
-  openProjectAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  openProjectAction_ = new QAction(tr("&Open Project..."), this);
+  openProjectAction_->setShortcut(QKeySequence::Open);
   openProjectAction_->setStatusTip(tr("Open a project directory (mechanism, runs, datasets, trained models)"));
   connect(openProjectAction_, &QAction::triggered, this, &MainWindow::openProjectDialog);
 
@@ -285,7 +285,7 @@ void MainWindow::createMenus() {
   fileMenu_ = menuBar()->addMenu(tr("&File"));
   fileMenu_->addAction(openModelAction_);
   fileMenu_->addAction(openProjectAction_);
-  auto* examples = fileMenu_->addMenu(tr("Open &Example"));
+  auto* examples = fileMenu_->addMenu(tr("New Project from &Example"));
   const QDir dir(examplesDir());
   for (const QString& file : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
     const QString path = dir.filePath(file);
@@ -1035,6 +1035,7 @@ void MainWindow::plotRun(int index) {
   }
   plotDock_->show();
   plotDock_->raise();
+  if (plotDock_->height() < 250) resizeDocks({plotDock_}, {260}, Qt::Vertical);
 }
 
 void MainWindow::playRun(int index) {

@@ -20,7 +20,7 @@ PlotView::PlotView(QWidget* parent) : QChartView(new QChart, parent) {
   chart()->setTitle(tr("Nothing plotted yet: pick a run and Plot, or Model ▸ Plot Measures"));
   chart()->legend()->setAlignment(Qt::AlignRight);
   chart()->setMargins(QMargins(4, 2, 4, 2));
-  setMinimumHeight(240);
+  setMinimumHeight(150);
 }
 
 void PlotView::plot(const QString& title, const QString& xTitle, const QString& yTitle, std::vector<Curve> curves) {
