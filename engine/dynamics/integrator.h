@@ -19,6 +19,12 @@
 /// until the residuals are below tolerance. Nothing inverts Phi_q Phi_q^T, so
 /// redundant constraints are harmless. The scheme is second order.
 ///
+/// Factorisation: dense LU for small models; from IntegratorOptions::sparseThreshold
+/// coordinates on, A is assembled into a sparse matrix whose pattern (grown on
+/// demand, symmetric) is analysed once and reused: sparse LDL^T when A is
+/// symmetric (no velocity-dependent or follower forces), sparse LU otherwise.
+/// beta Phi_q^T Phi_q is then accumulated row by row over each row's non-zeros.
+///
 /// Jacobian reuse: A is factorised at the predictor of each step and kept for
 /// the following iterations and both projections while Newton contracts fast
 /// (ratio of successive corrections <= 0.25); it is rebuilt at the current
@@ -45,6 +51,9 @@
 
 #include <Eigen/Core>
 #include <Eigen/LU>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
+#include <Eigen/SparseLU>
 
 #include <vector>
 
@@ -71,6 +80,10 @@ struct IntegratorOptions {
   /// between steps, so Newton usually needs more iterations: off by default.
   bool reuseAcrossSteps = false;
   double stickVelocity = 1e-6;          ///< a friction element starting slower than this [m/s] sticks
+  /// Factorise A sparse from this many coordinates on (0: always sparse; a
+  /// large number: always dense). Dense LU wins for small models (MacPherson,
+  /// nq 24); the banded A02 N-four-bar (nq 123) is faster sparse.
+  int sparseThreshold = 60;
 };
 
 /// Time-stepping state of one run: everything that changes, apart from the
@@ -132,6 +145,8 @@ public:
 
   /// Factorisations of the Newton matrix so far.
   long long factorizations() const { return factorizations_; }
+  /// True when A is factorised sparse (nq >= options().sparseThreshold).
+  bool sparse() const { return sparse_; }
 
 private:
   void evalConstraints(const Eigen::VectorXd& q, double t, const DynamicState& s);
@@ -148,6 +163,8 @@ private:
   StepReport attempt(DynamicState& s, const DynamicState& start);
   int checkFriction(DynamicState& s, const DynamicState& start);
   bool sticking(const DynamicState& s, int friction) const;
+  void factorizeSparse();
+  void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   [[noreturn]] void fail(const DynamicState& start, const std::string& cause) const;
 
   const Model& model_;
@@ -167,6 +184,15 @@ private:
   Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_;
   Eigen::MatrixXd K_, Dq_, Dqd_, Kext_, A_, P_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  // Sparse path: pattern of A (nq x nq flags, symmetric), the matrix, its factors.
+  bool sparse_ = false;
+  enum class Factor { Dense, Ldlt, Lu } factor_ = Factor::Dense;
+  std::vector<char> pattern_;
+  std::vector<int> rowCols_;  // non-zero columns of one row of Phi_q
+  Eigen::SparseMatrix<double> As_;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> slu_;
+  bool ldltAnalyzed_ = false, luAnalyzed_ = false;
   DynamicState start_;          // the state a step starts from (kept for redoing it)
   std::vector<int> switched_;  // switches of each friction element in the current step
 };
