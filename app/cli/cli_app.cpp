@@ -25,7 +25,7 @@ commands:
   modes MODEL      linearised natural frequencies and damping ratios
   simulate MODEL   reference simulation to a trajectory CSV
   sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
-  train METHOD     train a reduced model (pod) from reference runs
+  train METHOD     train a reduced model (pod, ae) from reference runs
   rom-simulate ROM run a trained reduced model to a trajectory CSV
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
   compare REF OTHER  position errors (RMSE, max, relative RMSE) between two runs

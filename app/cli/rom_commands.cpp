@@ -50,7 +50,7 @@ const char* const kTrainUsage =
     "  --learning-rate LR initial learning rate, cosine decay to 1 % [0.003]\n"
     "  --batch-size B     samples per mini-batch [32]\n"
     "  --epochs E         auto-encoder epochs [2000]\n"
-    "  --force-epochs E   epochs of the potential and of the damper network [600]\n"
+    "  --force-epochs E   epochs of the potential and of the damper network [2000]\n"
     "  --seconds S        wall-time budget of the whole training [s]; epochs are cut to fit [none]\n"
     "  --seed K           weights and shuffling [1]\n"
     "  --integrator I     central_difference (the paper, explicit) or rk4 [central_difference]\n"

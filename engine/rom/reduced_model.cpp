@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/ae_model.h"
 #include "engine/rom/pod_model.h"
 
 #include <chrono>
@@ -35,7 +36,8 @@ OJson ReducedModel::toJson() const {
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const OJson& settings, Monitor& monitor) {
   if (method == "pod") return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod)");
+  if (method == "ae") return AeModel::train(dataset, AeSettings::fromJson(settings), monitor);
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae)");
 }
 
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
@@ -52,8 +54,10 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     std::unique_ptr<ReducedModel> rom;
     if (method == "pod")
       rom = PodModel::fromJson(j, source);
+    else if (method == "ae")
+      rom = AeModel::fromJson(j, source);
     else
-      throw FileError(source + ": unknown method \"" + method + "\" (known: pod)");
+      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae)");
     rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
     const std::string hash = j.at("mechanism").at("hash").get<std::string>();
     std::size_t used = 0;

@@ -2,5 +2,6 @@
 target_sources(mbdrom_engine PRIVATE
   rom/reduced_model.cpp
   rom/pod_model.cpp
+  rom/ae_model.cpp
   rom/compare.cpp
 )

@@ -1,0 +1,166 @@
+// Auto-encoder reduced model (seed 000, issue 7). Goals: MacPherson n_r = 1 reduced
+// step <= 5 us including the networks and their derivatives, with its ratio to the
+// full model measured in the same run; training time to the accuracy goals
+// (W relative RMSE <= 2 % on "train", <= 5 % on "chirp"; pendulum tip <= 3 %).
+//   taskset -c 0 build/h1r/bench/mbdrom_bench --benchmark_filter=Ae
+#include "engine/data/dataset.h"
+#include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/ae_model.h"
+#include "engine/rom/compare.h"
+#include "engine/rom/pod_model.h"
+
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+
+namespace {
+
+using namespace mbdrom;
+
+Model example(const char* name) {
+  return readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json");
+}
+
+std::string tempPath(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("mbdrom_ae_bench_" + name)).string();
+}
+
+class DiscardSink : public TrajectorySink {
+public:
+  void begin(const Model&, const RunInfo&) override {}
+  void write(const Sample& s) override { benchmark::DoNotOptimize(s.t); }
+  void end(RunStatus, const std::string&) override {}
+};
+
+// Reference run every 5 ms to a CSV; returns the samples.
+std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv) {
+  SimulationOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.005;
+  TrajectoryRecorder recorder;
+  simulate(model, o, recorder);
+  TrajectoryCsvWriter writer(csv);
+  writer.begin(model, recorder.info());
+  for (const Sample& s : recorder.samples()) writer.write(s);
+  writer.end(RunStatus::Completed, "");
+  return recorder.samples();
+}
+
+double relativeError(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
+                     const std::string& referenceCsv, const std::string& point) {
+  RomSimulationOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.dt = 1e-3;
+  o.outputDt = 0.005;
+  const std::string csv = tempPath("rom.csv");
+  {
+    TrajectoryCsvWriter writer(csv);
+    rom.simulate(model, o, writer);
+  }
+  return compareTrajectories(readTrajectoryCsv(referenceCsv), readTrajectoryCsv(csv), {point}).points[0].relativeRmse;
+}
+
+struct MacPhersonData {
+  Model model = example("macpherson");
+  Dataset dataset = makeDataset(model);
+  std::string trainCsv = tempPath("mac_train.csv"), chirpCsv = tempPath("mac_chirp.csv");
+  MacPhersonData() {
+    addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv), "train", "train"));
+    fullRun(model, "chirp", 3.0, chirpCsv);
+  }
+};
+
+const MacPhersonData& macPherson() {
+  static const MacPhersonData d;
+  return d;
+}
+
+// The full training budget (default settings).
+const AeModel& macPhersonRom() {
+  static const std::unique_ptr<AeModel> rom = [] {
+    Monitor monitor;
+    return AeModel::train(macPherson().dataset, AeSettings{}, monitor, &macPherson().model);
+  }();
+  return *rom;
+}
+
+// Training with the full budget, then the accuracy it reaches.
+void BM_AeTrainMacPherson(benchmark::State& state) {
+  const MacPhersonData& d = macPherson();
+  for (auto _ : state) {
+    Monitor monitor;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto rom = AeModel::train(d.dataset, AeSettings{}, monitor, &d.model);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    state.counters["W_rel_rmse_train"] = relativeError(*rom, d.model, "train", 3.0, d.trainCsv, "W");
+    state.counters["W_rel_rmse_chirp"] = relativeError(*rom, d.model, "chirp", 3.0, d.chirpCsv, "W");
+    state.counters["reconstruction"] = rom->metrics().at("relative_reconstruction_error").get<double>();
+  }
+}
+
+void BM_AeTrainPendulumCarriage(benchmark::State& state) {
+  const Model model = example("pendulum_carriage");
+  const std::string csv = tempPath("pc_train.csv");
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(fullRun(model, "train", 10.0, csv), "train", "train"));
+  for (auto _ : state) {
+    Monitor monitor;
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto rom = AeModel::train(dataset, AeSettings{}, monitor, &model);
+    state.SetIterationTime(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    PodSettings pod;
+    pod.nr = 2;
+    const auto baseline = PodModel::train(dataset, pod, monitor);
+    state.counters["P_rel_rmse_ae"] = relativeError(*rom, model, "train", 10.0, csv, "P");
+    state.counters["P_rel_rmse_pod"] = relativeError(*baseline, model, "train", 10.0, csv, "P");
+  }
+}
+
+// Reduced step cost (networks, derivatives, J^T M J, loads, solve) against the full
+// model on the same load case, span and step; output excluded from the reduced time.
+void BM_AeStepMacPherson(benchmark::State& state) {
+  const MacPhersonData& d = macPherson();
+  const AeModel& rom = macPhersonRom();
+  RomSimulationOptions o;
+  o.loadCase = d.model.findLoadCase("chirp");
+  o.tEnd = 10.0;
+  o.dt = 1e-3;
+  o.outputDt = 0.01;
+  SimulationOptions full;
+  full.loadCase = o.loadCase;
+  full.tEnd = o.tEnd;
+  full.outputDt = o.outputDt;
+  full.integrator.dt = o.dt;
+  double reduced = 0.0, fullSeconds = 0.0;
+  long long steps = 0, fullSteps = 0;
+  for (auto _ : state) {
+    DiscardSink sink;
+    const RomSimulationSummary s = rom.simulate(d.model, o, sink);
+    state.SetIterationTime(s.wallSeconds);
+    reduced += s.wallSeconds;
+    steps += s.steps;
+    state.PauseTiming();
+    DiscardSink fullSink;
+    const SimulationSummary f = simulate(d.model, full, fullSink);
+    fullSeconds += f.wallSeconds;
+    fullSteps += f.steps;
+    state.ResumeTiming();
+  }
+  const double perStep = reduced / static_cast<double>(steps), fullPerStep = fullSeconds / static_cast<double>(fullSteps);
+  state.counters["us_per_step"] = perStep * 1e6;
+  state.counters["full_us_per_step"] = fullPerStep * 1e6;
+  state.counters["speedup"] = fullPerStep / perStep;
+}
+
+}  // namespace
+
+BENCHMARK(BM_AeStepMacPherson)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+BENCHMARK(BM_AeTrainMacPherson)->UseManualTime()->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(BM_AeTrainPendulumCarriage)->UseManualTime()->Unit(benchmark::kSecond)->Iterations(1);

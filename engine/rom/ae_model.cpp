@@ -1,0 +1,1095 @@
+#include "engine/rom/ae_model.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/measures.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+#include "engine/model/model_file.h"
+#include "engine/nn/trainer.h"
+
+#include <Eigen/Cholesky>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <sstream>
+
+namespace mbdrom {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string num(double x) {
+  std::ostringstream out;
+  out << x;
+  return out.str();
+}
+
+// Evaluates one network at one input with its own buffers (one per layer), so a
+// run's time step allocates nothing and two runs never share scratch memory.
+class NetEval {
+public:
+  explicit NetEval(const nn::Mlp& net) : net_(net) {
+    int in = net.inputs(), at = 0;
+    for (const nn::LayerSpec& l : net.layers()) {
+      Layer layer;
+      layer.in = in;
+      layer.out = l.outputs;
+      layer.w = at;
+      layer.b = at + in * l.outputs;
+      layer.act = l.activation;
+      layer.z.setZero(l.outputs);
+      layer.zd.setZero(l.outputs);
+      layer.zdd.setZero(l.outputs);
+      layer.s0.setZero(l.outputs);
+      layer.s1.setZero(l.outputs);
+      layer.s2.setZero(l.outputs);
+      layer.ad.setZero(l.outputs);
+      layer.add.setZero(l.outputs);
+      layer.Jh.setZero(l.outputs, net.inputs());
+      layer.WJ.setZero(l.outputs, net.inputs());
+      layer.delta.setZero(in);
+      layer.dz.setZero(l.outputs);
+      at = layer.b + l.outputs;
+      in = l.outputs;
+      layers_.push_back(std::move(layer));
+    }
+    a0_.setZero(net.inputs());
+    ad0_.setZero(net.inputs());
+    add0_.setZero(net.inputs());
+    J0_ = net.inputScale().cwiseInverse().asDiagonal();
+  }
+
+  // y = f(x).
+  void value(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
+    forward(x);
+    y = net_.outputMean() + net_.outputScale().cwiseProduct(layers_.back().s0);
+  }
+
+  // Scalar networks: returns f(x), g = df/dx (reverse mode).
+  double valueGradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
+    forward(x);
+    const double y = net_.outputMean()(0) + net_.outputScale()(0) * layers_.back().s0(0);
+    for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
+      Layer& L = layers_[static_cast<std::size_t>(l)];
+      if (l == static_cast<int>(layers_.size()) - 1)
+        L.dz = L.s1 * net_.outputScale()(0);
+      else
+        L.dz = L.s1.cwiseProduct(layers_[static_cast<std::size_t>(l + 1)].delta);
+      L.delta.noalias() = W(L).transpose() * L.dz;
+    }
+    g = layers_.front().delta.cwiseQuotient(net_.inputScale());
+    return y;
+  }
+
+  // y = f(x), J = df/dx, d2 = sum_jk d2f/dx_j dx_k v_j v_k (forward mode, second order along v).
+  void valueJacobianCurvature(const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& y,
+                              Eigen::MatrixXd& J, Eigen::VectorXd& d2) {
+    a0_ = (x - net_.inputMean()).cwiseQuotient(net_.inputScale());
+    ad0_ = v.cwiseQuotient(net_.inputScale());
+    const Eigen::VectorXd* a = &a0_;
+    const Eigen::VectorXd* ad = &ad0_;
+    const Eigen::VectorXd* add = &add0_;
+    const Eigen::MatrixXd* Jh = &J0_;
+    for (Layer& L : layers_) {
+      const auto Wl = W(L);
+      L.z.noalias() = Wl * *a;
+      L.z += B(L);
+      L.zd.noalias() = Wl * *ad;
+      L.zdd.noalias() = Wl * *add;
+      L.WJ.noalias() = Wl * *Jh;
+      nn::activateWithDerivatives(L.act, L.z, L.s0, L.s1, L.s2);
+      L.Jh.noalias() = L.s1.asDiagonal() * L.WJ;
+      L.ad = L.s1.cwiseProduct(L.zd);
+      L.add = L.s2.cwiseProduct(L.zd.cwiseAbs2()) + L.s1.cwiseProduct(L.zdd);
+      a = &L.s0;
+      ad = &L.ad;
+      add = &L.add;
+      Jh = &L.Jh;
+    }
+    y = net_.outputMean() + net_.outputScale().cwiseProduct(*a);
+    J.noalias() = net_.outputScale().asDiagonal() * *Jh;
+    d2 = net_.outputScale().cwiseProduct(*add);
+  }
+
+private:
+  struct Layer {
+    int in = 0, out = 0, w = 0, b = 0;
+    nn::Activation act = nn::Activation::Linear;
+    Eigen::VectorXd z, zd, zdd, s0, s1, s2, ad, add, delta, dz;
+    Eigen::MatrixXd Jh, WJ;
+  };
+  Eigen::Map<const Eigen::MatrixXd> W(const Layer& L) const { return {net_.parameters().data() + L.w, L.out, L.in}; }
+  Eigen::Map<const Eigen::VectorXd> B(const Layer& L) const { return {net_.parameters().data() + L.b, L.out}; }
+
+  void forward(const Eigen::VectorXd& x) {
+    a0_ = (x - net_.inputMean()).cwiseQuotient(net_.inputScale());
+    const Eigen::VectorXd* a = &a0_;
+    for (Layer& L : layers_) {
+      L.z.noalias() = W(L) * *a;
+      L.z += B(L);
+      nn::activateWithDerivatives(L.act, L.z, L.s0, L.s1, L.s2);
+      a = &L.s0;
+    }
+  }
+
+  const nn::Mlp& net_;
+  std::vector<Layer> layers_;
+  Eigen::VectorXd a0_, ad0_, add0_;
+  Eigen::MatrixXd J0_;
+};
+
+// Reconstruction and tangent loss of the whole auto-encoder seen as one network
+// (encoder layers, then decoder layers): y = AE(x) and its directional derivative
+// yd = dAE/dx v, propagated forward (a, a_dot) and reversed through both, as
+// Mlp::inputGradientBackward does for scalar networks. dY, dYd: adjoints of y and yd
+// (outputs x B); adds the parameter gradient to grad.
+class TangentPass {
+public:
+  explicit TangentPass(const nn::Mlp& net) : net_(net) {
+    int in = net.inputs(), at = 0;
+    for (const nn::LayerSpec& l : net.layers()) {
+      offsets_.push_back({in, l.outputs, at, at + in * l.outputs});
+      at += in * l.outputs + l.outputs;
+      in = l.outputs;
+    }
+  }
+
+  void forward(const Eigen::MatrixXd& X, const Eigen::MatrixXd& V, Eigen::MatrixXd& Y, Eigen::MatrixXd& Yd) {
+    const std::size_t L = offsets_.size();
+    z_.resize(L);
+    zd_.resize(L);
+    s1_.resize(L);
+    a_.resize(L + 1);
+    ad_.resize(L + 1);
+    a_[0] = (X.colwise() - net_.inputMean()).array().colwise() / net_.inputScale().array();
+    ad_[0] = (V.array().colwise() / net_.inputScale().array()).matrix();
+    for (std::size_t k = 0; k < L; ++k) {
+      z_[k].noalias() = W(k) * a_[k];
+      z_[k].colwise() += B(k);
+      zd_[k].noalias() = W(k) * ad_[k];
+      nn::activate(net_.layers()[k].activation, z_[k], a_[k + 1]);
+      nn::activateDerivative(net_.layers()[k].activation, z_[k], s1_[k]);
+      ad_[k + 1] = s1_[k].cwiseProduct(zd_[k]);
+    }
+    Y = (a_[L].array().colwise() * net_.outputScale().array()).matrix();
+    Y.colwise() += net_.outputMean();
+    Yd = (ad_[L].array().colwise() * net_.outputScale().array()).matrix();
+  }
+
+  void backward(const Eigen::MatrixXd& dY, const Eigen::MatrixXd& dYd, Eigen::VectorXd& grad) {
+    abar_ = (dY.array().colwise() * net_.outputScale().array()).matrix();
+    adbar_ = (dYd.array().colwise() * net_.outputScale().array()).matrix();
+    for (int l = static_cast<int>(offsets_.size()) - 1; l >= 0; --l) {
+      const auto k = static_cast<std::size_t>(l);
+      const Offsets& o = offsets_[k];
+      nn::activateSecondDerivative(net_.layers()[k].activation, z_[k], s2_);
+      zdbar_ = s1_[k].cwiseProduct(adbar_);
+      zbar_ = s2_.cwiseProduct(zd_[k]).cwiseProduct(adbar_) + s1_[k].cwiseProduct(abar_);
+      auto gW = Eigen::Map<Eigen::MatrixXd>(grad.data() + o.w, o.out, o.in);
+      gW.noalias() += zdbar_ * ad_[k].transpose();
+      gW.noalias() += zbar_ * a_[k].transpose();
+      Eigen::Map<Eigen::VectorXd>(grad.data() + o.b, o.out) += zbar_.rowwise().sum();
+      if (l > 0) {
+        adbar_.noalias() = W(k).transpose() * zdbar_;
+        abar_.noalias() = W(k).transpose() * zbar_;
+      }
+    }
+  }
+
+private:
+  struct Offsets {
+    int in = 0, out = 0, w = 0, b = 0;
+  };
+  Eigen::Map<const Eigen::MatrixXd> W(std::size_t k) const {
+    return {net_.parameters().data() + offsets_[k].w, offsets_[k].out, offsets_[k].in};
+  }
+  Eigen::Map<const Eigen::VectorXd> B(std::size_t k) const { return {net_.parameters().data() + offsets_[k].b, offsets_[k].out}; }
+
+  const nn::Mlp& net_;
+  std::vector<Offsets> offsets_;
+  std::vector<Eigen::MatrixXd> z_, zd_, s1_, a_, ad_;
+  Eigen::MatrixXd s2_, abar_, adbar_, zbar_, zdbar_;
+};
+
+nn::Activation smoothActivation(const std::string& name) {
+  if (name == "sigmoid") return nn::Activation::Sigmoid;
+  if (name == "tanh") return nn::Activation::Tanh;
+  if (name == "softplus") return nn::Activation::Softplus;
+  throw InputError("ae settings: activation must be \"sigmoid\", \"tanh\" or \"softplus\" (smooth), got \"" + name + "\"");
+}
+
+std::vector<int> widths(const OJson& value, const char* key) {
+  if (!value.is_array() || value.empty())
+    throw InputError(std::string("ae settings: ") + key + " must be a non-empty array of layer widths");
+  std::vector<int> w;
+  for (const OJson& x : value) {
+    if (!x.is_number_integer() || x.get<long long>() < 1 || x.get<long long>() > 4096)
+      throw InputError(std::string("ae settings: ") + key + " widths must be integers in 1..4096");
+    w.push_back(x.get<int>());
+  }
+  return w;
+}
+
+nn::Mlp makeNet(int inputs, const std::vector<int>& hidden, nn::Activation act, int outputs, std::uint64_t seed) {
+  std::vector<nn::LayerSpec> layers;
+  for (int w : hidden) layers.push_back({w, act});
+  layers.push_back({outputs, nn::Activation::Linear});
+  return nn::Mlp(inputs, std::move(layers), seed);
+}
+
+OJson netJson(const nn::Mlp& net) { return OJson::parse(net.toJson().dump()); }
+
+nn::Mlp netFromJson(const OJson& j, const std::string& where) {
+  try {
+    return nn::Mlp::fromJson(nlohmann::json::parse(j.dump()));
+  } catch (const FileError& e) {
+    throw FileError(where + ": " + e.what());
+  }
+}
+
+// Columns `batch` of X.
+void gather(const Eigen::MatrixXd& X, const std::vector<int>& batch, Eigen::MatrixXd& out) {
+  out.resize(X.rows(), static_cast<Eigen::Index>(batch.size()));
+  for (std::size_t k = 0; k < batch.size(); ++k) out.col(static_cast<Eigen::Index>(k)) = X.col(batch[k]);
+}
+
+// Per-row standard deviation, floored to a fraction of the largest one (and to 1 when all vanish).
+Eigen::VectorXd rowStd(const Eigen::MatrixXd& X) {
+  const Eigen::VectorXd mean = X.rowwise().mean();
+  Eigen::VectorXd s = ((X.colwise() - mean).rowwise().squaredNorm() / static_cast<double>(X.cols())).cwiseSqrt();
+  const double top = s.size() ? s.maxCoeff() : 0.0;
+  for (Eigen::Index i = 0; i < s.size(); ++i) s(i) = std::max(s(i), top > 0.0 ? 1e-6 * top : 1.0);
+  return s;
+}
+
+// Runs nn::train under a wall-time budget (0: none), forwarding progress to the
+// caller's monitor. With a budget the epoch count is cut to what fits, estimated
+// from one timed pass, so the cosine schedule still decays. A stop asked through
+// `outer` throws Cancelled.
+nn::TrainingHistory trainBudgeted(nn::TrainingProblem& problem, nn::TrainingSettings s, Monitor& outer,
+                                  double budget) {
+  outer.checkpoint();
+  if (budget > 0.0 && s.epochs > 0) {
+    const auto t0 = Clock::now();
+    Eigen::VectorXd grad = Eigen::VectorXd::Zero(problem.parameters->size());
+    std::vector<int> batch;
+    const int probe = std::min(problem.trainSamples, std::max(s.batchSize, 256));
+    for (int first = 0; first < probe; first += s.batchSize) {
+      batch.clear();
+      for (int i = first; i < std::min(probe, first + s.batchSize); ++i) batch.push_back(i);
+      grad.setZero();
+      problem.lossAndGradient(batch, grad);
+    }
+    const double perEpoch = secondsSince(t0) * static_cast<double>(problem.trainSamples) / probe;
+    if (perEpoch > 0.0) s.epochs = std::clamp(static_cast<int>(0.9 * budget / perEpoch), 1, s.epochs);
+  }
+  s.schedule.type = nn::ScheduleType::Cosine;
+  s.schedule.minFactor = 0.01;
+  const auto start = Clock::now();
+  Monitor inner(
+      [&](const Progress& p) {
+        const bool go = outer.report(p);
+        return go && !(budget > 0.0 && secondsSince(start) > budget);
+      },
+      std::chrono::milliseconds(20));
+  nn::TrainingHistory h = nn::train(problem, s, inner);
+  if (outer.stopRequested()) throw Cancelled("training cancelled in stage \"" + s.stage + "\"");
+  return h;
+}
+
+double characteristicLength(const Dataset& dataset, const Eigen::MatrixXd& X, const Eigen::VectorXd& mean) {
+  const Eigen::Index n = X.rows(), N = X.cols();
+  std::vector<bool> isVector(static_cast<std::size_t>(n), false);
+  for (int i : dataset.vectorCoordinates) isVector[static_cast<std::size_t>(i)] = true;
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  long long count = 0;
+  for (Eigen::Index i = 0; i + 2 < n; i += 3)
+    if (!isVector[static_cast<std::size_t>(i)]) {
+      centre += mean.segment<3>(i);
+      ++count;
+    }
+  if (count == 0) return 1.0;
+  centre /= static_cast<double>(count);
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i + 2 < n; i += 3)
+    if (!isVector[static_cast<std::size_t>(i)]) sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
+  const double L = std::sqrt(sum / static_cast<double>(count * N));
+  return L > 0.0 ? L : 1.0;
+}
+
+OJson historyJson(const nn::TrainingHistory& h, double fitError) {
+  return OJson{{"epochs", static_cast<long long>(h.trainLoss.size())},
+               {"final_loss", h.trainLoss.empty() ? 0.0 : h.trainLoss.back()},
+               {"best_loss", h.bestLoss},
+               {"seconds", h.seconds},
+               {"relative_fit_error", fitError}};
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Settings
+
+AeSettings AeSettings::fromJson(const OJson& j) {
+  if (!j.is_object()) throw InputError("ae settings: expected an object");
+  AeSettings s;
+  auto integer = [](const OJson& v, const std::string& key) {
+    if (!v.is_number_integer()) throw InputError("ae settings: " + key + " must be an integer");
+    return v.get<long long>();
+  };
+  auto number = [](const OJson& v, const std::string& key) {
+    if (!v.is_number() || !std::isfinite(v.get<double>())) throw InputError("ae settings: " + key + " must be a number");
+    return v.get<double>();
+  };
+  auto text = [](const OJson& v, const std::string& key) {
+    if (!v.is_string()) throw InputError("ae settings: " + key + " must be a string");
+    return v.get<std::string>();
+  };
+  for (const auto& [key, value] : j.items()) {
+    if (key == "nr") {
+      const long long nr = integer(value, key);
+      if (nr < 0 || nr > 1000000) throw InputError("ae settings: nr must be >= 1 (0: the degrees of freedom), got " + value.dump());
+      s.nr = static_cast<int>(nr);
+    } else if (key == "hidden") {
+      s.hidden = widths(value, "hidden");
+    } else if (key == "force_hidden") {
+      s.forceHidden = widths(value, "force_hidden");
+    } else if (key == "activation") {
+      s.activation = text(value, key);
+    } else if (key == "optimizer") {
+      s.optimizer = text(value, key);
+    } else if (key == "learning_rate") {
+      s.learningRate = number(value, key);
+    } else if (key == "batch_size") {
+      const long long b = integer(value, key);
+      if (b < 1 || b > 1000000) throw InputError("ae settings: batch_size must be a positive integer");
+      s.batchSize = static_cast<int>(b);
+    } else if (key == "epochs" || key == "force_epochs") {
+      const long long e = integer(value, key);
+      if (e < 0 || e > 100000000) throw InputError("ae settings: " + key + " must be >= 0");
+      (key == "epochs" ? s.epochs : s.forceEpochs) = static_cast<int>(e);
+    } else if (key == "velocity_weight") {
+      s.velocityWeight = number(value, key);
+    } else if (key == "seconds") {
+      s.seconds = number(value, key);
+    } else if (key == "seed") {
+      if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<long long>() >= 0))
+        throw InputError("ae settings: seed must be a non-negative integer");
+      s.seed = value.get<std::uint64_t>();
+    } else if (key == "vector_length") {
+      s.vectorLength = number(value, key);
+    } else if (key == "integrator") {
+      s.integrator = text(value, key);
+    } else if (key == "initial_velocity") {
+      s.initialVelocity = text(value, key);
+    } else {
+      throw InputError("ae settings: unknown setting \"" + key +
+                       "\" (known: nr, hidden, force_hidden, activation, optimizer, learning_rate, batch_size, "
+                       "epochs, force_epochs, velocity_weight, seconds, seed, vector_length, integrator, initial_velocity)");
+    }
+  }
+  smoothActivation(s.activation);
+  if (s.optimizer != "rmsprop" && s.optimizer != "adam")
+    throw InputError("ae settings: optimizer must be \"rmsprop\" or \"adam\", got \"" + s.optimizer + "\"");
+  if (!(s.learningRate > 0.0)) throw InputError("ae settings: learning_rate must be > 0");
+  if (!(s.velocityWeight >= 0.0)) throw InputError("ae settings: velocity_weight must be >= 0");
+  if (!(s.seconds >= 0.0)) throw InputError("ae settings: seconds must be >= 0 (0: no time budget)");
+  if (!(s.vectorLength >= 0.0)) throw InputError("ae settings: vector_length must be >= 0 [m] (0: automatic)");
+  if (s.integrator != "central_difference" && s.integrator != "rk4")
+    throw InputError("ae settings: integrator must be \"central_difference\" or \"rk4\", got \"" + s.integrator + "\"");
+  if (s.initialVelocity != "projected" && s.initialVelocity != "zero")
+    throw InputError("ae settings: initial_velocity must be \"projected\" or \"zero\", got \"" + s.initialVelocity + "\"");
+  if (s.epochs < 1) throw InputError("ae settings: epochs must be >= 1");
+  return s;
+}
+
+OJson AeSettings::toJson() const {
+  return OJson{{"nr", nr},
+               {"hidden", hidden},
+               {"force_hidden", forceHidden},
+               {"activation", activation},
+               {"optimizer", optimizer},
+               {"learning_rate", learningRate},
+               {"batch_size", batchSize},
+               {"epochs", epochs},
+               {"force_epochs", forceEpochs},
+               {"velocity_weight", velocityWeight},
+               {"seconds", seconds},
+               {"seed", seed},
+               {"vector_length", vectorLength},
+               {"integrator", integrator},
+               {"initial_velocity", initialVelocity}};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Training
+
+std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings& settings, Monitor& monitor,
+                                        const Model* model) {
+  AeSettings s = AeSettings::fromJson(settings.toJson());
+  const auto trainStart = Clock::now();
+  const Eigen::Index n = dataset.nq();
+  const long long total = dataset.samples();
+  if (dataset.runs.empty() || total < 2) throw InputError("ae: the dataset needs at least 2 samples");
+  if (dataset.M.rows() != n || dataset.M.cols() != n) throw InputError("ae: the dataset's mass matrix is not nq x nq");
+  if (model) {
+    if (model->nq() != n)
+      throw InputError("ae: the data has " + std::to_string(n) + " coordinates, mechanism \"" + model->spec().name +
+                       "\" " + std::to_string(model->nq()));
+    for (int i = 0; i < n; ++i)
+      if (dataset.coordinateNames[static_cast<std::size_t>(i)] != model->coordinateName(i))
+        throw InputError("ae: the data's coordinate " + std::to_string(i + 1) + " is \"" +
+                         dataset.coordinateNames[static_cast<std::size_t>(i)] + "\", mechanism \"" +
+                         model->spec().name + "\" has \"" + model->coordinateName(i) +
+                         "\": the data is not of this mechanism");
+    if (dataset.mechanismHash != model->mechanismHash())
+      throw InputError("ae: the data is of mechanism \"" + dataset.mechanismName + "\" (hash " +
+                       hashToString(dataset.mechanismHash) + "), not of \"" + model->spec().name + "\" (hash " +
+                       hashToString(model->mechanismHash()) + ")");
+  }
+  int dof = -1;
+  if (model) dof = analyzeMobility(*model, dataset.runs.front().q.col(0), dataset.runs.front().t(0)).dof;
+  if (s.nr == 0) {
+    if (!model) throw InputError("ae: nr = 0 (automatic: the degrees of freedom) needs the mechanism; give nr");
+    if (dof < 1) throw InputError("ae: the mechanism has no degree of freedom to reduce to");
+    s.nr = dof;
+  }
+  const int nr = s.nr;
+  if (nr >= n)
+    throw InputError("ae: nr = " + std::to_string(nr) + " must be below the number of coordinates (" +
+                     std::to_string(n) + "): an auto-encoder has to reduce");
+  const nn::Activation act = smoothActivation(s.activation);
+
+  // Snapshots, all runs side by side.
+  const auto N = static_cast<Eigen::Index>(total);
+  Eigen::MatrixXd X(n, N), Xd(n, N), Fs(n, N), Fd(n, N);
+  Eigen::VectorXd T(N);
+  Eigen::Index col = 0;
+  for (const DatasetRun& r : dataset.runs) {
+    const Eigen::Index k = r.samples();
+    X.middleCols(col, k) = r.q;
+    Xd.middleCols(col, k) = r.qd;
+    Fs.middleCols(col, k) = r.f_spring;
+    Fd.middleCols(col, k) = r.f_damper;
+    T.segment(col, k) = r.t;
+    col += k;
+  }
+
+  auto rom = std::make_unique<AeModel>();
+  rom->mu_ = X.rowwise().mean();
+  rom->vectorLength_ = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, rom->mu_);
+  Eigen::VectorXd S = Eigen::VectorXd::Ones(n);
+  for (int i : dataset.vectorCoordinates) S(i) = rom->vectorLength_;
+  const Eigen::MatrixXd centred = S.asDiagonal() * (X.colwise() - rom->mu_);
+  double sigma = std::sqrt(centred.squaredNorm() / static_cast<double>(n * N));
+  if (!(sigma > 0.0)) throw InputError("ae: the data does not move (every sample has the same positions)");
+  rom->scale_ = sigma * S.cwiseInverse();
+
+  // Auto-encoder (eq. 10).
+  std::vector<int> decHidden(s.hidden.rbegin(), s.hidden.rend());
+  nn::Mlp& enc = rom->encoder_;
+  nn::Mlp& dec = rom->decoder_;
+  enc = makeNet(static_cast<int>(n), s.hidden, act, nr, s.seed);
+  dec = makeNet(nr, decHidden, act, static_cast<int>(n), s.seed + 1);
+  enc.setInputNormalization(rom->mu_, rom->scale_);
+  dec.setOutputNormalization(rom->mu_, rom->scale_);
+
+  nn::TrainingSettings ts;
+  ts.batchSize = s.batchSize;
+  ts.seed = s.seed;
+  ts.optimizer.type = s.optimizer == "adam" ? nn::OptimizerType::Adam : nn::OptimizerType::RmsProp;
+  ts.optimizer.learningRate = s.learningRate;
+  const double budget = s.seconds;
+
+  const Eigen::Index pe = enc.parameterCount(), pd = dec.parameterCount();
+  Eigen::VectorXd aeParams(pe + pd);
+  aeParams << enc.parameters(), dec.parameters();
+  nn::TrainingHistory aeHistory;
+  {
+    // The encoder and decoder as one network: parameters in the same order.
+    std::vector<nn::LayerSpec> layers = enc.layers();
+    layers.insert(layers.end(), dec.layers().begin(), dec.layers().end());
+    nn::Mlp ae(static_cast<int>(n), layers, s.seed);
+    ae.setInputNormalization(rom->mu_, rom->scale_);
+    ae.setOutputNormalization(rom->mu_, rom->scale_);
+    TangentPass pass(ae);
+    // Velocity term scale: mean square of the normalised velocities.
+    const double tau2 = (rom->scale_.cwiseInverse().asDiagonal() * Xd).squaredNorm() / static_cast<double>(n * N);
+    const double wv = tau2 > 0.0 ? s.velocityWeight / tau2 : 0.0;
+    Eigen::MatrixXd Xb, Vb, Y, Yd, R, Rd, dY, dYd;
+    const Eigen::ArrayXd inv2 = rom->scale_.array().inverse().square();
+    nn::TrainingProblem p;
+    p.parameters = &aeParams;
+    p.trainSamples = static_cast<int>(N);
+    p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
+      ae.parameters() = aeParams;
+      gather(X, batch, Xb);
+      gather(Xd, batch, Vb);
+      pass.forward(Xb, Vb, Y, Yd);
+      R = Y - Xb;
+      Rd = Yd - Vb;
+      const double norm = 1.0 / static_cast<double>(n * static_cast<Eigen::Index>(batch.size()));
+      const double loss = ((R.array().square() + wv * Rd.array().square()).colwise() * inv2).sum() * norm;
+      dY = ((R.array().colwise() * inv2) * (2.0 * norm)).matrix();
+      dYd = ((Rd.array().colwise() * inv2) * (2.0 * norm * wv)).matrix();
+      pass.backward(dY, dYd, grad);
+      return loss;
+    };
+    ts.epochs = s.epochs;
+    ts.stage = "train ae: auto-encoder";
+    aeHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.7 * budget : 0.0);
+    enc.parameters() = aeParams.head(pe);
+    dec.parameters() = aeParams.tail(pd);
+  }
+
+  // Latent data, Jacobians, projected forces and latent velocities (eq. 17-19).
+  monitor.checkpoint();
+  const Eigen::MatrixXd Z = enc.predict(X);
+  const Eigen::MatrixXd Xrec = dec.predict(Z);
+  rom->latentMin_ = Z.rowwise().minCoeff();
+  rom->latentMax_ = Z.rowwise().maxCoeff();
+  Eigen::MatrixXd G(nr, N), H(nr, N), Zd(nr, N);
+  {
+    NetEval decEval(dec);
+    Eigen::VectorXd y, d2, v = Eigen::VectorXd::Zero(nr);
+    Eigen::MatrixXd J, MJ;
+    for (Eigen::Index i = 0; i < N; ++i) {
+      decEval.valueJacobianCurvature(Z.col(i), v, y, J, d2);
+      MJ.noalias() = dataset.M * J;
+      const Eigen::MatrixXd Mr = J.transpose() * MJ;
+      const Eigen::LLT<Eigen::MatrixXd> llt(Mr);
+      if (llt.info() != Eigen::Success)
+        throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite at sample " +
+                          std::to_string(i + 1) + " (the decoder moves no mass); train longer or change the network");
+      Zd.col(i) = llt.solve(MJ.transpose() * Xd.col(i));
+      G.col(i) = J.transpose() * Fs.col(i);
+      H.col(i) = J.transpose() * Fd.col(i);
+    }
+  }
+  const Eigen::VectorXd zMean = Z.rowwise().mean(), zStd = rowStd(Z);
+
+  // NN potential (eq. 17): grad f_u,r fitted to J^T f_spring.
+  nn::TrainingHistory potHistory;
+  double potError = 0.0;
+  rom->hasPotential_ = Fs.cwiseAbs().maxCoeff() > 0.0;
+  if (rom->hasPotential_) {
+    nn::Mlp& net = rom->potential_;
+    net = makeNet(nr, s.forceHidden, act, 1, s.seed + 2);
+    const double outScale = std::sqrt((zStd.asDiagonal() * G).squaredNorm() / static_cast<double>(nr * N));
+    net.setInputNormalization(zMean, zStd);
+    net.setOutputNormalization(Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, outScale > 0.0 ? outScale : 1.0));
+    const Eigen::ArrayXd gs2 = (net.outputScale()(0) * zStd.cwiseInverse()).array().inverse().square();
+    Eigen::MatrixXd Zb, Gb, Gp, Rb;
+    nn::TrainingProblem p;
+    p.parameters = &net.parameters();
+    p.trainSamples = static_cast<int>(N);
+    p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
+      gather(Z, batch, Zb);
+      gather(G, batch, Gb);
+      net.inputGradient(Zb, Gp);
+      Rb = Gp - Gb;
+      const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
+      const double loss = (Rb.array().square().colwise() * gs2).sum() * norm;
+      Rb = ((Rb.array().colwise() * gs2) * (2.0 * norm)).matrix();
+      net.inputGradientBackward(Zb, Rb, grad);
+      return loss;
+    };
+    ts.epochs = std::max(1, s.forceEpochs);
+    ts.stage = "train ae: potential";
+    ts.seed = s.seed + 2;
+    potHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.15 * budget : 0.0);
+    Eigen::MatrixXd Gall;
+    net.inputGradient(Z, Gall);
+    potError = G.norm() > 0.0 ? (Gall - G).norm() / G.norm() : 0.0;
+    // Constant: mean over the data equal to the model's mean spring potential (else zero mean).
+    const double meanNet = net.predict(Z).mean();
+    double meanModel = 0.0;
+    if (model) {
+      for (Eigen::Index i = 0; i < N; ++i) meanModel += springPotential(*model, X.col(i));
+      meanModel /= static_cast<double>(N);
+    }
+    rom->potentialOffset_ = meanModel - meanNet;
+  }
+
+  // NN damper (eq. 19): N(x_r, xd_r) - N(x_r, 0) fitted to J^T f_damper.
+  nn::TrainingHistory dampHistory;
+  double dampError = 0.0;
+  rom->hasDamper_ = Fd.cwiseAbs().maxCoeff() > 0.0;
+  if (rom->hasDamper_) {
+    nn::Mlp& net = rom->damper_;
+    net = makeNet(2 * nr, s.forceHidden, act, nr, s.seed + 3);
+    Eigen::MatrixXd U(2 * nr, N), U0(2 * nr, N);
+    U << Z, Zd;
+    U0 << Z, Eigen::MatrixXd::Zero(nr, N);
+    Eigen::VectorXd inMean(2 * nr);
+    inMean << zMean, Eigen::VectorXd::Zero(nr);
+    const Eigen::VectorXd hRms = (H.rowwise().squaredNorm() / static_cast<double>(N)).cwiseSqrt();
+    Eigen::VectorXd outScale = hRms;
+    for (Eigen::Index i = 0; i < nr; ++i)
+      if (!(outScale(i) > 1e-9 * hRms.maxCoeff())) outScale(i) = hRms.maxCoeff();
+    net.setInputNormalization(inMean, rowStd(U));
+    net.setOutputNormalization(Eigen::VectorXd::Zero(nr), outScale);
+    const Eigen::ArrayXd os2 = outScale.array().inverse().square();
+    nn::Workspace ws1, ws0;
+    Eigen::MatrixXd Ub, U0b, Hb, Y1, Y0, Rb, dY;
+    nn::TrainingProblem p;
+    p.parameters = &net.parameters();
+    p.trainSamples = static_cast<int>(N);
+    p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
+      gather(U, batch, Ub);
+      gather(U0, batch, U0b);
+      gather(H, batch, Hb);
+      net.forward(Ub, Y1, ws1);
+      net.forward(U0b, Y0, ws0);
+      Rb = Y1 - Y0 - Hb;
+      const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
+      const double loss = (Rb.array().square().colwise() * os2).sum() * norm;
+      dY = ((Rb.array().colwise() * os2) * (2.0 * norm)).matrix();
+      net.backward(ws1, dY, grad);
+      dY = -dY;
+      net.backward(ws0, dY, grad);
+      return loss;
+    };
+    ts.epochs = std::max(1, s.forceEpochs);
+    ts.stage = "train ae: damper";
+    ts.seed = s.seed + 3;
+    dampHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.15 * budget : 0.0);
+    const Eigen::MatrixXd fit = net.predict(U) - net.predict(U0);
+    dampError = H.norm() > 0.0 ? (fit - H).norm() / H.norm() : 0.0;
+  }
+
+  // Initial state: first sample of the first run.
+  rom->xr0_ = Z.col(0);
+  rom->xdr0_ = s.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr) : Eigen::VectorXd(Zd.col(0));
+
+  // Metrics.
+  rom->aeSettings_ = s;
+  rom->mechanismName_ = dataset.mechanismName;
+  rom->mechanismHash_ = dataset.mechanismHash;
+  rom->created_ = utcTimestamp();
+  rom->settings_ = s.toJson();
+  OJson runs = OJson::array();
+  for (const DatasetRun& r : dataset.runs)
+    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  OJson& m = rom->metrics_;
+  m["training_runs"] = runs;
+  m["samples"] = total;
+  m["nr"] = nr;
+  if (dof >= 0) m["dof"] = dof;
+  m["vector_length"] = rom->vectorLength_;
+  m["normalisation_sigma"] = sigma;
+  const Eigen::MatrixXd err = Xrec - X;
+  const Eigen::MatrixXd errScaled = S.asDiagonal() * err;
+  m["relative_reconstruction_error"] = errScaled.norm() / centred.norm();
+  m["max_reconstruction_error"] = errScaled.cwiseAbs().maxCoeff();
+  OJson perCoordinate = OJson::object();
+  for (Eigen::Index i = 0; i < n; ++i)
+    perCoordinate[dataset.coordinateNames[static_cast<std::size_t>(i)]] =
+        std::sqrt(err.row(i).squaredNorm() / static_cast<double>(N));
+  m["reconstruction_rmse"] = perCoordinate;
+  if (model) {
+    double maxPhi = 0.0, sumPhi = 0.0;
+    long long rows = 0;
+    Eigen::VectorXd Phi;
+    for (Eigen::Index i = 0; i < N; ++i) {
+      evalPhi(*model, Xrec.col(i), T(i), Phi);
+      if (Phi.size()) maxPhi = std::max(maxPhi, Phi.cwiseAbs().maxCoeff());
+      sumPhi += Phi.squaredNorm();
+      rows += Phi.size();
+    }
+    m["constraint_residual_max"] = maxPhi;
+    m["constraint_residual_rms"] = rows > 0 ? std::sqrt(sumPhi / static_cast<double>(rows)) : 0.0;
+  }
+  m["latent_min"] = vectorJson(rom->latentMin_);
+  m["latent_max"] = vectorJson(rom->latentMax_);
+  m["autoencoder"] = historyJson(aeHistory, errScaled.norm() / centred.norm());
+  if (rom->hasPotential_) m["potential"] = historyJson(potHistory, potError);
+  if (rom->hasDamper_) m["damper"] = historyJson(dampHistory, dampError);
+  m["training_seconds"] = secondsSince(trainStart);
+  monitor.reportNow({"train ae", 1, 1, {{"relative_reconstruction_error", m["relative_reconstruction_error"].get<double>()}}});
+  return rom;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+
+Eigen::VectorXd AeModel::encode(const Eigen::VectorXd& q) const {
+  if (q.size() != encoder_.inputs())
+    throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " + std::to_string(q.size()));
+  NetEval e(encoder_);
+  Eigen::VectorXd y;
+  e.value(q, y);
+  return y;
+}
+
+Eigen::VectorXd AeModel::decode(const Eigen::VectorXd& xr) const {
+  if (xr.size() != decoder_.inputs())
+    throw InputError("ae: expected " + std::to_string(decoder_.inputs()) + " minimal coordinates, got " +
+                     std::to_string(xr.size()));
+  NetEval e(decoder_);
+  Eigen::VectorXd y;
+  e.value(xr, y);
+  return y;
+}
+
+void AeModel::decoderDerivatives(const Eigen::VectorXd& xr, const Eigen::VectorXd& v, Eigen::VectorXd& q,
+                                 Eigen::MatrixXd& J, Eigen::VectorXd& d2) const {
+  if (xr.size() != decoder_.inputs() || v.size() != decoder_.inputs())
+    throw InputError("ae: expected " + std::to_string(decoder_.inputs()) + " minimal coordinates and velocities");
+  NetEval e(decoder_);
+  e.valueJacobianCurvature(xr, v, q, J, d2);
+}
+
+double AeModel::potential(const Eigen::VectorXd& xr) const {
+  if (!hasPotential_) return 0.0;
+  NetEval e(potential_);
+  Eigen::VectorXd g;
+  return e.valueGradient(xr, g) + potentialOffset_;
+}
+
+Eigen::VectorXd AeModel::potentialGradient(const Eigen::VectorXd& xr) const {
+  Eigen::VectorXd g = Eigen::VectorXd::Zero(xr.size());
+  if (!hasPotential_) return g;
+  NetEval e(potential_);
+  e.valueGradient(xr, g);
+  return g;
+}
+
+Eigen::VectorXd AeModel::damperForce(const Eigen::VectorXd& xr, const Eigen::VectorXd& xdr) const {
+  if (!hasDamper_) return Eigen::VectorXd::Zero(xr.size());
+  NetEval e(damper_);
+  Eigen::VectorXd u(2 * xr.size()), y1, y0;
+  u << xr, xdr;
+  e.value(u, y1);
+  u.tail(xr.size()).setZero();
+  e.value(u, y0);
+  return y1 - y0;
+}
+
+Eigen::VectorXd AeModel::projectVelocity(const Eigen::MatrixXd& M, const Eigen::VectorXd& xr,
+                                         const Eigen::VectorXd& qd) const {
+  Eigen::VectorXd q, d2;
+  Eigen::MatrixXd J;
+  decoderDerivatives(xr, Eigen::VectorXd::Zero(xr.size()), q, J, d2);
+  if (qd.size() != J.rows() || M.rows() != J.rows() || M.cols() != J.rows())
+    throw InputError("ae: velocity projection: expected " + std::to_string(J.rows()) + " coordinates");
+  const Eigen::MatrixXd MJ = M * J;
+  const Eigen::LLT<Eigen::MatrixXd> llt(J.transpose() * MJ);
+  if (llt.info() != Eigen::Success) throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite");
+  return llt.solve(MJ.transpose() * qd);
+}
+
+// ---------------------------------------------------------------------------------------------
+// File
+
+void AeModel::writeMethodJson(OJson& j) const {
+  j["normalisation"] = {{"mean", vectorJson(mu_)}, {"scale", vectorJson(scale_)}, {"vector_length", vectorLength_}};
+  OJson nets;
+  nets["encoder"] = netJson(encoder_);
+  nets["decoder"] = netJson(decoder_);
+  nets["potential"] = hasPotential_ ? netJson(potential_) : OJson(nullptr);
+  nets["damper"] = hasDamper_ ? netJson(damper_) : OJson(nullptr);
+  j["networks"] = nets;
+  OJson m;
+  m["initial_xr"] = vectorJson(xr0_);
+  m["initial_xdr"] = vectorJson(xdr0_);
+  m["latent_min"] = vectorJson(latentMin_);
+  m["latent_max"] = vectorJson(latentMax_);
+  m["potential_offset"] = potentialOffset_;
+  j["matrices"] = m;
+}
+
+std::unique_ptr<AeModel> AeModel::fromJson(const OJson& j, const std::string& source) {
+  auto rom = std::make_unique<AeModel>();
+  try {
+    rom->aeSettings_ = AeSettings::fromJson(j.at("settings"));
+  } catch (const InputError& e) {
+    throw FileError(source + ": " + e.what());
+  }
+  const OJson& norm = j.at("normalisation");
+  rom->mu_ = vectorFromJson(norm.at("mean"), -1, source + ": normalisation.mean");
+  const Eigen::Index n = rom->mu_.size();
+  rom->scale_ = vectorFromJson(norm.at("scale"), n, source + ": normalisation.scale");
+  rom->vectorLength_ = norm.at("vector_length").get<double>();
+  if ((rom->scale_.array() <= 0.0).any()) throw FileError(source + ": normalisation.scale must be > 0");
+  const OJson& nets = j.at("networks");
+  rom->encoder_ = netFromJson(nets.at("encoder"), source + ": networks.encoder");
+  rom->decoder_ = netFromJson(nets.at("decoder"), source + ": networks.decoder");
+  const int nr = rom->encoder_.outputs();
+  if (rom->encoder_.inputs() != n || rom->decoder_.outputs() != n || rom->decoder_.inputs() != nr || nr >= n)
+    throw FileError(source + ": networks: the encoder (" + std::to_string(rom->encoder_.inputs()) + " -> " +
+                    std::to_string(nr) + ") and decoder (" + std::to_string(rom->decoder_.inputs()) + " -> " +
+                    std::to_string(rom->decoder_.outputs()) + ") do not fit " + std::to_string(n) + " coordinates");
+  rom->hasPotential_ = !nets.at("potential").is_null();
+  if (rom->hasPotential_) {
+    rom->potential_ = netFromJson(nets.at("potential"), source + ": networks.potential");
+    if (rom->potential_.inputs() != nr || rom->potential_.outputs() != 1)
+      throw FileError(source + ": networks.potential must map " + std::to_string(nr) + " inputs to 1 output");
+  }
+  rom->hasDamper_ = !nets.at("damper").is_null();
+  if (rom->hasDamper_) {
+    rom->damper_ = netFromJson(nets.at("damper"), source + ": networks.damper");
+    if (rom->damper_.inputs() != 2 * nr || rom->damper_.outputs() != nr)
+      throw FileError(source + ": networks.damper must map " + std::to_string(2 * nr) + " inputs to " +
+                      std::to_string(nr) + " outputs");
+  }
+  const OJson& m = j.at("matrices");
+  rom->xr0_ = vectorFromJson(m.at("initial_xr"), nr, source + ": matrices.initial_xr");
+  rom->xdr0_ = vectorFromJson(m.at("initial_xdr"), nr, source + ": matrices.initial_xdr");
+  rom->latentMin_ = vectorFromJson(m.at("latent_min"), nr, source + ": matrices.latent_min");
+  rom->latentMax_ = vectorFromJson(m.at("latent_max"), nr, source + ": matrices.latent_max");
+  rom->potentialOffset_ = m.at("potential_offset").get<double>();
+  return rom;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Simulation
+
+namespace {
+
+// Reduced dynamics of one run (eq. 20): owns its workspaces.
+class AeDynamics {
+public:
+  AeDynamics(const AeModel& rom, const Model& model, int loadCase)
+      : model_(model), loadCase_(loadCase), M_(model.massMatrix()), dec_(rom.decoder()) {
+    const int nr = rom.reducedDimension();
+    const Eigen::Index n = model.nq();
+    if (rom.hasPotential()) pot_.emplace(rom.potentialNetwork());
+    if (rom.hasDamper()) damp_.emplace(rom.damperNetwork());
+    q.setZero(n);
+    d2.setZero(n);
+    f_ext.setZero(n);
+    J.setZero(n, nr);
+    MJ.setZero(n, nr);
+    Mr.setZero(nr, nr);
+    rhs.setZero(nr);
+    gradU.setZero(nr);
+    fd.setZero(nr);
+    u.setZero(2 * nr);
+    y0.setZero(nr);
+    y1.setZero(nr);
+    fApplied.setZero(nr);
+    llt_ = Eigen::LLT<Eigen::MatrixXd>(nr);
+  }
+
+  // xdd at (t, x, v); false when J^T M J is not positive definite.
+  bool accelerations(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& xdd) {
+    dec_.valueJacobianCurvature(x, v, q, J, d2);
+    evalExternalForces(model_, loadCase_, q, t, f_ext);
+    MJ.noalias() = M_ * J;
+    Mr.noalias() = J.transpose() * MJ;
+    rhs.noalias() = J.transpose() * f_ext;
+    rhs.noalias() -= MJ.transpose() * d2;  // J^T M (d2 f_dec : xd xd), M symmetric
+    if (pot_) {
+      pot_->valueGradient(x, gradU);
+      rhs -= gradU;
+    }
+    if (damp_) {
+      const Eigen::Index nr = x.size();
+      u.head(nr) = x;
+      u.tail(nr) = v;
+      damp_->value(u, y1);
+      u.tail(nr).setZero();
+      damp_->value(u, y0);
+      fd = y1 - y0;
+      rhs -= fd;
+    }
+    llt_.compute(Mr);
+    if (llt_.info() != Eigen::Success) return false;
+    xdd = llt_.solve(rhs);
+    return true;
+  }
+
+  // Power of the applied loads (f_ext without gravity) and the NN damper at the last
+  // evaluation's state, with velocity v [W].
+  double power(const Eigen::VectorXd& v) {
+    fApplied.noalias() = J.transpose() * (f_ext - model_.gravityForce());
+    return fApplied.dot(v) - (damp_ ? fd.dot(v) : 0.0);
+  }
+
+  Eigen::VectorXd q, d2, f_ext, rhs, gradU, fd, u, y0, y1, fApplied;
+  Eigen::MatrixXd J, MJ, Mr;
+
+private:
+  const Model& model_;
+  int loadCase_;
+  const Eigen::MatrixXd& M_;
+  NetEval dec_;
+  std::optional<NetEval> pot_, damp_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;
+};
+
+}  // namespace
+
+RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+                                       Monitor* monitor) const {
+  checkMechanism(model);
+  const Eigen::Index n = model.nq();
+  const int nr = reducedDimension();
+  if (mu_.size() != n)
+    throw InputError("ae: the reduced model has " + std::to_string(mu_.size()) + " coordinates, the model " +
+                     std::to_string(n));
+  if (!(o.dt > 0.0) || !std::isfinite(o.dt)) throw InputError("dt must be > 0 (got " + num(o.dt) + ")");
+  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("t_end must be >= 0 (got " + num(o.tEnd) + ")");
+  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
+  const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
+  if (o.loadCase < -1 || o.loadCase >= nLoadCases)
+    throw InputError("load case index " + std::to_string(o.loadCase) + " does not exist in model \"" +
+                     model.spec().name + "\"");
+  if ((o.q0.size() && o.q0.size() != n) || (o.qd0.size() && o.qd0.size() != n))
+    throw InputError("initial conditions: expected " + std::to_string(n) + " coordinates");
+
+  const auto steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
+  const long long stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
+  RunInfo info;
+  info.modelName = model.spec().name;
+  info.loadCase = o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
+  info.dt = o.dt;
+  info.outputDt = static_cast<double>(stride) * o.dt;
+  info.tEnd = o.tEnd;
+  info.totalSteps = steps;
+
+  // Initial state: x_r = f_enc(q0), velocity by the mass-weighted pseudo-inverse (or zero).
+  Eigen::VectorXd x = o.q0.size() ? encode(o.q0) : xr0_;
+  Eigen::VectorXd v = xdr0_;
+  if (o.qd0.size())
+    v = aeSettings_.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr) : projectVelocity(model.massMatrix(), x, o.qd0);
+  if (!x.allFinite() || !v.allFinite()) throw InputError("ae: the initial state is not finite");
+  const Eigen::VectorXd width = (latentMax_ - latentMin_).cwiseMax(1e-12);
+  const Eigen::VectorXd lower = latentMin_ - width, upper = latentMax_ + width;
+
+  sink.begin(model, info);
+  AeDynamics dyn(*this, model, o.loadCase);
+  Eigen::VectorXd a(nr), aOld(nr), vp(nr), x2(nr), v2(nr), x3(nr), v3(nr), x4(nr), v4(nr), a2(nr), a3(nr), a4(nr);
+  const bool rk4 = aeSettings_.integrator == "rk4";
+
+  Sample s;
+  const int nMarkers = static_cast<int>(model.markers().size());
+  const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
+  s.lambda = Eigen::VectorXd::Zero(model.nc());
+  s.f_friction = Eigen::VectorXd::Zero(n);
+  s.frictionVelocity = Eigen::VectorXd::Zero(nFrictions);
+  s.frictionState = Eigen::VectorXd::Zero(nFrictions);
+  s.markers.resize(3, nMarkers);
+  Eigen::VectorXd Phi, qo, d2o;
+  Eigen::MatrixXd Jo;
+  NetEval decOut(decoder_);
+  std::optional<NetEval> potOut;
+  if (hasPotential_) potOut.emplace(potential_);
+  Eigen::VectorXd gradOut;
+  const Eigen::MatrixXd& M = model.massMatrix();
+  double outputSeconds = 0.0, work = 0.0, energy0 = 0.0;
+  RomSimulationSummary summary;
+  auto emit = [&](long long step, double t) {
+    const auto w0 = Clock::now();
+    decOut.valueJacobianCurvature(x, v, qo, Jo, d2o);
+    s.step = step;
+    s.t = t;
+    s.q = qo;
+    s.qd = Jo * v;
+    s.qdd = Jo * a + d2o;
+    evalExternalForces(model, o.loadCase, s.q, t, s.f_ext);
+    evalSpringForces(model, s.q, s.f_spring);
+    evalDamperForces(model, s.q, s.qd, s.f_damper);
+    for (int i = 0; i < nMarkers; ++i) s.markers.col(i) = markerPosition(model, s.q, i);
+    s.kineticEnergy = 0.5 * s.qd.dot(M * s.qd);
+    s.potentialEnergy = gravityPotential(model, s.q) + (potOut ? potOut->valueGradient(x, gradOut) + potentialOffset_ : 0.0);
+    if (step == 0) energy0 = s.kineticEnergy + s.potentialEnergy;
+    s.workNonConservative = work;
+    s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
+    evalPhi(model, s.q, t, Phi);
+    s.residualPosition = Phi.size() ? Phi.cwiseAbs().maxCoeff() : 0.0;
+    s.measures = evalMeasures(model, s.q);
+    sink.write(s);
+    ++summary.samples;
+    outputSeconds += secondsSince(w0);
+  };
+
+  auto fail = [&](long long step, double t, const std::string& why) {
+    throw SolverError("reduced model (ae) diverged at t = " + num(t) + " s (step " + std::to_string(step) + "): " + why +
+                      "; the samples up to then are kept");
+  };
+  auto evaluate = [&](long long step, double t, const Eigen::VectorXd& xs, const Eigen::VectorXd& vs,
+                      Eigen::VectorXd& as) {
+    if (!dyn.accelerations(t, xs, vs, as))
+      fail(step, t, "the reduced mass matrix J^T M J is not positive definite");
+  };
+
+  const auto wall0 = Clock::now();
+  double t = 0.0;
+  try {
+    evaluate(0, 0.0, x, v, a);
+    double powerOld = dyn.power(v);
+    emit(0, 0.0);
+    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
+    const double dt = o.dt;
+    for (long long step = 1; step <= steps; ++step) {
+      t = static_cast<double>(step) * dt;
+      const double tPrev = t - dt;
+      if (rk4) {
+        // Classical Runge-Kutta on (x, v); a = f(t_n, x_n, v_n) from the end of the previous step.
+        x2 = x + 0.5 * dt * v;
+        v2 = v + 0.5 * dt * a;
+        evaluate(step, tPrev + 0.5 * dt, x2, v2, a2);
+        x3 = x + 0.5 * dt * v2;
+        v3 = v + 0.5 * dt * a2;
+        evaluate(step, tPrev + 0.5 * dt, x3, v3, a3);
+        x4 = x + dt * v3;
+        v4 = v + dt * a3;
+        evaluate(step, t, x4, v4, a4);
+        x += (dt / 6.0) * (v + 2.0 * v2 + 2.0 * v3 + v4);
+        v += (dt / 6.0) * (a + 2.0 * a2 + 2.0 * a3 + a4);
+        if (!x.allFinite() || !v.allFinite()) fail(step, t, "non-finite minimal coordinates");
+        evaluate(step, t, x, v, a);
+      } else {
+        // Central difference (velocity-Verlet form): x_{n+1} - 2 x_n + x_{n-1} = dt^2 xdd_n.
+        x += dt * v + (0.5 * dt * dt) * a;
+        vp = v + dt * a;
+        aOld = a;
+        if (!x.allFinite() || !vp.allFinite()) fail(step, t, "non-finite minimal coordinates");
+        evaluate(step, t, x, vp, a);
+        v += (0.5 * dt) * (aOld + a);
+      }
+      if (!x.allFinite() || !v.allFinite() || !a.allFinite()) fail(step, t, "non-finite minimal coordinates");
+      for (int k = 0; k < nr; ++k)
+        if (x(k) < lower(k) || x(k) > upper(k))
+          fail(step, t, "x_r[" + std::to_string(k) + "] = " + num(x(k)) + " left the range of the training data [" +
+                            num(latentMin_(k)) + ", " + num(latentMax_(k)) + "] widened by its width on each side");
+      const double powerNew = dyn.power(v);
+      work += 0.5 * dt * (powerOld + powerNew);
+      powerOld = powerNew;
+      summary.steps = step;
+      summary.tEnd = t;
+      if (step % stride == 0 || step == steps) emit(step, t);
+      if (monitor) {
+        progress.step = step;
+        progress.metrics[0].second = t;
+        if (!monitor->report(progress)) monitor->checkpoint();
+      }
+    }
+  } catch (const Cancelled& e) {
+    sink.end(RunStatus::Cancelled, e.what());
+    throw;
+  } catch (const Error& e) {
+    sink.end(RunStatus::Failed, e.what());
+    throw;
+  }
+  const double wall = secondsSince(wall0) - outputSeconds;
+  summary.wallSeconds = std::max(wall, 0.0);
+  summary.secondsPerStep = summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
+  summary.realTimeFactor = summary.wallSeconds > 0.0 ? summary.tEnd / summary.wallSeconds : 0.0;
+  sink.end(RunStatus::Completed, "");
+  return summary;
+}
+
+}  // namespace mbdrom

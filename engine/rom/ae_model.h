@@ -1,0 +1,165 @@
+#pragma once
+/// @file
+/// Auto-encoder minimal-coordinate reduced model (seed 000, Angeli, Naets, Desmet),
+/// for any number n_r of minimal coordinates.
+///
+/// Offline (train):
+/// - positions normalised as in eq. 10: `q_hat = (q - mu) ./ s` with the data mean mu
+///   and per-coordinate scale `s_i = sigma / S_i`, S = diag(1 on point coordinates
+///   [m], L on unit-vector components [-]) with the characteristic length L [m]
+///   (setting `vector_length`; 0: automatic, the RMS distance of the free points
+///   from their common mean, as the POD baseline) and sigma [m] the RMS of the
+///   scaled, centred data. One common sigma keeps metres and unit vectors weighing
+///   alike in the loss;
+/// - deep undercomplete auto-encoder: encoder `x_r = f_enc(q)` nq -> hidden... -> n_r
+///   (linear bottleneck), decoder `q~ = f_dec(x_r)` n_r -> ...hidden -> nq (linear
+///   output), hidden layers smooth (`activation`: sigmoid as in the paper, tanh or
+///   softplus) so that f_dec has the first and second derivatives the dynamics
+///   need; trained jointly on the mean squared reconstruction error of q_hat
+///   (eq. 10) with RMSprop (or Adam), mini-batches, cosine learning-rate decay. Added to
+///   eq. 10 (setting `velocity_weight`, 0 turns it off): the same error for the
+///   velocities, `|| (dAE/dq qd - qd) ./ s ||^2 / tau^2` with tau^2 the mean square of
+///   `qd ./ s`, i.e. the auto-encoder must also be the identity along the motion. It
+///   trains the decoder Jacobian J that the reduced mass and forces are made of;
+///   without it the pendulum-on-carriage error is several times larger;
+/// - n_r defaults to the degrees of freedom of the mechanism (mobility analysis at
+///   the first sample); n_r >= nq is refused;
+/// - at every sample i: `x_r^i = f_enc(q^i)` (eq. 18), `J^i = d f_dec / d x_r`,
+///   latent velocity by the mass-weighted pseudo-inverse
+///   `xd_r^i = (J^T M J)^-1 J^T M qd^i`;
+/// - NN potential `f_u,r(x_r)` (scalar network): its input gradient is fitted to
+///   `J^T f_spring` (eq. 17) by double back-propagation; its additive constant is
+///   set so that its mean over the data equals the mean spring potential of the
+///   model (when the model is given to train(); else zero mean);
+/// - NN damper `f_d,r(x_r, xd_r) = N(x_r, xd_r) - N(x_r, 0)` fitted to `J^T f_damper`
+///   (eq. 19); the subtraction makes it vanish at rest;
+/// - without spring (damper) forces in the data the potential (damper) is absent (zero).
+///
+/// Online (simulate), eq. 20 for any n_r, with q = f_dec(x_r), J = d f_dec / d x_r:
+///   J^T M J xdd_r + J^T M (d2 f_dec/dx_r2 : xd_r xd_r) + grad f_u,r + f_d,r = J^T f_ext(q, t),
+/// f_ext = gravity + the loads of any load case (evaluated at the decoded q), so the
+/// model runs under loads it was not trained on. Initial x_r = f_enc(q0); initial
+/// velocity `(J^T M J)^-1 J^T M qd0` (setting `initial_velocity`: "projected") or zero
+/// ("zero", the paper). Integrators (setting `integrator`):
+/// - "central_difference" (the paper): explicit, x_{n+1} - 2 x_n + x_{n-1} = dt^2 xdd_n,
+///   written in velocity-Verlet form; velocity-dependent terms use the predicted
+///   velocity xd_n + dt xdd_n;
+/// - "rk4": classical fourth-order Runge-Kutta on (x_r, xd_r).
+/// The run stops with SolverError (samples kept) when x_r or xd_r is not finite, the
+/// reduced mass matrix J^T M J is not positive definite, or x_r leaves the range of
+/// the training data widened by the range itself on each side (the decoder is
+/// meaningless there).
+///
+/// Output samples: q, qd = J xd_r, qdd = J xdd_r + d2 f_dec : xd_r xd_r back-projected;
+/// f_ext, f_spring, f_damper of the full model at the back-projected state; markers;
+/// measures; kinetic energy 1/2 qd^T M qd (= 1/2 xd_r^T J^T M J xd_r); potential energy
+/// of the reduced model: f_u,r(x_r) + gravity potential of q; work of the applied
+/// loads (f_ext without gravity) and the NN damper, and the energy balance error,
+/// both of the reduced model; residual_position = max |Phi(q)| of the decoded q.
+/// lambda, f_friction, friction channels and the velocity/acceleration residuals
+/// are written as zero.
+///
+/// File (method "ae"): "settings" (AeSettings::toJson), "normalisation" {"mean", "scale",
+/// "vector_length"}, "networks" {"encoder", "decoder", "potential" (or null), "damper"
+/// (or null)} as nn::Mlp JSON (bit-exact round trip, checksummed), "matrices"
+/// {"initial_xr", "initial_xdr", "latent_min", "latent_max", "potential_offset"}, and the
+/// training metrics: per-coordinate reconstruction RMSE, constraint residual of
+/// Phi(f_dec(f_enc(q))) over the data (when trained with the model), force-fit errors,
+/// losses, epochs and seconds per network.
+
+#include "engine/nn/mlp.h"
+#include "engine/rom/reduced_model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+struct AeSettings {
+  int nr = 0;                            ///< minimal coordinates; 0: the DOF of the model (needs the model)
+  std::vector<int> hidden = {32, 16};    ///< encoder hidden widths (decoder: mirrored)
+  std::vector<int> forceHidden = {16, 16};  ///< hidden widths of the potential and damper networks
+  std::string activation = "sigmoid";    ///< "sigmoid", "tanh" or "softplus"
+  std::string optimizer = "rmsprop";     ///< "rmsprop" or "adam"
+  double learningRate = 3e-3;            ///< initial learning rate (cosine decay to 1 % of it)
+  int batchSize = 32;                    ///< samples per mini-batch
+  int epochs = 2000;                     ///< auto-encoder epochs
+  int forceEpochs = 2000;                ///< epochs of the potential and of the damper network
+  /// Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only.
+  double velocityWeight = 1.0;
+  double seconds = 0.0;                  ///< wall-time budget of the whole training [s]; 0: none
+  std::uint64_t seed = 1;                ///< weights and shuffling
+  double vectorLength = 0.0;             ///< characteristic length L [m]; 0: automatic
+  std::string integrator = "central_difference";  ///< "central_difference" or "rk4"
+  std::string initialVelocity = "projected";       ///< "projected" or "zero"
+
+  /// From JSON {"nr", "hidden", "force_hidden", "activation", "optimizer", "learning_rate",
+  /// "batch_size", "epochs", "force_epochs", "velocity_weight", "seconds", "seed", "vector_length",
+  /// "integrator", "initial_velocity"}; unknown keys or bad values throw InputError.
+  static AeSettings fromJson(const nlohmann::ordered_json& j);
+  nlohmann::ordered_json toJson() const;
+};
+
+class AeModel : public ReducedModel {
+public:
+  /// Trains on every run of `dataset`. With `model` (the mechanism of the data): the
+  /// dataset must be of it (hash and coordinate names, else InputError naming the
+  /// first mismatch), nr = 0 takes its DOF, and the metrics get the constraint
+  /// residual. Throws InputError for nr < 1 (or nr = 0 without model), nr >= nq,
+  /// fewer samples than 2, bad settings; Cancelled when the monitor asks to stop
+  /// (nothing is returned); SolverError when a loss becomes non-finite.
+  static std::unique_ptr<AeModel> train(const Dataset& dataset, const AeSettings& settings, Monitor& monitor,
+                                        const Model* model = nullptr);
+  /// From the method part of a trained-model file. Throws FileError naming `source`.
+  static std::unique_ptr<AeModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+  std::string method() const override { return "ae"; }
+  int reducedDimension() const override { return encoder_.outputs(); }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+                                Monitor* monitor = nullptr) const override;
+
+  /// Minimal coordinates of q: f_enc(q). q [m, -], size nq; result size nr [-].
+  Eigen::VectorXd encode(const Eigen::VectorXd& q) const;
+  /// Natural coordinates of x_r: f_dec(x_r). x_r size nr; result [m, -], size nq.
+  Eigen::VectorXd decode(const Eigen::VectorXd& xr) const;
+  /// q = f_dec(x_r) [m, -] (nq), J = d f_dec / d x_r (nq x nr) and
+  /// d2 = sum_jk d2 f_dec / dx_j dx_k v_j v_k (nq) along v (nr), as used every step.
+  void decoderDerivatives(const Eigen::VectorXd& xr, const Eigen::VectorXd& v, Eigen::VectorXd& q,
+                          Eigen::MatrixXd& J, Eigen::VectorXd& d2) const;
+  /// Reduced spring potential f_u,r(x_r) [J] including its constant (0 without springs).
+  double potential(const Eigen::VectorXd& xr) const;
+  /// grad f_u,r(x_r) [N per unit x_r], size nr.
+  Eigen::VectorXd potentialGradient(const Eigen::VectorXd& xr) const;
+  /// f_d,r(x_r, xd_r) [N per unit x_r], size nr.
+  Eigen::VectorXd damperForce(const Eigen::VectorXd& xr, const Eigen::VectorXd& xdr) const;
+  /// Mass-weighted pseudo-inverse of qd [m/s, 1/s] (size nq) at x_r: (J^T M J)^-1 J^T M qd, size nr.
+  Eigen::VectorXd projectVelocity(const Eigen::MatrixXd& M, const Eigen::VectorXd& xr, const Eigen::VectorXd& qd) const;
+
+  const nn::Mlp& encoder() const { return encoder_; }
+  const nn::Mlp& decoder() const { return decoder_; }
+  /// Potential network (1 output; without its constant) and damper network N (2 nr -> nr);
+  /// meaningful only when hasPotential() / hasDamper().
+  const nn::Mlp& potentialNetwork() const { return potential_; }
+  const nn::Mlp& damperNetwork() const { return damper_; }
+  bool hasPotential() const { return hasPotential_; }
+  bool hasDamper() const { return hasDamper_; }
+  const AeSettings& aeSettings() const { return aeSettings_; }
+  /// Range of the latent coordinates over the training data, size nr.
+  const Eigen::VectorXd& latentMin() const { return latentMin_; }
+  const Eigen::VectorXd& latentMax() const { return latentMax_; }
+
+protected:
+  void writeMethodJson(nlohmann::ordered_json& j) const override;
+
+private:
+  AeSettings aeSettings_;
+  nn::Mlp encoder_, decoder_, potential_, damper_;
+  bool hasPotential_ = false, hasDamper_ = false;
+  double potentialOffset_ = 0.0;
+  Eigen::VectorXd mu_, scale_;  // q_hat = (q - mu) ./ scale
+  double vectorLength_ = 1.0;
+  Eigen::VectorXd xr0_, xdr0_, latentMin_, latentMax_;
+};
+
+}  // namespace mbdrom
