@@ -1027,7 +1027,7 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
 
   const auto wall0 = Clock::now();
   double t = 0.0;
-  try {
+  streamReducedRun(sink, [&] {
     evaluate(0, 0.0, x, v, a);
     double powerOld = dyn.power(v);
     emit(0, 0.0);
@@ -1077,18 +1077,8 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
         if (!monitor->report(progress)) monitor->checkpoint();
       }
     }
-  } catch (const Cancelled& e) {
-    sink.end(RunStatus::Cancelled, e.what());
-    throw;
-  } catch (const Error& e) {
-    sink.end(RunStatus::Failed, e.what());
-    throw;
-  }
-  const double wall = secondsSince(wall0) - outputSeconds;
-  summary.wallSeconds = std::max(wall, 0.0);
-  summary.secondsPerStep = summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
-  summary.realTimeFactor = summary.wallSeconds > 0.0 ? summary.tEnd / summary.wallSeconds : 0.0;
-  sink.end(RunStatus::Completed, "");
+  });
+  completeReducedRun(sink, summary, secondsSince(wall0) - outputSeconds);
   return summary;
 }
 

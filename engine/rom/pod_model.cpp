@@ -335,7 +335,7 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
 
   const auto wall0 = std::chrono::steady_clock::now();
   double t = 0.0;
-  try {
+  streamReducedRun(sink, [&] {
     emit(0, 0.0);
     Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
     for (long long step = 1; step <= steps; ++step) {
@@ -359,18 +359,8 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
         if (!monitor->report(progress)) monitor->checkpoint();
       }
     }
-  } catch (const Cancelled& e) {
-    sink.end(RunStatus::Cancelled, e.what());
-    throw;
-  } catch (const Error& e) {
-    sink.end(RunStatus::Failed, e.what());
-    throw;
-  }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds;
-  summary.wallSeconds = std::max(wall, 0.0);
-  summary.secondsPerStep = summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
-  summary.realTimeFactor = summary.wallSeconds > 0.0 ? summary.tEnd / summary.wallSeconds : 0.0;
-  sink.end(RunStatus::Completed, "");
+  });
+  completeReducedRun(sink, summary, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
 }
 

@@ -1,5 +1,7 @@
 #include "engine/rom/reduced_model.h"
 
+#include <algorithm>
+
 #include "engine/core/error.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
@@ -151,6 +153,13 @@ Eigen::VectorXd vectorFromJson(const OJson& j, Eigen::Index size, const std::str
     v(i) = x.get<double>();
   }
   return v;
+}
+
+void completeReducedRun(TrajectorySink& sink, RomSimulationSummary& summary, double wallSeconds) {
+  summary.wallSeconds = std::max(wallSeconds, 0.0);
+  summary.secondsPerStep = summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
+  summary.realTimeFactor = summary.wallSeconds > 0.0 ? summary.tEnd / summary.wallSeconds : 0.0;
+  sink.end(RunStatus::Completed, "");
 }
 
 }  // namespace mbdrom

@@ -14,6 +14,7 @@
 /// reads back to the same value, so a save/load round trip is bit-exact.
 /// Load cases are not part of it: a model trained under one load case runs any other.
 
+#include "engine/core/error.h"
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
 #include "engine/dynamics/trajectory.h"
@@ -114,6 +115,27 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json&
 /// Reads a trained-model file and checks it against `model`: throws InputError
 /// naming both mechanisms when it was trained for another one.
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, const Model& model);
+
+/// The end of a reduced run that reached its end time: fills wall time [s]
+/// (stepping only, output excluded), seconds per step and real-time factor of
+/// `summary`, and tells the sink the run completed.
+void completeReducedRun(TrajectorySink& sink, RomSimulationSummary& summary, double wallSeconds);
+
+/// Runs the stepping loop `body` of a reduced simulation; when it throws
+/// (Cancelled, or any Error such as a divergence), the sink is told how the run
+/// ended, keeping every sample so far, and the exception goes on.
+template <class Body>
+void streamReducedRun(TrajectorySink& sink, Body&& body) {
+  try {
+    body();
+  } catch (const Cancelled& e) {
+    sink.end(RunStatus::Cancelled, e.what());
+    throw;
+  } catch (const Error& e) {
+    sink.end(RunStatus::Failed, e.what());
+    throw;
+  }
+}
 
 /// Current time as ISO-8601 UTC ("2026-11-23T09:30:00Z").
 std::string utcTimestamp();
