@@ -879,7 +879,7 @@ public:
     y0.setZero(nr);
     y1.setZero(nr);
     fApplied.setZero(nr);
-    llt_ = Eigen::LLT<Eigen::MatrixXd>(nr);
+    llt_.compute(Eigen::MatrixXd::Identity(nr, nr));  // sized and with its status set (a moved default LLT is not)
   }
 
   // xdd at (t, x, v); false when J^T M J is not positive definite.
