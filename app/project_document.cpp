@@ -63,29 +63,14 @@ bool ProjectDocument::isModified() const { return hasModel() && (!undo_->isClean
 
 void ProjectDocument::newFromSpec(ModelSpec spec, const QString& sourceFile) {
   auto model = std::make_shared<const Model>(spec);  // throws before anything changes
-  undo_->clear();
-  spec_ = std::move(spec);
-  model_ = std::move(model);
-  dir_.clear();
-  sourceFile_ = sourceFile;
-  manifest_ = {};
-  runs_.clear();
-  runsModified_ = false;
-  emit modelChanged();
-  emit runsChanged();
-  emit stateChanged();
+  replace(std::move(spec), std::move(model), {}, sourceFile, {});
+  announceReplaced();
 }
 
 void ProjectDocument::openProject(const QString& dir) {
   Project p = readProject(path(dir));
   auto model = std::make_shared<const Model>(p.spec);
-  undo_->clear();
-  spec_ = std::move(p.spec);
-  model_ = model;
-  dir_ = QString::fromStdString(p.dir);
-  sourceFile_.clear();
-  manifest_ = p.manifest;
-  runs_.clear();
+  replace(std::move(p.spec), model, QString::fromStdString(p.dir), {}, p.manifest);
   for (const ProjectRun& r : manifest_.runs) {
     RunEntry e;
     e.record = r;
@@ -98,10 +83,7 @@ void ProjectDocument::openProject(const QString& dir) {
     e.storedFile = QDir(dir_).filePath(QString::fromStdString(r.file));
     runs_.push_back(std::move(e));
   }
-  runsModified_ = false;
-  emit modelChanged();
-  emit runsChanged();
-  emit stateChanged();
+  announceReplaced();
 }
 
 void ProjectDocument::write(const QString& dir, bool adopt) {
@@ -173,14 +155,23 @@ void ProjectDocument::saveTo(const QString& dir) { write(dir, true); }
 void ProjectDocument::writeCopy(const QString& dir) const { const_cast<ProjectDocument*>(this)->write(dir, false); }
 
 void ProjectDocument::close() {
+  replace({}, nullptr, {}, {}, {});
+  announceReplaced();
+}
+
+void ProjectDocument::replace(ModelSpec spec, std::shared_ptr<const Model> model, const QString& dir,
+                              const QString& sourceFile, ProjectManifest manifest) {
   undo_->clear();
-  spec_ = {};
-  model_.reset();
-  dir_.clear();
-  sourceFile_.clear();
-  manifest_ = {};
+  spec_ = std::move(spec);
+  model_ = std::move(model);
+  dir_ = dir;
+  sourceFile_ = sourceFile;
+  manifest_ = std::move(manifest);
   runs_.clear();
   runsModified_ = false;
+}
+
+void ProjectDocument::announceReplaced() {
   emit modelChanged();
   emit runsChanged();
   emit stateChanged();

@@ -91,6 +91,10 @@ signals:
 
 private:
   void write(const QString& dir, bool adopt);
+  // A new project: undo history and runs cleared. announceReplaced() tells the views.
+  void replace(ModelSpec spec, std::shared_ptr<const Model> model, const QString& dir, const QString& sourceFile,
+               ProjectManifest manifest);
+  void announceReplaced();
   void setRunsModified(bool modified);
 
   QUndoStack* undo_ = nullptr;
