@@ -25,7 +25,8 @@ commands:
   modes MODEL      linearised natural frequencies and damping ratios
   simulate MODEL   reference simulation to a trajectory CSV
   sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
-  train METHOD     train a reduced model (pod, ae) from reference runs
+  train METHOD     train a reduced model (pod, ae, pca) from reference runs
+  clusters         k-means within-cluster error per cluster count (for train pca)
   rom-simulate ROM run a trained reduced model to a trajectory CSV
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
   compare REF OTHER  position errors (RMSE, max, relative RMSE) between two runs
@@ -62,6 +63,7 @@ std::map<std::string, Command> commands() {
   cmds["simulate"] = {"reference simulation to a trajectory CSV", kSimulateUsage, runSimulate};
   cmds["sweep"] = {"simulations over scaled loads", kSweepUsage, runSweepCommand};
   cmds["train"] = {"train a reduced model", kTrainUsage, runTrain};
+  cmds["clusters"] = {"k-means error per cluster count", kClustersUsage, runClusters};
   cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};
   cmds["rom-info"] = {"describe a trained model", kRomInfoUsage, runRomInfo};
   cmds["compare"] = {"compare two trajectories", kCompareUsage, runCompare};

@@ -7,10 +7,13 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
 #include "engine/rom/compare.h"
+#include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
 #include "engine/rom/reduced_model.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -30,14 +33,19 @@ const char* const kTrainUsage =
     "                            [--optimizer rmsprop|adam] [--learning-rate LR] [--batch-size B]\n"
     "                            [--epochs E] [--force-epochs E] [--seconds S] [--seed K]\n"
     "                            [--vector-length L] [--integrator central_difference|rk4]\n"
-    "                            [--initial-velocity projected|zero]\n\n"
+    "                            [--initial-velocity projected|zero]\n"
+    "       mbdrom-cli train pca --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json [--nr N]\n"
+    "                            [--clusters K] [--stiffness-forces spring|internal] [--no-energy-projection]\n"
+    "                            [--common-tolerance EPS] [--switch-hysteresis H] [--seed K] [--restarts R]\n"
+    "                            [--vector-length L]\n\n"
     "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
     "the trained-model file. Methods: pod (global POD, seed 003 with one cluster), ae\n"
-    "(auto-encoder minimal coordinates with NN potential and damper, seed 000).\n"
+    "(auto-encoder minimal coordinates with NN potential and damper, seed 000), pca\n"
+    "(local PCA on k-means clusters with energy-preserving switching, seed 003).\n"
     "Progress on stderr; Ctrl+C cancels training and writes no file.\n\n"
     "  --data RUN.csv     one or more runs (more after --data, or --data repeated with commas)\n"
     "  --nr N             number of reduced coordinates; pod: required, <= rank of the data;\n"
-    "                     ae: < number of coordinates (default: the mechanism's degrees of freedom)\n"
+    "                     ae, pca: < number of coordinates (default: the mechanism's degrees of freedom)\n"
     "  --vector-length L  characteristic length for unit-vector coordinates [m]\n"
     "                     (default: RMS distance of the free points from their mean)\n"
     "pod:\n"
@@ -54,7 +62,25 @@ const char* const kTrainUsage =
     "  --seconds S        wall-time budget of the whole training [s]; epochs are cut to fit [none]\n"
     "  --seed K           weights and shuffling [1]\n"
     "  --integrator I     central_difference (the paper, explicit) or rk4 [central_difference]\n"
-    "  --initial-velocity projected (mass-weighted pseudo-inverse) or zero (the paper) [projected]\n";
+    "  --initial-velocity projected (mass-weighted pseudo-inverse) or zero (the paper) [projected]\n"
+    "pca (defaults in brackets):\n"
+    "  --clusters K       number of k-means clusters (see 'mbdrom-cli clusters') [16]\n"
+    "  --stiffness-forces internal (spring + constraint forces, as pod) or spring (the\n"
+    "                     paper: K_r fitted to the spring forces alone) [internal]\n"
+    "  --no-energy-projection  least-squares projection at cluster switches instead of\n"
+    "                     the energy-preserving one (for comparison)\n"
+    "  --common-tolerance EPS  singular values above 1 - EPS span the common subspace of two\n"
+    "                     bases (eq. 26) [0.001]\n"
+    "  --switch-hysteresis H  switch when another centroid is nearer than (1 - H) times\n"
+    "                     the current one [0.1]\n"
+    "  --seed K           k-means++ seeding [1]\n"
+    "  --restarts R       k-means restarts, the lowest within-cluster error wins [4]\n";
+const char* const kClustersUsage =
+    "usage: mbdrom-cli clusters --model MODEL.json --data RUN.csv [RUN2.csv ...] --counts K1,K2,...\n"
+    "                           [--seed K] [--restarts R] [--vector-length L]\n\n"
+    "k-means within-cluster error (sum of squared distances to the own centroid in the\n"
+    "scaled coordinates local PCA uses, m^2) for each cluster count: choose the number\n"
+    "of clusters for 'train pca' where the error stops falling fast.\n";
 const char* const kRomSimulateUsage =
     "usage: mbdrom-cli rom-simulate ROM.json --model MODEL.json -o OUT.csv [--load-case NAME]\n"
     "                               [--t-end T] [--dt DT] [--output-dt H] [--benchmark]\n\n"
@@ -131,16 +157,12 @@ int integerOption(const Arguments& a, const std::string& option, double lo, doub
   return static_cast<int>(x);
 }
 
-}  // namespace
-
-int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) throw UsageError("missing the method (pod or ae)");
-  const std::string method = args.front();
-  if (method != "pod" && method != "ae") throw UsageError("unknown method '" + method + "' (known: pod, ae)");
-  // Every argument after --data up to the next option is a run.
-  std::vector<std::string> rest, runs;
+// Every argument after --data up to the next option is a run (commas split too);
+// the others go to `rest`.
+void splitDataArguments(const std::vector<std::string>& args, std::size_t first, std::vector<std::string>& rest,
+                        std::vector<std::string>& runs) {
   bool inData = false;
-  for (std::size_t i = 1; i < args.size(); ++i) {
+  for (std::size_t i = first; i < args.size(); ++i) {
     if (args[i] == "--data") {
       inData = true;
       continue;
@@ -152,11 +174,46 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       rest.push_back(args[i]);
     }
   }
-  const Arguments a(rest, {"--model", "-o", "--output", "--nr", "--vector-length", "--stiffness-forces", "--hidden",
-                           "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size",
-                           "--epochs", "--force-epochs", "--seconds", "--seed", "--integrator",
-                           "--initial-velocity"});
+}
+
+Dataset datasetFromRuns(const Model& model, const std::vector<std::string>& runs) {
+  Dataset dataset = makeDataset(model);
+  for (const std::string& path : runs) {
+    const std::string name = std::filesystem::path(path).filename().string();
+    try {
+      addRun(dataset, runFromTable(model, readTrajectoryCsv(path), name));
+    } catch (const InputError& e) {
+      throw InputError(path + ": " + e.what());
+    }
+  }
+  return dataset;
+}
+
+}  // namespace
+
+int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  if (args.empty()) throw UsageError("missing the method (pod, ae or pca)");
+  const std::string method = args.front();
+  // Options each method takes besides --model, -o, --data, --nr and --vector-length.
+  const std::map<std::string, std::set<std::string>> methodOptions = {
+      {"pod", {"--stiffness-forces"}},
+      {"ae",
+       {"--hidden", "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size", "--epochs",
+        "--force-epochs", "--seconds", "--seed", "--integrator", "--initial-velocity"}},
+      {"pca", {"--clusters", "--stiffness-forces", "--no-energy-projection", "--common-tolerance",
+               "--switch-hysteresis", "--seed", "--restarts"}}};
+  if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca)");
+  std::vector<std::string> rest, runs;
+  splitDataArguments(args, 1, rest, runs);
+  std::set<std::string> valueOptions = {"--model", "-o", "--output", "--nr", "--vector-length"}, known;
+  for (const auto& [m, options] : methodOptions) known.insert(options.begin(), options.end());
+  for (const std::string& option : known)
+    if (option != "--no-energy-projection") valueOptions.insert(option);
+  const Arguments a(rest, valueOptions, {"--no-energy-projection"});
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
+  for (const std::string& option : known)
+    if (a.has(option) && !methodOptions.at(method).count(option))
+      throw UsageError("option " + option + " does not apply to method " + method);
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
   if (runs.empty()) throw UsageError("missing --data RUN.csv");
   if (method == "pod" && !a.has("--nr")) throw UsageError("missing --nr N");
@@ -164,12 +221,6 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   OJson settings = OJson::object();
   if (a.has("--nr")) settings["nr"] = integerOption(a, "--nr", 1.0, 1e6);
   if (a.has("--vector-length")) settings["vector_length"] = a.number("--vector-length", 0.0);
-  const std::vector<std::string> podOnly = {"--stiffness-forces"};
-  const std::vector<std::string> aeOnly = {"--hidden", "--force-hidden", "--activation", "--optimizer",
-                                           "--learning-rate", "--batch-size", "--epochs", "--force-epochs",
-                                           "--seconds", "--seed", "--integrator", "--initial-velocity"};
-  for (const std::string& option : method == "pod" ? aeOnly : podOnly)
-    if (a.has(option)) throw UsageError("option " + option + " does not apply to method " + method);
   if (a.has("--stiffness-forces")) settings["stiffness_forces"] = a.value("--stiffness-forces");
   if (a.has("--hidden")) settings["hidden"] = widthList(a, "--hidden");
   if (a.has("--force-hidden")) settings["force_hidden"] = widthList(a, "--force-hidden");
@@ -185,17 +236,14 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (a.has("--force-epochs")) settings["force_epochs"] = integerOption(a, "--force-epochs", 0.0, 1e8);
   if (a.has("--seconds")) settings["seconds"] = a.number("--seconds", 0.0);
   if (a.has("--seed")) settings["seed"] = integerOption(a, "--seed", 0.0, 2e9);
+  if (a.has("--clusters")) settings["clusters"] = integerOption(a, "--clusters", 1.0, 1e6);
+  if (a.has("--restarts")) settings["restarts"] = integerOption(a, "--restarts", 1.0, 1000.0);
+  if (a.has("--common-tolerance")) settings["common_tolerance"] = a.number("--common-tolerance", 0.0);
+  if (a.has("--no-energy-projection")) settings["energy_projection"] = false;
+  if (a.has("--switch-hysteresis")) settings["switch_hysteresis"] = a.number("--switch-hysteresis", 0.0);
 
   const Model model = readModel(a.value("--model"));
-  Dataset dataset = makeDataset(model);
-  for (const std::string& path : runs) {
-    const std::string name = std::filesystem::path(path).filename().string();
-    try {
-      addRun(dataset, runFromTable(model, readTrajectoryCsv(path), name));
-    } catch (const InputError& e) {
-      throw InputError(path + ": " + e.what());
-    }
-  }
+  const Dataset dataset = datasetFromRuns(model, runs);
   // Progress: each stage once, then at most one line a second.
   std::string lastStage;
   auto lastLine = std::chrono::steady_clock::now();
@@ -212,11 +260,8 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     }
     return !trainInterrupted.load();
   });
-  std::unique_ptr<ReducedModel> rom;
-  if (method == "ae")
-    rom = AeModel::train(dataset, AeSettings::fromJson(settings), monitor, &model);  // with the model: DOF, checks
-  else
-    rom = trainReducedModel(method, dataset, settings, monitor);
+  // With the model: the data are checked against it, and ae and pca take its DOF as default n_r.
+  const std::unique_ptr<ReducedModel> rom = trainReducedModel(method, dataset, settings, monitor, &model);
   if (trainInterrupted.load()) throw Cancelled();
   saveReducedModel(*rom, outPath);
   out << "trained " << method << " for \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash())
@@ -224,6 +269,33 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   out << "n_r " << rom->reducedDimension() << "\n";
   out << "metrics " << rom->metrics().dump() << "\n";
   out << "written " << outPath << "\n";
+  return 0;
+}
+
+int runClusters(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+  std::vector<std::string> rest, runs;
+  splitDataArguments(args, 0, rest, runs);
+  const Arguments a(rest, {"--model", "--counts", "--seed", "--restarts", "--vector-length"});
+  if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
+  if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
+  if (runs.empty()) throw UsageError("missing --data RUN.csv");
+  if (!a.has("--counts")) throw UsageError("missing --counts K1,K2,...");
+  std::vector<int> counts;
+  for (const std::string& item : splitList(a.value("--counts"))) {
+    const Arguments one({"--k", item}, {"--k"});
+    counts.push_back(integerOption(one, "--k", 1.0, 1e6));
+  }
+  PcaSettings settings;
+  if (a.has("--seed")) settings.seed = static_cast<std::uint64_t>(integerOption(a, "--seed", 0.0, 2e9));
+  if (a.has("--restarts")) settings.restarts = integerOption(a, "--restarts", 1.0, 1000.0);
+  if (a.has("--vector-length")) settings.vectorLength = a.number("--vector-length", 0.0);
+  const Model model = readModel(a.value("--model"));
+  const Dataset dataset = datasetFromRuns(model, runs);
+  Monitor monitor;
+  const std::vector<double> errors = pcaClusterErrors(dataset, counts, settings, monitor);
+  out << "clusters  within-cluster error [m^2]   (" << dataset.samples() << " samples)\n";
+  for (std::size_t i = 0; i < counts.size(); ++i)
+    out << std::setw(8) << counts[i] << "  " << std::setprecision(6) << errors[i] << "\n";
   return 0;
 }
 
@@ -252,6 +324,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << s.secondsPerStep * 1e6
       << " us per step, output excluded)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
+  for (const auto& [name, value] : s.figures) out << std::left << std::setw(23) << name << std::right << value << "\n";
   out << "written                " << writer.writtenPath() << "\n";
   if (a.has("--benchmark")) {
     // The full model under the same conditions; its samples go nowhere.
@@ -307,6 +380,17 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << "latent range " << ae->latentMin().transpose().format(fmt) << " .. " << ae->latentMax().transpose().format(fmt)
         << "\n";
     out << "integrator   " << ae->aeSettings().integrator << "\n";
+  }
+  if (const auto* pca = dynamic_cast<const PcaModel*>(rom.get())) {
+    out << "clusters     " << pca->clusters().size() << " (stable dt " << pca->stabilityDt()
+        << " s, explicit integrator limit)\n";
+    const Eigen::IOFormat fmt(4, 0, " ", " ", "", "");
+    for (std::size_t i = 0; i < pca->clusters().size(); ++i) {
+      const PcaCluster& c = pca->clusters()[i];
+      out << "  " << std::setw(3) << i + 1 << "  samples " << std::setw(6) << c.samples << "  sigma "
+          << c.singularValues.head(std::min<Eigen::Index>(c.singularValues.size(), 3)).transpose().format(fmt)
+          << "  K_r diag " << c.stiffness.diagonal().transpose().format(fmt) << "\n";
+    }
   }
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items()) out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";

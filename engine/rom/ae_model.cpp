@@ -1,5 +1,7 @@
 #include "engine/rom/ae_model.h"
 
+#include "engine/rom/rom_support.h"
+
 #include "engine/core/error.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/mobility.h"
@@ -307,26 +309,6 @@ nn::TrainingHistory trainBudgeted(nn::TrainingProblem& problem, nn::TrainingSett
   return h;
 }
 
-double characteristicLength(const Dataset& dataset, const Eigen::MatrixXd& X, const Eigen::VectorXd& mean) {
-  const Eigen::Index n = X.rows(), N = X.cols();
-  std::vector<bool> isVector(static_cast<std::size_t>(n), false);
-  for (int i : dataset.vectorCoordinates) isVector[static_cast<std::size_t>(i)] = true;
-  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
-  long long count = 0;
-  for (Eigen::Index i = 0; i + 2 < n; i += 3)
-    if (!isVector[static_cast<std::size_t>(i)]) {
-      centre += mean.segment<3>(i);
-      ++count;
-    }
-  if (count == 0) return 1.0;
-  centre /= static_cast<double>(count);
-  double sum = 0.0;
-  for (Eigen::Index i = 0; i + 2 < n; i += 3)
-    if (!isVector[static_cast<std::size_t>(i)]) sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
-  const double L = std::sqrt(sum / static_cast<double>(count * N));
-  return L > 0.0 ? L : 1.0;
-}
-
 OJson historyJson(const nn::TrainingHistory& h, double fitError) {
   return OJson{{"epochs", static_cast<long long>(h.trainLoss.size())},
                {"final_loss", h.trainLoss.empty() ? 0.0 : h.trainLoss.back()},
@@ -442,21 +424,7 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   const long long total = dataset.samples();
   if (dataset.runs.empty() || total < 2) throw InputError("ae: the dataset needs at least 2 samples");
   if (dataset.M.rows() != n || dataset.M.cols() != n) throw InputError("ae: the dataset's mass matrix is not nq x nq");
-  if (model) {
-    if (model->nq() != n)
-      throw InputError("ae: the data has " + std::to_string(n) + " coordinates, mechanism \"" + model->spec().name +
-                       "\" " + std::to_string(model->nq()));
-    for (int i = 0; i < n; ++i)
-      if (dataset.coordinateNames[static_cast<std::size_t>(i)] != model->coordinateName(i))
-        throw InputError("ae: the data's coordinate " + std::to_string(i + 1) + " is \"" +
-                         dataset.coordinateNames[static_cast<std::size_t>(i)] + "\", mechanism \"" +
-                         model->spec().name + "\" has \"" + model->coordinateName(i) +
-                         "\": the data is not of this mechanism");
-    if (dataset.mechanismHash != model->mechanismHash())
-      throw InputError("ae: the data is of mechanism \"" + dataset.mechanismName + "\" (hash " +
-                       hashToString(dataset.mechanismHash) + "), not of \"" + model->spec().name + "\" (hash " +
-                       hashToString(model->mechanismHash()) + ")");
-  }
+  if (model) checkDatasetMechanism(dataset, *model, "ae");
   int dof = -1;
   if (model) dof = analyzeMobility(*model, dataset.runs.front().q.col(0), dataset.runs.front().t(0)).dof;
   if (s.nr == 0) {
@@ -934,30 +902,9 @@ private:
 RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
                                        Monitor* monitor) const {
   checkMechanism(model);
-  const Eigen::Index n = model.nq();
   const int nr = reducedDimension();
-  if (mu_.size() != n)
-    throw InputError("ae: the reduced model has " + std::to_string(mu_.size()) + " coordinates, the model " +
-                     std::to_string(n));
-  if (!(o.dt > 0.0) || !std::isfinite(o.dt)) throw InputError("dt must be > 0 (got " + num(o.dt) + ")");
-  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("t_end must be >= 0 (got " + num(o.tEnd) + ")");
-  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
-  const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
-  if (o.loadCase < -1 || o.loadCase >= nLoadCases)
-    throw InputError("load case index " + std::to_string(o.loadCase) + " does not exist in model \"" +
-                     model.spec().name + "\"");
-  if ((o.q0.size() && o.q0.size() != n) || (o.qd0.size() && o.qd0.size() != n))
-    throw InputError("initial conditions: expected " + std::to_string(n) + " coordinates");
-
-  const auto steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
-  const long long stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
-  RunInfo info;
-  info.modelName = model.spec().name;
-  info.loadCase = o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
-  info.dt = o.dt;
-  info.outputDt = static_cast<double>(stride) * o.dt;
-  info.tEnd = o.tEnd;
-  info.totalSteps = steps;
+  const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
+  const long long steps = plan.steps, stride = plan.stride;
 
   // Initial state: x_r = f_enc(q0), velocity by the mass-weighted pseudo-inverse (or zero).
   Eigen::VectorXd x = o.q0.size() ? encode(o.q0) : xr0_;
@@ -968,26 +915,19 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
   const Eigen::VectorXd width = (latentMax_ - latentMin_).cwiseMax(1e-12);
   const Eigen::VectorXd lower = latentMin_ - width, upper = latentMax_ + width;
 
-  sink.begin(model, info);
+  sink.begin(model, plan.info);
   AeDynamics dyn(*this, model, o.loadCase);
   Eigen::VectorXd a(nr), aOld(nr), vp(nr), x2(nr), v2(nr), x3(nr), v3(nr), x4(nr), v4(nr), a2(nr), a3(nr), a4(nr);
   const bool rk4 = aeSettings_.integrator == "rk4";
 
-  Sample s;
-  const int nMarkers = static_cast<int>(model.markers().size());
-  const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
-  s.lambda = Eigen::VectorXd::Zero(model.nc());
-  s.f_friction = Eigen::VectorXd::Zero(n);
-  s.frictionVelocity = Eigen::VectorXd::Zero(nFrictions);
-  s.frictionState = Eigen::VectorXd::Zero(nFrictions);
-  s.markers.resize(3, nMarkers);
-  Eigen::VectorXd Phi, qo, d2o;
+  ReducedSample out(model, o.loadCase);
+  Sample& s = out.sample();
+  Eigen::VectorXd qo, d2o;
   Eigen::MatrixXd Jo;
   NetEval decOut(decoder_);
   std::optional<NetEval> potOut;
   if (hasPotential_) potOut.emplace(potential_);
   Eigen::VectorXd gradOut;
-  const Eigen::MatrixXd& M = model.massMatrix();
   double outputSeconds = 0.0, work = 0.0, energy0 = 0.0;
   RomSimulationSummary summary;
   auto emit = [&](long long step, double t) {
@@ -998,18 +938,11 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
     s.q = qo;
     s.qd = Jo * v;
     s.qdd = Jo * a + d2o;
-    evalExternalForces(model, o.loadCase, s.q, t, s.f_ext);
-    evalSpringForces(model, s.q, s.f_spring);
-    evalDamperForces(model, s.q, s.qd, s.f_damper);
-    for (int i = 0; i < nMarkers; ++i) s.markers.col(i) = markerPosition(model, s.q, i);
-    s.kineticEnergy = 0.5 * s.qd.dot(M * s.qd);
+    out.complete();
     s.potentialEnergy = gravityPotential(model, s.q) + (potOut ? potOut->valueGradient(x, gradOut) + potentialOffset_ : 0.0);
     if (step == 0) energy0 = s.kineticEnergy + s.potentialEnergy;
     s.workNonConservative = work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
-    evalPhi(model, s.q, t, Phi);
-    s.residualPosition = Phi.size() ? Phi.cwiseAbs().maxCoeff() : 0.0;
-    s.measures = evalMeasures(model, s.q);
     sink.write(s);
     ++summary.samples;
     outputSeconds += secondsSince(w0);

@@ -1,5 +1,7 @@
 #include "engine/rom/pod_model.h"
 
+#include "engine/rom/rom_support.h"
+
 #include "engine/core/error.h"
 #include "engine/dynamics/measures.h"
 #include "engine/model/constraints.h"
@@ -15,40 +17,7 @@
 
 namespace mbdrom {
 
-namespace {
-
 using OJson = nlohmann::ordered_json;
-
-// Symmetric least squares: K minimising ||K X - Y||_F over symmetric K, from
-// A = X X^T and B = Y X^T (centred data): K A + A K = B + B^T, solved in the
-// eigenbasis of A; then the PSD projection (negative eigenvalues clipped).
-// Directions the data never excites (lambda_i + lambda_j ~ 0) get zero.
-Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigA(A);
-  const Eigen::MatrixXd& U = eigA.eigenvectors();
-  const Eigen::VectorXd& lambda = eigA.eigenvalues();
-  const Eigen::MatrixXd C = U.transpose() * (B + B.transpose()) * U;
-  const double tiny = 1e-12 * std::max(lambda.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
-  Eigen::MatrixXd Kt(A.rows(), A.cols());
-  for (Eigen::Index i = 0; i < A.rows(); ++i)
-    for (Eigen::Index j = 0; j < A.cols(); ++j) {
-      const double d = lambda(i) + lambda(j);
-      Kt(i, j) = d > tiny ? C(i, j) / d : 0.0;
-    }
-  Eigen::MatrixXd K = U * Kt * U.transpose();
-  K = 0.5 * (K + K.transpose());
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigK(K);
-  K = eigK.eigenvectors() * eigK.eigenvalues().cwiseMax(0.0).asDiagonal() * eigK.eigenvectors().transpose();
-  return 0.5 * (K + K.transpose());
-}
-
-double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y) {
-  const Eigen::MatrixXd centred = Y.colwise() - Y.rowwise().mean();
-  const double scale = centred.norm();
-  return scale > 0.0 ? (fit - Y).norm() / scale : 0.0;
-}
-
-}  // namespace
 
 PodSettings PodSettings::fromJson(const OJson& j) {
   if (!j.is_object()) throw InputError("pod settings: expected an object");
@@ -108,31 +77,8 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   rom->mu_ = X.rowwise().mean();
   Eigen::MatrixXd centred = X.colwise() - rom->mu_;
 
-  // Characteristic length: RMS distance of the free points from their common mean.
-  std::vector<bool> isVector(static_cast<std::size_t>(n), false);
-  for (int i : dataset.vectorCoordinates) isVector[static_cast<std::size_t>(i)] = true;
-  double L = checked.vectorLength;
-  if (L == 0.0) {
-    double sum = 0.0;
-    long long count = 0;
-    Eigen::Vector3d centre = Eigen::Vector3d::Zero();
-    for (Eigen::Index i = 0; i + 2 < n; i += 3)
-      if (!isVector[static_cast<std::size_t>(i)]) {
-        centre += rom->mu_.segment<3>(i);
-        ++count;
-      }
-    if (count > 0) {
-      centre /= static_cast<double>(count);
-      for (Eigen::Index i = 0; i + 2 < n; i += 3)
-        if (!isVector[static_cast<std::size_t>(i)])
-          sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
-      L = std::sqrt(sum / static_cast<double>(count * N));
-    }
-    if (!(L > 0.0)) L = 1.0;
-  }
-  rom->scale_ = Eigen::VectorXd::Ones(n);
-  for (Eigen::Index i = 0; i < n; ++i)
-    if (isVector[static_cast<std::size_t>(i)]) rom->scale_(i) = L;
+  const double L = checked.vectorLength > 0.0 ? checked.vectorLength : characteristicLength(dataset, X, rom->mu_);
+  rom->scale_ = coordinateScale(dataset, L);
 
   monitor.checkpoint();
   monitor.reportNow({"train pod: SVD", 1, 3, {}});
@@ -261,32 +207,13 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
                                         Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index n = model.nq(), nr = Phi_.cols();
-  if (mu_.size() != n) throw InputError("pod: the reduced model has " + std::to_string(mu_.size()) +
-                                        " coordinates, the model " + std::to_string(n));
-  if (!(o.dt > 0.0) || !std::isfinite(o.dt)) throw InputError("dt must be > 0 (got " + std::to_string(o.dt) + ")");
-  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
-  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
-  const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
-  if (o.loadCase < -1 || o.loadCase >= nLoadCases)
-    throw InputError("load case index " + std::to_string(o.loadCase) + " does not exist in model \"" +
-                     model.spec().name + "\"");
+  const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
   const double dtMax = stabilityDt();
   if (o.dt >= dtMax)
     throw InputError("dt = " + std::to_string(o.dt) + " s is above the stability limit of the explicit reduced " +
                      "integrator (" + std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
-  if ((o.q0.size() && o.q0.size() != n) || (o.qd0.size() && o.qd0.size() != n))
-    throw InputError("initial conditions: expected " + std::to_string(n) + " coordinates");
-
-  const auto steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
-  const long long stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
-  RunInfo info;
-  info.modelName = model.spec().name;
-  info.loadCase = o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
-  info.dt = o.dt;
-  info.outputDt = static_cast<double>(stride) * o.dt;
-  info.tEnd = o.tEnd;
-  info.totalSteps = steps;
-  sink.begin(model, info);
+  const long long steps = plan.steps, stride = plan.stride;
+  sink.begin(model, plan.info);
 
   const Eigen::LLT<Eigen::MatrixXd> massLlt(M_r_);
   Eigen::VectorXd qr = o.q0.size() ? project(o.q0) : qr0_;
@@ -300,16 +227,8 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
   };
   accelerations(0.0);
 
-  Sample s;
-  const int nMarkers = static_cast<int>(model.markers().size());
-  const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
-  s.lambda = Eigen::VectorXd::Zero(model.nc());
-  s.f_friction = Eigen::VectorXd::Zero(n);
-  s.frictionVelocity = Eigen::VectorXd::Zero(nFrictions);
-  s.frictionState = Eigen::VectorXd::Zero(nFrictions);
-  s.markers.resize(3, nMarkers);
-  Eigen::VectorXd Phi;
-  const Eigen::MatrixXd& M = model.massMatrix();
+  ReducedSample out(model, o.loadCase);
+  Sample& s = out.sample();
   double outputSeconds = 0.0;
   RomSimulationSummary summary;
   auto emit = [&](long long step, double t) {
@@ -319,15 +238,8 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
     s.q = q;
     s.qd = Phi_ * qdr;
     s.qdd = Phi_ * qddr;
-    s.f_ext = f_ext;
-    evalSpringForces(model, s.q, s.f_spring);
-    evalDamperForces(model, s.q, s.qd, s.f_damper);
-    for (int i = 0; i < nMarkers; ++i) s.markers.col(i) = markerPosition(model, s.q, i);
-    s.kineticEnergy = 0.5 * s.qd.dot(M * s.qd);
+    out.complete();
     s.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
-    evalPhi(model, s.q, t, Phi);
-    s.residualPosition = Phi.size() ? Phi.cwiseAbs().maxCoeff() : 0.0;
-    s.measures = evalMeasures(model, s.q);
     sink.write(s);
     ++summary.samples;
     outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();

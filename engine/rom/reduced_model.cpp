@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
+#include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
 
 #include <chrono>
@@ -36,10 +37,15 @@ OJson ReducedModel::toJson() const {
 }
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
-                                                const OJson& settings, Monitor& monitor) {
+                                                const OJson& settings, Monitor& monitor, const Model* model) {
   if (method == "pod") return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
-  if (method == "ae") return AeModel::train(dataset, AeSettings::fromJson(settings), monitor);
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae)");
+  if (method == "ae") return AeModel::train(dataset, AeSettings::fromJson(settings), monitor, model);
+  if (method == "pca") {
+    const PcaSettings s = PcaSettings::fromJson(settings);
+    if (!model) throw InputError("pca: training needs the mechanism (spring forces and potential at the centroids)");
+    return PcaModel::train(dataset, s, monitor, *model);
+  }
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca)");
 }
 
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
@@ -58,8 +64,10 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
       rom = PodModel::fromJson(j, source);
     else if (method == "ae")
       rom = AeModel::fromJson(j, source);
+    else if (method == "pca")
+      rom = PcaModel::fromJson(j, source);
     else
-      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae)");
+      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae, pca)");
     rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
     const std::string hash = j.at("mechanism").at("hash").get<std::string>();
     std::size_t used = 0;

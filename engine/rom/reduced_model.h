@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mbdrom {
@@ -49,6 +50,8 @@ struct RomSimulationSummary {
   double wallSeconds = 0.0;      ///< wall time of the stepping, output excluded [s]
   double realTimeFactor = 0.0;   ///< simulated time / wall time
   double secondsPerStep = 0.0;   ///< wall time per step [s]
+  /// Method-specific figures of the run (name, value), e.g. cluster switches of local PCA.
+  std::vector<std::pair<std::string, double>> figures;
 };
 
 /// A trained reduced model. Constant after training or loading: simulate() keeps
@@ -100,11 +103,14 @@ protected:
   friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
 };
 
-/// Trains a reduced model of method `method` ("pod") from `dataset` with
-/// method settings (JSON object; unknown keys are an InputError). Throws
-/// InputError for an unknown method or bad settings.
+/// Trains a reduced model of method `method` ("pod", "ae", "pca") from `dataset`
+/// with method settings (JSON object; unknown keys are an InputError). `model` is
+/// the mechanism of the data: "pca" needs it (spring forces and potential at the
+/// centroids), "ae" uses it for its default n_r. Throws InputError for an unknown
+/// method, bad settings, or a missing or different mechanism.
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
-                                                const nlohmann::ordered_json& settings, Monitor& monitor);
+                                                const nlohmann::ordered_json& settings, Monitor& monitor,
+                                                const Model* model = nullptr);
 
 /// Writes a trained-model file (atomic). Throws FileError.
 void saveReducedModel(const ReducedModel& rom, const std::string& path);

@@ -4,4 +4,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/pod_model.cpp
   rom/ae_model.cpp
   rom/compare.cpp
+  rom/kmeans.cpp
+  rom/pca_model.cpp
+  rom/rom_support.cpp
 )

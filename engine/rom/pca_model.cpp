@@ -1,0 +1,725 @@
+#include "engine/rom/pca_model.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/forces.h"
+#include "engine/rom/kmeans.h"
+#include "engine/rom/rom_support.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+
+namespace mbdrom {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+
+std::string num(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", x);
+  return buffer;
+}
+
+// Reduced potential U(x) = c0 + beta^T x + 1/2 x^T K x of one cluster in one run
+// (gravity enters beta and c0), with the inverse reduced mass.
+struct LiveCluster {
+  Eigen::MatrixXd Minv;
+  Eigen::VectorXd beta;
+  double c0 = 0.0;
+};
+
+double potentialOf(const PcaCluster& c, const LiveCluster& l, const Eigen::VectorXd& x) {
+  return l.c0 + l.beta.dot(x) + 0.5 * x.dot(c.stiffness * x);
+}
+
+double kineticOf(const PcaCluster& c, const Eigen::VectorXd& v) { return 0.5 * v.dot(c.mass * v); }
+
+}  // namespace
+
+bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c, const Eigen::VectorXd& z0,
+                            Eigen::VectorXd& z) {
+  const Eigen::Index m = z0.size();
+  if (m == 0 || !std::isfinite(c) || !z0.allFinite() || !b.allFinite()) return false;
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
+  const Eigen::VectorXd lambda = eig.eigenvalues().cwiseMax(0.0);
+  const Eigen::MatrixXd& Q = eig.eigenvectors();
+  const Eigen::VectorXd w0 = Q.transpose() * z0, beta = Q.transpose() * b;
+  Eigen::VectorXd w(m);
+  auto g = [&](double nu) {
+    w = (w0 - nu * beta).cwiseQuotient((Eigen::VectorXd::Ones(m) + nu * lambda));
+    return 0.5 * lambda.cwiseProduct(w).dot(w) + beta.dot(w) + c;
+  };
+  // On the branch I + nu A > 0 the constraint decreases in nu:
+  // dg/dnu = -grad^T (I + nu A)^-1 grad <= 0.
+  const double lambdaMax = lambda.maxCoeff();
+  const double g0 = g(0.0);
+  if (g0 == 0.0) {
+    z = z0;
+    return true;
+  }
+  double lo = 0.0, hi = 0.0;  // g(lo) > 0 > g(hi)
+  bool bracketed = false;
+  if (g0 > 0.0) {
+    for (double nu = 1e-30; nu < 1e300; nu *= 4.0) {
+      const double gn = g(nu);
+      if (!std::isfinite(gn)) break;
+      if (gn <= 0.0) {
+        hi = nu;
+        bracketed = true;
+        break;
+      }
+      lo = nu;
+    }
+  } else if (lambdaMax > 0.0) {
+    const double nuLow = -1.0 / lambdaMax;
+    for (int i = 1; i <= 64; ++i) {
+      const double nu = nuLow * (1.0 - std::ldexp(1.0, -i));
+      const double gn = g(nu);
+      if (!std::isfinite(gn)) break;
+      if (gn >= 0.0) {
+        lo = nu;
+        bracketed = true;
+        break;
+      }
+      hi = nu;
+    }
+  } else {
+    for (double nu = -1e-30; nu > -1e300; nu *= 4.0) {
+      const double gn = g(nu);
+      if (!std::isfinite(gn)) break;
+      if (gn >= 0.0) {
+        lo = nu;
+        bracketed = true;
+        break;
+      }
+      hi = nu;
+    }
+  }
+  if (!bracketed) return false;
+  double best = std::abs(g(lo)) < std::abs(g(hi)) ? lo : hi;
+  for (int it = 0; it < 400; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    if (mid == lo || mid == hi) break;
+    const double gm = g(mid);
+    if (gm == 0.0) {
+      best = mid;
+      break;
+    }
+    (gm > 0.0 ? lo : hi) = mid;
+    best = std::abs(g(lo)) < std::abs(g(hi)) ? lo : hi;
+  }
+  g(best);
+  const Eigen::VectorXd result = Q * w;
+  if (!result.allFinite()) return false;
+  z = result;
+  return true;
+}
+
+long long PcaRunLog::fallbacks() const {
+  long long count = 0;
+  for (const PcaSwitch& s : switches) count += (s.positionFallback || s.velocityFallback) ? 1 : 0;
+  return count;
+}
+
+PcaSettings PcaSettings::fromJson(const OJson& j) {
+  if (!j.is_object()) throw InputError("pca settings: expected an object");
+  PcaSettings s;
+  auto integer = [](const OJson& v, const std::string& key) {
+    if (!v.is_number_integer()) throw InputError("pca settings: " + key + " must be an integer");
+    return v.get<long long>();
+  };
+  for (const auto& [key, value] : j.items()) {
+    if (key == "clusters") {
+      s.clusters = static_cast<int>(std::clamp<long long>(integer(value, key), -1, 1000000));
+    } else if (key == "nr") {
+      s.nr = static_cast<int>(std::clamp<long long>(integer(value, key), -1, 1000000));
+    } else if (key == "vector_length") {
+      if (!value.is_number()) throw InputError("pca settings: vector_length must be a number [m]");
+      s.vectorLength = value.get<double>();
+    } else if (key == "stiffness_forces") {
+      if (!value.is_string()) throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\"");
+      s.stiffnessForces = value.get<std::string>();
+    } else if (key == "energy_projection") {
+      if (!value.is_boolean()) throw InputError("pca settings: energy_projection must be true or false");
+      s.energyProjection = value.get<bool>();
+    } else if (key == "common_tolerance") {
+      if (!value.is_number()) throw InputError("pca settings: common_tolerance must be a number");
+      s.commonTolerance = value.get<double>();
+    } else if (key == "switch_hysteresis") {
+      if (!value.is_number()) throw InputError("pca settings: switch_hysteresis must be a number");
+      s.switchHysteresis = value.get<double>();
+    } else if (key == "seed") {
+      const long long seed = integer(value, key);
+      if (seed < 0) throw InputError("pca settings: seed must be >= 0");
+      s.seed = static_cast<std::uint64_t>(seed);
+    } else if (key == "restarts") {
+      s.restarts = static_cast<int>(std::clamp<long long>(integer(value, key), -1, 1000));
+    } else {
+      throw InputError("pca settings: unknown setting \"" + key +
+                       "\" (known: clusters, nr, vector_length, stiffness_forces, energy_projection, "
+                       "common_tolerance, switch_hysteresis, seed, restarts)");
+    }
+  }
+  if (s.clusters < 1) throw InputError("pca settings: clusters must be >= 1, got " + std::to_string(s.clusters));
+  if (s.nr < 0) throw InputError("pca settings: nr must be >= 1 (or 0: the degrees of freedom)");
+  if (!(s.vectorLength >= 0.0) || !std::isfinite(s.vectorLength))
+    throw InputError("pca settings: vector_length must be >= 0 [m] (0: automatic)");
+  if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
+    throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\", got \"" + s.stiffnessForces + "\"");
+  if (!(s.commonTolerance > 0.0 && s.commonTolerance < 1.0))
+    throw InputError("pca settings: common_tolerance must be in (0, 1), got " + num(s.commonTolerance));
+  if (s.restarts < 1) throw InputError("pca settings: restarts must be >= 1");
+  if (!(s.switchHysteresis >= 0.0 && s.switchHysteresis < 1.0))
+    throw InputError("pca settings: switch_hysteresis must be in [0, 1), got " + num(s.switchHysteresis));
+  return s;
+}
+
+OJson PcaSettings::toJson() const {
+  return OJson{{"clusters", clusters},           {"nr", nr},
+               {"vector_length", vectorLength},  {"stiffness_forces", stiffnessForces},
+               {"energy_projection", energyProjection}, {"common_tolerance", commonTolerance},
+               {"switch_hysteresis", switchHysteresis},
+               {"seed", seed},                   {"restarts", restarts}};
+}
+
+std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSettings& settings, Monitor& monitor,
+                                          const Model& model) {
+  PcaSettings s = PcaSettings::fromJson(settings.toJson());
+  checkDatasetMechanism(dataset, model, "pca");
+  const Eigen::Index n = dataset.nq();
+  const long long total = dataset.samples();
+  if (dataset.runs.empty() || total < 2) throw InputError("pca: the dataset needs at least 2 samples");
+  if (s.nr == 0) {
+    const int dof = analyzeMobility(model, dataset.runs.front().q.col(0), dataset.runs.front().t(0)).dof;
+    if (dof < 1) throw InputError("pca: the mechanism has no degree of freedom to reduce to");
+    s.nr = dof;
+  }
+  const int nr = s.nr;
+  if (nr >= n)
+    throw InputError("pca: nr = " + std::to_string(nr) + " must be below the number of coordinates (" +
+                     std::to_string(n) + ")");
+  if (s.clusters > total)
+    throw InputError("pca: " + std::to_string(s.clusters) + " clusters asked for, but the dataset has only " +
+                     std::to_string(total) + " samples");
+  const int k = s.clusters;
+
+  // Snapshots, all runs side by side.
+  const auto N = static_cast<Eigen::Index>(total);
+  Eigen::MatrixXd X(n, N), Xd(n, N), Xdd(n, N), Fs(n, N), Fd(n, N), Fi(n, N);
+  Eigen::Index col = 0;
+  for (const DatasetRun& r : dataset.runs) {
+    const Eigen::Index m = r.samples();
+    X.middleCols(col, m) = r.q;
+    Xd.middleCols(col, m) = r.qd;
+    Xdd.middleCols(col, m) = r.qdd;
+    Fs.middleCols(col, m) = r.f_spring;
+    Fd.middleCols(col, m) = r.f_damper;
+    Fi.middleCols(col, m) = r.f_ext - r.f_damper;
+    col += m;
+  }
+  if (!X.allFinite()) throw InputError("pca: the dataset's positions hold non-finite values");
+
+  auto rom = std::make_unique<PcaModel>();
+  const Eigen::VectorXd mean = X.rowwise().mean();
+  rom->vectorLength_ = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, mean);
+  rom->scale_ = coordinateScale(dataset, rom->vectorLength_);
+  const Eigen::VectorXd& S = rom->scale_;
+  const Eigen::MatrixXd Xs = S.asDiagonal() * X;
+  const double dataScale = (Xs.colwise() - S.cwiseProduct(mean)).norm();
+
+  monitor.reportNow({"train pca: clustering", 0, k + 1, {}});
+  KMeansOptions ko;
+  ko.clusters = k;
+  ko.seed = s.seed;
+  ko.restarts = s.restarts;
+  KMeansResult km;
+  try {
+    km = kMeans(Xs, ko, &monitor);
+  } catch (const InputError& e) {
+    throw InputError(std::string("pca: ") + e.what());
+  }
+
+  std::vector<std::vector<Eigen::Index>> members(static_cast<std::size_t>(k));
+  for (Eigen::Index i = 0; i < N; ++i) members[static_cast<std::size_t>(km.assignment[static_cast<std::size_t>(i)])].push_back(i);
+
+  OJson clusterMetrics = OJson::array();
+  double reconstructionSq = 0.0, centredSq = 0.0;
+  for (int c = 0; c < k; ++c) {
+    monitor.checkpoint();
+    monitor.reportNow({"train pca: local models", c + 1, k + 1, {}});
+    const std::vector<Eigen::Index>& idx = members[static_cast<std::size_t>(c)];
+    const auto m = static_cast<Eigen::Index>(idx.size());
+    auto pick = [&](const Eigen::MatrixXd& A) {
+      Eigen::MatrixXd out(A.rows(), m);
+      for (Eigen::Index i = 0; i < m; ++i) out.col(i) = A.col(idx[static_cast<std::size_t>(i)]);
+      return out;
+    };
+    const Eigen::MatrixXd Qc = pick(X);
+    PcaCluster cl;
+    cl.samples = static_cast<int>(m);
+    cl.centroid = Qc.rowwise().mean();
+    const Eigen::MatrixXd centred = Qc.colwise() - cl.centroid;
+    const Eigen::MatrixXd Xc = S.asDiagonal() * centred;
+    const Eigen::BDCSVD<Eigen::MatrixXd> svd(Xc, Eigen::ComputeThinU);
+    cl.singularValues = svd.singularValues();
+    const double s0 = cl.singularValues.size() ? cl.singularValues(0) : 0.0;
+    int rank = 0;
+    for (Eigen::Index i = 0; i < cl.singularValues.size(); ++i)
+      if (cl.singularValues(i) > std::max(1e-10 * s0, 1e-12 * dataScale)) ++rank;
+    if (nr > rank)
+      throw InputError("pca: cluster " + std::to_string(c + 1) + " of " + std::to_string(k) + " (" +
+                       std::to_string(m) + " samples) has rank " + std::to_string(rank) + " below nr = " +
+                       std::to_string(nr) + (rank == 0 ? ": its samples are identical positions" : "") +
+                       "; use fewer clusters or a smaller nr");
+    const Eigen::MatrixXd V = svd.matrixU().leftCols(nr);
+    cl.basis = S.cwiseInverse().asDiagonal() * V;
+    const Eigen::MatrixXd P = V.transpose() * S.asDiagonal();
+    cl.mass = cl.basis.transpose() * dataset.M * cl.basis;
+    cl.mass = 0.5 * (cl.mass + cl.mass.transpose());
+    if (Eigen::LLT<Eigen::MatrixXd>(cl.mass).info() != Eigen::Success)
+      throw InputError("pca: the reduced mass matrix of cluster " + std::to_string(c + 1) +
+                       " is not positive definite (its basis moves no mass)");
+
+    const Eigen::MatrixXd Xr = P * centred;
+    Eigen::MatrixXd Y;
+    if (s.stiffnessForces == "spring") {
+      Eigen::VectorXd fsMu;
+      evalSpringForces(model, cl.centroid, fsMu);
+      cl.offset = cl.basis.transpose() * fsMu;
+      Y = cl.basis.transpose() * (pick(Fs).colwise() - fsMu);
+      cl.stiffness = symmetricPsdFit(Xr * Xr.transpose(), Y * Xr.transpose());  // eq. 16, through the origin
+      Y.colwise() += cl.offset;
+    } else {
+      Y = cl.basis.transpose() * pick(Fi) - cl.mass * (P * pick(Xdd));
+      const Eigen::VectorXd xMean = Xr.rowwise().mean(), yMean = Y.rowwise().mean();
+      const Eigen::MatrixXd Xcen = Xr.colwise() - xMean, Ycen = Y.colwise() - yMean;
+      cl.stiffness = symmetricPsdFit(Xcen * Xcen.transpose(), Ycen * Xcen.transpose());
+      cl.offset = yMean - cl.stiffness * xMean;
+    }
+    const Eigen::MatrixXd Xdr = P * pick(Xd);
+    const Eigen::MatrixXd Yd = cl.basis.transpose() * pick(Fd);
+    cl.damping = symmetricPsdFit(Xdr * Xdr.transpose(), Yd * Xdr.transpose());  // eq. 19
+    if (s.stiffnessForces == "spring") {
+      cl.u0 = springPotential(model, cl.centroid);  // the seed's u_0
+    } else {
+      // The fitted internal force includes constraint forces, which have no potential of
+      // their own: u_0 is set so that the cluster's potential (with exact gravity on the
+      // chart) matches the true potential of its samples on average. Neighbouring
+      // clusters then agree on the energy level a switch has to keep.
+      double sum = 0.0;
+      Eigen::VectorXd fg;
+      evalExternalForces(model, -1, cl.centroid, 0.0, fg);
+      for (Eigen::Index i = 0; i < m; ++i) {
+        const Eigen::VectorXd xi = Xr.col(i);
+        const double chart = gravityPotential(model, cl.centroid) - fg.dot(cl.basis * xi) + cl.offset.dot(xi) +
+                             0.5 * xi.dot(cl.stiffness * xi);
+        sum += springPotential(model, Qc.col(i)) + gravityPotential(model, Qc.col(i)) - chart;
+      }
+      cl.u0 = sum / static_cast<double>(m);
+    }
+
+    const Eigen::MatrixXd kFit = (cl.stiffness * Xr).colwise() + cl.offset;
+    reconstructionSq += (Xc - V * (V.transpose() * Xc)).squaredNorm();
+    centredSq += Xc.squaredNorm();
+    const double energy = cl.singularValues.squaredNorm();
+    clusterMetrics.push_back(
+        OJson{{"samples", m},
+              {"rank", rank},
+              {"singular_values", vectorJson(cl.singularValues.head(std::min<Eigen::Index>(cl.singularValues.size(), 6)))},
+              {"energy_captured", energy > 0.0 ? cl.singularValues.head(nr).squaredNorm() / energy : 1.0},
+              {"stiffness_fit_relative_error", relativeFitError(kFit, Y)},
+              {"damping_fit_relative_error", relativeFitError(cl.damping * Xdr, Yd)}});
+    rom->clusters_.push_back(std::move(cl));
+  }
+  rom->nr_ = nr;
+  rom->pcaSettings_ = s;
+  rom->buildTransitions();
+  rom->q0_ = dataset.runs.front().q.col(0);
+  rom->qd0_ = dataset.runs.front().qd.col(0);
+
+  // Switches along the training data (consecutive samples of one run in different clusters).
+  long long switches = 0;
+  col = 0;
+  for (const DatasetRun& r : dataset.runs) {
+    for (Eigen::Index i = 1; i < r.samples(); ++i)
+      switches += km.assignment[static_cast<std::size_t>(col + i)] != km.assignment[static_cast<std::size_t>(col + i - 1)];
+    col += r.samples();
+  }
+  rom->mechanismName_ = dataset.mechanismName;
+  rom->mechanismHash_ = dataset.mechanismHash;
+  rom->created_ = utcTimestamp();
+  rom->settings_ = s.toJson();
+  OJson runs = OJson::array();
+  for (const DatasetRun& r : dataset.runs)
+    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  OJson& metrics = rom->metrics_;
+  metrics["training_runs"] = runs;
+  metrics["samples"] = total;
+  metrics["nr"] = nr;
+  metrics["clusters"] = k;
+  metrics["vector_length"] = rom->vectorLength_;
+  metrics["within_cluster_error"] = km.withinError;
+  metrics["kmeans_iterations"] = km.iterations;
+  metrics["relative_reconstruction_error"] = centredSq > 0.0 ? std::sqrt(reconstructionSq / centredSq) : 0.0;
+  metrics["switches_in_data"] = switches;
+  const double dtMax = rom->stabilityDt();
+  metrics["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
+  metrics["cluster"] = clusterMetrics;
+  monitor.reportNow({"train pca", k + 1, k + 1, {{"within_cluster_error", km.withinError}}});
+  return rom;
+}
+
+std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<int>& counts,
+                                     const PcaSettings& settings, Monitor& monitor) {
+  const PcaSettings s = PcaSettings::fromJson(settings.toJson());
+  if (dataset.samples() < 1) throw InputError("pca: the dataset has no samples");
+  Eigen::MatrixXd X(dataset.nq(), static_cast<Eigen::Index>(dataset.samples()));
+  Eigen::Index col = 0;
+  for (const DatasetRun& r : dataset.runs) {
+    X.middleCols(col, r.samples()) = r.q;
+    col += r.samples();
+  }
+  const double L = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, X.rowwise().mean());
+  KMeansOptions ko;
+  ko.seed = s.seed;
+  ko.restarts = s.restarts;
+  try {
+    return kMeansErrorScan(coordinateScale(dataset, L).asDiagonal() * X, counts, ko, &monitor);
+  } catch (const InputError& e) {
+    throw InputError(std::string("pca: ") + e.what());
+  }
+}
+
+void PcaModel::buildTransitions() {
+  const auto k = static_cast<int>(clusters_.size());
+  const Eigen::VectorXd& S = scale_;
+  cache_.assign(static_cast<std::size_t>(k), {});
+  std::vector<Eigen::MatrixXd> V(static_cast<std::size_t>(k));
+  for (int c = 0; c < k; ++c) {
+    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
+    V[static_cast<std::size_t>(c)] = S.asDiagonal() * cl.basis;
+    ClusterCache& cc = cache_[static_cast<std::size_t>(c)];
+    cc.P = V[static_cast<std::size_t>(c)].transpose() * S.asDiagonal();
+    cc.G.resize(nr_, k);
+    cc.h.resize(k);
+    for (int j = 0; j < k; ++j) {
+      const Eigen::VectorXd d = S.cwiseProduct(cl.centroid - clusters_[static_cast<std::size_t>(j)].centroid);
+      cc.G.col(j) = V[static_cast<std::size_t>(c)].transpose() * d;
+      cc.h(j) = d.squaredNorm();
+    }
+  }
+  transitions_.assign(static_cast<std::size_t>(k) * static_cast<std::size_t>(k), {});
+  for (int from = 0; from < k; ++from)
+    for (int to = 0; to < k; ++to) {
+      if (from == to) continue;
+      const Eigen::MatrixXd& Vf = V[static_cast<std::size_t>(from)];
+      const Eigen::MatrixXd& Vt = V[static_cast<std::size_t>(to)];
+      const Eigen::VectorXd d = S.cwiseProduct(clusters_[static_cast<std::size_t>(from)].centroid -
+                                               clusters_[static_cast<std::size_t>(to)].centroid);
+      Transition& tr = transitions_[static_cast<std::size_t>(from) * static_cast<std::size_t>(k) + static_cast<std::size_t>(to)];
+      tr.T = Vt.transpose() * Vf;
+      tr.o = Vt.transpose() * d;
+      tr.w = Vf.transpose() * d;
+      // eq. 25-28: svd(V_prev^T V) = Y Lambda Z^T; V_prev Y_j = V Z_j where Lambda_j ~ 1.
+      const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Vf.transpose() * Vt, Eigen::ComputeFullU | Eigen::ComputeFullV);
+      const Eigen::VectorXd& lambda = svd.singularValues();
+      int nd = 0;
+      while (nd < lambda.size() && lambda(nd) > 1.0 - pcaSettings_.commonTolerance) ++nd;
+      tr.nd = nd;
+      tr.Zc = svd.matrixV().leftCols(nd);
+      tr.N = svd.matrixV().rightCols(nr_ - nd);
+      tr.Rc = lambda.head(nd).cwiseInverse().asDiagonal() * svd.matrixU().leftCols(nd).transpose();
+    }
+}
+
+double PcaModel::stabilityDt() const {
+  double dt = std::numeric_limits<double>::infinity();
+  for (const PcaCluster& c : clusters_) {
+    const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(c.stiffness, c.mass);
+    const double omega2 = eig.eigenvalues().size() ? eig.eigenvalues().maxCoeff() : 0.0;
+    if (omega2 > 0.0) dt = std::min(dt, 2.0 / std::sqrt(omega2));
+  }
+  return dt;
+}
+
+int PcaModel::nearestCluster(const Eigen::VectorXd& q) const {
+  int best = 0;
+  double bestD = std::numeric_limits<double>::infinity();
+  for (std::size_t c = 0; c < clusters_.size(); ++c) {
+    const double d = scale_.cwiseProduct(q - clusters_[c].centroid).squaredNorm();
+    if (d < bestD) {
+      bestD = d;
+      best = static_cast<int>(c);
+    }
+  }
+  return best;
+}
+
+void PcaModel::writeMethodJson(OJson& j) const {
+  j["normalisation"] = {{"scale", vectorJson(scale_)}, {"vector_length", vectorLength_}};
+  OJson clusters = OJson::array();
+  for (const PcaCluster& c : clusters_)
+    clusters.push_back(OJson{{"centroid", vectorJson(c.centroid)},
+                             {"basis", matrixJson(c.basis)},
+                             {"mass", matrixJson(c.mass)},
+                             {"stiffness", matrixJson(c.stiffness)},
+                             {"offset", vectorJson(c.offset)},
+                             {"damping", matrixJson(c.damping)},
+                             {"u0", c.u0},
+                             {"singular_values", vectorJson(c.singularValues)},
+                             {"samples", c.samples}});
+  j["matrices"] = {{"clusters", clusters}, {"initial_q", vectorJson(q0_)}, {"initial_qd", vectorJson(qd0_)}};
+}
+
+std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& source) {
+  auto rom = std::make_unique<PcaModel>();
+  try {
+    rom->pcaSettings_ = PcaSettings::fromJson(j.at("settings"));
+  } catch (const InputError& e) {
+    throw FileError(source + ": " + e.what());
+  }
+  const OJson& norm = j.at("normalisation");
+  rom->scale_ = vectorFromJson(norm.at("scale"), -1, source + ": normalisation.scale");
+  rom->vectorLength_ = norm.at("vector_length").get<double>();
+  const Eigen::Index n = rom->scale_.size();
+  if (n < 1 || (rom->scale_.array() <= 0.0).any() || !rom->scale_.allFinite())
+    throw FileError(source + ": normalisation.scale must be finite and > 0");
+  const OJson& m = j.at("matrices");
+  const OJson& clusters = m.at("clusters");
+  if (!clusters.is_array() || clusters.empty()) throw FileError(source + ": matrices.clusters must be a non-empty array");
+  if (clusters.size() > 100000) throw FileError(source + ": matrices.clusters: too many clusters");
+  rom->nr_ = rom->pcaSettings_.nr;
+  if (rom->nr_ < 1 || rom->nr_ >= n) throw FileError(source + ": settings.nr must be in 1.." + std::to_string(n - 1));
+  const Eigen::Index nr = rom->nr_;
+  for (std::size_t i = 0; i < clusters.size(); ++i) {
+    const std::string where = source + ": matrices.clusters[" + std::to_string(i) + "]";
+    const OJson& c = clusters[i];
+    PcaCluster cl;
+    cl.centroid = vectorFromJson(c.at("centroid"), n, where + ".centroid");
+    cl.basis = matrixFromJson(c.at("basis"), n, nr, where + ".basis");
+    cl.mass = matrixFromJson(c.at("mass"), nr, nr, where + ".mass");
+    cl.stiffness = matrixFromJson(c.at("stiffness"), nr, nr, where + ".stiffness");
+    cl.offset = vectorFromJson(c.at("offset"), nr, where + ".offset");
+    cl.damping = matrixFromJson(c.at("damping"), nr, nr, where + ".damping");
+    cl.u0 = c.at("u0").get<double>();
+    cl.singularValues = vectorFromJson(c.at("singular_values"), -1, where + ".singular_values");
+    cl.samples = c.at("samples").get<int>();
+    if (!cl.centroid.allFinite() || !cl.basis.allFinite() || !cl.stiffness.allFinite() || !cl.damping.allFinite() ||
+        !cl.offset.allFinite() || !std::isfinite(cl.u0))
+      throw FileError(where + ": non-finite values");
+    if (Eigen::LLT<Eigen::MatrixXd>(cl.mass).info() != Eigen::Success)
+      throw FileError(where + ".mass is not positive definite");
+    // The scaled basis must be orthonormal: the switch projections rely on it.
+    const Eigen::MatrixXd V = rom->scale_.asDiagonal() * cl.basis;
+    if (!(V.transpose() * V).isIdentity(1e-6)) throw FileError(where + ".basis is not orthonormal in the scaled coordinates");
+    rom->clusters_.push_back(std::move(cl));
+  }
+  rom->q0_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
+  rom->qd0_ = vectorFromJson(m.at("initial_qd"), n, source + ": matrices.initial_qd");
+  if (rom->pcaSettings_.clusters != static_cast<int>(rom->clusters_.size()))
+    throw FileError(source + ": settings.clusters is " + std::to_string(rom->pcaSettings_.clusters) + " but " +
+                    std::to_string(rom->clusters_.size()) + " clusters are stored");
+  rom->buildTransitions();
+  return rom;
+}
+
+RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+                                        Monitor* monitor) const {
+  PcaRunLog log;
+  return simulate(model, o, sink, monitor, log);
+}
+
+RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+                                        Monitor* monitor, PcaRunLog& log) const {
+  checkMechanism(model);
+  const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
+  const double dtMax = stabilityDt();
+  if (o.dt >= dtMax)
+    throw InputError("dt = " + num(o.dt) + " s is above the stability limit of the explicit local PCA integrator (" +
+                     num(dtMax) + " s = 2 / omega_max of the stiffest cluster); use a smaller step");
+  const Eigen::Index n = model.nq();
+  const auto k = static_cast<int>(clusters_.size());
+  log = PcaRunLog{};
+
+  // Per-run data: gravity enters the reduced potential (its force is constant).
+  std::vector<LiveCluster> live(static_cast<std::size_t>(k));
+  Eigen::VectorXd fg;
+  for (int c = 0; c < k; ++c) {
+    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
+    LiveCluster& l = live[static_cast<std::size_t>(c)];
+    evalExternalForces(model, -1, cl.centroid, 0.0, fg);
+    l.Minv = cl.mass.inverse();
+    l.beta = cl.offset - cl.basis.transpose() * fg;
+    l.c0 = cl.u0 + gravityPotential(model, cl.centroid);
+  }
+
+  const Eigen::VectorXd q0 = o.q0.size() ? o.q0 : q0_;
+  const Eigen::VectorXd qd0 = o.qd0.size() ? o.qd0 : qd0_;
+  int c = nearestCluster(q0);
+  Eigen::VectorXd x = cache_[static_cast<std::size_t>(c)].P * (q0 - clusters_[static_cast<std::size_t>(c)].centroid);
+  Eigen::VectorXd v = cache_[static_cast<std::size_t>(c)].P * qd0;
+  Eigen::VectorXd a(nr_), aPrev(nr_), q(n), fExt(n), fr(nr_), distance(k), z;
+  double loadPower = 0.0;
+  auto accelerations = [&](double t) {
+    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
+    q.noalias() = cl.basis * x;
+    q += cl.centroid;
+    evalExternalForces(model, o.loadCase, q, t, fExt);
+    fr.noalias() = cl.basis.transpose() * fExt;
+    // Power of the loads without gravity and of the damping, for the energy balance.
+    loadPower = v.dot(fr + live[static_cast<std::size_t>(c)].beta - cl.offset - cl.damping * v);
+    fr -= cl.stiffness * x + cl.offset + cl.damping * v;  // eq. 36: damping with the previous velocity
+    a.noalias() = live[static_cast<std::size_t>(c)].Minv * fr;
+  };
+
+  const double switchTolerance = 1e-9, maxShift = 0.1;
+  std::vector<double> radius;  // RMS distance of a cluster's samples from its centroid (scaled)
+  for (const PcaCluster& cl : clusters_)
+    radius.push_back(cl.singularValues.norm() / std::sqrt(std::max(1.0, static_cast<double>(cl.samples))));
+  const double hysteresis = (1.0 - pcaSettings_.switchHysteresis) * (1.0 - pcaSettings_.switchHysteresis);
+  auto switchTo = [&](int to, long long step, double t) {
+    const Transition& tr = transition(c, to);
+    const PcaCluster& from = clusters_[static_cast<std::size_t>(c)];
+    const PcaCluster& next = clusters_[static_cast<std::size_t>(to)];
+    const LiveCluster& lf = live[static_cast<std::size_t>(c)];
+    const LiveCluster& ln = live[static_cast<std::size_t>(to)];
+    PcaSwitch sw;
+    sw.step = step;
+    sw.t = t;
+    sw.from = c;
+    sw.to = to;
+    sw.commonDimension = tr.nd;
+    const double uPrev = potentialOf(from, lf, x), kPrev = kineticOf(from, v);
+    sw.energyBefore = uPrev + kPrev;
+    const double scale = std::abs(uPrev) + kPrev + std::numeric_limits<double>::min();
+    const Eigen::VectorXd xLs = tr.T * x + tr.o, vLs = tr.T * v;
+    Eigen::VectorXd xNew = xLs, vNew = vLs;
+    if (pcaSettings_.energyProjection) {
+      // eq. 29: closest position with the previous potential, common components kept.
+      const Eigen::VectorXd base = tr.Zc * (tr.Rc * (x + tr.w));
+      if (tr.N.cols() == 0) {
+        xNew = base;
+        sw.positionFallback = std::abs(potentialOf(next, ln, base) - uPrev) > switchTolerance * scale;
+      } else {
+        const Eigen::MatrixXd A = tr.N.transpose() * next.stiffness * tr.N;
+        const Eigen::VectorXd b = tr.N.transpose() * (next.stiffness * base + ln.beta);
+        // Where the potential is flat along the free directions the level can lie far
+        // away; a shift beyond a fraction of the cluster's radius is not a projection.
+        const Eigen::VectorXd z0 = tr.N.transpose() * xLs;
+        if (closestPointOnLevelSet(A, b, potentialOf(next, ln, base) - uPrev, z0, z) &&
+            (z - z0).norm() <= maxShift * radius[static_cast<std::size_t>(to)])
+          xNew = base + tr.N * z;
+        else
+          sw.positionFallback = true;
+      }
+      // eq. 30: closest velocity with the kinetic energy that keeps the total.
+      const double target = sw.energyBefore - potentialOf(next, ln, xNew);
+      const Eigen::VectorXd baseV = tr.Zc * (tr.Rc * v);
+      if (target < 0.0) {
+        sw.velocityFallback = true;
+      } else if (tr.N.cols() == 0) {
+        vNew = baseV;
+        sw.velocityFallback = std::abs(kineticOf(next, baseV) - target) > switchTolerance * scale;
+      } else {
+        const Eigen::MatrixXd A = tr.N.transpose() * next.mass * tr.N;
+        const Eigen::VectorXd b = tr.N.transpose() * (next.mass * baseV);
+        if (closestPointOnLevelSet(A, b, kineticOf(next, baseV) - target, tr.N.transpose() * vLs, z))
+          vNew = baseV + tr.N * z;
+        else
+          sw.velocityFallback = true;
+      }
+      if (sw.positionFallback) xNew = xLs;
+      if (sw.velocityFallback) vNew = vLs;
+    }
+    x = xNew;
+    v = vNew;
+    a = tr.T * a;  // eq. 31
+    c = to;
+    sw.energyAfter = potentialOf(next, ln, x) + kineticOf(next, v);
+    log.switches.push_back(sw);
+  };
+
+  ReducedSample out(model, o.loadCase);
+  Sample& s = out.sample();
+  double outputSeconds = 0.0, work = 0.0, energy0 = 0.0;
+  RomSimulationSummary summary;
+  auto emit = [&](long long step, double t) {
+    const auto w0 = std::chrono::steady_clock::now();
+    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
+    s.step = step;
+    s.t = t;
+    s.q = cl.basis * x + cl.centroid;
+    s.qd = cl.basis * v;
+    s.qdd = cl.basis * a;
+    out.complete();
+    s.potentialEnergy = potentialOf(cl, live[static_cast<std::size_t>(c)], x);
+    if (step == 0) energy0 = s.kineticEnergy + s.potentialEnergy;
+    s.workNonConservative = work;
+    s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
+    sink.write(s);
+    log.sampleCluster.push_back(c);
+    ++summary.samples;
+    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  };
+
+  const auto wall0 = std::chrono::steady_clock::now();
+  sink.begin(model, plan.info);
+  streamReducedRun(sink, [&] {
+    accelerations(0.0);
+    emit(0, 0.0);
+    Progress progress{"simulate " + method(), 0, plan.steps, {{"t", 0.0}}};
+    const double dt = o.dt;
+    for (long long step = 1; step <= plan.steps; ++step) {
+      const double t = static_cast<double>(step) * dt;
+      // Algorithm 1: the local model of the current state (eq. 22) ...
+      if (k > 1) {
+        const ClusterCache& cc = cache_[static_cast<std::size_t>(c)];
+        distance.noalias() = 2.0 * cc.G.transpose() * x;
+        distance += cc.h;
+        int nearest = 0;
+        const double dNearest = distance.minCoeff(&nearest);
+        // Hysteresis: the new centroid must be nearer by a margin, else a state on the
+        // border flips back and forth, and each projection can undo the motion.
+        if (nearest != c && x.squaredNorm() + dNearest < hysteresis * x.squaredNorm())
+          switchTo(nearest, step, t - dt);
+      }
+      // ... and its explicit update, eq. 35-38.
+      const double powerPrev = loadPower;
+      aPrev = a;
+      x += dt * v + (0.5 * dt * dt) * aPrev;
+      accelerations(t);
+      v += (0.5 * dt) * (aPrev + a);
+      work += 0.5 * dt * (powerPrev + loadPower);
+      if (!x.allFinite() || !v.allFinite())
+        throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
+                          ", cluster " + std::to_string(c + 1) + "): non-finite reduced coordinates; the samples "
+                          "up to then are kept");
+      summary.steps = step;
+      summary.tEnd = t;
+      if (step % plan.stride == 0 || step == plan.steps) emit(step, t);
+      if (monitor) {
+        progress.step = step;
+        progress.metrics[0].second = t;
+        if (!monitor->report(progress)) monitor->checkpoint();
+      }
+    }
+  });
+  completeReducedRun(sink, summary,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
+  double worstJump = 0.0;
+  for (const PcaSwitch& sw : log.switches)
+    worstJump = std::max(worstJump, std::abs(sw.energyAfter - sw.energyBefore));
+  summary.figures = {{"cluster_switches", static_cast<double>(log.switches.size())},
+                     {"switch_fallbacks", static_cast<double>(log.fallbacks())},
+                     {"largest_switch_energy_change", worstJump}};
+  return summary;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,222 @@
+#pragma once
+/// @file
+/// Local PCA reduced model with energy-preserving switching (seed 003, Angeli,
+/// Naets, Desmet): piecewise linear reduced models on clusters of the
+/// displacement data, joined by energy-preserving projections.
+///
+/// Coordinates are scaled as in the POD baseline: S = diag(1 on point
+/// coordinates [m], L on unit-vector components [-]) with the characteristic
+/// length L [m] (setting `vector_length`; 0: automatic), so Euclidean distances
+/// of S q weigh metres and unit vectors alike (the paper's "meaningful use of
+/// the Euclidean distance").
+///
+/// Offline (train):
+/// - k-means with k-means++ seeding (seeded, several restarts) of the scaled
+///   positions S q of every sample (eq. 3-5); kMeansErrorScan reports the
+///   within-cluster error for a range of cluster counts;
+/// - per cluster i: thin SVD of S (Q_i - mu_i) (eq. 6), scaled basis V_i = first
+///   n_r left singular vectors (eq. 7, orthonormal), in natural coordinates
+///   `q ~ Phi_i q_r + mu_i`, `Phi_i = S^-1 V_i`, `q_r = V_i^T S (q - mu_i)` (eq. 8, 15);
+/// - M_r = Phi^T M Phi (eq. 11);
+/// - stiffness (eq. 16) by symmetric least squares (the normal equations
+///   `K A + A K = B + B^T`, solved in the eigenbasis of A) projected onto the PSD
+///   cone by clipping negative eigenvalues (the nearest PSD matrix in the Frobenius
+///   norm, Higham 1988): with `stiffness_forces: "spring"` (the seed) the
+///   data are `y = Phi^T (f_spring(q) - f_spring(mu))` against q_r through the
+///   origin, and the offset is `b = Phi^T f_spring(mu)`, so
+///   `f_int,r = K_r q_r + b + D_r qd_r` stays defined when K_r is singular (a
+///   pendulum without spring); with `"internal"` (default, as the POD baseline) y is
+///   the whole internal force the reduced equation must supply, constraint forces
+///   included (`Phi^T (f_ext - f_damper) - M_r qdd_r`), fitted with an offset b. The
+///   chart of a cluster is flat, so the constraint forces that bend the motion (a
+///   pendulum's rod tension) have a component along it that restores like a
+///   spring; the seed's spring-only fit leaves gravity piecewise constant there
+///   (docs/benchmarks.md: pendulum on a carriage 2.6 % with "internal", tens of %
+///   with "spring"; the MacPherson strut is good with both);
+/// - damping (eq. 19): `Phi^T f_damper` against `qd_r = V^T S qd` (eq. 18), same
+///   fit, no offset;
+/// - u_0 (eq. 12) = the model's spring potential at the centroid mu ("spring"); with
+///   "internal" the fitted force includes constraint forces, which have no potential,
+///   so u_0 is the mean over the cluster's samples of the true potential (springs +
+///   gravity) minus the cluster's chart potential, so neighbouring clusters agree on
+///   the energy level a switch keeps.
+///
+/// Reduced potential of cluster i (used to preserve energy at a switch), with the
+/// gravity force f_g of the model (constant; its potential is -f_g^T q exactly in
+/// every basis):
+///   `U_i(q_r) = u_0 - f_g^T mu + (b - Phi^T f_g)^T q_r + 1/2 q_r^T K_r q_r`.
+///
+/// Online (simulate), Algorithm 1 with external forces `Phi^T f_ext(q, t)` (eq. 20
+/// with the transpose) at the back-projected q of any load case:
+/// 1. nearest centroid of the back-projected state in the scaled norm (eq. 22),
+///    evaluated in O(n_r k) from precomputed products, with hysteresis: the model
+///    changes only when another centroid is nearer than (1 - h) times the current
+///    one's distance (`switch_hysteresis` h; without it a state on a border flips
+///    between two clusters every step and the projections stall the motion);
+/// 2. on a change of cluster (prev -> new), with `T = V^T V_prev` and the common
+///    subspace of the two bases from `svd(V_prev^T V) = Y Lambda Z^T`, n_d = number
+///    of singular values above 1 - eps (eq. 23-28, `common_tolerance` eps; every
+///    pair is precomputed when the model is built):
+///    - position (eq. 29): closest q_r to the previous back-projected position
+///      (centroid offset mu - mu_prev included) whose potential U equals the
+///      previous one, with the common-subspace components of the absolute
+///      position kept;
+///    - velocity (eq. 30): closest qd_r to the previous velocity with the same
+///      kinetic energy (the previous total energy minus the new potential, which is
+///      the previous kinetic energy when the position met its level), common
+///      components kept;
+///    - acceleration (eq. 31): `qdd_r = V^T V_prev qdd_r,prev`;
+///    - a level that cannot be met (no real solution, or a position level only
+///      reached by shifting the state more than 0.1 of the new cluster's RMS radius,
+///      as happens where the potential is flat) falls back to the least-squares
+///      projection; such switches are counted (PcaRunLog, summary) and reported.
+///    With `energy_projection: false` every switch is the least-squares projection;
+/// 3. explicit update eq. 34-38 (damping with the previous velocity). The step must
+///    stay below 2 / omega_max of every cluster (`stability_dt`); larger steps are refused.
+///
+/// Output samples: q, qd, qdd back-projected with the current cluster; forces,
+/// markers, measures of the full model at that state; potential energy U_i(q_r);
+/// work of the applied loads (f_ext without gravity) and of the reduced damping;
+/// residual_position of the back-projected q.
+///
+/// File (method "pca"): "settings", "normalisation" {"scale", "vector_length"},
+/// "matrices" {"clusters": [{"centroid", "basis", "mass", "stiffness", "offset",
+/// "damping", "u0", "singular_values", "samples"}...], "initial_q", "initial_qd"}.
+
+#include "engine/rom/reduced_model.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+struct PcaSettings {
+  int clusters = 16;         ///< number of clusters n_p >= 1
+  int nr = 0;                ///< reduced coordinates per cluster; 0: the DOF of the mechanism
+  double vectorLength = 0.0; ///< characteristic length L [m]; 0: automatic
+  std::string stiffnessForces = "internal";  ///< "internal" or "spring" (seed 003)
+  bool energyProjection = true;            ///< false: least-squares projection at switches
+  double commonTolerance = 1e-3;           ///< eps of eq. 26, in (0, 1)
+  /// A switch needs the new centroid nearer than (1 - h) times the current one's distance, in [0, 1).
+  double switchHysteresis = 0.1;
+  std::uint64_t seed = 1;                  ///< k-means++ seeding
+  int restarts = 4;                        ///< k-means restarts
+
+  /// From JSON {"clusters", "nr", "vector_length", "stiffness_forces", "energy_projection",
+  /// "common_tolerance", "switch_hysteresis", "seed", "restarts"}; unknown keys or bad values throw InputError.
+  static PcaSettings fromJson(const nlohmann::ordered_json& j);
+  nlohmann::ordered_json toJson() const;
+};
+
+/// One local linear model.
+struct PcaCluster {
+  Eigen::VectorXd centroid;  ///< mu [m, -], size nq
+  Eigen::MatrixXd basis;     ///< Phi = S^-1 V [m or - per unit q_r], nq x nr
+  Eigen::MatrixXd mass;      ///< M_r [kg], nr x nr
+  Eigen::MatrixXd stiffness; ///< K_r [N/m], nr x nr, PSD
+  Eigen::VectorXd offset;    ///< b: reduced internal force at q_r = 0 [N], size nr
+  Eigen::MatrixXd damping;   ///< D_r [N s/m], nr x nr, PSD
+  double u0 = 0.0;           ///< spring potential at the centroid [J]
+  Eigen::VectorXd singularValues;  ///< of the scaled, centred cluster data (all) [m]
+  int samples = 0;           ///< training samples in the cluster
+};
+
+/// A change of cluster during a run.
+struct PcaSwitch {
+  long long step = 0;
+  double t = 0.0;                 ///< [s]
+  int from = 0, to = 0;
+  int commonDimension = 0;        ///< n_d
+  double energyBefore = 0.0;      ///< reduced total energy (kinetic + U) in `from` [J]
+  double energyAfter = 0.0;       ///< the same in `to` after the projection [J]
+  bool positionFallback = false;  ///< the potential level could not be met
+  bool velocityFallback = false;  ///< the kinetic level could not be met
+};
+
+/// What happened in a run: the cluster of every output sample and every switch.
+struct PcaRunLog {
+  std::vector<int> sampleCluster;
+  std::vector<PcaSwitch> switches;
+  long long fallbacks() const;
+};
+
+class PcaModel : public ReducedModel {
+public:
+  /// Trains on every run of `dataset`, which must be data of `model` (checked). Throws
+  /// InputError for more clusters than samples or distinct positions, n_r above a
+  /// cluster's rank (the cluster and its rank named; identical points have rank 0),
+  /// bad settings; Cancelled when the monitor asks to stop.
+  static std::unique_ptr<PcaModel> train(const Dataset& dataset, const PcaSettings& settings, Monitor& monitor,
+                                         const Model& model);
+  /// From the method part of a trained-model file. Throws FileError naming `source`.
+  static std::unique_ptr<PcaModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+  std::string method() const override { return "pca"; }
+  int reducedDimension() const override { return nr_; }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+                                Monitor* monitor = nullptr) const override;
+  /// simulate() that also records the cluster of every sample and every switch in `log`.
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+                                Monitor* monitor, PcaRunLog& log) const;
+
+  const std::vector<PcaCluster>& clusters() const { return clusters_; }
+  const PcaSettings& pcaSettings() const { return pcaSettings_; }
+  /// Coordinate scale S (diagonal) [-, m], size nq.
+  const Eigen::VectorXd& scale() const { return scale_; }
+  /// Cluster whose centroid is nearest to q [m, -] (size nq) in the scaled norm (eq. 22).
+  int nearestCluster(const Eigen::VectorXd& q) const;
+  /// Largest stable step of the explicit scheme over all clusters [s] (infinity without stiffness).
+  double stabilityDt() const;
+
+protected:
+  void writeMethodJson(nlohmann::ordered_json& j) const override;
+
+private:
+  // Precomputed for a switch from cluster `from` to cluster `to` (see the file comment).
+  struct Transition {
+    int nd = 0;           // dimension of the common subspace
+    Eigen::MatrixXd T;    // V_to^T V_from, nr x nr
+    Eigen::VectorXd o;    // V_to^T S (mu_from - mu_to), nr
+    Eigen::VectorXd w;    // V_from^T S (mu_from - mu_to), nr
+    Eigen::MatrixXd Zc;   // common directions in `to` coordinates, nr x nd
+    Eigen::MatrixXd N;    // their orthonormal complement, nr x (nr - nd)
+    Eigen::MatrixXd Rc;   // Zc^T q_r,to = Rc (q_r,from + w), nd x nr
+  };
+  // Per cluster: projection and nearest-centroid products.
+  struct ClusterCache {
+    Eigen::MatrixXd P;    // V^T S: q_r = P (q - mu), nr x nq
+    Eigen::MatrixXd G;    // V^T S (mu - mu_j) for every j, nr x k
+    Eigen::VectorXd h;    // |S (mu - mu_j)|^2, k
+  };
+  void buildTransitions();
+  const Transition& transition(int from, int to) const {
+    return transitions_[static_cast<std::size_t>(from) * clusters_.size() + static_cast<std::size_t>(to)];
+  }
+
+  PcaSettings pcaSettings_;
+  int nr_ = 0;
+  Eigen::VectorXd scale_;
+  double vectorLength_ = 1.0;
+  std::vector<PcaCluster> clusters_;
+  std::vector<Transition> transitions_;  // k x k, row-major (from, to)
+  std::vector<ClusterCache> cache_;
+  Eigen::VectorXd q0_, qd0_;             // first sample of the first training run
+};
+
+/// Within-cluster error (eq. 3, squared distances in the scaled coordinates [m^2])
+/// of k-means on the positions of `dataset` for every cluster count in `counts`,
+/// with the scaling, seed and restarts of `settings`: the helper for choosing the
+/// number of clusters (the error falls with k; pick k where it stops falling fast).
+std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<int>& counts,
+                                     const PcaSettings& settings, Monitor& monitor);
+
+/// The point z closest to z0 (size m) on the level set 1/2 z^T A z + b^T z + c = 0
+/// with A symmetric PSD (m x m): z = (I + nu A)^-1 (z0 - nu b) with the multiplier nu
+/// on the branch I + nu A > 0, where the constraint decreases monotonically in nu
+/// (bisection to full precision). Returns false, leaving z untouched, when that
+/// branch has no root (the level cannot be met).
+bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c, const Eigen::VectorXd& z0,
+                            Eigen::VectorXd& z);
+
+}  // namespace mbdrom

@@ -1,0 +1,133 @@
+#include "engine/rom/rom_support.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/measures.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+#include "engine/model/model_file.h"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace mbdrom {
+
+double characteristicLength(const Dataset& dataset, const Eigen::MatrixXd& X, const Eigen::VectorXd& mean) {
+  const Eigen::Index n = X.rows(), N = X.cols();
+  std::vector<bool> isVector(static_cast<std::size_t>(n), false);
+  for (int i : dataset.vectorCoordinates) isVector[static_cast<std::size_t>(i)] = true;
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  long long count = 0;
+  for (Eigen::Index i = 0; i + 2 < n; i += 3)
+    if (!isVector[static_cast<std::size_t>(i)]) {
+      centre += mean.segment<3>(i);
+      ++count;
+    }
+  if (count == 0 || N == 0) return 1.0;
+  centre /= static_cast<double>(count);
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i + 2 < n; i += 3)
+    if (!isVector[static_cast<std::size_t>(i)]) sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
+  const double L = std::sqrt(sum / static_cast<double>(count * N));
+  return L > 0.0 ? L : 1.0;
+}
+
+Eigen::VectorXd coordinateScale(const Dataset& dataset, double L) {
+  Eigen::VectorXd S = Eigen::VectorXd::Ones(dataset.nq());
+  for (int i : dataset.vectorCoordinates) S(i) = L;
+  return S;
+}
+
+void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std::string& method) {
+  const int n = dataset.nq();
+  if (model.nq() != n)
+    throw InputError(method + ": the data has " + std::to_string(n) + " coordinates, mechanism \"" + model.spec().name +
+                     "\" " + std::to_string(model.nq()));
+  for (int i = 0; i < n; ++i)
+    if (dataset.coordinateNames[static_cast<std::size_t>(i)] != model.coordinateName(i))
+      throw InputError(method + ": the data's coordinate " + std::to_string(i + 1) + " is \"" +
+                       dataset.coordinateNames[static_cast<std::size_t>(i)] + "\", mechanism \"" + model.spec().name +
+                       "\" has \"" + model.coordinateName(i) + "\": the data is not of this mechanism");
+  if (dataset.mechanismHash != model.mechanismHash())
+    throw InputError(method + ": the data is of mechanism \"" + dataset.mechanismName + "\" (hash " +
+                     hashToString(dataset.mechanismHash) + "), not of \"" + model.spec().name + "\" (hash " +
+                     hashToString(model.mechanismHash()) + ")");
+}
+
+Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
+  // K A + A K = B + B^T, solved in the eigenbasis of A.
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigA(A);
+  const Eigen::MatrixXd& U = eigA.eigenvectors();
+  const Eigen::VectorXd& lambda = eigA.eigenvalues();
+  const Eigen::MatrixXd C = U.transpose() * (B + B.transpose()) * U;
+  const double tiny = 1e-12 * std::max(lambda.cwiseAbs().maxCoeff(), std::numeric_limits<double>::min());
+  Eigen::MatrixXd Kt(A.rows(), A.cols());
+  for (Eigen::Index i = 0; i < A.rows(); ++i)
+    for (Eigen::Index j = 0; j < A.cols(); ++j) {
+      const double d = lambda(i) + lambda(j);
+      Kt(i, j) = d > tiny ? C(i, j) / d : 0.0;
+    }
+  Eigen::MatrixXd K = U * Kt * U.transpose();
+  K = 0.5 * (K + K.transpose());
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigK(K);
+  K = eigK.eigenvectors() * eigK.eigenvalues().cwiseMax(0.0).asDiagonal() * eigK.eigenvectors().transpose();
+  return 0.5 * (K + K.transpose());
+}
+
+double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y) {
+  const Eigen::MatrixXd centred = Y.colwise() - Y.rowwise().mean();
+  const double scale = centred.norm();
+  return scale > 0.0 ? (fit - Y).norm() / scale : 0.0;
+}
+
+ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
+                              const std::string& method) {
+  const Eigen::Index n = model.nq();
+  if (romCoordinates != n)
+    throw InputError(method + ": the reduced model has " + std::to_string(romCoordinates) + " coordinates, the model " +
+                     std::to_string(n));
+  if (!(o.dt > 0.0) || !std::isfinite(o.dt)) throw InputError("dt must be > 0 (got " + std::to_string(o.dt) + ")");
+  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
+  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
+  const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
+  if (o.loadCase < -1 || o.loadCase >= nLoadCases)
+    throw InputError("load case index " + std::to_string(o.loadCase) + " does not exist in model \"" +
+                     model.spec().name + "\"");
+  if ((o.q0.size() && o.q0.size() != n) || (o.qd0.size() && o.qd0.size() != n))
+    throw InputError("initial conditions: expected " + std::to_string(n) + " coordinates");
+  ReducedRunPlan plan;
+  plan.steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
+  plan.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
+  plan.info.modelName = model.spec().name;
+  plan.info.loadCase = o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
+  plan.info.dt = o.dt;
+  plan.info.outputDt = static_cast<double>(plan.stride) * o.dt;
+  plan.info.tEnd = o.tEnd;
+  plan.info.totalSteps = plan.steps;
+  return plan;
+}
+
+ReducedSample::ReducedSample(const Model& model, int loadCase) : model_(model), loadCase_(loadCase) {
+  const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
+  s_.lambda = Eigen::VectorXd::Zero(model.nc());
+  s_.f_friction = Eigen::VectorXd::Zero(model.nq());
+  s_.frictionVelocity = Eigen::VectorXd::Zero(nFrictions);
+  s_.frictionState = Eigen::VectorXd::Zero(nFrictions);
+  s_.markers.resize(3, static_cast<Eigen::Index>(model.markers().size()));
+}
+
+void ReducedSample::complete() {
+  evalExternalForces(model_, loadCase_, s_.q, s_.t, s_.f_ext);
+  evalSpringForces(model_, s_.q, s_.f_spring);
+  evalDamperForces(model_, s_.q, s_.qd, s_.f_damper);
+  for (Eigen::Index i = 0; i < s_.markers.cols(); ++i) s_.markers.col(i) = markerPosition(model_, s_.q, static_cast<int>(i));
+  s_.kineticEnergy = 0.5 * s_.qd.dot(model_.massMatrix() * s_.qd);
+  evalPhi(model_, s_.q, s_.t, Phi_);
+  s_.residualPosition = Phi_.size() ? Phi_.cwiseAbs().maxCoeff() : 0.0;
+  s_.measures = evalMeasures(model_, s_.q);
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,74 @@
+#pragma once
+/// @file
+/// Pieces every linear or non-linear reduced model shares: the coordinate scale
+/// that lets metres and unit vectors weigh alike, the symmetric PSD least-squares
+/// fit of reduced stiffness and damping matrices, the checks and plan of a reduced
+/// run, and the back-projected output sample.
+
+#include "engine/data/dataset.h"
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+
+#include <Eigen/Core>
+
+#include <string>
+
+namespace mbdrom {
+
+/// Characteristic length L [m] for unit-vector coordinates: the RMS distance of
+/// the free points of the snapshots X (nq x N [m, -]) from the common mean of the
+/// points in `mean` (size nq). 1 when there are no points or no spread.
+double characteristicLength(const Dataset& dataset, const Eigen::MatrixXd& X, const Eigen::VectorXd& mean);
+
+/// Coordinate scale S (diagonal, size nq): 1 on point coordinates [-], L on the
+/// unit-vector components of `dataset` [m].
+Eigen::VectorXd coordinateScale(const Dataset& dataset, double L);
+
+/// Throws InputError (prefixed with `method`) naming the first mismatch when
+/// `dataset` is not data of `model`: coordinate count, coordinate names, mechanism hash.
+void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std::string& method);
+
+/// Symmetric least squares: the symmetric K minimising ||K X - Y||_F, from
+/// A = X X^T and B = Y X^T (m x m), projected onto the PSD cone (negative
+/// eigenvalues clipped to zero). Directions the data never excites get zero.
+Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B);
+
+/// ||fit - Y|| / ||Y - mean(Y)|| (0 when Y does not vary).
+double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y);
+
+/// Checked options of a reduced run: number of steps, output stride and the
+/// RunInfo for the sink.
+struct ReducedRunPlan {
+  long long steps = 0;
+  long long stride = 1;
+  RunInfo info;
+};
+
+/// Checks `o` against `model` (dt, t_end, output_dt, load case, initial-condition
+/// sizes, the reduced model's coordinate count `romCoordinates`) and plans the run.
+/// Throws InputError naming the option at fault; `method` prefixes the messages.
+ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
+                              const std::string& method);
+
+/// The output sample of a reduced run in the full model's channels. The caller
+/// sets t, step, q, qd, qdd (and the energies it knows); complete() fills the
+/// forces, markers, kinetic energy, the position residual and the measures; the
+/// channels a reduced model does not have (multipliers, friction, velocity and
+/// acceleration residuals) stay zero.
+class ReducedSample {
+public:
+  ReducedSample(const Model& model, int loadCase);
+  Sample& sample() { return s_; }
+  /// Fills f_ext, f_spring, f_damper, markers, kinetic energy, residual_position
+  /// and measures from s.q, s.qd at s.t.
+  void complete();
+
+private:
+  const Model& model_;
+  int loadCase_;
+  Sample s_;
+  Eigen::VectorXd Phi_;
+};
+
+}  // namespace mbdrom
