@@ -3,69 +3,20 @@
 // full model measured in the same run; training time to the accuracy goals
 // (W relative RMSE <= 2 % on "train", <= 5 % on "chirp"; pendulum tip <= 3 %).
 //   taskset -c 0 build/h1r/bench/mbdrom_bench --benchmark_filter=Ae
+#include "bench/bench_support.h"
 #include "engine/data/dataset.h"
-#include "engine/data/trajectory_csv.h"
-#include "engine/dynamics/simulation.h"
-#include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
-#include "engine/rom/compare.h"
 #include "engine/rom/pod_model.h"
 
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <filesystem>
 #include <memory>
 
 namespace {
 
 using namespace mbdrom;
-
-Model example(const char* name) {
-  return readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json");
-}
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("mbdrom_ae_bench_" + name)).string();
-}
-
-class DiscardSink : public TrajectorySink {
-public:
-  void begin(const Model&, const RunInfo&) override {}
-  void write(const Sample& s) override { benchmark::DoNotOptimize(s.t); }
-  void end(RunStatus, const std::string&) override {}
-};
-
-// Reference run every 5 ms to a CSV; returns the samples.
-std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv) {
-  SimulationOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.005;
-  TrajectoryRecorder recorder;
-  simulate(model, o, recorder);
-  TrajectoryCsvWriter writer(csv);
-  writer.begin(model, recorder.info());
-  for (const Sample& s : recorder.samples()) writer.write(s);
-  writer.end(RunStatus::Completed, "");
-  return recorder.samples();
-}
-
-double relativeError(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
-                     const std::string& referenceCsv, const std::string& point) {
-  RomSimulationOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.dt = 1e-3;
-  o.outputDt = 0.005;
-  const std::string csv = tempPath("rom.csv");
-  {
-    TrajectoryCsvWriter writer(csv);
-    rom.simulate(model, o, writer);
-  }
-  return compareTrajectories(readTrajectoryCsv(referenceCsv), readTrajectoryCsv(csv), {point}).points[0].relativeRmse;
-}
+using namespace mbdrom::bench;
 
 struct MacPhersonData {
   Model model = example("macpherson");
@@ -126,37 +77,7 @@ void BM_AeTrainPendulumCarriage(benchmark::State& state) {
 // Reduced step cost (networks, derivatives, J^T M J, loads, solve) against the full
 // model on the same load case, span and step; output excluded from the reduced time.
 void BM_AeStepMacPherson(benchmark::State& state) {
-  const MacPhersonData& d = macPherson();
-  const AeModel& rom = macPhersonRom();
-  RomSimulationOptions o;
-  o.loadCase = d.model.findLoadCase("chirp");
-  o.tEnd = 10.0;
-  o.dt = 1e-3;
-  o.outputDt = 0.01;
-  SimulationOptions full;
-  full.loadCase = o.loadCase;
-  full.tEnd = o.tEnd;
-  full.outputDt = o.outputDt;
-  full.integrator.dt = o.dt;
-  double reduced = 0.0, fullSeconds = 0.0;
-  long long steps = 0, fullSteps = 0;
-  for (auto _ : state) {
-    DiscardSink sink;
-    const RomSimulationSummary s = rom.simulate(d.model, o, sink);
-    state.SetIterationTime(s.wallSeconds);
-    reduced += s.wallSeconds;
-    steps += s.steps;
-    state.PauseTiming();
-    DiscardSink fullSink;
-    const SimulationSummary f = simulate(d.model, full, fullSink);
-    fullSeconds += f.wallSeconds;
-    fullSteps += f.steps;
-    state.ResumeTiming();
-  }
-  const double perStep = reduced / static_cast<double>(steps), fullPerStep = fullSeconds / static_cast<double>(fullSteps);
-  state.counters["us_per_step"] = perStep * 1e6;
-  state.counters["full_us_per_step"] = fullPerStep * 1e6;
-  state.counters["speedup"] = fullPerStep / perStep;
+  measureStepCost(state, macPhersonRom(), macPherson().model, "chirp");
 }
 
 }  // namespace

@@ -431,7 +431,9 @@ void PcaModel::buildTransitions() {
       const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Vf.transpose() * Vt, Eigen::ComputeFullU | Eigen::ComputeFullV);
       const Eigen::VectorXd& lambda = svd.singularValues();
       int nd = 0;
-      while (nd < lambda.size() && lambda(nd) > 1.0 - pcaSettings_.commonTolerance) ++nd;
+      // At most n_r - 1 common directions: with all of them common the position and
+      // velocity would be fixed and no energy level could be met.
+      while (nd < nr_ - 1 && lambda(nd) > 1.0 - pcaSettings_.commonTolerance) ++nd;
       tr.nd = nd;
       tr.Zc = svd.matrixV().leftCols(nd);
       tr.N = svd.matrixV().rightCols(nr_ - nd);

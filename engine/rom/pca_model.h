@@ -56,7 +56,9 @@
 /// 2. on a change of cluster (prev -> new), with `T = V^T V_prev` and the common
 ///    subspace of the two bases from `svd(V_prev^T V) = Y Lambda Z^T`, n_d = number
 ///    of singular values above 1 - eps (eq. 23-28, `common_tolerance` eps; every
-///    pair is precomputed when the model is built):
+///    pair is precomputed when the model is built), at most n_r - 1 (with every
+///    direction common nothing is left to meet the energy level; the least aligned
+///    one is then treated as free — for n_r = 1 always):
 ///    - position (eq. 29): closest q_r to the previous back-projected position
 ///      (centroid offset mu - mu_prev included) whose potential U equals the
 ///      previous one, with the common-subspace components of the absolute
