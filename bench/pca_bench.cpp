@@ -40,11 +40,15 @@ void BM_PcaStepMacPherson(benchmark::State& state) {
   s.nr = static_cast<int>(state.range(0));
   Monitor monitor;
   const auto rom = PcaModel::train(d.dataset, s, monitor, d.model);
-  // n_r = 3 takes in a stiff constraint direction: its explicit step must be smaller.
-  const double dt = rom->stabilityDt() > 1e-3 ? 1e-3 : 1e-4;
-  state.counters["dt"] = dt;
-  measureStepCost(state, *rom, d.model, "chirp", dt);
-  if (dt == 1e-3) state.counters["W_rel_rmse_chirp"] = relativeError(*rom, d.model, "chirp", 3.0, d.chirpCsv, "W");
+  if (s.nr == 1) {
+    measureStepCost(state, *rom, d.model, "chirp");
+    state.counters["W_rel_rmse_chirp"] = relativeError(*rom, d.model, "chirp", 3.0, d.chirpCsv, "W");
+  } else {
+    // Above the strut's single DOF the extra directions are held only by fitted
+    // constraint forces: such a model leaves the data after 0.1-0.8 s (and n_r = 3 takes
+    // in a stiff direction), so its cost is measured over 0.1 s at dt = 0.1 ms.
+    measureStepCost(state, *rom, d.model, "chirp", 1e-4, 0.1);
+  }
 }
 
 // Training time and the accuracy it reaches, with the default ("internal") and the

@@ -47,6 +47,26 @@ bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, 
                             Eigen::VectorXd& z) {
   const Eigen::Index m = z0.size();
   if (m == 0 || !std::isfinite(c) || !z0.allFinite() || !b.allFinite()) return false;
+  if (m == 1) {
+    // One free direction (n_r = 1, or n_r = 2 with a common one): the nearest root of
+    // 1/2 a z^2 + b z + c = 0.
+    const double a = std::max(A(0, 0), 0.0), bb = b(0);
+    double root;
+    if (a == 0.0) {
+      if (bb == 0.0) return false;
+      root = -c / bb;
+    } else {
+      const double disc = bb * bb - 2.0 * a * c;
+      if (disc < 0.0) return false;
+      const double r = std::sqrt(disc);
+      const double r1 = (-bb - r) / a, r2 = (-bb + r) / a;
+      root = std::abs(r1 - z0(0)) < std::abs(r2 - z0(0)) ? r1 : r2;
+    }
+    if (!std::isfinite(root)) return false;
+    z.resize(1);
+    z(0) = root;
+    return true;
+  }
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
   const Eigen::VectorXd lambda = eig.eigenvalues().cwiseMax(0.0);
   const Eigen::MatrixXd& Q = eig.eigenvectors();
@@ -585,6 +605,9 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
   std::vector<double> radius;  // RMS distance of a cluster's samples from its centroid (scaled)
   for (const PcaCluster& cl : clusters_)
     radius.push_back(cl.singularValues.norm() / std::sqrt(std::max(1.0, static_cast<double>(cl.samples))));
+  // The region of the data: farther than this from every centroid the local models mean nothing.
+  double span = 3.0 * *std::max_element(radius.begin(), radius.end());
+  for (const ClusterCache& cc : cache_) span = std::max(span, std::sqrt(cc.h.maxCoeff()) + 3.0 * *std::max_element(radius.begin(), radius.end()));
   const double hysteresis = (1.0 - pcaSettings_.switchHysteresis) * (1.0 - pcaSettings_.switchHysteresis);
   auto switchTo = [&](int to, long long step, double t) {
     const Transition& tr = transition(c, to);
@@ -699,6 +722,11 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
       accelerations(t);
       v += (0.5 * dt) * (aPrev + a);
       work += 0.5 * dt * (powerPrev + loadPower);
+      if (x.norm() > span)  // |x| is the scaled distance from the current centroid, the nearest one
+        throw SolverError("reduced model (pca) left the region of its training data at t = " + num(t) + " s (step " +
+                          std::to_string(step) + "): " + num(x.norm()) + " m from the nearest centroid, the data span " +
+                          num(span) + " m; n_r above the degrees of freedom or loads far beyond the training "
+                          "data cause this; the samples up to then are kept");
       if (!x.allFinite() || !v.allFinite())
         throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
                           ", cluster " + std::to_string(c + 1) + "): non-finite reduced coordinates; the samples "

@@ -75,6 +75,11 @@
 ///    With `energy_projection: false` every switch is the least-squares projection;
 /// 3. explicit update eq. 34-38 (damping with the previous velocity). The step must
 ///    stay below 2 / omega_max of every cluster (`stability_dt`); larger steps are refused.
+/// The run stops with SolverError (samples kept) when the reduced coordinates are not
+/// finite or the state leaves the region of the data (farther from the nearest centroid
+/// than the largest centroid distance plus three cluster radii): with n_r above the
+/// degrees of freedom the extra directions are held only by fitted constraint forces and
+/// the state can drift off the data (the MacPherson strut with n_r = 2 does).
 ///
 /// Output samples: q, qd, qdd back-projected with the current cluster; forces,
 /// markers, measures of the full model at that state; potential energy U_i(q_r);
