@@ -440,17 +440,13 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
 
   // Snapshots, all runs side by side.
   const auto N = static_cast<Eigen::Index>(total);
-  Eigen::MatrixXd X(n, N), Xd(n, N), Fs(n, N), Fd(n, N);
+  const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
+                        Fs = stackRuns(dataset, &DatasetRun::f_spring), Fd = stackRuns(dataset, &DatasetRun::f_damper);
   Eigen::VectorXd T(N);
   Eigen::Index col = 0;
   for (const DatasetRun& r : dataset.runs) {
-    const Eigen::Index k = r.samples();
-    X.middleCols(col, k) = r.q;
-    Xd.middleCols(col, k) = r.qd;
-    Fs.middleCols(col, k) = r.f_spring;
-    Fd.middleCols(col, k) = r.f_damper;
-    T.segment(col, k) = r.t;
-    col += k;
+    T.segment(col, r.samples()) = r.t;
+    col += r.samples();
   }
 
   auto rom = std::make_unique<AeModel>();
@@ -642,16 +638,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
 
   // Metrics.
   rom->aeSettings_ = s;
-  rom->mechanismName_ = dataset.mechanismName;
-  rom->mechanismHash_ = dataset.mechanismHash;
-  rom->created_ = utcTimestamp();
-  rom->settings_ = s.toJson();
-  OJson runs = OJson::array();
-  for (const DatasetRun& r : dataset.runs)
-    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  rom->stampTraining(dataset, s.toJson());
   OJson& m = rom->metrics_;
-  m["training_runs"] = runs;
-  m["samples"] = total;
   m["nr"] = nr;
   if (dof >= 0) m["dof"] = dof;
   m["vector_length"] = rom->vectorLength_;

@@ -232,18 +232,10 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
 
   // Snapshots, all runs side by side.
   const auto N = static_cast<Eigen::Index>(total);
-  Eigen::MatrixXd X(n, N), Xd(n, N), Xdd(n, N), Fs(n, N), Fd(n, N), Fi(n, N);
-  Eigen::Index col = 0;
-  for (const DatasetRun& r : dataset.runs) {
-    const Eigen::Index m = r.samples();
-    X.middleCols(col, m) = r.q;
-    Xd.middleCols(col, m) = r.qd;
-    Xdd.middleCols(col, m) = r.qdd;
-    Fs.middleCols(col, m) = r.f_spring;
-    Fd.middleCols(col, m) = r.f_damper;
-    Fi.middleCols(col, m) = r.f_ext - r.f_damper;
-    col += m;
-  }
+  const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
+                        Xdd = stackRuns(dataset, &DatasetRun::qdd), Fs = stackRuns(dataset, &DatasetRun::f_spring),
+                        Fd = stackRuns(dataset, &DatasetRun::f_damper);
+  const Eigen::MatrixXd Fi = stackRuns(dataset, &DatasetRun::f_ext) - Fd;
   if (!X.allFinite()) throw InputError("pca: the dataset's positions hold non-finite values");
 
   auto rom = std::make_unique<PcaModel>();
@@ -366,22 +358,14 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
 
   // Switches along the training data (consecutive samples of one run in different clusters).
   long long switches = 0;
-  col = 0;
+  Eigen::Index col = 0;
   for (const DatasetRun& r : dataset.runs) {
     for (Eigen::Index i = 1; i < r.samples(); ++i)
       switches += km.assignment[static_cast<std::size_t>(col + i)] != km.assignment[static_cast<std::size_t>(col + i - 1)];
     col += r.samples();
   }
-  rom->mechanismName_ = dataset.mechanismName;
-  rom->mechanismHash_ = dataset.mechanismHash;
-  rom->created_ = utcTimestamp();
-  rom->settings_ = s.toJson();
-  OJson runs = OJson::array();
-  for (const DatasetRun& r : dataset.runs)
-    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  rom->stampTraining(dataset, s.toJson());
   OJson& metrics = rom->metrics_;
-  metrics["training_runs"] = runs;
-  metrics["samples"] = total;
   metrics["nr"] = nr;
   metrics["clusters"] = k;
   metrics["vector_length"] = rom->vectorLength_;
@@ -400,12 +384,7 @@ std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<i
                                      const PcaSettings& settings, Monitor& monitor) {
   const PcaSettings s = PcaSettings::fromJson(settings.toJson());
   if (dataset.samples() < 1) throw InputError("pca: the dataset has no samples");
-  Eigen::MatrixXd X(dataset.nq(), static_cast<Eigen::Index>(dataset.samples()));
-  Eigen::Index col = 0;
-  for (const DatasetRun& r : dataset.runs) {
-    X.middleCols(col, r.samples()) = r.q;
-    col += r.samples();
-  }
+  const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q);
   const double L = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, X.rowwise().mean());
   KMeansOptions ko;
   ko.seed = s.seed;

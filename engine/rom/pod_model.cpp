@@ -58,20 +58,11 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
 
   // Snapshots, all runs side by side.
   const auto N = static_cast<Eigen::Index>(total);
-  Eigen::MatrixXd X(n, N), Xd(n, N), Xdd(n, N), Fk(n, N), Fd(n, N);
-  Eigen::Index col = 0;
-  for (const DatasetRun& r : dataset.runs) {
-    const Eigen::Index k = r.samples();
-    X.middleCols(col, k) = r.q;
-    Xd.middleCols(col, k) = r.qd;
-    Xdd.middleCols(col, k) = r.qdd;
-    Fd.middleCols(col, k) = r.f_damper;
-    if (checked.stiffnessForces == "spring")
-      Fk.middleCols(col, k) = r.f_spring;
-    else
-      Fk.middleCols(col, k) = r.f_ext - r.f_damper;  // minus the reduced inertia below
-    col += k;
-  }
+  const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
+                        Xdd = stackRuns(dataset, &DatasetRun::qdd), Fd = stackRuns(dataset, &DatasetRun::f_damper);
+  // "internal": minus the reduced inertia below.
+  const Eigen::MatrixXd Fk = checked.stiffnessForces == "spring" ? stackRuns(dataset, &DatasetRun::f_spring)
+                                                                 : Eigen::MatrixXd(stackRuns(dataset, &DatasetRun::f_ext) - Fd);
 
   auto rom = std::make_unique<PodModel>();
   rom->mu_ = X.rowwise().mean();
@@ -128,16 +119,8 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   const double xsNorm = Xs.norm();
   const Eigen::MatrixXd kFit = (rom->K_r_ * Qr).colwise() + rom->b_;
   rom->podSettings_ = checked;
-  rom->mechanismName_ = dataset.mechanismName;
-  rom->mechanismHash_ = dataset.mechanismHash;
-  rom->created_ = utcTimestamp();
-  rom->settings_ = checked.toJson();
-  OJson runs = OJson::array();
-  for (const DatasetRun& r : dataset.runs)
-    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  rom->stampTraining(dataset, checked.toJson());
   OJson& m = rom->metrics_;
-  m["training_runs"] = runs;
-  m["samples"] = total;
   m["data_rank"] = rank;
   m["vector_length"] = L;
   m["singular_values"] = vectorJson(rom->sigma_.head(std::min<Eigen::Index>(rom->sigma_.size(), 20)));

@@ -23,6 +23,18 @@ void ReducedModel::checkMechanism(const Model& model) const {
                    hashToString(model.mechanismHash()) + "): retrain it for this mechanism");
 }
 
+void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
+  mechanismName_ = dataset.mechanismName;
+  mechanismHash_ = dataset.mechanismHash;
+  created_ = utcTimestamp();
+  settings_ = std::move(settings);
+  OJson runs = OJson::array();
+  for (const DatasetRun& r : dataset.runs)
+    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  metrics_["training_runs"] = runs;
+  metrics_["samples"] = dataset.samples();
+}
+
 OJson ReducedModel::toJson() const {
   OJson j;
   j["format"] = "mbdrom-rom";
@@ -87,9 +99,17 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw FileError(path + ": cannot open");
+  // Far deeper than any trained-model file: copying or printing such a value (the
+  // settings, metrics and networks are copied) recurses once per level and would
+  // overflow the stack.
+  constexpr int kMaxDepth = 1000;
   OJson j;
   try {
-    j = OJson::parse(in);
+    j = OJson::parse(in, [&path](int depth, OJson::parse_event_t, OJson&) {
+      if (depth > kMaxDepth)
+        throw FileError(path + ": nested more than " + std::to_string(kMaxDepth) + " levels deep");
+      return true;
+    });
   } catch (const OJson::exception& e) {
     throw FileError(path + ": not valid JSON: " + e.what());
   }
@@ -136,11 +156,15 @@ Eigen::MatrixXd matrixFromJson(const OJson& j, Eigen::Index rows, Eigen::Index c
   const auto r = static_cast<Eigen::Index>(j.size());
   if (rows >= 0 && r != rows) throw FileError(where + ": expected " + std::to_string(rows) + " rows, got " + std::to_string(r));
   const Eigen::Index c = cols >= 0 ? cols : (r > 0 && j[0].is_array() ? static_cast<Eigen::Index>(j[0].size()) : 0);
-  Eigen::MatrixXd m(r, c);
+  // Shape first: the sizes come from the file, so allocate only what it really holds.
   for (Eigen::Index i = 0; i < r; ++i) {
     const OJson& row = j[static_cast<std::size_t>(i)];
     if (!row.is_array() || static_cast<Eigen::Index>(row.size()) != c)
       throw FileError(where + "[" + std::to_string(i) + "]: expected " + std::to_string(c) + " numbers");
+  }
+  Eigen::MatrixXd m(r, c);
+  for (Eigen::Index i = 0; i < r; ++i) {
+    const OJson& row = j[static_cast<std::size_t>(i)];
     for (Eigen::Index k = 0; k < c; ++k) {
       const OJson& x = row[static_cast<std::size_t>(k)];
       if (!x.is_number()) throw FileError(where + "[" + std::to_string(i) + "][" + std::to_string(k) + "]: not a number");

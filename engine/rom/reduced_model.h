@@ -93,6 +93,9 @@ public:
 protected:
   /// Method part: "normalisation" and "matrices" (and anything else it needs).
   virtual void writeMethodJson(nlohmann::ordered_json& j) const = 0;
+  /// After training on `dataset`: mechanism name and hash, time stamp, settings, and the
+  /// metrics "training_runs" (name, load case, samples of each) and "samples".
+  void stampTraining(const Dataset& dataset, nlohmann::ordered_json settings);
 
   std::string mechanismName_;
   std::uint64_t mechanismHash_ = 0;

@@ -41,6 +41,16 @@ Eigen::VectorXd coordinateScale(const Dataset& dataset, double L) {
   return S;
 }
 
+Eigen::MatrixXd stackRuns(const Dataset& dataset, Eigen::MatrixXd DatasetRun::*channel) {
+  Eigen::MatrixXd all(dataset.nq(), static_cast<Eigen::Index>(dataset.samples()));
+  Eigen::Index col = 0;
+  for (const DatasetRun& r : dataset.runs) {
+    all.middleCols(col, r.samples()) = r.*channel;
+    col += r.samples();
+  }
+  return all;
+}
+
 void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std::string& method) {
   const int n = dataset.nq();
   if (model.nq() != n)

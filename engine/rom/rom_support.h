@@ -25,6 +25,9 @@ double characteristicLength(const Dataset& dataset, const Eigen::MatrixXd& X, co
 /// unit-vector components of `dataset` [m].
 Eigen::VectorXd coordinateScale(const Dataset& dataset, double L);
 
+/// One channel of every run of `dataset` side by side (e.g. &DatasetRun::q: nq x samples).
+Eigen::MatrixXd stackRuns(const Dataset& dataset, Eigen::MatrixXd DatasetRun::*channel);
+
 /// Throws InputError (prefixed with `method`) naming the first mismatch when
 /// `dataset` is not data of `model`: coordinate count, coordinate names, mechanism hash.
 void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std::string& method);

@@ -15,6 +15,8 @@
 #include "engine/rom/compare.h"
 #include "engine/rom/pod_model.h"
 
+#include "tests/engine/rom/rom_test_support.h"
+
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -23,50 +25,9 @@
 #include <string>
 
 using namespace mbdrom;
+using namespace mbdrom::test;
 
 namespace {
-
-std::string example(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json";
-}
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("mbdrom_ae_test_" + name)).string();
-}
-
-// Full-model run of a load case (samples every 5 ms), kept in memory and as CSV.
-std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv) {
-  SimulationOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.005;
-  TrajectoryRecorder recorder;
-  simulate(model, o, recorder);
-  TrajectoryCsvWriter writer(csv);
-  writer.begin(model, recorder.info());
-  for (const Sample& s : recorder.samples()) writer.write(s);
-  writer.end(RunStatus::Completed, "");
-  return recorder.samples();
-}
-
-TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
-                       const std::string& csv) {
-  RomSimulationOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.dt = 1e-3;
-  o.outputDt = 0.005;
-  TrajectoryCsvWriter writer(csv);
-  rom.simulate(model, o, writer);
-  return readTrajectoryCsv(csv);
-}
-
-double relativeError(const std::string& referenceCsv, const TrajectoryTable& reduced, const std::string& point) {
-  const TrajectoryTable reference = readTrajectoryCsv(referenceCsv);
-  REQUIRE(reduced.columns == reference.columns);
-  return compareTrajectories(reference, reduced, {point}).points[0].relativeRmse;
-}
 
 AeSettings smallBudget(int epochs) {
   AeSettings s;
@@ -78,7 +39,7 @@ AeSettings smallBudget(int epochs) {
 
 struct MacPherson {
   Model model = readModel(example("macpherson"));
-  std::string trainCsv = tempPath("mac_train.csv"), chirpCsv = tempPath("mac_chirp.csv");
+  std::string trainCsv = tempPath("ae_mac_train.csv"), chirpCsv = tempPath("ae_mac_chirp.csv");
   Dataset dataset = makeDataset(model);
   std::vector<Sample> samples;
   std::unique_ptr<AeModel> rom;
@@ -102,8 +63,8 @@ TEST_CASE("AE of the MacPherson strut follows its training load and an unseen ch
   const MacPherson& m = macPherson();
   REQUIRE(m.rom->reducedDimension() == 1);
   CHECK(m.rom->metrics().at("dof").get<int>() == 1);
-  const double train = relativeError(m.trainCsv, romRun(*m.rom, m.model, "train", 3.0, tempPath("mac_train_rom.csv")), "W");
-  const double chirp = relativeError(m.chirpCsv, romRun(*m.rom, m.model, "chirp", 3.0, tempPath("mac_chirp_rom.csv")), "W");
+  const double train = relativeError(m.trainCsv, romRun(*m.rom, m.model, "train", 3.0, tempPath("ae_mac_train_rom.csv")), "W");
+  const double chirp = relativeError(m.chirpCsv, romRun(*m.rom, m.model, "chirp", 3.0, tempPath("ae_mac_chirp_rom.csv")), "W");
   INFO("relative RMSE of W: train " << train << ", chirp " << chirp);
   CHECK(train <= 0.04);  // goal 2 %
   CHECK(chirp <= 0.10);  // goal 5 %
@@ -171,7 +132,7 @@ TEST_CASE("AE decoder, potential and damper derivatives match finite differences
 
 TEST_CASE("AE of the pendulum on a carriage (n_r = 2) follows its swing far better than POD", "[ae_model_test]") {
   const Model model = readModel(example("pendulum_carriage"));
-  const std::string csv = tempPath("pc_train.csv");
+  const std::string csv = tempPath("ae_pc_train.csv");
   Dataset dataset = makeDataset(model);
   addRun(dataset, runFromSamples(fullRun(model, "train", 10.0, csv), "train", "train"));
   Monitor monitor;
@@ -184,8 +145,8 @@ TEST_CASE("AE of the pendulum on a carriage (n_r = 2) follows its swing far bett
   PodSettings podSettings;
   podSettings.nr = 2;
   const auto pod = PodModel::train(dataset, podSettings, monitor);
-  const double eAe = relativeError(csv, romRun(*ae, model, "train", 10.0, tempPath("pc_ae.csv")), "P");
-  const double ePod = relativeError(csv, romRun(*pod, model, "train", 10.0, tempPath("pc_pod.csv")), "P");
+  const double eAe = relativeError(csv, romRun(*ae, model, "train", 10.0, tempPath("ae_pc_ae.csv")), "P");
+  const double ePod = relativeError(csv, romRun(*pod, model, "train", 10.0, tempPath("ae_pc_pod.csv")), "P");
   INFO("relative RMSE of the pendulum tip P: AE " << eAe << ", POD " << ePod);
   CHECK(eAe <= 0.06);  // goal 3 %
   CHECK(eAe < 0.25 * ePod);
@@ -197,7 +158,7 @@ TEST_CASE("AE reduced energy is conserved without damper and applied loads", "[a
   ModelSpec spec = readModel(example("pendulum_carriage")).spec();
   for (auto& sd : spec.springDampers) sd.damping = 0.0;
   const Model model(spec);
-  const std::vector<Sample> samples = fullRun(model, "train", 10.0, tempPath("pc_undamped.csv"));
+  const std::vector<Sample> samples = fullRun(model, "train", 10.0, tempPath("ae_pc_undamped.csv"));
   Dataset dataset = makeDataset(model);
   addRun(dataset, runFromSamples(samples, "train", "train"));
   Monitor monitor;
@@ -236,7 +197,7 @@ TEST_CASE("AE reduced energy is conserved without damper and applied loads", "[a
 
 TEST_CASE("an AE model saved and loaded again simulates bit-identically", "[ae_model_test]") {
   const MacPherson& m = macPherson();
-  const std::string path = tempPath("rom.json");
+  const std::string path = tempPath("ae_rom.json");
   saveReducedModel(*m.rom, path);
   const auto again = loadReducedModel(path, m.model);
   CHECK(again->method() == "ae");

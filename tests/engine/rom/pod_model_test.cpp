@@ -9,6 +9,8 @@
 #include "engine/rom/compare.h"
 #include "engine/rom/pod_model.h"
 
+#include "tests/engine/rom/rom_test_support.h"
+
 #include <catch2/catch.hpp>
 
 #include <Eigen/Eigenvalues>
@@ -17,56 +19,23 @@
 #include <string>
 
 using namespace mbdrom;
+using namespace mbdrom::test;
 
 namespace {
 
-std::string example(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json";
-}
-
-std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("mbdrom_pod_test_" + name)).string();
-}
-
-// Full-model run of a load case, kept in memory and as CSV.
-std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv) {
-  SimulationOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  TrajectoryRecorder recorder;
-  simulate(model, o, recorder);
-  TrajectoryCsvWriter writer(csv);
-  writer.begin(model, recorder.info());
-  for (const Sample& s : recorder.samples()) writer.write(s);
-  writer.end(RunStatus::Completed, "");
-  return recorder.samples();
-}
-
 struct MacPherson {
   Model model = readModel(example("macpherson"));
-  std::string trainCsv = tempPath("mac_train.csv"), chirpCsv = tempPath("mac_chirp.csv");
+  std::string trainCsv = tempPath("pod_mac_train.csv"), chirpCsv = tempPath("pod_mac_chirp.csv");
   Dataset dataset = makeDataset(model);
   MacPherson() {
-    addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv), "train", "train"));
-    fullRun(model, "chirp", 3.0, chirpCsv);
+    addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv, 0.0), "train", "train"));
+    fullRun(model, "chirp", 3.0, chirpCsv, 0.0);
   }
 };
 
 const MacPherson& macPherson() {
   static const MacPherson m;
   return m;
-}
-
-TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
-                       const std::string& csv) {
-  RomSimulationOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.dt = 1e-3;
-  TrajectoryCsvWriter writer(csv);
-  rom.simulate(model, o, writer);
-  return readTrajectoryCsv(csv);
 }
 
 }  // namespace
@@ -87,7 +56,7 @@ TEST_CASE("POD of the MacPherson strut follows an unseen chirp load", "[pod_mode
     settings.stiffnessForces = forces;
     const auto rom = PodModel::train(m.dataset, settings, monitor);
     REQUIRE(rom->reducedDimension() == nr);
-    const TrajectoryTable reduced = romRun(*rom, m.model, "chirp", 3.0, tempPath("mac_chirp_rom.csv"));
+    const TrajectoryTable reduced = romRun(*rom, m.model, "chirp", 3.0, tempPath("pod_mac_chirp_rom.csv"), 0.0);
     REQUIRE(reduced.columns == reference.columns);
     const double e = compareTrajectories(reference, reduced, {"W"}).points[0].relativeRmse;
     UNSCOPED_INFO("nr = " << nr << ", " << forces << " forces: relative RMSE of W " << e);
@@ -119,7 +88,7 @@ TEST_CASE("a POD model saved and loaded again simulates bit-identically", "[pod_
   const MacPherson& m = macPherson();
   Monitor monitor;
   const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
-  const std::string path = tempPath("rom.json");
+  const std::string path = tempPath("pod_rom.json");
   saveReducedModel(*rom, path);
   const auto again = loadReducedModel(path, m.model);
   CHECK(again->method() == "pod");
@@ -138,7 +107,7 @@ TEST_CASE("a POD model refuses to run or load for another mechanism", "[pod_mode
   const MacPherson& m = macPherson();
   Monitor monitor;
   const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 1}}, monitor);
-  const std::string path = tempPath("rom_foreign.json");
+  const std::string path = tempPath("pod_rom_foreign.json");
   saveReducedModel(*rom, path);
   const Model pendulum = readModel(example("pendulum"));
   const std::string expected = "trained for mechanism \"" + m.model.spec().name + "\" (hash " +
