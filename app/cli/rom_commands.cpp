@@ -28,6 +28,7 @@ namespace mbdrom::cli {
 const char* const kTrainUsage =
     "usage: mbdrom-cli train pod --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json --nr N\n"
     "                            [--vector-length L] [--stiffness-forces internal|spring]\n"
+    "                            [--integrator central_difference|newmark]\n"
     "       mbdrom-cli train ae  --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json [--nr N]\n"
     "                            [--hidden W1,W2,...] [--force-hidden W1,...] [--activation sigmoid|tanh|softplus]\n"
     "                            [--optimizer rmsprop|adam] [--learning-rate LR] [--batch-size B]\n"
@@ -50,6 +51,8 @@ const char* const kTrainUsage =
     "                     (default: RMS distance of the free points from their mean)\n"
     "pod:\n"
     "  --stiffness-forces internal (default: spring + constraint forces) or spring\n"
+    "  --integrator I     central_difference (seed 003, explicit, step below the stability\n"
+    "                     limit) or newmark (implicit, unconditionally stable) [central_difference]\n"
     "ae (defaults in brackets):\n"
     "  --hidden W1,W2     encoder hidden layer widths, decoder mirrored [32,16]\n"
     "  --force-hidden W,W hidden widths of the potential and damper networks [16,16]\n"
@@ -196,7 +199,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::string method = args.front();
   // Options each method takes besides --model, -o, --data, --nr and --vector-length.
   const std::map<std::string, std::set<std::string>> methodOptions = {
-      {"pod", {"--stiffness-forces"}},
+      {"pod", {"--stiffness-forces", "--integrator"}},
       {"ae",
        {"--hidden", "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size", "--epochs",
         "--force-epochs", "--seconds", "--seed", "--integrator", "--initial-velocity"}},

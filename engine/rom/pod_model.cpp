@@ -32,8 +32,12 @@ PodSettings PodSettings::fromJson(const OJson& j) {
     } else if (key == "stiffness_forces") {
       if (!value.is_string()) throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\"");
       s.stiffnessForces = value.get<std::string>();
+    } else if (key == "integrator") {
+      if (!value.is_string()) throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\"");
+      s.integrator = value.get<std::string>();
     } else {
-      throw InputError("pod settings: unknown setting \"" + key + "\" (known: nr, vector_length, stiffness_forces)");
+      throw InputError("pod settings: unknown setting \"" + key +
+                       "\" (known: nr, vector_length, stiffness_forces, integrator)");
     }
   }
   if (s.nr < 1) throw InputError("pod settings: nr must be >= 1, got " + std::to_string(s.nr));
@@ -41,11 +45,14 @@ PodSettings PodSettings::fromJson(const OJson& j) {
     throw InputError("pod settings: vector_length must be >= 0 [m] (0: automatic)");
   if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
     throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\", got \"" + s.stiffnessForces + "\"");
+  if (s.integrator != "central_difference" && s.integrator != "newmark")
+    throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\", got \"" + s.integrator + "\"");
   return s;
 }
 
 OJson PodSettings::toJson() const {
-  return OJson{{"nr", nr}, {"vector_length", vectorLength}, {"stiffness_forces", stiffnessForces}};
+  return OJson{{"nr", nr}, {"vector_length", vectorLength}, {"stiffness_forces", stiffnessForces},
+               {"integrator", integrator}};
 }
 
 std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSettings& settings, Monitor& monitor) {
@@ -191,8 +198,9 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
   checkMechanism(model);
   const Eigen::Index n = model.nq(), nr = Phi_.cols();
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
+  const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
-  if (o.dt >= dtMax)
+  if (!implicit && o.dt >= dtMax)
     throw InputError("dt = " + std::to_string(o.dt) + " s is above the stability limit of the explicit reduced " +
                      "integrator (" + std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
   const long long steps = plan.steps, stride = plan.stride;
@@ -209,6 +217,7 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
     qddr = massLlt.solve(fr);
   };
   accelerations(0.0);
+  const NewmarkStepper newmark(M_r_, D_r_, K_r_, b_, o.dt);
 
   ReducedSample out(model, o.loadCase);
   Sample& s = out.sample();
@@ -236,12 +245,16 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
     for (long long step = 1; step <= steps; ++step) {
       // Seed 003 Algorithm 1 (single cluster), eq. 35-38.
       t = static_cast<double>(step) * o.dt;
-      const Eigen::VectorXd qddPrev = qddr;
-      qr += o.dt * qdr + 0.5 * o.dt * o.dt * qddPrev;
-      q.noalias() = Phi_ * qr;
-      q += mu_;
-      accelerations(t);
-      qdr += 0.5 * o.dt * (qddPrev + qddr);
+      if (implicit) {
+        newmark.step(model, o.loadCase, t, Phi_, mu_, q, f_ext, qr, qdr, qddr);
+      } else {
+        const Eigen::VectorXd qddPrev = qddr;
+        qr += o.dt * qdr + 0.5 * o.dt * o.dt * qddPrev;
+        q.noalias() = Phi_ * qr;
+        q += mu_;
+        accelerations(t);
+        qdr += 0.5 * o.dt * (qddPrev + qddr);
+      }
       if (!qr.allFinite() || !qdr.allFinite())
         throw SolverError("reduced model (" + method() + ") diverged at t = " + std::to_string(t) + " s (step " +
                           std::to_string(step) + "): non-finite reduced coordinates");

@@ -27,11 +27,15 @@
 /// - damping (eq. 19): `Phi^T f_damper` fitted as `D_r qd_r`, same symmetric least
 ///   squares and eigenvalue clipping, no offset.
 ///
-/// Online (simulate): the explicit scheme of seed 003 Algorithm 1 (eq. 34-38) with
-/// one cluster, external forces `Phi^T f_ext(Phi q_r + mu, t)` evaluated at the
-/// back-projected coordinates every step (eq. 20). Explicit: the step must stay
-/// below 2 / omega_max of (M_r, K_r) (`stability_dt` in the metrics); larger
-/// steps are refused.
+/// Online (simulate), external forces `Phi^T f_ext(Phi q_r + mu, t)` evaluated at the
+/// back-projected coordinates every step (eq. 20), with the integrator of the
+/// `integrator` setting:
+/// - "central_difference": the explicit scheme of seed 003 Algorithm 1 (eq. 34-38)
+///   with one cluster; the step must stay below 2 / omega_max of (M_r, K_r)
+///   (`stability_dt` in the metrics); larger steps are refused;
+/// - "newmark": implicit Newmark average acceleration (trapezoidal rule), unconditionally
+///   stable for the linear reduced model; the loads are evaluated at the predicted
+///   position, so only their (rare) position dependence is lagged.
 ///
 /// Output samples: q, qd, qdd back-projected; f_ext, f_spring, f_damper of the
 /// full model at the back-projected state; markers; measures; kinetic and potential
@@ -47,8 +51,10 @@ struct PodSettings {
   int nr = 2;                 ///< number of reduced coordinates, 1 <= nr <= rank of the data
   double vectorLength = 0.0;  ///< characteristic length L for unit-vector coordinates [m]; 0: automatic
   std::string stiffnessForces = "internal";  ///< "internal" or "spring" (see the file comment)
+  std::string integrator = "central_difference";  ///< "central_difference" (seed 003) or "newmark" (implicit)
 
-  /// From JSON {"nr", "vector_length", "stiffness_forces"}; unknown keys or bad values throw InputError.
+  /// From JSON {"nr", "vector_length", "stiffness_forces", "integrator"}; unknown keys or bad
+  /// values throw InputError.
   static PodSettings fromJson(const nlohmann::ordered_json& j);
   nlohmann::ordered_json toJson() const;
 };

@@ -120,6 +120,26 @@ ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o,
   return plan;
 }
 
+NewmarkStepper::NewmarkStepper(const Eigen::MatrixXd& M, const Eigen::MatrixXd& D, const Eigen::MatrixXd& K,
+                               const Eigen::VectorXd& b, double dt)
+    : D_(D), K_(K), b_(b), dt_(dt), llt_(M + (0.5 * dt) * D + (0.25 * dt * dt) * K) {}
+
+void NewmarkStepper::step(const Model& model, int loadCase, double t, const Eigen::MatrixXd& Phi,
+                          const Eigen::VectorXd& mu, Eigen::VectorXd& q, Eigen::VectorXd& f_ext, Eigen::VectorXd& x,
+                          Eigen::VectorXd& v, Eigen::VectorXd& a) const {
+  const Eigen::VectorXd xPred = x + dt_ * v + (0.25 * dt_ * dt_) * a;
+  const Eigen::VectorXd vPred = v + (0.5 * dt_) * a;
+  q.noalias() = Phi * xPred;
+  q += mu;
+  evalExternalForces(model, loadCase, q, t, f_ext);
+  const Eigen::VectorXd aNew = llt_.solve(Phi.transpose() * f_ext - b_ - K_ * xPred - D_ * vPred);
+  x = xPred + (0.25 * dt_ * dt_) * aNew;
+  v = vPred + (0.5 * dt_) * aNew;
+  a = aNew;
+  q.noalias() = Phi * x;
+  q += mu;
+}
+
 ReducedSample::ReducedSample(const Model& model, int loadCase) : model_(model), loadCase_(loadCase) {
   const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
   s_.lambda = Eigen::VectorXd::Zero(model.nc());

@@ -10,6 +10,7 @@
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
 
+#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 #include <string>
@@ -53,6 +54,27 @@ struct ReducedRunPlan {
 /// Throws InputError naming the option at fault; `method` prefixes the messages.
 ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
                               const std::string& method);
+
+/// Implicit Newmark average-acceleration step (trapezoidal rule, beta = 1/4, gamma = 1/2)
+/// of a linear reduced model `M a + D v + K x + b = Phi^T f_ext(Phi x + mu, t)`:
+/// unconditionally stable, second order. M, D, K: n_r x n_r [kg, N s/m, N/m]; b: n_r [N].
+class NewmarkStepper {
+public:
+  NewmarkStepper(const Eigen::MatrixXd& M, const Eigen::MatrixXd& D, const Eigen::MatrixXd& K,
+                 const Eigen::VectorXd& b, double dt);
+  /// Advances (x, v, a) from t - dt to t. The loads are evaluated at the predicted
+  /// position x + dt v + dt^2 / 4 a, back-projected into q (nq) with basis Phi (nq x n_r)
+  /// and offset mu (nq); f_ext (nq) is left holding them; q holds the new position.
+  void step(const Model& model, int loadCase, double t, const Eigen::MatrixXd& Phi, const Eigen::VectorXd& mu,
+            Eigen::VectorXd& q, Eigen::VectorXd& f_ext, Eigen::VectorXd& x, Eigen::VectorXd& v,
+            Eigen::VectorXd& a) const;
+
+private:
+  const Eigen::MatrixXd &D_, &K_;
+  const Eigen::VectorXd& b_;
+  double dt_;
+  Eigen::LLT<Eigen::MatrixXd> llt_;  // of M + dt/2 D + dt^2/4 K
+};
 
 /// The output sample of a reduced run in the full model's channels. The caller
 /// sets t, step, q, qd, qdd (and the energies it knows); complete() fills the

@@ -132,3 +132,40 @@ TEST_CASE("POD training and simulation reject bad input with clear messages", "[
   TrajectoryRecorder recorder;
   CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder), Catch::Contains("load case index 17 does not exist"));
 }
+
+TEST_CASE("the implicit POD integrator agrees with the explicit one and runs beyond its stability limit",
+          "[pod_model_test]") {
+  const MacPherson& m = macPherson();
+  Monitor monitor;
+  PodSettings settings;
+  settings.nr = 1;
+  const auto explicitRom = PodModel::train(m.dataset, settings, monitor);
+  settings.integrator = "newmark";
+  const auto implicitRom = PodModel::train(m.dataset, settings, monitor);
+  RomSimulationOptions o;
+  o.loadCase = m.model.findLoadCase("chirp");
+  o.tEnd = 1.0;
+  o.dt = 1e-4;
+  o.outputDt = 0.01;
+  TrajectoryRecorder a, b;
+  explicitRom->simulate(m.model, o, a);
+  implicitRom->simulate(m.model, o, b);
+  REQUIRE(a.samples().size() == b.samples().size());
+  double worst = 0.0, range = 0.0;
+  for (std::size_t k = 0; k < a.samples().size(); ++k) {
+    worst = std::max(worst, (a.samples()[k].q - b.samples()[k].q).cwiseAbs().maxCoeff());
+    range = std::max(range, (a.samples()[k].q - a.samples().front().q).cwiseAbs().maxCoeff());
+  }
+  INFO("largest difference " << worst << " m of a motion up to " << range << " m");
+  CHECK(worst < 1e-3 * range);
+  // Twice the explicit limit: refused explicitly, stable and finite implicitly.
+  o.dt = 2.0 * explicitRom->stabilityDt();
+  o.tEnd = 200 * o.dt;
+  TrajectoryRecorder c;
+  CHECK_THROWS_WITH(explicitRom->simulate(m.model, o, c), Catch::Contains("above the stability limit"));
+  TrajectoryRecorder d;
+  implicitRom->simulate(m.model, o, d);
+  for (const Sample& s : d.samples()) REQUIRE(s.q.allFinite());
+  CHECK_THROWS_WITH(trainReducedModel("pod", m.dataset, {{"nr", 1}, {"integrator", "euler"}}, monitor),
+                    Catch::Contains("integrator must be \"central_difference\" or \"newmark\""));
+}
