@@ -1,5 +1,7 @@
 #include "engine/data/dataset.h"
 
+#include "engine/model/model_file.h"
+
 #include "engine/core/error.h"
 
 #include <nlohmann/json.hpp>
@@ -62,6 +64,7 @@ Dataset headerOf(const Dataset& d) {
   h.coordinateNames = d.coordinateNames;
   h.vectorCoordinates = d.vectorCoordinates;
   h.M = d.M;
+  h.loadCaseDefinitions = d.loadCaseDefinitions;
   return h;
 }
 
@@ -102,6 +105,8 @@ Dataset makeDataset(const Model& model) {
   d.mechanismHash = model.mechanismHash();
   for (int i = 0; i < model.nq(); ++i) d.coordinateNames.push_back(model.coordinateName(i));
   d.M = model.massMatrix();
+  const Json spec = Json::parse(serializeModelSpec(model.spec()));
+  for (const Json& lc : spec.value("load_cases", Json::array())) d.loadCaseDefinitions[lc.at("name")] = lc.dump();
   for (int v = 0; v < static_cast<int>(model.spec().vectors.size()); ++v) {
     const int first = model.vectorCoordinate(v);
     if (first >= 0)
@@ -198,7 +203,13 @@ void mergeDatasets(Dataset& dataset, const Dataset& other) {
     throw InputError("cannot mix runs of different mechanisms in one dataset: " + inQuotes(dataset.mechanismName) +
                      " (hash " + hexHash(dataset.mechanismHash) + ") and " + inQuotes(other.mechanismName) +
                      " (hash " + hexHash(other.mechanismHash) + ")");
+  for (const auto& [name, definition] : other.loadCaseDefinitions) {
+    const auto it = dataset.loadCaseDefinitions.find(name);
+    if (it != dataset.loadCaseDefinitions.end() && Json::parse(it->second) != Json::parse(definition))
+      throw InputError("load case " + inQuotes(name) + " is defined differently in the two datasets");
+  }
   for (const DatasetRun& r : other.runs) addRun(dataset, r);
+  dataset.loadCaseDefinitions.insert(other.loadCaseDefinitions.begin(), other.loadCaseDefinitions.end());
 }
 
 void splitByRun(const Dataset& dataset, const std::vector<std::string>& validationRuns, Dataset& train,
@@ -255,6 +266,11 @@ void saveDataset(const Dataset& dataset, const std::string& path) {
   j["coordinates"] = dataset.coordinateNames;
   j["vector_coordinates"] = dataset.vectorCoordinates;
   j["mass_matrix"] = matrixToJson(dataset.M);
+  j["load_cases"] = Json::array();
+  for (const std::string& name : dataset.loadCases()) {
+    const auto it = dataset.loadCaseDefinitions.find(name);
+    if (it != dataset.loadCaseDefinitions.end()) j["load_cases"].push_back(Json::parse(it->second));
+  }
   j["runs"] = Json::array();
   for (const DatasetRun& r : dataset.runs) {
     Json jr;
@@ -289,6 +305,11 @@ Dataset loadDataset(const std::string& path) {
       if (i < 0 || i >= n) throw FileError(path + ": vector_coordinates: index " + std::to_string(i) + " out of range");
     d.M = matrixFromJson(j.at("mass_matrix"), n, path + ": mass_matrix");
     if (d.M.cols() != n) throw FileError(path + ": mass_matrix must be " + std::to_string(n) + " x " + std::to_string(n));
+    for (const Json& lc : j.value("load_cases", Json::array())) {
+      if (!lc.is_object() || !lc.contains("name") || !lc.at("name").is_string())
+        throw FileError(path + ": load_cases: every entry needs a \"name\"");
+      d.loadCaseDefinitions[lc.at("name").get<std::string>()] = lc.dump();
+    }
     for (const Json& jr : j.at("runs")) {
       DatasetRun r;
       r.name = jr.at("name").get<std::string>();
@@ -308,7 +329,7 @@ Dataset loadDataset(const std::string& path) {
     return d;
   } catch (const Json::exception& e) {
     throw FileError(path + ": bad dataset: " + e.what());
-  } catch (const std::invalid_argument&) {
+  } catch (const std::logic_error&) {  // stoull: not hex, or beyond 64 bits (out_of_range)
     throw FileError(path + ": bad mechanism hash");
   }
 }

@@ -5,7 +5,8 @@
 /// A dataset holds, per run and per sample, the natural coordinates and their
 /// derivatives and the spring, damper and external generalized forces (the sign
 /// convention of engine/model/forces.h), plus what every run shares: the
-/// mechanism's name, hash and coordinate names and its constant mass matrix.
+/// mechanism's name, hash and coordinate names, its constant mass matrix and the
+/// definitions of the load cases the runs were made under.
 /// Matrices of a run are nq x samples (one column per sample).
 ///
 /// File: JSON, `"format": "mbdrom-dataset", "version": 1`, with every matrix as
@@ -20,6 +21,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -48,6 +50,9 @@ struct Dataset {
   /// Indices of the coordinates that are unit-vector components [-] (the others are point coordinates [m]).
   std::vector<int> vectorCoordinates;
   Eigen::MatrixXd M;                         ///< constant mass matrix [kg], nq x nq
+  /// Load-case definitions (name -> the load case's JSON as in the model file) of the
+  /// mechanism; the file keeps those the runs name.
+  std::map<std::string, std::string> loadCaseDefinitions;
   std::vector<DatasetRun> runs;
 
   int nq() const { return static_cast<int>(coordinateNames.size()); }

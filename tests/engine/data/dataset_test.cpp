@@ -78,6 +78,32 @@ TEST_CASE("a dataset file reads back exactly", "[dataset_test]") {
   CHECK(e.runs[0].t == d.runs[0].t);
 }
 
+TEST_CASE("a dataset keeps the definitions of the load cases its runs were made under", "[dataset_test]") {
+  const Model model = readModel(example("macpherson"));
+  Dataset d = makeDataset(model);
+  REQUIRE(d.loadCaseDefinitions.size() == model.spec().loadCases.size());
+  REQUIRE(d.loadCaseDefinitions.count("chirp") == 1);
+  CHECK(d.loadCaseDefinitions.at("chirp").find("\"chirp\"") != std::string::npos);
+  SimulationOptions o;
+  o.loadCase = model.findLoadCase("chirp");
+  o.tEnd = 0.05;
+  o.outputDt = 0.01;
+  TrajectoryRecorder recorder;
+  simulate(model, o, recorder);
+  addRun(d, runFromSamples(recorder.samples(), "c", "chirp"));
+  const std::string path = tempPath("loadcases.json");
+  saveDataset(d, path);
+  const Dataset e = loadDataset(path);
+  // Only the load case the run names is written, exactly as defined.
+  REQUIRE(e.loadCaseDefinitions.size() == 1);
+  CHECK(e.loadCaseDefinitions.at("chirp") == d.loadCaseDefinitions.at("chirp"));
+  // Merging datasets whose load case of the same name differs is refused.
+  Dataset other = makeDataset(model);
+  other.loadCaseDefinitions["chirp"] = R"({"name":"chirp","loads":[]})";
+  addRun(other, runFromSamples(recorder.samples(), "c2", "chirp"));
+  CHECK_THROWS_WITH(mergeDatasets(d, other), Catch::Contains("load case \"chirp\" is defined differently"));
+}
+
 TEST_CASE("a NaN in a run is refused naming the run, row and channel", "[dataset_test]") {
   const Model model = readModel(example("pendulum"));
   Dataset d = makeDataset(model);
