@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -300,6 +301,18 @@ Mlp Mlp::fromJson(const nlohmann::json& j) {
     if (net.inputs_ <= 0 || net.layers_.empty()) throw FileError("network: no inputs or no layers");
     for (const LayerSpec& l : net.layers_)
       if (l.outputs <= 0) throw FileError("network: a layer has no outputs");
+    // The layer sizes come from the file: match them against the stored parameters
+    // before allocating (absurd sizes would overflow int offsets or exhaust memory).
+    constexpr long long kCap = 1LL << 40;  // keeps the sum below overflow
+    long long needed = 0, in = net.inputs_;
+    for (const LayerSpec& l : net.layers_) {
+      needed = std::min(kCap, needed + (in + 1) * l.outputs);
+      in = l.outputs;
+    }
+    const auto stored = static_cast<long long>(j.at("parameters").size());
+    if (needed != stored)
+      throw FileError(std::string("network: ") +
+                      sizeMessage("parameters", static_cast<Eigen::Index>(needed), static_cast<Eigen::Index>(stored)));
     net.allocate();
     auto read = [&](const char* key, Eigen::VectorXd& v) {
       const auto values = j.at(key).get<std::vector<double>>();
