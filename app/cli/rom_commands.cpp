@@ -327,7 +327,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << s.secondsPerStep * 1e6
       << " us per step, output excluded)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
-  for (const auto& [name, value] : s.figures) out << std::left << std::setw(23) << name << std::right << value << "\n";
+  for (const auto& [name, value] : s.figures) out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
   out << "written                " << writer.writtenPath() << "\n";
   if (a.has("--benchmark")) {
     // The full model under the same conditions; its samples go nowhere.
