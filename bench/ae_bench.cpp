@@ -18,21 +18,6 @@ namespace {
 using namespace mbdrom;
 using namespace mbdrom::bench;
 
-struct MacPhersonData {
-  Model model = example("macpherson");
-  Dataset dataset = makeDataset(model);
-  std::string trainCsv = tempPath("mac_train.csv"), chirpCsv = tempPath("mac_chirp.csv");
-  MacPhersonData() {
-    addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv), "train", "train"));
-    fullRun(model, "chirp", 3.0, chirpCsv);
-  }
-};
-
-const MacPhersonData& macPherson() {
-  static const MacPhersonData d;
-  return d;
-}
-
 // The full training budget (default settings).
 const AeModel& macPhersonRom() {
   static const std::unique_ptr<AeModel> rom = [] {

@@ -3,6 +3,7 @@
 // CSV, the relative RMSE of a reduced run, a sink that discards samples, and the
 // reduced step cost against the full model in the same run.
 
+#include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
@@ -99,6 +100,23 @@ inline void measureStepCost(benchmark::State& state, const ReducedModel& rom, co
   state.counters["us_per_step"] = perStep * 1e6;
   state.counters["full_us_per_step"] = fullPerStep * 1e6;
   state.counters["speedup"] = fullPerStep / perStep;
+}
+
+/// The MacPherson example with its "train" run (3 s) as a dataset and the reference
+/// CSVs of "train" and "chirp" (3 s), built once.
+struct MacPhersonData {
+  Model model = example("macpherson");
+  Dataset dataset = makeDataset(model);
+  std::string trainCsv = tempPath("mac_train.csv"), chirpCsv = tempPath("mac_chirp.csv");
+  MacPhersonData() {
+    addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv), "train", "train"));
+    fullRun(model, "chirp", 3.0, chirpCsv);
+  }
+};
+
+inline const MacPhersonData& macPherson() {
+  static const MacPhersonData d;
+  return d;
 }
 
 }  // namespace mbdrom::bench
