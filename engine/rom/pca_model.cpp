@@ -566,7 +566,7 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
   int c = nearestCluster(q0);
   Eigen::VectorXd x = cache_[static_cast<std::size_t>(c)].P * (q0 - clusters_[static_cast<std::size_t>(c)].centroid);
   Eigen::VectorXd v = cache_[static_cast<std::size_t>(c)].P * qd0;
-  Eigen::VectorXd a(nr_), aPrev(nr_), q(n), fExt(n), fr(nr_), distance(k), z;
+  Eigen::VectorXd a(nr_), aPrev(nr_), q(n), fExt(n), fr(nr_), dampingForce(nr_), distance(k), z;
   double loadPower = 0.0;
   auto accelerations = [&](double t) {
     const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
@@ -574,9 +574,10 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
     q += cl.centroid;
     evalExternalForces(model, o.loadCase, q, t, fExt);
     fr.noalias() = cl.basis.transpose() * fExt;
+    dampingForce.noalias() = cl.damping * v;  // eq. 36: damping with the previous velocity
     // Power of the loads without gravity and of the damping, for the energy balance.
-    loadPower = v.dot(fr + live[static_cast<std::size_t>(c)].beta - cl.offset - cl.damping * v);
-    fr -= cl.stiffness * x + cl.offset + cl.damping * v;  // eq. 36: damping with the previous velocity
+    loadPower = v.dot(fr + live[static_cast<std::size_t>(c)].beta - cl.offset - dampingForce);
+    fr -= cl.stiffness * x + cl.offset + dampingForce;
     a.noalias() = live[static_cast<std::size_t>(c)].Minv * fr;
   };
 
