@@ -4,12 +4,16 @@
 
 #include <QThread>
 
+#include <algorithm>
 #include <exception>
 
 namespace mbdrom::app {
 
 namespace {
-constexpr int kRefreshMs = 40;  // ~25 progress updates a second at most
+// ~10 GUI updates a second: live to the eye, and under software OpenGL every
+// repaint of the window (composed with the 3D view) costs tens of milliseconds.
+constexpr int kRefreshMs = 100;
+constexpr std::size_t kMaxPending = 64;
 }
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
@@ -45,6 +49,27 @@ void JobRunner::cancel() {
   if (current_) current_->monitor->requestStop();
 }
 
+bool JobRunner::cancelJob(int id) {
+  if (current_ && current_->id == id) {
+    cancel();
+    return true;
+  }
+  const auto it = std::find_if(queue_.begin(), queue_.end(), [id](const auto& job) { return job->id == id; });
+  if (it == queue_.end()) return false;
+  const std::shared_ptr<Job> job = *it;
+  queue_.erase(it);
+  const QString message = tr("removed from the queue");
+  if (job->done) job->done(Outcome::Cancelled, message);
+  emit jobFinished(job->id, job->title, Outcome::Cancelled, message);
+  return true;
+}
+
+bool JobRunner::finishJobEarly(int id) {
+  if (!current_ || current_->id != id) return false;
+  current_->monitor->requestFinish();
+  return true;
+}
+
 void JobRunner::cancelAllAndWait() {
   queue_.clear();
   if (!thread_) return;
@@ -66,7 +91,9 @@ void JobRunner::startNext() {
       [weak](const Progress& p) {
         if (auto job = weak.lock()) {
           std::lock_guard lock(job->mutex);
-          job->pending = p;
+          // Bounded: a GUI that cannot keep up loses the oldest records, never memory.
+          if (job->pending.size() >= kMaxPending) job->pending.erase(job->pending.begin());
+          job->pending.push_back(p);
         }
         return true;
       },
@@ -101,12 +128,13 @@ void JobRunner::startNext() {
 
 void JobRunner::flushProgress() {
   if (!current_) return;
-  std::optional<Progress> p;
+  std::vector<Progress> records;
   {
     std::lock_guard lock(current_->mutex);
-    p.swap(current_->pending);
+    records.swap(current_->pending);
   }
-  if (p) emit jobProgress(current_->id, *p);
+  const int id = current_->id;
+  for (const Progress& p : records) emit jobProgress(id, p);
 }
 
 void JobRunner::onThreadFinished() {

@@ -1,7 +1,7 @@
 #pragma once
 // Runs engine calls on a worker thread, one at a time, in submission order.
 // The engine side sees only a mbdrom::Monitor; the GUI side gets queued
-// signals, with progress coalesced to at most ~25 updates a second.
+// signals, with progress delivered in batches about 10 times a second.
 
 #include "engine/core/monitor.h"
 
@@ -13,7 +13,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <optional>
+#include <vector>
 
 class QThread;
 
@@ -41,6 +41,13 @@ public:
   int submit(const QString& title, Work work, Done done = {});
   /// Asks the running job to stop at its next checkpoint.
   void cancel();
+  /// Cancels job `id`: the running one is asked to stop, a queued one leaves the
+  /// queue (its Done and jobFinished report Cancelled). Returns false for an unknown id.
+  bool cancelJob(int id);
+  /// Asks the running job, when it is `id`, to end its current training stage
+  /// now and keep the best weights so far (Monitor::requestFinish).
+  bool finishJobEarly(int id);
+  int currentId() const { return current_ ? current_->id : 0; }
   /// Cancels the running job, drops queued ones and waits for the worker.
   void cancelAllAndWait();
 
@@ -50,7 +57,8 @@ public:
 
 signals:
   void jobStarted(int id, const QString& title);
-  /// Coalesced progress: at most one per refresh interval.
+  /// Progress records as the engine monitor passed them on (throttled there to
+  /// ~20 a second), delivered in batches once per refresh interval (~10 a second).
   void jobProgress(int id, const mbdrom::Progress& progress);
   void jobFinished(int id, const QString& title, mbdrom::app::JobRunner::Outcome outcome,
                    const QString& message);
@@ -66,7 +74,7 @@ private:
     std::shared_ptr<Monitor> monitor;
     // Latest progress from the worker, picked up by the GUI-side timer.
     std::mutex mutex;
-    std::optional<Progress> pending;
+    std::vector<Progress> pending;
     Outcome outcome = Outcome::Succeeded;
     QString message;
   };

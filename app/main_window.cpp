@@ -2,8 +2,11 @@
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "app/models_panel.h"
 #include "app/project_document.h"
 #include "app/runs_panel.h"
+#include "app/train_dialog.h"
+#include "app/training_panel.h"
 #include "engine/core/error.h"
 #include "engine/core/version.h"
 #include "engine/dynamics/assembly.h"
@@ -34,6 +37,7 @@
 #include <QDoubleSpinBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QInputDialog>
 #include <QLabel>
@@ -42,10 +46,12 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QUndoStack>
+#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -151,6 +157,14 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::RightDockWidgetArea, analysisDock_);
   splitDockWidget(runsDock_, analysisDock_, Qt::Vertical);
 
+  modelsPanel_ = new ModelsPanel(doc_, this);
+  modelsDock_ = new QDockWidget(tr("Models"), this);
+  modelsDock_->setObjectName("modelsDock");
+  modelsDock_->setWidget(modelsPanel_);
+  addDockWidget(Qt::RightDockWidgetArea, modelsDock_);
+  tabifyDockWidget(runsDock_, modelsDock_);
+  runsDock_->raise();
+
   log_ = new widgets::LogView(this);
   logDock_ = new QDockWidget(tr("Messages"), this);
   logDock_->setObjectName("logDock");
@@ -163,6 +177,12 @@ void MainWindow::createDocks() {
   plotDock_->setWidget(plot_);
   addDockWidget(Qt::BottomDockWidgetArea, plotDock_);
   tabifyDockWidget(logDock_, plotDock_);
+  training_ = new TrainingPanel(runner_, this);
+  trainingDock_ = new QDockWidget(tr("Training"), this);
+  trainingDock_->setObjectName("trainingDock");
+  trainingDock_->setWidget(training_);
+  addDockWidget(Qt::BottomDockWidgetArea, trainingDock_);
+  tabifyDockWidget(plotDock_, trainingDock_);
   logDock_->raise();
   resizeDocks({modelDock_, runsDock_}, {360, 320}, Qt::Horizontal);
   resizeDocks({logDock_}, {170}, Qt::Vertical);
@@ -184,6 +204,18 @@ void MainWindow::createDocks() {
   connect(runsPanel_, &RunsPanel::failed, this, [this](const QString& message) {
     log_->error(message);
     showMessage(QMessageBox::Warning, tr("Runs"), message);
+  });
+  connect(modelsPanel_, &ModelsPanel::failed, this, [this](const QString& message) {
+    log_->error(message);
+    showMessage(QMessageBox::Warning, tr("Models"), message);
+  });
+  connect(modelsPanel_, &ModelsPanel::detailsRequested, this, &MainWindow::showModelDetails);
+  connect(modelsPanel_, &ModelsPanel::exportRequested, this, &MainWindow::exportModelDialog);
+  connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
+    const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
+    if (e.rom)
+      trainDialog(QString::fromStdString(e.rom->method()), e.rom->settings(),
+                  doc_->uniqueModelName(QString::fromStdString(e.record.name) + tr(" retrained")));
   });
 }
 
@@ -272,6 +304,26 @@ void MainWindow::createActions() {
   playTimer_->setInterval(16);
   connect(playTimer_, &QTimer::timeout, this, &MainWindow::advancePlayback);
 
+  const struct {
+    const char* method;
+    const char* text;
+    const char* tip;
+  } methods[] = {
+      {"pod", "Global &POD...", "Global proper orthogonal decomposition: the linear baseline"},
+      {"ae", "&Auto-encoder ROM...", "Minimal coordinates learnt by an auto-encoder, with potential and damper networks (seed 000)"},
+      {"pca", "&Local PCA ROM...", "Clustered local linear models with energy-preserving switching (seed 003)"},
+      {"node", "&Neural ODE...", "Neural ODE with constraints (seed 002): not in this build yet"},
+      {"sindy", "&SINDy Identification...", "Sparse identification of unknown forces (seed 004): not in this build yet"},
+  };
+  for (const auto& m : methods) {
+    auto* action = new QAction(tr(m.text), this);
+    action->setStatusTip(tr(m.tip));
+    action->setToolTip(tr(m.tip));
+    const QString method = QString::fromLatin1(m.method);
+    connect(action, &QAction::triggered, this, [this, method] { trainDialog(method); });
+    trainActions_[method] = action;
+  }
+
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -325,9 +377,14 @@ void MainWindow::createMenus() {
   simulateMenu_->addSeparator();
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
+  trainMenu_->setToolTipsVisible(true);
+  for (const char* method : {"pod", "ae", "pca"}) trainMenu_->addAction(trainActions_.at(method));
+  trainMenu_->addSeparator();
+  for (const char* method : {"node", "sindy"}) trainMenu_->addAction(trainActions_.at(method));
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : {modelDock_, propertiesDock_, runsDock_, analysisDock_, logDock_, plotDock_})
+  for (QDockWidget* dock :
+       {modelDock_, propertiesDock_, runsDock_, modelsDock_, analysisDock_, logDock_, plotDock_, trainingDock_})
     viewMenu_->addAction(dock->toggleViewAction());
   viewMenu_->addSeparator();
   using Preset = widgets::SceneView::CameraPreset;
@@ -406,6 +463,9 @@ void MainWindow::updateActions() {
   for (QAction* a : {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
                      assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
+  for (const char* method : {"pod", "ae", "pca"}) trainActions_.at(method)->setEnabled(have);
+  // Methods not in this build stay visible but disabled, their tooltip says so.
+  for (const char* method : {"node", "sindy"}) trainActions_.at(method)->setEnabled(false);
   playAction_->setEnabled(have && playback_ != nullptr);
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
@@ -967,7 +1027,8 @@ void MainWindow::runSweepDialog() {
   runSweep(base, sweepGrid(amps, freqs));
 }
 
-int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases) {
+int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases,
+                         std::function<void(const std::vector<int>&)> onRunsAdded) {
   auto model = doc_->model();
   if (!model || cases.empty()) return -1;
   auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
@@ -980,11 +1041,151 @@ int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepC
         *results = mbdrom::runSweep(
             *model, base, cases, [recorders](std::size_t i) { return std::make_unique<ForwardingSink>((*recorders)[i]); }, 2, &m);
       },
-      [this, model, base, cases, recorders, caseName](JobRunner::Outcome, const QString&) {
+      [this, model, base, cases, recorders, caseName, onRunsAdded](JobRunner::Outcome, const QString&) {
+        std::vector<int> added;
         for (std::size_t i = 0; i < cases.size(); ++i)
-          if (!(*recorders)[i]->samples().empty())
+          if (!(*recorders)[i]->samples().empty()) {
             addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, (*recorders)[i]);
+            added.push_back(static_cast<int>(doc_->runs().size()) - 1);
+          }
+        if (onRunsAdded) onRunsAdded(added);
       });
+}
+
+// ---------------------------------------------------------------- training
+
+QAction* MainWindow::trainAction(const QString& method) const {
+  const auto it = trainActions_.find(method);
+  return it == trainActions_.end() ? nullptr : it->second;
+}
+
+void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json& initial, const QString& name) {
+  if (!doc_->hasModel()) return;
+  nlohmann::ordered_json shown = initial;
+  if (!shown.is_object() || shown.empty()) {
+    // The project remembers the last settings per method.
+    shown = nlohmann::ordered_json::parse(doc_->trainingSettings(method).toStdString(), nullptr, false);
+    if (shown.is_discarded()) shown = nlohmann::ordered_json::object();
+    // In the workbench a validation curve is worth the samples it holds out.
+    if (method == "ae" && !shown.contains("validation_fraction")) shown["validation_fraction"] = 0.1;
+  }
+  const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(methodTitle(method)) : name;
+  TrainDialog dialog(method, *doc_, shown, defaultName, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  doc_->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
+  if (dialog.makeSweep()) {
+    SimulationOptions base;
+    base.loadCase = dialog.sweepLoadCase();
+    base.tEnd = dialog.sweepEndTime();
+    base.integrator.dt = dialog.sweepTimeStep();
+    base.outputDt = dialog.sweepOutputStep();
+    trainModelOnSweep(method, dialog.settings(), base, sweepGrid(dialog.sweepAmplitudes(), dialog.sweepFrequencies()),
+                      dialog.modelName());
+  } else {
+    trainModel(method, dialog.settings(), dialog.chosenRuns(), dialog.modelName());
+  }
+}
+
+int MainWindow::trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
+                           const QString& name) {
+  auto model = doc_->model();
+  if (!model) return -1;
+  std::vector<RunEntry> chosen;  // copies: the worker must not read the document
+  for (int i : runs) chosen.push_back(doc_->runs().at(static_cast<std::size_t>(i)));
+  return submitTraining(method, settings, name,
+                        [model, chosen] { return ProjectDocument::makeTrainingDataset(*model, chosen); });
+}
+
+int MainWindow::trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
+                                  const SimulationOptions& base, const std::vector<SweepCase>& cases,
+                                  const QString& name) {
+  auto model = doc_->model();
+  if (!model) return -1;
+  // The sweep's end (GUI thread) hands its runs over before the training job starts.
+  auto runs = std::make_shared<std::vector<RunEntry>>();
+  runSweep(base, cases, [this, runs](const std::vector<int>& added) {
+    for (int i : added) runs->push_back(doc_->runs().at(static_cast<std::size_t>(i)));
+  });
+  return submitTraining(method, settings, name, [model, runs] {
+    if (runs->empty()) throw InputError("the sweep that was to make the training data gave no runs");
+    return ProjectDocument::makeTrainingDataset(*model, *runs);
+  });
+}
+
+int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
+                               std::function<Dataset()> makeData) {
+  auto model = doc_->model();
+  auto result = std::make_shared<std::shared_ptr<const ReducedModel>>();
+  const std::string methodName = method.toStdString();
+  const QString title = tr("Train %1: %2").arg(methodTitle(method), name);
+  auto id = std::make_shared<int>(0);
+  *id = runner_->submit(
+      title,
+      [model, methodName, settings, makeData, result](Monitor& m) {
+        const Dataset dataset = makeData();
+        *result = trainReducedModel(methodName, dataset, settings, m, model.get());
+      },
+      [this, result, name, id](JobRunner::Outcome outcome, const QString&) {
+        if (outcome != JobRunner::Outcome::Succeeded || !*result) return;
+        if (doc_->model() == nullptr) return;  // the project was closed meanwhile
+        doc_->addModel(name, *result);
+        const int index = static_cast<int>(doc_->models().size()) - 1;
+        const QString stored = QString::fromStdString(doc_->models().back().record.name);
+        const QString figure = ModelsPanel::keyFigure(*doc_, index);
+        training_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure));
+        log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
+        modelsDock_->raise();
+      });
+  training_->addJob(*id, title, method == "ae");
+  trainingDock_->show();
+  trainingDock_->raise();
+  if (trainingDock_->height() < 260) resizeDocks({trainingDock_}, {300}, Qt::Vertical);
+  return *id;
+}
+
+void MainWindow::showModelDetails(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
+  const ModelEntry& e = doc_->models()[static_cast<std::size_t>(index)];
+  QString text;
+  if (e.rom) {
+    nlohmann::ordered_json j;
+    j["method"] = e.rom->method();
+    j["reduced_dimension"] = e.rom->reducedDimension();
+    j["mechanism"] = {{"name", e.rom->mechanismName()}, {"hash", e.rom->mechanismHash()}};
+    j["created"] = e.rom->created();
+    j["settings"] = e.rom->settings();
+    j["metrics"] = e.rom->metrics();
+    text = QString::fromStdString(j.dump(2));
+  } else {
+    text = e.loadError;
+  }
+  QDialog dialog(this);
+  dialog.setWindowTitle(tr("Model %1").arg(QString::fromStdString(e.record.name)));
+  auto* layout = new QVBoxLayout(&dialog);
+  auto* view = new QPlainTextEdit(text, &dialog);
+  view->setReadOnly(true);
+  view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  layout->addWidget(view);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
+  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  layout->addWidget(buttons);
+  dialog.resize(640, 560);
+  dialog.exec();
+}
+
+void MainWindow::exportModelDialog(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
+  const QString name = QString::fromStdString(doc_->models()[static_cast<std::size_t>(index)].record.name);
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export Trained Model"), name + ".json", tr("Trained models (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    doc_->exportModel(index, path);
+    log_->info(tr("Model \"%1\" exported to %2").arg(name, path));
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(QMessageBox::Warning, tr("Export Model"), QString::fromStdString(e.what()));
+  }
 }
 
 // ---------------------------------------------------------------- playback

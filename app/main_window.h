@@ -6,13 +6,17 @@
 #include "engine/model/spec_edit.h"
 
 #include <Eigen/Core>
+#include <nlohmann/json.hpp>
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QStringList>
 #include <QTimer>
 
+#include <functional>
+#include <map>
 #include <memory>
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -20,6 +24,7 @@ class QLockFile;
 class QMenu;
 
 namespace mbdrom {
+struct Dataset;
 class Model;
 struct SimulationOptions;
 struct SweepCase;
@@ -39,8 +44,10 @@ class SceneView;
 namespace mbdrom::app {
 
 class JobRunner;
+class ModelsPanel;
 class ProjectDocument;
 class RunsPanel;
+class TrainingPanel;
 struct RunMotion;
 
 class MainWindow : public QMainWindow {
@@ -56,6 +63,9 @@ public:
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::PlotView* plotView() const { return plot_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
+  TrainingPanel* trainingPanel() const { return training_; }
+  ModelsPanel* modelsPanel() const { return modelsPanel_; }
+  QAction* trainAction(const QString& method) const;
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
 
@@ -71,8 +81,23 @@ public:
   /// failed, with the samples computed so far) the run joins the project and
   /// plays in the 3D view. Returns the job id.
   int runSimulation(const SimulationOptions& options);
-  /// Runs a sweep (one run per case, both cores); every finished run joins the project.
-  int runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases);
+  /// Runs a sweep (one run per case, both cores); every finished run joins the project,
+  /// then `onRunsAdded` (if given) gets the indices of the new runs.
+  int runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases,
+               std::function<void(const std::vector<int>&)> onRunsAdded = {});
+  /// Queues the training of a reduced model (`method` "pod", "ae", "pca") on project
+  /// runs `runs` with checked `settings`; the model joins the project as `name` when
+  /// it succeeds. Shown in the training panel. Returns the job id.
+  int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
+                 const QString& name);
+  /// Queues a sweep and then the training on its runs; returns the training job's id.
+  int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings, const SimulationOptions& base,
+                        const std::vector<SweepCase>& cases, const QString& name);
+  /// Opens the training dialog of `method` (Train menu); `initial` settings and
+  /// `name` prefill it (retraining), else the project's last settings are shown.
+  void trainDialog(const QString& method, const nlohmann::ordered_json& initial = {}, const QString& name = {});
+  /// Shows a trained model's settings and metrics.
+  void showModelDetails(int index);
   /// Mobility analysis at the reference configuration, shown in the analysis dock.
   void checkMobility();
   /// Plots the measures of run `index`: angles against the travel measure when
@@ -134,6 +159,9 @@ private:
   void animateMode(int index);
   void runSimulationDialog();
   void runSweepDialog();
+  int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
+                     std::function<Dataset()> makeData);
+  void exportModelDialog(int index);
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name, const SimulationOptions& options,
                       const std::shared_ptr<const TrajectoryRecorder>& recorder);
   void startPlayback(std::shared_ptr<const RunMotion> motion);
@@ -156,6 +184,11 @@ private:
   QDockWidget* plotDock_ = nullptr;
   QAction* plotAction_ = nullptr;
   RunsPanel* runsPanel_ = nullptr;
+  TrainingPanel* training_ = nullptr;
+  QDockWidget* trainingDock_ = nullptr;
+  ModelsPanel* modelsPanel_ = nullptr;
+  QDockWidget* modelsDock_ = nullptr;
+  std::map<QString, QAction*> trainActions_;
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;
   QDockWidget* runsDock_ = nullptr;

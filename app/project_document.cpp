@@ -83,6 +83,18 @@ void ProjectDocument::openProject(const QString& dir) {
     e.storedFile = QDir(dir_).filePath(QString::fromStdString(r.file));
     runs_.push_back(std::move(e));
   }
+  // Trained models are read now and kept in memory: a broken file stays listed with its error.
+  for (const ProjectItem& item : manifest_.models) {
+    ModelEntry e;
+    e.record = item;
+    e.storedFile = QDir(dir_).filePath(QString::fromStdString(item.file));
+    try {
+      e.rom = loadReducedModel(path(e.storedFile));
+    } catch (const Error& error) {
+      e.loadError = QString::fromStdString(error.what());
+    }
+    models_.push_back(std::move(e));
+  }
   announceReplaced();
 }
 
@@ -97,7 +109,6 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
   // Runs already stored in this directory keep their file; others get one.
   std::vector<std::string> taken;
   for (const ProjectItem& d : m.datasets) taken.push_back(d.file);
-  for (const ProjectItem& d : m.models) taken.push_back(d.file);
   std::vector<ProjectRun> records;
   std::vector<bool> inPlace;
   for (const RunEntry& r : runs_) {
@@ -105,6 +116,15 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
                       QFileInfo(r.storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(r.record.file)));
     inPlace.push_back(here);
     if (here) taken.push_back(r.record.file);
+  }
+  auto storedHere = [&absDir](const QString& storedFile, const std::string& file) {
+    return !storedFile.isEmpty() && !file.empty() &&
+           QFileInfo(storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(file)));
+  };
+  std::vector<bool> modelInPlace;
+  for (const ModelEntry& e : models_) {
+    modelInPlace.push_back(storedHere(e.storedFile, e.record.file));
+    if (modelInPlace.back()) taken.push_back(e.record.file);
   }
   std::vector<ProjectFileWriter> writers;
   for (std::size_t i = 0; i < runs_.size(); ++i) {
@@ -127,13 +147,30 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
     }
     m.runs.push_back(record);
   }
-  // Datasets and trained models travel with the project when it moves.
-  if (!dir_.isEmpty() && QDir(dir_).absolutePath() != absDir)
-    for (const auto* list : {&m.datasets, &m.models})
-      for (const ProjectItem& item : *list) {
-        const std::string from = path(QDir(dir_).filePath(QString::fromStdString(item.file)));
+  // Trained models: from memory, or a copy of a file that could not be read.
+  m.models.clear();
+  for (std::size_t i = 0; i < models_.size(); ++i) {
+    const ModelEntry& e = models_[i];
+    ProjectItem item = e.record;
+    if (!modelInPlace[i]) {
+      item.file = projectFileName(item.name, "models", ".json", taken);
+      taken.push_back(item.file);
+      if (e.rom) {
+        auto rom = e.rom;
+        writers.push_back({item.file, [rom](const std::string& target) { saveReducedModel(*rom, target); }});
+      } else {
+        const std::string from = path(e.storedFile);
         writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
       }
+    }
+    m.models.push_back(item);
+  }
+  // Datasets travel with the project when it moves.
+  if (!dir_.isEmpty() && QDir(dir_).absolutePath() != absDir)
+    for (const ProjectItem& item : m.datasets) {
+      const std::string from = path(QDir(dir_).filePath(QString::fromStdString(item.file)));
+      writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
+    }
 
   saveProject(path(absDir), m, spec_, writers);
   if (!adopt) return;
@@ -144,9 +181,14 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
     runs_[i].record = m.runs[i];
     runs_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.runs[i].file));
   }
+  for (std::size_t i = 0; i < models_.size(); ++i) {
+    models_[i].record = m.models[i];
+    models_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.models[i].file));
+  }
   undo_->setClean();
   runsModified_ = false;
   emit runsChanged();
+  emit modelsChanged();
   emit stateChanged();
 }
 
@@ -168,19 +210,23 @@ void ProjectDocument::replace(ModelSpec spec, std::shared_ptr<const Model> model
   sourceFile_ = sourceFile;
   manifest_ = std::move(manifest);
   runs_.clear();
+  models_.clear();
   runsModified_ = false;
 }
 
 void ProjectDocument::announceReplaced() {
   emit modelChanged();
   emit runsChanged();
+  emit modelsChanged();
   emit stateChanged();
 }
 
 void ProjectDocument::markRecovered(const QString& origin) {
   dir_ = origin;
   manifest_.datasets.clear();  // their files stay with the autosave; not copied on recovery
-  manifest_.models.clear();
+  // Trained models are in memory: the next save writes them where the project belongs.
+  for (ModelEntry& e : models_)
+    if (e.rom) e.storedFile.clear();
   setRunsModified(true);
 }
 
@@ -272,6 +318,92 @@ void ProjectDocument::exportRun(int index, const QString& target) const {
     writeRunCsv(*run.model, run.info, *run.samples, path(target));
   else
     copyFileAtomically(path(run.storedFile), path(target));
+}
+
+Dataset ProjectDocument::makeTrainingDataset(const std::vector<int>& indices) const {
+  if (!model_) throw InputError("no mechanism is open");
+  std::vector<RunEntry> chosen;
+  for (int index : indices) chosen.push_back(runs_.at(static_cast<std::size_t>(index)));
+  return makeTrainingDataset(*model_, chosen);
+}
+
+Dataset ProjectDocument::makeTrainingDataset(const Model& model, const std::vector<RunEntry>& runs) {
+  Dataset dataset = makeDataset(model);
+  for (const RunEntry& run : runs) {
+    if (run.model->mechanismHash() != model.mechanismHash())
+      throw InputError("run \"" + run.record.name +
+                       "\" was made on an earlier version of the mechanism (edited since); run it again to train on it");
+    if (run.samples)
+      mbdrom::addRun(dataset, runFromSamples(*run.samples, run.record.name, run.record.loadCase));
+    else
+      mbdrom::addRun(dataset, runFromTable(model, readTrajectoryCsv(path(run.storedFile)), run.record.name, run.record.loadCase));
+  }
+  if (dataset.runs.empty()) throw InputError("no training runs were chosen");
+  return dataset;
+}
+
+QString ProjectDocument::uniqueModelName(const QString& base) const {
+  auto taken = [this](const QString& name) {
+    for (const ModelEntry& e : models_)
+      if (QString::fromStdString(e.record.name) == name) return true;
+    return false;
+  };
+  QString name = base;
+  for (int k = 2; taken(name); ++k) name = QStringLiteral("%1 %2").arg(base).arg(k);
+  return name;
+}
+
+void ProjectDocument::addModel(const QString& name, std::shared_ptr<const ReducedModel> rom) {
+  ModelEntry e;
+  e.record.name = uniqueModelName(name).toStdString();
+  e.record.method = rom->method();
+  e.rom = std::move(rom);
+  models_.push_back(std::move(e));
+  emit modelsChanged();
+  setRunsModified(true);
+}
+
+void ProjectDocument::renameModel(int index, const QString& name) {
+  const QString trimmed = name.trimmed();
+  if (trimmed.isEmpty()) throw InputError("a model name may not be empty");
+  auto& e = models_.at(static_cast<std::size_t>(index));
+  if (QString::fromStdString(e.record.name) == trimmed) return;
+  if (uniqueModelName(trimmed) != trimmed) throw InputError("a model named \"" + trimmed.toStdString() + "\" exists");
+  e.record.name = trimmed.toStdString();
+  emit modelsChanged();
+  setRunsModified(true);
+}
+
+void ProjectDocument::removeModel(int index) {
+  models_.erase(models_.begin() + index);
+  emit modelsChanged();
+  setRunsModified(true);
+}
+
+void ProjectDocument::exportModel(int index, const QString& target) const {
+  const ModelEntry& e = models_.at(static_cast<std::size_t>(index));
+  if (e.rom)
+    saveReducedModel(*e.rom, path(target));
+  else
+    copyFileAtomically(path(e.storedFile), path(target));
+}
+
+qint64 ProjectDocument::modelFileSize(int index) const {
+  const ModelEntry& e = models_.at(static_cast<std::size_t>(index));
+  if (!e.storedFile.isEmpty() && QFileInfo::exists(e.storedFile)) return QFileInfo(e.storedFile).size();
+  return e.rom ? static_cast<qint64>(e.rom->toJson().dump(1).size() + 1) : 0;
+}
+
+QString ProjectDocument::trainingSettings(const QString& method) const {
+  const auto it = manifest_.trainingSettings.find(method.toStdString());
+  return it == manifest_.trainingSettings.end() ? QString() : QString::fromStdString(it->second);
+}
+
+void ProjectDocument::setTrainingSettings(const QString& method, const QString& json) {
+  std::string& slot = manifest_.trainingSettings[method.toStdString()];
+  if (slot == json.toStdString()) return;
+  slot = json.toStdString();
+  setRunsModified(true);
 }
 
 }  // namespace mbdrom::app

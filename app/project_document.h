@@ -6,6 +6,7 @@
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 #include "engine/project/project.h"
+#include "engine/rom/reduced_model.h"
 
 #include <QObject>
 #include <QString>
@@ -24,6 +25,14 @@ struct RunEntry {
   RunInfo info;
   std::shared_ptr<const std::vector<Sample>> samples;  ///< in memory; null when only on disk
   QString storedFile;                                  ///< its CSV when on disk (absolute), else empty
+};
+
+/// A trained reduced model of the project.
+struct ModelEntry {
+  ProjectItem record;                          ///< name, method; file (relative) once stored
+  std::shared_ptr<const ReducedModel> rom;     ///< null when its file could not be read
+  QString storedFile;                          ///< its file when on disk (absolute), else empty
+  QString loadError;                           ///< why rom is null
 };
 
 /// Positions and measures of a run, for playback and plots.
@@ -82,10 +91,35 @@ public:
   /// Writes a run's trajectory CSV to `path` (atomic; throws mbdrom::Error).
   void exportRun(int index, const QString& path) const;
 
+  /// The project's runs `indices` as a training dataset of the current mechanism.
+  /// Throws InputError naming a run made on an earlier version of the mechanism,
+  /// FileError for an unreadable run file.
+  Dataset makeTrainingDataset(const std::vector<int>& indices) const;
+  /// The same from copies of run entries, for a worker thread.
+  static Dataset makeTrainingDataset(const Model& model, const std::vector<RunEntry>& runs);
+
+  const std::vector<ModelEntry>& models() const { return models_; }
+  /// A name not used by any trained model: `base`, `base 2`, ...
+  QString uniqueModelName(const QString& base) const;
+  void addModel(const QString& name, std::shared_ptr<const ReducedModel> rom);
+  /// Throws InputError when the name is empty or taken.
+  void renameModel(int index, const QString& name);
+  void removeModel(int index);
+  /// Writes a trained model's file to `path` (atomic; throws mbdrom::Error).
+  void exportModel(int index, const QString& path) const;
+  /// Size of a trained model's file [bytes] (of its JSON while only in memory).
+  qint64 modelFileSize(int index) const;
+
+  /// Last settings used to train with `method` in this project (JSON object text, or empty).
+  QString trainingSettings(const QString& method) const;
+  /// Remembers settings for `method`; the project counts as modified when they changed.
+  void setTrainingSettings(const QString& method, const QString& json);
+
 signals:
   /// The mechanism was replaced (edit, undo, open, new, close).
   void modelChanged();
   void runsChanged();
+  void modelsChanged();
   /// Title-relevant state: directory, name or modified flag.
   void stateChanged();
 
@@ -103,7 +137,8 @@ private:
   QString dir_, sourceFile_;
   ProjectManifest manifest_;
   std::vector<RunEntry> runs_;
-  bool runsModified_ = false;
+  std::vector<ModelEntry> models_;
+  bool runsModified_ = false;  // runs, trained models or training settings changed since the last save
 };
 
 }  // namespace mbdrom::app

@@ -55,6 +55,13 @@ public:
   /// Asks the running call to stop; safe from any thread.
   void requestStop() { stop_.store(true, std::memory_order_relaxed); }
   bool stopRequested() const { return stop_.load(std::memory_order_relaxed); }
+  /// Asks a running training to end its current stage now and keep the best
+  /// weights so far (the result is marked as stopped early); later stages
+  /// still run. Safe from any thread.
+  void requestFinish() { finish_.store(true, std::memory_order_relaxed); }
+  bool finishRequested() const { return finish_.load(std::memory_order_relaxed); }
+  /// Whether an early finish was requested; clears the request.
+  bool takeFinishRequest() { return finish_.exchange(false, std::memory_order_relaxed); }
 
 private:
   MonitorCallback callback_;
@@ -62,6 +69,7 @@ private:
   std::chrono::steady_clock::time_point last_{};
   bool reported_ = false;
   std::atomic<bool> stop_{false};
+  std::atomic<bool> finish_{false};
 };
 
 }  // namespace mbdrom

@@ -59,6 +59,11 @@ TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings
         finish();
         return h;
       }
+      if (monitor.takeFinishRequest()) {
+        h.finishedEarly = true;
+        finish();
+        return h;
+      }
       const std::size_t last = std::min(order.size(), first + static_cast<std::size_t>(settings.batchSize));
       batch.assign(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(last));
       grad.setZero();
@@ -93,7 +98,10 @@ TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings
     } else {
       ++sinceBest;
     }
-    Progress p{settings.stage, epoch + 1, settings.epochs, {{"loss", trainLoss}, {"learning rate", lr}}};
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double rate = elapsed > 0.0 ? static_cast<double>(epoch + 1) * problem.trainSamples / elapsed : 0.0;
+    Progress p{settings.stage, epoch + 1, settings.epochs,
+               {{"loss", trainLoss}, {"learning rate", lr}, {"samples/s", rate}}};
     if (problem.validationLoss) p.metrics.emplace_back("validation loss", monitored);
     monitor.report(p);
     if (settings.earlyStoppingPatience > 0 && problem.validationLoss && sinceBest >= settings.earlyStoppingPatience) {

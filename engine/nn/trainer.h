@@ -46,6 +46,7 @@ struct TrainingHistory {
   double bestLoss = 0.0;               ///< its validation (or training) loss
   bool stoppedEarly = false;
   bool cancelled = false;              ///< stopped by the monitor: best weights so far kept
+  bool finishedEarly = false;          ///< ended by Monitor::requestFinish: best weights so far kept
   double seconds = 0.0;                ///< wall time
 };
 
@@ -55,7 +56,9 @@ void splitIndices(int n, double validationFraction, std::uint64_t seed, std::vec
                   std::vector<int>& validation);
 
 /// Trains; on return the parameters are the best ones seen (by validation loss
-/// when there is validation, else by training loss). A non-finite loss
+/// when there is validation, else by training loss). Monitor::requestFinish
+/// ends it between batches like a stop, but the request is taken (cleared) and
+/// `finishedEarly` set. A non-finite loss
 /// restores the best weights and throws SolverError naming the epoch.
 TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings, Monitor& monitor);
 

@@ -151,6 +151,13 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
   };
   items("datasets", m.datasets, false);
   items("models", m.models, true);
+  if (const auto ts = j.find("training_settings"); ts != j.end()) {
+    if (!ts->is_object()) r.fail("training_settings", "must be an object of method settings");
+    for (const auto& [method, settings] : ts->items()) {
+      if (!settings.is_object()) r.fail("training_settings." + method, "must be an object");
+      m.trainingSettings[method] = settings.dump();
+    }
+  }
   return m;
 }
 
@@ -179,6 +186,14 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
   j["models"] = Json::array();
   for (const ProjectItem& d : m.models)
     j["models"].push_back({{"name", d.name}, {"method", d.method}, {"file", d.file}});
+  if (!m.trainingSettings.empty()) {
+    Json& ts = j["training_settings"];
+    ts = Json::object();
+    for (const auto& [method, text] : m.trainingSettings) {
+      Json settings = Json::parse(text, nullptr, false);
+      ts[method] = settings.is_object() ? settings : Json::object();
+    }
+  }
   return j.dump(2) + "\n";
 }
 

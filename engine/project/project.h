@@ -13,7 +13,8 @@
 /// Manifest: `{"format": "mbdrom-project", "version": 1, "name", "model":
 /// "model.json", "created", "modified", "runs": [{"name", "file", "load_case",
 /// "t_end", "t_reached", "dt", "output_dt", "status", "message", "created"}], "datasets":
-/// [{"name", "file"}], "models": [{"name", "method", "file"}]}`. Paths are
+/// [{"name", "file"}], "models": [{"name", "method", "file"}], "training_settings":
+/// {METHOD: {...}}}` (the last settings used per training method; optional). Paths are
 /// relative to the project directory and may not leave it.
 ///
 /// Saving writes every data file and the model atomically (temporary file,
@@ -24,6 +25,7 @@
 #include "engine/model/model_spec.h"
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +59,8 @@ struct ProjectManifest {
   std::vector<ProjectRun> runs;
   std::vector<ProjectItem> datasets;
   std::vector<ProjectItem> models;
+  /// Last settings used per training method ("pod", "ae", ...): JSON object text.
+  std::map<std::string, std::string> trainingSettings;
 };
 
 /// A project read from disk.

@@ -300,6 +300,8 @@ nn::TrainingHistory trainBudgeted(nn::TrainingProblem& problem, nn::TrainingSett
   const auto start = Clock::now();
   Monitor inner(
       [&](const Progress& p) {
+        // An early finish asked of the whole training ends the stage running now.
+        if (outer.takeFinishRequest()) inner.requestFinish();
         const bool go = outer.report(p);
         return go && !(budget > 0.0 && secondsSince(start) > budget);
       },
@@ -309,12 +311,37 @@ nn::TrainingHistory trainBudgeted(nn::TrainingProblem& problem, nn::TrainingSett
   return h;
 }
 
+// Holds out a seeded fraction of the samples 0..n-1: the problem then trains on
+// the others and reports the held-out loss as its validation loss (which also
+// picks the weights kept). `train` and `validation` must outlive the training.
+void holdOut(nn::TrainingProblem& p, double fraction, std::uint64_t seed, std::vector<int>& train,
+             std::vector<int>& validation) {
+  nn::splitIndices(p.trainSamples, fraction, seed, train, validation);
+  if (validation.empty() || train.empty()) return;
+  auto full = p.lossAndGradient;
+  p.trainSamples = static_cast<int>(train.size());
+  p.lossAndGradient = [full, &train, mapped = std::vector<int>()](const std::vector<int>& batch,
+                                                                  Eigen::VectorXd& grad) mutable {
+    mapped.resize(batch.size());
+    for (std::size_t k = 0; k < batch.size(); ++k) mapped[k] = train[static_cast<std::size_t>(batch[k])];
+    return full(mapped, grad);
+  };
+  Eigen::VectorXd* params = p.parameters;
+  p.validationLoss = [full, &validation, params] {
+    Eigen::VectorXd unused = Eigen::VectorXd::Zero(params->size());
+    return full(validation, unused);
+  };
+}
+
 OJson historyJson(const nn::TrainingHistory& h, double fitError) {
   return OJson{{"epochs", static_cast<long long>(h.trainLoss.size())},
                {"final_loss", h.trainLoss.empty() ? 0.0 : h.trainLoss.back()},
                {"best_loss", h.bestLoss},
                {"seconds", h.seconds},
-               {"relative_fit_error", fitError}};
+               {"relative_fit_error", fitError},
+               {"final_validation_loss", h.validationLoss.empty() ? OJson(nullptr) : OJson(h.validationLoss.back())},
+               {"best_epoch", h.bestEpoch + 1},
+               {"stopped_early", h.finishedEarly}};
 }
 
 }  // namespace
@@ -374,10 +401,13 @@ AeSettings AeSettings::fromJson(const OJson& j) {
       s.integrator = text(value, key);
     } else if (key == "initial_velocity") {
       s.initialVelocity = text(value, key);
+    } else if (key == "validation_fraction") {
+      s.validationFraction = number(value, key);
     } else {
       throw InputError("ae settings: unknown setting \"" + key +
                        "\" (known: nr, hidden, force_hidden, activation, optimizer, learning_rate, batch_size, "
-                       "epochs, force_epochs, velocity_weight, seconds, seed, vector_length, integrator, initial_velocity)");
+                       "epochs, force_epochs, velocity_weight, seconds, seed, vector_length, integrator, initial_velocity, "
+                       "validation_fraction)");
     }
   }
   smoothActivation(s.activation);
@@ -392,6 +422,8 @@ AeSettings AeSettings::fromJson(const OJson& j) {
   if (s.initialVelocity != "projected" && s.initialVelocity != "zero")
     throw InputError("ae settings: initial_velocity must be \"projected\" or \"zero\", got \"" + s.initialVelocity + "\"");
   if (s.epochs < 1) throw InputError("ae settings: epochs must be >= 1");
+  if (!(s.validationFraction >= 0.0 && s.validationFraction <= 0.5))
+    throw InputError("ae settings: validation_fraction must be in [0, 0.5], got " + std::to_string(s.validationFraction));
   return s;
 }
 
@@ -410,7 +442,8 @@ OJson AeSettings::toJson() const {
                {"seed", seed},
                {"vector_length", vectorLength},
                {"integrator", integrator},
-               {"initial_velocity", initialVelocity}};
+               {"initial_velocity", initialVelocity},
+               {"validation_fraction", validationFraction}};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -511,6 +544,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     };
     ts.epochs = s.epochs;
     ts.stage = "train ae: auto-encoder";
+    std::vector<int> trainIdx, validationIdx;
+    holdOut(p, s.validationFraction, s.seed + 11, trainIdx, validationIdx);
     aeHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.7 * budget : 0.0);
     enc.parameters() = aeParams.head(pe);
     dec.parameters() = aeParams.tail(pd);
@@ -571,6 +606,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     ts.epochs = std::max(1, s.forceEpochs);
     ts.stage = "train ae: potential";
     ts.seed = s.seed + 2;
+    std::vector<int> trainIdx, validationIdx;
+    holdOut(p, s.validationFraction, s.seed + 12, trainIdx, validationIdx);
     potHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.15 * budget : 0.0);
     Eigen::MatrixXd Gall;
     net.inputGradient(Z, Gall);
@@ -627,6 +664,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     ts.epochs = std::max(1, s.forceEpochs);
     ts.stage = "train ae: damper";
     ts.seed = s.seed + 3;
+    std::vector<int> trainIdx, validationIdx;
+    holdOut(p, s.validationFraction, s.seed + 13, trainIdx, validationIdx);
     dampHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.15 * budget : 0.0);
     const Eigen::MatrixXd fit = net.predict(U) - net.predict(U0);
     dampError = H.norm() > 0.0 ? (fit - H).norm() / H.norm() : 0.0;
@@ -672,6 +711,14 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   if (rom->hasPotential_) m["potential"] = historyJson(potHistory, potError);
   if (rom->hasDamper_) m["damper"] = historyJson(dampHistory, dampError);
   m["training_seconds"] = secondsSince(trainStart);
+  // Stages ended early by the user keep their best weights so far; the model says so.
+  OJson early = OJson::array();
+  if (aeHistory.finishedEarly) early.push_back("autoencoder");
+  if (rom->hasPotential_ && potHistory.finishedEarly) early.push_back("potential");
+  if (rom->hasDamper_ && dampHistory.finishedEarly) early.push_back("damper");
+  if (!early.empty()) m["stopped_early"] = early;
+  // A stop asked for during the last stage cancels too: no model comes back after a stop.
+  monitor.checkpoint();
   monitor.reportNow({"train ae", 1, 1, {{"relative_reconstruction_error", m["relative_reconstruction_error"].get<double>()}}});
   return rom;
 }

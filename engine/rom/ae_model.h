@@ -93,10 +93,13 @@ struct AeSettings {
   double vectorLength = 0.0;             ///< characteristic length L [m]; 0: automatic
   std::string integrator = "central_difference";  ///< "central_difference" or "rk4"
   std::string initialVelocity = "projected";       ///< "projected" or "zero"
+  /// Fraction of the samples held out (seeded) for a validation loss per network,
+  /// which then also picks the weights kept; in [0, 0.5], 0: train on all samples.
+  double validationFraction = 0.0;
 
   /// From JSON {"nr", "hidden", "force_hidden", "activation", "optimizer", "learning_rate",
   /// "batch_size", "epochs", "force_epochs", "velocity_weight", "seconds", "seed", "vector_length",
-  /// "integrator", "initial_velocity"}; unknown keys or bad values throw InputError.
+  /// "integrator", "initial_velocity", "validation_fraction"}; unknown keys or bad values throw InputError.
   static AeSettings fromJson(const nlohmann::ordered_json& j);
   nlohmann::ordered_json toJson() const;
 };

@@ -60,6 +60,13 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
   throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca)");
 }
 
+OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {
+  if (method == "pod") return PodSettings::fromJson(settings).toJson();
+  if (method == "ae") return AeSettings::fromJson(settings).toJson();
+  if (method == "pca") return PcaSettings::fromJson(settings).toJson();
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca)");
+}
+
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
   writeFileAtomically(path, rom.toJson().dump(1) + "\n");
 }

@@ -115,6 +115,11 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                                                 const nlohmann::ordered_json& settings, Monitor& monitor,
                                                 const Model* model = nullptr);
 
+/// Checks method settings without training and returns them complete (every
+/// key, defaults filled in), as training would store them. Throws InputError
+/// naming the bad key, or for an unknown method.
+nlohmann::ordered_json checkReducedModelSettings(const std::string& method, const nlohmann::ordered_json& settings);
+
 /// Writes a trained-model file (atomic). Throws FileError.
 void saveReducedModel(const ReducedModel& rom, const std::string& path);
 /// Reads a trained-model file. Throws FileError naming the file on bad format.

@@ -149,6 +149,38 @@ TEST_CASE("cancelling training keeps the best weights so far") {
   CHECK(p(0) == Approx(std::pow(0.5, 7)));
 }
 
+TEST_CASE("an early finish request ends training with the best weights and is taken once") {
+  Eigen::VectorXd p = Eigen::VectorXd::Constant(1, 1.0);
+  Monitor monitor;
+  TrainingProblem problem;
+  problem.parameters = &p;
+  problem.trainSamples = 1;
+  int calls = 0;
+  problem.lossAndGradient = [&](const std::vector<int>&, Eigen::VectorXd& g) {
+    if (++calls == 5) monitor.requestFinish();
+    g = p;
+    return 0.5 * p.squaredNorm();
+  };
+  TrainingSettings s;
+  s.epochs = 1000;
+  s.batchSize = 1;
+  s.optimizer.type = OptimizerType::Sgd;
+  s.optimizer.momentum = 0.0;
+  s.optimizer.learningRate = 0.5;
+  const TrainingHistory h = train(problem, s, monitor);
+  CHECK(h.finishedEarly);
+  CHECK_FALSE(h.cancelled);
+  CHECK(h.trainLoss.size() == 5);
+  CHECK(p(0) == Approx(std::pow(0.5, 5)));
+  // The request was for that training only: a second one runs in full.
+  CHECK_FALSE(monitor.finishRequested());
+  CHECK_FALSE(monitor.stopRequested());
+  s.epochs = 3;
+  const TrainingHistory again = train(problem, s, monitor);
+  CHECK_FALSE(again.finishedEarly);
+  CHECK(again.trainLoss.size() == 3);
+}
+
 TEST_CASE("early stopping ends training when validation stops improving") {
   Eigen::VectorXd p = Eigen::VectorXd::Constant(1, 1.0);
   TrainingProblem problem;

@@ -153,6 +153,19 @@ TEST_CASE("Manifest errors name the entry at fault", "[project]") {
   CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "t_end": -1}]})"), Catch::Contains("t_end"));
   CHECK_THAT(error(head + R"("models": [{"name": "a", "file": "models/a.json"}]})"),
              Catch::Contains("models[0]") && Catch::Contains("method"));
+  CHECK_THAT(error(head + R"("training_settings": {"ae": 3}})"), Catch::Contains("training_settings.ae"));
+}
+
+TEST_CASE("The last training settings per method survive a manifest round trip", "[project]") {
+  ProjectManifest m;
+  m.name = "x";
+  m.trainingSettings["ae"] = R"({"epochs":50,"hidden":[8,4]})";
+  m.trainingSettings["pod"] = R"({"nr":2})";
+  const ProjectManifest back = parseProjectManifest(serializeProjectManifest(m), "p.json");
+  CHECK(back.trainingSettings == m.trainingSettings);
+  // Without any, the key is absent and old manifests read as before.
+  m.trainingSettings.clear();
+  CHECK(serializeProjectManifest(m).find("training_settings") == std::string::npos);
 }
 
 TEST_CASE("Reading a project with a missing file names it", "[project]") {

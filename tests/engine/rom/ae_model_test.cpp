@@ -263,3 +263,55 @@ TEST_CASE("cancelling AE training throws Cancelled; a time budget ends it early"
   CHECK(rom->metrics().at("training_seconds").get<double>() < 5.0);
   CHECK(rom->metrics().at("autoencoder").at("epochs").get<long long>() < 10000000);
 }
+
+TEST_CASE("an early finish ends the AE stage with its best weights and marks the model", "[ae_model_test]") {
+  const MacPherson& m = macPherson();
+  // Ask for the finish at the first progress record of the auto-encoder stage.
+  Monitor* self = nullptr;
+  bool asked = false;
+  Monitor monitor([&](const Progress& p) {
+    if (!asked && p.stage.find("auto-encoder") != std::string::npos) {
+      self->requestFinish();
+      asked = true;
+    }
+    return true;
+  });
+  self = &monitor;
+  const auto rom = AeModel::train(m.dataset, smallBudget(100000), monitor, &m.model);
+  const auto& metrics = rom->metrics();
+  CHECK(metrics.at("autoencoder").at("epochs").get<long long>() < 100000);
+  CHECK(metrics.at("autoencoder").at("stopped_early").get<bool>());
+  CHECK_FALSE(metrics.at("potential").at("stopped_early").get<bool>());
+  REQUIRE(metrics.contains("stopped_early"));
+  CHECK(metrics.at("stopped_early") == nlohmann::ordered_json::array({"autoencoder"}));
+  CHECK(std::isfinite(metrics.at("relative_reconstruction_error").get<double>()));
+}
+
+TEST_CASE("a validation fraction holds samples out and reports their loss per network", "[ae_model_test]") {
+  const MacPherson& m = macPherson();
+  AeSettings s = smallBudget(200);
+  s.forceEpochs = 50;
+  s.validationFraction = 0.2;
+  std::vector<std::string> stagesWithValidation;
+  Monitor monitor([&](const Progress& p) {
+    if (p.metric("validation loss", -1.0) > 0.0 &&
+        std::find(stagesWithValidation.begin(), stagesWithValidation.end(), p.stage) == stagesWithValidation.end())
+      stagesWithValidation.push_back(p.stage);
+    return true;
+  });
+  const auto rom = AeModel::train(m.dataset, s, monitor, &m.model);
+  const auto& metrics = rom->metrics();
+  for (const char* stage : {"autoencoder", "potential", "damper"}) {
+    INFO(stage);
+    const auto& v = metrics.at(stage).at("final_validation_loss");
+    REQUIRE(v.is_number());
+    CHECK(std::isfinite(v.get<double>()));
+    CHECK(v.get<double>() > 0.0);
+  }
+  CHECK(stagesWithValidation.size() == 3);
+  // Without it, no validation loss is reported.
+  CHECK(m.rom->metrics().at("autoencoder").at("final_validation_loss").is_null());
+  AeSettings bad = s;
+  bad.validationFraction = 0.9;
+  CHECK_THROWS_WITH(AeModel::train(m.dataset, bad, monitor, &m.model), Catch::Contains("validation_fraction"));
+}

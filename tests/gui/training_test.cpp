@@ -1,0 +1,268 @@
+// Training from the Train menu: the settings dialog (refusal, remembered
+// settings), live loss curves while the GUI stays responsive, the Models panel,
+// queued, cancelled, stopped-early and failing jobs, and the CLI reading a model
+// the workbench saved.
+
+#include "app/job_runner.h"
+#include "app/main_window.h"
+#include "app/models_panel.h"
+#include "app/project_document.h"
+#include "app/train_dialog.h"
+#include "app/training_panel.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model.h"
+#include "gui_helpers.h"
+
+#include <catch2/catch.hpp>
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QLineEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QTimer>
+
+#include <algorithm>
+
+using mbdrom::app::MainWindow;
+using mbdrom::app::TrainDialog;
+using mbdrom::test::waitFor;
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+const QString kPendulumCarriage = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
+
+QString freshDir(const QString& name) {
+  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
+  dir.removeRecursively();
+  return dir.absolutePath();
+}
+
+// Opens the pendulum on a carriage and runs its "train" load case for `tEnd` seconds.
+void openWithRun(MainWindow& window, double tEnd) {
+  REQUIRE(window.openModel(kPendulumCarriage));
+  mbdrom::SimulationOptions o;
+  o.loadCase = window.model()->findLoadCase("train");
+  o.tEnd = tEnd;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  window.runSimulation(o);
+  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+}
+
+// Runs `fill` on the Train dialog once it is open (the menu action blocks in its exec()).
+void whenDialogOpens(const std::function<void(TrainDialog&)>& fill) {
+  QTimer::singleShot(50, [fill] {
+    auto* dialog = qobject_cast<TrainDialog*>(QApplication::activeModalWidget());
+    if (!dialog) {
+      FAIL("the Train dialog did not open");
+      return;
+    }
+    fill(*dialog);
+  });
+}
+
+void setText(TrainDialog& dialog, const char* key, const QString& text) {
+  auto* edit = qobject_cast<QLineEdit*>(dialog.editor(key));
+  REQUIRE(edit);
+  edit->setText(text);
+}
+
+// Largest gap between ticks of a 5 ms timer while `done()` is false: the event loop's latency.
+struct LatencyProbe {
+  QTimer timer;
+  QElapsedTimer clock;
+  qint64 last = 0, worst = 0;
+  QString slow;  // gaps over 30 ms, for the failure message
+  LatencyProbe() {
+    timer.setInterval(5);
+    QObject::connect(&timer, &QTimer::timeout, [this] {
+      const qint64 now = clock.elapsed();
+      if (now - last > 30) slow += QStringLiteral(" %1 ms at %2 ms;").arg(now - last).arg(now);
+      worst = std::max(worst, now - last);
+      last = now;
+    });
+    clock.start();
+    timer.start();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the GUI responsive, "
+          "joins the Models panel, and the CLI reads the saved file",
+          "[latency]") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  openWithRun(window, 4.0);
+  auto* doc = window.document();
+  auto* panel = window.trainingPanel();
+
+  // A bad setting is refused in the dialog with its reason; a good one is taken.
+  QString refusal;
+  bool stillOpen = false;
+  whenDialogOpens([&](TrainDialog& d) {
+    setText(d, "epochs", "-3");
+    setText(d, "force_epochs", "300");
+    setText(d, "hidden", "16, 8");
+    setText(d, "force_hidden", "8");
+    d.accept();
+    refusal = d.errorText();
+    stillOpen = d.isVisible();
+    setText(d, "epochs", "1500");
+    d.accept();
+  });
+  REQUIRE(window.trainAction("ae")->isEnabled());
+  window.trainAction("ae")->trigger();
+  CHECK(stillOpen);
+  CHECK_THAT(refusal.toStdString(), Catch::Contains("epochs"));
+  const int job = panel->selectedJob();
+  REQUIRE(job > 0);
+
+  // Loss points reach the chart while the event loop keeps ticking.
+  LatencyProbe probe;
+  REQUIRE(waitFor([&] { return panel->chartPoints() >= 10; }, 60000));
+  // MBDROM_SCREENSHOT_DIR set: the window mid-training for the docs.
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    waitFor([&] { return panel->chartPoints() >= 40; }, 60000);
+    CHECK(window.grab().save(shots + "/training.png"));
+    probe.worst = 0;  // the grab itself blocks; it is not the training's doing
+    probe.last = probe.clock.elapsed();
+    probe.slow.clear();
+  }
+  REQUIRE(waitFor([&] { return panel->jobState(job) == "done"; }, 120000));
+  probe.timer.stop();
+  INFO("worst event-loop gap during training: " << probe.worst << " ms; gaps over 30 ms:" << probe.slow.toStdString()
+                                                << " (training took " << probe.clock.elapsed() << " ms)");
+  CHECK(probe.worst < 50);
+  CHECK(panel->lossPoints(job) >= 10);
+
+  REQUIRE(doc->models().size() == 1);
+  const auto& entry = doc->models().front();
+  REQUIRE(entry.rom);
+  CHECK(entry.rom->method() == "ae");
+  CHECK(entry.rom->metrics().at("autoencoder").at("epochs").get<long long>() == 1500);
+  CHECK(window.modelsPanel()->topLevelItemCount() == 1);
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(1) == "Auto-encoder ROM");
+
+  // The settings are remembered by the project and shown next time.
+  CHECK(OJson::parse(doc->trainingSettings("ae").toStdString()).at("epochs") == 1500);
+  QString shownEpochs;
+  whenDialogOpens([&](TrainDialog& d) {
+    shownEpochs = qobject_cast<QLineEdit*>(d.editor("epochs"))->text();
+    d.reject();
+  });
+  window.trainAction("ae")->trigger();
+  CHECK(shownEpochs == "1500");
+
+  // Saved with the project, the model file is read by the command-line tool.
+  const QString dir = freshDir("training_project");
+  REQUIRE(window.saveProject(dir));
+  const QString file = doc->models().front().storedFile;
+  REQUIRE(QFileInfo::exists(file));
+  QProcess cli;
+  cli.start(QStringLiteral(MBDROM_CLI), {"rom-info", file});
+  REQUIRE(cli.waitForFinished(30000));
+  const QString out = QString::fromUtf8(cli.readAllStandardOutput());
+  INFO(out.toStdString() << QString::fromUtf8(cli.readAllStandardError()).toStdString());
+  CHECK(cli.exitCode() == 0);
+  CHECK(out.contains("ae"));
+  CHECK(out.contains("pendulum"));
+
+  // Reopened, the project lists the model again.
+  REQUIRE(window.openProject(dir));
+  REQUIRE(doc->models().size() == 1);
+  CHECK(doc->models().front().rom != nullptr);
+}
+
+TEST_CASE("queued training jobs: one cancelled, one stopped keeping its best weights, one failing with its reason, "
+          "one finishing") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  openWithRun(window, 3.0);
+  auto* doc = window.document();
+  auto* panel = window.trainingPanel();
+
+  OJson longAe = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 1000000}, {"force_epochs", 200},
+                                                                {"hidden", {16, 8}}, {"force_hidden", {8}}});
+  OJson pod = mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}});
+  OJson tooManyClusters = mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 100000}});
+  const int stopped = window.trainModel("ae", longAe, {0}, "long AE");
+  const int cancelled = window.trainModel("pod", pod, {0}, "POD to cancel");
+  const int failing = window.trainModel("pca", tooManyClusters, {0}, "too many clusters");
+  const int finishing = window.trainModel("pod", pod, {0}, "POD");
+  const int discarded = window.trainModel("ae", longAe, {0}, "AE to discard");
+  CHECK(panel->jobState(cancelled) == "queued");
+
+  // Cancel a queued job from the panel: it leaves the queue.
+  panel->selectJob(cancelled);
+  REQUIRE(panel->cancelButton()->isEnabled());
+  panel->cancelButton()->click();
+  CHECK(panel->jobState(cancelled).startsWith("cancelled"));
+
+  // Stop the long auto-encoder once it has learnt a little, keeping its best weights.
+  REQUIRE(waitFor([&] { return panel->lossPoints(stopped) >= 3; }, 60000));
+  panel->selectJob(stopped);
+  REQUIRE(panel->stopKeepButton()->isEnabled());
+  panel->stopKeepButton()->click();
+  REQUIRE(waitFor([&] { return panel->jobState(stopped) == "done"; }, 60000));
+
+  // The failing job names its reason; the POD finishes; the last AE is cancelled and discarded.
+  REQUIRE(waitFor([&] { return window.jobRunner()->currentId() == discarded; }, 60000));
+  REQUIRE(waitFor([&] { return panel->lossPoints(discarded) >= 1; }, 60000));
+  panel->selectJob(discarded);
+  panel->cancelButton()->click();
+  REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 60000));
+
+  CHECK(panel->jobState(failing).startsWith("failed"));
+  CHECK_THAT(panel->jobState(failing).toStdString(), Catch::Contains("cluster"));
+  CHECK(panel->jobState(finishing) == "done");
+  CHECK(panel->jobState(discarded).startsWith("cancelled"));
+
+  // Two models joined: the stopped auto-encoder (marked) and the POD.
+  REQUIRE(doc->models().size() == 2);
+  const auto& ae = doc->models()[0];
+  CHECK(ae.record.name == "long AE");
+  REQUIRE(ae.rom);
+  CHECK(ae.rom->metrics().at("stopped_early") == OJson::array({"autoencoder"}));
+  CHECK(ae.rom->metrics().at("autoencoder").at("epochs").get<long long>() < 1000000);
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("stopped early"));
+  CHECK(doc->models()[1].record.name == "POD");
+  CHECK(doc->models()[1].rom->method() == "pod");
+}
+
+TEST_CASE("closing the window during training asks, then cancels the job cleanly") {
+  auto window = std::make_unique<MainWindow>();
+  window->show();
+  openWithRun(*window, 2.0);
+  OJson longAe = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 1000000}, {"hidden", {16, 8}}});
+  const int job = window->trainModel("ae", longAe, {0}, "AE");
+  REQUIRE(waitFor([&] { return window->trainingPanel()->lossPoints(job) >= 1; }, 60000));
+
+  // Answers the next message box with `answer`, and a question about unsaved work with Discard.
+  auto answerBoxes = [](QMessageBox::StandardButton answer) {
+    QTimer::singleShot(100, [answer] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (!box) return;
+      box->button(answer)->click();
+      QTimer::singleShot(100, [] {
+        auto* next = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        if (next && next->button(QMessageBox::Discard)) next->button(QMessageBox::Discard)->click();
+      });
+    });
+  };
+  // First answer No: the window stays and training goes on; then Yes.
+  for (const auto answer : {QMessageBox::No, QMessageBox::Yes}) {
+    answerBoxes(answer);
+    const bool closed = window->close();
+    CHECK(closed == (answer == QMessageBox::Yes));
+    if (!closed) CHECK(window->jobRunner()->busy());
+  }
+  CHECK_FALSE(window->jobRunner()->busy());
+  CHECK(window->document()->models().empty());
+}
