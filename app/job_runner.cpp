@@ -7,6 +7,12 @@
 #include <algorithm>
 #include <exception>
 
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace mbdrom::app {
 
 namespace {
@@ -14,7 +20,17 @@ namespace {
 // repaint of the window (composed with the 3D view) costs tens of milliseconds.
 constexpr int kRefreshMs = 100;
 constexpr std::size_t kMaxPending = 64;
+
+// QThread::LowPriority means nothing to Linux's default scheduler; a nice value
+// does, and it is per thread there (threads the job starts inherit it). The
+// GUI thread and the software renderer then win the cores when they need them.
+void lowerThreadPriority() {
+#ifdef __linux__
+  setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
 }
+
+}  // namespace
 
 JobRunner::JobRunner(QObject* parent) : QObject(parent) {
   qRegisterMetaType<mbdrom::Progress>();
@@ -101,6 +117,7 @@ void JobRunner::startNext() {
 
   auto job = current_;
   thread_ = QThread::create([job] {
+    lowerThreadPriority();
     try {
       job->work(*job->monitor);
       job->outcome = job->monitor->stopRequested() ? Outcome::Cancelled : Outcome::Succeeded;

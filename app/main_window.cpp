@@ -1069,7 +1069,8 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     // In the workbench a validation curve is worth the samples it holds out.
     if (method == "ae" && !shown.contains("validation_fraction")) shown["validation_fraction"] = 0.1;
   }
-  const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(methodTitle(method)) : name;
+  const QString shortName = method == "pca" ? QStringLiteral("local PCA") : method.toUpper();
+  const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
   TrainDialog dialog(method, *doc_, shown, defaultName, this);
   if (dialog.exec() != QDialog::Accepted) return;
   doc_->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
@@ -1134,7 +1135,6 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
         const QString figure = ModelsPanel::keyFigure(*doc_, index);
         training_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure));
         log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
-        modelsDock_->raise();
       });
   training_->addJob(*id, title, method == "ae");
   trainingDock_->show();

@@ -34,6 +34,7 @@ QString shortStage(const QString& stage) {
 
 QString duration(double seconds) {
   if (!(seconds >= 0.0) || !std::isfinite(seconds)) return QStringLiteral("?");
+  if (seconds < 1.0) return QObject::tr("< 1 s");
   if (seconds < 60.0) return QObject::tr("%1 s").arg(std::ceil(seconds));
   if (seconds < 3600.0) return QObject::tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(static_cast<int>(seconds) % 60);
   return QObject::tr("%1 h %2 min").arg(static_cast<int>(seconds / 3600)).arg(static_cast<int>(seconds / 60) % 60);

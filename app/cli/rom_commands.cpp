@@ -10,6 +10,7 @@
 #include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/sindy_model.h"
 
 #include <algorithm>
 #include <map>
@@ -38,11 +39,17 @@ const char* const kTrainUsage =
     "       mbdrom-cli train pca --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json [--nr N]\n"
     "                            [--clusters K] [--stiffness-forces spring|internal] [--no-energy-projection]\n"
     "                            [--common-tolerance EPS] [--switch-hysteresis H] [--seed K] [--restarts R]\n"
-    "                            [--vector-length L]\n\n"
+    "                            [--vector-length L]\n"
+    "       mbdrom-cli train sindy --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json\n"
+    "                            [--coordinates P.x,...] [--known external,springs,dampers,NAME,...]\n"
+    "                            [--degree D] [--omegas W1,...] [--harmonics K1,...] [--terms T1,...]\n"
+    "                            [--kappa K] [--normalise] [--ridge A] [--friction-columns]\n"
+    "                            [--estimate-derivatives] [--no-sign] [--trig] [--sine-time]\n\n"
     "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
     "the trained-model file. Methods: pod (global POD, seed 003 with one cluster), ae\n"
     "(auto-encoder minimal coordinates with NN potential and damper, seed 000), pca\n"
-    "(local PCA on k-means clusters with energy-preserving switching, seed 003).\n"
+    "(local PCA on k-means clusters with energy-preserving switching, seed 003), sindy\n"
+    "(sparse identification of the unknown force terms, STLS, seed 004).\n"
     "Progress on stderr; Ctrl+C cancels training and writes no file.\n\n"
     "  --data RUN.csv     one or more runs (more after --data, or --data repeated with commas)\n"
     "  --nr N             number of reduced coordinates; pod: required, <= rank of the data;\n"
@@ -77,7 +84,20 @@ const char* const kTrainUsage =
     "  --switch-hysteresis H  switch when another centroid is nearer than (1 - H) times\n"
     "                     the current one [0.1]\n"
     "  --seed K           k-means++ seeding [1]\n"
-    "  --restarts R       k-means restarts, the lowest within-cluster error wins [4]\n";
+    "  --restarts R       k-means restarts, the lowest within-cluster error wins [4]\n"
+    "sindy (defaults in brackets; prints the coefficient table, equations and verdict):\n"
+    "  --coordinates C,.. independent natural coordinates [suggested by the mobility analysis]\n"
+    "  --known F,...      known forces f^k: external, springs, dampers, or spring-damper names [none]\n"
+    "  --degree D         monomials of u, u_dot up to degree D with cross terms [3]\n"
+    "  --omegas W,...     excitation angular frequencies for cos(k w t) terms [rad/s] [none]\n"
+    "  --harmonics K,...  harmonics k of every w [1]\n"
+    "  --terms T,...      keep only these library terms, in this order [all]\n"
+    "  --kappa K          STLS threshold [0.05]\n"
+    "  --normalise        unit-RMS columns; kappa applies to the terms' contributions\n"
+    "  --ridge A          ridge weight on unit-RMS columns [0]\n"
+    "  --friction-columns a column f_fric(NAME) per friction element of the model\n"
+    "  --estimate-derivatives  velocities and accelerations by Savitzky-Golay from the positions\n"
+    "  --no-sign          leave out sgn(u_dot); --trig adds sin(u), cos(u); --sine-time adds sin(k w t)\n";
 const char* const kClustersUsage =
     "usage: mbdrom-cli clusters --model MODEL.json --data RUN.csv [RUN2.csv ...] --counts K1,K2,...\n"
     "                           [--seed K] [--restarts R] [--vector-length L]\n\n"
@@ -195,7 +215,7 @@ Dataset datasetFromRuns(const Model& model, const std::vector<std::string>& runs
 }  // namespace
 
 int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) throw UsageError("missing the method (pod, ae or pca)");
+  if (args.empty()) throw UsageError("missing the method (pod, ae, pca or sindy)");
   const std::string method = args.front();
   // Options each method takes besides --model, -o, --data, --nr and --vector-length.
   const std::map<std::string, std::set<std::string>> methodOptions = {
@@ -204,15 +224,19 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
        {"--hidden", "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size", "--epochs",
         "--force-epochs", "--seconds", "--seed", "--integrator", "--initial-velocity"}},
       {"pca", {"--clusters", "--stiffness-forces", "--no-energy-projection", "--common-tolerance",
-               "--switch-hysteresis", "--seed", "--restarts"}}};
-  if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca)");
+               "--switch-hysteresis", "--seed", "--restarts"}},
+      {"sindy", {"--coordinates", "--known", "--degree", "--omegas", "--harmonics", "--terms", "--kappa", "--normalise",
+                 "--ridge", "--friction-columns", "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"}}};
+  const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
+                                       "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"};
+  if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca, sindy)");
   std::vector<std::string> rest, runs;
   splitDataArguments(args, 1, rest, runs);
   std::set<std::string> valueOptions = {"--model", "-o", "--output", "--nr", "--vector-length"}, known;
   for (const auto& [m, options] : methodOptions) known.insert(options.begin(), options.end());
   for (const std::string& option : known)
-    if (option != "--no-energy-projection") valueOptions.insert(option);
-  const Arguments a(rest, valueOptions, {"--no-energy-projection"});
+    if (!flags.count(option)) valueOptions.insert(option);
+  const Arguments a(rest, valueOptions, flags);
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
   for (const std::string& option : known)
     if (a.has(option) && !methodOptions.at(method).count(option))
@@ -220,6 +244,9 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
   if (runs.empty()) throw UsageError("missing --data RUN.csv");
   if (method == "pod" && !a.has("--nr")) throw UsageError("missing --nr N");
+  for (const char* option : {"--nr", "--vector-length"})
+    if (method == "sindy" && a.has(option))
+      throw UsageError(std::string("option ") + option + " does not apply to method sindy");
   const std::string outPath = output(a, "ROM.json");
   OJson settings = OJson::object();
   if (a.has("--nr")) settings["nr"] = integerOption(a, "--nr", 1.0, 1e6);
@@ -244,6 +271,41 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (a.has("--common-tolerance")) settings["common_tolerance"] = a.number("--common-tolerance", 0.0);
   if (a.has("--no-energy-projection")) settings["energy_projection"] = false;
   if (a.has("--switch-hysteresis")) settings["switch_hysteresis"] = a.number("--switch-hysteresis", 0.0);
+  if (method == "sindy") {
+    auto strings = [&](const char* option) {
+      OJson list = OJson::array();
+      for (const std::string& item : splitList(a.value(option))) list.push_back(item);
+      return list;
+    };
+    auto numbers = [&](const char* option, bool integers) {
+      OJson list = OJson::array();
+      for (const std::string& item : splitList(a.value(option))) {
+        const Arguments one({"--x", item}, {"--x"});
+        const double x = one.number("--x", 0.0);
+        if (integers && (x != std::floor(x) || x < 1.0 || x > 1000.0))
+          throw UsageError(std::string(option) + ": expected integers in 1..1000");
+        if (integers)
+          list.push_back(static_cast<int>(x));
+        else
+          list.push_back(x);
+      }
+      return list;
+    };
+    if (a.has("--coordinates")) settings["coordinates"] = strings("--coordinates");
+    if (a.has("--known")) settings["known_forces"] = strings("--known");
+    if (a.has("--terms")) settings["terms"] = strings("--terms");
+    if (a.has("--degree")) settings["polynomial_degree"] = integerOption(a, "--degree", 0.0, 9.0);
+    if (a.has("--omegas")) settings["omegas"] = numbers("--omegas", false);
+    if (a.has("--harmonics")) settings["harmonics"] = numbers("--harmonics", true);
+    if (a.has("--kappa")) settings["kappa"] = a.number("--kappa", 0.0);
+    if (a.has("--ridge")) settings["ridge"] = a.number("--ridge", 0.0);
+    if (a.has("--normalise")) settings["normalise"] = true;
+    if (a.has("--friction-columns")) settings["friction_columns"] = true;
+    if (a.has("--estimate-derivatives")) settings["derivatives"] = "estimate";
+    if (a.has("--no-sign")) settings["sign_velocity"] = false;
+    if (a.has("--trig")) settings["trig_positions"] = true;
+    if (a.has("--sine-time")) settings["sine_time"] = true;
+  }
 
   const Model model = readModel(a.value("--model"));
   const Dataset dataset = datasetFromRuns(model, runs);
@@ -270,7 +332,13 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   out << "trained " << method << " for \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash())
       << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
   out << "n_r " << rom->reducedDimension() << "\n";
-  out << "metrics " << rom->metrics().dump() << "\n";
+  if (const auto* sindy = dynamic_cast<const SindyModel*>(rom.get())) {
+    out << "coefficients (terms as columns, coordinates as rows):\n" << sindy->coefficientTable();
+    out << "equations:\n" << sindy->equations();
+    out << sindy->result().verdict << "\n";
+  } else {
+    out << "metrics " << rom->metrics().dump() << "\n";
+  }
   out << "written " << outPath << "\n";
   return 0;
 }
@@ -394,6 +462,13 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
           << c.singularValues.head(std::min<Eigen::Index>(c.singularValues.size(), 3)).transpose().format(fmt)
           << "  K_r diag " << c.stiffness.diagonal().transpose().format(fmt) << "\n";
     }
+  }
+  if (const auto* sindy = dynamic_cast<const SindyModel*>(rom.get())) {
+    out << "coefficients (terms as columns, coordinates as rows):\n" << sindy->coefficientTable();
+    out << "equations:\n" << sindy->equations();
+    const Eigen::IOFormat fmt(4, 0, " ", " ", "", "");
+    out << "normalised residual " << sindy->result().residual.transpose().format(fmt)
+        << (sindy->result().libraryIncomplete ? " (above 10 %: the library is missing something)" : "") << "\n";
   }
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items()) out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";

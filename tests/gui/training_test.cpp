@@ -19,8 +19,12 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QLabel>
 #include <QLineEdit>
+#include <QMessageBox>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QPushButton>
 #include <QTimer>
 
@@ -128,7 +132,14 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   REQUIRE(waitFor([&] { return panel->chartPoints() >= 10; }, 60000));
   // MBDROM_SCREENSHOT_DIR set: the window mid-training for the docs.
   if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
-    waitFor([&] { return panel->chartPoints() >= 40; }, 60000);
+    auto* figures = panel->findChild<QLabel*>("trainingFigures");
+    const QRegularExpression late("auto-encoder · epoch 1\\d{3} /");
+    waitFor([&] { return figures->text().contains(late); }, 60000);
+    // Pending layouts (the legend of a new stage's series) before the picture.
+    for (int i = 0; i < 3; ++i) {
+      QCoreApplication::sendPostedEvents();
+      QCoreApplication::processEvents();
+    }
     CHECK(window.grab().save(shots + "/training.png"));
     probe.worst = 0;  // the grab itself blocks; it is not the training's doing
     probe.last = probe.clock.elapsed();
@@ -140,6 +151,7 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
                                                 << " (training took " << probe.clock.elapsed() << " ms)");
   CHECK(probe.worst < 50);
   CHECK(panel->lossPoints(job) >= 10);
+  CHECK(panel->findChild<QLabel*>("trainingFigures")->text().contains("added to the project"));
 
   REQUIRE(doc->models().size() == 1);
   const auto& entry = doc->models().front();
@@ -265,4 +277,40 @@ TEST_CASE("closing the window during training asks, then cancels the job cleanly
   }
   CHECK_FALSE(window->jobRunner()->busy());
   CHECK(window->document()->models().empty());
+}
+
+TEST_CASE("a trained model is renamed, exported, refused a taken name and deleted from the Models panel") {
+  MainWindow window;
+  window.show();
+  openWithRun(window, 1.0);
+  auto* doc = window.document();
+  const OJson pod = mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}});
+  window.trainModel("pod", pod, {0}, "first");
+  window.trainModel("pod", pod, {0}, "second");
+  REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 60000));
+  auto* panel = window.modelsPanel();
+  REQUIRE(panel->topLevelItemCount() == 2);
+
+  // Rename in place; a taken name is refused with a message and the old name stays.
+  panel->topLevelItem(0)->setText(0, "POD n_r=2");
+  CHECK(doc->models()[0].record.name == "POD n_r=2");
+  QString refusal;
+  QObject::connect(panel, &mbdrom::app::ModelsPanel::failed, [&](const QString& m) { refusal = m; });
+  QTimer::singleShot(100, [] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) box->accept();
+  });
+  panel->topLevelItem(1)->setText(0, "POD n_r=2");
+  CHECK(refusal.contains("exists"));
+  CHECK(doc->models()[1].record.name == "second");
+
+  // Export writes a file the engine reads back as the same model.
+  const QString file = freshDir("model_export") + ".json";
+  QFile::remove(file);
+  doc->exportModel(0, file);
+  const auto back = mbdrom::loadReducedModel(file.toStdString());
+  CHECK(back->toJson() == doc->models()[0].rom->toJson());
+
+  doc->removeModel(1);
+  CHECK(panel->topLevelItemCount() == 1);
+  CHECK(doc->isModified());
 }
