@@ -310,7 +310,37 @@ TEST_CASE("a trained model is renamed, exported, refused a taken name and delete
   const auto back = mbdrom::loadReducedModel(file.toStdString());
   CHECK(back->toJson() == doc->models()[0].rom->toJson());
 
+  // Retrain opens the method's dialog with the model's settings and a new name.
+  QString shownNr, shownName;
+  whenDialogOpens([&](TrainDialog& d) {
+    shownNr = qobject_cast<QLineEdit*>(d.editor("nr"))->text();
+    shownName = d.modelName();
+    d.reject();
+  });
+  emit panel->retrainRequested(0);
+  CHECK(shownNr == "2");
+  CHECK(shownName == "POD n_r=2 retrained");
+
   doc->removeModel(1);
   CHECK(panel->topLevelItemCount() == 1);
   CHECK(doc->isModified());
+}
+
+TEST_CASE("training on a new sweep runs the sweep first and trains on its runs") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kPendulumCarriage));
+  auto* doc = window.document();
+  mbdrom::SimulationOptions base;
+  base.loadCase = window.model()->findLoadCase("train");
+  base.tEnd = 1.0;
+  base.integrator.dt = 1e-3;
+  base.outputDt = 0.01;
+  const int job = window.trainModelOnSweep("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}), base,
+                                           mbdrom::sweepGrid({0.5, 1.0}, {1.0}), "POD on sweep");
+  REQUIRE(waitFor([&] { return window.trainingPanel()->jobState(job) == "done"; }, 120000));
+  CHECK(doc->runs().size() == 2);
+  REQUIRE(doc->models().size() == 1);
+  const auto& runs = doc->models()[0].rom->metrics().at("training_runs");
+  CHECK(runs.size() == 2);
 }
