@@ -298,6 +298,7 @@ void MainWindow::createActions() {
   sweepAction_->setStatusTip(tr("One reference run per load amplitude and frequency scale, on both cores"));
   connect(sweepAction_, &QAction::triggered, this, &MainWindow::runSweepDialog);
   playAction_ = new QAction(tr("&Play / Pause"), this);
+  playAction_->setObjectName("playAction");
   playAction_->setShortcut(QKeySequence(Qt::Key_Space));
   connect(playAction_, &QAction::triggered, this, &MainWindow::togglePlayback);
   playTimer_ = new QTimer(this);
