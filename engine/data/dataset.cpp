@@ -157,6 +157,9 @@ DatasetRun runFromTable(const Model& model, const TrajectoryTable& table, const 
       throw InputError("run " + inQuotes(name) + " is not a trajectory of mechanism " + inQuotes(model.spec().name) +
                        ": column " + std::to_string(i + 1) + " is " + inQuotes(got) + ", expected " + inQuotes(want));
   }
+  // Without rows every channel would be an empty matrix, and taking its rows
+  // is undefined behaviour (found by fuzzing): refuse it here, as addRun would.
+  if (table.data.rows() == 0) throw InputError("run " + inQuotes(name) + ": no samples (the CSV has a header only)");
   DatasetRun run;
   run.name = name;
   run.loadCase = loadCase;

@@ -132,9 +132,7 @@ int TrajectoryTable::column(const std::string& name) const {
   return -1;
 }
 
-TrajectoryTable readTrajectoryCsv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open");
+TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
   TrajectoryTable table;
   std::string line;
   if (!std::getline(in, line)) throw FileError(path + ": empty file (no header)");
@@ -173,6 +171,12 @@ TrajectoryTable readTrajectoryCsv(const std::string& path) {
   table.data = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       values.data(), rows, static_cast<Eigen::Index>(n));
   return table;
+}
+
+TrajectoryTable readTrajectoryCsv(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw FileError(path + ": cannot open");
+  return parseTrajectoryCsv(in, path);
 }
 
 }  // namespace mbdrom

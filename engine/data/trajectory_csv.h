@@ -28,6 +28,7 @@
 #include <Eigen/Core>
 
 #include <fstream>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -77,5 +78,8 @@ struct TrajectoryTable {
 /// Reads a trajectory CSV (or any numeric CSV with a header). Throws FileError
 /// naming the file, line and column on unreadable files or bad numbers.
 TrajectoryTable readTrajectoryCsv(const std::string& path);
+/// Reads trajectory CSV text from a stream; `source` names it in messages
+/// (as the path does for readTrajectoryCsv). Throws FileError.
+TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& source);
 
 }  // namespace mbdrom

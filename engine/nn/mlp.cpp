@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <limits>
 #include <sstream>
 
 namespace mbdrom::nn {
@@ -291,13 +292,21 @@ nlohmann::json Mlp::toJson() const {
 }
 
 Mlp Mlp::fromJson(const nlohmann::json& j) {
+  // Sizes must be integers in int range: converting a float such as 1e34 to int
+  // is undefined behaviour (found by fuzzing), so check before get<int>().
+  auto count = [](const nlohmann::json& v, const std::string& key) {
+    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > std::numeric_limits<int>::max())
+      throw FileError("network: \"" + key + "\" must be a non-negative integer, got " + v.dump());
+    return static_cast<int>(v.get<long long>());
+  };
   try {
     if (j.at("format").get<std::string>() != "mbdrom-mlp") throw FileError("network: not an mbdrom-mlp object");
-    if (j.at("version").get<int>() != 1) throw FileError("network: unsupported version " + j.at("version").dump());
+    if (!j.at("version").is_number_integer() || j.at("version").get<long long>() != 1)
+      throw FileError("network: unsupported version " + j.at("version").dump());
     Mlp net;
-    net.inputs_ = j.at("inputs").get<int>();
+    net.inputs_ = count(j.at("inputs"), "inputs");
     for (const auto& l : j.at("layers"))
-      net.layers_.push_back({l.at("outputs").get<int>(), activationFromName(l.at("activation").get<std::string>())});
+      net.layers_.push_back({count(l.at("outputs"), "outputs"), activationFromName(l.at("activation").get<std::string>())});
     if (net.inputs_ <= 0 || net.layers_.empty()) throw FileError("network: no inputs or no layers");
     for (const LayerSpec& l : net.layers_)
       if (l.outputs <= 0) throw FileError("network: a layer has no outputs");

@@ -376,6 +376,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   const double dtMax = rom->stabilityDt();
   metrics["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
   metrics["cluster"] = clusterMetrics;
+  // A stop asked for during the last stage cancels too: no model comes back after a stop.
+  monitor.checkpoint();
   monitor.reportNow({"train pca", k + 1, k + 1, {{"within_cluster_error", km.withinError}}});
   return rom;
 }
@@ -511,7 +513,9 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
     cl.damping = matrixFromJson(c.at("damping"), nr, nr, where + ".damping");
     cl.u0 = c.at("u0").get<double>();
     cl.singularValues = vectorFromJson(c.at("singular_values"), -1, where + ".singular_values");
-    cl.samples = c.at("samples").get<int>();
+    // A float out of int range would make get<int>() undefined behaviour.
+    if (!c.at("samples").is_number_integer()) throw FileError(where + ".samples: not an integer");
+    cl.samples = static_cast<int>(c.at("samples").get<long long>());
     if (!cl.centroid.allFinite() || !cl.basis.allFinite() || !cl.stiffness.allFinite() || !cl.damping.allFinite() ||
         !cl.offset.allFinite() || !std::isfinite(cl.u0))
       throw FileError(where + ": non-finite values");

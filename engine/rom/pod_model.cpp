@@ -137,6 +137,8 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   m["damping_fit_relative_error"] = relativeFitError(rom->D_r_ * Qdr, Yd);
   const double dtMax = rom->stabilityDt();
   m["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
+  // A stop asked for during the last stage cancels too: no model comes back after a stop.
+  monitor.checkpoint();
   monitor.reportNow({"train pod", 3, 3, {{"energy_captured", captured}}});
   return rom;
 }
