@@ -7,6 +7,7 @@
 #include "engine/rom/ae_model.h"
 #include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
+#include "engine/rom/sindy_model.h"
 
 #include <chrono>
 #include <ctime>
@@ -57,14 +58,20 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
     if (!model) throw InputError("pca: training needs the mechanism (spring forces and potential at the centroids)");
     return PcaModel::train(dataset, s, monitor, *model);
   }
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca)");
+  if (method == "sindy") {
+    const SindySettings s = SindySettings::fromJson(settings);
+    if (!model) throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
+    return SindyModel::train(dataset, s, monitor, *model);
+  }
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy)");
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {
   if (method == "pod") return PodSettings::fromJson(settings).toJson();
   if (method == "ae") return AeSettings::fromJson(settings).toJson();
   if (method == "pca") return PcaSettings::fromJson(settings).toJson();
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca)");
+  if (method == "sindy") return SindySettings::fromJson(settings).toJson();
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy)");
 }
 
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
@@ -85,8 +92,10 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
       rom = AeModel::fromJson(j, source);
     else if (method == "pca")
       rom = PcaModel::fromJson(j, source);
+    else if (method == "sindy")
+      rom = SindyModel::fromJson(j, source);
     else
-      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae, pca)");
+      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae, pca, sindy)");
     rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
     const std::string hash = j.at("mechanism").at("hash").get<std::string>();
     std::size_t used = 0;

@@ -106,10 +106,11 @@ protected:
   friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
 };
 
-/// Trains a reduced model of method `method` ("pod", "ae", "pca") from `dataset`
+/// Trains a reduced model of method `method` ("pod", "ae", "pca", "sindy") from `dataset`
 /// with method settings (JSON object; unknown keys are an InputError). `model` is
 /// the mechanism of the data: "pca" needs it (spring forces and potential at the
-/// centroids), "ae" uses it for its default n_r. Throws InputError for an unknown
+/// centroids), "sindy" needs it (mass matrix, constraints, known forces), "ae" uses it
+/// for its default n_r. Throws InputError for an unknown
 /// method, bad settings, or a missing or different mechanism.
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const nlohmann::ordered_json& settings, Monitor& monitor,

@@ -7,4 +7,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/kmeans.cpp
   rom/pca_model.cpp
   rom/rom_support.cpp
+  rom/savitzky_golay.cpp
+  rom/sindy.cpp
+  rom/sindy_model.cpp
 )

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
 namespace mbdrom::test {
 
 inline std::string example(const std::string& name) {
@@ -21,7 +23,9 @@ inline std::string example(const std::string& name) {
 }
 
 inline std::string tempPath(const std::string& name) {
-  return (std::filesystem::temp_directory_path() / ("mbdrom_rom_test_" + name)).string();
+  // Per process: ctest runs test cases of one binary in parallel processes.
+  return (std::filesystem::temp_directory_path() /
+          ("mbdrom_rom_test_" + std::to_string(::getpid()) + "_" + name)).string();
 }
 
 /// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.

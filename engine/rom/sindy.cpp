@@ -1,0 +1,594 @@
+#include "engine/rom/sindy.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+#include "engine/rom/savitzky_golay.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
+#include <Eigen/SVD>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <sstream>
+
+namespace mbdrom {
+
+namespace {
+
+std::string number(double v) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.6g", v);
+  return buffer;
+}
+
+std::string velocityName(const std::string& c) { return c + "_dot"; }
+
+// Monomials of total degree d over 2n variables, in graded order: u's before u̇'s,
+// lower variables first (u, u_dot, u^2, u*u_dot, u_dot^2, ...).
+void monomials(int vars, int degree, std::vector<int>& current, int from, int left,
+               std::vector<std::vector<int>>& out) {
+  if (left == 0) {
+    out.push_back(current);
+    return;
+  }
+  for (int v = from; v < vars; ++v) {
+    ++current[static_cast<std::size_t>(v)];
+    monomials(vars, degree, current, v, left - 1, out);
+    --current[static_cast<std::size_t>(v)];
+  }
+}
+
+std::string monomialName(const std::vector<int>& powers, const std::vector<std::string>& coordinates) {
+  const std::size_t n = coordinates.size();
+  std::string name;
+  for (std::size_t v = 0; v < powers.size(); ++v) {
+    if (powers[v] == 0) continue;
+    if (!name.empty()) name += "*";
+    name += v < n ? coordinates[v] : velocityName(coordinates[v - n]);
+    if (powers[v] > 1) {
+      name += '^';  // appended piecewise: "^" + to_string trips a GCC 12 -Wstringop-overflow false positive
+      name += std::to_string(powers[v]);
+    }
+  }
+  return name;
+}
+
+double signum(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+
+// Per-coordinate STLS on the Gram matrix of unit-RMS columns. Returns false when
+// κ removed every term (xi is then the last least-squares solution before it).
+struct CoordinateFit {
+  Eigen::VectorXd xi;  // in original units
+  double residual = 1.0;
+  int iterations = 0;
+  bool empty = false;
+  double largest = 0.0;  // largest thresholded |ξ| of the first fit
+};
+
+struct Normalised {
+  Eigen::VectorXd rms;  // column RMS (1 for zero columns)
+  Eigen::MatrixXd G;    // Θ̂ᵀ Θ̂ / N
+  Eigen::MatrixXd B;    // Θ̂ᵀ Y / N
+};
+
+Normalised normalise(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y) {
+  Normalised nz;
+  const double N = static_cast<double>(Theta.rows());
+  nz.rms = (Theta.colwise().squaredNorm().transpose() / N).cwiseSqrt();
+  for (Eigen::Index j = 0; j < nz.rms.size(); ++j)
+    if (!(nz.rms(j) > 0.0)) nz.rms(j) = 1.0;
+  const Eigen::VectorXd inv = nz.rms.cwiseInverse();
+  Eigen::MatrixXd G(Theta.cols(), Theta.cols());
+  G.setZero();
+  G.selfadjointView<Eigen::Lower>().rankUpdate(Theta.transpose());
+  G = G.selfadjointView<Eigen::Lower>();
+  nz.G = inv.asDiagonal() * G * inv.asDiagonal() / N;
+  nz.B = inv.asDiagonal() * (Theta.transpose() * Y) / N;
+  return nz;
+}
+
+Eigen::VectorXd solveOn(const Normalised& nz, Eigen::Index c, const std::vector<Eigen::Index>& active, double ridge) {
+  const auto k = static_cast<Eigen::Index>(active.size());
+  Eigen::MatrixXd g(k, k);
+  Eigen::VectorXd b(k);
+  for (Eigen::Index a = 0; a < k; ++a) {
+    b(a) = nz.B(active[static_cast<std::size_t>(a)], c);
+    for (Eigen::Index e = 0; e < k; ++e) g(a, e) = nz.G(active[static_cast<std::size_t>(a)], active[static_cast<std::size_t>(e)]);
+    g(a, a) += ridge;
+  }
+  return g.ldlt().solve(b);
+}
+
+CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz, Eigen::Index c,
+                            const StlsOptions& o) {
+  const Eigen::Index L = Theta.cols();
+  CoordinateFit fit;
+  std::vector<Eigen::Index> active(static_cast<std::size_t>(L));
+  for (Eigen::Index j = 0; j < L; ++j) active[static_cast<std::size_t>(j)] = j;
+  Eigen::VectorXd xiHat = solveOn(nz, c, active, o.ridge);  // coefficients of the unit-RMS columns
+  // κ acts on the coefficients in the units the options name.
+  auto measure = [&](Eigen::Index j, double v) { return std::abs(o.normalise ? v : v / nz.rms(j)); };
+  for (Eigen::Index j = 0; j < L; ++j) fit.largest = std::max(fit.largest, measure(j, xiHat(j)));
+  Eigen::VectorXd full = xiHat;
+  for (int iter = 1; iter <= o.maxIterations; ++iter) {
+    fit.iterations = iter;
+    std::vector<Eigen::Index> keep;
+    for (Eigen::Index a = 0; a < static_cast<Eigen::Index>(active.size()); ++a) {
+      const Eigen::Index j = active[static_cast<std::size_t>(a)];
+      if (measure(j, full(j)) >= o.kappa) keep.push_back(j);
+    }
+    if (keep.empty()) {
+      fit.empty = true;
+      return fit;
+    }
+    const bool stable = keep.size() == active.size() && iter > 1;
+    if (stable) break;
+    active = keep;
+    const Eigen::VectorXd sub = solveOn(nz, c, active, o.ridge);
+    full.setZero(L);
+    for (std::size_t a = 0; a < active.size(); ++a) full(active[a]) = sub(static_cast<Eigen::Index>(a));
+  }
+  fit.xi = full.cwiseQuotient(nz.rms);
+  const double yNorm = y.norm();
+  fit.residual = yNorm > 0.0 ? (y - Theta * fit.xi).norm() / yNorm : 0.0;
+  return fit;
+}
+
+void checkStlsOptions(const StlsOptions& o) {
+  if (!(o.kappa >= 0.0) || !std::isfinite(o.kappa)) throw InputError("sindy: kappa must be >= 0, got " + number(o.kappa));
+  if (!(o.ridge >= 0.0) || !std::isfinite(o.ridge)) throw InputError("sindy: ridge must be >= 0, got " + number(o.ridge));
+  if (o.maxIterations < 1) throw InputError("sindy: max_iterations must be >= 1");
+}
+
+}  // namespace
+
+std::vector<std::string> SindyLibrary::names() const {
+  std::vector<std::string> n;
+  for (const SindyTerm& t : terms) n.push_back(t.name);
+  return n;
+}
+
+std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, const SindyLibraryOptions& o,
+                                  const std::vector<std::string>& columnNames) {
+  const int n = static_cast<int>(coordinates.size());
+  if (n < 1) throw InputError("sindy: no coordinates to identify");
+  if (o.polynomialDegree < 0 || o.polynomialDegree > 9)
+    throw InputError("sindy: polynomial_degree must be in 0..9, got " + std::to_string(o.polynomialDegree));
+  for (int k : o.harmonics)
+    if (k < 1) throw InputError("sindy: harmonics must be >= 1, got " + std::to_string(k));
+  std::vector<SindyTerm> terms;
+  if (o.constant) terms.push_back({SindyTerm::Kind::Constant, "1", {}, 0, 0.0, 0});
+  for (int d = 1; d <= o.polynomialDegree; ++d) {
+    std::vector<std::vector<int>> ms;
+    std::vector<int> current(static_cast<std::size_t>(2 * n), 0);
+    monomials(2 * n, d, current, 0, d, ms);
+    for (auto& p : ms) {
+      SindyTerm t;
+      t.kind = SindyTerm::Kind::Monomial;
+      t.name = monomialName(p, coordinates);
+      t.powers = std::move(p);
+      terms.push_back(std::move(t));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    const auto& c = coordinates[static_cast<std::size_t>(i)];
+    if (o.signVelocity) terms.push_back({SindyTerm::Kind::Sign, "sgn(" + velocityName(c) + ")", {}, i, 0.0, 0});
+    if (o.trigPositions) {
+      terms.push_back({SindyTerm::Kind::Sin, "sin(" + c + ")", {}, i, 0.0, 0});
+      terms.push_back({SindyTerm::Kind::Cos, "cos(" + c + ")", {}, i, 0.0, 0});
+    }
+  }
+  for (double w : o.omegas) {
+    if (!(w > 0.0) || !std::isfinite(w)) throw InputError("sindy: omegas must be > 0 [rad/s], got " + number(w));
+    for (int k : o.harmonics) {
+      if (k < 1) throw InputError("sindy: harmonics must be >= 1, got " + std::to_string(k));
+      const double kw = k * w;
+      terms.push_back({SindyTerm::Kind::CosTime, "cos(" + number(kw) + "t)", {}, 0, kw, 0});
+      if (o.sineTime) terms.push_back({SindyTerm::Kind::SinTime, "sin(" + number(kw) + "t)", {}, 0, kw, 0});
+    }
+  }
+  for (std::size_t j = 0; j < columnNames.size(); ++j) {
+    if (columnNames[j].empty()) throw InputError("sindy: user column " + std::to_string(j + 1) + " has no name");
+    terms.push_back({SindyTerm::Kind::Column, columnNames[j], {}, 0, 0.0, static_cast<int>(j)});
+  }
+  for (std::size_t a = 0; a < terms.size(); ++a)
+    for (std::size_t b = a + 1; b < terms.size(); ++b)
+      if (terms[a].name == terms[b].name)
+        throw InputError("sindy: duplicate library columns \"" + terms[a].name + "\" (a term named twice)");
+  if (!o.select.empty()) {
+    std::vector<SindyTerm> chosen;
+    for (const std::string& name : o.select) {
+      auto it = std::find_if(terms.begin(), terms.end(), [&](const SindyTerm& t) { return t.name == name; });
+      if (it == terms.end()) {
+        std::string known;
+        for (const SindyTerm& t : terms) known += (known.empty() ? "" : ", ") + t.name;
+        throw InputError("sindy: selected term \"" + name + "\" is not in the library (terms: " + known + ")");
+      }
+      chosen.push_back(*it);
+    }
+    terms = std::move(chosen);
+  }
+  if (terms.empty()) throw InputError("sindy: the library is empty");
+  return terms;
+}
+
+double evalSindyTerm(const SindyTerm& t, const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double time,
+                     const Eigen::VectorXd& columns) {
+  switch (t.kind) {
+    case SindyTerm::Kind::Constant: return 1.0;
+    case SindyTerm::Kind::Monomial: {
+      const auto n = u.size();
+      double v = 1.0;
+      for (Eigen::Index i = 0; i < 2 * n; ++i) {
+        const int p = t.powers[static_cast<std::size_t>(i)];
+        if (p == 0) continue;
+        const double x = i < n ? u(i) : ud(i - n);
+        for (int k = 0; k < p; ++k) v *= x;
+      }
+      return v;
+    }
+    case SindyTerm::Kind::Sign: return signum(ud(t.coordinate));
+    case SindyTerm::Kind::Sin: return std::sin(u(t.coordinate));
+    case SindyTerm::Kind::Cos: return std::cos(u(t.coordinate));
+    case SindyTerm::Kind::CosTime: return std::cos(t.omega * time);
+    case SindyTerm::Kind::SinTime: return std::sin(t.omega * time);
+    case SindyTerm::Kind::Column: return columns(t.column);
+  }
+  return 0.0;
+}
+
+SindyLibrary buildSindyLibrary(const SindySamples& s, const SindyLibraryOptions& o, const std::vector<SindyColumn>& columns) {
+  const Eigen::Index n = static_cast<Eigen::Index>(s.coordinates.size()), N = s.t.size();
+  if (N < 2) throw InputError("sindy: the data need at least 2 samples");
+  auto checkShape = [&](const Eigen::MatrixXd& m, const char* what) {
+    if (m.rows() != n || m.cols() != N)
+      throw InputError(std::string("sindy: ") + what + " must be " + std::to_string(n) + " x " + std::to_string(N) +
+                       ", got " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()));
+  };
+  checkShape(s.u, "positions");
+  checkShape(s.ud, "velocities");
+  checkShape(s.target, "targets");
+  for (const SindyColumn& c : columns)
+    if (c.values.size() != N)
+      throw InputError("sindy: user column \"" + c.name + "\" has " + std::to_string(c.values.size()) + " values, expected " +
+                       std::to_string(N));
+  for (Eigen::Index k = 0; k < N; ++k) {
+    const std::string row = "row " + std::to_string(k + 1);
+    if (!std::isfinite(s.t(k))) throw InputError("sindy: " + row + ": time is not a finite number");
+    if (k > 0 && !(s.t(k) > s.t(k - 1)))
+      throw InputError("sindy: " + row + ": time " + number(s.t(k)) + " s does not increase (previous " + number(s.t(k - 1)) + " s)");
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const std::string& c = s.coordinates[static_cast<std::size_t>(i)];
+      if (!std::isfinite(s.u(i, k))) throw InputError("sindy: " + row + ": position " + c + " is NaN or infinite");
+      if (!std::isfinite(s.ud(i, k))) throw InputError("sindy: " + row + ": velocity " + c + " is NaN or infinite");
+      if (!std::isfinite(s.target(i, k))) throw InputError("sindy: " + row + ": target (M q̈ − f^k) of " + c + " is NaN or infinite");
+    }
+    for (const SindyColumn& c : columns)
+      if (!std::isfinite(c.values(k))) throw InputError("sindy: " + row + ": column \"" + c.name + "\" is NaN or infinite");
+  }
+  std::vector<std::string> columnNames;
+  for (const SindyColumn& c : columns) columnNames.push_back(c.name);
+  SindyLibrary lib;
+  lib.terms = sindyTerms(s.coordinates, o, columnNames);
+  const auto L = static_cast<Eigen::Index>(lib.terms.size());
+  lib.Theta.resize(N, L);
+  Eigen::VectorXd colValues(static_cast<Eigen::Index>(columns.size()));
+  for (Eigen::Index k = 0; k < N; ++k) {
+    for (std::size_t c = 0; c < columns.size(); ++c) colValues(static_cast<Eigen::Index>(c)) = columns[c].values(k);
+    const Eigen::VectorXd u = s.u.col(k), ud = s.ud.col(k);
+    for (Eigen::Index j = 0; j < L; ++j) lib.Theta(k, j) = evalSindyTerm(lib.terms[static_cast<std::size_t>(j)], u, ud, s.t(k), colValues);
+  }
+  return lib;
+}
+
+void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names) {
+  const Eigen::Index L = Theta.cols();
+  if (static_cast<Eigen::Index>(names.size()) != L) throw InputError("sindy: one name per library column expected");
+  const Eigen::VectorXd norms = Theta.colwise().norm().transpose();
+  for (Eigen::Index j = 0; j < L; ++j)
+    if (!(norms(j) > 0.0)) throw InputError("sindy: library column \"" + names[static_cast<std::size_t>(j)] + "\" is zero on the data");
+  const Eigen::MatrixXd Q = Theta * norms.cwiseInverse().asDiagonal();
+  const Eigen::MatrixXd C = Q.transpose() * Q;  // cosines between columns
+  for (Eigen::Index a = 0; a < L; ++a)
+    for (Eigen::Index b = a + 1; b < L; ++b)
+      if (std::abs(C(a, b)) > 1.0 - 1e-10)
+        throw InputError("sindy: library columns \"" + names[static_cast<std::size_t>(a)] + "\" and \"" +
+                         names[static_cast<std::size_t>(b)] + "\" are duplicates (proportional on the data)");
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(C);
+  const double largest = eig.eigenvalues().maxCoeff();
+  for (Eigen::Index k = 0; k < L; ++k) {
+    if (eig.eigenvalues()(k) > 1e-11 * largest) break;  // ascending
+    const Eigen::VectorXd v = eig.eigenvectors().col(k);
+    const double vmax = v.cwiseAbs().maxCoeff();
+    std::string which;
+    for (Eigen::Index j = 0; j < L; ++j)
+      if (std::abs(v(j)) > 0.05 * vmax) which += (which.empty() ? "\"" : ", \"") + names[static_cast<std::size_t>(j)] + "\"";
+    throw InputError("sindy: library columns " + which + " are linearly dependent on the data; remove one of them");
+  }
+}
+
+int StlsResult::activeTerms() const { return static_cast<int>((Xi.array() != 0.0).count()); }
+
+StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const std::vector<std::string>& terms,
+                const std::vector<std::string>& coordinates, const StlsOptions& o) {
+  checkStlsOptions(o);
+  const Eigen::Index N = Theta.rows(), L = Theta.cols(), n = Y.cols();
+  if (Y.rows() != N) throw InputError("sindy: Theta and the targets need the same number of samples");
+  if (static_cast<Eigen::Index>(terms.size()) != L || static_cast<Eigen::Index>(coordinates.size()) != n)
+    throw InputError("sindy: one name per term and per coordinate expected");
+  checkSindyColumns(Theta, terms);
+  const Normalised nz = normalise(Theta, Y);
+  StlsResult r;
+  r.terms = terms;
+  r.coordinates = coordinates;
+  r.Xi.setZero(L, n);
+  r.residual.setZero(n);
+  double worst = 0.0;
+  std::string worstName;
+  for (Eigen::Index c = 0; c < n; ++c) {
+    const CoordinateFit fit = fitCoordinate(Theta, Y.col(c), nz, c, o);
+    const std::string& name = coordinates[static_cast<std::size_t>(c)];
+    if (fit.empty)
+      throw InputError("sindy: kappa = " + number(o.kappa) + " removes every term of coordinate \"" + name +
+                       "\" (largest " + (o.normalise ? "normalised " : "") + "|coefficient| " + number(fit.largest) +
+                       "); choose a smaller kappa");
+    r.Xi.col(c) = fit.xi;
+    r.residual(c) = fit.residual;
+    r.iterations.push_back(fit.iterations);
+    if (fit.residual > worst) {
+      worst = fit.residual;
+      worstName = name;
+    }
+  }
+  r.libraryIncomplete = worst > o.incompleteResidual;
+  r.verdict = r.libraryIncomplete
+                  ? "the library is missing something: the normalised residual of \"" + worstName + "\" is " +
+                        number(100.0 * worst) + " % (> " + number(100.0 * o.incompleteResidual) +
+                        " %); add candidate terms (e.g. a friction column)"
+                  : "fit ok: largest normalised residual " + number(100.0 * worst) + " %";
+  return r;
+}
+
+std::vector<SindySweepPoint> sindyKappaSweep(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const StlsOptions& options,
+                                             std::vector<double> kappas) {
+  checkStlsOptions(options);
+  if (Y.rows() != Theta.rows()) throw InputError("sindy: Theta and the targets need the same number of samples");
+  const Normalised nz = normalise(Theta, Y);
+  if (kappas.empty()) {
+    double largest = 0.0;
+    for (Eigen::Index c = 0; c < Y.cols(); ++c) {
+      StlsOptions probe = options;
+      probe.kappa = 0.0;
+      probe.maxIterations = 1;
+      largest = std::max(largest, fitCoordinate(Theta, Y.col(c), nz, c, probe).largest);
+    }
+    const double hi = std::max(10.0 * largest, 2e-3), lo = 1e-3;
+    for (int k = 0; k < 25; ++k) kappas.push_back(lo * std::pow(hi / lo, k / 24.0));
+  }
+  std::sort(kappas.begin(), kappas.end());
+  std::vector<SindySweepPoint> out;
+  for (double kappa : kappas) {
+    StlsOptions o = options;
+    o.kappa = kappa;
+    SindySweepPoint p;
+    p.kappa = kappa;
+    for (Eigen::Index c = 0; c < Y.cols(); ++c) {
+      const CoordinateFit fit = fitCoordinate(Theta, Y.col(c), nz, c, o);
+      if (fit.empty) {
+        p.residual = std::max(p.residual, 1.0);
+        continue;
+      }
+      p.terms += static_cast<int>((fit.xi.array() != 0.0).count());
+      p.residual = std::max(p.residual, fit.residual);
+    }
+    out.push_back(p);
+  }
+  return out;
+}
+
+std::vector<SindySweepPoint> sindyPareto(const std::vector<SindySweepPoint>& sweep) {
+  std::vector<SindySweepPoint> front;
+  for (const SindySweepPoint& p : sweep) {
+    bool dominated = false;
+    for (const SindySweepPoint& q : sweep)
+      if ((q.terms <= p.terms && q.residual < p.residual) || (q.terms < p.terms && q.residual <= p.residual)) dominated = true;
+    const bool seen = std::any_of(front.begin(), front.end(), [&](const SindySweepPoint& f) { return f.terms == p.terms; });
+    if (!dominated && !seen) front.push_back(p);
+  }
+  std::sort(front.begin(), front.end(), [](const auto& a, const auto& b) { return a.terms < b.terms; });
+  return front;
+}
+
+std::string sindyCoefficientTable(const StlsResult& r) {
+  const auto L = r.terms.size(), n = r.coordinates.size();
+  std::vector<std::vector<std::string>> cells(n + 1, std::vector<std::string>(L + 1));
+  cells[0][0] = "";
+  for (std::size_t j = 0; j < L; ++j) cells[0][j + 1] = r.terms[j];
+  for (std::size_t i = 0; i < n; ++i) {
+    cells[i + 1][0] = r.coordinates[i];
+    for (std::size_t j = 0; j < L; ++j) {
+      const double v = r.Xi(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
+      cells[i + 1][j + 1] = v == 0.0 ? "0" : number(v);
+    }
+  }
+  std::vector<std::size_t> width(L + 1, 0);
+  for (const auto& row : cells)
+    for (std::size_t j = 0; j <= L; ++j) width[j] = std::max(width[j], row[j].size());
+  std::string out;
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t j = 0; j <= L; ++j) {
+      line += row[j] + std::string(width[j] - row[j].size(), ' ');
+      if (j < L) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + "\n";
+  }
+  return out;
+}
+
+std::string sindyEquations(const StlsResult& r) {
+  std::string out;
+  for (std::size_t i = 0; i < r.coordinates.size(); ++i) {
+    const std::string& c = r.coordinates[i];
+    std::string rhs;
+    for (std::size_t j = 0; j < r.terms.size(); ++j) {
+      const double v = r.Xi(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
+      if (v == 0.0) continue;
+      const std::string mag = number(std::abs(v));
+      rhs += rhs.empty() ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ");
+      rhs += (r.terms[j] == "1" ? mag : mag + "*" + r.terms[j]);
+    }
+    out += c + ": [M q_ddot - f^k]_" + c + " = " + (rhs.empty() ? "0" : rhs) + "\n";
+  }
+  return out;
+}
+
+Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, double t, const std::vector<int>& independent) {
+  const MobilityReport report = analyzeMobility(model, q, t);
+  const Eigen::MatrixXd& Nsp = report.nullSpace;
+  const auto n = static_cast<Eigen::Index>(independent.size());
+  if (n != Nsp.cols())
+    throw InputError("sindy: " + std::to_string(n) + " independent coordinates given, the mechanism has " +
+                     std::to_string(Nsp.cols()) + " degrees of freedom");
+  Eigen::MatrixXd NI(n, n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int k = independent[static_cast<std::size_t>(i)];
+    if (k < 0 || k >= model.nq()) throw InputError("sindy: coordinate index " + std::to_string(k) + " is out of range");
+    NI.row(i) = Nsp.row(k);
+  }
+  const Eigen::FullPivLU<Eigen::MatrixXd> lu(NI);
+  if (n > 0 && lu.rank() < n) {
+    std::string names;
+    for (int k : independent) names += (names.empty() ? "" : ", ") + model.coordinateName(k);
+    throw InputError("sindy: the coordinates " + names + " are not independent at t = " + number(t) +
+                     " s (they do not determine the motion)");
+  }
+  return Nsp * lu.inverse();
+}
+
+SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, const std::vector<int>& independentIn,
+                                 const SindyKnownForces& known, const Eigen::VectorXd& qRefIn) {
+  const Eigen::Index nq = model.nq(), N = run.samples();
+  if (run.q.rows() != nq) throw InputError("sindy: run \"" + run.name + "\" is not data of this mechanism");
+  const Eigen::VectorXd qRef = qRefIn.size() ? qRefIn : model.q0();
+  if (qRef.size() != nq) throw InputError("sindy: the reference positions need " + std::to_string(nq) + " values");
+  const std::vector<int> independent =
+      independentIn.empty() && N > 0 ? suggestIndependentCoordinates(model, run.q.col(0), run.t(0)) : independentIn;
+  SindySamples s;
+  const auto n = static_cast<Eigen::Index>(independent.size());
+  for (int k : independent) {
+    if (k < 0 || k >= nq) throw InputError("sindy: coordinate index " + std::to_string(k) + " is out of range");
+    s.coordinates.push_back(model.coordinateName(k));
+  }
+  s.t = run.t;
+  s.u.resize(n, N);
+  s.ud.resize(n, N);
+  s.target.resize(n, N);
+  const Eigen::MatrixXd& M = model.massMatrix();
+  // Named elements: a copy of the mechanism holding only them gives their forces.
+  std::unique_ptr<Model> partial;
+  if (!known.elements.empty()) {
+    ModelSpec spec = model.spec();
+    std::vector<SpringDamperSpec> chosen;
+    for (const std::string& name : known.elements) {
+      auto it = std::find_if(spec.springDampers.begin(), spec.springDampers.end(),
+                             [&](const SpringDamperSpec& e) { return e.name == name; });
+      if (it == spec.springDampers.end()) {
+        std::string names;
+        for (const auto& e : spec.springDampers) names += (names.empty() ? "\"" : ", \"") + e.name + "\"";
+        throw InputError("sindy: known force \"" + name + "\" is not a spring-damper of the model (" +
+                         (names.empty() ? std::string("it has none") : names) + ")");
+      }
+      chosen.push_back(*it);
+    }
+    spec.springDampers = std::move(chosen);
+    partial = std::make_unique<Model>(std::move(spec));
+  }
+  Eigen::VectorXd fs, fd;
+  for (Eigen::Index k = 0; k < N; ++k) {
+    const Eigen::MatrixXd R = independentBasis(model, run.q.col(k), run.t(k), independent);
+    Eigen::VectorXd f = M * run.qdd.col(k);
+    if (known.external) f -= run.f_ext.col(k);
+    if (known.spring) f += run.f_spring.col(k);
+    if (known.damper) f += run.f_damper.col(k);
+    if (partial) {
+      evalSpringForces(*partial, run.q.col(k), fs);
+      evalDamperForces(*partial, run.q.col(k), run.qd.col(k), fd);
+      f += fs + fd;
+    }
+    s.target.col(k) = R.transpose() * f;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int c = independent[static_cast<std::size_t>(i)];
+      s.u(i, k) = run.q(c, k) - qRef(c);
+      s.ud(i, k) = run.qd(c, k);
+    }
+  }
+  return s;
+}
+
+SindyMeasured sindySamplesFromTable(const TrajectoryTable& table, const std::vector<std::string>& coordinates,
+                                    const Eigen::MatrixXd& M, const std::vector<std::string>& extra) {
+  const auto n = static_cast<Eigen::Index>(coordinates.size());
+  const Eigen::Index N = table.data.rows();
+  if (n < 1) throw InputError("sindy: no coordinates to identify");
+  if (M.rows() != n || M.cols() != n)
+    throw InputError("sindy: the mass matrix must be " + std::to_string(n) + " x " + std::to_string(n));
+  auto column = [&](const std::string& name, bool required) {
+    const int c = table.column(name);
+    if (c < 0 && required) throw InputError("sindy: the data have no column \"" + name + "\"");
+    return c;
+  };
+  const int tc = column("t", true);
+  std::vector<int> used{tc};
+  for (const std::string& c : coordinates) used.push_back(column(c, true));
+  for (const std::string& c : extra) used.push_back(column(c, true));
+  // Rows first: the smoothing below must not spread a NaN or run over unordered time.
+  for (Eigen::Index k = 0; k < N; ++k) {
+    for (int c : used)
+      if (c >= 0 && !std::isfinite(table.data(k, c)))
+        throw InputError("sindy: row " + std::to_string(k + 1) + ": column \"" + table.columns[static_cast<std::size_t>(c)] +
+                         "\" is NaN or infinite");
+    if (k > 0 && !(table.data(k, tc) > table.data(k - 1, tc)))
+      throw InputError("sindy: row " + std::to_string(k + 1) + ": time " + number(table.data(k, tc)) +
+                       " s does not increase (previous " + number(table.data(k - 1, tc)) + " s)");
+  }
+  SindyMeasured out;
+  SindySamples& s = out.samples;
+  s.coordinates = coordinates;
+  s.t = table.data.col(tc);
+  s.u.resize(n, N);
+  s.ud.resize(n, N);
+  Eigen::MatrixXd udd(n, N);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const std::string& c = coordinates[static_cast<std::size_t>(i)];
+    s.u.row(i) = table.data.col(column(c, true)).transpose();
+    const int vc = column(c + "_dot", false), ac = column(c + "_ddot", false);
+    SmoothedSignal sm;
+    if (vc < 0 || ac < 0) {
+      if (N < 3) throw InputError("sindy: too few samples to estimate derivatives");
+      const double h = (s.t(N - 1) - s.t(0)) / static_cast<double>(N - 1);
+      for (Eigen::Index k = 1; k < N; ++k)
+        if (std::abs(s.t(k) - s.t(k - 1) - h) > 1e-6 * h)
+          throw InputError("sindy: row " + std::to_string(k + 1) +
+                           ": derivatives can only be estimated from uniformly sampled data");
+      sm = smoothDerivatives(s.u.row(i).transpose(), h);
+      out.window = std::max(out.window, sm.window);
+    }
+    for (Eigen::Index k = 0; k < N; ++k) {
+      s.ud(i, k) = vc >= 0 ? table.data(k, vc) : sm.xd(k);
+      udd(i, k) = ac >= 0 ? table.data(k, ac) : sm.xdd(k);
+    }
+  }
+  s.target = M * udd;
+  for (const std::string& c : extra) out.columns.push_back({c, table.data.col(column(c, true))});
+  return out;
+}
+
+}  // namespace mbdrom

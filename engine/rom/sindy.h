@@ -1,0 +1,194 @@
+#pragma once
+/// @file
+/// Sparse identification of unknown equation-of-motion terms (seed 004, SINDy):
+///
+///     M q̈ = f^k(q, q̇, t) + f^u(q, q̇, t),   f^u ≈ Ξᵀ λ(q, q̇, t).
+///
+/// Identification works on n independent coordinates u (displacements from a
+/// reference, e.g. the model's reference configuration). Data in natural
+/// coordinates are projected with a null-space basis R of Φ_q whose rows of the
+/// independent coordinates are the identity (q̇ = R u̇): the target of coordinate
+/// i is [Rᵀ (M q̈ − f^k)]_i, so the constraint forces (Φ_qᵀ λ, with Φ_q R = 0) drop
+/// out. The regression target is M q̈ − f^k (seed 004's pseudo-code writes F^k − M Q̈,
+/// which flips every sign of Ξ relative to its own equation and tables).
+///
+/// Library λ: a constant, monomials of (u, u̇) up to a degree with cross terms,
+/// sgn(u̇), sin/cos(u), cos/sin(k ω t) for given ω and harmonics k, and
+/// user-named columns (e.g. a friction model evaluated on the data). Term names
+/// are readable text: `1`, `u`, `u_dot`, `u^2*u_dot`, `sgn(u_dot)`, `sin(u)`,
+/// `cos(1.2t)`, `cos(3.6t)`, and the user's names.
+///
+/// STLS (seed 004 Algorithm 1), per coordinate: least squares, coefficients below κ
+/// set to zero, refit on the surviving terms, repeated until the support no longer
+/// changes. Options: column normalisation (κ then applies to ξ_j · rms(column j),
+/// the term's typical contribution [N]) and a ridge term. Every fit reports its
+/// normalised residual ‖y − Θ ξ‖ / ‖y‖ per coordinate; above 10 % the library is
+/// missing something and the result says so.
+///
+/// Naming: N samples, n coordinates, L library terms; Θ is N x L (one column per
+/// term), Ξ is L x n (one column per coordinate, as in seed 004), the coefficient
+/// table prints its transpose (terms as columns, coordinates as rows).
+
+#include "engine/data/dataset.h"
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// Which candidate terms the library holds.
+struct SindyLibraryOptions {
+  int polynomialDegree = 3;      ///< monomials of (u, u̇) of total degree 1..this, cross terms included; 0: none
+  bool constant = true;          ///< the term `1`
+  bool signVelocity = true;      ///< sgn(u̇_i) per coordinate (0 at u̇ = 0)
+  bool trigPositions = false;    ///< sin(u_i), cos(u_i) per coordinate (u in rad)
+  std::vector<double> omegas;    ///< excitation angular frequencies ω [rad/s]
+  std::vector<int> harmonics{1}; ///< k of cos(k ω t) for every ω, each >= 1
+  bool sineTime = false;         ///< also sin(k ω t)
+  /// When not empty: keep only these terms, in this order (names as built); unknown names are an error.
+  std::vector<std::string> select;
+};
+
+/// One candidate term; evaluable at any state so an identified model can be simulated.
+struct SindyTerm {
+  enum class Kind { Constant, Monomial, Sign, Sin, Cos, CosTime, SinTime, Column };
+  Kind kind = Kind::Constant;
+  std::string name;
+  std::vector<int> powers;  ///< Monomial: powers of u_0..u_{n-1}, then of u̇_0..u̇_{n-1} (size 2n)
+  int coordinate = 0;       ///< Sign (of u̇), Sin, Cos (of u): the coordinate
+  double omega = 0.0;       ///< CosTime, SinTime: k ω [rad/s]
+  int column = 0;           ///< Column: index of the user column
+};
+
+/// A user-named library column, evaluated on the data (size N).
+struct SindyColumn {
+  std::string name;
+  Eigen::VectorXd values;  ///< one value per sample [any unit], size N
+};
+
+/// Regression data in independent coordinates.
+struct SindySamples {
+  std::vector<std::string> coordinates;  ///< names of the n coordinates (e.g. "u" or "P.x")
+  Eigen::VectorXd t;                     ///< time [s], size N, strictly increasing
+  Eigen::MatrixXd u;                     ///< positions from the reference [m, rad], n x N
+  Eigen::MatrixXd ud;                    ///< velocities [m/s, rad/s], n x N
+  Eigen::MatrixXd target;                ///< y = Rᵀ(M q̈ − f^k) [N, N m], n x N
+};
+
+/// The library of a data set.
+struct SindyLibrary {
+  std::vector<SindyTerm> terms;  ///< size L
+  Eigen::MatrixXd Theta;         ///< term values, N x L
+  std::vector<std::string> names() const;
+};
+
+/// The terms for n coordinates named `coordinates` (user columns appended with
+/// their names). Throws InputError for bad options or an unknown selected name.
+std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, const SindyLibraryOptions& options,
+                                  const std::vector<std::string>& columnNames = {});
+
+/// Value of a term at one state: u, ud (size n), t [s], user column values `columns` (per column).
+double evalSindyTerm(const SindyTerm& term, const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double t,
+                     const Eigen::VectorXd& columns);
+
+/// Checks the samples (sizes, finite values naming the row (1-based sample), strictly
+/// increasing time naming the row) and builds Θ. Throws InputError.
+SindyLibrary buildSindyLibrary(const SindySamples& samples, const SindyLibraryOptions& options,
+                               const std::vector<SindyColumn>& columns = {});
+
+/// Throws InputError when columns of Θ (N x L) are zero, duplicates (named in pairs) or
+/// linearly dependent (the columns of the dependence named).
+void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names);
+
+struct StlsOptions {
+  double kappa = 0.05;      ///< threshold on |ξ| (normalised: on |ξ_j| rms(column j)), >= 0
+  bool normalise = false;   ///< scale columns to unit RMS before thresholding (file comment)
+  double ridge = 0.0;       ///< ridge weight α >= 0 [-]: adds α ‖ξ̂‖² per sample on unit-RMS columns
+  int maxIterations = 50;   ///< STLS iterations per coordinate
+  double incompleteResidual = 0.10;  ///< normalised residual above which the library is called incomplete
+};
+
+/// Result of one STLS fit.
+struct StlsResult {
+  std::vector<std::string> terms;        ///< term names, size L
+  std::vector<std::string> coordinates;  ///< coordinate names, size n
+  Eigen::MatrixXd Xi;                    ///< coefficients, L x n [N per term unit]
+  Eigen::VectorXd residual;              ///< ‖y − Θ ξ‖ / ‖y‖ per coordinate [-], size n
+  std::vector<int> iterations;           ///< STLS iterations per coordinate
+  bool libraryIncomplete = false;        ///< some residual > incompleteResidual
+  std::string verdict;                   ///< one line: fine, or which coordinate the library misses
+  int activeTerms() const;               ///< non-zero coefficients
+};
+
+/// STLS of Y ≈ Θ Ξ per coordinate. Θ: N x L, Y: N x n. Throws InputError for bad
+/// options or sizes, for dependent columns (checkSindyColumns), and when κ removes
+/// every term of a coordinate (naming it and the largest coefficient), never a silent zero model.
+StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const std::vector<std::string>& terms,
+                const std::vector<std::string>& coordinates, const StlsOptions& options);
+
+/// One point of a κ sweep.
+struct SindySweepPoint {
+  double kappa = 0.0;
+  int terms = 0;              ///< non-zero coefficients over all coordinates
+  double residual = 0.0;      ///< max normalised residual over the coordinates [-]
+};
+
+/// STLS for every κ in `kappas` (empty: 25 values log-spaced from 1e-3 to 10 times the
+/// largest least-squares |ξ|, same scale as the options say). A κ that removes every
+/// term gives residual 1 and 0 terms. Sorted by κ.
+std::vector<SindySweepPoint> sindyKappaSweep(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                                             const StlsOptions& options, std::vector<double> kappas = {});
+/// The Pareto front of a sweep (fewest terms for each residual level): points no other beats in both.
+std::vector<SindySweepPoint> sindyPareto(const std::vector<SindySweepPoint>& sweep);
+
+/// Coefficient table in seed 004's layout: a header line of term names, then one line
+/// per coordinate (name, then the coefficients; zeros print as 0).
+std::string sindyCoefficientTable(const StlsResult& result);
+/// The identified equations as text, one line per coordinate:
+/// `u: [M q̈ − f^k]_u = 1*u - 0.3*u_dot - 1*u^3 + 0.65*cos(1.2t)`.
+std::string sindyEquations(const StlsResult& result);
+
+/// Which of the model's forces are known (f^k); all off: f^k = 0.
+struct SindyKnownForces {
+  bool external = false;  ///< gravity + loads of the run's load case (f_ext of the data)
+  bool spring = false;    ///< every spring: −f_spring of the data
+  bool damper = false;    ///< every damper: −f_damper of the data
+  /// Named spring-dampers (spring and damper force of each), evaluated by the model on the
+  /// data; an unknown name is an InputError naming the ones that exist.
+  std::vector<std::string> elements;
+};
+
+/// Null-space basis R (nq x n) of Φ_q at q (size nq), t [s], normalised so its rows of
+/// `independent` are the identity. Throws InputError when the coordinates are not
+/// independent there (their rows are singular) or their count is not the DOF.
+Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, double t,
+                                 const std::vector<int>& independent);
+
+/// Regression samples of a run of `model` in the coordinates `independent` (indices
+/// into q; their count must be the DOF), displacements from `qRef` (size nq; empty:
+/// model.q0()). target = Rᵀ(M q̈ − f^k). Throws InputError.
+SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, const std::vector<int>& independent,
+                                 const SindyKnownForces& known, const Eigen::VectorXd& qRef = {});
+
+/// Measured data for identification, with its user columns.
+struct SindyMeasured {
+  SindySamples samples;
+  std::vector<SindyColumn> columns;  ///< the `extra` columns, as user library columns
+  int window = 0;                    ///< Savitzky–Golay window used for missing derivatives (0: none estimated)
+};
+
+/// Measured data from a CSV table (readTrajectoryCsv / parseTrajectoryCsv): column `t` [s];
+/// per coordinate `c` of `coordinates` its position column `c` (displacement from the
+/// reference [m, rad]) and optionally `c_dot` and `c_ddot`; missing derivatives are
+/// estimated by Savitzky–Golay with the automatic window (savitzky_golay.h; needs uniform
+/// sampling). `extra` columns (e.g. a measured excitation) become user library columns.
+/// target = M ü, M: n x n [kg] (f^k = 0; subtract a known force from `samples.target`
+/// before fitting). Throws InputError naming a missing column, a NaN or infinite value
+/// with its row (1-based data row), or a time that does not increase, with its row.
+SindyMeasured sindySamplesFromTable(const TrajectoryTable& table, const std::vector<std::string>& coordinates,
+                                    const Eigen::MatrixXd& M, const std::vector<std::string>& extra = {});
+
+}  // namespace mbdrom

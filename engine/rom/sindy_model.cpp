@@ -1,0 +1,478 @@
+#include "engine/rom/sindy_model.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+#include "engine/rom/rom_support.h"
+#include "engine/rom/savitzky_golay.h"
+
+#include <Eigen/Cholesky>
+#include <Eigen/QR>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+namespace mbdrom {
+
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+std::vector<std::string> stringList(const OJson& v, const std::string& key) {
+  if (!v.is_array()) throw InputError("sindy settings: " + key + " must be an array of strings");
+  std::vector<std::string> out;
+  for (const OJson& x : v) {
+    if (!x.is_string()) throw InputError("sindy settings: " + key + " must be an array of strings");
+    out.push_back(x.get<std::string>());
+  }
+  return out;
+}
+
+bool boolean(const OJson& v, const std::string& key) {
+  if (!v.is_boolean()) throw InputError("sindy settings: " + key + " must be true or false");
+  return v.get<bool>();
+}
+
+double numberOf(const OJson& v, const std::string& key) {
+  if (!v.is_number()) throw InputError("sindy settings: " + key + " must be a number");
+  return v.get<double>();
+}
+
+int integerOf(const OJson& v, const std::string& key) {
+  if (!v.is_number_integer()) throw InputError("sindy settings: " + key + " must be an integer");
+  // Out of int range would be undefined in the conversion (found by fuzzing a sibling reader).
+  const long long x = v.get<long long>();
+  if (x < -1000000000LL || x > 1000000000LL) throw InputError("sindy settings: " + key + " is out of range: " + v.dump());
+  return static_cast<int>(x);
+}
+
+SindyKnownForces knownForces(const std::vector<std::string>& names) {
+  SindyKnownForces k;
+  for (const std::string& n : names) {
+    if (n == "external")
+      k.external = true;
+    else if (n == "springs")
+      k.spring = true;
+    else if (n == "dampers")
+      k.damper = true;
+    else
+      k.elements.push_back(n);
+  }
+  return k;
+}
+
+// Scalar friction force μ N φ(v) of every element (left-hand side, along its axis).
+Eigen::VectorXd frictionValues(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+  const auto& specs = model.spec().frictions;
+  Eigen::VectorXd f(static_cast<Eigen::Index>(specs.size()));
+  for (std::size_t i = 0; i < specs.size(); ++i) {
+    const FrictionSpec& s = specs[i];
+    const double v = frictionSlidingVelocity(model, static_cast<int>(i), q, qd);
+    const double phi = s.law == FrictionLaw::Tanh ? std::tanh(v / s.regularisationVelocity)
+                                                  : (v > 0.0 ? 1.0 : (v < 0.0 ? -1.0 : 0.0));
+    f(static_cast<Eigen::Index>(i)) = s.mu * s.normalForce * phi;
+  }
+  return f;
+}
+
+std::vector<std::string> frictionNames(const Model& model) {
+  std::vector<std::string> names;
+  for (const FrictionSpec& s : model.spec().frictions) names.push_back("f_fric(" + s.name + ")");
+  return names;
+}
+
+// q̇ and q̈ of a run re-estimated from its positions (uniform sampling required).
+void estimateDerivatives(DatasetRun& run, const SindySettings& s) {
+  const Eigen::Index N = run.samples();
+  if (N < 3) throw InputError("sindy: run \"" + run.name + "\" has too few samples to estimate derivatives");
+  const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
+  for (Eigen::Index k = 1; k < N; ++k)
+    if (std::abs(run.t(k) - run.t(k - 1) - h) > 1e-6 * h)
+      throw InputError("sindy: run \"" + run.name + "\": row " + std::to_string(k + 1) +
+                       ": derivatives can only be estimated from uniformly sampled data");
+  SavitzkyGolayOptions o;
+  o.order = s.sgOrder;
+  o.window = s.sgWindow;
+  for (Eigen::Index i = 0; i < run.q.rows(); ++i) {
+    const SmoothedSignal sm = smoothDerivatives(run.q.row(i).transpose(), h, o);
+    run.qd.row(i) = sm.xd.transpose();
+    run.qdd.row(i) = sm.xdd.transpose();
+  }
+}
+
+// Known generalized force f^k [N] at a state (right-hand side convention).
+class KnownForceEvaluator {
+public:
+  KnownForceEvaluator(const Model& model, const SindyKnownForces& k) : model_(model), known_(k) {
+    if (!k.elements.empty()) {
+      ModelSpec spec = model.spec();
+      std::vector<SpringDamperSpec> chosen;
+      for (const SpringDamperSpec& e : spec.springDampers)
+        if (std::find(k.elements.begin(), k.elements.end(), e.name) != k.elements.end()) chosen.push_back(e);
+      spec.springDampers = std::move(chosen);
+      partial_ = std::make_unique<Model>(std::move(spec));
+    }
+  }
+  void eval(int loadCase, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, Eigen::VectorXd& f) {
+    f.setZero(model_.nq());
+    if (known_.external) {
+      evalExternalForces(model_, loadCase, q, t, tmp_);
+      f += tmp_;
+    }
+    if (known_.spring) {
+      evalSpringForces(model_, q, tmp_);
+      f -= tmp_;
+    }
+    if (known_.damper) {
+      evalDamperForces(model_, q, qd, tmp_);
+      f -= tmp_;
+    }
+    if (partial_) {
+      evalSpringForces(*partial_, q, tmp_);
+      f -= tmp_;
+      evalDamperForces(*partial_, q, qd, tmp_);
+      f -= tmp_;
+    }
+  }
+
+private:
+  const Model& model_;
+  SindyKnownForces known_;
+  std::unique_ptr<Model> partial_;
+  Eigen::VectorXd tmp_;
+};
+
+}  // namespace
+
+SindySettings SindySettings::fromJson(const OJson& j) {
+  if (!j.is_object()) throw InputError("sindy settings: expected an object");
+  SindySettings s;
+  for (const auto& [key, v] : j.items()) {
+    if (key == "coordinates") s.coordinates = stringList(v, key);
+    else if (key == "known_forces") s.knownForces = stringList(v, key);
+    else if (key == "polynomial_degree") s.library.polynomialDegree = integerOf(v, key);
+    else if (key == "constant") s.library.constant = boolean(v, key);
+    else if (key == "sign_velocity") s.library.signVelocity = boolean(v, key);
+    else if (key == "trig_positions") s.library.trigPositions = boolean(v, key);
+    else if (key == "sine_time") s.library.sineTime = boolean(v, key);
+    else if (key == "friction_columns") s.frictionColumns = boolean(v, key);
+    else if (key == "terms") s.library.select = stringList(v, key);
+    else if (key == "omegas") {
+      if (!v.is_array()) throw InputError("sindy settings: omegas must be an array of numbers [rad/s]");
+      s.library.omegas.clear();
+      for (const OJson& x : v) s.library.omegas.push_back(numberOf(x, "omegas"));
+    } else if (key == "harmonics") {
+      if (!v.is_array()) throw InputError("sindy settings: harmonics must be an array of integers");
+      s.library.harmonics.clear();
+      for (const OJson& x : v) s.library.harmonics.push_back(integerOf(x, "harmonics"));
+    } else if (key == "kappa") s.stls.kappa = numberOf(v, key);
+    else if (key == "normalise") s.stls.normalise = boolean(v, key);
+    else if (key == "ridge") s.stls.ridge = numberOf(v, key);
+    else if (key == "max_iterations") s.stls.maxIterations = integerOf(v, key);
+    else if (key == "derivatives") {
+      if (!v.is_string()) throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\"");
+      s.derivatives = v.get<std::string>();
+    } else if (key == "sg_order") s.sgOrder = integerOf(v, key);
+    else if (key == "sg_window") s.sgWindow = integerOf(v, key);
+    else
+      throw InputError("sindy settings: unknown setting \"" + key +
+                       "\" (known: coordinates, known_forces, polynomial_degree, constant, sign_velocity, "
+                       "trig_positions, omegas, harmonics, sine_time, friction_columns, terms, kappa, normalise, "
+                       "ridge, max_iterations, derivatives, sg_order, sg_window)");
+  }
+  if (s.derivatives != "data" && s.derivatives != "estimate")
+    throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\", got \"" + s.derivatives + "\"");
+  if (s.sgOrder < 2 || s.sgOrder > 6) throw InputError("sindy settings: sg_order must be in 2..6");
+  if (s.sgWindow != 0 && (s.sgWindow % 2 == 0 || s.sgWindow <= s.sgOrder))
+    throw InputError("sindy settings: sg_window must be 0 (automatic) or odd and above sg_order");
+  if (!(s.stls.kappa >= 0.0) || !std::isfinite(s.stls.kappa)) throw InputError("sindy settings: kappa must be >= 0");
+  if (!(s.stls.ridge >= 0.0) || !std::isfinite(s.stls.ridge)) throw InputError("sindy settings: ridge must be >= 0");
+  if (s.stls.maxIterations < 1) throw InputError("sindy settings: max_iterations must be >= 1");
+  // Library options are checked by building the terms for a placeholder coordinate.
+  std::vector<std::string> placeholder{"u"};
+  SindyLibraryOptions probe = s.library;
+  probe.select.clear();
+  (void)sindyTerms(placeholder, probe);
+  return s;
+}
+
+OJson SindySettings::toJson() const {
+  OJson j;
+  j["coordinates"] = coordinates;
+  j["known_forces"] = knownForces;
+  j["polynomial_degree"] = library.polynomialDegree;
+  j["constant"] = library.constant;
+  j["sign_velocity"] = library.signVelocity;
+  j["trig_positions"] = library.trigPositions;
+  j["omegas"] = library.omegas;
+  j["harmonics"] = library.harmonics;
+  j["sine_time"] = library.sineTime;
+  j["friction_columns"] = frictionColumns;
+  j["terms"] = library.select;
+  j["kappa"] = stls.kappa;
+  j["normalise"] = stls.normalise;
+  j["ridge"] = stls.ridge;
+  j["max_iterations"] = stls.maxIterations;
+  j["derivatives"] = derivatives;
+  j["sg_order"] = sgOrder;
+  j["sg_window"] = sgWindow;
+  return j;
+}
+
+std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const SindySettings& settingsIn, Monitor& monitor,
+                                              const Model& model) {
+  const SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
+  if (dataset.runs.empty() || dataset.samples() < 2) throw InputError("sindy: the dataset needs at least 2 samples");
+  checkDatasetMechanism(dataset, model, "sindy");
+  auto rom = std::make_unique<SindyModel>();
+  rom->sindySettings_ = settings;
+  rom->qRef_ = model.q0();
+  const DatasetRun& first = dataset.runs.front();
+  if (settings.coordinates.empty()) {
+    rom->independent_ = suggestIndependentCoordinates(model, first.q.col(0), first.t(0));
+  } else {
+    for (const std::string& name : settings.coordinates) {
+      int found = -1;
+      for (int i = 0; i < model.nq(); ++i)
+        if (model.coordinateName(i) == name) found = i;
+      if (found < 0) throw InputError("sindy: coordinate \"" + name + "\" is not a natural coordinate of the model");
+      rom->independent_.push_back(found);
+    }
+  }
+  for (int i : rom->independent_) rom->names_.push_back(model.coordinateName(i));
+  const SindyKnownForces known = knownForces(settings.knownForces);
+  const std::vector<std::string> columnNames = settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
+  rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
+
+  monitor.reportNow({"train sindy: library", 0, 3, {}});
+  Eigen::MatrixXd Theta, Y;
+  std::vector<std::string> termNames;
+  for (const DatasetRun& original : dataset.runs) {
+    monitor.checkpoint();
+    DatasetRun run = original;
+    if (settings.derivatives == "estimate") estimateDerivatives(run, settings);
+    SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_);
+    std::vector<SindyColumn> columns;
+    if (settings.frictionColumns) {
+      for (std::size_t c = 0; c < columnNames.size(); ++c) columns.push_back({columnNames[c], Eigen::VectorXd(run.samples())});
+      for (Eigen::Index k = 0; k < run.samples(); ++k) {
+        const Eigen::VectorXd f = frictionValues(model, run.q.col(k), run.qd.col(k));
+        for (std::size_t c = 0; c < columns.size(); ++c) columns[c].values(k) = f(static_cast<Eigen::Index>(c));
+      }
+    }
+    SindyLibrary lib;
+    try {
+      lib = buildSindyLibrary(s, settings.library, columns);
+    } catch (const InputError& e) {
+      throw InputError("run \"" + run.name + "\": " + e.what());
+    }
+    termNames = lib.names();
+    const Eigen::Index rows = Theta.rows();
+    Theta.conservativeResize(rows + lib.Theta.rows(), lib.Theta.cols());
+    Theta.bottomRows(lib.Theta.rows()) = lib.Theta;
+    Y.conservativeResize(rows + lib.Theta.rows(), s.target.rows());
+    Y.bottomRows(lib.Theta.rows()) = s.target.transpose();
+    if (rom->u0_.size() == 0) {
+      rom->u0_ = s.u.col(0);
+      rom->ud0_ = s.ud.col(0);
+    }
+  }
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy: STLS", 1, 3, {}});
+  rom->result_ = stls(Theta, Y, termNames, rom->names_, settings.stls);
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy: kappa sweep", 2, 3, {}});
+  const auto front = sindyPareto(sindyKappaSweep(Theta, Y, settings.stls));
+
+  rom->stampTraining(dataset, settings.toJson());
+  OJson& m = rom->metrics_;
+  m["coordinates"] = rom->names_;
+  m["normalised_residual"] = vectorJson(rom->result_.residual);
+  m["library_incomplete"] = rom->result_.libraryIncomplete;
+  m["verdict"] = rom->result_.verdict;
+  m["active_terms"] = rom->result_.activeTerms();
+  m["coefficient_table"] = rom->coefficientTable();
+  m["equations"] = rom->equations();
+  OJson pareto = OJson::array();
+  for (const SindySweepPoint& p : front) pareto.push_back(OJson{{"kappa", p.kappa}, {"terms", p.terms}, {"residual", p.residual}});
+  m["pareto"] = pareto;
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy", 3, 3, {{"residual", rom->result_.residual.maxCoeff()}}});
+  return rom;
+}
+
+void SindyModel::writeMethodJson(OJson& j) const {
+  j["normalisation"] = {{"reference_positions", vectorJson(qRef_)}};
+  OJson m;
+  m["coordinates"] = names_;
+  m["coordinate_indices"] = independent_;
+  m["terms"] = result_.terms;
+  m["coefficients"] = matrixJson(result_.Xi);
+  m["normalised_residual"] = vectorJson(result_.residual);
+  m["initial_u"] = vectorJson(u0_);
+  m["initial_ud"] = vectorJson(ud0_);
+  j["matrices"] = m;
+}
+
+std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::string& source) {
+  auto rom = std::make_unique<SindyModel>();
+  try {
+    rom->sindySettings_ = SindySettings::fromJson(j.at("settings"));
+  } catch (const InputError& e) {
+    throw FileError(source + ": " + e.what());
+  }
+  rom->qRef_ = vectorFromJson(j.at("normalisation").at("reference_positions"), -1, source + ": normalisation.reference_positions");
+  const OJson& m = j.at("matrices");
+  rom->names_ = m.at("coordinates").get<std::vector<std::string>>();
+  rom->independent_ = m.at("coordinate_indices").get<std::vector<int>>();
+  const auto n = static_cast<Eigen::Index>(rom->names_.size());
+  if (n < 1 || rom->independent_.size() != rom->names_.size())
+    throw FileError(source + ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
+  for (int i : rom->independent_)
+    if (i < 0 || i >= rom->qRef_.size()) throw FileError(source + ": matrices.coordinate_indices out of range");
+  const std::vector<std::string> terms = m.at("terms").get<std::vector<std::string>>();
+  // Friction columns are named after the elements; their names come from the file.
+  std::vector<std::string> columns;
+  for (const std::string& t : terms)
+    if (t.rfind("f_fric(", 0) == 0) columns.push_back(t);
+  try {
+    SindyLibraryOptions lib = rom->sindySettings_.library;
+    lib.select = terms;
+    rom->terms_ = sindyTerms(rom->names_, lib, columns);
+  } catch (const InputError& e) {
+    throw FileError(source + ": matrices.terms do not match the settings: " + e.what());
+  }
+  rom->result_.terms = terms;
+  rom->result_.coordinates = rom->names_;
+  rom->result_.Xi = matrixFromJson(m.at("coefficients"), static_cast<Eigen::Index>(terms.size()), n, source + ": matrices.coefficients");
+  rom->result_.residual = vectorFromJson(m.at("normalised_residual"), n, source + ": matrices.normalised_residual");
+  rom->result_.libraryIncomplete = rom->result_.residual.maxCoeff() > rom->sindySettings_.stls.incompleteResidual;
+  rom->u0_ = vectorFromJson(m.at("initial_u"), n, source + ": matrices.initial_u");
+  rom->ud0_ = vectorFromJson(m.at("initial_ud"), n, source + ": matrices.initial_ud");
+  return rom;
+}
+
+RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+                                          Monitor* monitor) const {
+  checkMechanism(model);
+  const Eigen::Index nq = model.nq(), n = reducedDimension();
+  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
+  const long long steps = plan.steps, stride = plan.stride;
+  // Friction columns follow the model's friction elements by name.
+  std::vector<int> frictionOf(terms_.size(), -1);
+  const std::vector<std::string> fnames = frictionNames(model);
+  for (std::size_t j = 0; j < terms_.size(); ++j) {
+    if (terms_[j].kind != SindyTerm::Kind::Column) continue;
+    const auto it = std::find(fnames.begin(), fnames.end(), terms_[j].name);
+    if (it == fnames.end())
+      throw InputError("sindy: the model has no friction element for the column \"" + terms_[j].name + "\"");
+    frictionOf[j] = static_cast<int>(it - fnames.begin());
+  }
+  sink.begin(model, plan.info);
+  KnownForceEvaluator knownForce(model, knownForces(sindySettings_.knownForces));
+  AssemblyOptions assembly;
+  assembly.fixedCoordinates = independent_;
+  const Eigen::MatrixXd& M = model.massMatrix();
+
+  Eigen::VectorXd u = o.q0.size() ? Eigen::VectorXd(n) : u0_, ud = o.qd0.size() ? Eigen::VectorXd(n) : ud0_;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int c = independent_[static_cast<std::size_t>(i)];
+    if (o.q0.size()) u(i) = o.q0(c) - qRef_(c);
+    if (o.qd0.size()) ud(i) = o.qd0(c);
+  }
+  Eigen::VectorXd q = qRef_, qd(nq), qdd(nq), fk(nq), lambda(static_cast<Eigen::Index>(terms_.size()));
+  Eigen::VectorXd gamma;
+  Eigen::MatrixXd Phi_q;
+  // ü at (t, u, ud); leaves q, qd, qdd of that state.
+  auto accelerations = [&](double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
+    for (Eigen::Index i = 0; i < n; ++i) q(independent_[static_cast<std::size_t>(i)]) = qRef_(independent_[static_cast<std::size_t>(i)]) + uu(i);
+    q = assemblePositions(model, q, t, assembly).q;
+    const Eigen::MatrixXd R = independentBasis(model, q, t, independent_);
+    qd = R * vv;
+    // Velocity part of q̈: Φ_q c = −(Φ_q q̇)_q q̇, zero on the independent coordinates.
+    Eigen::VectorXd c = Eigen::VectorXd::Zero(nq);
+    if (model.nc() > 0) {
+      evalPhiQ(model, q, t, Phi_q);
+      evalPhiQdotQd(model, q, qd, t, gamma);
+      Eigen::MatrixXd A(Phi_q.rows() + n, nq);
+      Eigen::VectorXd b(Phi_q.rows() + n);
+      A.topRows(Phi_q.rows()) = Phi_q;
+      b.head(Phi_q.rows()) = -gamma;
+      A.bottomRows(n).setZero();
+      b.tail(n).setZero();
+      for (Eigen::Index i = 0; i < n; ++i) A(Phi_q.rows() + i, independent_[static_cast<std::size_t>(i)]) = 1.0;
+      c = A.colPivHouseholderQr().solve(b);
+    }
+    knownForce.eval(o.loadCase, q, qd, t, fk);
+    const Eigen::VectorXd fr = frictionValues(model, q, qd);
+    for (std::size_t j = 0; j < terms_.size(); ++j) {
+      Eigen::VectorXd cols = Eigen::VectorXd::Zero(1);
+      if (frictionOf[j] >= 0) cols(0) = fr(frictionOf[j]);
+      SindyTerm term = terms_[j];
+      if (term.kind == SindyTerm::Kind::Column) term.column = 0;
+      lambda(static_cast<Eigen::Index>(j)) = evalSindyTerm(term, uu, vv, t, cols);
+    }
+    const Eigen::MatrixXd Mr = R.transpose() * M * R;
+    const Eigen::VectorXd rhs = R.transpose() * (fk - M * c) + result_.Xi.transpose() * lambda;
+    const Eigen::VectorXd a = Mr.ldlt().solve(rhs);
+    qdd = R * a + c;
+    return a;
+  };
+
+  ReducedSample out(model, o.loadCase);
+  Sample& s = out.sample();
+  double outputSeconds = 0.0;
+  RomSimulationSummary summary;
+  auto emit = [&](long long step, double t) {
+    const auto w0 = std::chrono::steady_clock::now();
+    (void)accelerations(t, u, ud);
+    s.step = step;
+    s.t = t;
+    s.q = q;
+    s.qd = qd;
+    s.qdd = qdd;
+    out.complete();
+    s.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
+    sink.write(s);
+    ++summary.samples;
+    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
+  };
+  const auto wall0 = std::chrono::steady_clock::now();
+  streamReducedRun(sink, [&] {
+    emit(0, 0.0);
+    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
+    const double h = o.dt;
+    for (long long step = 1; step <= steps; ++step) {
+      const double t0 = static_cast<double>(step - 1) * h, t = static_cast<double>(step) * h;
+      // Classic RK4 on (u, u̇).
+      const Eigen::VectorXd a1 = accelerations(t0, u, ud), v1 = ud;
+      const Eigen::VectorXd u2 = u + 0.5 * h * v1, v2 = ud + 0.5 * h * a1;
+      const Eigen::VectorXd a2 = accelerations(t0 + 0.5 * h, u2, v2);
+      const Eigen::VectorXd u3 = u + 0.5 * h * v2, v3 = ud + 0.5 * h * a2;
+      const Eigen::VectorXd a3 = accelerations(t0 + 0.5 * h, u3, v3);
+      const Eigen::VectorXd u4 = u + h * v3, v4 = ud + h * a3;
+      const Eigen::VectorXd a4 = accelerations(t, u4, v4);
+      u += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
+      ud += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+      if (!u.allFinite() || !ud.allFinite())
+        throw SolverError("reduced model (sindy) diverged at t = " + std::to_string(t) + " s (step " +
+                          std::to_string(step) + "): non-finite coordinates");
+      summary.steps = step;
+      summary.tEnd = t;
+      if (step % stride == 0 || step == steps) emit(step, t);
+      if (monitor) {
+        progress.step = step;
+        progress.metrics[0].second = t;
+        if (!monitor->report(progress)) monitor->checkpoint();
+      }
+    }
+  });
+  completeReducedRun(sink, summary,
+                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
+  return summary;
+}
+
+}  // namespace mbdrom

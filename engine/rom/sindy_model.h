@@ -1,0 +1,86 @@
+#pragma once
+/// @file
+/// SINDy as a reduced model (method "sindy", seed 004): the unknown force f^u of
+/// M q̈ = f^k + f^u identified as Ξᵀ λ(u, u̇, t) in independent coordinates u
+/// (engine/rom/sindy.h), trained from a Dataset and simulated as
+///
+///     (RᵀMR) ü = Rᵀ f^k(q, q̇, t) − Rᵀ M c + Ξᵀ λ(u, u̇, t),
+///
+/// q from u by assembly (independent coordinates held), q̇ = R u̇, c the
+/// velocity part of q̈ (Φ_q c = −(Φ_q q̇)_q q̇ with c = 0 on the independent
+/// coordinates), with classic RK4 at the run's step. Output samples are the
+/// full model's channels at q, q̇, q̈ = R ü + c (ReducedSample).
+///
+/// Settings (JSON, every key optional):
+/// - `coordinates`: names of the independent natural coordinates (e.g. ["P.x"]);
+///   empty: suggested by the mobility analysis at the first sample;
+/// - `known_forces`: any of "external", "springs", "dampers" and names of
+///   spring-dampers (spring + damper force of that element); empty: f^k = 0;
+/// - library: `polynomial_degree` (3), `constant` (true), `sign_velocity` (true),
+///   `trig_positions` (false), `omegas` [rad/s] ([]), `harmonics` ([1]),
+///   `sine_time` (false), `friction_columns` (false: a column `f_fric(<name>)` per
+///   friction element, μ N φ(v) evaluated by the model on the data, the left-hand
+///   side force along its axis), `terms` ([]: keep every term; else these, in order);
+/// - STLS: `kappa` (0.05), `normalise` (false), `ridge` (0), `max_iterations` (50);
+/// - `derivatives`: "data" (use the run's q̇, q̈) or "estimate" (Savitzky–Golay from
+///   the positions, automatic window, `sg_order` 4, `sg_window` 0 = automatic).
+///
+/// Metrics: per-coordinate normalised residuals, the verdict, the coefficient
+/// table and the equations as text, the κ sweep's Pareto front.
+
+#include "engine/rom/reduced_model.h"
+#include "engine/rom/sindy.h"
+
+namespace mbdrom {
+
+struct SindySettings {
+  std::vector<std::string> coordinates;
+  std::vector<std::string> knownForces;
+  SindyLibraryOptions library;
+  bool frictionColumns = false;
+  StlsOptions stls;
+  std::string derivatives = "data";
+  int sgOrder = 4;
+  int sgWindow = 0;
+
+  /// From JSON (keys in the file comment); unknown keys or bad values throw InputError.
+  static SindySettings fromJson(const nlohmann::ordered_json& j);
+  nlohmann::ordered_json toJson() const;
+};
+
+class SindyModel : public ReducedModel {
+public:
+  /// Trains on every run of `dataset` (data of `model`). Throws InputError for bad
+  /// settings, unknown coordinates or forces, bad data (NaN rows, time order), dependent
+  /// library columns and a κ that removes every term.
+  static std::unique_ptr<SindyModel> train(const Dataset& dataset, const SindySettings& settings, Monitor& monitor,
+                                           const Model& model);
+  /// From a trained-model file. Throws FileError naming `source`.
+  static std::unique_ptr<SindyModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+  std::string method() const override { return "sindy"; }
+  int reducedDimension() const override { return static_cast<int>(independent_.size()); }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+                                Monitor* monitor = nullptr) const override;
+
+  /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
+  const StlsResult& result() const { return result_; }
+  /// Coefficient table in seed 004's layout (terms as columns, coordinates as rows).
+  std::string coefficientTable() const { return sindyCoefficientTable(result_); }
+  /// The identified equations, one line per coordinate.
+  std::string equations() const { return sindyEquations(result_); }
+
+protected:
+  void writeMethodJson(nlohmann::ordered_json& j) const override;
+
+private:
+  SindySettings sindySettings_;
+  std::vector<int> independent_;     // coordinate indices
+  std::vector<std::string> names_;   // their names
+  Eigen::VectorXd qRef_;             // reference positions [m, -], size nq
+  std::vector<SindyTerm> terms_;
+  StlsResult result_;
+  Eigen::VectorXd u0_, ud0_;         // first sample of the first run
+};
+
+}  // namespace mbdrom
