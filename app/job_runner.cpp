@@ -16,9 +16,9 @@
 namespace mbdrom::app {
 
 namespace {
-// ~10 GUI updates a second: live to the eye, and under software OpenGL every
+// ~5 GUI updates a second: live to the eye, and under software OpenGL every
 // repaint of the window (composed with the 3D view) costs tens of milliseconds.
-constexpr int kRefreshMs = 100;
+constexpr int kRefreshMs = 200;
 constexpr std::size_t kMaxPending = 64;
 
 // QThread::LowPriority means nothing to Linux's default scheduler; a nice value

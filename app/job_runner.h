@@ -1,7 +1,7 @@
 #pragma once
 // Runs engine calls on a worker thread, one at a time, in submission order.
 // The engine side sees only a mbdrom::Monitor; the GUI side gets queued
-// signals, with progress delivered in batches about 10 times a second.
+// signals, with progress delivered in batches about 5 times a second.
 
 #include "engine/core/monitor.h"
 
@@ -58,7 +58,7 @@ public:
 signals:
   void jobStarted(int id, const QString& title);
   /// Progress records as the engine monitor passed them on (throttled there to
-  /// ~20 a second), delivered in batches once per refresh interval (~10 a second).
+  /// ~10 a second), delivered in batches once per refresh interval (~5 a second).
   void jobProgress(int id, const mbdrom::Progress& progress);
   void jobFinished(int id, const QString& title, mbdrom::app::JobRunner::Outcome outcome,
                    const QString& message);

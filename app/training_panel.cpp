@@ -11,6 +11,7 @@
 #include <QLogValueAxis>
 #include <QPushButton>
 #include <QSplitter>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QValueAxis>
 #include <QVBoxLayout>
@@ -90,18 +91,27 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   chart_->addAxis(yAxis_, Qt::AlignLeft);
   view_ = new QChartView(chart_, right);
   view_->setObjectName("trainingChart");
-  view_->setRenderHint(QPainter::Antialiasing);
+  // No antialiasing: under software rendering it doubles the cost of every chart refresh.
+  view_->setRenderHint(QPainter::Antialiasing, false);
   view_->setMinimumHeight(160);
   rightLayout->addWidget(view_, 1);
   figures_ = new QLabel(right);
   figures_->setObjectName("trainingFigures");
   figures_->setWordWrap(true);
   figures_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  figures_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+  // A fixed height: new figures must not re-lay the dock (and the chart) out.
+  figures_->setFixedHeight(4 * figures_->fontMetrics().lineSpacing() + 4);
   rightLayout->addWidget(figures_);
   splitter->addWidget(left);
   splitter->addWidget(right);
   splitter->setStretchFactor(1, 3);
   splitter->setSizes({260, 700});
+
+  chartTimer_ = new QTimer(this);
+  chartTimer_->setSingleShot(true);
+  chartTimer_->setInterval(200);
+  connect(chartTimer_, &QTimer::timeout, this, &TrainingPanel::flushChart);
 
   connect(runner_, &JobRunner::jobStarted, this, [this](int id, const QString&) { onStarted(id); });
   connect(runner_, &JobRunner::jobProgress, this, &TrainingPanel::onProgress);
@@ -242,6 +252,8 @@ void TrainingPanel::onFinished(int id, int outcome, const QString& message) {
 
 void TrainingPanel::showJob(Job* j) {
   shown_ = j ? j->id : 0;
+  pending_.clear();  // the job's curves are drawn whole below
+  chartTimer_->stop();
   for (QLineSeries* s : series_) {
     chart_->removeSeries(s);
     delete s;
@@ -298,12 +310,21 @@ void TrainingPanel::extendRange(const QPointF& p) {
 }
 
 void TrainingPanel::appendToChart(const QString& stage, const QPointF& train, const QPointF* validation) {
-  seriesFor(stage, true)->append(train);
-  extendRange(train);
-  if (validation) {
-    seriesFor(stage, false)->append(*validation);
-    extendRange(*validation);
+  // Points wait for the next chart refresh: redrawing the chart is the costly
+  // part of an update (software rendering), a few times a second is live enough.
+  pending_[stage + "|train"].append(train);
+  if (validation) pending_[stage + "|validation"].append(*validation);
+  if (!chartTimer_->isActive()) chartTimer_->start();
+}
+
+void TrainingPanel::flushChart() {
+  for (auto it = pending_.cbegin(); it != pending_.cend(); ++it) {
+    const QString stage = it.key().section('|', 0, 0);
+    const bool train = it.key().endsWith("|train");
+    seriesFor(stage, train)->append(it.value());
+    for (const QPointF& p : it.value()) extendRange(p);
   }
+  pending_.clear();
   rescale();
 }
 

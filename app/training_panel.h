@@ -20,6 +20,7 @@ class QLabel;
 class QLineSeries;
 class QLogValueAxis;
 class QPushButton;
+class QTimer;
 class QTreeWidget;
 class QTreeWidgetItem;
 class QValueAxis;
@@ -85,6 +86,7 @@ private:
   QLineSeries* seriesFor(const QString& stage, bool isTrain);
   void extendRange(const QPointF& p);
   void appendToChart(const QString& stage, const QPointF& train, const QPointF* validation);
+  void flushChart();
 
   JobRunner* runner_;
   std::vector<Job> jobs_;
@@ -94,6 +96,8 @@ private:
   QValueAxis* xAxis_;
   QLogValueAxis* yAxis_;
   QMap<QString, QLineSeries*> series_;  // "<stage>|train", "<stage>|validation" of the shown job
+  QMap<QString, QList<QPointF>> pending_;  // points not drawn yet, same keys
+  QTimer* chartTimer_ = nullptr;
   QLabel* figures_;
   QPushButton* stopKeep_;
   QPushButton* cancel_;

@@ -94,7 +94,7 @@ TEST_CASE("job runner cancels a long MacPherson simulation while the GUI thread 
   CHECK(finished.outcome == JobRunner::Outcome::Cancelled);
   CHECK(worstGap - 10 < 50);
   CHECK(progressSignals > 0);
-  CHECK(progressSignals <= 800 / 50 + 5);  // throttled to ~20 records per second
+  CHECK(progressSignals <= 800 / 100 + 5);  // throttled to ~10 records per second
   CHECK_FALSE(runner.busy());
   // Partial results are kept: the recorder has the samples up to the cancel.
   CHECK(recorder.status() == RunStatus::Cancelled);
