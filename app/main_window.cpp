@@ -314,7 +314,7 @@ void MainWindow::createActions() {
       {"ae", "&Auto-encoder ROM...", "Minimal coordinates learnt by an auto-encoder, with potential and damper networks (seed 000)"},
       {"pca", "&Local PCA ROM...", "Clustered local linear models with energy-preserving switching (seed 003)"},
       {"node", "&Neural ODE...", "Neural ODE with constraints (seed 002): not in this build yet"},
-      {"sindy", "&SINDy Identification...", "Sparse identification of unknown forces (seed 004): not in this build yet"},
+      {"sindy", "&SINDy Identification...", "Sparse identification of unknown force terms by STLS (seed 004)"},
   };
   for (const auto& m : methods) {
     auto* action = new QAction(tr(m.text), this);
@@ -464,9 +464,9 @@ void MainWindow::updateActions() {
   for (QAction* a : {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
                      assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
-  for (const char* method : {"pod", "ae", "pca"}) trainActions_.at(method)->setEnabled(have);
-  // Methods not in this build stay visible but disabled, their tooltip says so.
-  for (const char* method : {"node", "sindy"}) trainActions_.at(method)->setEnabled(false);
+  for (const char* method : {"pod", "ae", "pca", "sindy"}) trainActions_.at(method)->setEnabled(have);
+  // The neural ODE is not in this build yet: visible but disabled, its tooltip says so.
+  trainActions_.at("node")->setEnabled(false);
   playAction_->setEnabled(have && playback_ != nullptr);
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
@@ -1070,7 +1070,9 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     // In the workbench a validation curve is worth the samples it holds out.
     if (method == "ae" && !shown.contains("validation_fraction")) shown["validation_fraction"] = 0.1;
   }
-  const QString shortName = method == "pca" ? QStringLiteral("local PCA") : method.toUpper();
+  const QString shortName = method == "pca"     ? QStringLiteral("local PCA")
+                            : method == "sindy" ? QStringLiteral("SINDy")
+                                                : method.toUpper();
   const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
   TrainDialog dialog(method, *doc_, shown, defaultName, this);
   if (dialog.exec() != QDialog::Accepted) return;

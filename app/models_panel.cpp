@@ -56,6 +56,9 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
     text = tr("energy captured %1 %").arg(100.0 * number("energy_captured"), 0, 'f', 3);
   else if (e.rom->method() == "pca" && number("clusters") >= 0.0)
     text = tr("%1 clusters, reconstruction error %2 %").arg(number("clusters")).arg(100.0 * reconstruction, 0, 'g', 3);
+  else if (e.rom->method() == "sindy" && m.contains("active_terms") && m.contains("verdict"))
+    text = tr("%1 terms, %2").arg(QString::fromStdString(m["active_terms"].dump()),
+                                   QString::fromStdString(m["verdict"].get<std::string>()));
   else if (reconstruction >= 0.0)
     text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
   return text;

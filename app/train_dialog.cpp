@@ -75,10 +75,34 @@ const std::vector<SettingField>& settingFields(const QString& method) {
       {"seed", "Seed", Kind::Integer, "Seed of the k-means++ initialisation"},
       {"restarts", "k-means restarts", Kind::Integer, "k-means runs from different seeds; the best is kept"},
   };
+  static const std::vector<SettingField> sindy{
+      {"coordinates", "Independent coordinates", Kind::NameList,
+       "Natural coordinates identified, e.g. P.x; empty: suggested from the mobility analysis"},
+      {"known_forces", "Known forces f^k", Kind::NameList,
+       "Forces of the model taken as known: external, springs, dampers or element names; empty: none"},
+      {"polynomial_degree", "Polynomial degree", Kind::Integer, "Monomials of q and q_dot up to this degree, with cross terms"},
+      {"constant", "Constant term", Kind::Flag, "A constant column in the library"},
+      {"sign_velocity", "sgn(q_dot)", Kind::Flag, "Sign of each velocity (Coulomb-like friction)"},
+      {"trig_positions", "sin/cos(q)", Kind::Flag, "Sine and cosine of each coordinate"},
+      {"omegas", "Excitation ω [rad/s]", Kind::NumberList, "Angular frequencies of cos(k ω t) columns, comma-separated"},
+      {"harmonics", "Harmonics k", Kind::IntegerList, "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"},
+      {"sine_time", "sin(k ω t) too", Kind::Flag, "Also sine columns of the excitation frequencies"},
+      {"friction_columns", "Friction columns", Kind::Flag, "The model's friction laws evaluated on the data, one column each"},
+      {"terms", "Only these terms", Kind::NameList, "Restrict the library to these term names; empty: all"},
+      {"kappa", "Threshold κ", Kind::Number, "STLS threshold: coefficients below it are removed, then the rest refitted"},
+      {"normalise", "Normalise columns", Kind::Flag, "Threshold on unit-RMS columns (then κ is relative)"},
+      {"ridge", "Ridge", Kind::Number, "Ridge (Tikhonov) term of the least squares; 0: none"},
+      {"max_iterations", "STLS iterations", Kind::Integer, "Most threshold-refit rounds before the support must be stable"},
+      {"derivatives", "Derivatives", Kind::Choice,
+       "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions", {"data", "estimate"}},
+      {"sg_order", "Savitzky-Golay order", Kind::Integer, "Polynomial order of the smoothing differentiator"},
+      {"sg_window", "Savitzky-Golay window", Kind::Integer, "Samples per window (odd); 0: chosen automatically"},
+  };
   static const std::vector<SettingField> none;
   if (method == "pod") return pod;
   if (method == "ae") return ae;
   if (method == "pca") return pca;
+  if (method == "sindy") return sindy;
   return none;
 }
 
@@ -86,6 +110,7 @@ QString methodTitle(const QString& method) {
   if (method == "pod") return QObject::tr("Global POD");
   if (method == "ae") return QObject::tr("Auto-encoder ROM");
   if (method == "pca") return QObject::tr("Local PCA ROM");
+  if (method == "sindy") return QObject::tr("SINDy identification");
   return method;
 }
 
@@ -107,7 +132,7 @@ QString jsonText(const OJson& v) {
   if (v.is_number_float()) return QLocale::c().toString(v.get<double>(), 'g', 15);
   if (v.is_array()) {
     QStringList items;
-    for (const OJson& x : v) items << QString::fromStdString(x.dump());
+    for (const OJson& x : v) items << (x.is_string() ? QString::fromStdString(x.get<std::string>()) : jsonText(x));
     return items.join(", ");
   }
   return QString::fromStdString(v.dump());
@@ -282,6 +307,20 @@ QString TrainDialog::readForm(OJson& out) const {
           list.push_back(static_cast<long long>(v));
         }
         if (list.empty()) return tr("%1: one or more whole numbers, comma-separated.").arg(label);
+        out[f.key] = list;
+        break;
+      }
+      case Kind::NumberList: {
+        const QString text = static_cast<QLineEdit*>(w)->text().trimmed();
+        const std::vector<double> values = parseNumberList(text);
+        if (!text.isEmpty() && values.empty()) return tr("%1: numbers, comma-separated.").arg(label);
+        out[f.key] = values;
+        break;
+      }
+      case Kind::NameList: {
+        OJson list = OJson::array();
+        for (const QString& name : static_cast<QLineEdit*>(w)->text().split(',', Qt::SkipEmptyParts))
+          if (!name.trimmed().isEmpty()) list.push_back(name.trimmed().toStdString());
         out[f.key] = list;
         break;
       }

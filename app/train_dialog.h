@@ -32,7 +32,7 @@ class ProjectDocument;
 
 /// One setting of a method as the dialog shows it.
 struct SettingField {
-  enum class Kind { Integer, Number, Choice, Flag, IntegerList };
+  enum class Kind { Integer, Number, Choice, Flag, IntegerList, NumberList, NameList };
   const char* key;      ///< JSON key in the method's settings
   const char* label;
   Kind kind;

@@ -6,7 +6,10 @@ function(mbdrom_set_warnings target)
   target_compile_options(${target} PRIVATE
     -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
     -Wcast-align -Woverloaded-virtual
-    -Wnull-dereference -Wformat=2 -Wimplicit-fallthrough)
+    -Wformat=2 -Wimplicit-fallthrough)
+  # No -Wnull-dereference: with GCC 12 it adds ~20 % to the compile time of the
+  # Eigen-heavy sources (pca_model.cpp: 82 s -> 66 s without it) for rare finds;
+  # the sanitizer stage catches null dereferences at run time.
   if(MBDROM_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
     if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")

@@ -353,3 +353,39 @@ TEST_CASE("training on a new sweep runs the sweep first and trains on its runs")
   const auto& runs = doc->models()[0].rom->metrics().at("training_runs");
   CHECK(runs.size() == 2);
 }
+
+TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown forces") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/duffing.json")));
+  mbdrom::SimulationOptions o;
+  o.loadCase = window.model()->findLoadCase("train");
+  o.tEnd = 20.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  window.runSimulation(o);
+  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(window.trainAction("sindy")->isEnabled());
+  CHECK_FALSE(window.trainAction("node")->isEnabled());
+
+  // Known part: the applied load; the spring and damper forces are to be found.
+  QString refusal;
+  whenDialogOpens([&](TrainDialog& d) {
+    setText(d, "known_forces", "external");
+    setText(d, "polynomial_degree", "3");
+    d.accept();
+    refusal = d.errorText();
+    if (d.isVisible()) d.reject();
+  });
+  window.trainAction("sindy")->trigger();
+  REQUIRE(refusal.toStdString() == "");
+  const int job = window.trainingPanel()->selectedJob();
+  REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 60000));
+  INFO(window.trainingPanel()->jobState(job).toStdString());
+  REQUIRE(window.document()->models().size() == 1);
+  const auto& metrics = window.document()->models()[0].rom->metrics();
+  INFO(metrics.at("coefficient_table").get<std::string>());
+  CHECK(metrics.at("active_terms").get<int>() == 3);  // u, u_dot, u^3
+  CHECK_FALSE(metrics.at("library_incomplete").get<bool>());
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("3 terms"));
+}
