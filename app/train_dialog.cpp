@@ -114,12 +114,20 @@ QString methodTitle(const QString& method) {
   return method;
 }
 
+namespace {
+// One finite number in C-locale notation, or NaN.
+double parseNumber(const QString& text) {
+  bool ok = false;
+  const double v = QLocale::c().toDouble(text.trimmed(), &ok);
+  return ok && std::isfinite(v) ? v : std::nan("");
+}
+}  // namespace
+
 std::vector<double> parseNumberList(const QString& text) {
   std::vector<double> out;
   for (const QString& item : text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) {
-    bool ok = false;
-    const double v = QLocale::c().toDouble(item, &ok);
-    if (!ok || !std::isfinite(v)) return {};
+    const double v = parseNumber(item);
+    if (std::isnan(v)) return {};
     out.push_back(v);
   }
   return out;
@@ -294,9 +302,8 @@ QString TrainDialog::readForm(OJson& out) const {
         break;
       }
       case Kind::Number: {
-        bool ok = false;
-        const double v = QLocale::c().toDouble(static_cast<QLineEdit*>(w)->text().trimmed(), &ok);
-        if (!ok || !std::isfinite(v)) return tr("%1: a number is needed (e.g. 0.003 or 3e-3).").arg(label);
+        const double v = parseNumber(static_cast<QLineEdit*>(w)->text());
+        if (std::isnan(v)) return tr("%1: a number is needed (e.g. 0.003 or 3e-3).").arg(label);
         out[f.key] = v;
         break;
       }
@@ -377,16 +384,8 @@ int TrainDialog::sweepLoadCase() const { return sweepCase_->currentIndex(); }
 std::vector<double> TrainDialog::sweepAmplitudes() const { return parseNumberList(amplitudes_->text()); }
 std::vector<double> TrainDialog::sweepFrequencies() const { return parseNumberList(frequencies_->text()); }
 
-namespace {
-double number(const QLineEdit* edit) {
-  bool ok = false;
-  const double v = QLocale::c().toDouble(edit->text().trimmed(), &ok);
-  return ok ? v : std::nan("");
-}
-}  // namespace
-
-double TrainDialog::sweepEndTime() const { return number(tEnd_); }
-double TrainDialog::sweepTimeStep() const { return number(dt_); }
-double TrainDialog::sweepOutputStep() const { return number(outputDt_); }
+double TrainDialog::sweepEndTime() const { return parseNumber(tEnd_->text()); }
+double TrainDialog::sweepTimeStep() const { return parseNumber(dt_->text()); }
+double TrainDialog::sweepOutputStep() const { return parseNumber(outputDt_->text()); }
 
 }  // namespace mbdrom::app
