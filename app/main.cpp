@@ -7,6 +7,7 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QCoreApplication>
 #include <QTimer>
 
 #include <cstdio>
@@ -41,14 +42,51 @@ bool haveDisplay() {
   return (x && *x) || (wl && *wl);
 }
 
+// One list of options for the window and for --help without a display.
+struct Options {
+  QCommandLineOption screenshot{
+      "screenshot", "Save a screenshot of the window to FILE once it is drawn, then quit.", "FILE"};
+
+  void addTo(QCommandLineParser& parser) const {
+    parser.setApplicationDescription(
+        "Workbench for reduced-order models of multibody mechanisms.\n\n"
+        "Opens MODEL.json (a mechanism, see docs/model-format.md) or a project\n"
+        "directory; without one, offers to recover autosaved work. Example mechanisms are\n"
+        "under File > New Project from Example (installed in share/mbdrom/examples).\n"
+        "Needs a display (X11 or Wayland; 'xvfb-run mbdrom' without one); mbdrom-cli\n"
+        "runs the same engine without a window.");
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOption(screenshot);
+    parser.addPositionalArgument("model", "Model file (.json) or project directory to open.",
+                                 "[MODEL.json|PROJECT]");
+  }
+};
+
+void setApplicationNames() {
+  QCoreApplication::setApplicationName("mbdrom");
+  QCoreApplication::setOrganizationName("mbdrom");
+  QCoreApplication::setApplicationVersion(mbdrom::kVersion);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   qInstallMessageHandler(messageHandler);
   for (int i = 1; i < argc; ++i) {
     // Answer --version and --help without a display.
-    if (std::strcmp(argv[i], "--version") == 0) {
+    if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
       std::printf("mbdrom %s (%s)\n", mbdrom::kVersion, mbdrom::kGitCommit);
+      return 0;
+    }
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||
+        std::strcmp(argv[i], "--help-all") == 0) {
+      QCoreApplication core(argc, argv);  // no window system needed to print help
+      setApplicationNames();
+      QCommandLineParser parser;
+      const Options options;
+      options.addTo(parser);
+      parser.process(core);  // prints the help and exits
       return 0;
     }
   }
@@ -61,18 +99,12 @@ int main(int argc, char** argv) {
 
   mbdrom::widgets::SceneView::setDefaultSurfaceFormat();
   QApplication app(argc, argv);
-  QApplication::setApplicationName("mbdrom");
-  QApplication::setOrganizationName("mbdrom");
-  QApplication::setApplicationVersion(mbdrom::kVersion);
+  setApplicationNames();
 
   QCommandLineParser parser;
-  parser.setApplicationDescription("Workbench for reduced-order models of multibody mechanisms");
-  parser.addHelpOption();
-  parser.addVersionOption();
-  QCommandLineOption screenshot("screenshot", "Save a screenshot of the window to FILE once it is drawn, then quit.",
-                                "FILE");
-  parser.addOption(screenshot);
-  parser.addPositionalArgument("model", "Model file (.json) or project directory to open.", "[MODEL.json|PROJECT]");
+  const Options options;
+  options.addTo(parser);
+  const QCommandLineOption& screenshot = options.screenshot;
   parser.process(app);
 
   mbdrom::app::MainWindow window;
@@ -86,9 +118,9 @@ int main(int argc, char** argv) {
     const QString file = parser.value(screenshot);
     // Two render passes make sure the 3D view has drawn into the window.
     QTimer::singleShot(1500, &window, [&window, file] {
-      window.sceneView()->update();
+      window.sceneView()->requestRender();
       QTimer::singleShot(500, &window, [&window, file] {
-        const bool ok = window.grab().save(file);
+        const bool ok = mbdrom::widgets::SceneView::grabWindow(&window).save(file);
         std::fprintf(ok ? stdout : stderr, ok ? "mbdrom: screenshot saved to %s\n" : "mbdrom: cannot write %s\n",
                      qPrintable(file));
         QApplication::exit(ok ? 0 : 1);

@@ -3,7 +3,10 @@
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
 #include "app/models_panel.h"
+#include "app/playback_bar.h"
+#include "app/viewport.h"
 #include "app/project_document.h"
+#include "app/run_plot_panel.h"
 #include "app/runs_panel.h"
 #include "app/train_dialog.h"
 #include "app/training_panel.h"
@@ -88,13 +91,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   doc_ = new ProjectDocument(this);
   runner_ = new JobRunner(this);
-  scene_ = new widgets::SceneView(this);
-  setCentralWidget(scene_);
+  viewport_ = new Viewport(this);
+  scene_ = viewport_->scene();
+  setCentralWidget(viewport_);
 
   createDocks();
   createActions();
+  createViewActions();
   createMenus();
   connectDocument();
+  connectView();
 
   statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
   statusBar()->showMessage(tr("Ready"), 3000);
@@ -171,10 +177,11 @@ void MainWindow::createDocks() {
   logDock_->setWidget(log_);
   addDockWidget(Qt::BottomDockWidgetArea, logDock_);
 
-  plot_ = new widgets::PlotView(this);
+  plotPanel_ = new RunPlotPanel(this);
+  plot_ = plotPanel_->plotView();
   plotDock_ = new QDockWidget(tr("Plot"), this);
   plotDock_->setObjectName("plotDock");
-  plotDock_->setWidget(plot_);
+  plotDock_->setWidget(plotPanel_);
   addDockWidget(Qt::BottomDockWidgetArea, plotDock_);
   tabifyDockWidget(logDock_, plotDock_);
   training_ = new TrainingPanel(runner_, this);
@@ -300,10 +307,7 @@ void MainWindow::createActions() {
   playAction_ = new QAction(tr("&Play / Pause"), this);
   playAction_->setObjectName("playAction");
   playAction_->setShortcut(QKeySequence(Qt::Key_Space));
-  connect(playAction_, &QAction::triggered, this, &MainWindow::togglePlayback);
-  playTimer_ = new QTimer(this);
-  playTimer_->setInterval(16);
-  connect(playTimer_, &QTimer::timeout, this, &MainWindow::advancePlayback);
+  connect(playAction_, &QAction::triggered, viewport_->playback(), &PlaybackBar::togglePlay);
 
   const struct {
     const char* method;
@@ -441,11 +445,7 @@ void MainWindow::refreshModel() {
     scene_->showMechanism(*model, model->q0(), !sameMechanism);
     shownModel_ = model;
   }
-  if (playbackModel_ && playbackModel_ != model) {
-    playTimer_->stop();
-    playback_.reset();
-    playbackModel_.reset();
-  }
+  if (viewport_->hasMotion() && viewport_->motionModel() != model.get()) viewport_->unload();
   updateActions();
 }
 
@@ -467,7 +467,7 @@ void MainWindow::updateActions() {
   for (const char* method : {"pod", "ae", "pca", "sindy"}) trainActions_.at(method)->setEnabled(have);
   // The neural ODE is not in this build yet: visible but disabled, its tooltip says so.
   trainActions_.at("node")->setEnabled(false);
-  playAction_->setEnabled(have && playback_ != nullptr);
+  playAction_->setEnabled(have && viewport_->hasMotion());
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
 
@@ -835,7 +835,7 @@ void MainWindow::runStatics() {
       [this, model, result, caseName](JobRunner::Outcome outcome, const QString& message) {
         if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Static equilibrium failed"), message);
         if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
-        playTimer_->stop();
+        viewport_->playback()->pause();
         scene_->updateConfiguration(*model, result->q);
         analysis_->showStatics(*result, caseName);
         analysisDock_->raise();
@@ -881,8 +881,7 @@ void MainWindow::animateMode(int index) {
     motion->t.push_back(t);
     motion->q.push_back(*modeEquilibrium_ + 0.03 * std::sin(2.0 * M_PI * 0.8 * t) * mode.shape);
   }
-  playbackModel_ = model;
-  startPlayback(motion);
+  viewport_->play(model, motion);
   log_->info(tr("Animating mode %1 (%2 Hz)").arg(index + 1).arg(mode.frequency, 0, 'g', 5));
 }
 
@@ -1228,6 +1227,7 @@ void MainWindow::plotRun(int index) {
     plot_->plot(tr("%1: kinematics over run \"%2\"").arg(QString::fromStdString(run.model->spec().name), runName),
                 tr("%1 [mm]").arg(QString::fromStdString(measures[static_cast<std::size_t>(travel)].name)), tr("angle [deg]"),
                 std::move(curves));
+    plot_->setCursorEnabled(false);
   } else {
     for (std::size_t m = 0; m < measures.size(); ++m) {
       const bool angle = isAngle(measures[m].type);
@@ -1236,6 +1236,7 @@ void MainWindow::plotRun(int index) {
       curves.push_back(std::move(c));
     }
     plot_->plot(tr("Measures of run \"%1\"").arg(runName), tr("time [s]"), tr("value [deg or mm]"), std::move(curves));
+    plot_->setCursorEnabled(true);
   }
   plotDock_->show();
   plotDock_->raise();
@@ -1247,46 +1248,16 @@ void MainWindow::playRun(int index) {
   try {
     auto motion = std::make_shared<RunMotion>(doc_->runMotion(index));
     if (motion->t.empty()) return;
-    playbackModel_ = doc_->model();
-    if (motion->q.front().size() != playbackModel_->nq())
+    auto model = doc_->model();
+    if (motion->q.front().size() != model->nq())
       throw InputError("the run has " + std::to_string(motion->q.front().size()) + " coordinates, the mechanism " +
-                       std::to_string(playbackModel_->nq()));
-    startPlayback(motion);
+                       std::to_string(model->nq()));
+    viewport_->play(model, motion);
+    if (const QString error = plotPanel_->setRun(*doc_, index); !error.isEmpty())
+      log_->warning(tr("Run channels not available: %1").arg(error));
   } catch (const Error& e) {
     log_->error(tr("Cannot play run: %1").arg(QString::fromStdString(e.what())));
   }
-}
-
-void MainWindow::startPlayback(std::shared_ptr<const RunMotion> motion) {
-  playback_ = std::move(motion);
-  playTimer_->stop();
-  playClock_.start();
-  playTimer_->start();
-  updateActions();
-}
-
-void MainWindow::togglePlayback() {
-  if (!playback_ || !playbackModel_) return;
-  if (playTimer_->isActive()) {
-    playTimer_->stop();
-    return;
-  }
-  playClock_.start();
-  playTimer_->start();
-}
-
-void MainWindow::advancePlayback() {
-  if (!playback_ || !playbackModel_ || playbackModel_ != doc_->model()) {
-    playTimer_->stop();
-    return;
-  }
-  const auto& pb = *playback_;
-  const double t = pb.t.front() + std::fmod(static_cast<double>(playClock_.elapsed()) * 1e-3,
-                                            std::max(1e-9, pb.t.back() - pb.t.front()));
-  const auto it = std::upper_bound(pb.t.begin(), pb.t.end(), t);
-  const auto k = static_cast<std::size_t>(std::max<std::ptrdiff_t>(0, (it - pb.t.begin()) - 1));
-  scene_->updateConfiguration(*playbackModel_, pb.q[k]);
-  statusBar()->showMessage(tr("t = %1 s").arg(pb.t[k], 0, 'f', 3));
 }
 
 // ---------------------------------------------------------------- misc

@@ -45,7 +45,10 @@ namespace mbdrom::app {
 
 class JobRunner;
 class ModelsPanel;
+class PlaybackBar;
+class Viewport;
 class ProjectDocument;
+class RunPlotPanel;
 class RunsPanel;
 class TrainingPanel;
 struct RunMotion;
@@ -62,6 +65,7 @@ public:
   widgets::PropertyEditor* propertyEditor() const { return properties_; }
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
   widgets::PlotView* plotView() const { return plot_; }
+  RunPlotPanel* runPlotPanel() const { return plotPanel_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
   TrainingPanel* trainingPanel() const { return training_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
@@ -106,8 +110,9 @@ public:
   /// Plays run `index` of the project in the 3D view.
   void playRun(int index);
   /// Whether a motion is loaded for playback, and whether it is playing.
-  bool hasPlayback() const { return playback_ != nullptr; }
-  bool isPlaying() const { return playTimer_->isActive(); }
+  bool hasPlayback() const;
+  bool isPlaying() const;
+  Viewport* viewport() const { return viewport_; }
 
   /// Folder of the bundled example mechanisms (empty when not found).
   static QString examplesDir();
@@ -152,6 +157,19 @@ private:
   void removeElement(const ElementRef& ref);
   void renameElement(const ElementRef& ref);
 
+  // The 3D view (main_window_view.cpp): selection shared with the tree,
+  // building from the view, and exports.
+  void createViewActions();
+  void connectView();
+  void selectFromTree();
+  void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
+  void movePoint(int point, const Eigen::Vector3d& position);
+  void addPointAt(const Eigen::Vector3d& position);
+  void createBodyFromSelection();
+  void createJointFromSelection();
+  void exportViewDialog();
+  void exportAnimationDialog();
+  void exportRunDialog(bool paraview);
   void showMechanismInfo();
   void runAssembly();
   void runStatics();
@@ -164,9 +182,6 @@ private:
   void exportModelDialog(int index);
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name, const SimulationOptions& options,
                       const std::shared_ptr<const TrajectoryRecorder>& recorder);
-  void startPlayback(std::shared_ptr<const RunMotion> motion);
-  void togglePlayback();
-  void advancePlayback();
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();
@@ -175,12 +190,14 @@ private:
   void removeAutosave();
 
   ProjectDocument* doc_ = nullptr;
+  Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
   widgets::ModelTree* modelTree_ = nullptr;
   widgets::PropertyEditor* properties_ = nullptr;
   widgets::AnalysisPanel* analysis_ = nullptr;
   widgets::PlotView* plot_ = nullptr;
+  RunPlotPanel* plotPanel_ = nullptr;
   QDockWidget* plotDock_ = nullptr;
   QAction* plotAction_ = nullptr;
   RunsPanel* runsPanel_ = nullptr;
@@ -224,12 +241,17 @@ private:
   QAction* playAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* cancelJobAction_ = nullptr;
+  QAction* labelsAction_ = nullptr;
+  QAction* addPointAction_ = nullptr;
+  QAction* createBodyAction_ = nullptr;
+  QAction* createJointAction_ = nullptr;
+  QAction* exportViewAction_ = nullptr;
+  QAction* exportAnimationAction_ = nullptr;
+  QAction* exportRunCsvAction_ = nullptr;
+  QAction* exportRunPvdAction_ = nullptr;
+  QMenu* exportMenu_ = nullptr;
+  bool syncingSelection_ = false;
 
-  // Playback: of a run, or of an animated mode shape.
-  std::shared_ptr<const RunMotion> playback_;
-  std::shared_ptr<const Model> playbackModel_;
-  QTimer* playTimer_ = nullptr;
-  QElapsedTimer playClock_;
 
   // Last modes result, for the animation of a picked mode.
   std::shared_ptr<const ModesResult> modeShapes_;

@@ -14,6 +14,7 @@ build_pkgs=(
 test_pkgs=(
   catch2 libbenchmark-dev
   xvfb xauth libgl1-mesa-dri
+  appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 

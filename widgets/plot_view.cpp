@@ -2,7 +2,10 @@
 
 #include <QChart>
 #include <QFileInfo>
+#include <QLegendMarker>
 #include <QLineSeries>
+#include <QMouseEvent>
+#include <QWheelEvent>
 #include <QPainter>
 #include <QSaveFile>
 #include <QSvgGenerator>
@@ -21,6 +24,64 @@ PlotView::PlotView(QWidget* parent) : QChartView(new QChart, parent) {
   chart()->legend()->setAlignment(Qt::AlignRight);
   chart()->setMargins(QMargins(4, 2, 4, 2));
   setMinimumHeight(150);
+  setRubberBand(QChartView::RectangleRubberBand);
+}
+
+void PlotView::setCursorEnabled(bool enabled) {
+  cursorEnabled_ = enabled;
+  if (cursor_) cursor_->setVisible(enabled);
+}
+
+double PlotView::cursorX() const { return cursor_ && cursor_->isVisible() ? cursorX_ : std::nan(""); }
+
+void PlotView::setCursorX(double x) {
+  if (!cursor_ || !cursorEnabled_) return;
+  cursorX_ = x;
+  const auto axes = chart()->axes(Qt::Vertical);
+  if (axes.isEmpty()) return;
+  const auto* ay = static_cast<QValueAxis*>(axes.front());
+  cursor_->replace(QList<QPointF>{{x, ay->min()}, {x, ay->max()}});
+  cursor_->setVisible(true);
+}
+
+void PlotView::wheelEvent(QWheelEvent* event) {
+  const double factor = event->angleDelta().y() > 0 ? 1.25 : 0.8;
+  const QRectF area = chart()->plotArea();
+  const QPointF centre = event->position();
+  QRectF zoomed(0, 0, area.width() / factor, area.height() / factor);
+  zoomed.moveCenter(centre);
+  chart()->zoomIn(zoomed);
+  event->accept();
+}
+
+void PlotView::mousePressEvent(QMouseEvent* event) {
+  if (event->button() == Qt::MiddleButton) {
+    panning_ = true;
+    panFrom_ = event->position();
+    event->accept();
+    return;
+  }
+  QChartView::mousePressEvent(event);
+}
+
+void PlotView::mouseMoveEvent(QMouseEvent* event) {
+  if (panning_) {
+    const QPointF d = event->position() - panFrom_;
+    chart()->scroll(-d.x(), d.y());
+    panFrom_ = event->position();
+    event->accept();
+    return;
+  }
+  QChartView::mouseMoveEvent(event);
+}
+
+void PlotView::mouseReleaseEvent(QMouseEvent* event) {
+  if (panning_ && event->button() == Qt::MiddleButton) {
+    panning_ = false;
+    event->accept();
+    return;
+  }
+  QChartView::mouseReleaseEvent(event);
 }
 
 void PlotView::plot(const QString& title, const QString& xTitle, const QString& yTitle, std::vector<Curve> curves) {
@@ -57,6 +118,17 @@ void PlotView::plot(const QString& title, const QString& xTitle, const QString& 
     series->attachAxis(ax);
     series->attachAxis(ay);
   }
+  cursor_ = new QLineSeries;
+  cursor_->setName(tr("playback time"));
+  QPen pen(QColor(200, 40, 40));
+  pen.setWidthF(1.5);
+  pen.setStyle(Qt::DashLine);
+  cursor_->setPen(pen);
+  c->addSeries(cursor_);
+  cursor_->attachAxis(ax);
+  cursor_->attachAxis(ay);
+  for (QLegendMarker* marker : c->legend()->markers(cursor_)) marker->setVisible(false);
+  cursor_->setVisible(false);
   if (x0 <= x1) {
     const double py = std::max(1e-12, 0.05 * (y1 - y0));
     ax->setRange(x0, x1 > x0 ? x1 : x0 + 1.0);

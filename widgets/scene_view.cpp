@@ -1,25 +1,21 @@
 #include "widgets/scene_view.h"
 
+#include "widgets/mechanism_scene.h"
+
+#include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLExtraFunctions>
+#include <QOpenGLWindow>
+#include <QPainter>
 #include <QSurfaceFormat>
+#include <QToolTip>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 
 #include "engine/model/model.h"
 
-#include <vtkActor.h>
-#include <vtkArrowSource.h>
-#include <vtkCellArray.h>
-#include <vtkCubeSource.h>
-#include <vtkDoubleArray.h>
-#include <vtkGlyph3DMapper.h>
-#include <vtkPointData.h>
-#include <vtkPoints.h>
-#include <vtkPolyData.h>
-#include <vtkSphereSource.h>
-#include <vtkTubeFilter.h>
 #include <vtkAxesActor.h>
 #include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
@@ -30,27 +26,39 @@
 #include <vtkOpenGLFramebufferObject.h>
 #include <vtkOpenGLState.h>
 #include <vtkOrientationMarkerWidget.h>
-#include <vtkPlaneSource.h>
+#include <vtkCellArray.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
-#include <vtkSmartPointer.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
 
 namespace mbdrom::widgets {
 
-// Actors of a shown mechanism. One vtkPoints holds every drawn location
-// (basic points, then markers), shared by glyphs and tubes, so moving the
-// mechanism only rewrites coordinates.
-struct MechanismActors {
-  vtkNew<vtkPoints> points;            // basic points then markers [m]
-  vtkNew<vtkPolyData> freePoints, fixedPoints, markers, bodies, springs, vectors;
-  vtkNew<vtkPoints> freeLocations, fixedLocations, markerLocations, vectorLocations;
-  vtkNew<vtkDoubleArray> vectorDirections;
-  std::vector<int> freeIndex, fixedIndex;  // into spec().points
-  std::vector<std::pair<int, int>> vectorAt;  // (vector index, drawn point index)
-  vtkNew<vtkActor> freeActor, fixedActor, markerActor, bodyActor, springActor, vectorActor;
-  vtkNew<vtkTubeFilter> bodyTubes, springTubes;
-  bool shown = false;
+// The native OpenGL window VTK draws into. Input goes to the SceneView.
+class SceneView::Surface : public QOpenGLWindow {
+public:
+  explicit Surface(SceneView* view) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate), view_(view) {}
+
+protected:
+  void initializeGL() override { view_->initializeVtk(); }
+  void paintGL() override { view_->renderVtk(); }
+  void mousePressEvent(QMouseEvent* e) override { view_->mousePressEvent(e); }
+  void mouseReleaseEvent(QMouseEvent* e) override { view_->mouseReleaseEvent(e); }
+  void mouseMoveEvent(QMouseEvent* e) override { view_->mouseMoveEvent(e); }
+  void wheelEvent(QWheelEvent* e) override { view_->wheelEvent(e); }
+  void keyPressEvent(QKeyEvent* e) override { view_->keyPressEvent(e); }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::Leave) view_->leaveEvent(e);
+    return QOpenGLWindow::event(e);
+  }
+
+private:
+  SceneView* view_;
 };
 
 struct SceneView::Vtk {
@@ -62,10 +70,11 @@ struct SceneView::Vtk {
   vtkNew<vtkAxesActor> axes;
   vtkNew<vtkAxesActor> orientationAxes;
   vtkNew<vtkOrientationMarkerWidget> orientation;
-  MechanismActors mech;
+  std::unique_ptr<MechanismScene> mech;
   long long frames = 0;
+  double lastRenderMs = 0.0;
   bool initialized = false;
-  // The context and surface the widget renders with (captured in initializeGL).
+  // The context and surface the window renders with (captured in initializeVtk).
   QOpenGLContext* context = nullptr;
   QSurface* surface = nullptr;
 };
@@ -81,24 +90,36 @@ void SceneView::setDefaultSurfaceFormat() {
   QSurfaceFormat::setDefaultFormat(format);
 }
 
-SceneView::SceneView(QWidget* parent) : QOpenGLWidget(parent), vtk_(std::make_unique<Vtk>()) {
+SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<Vtk>()) {
   setObjectName("sceneView");
   setFocusPolicy(Qt::StrongFocus);
   setMouseTracking(true);
   setMinimumSize(320, 240);
 
+  surface_ = new Surface(this);
+  // An opaque window: no alpha channel for the window system to blend.
+  QSurfaceFormat format = QSurfaceFormat::defaultFormat();
+  format.setAlphaBufferSize(0);
+  surface_->setFormat(format);
+  container_ = QWidget::createWindowContainer(surface_, this);
+  container_->setObjectName("sceneSurface");
+  container_->setFocusPolicy(Qt::StrongFocus);
+  setFocusProxy(container_);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(container_);
+
   auto& v = *vtk_;
+  v.mech = std::make_unique<MechanismScene>(v.renderer);
   v.window->SetOwnContext(false);
-  v.window->SetMultiSamples(0);  // matches the widget format; MSAA FBOs fail on Mesa llvmpipe
+  v.window->SetMultiSamples(0);  // MSAA framebuffers fail on Mesa llvmpipe
   v.window->SetFrameBlitModeToNoBlit();
   v.window->SetReadyForRendering(false);
   v.window->AddRenderer(v.renderer);
 
   // VTK asks for its context to be made current in the middle of setting up
-  // its own framebuffers. QOpenGLWidget::makeCurrent() would also bind the
-  // widget's framebuffer behind VTK's back, and VTK would then attach its
-  // textures to it; so only make the context current on the widget's surface,
-  // as VTK's own Qt adapter does.
+  // its own framebuffers: only make the context current on the surface, as
+  // VTK's own Qt adapter does, without binding any framebuffer.
   auto makeCurrentCallback = [](vtkObject*, unsigned long, void* clientData, void*) {
     auto* vtk = static_cast<Vtk*>(clientData);
     if (!vtk->context || !vtk->surface) return;
@@ -119,28 +140,35 @@ SceneView::SceneView(QWidget* parent) : QOpenGLWidget(parent), vtk_(std::make_un
   isCurrent->SetClientData(&v);
   v.window->AddObserver(vtkCommand::WindowIsCurrentEvent, isCurrent);
 
-  // The interactor never renders itself: every event ends in update(), and
-  // rendering happens only in paintGL with the widget's context current.
+  // The interactor never renders itself: every event ends in requestRender(),
+  // and rendering happens only with the surface's context current.
   v.interactor->SetRenderWindow(v.window);
   v.interactor->SetInteractorStyle(v.style);
   v.interactor->EnableRenderOff();
   v.style->SetDefaultRenderer(v.renderer);
 
-  v.renderer->GradientBackgroundOn();
-  v.renderer->SetBackground(0.80, 0.84, 0.89);
-  v.renderer->SetBackground2(0.35, 0.40, 0.48);
+  // A plain background: with software OpenGL a gradient costs a few ms per frame.
+  v.renderer->SetBackground(0.62, 0.67, 0.74);
 
-  // Ground grid in the x-y plane (z up), 4 m square with 0.2 m cells.
-  vtkNew<vtkPlaneSource> plane;
-  plane->SetOrigin(-2.0, -2.0, 0.0);
-  plane->SetPoint1(2.0, -2.0, 0.0);
-  plane->SetPoint2(-2.0, 2.0, 0.0);
-  plane->SetResolution(20, 20);
+  // Ground grid in the x-y plane (z up), 4 m square with 0.2 m cells, drawn
+  // as 42 long lines (a wireframe plane would draw every cell edge).
+  vtkNew<vtkPoints> gridPoints;
+  vtkNew<vtkCellArray> gridLines;
+  for (int i = 0; i <= 20; ++i) {
+    const double c = -2.0 + 0.2 * i;
+    const vtkIdType a = gridPoints->InsertNextPoint(c, -2.0, 0.0), b = gridPoints->InsertNextPoint(c, 2.0, 0.0);
+    const vtkIdType e = gridPoints->InsertNextPoint(-2.0, c, 0.0), f = gridPoints->InsertNextPoint(2.0, c, 0.0);
+    const vtkIdType along[2] = {a, b}, across[2] = {e, f};
+    gridLines->InsertNextCell(2, along);
+    gridLines->InsertNextCell(2, across);
+  }
+  vtkNew<vtkPolyData> gridData;
+  gridData->SetPoints(gridPoints);
+  gridData->SetLines(gridLines);
   vtkNew<vtkPolyDataMapper> gridMapper;
-  gridMapper->SetInputConnection(plane->GetOutputPort());
+  gridMapper->SetInputData(gridData);
   v.grid->SetMapper(gridMapper);
-  v.grid->GetProperty()->SetRepresentationToWireframe();
-  v.grid->GetProperty()->SetColor(0.55, 0.58, 0.62);
+  v.grid->GetProperty()->SetColor(0.50, 0.54, 0.60);
   v.grid->GetProperty()->SetLighting(false);
   v.grid->PickableOff();
   v.renderer->AddActor(v.grid);
@@ -149,6 +177,8 @@ SceneView::SceneView(QWidget* parent) : QOpenGLWidget(parent), vtk_(std::make_un
   v.axes->SetShaftTypeToCylinder();
   v.axes->SetCylinderRadius(0.02);
   v.axes->SetConeRadius(0.25);
+  v.axes->SetCylinderResolution(10);
+  v.axes->SetConeResolution(10);
   v.axes->AxisLabelsOff();
   v.axes->PickableOff();
   v.renderer->AddActor(v.axes);
@@ -162,18 +192,22 @@ SceneView::SceneView(QWidget* parent) : QOpenGLWidget(parent), vtk_(std::make_un
 
 SceneView::~SceneView() {
   if (!vtk_->initialized) return;
-  makeCurrent();
+  surface_->makeCurrent();
+  vtk_->mech.reset();
   vtk_->orientation->SetEnabled(0);
   vtk_->window->Finalize();
-  doneCurrent();
+  surface_->doneCurrent();
 }
 
 long long SceneView::framesRendered() const { return vtk_->frames; }
+double SceneView::lastRenderMs() const { return vtk_->lastRenderMs; }
+MechanismScene& SceneView::scene() { return *vtk_->mech; }
+double SceneView::pixelRatio() const { return surface_->devicePixelRatio(); }
 
-void SceneView::initializeGL() {
+void SceneView::initializeVtk() {
   auto& v = *vtk_;
-  v.context = context();
-  v.surface = context()->surface();
+  v.context = surface_->context();
+  v.surface = surface_;
   v.window->SetReadyForRendering(true);
   v.window->SetForceMaximumHardwareLineWidth(1);
   v.window->GetState()->Reset();
@@ -184,22 +218,17 @@ void SceneView::initializeGL() {
   v.orientation->InteractiveOff();
 }
 
-void SceneView::resizeGL(int w, int h) {
-  const double ratio = devicePixelRatioF();
-  const int pw = static_cast<int>(w * ratio);
-  const int ph = static_cast<int>(h * ratio);
-  vtk_->window->SetSize(pw, ph);
-  vtk_->interactor->SetSize(pw, ph);
-}
-
-void SceneView::paintGL() {
+void SceneView::renderVtk() {
   auto& v = *vtk_;
-  const double ratio = devicePixelRatioF();
-  const int pw = static_cast<int>(width() * ratio);
-  const int ph = static_cast<int>(height() * ratio);
+  QElapsedTimer clock;
+  clock.start();
+  const double ratio = pixelRatio();
+  const int pw = std::max(1, static_cast<int>(surface_->width() * ratio));
+  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
   v.window->SetSize(pw, ph);
-  // VTK caches GL state; Qt changed it (its own framebuffer is bound now), so
-  // the cache is re-read before and restored after VTK draws.
+  v.interactor->SetSize(pw, ph);
+  // VTK caches GL state; Qt may have changed it, so the cache is re-read
+  // before and restored after VTK draws.
   auto* state = v.window->GetState();
   state->Reset();
   state->Push();
@@ -208,239 +237,121 @@ void SceneView::paintGL() {
   v.window->SetIsCurrent(true);
   v.window->Render();
 
-  // VTK renders into its own framebuffer; copy it into the widget's.
-  auto* f = context()->extraFunctions();
-  f->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, defaultFramebufferObject());
-  const GLenum attachment = GL_COLOR_ATTACHMENT0;
-  f->glDrawBuffers(1, &attachment);
+  // VTK renders into its own framebuffer; copy it into the window's back buffer.
+  auto* f = v.context->extraFunctions();
+  const GLuint target = surface_->defaultFramebufferObject();
+  f->glBindFramebuffer(GL_DRAW_FRAMEBUFFER, target);
+  const GLenum buffer = target == 0 ? GL_BACK_LEFT : GL_COLOR_ATTACHMENT0;
+  f->glDrawBuffers(1, &buffer);
   const bool scissor = f->glIsEnabled(GL_SCISSOR_TEST) == GL_TRUE;
   if (scissor) {
     v.window->GetState()->vtkglDisable(GL_SCISSOR_TEST);
     f->glDisable(GL_SCISSOR_TEST);
   }
   const int* size = v.window->GetRenderFramebuffer()->GetLastSize();
-  v.window->BlitDisplayFramebuffer(0, 0, 0, size[0], size[1], 0, 0, pw, ph, GL_COLOR_BUFFER_BIT, GL_LINEAR);
-  // Mesa blends a non-opaque alpha channel with whatever lies behind the widget.
-  f->glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_TRUE);
-  f->glClearColor(0.0f, 0.0f, 0.0f, 1.0f);
-  f->glClear(GL_COLOR_BUFFER_BIT);
-  f->glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  v.window->BlitDisplayFramebuffer(0, 0, 0, size[0], size[1], 0, 0, pw, ph, GL_COLOR_BUFFER_BIT, GL_NEAREST);
   if (scissor) {
     v.window->GetState()->vtkglEnable(GL_SCISSOR_TEST);
     f->glEnable(GL_SCISSOR_TEST);
   }
   state->Pop();
   ++v.frames;
+  v.lastRenderMs = static_cast<double>(clock.nsecsElapsed()) * 1e-6;
   emit rendered();
 }
 
-namespace {
+void SceneView::requestRender() { surface_->update(); }
 
-void setPointsFrom(vtkPoints* out, vtkPoints* all, const std::vector<int>& index) {
-  out->SetNumberOfPoints(static_cast<vtkIdType>(index.size()));
-  for (std::size_t k = 0; k < index.size(); ++k) out->SetPoint(static_cast<vtkIdType>(k), all->GetPoint(index[k]));
-  out->Modified();
+double SceneView::renderNow() {
+  if (!vtk_->initialized || !surface_->isExposed()) return -1.0;
+  QElapsedTimer clock;
+  clock.start();
+  surface_->makeCurrent();
+  renderVtk();
+  vtk_->context->swapBuffers(surface_);
+  return static_cast<double>(clock.nsecsElapsed()) * 1e-6;
 }
 
-vtkSmartPointer<vtkGlyph3DMapper> glyphMapper(vtkPolyData* input, vtkAlgorithm* source) {
-  auto mapper = vtkSmartPointer<vtkGlyph3DMapper>::New();
-  mapper->SetInputData(input);
-  mapper->SetSourceConnection(source->GetOutputPort());
-  mapper->ScalingOff();
-  return mapper;
+QImage SceneView::grabFramebuffer() {
+  if (!vtk_->initialized || !surface_->isExposed()) return {};
+  surface_->makeCurrent();
+  renderVtk();
+  const double ratio = pixelRatio();
+  const int pw = std::max(1, static_cast<int>(surface_->width() * ratio));
+  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
+  QImage image(pw, ph, QImage::Format_RGBA8888);
+  auto* f = vtk_->context->extraFunctions();
+  const GLuint source = surface_->defaultFramebufferObject();
+  f->glBindFramebuffer(GL_READ_FRAMEBUFFER, source);
+  f->glReadBuffer(source == 0 ? GL_BACK : GL_COLOR_ATTACHMENT0);
+  f->glPixelStorei(GL_PACK_ALIGNMENT, 4);
+  f->glReadPixels(0, 0, pw, ph, GL_RGBA, GL_UNSIGNED_BYTE, image.bits());
+  vtk_->context->swapBuffers(surface_);
+  image = image.mirrored(false, true).convertToFormat(QImage::Format_RGB32);
+  image.setDevicePixelRatio(ratio);
+  return image;
 }
 
-}  // namespace
+QImage SceneView::grabWindow(QWidget* top) {
+  QImage shot = top->grab().toImage();
+  QPainter painter(&shot);
+  QList<SceneView*> views = top->findChildren<SceneView*>();
+  if (auto* self = qobject_cast<SceneView*>(top)) views.prepend(self);
+  for (SceneView* view : views) {
+    if (!view->isVisible()) continue;
+    const QImage scene = view->grabFramebuffer();
+    if (scene.isNull()) continue;
+    painter.drawImage(QRect(view->mapTo(top, QPoint(0, 0)), view->size()), scene);
+  }
+  return shot;
+}
 
-bool SceneView::hasMechanism() const { return vtk_->mech.shown; }
+bool SceneView::hasMechanism() const { return vtk_->mech->shown(); }
 
 void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit) {
-  clearMechanism();
-  auto& m = vtk_->mech;
-  const auto& spec = model.spec();
-  const int np = static_cast<int>(spec.points.size());
-  const int nm = static_cast<int>(model.markers().size());
-
-  // Glyph sizes follow the mechanism's size.
-  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
-  for (const auto& p : spec.points) {
-    lo = lo.cwiseMin(p.position);
-    hi = hi.cwiseMax(p.position);
-  }
-  const double size = np > 0 ? std::max((hi - lo).norm(), 0.1) : 1.0;
-  const double radius = 0.018 * size;
-
-  m.points->SetNumberOfPoints(np + nm);
-  m.freeIndex.clear();
-  m.fixedIndex.clear();
-  for (int i = 0; i < np; ++i) (spec.points[static_cast<std::size_t>(i)].fixed ? m.fixedIndex : m.freeIndex).push_back(i);
-
-  // Bodies: a closed polygon through their points (a segment for two), and a
-  // spoke from the first point to each marker.
-  vtkNew<vtkCellArray> bodyLines;
-  int markerBase = np;
-  for (std::size_t b = 0; b < spec.bodies.size(); ++b) {
-    std::vector<vtkIdType> ids;
-    for (const auto& name : spec.bodies[b].points) ids.push_back(model.findPoint(name));
-    if (ids.size() == 2) {
-      bodyLines->InsertNextCell(2, ids.data());
-    } else if (ids.size() > 2) {
-      for (std::size_t k = 0; k < ids.size(); ++k) {
-        const vtkIdType seg[2] = {ids[k], ids[(k + 1) % ids.size()]};
-        bodyLines->InsertNextCell(2, seg);
-      }
-    }
-    for (std::size_t k = 0; k < spec.bodies[b].markers.size() && !ids.empty(); ++k) {
-      const vtkIdType seg[2] = {ids.front(), markerBase + static_cast<vtkIdType>(k)};
-      bodyLines->InsertNextCell(2, seg);
-    }
-    markerBase += static_cast<int>(spec.bodies[b].markers.size());
-    for (const auto& name : spec.bodies[b].vectors)
-      if (!ids.empty()) m.vectorAt.emplace_back(model.findVector(name), static_cast<int>(ids.front()));
-  }
-  m.bodies->SetPoints(m.points);
-  m.bodies->SetLines(bodyLines);
-  m.bodyTubes->SetInputData(m.bodies);
-  m.bodyTubes->SetRadius(0.4 * radius);
-  m.bodyTubes->SetNumberOfSides(12);
-  vtkNew<vtkPolyDataMapper> bodyMapper;
-  bodyMapper->SetInputConnection(m.bodyTubes->GetOutputPort());
-  bodyMapper->ScalarVisibilityOff();
-  m.bodyActor->SetMapper(bodyMapper);
-  m.bodyActor->GetProperty()->SetColor(0.27, 0.51, 0.71);
-  m.bodyActor->GetProperty()->SetSpecular(0.3);
-
-  vtkNew<vtkCellArray> springLines;
-  for (const auto& sd : spec.springDampers) {
-    auto index = [&](const std::string& name) -> vtkIdType {
-      const int p = model.findPoint(name);
-      if (p >= 0) return p;
-      return np + model.findMarker(name);
-    };
-    const vtkIdType seg[2] = {index(sd.point1), index(sd.point2)};
-    if (seg[0] >= 0 && seg[1] >= 0) springLines->InsertNextCell(2, seg);
-  }
-  m.springs->SetPoints(m.points);
-  m.springs->SetLines(springLines);
-  m.springTubes->SetInputData(m.springs);
-  m.springTubes->SetRadius(0.25 * radius);
-  m.springTubes->SetNumberOfSides(10);
-  vtkNew<vtkPolyDataMapper> springMapper;
-  springMapper->SetInputConnection(m.springTubes->GetOutputPort());
-  springMapper->ScalarVisibilityOff();
-  m.springActor->SetMapper(springMapper);
-  m.springActor->GetProperty()->SetColor(0.93, 0.55, 0.15);
-
-  vtkNew<vtkSphereSource> sphere;
-  sphere->SetRadius(radius);
-  sphere->SetThetaResolution(16);
-  sphere->SetPhiResolution(12);
-  m.freePoints->SetPoints(m.freeLocations);
-  m.freeActor->SetMapper(glyphMapper(m.freePoints, sphere));
-  m.freeActor->GetProperty()->SetColor(0.85, 0.85, 0.88);
-
-  vtkNew<vtkCubeSource> cube;
-  cube->SetXLength(2.2 * radius);
-  cube->SetYLength(2.2 * radius);
-  cube->SetZLength(2.2 * radius);
-  m.fixedPoints->SetPoints(m.fixedLocations);
-  m.fixedActor->SetMapper(glyphMapper(m.fixedPoints, cube));
-  m.fixedActor->GetProperty()->SetColor(0.25, 0.25, 0.28);
-
-  vtkNew<vtkSphereSource> small;
-  small->SetRadius(0.6 * radius);
-  m.markers->SetPoints(m.markerLocations);
-  m.markerActor->SetMapper(glyphMapper(m.markers, small));
-  m.markerActor->GetProperty()->SetColor(0.30, 0.69, 0.31);
-
-  vtkNew<vtkArrowSource> arrow;
-  arrow->SetTipRadius(0.12);
-  arrow->SetShaftRadius(0.04);
-  m.vectorDirections->SetName("direction");
-  m.vectorDirections->SetNumberOfComponents(3);
-  m.vectors->SetPoints(m.vectorLocations);
-  m.vectors->GetPointData()->AddArray(m.vectorDirections);
-  auto arrowMapper = glyphMapper(m.vectors, arrow);
-  arrowMapper->SetOrientationArray("direction");
-  arrowMapper->SetOrientationModeToDirection();
-  arrowMapper->SetScaleFactor(4.0 * radius);
-  arrowMapper->SetScaleModeToNoDataScaling();
-  arrowMapper->ScalingOn();
-  m.vectorActor->SetMapper(arrowMapper);
-  m.vectorActor->GetProperty()->SetColor(0.80, 0.22, 0.60);
-
-  for (vtkActor* actor : {m.bodyActor.Get(), m.springActor.Get(), m.freeActor.Get(), m.fixedActor.Get(),
-                          m.markerActor.Get(), m.vectorActor.Get()})
-    vtk_->renderer->AddActor(actor);
-  m.shown = true;
-  updateConfiguration(model, q);
+  vtk_->mech->show(model, q);
+  selectedPoints_.clear();
+  selectedBodies_.clear();
+  hoverPoint_ = hoverBody_ = -1;
+  draggingPoint_ = -1;
   if (fit) fitView();
+  requestRender();
 }
 
 void SceneView::updateConfiguration(const Model& model, const Eigen::VectorXd& q) {
-  auto& m = vtk_->mech;
-  if (!m.shown) return;
-  const int np = static_cast<int>(model.spec().points.size());
-  for (int i = 0; i < np; ++i) {
-    const Eigen::Vector3d p = pointPosition(model, q, i);
-    m.points->SetPoint(i, p.data());
-  }
-  for (int i = 0; i < static_cast<int>(model.markers().size()); ++i) {
-    const Eigen::Vector3d p = markerPosition(model, q, i);
-    m.points->SetPoint(np + i, p.data());
-  }
-  m.points->Modified();
-  setPointsFrom(m.freeLocations, m.points, m.freeIndex);
-  setPointsFrom(m.fixedLocations, m.points, m.fixedIndex);
-  std::vector<int> markerIndex(model.markers().size());
-  for (std::size_t i = 0; i < markerIndex.size(); ++i) markerIndex[i] = np + static_cast<int>(i);
-  setPointsFrom(m.markerLocations, m.points, markerIndex);
-  m.vectorLocations->SetNumberOfPoints(static_cast<vtkIdType>(m.vectorAt.size()));
-  m.vectorDirections->SetNumberOfTuples(static_cast<vtkIdType>(m.vectorAt.size()));
-  for (std::size_t k = 0; k < m.vectorAt.size(); ++k) {
-    const Eigen::Vector3d u = vectorValue(model, q, m.vectorAt[k].first);
-    m.vectorLocations->SetPoint(static_cast<vtkIdType>(k), m.points->GetPoint(m.vectorAt[k].second));
-    m.vectorDirections->SetTuple(static_cast<vtkIdType>(k), u.data());
-  }
-  m.vectorLocations->Modified();
-  m.vectorDirections->Modified();
-  for (vtkPolyData* pd : {m.freePoints.Get(), m.fixedPoints.Get(), m.markers.Get(), m.bodies.Get(),
-                          m.springs.Get(), m.vectors.Get()})
-    pd->Modified();
-  update();
+  vtk_->mech->update(model, q);
+  requestRender();
 }
 
 void SceneView::clearMechanism() {
-  auto& m = vtk_->mech;
-  if (!m.shown) return;
-  for (vtkActor* actor : {m.bodyActor.Get(), m.springActor.Get(), m.freeActor.Get(), m.fixedActor.Get(),
-                          m.markerActor.Get(), m.vectorActor.Get()})
-    vtk_->renderer->RemoveActor(actor);
-  m.vectorAt.clear();
-  m.shown = false;
-  update();
+  vtk_->mech->clear();
+  selectedPoints_.clear();
+  selectedBodies_.clear();
+  hoverPoint_ = hoverBody_ = -1;
+  draggingPoint_ = -1;
+  requestRender();
 }
 
 void SceneView::fitView() {
-  if (vtk_->mech.shown) {
+  auto* renderer = vtk_->renderer.Get();
+  if (vtk_->mech->shown()) {
     double bounds[6];
-    vtk_->mech.points->GetBounds(bounds);
-    vtk_->renderer->ResetCamera(bounds);
-    vtk_->renderer->GetActiveCamera()->Zoom(0.95);
-    update();
-    return;
+    vtk_->mech->bounds(bounds);
+    renderer->ResetCamera(bounds);
+    renderer->GetActiveCamera()->Zoom(0.95);
+  } else {
+    renderer->ResetCamera();
+    renderer->GetActiveCamera()->Zoom(1.1);
   }
-  vtk_->renderer->ResetCamera();
-  vtk_->renderer->GetActiveCamera()->Zoom(1.1);
-  update();
+  requestRender();
 }
 
 void SceneView::setCameraPreset(CameraPreset preset) {
   auto* camera = vtk_->renderer->GetActiveCamera();
   camera->SetFocalPoint(0.0, 0.0, 0.0);
   switch (preset) {
-    case CameraPreset::Front: camera->SetPosition(5.0, 0.0, 0.0); break;   // looking back along -x
-    case CameraPreset::Side: camera->SetPosition(0.0, -5.0, 0.0); break;   // from the right
+    case CameraPreset::Front: camera->SetPosition(5.0, 0.0, 0.0); break;  // looking back along -x
+    case CameraPreset::Side: camera->SetPosition(0.0, -5.0, 0.0); break;  // from the right
     case CameraPreset::Top: camera->SetPosition(0.0, 0.0, 5.0); break;
     case CameraPreset::Iso: camera->SetPosition(4.0, 3.0, 2.5); break;
   }
@@ -448,20 +359,177 @@ void SceneView::setCameraPreset(CameraPreset preset) {
   fitView();
 }
 
+void SceneView::setSelection(const std::vector<int>& points, const std::vector<int>& bodies) {
+  selectedPoints_ = points;
+  selectedBodies_ = bodies;
+  auto& mech = *vtk_->mech;
+  int handle = -1;
+  if (points.size() == 1 && bodies.empty() && points[0] >= 0 && points[0] < mech.basicPointCount() &&
+      !mech.drawnPointFixed(points[0]))
+    handle = points[0];
+  mech.setSelection(points, bodies, handle);
+  requestRender();
+}
+
+void SceneView::setAddPointMode(bool on) {
+  addPointMode_ = on;
+  container_->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
+  surface_->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
+}
+
+void SceneView::setWorkPlane(WorkPlane plane) { workPlane_ = plane; }
+
+void SceneView::setLabelsVisible(bool visible) {
+  vtk_->mech->setLabelsVisible(visible);
+  requestRender();
+}
+
+// ---------------------------------------------------------------- picking
+
+QPointF SceneView::displayPosition(int drawnPoint) const {
+  auto* renderer = vtk_->renderer.Get();
+  const double ratio = pixelRatio();
+  const int pw = std::max(1, static_cast<int>(surface_->width() * ratio));
+  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
+  vtk_->window->SetSize(pw, ph);
+  const Eigen::Vector3d p = vtk_->mech->drawnPoint(drawnPoint);
+  renderer->SetWorldPoint(p.x(), p.y(), p.z(), 1.0);
+  renderer->WorldToDisplay();
+  double d[3];
+  renderer->GetDisplayPoint(d);
+  return {d[0] / ratio, (ph - d[1]) / ratio};
+}
+
+int SceneView::pointAt(QPointF pos) const {
+  const auto& mech = *vtk_->mech;
+  if (!mech.shown()) return -1;
+  constexpr double kTolerance = 9.0;  // logical pixels
+  int best = -1;
+  double bestDistance = kTolerance;
+  for (int i = 0; i < mech.drawnPointCount(); ++i) {
+    const QPointF d = displayPosition(i) - pos;
+    const double distance = std::hypot(d.x(), d.y());
+    if (distance < bestDistance) {
+      bestDistance = distance;
+      best = i;
+    }
+  }
+  return best;
+}
+
+int SceneView::bodyAt(QPointF pos) const {
+  const auto& mech = *vtk_->mech;
+  if (!mech.shown()) return -1;
+  constexpr double kTolerance = 6.0;
+  int best = -1;
+  double bestDistance = kTolerance;
+  for (int b = 0; b < mech.bodyCount(); ++b)
+    for (const auto& [i, j] : mech.bodySegments(b)) {
+      const QPointF a = displayPosition(i), c = displayPosition(j);
+      const QPointF ac = c - a, ap = pos - a;
+      const double len2 = QPointF::dotProduct(ac, ac);
+      const double s = len2 > 0 ? std::clamp(QPointF::dotProduct(ap, ac) / len2, 0.0, 1.0) : 0.0;
+      const QPointF d = pos - (a + s * ac);
+      const double distance = std::hypot(d.x(), d.y());
+      if (distance < bestDistance) {
+        bestDistance = distance;
+        best = b;
+      }
+    }
+  return best;
+}
+
+std::pair<Eigen::Vector3d, Eigen::Vector3d> SceneView::rayAt(QPointF pos) const {
+  auto* renderer = vtk_->renderer.Get();
+  const double ratio = pixelRatio();
+  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
+  auto unproject = [&](double z) {
+    renderer->SetDisplayPoint(pos.x() * ratio, ph - pos.y() * ratio, z);
+    renderer->DisplayToWorld();
+    double w[4];
+    renderer->GetWorldPoint(w);
+    return Eigen::Vector3d(w[0] / w[3], w[1] / w[3], w[2] / w[3]);
+  };
+  const Eigen::Vector3d near = unproject(0.0), far = unproject(1.0);
+  return {near, (far - near).normalized()};
+}
+
+namespace {
+
+// Intersection of a ray with the plane through `point` normal to `normal`; nullopt when parallel.
+std::optional<Eigen::Vector3d> intersect(const std::pair<Eigen::Vector3d, Eigen::Vector3d>& ray,
+                                         const Eigen::Vector3d& point, const Eigen::Vector3d& normal) {
+  const double denominator = normal.dot(ray.second);
+  if (std::abs(denominator) < 1e-9) return std::nullopt;
+  const double s = normal.dot(point - ray.first) / denominator;
+  return ray.first + s * ray.second;
+}
+
+}  // namespace
+
+Eigen::Vector3d SceneView::dragPosition(QPointF pos) const {
+  double n[3];
+  vtk_->renderer->GetActiveCamera()->GetDirectionOfProjection(n);
+  return intersect(rayAt(pos), dragStart_, Eigen::Vector3d(n[0], n[1], n[2])).value_or(dragStart_);
+}
+
+void SceneView::updateHover(QPointF pos, QPointF global) {
+  const int point = pointAt(pos);
+  const int body = point < 0 ? bodyAt(pos) : -1;
+  if (point == hoverPoint_ && body == hoverBody_) return;
+  hoverPoint_ = point;
+  hoverBody_ = body;
+  auto& mech = *vtk_->mech;
+  mech.setHover(point, body);
+  requestRender();
+  if (point >= 0) {
+    const Eigen::Vector3d p = mech.drawnPoint(point);
+    const QString kind = point >= mech.basicPointCount() ? tr("marker") : mech.drawnPointFixed(point) ? tr("fixed point")
+                                                                                                      : tr("point");
+    QToolTip::showText(global.toPoint(),
+                       tr("%1 %2\n(%3, %4, %5) m")
+                           .arg(kind, QString::fromStdString(mech.drawnPointName(point)))
+                           .arg(p.x(), 0, 'g', 4)
+                           .arg(p.y(), 0, 'g', 4)
+                           .arg(p.z(), 0, 'g', 4),
+                       this);
+  } else if (body >= 0) {
+    QToolTip::showText(global.toPoint(), tr("body %1").arg(QString::fromStdString(mech.bodyName(body))), this);
+  } else {
+    QToolTip::hideText();
+  }
+}
+
+// ---------------------------------------------------------------- input
+
 void SceneView::forwardMouse(QMouseEvent* event, unsigned long vtkEvent) {
-  const double ratio = devicePixelRatioF();
+  const double ratio = pixelRatio();
   const QPointF p = event->position() * ratio;
   auto& iren = *vtk_->interactor;
   iren.SetEventInformationFlipY(static_cast<int>(p.x()), static_cast<int>(p.y()),
                                 (event->modifiers() & Qt::ControlModifier) ? 1 : 0,
                                 (event->modifiers() & Qt::ShiftModifier) ? 1 : 0);
   iren.InvokeEvent(vtkEvent, nullptr);
-  update();
+  requestRender();
 }
 
 void SceneView::mousePressEvent(QMouseEvent* event) {
   switch (event->button()) {
-    case Qt::LeftButton: forwardMouse(event, vtkCommand::LeftButtonPressEvent); break;
+    case Qt::LeftButton: {
+      pressed_ = true;
+      pressPos_ = event->position();
+      const auto& mech = *vtk_->mech;
+      if (!addPointMode_ && selectedPoints_.size() == 1 && selectedBodies_.empty()) {
+        const int p = pointAt(event->position());
+        if (p == selectedPoints_[0] && p < mech.basicPointCount() && !mech.drawnPointFixed(p)) {
+          draggingPoint_ = p;
+          dragStart_ = mech.drawnPoint(p);
+          return;  // the handle, not the camera, follows the mouse
+        }
+      }
+      forwardMouse(event, vtkCommand::LeftButtonPressEvent);
+      break;
+    }
     case Qt::MiddleButton: forwardMouse(event, vtkCommand::MiddleButtonPressEvent); break;
     case Qt::RightButton: forwardMouse(event, vtkCommand::RightButtonPressEvent); break;
     default: break;
@@ -470,7 +538,36 @@ void SceneView::mousePressEvent(QMouseEvent* event) {
 
 void SceneView::mouseReleaseEvent(QMouseEvent* event) {
   switch (event->button()) {
-    case Qt::LeftButton: forwardMouse(event, vtkCommand::LeftButtonReleaseEvent); break;
+    case Qt::LeftButton: {
+      const bool click = pressed_ && (event->position() - pressPos_).manhattanLength() < 4.0;
+      pressed_ = false;
+      if (draggingPoint_ >= 0) {
+        const int point = draggingPoint_;
+        draggingPoint_ = -1;
+        if (!click) emit pointDragged(point, dragPosition(event->position()));
+        vtk_->mech->setSelection(selectedPoints_, selectedBodies_, point);  // back to the model's position
+        requestRender();
+        return;
+      }
+      forwardMouse(event, vtkCommand::LeftButtonReleaseEvent);
+      if (!click) break;
+      if (addPointMode_) {
+        Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
+        if (workPlane_ == WorkPlane::XZ) normal = Eigen::Vector3d::UnitY();
+        if (workPlane_ == WorkPlane::YZ) normal = Eigen::Vector3d::UnitX();
+        if (auto p = intersect(rayAt(event->position()), Eigen::Vector3d::Zero(), normal)) emit workPlaneClicked(*p);
+        break;
+      }
+      const int point = pointAt(event->position());
+      const int body = point < 0 ? bodyAt(event->position()) : -1;
+      if (point >= 0)
+        emit pointClicked(point, event->modifiers());
+      else if (body >= 0)
+        emit bodyClicked(body, event->modifiers());
+      else
+        emit emptyClicked(event->modifiers());
+      break;
+    }
     case Qt::MiddleButton: forwardMouse(event, vtkCommand::MiddleButtonReleaseEvent); break;
     case Qt::RightButton: forwardMouse(event, vtkCommand::RightButtonReleaseEvent); break;
     default: break;
@@ -478,20 +575,27 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
 }
 
 void SceneView::mouseMoveEvent(QMouseEvent* event) {
-  // Only a drag changes the view; plain moves need no redraw.
-  if (event->buttons() == Qt::NoButton) return;
+  if (draggingPoint_ >= 0) {
+    vtk_->mech->moveHandle(dragPosition(event->position()));
+    requestRender();
+    return;
+  }
+  if (event->buttons() == Qt::NoButton) {
+    updateHover(event->position(), event->globalPosition());
+    return;
+  }
   forwardMouse(event, vtkCommand::MouseMoveEvent);
 }
 
 void SceneView::wheelEvent(QWheelEvent* event) {
-  const double ratio = devicePixelRatioF();
+  const double ratio = pixelRatio();
   const QPointF p = event->position() * ratio;
   auto& iren = *vtk_->interactor;
   iren.SetEventInformationFlipY(static_cast<int>(p.x()), static_cast<int>(p.y()));
   iren.InvokeEvent(event->angleDelta().y() > 0 ? vtkCommand::MouseWheelForwardEvent
                                                : vtkCommand::MouseWheelBackwardEvent,
                    nullptr);
-  update();
+  requestRender();
 }
 
 void SceneView::keyPressEvent(QKeyEvent* event) {
@@ -501,18 +605,18 @@ void SceneView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_2: setCameraPreset(CameraPreset::Side); break;
     case Qt::Key_3: setCameraPreset(CameraPreset::Top); break;
     case Qt::Key_0: setCameraPreset(CameraPreset::Iso); break;
-    default: QOpenGLWidget::keyPressEvent(event); break;
+    case Qt::Key_Escape: setAddPointMode(false); break;
+    default: QWidget::keyPressEvent(event); break;
   }
 }
 
-void SceneView::enterEvent(QEnterEvent* event) {
-  vtk_->interactor->InvokeEvent(vtkCommand::EnterEvent, nullptr);
-  QOpenGLWidget::enterEvent(event);
-}
-
 void SceneView::leaveEvent(QEvent* event) {
-  vtk_->interactor->InvokeEvent(vtkCommand::LeaveEvent, nullptr);
-  QOpenGLWidget::leaveEvent(event);
+  if (hoverPoint_ >= 0 || hoverBody_ >= 0) {
+    hoverPoint_ = hoverBody_ = -1;
+    vtk_->mech->setHover(-1, -1);
+    requestRender();
+  }
+  QWidget::leaveEvent(event);
 }
 
 }  // namespace mbdrom::widgets

@@ -1,11 +1,17 @@
 #pragma once
-// The 3D view: VTK rendering hosted in a Qt 6 QOpenGLWidget. No VTK type is
-// visible here, so nothing else in the GUI depends on VTK.
+// The 3D view: VTK renders into a native OpenGL child window (a QOpenGLWindow
+// in a window container), so the rest of the workbench is flushed by raster
+// and never re-composed through OpenGL. No VTK type is visible here.
 
 #include <Eigen/Core>
-#include <QOpenGLWidget>
+#include <QImage>
+#include <QPointF>
+#include <QWidget>
 
 #include <memory>
+#include <vector>
+
+class QOpenGLWindow;
 
 namespace mbdrom {
 class Model;
@@ -13,56 +19,120 @@ class Model;
 
 namespace mbdrom::widgets {
 
-class SceneView : public QOpenGLWidget {
+class MechanismScene;
+
+class SceneView : public QWidget {
   Q_OBJECT
 public:
   enum class CameraPreset { Iso, Front, Side, Top };
+  enum class WorkPlane { XY, XZ, YZ };
 
   explicit SceneView(QWidget* parent = nullptr);
   ~SceneView() override;
 
   /// Shows a mechanism at coordinates q (size model.nq()): points as spheres
-  /// (fixed ones as dark cubes), bodies as tubes through their points,
-  /// spring-dampers as thin orange lines, unit vectors as arrows at their
-  /// body's first point, markers as small spheres. Replaces any previous one;
-  /// `fit`: fit the camera to it (false keeps the view, e.g. after an edit).
+  /// (fixed ones as dark cubes), bodies as tubes, springs as coils, unit
+  /// vectors as arrows, markers as small spheres, joints as glyphs by type.
+  /// Replaces any previous one; `fit`: fit the camera to it (false keeps the
+  /// view, e.g. after an edit). The selection is cleared.
   void showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit = true);
   /// Moves the shown mechanism to q; actors are updated, never re-created.
   void updateConfiguration(const Model& model, const Eigen::VectorXd& q);
   /// Removes the mechanism.
   void clearMechanism();
   bool hasMechanism() const;
+  /// The drawing of the shown mechanism (drawn points, bodies, trails).
+  MechanismScene& scene();
 
   /// Fits the camera to the mechanism (or the ground grid when there is none).
   void fitView();
   void setCameraPreset(CameraPreset preset);
 
+  /// Selection: drawn points (basic points then markers) and bodies. A single
+  /// free basic point gets a drag handle.
+  void setSelection(const std::vector<int>& points, const std::vector<int>& bodies);
+  const std::vector<int>& selectedPoints() const { return selectedPoints_; }
+  const std::vector<int>& selectedBodies() const { return selectedBodies_; }
+
+  /// While on, a left click on empty space creates a point on the work plane.
+  void setAddPointMode(bool on);
+  bool addPointMode() const { return addPointMode_; }
+  void setWorkPlane(WorkPlane plane);
+  WorkPlane workPlane() const { return workPlane_; }
+
+  void setLabelsVisible(bool visible);
+
+  /// Where drawn point i appears in widget coordinates (logical pixels).
+  QPointF displayPosition(int drawnPoint) const;
+  /// Drawn point under a widget position (within a few pixels), or -1.
+  int pointAt(QPointF pos) const;
+  /// Body under a widget position, or -1 (points take precedence).
+  int bodyAt(QPointF pos) const;
+
+  /// Asks for a frame (asynchronous, coalesced).
+  void requestRender();
+  /// Renders now, synchronously, and returns the time it took [ms]
+  /// (scene update + render, as measured for the frame-time goal).
+  double renderNow();
+  /// Renders and reads back the 3D view (null if it is not shown yet).
+  QImage grabFramebuffer();
+  /// A screenshot of `top` with every visible 3D view in it drawn in place
+  /// (QWidget::grab() cannot read a native OpenGL child window).
+  static QImage grabWindow(QWidget* top);
+
   /// Number of frames rendered so far (for tests and frame-time measurement).
   long long framesRendered() const;
+  /// Duration of the last render [ms].
+  double lastRenderMs() const;
 
   /// Must be set before the QApplication exists (design notes: GL 3.2 core).
   static void setDefaultSurfaceFormat();
 
 signals:
   void rendered();
+  /// A click picked drawn point i or body b (with Ctrl: toggle in the selection).
+  void pointClicked(int drawnPoint, Qt::KeyboardModifiers modifiers);
+  void bodyClicked(int body, Qt::KeyboardModifiers modifiers);
+  /// A click on empty space (clears the selection unless Ctrl is held).
+  void emptyClicked(Qt::KeyboardModifiers modifiers);
+  /// The drag handle moved basic point `point` to `position` [m] (on release).
+  void pointDragged(int point, const Eigen::Vector3d& position);
+  /// Add-point mode: the work plane was clicked at `position` [m].
+  void workPlaneClicked(const Eigen::Vector3d& position);
 
 protected:
-  void initializeGL() override;
-  void paintGL() override;
-  void resizeGL(int w, int h) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
-  void enterEvent(QEnterEvent* event) override;
   void leaveEvent(QEvent* event) override;
 
 private:
-  void forwardMouse(QMouseEvent* event, unsigned long vtkEvent);
-
+  class Surface;
   struct Vtk;
+
+  void initializeVtk();
+  void renderVtk();
+  void forwardMouse(QMouseEvent* event, unsigned long vtkEvent);
+  double pixelRatio() const;
+  // Ray through a widget position as (origin, unit direction) in world coordinates.
+  std::pair<Eigen::Vector3d, Eigen::Vector3d> rayAt(QPointF pos) const;
+  Eigen::Vector3d dragPosition(QPointF pos) const;
+  void updateHover(QPointF pos, QPointF global);
+
   std::unique_ptr<Vtk> vtk_;
+  Surface* surface_ = nullptr;
+  QWidget* container_ = nullptr;
+  std::vector<int> selectedPoints_, selectedBodies_;
+  bool addPointMode_ = false;
+  WorkPlane workPlane_ = WorkPlane::XY;
+  // Mouse state: a press becomes a click if the mouse hardly moved.
+  QPointF pressPos_;
+  bool pressed_ = false;
+  int draggingPoint_ = -1;
+  Eigen::Vector3d dragStart_ = Eigen::Vector3d::Zero();
+  int hoverPoint_ = -1, hoverBody_ = -1;
 };
 
 }  // namespace mbdrom::widgets

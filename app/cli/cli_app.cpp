@@ -1,6 +1,7 @@
 #include "app/cli/cli_app.h"
 
 #include "app/cli/arguments.h"
+#include "app/cli/export_command.h"
 #include "app/cli/model_commands.h"
 #include "app/cli/rom_commands.h"
 #include "app/cli/simulate_command.h"
@@ -25,15 +26,23 @@ commands:
   modes MODEL      linearised natural frequencies and damping ratios
   simulate MODEL   reference simulation to a trajectory CSV
   sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
-  train METHOD     train a reduced model (pod, ae, pca) from reference runs
+  train METHOD     train a reduced model (pod, ae, pca, sindy) from reference runs
   clusters         k-means within-cluster error per cluster count (for train pca)
   rom-simulate ROM run a trained reduced model to a trajectory CSV
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
   compare REF OTHER  position errors (RMSE, max, relative RMSE) between two runs
+  export-pvd MODEL RUN  a run as a ParaView time series (.pvd + one .vtp per frame)
   version          print the version and exit
   help [COMMAND]   show help for a command
 
-Run 'mbdrom-cli help COMMAND' for a command's options.
+options:
+  -h, --help       show this help (after a command: that command's help)
+  -V, --version    print the version and exit
+
+Run 'mbdrom-cli COMMAND --help' or 'mbdrom-cli help COMMAND' for a command's options.
+Example mechanisms: resources/examples in the source tree, share/mbdrom/examples
+under the install prefix (/usr/share/mbdrom/examples from the Debian package).
+Exit codes: 0 success, 1 error, 2 bad command line, 130 cancelled (Ctrl+C).
 )";
 
 struct Command {
@@ -49,7 +58,9 @@ int printVersion(std::ostream& out) {
 
 std::map<std::string, Command> commands() {
   std::map<std::string, Command> cmds;
-  cmds["version"] = {"print the version", "usage: mbdrom-cli version\n",
+  cmds["version"] = {"print the version",
+                     "usage: mbdrom-cli version\n\nPrints the version and the commit it was built from (same "
+                     "as --version).\n",
                      [](const auto& args, std::ostream& out, std::ostream& err) {
                        if (!args.empty()) {
                          err << "mbdrom-cli version: unexpected argument '" << args.front() << "'\n";
@@ -67,6 +78,7 @@ std::map<std::string, Command> commands() {
   cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};
   cmds["rom-info"] = {"describe a trained model", kRomInfoUsage, runRomInfo};
   cmds["compare"] = {"compare two trajectories", kCompareUsage, runCompare};
+  cmds["export-pvd"] = {"export a run for ParaView", kExportPvdUsage, runExportPvd};
   return cmds;
 }
 
@@ -86,7 +98,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
 
   const auto cmds = commands();
   if (first == "help") {
-    if (args.size() == 1) {
+    if (args.size() == 1 || args[1] == "--help" || args[1] == "-h") {
       out << kUsage;
       return 0;
     }
@@ -105,6 +117,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
         << kUsage;
     return 2;
   }
+  // 'mbdrom-cli COMMAND --help' anywhere on the line shows that command's help.
+  for (auto a = args.begin() + 1; a != args.end(); ++a)
+    if (*a == "--help" || *a == "-h") {
+      out << it->second.usage;
+      return 0;
+    }
   try {
     return it->second.run({args.begin() + 1, args.end()}, out, err);
   } catch (const UsageError& e) {

@@ -44,12 +44,19 @@ const char* const kTrainUsage =
     "                            [--coordinates P.x,...] [--known external,springs,dampers,NAME,...]\n"
     "                            [--degree D] [--omegas W1,...] [--harmonics K1,...] [--terms T1,...]\n"
     "                            [--kappa K] [--normalise] [--ridge A] [--friction-columns]\n"
-    "                            [--estimate-derivatives] [--no-sign] [--trig] [--sine-time]\n\n"
+    "                            [--estimate-derivatives] [--no-sign] [--trig] [--sine-time]\n"
+    "       mbdrom-cli train node --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json\n"
+    "                            [--coordinates P.x,...] [--inputs none|external] [--hidden W1,W2,...]\n"
+    "                            [--activation tanh|softplus|silu|sigmoid] [--integrator rk4|euler|symplectic_euler]\n"
+    "                            [--epochs E] [--batch-size B] [--learning-rate LR] [--decay G]\n"
+    "                            [--min-learning-rate LR] [--validation-fraction F] [--patience P]\n"
+    "                            [--rollout-steps K] [--constraint-weight W] [--seed K] [--load-case NAME]\n\n"
     "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
     "the trained-model file. Methods: pod (global POD, seed 003 with one cluster), ae\n"
     "(auto-encoder minimal coordinates with NN potential and damper, seed 000), pca\n"
     "(local PCA on k-means clusters with energy-preserving switching, seed 003), sindy\n"
-    "(sparse identification of the unknown force terms, STLS, seed 004).\n"
+    "(sparse identification of the unknown force terms, STLS, seed 004), node (neural\n"
+    "ODE q_ddot = f(q, q_dot, u) trained on the one-step map of an integrator, seed 002).\n"
     "Progress on stderr; Ctrl+C cancels training and writes no file.\n\n"
     "  --data RUN.csv     one or more runs (more after --data, or --data repeated with commas)\n"
     "  --nr N             number of reduced coordinates; pod: required, <= rank of the data;\n"
@@ -97,7 +104,23 @@ const char* const kTrainUsage =
     "  --ridge A          ridge weight on unit-RMS columns [0]\n"
     "  --friction-columns a column f_fric(NAME) per friction element of the model\n"
     "  --estimate-derivatives  velocities and accelerations by Savitzky-Golay from the positions\n"
-    "  --no-sign          leave out sgn(u_dot); --trig adds sin(u), cos(u); --sine-time adds sin(k w t)\n";
+    "  --no-sign          leave out sgn(u_dot); --trig adds sin(u), cos(u); --sine-time adds sin(k w t)\n"
+    "node (defaults in brackets; data must be uniformly sampled):\n"
+    "  --coordinates C,.. independent natural coordinates, the others follow by assembly\n"
+    "                     [all natural coordinates: constraints penalised in training and\n"
+    "                     projected after every step of a run]\n"
+    "  --inputs I         none, or external: u(t) = external forces of the runs' load case\n"
+    "                     (named by --load-case NAME; default gravity only) [none]\n"
+    "  --hidden W1,W2     hidden layer widths of f [256,256]\n"
+    "  --activation A     tanh, softplus, silu or sigmoid [tanh]\n"
+    "  --integrator I     rk4, euler or symplectic_euler, in training and runs [rk4]\n"
+    "  --epochs E         [400]; --batch-size B [32]; --seed K [1]\n"
+    "  --learning-rate LR Adam, times --decay G every epoch [0.001, 0.98], not below\n"
+    "                     --min-learning-rate [0]\n"
+    "  --validation-fraction F  rollout starts held out for validation [0.1]; --patience P\n"
+    "                     epochs without improvement before stopping [0: off]\n"
+    "  --rollout-steps K  steps of the rollout loss (1: one-step loss) [1]\n"
+    "  --constraint-weight W  weight of the constraint penalty [1]\n";
 const char* const kClustersUsage =
     "usage: mbdrom-cli clusters --model MODEL.json --data RUN.csv [RUN2.csv ...] --counts K1,K2,...\n"
     "                           [--seed K] [--restarts R] [--vector-length L]\n\n"
@@ -215,7 +238,7 @@ Dataset datasetFromRuns(const Model& model, const std::vector<std::string>& runs
 }  // namespace
 
 int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) throw UsageError("missing the method (pod, ae, pca or sindy)");
+  if (args.empty()) throw UsageError("missing the method (pod, ae, pca, sindy or node)");
   const std::string method = args.front();
   // Options each method takes besides --model, -o, --data, --nr and --vector-length.
   const std::map<std::string, std::set<std::string>> methodOptions = {
@@ -226,10 +249,13 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       {"pca", {"--clusters", "--stiffness-forces", "--no-energy-projection", "--common-tolerance",
                "--switch-hysteresis", "--seed", "--restarts"}},
       {"sindy", {"--coordinates", "--known", "--degree", "--omegas", "--harmonics", "--terms", "--kappa", "--normalise",
-                 "--ridge", "--friction-columns", "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"}}};
+                 "--ridge", "--friction-columns", "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"}},
+      {"node", {"--coordinates", "--inputs", "--hidden", "--activation", "--integrator", "--epochs", "--batch-size",
+                "--learning-rate", "--decay", "--min-learning-rate", "--validation-fraction", "--patience",
+                "--rollout-steps", "--constraint-weight", "--seed", "--load-case"}}};
   const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
                                        "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"};
-  if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca, sindy)");
+  if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca, sindy, node)");
   std::vector<std::string> rest, runs;
   splitDataArguments(args, 1, rest, runs);
   std::set<std::string> valueOptions = {"--model", "-o", "--output", "--nr", "--vector-length"}, known;
@@ -245,8 +271,8 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (runs.empty()) throw UsageError("missing --data RUN.csv");
   if (method == "pod" && !a.has("--nr")) throw UsageError("missing --nr N");
   for (const char* option : {"--nr", "--vector-length"})
-    if (method == "sindy" && a.has(option))
-      throw UsageError(std::string("option ") + option + " does not apply to method sindy");
+    if ((method == "sindy" || method == "node") && a.has(option))
+      throw UsageError(std::string("option ") + option + " does not apply to method " + method);
   const std::string outPath = output(a, "ROM.json");
   OJson settings = OJson::object();
   if (a.has("--nr")) settings["nr"] = integerOption(a, "--nr", 1.0, 1e6);
@@ -271,6 +297,20 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (a.has("--common-tolerance")) settings["common_tolerance"] = a.number("--common-tolerance", 0.0);
   if (a.has("--no-energy-projection")) settings["energy_projection"] = false;
   if (a.has("--switch-hysteresis")) settings["switch_hysteresis"] = a.number("--switch-hysteresis", 0.0);
+  if (method == "node") {
+    if (a.has("--coordinates")) {
+      OJson list = OJson::array();
+      for (const std::string& item : splitList(a.value("--coordinates"))) list.push_back(item);
+      settings["coordinates"] = list;
+    }
+    if (a.has("--inputs")) settings["inputs"] = a.value("--inputs");
+    if (a.has("--decay")) settings["decay"] = a.number("--decay", 0.0);
+    if (a.has("--min-learning-rate")) settings["min_learning_rate"] = a.number("--min-learning-rate", 0.0);
+    if (a.has("--validation-fraction")) settings["validation_fraction"] = a.number("--validation-fraction", 0.0);
+    if (a.has("--patience")) settings["patience"] = integerOption(a, "--patience", 0.0, 1e8);
+    if (a.has("--rollout-steps")) settings["rollout_steps"] = integerOption(a, "--rollout-steps", 1.0, 1e4);
+    if (a.has("--constraint-weight")) settings["constraint_weight"] = a.number("--constraint-weight", 0.0);
+  }
   if (method == "sindy") {
     auto strings = [&](const char* option) {
       OJson list = OJson::array();
@@ -308,7 +348,12 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
 
   const Model model = readModel(a.value("--model"));
-  const Dataset dataset = datasetFromRuns(model, runs);
+  Dataset dataset = datasetFromRuns(model, runs);
+  if (a.has("--load-case")) {
+    const std::string name = a.value("--load-case");
+    if (model.findLoadCase(name) < 0) throw InputError("--load-case: the model has no load case \"" + name + "\"");
+    for (DatasetRun& run : dataset.runs) run.loadCase = name;
+  }
   // Progress: each stage once, then at most one line a second.
   std::string lastStage;
   auto lastLine = std::chrono::steady_clock::now();

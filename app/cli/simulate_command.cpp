@@ -21,7 +21,7 @@ namespace mbdrom::cli {
 
 const char* const kSimulateUsage =
     "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T] [--dt DT]\n"
-    "                           [--output-dt H]\n\n"
+    "                           [--output-dt H] [--velocity C=V,...]\n\n"
     "Reference simulation (implicit index-3 augmented Lagrangian, trapezoidal rule,\n"
     "velocity and acceleration projections) from the model's reference position at rest.\n\n"
     "  -o RUN.csv        trajectory CSV (written to RUN.csv.part, renamed when complete;\n"

@@ -3,3 +3,4 @@ target_sources(mbdrom_engine PRIVATE
   data/trajectory_csv.cpp
 )
 target_sources(mbdrom_engine PRIVATE data/dataset.cpp)
+target_sources(mbdrom_engine PRIVATE data/paraview_export.cpp)

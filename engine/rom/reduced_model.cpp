@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
+#include "engine/rom/node_model.h"
 #include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
 #include "engine/rom/sindy_model.h"
@@ -63,7 +64,12 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
     if (!model) throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
     return SindyModel::train(dataset, s, monitor, *model);
   }
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy)");
+  if (method == "node") {
+    const NodeSettings s = NodeSettings::fromJson(settings);
+    if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
+    return NodeModel::train(dataset, s, monitor, *model);
+  }
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy, node)");
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {
@@ -71,7 +77,8 @@ OJson checkReducedModelSettings(const std::string& method, const OJson& settings
   if (method == "ae") return AeSettings::fromJson(settings).toJson();
   if (method == "pca") return PcaSettings::fromJson(settings).toJson();
   if (method == "sindy") return SindySettings::fromJson(settings).toJson();
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy)");
+  if (method == "node") return NodeSettings::fromJson(settings).toJson();
+  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy, node)");
 }
 
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
@@ -94,8 +101,10 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
       rom = PcaModel::fromJson(j, source);
     else if (method == "sindy")
       rom = SindyModel::fromJson(j, source);
+    else if (method == "node")
+      rom = NodeModel::fromJson(j, source);
     else
-      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae, pca, sindy)");
+      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae, pca, sindy, node)");
     rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
     const std::string hash = j.at("mechanism").at("hash").get<std::string>();
     std::size_t used = 0;

@@ -5,6 +5,8 @@ target_sources(mbdrom_engine PRIVATE
   rom/ae_model.cpp
   rom/compare.cpp
   rom/kmeans.cpp
+  rom/node_cases.cpp
+  rom/node_model.cpp
   rom/pca_model.cpp
   rom/rom_support.cpp
   rom/savitzky_golay.cpp

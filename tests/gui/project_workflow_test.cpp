@@ -152,10 +152,10 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   // Screenshot of the editor, the tree, the runs and the mobility result.
   window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
   waitFor([] { return false; }, 300);
-  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/workbench_editor.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/workbench_editor.png");
   window.findChild<QDockWidget*>("plotDock")->raise();
   waitFor([] { return false; }, 200);
-  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/workbench_plot.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/workbench_plot.png");
 
   // Save, then reopen in a new window: the same runs, with their samples.
   const QString dir = freshDir("macpherson_project");
@@ -286,7 +286,7 @@ TEST_CASE("a load's time function is edited with a preview, and undone") {
   typeInto(amplitude, "1000");
   CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == 1000.0);
   waitFor([] { return false; }, 200);
-  window.grab().save(MBDROM_TEST_OUTPUT_DIR "/time_function_editor.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/time_function_editor.png");
   window.document()->undoStack()->undo();
   CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == before);
 }

@@ -5,6 +5,7 @@
 
 #include "app/job_runner.h"
 #include "app/main_window.h"
+#include "widgets/scene_view.h"
 #include "app/models_panel.h"
 #include "app/project_document.h"
 #include "app/train_dialog.h"
@@ -21,6 +22,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
+
+#include <cstdio>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
@@ -144,21 +147,19 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
       QCoreApplication::sendPostedEvents();
       QCoreApplication::processEvents();
     }
-    CHECK(window.grab().save(shots + "/training.png"));
+    CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/training.png"));
     probe.worst = 0;  // the grab itself blocks; it is not the training's doing
     probe.last = probe.clock.elapsed();
     probe.slow.clear();
   }
   REQUIRE(waitFor([&] { return panel->jobState(job) == "done"; }, 120000));
   probe.timer.stop();
-  INFO("worst event-loop gap during training: " << probe.worst << " ms; gaps over 30 ms:" << probe.slow.toStdString()
-                                                << " (training took " << probe.clock.elapsed() << " ms)");
-  // The issue's goal is 50 ms. Under Xvfb with Mesa's software renderer one
-  // repaint of this window (composed with the 3D view through OpenGL) alone
-  // takes 35-70 ms on the 2-core CI machine, so the test guards against a
-  // stalled event loop (a training step or a whole update on the GUI thread)
-  // and docs/benchmarks.md records the measured gaps.
-  CHECK(probe.worst < 150);
+  std::printf("worst event-loop gap during training: %lld ms; gaps over 30 ms:%s (training took %lld ms)\n",
+              static_cast<long long>(probe.worst), qPrintable(probe.slow), static_cast<long long>(probe.clock.elapsed()));
+  // The issue's goal. The 3D view is a native OpenGL child window, so a
+  // repaint of the rest of the window is raster only (with the view as a
+  // QOpenGLWidget, Mesa composed the whole window through OpenGL: 35-70 ms).
+  CHECK(probe.worst < 50);
   CHECK(panel->lossPoints(job) >= 10);
   CHECK(panel->findChild<QLabel*>("trainingFigures")->text().contains("added to the project"));
 

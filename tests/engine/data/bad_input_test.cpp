@@ -98,7 +98,7 @@ const BadInput kCatalogue[] = {
     // Trained-model files.
     {"rom_wrong_format.json", Loader::ReducedModel, "rom_wrong_format.json: not an mbdrom trained-model file (\"format\": \"mbdrom-rom\")"},
     {"rom_version_2.json", Loader::ReducedModel, "rom_version_2.json: unsupported trained-model version 2 (expected 1)"},
-    {"rom_unknown_method.json", Loader::ReducedModel, "rom_unknown_method.json: unknown method \"node\" (known: pod, ae, pca"},
+    {"rom_unknown_method.json", Loader::ReducedModel, "rom_unknown_method.json: unknown method \"kriging\" (known: pod, ae, pca"},
     {"rom_matrix_wrong_rows.json", Loader::ReducedModel, "rom_matrix_wrong_rows.json: matrices.basis: expected 3 rows, got 2"},
     {"rom_matrix_wrong_cols.json", Loader::ReducedModel, "rom_matrix_wrong_cols.json: matrices.mass[0]: expected 1 numbers"},
     {"rom_matrix_not_number.json", Loader::ReducedModel, "rom_matrix_not_number.json: matrices.stiffness[0][0]: not a number"},

@@ -1,0 +1,353 @@
+// MainWindow, continued: the 3D view. Selection is shared with the model tree,
+// points are dragged and created in the view, bodies and joints are made from
+// the selection, and the view, animations and runs are exported.
+
+#include "app/main_window.h"
+
+#include "app/playback_bar.h"
+#include "app/project_document.h"
+#include "app/runs_panel.h"
+#include "app/viewport.h"
+#include "engine/core/error.h"
+#include "engine/data/paraview_export.h"
+#include "engine/model/model.h"
+#include "widgets/log_view.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/model_tree.h"
+#include "widgets/plot_view.h"
+#include "widgets/property_editor.h"
+#include "widgets/scene_view.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QProgressDialog>
+#include <QStatusBar>
+
+#include <algorithm>
+
+namespace mbdrom::app {
+
+namespace {
+
+// The body that owns basic point `name`, or "ground" for a fixed point / none.
+std::string ownerOf(const ModelSpec& spec, const std::string& name) {
+  for (const auto& p : spec.points)
+    if (p.name == name && p.fixed) return "ground";
+  for (const auto& b : spec.bodies)
+    if (std::find(b.points.begin(), b.points.end(), name) != b.points.end()) return b.name;
+  for (const auto& b : spec.bodies)
+    for (const auto& m : b.markers)
+      if (m.name == name) return b.name;
+  return "ground";
+}
+
+}  // namespace
+
+bool MainWindow::hasPlayback() const { return viewport_->hasMotion(); }
+bool MainWindow::isPlaying() const { return viewport_->isPlaying(); }
+
+void MainWindow::createViewActions() {
+  labelsAction_ = new QAction(tr("Show &Labels"), this);
+  labelsAction_->setCheckable(true);
+  labelsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  labelsAction_->setStatusTip(tr("Names of the points and markers in the 3D view"));
+  connect(labelsAction_, &QAction::toggled, scene_, &widgets::SceneView::setLabelsVisible);
+
+  addPointAction_ = new QAction(tr("&Add Point on Work Plane"), this);
+  addPointAction_->setObjectName("addPointAction");
+  addPointAction_->setCheckable(true);
+  addPointAction_->setStatusTip(
+      tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc ends)"));
+  connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
+
+  createBodyAction_ = new QAction(tr("Create &Body from Selection"), this);
+  createBodyAction_->setObjectName("createBodyAction");
+  createBodyAction_->setStatusTip(tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
+  connect(createBodyAction_, &QAction::triggered, this, &MainWindow::createBodyFromSelection);
+  createJointAction_ = new QAction(tr("Create &Joint from Selection"), this);
+  createJointAction_->setObjectName("createJointAction");
+  createJointAction_->setStatusTip(tr("A spherical joint between the bodies of the two selected points"));
+  connect(createJointAction_, &QAction::triggered, this, &MainWindow::createJointFromSelection);
+
+  exportViewAction_ = new QAction(tr("3D View as &PNG..."), this);
+  connect(exportViewAction_, &QAction::triggered, this, &MainWindow::exportViewDialog);
+  exportAnimationAction_ = new QAction(tr("&Animation (video or PNG frames)..."), this);
+  connect(exportAnimationAction_, &QAction::triggered, this, &MainWindow::exportAnimationDialog);
+  exportRunCsvAction_ = new QAction(tr("Selected Run as &CSV..."), this);
+  connect(exportRunCsvAction_, &QAction::triggered, this, [this] { exportRunDialog(false); });
+  exportRunPvdAction_ = new QAction(tr("Selected Run as Para&View Series..."), this);
+  connect(exportRunPvdAction_, &QAction::triggered, this, [this] { exportRunDialog(true); });
+}
+
+void MainWindow::connectView() {
+  exportMenu_ = new QMenu(tr("&Export"), this);
+  for (QAction* a : {exportViewAction_, exportAnimationAction_, exportRunCsvAction_, exportRunPvdAction_})
+    exportMenu_->addAction(a);
+  fileMenu_->insertMenu(quitAction_, exportMenu_);
+  fileMenu_->insertSeparator(quitAction_);
+
+  editMenu_->addSeparator();
+  editMenu_->addAction(addPointAction_);
+  editMenu_->addAction(createBodyAction_);
+  editMenu_->addAction(createJointAction_);
+
+  viewMenu_->addAction(labelsAction_);
+  auto* planes = viewMenu_->addMenu(tr("&Work Plane"));
+  auto* group = new QActionGroup(this);
+  using Plane = widgets::SceneView::WorkPlane;
+  for (const auto& [text, plane] : {std::pair{"x-y (z = 0)", Plane::XY}, std::pair{"x-z (y = 0)", Plane::XZ},
+                                    std::pair{"y-z (x = 0)", Plane::YZ}}) {
+    auto* action = planes->addAction(QString::fromLatin1(text));
+    action->setCheckable(true);
+    action->setChecked(plane == Plane::XY);
+    group->addAction(action);
+    connect(action, &QAction::triggered, this, [this, p = plane] { scene_->setWorkPlane(p); });
+  }
+
+  connect(modelTree_, &widgets::ModelTree::currentElementChanged, this, &MainWindow::selectFromTree);
+  connect(scene_, &widgets::SceneView::pointClicked, this,
+          [this](int point, Qt::KeyboardModifiers modifiers) { selectInView(point, -1, modifiers); });
+  connect(scene_, &widgets::SceneView::bodyClicked, this,
+          [this](int body, Qt::KeyboardModifiers modifiers) { selectInView(-1, body, modifiers); });
+  connect(scene_, &widgets::SceneView::emptyClicked, this, [this](Qt::KeyboardModifiers modifiers) {
+    if (!(modifiers & Qt::ControlModifier)) scene_->setSelection({}, {});
+  });
+  connect(scene_, &widgets::SceneView::pointDragged, this, &MainWindow::movePoint);
+  connect(scene_, &widgets::SceneView::workPlaneClicked, this, &MainWindow::addPointAt);
+  connect(viewport_, &Viewport::frameShown, this, [this](int, double t) {
+    statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3));
+    plot_->setCursorX(t);
+  });
+}
+
+void MainWindow::selectFromTree() {
+  if (syncingSelection_ || !doc_->hasModel()) return;
+  const auto ref = modelTree_->currentElement();
+  std::vector<int> points, bodies;
+  if (ref) {
+    const ModelSpec& spec = doc_->spec();
+    if (ref->kind == ElementKind::Point) {
+      points.push_back(ref->index);
+    } else if (ref->kind == ElementKind::Body) {
+      bodies.push_back(ref->index);
+    } else if (ref->kind == ElementKind::Marker) {
+      int flat = static_cast<int>(spec.points.size());
+      for (int b = 0; b < ref->index; ++b) flat += static_cast<int>(spec.bodies[static_cast<std::size_t>(b)].markers.size());
+      points.push_back(flat + ref->sub);
+    }
+  }
+  scene_->setSelection(points, bodies);
+  viewport_->setTracedPoints(points);
+}
+
+void MainWindow::selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers) {
+  std::vector<int> points = scene_->selectedPoints(), bodies = scene_->selectedBodies();
+  auto toggle = [](std::vector<int>& list, int i) {
+    const auto it = std::find(list.begin(), list.end(), i);
+    if (it == list.end())
+      list.push_back(i);
+    else
+      list.erase(it);
+  };
+  if (modifiers & Qt::ControlModifier) {
+    if (drawnPoint >= 0) toggle(points, drawnPoint);
+    if (body >= 0) toggle(bodies, body);
+  } else {
+    points.clear();
+    bodies.clear();
+    if (drawnPoint >= 0) points.push_back(drawnPoint);
+    if (body >= 0) bodies.push_back(body);
+  }
+  // The tree shows the element clicked last.
+  syncingSelection_ = true;
+  const auto& mech = scene_->scene();
+  if (drawnPoint >= 0) {
+    const bool marker = drawnPoint >= mech.basicPointCount();
+    modelTree_->selectByName(marker ? ElementKind::Marker : ElementKind::Point,
+                             QString::fromStdString(mech.drawnPointName(drawnPoint)));
+  } else if (body >= 0) {
+    modelTree_->selectByName(ElementKind::Body, QString::fromStdString(mech.bodyName(body)));
+  }
+  syncingSelection_ = false;
+  properties_->showElement(doc_->spec(), modelTree_->currentElement());
+  scene_->setSelection(points, bodies);
+  viewport_->setTracedPoints(points);
+}
+
+void MainWindow::movePoint(int point, const Eigen::Vector3d& position) {
+  ModelSpec spec = doc_->spec();
+  if (point < 0 || static_cast<std::size_t>(point) >= spec.points.size()) return;
+  auto& p = spec.points[static_cast<std::size_t>(point)];
+  p.position = position;
+  const QString name = QString::fromStdString(p.name);
+  const QString error = applyEdit(spec, tr("move point %1").arg(name));
+  if (!error.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Cannot move %1").arg(name), error);
+    return;
+  }
+  modelTree_->selectByName(ElementKind::Point, name);
+  scene_->setSelection({point}, {});
+  log_->info(tr("Moved %1 to (%2, %3, %4) m")
+                 .arg(name)
+                 .arg(position.x(), 0, 'g', 5)
+                 .arg(position.y(), 0, 'g', 5)
+                 .arg(position.z(), 0, 'g', 5));
+}
+
+void MainWindow::addPointAt(const Eigen::Vector3d& position) {
+  if (!doc_->hasModel()) return;
+  ModelSpec spec = doc_->spec();
+  PointSpec p;
+  p.name = uniqueName(spec, ElementKind::Point, "P");
+  p.position = position;
+  // Fixed until a body takes it: a free point outside every body is invalid.
+  p.fixed = true;
+  spec.points.push_back(p);
+  const QString error = applyEdit(spec, tr("add point %1").arg(QString::fromStdString(p.name)));
+  if (!error.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Cannot add a point"), error);
+    return;
+  }
+  modelTree_->selectByName(ElementKind::Point, QString::fromStdString(p.name));
+}
+
+void MainWindow::createBodyFromSelection() {
+  if (!doc_->hasModel()) return;
+  ModelSpec spec = doc_->spec();
+  std::vector<std::string> names;
+  for (int i : scene_->selectedPoints())
+    if (i >= 0 && static_cast<std::size_t>(i) < spec.points.size()) names.push_back(spec.points[static_cast<std::size_t>(i)].name);
+  if (names.empty()) {
+    showMessage(QMessageBox::Information, tr("Create Body"), tr("Select one or more basic points first (Ctrl+click adds)."));
+    return;
+  }
+  BodySpec body;
+  body.name = uniqueName(spec, ElementKind::Body, "body");
+  body.type = names.size() == 1 ? BodyType::Particle : names.size() == 2 ? BodyType::Bar : BodyType::Rigid;
+  body.points = names;
+  body.mass = 1.0;
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();
+  for (const auto& name : names)
+    for (auto& p : spec.points)
+      if (p.name == name) {
+        com += p.position;
+        p.fixed = false;  // the body moves it now
+      }
+  body.com = com / static_cast<double>(names.size());
+  if (body.type == BodyType::Rigid) body.inertia = 0.01 * Eigen::Matrix3d::Identity();
+  spec.bodies.push_back(body);
+  const QString error = applyEdit(spec, tr("create body %1").arg(QString::fromStdString(body.name)));
+  if (!error.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Cannot create the body"), error);
+    return;
+  }
+  modelTree_->selectByName(ElementKind::Body, QString::fromStdString(body.name));
+}
+
+void MainWindow::createJointFromSelection() {
+  if (!doc_->hasModel()) return;
+  ModelSpec spec = doc_->spec();
+  const auto& mech = scene_->scene();
+  const auto& selected = scene_->selectedPoints();
+  if (selected.size() != 2) {
+    showMessage(QMessageBox::Information, tr("Create Joint"),
+                tr("Select the two points to join (Ctrl+click), one on each body; fixed points join to the ground."));
+    return;
+  }
+  JointSpec joint;
+  joint.name = uniqueName(spec, ElementKind::Joint, "joint");
+  joint.type = JointType::Spherical;
+  joint.point1 = mech.drawnPointName(selected[0]);
+  joint.point2 = mech.drawnPointName(selected[1]);
+  joint.body1 = ownerOf(spec, joint.point1);
+  joint.body2 = ownerOf(spec, joint.point2);
+  spec.joints.push_back(joint);
+  const QString error = applyEdit(spec, tr("create joint %1").arg(QString::fromStdString(joint.name)));
+  if (!error.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Cannot create the joint"), error);
+    return;
+  }
+  modelTree_->selectByName(ElementKind::Joint, QString::fromStdString(joint.name));
+}
+
+void MainWindow::exportViewDialog() {
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  const QString error = viewport_->saveScreenshot(path);
+  if (!error.isEmpty())
+    showMessage(QMessageBox::Warning, tr("Export 3D View"), error);
+  else
+    log_->info(tr("3D view saved to %1").arg(path));
+}
+
+void MainWindow::exportAnimationDialog() {
+  if (!viewport_->hasMotion()) {
+    showMessage(QMessageBox::Information, tr("Export Animation"), tr("Play a run first (Runs dock, double-click)."));
+    return;
+  }
+  QString filter;
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Animation"), "animation.ogv",
+                                                    tr("Ogg Theora video (*.ogv);;Folder of PNG frames (*)"), &filter);
+  if (path.isEmpty()) return;
+  auto* progress = new QProgressDialog(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 100, this);
+  progress->setWindowModality(Qt::WindowModal);
+  progress->setAttribute(Qt::WA_DeleteOnClose);
+  progress->setMinimumDuration(300);
+  connect(viewport_, &Viewport::exportProgress, progress, [progress](int done, int total) {
+    progress->setMaximum(total);
+    progress->setValue(done);
+  });
+  connect(progress, &QProgressDialog::canceled, viewport_, &Viewport::cancelExport);
+  const QString error = viewport_->startAnimationExport(path, 25.0, [this, path, progress](const QString& result) {
+    progress->close();
+    if (result.isEmpty())
+      log_->info(tr("Animation saved to %1").arg(path));
+    else if (result == tr("cancelled"))
+      log_->warning(tr("Animation export cancelled; nothing was written"));
+    else
+      showMessage(QMessageBox::Warning, tr("Export Animation"), result);
+  });
+  if (!error.isEmpty()) {
+    progress->close();
+    showMessage(QMessageBox::Warning, tr("Export Animation"), error);
+  }
+}
+
+void MainWindow::exportRunDialog(bool paraview) {
+  int index = runsPanel_->currentRun();
+  if (index < 0) index = static_cast<int>(doc_->runs().size()) - 1;
+  if (index < 0) {
+    showMessage(QMessageBox::Information, tr("Export Run"), tr("The project has no runs yet."));
+    return;
+  }
+  const RunEntry& run = doc_->runs()[static_cast<std::size_t>(index)];
+  const QString name = QString::fromStdString(run.record.name);
+  try {
+    if (!paraview) {
+      const QString path = QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), name + ".csv", tr("CSV files (*.csv)"));
+      if (path.isEmpty()) return;
+      doc_->exportRun(index, path);
+      log_->info(tr("Run \"%1\" saved to %2").arg(name, path));
+      return;
+    }
+    const QString dir = QFileDialog::getSaveFileName(this, tr("Export Run as ParaView Series (folder)"), name,
+                                                     tr("Folder (*)"));
+    if (dir.isEmpty()) return;
+    const RunMotion motion = doc_->runMotion(index);
+    Eigen::VectorXd t(static_cast<Eigen::Index>(motion.t.size()));
+    Eigen::MatrixXd q(run.model->nq(), static_cast<Eigen::Index>(motion.q.size()));
+    for (std::size_t k = 0; k < motion.q.size(); ++k) {
+      t(static_cast<Eigen::Index>(k)) = motion.t[k];
+      q.col(static_cast<Eigen::Index>(k)) = motion.q[k];
+    }
+    const ParaviewExportResult result = exportParaview(*run.model, t, q, dir.toStdString());
+    log_->info(tr("Run \"%1\": %2 frames written to %3").arg(name).arg(result.frames).arg(QString::fromStdString(result.collection)));
+  } catch (const Error& e) {
+    showMessage(QMessageBox::Warning, tr("Export Run"), QString::fromStdString(e.what()));
+  }
+}
+
+}  // namespace mbdrom::app

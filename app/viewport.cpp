@@ -1,0 +1,209 @@
+#include "app/viewport.h"
+
+#include "app/playback_bar.h"
+#include "app/project_document.h"
+#include "engine/model/model.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/scene_view.h"
+#include "widgets/video_writer.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QSaveFile>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbdrom::app {
+
+struct Viewport::Export {
+  QString path, temp;  // temp: frame folder being built
+  bool video = false;
+  std::vector<int> frames;  // motion frames to write
+  std::size_t next = 0;
+  int frameBefore = 0;
+  bool wasPlaying = false;
+  widgets::VideoWriter writer;
+  std::function<void(QString)> done;
+};
+
+Viewport::Viewport(QWidget* parent) : QWidget(parent) {
+  setObjectName("viewport");
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setSpacing(0);
+  scene_ = new widgets::SceneView(this);
+  bar_ = new PlaybackBar(this);
+  layout->addWidget(scene_, 1);
+  layout->addWidget(bar_);
+  connect(bar_, &PlaybackBar::frameChanged, this, &Viewport::showFrame);
+  connect(bar_, &PlaybackBar::trailsToggled, this, &Viewport::updateTrails);
+  exportTimer_ = new QTimer(this);
+  exportTimer_->setInterval(0);
+  connect(exportTimer_, &QTimer::timeout, this, &Viewport::exportStep);
+}
+
+Viewport::~Viewport() {
+  if (export_) export_->writer.abandon();
+}
+
+bool Viewport::isPlaying() const { return bar_->isPlaying(); }
+
+void Viewport::play(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion) {
+  cancelExport();
+  model_ = std::move(model);
+  motion_ = std::move(motion);
+  bar_->setTimes(motion_ ? motion_->t : std::vector<double>{});
+  updateTrails();
+  bar_->play();
+}
+
+void Viewport::unload() {
+  cancelExport();
+  bar_->setTimes({});
+  motion_.reset();
+  model_.reset();
+  scene_->scene().clearTrails();
+}
+
+void Viewport::setTracedPoints(std::vector<int> drawnPoints) {
+  traced_ = std::move(drawnPoints);
+  updateTrails();
+}
+
+void Viewport::showFrame(int frame) {
+  if (!motion_ || !model_ || frame < 0 || static_cast<std::size_t>(frame) >= motion_->q.size()) return;
+  scene_->updateConfiguration(*model_, motion_->q[static_cast<std::size_t>(frame)]);
+  scene_->scene().showTrailsUpTo(frame);
+  emit frameShown(frame, motion_->t[static_cast<std::size_t>(frame)]);
+}
+
+void Viewport::updateTrails() {
+  auto& mech = scene_->scene();
+  if (!motion_ || !model_ || !bar_->trails() || !mech.shown()) {
+    mech.clearTrails();
+    scene_->requestRender();
+    return;
+  }
+  const int np = static_cast<int>(model_->spec().points.size());
+  std::vector<int> traced = traced_;
+  if (traced.empty())
+    for (int m = 0; m < static_cast<int>(model_->markers().size()); ++m) traced.push_back(np + m);
+  std::vector<std::vector<Eigen::Vector3d>> paths;
+  for (int i : traced) {
+    if (i < 0 || i >= mech.drawnPointCount()) continue;
+    std::vector<Eigen::Vector3d> path;
+    path.reserve(motion_->q.size());
+    for (const auto& q : motion_->q) path.push_back(i < np ? pointPosition(*model_, q, i) : markerPosition(*model_, q, i - np));
+    paths.push_back(std::move(path));
+  }
+  mech.setTrails(std::move(paths));
+  mech.showTrailsUpTo(bar_->frame());
+  scene_->requestRender();
+}
+
+QString Viewport::saveScreenshot(const QString& path) {
+  const QImage image = scene_->grabFramebuffer();
+  if (image.isNull()) return tr("%1: the 3D view is not shown").arg(path);
+  QSaveFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return tr("%1: cannot write: %2").arg(path, file.errorString());
+  if (!image.save(&file, "PNG")) return tr("%1: cannot encode the image").arg(path);
+  if (!file.commit()) return tr("%1: cannot write: %2").arg(path, file.errorString());
+  return {};
+}
+
+bool Viewport::exporting() const { return export_ != nullptr; }
+
+QString Viewport::startAnimationExport(const QString& path, double fps, std::function<void(QString)> done) {
+  if (export_) return tr("an export is already running");
+  if (!motion_ || motion_->t.empty()) return tr("nothing to export: play a run first");
+  if (!(fps > 0.0 && fps <= 240.0)) return tr("frame rate must be in (0, 240], got %1").arg(fps);
+  auto e = std::make_unique<Export>();
+  e->path = QFileInfo(path).absoluteFilePath();
+  e->video = QFileInfo(path).suffix().compare("ogv", Qt::CaseInsensitive) == 0;
+  e->done = std::move(done);
+  // One frame per 1/fps of motion time.
+  const auto& t = motion_->t;
+  for (double time = t.front(); time <= t.back() + 1e-12; time += 1.0 / fps) {
+    const auto it = std::upper_bound(t.begin(), t.end(), time + 1e-12);
+    e->frames.push_back(static_cast<int>(std::max<std::ptrdiff_t>(0, (it - t.begin()) - 1)));
+  }
+  const QFileInfo parent(QFileInfo(e->path).absolutePath());
+  if (!parent.isDir()) return tr("%1: the folder %2 does not exist").arg(path, parent.filePath());
+  if (!parent.isWritable()) return tr("%1: the folder %2 is not writable").arg(path, parent.filePath());
+  if (e->video) {
+    const QImage probe = scene_->grabFramebuffer();
+    if (probe.isNull()) return tr("%1: the 3D view is not shown").arg(path);
+    if (QString error = e->writer.open(e->path, probe.size(), static_cast<int>(std::lround(fps))); !error.isEmpty())
+      return error;
+  } else {
+    if (QFileInfo::exists(e->path) && !QFileInfo(e->path).isDir())
+      return tr("%1: a file of that name exists (frames go into a folder)").arg(path);
+    e->temp = QFileInfo(e->path).absolutePath() + "/." + QFileInfo(e->path).fileName() + ".part";
+    QDir(e->temp).removeRecursively();
+    if (!QDir().mkpath(e->temp)) return tr("%1: cannot create a folder there").arg(path);
+  }
+  e->frameBefore = bar_->frame();
+  e->wasPlaying = bar_->isPlaying();
+  bar_->pause();
+  export_ = std::move(e);
+  exportTimer_->start();
+  return {};
+}
+
+void Viewport::exportStep() {
+  if (!export_) return;
+  auto& e = *export_;
+  if (e.next >= e.frames.size()) {
+    QString error;
+    if (e.video) {
+      error = e.writer.finish();
+    } else {
+      QDir(e.path).removeRecursively();
+      if (!QDir().rename(e.temp, e.path)) error = tr("%1: cannot move the frames into place").arg(e.path);
+    }
+    finishExport(error);
+    return;
+  }
+  const int frame = e.frames[e.next];
+  scene_->updateConfiguration(*model_, motion_->q[static_cast<std::size_t>(frame)]);
+  scene_->scene().showTrailsUpTo(frame);
+  const QImage image = scene_->grabFramebuffer();
+  if (image.isNull()) {
+    finishExport(tr("%1: the 3D view was hidden during the export").arg(e.path));
+    return;
+  }
+  if (e.video) {
+    e.writer.addFrame(image);
+  } else {
+    const QString file = QStringLiteral("%1/frame_%2.png").arg(e.temp).arg(e.next, 5, 10, QChar('0'));
+    if (!image.save(file, "PNG")) {
+      finishExport(tr("%1: cannot write").arg(file));
+      return;
+    }
+  }
+  ++e.next;
+  emit exportProgress(static_cast<int>(e.next), static_cast<int>(e.frames.size()));
+}
+
+void Viewport::cancelExport() {
+  if (export_) finishExport(tr("cancelled"));
+}
+
+void Viewport::finishExport(const QString& error) {
+  exportTimer_->stop();
+  auto e = std::move(export_);
+  if (!error.isEmpty()) {
+    e->writer.abandon();
+    if (!e->temp.isEmpty()) QDir(e->temp).removeRecursively();
+  }
+  if (motion_) {
+    bar_->seek(e->frameBefore);
+    if (e->wasPlaying) bar_->play();
+  }
+  if (e->done) e->done(error);
+}
+
+}  // namespace mbdrom::app

@@ -1,0 +1,86 @@
+#pragma once
+// The centre of the workbench: the 3D view with its playback bar. Plays a
+// run (or a mode shape), draws trails, and exports the view as PNG, PNG frames
+// or a video; exports render one frame per event-loop turn, so the window
+// stays responsive, and can be cancelled.
+
+#include <Eigen/Core>
+#include <QString>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QTimer;
+
+namespace mbdrom {
+class Model;
+}
+
+namespace mbdrom::widgets {
+class SceneView;
+class VideoWriter;
+}  // namespace mbdrom::widgets
+
+namespace mbdrom::app {
+
+class PlaybackBar;
+struct RunMotion;
+
+class Viewport : public QWidget {
+  Q_OBJECT
+public:
+  explicit Viewport(QWidget* parent = nullptr);
+  ~Viewport() override;
+
+  widgets::SceneView* scene() const { return scene_; }
+  PlaybackBar* playback() const { return bar_; }
+
+  /// Loads a motion of `model` (q sized model.nq()) and plays it from the start.
+  void play(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion);
+  /// Unloads the motion (the view keeps its last configuration).
+  void unload();
+  bool hasMotion() const { return motion_ != nullptr; }
+  bool isPlaying() const;
+  const RunMotion* motion() const { return motion_.get(); }
+  const Model* motionModel() const { return model_.get(); }
+
+  /// Drawn points to trace when trails are on (empty: every marker).
+  void setTracedPoints(std::vector<int> drawnPoints);
+
+  /// Saves the 3D view as a PNG (atomic). Returns an error, empty on success.
+  QString saveScreenshot(const QString& path);
+  /// Exports the loaded motion at `fps` frames per second of motion time:
+  /// `.ogv` as a video, anything else a folder of PNG frames (frame_00000.png…)
+  /// built under a temporary name and renamed at the end. Runs incrementally;
+  /// `done` gets the error (empty on success, "cancelled" when cancelled).
+  /// Returns an error at once when it cannot start.
+  QString startAnimationExport(const QString& path, double fps, std::function<void(QString)> done);
+  void cancelExport();
+  bool exporting() const;
+
+signals:
+  /// The shown frame changed (k in the motion, time in s).
+  void frameShown(int frame, double time);
+  /// Export progress: frames written and total.
+  void exportProgress(int done, int total);
+
+private:
+  void showFrame(int frame);
+  void updateTrails();
+  void exportStep();
+  void finishExport(const QString& error);
+
+  widgets::SceneView* scene_ = nullptr;
+  PlaybackBar* bar_ = nullptr;
+  std::shared_ptr<const Model> model_;
+  std::shared_ptr<const RunMotion> motion_;
+  std::vector<int> traced_;
+
+  struct Export;
+  std::unique_ptr<Export> export_;
+  QTimer* exportTimer_ = nullptr;
+};
+
+}  // namespace mbdrom::app

@@ -1,0 +1,210 @@
+#pragma once
+/// @file
+/// Neural ODE reduced model (method "node", seed 002, MBD-NODE): the state
+/// Z = [q; q̇] of a chosen coordinate set evolves by
+///
+///     dq/dt = q̇ (exactly),   dq̇/dt = f_θ(q, q̇, u(t)),
+///
+/// f_θ an MLP (normalised inputs and outputs), trained on the one-step (or
+/// K-step rollout) map of an integrator (classic RK4, explicit Euler or
+/// symplectic Euler) against the sampled trajectories, with Adam and an
+/// exponentially decaying learning rate.
+///
+/// Coordinates: either independent natural coordinates named by the user (the
+/// dependent ones follow exactly from them by assembly: hard constraints), or
+/// all natural coordinates (redundant: Φ(q) and Φ_q q̇ + Φ_t are penalised in
+/// training, and every inference step ends with a projection onto the
+/// constraint manifold; the drift it removes is reported).
+///
+/// Loss of one step j of a rollout started at sample k, per coordinate i:
+/// ((q̂ − q)_i / (T² σ_a,i))² + ((q̂̇ − q̇)_i / (T σ_a,i))² with T = j h and σ_a,i the
+/// spread of the accelerations: both terms measure the acceleration error in
+/// units of its spread, so the loss is O(1) whatever the units and the step.
+///
+/// Settings (JSON, every key optional; defaults in brackets):
+/// `coordinates` ([] = all natural coordinates), `inputs` ("none" or "external":
+/// u(t) = f_ext of the run's load case at the reference positions), `hidden`
+/// ([256, 256]), `activation` ("tanh"), `integrator` ("rk4", "euler",
+/// "symplectic_euler"), `epochs` (400), `batch_size` (32), `learning_rate`
+/// (1e-3), `decay` (0.98 per epoch), `min_learning_rate` (0: lower bound),
+/// `validation_fraction` (0.1), `patience` (0 = no early stopping),
+/// `rollout_steps` (1 = one-step loss), `constraint_weight` (1),
+/// `gradient_clip` (0 = off), `seed` (1).
+
+#include "engine/nn/activation.h"
+#include "engine/nn/mlp.h"
+#include "engine/nn/trainer.h"
+#include "engine/rom/reduced_model.h"
+
+#include <Eigen/Core>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+enum class NodeIntegrator { Rk4, Euler, SymplecticEuler };
+/// "rk4", "euler", "symplectic_euler".
+const char* nodeIntegratorName(NodeIntegrator integrator);
+/// Inverse of nodeIntegratorName; throws InputError naming the unknown text.
+NodeIntegrator nodeIntegratorFromName(const std::string& name);
+
+struct NodeSettings {
+  std::vector<std::string> coordinates;  ///< names of independent coordinates; empty: all natural coordinates
+  std::string inputs = "none";           ///< "none" or "external"
+  std::vector<int> hidden{256, 256};
+  nn::Activation activation = nn::Activation::Tanh;
+  NodeIntegrator integrator = NodeIntegrator::Rk4;
+  int epochs = 400;
+  int batchSize = 32;
+  double learningRate = 1e-3;
+  double decay = 0.98;           ///< learning-rate factor per epoch
+  double minLearningRate = 0.0;  ///< lower bound of the decayed learning rate
+  double validationFraction = 0.1;
+  int patience = 0;
+  int rolloutSteps = 1;
+  double constraintWeight = 1.0;
+  double gradientClip = 0.0;
+  std::uint64_t seed = 1;
+
+  /// From JSON (keys in the file comment); unknown keys or bad values throw InputError.
+  static NodeSettings fromJson(const nlohmann::ordered_json& j);
+  nlohmann::ordered_json toJson() const;
+};
+
+/// Holonomic constraints Φ(q, t) = 0 on the NODE's coordinates.
+struct NodeConstraint {
+  int count = 0;
+  /// Φ (count) [m, m² or -], Φ_q (count x n) and Φ_t (count, or left empty for 0) at q (n), t [s].
+  std::function<void(const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi, Eigen::MatrixXd& Phi_q,
+                     Eigen::VectorXd& Phi_t)>
+      eval;
+  bool active() const { return count > 0 && static_cast<bool>(eval); }
+};
+
+/// One sampled trajectory in the NODE's coordinates.
+struct NodeSeries {
+  std::string name;            ///< names the run in messages
+  std::vector<std::string> names;  ///< coordinate names for messages (optional)
+  Eigen::VectorXd t;           ///< time [s], size N, uniformly spaced
+  Eigen::MatrixXd q, qd;       ///< coordinates and velocities, n x N
+  /// Input u(t) (size m, the same for every run); empty: no input.
+  std::function<Eigen::VectorXd(double t)> input;
+};
+
+/// The learned dynamics q̈ = f_θ(q, q̇, u) and its integrators. Batches are
+/// matrices with one state per column.
+class NodeDynamics {
+public:
+  NodeDynamics() = default;
+  /// n coordinates, m inputs; network (2n + m) -> hidden -> n with weights from `seed`.
+  NodeDynamics(int n, int m, const std::vector<int>& hidden, nn::Activation activation, std::uint64_t seed);
+
+  int coordinates() const { return n_; }
+  int inputs() const { return m_; }
+  nn::Mlp& network() { return net_; }
+  const nn::Mlp& network() const { return net_; }
+
+  /// Accelerations (n x B) at positions Q, velocities Qd (n x B) and inputs U (m x B).
+  Eigen::MatrixXd accelerations(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U) const;
+
+  /// What a step keeps for its backward pass.
+  struct Tape {
+    std::vector<nn::Workspace> ws;  // one per stage
+  };
+  /// One step of size h [s] from (Q, Qd), inputs at the start (U0), middle (Uh) and
+  /// end (U1) of the step (m x B); Q, Qd are advanced in place. With a tape, keeps
+  /// what stepBackward needs.
+  void step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q, Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U0,
+            const Eigen::MatrixXd& Uh, const Eigen::MatrixXd& U1, Tape* tape = nullptr) const;
+  /// Backward pass of the taped step: gQ, gQd hold dL/d(state after the step) and
+  /// become dL/d(state before); dL/dθ is added to grad (size parameterCount()).
+  void stepBackward(NodeIntegrator integrator, double h, Tape& tape, Eigen::MatrixXd& gQ, Eigen::MatrixXd& gQd,
+                    Eigen::VectorXd& grad) const;
+
+private:
+  Eigen::MatrixXd stage(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U,
+                        nn::Workspace* ws) const;
+  void stageBackward(nn::Workspace& ws, const Eigen::MatrixXd& gA, Eigen::VectorXd& grad, Eigen::MatrixXd& gQ,
+                     Eigen::MatrixXd& gQd) const;
+
+  int n_ = 0, m_ = 0;
+  nn::Mlp net_;
+};
+
+/// Result of trainNodeDynamics.
+struct NodeTrainingResult {
+  NodeDynamics dynamics;
+  double h = 0.0;  ///< sample spacing of the data [s]
+  nn::TrainingHistory history;
+  int trainSamples = 0, validationSamples = 0;  ///< rollout start points
+};
+
+/// Trains the dynamics on `runs` (all with the same n, m and spacing). With an
+/// active constraint, its residuals at every predicted state are penalised.
+/// Throws InputError for NaN or infinite values (naming the run, row and
+/// coordinate), uneven spacing (naming the row), runs of different spacing or
+/// size, fewer training samples than a batch, and bad settings.
+NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& runs, const NodeSettings& settings,
+                                     const NodeConstraint& constraint, Monitor& monitor);
+
+/// The one-step/rollout loss and its gradient for starting samples `starts`
+/// (column indices of the single run `run`), as training uses it; for the
+/// finite-difference test. Returns the mean loss; grad is resized and filled.
+double nodeLossAndGradient(const NodeDynamics& dynamics, const NodeSeries& run, const NodeSettings& settings,
+                           const NodeConstraint& constraint, const std::vector<int>& starts, Eigen::VectorXd& grad);
+
+/// Moves q (n) onto Φ(q, t) = 0 by Gauss–Newton with minimum-norm corrections,
+/// then q̇ onto Φ_q q̇ + Φ_t = 0. Returns max |Φ| before the projection.
+/// Throws SolverError when it does not converge to `tolerance`.
+double projectOntoConstraints(const NodeConstraint& constraint, double t, Eigen::VectorXd& q, Eigen::VectorXd& qd,
+                              double tolerance = 1e-12);
+
+/// Rollout of `steps` steps of size h from (q0, qd0) at t0 (projection after each
+/// step when the constraint is active). Returns Z = [q; q̇] (2n x (steps + 1)).
+/// drift: max |Φ| removed by the projections; residual: max |Φ| after them.
+Eigen::MatrixXd nodeRollout(const NodeDynamics& dynamics, NodeIntegrator integrator, double h,
+                            const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0, double t0, int steps,
+                            const std::function<Eigen::VectorXd(double)>& input, const NodeConstraint& constraint,
+                            double* drift = nullptr, double* residual = nullptr);
+
+/// The trained reduced model.
+class NodeModel : public ReducedModel {
+public:
+  /// Trains on every run of `dataset` (data of `model`). Throws InputError for bad
+  /// settings, unknown or dependent coordinates and bad data.
+  static std::unique_ptr<NodeModel> train(const Dataset& dataset, const NodeSettings& settings, Monitor& monitor,
+                                          const Model& model);
+  /// From a trained-model file. Throws FileError naming `source`.
+  static std::unique_ptr<NodeModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+  std::string method() const override { return "node"; }
+  int reducedDimension() const override { return dynamics_.coordinates(); }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+                                Monitor* monitor = nullptr) const override;
+
+  const NodeDynamics& dynamics() const { return dynamics_; }
+  /// Coordinate indices of the state (all natural coordinates when not independent).
+  const std::vector<int>& coordinateIndices() const { return indices_; }
+  bool independentCoordinates() const { return independent_; }
+
+protected:
+  void writeMethodJson(nlohmann::ordered_json& j) const override;
+
+private:
+  NodeSettings nodeSettings_;
+  NodeDynamics dynamics_;
+  bool independent_ = false;
+  std::vector<int> indices_;
+  std::vector<std::string> names_;
+  Eigen::VectorXd qRef_;      // model reference positions, size nq
+  Eigen::VectorXd z0q_, z0qd_;  // first sample of the first run, size n
+  double h_ = 0.0;            // training sample spacing [s]
+};
+
+/// The constraints of `model` on all its natural coordinates.
+NodeConstraint modelConstraint(const Model& model);
+
+}  // namespace mbdrom

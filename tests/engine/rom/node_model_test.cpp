@@ -1,0 +1,308 @@
+// Neural ODE reduced model (MBD-NODE): gradients of the one-step and rollout
+// losses against finite differences, the four reference cases with a small
+// training budget (thresholds 10x the goal, i.e. 10x the authors' figures),
+// constraint projection, the framework (train, save, load, simulate) and the
+// messages for bad input.
+
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/model/constraints.h"
+#include "engine/rom/node_cases.h"
+#include "engine/rom/node_model.h"
+
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+NodeCaseResult trainCase(const NodeCase& c, const NodeSettings& s, double* seconds = nullptr) {
+  Monitor monitor;
+  const NodeTrainingResult r = trainNodeDynamics({nodeCaseTrainingSeries(c)}, s, c.constraint, monitor);
+  if (seconds) *seconds = r.history.seconds;
+  return evaluateNodeCase(r.dynamics, s.integrator, c);
+}
+
+// The small test budget shared by the cases.
+NodeSettings testSettings(int epochs, int batch, int width, double lr = 3e-3, double decay = 0.99) {
+  NodeSettings s;
+  s.validationFraction = 0.0;
+  s.epochs = epochs;
+  s.batchSize = batch;
+  s.hidden = {width, width};
+  s.learningRate = lr;
+  s.decay = decay;
+  return s;
+}
+
+// Central-difference check of nodeLossAndGradient on a few parameters.
+void checkGradient(const NodeCase& c, NodeIntegrator integrator, int rollout) {
+  NodeSettings s;
+  s.hidden = {6, 5};
+  s.integrator = integrator;
+  s.rolloutSteps = rollout;
+  s.constraintWeight = 0.5;
+  const NodeSeries series = nodeCaseTrainingSeries(c);
+  const int n = static_cast<int>(series.q.rows());
+  NodeDynamics d(n, series.input ? 1 : 0, s.hidden, nn::Activation::Tanh, 7);
+  // Scales as training would set them, so the loss is O(1).
+  Eigen::VectorXd inScale = Eigen::VectorXd::Ones(d.network().inputs());
+  d.network().setInputNormalization(Eigen::VectorXd::Zero(d.network().inputs()), inScale);
+  d.network().setOutputNormalization(Eigen::VectorXd::Zero(n), Eigen::VectorXd::Constant(n, 5.0));
+  const std::vector<int> starts{0, 17, 101, 250};
+  Eigen::VectorXd grad, dummy;
+  const double loss = nodeLossAndGradient(d, series, s, c.constraint, starts, grad);
+  REQUIRE(std::isfinite(loss));
+  REQUIRE(loss > 0.0);
+  Eigen::VectorXd& p = d.network().parameters();
+  // Central differences lose about eps |loss| / delta to rounding; the bound also allows
+  // 1e-6 of the largest component, far below what a wrong term would give.
+  const double delta = 1e-5, margin = 1e-6 * grad.cwiseAbs().maxCoeff() + 1e-13 * loss / delta;
+  for (Eigen::Index i = 0; i < p.size(); i += 7) {
+    const double p0 = p(i);
+    p(i) = p0 + delta;
+    const double lp = nodeLossAndGradient(d, series, s, c.constraint, starts, dummy);
+    p(i) = p0 - delta;
+    const double lm = nodeLossAndGradient(d, series, s, c.constraint, starts, dummy);
+    p(i) = p0;
+    const double fd = (lp - lm) / (2.0 * delta);
+    INFO(c.name << ", " << nodeIntegratorName(integrator) << ", rollout " << rollout << ", parameter " << i
+                << ", loss " << loss << ", max |grad| " << grad.cwiseAbs().maxCoeff());
+    CHECK(grad(i) == Approx(fd).epsilon(1e-5).margin(margin));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("node loss gradient matches finite differences for every integrator", "[node_model_test]") {
+  const NodeCase msd = tripleMassSpringDamperCase();
+  for (NodeIntegrator i : {NodeIntegrator::Rk4, NodeIntegrator::Euler, NodeIntegrator::SymplecticEuler}) {
+    checkGradient(msd, i, 1);
+    checkGradient(msd, i, 3);
+  }
+}
+
+TEST_CASE("node loss gradient with inputs and a constraint penalty matches finite differences", "[node_model_test]") {
+  const NodeCase crank = sliderCrankCase(false);
+  checkGradient(crank, NodeIntegrator::Rk4, 1);
+  checkGradient(crank, NodeIntegrator::Rk4, 2);
+  checkGradient(crank, NodeIntegrator::SymplecticEuler, 2);
+}
+
+TEST_CASE("node reference cases reproduce their physics", "[node_model_test]") {
+  // Single mass: 400 samples from x = 1 at rest; the first turning point near half the
+  // damped period pi / sqrt(k/m - (c/2m)^2) of the linear part.
+  const NodeCase single = singleMassSpringDamperCase();
+  REQUIRE(single.state.cols() == 400);
+  CHECK(single.series.t(399) == Approx(3.99));
+  CHECK(single.state(0, 0) == 1.0);
+  int turn = 1;
+  while (single.series.qd(0, turn) <= 0.0) ++turn;
+  CHECK(single.series.t(turn) == Approx(std::acos(-1.0) / std::sqrt(5.0 - 0.01)).margin(0.02));
+  // Energy of the conservative double pendulum is constant.
+  const NodeCase dp = doublePendulumCase();
+  auto energy = [&](int k) {
+    const double t1 = dp.series.q(0, k), t2 = dp.series.q(1, k), w1 = dp.series.qd(0, k), w2 = dp.series.qd(1, k);
+    const double T = 0.5 * (2.0 * w1 * w1 + w2 * w2 + 2.0 * w1 * w2 * std::cos(t1 - t2));
+    const double V = -9.8 * (2.0 * std::cos(t1) + std::cos(t2));
+    return T + V;
+  };
+  for (int k : {100, 250, 399}) CHECK(energy(k) == Approx(energy(0)).margin(1e-7));
+  // Slider-crank: the reference satisfies the closure and its derivative.
+  const NodeCase crank = sliderCrankCase(false);
+  Eigen::VectorXd Phi, Phi_t;
+  Eigen::MatrixXd Phi_q;
+  for (int k : {0, 123, 399}) {
+    crank.constraint.eval(crank.series.q.col(k), crank.series.t(k), Phi, Phi_q, Phi_t);
+    CHECK(std::abs(Phi(0)) < 1e-12);
+    CHECK(std::abs((Phi_q * crank.series.qd.col(k))(0)) < 1e-12);
+  }
+}
+
+TEST_CASE("node learns the single mass-spring-damper", "[node_model_test]") {
+  const NodeCase c = singleMassSpringDamperCase();
+  const NodeCaseResult r = trainCase(c, testSettings(200, 16, 32));
+  INFO("MSE " << r.mse << " (authors " << c.authorsMse << ")");
+  CHECK(r.mse < 10.0 * c.authorsMse);
+}
+
+TEST_CASE("node learns the triple mass-spring-damper", "[node_model_test]") {
+  const NodeCase c = tripleMassSpringDamperCase();
+  // Width 32 levels off near 3e-2 here (extrapolation); 48 reaches 4e-3.
+  const NodeCaseResult r = trainCase(c, testSettings(300, 16, 48));
+  INFO("MSE " << r.mse << " (authors " << c.authorsMse << ")");
+  CHECK(r.mse < 10.0 * c.authorsMse);
+}
+
+TEST_CASE("node learns the double pendulum", "[node_model_test]") {
+  const NodeCase c = doublePendulumCase();
+  const NodeCaseResult r = trainCase(c, testSettings(200, 16, 32));
+  INFO("MSE " << r.mse << " (authors " << c.authorsMse << ")");
+  CHECK(r.mse < 10.0 * c.authorsMse);
+}
+
+TEST_CASE("node learns the slider-crank with the slider from the crank", "[node_model_test]") {
+  const NodeCase c = sliderCrankCase(true);
+  const NodeCaseResult r = trainCase(c, testSettings(200, 16, 32));
+  INFO("MSE " << r.mse << " (authors " << c.authorsMse << ")");
+  CHECK(r.mse < 10.0 * c.authorsMse);
+}
+
+TEST_CASE("node slider-crank with a soft constraint stays on the manifold in inference", "[node_model_test]") {
+  const NodeCase c = sliderCrankCase(false);
+  const NodeCaseResult r = trainCase(c, testSettings(200, 16, 32));
+  INFO("MSE " << r.mse << " (authors " << c.authorsMse << "), drift " << r.maxDrift << ", residual " << r.maxResidual);
+  CHECK(r.mse < 10.0 * c.authorsMse);
+  CHECK(r.maxResidual < 1e-8);
+  CHECK(r.maxDrift > r.maxResidual);  // the projection did remove something
+  // The predicted slider position is the closure of the predicted crank angle.
+  for (int k : {0, 200, 399}) {
+    const double theta = r.predicted(0, k), x = r.predicted(2, k);
+    CHECK(x == Approx(std::cos(theta) + std::sqrt(16.0 - std::sin(theta) * std::sin(theta))).margin(1e-8));
+  }
+}
+
+TEST_CASE("node projection lands on the constraint manifold", "[node_model_test]") {
+  const NodeCase c = sliderCrankCase(false);
+  Eigen::VectorXd q(2), qd(2), Phi, Phi_t;
+  Eigen::MatrixXd Phi_q;
+  q << 0.7, 4.3;  // off the manifold by about 0.5 m
+  qd << 2.0, -1.0;
+  const double before = projectOntoConstraints(c.constraint, 0.0, q, qd);
+  c.constraint.eval(q, 0.0, Phi, Phi_q, Phi_t);
+  CHECK(before > 0.1);
+  CHECK(std::abs(Phi(0)) < 1e-12);
+  CHECK(std::abs((Phi_q * qd)(0)) < 1e-12);
+}
+
+TEST_CASE("node reports bad training data clearly", "[node_model_test]") {
+  const NodeCase c = singleMassSpringDamperCase();
+  NodeSettings s = testSettings(1, 16, 4);
+  Monitor monitor;
+  NodeSeries bad = nodeCaseTrainingSeries(c);
+  bad.qd(0, 41) = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor),
+                    Catch::Contains("row 42") && Catch::Contains("velocity of \"x\"") && Catch::Contains("NaN"));
+  bad = nodeCaseTrainingSeries(c);
+  bad.t(100) += 0.003;
+  CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor),
+                    Catch::Contains("uneven sample spacing at row 101"));
+  bad = nodeCaseTrainingSeries(c);
+  s.batchSize = 500;
+  CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor), Catch::Contains("fewer than batch_size 500"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"integrator", "rk5"}}), Catch::Contains("unknown integrator"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"epoch", 3}}), Catch::Contains("unknown setting \"epoch\""));
+  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"decay", 1.5}}), Catch::Contains("decay"));
+  const auto complete = checkReducedModelSettings("node", {{"rollout_steps", 4}});
+  CHECK(complete.at("rollout_steps").get<int>() == 4);
+  CHECK(complete.at("integrator").get<std::string>() == "rk4");
+}
+
+namespace {
+
+struct PendulumData {
+  Model model = readModel(example("pendulum"));
+  Dataset dataset = makeDataset(model);
+  PendulumData() {
+    SimulationOptions o;
+    o.loadCase = model.findLoadCase("free");
+    o.tEnd = 2.0;
+    o.integrator.dt = 1e-3;
+    o.outputDt = 0.01;
+    TrajectoryRecorder recorder;
+    simulate(model, o, recorder);
+    addRun(dataset, runFromSamples(recorder.samples(), "free", "free"));
+  }
+};
+
+const PendulumData& pendulum() {
+  static const PendulumData d;
+  return d;
+}
+
+}  // namespace
+
+TEST_CASE("node rejects a dependent coordinate set", "[node_model_test]") {
+  const PendulumData& d = pendulum();
+  Monitor monitor;
+  // Released horizontally: A.x is at its maximum, so it does not determine A.y there.
+  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.x"}}, {"epochs", 1}}, monitor, &d.model),
+                    Catch::Contains("not a set of independent coordinates") && Catch::Contains("suggests: A.y"));
+  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.x", "A.y"}}, {"epochs", 1}}, monitor, &d.model),
+                    Catch::Contains("not a set of independent coordinates"));
+  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.w"}}}, monitor, &d.model),
+                    Catch::Contains("\"A.w\" is not a natural coordinate"));
+  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, nlohmann::ordered_json::object(), monitor),
+                    Catch::Contains("needs the mechanism"));
+}
+
+TEST_CASE("node reduced model in natural coordinates trains, round-trips and runs on the manifold", "[node_model_test]") {
+  const PendulumData& d = pendulum();
+  Monitor monitor;
+  const nlohmann::ordered_json settings{{"hidden", {16, 16}}, {"epochs", 30}, {"batch_size", 16},
+                                        {"learning_rate", 3e-3}};
+  const auto rom = trainReducedModel("node", d.dataset, settings, monitor, &d.model);
+  REQUIRE(rom->method() == "node");
+  CHECK(rom->reducedDimension() == d.model.nq());
+  CHECK(rom->metrics().at("validation_starts").get<int>() > 0);
+  CHECK(rom->metrics().contains("rollout_max_residual"));
+  const std::string path = tempPath("node_pendulum_rom.json");
+  saveReducedModel(*rom, path);
+  const auto loaded = loadReducedModel(path, d.model);
+  CHECK(loaded->toJson() == rom->toJson());
+  const TrajectoryTable a = romRun(*rom, d.model, "free", 1.0, tempPath("node_pendulum_a.csv"), 0.01);
+  const TrajectoryTable b = romRun(*loaded, d.model, "free", 1.0, tempPath("node_pendulum_b.csv"), 0.01);
+  REQUIRE(a.data.rows() == 101);
+  CHECK(a.data == b.data);
+  // Every output sample is on the manifold after the projection.
+  RomSimulationOptions o;
+  o.loadCase = d.model.findLoadCase("free");
+  o.tEnd = 1.0;
+  o.dt = 0.01;
+  TrajectoryRecorder recorder;
+  const RomSimulationSummary summary = rom->simulate(d.model, o, recorder);
+  Eigen::VectorXd Phi;
+  for (const Sample& s : recorder.samples()) {
+    evalPhi(d.model, s.q, s.t, Phi);
+    CHECK(Phi.cwiseAbs().maxCoeff() < 1e-8);
+  }
+  REQUIRE(summary.figures.size() == 2);
+  CHECK(summary.figures[1].second < 1e-8);
+}
+
+TEST_CASE("node reduced model in an independent coordinate follows the pendulum", "[node_model_test]") {
+  const PendulumData& d = pendulum();
+  Monitor monitor;
+  Dataset data = d.dataset;
+  // A.y is independent while the pendulum is above its lowest point: keep the first 0.3 s.
+  DatasetRun& run = data.runs.front();
+  const int N = 31;
+  run.t.conservativeResize(N);
+  for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext})
+    m->conservativeResize(Eigen::NoChange, N);
+  const nlohmann::ordered_json settings{{"coordinates", {"A.y"}}, {"hidden", {16, 16}}, {"epochs", 300},
+                                        {"batch_size", 8}, {"learning_rate", 3e-3}, {"validation_fraction", 0.0}};
+  const auto rom = trainReducedModel("node", data, settings, monitor, &d.model);
+  CHECK(rom->reducedDimension() == 1);
+  INFO(rom->metrics().dump());
+  CHECK(rom->metrics().at("rollout_mse_first_run").get<double>() < 1e-3);
+  RomSimulationOptions o;
+  o.loadCase = d.model.findLoadCase("free");
+  o.tEnd = 0.3;
+  o.dt = 0.01;
+  TrajectoryRecorder recorder;
+  rom->simulate(d.model, o, recorder);
+  Eigen::VectorXd Phi;
+  for (const Sample& s : recorder.samples()) {
+    evalPhi(d.model, s.q, s.t, Phi);
+    CHECK(Phi.cwiseAbs().maxCoeff() < 1e-9);  // the dependent coordinate follows by assembly
+  }
+  CHECK(recorder.samples().back().q(1) == Approx(run.q(1, N - 1)).margin(0.02));
+}

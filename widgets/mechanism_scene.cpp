@@ -1,0 +1,624 @@
+#include "widgets/mechanism_scene.h"
+
+#include "engine/model/model.h"
+
+#include <vtkActor.h>
+#include <vtkActor2D.h>
+#include <vtkArrowSource.h>
+#include <vtkCellArray.h>
+#include <vtkCellData.h>
+#include <vtkCubeSource.h>
+#include <vtkCylinderSource.h>
+#include <vtkDoubleArray.h>
+#include <vtkGlyph3DMapper.h>
+#include <vtkLabeledDataMapper.h>
+#include <vtkNew.h>
+#include <vtkPointData.h>
+#include <vtkPoints.h>
+#include <vtkPolyData.h>
+#include <vtkPolyDataMapper.h>
+#include <vtkProperty.h>
+#include <vtkRenderer.h>
+#include <vtkSmartPointer.h>
+#include <vtkSphereSource.h>
+#include <vtkStringArray.h>
+#include <vtkTextProperty.h>
+#include <vtkTransform.h>
+#include <vtkTransformPolyDataFilter.h>
+#include <vtkTubeFilter.h>
+#include <vtkUnsignedCharArray.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+namespace mbdrom::widgets {
+
+namespace {
+
+constexpr int kCoilTurns = 7;
+constexpr int kCoilSegmentsPerTurn = 10;
+constexpr int kCoilPoints = kCoilTurns * kCoilSegmentsPerTurn + 3;  // end, helix, end
+
+// A set of glyphs at moving locations, optionally oriented.
+struct GlyphSet {
+  vtkNew<vtkPolyData> data;
+  vtkNew<vtkPoints> locations;
+  vtkNew<vtkDoubleArray> directions;
+  vtkNew<vtkActor> actor;
+  std::vector<int> at;  // drawn point of each glyph
+
+  void build(vtkAlgorithm* source, bool oriented, double scale = 1.0) {
+    locations->SetDataTypeToDouble();
+    data->SetPoints(locations);
+    vtkNew<vtkGlyph3DMapper> mapper;
+    mapper->SetInputData(data);
+    mapper->SetSourceConnection(source->GetOutputPort());
+    if (oriented) {
+      directions->SetName("direction");
+      directions->SetNumberOfComponents(3);
+      data->GetPointData()->AddArray(directions);
+      mapper->SetOrientationArray("direction");
+      mapper->SetOrientationModeToDirection();
+    }
+    mapper->SetScaleFactor(scale);
+    mapper->SetScaleModeToNoDataScaling();
+    mapper->ScalingOn();
+    actor->SetMapper(mapper);
+  }
+  void resize(std::size_t n) {
+    locations->SetNumberOfPoints(static_cast<vtkIdType>(n));
+    directions->SetNumberOfTuples(static_cast<vtkIdType>(n));
+  }
+  void modified() {
+    locations->Modified();
+    directions->Modified();
+    data->Modified();
+  }
+};
+
+// Lines through shared or own points, drawn as tubes.
+struct TubeSet {
+  vtkNew<vtkPolyData> data;
+  vtkNew<vtkCellArray> lines;
+  vtkNew<vtkTubeFilter> tubes;
+  vtkNew<vtkActor> actor;
+
+  void build(vtkPoints* points, double radius, int sides) {
+    data->SetPoints(points);
+    data->SetLines(lines);
+    tubes->SetInputData(data);
+    tubes->SetRadius(radius);
+    tubes->SetNumberOfSides(sides);
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputConnection(tubes->GetOutputPort());
+    mapper->ScalarVisibilityOff();
+    actor->SetMapper(mapper);
+  }
+};
+
+vtkSmartPointer<vtkTransformPolyDataFilter> alongX(vtkAlgorithm* source, double rotateZ) {
+  vtkNew<vtkTransform> transform;
+  transform->RotateZ(rotateZ);
+  auto filter = vtkSmartPointer<vtkTransformPolyDataFilter>::New();
+  filter->SetInputConnection(source->GetOutputPort());
+  filter->SetTransform(transform);
+  return filter;
+}
+
+Eigen::Vector3d anyNormal(const Eigen::Vector3d& e) {
+  const Eigen::Vector3d t = std::abs(e.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
+  return e.cross(t).normalized();
+}
+
+}  // namespace
+
+struct MechanismScene::Actors {
+  vtkRenderer* renderer = nullptr;
+  bool shown = false;
+  double radius = 0.02;
+  int np = 0;
+
+  vtkNew<vtkPoints> points;  // drawn points [m]
+  std::vector<std::string> names;
+  std::vector<bool> fixed;
+  std::vector<std::string> bodyNames;
+  std::vector<std::vector<std::pair<int, int>>> bodySegments;
+
+  GlyphSet freePoints, fixedPoints, markers, vectors;
+  std::vector<int> vectorIndex;  // basic vector of each arrow
+  TubeSet bodies;
+
+  // Springs: a coil polyline each, in their own points.
+  vtkNew<vtkPoints> coilPoints;
+  TubeSet springs;
+  std::vector<std::pair<int, int>> springEnds;
+
+  // Joints, by glyph kind: revolute, spherical, sliding, other.
+  std::array<GlyphSet, 4> joints;
+  std::vector<std::pair<int, int>> jointAt[4];  // (drawn point, axis vector or -1)
+
+  vtkNew<vtkPolyData> labelData;
+  vtkNew<vtkStringArray> labelNames;
+  vtkNew<vtkActor2D> labels;
+  bool labelsVisible = false;
+
+  // Highlights.
+  GlyphSet selectedPoints, hoverPoint;
+  TubeSet selectedBodies, hoverBody;
+  std::vector<int> selection;
+  int hover = -1;
+  vtkNew<vtkPoints> handlePoints;
+  vtkNew<vtkPolyData> handleData;
+  vtkNew<vtkActor> handleActor;
+  int handleAt = -1;
+
+  // Trails.
+  vtkNew<vtkPoints> trailPoints;
+  vtkNew<vtkPolyData> trailData;
+  vtkNew<vtkActor> trailActor;
+  std::vector<std::vector<Eigen::Vector3d>> trails;
+
+  std::vector<vtkProp*> props() {
+    std::vector<vtkProp*> all = {bodies.actor,         springs.actor,         freePoints.actor,    fixedPoints.actor,
+                                 markers.actor,        vectors.actor,         labels,              selectedPoints.actor,
+                                 hoverPoint.actor,     selectedBodies.actor,  hoverBody.actor,     handleActor,
+                                 trailActor};
+    for (auto& j : joints) all.push_back(j.actor);
+    return all;
+  }
+
+  Eigen::Vector3d at(int i) const {
+    double p[3];
+    points->GetPoint(i, p);
+    return {p[0], p[1], p[2]};
+  }
+
+  void setFrom(GlyphSet& g) {
+    g.locations->SetNumberOfPoints(static_cast<vtkIdType>(g.at.size()));
+    g.directions->SetNumberOfTuples(static_cast<vtkIdType>(g.at.size()));
+    for (std::size_t k = 0; k < g.at.size(); ++k) g.locations->SetPoint(static_cast<vtkIdType>(k), points->GetPoint(g.at[k]));
+    g.modified();
+  }
+
+  void updateCoils() {
+    vtkIdType n = 0;
+    for (const auto& [i, j] : springEnds) {
+      const Eigen::Vector3d a = at(i), b = at(j);
+      const Eigen::Vector3d d = b - a;
+      const double length = d.norm();
+      const Eigen::Vector3d e = length > 1e-12 ? Eigen::Vector3d(d / length) : Eigen::Vector3d::UnitZ();
+      const Eigen::Vector3d u = anyNormal(e), v = e.cross(u);
+      const double r = 0.9 * radius;
+      coilPoints->SetPoint(n++, a.data());
+      const int m = kCoilTurns * kCoilSegmentsPerTurn;
+      for (int k = 0; k <= m; ++k) {
+        const double s = 0.12 + 0.76 * k / m;  // the coil spans the middle of the spring
+        const double phi = 2.0 * M_PI * k / kCoilSegmentsPerTurn;
+        const Eigen::Vector3d p = a + s * d + r * (std::cos(phi) * u + std::sin(phi) * v);
+        coilPoints->SetPoint(n++, p.data());
+      }
+      coilPoints->SetPoint(n++, b.data());
+    }
+    coilPoints->Modified();
+    springs.data->Modified();
+  }
+
+  void updateHighlights() {
+    selectedPoints.at.clear();
+    for (int i : selection)
+      if (i >= 0 && i < points->GetNumberOfPoints()) selectedPoints.at.push_back(i);
+    setFrom(selectedPoints);
+    hoverPoint.at.clear();
+    if (hover >= 0 && hover < points->GetNumberOfPoints()) hoverPoint.at.push_back(hover);
+    setFrom(hoverPoint);
+    if (handleAt >= 0 && handleAt < points->GetNumberOfPoints()) setHandle(at(handleAt));
+    selectedBodies.data->Modified();
+    hoverBody.data->Modified();
+  }
+
+  void setHandle(const Eigen::Vector3d& p) {
+    const double h = 4.5 * radius;
+    for (int axis = 0; axis < 3; ++axis) {
+      Eigen::Vector3d d = Eigen::Vector3d::Zero();
+      d[axis] = h;
+      const Eigen::Vector3d p0 = p - d, p1 = p + d;
+      handlePoints->SetPoint(2 * axis, p0.data());
+      handlePoints->SetPoint(2 * axis + 1, p1.data());
+    }
+    handlePoints->Modified();
+    handleData->Modified();
+  }
+};
+
+MechanismScene::MechanismScene(vtkRenderer* renderer) : a_(std::make_unique<Actors>()) {
+  auto& a = *a_;
+  a.renderer = renderer;
+  for (vtkPoints* p : {a.points.Get(), a.coilPoints.Get(), a.handlePoints.Get(), a.trailPoints.Get()}) p->SetDataTypeToDouble();
+  a.labelNames->SetName("name");
+  a.labelData->SetPoints(a.points);
+  a.labelData->GetPointData()->AddArray(a.labelNames);
+  vtkNew<vtkLabeledDataMapper> labelMapper;
+  labelMapper->SetInputData(a.labelData);
+  labelMapper->SetLabelModeToLabelFieldData();
+  labelMapper->SetFieldDataName("name");
+  labelMapper->GetLabelTextProperty()->SetColor(0.08, 0.08, 0.12);
+  labelMapper->GetLabelTextProperty()->SetFontSize(13);
+  labelMapper->GetLabelTextProperty()->ShadowOff();
+  labelMapper->GetLabelTextProperty()->BoldOff();
+  labelMapper->GetLabelTextProperty()->ItalicOff();
+  a.labels->SetMapper(labelMapper);
+
+  a.handlePoints->SetNumberOfPoints(6);
+  vtkNew<vtkCellArray> handleLines;
+  vtkNew<vtkUnsignedCharArray> handleColours;
+  handleColours->SetNumberOfComponents(3);
+  const unsigned char rgb[3][3] = {{220, 40, 40}, {40, 170, 40}, {40, 80, 230}};
+  for (vtkIdType axis = 0; axis < 3; ++axis) {
+    const vtkIdType seg[2] = {2 * axis, 2 * axis + 1};
+    handleLines->InsertNextCell(2, seg);
+    handleColours->InsertNextTypedTuple(rgb[axis]);
+  }
+  a.handleData->SetPoints(a.handlePoints);
+  a.handleData->SetLines(handleLines);
+  a.handleData->GetCellData()->SetScalars(handleColours);
+  vtkNew<vtkPolyDataMapper> handleMapper;
+  handleMapper->SetInputData(a.handleData);
+  handleMapper->SetScalarModeToUseCellData();
+  a.handleActor->SetMapper(handleMapper);
+  a.handleActor->GetProperty()->SetLineWidth(4.0);
+  a.handleActor->GetProperty()->SetLighting(false);
+  a.handleActor->PickableOff();
+
+  a.trailData->SetPoints(a.trailPoints);
+  vtkNew<vtkCellArray> trailLines;
+  a.trailData->SetLines(trailLines);
+  vtkNew<vtkPolyDataMapper> trailMapper;
+  trailMapper->SetInputData(a.trailData);
+  a.trailActor->SetMapper(trailMapper);
+  a.trailActor->GetProperty()->SetColor(0.85, 0.20, 0.55);
+  a.trailActor->GetProperty()->SetLineWidth(2.0);
+  a.trailActor->GetProperty()->SetLighting(false);
+}
+
+MechanismScene::~MechanismScene() { clear(); }
+
+bool MechanismScene::shown() const { return a_->shown; }
+double MechanismScene::radius() const { return a_->radius; }
+int MechanismScene::drawnPointCount() const { return static_cast<int>(a_->points->GetNumberOfPoints()); }
+int MechanismScene::basicPointCount() const { return a_->np; }
+Eigen::Vector3d MechanismScene::drawnPoint(int i) const { return a_->at(i); }
+const std::string& MechanismScene::drawnPointName(int i) const { return a_->names.at(static_cast<std::size_t>(i)); }
+bool MechanismScene::drawnPointFixed(int i) const { return a_->fixed.at(static_cast<std::size_t>(i)); }
+const std::vector<std::pair<int, int>>& MechanismScene::bodySegments(int b) const {
+  return a_->bodySegments.at(static_cast<std::size_t>(b));
+}
+int MechanismScene::bodyCount() const { return static_cast<int>(a_->bodyNames.size()); }
+const std::string& MechanismScene::bodyName(int b) const { return a_->bodyNames.at(static_cast<std::size_t>(b)); }
+void MechanismScene::bounds(double out[6]) const { a_->points->GetBounds(out); }
+
+void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
+  clear();
+  auto& a = *a_;
+  const auto& spec = model.spec();
+  const int np = static_cast<int>(spec.points.size());
+  const int nm = static_cast<int>(model.markers().size());
+  a.np = np;
+
+  // Glyph sizes follow the mechanism's size.
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
+  for (const auto& p : spec.points) {
+    lo = lo.cwiseMin(p.position);
+    hi = hi.cwiseMax(p.position);
+  }
+  const double size = np > 0 ? std::max((hi - lo).norm(), 0.1) : 1.0;
+  const double r = 0.018 * size;
+  a.radius = r;
+
+  a.points->SetNumberOfPoints(np + nm);
+  a.names.clear();
+  a.fixed.clear();
+  a.labelNames->SetNumberOfValues(np + nm);
+  a.freePoints.at.clear();
+  a.fixedPoints.at.clear();
+  for (int i = 0; i < np; ++i) {
+    const auto& p = spec.points[static_cast<std::size_t>(i)];
+    (p.fixed ? a.fixedPoints.at : a.freePoints.at).push_back(i);
+    a.names.push_back(p.name);
+    a.fixed.push_back(p.fixed);
+  }
+  a.markers.at.clear();
+  for (int i = 0; i < nm; ++i) {
+    a.markers.at.push_back(np + i);
+    a.names.push_back(model.markers()[static_cast<std::size_t>(i)].name);
+    a.fixed.push_back(false);
+  }
+  for (int i = 0; i < np + nm; ++i) a.labelNames->SetValue(i, a.names[static_cast<std::size_t>(i)]);
+
+  auto drawnIndex = [&](const std::string& name) -> int {
+    const int p = model.findPoint(name);
+    if (p >= 0) return p;
+    const int m = model.findMarker(name);
+    return m >= 0 ? np + m : -1;
+  };
+
+  // Bodies: a closed polygon through their points (a segment for two), and a
+  // spoke from the first point to each marker.
+  a.bodies.lines->Reset();
+  a.bodyNames.clear();
+  a.bodySegments.clear();
+  a.vectors.at.clear();
+  a.vectorIndex.clear();
+  int markerBase = np;
+  for (const auto& body : spec.bodies) {
+    std::vector<int> ids;
+    for (const auto& name : body.points) ids.push_back(model.findPoint(name));
+    std::vector<std::pair<int, int>> segments;
+    if (ids.size() == 2) {
+      segments.emplace_back(ids[0], ids[1]);
+    } else if (ids.size() > 2) {
+      for (std::size_t k = 0; k < ids.size(); ++k) segments.emplace_back(ids[k], ids[(k + 1) % ids.size()]);
+    }
+    for (std::size_t k = 0; k < body.markers.size() && !ids.empty(); ++k)
+      segments.emplace_back(ids.front(), markerBase + static_cast<int>(k));
+    markerBase += static_cast<int>(body.markers.size());
+    for (const auto& [i, j] : segments) {
+      const vtkIdType seg[2] = {i, j};
+      a.bodies.lines->InsertNextCell(2, seg);
+    }
+    for (const auto& name : body.vectors)
+      if (!ids.empty()) {
+        a.vectors.at.push_back(ids.front());
+        a.vectorIndex.push_back(model.findVector(name));
+      }
+    a.bodyNames.push_back(body.name);
+    a.bodySegments.push_back(std::move(segments));
+  }
+  a.bodies.build(a.points, 0.4 * r, 12);
+  a.bodies.actor->GetProperty()->SetColor(0.27, 0.51, 0.71);
+  a.bodies.actor->GetProperty()->SetSpecular(0.3);
+
+  // Springs as coils that stretch with the spring.
+  a.springEnds.clear();
+  for (const auto& sd : spec.springDampers) {
+    const int i = drawnIndex(sd.point1), j = drawnIndex(sd.point2);
+    if (i >= 0 && j >= 0) a.springEnds.emplace_back(i, j);
+  }
+  a.coilPoints->SetNumberOfPoints(static_cast<vtkIdType>(a.springEnds.size()) * kCoilPoints);
+  a.springs.lines->Reset();
+  for (std::size_t s = 0; s < a.springEnds.size(); ++s) {
+    std::vector<vtkIdType> ids(kCoilPoints);
+    for (int k = 0; k < kCoilPoints; ++k) ids[static_cast<std::size_t>(k)] = static_cast<vtkIdType>(s) * kCoilPoints + k;
+    a.springs.lines->InsertNextCell(kCoilPoints, ids.data());
+  }
+  a.springs.build(a.coilPoints, 0.12 * r, 6);
+  a.springs.actor->GetProperty()->SetColor(0.93, 0.55, 0.15);
+
+  vtkNew<vtkSphereSource> sphere;
+  sphere->SetRadius(r);
+  sphere->SetThetaResolution(16);
+  sphere->SetPhiResolution(12);
+  a.freePoints.build(sphere, false);
+  a.freePoints.actor->GetProperty()->SetColor(0.85, 0.85, 0.88);
+
+  vtkNew<vtkCubeSource> cube;
+  cube->SetXLength(2.2 * r);
+  cube->SetYLength(2.2 * r);
+  cube->SetZLength(2.2 * r);
+  a.fixedPoints.build(cube, false);
+  a.fixedPoints.actor->GetProperty()->SetColor(0.25, 0.25, 0.28);
+
+  vtkNew<vtkSphereSource> small;
+  small->SetRadius(0.6 * r);
+  a.markers.build(small, false);
+  a.markers.actor->GetProperty()->SetColor(0.30, 0.69, 0.31);
+
+  vtkNew<vtkArrowSource> arrow;
+  arrow->SetTipRadius(0.12);
+  arrow->SetShaftRadius(0.04);
+  a.vectors.build(arrow, true, 4.0 * r);
+  a.vectors.actor->GetProperty()->SetColor(0.80, 0.22, 0.60);
+
+  // Joint glyphs: revolute a short cylinder along its axis, spherical a
+  // ball, prismatic/cylindrical a long box along the axis, the
+  // others a small octahedron.
+  for (auto& list : a.jointAt) list.clear();
+  for (const auto& joint : spec.joints) {
+    const int at = drawnIndex(joint.point1);
+    if (at < 0) continue;
+    int kind = 3;
+    switch (joint.type) {
+      case JointType::Revolute: kind = 0; break;
+      case JointType::Spherical: kind = 1; break;
+      case JointType::Prismatic:
+      case JointType::Cylindrical: kind = 2; break;
+      default: kind = 3; break;
+    }
+    a.jointAt[kind].emplace_back(at, joint.axis1.empty() ? -1 : model.findVector(joint.axis1));
+  }
+  vtkNew<vtkCylinderSource> cylinder;
+  cylinder->SetRadius(1.15 * r);
+  cylinder->SetHeight(3.2 * r);
+  cylinder->SetResolution(20);
+  auto cylinderX = alongX(cylinder, -90.0);
+  vtkNew<vtkSphereSource> ball;
+  ball->SetRadius(1.3 * r);  // opaque: translucency costs a full-screen pass per frame
+  ball->SetThetaResolution(20);
+  ball->SetPhiResolution(14);
+  vtkNew<vtkCubeSource> slider;
+  slider->SetXLength(4.5 * r);
+  slider->SetYLength(1.5 * r);
+  slider->SetZLength(1.5 * r);
+  vtkNew<vtkSphereSource> octahedron;
+  octahedron->SetRadius(1.6 * r);
+  octahedron->SetThetaResolution(4);
+  octahedron->SetPhiResolution(3);
+  a.joints[0].build(cylinderX, true);
+  a.joints[1].build(ball, false);
+  a.joints[2].build(slider, true);
+  a.joints[3].build(octahedron, true);
+  a.joints[0].actor->GetProperty()->SetColor(0.72, 0.26, 0.20);
+  a.joints[1].actor->GetProperty()->SetColor(0.85, 0.35, 0.30);
+  a.joints[2].actor->GetProperty()->SetColor(0.50, 0.32, 0.72);
+  a.joints[3].actor->GetProperty()->SetColor(0.45, 0.60, 0.40);
+  for (int k = 0; k < 4; ++k) a.joints[static_cast<std::size_t>(k)].resize(a.jointAt[k].size());
+
+  // Highlights.
+  vtkNew<vtkSphereSource> halo;
+  halo->SetRadius(1.9 * r);
+  halo->SetThetaResolution(14);
+  halo->SetPhiResolution(10);
+  a.selectedPoints.build(halo, false);
+  a.selectedPoints.actor->GetProperty()->SetColor(1.0, 0.85, 0.1);
+  a.selectedPoints.actor->GetProperty()->SetRepresentationToWireframe();
+  a.selectedPoints.actor->GetProperty()->SetLighting(false);
+  a.hoverPoint.build(halo, false);
+  a.hoverPoint.actor->GetProperty()->SetColor(0.1, 0.85, 0.95);
+  a.hoverPoint.actor->GetProperty()->SetRepresentationToWireframe();
+  a.hoverPoint.actor->GetProperty()->SetLighting(false);
+  a.selectedBodies.build(a.points, 0.85 * r, 12);
+  a.selectedBodies.actor->GetProperty()->SetColor(1.0, 0.85, 0.1);
+  a.selectedBodies.actor->GetProperty()->SetOpacity(0.5);
+  a.hoverBody.build(a.points, 0.75 * r, 12);
+  a.hoverBody.actor->GetProperty()->SetColor(0.1, 0.85, 0.95);
+  a.hoverBody.actor->GetProperty()->SetOpacity(0.4);
+  a.selection.clear();
+  a.hover = -1;
+  a.handleAt = -1;
+  a.handleActor->VisibilityOff();
+  a.labels->SetVisibility(a.labelsVisible);
+
+  for (vtkProp* prop : a.props()) a.renderer->AddViewProp(prop);
+  a.shown = true;
+  update(model, q);
+}
+
+void MechanismScene::update(const Model& model, const Eigen::VectorXd& q) {
+  auto& a = *a_;
+  if (!a.shown) return;
+  const int np = a.np;
+  for (int i = 0; i < np; ++i) {
+    const Eigen::Vector3d p = pointPosition(model, q, i);
+    a.points->SetPoint(i, p.data());
+  }
+  for (int i = 0; i < static_cast<int>(model.markers().size()); ++i) {
+    const Eigen::Vector3d p = markerPosition(model, q, i);
+    a.points->SetPoint(np + i, p.data());
+  }
+  a.points->Modified();
+  a.setFrom(a.freePoints);
+  a.setFrom(a.fixedPoints);
+  a.setFrom(a.markers);
+  a.setFrom(a.vectors);
+  for (std::size_t k = 0; k < a.vectorIndex.size(); ++k) {
+    const Eigen::Vector3d u = vectorValue(model, q, a.vectorIndex[k]);
+    a.vectors.directions->SetTuple(static_cast<vtkIdType>(k), u.data());
+  }
+  for (int kind = 0; kind < 4; ++kind) {
+    auto& g = a.joints[static_cast<std::size_t>(kind)];
+    const auto& list = a.jointAt[kind];
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      g.locations->SetPoint(static_cast<vtkIdType>(k), a.points->GetPoint(list[k].first));
+      const Eigen::Vector3d u = list[k].second >= 0 ? vectorValue(model, q, list[k].second) : Eigen::Vector3d::UnitZ();
+      g.directions->SetTuple(static_cast<vtkIdType>(k), u.data());
+    }
+    g.modified();
+  }
+  a.updateCoils();
+  a.bodies.data->Modified();
+  a.labelData->Modified();
+  a.updateHighlights();
+}
+
+void MechanismScene::clear() {
+  auto& a = *a_;
+  if (!a.shown) return;
+  for (vtkProp* prop : a.props()) a.renderer->RemoveViewProp(prop);
+  a.shown = false;
+  a.trails.clear();
+  a.trailPoints->SetNumberOfPoints(0);
+  a.trailData->GetLines()->Reset();
+  a.trailData->Modified();
+}
+
+void MechanismScene::setSelection(const std::vector<int>& points, const std::vector<int>& bodies, int handlePoint) {
+  auto& a = *a_;
+  a.selection = points;
+  a.selectedBodies.lines->Reset();
+  for (int b : bodies)
+    if (b >= 0 && b < static_cast<int>(a.bodySegments.size()))
+      for (const auto& [i, j] : a.bodySegments[static_cast<std::size_t>(b)]) {
+        const vtkIdType seg[2] = {i, j};
+        a.selectedBodies.lines->InsertNextCell(2, seg);
+      }
+  a.selectedBodies.lines->Modified();
+  a.handleAt = handlePoint;
+  a.handleActor->SetVisibility(handlePoint >= 0);
+  a.updateHighlights();
+}
+
+void MechanismScene::setHover(int point, int body) {
+  auto& a = *a_;
+  a.hover = point;
+  a.hoverBody.lines->Reset();
+  if (body >= 0 && body < static_cast<int>(a.bodySegments.size()))
+    for (const auto& [i, j] : a.bodySegments[static_cast<std::size_t>(body)]) {
+      const vtkIdType seg[2] = {i, j};
+      a.hoverBody.lines->InsertNextCell(2, seg);
+    }
+  a.hoverBody.lines->Modified();
+  a.updateHighlights();
+}
+
+void MechanismScene::moveHandle(const Eigen::Vector3d& p) {
+  auto& a = *a_;
+  a.setHandle(p);
+  // The selected point's halo follows the handle while dragging.
+  for (std::size_t k = 0; k < a.selectedPoints.at.size(); ++k)
+    if (a.selectedPoints.at[k] == a.handleAt) a.selectedPoints.locations->SetPoint(static_cast<vtkIdType>(k), p.data());
+  a.selectedPoints.modified();
+}
+
+void MechanismScene::setTrails(std::vector<std::vector<Eigen::Vector3d>> paths) {
+  auto& a = *a_;
+  a.trails = std::move(paths);
+  vtkIdType n = 0;
+  for (const auto& path : a.trails) n += static_cast<vtkIdType>(path.size());
+  a.trailPoints->SetNumberOfPoints(n);
+  n = 0;
+  for (const auto& path : a.trails)
+    for (const auto& p : path) a.trailPoints->SetPoint(n++, p.data());
+  a.trailPoints->Modified();
+  showTrailsUpTo(-1);
+}
+
+void MechanismScene::showTrailsUpTo(int frame) {
+  auto& a = *a_;
+  auto* lines = a.trailData->GetLines();
+  lines->Reset();
+  vtkIdType base = 0;
+  std::vector<vtkIdType> ids;
+  for (const auto& path : a.trails) {
+    const int last = std::min(frame, static_cast<int>(path.size()) - 1);
+    if (last >= 1) {
+      ids.resize(static_cast<std::size_t>(last) + 1);
+      for (int k = 0; k <= last; ++k) ids[static_cast<std::size_t>(k)] = base + k;
+      lines->InsertNextCell(static_cast<vtkIdType>(ids.size()), ids.data());
+    }
+    base += static_cast<vtkIdType>(path.size());
+  }
+  lines->Modified();
+  a.trailData->Modified();
+}
+
+void MechanismScene::clearTrails() { setTrails({}); }
+bool MechanismScene::hasTrails() const { return !a_->trails.empty(); }
+
+void MechanismScene::setLabelsVisible(bool visible) {
+  a_->labelsVisible = visible;
+  a_->labels->SetVisibility(visible);
+}
+
+bool MechanismScene::labelsVisible() const { return a_->labelsVisible; }
+
+}  // namespace mbdrom::widgets

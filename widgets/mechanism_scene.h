@@ -1,0 +1,78 @@
+#pragma once
+// The VTK actors that draw one mechanism: points, bodies, spring coils, unit
+// vectors, markers, joint glyphs, labels, selection and hover highlights, a
+// drag handle and point trails. No Qt here; SceneView hosts it.
+//
+// "Drawn points" are the basic points [0, np) followed by the markers
+// [np, np + nm) in the model's marker order. Positions are in m.
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+class vtkRenderer;
+
+namespace mbdrom {
+class Model;
+}
+
+namespace mbdrom::widgets {
+
+class MechanismScene {
+public:
+  explicit MechanismScene(vtkRenderer* renderer);
+  ~MechanismScene();
+  MechanismScene(const MechanismScene&) = delete;
+  MechanismScene& operator=(const MechanismScene&) = delete;
+
+  /// Builds the actors for `model` at q (size model.nq()); replaces any previous mechanism.
+  void show(const Model& model, const Eigen::VectorXd& q);
+  /// Moves the actors to q; nothing is re-created.
+  void update(const Model& model, const Eigen::VectorXd& q);
+  void clear();
+  bool shown() const;
+
+  /// Bounds of the drawn points (xmin, xmax, ymin, ymax, zmin, zmax) [m].
+  void bounds(double out[6]) const;
+  /// Glyph radius used for points [m] (follows the mechanism's size).
+  double radius() const;
+
+  int drawnPointCount() const;
+  /// Number of basic points (the first drawn points).
+  int basicPointCount() const;
+  Eigen::Vector3d drawnPoint(int i) const;
+  const std::string& drawnPointName(int i) const;
+  /// Whether drawn point i is a fixed basic point.
+  bool drawnPointFixed(int i) const;
+  /// Segments (pairs of drawn points) that draw body b.
+  const std::vector<std::pair<int, int>>& bodySegments(int b) const;
+  int bodyCount() const;
+  const std::string& bodyName(int b) const;
+
+  /// Highlights drawn points and bodies (selection in yellow); `handlePoint`
+  /// (a drawn point or -1) gets the x/y/z drag handle.
+  void setSelection(const std::vector<int>& points, const std::vector<int>& bodies, int handlePoint);
+  /// Hover highlight (cyan) of one drawn point or body; -1 for none.
+  void setHover(int point, int body);
+  /// Moves the drag handle (and the selected point's highlight) to p while dragging.
+  void moveHandle(const Eigen::Vector3d& p);
+
+  /// Trails: one path per traced point, each the point's positions at every
+  /// frame [m]; showTrailsUpTo(k) draws frames 0..k.
+  void setTrails(std::vector<std::vector<Eigen::Vector3d>> paths);
+  void showTrailsUpTo(int frame);
+  void clearTrails();
+  bool hasTrails() const;
+
+  void setLabelsVisible(bool visible);
+  bool labelsVisible() const;
+
+private:
+  struct Actors;
+  std::unique_ptr<Actors> a_;
+};
+
+}  // namespace mbdrom::widgets
