@@ -107,6 +107,9 @@ void MainWindow::connectView() {
     connect(action, &QAction::triggered, this, [this, p = plane] { scene_->setWorkPlane(p); });
   }
 
+  connect(scene_, &widgets::SceneView::graphicsFailed, this, [this](const QString& message) {
+    log_->error(tr("3D view: %1").arg(message));
+  });
   connect(modelTree_, &widgets::ModelTree::currentElementChanged, this, &MainWindow::selectFromTree);
   connect(scene_, &widgets::SceneView::pointClicked, this,
           [this](int point, Qt::KeyboardModifiers modifiers) { selectInView(point, -1, modifiers); });

@@ -50,8 +50,9 @@ void runCase(benchmark::State& state, const NodeCase& c) {
       state.counters["max_residual"] = e.maxResidual;
       state.counters["max_drift"] = e.maxDrift;
     }
-    std::printf("%s, width %d: MSE %.3e (train %.3e, extrapolation %.3e), authors %.3e, training %.1f s\n", c.name.c_str(),
-                s.hidden.front(), e.mse, e.mseTrain, e.mseExtrapolation, c.authorsMse, seconds);
+    std::printf("%s, width %d: MSE %.3e (train %.3e, extrapolation %.3e), authors %.3e, training %.1f s\n",
+                c.name.c_str(), s.hidden.front(), e.mse, e.mseTrain, e.mseExtrapolation, c.authorsMse,
+                seconds);
   }
 }
 
@@ -63,16 +64,42 @@ void BM_NodeTripleMassSpringDamper(benchmark::State& state) {
   runCase(state, tripleMassSpringDamperCase());
 }
 
-void BM_NodeDoublePendulum(benchmark::State& state) { runCase(state, doublePendulumCase()); }
+void BM_NodeDoublePendulum(benchmark::State& state) {
+  runCase(state, doublePendulumCase());
+}
 
-void BM_NodeSliderCrankHard(benchmark::State& state) { runCase(state, sliderCrankCase(true)); }
+void BM_NodeSliderCrankHard(benchmark::State& state) {
+  runCase(state, sliderCrankCase(true));
+}
 
-void BM_NodeSliderCrankSoft(benchmark::State& state) { runCase(state, sliderCrankCase(false)); }
+void BM_NodeSliderCrankSoft(benchmark::State& state) {
+  runCase(state, sliderCrankCase(false));
+}
 
 }  // namespace
 
-BENCHMARK(BM_NodeSingleMassSpringDamper)->Arg(256)->Arg(64)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-BENCHMARK(BM_NodeTripleMassSpringDamper)->Arg(256)->Arg(64)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_NodeSingleMassSpringDamper)
+    ->Arg(256)
+    ->Arg(64)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_NodeTripleMassSpringDamper)
+    ->Arg(256)
+    ->Arg(64)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
 BENCHMARK(BM_NodeDoublePendulum)->Arg(256)->Arg(64)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-BENCHMARK(BM_NodeSliderCrankHard)->Arg(256)->Arg(64)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
-BENCHMARK(BM_NodeSliderCrankSoft)->Arg(256)->Arg(64)->Iterations(1)->UseManualTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_NodeSliderCrankHard)
+    ->Arg(256)
+    ->Arg(64)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);
+BENCHMARK(BM_NodeSliderCrankSoft)
+    ->Arg(256)
+    ->Arg(64)
+    ->Iterations(1)
+    ->UseManualTime()
+    ->Unit(benchmark::kSecond);

@@ -4,6 +4,8 @@
 
 #include <QElapsedTimer>
 #include <QKeyEvent>
+#include <QLabel>
+#include <QTimer>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLExtraFunctions>
@@ -101,13 +103,35 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   QSurfaceFormat format = QSurfaceFormat::defaultFormat();
   format.setAlphaBufferSize(0);
   surface_->setFormat(format);
-  container_ = QWidget::createWindowContainer(surface_, this);
-  container_->setObjectName("sceneSurface");
-  container_->setFocusPolicy(Qt::StrongFocus);
-  setFocusProxy(container_);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(container_);
+  // Without OpenGL 3.2 (the offscreen platform, an X server without GLX) the
+  // native window cannot even paint: show why instead of the view.
+  QOpenGLContext probe;
+  probe.setFormat(format);
+  const bool created = probe.create();
+  const int version = probe.format().majorVersion() * 10 + probe.format().minorVersion();
+  if (!created || version < 32) {
+    graphicsError_ = (created ? tr("the 3D view needs OpenGL 3.2 or newer; this display offers %1.%2.")
+                                    .arg(probe.format().majorVersion())
+                                    .arg(probe.format().minorVersion())
+                              : tr("the 3D view needs OpenGL, and this display offers none.")) +
+                     tr(" Under X use Mesa (LIBGL_ALWAYS_SOFTWARE=1) or 'xvfb-run'; mbdrom-cli needs no display.");
+    qWarning("%s", qPrintable(graphicsError_));
+    auto* label = new QLabel(graphicsError_, this);
+    label->setObjectName("sceneUnavailable");
+    label->setWordWrap(true);
+    label->setAlignment(Qt::AlignCenter);
+    layout->addWidget(label);
+    container_ = label;
+    QTimer::singleShot(0, this, [this] { emit graphicsFailed(graphicsError_); });
+  } else {
+    container_ = QWidget::createWindowContainer(surface_, this);
+    container_->setObjectName("sceneSurface");
+    container_->setFocusPolicy(Qt::StrongFocus);
+    setFocusProxy(container_);
+    layout->addWidget(container_);
+  }
 
   auto& v = *vtk_;
   v.mech = std::make_unique<MechanismScene>(v.renderer);
@@ -206,7 +230,20 @@ double SceneView::pixelRatio() const { return surface_->devicePixelRatio(); }
 
 void SceneView::initializeVtk() {
   auto& v = *vtk_;
-  v.context = surface_->context();
+  // Without OpenGL 3.2 (e.g. the offscreen platform, or a remote X server
+  // without GLX) VTK cannot draw: say so once and leave the view empty.
+  QOpenGLContext* context = surface_->context();
+  const QSurfaceFormat format = context ? context->format() : QSurfaceFormat();
+  if (!context || !context->isValid() || QOpenGLContext::currentContext() != context ||
+      format.majorVersion() * 10 + format.minorVersion() < 32) {
+    graphicsError_ = tr("the 3D view needs OpenGL 3.2 or newer; this display offers %1.%2. "
+                        "Under X use Mesa (LIBGL_ALWAYS_SOFTWARE=1) or 'xvfb-run'.")
+                         .arg(format.majorVersion())
+                         .arg(format.minorVersion());
+    emit graphicsFailed(graphicsError_);
+    return;
+  }
+  v.context = context;
   v.surface = surface_;
   v.window->SetReadyForRendering(true);
   v.window->SetForceMaximumHardwareLineWidth(1);
@@ -220,6 +257,7 @@ void SceneView::initializeVtk() {
 
 void SceneView::renderVtk() {
   auto& v = *vtk_;
+  if (!v.initialized) return;
   QElapsedTimer clock;
   clock.start();
   const double ratio = pixelRatio();

@@ -80,6 +80,9 @@ public:
   /// (QWidget::grab() cannot read a native OpenGL child window).
   static QImage grabWindow(QWidget* top);
 
+  /// Why the view cannot draw (no usable OpenGL), empty when it can.
+  QString graphicsError() const { return graphicsError_; }
+
   /// Number of frames rendered so far (for tests and frame-time measurement).
   long long framesRendered() const;
   /// Duration of the last render [ms].
@@ -90,6 +93,8 @@ public:
 
 signals:
   void rendered();
+  /// OpenGL is not usable: the view stays empty; `message` says why.
+  void graphicsFailed(const QString& message);
   /// A click picked drawn point i or body b (with Ctrl: toggle in the selection).
   void pointClicked(int drawnPoint, Qt::KeyboardModifiers modifiers);
   void bodyClicked(int body, Qt::KeyboardModifiers modifiers);
@@ -122,6 +127,7 @@ private:
   void updateHover(QPointF pos, QPointF global);
 
   std::unique_ptr<Vtk> vtk_;
+  QString graphicsError_;
   Surface* surface_ = nullptr;
   QWidget* container_ = nullptr;
   std::vector<int> selectedPoints_, selectedBodies_;

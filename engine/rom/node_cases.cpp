@@ -126,7 +126,8 @@ NodeCase doublePendulumCase() {
         a(0) = (-3.0 * g * std::sin(th(0)) - g * std::sin(th(0) - 2.0 * th(1)) -
                 2.0 * std::sin(d) * (w(1) * w(1) + w(0) * w(0) * std::cos(d))) /
                den;
-        a(1) = 2.0 * std::sin(d) * (2.0 * w(0) * w(0) + 2.0 * g * std::cos(th(0)) + w(1) * w(1) * std::cos(d)) / den;
+        a(1) = 2.0 * std::sin(d) *
+               (2.0 * w(0) * w(0) + 2.0 * g * std::cos(th(0)) + w(1) * w(1) * std::cos(d)) / den;
         return a;
       },
       Eigen::Vector2d(std::numbers::pi / 2.0, std::numbers::pi / 4.0), Eigen::VectorXd::Zero(2));
@@ -195,9 +196,9 @@ NodeCaseResult evaluateNodeCase(const NodeDynamics& dynamics, NodeIntegrator int
   const auto N = static_cast<int>(c.series.t.size());
   const Eigen::Index n = c.series.q.rows();
   NodeCaseResult r;
-  const Eigen::MatrixXd Z = nodeRollout(dynamics, integrator, c.dt, c.series.q.col(0), c.series.qd.col(0),
-                                        c.series.t(0), N - 1, c.series.input, c.constraint, &r.maxDrift,
-                                        &r.maxResidual);
+  const Eigen::MatrixXd Z =
+      nodeRollout(dynamics, integrator, c.dt, c.series.q.col(0), c.series.qd.col(0), c.series.t(0), N - 1,
+                  c.series.input, c.constraint, &r.maxDrift, &r.maxResidual);
   r.predicted.resize(c.state.rows(), N);
   for (int k = 0; k < N; ++k) r.predicted.col(k) = c.toState(Z.col(k).head(n), Z.col(k).tail(n));
   const Eigen::MatrixXd e = r.predicted - c.state;

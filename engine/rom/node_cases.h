@@ -20,8 +20,8 @@ namespace mbdrom {
 
 struct NodeCase {
   std::string name;
-  double dt = 0.01;         ///< sample spacing [s]
-  int trainSamples = 300;   ///< the first samples train; the rest test extrapolation
+  double dt = 0.01;        ///< sample spacing [s]
+  int trainSamples = 300;  ///< the first samples train; the rest test extrapolation
   /// Trajectory in the NODE's coordinates (all 400 samples); input and constraint of the case.
   NodeSeries series;
   NodeConstraint constraint;
@@ -49,12 +49,12 @@ NodeCase sliderCrankCase(bool hardConstraint);
 NodeSeries nodeCaseTrainingSeries(const NodeCase& c);
 
 struct NodeCaseResult {
-  double mse = 0.0;             ///< over all samples and state components
-  double mseTrain = 0.0;        ///< over the training samples
+  double mse = 0.0;       ///< over all samples and state components
+  double mseTrain = 0.0;  ///< over the training samples
   double mseExtrapolation = 0.0;
-  double maxResidual = 0.0;     ///< max |Φ| after projection (soft constraint), else 0
-  double maxDrift = 0.0;        ///< max |Φ| the projections removed
-  Eigen::MatrixXd predicted;    ///< the paper's state, components x samples
+  double maxResidual = 0.0;   ///< max |Φ| after projection (soft constraint), else 0
+  double maxDrift = 0.0;      ///< max |Φ| the projections removed
+  Eigen::MatrixXd predicted;  ///< the paper's state, components x samples
 };
 
 /// Rollout of the trained dynamics from the case's initial state over all its

@@ -39,8 +39,8 @@ int integerOf(const OJson& v, const std::string& key, long long lo, long long hi
   if (!v.is_number_integer()) throw InputError("node settings: " + key + " must be an integer");
   const long long x = v.get<long long>();
   if (x < lo || x > hi)
-    throw InputError("node settings: " + key + " must be in " + std::to_string(lo) + ".." + std::to_string(hi) +
-                     ", got " + v.dump());
+    throw InputError("node settings: " + key + " must be in " + std::to_string(lo) + ".." +
+                     std::to_string(hi) + ", got " + v.dump());
   return static_cast<int>(x);
 }
 
@@ -53,7 +53,8 @@ std::string stringOf(const OJson& v, const std::string& key) {
 Eigen::VectorXd spread(const Eigen::MatrixXd& X, const Eigen::VectorXd& mean) {
   Eigen::VectorXd s(X.rows());
   for (Eigen::Index i = 0; i < X.rows(); ++i) {
-    const double v = X.cols() > 1 ? (X.row(i).array() - mean(i)).square().sum() / static_cast<double>(X.cols()) : 0.0;
+    const double v =
+        X.cols() > 1 ? (X.row(i).array() - mean(i)).square().sum() / static_cast<double>(X.cols()) : 0.0;
     s(i) = std::sqrt(v);
   }
   const double top = s.size() ? s.maxCoeff() : 0.0;
@@ -66,8 +67,8 @@ Eigen::VectorXd spread(const Eigen::MatrixXd& X, const Eigen::VectorXd& mean) {
 
 // Training data: the runs with their inputs sampled at the sample times and half steps.
 struct Run {
-  Eigen::MatrixXd q, qd;   // n x N
-  Eigen::MatrixXd u, uh;   // m x N, m x (N - 1): inputs at t_k and t_k + h/2
+  Eigen::MatrixXd q, qd;  // n x N
+  Eigen::MatrixXd u, uh;  // m x N, m x (N - 1): inputs at t_k and t_k + h/2
   Eigen::VectorXd t;
 };
 
@@ -77,7 +78,7 @@ struct Start {
 
 // The loss of rollouts from given starts and its gradient.
 class NodeLoss {
-public:
+ public:
   NodeLoss(const std::vector<Run>& runs, const NodeSettings& s, const NodeConstraint& c, double h,
            const Eigen::VectorXd& sigmaA)
       : runs_(runs), s_(s), c_(c), h_(h), sigmaA_(sigmaA) {
@@ -119,7 +120,8 @@ public:
       for (Eigen::Index b = 0; b < B; ++b) {
         const Run& r = runs_[static_cast<std::size_t>(starts[static_cast<std::size_t>(b)].run)];
         const int k = starts[static_cast<std::size_t>(b)].k + j;
-        const Eigen::ArrayXd rq = (Q.col(b) - r.q.col(k)).array() * wq, rv = (Qd.col(b) - r.qd.col(k)).array() * wv;
+        const Eigen::ArrayXd rq = (Q.col(b) - r.q.col(k)).array() * wq,
+                             rv = (Qd.col(b) - r.qd.col(k)).array() * wv;
         loss += rq.square().sum() + rv.square().sum();
         gQ.col(b) = (2.0 * rq * wq).matrix();
         gQd.col(b) = (2.0 * rv * wv).matrix();
@@ -167,7 +169,7 @@ public:
     return loss * norm;
   }
 
-private:
+ private:
   const std::vector<Run>& runs_;
   const NodeSettings& s_;
   const NodeConstraint& c_;
@@ -177,7 +179,8 @@ private:
 };
 
 // Checked runs with sampled inputs, and the common spacing h.
-std::vector<Run> prepareRuns(const std::vector<NodeSeries>& series, const NodeSettings& s, double& h, int& m) {
+std::vector<Run> prepareRuns(const std::vector<NodeSeries>& series, const NodeSettings& s, double& h,
+                             int& m) {
   if (series.empty()) throw InputError("node: no training runs");
   std::vector<Run> runs;
   const Eigen::Index n = series.front().q.rows();
@@ -188,19 +191,22 @@ std::vector<Run> prepareRuns(const std::vector<NodeSeries>& series, const NodeSe
     const std::string where = "node: run \"" + sr.name + "\"";
     const Eigen::Index N = sr.t.size();
     if (sr.q.rows() != n || sr.qd.rows() != n)
-      throw InputError(where + ": expected " + std::to_string(n) + " coordinates, got " + std::to_string(sr.q.rows()));
+      throw InputError(where + ": expected " + std::to_string(n) + " coordinates, got " +
+                       std::to_string(sr.q.rows()));
     if (sr.q.cols() != N || sr.qd.cols() != N)
       throw InputError(where + ": expected " + std::to_string(N) + " samples of q and qd, got " +
                        std::to_string(sr.q.cols()) + " and " + std::to_string(sr.qd.cols()));
     if (N < s.rolloutSteps + 1)
-      throw InputError(where + ": " + std::to_string(N) + " samples, need at least rollout_steps + 1 = " +
-                       std::to_string(s.rolloutSteps + 1));
+      throw InputError(where + ": " + std::to_string(N) +
+                       " samples, need at least rollout_steps + 1 = " + std::to_string(s.rolloutSteps + 1));
     auto coordinate = [&](Eigen::Index i) {
-      return i < static_cast<Eigen::Index>(sr.names.size()) ? "\"" + sr.names[static_cast<std::size_t>(i)] + "\""
-                                                            : "coordinate " + std::to_string(i + 1);
+      return i < static_cast<Eigen::Index>(sr.names.size())
+                 ? "\"" + sr.names[static_cast<std::size_t>(i)] + "\""
+                 : "coordinate " + std::to_string(i + 1);
     };
     for (Eigen::Index k = 0; k < N; ++k) {
-      if (!std::isfinite(sr.t(k))) throw InputError(where + ": row " + std::to_string(k + 1) + ": time is not finite");
+      if (!std::isfinite(sr.t(k)))
+        throw InputError(where + ": row " + std::to_string(k + 1) + ": time is not finite");
       for (Eigen::Index i = 0; i < n; ++i) {
         if (!std::isfinite(sr.q(i, k)))
           throw InputError(where + ": row " + std::to_string(k + 1) + ": position of " + coordinate(i) +
@@ -237,7 +243,8 @@ std::vector<Run> prepareRuns(const std::vector<NodeSeries>& series, const NodeSe
     if (m > 0) {
       for (Eigen::Index k = 0; k < N; ++k) r.u.col(k) = sr.input(sr.t(k));
       for (Eigen::Index k = 0; k + 1 < N; ++k) r.uh.col(k) = sr.input(sr.t(k) + 0.5 * hr);
-      if (!r.u.allFinite() || !r.uh.allFinite()) throw InputError(where + ": the input u(t) is NaN or infinite");
+      if (!r.u.allFinite() || !r.uh.allFinite())
+        throw InputError(where + ": the input u(t) is NaN or infinite");
     }
     runs.push_back(std::move(r));
   }
@@ -303,7 +310,8 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
     } else if (key == "inputs") {
       s.inputs = stringOf(v, key);
     } else if (key == "hidden") {
-      if (!v.is_array() || v.empty()) throw InputError("node settings: hidden must be a non-empty array of widths");
+      if (!v.is_array() || v.empty())
+        throw InputError("node settings: hidden must be a non-empty array of widths");
       s.hidden.clear();
       for (const OJson& x : v) s.hidden.push_back(integerOf(x, key, 1, 100000));
     } else if (key == "activation") {
@@ -335,10 +343,11 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
         throw InputError("node settings: seed must be a non-negative integer");
       s.seed = v.get<std::uint64_t>();
     } else {
-      throw InputError("node settings: unknown setting \"" + key +
-                       "\" (known: coordinates, inputs, hidden, activation, integrator, epochs, batch_size, "
-                       "learning_rate, decay, min_learning_rate, validation_fraction, patience, rollout_steps, "
-                       "constraint_weight, gradient_clip, seed)");
+      throw InputError(
+          "node settings: unknown setting \"" + key +
+          "\" (known: coordinates, inputs, hidden, activation, integrator, epochs, batch_size, "
+          "learning_rate, decay, min_learning_rate, validation_fraction, patience, rollout_steps, "
+          "constraint_weight, gradient_clip, seed)");
     }
   }
   if (s.inputs != "none" && s.inputs != "external")
@@ -383,8 +392,8 @@ NodeDynamics::NodeDynamics(int n, int m, const std::vector<int>& hidden, nn::Act
   net_ = nn::Mlp(2 * n + m, layers, seed);
 }
 
-Eigen::MatrixXd NodeDynamics::stage(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U,
-                                    nn::Workspace* ws) const {
+Eigen::MatrixXd NodeDynamics::stage(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
+                                    const Eigen::MatrixXd& U, nn::Workspace* ws) const {
   Eigen::MatrixXd X(2 * n_ + m_, Q.cols());
   X.topRows(n_) = Q;
   X.middleRows(n_, n_) = Qd;
@@ -524,7 +533,8 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& series, cons
   std::vector<int> trainIdx, validIdx;
   nn::splitIndices(static_cast<int>(starts.size()), s.validationFraction, s.seed, trainIdx, validIdx);
   if (static_cast<int>(trainIdx.size()) < s.batchSize)
-    throw InputError("node: " + std::to_string(trainIdx.size()) + " training samples (rollout starts after the " +
+    throw InputError("node: " + std::to_string(trainIdx.size()) +
+                     " training samples (rollout starts after the " +
                      "validation split) are fewer than batch_size " + std::to_string(s.batchSize) +
                      ": lower batch_size or give more samples");
   std::vector<Start> trainStarts, validStarts;
@@ -601,15 +611,16 @@ double projectOntoConstraints(const NodeConstraint& c, double t, Eigen::VectorXd
   return before;
 }
 
-Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, double h, const Eigen::VectorXd& q0,
-                            const Eigen::VectorXd& qd0, double t0, int steps,
-                            const std::function<Eigen::VectorXd(double)>& input, const NodeConstraint& constraint,
-                            double* drift, double* residual) {
+Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, double h,
+                            const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0, double t0, int steps,
+                            const std::function<Eigen::VectorXd(double)>& input,
+                            const NodeConstraint& constraint, double* drift, double* residual) {
   const int n = d.coordinates(), m = d.inputs();
   if (q0.size() != n || qd0.size() != n)
     throw InputError("node: initial state: expected " + std::to_string(n) + " coordinates, got " +
                      std::to_string(q0.size()));
-  if (m > 0 && !input) throw InputError("node: the model takes " + std::to_string(m) + " inputs but none were given");
+  if (m > 0 && !input)
+    throw InputError("node: the model takes " + std::to_string(m) + " inputs but none were given");
   Eigen::MatrixXd Z(2 * n, steps + 1);
   Eigen::MatrixXd Q = q0, Qd = qd0, U0(m, 1), Uh(m, 1), U1(m, 1);
   double maxDrift = 0.0, maxResidual = 0.0;
@@ -631,8 +642,8 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, do
     }
     d.step(integrator, h, Q, Qd, U0, Uh, U1);
     if (!Q.allFinite() || !Qd.allFinite())
-      throw SolverError("node: the rollout diverged at t = " + numberText(t + h) + " s (step " + std::to_string(k) +
-                        ")");
+      throw SolverError("node: the rollout diverged at t = " + numberText(t + h) + " s (step " +
+                        std::to_string(k) + ")");
     if (constraint.active()) {
       q = Q.col(0);
       qd = Qd.col(0);
@@ -661,10 +672,11 @@ NodeConstraint modelConstraint(const Model& model) {
   return c;
 }
 
-std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSettings& settingsIn, Monitor& monitor,
-                                            const Model& model) {
+std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSettings& settingsIn,
+                                            Monitor& monitor, const Model& model) {
   const NodeSettings s = NodeSettings::fromJson(settingsIn.toJson());
-  if (dataset.runs.empty() || dataset.samples() < 2) throw InputError("node: the dataset needs at least 2 samples");
+  if (dataset.runs.empty() || dataset.samples() < 2)
+    throw InputError("node: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "node");
   auto rom = std::make_unique<NodeModel>();
   rom->nodeSettings_ = s;
@@ -678,7 +690,8 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
       int found = -1;
       for (int i = 0; i < model.nq(); ++i)
         if (model.coordinateName(i) == name) found = i;
-      if (found < 0) throw InputError("node: coordinate \"" + name + "\" is not a natural coordinate of the model");
+      if (found < 0)
+        throw InputError("node: coordinate \"" + name + "\" is not a natural coordinate of the model");
       if (std::find(rom->indices_.begin(), rom->indices_.end(), found) != rom->indices_.end())
         throw InputError("node: coordinate \"" + name + "\" is named twice");
       rom->indices_.push_back(found);
@@ -691,9 +704,10 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
       std::string suggestion;
       for (int i : suggestIndependentCoordinates(model, first.q.col(0), first.t(0)))
         suggestion += (suggestion.empty() ? "" : ", ") + model.coordinateName(i);
-      throw InputError(std::string("node: the coordinates are not a set of independent coordinates at the first "
-                                   "sample of run \"") +
-                       first.name + "\": " + why + " (the mobility analysis suggests: " + suggestion + ")");
+      throw InputError(
+          std::string("node: the coordinates are not a set of independent coordinates at the first "
+                      "sample of run \"") +
+          first.name + "\": " + why + " (the mobility analysis suggests: " + suggestion + ")");
     }
   }
   for (int i : rom->indices_) rom->names_.push_back(model.coordinateName(i));
@@ -714,7 +728,8 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     if (s.inputs == "external") {
       const int lc = run.loadCase.empty() ? -1 : model.findLoadCase(run.loadCase);
       if (!run.loadCase.empty() && lc < 0)
-        throw InputError("node: run \"" + run.name + "\": the model has no load case \"" + run.loadCase + "\"");
+        throw InputError("node: run \"" + run.name + "\": the model has no load case \"" + run.loadCase +
+                         "\"");
       sr.input = [&model, lc](double t) {
         Eigen::VectorXd f;
         evalExternalForces(model, lc, model.q0(), t, f);
@@ -747,8 +762,9 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   const NodeSeries& s0 = series.front();
   try {
     double drift = 0.0, residual = 0.0;
-    const Eigen::MatrixXd Z = nodeRollout(rom->dynamics_, s.integrator, r.h, s0.q.col(0), s0.qd.col(0), s0.t(0),
-                                          static_cast<int>(s0.t.size()) - 1, s0.input, constraint, &drift, &residual);
+    const Eigen::MatrixXd Z =
+        nodeRollout(rom->dynamics_, s.integrator, r.h, s0.q.col(0), s0.qd.col(0), s0.t(0),
+                    static_cast<int>(s0.t.size()) - 1, s0.input, constraint, &drift, &residual);
     Eigen::MatrixXd ref(2 * n, s0.t.size());
     ref << s0.q, s0.qd;
     m["rollout_mse_first_run"] = (Z - ref).squaredNorm() / static_cast<double>(ref.size());
@@ -791,15 +807,17 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
   rom->independent_ = m.at("independent").get<bool>();
   const auto n = static_cast<Eigen::Index>(rom->names_.size());
   if (n < 1 || rom->indices_.size() != rom->names_.size())
-    throw FileError(source + ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
+    throw FileError(source +
+                    ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
   for (int i : rom->indices_)
-    if (i < 0 || i >= rom->qRef_.size()) throw FileError(source + ": matrices.coordinate_indices out of range");
+    if (i < 0 || i >= rom->qRef_.size())
+      throw FileError(source + ": matrices.coordinate_indices out of range");
   const int inputs = m.at("inputs").get<int>();
   nn::Mlp net = nn::Mlp::fromJson(nlohmann::json::parse(m.at("network").dump()));
   if (inputs < 0 || net.inputs() != 2 * n + inputs || net.outputs() != n)
     throw FileError(source + ": matrices.network has " + std::to_string(net.inputs()) + " inputs and " +
-                    std::to_string(net.outputs()) + " outputs, expected " + std::to_string(2 * n + inputs) + " and " +
-                    std::to_string(n));
+                    std::to_string(net.outputs()) + " outputs, expected " + std::to_string(2 * n + inputs) +
+                    " and " + std::to_string(n));
   rom->dynamics_ = NodeDynamics(static_cast<int>(n), inputs, {1}, nn::Activation::Tanh, 0);
   rom->dynamics_.network() = std::move(net);
   rom->z0q_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
@@ -807,14 +825,16 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
   return rom;
 }
 
-RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                         Monitor* monitor) const {
+RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                         TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
   const long long steps = plan.steps, stride = plan.stride;
   const int m = dynamics_.inputs();
-  if (m > 0 && m != nq) throw InputError("node: the model takes " + std::to_string(m) + " inputs, expected " + std::to_string(nq));
+  if (m > 0 && m != nq)
+    throw InputError("node: the model takes " + std::to_string(m) + " inputs, expected " +
+                     std::to_string(nq));
   std::function<Eigen::VectorXd(double)> input;
   if (m > 0)
     input = [&model, &o](double t) {
@@ -929,8 +949,9 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
     summary.figures.emplace_back("max drift removed by projection", maxDrift);
     summary.figures.emplace_back("max constraint residual", maxResidual);
   }
-  completeReducedRun(sink, summary,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
+  completeReducedRun(
+      sink, summary,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
 }
 

@@ -86,10 +86,10 @@ struct NodeConstraint {
 
 /// One sampled trajectory in the NODE's coordinates.
 struct NodeSeries {
-  std::string name;            ///< names the run in messages
+  std::string name;                ///< names the run in messages
   std::vector<std::string> names;  ///< coordinate names for messages (optional)
-  Eigen::VectorXd t;           ///< time [s], size N, uniformly spaced
-  Eigen::MatrixXd q, qd;       ///< coordinates and velocities, n x N
+  Eigen::VectorXd t;               ///< time [s], size N, uniformly spaced
+  Eigen::MatrixXd q, qd;           ///< coordinates and velocities, n x N
   /// Input u(t) (size m, the same for every run); empty: no input.
   std::function<Eigen::VectorXd(double t)> input;
 };
@@ -97,7 +97,7 @@ struct NodeSeries {
 /// The learned dynamics q̈ = f_θ(q, q̇, u) and its integrators. Batches are
 /// matrices with one state per column.
 class NodeDynamics {
-public:
+ public:
   NodeDynamics() = default;
   /// n coordinates, m inputs; network (2n + m) -> hidden -> n with weights from `seed`.
   NodeDynamics(int n, int m, const std::vector<int>& hidden, nn::Activation activation, std::uint64_t seed);
@@ -108,7 +108,8 @@ public:
   const nn::Mlp& network() const { return net_; }
 
   /// Accelerations (n x B) at positions Q, velocities Qd (n x B) and inputs U (m x B).
-  Eigen::MatrixXd accelerations(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U) const;
+  Eigen::MatrixXd accelerations(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
+                                const Eigen::MatrixXd& U) const;
 
   /// What a step keeps for its backward pass.
   struct Tape {
@@ -117,14 +118,15 @@ public:
   /// One step of size h [s] from (Q, Qd), inputs at the start (U0), middle (Uh) and
   /// end (U1) of the step (m x B); Q, Qd are advanced in place. With a tape, keeps
   /// what stepBackward needs.
-  void step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q, Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U0,
-            const Eigen::MatrixXd& Uh, const Eigen::MatrixXd& U1, Tape* tape = nullptr) const;
+  void step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q, Eigen::MatrixXd& Qd,
+            const Eigen::MatrixXd& U0, const Eigen::MatrixXd& Uh, const Eigen::MatrixXd& U1,
+            Tape* tape = nullptr) const;
   /// Backward pass of the taped step: gQ, gQd hold dL/d(state after the step) and
   /// become dL/d(state before); dL/dθ is added to grad (size parameterCount()).
-  void stepBackward(NodeIntegrator integrator, double h, Tape& tape, Eigen::MatrixXd& gQ, Eigen::MatrixXd& gQd,
-                    Eigen::VectorXd& grad) const;
+  void stepBackward(NodeIntegrator integrator, double h, Tape& tape, Eigen::MatrixXd& gQ,
+                    Eigen::MatrixXd& gQd, Eigen::VectorXd& grad) const;
 
-private:
+ private:
   Eigen::MatrixXd stage(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd, const Eigen::MatrixXd& U,
                         nn::Workspace* ws) const;
   void stageBackward(nn::Workspace& ws, const Eigen::MatrixXd& gA, Eigen::VectorXd& grad, Eigen::MatrixXd& gQ,
@@ -154,29 +156,31 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& runs, const 
 /// (column indices of the single run `run`), as training uses it; for the
 /// finite-difference test. Returns the mean loss; grad is resized and filled.
 double nodeLossAndGradient(const NodeDynamics& dynamics, const NodeSeries& run, const NodeSettings& settings,
-                           const NodeConstraint& constraint, const std::vector<int>& starts, Eigen::VectorXd& grad);
+                           const NodeConstraint& constraint, const std::vector<int>& starts,
+                           Eigen::VectorXd& grad);
 
 /// Moves q (n) onto Φ(q, t) = 0 by Gauss–Newton with minimum-norm corrections,
 /// then q̇ onto Φ_q q̇ + Φ_t = 0. Returns max |Φ| before the projection.
 /// Throws SolverError when it does not converge to `tolerance`.
-double projectOntoConstraints(const NodeConstraint& constraint, double t, Eigen::VectorXd& q, Eigen::VectorXd& qd,
-                              double tolerance = 1e-12);
+double projectOntoConstraints(const NodeConstraint& constraint, double t, Eigen::VectorXd& q,
+                              Eigen::VectorXd& qd, double tolerance = 1e-12);
 
 /// Rollout of `steps` steps of size h from (q0, qd0) at t0 (projection after each
 /// step when the constraint is active). Returns Z = [q; q̇] (2n x (steps + 1)).
 /// drift: max |Φ| removed by the projections; residual: max |Φ| after them.
 Eigen::MatrixXd nodeRollout(const NodeDynamics& dynamics, NodeIntegrator integrator, double h,
                             const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0, double t0, int steps,
-                            const std::function<Eigen::VectorXd(double)>& input, const NodeConstraint& constraint,
-                            double* drift = nullptr, double* residual = nullptr);
+                            const std::function<Eigen::VectorXd(double)>& input,
+                            const NodeConstraint& constraint, double* drift = nullptr,
+                            double* residual = nullptr);
 
 /// The trained reduced model.
 class NodeModel : public ReducedModel {
-public:
+ public:
   /// Trains on every run of `dataset` (data of `model`). Throws InputError for bad
   /// settings, unknown or dependent coordinates and bad data.
-  static std::unique_ptr<NodeModel> train(const Dataset& dataset, const NodeSettings& settings, Monitor& monitor,
-                                          const Model& model);
+  static std::unique_ptr<NodeModel> train(const Dataset& dataset, const NodeSettings& settings,
+                                          Monitor& monitor, const Model& model);
   /// From a trained-model file. Throws FileError naming `source`.
   static std::unique_ptr<NodeModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
@@ -190,18 +194,18 @@ public:
   const std::vector<int>& coordinateIndices() const { return indices_; }
   bool independentCoordinates() const { return independent_; }
 
-protected:
+ protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
-private:
+ private:
   NodeSettings nodeSettings_;
   NodeDynamics dynamics_;
   bool independent_ = false;
   std::vector<int> indices_;
   std::vector<std::string> names_;
-  Eigen::VectorXd qRef_;      // model reference positions, size nq
+  Eigen::VectorXd qRef_;        // model reference positions, size nq
   Eigen::VectorXd z0q_, z0qd_;  // first sample of the first run, size n
-  double h_ = 0.0;            // training sample spacing [s]
+  double h_ = 0.0;              // training sample spacing [s]
 };
 
 /// The constraints of `model` on all its natural coordinates.

@@ -4,11 +4,11 @@
 // constraint projection, the framework (train, save, load, simulate) and the
 // messages for bad input.
 
+#include "engine/rom/node_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/model/constraints.h"
 #include "engine/rom/node_cases.h"
-#include "engine/rom/node_model.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 
@@ -89,7 +89,8 @@ TEST_CASE("node loss gradient matches finite differences for every integrator", 
   }
 }
 
-TEST_CASE("node loss gradient with inputs and a constraint penalty matches finite differences", "[node_model_test]") {
+TEST_CASE("node loss gradient with inputs and a constraint penalty matches finite differences",
+          "[node_model_test]") {
   const NodeCase crank = sliderCrankCase(false);
   checkGradient(crank, NodeIntegrator::Rk4, 1);
   checkGradient(crank, NodeIntegrator::Rk4, 2);
@@ -109,7 +110,8 @@ TEST_CASE("node reference cases reproduce their physics", "[node_model_test]") {
   // Energy of the conservative double pendulum is constant.
   const NodeCase dp = doublePendulumCase();
   auto energy = [&](int k) {
-    const double t1 = dp.series.q(0, k), t2 = dp.series.q(1, k), w1 = dp.series.qd(0, k), w2 = dp.series.qd(1, k);
+    const double t1 = dp.series.q(0, k), t2 = dp.series.q(1, k), w1 = dp.series.qd(0, k),
+                 w2 = dp.series.qd(1, k);
     const double T = 0.5 * (2.0 * w1 * w1 + w2 * w2 + 2.0 * w1 * w2 * std::cos(t1 - t2));
     const double V = -9.8 * (2.0 * std::cos(t1) + std::cos(t2));
     return T + V;
@@ -155,10 +157,12 @@ TEST_CASE("node learns the slider-crank with the slider from the crank", "[node_
   CHECK(r.mse < 10.0 * c.authorsMse);
 }
 
-TEST_CASE("node slider-crank with a soft constraint stays on the manifold in inference", "[node_model_test]") {
+TEST_CASE("node slider-crank with a soft constraint stays on the manifold in inference",
+          "[node_model_test]") {
   const NodeCase c = sliderCrankCase(false);
   const NodeCaseResult r = trainCase(c, testSettings(200, 16, 32));
-  INFO("MSE " << r.mse << " (authors " << c.authorsMse << "), drift " << r.maxDrift << ", residual " << r.maxResidual);
+  INFO("MSE " << r.mse << " (authors " << c.authorsMse << "), drift " << r.maxDrift << ", residual "
+              << r.maxResidual);
   CHECK(r.mse < 10.0 * c.authorsMse);
   CHECK(r.maxResidual < 1e-8);
   CHECK(r.maxDrift > r.maxResidual);  // the projection did remove something
@@ -188,8 +192,9 @@ TEST_CASE("node reports bad training data clearly", "[node_model_test]") {
   Monitor monitor;
   NodeSeries bad = nodeCaseTrainingSeries(c);
   bad.qd(0, 41) = std::numeric_limits<double>::quiet_NaN();
-  CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor),
-                    Catch::Contains("row 42") && Catch::Contains("velocity of \"x\"") && Catch::Contains("NaN"));
+  CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor), Catch::Contains("row 42") &&
+                                                                  Catch::Contains("velocity of \"x\"") &&
+                                                                  Catch::Contains("NaN"));
   bad = nodeCaseTrainingSeries(c);
   bad.t(100) += 0.003;
   CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor),
@@ -197,8 +202,10 @@ TEST_CASE("node reports bad training data clearly", "[node_model_test]") {
   bad = nodeCaseTrainingSeries(c);
   s.batchSize = 500;
   CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor), Catch::Contains("fewer than batch_size 500"));
-  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"integrator", "rk5"}}), Catch::Contains("unknown integrator"));
-  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"epoch", 3}}), Catch::Contains("unknown setting \"epoch\""));
+  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"integrator", "rk5"}}),
+                    Catch::Contains("unknown integrator"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"epoch", 3}}),
+                    Catch::Contains("unknown setting \"epoch\""));
   CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"decay", 1.5}}), Catch::Contains("decay"));
   const auto complete = checkReducedModelSettings("node", {{"rollout_steps", 4}});
   CHECK(complete.at("rollout_steps").get<int>() == 4);
@@ -233,9 +240,11 @@ TEST_CASE("node rejects a dependent coordinate set", "[node_model_test]") {
   const PendulumData& d = pendulum();
   Monitor monitor;
   // Released horizontally: A.x is at its maximum, so it does not determine A.y there.
-  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.x"}}, {"epochs", 1}}, monitor, &d.model),
-                    Catch::Contains("not a set of independent coordinates") && Catch::Contains("suggests: A.y"));
-  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.x", "A.y"}}, {"epochs", 1}}, monitor, &d.model),
+  CHECK_THROWS_WITH(
+      trainReducedModel("node", d.dataset, {{"coordinates", {"A.x"}}, {"epochs", 1}}, monitor, &d.model),
+      Catch::Contains("not a set of independent coordinates") && Catch::Contains("suggests: A.y"));
+  CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.x", "A.y"}}, {"epochs", 1}},
+                                      monitor, &d.model),
                     Catch::Contains("not a set of independent coordinates"));
   CHECK_THROWS_WITH(trainReducedModel("node", d.dataset, {{"coordinates", {"A.w"}}}, monitor, &d.model),
                     Catch::Contains("\"A.w\" is not a natural coordinate"));
@@ -243,11 +252,12 @@ TEST_CASE("node rejects a dependent coordinate set", "[node_model_test]") {
                     Catch::Contains("needs the mechanism"));
 }
 
-TEST_CASE("node reduced model in natural coordinates trains, round-trips and runs on the manifold", "[node_model_test]") {
+TEST_CASE("node reduced model in natural coordinates trains, round-trips and runs on the manifold",
+          "[node_model_test]") {
   const PendulumData& d = pendulum();
   Monitor monitor;
-  const nlohmann::ordered_json settings{{"hidden", {16, 16}}, {"epochs", 30}, {"batch_size", 16},
-                                        {"learning_rate", 3e-3}};
+  const nlohmann::ordered_json settings{
+      {"hidden", {16, 16}}, {"epochs", 30}, {"batch_size", 16}, {"learning_rate", 3e-3}};
   const auto rom = trainReducedModel("node", d.dataset, settings, monitor, &d.model);
   REQUIRE(rom->method() == "node");
   CHECK(rom->reducedDimension() == d.model.nq());
@@ -287,8 +297,9 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   run.t.conservativeResize(N);
   for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext})
     m->conservativeResize(Eigen::NoChange, N);
-  const nlohmann::ordered_json settings{{"coordinates", {"A.y"}}, {"hidden", {16, 16}}, {"epochs", 300},
-                                        {"batch_size", 8}, {"learning_rate", 3e-3}, {"validation_fraction", 0.0}};
+  const nlohmann::ordered_json settings{{"coordinates", {"A.y"}}, {"hidden", {16, 16}},
+                                        {"epochs", 300},          {"batch_size", 8},
+                                        {"learning_rate", 3e-3},  {"validation_fraction", 0.0}};
   const auto rom = trainReducedModel("node", data, settings, monitor, &d.model);
   CHECK(rom->reducedDimension() == 1);
   INFO(rom->metrics().dump());
