@@ -317,7 +317,7 @@ void MainWindow::createActions() {
       {"pod", "Global &POD...", "Global proper orthogonal decomposition: the linear baseline"},
       {"ae", "&Auto-encoder ROM...", "Minimal coordinates learnt by an auto-encoder, with potential and damper networks (seed 000)"},
       {"pca", "&Local PCA ROM...", "Clustered local linear models with energy-preserving switching (seed 003)"},
-      {"node", "&Neural ODE...", "Neural ODE with constraints (seed 002): not in this build yet"},
+      {"node", "&Neural ODE...", "Neural ODE q'' = f(q, q', u) with constraints projected in runs (seed 002)"},
       {"sindy", "&SINDy Identification...", "Sparse identification of unknown force terms by STLS (seed 004)"},
   };
   for (const auto& m : methods) {
@@ -464,9 +464,7 @@ void MainWindow::updateActions() {
   for (QAction* a : {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
                      assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
-  for (const char* method : {"pod", "ae", "pca", "sindy"}) trainActions_.at(method)->setEnabled(have);
-  // The neural ODE is not in this build yet: visible but disabled, its tooltip says so.
-  trainActions_.at("node")->setEnabled(false);
+  for (const char* method : {"pod", "ae", "pca", "node", "sindy"}) trainActions_.at(method)->setEnabled(have);
   playAction_->setEnabled(have && viewport_->hasMotion());
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
@@ -1071,6 +1069,7 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
   }
   const QString shortName = method == "pca"     ? QStringLiteral("local PCA")
                             : method == "sindy" ? QStringLiteral("SINDy")
+                            : method == "node"  ? QStringLiteral("neural ODE")
                                                 : method.toUpper();
   const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
   TrainDialog dialog(method, *doc_, shown, defaultName, this);

@@ -59,6 +59,8 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   else if (e.rom->method() == "sindy" && m.contains("active_terms") && m.contains("verdict"))
     text = tr("%1 terms, %2").arg(QString::fromStdString(m["active_terms"].dump()),
                                    QString::fromStdString(m["verdict"].get<std::string>()));
+  else if (e.rom->method() == "node" && number("rollout_mse_first_run") >= 0.0)
+    text = tr("rollout MSE %1 (first run)").arg(number("rollout_mse_first_run"), 0, 'g', 3);
   else if (reconstruction >= 0.0)
     text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
   return text;

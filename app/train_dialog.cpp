@@ -98,11 +98,33 @@ const std::vector<SettingField>& settingFields(const QString& method) {
       {"sg_order", "Savitzky-Golay order", Kind::Integer, "Polynomial order of the smoothing differentiator"},
       {"sg_window", "Savitzky-Golay window", Kind::Integer, "Samples per window (odd); 0: chosen automatically"},
   };
+  static const std::vector<SettingField> node{
+      {"coordinates", "Coordinates", Kind::NameList,
+       "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty: all, with the constraints "
+       "penalised in training and projected after every step"},
+      {"inputs", "Inputs u(t)", Kind::Choice, "none, or external: the external forces of the runs' load case",
+       {"none", "external"}},
+      {"hidden", "Hidden widths", Kind::IntegerList, "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
+      {"activation", "Activation", Kind::Choice, "Hidden-layer activation", {"tanh", "softplus", "silu", "sigmoid"}},
+      {"integrator", "Integrator", Kind::Choice, "One-step map in training and in runs", {"rk4", "euler", "symplectic_euler"}},
+      {"epochs", "Epochs", Kind::Integer, "Passes over the training pairs"},
+      {"batch_size", "Batch size", Kind::Integer, "State pairs per mini-batch"},
+      {"learning_rate", "Learning rate", Kind::Number, "Initial Adam step size"},
+      {"decay", "Decay per epoch", Kind::Number, "Learning-rate factor per epoch (exponential decay)"},
+      {"min_learning_rate", "Minimum learning rate", Kind::Number, "Lower bound of the decayed learning rate"},
+      {"validation_fraction", "Validation fraction", Kind::Number, "Share of the pairs held out for a validation loss"},
+      {"patience", "Patience", Kind::Integer, "Epochs without validation improvement before stopping; 0: never"},
+      {"rollout_steps", "Rollout steps", Kind::Integer, "Steps of the multi-step loss (1: one-step loss)"},
+      {"constraint_weight", "Constraint weight", Kind::Number, "Weight of the constraint penalty (redundant coordinates)"},
+      {"gradient_clip", "Gradient clip", Kind::Number, "Largest gradient norm; 0: no clipping"},
+      {"seed", "Seed", Kind::Integer, "Seed of the weights, the split and the shuffling"},
+  };
   static const std::vector<SettingField> none;
   if (method == "pod") return pod;
   if (method == "ae") return ae;
   if (method == "pca") return pca;
   if (method == "sindy") return sindy;
+  if (method == "node") return node;
   return none;
 }
 
@@ -111,6 +133,7 @@ QString methodTitle(const QString& method) {
   if (method == "ae") return QObject::tr("Auto-encoder ROM");
   if (method == "pca") return QObject::tr("Local PCA ROM");
   if (method == "sindy") return QObject::tr("SINDy identification");
+  if (method == "node") return QObject::tr("Neural ODE");
   return method;
 }
 

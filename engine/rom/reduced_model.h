@@ -106,7 +106,7 @@ protected:
   friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
 };
 
-/// Trains a reduced model of method `method` ("pod", "ae", "pca", "sindy") from `dataset`
+/// Trains a reduced model of method `method` ("pod", "ae", "pca", "sindy", "node") from `dataset`
 /// with method settings (JSON object; unknown keys are an InputError). `model` is
 /// the mechanism of the data: "pca" needs it (spring forces and potential at the
 /// centroids), "sindy" needs it (mass matrix, constraints, known forces), "ae" uses it

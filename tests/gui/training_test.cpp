@@ -32,6 +32,7 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
 
 using mbdrom::app::MainWindow;
 using mbdrom::app::TrainDialog;
@@ -367,7 +368,6 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   window.runSimulation(o);
   REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   REQUIRE(window.trainAction("sindy")->isEnabled());
-  CHECK_FALSE(window.trainAction("node")->isEnabled());
 
   // Known part: the applied load; the spring and damper forces are to be found.
   QString refusal;
@@ -389,4 +389,42 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   CHECK(metrics.at("active_terms").get<int>() == 3);  // u, u_dot, u^3
   CHECK_FALSE(metrics.at("library_incomplete").get<bool>());
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("3 terms"));
+}
+
+TEST_CASE("a neural ODE trained from the Train menu joins the Models dock and runs on the constraint manifold") {
+  MainWindow window;
+  window.show();
+  openWithRun(window, 3.0);
+  REQUIRE(window.trainAction("node")->isEnabled());
+  QString refusal;
+  whenDialogOpens([&](TrainDialog& d) {
+    setText(d, "hidden", "32, 32");
+    setText(d, "decay", "1.5");  // refused first: the reason is shown in the dialog
+    setText(d, "epochs", "40");
+    d.accept();
+    refusal = d.errorText();
+    setText(d, "decay", "0.98");
+    setText(d, "batch_size", "64");
+    d.accept();
+    if (d.isVisible()) {
+      refusal += " | still open: " + d.errorText();
+      d.reject();
+    }
+  });
+  window.trainAction("node")->trigger();
+  CHECK(refusal.contains("decay"));
+  CHECK_FALSE(refusal.contains("still open"));
+  const int job = window.trainingPanel()->selectedJob();
+  REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 120000));
+  INFO(window.trainingPanel()->jobState(job).toStdString());
+  REQUIRE(window.document()->models().size() == 1);
+  const auto& rom = *window.document()->models()[0].rom;
+  CHECK(rom.method() == "node");
+  const auto& metrics = rom.metrics();
+  REQUIRE(metrics.contains("rollout_mse_first_run"));
+  CHECK(std::isfinite(metrics.at("rollout_mse_first_run").get<double>()));
+  // All natural coordinates: the constraints are projected after every step of a run.
+  if (metrics.contains("rollout_max_residual")) CHECK(metrics.at("rollout_max_residual").get<double>() < 1e-8);
+  CHECK(window.trainingPanel()->lossPoints(job) > 0);
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("rollout MSE"));
 }
