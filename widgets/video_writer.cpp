@@ -18,6 +18,9 @@ struct VideoWriter::Vtk {
   vtkNew<vtkImageData> image;
   vtkNew<vtkOggTheoraWriter> writer;
   bool open = false;
+  // VTK's Theora writer must see a frame between Start() and End(): its End()
+  // flushes an encoder that only the first Write() sets up. So it starts lazily.
+  bool started = false;
 };
 
 VideoWriter::VideoWriter() : vtk_(std::make_unique<Vtk>()) {}
@@ -42,8 +45,8 @@ QString VideoWriter::open(const QString& path, QSize size, int rate) {
   vtk_->writer->SetRate(rate);
   vtk_->writer->SetQuality(2);
   vtk_->writer->SetSubsampling(1);
-  vtk_->writer->Start();
   vtk_->open = true;
+  vtk_->started = false;
   frames_ = 0;
   return {};
 }
@@ -57,14 +60,23 @@ void VideoWriter::addFrame(const QImage& frame) {
   // VTK images start at the bottom row.
   for (int y = 0; y < h; ++y) std::memcpy(out + static_cast<std::size_t>(y) * w * 3, rgb.constScanLine(h - 1 - y), static_cast<std::size_t>(w) * 3);
   vtk_->image->Modified();
+  if (!vtk_->started) {
+    vtk_->writer->Start();
+    vtk_->started = true;
+  }
   vtk_->writer->Write();
   ++frames_;
 }
 
 QString VideoWriter::finish() {
   if (!vtk_->open) return QObject::tr("no video is open");
+  if (!vtk_->started) {
+    vtk_->open = false;
+    return QObject::tr("%1: no frames to write").arg(path_);
+  }
   vtk_->writer->End();
   vtk_->open = false;
+  vtk_->started = false;
   if (vtk_->writer->GetError() || QFileInfo(temp_).size() == 0) {
     QFile::remove(temp_);
     return QObject::tr("%1: the video could not be written").arg(path_);
@@ -78,10 +90,9 @@ QString VideoWriter::finish() {
 }
 
 void VideoWriter::abandon() {
-  if (vtk_->open) {
-    vtk_->writer->End();
-    vtk_->open = false;
-  }
+  if (vtk_->open && vtk_->started) vtk_->writer->End();
+  vtk_->open = false;
+  vtk_->started = false;
   if (!temp_.isEmpty()) QFile::remove(temp_);
 }
 
