@@ -7,6 +7,7 @@
 #include "engine/model/model_file.h"
 
 #include <Eigen/Eigenvalues>
+#include <Eigen/QR>
 
 #include <algorithm>
 #include <cmath>
@@ -158,6 +159,24 @@ void ReducedSample::complete() {
   evalPhi(model_, s_.q, s_.t, Phi_);
   s_.residualPosition = Phi_.size() ? Phi_.cwiseAbs().maxCoeff() : 0.0;
   s_.measures = evalMeasures(model_, s_.q);
+}
+
+Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                         double t, const std::vector<int>& independent) {
+  const Eigen::Index nq = q.size();
+  const auto n = static_cast<Eigen::Index>(independent.size());
+  if (model.nc() == 0) return Eigen::VectorXd::Zero(nq);
+  Eigen::MatrixXd Phi_q;
+  Eigen::VectorXd gamma;
+  evalPhiQ(model, q, t, Phi_q);
+  evalPhiQdotQd(model, q, qd, t, gamma);
+  const Eigen::Index nc = Phi_q.rows();
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(nc + n, nq);
+  Eigen::VectorXd b = Eigen::VectorXd::Zero(nc + n);
+  A.topRows(nc) = Phi_q;
+  b.head(nc) = -gamma;
+  for (Eigen::Index i = 0; i < n; ++i) A(nc + i, independent[static_cast<std::size_t>(i)]) = 1.0;
+  return A.colPivHouseholderQr().solve(b);
 }
 
 }  // namespace mbdrom

@@ -14,6 +14,7 @@
 #include <Eigen/Core>
 
 #include <string>
+#include <vector>
 
 namespace mbdrom {
 
@@ -95,5 +96,12 @@ private:
   Sample s_;
   Eigen::VectorXd Phi_;
 };
+
+/// Velocity part c (size nq) [m/s^2, 1/s^2] of q̈ of a mechanism described by
+/// independent coordinates `independent` (indices into q): Φ_q c = −(Φ_q q̇)_q q̇
+/// with c zero on the independent coordinates, so q̈ = R a + c for their
+/// accelerations a (R from independentBasis). Zero without constraints.
+Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                         double t, const std::vector<int>& independent);
 
 }  // namespace mbdrom

@@ -392,20 +392,7 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
     q = assemblePositions(model, q, t, assembly).q;
     const Eigen::MatrixXd R = independentBasis(model, q, t, independent_);
     qd = R * vv;
-    // Velocity part of q̈: Φ_q c = −(Φ_q q̇)_q q̇, zero on the independent coordinates.
-    Eigen::VectorXd c = Eigen::VectorXd::Zero(nq);
-    if (model.nc() > 0) {
-      evalPhiQ(model, q, t, Phi_q);
-      evalPhiQdotQd(model, q, qd, t, gamma);
-      Eigen::MatrixXd A(Phi_q.rows() + n, nq);
-      Eigen::VectorXd b(Phi_q.rows() + n);
-      A.topRows(Phi_q.rows()) = Phi_q;
-      b.head(Phi_q.rows()) = -gamma;
-      A.bottomRows(n).setZero();
-      b.tail(n).setZero();
-      for (Eigen::Index i = 0; i < n; ++i) A(Phi_q.rows() + i, independent_[static_cast<std::size_t>(i)]) = 1.0;
-      c = A.colPivHouseholderQr().solve(b);
-    }
+    const Eigen::VectorXd c = velocityAccelerationPart(model, q, qd, t, independent_);
     knownForce.eval(o.loadCase, q, qd, t, fk);
     const Eigen::VectorXd fr = frictionValues(model, q, qd);
     for (std::size_t j = 0; j < terms_.size(); ++j) {

@@ -69,10 +69,17 @@ TEST_CASE("3D view renders a ground grid and axes that are not blank") {
   scene.save(MBDROM_TEST_OUTPUT_DIR "/scene_view.png");
   mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/main_window.png");
 
-  CHECK(greyVariance(scene) > 10.0);  // a blank view (one colour) has 0
-  // The x axis is red and the grid lines are grey: both only appear when VTK drew.
+  // The background is one plain colour now (it was a gradient, whose variance
+  // alone proved little): a blank view has variance 0, and the grid and the
+  // axes must each be found by their colour.
+  CHECK(greyVariance(scene) > 10.0);
+  // The x axis is red and the grid lines are a darker blue-grey (0.50, 0.54, 0.60).
   const int red = countPixels(scene, [](QColor c) { return c.red() > 170 && c.green() < 90 && c.blue() < 90; });
   CHECK(red > 20);
+  const int grid = countPixels(scene, [](QColor c) {
+    return std::abs(c.red() - 128) < 14 && std::abs(c.green() - 138) < 14 && std::abs(c.blue() - 153) < 14;
+  });
+  CHECK(grid > 1000);
 }
 
 TEST_CASE("dragging in the 3D view rotates the camera") {
