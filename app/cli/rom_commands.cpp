@@ -14,6 +14,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <utility>
 #include <set>
 #include <atomic>
 #include <chrono>
@@ -44,7 +46,12 @@ const char* const kTrainUsage =
     "                            [--coordinates P.x,...] [--known external,springs,dampers,NAME,...]\n"
     "                            [--degree D] [--omegas W1,...] [--harmonics K1,...] [--terms T1,...]\n"
     "                            [--kappa K] [--normalise] [--ridge A] [--friction-columns]\n"
-    "                            [--estimate-derivatives] [--no-sign] [--trig] [--sine-time]\n"
+    "                            [--columns NAME=COLUMN,...] [--estimate-derivatives] [--sg-order P]\n"
+    "                            [--sg-window W] [--no-sign] [--trig] [--sine-time]\n"
+    "       mbdrom-cli train sindy --measured FILE.csv --positions COLUMN,... [--time COLUMN]\n"
+    "                            [--velocities COLUMN,...] [--accelerations COLUMN,...]\n"
+    "                            (--model MODEL.json --coordinates P.x,... -o ROM.json [--load-case NAME]\n"
+    "                            [--absolute-positions] | --mass M,...) [sindy options above]\n"
     "       mbdrom-cli train node --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json\n"
     "                            [--coordinates P.x,...] [--inputs none|external] [--hidden W1,W2,...]\n"
     "                            [--activation tanh|softplus|silu|sigmoid] [--integrator rk4|euler|symplectic_euler]\n"
@@ -103,8 +110,25 @@ const char* const kTrainUsage =
     "  --normalise        unit-RMS columns; kappa applies to the terms' contributions\n"
     "  --ridge A          ridge weight on unit-RMS columns [0]\n"
     "  --friction-columns a column f_fric(NAME) per friction element of the model\n"
+    "  --columns N=C,...  data column C as library column N (C alone: named C), e.g.\n"
+    "                     f_fric=f_friction.P.x; rom-simulate evaluates f_friction.<coordinate>\n"
+    "                     by the model's friction law and refuses any other column\n"
     "  --estimate-derivatives  velocities and accelerations by Savitzky-Golay from the positions\n"
+    "  --sg-order P       Savitzky-Golay polynomial degree [4]\n"
+    "  --sg-window W      Savitzky-Golay window in samples, odd [0: automatic, half the\n"
+    "                     cross-validated window of the positions]\n"
     "  --no-sign          leave out sgn(u_dot); --trig adds sin(u), cos(u); --sine-time adds sin(k w t)\n"
+    "sindy --measured FILE.csv (a CSV with a header line; derivatives not given are estimated):\n"
+    "  --positions C,...  one column per identified coordinate: displacements [m, rad]\n"
+    "  --time C           time column [s], increasing; uniform steps to estimate derivatives [t]\n"
+    "  --velocities C,... measured velocities, one per position [estimated]\n"
+    "  --accelerations C,...  measured accelerations, one per position [estimated]\n"
+    "  --coordinates P.x,...  with --model: the natural coordinates the positions measure, as\n"
+    "                     displacements from the model's reference configuration (or their\n"
+    "                     values with --absolute-positions); M, R and --known forces come from\n"
+    "                     the model, external ones from --load-case [gravity only]\n"
+    "  --mass M,...       mechanism-free fit, M = diag(M,...) [kg, kg m^2]; --known names force\n"
+    "                     columns of the CSV [N]; prints the fit and writes no model\n"
     "node (defaults in brackets; data must be uniformly sampled):\n"
     "  --coordinates C,.. independent natural coordinates, the others follow by assembly\n"
     "                     [all natural coordinates: constraints penalised in training and\n"
@@ -235,6 +259,179 @@ Dataset datasetFromRuns(const Model& model, const std::vector<std::string>& runs
   return dataset;
 }
 
+// Progress on `err`: each stage once, then at most one line a second; Ctrl+C stops.
+Monitor trainMonitor(std::ostream& err) {
+  struct State {
+    std::string stage;
+    std::chrono::steady_clock::time_point line = std::chrono::steady_clock::now();
+  };
+  auto state = std::make_shared<State>();
+  return Monitor([state, &err](const Progress& p) {
+    const auto now = std::chrono::steady_clock::now();
+    if (p.stage != state->stage || now - state->line >= std::chrono::seconds(1) || (p.total > 0 && p.step == p.total)) {
+      err << "mbdrom-cli train: " << p.stage;
+      if (p.total > 1) err << " " << p.step << "/" << p.total;
+      for (const auto& [name, value] : p.metrics) err << ", " << name << " " << value;
+      err << "\n";
+      state->stage = p.stage;
+      state->line = now;
+    }
+    return !trainInterrupted.load();
+  });
+}
+
+void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::string& outPath, std::ostream& out) {
+  out << "trained " << rom.method() << " for \"" << rom.mechanismName() << "\" (hash " << hashToString(rom.mechanismHash())
+      << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
+  out << "n_r " << rom.reducedDimension() << "\n";
+  if (const auto* sindy = dynamic_cast<const SindyModel*>(&rom)) {
+    out << "coefficients (terms as columns, coordinates as rows):\n" << sindy->coefficientTable();
+    out << "equations:\n" << sindy->equations();
+    out << sindy->result().verdict << "\n";
+  } else {
+    out << "metrics " << rom.metrics().dump() << "\n";
+  }
+  out << "written " << outPath << "\n";
+}
+
+// "--columns f_fric=f_friction.P.x,F" -> (f_fric, f_friction.P.x), (F, F): library name, data column.
+std::vector<std::pair<std::string, std::string>> namedColumns(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& item : splitList(text)) {
+    const auto eq = item.find('=');
+    std::pair<std::string, std::string> c =
+        eq == std::string::npos ? std::make_pair(item, item) : std::make_pair(item.substr(0, eq), item.substr(eq + 1));
+    if (c.first.empty() || c.second.empty())
+      throw UsageError("--columns: '" + item + "' must be NAME=COLUMN or COLUMN");
+    for (const auto& other : out)
+      if (other.first == c.first) throw UsageError("--columns: the name '" + c.first + "' is given twice");
+    out.push_back(std::move(c));
+  }
+  if (out.empty()) throw UsageError("--columns needs NAME=COLUMN[,NAME=COLUMN...]");
+  return out;
+}
+
+// The --columns of one trajectory CSV as user library columns (NaN rows are named by the library).
+std::vector<SindyColumn> dataColumns(const TrajectoryTable& table, const std::string& path, const std::string& option) {
+  std::vector<SindyColumn> columns;
+  for (const auto& [name, source] : namedColumns(option)) {
+    const int c = table.column(source);
+    if (c < 0)
+      throw InputError(path + ": --columns " + name + "=" + source + ": the file has no column \"" + source +
+                       "\" (e.g. f_friction.<coordinate>, <friction>.velocity)");
+    columns.push_back({name, table.data.col(c)});
+  }
+  return columns;
+}
+
+// Which data source train sindy reads, and that the options fit it (before any file is read).
+void checkSindySources(const Arguments& a, const std::vector<std::string>& runs) {
+  const bool measured = a.has("--measured");
+  if (measured && !runs.empty())
+    throw UsageError("give either --data RUN.csv (trajectories of the model) or --measured FILE.csv, not both");
+  for (const char* option : {"--time", "--positions", "--velocities", "--accelerations", "--mass", "--absolute-positions"})
+    if (!measured && a.has(option)) throw UsageError(std::string("option ") + option + " applies to --measured data");
+  if (!measured) return;
+  if (!a.has("--positions")) throw UsageError("--measured needs --positions COLUMN[,COLUMN...]");
+  if (a.has("--estimate-derivatives"))
+    throw UsageError("--estimate-derivatives applies to --data runs; with --measured, derivatives without "
+                     "--velocities/--accelerations columns are always estimated");
+  if (a.has("--mass") == a.has("--model"))
+    throw UsageError("--measured needs either --model MODEL.json with --coordinates (the mechanism gives M and the "
+                     "known forces; the result runs with rom-simulate) or --mass M (a mechanism-free fit), not both");
+  if (a.has("--model") && !a.has("--coordinates"))
+    throw UsageError("--measured with --model needs --coordinates: the natural coordinates the position columns measure");
+  if (a.has("--mass")) {
+    for (const char* option : {"--coordinates", "--friction-columns", "--absolute-positions", "--load-case", "-o", "--output"})
+      if (a.has(option))
+        throw UsageError(std::string("option ") + option + " does not apply to a mechanism-free fit (--mass): it prints "
+                         "the coefficients and writes no model");
+  }
+}
+
+// train sindy --measured: with --model a simulable reduced model, with --mass a printed fit.
+int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std::string& outPath, std::ostream& out,
+                       std::ostream& err) {
+  const std::string path = a.value("--measured");
+  SindySettings settings = SindySettings::fromJson(settingsJson);
+  SindyTableLayout layout;
+  layout.time = a.value("--time", "t");
+  layout.positions = splitList(a.value("--positions"));
+  auto derivativeColumns = [&](const std::string& option, std::vector<std::string>& list) {
+    if (!a.has(option)) return;
+    list = splitList(a.value(option));
+    if (list.size() != layout.positions.size())
+      throw UsageError(option + ": one column per position column (" + std::to_string(layout.positions.size()) +
+                       ") expected, got " + std::to_string(list.size()));
+  };
+  derivativeColumns("--velocities", layout.velocities);
+  derivativeColumns("--accelerations", layout.accelerations);
+  layout.columns = a.has("--columns") ? namedColumns(a.value("--columns")) : layout.columns;
+  layout.smoothing.order = settings.sgOrder;
+  layout.smoothing.window = settings.sgWindow;
+  const auto n = static_cast<Eigen::Index>(layout.positions.size());
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(n, n);
+  std::vector<int> independent;
+  std::unique_ptr<Model> model;
+  if (a.has("--mass")) {
+    std::vector<double> masses;
+    for (const std::string& item : splitList(a.value("--mass"))) {
+      const Arguments one({"--mass", item}, {"--mass"});
+      masses.push_back(one.number("--mass", 0.0));
+      if (!(masses.back() > 0.0)) throw UsageError("--mass: masses must be > 0 [kg], got " + item);
+    }
+    if (static_cast<Eigen::Index>(masses.size()) != n)
+      throw UsageError("--mass: one mass per position column (" + std::to_string(n) + ") expected, got " +
+                       std::to_string(masses.size()));
+    for (Eigen::Index i = 0; i < n; ++i) M(i, i) = masses[static_cast<std::size_t>(i)];
+    layout.known = settings.knownForces;  // mechanism-free: the known forces are force columns
+  } else {
+    model = std::make_unique<Model>(readModel(a.value("--model")));
+    independent = sindyCoordinateIndices(*model, settings.coordinates);
+    if (static_cast<Eigen::Index>(independent.size()) != n)
+      throw UsageError("--coordinates: one natural coordinate per position column (" + std::to_string(n) +
+                       ") expected, got " + std::to_string(independent.size()));
+  }
+  SindyMeasured m;
+  try {
+    m = sindyMeasuredFromTable(readTrajectoryCsv(path), layout, M);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  if (m.window > 0)
+    out << "derivatives estimated by Savitzky-Golay: order " << settings.sgOrder << ", window " << m.window
+        << " samples (" << (settings.sgWindow > 0 ? "given" : "cross-validated signal window " + std::to_string(m.signalWindow))
+        << ")\n";
+  settings.stls.targetNoise = m.targetNoise;
+  if (!model) {
+    const SindyLibrary library = buildSindyLibrary(m.samples, settings.library, m.columns);
+    const StlsResult r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, settings.stls);
+    out << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag(" << a.value("--mass")
+        << "), f^k = " << (layout.known.empty() ? std::string("0") : a.value("--known")) << ")\n";
+    out << "coefficients (terms as columns, coordinates as rows):\n" << sindyCoefficientTable(r);
+    out << "equations:\n" << sindyEquations(r);
+    out << r.verdict << "\n";
+    return 0;
+  }
+  const TrainInterruptGuard guard;
+  Monitor monitor = trainMonitor(err);
+  const Eigen::VectorXd qRef = model->q0();
+  if (a.has("--absolute-positions"))
+    for (Eigen::Index i = 0; i < n; ++i) m.samples.u.row(i).array() -= qRef(independent[static_cast<std::size_t>(i)]);
+  Dataset dataset = makeDataset(*model);
+  Eigen::MatrixXd Mr;
+  addRun(dataset, sindyRunFromMeasured(*model, m, independent, loadCaseOption(*model, a),
+                                       std::filesystem::path(path).filename().string(), qRef, &Mr));
+  // The noise of the estimated accelerations in the targets Rᵀ M R ü (mean reduced mass).
+  const Eigen::VectorXd noise = (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
+  settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
+  const std::unique_ptr<SindyModel> rom = SindyModel::train(dataset, settings, monitor, *model, {m.columns});
+  if (trainInterrupted.load()) throw Cancelled();
+  saveReducedModel(*rom, outPath);
+  printTrained(*rom, dataset, outPath, out);
+  return 0;
+}
+
 }  // namespace
 
 int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -249,12 +446,15 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       {"pca", {"--clusters", "--stiffness-forces", "--no-energy-projection", "--common-tolerance",
                "--switch-hysteresis", "--seed", "--restarts"}},
       {"sindy", {"--coordinates", "--known", "--degree", "--omegas", "--harmonics", "--terms", "--kappa", "--normalise",
-                 "--ridge", "--friction-columns", "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"}},
+                 "--ridge", "--friction-columns", "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
+                 "--columns", "--measured", "--time", "--positions", "--velocities", "--accelerations", "--mass",
+                 "--absolute-positions", "--load-case", "--sg-order", "--sg-window"}},
       {"node", {"--coordinates", "--inputs", "--hidden", "--activation", "--integrator", "--epochs", "--batch-size",
                 "--learning-rate", "--decay", "--min-learning-rate", "--validation-fraction", "--patience",
                 "--rollout-steps", "--constraint-weight", "--seed", "--load-case"}}};
   const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
-                                       "--estimate-derivatives", "--no-sign", "--trig", "--sine-time"};
+                                       "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
+                                       "--absolute-positions"};
   if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca, sindy, node)");
   std::vector<std::string> rest, runs;
   splitDataArguments(args, 1, rest, runs);
@@ -267,13 +467,15 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   for (const std::string& option : known)
     if (a.has(option) && !methodOptions.at(method).count(option))
       throw UsageError("option " + option + " does not apply to method " + method);
-  if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
-  if (runs.empty()) throw UsageError("missing --data RUN.csv");
+  if (method == "sindy") checkSindySources(a, runs);
+  const bool mechanismFree = method == "sindy" && a.has("--mass");
+  if (!a.has("--model") && !mechanismFree) throw UsageError("missing --model MODEL.json");
+  if (runs.empty() && !a.has("--measured")) throw UsageError("missing --data RUN.csv");
   if (method == "pod" && !a.has("--nr")) throw UsageError("missing --nr N");
   for (const char* option : {"--nr", "--vector-length"})
     if ((method == "sindy" || method == "node") && a.has(option))
       throw UsageError(std::string("option ") + option + " does not apply to method " + method);
-  const std::string outPath = output(a, "ROM.json");
+  const std::string outPath = mechanismFree ? std::string() : output(a, "ROM.json");
   OJson settings = OJson::object();
   if (a.has("--nr")) settings["nr"] = integerOption(a, "--nr", 1.0, 1e6);
   if (a.has("--vector-length")) settings["vector_length"] = a.number("--vector-length", 0.0);
@@ -345,46 +547,35 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (a.has("--no-sign")) settings["sign_velocity"] = false;
     if (a.has("--trig")) settings["trig_positions"] = true;
     if (a.has("--sine-time")) settings["sine_time"] = true;
+    if (a.has("--sg-order")) settings["sg_order"] = integerOption(a, "--sg-order", 2.0, 6.0);
+    if (a.has("--sg-window")) settings["sg_window"] = integerOption(a, "--sg-window", 0.0, 1e6);
+    if (a.has("--columns")) {
+      settings["columns"] = OJson::array();
+      for (const auto& [name, source] : namedColumns(a.value("--columns")))
+        settings["columns"].push_back(OJson{{"name", name}, {"source", source}});
+    }
+    if (mechanismFree || a.has("--measured")) return trainSindyMeasured(a, settings, outPath, out, err);
   }
 
   const Model model = readModel(a.value("--model"));
   Dataset dataset = datasetFromRuns(model, runs);
+  std::vector<std::vector<SindyColumn>> runColumns;  // sindy --columns: their values on every run
+  if (method == "sindy" && a.has("--columns"))
+    for (const std::string& path : runs) runColumns.push_back(dataColumns(readTrajectoryCsv(path), path, a.value("--columns")));
   if (a.has("--load-case")) {
     const std::string name = a.value("--load-case");
     if (model.findLoadCase(name) < 0) throw InputError("--load-case: the model has no load case \"" + name + "\"");
     for (DatasetRun& run : dataset.runs) run.loadCase = name;
   }
-  // Progress: each stage once, then at most one line a second.
-  std::string lastStage;
-  auto lastLine = std::chrono::steady_clock::now();
   const TrainInterruptGuard guard;
-  Monitor monitor([&](const Progress& p) {
-    const auto now = std::chrono::steady_clock::now();
-    if (p.stage != lastStage || now - lastLine >= std::chrono::seconds(1) || (p.total > 0 && p.step == p.total)) {
-      err << "mbdrom-cli train: " << p.stage;
-      if (p.total > 1) err << " " << p.step << "/" << p.total;
-      for (const auto& [name, value] : p.metrics) err << ", " << name << " " << value;
-      err << "\n";
-      lastStage = p.stage;
-      lastLine = now;
-    }
-    return !trainInterrupted.load();
-  });
+  Monitor monitor = trainMonitor(err);
   // With the model: the data are checked against it, and ae and pca take its DOF as default n_r.
-  const std::unique_ptr<ReducedModel> rom = trainReducedModel(method, dataset, settings, monitor, &model);
+  const std::unique_ptr<ReducedModel> rom =
+      method == "sindy" ? SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, model, runColumns)
+                        : trainReducedModel(method, dataset, settings, monitor, &model);
   if (trainInterrupted.load()) throw Cancelled();
   saveReducedModel(*rom, outPath);
-  out << "trained " << method << " for \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash())
-      << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
-  out << "n_r " << rom->reducedDimension() << "\n";
-  if (const auto* sindy = dynamic_cast<const SindyModel*>(rom.get())) {
-    out << "coefficients (terms as columns, coordinates as rows):\n" << sindy->coefficientTable();
-    out << "equations:\n" << sindy->equations();
-    out << sindy->result().verdict << "\n";
-  } else {
-    out << "metrics " << rom->metrics().dump() << "\n";
-  }
-  out << "written " << outPath << "\n";
+  printTrained(*rom, dataset, outPath, out);
   return 0;
 }
 

@@ -102,6 +102,18 @@ SmoothedSignal smoothDerivatives(const Eigen::VectorXd& x, double h, const Savit
   s.x = savitzkyGolay(x, h, o.order, s.window, 0);
   s.xd = savitzkyGolay(x, h, o.order, s.window, 1);
   s.xdd = savitzkyGolay(x, h, o.order, s.window, 2);
+  // The filters' centre weights from a unit impulse: h_0 and the second-derivative weights.
+  const int w = s.window, m = w / 2;
+  Eigen::VectorXd impulse = Eigen::VectorXd::Zero(2 * w - 1);
+  impulse(w - 1) = 1.0;
+  const double h0 = savitzkyGolay(impulse, h, o.order, w, 0)(w - 1);
+  const double weights2 = savitzkyGolay(impulse, h, o.order, w, 2).segment(m, w).norm();
+  const Eigen::Index n = x.size(), interior = n - 2 * m;
+  if (interior > 0 && h0 < 1.0) {
+    const double rms = std::sqrt((x - s.x).segment(m, interior).squaredNorm() / static_cast<double>(interior));
+    s.noise = rms / std::sqrt(1.0 - h0);
+    s.xddNoise = s.noise * weights2;
+  }
   return s;
 }
 

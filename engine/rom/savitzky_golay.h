@@ -32,6 +32,11 @@ struct SmoothedSignal {
   Eigen::VectorXd xdd;  ///< second derivative [unit / s²], size N
   int window = 0;       ///< window used for x, xd and xdd (samples, odd)
   int signalWindow = 0; ///< cross-validated window of the signal (samples, odd; = window when given)
+  /// Estimated noise of the input: RMS of x − x̂ over the interior, / √(1 − h_0) (the residual
+  /// of a local least-squares fit has variance σ² (1 − h_0)) [unit of the input]; ~0 for smooth data.
+  double noise = 0.0;
+  /// RMS noise that `noise` leaves in xdd: noise · ‖weights of the second derivative‖ [unit / s²].
+  double xddNoise = 0.0;
 };
 
 struct SavitzkyGolayOptions {

@@ -329,7 +329,9 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
   r.coordinates = coordinates;
   r.Xi.setZero(L, n);
   r.residual.setZero(n);
-  double worst = 0.0;
+  if (!o.targetNoise.empty() && static_cast<Eigen::Index>(o.targetNoise.size()) != n)
+    throw InputError("sindy: one target noise per coordinate expected");
+  double worst = 0.0, worstBeyond = 0.0, worstFloor = 0.0, worstResidual = 0.0;
   std::string worstName;
   for (Eigen::Index c = 0; c < n; ++c) {
     const CoordinateFit fit = fitCoordinate(Theta, Y.col(c), nz, c, o);
@@ -341,17 +343,28 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     r.Xi.col(c) = fit.xi;
     r.residual(c) = fit.residual;
     r.iterations.push_back(fit.iterations);
-    if (fit.residual > worst) {
-      worst = fit.residual;
+    // What noise of the targets explains is not the library's fault.
+    const double yNorm = Y.col(c).norm();
+    const double floor = o.targetNoise.empty() || !(yNorm > 0.0)
+                             ? 0.0
+                             : o.targetNoise[static_cast<std::size_t>(c)] * std::sqrt(static_cast<double>(N)) / yNorm;
+    const double beyond = std::sqrt(std::max(0.0, fit.residual * fit.residual - floor * floor));
+    if (beyond > worstBeyond || worstName.empty()) {
+      worstBeyond = beyond;
       worstName = name;
+      worstFloor = floor;
+      worstResidual = fit.residual;
     }
+    worst = std::max(worst, fit.residual);
   }
-  r.libraryIncomplete = worst > o.incompleteResidual;
+  r.libraryIncomplete = worstBeyond > o.incompleteResidual;
+  const std::string noise =
+      worstFloor > 1e-3 ? " (noise of the estimated accelerations explains " + number(100.0 * worstFloor) + " %)" : "";
   r.verdict = r.libraryIncomplete
                   ? "the library is missing something: the normalised residual of \"" + worstName + "\" is " +
-                        number(100.0 * worst) + " % (> " + number(100.0 * o.incompleteResidual) +
+                        number(100.0 * worstResidual) + " %" + noise + " (> " + number(100.0 * o.incompleteResidual) +
                         " %); add candidate terms (e.g. a friction column)"
-                  : "fit ok: largest normalised residual " + number(100.0 * worst) + " %";
+                  : "fit ok: largest normalised residual " + number(100.0 * worst) + " %" + noise;
   return r;
 }
 
@@ -533,62 +546,119 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, cons
   return s;
 }
 
-SindyMeasured sindySamplesFromTable(const TrajectoryTable& table, const std::vector<std::string>& coordinates,
-                                    const Eigen::MatrixXd& M, const std::vector<std::string>& extra) {
-  const auto n = static_cast<Eigen::Index>(coordinates.size());
+SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout, const Eigen::MatrixXd& M) {
+  const auto n = static_cast<Eigen::Index>(layout.positions.size());
   const Eigen::Index N = table.data.rows();
-  if (n < 1) throw InputError("sindy: no coordinates to identify");
+  if (n < 1) throw InputError("sindy: no position columns to identify");
   if (M.rows() != n || M.cols() != n)
-    throw InputError("sindy: the mass matrix must be " + std::to_string(n) + " x " + std::to_string(n));
-  auto column = [&](const std::string& name, bool required) {
+    throw InputError("sindy: the mass matrix must be " + std::to_string(n) + " x " + std::to_string(n) + ", got " +
+                     std::to_string(M.rows()) + " x " + std::to_string(M.cols()));
+  for (const auto* list : {&layout.velocities, &layout.accelerations})
+    if (!list->empty() && static_cast<Eigen::Index>(list->size()) != n)
+      throw InputError("sindy: " + std::string(list == &layout.velocities ? "velocity" : "acceleration") +
+                       " columns must be one per position column (" + std::to_string(n) + "), got " +
+                       std::to_string(list->size()));
+  auto column = [&](const std::string& name) {
     const int c = table.column(name);
-    if (c < 0 && required) throw InputError("sindy: the data have no column \"" + name + "\"");
+    if (c < 0) {
+      std::string known;
+      for (std::size_t k = 0; k < table.columns.size() && k < 12; ++k) known += (k ? ", \"" : "\"") + table.columns[k] + "\"";
+      if (table.columns.size() > 12) known += ", ... (" + std::to_string(table.columns.size()) + " columns)";
+      throw InputError("sindy: the data have no column \"" + name + "\" (columns: " + known + ")");
+    }
     return c;
   };
-  const int tc = column("t", true);
+  auto optional = [&](const std::vector<std::string>& list, Eigen::Index i) {
+    return list.empty() || list[static_cast<std::size_t>(i)].empty() ? -1 : column(list[static_cast<std::size_t>(i)]);
+  };
+  const int tc = column(layout.time);
   std::vector<int> used{tc};
-  for (const std::string& c : coordinates) used.push_back(column(c, true));
-  for (const std::string& c : extra) used.push_back(column(c, true));
+  std::vector<int> pc, vc, ac;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    pc.push_back(column(layout.positions[static_cast<std::size_t>(i)]));
+    vc.push_back(optional(layout.velocities, i));
+    ac.push_back(optional(layout.accelerations, i));
+    for (int c : {pc.back(), vc.back(), ac.back()})
+      if (c >= 0) used.push_back(c);
+  }
+  if (!layout.known.empty() && n != 1)
+    throw InputError("sindy: known force columns need exactly one coordinate, got " + std::to_string(n));
+  std::vector<int> kc;
+  for (const std::string& k : layout.known) {
+    kc.push_back(column(k));
+    used.push_back(kc.back());
+  }
+  for (const auto& [name, source] : layout.columns) {
+    if (name.empty()) throw InputError("sindy: the library column of \"" + source + "\" has no name");
+    used.push_back(column(source));
+  }
   // Rows first: the smoothing below must not spread a NaN or run over unordered time.
+  auto row = [](Eigen::Index k) { return "row " + std::to_string(k + 1) + " (line " + std::to_string(k + 2) + ")"; };
   for (Eigen::Index k = 0; k < N; ++k) {
     for (int c : used)
-      if (c >= 0 && !std::isfinite(table.data(k, c)))
-        throw InputError("sindy: row " + std::to_string(k + 1) + ": column \"" + table.columns[static_cast<std::size_t>(c)] +
-                         "\" is NaN or infinite");
+      if (!std::isfinite(table.data(k, c)))
+        throw InputError("sindy: " + row(k) + ": column \"" + table.columns[static_cast<std::size_t>(c)] + "\" is NaN or infinite");
     if (k > 0 && !(table.data(k, tc) > table.data(k - 1, tc)))
-      throw InputError("sindy: row " + std::to_string(k + 1) + ": time " + number(table.data(k, tc)) +
-                       " s does not increase (previous " + number(table.data(k - 1, tc)) + " s)");
+      throw InputError("sindy: " + row(k) + ": time " + number(table.data(k, tc)) + " s does not increase (previous " +
+                       number(table.data(k - 1, tc)) + " s)");
   }
   SindyMeasured out;
   SindySamples& s = out.samples;
-  s.coordinates = coordinates;
+  s.coordinates = layout.positions;
   s.t = table.data.col(tc);
   s.u.resize(n, N);
   s.ud.resize(n, N);
-  Eigen::MatrixXd udd(n, N);
+  out.udd.resize(n, N);
+  Eigen::VectorXd& uddNoise = out.uddNoise;
+  uddNoise.setZero(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const std::string& c = coordinates[static_cast<std::size_t>(i)];
-    s.u.row(i) = table.data.col(column(c, true)).transpose();
-    const int vc = column(c + "_dot", false), ac = column(c + "_ddot", false);
+    const std::size_t si = static_cast<std::size_t>(i);
+    s.u.row(i) = table.data.col(pc[si]).transpose();
     SmoothedSignal sm;
-    if (vc < 0 || ac < 0) {
-      if (N < 3) throw InputError("sindy: too few samples to estimate derivatives");
+    if (vc[si] < 0 || ac[si] < 0) {
+      const std::string what = "sindy: estimating the derivatives of \"" + layout.positions[si] + "\": ";
+      // Savitzky–Golay needs at least order + 3 samples (odd) for its smallest window, more than a given one.
+      int least = layout.smoothing.order + 3;
+      if (least % 2 == 0) ++least;
+      least = std::max(least, layout.smoothing.window);
+      if (N < least)
+        throw InputError(what + std::to_string(N) + " samples are too few for the Savitzky-Golay window (order " +
+                         std::to_string(layout.smoothing.order) + " needs at least " + std::to_string(least) +
+                         "); give measured velocities and accelerations");
       const double h = (s.t(N - 1) - s.t(0)) / static_cast<double>(N - 1);
       for (Eigen::Index k = 1; k < N; ++k)
         if (std::abs(s.t(k) - s.t(k - 1) - h) > 1e-6 * h)
-          throw InputError("sindy: row " + std::to_string(k + 1) +
-                           ": derivatives can only be estimated from uniformly sampled data");
-      sm = smoothDerivatives(s.u.row(i).transpose(), h);
+          throw InputError(what + row(k) + ": the time step " + number(s.t(k) - s.t(k - 1)) + " s differs from the mean " +
+                           number(h) + " s; derivatives can only be estimated from uniformly sampled data");
+      sm = smoothDerivatives(s.u.row(i).transpose(), h, layout.smoothing);
       out.window = std::max(out.window, sm.window);
+      out.signalWindow = std::max(out.signalWindow, sm.signalWindow);
+      s.u.row(i) = sm.x.transpose();
+      if (ac[si] < 0) uddNoise(i) = sm.xddNoise;
     }
     for (Eigen::Index k = 0; k < N; ++k) {
-      s.ud(i, k) = vc >= 0 ? table.data(k, vc) : sm.xd(k);
-      udd(i, k) = ac >= 0 ? table.data(k, ac) : sm.xdd(k);
+      s.ud(i, k) = vc[si] >= 0 ? table.data(k, vc[si]) : sm.xd(k);
+      out.udd(i, k) = ac[si] >= 0 ? table.data(k, ac[si]) : sm.xdd(k);
     }
   }
-  s.target = M * udd;
-  for (const std::string& c : extra) out.columns.push_back({c, table.data.col(column(c, true))});
+  s.target = M * out.udd;
+  for (int c : kc) s.target.row(0) -= table.data.col(c).transpose();
+  const Eigen::VectorXd targetNoise = (M.array().square().matrix() * uddNoise.array().square().matrix()).cwiseSqrt();
+  out.targetNoise.assign(targetNoise.data(), targetNoise.data() + n);
+  for (const auto& [name, source] : layout.columns) out.columns.push_back({name, table.data.col(column(source))});
   return out;
+}
+
+SindyMeasured sindySamplesFromTable(const TrajectoryTable& table, const std::vector<std::string>& coordinates,
+                                    const Eigen::MatrixXd& M, const std::vector<std::string>& extra) {
+  SindyTableLayout layout;
+  layout.positions = coordinates;
+  for (const std::string& c : coordinates) {
+    layout.velocities.push_back(table.column(c + "_dot") >= 0 ? c + "_dot" : "");
+    layout.accelerations.push_back(table.column(c + "_ddot") >= 0 ? c + "_ddot" : "");
+  }
+  for (const std::string& c : extra) layout.columns.emplace_back(c, c);
+  return sindyMeasuredFromTable(table, layout, M);
 }
 
 }  // namespace mbdrom

@@ -30,11 +30,14 @@
 /// table prints its transpose (terms as columns, coordinates as rows).
 
 #include "engine/data/dataset.h"
+#include "engine/data/trajectory_csv.h"
 #include "engine/model/model.h"
+#include "engine/rom/savitzky_golay.h"
 
 #include <Eigen/Core>
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mbdrom {
@@ -109,6 +112,10 @@ struct StlsOptions {
   double ridge = 0.0;       ///< ridge weight α >= 0 [-]: adds α ‖ξ̂‖² per sample on unit-RMS columns
   int maxIterations = 50;   ///< STLS iterations per coordinate
   double incompleteResidual = 0.10;  ///< normalised residual above which the library is called incomplete
+  /// RMS noise of the targets per coordinate [N, N m] (e.g. from estimated accelerations; empty:
+  /// none). It alone leaves the normalised residual floor = noise √N / ‖y‖; the library is called
+  /// incomplete when the residual beyond it, √(r² − floor²), exceeds incompleteResidual.
+  std::vector<double> targetNoise;
 };
 
 /// Result of one STLS fit.
@@ -175,19 +182,44 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, cons
 
 /// Measured data for identification, with its user columns.
 struct SindyMeasured {
-  SindySamples samples;
-  std::vector<SindyColumn> columns;  ///< the `extra` columns, as user library columns
+  SindySamples samples;              ///< target = M ü − f^k (f^k: the layout's known columns)
+  Eigen::MatrixXd udd;               ///< accelerations ü [m/s², rad/s²], n x N (measured or estimated)
+  std::vector<SindyColumn> columns;  ///< the user columns, named as the layout says
+  /// RMS noise of the estimated accelerations (SmoothedSignal::xddNoise) per coordinate
+  /// [m/s², rad/s²], size n; 0 where measured.
+  Eigen::VectorXd uddNoise;
+  /// The RMS noise it leaves in the target, √(Σ_j M_ij² uddNoise_j²) [N, N m], for StlsOptions::targetNoise.
+  std::vector<double> targetNoise;
   int window = 0;                    ///< Savitzky–Golay window used for missing derivatives (0: none estimated)
+  int signalWindow = 0;              ///< its cross-validated signal window (0: none estimated)
 };
 
-/// Measured data from a CSV table (readTrajectoryCsv / parseTrajectoryCsv): column `t` [s];
-/// per coordinate `c` of `coordinates` its position column `c` (displacement from the
-/// reference [m, rad]) and optionally `c_dot` and `c_ddot`; missing derivatives are
-/// estimated by Savitzky–Golay with the automatic window (savitzky_golay.h; needs uniform
-/// sampling). `extra` columns (e.g. a measured excitation) become user library columns.
-/// target = M ü, M: n x n [kg] (f^k = 0; subtract a known force from `samples.target`
-/// before fitting). Throws InputError naming a missing column, a NaN or infinite value
-/// with its row (1-based data row), or a time that does not increase, with its row.
+/// Which columns of a measured CSV hold what. Coordinates are named after their position columns.
+struct SindyTableLayout {
+  std::string time = "t";                  ///< time column [s]
+  std::vector<std::string> positions;      ///< one position column per coordinate (displacements [m, rad]), size n
+  std::vector<std::string> velocities;     ///< empty (estimate all) or size n; "" estimates that coordinate's [m/s, rad/s]
+  std::vector<std::string> accelerations;  ///< empty (estimate all) or size n; "" estimates that coordinate's [m/s², rad/s²]
+  /// User library columns: (library name, CSV column) [any unit], e.g. ("f_fric", "friction").
+  std::vector<std::pair<std::string, std::string>> columns;
+  /// Known force columns f^k [N, N m] (one coordinate only), subtracted from the target.
+  std::vector<std::string> known;
+  SavitzkyGolayOptions smoothing;          ///< for missing derivatives (window 0: automatic)
+};
+
+/// Measured data from a CSV table (readTrajectoryCsv / parseTrajectoryCsv) as the layout says.
+/// Missing derivatives are estimated by Savitzky–Golay (savitzky_golay.h; needs uniform
+/// sampling; window automatic unless given); the positions of a coordinate with an estimated
+/// derivative are replaced by their smoothed values, so Θ and the target see the same smoothing.
+/// target = M ü − f^k, M: n x n [kg, kg m²], f^k the sum of the `known` columns (0 without). Throws InputError naming a missing column (and the columns that exist), a NaN or
+/// infinite value with its row (1-based data row and file line), a time that does not increase
+/// (row), a non-uniform step when derivatives are estimated (row), and too few samples for the
+/// Savitzky–Golay window.
+SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout, const Eigen::MatrixXd& M);
+
+/// The same with the layout of trajectory-style names: column `t`; per coordinate `c` of
+/// `coordinates` its position column `c` and optionally `c_dot` and `c_ddot`; `extra` columns
+/// become user library columns of their own names.
 SindyMeasured sindySamplesFromTable(const TrajectoryTable& table, const std::vector<std::string>& coordinates,
                                     const Eigen::MatrixXd& M, const std::vector<std::string>& extra = {});
 

@@ -49,6 +49,20 @@ int integerOf(const OJson& v, const std::string& key) {
   return static_cast<int>(x);
 }
 
+std::vector<SindyColumnSource> columnSources(const OJson& v) {
+  const char* what = "sindy settings: columns must be an array of {\"name\": ..., \"source\": ...}";
+  if (!v.is_array()) throw InputError(what);
+  std::vector<SindyColumnSource> out;
+  for (const OJson& x : v) {
+    if (!x.is_object() || x.size() != 2 || !x.contains("name") || !x.contains("source") || !x.at("name").is_string() ||
+        !x.at("source").is_string())
+      throw InputError(what);
+    out.push_back({x.at("name").get<std::string>(), x.at("source").get<std::string>()});
+    if (out.back().name.empty() || out.back().source.empty()) throw InputError("sindy settings: a column has an empty name or source");
+  }
+  return out;
+}
+
 SindyKnownForces knownForces(const std::vector<std::string>& names) {
   SindyKnownForces k;
   for (const std::string& n : names) {
@@ -152,6 +166,7 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   SindySettings s;
   for (const auto& [key, v] : j.items()) {
     if (key == "coordinates") s.coordinates = stringList(v, key);
+    else if (key == "columns") s.columns = columnSources(v);
     else if (key == "known_forces") s.knownForces = stringList(v, key);
     else if (key == "polynomial_degree") s.library.polynomialDegree = integerOf(v, key);
     else if (key == "constant") s.library.constant = boolean(v, key);
@@ -179,7 +194,7 @@ SindySettings SindySettings::fromJson(const OJson& j) {
     else if (key == "sg_window") s.sgWindow = integerOf(v, key);
     else
       throw InputError("sindy settings: unknown setting \"" + key +
-                       "\" (known: coordinates, known_forces, polynomial_degree, constant, sign_velocity, "
+                       "\" (known: coordinates, columns, known_forces, polynomial_degree, constant, sign_velocity, "
                        "trig_positions, omegas, harmonics, sine_time, friction_columns, terms, kappa, normalise, "
                        "ridge, max_iterations, derivatives, sg_order, sg_window)");
   }
@@ -202,6 +217,8 @@ SindySettings SindySettings::fromJson(const OJson& j) {
 OJson SindySettings::toJson() const {
   OJson j;
   j["coordinates"] = coordinates;
+  j["columns"] = OJson::array();
+  for (const SindyColumnSource& c : columns) j["columns"].push_back(OJson{{"name", c.name}, {"source", c.source}});
   j["known_forces"] = knownForces;
   j["polynomial_degree"] = library.polynomialDegree;
   j["constant"] = library.constant;
@@ -222,9 +239,72 @@ OJson SindySettings::toJson() const {
   return j;
 }
 
+std::vector<int> sindyCoordinateIndices(const Model& model, const std::vector<std::string>& names) {
+  std::vector<int> out;
+  for (const std::string& name : names) {
+    int found = -1;
+    for (int i = 0; i < model.nq(); ++i)
+      if (model.coordinateName(i) == name) found = i;
+    if (found < 0) throw InputError("sindy: coordinate \"" + name + "\" is not a natural coordinate of the model");
+    out.push_back(found);
+  }
+  return out;
+}
+
+DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measured, const std::vector<int>& independent,
+                                int loadCase, const std::string& name, const Eigen::VectorXd& qRefIn,
+                                Eigen::MatrixXd* meanReducedMass) {
+  const SindySamples& s = measured.samples;
+  const Eigen::Index nq = model.nq(), N = s.t.size(), n = static_cast<Eigen::Index>(independent.size());
+  const Eigen::VectorXd qRef = qRefIn.size() ? qRefIn : model.q0();
+  if (qRef.size() != nq) throw InputError("sindy: the reference positions need " + std::to_string(nq) + " values");
+  if (s.u.rows() != n || s.ud.rows() != n || measured.udd.rows() != n || s.u.cols() != N || s.ud.cols() != N ||
+      measured.udd.cols() != N)
+    throw InputError("sindy: the measured data have " + std::to_string(s.u.rows()) + " coordinates, expected " +
+                     std::to_string(n) + " (one per independent coordinate)");
+  for (int c : independent)
+    if (c < 0 || c >= nq) throw InputError("sindy: coordinate index " + std::to_string(c) + " is out of range");
+  DatasetRun run;
+  run.name = name;
+  if (loadCase >= 0) run.loadCase = model.spec().loadCases.at(static_cast<std::size_t>(loadCase)).name;
+  run.t = s.t;
+  for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext}) m->resize(nq, N);
+  AssemblyOptions assembly;
+  assembly.fixedCoordinates = independent;
+  Eigen::VectorXd q = qRef, f;
+  if (meanReducedMass) meanReducedMass->setZero(n, n);
+  for (Eigen::Index k = 0; k < N; ++k) {
+    const std::string row = "row " + std::to_string(k + 1) + " (t = " + std::to_string(s.t(k)) + " s): ";
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int c = independent[static_cast<std::size_t>(i)];
+      q(c) = qRef(c) + s.u(i, k);
+    }
+    Eigen::MatrixXd R;
+    try {
+      q = assemblePositions(model, q, s.t(k), assembly).q;  // from the previous sample: same branch
+      R = independentBasis(model, q, s.t(k), independent);
+    } catch (const Error& e) {
+      throw InputError("sindy: measured " + row + "the mechanism does not assemble at the measured coordinates: " + e.what());
+    }
+    const Eigen::VectorXd qd = R * s.ud.col(k);
+    if (meanReducedMass) *meanReducedMass += R.transpose() * model.massMatrix() * R / static_cast<double>(N);
+    run.q.col(k) = q;
+    run.qd.col(k) = qd;
+    run.qdd.col(k) = R * measured.udd.col(k) + velocityAccelerationPart(model, q, qd, s.t(k), independent);
+    evalExternalForces(model, loadCase, q, s.t(k), f);
+    run.f_ext.col(k) = f;
+    evalSpringForces(model, q, f);
+    run.f_spring.col(k) = f;
+    evalDamperForces(model, q, qd, f);
+    run.f_damper.col(k) = f;
+  }
+  return run;
+}
+
 std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const SindySettings& settingsIn, Monitor& monitor,
-                                              const Model& model) {
-  const SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
+                                              const Model& model, const std::vector<std::vector<SindyColumn>>& runColumns) {
+  SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
+  settings.stls.targetNoise = settingsIn.stls.targetNoise;  // a property of the data, not a setting
   if (dataset.runs.empty() || dataset.samples() < 2) throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
   auto rom = std::make_unique<SindyModel>();
@@ -234,34 +314,43 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   if (settings.coordinates.empty()) {
     rom->independent_ = suggestIndependentCoordinates(model, first.q.col(0), first.t(0));
   } else {
-    for (const std::string& name : settings.coordinates) {
-      int found = -1;
-      for (int i = 0; i < model.nq(); ++i)
-        if (model.coordinateName(i) == name) found = i;
-      if (found < 0) throw InputError("sindy: coordinate \"" + name + "\" is not a natural coordinate of the model");
-      rom->independent_.push_back(found);
-    }
+    rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
   for (int i : rom->independent_) rom->names_.push_back(model.coordinateName(i));
   const SindyKnownForces known = knownForces(settings.knownForces);
-  const std::vector<std::string> columnNames = settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
+  std::vector<std::string> columnNames = settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
+  const std::size_t frictionCount = columnNames.size();
+  for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
+  if (!settings.columns.empty() && runColumns.size() != dataset.runs.size())
+    throw InputError("sindy: the user column \"" + settings.columns.front().name + "\" (data column \"" +
+                     settings.columns.front().source + "\") needs its values on every run; they come with the data (" +
+                     std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) + " runs have them)");
   rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
 
   monitor.reportNow({"train sindy: library", 0, 3, {}});
   Eigen::MatrixXd Theta, Y;
   std::vector<std::string> termNames;
-  for (const DatasetRun& original : dataset.runs) {
+  for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
+    const DatasetRun& original = dataset.runs[r];
     monitor.checkpoint();
     DatasetRun run = original;
     if (settings.derivatives == "estimate") estimateDerivatives(run, settings);
     SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_);
     std::vector<SindyColumn> columns;
     if (settings.frictionColumns) {
-      for (std::size_t c = 0; c < columnNames.size(); ++c) columns.push_back({columnNames[c], Eigen::VectorXd(run.samples())});
+      for (std::size_t c = 0; c < frictionCount; ++c) columns.push_back({columnNames[c], Eigen::VectorXd(run.samples())});
       for (Eigen::Index k = 0; k < run.samples(); ++k) {
         const Eigen::VectorXd f = frictionValues(model, run.q.col(k), run.qd.col(k));
         for (std::size_t c = 0; c < columns.size(); ++c) columns[c].values(k) = f(static_cast<Eigen::Index>(c));
       }
+    }
+    // User columns in the order of the settings, whatever order the caller gave them in.
+    for (const SindyColumnSource& c : settings.columns) {
+      const auto& given = runColumns[r];
+      const auto it = std::find_if(given.begin(), given.end(), [&](const SindyColumn& g) { return g.name == c.name; });
+      if (it == given.end())
+        throw InputError("sindy: run \"" + run.name + "\" has no values for the user column \"" + c.name + "\"");
+      columns.push_back(*it);
     }
     SindyLibrary lib;
     try {
@@ -336,8 +425,11 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
   const std::vector<std::string> terms = m.at("terms").get<std::vector<std::string>>();
   // Friction columns are named after the elements; their names come from the file.
   std::vector<std::string> columns;
-  for (const std::string& t : terms)
-    if (t.rfind("f_fric(", 0) == 0) columns.push_back(t);
+  for (const std::string& t : terms) {
+    const bool user = std::any_of(rom->sindySettings_.columns.begin(), rom->sindySettings_.columns.end(),
+                                  [&](const SindyColumnSource& c) { return c.name == t; });
+    if (user || t.rfind("f_fric(", 0) == 0) columns.push_back(t);
+  }
   try {
     SindyLibraryOptions lib = rom->sindySettings_.library;
     lib.select = terms;
@@ -361,16 +453,33 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
   const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
   const long long steps = plan.steps, stride = plan.stride;
-  // Friction columns follow the model's friction elements by name.
-  std::vector<int> frictionOf(terms_.size(), -1);
+  // Friction columns follow the model's friction elements by name; a user column is
+  // evaluable only when it is the engine's friction channel of a coordinate.
+  std::vector<int> frictionOf(terms_.size(), -1), frictionChannelOf(terms_.size(), -1);
   const std::vector<std::string> fnames = frictionNames(model);
   for (std::size_t j = 0; j < terms_.size(); ++j) {
     if (terms_[j].kind != SindyTerm::Kind::Column) continue;
+    const auto user = std::find_if(sindySettings_.columns.begin(), sindySettings_.columns.end(),
+                                   [&](const SindyColumnSource& c) { return c.name == terms_[j].name; });
+    if (user != sindySettings_.columns.end()) {
+      const std::string prefix = "f_friction.";
+      for (int i = 0; i < model.nq() && user->source.starts_with(prefix); ++i)
+        if (model.coordinateName(i) == user->source.substr(prefix.size())) frictionChannelOf[j] = i;
+      if (frictionChannelOf[j] < 0)
+        throw InputError("sindy: the identified model uses the data column \"" + user->source + "\" (library term \"" +
+                         user->name + "\"), which a run cannot evaluate from the state; only the engine's friction "
+                         "channel f_friction.<coordinate> is evaluated (by the model's friction law). Identify "
+                         "without it, or with --friction-columns");
+      continue;
+    }
     const auto it = std::find(fnames.begin(), fnames.end(), terms_[j].name);
     if (it == fnames.end())
       throw InputError("sindy: the model has no friction element for the column \"" + terms_[j].name + "\"");
     frictionOf[j] = static_cast<int>(it - fnames.begin());
   }
+  const bool frictionChannel =
+      std::any_of(frictionChannelOf.begin(), frictionChannelOf.end(), [](int i) { return i >= 0; });
+  Eigen::VectorXd fFriction;
   sink.begin(model, plan.info);
   KnownForceEvaluator knownForce(model, knownForces(sindySettings_.knownForces));
   AssemblyOptions assembly;
@@ -395,9 +504,11 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
     const Eigen::VectorXd c = velocityAccelerationPart(model, q, qd, t, independent_);
     knownForce.eval(o.loadCase, q, qd, t, fk);
     const Eigen::VectorXd fr = frictionValues(model, q, qd);
+    if (frictionChannel) evalFrictionForces(model, q, qd, Eigen::VectorXd(), fFriction);
     for (std::size_t j = 0; j < terms_.size(); ++j) {
       Eigen::VectorXd cols = Eigen::VectorXd::Zero(1);
       if (frictionOf[j] >= 0) cols(0) = fr(frictionOf[j]);
+      if (frictionChannelOf[j] >= 0) cols(0) = fFriction(frictionChannelOf[j]);
       SindyTerm term = terms_[j];
       if (term.kind == SindyTerm::Kind::Column) term.column = 0;
       lambda(static_cast<Eigen::Index>(j)) = evalSindyTerm(term, uu, vv, t, cols);

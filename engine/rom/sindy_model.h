@@ -21,6 +21,12 @@
 ///   `sine_time` (false), `friction_columns` (false: a column `f_fric(<name>)` per
 ///   friction element, μ N φ(v) evaluated by the model on the data, the left-hand
 ///   side force along its axis), `terms` ([]: keep every term; else these, in order);
+/// - `columns` ([]): user-named library columns, each {"name": library name, "source":
+///   data column}; their values come with the data (SindyModel::train's `runColumns`).
+///   In a run of the identified model a source `f_friction.<coordinate>` (the engine's
+///   friction channel) is the model's friction law at the state (slip law: Coulomb
+///   friction is μ N sgn(v), 0 at v = 0, so sticking is not reproduced); any other
+///   source cannot be evaluated from the state and simulate() refuses, naming it;
 /// - STLS: `kappa` (0.05), `normalise` (false), `ridge` (0), `max_iterations` (50);
 /// - `derivatives`: "data" (use the run's q̇, q̈) or "estimate" (Savitzky–Golay from
 ///   the positions, automatic window, `sg_order` 4, `sg_window` 0 = automatic).
@@ -33,8 +39,15 @@
 
 namespace mbdrom {
 
+/// A user-named library column and the data column it comes from.
+struct SindyColumnSource {
+  std::string name;    ///< term name in the library
+  std::string source;  ///< column of the data (a trajectory CSV channel or a measured CSV's column)
+};
+
 struct SindySettings {
   std::vector<std::string> coordinates;
+  std::vector<SindyColumnSource> columns;
   std::vector<std::string> knownForces;
   SindyLibraryOptions library;
   bool frictionColumns = false;
@@ -48,13 +61,33 @@ struct SindySettings {
   nlohmann::ordered_json toJson() const;
 };
 
+/// Indices of the natural coordinates named `names` (e.g. "P.x"). Throws InputError naming an unknown one.
+std::vector<int> sindyCoordinateIndices(const Model& model, const std::vector<std::string>& names);
+
+/// A run of `model` from measured independent coordinates, for SindyModel::train.
+/// measured.samples.u: displacements from qRef (size nq [m, -]; empty: model.q0()) of the
+/// coordinates `independent` (indices into q, their count the DOF), with ud and measured.udd.
+/// Every sample is assembled with those coordinates held, starting from the previous
+/// sample's positions so the assembly stays on one branch; q̇ = R u̇, q̈ = R ü + c (c the
+/// velocity part, rom_support.h); f_ext of load case `loadCase` (-1: gravity only; the run
+/// names it), f_spring and f_damper evaluated by the model. Throws
+/// InputError (naming the row) when a sample does not assemble or the coordinates do not
+/// determine the motion there. meanReducedMass (optional): the mean of RᵀMR over the
+/// samples [kg, kg m²], n x n (e.g. to carry measured.uddNoise over to the targets).
+DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measured, const std::vector<int>& independent,
+                                int loadCase, const std::string& name, const Eigen::VectorXd& qRef = {},
+                                Eigen::MatrixXd* meanReducedMass = nullptr);
+
 class SindyModel : public ReducedModel {
 public:
-  /// Trains on every run of `dataset` (data of `model`). Throws InputError for bad
-  /// settings, unknown coordinates or forces, bad data (NaN rows, time order), dependent
-  /// library columns and a κ that removes every term.
+  /// Trains on every run of `dataset` (data of `model`). `runColumns`: per run, the values
+  /// of the user columns of `settings.columns` on its samples (matched by name; empty when
+  /// there are none). Throws InputError for bad settings, unknown coordinates or forces,
+  /// missing user-column values, bad data (NaN rows, time order), dependent library
+  /// columns and a κ that removes every term.
   static std::unique_ptr<SindyModel> train(const Dataset& dataset, const SindySettings& settings, Monitor& monitor,
-                                           const Model& model);
+                                           const Model& model,
+                                           const std::vector<std::vector<SindyColumn>>& runColumns = {});
   /// From a trained-model file. Throws FileError naming `source`.
   static std::unique_ptr<SindyModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
