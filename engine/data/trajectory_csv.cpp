@@ -18,20 +18,6 @@ void appendNumber(std::string& row, double x) {
   row.append(buffer, ec == std::errc() ? end : buffer);
 }
 
-void appendVector(std::string& row, const Eigen::VectorXd& v) {
-  for (Eigen::Index i = 0; i < v.size(); ++i) {
-    row += ',';
-    appendNumber(row, v(i));
-  }
-}
-
-void appendPoint(std::string& row, const Eigen::Vector3d& p) {
-  for (int k = 0; k < 3; ++k) {
-    row += ',';
-    appendNumber(row, p(k));
-  }
-}
-
 }  // namespace
 
 std::vector<std::string> trajectoryColumns(const Model& model) {
@@ -54,6 +40,39 @@ std::vector<std::string> trajectoryColumns(const Model& model) {
     c.push_back(name);
   for (const auto& m : model.spec().measures) c.push_back("measure." + m.name);
   return c;
+}
+
+void trajectoryValues(const Model& model, const Sample& s, std::vector<double>& values) {
+  values.clear();
+  values.push_back(s.t);
+  auto point = [&](const Eigen::Vector3d& p) { values.insert(values.end(), p.data(), p.data() + 3); };
+  for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i) point(pointPosition(model, s.q, i));
+  for (int i = 0; i < static_cast<int>(model.spec().vectors.size()); ++i) point(vectorValue(model, s.q, i));
+  for (Eigen::Index i = 0; i < s.markers.cols(); ++i) point(s.markers.col(i));
+  for (const Eigen::VectorXd* v : {&s.qd, &s.qdd, &s.f_ext, &s.f_spring, &s.f_damper, &s.f_friction, &s.lambda})
+    values.insert(values.end(), v->data(), v->data() + v->size());
+  for (Eigen::Index i = 0; i < s.frictionVelocity.size(); ++i) {
+    values.push_back(s.frictionVelocity(i));
+    values.push_back(s.frictionState(i));
+  }
+  for (double x : {s.kineticEnergy, s.potentialEnergy, s.workNonConservative, s.energyError, s.residualPosition,
+                   s.residualVelocity, s.residualAcceleration})
+    values.push_back(x);
+  values.insert(values.end(), s.measures.data(), s.measures.data() + s.measures.size());
+}
+
+TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& samples) {
+  TrajectoryTable table;
+  table.columns = trajectoryColumns(model);
+  table.data.resize(static_cast<Eigen::Index>(samples.size()), static_cast<Eigen::Index>(table.columns.size()));
+  std::vector<double> values;
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    trajectoryValues(model, samples[k], values);
+    if (values.size() != table.columns.size())
+      throw InputError("trajectory sample " + std::to_string(k + 1) + " does not fit the model \"" + model.spec().name + "\"");
+    table.data.row(static_cast<Eigen::Index>(k)) = Eigen::Map<const Eigen::RowVectorXd>(values.data(), table.data.cols());
+  }
+  return table;
 }
 
 TrajectoryCsvWriter::TrajectoryCsvWriter(std::string path) : path_(std::move(path)), temp_(path_ + ".part") {}
@@ -86,28 +105,11 @@ void TrajectoryCsvWriter::begin(const Model& model, const RunInfo&) {
 }
 
 void TrajectoryCsvWriter::write(const Sample& s) {
-  const Model& model = *model_;
+  trajectoryValues(*model_, s, values_);
   row_.clear();
-  appendNumber(row_, s.t);
-  for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i) appendPoint(row_, pointPosition(model, s.q, i));
-  for (int i = 0; i < static_cast<int>(model.spec().vectors.size()); ++i) appendPoint(row_, vectorValue(model, s.q, i));
-  for (Eigen::Index i = 0; i < s.markers.cols(); ++i) appendPoint(row_, s.markers.col(i));
-  for (const Eigen::VectorXd* v : {&s.qd, &s.qdd, &s.f_ext, &s.f_spring, &s.f_damper, &s.f_friction, &s.lambda})
-    appendVector(row_, *v);
-  for (Eigen::Index i = 0; i < s.frictionVelocity.size(); ++i) {
-    row_ += ',';
-    appendNumber(row_, s.frictionVelocity(i));
-    row_ += ',';
-    appendNumber(row_, s.frictionState(i));
-  }
-  for (double x : {s.kineticEnergy, s.potentialEnergy, s.workNonConservative, s.energyError, s.residualPosition,
-                   s.residualVelocity, s.residualAcceleration}) {
-    row_ += ',';
-    appendNumber(row_, x);
-  }
-  for (Eigen::Index i = 0; i < s.measures.size(); ++i) {
-    row_ += ',';
-    appendNumber(row_, s.measures(i));
+  for (std::size_t i = 0; i < values_.size(); ++i) {
+    if (i) row_ += ',';
+    appendNumber(row_, values_[i]);
   }
   row_ += '\n';
   out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));

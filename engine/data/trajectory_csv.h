@@ -37,6 +37,9 @@ namespace mbdrom {
 /// The column names of a trajectory CSV of `model`.
 std::vector<std::string> trajectoryColumns(const Model& model);
 
+/// The values of one CSV row of `sample` (column order of trajectoryColumns), into `values`.
+void trajectoryValues(const Model& model, const Sample& sample, std::vector<double>& values);
+
 /// Streams samples to a trajectory CSV (one row per sample, memory independent of the run length).
 class TrajectoryCsvWriter : public TrajectorySink {
 public:
@@ -62,7 +65,8 @@ public:
 private:
   std::string path_, temp_, written_;
   std::ofstream out_;
-  std::string row_;  // reused row buffer
+  std::string row_;             // reused row buffer
+  std::vector<double> values_;  // reused row values
   std::size_t columns_ = 0;
   const Model* model_ = nullptr;
 };
@@ -74,6 +78,10 @@ struct TrajectoryTable {
   /// Index of a column by name, or -1.
   int column(const std::string& name) const;
 };
+
+/// The table a trajectory CSV of `samples` reads back as (values bit-identical:
+/// the CSV writes the shortest exact form). Throws InputError when a sample does not fit `model`.
+TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& samples);
 
 /// Reads a trajectory CSV (or any numeric CSV with a header). Throws FileError
 /// naming the file, line and column on unreadable files or bad numbers.

@@ -4,6 +4,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/pod_model.cpp
   rom/ae_model.cpp
   rom/compare.cpp
+  rom/model_comparison.cpp
   rom/kmeans.cpp
   rom/node_cases.cpp
   rom/node_model.cpp

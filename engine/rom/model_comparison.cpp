@@ -1,0 +1,83 @@
+#include "engine/rom/model_comparison.h"
+
+#include "engine/core/error.h"
+
+namespace mbdrom {
+
+namespace {
+
+// Samples go nowhere: only the cost of the run counts.
+class NullSink : public TrajectorySink {
+public:
+  void begin(const Model&, const RunInfo&) override {}
+  void write(const Sample&) override {}
+  void end(RunStatus, const std::string&) override {}
+};
+
+}  // namespace
+
+FullModelTiming timeFullModel(const Model& model, const SimulationOptions& options, Monitor* monitor) {
+  NullSink sink;
+  const SimulationSummary s = simulate(model, options, sink, monitor);
+  FullModelTiming timing;
+  timing.steps = s.steps;
+  timing.secondsPerStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
+  timing.realTimeFactor = s.realTimeFactor;
+  return timing;
+}
+
+RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first) {
+  RomSimulationOptions o;
+  o.loadCase = -1;
+  if (!info.loadCase.empty()) {
+    const auto& cases = model.spec().loadCases;
+    for (std::size_t i = 0; i < cases.size(); ++i)
+      if (cases[i].name == info.loadCase) o.loadCase = static_cast<int>(i);
+    if (o.loadCase < 0)
+      throw InputError("the reference run's load case \"" + info.loadCase + "\" is not in the model \"" +
+                       model.spec().name + "\"");
+  }
+  o.tEnd = info.tEnd;
+  o.dt = info.dt;
+  o.outputDt = info.outputDt;
+  o.q0 = first.q;
+  o.qd0 = first.qd;
+  return o;
+}
+
+ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom, const TrajectoryTable& reference,
+                                         const RomSimulationOptions& options, const std::vector<std::string>& points,
+                                         double fullSecondsPerStep, Monitor* monitor) {
+  rom.checkMechanism(model);
+  ReducedRunComparison r;
+  r.method = rom.method();
+  r.reducedDimension = rom.reducedDimension();
+  TrajectoryRecorder recorder;
+  try {
+    r.summary = rom.simulate(model, options, recorder, monitor);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    // A reduced model that diverges is a result, not a failure of the comparison.
+    r.status = RunStatus::Failed;
+    r.message = e.what();
+    r.summary.samples = static_cast<long long>(recorder.samples().size());
+    if (!recorder.samples().empty()) r.summary.tEnd = recorder.samples().back().t;
+  }
+  r.samples = recorder.samples();
+  r.table = trajectoryTable(model, r.samples);
+  if (r.summary.secondsPerStep > 0.0 && fullSecondsPerStep > 0.0) r.speedUp = fullSecondsPerStep / r.summary.secondsPerStep;
+  if (r.samples.empty()) {
+    r.compareError = "the reduced run produced no sample";
+    return r;
+  }
+  try {
+    r.comparison = compareTrajectories(reference, r.table, points);
+    r.compared = true;
+  } catch (const InputError& e) {
+    r.compareError = e.what();
+  }
+  return r;
+}
+
+}  // namespace mbdrom

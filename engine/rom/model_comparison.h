@@ -1,0 +1,62 @@
+#pragma once
+/// @file
+/// Full against reduced: each trained model runs under the reference run's load
+/// case, span, step and output interval from the reference's initial state; its
+/// back-projected trajectory is compared with the reference (compareTrajectories,
+/// the numbers of `mbdrom-cli compare` on the two CSV files), and the cost per step
+/// is set against the full model's under the same conditions.
+
+#include "engine/core/monitor.h"
+#include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/rom/compare.h"
+#include "engine/rom/reduced_model.h"
+
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// One reduced model run against the reference.
+struct ReducedRunComparison {
+  std::string method;
+  int reducedDimension = 0;
+  std::vector<Sample> samples;  ///< the reduced run, every sample until it stopped
+  TrajectoryTable table;        ///< the same as trajectory-CSV columns
+  RomSimulationSummary summary;
+  RunStatus status = RunStatus::Completed;
+  std::string message;  ///< why the run stopped early (a divergence names the time), empty when completed
+  /// Position errors over the span both runs cover; `compared` false (and
+  /// `compareError` saying why) when nothing could be compared, e.g. no sample.
+  TrajectoryComparison comparison;
+  bool compared = false;
+  std::string compareError;
+  double speedUp = 0.0;  ///< full model's seconds per step / reduced seconds per step; 0 when unknown
+};
+
+/// Cost of the full model under given conditions (samples discarded).
+struct FullModelTiming {
+  long long steps = 0;
+  double secondsPerStep = 0.0;  ///< [s]
+  double realTimeFactor = 0.0;  ///< simulated time / wall time
+};
+
+/// Runs the full model with `options` without keeping its samples and returns
+/// its cost. Throws what simulate() throws (Cancelled, SolverError, InputError).
+FullModelTiming timeFullModel(const Model& model, const SimulationOptions& options, Monitor* monitor = nullptr);
+
+/// The reduced-run options that reproduce a reference run: its load case,
+/// end time, step, output interval and initial state (q0, qd0 of its first sample).
+/// `info` and `first` describe the reference; throws InputError for an unknown load case.
+RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first);
+
+/// Runs `rom` with `options` and compares it against `reference` (a trajectory
+/// table of `model`) on `points` (empty: every shared point). A diverging or failing
+/// reduced run is not an error: its samples so far are compared and `status`/`message`
+/// say where it stopped. Throws Cancelled when the monitor stops it, InputError when
+/// `rom` belongs to another mechanism. `fullSecondsPerStep` (0: unknown) gives the speed-up.
+ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom, const TrajectoryTable& reference,
+                                         const RomSimulationOptions& options, const std::vector<std::string>& points,
+                                         double fullSecondsPerStep, Monitor* monitor = nullptr);
+
+}  // namespace mbdrom
