@@ -100,9 +100,11 @@ const std::vector<SettingField>& settingFields(const QString& method) {
   };
   static const std::vector<SettingField> node{
       {"coordinates", "Coordinates", Kind::NameList,
-       "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty: all, with the constraints "
+       "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or \"auto\": chosen "
+       "from the mobility analysis along the data; \"all\": every natural coordinate, with the constraints "
        "penalised in training and projected after every step"},
-      {"inputs", "Inputs u(t)", Kind::Choice, "none, or external: the external forces of the runs' load case",
+      {"inputs", "Inputs u(t)", Kind::Choice,
+       "none, or external: the external forces of the runs' load case at the current state and time",
        {"none", "external"}},
       {"hidden", "Hidden widths", Kind::IntegerList, "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
       {"activation", "Activation", Kind::Choice, "Hidden-layer activation", {"tanh", "softplus", "silu", "sigmoid"}},

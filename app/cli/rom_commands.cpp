@@ -7,6 +7,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
 #include "engine/rom/compare.h"
+#include "engine/rom/node_model.h"
 #include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
 #include "engine/rom/reduced_model.h"
@@ -57,7 +58,8 @@ const char* const kTrainUsage =
     "                            [--activation tanh|softplus|silu|sigmoid] [--integrator rk4|euler|symplectic_euler]\n"
     "                            [--epochs E] [--batch-size B] [--learning-rate LR] [--decay G]\n"
     "                            [--min-learning-rate LR] [--validation-fraction F] [--patience P]\n"
-    "                            [--rollout-steps K] [--constraint-weight W] [--seed K] [--load-case NAME]\n\n"
+    "                            [--rollout-steps K] [--constraint-weight W] [--seed K] [--load-case NAME]\n"
+    "                            [--latent AE.json]\n\n"
     "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
     "the trained-model file. Methods: pod (global POD, seed 003 with one cluster), ae\n"
     "(auto-encoder minimal coordinates with NN potential and damper, seed 000), pca\n"
@@ -130,11 +132,16 @@ const char* const kTrainUsage =
     "  --mass M,...       mechanism-free fit, M = diag(M,...) [kg, kg m^2]; --known names force\n"
     "                     columns of the CSV [N]; prints the fit and writes no model\n"
     "node (defaults in brackets; data must be uniformly sampled):\n"
-    "  --coordinates C,.. independent natural coordinates, the others follow by assembly\n"
-    "                     [all natural coordinates: constraints penalised in training and\n"
-    "                     projected after every step of a run]\n"
-    "  --inputs I         none, or external: u(t) = external forces of the runs' load case\n"
-    "                     (named by --load-case NAME; default gravity only) [none]\n"
+    "  --coordinates C,.. independent natural coordinates, the others follow by assembly;\n"
+    "                     all: all natural coordinates (constraints penalised in training and\n"
+    "                     projected after every step of a run); auto: independent ones from\n"
+    "                     the mobility analysis if a set determines the motion along all the\n"
+    "                     data, else all [auto]\n"
+    "  --latent AE.json   state = latent coordinates of a trained ae model of the mechanism\n"
+    "                     (instead of --coordinates); runs decode and project onto the constraints\n"
+    "  --inputs I         none, or external: u = external forces of the runs' load case at\n"
+    "                     the current state (--load-case NAME, or NAME1,NAME2,... one per\n"
+    "                     run; default gravity only) [none]\n"
     "  --hidden W1,W2     hidden layer widths of f [256,256]\n"
     "  --activation A     tanh, softplus, silu or sigmoid [tanh]\n"
     "  --integrator I     rk4, euler or symplectic_euler, in training and runs [rk4]\n"
@@ -289,6 +296,12 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
     out << "equations:\n" << sindy->equations();
     out << sindy->result().verdict << "\n";
   } else {
+    if (rom.method() == "node" && rom.metrics().contains("coordinate_choice"))
+    {
+      std::string names;
+      for (const auto& name : rom.metrics().at("coordinates")) names += (names.empty() ? "" : ", ") + name.get<std::string>();
+      out << "coordinates " << names << " (" << rom.metrics().at("coordinate_choice").get<std::string>() << ")\n";
+    }
     out << "metrics " << rom.metrics().dump() << "\n";
   }
   out << "written " << outPath << "\n";
@@ -451,7 +464,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
                  "--absolute-positions", "--load-case", "--sg-order", "--sg-window"}},
       {"node", {"--coordinates", "--inputs", "--hidden", "--activation", "--integrator", "--epochs", "--batch-size",
                 "--learning-rate", "--decay", "--min-learning-rate", "--validation-fraction", "--patience",
-                "--rollout-steps", "--constraint-weight", "--seed", "--load-case"}}};
+                "--rollout-steps", "--constraint-weight", "--seed", "--load-case", "--latent"}}};
   const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
                                        "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
                                        "--absolute-positions"};
@@ -501,9 +514,10 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (a.has("--switch-hysteresis")) settings["switch_hysteresis"] = a.number("--switch-hysteresis", 0.0);
   if (method == "node") {
     if (a.has("--coordinates")) {
+      const std::string value = a.value("--coordinates");
       OJson list = OJson::array();
-      for (const std::string& item : splitList(a.value("--coordinates"))) list.push_back(item);
-      settings["coordinates"] = list;
+      for (const std::string& item : splitList(value)) list.push_back(item);
+      settings["coordinates"] = value == "auto" || value == "all" ? OJson(value) : list;
     }
     if (a.has("--inputs")) settings["inputs"] = a.value("--inputs");
     if (a.has("--decay")) settings["decay"] = a.number("--decay", 0.0);
@@ -563,15 +577,30 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (method == "sindy" && a.has("--columns"))
     for (const std::string& path : runs) runColumns.push_back(dataColumns(readTrajectoryCsv(path), path, a.value("--columns")));
   if (a.has("--load-case")) {
-    const std::string name = a.value("--load-case");
-    if (model.findLoadCase(name) < 0) throw InputError("--load-case: the model has no load case \"" + name + "\"");
-    for (DatasetRun& run : dataset.runs) run.loadCase = name;
+    // One name for every run, or one per run in the order of --data.
+    const std::vector<std::string> names = splitList(a.value("--load-case"));
+    if (names.size() != 1 && names.size() != dataset.runs.size())
+      throw UsageError("--load-case: " + std::to_string(names.size()) + " names for " +
+                       std::to_string(dataset.runs.size()) + " runs (give one for all runs or one per run)");
+    for (const std::string& name : names)
+      if (model.findLoadCase(name) < 0) throw InputError("--load-case: the model has no load case \"" + name + "\"");
+    for (std::size_t r = 0; r < dataset.runs.size(); ++r) dataset.runs[r].loadCase = names[names.size() == 1 ? 0 : r];
   }
   const TrainInterruptGuard guard;
   Monitor monitor = trainMonitor(err);
   // With the model: the data are checked against it, and ae and pca take its DOF as default n_r.
+  // node --latent: the state is the latent coordinates of a trained auto-encoder.
+  std::unique_ptr<ReducedModel> latent;
+  if (method == "node" && a.has("--latent")) {
+    const std::string path = a.value("--latent");
+    latent = loadReducedModel(path);
+    if (latent->method() != "ae")
+      throw InputError("--latent: " + path + " is a " + latent->method() + " model, expected an auto-encoder (ae)");
+  }
   const std::unique_ptr<ReducedModel> rom =
       method == "sindy" ? SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, model, runColumns)
+      : latent          ? NodeModel::train(dataset, NodeSettings::fromJson(settings), monitor, model,
+                                           static_cast<const AeModel*>(latent.get()))
                         : trainReducedModel(method, dataset, settings, monitor, &model);
   if (trainInterrupted.load()) throw Cancelled();
   saveReducedModel(*rom, outPath);

@@ -5,15 +5,18 @@
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
+#include "engine/rom/ae_model.h"
 #include "engine/rom/rom_support.h"
 #include "engine/rom/sindy.h"
 
 #include <Eigen/QR>
+#include <Eigen/SVD>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace mbdrom {
@@ -234,18 +237,26 @@ std::vector<Run> prepareRuns(const std::vector<NodeSeries>& series, const NodeSe
     r.q = sr.q;
     r.qd = sr.qd;
     r.t = sr.t;
-    const int mr = sr.input ? static_cast<int>(sr.input(sr.t(0)).size()) : 0;
+    const int mr = sr.input ? static_cast<int>(sr.input(sr.t(0)).size()) : static_cast<int>(sr.u.rows());
     if (m < 0) m = mr;
     if (mr != m)
       throw InputError(where + ": " + std::to_string(mr) + " inputs, the first run has " + std::to_string(m));
     r.u.resize(m, N);
     r.uh.resize(m, N - 1);
-    if (m > 0) {
+    if (m > 0 && sr.input) {
       for (Eigen::Index k = 0; k < N; ++k) r.u.col(k) = sr.input(sr.t(k));
       for (Eigen::Index k = 0; k + 1 < N; ++k) r.uh.col(k) = sr.input(sr.t(k) + 0.5 * hr);
-      if (!r.u.allFinite() || !r.uh.allFinite())
-        throw InputError(where + ": the input u(t) is NaN or infinite");
+    } else if (m > 0) {
+      if (sr.u.cols() != N || sr.uh.rows() != m || sr.uh.cols() != N - 1)
+        throw InputError(where + ": expected sampled inputs of " + std::to_string(m) + " x " +
+                         std::to_string(N) + " and " + std::to_string(m) + " x " + std::to_string(N - 1) +
+                         " (half steps), got " + std::to_string(sr.u.cols()) + " and " +
+                         std::to_string(sr.uh.cols()) + " samples");
+      r.u = sr.u;
+      r.uh = sr.uh;
     }
+    if (m > 0 && (!r.u.allFinite() || !r.uh.allFinite()))
+      throw InputError(where + ": the input u is NaN or infinite");
     runs.push_back(std::move(r));
   }
   return runs;
@@ -304,9 +315,24 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
   NodeSettings s;
   for (const auto& [key, v] : j.items()) {
     if (key == "coordinates") {
-      if (!v.is_array()) throw InputError("node settings: coordinates must be an array of names");
       s.coordinates.clear();
-      for (const OJson& x : v) s.coordinates.push_back(stringOf(x, key));
+      if (v.is_string()) {
+        s.coordinateSet = v.get<std::string>();
+        if (s.coordinateSet != "auto" && s.coordinateSet != "all" && s.coordinateSet != "latent")
+          throw InputError(
+              "node settings: coordinates must be \"auto\", \"all\" or an array of names, got \"" +
+              s.coordinateSet + "\"");
+      } else if (v.is_array()) {
+        for (const OJson& x : v) s.coordinates.push_back(stringOf(x, key));
+        s.coordinateSet = s.coordinates.empty() ? "auto" : "given";
+        // ["auto"] and ["all"] as the words themselves (a name list, e.g. from a form field).
+        if (s.coordinates.size() == 1 && (s.coordinates[0] == "auto" || s.coordinates[0] == "all")) {
+          s.coordinateSet = s.coordinates[0];
+          s.coordinates.clear();
+        }
+      } else {
+        throw InputError("node settings: coordinates must be \"auto\", \"all\" or an array of names");
+      }
     } else if (key == "inputs") {
       s.inputs = stringOf(v, key);
     } else if (key == "hidden") {
@@ -364,7 +390,10 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
 
 OJson NodeSettings::toJson() const {
   OJson j;
-  j["coordinates"] = coordinates;
+  if (coordinateSet == "given")
+    j["coordinates"] = coordinates;
+  else
+    j["coordinates"] = coordinateSet;
   j["inputs"] = inputs;
   j["hidden"] = hidden;
   j["activation"] = nn::activationName(activation);
@@ -452,6 +481,42 @@ void NodeDynamics::step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q,
       const Eigen::MatrixXd a4 = stage(Q + h * v3, v4, U1, ws(3));
       Q += h / 6.0 * (Qd + 2.0 * v2 + 2.0 * v3 + v4);
       Qd += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+      return;
+    }
+  }
+}
+
+void NodeDynamics::stepAtStates(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q,
+                                Eigen::VectorXd& qd, const NodeStateInput& input) const {
+  // The same arithmetic as step(), with the input of each stage at that stage's state.
+  auto a = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& vs, double t) -> Eigen::VectorXd {
+    Eigen::MatrixXd U(m_, 1);
+    if (m_ > 0) U.col(0) = input(t, qs, vs);
+    return stage(qs, vs, U, nullptr).col(0);
+  };
+  switch (integrator) {
+    case NodeIntegrator::Euler: {
+      const Eigen::VectorXd a1 = a(q, qd, t0);
+      q += h * qd;
+      qd += h * a1;
+      return;
+    }
+    case NodeIntegrator::SymplecticEuler: {
+      const Eigen::VectorXd a1 = a(q, qd, t0);
+      qd += h * a1;
+      q += h * qd;
+      return;
+    }
+    case NodeIntegrator::Rk4: {
+      const Eigen::VectorXd a1 = a(q, qd, t0);
+      const Eigen::VectorXd v2 = qd + 0.5 * h * a1;
+      const Eigen::VectorXd a2 = a(q + 0.5 * h * qd, v2, t0 + 0.5 * h);
+      const Eigen::VectorXd v3 = qd + 0.5 * h * a2;
+      const Eigen::VectorXd a3 = a(q + 0.5 * h * v2, v3, t0 + 0.5 * h);
+      const Eigen::VectorXd v4 = qd + h * a3;
+      const Eigen::VectorXd a4 = a(q + h * v3, v4, t0 + h);
+      q += h / 6.0 * (qd + 2.0 * v2 + 2.0 * v3 + v4);
+      qd += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
       return;
     }
   }
@@ -615,6 +680,16 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, do
                             const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0, double t0, int steps,
                             const std::function<Eigen::VectorXd(double)>& input,
                             const NodeConstraint& constraint, double* drift, double* residual) {
+  NodeStateInput stateInput;
+  if (input)
+    stateInput = [&input](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) { return input(t); };
+  return nodeRollout(d, integrator, h, q0, qd0, t0, steps, stateInput, constraint, drift, residual);
+}
+
+Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, double h,
+                            const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0, double t0, int steps,
+                            const NodeStateInput& input, const NodeConstraint& constraint, double* drift,
+                            double* residual) {
   const int n = d.coordinates(), m = d.inputs();
   if (q0.size() != n || qd0.size() != n)
     throw InputError("node: initial state: expected " + std::to_string(n) + " coordinates, got " +
@@ -622,38 +697,24 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, do
   if (m > 0 && !input)
     throw InputError("node: the model takes " + std::to_string(m) + " inputs but none were given");
   Eigen::MatrixXd Z(2 * n, steps + 1);
-  Eigen::MatrixXd Q = q0, Qd = qd0, U0(m, 1), Uh(m, 1), U1(m, 1);
   double maxDrift = 0.0, maxResidual = 0.0;
   Eigen::VectorXd q = q0, qd = qd0;
-  if (constraint.active()) {
-    maxDrift = projectOntoConstraints(constraint, t0, q, qd);
-    Q = q;
-    Qd = qd;
-  }
-  Z.col(0) << Q, Qd;
+  if (constraint.active()) maxDrift = projectOntoConstraints(constraint, t0, q, qd);
+  Z.col(0) << q, qd;
   Eigen::VectorXd Phi, Phi_t;
   Eigen::MatrixXd Phi_q;
   for (int k = 1; k <= steps; ++k) {
     const double t = t0 + (k - 1) * h;
-    if (m > 0) {
-      U0.col(0) = input(t);
-      Uh.col(0) = input(t + 0.5 * h);
-      U1.col(0) = input(t + h);
-    }
-    d.step(integrator, h, Q, Qd, U0, Uh, U1);
-    if (!Q.allFinite() || !Qd.allFinite())
+    d.stepAtStates(integrator, h, t, q, qd, input);
+    if (!q.allFinite() || !qd.allFinite())
       throw SolverError("node: the rollout diverged at t = " + numberText(t + h) + " s (step " +
                         std::to_string(k) + ")");
     if (constraint.active()) {
-      q = Q.col(0);
-      qd = Qd.col(0);
       maxDrift = std::max(maxDrift, projectOntoConstraints(constraint, t + h, q, qd));
       constraint.eval(q, t + h, Phi, Phi_q, Phi_t);
       maxResidual = std::max(maxResidual, Phi.cwiseAbs().maxCoeff());
-      Q = q;
-      Qd = qd;
     }
-    Z.col(k) << Q, Qd;
+    Z.col(k) << q, qd;
   }
   if (drift) *drift = maxDrift;
   if (residual) *residual = maxResidual;
@@ -672,9 +733,180 @@ NodeConstraint modelConstraint(const Model& model) {
   return c;
 }
 
+namespace {
+
+// Natural positions (size nq) of a NODE state x: x itself (all natural coordinates)
+// or assembled from the independent coordinates, starting from the last assembled
+// configuration so that one assembly branch is followed.
+class NaturalPositions {
+ public:
+  NaturalPositions(const Model& model, const std::vector<int>& indices, bool independent,
+                   const Eigen::VectorXd& start, const AeModel* latent = nullptr)
+      : model_(model), indices_(indices), independent_(independent), latent_(latent), q_(start) {
+    assembly_.fixedCoordinates = indices;
+  }
+  const Eigen::VectorXd& at(const Eigen::VectorXd& x, double t) {
+    if (latent_) {
+      q_ = latent_->decode(x);
+      return q_;
+    }
+    if (!independent_) {
+      q_ = x;
+      return q_;
+    }
+    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
+    q_ = assemblePositions(model_, q_, t, assembly_).q;
+    return q_;
+  }
+
+ private:
+  const Model& model_;
+  const std::vector<int>& indices_;
+  bool independent_;
+  const AeModel* latent_;
+  Eigen::VectorXd q_;
+  AssemblyOptions assembly_;
+};
+
+// u = f_ext of the load case at the natural positions of the stage's state.
+NodeStateInput forcesAtState(const Model& model, int loadCase, NaturalPositions& positions) {
+  return [&model, loadCase, &positions](double t, const Eigen::VectorXd& x, const Eigen::VectorXd&) {
+    Eigen::VectorXd f;
+    evalExternalForces(model, loadCase, positions.at(x, t), t, f);
+    return f;
+  };
+}
+
+int runLoadCase(const Model& model, const DatasetRun& run) {
+  if (run.loadCase.empty()) return -1;
+  const int lc = model.findLoadCase(run.loadCase);
+  if (lc < 0)
+    throw InputError("node: run \"" + run.name + "\": the model has no load case \"" + run.loadCase + "\"");
+  return lc;
+}
+
+std::string nameList(const Model& model, const std::vector<int>& indices) {
+  std::string text;
+  for (int i : indices) text += (text.empty() ? "" : ", ") + model.coordinateName(i);
+  return text;
+}
+
+// Latent state of (q, qd): x = f_enc(q), xd = J_enc qd by a central difference along qd.
+void encodeState(const AeModel& ae, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& x,
+                 Eigen::VectorXd& xd) {
+  x = ae.encode(q);
+  const double speed = qd.cwiseAbs().maxCoeff();
+  if (!(speed > 0.0)) {
+    xd = Eigen::VectorXd::Zero(x.size());
+    return;
+  }
+  const double delta = 1e-6 * std::max(1.0, q.cwiseAbs().maxCoeff()) / speed;
+  xd = (ae.encode(q + delta * qd) - ae.encode(q - delta * qd)) / (2.0 * delta);
+}
+
+struct CoordinateChoice {
+  std::vector<int> indices;
+  bool independent = false;
+  std::string text;  // what was chosen and why
+};
+
+// "auto": the candidate set of DOF natural coordinates whose rows of the null space
+// of Φ_q are best conditioned along the data (see the file comment).
+CoordinateChoice chooseCoordinates(const Model& model, const Dataset& dataset) {
+  constexpr double kMinSingularValue = 0.05;
+  constexpr Eigen::Index kMaxSamples = 200;
+  const DatasetRun& first = dataset.runs.front();
+  const MobilityReport report0 = analyzeMobility(model, first.q.col(0), first.t(0));
+  const int nq = model.nq(), dof = report0.dof;
+  CoordinateChoice c;
+  if (dof == 0)
+    throw InputError(
+        "node: coordinates auto: the mechanism has no degree of freedom at the first sample of run \"" +
+        first.name +
+        "\" (its drivers prescribe the motion), so there are no independent "
+        "coordinates and nothing for a neural ODE to learn");
+  if (dof == nq) {
+    for (int i = 0; i < nq; ++i) c.indices.push_back(i);
+    c.text = "auto: all natural coordinates (no constraints: they are independent)";
+    return c;
+  }
+  struct At {
+    const DatasetRun* run;
+    Eigen::Index k;
+    Eigen::MatrixXd N;  // null space of Φ_q, nq x DOF (empty: the DOF differs here)
+  };
+  std::vector<At> at;
+  const Eigen::Index stride = std::max<Eigen::Index>(1, (dataset.samples() + kMaxSamples - 1) / kMaxSamples);
+  Eigen::Index g = 0;
+  std::vector<std::vector<int>> candidates;
+  auto addCandidate = [&](std::vector<int> set) {
+    if (std::find(candidates.begin(), candidates.end(), set) == candidates.end())
+      candidates.push_back(std::move(set));
+  };
+  for (const DatasetRun& run : dataset.runs)
+    for (Eigen::Index k = 0; k < run.samples(); ++k, ++g) {
+      if (g % stride != 0) continue;
+      const MobilityReport r = analyzeMobility(model, run.q.col(k), run.t(k));
+      at.push_back({&run, k, r.dof == dof ? r.nullSpace : Eigen::MatrixXd()});
+      if (r.dof == dof && at.size() % 10 == 1)
+        addCandidate(suggestIndependentCoordinates(model, run.q.col(k), run.t(k)));
+    }
+  if (dof == 1)
+    for (int i = 0; i < nq; ++i)
+      if (report0.nullSpace.row(i).norm() > 1e-9) addCandidate({i});
+  double bestValue = -1.0;
+  std::size_t bestAt = 0;
+  for (const std::vector<int>& set : candidates) {
+    double value = std::numeric_limits<double>::infinity();
+    std::size_t worst = 0;
+    for (std::size_t s = 0; s < at.size() && value > bestValue; ++s) {
+      double sigma = 0.0;
+      if (at[s].N.size()) {
+        Eigen::MatrixXd NI(dof, dof);
+        for (int i = 0; i < dof; ++i) NI.row(i) = at[s].N.row(set[static_cast<std::size_t>(i)]);
+        sigma = Eigen::JacobiSVD<Eigen::MatrixXd>(NI).singularValues().minCoeff();
+      }
+      if (sigma < value) {
+        value = sigma;
+        worst = s;
+      }
+    }
+    if (value > bestValue) {
+      bestValue = value;
+      bestAt = worst;
+      c.indices = set;
+    }
+  }
+  if (candidates.empty()) {
+    // No sample had the first sample's DOF besides it, or none gave a suggestion.
+    for (int i = 0; i < nq; ++i) c.indices.push_back(i);
+    c.text = "auto: all natural coordinates: the degrees of freedom change along the data";
+    return c;
+  }
+  const At& w = at[bestAt];
+  const std::string where = "at t = " + numberText(w.run->t(w.k)) + " s of run \"" + w.run->name + "\"";
+  const std::string names = nameList(model, c.indices);
+  if (bestValue >= kMinSingularValue) {
+    c.independent = true;
+    c.text = "auto: independent coordinates " + names +
+             " from the mobility analysis (smallest singular value of " +
+             "their null-space rows along the data " + numberText(bestValue) + ", " + where + ")";
+    return c;
+  }
+  c.text = "auto: all natural coordinates, constraints penalised and projected: no set of " +
+           std::to_string(dof) + " natural coordinate(s) is independent along the whole data (best " + names +
+           ": singular value " + numberText(std::max(0.0, bestValue)) + " " + where + ", below " +
+           numberText(kMinSingularValue) + ")";
+  c.indices.clear();
+  for (int i = 0; i < nq; ++i) c.indices.push_back(i);
+  return c;
+}
+
+}  // namespace
+
 std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSettings& settingsIn,
-                                            Monitor& monitor, const Model& model) {
-  const NodeSettings s = NodeSettings::fromJson(settingsIn.toJson());
+                                            Monitor& monitor, const Model& model, const AeModel* latent) {
+  NodeSettings s = NodeSettings::fromJson(settingsIn.toJson());
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("node: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "node");
@@ -682,8 +914,36 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   rom->nodeSettings_ = s;
   rom->qRef_ = model.q0();
   const DatasetRun& first = dataset.runs.front();
-  if (s.coordinates.empty()) {
+  std::string choice;
+  if (latent) {
+    if (s.coordinateSet == "all" || s.coordinateSet == "given")
+      throw InputError(
+          "node: latent coordinates of an auto-encoder and " +
+          std::string(s.coordinateSet == "all" ? "all natural coordinates" : "named coordinates") +
+          " exclude each other: give one coordinate set");
+    try {
+      latent->checkMechanism(model);
+    } catch (const InputError& e) {
+      throw InputError(std::string("node: the auto-encoder is not of this mechanism: ") + e.what());
+    }
+    s.coordinateSet = "latent";
+    rom->nodeSettings_ = s;
+    rom->latent_ = std::make_shared<const AeModel>(*latent);
+    for (int i = 0; i < latent->reducedDimension(); ++i) rom->names_.push_back("z" + std::to_string(i + 1));
+    choice = "latent coordinates of the auto-encoder (n_r = " + std::to_string(latent->reducedDimension()) +
+             "), decoded positions projected onto the constraints in runs";
+  } else if (s.coordinateSet == "latent") {
+    throw InputError(
+        "node: coordinates \"latent\" need a trained auto-encoder of the mechanism (train node --latent "
+        "AE.json)");
+  } else if (s.coordinateSet == "all") {
     for (int i = 0; i < model.nq(); ++i) rom->indices_.push_back(i);
+    choice = "all natural coordinates, as asked";
+  } else if (s.coordinateSet == "auto") {
+    CoordinateChoice c = chooseCoordinates(model, dataset);
+    rom->indices_ = std::move(c.indices);
+    rom->independent_ = c.independent;
+    choice = std::move(c.text);
   } else {
     rom->independent_ = true;
     for (const std::string& name : s.coordinates) {
@@ -701,17 +961,16 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     } catch (const InputError& e) {
       std::string why = e.what();
       if (why.rfind("sindy: ", 0) == 0) why.erase(0, 7);  // the shared check names its first user
-      std::string suggestion;
-      for (int i : suggestIndependentCoordinates(model, first.q.col(0), first.t(0)))
-        suggestion += (suggestion.empty() ? "" : ", ") + model.coordinateName(i);
       throw InputError(
           std::string("node: the coordinates are not a set of independent coordinates at the first "
                       "sample of run \"") +
-          first.name + "\": " + why + " (the mobility analysis suggests: " + suggestion + ")");
+          first.name + "\": " + why + " (the mobility analysis suggests: " +
+          nameList(model, suggestIndependentCoordinates(model, first.q.col(0), first.t(0))) + ")");
     }
+    choice = "independent coordinates as given";
   }
   for (int i : rom->indices_) rom->names_.push_back(model.coordinateName(i));
-  const auto n = static_cast<Eigen::Index>(rom->indices_.size());
+  const auto n = static_cast<Eigen::Index>(rom->names_.size());
 
   std::vector<NodeSeries> series;
   for (const DatasetRun& run : dataset.runs) {
@@ -719,26 +978,44 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     sr.name = run.name;
     sr.names = rom->names_;
     sr.t = run.t;
-    sr.q.resize(n, run.samples());
-    sr.qd.resize(n, run.samples());
-    for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::Index N = run.samples();
+    sr.q.resize(n, N);
+    sr.qd.resize(n, N);
+    if (latent) {
+      Eigen::VectorXd x, xd;
+      for (Eigen::Index k = 0; k < N; ++k) {
+        encodeState(*latent, run.q.col(k), run.qd.col(k), x, xd);
+        sr.q.col(k) = x;
+        sr.qd.col(k) = xd;
+      }
+    }
+    for (Eigen::Index i = 0; i < n && !latent; ++i) {
       sr.q.row(i) = run.q.row(rom->indices_[static_cast<std::size_t>(i)]);
       sr.qd.row(i) = run.qd.row(rom->indices_[static_cast<std::size_t>(i)]);
     }
     if (s.inputs == "external") {
-      const int lc = run.loadCase.empty() ? -1 : model.findLoadCase(run.loadCase);
-      if (!run.loadCase.empty() && lc < 0)
-        throw InputError("node: run \"" + run.name + "\": the model has no load case \"" + run.loadCase +
-                         "\"");
-      sr.input = [&model, lc](double t) {
-        Eigen::VectorXd f;
-        evalExternalForces(model, lc, model.q0(), t, f);
-        return f;
-      };
+      // The loads at the sampled positions; at half steps at the cubic Hermite
+      // interpolant of the samples (torques act through the bodies' orientation).
+      const int lc = runLoadCase(model, run);
+      sr.u.resize(model.nq(), N);
+      sr.uh.resize(model.nq(), std::max<Eigen::Index>(0, N - 1));
+      Eigen::VectorXd f;
+      for (Eigen::Index k = 0; k < N; ++k) {
+        evalExternalForces(model, lc, run.q.col(k), run.t(k), f);
+        sr.u.col(k) = f;
+        if (k + 1 < N) {
+          const double h = run.t(k + 1) - run.t(k);
+          const Eigen::VectorXd qm =
+              0.5 * (run.q.col(k) + run.q.col(k + 1)) + h / 8.0 * (run.qd.col(k) - run.qd.col(k + 1));
+          evalExternalForces(model, lc, qm, run.t(k) + 0.5 * h, f);
+          sr.uh.col(k) = f;
+        }
+      }
     }
     series.push_back(std::move(sr));
   }
-  const NodeConstraint constraint = rom->independent_ ? NodeConstraint{} : modelConstraint(model);
+  const NodeConstraint constraint =
+      rom->independent_ || rom->latent_ ? NodeConstraint{} : modelConstraint(model);
   NodeTrainingResult r = trainNodeDynamics(series, s, constraint, monitor);
   rom->dynamics_ = std::move(r.dynamics);
   rom->h_ = r.h;
@@ -749,6 +1026,18 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   OJson& m = rom->metrics_;
   m["coordinates"] = rom->names_;
   m["independent_coordinates"] = rom->independent_;
+  m["coordinate_choice"] = choice;
+  if (latent) {
+    // How well the auto-encoder keeps the data on the constraints: max |Φ(f_dec(f_enc(q)))|.
+    double residual = 0.0;
+    Eigen::VectorXd Phi;
+    for (const DatasetRun& run : dataset.runs)
+      for (Eigen::Index k = 0; k < run.samples(); ++k) {
+        evalPhi(model, latent->decode(latent->encode(run.q.col(k))), run.t(k), Phi);
+        if (Phi.size()) residual = std::max(residual, Phi.cwiseAbs().maxCoeff());
+      }
+    m["latent_constraint_residual_max"] = residual;
+  }
   m["sample_spacing"] = r.h;
   m["train_starts"] = r.trainSamples;
   m["validation_starts"] = r.validationSamples;
@@ -759,23 +1048,58 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   m["training_seconds"] = r.history.seconds;
   m["cancelled"] = r.history.cancelled;
   // Rollout of the first run from its first sample, at the data spacing.
-  const NodeSeries& s0 = series.front();
   try {
-    double drift = 0.0, residual = 0.0;
-    const Eigen::MatrixXd Z =
-        nodeRollout(rom->dynamics_, s.integrator, r.h, s0.q.col(0), s0.qd.col(0), s0.t(0),
-                    static_cast<int>(s0.t.size()) - 1, s0.input, constraint, &drift, &residual);
-    Eigen::MatrixXd ref(2 * n, s0.t.size());
-    ref << s0.q, s0.qd;
-    m["rollout_mse_first_run"] = (Z - ref).squaredNorm() / static_cast<double>(ref.size());
+    const RunRollout z = rom->rolloutOfRun(model, first);
+    m["rollout_mse_first_run"] = (z.rollout - z.data).squaredNorm() / static_cast<double>(z.data.size());
     if (constraint.active()) {
-      m["rollout_max_drift"] = drift;
-      m["rollout_max_residual"] = residual;
+      m["rollout_max_drift"] = z.drift;
+      m["rollout_max_residual"] = z.residual;
     }
   } catch (const SolverError& e) {
     m["rollout_mse_first_run"] = std::string("diverged: ") + e.what();
   }
   return rom;
+}
+
+NodeModel::RunRollout NodeModel::rolloutOfRun(const Model& model, const DatasetRun& run) const {
+  const Eigen::Index N = run.samples(), n = reducedDimension();
+  if (run.q.rows() != qRef_.size())
+    throw InputError("node: run \"" + run.name + "\" has " + std::to_string(run.q.rows()) +
+                     " coordinates, the model's mechanism " + std::to_string(qRef_.size()));
+  if (N < 2) throw InputError("node: run \"" + run.name + "\" needs at least 2 samples for a rollout");
+  RunRollout r;
+  r.data.resize(2 * n, N);
+  if (latent_) {
+    Eigen::VectorXd x, xd;
+    for (Eigen::Index k = 0; k < N; ++k) {
+      encodeState(*latent_, run.q.col(k), run.qd.col(k), x, xd);
+      r.data.col(k) << x, xd;
+    }
+  }
+  for (Eigen::Index i = 0; i < n && !latent_; ++i) {
+    r.data.row(i) = run.q.row(indices_[static_cast<std::size_t>(i)]);
+    r.data.row(n + i) = run.qd.row(indices_[static_cast<std::size_t>(i)]);
+  }
+  // The mean spacing, as training takes it from (uniformly spaced) runs.
+  const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
+  NaturalPositions positions(model, indices_, independent_, run.q.col(0), latent_.get());
+  NodeStateInput input;
+  if (dynamics_.inputs() > 0) {
+    const int lc = runLoadCase(model, run);
+    if (inputAtReference_)
+      input = [&model, lc, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
+        Eigen::VectorXd f;
+        evalExternalForces(model, lc, qRef_, t, f);
+        return f;
+      };
+    else
+      input = forcesAtState(model, lc, positions);
+  }
+  const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
+  r.rollout =
+      nodeRollout(dynamics_, nodeSettings_.integrator, h, r.data.col(0).head(n), r.data.col(0).tail(n),
+                  run.t(0), static_cast<int>(N) - 1, input, constraint, &r.drift, &r.residual);
+  return r;
 }
 
 void NodeModel::writeMethodJson(OJson& j) const {
@@ -785,12 +1109,13 @@ void NodeModel::writeMethodJson(OJson& j) const {
   m["coordinate_indices"] = indices_;
   m["independent"] = independent_;
   m["inputs"] = dynamics_.inputs();
+  m["inputs_at"] = inputAtReference_ ? "reference_positions" : "state";
   m["initial_q"] = vectorJson(z0q_);
   m["initial_qd"] = vectorJson(z0qd_);
   m["network"] = OJson::parse(dynamics_.network().toJson().dump());
+  if (latent_) m["latent"] = latent_->toJson();
   j["matrices"] = m;
 }
-
 std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string& source) {
   auto rom = std::make_unique<NodeModel>();
   try {
@@ -806,13 +1131,30 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
   rom->indices_ = m.at("coordinate_indices").get<std::vector<int>>();
   rom->independent_ = m.at("independent").get<bool>();
   const auto n = static_cast<Eigen::Index>(rom->names_.size());
-  if (n < 1 || rom->indices_.size() != rom->names_.size())
+  if (m.contains("latent")) {
+    std::unique_ptr<ReducedModel> ae = reducedModelFromJson(m.at("latent"), source + ": matrices.latent");
+    auto* aeModel = dynamic_cast<AeModel*>(ae.get());
+    if (!aeModel) throw FileError(source + ": matrices.latent is a " + ae->method() + " model, expected ae");
+    if (aeModel->reducedDimension() != n || !rom->indices_.empty() || rom->independent_)
+      throw FileError(source + ": matrices.latent has " + std::to_string(aeModel->reducedDimension()) +
+                      " latent coordinates, matrices.coordinates " + std::to_string(n) +
+                      " (and coordinate_indices must be empty, independent false)");
+    ae.release();
+    rom->latent_.reset(aeModel);
+  } else if (n < 1 || rom->indices_.size() != rom->names_.size()) {
     throw FileError(source +
                     ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
+  }
   for (int i : rom->indices_)
     if (i < 0 || i >= rom->qRef_.size())
       throw FileError(source + ": matrices.coordinate_indices out of range");
   const int inputs = m.at("inputs").get<int>();
+  // Files written before the inputs were evaluated at the state have no "inputs_at".
+  const std::string inputsAt = m.value("inputs_at", std::string("reference_positions"));
+  if (inputsAt != "state" && inputsAt != "reference_positions")
+    throw FileError(source + ": matrices.inputs_at must be \"state\" or \"reference_positions\", got \"" +
+                    inputsAt + "\"");
+  rom->inputAtReference_ = inputs > 0 && inputsAt == "reference_positions";
   nn::Mlp net = nn::Mlp::fromJson(nlohmann::json::parse(m.at("network").dump()));
   if (inputs < 0 || net.inputs() != 2 * n + inputs || net.outputs() != n)
     throw FileError(source + ": matrices.network has " + std::to_string(net.inputs()) + " inputs and " +
@@ -835,42 +1177,68 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
   if (m > 0 && m != nq)
     throw InputError("node: the model takes " + std::to_string(m) + " inputs, expected " +
                      std::to_string(nq));
-  std::function<Eigen::VectorXd(double)> input;
-  if (m > 0)
-    input = [&model, &o](double t) {
-      Eigen::VectorXd f;
-      evalExternalForces(model, o.loadCase, model.q0(), t, f);
-      return f;
-    };
-  const NodeConstraint constraint = independent_ ? NodeConstraint{} : modelConstraint(model);
+  // On the state (redundant natural coordinates) or on the decoded output (latent ones).
+  const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
+  const NodeConstraint outputConstraint = latent_ ? modelConstraint(model) : NodeConstraint{};
   sink.begin(model, plan.info);
 
-  Eigen::MatrixXd x(n, 1), v(n, 1), U0(m, 1), Uh(m, 1), U1(m, 1);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const int c = indices_[static_cast<std::size_t>(i)];
-    x(i, 0) = o.q0.size() ? o.q0(c) : z0q_(i);
-    v(i, 0) = o.qd0.size() ? o.qd0(c) : z0qd_(i);
+  Eigen::VectorXd x = z0q_, v = z0qd_;
+  if (latent_ && (o.q0.size() || o.qd0.size())) {
+    Eigen::VectorXd xq, xqd;
+    encodeState(*latent_, o.q0.size() ? o.q0 : latent_->decode(z0q_),
+                o.qd0.size() ? o.qd0 : Eigen::VectorXd::Zero(nq), xq, xqd);
+    if (o.q0.size()) x = xq;
+    if (o.qd0.size()) v = xqd;
   }
-  AssemblyOptions assembly;
-  assembly.fixedCoordinates = indices_;
-  Eigen::VectorXd q = qRef_, qd(nq), qdd(nq), gamma;
-  Eigen::MatrixXd Phi_q;
+  for (Eigen::Index i = 0; i < n && !latent_; ++i) {
+    const int c = indices_[static_cast<std::size_t>(i)];
+    x(i) = o.q0.size() ? o.q0(c) : z0q_(i);
+    v(i) = o.qd0.size() ? o.qd0(c) : z0qd_(i);
+  }
+  // One assembly branch for the stages' inputs, one for the output samples.
+  const Eigen::VectorXd start = o.q0.size() ? o.q0 : qRef_;
+  NaturalPositions stagePositions(model, indices_, independent_, start, latent_.get()),
+      outputPositions(model, indices_, independent_, start, latent_.get());
+  NodeStateInput input;
+  if (m > 0) {
+    if (inputAtReference_)
+      input = [&model, &o, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
+        Eigen::VectorXd f;
+        evalExternalForces(model, o.loadCase, qRef_, t, f);
+        return f;
+      };
+    else
+      input = forcesAtState(model, o.loadCase, stagePositions);
+  }
+  Eigen::VectorXd q = qRef_, qd(nq), qdd(nq);
   double maxDrift = 0.0, maxResidual = 0.0;
   // Natural coordinates, velocities and accelerations of the state (x, v) at t.
   auto fullState = [&](double t) {
     Eigen::MatrixXd U(m, 1);
-    if (m > 0) U.col(0) = input(t);
+    if (m > 0) U.col(0) = input(t, x, v);
     const Eigen::VectorXd a = dynamics_.accelerations(x, v, U).col(0);
+    if (latent_) {
+      Eigen::MatrixXd J;
+      Eigen::VectorXd d2;
+      latent_->decoderDerivatives(x, v, q, J, d2);
+      qd = J * v;
+      qdd = J * a + d2;
+      maxDrift = std::max(maxDrift, projectOntoConstraints(outputConstraint, t, q, qd));
+      Eigen::VectorXd Phi, Phi_t;
+      Eigen::MatrixXd Phi_q;
+      outputConstraint.eval(q, t, Phi, Phi_q, Phi_t);
+      if (Phi.size()) maxResidual = std::max(maxResidual, Phi.cwiseAbs().maxCoeff());
+      return;
+    }
     if (!independent_) {
-      q = x.col(0);
-      qd = v.col(0);
+      q = x;
+      qd = v;
       qdd = a;
       return;
     }
-    for (Eigen::Index i = 0; i < n; ++i) q(indices_[static_cast<std::size_t>(i)]) = x(i, 0);
-    q = assemblePositions(model, q, t, assembly).q;
+    q = outputPositions.at(x, t);
     const Eigen::MatrixXd R = independentBasis(model, q, t, indices_);
-    qd = R * v.col(0);
+    qd = R * v;
     const Eigen::VectorXd c = velocityAccelerationPart(model, q, qd, t, indices_);
     qdd = R * a + c;
   };
@@ -895,14 +1263,11 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
   };
   auto project = [&](double t) {
     if (!constraint.active()) return;
-    Eigen::VectorXd qq = x.col(0), vv = v.col(0);
-    maxDrift = std::max(maxDrift, projectOntoConstraints(constraint, t, qq, vv));
+    maxDrift = std::max(maxDrift, projectOntoConstraints(constraint, t, x, v));
     Eigen::VectorXd Phi, Phi_t;
     Eigen::MatrixXd J;
-    constraint.eval(qq, t, Phi, J, Phi_t);
+    constraint.eval(x, t, Phi, J, Phi_t);
     if (Phi.size()) maxResidual = std::max(maxResidual, Phi.cwiseAbs().maxCoeff());
-    x.col(0) = qq;
-    v.col(0) = vv;
   };
   const auto wall0 = std::chrono::steady_clock::now();
   streamReducedRun(sink, [&] {
@@ -912,12 +1277,7 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
     const double h = o.dt;
     for (long long step = 1; step <= steps; ++step) {
       const double t0 = static_cast<double>(step - 1) * h, t = static_cast<double>(step) * h;
-      if (m > 0) {
-        U0.col(0) = input(t0);
-        Uh.col(0) = input(t0 + 0.5 * h);
-        U1.col(0) = input(t);
-      }
-      dynamics_.step(nodeSettings_.integrator, h, x, v, U0, Uh, U1);
+      dynamics_.stepAtStates(nodeSettings_.integrator, h, t0, x, v, input);
       if (!x.allFinite() || !v.allFinite())
         throw SolverError("reduced model (node) diverged at t = " + std::to_string(t) + " s (step " +
                           std::to_string(step) + "): non-finite coordinates");
@@ -932,7 +1292,7 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
       }
     }
   });
-  if (constraint.active()) {
+  if (constraint.active() || outputConstraint.active()) {
     summary.figures.emplace_back("max drift removed by projection", maxDrift);
     summary.figures.emplace_back("max constraint residual", maxResidual);
   }

@@ -10,11 +10,35 @@
 /// symplectic Euler) against the sampled trajectories, with Adam and an
 /// exponentially decaying learning rate.
 ///
-/// Coordinates: either independent natural coordinates named by the user (the
-/// dependent ones follow exactly from them by assembly: hard constraints), or
-/// all natural coordinates (redundant: Φ(q) and Φ_q q̇ + Φ_t are penalised in
-/// training, and every inference step ends with a projection onto the
-/// constraint manifold; the drift it removes is reported).
+/// Coordinates: either independent natural coordinates (the dependent ones
+/// follow exactly from them by assembly: hard constraints), named by the user or
+/// chosen automatically from the mobility analysis, or all natural coordinates
+/// (redundant: Φ(q) and Φ_q q̇ + Φ_t are penalised in training, and every
+/// inference step ends with a projection onto the constraint manifold; the drift
+/// it removes is reported).
+///
+/// Automatic choice ("auto", the default): at up to 200 samples spread over the
+/// data, the null space N of Φ_q (orthonormal, nq x DOF) is computed; a candidate
+/// set I (the mobility analysis' suggestion at every tenth of those samples, and every
+/// single coordinate when DOF = 1) is rated by the smallest singular value of
+/// N(I, :) over the samples, i.e. by how well I determines the motion along all
+/// the data. The best set is taken when that value is at least 0.05; otherwise no
+/// set of natural coordinates is independent along the whole motion (e.g. a
+/// crank turning full revolutions) and all natural coordinates are used. Either
+/// way the metric "coordinate_choice" says what was chosen and why.
+///
+/// Latent coordinates: with a trained auto-encoder (AeModel) of the same mechanism
+/// the state is x = f_enc(q) and ẋ = J_enc q̇ (directional central difference of
+/// the encoder), the network learns ẍ; runs decode q = f_dec(x), q̇ = J_dec ẋ and
+/// project them onto the constraints after every output (drift reported). The
+/// auto-encoder is stored in the file ("matrices.latent").
+///
+/// Inputs ("external"): u = f_ext(q, t), gravity and the loads of the run's load
+/// case in natural coordinates (size nq), evaluated at the current state: in
+/// training at the sampled positions (at half steps at the cubic Hermite
+/// interpolant of the samples), in inference at every integrator stage's state
+/// (natural coordinates by assembly from independent ones, by the decoder from
+/// latent ones).
 ///
 /// Loss of one step j of a rollout started at sample k, per coordinate i:
 /// ((q̂ − q)_i / (T² σ_a,i))² + ((q̂̇ − q̇)_i / (T σ_a,i))² with T = j h and σ_a,i the
@@ -22,8 +46,8 @@
 /// units of its spread, so the loss is O(1) whatever the units and the step.
 ///
 /// Settings (JSON, every key optional; defaults in brackets):
-/// `coordinates` ([] = all natural coordinates), `inputs` ("none" or "external":
-/// u(t) = f_ext of the run's load case at the reference positions), `hidden`
+/// `coordinates` ("auto", [] or ["auto"]; "all" or ["all"]; or an array of names), `inputs` ("none" or
+/// "external": u = f_ext of the run's load case at the current state), `hidden`
 /// ([256, 256]), `activation` ("tanh"), `integrator` ("rk4", "euler",
 /// "symplectic_euler"), `epochs` (400), `batch_size` (32), `learning_rate`
 /// (1e-3), `decay` (0.98 per epoch), `min_learning_rate` (0: lower bound),
@@ -40,10 +64,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace mbdrom {
+
+class AeModel;
 
 enum class NodeIntegrator { Rk4, Euler, SymplecticEuler };
 /// "rk4", "euler", "symplectic_euler".
@@ -52,7 +79,12 @@ const char* nodeIntegratorName(NodeIntegrator integrator);
 NodeIntegrator nodeIntegratorFromName(const std::string& name);
 
 struct NodeSettings {
-  std::vector<std::string> coordinates;  ///< names of independent coordinates; empty: all natural coordinates
+  /// "auto" (independent coordinates from the mobility analysis when a set is
+  /// independent along the data, else all natural coordinates), "all" (all natural
+  /// coordinates), "given" (the names in `coordinates`) or "latent" (an auto-encoder's
+  /// latent coordinates: set by training with one).
+  std::string coordinateSet = "auto";
+  std::vector<std::string> coordinates;  ///< names of independent coordinates (coordinateSet "given")
   std::string inputs = "none";           ///< "none" or "external"
   std::vector<int> hidden{256, 256};
   nn::Activation activation = nn::Activation::Tanh;
@@ -90,9 +122,17 @@ struct NodeSeries {
   std::vector<std::string> names;  ///< coordinate names for messages (optional)
   Eigen::VectorXd t;               ///< time [s], size N, uniformly spaced
   Eigen::MatrixXd q, qd;           ///< coordinates and velocities, n x N
-  /// Input u(t) (size m, the same for every run); empty: no input.
+  /// Input u(t) (size m, the same for every run); empty: the sampled inputs below.
   std::function<Eigen::VectorXd(double t)> input;
+  /// Sampled inputs when `input` is empty (e.g. loads at the run's positions): u at
+  /// the samples (m x N) and at the half steps t_k + h/2 (m x (N − 1)); m = 0: no input.
+  Eigen::MatrixXd u, uh;
 };
+
+/// Input evaluated at a state: u (size m) at time t [s], coordinates q and
+/// velocities qd (size n) of the NODE's state.
+using NodeStateInput =
+    std::function<Eigen::VectorXd(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd)>;
 
 /// The learned dynamics q̈ = f_θ(q, q̇, u) and its integrators. Batches are
 /// matrices with one state per column.
@@ -121,6 +161,10 @@ class NodeDynamics {
   void step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q, Eigen::MatrixXd& Qd,
             const Eigen::MatrixXd& U0, const Eigen::MatrixXd& Uh, const Eigen::MatrixXd& U1,
             Tape* tape = nullptr) const;
+  /// One step of size h [s] of the single state (q, qd) (size n) from t0 [s], with
+  /// the input evaluated at each stage's time and state (none when m = 0).
+  void stepAtStates(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q, Eigen::VectorXd& qd,
+                    const NodeStateInput& input) const;
   /// Backward pass of the taped step: gQ, gQd hold dL/d(state after the step) and
   /// become dL/d(state before); dL/dθ is added to grad (size parameterCount()).
   void stepBackward(NodeIntegrator integrator, double h, Tape& tape, Eigen::MatrixXd& gQ,
@@ -173,14 +217,22 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& dynamics, NodeIntegrator integra
                             const std::function<Eigen::VectorXd(double)>& input,
                             const NodeConstraint& constraint, double* drift = nullptr,
                             double* residual = nullptr);
+/// As above with the input evaluated at every stage's state (NodeDynamics::stepAtStates).
+Eigen::MatrixXd nodeRollout(const NodeDynamics& dynamics, NodeIntegrator integrator, double h,
+                            const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0, double t0, int steps,
+                            const NodeStateInput& input, const NodeConstraint& constraint,
+                            double* drift = nullptr, double* residual = nullptr);
 
 /// The trained reduced model.
 class NodeModel : public ReducedModel {
  public:
-  /// Trains on every run of `dataset` (data of `model`). Throws InputError for bad
-  /// settings, unknown or dependent coordinates and bad data.
+  /// Trains on every run of `dataset` (data of `model`); with `latent` (an auto-encoder
+  /// of the same mechanism) in its latent coordinates. Throws InputError for bad
+  /// settings, unknown or dependent coordinates, an auto-encoder of another mechanism
+  /// or together with named coordinates, and bad data.
   static std::unique_ptr<NodeModel> train(const Dataset& dataset, const NodeSettings& settings,
-                                          Monitor& monitor, const Model& model);
+                                          Monitor& monitor, const Model& model,
+                                          const AeModel* latent = nullptr);
   /// From a trained-model file. Throws FileError naming `source`.
   static std::unique_ptr<NodeModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
@@ -190,9 +242,27 @@ class NodeModel : public ReducedModel {
                                 Monitor* monitor = nullptr) const override;
 
   const NodeDynamics& dynamics() const { return dynamics_; }
-  /// Coordinate indices of the state (all natural coordinates when not independent).
+  /// Coordinate indices of the state (all natural coordinates when not independent;
+  /// empty with latent coordinates).
   const std::vector<int>& coordinateIndices() const { return indices_; }
   bool independentCoordinates() const { return independent_; }
+  /// The auto-encoder whose latent coordinates are the state, or null.
+  const AeModel* latentModel() const { return latent_.get(); }
+  /// Names of the state's coordinates, size reducedDimension().
+  const std::vector<std::string>& coordinateNames() const { return names_; }
+  const NodeSettings& nodeSettings() const { return nodeSettings_; }
+  /// Sample spacing of the training data [s].
+  double sampleSpacing() const { return h_; }
+
+  /// A run of the model's mechanism in the NODE's coordinates and its rollout from
+  /// the first sample, as training measures it: both 2n x N ([q; q̇] per column).
+  struct RunRollout {
+    Eigen::MatrixXd data, rollout;
+    double drift = 0.0, residual = 0.0;  ///< max |Φ| removed by / left after the projections
+  };
+  /// Rollout of `run` (data of `model`, uniformly spaced) at its spacing, the inputs
+  /// of its load case evaluated at the rollout's states. Throws SolverError when it diverges.
+  RunRollout rolloutOfRun(const Model& model, const DatasetRun& run) const;
 
  protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;
@@ -203,9 +273,11 @@ class NodeModel : public ReducedModel {
   bool independent_ = false;
   std::vector<int> indices_;
   std::vector<std::string> names_;
-  Eigen::VectorXd qRef_;        // model reference positions, size nq
-  Eigen::VectorXd z0q_, z0qd_;  // first sample of the first run, size n
-  double h_ = 0.0;              // training sample spacing [s]
+  Eigen::VectorXd qRef_;                   // model reference positions, size nq
+  Eigen::VectorXd z0q_, z0qd_;             // first sample of the first run, size n
+  double h_ = 0.0;                         // training sample spacing [s]
+  bool inputAtReference_ = false;          // files before inputs at the state: f_ext at qRef_
+  std::shared_ptr<const AeModel> latent_;  // latent coordinates: the auto-encoder
 };
 
 /// The constraints of `model` on all its natural coordinates.
