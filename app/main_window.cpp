@@ -2,6 +2,7 @@
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "app/model_details_dialog.h"
 #include "app/models_panel.h"
 #include "app/playback_bar.h"
 #include "app/viewport.h"
@@ -101,6 +102,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createMenus();
   connectDocument();
   connectView();
+  createCompare();
 
   statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
   statusBar()->showMessage(tr("Ready"), 3000);
@@ -432,6 +434,7 @@ void MainWindow::about() {
 
 void MainWindow::refreshModel() {
   auto model = doc_->model();
+  if (!model || !shownModel_ || shownModel_->spec().name != model->spec().name) analysis_->clearResults();
   if (!model) {
     modelTree_->clearSpec();
     properties_->showElement({}, std::nullopt);
@@ -1146,32 +1149,10 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
 
 void MainWindow::showModelDetails(int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
-  const ModelEntry& e = doc_->models()[static_cast<std::size_t>(index)];
-  QString text;
-  if (e.rom) {
-    nlohmann::ordered_json j;
-    j["method"] = e.rom->method();
-    j["reduced_dimension"] = e.rom->reducedDimension();
-    j["mechanism"] = {{"name", e.rom->mechanismName()}, {"hash", e.rom->mechanismHash()}};
-    j["created"] = e.rom->created();
-    j["settings"] = e.rom->settings();
-    j["metrics"] = e.rom->metrics();
-    text = QString::fromStdString(j.dump(2));
-  } else {
-    text = e.loadError;
-  }
-  QDialog dialog(this);
-  dialog.setWindowTitle(tr("Model %1").arg(QString::fromStdString(e.record.name)));
-  auto* layout = new QVBoxLayout(&dialog);
-  auto* view = new QPlainTextEdit(text, &dialog);
-  view->setReadOnly(true);
-  view->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
-  layout->addWidget(view);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, &dialog);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  layout->addWidget(buttons);
-  dialog.resize(640, 560);
-  dialog.exec();
+  // Not modal: the method views may stay open while the project goes on (the dialog holds copies).
+  auto* dialog = new ModelDetailsDialog(*doc_, index, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
 }
 
 void MainWindow::exportModelDialog(int index) {

@@ -43,6 +43,7 @@ class SceneView;
 
 namespace mbdrom::app {
 
+class ComparePanel;
 class JobRunner;
 class ModelsPanel;
 class PlaybackBar;
@@ -69,6 +70,9 @@ public:
   RunsPanel* runsPanel() const { return runsPanel_; }
   TrainingPanel* trainingPanel() const { return training_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
+  ComparePanel* comparePanel() const { return compare_; }
+  /// Shows and raises the compare dock (Train ▸ Compare Full and Reduced).
+  void showCompare();
   QAction* trainAction(const QString& method) const;
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
@@ -160,6 +164,8 @@ private:
   // The 3D view (main_window_view.cpp): selection shared with the tree,
   // building from the view, and exports.
   void createViewActions();
+  void createCompare();
+  void comparisonReportDialog();
   void connectView();
   void selectFromTree();
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
@@ -203,6 +209,10 @@ private:
   RunsPanel* runsPanel_ = nullptr;
   TrainingPanel* training_ = nullptr;
   QDockWidget* trainingDock_ = nullptr;
+  ComparePanel* compare_ = nullptr;
+  QDockWidget* compareDock_ = nullptr;
+  QAction* compareAction_ = nullptr;
+  QAction* reportAction_ = nullptr;
   ModelsPanel* modelsPanel_ = nullptr;
   QDockWidget* modelsDock_ = nullptr;
   std::map<QString, QAction*> trainActions_;

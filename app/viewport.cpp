@@ -52,7 +52,23 @@ Viewport::~Viewport() {
 bool Viewport::isPlaying() const { return bar_->isPlaying(); }
 
 void Viewport::play(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion) {
+  playWithOverlays(std::move(model), std::move(motion), {});
+}
+
+void Viewport::playWithOverlays(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion,
+                                std::vector<Overlay> overlays) {
   cancelExport();
+  clearOverlays();
+  overlays_ = std::move(overlays);
+  overlayOn_.assign(overlays_.size(), true);
+  overlayFrame_.assign(overlays_.size(), -1);
+  for (std::size_t i = 0; i < overlays_.size(); ++i) {
+    const Overlay& o = overlays_[i];
+    if (!model || !o.motion || o.motion->q.empty()) continue;
+    auto& ghost = scene_->overlay(static_cast<int>(i));
+    ghost.setGhostStyle({o.colour.redF(), o.colour.greenF(), o.colour.blueF()}, 0.45);
+    ghost.show(*model, o.motion->q.front());
+  }
   model_ = std::move(model);
   motion_ = std::move(motion);
   bar_->setTimes(motion_ ? motion_->t : std::vector<double>{});
@@ -60,8 +76,38 @@ void Viewport::play(std::shared_ptr<const Model> model, std::shared_ptr<const Ru
   bar_->play();
 }
 
+void Viewport::clearOverlays() {
+  overlays_.clear();
+  overlayOn_.clear();
+  overlayFrame_.clear();
+  scene_->clearOverlays();
+  scene_->scene().setVisible(true);
+}
+
+void Viewport::setOverlayVisible(int i, bool visible) {
+  if (i < 0 || i >= overlayCount()) return;
+  overlayOn_[static_cast<std::size_t>(i)] = visible;
+  showFrame(bar_->frame());
+}
+
+bool Viewport::overlayVisible(int i) const {
+  return i >= 0 && i < overlayCount() && overlayOn_[static_cast<std::size_t>(i)];
+}
+
+int Viewport::overlayFrame(int i) const {
+  return i >= 0 && i < overlayCount() ? overlayFrame_[static_cast<std::size_t>(i)] : -1;
+}
+
+void Viewport::setReferenceVisible(bool visible) {
+  scene_->scene().setVisible(visible);
+  scene_->requestRender();
+}
+
+bool Viewport::referenceVisible() const { return scene_->scene().visible(); }
+
 void Viewport::unload() {
   cancelExport();
+  clearOverlays();
   bar_->setTimes({});
   motion_.reset();
   model_.reset();
@@ -77,29 +123,64 @@ void Viewport::showFrame(int frame) {
   if (!motion_ || !model_ || frame < 0 || static_cast<std::size_t>(frame) >= motion_->q.size()) return;
   scene_->updateConfiguration(*model_, motion_->q[static_cast<std::size_t>(frame)]);
   scene_->scene().showTrailsUpTo(frame);
+  const double time = motion_->t[static_cast<std::size_t>(frame)];
+  for (std::size_t i = 0; i < overlays_.size(); ++i) {
+    const RunMotion* m = overlays_[i].motion.get();
+    int k = -1;
+    if (m && !m->t.empty() && time <= m->t.back() + 1e-9) {
+      const auto it = std::upper_bound(m->t.begin(), m->t.end(), time + 1e-9);
+      k = static_cast<int>(std::max<std::ptrdiff_t>(0, (it - m->t.begin()) - 1));
+    }
+    if (!overlayOn_[i]) k = -1;
+    overlayFrame_[i] = k;
+    if (static_cast<int>(i) >= scene_->overlayCount()) continue;
+    auto& ghost = scene_->overlay(static_cast<int>(i));
+    ghost.setVisible(k >= 0);
+    if (k >= 0) {
+      ghost.update(*model_, m->q[static_cast<std::size_t>(k)]);
+      ghost.showTrailsUpTo(k);
+    }
+  }
+  scene_->requestRender();
   emit frameShown(frame, motion_->t[static_cast<std::size_t>(frame)]);
+}
+
+std::vector<std::vector<Eigen::Vector3d>> Viewport::tracePaths(const RunMotion& motion) const {
+  const int np = static_cast<int>(model_->spec().points.size());
+  const int drawn = np + static_cast<int>(model_->markers().size());
+  std::vector<int> traced = traced_;
+  if (traced.empty())
+    for (int m = np; m < drawn; ++m) traced.push_back(m);
+  std::vector<std::vector<Eigen::Vector3d>> paths;
+  for (int i : traced) {
+    if (i < 0 || i >= drawn) continue;
+    std::vector<Eigen::Vector3d> path;
+    path.reserve(motion.q.size());
+    for (const auto& q : motion.q) path.push_back(i < np ? pointPosition(*model_, q, i) : markerPosition(*model_, q, i - np));
+    paths.push_back(std::move(path));
+  }
+  return paths;
 }
 
 void Viewport::updateTrails() {
   auto& mech = scene_->scene();
-  if (!motion_ || !model_ || !bar_->trails() || !mech.shown()) {
+  const bool on = motion_ && model_ && bar_->trails() && mech.shown();
+  for (int i = 0; i < scene_->overlayCount() && i < overlayCount(); ++i) {
+    auto& ghost = scene_->overlay(i);
+    const RunMotion* m = overlays_[static_cast<std::size_t>(i)].motion.get();
+    if (!on || !m || !ghost.shown()) {
+      ghost.clearTrails();
+      continue;
+    }
+    ghost.setTrails(tracePaths(*m));
+    ghost.showTrailsUpTo(std::max(0, overlayFrame(i)));
+  }
+  if (!on) {
     mech.clearTrails();
     scene_->requestRender();
     return;
   }
-  const int np = static_cast<int>(model_->spec().points.size());
-  std::vector<int> traced = traced_;
-  if (traced.empty())
-    for (int m = 0; m < static_cast<int>(model_->markers().size()); ++m) traced.push_back(np + m);
-  std::vector<std::vector<Eigen::Vector3d>> paths;
-  for (int i : traced) {
-    if (i < 0 || i >= mech.drawnPointCount()) continue;
-    std::vector<Eigen::Vector3d> path;
-    path.reserve(motion_->q.size());
-    for (const auto& q : motion_->q) path.push_back(i < np ? pointPosition(*model_, q, i) : markerPosition(*model_, q, i - np));
-    paths.push_back(std::move(path));
-  }
-  mech.setTrails(std::move(paths));
+  mech.setTrails(tracePaths(*motion_));
   mech.showTrailsUpTo(bar_->frame());
   scene_->requestRender();
 }

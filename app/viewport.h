@@ -5,6 +5,7 @@
 // stays responsive, and can be cancelled.
 
 #include <Eigen/Core>
+#include <QColor>
 #include <QString>
 #include <QWidget>
 
@@ -39,6 +40,27 @@ public:
 
   /// Loads a motion of `model` (q sized model.nq()) and plays it from the start.
   void play(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion);
+  /// A further motion of the same mechanism drawn as a translucent ghost over
+  /// the played one (the compare view's reduced runs), on the same timeline.
+  struct Overlay {
+    QString name;
+    std::shared_ptr<const RunMotion> motion;
+    QColor colour;
+  };
+  /// Plays `motion` with `overlays` over it. Each overlay shows its last sample at
+  /// or before the shown time; after its last sample (a run that diverged) it is hidden.
+  void playWithOverlays(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion,
+                        std::vector<Overlay> overlays);
+  int overlayCount() const { return static_cast<int>(overlays_.size()); }
+  const Overlay& overlay(int i) const { return overlays_.at(static_cast<std::size_t>(i)); }
+  void setOverlayVisible(int i, bool visible);
+  bool overlayVisible(int i) const;
+  /// Sample of overlay i drawn now, -1 when hidden (switched off or past its end).
+  int overlayFrame(int i) const;
+  /// Shows or hides the played (reference) mechanism while overlays stay.
+  void setReferenceVisible(bool visible);
+  bool referenceVisible() const;
+
   /// Unloads the motion (the view keeps its last configuration).
   void unload();
   bool hasMotion() const { return motion_ != nullptr; }
@@ -69,6 +91,8 @@ signals:
 private:
   void showFrame(int frame);
   void updateTrails();
+  void clearOverlays();
+  std::vector<std::vector<Eigen::Vector3d>> tracePaths(const RunMotion& motion) const;
   void exportStep();
   void finishExport(const QString& error);
 
@@ -77,6 +101,9 @@ private:
   std::shared_ptr<const Model> model_;
   std::shared_ptr<const RunMotion> motion_;
   std::vector<int> traced_;
+  std::vector<Overlay> overlays_;
+  std::vector<bool> overlayOn_;
+  std::vector<int> overlayFrame_;
 
   struct Export;
   std::unique_ptr<Export> export_;

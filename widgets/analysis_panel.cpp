@@ -45,6 +45,11 @@ QTreeWidgetItem* AnalysisPanel::section(const QString& title) {
   return item;
 }
 
+void AnalysisPanel::clearResults() {
+  clear();
+  dof_ = -1;
+}
+
 void AnalysisPanel::showMobility(const MobilityReport& r, const QString& mechanism) {
   auto* s = section(tr("Mobility"));
   s->setText(1, mechanism);

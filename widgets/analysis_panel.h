@@ -19,6 +19,8 @@ public:
   void showMobility(const MobilityReport& report, const QString& mechanism);
   void showStatics(const StaticsResult& result, const QString& loadCase);
   void showModes(const ModesResult& result, const QString& loadCase);
+  /// Removes every result (another mechanism was opened: they describe the old one).
+  void clearResults();
   /// Degrees of freedom of the last mobility check, -1 when none is shown.
   int shownDof() const { return dof_; }
 

@@ -159,6 +159,40 @@ struct MechanismScene::Actors {
   vtkNew<vtkActor> trailActor;
   std::vector<std::vector<Eigen::Vector3d>> trails;
 
+  // Ghost style: every part in one translucent colour, no labels or highlights.
+  bool ghost = false;
+  double ghostColour[3] = {0.9, 0.3, 0.1};
+  double ghostOpacity = 0.45;
+  bool visible = true;
+
+  // The actors that draw the mechanism itself (not labels, highlights or trails).
+  std::vector<vtkActor*> partActors() {
+    std::vector<vtkActor*> all = {bodies.actor, springs.actor, freePoints.actor, fixedPoints.actor, markers.actor,
+                                  vectors.actor};
+    for (auto& j : joints) all.push_back(j.actor);
+    return all;
+  }
+
+  void applyGhost() {
+    if (!ghost) return;
+    for (vtkActor* actor : partActors()) {
+      actor->GetProperty()->SetColor(ghostColour);
+      actor->GetProperty()->SetOpacity(ghostOpacity);
+      actor->PickableOff();
+    }
+    trailActor->GetProperty()->SetColor(ghostColour);
+    labels->SetVisibility(false);
+  }
+
+  void applyVisibility() {
+    for (vtkActor* actor : partActors()) actor->SetVisibility(visible);
+    trailActor->SetVisibility(visible);
+    labels->SetVisibility(visible && labelsVisible && !ghost);
+    for (vtkProp* p : {static_cast<vtkProp*>(selectedPoints.actor), static_cast<vtkProp*>(hoverPoint.actor),
+                       static_cast<vtkProp*>(selectedBodies.actor), static_cast<vtkProp*>(hoverBody.actor)})
+      p->SetVisibility(visible);
+  }
+
   std::vector<vtkProp*> props() {
     std::vector<vtkProp*> all = {bodies.actor,         springs.actor,         freePoints.actor,    fixedPoints.actor,
                                  markers.actor,        vectors.actor,         labels,              selectedPoints.actor,
@@ -312,7 +346,9 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
     hi = hi.cwiseMax(p.position);
   }
   const double size = np > 0 ? std::max((hi - lo).norm(), 0.1) : 1.0;
-  const double r = 0.018 * size;
+  // A ghost is drawn a little larger, so that a translucent sheath shows
+  // around the opaque mechanism even where the two motions nearly coincide.
+  const double r = 0.018 * size * (a.ghost ? 1.3 : 1.0);
   a.radius = r;
 
   a.points->SetNumberOfPoints(np + nm);
@@ -374,7 +410,7 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
     a.bodyNames.push_back(body.name);
     a.bodySegments.push_back(std::move(segments));
   }
-  a.bodies.build(a.points, 0.4 * r, 12);
+  a.bodies.build(a.points, (a.ghost ? 0.75 : 0.4) * r, 12);
   a.bodies.actor->GetProperty()->SetColor(0.27, 0.51, 0.71);
   a.bodies.actor->GetProperty()->SetSpecular(0.3);
 
@@ -487,6 +523,8 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
   a.handleAt = -1;
   a.handleActor->VisibilityOff();
   a.labels->SetVisibility(a.labelsVisible);
+  a.applyGhost();
+  a.applyVisibility();
 
   for (vtkProp* prop : a.props()) a.renderer->AddViewProp(prop);
   a.shown = true;
@@ -612,11 +650,28 @@ void MechanismScene::showTrailsUpTo(int frame) {
 }
 
 void MechanismScene::clearTrails() { setTrails({}); }
+void MechanismScene::setGhostStyle(const Eigen::Vector3d& rgb, double opacity) {
+  auto& a = *a_;
+  a.ghost = true;
+  for (int k = 0; k < 3; ++k) a.ghostColour[k] = rgb[k];
+  a.ghostOpacity = opacity;
+  if (a.shown) a.applyGhost();
+}
+
+bool MechanismScene::isGhost() const { return a_->ghost; }
+
+void MechanismScene::setVisible(bool visible) {
+  a_->visible = visible;
+  a_->applyVisibility();
+}
+
+bool MechanismScene::visible() const { return a_->visible; }
+
 bool MechanismScene::hasTrails() const { return !a_->trails.empty(); }
 
 void MechanismScene::setLabelsVisible(bool visible) {
   a_->labelsVisible = visible;
-  a_->labels->SetVisibility(visible);
+  a_->applyVisibility();
 }
 
 bool MechanismScene::labelsVisible() const { return a_->labelsVisible; }

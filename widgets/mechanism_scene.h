@@ -67,6 +67,15 @@ public:
   void clearTrails();
   bool hasTrails() const;
 
+  /// Draws every part in one translucent colour (rgb in 0..1), with no labels,
+  /// as the ghost of a second motion over the first; trails take the colour too.
+  /// Ghost parts cannot be picked.
+  void setGhostStyle(const Eigen::Vector3d& rgb, double opacity);
+  bool isGhost() const;
+  /// Shows or hides the mechanism and its trails (the actors stay).
+  void setVisible(bool visible);
+  bool visible() const;
+
   void setLabelsVisible(bool visible);
   bool labelsVisible() const;
 

@@ -1,11 +1,15 @@
 #pragma once
-// A 2D line plot (Qt Charts) of named curves, with axis titles and units;
-// saved as PNG or SVG, its data as CSV.
+// A 2D plot (Qt Charts) of named curves (lines or markers), with axis titles
+// and units, an optional logarithmic y axis and a right-click menu; saved as
+// PNG or SVG, its data as CSV.
 
 #include <QChartView>
+#include <QColor>
 #include <QLineSeries>
 
 #include <vector>
+
+class QMenu;
 
 namespace mbdrom::widgets {
 
@@ -15,6 +19,12 @@ public:
   struct Curve {
     QString name;
     std::vector<double> x, y;
+    enum class Style { Line, Markers };
+    Style style = Style::Line;  ///< Markers: a scatter (e.g. one series per cluster, or single points)
+    QColor color = {};          ///< invalid: the theme's next colour
+    double markerSize = 7.0;    ///< marker diameter [px] for Markers
+    Qt::PenStyle lineStyle = Qt::SolidLine;  ///< for Line, e.g. dashed for a model against solid data
+    double lineWidth = 0.0;                  ///< pen width [px] for Line; 0: the theme's
   };
 
   explicit PlotView(QWidget* parent = nullptr);
@@ -23,6 +33,13 @@ public:
   void plot(const QString& title, const QString& xTitle, const QString& yTitle, std::vector<Curve> curves);
   const std::vector<Curve>& curves() const { return curves_; }
   QString title() const { return title_; }
+  QString xTitle() const { return xTitle_; }
+  QString yTitle() const { return yTitle_; }
+
+  /// Logarithmic y axis (base 10) from the next plot() on, and for the current
+  /// curves at once; points with y <= 0 are not drawn then.
+  void setLogY(bool on);
+  bool logY() const { return logY_; }
 
   /// A vertical cursor at x (e.g. the playback time) when enabled; curves with
   /// another x (kinematics against travel) keep it off.
@@ -33,18 +50,36 @@ public:
 
   /// Writes the image (".png" or ".svg" by the suffix) or the data (".csv");
   /// files are written to a temporary name and renamed. Returns an error message, empty on success.
+  /// CSV: when every curve has the same x values, a column of x (headed by the x title)
+  /// and one column per curve (headed by its name); otherwise two columns per curve,
+  /// "<name> x" and "<name> y", shorter curves padded with empty cells.
   QString save(const QString& path);
 
+  /// The right-click menu (Reset Zoom, Zoom Out, Export Image…, Export Data…), owned by `parent`.
+  QMenu* createContextMenu(QWidget* parent);
+  /// File dialogs of the menu; errors are shown in a message box. Return the path written, or empty.
+  QString exportImageDialog();
+  QString exportDataDialog();
+
+signals:
+  /// A file was written from the menu.
+  void exported(const QString& path);
+
 protected:
-  // Wheel zooms about the mouse, middle-drag pans; a rubber band zooms in, a right click zooms out.
+  // Wheel zooms about the mouse, middle-drag pans, a rubber band zooms in; the right button opens the menu.
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
 
 private:
+  void rebuild();
+  QString exportDialog(const QString& caption, const QString& filters, const QString& defaultSuffix);
+
   QLineSeries* cursor_ = nullptr;
   bool cursorEnabled_ = false;
+  bool logY_ = false;
   double cursorX_ = 0.0;
   QPointF panFrom_;
   bool panning_ = false;

@@ -73,6 +73,7 @@ struct SceneView::Vtk {
   vtkNew<vtkAxesActor> orientationAxes;
   vtkNew<vtkOrientationMarkerWidget> orientation;
   std::unique_ptr<MechanismScene> mech;
+  std::vector<std::unique_ptr<MechanismScene>> overlays;  // ghosts of compared motions
   long long frames = 0;
   double lastRenderMs = 0.0;
   bool initialized = false;
@@ -217,6 +218,7 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
 SceneView::~SceneView() {
   if (!vtk_->initialized) return;
   surface_->makeCurrent();
+  vtk_->overlays.clear();
   vtk_->mech.reset();
   vtk_->orientation->SetEnabled(0);
   vtk_->window->Finalize();
@@ -226,6 +228,19 @@ SceneView::~SceneView() {
 long long SceneView::framesRendered() const { return vtk_->frames; }
 double SceneView::lastRenderMs() const { return vtk_->lastRenderMs; }
 MechanismScene& SceneView::scene() { return *vtk_->mech; }
+
+MechanismScene& SceneView::overlay(int i) {
+  auto& list = vtk_->overlays;
+  while (static_cast<int>(list.size()) <= i) list.push_back(std::make_unique<MechanismScene>(vtk_->renderer));
+  return *list[static_cast<std::size_t>(i)];
+}
+
+int SceneView::overlayCount() const { return static_cast<int>(vtk_->overlays.size()); }
+
+void SceneView::clearOverlays() {
+  vtk_->overlays.clear();
+  requestRender();
+}
 double SceneView::pixelRatio() const { return surface_->devicePixelRatio(); }
 
 void SceneView::initializeVtk() {

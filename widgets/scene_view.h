@@ -43,6 +43,11 @@ public:
   bool hasMechanism() const;
   /// The drawing of the shown mechanism (drawn points, bodies, trails).
   MechanismScene& scene();
+  /// Ghost drawing i of a further motion over the mechanism (created on first
+  /// use; give it setGhostStyle and show it); they are never picked.
+  MechanismScene& overlay(int i);
+  int overlayCount() const;
+  void clearOverlays();
 
   /// Fits the camera to the mechanism (or the ground grid when there is none).
   void fitView();

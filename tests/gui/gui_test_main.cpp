@@ -15,13 +15,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--list", 6) == 0) return Catch::Session().run(argc, argv);
 
-  // Settings, recent files and autosaves of the tests stay out of the user's.
-  qputenv("XDG_CONFIG_HOME", MBDROM_TEST_OUTPUT_DIR "/xdg-config");
-  qputenv("XDG_DATA_HOME", MBDROM_TEST_OUTPUT_DIR "/xdg-data");
+  // Settings, recent files and autosaves of the tests stay out of the user's,
+  // and out of each other's: ctest runs every test in its own process, and a
+  // window state saved by one (a dock made taller) must not shrink the next one's view.
+  const QByteArray home = QByteArray(MBDROM_TEST_OUTPUT_DIR "/home-") + QByteArray::number(QCoreApplication::applicationPid());
+  qputenv("XDG_CONFIG_HOME", home + "/config");
+  qputenv("XDG_DATA_HOME", home + "/data");
   mbdrom::widgets::SceneView::setDefaultSurfaceFormat();
   QApplication::setApplicationName("mbdrom-gui-tests");
   QApplication::setOrganizationName("mbdrom-tests");
   QApplication app(argc, argv);
   QDir().mkpath(MBDROM_TEST_OUTPUT_DIR);
-  return Catch::Session().run(argc, argv);
+  const int failed = Catch::Session().run(argc, argv);
+  QDir(QString::fromLocal8Bit(home)).removeRecursively();
+  return failed;
 }

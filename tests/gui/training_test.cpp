@@ -136,6 +136,14 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   // measure (frame time), not the training's.
   if (window.isPlaying()) window.findChild<QAction*>("playAction")->trigger();
   REQUIRE_FALSE(window.isPlaying());
+  // The dialog's closing repaints the window once (layout, the raised Training
+  // dock, the 3D view's expose: 45-70 ms with software OpenGL on this machine).
+  // That is the dialog's cost, bounded on its own; the training's gaps are measured after it.
+  QElapsedTimer closing;
+  closing.start();
+  QCoreApplication::processEvents();
+  std::printf("repaint after the training dialog closed: %lld ms\n", static_cast<long long>(closing.elapsed()));
+  CHECK(closing.elapsed() < 150);
   LatencyProbe probe;
   REQUIRE(waitFor([&] { return panel->chartPoints() >= 10; }, 60000));
   // MBDROM_SCREENSHOT_DIR set: the window mid-training for the docs.

@@ -6,6 +6,7 @@
 #include "engine/data/dataset.h"
 #include "engine/rom/model_comparison.h"
 
+#include "tests/engine/rom/replay_model.h"
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
@@ -39,38 +40,6 @@ struct SliderCrankRun {
   }
 };
 
-// Replays the reference's own samples and "diverges" at a given time, as a
-// reduced model whose integration blows up would.
-class ReplayThenDiverge : public ReducedModel {
-public:
-  ReplayThenDiverge(const Model& model, std::vector<Sample> samples, double tFail)
-      : samples_(std::move(samples)), tFail_(tFail) {
-    mechanismName_ = model.spec().name;
-    mechanismHash_ = model.mechanismHash();
-  }
-  std::string method() const override { return "replay"; }
-  int reducedDimension() const override { return 1; }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions&, TrajectorySink& sink,
-                                Monitor*) const override {
-    RunInfo info;
-    info.modelName = model.spec().name;
-    sink.begin(model, info);
-    streamReducedRun(sink, [&] {
-      for (const Sample& s : samples_) {
-        if (s.t > tFail_ + 1e-12) throw SolverError("reduced model (replay) diverged at t = 0.5 s");
-        sink.write(s);
-      }
-    });
-    return {};
-  }
-
-protected:
-  void writeMethodJson(nlohmann::ordered_json&) const override {}
-
-private:
-  std::vector<Sample> samples_;
-  double tFail_;
-};
 
 }  // namespace
 

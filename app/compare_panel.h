@@ -1,0 +1,146 @@
+#pragma once
+// The compare view: a reference run of the full model (a project run, or a new
+// one run now) against trained reduced models. Every model runs under the
+// reference's load case, span and step from its initial state on the worker
+// thread; the panel shows the metrics side by side (the numbers of
+// `mbdrom-cli compare` on the two CSV files, plus cost per step, real-time
+// factor and speed-up), a chosen channel of every run overlaid against time, and
+// the position error of its point against time. It hands the motions to the 3D
+// view as ghosts and writes an HTML report.
+
+#include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/rom/model_comparison.h"
+
+#include <QColor>
+#include <QWidget>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTableWidget;
+
+namespace mbdrom {
+class Model;
+}
+
+namespace mbdrom::widgets {
+class PlotView;
+}
+
+namespace mbdrom::app {
+
+class JobRunner;
+class ProjectDocument;
+class Viewport;
+struct RunMotion;
+
+class ComparePanel : public QWidget {
+  Q_OBJECT
+public:
+  /// What a comparison produced (immutable once handed to the GUI thread).
+  struct Result {
+    std::shared_ptr<const Model> model;
+    QString referenceName;
+    RunInfo referenceInfo;
+    TrajectoryTable reference;
+    std::shared_ptr<const RunMotion> referenceMotion;
+    FullModelTiming full;
+    QStringList names;                          ///< model names as in the project
+    std::vector<ReducedRunComparison> runs;     ///< one per compared model
+    std::vector<std::shared_ptr<const RunMotion>> motions;
+    std::vector<QColor> colours;
+  };
+
+  ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* parent = nullptr);
+  /// The 3D view that plays a finished comparison: the reference with every
+  /// reduced run as a ghost, each switched on and off here; the plots' cursors follow it.
+  void setViewport(Viewport* viewport);
+  /// Plays the current result in the viewport (done when a comparison finishes).
+  void playInViewport();
+  /// The "show" boxes: 0 the full model, i + 1 reduced model i.
+  QCheckBox* showBox(int i) const;
+
+  /// Reference choices: -1 is "run the full model now", otherwise a project run.
+  void setReference(int run);
+  int reference() const;
+  /// Load case index (-1: gravity only), end time [s], step [s] and output interval [s] of a new full run.
+  void setNewRunOptions(int loadCase, double tEnd, double dt, double outputDt);
+  /// Ticks a trained model for comparison; returns false (and leaves it unticked)
+  /// when it cannot be compared, with the reason in modelUnavailableReason.
+  bool setModelChecked(int model, bool checked);
+  QString modelUnavailableReason(int model) const;
+  /// Starts the comparison on the worker thread; returns the job id, or -1 with
+  /// the reason emitted by failed().
+  int compare();
+
+  const Result* result() const { return result_.get(); }
+  /// Channel (a trajectory CSV column, e.g. "W.z") plotted against time.
+  void setChannel(const QString& column);
+  QString channel() const;
+
+  QTableWidget* metricsTable() const { return table_; }
+  widgets::PlotView* seriesPlot() const { return series_; }
+  widgets::PlotView* errorPlot() const { return error_; }
+
+  /// Writes reduced run i of the result as a trajectory CSV (atomic). Returns an error, empty on success.
+  QString exportReducedRun(int i, const QString& path) const;
+  /// Writes the comparison report into the folder `dir` (index.html with the metrics
+  /// table, the plots as PNG and SVG with their data as CSV, and `view` when not null
+  /// as the 3D view). The folder is built under a temporary name and renamed.
+  /// Returns an error, empty on success.
+  QString writeReport(const QString& dir, const QImage* view);
+
+  /// A new full-model run made as the reference joins the project through this.
+  void setAddRun(std::function<void(const std::shared_ptr<const Model>&, const QString&, const SimulationOptions&,
+                                    const std::shared_ptr<const TrajectoryRecorder>&)>
+                     addRun) {
+    addRun_ = std::move(addRun);
+  }
+
+signals:
+  /// A comparison finished: show the reference with the reduced motions as ghosts.
+  void comparisonReady();
+  void failed(const QString& message);
+  /// Report written (its index.html).
+  void reportWritten(const QString& indexHtml);
+  /// The user asked for the report (the window supplies the 3D view image).
+  void reportRequested();
+
+private:
+  void refreshLists();
+  void updateNewRunFields();
+  void showResult();
+  void plotChannel();
+
+  ProjectDocument* doc_;
+  JobRunner* runner_;
+  QComboBox* referenceBox_ = nullptr;
+  QWidget* newRunFields_ = nullptr;
+  QComboBox* loadCaseBox_ = nullptr;
+  QDoubleSpinBox *tEnd_ = nullptr, *dt_ = nullptr, *outputDt_ = nullptr;
+  QListWidget* modelList_ = nullptr;
+  QComboBox* channelBox_ = nullptr;
+  QPushButton *compareButton_ = nullptr, *reportButton_ = nullptr;
+  QLabel* status_ = nullptr;
+  QWidget* showBoxes_ = nullptr;
+  std::vector<QCheckBox*> shows_;
+  Viewport* viewport_ = nullptr;
+  QTableWidget* table_ = nullptr;
+  widgets::PlotView* series_ = nullptr;
+  widgets::PlotView* error_ = nullptr;
+  std::shared_ptr<const Result> result_;
+  int job_ = 0;
+  std::function<void(const std::shared_ptr<const Model>&, const QString&, const SimulationOptions&,
+                     const std::shared_ptr<const TrajectoryRecorder>&)>
+      addRun_;
+};
+
+}  // namespace mbdrom::app

@@ -1,0 +1,46 @@
+#pragma once
+// A "reduced model" for tests of what is done with reduced runs: it replays
+// recorded samples and diverges (SolverError naming the time) after tFail, as a
+// reduced model whose integration blows up would.
+
+#include "engine/core/error.h"
+#include "engine/rom/reduced_model.h"
+
+#include <string>
+#include <vector>
+
+namespace mbdrom::test {
+
+class ReplayThenDiverge : public ReducedModel {
+public:
+  ReplayThenDiverge(const Model& model, std::vector<Sample> samples, double tFail)
+      : samples_(std::move(samples)), tFail_(tFail) {
+    mechanismName_ = model.spec().name;
+    mechanismHash_ = model.mechanismHash();
+  }
+  std::string method() const override { return "replay"; }
+  int reducedDimension() const override { return 1; }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions&, TrajectorySink& sink,
+                                Monitor*) const override {
+    RunInfo info;
+    info.modelName = model.spec().name;
+    sink.begin(model, info);
+    streamReducedRun(sink, [&] {
+      for (const Sample& s : samples_) {
+        if (s.t > tFail_ + 1e-9)
+          throw SolverError("reduced model (replay) diverged at t = " + std::to_string(tFail_).substr(0, 3) + " s");
+        sink.write(s);
+      }
+    });
+    return {};
+  }
+
+protected:
+  void writeMethodJson(nlohmann::ordered_json&) const override {}
+
+private:
+  std::vector<Sample> samples_;
+  double tFail_;
+};
+
+}  // namespace mbdrom::test

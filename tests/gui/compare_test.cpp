@@ -1,0 +1,276 @@
+// The compare view: a MacPherson reference against two trained models, its
+// metrics against `mbdrom-cli compare --json`, the ghosts in the 3D view at the
+// reduced positions, the HTML report, a model of another mechanism refused, and
+// a reduced run that stops early keeping its partial curve.
+
+#include "app/compare_panel.h"
+#include "app/job_runner.h"
+#include "app/main_window.h"
+#include "app/playback_bar.h"
+#include "app/project_document.h"
+#include "app/viewport.h"
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/plot_view.h"
+#include "widgets/scene_view.h"
+#include "gui_helpers.h"
+#include "tests/engine/rom/replay_model.h"
+
+#include <catch2/catch.hpp>
+
+#include <QCheckBox>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QMenu>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTableWidget>
+#include <QXmlStreamReader>
+
+#include <cmath>
+
+using mbdrom::app::ComparePanel;
+using mbdrom::app::MainWindow;
+using mbdrom::test::waitFor;
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+
+QString freshDir(const QString& name) {
+  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
+  dir.removeRecursively();
+  QDir().mkpath(dir.absolutePath());
+  return dir.absolutePath();
+}
+
+void openWithRun(MainWindow& window, double tEnd) {
+  REQUIRE(window.openModel(kMacPherson));
+  mbdrom::SimulationOptions o;
+  o.loadCase = window.model()->findLoadCase("train");
+  o.tEnd = tEnd;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.005;
+  window.runSimulation(o);
+  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+}
+
+double tableValue(const QTableWidget* table, int row, int column) {
+  const QTableWidgetItem* item = table->item(row, column);
+  REQUIRE(item);
+  return item->data(Qt::UserRole).toDouble();
+}
+
+
+}  // namespace
+
+TEST_CASE("the compare view runs two trained models against a MacPherson reference, matches mbdrom-cli compare, "
+          "draws the ghosts at the reduced positions and writes a report") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  openWithRun(window, 2.0);
+  auto* doc = window.document();
+  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 4}, {"seed", 3}}), {0}, "PCA");
+  REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 120000));
+  // A model of another mechanism is listed but cannot be ticked, with the reason.
+  {
+    const mbdrom::Model pendulum = mbdrom::readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+    mbdrom::SimulationOptions o;
+    o.tEnd = 0.5;
+    o.loadCase = pendulum.spec().loadCases.empty() ? -1 : 0;
+    mbdrom::TrajectoryRecorder recorder;
+    mbdrom::simulate(pendulum, o, recorder);
+    mbdrom::Dataset data = mbdrom::makeDataset(pendulum);
+    mbdrom::addRun(data, mbdrom::runFromSamples(recorder.samples(), "p"));
+    mbdrom::Monitor monitor;
+    doc->addModel("pendulum POD", mbdrom::trainReducedModel("pod", data, {{"nr", 1}}, monitor, &pendulum));
+  }
+
+  window.showCompare();
+  ComparePanel* panel = window.comparePanel();
+  CHECK_FALSE(panel->setModelChecked(2, true));
+  CHECK(panel->modelUnavailableReason(2).contains("trained for mechanism \"pendulum\""));
+  CHECK(panel->modelUnavailableReason(2).contains("retrain"));
+  panel->setReference(0);
+  REQUIRE(panel->setModelChecked(0, true));
+  REQUIRE(panel->setModelChecked(1, true));
+  REQUIRE(panel->compare() > 0);
+  REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));
+  const ComparePanel::Result& r = *panel->result();
+  REQUIRE(r.runs.size() == 2);
+  CHECK(panel->channel() == "W.z");  // the marker coordinate that moves most
+
+  // Every metric equals the CLI's on the same two files.
+  const QString dir = freshDir("compare_view");
+  doc->exportRun(0, dir + "/reference.csv");
+  for (int k = 0; k < 2; ++k) {
+    const QString romCsv = dir + QStringLiteral("/reduced_%1.csv").arg(k);
+    REQUIRE(panel->exportReducedRun(k, romCsv).isEmpty());
+    QProcess cli;
+    cli.start(QStringLiteral(MBDROM_CLI), {"compare", dir + "/reference.csv", romCsv, "--json"});
+    REQUIRE(cli.waitForFinished(30000));
+    REQUIRE(cli.exitCode() == 0);
+    const OJson j = OJson::parse(cli.readAllStandardOutput().toStdString());
+    const int column = k + 1;
+    CHECK(tableValue(panel->metricsTable(), 2, column) == j["overall"]["rmse"].get<double>());
+    CHECK(tableValue(panel->metricsTable(), 3, column) == j["overall"]["max_error"].get<double>());
+    CHECK(tableValue(panel->metricsTable(), 4, column) == j["overall"]["relative_rmse"].get<double>());
+    for (const auto& p : j["points"])
+      if (p["name"] == "W") CHECK(tableValue(panel->metricsTable(), 5, column) == p["rmse"].get<double>());
+    CHECK(tableValue(panel->metricsTable(), 7, column) > 0.0);  // cost per step [µs]
+    CHECK(tableValue(panel->metricsTable(), 9, column) ==
+          Approx(r.full.secondsPerStep / r.runs[static_cast<std::size_t>(k)].summary.secondsPerStep));
+  }
+  // Series: the full run and both models, every sample; error curves per model.
+  REQUIRE(panel->seriesPlot()->curves().size() == 3);
+  CHECK(static_cast<Eigen::Index>(panel->seriesPlot()->curves()[1].x.size()) == r.reference.data.rows());
+  REQUIRE(panel->errorPlot()->curves().size() == 2);
+
+  // 3D: the reference plays with two ghosts; at a chosen frame every ghost
+  // draws the reduced run's positions there.
+  auto* viewport = window.viewport();
+  REQUIRE(viewport->overlayCount() == 2);
+  viewport->playback()->pause();
+  const int frame = 150;  // t = 0.75 s
+  viewport->playback()->seek(frame);
+  waitFor([] { return false; }, 100);
+  auto& scene = *viewport->scene();
+  const mbdrom::Model& model = *r.model;
+  const int np = static_cast<int>(model.spec().points.size());
+  for (int k = 0; k < 2; ++k) {
+    REQUIRE(viewport->overlayFrame(k) == frame);
+    const auto& ghost = scene.overlay(k);
+    CHECK(ghost.isGhost());
+    CHECK(ghost.visible());
+    const mbdrom::Sample& s = r.runs[static_cast<std::size_t>(k)].samples[frame];
+    for (int i = 0; i < np; ++i) CHECK((ghost.drawnPoint(i) - mbdrom::pointPosition(model, s.q, i)).norm() < 1e-12);
+    for (int m = 0; m < static_cast<int>(model.markers().size()); ++m)
+      CHECK((ghost.drawnPoint(np + m) - s.markers.col(m)).norm() < 1e-12);
+  }
+  // The reduced ghost sits where the reduced W is, not where the full one is.
+  const int w = np + model.findMarker("W");
+  CHECK((scene.overlay(0).drawnPoint(w) - scene.scene().drawnPoint(w)).norm() > 1e-6);
+  CHECK(panel->seriesPlot()->cursorX() == Approx(r.reference.data(frame, 0)));
+  // Toggles: a model off hides its ghost, the full model off hides the reference.
+  panel->showBox(1)->setChecked(false);
+  CHECK_FALSE(scene.overlay(0).visible());
+  CHECK(viewport->overlayFrame(0) == -1);
+  panel->showBox(1)->setChecked(true);
+  CHECK(scene.overlay(0).visible());
+  panel->showBox(0)->setChecked(false);
+  CHECK_FALSE(scene.scene().visible());
+  panel->showBox(0)->setChecked(true);
+  // Trails: the reference's and every ghost's.
+  viewport->playback()->setTrails(true);
+  CHECK(scene.scene().hasTrails());
+  CHECK(scene.overlay(0).hasTrails());
+  CHECK(scene.overlay(1).hasTrails());
+  // File > Export > Plot offers both compare plots.
+  auto* plotMenu = window.findChild<QMenu*>("exportPlotMenu");
+  REQUIRE(plotMenu);
+  emit plotMenu->aboutToShow();
+  QStringList entries;
+  for (QAction* a : plotMenu->actions()) entries << a->text();
+  CHECK(entries.contains("W.z against time: Image..."));
+  CHECK(entries.contains("position error of W: Data (CSV)..."));
+
+  // Screenshot for the docs (one ghost, with trails, so its colour shows) and the report's 3D image.
+  panel->showBox(2)->setChecked(false);
+  viewport->playback()->seek(frame);
+  waitFor([] { return false; }, 200);
+  const QImage shot = mbdrom::widgets::SceneView::grabWindow(&window);
+  shot.save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_view.png"));
+  CHECK(mbdrom::test::greyVariance(shot) > 100.0);
+  const QImage view = scene.grabFramebuffer();
+
+  // Report: index.html links its images, which are real; the SVG parses; the CSV has the curves.
+  const QString report = dir + "/report";
+  REQUIRE(panel->writeReport(report, &view).isEmpty());
+  CHECK_FALSE(QFileInfo::exists(report + ".part"));
+  QFile index(report + "/index.html");
+  REQUIRE(index.open(QIODevice::ReadOnly));
+  const QString html = QString::fromUtf8(index.readAll());
+  CHECK(html.contains("<table>"));
+  CHECK(html.contains(r.names[0]));
+  QStringList images;
+  for (auto it = QRegularExpression("<img src=\"([^\"]+)\"").globalMatch(html); it.hasNext();) images << it.next().captured(1);
+  CHECK(images == QStringList{"view.png", "series.png", "error.png"});
+  for (const QString& image : images) {
+    const QImage img(report + "/" + image);
+    REQUIRE_FALSE(img.isNull());
+    CHECK(mbdrom::test::greyVariance(img) > 50.0);
+  }
+  QFile svg(report + "/series.svg");
+  REQUIRE(svg.open(QIODevice::ReadOnly));
+  QXmlStreamReader xml(&svg);
+  bool sawSvg = false;
+  while (!xml.atEnd()) {
+    xml.readNext();
+    if (xml.isStartElement() && xml.name() == QStringLiteral("svg")) sawSvg = true;
+  }
+  CHECK_FALSE(xml.hasError());
+  CHECK(sawSvg);
+  QFile csv(report + "/series.csv");
+  REQUIRE(csv.open(QIODevice::ReadOnly));
+  const QStringList header = QString::fromUtf8(csv.readLine()).trimmed().split(',');
+  CHECK(header.size() == 4);
+  CHECK(header.contains("POD"));
+  CHECK(header.contains("PCA"));
+  CHECK(QFileInfo::exists(report + "/metrics.csv"));
+  // A second report into the same folder is refused, the first kept.
+  CHECK(panel->writeReport(report, &view).contains("already exists"));
+  CHECK(QFileInfo::exists(report + "/index.html"));
+}
+
+TEST_CASE("a reduced run that stops early shows where in the compare view and keeps its partial curve") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  openWithRun(window, 1.0);
+  auto* doc = window.document();
+  const auto& run = doc->runs().front();
+  doc->addModel("unstable", std::make_shared<mbdrom::test::ReplayThenDiverge>(*run.model, *run.samples, 0.5));
+  window.showCompare();
+  ComparePanel* panel = window.comparePanel();
+  panel->setReference(0);
+  REQUIRE(panel->setModelChecked(0, true));
+  REQUIRE(panel->compare() > 0);
+  REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));
+  const auto& c = panel->result()->runs.front();
+  CHECK(c.status == mbdrom::RunStatus::Failed);
+  CHECK(panel->metricsTable()->item(1, 1)->text().contains("diverged at t = 0.5 s"));
+  CHECK(panel->findChild<QLabel*>("compareStatus")->text().contains("partial curve kept"));
+  // The partial curve runs to 0.5 s and equals the reference there (a replay).
+  const auto& curve = panel->seriesPlot()->curves()[1];
+  REQUIRE(curve.x.size() == 101);
+  CHECK(curve.x.back() == Approx(0.5));
+  CHECK(curve.name.contains("stopped at 0.5"));
+  CHECK(tableValue(panel->metricsTable(), 2, 1) == 0.0);
+  // Past its end the ghost is hidden.
+  window.viewport()->playback()->pause();
+  window.viewport()->playback()->seek(150);
+  CHECK(window.viewport()->overlayFrame(0) == -1);
+  window.viewport()->playback()->seek(50);
+  CHECK(window.viewport()->overlayFrame(0) == 50);
+
+  // The reference may also be a full run made now; it joins the project.
+  panel->setReference(-1);
+  panel->setNewRunOptions(window.model()->findLoadCase("chirp"), 0.6, 1e-3, 0.005);
+  REQUIRE(panel->compare() > 0);
+  REQUIRE(waitFor([&] { return doc->runs().size() == 2 && !window.jobRunner()->busy(); }, 60000));
+  CHECK(doc->runs()[1].record.name == "reference chirp");
+  CHECK(doc->runs()[1].record.loadCase == "chirp");
+  CHECK(panel->result()->referenceInfo.loadCase == "chirp");
+  CHECK(panel->result()->reference.data.rows() == 121);
+  CHECK(panel->result()->full.secondsPerStep > 0.0);
+  CHECK(tableValue(panel->metricsTable(), 2, 1) > 0.0);  // the replayed "train" run is not the chirp
+}
