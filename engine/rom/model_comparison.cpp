@@ -28,15 +28,7 @@ FullModelTiming timeFullModel(const Model& model, const SimulationOptions& optio
 
 RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first) {
   RomSimulationOptions o;
-  o.loadCase = -1;
-  if (!info.loadCase.empty()) {
-    const auto& cases = model.spec().loadCases;
-    for (std::size_t i = 0; i < cases.size(); ++i)
-      if (cases[i].name == info.loadCase) o.loadCase = static_cast<int>(i);
-    if (o.loadCase < 0)
-      throw InputError("the reference run's load case \"" + info.loadCase + "\" is not in the model \"" +
-                       model.spec().name + "\"");
-  }
+  o.loadCase = info.loadCase.empty() ? -1 : model.requireLoadCase(info.loadCase);
   o.tEnd = info.tEnd;
   o.dt = info.dt;
   o.outputDt = info.outputDt;
