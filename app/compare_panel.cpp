@@ -19,6 +19,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
+#include <QLineEdit>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -35,6 +36,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace mbdrom::app {
 
@@ -116,6 +118,12 @@ ComparePanel::ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* par
   modelList_->setObjectName("compareModels");
   modelList_->setMaximumHeight(110);
   form->addRow(tr("Models"), modelList_);
+  parameters_ = new QLineEdit(controls);
+  parameters_->setObjectName("compareParameters");
+  parameters_->setToolTip(tr("Values of the parameters \u03bc of models trained with them (neural ODE), as "
+                             "name=value separated by commas; each model takes the ones it names"));
+  parametersLabel_ = new QLabel(tr("Parameters \u03bc"), controls);
+  form->addRow(parametersLabel_, parameters_);
   channelBox_ = new QComboBox(controls);
   channelBox_->setObjectName("compareChannel");
   channelBox_->setToolTip(tr("Channel plotted against time; the error plot shows its point's position error"));
@@ -263,8 +271,18 @@ void ComparePanel::refreshLists() {
       item->setText(item->text() + tr(" (cannot compare)"));
     }
   }
+  // The parameters field only matters when a model takes parameters.
+  QStringList names;
+  for (const ModelEntry& e : doc_->models())
+    for (const std::string& name : e.rom->parameterNames())
+      if (!names.contains(QString::fromStdString(name))) names << QString::fromStdString(name);
+  parametersLabel_->setVisible(!names.isEmpty());
+  parameters_->setVisible(!names.isEmpty());
+  parameters_->setPlaceholderText(names.join("=..., ") + (names.isEmpty() ? "" : "=..."));
   updateNewRunFields();
 }
+
+void ComparePanel::setParameters(const QString& text) { parameters_->setText(text); }
 
 void ComparePanel::updateNewRunFields() { newRunFields_->setVisible(reference() < 0); }
 
@@ -323,13 +341,45 @@ int ComparePanel::compare() {
     return -1;
   }
 
+  // Parameters μ: "name=value, ..."; each model gets the ones it names, and needs all of them.
+  std::map<std::string, double> given;
+  for (const QString& item : parameters_->text().split(',', Qt::SkipEmptyParts)) {
+    const QStringList parts = item.split('=');
+    bool ok = parts.size() == 2 && !parts[0].trimmed().isEmpty();
+    const double value = ok ? parts[1].trimmed().toDouble(&ok) : 0.0;
+    if (!ok || !std::isfinite(value)) {
+      emit failed(tr("Compare: parameters: \"%1\" is not name=value (e.g. force=2.5)").arg(item.trimmed()));
+      return -1;
+    }
+    given[parts[0].trimmed().toStdString()] = value;
+  }
+  std::vector<std::map<std::string, double>> parameters;
+  for (int i : chosen) {
+    const ModelEntry& e = doc_->models()[static_cast<std::size_t>(i)];
+    std::map<std::string, double> own;
+    for (const std::string& name : e.rom->parameterNames()) {
+      const auto it = given.find(name);
+      if (it == given.end()) {
+        emit failed(tr("Compare: model \"%1\" needs a value of its parameter \"%2\" (Parameters \u03bc: %2=...)")
+                        .arg(QString::fromStdString(e.record.name), QString::fromStdString(name)));
+        return -1;
+      }
+      own.insert(*it);
+    }
+    parameters.push_back(std::move(own));
+  }
+
   auto result = std::make_shared<Result>();
   result->model = model;
   std::vector<std::shared_ptr<const ReducedModel>> roms;
   for (std::size_t k = 0; k < chosen.size(); ++k) {
     const ModelEntry& e = doc_->models()[static_cast<std::size_t>(chosen[k])];
     roms.push_back(e.rom);
-    result->names << QString::fromStdString(e.record.name);
+    // A model with parameters is named with the values it ran with (table, legends, report).
+    QStringList values;
+    for (const auto& [name, value] : parameters[k])
+      values << QStringLiteral("%1 = %2").arg(QString::fromStdString(name)).arg(value, 0, 'g', 10);
+    result->names << QString::fromStdString(e.record.name) + (values.isEmpty() ? QString() : " (" + values.join(", ") + ")");
     result->colours.push_back(kColours[k % std::size(kColours)]);
   }
 
@@ -366,7 +416,7 @@ int ComparePanel::compare() {
   compareButton_->setEnabled(false);
   job_ = runner_->submit(
       title,
-      [result, roms, samples, storedFile, fullOptions, recorder, run](Monitor& monitor) {
+      [result, roms, parameters, samples, storedFile, fullOptions, recorder, run](Monitor& monitor) {
         const Model& mech = *result->model;
         Sample first;
         if (run < 0) {
@@ -410,10 +460,11 @@ int ComparePanel::compare() {
           timing.integrator.dt = result->referenceInfo.dt;
           result->full = timeFullModel(mech, timing, &monitor);
         }
-        const RomSimulationOptions options = reducedOptionsFor(mech, result->referenceInfo, first);
+        RomSimulationOptions options = reducedOptionsFor(mech, result->referenceInfo, first);
         for (std::size_t k = 0; k < roms.size(); ++k) {
           monitor.reportNow({"reduced model " + result->names[static_cast<int>(k)].toStdString(),
                              static_cast<long long>(k + 1), static_cast<long long>(roms.size() + 1), {}});
+          options.parameters = parameters[k];
           result->runs.push_back(
               compareReducedModel(mech, *roms[k], result->reference, options, {}, result->full.secondsPerStep, &monitor));
           result->motions.push_back(std::make_shared<RunMotion>(motionOf(result->runs.back().samples)));

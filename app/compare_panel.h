@@ -23,6 +23,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QTableWidget;
@@ -76,6 +77,9 @@ public:
   /// Ticks a trained model for comparison; returns false (and leaves it unticked)
   /// when it cannot be compared, with the reason in modelUnavailableReason.
   bool setModelChecked(int model, bool checked);
+  /// Values of the parameters μ of models that take them (neural ODE), "name=value, ...";
+  /// the field is shown when a model of the project has parameters.
+  void setParameters(const QString& text);
   QString modelUnavailableReason(int model) const;
   /// Starts the comparison on the worker thread; returns the job id, or -1 with
   /// the reason emitted by failed().
@@ -127,6 +131,8 @@ private:
   QComboBox* loadCaseBox_ = nullptr;
   QDoubleSpinBox *tEnd_ = nullptr, *dt_ = nullptr, *outputDt_ = nullptr;
   QListWidget* modelList_ = nullptr;
+  QLabel* parametersLabel_ = nullptr;
+  QLineEdit* parameters_ = nullptr;  // "name=value, ..." for models with parameters μ
   QComboBox* channelBox_ = nullptr;
   QPushButton *compareButton_ = nullptr, *reportButton_ = nullptr;
   QLabel* status_ = nullptr;

@@ -8,7 +8,7 @@
 namespace mbdrom::cli {
 
 Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
-                     const std::set<std::string>& flags) {
+                     const std::set<std::string>& flags, const std::set<std::string>& repeatable) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.'))) {
@@ -19,13 +19,12 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
         inlineValue = a.substr(eq + 1);
         hasInline = true;
       }
-      if (valueOptions.count(name)) {
-        if (hasInline) {
-          values_[name] = inlineValue;
-        } else {
-          if (i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
-          values_[name] = args[++i];
-        }
+      if (values_.count(name) && !repeatable.count(name))
+        throw UsageError("option " + name + " is given twice");
+      if (valueOptions.count(name) || repeatable.count(name)) {
+        if (!hasInline && i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
+        values_[name] = hasInline ? inlineValue : args[++i];
+        repeated_[name].push_back(values_[name]);
       } else if (flags.count(name) && !hasInline) {
         values_.insert_or_assign(name, std::string(1, '1'));
       } else {
@@ -46,6 +45,11 @@ const std::string& Arguments::single(const std::string& what) const {
 std::string Arguments::value(const std::string& option, const std::string& fallback) const {
   const auto it = values_.find(option);
   return it == values_.end() ? fallback : it->second;
+}
+
+std::vector<std::string> Arguments::all(const std::string& option) const {
+  const auto it = repeated_.find(option);
+  return it == repeated_.end() ? std::vector<std::string>{} : it->second;
 }
 
 double Arguments::number(const std::string& option, double fallback) const {

@@ -24,21 +24,26 @@ public:
 class Arguments {
 public:
   /// valueOptions: options that take a value (e.g. "--load-case");
-  /// flags: options without one. Anything else starting with "--" is an error.
+  /// flags: options without one; repeatable: value options that may be given more
+  /// than once (all(): every value). Anything else starting with "--" is an error,
+  /// and so is any other option given twice.
   Arguments(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
-            const std::set<std::string>& flags = {});
+            const std::set<std::string>& flags = {}, const std::set<std::string>& repeatable = {});
 
   const std::vector<std::string>& positional() const { return positional_; }
   /// The only positional argument, named `what` in the error when missing or repeated.
   const std::string& single(const std::string& what) const;
   bool has(const std::string& option) const { return values_.count(option) > 0; }
   std::string value(const std::string& option, const std::string& fallback = {}) const;
+  /// Every value of a repeatable option, in command-line order.
+  std::vector<std::string> all(const std::string& option) const;
   /// A number option; throws UsageError when it is not a finite number.
   double number(const std::string& option, double fallback) const;
 
 private:
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
+  std::map<std::string, std::vector<std::string>> repeated_;
 };
 
 /// The load case named by --load-case (index), or -1 (gravity only) without it.

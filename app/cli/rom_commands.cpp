@@ -59,7 +59,7 @@ const char* const kTrainUsage =
     "                            [--epochs E] [--batch-size B] [--learning-rate LR] [--decay G]\n"
     "                            [--min-learning-rate LR] [--validation-fraction F] [--patience P]\n"
     "                            [--rollout-steps K] [--constraint-weight W] [--seed K] [--load-case NAME]\n"
-    "                            [--latent AE.json]\n\n"
+    "                            [--latent AE.json] [--parameter NAME=V1,V2,... ...]\n\n"
     "Trains a reduced model from reference runs (trajectory CSVs of MODEL) and writes\n"
     "the trained-model file. Methods: pod (global POD, seed 003 with one cluster), ae\n"
     "(auto-encoder minimal coordinates with NN potential and damper, seed 000), pca\n"
@@ -151,7 +151,10 @@ const char* const kTrainUsage =
     "  --validation-fraction F  rollout starts held out for validation [0.1]; --patience P\n"
     "                     epochs without improvement before stopping [0: off]\n"
     "  --rollout-steps K  steps of the rollout loss (1: one-step loss) [1]\n"
-    "  --constraint-weight W  weight of the constraint penalty [1]\n";
+    "  --constraint-weight W  weight of the constraint penalty [1]\n"
+    "  --parameter NAME=V1,V2,...  a parameter mu of the runs (e.g. a load level), one value\n"
+    "                     per run in the order of --data (repeat for more parameters): an input\n"
+    "                     of f, constant along a run, given to rom-simulate with --parameter\n";
 const char* const kClustersUsage =
     "usage: mbdrom-cli clusters --model MODEL.json --data RUN.csv [RUN2.csv ...] --counts K1,K2,...\n"
     "                           [--seed K] [--restarts R] [--vector-length L]\n\n"
@@ -160,11 +163,14 @@ const char* const kClustersUsage =
     "of clusters for 'train pca' where the error stops falling fast.\n";
 const char* const kRomSimulateUsage =
     "usage: mbdrom-cli rom-simulate ROM.json --model MODEL.json -o OUT.csv [--load-case NAME]\n"
-    "                               [--t-end T] [--dt DT] [--output-dt H] [--benchmark]\n\n"
+    "                               [--t-end T] [--dt DT] [--output-dt H] [--parameter NAME=V ...]\n"
+    "                               [--benchmark]\n\n"
     "Runs a trained reduced model under a load case of MODEL (the mechanism it was\n"
     "trained for) from the first sample of its first training run, and writes the\n"
     "back-projected trajectory in the full model's CSV format. Defaults: T = 1 s,\n"
     "DT = 0.001 s, H = 0.01 s (0: every step). Prints cost per step and real-time factor.\n"
+    "  --parameter NAME=V  value of a parameter of the model (node --parameter), one option\n"
+    "               per parameter; every parameter needs one (a warning outside the trained range)\n"
     "  --benchmark  also runs the full model on the same load case, span, step and output\n"
     "               interval (samples discarded) and prints the speed-up per step\n";
 const char* const kRomInfoUsage =
@@ -287,6 +293,26 @@ Monitor trainMonitor(std::ostream& err) {
   });
 }
 
+// The --parameter NAME=V1,V2,... options in command-line order; names must differ.
+std::vector<std::pair<std::string, std::vector<double>>> parameterOptions(const Arguments& a) {
+  std::vector<std::pair<std::string, std::vector<double>>> out;
+  for (const std::string& item : a.all("--parameter")) {
+    const auto eq = item.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
+      throw UsageError("--parameter: expected NAME=VALUE[,VALUE...], got '" + item + "'");
+    const std::string name = item.substr(0, eq);
+    for (const auto& other : out)
+      if (other.first == name) throw UsageError("--parameter: '" + name + "' is given twice");
+    std::vector<double> values;
+    for (const std::string& text : splitList(item.substr(eq + 1))) {
+      const Arguments one({"--parameter " + name, text}, {"--parameter " + name});
+      values.push_back(one.number("--parameter " + name, 0.0));
+    }
+    out.emplace_back(name, std::move(values));
+  }
+  return out;
+}
+
 void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::string& outPath, std::ostream& out) {
   out << "trained " << rom.method() << " for \"" << rom.mechanismName() << "\" (hash " << hashToString(rom.mechanismHash())
       << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
@@ -302,6 +328,10 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
       for (const auto& name : rom.metrics().at("coordinates")) names += (names.empty() ? "" : ", ") + name.get<std::string>();
       out << "coordinates " << names << " (" << rom.metrics().at("coordinate_choice").get<std::string>() << ")\n";
     }
+    if (rom.metrics().contains("parameter_ranges"))
+      for (const auto& [name, range] : rom.metrics().at("parameter_ranges").items())
+        out << "parameter " << name << " trained on [" << range[0].get<double>() << ", " << range[1].get<double>()
+            << "]\n";
     out << "metrics " << rom.metrics().dump() << "\n";
   }
   out << "written " << outPath << "\n";
@@ -464,7 +494,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
                  "--absolute-positions", "--load-case", "--sg-order", "--sg-window"}},
       {"node", {"--coordinates", "--inputs", "--hidden", "--activation", "--integrator", "--epochs", "--batch-size",
                 "--learning-rate", "--decay", "--min-learning-rate", "--validation-fraction", "--patience",
-                "--rollout-steps", "--constraint-weight", "--seed", "--load-case", "--latent"}}};
+                "--rollout-steps", "--constraint-weight", "--seed", "--load-case", "--latent", "--parameter"}}};
   const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
                                        "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
                                        "--absolute-positions"};
@@ -475,7 +505,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   for (const auto& [m, options] : methodOptions) known.insert(options.begin(), options.end());
   for (const std::string& option : known)
     if (!flags.count(option)) valueOptions.insert(option);
-  const Arguments a(rest, valueOptions, flags);
+  const Arguments a(rest, valueOptions, flags, {"--parameter"});
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
   for (const std::string& option : known)
     if (a.has(option) && !methodOptions.at(method).count(option))
@@ -586,6 +616,18 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       if (model.findLoadCase(name) < 0) throw InputError("--load-case: the model has no load case \"" + name + "\"");
     for (std::size_t r = 0; r < dataset.runs.size(); ++r) dataset.runs[r].loadCase = names[names.size() == 1 ? 0 : r];
   }
+  if (a.has("--parameter")) {
+    // NAME=V1,V2,...: one value per run in the order of --data (or one for all).
+    settings["parameters"] = OJson::array();
+    for (const auto& [name, values] : parameterOptions(a)) {
+      if (values.size() != 1 && values.size() != dataset.runs.size())
+        throw UsageError("--parameter " + name + ": " + std::to_string(values.size()) + " values for " +
+                         std::to_string(dataset.runs.size()) + " runs (give one per run, in the order of --data)");
+      for (std::size_t r = 0; r < dataset.runs.size(); ++r)
+        dataset.runs[r].parameters[name] = values[values.size() == 1 ? 0 : r];
+      settings["parameters"].push_back(name);
+    }
+  }
   const TrainInterruptGuard guard;
   Monitor monitor = trainMonitor(err);
   // With the model: the data are checked against it, and ae and pca take its DOF as default n_r.
@@ -635,9 +677,9 @@ int runClusters(const std::vector<std::string>& args, std::ostream& out, std::os
   return 0;
 }
 
-int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args, {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt"},
-                    {"--benchmark"});
+                    {"--benchmark"}, {"--parameter"});
   const std::string romPath = a.single("ROM.json");
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
   const std::string outPath = output(a, "OUT.csv");
@@ -651,6 +693,17 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   const Model model = readModel(a.value("--model"));
   const auto rom = loadReducedModel(romPath, model);
   o.loadCase = loadCaseOption(model, a);
+  for (const auto& [name, values] : parameterOptions(a)) {
+    if (values.size() != 1) throw UsageError("--parameter " + name + ": expected one value for a run");
+    o.parameters[name] = values.front();
+    // Outside the range trained on the network extrapolates: say so, run anyway.
+    const OJson& ranges = rom->metrics().value("parameter_ranges", OJson::object());
+    if (ranges.contains(name) && (values.front() < ranges[name][0].get<double>() ||
+                                  values.front() > ranges[name][1].get<double>()))
+      err << "mbdrom-cli rom-simulate: warning: parameter " << name << " = " << values.front()
+          << " is outside the range trained on [" << ranges[name][0].get<double>() << ", "
+          << ranges[name][1].get<double>() << "]: the network extrapolates\n";
+  }
   TrajectoryCsvWriter writer(outPath);
   const RomSimulationSummary s = rom->simulate(model, o, writer);
   out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""

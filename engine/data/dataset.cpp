@@ -72,6 +72,7 @@ DatasetRun sliceRun(const DatasetRun& r, Eigen::Index begin, Eigen::Index count)
   DatasetRun s;
   s.name = r.name;
   s.loadCase = r.loadCase;
+  s.parameters = r.parameters;
   s.t = r.t.segment(begin, count);
   for (const Channel& c : kChannels) s.*c.matrix = (r.*c.matrix).middleCols(begin, count);
   return s;
@@ -122,6 +123,10 @@ void addRun(Dataset& dataset, DatasetRun run) {
     if (r.name == run.name) throw InputError(where + ": the dataset already has a run of this name");
   const Eigen::Index n = dataset.nq(), samples = run.t.size();
   if (samples < 1) throw InputError(where + ": no samples");
+  for (const auto& [name, value] : run.parameters) {
+    if (name.empty()) throw InputError(where + ": a parameter needs a name");
+    if (!std::isfinite(value)) throw InputError(where + ": parameter " + inQuotes(name) + " is not a finite number");
+  }
   for (const Channel& c : kChannels) {
     const Eigen::MatrixXd& m = run.*c.matrix;
     if (m.rows() != n || m.cols() != samples)
@@ -279,6 +284,7 @@ void saveDataset(const Dataset& dataset, const std::string& path) {
     Json jr;
     jr["name"] = r.name;
     jr["load_case"] = r.loadCase;
+    if (!r.parameters.empty()) jr["parameters"] = r.parameters;
     jr["t"] = std::vector<double>(r.t.data(), r.t.data() + r.t.size());
     for (const Channel& c : kChannels) jr[c.name] = matrixToJson(r.*c.matrix);
     j["runs"].push_back(std::move(jr));
@@ -317,6 +323,15 @@ Dataset loadDataset(const std::string& path) {
       DatasetRun r;
       r.name = jr.at("name").get<std::string>();
       r.loadCase = jr.value("load_case", "");
+      if (jr.contains("parameters")) {
+        const Json& jp = jr.at("parameters");
+        if (!jp.is_object()) throw FileError(path + ": run " + inQuotes(r.name) + ": parameters must be an object");
+        for (const auto& [name, value] : jp.items()) {
+          if (!value.is_number())
+            throw FileError(path + ": run " + inQuotes(r.name) + ": parameter " + inQuotes(name) + " is not a number");
+          r.parameters[name] = value.get<double>();
+        }
+      }
       const Json& t = jr.at("t");
       r.t.resize(static_cast<Eigen::Index>(t.size()));
       for (std::size_t k = 0; k < t.size(); ++k)

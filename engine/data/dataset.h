@@ -11,7 +11,8 @@
 ///
 /// File: JSON, `"format": "mbdrom-dataset", "version": 1`, with every matrix as
 /// an array of per-sample rows; numbers are written in the shortest form that
-/// reads back to the same double (locale independent). Written to
+/// reads back to the same double (locale independent); a run's parameters μ are
+/// an optional object `"parameters": {name: value}`. Written to
 /// `<path>.part` and renamed, so a file is never half-written.
 
 #include "engine/data/trajectory_csv.h"
@@ -31,6 +32,10 @@ namespace mbdrom {
 struct DatasetRun {
   std::string name;      ///< names the run in messages (e.g. the CSV file name)
   std::string loadCase;  ///< load case of the run ("" when unknown or gravity only)
+  /// Parameters μ of the run (name -> value, any unit the user chose), e.g. a load
+  /// amplitude varied between runs; reduced models that take parameters (node) learn
+  /// their effect. Empty when the run has none.
+  std::map<std::string, double> parameters;
   Eigen::VectorXd t;     ///< time [s], size samples, strictly increasing
   Eigen::MatrixXd q;         ///< natural coordinates [m, -], nq x samples
   Eigen::MatrixXd qd;        ///< velocities [m/s, 1/s], nq x samples
@@ -66,7 +71,7 @@ struct Dataset {
 Dataset makeDataset(const Model& model);
 
 /// Adds a run after checking it: matrix sizes (nq x samples), strictly
-/// increasing time, unique run name and finite numbers. Throws InputError
+/// increasing time, unique run name, named parameters and finite numbers. Throws InputError
 /// naming the run and, for NaN or infinite values, the sample row (1-based,
 /// as in the CSV data rows) and the channel and coordinate.
 void addRun(Dataset& dataset, DatasetRun run);

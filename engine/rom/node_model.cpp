@@ -335,6 +335,16 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
       }
     } else if (key == "inputs") {
       s.inputs = stringOf(v, key);
+    } else if (key == "parameters") {
+      if (!v.is_array()) throw InputError("node settings: parameters must be an array of names");
+      s.parameters.clear();
+      for (const OJson& x : v) {
+        const std::string name = stringOf(x, key);
+        if (name.empty()) throw InputError("node settings: parameters: a name is empty");
+        if (std::find(s.parameters.begin(), s.parameters.end(), name) != s.parameters.end())
+          throw InputError("node settings: parameters: \"" + name + "\" is named twice");
+        s.parameters.push_back(name);
+      }
     } else if (key == "hidden") {
       if (!v.is_array() || v.empty())
         throw InputError("node settings: hidden must be a non-empty array of widths");
@@ -371,7 +381,7 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
     } else {
       throw InputError(
           "node settings: unknown setting \"" + key +
-          "\" (known: coordinates, inputs, hidden, activation, integrator, epochs, batch_size, "
+          "\" (known: coordinates, inputs, parameters, hidden, activation, integrator, epochs, batch_size, "
           "learning_rate, decay, min_learning_rate, validation_fraction, patience, rollout_steps, "
           "constraint_weight, gradient_clip, seed)");
     }
@@ -395,6 +405,7 @@ OJson NodeSettings::toJson() const {
   else
     j["coordinates"] = coordinateSet;
   j["inputs"] = inputs;
+  j["parameters"] = parameters;
   j["hidden"] = hidden;
   j["activation"] = nn::activationName(activation);
   j["integrator"] = nodeIntegratorName(integrator);
@@ -777,6 +788,31 @@ NodeStateInput forcesAtState(const Model& model, int loadCase, NaturalPositions&
   };
 }
 
+// The input with the parameters μ appended (u, μ); μ alone when there is no input.
+NodeStateInput withParameters(NodeStateInput input, const Eigen::VectorXd& mu) {
+  if (mu.size() == 0) return input;
+  return [input = std::move(input), mu](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+    if (!input) return Eigen::VectorXd(mu);
+    const Eigen::VectorXd u = input(t, q, qd);
+    Eigen::VectorXd all(u.size() + mu.size());
+    all << u, mu;
+    return all;
+  };
+}
+
+// The values of the parameters `names` of a run, in that order.
+Eigen::VectorXd runParameters(const DatasetRun& run, const std::vector<std::string>& names) {
+  Eigen::VectorXd mu(static_cast<Eigen::Index>(names.size()));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto it = run.parameters.find(names[i]);
+    if (it == run.parameters.end())
+      throw InputError("node: run \"" + run.name + "\" has no value of parameter \"" + names[i] +
+                       "\" (every run needs one: train node --parameter " + names[i] + "=V1,V2,...)");
+    mu(static_cast<Eigen::Index>(i)) = it->second;
+  }
+  return mu;
+}
+
 int runLoadCase(const Model& model, const DatasetRun& run) {
   if (run.loadCase.empty()) return -1;
   const int lc = model.findLoadCase(run.loadCase);
@@ -1012,7 +1048,30 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
         }
       }
     }
+    if (!s.parameters.empty()) {
+      // μ: constant rows after the loads (if any), at the samples and the half steps.
+      const Eigen::VectorXd mu = runParameters(run, s.parameters);
+      const Eigen::Index mu0 = sr.u.rows(), p = mu.size();
+      sr.u.conservativeResize(mu0 + p, N);
+      sr.uh.conservativeResize(mu0 + p, std::max<Eigen::Index>(0, N - 1));
+      sr.u.bottomRows(p) = mu.replicate(1, N);
+      sr.uh.bottomRows(p) = mu.replicate(1, sr.uh.cols());
+    }
     series.push_back(std::move(sr));
+  }
+  OJson ranges = OJson::object();
+  for (std::size_t i = 0; i < s.parameters.size(); ++i) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const DatasetRun& run : dataset.runs) {
+      const double v = runParameters(run, s.parameters)(static_cast<Eigen::Index>(i));
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    // A value shared by every run tells the network nothing, and any other value is a guess.
+    if (lo == hi)
+      throw InputError("node: parameter \"" + s.parameters[i] + "\" is " + numberText(lo) +
+                       " in every training run: it carries no information (vary it between runs, or leave it out)");
+    ranges[s.parameters[i]] = {lo, hi};
   }
   const NodeConstraint constraint =
       rom->independent_ || rom->latent_ ? NodeConstraint{} : modelConstraint(model);
@@ -1027,6 +1086,7 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   m["coordinates"] = rom->names_;
   m["independent_coordinates"] = rom->independent_;
   m["coordinate_choice"] = choice;
+  if (!s.parameters.empty()) m["parameter_ranges"] = ranges;
   if (latent) {
     // How well the auto-encoder keeps the data on the constraints: max |Φ(f_dec(f_enc(q)))|.
     double residual = 0.0;
@@ -1084,7 +1144,7 @@ NodeModel::RunRollout NodeModel::rolloutOfRun(const Model& model, const DatasetR
   const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
   NaturalPositions positions(model, indices_, independent_, run.q.col(0), latent_.get());
   NodeStateInput input;
-  if (dynamics_.inputs() > 0) {
+  if (loadInputs() > 0) {
     const int lc = runLoadCase(model, run);
     if (inputAtReference_)
       input = [&model, lc, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
@@ -1095,6 +1155,7 @@ NodeModel::RunRollout NodeModel::rolloutOfRun(const Model& model, const DatasetR
     else
       input = forcesAtState(model, lc, positions);
   }
+  input = withParameters(std::move(input), runParameters(run, nodeSettings_.parameters));
   const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
   r.rollout =
       nodeRollout(dynamics_, nodeSettings_.integrator, h, r.data.col(0).head(n), r.data.col(0).tail(n),
@@ -1108,7 +1169,7 @@ void NodeModel::writeMethodJson(OJson& j) const {
   m["coordinates"] = names_;
   m["coordinate_indices"] = indices_;
   m["independent"] = independent_;
-  m["inputs"] = dynamics_.inputs();
+  m["inputs"] = loadInputs();  // the parameters μ follow them (settings.parameters)
   m["inputs_at"] = inputAtReference_ ? "reference_positions" : "state";
   m["initial_q"] = vectorJson(z0q_);
   m["initial_qd"] = vectorJson(z0qd_);
@@ -1156,11 +1217,13 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
                     inputsAt + "\"");
   rom->inputAtReference_ = inputs > 0 && inputsAt == "reference_positions";
   nn::Mlp net = nn::Mlp::fromJson(nlohmann::json::parse(m.at("network").dump()));
-  if (inputs < 0 || net.inputs() != 2 * n + inputs || net.outputs() != n)
+  const int p = static_cast<int>(rom->nodeSettings_.parameters.size());
+  if (inputs < 0 || net.inputs() != 2 * n + inputs + p || net.outputs() != n)
     throw FileError(source + ": matrices.network has " + std::to_string(net.inputs()) + " inputs and " +
-                    std::to_string(net.outputs()) + " outputs, expected " + std::to_string(2 * n + inputs) +
-                    " and " + std::to_string(n));
-  rom->dynamics_ = NodeDynamics(static_cast<int>(n), inputs, {1}, nn::Activation::Tanh, 0);
+                    std::to_string(net.outputs()) + " outputs, expected " + std::to_string(2 * n + inputs + p) +
+                    " (2 x " + std::to_string(n) + " state, " + std::to_string(inputs) + " loads, " +
+                    std::to_string(p) + " parameters) and " + std::to_string(n));
+  rom->dynamics_ = NodeDynamics(static_cast<int>(n), inputs + p, {1}, nn::Activation::Tanh, 0);
   rom->dynamics_.network() = std::move(net);
   rom->z0q_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
   rom->z0qd_ = vectorFromJson(m.at("initial_qd"), n, source + ": matrices.initial_qd");
@@ -1171,11 +1234,11 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
                                          TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index nq = model.nq(), n = reducedDimension();
-  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
+  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method(), nodeSettings_.parameters);
   const long long steps = plan.steps, stride = plan.stride;
   const int m = dynamics_.inputs();
-  if (m > 0 && m != nq)
-    throw InputError("node: the model takes " + std::to_string(m) + " inputs, expected " +
+  if (loadInputs() > 0 && loadInputs() != nq)
+    throw InputError("node: the model takes " + std::to_string(loadInputs()) + " load inputs, expected " +
                      std::to_string(nq));
   // On the state (redundant natural coordinates) or on the decoded output (latent ones).
   const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
@@ -1200,7 +1263,7 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
   NaturalPositions stagePositions(model, indices_, independent_, start, latent_.get()),
       outputPositions(model, indices_, independent_, start, latent_.get());
   NodeStateInput input;
-  if (m > 0) {
+  if (loadInputs() > 0) {
     if (inputAtReference_)
       input = [&model, &o, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
         Eigen::VectorXd f;
@@ -1210,6 +1273,7 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
     else
       input = forcesAtState(model, o.loadCase, stagePositions);
   }
+  input = withParameters(std::move(input), plan.parameters);
   Eigen::VectorXd q = qRef_, qd(nq), qdd(nq);
   double maxDrift = 0.0, maxResidual = 0.0;
   // Natural coordinates, velocities and accelerations of the state (x, v) at t.

@@ -33,6 +33,13 @@
 /// project them onto the constraints after every output (drift reported). The
 /// auto-encoder is stored in the file ("matrices.latent").
 ///
+/// Parameters μ (named in the settings): per-run constants appended to the inputs,
+/// q̈ = f_θ(q, q̇, u, μ), e.g. a load level or amplitude varied between the training
+/// runs; every training run gives their values (DatasetRun::parameters), they must
+/// vary between runs, and a run of the model names them (RomSimulationOptions).
+/// The metric "parameter_ranges" keeps the range trained on: outside it the network
+/// extrapolates.
+///
 /// Inputs ("external"): u = f_ext(q, t), gravity and the loads of the run's load
 /// case in natural coordinates (size nq), evaluated at the current state: in
 /// training at the sampled positions (at half steps at the cubic Hermite
@@ -47,7 +54,8 @@
 ///
 /// Settings (JSON, every key optional; defaults in brackets):
 /// `coordinates` ("auto", [] or ["auto"]; "all" or ["all"]; or an array of names), `inputs` ("none" or
-/// "external": u = f_ext of the run's load case at the current state), `hidden`
+/// "external": u = f_ext of the run's load case at the current state), `parameters` ([]: names of
+/// the parameters μ), `hidden`
 /// ([256, 256]), `activation` ("tanh"), `integrator` ("rk4", "euler",
 /// "symplectic_euler"), `epochs` (400), `batch_size` (32), `learning_rate`
 /// (1e-3), `decay` (0.98 per epoch), `min_learning_rate` (0: lower bound),
@@ -86,6 +94,9 @@ struct NodeSettings {
   std::string coordinateSet = "auto";
   std::vector<std::string> coordinates;  ///< names of independent coordinates (coordinateSet "given")
   std::string inputs = "none";           ///< "none" or "external"
+  /// Names of the parameters μ: network inputs constant along a run, their values
+  /// from every training run (DatasetRun::parameters) and from the options of a run.
+  std::vector<std::string> parameters;
   std::vector<int> hidden{256, 256};
   nn::Activation activation = nn::Activation::Tanh;
   NodeIntegrator integrator = NodeIntegrator::Rk4;
@@ -238,6 +249,12 @@ class NodeModel : public ReducedModel {
 
   std::string method() const override { return "node"; }
   int reducedDimension() const override { return dynamics_.coordinates(); }
+  std::vector<std::string> parameterNames() const override { return nodeSettings_.parameters; }
+  /// Number of load inputs u (nq with inputs "external", else 0); the network's
+  /// further inputs are the parameters μ.
+  int loadInputs() const {
+    return dynamics_.inputs() - static_cast<int>(nodeSettings_.parameters.size());
+  }
   RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 

@@ -31,8 +31,11 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
   created_ = utcTimestamp();
   settings_ = std::move(settings);
   OJson runs = OJson::array();
-  for (const DatasetRun& r : dataset.runs)
-    runs.push_back(OJson{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}});
+  for (const DatasetRun& r : dataset.runs) {
+    OJson run{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}};
+    if (!r.parameters.empty()) run["parameters"] = r.parameters;
+    runs.push_back(std::move(run));
+  }
   metrics_["training_runs"] = runs;
   metrics_["samples"] = dataset.samples();
 }

@@ -24,6 +24,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +41,9 @@ struct RomSimulationOptions {
   /// Initial positions and velocities in natural coordinates (projected onto the
   /// reduced space), size nq; empty: the first sample of the first training run.
   Eigen::VectorXd q0, qd0;
+  /// Values of the model's parameters μ (ReducedModel::parameterNames), name -> value;
+  /// every one must be given, and a model without parameters takes none.
+  std::map<std::string, double> parameters;
 };
 
 /// How a reduced run went.
@@ -64,6 +68,8 @@ public:
   virtual std::string method() const = 0;
   /// Number of reduced coordinates.
   virtual int reducedDimension() const = 0;
+  /// Names of the parameters μ a run needs (RomSimulationOptions::parameters); none by default.
+  virtual std::vector<std::string> parameterNames() const { return {}; }
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
   /// samples to `sink` (begin, write..., end). Throws InputError when `model` is not

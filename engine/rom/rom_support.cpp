@@ -95,7 +95,7 @@ double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y) {
 }
 
 ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
-                              const std::string& method) {
+                              const std::string& method, const std::vector<std::string>& parameterNames) {
   const Eigen::Index n = model.nq();
   if (romCoordinates != n)
     throw InputError(method + ": the reduced model has " + std::to_string(romCoordinates) + " coordinates, the model " +
@@ -110,6 +110,22 @@ ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o,
   if ((o.q0.size() && o.q0.size() != n) || (o.qd0.size() && o.qd0.size() != n))
     throw InputError("initial conditions: expected " + std::to_string(n) + " coordinates");
   ReducedRunPlan plan;
+  std::string known;
+  for (const std::string& name : parameterNames) known += (known.empty() ? "\"" : ", \"") + name + "\"";
+  for (const auto& [name, value] : o.parameters) {
+    if (std::find(parameterNames.begin(), parameterNames.end(), name) == parameterNames.end())
+      throw InputError(method + ": the reduced model has no parameter \"" + name + "\" (" +
+                       (known.empty() ? std::string("it takes no parameters") : "its parameters: " + known) + ")");
+    if (!std::isfinite(value)) throw InputError(method + ": parameter \"" + name + "\" is not a finite number");
+  }
+  plan.parameters.resize(static_cast<Eigen::Index>(parameterNames.size()));
+  for (std::size_t i = 0; i < parameterNames.size(); ++i) {
+    const auto it = o.parameters.find(parameterNames[i]);
+    if (it == o.parameters.end())
+      throw InputError(method + ": the run needs a value of parameter \"" + parameterNames[i] + "\" (its parameters: " +
+                       known + ")");
+    plan.parameters(static_cast<Eigen::Index>(i)) = it->second;
+  }
   plan.steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
   plan.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
   plan.info.modelName = model.spec().name;

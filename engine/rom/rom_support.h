@@ -48,13 +48,15 @@ struct ReducedRunPlan {
   long long steps = 0;
   long long stride = 1;
   RunInfo info;
+  Eigen::VectorXd parameters;  ///< values of μ in the order of the model's parameter names
 };
 
 /// Checks `o` against `model` (dt, t_end, output_dt, load case, initial-condition
-/// sizes, the reduced model's coordinate count `romCoordinates`) and plans the run.
+/// sizes, the reduced model's coordinate count `romCoordinates`, the parameters μ
+/// against `parameterNames`: each given, no others) and plans the run.
 /// Throws InputError naming the option at fault; `method` prefixes the messages.
 ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
-                              const std::string& method);
+                              const std::string& method, const std::vector<std::string>& parameterNames = {});
 
 /// Implicit Newmark average-acceleration step (trapezoidal rule, beta = 1/4, gamma = 1/2)
 /// of a linear reduced model `M a + D v + K x + b = Phi^T f_ext(Phi x + mu, t)`:

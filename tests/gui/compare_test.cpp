@@ -27,6 +27,7 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenu>
 #include <QProcess>
 #include <QRegularExpression>
@@ -273,4 +274,40 @@ TEST_CASE("a reduced run that stops early shows where in the compare view and ke
   CHECK(panel->result()->reference.data.rows() == 121);
   CHECK(panel->result()->full.secondsPerStep > 0.0);
   CHECK(tableValue(panel->metricsTable(), 2, 1) > 0.0);  // the replayed "train" run is not the chirp
+}
+
+TEST_CASE("a model with parameters gets their values from the compare view, and without them is refused by name") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  openWithRun(window, 0.5);
+  auto* doc = window.document();
+  const auto& run = doc->runs().front();
+  auto levelled = std::make_shared<mbdrom::test::ReplayThenDiverge>(*run.model, *run.samples, 10.0,
+                                                                    std::vector<std::string>{"level"});
+  doc->addModel("levelled", levelled);
+  window.showCompare();
+  ComparePanel* panel = window.comparePanel();
+  auto* field = panel->findChild<QLineEdit*>("compareParameters");
+  REQUIRE(field);
+  CHECK(field->isVisible());
+  CHECK(field->placeholderText() == "level=...");
+  panel->setReference(0);
+  REQUIRE(panel->setModelChecked(0, true));
+  QStringList errors;
+  QObject::connect(panel, &ComparePanel::failed, [&](const QString& m) { errors << m; });
+  CHECK(panel->compare() == -1);
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].contains("model \"levelled\" needs a value of its parameter \"level\""));
+  panel->setParameters("level 2");
+  CHECK(panel->compare() == -1);
+  CHECK(errors.last().contains("\"level 2\" is not name=value"));
+  panel->setParameters("level=2.5, other=1");
+  REQUIRE(panel->compare() > 0);
+  REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));
+  CHECK(panel->result()->runs.front().status == mbdrom::RunStatus::Completed);
+  // The model gets the values it names, no others.
+  CHECK(levelled->lastParameters() == std::map<std::string, double>{{"level", 2.5}});
+  CHECK(panel->metricsTable()->horizontalHeaderItem(1)->text() == "levelled (level = 2.5)");
+  window.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_parameters.png"));
 }

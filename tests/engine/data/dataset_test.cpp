@@ -62,7 +62,9 @@ TEST_CASE("a dataset built from a CSV equals the one built from the samples", "[
 TEST_CASE("a dataset file reads back exactly", "[dataset_test]") {
   const Model model = readModel(example("slider_crank"));
   Dataset d = makeDataset(model);
-  addRun(d, runFromSamples(run(model, 0.3), "a"));
+  DatasetRun a = runFromSamples(run(model, 0.3), "a");
+  a.parameters = {{"amplitude", 0.1}, {"speed", 1.0 / 3.0}};
+  addRun(d, a);
   const std::string path = tempPath("set.json");
   saveDataset(d, path);
   CHECK_FALSE(std::filesystem::exists(path + ".part"));
@@ -76,6 +78,7 @@ TEST_CASE("a dataset file reads back exactly", "[dataset_test]") {
   CHECK(e.runs[0].q == d.runs[0].q);
   CHECK(e.runs[0].f_spring == d.runs[0].f_spring);
   CHECK(e.runs[0].t == d.runs[0].t);
+  CHECK(e.runs[0].parameters == d.runs[0].parameters);
 }
 
 TEST_CASE("a dataset keeps the definitions of the load cases its runs were made under", "[dataset_test]") {
@@ -110,6 +113,9 @@ TEST_CASE("a NaN in a run is refused naming the run, row and channel", "[dataset
   DatasetRun r = runFromSamples(run(model, 0.1), "bad");
   r.qd(0, 4) = std::nan("");
   CHECK_THROWS_WITH(addRun(d, r), Catch::Contains("run \"bad\", row 5") && Catch::Contains("qd.A.x"));
+  r.qd(0, 4) = 0.0;
+  r.parameters["amplitude"] = std::nan("");
+  CHECK_THROWS_WITH(addRun(d, r), Catch::Contains("run \"bad\": parameter \"amplitude\" is not a finite number"));
   CHECK(d.runs.empty());
 }
 
