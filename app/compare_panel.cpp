@@ -274,10 +274,11 @@ void ComparePanel::refreshLists() {
   // The parameters field only matters when a model takes parameters.
   QStringList names;
   for (const ModelEntry& e : doc_->models())
-    for (const std::string& name : e.rom->parameterNames())
+    for (const std::string& name : e.rom ? e.rom->parameterNames() : std::vector<std::string>{})
       if (!names.contains(QString::fromStdString(name))) names << QString::fromStdString(name);
   parametersLabel_->setVisible(!names.isEmpty());
   parameters_->setVisible(!names.isEmpty());
+  if (names.isEmpty()) parameters_->clear();  // hidden text must not hold a comparison up
   parameters_->setPlaceholderText(names.join("=..., ") + (names.isEmpty() ? "" : "=..."));
   updateNewRunFields();
 }
@@ -342,18 +343,29 @@ int ComparePanel::compare() {
   }
 
   // Parameters μ: "name=value, ..."; each model gets the ones it names, and needs all of them.
+  bool anyParameters = false;
+  for (int i : chosen) anyParameters = anyParameters || !doc_->models()[static_cast<std::size_t>(i)].rom->parameterNames().empty();
   std::map<std::string, double> given;
-  for (const QString& item : parameters_->text().split(',', Qt::SkipEmptyParts)) {
+  for (const QString& item : anyParameters ? parameters_->text().split(',', Qt::SkipEmptyParts) : QStringList()) {
     const QStringList parts = item.split('=');
-    bool ok = parts.size() == 2 && !parts[0].trimmed().isEmpty();
+    const QString name = parts.value(0).trimmed();
+    bool ok = parts.size() == 2 && !name.isEmpty();
     const double value = ok ? parts[1].trimmed().toDouble(&ok) : 0.0;
-    if (!ok || !std::isfinite(value)) {
-      emit failed(tr("Compare: parameters: \"%1\" is not name=value (e.g. force=2.5)").arg(item.trimmed()));
+    QString why;
+    if (!ok)
+      why = tr("\"%1\" is not name=value (e.g. force=2.5)").arg(item.trimmed());
+    else if (!std::isfinite(value))
+      why = tr("the value of %1 is not a finite number").arg(name);
+    else if (given.count(name.toStdString()))
+      why = tr("%1 is given twice").arg(name);
+    if (!why.isEmpty()) {
+      emit failed(tr("Compare: parameters: %1").arg(why));
       return -1;
     }
-    given[parts[0].trimmed().toStdString()] = value;
+    given[name.toStdString()] = value;
   }
   std::vector<std::map<std::string, double>> parameters;
+  QStringList outside;  // values beyond the range a model was trained on
   for (int i : chosen) {
     const ModelEntry& e = doc_->models()[static_cast<std::size_t>(i)];
     std::map<std::string, double> own;
@@ -365,9 +377,19 @@ int ComparePanel::compare() {
         return -1;
       }
       own.insert(*it);
+      const auto& ranges = e.rom->metrics().value("parameter_ranges", nlohmann::ordered_json::object());
+      if (ranges.contains(name) &&
+          (it->second < ranges[name][0].get<double>() || it->second > ranges[name][1].get<double>()))
+        outside << tr("%1 = %2 is outside the range \"%3\" was trained on [%4, %5]")
+                       .arg(QString::fromStdString(name))
+                       .arg(it->second)
+                       .arg(QString::fromStdString(e.record.name))
+                       .arg(ranges[name][0].get<double>())
+                       .arg(ranges[name][1].get<double>());
     }
     parameters.push_back(std::move(own));
   }
+  if (!outside.isEmpty()) emit warning(tr("Compare: %1: the network extrapolates").arg(outside.join("; ")));
 
   auto result = std::make_shared<Result>();
   result->model = model;

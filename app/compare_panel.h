@@ -113,6 +113,9 @@ signals:
   /// A comparison finished: show the reference with the reduced motions as ghosts.
   void comparisonReady();
   void failed(const QString& message);
+  /// Something the user should know that does not stop the comparison (a parameter
+  /// outside the range a model was trained on).
+  void warning(const QString& message);
   /// Report written (its index.html).
   void reportWritten(const QString& indexHtml);
   /// The user asked for the report (the window supplies the 3D view image).

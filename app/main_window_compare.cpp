@@ -71,6 +71,7 @@ void MainWindow::createCompare() {
     reportAction_->setEnabled(true);
     log_->info(tr("Comparison finished: the reduced runs play as ghosts over the full model"));
   });
+  connect(compare_, &ComparePanel::warning, this, [this](const QString& message) { log_->warning(message); });
   connect(compare_, &ComparePanel::failed, this, [this](const QString& message) {
     log_->error(message);
     showMessage(QMessageBox::Warning, tr("Compare"), message);

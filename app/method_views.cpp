@@ -130,21 +130,41 @@ void computePca(const PcaModel& pca, const Model& model, const DatasetRun& run, 
   }
 }
 
-void computeNode(const NodeModel& node, const Model& model, const DatasetRun& run, NodeRunView& v) {
-  const Eigen::Index N = run.samples();
+void computeNode(const NodeModel& node, const Model& model, const DatasetRun& runIn, NodeRunView& v) {
+  const Eigen::Index N = runIn.samples();
   const std::vector<int>& indices = node.coordinateIndices();
-  const auto n = static_cast<Eigen::Index>(indices.size());
+  const auto n = static_cast<Eigen::Index>(node.reducedDimension());
   v.names = node.coordinateNames();
-  v.data.resize(2 * n, N);
-  for (Eigen::Index i = 0; i < n; ++i) {
-    v.data.row(i) = run.q.row(indices[static_cast<std::size_t>(i)]);
-    v.data.row(n + i) = run.qd.row(indices[static_cast<std::size_t>(i)]);
+  // Latent coordinates come from the rollout below (the encoder); natural ones from the run.
+  v.data.setConstant(2 * n, N, std::numeric_limits<double>::quiet_NaN());
+  for (Eigen::Index i = 0; i < n && !node.latentModel(); ++i) {
+    v.data.row(i) = runIn.q.row(indices[static_cast<std::size_t>(i)]);
+    v.data.row(n + i) = runIn.qd.row(indices[static_cast<std::size_t>(i)]);
   }
   v.rollout.setConstant(2 * n, N, std::numeric_limits<double>::quiet_NaN());
   v.mse = v.mseQ = std::numeric_limits<double>::quiet_NaN();
+  // A model with parameters μ needs their values: a training run's are in the model.
+  DatasetRun run = runIn;
+  std::string missing;
+  for (const std::string& name : node.parameterNames()) {
+    if (run.parameters.count(name)) continue;
+    for (const auto& trained : node.metrics().value("training_runs", nlohmann::ordered_json::array()))
+      if (trained.value("name", std::string()) == run.name && trained.contains("parameters") &&
+          trained.at("parameters").contains(name))
+        run.parameters[name] = trained.at("parameters").at(name).get<double>();
+    if (!run.parameters.count(name)) missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (!missing.empty()) {
+    v.error = "the model takes parameters (" + missing + ") and run \"" + run.name +
+              "\" is not one of its training runs, so their values are unknown here; the Compare view "
+              "runs the model with values you give (Parameters \u03bc)";
+    return;
+  }
   try {
     // The engine's rollout, as training measures it (rollout_mse_first_run).
-    v.rollout = node.rolloutOfRun(model, run).rollout;
+    const NodeModel::RunRollout r = node.rolloutOfRun(model, run);
+    v.data = r.data;
+    v.rollout = r.rollout;
     v.mse = (v.rollout - v.data).squaredNorm() / static_cast<double>(v.data.size());
     v.mseQ = (v.rollout.topRows(n) - v.data.topRows(n)).squaredNorm() / static_cast<double>(n * N);
   } catch (const Error& e) {

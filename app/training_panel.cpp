@@ -203,7 +203,10 @@ void TrainingPanel::onStarted(int id) {
   j->state = tr("running");
   j->item->setText(1, j->state);
   j->stageClock.start();
-  if (shown_ == id) updateFigures(*j);
+  if (shown_ == id) {
+    updateFigures(*j);
+    setChartTitle(*j);
+  }
   updateButtons();
 }
 
@@ -246,8 +249,18 @@ void TrainingPanel::onFinished(int id, int outcome, const QString& message) {
   j->item->setText(1, j->state.section(':', 0, 0));
   j->item->setToolTip(1, j->state);
   if (outcome == static_cast<int>(JobRunner::Outcome::Failed)) j->item->setForeground(1, QColor(192, 57, 43));
-  if (shown_ == id) updateFigures(*j);
+  if (shown_ == id) {
+    updateFigures(*j);
+    setChartTitle(*j);
+  }
   updateButtons();
+}
+
+void TrainingPanel::setChartTitle(const Job& j) {
+  // POD and local PCA train in one pass: there is no loss to plot.
+  chart_->setTitle(!j.running && j.stages.isEmpty()
+                       ? tr("Training loss: %1 (no loss curve: trained in one pass)").arg(j.title)
+                       : tr("Training loss: %1").arg(j.title));
 }
 
 void TrainingPanel::showJob(Job* j) {
@@ -273,7 +286,7 @@ void TrainingPanel::showJob(Job* j) {
         for (const QPointF& p : points) extendRange(p);
       }
     }
-    chart_->setTitle(tr("Training loss: %1").arg(j->title));
+    setChartTitle(*j);
     updateFigures(*j);
   } else {
     chart_->setTitle(tr("Training loss"));
@@ -340,9 +353,21 @@ void TrainingPanel::rescale() {
   if (!(hi > lo)) hi = lo * 10.0;
   // A new range re-lays the whole chart out: only when it really changes.
   if (xEnd > shownXEnd_ || xEnd < 0.5 * shownXEnd_) {
-    xAxis_->setRange(0.0, xEnd);
-    xAxis_->applyNiceNumbers();
-    shownXEnd_ = xAxis_->max();
+    // Whole epochs: a step of 1, 2 or 5 times a power of ten, about five ticks
+    // (nice numbers on 0..1 gave ticks at 0.25 that "%d" printed as 0).
+    const double raw = std::max(1.0, xEnd / 5.0), decade = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = 10.0 * decade;
+    for (const double m : {1.0, 2.0, 5.0})
+      if (m * decade >= raw) {
+        step = m * decade;
+        break;
+      }
+    const double end = std::ceil(xEnd / step) * step;
+    xAxis_->setTickType(QValueAxis::TicksDynamic);
+    xAxis_->setTickAnchor(0.0);
+    xAxis_->setTickInterval(step);
+    xAxis_->setRange(0.0, end);
+    shownXEnd_ = end;
   }
   if (lo != shownLo_ || hi != shownHi_) {
     yAxis_->setRange(lo, hi);

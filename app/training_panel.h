@@ -80,6 +80,7 @@ private:
   void onProgress(int id, const mbdrom::Progress& p);
   void onFinished(int id, int outcome, const QString& message);
   void showJob(Job* j);
+  void setChartTitle(const Job& j);
   void updateFigures(const Job& j);
   void updateButtons();
   void rescale();

@@ -122,6 +122,22 @@ void PlotView::setLogY(bool on) {
   if (cursorShown) setCursorX(cursorX_);
 }
 
+namespace {
+
+// Nice numbers, and ticks counted from zero when the range holds it: Qt's ticks
+// (min + i * step) land on round-off such as 8.7e-19 where a tick should read 0.
+void niceTicks(QValueAxis* axis) {
+  axis->applyNiceNumbers();
+  const double lo = axis->min(), hi = axis->max();
+  const double step = (hi - lo) / std::max(1, axis->tickCount() - 1);
+  if (!(step > 0.0)) return;
+  axis->setTickType(QValueAxis::TicksDynamic);
+  axis->setTickAnchor(lo <= 0.0 && hi >= 0.0 ? 0.0 : lo);
+  axis->setTickInterval(step);
+}
+
+}  // namespace
+
 void PlotView::rebuild() {
   QChart* c = chart();
   c->removeAllSeries();
@@ -206,11 +222,11 @@ void PlotView::rebuild() {
       ax->setRange(lo - 0.5, hi + 0.5);
       ax->setTickType(QValueAxis::TicksDynamic);
       ax->setTickAnchor(lo);
-      ax->setTickInterval(1.0);
+      ax->setTickInterval(hi - lo > 12.0 ? 2.0 : 1.0);  // more labels would elide to "..."
       ax->setLabelFormat("%.0f");
     } else {
       ax->setRange(x0, x1 > x0 ? x1 : x0 + 1.0);
-      ax->applyNiceNumbers();
+      niceTicks(ax);
     }
     if (auto* log = qobject_cast<QLogValueAxis*>(ay)) {
       // Whole decades around the data; over many decades a tick every few decades
@@ -225,7 +241,7 @@ void PlotView::rebuild() {
       auto* lin = static_cast<QValueAxis*>(ay);
       const double py = std::max(1e-12, 0.05 * (y1 - y0));
       lin->setRange(y0 - py, y1 + py);
-      lin->applyNiceNumbers();
+      niceTicks(lin);
     }
   }
 }

@@ -153,7 +153,8 @@ const char* const kTrainUsage =
     "  --rollout-steps K  steps of the rollout loss (1: one-step loss) [1]\n"
     "  --constraint-weight W  weight of the constraint penalty [1]\n"
     "  --parameter NAME=V1,V2,...  a parameter mu of the runs (e.g. a load level), one value\n"
-    "                     per run in the order of --data (repeat for more parameters): an input\n"
+    "                     per run in the order of --data, varying between them (repeat the option\n"
+    "                     for more parameters; NAME of letters, digits, '_', '.', '-'): an input\n"
     "                     of f, constant along a run, given to rom-simulate with --parameter\n";
 const char* const kClustersUsage =
     "usage: mbdrom-cli clusters --model MODEL.json --data RUN.csv [RUN2.csv ...] --counts K1,K2,...\n"
@@ -617,14 +618,13 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     for (std::size_t r = 0; r < dataset.runs.size(); ++r) dataset.runs[r].loadCase = names[names.size() == 1 ? 0 : r];
   }
   if (a.has("--parameter")) {
-    // NAME=V1,V2,...: one value per run in the order of --data (or one for all).
+    // NAME=V1,V2,...: one value per run in the order of --data (a parameter must vary between runs).
     settings["parameters"] = OJson::array();
     for (const auto& [name, values] : parameterOptions(a)) {
-      if (values.size() != 1 && values.size() != dataset.runs.size())
-        throw UsageError("--parameter " + name + ": " + std::to_string(values.size()) + " values for " +
+      if (values.size() != dataset.runs.size())
+        throw UsageError("--parameter " + name + ": " + std::to_string(values.size()) + " value(s) for " +
                          std::to_string(dataset.runs.size()) + " runs (give one per run, in the order of --data)");
-      for (std::size_t r = 0; r < dataset.runs.size(); ++r)
-        dataset.runs[r].parameters[name] = values[values.size() == 1 ? 0 : r];
+      for (std::size_t r = 0; r < dataset.runs.size(); ++r) dataset.runs[r].parameters[name] = values[r];
       settings["parameters"].push_back(name);
     }
   }

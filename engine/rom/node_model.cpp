@@ -340,7 +340,11 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
       s.parameters.clear();
       for (const OJson& x : v) {
         const std::string name = stringOf(x, key);
-        if (name.empty()) throw InputError("node settings: parameters: a name is empty");
+        // Names are typed in lists ("a=1, b=2"): letters, digits, '_', '.' and '-' only.
+        if (name.empty() || name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                                   "0123456789_.-") != std::string::npos)
+          throw InputError("node settings: parameters: \"" + name +
+                           "\" is not a parameter name (letters, digits, '_', '.' and '-')");
         if (std::find(s.parameters.begin(), s.parameters.end(), name) != s.parameters.end())
           throw InputError("node settings: parameters: \"" + name + "\" is named twice");
         s.parameters.push_back(name);
@@ -405,7 +409,7 @@ OJson NodeSettings::toJson() const {
   else
     j["coordinates"] = coordinateSet;
   j["inputs"] = inputs;
-  j["parameters"] = parameters;
+  if (!parameters.empty()) j["parameters"] = parameters;  // files without them stay readable by older builds
   j["hidden"] = hidden;
   j["activation"] = nn::activationName(activation);
   j["integrator"] = nodeIntegratorName(integrator);

@@ -302,6 +302,12 @@ TEST_CASE("a model with parameters gets their values from the compare view, and 
   panel->setParameters("level 2");
   CHECK(panel->compare() == -1);
   CHECK(errors.last().contains("\"level 2\" is not name=value"));
+  panel->setParameters("level=nan");
+  CHECK(panel->compare() == -1);
+  CHECK(errors.last().contains("the value of level is not a finite number"));
+  panel->setParameters("level=1, level=2");
+  CHECK(panel->compare() == -1);
+  CHECK(errors.last().contains("level is given twice"));
   panel->setParameters("level=2.5, other=1");
   REQUIRE(panel->compare() > 0);
   REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));

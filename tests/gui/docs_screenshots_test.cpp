@@ -133,6 +133,10 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   window.findChild<QDockWidget*>("modelsDock")->raise();
   window.findChild<QDockWidget*>("logDock")->raise();
   shoot("models_dock.png");
+  // The Training dock of a one-pass method: its title says there is no loss curve.
+  window.findChild<QDockWidget*>("trainingDock")->raise();
+  shoot("training_dock_pod.png");
+  window.findChild<QDockWidget*>("logDock")->raise();
   // The details dialog is not modal: find it among the top-level windows.
   window.showModelDetails(0);
   settle(1500);

@@ -518,3 +518,28 @@ TEST_CASE(
   checkExports(*plot, "pod_singular_values");
   dialog->close();
 }
+
+TEST_CASE("the neural ODE view of a model with parameters takes a training run's values and explains the others",
+          "[methodviews]") {
+  ProjectDocument doc;
+  doc.newFromSpec(mbdrom::readModelSpec(example("duffing").toStdString()), example("duffing"));
+  const int train = addRun(doc, "train", 4.0, 0.01, 0.01), free = addRun(doc, "free", 4.0, 0.01, 0.01);
+  mbdrom::Dataset data = doc.makeTrainingDataset({train, free});
+  data.runs[0].parameters["drive"] = 1.0;
+  data.runs[1].parameters["drive"] = 0.0;
+  mbdrom::Monitor monitor;
+  const auto rom = mbdrom::trainReducedModel(
+      "node", data, {{"parameters", {"drive"}}, {"hidden", {8}}, {"epochs", 2}, {"batch_size", 16}}, monitor,
+      doc.model().get());
+  const mbdrom::Dataset runs = doc.makeTrainingDataset({train, free});
+  // A training run: its value comes from the model's record of the training.
+  const mbdrom::app::MethodRunViews trained = mbdrom::app::computeMethodRunViews(*rom, *doc.model(), runs.runs[1], nullptr);
+  CHECK(trained.node.error.empty());
+  CHECK(std::isfinite(trained.node.mse));
+  // Another run: no value, and the view says why instead of a training hint.
+  mbdrom::DatasetRun other = runs.runs[1];
+  other.name = "elsewhere";
+  const mbdrom::app::MethodRunViews unknown = mbdrom::app::computeMethodRunViews(*rom, *doc.model(), other, nullptr);
+  CHECK(unknown.node.error.find("takes parameters (drive) and run \"elsewhere\" is not one of its training runs") !=
+        std::string::npos);
+}

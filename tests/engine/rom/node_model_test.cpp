@@ -684,6 +684,8 @@ TEST_CASE("node parameters missing, constant or unknown are named", "[node_model
                     Catch::Contains("parameter \"force\" is 1 in every training run"));
   CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"parameters", {"force", "force"}}}),
                     Catch::Contains("\"force\" is named twice"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"parameters", {"a=1"}}}),
+                    Catch::Contains("\"a=1\" is not a parameter name"));
   data.runs[1].parameters["force"] = 3.0;
   const auto rom = trainReducedModel("node", data, settings, monitor, &model);
   RomSimulationOptions o;
