@@ -215,6 +215,7 @@ void ComparePanel::playInViewport() {
   auto add = [this](const QString& text, const QColor& colour) {
     auto* box = new QCheckBox(text, showBoxes_);
     box->setChecked(true);
+    box->setToolTip(tr("Show %1 in the 3D view").arg(text));  // the label may be cut in a narrow dock
     if (colour.isValid()) box->setStyleSheet(QStringLiteral("QCheckBox { color: %1; font-weight: bold; }").arg(colour.name()));
     showBoxes_->layout()->addWidget(box);
     shows_.push_back(box);

@@ -21,6 +21,8 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
       }
       if (values_.count(name) && !repeatable.count(name))
         throw UsageError("option " + name + " is given twice");
+      if ((name == "-o" && values_.count("--output")) || (name == "--output" && values_.count("-o")))
+        throw UsageError("-o and --output are the same option: give it once");
       if (valueOptions.count(name) || repeatable.count(name)) {
         if (!hasInline && i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
         values_[name] = hasInline ? inlineValue : args[++i];
