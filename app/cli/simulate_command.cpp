@@ -20,16 +20,24 @@
 namespace mbdrom::cli {
 
 const char* const kSimulateUsage =
-    "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T] [--dt DT]\n"
-    "                           [--output-dt H] [--velocity C=V,...]\n\n"
+    "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T]\n"
+    "                           [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H] [--velocity C=V,...]\n\n"
     "Reference simulation (implicit index-3 augmented Lagrangian, trapezoidal rule,\n"
     "velocity and acceleration projections) from the model's reference position at rest.\n\n"
     "  -o RUN.csv        trajectory CSV (written to RUN.csv.part, renamed when complete;\n"
     "                    a cancelled or failed run keeps its rows in RUN.partial.csv)\n"
     "  --load-case NAME  applied loads (default: gravity only)\n"
     "  --t-end T         end time [s] (default 1)\n"
-    "  --dt DT           time step [s] (default 0.001)\n"
-    "  --output-dt H     time between output rows [s], a multiple of DT (default 0.01; 0: every step)\n"
+    "  --dt DT           fixed time step [s] (default 0.001; the last step ends on T)\n"
+    "  --tolerance RTOL  error-controlled steps instead: relative tolerance on positions and\n"
+    "                    velocities, in (0, 1), e.g. 1e-6; absolute tolerances from the\n"
+    "                    mechanism's length and time scales. Steps land on every output time\n"
+    "                    and on the corners of the load functions; the summary gives the steps\n"
+    "                    taken and rejected, the smallest and largest step and the summed local\n"
+    "                    error estimate\n"
+    "  --max-step H      largest step of an error-controlled run [s] (default: no limit)\n"
+    "  --output-dt H     time between output rows [s] (default 0.01; 0: every step); with --dt a\n"
+    "                    multiple of DT\n"
     "  --velocity C=V,...  initial velocities of named coordinates (e.g. B.x=1), the rest at rest;\n"
     "                    projected onto the velocity constraints\n\n"
     "Progress on stderr (Ctrl+C cancels and keeps the partial file); summary on stdout:\n"
@@ -37,11 +45,12 @@ const char* const kSimulateUsage =
 
 const char* const kSweepUsage =
     "usage: mbdrom-cli sweep MODEL.json -o DIR --load-case NAME [--amplitudes A1,A2,...]\n"
-    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT] [--output-dt H] [--jobs N]\n\n"
+    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL]\n"
+    "                        [--output-dt H] [--jobs N]\n\n"
     "One simulation per combination of load amplitude scale and frequency scale (the\n"
     "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
     "Runs are independent and use N worker threads (default 2). Defaults: scales 1,\n"
-    "T = 1 s, DT = 0.001 s, H = 0.01 s.\n";
+    "T = 1 s, DT = 0.001 s, H = 0.01 s; --tolerance as in simulate.\n";
 
 namespace {
 
@@ -68,6 +77,18 @@ SimulationOptions simulationOptions(const Arguments& a) {
   if (!(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0 (got " + a.value("--dt") + ")");
   if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0 (got " + a.value("--t-end") + ")");
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0 (got " + a.value("--output-dt") + ")");
+  if (a.has("--tolerance")) {
+    if (a.has("--dt")) throw UsageError("--dt and --tolerance exclude each other (fixed or error-controlled steps)");
+    o.integrator.tolerance = a.number("--tolerance", 0.0);
+    if (!(o.integrator.tolerance > 0.0 && o.integrator.tolerance < 1.0))
+      throw UsageError("--tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " + a.value("--tolerance") +
+                       ")");
+  }
+  if (a.has("--max-step")) {
+    if (!a.has("--tolerance")) throw UsageError("--max-step needs --tolerance (with --dt every step is DT)");
+    o.integrator.maxStep = a.number("--max-step", 0.0);
+    if (!(o.integrator.maxStep > 0.0)) throw UsageError("--max-step must be > 0 (got " + a.value("--max-step") + ")");
+  }
   return o;
 }
 
@@ -114,8 +135,20 @@ std::string describe(const Model& model, int loadCase) {
 
 void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::ostream& out) {
   const double perStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
-  out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
-      << s.samples << " samples)\n";
+  if (s.tolerance > 0.0) {
+    out << "steps                  " << s.steps << " accepted, " << s.stepsRejected << " rejected, to t = " << s.tEnd
+        << " s (" << s.samples << " samples; tolerance " << s.tolerance << ")\n";
+    out << "step size              " << std::setprecision(4) << s.minStep << " s smallest, " << s.maxStep
+        << " s largest\n";
+    out << "local error estimate   " << std::setprecision(3) << s.errorEstimate
+        << " m summed over the steps (position, Zienkiewicz-Xie)\n";
+  } else {
+    out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
+        << s.samples << " samples)\n";
+    if (s.stepsRejected > 0)
+      out << "recovered steps        " << s.stepsRejected << " failed attempts redone, " << s.substeps
+          << " extra substeps (smallest " << std::setprecision(4) << s.minStep << " s)\n";
+  }
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << perStep * 1e6
       << " us per step, " << (perStep > 0 ? 1.0 / perStep : 0.0) << " steps/s)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n";
@@ -134,7 +167,8 @@ void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::o
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt", "--velocity"});
+  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
+                           "--output-dt", "--velocity"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
@@ -177,8 +211,8 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
 }
 
 int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt", "--amplitudes",
-                           "--frequencies", "--jobs"});
+  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
+                           "--output-dt", "--amplitudes", "--frequencies", "--jobs"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
   if (dir.empty()) throw UsageError("missing -o DIR");

@@ -1,6 +1,7 @@
 #include "engine/dynamics/assembly.h"
 
 #include "engine/core/error.h"
+#include "engine/dynamics/scales.h"
 #include "engine/model/constraints.h"
 
 #include <Eigen/QR>
@@ -43,34 +44,42 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
   result.q = qGuess;
   if (model.nc() == 0) return result;
 
+  // Scaled: x = q / coordinateScale and W Phi (engine/dynamics/scales.h), so
+  // the tolerance, the damping and the step test mean the same in any unit of length.
+  const MechanismScales scales = mechanismScales(model);
+  const Eigen::VectorXd w = scales.rowScale.cwiseInverse();
   Eigen::VectorXd Phi, trialPhi;
   Eigen::MatrixXd Phi_q, J(model.nc(), static_cast<Eigen::Index>(free.size())), JtJ;
+  auto scaledNorm = [&](const Eigen::VectorXd& v) { return v.cwiseProduct(w).lpNorm<Eigen::Infinity>(); };
   evalPhi(model, result.q, t, Phi);
-  double residual = Phi.lpNorm<Eigen::Infinity>();
+  double residual = scaledNorm(Phi);
   for (int it = 0; it < options.maxIterations && residual > options.tolerance; ++it) {
     evalPhiQ(model, result.q, t, Phi_q);
-    for (std::size_t k = 0; k < free.size(); ++k) J.col(static_cast<Eigen::Index>(k)) = Phi_q.col(free[k]);
-    // Levenberg-Marquardt with mu = |Phi|^2: Newton's quadratic convergence
+    for (std::size_t k = 0; k < free.size(); ++k)
+      J.col(static_cast<Eigen::Index>(k)) = w.cwiseProduct(Phi_q.col(free[k])) * scales.coordinateScale(free[k]);
+    const Eigen::VectorXd wPhi = w.cwiseProduct(Phi);
+    // Levenberg-Marquardt with mu = |W Phi|^2: Newton's quadratic convergence
     // near the solution, but no jump across the configuration space where
     // Phi_q loses rank on the motion itself (overconstrained linkages such as
     // Bricard's, whose Jacobian is singular on the curve and regular beside it).
-    const double mu = Phi.squaredNorm();
+    const double mu = wPhi.squaredNorm();
     JtJ.noalias() = J.transpose() * J;
     JtJ.diagonal().array() += mu;
-    const Eigen::VectorXd step = mu > 0.0 ? Eigen::VectorXd(JtJ.ldlt().solve(-(J.transpose() * Phi)))
-                                          : Eigen::VectorXd(J.completeOrthogonalDecomposition().solve(-Phi));
+    const Eigen::VectorXd step = mu > 0.0 ? Eigen::VectorXd(JtJ.ldlt().solve(-(J.transpose() * wPhi)))
+                                          : Eigen::VectorXd(J.completeOrthogonalDecomposition().solve(-wPhi));
     // Halve the step while it makes things worse (far from the solution).
     double scale = 1.0;
     Eigen::VectorXd trial;
     for (int halvings = 0; halvings < 12; ++halvings, scale *= 0.5) {
       trial = result.q;
-      for (std::size_t k = 0; k < free.size(); ++k) trial(free[k]) += scale * step(static_cast<Eigen::Index>(k));
+      for (std::size_t k = 0; k < free.size(); ++k)
+        trial(free[k]) += scale * step(static_cast<Eigen::Index>(k)) * scales.coordinateScale(free[k]);
       evalPhi(model, trial, t, trialPhi);
-      if (trialPhi.lpNorm<Eigen::Infinity>() < residual || halvings == 11) break;
+      if (scaledNorm(trialPhi) < residual || halvings == 11) break;
     }
     result.q = trial;
     Phi = trialPhi;
-    residual = Phi.lpNorm<Eigen::Infinity>();
+    residual = scaledNorm(Phi);
     result.iterations = it + 1;
     if (!std::isfinite(residual)) break;
   }
@@ -78,7 +87,7 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
   if (!(residual <= options.tolerance)) {
     std::ostringstream msg;
     msg << "assembly failed at t = " << t << " s after " << result.iterations
-        << " iterations: max |Phi| = " << residual
+        << " iterations: max |Phi_i / scale_i| = " << residual
         << "; most violated: " << describeWorstConstraints(model, Phi);
     throw SolverError(msg.str());
   }

@@ -12,7 +12,9 @@
 namespace mbdrom {
 
 struct AssemblyOptions {
-  double tolerance = 1e-11;      ///< on max |Phi_i| [m^2 or -]
+  /// On the scaled constraints max |Phi_i / rowScale_i| [-] (a relative
+  /// violation in any unit of length; engine/dynamics/scales.h).
+  double tolerance = 1e-12;
   int maxIterations = 50;
   std::vector<int> fixedCoordinates;  ///< coordinate indices kept at their given values
 };
@@ -20,7 +22,7 @@ struct AssemblyOptions {
 struct AssemblyResult {
   Eigen::VectorXd q;   ///< assembled coordinates, size nq
   int iterations = 0;
-  double residual = 0.0;  ///< max |Phi_i| at q
+  double residual = 0.0;  ///< max |Phi_i / rowScale_i| at q [-]
 };
 
 /// Newton-Raphson onto Phi(q, t) = 0 from qGuess (size nq) with

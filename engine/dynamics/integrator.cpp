@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
+#include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 
@@ -42,20 +43,32 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
       nf_(static_cast<int>(model.frictions().size())) {
   if (!(options.dt > 0.0) || !std::isfinite(options.dt))
     throw InputError("time step dt must be a positive number of seconds (got " + str(options.dt) + ")");
+  if (!(options.tolerance >= 0.0 && options.tolerance < 1.0))
+    throw InputError("tolerance must be a relative tolerance in (0, 1), or 0 for fixed steps (got " +
+                     str(options.tolerance) + ")");
+  for (const auto& [value, name] : {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
+                                    std::pair{options.minStep, "minimum step"}})
+    if (!(value >= 0.0) || !std::isfinite(value))
+      throw InputError(std::string(name) + " must be >= 0 s (got " + str(value) + ")");
   if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
     throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
                      model.spec().name + "\"");
   if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
-  const double mMax = nq_ > 0 ? model.massMatrix().diagonal().maxCoeff() : 1.0;
-  beta_ = options.penaltyRatio * (mMax > 0.0 ? mMax : 1.0);
-  alpha_ = beta_ / (0.25 * options.dt * options.dt);
-
+  scales_ = mechanismScales(model, loadCase);
+  beta_ = options.penaltyRatio * scales_.mass;
+  coordInv_ = scales_.coordinateScale.cwiseInverse();
   const int ncx = nc_ + nf_;
+  rowWeight_.setConstant(ncx, 1.0 / scales_.length);
+  rowWeight_.head(nc_) = scales_.rowScale.cwiseInverse();
+  rowWeight2_ = rowWeight_.cwiseAbs2();
+  minStep_ = options.minStep > 0.0 ? options.minStep : 1e-10 * scales_.time;
+  setStepSize(options.dt);
+
   Phi_.setZero(ncx);
   Phi_t_.setZero(ncx);
   c_.setZero(ncx);
   Phi_q_.setZero(ncx, nq_);
-  for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_}) v->setZero(nq_);
+  for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_, &inc_}) v->setZero(nq_);
   for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_}) v->setZero(ncx);
   for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
   sparse_ = nq_ > 0 && nq_ >= options.sparseThreshold;
@@ -66,6 +79,11 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
     lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nq_);
   }
   switched_.assign(static_cast<std::size_t>(nf_), 0);
+}
+
+void Integrator::setStepSize(double h) {
+  hCurrent_ = h;
+  alpha_ = beta_ / (0.25 * h * h);
 }
 
 bool Integrator::sticking(const DynamicState& s, int i) const {
@@ -171,14 +189,15 @@ void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, 
       rowCols_.clear();
       for (int j = 0; j < nq_; ++j)
         if (Phi_q_(r, j) != 0.0) rowCols_.push_back(j);
+      const double br = beta_ * rowWeight2_(r);
       for (int a : rowCols_) {
-        const double ba = beta_ * Phi_q_(r, a);
+        const double ba = br * Phi_q_(r, a);
         for (int b : rowCols_) A_(a, b) += ba * Phi_q_(r, b);
       }
     }
     factorizeSparse();
   } else {
-    A_.noalias() += beta_ * (Phi_q_.transpose() * Phi_q_);
+    A_.noalias() += Phi_q_.transpose() * (beta_ * rowWeight2_).asDiagonal() * Phi_q_;
     lu_.compute(A_);
     factor_ = Factor::Dense;
   }
@@ -249,53 +268,59 @@ void Integrator::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
 }
 
 bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eigen::VectorXd& rhs, double tol,
-                         int minIterations, int& iterations, double& residual) {
+                         double floor, int minIterations, int& iterations, double& residual) {
   // Method of multipliers for  min 1/2 x^T P x - b^T x  s.t.  Phi_q x + rhs = 0,
   // one (approximate) Newton step with A per multiplier update. sigma_ ends as
-  // the multiplier of the constraint.
+  // the multiplier of the constraint. Residuals are row-scaled and compared
+  // with the scaled size of x and rhs (floor: the scale of a mechanism at rest).
   sigma_.setZero();
-  const double scale = std::max(1.0, maxAbs(rhs));
   for (int k = 0;; ++k) {
     res_.noalias() = Phi_q_ * x;
     res_ += rhs;
     residual = maxAbs(res_);
-    if (!std::isfinite(residual)) return false;
-    if (k >= minIterations && residual <= tol * scale) {
-      sigma_ += beta_ * res_;
+    const double scaled = (res_.cwiseProduct(rowWeight_)).lpNorm<Eigen::Infinity>();
+    const double scale =
+        std::max({floor, (x.cwiseProduct(coordInv_)).lpNorm<Eigen::Infinity>(),
+                  rhs.size() ? (rhs.cwiseProduct(rowWeight_)).lpNorm<Eigen::Infinity>() : 0.0});
+    if (!std::isfinite(scaled) || !std::isfinite(scale)) return false;
+    if (k >= minIterations && scaled <= tol * scale) {
+      sigma_ += beta_ * rowWeight2_.cwiseProduct(res_);
       return true;
     }
     if (k == options_.maxProjectionIterations) return false;
-    if (k > 0) sigma_ += beta_ * res_;
+    if (k > 0) sigma_ += beta_ * rowWeight2_.cwiseProduct(res_);
     ++iterations;
     g_.noalias() = P_ * x;
     g_ -= b;
-    lambdaEff_ = sigma_ + beta_ * res_;
+    lambdaEff_ = sigma_ + beta_ * rowWeight2_.cwiseProduct(res_);
     g_.noalias() += Phi_q_.transpose() * lambdaEff_;
     solve(g_, dq_);
     x -= dq_;
   }
 }
 
-void Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, const DynamicState& s,
-                               const DynamicState& start, const char* what, StepReport& report, double& residual) {
+bool Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, double floor,
+                               const DynamicState& s, double h, const char* what, StepReport& report,
+                               double& residual) {
   xs_ = x;
   g_.noalias() = P_ * x;
   tmp_ = g_;
-  if (project(x, tmp_, rhs, tol, 0, report.projectionIterations, residual)) return;
+  if (project(x, tmp_, rhs, tol, floor, 0, report.projectionIterations, residual)) return true;
   // A stale factorisation may converge too slowly: rebuild it here, once.
   x = xs_;
   evalForces(s.q, s.qd, s.t, s);
-  factorize(s.q, s.qd, s.t, s.lambda, s, options_.dt);
+  factorize(s.q, s.qd, s.t, s.lambda, s, h);
   ++report.factorizations;
   tmp_.noalias() = P_ * x;
-  if (project(x, tmp_, rhs, tol, 0, report.projectionIterations, residual)) return;
+  if (project(x, tmp_, rhs, tol, floor, 0, report.projectionIterations, residual)) return true;
   // At a singular position (Phi_q losing rank, e.g. the A02 N-four-bar lying flat)
   // the velocity and acceleration constraints can be inconsistent: the iteration
   // then ends near their least-squares solution; the residual is kept and
-  // reported in the step's residuals. Only non-finite values stop the run.
-  if (std::isfinite(residual) && x.allFinite()) return;
-  fail(start, std::string(what) + " projection did not converge (residual " + str(residual) +
-                  "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(res_.head(nc_))));
+  // reported in the step's residuals. Only non-finite values fail the step.
+  if (std::isfinite(residual) && x.allFinite()) return true;
+  failure_ = std::string(what) + " projection did not converge (residual " + str(residual) +
+             "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(res_.head(nc_)));
+  return false;
 }
 
 double Integrator::nonConservativePower(const DynamicState& s) {
@@ -311,11 +336,46 @@ double Integrator::energy(const DynamicState& s) const {
   return 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) + gravityPotential(model_, s.q);
 }
 
-void Integrator::fail(const DynamicState& start, const std::string& cause) const {
+void Integrator::fail(const DynamicState& start, double t1, const std::string& cause) const {
   std::ostringstream out;
   out.precision(10);
-  out << "simulation stopped at t = " << start.t + options_.dt << " s (step " << start.step + 1 << "): " << cause;
+  out << "simulation stopped in the step from t = " << start.t << " s to " << t1 << " s (step " << start.step + 1
+      << "): " << cause;
   throw SolverError(out.str());
+}
+
+std::string Integrator::diagnoseFailure(const DynamicState& last) const {
+  // A value that blew up: name the largest scaled coordinate or velocity.
+  Eigen::Index iq = 0, iv = 0;
+  const double xq = nq_ ? last.q.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iq) : 0.0;
+  const double xv = nq_ ? last.qd.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iv) * scales_.time : 0.0;
+  std::ostringstream out;
+  out.precision(6);
+  if (!std::isfinite(xq) || xq > 1e6) {
+    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = " << last.q(iq);
+    return out.str();
+  }
+  if (!std::isfinite(xv) || xv > 1e8) {
+    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = " << last.qd(iv);
+    return out.str();
+  }
+  // A singular position: fewer independent constraints than at the start.
+  const MobilityReport now = analyzeMobility(model_, last.q, last.t, 1e-7);
+  const MobilityReport ref = analyzeMobility(model_, model_.q0(), last.t0, 1e-7);
+  if (now.rank < ref.rank) {
+    out << "the mechanism reaches a singular position at t = " << last.t << " s: Phi_q loses rank (" << ref.rank
+        << " -> " << now.rank << "); the constraints that become dependent: ";
+    int listed = 0;
+    for (std::size_t k = 0; k < now.redundantLabels.size() && listed < 4; ++k) {
+      const bool before = std::find(ref.redundantRows.begin(), ref.redundantRows.end(), now.redundantRows[k]) !=
+                          ref.redundantRows.end();
+      if (before) continue;
+      out << (listed ? "; " : "") << now.redundantLabels[k];
+      ++listed;
+    }
+    return out.str();
+  }
+  return {};
 }
 
 DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t0) {
@@ -324,21 +384,30 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
   if (qd.size() != 0 && qd.size() != nq_)
     throw InputError("initial velocities: expected " + std::to_string(nq_) + " values, got " +
                      std::to_string(qd.size()));
+  for (Eigen::Index i = 0; i < q.size(); ++i)
+    if (!std::isfinite(q(i)))
+      throw InputError("initial position of " + model_.coordinateName(static_cast<int>(i)) + " is not finite");
+  for (Eigen::Index i = 0; i < qd.size(); ++i)
+    if (!std::isfinite(qd(i)))
+      throw InputError("initial velocity of " + model_.coordinateName(static_cast<int>(i)) + " is not finite");
   DynamicState s;
   s.t0 = s.t = t0;
   s.q = assemblePositions(model_, q, t0).q;
   s.qd = qd.size() ? qd : Eigen::VectorXd::Zero(nq_);
   s.qdd.setZero(nq_);
+  s.jerk.setZero(nq_);
   s.lambda.setZero(nc_ + nf_);
   s.frictionMode.assign(static_cast<std::size_t>(nf_), 1);  // no stick rows until decided below
   s.stickPosition.setZero(nf_);
-  const DynamicState start = s;
   StepReport report;
   double residual = 0.0;
+  const double velocityFloor = 1.0 / scales_.time, accelerationFloor = velocityFloor * velocityFloor;
   auto projectVelocities = [&] {
     evalConstraints(s.q, t0, s);
     factorize(s.q, s.qd, t0, s.lambda, s, 0.0);
-    projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, s, start, "initial velocity", report, residual);
+    if (!projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, velocityFloor, s, 0.0, "initial velocity", report,
+                       residual))
+      throw SolverError("initial velocities at t = " + str(t0) + " s: " + failure_);
   };
   projectVelocities();
   bool anyStick = false;
@@ -358,12 +427,17 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
     factorize(s.q, s.qd, t0, s.lambda, s, 0.0);
     evalVelocityTerms(s.q, s.qd, t0, s);
     evalForces(s.q, s.qd, t0, s);
+    for (Eigen::Index i = 0; i < Q_.size(); ++i)
+      if (!std::isfinite(Q_(i)))
+        throw SolverError("the applied forces at t = " + str(t0) + " s are not finite on coordinate " +
+                          model_.coordinateName(static_cast<int>(i)) + ": check the loads, springs and dampers");
     s.qdd.setZero();
     int iterations = 0;
-    if (!project(s.qdd, Q_, c_, options_.accelerationTolerance, 1, iterations, residual))
+    if (!project(s.qdd, Q_, c_, options_.accelerationTolerance, accelerationFloor, 1, iterations, residual))
       throw SolverError("initial accelerations at t = " + str(t0) +
                         " s are not determined by the dynamics (constraint residual " + str(residual) +
-                        "): is the mass matrix singular on the free motions?");
+                        "): is the mass matrix singular on the free motions? (a body without mass or inertia on "
+                        "a freedom, e.g. a bar spinning about its own axis)");
     s.lambda = sigma_;
     // A sticking element whose required force exceeds mu N starts slipping.
     bool changed = false;
@@ -381,35 +455,54 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
   s.power = nonConservativePower(s);
   s.work = 0.0;
   s.energy0 = energy(s);
+  if (options_.tolerance > 0.0) {
+    // First step: the local error h^3/12 |q'''| ~ tol L with q''' ~ L/T^3 gives
+    // h ~ T (12 tol)^(1/3); a tenth of it, the control grows it quickly.
+    s.h = options_.initialStep > 0.0 ? options_.initialStep
+                                     : 0.1 * scales_.time * std::cbrt(12.0 * options_.tolerance);
+    if (options_.maxStep > 0.0) s.h = std::min(s.h, options_.maxStep);
+  }
   factorValid_ = false;  // the dynamic steps need their own matrix
   return s;
 }
 
-StepReport Integrator::attempt(DynamicState& s, const DynamicState& start) {
-  StepReport rep;
-  const double h = options_.dt, h2 = 0.25 * h * h;
-  const double t1 = start.t0 + static_cast<double>(start.step + 1) * h;
+bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, bool freshJacobian,
+                         StepReport& rep) {
+  const double h = t1 - start.t, h2 = 0.25 * h * h;
+  setStepSize(h);
   const Eigen::MatrixXd& M = model_.massMatrix();
-  s.q = start.q + h * start.qd + (0.5 * h * h) * start.qdd;
+  // The unknown is the increment inc = q_n+1 - q_n, not q_n+1: qd and qdd come
+  // from inc without the cancellation q_n+1 - q_n, whose round-off (eps |q|)
+  // would grow as 1/h in qd and 1/h^2 in qdd.
+  inc_ = h * start.qd + (0.5 * h * h) * start.qdd;
+  s.q = start.q + inc_;
   s.lambda = start.lambda;
   for (int i = 0; i < nf_; ++i)
     if (!sticking(s, i)) s.lambda(nc_ + i) = 0.0;
   s.t = t1;
-  bool refactor = !options_.reuseAcrossSteps || !factorValid_;
+  // Tolerance on the scaled correction: the fixed one, tighter at small steps
+  // (a correction dq leaves 4 dq / h^2 in qdd), never below round-off.
+  const double accScale = std::max(start.qdd.cwiseProduct(coordInv_).lpNorm<Eigen::Infinity>(),
+                                   1.0 / (scales_.time * scales_.time));
+  const double roundOff = 16.0 * std::numeric_limits<double>::epsilon() *
+                          std::max(1.0, start.q.cwiseProduct(coordInv_).lpNorm<Eigen::Infinity>());
+  const double newtonTol = std::max(std::min(options_.newtonTolerance, 1e-5 * h2 * accScale), roundOff);
+  bool refactor = freshJacobian || !options_.reuseAcrossSteps || !factorValid_;
   double previous = std::numeric_limits<double>::infinity();
   for (int k = 0;; ++k) {
     if (k == options_.maxNewtonIterations) {
-      fail(start, "Newton did not converge in " + std::to_string(k) + " iterations (last correction " +
-                      str(previous) + ", max |Phi| " + str(maxAbs(Phi_)) +
-                      "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(Phi_.head(nc_))));
+      failure_ = "Newton did not converge in " + std::to_string(k) + " iterations (last correction " +
+                 str(previous) + " of the length scale, max |Phi| " + str(maxAbs(Phi_)) +
+                 "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(Phi_.head(nc_)));
+      return false;
     }
-    s.qd = (2.0 / h) * (s.q - start.q) - start.qd;
-    s.qdd = (4.0 / (h * h)) * (s.q - start.q) - (4.0 / h) * start.qd - start.qdd;
+    s.qd = (2.0 / h) * inc_ - start.qd;
+    s.qdd = (4.0 / (h * h)) * inc_ - (4.0 / h) * start.qd - start.qdd;
     evalConstraints(s.q, t1, s);
-    // Multiplier update lambda_k = lambda_k-1 + alpha Phi(q_k) at the new iterate, then
-    // the residual with the penalty term: Phi_q^T (lambda_k + alpha Phi(q_k)).
-    if (k > 0) s.lambda += alpha_ * Phi_;
-    lambdaEff_ = s.lambda + alpha_ * Phi_;
+    // Multiplier update lambda_k = lambda_k-1 + alpha W^2 Phi(q_k) at the new iterate, then
+    // the residual with the penalty term: Phi_q^T (lambda_k + alpha W^2 Phi(q_k)).
+    if (k > 0) s.lambda += alpha_ * rowWeight2_.cwiseProduct(Phi_);
+    lambdaEff_ = s.lambda + alpha_ * rowWeight2_.cwiseProduct(Phi_);
     evalForces(s.q, s.qd, t1, s);
     r_.noalias() = M * s.qdd;
     r_.noalias() += Phi_q_.transpose() * lambdaEff_;
@@ -418,20 +511,24 @@ StepReport Integrator::attempt(DynamicState& s, const DynamicState& start) {
     if (refactor) {
       factorize(s.q, s.qd, t1, lambdaEff_, s, h);
       ++rep.factorizations;
-      refactor = !options_.reuseJacobian;
+      refactor = freshJacobian || !options_.reuseJacobian;
     }
     r_ *= h2;
     solve(r_, dq_);
-    s.q -= dq_;
+    inc_ -= dq_;
+    s.q = start.q + inc_;
     ++rep.newtonIterations;
-    const double correction = maxAbs(dq_) / std::max(1.0, maxAbs(s.q));
-    if (!std::isfinite(correction) || !std::isfinite(maxAbs(s.lambda)))
-      fail(start, "non-finite values in Newton iteration " + std::to_string(k + 1) + " (the solution diverged)");
+    const double correction = dq_.cwiseProduct(coordInv_).lpNorm<Eigen::Infinity>();
+    if (!std::isfinite(correction) || !std::isfinite(maxAbs(s.lambda))) {
+      failure_ = "non-finite values in Newton iteration " + std::to_string(k + 1) + " (the solution diverged)";
+      return false;
+    }
+    const double phiMax = Phi_.cwiseProduct(rowWeight_).lpNorm<Eigen::Infinity>();
     // k >= 1: the multipliers must have been updated once from a solved iterate;
     // an error in lambda moves q only by (h^2/4) d(lambda) / beta, which no
     // correction test sees.
-    const bool constraintsMet = k >= 1 && maxAbs(Phi_) <= options_.positionTolerance;
-    if (correction <= options_.newtonTolerance && constraintsMet) break;
+    const bool constraintsMet = k >= 1 && phiMax <= options_.positionTolerance;
+    if (correction <= newtonTol && constraintsMet) break;
     // Near a singular position (Phi_q losing rank, e.g. the A02 N-four-bar with its
     // cranks passing horizontal) the multiplier iteration lambda += alpha Phi only
     // contracts linearly, by m / (m + beta sigma^2) per iteration for a singular
@@ -440,43 +537,53 @@ StepReport Integrator::attempt(DynamicState& s, const DynamicState& start) {
     // crawl (ratio > 0.5), accept corrections and constraints within 1000x their
     // tolerances (the residual is reported); the next steps, away from the
     // singularity, converge fully again.
-    const double phiMax = maxAbs(Phi_);
-    if (fresh && k >= 2 && correction > 0.5 * previous && correction <= 1e3 * options_.newtonTolerance &&
+    if (fresh && k >= 2 && correction > 0.5 * previous && correction <= 1e3 * newtonTol &&
         phiMax <= 1e3 * options_.positionTolerance)
       break;
-    if (2 * k >= options_.maxNewtonIterations && correction <= options_.newtonTolerance &&
-        phiMax <= 1e3 * options_.positionTolerance)
+    if (2 * k >= options_.maxNewtonIterations && correction <= newtonTol && phiMax <= 1e3 * options_.positionTolerance)
       break;
     // Corrections that stop shrinking near round-off with a fresh matrix cannot get better.
-    if (fresh && k > 0 && correction <= 1e3 * options_.newtonTolerance && correction > 0.5 * previous &&
-        constraintsMet)
-      break;
+    if (fresh && k > 0 && correction <= 1e3 * newtonTol && correction > 0.5 * previous && constraintsMet) break;
+    // Diverging with a fresh matrix (corrections growing past a percent of the
+    // length scale): give up early, the caller retries and cuts the step.
+    if (fresh && k >= 3 && correction > 2.0 * previous && correction > 1e-2) {
+      failure_ = "Newton diverged (correction " + str(correction) + " of the length scale in iteration " +
+                 std::to_string(k + 1) + ")";
+      return false;
+    }
     // Rebuild the matrix when the old one no longer contracts fast, and always late.
     if ((k > 0 && !fresh && correction > 0.25 * previous) || k >= 6) refactor = true;
     previous = correction;
   }
 
-  s.qd = (2.0 / h) * (s.q - start.q) - start.qd;
-  s.qdd = (4.0 / (h * h)) * (s.q - start.q) - (4.0 / h) * start.qd - start.qdd;
+  s.qd = (2.0 / h) * inc_ - start.qd;
+  s.qdd = (4.0 / (h * h)) * inc_ - (4.0 / h) * start.qd - start.qdd;
   evalConstraints(s.q, t1, s);
   rep.residualPosition = maxAbs(Phi_);
-  projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, s, start, "velocity", rep, rep.residualVelocity);
+  const double velocityFloor = 1.0 / scales_.time, accelerationFloor = velocityFloor * velocityFloor;
+  if (!projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, velocityFloor, s, h, "velocity", rep,
+                     rep.residualVelocity))
+    return false;
   evalVelocityTerms(s.q, s.qd, t1, s);
-  projectOrFail(s.qdd, c_, options_.accelerationTolerance, s, start, "acceleration", rep, rep.residualAcceleration);
+  if (!projectOrFail(s.qdd, c_, options_.accelerationTolerance, accelerationFloor, s, h, "acceleration", rep,
+                     rep.residualAcceleration))
+    return false;
   // The projection's multiplier makes lambda consistent with the projected
   // accelerations (M qdd + Phi_q^T lambda = Q up to the O(h) part of P - M), which
   // removes the impulse of a friction element stopping within the step from its force.
   s.lambda += sigma_;
-  if (!s.qd.allFinite() || !s.qdd.allFinite()) fail(start, "non-finite velocities or accelerations");
-
+  if (!s.qd.allFinite() || !s.qdd.allFinite()) {
+    failure_ = "non-finite velocities or accelerations";
+    return false;
+  }
   evalForces(s.q, s.qd, t1, s);
   s.power = nonConservativePower(s);
   s.work = start.work + 0.5 * h * (start.power + s.power);
   s.step = start.step + 1;
-  return rep;
+  return true;
 }
 
-int Integrator::checkFriction(DynamicState& s, const DynamicState& start) {
+int Integrator::checkFriction(DynamicState& s, const DynamicState& start, double h) {
   int switches = 0;
   for (int i = 0; i < nf_; ++i) {
     const FrictionSpec& spec = model_.spec().frictions[static_cast<std::size_t>(i)];
@@ -492,7 +599,7 @@ int Integrator::checkFriction(DynamicState& s, const DynamicState& start) {
       // Stops within the step: stick where a linearly decreasing velocity reaches zero.
       const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
       const double v0 = frictionSlidingVelocity(model_, i, start.q, start.qd);
-      s.stickPosition(i) = f.axis.value(start.q).dot(f.r.value(start.q)) + 0.5 * options_.dt * v0;
+      s.stickPosition(i) = f.axis.value(start.q).dot(f.r.value(start.q)) + 0.5 * h * v0;
       mode = 0;
     }
     ++switched_[static_cast<std::size_t>(i)];
@@ -501,26 +608,27 @@ int Integrator::checkFriction(DynamicState& s, const DynamicState& start) {
   return switches;
 }
 
-StepReport Integrator::step(DynamicState& s) {
+bool Integrator::stepOnce(DynamicState& s, double t1, bool freshJacobian, StepReport& total) {
+  // One step from s to t1 with the friction modes decided (redone on a switch).
+  // On failure s is back at its start and failure_ says why.
   start_ = s;
   std::fill(switched_.begin(), switched_.end(), 0);
-  StepReport total;
   for (;;) {
     StepReport rep;
-    try {
-      rep = attempt(s, start_);
-    } catch (const SolverError&) {
-      s = start_;
-      throw;
-    }
+    const bool ok = attempt(s, start_, t1, freshJacobian, rep);
     total.newtonIterations += rep.newtonIterations;
     total.factorizations += rep.factorizations;
     total.projectionIterations += rep.projectionIterations;
-    total.residualPosition = rep.residualPosition;
-    total.residualVelocity = rep.residualVelocity;
-    total.residualAcceleration = rep.residualAcceleration;
-    const int switches = checkFriction(s, start_);
-    if (switches == 0) break;
+    if (!ok) {
+      s = start_;
+      factorValid_ = false;
+      return false;
+    }
+    total.residualPosition = std::max(total.residualPosition, rep.residualPosition);
+    total.residualVelocity = std::max(total.residualVelocity, rep.residualVelocity);
+    total.residualAcceleration = std::max(total.residualAcceleration, rep.residualAcceleration);
+    const int switches = checkFriction(s, start_, t1 - start_.t);
+    if (switches == 0) return true;
     // Redo the step from its start with the new friction modes.
     total.frictionSwitches += switches;
     const std::vector<int> modes = s.frictionMode;
@@ -530,7 +638,147 @@ StepReport Integrator::step(DynamicState& s) {
     s.stickPosition = stick;
     factorValid_ = false;
   }
+}
+
+void Integrator::advanceRecursive(DynamicState& s, double t1, int depth, StepReport& total) {
+  // Two tries at the interval (the second with a fresh Jacobian at every
+  // iteration), then two halves, each recovering the same way.
+  const DynamicState start = s;
+  const double h = t1 - start.t;
+  bool ok = stepOnce(s, t1, false, total);
+  if (!ok) {
+    ++total.rejected;
+    ok = stepOnce(s, t1, true, total);
+  }
+  if (ok) {
+    total.minStep = total.minStep > 0.0 ? std::min(total.minStep, h) : h;
+    return;
+  }
+  ++total.rejected;
+  if (0.5 * h < minStep_ || depth >= 40) {
+    const std::string why = diagnoseFailure(start);
+    fail(start, t1, (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " + str(h) +
+                        " s");
+  }
+  const long long step0 = start.step;
+  advanceRecursive(s, start.t + 0.5 * h, depth + 1, total);
+  advanceRecursive(s, t1, depth + 1, total);
+  s.step = step0 + 1;  // the parts count as one step of the grid
+  ++total.substeps;
+}
+
+StepReport Integrator::step(DynamicState& s) {
+  return advance(s, s.t0 + static_cast<double>(s.step + 1) * options_.dt);
+}
+
+StepReport Integrator::advance(DynamicState& s, double t1) {
+  if (!(t1 > s.t) || !std::isfinite(t1))
+    throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" + str(s.t) +
+                     " s)");
+  const DynamicState start = s;
+  StepReport total;
+  total.h = t1 - s.t;
+  try {
+    advanceRecursive(s, t1, 0, total);
+  } catch (const SolverError&) {
+    s = start;
+    throw;
+  }
+  s.t = t1;
+  s.jerkValid = false;
   return total;
+}
+
+double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError) {
+  // Zienkiewicz & Xie (1991) for Newmark with beta = 1/4: the local position
+  // error is (beta - 1/6) h^2 (qdd_n+1 - qdd_n) = h^2/12 (qdd_n+1 - qdd_n). The
+  // velocity error of the trapezoidal rule, h^3/12 times the fourth derivative,
+  // from the change of the jerk estimate over the step.
+  const double tol = options_.tolerance;
+  double ratio = 0.0;
+  positionError = 0.0;
+  const double hj = h * h / 12.0;
+  for (int i = 0; i < nq_; ++i) {
+    const double cs = scales_.coordinateScale(i);
+    const double jerk = (s.qdd(i) - start.qdd(i)) / h;
+    const double eq = hj * h * jerk;
+    positionError = std::max(positionError, std::abs(eq) * coordInv_(i) * scales_.length);
+    ratio = std::max(ratio, std::abs(eq) / (tol * (cs + std::abs(s.q(i)))));
+    if (start.jerkValid) {
+      const double ev = hj * (jerk - start.jerk(i));
+      ratio = std::max(ratio, std::abs(ev) / (tol * (cs / scales_.time + std::abs(s.qd(i)))));
+    }
+  }
+  return ratio;
+}
+
+StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
+  if (!(options_.tolerance > 0.0)) throw InputError("error-controlled steps need a tolerance > 0");
+  if (!(tStop > s.t) || !std::isfinite(tStop))
+    throw InputError("stepAdaptive: the stop time (" + str(tStop) + " s) must be after the current time (" +
+                     str(s.t) + " s)");
+  const DynamicState start = s;
+  StepReport total;
+  double h = s.h > 0.0 ? s.h : 0.1 * scales_.time * std::cbrt(12.0 * options_.tolerance);
+  if (options_.maxStep > 0.0) h = std::min(h, options_.maxStep);
+  bool freshJacobian = false;
+  for (;;) {
+    // Land on tStop exactly; when the proposal would leave less than a step
+    // before it, take half the remainder now (no sliver of a step later).
+    double t1 = s.t + h;
+    const double remaining = tStop - s.t;
+    const bool lands = h >= remaining * (1.0 - 1e-9);
+    if (lands)
+      t1 = tStop;
+    else if (2.0 * h > remaining)
+      t1 = s.t + 0.5 * remaining;
+    const double hTaken = t1 - s.t;
+    if (!stepOnce(s, t1, freshJacobian, total)) {
+      ++total.rejected;
+      if (!freshJacobian) {
+        freshJacobian = true;  // first retry: same step, fresh Jacobian at every iteration
+        continue;
+      }
+      h = 0.25 * hTaken;
+      if (h < minStep_) {
+        const std::string why = diagnoseFailure(start);
+        s = start;
+        fail(start, t1, (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " +
+                            str(hTaken) + " s");
+      }
+      continue;
+    }
+    double positionError = 0.0;
+    const double ratio = errorRatio(s, start, hTaken, positionError);
+    const bool switched = total.frictionSwitches > 0;  // a switch is resolved to one step: no error test
+    if (ratio > 1.0 && !switched && hTaken > minStep_) {
+      ++total.rejected;
+      s = start;
+      h = std::max(minStep_, hTaken * std::max(0.2, 0.9 * std::pow(ratio, -1.0 / 3.0)));
+      freshJacobian = false;
+      continue;
+    }
+    // Accepted.
+    const double grow = total.rejected > 0 ? 1.0 : 2.0;
+    // From the error of the step taken, limited to grow times the proposal (a
+    // step cut short to land on a stop does not shrink the next one).
+    double next = hTaken * std::max(0.2, 0.9 * std::pow(std::max(ratio, 1e-12), -1.0 / 3.0));
+    next = std::min(next, grow * std::max(h, hTaken));
+    if (options_.maxStep > 0.0) next = std::min(next, options_.maxStep);
+    // The jerk of a step much shorter than proposed (cut to an output time) is
+    // mostly round-off of qdd over a short h: keep the previous one then.
+    if (hTaken >= 0.25 * h || !start.jerkValid) {
+      for (int i = 0; i < nq_; ++i) s.jerk(i) = (s.qdd(i) - start.qdd(i)) / hTaken;
+      s.jerkValid = !switched && hTaken >= 0.25 * h;
+    }
+    s.h = next;
+    if (lands) s.t = tStop;
+    total.h = hTaken;
+    total.minStep = hTaken;
+    total.errorRatio = ratio;
+    total.positionError = positionError;
+    return total;
+  }
 }
 
 void Integrator::evalSample(const DynamicState& s, Sample& sample) {

@@ -46,6 +46,7 @@
 
 #include "engine/dynamics/constraint_hessian.h"
 #include "engine/dynamics/measures.h"
+#include "engine/dynamics/scales.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
@@ -60,18 +61,29 @@
 namespace mbdrom {
 
 struct IntegratorOptions {
-  double dt = 1e-3;  ///< time step h [s], > 0
-  /// Penalty beta = alpha h^2/4 as a multiple of the largest diagonal entry of M [-].
+  double dt = 1e-3;  ///< fixed time step h [s], > 0 (the grid of a fixed-step run; unused when tolerance > 0)
+  /// Relative tolerance on q and qd for error-controlled stepping [-], in (0, 1);
+  /// 0: fixed steps of dt. Absolute tolerances: tolerance * L on point
+  /// coordinates, tolerance on unit-vector components, and those over the time
+  /// scale T on velocities (engine/dynamics/scales.h).
+  double tolerance = 0.0;
+  double initialStep = 0.0;  ///< first step of an error-controlled run [s]; 0: from the tolerance and T
+  double maxStep = 0.0;      ///< largest step of an error-controlled run [s]; 0: no limit but the outputs
+  /// Smallest step [s] a failing step is cut to (fixed-step runs subdivide the
+  /// step down to this and return to the grid); 0: 1e-10 T.
+  double minStep = 0.0;
+  /// Penalty beta = alpha h^2/4 as a multiple of the mass of the scaled coordinates [-].
   /// Larger: faster multiplier convergence but a worse-conditioned A and
   /// multipliers that carry more round-off (alpha times that of Phi).
   double penaltyRatio = 1e4;
-  /// On max |dq| / max(1, max |q|) [-]. Tight on purpose: a position error e
-  /// left in a step is a velocity error 2e/h and an acceleration error 4e/h^2,
-  /// which the trapezoidal rule carries on undamped.
+  /// On the Newton correction of the scaled coordinates max |dq_i / s_i| [-]
+  /// (s_i = L for point coordinates, 1 for vector components); at small steps
+  /// also held below 1e-5 h^2/4 times the scaled acceleration, so the error a
+  /// correction leaves in qdd (4 dq / h^2) stays relative, down to round-off.
   double newtonTolerance = 1e-11;
-  double positionTolerance = 1e-11;     ///< on max |Phi_i| [m^2 or -]
-  double velocityTolerance = 1e-11;     ///< on max |Phi_q qd + Phi_t| / max(1, max |Phi_t|)
-  double accelerationTolerance = 1e-10; ///< on max |Phi_q qdd + c| / max(1, max |c|)
+  double positionTolerance = 1e-11;     ///< on the scaled constraints max |Phi_i / rowScale_i| [-]
+  double velocityTolerance = 1e-11;     ///< on max |(Phi_q qd + Phi_t)_i / rowScale_i|, relative to the scaled velocity
+  double accelerationTolerance = 1e-10; ///< on max |(Phi_q qdd + c)_i / rowScale_i|, relative to the scaled acceleration
   int maxNewtonIterations = 30;
   int maxProjectionIterations = 12;
   bool reuseJacobian = true;      ///< within a step, keep the factorisation while Newton contracts fast
@@ -89,9 +101,14 @@ struct IntegratorOptions {
 /// Time-stepping state of one run: everything that changes, apart from the
 /// constant Model. Copyable; one per run (or per thread).
 struct DynamicState {
-  long long step = 0;  ///< steps done
+  long long step = 0;  ///< steps done: grid steps (fixed step) or accepted steps (error-controlled)
   double t0 = 0.0;     ///< start time [s]
-  double t = 0.0;      ///< t0 + step * dt [s]
+  double t = 0.0;      ///< current time [s]: t0 + step * dt on a fixed grid
+  double h = 0.0;      ///< error-controlled: the next step proposed [s]
+  /// Error-controlled: estimate of the third derivative of q over the last step
+  /// [m/s^3, 1/s^3], size nq; valid when jerkValid (not after a start or a break).
+  Eigen::VectorXd jerk;
+  bool jerkValid = false;
   Eigen::VectorXd q;   ///< natural coordinates [m, -], size nq
   Eigen::VectorXd qd;  ///< velocities [m/s, 1/s], size nq
   Eigen::VectorXd qdd; ///< accelerations [m/s^2, 1/s^2], size nq
@@ -108,6 +125,15 @@ struct DynamicState {
 
 /// What one step did.
 struct StepReport {
+  double h = 0.0;             ///< size of the (last) step taken [s]
+  int substeps = 1;           ///< steps taken: > 1 when a failing fixed step was subdivided
+  int rejected = 0;           ///< attempts rejected (error too large, or Newton failed and the step was cut)
+  double minStep = 0.0;       ///< smallest step taken [s]
+  /// Error-controlled: local error estimate of the accepted step over the tolerance [-] (<= 1 when accepted)
+  double errorRatio = 0.0;
+  /// Error-controlled: local position error estimate of the accepted step (Zienkiewicz & Xie 1991),
+  /// max over the coordinates of |h^2/12 (qdd_n+1 - qdd_n)| in scaled coordinates times L [m].
+  double positionError = 0.0;
   int newtonIterations = 0;
   int factorizations = 0;
   int projectionIterations = 0;
@@ -135,10 +161,30 @@ public:
   /// cannot assemble or the initial accelerations are not determined.
   DynamicState initialState(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t0 = 0.0);
 
-  /// Advances `state` by one step (t = (step + 1) * dt from the start time).
-  /// Throws SolverError naming the time, step and cause (Newton divergence,
-  /// non-finite values, a projection that fails) and leaves `state` unchanged.
+  /// Advances `state` by one grid step, to t0 + (step + 1) * dt. See advance().
   StepReport step(DynamicState& state);
+
+  /// Advances `state` from state.t to t1 [s] (> state.t) in one step of the
+  /// trapezoidal rule; a step whose Newton iteration or projection fails is
+  /// retried with a fresh Jacobian at every iteration, then subdivided (halves,
+  /// down to the minimum step) and ends on t1 all the same. state.step grows by one.
+  /// Throws SolverError naming the time and the cause (a singular position and
+  /// the constraints whose rank drops, a value that blew up) and leaves `state`
+  /// unchanged.
+  StepReport advance(DynamicState& state, double t1);
+
+  /// Error-controlled: advances `state` by one accepted step of at most
+  /// tStop - state.t [s], landing on tStop exactly when the proposed step
+  /// reaches it; rejects and retries steps whose local error estimate exceeds
+  /// the tolerance, and proposes the next step in state.h. Needs tolerance > 0.
+  /// Throws SolverError as advance() does, or when the step falls below the minimum.
+  StepReport stepAdaptive(DynamicState& state, double tStop);
+
+  /// Forget the error history (after a discontinuity in the loads).
+  void restartErrorHistory(DynamicState& state) const { state.jerkValid = false; }
+
+  /// The mechanism's scales used for every tolerance.
+  const MechanismScales& scales() const { return scales_; }
 
   /// Fills the outputs of `sample` at `state` (re-uses its storage).
   void evalSample(const DynamicState& state, Sample& sample);
@@ -154,18 +200,23 @@ private:
   void evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const DynamicState& s);
   void factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const Eigen::VectorXd& lambdaEff,
                  const DynamicState& s, double h);
-  bool project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eigen::VectorXd& rhs, double tol, int minIterations,
-               int& iterations, double& residual);
-  void projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, const DynamicState& s,
-                     const DynamicState& start, const char* what, StepReport& report, double& residual);
+  bool project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eigen::VectorXd& rhs, double tol, double floor,
+               int minIterations, int& iterations, double& residual);
+  bool projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, double floor, const DynamicState& s,
+                     double h, const char* what, StepReport& report, double& residual);
   double nonConservativePower(const DynamicState& s);
   double energy(const DynamicState& s) const;
-  StepReport attempt(DynamicState& s, const DynamicState& start);
-  int checkFriction(DynamicState& s, const DynamicState& start);
+  bool attempt(DynamicState& s, const DynamicState& start, double t1, bool freshJacobian, StepReport& rep);
+  bool stepOnce(DynamicState& s, double t1, bool freshJacobian, StepReport& total);
+  void advanceRecursive(DynamicState& s, double t1, int depth, StepReport& total);
+  int checkFriction(DynamicState& s, const DynamicState& start, double h);
+  double errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError);
+  std::string diagnoseFailure(const DynamicState& last) const;
+  void setStepSize(double h);
   bool sticking(const DynamicState& s, int friction) const;
   void factorizeSparse();
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
-  [[noreturn]] void fail(const DynamicState& start, const std::string& cause) const;
+  [[noreturn]] void fail(const DynamicState& start, double t1, const std::string& cause) const;
 
   const Model& model_;
   int loadCase_;
@@ -173,15 +224,22 @@ private:
   ConstraintHessian hessian_;
   MeasureSet measures_;
   int nq_, nc_, nf_;
-  double beta_ = 0.0;   // penalty beta = alpha h^2 / 4
-  double alpha_ = 0.0;  // penalty alpha
+  MechanismScales scales_;
+  Eigen::VectorXd rowWeight2_;   // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
+  Eigen::VectorXd rowWeight_;    // 1 / rowScale, size nc + nf
+  Eigen::VectorXd coordInv_;     // 1 / coordinateScale, size nq
+  double beta_ = 0.0;   // penalty beta = alpha h^2 / 4 [kg m^2]
+  double alpha_ = 0.0;  // penalty alpha of the current step
+  double hCurrent_ = 0.0;
+  double minStep_ = 0.0;
+  std::string failure_;  // why the last attempt failed
   bool factorValid_ = false;
   long long factorizations_ = 0;
 
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, PhiM_, Phi_t_, PhiTM_, c_, cM_, cT_;
   Eigen::MatrixXd Phi_q_, Phi_qM_;
-  Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_;
+  Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_, inc_;
   Eigen::MatrixXd K_, Dq_, Dqd_, Kext_, A_, P_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   // Sparse path: pattern of A (nq x nq flags, symmetric), the matrix, its factors.

@@ -1,6 +1,7 @@
 #include "engine/dynamics/simulation.h"
 
 #include "engine/dynamics/mobility.h"
+#include "engine/dynamics/scales.h"
 
 #include "engine/core/error.h"
 
@@ -59,16 +60,25 @@ void simulationSteps(const SimulationOptions& o, long long& steps, long long& st
   if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("end time must be >= 0 s (got " + str(o.tEnd) + ")");
   if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt))
     throw InputError("output interval must be >= 0 s (got " + str(o.outputDt) + ")");
+  const double tol = o.integrator.tolerance;
+  if (!(tol >= 0.0 && tol < 1.0))
+    throw InputError("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " + str(tol) + ")");
   const double n = std::ceil(o.tEnd / dt - 1e-9);
   if (n > 1e12) throw InputError("end time / time step is too large (" + str(n) + " steps)");
   steps = static_cast<long long>(std::max(0.0, n));
-  stride = std::max(1LL, static_cast<long long>(std::llround(o.outputDt / dt)));
+  const double ratio = o.outputDt / dt;
+  stride = std::max(1LL, static_cast<long long>(std::llround(ratio)));
+  if (tol == 0.0 && o.outputDt > 0.0 && std::abs(ratio - static_cast<double>(stride)) > 1e-9 * std::max(1.0, ratio))
+    throw InputError("the output interval " + str(o.outputDt) + " s is not a multiple of the time step " + str(dt) +
+                     " s: choose a multiple (e.g. " + str(static_cast<double>(stride) * dt) +
+                     " s), or error-controlled steps (a tolerance), which land on every output time");
 }
 
 SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink, Monitor* monitor,
                            SimulationSummary* summaryOut) {
   long long steps = 0, stride = 1;
   simulationSteps(options, steps, stride);
+  const bool adaptive = options.integrator.tolerance > 0.0;
   // A locked mechanism cannot move: say which constraint locks it.
   requireMobile(model, analyzeMobility(model, options.q0.size() == model.nq() ? options.q0 : model.q0()));
   Integrator integrator(model, options.loadCase, options.integrator);
@@ -78,12 +88,14 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
   info.modelName = model.spec().name;
   info.loadCase =
       options.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(options.loadCase)].name : std::string();
-  info.dt = dt;
-  info.outputDt = static_cast<double>(stride) * dt;
-  info.tEnd = static_cast<double>(steps) * dt;
-  info.totalSteps = steps;
+  info.dt = adaptive ? 0.0 : dt;
+  info.outputDt = adaptive ? options.outputDt : (options.outputDt > 0.0 ? static_cast<double>(stride) * dt : dt);
+  info.tEnd = options.tEnd;
+  info.totalSteps = adaptive ? 0 : steps;
+  info.tolerance = options.integrator.tolerance;
 
   SimulationSummary sum;
+  sum.tolerance = options.integrator.tolerance;
   Sample sample;
   bool begun = false;
   const auto wallStart = std::chrono::steady_clock::now();
@@ -109,27 +121,63 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
       sum.energyScale = std::max({sum.energyScale, std::abs(sample.kineticEnergy),
                                   std::abs(sample.potentialEnergy - potential0), std::abs(sample.workNonConservative)});
     };
-    emit(0);
-    Progress progress{"simulate", 0, steps, {{"t", 0.0}, {"max residual", 0.0}}};
-    for (long long n = 0; n < steps; ++n) {
-      const StepReport r = integrator.step(state);
+    auto record = [&](const StepReport& r) {
       ++sum.steps;
+      sum.stepsRejected += r.rejected;
+      sum.substeps += r.substeps - 1;
       sum.newtonIterations += r.newtonIterations;
       sum.factorizations += r.factorizations;
       sum.frictionSwitches += r.frictionSwitches;
+      sum.minStep = sum.minStep > 0.0 ? std::min(sum.minStep, r.minStep) : r.minStep;
+      sum.maxStep = std::max(sum.maxStep, r.h);
+      sum.errorEstimate += r.positionError;
       sum.maxResidualPosition = std::max(sum.maxResidualPosition, r.residualPosition);
       sum.maxResidualVelocity = std::max(sum.maxResidualVelocity, r.residualVelocity);
       sum.maxResidualAcceleration = std::max(sum.maxResidualAcceleration, r.residualAcceleration);
-      if ((n + 1) % stride == 0 || n + 1 == steps) emit(r.newtonIterations);
-      if (monitor) {
-        // Building a progress record costs more than checking a flag: every 64 steps.
-        if ((n & 63) == 0 || n + 1 == steps) {
-          progress.step = n + 1;
-          progress.metrics[0].second = state.t;
-          progress.metrics[1].second = sum.maxResidualPosition;
-          monitor->report(progress);
+    };
+    emit(0);
+    Progress progress{"simulate", 0, adaptive ? 1000 : steps, {{"t", 0.0}, {"max residual", 0.0}}};
+    auto report = [&](long long n, bool last) {
+      if (!monitor) return;
+      // Building a progress record costs more than checking a flag: every 64 steps.
+      if ((n & 63) == 0 || last) {
+        progress.step = adaptive ? std::llround(1000.0 * state.t / std::max(options.tEnd, 1e-300)) : n + 1;
+        progress.metrics[0].second = state.t;
+        progress.metrics[1].second = sum.maxResidualPosition;
+        monitor->report(progress);
+      }
+      monitor->checkpoint();
+    };
+    if (!adaptive) {
+      for (long long n = 0; n < steps; ++n) {
+        // The grid t0 + (n + 1) dt; the last step ends on tEnd (shorter when tEnd is off the grid).
+        const double t1 = n + 1 == steps ? options.tEnd : static_cast<double>(n + 1) * dt;
+        const StepReport r = integrator.advance(state, t1);
+        record(r);
+        if ((n + 1) % stride == 0 || n + 1 == steps) emit(r.newtonIterations);
+        report(n, n + 1 == steps);
+      }
+    } else {
+      // Stops: every output time, every break of a load or driver function, the end.
+      std::vector<double> breaks = timeFunctionBreaks(model, options.loadCase, 0.0, options.tEnd);
+      std::size_t nextBreak = 0;
+      long long outputIndex = 1, n = 0;
+      while (state.t < options.tEnd) {
+        const double tOut = options.outputDt > 0.0
+                                ? std::min(options.tEnd, static_cast<double>(outputIndex) * options.outputDt)
+                                : options.tEnd;
+        while (nextBreak < breaks.size() && breaks[nextBreak] <= state.t) ++nextBreak;
+        const double tBreak = nextBreak < breaks.size() ? breaks[nextBreak] : options.tEnd;
+        const double tStop = std::min(tOut, tBreak);
+        const StepReport r = integrator.stepAdaptive(state, tStop);
+        record(r);
+        if (state.t == tBreak && nextBreak < breaks.size()) integrator.restartErrorHistory(state);
+        const bool atOutput = options.outputDt > 0.0 ? state.t == tOut : true;
+        if (atOutput) {
+          emit(r.newtonIterations);
+          ++outputIndex;
         }
-        monitor->checkpoint();
+        report(n++, state.t >= options.tEnd);
       }
     }
     updateWall(state.t);

@@ -20,15 +20,27 @@ namespace mbdrom {
 
 struct SimulationOptions {
   int loadCase = -1;      ///< index into spec().loadCases, -1: gravity only
-  double tEnd = 1.0;      ///< end time [s], >= 0; the last step ends at ceil(tEnd / dt) * dt
-  double outputDt = 0.0;  ///< time between samples [s], rounded to a multiple of dt; 0: every step
+  double tEnd = 1.0;      ///< end time [s], >= 0; the last step ends on it (shortened when tEnd is off the grid)
+  /// Time between samples [s]; 0: every step. Fixed steps: a multiple of dt
+  /// (to 1e-9 relative). Error-controlled steps are cut to land on every output time.
+  double outputDt = 0.0;
   Eigen::VectorXd q0;     ///< initial positions (assembled first), size nq; empty: the model's reference
   Eigen::VectorXd qd0;    ///< initial velocities (projected), size nq; empty: at rest
-  IntegratorOptions integrator;  ///< dt and solver settings
+  /// dt (fixed steps) or tolerance (error-controlled steps, when > 0) and solver settings
+  IntegratorOptions integrator;
 };
 
 struct SimulationSummary {
-  long long steps = 0;      ///< time steps done
+  long long steps = 0;      ///< time steps done (accepted steps of an error-controlled run)
+  long long stepsRejected = 0;  ///< attempts rejected and redone smaller (error test or Newton failure)
+  long long substeps = 0;   ///< fixed steps: extra steps taken inside grid steps that had to be subdivided
+  double minStep = 0.0;     ///< smallest step taken [s]
+  double maxStep = 0.0;     ///< largest step taken [s]
+  /// Error-controlled: sum over the steps of the local position error estimate [m]
+  /// (h^2/12 |qdd_n+1 - qdd_n|, Zienkiewicz & Xie), a bound-like estimate of the
+  /// global position error when errors do not cancel.
+  double errorEstimate = 0.0;
+  double tolerance = 0.0;   ///< the relative tolerance of an error-controlled run (0: fixed steps)
   long long samples = 0;    ///< samples written
   double tEnd = 0.0;        ///< time reached [s]
   double wallSeconds = 0.0; ///< wall-clock time of the stepping [s]
@@ -44,8 +56,10 @@ struct SimulationSummary {
   double energyScale = 0.0;       ///< max(|T|, |V - V0|, |W_nc|) over the samples [J], to judge the error
 };
 
-/// Number of steps and the sampling stride for the options (checked).
-/// Throws InputError for dt <= 0, tEnd < 0, outputDt < 0 or non-finite values.
+/// Number of steps and the sampling stride of a fixed-step run (checked; the
+/// last step may be shorter to end on tEnd). Throws InputError for dt <= 0,
+/// tEnd < 0, outputDt < 0, non-finite values, an output interval that is not a
+/// multiple of dt, or a tolerance outside (0, 1) (0 is fixed steps).
 void simulationSteps(const SimulationOptions& options, long long& steps, long long& stride);
 
 /// Runs one simulation and streams its samples (t0 = 0, then every output

@@ -7,6 +7,7 @@ target_sources(mbdrom_engine PRIVATE
   dynamics/mobility.cpp
   dynamics/modes.cpp
   dynamics/reactions.cpp
+  dynamics/scales.cpp
   dynamics/simulation.cpp
   dynamics/statics.cpp
   dynamics/trajectory.cpp

@@ -21,7 +21,7 @@ namespace mbdrom {
 /// (point coordinates [m], unit-vector components [-]); generalized forces are
 /// [N] on point coordinates and [N m] on unit-vector components.
 struct Sample {
-  long long step = 0;  ///< time steps done
+  long long step = 0;  ///< time steps done (accepted steps of an error-controlled run)
   double t = 0.0;      ///< time [s]
   Eigen::VectorXd q;    ///< natural coordinates [m, -], size nq
   Eigen::VectorXd qd;   ///< velocities [m/s, 1/s], size nq
@@ -55,10 +55,13 @@ struct Sample {
 struct RunInfo {
   std::string modelName;
   std::string loadCase;  ///< name, or "" for gravity only
-  double dt = 0.0;       ///< time step [s]
-  double outputDt = 0.0; ///< time between samples [s]
+  /// Fixed steps: the time step [s]. Error-controlled: 0 (the steps vary; see tolerance).
+  double dt = 0.0;
+  double outputDt = 0.0; ///< time between samples [s] (0: every accepted step of an error-controlled run)
   double tEnd = 0.0;     ///< [s]
+  /// Fixed steps: the number of steps. Error-controlled: 0 (not known in advance).
   long long totalSteps = 0;
+  double tolerance = 0.0;  ///< relative tolerance of an error-controlled run; 0: fixed steps
 };
 
 /// How a run ended, told to the sink last.

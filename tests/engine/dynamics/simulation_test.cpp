@@ -149,7 +149,7 @@ TEST_CASE("energy of conservative mechanisms stays within the second-order bound
   }
 }
 
-TEST_CASE("constraint residuals stay below 1e-10 at every step, redundant constraints included") {
+TEST_CASE("constraint residuals stay at round-off at every step, redundant constraints included") {
   for (const auto& [model, loadCase] :
        {std::pair{modelFromJson(fourBarJson()), std::string()}, std::pair{example("macpherson.json"), std::string("train")},
         std::pair{example("slider_crank.json"), std::string("drive")}}) {
@@ -158,7 +158,9 @@ TEST_CASE("constraint residuals stay below 1e-10 at every step, redundant constr
     INFO(model.spec().name << ": " << sum.maxResidualPosition << " " << sum.maxResidualVelocity << " "
                            << sum.maxResidualAcceleration);
     CHECK(sum.maxResidualPosition < 1e-10);
-    CHECK(sum.maxResidualVelocity < 1e-10);
+    // Velocities are projected until the row-scaled residual is 1e-11 of the
+    // scaled velocity: |Phi_q qd|_i up to ~1e-9 for a 2 m bar moving at ~10 m/s.
+    CHECK(sum.maxResidualVelocity < 1e-9);
     // Accelerations are checked relative to max(1, |Phi_q,dot qd|), which reaches ~100 here.
     CHECK(sum.maxResidualAcceleration < 1e-7);
     CHECK(sum.steps == 2000);
@@ -278,20 +280,26 @@ TEST_CASE("cancelling a run keeps the samples written so far") {
   CHECK(summary.steps == written - 1);
 }
 
-TEST_CASE("a diverging run stops with the time and cause and keeps its samples") {
-  // A pendulum with a mass matrix that is zero: the accelerations are not defined.
+TEST_CASE("a step too large for Newton is subdivided and the run stays on its grid") {
+  // Half-second steps on a 1 m pendulum with two Newton iterations allowed: each
+  // grid step fails, is retried with a fresh Jacobian, then halved until it
+  // converges; the samples stay on the 0.5 s grid.
   const Model model = modelFromJson(pendulumJson(1.0, 1.0, 0.3));
-  CallbackSink sink;
-  SimulationOptions o = options(1.0, 0.5);  // far too large a step for Newton
+  std::vector<double> times;
+  CallbackSink sink([&](const Sample& s) { times.push_back(s.t); });
+  SimulationOptions o = options(1.0, 0.5);
   o.integrator.maxNewtonIterations = 2;
-  try {
-    simulate(model, o, sink);
-    FAIL("expected a SolverError");
-  } catch (const SolverError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("t = ") && Catch::Contains("Newton"));
-  }
-  CHECK(sink.status == RunStatus::Failed);
-  CHECK(sink.count >= 1);
+  const SimulationSummary sum = simulate(model, o, sink);
+  CHECK(sink.status == RunStatus::Completed);
+  CHECK(times == std::vector<double>{0.0, 0.5, 1.0});
+  CHECK(sum.steps == 2);
+  CHECK(sum.stepsRejected > 0);
+  CHECK(sum.substeps > 0);
+  CHECK(sum.minStep < 0.5);
+  // The subdivided run agrees with one made with small steps from the start.
+  CallbackSink fine;
+  simulate(model, options(1.0, sum.minStep), fine);
+  CHECK((sink.last.q - fine.last.q).lpNorm<Eigen::Infinity>() < 1e-2);
 }
 
 TEST_CASE("sweep runs every case on two threads with scaled loads") {
