@@ -25,6 +25,27 @@
 /// symmetric (no velocity-dependent or follower forces), sparse LU otherwise.
 /// beta Phi_q^T Phi_q is then accumulated row by row over each row's non-zeros.
 ///
+/// Increments and scaling: Newton iterates on the increment q_n+1 - q_n, from
+/// which qd and qdd are formed, so round-off does not grow as 1/h and 1/h^2
+/// (no accuracy floor down to microsecond steps). Coordinates and constraint rows
+/// are scaled by the mechanism's length scale and each row's own dimension
+/// (engine/dynamics/scales.h): the penalty is beta W^2 per row, and every
+/// tolerance is relative, so a mechanism behaves the same in m, cm or mm. The
+/// scaled form keeps the iteration matrix conditioned independently of h (the
+/// aim of Bottasso, Dopico & Trainelli 2008, who scale the index-3 equations
+/// by h^2 and the multipliers by 1/h^2; here beta = alpha h^2/4 does that).
+///
+/// Recovery: a step whose Newton iteration or projection fails is retried with
+/// a fresh Jacobian at every iteration, then cut in halves (fixed steps return
+/// to their grid); a run stops only when the step falls below the minimum,
+/// naming a blown-up value or the constraints that lose rank.
+///
+/// Error control (tolerance > 0): local position error h^2/12 (qdd_n+1 - qdd_n)
+/// (Zienkiewicz & Xie 1991) and velocity error h^3/12 times the fourth
+/// derivative, from the change of the jerk; steps rejected above the tolerance,
+/// the next step from the error with exponent 1/3, cut to land on output times
+/// and load corners.
+///
 /// Jacobian reuse: A is factorised at the predictor of each step and kept for
 /// the following iterations and both projections while Newton contracts fast
 /// (ratio of successive corrections <= 0.25); it is rebuilt at the current

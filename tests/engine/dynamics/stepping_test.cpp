@@ -20,7 +20,12 @@ using namespace mbdrom::test;
 
 namespace {
 
-Model example(const std::string& name) { return readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name); }
+Model example(const std::string& name) {
+  std::string path = MBDROM_SOURCE_DIR;
+  path += "/resources/examples/";
+  path += name;
+  return readModel(path);
+}
 
 /// The same mechanism in another unit of length: 1 m becomes s units (masses
 /// in kg, times in s; forces in kg unit/s^2 scale by s, torques and inertias by s^2).
