@@ -419,6 +419,7 @@ int ComparePanel::compare() {
     result->referenceInfo.loadCase = entry.record.loadCase;
     result->referenceInfo.tEnd = entry.record.tEnd;
     result->referenceInfo.dt = entry.record.dt;
+    result->referenceInfo.tolerance = entry.record.tolerance;
     result->referenceInfo.outputDt = entry.record.outputDt;
     samples = entry.samples;
     storedFile = entry.storedFile;
@@ -480,7 +481,10 @@ int ComparePanel::compare() {
           timing.loadCase = reducedOptionsFor(mech, result->referenceInfo, first).loadCase;
           timing.tEnd = result->referenceInfo.tEnd;
           timing.outputDt = result->referenceInfo.outputDt;
-          timing.integrator.dt = result->referenceInfo.dt;
+          if (result->referenceInfo.dt > 0.0)
+            timing.integrator.dt = result->referenceInfo.dt;
+          else
+            timing.integrator.tolerance = result->referenceInfo.tolerance;
           result->full = timeFullModel(mech, timing, &monitor);
         }
         RomSimulationOptions options = reducedOptionsFor(mech, result->referenceInfo, first);
@@ -786,7 +790,10 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
       << "</head><body>\n<h1>Full against reduced: " << htmlEscape(QString::fromStdString(r.model->spec().name)) << "</h1>\n"
       << "<p>Reference run <b>" << htmlEscape(r.referenceName) << "</b> (load case "
       << htmlEscape(QString::fromStdString(r.referenceInfo.loadCase.empty() ? "gravity only" : r.referenceInfo.loadCase))
-      << ", " << r.referenceInfo.tEnd << " s, step " << r.referenceInfo.dt << " s, output every "
+      << ", " << r.referenceInfo.tEnd << " s, "
+      << (r.referenceInfo.dt > 0.0 ? "step " : "error-controlled steps, tolerance ")
+      << (r.referenceInfo.dt > 0.0 ? r.referenceInfo.dt : r.referenceInfo.tolerance)
+      << (r.referenceInfo.dt > 0.0 ? " s" : "") << ", output every "
       << r.referenceInfo.outputDt << " s). Every reduced model ran under the same load case, span and step from the "
       << "reference's initial state; position errors are over every point, vector and marker (the numbers of "
       << "<code>mbdrom-cli compare</code> on the two CSV files).</p>\n<h2>Metrics</h2>\n<table>\n<tr><th>metric</th>";

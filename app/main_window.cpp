@@ -910,12 +910,36 @@ void MainWindow::runSimulationDialog() {
     return box;
   };
   auto* tEnd = spin(5.0, 0.001, 1e6, 3, " s", tr("Simulated time"));
+  auto* stepping = new QComboBox(&dialog);
+  stepping->setObjectName("stepping");
+  stepping->addItem(tr("Fixed time step"));
+  stepping->addItem(tr("Error-controlled (tolerance)"));
+  stepping->setToolTip(tr("Fixed steps give samples on a regular grid (training data); error-controlled steps "
+                          "choose the step from a local error estimate (Zienkiewicz & Xie) and land on every "
+                          "output time"));
   auto* dt = spin(1.0, 0.001, 100.0, 3, " ms", tr("Fixed time step of the implicit integrator"));
-  auto* outDt = spin(10.0, 0.001, 1000.0, 3, " ms", tr("Time between stored samples"));
+  auto* tolerance = new QComboBox(&dialog);
+  tolerance->setObjectName("tolerance");
+  tolerance->setEditable(true);
+  for (const char* t : {"1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-9"}) tolerance->addItem(QString::fromLatin1(t));
+  tolerance->setCurrentText(QStringLiteral("1e-6"));
+  tolerance->setToolTip(tr("Relative tolerance on positions and velocities; absolute tolerances come from the "
+                           "mechanism's length and time scales. The global error is typically 1-20 times it."));
+  auto* outDt = spin(10.0, 0.001, 1000.0, 3, " ms",
+                     tr("Time between stored samples (with a fixed step: a multiple of it)"));
   form->addRow(tr("Load case"), loadCase);
   form->addRow(tr("End time"), tEnd);
+  form->addRow(tr("Steps"), stepping);
   form->addRow(tr("Time step"), dt);
+  form->addRow(tr("Tolerance"), tolerance);
   form->addRow(tr("Output interval"), outDt);
+  auto updateStepping = [form, stepping, dt, tolerance] {
+    const bool adaptive = stepping->currentIndex() == 1;
+    form->setRowVisible(dt, !adaptive);
+    form->setRowVisible(tolerance, adaptive);
+  };
+  connect(stepping, &QComboBox::currentIndexChanged, &dialog, updateStepping);
+  updateStepping();
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
   form->addRow(buttons);
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
@@ -927,6 +951,17 @@ void MainWindow::runSimulationDialog() {
   options.tEnd = tEnd->value();
   options.integrator.dt = dt->value() * 1e-3;
   options.outputDt = outDt->value() * 1e-3;
+  if (stepping->currentIndex() == 1) {
+    bool ok = false;
+    const double rtol = tolerance->currentText().trimmed().toDouble(&ok);
+    if (!ok || !(rtol > 0.0 && rtol < 1.0)) {
+      QMessageBox::warning(this, tr("Run Reference Simulation"),
+                           tr("The tolerance \"%1\" is not a relative tolerance between 0 and 1 (e.g. 1e-6).")
+                               .arg(tolerance->currentText()));
+      return;
+    }
+    options.integrator.tolerance = rtol;
+  }
   runSimulation(options);
 }
 
@@ -937,7 +972,8 @@ void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const
   run.record.loadCase = recorder->info().loadCase;
   run.record.tEnd = options.tEnd;
   run.record.tReached = recorder->samples().empty() ? 0.0 : recorder->samples().back().t;
-  run.record.dt = options.integrator.dt;
+  run.record.dt = options.integrator.tolerance > 0.0 ? 0.0 : options.integrator.dt;
+  run.record.tolerance = options.integrator.tolerance;
   run.record.outputDt = options.outputDt;
   run.record.status = runStatusName(recorder->status());
   run.record.message = recorder->message();

@@ -78,6 +78,7 @@ void ProjectDocument::openProject(const QString& dir) {
     e.info.modelName = spec_.name;
     e.info.loadCase = r.loadCase;
     e.info.dt = r.dt;
+    e.info.tolerance = r.tolerance;
     e.info.outputDt = r.outputDt;
     e.info.tEnd = r.tEnd;
     e.storedFile = QDir(dir_).filePath(QString::fromStdString(r.file));

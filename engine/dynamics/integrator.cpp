@@ -338,7 +338,7 @@ double Integrator::energy(const DynamicState& s) const {
 
 void Integrator::fail(const DynamicState& start, double t1, const std::string& cause) const {
   std::ostringstream out;
-  out.precision(10);
+  out.precision(12);
   out << "simulation stopped in the step from t = " << start.t << " s to " << t1 << " s (step " << start.step + 1
       << "): " << cause;
   throw SolverError(out.str());
@@ -686,7 +686,30 @@ StepReport Integrator::advance(DynamicState& s, double t1) {
   }
   s.t = t1;
   s.jerkValid = false;
+  checkBlowUp(start, s);
   return total;
+}
+
+void Integrator::checkBlowUp(const DynamicState& start, DynamicState& s) const {
+  // Far beyond the mechanism's size or speed: stop now and name the value,
+  // rather than integrate on to overflow.
+  const double limit = 1e6;
+  if (nq_ == 0) return;
+  Eigen::Index iq = 0, iv = 0;
+  const double xq = s.q.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iq);
+  const double xv = s.qd.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iv) * scales_.time;
+  if (xq <= limit && xv <= 1e3 * limit) return;
+  const double t1 = s.t;
+  std::ostringstream out;
+  out.precision(6);
+  if (xq > limit)
+    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = " << s.q(iq)
+        << " at t = " << t1 << " s, more than 1e6 times the mechanism's size (" << scales_.length << ")";
+  else
+    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = " << s.qd(iv)
+        << " at t = " << t1 << " s, more than 1e9 times the mechanism's size over its time scale";
+  s = start;
+  fail(start, t1, out.str());
 }
 
 double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError) {
@@ -773,6 +796,7 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
     }
     s.h = next;
     if (lands) s.t = tStop;
+    checkBlowUp(start, s);
     total.h = hTaken;
     total.minStep = hTaken;
     total.errorRatio = ratio;

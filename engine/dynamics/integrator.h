@@ -233,6 +233,7 @@ private:
   int checkFriction(DynamicState& s, const DynamicState& start, double h);
   double errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError);
   std::string diagnoseFailure(const DynamicState& last) const;
+  void checkBlowUp(const DynamicState& start, DynamicState& s) const;
   void setStepSize(double h);
   bool sticking(const DynamicState& s, int friction) const;
   void factorizeSparse();

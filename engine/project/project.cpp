@@ -126,6 +126,8 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
     run.tReached = r.number(jr, "t_reached", where);
     run.dt = r.number(jr, "dt", where);
     run.outputDt = r.number(jr, "output_dt", where);
+    run.tolerance = r.number(jr, "tolerance", where);
+    if (run.tolerance >= 1.0) r.fail(where, "\"tolerance\" must be a relative tolerance below 1");
     run.status = r.string(jr, "status", where, false);
     if (run.status.empty()) run.status = "completed";
     if (run.status != "completed" && run.status != "cancelled" && run.status != "failed")
@@ -170,17 +172,14 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
   j["created"] = m.created;
   j["modified"] = m.modified;
   j["runs"] = Json::array();
-  for (const ProjectRun& r : m.runs)
-    j["runs"].push_back({{"name", r.name},
-                         {"file", r.file},
-                         {"load_case", r.loadCase},
-                         {"t_end", r.tEnd},
-                         {"t_reached", r.tReached},
-                         {"dt", r.dt},
-                         {"output_dt", r.outputDt},
-                         {"status", r.status},
-                         {"message", r.message},
-                         {"created", r.created}});
+  for (const ProjectRun& r : m.runs) {
+    Json run = {{"name", r.name},       {"file", r.file},   {"load_case", r.loadCase},
+                {"t_end", r.tEnd},      {"t_reached", r.tReached}, {"dt", r.dt},
+                {"output_dt", r.outputDt}, {"status", r.status}, {"message", r.message},
+                {"created", r.created}};
+    if (r.tolerance > 0.0) run["tolerance"] = r.tolerance;  // fixed-step runs leave it out
+    j["runs"].push_back(std::move(run));
+  }
   j["datasets"] = Json::array();
   for (const ProjectItem& d : m.datasets) j["datasets"].push_back({{"name", d.name}, {"file", d.file}});
   j["models"] = Json::array();

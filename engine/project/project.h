@@ -12,7 +12,7 @@
 ///
 /// Manifest: `{"format": "mbdrom-project", "version": 1, "name", "model":
 /// "model.json", "created", "modified", "runs": [{"name", "file", "load_case",
-/// "t_end", "t_reached", "dt", "output_dt", "status", "message", "created"}], "datasets":
+/// "t_end", "t_reached", "dt", "output_dt", "tolerance" (error-controlled runs only), "status", "message", "created"}], "datasets":
 /// [{"name", "file"}], "models": [{"name", "method", "file"}], "training_settings":
 /// {METHOD: {...}}}` (the last settings used per training method; optional). Paths are
 /// relative to the project directory and may not leave it.
@@ -38,8 +38,9 @@ struct ProjectRun {
   std::string loadCase;  ///< "" for gravity only
   double tEnd = 0.0;     ///< requested end time [s]
   double tReached = 0.0; ///< time of the last sample [s] (below tEnd when cancelled or failed)
-  double dt = 0.0;       ///< time step [s]
-  double outputDt = 0.0; ///< time between samples [s]
+  double dt = 0.0;       ///< fixed time step [s]; 0 for an error-controlled run
+  double outputDt = 0.0; ///< time between samples [s] (0: every accepted step of an error-controlled run)
+  double tolerance = 0.0;  ///< relative tolerance of an error-controlled run; 0: fixed steps of dt
   std::string status = "completed";  ///< "completed", "cancelled" or "failed" (partial runs are kept)
   std::string message;   ///< why it stopped, when it did not complete
   std::string created;   ///< ISO-8601 UTC

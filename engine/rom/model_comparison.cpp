@@ -2,6 +2,8 @@
 
 #include "engine/core/error.h"
 
+#include <cmath>
+
 namespace mbdrom {
 
 namespace {
@@ -30,8 +32,13 @@ RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, 
   RomSimulationOptions o;
   o.loadCase = info.loadCase.empty() ? -1 : model.requireLoadCase(info.loadCase);
   o.tEnd = info.tEnd;
-  o.dt = info.dt;
   o.outputDt = info.outputDt;
+  o.dt = info.dt;
+  if (!(o.dt > 0.0)) {
+    // An error-controlled reference: reduced models step at 1 ms or less, on the output grid.
+    o.dt = 1e-3;
+    if (o.outputDt > 0.0) o.dt = o.outputDt / std::ceil(o.outputDt / 1e-3 - 1e-9);
+  }
   o.q0 = first.q;
   o.qd0 = first.qd;
   return o;
