@@ -1,4 +1,5 @@
 #include "app/main_window.h"
+#include "app/project_document.h"
 #include "widgets/property_editor.h"
 #include "gui_helpers.h"
 #include "widgets/scene_view.h"
@@ -6,6 +7,11 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QComboBox>
+#include <QDialog>
+#include <QDoubleSpinBox>
+#include <QScreen>
+#include <QTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -184,4 +190,48 @@ TEST_CASE("selecting a tree element shows its properties in the editor") {
   REQUIRE(k != nullptr);
   CHECK(k->text() == "30000");
   CHECK(window.propertyEditor()->findChild<QLineEdit*>("free_length_value") != nullptr);
+}
+
+TEST_CASE("the simulation dialog runs error-controlled steps and the run records the tolerance") {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  QAction* run = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text().remove('&') == "Run Reference Simulation...") run = a;
+  REQUIRE(run != nullptr);
+  bool handled = false, toleranceShown = false, stepHidden = false;
+  QTimer::singleShot(600, [&] {
+    auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+    if (dialog) {
+      auto* stepping = dialog->findChild<QComboBox*>("stepping");
+      auto* tolerance = dialog->findChild<QComboBox*>("tolerance");
+      if (stepping && tolerance) {
+        stepping->setCurrentIndex(1);
+        tolerance->setCurrentText("1e-6");
+        waitFor([] { return false; }, 200);
+        toleranceShown = tolerance->isVisible();
+        stepHidden = true;
+        for (auto* box : dialog->findChildren<QDoubleSpinBox*>())
+          if (box->suffix() == " ms" && box->toolTip().startsWith("Fixed time step")) stepHidden = !box->isVisible();
+        QGuiApplication::primaryScreen()->grabWindow(0).toImage().save(MBDROM_TEST_OUTPUT_DIR "/simulation_dialog_tolerance.png");
+        dialog->accept();
+      } else {
+        dialog->reject();
+      }
+    }
+    handled = true;
+  });
+  run->trigger();
+  REQUIRE(handled);
+  CHECK(toleranceShown);
+  CHECK(stepHidden);
+  const auto& runs = window.document()->runs();
+  REQUIRE(waitFor([&] { return runs.size() == 1; }, 30000));
+  CHECK(runs[0].record.status == "completed");
+  CHECK(runs[0].record.tolerance == 1e-6);
+  CHECK(runs[0].record.dt == 0.0);
+  CHECK(runs[0].info.tolerance == 1e-6);
+  CHECK(runs[0].samples->back().t == 5.0);
 }
