@@ -952,9 +952,8 @@ void MainWindow::runSimulationDialog() {
   options.integrator.dt = dt->value() * 1e-3;
   options.outputDt = outDt->value() * 1e-3;
   if (stepping->currentIndex() == 1) {
-    bool ok = false;
-    const double rtol = tolerance->currentText().trimmed().toDouble(&ok);
-    if (!ok || !(rtol > 0.0 && rtol < 1.0)) {
+    const double rtol = parseNumber(tolerance->currentText());
+    if (!(rtol > 0.0 && rtol < 1.0)) {
       QMessageBox::warning(this, tr("Run Reference Simulation"),
                            tr("The tolerance \"%1\" is not a relative tolerance between 0 and 1 (e.g. 1e-6).")
                                .arg(tolerance->currentText()));

@@ -139,14 +139,11 @@ QString methodTitle(const QString& method) {
   return method;
 }
 
-namespace {
-// One finite number in C-locale notation, or NaN.
 double parseNumber(const QString& text) {
   bool ok = false;
   const double v = QLocale::c().toDouble(text.trimmed(), &ok);
   return ok && std::isfinite(v) ? v : std::nan("");
 }
-}  // namespace
 
 std::vector<double> parseNumberList(const QString& text) {
   std::vector<double> out;

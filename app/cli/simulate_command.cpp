@@ -45,12 +45,12 @@ const char* const kSimulateUsage =
 
 const char* const kSweepUsage =
     "usage: mbdrom-cli sweep MODEL.json -o DIR --load-case NAME [--amplitudes A1,A2,...]\n"
-    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL]\n"
+    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL [--max-step H]]\n"
     "                        [--output-dt H] [--jobs N]\n\n"
     "One simulation per combination of load amplitude scale and frequency scale (the\n"
     "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
     "Runs are independent and use N worker threads (default 2). Defaults: scales 1,\n"
-    "T = 1 s, DT = 0.001 s, H = 0.01 s; --tolerance as in simulate.\n";
+    "T = 1 s, DT = 0.001 s, H = 0.01 s; --tolerance and --max-step as in simulate.\n";
 
 namespace {
 

@@ -46,7 +46,9 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
 
   // Scaled: x = q / coordinateScale and W Phi (engine/dynamics/scales.h), so
   // the tolerance, the damping and the step test mean the same in any unit of length.
-  const MechanismScales scales = mechanismScales(model);
+  MechanismScales computed;
+  if (!options.scales) computed = mechanismScales(model);
+  const MechanismScales& scales = options.scales ? *options.scales : computed;
   const Eigen::VectorXd w = scales.rowScale.cwiseInverse();
   Eigen::VectorXd Phi, trialPhi;
   Eigen::MatrixXd Phi_q, J(model.nc(), static_cast<Eigen::Index>(free.size())), JtJ;

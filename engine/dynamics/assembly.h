@@ -3,10 +3,12 @@
 /// Assembly: consistent positions on Phi(q, t) = 0 and velocities on
 /// Phi_q qd = -Phi_t, from approximate or partial data.
 
+#include "engine/dynamics/scales.h"
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
 
+#include <memory>
 #include <vector>
 
 namespace mbdrom {
@@ -17,6 +19,9 @@ struct AssemblyOptions {
   double tolerance = 1e-12;
   int maxIterations = 50;
   std::vector<int> fixedCoordinates;  ///< coordinate indices kept at their given values
+  /// The model's scales, when the caller assembles often (every step of a
+  /// reduced run); null: computed by the call.
+  std::shared_ptr<const MechanismScales> scales;
 };
 
 struct AssemblyResult {

@@ -21,7 +21,11 @@ void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, co
     for (const auto& tb : b.terms) K.block<3, 3>(ta.index, tb.index) += (ta.weight * tb.weight) * B;
 }
 
-double maxAbs(const Eigen::VectorXd& v) { return v.size() > 0 ? v.lpNorm<Eigen::Infinity>() : 0.0; }
+// max |v_i| of a vector or an expression (no temporary), 0 when empty.
+template <class Derived>
+double maxAbs(const Eigen::MatrixBase<Derived>& v) {
+  return v.size() > 0 ? v.template lpNorm<Eigen::Infinity>() : 0.0;
+}
 
 std::string str(double x) {
   std::ostringstream out;
@@ -62,14 +66,14 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
   rowWeight_.head(nc_) = scales_.rowScale.cwiseInverse();
   rowWeight2_ = rowWeight_.cwiseAbs2();
   minStep_ = options.minStep > 0.0 ? options.minStep : 1e-10 * scales_.time;
-  setStepSize(options.dt);
 
   Phi_.setZero(ncx);
   Phi_t_.setZero(ncx);
   c_.setZero(ncx);
   Phi_q_.setZero(ncx, nq_);
   for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_, &inc_}) v->setZero(nq_);
-  for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_}) v->setZero(ncx);
+  for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_, &penalty_}) v->setZero(ncx);
+  Phi_qW_.setZero(ncx, nq_);
   for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
   sparse_ = nq_ > 0 && nq_ >= options.sparseThreshold;
   if (sparse_) {
@@ -79,11 +83,6 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
     lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nq_);
   }
   switched_.assign(static_cast<std::size_t>(nf_), 0);
-}
-
-void Integrator::setStepSize(double h) {
-  hCurrent_ = h;
-  alpha_ = beta_ / (0.25 * h * h);
 }
 
 bool Integrator::sticking(const DynamicState& s, int i) const {
@@ -197,7 +196,8 @@ void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, 
     }
     factorizeSparse();
   } else {
-    A_.noalias() += Phi_q_.transpose() * (beta_ * rowWeight2_).asDiagonal() * Phi_q_;
+    Phi_qW_.noalias() = (beta_ * rowWeight2_).asDiagonal() * Phi_q_;
+    A_.noalias() += Phi_q_.transpose() * Phi_qW_;
     lu_.compute(A_);
     factor_ = Factor::Dense;
   }
@@ -274,25 +274,25 @@ bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eig
   // the multiplier of the constraint. Residuals are row-scaled and compared
   // with the scaled size of x and rhs (floor: the scale of a mechanism at rest).
   sigma_.setZero();
+  const double rhsScale = maxAbs(rhs.cwiseProduct(rowWeight_));
   for (int k = 0;; ++k) {
     res_.noalias() = Phi_q_ * x;
     res_ += rhs;
     residual = maxAbs(res_);
-    const double scaled = (res_.cwiseProduct(rowWeight_)).lpNorm<Eigen::Infinity>();
-    const double scale =
-        std::max({floor, (x.cwiseProduct(coordInv_)).lpNorm<Eigen::Infinity>(),
-                  rhs.size() ? (rhs.cwiseProduct(rowWeight_)).lpNorm<Eigen::Infinity>() : 0.0});
+    const double scaled = maxAbs(res_.cwiseProduct(rowWeight_));
+    const double scale = std::max({floor, maxAbs(x.cwiseProduct(coordInv_)), rhsScale});
     if (!std::isfinite(scaled) || !std::isfinite(scale)) return false;
+    penalty_ = beta_ * rowWeight2_.cwiseProduct(res_);
     if (k >= minIterations && scaled <= tol * scale) {
-      sigma_ += beta_ * rowWeight2_.cwiseProduct(res_);
+      sigma_ += penalty_;
       return true;
     }
     if (k == options_.maxProjectionIterations) return false;
-    if (k > 0) sigma_ += beta_ * rowWeight2_.cwiseProduct(res_);
+    if (k > 0) sigma_ += penalty_;
     ++iterations;
     g_.noalias() = P_ * x;
     g_ -= b;
-    lambdaEff_ = sigma_ + beta_ * rowWeight2_.cwiseProduct(res_);
+    lambdaEff_ = sigma_ + penalty_;
     g_.noalias() += Phi_q_.transpose() * lambdaEff_;
     solve(g_, dq_);
     x -= dq_;
@@ -344,21 +344,34 @@ void Integrator::fail(const DynamicState& start, double t1, const std::string& c
   throw SolverError(out.str());
 }
 
-std::string Integrator::diagnoseFailure(const DynamicState& last) const {
-  // A value that blew up: name the largest scaled coordinate or velocity.
+std::string Integrator::blowUp(const DynamicState& s) const {
+  // Far beyond the mechanism's size (1e6 L) or speed (1e9 L/T).
+  if (nq_ == 0) return {};
   Eigen::Index iq = 0, iv = 0;
-  const double xq = nq_ ? last.q.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iq) : 0.0;
-  const double xv = nq_ ? last.qd.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iv) * scales_.time : 0.0;
+  const double xq = s.q.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iq);
+  const double xv = s.qd.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iv) * scales_.time;
+  if (xq <= 1e6 && xv <= 1e9) return {};
   std::ostringstream out;
   out.precision(6);
-  if (!std::isfinite(xq) || xq > 1e6) {
-    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = " << last.q(iq);
-    return out.str();
-  }
-  if (!std::isfinite(xv) || xv > 1e8) {
-    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = " << last.qd(iv);
-    return out.str();
-  }
+  if (!(xq <= 1e6))
+    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = " << s.q(iq)
+        << " at t = " << s.t << " s, more than 1e6 times the mechanism's size (" << scales_.length << ")";
+  else
+    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = " << s.qd(iv)
+        << " at t = " << s.t << " s, more than 1e9 times the mechanism's size over its time scale";
+  return out.str();
+}
+
+void Integrator::failAtMinimumStep(const DynamicState& start, double t1) const {
+  std::string why = blowUp(start);
+  if (why.empty()) why = singularity(start);
+  fail(start, t1, (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " +
+                      str(t1 - start.t) + " s");
+}
+
+std::string Integrator::singularity(const DynamicState& last) const {
+  std::ostringstream out;
+  out.precision(6);
   // A singular position: fewer independent constraints than at the start.
   const MobilityReport now = analyzeMobility(model_, last.q, last.t, 1e-7);
   const MobilityReport ref = analyzeMobility(model_, model_.q0(), last.t0, 1e-7);
@@ -392,7 +405,9 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
       throw InputError("initial velocity of " + model_.coordinateName(static_cast<int>(i)) + " is not finite");
   DynamicState s;
   s.t0 = s.t = t0;
-  s.q = assemblePositions(model_, q, t0).q;
+  AssemblyOptions assembly;
+  assembly.scales = std::make_shared<const MechanismScales>(scales_);
+  s.q = assemblePositions(model_, q, t0, assembly).q;
   s.qd = qd.size() ? qd : Eigen::VectorXd::Zero(nq_);
   s.qdd.setZero(nq_);
   s.jerk.setZero(nq_);
@@ -469,7 +484,7 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
 bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, bool freshJacobian,
                          StepReport& rep) {
   const double h = t1 - start.t, h2 = 0.25 * h * h;
-  setStepSize(h);
+  alpha_ = beta_ / h2;
   const Eigen::MatrixXd& M = model_.massMatrix();
   // The unknown is the increment inc = q_n+1 - q_n, not q_n+1: qd and qdd come
   // from inc without the cancellation q_n+1 - q_n, whose round-off (eps |q|)
@@ -482,10 +497,10 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
   s.t = t1;
   // Tolerance on the scaled correction: the fixed one, tighter at small steps
   // (a correction dq leaves 4 dq / h^2 in qdd), never below round-off.
-  const double accScale = std::max(start.qdd.cwiseProduct(coordInv_).lpNorm<Eigen::Infinity>(),
+  const double accScale = std::max(maxAbs(start.qdd.cwiseProduct(coordInv_)),
                                    1.0 / (scales_.time * scales_.time));
   const double roundOff = 16.0 * std::numeric_limits<double>::epsilon() *
-                          std::max(1.0, start.q.cwiseProduct(coordInv_).lpNorm<Eigen::Infinity>());
+                          std::max(1.0, maxAbs(start.q.cwiseProduct(coordInv_)));
   const double newtonTol = std::max(std::min(options_.newtonTolerance, 1e-5 * h2 * accScale), roundOff);
   bool refactor = freshJacobian || !options_.reuseAcrossSteps || !factorValid_;
   double previous = std::numeric_limits<double>::infinity();
@@ -501,8 +516,9 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     evalConstraints(s.q, t1, s);
     // Multiplier update lambda_k = lambda_k-1 + alpha W^2 Phi(q_k) at the new iterate, then
     // the residual with the penalty term: Phi_q^T (lambda_k + alpha W^2 Phi(q_k)).
-    if (k > 0) s.lambda += alpha_ * rowWeight2_.cwiseProduct(Phi_);
-    lambdaEff_ = s.lambda + alpha_ * rowWeight2_.cwiseProduct(Phi_);
+    penalty_ = alpha_ * rowWeight2_.cwiseProduct(Phi_);
+    if (k > 0) s.lambda += penalty_;
+    lambdaEff_ = s.lambda + penalty_;
     evalForces(s.q, s.qd, t1, s);
     r_.noalias() = M * s.qdd;
     r_.noalias() += Phi_q_.transpose() * lambdaEff_;
@@ -518,12 +534,12 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     inc_ -= dq_;
     s.q = start.q + inc_;
     ++rep.newtonIterations;
-    const double correction = dq_.cwiseProduct(coordInv_).lpNorm<Eigen::Infinity>();
+    const double correction = maxAbs(dq_.cwiseProduct(coordInv_));
     if (!std::isfinite(correction) || !std::isfinite(maxAbs(s.lambda))) {
       failure_ = "non-finite values in Newton iteration " + std::to_string(k + 1) + " (the solution diverged)";
       return false;
     }
-    const double phiMax = Phi_.cwiseProduct(rowWeight_).lpNorm<Eigen::Infinity>();
+    const double phiMax = maxAbs(Phi_.cwiseProduct(rowWeight_));
     // k >= 1: the multipliers must have been updated once from a solved iterate;
     // an error in lambda moves q only by (h^2/4) d(lambda) / beta, which no
     // correction test sees.
@@ -655,11 +671,7 @@ void Integrator::advanceRecursive(DynamicState& s, double t1, int depth, StepRep
     return;
   }
   ++total.rejected;
-  if (0.5 * h < minStep_ || depth >= 40) {
-    const std::string why = diagnoseFailure(start);
-    fail(start, t1, (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " + str(h) +
-                        " s");
-  }
+  if (0.5 * h < minStep_ || depth >= 40) failAtMinimumStep(start, t1);
   const long long step0 = start.step;
   advanceRecursive(s, start.t + 0.5 * h, depth + 1, total);
   advanceRecursive(s, t1, depth + 1, total);
@@ -691,25 +703,12 @@ StepReport Integrator::advance(DynamicState& s, double t1) {
 }
 
 void Integrator::checkBlowUp(const DynamicState& start, DynamicState& s) const {
-  // Far beyond the mechanism's size or speed: stop now and name the value,
-  // rather than integrate on to overflow.
-  const double limit = 1e6;
-  if (nq_ == 0) return;
-  Eigen::Index iq = 0, iv = 0;
-  const double xq = s.q.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iq);
-  const double xv = s.qd.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iv) * scales_.time;
-  if (xq <= limit && xv <= 1e3 * limit) return;
+  // Stop at once and name the value, rather than integrate on to overflow.
+  const std::string why = blowUp(s);
+  if (why.empty()) return;
   const double t1 = s.t;
-  std::ostringstream out;
-  out.precision(6);
-  if (xq > limit)
-    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = " << s.q(iq)
-        << " at t = " << t1 << " s, more than 1e6 times the mechanism's size (" << scales_.length << ")";
-  else
-    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = " << s.qd(iv)
-        << " at t = " << t1 << " s, more than 1e9 times the mechanism's size over its time scale";
   s = start;
-  fail(start, t1, out.str());
+  fail(start, t1, why);
 }
 
 double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError) {
@@ -763,12 +762,7 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
         continue;
       }
       h = 0.25 * hTaken;
-      if (h < minStep_) {
-        const std::string why = diagnoseFailure(start);
-        s = start;
-        fail(start, t1, (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " +
-                            str(hTaken) + " s");
-      }
+      if (h < minStep_) failAtMinimumStep(start, t1);
       continue;
     }
     double positionError = 0.0;

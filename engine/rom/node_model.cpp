@@ -759,6 +759,7 @@ class NaturalPositions {
                    const Eigen::VectorXd& start, const AeModel* latent = nullptr)
       : model_(model), indices_(indices), independent_(independent), latent_(latent), q_(start) {
     assembly_.fixedCoordinates = indices;
+    assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
   }
   const Eigen::VectorXd& at(const Eigen::VectorXd& x, double t) {
     if (latent_) {

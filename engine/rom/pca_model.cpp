@@ -294,7 +294,7 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
     cl.basis = S.cwiseInverse().asDiagonal() * V;
     const Eigen::MatrixXd P = V.transpose() * S.asDiagonal();
     cl.mass = cl.basis.transpose() * dataset.M * cl.basis;
-    cl.mass = 0.5 * (cl.mass + cl.mass.transpose());
+    cl.mass = (0.5 * (cl.mass + cl.mass.transpose())).eval();  // eval: no aliasing of the transpose
     if (Eigen::LLT<Eigen::MatrixXd>(cl.mass).info() != Eigen::Success)
       throw InputError("pca: the reduced mass matrix of cluster " + std::to_string(c + 1) +
                        " is not positive definite (its basis moves no mass)");

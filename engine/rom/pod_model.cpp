@@ -98,7 +98,7 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   monitor.checkpoint();
   monitor.reportNow({"train pod: reduced matrices", 2, 3, {}});
   rom->M_r_ = rom->Phi_.transpose() * dataset.M * rom->Phi_;
-  rom->M_r_ = 0.5 * (rom->M_r_ + rom->M_r_.transpose());
+  rom->M_r_ = (0.5 * (rom->M_r_ + rom->M_r_.transpose())).eval();  // eval: no aliasing of the transpose
   if (Eigen::LLT<Eigen::MatrixXd>(rom->M_r_).info() != Eigen::Success)
     throw InputError("pod: the reduced mass matrix is not positive definite (the basis moves no mass)");
 

@@ -82,7 +82,7 @@ Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd&
       Kt(i, j) = d > tiny ? C(i, j) / d : 0.0;
     }
   Eigen::MatrixXd K = U * Kt * U.transpose();
-  K = 0.5 * (K + K.transpose());
+  K = (0.5 * (K + K.transpose())).eval();  // eval: no aliasing of the transpose
   const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigK(K);
   K = eigK.eigenvectors() * eigK.eigenvalues().cwiseMax(0.0).asDiagonal() * eigK.eigenvectors().transpose();
   return 0.5 * (K + K.transpose());

@@ -271,6 +271,7 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
   for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext}) m->resize(nq, N);
   AssemblyOptions assembly;
   assembly.fixedCoordinates = independent;
+  assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
   Eigen::VectorXd q = qRef, f;
   if (meanReducedMass) meanReducedMass->setZero(n, n);
   for (Eigen::Index k = 0; k < N; ++k) {

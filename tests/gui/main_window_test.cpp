@@ -194,7 +194,8 @@ TEST_CASE("selecting a tree element shows its properties in the editor") {
 
 TEST_CASE("the simulation dialog runs error-controlled steps and the run records the tolerance") {
   MainWindow window;
-  window.resize(1280, 800);
+  window.move(0, 0);
+  window.resize(1600, 1000);  // the size of the user guide's screenshots
   window.show();
   REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
   QAction* run = nullptr;
@@ -208,6 +209,9 @@ TEST_CASE("the simulation dialog runs error-controlled steps and the run records
       auto* stepping = dialog->findChild<QComboBox*>("stepping");
       auto* tolerance = dialog->findChild<QComboBox*>("tolerance");
       if (stepping && tolerance) {
+        const QRect area(0, 0, 1600, 1000);
+        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
+                                                                               "/simulation_dialog.png");
         stepping->setCurrentIndex(1);
         tolerance->setCurrentText("1e-6");
         waitFor([] { return false; }, 200);
@@ -215,7 +219,8 @@ TEST_CASE("the simulation dialog runs error-controlled steps and the run records
         stepHidden = true;
         for (auto* box : dialog->findChildren<QDoubleSpinBox*>())
           if (box->suffix() == " ms" && box->toolTip().startsWith("Fixed time step")) stepHidden = !box->isVisible();
-        QGuiApplication::primaryScreen()->grabWindow(0).toImage().save(MBDROM_TEST_OUTPUT_DIR "/simulation_dialog_tolerance.png");
+        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
+                                                                               "/simulation_dialog_tolerance.png");
         dialog->accept();
       } else {
         dialog->reject();

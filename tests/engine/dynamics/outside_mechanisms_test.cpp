@@ -20,37 +20,20 @@ Model mechanism(const std::string& name) {
   return readModel(std::string(MBDROM_SOURCE_DIR) + "/tests/data/mechanisms/" + name);
 }
 
-class Last : public TrajectorySink {
-public:
-  void begin(const Model&, const RunInfo&) override {}
-  void write(const Sample& s) override {
-    last = s;
-    ++count;
-  }
-  void end(RunStatus s, const std::string& m) override {
-    status = s;
-    message = m;
-  }
-  Sample last;
-  long long count = 0;
-  RunStatus status = RunStatus::Failed;
-  std::string message;
-};
-
 SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd, double tolerance = 0.0) {
   SimulationOptions o;  // the defaults: 1 ms fixed step
   o.tEnd = tEnd;
   o.outputDt = 0.01;
   o.loadCase = model.requireLoadCase(loadCase);
   o.integrator.tolerance = tolerance;
-  Last sink;
+  TrajectoryRecorder sink;
   SimulationSummary sum;
   try {
     sum = simulate(model, o, sink);
   } catch (const Error& e) {
     FAIL(model.spec().name << " under " << loadCase << " stopped: " << e.what());
   }
-  CHECK(sink.status == RunStatus::Completed);
+  CHECK(sink.status() == RunStatus::Completed);
   CHECK(sum.tEnd == tEnd);
   return sum;
 }
@@ -105,18 +88,18 @@ TEST_CASE("Andrews' squeezer in metres meets the published angles at t = 0.03 s"
   o.outputDt = 0.03;
   o.loadCase = model.requireLoadCase("motor");
   o.integrator.tolerance = 1e-9;
-  Last sink;
+  TrajectoryRecorder sink;
   const SimulationSummary sum = simulate(model, o, sink);
-  REQUIRE(sink.last.t == 0.03);
+  REQUIRE(sink.samples().back().t == 0.03);
   const auto& measures = model.spec().measures;
   int found = 0;
   for (std::size_t i = 0; i < measures.size(); ++i) {
     const auto it = expected.find(measures[i].name);
     if (it == expected.end()) continue;
     ++found;
-    double d = sink.last.measures(static_cast<Eigen::Index>(i)) - it->second;
+    double d = sink.samples().back().measures(static_cast<Eigen::Index>(i)) - it->second;
     d = std::remainder(d, 2.0 * std::numbers::pi);
-    INFO(measures[i].name << ": " << sink.last.measures(static_cast<Eigen::Index>(i)) << " vs " << it->second << " ("
+    INFO(measures[i].name << ": " << sink.samples().back().measures(static_cast<Eigen::Index>(i)) << " vs " << it->second << " ("
                           << sum.steps << " steps)");
     CHECK(std::abs(d) < 1e-6);
   }

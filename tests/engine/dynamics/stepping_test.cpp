@@ -57,20 +57,6 @@ ModelSpec inUnits(ModelSpec spec, double s) {
   return spec;
 }
 
-class Keep : public TrajectorySink {
-public:
-  void begin(const Model&, const RunInfo& i) override { info = i; }
-  void write(const Sample& s) override { samples.push_back(s); }
-  void end(RunStatus s, const std::string& m) override {
-    status = s;
-    message = m;
-  }
-  RunInfo info;
-  std::vector<Sample> samples;
-  RunStatus status = RunStatus::Completed;
-  std::string message;
-};
-
 SimulationOptions fixedStep(double tEnd, double dt, double outputDt, int loadCase = -1) {
   SimulationOptions o;
   o.tEnd = tEnd;
@@ -140,11 +126,11 @@ Eigen::VectorXd doublePendulumEnd(const SimulationOptions& o, const Eigen::Vecto
   const Model model = modelFromJson(doublePendulumJson());
   SimulationOptions opt = o;
   opt.qd0 = qd0;
-  Keep keep;
+  TrajectoryRecorder keep;
   const SimulationSummary s = simulate(model, opt, keep);
   if (sum) *sum = s;
   Eigen::VectorXd y(12);
-  y << keep.samples.back().q, keep.samples.back().qd;
+  y << keep.samples().back().q, keep.samples().back().qd;
   return y;
 }
 
@@ -166,24 +152,24 @@ TEST_CASE("a mechanism in metres, centimetres and millimetres moves the same, sc
   for (const Case& c : {Case{"slider_crank.json", ""}, Case{"four_bar.json", "drive"}}) {
     const Model metres = example(c.file);
     const int lc = c.loadCase.empty() ? -1 : metres.requireLoadCase(c.loadCase);
-    Keep ref;
+    TrajectoryRecorder ref;
     simulate(metres, fixedStep(1.0, 1e-3, 0.1, lc), ref);
-    REQUIRE(ref.status == RunStatus::Completed);
+    REQUIRE(ref.status() == RunStatus::Completed);
     for (double s : {100.0, 1000.0, 0.07}) {
       INFO(c.file << " with 1 m = " << s << " units");
       const Model scaled(inUnits(metres.spec(), s));
-      Keep run;
+      TrajectoryRecorder run;
       simulate(scaled, fixedStep(1.0, 1e-3, 0.1, lc), run);
-      REQUIRE(run.samples.size() == ref.samples.size());
+      REQUIRE(run.samples().size() == ref.samples().size());
       // Point coordinates scale, unit-vector components do not.
       const Eigen::VectorXd unit = mechanismScales(scaled).coordinateScale.cwiseQuotient(
           mechanismScales(metres).coordinateScale);
       double worst = 0.0, size = 0.0;
-      for (std::size_t k = 0; k < ref.samples.size(); ++k)
+      for (std::size_t k = 0; k < ref.samples().size(); ++k)
         for (int i = 0; i < metres.nq(); ++i) {
           const double f = unit(i);
-          worst = std::max(worst, std::abs(run.samples[k].q(i) / f - ref.samples[k].q(i)));
-          size = std::max(size, std::abs(ref.samples[k].q(i)));
+          worst = std::max(worst, std::abs(run.samples()[k].q(i) / f - ref.samples()[k].q(i)));
+          size = std::max(size, std::abs(ref.samples()[k].q(i)));
         }
       CHECK(worst <= 1e-9 * size);
     }
@@ -194,9 +180,9 @@ TEST_CASE("a 7 cm mechanism written in metres starts and runs") {
   // Slider-crank scaled to 7 cm: the rank and singularity tests were absolute
   // and refused it at t = 0 (the initial accelerations were "not determined").
   const Model small(inUnits(example("slider_crank.json").spec(), 0.07 / 1.0));
-  Keep run;
+  TrajectoryRecorder run;
   const SimulationSummary sum = simulate(small, fixedStep(0.5, 1e-3, 0.05), run);
-  CHECK(run.status == RunStatus::Completed);
+  CHECK(run.status() == RunStatus::Completed);
   CHECK(sum.maxEnergyError <= 1e-3 * std::max(sum.energyScale, 1e-12));
 }
 
@@ -255,28 +241,28 @@ TEST_CASE("error-controlled outputs land exactly on the requested times and step
   ModelSpec spec = model.spec();
   spec.loadCases[0].loads[0].function = TimeFunction::step(0.2345, 50.0);
   const Model stepped(std::move(spec));
-  Keep every;
+  TrajectoryRecorder every;
   simulate(stepped, tolerance(0.5, 1e-6, 0.0, 0), every);  // every accepted step
   bool onCorner = false;
-  for (const Sample& s : every.samples) onCorner = onCorner || s.t == 0.2345;
+  for (const Sample& s : every.samples()) onCorner = onCorner || s.t == 0.2345;
   CHECK(onCorner);
-  CHECK(every.samples.back().t == 0.5);
-  CHECK(every.info.dt == 0.0);
-  CHECK(every.info.tolerance == 1e-6);
+  CHECK(every.samples().back().t == 0.5);
+  CHECK(every.info().dt == 0.0);
+  CHECK(every.info().tolerance == 1e-6);
 
-  Keep sampled;
+  TrajectoryRecorder sampled;
   simulate(stepped, tolerance(0.5, 1e-6, 0.03, 0), sampled);
-  REQUIRE(sampled.samples.size() == 18);  // 0, 0.03, ..., 0.48, then the end 0.5
-  for (std::size_t k = 0; k + 1 < sampled.samples.size(); ++k) CHECK(sampled.samples[k].t == static_cast<double>(k) * 0.03);
-  CHECK(sampled.samples.back().t == 0.5);
+  REQUIRE(sampled.samples().size() == 18);  // 0, 0.03, ..., 0.48, then the end 0.5
+  for (std::size_t k = 0; k + 1 < sampled.samples().size(); ++k) CHECK(sampled.samples()[k].t == static_cast<double>(k) * 0.03);
+  CHECK(sampled.samples().back().t == 0.5);
 }
 
 TEST_CASE("a fixed-step run ends on t_end and refuses an output interval off the grid") {
   const Model model = modelFromJson(pendulumJson(1.0, 1.0, 0.4));
-  Keep run;
+  TrajectoryRecorder run;
   simulate(model, fixedStep(0.0125, 1e-3, 0.0), run);
-  CHECK(run.samples.back().t == 0.0125);  // the last step is 0.5 ms, not an overshoot to 13 ms
-  Keep bad;
+  CHECK(run.samples().back().t == 0.0125);  // the last step is 0.5 ms, not an overshoot to 13 ms
+  TrajectoryRecorder bad;
   try {
     simulate(model, fixedStep(1.0, 1e-3, 0.0025), bad);
     FAIL("an output interval of 2.5 steps was accepted");
@@ -288,7 +274,7 @@ TEST_CASE("a fixed-step run ends on t_end and refuses an output interval off the
 TEST_CASE("bad tolerances are refused, naming the value") {
   const Model model = modelFromJson(pendulumJson(1.0, 1.0, 0.4));
   for (double bad : {0.0 - 1e-6, std::nan(""), 1.0, 5.0}) {
-    Keep run;
+    TrajectoryRecorder run;
     SimulationOptions o = tolerance(1.0, bad, 0.1);
     CHECK_THROWS_AS(simulate(model, o, run), InputError);
     try {
@@ -303,7 +289,7 @@ TEST_CASE("a load that makes the motion blow up stops with the value and the tim
   // Negative stiffness: x grows as exp(t sqrt(-k/m)) = exp(200 t), past 1e6 times
   // the 1 m mechanism near t = 0.13 s; it used to run on to 1e154 before failing.
   const Model model = modelFromJson(springMassJson(1.0, -4e4, 0.0, 0.0, 1.0));
-  Keep run;
+  TrajectoryRecorder run;
   SimulationOptions o = fixedStep(20.0, 1e-3, 0.01, 0);
   try {
     simulate(model, o, run);
@@ -312,9 +298,9 @@ TEST_CASE("a load that makes the motion blow up stops with the value and the tim
     INFO(e.what());
     CHECK_THAT(e.what(), Catch::Contains("blew up") && Catch::Contains("P.x") && Catch::Contains("t = 0.1"));
   }
-  CHECK(run.status == RunStatus::Failed);
-  CHECK(run.samples.size() > 5);
-  CHECK(run.samples.back().t < 0.2);
+  CHECK(run.status() == RunStatus::Failed);
+  CHECK(run.samples().size() > 5);
+  CHECK(run.samples().back().t < 0.2);
 }
 
 TEST_CASE("mechanism scales follow the unit of length") {
