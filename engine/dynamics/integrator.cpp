@@ -658,9 +658,9 @@ bool Integrator::stepOnce(DynamicState& s, double t1, bool freshJacobian, StepRe
 
 void Integrator::advanceRecursive(DynamicState& s, double t1, int depth, StepReport& total) {
   // Two tries at the interval (the second with a fresh Jacobian at every
-  // iteration), then two halves, each recovering the same way.
-  const DynamicState start = s;
-  const double h = t1 - start.t;
+  // iteration), then two halves, each recovering the same way. A failed
+  // stepOnce leaves s at its start, so no copy is kept on the common path.
+  const double h = t1 - s.t;
   bool ok = stepOnce(s, t1, false, total);
   if (!ok) {
     ++total.rejected;
@@ -671,9 +671,9 @@ void Integrator::advanceRecursive(DynamicState& s, double t1, int depth, StepRep
     return;
   }
   ++total.rejected;
-  if (0.5 * h < minStep_ || depth >= 40) failAtMinimumStep(start, t1);
-  const long long step0 = start.step;
-  advanceRecursive(s, start.t + 0.5 * h, depth + 1, total);
+  if (0.5 * h < minStep_ || depth >= 40) failAtMinimumStep(s, t1);
+  const long long step0 = s.step;
+  advanceRecursive(s, s.t + 0.5 * h, depth + 1, total);
   advanceRecursive(s, t1, depth + 1, total);
   s.step = step0 + 1;  // the parts count as one step of the grid
   ++total.substeps;
@@ -687,18 +687,18 @@ StepReport Integrator::advance(DynamicState& s, double t1) {
   if (!(t1 > s.t) || !std::isfinite(t1))
     throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" + str(s.t) +
                      " s)");
-  const DynamicState start = s;
+  callStart_ = s;  // to restore on failure (a member: its storage is reused)
   StepReport total;
   total.h = t1 - s.t;
   try {
     advanceRecursive(s, t1, 0, total);
   } catch (const SolverError&) {
-    s = start;
+    s = callStart_;
     throw;
   }
   s.t = t1;
   s.jerkValid = false;
-  checkBlowUp(start, s);
+  checkBlowUp(callStart_, s);
   return total;
 }
 
@@ -739,7 +739,8 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
   if (!(tStop > s.t) || !std::isfinite(tStop))
     throw InputError("stepAdaptive: the stop time (" + str(tStop) + " s) must be after the current time (" +
                      str(s.t) + " s)");
-  const DynamicState start = s;
+  callStart_ = s;
+  const DynamicState& start = callStart_;  // a member: its storage is reused
   StepReport total;
   double h = s.h > 0.0 ? s.h : 0.1 * scales_.time * std::cbrt(12.0 * options_.tolerance);
   if (options_.maxStep > 0.0) h = std::min(h, options_.maxStep);

@@ -277,6 +277,7 @@ private:
   Eigen::SparseLU<Eigen::SparseMatrix<double>> slu_;
   bool ldltAnalyzed_ = false, luAnalyzed_ = false;
   DynamicState start_;          // the state a step starts from (kept for redoing it)
+  DynamicState callStart_;      // the state advance() or stepAdaptive() started from
   std::vector<int> switched_;  // switches of each friction element in the current step
 };
 
