@@ -372,9 +372,11 @@ void Integrator::failAtMinimumStep(const DynamicState& start, double t1) const {
 std::string Integrator::singularity(const DynamicState& last) const {
   std::ostringstream out;
   out.precision(6);
-  // A singular position: fewer independent constraints than at the start.
-  const MobilityReport now = analyzeMobility(model_, last.q, last.t, 1e-7);
-  const MobilityReport ref = analyzeMobility(model_, model_.q0(), last.t0, 1e-7);
+  // A singular position: fewer independent constraints than at the start. The
+  // step fails just before Phi_q is exactly singular, so a singular value below
+  // 1e-3 of the largest counts (the same test at the start for comparison).
+  const MobilityReport now = analyzeMobility(model_, last.q, last.t, 1e-3);
+  const MobilityReport ref = analyzeMobility(model_, model_.q0(), last.t0, 1e-3);
   if (now.rank < ref.rank) {
     out << "the mechanism reaches a singular position at t = " << last.t << " s: Phi_q loses rank (" << ref.rank
         << " -> " << now.rank << "); the constraints that become dependent: ";

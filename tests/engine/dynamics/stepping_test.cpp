@@ -318,3 +318,32 @@ TEST_CASE("mechanism scales follow the unit of length") {
     CHECK(dimensioned);
   }
 }
+
+TEST_CASE("a driver that stretches a linkage past its reach stops at the singular position and names it") {
+  // Two 1 m bars O-A-B in a plane; a distance driver pulls |OB| = 1.2 + sin(pi t / 2)
+  // to 2 m, full stretch, at t = asin(0.8) / (pi / 2) = 0.59033 s, and beyond.
+  const Model model = modelFromJson(R"({"format": "mbdrom-model", "version": 1, "name": "overstretched",
+   "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [0.6, 0.8, 0]},
+              {"name": "B", "position": [1.2, 0, 0]}],
+   "vectors": [{"name": "z", "direction": [0, 0, 1], "fixed": true}],
+   "bodies": [{"name": "b1", "type": "bar", "points": ["O", "A"], "mass": 1, "com": [0.3, 0.4, 0]},
+              {"name": "b2", "type": "bar", "points": ["A", "B"], "mass": 1, "com": [0.9, 0.4, 0]}],
+   "joints": [{"name": "planeA", "type": "point_on_plane", "body1": "ground", "body2": "b1", "point1": "O",
+               "point2": "A", "axis1": "z"},
+              {"name": "planeB", "type": "point_on_plane", "body1": "ground", "body2": "b2", "point1": "O",
+               "point2": "B", "axis1": "z"}],
+   "drivers": [{"name": "pull", "type": "distance", "body1": "ground", "body2": "b2", "point1": "O", "point2": "B",
+                "function": {"type": "sum", "terms": [{"type": "constant", "value": 1.2},
+                                                      {"type": "sine", "amplitude": 1.0, "frequency": 0.25}]}}]})");
+  TrajectoryRecorder run;
+  try {
+    simulate(model, fixedStep(2.0, 1e-3, 0.01), run);
+    FAIL("the run went past full stretch");
+  } catch (const SolverError& e) {
+    INFO(e.what());
+    CHECK_THAT(e.what(), Catch::Contains("singular position") && Catch::Contains("driver \"pull\""));
+  }
+  CHECK(run.status() == RunStatus::Failed);
+  REQUIRE(!run.samples().empty());
+  CHECK(run.samples().back().t == Approx(0.59).margin(0.006));
+}
