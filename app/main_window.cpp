@@ -9,6 +9,7 @@
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
 #include "app/runs_panel.h"
+#include "app/stepping_rows.h"
 #include "app/train_dialog.h"
 #include "app/training_panel.h"
 #include "engine/core/error.h"
@@ -900,46 +901,15 @@ void MainWindow::runSimulationDialog() {
   for (std::size_t i = 0; i < model->spec().loadCases.size(); ++i)
     loadCase->addItem(QString::fromStdString(model->spec().loadCases[i].name), static_cast<int>(i));
   if (loadCase->count() > 1) loadCase->setCurrentIndex(1);
-  auto spin = [&](double value, double lo, double hi, int decimals, const QString& suffix, const QString& tip) {
-    auto* box = new QDoubleSpinBox(&dialog);
-    box->setRange(lo, hi);
-    box->setDecimals(decimals);
-    box->setValue(value);
-    box->setSuffix(suffix);
-    box->setToolTip(tip);
-    return box;
-  };
-  auto* tEnd = spin(5.0, 0.001, 1e6, 3, " s", tr("Simulated time"));
-  auto* stepping = new QComboBox(&dialog);
-  stepping->setObjectName("stepping");
-  stepping->addItem(tr("Fixed time step"));
-  stepping->addItem(tr("Error-controlled (tolerance)"));
-  stepping->setToolTip(tr("Fixed steps give samples on a regular grid (training data); error-controlled steps "
-                          "choose the step from a local error estimate (Zienkiewicz & Xie) and land on every "
-                          "output time"));
-  auto* dt = spin(1.0, 0.001, 100.0, 3, " ms", tr("Fixed time step of the implicit integrator"));
-  auto* tolerance = new QComboBox(&dialog);
-  tolerance->setObjectName("tolerance");
-  tolerance->setEditable(true);
-  for (const char* t : {"1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-9"}) tolerance->addItem(QString::fromLatin1(t));
-  tolerance->setCurrentText(QStringLiteral("1e-6"));
-  tolerance->setToolTip(tr("Relative tolerance on positions and velocities; absolute tolerances come from the "
-                           "mechanism's length and time scales. The global error is typically 1-20 times it."));
-  auto* outDt = spin(10.0, 0.001, 1000.0, 3, " ms",
-                     tr("Time between stored samples (with a fixed step: a multiple of it)"));
+  auto* tEnd = new QDoubleSpinBox(&dialog);
+  tEnd->setRange(0.001, 1e6);
+  tEnd->setDecimals(3);
+  tEnd->setValue(5.0);
+  tEnd->setSuffix(" s");
+  tEnd->setToolTip(tr("Simulated time"));
   form->addRow(tr("Load case"), loadCase);
   form->addRow(tr("End time"), tEnd);
-  form->addRow(tr("Steps"), stepping);
-  form->addRow(tr("Time step"), dt);
-  form->addRow(tr("Tolerance"), tolerance);
-  form->addRow(tr("Output interval"), outDt);
-  auto updateStepping = [form, stepping, dt, tolerance] {
-    const bool adaptive = stepping->currentIndex() == 1;
-    form->setRowVisible(dt, !adaptive);
-    form->setRowVisible(tolerance, adaptive);
-  };
-  connect(stepping, &QComboBox::currentIndexChanged, &dialog, updateStepping);
-  updateStepping();
+  auto* stepping = new SteppingRows(form, &dialog);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
   form->addRow(buttons);
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
@@ -949,17 +919,9 @@ void MainWindow::runSimulationDialog() {
   SimulationOptions options;
   options.loadCase = loadCase->currentData().toInt();
   options.tEnd = tEnd->value();
-  options.integrator.dt = dt->value() * 1e-3;
-  options.outputDt = outDt->value() * 1e-3;
-  if (stepping->currentIndex() == 1) {
-    const double rtol = parseNumber(tolerance->currentText());
-    if (!(rtol > 0.0 && rtol < 1.0)) {
-      QMessageBox::warning(this, tr("Run Reference Simulation"),
-                           tr("The tolerance \"%1\" is not a relative tolerance between 0 and 1 (e.g. 1e-6).")
-                               .arg(tolerance->currentText()));
-      return;
-    }
-    options.integrator.tolerance = rtol;
+  if (const QString problem = stepping->apply(options); !problem.isEmpty()) {
+    QMessageBox::warning(this, tr("Run Reference Simulation"), problem);
+    return;
   }
   runSimulation(options);
 }
@@ -1033,6 +995,7 @@ void MainWindow::runSweepDialog() {
   form->addRow(tr("Amplitude scales"), amplitudes);
   form->addRow(tr("Frequency scales"), frequencies);
   form->addRow(tr("End time"), tEnd);
+  auto* stepping = new SteppingRows(form, &dialog);
   form->addRow(error);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
   form->addRow(buttons);
@@ -1051,6 +1014,8 @@ void MainWindow::runSweepDialog() {
     if (loadCase->count() == 0) return error->setText(tr("The mechanism has no load case."));
     if (!parse(amplitudes->text(), amps)) return error->setText(tr("Amplitude scales: positive numbers, comma-separated."));
     if (!parse(frequencies->text(), freqs)) return error->setText(tr("Frequency scales: positive numbers, comma-separated."));
+    SimulationOptions probe;
+    if (const QString problem = stepping->apply(probe); !problem.isEmpty()) return error->setText(problem);
     dialog.accept();
   });
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
@@ -1058,8 +1023,7 @@ void MainWindow::runSweepDialog() {
   SimulationOptions base;
   base.loadCase = loadCase->currentData().toInt();
   base.tEnd = tEnd->value();
-  base.integrator.dt = 1e-3;
-  base.outputDt = 0.01;
+  stepping->apply(base);
   runSweep(base, sweepGrid(amps, freqs));
 }
 

@@ -2,6 +2,7 @@
 
 #include "app/cli/arguments.h"
 #include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/initial_state.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 
@@ -21,25 +22,32 @@ namespace mbdrom::cli {
 
 const char* const kSimulateUsage =
     "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T]\n"
-    "                           [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H] [--velocity C=V,...]\n\n"
+    "                           [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H]\n"
+    "                           [--position C=V,...] [--velocity C=V,...] [--angular-velocity BODY=WX,WY,WZ]\n\n"
     "Reference simulation (implicit index-3 augmented Lagrangian, trapezoidal rule,\n"
     "velocity and acceleration projections) from the model's reference position at rest.\n\n"
     "  -o RUN.csv        trajectory CSV (written to RUN.csv.part, renamed when complete;\n"
     "                    a cancelled or failed run keeps its rows in RUN.partial.csv)\n"
     "  --load-case NAME  applied loads (default: gravity only)\n"
     "  --t-end T         end time [s] (default 1)\n"
-    "  --dt DT           fixed time step [s] (default 0.001; the last step ends on T)\n"
-    "  --tolerance RTOL  error-controlled steps instead: relative tolerance on positions and\n"
-    "                    velocities, in (0, 1), e.g. 1e-6; absolute tolerances from the\n"
+    "  --tolerance RTOL  error-controlled steps (the default, RTOL 1e-7): relative tolerance on\n"
+    "                    positions and velocities, in (0, 1); absolute tolerances from the\n"
     "                    mechanism's length and time scales. Steps land on every output time\n"
     "                    and on the corners of the load functions; the summary gives the steps\n"
     "                    taken and rejected, the smallest and largest step and the summed local\n"
     "                    error estimate\n"
+    "  --dt DT           fixed time step [s] instead (e.g. 0.001; the last step ends on T)\n"
     "  --max-step H      largest step of an error-controlled run [s] (default: no limit)\n"
     "  --output-dt H     time between output rows [s] (default 0.01; 0: every step); with --dt a\n"
     "                    multiple of DT\n"
-    "  --velocity C=V,...  initial velocities of named coordinates (e.g. B.x=1), the rest at rest;\n"
-    "                    projected onto the velocity constraints\n\n"
+    "  --position C=V,...  initial position: named coordinates (e.g. B.y=0.2) held at these\n"
+    "                    values, the rest assembled from the model's position (the nearest one)\n"
+    "  --velocity C=V,...  initial rates of named coordinates (e.g. B.x=1) [m/s or 1/s]\n"
+    "  --angular-velocity BODY=WX,WY,WZ  initial angular velocity of a body [rad/s], global\n"
+    "                    axes (repeatable). Given rates are kept; the constraints give the\n"
+    "                    rest, and components still free get the least kinetic energy. The\n"
+    "                    summary lists every given value against the one used (they differ\n"
+    "                    only when the constraints forbid it) and the kinetic energy\n\n"
     "Progress on stderr (Ctrl+C cancels and keeps the partial file); summary on stdout:\n"
     "steps, wall time, real-time factor, largest constraint residuals, energy balance error.\n";
 
@@ -50,7 +58,8 @@ const char* const kSweepUsage =
     "One simulation per combination of load amplitude scale and frequency scale (the\n"
     "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
     "Runs are independent and use N worker threads (default 2). Defaults: scales 1,\n"
-    "T = 1 s, DT = 0.001 s, H = 0.01 s; --tolerance and --max-step as in simulate.\n";
+    "T = 1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s; --dt, --tolerance and\n"
+    "--max-step as in simulate.\n";
 
 namespace {
 
@@ -75,6 +84,7 @@ SimulationOptions simulationOptions(const Arguments& a) {
   o.integrator.dt = a.number("--dt", 1e-3);
   o.outputDt = a.number("--output-dt", 0.01);
   if (!(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0 (got " + a.value("--dt") + ")");
+  if (!a.has("--dt")) o.integrator.tolerance = kDefaultTolerance;
   if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0 (got " + a.value("--t-end") + ")");
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0 (got " + a.value("--output-dt") + ")");
   if (a.has("--tolerance")) {
@@ -85,7 +95,7 @@ SimulationOptions simulationOptions(const Arguments& a) {
                        ")");
   }
   if (a.has("--max-step")) {
-    if (!a.has("--tolerance")) throw UsageError("--max-step needs --tolerance (with --dt every step is DT)");
+    if (a.has("--dt")) throw UsageError("--max-step is for error-controlled steps (with --dt every step is DT)");
     o.integrator.maxStep = a.number("--max-step", 0.0);
     if (!(o.integrator.maxStep > 0.0)) throw UsageError("--max-step must be > 0 (got " + a.value("--max-step") + ")");
   }
@@ -106,23 +116,74 @@ std::vector<double> numberList(const Arguments& a, const std::string& option) {
 }
 
 // "C=V,C=V" with coordinate names as Model::coordinateName.
-Eigen::VectorXd initialVelocities(const Model& model, const std::string& text) {
-  Eigen::VectorXd qd = Eigen::VectorXd::Zero(model.nq());
+std::vector<CoordinateValue> coordinateValues(const Model& model, const std::string& option, const std::string& text) {
+  std::vector<CoordinateValue> values;
   std::stringstream in(text);
   std::string item;
   while (std::getline(in, item, ',')) {
     const auto eq = item.find('=');
-    if (eq == std::string::npos) throw UsageError("--velocity: expected COORDINATE=VALUE, got '" + item + "'");
+    if (eq == std::string::npos) throw UsageError(option + ": expected COORDINATE=VALUE, got '" + item + "'");
     const std::string name = item.substr(0, eq);
     int index = -1;
     for (int i = 0; i < model.nq(); ++i)
       if (model.coordinateName(i) == name) index = i;
-    if (index < 0) throw UsageError("--velocity: '" + name + "' is not a coordinate of the model (e.g. " +
+    if (index < 0) throw UsageError(option + ": '" + name + "' is not a coordinate of the model (e.g. " +
                                     (model.nq() ? model.coordinateName(0) : std::string("none")) + ")");
     const Arguments one({"--v", item.substr(eq + 1)}, {"--v"});
-    qd(index) = one.number("--v", 0.0);
+    values.push_back({index, one.number("--v", 0.0)});
   }
-  return qd;
+  return values;
+}
+
+// "BODY=WX,WY,WZ" [rad/s], global axes.
+BodyAngularVelocity angularVelocity(const Model& model, const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos) throw UsageError("--angular-velocity: expected BODY=WX,WY,WZ, got '" + text + "'");
+  BodyAngularVelocity w;
+  w.body = model.findBody(text.substr(0, eq));
+  if (w.body < 0) throw UsageError("--angular-velocity: '" + text.substr(0, eq) + "' is not a body of the model");
+  std::stringstream in(text.substr(eq + 1));
+  std::string item;
+  int k = 0;
+  while (std::getline(in, item, ',')) {
+    if (k == 3) throw UsageError("--angular-velocity: three components WX,WY,WZ [rad/s], got '" + text + "'");
+    const Arguments one({"--w", item}, {"--w"});
+    w.omega(k++) = one.number("--w", 0.0);
+  }
+  if (k != 3) throw UsageError("--angular-velocity: three components WX,WY,WZ [rad/s], got '" + text + "'");
+  return w;
+}
+
+// The initial state from --position, --velocity and --angular-velocity, and
+// what became of every given value.
+void initialState(const Model& model, const Arguments& a, SimulationOptions& o, std::ostream& out) {
+  if (a.has("--position")) {
+    const std::vector<CoordinateValue> given = coordinateValues(model, "--position", a.value("--position"));
+    o.q0 = initialPositions(model, given);
+    out << "initial position       ";
+    for (std::size_t k = 0; k < given.size(); ++k)
+      out << (k ? ", " : "") << model.coordinateName(given[k].coordinate) << " = " << given[k].value;
+    out << " held; the rest assembled\n";
+  }
+  const std::vector<std::string> spins = a.all("--angular-velocity");
+  if (!a.has("--velocity") && spins.empty()) return;
+  std::vector<BodyAngularVelocity> angular;
+  for (const std::string& text : spins) angular.push_back(angularVelocity(model, text));
+  const InitialVelocities v =
+      initialVelocities(model, o.q0.size() ? o.q0 : model.q0(), 0.0,
+                        a.has("--velocity") ? coordinateValues(model, "--velocity", a.value("--velocity"))
+                                            : std::vector<CoordinateValue>{},
+                        angular);
+  o.qd0 = v.qd;
+  out << "initial velocity       " << (v.kept ? "as given" : "the constraints do not allow the given values; closest")
+      << (v.chosen ? "; " + std::to_string(v.chosen) + " free component(s) with the least kinetic energy" : "") << "\n";
+  for (std::size_t k = 0; k < v.given.size(); ++k) {
+    out << "  " << std::left << std::setw(21) << v.labels[k] << std::right << " given " << std::setprecision(9)
+        << v.given[k] << ", used " << v.achieved[k] << "\n";
+  }
+  out << "  kinetic energy       " << v.kineticEnergy << " J";
+  if (!v.kept && v.givenKineticEnergy >= 0.0) out << " (" << v.givenKineticEnergy << " J as given, the rest at rest)";
+  out << "\n" << std::setprecision(6);
 }
 
 bool isTerminal(std::ostream& err) { return &err == &std::cerr && ::isatty(STDERR_FILENO) != 0; }
@@ -167,15 +228,17 @@ void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::o
 }  // namespace
 
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
-                           "--output-dt", "--velocity"});
+  const Arguments a(args,
+                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step", "--output-dt",
+                     "--velocity", "--position", "--angular-velocity"},
+                    {}, {"--angular-velocity"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
   SimulationOptions o = simulationOptions(a);
   const Model model = readModel(modelPath);
   o.loadCase = loadCaseOption(model, a);
-  if (a.has("--velocity")) o.qd0 = initialVelocities(model, a.value("--velocity"));
+  initialState(model, a, o, out);
 
   const bool bar = isTerminal(err);
   InterruptGuard guard;

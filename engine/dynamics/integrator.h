@@ -81,6 +81,11 @@
 
 namespace mbdrom {
 
+/// The relative tolerance the front ends (CLI, GUI, Python) use when the user
+/// gives neither a step nor a tolerance: on the MacPherson example it runs
+/// faster than a 1 ms fixed step and more accurately (docs/benchmarks.md).
+inline constexpr double kDefaultTolerance = 1e-7;
+
 struct IntegratorOptions {
   double dt = 1e-3;  ///< fixed time step h [s], > 0 (the grid of a fixed-step run; unused when tolerance > 0)
   /// Relative tolerance on q and qd for error-controlled stepping [-], in (0, 1);

@@ -2,6 +2,7 @@
 target_sources(mbdrom_engine PRIVATE
   dynamics/assembly.cpp
   dynamics/constraint_hessian.cpp
+  dynamics/initial_state.cpp
   dynamics/integrator.cpp
   dynamics/measures.cpp
   dynamics/mobility.cpp

@@ -222,7 +222,9 @@ TimeValue TimeFunction::evaluate(double t) const {
     break;
   }
   case Type::Table: {
-    if (t <= times.front()) {
+    // Right-continuous slope: a ramp that starts at t0 moves at t0 (a run
+    // starting there starts with the ramp's speed, not at rest).
+    if (t < times.front()) {
       r.f = values.front();
       break;
     }

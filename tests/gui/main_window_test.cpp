@@ -192,7 +192,7 @@ TEST_CASE("selecting a tree element shows its properties in the editor") {
   CHECK(window.propertyEditor()->findChild<QLineEdit*>("free_length_value") != nullptr);
 }
 
-TEST_CASE("the simulation dialog runs error-controlled steps and the run records the tolerance") {
+TEST_CASE("the simulation dialog steps at the default tolerance, offers a fixed step, and the run records the tolerance") {
   MainWindow window;
   window.move(0, 0);
   window.resize(1600, 1000);  // the size of the user guide's screenshots
@@ -202,7 +202,7 @@ TEST_CASE("the simulation dialog runs error-controlled steps and the run records
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Run Reference Simulation...") run = a;
   REQUIRE(run != nullptr);
-  bool handled = false, toleranceShown = false, stepHidden = false;
+  bool handled = false, toleranceShown = false, stepHidden = false, defaultIsTolerance = false, fixedShowsStep = false;
   QTimer::singleShot(600, [&] {
     auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
     if (dialog) {
@@ -212,13 +212,16 @@ TEST_CASE("the simulation dialog runs error-controlled steps and the run records
         const QRect area(0, 0, 1600, 1000);
         QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
                                                                                "/simulation_dialog.png");
+        defaultIsTolerance = stepping->currentIndex() == 1 && tolerance->currentText() == "1e-7";
+        stepping->setCurrentIndex(0);
+        waitFor([] { return false; }, 200);
+        auto* step = dialog->findChild<QDoubleSpinBox*>("timeStep");
+        fixedShowsStep = step && step->isVisible() && !tolerance->isVisible();
         stepping->setCurrentIndex(1);
         tolerance->setCurrentText("1e-6");
         waitFor([] { return false; }, 200);
         toleranceShown = tolerance->isVisible();
-        stepHidden = true;
-        for (auto* box : dialog->findChildren<QDoubleSpinBox*>())
-          if (box->suffix() == " ms" && box->toolTip().startsWith("Fixed time step")) stepHidden = !box->isVisible();
+        stepHidden = step && !step->isVisible();
         QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
                                                                                "/simulation_dialog_tolerance.png");
         dialog->accept();
@@ -230,6 +233,8 @@ TEST_CASE("the simulation dialog runs error-controlled steps and the run records
   });
   run->trigger();
   REQUIRE(handled);
+  CHECK(defaultIsTolerance);
+  CHECK(fixedShowsStep);
   CHECK(toleranceShown);
   CHECK(stepHidden);
   const auto& runs = window.document()->runs();

@@ -50,6 +50,14 @@ TEST_CASE("step, smooth step and table hold their end values") {
   CHECK(t(7.0) == 5.0);
 }
 
+TEST_CASE("a table's slope at a corner is that of the segment after it, so a ramp from t = 0 starts moving") {
+  const TimeFunction ramp = TimeFunction::table({0.0, 2.0, 3.0}, {0.0, 10.0, 10.0});
+  CHECK(ramp.evaluate(0.0).fd == 5.0);
+  CHECK(ramp.evaluate(-1e-9).fd == 0.0);
+  CHECK(ramp.evaluate(2.0).fd == 0.0);
+  CHECK(ramp.evaluate(3.0).fd == 0.0);
+}
+
 TEST_CASE("table with mismatched sizes is rejected") {
   CHECK_THROWS_AS(TimeFunction::table({0.0, 1.0}, {1.0}), ModelError);
 }

@@ -1,0 +1,75 @@
+#include "app/stepping_rows.h"
+
+#include "app/train_dialog.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+
+namespace mbdrom::app {
+
+namespace {
+
+QDoubleSpinBox* millisecondBox(QWidget* parent, double value, double lo, double hi, const QString& tip) {
+  auto* box = new QDoubleSpinBox(parent);
+  box->setRange(lo, hi);
+  box->setDecimals(3);
+  box->setValue(value);
+  box->setSuffix(QStringLiteral(" ms"));
+  box->setToolTip(tip);
+  return box;
+}
+
+}  // namespace
+
+SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent), form_(form) {
+  stepping_ = new QComboBox(parent);
+  stepping_->setObjectName("stepping");
+  stepping_->addItem(tr("Fixed time step"));
+  stepping_->addItem(tr("Error-controlled (tolerance)"));
+  stepping_->setCurrentIndex(1);
+  stepping_->setToolTip(tr("Error-controlled steps (the default) choose the step from a local error estimate "
+                           "(Zienkiewicz & Xie) and land on every output time; fixed steps keep one step "
+                           "size throughout"));
+  dt_ = millisecondBox(parent, 1.0, 0.001, 100.0, tr("Fixed time step of the implicit integrator"));
+  dt_->setObjectName("timeStep");
+  tolerance_ = new QComboBox(parent);
+  tolerance_->setObjectName("tolerance");
+  tolerance_->setEditable(true);
+  for (const char* t : {"1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-9"}) tolerance_->addItem(QString::fromLatin1(t));
+  for (int i = 0; i < tolerance_->count(); ++i)
+    if (parseNumber(tolerance_->itemText(i)) == kDefaultTolerance) tolerance_->setCurrentIndex(i);
+  tolerance_->setToolTip(tr("Relative tolerance on positions and velocities; absolute tolerances come from the "
+                            "mechanism's length and time scales. The global error is typically 1-20 times it."));
+  outputDt_ = millisecondBox(parent, 10.0, 0.001, 1000.0,
+                             tr("Time between stored samples (with a fixed step: a multiple of it)"));
+  outputDt_->setObjectName("outputInterval");
+  form->addRow(tr("Steps"), stepping_);
+  form->addRow(tr("Time step"), dt_);
+  form->addRow(tr("Tolerance"), tolerance_);
+  form->addRow(tr("Output interval"), outputDt_);
+  connect(stepping_, &QComboBox::currentIndexChanged, this, &SteppingRows::updateVisibility);
+  updateVisibility();
+}
+
+void SteppingRows::updateVisibility() {
+  const bool adaptive = stepping_->currentIndex() == 1;
+  form_->setRowVisible(dt_, !adaptive);
+  form_->setRowVisible(tolerance_, adaptive);
+}
+
+QString SteppingRows::apply(SimulationOptions& options) const {
+  options.outputDt = outputDt_->value() * 1e-3;
+  options.integrator.dt = dt_->value() * 1e-3;
+  options.integrator.tolerance = 0.0;
+  if (stepping_->currentIndex() == 1) {
+    const double rtol = parseNumber(tolerance_->currentText());
+    if (!(rtol > 0.0 && rtol < 1.0))
+      return tr("The tolerance \"%1\" is not a relative tolerance between 0 and 1 (e.g. 1e-6).")
+          .arg(tolerance_->currentText());
+    options.integrator.tolerance = rtol;
+  }
+  return {};
+}
+
+}  // namespace mbdrom::app
