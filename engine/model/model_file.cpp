@@ -115,7 +115,16 @@ public:
 private:
   double toNumber(const Json& v, const char* key) const {
     if (!v.is_number()) throw ModelError(where_ + ": \"" + key + "\" must be a number");
-    return v.get<double>();
+    const double x = v.get<double>();
+    // Beyond this no SI quantity of a mechanism is meant; products of such
+    // values overflow long before a solver could name them.
+    if (!(std::abs(x) <= kMaxModelNumber)) {
+      std::ostringstream msg;
+      msg << where_ << ": \"" << key << "\" = " << x << " is beyond the model format's range (|value| <= "
+          << kMaxModelNumber << ")";
+      throw ModelError(msg.str());
+    }
+    return x;
   }
   const Json& j_;
   std::string where_;

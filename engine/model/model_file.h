@@ -18,6 +18,10 @@
 
 namespace mbdrom {
 
+/// Largest magnitude of any number in a model file (SI units); larger values
+/// are refused by name when the file is read.
+inline constexpr double kMaxModelNumber = 1e15;
+
 /// Parses model JSON text. `source` names it in messages (file name or "<string>");
 /// CSV files the model refers to (tables) are read relative to `baseDirectory`
 /// (empty: the current directory).

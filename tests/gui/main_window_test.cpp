@@ -9,6 +9,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QDialog>
+#include <QDialogButtonBox>
+#include <QPushButton>
 #include <QDoubleSpinBox>
 #include <QScreen>
 #include <QTimer>
@@ -217,13 +219,13 @@ TEST_CASE("the simulation dialog steps at the default tolerance, offers a fixed 
         waitFor([] { return false; }, 200);
         auto* step = dialog->findChild<QDoubleSpinBox*>("timeStep");
         fixedShowsStep = step && step->isVisible() && !tolerance->isVisible();
+        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
+                                                                               "/simulation_dialog_fixed.png");
         stepping->setCurrentIndex(1);
         tolerance->setCurrentText("1e-6");
         waitFor([] { return false; }, 200);
         toleranceShown = tolerance->isVisible();
         stepHidden = step && !step->isVisible();
-        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
-                                                                               "/simulation_dialog_tolerance.png");
         dialog->accept();
       } else {
         dialog->reject();
@@ -244,4 +246,48 @@ TEST_CASE("the simulation dialog steps at the default tolerance, offers a fixed 
   CHECK(runs[0].record.dt == 0.0);
   CHECK(runs[0].info.tolerance == 1e-6);
   CHECK(runs[0].samples->back().t == 5.0);
+}
+
+TEST_CASE("the sweep dialog steps at the default tolerance and refuses a tolerance that is not one") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  QAction* sweep = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text().remove('&') == "Run Sweep...") sweep = a;
+  REQUIRE(sweep != nullptr);
+  bool handled = false, defaultIsTolerance = false, refused = false;
+  QTimer::singleShot(600, [&] {
+    auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+    auto* stepping = dialog ? dialog->findChild<QComboBox*>("stepping") : nullptr;
+    auto* tolerance = dialog ? dialog->findChild<QComboBox*>("tolerance") : nullptr;
+    auto* buttons = dialog ? dialog->findChild<QDialogButtonBox*>() : nullptr;
+    if (stepping && tolerance && buttons) {
+      defaultIsTolerance = stepping->currentIndex() == 1 && tolerance->currentText() == "1e-7";
+      for (auto* box : dialog->findChildren<QDoubleSpinBox*>())
+        if (box->suffix() == " s") box->setValue(0.2);
+      tolerance->setCurrentText("2");
+      buttons->button(QDialogButtonBox::Ok)->click();
+      bool errorShown = false;
+      for (auto* label : dialog->findChildren<QLabel*>())
+        if (label->text().contains("not a relative tolerance")) errorShown = true;
+      refused = errorShown && dialog->isVisible();
+      tolerance->setCurrentText("1e-5");
+      buttons->button(QDialogButtonBox::Ok)->click();
+    } else if (dialog) {
+      dialog->reject();
+    }
+    handled = true;
+  });
+  sweep->trigger();
+  REQUIRE(handled);
+  CHECK(defaultIsTolerance);
+  CHECK(refused);
+  const auto& runs = window.document()->runs();
+  REQUIRE(waitFor([&] { return runs.size() == 2; }, 30000));
+  for (const auto& run : runs) {
+    CHECK(run.record.tolerance == 1e-5);
+    CHECK(run.record.dt == 0.0);
+    CHECK(run.samples->back().t == Approx(0.2).margin(1e-12));
+  }
 }

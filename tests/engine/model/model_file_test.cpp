@@ -312,3 +312,18 @@ TEST_CASE("reading from a file prefixes messages with the file name") {
   CHECK_THROWS_WITH(readModel(path.string()), Catch::StartsWith(path.string() + ": bodies[1] \"rod\""));
   std::filesystem::remove(path);
 }
+
+TEST_CASE("a number beyond the model format's range is refused by name, not left to overflow") {
+  Json mass = base();
+  mass["bodies"][0]["mass"] = 1e308;
+  checkFails<ModelError>(mass, "bodies[0] \"arm\": \"mass\" = 1e+308 is beyond the model format's range");
+  Json position = base();
+  position["points"][1]["position"] = {1e300, 0, 0};
+  checkFails<ModelError>(position, "points[1] \"A\": \"position\" = 1e+300");
+  Json gravity = base();
+  gravity["gravity"] = {0, 0, -2e15};
+  checkFails<ModelError>(gravity, "\"gravity\" = -2e+15");
+  Json edge = base();
+  edge["spring_dampers"][0]["stiffness"] = {1e15, 0, 0};
+  CHECK_NOTHROW(parseModelSpec(edge.dump(), "m.json"));
+}
