@@ -590,6 +590,7 @@ bool MainWindow::saveProject(const QString& dir) {
   }
   removeAutosave();
   addRecentFile(doc_->directory());
+  for (const QString& note : doc_->saveNotes()) log_->info(note);
   log_->info(tr("Saved project %1").arg(doc_->directory()));
   statusBar()->showMessage(tr("Saved"), 3000);
   return true;

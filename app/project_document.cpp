@@ -29,18 +29,9 @@ private:
   ModelSpec before_, after_;
 };
 
-// Copies a file atomically (temporary file, then rename).
+// Copies a regular file atomically (unique temporary file, then rename).
 void copyFileAtomically(const std::string& from, const std::string& to) {
-  namespace fs = std::filesystem;
-  const std::string temp = to + ".part";
-  std::error_code ec;
-  fs::copy_file(from, temp, fs::copy_options::overwrite_existing, ec);
-  if (ec) throw FileError(from + ": cannot copy to " + temp + ": " + ec.message());
-  fs::rename(temp, to, ec);
-  if (ec) {
-    fs::remove(temp, ec);
-    throw FileError(temp + ": cannot rename to " + to);
-  }
+  writeFileAtomically(to, readRegularFile(from, kMaxCsvFileBytes, "project file"));
 }
 
 std::string path(const QString& s) { return QDir::toNativeSeparators(s).toStdString(); }
@@ -67,10 +58,26 @@ void ProjectDocument::newFromSpec(ModelSpec spec, const QString& sourceFile) {
   announceReplaced();
 }
 
+std::unique_ptr<WriteLock> ProjectDocument::lockProject(const QString& dir) {
+  const std::string target = projectLockTarget(path(QDir(dir).absolutePath()));
+  QDir().mkpath(dir);  // Save As into a new folder: the lock lives inside it
+  try {
+    return std::make_unique<WriteLock>(target);
+  } catch (const FileError&) {
+    throw FileError(path(dir) + ": the project is open in another mbdrom workbench or being written by mbdrom-cli (lock " +
+                    WriteLock::lockPath(target) + ")");
+  }
+}
+
 void ProjectDocument::openProject(const QString& dir) {
+  // Reopening the project this document holds keeps its lock.
+  std::unique_ptr<WriteLock> lock =
+      lock_ && QDir(dir).absolutePath() == lockedDir_ ? std::move(lock_) : lockProject(dir);
   Project p = readProject(path(dir));
   auto model = std::make_shared<const Model>(p.spec);
   replace(std::move(p.spec), model, QString::fromStdString(p.dir), {}, p.manifest);
+  lock_ = std::move(lock);
+  lockedDir_ = dir_;
   for (const ProjectRun& r : manifest_.runs) {
     RunEntry e;
     e.record = r;
@@ -173,10 +180,21 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
       writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
     }
 
-  saveProject(path(absDir), m, spec_, writers);
+  std::unique_ptr<WriteLock> lock = absDir == lockedDir_ ? nullptr : lockProject(absDir);
+  const QString sourceModelDir =
+      !dir_.isEmpty() ? dir_ : (!sourceFile_.isEmpty() ? QFileInfo(sourceFile_).absolutePath() : QString());
+  ProjectSaveResult saved = saveProject(path(absDir), m, spec_, writers, path(sourceModelDir));
+  m = saved.manifest;
+  notes_.clear();
+  for (const std::string& note : saved.notes) notes_ << QString::fromStdString(note);
   if (!adopt) return;
+  spec_ = saved.spec;  // table files now inside the project; the mechanism itself is unchanged
   manifest_ = m;
   dir_ = absDir;
+  if (lock) {
+    lock_ = std::move(lock);
+    lockedDir_ = absDir;
+  }
   sourceFile_.clear();
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     runs_[i].record = m.runs[i];
@@ -209,6 +227,8 @@ void ProjectDocument::replace(ModelSpec spec, std::shared_ptr<const Model> model
   model_ = std::move(model);
   dir_ = dir;
   sourceFile_ = sourceFile;
+  lock_.reset();
+  lockedDir_.clear();
   manifest_ = std::move(manifest);
   runs_.clear();
   models_.clear();
@@ -224,6 +244,12 @@ void ProjectDocument::announceReplaced() {
 
 void ProjectDocument::markRecovered(const QString& origin) {
   dir_ = origin;
+  try {
+    lock_ = lockProject(origin);
+    lockedDir_ = origin;
+  } catch (const FileError&) {
+    // Open elsewhere: the next save to it says so.
+  }
   manifest_.datasets.clear();  // their files stay with the autosave; not copied on recovery
   // Trained models are in memory: the next save writes them where the project belongs.
   for (ModelEntry& e : models_)

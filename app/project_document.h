@@ -9,6 +9,7 @@
 #include "engine/rom/reduced_model.h"
 
 #include <QObject>
+#include <QStringList>
 #include <QString>
 
 #include <memory>
@@ -57,6 +58,8 @@ public:
   const QString& directory() const { return dir_; }
   /// File the mechanism came from when it was opened as a model file.
   const QString& sourceFile() const { return sourceFile_; }
+  /// What the last save did beyond the obvious (e.g. a table CSV copied into the project).
+  const QStringList& saveNotes() const { return notes_; }
   QString displayName() const;
   bool isModified() const;
 
@@ -125,6 +128,7 @@ signals:
 
 private:
   void write(const QString& dir, bool adopt);
+  static std::unique_ptr<WriteLock> lockProject(const QString& dir);
   // A new project: undo history and runs cleared. announceReplaced() tells the views.
   void replace(ModelSpec spec, std::shared_ptr<const Model> model, const QString& dir, const QString& sourceFile,
                ProjectManifest manifest);
@@ -135,6 +139,11 @@ private:
   ModelSpec spec_;
   std::shared_ptr<const Model> model_;
   QString dir_, sourceFile_;
+  // Held while a project directory is open here: a second workbench or a CLI
+  // writing it is refused (engine/core/file_io.h).
+  std::unique_ptr<WriteLock> lock_;
+  QString lockedDir_;
+  QStringList notes_;
   ProjectManifest manifest_;
   std::vector<RunEntry> runs_;
   std::vector<ModelEntry> models_;

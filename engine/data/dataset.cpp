@@ -3,6 +3,7 @@
 #include "engine/model/model_file.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -248,24 +249,6 @@ void splitByTime(const Dataset& dataset, double validationFraction, Dataset& tra
   }
 }
 
-void writeFileAtomically(const std::string& path, const std::string& text) {
-  const std::string temp = path + ".part";
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) throw FileError(path + ": cannot create the temporary file " + temp);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      std::error_code ec;
-      std::filesystem::remove(temp, ec);
-      throw FileError(path + ": write failed (disk full?)");
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(temp, path, ec);
-  if (ec) throw FileError(temp + ": cannot rename to " + path + ": " + ec.message());
-}
-
 void saveDataset(const Dataset& dataset, const std::string& path) {
   Json j;
   j["format"] = "mbdrom-dataset";
@@ -293,14 +276,7 @@ void saveDataset(const Dataset& dataset, const std::string& path) {
 }
 
 Dataset loadDataset(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open");
-  Json j;
-  try {
-    j = Json::parse(in);
-  } catch (const Json::exception& e) {
-    throw FileError(path + ": not valid JSON: " + e.what());
-  }
+  const Json j = parseJsonInput<Json>(readRegularFile(path, kMaxTrainedModelBytes, "dataset"), path);
   try {
     if (j.value("format", "") != "mbdrom-dataset") throw FileError(path + ": not an mbdrom dataset (format)");
     if (j.value("version", 0) != 1) throw FileError(path + ": unsupported dataset version");

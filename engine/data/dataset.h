@@ -15,6 +15,7 @@
 /// an optional object `"parameters": {name: value}`. Written to
 /// `<path>.part` and renamed, so a file is never half-written.
 
+#include "engine/core/file_io.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
@@ -98,11 +99,7 @@ void splitByRun(const Dataset& dataset, const std::vector<std::string>& validati
 /// `<name>` in both). validationFraction in [0, 1).
 void splitByTime(const Dataset& dataset, double validationFraction, Dataset& train, Dataset& validation);
 
-/// Writes `text` to `path` atomically: to `<path>.part`, then renamed, so the
-/// file is never seen half-written. Throws FileError naming the file.
-void writeFileAtomically(const std::string& path, const std::string& text);
-
-/// Writes a dataset file (atomic: `<path>.part`, then rename). Throws FileError.
+/// Writes a dataset file (atomically, engine/core/file_io.h). Throws FileError.
 void saveDataset(const Dataset& dataset, const std::string& path);
 /// Reads a dataset file; throws FileError naming the file on bad format and
 /// InputError (prefixed by the file name) on bad data.

@@ -75,15 +75,10 @@ TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& s
   return table;
 }
 
-TrajectoryCsvWriter::TrajectoryCsvWriter(std::string path) : path_(std::move(path)), temp_(path_ + ".part") {}
+TrajectoryCsvWriter::TrajectoryCsvWriter(std::string path)
+    : path_(std::move(path)), file_(std::make_unique<AtomicFileWriter>(path_)) {}
 
-TrajectoryCsvWriter::~TrajectoryCsvWriter() {
-  if (out_.is_open()) {
-    out_.close();
-    std::error_code ec;
-    std::filesystem::remove(temp_, ec);
-  }
-}
+TrajectoryCsvWriter::~TrajectoryCsvWriter() = default;
 
 std::string TrajectoryCsvWriter::partialPath(const std::string& path) {
   const std::filesystem::path p(path);
@@ -93,12 +88,16 @@ std::string TrajectoryCsvWriter::partialPath(const std::string& path) {
 }
 
 void TrajectoryCsvWriter::begin(const Model& model, const RunInfo&) {
-  out_.open(temp_, std::ios::binary | std::ios::trunc);
-  if (!out_) throw FileError(path_ + ": cannot create the temporary file " + temp_);
+  if (!file_) throw FileError(path_ + ": this writer has already finished a run");
   const std::vector<std::string> columns = trajectoryColumns(model);
   columns_ = columns.size();
-  for (std::size_t i = 0; i < columns.size(); ++i) out_ << (i ? "," : "") << columns[i];
-  out_ << '\n';
+  row_.clear();
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (i) row_ += ',';
+    row_ += columns[i];
+  }
+  row_ += '\n';
+  file_->append(row_);
   // Positions of fixed points are constants, but written anyway: every row is complete.
   written_.clear();
   model_ = &model;
@@ -112,20 +111,43 @@ void TrajectoryCsvWriter::write(const Sample& s) {
     appendNumber(row_, values_[i]);
   }
   row_ += '\n';
-  out_.write(row_.data(), static_cast<std::streamsize>(row_.size()));
-  if (!out_) throw FileError(temp_ + ": write failed (disk full?)");
+  try {
+    file_->append(row_);
+  } catch (const FileError& e) {
+    // Keep the complete rows now: the run stops with this error.
+    const std::unique_ptr<AtomicFileWriter> file = std::move(file_);
+    const std::string partial = partialPath(path_);
+    try {
+      file->commitAs(partial);
+    } catch (const FileError&) {
+    }
+    written_ = partial;
+    throw FileError(std::string(e.what()) + "; the complete rows written before are kept in " + partial);
+  }
 }
 
 void TrajectoryCsvWriter::end(RunStatus status, const std::string&) {
-  if (!out_.is_open()) return;
-  out_.close();
-  const bool closed = !out_.fail();
-  const std::string target = status == RunStatus::Completed && closed ? path_ : partialPath(path_);
-  std::error_code ec;
-  std::filesystem::rename(temp_, target, ec);
-  if (ec) throw FileError(temp_ + ": cannot rename to " + target + ": " + ec.message());
-  written_ = target;
-  if (!closed) throw FileError(target + ": the file could not be completed (disk full?)");
+  if (!file_ || !model_) return;
+  const std::unique_ptr<AtomicFileWriter> file = std::move(file_);
+  if (status == RunStatus::Completed) {
+    try {
+      file->commit();
+      written_ = path_;
+      return;
+    } catch (const FileError&) {
+      // Not complete: keep the whole rows it holds as the partial file, below.
+    }
+  }
+  const std::string partial = partialPath(path_);
+  try {
+    file->commitAs(partial);
+  } catch (const FileError&) {
+    written_ = partial;
+    throw FileError(partial + ": the file could not be completed (disk full?); it holds the complete rows written");
+  }
+  written_ = partial;
+  if (status == RunStatus::Completed)
+    throw FileError(partial + ": the file could not be completed (disk full?); it holds the complete rows written");
 }
 
 int TrajectoryTable::column(const std::string& name) const {
@@ -139,6 +161,7 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
   std::string line;
   if (!std::getline(in, line)) throw FileError(path + ": empty file (no header)");
   if (!line.empty() && line.back() == '\r') line.pop_back();
+  if (line.rfind("\xEF\xBB\xBF", 0) == 0) line.erase(0, 3);  // UTF-8 byte-order mark (spreadsheet exports)
   {
     std::stringstream header(line);
     std::string name;
@@ -176,8 +199,7 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
 }
 
 TrajectoryTable readTrajectoryCsv(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open");
+  std::istringstream in(readRegularFile(path, kMaxCsvFileBytes, "CSV file"));
   return parseTrajectoryCsv(in, path);
 }
 

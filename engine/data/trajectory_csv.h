@@ -22,13 +22,14 @@
 /// run keeps its rows (all complete) under `<stem>.partial<ext>` (run.csv ->
 /// run.partial.csv), so a partial result cannot be mistaken for a complete one.
 
+#include "engine/core/file_io.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
 
-#include <fstream>
 #include <istream>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -43,7 +44,9 @@ void trajectoryValues(const Model& model, const Sample& sample, std::vector<doub
 /// Streams samples to a trajectory CSV (one row per sample, memory independent of the run length).
 class TrajectoryCsvWriter : public TrajectorySink {
 public:
-  /// path: the final file name. Nothing is opened before begin().
+  /// path: the final file name. Locks it and creates the temporary file at
+  /// once, so a second writer of the same path or an unwritable place fails
+  /// before any work (FileError).
   explicit TrajectoryCsvWriter(std::string path);
   /// Removes the temporary file when end() never came (e.g. an exception in between).
   ~TrajectoryCsvWriter() override;
@@ -63,8 +66,8 @@ public:
   static std::string partialPath(const std::string& path);
 
 private:
-  std::string path_, temp_, written_;
-  std::ofstream out_;
+  std::string path_, written_;
+  std::unique_ptr<AtomicFileWriter> file_;
   std::string row_;             // reused row buffer
   std::vector<double> values_;  // reused row values
   std::size_t columns_ = 0;
@@ -87,7 +90,8 @@ TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& s
 /// naming the file, line and column on unreadable files or bad numbers.
 TrajectoryTable readTrajectoryCsv(const std::string& path);
 /// Reads trajectory CSV text from a stream; `source` names it in messages
-/// (as the path does for readTrajectoryCsv). Throws FileError.
+/// (as the path does for readTrajectoryCsv). A UTF-8 byte-order mark is
+/// skipped. Throws FileError.
 TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& source);
 
 }  // namespace mbdrom

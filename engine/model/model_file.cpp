@@ -1,6 +1,7 @@
 #include "engine/model/model_file.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_input.h"
 
 #include <nlohmann/json.hpp>
 
@@ -174,14 +175,31 @@ const std::pair<const char*, MeasureType> kMeasureTypes[] = {
     {"camber", MeasureType::Camber},          {"toe", MeasureType::Toe}};
 const char* kShapeTypes[] = {"box", "sphere", "cylinder", "mesh"};
 
-// A CSV file named in a model file: relative to the model file's folder.
-std::string resolve(const std::string& baseDirectory, const std::string& file) {
-  const std::filesystem::path p(file);
-  if (p.is_absolute() || baseDirectory.empty()) return file;
-  return (std::filesystem::path(baseDirectory) / p).string();
+// Where the CSV files a model names are: relative to the model file's folder
+// (base), and, for a model in a project, inside that directory (confine).
+struct TablePlace {
+  std::string base, confine;
+};
+
+// A CSV file named in a model file, refused when it lies outside `confine`
+// after resolving links and "..", before anything reads it.
+std::string resolve(const TablePlace& place, const std::string& file) {
+  namespace fs = std::filesystem;
+  const fs::path p(file);
+  const std::string path = p.is_absolute() || place.base.empty() ? file : (fs::path(place.base) / p).string();
+  if (!place.confine.empty()) {
+    std::error_code ec;
+    const fs::path root = fs::weakly_canonical(place.confine, ec);
+    const fs::path real = fs::weakly_canonical(path, ec);
+    const std::string r = root.string() + "/";
+    if (ec || real.string().rfind(r, 0) != 0)
+      throw FileError("table file \"" + file + "\" lies outside the project " + place.confine +
+                      " (a project reads only its own files)");
+  }
+  return path;
 }
 
-TimeFunction readFunction(const Json& j, const std::string& where, const std::string& baseDirectory) {
+TimeFunction readFunction(const Json& j, const std::string& where, const TablePlace& place) {
   Obj o(j, where);
   TimeFunction f;
   f.type = parseEnum(o.string("type"), kFunctionTypes, where, "function type");
@@ -213,7 +231,7 @@ TimeFunction readFunction(const Json& j, const std::string& where, const std::st
         throw ModelError(where + ": a table has either \"file\" and \"column\" or \"times\" and \"values\"");
       const std::string file = o.string("file"), column = o.string("column");
       try {
-        f = TimeFunction::tableFromCsv(resolve(baseDirectory, file), column);
+        f = TimeFunction::tableFromCsv(resolve(place, file), column);
       } catch (const FileError& e) {
         throw FileError(where + ": " + e.what());
       }
@@ -226,7 +244,7 @@ TimeFunction readFunction(const Json& j, const std::string& where, const std::st
   case TimeFunction::Type::Sum: {
     const Json& terms = o.array("terms");
     for (std::size_t i = 0; i < terms.size(); ++i)
-      f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]", baseDirectory));
+      f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]", place));
     break;
   }
   }
@@ -266,7 +284,7 @@ MeasureSpec readMeasure(Obj& o) {
   return m;
 }
 
-ModelSpec readSpec(const Json& root, const std::string& baseDirectory) {
+ModelSpec readSpec(const Json& root, const TablePlace& place) {
   Obj top(root, "model");
   ModelSpec spec;
   spec.name = top.string("name", "");
@@ -353,7 +371,7 @@ ModelSpec readSpec(const Json& root, const std::string& baseDirectory) {
     d.point2 = o.string("point2", "");
     d.axis1 = o.string("axis1", "");
     if (d.type == DriverType::Coordinate) d.component = parseEnum(o.string("component"), kComponents, o.where(), "component");
-    d.function = readFunction(o.get("function"), o.where() + ": function", baseDirectory);
+    d.function = readFunction(o.get("function"), o.where() + ": function", place);
     o.finish();
     spec.drivers.push_back(std::move(d));
   }
@@ -408,7 +426,7 @@ ModelSpec readSpec(const Json& root, const std::string& baseDirectory) {
       if (ls.type == LoadSpec::Type::Force) ls.point = l.string("point");
       else ls.body = l.string("body");
       ls.direction = l.vec3("direction");
-      ls.function = readFunction(l.get("function"), l.where() + ": function", baseDirectory);
+      ls.function = readFunction(l.get("function"), l.where() + ": function", place);
       l.finish();
       lc.loads.push_back(std::move(ls));
     }
@@ -728,14 +746,10 @@ const char* measureTypeName(MeasureType type) {
   return "distance";
 }
 
-ModelSpec parseModelSpec(const std::string& text, const std::string& source, const std::string& baseDirectory) {
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const Json::exception& e) {
-    // parse_error, but also out_of_range for numbers beyond double (found by fuzzing).
-    throw FileError(source + ": malformed JSON: " + e.what());
-  }
+ModelSpec parseModelSpec(const std::string& text, const std::string& source, const std::string& baseDirectory,
+                         const std::string& confineTo) {
+  // Malformed JSON, but also numbers beyond double (found by fuzzing), nesting and duplicate keys.
+  Json root = parseJsonInput<Json>(text, source);
   if (!root.is_object()) throw FileError(source + ": not a model file (expected a JSON object)");
   if (!root.contains("format") || root["format"] != kFormat)
     throw FileError(source + ": not a model file (\"format\" must be \"" + kFormat + "\")");
@@ -745,7 +759,7 @@ ModelSpec parseModelSpec(const std::string& text, const std::string& source, con
     throw FileError(source + ": unsupported model file version " + root["version"].dump() + " (this program reads version " +
                     std::to_string(kVersion) + ")");
   try {
-    return readSpec(root, baseDirectory);
+    return readSpec(root, TablePlace{baseDirectory, confineTo});
   } catch (const ModelError& e) {
     throw ModelError(withSource(source, e.what()));
   } catch (const FileError& e) {  // a CSV table the file refers to
@@ -753,13 +767,9 @@ ModelSpec parseModelSpec(const std::string& text, const std::string& source, con
   }
 }
 
-ModelSpec readModelSpec(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open file");
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  if (in.bad()) throw FileError(path + ": read error");
-  return parseModelSpec(buffer.str(), path, std::filesystem::path(path).parent_path().string());
+ModelSpec readModelSpec(const std::string& path, const std::string& confineTo) {
+  return parseModelSpec(readRegularFile(path, kMaxModelFileBytes, "model file"), path,
+                        std::filesystem::path(path).parent_path().string(), confineTo);
 }
 
 Model readModel(const std::string& path) {
@@ -779,12 +789,7 @@ std::string serializeModelSpec(const ModelSpec& spec) {
 }
 
 void writeModelSpec(const ModelSpec& spec, const std::string& path) {
-  const std::string text = serializeModelSpec(spec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw FileError(path + ": cannot open file for writing");
-  out << text;
-  out.flush();
-  if (!out) throw FileError(path + ": write error");
+  writeFileAtomically(path, serializeModelSpec(spec));
 }
 
 std::uint64_t mechanismHash(const ModelSpec& spec) {

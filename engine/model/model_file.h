@@ -24,12 +24,14 @@ inline constexpr double kMaxModelNumber = 1e15;
 
 /// Parses model JSON text. `source` names it in messages (file name or "<string>");
 /// CSV files the model refers to (tables) are read relative to `baseDirectory`
-/// (empty: the current directory).
+/// (empty: the current directory). With `confineTo` (a project directory), a
+/// table file outside it is refused (FileError) before it is read.
 ModelSpec parseModelSpec(const std::string& text, const std::string& source = "<string>",
-                         const std::string& baseDirectory = "");
+                         const std::string& baseDirectory = "", const std::string& confineTo = "");
 /// Reads a model file into its spec (not yet validated as a mechanism); CSV
-/// tables it refers to are read relative to the file's folder.
-ModelSpec readModelSpec(const std::string& path);
+/// tables it refers to are read relative to the file's folder (and must lie
+/// inside `confineTo` when given).
+ModelSpec readModelSpec(const std::string& path, const std::string& confineTo = "");
 /// Reads, validates and compiles a model file.
 Model readModel(const std::string& path);
 

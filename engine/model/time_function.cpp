@@ -1,11 +1,12 @@
 #include "engine/model/time_function.h"
 
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <fstream>
+#include <sstream>
 #include <numbers>
 #include <string_view>
 
@@ -90,8 +91,7 @@ std::vector<std::string_view> splitFields(std::string_view line) {
 }  // namespace
 
 TimeFunction TimeFunction::tableFromCsv(const std::string& path, const std::string& columnName) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open file");
+  std::istringstream in(readRegularFile(path, kMaxCsvFileBytes, "table CSV"));
   auto fail = [&](int line, const std::string& what) -> FileError {
     return FileError(path + ": line " + std::to_string(line) + ": " + what);
   };
@@ -104,6 +104,7 @@ TimeFunction TimeFunction::tableFromCsv(const std::string& path, const std::stri
   bool header = true;
   while (std::getline(in, text)) {
     ++lineNo;
+    if (lineNo == 1 && text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte-order mark
     const std::string_view line = trim(text);
     if (line.empty() || line.front() == '#') continue;
     const std::vector<std::string_view> fields = splitFields(line);

@@ -1,6 +1,7 @@
 #include "engine/project/project.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_input.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/model/model_file.h"
@@ -8,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <charconv>
+#include <map>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -23,22 +26,39 @@ using Json = nlohmann::ordered_json;
 
 constexpr const char* kManifest = "project.json";
 
-std::string readText(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
-// A relative path that stays inside the project: no root, no "..".
+// A relative path that stays inside the project, in its plain form: no root,
+// no "." or ".." parts, no empty parts (so "runs/./a.csv" and "runs//a.csv",
+// which name the same file as "runs/a.csv", are refused).
 bool isInside(const std::string& file) {
-  if (file.empty()) return false;
+  if (file.empty() || file.find('\\') != std::string::npos) return false;
   const fs::path p(file);
   if (p.is_absolute() || p.has_root_name() || p.has_root_directory()) return false;
   for (const auto& part : p)
-    if (part == "..") return false;
-  return true;
+    if (part.empty() || part == "." || part == "..") return false;
+  return p.lexically_normal().generic_string() == file;
+}
+
+// Whether root/file, with every link and ".." resolved, lies inside root.
+bool resolvesInside(const fs::path& root, const std::string& file) {
+  std::error_code ec;
+  const fs::path realRoot = fs::weakly_canonical(root, ec);
+  if (ec) return false;
+  const fs::path real = fs::weakly_canonical(root / file, ec);
+  if (ec) return false;
+  return real.string().rfind(realRoot.string() + "/", 0) == 0;
+}
+
+// A regular file reached without any link on the way from root.
+bool isOwnRegularFile(const fs::path& root, const std::string& file) {
+  std::error_code ec;
+  fs::path at = root;
+  for (const auto& part : fs::path(file)) {
+    at /= part;
+    const fs::file_status st = fs::symlink_status(at, ec);
+    if (ec || fs::is_symlink(st)) return false;
+  }
+  return fs::is_regular_file(fs::symlink_status(at, ec));
 }
 
 class ManifestReader {
@@ -89,12 +109,7 @@ private:
 }  // namespace
 
 ProjectManifest parseProjectManifest(const std::string& text, const std::string& source) {
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const nlohmann::json::exception& e) {
-    throw FileError(source + ": not valid JSON: " + e.what());
-  }
+  const Json j = parseJsonInput<Json>(text, source);
   const ManifestReader r(source);
   if (!j.is_object()) r.fail("top level", "must be an object");
   if (r.string(j, "format", "top level", true) != "mbdrom-project")
@@ -207,62 +222,205 @@ Project readProject(const std::string& dir) {
   const fs::path root = fs::absolute(dir, ec);
   const std::string manifestPath = (root / kManifest).string();
   if (!fs::exists(manifestPath, ec)) throw FileError(dir + ": not an mbdrom project (no " + kManifest + ")");
+  if (!resolvesInside(root, kManifest))
+    throw FileError(manifestPath + ": a link out of the project (a project reads only its own files)");
   Project p;
   p.dir = root.string();
-  p.manifest = parseProjectManifest(readText(manifestPath), manifestPath);
+  p.manifest = parseProjectManifest(readRegularFile(manifestPath, kMaxModelFileBytes, "project manifest"), manifestPath);
   auto requireFile = [&](const std::string& file, const std::string& what) {
+    if (!resolvesInside(root, file))
+      throw FileError(manifestPath + ": " + what + ": file \"" + file +
+                      "\" leads outside the project through a link (a project reads only its own files)");
     if (!fs::is_regular_file(root / file, ec))
-      throw FileError(manifestPath + ": " + what + ": file \"" + file + "\" is missing");
+      throw FileError(manifestPath + ": " + what + ": file \"" + file + "\" is missing or not a regular file");
   };
   requireFile(p.manifest.modelFile, "model");
   for (const ProjectRun& r : p.manifest.runs) requireFile(r.file, "run \"" + r.name + "\"");
   for (const ProjectItem& d : p.manifest.datasets) requireFile(d.file, "dataset \"" + d.name + "\"");
   for (const ProjectItem& d : p.manifest.models) requireFile(d.file, "model \"" + d.name + "\"");
-  p.spec = readModelSpec((root / p.manifest.modelFile).string());
+  p.spec = readModelSpec((root / p.manifest.modelFile).string(), root.string());
   return p;
 }
 
-void saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
-                 const std::vector<ProjectFileWriter>& files) {
+namespace {
+
+// Every table function of a spec that reads a CSV file, with where it is.
+void tableFunctions(TimeFunction& f, std::vector<TimeFunction*>& out) {
+  if (f.type == TimeFunction::Type::Table && !f.file.empty()) out.push_back(&f);
+  for (TimeFunction& term : f.terms) tableFunctions(term, out);
+}
+
+std::vector<TimeFunction*> tableFunctions(ModelSpec& spec) {
+  std::vector<TimeFunction*> out;
+  for (DriverSpec& d : spec.drivers) tableFunctions(d.function, out);
+  for (LoadCase& lc : spec.loadCases)
+    for (LoadSpec& l : lc.loads) tableFunctions(l.function, out);
+  return out;
+}
+
+// The CSV of every column a model reads from one table file, from the values in memory.
+std::string tableCsv(const std::vector<TimeFunction*>& columns) {
+  std::string text = "t";
+  for (const TimeFunction* f : columns) text += "," + f->column;
+  text += "\n";
+  char buffer[32];
+  for (std::size_t k = 0; k < columns.front()->times.size(); ++k) {
+    auto put = [&](double x) {
+      const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+      text.append(buffer, ec == std::errc() ? end : buffer);
+    };
+    put(columns.front()->times[k]);
+    for (const TimeFunction* f : columns) {
+      text += ',';
+      put(k < f->values.size() ? f->values[k] : 0.0);
+    }
+    text += '\n';
+  }
+  return text;
+}
+
+// A name for `file` that neither `avoid` nor the directory uses yet.
+std::string freshName(const fs::path& root, const std::string& file, const std::set<std::string>& avoid) {
+  const fs::path p(file);
+  std::error_code ec;
+  std::string candidate = file;
+  for (int k = 2; avoid.count(candidate) || fs::exists(fs::symlink_status(root / candidate, ec)); ++k)
+    candidate = (p.parent_path() / (p.stem().string() + "_" + std::to_string(k) + p.extension().string())).generic_string();
+  return candidate;
+}
+
+// The files the manifest in `root` names now (empty when there is none or it is unreadable).
+std::set<std::string> namedByExisting(const fs::path& root) {
+  std::set<std::string> named;
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(root / kManifest, ec))) return named;
+  try {
+    const ProjectManifest old = parseProjectManifest(
+        readRegularFile((root / kManifest).string(), kMaxModelFileBytes, "project manifest"), kManifest);
+    named.insert(old.modelFile);
+    for (const auto& r : old.runs) named.insert(r.file);
+    for (const auto& d : old.datasets) named.insert(d.file);
+    for (const auto& d : old.models) named.insert(d.file);
+  } catch (const Error&) {
+  }
+  return named;
+}
+
+}  // namespace
+
+ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
+                              const std::vector<ProjectFileWriter>& files, const std::string& sourceModelDir) {
   // Validate before touching anything on disk.
-  const ProjectManifest checked = parseProjectManifest(serializeProjectManifest(manifest), dir + "/" + kManifest);
+  ProjectManifest checked = parseProjectManifest(serializeProjectManifest(manifest), dir + "/" + kManifest);
   std::error_code ec;
   const fs::path root = fs::absolute(dir, ec);
   fs::create_directories(root, ec);
   if (ec) throw FileError(dir + ": cannot create the project directory: " + ec.message());
+  ProjectSaveResult result;
+  result.spec = spec;
 
-  std::set<std::string> named{checked.modelFile};
+  // Names the target's current manifest uses are not written over: if this save
+  // fails part-way, that manifest still names complete files of its own.
+  const std::set<std::string> old = namedByExisting(root);
+  std::set<std::string> used;
+  std::map<std::string, std::string> renamed;  // writer file -> file written
+  for (const ProjectFileWriter& f : files) {
+    if (!isInside(f.file)) throw FileError(dir + ": file \"" + f.file + "\" would leave the project directory");
+    std::string target = f.file;
+    if (old.count(target) || used.count(target)) target = freshName(root, f.file, [&] {
+      std::set<std::string> avoid = old;
+      avoid.insert(used.begin(), used.end());
+      return avoid;
+    }());
+    used.insert(target);
+    renamed[f.file] = target;
+  }
+  auto remap = [&](std::string& file) {
+    if (const auto it = renamed.find(file); it != renamed.end()) file = it->second;
+  };
+  for (auto& r : checked.runs) remap(r.file);
+  for (auto& d : checked.datasets) remap(d.file);
+  for (auto& d : checked.models) remap(d.file);
+
+  // Table CSVs travel with the model: kept when already in this project, written
+  // from the values in memory into tables/ otherwise (with a note).
+  std::map<std::string, std::vector<TimeFunction*>> byFile;
+  for (TimeFunction* f : tableFunctions(result.spec)) byFile[f->file].push_back(f);
+  std::vector<std::pair<std::string, std::string>> tableWrites;  // file, text
+  for (auto& [file, columns] : byFile) {
+    const bool ours = isInside(file) && resolvesInside(root, file) && isOwnRegularFile(root, file) &&
+                      !sourceModelDir.empty() && fs::weakly_canonical(sourceModelDir, ec) == fs::weakly_canonical(root, ec);
+    if (ours) continue;
+    std::set<std::string> avoid = old;
+    avoid.insert(used.begin(), used.end());
+    const std::string target = freshName(root, projectFileName(fs::path(file).stem().string(), "tables", ".csv", {}), avoid);
+    used.insert(target);
+    tableWrites.emplace_back(target, tableCsv(columns));
+    result.notes.push_back("table file \"" + file + "\" copied into the project as " + target);
+    for (TimeFunction* f : columns) f->file = target;
+  }
+
+  auto ensureFolder = [&](const std::string& file) {
+    const fs::path target = root / file;
+    fs::create_directories(target.parent_path(), ec);
+    if (ec) throw FileError(target.parent_path().string() + ": cannot create: " + ec.message());
+    if (!resolvesInside(root, file))
+      throw FileError(dir + ": folder of \"" + file + "\" is a link out of the project; refusing to write through it");
+    return target.string();
+  };
+  for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
+  for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
+
+  std::set<std::string> named;
   for (const auto& r : checked.runs) named.insert(r.file);
   for (const auto& d : checked.datasets) named.insert(d.file);
   for (const auto& d : checked.models) named.insert(d.file);
-
-  std::set<std::string> written;
-  for (const ProjectFileWriter& f : files) {
-    if (!isInside(f.file)) throw FileError(dir + ": file \"" + f.file + "\" would leave the project directory");
-    const fs::path target = root / f.file;
-    fs::create_directories(target.parent_path(), ec);
-    if (ec) throw FileError(target.parent_path().string() + ": cannot create: " + ec.message());
-    f.write(target.string());
-    written.insert(f.file);
-  }
   for (const std::string& file : named)
-    if (file != checked.modelFile && !written.count(file) && !fs::is_regular_file(root / file, ec))
+    if (!used.count(file) && !isOwnRegularFile(root, file))
       throw FileError(dir + ": file \"" + file + "\" is named in the manifest but neither exists nor was written");
 
-  writeFileAtomically((root / checked.modelFile).string(), serializeModelSpec(spec));
-  writeFileAtomically((root / kManifest).string(), serializeProjectManifest(checked));
-
-  // Only now that the new manifest is in place: remove what it no longer names.
-  for (const char* folder : {"runs", "datasets", "models"}) {
-    const fs::path sub = root / folder;
-    if (!fs::is_directory(sub, ec)) continue;
-    for (const auto& entry : fs::directory_iterator(sub, ec)) {
-      if (!entry.is_regular_file(ec)) continue;
-      const std::string rel = (fs::path(folder) / entry.path().filename()).generic_string();
-      if (!named.count(rel)) fs::remove(entry.path(), ec);
+  // The model: kept when unchanged, else under a name the old manifest does not use.
+  const std::string modelText = serializeModelSpec(result.spec);
+  bool modelKept = false;
+  if (isOwnRegularFile(root, checked.modelFile)) {
+    try {
+      modelKept = readRegularFile((root / checked.modelFile).string(), kMaxModelFileBytes, "model file") == modelText;
+    } catch (const Error&) {
     }
   }
+  if (!modelKept) {
+    if (old.count(checked.modelFile) || used.count(checked.modelFile)) {
+      std::set<std::string> avoid = old;
+      avoid.insert(used.begin(), used.end());
+      checked.modelFile = freshName(root, "model.json", avoid);
+    }
+    writeFileAtomically(ensureFolder(checked.modelFile), modelText);
+  }
+  named.insert(checked.modelFile);
+  for (const auto& t : tableWrites) named.insert(t.first);
+  for (const TimeFunction* f : tableFunctions(result.spec)) named.insert(f->file);
+  writeFileAtomically((root / kManifest).string(), serializeProjectManifest(checked));
+
+  // Only now that the new manifest is in place: remove the files the old one
+  // named and this one does not (regular files, never through a link), and
+  // temporary files a killed save left behind.
+  for (const std::string& file : old)
+    if (!named.count(file) && isOwnRegularFile(root, file)) fs::remove(root / file, ec);
+  for (const char* folder : {"", "runs", "datasets", "models", "tables"}) {
+    const fs::path sub = root / folder;
+    if (!fs::is_directory(fs::symlink_status(sub, ec))) continue;
+    for (const auto& entry : fs::directory_iterator(sub, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() > 5 && name.front() == '.' && entry.path().extension() == ".part" &&
+          fs::is_regular_file(fs::symlink_status(entry.path(), ec)))
+        fs::remove(entry.path(), ec);
+    }
+  }
+  result.manifest = std::move(checked);
+  return result;
 }
+
+std::string projectLockTarget(const std::string& dir) { return (fs::path(dir) / "project").string(); }
 
 std::string projectFileName(const std::string& name, const std::string& folder, const std::string& extension,
                             const std::vector<std::string>& taken) {

@@ -21,6 +21,7 @@
 /// then rename) and the manifest last, so an interrupted save leaves the
 /// previous manifest, which names only files that are complete.
 
+#include "engine/core/file_io.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model_spec.h"
 
@@ -90,12 +91,31 @@ struct ProjectFileWriter {
   std::function<void(const std::string& path)> write;
 };
 
-/// Saves a project to `dir` (created when missing): the data files (`files`;
-/// files the manifest names that are not in this list must already exist in
-/// `dir`), then model.json, then the manifest; then removes files in runs/,
-/// datasets/ and models/ that the manifest no longer names. Throws FileError.
-void saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
-                 const std::vector<ProjectFileWriter>& files);
+/// What a save wrote: the manifest as saved (files the target's previous
+/// manifest used are written under new names) and the spec (table files copied
+/// into the project point there), with notes for the user.
+struct ProjectSaveResult {
+  ProjectManifest manifest;
+  ModelSpec spec;
+  std::vector<std::string> notes;  ///< e.g. a table CSV copied into the project
+};
+
+/// Saves a project to `dir` (created when missing), all or nothing for `dir`:
+/// the data files (`files`; files the manifest names that are not in this list
+/// must already exist in `dir`) under names the previous manifest in `dir`
+/// does not use, table CSVs the model reads from outside `dir` (written into
+/// tables/ from the values in memory), the model, and the manifest last; then
+/// removes the files only the previous manifest named (regular files, never
+/// through a link). Nothing is written through a link out of `dir`.
+/// `sourceModelDir`: the folder the spec's table files are relative to (the
+/// project it was opened from; empty: none). The caller holds the project's
+/// WriteLock (projectLockTarget). Throws FileError.
+ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
+                              const std::vector<ProjectFileWriter>& files, const std::string& sourceModelDir = "");
+
+/// The path whose WriteLock (engine/core/file_io.h) guards a project: held by
+/// a save, and by the workbench while the project is open.
+std::string projectLockTarget(const std::string& dir);
 
 /// A file name for an item name: letters, digits, '-', '_' and '.' kept,
 /// others replaced by '_'; unique among `taken` (a numeric suffix added).

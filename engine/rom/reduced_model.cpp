@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "engine/core/error.h"
+#include "engine/core/json_input.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
 #include "engine/rom/node_model.h"
@@ -125,22 +126,9 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
 }
 
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FileError(path + ": cannot open");
-  // Far deeper than any trained-model file: copying or printing such a value (the
-  // settings, metrics and networks are copied) recurses once per level and would
-  // overflow the stack.
-  constexpr int kMaxDepth = 1000;
-  OJson j;
-  try {
-    j = OJson::parse(in, [&path](int depth, OJson::parse_event_t, OJson&) {
-      if (depth > kMaxDepth)
-        throw FileError(path + ": nested more than " + std::to_string(kMaxDepth) + " levels deep");
-      return true;
-    });
-  } catch (const OJson::exception& e) {
-    throw FileError(path + ": not valid JSON: " + e.what());
-  }
+  // Nesting is limited: copying or printing a deep value (the settings, metrics
+  // and networks are copied) recurses once per level and would overflow the stack.
+  const OJson j = parseJsonInput<OJson>(readRegularFile(path, kMaxTrainedModelBytes, "trained model"), path);
   return reducedModelFromJson(j, path);
 }
 

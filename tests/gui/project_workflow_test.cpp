@@ -164,17 +164,28 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   CHECK(QFile::exists(dir + "/project.json"));
   CHECK(QFile::exists(dir + "/model.json"));
 
+  // While this window has the project open, a second workbench is refused it.
   MainWindow second;
   second.show();
+  CHECK_FALSE(second.openProject(dir));
+  auto* refusal = second.findChild<QMessageBox*>("messageBox");
+  REQUIRE(refusal != nullptr);
+  CHECK(refusal->text().contains("open in another mbdrom workbench"));
+  refusal->close();
+  const std::string firstRunName = doc->runs()[0].record.name;
+  const Eigen::VectorXd cancelledLastQ = cancelled.samples->back().q;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text().remove('&') == "Close Project") a->trigger();  // saved: no question asked
+  CHECK_FALSE(window.document()->hasModel());
   REQUIRE(second.openProject(dir));
   const auto& runs = second.document()->runs();
   REQUIRE(runs.size() == 2);
-  CHECK(runs[0].record.name == doc->runs()[0].record.name);
+  CHECK(runs[0].record.name == firstRunName);
   CHECK(runs[0].record.status == "completed");
   CHECK(runs[1].record.status == "cancelled");
   const mbdrom::app::RunMotion motion = second.document()->runMotion(1);
   CHECK(motion.t.size() == partialSamples);
-  CHECK((motion.q.back() - cancelled.samples->back().q).norm() < 1e-9);
+  CHECK((motion.q.back() - cancelledLastQ).norm() < 1e-9);
   second.playRun(0);
   CHECK(second.hasPlayback());
   CHECK(second.isPlaying());

@@ -149,7 +149,6 @@ TEST_CASE("a full disk while saving a dataset names the file and keeps the previ
 TEST_CASE("writing where nothing can be written names the file") {
   const fs::path dir = freshDir("read_only");
   std::ofstream(dir / "plain_file") << "x";
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json");
   // Root ignores permissions; under a regular file or in /proc nobody can create a file.
   std::vector<fs::path> places = {dir / "plain_file", "/proc"};
   if (geteuid() != 0) {
@@ -161,9 +160,9 @@ TEST_CASE("writing where nothing can be written names the file") {
     INFO(place);
     const std::string path = (place / "mbdrom_file_fault_test.csv").string();
     CHECK_THROWS_WITH(writeFileAtomically(path, "x"), Catch::Contains(path) && Catch::Contains("cannot create"));
-    TrajectoryCsvWriter writer(path);
-    CHECK_THROWS_AS(writer.begin(model, RunInfo{}), FileError);
-    CHECK_THROWS_WITH(writer.begin(model, RunInfo{}), Catch::Contains(path));
+    // Before any work: the writer locks the path and creates its temporary file at once.
+    CHECK_THROWS_AS(TrajectoryCsvWriter(path), FileError);
+    CHECK_THROWS_WITH(TrajectoryCsvWriter(path), Catch::Contains(path));
   }
   if (geteuid() != 0) fs::permissions(dir / "locked", fs::perms::owner_all);
   fs::remove_all(dir);

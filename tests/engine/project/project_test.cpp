@@ -139,7 +139,7 @@ TEST_CASE("Manifest errors name the entry at fault", "[project]") {
     }
     return std::string("no error");
   };
-  CHECK_THAT(error("{"), Catch::Contains("not valid JSON"));
+  CHECK_THAT(error("{"), Catch::Contains("malformed JSON"));
   CHECK_THAT(error(R"({"format": "mbdrom-model", "version": 1})"), Catch::Contains("not an mbdrom project"));
   CHECK_THAT(error(R"({"format": "mbdrom-project", "version": 7, "name": "x", "model": "m.json"})"),
              Catch::Contains("unsupported version"));

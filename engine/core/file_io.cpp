@@ -1,0 +1,233 @@
+#include "engine/core/file_io.h"
+
+#include "engine/core/error.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <utility>
+#include <vector>
+
+namespace mbdrom {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string systemError() { return std::strerror(errno); }
+
+std::string kindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode) || S_ISBLK(mode)) return "a device";
+  return "not a regular file";
+}
+
+// Writes all of [data, data + size) or returns false (errno set).
+bool writeAll(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    const ssize_t n = ::write(fd, data, size);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// `.NAME.XXXXXX.part` next to target, created exclusively (mkstemp).
+int createTemporary(const std::string& target, std::string& temp) {
+  const fs::path p(target);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::string pattern = (dir / ("." + p.filename().string() + ".XXXXXX")).string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  const int fd = ::mkstemp(name.data());
+  if (fd < 0) throw FileError(target + ": cannot create a temporary file next to it: " + systemError());
+  std::string created(name.data());
+  const std::string withSuffix = created + ".part";
+  // mkstemp has no suffix form in POSIX: rename while we hold the only link.
+  if (::rename(created.c_str(), withSuffix.c_str()) != 0) {
+    const std::string why = systemError();
+    ::unlink(created.c_str());
+    ::close(fd);
+    throw FileError(target + ": cannot name the temporary file: " + why);
+  }
+  ::fchmod(fd, 0644);
+  temp = withSuffix;
+  return fd;
+}
+
+}  // namespace
+
+std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, const std::string& what) {
+  // Non-blocking: opening a FIFO with no writer must not hang; fstat decides.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw FileError(path + ": cannot open the " + what + ": " + systemError());
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    const std::string why = systemError();
+    ::close(fd);
+    throw FileError(path + ": cannot read the " + what + ": " + why);
+  }
+  if (!S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw FileError(path + ": the " + what + " is " + kindOf(st.st_mode) + ", not a regular file");
+  }
+  const auto size = static_cast<std::uint64_t>(st.st_size);
+  if (size > maxBytes) {
+    ::close(fd);
+    throw FileError(path + ": the " + what + " is " + std::to_string(size) + " bytes, more than the limit of " +
+                    std::to_string(maxBytes));
+  }
+  std::string text;
+  text.resize(static_cast<std::size_t>(size));
+  std::size_t got = 0;
+  while (got < text.size()) {
+    const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const std::string why = systemError();
+      ::close(fd);
+      throw FileError(path + ": read error in the " + what + ": " + why);
+    }
+    if (n == 0) break;  // shrank while reading
+    got += static_cast<std::size_t>(n);
+  }
+  text.resize(got);
+  ::close(fd);
+  return text;
+}
+
+// ---------------------------------------------------------------- WriteLock
+
+std::string WriteLock::lockPath(const std::string& target) {
+  const fs::path p(target);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  return (dir / ("." + p.filename().string() + ".lock")).string();
+}
+
+WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0) throw FileError(target + ": cannot create the lock file " + path_ + ": " + systemError());
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+      const int err = errno;
+      ::close(fd);
+      if (err == EWOULDBLOCK)
+        throw FileError(target + " is being written by another process (lock " + path_ +
+                        "); wait for it to finish or write elsewhere");
+      throw FileError(target + ": cannot lock " + path_ + ": " + std::strerror(err));
+    }
+    // A holder that released between our open and flock may have removed the
+    // file: then we hold a lock nobody else can see; try again.
+    struct stat held {}, named {};
+    if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
+        held.st_dev == named.st_dev) {
+      fd_ = fd;
+      return;
+    }
+    ::close(fd);
+  }
+  throw FileError(target + ": cannot lock " + path_ + " (it keeps changing)");
+}
+
+WriteLock::~WriteLock() { release(); }
+
+WriteLock::WriteLock(WriteLock&& other) noexcept
+    : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
+
+WriteLock& WriteLock::operator=(WriteLock&& other) noexcept {
+  if (this != &other) {
+    release();
+    fd_ = std::exchange(other.fd_, -1);
+    path_ = std::move(other.path_);
+  }
+  return *this;
+}
+
+void WriteLock::release() {
+  if (fd_ < 0) return;
+  ::unlink(path_.c_str());  // while still locked: a waiter re-checks the inode
+  ::close(fd_);
+  fd_ = -1;
+}
+
+// ---------------------------------------------------------------- atomic writes
+
+AtomicFileWriter::AtomicFileWriter(std::string target) : target_(std::move(target)), lock_(target_) {
+  struct stat st {};
+  if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+    throw FileError(target_ + ": is a directory, not a file name");
+  fd_ = createTemporary(target_, temp_);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(temp_.c_str());
+  }
+}
+
+void AtomicFileWriter::append(const std::string& piece) {
+  if (fd_ < 0) throw FileError(target_ + ": the file is already complete");
+  buffer_ += piece;
+  if (buffer_.size() >= (1u << 16)) flush();
+}
+
+void AtomicFileWriter::flush() {
+  if (buffer_.empty()) return;
+  if (!writeAll(fd_, buffer_.data(), buffer_.size())) {
+    const std::string why = systemError();
+    // Cut back to the last complete piece: a partial file holds whole rows.
+    if (::ftruncate(fd_, static_cast<off_t>(committed_)) == 0) ::lseek(fd_, static_cast<off_t>(committed_), SEEK_SET);
+    buffer_.clear();
+    throw FileError(target_ + ": write failed (" + why + "; disk full?)");
+  }
+  committed_ += buffer_.size();
+  buffer_.clear();
+}
+
+void AtomicFileWriter::commit() {
+  if (fd_ < 0) throw FileError(target_ + ": the file is already complete");
+  flush();  // on failure the writer stays open with its complete rows (commitAs can keep them)
+  if (::fsync(fd_) != 0) throw FileError(temp_ + ": cannot flush to disk: " + systemError());
+  if (::rename(temp_.c_str(), target_.c_str()) != 0)
+    throw FileError(temp_ + ": cannot rename to " + target_ + ": " + systemError());
+  ::close(fd_);
+  fd_ = -1;
+}
+
+void AtomicFileWriter::commitAs(const std::string& path) {
+  if (fd_ < 0) throw FileError(target_ + ": the file is already complete");
+  std::string failure;
+  try {
+    flush();
+  } catch (const FileError& e) {
+    failure = e.what();
+  }
+  ::fsync(fd_);
+  if (::rename(temp_.c_str(), path.c_str()) != 0) {
+    const std::string why = systemError();
+    throw FileError(temp_ + ": cannot rename to " + path + ": " + why);
+  }
+  ::close(fd_);
+  fd_ = -1;
+  if (!failure.empty()) throw FileError(path + ": " + failure);
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text) {
+  AtomicFileWriter out(path);
+  out.append(text);
+  out.commit();  // a failure leaves the target as it was; the destructor removes the temporary file
+}
+
+}  // namespace mbdrom
