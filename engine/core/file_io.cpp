@@ -29,18 +29,18 @@ std::string kindOf(mode_t mode) {
   return "not a regular file";
 }
 
-// Writes all of [data, data + size) or returns false (errno set).
-bool writeAll(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    const ssize_t n = ::write(fd, data, size);
+// Writes [data, data + size); returns the bytes written (less than size: errno set).
+std::size_t writeAll(int fd, const char* data, std::size_t size) {
+  std::size_t done = 0;
+  while (done < size) {
+    const ssize_t n = ::write(fd, data + done, size - done);
     if (n < 0) {
       if (errno == EINTR) continue;
-      return false;
+      return done;
     }
-    data += n;
-    size -= static_cast<std::size_t>(n);
+    done += static_cast<std::size_t>(n);
   }
-  return true;
+  return done;
 }
 
 // `.NAME.XXXXXX.part` next to target, created exclusively (mkstemp).
@@ -180,20 +180,28 @@ AtomicFileWriter::~AtomicFileWriter() {
 void AtomicFileWriter::append(const std::string& piece) {
   if (fd_ < 0) throw FileError(target_ + ": the file is already complete");
   buffer_ += piece;
+  pieceEnds_.push_back(buffer_.size());
   if (buffer_.size() >= (1u << 16)) flush();
 }
 
 void AtomicFileWriter::flush() {
   if (buffer_.empty()) return;
-  if (!writeAll(fd_, buffer_.data(), buffer_.size())) {
+  const std::size_t written = writeAll(fd_, buffer_.data(), buffer_.size());
+  if (written < buffer_.size()) {
     const std::string why = systemError();
-    // Cut back to the last complete piece: a partial file holds whole rows.
+    // Keep the pieces that reached the disk whole; cut the one in the middle.
+    std::size_t whole = 0;
+    for (std::size_t end : pieceEnds_)
+      if (end <= written) whole = end;
+    committed_ += whole;
     if (::ftruncate(fd_, static_cast<off_t>(committed_)) == 0) ::lseek(fd_, static_cast<off_t>(committed_), SEEK_SET);
     buffer_.clear();
+    pieceEnds_.clear();
     throw FileError(target_ + ": write failed (" + why + "; disk full?)");
   }
   committed_ += buffer_.size();
   buffer_.clear();
+  pieceEnds_.clear();
 }
 
 void AtomicFileWriter::commit() {
@@ -204,6 +212,7 @@ void AtomicFileWriter::commit() {
     throw FileError(temp_ + ": cannot rename to " + target_ + ": " + systemError());
   ::close(fd_);
   fd_ = -1;
+  lock_ = WriteLock();  // complete: the next writer may go ahead
 }
 
 void AtomicFileWriter::commitAs(const std::string& path) {
@@ -221,6 +230,7 @@ void AtomicFileWriter::commitAs(const std::string& path) {
   }
   ::close(fd_);
   fd_ = -1;
+  lock_ = WriteLock();
   if (!failure.empty()) throw FileError(path + ": " + failure);
 }
 

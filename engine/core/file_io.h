@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace mbdrom {
 
@@ -83,6 +84,7 @@ private:
   WriteLock lock_;
   int fd_ = -1;
   std::string buffer_;
+  std::vector<std::size_t> pieceEnds_;  // ends of the pieces in buffer_
   std::uint64_t committed_ = 0;  // bytes on disk that end with a complete piece
 };
 

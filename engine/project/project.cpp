@@ -368,9 +368,6 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
       throw FileError(dir + ": folder of \"" + file + "\" is a link out of the project; refusing to write through it");
     return target.string();
   };
-  for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
-  for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
-
   std::set<std::string> named;
   for (const auto& r : checked.runs) named.insert(r.file);
   for (const auto& d : checked.datasets) named.insert(d.file);
@@ -378,6 +375,9 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   for (const std::string& file : named)
     if (!used.count(file) && !isOwnRegularFile(root, file))
       throw FileError(dir + ": file \"" + file + "\" is named in the manifest but neither exists nor was written");
+
+  for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
+  for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
 
   // The model: kept when unchanged, else under a name the old manifest does not use.
   const std::string modelText = serializeModelSpec(result.spec);

@@ -115,6 +115,9 @@ TEST_CASE("a full disk during a simulation's CSV output stops the run with an er
   CHECK_THAT(message, Catch::Contains(partial) && Catch::Contains("disk full"));
   CHECK(slurp(path) == "previous run\n");
   CHECK(fs::exists(partial));
+  // Only whole rows: the partial file reads back, and ends with a line end.
+  CHECK_NOTHROW(readTrajectoryCsv(partial));
+  CHECK(slurp(partial).back() == '\n');
   CHECK_FALSE(hasTemporaryFiles(dir));
 }
 

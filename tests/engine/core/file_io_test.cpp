@@ -1,0 +1,103 @@
+// Safe reading and writing of exchanged files: special files, sizes, nesting,
+// duplicate keys, one writer at a time, whole rows only.
+
+#include "engine/core/error.h"
+#include "engine/core/file_io.h"
+#include "engine/core/json_input.h"
+#include "engine/data/trajectory_csv.h"
+
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+using namespace mbdrom;
+namespace fs = std::filesystem;
+
+namespace {
+
+fs::path freshDir(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() / ("mbdrom_file_io_test_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir;
+}
+
+std::string readError(const std::string& path, std::uint64_t limit = 1 << 20) {
+  try {
+    readRegularFile(path, limit, "model file");
+  } catch (const FileError& e) {
+    return e.what();
+  }
+  return "(read)";
+}
+
+}  // namespace
+
+TEST_CASE("readers refuse a device, a FIFO, a directory and an oversized file, naming them, without hanging") {
+  const fs::path dir = freshDir("special");
+  CHECK_THAT(readError("/dev/zero"), Catch::Contains("/dev/zero") && Catch::Contains("a device"));
+  REQUIRE(mkfifo((dir / "pipe").c_str(), 0600) == 0);
+  CHECK_THAT(readError((dir / "pipe").string()), Catch::Contains("a FIFO"));
+  CHECK_THAT(readError(dir.string()), Catch::Contains("a directory"));
+  std::ofstream(dir / "big.json") << std::string(2000, ' ');
+  CHECK_THAT(readError((dir / "big.json").string(), 1000), Catch::Contains("2000 bytes, more than the limit of 1000"));
+  CHECK_THAT(readError((dir / "missing.json").string()), Catch::Contains("missing.json: cannot open the model file"));
+}
+
+TEST_CASE("JSON nested past the limit or with a repeated key is refused, naming the source") {
+  std::string deep;
+  for (int i = 0; i < 300; ++i) deep += "[";
+  for (int i = 0; i < 300; ++i) deep += "]";
+  CHECK_THROWS_WITH(parseJsonInput<nlohmann::json>(deep, "deep.json"),
+                    "deep.json: nested more than 256 levels deep");
+  CHECK_THROWS_WITH(parseJsonInput<nlohmann::ordered_json>(R"({"a": {"mass": 1, "mass": 2}})", "dup.json"),
+                    Catch::Contains("dup.json: duplicate key \"mass\""));
+  CHECK(parseJsonInput<nlohmann::json>(R"({"a": {"mass": 1}, "b": {"mass": 2}})", "ok.json")["b"]["mass"] == 2);
+}
+
+TEST_CASE("a second writer of the same path is refused at once, in this process and in another") {
+  const fs::path dir = freshDir("lock");
+  const std::string target = (dir / "run.csv").string();
+  AtomicFileWriter first(target);
+  CHECK_THROWS_WITH(AtomicFileWriter(target), Catch::Contains("run.csv is being written by another process"));
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    try {
+      AtomicFileWriter second(target);
+    } catch (const FileError&) {
+      _exit(7);
+    }
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 7);
+  first.append("t\n0\n");
+  first.commit();
+  // Released: the next writer goes ahead, and no lock or temporary file is left behind.
+  writeFileAtomically(target, "t\n1\n");
+  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename() == "run.csv");
+}
+
+TEST_CASE("two writers never share a temporary file name") {
+  const fs::path dir = freshDir("unique");
+  AtomicFileWriter a((dir / "a.json").string()), b((dir / "b.json").string());
+  CHECK(a.temporaryPath() != b.temporaryPath());
+  CHECK(fs::path(a.temporaryPath()).parent_path() == dir);
+  CHECK(fs::path(a.temporaryPath()).filename().string().rfind(".a.json.", 0) == 0);
+}
+
+TEST_CASE("a CSV exported with a byte-order mark reads as its columns") {
+  std::istringstream in("\xEF\xBB\xBFt,P.x\n0,1\n");
+  const TrajectoryTable table = parseTrajectoryCsv(in, "bom.csv");
+  REQUIRE(table.columns.size() == 2);
+  CHECK(table.columns[0] == "t");
+}
