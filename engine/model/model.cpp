@@ -75,7 +75,46 @@ const char* driverTypeName(DriverType type) {
   return "distance";
 }
 
+namespace {
+
+// Names become CSV column headers ("A.x", "measure.camber") and JSON strings:
+// a comma, quote, line break or other control character would break a file
+// that mbdrom writes and must read back.
+void checkName(const std::string& list, std::size_t i, const std::string& name) {
+  const std::string where = list + "[" + std::to_string(i) + "]";
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == ',' || c == '"' || u < 0x20 || u == 0x7f) {
+      const std::string shown = u < 0x20 || u == 0x7f ? "a control character (e.g. a line break)" : std::string("'") + c + "'";
+      throw ModelError(where + ": the name has " + shown +
+                       "; names appear in CSV headers and may not contain commas, quotes or control characters");
+    }
+  }
+  if (!name.empty() && (name.front() == ' ' || name.back() == ' '))
+    throw ModelError(where + " \"" + name + "\": the name starts or ends with a space");
+}
+
+template <typename List>
+void checkNames(const std::string& list, const List& items) {
+  for (std::size_t i = 0; i < items.size(); ++i) checkName(list, i, items[i].name);
+}
+
+}  // namespace
+
 Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
+  checkNames("points", spec_.points);
+  checkNames("vectors", spec_.vectors);
+  checkNames("bodies", spec_.bodies);
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b)
+    checkNames("bodies[" + std::to_string(b) + "].markers", spec_.bodies[b].markers);
+  checkNames("joints", spec_.joints);
+  checkNames("drivers", spec_.drivers);
+  checkNames("spring_dampers", spec_.springDampers);
+  checkNames("frictions", spec_.frictions);
+  checkNames("measures", spec_.measures);
+  checkNames("load_cases", spec_.loadCases);
+  for (std::size_t c = 0; c < spec_.loadCases.size(); ++c)
+    checkNames("load_cases[" + std::to_string(c) + "].loads", spec_.loadCases[c].loads);
   compileCoordinates();
   compileBodies();
   compileMarkers();

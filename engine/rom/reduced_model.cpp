@@ -89,6 +89,59 @@ void saveReducedModel(const ReducedModel& rom, const std::string& path) {
   writeFileAtomically(path, rom.toJson().dump(1) + "\n");
 }
 
+namespace {
+
+// The metrics the front ends read, in the shapes they read them: a file edited
+// by hand gets a message here, not a type error (or worse) where they are shown.
+void checkMetrics(const OJson& m, const std::string& source) {
+  auto fail = [&](const std::string& key, const std::string& what) {
+    throw FileError(source + ": metrics." + key + " must be " + what);
+  };
+  if (!m.is_object()) fail("", "an object");
+  auto numberPair = [](const OJson& v) {
+    return v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number();
+  };
+  auto strings = [](const OJson& v) {
+    if (!v.is_array()) return false;
+    for (const auto& x : v)
+      if (!x.is_string()) return false;
+    return true;
+  };
+  for (const auto& [key, v] : m.items()) {
+    if (key == "parameter_ranges") {
+      if (!v.is_object()) fail(key, "an object of [low, high] pairs");
+      for (const auto& [name, range] : v.items())
+        if (!numberPair(range)) fail(key + "." + name, "a [low, high] pair of numbers");
+    } else if (key == "training_runs") {
+      if (!v.is_array()) fail(key, "an array of runs");
+      for (const auto& run : v) {
+        if (!run.is_object()) fail(key, "an array of objects");
+        if (run.contains("name") && !run["name"].is_string()) fail(key + "[].name", "a string");
+        if (run.contains("parameters")) {
+          if (!run["parameters"].is_object()) fail(key + "[].parameters", "an object of numbers");
+          for (const auto& [name, x] : run["parameters"].items())
+            if (!x.is_number()) fail(key + "[].parameters." + name, "a number");
+        }
+      }
+    } else if (key == "pareto") {
+      if (!v.is_array()) fail(key, "an array of points");
+      for (const auto& p : v)
+        if (!p.is_object() || !p.contains("terms") || !p["terms"].is_number() || !p.contains("residual") ||
+            !p["residual"].is_number())
+          fail(key, "an array of {\"terms\", \"residual\"} numbers");
+    } else if (key == "stopped_early" || key == "coordinates") {
+      if (!strings(v)) fail(key, "an array of strings");
+    } else if (key == "coordinate_choice") {
+      if (!v.is_string()) fail(key, "a string");
+    } else if (key == "relative_reconstruction_error" || key == "samples") {
+      if (!v.is_number()) fail(key, "a number");
+    }
+  }
+  if (m.contains("coordinate_choice") && !m.contains("coordinates")) fail("coordinates", "given with coordinate_choice");
+}
+
+}  // namespace
+
 std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::string& source) {
   try {
     if (!j.is_object() || j.value("format", "") != "mbdrom-rom")
@@ -117,6 +170,7 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     rom->created_ = j.value("created", "");
     rom->settings_ = j.value("settings", OJson::object());
     rom->metrics_ = j.value("metrics", OJson::object());
+    checkMetrics(rom->metrics_, source);
     return rom;
   } catch (const OJson::exception& e) {
     throw FileError(source + ": bad trained-model file: " + e.what());

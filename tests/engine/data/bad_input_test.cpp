@@ -107,6 +107,8 @@ const BadInput kCatalogue[] = {
     {"rom_truncated.json", Loader::ReducedModel, "rom_truncated.json: malformed JSON: [json.exception.parse_error.101] parse error at line 35, column 1: syntax error while parsing value - unexpected end of input"},
     {"rom_mass_not_positive_definite.json", Loader::ReducedModel, "rom_mass_not_positive_definite.json: matrices.mass is not positive definite"},
     {"rom_scale_not_positive.json", Loader::ReducedModel, "rom_scale_not_positive.json: normalisation.scale must be > 0"},
+    {"rom_metrics_stopped_early_number.json", Loader::ReducedModel, "rom_metrics_stopped_early_number.json: metrics.stopped_early must be an array of strings"},
+    {"rom_metrics_parameter_range_text.json", Loader::ReducedModel, "rom_metrics_parameter_range_text.json: metrics.parameter_ranges.level must be a [low, high] pair of numbers"},
     {"rom_deep_metrics.json", Loader::ReducedModel, "rom_deep_metrics.json: nested more than 256 levels deep"},
     {"rom_huge_nr.json", Loader::ReducedModel, "rom_huge_nr.json: matrices.basis[0]: expected 2000000000 numbers"},
     {"rom_ae_huge_network.json", Loader::ReducedModel, "rom_ae_huge_network.json: networks.encoder: network: parameters: expected 2500050000, got 2"},

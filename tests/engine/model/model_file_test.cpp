@@ -327,3 +327,20 @@ TEST_CASE("a number beyond the model format's range is refused by name, not left
   edge["spring_dampers"][0]["stiffness"] = {1e15, 0, 0};
   CHECK_NOTHROW(parseModelSpec(edge.dump(), "m.json"));
 }
+
+TEST_CASE("a name a CSV header cannot carry is refused with the entry named") {
+  Json comma = base();
+  comma["points"][1]["name"] = "A,B";
+  comma["bodies"][0]["points"] = {"A,B", "B"};
+  comma["joints"][0]["point2"] = "A,B";
+  checkFails<ModelError>(comma, "points[1]: the name has ','");
+  Json newline = base();
+  newline["load_cases"][0]["name"] = "push\nnow";
+  checkFails<ModelError>(newline, "load_cases[0]: the name has a control character");
+  Json quote = base();
+  quote["bodies"][1]["name"] = "rod \"2\"";
+  checkFails<ModelError>(quote, "bodies[1]: the name has '\"'");
+  Json spaces = base();
+  spaces["joints"][1]["name"] = "slot ";
+  checkFails<ModelError>(spaces, "joints[1] \"slot \": the name starts or ends with a space");
+}
