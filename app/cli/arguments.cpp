@@ -1,5 +1,7 @@
 #include "app/cli/arguments.h"
 
+#include <filesystem>
+
 #include "engine/model/model.h"
 
 #include <charconv>
@@ -67,6 +69,17 @@ double Arguments::number(const std::string& option, double fallback) const {
 
 int loadCaseOption(const Model& model, const Arguments& a) {
   return a.has("--load-case") ? model.requireLoadCase(a.value("--load-case")) : -1;
+}
+
+void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError("-o " + path + ": is a directory; give a file name");
+  const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
+  if (!fs::is_directory(folder, ec)) throw UsageError("-o " + path + ": the folder " + folder.string() + " does not exist");
+  for (const std::string& input : inputs)
+    if (fs::exists(path, ec) && fs::equivalent(path, input, ec))
+      throw UsageError("-o " + path + " is also an input (" + input + "): writing it would overwrite what is read");
 }
 
 }  // namespace mbdrom::cli

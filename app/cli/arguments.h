@@ -46,6 +46,11 @@ private:
   std::map<std::string, std::vector<std::string>> repeated_;
 };
 
+/// Fails before the work: `path` (an output) must not be a directory, must be
+/// in an existing folder, and must not be one of `inputs` (the same file under
+/// any name). Throws UsageError naming both.
+void checkOutputPath(const std::string& path, const std::vector<std::string>& inputs);
+
 /// The load case named by --load-case (index), or -1 (gravity only) without it.
 /// Throws InputError naming the load cases that exist.
 int loadCaseOption(const Model& model, const Arguments& a);

@@ -3,6 +3,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/export_command.h"
 #include "app/cli/model_commands.h"
+#include "app/cli/project_command.h"
 #include "app/cli/rom_commands.h"
 #include "app/cli/simulate_command.h"
 
@@ -32,6 +33,7 @@ commands:
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
   compare REF OTHER  position errors (RMSE, max, relative RMSE) between two runs
   export-pvd MODEL RUN  a run as a ParaView time series (.pvd + one .vtp per frame)
+  project info|check|copy DIR  describe, check or copy a project folder
   version          print the version and exit
   help [COMMAND]   show help for a command
 
@@ -78,6 +80,7 @@ std::map<std::string, Command> commands() {
   cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};
   cmds["rom-info"] = {"describe a trained model", kRomInfoUsage, runRomInfo};
   cmds["compare"] = {"compare two trajectories", kCompareUsage, runCompare};
+  cmds["project"] = {"describe, check or copy a project", kProjectUsage, runProject};
   cmds["export-pvd"] = {"export a run for ParaView", kExportPvdUsage, runExportPvd};
   return cmds;
 }

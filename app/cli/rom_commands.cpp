@@ -203,6 +203,16 @@ std::string output(const Arguments& a, const char* what) {
   return path;
 }
 
+// Writes a trained model into the file opened (locked, temporary file made) before training.
+void writeTrained(const ReducedModel& rom, AtomicFileWriter& file) {
+  try {
+    file.append(rom.toJson().dump(1) + "\n");
+  } catch (const std::bad_alloc&) {
+    throw FileError(file.target() + ": the trained model is too large to write (out of memory); use smaller networks");
+  }
+  file.commit();
+}
+
 OJson jsonNumber(double x) { return std::isfinite(x) ? OJson(x) : OJson(nullptr); }
 
 std::atomic<bool> trainInterrupted{false};
@@ -394,8 +404,8 @@ void checkSindySources(const Arguments& a, const std::vector<std::string>& runs)
 }
 
 // train sindy --measured: with --model a simulable reduced model, with --mass a printed fit.
-int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std::string& outPath, std::ostream& out,
-                       std::ostream& err) {
+int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std::string& outPath,
+                       AtomicFileWriter* outFile, std::ostream& out, std::ostream& err) {
   const std::string path = a.value("--measured");
   SindySettings settings = SindySettings::fromJson(settingsJson);
   SindyTableLayout layout;
@@ -471,7 +481,8 @@ int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std:
   settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
   const std::unique_ptr<SindyModel> rom = SindyModel::train(dataset, settings, monitor, *model, {m.columns});
   if (trainInterrupted.load()) throw Cancelled();
-  saveReducedModel(*rom, outPath);
+  if (!outFile) throw UsageError("missing -o ROM.json");
+  writeTrained(*rom, *outFile);
   printTrained(*rom, dataset, outPath, out);
   return 0;
 }
@@ -520,6 +531,15 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if ((method == "sindy" || method == "node") && a.has(option))
       throw UsageError(std::string("option ") + option + " does not apply to method " + method);
   const std::string outPath = mechanismFree ? std::string() : output(a, "ROM.json");
+  // Fail before the work: the output is no input, and is locked and creatable now.
+  std::vector<std::string> inputs = runs;
+  for (const char* option : {"--model", "--latent", "--measured"})
+    if (a.has(option)) inputs.push_back(a.value(option));
+  std::unique_ptr<AtomicFileWriter> outFile;
+  if (!outPath.empty()) {
+    checkOutputPath(outPath, inputs);
+    outFile = std::make_unique<AtomicFileWriter>(outPath);
+  }
   OJson settings = OJson::object();
   if (a.has("--nr")) settings["nr"] = integerOption(a, "--nr", 1.0, 1e6);
   if (a.has("--vector-length")) settings["vector_length"] = a.number("--vector-length", 0.0);
@@ -599,7 +619,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       for (const auto& [name, source] : namedColumns(a.value("--columns")))
         settings["columns"].push_back(OJson{{"name", name}, {"source", source}});
     }
-    if (mechanismFree || a.has("--measured")) return trainSindyMeasured(a, settings, outPath, out, err);
+    if (mechanismFree || a.has("--measured")) return trainSindyMeasured(a, settings, outPath, outFile.get(), out, err);
   }
 
   const Model model = readModel(a.value("--model"));
@@ -645,7 +665,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
                                            static_cast<const AeModel*>(latent.get()))
                         : trainReducedModel(method, dataset, settings, monitor, &model);
   if (trainInterrupted.load()) throw Cancelled();
-  saveReducedModel(*rom, outPath);
+  writeTrained(*rom, *outFile);
   printTrained(*rom, dataset, outPath, out);
   return 0;
 }
@@ -683,6 +703,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   const std::string romPath = a.single("ROM.json");
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
   const std::string outPath = output(a, "OUT.csv");
+  checkOutputPath(outPath, {romPath, a.value("--model")});
   RomSimulationOptions o;
   o.tEnd = a.number("--t-end", 1.0);
   o.dt = a.number("--dt", 1e-3);

@@ -235,6 +235,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::string modelPath = a.single("MODEL.json");
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
+  checkOutputPath(outPath, {modelPath});
   SimulationOptions o = simulationOptions(a);
   const Model model = readModel(modelPath);
   o.loadCase = loadCaseOption(model, a);
