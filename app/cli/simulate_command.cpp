@@ -14,6 +14,7 @@
 #include <iomanip>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <chrono>
@@ -294,6 +295,10 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   if (ec) throw FileError(dir + ": cannot create the directory: " + ec.message());
 
   const std::vector<SweepCase> cases = sweepGrid(amplitudes, frequencies);
+  std::set<std::string> names;
+  for (const SweepCase& c : cases)
+    if (!names.insert(c.name).second)
+      throw UsageError("--amplitudes/--frequencies: run " + c.name + " appears twice (a repeated scale, e.g. 1 and 1.0)");
   InterruptGuard guard;
   std::mutex errMutex;
   Monitor monitor([&](const Progress& p) {

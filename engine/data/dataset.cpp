@@ -166,6 +166,7 @@ DatasetRun runFromTable(const Model& model, const TrajectoryTable& table, const 
   // Without rows every channel would be an empty matrix, and taking its rows
   // is undefined behaviour (found by fuzzing): refuse it here, as addRun would.
   if (table.data.rows() == 0) throw InputError("run " + inQuotes(name) + ": no samples (the CSV has a header only)");
+  requireFiniteTable(table, "run " + inQuotes(name));
   DatasetRun run;
   run.name = name;
   run.loadCase = loadCase;

@@ -4,6 +4,7 @@
 #include "engine/model/constraints.h"
 
 #include <charconv>
+#include <cmath>
 #include <filesystem>
 #include <sstream>
 #include <system_error>
@@ -196,6 +197,20 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
   table.data = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
       values.data(), rows, static_cast<Eigen::Index>(n));
   return table;
+}
+
+void requireFiniteTable(const TrajectoryTable& table, const std::string& source) {
+  constexpr double kLimit = 1e15;  // kMaxModelNumber: the model format's range
+  for (Eigen::Index r = 0; r < table.data.rows(); ++r)
+    for (Eigen::Index c = 0; c < table.data.cols(); ++c) {
+      const double v = table.data(r, c);
+      if (std::isfinite(v) && std::abs(v) <= kLimit) continue;
+      std::ostringstream msg;
+      msg << source << ": row " << r + 1 << " (t = " << table.data(r, 0) << "), column \""
+          << table.columns[static_cast<std::size_t>(c)] << "\" is " << v
+          << (std::isfinite(v) ? " (beyond 1e15)" : " (not finite)");
+      throw InputError(msg.str());
+    }
 }
 
 TrajectoryTable readTrajectoryCsv(const std::string& path) {

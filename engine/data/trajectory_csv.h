@@ -86,6 +86,11 @@ struct TrajectoryTable {
 /// the CSV writes the shortest exact form). Throws InputError when a sample does not fit `model`.
 TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& samples);
 
+/// Throws InputError naming `source`, the row (1 = first data row), its time
+/// and the column of the first value that is not finite or beyond 1e15 in
+/// magnitude (not a value any mechanism of the model format produces).
+void requireFiniteTable(const TrajectoryTable& table, const std::string& source);
+
 /// Reads a trajectory CSV (or any numeric CSV with a header). Throws FileError
 /// naming the file, line and column on unreadable files or bad numbers.
 TrajectoryTable readTrajectoryCsv(const std::string& path);

@@ -49,6 +49,8 @@ std::vector<std::string> trajectoryPointNames(const TrajectoryTable& table) {
 
 TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const TrajectoryTable& other,
                                          const std::vector<std::string>& points) {
+  requireFiniteTable(reference, "reference");
+  requireFiniteTable(other, "other");
   const int tr = timeColumn(reference, "reference"), to = timeColumn(other, "other");
   std::vector<std::string> names = points;
   if (names.empty()) {

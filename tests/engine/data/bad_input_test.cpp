@@ -77,10 +77,11 @@ const BadInput kCatalogue[] = {
     {"traj_semicolon.csv", Loader::TrajectoryCsv, "traj_semicolon.csv:2: column 1 (t;O.x;O.y;O.z;"},
     {"traj_binary_garbage.csv", Loader::TrajectoryCsv, "traj_binary_garbage.csv:2: column 1 ("},
     {"traj_missing_header.csv", Loader::TrajectoryRun, "run \"traj_missing_header.csv\" is not a trajectory of mechanism \"pendulum\": column 1 is \"0.0\", expected \"t\""},
+    {"traj_run_huge_value.csv", Loader::TrajectoryRun, "run \"traj_run_huge_value.csv\": row 2 (t = 0.01), column \"A.x\" is 1e+300 (beyond 1e15)"},
     {"traj_other_mechanism.csv", Loader::TrajectoryRun, "run \"traj_other_mechanism.csv\" is not a trajectory of mechanism \"pendulum\": column 2 is \"P.x\", expected \"O.x\""},
     {"traj_header_only.csv", Loader::TrajectoryRun, "run \"traj_header_only.csv\": no samples"},
     {"traj_time_not_increasing.csv", Loader::TrajectoryRun, "run \"traj_time_not_increasing.csv\", row 3: time 0.010000 does not increase"},
-    {"traj_nan.csv", Loader::TrajectoryRun, "run \"traj_nan.csv\", row 2 (t = 0.010000): q.A.x is not a finite number"},
+    {"traj_nan.csv", Loader::TrajectoryRun, "run \"traj_nan.csv\": row 2 (t = 0.01), column \"A.x\" is nan (not finite)"},
 
     // Dataset files.
     {"dataset_wrong_format.json", Loader::Dataset, "dataset_wrong_format.json: not an mbdrom dataset (format)"},
