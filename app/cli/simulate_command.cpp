@@ -2,7 +2,10 @@
 
 #include "app/cli/arguments.h"
 #include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/assembly.h"
 #include "engine/dynamics/initial_state.h"
+#include "engine/dynamics/scales.h"
+#include "engine/model/constraints.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 
@@ -155,6 +158,21 @@ BodyAngularVelocity angularVelocity(const Model& model, const std::string& text)
   return w;
 }
 
+// A reference position far off its joints is assembled elsewhere: say so,
+// naming the joints, rather than start silently from another configuration.
+void warnIfReferenceViolated(const Model& model, std::ostream& err) {
+  if (model.nc() == 0) return;
+  Eigen::VectorXd Phi;
+  evalPhi(model, model.q0(), 0.0, Phi);
+  const MechanismScales scales = mechanismScales(model);
+  const double violation = Phi.cwiseQuotient(scales.rowScale).lpNorm<Eigen::Infinity>();
+  if (!(violation > 1e-6)) return;
+  const Eigen::VectorXd q = assemblePositions(model, model.q0()).q;
+  err << "mbdrom-cli simulate: warning: the model's reference position violates its constraints ("
+      << describeWorstConstraints(model, Phi) << "); the run starts from the assembled position, whose points moved by up to "
+      << (q - model.q0()).lpNorm<Eigen::Infinity>() << " m\n";
+}
+
 // The initial state from --position, --velocity and --angular-velocity, and
 // what became of every given value.
 void initialState(const Model& model, const Arguments& a, SimulationOptions& o, std::ostream& out) {
@@ -240,6 +258,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   SimulationOptions o = simulationOptions(a);
   const Model model = readModel(modelPath);
   o.loadCase = loadCaseOption(model, a);
+  warnIfReferenceViolated(model, err);
   initialState(model, a, o, out);
 
   const bool bar = isTerminal(err);
