@@ -55,6 +55,16 @@ Mlp::Mlp(int inputs, std::vector<LayerSpec> layers, std::uint64_t seed, Init ini
     if (layers_[l].outputs <= 0)
       throw InputError("network: layer " + std::to_string(l) + " width must be positive, got " +
                        std::to_string(layers_[l].outputs));
+  // Refused before any training: a larger network could not be saved (trained
+  // models are read up to kMaxTrainedModelBytes).
+  long long parameters = 0, width = inputs_;
+  for (const LayerSpec& layer : layers_) {
+    parameters += (width + 1) * layer.outputs;
+    width = layer.outputs;
+  }
+  if (parameters > kMaxParameters)
+    throw InputError("network: " + std::to_string(parameters) + " parameters, more than the limit of " +
+                     std::to_string(kMaxParameters) + " (a trained model must fit its file); use narrower layers");
   allocate();
   std::mt19937_64 rng(seed);
   for (int l = 0; l < layerCount(); ++l) {

@@ -36,6 +36,9 @@ struct Workspace {
 
 class Mlp {
 public:
+  /// Most weights and biases a network may have (20 million: ~0.5 GB as JSON).
+  static constexpr long long kMaxParameters = 20'000'000;
+
   Mlp() = default;
   /// inputs: size of x; layers: width and activation of each layer (the last
   /// gives the outputs). Weights from `init` with a generator seeded by `seed`:
