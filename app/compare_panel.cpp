@@ -5,6 +5,7 @@
 #include "app/project_document.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/data/dataset.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
@@ -734,9 +735,14 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
   if (QFileInfo::exists(target)) return tr("%1 already exists: choose a new folder for the report").arg(target);
   const QString parent = QFileInfo(target).absolutePath();
   if (!QFileInfo(parent).isDir()) return tr("%1: the folder %2 does not exist").arg(target, parent);
-  const QString temp = target + ".part";
-  QDir(temp).removeRecursively();
-  if (!QDir().mkpath(temp)) return tr("%1: cannot create the folder").arg(temp);
+  std::unique_ptr<WriteLock> lock;
+  QString temp;
+  try {
+    lock = std::make_unique<WriteLock>(target.toStdString());
+    temp = QString::fromStdString(makeTemporaryDirectory(target.toStdString()));
+  } catch (const Error& e) {
+    return QString::fromStdString(e.what());
+  }
   auto fail = [&](const QString& error) {
     QDir(temp).removeRecursively();
     return error;

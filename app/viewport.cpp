@@ -2,6 +2,8 @@
 
 #include "app/playback_bar.h"
 #include "app/project_document.h"
+#include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/model/model.h"
 #include "widgets/mechanism_scene.h"
 #include "widgets/scene_view.h"
@@ -26,6 +28,7 @@ struct Viewport::Export {
   int frameBefore = 0;
   bool wasPlaying = false;
   widgets::VideoWriter writer;
+  std::unique_ptr<WriteLock> lock;  // frames: no second export into the same folder meanwhile
   std::function<void(QString)> done;
 };
 
@@ -222,9 +225,12 @@ QString Viewport::startAnimationExport(const QString& path, double fps, std::fun
   } else {
     if (QFileInfo::exists(e->path) && !QFileInfo(e->path).isDir())
       return tr("%1: a file of that name exists (frames go into a folder)").arg(path);
-    e->temp = QFileInfo(e->path).absolutePath() + "/." + QFileInfo(e->path).fileName() + ".part";
-    QDir(e->temp).removeRecursively();
-    if (!QDir().mkpath(e->temp)) return tr("%1: cannot create a folder there").arg(path);
+    try {
+      e->lock = std::make_unique<WriteLock>(e->path.toStdString());
+      e->temp = QString::fromStdString(makeTemporaryDirectory(QFileInfo(e->path).absoluteFilePath().toStdString()));
+    } catch (const Error& error) {
+      return QString::fromStdString(error.what());
+    }
   }
   e->frameBefore = bar_->frame();
   e->wasPlaying = bar_->isPlaying();

@@ -107,6 +107,21 @@ std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, con
   return text;
 }
 
+std::string makeTemporaryDirectory(const std::string& target) {
+  const fs::path p(target);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const std::string pattern = (dir / ("." + p.filename().string() + ".XXXXXX")).string();
+  std::vector<char> name(pattern.begin(), pattern.end());
+  name.push_back('\0');
+  if (!::mkdtemp(name.data())) throw FileError(target + ": cannot create a temporary folder next to it: " + systemError());
+  const std::string created(name.data()), withSuffix = created + ".part";
+  if (::rename(created.c_str(), withSuffix.c_str()) != 0) {
+    ::rmdir(created.c_str());
+    throw FileError(target + ": cannot name the temporary folder: " + systemError());
+  }
+  return withSuffix;
+}
+
 // ---------------------------------------------------------------- WriteLock
 
 std::string WriteLock::lockPath(const std::string& target) {

@@ -30,6 +30,11 @@ std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, con
 /// `path`. The target is locked for the write (WriteLock). Throws FileError.
 void writeFileAtomically(const std::string& path, const std::string& text);
 
+/// A new, empty directory next to `target` with a unique name
+/// (`.NAME.XXXXXX.part`, mkdtemp), for an export built there and renamed to
+/// `target` when complete. Throws FileError.
+std::string makeTemporaryDirectory(const std::string& target);
+
 /// An advisory lock (flock) on `.NAME.lock` next to a file: while held, a
 /// second WriteLock on the same path, in this or another process, is refused
 /// at once. The lock file is removed on release.

@@ -1,6 +1,7 @@
 #include "engine/data/paraview_export.h"
 
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 
 #include <charconv>
 #include <cmath>
@@ -255,6 +256,7 @@ ParaviewExportResult exportParaview(const Model& model, const Eigen::VectorXd& t
     if (!options.replace) throw FileError(directory + ": already exists; not replaced");
   }
 
+  const WriteLock lock(dest.string());  // a second export to the same directory is refused at once
   const fs::path work = dest.string() + ".part";
   const fs::path old = dest.string() + ".old";
   clearLeftover(work, directory);
