@@ -538,6 +538,7 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
 RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
                                         Monitor* monitor) const {
   PcaRunLog log;
+  log.keepSampleClusters = false;
   return simulate(model, o, sink, monitor, log);
 }
 
@@ -551,7 +552,9 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
                      num(dtMax) + " s = 2 / omega_max of the stiffest cluster); use a smaller step");
   const Eigen::Index n = model.nq();
   const auto k = static_cast<int>(clusters_.size());
+  const bool keepSampleClusters = log.keepSampleClusters;
   log = PcaRunLog{};
+  log.keepSampleClusters = keepSampleClusters;
 
   // Per-run data: gravity enters the reduced potential (its force is constant).
   std::vector<LiveCluster> live(static_cast<std::size_t>(k));
@@ -673,7 +676,7 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
     s.workNonConservative = work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
     sink.write(s);
-    log.sampleCluster.push_back(c);
+    if (log.keepSampleClusters) log.sampleCluster.push_back(c);
     ++summary.samples;
     outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
   };

@@ -143,6 +143,9 @@ struct PcaSwitch {
 
 /// What happened in a run: the cluster of every output sample and every switch.
 struct PcaRunLog {
+  /// Record sampleCluster (4 bytes per output sample). Off for runs that only
+  /// stream (simulate() without a log), so their memory does not grow with the run.
+  bool keepSampleClusters = true;
   std::vector<int> sampleCluster;
   std::vector<PcaSwitch> switches;
   long long fallbacks() const;

@@ -3,6 +3,7 @@
 // must survive a save/load round trip, and when it belongs to one of the small
 // example mechanisms it runs a few steps (a diverging run is a SolverError).
 #include "engine/core/error.h"
+#include "engine/core/json_input.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
@@ -35,6 +36,32 @@ std::vector<mbdrom::Model>& mechanisms() {
   return models;
 }
 
+// The metrics accesses of rom-simulate, rom-info, the models panel and the
+// model details: a model that loads must not fail any of them (a type error
+// here is a crash there).
+void readMetricsAsFrontEndsDo(const nlohmann::ordered_json& m) {
+  try {
+    const nlohmann::ordered_json ranges = m.value("parameter_ranges", nlohmann::ordered_json::object());
+    for (const auto& [name, range] : ranges.items())
+      if (range[0].get<double>() > range[1].get<double>() + 1e300) __builtin_trap();
+    for (const auto& s : m.value("stopped_early", nlohmann::ordered_json::array())) (void)s.get<std::string>();
+    for (const auto& run : m.value("training_runs", nlohmann::ordered_json::array())) {
+      (void)run.value("name", std::string());
+      if (run.contains("parameters"))
+        for (const auto& [name, x] : run.at("parameters").items()) (void)x.get<double>();
+    }
+    for (const auto& p : m.value("pareto", nlohmann::ordered_json::array()))
+      (void)(p.at("terms").get<double>() + p.at("residual").get<double>());
+    if (m.contains("coordinate_choice")) {
+      (void)m.at("coordinate_choice").get<std::string>();
+      for (const auto& name : m.at("coordinates")) (void)name.get<std::string>();
+    }
+    (void)m.value("relative_reconstruction_error", 0.0);
+  } catch (const nlohmann::ordered_json::exception&) {
+    __builtin_trap();
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -48,14 +75,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string text(reinterpret_cast<const char*>(data), size);
   nlohmann::ordered_json j;
   try {
-    // The same depth limit as loadReducedModel: deeper values would overflow the
-    // stack when copied, in any JSON library.
-    j = nlohmann::ordered_json::parse(text, [](int depth, nlohmann::ordered_json::parse_event_t, nlohmann::ordered_json&) {
-      if (depth > 1000) throw mbdrom::FileError("too deep");
-      return true;
-    });
-  } catch (const nlohmann::ordered_json::exception&) {
-    return 0;
+    // As loadReducedModel parses: depth limit and no repeated keys.
+    j = mbdrom::parseJsonInput<nlohmann::ordered_json>(text, "fuzz");
   } catch (const mbdrom::Error&) {
     return 0;
   }
@@ -66,6 +87,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     return 0;
   }
   if (rom->reducedDimension() < 0) __builtin_trap();
+  readMetricsAsFrontEndsDo(rom->metrics());
   // The loader dispatches on "method": the model must say it is of that method.
   const std::string method = rom->method();
   if (method != j.at("method").get<std::string>()) __builtin_trap();

@@ -334,3 +334,38 @@ TEST_CASE("deleting an element still in use is refused with its users named") {
   CHECK(box->text().contains("joint \"ball_joint\""));
   CHECK(window.document()->undoStack()->count() == 0);
 }
+
+TEST_CASE("Save As of a model whose load table lies next to it copies the table in, and the project reopens alone") {
+  const QString base = freshDir("save_as_table");
+  QDir().mkpath(base + "/work");
+  QDir().mkpath(base + "/shared");
+  {
+    QFile csv(base + "/shared/pull.csv");
+    REQUIRE(csv.open(QIODevice::WriteOnly));
+    csv.write("t,force\n0,0\n1,5\n2,5\n");
+    QFile model(base + "/work/slider.json");
+    REQUIRE(model.open(QIODevice::WriteOnly));
+    model.write(R"({"format": "mbdrom-model", "version": 1, "name": "slider", "gravity": [0, 0, 0],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
+  "vectors": [{"name": "x", "direction": [1, 0, 0], "fixed": true}],
+  "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": 2}],
+  "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
+              "point2": "P", "axis1": "x"}],
+  "load_cases": [{"name": "pull", "loads": [{"name": "f", "type": "force", "point": "P", "direction": [1, 0, 0],
+                  "function": {"type": "table", "file": "../shared/pull.csv", "column": "force"}}]}]})");
+  }
+  const QString dir = base + "/project";
+  {
+    MainWindow window;
+    window.show();
+    REQUIRE(window.openModel(base + "/work/slider.json"));
+    REQUIRE(window.saveProject(dir));  // the workbench's real save path
+    CHECK(window.logView()->toPlainText().contains("copied into the project as tables/pull.csv"));
+  }
+  QDir(base + "/shared").removeRecursively();
+  MainWindow reopened;
+  reopened.show();
+  REQUIRE(reopened.openProject(dir));
+  CHECK(reopened.model()->spec().loadCases[0].loads[0].function.file == "tables/pull.csv");
+  CHECK(reopened.model()->spec().loadCases[0].loads[0].function(1.5) == 5.0);
+}
