@@ -88,6 +88,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (rom->reducedDimension() < 0) __builtin_trap();
   readMetricsAsFrontEndsDo(rom->metrics());
+  // The settings as the Train dialog takes them back ("train again"): checked or refused, never a crash.
+  try {
+    (void)mbdrom::checkReducedModelSettings(rom->method(), rom->settings());
+  } catch (const mbdrom::Error&) {
+  }
   // The loader dispatches on "method": the model must say it is of that method.
   const std::string method = rom->method();
   if (method != j.at("method").get<std::string>()) __builtin_trap();

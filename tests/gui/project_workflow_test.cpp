@@ -369,3 +369,26 @@ TEST_CASE("Save As of a model whose load table lies next to it copies the table 
   CHECK(reopened.model()->spec().loadCases[0].loads[0].function.file == "tables/pull.csv");
   CHECK(reopened.model()->spec().loadCases[0].loads[0].function(1.5) == 5.0);
 }
+
+TEST_CASE("the workbench saving a project whose models folder links to its parent deletes nothing there") {
+  const QString base = freshDir("models_link");
+  const QString dir = base + "/project";
+  {
+    MainWindow window;
+    window.show();
+    REQUIRE(window.openModel(kMacPherson));
+    REQUIRE(window.saveProject(dir));
+  }
+  {
+    QFile mine(base + "/thesis.txt");
+    REQUIRE(mine.open(QIODevice::WriteOnly));
+    mine.write("precious");
+  }
+  REQUIRE(QFile::link("..", dir + "/models"));
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openProject(dir));
+  REQUIRE(window.saveProject(dir));  // the real save path, with its clean-up
+  CHECK(QFile::exists(base + "/thesis.txt"));
+  CHECK(QFileInfo(dir + "/models").isSymLink());
+}
