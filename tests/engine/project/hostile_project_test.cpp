@@ -188,3 +188,23 @@ TEST_CASE("a project manifest that is a FIFO or a link to a device is refused wi
   REQUIRE(mkfifo((project / "project.json").c_str(), 0600) == 0);
   CHECK_THAT(openError(project), Catch::Contains("FIFO"));
 }
+
+TEST_CASE("a run file that is a link out of the project, or training settings nested 100000 deep, are refused on open") {
+  const fs::path base = freshDir("link_and_depth");
+  const fs::path project = base / "p";
+  saveOneRun(project, sliderSpec(project, project / "tables/pull.csv"), project.string());
+  fs::rename(project / "runs/a.csv", base / "a.csv");
+  fs::create_symlink(base / "a.csv", project / "runs/a.csv");
+  CHECK_THAT(openError(project), Catch::Contains("run \"a\"") && Catch::Contains("leads outside the project"));
+  fs::remove(project / "runs/a.csv");
+  fs::rename(base / "a.csv", project / "runs/a.csv");
+  std::string manifest = slurp(project / "project.json");
+  const std::size_t end = manifest.rfind('}');
+  std::string deep = ", \"training_settings\": {\"ae\": {\"x\": ";
+  for (int i = 0; i < 100000; ++i) deep += "[";
+  for (int i = 0; i < 100000; ++i) deep += "]";
+  deep += "}}";
+  manifest.insert(end, deep);
+  put(project / "project.json", manifest);
+  CHECK_THAT(openError(project), Catch::Contains("project.json: nested more than 256 levels deep"));
+}
