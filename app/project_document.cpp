@@ -29,11 +29,6 @@ private:
   ModelSpec before_, after_;
 };
 
-// Copies a regular file atomically (unique temporary file, then rename).
-void copyFileAtomically(const std::string& from, const std::string& to) {
-  writeFileAtomically(to, readRegularFile(from, kMaxCsvFileBytes, "project file"));
-}
-
 std::string path(const QString& s) { return QDir::toNativeSeparators(s).toStdString(); }
 
 }  // namespace

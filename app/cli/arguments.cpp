@@ -77,8 +77,9 @@ void checkOutputPath(const std::string& path, const std::vector<std::string>& in
   if (fs::is_directory(path, ec)) throw UsageError("-o " + path + ": is a directory; give a file name");
   const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
   if (!fs::is_directory(folder, ec)) throw UsageError("-o " + path + ": the folder " + folder.string() + " does not exist");
+  if (!fs::exists(path, ec)) return;  // a new file is no input
   for (const std::string& input : inputs)
-    if (fs::exists(path, ec) && fs::equivalent(path, input, ec))
+    if (fs::equivalent(path, input, ec))
       throw UsageError("-o " + path + " is also an input (" + input + "): writing it would overwrite what is read");
 }
 

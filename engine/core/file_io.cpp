@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <utility>
-#include <vector>
 
 namespace mbdrom {
 
@@ -43,26 +42,20 @@ std::size_t writeAll(int fd, const char* data, std::size_t size) {
   return done;
 }
 
-// `.NAME.XXXXXX.part` next to target, created exclusively (mkstemp).
-int createTemporary(const std::string& target, std::string& temp) {
+// `.NAME<suffix>` next to target: hidden, and in the target's folder (same file system, so rename is atomic).
+std::string sibling(const std::string& target, const std::string& suffix) {
   const fs::path p(target);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::string pattern = (dir / ("." + p.filename().string() + ".XXXXXX")).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
-  const int fd = ::mkstemp(name.data());
+  return (dir / ("." + p.filename().string() + suffix)).string();
+}
+
+// `.NAME.XXXXXX.part` next to target, created exclusively (mkstemps).
+int createTemporary(const std::string& target, std::string& temp) {
+  std::string name = sibling(target, ".XXXXXX.part");
+  const int fd = ::mkstemps(name.data(), 5);
   if (fd < 0) throw FileError(target + ": cannot create a temporary file next to it: " + systemError());
-  std::string created(name.data());
-  const std::string withSuffix = created + ".part";
-  // mkstemp has no suffix form in POSIX: rename while we hold the only link.
-  if (::rename(created.c_str(), withSuffix.c_str()) != 0) {
-    const std::string why = systemError();
-    ::unlink(created.c_str());
-    ::close(fd);
-    throw FileError(target + ": cannot name the temporary file: " + why);
-  }
   ::fchmod(fd, 0644);
-  temp = withSuffix;
+  temp = name;
   return fd;
 }
 
@@ -107,16 +100,16 @@ std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, con
   return text;
 }
 
+void copyFileAtomically(const std::string& from, const std::string& to) {
+  writeFileAtomically(to, readRegularFile(from, kMaxCsvFileBytes, "file to copy"));
+}
+
 std::string makeTemporaryDirectory(const std::string& target) {
-  const fs::path p(target);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  const std::string pattern = (dir / ("." + p.filename().string() + ".XXXXXX")).string();
-  std::vector<char> name(pattern.begin(), pattern.end());
-  name.push_back('\0');
+  std::string name = sibling(target, ".XXXXXX");
   if (!::mkdtemp(name.data())) throw FileError(target + ": cannot create a temporary folder next to it: " + systemError());
-  const std::string created(name.data()), withSuffix = created + ".part";
-  if (::rename(created.c_str(), withSuffix.c_str()) != 0) {
-    ::rmdir(created.c_str());
+  const std::string withSuffix = name + ".part";  // no suffix form of mkdtemp
+  if (::rename(name.c_str(), withSuffix.c_str()) != 0) {
+    ::rmdir(name.c_str());
     throw FileError(target + ": cannot name the temporary folder: " + systemError());
   }
   return withSuffix;
@@ -124,11 +117,7 @@ std::string makeTemporaryDirectory(const std::string& target) {
 
 // ---------------------------------------------------------------- WriteLock
 
-std::string WriteLock::lockPath(const std::string& target) {
-  const fs::path p(target);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  return (dir / ("." + p.filename().string() + ".lock")).string();
-}
+std::string WriteLock::lockPath(const std::string& target) { return sibling(target, ".lock"); }
 
 WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -223,11 +212,7 @@ void AtomicFileWriter::commit() {
   if (fd_ < 0) throw FileError(target_ + ": the file is already complete");
   flush();  // on failure the writer stays open with its complete rows (commitAs can keep them)
   if (::fsync(fd_) != 0) throw FileError(temp_ + ": cannot flush to disk: " + systemError());
-  if (::rename(temp_.c_str(), target_.c_str()) != 0)
-    throw FileError(temp_ + ": cannot rename to " + target_ + ": " + systemError());
-  ::close(fd_);
-  fd_ = -1;
-  lock_ = WriteLock();  // complete: the next writer may go ahead
+  renameTo(target_);
 }
 
 void AtomicFileWriter::commitAs(const std::string& path) {
@@ -236,17 +221,19 @@ void AtomicFileWriter::commitAs(const std::string& path) {
   try {
     flush();
   } catch (const FileError& e) {
-    failure = e.what();
+    failure = e.what();  // the whole rows stay; keep them under `path`, then say so
   }
   ::fsync(fd_);
-  if (::rename(temp_.c_str(), path.c_str()) != 0) {
-    const std::string why = systemError();
-    throw FileError(temp_ + ": cannot rename to " + path + ": " + why);
-  }
+  renameTo(path);
+  if (!failure.empty()) throw FileError(path + ": " + failure);
+}
+
+void AtomicFileWriter::renameTo(const std::string& path) {
+  if (::rename(temp_.c_str(), path.c_str()) != 0)
+    throw FileError(temp_ + ": cannot rename to " + path + ": " + systemError());
   ::close(fd_);
   fd_ = -1;
-  lock_ = WriteLock();
-  if (!failure.empty()) throw FileError(path + ": " + failure);
+  lock_ = WriteLock();  // complete: the next writer may go ahead
 }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {

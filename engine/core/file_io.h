@@ -30,6 +30,10 @@ std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, con
 /// `path`. The target is locked for the write (WriteLock). Throws FileError.
 void writeFileAtomically(const std::string& path, const std::string& text);
 
+/// Copies the regular file `from` (read as readRegularFile, up to the CSV
+/// limit) to `to` atomically. Throws FileError.
+void copyFileAtomically(const std::string& from, const std::string& to);
+
 /// A new, empty directory next to `target` with a unique name
 /// (`.NAME.XXXXXX.part`, mkdtemp), for an export built there and renamed to
 /// `target` when complete. Throws FileError.
@@ -85,6 +89,7 @@ public:
 
 private:
   void flush();
+  void renameTo(const std::string& path);
   std::string target_, temp_;
   WriteLock lock_;
   int fd_ = -1;

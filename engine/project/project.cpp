@@ -279,7 +279,7 @@ std::string tableCsv(const std::vector<TimeFunction*>& columns) {
   return text;
 }
 
-// A name for `file` that neither `avoid` nor the directory uses yet.
+// `file`, or a numbered variant of it, that neither `avoid` nor the directory uses yet.
 std::string freshName(const fs::path& root, const std::string& file, const std::set<std::string>& avoid) {
   const fs::path p(file);
   std::error_code ec;
@@ -289,21 +289,29 @@ std::string freshName(const fs::path& root, const std::string& file, const std::
   return candidate;
 }
 
-// The files the manifest in `root` names now (empty when there is none or it is unreadable).
+// The data files a manifest names (runs, datasets, trained models).
+std::set<std::string> dataFiles(const ProjectManifest& m) {
+  std::set<std::string> files;
+  for (const auto& r : m.runs) files.insert(r.file);
+  for (const auto& d : m.datasets) files.insert(d.file);
+  for (const auto& d : m.models) files.insert(d.file);
+  return files;
+}
+
+// The files the manifest in `root` names now, its model too (empty when there
+// is none or it is unreadable).
 std::set<std::string> namedByExisting(const fs::path& root) {
-  std::set<std::string> named;
   std::error_code ec;
-  if (!fs::is_regular_file(fs::symlink_status(root / kManifest, ec))) return named;
+  if (!fs::is_regular_file(fs::symlink_status(root / kManifest, ec))) return {};
   try {
     const ProjectManifest old = parseProjectManifest(
         readRegularFile((root / kManifest).string(), kMaxModelFileBytes, "project manifest"), kManifest);
+    std::set<std::string> named = dataFiles(old);
     named.insert(old.modelFile);
-    for (const auto& r : old.runs) named.insert(r.file);
-    for (const auto& d : old.datasets) named.insert(d.file);
-    for (const auto& d : old.models) named.insert(d.file);
+    return named;
   } catch (const Error&) {
+    return {};
   }
-  return named;
 }
 
 }  // namespace
@@ -321,19 +329,19 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
 
   // Names the target's current manifest uses are not written over: if this save
   // fails part-way, that manifest still names complete files of its own.
+  // Nor is any other file already there (a file of the user's that no manifest names).
   const std::set<std::string> old = namedByExisting(root);
-  std::set<std::string> used;
+  std::set<std::string> taken = old, written;
+  auto claim = [&](const std::string& file) {
+    const std::string name = freshName(root, file, taken);
+    taken.insert(name);
+    written.insert(name);
+    return name;
+  };
   std::map<std::string, std::string> renamed;  // writer file -> file written
   for (const ProjectFileWriter& f : files) {
     if (!isInside(f.file)) throw FileError(dir + ": file \"" + f.file + "\" would leave the project directory");
-    std::string target = f.file;
-    if (old.count(target) || used.count(target)) target = freshName(root, f.file, [&] {
-      std::set<std::string> avoid = old;
-      avoid.insert(used.begin(), used.end());
-      return avoid;
-    }());
-    used.insert(target);
-    renamed[f.file] = target;
+    renamed[f.file] = claim(f.file);
   }
   auto remap = [&](std::string& file) {
     if (const auto it = renamed.find(file); it != renamed.end()) file = it->second;
@@ -347,14 +355,11 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   std::map<std::string, std::vector<TimeFunction*>> byFile;
   for (TimeFunction* f : tableFunctions(result.spec)) byFile[f->file].push_back(f);
   std::vector<std::pair<std::string, std::string>> tableWrites;  // file, text
+  const bool savingInPlace =
+      !sourceModelDir.empty() && fs::weakly_canonical(sourceModelDir, ec) == fs::weakly_canonical(root, ec);
   for (auto& [file, columns] : byFile) {
-    const bool ours = isInside(file) && resolvesInside(root, file) && isOwnRegularFile(root, file) &&
-                      !sourceModelDir.empty() && fs::weakly_canonical(sourceModelDir, ec) == fs::weakly_canonical(root, ec);
-    if (ours) continue;
-    std::set<std::string> avoid = old;
-    avoid.insert(used.begin(), used.end());
-    const std::string target = freshName(root, projectFileName(fs::path(file).stem().string(), "tables", ".csv", {}), avoid);
-    used.insert(target);
+    if (savingInPlace && isInside(file) && resolvesInside(root, file) && isOwnRegularFile(root, file)) continue;
+    const std::string target = claim(projectFileName(fs::path(file).stem().string(), "tables", ".csv", {}));
     tableWrites.emplace_back(target, tableCsv(columns));
     result.notes.push_back("table file \"" + file + "\" copied into the project as " + target);
     for (TimeFunction* f : columns) f->file = target;
@@ -368,12 +373,9 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
       throw FileError(dir + ": folder of \"" + file + "\" is a link out of the project; refusing to write through it");
     return target.string();
   };
-  std::set<std::string> named;
-  for (const auto& r : checked.runs) named.insert(r.file);
-  for (const auto& d : checked.datasets) named.insert(d.file);
-  for (const auto& d : checked.models) named.insert(d.file);
+  std::set<std::string> named = dataFiles(checked);
   for (const std::string& file : named)
-    if (!used.count(file) && !isOwnRegularFile(root, file))
+    if (!written.count(file) && !isOwnRegularFile(root, file))
       throw FileError(dir + ": file \"" + file + "\" is named in the manifest but neither exists nor was written");
 
   for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
@@ -389,16 +391,11 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
     }
   }
   if (!modelKept) {
-    if (old.count(checked.modelFile) || used.count(checked.modelFile)) {
-      std::set<std::string> avoid = old;
-      avoid.insert(used.begin(), used.end());
-      checked.modelFile = freshName(root, "model.json", avoid);
-    }
+    checked.modelFile = claim(checked.modelFile);
     writeFileAtomically(ensureFolder(checked.modelFile), modelText);
   }
   named.insert(checked.modelFile);
-  for (const auto& t : tableWrites) named.insert(t.first);
-  for (const TimeFunction* f : tableFunctions(result.spec)) named.insert(f->file);
+  for (const TimeFunction* f : tableFunctions(result.spec)) named.insert(f->file);  // the tables written too
   writeFileAtomically((root / kManifest).string(), serializeProjectManifest(checked));
 
   // Only now that the new manifest is in place: remove the files the old one

@@ -50,9 +50,7 @@ ProjectSaveResult copyProject(const std::string& from, const std::string& to) {
   std::vector<ProjectFileWriter> writers;
   auto copy = [&](const std::string& file) {
     const std::string source = (fs::path(p.dir) / file).string();
-    writers.push_back({file, [source](const std::string& target) {
-                         writeFileAtomically(target, readRegularFile(source, kMaxCsvFileBytes, "project file"));
-                       }});
+    writers.push_back({file, [source](const std::string& target) { copyFileAtomically(source, target); }});
   };
   for (const ProjectRun& r : p.manifest.runs) copy(r.file);
   for (const ProjectItem& d : p.manifest.datasets) copy(d.file);

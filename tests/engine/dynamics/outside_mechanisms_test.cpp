@@ -38,18 +38,22 @@ SimulationSummary runToEnd(const Model& model, const std::string& loadCase, doub
   return sum;
 }
 
+struct OutsideCase {
+  const char* file;
+  const char* loadCase;
+};
+
+// Every mechanism and load case written from outside definitions (tests/data/mechanisms).
+constexpr OutsideCase kOutsideCases[] = {
+    {"double_pendulum_rods_3d.json", "free"},          {"double_pendulum_rods_3d.json", "tip_push"},
+    {"four_bar_rigid_3d_revolute.json", "crank_torque"}, {"four_bar_rigid_3d_revolute.json", "crank_torque_hold"},
+    {"macpherson_strut_chirp.json", "chirp"},           {"macpherson_strut_chirp_soft.json", "chirp"},
+    {"bricard_m.json", "free"}};
+
 }  // namespace
 
 TEST_CASE("mechanisms from outside definitions run to the end at the default step") {
-  struct Case {
-    const char* file;
-    const char* loadCase;
-  };
-  for (const Case& c : {Case{"double_pendulum_rods_3d.json", "free"}, Case{"double_pendulum_rods_3d.json", "tip_push"},
-                        Case{"four_bar_rigid_3d_revolute.json", "crank_torque"},
-                        Case{"four_bar_rigid_3d_revolute.json", "crank_torque_hold"},
-                        Case{"macpherson_strut_chirp.json", "chirp"}, Case{"macpherson_strut_chirp_soft.json", "chirp"},
-                        Case{"bricard_m.json", "free"}}) {
+  for (const OutsideCase& c : kOutsideCases) {
     INFO(c.file << " under " << c.loadCase);
     const SimulationSummary sum = runToEnd(mechanism(c.file), c.loadCase, 5.0);
     CHECK(sum.maxResidualPosition < 1e-6);
@@ -57,15 +61,7 @@ TEST_CASE("mechanisms from outside definitions run to the end at the default ste
 }
 
 TEST_CASE("mechanisms from outside definitions run to the end at the default tolerance") {
-  struct Case {
-    const char* file;
-    const char* loadCase;
-  };
-  for (const Case& c : {Case{"double_pendulum_rods_3d.json", "free"}, Case{"double_pendulum_rods_3d.json", "tip_push"},
-                        Case{"four_bar_rigid_3d_revolute.json", "crank_torque"},
-                        Case{"four_bar_rigid_3d_revolute.json", "crank_torque_hold"},
-                        Case{"macpherson_strut_chirp.json", "chirp"}, Case{"macpherson_strut_chirp_soft.json", "chirp"},
-                        Case{"bricard_m.json", "free"}}) {
+  for (const OutsideCase& c : kOutsideCases) {
     INFO(c.file << " under " << c.loadCase);
     const SimulationSummary sum = runToEnd(mechanism(c.file), c.loadCase, 5.0, kDefaultTolerance);
     CHECK(sum.steps > 0);
