@@ -6,4 +6,5 @@ target_sources(mbdrom_engine PRIVATE
   model/model_file.cpp
   model/time_function.cpp
   model/spec_edit.cpp
+  model/spec_build.cpp
 )
