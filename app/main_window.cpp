@@ -66,6 +66,36 @@ namespace mbdrom::app {
 
 namespace {
 
+// A banner across the top of its parent, following the parent's width.
+class HintBanner : public QLabel {
+public:
+  explicit HintBanner(QWidget* parent) : QLabel(parent) {
+    setObjectName("startHint");
+    setWordWrap(true);
+    setMargin(12);
+    setAutoFillBackground(true);
+    parent->installEventFilter(this);
+    fit();
+  }
+  void setHint(const QString& text) {
+    setText(text);
+    fit();
+  }
+
+protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == parentWidget() && event->type() == QEvent::Resize) fit();
+    return QLabel::eventFilter(watched, event);
+  }
+
+private:
+  void fit() {
+    const int w = parentWidget()->width();
+    setGeometry(0, 0, w, heightForWidth(w));
+    raise();
+  }
+};
+
 constexpr int kMaxRecent = 10;
 
 // Hands the samples of one sweep case to its recorder (runSweep owns the sinks).
@@ -96,6 +126,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   viewport_ = new Viewport(this);
   scene_ = viewport_->scene();
   setCentralWidget(viewport_);
+  // Without a project a banner over the 3D view says how to start.
+  auto* banner = new HintBanner(viewport_);
+  startHint_ = banner;
+  banner->setHint(tr("<b>No project is open.</b> Start one: <a href=\"new\">a new, empty mechanism</a> (File ▸ New "
+                         "Project, Ctrl+N) · an example (File ▸ New Project from Example) · <a href=\"open\">open a "
+                         "project</a> (Ctrl+O) · <a href=\"guide\">read the user guide</a> (F1)."));
 
   createDocks();
   createActions();
@@ -105,8 +141,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connectView();
   createCompare();
 
+  mobilityLabel_ = new QLabel(this);
+  mobilityLabel_->setObjectName("mobilityStatus");
+  statusBar()->addPermanentWidget(mobilityLabel_);
   statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
   statusBar()->showMessage(tr("Ready"), 3000);
+  connect(startHint_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == "new") newProject();
+    if (link == "open") openProjectDialog();
+    if (link == "guide") openUserGuide();
+  });
   connect(runner_, &JobRunner::jobFinished, this,
           [this](int, const QString& title, JobRunner::Outcome outcome, const QString& message) {
             switch (outcome) {
@@ -200,7 +244,18 @@ void MainWindow::createDocks() {
 
   connect(modelTree_, &widgets::ModelTree::currentElementChanged, this,
           [this] { properties_->showElement(doc_->spec(), modelTree_->currentElement()); });
-  connect(modelTree_, &widgets::ModelTree::addRequested, this, &MainWindow::addElement);
+  connect(modelTree_, &widgets::ModelTree::addRequested, this, [this](ElementKind kind, int parent) {
+    switch (kind) {
+      case ElementKind::Point: addPointDialog(); break;
+      case ElementKind::Vector: addVectorDialog(); break;
+      case ElementKind::Body: createBodyFromSelection(); break;
+      case ElementKind::Joint: createJointFromSelection(); break;
+      case ElementKind::Marker: addMarkerDialog(parent); break;
+      case ElementKind::SpringDamper: addSpringDialog(); break;
+      default: addElement(kind, parent); break;
+    }
+  });
+  connect(modelTree_, &widgets::ModelTree::newProjectRequested, this, &MainWindow::newProject);
   connect(modelTree_, &widgets::ModelTree::duplicateRequested, this, &MainWindow::duplicateElement);
   connect(modelTree_, &widgets::ModelTree::removeRequested, this, &MainWindow::removeElement);
   connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
@@ -239,8 +294,14 @@ void MainWindow::connectDocument() {
 }
 
 void MainWindow::createActions() {
-  openModelAction_ = new QAction(tr("&New Project from Model..."), this);
-  openModelAction_->setShortcuts({QKeySequence::New, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O)});
+  newProjectAction_ = new QAction(tr("&New Project"), this);
+  newProjectAction_->setObjectName("newProjectAction");
+  newProjectAction_->setShortcut(QKeySequence::New);
+  newProjectAction_->setStatusTip(tr("Start an untitled project with an empty mechanism: ground, gravity, a load case"));
+  connect(newProjectAction_, &QAction::triggered, this, &MainWindow::newProject);
+
+  openModelAction_ = new QAction(tr("New Project from &Model File..."), this);
+  openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   openModelAction_->setStatusTip(tr("Start an untitled project from a mechanism model file (.json)"));
   connect(openModelAction_, &QAction::triggered, this, &MainWindow::openModelDialog);
 
@@ -262,7 +323,13 @@ void MainWindow::createActions() {
   undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
   undoAction_->setShortcut(QKeySequence::Undo);
   redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
-  redoAction_->setShortcuts({QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence::Redo});
+  // Ctrl+Shift+Z is QKeySequence::Redo on X11: listing it twice made the shortcut ambiguous, so it never fired.
+  QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+  for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+    if (!redoKeys.contains(key)) redoKeys << key;
+  redoAction_->setShortcuts(redoKeys);
+  redoAction_->setObjectName("redoAction");
+  undoAction_->setObjectName("undoAction");
   duplicateAction_ = new QAction(tr("D&uplicate Element"), this);
   duplicateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   connect(duplicateAction_, &QAction::triggered, this, [this] {
@@ -343,6 +410,7 @@ void MainWindow::createActions() {
 
 void MainWindow::createMenus() {
   fileMenu_ = menuBar()->addMenu(tr("&File"));
+  fileMenu_->addAction(newProjectAction_);
   fileMenu_->addAction(openModelAction_);
   fileMenu_->addAction(openProjectAction_);
   auto* examples = fileMenu_->addMenu(tr("New Project from &Example"));
@@ -416,6 +484,10 @@ void MainWindow::createMenus() {
   connect(fit, &QAction::triggered, scene_, &widgets::SceneView::fitView);
 
   helpMenu_ = menuBar()->addMenu(tr("&Help"));
+  auto* guide = helpMenu_->addAction(tr("&User Guide"));
+  guide->setObjectName("userGuideAction");
+  guide->setShortcut(QKeySequence::HelpContents);
+  connect(guide, &QAction::triggered, this, &MainWindow::openUserGuide);
   connect(helpMenu_->addAction(tr("&About mbdrom")), &QAction::triggered, this, &MainWindow::about);
   connect(helpMenu_->addAction(tr("About &Qt")), &QAction::triggered, qApp, &QApplication::aboutQt);
 }
@@ -435,7 +507,8 @@ void MainWindow::about() {
 
 void MainWindow::refreshModel() {
   auto model = doc_->model();
-  if (!model || !shownModel_ || shownModel_->spec().name != model->spec().name) analysis_->clearResults();
+  // Results of an earlier version (a redundant joint that an undo removed) no longer apply.
+  if (model != shownModel_) analysis_->clearResults();
   if (!model) {
     modelTree_->clearSpec();
     properties_->showElement({}, std::nullopt);
@@ -450,6 +523,8 @@ void MainWindow::refreshModel() {
     shownModel_ = model;
   }
   if (viewport_->hasMotion() && viewport_->motionModel() != model.get()) viewport_->unload();
+  updateMobilityStatus();
+  startHint_->setVisible(!model);
   updateActions();
 }
 
@@ -747,23 +822,6 @@ void MainWindow::duplicateElement(const ElementRef& ref) {
   } catch (const Error& e) {
     showMessage(QMessageBox::Warning, tr("Cannot duplicate"), QString::fromStdString(e.what()));
   }
-}
-
-void MainWindow::removeElement(const ElementRef& ref) {
-  if (ref.kind == ElementKind::Mechanism) return;
-  ModelSpec spec = doc_->spec();
-  const QString name = QString::fromStdString(elementName(spec, ref));
-  const auto users = elementUsers(spec, ref);
-  if (!users.empty()) {
-    QStringList list;
-    for (const auto& u : users) list << QString::fromStdString(u);
-    showMessage(QMessageBox::Information, tr("Cannot delete"),
-                tr("%1 \"%2\" is used by %3.").arg(QString::fromLatin1(elementKindName(ref.kind)), name, list.join(", ")));
-    return;
-  }
-  mbdrom::removeElement(spec, ref);
-  const QString error = applyEdit(spec, tr("delete %1").arg(name));
-  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot delete"), error);
 }
 
 void MainWindow::renameElement(const ElementRef& ref) {

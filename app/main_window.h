@@ -20,6 +20,7 @@
 
 class QAction;
 class QDockWidget;
+class QLabel;
 class QLockFile;
 class QMenu;
 
@@ -44,6 +45,7 @@ class SceneView;
 namespace mbdrom::app {
 
 class ComparePanel;
+class FormDialog;
 class JobRunner;
 class ModelsPanel;
 class PlaybackBar;
@@ -76,6 +78,25 @@ public:
   QAction* trainAction(const QString& method) const;
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
+
+  /// File ▸ New Project: an empty mechanism (ground, gravity along -z, load case
+  /// "free") after asking about unsaved changes.
+  void newProject();
+  /// The dialogs that create elements, each a single undoable edit checked as a
+  /// whole (Edit menu, the tree's Add, the 3D view's selection). They open
+  /// window-modal and return at once; the dialog is a FormDialog child of the
+  /// window named pointDialog, vectorDialog, bodyDialog, jointDialog,
+  /// markerDialog or springDialog.
+  void addPointDialog(const Eigen::Vector3d& at = Eigen::Vector3d::Zero());
+  void addVectorDialog();
+  void createBodyFromSelection();
+  void createJointFromSelection();
+  void addMarkerDialog(int body = -1);
+  void addSpringDialog();
+  /// Deletes an element, after asking when others depend on it (they go too, one undo step).
+  void removeElement(const ElementRef& ref);
+  /// Time the last live mobility update took [ms].
+  double lastMobilityMs() const { return lastMobilityMs_; }
 
   /// Opens a model file as a new untitled project (or a project directory).
   /// Errors go to the message log and a dialog, the current project is kept;
@@ -158,7 +179,12 @@ private:
   QString applyEdit(const ModelSpec& spec, const QString& description);
   void addElement(ElementKind kind, int parent);
   void duplicateElement(const ElementRef& ref);
-  void removeElement(const ElementRef& ref);
+  FormDialog* openForm(const QString& title, const QString& objectName);
+  void announceBuilt(const QString& what, const std::vector<std::string>& notes);
+  bool requireModel(const QString& title);
+  Eigen::Vector3d workPlaneNormal() const;
+  void updateMobilityStatus();
+  void openUserGuide();
   void renameElement(const ElementRef& ref);
 
   // The 3D view (main_window_view.cpp): selection shared with the tree,
@@ -171,8 +197,6 @@ private:
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
   void movePoint(int point, const Eigen::Vector3d& position);
   void addPointAt(const Eigen::Vector3d& position);
-  void createBodyFromSelection();
-  void createJointFromSelection();
   void exportViewDialog();
   void exportAnimationDialog();
   void exportRunDialog(bool paraview);
@@ -232,6 +256,7 @@ private:
   QMenu* trainMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* helpMenu_ = nullptr;
+  QAction* newProjectAction_ = nullptr;
   QAction* openModelAction_ = nullptr;
   QAction* openProjectAction_ = nullptr;
   QAction* saveAction_ = nullptr;
@@ -255,6 +280,14 @@ private:
   QAction* addPointAction_ = nullptr;
   QAction* createBodyAction_ = nullptr;
   QAction* createJointAction_ = nullptr;
+  QAction* addPointDialogAction_ = nullptr;
+  QAction* addVectorAction_ = nullptr;
+  QAction* addMarkerAction_ = nullptr;
+  QAction* addSpringAction_ = nullptr;
+  QAction* snapAction_ = nullptr;
+  QLabel* mobilityLabel_ = nullptr;
+  QLabel* startHint_ = nullptr;
+  double lastMobilityMs_ = 0.0;
   QAction* exportViewAction_ = nullptr;
   QAction* exportAnimationAction_ = nullptr;
   QAction* exportRunCsvAction_ = nullptr;

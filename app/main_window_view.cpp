@@ -30,21 +30,6 @@
 
 namespace mbdrom::app {
 
-namespace {
-
-// The body that owns basic point `name`, or "ground" for a fixed point / none.
-std::string ownerOf(const ModelSpec& spec, const std::string& name) {
-  for (const auto& p : spec.points)
-    if (p.name == name && p.fixed) return "ground";
-  for (const auto& b : spec.bodies)
-    if (std::find(b.points.begin(), b.points.end(), name) != b.points.end()) return b.name;
-  for (const auto& b : spec.bodies)
-    for (const auto& m : b.markers)
-      if (m.name == name) return b.name;
-  return "ground";
-}
-
-}  // namespace
 
 bool MainWindow::hasPlayback() const { return viewport_->hasMotion(); }
 bool MainWindow::isPlaying() const { return viewport_->isPlaying(); }
@@ -63,13 +48,36 @@ void MainWindow::createViewActions() {
       tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc ends)"));
   connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
 
-  createBodyAction_ = new QAction(tr("Create &Body from Selection"), this);
+  addPointDialogAction_ = new QAction(tr("Add &Point..."), this);
+  addPointDialogAction_->setObjectName("addPointDialogAction");
+  addPointDialogAction_->setStatusTip(tr("A point by its coordinates, on the ground or on a rigid body"));
+  connect(addPointDialogAction_, &QAction::triggered, this, [this] { addPointDialog(); });
+  addVectorAction_ = new QAction(tr("Add Unit &Vector..."), this);
+  addVectorAction_->setObjectName("addVectorAction");
+  addVectorAction_->setStatusTip(tr("A unit vector typed or from two selected points, on the ground or on a body"));
+  connect(addVectorAction_, &QAction::triggered, this, &MainWindow::addVectorDialog);
+  addMarkerAction_ = new QAction(tr("Add &Marker..."), this);
+  addMarkerAction_->setObjectName("addMarkerAction");
+  addMarkerAction_->setStatusTip(tr("A body-fixed point anywhere on a body (e.g. a bar's midpoint)"));
+  connect(addMarkerAction_, &QAction::triggered, this, [this] { addMarkerDialog(); });
+  addSpringAction_ = new QAction(tr("Add &Spring-Damper..."), this);
+  addSpringAction_->setObjectName("addSpringAction");
+  addSpringAction_->setStatusTip(tr("A spring-damper between two points or markers (the two selected ones)"));
+  connect(addSpringAction_, &QAction::triggered, this, &MainWindow::addSpringDialog);
+  snapAction_ = new QAction(tr("S&nap to Grid (0.05 m)"), this);
+  snapAction_->setObjectName("snapAction");
+  snapAction_->setCheckable(true);
+  snapAction_->setChecked(true);
+  snapAction_->setStatusTip(tr("Points placed or dragged on the work plane land on a 0.05 m grid"));
+
+  createBodyAction_ = new QAction(tr("Create &Body from Selection..."), this);
   createBodyAction_->setObjectName("createBodyAction");
   createBodyAction_->setStatusTip(tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
   connect(createBodyAction_, &QAction::triggered, this, &MainWindow::createBodyFromSelection);
-  createJointAction_ = new QAction(tr("Create &Joint from Selection"), this);
+  createJointAction_ = new QAction(tr("Create &Joint..."), this);
   createJointAction_->setObjectName("createJointAction");
-  createJointAction_->setStatusTip(tr("A spherical joint between the bodies of the two selected points"));
+  createJointAction_->setStatusTip(
+      tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"));
   connect(createJointAction_, &QAction::triggered, this, &MainWindow::createJointFromSelection);
 
   exportViewAction_ = new QAction(tr("3D View as &PNG..."), this);
@@ -91,8 +99,13 @@ void MainWindow::connectView() {
 
   editMenu_->addSeparator();
   editMenu_->addAction(addPointAction_);
+  editMenu_->addAction(snapAction_);
+  editMenu_->addAction(addPointDialogAction_);
+  editMenu_->addAction(addVectorAction_);
   editMenu_->addAction(createBodyAction_);
   editMenu_->addAction(createJointAction_);
+  editMenu_->addAction(addMarkerAction_);
+  editMenu_->addAction(addSpringAction_);
 
   viewMenu_->addAction(labelsAction_);
   auto* planes = viewMenu_->addMenu(tr("&Work Plane"));
@@ -200,8 +213,14 @@ void MainWindow::movePoint(int point, const Eigen::Vector3d& position) {
                  .arg(position.z(), 0, 'g', 5));
 }
 
-void MainWindow::addPointAt(const Eigen::Vector3d& position) {
-  if (!doc_->hasModel()) return;
+void MainWindow::addPointAt(const Eigen::Vector3d& clicked) {
+  if (!requireModel(tr("Add Point on Work Plane"))) {
+    addPointAction_->setChecked(false);
+    return;
+  }
+  constexpr double kGrid = 0.05;  // [m]
+  const Eigen::Vector3d position =
+      snapAction_->isChecked() ? Eigen::Vector3d((clicked / kGrid).array().round() * kGrid) : clicked;
   ModelSpec spec = doc_->spec();
   PointSpec p;
   p.name = uniqueName(spec, ElementKind::Point, "P");
@@ -215,65 +234,12 @@ void MainWindow::addPointAt(const Eigen::Vector3d& position) {
     return;
   }
   modelTree_->selectByName(ElementKind::Point, QString::fromStdString(p.name));
-}
-
-void MainWindow::createBodyFromSelection() {
-  if (!doc_->hasModel()) return;
-  ModelSpec spec = doc_->spec();
-  std::vector<std::string> names;
-  for (int i : scene_->selectedPoints())
-    if (i >= 0 && static_cast<std::size_t>(i) < spec.points.size()) names.push_back(spec.points[static_cast<std::size_t>(i)].name);
-  if (names.empty()) {
-    showMessage(QMessageBox::Information, tr("Create Body"), tr("Select one or more basic points first (Ctrl+click adds)."));
-    return;
-  }
-  BodySpec body;
-  body.name = uniqueName(spec, ElementKind::Body, "body");
-  body.type = names.size() == 1 ? BodyType::Particle : names.size() == 2 ? BodyType::Bar : BodyType::Rigid;
-  body.points = names;
-  body.mass = 1.0;
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();
-  for (const auto& name : names)
-    for (auto& p : spec.points)
-      if (p.name == name) {
-        com += p.position;
-        p.fixed = false;  // the body moves it now
-      }
-  body.com = com / static_cast<double>(names.size());
-  if (body.type == BodyType::Rigid) body.inertia = 0.01 * Eigen::Matrix3d::Identity();
-  spec.bodies.push_back(body);
-  const QString error = applyEdit(spec, tr("create body %1").arg(QString::fromStdString(body.name)));
-  if (!error.isEmpty()) {
-    showMessage(QMessageBox::Warning, tr("Cannot create the body"), error);
-    return;
-  }
-  modelTree_->selectByName(ElementKind::Body, QString::fromStdString(body.name));
-}
-
-void MainWindow::createJointFromSelection() {
-  if (!doc_->hasModel()) return;
-  ModelSpec spec = doc_->spec();
-  const auto& mech = scene_->scene();
-  const auto& selected = scene_->selectedPoints();
-  if (selected.size() != 2) {
-    showMessage(QMessageBox::Information, tr("Create Joint"),
-                tr("Select the two points to join (Ctrl+click), one on each body; fixed points join to the ground."));
-    return;
-  }
-  JointSpec joint;
-  joint.name = uniqueName(spec, ElementKind::Joint, "joint");
-  joint.type = JointType::Spherical;
-  joint.point1 = mech.drawnPointName(selected[0]);
-  joint.point2 = mech.drawnPointName(selected[1]);
-  joint.body1 = ownerOf(spec, joint.point1);
-  joint.body2 = ownerOf(spec, joint.point2);
-  spec.joints.push_back(joint);
-  const QString error = applyEdit(spec, tr("create joint %1").arg(QString::fromStdString(joint.name)));
-  if (!error.isEmpty()) {
-    showMessage(QMessageBox::Warning, tr("Cannot create the joint"), error);
-    return;
-  }
-  modelTree_->selectByName(ElementKind::Joint, QString::fromStdString(joint.name));
+  announceBuilt(tr("Added point %1 at (%2, %3, %4) m, fixed to ground until a body moves it")
+                    .arg(QString::fromStdString(p.name))
+                    .arg(position.x(), 0, 'g', 6)
+                    .arg(position.y(), 0, 'g', 6)
+                    .arg(position.z(), 0, 'g', 6),
+                {});
 }
 
 void MainWindow::exportViewDialog() {

@@ -156,7 +156,12 @@ void ModelTree::setSpec(const ModelSpec& s) {
 }
 
 void ModelTree::showContextMenu(const QPoint& pos) {
-  if (!haveSpec_) return;
+  if (!haveSpec_) {
+    QMenu menu(this);
+    menu.addAction(tr("New Project"), this, [this] { emit newProjectRequested(); });
+    menu.exec(viewport()->mapToGlobal(pos));
+    return;
+  }
   QTreeWidgetItem* item = itemAt(pos);
   if (!item) return;
   QMenu menu(this);

@@ -27,6 +27,8 @@ public:
   bool selectByName(ElementKind kind, const QString& name);
 
 signals:
+  /// The context menu with no mechanism shown offers a new project.
+  void newProjectRequested();
   void currentElementChanged();
   void addRequested(mbdrom::ElementKind kind, int parent);
   void duplicateRequested(const mbdrom::ElementRef& ref);

@@ -1,6 +1,7 @@
 #include "widgets/property_editor.h"
 
 #include "engine/core/error.h"
+#include "widgets/number_text.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -8,6 +9,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -19,24 +21,6 @@
 namespace mbdrom::widgets {
 
 namespace {
-
-QString formatNumber(double v) {
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return QString::fromLatin1(buf, static_cast<int>(r.ptr - buf));
-}
-
-// Locale-independent: the GUI's locale must not turn 0.5 into 0,5.
-std::optional<double> parseNumber(const QString& text) {
-  const std::string s = text.trimmed().toStdString();
-  if (s.empty()) return std::nullopt;
-  double v = 0.0;
-  const char* begin = s.data();
-  if (*begin == '+') ++begin;
-  const auto r = std::from_chars(begin, s.data() + s.size(), v);
-  if (r.ec != std::errc() || r.ptr != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
-  return v;
-}
 
 void setTextIfIdle(QLineEdit* edit, const QString& text) {
   // Leave a field the user is typing in alone.
@@ -178,6 +162,8 @@ void PropertyEditor::showElement(const ModelSpec& spec, std::optional<ElementRef
   if (ref && !elementExists(spec, *ref)) ref.reset();
   const bool sameElement = ref_ == ref;
   spec_ = spec;
+  staged_.reset();
+  if (stagedApply_ && sameElement) stagedApply_->setEnabled(false);
   ref_ = ref;
   const QString structure = structureKey(spec);
   if (sameElement && form_ && structure == structure_) {
@@ -196,6 +182,7 @@ void PropertyEditor::build() {
   // The old form may own the widget whose signal led here: delete it later.
   if (QWidget* old = takeWidget()) old->deleteLater();
   fields_.clear();
+  stagedApply_ = nullptr;
   form_ = new QWidget;
   layout_ = new QFormLayout(form_);
   layout_->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
@@ -234,7 +221,10 @@ void PropertyEditor::build() {
     case ElementKind::Vector:
       addName();
       addVector("direction", tr("Direction"), "–", [i](const ModelSpec& s) { return s.vectors[i].direction; },
-                [i](ModelSpec& s, const Eigen::Vector3d& v) { s.vectors[i].direction = v; });
+                [i](ModelSpec& s, const Eigen::Vector3d& v) {
+                  if (!(v.norm() > 0.0)) throw InputError("a direction cannot be zero");
+                  s.vectors[i].direction = v.normalized();  // typed at any length
+                });
       addCheck("fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.vectors[i].fixed; },
                [i](ModelSpec& s, bool v) { s.vectors[i].fixed = v; });
       break;
@@ -271,21 +261,22 @@ void PropertyEditor::build() {
                 [i](ModelSpec& s, const std::string& v) {
                   for (int t = 0; t < 9; ++t)
                     if (v == jointTypeName(static_cast<JointType>(t))) s.joints[i].type = static_cast<JointType>(t);
-                });
+                }, true);
       const QStringList bodies = names(ElementKind::Body, true), points = names(ElementKind::Point),
                         axes = names(ElementKind::Vector, false, true);
       addChoice("body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.joints[i].body1; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].body1 = v; });
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].body1 = v; }, true);
       addChoice("body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.joints[i].body2; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].body2 = v; });
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].body2 = v; }, true);
       addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.joints[i].point1; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].point1 = v; });
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].point1 = v; }, true);
       addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.joints[i].point2; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].point2 = v; });
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].point2 = v; }, true);
       addChoice("axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.joints[i].axis1; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; });
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; }, true);
       addChoice("axis2", tr("Axis 2"), axes, [i](const ModelSpec& s) { return s.joints[i].axis2; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; });
+                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; }, true);
+      addStagedApply(tr("Apply connection"));
       if (spec_.joints[i].type == JointType::Distance)
         addNumber("length", tr("Length"), "m", [i](const ModelSpec& s) { return s.joints[i].length.value_or(std::nan("")); },
                   [i](ModelSpec& s, double v) { s.joints[i].length = v; });
@@ -392,6 +383,22 @@ void PropertyEditor::propose(const QString& key, const QString& description, con
   showError(key, error);
 }
 
+void PropertyEditor::addStagedApply(const QString& text) {
+  auto* apply = new QPushButton(text, form_);
+  apply->setEnabled(false);
+  apply->setToolTip(tr("The fields above depend on each other: they are checked and applied together"));
+  stagedApply_ = apply;
+  fields_.push_back({"connection", apply, addRow(QString(), apply, "connection_apply"), nullptr});
+  fields_.back().key = "connection";
+  connect(apply, &QPushButton::clicked, this, [this] {
+    if (!staged_) return;
+    const ModelSpec next = *staged_;
+    propose("connection", tr("connection"), [&next](ModelSpec& s) { s = next; });
+    // Refused: the choices stay as typed so they can be corrected.
+    if (fieldError("connection").isEmpty()) staged_.reset();
+  });
+}
+
 void PropertyEditor::addNote(const QString& text) {
   auto* note = new QLabel(text, form_);
   note->setWordWrap(true);
@@ -473,20 +480,34 @@ void PropertyEditor::addVector(const QString& key, const QString& label, const Q
           }};
   f.refresh(spec_);
   fields_.push_back(f);
-  for (int c = 0; c < 3; ++c)
-    connect(edits[static_cast<std::size_t>(c)], &QLineEdit::editingFinished, this, [this, edits, c, key, label, get, set, unit] {
+  // The three components are one value: a direction turned from z to y, or a
+  // centre of mass moved along a diagonal, passes through invalid states one
+  // field at a time. Enter in any field or Apply proposes the whole vector.
+  auto* apply = new QPushButton(tr("Apply"), box);
+  apply->setObjectName(key + "_apply");
+  apply->setToolTip(tr("Apply the three components as one edit (Enter does the same)"));
+  apply->setEnabled(false);
+  h->addWidget(apply);
+  auto commit = [this, edits, key, label, set, unit, apply] {
+    Eigen::Vector3d value;
+    for (int c = 0; c < 3; ++c) {
       QLineEdit* edit = edits[static_cast<std::size_t>(c)];
-      if (!edit->isModified()) return;
-      edit->setModified(false);
       const auto v = parseNumber(edit->text());
       if (!v) {
         showError(key, tr("%1: \"%2\" is not a number (%3)").arg(QStringLiteral("xyz").mid(c, 1), edit->text(), unit));
         return;
       }
-      Eigen::Vector3d value = get(spec_);
       value[c] = *v;
-      propose(key, label.toLower(), [&](ModelSpec& s) { set(s, value); });
-    });
+    }
+    for (QLineEdit* edit : edits) edit->setModified(false);
+    apply->setEnabled(false);
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, value); });
+  };
+  for (QLineEdit* edit : edits) {
+    connect(edit, &QLineEdit::textEdited, apply, [apply] { apply->setEnabled(true); });
+    connect(edit, &QLineEdit::returnPressed, this, commit);
+  }
+  connect(apply, &QPushButton::clicked, this, commit);
 }
 
 void PropertyEditor::addNumberList(const QString& key, const QString& label, const QString& unit,
@@ -519,7 +540,7 @@ void PropertyEditor::addNumberList(const QString& key, const QString& label, con
 
 void PropertyEditor::addChoice(const QString& key, const QString& label, const QStringList& options,
                                std::function<std::string(const ModelSpec&)> get,
-                               std::function<void(ModelSpec&, const std::string&)> set) {
+                               std::function<void(ModelSpec&, const std::string&)> set, bool staged) {
   auto* combo = new QComboBox(form_);
   combo->addItems(options);
   Field f{key, combo, addRow(label, combo, key), [combo, get](const ModelSpec& s) {
@@ -530,8 +551,15 @@ void PropertyEditor::addChoice(const QString& key, const QString& label, const Q
           }};
   f.refresh(spec_);
   fields_.push_back(f);
-  connect(combo, &QComboBox::currentTextChanged, this, [this, key, label, set](const QString& text) {
+  connect(combo, &QComboBox::currentTextChanged, this, [this, key, label, set, staged](const QString& text) {
     const std::string value = text.toStdString();
+    if (staged) {
+      // Part of a group applied together (a joint's bodies, points and axes).
+      if (!staged_) staged_ = spec_;
+      set(*staged_, value);
+      if (stagedApply_) stagedApply_->setEnabled(true);
+      return;
+    }
     propose(key, label.toLower(), [&](ModelSpec& s) { set(s, value); });
   });
 }

@@ -60,7 +60,9 @@ private:
                      std::function<void(ModelSpec&, const std::vector<double>&)> set);
   void addChoice(const QString& key, const QString& label, const QStringList& options,
                  std::function<std::string(const ModelSpec&)> get,
-                 std::function<void(ModelSpec&, const std::string&)> set);
+                 std::function<void(ModelSpec&, const std::string&)> set, bool staged = false);
+  /// The button that applies the staged choices (addChoice with `staged`) as one edit.
+  void addStagedApply(const QString& text);
   void addCheck(const QString& key, const QString& label, std::function<bool(const ModelSpec&)> get,
                 std::function<void(ModelSpec&, bool)> set);
   void addInertia();
@@ -83,6 +85,8 @@ private:
   QWidget* form_ = nullptr;
   QFormLayout* layout_ = nullptr;
   std::vector<Field> fields_;
+  std::optional<ModelSpec> staged_;  // staged choices not yet applied
+  QWidget* stagedApply_ = nullptr;
 };
 
 }  // namespace mbdrom::widgets

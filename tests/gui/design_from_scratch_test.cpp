@@ -1,0 +1,362 @@
+// Designing a mechanism from nothing through the actions a user triggers:
+// File ▸ New Project, the Add Point / Create Body / Create Joint / Add Marker /
+// Add Spring-Damper dialogs, then a simulation compared with the same mechanism
+// written as a file (tests/data/mechanisms/four_bar_xz_revolute.json), and undo
+// back to the empty project. Also: refusals in place, and the redo shortcut.
+
+#include "app/form_dialog.h"
+#include "app/main_window.h"
+#include "app/project_document.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+#include "gui_helpers.h"
+#include "widgets/log_view.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/property_editor.h"
+#include "widgets/scene_view.h"
+
+#include <catch2/catch.hpp>
+
+#include <QAction>
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QPointer>
+#include <QPushButton>
+#include <QTimer>
+#include <QUndoStack>
+#include <QtTest/QTest>
+
+using mbdrom::app::FormDialog;
+using mbdrom::app::MainWindow;
+using mbdrom::test::waitFor;
+
+namespace {
+
+QAction* actionNamed(MainWindow& w, const char* name) {
+  auto* a = w.findChild<QAction*>(name);
+  REQUIRE(a != nullptr);
+  return a;
+}
+
+FormDialog* openDialog(MainWindow& w, const char* action, const char* dialog) {
+  actionNamed(w, action)->trigger();
+  FormDialog* d = nullptr;
+  waitFor([&] {
+    for (auto* f : w.findChildren<FormDialog*>(dialog))
+      if (f->isVisible()) d = f;
+    return d != nullptr;
+  }, 3000);
+  REQUIRE(d != nullptr);
+  return d;
+}
+
+void setText(FormDialog* d, const QString& key, const QString& text) {
+  auto* edit = d->findChild<QLineEdit*>(key);
+  REQUIRE(edit != nullptr);
+  edit->setText(text);
+}
+
+void setVector(FormDialog* d, const QString& key, double x, double y, double z) {
+  setText(d, key + "_x", QString::number(x, 'g', 17));
+  setText(d, key + "_y", QString::number(y, 'g', 17));
+  setText(d, key + "_z", QString::number(z, 'g', 17));
+}
+
+void choose(FormDialog* d, const QString& key, const QString& value) {
+  auto* combo = d->findChild<QComboBox*>(key);
+  REQUIRE(combo != nullptr);
+  const int i = combo->findText(value);
+  REQUIRE(i >= 0);
+  combo->setCurrentIndex(i);
+}
+
+// OK; returns the message shown when the dialog refused (empty when it closed).
+QString ok(FormDialog* dialog) {
+  QPointer<FormDialog> d(dialog);  // deleted on close
+  d->accept();
+  QCoreApplication::processEvents();
+  if (!d || !d->isVisible()) {
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    return {};
+  }
+  QString shown;
+  for (auto* label : d->findChildren<QLabel*>())
+    if (label->objectName().endsWith("error") && !label->isHidden()) shown += label->text() + "\n";
+  return shown.isEmpty() ? QStringLiteral("(refused without a message)") : shown;
+}
+
+void cancel(FormDialog* d) {
+  d->reject();
+  QCoreApplication::processEvents();
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+}
+
+int drawnIndex(MainWindow& w, const std::string& name) {
+  const auto& mech = w.sceneView()->scene();
+  for (int i = 0; i < mech.drawnPointCount(); ++i)
+    if (mech.drawnPointName(i) == name) return i;
+  FAIL("no drawn point " << name);
+  return -1;
+}
+
+void selectPoints(MainWindow& w, std::initializer_list<const char*> names) {
+  std::vector<int> points;
+  for (const char* n : names) points.push_back(drawnIndex(w, n));
+  w.sceneView()->setSelection(points, {});
+}
+
+void addPoint(MainWindow& w, const char* name, double x, double y, double z) {
+  FormDialog* d = openDialog(w, "addPointDialogAction", "pointDialog");
+  setText(d, "name", name);
+  setVector(d, "position", x, y, z);
+  REQUIRE(ok(d).isEmpty());
+}
+
+void bar(MainWindow& w, const char* name, const char* p1, const char* p2, double mass, std::initializer_list<const char*> freed) {
+  selectPoints(w, {p1, p2});
+  FormDialog* d = openDialog(w, "createBodyAction", "bodyDialog");
+  setText(d, "name", name);
+  choose(d, "type", "bar");
+  choose(d, "mass_source", "typed");
+  setText(d, "mass", QString::number(mass));
+  for (const char* p : freed) {
+    auto* check = d->findChild<QCheckBox*>(QStringLiteral("free_%1").arg(p));
+    REQUIRE(check != nullptr);
+    check->setChecked(true);
+  }
+  REQUIRE(ok(d).isEmpty());
+}
+
+void pin(MainWindow& w, const char* name, const char* point) {
+  selectPoints(w, {point});
+  FormDialog* d = openDialog(w, "createJointAction", "jointDialog");
+  setText(d, "name", name);
+  CHECK(d->choice("type") == "revolute");
+  CHECK(d->findChild<QLineEdit*>("axis_y")->text() == "1");  // the x-z work plane's normal
+  REQUIRE(ok(d).isEmpty());
+}
+
+
+std::vector<Eigen::Vector3d> markerPath(const mbdrom::Model& model, const std::vector<mbdrom::Sample>& samples) {
+  const int m = model.findMarker("M");
+  REQUIRE(m >= 0);
+  std::vector<Eigen::Vector3d> out;
+  for (const auto& s : samples) out.push_back(mbdrom::markerPosition(model, s.q, m));
+  return out;
+}
+
+// The whole construction; returns the number of undo steps it took.
+int buildFourBar(MainWindow& w) {
+  actionNamed(w, "newProjectAction")->trigger();
+  REQUIRE(w.document()->hasModel());
+  const int start = w.document()->undoStack()->index();
+  w.sceneView()->setWorkPlane(mbdrom::widgets::SceneView::WorkPlane::XZ);
+  addPoint(w, "O", 0, 0, 0);
+  addPoint(w, "Q", 1, 0, 0);
+  addPoint(w, "A", 0, 0, 0.3);
+  addPoint(w, "B", 0.9799244201796451, 0, 0.7997480672654835);
+  addPoint(w, "S", 0.5, 0, 1.2);
+  bar(w, "crank", "O", "A", 0.3, {"A"});
+  bar(w, "coupler", "A", "B", 1.1, {"B"});
+  bar(w, "rocker", "Q", "B", 0.8, {});
+  pin(w, "pin_O", "O");
+  pin(w, "pin_A", "A");
+  pin(w, "pin_Q", "Q");
+  pin(w, "pin_B", "B");
+  {
+    FormDialog* d = openDialog(w, "addMarkerAction", "markerDialog");
+    choose(d, "body", "coupler");
+    setText(d, "name", "M");
+    // The midpoint button fills in (A + B) / 2.
+    d->findChild<QPushButton*>("midpoint")->click();
+    CHECK(d->findChild<QLineEdit*>("position_x")->text().toDouble() == Catch::Detail::Approx(0.48996221008982255));
+    REQUIRE(ok(d).isEmpty());
+  }
+  {
+    selectPoints(w, {"S", "M"});
+    FormDialog* d = openDialog(w, "addSpringAction", "springDialog");
+    CHECK(d->choice("point1") == "S");
+    CHECK(d->choice("point2") == "M");
+    setText(d, "stiffness", "40");
+    setText(d, "damping", "1.5");
+    setText(d, "free_length", "0.5");
+    REQUIRE(ok(d).isEmpty());
+  }
+  return w.document()->undoStack()->index() - start;
+}
+
+}  // namespace
+
+TEST_CASE("a four-bar built from File New Project through the dialogs moves as the same mechanism written as a file") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  CHECK(window.findChild<QLabel*>("startHint")->isVisible());
+  const int steps = buildFourBar(window);
+  CHECK(steps == 5 + 3 + 4 + 2);  // one undo step per edit
+  CHECK(!window.findChild<QLabel*>("startHint")->isVisible());
+
+  // The pins made the bars rigid bodies and said so.
+  const QString log = window.logView()->toPlainText();
+  CHECK(log.contains("body \"crank\" was a bar and is now a rigid body"));
+  CHECK(log.contains("fixed unit vector \"ground_y\""));
+  // Live mobility: 1 DOF, the planar loop closed by 3D pins repeats one condition.
+  const QString mobility = window.findChild<QLabel*>("mobilityStatus")->text();
+  CHECK(mobility.contains("15 coordinates"));
+  CHECK(mobility.contains("1 DOF"));
+  CHECK(mobility.contains("1 redundant"));
+  CHECK(window.lastMobilityMs() < 50.0);
+
+  mbdrom::SimulationOptions options;
+  options.tEnd = 2.0;
+  options.outputDt = 0.01;
+  options.integrator.tolerance = 1e-8;
+  options.loadCase = window.model()->findLoadCase("free");
+  window.runSimulation(options);
+  REQUIRE(waitFor([&] { return !window.document()->runs().empty() && window.document()->runs().back().samples; }, 60000));
+  const auto& run = window.document()->runs().back();
+  const auto built = markerPath(*run.model, *run.samples);
+
+  const mbdrom::Model file(
+      mbdrom::readModelSpec(MBDROM_SOURCE_DIR "/tests/data/mechanisms/four_bar_xz_revolute.json"));
+  options.loadCase = file.findLoadCase("free");
+  mbdrom::TrajectoryRecorder recorder;
+  mbdrom::simulate(file, options, recorder);
+  const auto reference = markerPath(file, recorder.samples());
+  REQUIRE(built.size() == reference.size());
+  double worst = 0.0, travel = 0.0;
+  for (std::size_t k = 0; k < built.size(); ++k) {
+    worst = std::max(worst, (built[k] - reference[k]).norm());
+    travel = std::max(travel, (reference[k] - reference[0]).norm());
+  }
+  CHECK(travel > 0.05);  // it moved
+  CHECK(worst < 1e-9);
+}
+
+TEST_CASE("undoing every step of the four-bar's construction returns to the empty project, and Ctrl+Shift+Z redoes") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  const int steps = buildFourBar(window);
+  auto* undo = actionNamed(window, "undoAction");
+  for (int i = 0; i < steps; ++i) undo->trigger();
+  const mbdrom::ModelSpec& spec = window.document()->spec();
+  CHECK(spec.points.empty());
+  CHECK(spec.vectors.empty());
+  CHECK(spec.bodies.empty());
+  CHECK(spec.joints.empty());
+  CHECK(spec.springDampers.empty());
+  CHECK(!window.document()->isModified());
+  CHECK(window.findChild<QLabel*>("mobilityStatus")->text().startsWith("0 coordinates"));
+
+  // Exactly one action answers Ctrl+Shift+Z (two made it ambiguous: nothing fired).
+  const QKeySequence key(Qt::CTRL | Qt::SHIFT | Qt::Key_Z);
+  int owners = 0;
+  for (auto* a : window.findChildren<QAction*>())
+    owners += static_cast<int>(a->shortcuts().count(key));
+  CHECK(owners == 1);
+  window.activateWindow();
+  REQUIRE(waitFor([&] { return QApplication::activeWindow() == &window; }, 3000));
+  QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+  QCoreApplication::processEvents();
+  CHECK(window.document()->spec().points.size() == 1);  // point O is back
+}
+
+TEST_CASE("the creation dialogs refuse bad input in place and leave the mechanism as it was") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  // Nothing open: the actions say how to start instead of doing nothing.
+  QTimer::singleShot(0, [] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      CHECK(box->text().contains("File ▸ New Project"));
+      box->accept();
+    }
+  });
+  actionNamed(window, "addPointDialogAction")->trigger();
+  CHECK(!window.document()->hasModel());
+
+  actionNamed(window, "newProjectAction")->trigger();
+  const int clean = window.document()->undoStack()->index();
+  FormDialog* d = openDialog(window, "addPointDialogAction", "pointDialog");
+  setText(d, "position_x", "abc");
+  CHECK(ok(d).contains("\"abc\" is not a finite number"));
+  setText(d, "position_x", "1e999");
+  CHECK(ok(d).contains("is not a finite number"));
+  setText(d, "position_x", "0");
+  setText(d, "name", "");
+  CHECK(ok(d).contains("empty or already a point"));
+  CHECK(window.document()->undoStack()->index() == clean);
+  cancel(d);
+
+  addPoint(window, "O", 0, 0, 0);
+  addPoint(window, "A", 0.2, 0, 0);
+  addPoint(window, "C", 0.2, 0, 0.5);
+  // A body through ground points only could not move: refused, nothing unfixed.
+  selectPoints(window, {"O", "A"});
+  d = openDialog(window, "createBodyAction", "bodyDialog");
+  choose(d, "mass_source", "typed");
+  CHECK(ok(d).contains("every point (O, A) is fixed to ground"));
+  d->findChild<QCheckBox*>("free_A")->setChecked(true);
+  setText(d, "mass", "-1");
+  CHECK(ok(d).contains("must be greater than 0"));
+  setText(d, "mass", "2");
+  CHECK(ok(d).isEmpty());
+  CHECK(window.document()->spec().points[0].fixed);  // O stays on the ground
+
+  selectPoints(window, {"C"});
+  d = openDialog(window, "createBodyAction", "bodyDialog");
+  d->findChild<QCheckBox*>("free_C")->setChecked(true);
+  REQUIRE(ok(d).isEmpty());  // a particle (solid sphere)
+
+  // A spherical joint between points 0.5 m apart is not made without asking.
+  selectPoints(window, {"A", "C"});
+  d = openDialog(window, "createJointAction", "jointDialog");
+  choose(d, "type", "spherical");
+  const int before = window.document()->undoStack()->index();
+  CHECK(ok(d).contains("0.5 m apart"));
+  CHECK(window.document()->undoStack()->index() == before);
+  d->findChild<QCheckBox*>("join_apart")->setChecked(true);
+  CHECK(ok(d).isEmpty());
+  CHECK(window.document()->undoStack()->index() == before + 1);
+
+  // A revolute joint on a particle: the engine's reason, in the dialog.
+  selectPoints(window, {"C"});
+  d = openDialog(window, "createJointAction", "jointDialog");
+  choose(d, "body1", "ground");
+  choose(d, "point1", "O");
+  choose(d, "point2", "C");
+  choose(d, "body2", window.document()->spec().bodies[1].name.c_str());
+  d->findChild<QCheckBox*>("join_apart")->setChecked(true);
+  CHECK(ok(d).contains("is a particle: it has no orientation"));
+  cancel(d);
+}
+
+TEST_CASE("deleting a point offers to delete what depends on it, as one undo step") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  buildFourBar(window);
+  const auto before = window.document()->spec();
+  const int index = window.document()->undoStack()->index();
+  QString asked;
+  QTimer::singleShot(0, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      asked = box->text();
+      box->button(QMessageBox::Yes)->click();
+    }
+  });
+  window.removeElement({mbdrom::ElementKind::Point, 2, 0});  // A
+  CHECK(asked.contains("body \"crank\""));
+  CHECK(asked.contains("spring-damper \"spring\""));
+  CHECK(window.document()->spec().bodies.size() == 1);
+  CHECK(window.document()->undoStack()->index() == index + 1);
+  window.document()->undoStack()->undo();
+  CHECK(window.document()->spec().bodies.size() == before.bodies.size());
+  CHECK(window.document()->spec().joints.size() == before.joints.size());
+}
