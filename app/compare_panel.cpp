@@ -584,7 +584,9 @@ void ComparePanel::showResult() {
     if (c.compared) {
       put(2, col, number(c.comparison.overall.rmse), c.comparison.overall.rmse);
       put(3, col, number(c.comparison.overall.maxError), c.comparison.overall.maxError);
-      put(4, col, number(100.0 * c.comparison.overall.relativeRmse), c.comparison.overall.relativeRmse);
+      // In percent, as the row's header says: the value behind the text is what metrics.csv writes.
+      const double relativePercent = 100.0 * c.comparison.overall.relativeRmse;
+      put(4, col, number(relativePercent), relativePercent);
     } else {
       put(2, col, QString::fromStdString(c.compareError));
     }
@@ -706,9 +708,9 @@ void ComparePanel::plotChannel() {
       item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
       item->setData(Qt::UserRole, std::numeric_limits<double>::quiet_NaN());
       if (p && run.compared) {
-        const double v = row == 5 ? p->rmse : 100.0 * p->relativeRmse;
+        const double v = row == 5 ? p->rmse : 100.0 * p->relativeRmse;  // [m] or [%], as the header says
         item->setText(number(v));
-        item->setData(Qt::UserRole, row == 5 ? p->rmse : p->relativeRmse);
+        item->setData(Qt::UserRole, v);
       }
       table_->setItem(row, col, item);
     }

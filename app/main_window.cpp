@@ -53,6 +53,7 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QSettings>
+#include <QShortcut>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QUndoStack>
@@ -291,6 +292,8 @@ void MainWindow::connectDocument() {
     updateActions();
   });
   connect(doc_, &ProjectDocument::runsChanged, this, &MainWindow::updateActions);
+  // No curves of a closed project.
+  connect(doc_, &ProjectDocument::replaced, plotPanel_, &RunPlotPanel::clear);
 }
 
 void MainWindow::createActions() {
@@ -377,7 +380,13 @@ void MainWindow::createActions() {
   playAction_ = new QAction(tr("&Play / Pause"), this);
   playAction_->setObjectName("playAction");
   playAction_->setShortcut(QKeySequence(Qt::Key_Space));
+  // The menu shows Space, but only the 3D view and the plot take it (the view's key and the
+  // plot's shortcut below): a focused checkbox, button or list keeps Space for itself.
+  playAction_->setShortcutContext(Qt::WidgetShortcut);
   connect(playAction_, &QAction::triggered, viewport_->playback(), &PlaybackBar::togglePlay);
+  connect(scene_, &widgets::SceneView::playPauseRequested, playAction_, &QAction::trigger);
+  connect(new QShortcut(QKeySequence(Qt::Key_Space), plot_, nullptr, nullptr, Qt::WidgetWithChildrenShortcut),
+          &QShortcut::activated, playAction_, &QAction::trigger);
 
   const struct {
     const char* method;
@@ -677,17 +686,63 @@ bool MainWindow::save() {
   return saveProject(doc_->directory());
 }
 
+namespace {
+
+// Save As: the project's folder, new or existing, in Qt's own dialog (the same on
+// every desktop). Qt's folder mode refuses a name that does not exist yet and
+// leaves the name field alone when a folder is picked; as a save dialog it takes
+// a new name (saving creates the folder), and here a picked folder fills the field.
+// Save on an existing folder takes it when it is empty or a project, and opens it otherwise.
+class ProjectFolderDialog : public QFileDialog {
+public:
+  ProjectFolderDialog(QWidget* parent, const QString& caption, const QString& start)
+      : QFileDialog(parent, caption, start) {
+    setObjectName("saveAsDialog");
+    setOption(QFileDialog::DontUseNativeDialog);
+    setOption(QFileDialog::ShowDirsOnly);
+    setFileMode(QFileDialog::AnyFile);
+    setAcceptMode(QFileDialog::AcceptSave);
+    setLabelText(QFileDialog::FileName, tr("Folder name:"));
+    // A click in the list may leave the keyboard in the name field, so the field follows the
+    // current folder whatever has the focus; typing a name only selects, it does not move it.
+    connect(this, &QFileDialog::currentChanged, this, [this](const QString& path) {
+      auto* name = findChild<QLineEdit*>("fileNameEdit");
+      if (name && QFileInfo(path).isDir()) name->setText(QFileInfo(path).fileName());
+    });
+  }
+  QString folder() const { return folder_; }
+
+  void accept() override {
+    const QString path = selectedFiles().value(0);
+    const QFileInfo info(path);
+    if (info.exists() && !info.isDir()) {
+      QMessageBox::warning(this, windowTitle(), tr("%1 is a file: choose a folder.").arg(path));
+      return;
+    }
+    const bool usable = !info.exists() || QDir(path).isEmpty() ||
+                        isProjectDirectory(QDir::toNativeSeparators(path).toStdString());
+    if (!path.isEmpty() && usable) {
+      folder_ = info.absoluteFilePath();
+      QDialog::accept();
+      return;
+    }
+    QFileDialog::accept();  // a folder with other things in it: opened, to make a new one inside
+  }
+
+private:
+  QString folder_;
+};
+
+}  // namespace
+
 bool MainWindow::saveAsDialog() {
   if (!doc_->hasModel()) return false;
   const QString start = doc_->directory().isEmpty()
                             ? QDir::home().filePath(QString::fromStdString(doc_->spec().name))
                             : doc_->directory();
-  QFileDialog dialog(this, tr("Save Project As (a new or empty folder)"), start);
-  dialog.setFileMode(QFileDialog::Directory);
-  dialog.setOption(QFileDialog::ShowDirsOnly);
-  dialog.setAcceptMode(QFileDialog::AcceptSave);
-  if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty()) return false;
-  const QString dir = dialog.selectedFiles().first();
+  ProjectFolderDialog dialog(this, tr("Save Project As (a new or empty folder)"), start);
+  if (dialog.exec() != QDialog::Accepted || dialog.folder().isEmpty()) return false;
+  const QString dir = dialog.folder();
   const QDir target(dir);
   if (target.exists() && !target.isEmpty() && !isProjectDirectory(dir.toStdString())) {
     showMessage(QMessageBox::Warning, tr("Cannot save project"),
@@ -1291,6 +1346,7 @@ void MainWindow::playRun(int index) {
       throw InputError("the run has " + std::to_string(motion->q.front().size()) + " coordinates, the mechanism " +
                        std::to_string(model->nq()));
     viewport_->play(model, motion);
+    updateActions();  // Play / Pause has a motion now
     if (const QString error = plotPanel_->setRun(*doc_, index); !error.isEmpty())
       log_->warning(tr("Run channels not available: %1").arg(error));
   } catch (const Error& e) {

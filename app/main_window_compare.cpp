@@ -11,9 +11,12 @@
 
 #include <QAction>
 #include <QDesktopServices>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QMenu>
+#include <QShortcut>
 #include <QUrl>
 
 namespace mbdrom::app {
@@ -66,6 +69,12 @@ void MainWindow::createCompare() {
     if (plots->isEmpty()) plots->addAction(tr("(no plot shown)"))->setEnabled(false);
   });
 
+  // Space plays in the compare plots too, as in the plot dock's (MainWindow::createActions).
+  for (widgets::PlotView* plot : {compare_->seriesPlot(), compare_->errorPlot()})
+    connect(
+        new QShortcut(QKeySequence(Qt::Key_Space), plot, nullptr, nullptr, Qt::WidgetWithChildrenShortcut),
+        &QShortcut::activated, playAction_, &QAction::trigger);
+
   connect(compare_, &ComparePanel::reportRequested, this, &MainWindow::comparisonReportDialog);
   connect(compare_, &ComparePanel::comparisonReady, this, [this] {
     reportAction_->setEnabled(true);
@@ -101,7 +110,15 @@ void MainWindow::comparisonReportDialog() {
     return;
   }
   log_->info(tr("Comparison report written to %1").arg(dir));
-  QDesktopServices::openUrl(QUrl::fromLocalFile(dir + "/index.html"));
+  const QString page = QFileInfo(dir + "/index.html").absoluteFilePath();
+  if (!QDesktopServices::openUrl(QUrl::fromLocalFile(page))) {
+    // No browser or file handler could be started (Qt only says so on stderr): say where the page is.
+    const QString message = tr("The report was written, but no web browser could be opened to show it. "
+                               "Open %1 in a browser by hand.")
+                                .arg(QDir::toNativeSeparators(page));
+    log_->warning(message);
+    showMessage(QMessageBox::Warning, tr("Comparison Report"), message);
+  }
 }
 
 }  // namespace mbdrom::app

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
+#include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
 
 #include <QDir>
@@ -199,6 +200,7 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
     models_[i].record = m.models[i];
     models_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.models[i].file));
   }
+  savedSpecText_ = serializeModelSpec(spec_);
   undo_->setClean();
   runsModified_ = false;
   emit runsChanged();
@@ -228,9 +230,11 @@ void ProjectDocument::replace(ModelSpec spec, std::shared_ptr<const Model> model
   runs_.clear();
   models_.clear();
   runsModified_ = false;
+  savedSpecText_ = model_ ? serializeModelSpec(spec_) : std::string();
 }
 
 void ProjectDocument::announceReplaced() {
+  emit replaced();
   emit modelChanged();
   emit runsChanged();
   emit modelsChanged();
@@ -258,7 +262,12 @@ QString ProjectDocument::edit(const ModelSpec& spec, const QString& description)
   } catch (const Error& e) {
     return QString::fromStdString(e.what());
   }
+  // An edit that changes nothing (a value typed again) is no undo step and no "*"; one that
+  // brings the mechanism back to the saved one (a value typed back) leaves it unmodified.
+  const std::string text = serializeModelSpec(spec);
+  if (text == serializeModelSpec(spec_)) return {};
   undo_->push(new SpecCommand(this, spec_, spec, description));
+  if (text == savedSpecText_) undo_->setClean();
   return {};
 }
 

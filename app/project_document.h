@@ -125,6 +125,8 @@ signals:
   void modelsChanged();
   /// Title-relevant state: directory, name or modified flag.
   void stateChanged();
+  /// Another project took this one's place (open, new, close): views of the old one's results empty.
+  void replaced();
 
 private:
   void write(const QString& dir, bool adopt);
@@ -148,6 +150,7 @@ private:
   std::vector<RunEntry> runs_;
   std::vector<ModelEntry> models_;
   bool runsModified_ = false;  // runs, trained models or training settings changed since the last save
+  std::string savedSpecText_;  // the mechanism as last opened or saved (serializeModelSpec)
 };
 
 }  // namespace mbdrom::app

@@ -31,6 +31,8 @@ public:
   /// Ticks exactly `names` and plots them against time.
   void plotChannels(const QStringList& names);
   QStringList plottedChannels() const;
+  /// Forgets the run and empties the plot (the project was closed or replaced).
+  void clear();
 
 private:
   void replot();
@@ -41,6 +43,7 @@ private:
   QString runName_;
   std::vector<double> t_;
   std::vector<std::vector<double>> columns_;  // per channel, per sample
+  std::vector<QString> units_;                // per channel, empty when unknown
   bool updating_ = false;
 };
 

@@ -17,8 +17,12 @@
 #include <QLocale>
 #include <QRadioButton>
 #include <QRegularExpression>
+#include <QScreen>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mbdrom::app {
@@ -190,7 +194,16 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   nameForm->addRow(tr("Model name"), name_);
   layout->addLayout(nameForm);
 
-  auto* settingsBox = new QGroupBox(tr("Settings"), this);
+  // The settings and the data scroll, so the buttons stay on screen however many settings a method has.
+  scroll_ = new QScrollArea(this);
+  scroll_->setObjectName("trainScroll");
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* content = new QWidget(scroll_);
+  auto* contentLayout = new QVBoxLayout(content);
+  contentLayout->setContentsMargins(0, 0, 0, 0);
+  auto* settingsBox = new QGroupBox(tr("Settings"), content);
   auto* form = new QFormLayout(settingsBox);
   for (const SettingField& f : settingFields(method)) {
     QWidget* editor = nullptr;
@@ -218,10 +231,10 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
     form->addRow(label, editor);
     editors_.push_back(editor);
   }
-  layout->addWidget(settingsBox);
+  contentLayout->addWidget(settingsBox);
 
   // Data: runs of the project, or a sweep made first.
-  auto* dataBox = new QGroupBox(tr("Training data"), this);
+  auto* dataBox = new QGroupBox(tr("Training data"), content);
   auto* dataLayout = new QVBoxLayout(dataBox);
   useRuns_ = new QRadioButton(tr("Runs of the project"), dataBox);
   useRuns_->setObjectName("useRuns");
@@ -284,7 +297,10 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   };
   connect(useRuns_, &QRadioButton::toggled, this, syncData);
   syncData();
-  layout->addWidget(dataBox);
+  contentLayout->addWidget(dataBox);
+  contentLayout->addStretch(1);
+  scroll_->setWidget(content);
+  layout->addWidget(scroll_, 1);
 
   error_ = new QLabel(this);
   error_->setObjectName("trainError");
@@ -296,6 +312,23 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   connect(buttons, &QDialogButtonBox::accepted, this, &TrainDialog::accept);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   layout->addWidget(buttons);
+  if (const QScreen* s = screen()) fitToScreen(s->availableGeometry());
+}
+
+void TrainDialog::fitToScreen(const QRect& available) {
+  const QWidget* content = scroll_->widget();
+  // Everything but the scroll area (name, error line, buttons, margins), plus all of its content.
+  const int chrome = layout()->sizeHint().height() - scroll_->sizeHint().height();
+  const int wanted = chrome + content->sizeHint().height() + 2 * scroll_->frameWidth();
+  // Room for a window manager's title bar and frame, which the dialog's own size leaves out.
+  constexpr int kFrameRoom = 64;
+  const int height = std::max(minimumSizeHint().height(), std::min(wanted, available.height() - kFrameRoom));
+  const int width =
+      std::min(std::max(sizeHint().width(), layout()->contentsMargins().left() + content->sizeHint().width() +
+                                                scroll_->verticalScrollBar()->sizeHint().width() +
+                                                layout()->contentsMargins().right()),
+               available.width() - 32);
+  resize(width, height);
 }
 
 QWidget* TrainDialog::editor(const char* key) const {

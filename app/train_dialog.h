@@ -20,6 +20,8 @@ class QLabel;
 class QLineEdit;
 class QListWidget;
 class QRadioButton;
+class QRect;
+class QScrollArea;
 class QWidget;
 
 namespace mbdrom {
@@ -72,6 +74,11 @@ public:
   /// The editor of a setting, by key (tests fill it).
   QWidget* editor(const char* key) const;
 
+  /// The default size on a screen whose free area is `available`: as tall as the
+  /// settings need, at most the screen less room for a title bar, the settings
+  /// scrolling when they do not fit. The constructor sizes the dialog for its own screen.
+  void fitToScreen(const QRect& available);
+
   void accept() override;
 
 private:
@@ -89,6 +96,7 @@ private:
   QComboBox* sweepCase_ = nullptr;
   QLineEdit *amplitudes_ = nullptr, *frequencies_ = nullptr, *tEnd_ = nullptr, *dt_ = nullptr, *outputDt_ = nullptr;
   QLabel* error_ = nullptr;
+  QScrollArea* scroll_ = nullptr;  // the settings and the training data
   nlohmann::ordered_json settings_;
 };
 

@@ -2,9 +2,15 @@
 
 #include <QChart>
 #include <QContextMenuEvent>
+#include <QCoreApplication>
+#include <QDialog>
+#include <QDialogButtonBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFormLayout>
+#include <QImage>
+#include <QLabel>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -15,6 +21,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QScatterSeries>
+#include <QSpinBox>
 #include <QSvgGenerator>
 #include <QTextStream>
 #include <QValueAxis>
@@ -25,10 +32,18 @@
 
 namespace mbdrom::widgets {
 
+namespace {
+
+QString emptyTitle() {
+  return PlotView::tr("Nothing plotted yet: pick a run and Plot, or Model ▸ Plot Measures");
+}
+
+}  // namespace
+
 PlotView::PlotView(QWidget* parent) : QChartView(new QChart, parent) {
   setObjectName("plotView");
   setRenderHint(QPainter::Antialiasing);
-  chart()->setTitle(tr("Nothing plotted yet: pick a run and Plot, or Model ▸ Plot Measures"));
+  chart()->setTitle(emptyTitle());
   chart()->legend()->setAlignment(Qt::AlignRight);
   chart()->setMargins(QMargins(4, 2, 4, 2));
   setMinimumHeight(150);
@@ -113,6 +128,21 @@ void PlotView::plot(const QString& title, const QString& xTitle, const QString& 
   rebuild();
 }
 
+void PlotView::clear() {
+  title_.clear();
+  xTitle_.clear();
+  yTitle_.clear();
+  curves_.clear();
+  QChart* c = chart();
+  c->removeAllSeries();
+  cursor_ = nullptr;
+  for (QAbstractAxis* axis : c->axes()) {
+    c->removeAxis(axis);
+    delete axis;
+  }
+  c->setTitle(emptyTitle());
+}
+
 void PlotView::setLogY(bool on) {
   if (on == logY_) return;
   logY_ = on;
@@ -134,6 +164,11 @@ void niceTicks(QValueAxis* axis) {
   axis->setTickType(QValueAxis::TicksDynamic);
   axis->setTickAnchor(lo <= 0.0 && hi >= 0.0 ? 0.0 : lo);
   axis->setTickInterval(step);
+}
+
+// A curve's name with its unit, "W.z [m]" (the legend, the CSV header).
+QString withUnit(const PlotView::Curve& curve) {
+  return curve.unit.isEmpty() ? curve.name : QStringLiteral("%1 [%2]").arg(curve.name, curve.unit);
 }
 
 }  // namespace
@@ -174,7 +209,7 @@ void PlotView::rebuild() {
     } else {
       series = new QLineSeries;
     }
-    series->setName(curve.name);
+    series->setName(withUnit(curve));
     QList<QPointF> points;
     for (std::size_t i = 0; i < std::min(curve.x.size(), curve.y.size()); ++i) {
       if (!std::isfinite(curve.x[i]) || !std::isfinite(curve.y[i])) continue;
@@ -259,7 +294,29 @@ QString csvNumber(double v) {
 
 }  // namespace
 
-QString PlotView::save(const QString& path) {
+void PlotView::renderCopy(QPainter& painter, QSize size) const {
+  // A copy laid out at the asked size: the view on screen keeps its size, and the
+  // copy's cursor is never enabled, so an export never shows the playback time.
+  PlotView copy;
+  copy.setAttribute(Qt::WA_DontShowOnScreen);
+  copy.resize(size);
+  copy.logY_ = logY_;
+  if (!curves_.empty() || !title_.isEmpty()) copy.plot(title_, xTitle_, yTitle_, curves_);
+  // The current zoom: the ranges the axes show now.
+  for (Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {
+    const QList<QAbstractAxis*> from = chart()->axes(o), to = copy.chart()->axes(o);
+    if (from.isEmpty() || to.isEmpty()) continue;
+    if (const auto* a = qobject_cast<const QValueAxis*>(from.front()))
+      if (auto* b = qobject_cast<QValueAxis*>(to.front())) b->setRange(a->min(), a->max());
+    if (const auto* a = qobject_cast<const QLogValueAxis*>(from.front()))
+      if (auto* b = qobject_cast<QLogValueAxis*>(to.front())) b->setRange(a->min(), a->max());
+  }
+  copy.show();
+  QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);  // the chart's layout at that size
+  copy.QWidget::render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
+}
+
+QString PlotView::save(const QString& path, QSize imageSize) {
   const QString suffix = QFileInfo(path).suffix().toLower();
   QSaveFile file(path);  // temporary file, renamed on commit
   if (!file.open(QIODevice::WriteOnly)) return tr("%1: cannot write: %2").arg(path, file.errorString());
@@ -273,7 +330,7 @@ QString PlotView::save(const QString& path) {
                            curves_.front().x.begin());
     if (sharedX) {
       out << csvField(xTitle_.isEmpty() ? QStringLiteral("x") : xTitle_);
-      for (const Curve& c : curves_) out << ',' << csvField(c.name);
+      for (const Curve& c : curves_) out << ',' << csvField(withUnit(c));
       out << '\n';
       for (std::size_t i = 0; i < points(curves_.front()); ++i) {
         out << csvNumber(curves_.front().x[i]);
@@ -283,7 +340,9 @@ QString PlotView::save(const QString& path) {
     } else {
       std::size_t rows = 0;
       for (std::size_t k = 0; k < curves_.size(); ++k) {
-        out << (k ? "," : "") << csvField(curves_[k].name + " x") << ',' << csvField(curves_[k].name + " y");
+        const Curve& c = curves_[k];
+        out << (k ? "," : "") << csvField(c.name + " x") << ','
+            << csvField(c.unit.isEmpty() ? c.name + " y" : QStringLiteral("%1 y [%2]").arg(c.name, c.unit));
         rows = std::max(rows, points(curves_[k]));
       }
       out << '\n';
@@ -300,16 +359,26 @@ QString PlotView::save(const QString& path) {
       }
     }
     out.flush();
-  } else if (suffix == "svg") {
-    QSvgGenerator svg;
-    svg.setOutputDevice(&file);
-    svg.setSize(size());
-    svg.setViewBox(rect());
-    svg.setTitle(title_);
-    QPainter painter(&svg);
-    render(&painter);
   } else {
-    if (!grab().save(&file, "PNG")) return tr("%1: cannot encode the image").arg(path);
+    const QSize target = imageSize.isValid() && !imageSize.isEmpty() ? imageSize : size();
+    if (suffix == "svg") {
+      QSvgGenerator svg;
+      svg.setOutputDevice(&file);
+      svg.setSize(target);
+      svg.setViewBox(QRect(QPoint(), target));
+      svg.setTitle(title_);
+      QPainter painter(&svg);
+      renderCopy(painter, target);
+    } else {
+      // Exactly `target` pixels, whatever the screen's device pixel ratio.
+      QImage image(target, QImage::Format_RGB32);
+      image.fill(Qt::white);
+      {
+        QPainter painter(&image);
+        renderCopy(painter, target);
+      }
+      if (!image.save(&file, "PNG")) return tr("%1: cannot encode the image").arg(path);
+    }
   }
   if (!file.commit()) return tr("%1: cannot write: %2").arg(path, file.errorString());
   return {};
@@ -347,6 +416,43 @@ QString PlotView::exportDataDialog() {
   return exportDialog(tr("Export Plot Data"), tr("CSV table (*.csv)"), "csv");
 }
 
+namespace {
+
+// Width and height of an exported image [px], asked in a small dialog; false when cancelled.
+bool askImageSize(PlotView* plot, const QString& caption, QSize& size) {
+  QDialog dialog(plot);
+  dialog.setObjectName("imageSizeDialog");
+  dialog.setWindowTitle(caption);
+  auto* form = new QFormLayout(&dialog);
+  auto* note = new QLabel(PlotView::tr("Size of the saved image (the plot on screen is %1 × %2 px):")
+                              .arg(plot->width())
+                              .arg(plot->height()),
+                          &dialog);
+  note->setWordWrap(true);
+  form->addRow(note);
+  auto spinBox = [&dialog](const char* name, int value) {
+    auto* box = new QSpinBox(&dialog);
+    box->setObjectName(name);
+    box->setRange(200, 10000);
+    box->setSuffix(PlotView::tr(" px"));
+    box->setValue(value);
+    return box;
+  };
+  QSpinBox* width = spinBox("imageWidth", size.width());
+  QSpinBox* height = spinBox("imageHeight", size.height());
+  form->addRow(PlotView::tr("Width"), width);
+  form->addRow(PlotView::tr("Height"), height);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+  QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+  QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  form->addRow(buttons);
+  if (dialog.exec() != QDialog::Accepted) return false;
+  size = QSize(width->value(), height->value());
+  return true;
+}
+
+}  // namespace
+
 QString PlotView::exportDialog(const QString& caption, const QString& filters, const QString& defaultSuffix) {
   QString base = title_.isEmpty() ? QStringLiteral("plot") : title_;
   base.replace(QRegularExpression("[^A-Za-z0-9_.-]+"), "_");
@@ -356,7 +462,12 @@ QString PlotView::exportDialog(const QString& caption, const QString& filters, c
   if (path.isEmpty()) return {};
   if (QFileInfo(path).suffix().isEmpty())
     path += filter.contains("*.svg") ? QStringLiteral(".svg") : '.' + defaultSuffix;
-  if (const QString error = save(path); !error.isEmpty()) {
+  QSize imageSize;
+  if (const QString suffix = QFileInfo(path).suffix().toLower(); suffix == "png" || suffix == "svg") {
+    if (!askImageSize(this, caption, exportSize_)) return {};
+    imageSize = exportSize_;
+  }
+  if (const QString error = save(path, imageSize); !error.isEmpty()) {
     QMessageBox::warning(this, caption, error);
     return {};
   }

@@ -1,7 +1,7 @@
 #pragma once
 // A 2D plot (Qt Charts) of named curves (lines or markers), with axis titles
 // and units, an optional logarithmic y axis and a right-click menu; saved as
-// PNG or SVG, its data as CSV.
+// PNG or SVG at a chosen size (never with the playback cursor), its data as CSV.
 
 #include <QChartView>
 #include <QColor>
@@ -10,6 +10,7 @@
 #include <vector>
 
 class QMenu;
+class QPainter;
 
 namespace mbdrom::widgets {
 
@@ -25,12 +26,16 @@ public:
     double markerSize = 7.0;    ///< marker diameter [px] for Markers
     Qt::PenStyle lineStyle = Qt::SolidLine;  ///< for Line, e.g. dashed for a model against solid data
     double lineWidth = 0.0;                  ///< pen width [px] for Line; 0: the theme's
+    QString unit =
+        {};  ///< unit of y (e.g. "m"), shown in the legend and the CSV header; empty: unknown or in the name
   };
 
   explicit PlotView(QWidget* parent = nullptr);
 
   /// Replaces the plot.
   void plot(const QString& title, const QString& xTitle, const QString& yTitle, std::vector<Curve> curves);
+  /// Back to the empty plot of a new view (no curves, no axes, no cursor).
+  void clear();
   const std::vector<Curve>& curves() const { return curves_; }
   QString title() const { return title_; }
   QString xTitle() const { return xTitle_; }
@@ -50,18 +55,23 @@ public:
 
   /// Writes the image (".png" or ".svg" by the suffix) or the data (".csv");
   /// files are written to a temporary name and renamed. Returns an error message, empty on success.
+  /// Images are drawn at `imageSize` [px] (the view's size when invalid) from a copy of the plot
+  /// at the current zoom, without the playback cursor.
   /// CSV: when every curve has the same x values, a column of x (headed by the x title)
-  /// and one column per curve (headed by its name); otherwise two columns per curve,
-  /// "<name> x" and "<name> y", shorter curves padded with empty cells.
-  QString save(const QString& path);
+  /// and one column per curve (headed by its name and unit, "W.z [m]"); otherwise two columns
+  /// per curve, "<name> x" and "<name> y [unit]", shorter curves padded with empty cells.
+  QString save(const QString& path, QSize imageSize = {});
 
   /// The right-click menu (Reset Zoom, Zoom Out, Export Image…, Export Data…), owned by `parent`.
   QMenu* createContextMenu(QWidget* parent);
   /// File dialogs of the menu; errors are shown in a message box. Return the path written, or empty.
+  /// An image's size is asked after its file name (exportSize() at first, then the last one chosen).
   QString exportImageDialog();
   QString exportDataDialog();
 
-signals:
+  QSize exportSize() const { return exportSize_; }
+
+ signals:
   /// A file was written from the menu.
   void exported(const QString& path);
 
@@ -76,6 +86,8 @@ protected:
 private:
   void rebuild();
   QString exportDialog(const QString& caption, const QString& filters, const QString& defaultSuffix);
+  // Draws a copy of the plot at `size` [px] (current zoom, no cursor) on `painter`.
+  void renderCopy(QPainter& painter, QSize size) const;
 
   QLineSeries* cursor_ = nullptr;
   bool cursorEnabled_ = false;
@@ -85,6 +97,7 @@ private:
   bool panning_ = false;
   QString title_, xTitle_, yTitle_;
   std::vector<Curve> curves_;
+  QSize exportSize_{1600, 1000};  // [px], the last size chosen for an image
 };
 
 }  // namespace mbdrom::widgets

@@ -659,6 +659,7 @@ void SceneView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_3: setCameraPreset(CameraPreset::Top); break;
     case Qt::Key_0: setCameraPreset(CameraPreset::Iso); break;
     case Qt::Key_Escape: setAddPointMode(false); break;
+    case Qt::Key_Space: emit playPauseRequested(); break;
     default: QWidget::keyPressEvent(event); break;
   }
 }

@@ -109,6 +109,9 @@ signals:
   void pointDragged(int point, const Eigen::Vector3d& position);
   /// Add-point mode: the work plane was clicked at `position` [m].
   void workPlaneClicked(const Eigen::Vector3d& position);
+  /// Space was pressed in the view (play or pause the motion). Keys reach the view's
+  /// OpenGL window, which takes the focus from every widget, so no widget shortcut sees them.
+  void playPauseRequested();
 
 protected:
   void mousePressEvent(QMouseEvent* event) override;

@@ -124,7 +124,8 @@ TEST_CASE("the compare view runs two trained models against a MacPherson referen
     const int column = k + 1;
     CHECK(tableValue(panel->metricsTable(), 2, column) == j["overall"]["rmse"].get<double>());
     CHECK(tableValue(panel->metricsTable(), 3, column) == j["overall"]["max_error"].get<double>());
-    CHECK(tableValue(panel->metricsTable(), 4, column) == j["overall"]["relative_rmse"].get<double>());
+    CHECK(tableValue(panel->metricsTable(), 4, column) ==
+          100.0 * j["overall"]["relative_rmse"].get<double>());  // [%]
     for (const auto& p : j["points"])
       if (p["name"] == "W") CHECK(tableValue(panel->metricsTable(), 5, column) == p["rmse"].get<double>());
     CHECK(tableValue(panel->metricsTable(), 7, column) > 0.0);  // cost per step [µs]
