@@ -13,6 +13,7 @@
 #include "gui_helpers.h"
 #include "widgets/log_view.h"
 #include "widgets/mechanism_scene.h"
+#include "widgets/model_tree.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
@@ -344,6 +345,11 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
   buildFourBar(window);
   const auto before = window.document()->spec();
   const int index = window.document()->undoStack()->index();
+  auto* view = window.sceneView();
+  view->requestRender();
+  waitFor([] { return false; }, 300);
+  const QImage drawn = view->grabFramebuffer();
+  const long long frames = view->framesRendered();
   QString asked;
   QTimer::singleShot(0, [&] {
     if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
@@ -352,6 +358,10 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
     }
   });
   window.removeElement({mbdrom::ElementKind::Point, 2, 0});  // A
+  // The view redraws at once, without a click: the crank and coupler are gone from it.
+  REQUIRE(waitFor([&] { return view->framesRendered() > frames; }, 3000));
+  CHECK(mbdrom::test::changedFraction(drawn, view->grabFramebuffer()) > 0.001);
+  CHECK(view->scene().bodyCount() == 1);
   CHECK(asked.contains("body \"crank\""));
   CHECK(asked.contains("spring-damper \"spring\""));
   CHECK(window.document()->spec().bodies.size() == 1);
@@ -359,4 +369,69 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
   window.document()->undoStack()->undo();
   CHECK(window.document()->spec().bodies.size() == before.bodies.size());
   CHECK(window.document()->spec().joints.size() == before.joints.size());
+}
+
+TEST_CASE("the property editor applies a vector's three components and a joint's connection as one edit each") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  buildFourBar(window);
+  auto* doc = window.document();
+  auto* editor = window.propertyEditor();
+  auto type = [](QLineEdit* edit, const QString& text) {
+    edit->setFocus();
+    edit->setText(text);
+    edit->setModified(true);
+    emit edit->textEdited(text);
+    emit edit->editingFinished();  // leaving a component applies nothing yet
+  };
+
+  // A fixed unit vector turned from z to y: (0, 1, 1) on the way is not a unit vector.
+  FormDialog* d = openDialog(window, "addVectorAction", "vectorDialog");
+  setText(d, "name", "u");
+  setVector(d, "direction", 0, 0, 1);
+  REQUIRE(ok(d).isEmpty());
+  const int u = static_cast<int>(doc->spec().vectors.size()) - 1;
+  window.modelTree()->selectElement({mbdrom::ElementKind::Vector, u, 0});
+  const int before = doc->undoStack()->index();
+  type(editor->findChild<QLineEdit*>("direction_y"), "1");
+  type(editor->findChild<QLineEdit*>("direction_z"), "0");
+  CHECK(doc->undoStack()->index() == before);
+  auto* apply = editor->findChild<QPushButton*>("direction_apply");
+  REQUIRE(apply != nullptr);
+  CHECK(apply->isEnabled());
+  apply->click();
+  CHECK(doc->undoStack()->index() == before + 1);
+  CHECK(doc->spec().vectors[static_cast<std::size_t>(u)].direction.isApprox(Eigen::Vector3d::UnitY()));
+  CHECK(editor->fieldError("direction").isEmpty());
+
+  // The coupler's centre of mass moved along the bar: x and z change together.
+  window.modelTree()->selectElement({mbdrom::ElementKind::Body, 1, 0});
+  const Eigen::Vector3d A(0, 0, 0.3), B(0.9799244201796451, 0, 0.7997480672654835);
+  const Eigen::Vector3d com = A + 0.25 * (B - A);
+  type(editor->findChild<QLineEdit*>("com_x"), QString::number(com.x(), 'g', 17));
+  type(editor->findChild<QLineEdit*>("com_z"), QString::number(com.z(), 'g', 17));
+  emit editor->findChild<QLineEdit*>("com_z")->returnPressed();
+  CHECK(editor->fieldError("com").isEmpty());
+  CHECK((doc->spec().bodies[1].com - com).norm() < 1e-12);
+
+  // A joint moved from the crank to the rocker: body and points change together.
+  window.modelTree()->selectElement({mbdrom::ElementKind::Joint, 0, 0});
+  auto* body2 = editor->findChild<QComboBox*>("body2");
+  REQUIRE(body2 != nullptr);
+  const int index = doc->undoStack()->index();
+  body2->setCurrentText("rocker");
+  CHECK(doc->undoStack()->index() == index);  // staged
+  auto* connect = editor->findChild<QPushButton*>("connection_apply");
+  REQUIRE(connect != nullptr);
+  connect->click();  // alone it cannot be: O is not on the rocker
+  CHECK(editor->fieldError("connection").contains("point \"O\" is not on body \"rocker\""));
+  CHECK(doc->spec().joints[0].body2 == "crank");
+  editor->findChild<QComboBox*>("point1")->setCurrentText("Q");
+  editor->findChild<QComboBox*>("point2")->setCurrentText("Q");
+  connect->click();
+  CHECK(editor->fieldError("connection").isEmpty());
+  CHECK(doc->spec().joints[0].body2 == "rocker");
+  CHECK(doc->spec().joints[0].point2 == "Q");
+  CHECK(doc->undoStack()->index() == index + 1);
 }
