@@ -1,5 +1,6 @@
 #include "app/form_dialog.h"
 
+#include "widgets/function_preview.h"
 #include "widgets/number_text.h"
 
 #include <QCheckBox>
@@ -10,6 +11,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 
 namespace mbdrom::app {
@@ -63,7 +65,9 @@ QLineEdit* FormDialog::addText(const QString& key, const QString& label, const Q
   auto* edit = new QLineEdit(value, box);
   edit->setObjectName(key);
   v->addWidget(edit);
-  v->addWidget(errorLabel(key, box));
+  QLabel* error = errorLabel(key, box);
+  v->addWidget(error);
+  connect(edit, &QLineEdit::textChanged, error, &QWidget::hide);  // a refusal holds until the field changes
   fields_[key] = edit;
   form_->addRow(label, box);
   return edit;
@@ -78,9 +82,15 @@ QLineEdit* FormDialog::addNumber(const QString& key, const QString& label, const
   auto* edit = new QLineEdit(value ? formatNumber(*value) : QString(), box);
   edit->setObjectName(key);
   row->addWidget(edit, 1);
-  row->addWidget(new QLabel(unit, box));
+  auto* unitLabel = new QLabel(unit, box);
+  unitLabel->setObjectName(key + "_unit");
+  unitLabel->setMinimumWidth(unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
+  units_[key] = unitLabel;
+  row->addWidget(unitLabel);
   v->addLayout(row);
-  v->addWidget(errorLabel(key, box));
+  QLabel* error = errorLabel(key, box);
+  v->addWidget(error);
+  connect(edit, &QLineEdit::textChanged, error, &QWidget::hide);
   fields_[key] = edit;
   if (positive) bounds_[key] = {0.0, true};
   form_->addRow(label, box);
@@ -101,9 +111,17 @@ void FormDialog::addVector(const QString& key, const QString& label, const QStri
     fields_[name] = edit;
     row->addWidget(edit, 1);
   }
-  row->addWidget(new QLabel(unit, box));
+  auto* unitLabel = new QLabel(unit, box);
+  unitLabel->setObjectName(key + "_unit");
+  unitLabel->setMinimumWidth(unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
+  units_[key] = unitLabel;
+  row->addWidget(unitLabel);
   v->addLayout(row);
-  v->addWidget(errorLabel(key, box));
+  QLabel* error = errorLabel(key, box);
+  v->addWidget(error);
+  for (int c = 0; c < 3; ++c)
+    connect(qobject_cast<QLineEdit*>(fields_[key + "_" + QString(QChar("xyz"[c]))]), &QLineEdit::textChanged, error,
+            &QWidget::hide);
   fields_[key] = box;
   form_->addRow(label, box);
 }
@@ -119,9 +137,154 @@ QComboBox* FormDialog::addChoice(const QString& key, const QString& label, const
   auto* v = new QVBoxLayout(box);
   v->setContentsMargins(0, 0, 0, 0);
   v->addWidget(combo);
-  v->addWidget(errorLabel(key, box));
+  QLabel* error = errorLabel(key, box);
+  v->addWidget(error);
+  connect(combo, &QComboBox::currentIndexChanged, error, &QWidget::hide);
   form_->addRow(label, box);
   return combo;
+}
+
+namespace {
+
+// The types a dialog offers, in the order of TimeFunction::Type (a sum is composed in the model file).
+constexpr TimeFunction::Type kFunctionTypes[] = {TimeFunction::Type::Constant, TimeFunction::Type::Sine,
+                                                 TimeFunction::Type::Chirp,    TimeFunction::Type::Step,
+                                                 TimeFunction::Type::SmoothStep, TimeFunction::Type::Table};
+
+QString joinNumbers(const std::vector<double>& values) {
+  QStringList items;
+  for (double v : values) items << formatNumber(v);
+  return items.join(", ");
+}
+
+}  // namespace
+
+void FormDialog::addTimeFunction(const QString& key, const QString& unit, const TimeFunction& initial) {
+  QStringList types;
+  for (auto t : kFunctionTypes) types << QString::fromLatin1(timeFunctionTypeName(t));
+  auto* type = addChoice(key + "_type", tr("f(t)"), types, QString::fromLatin1(timeFunctionTypeName(initial.type)));
+  addNumber(key + "_value", tr("Value"), unit, initial.value);
+  addNumber(key + "_amplitude", tr("Amplitude"), unit, initial.amplitude);
+  addNumber(key + "_frequency", tr("Frequency"), "Hz", initial.frequency);
+  addNumber(key + "_rate", tr("Frequency rate"), "Hz/s", initial.rate);
+  addNumber(key + "_phase", tr("Phase"), "rad", initial.phase);
+  addNumber(key + "_offset", tr("Offset"), unit, initial.offset);
+  addNumber(key + "_t0", tr("Start time t₀"), "s", initial.t0);
+  addNumber(key + "_t1", tr("End time t₁"), "s", initial.t1);
+  addText(key + "_times", tr("Times [s]"), joinNumbers(initial.times.empty() ? std::vector<double>{0.0, 1.0} : initial.times))
+      ->setToolTip(tr("Comma-separated, strictly increasing [s]"));
+  addText(key + "_values", tr("Values"), joinNumbers(initial.values.empty() ? std::vector<double>{0.0, 1.0} : initial.values))
+      ->setToolTip(tr("Comma-separated, one per time [%1]").arg(unit));
+  auto* preview = new widgets::FunctionPreview(this);
+  preview->setObjectName(key + "_preview");
+  form_->addRow(preview);
+  auto show = [this, key, type] {
+    const auto t = kFunctionTypes[std::max(0, type->currentIndex())];
+    using T = TimeFunction::Type;
+    const bool wave = t == T::Sine || t == T::Chirp;
+    setRowVisible(key + "_value", t == T::Constant || t == T::Step || t == T::SmoothStep);
+    for (const char* k : {"_amplitude", "_frequency", "_phase", "_offset"}) setRowVisible(key + k, wave);
+    setRowVisible(key + "_rate", t == T::Chirp);
+    setRowVisible(key + "_t0", t == T::Step || t == T::SmoothStep);
+    setRowVisible(key + "_t1", t == T::SmoothStep);
+    setRowVisible(key + "_times", t == T::Table);
+    setRowVisible(key + "_values", t == T::Table);
+  };
+  auto redraw = [this, key, preview] {
+    if (const auto f = readTimeFunction(key, false)) preview->setFunction(*f);
+  };
+  connect(type, &QComboBox::currentIndexChanged, this, show);
+  connect(type, &QComboBox::currentIndexChanged, this, redraw);
+  for (const char* k : {"_value", "_amplitude", "_frequency", "_rate", "_phase", "_offset", "_t0", "_t1", "_times", "_values"})
+    if (auto* edit = qobject_cast<QLineEdit*>(field(key + k))) connect(edit, &QLineEdit::textChanged, this, redraw);
+  show();
+  redraw();
+}
+
+void FormDialog::setUnit(const QString& key, const QString& unit) {
+  if (const auto it = units_.find(key); it != units_.end()) {
+    it->second->setText(unit);
+    return;
+  }
+  if (!field(key + "_type")) return;  // not a time function
+  for (const char* k : {"_value", "_amplitude", "_offset"}) setUnit(key + k, unit);
+  if (auto* values = qobject_cast<QLineEdit*>(field(key + "_values")))
+    values->setToolTip(tr("Comma-separated, one per time [%1]").arg(unit));
+}
+
+std::optional<TimeFunction> FormDialog::timeFunction(const QString& key) { return readTimeFunction(key, true); }
+
+std::optional<TimeFunction> FormDialog::readTimeFunction(const QString& key, bool report) {
+  auto* type = qobject_cast<QComboBox*>(field(key + "_type"));
+  if (!type) return std::nullopt;
+  using T = TimeFunction::Type;
+  TimeFunction f;
+  f.type = kFunctionTypes[std::max(0, type->currentIndex())];
+  bool good = true;
+  auto read = [&](const char* k, double& into) {
+    const QString name = key + k;
+    const auto v = report ? number(name) : parseNumber(text(name));
+    if (v)
+      into = *v;
+    else
+      good = false;
+  };
+  auto readList = [&](const char* k, std::vector<double>& into) {
+    const QString name = key + k;
+    for (const QString& item : text(name).split(',', Qt::SkipEmptyParts)) {
+      const auto v = parseNumber(item);
+      if (!v) {
+        if (report) setError(name, tr("\"%1\" is not a finite number").arg(item.trimmed()));
+        good = false;
+        return;
+      }
+      into.push_back(*v);
+    }
+    if (into.empty()) {
+      if (report) setError(name, tr("at least one number is needed"));
+      good = false;
+    }
+  };
+  switch (f.type) {
+    case T::Constant: read("_value", f.value); break;
+    case T::Sine:
+    case T::Chirp:
+      read("_amplitude", f.amplitude);
+      read("_frequency", f.frequency);
+      if (f.type == T::Chirp) read("_rate", f.rate);
+      read("_phase", f.phase);
+      read("_offset", f.offset);
+      break;
+    case T::Step:
+      read("_t0", f.t0);
+      read("_value", f.value);
+      break;
+    case T::SmoothStep:
+      read("_t0", f.t0);
+      read("_t1", f.t1);
+      read("_value", f.value);
+      if (good && !(f.t1 > f.t0)) {
+        if (report) setError(key + "_t1", tr("must be after the start time t₀"));
+        good = false;
+      }
+      break;
+    case T::Table:
+      readList("_times", f.times);
+      readList("_values", f.values);
+      if (good && f.times.size() != f.values.size()) {
+        if (report) setError(key + "_values", tr("%1 values for %2 times").arg(f.values.size()).arg(f.times.size()));
+        good = false;
+      }
+      for (std::size_t i = 1; good && i < f.times.size(); ++i)
+        if (!(f.times[i] > f.times[i - 1])) {
+          if (report) setError(key + "_times", tr("times must be strictly increasing"));
+          good = false;
+        }
+      break;
+    case T::Sum: break;
+  }
+  if (!good) return std::nullopt;
+  return f;
 }
 
 QCheckBox* FormDialog::addCheck(const QString& key, const QString& label, bool checked) {
@@ -139,6 +302,20 @@ void FormDialog::setRowVisible(const QString& key, bool visible) {
   // The row's field is the field itself or the box around it.
   QWidget* rowField = w->parentWidget() && w->parentWidget() != this ? w->parentWidget() : w;
   form_->setRowVisible(rowField, visible);
+  fit();
+}
+
+void FormDialog::fit() {
+  // Rows shown and messages under fields make the form taller; a word-wrapped note
+  // would be squeezed (a top-level layout's minimum ignores height-for-width), so
+  // grow, once the rows changed together have been laid out.
+  if (fitPending_) return;
+  fitPending_ = true;
+  QTimer::singleShot(0, this, [this] {
+    fitPending_ = false;
+    const int needed = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
+    if (isVisible() && needed > height()) resize(width(), needed);
+  });
 }
 
 QWidget* FormDialog::field(const QString& key) const {
@@ -200,6 +377,7 @@ void FormDialog::setError(const QString& key, const QString& message) {
   QLabel* label = key.isEmpty() ? generalError_ : (errors_.count(key) ? errors_.at(key) : generalError_);
   label->setText(message);
   label->setVisible(!message.isEmpty());
+  fit();
 }
 
 void FormDialog::accept() {

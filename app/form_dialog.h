@@ -5,6 +5,8 @@
 // whole; when it refuses, its message is shown and the dialog stays open, so
 // nothing is lost and nothing changes.
 
+#include "engine/model/time_function.h"
+
 #include <Eigen/Core>
 
 #include <QDialog>
@@ -35,6 +37,13 @@ public:
   void addVector(const QString& key, const QString& label, const QString& unit, const Eigen::Vector3d& value);
   QComboBox* addChoice(const QString& key, const QString& label, const QStringList& options, const QString& current);
   QCheckBox* addCheck(const QString& key, const QString& label, bool checked);
+  /// A time function f(t): its type (constant, sine, chirp, step, smooth_step,
+  /// table) and the fields of that type (`key_value`, `key_amplitude`, ...,
+  /// `key_times`, `key_values`), shown as the type changes, with a preview plot.
+  /// `unit` is the unit of f [m, rad, or – for a load's scale].
+  void addTimeFunction(const QString& key, const QString& unit, const TimeFunction& initial);
+  /// Shows `unit` after a number field (or a time function's value fields).
+  void setUnit(const QString& key, const QString& unit);
   void addRow(const QString& label, QWidget* widget);
   void addNote(const QString& text);
   /// Shows or hides a field's row (its label too).
@@ -45,6 +54,8 @@ public:
   /// An empty number field: nothing, without a message.
   bool isEmpty(const QString& key) const;
   std::optional<Eigen::Vector3d> vector(const QString& key);
+  /// The typed time function, or nothing (after showing why under the field at fault).
+  std::optional<TimeFunction> timeFunction(const QString& key);
   void setVector(const QString& key, const Eigen::Vector3d& value);
   QString text(const QString& key) const;
   QString choice(const QString& key) const;
@@ -61,14 +72,20 @@ public:
   void accept() override;
 
 private:
+  /// Grows the dialog to fit rows shown and messages (never shrinks it under the user).
+  void fit();
+  // The function typed so far, without messages (for the preview); nothing while a field is not a number.
+  std::optional<TimeFunction> readTimeFunction(const QString& key, bool report);
   QLabel* errorLabel(const QString& key, QWidget* box);
 
   QFormLayout* form_ = nullptr;
   QLabel* generalError_ = nullptr;
   std::map<QString, QWidget*> fields_;
   std::map<QString, QLabel*> errors_;
+  std::map<QString, QLabel*> units_;
   std::map<QString, std::pair<double, bool>> bounds_;  // minimum, exclusive
   std::function<QString()> accept_;
+  bool fitPending_ = false;
 };
 
 }  // namespace mbdrom::app

@@ -253,7 +253,12 @@ void MainWindow::createDocks() {
       case ElementKind::Joint: createJointFromSelection(); break;
       case ElementKind::Marker: addMarkerDialog(parent); break;
       case ElementKind::SpringDamper: addSpringDialog(); break;
-      default: addElement(kind, parent); break;
+      case ElementKind::Driver: addDriverDialog(); break;
+      case ElementKind::Friction: addFrictionDialog(); break;
+      case ElementKind::LoadCase: addLoadCaseDialog(); break;
+      case ElementKind::Load: addLoadDialog(parent); break;
+      case ElementKind::Measure: addMeasureDialog(); break;
+      default: addElement(kind, parent); break;  // none left: every kind has its dialog
     }
   });
   connect(modelTree_, &widgets::ModelTree::newProjectRequested, this, &MainWindow::newProject);

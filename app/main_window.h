@@ -86,13 +86,25 @@ public:
   /// whole (Edit menu, the tree's Add, the 3D view's selection). They open
   /// window-modal and return at once; the dialog is a FormDialog child of the
   /// window named pointDialog, vectorDialog, bodyDialog, jointDialog,
-  /// markerDialog or springDialog.
+  /// markerDialog or springDialog (and as below).
   void addPointDialog(const Eigen::Vector3d& at = Eigen::Vector3d::Zero());
   void addVectorDialog();
   void createBodyFromSelection();
   void createJointFromSelection();
   void addMarkerDialog(int body = -1);
   void addSpringDialog();
+  /// Drivers (distance, angle about an axis found or added on body 1, a free
+  /// point's coordinate) with their time function: driverDialog.
+  void addDriverDialog();
+  /// Friction along a sliding direction found or added on body 1: frictionDialog.
+  void addFrictionDialog();
+  /// A force at a point or marker, or a torque on a body, in load case `loadCase`
+  /// (-1: the last one): loadDialog.
+  void addLoadDialog(int loadCase = -1);
+  /// A load case, asked by name: loadCaseDialog.
+  void addLoadCaseDialog();
+  /// A measure of any type (joint angle, distance, wheel camber, ...): measureDialog.
+  void addMeasureDialog();
   /// Deletes an element, after asking when others depend on it (they go too, one undo step).
   void removeElement(const ElementRef& ref);
   /// Time the last live mobility update took [ms].
@@ -284,6 +296,11 @@ private:
   QAction* addVectorAction_ = nullptr;
   QAction* addMarkerAction_ = nullptr;
   QAction* addSpringAction_ = nullptr;
+  QAction* addDriverAction_ = nullptr;
+  QAction* addFrictionAction_ = nullptr;
+  QAction* addLoadCaseAction_ = nullptr;
+  QAction* addLoadAction_ = nullptr;
+  QAction* addMeasureAction_ = nullptr;
   QAction* snapAction_ = nullptr;
   QLabel* mobilityLabel_ = nullptr;
   QLabel* startHint_ = nullptr;

@@ -64,6 +64,26 @@ void MainWindow::createViewActions() {
   addSpringAction_->setObjectName("addSpringAction");
   addSpringAction_->setStatusTip(tr("A spring-damper between two points or markers (the two selected ones)"));
   connect(addSpringAction_, &QAction::triggered, this, &MainWindow::addSpringDialog);
+  addDriverAction_ = new QAction(tr("Add Dr&iver..."), this);
+  addDriverAction_->setObjectName("addDriverAction");
+  addDriverAction_->setStatusTip(tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"));
+  connect(addDriverAction_, &QAction::triggered, this, &MainWindow::addDriverDialog);
+  addFrictionAction_ = new QAction(tr("Add &Friction..."), this);
+  addFrictionAction_->setObjectName("addFrictionAction");
+  addFrictionAction_->setStatusTip(tr("Coulomb or tanh friction of a point sliding along a direction of another body"));
+  connect(addFrictionAction_, &QAction::triggered, this, &MainWindow::addFrictionDialog);
+  addLoadCaseAction_ = new QAction(tr("Add Load &Case..."), this);
+  addLoadCaseAction_->setObjectName("addLoadCaseAction");
+  addLoadCaseAction_->setStatusTip(tr("A named set of forces and torques; every run names one"));
+  connect(addLoadCaseAction_, &QAction::triggered, this, &MainWindow::addLoadCaseDialog);
+  addLoadAction_ = new QAction(tr("Add &Load..."), this);
+  addLoadAction_->setObjectName("addLoadAction");
+  addLoadAction_->setStatusTip(tr("A force at a point or marker, or a torque on a body, times a function of time"));
+  connect(addLoadAction_, &QAction::triggered, this, [this] { addLoadDialog(); });
+  addMeasureAction_ = new QAction(tr("Add Measur&e..."), this);
+  addMeasureAction_->setObjectName("addMeasureAction");
+  addMeasureAction_->setStatusTip(tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"));
+  connect(addMeasureAction_, &QAction::triggered, this, &MainWindow::addMeasureDialog);
   snapAction_ = new QAction(tr("S&nap to Grid (0.05 m)"), this);
   snapAction_->setObjectName("snapAction");
   snapAction_->setCheckable(true);
@@ -106,6 +126,11 @@ void MainWindow::connectView() {
   editMenu_->addAction(createJointAction_);
   editMenu_->addAction(addMarkerAction_);
   editMenu_->addAction(addSpringAction_);
+  editMenu_->addAction(addDriverAction_);
+  editMenu_->addAction(addFrictionAction_);
+  editMenu_->addAction(addLoadCaseAction_);
+  editMenu_->addAction(addLoadAction_);
+  editMenu_->addAction(addMeasureAction_);
 
   viewMenu_->addAction(labelsAction_);
   auto* planes = viewMenu_->addMenu(tr("&Work Plane"));

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/measures.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
 
@@ -258,7 +259,20 @@ void ProjectDocument::markRecovered(const QString& origin) {
 
 QString ProjectDocument::edit(const ModelSpec& spec, const QString& description) {
   try {
-    Model check(spec);
+    const Model check(spec);
+    // Every run compiles the measures: an edit may not break one (a file that came
+    // with a broken measure still takes edits that leave it as it was).
+    try {
+      const MeasureSet measures(check);
+    } catch (const Error&) {
+      bool wasValid = true;
+      try {
+        if (model_) const MeasureSet before(*model_);
+      } catch (const Error&) {
+        wasValid = false;
+      }
+      if (wasValid) throw;
+    }
   } catch (const Error& e) {
     return QString::fromStdString(e.what());
   }

@@ -1,6 +1,7 @@
 #include "widgets/property_editor.h"
 
 #include "engine/core/error.h"
+#include "widgets/function_preview.h"
 #include "widgets/number_text.h"
 
 #include <QCheckBox>
@@ -10,8 +11,6 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
-#include <QPainter>
-#include <QPainterPath>
 
 #include <algorithm>
 #include <array>
@@ -27,68 +26,6 @@ void setTextIfIdle(QLineEdit* edit, const QString& text) {
   if (!edit->hasFocus() || !edit->isModified()) edit->setText(text);
   edit->setModified(false);
 }
-
-// f(t) over a time span, with its range: enough to see amplitude, frequency and ramps.
-class FunctionPreview : public QWidget {
-public:
-  explicit FunctionPreview(QWidget* parent) : QWidget(parent) {
-    setMinimumHeight(110);
-    setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    setToolTip(tr("Preview of f(t)"));
-  }
-  void setFunction(const TimeFunction& f) {
-    f_ = f;
-    update();
-  }
-  double span() const {
-    switch (f_.type) {
-      case TimeFunction::Type::Step: return std::max(1.0, 2.0 * f_.t0);
-      case TimeFunction::Type::SmoothStep: return std::max(1.0, 1.5 * f_.t1);
-      case TimeFunction::Type::Table: return f_.times.empty() ? 1.0 : std::max(1e-3, f_.times.back() * 1.1);
-      case TimeFunction::Type::Sine:
-      case TimeFunction::Type::Chirp:
-        return f_.frequency > 0.0 ? std::clamp(4.0 / f_.frequency, 0.1, 10.0) : 5.0;
-      default: return 5.0;
-    }
-  }
-
-protected:
-  void paintEvent(QPaintEvent*) override {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    const QRectF r = QRectF(rect()).adjusted(44, 6, -6, -18);
-    p.fillRect(rect(), palette().base());
-    constexpr int n = 400;
-    const double T = span();
-    std::vector<double> f(n + 1);
-    for (int i = 0; i <= n; ++i) f[static_cast<std::size_t>(i)] = f_(T * i / n);
-    double lo = *std::min_element(f.begin(), f.end()), hi = *std::max_element(f.begin(), f.end());
-    if (hi - lo < 1e-12 * std::max(1.0, std::abs(hi))) lo -= 1.0, hi += 1.0;
-    p.setPen(palette().color(QPalette::Mid));
-    p.drawRect(r);
-    p.setPen(palette().color(QPalette::Text));
-    p.drawText(QRectF(0, r.top() - 4, 42, 14), Qt::AlignRight, formatNumber(std::round(hi * 1e4) / 1e4));
-    p.drawText(QRectF(0, r.bottom() - 10, 42, 14), Qt::AlignRight, formatNumber(std::round(lo * 1e4) / 1e4));
-    p.drawText(QRectF(r.left(), r.bottom() + 2, r.width(), 14), Qt::AlignLeft, QStringLiteral("0"));
-    p.drawText(QRectF(r.left(), r.bottom() + 2, r.width(), 14), Qt::AlignRight,
-               QStringLiteral("%1 s").arg(formatNumber(std::round(T * 1e3) / 1e3)));
-    if (lo < 0.0 && hi > 0.0) {
-      const double y0 = r.bottom() - (0.0 - lo) / (hi - lo) * r.height();
-      p.setPen(QPen(palette().color(QPalette::Mid), 1, Qt::DashLine));
-      p.drawLine(QPointF(r.left(), y0), QPointF(r.right(), y0));
-    }
-    QPainterPath path;
-    for (int i = 0; i <= n; ++i) {
-      const QPointF pt(r.left() + r.width() * i / n, r.bottom() - (f[static_cast<std::size_t>(i)] - lo) / (hi - lo) * r.height());
-      i == 0 ? path.moveTo(pt) : path.lineTo(pt);
-    }
-    p.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 1.6));
-    p.drawPath(path);
-  }
-
-private:
-  TimeFunction f_;
-};
 
 template <class Enum>
 QStringList enumNames(int count, const char* (*name)(Enum)) {
@@ -134,6 +71,9 @@ QStringList PropertyEditor::names(ElementKind kind, bool withGround, bool withEm
     case ElementKind::Body:
       for (const auto& b : spec_.bodies) out << QString::fromStdString(b.name);
       break;
+    case ElementKind::Joint:
+      for (const auto& j : spec_.joints) out << QString::fromStdString(j.name);
+      break;
     default: break;
   }
   return out;
@@ -148,6 +88,7 @@ QString PropertyEditor::structureKey(const ModelSpec& spec) const {
     case ElementKind::Body: key += QString::number(static_cast<int>(spec.bodies[i].type)); break;
     case ElementKind::Joint: key += QString::number(static_cast<int>(spec.joints[i].type)); break;
     case ElementKind::Driver: key += QString::number(static_cast<int>(spec.drivers[i].function.type)); break;
+    case ElementKind::Friction: key += QString::number(static_cast<int>(spec.frictions[i].law)); break;
     case ElementKind::Load: {
       const LoadSpec& l = spec.loadCases[i].loads[static_cast<std::size_t>(r.sub)];
       key += QStringLiteral("%1/%2").arg(static_cast<int>(l.type)).arg(static_cast<int>(l.function.type));
@@ -282,12 +223,37 @@ void PropertyEditor::build() {
                   [i](ModelSpec& s, double v) { s.joints[i].length = v; });
       break;
     }
-    case ElementKind::Driver:
+    case ElementKind::Driver: {
       addName();
-      addNote(tr("type: %1").arg(QString::fromLatin1(driverTypeName(spec_.drivers[i].type))));
+      // Type, bodies, points, axis and component depend on each other: staged, applied together.
+      addChoice("type", tr("Type"), enumNames<DriverType>(3, &driverTypeName),
+                [i](const ModelSpec& s) { return std::string(driverTypeName(s.drivers[i].type)); },
+                [i](ModelSpec& s, const std::string& v) {
+                  for (int t = 0; t < 3; ++t)
+                    if (v == driverTypeName(static_cast<DriverType>(t))) s.drivers[i].type = static_cast<DriverType>(t);
+                }, true);
+      const QStringList bodies = names(ElementKind::Body, true, true), points = names(ElementKind::Point, false, true),
+                        axes = names(ElementKind::Vector, false, true);
+      addChoice("body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.drivers[i].body1; },
+                [i](ModelSpec& s, const std::string& v) { s.drivers[i].body1 = v; }, true);
+      addChoice("body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.drivers[i].body2; },
+                [i](ModelSpec& s, const std::string& v) { s.drivers[i].body2 = v; }, true);
+      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.drivers[i].point1; },
+                [i](ModelSpec& s, const std::string& v) { s.drivers[i].point1 = v; }, true);
+      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.drivers[i].point2; },
+                [i](ModelSpec& s, const std::string& v) { s.drivers[i].point2 = v; }, true);
+      addChoice("axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.drivers[i].axis1; },
+                [i](ModelSpec& s, const std::string& v) { s.drivers[i].axis1 = v; }, true);
+      addChoice("component", tr("Component"), {"x", "y", "z"},
+                [i](const ModelSpec& s) { return std::string(1, "xyz"[std::clamp(s.drivers[i].component, 0, 2)]); },
+                [i](ModelSpec& s, const std::string& v) { s.drivers[i].component = v == "z" ? 2 : v == "y" ? 1 : 0; }, true);
+      addNote(tr("distance: bodies and points · angle: bodies and axis 1 (a vector of body 1) · coordinate: point 1 "
+                 "(free) and its component"));
+      addStagedApply(tr("Apply connection"));
       addTimeFunction("function", [i](const ModelSpec& s) { return s.drivers[i].function; },
                       [i](ModelSpec& s, const TimeFunction& f) { s.drivers[i].function = f; });
       break;
+    }
     case ElementKind::SpringDamper: {
       addName();
       const QStringList points = names(ElementKind::Point);
@@ -304,13 +270,34 @@ void PropertyEditor::build() {
                 [i](ModelSpec& s, double v) { s.springDampers[i].damping = v; });
       break;
     }
-    case ElementKind::Friction:
+    case ElementKind::Friction: {
       addName();
+      const QStringList bodies = names(ElementKind::Body, true), points = names(ElementKind::Point),
+                        axes = names(ElementKind::Vector);
+      addChoice("body1", tr("Body 1 (guide)"), bodies, [i](const ModelSpec& s) { return s.frictions[i].body1; },
+                [i](ModelSpec& s, const std::string& v) { s.frictions[i].body1 = v; }, true);
+      addChoice("body2", tr("Body 2 (slides)"), bodies, [i](const ModelSpec& s) { return s.frictions[i].body2; },
+                [i](ModelSpec& s, const std::string& v) { s.frictions[i].body2 = v; }, true);
+      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.frictions[i].point1; },
+                [i](ModelSpec& s, const std::string& v) { s.frictions[i].point1 = v; }, true);
+      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.frictions[i].point2; },
+                [i](ModelSpec& s, const std::string& v) { s.frictions[i].point2 = v; }, true);
+      addChoice("axis1", tr("Sliding axis (body 1)"), axes, [i](const ModelSpec& s) { return s.frictions[i].axis1; },
+                [i](ModelSpec& s, const std::string& v) { s.frictions[i].axis1 = v; }, true);
+      addStagedApply(tr("Apply connection"));
       addNumber("mu", tr("Friction coefficient"), "–", [i](const ModelSpec& s) { return s.frictions[i].mu; },
                 [i](ModelSpec& s, double v) { s.frictions[i].mu = v; });
       addNumber("normal_force", tr("Normal force"), "N", [i](const ModelSpec& s) { return s.frictions[i].normalForce; },
                 [i](ModelSpec& s, double v) { s.frictions[i].normalForce = v; });
+      addChoice("law", tr("Law"), {"coulomb", "tanh"},
+                [i](const ModelSpec& s) { return std::string(s.frictions[i].law == FrictionLaw::Tanh ? "tanh" : "coulomb"); },
+                [i](ModelSpec& s, const std::string& v) { s.frictions[i].law = v == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb; });
+      if (spec_.frictions[i].law == FrictionLaw::Tanh)
+        addNumber("regularisation_velocity", tr("Regularisation velocity"), "m/s",
+                  [i](const ModelSpec& s) { return s.frictions[i].regularisationVelocity; },
+                  [i](ModelSpec& s, double v) { s.frictions[i].regularisationVelocity = v; });
       break;
+    }
     case ElementKind::LoadCase:
       addName();
       addNote(tr("%n load(s)", nullptr, static_cast<int>(spec_.loadCases[i].loads.size())));
@@ -334,10 +321,39 @@ void PropertyEditor::build() {
                       [i, k](ModelSpec& s, const TimeFunction& f) { s.loadCases[i].loads[k].function = f; });
       break;
     }
-    case ElementKind::Measure:
+    case ElementKind::Measure: {
       addName();
-      addNote(tr("type: %1").arg(QString::fromLatin1(measureTypeName(spec_.measures[i].type))));
+      constexpr int types = static_cast<int>(MeasureType::Toe) + 1;
+      addChoice("type", tr("Type"), enumNames<MeasureType>(types, &measureTypeName),
+                [i](const ModelSpec& s) { return std::string(measureTypeName(s.measures[i].type)); },
+                [i](ModelSpec& s, const std::string& v) {
+                  for (int t = 0; t < types; ++t)
+                    if (v == measureTypeName(static_cast<MeasureType>(t))) s.measures[i].type = static_cast<MeasureType>(t);
+                }, true);
+      addChoice("joint", tr("Joint"), names(ElementKind::Joint, false, true),
+                [i](const ModelSpec& s) { return s.measures[i].joint; },
+                [i](ModelSpec& s, const std::string& v) { s.measures[i].joint = v; }, true);
+      const QStringList points = names(ElementKind::Point, false, true);
+      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.measures[i].point1; },
+                [i](ModelSpec& s, const std::string& v) { s.measures[i].point1 = v; }, true);
+      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.measures[i].point2; },
+                [i](ModelSpec& s, const std::string& v) { s.measures[i].point2 = v; }, true);
+      addChoice("vector", tr("Spin axis vector"), names(ElementKind::Vector, false, true),
+                [i](const ModelSpec& s) { return s.measures[i].vector; },
+                [i](ModelSpec& s, const std::string& v) { s.measures[i].vector = v; }, true);
+      addChoice("body", tr("Wheel body"), names(ElementKind::Body, true, true),
+                [i](const ModelSpec& s) { return s.measures[i].body; },
+                [i](ModelSpec& s, const std::string& v) { s.measures[i].body = v; }, true);
+      addNote(tr("joint_angle, joint_displacement: the joint · distance: points 1 and 2 · travel: point 1 · camber, "
+                 "toe: the spin axis vector, or none and a wheel body with the axis below"));
+      addStagedApply(tr("Apply definition"));
+      addVector("axis", tr("Spin axis (body)"), "–", [i](const ModelSpec& s) { return s.measures[i].axis; },
+                [i](ModelSpec& s, const Eigen::Vector3d& v) {
+                  if (!(v.norm() > 0.0)) throw InputError("the spin axis cannot be zero");
+                  s.measures[i].axis = v.normalized();
+                });
       break;
+    }
   }
 }
 

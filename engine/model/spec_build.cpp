@@ -78,7 +78,7 @@ std::string parallelVector(const ModelSpec& spec, const std::string& body, const
 // Adds vector `name` (existing) or a new free one along `axis` to moving body `b`,
 // making a bar rigid first. Returns the vector's name.
 std::string putVectorOnBody(ModelSpec& spec, int b, const Eigen::Vector3d& axis, const std::string& existing,
-                            std::vector<std::string>& notes);
+                            std::vector<std::string>& notes, const std::string& purpose = "the joint axis");
 
 std::string addVector(ModelSpec& spec, const std::string& base, const Eigen::Vector3d& direction, bool fixed) {
   VectorSpec v;
@@ -117,16 +117,16 @@ std::string makeRigid(ModelSpec& spec, int b, const Eigen::Vector3d& axis, const
 }
 
 std::string putVectorOnBody(ModelSpec& spec, int b, const Eigen::Vector3d& axis, const std::string& existing,
-                            std::vector<std::string>& notes) {
+                            std::vector<std::string>& notes, const std::string& purpose) {
   BodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
   if (body.type == BodyType::Particle)
-    throw InputError("body " + inQuotes(body.name) + " is a particle: it has no orientation for a joint axis");
+    throw InputError("body " + inQuotes(body.name) + " is a particle: it has no orientation for " + purpose);
   if (body.type == BodyType::Bar) return makeRigid(spec, b, axis, existing, notes);
   const std::string bodyName = body.name;
   std::string name = existing;
   if (name.empty()) {
     name = addVector(spec, bodyName + "_" + axisWord(axis), axis, false);
-    notes.push_back("added unit vector " + inQuotes(name) + " to body " + inQuotes(bodyName) + " for the joint axis");
+    notes.push_back("added unit vector " + inQuotes(name) + " to body " + inQuotes(bodyName) + " for " + purpose);
   } else {
     notes.push_back("body " + inQuotes(bodyName) + " now carries unit vector " + inQuotes(name) +
                     " too: both bodies share the axis, so it needs no equations");
@@ -136,14 +136,37 @@ std::string putVectorOnBody(ModelSpec& spec, int b, const Eigen::Vector3d& axis,
 }
 
 // The vector of `body` along `axis`, created when there is none.
-std::string axisOn(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis, std::vector<std::string>& notes) {
+std::string axisOn(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis, std::vector<std::string>& notes,
+                   const std::string& purpose = "the joint axis") {
   if (std::string found = parallelVector(spec, body, axis); !found.empty()) return found;
   if (body == "ground") {
     const std::string name = addVector(spec, "ground_" + axisWord(axis), axis, true);
-    notes.push_back("added fixed unit vector " + inQuotes(name) + " for the joint axis on the ground");
+    notes.push_back("added fixed unit vector " + inQuotes(name) + " for " + purpose + " on the ground");
     return name;
   }
-  return putVectorOnBody(spec, indexOf(spec.bodies, body), axis, {}, notes);
+  return putVectorOnBody(spec, indexOf(spec.bodies, body), axis, {}, notes, purpose);
+}
+
+// Checks two bodies and a point on each for an element described by `what`.
+void requireConnection(const ModelSpec& spec, const std::string& what, const std::string& body1, const std::string& body2,
+                       const std::string& point1, const std::string& point2) {
+  for (const std::string* b : {&body1, &body2}) {
+    if (b->empty()) throw InputError(what + ": choose " + (b == &body1 ? "body 1" : "body 2"));
+    if (*b != "ground" && indexOf(spec.bodies, *b) < 0) throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
+  }
+  if (body1 == body2) throw InputError(what + ": choose two different bodies");
+  for (const auto& [p, b] : {std::pair{&point1, &body1}, std::pair{&point2, &body2}}) {
+    if (p->empty()) throw InputError(what + ": choose " + (p == &point1 ? "point 1" : "point 2"));
+    referencePosition(spec, *p);  // names an unknown point
+    if (!pointOnBody(spec, *p, *b))
+      throw InputError(what + ": point " + inQuotes(*p) + " is not on " +
+                       (*b == "ground" ? std::string("the ground (not fixed)") : "body " + inQuotes(*b)));
+  }
+}
+
+Eigen::Vector3d requireDirection(const std::optional<Eigen::Vector3d>& axis, const std::string& what) {
+  if (!axis || !axis->allFinite() || !(axis->norm() > 0.0)) throw InputError(what + " needs an axis direction");
+  return axis->normalized();
 }
 
 }  // namespace
@@ -303,6 +326,86 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
   }
   spec.joints.push_back(std::move(j));
   result.element = {ElementKind::Joint, static_cast<int>(spec.joints.size()) - 1, 0};
+  return result;
+}
+
+std::string axisVector(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis,
+                       std::vector<std::string>& notes) {
+  if (body != "ground" && indexOf(spec.bodies, body) < 0) throw InputError("body " + inQuotes(body) + " is not defined");
+  return axisOn(spec, body, requireDirection(axis, "a unit vector"), notes, "the axis");
+}
+
+BuildResult createDriver(ModelSpec& spec, const DriverRequest& r) {
+  BuildResult result;
+  DriverSpec d;
+  d.type = r.type;
+  d.name = r.name.empty() ? uniqueName(spec, ElementKind::Driver, std::string(driverTypeName(r.type)) + "_driver") : r.name;
+  if (!nameIsFree(spec, ElementKind::Driver, d.name)) throw InputError("the driver name " + inQuotes(d.name) + " is already taken");
+  const std::string what = "driver " + inQuotes(d.name);
+  d.function = r.function;
+  try {
+    d.function.validate("f(t)");
+  } catch (const Error& e) {
+    throw InputError(what + ": " + e.what());
+  }
+  switch (r.type) {
+    case DriverType::Coordinate: {
+      if (r.point1.empty()) throw InputError(what + ": choose the driven point");
+      const int p = indexOf(spec.points, r.point1);
+      if (p < 0) throw InputError(what + ": " + inQuotes(r.point1) + " is not a basic point (a coordinate driver drives a basic point)");
+      if (spec.points[static_cast<std::size_t>(p)].fixed)
+        throw InputError(what + ": point " + inQuotes(r.point1) + " is fixed to ground; a coordinate driver moves a free point");
+      if (r.component < 0 || r.component > 2) throw InputError(what + ": the component must be x, y or z");
+      d.point1 = r.point1;
+      d.component = r.component;
+      break;
+    }
+    case DriverType::Distance:
+      requireConnection(spec, what, r.body1, r.body2, r.point1, r.point2);
+      d.body1 = r.body1;
+      d.body2 = r.body2;
+      d.point1 = r.point1;
+      d.point2 = r.point2;
+      break;
+    case DriverType::Angle: {
+      for (const std::string* b : {&r.body1, &r.body2})
+        if (*b != "ground" && indexOf(spec.bodies, *b) < 0) throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
+      if (r.body1 == r.body2) throw InputError(what + ": choose two different bodies");
+      const Eigen::Vector3d a = requireDirection(r.axis, what + ": an angle driver");
+      d.body1 = r.body1;
+      d.body2 = r.body2;
+      d.axis1 = axisOn(spec, r.body1, a, result.notes, "the driver's axis");
+      break;
+    }
+  }
+  spec.drivers.push_back(std::move(d));
+  result.element = {ElementKind::Driver, static_cast<int>(spec.drivers.size()) - 1, 0};
+  return result;
+}
+
+BuildResult createFriction(ModelSpec& spec, const FrictionRequest& r) {
+  BuildResult result;
+  FrictionSpec f;
+  f.name = r.name.empty() ? uniqueName(spec, ElementKind::Friction, "friction") : r.name;
+  if (!nameIsFree(spec, ElementKind::Friction, f.name)) throw InputError("the friction name " + inQuotes(f.name) + " is already taken");
+  const std::string what = "friction " + inQuotes(f.name);
+  if (!(std::isfinite(r.mu) && r.mu >= 0.0)) throw InputError(what + ": the friction coefficient must be >= 0");
+  if (!(std::isfinite(r.normalForce) && r.normalForce >= 0.0)) throw InputError(what + ": the normal force must be >= 0");
+  if (!(std::isfinite(r.regularisationVelocity) && r.regularisationVelocity > 0.0))
+    throw InputError(what + ": the regularisation velocity must be > 0");
+  requireConnection(spec, what, r.body1, r.body2, r.point1, r.point2);
+  f.body1 = r.body1;
+  f.body2 = r.body2;
+  f.point1 = r.point1;
+  f.point2 = r.point2;
+  f.mu = r.mu;
+  f.normalForce = r.normalForce;
+  f.law = r.law;
+  f.regularisationVelocity = r.regularisationVelocity;
+  f.axis1 = axisOn(spec, r.body1, requireDirection(r.axis, what + ": the sliding direction"), result.notes,
+                   "the sliding direction");
+  spec.frictions.push_back(std::move(f));
+  result.element = {ElementKind::Friction, static_cast<int>(spec.frictions.size()) - 1, 0};
   return result;
 }
 

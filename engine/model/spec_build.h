@@ -88,6 +88,47 @@ double jointPointGap(const ModelSpec& spec, const JointRequest& request);
 /// axis, a particle that would need an orientation.
 BuildResult createJoint(ModelSpec& spec, const JointRequest& request);
 
+/// The unit vector of `body` ("ground" too) along `axis` [-] (any length), found
+/// (a vector of the body parallel to it) or added as createJoint adds a joint's:
+/// a fixed one on the ground, a free one on a rigid body; a bar becomes a rigid
+/// body. What was added is appended to `notes`. Throws InputError for an unknown
+/// body, a zero axis, a particle, an axis along a bar.
+std::string axisVector(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis,
+                       std::vector<std::string>& notes);
+
+struct DriverRequest {
+  std::string name;  ///< empty: "<type>_driver", made unique
+  DriverType type = DriverType::Angle;
+  std::string body1, body2;  ///< distance, angle: body names or "ground"
+  std::string point1;        ///< distance: on body1; coordinate: the driven free point
+  std::string point2;        ///< distance: on body2
+  std::optional<Eigen::Vector3d> axis;  ///< angle: rotation axis [-], any length; the vector is found or added on body1
+  int component = 0;                    ///< coordinate: 0 = x, 1 = y, 2 = z
+  TimeFunction function;                ///< f(t) [m or rad]
+};
+
+/// Adds a driver. Throws InputError naming the field: an unknown body or point,
+/// a point not on its body, the same body twice, an angle driver without an
+/// axis, a coordinate driver on a fixed point or with a component outside 0..2,
+/// a time function with bad parameters.
+BuildResult createDriver(ModelSpec& spec, const DriverRequest& request);
+
+struct FrictionRequest {
+  std::string name;  ///< empty: "friction", made unique
+  std::string body1, body2;  ///< body names or "ground"
+  std::string point1, point2;  ///< on body1 and body2
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitX();  ///< sliding direction [-], any length; found or added on body1
+  double mu = 0.0;                                  ///< [-], >= 0
+  double normalForce = 0.0;                         ///< [N], >= 0
+  FrictionLaw law = FrictionLaw::Coulomb;
+  double regularisationVelocity = 1e-3;  ///< tanh law [m/s], > 0
+};
+
+/// Adds a friction element; its axis1 is found or added on body1 as a joint's
+/// axis is (axisVector). Throws InputError as createDriver does, and for a
+/// negative mu or normal force or a regularisation velocity that is not positive.
+BuildResult createFriction(ModelSpec& spec, const FrictionRequest& request);
+
 /// Adds a marker named `name` (empty: "M", made unique) on body `body` at
 /// `position` [m] (reference configuration). Throws InputError for an unknown body.
 BuildResult createMarker(ModelSpec& spec, const std::string& body, const std::string& name,

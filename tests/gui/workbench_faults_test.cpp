@@ -555,7 +555,7 @@ TEST_CASE(
     edit->setFocus();
     edit->setText(text);
     edit->setModified(true);
-    emit edit->editingFinished();
+    emit edit->returnPressed();  // a vector's components are applied together, by Enter or Apply
   };
   typeInto(y, "0.75");
   CHECK(window.isWindowModified());

@@ -253,3 +253,148 @@ TEST_CASE("Deleting a point takes the bodies, joints, marker and spring that nee
   CHECK_THROWS_AS(removeWithDependents(t, {ElementKind::Mechanism, 0, 0}), InputError);
   CHECK_THROWS_AS(removeWithDependents(t, {ElementKind::Body, 7, 0}), InputError);
 }
+
+namespace {
+
+// A 0.5 m pendulum pinned about y at the origin (the pin made the bar rigid).
+ModelSpec pinnedPendulum() {
+  ModelSpec s = emptyMechanism("pendulum");
+  addPoint(s, "O", Eigen::Vector3d::Zero(), true);
+  addPoint(s, "A", Eigen::Vector3d(0.5, 0, 0), true);
+  createBody(s, bar("arm", "O", "A", Eigen::Vector3d::Zero(), Eigen::Vector3d(0.5, 0, 0), {"A"}));
+  pin(s, "pin", "ground", "arm", "O");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("An angle driver finds its axis on body 1 and turns a pendulum as f(t)", "[spec_build]") {
+  ModelSpec s = pinnedPendulum();
+  const std::size_t vectors = s.vectors.size();
+  DriverRequest r;
+  r.type = DriverType::Angle;
+  r.body1 = "ground";
+  r.body2 = "arm";
+  r.axis = Eigen::Vector3d(0, -2, 0);  // any length, either sense: the pin's vector is found
+  r.function = TimeFunction::sine(0.4, 1.0);
+  const BuildResult built = createDriver(s, r);
+  CHECK(built.notes.empty());
+  CHECK(s.vectors.size() == vectors);
+  REQUIRE(s.drivers.size() == 1);
+  CHECK(s.drivers[0].name == "angle_driver");
+  CHECK(s.drivers[0].axis1 == "ground_y");
+  const Model model(s);
+  CHECK(analyzeMobility(model, model.q0()).dof == 0);
+
+  SimulationOptions options;
+  options.tEnd = 0.5;
+  options.outputDt = 0.05;
+  options.integrator.tolerance = 1e-9;
+  TrajectoryRecorder recorder;
+  simulate(model, options, recorder);
+  const int a = model.findPoint("A");
+  for (const Sample& sample : recorder.samples()) {
+    // A right-handed turn by f about +y takes (0.5, 0, 0) to 0.5 (cos f, 0, -sin f).
+    const double f = r.function(sample.t);
+    const Eigen::Vector3d p = pointPosition(model, sample.q, a);
+    CHECK(p.x() == Catch::Detail::Approx(0.5 * std::cos(f)).margin(1e-7));
+    CHECK(p.z() == Catch::Detail::Approx(-0.5 * std::sin(f)).margin(1e-7));
+  }
+}
+
+TEST_CASE("Drivers refuse a missing axis, a fixed point and a bad time function", "[spec_build]") {
+  ModelSpec s = pinnedPendulum();
+  DriverRequest r;
+  r.type = DriverType::Angle;
+  r.body1 = "ground";
+  r.body2 = "arm";
+  CHECK_THROWS_WITH(createDriver(s, r), Catch::Contains("an angle driver needs an axis direction"));
+  r.axis = Eigen::Vector3d::UnitY();
+  r.body2 = "ground";
+  CHECK_THROWS_WITH(createDriver(s, r), Catch::Contains("choose two different bodies"));
+  r.type = DriverType::Coordinate;
+  r.point1 = "O";
+  CHECK_THROWS_WITH(createDriver(s, r), Catch::Contains("point \"O\" is fixed to ground"));
+  r.point1 = "A";
+  r.component = 3;
+  CHECK_THROWS_WITH(createDriver(s, r), Catch::Contains("component must be x, y or z"));
+  r.component = 2;
+  r.function = TimeFunction::smoothStep(1.0, 0.5, 0.1);  // ends before it starts
+  CHECK_THROWS_AS(createDriver(s, r), InputError);
+  r.type = DriverType::Distance;
+  r.function = TimeFunction::constant(0.5);
+  r.body1 = "ground";
+  r.body2 = "arm";
+  r.point1 = "A";  // not on the ground
+  r.point2 = "A";
+  CHECK_THROWS_WITH(createDriver(s, r), Catch::Contains("point \"A\" is not on the ground"));
+  CHECK(s.drivers.empty());
+}
+
+TEST_CASE("A friction's sliding direction is found or added on body 1 like a joint's axis", "[spec_build]") {
+  ModelSpec s = emptyMechanism("slider");
+  addPoint(s, "O", Eigen::Vector3d::Zero(), true);
+  addPoint(s, "P", Eigen::Vector3d(1, 0, 0), true);
+  BodyRequest particle;
+  particle.name = "slider";
+  particle.type = BodyType::Particle;
+  particle.points = {"P"};
+  particle.freePoints = {"P"};
+  particle.mass.mass = 1.0;
+  createBody(s, particle);
+  JointRequest rail;
+  rail.type = JointType::PointOnLine;
+  rail.body1 = "ground";
+  rail.body2 = "slider";
+  rail.point1 = "O";
+  rail.point2 = "P";
+  rail.axis = Eigen::Vector3d::UnitX();
+  createJoint(s, rail);  // adds ground_x
+
+  FrictionRequest r;
+  r.body1 = "ground";
+  r.body2 = "slider";
+  r.point1 = "O";
+  r.point2 = "P";
+  r.axis = Eigen::Vector3d(3, 0, 0);
+  r.mu = 0.2;
+  r.normalForce = 9.81;
+  r.law = FrictionLaw::Tanh;
+  r.regularisationVelocity = 0.01;
+  CHECK(createFriction(s, r).notes.empty());
+  REQUIRE(s.frictions.size() == 1);
+  CHECK(s.frictions[0].name == "friction");
+  CHECK(s.frictions[0].axis1 == "ground_x");
+  CHECK(s.frictions[0].law == FrictionLaw::Tanh);
+  CHECK_NOTHROW(Model(s));
+
+  // Another direction: a fixed vector is added and said.
+  r.axis = Eigen::Vector3d(0, 0, 1);
+  const BuildResult second = createFriction(s, r);
+  REQUIRE(second.notes.size() == 1);
+  CHECK(second.notes[0] == "added fixed unit vector \"ground_z\" for the sliding direction on the ground");
+  CHECK(s.frictions[1].name == "friction_2");
+
+  const std::size_t before = s.frictions.size();
+  r.mu = -0.1;
+  CHECK_THROWS_WITH(createFriction(s, r), Catch::Contains("friction coefficient must be >= 0"));
+  r.mu = 0.2;
+  r.regularisationVelocity = 0.0;
+  CHECK_THROWS_WITH(createFriction(s, r), Catch::Contains("regularisation velocity must be > 0"));
+  r.regularisationVelocity = 1e-3;
+  r.axis = Eigen::Vector3d::Zero();
+  CHECK_THROWS_WITH(createFriction(s, r), Catch::Contains("needs an axis direction"));
+  r.axis = Eigen::Vector3d::UnitX();
+  r.point2 = "O";
+  CHECK_THROWS_WITH(createFriction(s, r), Catch::Contains("point \"O\" is not on body \"slider\""));
+  r.point2 = "P";
+  r.body1 = "slider";
+  CHECK_THROWS_WITH(createFriction(s, r), Catch::Contains("choose two different bodies"));
+  CHECK(s.frictions.size() == before);
+
+  std::vector<std::string> notes;
+  CHECK(axisVector(s, "ground", Eigen::Vector3d(-1, 0, 0), notes) == "ground_x");
+  CHECK(notes.empty());
+  CHECK_THROWS_WITH(axisVector(s, "slider", Eigen::Vector3d::UnitX(), notes), Catch::Contains("is a particle"));
+  CHECK_THROWS_WITH(axisVector(s, "nobody", Eigen::Vector3d::UnitX(), notes), Catch::Contains("\"nobody\" is not defined"));
+}
