@@ -532,7 +532,9 @@ void MainWindow::refreshModel() {
     modelTree_->setSpec(doc_->spec());
     properties_->showElement(doc_->spec(), modelTree_->currentElement());
     // A new mechanism gets a fitted camera; an edit of the same one keeps the view.
-    const bool sameMechanism = shownModel_ && shownModel_->spec().name == model->spec().name;
+    // While a new design has its first few points, the view follows them.
+    const bool sameMechanism = shownModel_ && shownModel_->spec().name == model->spec().name &&
+                               shownModel_->spec().points.size() >= 3;
     scene_->showMechanism(*model, model->q0(), !sameMechanism);
     shownModel_ = model;
   }

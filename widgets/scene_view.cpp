@@ -387,12 +387,19 @@ void SceneView::clearMechanism() {
 
 void SceneView::fitView() {
   auto* renderer = vtk_->renderer.Get();
-  if (vtk_->mech->shown()) {
+  if (vtk_->mech->shown() && vtk_->mech->drawnPointCount() > 0) {
     double bounds[6];
     vtk_->mech->bounds(bounds);
+    // One point, or points on a line, span no volume: frame at least 1 m around them.
+    for (int k = 0; k < 3; ++k) {
+      const double c = 0.5 * (bounds[2 * k] + bounds[2 * k + 1]);
+      bounds[2 * k] = std::min(bounds[2 * k], c - 0.5);
+      bounds[2 * k + 1] = std::max(bounds[2 * k + 1], c + 0.5);
+    }
     renderer->ResetCamera(bounds);
     renderer->GetActiveCamera()->Zoom(0.95);
   } else {
+    // An empty mechanism (a new project): the grid around the origin.
     renderer->ResetCamera();
     renderer->GetActiveCamera()->Zoom(1.1);
   }
