@@ -67,35 +67,6 @@ namespace mbdrom::app {
 
 namespace {
 
-// A banner across the top of its parent, following the parent's width.
-class HintBanner : public QLabel {
-public:
-  explicit HintBanner(QWidget* parent) : QLabel(parent) {
-    setObjectName("startHint");
-    setWordWrap(true);
-    setMargin(12);
-    setAutoFillBackground(true);
-    parent->installEventFilter(this);
-    fit();
-  }
-  void setHint(const QString& text) {
-    setText(text);
-    fit();
-  }
-
-protected:
-  bool eventFilter(QObject* watched, QEvent* event) override {
-    if (watched == parentWidget() && event->type() == QEvent::Resize) fit();
-    return QLabel::eventFilter(watched, event);
-  }
-
-private:
-  void fit() {
-    const int w = parentWidget()->width();
-    setGeometry(0, 0, w, heightForWidth(w));
-    raise();
-  }
-};
 
 constexpr int kMaxRecent = 10;
 
@@ -126,13 +97,22 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   runner_ = new JobRunner(this);
   viewport_ = new Viewport(this);
   scene_ = viewport_->scene();
-  setCentralWidget(viewport_);
-  // Without a project a banner over the 3D view says how to start.
-  auto* banner = new HintBanner(viewport_);
-  startHint_ = banner;
-  banner->setHint(tr("<b>No project is open.</b> Start one: <a href=\"new\">a new, empty mechanism</a> (File ▸ New "
+  // Without a project a banner above the 3D view says how to start (the view is
+  // a native OpenGL window: nothing can be drawn over it).
+  auto* central = new QWidget(this);
+  auto* centralLayout = new QVBoxLayout(central);
+  centralLayout->setContentsMargins(0, 0, 0, 0);
+  centralLayout->setSpacing(0);
+  startHint_ = new QLabel(central);
+  startHint_->setObjectName("startHint");
+  startHint_->setWordWrap(true);
+  startHint_->setMargin(10);
+  startHint_->setText(tr("<b>No project is open.</b> Start one: <a href=\"new\">a new, empty mechanism</a> (File ▸ New "
                          "Project, Ctrl+N) · an example (File ▸ New Project from Example) · <a href=\"open\">open a "
                          "project</a> (Ctrl+O) · <a href=\"guide\">read the user guide</a> (F1)."));
+  centralLayout->addWidget(startHint_);
+  centralLayout->addWidget(viewport_, 1);
+  setCentralWidget(central);
 
   createDocks();
   createActions();

@@ -486,7 +486,7 @@ void PropertyEditor::addVector(const QString& key, const QString& label, const Q
     edits[static_cast<std::size_t>(c)] = new QLineEdit(box);
     edits[static_cast<std::size_t>(c)]->setObjectName(key + "_" + axes[c]);
     edits[static_cast<std::size_t>(c)]->setToolTip(QStringLiteral("%1 [%2]").arg(QString::fromLatin1(axes[c]), unit));
-    edits[static_cast<std::size_t>(c)]->setMinimumWidth(60);
+    edits[static_cast<std::size_t>(c)]->setMinimumWidth(44);
     h->addWidget(edits[static_cast<std::size_t>(c)], 1);
   }
   h->addWidget(new QLabel(unit, box));

@@ -390,12 +390,14 @@ void SceneView::fitView() {
   if (vtk_->mech->shown() && vtk_->mech->drawnPointCount() > 0) {
     double bounds[6];
     vtk_->mech->bounds(bounds);
-    // One point, or points on a line, span no volume: frame at least 1 m around them.
-    for (int k = 0; k < 3; ++k) {
-      const double c = 0.5 * (bounds[2 * k] + bounds[2 * k + 1]);
-      bounds[2 * k] = std::min(bounds[2 * k], c - 0.5);
-      bounds[2 * k + 1] = std::max(bounds[2 * k + 1], c + 0.5);
-    }
+    // A single point (the first of a new design) spans nothing to frame: show 0.5 m around it.
+    const double extent = std::max({bounds[1] - bounds[0], bounds[3] - bounds[2], bounds[5] - bounds[4]});
+    if (!(extent > 0.05))
+      for (int k = 0; k < 3; ++k) {
+        const double c = 0.5 * (bounds[2 * k] + bounds[2 * k + 1]);
+        bounds[2 * k] = c - 0.25;
+        bounds[2 * k + 1] = c + 0.25;
+      }
     renderer->ResetCamera(bounds);
     renderer->GetActiveCamera()->Zoom(0.95);
   } else {

@@ -10,6 +10,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
+#include "form_helpers.h"
 #include "gui_helpers.h"
 #include "widgets/log_view.h"
 #include "widgets/mechanism_scene.h"
@@ -23,6 +24,9 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
+#include <QGuiApplication>
+#include <QScreen>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
@@ -35,6 +39,7 @@
 using mbdrom::app::FormDialog;
 using mbdrom::app::MainWindow;
 using mbdrom::test::waitFor;
+using namespace mbdrom::test;
 
 namespace {
 
@@ -42,59 +47,6 @@ QAction* actionNamed(MainWindow& w, const char* name) {
   auto* a = w.findChild<QAction*>(name);
   REQUIRE(a != nullptr);
   return a;
-}
-
-FormDialog* openDialog(MainWindow& w, const char* action, const char* dialog) {
-  actionNamed(w, action)->trigger();
-  FormDialog* d = nullptr;
-  waitFor([&] {
-    for (auto* f : w.findChildren<FormDialog*>(dialog))
-      if (f->isVisible()) d = f;
-    return d != nullptr;
-  }, 3000);
-  REQUIRE(d != nullptr);
-  return d;
-}
-
-void setText(FormDialog* d, const QString& key, const QString& text) {
-  auto* edit = d->findChild<QLineEdit*>(key);
-  REQUIRE(edit != nullptr);
-  edit->setText(text);
-}
-
-void setVector(FormDialog* d, const QString& key, double x, double y, double z) {
-  setText(d, key + "_x", QString::number(x, 'g', 17));
-  setText(d, key + "_y", QString::number(y, 'g', 17));
-  setText(d, key + "_z", QString::number(z, 'g', 17));
-}
-
-void choose(FormDialog* d, const QString& key, const QString& value) {
-  auto* combo = d->findChild<QComboBox*>(key);
-  REQUIRE(combo != nullptr);
-  const int i = combo->findText(value);
-  REQUIRE(i >= 0);
-  combo->setCurrentIndex(i);
-}
-
-// OK; returns the message shown when the dialog refused (empty when it closed).
-QString ok(FormDialog* dialog) {
-  QPointer<FormDialog> d(dialog);  // deleted on close
-  d->accept();
-  QCoreApplication::processEvents();
-  if (!d || !d->isVisible()) {
-    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
-    return {};
-  }
-  QString shown;
-  for (auto* label : d->findChildren<QLabel*>())
-    if (label->objectName().endsWith("error") && !label->isHidden()) shown += label->text() + "\n";
-  return shown.isEmpty() ? QStringLiteral("(refused without a message)") : shown;
-}
-
-void cancel(FormDialog* d) {
-  d->reject();
-  QCoreApplication::processEvents();
-  QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
 }
 
 int drawnIndex(MainWindow& w, const std::string& name) {
@@ -441,4 +393,88 @@ TEST_CASE("the property editor applies a vector's three components and a joint's
   CHECK(doc->spec().joints[0].body2 == "rocker");
   CHECK(doc->spec().joints[0].point2 == "Q");
   CHECK(doc->undoStack()->index() == index + 1);
+}
+
+// The user guide's "Your first mechanism" screenshots (hidden: run with "[.docs]"
+// under xvfb-run -s "-screen 0 1600x1000x24"; written to MBDROM_TEST_OUTPUT_DIR/docs/first_*.png).
+TEST_CASE("user guide screenshots of a first mechanism built from nothing", "[.docs]") {
+  const QString dir = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/docs");
+  QDir().mkpath(dir);
+  auto shoot = [&](const QString& name) {
+    waitFor([] { return false; }, 500);
+    const QImage image = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+    CHECK(greyVariance(image) > 100.0);
+    REQUIRE(image.save(dir + "/" + name));
+  };
+  MainWindow window;
+  window.move(0, 0);
+  window.resize(1600, 1000);
+  window.show();
+  shoot("first_start.png");
+
+  actionNamed(window, "newProjectAction")->trigger();
+  window.sceneView()->setWorkPlane(mbdrom::widgets::SceneView::WorkPlane::XZ);
+  window.sceneView()->setLabelsVisible(true);
+  addPoint(window, "O", 0, 0, 0);
+  addPoint(window, "Q", 1, 0, 0);
+  addPoint(window, "A", 0, 0, 0.3);
+  {
+    FormDialog* d = openDialog(window, "addPointDialogAction", "pointDialog");
+    setText(d, "name", "B");
+    setVector(d, "position", 0.9799244201796451, 0, 0.7997480672654835);
+    shoot("first_point_dialog.png");
+    REQUIRE(ok(d).isEmpty());
+  }
+  addPoint(window, "S", 0.5, 0, 1.2);
+  bar(window, "crank", "O", "A", 0.3, {"A"});
+  {
+    selectPoints(window, {"A", "B"});
+    FormDialog* d = openDialog(window, "createBodyAction", "bodyDialog");
+    setText(d, "name", "coupler");
+    choose(d, "type", "bar");
+    choose(d, "mass_source", "typed");
+    setText(d, "mass", "1.1");
+    d->findChild<QCheckBox*>("free_B")->setChecked(true);
+    shoot("first_body_dialog.png");
+    REQUIRE(ok(d).isEmpty());
+  }
+  bar(window, "rocker", "Q", "B", 0.8, {});
+  {
+    selectPoints(window, {"O"});
+    FormDialog* d = openDialog(window, "createJointAction", "jointDialog");
+    setText(d, "name", "pin_O");
+    shoot("first_joint_dialog.png");
+    REQUIRE(ok(d).isEmpty());
+  }
+  pin(window, "pin_A", "A");
+  pin(window, "pin_Q", "Q");
+  pin(window, "pin_B", "B");
+  {
+    FormDialog* d = openDialog(window, "addMarkerAction", "markerDialog");
+    choose(d, "body", "coupler");
+    setText(d, "name", "M");
+    d->findChild<QPushButton*>("midpoint")->click();
+    shoot("first_marker_dialog.png");
+    REQUIRE(ok(d).isEmpty());
+  }
+  {
+    selectPoints(window, {"S", "M"});
+    FormDialog* d = openDialog(window, "addSpringAction", "springDialog");
+    setText(d, "stiffness", "40");
+    setText(d, "damping", "1.5");
+    setText(d, "free_length", "0.5");
+    REQUIRE(ok(d).isEmpty());
+  }
+  window.sceneView()->setCameraPreset(mbdrom::widgets::SceneView::CameraPreset::Side);
+  window.sceneView()->fitView();
+  shoot("first_built.png");
+
+  mbdrom::SimulationOptions options;
+  options.tEnd = 3.0;
+  options.outputDt = 0.01;
+  options.loadCase = window.model()->findLoadCase("free");
+  window.runSimulation(options);
+  REQUIRE(waitFor([&] { return !window.document()->runs().empty() && window.hasPlayback(); }, 60000));
+  waitFor([] { return false; }, 1200);
+  shoot("first_playing.png");
 }

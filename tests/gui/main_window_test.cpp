@@ -69,7 +69,7 @@ TEST_CASE("main window shows the workbench menus") {
 
 TEST_CASE("3D view renders a ground grid and axes that are not blank") {
   MainWindow window;
-  window.resize(1280, 800);
+  window.resize(1600, 1000);  // the start banner above the view takes some of its height
   window.show();
   REQUIRE(waitFor([&] { return window.sceneView()->framesRendered() > 0; }));
   const QImage scene = renderScene(window.sceneView());
