@@ -12,6 +12,7 @@
 #include "engine/model/model_file.h"
 #include "form_helpers.h"
 #include "gui_helpers.h"
+#include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
 #include "widgets/mechanism_scene.h"
 #include "widgets/model_tree.h"
@@ -477,4 +478,20 @@ TEST_CASE("user guide screenshots of a first mechanism built from nothing", "[.d
   REQUIRE(waitFor([&] { return !window.document()->runs().empty() && window.hasPlayback(); }, 60000));
   waitFor([] { return false; }, 1200);
   shoot("first_playing.png");
+}
+
+TEST_CASE("a mobility check's findings go when an edit or an undo changes the mechanism") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  buildFourBar(window);
+  window.checkMobility();
+  CHECK(window.analysisPanel()->shownDof() == 1);
+  CHECK(!window.analysisPanel()->findItems("redundant", Qt::MatchContains | Qt::MatchRecursive).isEmpty());
+  window.document()->undoStack()->undo();  // the spring goes: the finding was about the mechanism with it
+  CHECK(window.analysisPanel()->shownDof() == -1);
+  CHECK(window.analysisPanel()->topLevelItemCount() == 0);
+  window.checkMobility();
+  window.document()->undoStack()->redo();
+  CHECK(window.analysisPanel()->shownDof() == -1);
 }

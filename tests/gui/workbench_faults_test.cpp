@@ -467,7 +467,7 @@ TEST_CASE(
       });
       if (picked.isValid()) {
         QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, list->visualRect(picked).center());
-        waitFor([] { return false; }, 100);
+        waitFor([&] { return name->text() == folder; }, 3000);
       }
       fieldAfterPick = name->text();
       if (!typed.isEmpty()) {
@@ -480,7 +480,8 @@ TEST_CASE(
       QPushButton* accept = buttons->button(QDialogButtonBox::Save) ? buttons->button(QDialogButtonBox::Save)
                                                                     : buttons->button(QDialogButtonBox::Open);
       if (accept) accept->click();
-      waitFor([&] { return !files->isVisible(); }, 1000);
+      // Saving a project takes a while on a loaded machine (ctest -j2): wait for the dialog to go.
+      waitFor([&] { return !files->isVisible(); }, 10000);
       if (files->isVisible()) files->reject();  // refused: leave the dialog
       return true;
     };
