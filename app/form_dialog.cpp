@@ -50,7 +50,9 @@ QLabel* FormDialog::errorLabel(const QString& key, QWidget* box) {
   return error;
 }
 
-void FormDialog::addRow(const QString& label, QWidget* widget) { form_->addRow(label, widget); }
+void FormDialog::addRow(const QString& label, QWidget* widget) {
+  form_->addRow(label, widget);
+}
 
 void FormDialog::addNote(const QString& text) {
   auto* note = new QLabel(text, this);
@@ -84,7 +86,8 @@ QLineEdit* FormDialog::addNumber(const QString& key, const QString& label, const
   row->addWidget(edit, 1);
   auto* unitLabel = new QLabel(unit, box);
   unitLabel->setObjectName(key + "_unit");
-  unitLabel->setMinimumWidth(unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
+  unitLabel->setMinimumWidth(
+      unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
   units_[key] = unitLabel;
   row->addWidget(unitLabel);
   v->addLayout(row);
@@ -97,7 +100,8 @@ QLineEdit* FormDialog::addNumber(const QString& key, const QString& label, const
   return edit;
 }
 
-void FormDialog::addVector(const QString& key, const QString& label, const QString& unit, const Eigen::Vector3d& value) {
+void FormDialog::addVector(const QString& key, const QString& label, const QString& unit,
+                           const Eigen::Vector3d& value) {
   auto* box = new QWidget(this);
   box->setObjectName(key);
   auto* v = new QVBoxLayout(box);
@@ -113,15 +117,16 @@ void FormDialog::addVector(const QString& key, const QString& label, const QStri
   }
   auto* unitLabel = new QLabel(unit, box);
   unitLabel->setObjectName(key + "_unit");
-  unitLabel->setMinimumWidth(unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
+  unitLabel->setMinimumWidth(
+      unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
   units_[key] = unitLabel;
   row->addWidget(unitLabel);
   v->addLayout(row);
   QLabel* error = errorLabel(key, box);
   v->addWidget(error);
   for (int c = 0; c < 3; ++c)
-    connect(qobject_cast<QLineEdit*>(fields_[key + "_" + QString(QChar("xyz"[c]))]), &QLineEdit::textChanged, error,
-            &QWidget::hide);
+    connect(qobject_cast<QLineEdit*>(fields_[key + "_" + QString(QChar("xyz"[c]))]), &QLineEdit::textChanged,
+            error, &QWidget::hide);
   fields_[key] = box;
   form_->addRow(label, box);
 }
@@ -147,8 +152,8 @@ QComboBox* FormDialog::addChoice(const QString& key, const QString& label, const
 namespace {
 
 // The types a dialog offers, in the order of TimeFunction::Type (a sum is composed in the model file).
-constexpr TimeFunction::Type kFunctionTypes[] = {TimeFunction::Type::Constant, TimeFunction::Type::Sine,
-                                                 TimeFunction::Type::Chirp,    TimeFunction::Type::Step,
+constexpr TimeFunction::Type kFunctionTypes[] = {TimeFunction::Type::Constant,   TimeFunction::Type::Sine,
+                                                 TimeFunction::Type::Chirp,      TimeFunction::Type::Step,
                                                  TimeFunction::Type::SmoothStep, TimeFunction::Type::Table};
 
 QString joinNumbers(const std::vector<double>& values) {
@@ -162,7 +167,8 @@ QString joinNumbers(const std::vector<double>& values) {
 void FormDialog::addTimeFunction(const QString& key, const QString& unit, const TimeFunction& initial) {
   QStringList types;
   for (auto t : kFunctionTypes) types << QString::fromLatin1(timeFunctionTypeName(t));
-  auto* type = addChoice(key + "_type", tr("f(t)"), types, QString::fromLatin1(timeFunctionTypeName(initial.type)));
+  auto* type =
+      addChoice(key + "_type", tr("f(t)"), types, QString::fromLatin1(timeFunctionTypeName(initial.type)));
   addNumber(key + "_value", tr("Value"), unit, initial.value);
   addNumber(key + "_amplitude", tr("Amplitude"), unit, initial.amplitude);
   addNumber(key + "_frequency", tr("Frequency"), "Hz", initial.frequency);
@@ -171,9 +177,11 @@ void FormDialog::addTimeFunction(const QString& key, const QString& unit, const 
   addNumber(key + "_offset", tr("Offset"), unit, initial.offset);
   addNumber(key + "_t0", tr("Start time t₀"), "s", initial.t0);
   addNumber(key + "_t1", tr("End time t₁"), "s", initial.t1);
-  addText(key + "_times", tr("Times [s]"), joinNumbers(initial.times.empty() ? std::vector<double>{0.0, 1.0} : initial.times))
+  addText(key + "_times", tr("Times [s]"),
+          joinNumbers(initial.times.empty() ? std::vector<double>{0.0, 1.0} : initial.times))
       ->setToolTip(tr("Comma-separated, strictly increasing [s]"));
-  addText(key + "_values", tr("Values"), joinNumbers(initial.values.empty() ? std::vector<double>{0.0, 1.0} : initial.values))
+  addText(key + "_values", tr("Values"),
+          joinNumbers(initial.values.empty() ? std::vector<double>{0.0, 1.0} : initial.values))
       ->setToolTip(tr("Comma-separated, one per time [%1]").arg(unit));
   auto* preview = new widgets::FunctionPreview(this);
   preview->setObjectName(key + "_preview");
@@ -195,8 +203,10 @@ void FormDialog::addTimeFunction(const QString& key, const QString& unit, const 
   };
   connect(type, &QComboBox::currentIndexChanged, this, show);
   connect(type, &QComboBox::currentIndexChanged, this, redraw);
-  for (const char* k : {"_value", "_amplitude", "_frequency", "_rate", "_phase", "_offset", "_t0", "_t1", "_times", "_values"})
-    if (auto* edit = qobject_cast<QLineEdit*>(field(key + k))) connect(edit, &QLineEdit::textChanged, this, redraw);
+  for (const char* k : {"_value", "_amplitude", "_frequency", "_rate", "_phase", "_offset", "_t0", "_t1",
+                        "_times", "_values"})
+    if (auto* edit = qobject_cast<QLineEdit*>(field(key + k)))
+      connect(edit, &QLineEdit::textChanged, this, redraw);
   show();
   redraw();
 }
@@ -212,7 +222,9 @@ void FormDialog::setUnit(const QString& key, const QString& unit) {
     values->setToolTip(tr("Comma-separated, one per time [%1]").arg(unit));
 }
 
-std::optional<TimeFunction> FormDialog::timeFunction(const QString& key) { return readTimeFunction(key, true); }
+std::optional<TimeFunction> FormDialog::timeFunction(const QString& key) {
+  return readTimeFunction(key, true);
+}
 
 std::optional<TimeFunction> FormDialog::readTimeFunction(const QString& key, bool report) {
   auto* type = qobject_cast<QComboBox*>(field(key + "_type"));
@@ -272,7 +284,8 @@ std::optional<TimeFunction> FormDialog::readTimeFunction(const QString& key, boo
       readList("_times", f.times);
       readList("_values", f.values);
       if (good && f.times.size() != f.values.size()) {
-        if (report) setError(key + "_values", tr("%1 values for %2 times").arg(f.values.size()).arg(f.times.size()));
+        if (report)
+          setError(key + "_values", tr("%1 values for %2 times").arg(f.values.size()).arg(f.times.size()));
         good = false;
       }
       for (std::size_t i = 1; good && i < f.times.size(); ++i)
@@ -313,7 +326,8 @@ void FormDialog::fit() {
   fitPending_ = true;
   QTimer::singleShot(0, this, [this] {
     fitPending_ = false;
-    const int needed = layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
+    const int needed =
+        layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
     if (isVisible() && needed > height()) resize(width(), needed);
   });
 }
@@ -338,7 +352,9 @@ bool FormDialog::checked(const QString& key) const {
   return check && check->isChecked();
 }
 
-bool FormDialog::isEmpty(const QString& key) const { return text(key).isEmpty(); }
+bool FormDialog::isEmpty(const QString& key) const {
+  return text(key).isEmpty();
+}
 
 std::optional<double> FormDialog::number(const QString& key) {
   const QString t = text(key);
@@ -347,7 +363,8 @@ std::optional<double> FormDialog::number(const QString& key) {
     setError(key, t.isEmpty() ? tr("a number is needed") : tr("\"%1\" is not a finite number").arg(t));
     return std::nullopt;
   }
-  if (const auto b = bounds_.find(key); b != bounds_.end() && (b->second.second ? *v <= b->second.first : *v < b->second.first)) {
+  if (const auto b = bounds_.find(key);
+      b != bounds_.end() && (b->second.second ? *v <= b->second.first : *v < b->second.first)) {
     setError(key, tr("must be greater than %1").arg(formatNumber(b->second.first)));
     return std::nullopt;
   }
@@ -370,7 +387,8 @@ std::optional<Eigen::Vector3d> FormDialog::vector(const QString& key) {
 
 void FormDialog::setVector(const QString& key, const Eigen::Vector3d& value) {
   for (int c = 0; c < 3; ++c)
-    if (auto* edit = qobject_cast<QLineEdit*>(field(key + "_" + QString(QChar("xyz"[c]))))) edit->setText(formatNumber(value[c]));
+    if (auto* edit = qobject_cast<QLineEdit*>(field(key + "_" + QString(QChar("xyz"[c])))))
+      edit->setText(formatNumber(value[c]));
 }
 
 void FormDialog::setError(const QString& key, const QString& message) {

@@ -26,16 +26,17 @@ namespace mbdrom::app {
 
 class FormDialog : public QDialog {
   Q_OBJECT
-public:
+ public:
   FormDialog(const QString& title, const QString& objectName, QWidget* parent);
 
   QLineEdit* addText(const QString& key, const QString& label, const QString& value);
   /// A number with its unit; `minimum` (exclusive when `positive`) bounds it.
-  QLineEdit* addNumber(const QString& key, const QString& label, const QString& unit, std::optional<double> value,
-                       bool positive = false);
+  QLineEdit* addNumber(const QString& key, const QString& label, const QString& unit,
+                       std::optional<double> value, bool positive = false);
   /// Three fields `key_x`, `key_y`, `key_z`.
   void addVector(const QString& key, const QString& label, const QString& unit, const Eigen::Vector3d& value);
-  QComboBox* addChoice(const QString& key, const QString& label, const QStringList& options, const QString& current);
+  QComboBox* addChoice(const QString& key, const QString& label, const QStringList& options,
+                       const QString& current);
   QCheckBox* addCheck(const QString& key, const QString& label, bool checked);
   /// A time function f(t): its type (constant, sine, chirp, step, smooth_step,
   /// table) and the fields of that type (`key_value`, `key_amplitude`, ...,
@@ -71,7 +72,7 @@ public:
 
   void accept() override;
 
-private:
+ private:
   /// Grows the dialog to fit rows shown and messages (never shrinks it under the user).
   void fit();
   // The function typed so far, without messages (for the preview); nothing while a field is not a number.

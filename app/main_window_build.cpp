@@ -38,7 +38,9 @@ namespace mbdrom::app {
 
 namespace {
 
-QString q(const std::string& s) { return QString::fromStdString(s); }
+QString q(const std::string& s) {
+  return QString::fromStdString(s);
+}
 
 const BodySpec* findBody(const ModelSpec& spec, const std::string& name) {
   for (const auto& b : spec.bodies)
@@ -76,8 +78,9 @@ QStringList ownersOf(const ModelSpec& spec, const std::string& point) {
   for (const auto& p : spec.points)
     if (p.name == point && p.fixed) out << QStringLiteral("ground");
   for (const auto& b : spec.bodies) {
-    const bool has = std::find(b.points.begin(), b.points.end(), point) != b.points.end() ||
-                     std::any_of(b.markers.begin(), b.markers.end(), [&](const MarkerSpec& m) { return m.name == point; });
+    const bool has =
+        std::find(b.points.begin(), b.points.end(), point) != b.points.end() ||
+        std::any_of(b.markers.begin(), b.markers.end(), [&](const MarkerSpec& m) { return m.name == point; });
     if (has) out << q(b.name);
   }
   return out;
@@ -91,22 +94,26 @@ void MainWindow::newProject() {
   if (!maybeSave()) return;
   doc_->newFromSpec(emptyMechanism("untitled"), QString());
   removeAutosave();
-  log_->info(tr("New project: an empty mechanism with gravity along -z and the load case \"free\". Add points "
-                "(Edit ▸ Add Point, or click the work plane), make bodies from them, then join the bodies."));
+  log_->info(
+      tr("New project: an empty mechanism with gravity along -z and the load case \"free\". Add points "
+         "(Edit ▸ Add Point, or click the work plane), make bodies from them, then join the bodies."));
 }
 
 void MainWindow::openUserGuide() {
-  const QStringList candidates = {QCoreApplication::applicationDirPath() + "/../share/doc/mbdrom/user-guide.md",
-                                  QStringLiteral(MBDROM_SOURCE_DIR "/docs/user-guide.md")};
+  const QStringList candidates = {
+      QCoreApplication::applicationDirPath() + "/../share/doc/mbdrom/user-guide.md",
+      QStringLiteral(MBDROM_SOURCE_DIR "/docs/user-guide.md")};
   for (const QString& path : candidates) {
     if (!QFileInfo::exists(path)) continue;
     if (QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath()))) return;
     showMessage(QMessageBox::Information, tr("User Guide"),
-                tr("No program is set up to open %1. Open the file with a text editor or a Markdown viewer.").arg(path));
+                tr("No program is set up to open %1. Open the file with a text editor or a Markdown viewer.")
+                    .arg(path));
     return;
   }
   showMessage(QMessageBox::Information, tr("User Guide"),
-              tr("The user guide (user-guide.md) is not installed next to the workbench; it is docs/user-guide.md in the "
+              tr("The user guide (user-guide.md) is not installed next to the workbench; it is "
+                 "docs/user-guide.md in the "
                  "source tree."));
 }
 
@@ -148,8 +155,9 @@ void MainWindow::announceBuilt(const QString& what, const std::vector<std::strin
 
 bool MainWindow::requireModel(const QString& title) {
   if (doc_->hasModel()) return true;
-  showMessage(QMessageBox::Information, title,
-              tr("Start a project first: File ▸ New Project for an empty mechanism, or open a model or an example."));
+  showMessage(
+      QMessageBox::Information, title,
+      tr("Start a project first: File ▸ New Project for an empty mechanism, or open a model or an example."));
   return false;
 }
 
@@ -163,8 +171,9 @@ void MainWindow::addPointDialog(const Eigen::Vector3d& at) {
   for (const auto& b : spec.bodies)
     if (b.type == BodyType::Rigid) owners << q(b.name);
   d->addChoice("body", tr("Belongs to"), owners, owners.front());
-  d->addNote(tr("A point on the ground stays fixed until a body you make from it moves it. A point of a rigid body "
-                "moves with it; on a bar or particle, add a marker instead."));
+  d->addNote(
+      tr("A point on the ground stays fixed until a body you make from it moves it. A point of a rigid body "
+         "moves with it; on a bar or particle, add a marker instead."));
   d->setAccept([this, d] {
     const auto position = d->vector("position");
     if (!position) return QString(FormDialog::kFieldError);
@@ -207,8 +216,10 @@ void MainWindow::addVectorDialog() {
   for (const auto& b : spec.bodies)
     if (b.type != BodyType::Particle) owners << q(b.name);
   d->addChoice("body", tr("Belongs to"), owners, owners.front());
-  d->addNote(tr("Any length: it is normalised. With two points selected, the direction runs from the first to the "
-                "second. A bar that takes a vector becomes a rigid body (natural coordinates give a bar no orientation)."));
+  d->addNote(
+      tr("Any length: it is normalised. With two points selected, the direction runs from the first to the "
+         "second. A bar that takes a vector becomes a rigid body (natural coordinates give a bar no "
+         "orientation)."));
   d->setAccept([this, d] {
     const auto dir = d->vector("direction");
     if (!dir) return QString(FormDialog::kFieldError);
@@ -254,10 +265,12 @@ void MainWindow::createBodyFromSelection() {
   const ModelSpec& spec = doc_->spec();
   std::vector<std::string> names;
   for (int i : scene_->selectedPoints())
-    if (i >= 0 && static_cast<std::size_t>(i) < spec.points.size()) names.push_back(spec.points[static_cast<std::size_t>(i)].name);
+    if (i >= 0 && static_cast<std::size_t>(i) < spec.points.size())
+      names.push_back(spec.points[static_cast<std::size_t>(i)].name);
   if (names.empty()) {
     showMessage(QMessageBox::Information, tr("Create Body"),
-                tr("Select the body's points in the 3D view first (click, Ctrl+click adds): one for a particle, two for a "
+                tr("Select the body's points in the 3D view first (click, Ctrl+click adds): one for a "
+                   "particle, two for a "
                    "bar, more for a rigid body."));
     return;
   }
@@ -267,19 +280,23 @@ void MainWindow::createBodyFromSelection() {
   d->addChoice("type", tr("Type"), types, types[std::min<std::size_t>(names.size(), 3) - 1]);
   QStringList list;
   for (const auto& n : names) list << q(n);
-  d->addNote(tr("Points: %1. Tick the fixed points that are to move with the body; the others stay on the ground.")
-                 .arg(list.join(", ")));
+  d->addNote(
+      tr("Points: %1. Tick the fixed points that are to move with the body; the others stay on the ground.")
+          .arg(list.join(", ")));
   for (const auto& n : names) {
     bool fixed = false;
     for (const auto& p : spec.points)
       if (p.name == n) fixed = p.fixed;
-    if (fixed) d->addCheck("free_" + q(n), tr("%1 moves with the body (now fixed to ground)").arg(q(n)), false);
+    if (fixed)
+      d->addCheck("free_" + q(n), tr("%1 moves with the body (now fixed to ground)").arg(q(n)), false);
   }
   d->addText("vectors", tr("Unit vectors (rigid)"), QString());
-  const QStringList sources{tr("typed"), tr("solid rod between the first two points"), tr("solid sphere"), tr("solid box")};
+  const QStringList sources{tr("typed"), tr("solid rod between the first two points"), tr("solid sphere"),
+                            tr("solid box")};
   d->addChoice("mass_source", tr("Mass from"), sources, names.size() == 1 ? sources[2] : sources[1]);
   d->addNumber("mass", tr("Mass"), "kg", 1.0, true);
-  d->addVector("inertia", tr("Inertia Ixx, Iyy, Izz (rigid, typed)"), "kg m²", Eigen::Vector3d::Constant(0.01));
+  d->addVector("inertia", tr("Inertia Ixx, Iyy, Izz (rigid, typed)"), "kg m²",
+               Eigen::Vector3d::Constant(0.01));
   d->addNumber("density", tr("Density"), "kg/m³", 7850.0, true);
   d->addNumber("radius", tr("Radius (rod, sphere)"), "m", 0.01, true);
   d->addVector("box", tr("Box edges"), "m", Eigen::Vector3d::Constant(0.1));
@@ -302,11 +319,14 @@ void MainWindow::createBodyFromSelection() {
     BodyRequest r;
     r.name = d->text("name").toStdString();
     const QString typeName = d->choice("type");
-    r.type = typeName == "particle" ? BodyType::Particle : typeName == "bar" ? BodyType::Bar : BodyType::Rigid;
+    r.type = typeName == "particle" ? BodyType::Particle
+             : typeName == "bar"    ? BodyType::Bar
+                                    : BodyType::Rigid;
     r.points = names;
     for (const auto& n : names)
       if (d->checked("free_" + q(n))) r.freePoints.push_back(n);
-    for (const QString& v : d->text("vectors").split(',', Qt::SkipEmptyParts)) r.vectors.push_back(v.trimmed().toStdString());
+    for (const QString& v : d->text("vectors").split(',', Qt::SkipEmptyParts))
+      r.vectors.push_back(v.trimmed().toStdString());
     std::vector<Eigen::Vector3d> at;
     for (const auto& n : names) at.push_back(positionOf(next, n));
     Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
@@ -350,7 +370,8 @@ void MainWindow::createBodyFromSelection() {
       const QString error = applyEdit(next, tr("create body %1").arg(name));
       if (error.isEmpty()) {
         modelTree_->selectByName(ElementKind::Body, name);
-        announceBuilt(tr("Created %1 %2 (%3 kg)").arg(typeName, name).arg(r.mass.mass, 0, 'g', 4), built.notes);
+        announceBuilt(tr("Created %1 %2 (%3 kg)").arg(typeName, name).arg(r.mass.mass, 0, 'g', 4),
+                      built.notes);
       }
       return error;
     } catch (const Error& e) {
@@ -399,9 +420,11 @@ void MainWindow::createJointFromSelection() {
   d->addVector("axis", tr("Axis"), "–", workPlaneNormal());
   d->addVector("axis2", tr("Axis on body 2 (universal)"), "–", Eigen::Vector3d::UnitX());
   d->addNumber("length", tr("Length (distance; empty: as placed)"), "m", std::nullopt);
-  d->addCheck("join_apart", tr("Join the points although they do not coincide (the assembly pulls them together)"), false);
-  d->addNote(tr("Where natural coordinates need unit vectors for the axis, the workbench adds them (a bar becomes a "
-                "rigid body) and says so in the message log."));
+  d->addCheck("join_apart",
+              tr("Join the points although they do not coincide (the assembly pulls them together)"), false);
+  d->addNote(
+      tr("Where natural coordinates need unit vectors for the axis, the workbench adds them (a bar becomes a "
+         "rigid body) and says so in the message log."));
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto show = [d, type] {
     const auto t = static_cast<JointType>(type->currentIndex());
@@ -448,13 +471,15 @@ void MainWindow::createJointFromSelection() {
       const bool coincident = r.type == JointType::Distance || r.type == JointType::PointOnLine ||
                               r.type == JointType::PointOnPlane || r.type == JointType::Cylindrical ||
                               r.type == JointType::Prismatic;
-      if (!coincident && gap > 1e-9 * std::max(1.0, positionOf(next, r.point1).norm()) && !d->checked("join_apart")) {
+      if (!coincident && gap > 1e-9 * std::max(1.0, positionOf(next, r.point1).norm()) &&
+          !d->checked("join_apart")) {
         d->setRowVisible("join_apart", true);
-        d->setError("point2", tr("%1 and %2 are %3 m apart: a %4 joint makes them coincide. Pick the shared point, or "
-                                 "tick the box below to join them anyway.")
-                                  .arg(q(r.point1), q(r.point2))
-                                  .arg(gap, 0, 'g', 4)
-                                  .arg(QString::fromLatin1(jointTypeName(r.type))));
+        d->setError("point2",
+                    tr("%1 and %2 are %3 m apart: a %4 joint makes them coincide. Pick the shared point, or "
+                       "tick the box below to join them anyway.")
+                        .arg(q(r.point1), q(r.point2))
+                        .arg(gap, 0, 'g', 4)
+                        .arg(QString::fromLatin1(jointTypeName(r.type))));
         return QString(FormDialog::kFieldError);
       }
       const BuildResult built = createJoint(next, r);
@@ -478,7 +503,8 @@ void MainWindow::addMarkerDialog(int body) {
   if (!requireModel(tr("Add Marker"))) return;
   const ModelSpec& spec = doc_->spec();
   if (spec.bodies.empty()) {
-    showMessage(QMessageBox::Information, tr("Add Marker"), tr("A marker sits on a body: create a body first."));
+    showMessage(QMessageBox::Information, tr("Add Marker"),
+                tr("A marker sits on a body: create a body first."));
     return;
   }
   QString current = body >= 0 && static_cast<std::size_t>(body) < spec.bodies.size()
@@ -504,13 +530,15 @@ void MainWindow::addMarkerDialog(int body) {
   connect(midpoint, &QPushButton::clicked, d, fillMidpoint);
   connect(qobject_cast<QComboBox*>(d->field("body")), &QComboBox::currentIndexChanged, d, fillMidpoint);
   fillMidpoint();
-  d->addNote(tr("A marker is a body-fixed point for springs, loads and measures; on a bar it lies on the bar's line."));
+  d->addNote(tr(
+      "A marker is a body-fixed point for springs, loads and measures; on a bar it lies on the bar's line."));
   d->setAccept([this, d] {
     const auto position = d->vector("position");
     if (!position) return QString(FormDialog::kFieldError);
     ModelSpec next = doc_->spec();
     try {
-      const BuildResult built = createMarker(next, d->choice("body").toStdString(), d->text("name").toStdString(), *position);
+      const BuildResult built =
+          createMarker(next, d->choice("body").toStdString(), d->text("name").toStdString(), *position);
       const QString name = q(next.bodies[static_cast<std::size_t>(built.element.index)].markers.back().name);
       const QString error = applyEdit(next, tr("add marker %1").arg(name));
       if (error.isEmpty()) {
@@ -533,8 +561,10 @@ void MainWindow::addSpringDialog() {
   const QStringList points = pointNames(spec);
   auto* d = openForm(tr("Add Spring-Damper"), "springDialog");
   d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::SpringDamper, "spring")));
-  d->addChoice("point1", tr("Point 1"), points, selected.size() > 0 ? q(mech.drawnPointName(selected[0])) : QString());
-  d->addChoice("point2", tr("Point 2"), points, selected.size() > 1 ? q(mech.drawnPointName(selected[1])) : QString());
+  d->addChoice("point1", tr("Point 1"), points,
+               selected.size() > 0 ? q(mech.drawnPointName(selected[0])) : QString());
+  d->addChoice("point2", tr("Point 2"), points,
+               selected.size() > 1 ? q(mech.drawnPointName(selected[1])) : QString());
   d->addNumber("stiffness", tr("Stiffness"), "N/m", 1000.0);
   d->addNumber("damping", tr("Damping"), "N s/m", 0.0);
   d->addNumber("free_length", tr("Free length (empty: as placed)"), "m", std::nullopt);
@@ -603,17 +633,19 @@ void MainWindow::removeElement(const ElementRef& ref) {
   if (!also.empty()) {
     QStringList list;
     for (const auto& a : also) list << q(a);
-    QMessageBox box(QMessageBox::Question, tr("Delete %1").arg(what),
-                    tr("%1 is needed by other elements. Deleting it also deletes:\n\n%2\n\n(one step: Undo brings all "
-                       "back)")
-                        .arg(what, list.join("\n")),
-                    QMessageBox::Yes | QMessageBox::Cancel, this);
+    QMessageBox box(
+        QMessageBox::Question, tr("Delete %1").arg(what),
+        tr("%1 is needed by other elements. Deleting it also deletes:\n\n%2\n\n(one step: Undo brings all "
+           "back)")
+            .arg(what, list.join("\n")),
+        QMessageBox::Yes | QMessageBox::Cancel, this);
     box.setObjectName("deleteDependents");
     box.setDefaultButton(QMessageBox::Cancel);
     if (box.exec() != QMessageBox::Yes) return;
   }
-  const QString error = applyEdit(spec, also.empty() ? tr("delete %1").arg(name)
-                                                     : tr("delete %1 and %2 dependent element(s)").arg(name).arg(also.size()));
+  const QString error =
+      applyEdit(spec, also.empty() ? tr("delete %1").arg(name)
+                                   : tr("delete %1 and %2 dependent element(s)").arg(name).arg(also.size()));
   if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot delete"), error);
 }
 
@@ -628,7 +660,8 @@ const JointSpec* firstJoint(const ModelSpec& spec, std::initializer_list<JointTy
   return nullptr;
 }
 
-Eigen::Vector3d directionOf(const ModelSpec& spec, const std::string& vector, const Eigen::Vector3d& otherwise) {
+Eigen::Vector3d directionOf(const ModelSpec& spec, const std::string& vector,
+                            const Eigen::Vector3d& otherwise) {
   for (const auto& v : spec.vectors)
     if (v.name == vector) return v.direction;
   return otherwise;
@@ -637,7 +670,8 @@ Eigen::Vector3d directionOf(const ModelSpec& spec, const std::string& vector, co
 // Shows "choose ..." under an empty choice; returns whether it was empty.
 bool missingChoice(FormDialog* d, const QString& key, const QString& what) {
   if (!d->choice(key).isEmpty()) return false;
-  d->setError(key, QCoreApplication::translate("MainWindow", "choose %1 (the mechanism has none yet)").arg(what));
+  d->setError(key,
+              QCoreApplication::translate("MainWindow", "choose %1 (the mechanism has none yet)").arg(what));
   return true;
 }
 
@@ -655,17 +689,22 @@ void MainWindow::addDriverDialog() {
   d->addChoice("type", tr("Type"), types, "angle");
   d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), pin ? q(pin->body1) : QStringLiteral("ground"));
   d->addChoice("body2", tr("Body 2 (driven)"), bodyNames(spec, true),
-               pin ? q(pin->body2) : spec.bodies.empty() ? QString() : q(spec.bodies.front().name));
+               pin                   ? q(pin->body2)
+               : spec.bodies.empty() ? QString()
+                                     : q(spec.bodies.front().name));
   const QStringList points = pointNames(spec);
-  d->addChoice("point1", tr("Point on body 1"), points, selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
-  d->addChoice("point2", tr("Point on body 2"), points, selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
+  d->addChoice("point1", tr("Point on body 1"), points,
+               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
+  d->addChoice("point2", tr("Point on body 2"), points,
+               selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
   QStringList freePoints;
   for (const auto& p : spec.points)
     if (!p.fixed) freePoints << q(p.name);
   d->addChoice("point", tr("Driven point"), freePoints,
                selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
   d->addChoice("component", tr("Coordinate"), {"x", "y", "z"}, "x");
-  d->addVector("axis", tr("Axis (body 1)"), "–", pin ? directionOf(spec, pin->axis1, workPlaneNormal()) : workPlaneNormal());
+  d->addVector("axis", tr("Axis (body 1)"), "–",
+               pin ? directionOf(spec, pin->axis1, workPlaneNormal()) : workPlaneNormal());
   d->addTimeFunction("function", "rad", TimeFunction::sine(0.5, 0.5));
   auto* note = new QLabel(d);
   note->setWordWrap(true);
@@ -681,12 +720,15 @@ void MainWindow::addDriverDialog() {
     d->setRowVisible("component", t == DriverType::Coordinate);
     d->setRowVisible("axis", t == DriverType::Angle);
     d->setUnit("function", t == DriverType::Angle ? "rad" : "m");
-    note->setText(t == DriverType::Angle
-                      ? tr("f(t) is the rotation of body 2 relative to body 1 about the axis, right-handed, 0 as placed. "
-                           "The axis is a unit vector of body 1, found or added (a bar becomes a rigid body).")
-                  : t == DriverType::Distance
-                      ? tr("f(t) is the distance between the two points; at t = 0 it should be the distance as placed.")
-                      : tr("f(t) is the chosen coordinate of a free point; at t = 0 it should be the coordinate as placed."));
+    note->setText(
+        t == DriverType::Angle
+            ? tr("f(t) is the rotation of body 2 relative to body 1 about the axis, right-handed, 0 as "
+                 "placed. "
+                 "The axis is a unit vector of body 1, found or added (a bar becomes a rigid body).")
+        : t == DriverType::Distance
+            ? tr("f(t) is the distance between the two points; at t = 0 it should be the distance as placed.")
+            : tr("f(t) is the chosen coordinate of a free point; at t = 0 it should be the coordinate as "
+                 "placed."));
   };
   connect(type, &QComboBox::currentIndexChanged, d, show);
   show();
@@ -743,7 +785,8 @@ void MainWindow::addDriverDialog() {
       const QString error = applyEdit(next, tr("add driver %1").arg(name));
       if (error.isEmpty()) {
         modelTree_->selectElement(built.element);
-        announceBuilt(tr("Added %1 driver %2").arg(QString::fromLatin1(driverTypeName(r.type)), name), built.notes);
+        announceBuilt(tr("Added %1 driver %2").arg(QString::fromLatin1(driverTypeName(r.type)), name),
+                      built.notes);
       }
       return error;
     } catch (const Error& e) {
@@ -762,9 +805,12 @@ void MainWindow::addFrictionDialog() {
   const QStringList points = pointNames(spec);
   auto* d = openForm(tr("Add Friction"), "frictionDialog");
   d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::Friction, "friction")));
-  d->addChoice("body1", tr("Body 1 (guide)"), bodyNames(spec, true), slide ? q(slide->body1) : QStringLiteral("ground"));
+  d->addChoice("body1", tr("Body 1 (guide)"), bodyNames(spec, true),
+               slide ? q(slide->body1) : QStringLiteral("ground"));
   d->addChoice("body2", tr("Body 2 (slides)"), bodyNames(spec, true),
-               slide ? q(slide->body2) : spec.bodies.empty() ? QString() : q(spec.bodies.front().name));
+               slide                 ? q(slide->body2)
+               : spec.bodies.empty() ? QString()
+                                     : q(spec.bodies.front().name));
   d->addChoice("point1", tr("Point on body 1"), points, slide ? q(slide->point1) : QString());
   d->addChoice("point2", tr("Point on body 2"), points, slide ? q(slide->point2) : QString());
   d->addVector("axis", tr("Sliding direction (body 1)"), "–",
@@ -773,8 +819,9 @@ void MainWindow::addFrictionDialog() {
   d->addNumber("normal_force", tr("Normal force N"), "N", 10.0);
   d->addChoice("law", tr("Law"), {"coulomb", "tanh"}, "coulomb");
   d->addNumber("regularisation_velocity", tr("Regularisation velocity"), "m/s", 1e-3, true);
-  d->addNote(tr("The force on point 2 is −μ N φ(v) along the direction, v the sliding speed along it; φ = sign(v) "
-                "(coulomb) or tanh(v / v_reg). The direction is a unit vector of body 1, found or added."));
+  d->addNote(
+      tr("The force on point 2 is −μ N φ(v) along the direction, v the sliding speed along it; φ = sign(v) "
+         "(coulomb) or tanh(v / v_reg). The direction is a unit vector of body 1, found or added."));
   auto* law = qobject_cast<QComboBox*>(d->field("law"));
   auto show = [d, law] { d->setRowVisible("regularisation_velocity", law->currentText() == "tanh"); };
   connect(law, &QComboBox::currentIndexChanged, d, show);
@@ -808,7 +855,8 @@ void MainWindow::addFrictionDialog() {
     r.law = d->choice("law") == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb;
     std::optional<double> vreg = r.regularisationVelocity;
     if (r.law == FrictionLaw::Tanh) vreg = d->number("regularisation_velocity");
-    if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg) return QString(FormDialog::kFieldError);
+    if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg)
+      return QString(FormDialog::kFieldError);
     r.axis = *axis;
     r.mu = *mu;
     r.normalForce = *normal;
@@ -820,7 +868,8 @@ void MainWindow::addFrictionDialog() {
       const QString error = applyEdit(next, tr("add friction %1").arg(name));
       if (error.isEmpty()) {
         modelTree_->selectElement(built.element);
-        announceBuilt(tr("Added friction %1 between %2 and %3").arg(name, q(r.body1), q(r.body2)), built.notes);
+        announceBuilt(tr("Added friction %1 between %2 and %3").arg(name, q(r.body1), q(r.body2)),
+                      built.notes);
       }
       return error;
     } catch (const Error& e) {
@@ -834,7 +883,8 @@ void MainWindow::addLoadCaseDialog() {
   if (!requireModel(tr("Add Load Case"))) return;
   auto* d = openForm(tr("Add Load Case"), "loadCaseDialog");
   d->addText("name", tr("Name"), q(uniqueName(doc_->spec(), ElementKind::LoadCase, "case")));
-  d->addNote(tr("A load case is a named set of forces and torques; every run names one. Add loads to it next."));
+  d->addNote(
+      tr("A load case is a named set of forces and torques; every run names one. Add loads to it next."));
   d->setAccept([this, d] {
     ModelSpec next = doc_->spec();
     const std::string name = d->text("name").toStdString();
@@ -857,13 +907,15 @@ void MainWindow::addLoadDialog(int loadCase) {
   if (!requireModel(tr("Add Load"))) return;
   const ModelSpec& spec = doc_->spec();
   if (spec.loadCases.empty()) {
-    showMessage(QMessageBox::Information, tr("Add Load"), tr("A load belongs to a load case: add a load case first."));
+    showMessage(QMessageBox::Information, tr("Add Load"),
+                tr("A load belongs to a load case: add a load case first."));
     return;
   }
   QStringList cases;
   for (const auto& c : spec.loadCases) cases << q(c.name);
   const auto index = static_cast<std::size_t>(loadCase);
-  const QString current = loadCase >= 0 && index < spec.loadCases.size() ? q(spec.loadCases[index].name) : cases.back();
+  const QString current =
+      loadCase >= 0 && index < spec.loadCases.size() ? q(spec.loadCases[index].name) : cases.back();
   const auto& selected = scene_->selectedPoints();
   QStringList bodies;
   for (const auto& b : spec.bodies)
@@ -875,7 +927,9 @@ void MainWindow::addLoadDialog(int loadCase) {
   d->addChoice("point", tr("At point or marker"), pointNames(spec),
                selected.empty() ? QString() : q(scene_->scene().drawnPointName(selected[0])));
   d->addChoice("body", tr("On body"), bodies,
-               scene_->selectedBodies().empty() ? QString() : q(scene_->scene().bodyName(scene_->selectedBodies().front())));
+               scene_->selectedBodies().empty()
+                   ? QString()
+                   : q(scene_->scene().bodyName(scene_->selectedBodies().front())));
   d->addVector("direction", tr("Direction × f(t)"), "N", Eigen::Vector3d(0.0, 0.0, -1.0));
   d->addTimeFunction("function", "–", TimeFunction::constant(1.0));
   d->addNote(tr("The load is the direction (global, its length is the magnitude) times f(t)."));
@@ -895,13 +949,15 @@ void MainWindow::addLoadDialog(int loadCase) {
     LoadSpec l;
     l.type = d->choice("type") == "force" ? LoadSpec::Type::Force : LoadSpec::Type::Torque;
     l.name = d->text("name").toStdString();
-    if (l.name.empty()) l.name = uniqueName(next, ElementKind::Load, l.type == LoadSpec::Type::Force ? "force" : "torque", c);
+    if (l.name.empty())
+      l.name = uniqueName(next, ElementKind::Load, l.type == LoadSpec::Type::Force ? "force" : "torque", c);
     if (!nameIsFree(next, ElementKind::Load, l.name, c)) {
       d->setError("name", tr("\"%1\" is already a load of %2").arg(q(l.name), d->choice("load_case")));
       return QString(FormDialog::kFieldError);
     }
     const bool force = l.type == LoadSpec::Type::Force;
-    const bool missing = force ? missingChoice(d, "point", tr("a point")) : missingChoice(d, "body", tr("a body that is not a particle"));
+    const bool missing = force ? missingChoice(d, "point", tr("a point"))
+                               : missingChoice(d, "body", tr("a body that is not a particle"));
     const auto direction = d->vector("direction");
     const auto f = d->timeFunction("function");
     if (missing || !direction || !f) return QString(FormDialog::kFieldError);
@@ -917,7 +973,8 @@ void MainWindow::addLoadDialog(int loadCase) {
     const QString error = applyEdit(next, tr("add load %1").arg(q(l.name)));
     if (error.isEmpty()) {
       modelTree_->selectElement(ref);
-      announceBuilt(tr("Added %1 %2 to load case %3").arg(force ? tr("force") : tr("torque"), q(l.name), d->choice("load_case")),
+      announceBuilt(tr("Added %1 %2 to load case %3")
+                        .arg(force ? tr("force") : tr("torque"), q(l.name), d->choice("load_case")),
                     {});
     }
     return error;
@@ -936,12 +993,15 @@ void MainWindow::addMeasureDialog() {
   auto* d = openForm(tr("Add Measure"), "measureDialog");
   d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: named after its type"));
   QStringList types;
-  for (int t = 0; t <= static_cast<int>(MeasureType::Toe); ++t) types << QString::fromLatin1(measureTypeName(static_cast<MeasureType>(t)));
+  for (int t = 0; t <= static_cast<int>(MeasureType::Toe); ++t)
+    types << QString::fromLatin1(measureTypeName(static_cast<MeasureType>(t)));
   const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
   d->addChoice("type", tr("Type"), types, pin ? "joint_angle" : "distance");
   d->addChoice("joint", tr("Joint"), joints, pin ? q(pin->name) : QString());
-  d->addChoice("point1", tr("Point"), points, selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
-  d->addChoice("point2", tr("Second point"), points, selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
+  d->addChoice("point1", tr("Point"), points,
+               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
+  d->addChoice("point2", tr("Second point"), points,
+               selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
   d->addChoice("vector", tr("Spin axis vector"), vectors, vectors.front());
   d->addChoice("body", tr("Wheel body"), bodyNames(spec, false), QString());
   d->addVector("axis", tr("Spin axis (as placed)"), "–", Eigen::Vector3d::UnitY());
@@ -961,12 +1021,15 @@ void MainWindow::addMeasureDialog() {
     d->setRowVisible("body", wheel && vector->currentIndex() == 0);
     d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
     const char* text[] = {
-        QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed (revolute or "
+        QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed "
+                   "(revolute or "
                    "cylindrical joint)."),
-        QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or cylindrical joint)."),
+        QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or "
+                   "cylindrical joint)."),
         QT_TR_NOOP("Distance between the two points [m]."),
         QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
-        QT_TR_NOOP("Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
+        QT_TR_NOOP(
+            "Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
         QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive.")};
     note->setText(tr(text[static_cast<int>(t)]));
   };
@@ -987,7 +1050,9 @@ void MainWindow::addMeasureDialog() {
       case MeasureType::JointAngle:
       case MeasureType::JointDisplacement: {
         const bool angle = m.type == MeasureType::JointAngle;
-        if (missingChoice(d, "joint", angle ? tr("a revolute or cylindrical joint") : tr("a prismatic or cylindrical joint")))
+        if (missingChoice(
+                d, "joint",
+                angle ? tr("a revolute or cylindrical joint") : tr("a prismatic or cylindrical joint")))
           return QString(FormDialog::kFieldError);
         m.joint = d->choice("joint").toStdString();
         for (const auto& j : next.joints) {
@@ -995,10 +1060,11 @@ void MainWindow::addMeasureDialog() {
           const bool fits = angle ? j.type == JointType::Revolute || j.type == JointType::Cylindrical
                                   : j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
           if (!fits) {
-            d->setError("joint", tr("%1 is a %2 joint; %3 needs a %4 joint")
-                                     .arg(q(m.joint), QString::fromLatin1(jointTypeName(j.type)),
-                                          QString::fromLatin1(measureTypeName(m.type)),
-                                          angle ? tr("revolute or cylindrical") : tr("prismatic or cylindrical")));
+            d->setError("joint",
+                        tr("%1 is a %2 joint; %3 needs a %4 joint")
+                            .arg(q(m.joint), QString::fromLatin1(jointTypeName(j.type)),
+                                 QString::fromLatin1(measureTypeName(m.type)),
+                                 angle ? tr("revolute or cylindrical") : tr("prismatic or cylindrical")));
             return QString(FormDialog::kFieldError);
           }
         }
@@ -1039,7 +1105,9 @@ void MainWindow::addMeasureDialog() {
     const QString error = applyEdit(next, tr("add measure %1").arg(q(m.name)));
     if (error.isEmpty()) {
       modelTree_->selectElement({ElementKind::Measure, static_cast<int>(next.measures.size()) - 1, 0});
-      announceBuilt(tr("Added measure %1 (%2); runs from now on record it").arg(q(m.name), QString::fromLatin1(measureTypeName(m.type))), {});
+      announceBuilt(tr("Added measure %1 (%2); runs from now on record it")
+                        .arg(q(m.name), QString::fromLatin1(measureTypeName(m.type))),
+                    {});
     }
     return error;
   });

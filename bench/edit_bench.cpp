@@ -11,7 +11,9 @@
 
 namespace {
 
-mbdrom::ModelSpec spec(const std::string& path) { return mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/" + path); }
+mbdrom::ModelSpec spec(const std::string& path) {
+  return mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/" + path);
+}
 
 const char* const kModels[] = {"resources/examples/four_bar.json", "resources/examples/macpherson.json",
                                "bench/models/a02_n_four_bar_40.json"};

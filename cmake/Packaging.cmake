@@ -27,6 +27,8 @@ install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} 
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/user-guide.md
               ${PROJECT_SOURCE_DIR}/docs/model-format.md ${PROJECT_SOURCE_DIR}/docs/examples.md
         DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The guide's screenshots, so Help ▸ User Guide shows them from the installed copy.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/images/ DESTINATION ${CMAKE_INSTALL_DOCDIR}/images FILES_MATCHING PATTERN "*.png")
 
 set(CPACK_PACKAGE_NAME mbdrom)
 set(CPACK_PACKAGE_VENDOR "The mbdrom authors")

@@ -24,7 +24,9 @@ bool contains(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-std::string inQuotes(const std::string& name) { return "\"" + name + "\""; }
+std::string inQuotes(const std::string& name) {
+  return "\"" + name + "\"";
+}
 
 void requirePositive(double v, const char* what) {
   if (!(std::isfinite(v) && v > 0.0)) throw InputError(std::string(what) + " must be a positive number");
@@ -43,9 +45,11 @@ std::string axisWord(const Eigen::Vector3d& d) {
 }
 
 Eigen::Vector3d referencePosition(const ModelSpec& spec, const std::string& name) {
-  if (const int p = indexOf(spec.points, name); p >= 0) return spec.points[static_cast<std::size_t>(p)].position;
+  if (const int p = indexOf(spec.points, name); p >= 0)
+    return spec.points[static_cast<std::size_t>(p)].position;
   for (const auto& b : spec.bodies)
-    if (const int m = indexOf(b.markers, name); m >= 0) return b.markers[static_cast<std::size_t>(m)].position;
+    if (const int m = indexOf(b.markers, name); m >= 0)
+      return b.markers[static_cast<std::size_t>(m)].position;
   throw InputError("point " + inQuotes(name) + " is not defined");
 }
 
@@ -80,7 +84,8 @@ std::string parallelVector(const ModelSpec& spec, const std::string& body, const
 std::string putVectorOnBody(ModelSpec& spec, int b, const Eigen::Vector3d& axis, const std::string& existing,
                             std::vector<std::string>& notes, const std::string& purpose = "the joint axis");
 
-std::string addVector(ModelSpec& spec, const std::string& base, const Eigen::Vector3d& direction, bool fixed) {
+std::string addVector(ModelSpec& spec, const std::string& base, const Eigen::Vector3d& direction,
+                      bool fixed) {
   VectorSpec v;
   v.name = uniqueName(spec, ElementKind::Vector, base);
   v.direction = direction.normalized();
@@ -93,26 +98,31 @@ std::string makeRigid(ModelSpec& spec, int b, const Eigen::Vector3d& axis, const
                       std::vector<std::string>& notes) {
   BodySpec& body = spec.bodies[static_cast<std::size_t>(b)];
   if (body.type != BodyType::Bar) throw InputError("body " + inQuotes(body.name) + " is not a bar");
-  const Eigen::Vector3d p1 = referencePosition(spec, body.points.at(0)), p2 = referencePosition(spec, body.points.at(1));
+  const Eigen::Vector3d p1 = referencePosition(spec, body.points.at(0)),
+                        p2 = referencePosition(spec, body.points.at(1));
   const Eigen::Vector3d d = p2 - p1;
-  if (!(d.norm() > 0.0) || !(axis.norm() > 0.0)) throw InputError("body " + inQuotes(body.name) + ": zero length or axis");
+  if (!(d.norm() > 0.0) || !(axis.norm() > 0.0))
+    throw InputError("body " + inQuotes(body.name) + ": zero length or axis");
   if (d.normalized().cross(axis.normalized()).norm() < 1e-6)
-    throw InputError("body " + inQuotes(body.name) + " (a bar): the axis runs along the bar, which cannot carry it");
+    throw InputError("body " + inQuotes(body.name) +
+                     " (a bar): the axis runs along the bar, which cannot carry it");
   const std::string name = body.name;
   const double L2 = d.squaredNorm();
   const double J = body.transverseInertia.value_or(body.mass * L2 / 12.0);
   const Eigen::Vector3d e = d.normalized();
-  const std::string axisName = existing.empty() ? addVector(spec, name + "_" + axisWord(axis), axis, false) : existing;
+  const std::string axisName =
+      existing.empty() ? addVector(spec, name + "_" + axisWord(axis), axis, false) : existing;
   const std::string normalName = addVector(spec, name + "_n", d.cross(axis).normalized(), false);
   BodySpec& bar = spec.bodies[static_cast<std::size_t>(b)];  // vectors were appended to another list
   bar.type = BodyType::Rigid;
   bar.vectors = {axisName, normalName};
   bar.inertia = J * (Eigen::Matrix3d::Identity() - e * e.transpose()) + 0.01 * J * e * e.transpose();
   bar.transverseInertia.reset();
-  notes.push_back("body " + inQuotes(name) + " was a bar and is now a rigid body carrying unit vectors " +
-                  inQuotes(axisName) + " and " + inQuotes(normalName) +
-                  " (natural coordinates give a bar no orientation); mass, centre of mass and transverse inertia are "
-                  "kept, its spin about its own axis gets 1 % of the transverse inertia");
+  notes.push_back(
+      "body " + inQuotes(name) + " was a bar and is now a rigid body carrying unit vectors " +
+      inQuotes(axisName) + " and " + inQuotes(normalName) +
+      " (natural coordinates give a bar no orientation); mass, centre of mass and transverse inertia are "
+      "kept, its spin about its own axis gets 1 % of the transverse inertia");
   return axisName;
 }
 
@@ -126,7 +136,8 @@ std::string putVectorOnBody(ModelSpec& spec, int b, const Eigen::Vector3d& axis,
   std::string name = existing;
   if (name.empty()) {
     name = addVector(spec, bodyName + "_" + axisWord(axis), axis, false);
-    notes.push_back("added unit vector " + inQuotes(name) + " to body " + inQuotes(bodyName) + " for " + purpose);
+    notes.push_back("added unit vector " + inQuotes(name) + " to body " + inQuotes(bodyName) + " for " +
+                    purpose);
   } else {
     notes.push_back("body " + inQuotes(bodyName) + " now carries unit vector " + inQuotes(name) +
                     " too: both bodies share the axis, so it needs no equations");
@@ -136,8 +147,8 @@ std::string putVectorOnBody(ModelSpec& spec, int b, const Eigen::Vector3d& axis,
 }
 
 // The vector of `body` along `axis`, created when there is none.
-std::string axisOn(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis, std::vector<std::string>& notes,
-                   const std::string& purpose = "the joint axis") {
+std::string axisOn(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis,
+                   std::vector<std::string>& notes, const std::string& purpose = "the joint axis") {
   if (std::string found = parallelVector(spec, body, axis); !found.empty()) return found;
   if (body == "ground") {
     const std::string name = addVector(spec, "ground_" + axisWord(axis), axis, true);
@@ -148,11 +159,12 @@ std::string axisOn(ModelSpec& spec, const std::string& body, const Eigen::Vector
 }
 
 // Checks two bodies and a point on each for an element described by `what`.
-void requireConnection(const ModelSpec& spec, const std::string& what, const std::string& body1, const std::string& body2,
-                       const std::string& point1, const std::string& point2) {
+void requireConnection(const ModelSpec& spec, const std::string& what, const std::string& body1,
+                       const std::string& body2, const std::string& point1, const std::string& point2) {
   for (const std::string* b : {&body1, &body2}) {
     if (b->empty()) throw InputError(what + ": choose " + (b == &body1 ? "body 1" : "body 2"));
-    if (*b != "ground" && indexOf(spec.bodies, *b) < 0) throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
+    if (*b != "ground" && indexOf(spec.bodies, *b) < 0)
+      throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
   }
   if (body1 == body2) throw InputError(what + ": choose two different bodies");
   for (const auto& [p, b] : {std::pair{&point1, &body1}, std::pair{&point2, &body2}}) {
@@ -165,7 +177,8 @@ void requireConnection(const ModelSpec& spec, const std::string& what, const std
 }
 
 Eigen::Vector3d requireDirection(const std::optional<Eigen::Vector3d>& axis, const std::string& what) {
-  if (!axis || !axis->allFinite() || !(axis->norm() > 0.0)) throw InputError(what + " needs an axis direction");
+  if (!axis || !axis->allFinite() || !(axis->norm() > 0.0))
+    throw InputError(what + " needs an axis direction");
   return axis->normalized();
 }
 
@@ -179,7 +192,8 @@ ModelSpec emptyMechanism(const std::string& name) {
   return spec;
 }
 
-MassProperties rodMassProperties(const Eigen::Vector3d& p1, const Eigen::Vector3d& p2, double radius, double density) {
+MassProperties rodMassProperties(const Eigen::Vector3d& p1, const Eigen::Vector3d& p2, double radius,
+                                 double density) {
   requirePositive(radius, "the rod's radius");
   requirePositive(density, "the density");
   const Eigen::Vector3d d = p2 - p1;
@@ -212,42 +226,50 @@ MassProperties boxMassProperties(const Eigen::Vector3d& centre, const Eigen::Vec
   out.mass = density * size.prod();
   out.com = centre;
   const Eigen::Vector3d s2 = size.cwiseProduct(size);
-  out.inertia = (out.mass / 12.0 * Eigen::Vector3d(s2.y() + s2.z(), s2.x() + s2.z(), s2.x() + s2.y())).asDiagonal();
+  out.inertia =
+      (out.mass / 12.0 * Eigen::Vector3d(s2.y() + s2.z(), s2.x() + s2.z(), s2.x() + s2.y())).asDiagonal();
   return out;
 }
 
 BuildResult createBody(ModelSpec& spec, const BodyRequest& r) {
   BuildResult result;
   std::string name = r.name.empty() ? uniqueName(spec, ElementKind::Body, "body") : r.name;
-  if (!nameIsFree(spec, ElementKind::Body, name)) throw InputError("the body name " + inQuotes(name) + " is already taken");
+  if (!nameIsFree(spec, ElementKind::Body, name))
+    throw InputError("the body name " + inQuotes(name) + " is already taken");
   const std::string what = "body " + inQuotes(name);
   const std::size_t need = r.type == BodyType::Particle ? 1 : r.type == BodyType::Bar ? 2 : 0;
   if (need && r.points.size() != need)
-    throw InputError(what + ": a " + bodyTypeName(r.type) + " takes exactly " + std::to_string(need) + " point" +
-                     (need > 1 ? "s" : "") + ", " + std::to_string(r.points.size()) + " selected");
+    throw InputError(what + ": a " + bodyTypeName(r.type) + " takes exactly " + std::to_string(need) +
+                     " point" + (need > 1 ? "s" : "") + ", " + std::to_string(r.points.size()) + " selected");
   if (r.type != BodyType::Rigid && !r.vectors.empty())
     throw InputError(what + ": a " + std::string(bodyTypeName(r.type)) + " carries no unit vectors");
   if (r.points.empty()) throw InputError(what + ": select at least one point");
   for (std::size_t i = 0; i < r.points.size(); ++i) {
-    if (indexOf(spec.points, r.points[i]) < 0) throw InputError(what + ": " + inQuotes(r.points[i]) + " is not a basic point");
+    if (indexOf(spec.points, r.points[i]) < 0)
+      throw InputError(what + ": " + inQuotes(r.points[i]) + " is not a basic point");
     if (std::count(r.points.begin(), r.points.end(), r.points[i]) > 1)
       throw InputError(what + ": point " + inQuotes(r.points[i]) + " is selected twice");
   }
   for (const auto& v : r.vectors)
     if (indexOf(spec.vectors, v) < 0) throw InputError(what + ": " + inQuotes(v) + " is not a unit vector");
   for (const auto& p : r.freePoints) {
-    if (!contains(r.points, p)) throw InputError(what + ": point " + inQuotes(p) + " to free is not one of its points");
+    if (!contains(r.points, p))
+      throw InputError(what + ": point " + inQuotes(p) + " to free is not one of its points");
     auto& ps = spec.points[static_cast<std::size_t>(indexOf(spec.points, p))];
     if (ps.fixed) {
       ps.fixed = false;
-      result.notes.push_back("point " + inQuotes(p) + " now moves with " + what + " (it was fixed to ground)");
+      result.notes.push_back("point " + inQuotes(p) + " now moves with " + what +
+                             " (it was fixed to ground)");
     }
   }
-  const bool moves = std::any_of(r.points.begin(), r.points.end(), [&](const std::string& p) {
-    return !spec.points[static_cast<std::size_t>(indexOf(spec.points, p))].fixed;
-  }) || std::any_of(r.vectors.begin(), r.vectors.end(), [&](const std::string& v) {
-    return !spec.vectors[static_cast<std::size_t>(indexOf(spec.vectors, v))].fixed;
-  });
+  const bool moves =
+      std::any_of(r.points.begin(), r.points.end(),
+                  [&](const std::string& p) {
+                    return !spec.points[static_cast<std::size_t>(indexOf(spec.points, p))].fixed;
+                  }) ||
+      std::any_of(r.vectors.begin(), r.vectors.end(), [&](const std::string& v) {
+        return !spec.vectors[static_cast<std::size_t>(indexOf(spec.vectors, v))].fixed;
+      });
   if (!moves) {
     std::string list;
     for (const auto& p : r.points) list += (list.empty() ? "" : ", ") + p;
@@ -279,10 +301,12 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
   JointSpec j;
   j.type = r.type;
   j.name = r.name.empty() ? uniqueName(spec, ElementKind::Joint, jointTypeName(r.type)) : r.name;
-  if (!nameIsFree(spec, ElementKind::Joint, j.name)) throw InputError("the joint name " + inQuotes(j.name) + " is already taken");
+  if (!nameIsFree(spec, ElementKind::Joint, j.name))
+    throw InputError("the joint name " + inQuotes(j.name) + " is already taken");
   const std::string what = "joint " + inQuotes(j.name);
   for (const std::string* b : {&r.body1, &r.body2})
-    if (*b != "ground" && indexOf(spec.bodies, *b) < 0) throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
+    if (*b != "ground" && indexOf(spec.bodies, *b) < 0)
+      throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
   if (r.body1 == r.body2) throw InputError(what + ": choose two different bodies");
   j.body1 = r.body1;
   j.body2 = r.body2;
@@ -292,7 +316,8 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
   for (const auto& [p, b] : {std::pair{j.point1, j.body1}, std::pair{j.point2, j.body2}}) {
     referencePosition(spec, p);  // names an unknown point
     if (!pointOnBody(spec, p, b))
-      throw InputError(what + ": point " + inQuotes(p) + " is not on " + (b == "ground" ? std::string("the ground (not fixed)") : "body " + inQuotes(b)));
+      throw InputError(what + ": point " + inQuotes(p) + " is not on " +
+                       (b == "ground" ? std::string("the ground (not fixed)") : "body " + inQuotes(b)));
   }
   const bool twoAxes = r.type == JointType::Revolute || r.type == JointType::Prismatic ||
                        r.type == JointType::Cylindrical || r.type == JointType::Fixed;
@@ -316,12 +341,14 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
     if (r.type == JointType::Universal) {
       if (!r.axis2 || !(r.axis2->norm() > 0.0) || !r.axis2->allFinite())
         throw InputError(what + ": a universal joint needs body 2's axis too");
-      if (std::abs(a.dot(r.axis2->normalized())) > 1e-6) throw InputError(what + ": the two axes of a universal joint must be normal");
+      if (std::abs(a.dot(r.axis2->normalized())) > 1e-6)
+        throw InputError(what + ": the two axes of a universal joint must be normal");
       j.axis2 = axisOn(spec, j.body2, r.axis2->normalized(), result.notes);
     }
   }
   if (r.type == JointType::Distance) {
-    if (r.length && !(std::isfinite(*r.length) && *r.length > 0.0)) throw InputError(what + ": the length must be positive");
+    if (r.length && !(std::isfinite(*r.length) && *r.length > 0.0))
+      throw InputError(what + ": the length must be positive");
     j.length = r.length;
   }
   spec.joints.push_back(std::move(j));
@@ -331,7 +358,8 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
 
 std::string axisVector(ModelSpec& spec, const std::string& body, const Eigen::Vector3d& axis,
                        std::vector<std::string>& notes) {
-  if (body != "ground" && indexOf(spec.bodies, body) < 0) throw InputError("body " + inQuotes(body) + " is not defined");
+  if (body != "ground" && indexOf(spec.bodies, body) < 0)
+    throw InputError("body " + inQuotes(body) + " is not defined");
   return axisOn(spec, body, requireDirection(axis, "a unit vector"), notes, "the axis");
 }
 
@@ -339,8 +367,11 @@ BuildResult createDriver(ModelSpec& spec, const DriverRequest& r) {
   BuildResult result;
   DriverSpec d;
   d.type = r.type;
-  d.name = r.name.empty() ? uniqueName(spec, ElementKind::Driver, std::string(driverTypeName(r.type)) + "_driver") : r.name;
-  if (!nameIsFree(spec, ElementKind::Driver, d.name)) throw InputError("the driver name " + inQuotes(d.name) + " is already taken");
+  d.name = r.name.empty()
+               ? uniqueName(spec, ElementKind::Driver, std::string(driverTypeName(r.type)) + "_driver")
+               : r.name;
+  if (!nameIsFree(spec, ElementKind::Driver, d.name))
+    throw InputError("the driver name " + inQuotes(d.name) + " is already taken");
   const std::string what = "driver " + inQuotes(d.name);
   d.function = r.function;
   try {
@@ -352,9 +383,12 @@ BuildResult createDriver(ModelSpec& spec, const DriverRequest& r) {
     case DriverType::Coordinate: {
       if (r.point1.empty()) throw InputError(what + ": choose the driven point");
       const int p = indexOf(spec.points, r.point1);
-      if (p < 0) throw InputError(what + ": " + inQuotes(r.point1) + " is not a basic point (a coordinate driver drives a basic point)");
+      if (p < 0)
+        throw InputError(what + ": " + inQuotes(r.point1) +
+                         " is not a basic point (a coordinate driver drives a basic point)");
       if (spec.points[static_cast<std::size_t>(p)].fixed)
-        throw InputError(what + ": point " + inQuotes(r.point1) + " is fixed to ground; a coordinate driver moves a free point");
+        throw InputError(what + ": point " + inQuotes(r.point1) +
+                         " is fixed to ground; a coordinate driver moves a free point");
       if (r.component < 0 || r.component > 2) throw InputError(what + ": the component must be x, y or z");
       d.point1 = r.point1;
       d.component = r.component;
@@ -369,7 +403,8 @@ BuildResult createDriver(ModelSpec& spec, const DriverRequest& r) {
       break;
     case DriverType::Angle: {
       for (const std::string* b : {&r.body1, &r.body2})
-        if (*b != "ground" && indexOf(spec.bodies, *b) < 0) throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
+        if (*b != "ground" && indexOf(spec.bodies, *b) < 0)
+          throw InputError(what + ": body " + inQuotes(*b) + " is not defined");
       if (r.body1 == r.body2) throw InputError(what + ": choose two different bodies");
       const Eigen::Vector3d a = requireDirection(r.axis, what + ": an angle driver");
       d.body1 = r.body1;
@@ -387,10 +422,13 @@ BuildResult createFriction(ModelSpec& spec, const FrictionRequest& r) {
   BuildResult result;
   FrictionSpec f;
   f.name = r.name.empty() ? uniqueName(spec, ElementKind::Friction, "friction") : r.name;
-  if (!nameIsFree(spec, ElementKind::Friction, f.name)) throw InputError("the friction name " + inQuotes(f.name) + " is already taken");
+  if (!nameIsFree(spec, ElementKind::Friction, f.name))
+    throw InputError("the friction name " + inQuotes(f.name) + " is already taken");
   const std::string what = "friction " + inQuotes(f.name);
-  if (!(std::isfinite(r.mu) && r.mu >= 0.0)) throw InputError(what + ": the friction coefficient must be >= 0");
-  if (!(std::isfinite(r.normalForce) && r.normalForce >= 0.0)) throw InputError(what + ": the normal force must be >= 0");
+  if (!(std::isfinite(r.mu) && r.mu >= 0.0))
+    throw InputError(what + ": the friction coefficient must be >= 0");
+  if (!(std::isfinite(r.normalForce) && r.normalForce >= 0.0))
+    throw InputError(what + ": the normal force must be >= 0");
   if (!(std::isfinite(r.regularisationVelocity) && r.regularisationVelocity > 0.0))
     throw InputError(what + ": the regularisation velocity must be > 0");
   requireConnection(spec, what, r.body1, r.body2, r.point1, r.point2);
@@ -409,30 +447,34 @@ BuildResult createFriction(ModelSpec& spec, const FrictionRequest& r) {
   return result;
 }
 
-BuildResult createMarker(ModelSpec& spec, const std::string& body, const std::string& name, const Eigen::Vector3d& position) {
+BuildResult createMarker(ModelSpec& spec, const std::string& body, const std::string& name,
+                         const Eigen::Vector3d& position) {
   const int b = indexOf(spec.bodies, body);
   if (b < 0) throw InputError("a marker needs a body: " + inQuotes(body) + " is not defined");
   if (!position.allFinite()) throw InputError("the marker's position is not finite");
   const std::string n = name.empty() ? uniqueName(spec, ElementKind::Marker, "M") : name;
-  if (!nameIsFree(spec, ElementKind::Marker, n)) throw InputError("the name " + inQuotes(n) + " is already taken by a point or marker");
+  if (!nameIsFree(spec, ElementKind::Marker, n))
+    throw InputError("the name " + inQuotes(n) + " is already taken by a point or marker");
   auto& markers = spec.bodies[static_cast<std::size_t>(b)].markers;
   markers.push_back({n, position});
   return {{ElementKind::Marker, b, static_cast<int>(markers.size()) - 1}, {}};
 }
 
 std::vector<std::string> makeBarRigid(ModelSpec& spec, int body, const Eigen::Vector3d& axis) {
-  if (body < 0 || static_cast<std::size_t>(body) >= spec.bodies.size()) throw InputError("no body with index " + std::to_string(body));
+  if (body < 0 || static_cast<std::size_t>(body) >= spec.bodies.size())
+    throw InputError("no body with index " + std::to_string(body));
   std::vector<std::string> notes;
-  makeRigid(spec, body, axis, parallelVector(spec, spec.bodies[static_cast<std::size_t>(body)].name, axis), notes);
+  makeRigid(spec, body, axis, parallelVector(spec, spec.bodies[static_cast<std::size_t>(body)].name, axis),
+            notes);
   return notes;
 }
 
 std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef& ref) {
   if (ref.kind == ElementKind::Mechanism) throw InputError("the mechanism itself cannot be removed");
-  const std::string first = elementName(spec, ref);  // checks the ref
+  const std::string first = elementName(spec, ref);       // checks the ref
   std::set<std::string> points, vectors, bodies, joints;  // doomed names (points include markers)
-  std::set<std::pair<int, int>> loads;                   // (load case, load)
-  std::set<std::pair<ElementKind, int>> others;          // drivers, forces, measures, load cases
+  std::set<std::pair<int, int>> loads;                    // (load case, load)
+  std::set<std::pair<ElementKind, int>> others;           // drivers, forces, measures, load cases
   switch (ref.kind) {
     case ElementKind::Point:
     case ElementKind::Marker: points.insert(first); break;
@@ -442,16 +484,21 @@ std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef&
     case ElementKind::Load: loads.insert({ref.index, ref.sub}); break;
     default: others.insert({ref.kind, ref.index}); break;
   }
-  auto doom = [](std::set<std::string>& set, const std::string& name) { return !name.empty() && set.insert(name).second; };
+  auto doom = [](std::set<std::string>& set, const std::string& name) {
+    return !name.empty() && set.insert(name).second;
+  };
   auto hit = [](const std::set<std::string>& set, std::initializer_list<const std::string*> names) {
-    return std::any_of(names.begin(), names.end(), [&](const std::string* n) { return !n->empty() && set.count(*n); });
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string* n) { return !n->empty() && set.count(*n); });
   };
   for (bool changed = true; changed;) {
     changed = false;
     for (const auto& b : spec.bodies) {
       const bool gone = bodies.count(b.name) > 0;
-      if (!gone && (std::any_of(b.points.begin(), b.points.end(), [&](const std::string& p) { return points.count(p) > 0; }) ||
-                    std::any_of(b.vectors.begin(), b.vectors.end(), [&](const std::string& v) { return vectors.count(v) > 0; })))
+      if (!gone && (std::any_of(b.points.begin(), b.points.end(),
+                                [&](const std::string& p) { return points.count(p) > 0; }) ||
+                    std::any_of(b.vectors.begin(), b.vectors.end(),
+                                [&](const std::string& v) { return vectors.count(v) > 0; })))
         changed |= doom(bodies, b.name);
     }
     for (const auto& b : spec.bodies) {
@@ -465,16 +512,19 @@ std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef&
       };
       for (const auto& p : b.points) {
         const int i = indexOf(spec.points, p);
-        if (i >= 0 && !spec.points[static_cast<std::size_t>(i)].fixed && !heldElsewhere(p, false)) changed |= doom(points, p);
+        if (i >= 0 && !spec.points[static_cast<std::size_t>(i)].fixed && !heldElsewhere(p, false))
+          changed |= doom(points, p);
       }
       for (const auto& v : b.vectors) {
         const int i = indexOf(spec.vectors, v);
-        if (i >= 0 && !spec.vectors[static_cast<std::size_t>(i)].fixed && !heldElsewhere(v, true)) changed |= doom(vectors, v);
+        if (i >= 0 && !spec.vectors[static_cast<std::size_t>(i)].fixed && !heldElsewhere(v, true))
+          changed |= doom(vectors, v);
       }
     }
     for (const auto& j : spec.joints)
-      if (!joints.count(j.name) && (hit(bodies, {&j.body1, &j.body2}) || hit(points, {&j.point1, &j.point2}) ||
-                                    hit(vectors, {&j.axis1, &j.axis2})))
+      if (!joints.count(j.name) &&
+          (hit(bodies, {&j.body1, &j.body2}) || hit(points, {&j.point1, &j.point2}) ||
+           hit(vectors, {&j.axis1, &j.axis2})))
         changed |= doom(joints, j.name);
   }
   for (std::size_t i = 0; i < spec.drivers.size(); ++i) {
@@ -499,7 +549,8 @@ std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef&
     }
   for (std::size_t i = 0; i < spec.measures.size(); ++i) {
     const auto& m = spec.measures[i];
-    if (hit(joints, {&m.joint}) || hit(points, {&m.point1, &m.point2}) || hit(vectors, {&m.vector}) || hit(bodies, {&m.body}))
+    if (hit(joints, {&m.joint}) || hit(points, {&m.point1, &m.point2}) || hit(vectors, {&m.vector}) ||
+        hit(bodies, {&m.body}))
       others.insert({ElementKind::Measure, static_cast<int>(i)});
   }
 
@@ -525,7 +576,9 @@ std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef&
     note("load", spec.loadCases[static_cast<std::size_t>(c)].loads[static_cast<std::size_t>(l)].name);
 
   auto eraseNamed = [](auto& list, const std::set<std::string>& names) {
-    list.erase(std::remove_if(list.begin(), list.end(), [&](const auto& e) { return names.count(e.name) > 0; }), list.end());
+    list.erase(
+        std::remove_if(list.begin(), list.end(), [&](const auto& e) { return names.count(e.name) > 0; }),
+        list.end());
   };
   eraseNamed(spec.points, points);
   eraseNamed(spec.vectors, vectors);
@@ -533,7 +586,8 @@ std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef&
   eraseNamed(spec.bodies, bodies);
   eraseNamed(spec.joints, joints);
   for (auto it = others.rbegin(); it != others.rend(); ++it) removeElement(spec, {it->first, it->second, 0});
-  for (auto it = loads.rbegin(); it != loads.rend(); ++it) removeElement(spec, {ElementKind::Load, it->first, it->second});
+  for (auto it = loads.rbegin(); it != loads.rend(); ++it)
+    removeElement(spec, {ElementKind::Load, it->first, it->second});
   return removed;
 }
 

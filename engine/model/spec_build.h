@@ -37,19 +37,20 @@ struct MassProperties {
 
 /// A solid round rod from p1 to p2 [m] of radius [m] and density [kg/m^3].
 /// Throws InputError for a zero length or a radius or density that is not positive and finite.
-MassProperties rodMassProperties(const Eigen::Vector3d& p1, const Eigen::Vector3d& p2, double radius, double density);
+MassProperties rodMassProperties(const Eigen::Vector3d& p1, const Eigen::Vector3d& p2, double radius,
+                                 double density);
 /// A solid sphere centred at `centre` [m].
 MassProperties sphereMassProperties(const Eigen::Vector3d& centre, double radius, double density);
 /// A solid box centred at `centre` [m] with edges `size` [m] along the global axes.
 MassProperties boxMassProperties(const Eigen::Vector3d& centre, const Eigen::Vector3d& size, double density);
 
 struct BodyRequest {
-  std::string name;                   ///< empty: "body", made unique
+  std::string name;  ///< empty: "body", made unique
   BodyType type = BodyType::Bar;
-  std::vector<std::string> points;    ///< basic points (particle 1, bar 2, rigid any)
-  std::vector<std::string> vectors;   ///< basic unit vectors (rigid only)
+  std::vector<std::string> points;      ///< basic points (particle 1, bar 2, rigid any)
+  std::vector<std::string> vectors;     ///< basic unit vectors (rigid only)
   std::vector<std::string> freePoints;  ///< fixed points of `points` the body is to move (explicit)
-  MassProperties mass;                ///< inertia used by rigid bodies only
+  MassProperties mass;                  ///< inertia used by rigid bodies only
   /// Bar: inertia about the COM normal to the axis [kg m^2]; empty: uniform bar.
   std::optional<double> transverseInertia;
 };
@@ -102,9 +103,10 @@ struct DriverRequest {
   std::string body1, body2;  ///< distance, angle: body names or "ground"
   std::string point1;        ///< distance: on body1; coordinate: the driven free point
   std::string point2;        ///< distance: on body2
-  std::optional<Eigen::Vector3d> axis;  ///< angle: rotation axis [-], any length; the vector is found or added on body1
-  int component = 0;                    ///< coordinate: 0 = x, 1 = y, 2 = z
-  TimeFunction function;                ///< f(t) [m or rad]
+  std::optional<Eigen::Vector3d>
+      axis;               ///< angle: rotation axis [-], any length; the vector is found or added on body1
+  int component = 0;      ///< coordinate: 0 = x, 1 = y, 2 = z
+  TimeFunction function;  ///< f(t) [m or rad]
 };
 
 /// Adds a driver. Throws InputError naming the field: an unknown body or point,
@@ -114,12 +116,13 @@ struct DriverRequest {
 BuildResult createDriver(ModelSpec& spec, const DriverRequest& request);
 
 struct FrictionRequest {
-  std::string name;  ///< empty: "friction", made unique
-  std::string body1, body2;  ///< body names or "ground"
+  std::string name;            ///< empty: "friction", made unique
+  std::string body1, body2;    ///< body names or "ground"
   std::string point1, point2;  ///< on body1 and body2
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitX();  ///< sliding direction [-], any length; found or added on body1
-  double mu = 0.0;                                  ///< [-], >= 0
-  double normalForce = 0.0;                         ///< [N], >= 0
+  Eigen::Vector3d axis =
+      Eigen::Vector3d::UnitX();  ///< sliding direction [-], any length; found or added on body1
+  double mu = 0.0;               ///< [-], >= 0
+  double normalForce = 0.0;      ///< [N], >= 0
   FrictionLaw law = FrictionLaw::Coulomb;
   double regularisationVelocity = 1e-3;  ///< tanh law [m/s], > 0
 };

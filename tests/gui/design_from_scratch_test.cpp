@@ -27,12 +27,12 @@
 #include <QComboBox>
 #include <QDir>
 #include <QGuiApplication>
-#include <QScreen>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QPointer>
 #include <QPushButton>
+#include <QScreen>
 #include <QTimer>
 #include <QUndoStack>
 #include <QtTest/QTest>
@@ -71,7 +71,8 @@ void addPoint(MainWindow& w, const char* name, double x, double y, double z) {
   REQUIRE(ok(d).isEmpty());
 }
 
-void bar(MainWindow& w, const char* name, const char* p1, const char* p2, double mass, std::initializer_list<const char*> freed) {
+void bar(MainWindow& w, const char* name, const char* p1, const char* p2, double mass,
+         std::initializer_list<const char*> freed) {
   selectPoints(w, {p1, p2});
   FormDialog* d = openDialog(w, "createBodyAction", "bodyDialog");
   setText(d, "name", name);
@@ -95,8 +96,8 @@ void pin(MainWindow& w, const char* name, const char* point) {
   REQUIRE(ok(d).isEmpty());
 }
 
-
-std::vector<Eigen::Vector3d> markerPath(const mbdrom::Model& model, const std::vector<mbdrom::Sample>& samples) {
+std::vector<Eigen::Vector3d> markerPath(const mbdrom::Model& model,
+                                        const std::vector<mbdrom::Sample>& samples) {
   const int m = model.findMarker("M");
   REQUIRE(m >= 0);
   std::vector<Eigen::Vector3d> out;
@@ -128,7 +129,8 @@ int buildFourBar(MainWindow& w) {
     setText(d, "name", "M");
     // The midpoint button fills in (A + B) / 2.
     d->findChild<QPushButton*>("midpoint")->click();
-    CHECK(d->findChild<QLineEdit*>("position_x")->text().toDouble() == Catch::Detail::Approx(0.48996221008982255));
+    CHECK(d->findChild<QLineEdit*>("position_x")->text().toDouble() ==
+          Catch::Detail::Approx(0.48996221008982255));
     REQUIRE(ok(d).isEmpty());
   }
   {
@@ -146,7 +148,9 @@ int buildFourBar(MainWindow& w) {
 
 }  // namespace
 
-TEST_CASE("a four-bar built from File New Project through the dialogs moves as the same mechanism written as a file") {
+TEST_CASE(
+    "a four-bar built from File New Project through the dialogs moves as the same mechanism written as a "
+    "file") {
   MainWindow window;
   window.resize(1600, 1000);
   window.show();
@@ -172,7 +176,8 @@ TEST_CASE("a four-bar built from File New Project through the dialogs moves as t
   options.integrator.tolerance = 1e-8;
   options.loadCase = window.model()->findLoadCase("free");
   window.runSimulation(options);
-  REQUIRE(waitFor([&] { return !window.document()->runs().empty() && window.document()->runs().back().samples; }, 60000));
+  REQUIRE(waitFor(
+      [&] { return !window.document()->runs().empty() && window.document()->runs().back().samples; }, 60000));
   const auto& run = window.document()->runs().back();
   const auto built = markerPath(*run.model, *run.samples);
 
@@ -192,7 +197,9 @@ TEST_CASE("a four-bar built from File New Project through the dialogs moves as t
   CHECK(worst < 1e-9);
 }
 
-TEST_CASE("undoing every step of the four-bar's construction returns to the empty project, and Ctrl+Shift+Z redoes") {
+TEST_CASE(
+    "undoing every step of the four-bar's construction returns to the empty project, and Ctrl+Shift+Z "
+    "redoes") {
   MainWindow window;
   window.resize(1600, 1000);
   window.show();
@@ -211,8 +218,7 @@ TEST_CASE("undoing every step of the four-bar's construction returns to the empt
   // Exactly one action answers Ctrl+Shift+Z (two made it ambiguous: nothing fired).
   const QKeySequence key(Qt::CTRL | Qt::SHIFT | Qt::Key_Z);
   int owners = 0;
-  for (auto* a : window.findChildren<QAction*>())
-    owners += static_cast<int>(a->shortcuts().count(key));
+  for (auto* a : window.findChildren<QAction*>()) owners += static_cast<int>(a->shortcuts().count(key));
   CHECK(owners == 1);
   window.activateWindow();
   REQUIRE(waitFor([&] { return QApplication::activeWindow() == &window; }, 3000));
@@ -319,7 +325,8 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
   const QImage later = view->grabFramebuffer();
   drawn.save(MBDROM_TEST_OUTPUT_DIR "/delete_before.png");
   later.save(MBDROM_TEST_OUTPUT_DIR "/delete_after.png");
-  INFO("first frame vs later " << mbdrom::test::changedFraction(first, later) << ", before vs later " << mbdrom::test::changedFraction(drawn, later));
+  INFO("first frame vs later " << mbdrom::test::changedFraction(first, later) << ", before vs later "
+                               << mbdrom::test::changedFraction(drawn, later));
   CHECK(mbdrom::test::changedFraction(drawn, first) > 0.001);
   CHECK(view->scene().bodyCount() == 1);
   CHECK(asked.contains("body \"crank\""));
@@ -331,7 +338,8 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
   CHECK(window.document()->spec().joints.size() == before.joints.size());
 }
 
-TEST_CASE("the property editor applies a vector's three components and a joint's connection as one edit each") {
+TEST_CASE(
+    "the property editor applies a vector's three components and a joint's connection as one edit each") {
   MainWindow window;
   window.resize(1600, 1000);
   window.show();

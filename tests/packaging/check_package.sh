@@ -53,7 +53,7 @@ fi
 
 step "installed files"
 for f in usr/bin/mbdrom-cli usr/share/mbdrom/examples/macpherson.json usr/share/doc/mbdrom/copyright \
-  usr/share/doc/mbdrom/user-guide.md; do
+  usr/share/doc/mbdrom/user-guide.md usr/share/doc/mbdrom/images/first_built.png; do
   [ -f "$root/$f" ] || fail "$f is not in the package"
 done
 if [ $gui = yes ]; then

@@ -3,12 +3,12 @@
 // built from its description and checked against a file written independently
 // and against a second formulation (bars kept in the plane by point-on-plane joints).
 
+#include "engine/model/spec_build.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
-#include "engine/model/spec_build.h"
 
 #include <catch2/catch.hpp>
 
@@ -26,8 +26,8 @@ void addPoint(ModelSpec& s, const std::string& name, const Eigen::Vector3d& p, b
   s.points.push_back({name, p, fixed});
 }
 
-BodyRequest bar(const std::string& name, const std::string& p1, const std::string& p2, const Eigen::Vector3d& a,
-                const Eigen::Vector3d& b, std::vector<std::string> freed) {
+BodyRequest bar(const std::string& name, const std::string& p1, const std::string& p2,
+                const Eigen::Vector3d& a, const Eigen::Vector3d& b, std::vector<std::string> freed) {
   BodyRequest r;
   r.name = name;
   r.type = BodyType::Bar;
@@ -55,8 +55,8 @@ ModelSpec fourBarBarsOnly() {
   return s;
 }
 
-std::vector<std::string> pin(ModelSpec& s, const std::string& name, const std::string& b1, const std::string& b2,
-                             const std::string& point) {
+std::vector<std::string> pin(ModelSpec& s, const std::string& name, const std::string& b1,
+                             const std::string& b2, const std::string& point) {
   JointRequest j;
   j.name = name;
   j.type = JointType::Revolute;
@@ -89,8 +89,10 @@ double maxDistance(const std::vector<Eigen::Vector3d>& a, const std::vector<Eige
 
 }  // namespace
 
-TEST_CASE("A four-bar built from its description with revolute pins about y matches the same mechanism written as a file",
-          "[spec_build]") {
+TEST_CASE(
+    "A four-bar built from its description with revolute pins about y matches the same mechanism written as "
+    "a file",
+    "[spec_build]") {
   ModelSpec s = fourBarBarsOnly();
   std::vector<std::string> notes = pin(s, "pin_O", "ground", "crank", "O");
   // The bar could carry no axis: it became a rigid body with the ground's vector, and the user is told.
@@ -106,16 +108,20 @@ TEST_CASE("A four-bar built from its description with revolute pins about y matc
   CHECK(mob.dof == 1);
   CHECK(mob.redundantRows.size() == 1);  // the planar loop closed by 3D pins
 
-  const Model file(readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/tests/data/mechanisms/four_bar_xz_revolute.json"));
+  const Model file(
+      readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/tests/data/mechanisms/four_bar_xz_revolute.json"));
   CHECK(file.nq() == built.nq());
   const double gap = maxDistance(markerPath(built, 1e-8, 2.0), markerPath(file, 1e-8, 2.0));
   CHECK(gap < 1e-9);
 }
 
-TEST_CASE("The four-bar's pins give the motion of bars kept in the plane by point-on-plane joints", "[spec_build]") {
+TEST_CASE("The four-bar's pins give the motion of bars kept in the plane by point-on-plane joints",
+          "[spec_build]") {
   ModelSpec pins = fourBarBarsOnly();
-  for (const auto& [n, b1, b2, p] : {std::tuple{"pin_O", "ground", "crank", "O"}, {"pin_A", "crank", "coupler", "A"},
-                                     {"pin_Q", "ground", "rocker", "Q"}, {"pin_B", "coupler", "rocker", "B"}})
+  for (const auto& [n, b1, b2, p] : {std::tuple{"pin_O", "ground", "crank", "O"},
+                                     {"pin_A", "crank", "coupler", "A"},
+                                     {"pin_Q", "ground", "rocker", "Q"},
+                                     {"pin_B", "coupler", "rocker", "B"}})
     pin(pins, n, b1, b2, p);
   ModelSpec planes = fourBarBarsOnly();  // a second formulation: 3 bars, 2 plane conditions
   for (const auto& [name, body, point] : {std::tuple{"plane_A", "crank", "A"}, {"plane_B", "rocker", "B"}}) {
@@ -135,7 +141,8 @@ TEST_CASE("The four-bar's pins give the motion of bars kept in the plane by poin
   CHECK(maxDistance(markerPath(a, 1e-9, 2.0), markerPath(b, 1e-9, 2.0)) < 2e-6);
 }
 
-TEST_CASE("Creating a body frees only the points it is told to and refuses a body that could not move", "[spec_build]") {
+TEST_CASE("Creating a body frees only the points it is told to and refuses a body that could not move",
+          "[spec_build]") {
   ModelSpec s = emptyMechanism();
   CHECK(s.gravity.z() == Catch::Detail::Approx(-9.81));
   REQUIRE(s.loadCases.size() == 1);
@@ -167,7 +174,8 @@ TEST_CASE("Creating a body frees only the points it is told to and refuses a bod
   CHECK_THROWS_WITH(createBody(s, r), Catch::Contains("\"nowhere\" is not a basic point"));
 }
 
-TEST_CASE("Joints refuse a point off their body, a missing axis and a particle that would need an axis", "[spec_build]") {
+TEST_CASE("Joints refuse a point off their body, a missing axis and a particle that would need an axis",
+          "[spec_build]") {
   ModelSpec s = emptyMechanism();
   addPoint(s, "O", Eigen::Vector3d::Zero(), true);
   addPoint(s, "P", Eigen::Vector3d(0, 0, -1), true);
@@ -203,7 +211,8 @@ TEST_CASE("Joints refuse a point off their body, a missing axis and a particle t
 
 TEST_CASE("Mass properties of a rod, a sphere and a box are the textbook ones", "[spec_build]") {
   // The steel crank of tests/data/mechanisms/four_bar_rigid_3d_revolute.json (radius 0.01 m, 7850 kg/m^3).
-  const MassProperties rod = rodMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d(0.15, 0.259807621135332, 0), 0.01, 7850);
+  const MassProperties rod =
+      rodMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d(0.15, 0.259807621135332, 0), 0.01, 7850);
   CHECK(rod.mass == Catch::Detail::Approx(0.739845069920396).epsilon(1e-12));
   CHECK(rod.inertia(0, 0) == Catch::Detail::Approx(0.00418474867673724).epsilon(1e-10));
   CHECK(rod.inertia(0, 1) == Catch::Detail::Approx(-0.00239470828749132).epsilon(1e-10));
@@ -214,19 +223,27 @@ TEST_CASE("Mass properties of a rod, a sphere and a box are the textbook ones", 
   const MassProperties box = boxMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d(0.1, 0.2, 0.3), 500);
   CHECK(box.mass == Catch::Detail::Approx(3.0));
   CHECK(box.inertia(0, 0) == Catch::Detail::Approx(3.0 / 12 * (0.04 + 0.09)));
-  CHECK_THROWS_WITH(rodMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), 0.01, 7850), Catch::Contains("two distinct points"));
-  CHECK_THROWS_WITH(sphereMassProperties(Eigen::Vector3d::Zero(), -1, 1000), Catch::Contains("must be a positive number"));
-  CHECK_THROWS_WITH(boxMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, NAN), 1), Catch::Contains("box"));
+  CHECK_THROWS_WITH(rodMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero(), 0.01, 7850),
+                    Catch::Contains("two distinct points"));
+  CHECK_THROWS_WITH(sphereMassProperties(Eigen::Vector3d::Zero(), -1, 1000),
+                    Catch::Contains("must be a positive number"));
+  CHECK_THROWS_WITH(boxMassProperties(Eigen::Vector3d::Zero(), Eigen::Vector3d(1, 1, NAN), 1),
+                    Catch::Contains("box"));
 }
 
-TEST_CASE("Deleting a point takes the bodies, joints, marker and spring that need it and leaves a valid mechanism",
-          "[spec_build]") {
+TEST_CASE(
+    "Deleting a point takes the bodies, joints, marker and spring that need it and leaves a valid mechanism",
+    "[spec_build]") {
   ModelSpec s = fourBarBarsOnly();
-  for (const auto& [n, b1, b2, p] : {std::tuple{"pin_O", "ground", "crank", "O"}, {"pin_A", "crank", "coupler", "A"},
-                                     {"pin_Q", "ground", "rocker", "Q"}, {"pin_B", "coupler", "rocker", "B"}})
+  for (const auto& [n, b1, b2, p] : {std::tuple{"pin_O", "ground", "crank", "O"},
+                                     {"pin_A", "crank", "coupler", "A"},
+                                     {"pin_Q", "ground", "rocker", "Q"},
+                                     {"pin_B", "coupler", "rocker", "B"}})
     pin(s, n, b1, b2, p);
   const auto removed = removeWithDependents(s, {ElementKind::Point, 2, 0});  // A
-  const auto has = [&](const std::string& d) { return std::find(removed.begin(), removed.end(), d) != removed.end(); };
+  const auto has = [&](const std::string& d) {
+    return std::find(removed.begin(), removed.end(), d) != removed.end();
+  };
   CHECK(has("body \"crank\""));
   CHECK(has("body \"coupler\""));
   CHECK(has("joint \"pin_O\""));
@@ -395,6 +412,8 @@ TEST_CASE("A friction's sliding direction is found or added on body 1 like a joi
   std::vector<std::string> notes;
   CHECK(axisVector(s, "ground", Eigen::Vector3d(-1, 0, 0), notes) == "ground_x");
   CHECK(notes.empty());
-  CHECK_THROWS_WITH(axisVector(s, "slider", Eigen::Vector3d::UnitX(), notes), Catch::Contains("is a particle"));
-  CHECK_THROWS_WITH(axisVector(s, "nobody", Eigen::Vector3d::UnitX(), notes), Catch::Contains("\"nobody\" is not defined"));
+  CHECK_THROWS_WITH(axisVector(s, "slider", Eigen::Vector3d::UnitX(), notes),
+                    Catch::Contains("is a particle"));
+  CHECK_THROWS_WITH(axisVector(s, "nobody", Eigen::Vector3d::UnitX(), notes),
+                    Catch::Contains("\"nobody\" is not defined"));
 }
