@@ -21,6 +21,7 @@
 #include "engine/dynamics/statics.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
@@ -373,22 +374,14 @@ void MainWindow::createActions() {
   connect(new QShortcut(QKeySequence(Qt::Key_Space), plot_, nullptr, nullptr, Qt::WidgetWithChildrenShortcut),
           &QShortcut::activated, playAction_, &QAction::trigger);
 
-  const struct {
-    const char* method;
-    const char* text;
-    const char* tip;
-  } methods[] = {
-      {"pod", "Global &POD...", "Global proper orthogonal decomposition: the linear baseline"},
-      {"ae", "&Auto-encoder ROM...", "Minimal coordinates learnt by an auto-encoder, with potential and damper networks (seed 000)"},
-      {"pca", "&Local PCA ROM...", "Clustered local linear models with energy-preserving switching (seed 003)"},
-      {"node", "&Neural ODE...", "Neural ODE q'' = f(q, q', u) with constraints projected in runs (seed 002)"},
-      {"sindy", "&SINDy Identification...", "Sparse identification of unknown force terms by STLS (seed 004)"},
-  };
-  for (const auto& m : methods) {
-    auto* action = new QAction(tr(m.text), this);
-    action->setStatusTip(tr(m.tip));
-    action->setToolTip(tr(m.tip));
-    const QString method = QString::fromLatin1(m.method);
+  for (const MethodInfo& m : MethodRegistry::global().methods()) {
+    QString text = QString::fromStdString(m.displayName);
+    text[0] = text[0].toUpper();
+    auto* action = new QAction(text + "...", this);
+    const QString tip = QString::fromStdString(methodTitle(m) + ": " + m.summary);
+    action->setStatusTip(tip);
+    action->setToolTip(tip);
+    const QString method = QString::fromStdString(m.name);
     connect(action, &QAction::triggered, this, [this, method] { trainDialog(method); });
     trainActions_[method] = action;
   }
@@ -448,9 +441,11 @@ void MainWindow::createMenus() {
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
   trainMenu_->setToolTipsVisible(true);
-  for (const char* method : {"pod", "ae", "pca"}) trainMenu_->addAction(trainActions_.at(method));
-  trainMenu_->addSeparator();
-  for (const char* method : {"node", "sindy"}) trainMenu_->addAction(trainActions_.at(method));
+  for (int group = 0; group < 2; ++group) {
+    if (group > 0) trainMenu_->addSeparator();
+    for (const MethodInfo& m : MethodRegistry::global().methods())
+      if ((m.group > 0 ? 1 : 0) == group) trainMenu_->addAction(trainActions_.at(QString::fromStdString(m.name)));
+  }
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock :
@@ -539,7 +534,7 @@ void MainWindow::updateActions() {
   for (QAction* a : {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
                      assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
-  for (const char* method : {"pod", "ae", "pca", "node", "sindy"}) trainActions_.at(method)->setEnabled(have);
+  for (auto& [method, action] : trainActions_) action->setEnabled(have);
   playAction_->setEnabled(have && viewport_->hasMotion());
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
@@ -1170,10 +1165,7 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     // In the workbench a validation curve is worth the samples it holds out.
     if (method == "ae" && !shown.contains("validation_fraction")) shown["validation_fraction"] = 0.1;
   }
-  const QString shortName = method == "pca"     ? QStringLiteral("local PCA")
-                            : method == "sindy" ? QStringLiteral("SINDy")
-                            : method == "node"  ? QStringLiteral("neural ODE")
-                                                : method.toUpper();
+  const QString shortName = QString::fromStdString(MethodRegistry::global().at(method.toStdString()).shortName);
   const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
   TrainDialog dialog(method, *doc_, shown, defaultName, this);
   if (dialog.exec() != QDialog::Accepted) return;
@@ -1240,7 +1232,7 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
         training_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure));
         log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
       });
-  training_->addJob(*id, title, method == "ae");
+  training_->addJob(*id, title, MethodRegistry::global().at(method.toStdString()).canStopEarly);
   trainingDock_->show();
   trainingDock_->raise();
   if (trainingDock_->height() < 260) resizeDocks({trainingDock_}, {300}, Qt::Vertical);

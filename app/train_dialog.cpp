@@ -1,6 +1,7 @@
 #include "app/train_dialog.h"
 
 #include "app/project_document.h"
+#include "engine/rom/method_registry.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
@@ -135,12 +136,8 @@ const std::vector<SettingField>& settingFields(const QString& method) {
 }
 
 QString methodTitle(const QString& method) {
-  if (method == "pod") return QObject::tr("Global POD");
-  if (method == "ae") return QObject::tr("Auto-encoder ROM");
-  if (method == "pca") return QObject::tr("Local PCA ROM");
-  if (method == "sindy") return QObject::tr("SINDy identification");
-  if (method == "node") return QObject::tr("Neural ODE");
-  return method;
+  const MethodInfo* info = MethodRegistry::global().find(method.toStdString());
+  return info ? QString::fromStdString(mbdrom::methodTitle(*info)) : method;
 }
 
 double parseNumber(const QString& text) {

@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/version.h"
+#include "engine/rom/method_registry.h"
 
 #include <functional>
 #include <map>
@@ -27,7 +28,7 @@ commands:
   modes MODEL      linearised natural frequencies and damping ratios
   simulate MODEL   reference simulation to a trajectory CSV
   sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
-  train METHOD     train a reduced model (pod, ae, pca, sindy) from reference runs
+  train METHOD     train a reduced model (%METHODS%) from reference runs
   clusters         k-means within-cluster error per cluster count (for train pca)
   rom-simulate ROM run a trained reduced model to a trajectory CSV
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
@@ -46,6 +47,14 @@ Example mechanisms: resources/examples in the source tree, share/mbdrom/examples
 under the install prefix (/usr/share/mbdrom/examples from the Debian package).
 Exit codes: 0 success, 1 error, 2 bad command line, 130 cancelled (Ctrl+C).
 )";
+
+// The usage with the registered methods filled in.
+std::string usageText() {
+  std::string text = kUsage;
+  const std::string key = "%METHODS%";
+  text.replace(text.find(key), key.size(), MethodRegistry::global().names());
+  return text;
+}
 
 struct Command {
   std::string summary;
@@ -89,12 +98,12 @@ std::map<std::string, Command> commands() {
 
 int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   if (args.empty()) {
-    err << kUsage;
+    err << usageText();
     return 2;
   }
   const std::string& first = args.front();
   if (first == "--help" || first == "-h") {
-    out << kUsage;
+    out << usageText();
     return 0;
   }
   if (first == "--version" || first == "-V") return printVersion(out);
@@ -102,12 +111,12 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   const auto cmds = commands();
   if (first == "help") {
     if (args.size() == 1 || args[1] == "--help" || args[1] == "-h") {
-      out << kUsage;
+      out << usageText();
       return 0;
     }
     const auto it = cmds.find(args[1]);
     if (it == cmds.end()) {
-      err << "mbdrom-cli: unknown command '" << args[1] << "'\n\n" << kUsage;
+      err << "mbdrom-cli: unknown command '" << args[1] << "'\n\n" << usageText();
       return 2;
     }
     out << it->second.usage;
@@ -117,7 +126,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   if (it == cmds.end()) {
     err << "mbdrom-cli: unknown " << (first.starts_with("-") ? "option" : "command") << " '" << first
         << "'\n\n"
-        << kUsage;
+        << usageText();
     return 2;
   }
   // 'mbdrom-cli COMMAND --help' anywhere on the line shows that command's help.

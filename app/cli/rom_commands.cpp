@@ -1,6 +1,7 @@
 #include "app/cli/rom_commands.h"
 
 #include "app/cli/arguments.h"
+#include "engine/rom/method_registry.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
@@ -490,7 +491,7 @@ int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std:
 }  // namespace
 
 int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  if (args.empty()) throw UsageError("missing the method (pod, ae, pca, sindy or node)");
+  if (args.empty()) throw UsageError("missing the method (" + MethodRegistry::global().names() + ")");
   const std::string method = args.front();
   // Options each method takes besides --model, -o, --data, --nr and --vector-length.
   const std::map<std::string, std::set<std::string>> methodOptions = {
@@ -510,7 +511,8 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
                                        "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
                                        "--absolute-positions"};
-  if (!methodOptions.count(method)) throw UsageError("unknown method '" + method + "' (known: pod, ae, pca, sindy, node)");
+  if (!MethodRegistry::global().find(method) || !methodOptions.count(method))
+    throw UsageError("unknown method '" + method + "' (known: " + MethodRegistry::global().names() + ")");
   std::vector<std::string> rest, runs;
   splitDataArguments(args, 1, rest, runs);
   std::set<std::string> valueOptions = {"--model", "-o", "--output", "--nr", "--vector-length"}, known;

@@ -1,4 +1,5 @@
 #include "engine/rom/ae_model.h"
+#include "engine/rom/method_registry.h"
 
 #include "engine/rom/rom_support.h"
 
@@ -1048,6 +1049,28 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
   });
   completeReducedRun(sink, summary, secondsSince(wall0) - outputSeconds);
   return summary;
+}
+
+
+MethodInfo aeMethod() {
+  using OJsonR = nlohmann::ordered_json;
+  MethodInfo m;
+  m.name = "ae";
+  m.displayName = "auto-encoder minimal coordinates";
+  m.authors = "Angeli, Naets, Desmet";
+  m.shortName = "AE";
+  m.summary = "Minimal coordinates learnt by an auto-encoder, with potential and damper networks, integrated in the latent space.";
+  m.group = 0;
+  m.needsMechanism = false;
+  m.canStopEarly = true;
+  m.checkSettings = [](const OJsonR& settings) { return AeSettings::fromJson(settings).toJson(); };
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+    return AeModel::train(dataset, AeSettings::fromJson(settings), monitor, model);
+  };
+  m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
+    return AeModel::fromJson(file, source);
+  };
+  return m;
 }
 
 }  // namespace mbdrom

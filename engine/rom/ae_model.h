@@ -165,4 +165,8 @@ private:
   Eigen::VectorXd xr0_, xdr0_, latentMin_, latentMax_;
 };
 
+/// The registry's entry of this method (engine/rom/method_registry.h).
+struct MethodInfo;
+MethodInfo aeMethod();
+
 }  // namespace mbdrom

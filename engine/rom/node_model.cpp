@@ -1,4 +1,5 @@
 #include "engine/rom/node_model.h"
+#include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
@@ -1369,6 +1370,30 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
       sink, summary,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
+}
+
+
+MethodInfo nodeMethod() {
+  using OJsonR = nlohmann::ordered_json;
+  MethodInfo m;
+  m.name = "node";
+  m.displayName = "neural ODE";
+  m.authors = "Wang, Wang, Unjhawala, Wu, Negrut (MBD-NODE)";
+  m.shortName = "neural ODE";
+  m.summary = "A neural ODE q'' = f(q, q', u) of chosen coordinates, with the constraints projected during runs.";
+  m.group = 1;
+  m.needsMechanism = true;
+  m.canStopEarly = false;
+  m.checkSettings = [](const OJsonR& settings) { return NodeSettings::fromJson(settings).toJson(); };
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+    const NodeSettings s = NodeSettings::fromJson(settings);
+    if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
+    return NodeModel::train(dataset, s, monitor, *model);
+  };
+  m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
+    return NodeModel::fromJson(file, source);
+  };
+  return m;
 }
 
 }  // namespace mbdrom

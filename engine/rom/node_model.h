@@ -300,4 +300,8 @@ class NodeModel : public ReducedModel {
 /// The constraints of `model` on all its natural coordinates.
 NodeConstraint modelConstraint(const Model& model);
 
+/// The registry's entry of this method (engine/rom/method_registry.h).
+struct MethodInfo;
+MethodInfo nodeMethod();
+
 }  // namespace mbdrom

@@ -1,4 +1,5 @@
 #include "engine/rom/pca_model.h"
+#include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
@@ -737,6 +738,30 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
                      {"switch_fallbacks", static_cast<double>(log.fallbacks())},
                      {"largest_switch_energy_change", worstJump}};
   return summary;
+}
+
+
+MethodInfo pcaMethod() {
+  using OJsonR = nlohmann::ordered_json;
+  MethodInfo m;
+  m.name = "pca";
+  m.displayName = "local PCA";
+  m.authors = "Angeli, Naets, Desmet";
+  m.shortName = "local PCA";
+  m.summary = "Clustered local linear models of the motion with energy-preserving switching between clusters.";
+  m.group = 0;
+  m.needsMechanism = true;
+  m.canStopEarly = false;
+  m.checkSettings = [](const OJsonR& settings) { return PcaSettings::fromJson(settings).toJson(); };
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+    const PcaSettings s = PcaSettings::fromJson(settings);
+    if (!model) throw InputError("pca: training needs the mechanism (spring forces and potential at the centroids)");
+    return PcaModel::train(dataset, s, monitor, *model);
+  };
+  m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
+    return PcaModel::fromJson(file, source);
+  };
+  return m;
 }
 
 }  // namespace mbdrom

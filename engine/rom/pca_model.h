@@ -229,4 +229,8 @@ std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<i
 bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c, const Eigen::VectorXd& z0,
                             Eigen::VectorXd& z);
 
+/// The registry's entry of this method (engine/rom/method_registry.h).
+struct MethodInfo;
+MethodInfo pcaMethod();
+
 }  // namespace mbdrom

@@ -1,4 +1,5 @@
 #include "engine/rom/pod_model.h"
+#include "engine/rom/method_registry.h"
 
 #include "engine/rom/rom_support.h"
 
@@ -272,6 +273,28 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
   });
   completeReducedRun(sink, summary, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
+}
+
+
+MethodInfo podMethod() {
+  using OJsonR = nlohmann::ordered_json;
+  MethodInfo m;
+  m.name = "pod";
+  m.displayName = "global POD";
+  m.authors = "";
+  m.shortName = "POD";
+  m.summary = "Proper orthogonal decomposition of the training runs: the linear baseline every other method is measured against.";
+  m.group = 0;
+  m.needsMechanism = false;
+  m.canStopEarly = false;
+  m.checkSettings = [](const OJsonR& settings) { return PodSettings::fromJson(settings).toJson(); };
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model*) -> std::unique_ptr<ReducedModel> {
+    return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
+  };
+  m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
+    return PodModel::fromJson(file, source);
+  };
+  return m;
 }
 
 }  // namespace mbdrom

@@ -104,4 +104,8 @@ private:
   Eigen::VectorXd qr0_, qdr0_;  // initial state: first sample of the first training run
 };
 
+/// The registry's entry of this method (engine/rom/method_registry.h).
+struct MethodInfo;
+MethodInfo podMethod();
+
 }  // namespace mbdrom

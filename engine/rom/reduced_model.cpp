@@ -5,11 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/model/model_file.h"
-#include "engine/rom/ae_model.h"
-#include "engine/rom/node_model.h"
-#include "engine/rom/pca_model.h"
-#include "engine/rom/pod_model.h"
-#include "engine/rom/sindy_model.h"
+#include "engine/rom/method_registry.h"
 
 #include <chrono>
 #include <ctime>
@@ -56,33 +52,13 @@ OJson ReducedModel::toJson() const {
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const OJson& settings, Monitor& monitor, const Model* model) {
-  if (method == "pod") return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
-  if (method == "ae") return AeModel::train(dataset, AeSettings::fromJson(settings), monitor, model);
-  if (method == "pca") {
-    const PcaSettings s = PcaSettings::fromJson(settings);
-    if (!model) throw InputError("pca: training needs the mechanism (spring forces and potential at the centroids)");
-    return PcaModel::train(dataset, s, monitor, *model);
-  }
-  if (method == "sindy") {
-    const SindySettings s = SindySettings::fromJson(settings);
-    if (!model) throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
-    return SindyModel::train(dataset, s, monitor, *model);
-  }
-  if (method == "node") {
-    const NodeSettings s = NodeSettings::fromJson(settings);
-    if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
-    return NodeModel::train(dataset, s, monitor, *model);
-  }
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy, node)");
+  const MethodInfo& info = MethodRegistry::global().at(method);
+  // Every method's trainer gets its settings checked and complete.
+  return info.train(dataset, info.checkSettings(settings), monitor, model);
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {
-  if (method == "pod") return PodSettings::fromJson(settings).toJson();
-  if (method == "ae") return AeSettings::fromJson(settings).toJson();
-  if (method == "pca") return PcaSettings::fromJson(settings).toJson();
-  if (method == "sindy") return SindySettings::fromJson(settings).toJson();
-  if (method == "node") return NodeSettings::fromJson(settings).toJson();
-  throw InputError("unknown reduced-model method \"" + method + "\" (known: pod, ae, pca, sindy, node)");
+  return MethodRegistry::global().at(method).checkSettings(settings);
 }
 
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
@@ -149,19 +125,10 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     if (j.value("version", 0) != 1)
       throw FileError(source + ": unsupported trained-model version " + j.at("version").dump() + " (expected 1)");
     const std::string method = j.at("method").get<std::string>();
-    std::unique_ptr<ReducedModel> rom;
-    if (method == "pod")
-      rom = PodModel::fromJson(j, source);
-    else if (method == "ae")
-      rom = AeModel::fromJson(j, source);
-    else if (method == "pca")
-      rom = PcaModel::fromJson(j, source);
-    else if (method == "sindy")
-      rom = SindyModel::fromJson(j, source);
-    else if (method == "node")
-      rom = NodeModel::fromJson(j, source);
-    else
-      throw FileError(source + ": unknown method \"" + method + "\" (known: pod, ae, pca, sindy, node)");
+    const MethodInfo* info = MethodRegistry::global().find(method);
+    if (!info)
+      throw FileError(source + ": unknown method \"" + method + "\" (known: " + MethodRegistry::global().names() + ")");
+    std::unique_ptr<ReducedModel> rom = info->load(j, source);
     rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
     const std::string hash = j.at("mechanism").at("hash").get<std::string>();
     std::size_t used = 0;

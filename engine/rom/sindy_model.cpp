@@ -1,4 +1,5 @@
 #include "engine/rom/sindy_model.h"
+#include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
@@ -572,6 +573,30 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
   completeReducedRun(sink, summary,
                      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
+}
+
+
+MethodInfo sindyMethod() {
+  using OJsonR = nlohmann::ordered_json;
+  MethodInfo m;
+  m.name = "sindy";
+  m.displayName = "SINDy";
+  m.authors = "Slimak, Zwölfer, Trainotti, Rixen";
+  m.shortName = "SINDy";
+  m.summary = "Sparse identification (STLS) of unknown force terms in the equations of motion from a library of candidate terms.";
+  m.group = 1;
+  m.needsMechanism = true;
+  m.canStopEarly = false;
+  m.checkSettings = [](const OJsonR& settings) { return SindySettings::fromJson(settings).toJson(); };
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+    const SindySettings s = SindySettings::fromJson(settings);
+    if (!model) throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
+    return SindyModel::train(dataset, s, monitor, *model);
+  };
+  m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
+    return SindyModel::fromJson(file, source);
+  };
+  return m;
 }
 
 }  // namespace mbdrom

@@ -116,4 +116,8 @@ private:
   Eigen::VectorXd u0_, ud0_;         // first sample of the first run
 };
 
+/// The registry's entry of this method (engine/rom/method_registry.h).
+struct MethodInfo;
+MethodInfo sindyMethod();
+
 }  // namespace mbdrom

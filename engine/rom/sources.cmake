@@ -1,6 +1,8 @@
 # Reduced models (engine/rom).
 target_sources(mbdrom_engine PRIVATE
   rom/reduced_model.cpp
+  rom/method_registry.cpp
+  rom/builtin_methods.cpp
   rom/pod_model.cpp
   rom/ae_model.cpp
   rom/compare.cpp

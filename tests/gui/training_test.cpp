@@ -178,7 +178,8 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   CHECK(entry.rom->method() == "ae");
   CHECK(entry.rom->metrics().at("autoencoder").at("epochs").get<long long>() == 1500);
   CHECK(window.modelsPanel()->topLevelItemCount() == 1);
-  CHECK(window.modelsPanel()->topLevelItem(0)->text(1) == "Auto-encoder ROM");
+  // The method as the registry names it, with its authors.
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(1) == "auto-encoder minimal coordinates (Angeli, Naets, Desmet)");
 
   // The settings are remembered by the project and shown next time.
   CHECK(OJson::parse(doc->trainingSettings("ae").toStdString()).at("epochs") == 1500);

@@ -1,0 +1,50 @@
+#include "engine/rom/method_registry.h"
+
+#include "engine/core/error.h"
+
+#include <algorithm>
+
+namespace mbdrom {
+
+std::string methodTitle(const MethodInfo& method) {
+  return method.authors.empty() ? method.displayName : method.displayName + " (" + method.authors + ")";
+}
+
+MethodRegistry& MethodRegistry::global() {
+  static MethodRegistry registry = [] {
+    MethodRegistry r;
+    registerBuiltinMethods(r);
+    return r;
+  }();
+  return registry;
+}
+
+void MethodRegistry::add(MethodInfo method) {
+  if (method.name.empty()) throw InputError("a reduced-model method needs a name");
+  if (find(method.name)) throw InputError("reduced-model method \"" + method.name + "\" is registered twice");
+  if (!method.checkSettings || !method.train || !method.load)
+    throw InputError("reduced-model method \"" + method.name +
+                     "\" lacks a settings check, a trainer or a loader");
+  if (method.displayName.empty()) method.displayName = method.name;
+  if (method.shortName.empty()) method.shortName = method.displayName;
+  methods_.push_back(std::move(method));
+}
+
+const MethodInfo* MethodRegistry::find(const std::string& name) const {
+  const auto it =
+      std::find_if(methods_.begin(), methods_.end(), [&](const MethodInfo& m) { return m.name == name; });
+  return it == methods_.end() ? nullptr : &*it;
+}
+
+const MethodInfo& MethodRegistry::at(const std::string& name) const {
+  if (const MethodInfo* m = find(name)) return *m;
+  throw InputError("unknown reduced-model method \"" + name + "\" (known: " + names() + ")");
+}
+
+std::string MethodRegistry::names() const {
+  std::string out;
+  for (const MethodInfo& m : methods_) out += (out.empty() ? "" : ", ") + m.name;
+  return out;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,84 @@
+#pragma once
+/// @file
+/// The one home of every reduced-model method: its name, how it is shown and
+/// whose method it is, and the functions that check its settings, train it and
+/// load its files. The CLI, the workbench and the file loader ask the registry;
+/// nothing outside a method's own files checks a method's name.
+///
+/// Registration is an explicit list (registerBuiltinMethods): the engine is a
+/// static library, and a self-registering static initialiser in an object file
+/// nothing refers to would be dropped by the linker. A new method is a new file
+/// pair that defines its MethodInfo plus one line in builtin_methods.cpp (see
+/// CONTRIBUTING.md); tests may add their own methods to the global registry.
+
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+/// What the program needs to know about one reduced-model method.
+struct MethodInfo {
+  std::string name;         ///< in files and on the command line, e.g. "pca"
+  std::string displayName;  ///< for people, e.g. "local PCA"
+  std::string authors;  ///< whose method it is, e.g. "Angeli, Naets, Desmet"; empty for a textbook baseline
+  std::string summary;  ///< one sentence: what the method does
+  /// Training needs the mechanism (Model) besides the data.
+  bool needsMechanism = false;
+  /// Short name for a new trained model ("local PCA" -> "local PCA 2", ...).
+  std::string shortName;
+  /// Menu group: 0 reduced coordinates from runs (POD, auto-encoder, local PCA),
+  /// 1 identified or learnt dynamics (neural ODE, SINDy).
+  int group = 0;
+  /// Training can be stopped early keeping the best model so far (network training).
+  bool canStopEarly = false;
+  /// Checks settings (JSON object) and returns them complete, defaults filled in,
+  /// as training stores them; throws InputError naming the bad key.
+  std::function<nlohmann::ordered_json(const nlohmann::ordered_json& settings)> checkSettings;
+  /// Trains on `dataset` with settings that passed checkSettings (trainReducedModel
+  /// checks them first); `model` is null when the caller has none.
+  std::function<std::unique_ptr<ReducedModel>(const Dataset& dataset, const nlohmann::ordered_json& settings,
+                                              Monitor& monitor, const Model* model)>
+      train;
+  /// The method part of a trained-model file (the common fields are read by the caller);
+  /// throws FileError naming `source`.
+  std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& file, const std::string& source)>
+      load;
+};
+
+/// "local PCA (Angeli, Naets, Desmet)", or the display name alone for a baseline.
+std::string methodTitle(const MethodInfo& method);
+
+class MethodRegistry {
+ public:
+  /// The registry of this program: the built-in methods, registered on first use.
+  static MethodRegistry& global();
+
+  /// Adds a method. Throws InputError for an empty or taken name or a missing function.
+  void add(MethodInfo method);
+  /// The method called `name`, or null.
+  const MethodInfo* find(const std::string& name) const;
+  /// The method called `name`; throws InputError "unknown reduced-model method ... (known: ...)".
+  const MethodInfo& at(const std::string& name) const;
+  /// Every method, in registration order.
+  const std::deque<MethodInfo>& methods() const { return methods_; }
+  /// "pod, ae, pca, sindy, node": the names, for messages and help.
+  std::string names() const;
+
+ private:
+  std::deque<MethodInfo> methods_;  // stable addresses: find() results stay valid after add()
+};
+
+/// The explicit list of the built-in methods (engine/rom/builtin_methods.cpp).
+void registerBuiltinMethods(MethodRegistry& registry);
+
+}  // namespace mbdrom

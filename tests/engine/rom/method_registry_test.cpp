@@ -1,0 +1,154 @@
+// The method registry: every built-in method is registered once with its
+// authors, the front ends' entry points go through it, and a sixth method is
+// one registration away (a test-only method that replays its first training run).
+
+#include "engine/rom/method_registry.h"
+#include "engine/core/error.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/reduced_model.h"
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+using namespace mbdrom;
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+// Replays the positions of its first training run, stored in its file.
+class FirstRunReplay : public ReducedModel {
+ public:
+  static std::unique_ptr<ReducedModel> train(const Dataset& dataset, const OJson& settings) {
+    auto rom = std::make_unique<FirstRunReplay>();
+    rom->t_ = dataset.runs.at(0).t;
+    rom->q_ = dataset.runs.at(0).q;
+    rom->stampTraining(dataset, settings);
+    return rom;
+  }
+  static std::unique_ptr<ReducedModel> load(const OJson& j, const std::string& source) {
+    auto rom = std::make_unique<FirstRunReplay>();
+    rom->t_ = vectorFromJson(j.at("matrices").at("t"), -1, source + ": matrices.t");
+    rom->q_ = matrixFromJson(j.at("matrices").at("q"), -1, rom->t_.size(), source + ": matrices.q");
+    return rom;
+  }
+  std::string method() const override { return "first_run_replay"; }
+  int reducedDimension() const override { return 0; }
+  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+                                Monitor*) const override {
+    checkMechanism(model);
+    RunInfo info;
+    info.modelName = model.spec().name;
+    info.tEnd = o.tEnd;
+    sink.begin(model, info);
+    RomSimulationSummary summary;
+    streamReducedRun(sink, [&] {
+      for (Eigen::Index k = 0; k < t_.size() && t_(k) <= o.tEnd + 1e-12; ++k) {
+        Sample s;
+        s.step = k;
+        s.t = t_(k);
+        s.q = q_.col(k);
+        s.qd = Eigen::VectorXd::Zero(q_.rows());
+        s.qdd = s.qd;
+        sink.write(s);
+        ++summary.samples;
+      }
+    });
+    completeReducedRun(sink, summary, 0.0);
+    return summary;
+  }
+
+ protected:
+  void writeMethodJson(OJson& j) const override {
+    j["matrices"] = {{"t", vectorJson(t_)}, {"q", matrixJson(q_)}};
+  }
+
+ private:
+  Eigen::VectorXd t_;
+  Eigen::MatrixXd q_;
+};
+
+MethodInfo replayMethod() {
+  MethodInfo m;
+  m.name = "first_run_replay";
+  m.displayName = "first-run replay";
+  m.summary = "Replays the positions of its first training run (a test of the registry).";
+  m.checkSettings = [](const OJson& s) {
+    if (!s.is_object() || !s.empty()) throw InputError("first_run_replay takes no settings");
+    return OJson::object();
+  };
+  m.train = [](const Dataset& d, const OJson& s, Monitor&, const Model*) {
+    return FirstRunReplay::train(d, s);
+  };
+  m.load = [](const OJson& j, const std::string& source) { return FirstRunReplay::load(j, source); };
+  return m;
+}
+
+class Recorder : public TrajectorySink {
+ public:
+  void begin(const Model&, const RunInfo&) override {}
+  void write(const Sample& s) override { samples.push_back(s); }
+  void end(RunStatus, const std::string&) override {}
+  std::vector<Sample> samples;
+};
+
+}  // namespace
+
+TEST_CASE("Every built-in method is registered once, named with its authors", "[registry]") {
+  const MethodRegistry& r = MethodRegistry::global();
+  for (const char* name : {"pod", "ae", "pca", "sindy", "node"}) {
+    const MethodInfo* m = r.find(name);
+    REQUIRE(m != nullptr);
+    CHECK(!m->summary.empty());
+    CHECK(!m->shortName.empty());
+    CHECK(std::count_if(r.methods().begin(), r.methods().end(),
+                        [&](const MethodInfo& x) { return x.name == name; }) == 1);
+    // Defaults are complete and pass their own check again unchanged.
+    const OJson defaults = m->checkSettings(OJson::object());
+    CHECK(m->checkSettings(defaults) == defaults);
+  }
+  CHECK(methodTitle(r.at("pca")) == "local PCA (Angeli, Naets, Desmet)");
+  CHECK(methodTitle(r.at("sindy")) == "SINDy (Slimak, Zwölfer, Trainotti, Rixen)");
+  CHECK(methodTitle(r.at("pod")) == "global POD");  // a textbook baseline has no authors to name
+  CHECK_THROWS_WITH(
+      r.at("dmd"), Catch::Contains("unknown reduced-model method \"dmd\" (known: pod, ae, pca, sindy, node"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("dmd", OJson::object()),
+                    Catch::Contains("known: pod, ae, pca"));
+  MethodRegistry local;
+  registerBuiltinMethods(local);
+  CHECK_THROWS_WITH(local.add(local.at("pod")), Catch::Contains("registered twice"));
+  MethodInfo incomplete;
+  incomplete.name = "half";
+  CHECK_THROWS_WITH(local.add(incomplete), Catch::Contains("lacks a settings check, a trainer or a loader"));
+}
+
+TEST_CASE(
+    "A sixth method is one registration: it trains, saves, loads and runs through the common entry points",
+    "[registry]") {
+  MethodRegistry& r = MethodRegistry::global();
+  if (!r.find("first_run_replay")) r.add(replayMethod());
+  const Model model = readModel(test::example("pendulum"));
+  const std::string csv = test::tempPath("registry_run.csv");
+  const auto samples = test::fullRun(model, "free", 0.5, csv, 0.01);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(samples, "free", "free"));
+
+  Monitor monitor;
+  CHECK_THROWS_WITH(trainReducedModel("first_run_replay", dataset, OJson{{"k", 1}}, monitor, &model),
+                    Catch::Contains("takes no settings"));
+  const auto rom = trainReducedModel("first_run_replay", dataset, OJson::object(), monitor, &model);
+  CHECK(rom->metrics().at("samples").get<int>() == static_cast<int>(samples.size()));
+  const std::string path = test::tempPath("registry_rom.json");
+  saveReducedModel(*rom, path);
+  const auto loaded = loadReducedModel(path, model);
+  CHECK(loaded->method() == "first_run_replay");
+  CHECK(loaded->toJson() == rom->toJson());  // bit for bit
+
+  RomSimulationOptions o;
+  o.tEnd = 0.5;
+  Recorder out;
+  loaded->simulate(model, o, out);
+  REQUIRE(out.samples.size() == samples.size());
+  for (std::size_t k = 0; k < samples.size(); ++k) CHECK(out.samples[k].q == samples[k].q);
+  std::remove(path.c_str());
+  std::remove(csv.c_str());
+}
