@@ -243,15 +243,14 @@ std::optional<TimeFunction> FormDialog::readTimeFunction(const QString& key, boo
   };
   auto readList = [&](const char* k, std::vector<double>& into) {
     const QString name = key + k;
-    for (const QString& item : text(name).split(',', Qt::SkipEmptyParts)) {
-      const auto v = parseNumber(item);
-      if (!v) {
-        if (report) setError(name, tr("\"%1\" is not a finite number").arg(item.trimmed()));
-        good = false;
-        return;
-      }
-      into.push_back(*v);
+    QString why;
+    const auto values = widgets::parseNumberList(text(name), why);
+    if (!values) {
+      if (report) setError(name, why);
+      good = false;
+      return;
     }
+    into = *values;
     if (into.empty()) {
       if (report) setError(name, tr("at least one number is needed"));
       good = false;

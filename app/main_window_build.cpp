@@ -267,6 +267,19 @@ void MainWindow::createBodyFromSelection() {
   for (int i : scene_->selectedPoints())
     if (i >= 0 && static_cast<std::size_t>(i) < spec.points.size())
       names.push_back(spec.points[static_cast<std::size_t>(i)].name);
+  // Markers sit on a body already: they cannot make one.
+  QStringList markers;
+  for (int i : scene_->selectedPoints())
+    if (i >= 0 && static_cast<std::size_t>(i) >= spec.points.size())
+      markers << q(scene_->scene().drawnPointName(i));
+  if (!markers.isEmpty()) {
+    showMessage(
+        QMessageBox::Information, tr("Create Body"),
+        tr("The selection holds the marker(s) %1, which already belong to a body and cannot make another: "
+           "select basic points only.")
+            .arg(markers.join(", ")));
+    return;
+  }
   if (names.empty()) {
     showMessage(QMessageBox::Information, tr("Create Body"),
                 tr("Select the body's points in the 3D view first (click, Ctrl+click adds): one for a "
@@ -299,7 +312,7 @@ void MainWindow::createBodyFromSelection() {
                Eigen::Vector3d::Constant(0.01));
   d->addNumber("density", tr("Density"), "kg/m³", 7850.0, true);
   d->addNumber("radius", tr("Radius (rod, sphere)"), "m", 0.01, true);
-  d->addVector("box", tr("Box edges"), "m", Eigen::Vector3d::Constant(0.1));
+  d->addVector("box", tr("Box edges along x, y, z"), "m", Eigen::Vector3d::Constant(0.1));
   auto* source = qobject_cast<QComboBox*>(d->field("mass_source"));
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto show = [d, source, type] {
@@ -325,8 +338,16 @@ void MainWindow::createBodyFromSelection() {
     r.points = names;
     for (const auto& n : names)
       if (d->checked("free_" + q(n))) r.freePoints.push_back(n);
-    for (const QString& v : d->text("vectors").split(',', Qt::SkipEmptyParts))
-      r.vectors.push_back(v.trimmed().toStdString());
+    if (r.type == BodyType::Rigid)  // the field is shown for rigid bodies only
+      for (const QString& v : d->text("vectors").split(',', Qt::SkipEmptyParts))
+        r.vectors.push_back(v.trimmed().toStdString());
+    if (r.type == BodyType::Rigid && r.points.size() + r.vectors.size() < 4) {
+      d->setError("vectors",
+                  tr("a rigid body needs four points and unit vectors together (%1 given): name unit "
+                     "vectors here (Edit ▸ Add Unit Vector makes them), select more points, or make a bar")
+                      .arg(r.points.size() + r.vectors.size()));
+      return QString(FormDialog::kFieldError);
+    }
     std::vector<Eigen::Vector3d> at;
     for (const auto& n : names) at.push_back(positionOf(next, n));
     Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
@@ -335,11 +356,13 @@ void MainWindow::createBodyFromSelection() {
       switch (qobject_cast<QComboBox*>(d->field("mass_source"))->currentIndex()) {
         case 0: {
           const auto m = d->number("mass");
-          const auto inertia = d->vector("inertia");
+          const auto inertia = r.type == BodyType::Rigid ? d->vector("inertia")
+                                                         : std::optional(Eigen::Vector3d::Zero().eval());
           if (!m || !inertia) return QString(FormDialog::kFieldError);
           r.mass.mass = *m;
           r.mass.com = r.type == BodyType::Bar ? Eigen::Vector3d(0.5 * (at[0] + at.at(1))) : centroid;
-          r.mass.inertia = inertia->asDiagonal();
+          if (r.type == BodyType::Rigid)
+            r.mass.inertia = inertia->asDiagonal();  // shown for rigid bodies only
           break;
         }
         case 1: {
@@ -384,6 +407,13 @@ void MainWindow::createBodyFromSelection() {
 void MainWindow::createJointFromSelection() {
   if (!requireModel(tr("Create Joint"))) return;
   const ModelSpec& spec = doc_->spec();
+  if (spec.bodies.empty()) {
+    showMessage(
+        QMessageBox::Information, tr("Create Joint"),
+        tr("A joint joins two bodies (or a body and the ground): create a body first (select points, then "
+           "Edit ▸ Create Body from Selection)."));
+    return;
+  }
   const auto& mech = scene_->scene();
   std::vector<std::string> picked;
   for (int i : scene_->selectedPoints()) picked.push_back(mech.drawnPointName(i));
@@ -724,7 +754,8 @@ void MainWindow::addDriverDialog() {
         t == DriverType::Angle
             ? tr("f(t) is the rotation of body 2 relative to body 1 about the axis, right-handed, 0 as "
                  "placed. "
-                 "The axis is a unit vector of body 1, found or added (a bar becomes a rigid body).")
+                 "The axis is a unit vector of body 1, found or added; a bar on either side becomes a rigid "
+                 "body.")
         : t == DriverType::Distance
             ? tr("f(t) is the distance between the two points; at t = 0 it should be the distance as placed.")
             : tr("f(t) is the chosen coordinate of a free point; at t = 0 it should be the coordinate as "

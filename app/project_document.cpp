@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QUndoCommand>
+#include <QRegularExpression>
 #include <QUndoStack>
 
 #include <filesystem>
@@ -17,6 +18,19 @@
 namespace mbdrom::app {
 
 namespace {
+
+// The engine names elements as the file does ("bodies[0] \"arm\""); people read "body \"arm\"".
+QString readableModelError(QString message) {
+  static const std::pair<const char*, const char*> kinds[] = {
+      {"points", "point"},     {"vectors", "vector"},          {"bodies", "body"},
+      {"joints", "joint"},     {"drivers", "driver"},          {"spring_dampers", "spring-damper"},
+      {"frictions", "friction"}, {"load_cases", "load case"}, {"measures", "measure"}};
+  for (const auto& [list, kind] : kinds) {
+    const QRegularExpression named(QStringLiteral("\\b%1\\[\\d+\\] (\"[^\"]*\")").arg(QLatin1String(list)));
+    message.replace(named, QStringLiteral("%1 \\1").arg(QLatin1String(kind)));
+  }
+  return message;
+}
 
 // Undo entry of a mechanism edit: the whole spec before and after (specs are small).
 class SpecCommand : public QUndoCommand {
@@ -274,11 +288,17 @@ QString ProjectDocument::edit(const ModelSpec& spec, const QString& description)
       if (wasValid) throw;
     }
   } catch (const Error& e) {
-    return QString::fromStdString(e.what());
+    return readableModelError(QString::fromStdString(e.what()));
+  }
+  // What is edited must save and open again: the file's limits (|numbers| <= 1e15, names) hold too.
+  const std::string text = serializeModelSpec(spec);
+  try {
+    parseModelSpec(text, "mechanism");
+  } catch (const Error& e) {
+    return readableModelError(QString::fromStdString(e.what()).remove(QStringLiteral("mechanism: ")));
   }
   // An edit that changes nothing (a value typed again) is no undo step and no "*"; one that
   // brings the mechanism back to the saved one (a value typed back) leaves it unmodified.
-  const std::string text = serializeModelSpec(spec);
   if (text == serializeModelSpec(spec_)) return {};
   undo_->push(new SpecCommand(this, spec_, spec, description));
   if (text == savedSpecText_) undo_->setClean();

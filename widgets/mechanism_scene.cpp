@@ -345,7 +345,9 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
     lo = lo.cwiseMin(p.position);
     hi = hi.cwiseMax(p.position);
   }
-  const double size = np > 0 ? std::max((hi - lo).norm(), 0.1) : 1.0;
+  // A lone point has no size: 0.1 m. A millimetre mechanism gets millimetre glyphs.
+  const double span = np > 0 ? (hi - lo).norm() : 0.0;
+  const double size = span > 1e-9 ? span : (np > 0 ? 0.1 : 1.0);
   // A ghost is drawn a little larger, so that a translucent sheath shows
   // around the opaque mechanism even where the two motions nearly coincide.
   const double r = 0.018 * size * (a.ghost ? 1.3 : 1.0);

@@ -187,7 +187,8 @@ void PropertyEditor::build() {
                     const BodySpec& bb = s.bodies[i];
                     return bb.transverseInertia.value_or(std::nan(""));
                   },
-                  [i](ModelSpec& s, double v) { s.bodies[i].transverseInertia = v; });
+                  [i](ModelSpec& s, double v) { s.bodies[i].transverseInertia = v; },
+                  [i](ModelSpec& s) { s.bodies[i].transverseInertia.reset(); });
       break;
     }
     case ElementKind::Marker:
@@ -220,7 +221,8 @@ void PropertyEditor::build() {
       addStagedApply(tr("Apply connection"));
       if (spec_.joints[i].type == JointType::Distance)
         addNumber("length", tr("Length"), "m", [i](const ModelSpec& s) { return s.joints[i].length.value_or(std::nan("")); },
-                  [i](ModelSpec& s, double v) { s.joints[i].length = v; });
+                  [i](ModelSpec& s, double v) { s.joints[i].length = v; },
+                  [i](ModelSpec& s) { s.joints[i].length.reset(); });
       break;
     }
     case ElementKind::Driver: {
@@ -446,7 +448,8 @@ void PropertyEditor::addName() {
 }
 
 void PropertyEditor::addNumber(const QString& key, const QString& label, const QString& unit,
-                               std::function<double(const ModelSpec&)> get, std::function<void(ModelSpec&, double)> set) {
+                               std::function<double(const ModelSpec&)> get, std::function<void(ModelSpec&, double)> set,
+                               std::function<void(ModelSpec&)> reset) {
   auto* box = new QWidget(form_);
   auto* h = new QHBoxLayout(box);
   h->setContentsMargins(0, 0, 0, 0);
@@ -458,12 +461,17 @@ void PropertyEditor::addNumber(const QString& key, const QString& label, const Q
             const double v = get(s);
             setTextIfIdle(edit, std::isnan(v) ? QString() : formatNumber(v));
           }};
-  if (std::isnan(get(spec_))) edit->setPlaceholderText(tr("default"));
+  if (std::isnan(get(spec_)) || reset) edit->setPlaceholderText(tr("default"));
+  if (reset) edit->setToolTip(tr("Empty: the default"));
   f.refresh(spec_);
   fields_.push_back(f);
-  connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, unit, set] {
+  connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, unit, set, reset] {
     if (!edit->isModified()) return;
     edit->setModified(false);
+    if (reset && edit->text().trimmed().isEmpty()) {
+      propose(key, label.toLower(), [&](ModelSpec& s) { reset(s); });
+      return;
+    }
     const auto v = parseNumber(edit->text());
     if (!v) {
       showError(key, tr("\"%1\" is not a number (%2)").arg(edit->text(), unit));
@@ -541,16 +549,13 @@ void PropertyEditor::addNumberList(const QString& key, const QString& label, con
   connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, set] {
     if (!edit->isModified()) return;
     edit->setModified(false);
-    std::vector<double> values;
-    for (const QString& item : edit->text().split(',', Qt::SkipEmptyParts)) {
-      const auto v = parseNumber(item);
-      if (!v) {
-        showError(key, tr("\"%1\" is not a number").arg(item.trimmed()));
-        return;
-      }
-      values.push_back(*v);
+    QString why;
+    const auto values = parseNumberList(edit->text(), why);
+    if (!values) {
+      showError(key, why);
+      return;
     }
-    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, values); });
+    propose(key, label.toLower(), [&](ModelSpec& s) { set(s, *values); });
   });
 }
 

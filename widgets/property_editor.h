@@ -50,8 +50,10 @@ private:
   void addText(const QString& key, const QString& label, std::function<std::string(const ModelSpec&)> get,
                std::function<void(ModelSpec&, const std::string&)> set);
   void addName();
+  /// `reset`, when given, makes an empty field mean "the default" (an optional value).
   void addNumber(const QString& key, const QString& label, const QString& unit,
-                 std::function<double(const ModelSpec&)> get, std::function<void(ModelSpec&, double)> set);
+                 std::function<double(const ModelSpec&)> get, std::function<void(ModelSpec&, double)> set,
+                 std::function<void(ModelSpec&)> reset = {});
   void addVector(const QString& key, const QString& label, const QString& unit,
                  std::function<Eigen::Vector3d(const ModelSpec&)> get,
                  std::function<void(ModelSpec&, const Eigen::Vector3d&)> set);

@@ -391,8 +391,9 @@ void SceneView::fitView() {
     double bounds[6];
     vtk_->mech->bounds(bounds);
     // A single point (the first of a new design) spans nothing to frame: show 0.5 m around it.
+    // Anything larger is framed as it is, a millimetre mechanism included.
     const double extent = std::max({bounds[1] - bounds[0], bounds[3] - bounds[2], bounds[5] - bounds[4]});
-    if (!(extent > 0.05))
+    if (!(extent > 1e-9))
       for (int k = 0; k < 3; ++k) {
         const double c = 0.5 * (bounds[2 * k] + bounds[2 * k + 1]);
         bounds[2 * k] = c - 0.25;

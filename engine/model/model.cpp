@@ -516,9 +516,9 @@ void Model::compileBodies() {
     const bool isPoint = e < spec_.points.size();
     const bool fixed = isPoint ? spec_.points[e].fixed : spec_.vectors[e - spec_.points.size()].fixed;
     if (!used[e] && !fixed)
-      throw ModelError(isPoint ? entry("points", e, spec_.points[e].name) + ": free point belongs to no body"
+      throw ModelError(isPoint ? entry("points", e, spec_.points[e].name) + ": free point belongs to no body (make a body through it, or fix it to ground)"
                                : entry("vectors", e - spec_.points.size(), spec_.vectors[e - spec_.points.size()].name) +
-                                     ": free vector belongs to no body");
+                                     ": free vector belongs to no body (add it to a body, or fix it to ground)");
   }
 }
 

@@ -5,6 +5,7 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numbers>
 #include <set>
@@ -22,6 +23,13 @@ int indexOf(const std::vector<T>& list, const std::string& name) {
 
 bool contains(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
+}
+
+// Shortest text that reads back to the same value ("2.9952e-08", not "0.000000").
+std::string shortNumber(double v) {
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
 }
 
 std::string inQuotes(const std::string& name) {
@@ -284,7 +292,22 @@ BuildResult createBody(ModelSpec& spec, const BodyRequest& r) {
   body.mass = r.mass.mass;
   body.com = r.type == BodyType::Particle ? referencePosition(spec, r.points[0]) : r.mass.com;
   if (r.type == BodyType::Rigid) body.inertia = r.mass.inertia;
-  if (r.type == BodyType::Bar) body.transverseInertia = r.transverseInertia;
+  if (r.type == BodyType::Bar) {
+    body.transverseInertia = r.transverseInertia;
+    if (!r.transverseInertia && r.mass.inertia.norm() > 0.0) {
+      // A bar has one transverse inertia and none about its axis: keep the mean of
+      // the shape's two about axes normal to the bar, and say what is dropped.
+      const Eigen::Vector3d e =
+          (referencePosition(spec, r.points[1]) - referencePosition(spec, r.points[0])).normalized();
+      const double axial = e.dot(r.mass.inertia * e);
+      body.transverseInertia = 0.5 * (r.mass.inertia.trace() - axial);
+      result.notes.push_back(
+          what + " is a bar: it keeps " + shortNumber(*body.transverseInertia) +
+          " kg m^2 about axes normal to it (the shape's mean) and no inertia about its own axis (the "
+          "shape's " +
+          shortNumber(axial) + " kg m^2); make it a rigid body to keep the whole tensor");
+    }
+  }
   spec.bodies.push_back(std::move(body));
   result.element = {ElementKind::Body, static_cast<int>(spec.bodies.size()) - 1, 0};
   return result;
@@ -410,6 +433,14 @@ BuildResult createDriver(ModelSpec& spec, const DriverRequest& r) {
       d.body1 = r.body1;
       d.body2 = r.body2;
       d.axis1 = axisOn(spec, r.body1, a, result.notes, "the driver's axis");
+      // The angle is body 2's turn about the axis: body 2 needs an orientation too.
+      if (r.body2 != "ground") {
+        const BodySpec& b2 = spec.bodies[static_cast<std::size_t>(indexOf(spec.bodies, r.body2))];
+        if (b2.type == BodyType::Particle)
+          throw InputError(what + ": body " + inQuotes(r.body2) +
+                           " is a particle: it has no orientation to turn");
+        if (b2.type == BodyType::Bar) axisOn(spec, r.body2, a, result.notes, "the driver's axis");
+      }
       break;
     }
   }

@@ -16,6 +16,7 @@
 #include "widgets/log_view.h"
 #include "widgets/mechanism_scene.h"
 #include "widgets/model_tree.h"
+#include "widgets/number_text.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
@@ -220,8 +221,14 @@ TEST_CASE(
   int owners = 0;
   for (auto* a : window.findChildren<QAction*>()) owners += static_cast<int>(a->shortcuts().count(key));
   CHECK(owners == 1);
-  window.activateWindow();
-  REQUIRE(waitFor([&] { return QApplication::activeWindow() == &window; }, 3000));
+  // Xvfb has no window manager: activation is asked for directly, and retried.
+  REQUIRE(waitFor(
+      [&] {
+        window.activateWindow();
+        QApplication::setActiveWindow(&window);
+        return QApplication::activeWindow() == &window;
+      },
+      5000));
   QTest::keyClick(&window, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
   QCoreApplication::processEvents();
   CHECK(window.document()->spec().points.size() == 1);  // point O is back
@@ -502,4 +509,64 @@ TEST_CASE("a mobility check's findings go when an edit or an undo changes the me
   window.checkMobility();
   window.document()->undoStack()->redo();
   CHECK(window.analysisPanel()->shownDof() == -1);
+}
+
+TEST_CASE(
+    "what a new user tried: huge numbers, a hidden field, decimal commas and an optional value emptied") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  actionNamed(window, "newProjectAction")->trigger();
+  const int clean = window.document()->undoStack()->index();
+
+  // 1e300 is a finite number but no model file can hold it: refused, named as a person reads it.
+  FormDialog* d = openDialog(window, "addPointDialogAction", "pointDialog");
+  setText(d, "name", "far");
+  setVector(d, "position", 1e300, 0, 0);
+  const QString huge = ok(d);
+  CHECK(huge.contains("point \"far\""));
+  CHECK(huge.contains("beyond the model format's range"));
+  CHECK(!huge.contains("points["));
+  CHECK(window.document()->undoStack()->index() == clean);
+  cancel(d);
+
+  addPoint(window, "O", 0, 0, 0);
+  addPoint(window, "A", 0.4, 0, 0);
+  // A value typed into the rigid body's vector field, then the type set back to bar: the hidden field is
+  // ignored.
+  selectPoints(window, {"O", "A"});
+  d = openDialog(window, "createBodyAction", "bodyDialog");
+  choose(d, "type", "rigid");
+  setText(d, "vectors", "nonexistent");
+  CHECK(ok(d).contains("a rigid body needs four points and unit vectors together (3 given)"));
+  choose(d, "type", "bar");
+  d->findChild<QCheckBox*>("free_A")->setChecked(true);
+  REQUIRE(ok(d).isEmpty());
+
+  // An optional value emptied goes back to its default.
+  window.modelTree()->selectElement({mbdrom::ElementKind::Body, 0, 0});
+  auto* editor = window.propertyEditor();
+  auto* inertia = editor->findChild<QLineEdit*>("transverse_inertia_value");
+  REQUIRE(inertia != nullptr);
+  auto type = [](QLineEdit* edit, const QString& text) {
+    edit->setFocus();
+    edit->setText(text);
+    edit->setModified(true);
+    emit edit->editingFinished();
+  };
+  type(inertia, "0.5");
+  CHECK(window.document()->spec().bodies[0].transverseInertia == 0.5);
+  type(editor->findChild<QLineEdit*>("transverse_inertia_value"), "");
+  CHECK(editor->fieldError("transverse_inertia").isEmpty());
+  CHECK(!window.document()->spec().bodies[0].transverseInertia.has_value());
+
+  // Lists of numbers: "1,5" may be a decimal comma and is refused; ", ", ";" and spaces separate.
+  QString why;
+  CHECK(!mbdrom::widgets::parseNumberList("0, 1,5", why));
+  CHECK(why.contains("decimal comma"));
+  const auto list = mbdrom::widgets::parseNumberList("0, 1.5; 2 3", why);
+  REQUIRE(list);
+  CHECK(*list == std::vector<double>{0.0, 1.5, 2.0, 3.0});
+  CHECK(!mbdrom::widgets::parseNumberList("0, nan", why));
+  CHECK(why == "\"nan\" is not a finite number");
 }

@@ -417,3 +417,55 @@ TEST_CASE("A friction's sliding direction is found or added on body 1 like a joi
   CHECK_THROWS_WITH(axisVector(s, "nobody", Eigen::Vector3d::UnitX(), notes),
                     Catch::Contains("\"nobody\" is not defined"));
 }
+
+TEST_CASE("A bar made from a box keeps the box's mean transverse inertia and says what a bar cannot keep",
+          "[spec_build]") {
+  // A 20 mm aluminium link along y with a 4 x 4 mm section (the new-user trial's double pendulum).
+  ModelSpec s = emptyMechanism();
+  addPoint(s, "O", Eigen::Vector3d::Zero(), true);
+  addPoint(s, "A", Eigen::Vector3d(0, 0.02, 0), true);
+  BodyRequest r;
+  r.name = "link";
+  r.type = BodyType::Bar;
+  r.points = {"O", "A"};
+  r.freePoints = {"A"};
+  r.mass = boxMassProperties(Eigen::Vector3d(0, 0.01, 0), Eigen::Vector3d(0.004, 0.02, 0.004), 2700);
+  const BuildResult built = createBody(s, r);
+  CHECK(r.mass.mass == Catch::Detail::Approx(0.000864));
+  REQUIRE(s.bodies[0].transverseInertia);
+  CHECK(*s.bodies[0].transverseInertia ==
+        Catch::Detail::Approx(2.9952e-8));  // m (b^2 + c^2) / 12, not m L^2 / 12
+  REQUIRE(built.notes.size() == 2);         // A freed; the inertia kept and dropped
+  CHECK(built.notes[1].find("no inertia about its own axis (the shape's 2.304e-09 kg m^2)") !=
+        std::string::npos);
+  CHECK_NOTHROW(Model(s));
+}
+
+TEST_CASE("An angle driver on a bar makes the bar a rigid body with the axis, so the angle can be measured",
+          "[spec_build]") {
+  ModelSpec s = emptyMechanism();
+  addPoint(s, "O", Eigen::Vector3d::Zero(), true);
+  addPoint(s, "A", Eigen::Vector3d(0.5, 0, 0), true);
+  createBody(s, bar("arm", "O", "A", Eigen::Vector3d::Zero(), Eigen::Vector3d(0.5, 0, 0), {"A"}));
+  JointRequest pinRequest;
+  pinRequest.type = JointType::Spherical;
+  pinRequest.body1 = "ground";
+  pinRequest.body2 = "arm";
+  pinRequest.point1 = "O";
+  createJoint(s, pinRequest);
+  DriverRequest d;
+  d.type = DriverType::Angle;
+  d.body1 = "ground";
+  d.body2 = "arm";
+  d.axis = Eigen::Vector3d::UnitZ();
+  d.function = TimeFunction::constant(0.0);
+  const BuildResult built = createDriver(s, d);
+  CHECK(s.bodies[0].type == BodyType::Rigid);
+  bool said = false;
+  for (const auto& n : built.notes)
+    said |= n.find("body \"arm\" was a bar and is now a rigid body") != std::string::npos;
+  CHECK(said);
+  const Model driven(s);
+  // On its ball joint the now rigid arm has three rotations; the driver holds the one about z.
+  CHECK(analyzeMobility(driven, driven.q0()).dof == 2);
+}
