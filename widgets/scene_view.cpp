@@ -363,6 +363,15 @@ bool SceneView::hasMechanism() const { return vtk_->mech->shown(); }
 
 void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit) {
   vtk_->mech->show(model, q);
+  // The world axes follow a small mechanism's size (a 40 mm linkage under 0.3 m arrows is lost).
+  double length = 0.3;
+  if (vtk_->mech->drawnPointCount() > 0) {
+    double b[6];
+    vtk_->mech->bounds(b);
+    const double span = std::max({b[1] - b[0], b[3] - b[2], b[5] - b[4]});
+    if (span > 1e-9) length = std::min(0.3, 0.3 * span);
+  }
+  vtk_->axes->SetTotalLength(length, length, length);
   selectedPoints_.clear();
   selectedBodies_.clear();
   hoverPoint_ = hoverBody_ = -1;

@@ -5,7 +5,7 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
-#include <charconv>
+#include <cstdio>
 #include <cmath>
 #include <numbers>
 #include <set>
@@ -25,11 +25,11 @@ bool contains(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
 }
 
-// Shortest text that reads back to the same value ("2.9952e-08", not "0.000000").
+// Six significant digits for messages ("2.9952e-08", not "0.000000").
 std::string shortNumber(double v) {
   char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
 }
 
 std::string inQuotes(const std::string& name) {
