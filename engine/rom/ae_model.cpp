@@ -1063,6 +1063,7 @@ MethodInfo aeMethod() {
   m.group = 0;
   m.needsMechanism = false;
   m.canStopEarly = true;
+  m.smokeSettings = OJsonR{{"nr", 1}, {"hidden", {4}}, {"force_hidden", {4}}, {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
   m.checkSettings = [](const OJsonR& settings) { return AeSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     return AeModel::train(dataset, AeSettings::fromJson(settings), monitor, model);

@@ -41,6 +41,9 @@ struct MethodInfo {
   int group = 0;
   /// Training can be stopped early keeping the best model so far (network training).
   bool canStopEarly = false;
+  /// Settings for a training of at most seconds on a one-second pendulum run: the
+  /// registry's own test suite runs every method with them (tests/engine/rom/every_method_test.cpp).
+  nlohmann::ordered_json smokeSettings = nlohmann::ordered_json::object();
   /// Checks settings (JSON object) and returns them complete, defaults filled in,
   /// as training stores them; throws InputError naming the bad key.
   std::function<nlohmann::ordered_json(const nlohmann::ordered_json& settings)> checkSettings;

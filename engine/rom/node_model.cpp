@@ -1082,6 +1082,9 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   const NodeConstraint constraint =
       rom->independent_ || rom->latent_ ? NodeConstraint{} : modelConstraint(model);
   NodeTrainingResult r = trainNodeDynamics(series, s, constraint, monitor);
+  // A stop request is a cancel (no model), as for every method; ending early and
+  // keeping the best weights is the monitor's finish request.
+  if (r.history.cancelled) throw Cancelled("training of the neural ODE cancelled");
   rom->dynamics_ = std::move(r.dynamics);
   rom->h_ = r.h;
   rom->z0q_ = series.front().q.col(0);
@@ -1384,6 +1387,7 @@ MethodInfo nodeMethod() {
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
+  m.smokeSettings = OJsonR{{"hidden", {8}}, {"epochs", 5}, {"batch_size", 16}};
   m.checkSettings = [](const OJsonR& settings) { return NodeSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     const NodeSettings s = NodeSettings::fromJson(settings);

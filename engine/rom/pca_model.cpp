@@ -752,6 +752,7 @@ MethodInfo pcaMethod() {
   m.group = 0;
   m.needsMechanism = true;
   m.canStopEarly = false;
+  m.smokeSettings = OJsonR{{"clusters", 2}, {"nr", 1}};
   m.checkSettings = [](const OJsonR& settings) { return PcaSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     const PcaSettings s = PcaSettings::fromJson(settings);

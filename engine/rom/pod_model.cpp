@@ -287,6 +287,7 @@ MethodInfo podMethod() {
   m.group = 0;
   m.needsMechanism = false;
   m.canStopEarly = false;
+  m.smokeSettings = OJsonR{{"nr", 1}};
   m.checkSettings = [](const OJsonR& settings) { return PodSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model*) -> std::unique_ptr<ReducedModel> {
     return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);

@@ -587,6 +587,7 @@ MethodInfo sindyMethod() {
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
+  m.smokeSettings = OJsonR{{"polynomial_degree", 1}};
   m.checkSettings = [](const OJsonR& settings) { return SindySettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     const SindySettings s = SindySettings::fromJson(settings);

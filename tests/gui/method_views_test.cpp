@@ -365,7 +365,8 @@ TEST_CASE(
   REQUIRE(dialog.selectRun(shorter));
   REQUIRE(dialog.selectRun(run));
   REQUIRE(dialog.selectRun(shorter));
-  CHECK(dialog.busy());
+  // (Whether it is still busy here depends on the machine's load: the first pick may have
+  // finished already. What matters is that the last pick is the one shown.)
   waitForViews(dialog);
   CHECK(dialog.runViews().runName == doc.runs()[static_cast<std::size_t>(shorter)].record.name);
   CHECK(dialog.runViews().pca.sampleCluster.size() ==
