@@ -307,7 +307,7 @@ void ModelDetailsDialog::buildSindy() {
   auto* upperLayout = new QVBoxLayout(upper);
   upperLayout->setContentsMargins(0, 0, 0, 0);
   upperLayout->addWidget(
-      new QLabel(tr("Coefficients Ξ (terms as columns, coordinates as rows, as in seed 004; "
+      new QLabel(tr("Coefficients Ξ (terms as columns, coordinates as rows, as in Slimak, Zwölfer, Trainotti and Rixen; "
                     "zeros greyed) [N per term unit]"),
                  upper));
   auto* table =
