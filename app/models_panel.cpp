@@ -2,6 +2,7 @@
 
 #include "app/project_document.h"
 #include "app/train_dialog.h"
+#include "engine/rom/method_registry.h"
 #include "engine/core/error.h"
 
 #include <QHeaderView>
@@ -49,20 +50,10 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   const ModelEntry& e = doc.models().at(static_cast<std::size_t>(index));
   if (!e.rom) return tr("cannot be read");
   const auto& m = e.rom->metrics();
-  auto number = [&m](const char* key) { return m.contains(key) && m[key].is_number() ? m[key].get<double>() : -1.0; };
-  const double reconstruction = number("relative_reconstruction_error");
-  QString text;
-  if (e.rom->method() == "pod" && number("energy_captured") >= 0.0)
-    text = tr("energy captured %1 %").arg(100.0 * number("energy_captured"), 0, 'f', 3);
-  else if (e.rom->method() == "pca" && number("clusters") >= 0.0)
-    text = tr("%1 clusters, reconstruction error %2 %").arg(number("clusters")).arg(100.0 * reconstruction, 0, 'g', 3);
-  else if (e.rom->method() == "sindy" && m.contains("active_terms") && m.contains("verdict"))
-    text = tr("%1 terms, %2").arg(QString::fromStdString(m["active_terms"].dump()),
-                                   QString::fromStdString(m["verdict"].get<std::string>()));
-  else if (e.rom->method() == "node" && number("rollout_mse_first_run") >= 0.0)
-    text = tr("rollout MSE %1 (first run)").arg(number("rollout_mse_first_run"), 0, 'g', 3);
-  else if (reconstruction >= 0.0)
-    text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
+  const MethodInfo* info = MethodRegistry::global().find(e.rom->method());
+  QString text = info && info->keyFigure ? QString::fromStdString(info->keyFigure(m)) : QString();
+  const double reconstruction = metricNumber(m, "relative_reconstruction_error");
+  if (text.isEmpty() && reconstruction >= 0.0) text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
   return text;
 }
 

@@ -24,115 +24,28 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <map>
 #include <cmath>
 
 namespace mbdrom::app {
 
 using OJson = nlohmann::ordered_json;
-using Kind = SettingField::Kind;
+using Kind = SettingKind;
 
 const std::vector<SettingField>& settingFields(const QString& method) {
-  static const QStringList stiffness{"internal", "spring"};
-  static const std::vector<SettingField> pod{
-      {"nr", "Reduced coordinates n_r", Kind::Integer, "Number of POD modes kept (1 up to the rank of the data)"},
-      {"vector_length", "Vector length L [m]", Kind::Number,
-       "Scale of unit-vector coordinates against point coordinates; 0: automatic (characteristic length)"},
-      {"stiffness_forces", "Stiffness forces", Kind::Choice,
-       "internal: fit of all internal forces (springs and constraints); spring: the springs' stiffness only", stiffness},
-      {"integrator", "Integrator", Kind::Choice,
-       "central_difference: explicit, as Angeli, Naets and Desmet use it; newmark: implicit, unconditionally stable",
-       {"central_difference", "newmark"}},
-  };
-  static const std::vector<SettingField> ae{
-      {"nr", "Latent coordinates n_r", Kind::Integer, "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"},
-      {"hidden", "Encoder hidden widths", Kind::IntegerList, "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"},
-      {"force_hidden", "Force network widths", Kind::IntegerList, "Hidden widths of the potential and damper networks, e.g. 16, 16"},
-      {"activation", "Activation", Kind::Choice, "Hidden-layer activation of every network", {"sigmoid", "tanh", "softplus"}},
-      {"optimizer", "Optimizer", Kind::Choice, "Gradient method (Angeli, Naets and Desmet use RMSprop)", {"rmsprop", "adam"}},
-      {"learning_rate", "Learning rate", Kind::Number, "Initial step size; decays by a cosine schedule to 1 % of it"},
-      {"batch_size", "Batch size", Kind::Integer, "Samples per mini-batch"},
-      {"epochs", "Auto-encoder epochs", Kind::Integer, "Passes over the data for the auto-encoder"},
-      {"force_epochs", "Force network epochs", Kind::Integer, "Passes over the data for the potential and the damper network each"},
-      {"velocity_weight", "Velocity weight", Kind::Number,
-       "Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only"},
-      {"seconds", "Time budget [s]", Kind::Number, "Wall-time budget of the whole training; 0: none (the epochs decide)"},
-      {"validation_fraction", "Validation fraction", Kind::Number,
-       "Share of the samples held out to measure a validation loss (it also picks the weights kept); 0: none"},
-      {"seed", "Seed", Kind::Integer, "Seed of the initial weights, the validation split and the shuffling"},
-      {"vector_length", "Vector length L [m]", Kind::Number,
-       "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
-      {"integrator", "Integrator", Kind::Choice, "Time stepping of the latent equations", {"central_difference", "rk4"}},
-      {"initial_velocity", "Initial latent velocity", Kind::Choice,
-       "projected: the encoder's Jacobian times the full velocity; zero: start at rest", {"projected", "zero"}},
-  };
-  static const std::vector<SettingField> pca{
-      {"clusters", "Clusters n_p", Kind::Integer, "Number of k-means clusters, each with its own local linear model"},
-      {"nr", "Coordinates per cluster n_r", Kind::Integer, "Principal directions per cluster; 0: the mechanism's DOF"},
-      {"vector_length", "Vector length L [m]", Kind::Number,
-       "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
-      {"stiffness_forces", "Stiffness forces", Kind::Choice,
-       "internal: fit of all internal forces; spring: the springs' stiffness only (as Angeli, Naets and Desmet)", stiffness},
-      {"energy_projection", "Energy-preserving switch", Kind::Flag,
-       "Project the state at a cluster switch so the energy is kept (Angeli, Naets and Desmet); off: least squares"},
-      {"common_tolerance", "Common-subspace tolerance", Kind::Number, "eps of eq. 26, in (0, 1)"},
-      {"switch_hysteresis", "Switch hysteresis", Kind::Number,
-       "Relative distance margin before switching cluster (avoids flip-flopping on a border)"},
-      {"seed", "Seed", Kind::Integer, "Seed of the k-means++ initialisation"},
-      {"restarts", "k-means restarts", Kind::Integer, "k-means runs from different seeds; the best is kept"},
-  };
-  static const std::vector<SettingField> sindy{
-      {"coordinates", "Independent coordinates", Kind::NameList,
-       "Natural coordinates identified, e.g. P.x; empty: suggested from the mobility analysis"},
-      {"known_forces", "Known forces f^k", Kind::NameList,
-       "Forces of the model taken as known: external, springs, dampers or element names; empty: none"},
-      {"polynomial_degree", "Polynomial degree", Kind::Integer, "Monomials of q and q_dot up to this degree, with cross terms"},
-      {"constant", "Constant term", Kind::Flag, "A constant column in the library"},
-      {"sign_velocity", "sgn(q_dot)", Kind::Flag, "Sign of each velocity (Coulomb-like friction)"},
-      {"trig_positions", "sin/cos(q)", Kind::Flag, "Sine and cosine of each coordinate"},
-      {"omegas", "Excitation ω [rad/s]", Kind::NumberList, "Angular frequencies of cos(k ω t) columns, comma-separated"},
-      {"harmonics", "Harmonics k", Kind::IntegerList, "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"},
-      {"sine_time", "sin(k ω t) too", Kind::Flag, "Also sine columns of the excitation frequencies"},
-      {"friction_columns", "Friction columns", Kind::Flag, "The model's friction laws evaluated on the data, one column each"},
-      {"terms", "Only these terms", Kind::NameList, "Restrict the library to these term names; empty: all"},
-      {"kappa", "Threshold κ", Kind::Number, "STLS threshold: coefficients below it are removed, then the rest refitted"},
-      {"normalise", "Normalise columns", Kind::Flag, "Threshold on unit-RMS columns (then κ is relative)"},
-      {"ridge", "Ridge", Kind::Number, "Ridge (Tikhonov) term of the least squares; 0: none"},
-      {"max_iterations", "STLS iterations", Kind::Integer, "Most threshold-refit rounds before the support must be stable"},
-      {"derivatives", "Derivatives", Kind::Choice,
-       "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions", {"data", "estimate"}},
-      {"sg_order", "Savitzky-Golay order", Kind::Integer, "Polynomial order of the smoothing differentiator"},
-      {"sg_window", "Savitzky-Golay window", Kind::Integer, "Samples per window (odd); 0: chosen automatically"},
-  };
-  static const std::vector<SettingField> node{
-      {"coordinates", "Coordinates", Kind::NameList,
-       "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or \"auto\": chosen "
-       "from the mobility analysis along the data; \"all\": every natural coordinate, with the constraints "
-       "penalised in training and projected after every step"},
-      {"inputs", "Inputs u(t)", Kind::Choice,
-       "none, or external: the external forces of the runs' load case at the current state and time",
-       {"none", "external"}},
-      {"hidden", "Hidden widths", Kind::IntegerList, "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
-      {"activation", "Activation", Kind::Choice, "Hidden-layer activation", {"tanh", "softplus", "silu", "sigmoid"}},
-      {"integrator", "Integrator", Kind::Choice, "One-step map in training and in runs", {"rk4", "euler", "symplectic_euler"}},
-      {"epochs", "Epochs", Kind::Integer, "Passes over the training pairs"},
-      {"batch_size", "Batch size", Kind::Integer, "State pairs per mini-batch"},
-      {"learning_rate", "Learning rate", Kind::Number, "Initial Adam step size"},
-      {"decay", "Decay per epoch", Kind::Number, "Learning-rate factor per epoch (exponential decay)"},
-      {"min_learning_rate", "Minimum learning rate", Kind::Number, "Lower bound of the decayed learning rate"},
-      {"validation_fraction", "Validation fraction", Kind::Number, "Share of the pairs held out for a validation loss"},
-      {"patience", "Patience", Kind::Integer, "Epochs without validation improvement before stopping; 0: never"},
-      {"rollout_steps", "Rollout steps", Kind::Integer, "Steps of the multi-step loss (1: one-step loss)"},
-      {"constraint_weight", "Constraint weight", Kind::Number, "Weight of the constraint penalty (redundant coordinates)"},
-      {"gradient_clip", "Gradient clip", Kind::Number, "Largest gradient norm; 0: no clipping"},
-      {"seed", "Seed", Kind::Integer, "Seed of the weights, the split and the shuffling"},
-  };
+  // Built once per method from the registry's schema; the strings live in the registry.
+  static std::map<QString, std::vector<SettingField>> cache;
   static const std::vector<SettingField> none;
-  if (method == "pod") return pod;
-  if (method == "ae") return ae;
-  if (method == "pca") return pca;
-  if (method == "sindy") return sindy;
-  if (method == "node") return node;
-  return none;
+  const MethodInfo* info = MethodRegistry::global().find(method.toStdString());
+  if (!info) return none;
+  auto [it, fresh] = cache.try_emplace(method);
+  if (fresh)
+    for (const SettingSpec& spec : info->settingsSchema) {
+      QStringList choices;
+      for (const auto& c : spec.choices) choices << QString::fromStdString(c);
+      it->second.push_back({spec.key.c_str(), spec.label.c_str(), spec.kind, spec.help.c_str(), choices});
+    }
+  return it->second;
 }
 
 QString methodTitle(const QString& method) {

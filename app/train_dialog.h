@@ -5,6 +5,7 @@
 // (checkReducedModelSettings) before the dialog closes; a refusal names the
 // setting and stays in the dialog.
 
+#include "engine/rom/method_registry.h"
 #include <QDialog>
 #include <QString>
 #include <QStringList>
@@ -34,7 +35,7 @@ class ProjectDocument;
 
 /// One setting of a method as the dialog shows it.
 struct SettingField {
-  enum class Kind { Integer, Number, Choice, Flag, IntegerList, NumberList, NameList };
+  using Kind = SettingKind;
   const char* key;      ///< JSON key in the method's settings
   const char* label;
   Kind kind;
@@ -42,7 +43,7 @@ struct SettingField {
   QStringList choices = {};
 };
 
-/// Setting descriptions of a method ("pod", "ae", "pca"); empty for others.
+/// Setting descriptions of a method, from the registry's schema (empty for an unknown method).
 const std::vector<SettingField>& settingFields(const QString& method);
 /// Menu text of a method ("Global POD", ...).
 QString methodTitle(const QString& method);

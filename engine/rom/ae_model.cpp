@@ -1064,6 +1064,28 @@ MethodInfo aeMethod() {
   m.needsMechanism = false;
   m.canStopEarly = true;
   m.smokeSettings = OJsonR{{"nr", 1}, {"hidden", {4}}, {"force_hidden", {4}}, {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
+  m.settingsSchema = {
+      {"nr", "Latent coordinates n_r", SettingKind::Integer, "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"},
+      {"hidden", "Encoder hidden widths", SettingKind::IntegerList, "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"},
+      {"force_hidden", "Force network widths", SettingKind::IntegerList, "Hidden widths of the potential and damper networks, e.g. 16, 16"},
+      {"activation", "Activation", SettingKind::Choice, "Hidden-layer activation of every network", {"sigmoid", "tanh", "softplus"}},
+      {"optimizer", "Optimizer", SettingKind::Choice, "Gradient method (Angeli, Naets and Desmet use RMSprop)", {"rmsprop", "adam"}},
+      {"learning_rate", "Learning rate", SettingKind::Number, "Initial step size; decays by a cosine schedule to 1 % of it"},
+      {"batch_size", "Batch size", SettingKind::Integer, "Samples per mini-batch"},
+      {"epochs", "Auto-encoder epochs", SettingKind::Integer, "Passes over the data for the auto-encoder"},
+      {"force_epochs", "Force network epochs", SettingKind::Integer, "Passes over the data for the potential and the damper network each"},
+      {"velocity_weight", "Velocity weight", SettingKind::Number,
+       "Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only"},
+      {"seconds", "Time budget [s]", SettingKind::Number, "Wall-time budget of the whole training; 0: none (the epochs decide)"},
+      {"validation_fraction", "Validation fraction", SettingKind::Number,
+       "Share of the samples held out to measure a validation loss (it also picks the weights kept); 0: none"},
+      {"seed", "Seed", SettingKind::Integer, "Seed of the initial weights, the validation split and the shuffling"},
+      {"vector_length", "Vector length L [m]", SettingKind::Number,
+       "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
+      {"integrator", "Integrator", SettingKind::Choice, "Time stepping of the latent equations", {"central_difference", "rk4"}},
+      {"initial_velocity", "Initial latent velocity", SettingKind::Choice,
+       "projected: the encoder's Jacobian times the full velocity; zero: start at rest", {"projected", "zero"}},
+  };
   m.checkSettings = [](const OJsonR& settings) { return AeSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     return AeModel::train(dataset, AeSettings::fromJson(settings), monitor, model);

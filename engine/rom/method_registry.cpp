@@ -3,8 +3,24 @@
 #include "engine/core/error.h"
 
 #include <algorithm>
+#include <cstdarg>
+#include <cstdio>
 
 namespace mbdrom {
+
+std::string formatText(const char* format, ...) {
+  char buf[512];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(buf, sizeof buf, format, args);
+  va_end(args);
+  return buf;
+}
+
+double metricNumber(const nlohmann::ordered_json& metrics, const char* key) {
+  return metrics.is_object() && metrics.contains(key) && metrics[key].is_number() ? metrics[key].get<double>()
+                                                                                  : -1.0;
+}
 
 std::string methodTitle(const MethodInfo& method) {
   return method.authors.empty() ? method.displayName : method.displayName + " (" + method.authors + ")";

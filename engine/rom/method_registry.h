@@ -26,6 +26,19 @@
 
 namespace mbdrom {
 
+/// The type of one training setting, as a dialog edits it.
+enum class SettingKind { Integer, Number, Choice, Flag, IntegerList, NumberList, NameList };
+
+/// One training setting of a method: its JSON key, how people see it, and what it does.
+/// Defaults are those checkSettings fills in for an empty object.
+struct SettingSpec {
+  std::string key;    ///< JSON key in the method's settings
+  std::string label;  ///< e.g. "Reduced coordinates n_r"
+  SettingKind kind = SettingKind::Number;
+  std::string help;                       ///< one line: what it does, units, what 0 means
+  std::vector<std::string> choices = {};  ///< Choice: the allowed values
+};
+
 /// What the program needs to know about one reduced-model method.
 struct MethodInfo {
   std::string name;         ///< in files and on the command line, e.g. "pca"
@@ -44,6 +57,12 @@ struct MethodInfo {
   /// Settings for a training of at most seconds on a one-second pendulum run: the
   /// registry's own test suite runs every method with them (tests/engine/rom/every_method_test.cpp).
   nlohmann::ordered_json smokeSettings = nlohmann::ordered_json::object();
+  /// The one figure that sums up a trained model of this method for a list
+  /// ("energy captured 99.981 %"), from its metrics; empty: none (the front end
+  /// then shows the reconstruction error when there is one).
+  std::function<std::string(const nlohmann::ordered_json& metrics)> keyFigure;
+  /// Every setting, in the order a dialog shows them.
+  std::vector<SettingSpec> settingsSchema;
   /// Checks settings (JSON object) and returns them complete, defaults filled in,
   /// as training stores them; throws InputError naming the bad key.
   std::function<nlohmann::ordered_json(const nlohmann::ordered_json& settings)> checkSettings;
@@ -57,6 +76,11 @@ struct MethodInfo {
   std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& file, const std::string& source)>
       load;
 };
+
+/// printf-style text for figures and messages.
+std::string formatText(const char* format, ...) __attribute__((format(printf, 1, 2)));
+/// A number metric of a trained model, or -1 when missing or not a number.
+double metricNumber(const nlohmann::ordered_json& metrics, const char* key);
 
 /// "local PCA (Angeli, Naets, Desmet)", or the display name alone for a baseline.
 std::string methodTitle(const MethodInfo& method);

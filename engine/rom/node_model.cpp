@@ -1388,6 +1388,33 @@ MethodInfo nodeMethod() {
   m.needsMechanism = true;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"hidden", {8}}, {"epochs", 5}, {"batch_size", 16}};
+  m.keyFigure = [](const OJsonR& metrics) {
+    const double mse = metricNumber(metrics, "rollout_mse_first_run");
+    return mse >= 0.0 ? formatText("rollout MSE %.3g (first run)", mse) : std::string();
+  };
+  m.settingsSchema = {
+      {"coordinates", "Coordinates", SettingKind::NameList,
+       "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or \"auto\": chosen "
+       "from the mobility analysis along the data; \"all\": every natural coordinate, with the constraints "
+       "penalised in training and projected after every step"},
+      {"inputs", "Inputs u(t)", SettingKind::Choice,
+       "none, or external: the external forces of the runs' load case at the current state and time",
+       {"none", "external"}},
+      {"hidden", "Hidden widths", SettingKind::IntegerList, "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
+      {"activation", "Activation", SettingKind::Choice, "Hidden-layer activation", {"tanh", "softplus", "silu", "sigmoid"}},
+      {"integrator", "Integrator", SettingKind::Choice, "One-step map in training and in runs", {"rk4", "euler", "symplectic_euler"}},
+      {"epochs", "Epochs", SettingKind::Integer, "Passes over the training pairs"},
+      {"batch_size", "Batch size", SettingKind::Integer, "State pairs per mini-batch"},
+      {"learning_rate", "Learning rate", SettingKind::Number, "Initial Adam step size"},
+      {"decay", "Decay per epoch", SettingKind::Number, "Learning-rate factor per epoch (exponential decay)"},
+      {"min_learning_rate", "Minimum learning rate", SettingKind::Number, "Lower bound of the decayed learning rate"},
+      {"validation_fraction", "Validation fraction", SettingKind::Number, "Share of the pairs held out for a validation loss"},
+      {"patience", "Patience", SettingKind::Integer, "Epochs without validation improvement before stopping; 0: never"},
+      {"rollout_steps", "Rollout steps", SettingKind::Integer, "Steps of the multi-step loss (1: one-step loss)"},
+      {"constraint_weight", "Constraint weight", SettingKind::Number, "Weight of the constraint penalty (redundant coordinates)"},
+      {"gradient_clip", "Gradient clip", SettingKind::Number, "Largest gradient norm; 0: no clipping"},
+      {"seed", "Seed", SettingKind::Integer, "Seed of the weights, the split and the shuffling"},
+  };
   m.checkSettings = [](const OJsonR& settings) { return NodeSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     const NodeSettings s = NodeSettings::fromJson(settings);

@@ -753,6 +753,27 @@ MethodInfo pcaMethod() {
   m.needsMechanism = true;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"clusters", 2}, {"nr", 1}};
+  m.keyFigure = [](const OJsonR& metrics) {
+    const double clusters = metricNumber(metrics, "clusters");
+    if (clusters < 0.0) return std::string();
+    return formatText("%g clusters, reconstruction error %.3g %%", clusters,
+                      100.0 * metricNumber(metrics, "relative_reconstruction_error"));
+  };
+  m.settingsSchema = {
+      {"clusters", "Clusters n_p", SettingKind::Integer, "Number of k-means clusters, each with its own local linear model"},
+      {"nr", "Coordinates per cluster n_r", SettingKind::Integer, "Principal directions per cluster; 0: the mechanism's DOF"},
+      {"vector_length", "Vector length L [m]", SettingKind::Number,
+       "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
+      {"stiffness_forces", "Stiffness forces", SettingKind::Choice,
+       "internal: fit of all internal forces; spring: the springs' stiffness only (as Angeli, Naets and Desmet)", {"internal", "spring"}},
+      {"energy_projection", "Energy-preserving switch", SettingKind::Flag,
+       "Project the state at a cluster switch so the energy is kept (Angeli, Naets and Desmet); off: least squares"},
+      {"common_tolerance", "Common-subspace tolerance", SettingKind::Number, "eps of eq. 26, in (0, 1)"},
+      {"switch_hysteresis", "Switch hysteresis", SettingKind::Number,
+       "Relative distance margin before switching cluster (avoids flip-flopping on a border)"},
+      {"seed", "Seed", SettingKind::Integer, "Seed of the k-means++ initialisation"},
+      {"restarts", "k-means restarts", SettingKind::Integer, "k-means runs from different seeds; the best is kept"},
+  };
   m.checkSettings = [](const OJsonR& settings) { return PcaSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     const PcaSettings s = PcaSettings::fromJson(settings);

@@ -288,6 +288,20 @@ MethodInfo podMethod() {
   m.needsMechanism = false;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"nr", 1}};
+  m.keyFigure = [](const OJsonR& metrics) {
+    const double e = metricNumber(metrics, "energy_captured");
+    return e >= 0.0 ? formatText("energy captured %.3f %%", 100.0 * e) : std::string();
+  };
+  m.settingsSchema = {
+      {"nr", "Reduced coordinates n_r", SettingKind::Integer, "Number of POD modes kept (1 up to the rank of the data)"},
+      {"vector_length", "Vector length L [m]", SettingKind::Number,
+       "Scale of unit-vector coordinates against point coordinates; 0: automatic (characteristic length)"},
+      {"stiffness_forces", "Stiffness forces", SettingKind::Choice,
+       "internal: fit of all internal forces (springs and constraints); spring: the springs' stiffness only", {"internal", "spring"}},
+      {"integrator", "Integrator", SettingKind::Choice,
+       "central_difference: explicit, as Angeli, Naets and Desmet use it; newmark: implicit, unconditionally stable",
+       {"central_difference", "newmark"}},
+  };
   m.checkSettings = [](const OJsonR& settings) { return PodSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model*) -> std::unique_ptr<ReducedModel> {
     return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);

@@ -588,6 +588,34 @@ MethodInfo sindyMethod() {
   m.needsMechanism = true;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"polynomial_degree", 1}};
+  m.keyFigure = [](const OJsonR& metrics) {
+    if (!metrics.contains("active_terms") || !metrics.contains("verdict") || !metrics["verdict"].is_string())
+      return std::string();
+    return metrics["active_terms"].dump() + " terms, " + metrics["verdict"].get<std::string>();
+  };
+  m.settingsSchema = {
+      {"coordinates", "Independent coordinates", SettingKind::NameList,
+       "Natural coordinates identified, e.g. P.x; empty: suggested from the mobility analysis"},
+      {"known_forces", "Known forces f^k", SettingKind::NameList,
+       "Forces of the model taken as known: external, springs, dampers or element names; empty: none"},
+      {"polynomial_degree", "Polynomial degree", SettingKind::Integer, "Monomials of q and q_dot up to this degree, with cross terms"},
+      {"constant", "Constant term", SettingKind::Flag, "A constant column in the library"},
+      {"sign_velocity", "sgn(q_dot)", SettingKind::Flag, "Sign of each velocity (Coulomb-like friction)"},
+      {"trig_positions", "sin/cos(q)", SettingKind::Flag, "Sine and cosine of each coordinate"},
+      {"omegas", "Excitation ω [rad/s]", SettingKind::NumberList, "Angular frequencies of cos(k ω t) columns, comma-separated"},
+      {"harmonics", "Harmonics k", SettingKind::IntegerList, "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"},
+      {"sine_time", "sin(k ω t) too", SettingKind::Flag, "Also sine columns of the excitation frequencies"},
+      {"friction_columns", "Friction columns", SettingKind::Flag, "The model's friction laws evaluated on the data, one column each"},
+      {"terms", "Only these terms", SettingKind::NameList, "Restrict the library to these term names; empty: all"},
+      {"kappa", "Threshold κ", SettingKind::Number, "STLS threshold: coefficients below it are removed, then the rest refitted"},
+      {"normalise", "Normalise columns", SettingKind::Flag, "Threshold on unit-RMS columns (then κ is relative)"},
+      {"ridge", "Ridge", SettingKind::Number, "Ridge (Tikhonov) term of the least squares; 0: none"},
+      {"max_iterations", "STLS iterations", SettingKind::Integer, "Most threshold-refit rounds before the support must be stable"},
+      {"derivatives", "Derivatives", SettingKind::Choice,
+       "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions", {"data", "estimate"}},
+      {"sg_order", "Savitzky-Golay order", SettingKind::Integer, "Polynomial order of the smoothing differentiator"},
+      {"sg_window", "Savitzky-Golay window", SettingKind::Integer, "Samples per window (odd); 0: chosen automatically"},
+  };
   m.checkSettings = [](const OJsonR& settings) { return SindySettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
     const SindySettings s = SindySettings::fromJson(settings);

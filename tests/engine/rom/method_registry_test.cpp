@@ -10,6 +10,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <set>
+
 using namespace mbdrom;
 using OJson = nlohmann::ordered_json;
 
@@ -105,6 +107,19 @@ TEST_CASE("Every built-in method is registered once, named with its authors", "[
     // Defaults are complete and pass their own check again unchanged.
     const OJson defaults = m->checkSettings(OJson::object());
     CHECK(m->checkSettings(defaults) == defaults);
+  }
+  // The schema describes settings the method has: every key is one of its defaults, once.
+  for (const MethodInfo& m : r.methods()) {
+    INFO("method " << m.name);
+    const OJson defaults = m.checkSettings(OJson::object());
+    std::set<std::string> seen;
+    for (const SettingSpec& spec : m.settingsSchema) {
+      CHECK(defaults.contains(spec.key));
+      CHECK(seen.insert(spec.key).second);
+      CHECK(!spec.label.empty());
+      CHECK(!spec.help.empty());
+      if (spec.kind == SettingKind::Choice) CHECK(!spec.choices.empty());
+    }
   }
   CHECK(methodTitle(r.at("pca")) == "local PCA (Angeli, Naets, Desmet)");
   CHECK(methodTitle(r.at("sindy")) == "SINDy (Slimak, Zwölfer, Trainotti, Rixen)");
