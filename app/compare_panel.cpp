@@ -20,10 +20,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
-#include <QLineEdit>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSaveFile>
@@ -44,8 +44,8 @@ namespace mbdrom::app {
 namespace {
 
 // Ghost colours of the compared models, distinct from the reference's colours.
-const QColor kColours[] = {QColor(230, 110, 20), QColor(30, 150, 200), QColor(150, 60, 190), QColor(60, 170, 90),
-                           QColor(200, 40, 90)};
+const QColor kColours[] = {QColor(230, 110, 20), QColor(30, 150, 200), QColor(150, 60, 190),
+                           QColor(60, 170, 90), QColor(200, 40, 90)};
 
 RunMotion motionOf(const std::vector<Sample>& samples) {
   RunMotion m;
@@ -75,7 +75,9 @@ double interpolate(const TrajectoryTable& table, int c, double t) {
   return (1.0 - w) * table.data(hi - 1, c) + w * table.data(hi, c);
 }
 
-QString htmlEscape(const QString& s) { return s.toHtmlEscaped(); }
+QString htmlEscape(const QString& s) {
+  return s.toHtmlEscaped();
+}
 
 }  // namespace
 
@@ -121,13 +123,15 @@ ComparePanel::ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* par
   form->addRow(tr("Models"), modelList_);
   parameters_ = new QLineEdit(controls);
   parameters_->setObjectName("compareParameters");
-  parameters_->setToolTip(tr("Values of the parameters \u03bc of models trained with them (neural ODE), as "
-                             "name=value separated by commas; each model takes the ones it names"));
+  parameters_->setToolTip(
+      tr("Values of the parameters \u03bc of models trained with them (neural ODE), as "
+         "name=value separated by commas; each model takes the ones it names"));
   parametersLabel_ = new QLabel(tr("Parameters \u03bc"), controls);
   form->addRow(parametersLabel_, parameters_);
   channelBox_ = new QComboBox(controls);
   channelBox_->setObjectName("compareChannel");
-  channelBox_->setToolTip(tr("Channel plotted against time; the error plot shows its point's position error"));
+  channelBox_->setToolTip(
+      tr("Channel plotted against time; the error plot shows its point's position error"));
   form->addRow(tr("Channel"), channelBox_);
   auto* buttons = new QHBoxLayout;
   compareButton_ = new QPushButton(tr("Compare"), controls);
@@ -202,14 +206,16 @@ void ComparePanel::setViewport(Viewport* viewport) {
 }
 
 QCheckBox* ComparePanel::showBox(int i) const {
-  return i >= 0 && static_cast<std::size_t>(i) < shows_.size() ? shows_[static_cast<std::size_t>(i)] : nullptr;
+  return i >= 0 && static_cast<std::size_t>(i) < shows_.size() ? shows_[static_cast<std::size_t>(i)]
+                                                               : nullptr;
 }
 
 void ComparePanel::playInViewport() {
   if (!result_ || !viewport_) return;
   const Result& r = *result_;
   std::vector<Viewport::Overlay> overlays;
-  for (std::size_t k = 0; k < r.runs.size(); ++k) overlays.push_back({r.names[static_cast<int>(k)], r.motions[k], r.colours[k]});
+  for (std::size_t k = 0; k < r.runs.size(); ++k)
+    overlays.push_back({r.names[static_cast<int>(k)], r.motions[k], r.colours[k]});
   viewport_->playWithOverlays(r.model, r.referenceMotion, std::move(overlays));
   for (QCheckBox* box : shows_) delete box;
   shows_.clear();
@@ -217,12 +223,14 @@ void ComparePanel::playInViewport() {
     auto* box = new QCheckBox(text, showBoxes_);
     box->setChecked(true);
     box->setToolTip(tr("Show %1 in the 3D view").arg(text));  // the label may be cut in a narrow dock
-    if (colour.isValid()) box->setStyleSheet(QStringLiteral("QCheckBox { color: %1; font-weight: bold; }").arg(colour.name()));
+    if (colour.isValid())
+      box->setStyleSheet(QStringLiteral("QCheckBox { color: %1; font-weight: bold; }").arg(colour.name()));
     showBoxes_->layout()->addWidget(box);
     shows_.push_back(box);
     return box;
   };
-  connect(add(tr("full"), QColor()), &QCheckBox::toggled, this, [this](bool on) { viewport_->setReferenceVisible(on); });
+  connect(add(tr("full"), QColor()), &QCheckBox::toggled, this,
+          [this](bool on) { viewport_->setReferenceVisible(on); });
   for (std::size_t k = 0; k < r.runs.size(); ++k)
     connect(add(r.names[static_cast<int>(k)], r.colours[k]), &QCheckBox::toggled, this,
             [this, k](bool on) { viewport_->setOverlayVisible(static_cast<int>(k), on); });
@@ -232,7 +240,8 @@ void ComparePanel::refreshLists() {
   const auto model = doc_->model();
   const int keepReference = reference();
   std::vector<bool> ticked;
-  for (int i = 0; i < modelList_->count(); ++i) ticked.push_back(modelList_->item(i)->checkState() == Qt::Checked);
+  for (int i = 0; i < modelList_->count(); ++i)
+    ticked.push_back(modelList_->item(i)->checkState() == Qt::Checked);
 
   referenceBox_->blockSignals(true);
   referenceBox_->clear();
@@ -242,7 +251,8 @@ void ComparePanel::refreshLists() {
     referenceBox_->addItem(QString::fromStdString(run.record.name), static_cast<int>(i));
     // A run of an earlier version of the mechanism is not what the models describe.
     if (!model || run.model->mechanismHash() != model->mechanismHash()) {
-      auto* item = qobject_cast<QStandardItemModel*>(referenceBox_->model())->item(referenceBox_->count() - 1);
+      auto* item =
+          qobject_cast<QStandardItemModel*>(referenceBox_->model())->item(referenceBox_->count() - 1);
       item->setEnabled(false);
       item->setToolTip(tr("made on an earlier version of the mechanism"));
     }
@@ -285,9 +295,13 @@ void ComparePanel::refreshLists() {
   updateNewRunFields();
 }
 
-void ComparePanel::setParameters(const QString& text) { parameters_->setText(text); }
+void ComparePanel::setParameters(const QString& text) {
+  parameters_->setText(text);
+}
 
-void ComparePanel::updateNewRunFields() { newRunFields_->setVisible(reference() < 0); }
+void ComparePanel::updateNewRunFields() {
+  newRunFields_->setVisible(reference() < 0);
+}
 
 void ComparePanel::setReference(int run) {
   const int at = referenceBox_->findData(run);
@@ -313,9 +327,12 @@ QString ComparePanel::modelUnavailableReason(int i) const {
   const auto model = doc_->model();
   if (!model) return tr("no mechanism is open");
   if (e.rom->mechanismHash() != model->mechanismHash())
-    return tr("trained for mechanism \"%1\" (hash %2), not for this one \"%3\" (hash %4): retrain it on this mechanism")
-        .arg(QString::fromStdString(e.rom->mechanismName()), QString::fromStdString(hashToString(e.rom->mechanismHash())),
-             QString::fromStdString(model->spec().name), QString::fromStdString(hashToString(model->mechanismHash())));
+    return tr("trained for mechanism \"%1\" (hash %2), not for this one \"%3\" (hash %4): retrain it on this "
+              "mechanism")
+        .arg(QString::fromStdString(e.rom->mechanismName()),
+             QString::fromStdString(hashToString(e.rom->mechanismHash())),
+             QString::fromStdString(model->spec().name),
+             QString::fromStdString(hashToString(model->mechanismHash())));
   return {};
 }
 
@@ -334,7 +351,8 @@ int ComparePanel::compare() {
   }
   std::vector<int> chosen;
   for (int i = 0; i < modelList_->count(); ++i)
-    if (modelList_->item(i)->checkState() == Qt::Checked && modelUnavailableReason(i).isEmpty()) chosen.push_back(i);
+    if (modelList_->item(i)->checkState() == Qt::Checked && modelUnavailableReason(i).isEmpty())
+      chosen.push_back(i);
   if (chosen.empty()) {
     emit failed(tr("Compare: tick at least one trained model of this mechanism"));
     return -1;
@@ -346,9 +364,12 @@ int ComparePanel::compare() {
 
   // Parameters μ: "name=value, ..."; each model gets the ones it names, and needs all of them.
   bool anyParameters = false;
-  for (int i : chosen) anyParameters = anyParameters || !doc_->models()[static_cast<std::size_t>(i)].rom->parameterNames().empty();
+  for (int i : chosen)
+    anyParameters =
+        anyParameters || !doc_->models()[static_cast<std::size_t>(i)].rom->parameterNames().empty();
   std::map<std::string, double> given;
-  for (const QString& item : anyParameters ? parameters_->text().split(',', Qt::SkipEmptyParts) : QStringList()) {
+  for (const QString& item :
+       anyParameters ? parameters_->text().split(',', Qt::SkipEmptyParts) : QStringList()) {
     const QStringList parts = item.split('=');
     const QString name = parts.value(0).trimmed();
     bool ok = parts.size() == 2 && !name.isEmpty();
@@ -374,8 +395,9 @@ int ComparePanel::compare() {
     for (const std::string& name : e.rom->parameterNames()) {
       const auto it = given.find(name);
       if (it == given.end()) {
-        emit failed(tr("Compare: model \"%1\" needs a value of its parameter \"%2\" (Parameters \u03bc: %2=...)")
-                        .arg(QString::fromStdString(e.record.name), QString::fromStdString(name)));
+        emit failed(
+            tr("Compare: model \"%1\" needs a value of its parameter \"%2\" (Parameters \u03bc: %2=...)")
+                .arg(QString::fromStdString(e.record.name), QString::fromStdString(name)));
         return -1;
       }
       own.insert(*it);
@@ -403,7 +425,8 @@ int ComparePanel::compare() {
     QStringList values;
     for (const auto& [name, value] : parameters[k])
       values << QStringLiteral("%1 = %2").arg(QString::fromStdString(name)).arg(value, 0, 'g', 10);
-    result->names << QString::fromStdString(e.record.name) + (values.isEmpty() ? QString() : " (" + values.join(", ") + ")");
+    result->names << QString::fromStdString(e.record.name) +
+                         (values.isEmpty() ? QString() : " (" + values.join(", ") + ")");
     result->colours.push_back(kColours[k % std::size(kColours)]);
   }
 
@@ -454,7 +477,8 @@ int ComparePanel::compare() {
           result->reference = trajectoryTable(mech, recorder->samples());
           result->referenceMotion = std::make_shared<RunMotion>(motionOf(recorder->samples()));
           result->full.steps = summary.steps;
-          result->full.secondsPerStep = summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
+          result->full.secondsPerStep =
+              summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
           result->full.realTimeFactor = summary.realTimeFactor;
           first = recorder->samples().front();
         } else {
@@ -464,8 +488,8 @@ int ComparePanel::compare() {
             first = samples->front();
           } else {
             result->reference = readTrajectoryCsv(storedFile.toStdString());
-            const DatasetRun stored = runFromTable(mech, result->reference, result->referenceName.toStdString(),
-                                                 result->referenceInfo.loadCase);
+            const DatasetRun stored = runFromTable(
+                mech, result->reference, result->referenceName.toStdString(), result->referenceInfo.loadCase);
             auto motion = std::make_shared<RunMotion>();
             for (int k = 0; k < stored.samples(); ++k) {
               motion->t.push_back(stored.t(k));
@@ -491,10 +515,12 @@ int ComparePanel::compare() {
         RomSimulationOptions options = reducedOptionsFor(mech, result->referenceInfo, first);
         for (std::size_t k = 0; k < roms.size(); ++k) {
           monitor.reportNow({"reduced model " + result->names[static_cast<int>(k)].toStdString(),
-                             static_cast<long long>(k + 1), static_cast<long long>(roms.size() + 1), {}});
+                             static_cast<long long>(k + 1),
+                             static_cast<long long>(roms.size() + 1),
+                             {}});
           options.parameters = parameters[k];
-          result->runs.push_back(
-              compareReducedModel(mech, *roms[k], result->reference, options, {}, result->full.secondsPerStep, &monitor));
+          result->runs.push_back(compareReducedModel(mech, *roms[k], result->reference, options, {},
+                                                     result->full.secondsPerStep, &monitor));
           result->motions.push_back(std::make_shared<RunMotion>(motionOf(result->runs.back().samples)));
         }
       },
@@ -504,7 +530,8 @@ int ComparePanel::compare() {
         if (run < 0 && !recorder->samples().empty() && addRun_)
           addRun_(result->model, result->referenceName, fullOptions, recorder);
         if (outcome != JobRunner::Outcome::Succeeded) {
-          status_->setText(outcome == JobRunner::Outcome::Cancelled ? tr("Cancelled.") : tr("Failed: %1").arg(message));
+          status_->setText(outcome == JobRunner::Outcome::Cancelled ? tr("Cancelled.")
+                                                                    : tr("Failed: %1").arg(message));
           if (outcome == JobRunner::Outcome::Failed) emit failed(tr("Compare: %1").arg(message));
           return;
         }
@@ -535,7 +562,8 @@ void ComparePanel::showResult() {
       // Markers first (they are what a user watches), then the most moving coordinate.
       const bool marker = std::find(markers.begin(), markers.end(), p) != markers.end();
       const int c = r.reference.column(p + axis);
-      const double range = (marker ? 1e6 : 1.0) * (r.reference.data.col(c).maxCoeff() - r.reference.data.col(c).minCoeff());
+      const double range =
+          (marker ? 1e6 : 1.0) * (r.reference.data.col(c).maxCoeff() - r.reference.data.col(c).minCoeff());
       if (range > bestRange) {
         bestRange = range;
         best = column;
@@ -549,9 +577,15 @@ void ComparePanel::showResult() {
 
   // Metrics, models side by side.
   // Short labels: the table sits beside the plots. Overall figures pool every point, vector and marker.
-  const QStringList rows = {tr("method (n_r)"),     tr("status"),           tr("RMSE [m]"),
-                            tr("max error [m]"),    tr("rel. RMSE [%]"),    tr("RMSE at point [m]"),
-                            tr("rel. RMSE at point [%]"), tr("µs per step"), tr("real-time factor"),
+  const QStringList rows = {tr("method (n_r)"),
+                            tr("status"),
+                            tr("RMSE [m]"),
+                            tr("max error [m]"),
+                            tr("rel. RMSE [%]"),
+                            tr("RMSE at point [m]"),
+                            tr("rel. RMSE at point [%]"),
+                            tr("µs per step"),
+                            tr("real-time factor"),
                             tr("speed-up")};
   table_->clear();
   table_->setRowCount(static_cast<int>(rows.size()));
@@ -560,7 +594,8 @@ void ComparePanel::showResult() {
   headers << r.names;
   table_->setHorizontalHeaderLabels(headers);
   table_->setVerticalHeaderLabels(rows);
-  auto put = [this](int row, int column, const QString& text, double value = std::numeric_limits<double>::quiet_NaN()) {
+  auto put = [this](int row, int column, const QString& text,
+                    double value = std::numeric_limits<double>::quiet_NaN()) {
     auto* item = new QTableWidgetItem(text);
     item->setData(Qt::UserRole, value);
     item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -598,11 +633,13 @@ void ComparePanel::showResult() {
     put(9, col, c.speedUp > 0.0 ? number(c.speedUp, 3) + QStringLiteral("×") : QStringLiteral("-"),
         c.speedUp > 0.0 ? c.speedUp : std::numeric_limits<double>::quiet_NaN());
   }
-  QString summary = tr("%1 compared against \"%2\" over %3 s.").arg(r.names.join(", "), r.referenceName).arg(r.referenceInfo.tEnd);
+  QString summary = tr("%1 compared against \"%2\" over %3 s.")
+                        .arg(r.names.join(", "), r.referenceName)
+                        .arg(r.referenceInfo.tEnd);
   for (std::size_t k = 0; k < r.runs.size(); ++k)
     if (r.runs[k].status != RunStatus::Completed)
-      summary += tr(" %1 stopped early: %2 (partial curve kept).").arg(r.names[static_cast<int>(k)],
-                                                                      QString::fromStdString(r.runs[k].message));
+      summary += tr(" %1 stopped early: %2 (partial curve kept).")
+                     .arg(r.names[static_cast<int>(k)], QString::fromStdString(r.runs[k].message));
   status_->setText(summary);
   reportButton_->setEnabled(true);
   plotChannel();
@@ -613,7 +650,9 @@ void ComparePanel::setChannel(const QString& column) {
   if (at >= 0) channelBox_->setCurrentIndex(at);
 }
 
-QString ComparePanel::channel() const { return channelBox_->currentText(); }
+QString ComparePanel::channel() const {
+  return channelBox_->currentText();
+}
 
 void ComparePanel::plotChannel() {
   if (!result_) return;
@@ -643,8 +682,8 @@ void ComparePanel::plotChannel() {
     series.back().color = r.colours[k];
     series.back().lineStyle = Qt::DashLine;
   }
-  series_->plot(tr("%1 against time").arg(channel()), tr("t [s]"), measure ? channel() : tr("%1 [m]").arg(channel()),
-                std::move(series));
+  series_->plot(tr("%1 against time").arg(channel()), tr("t [s]"),
+                measure ? channel() : tr("%1 [m]").arg(channel()), std::move(series));
   series_->setCursorEnabled(true);
 
   // Position error |p_reduced - p_full| of the channel's point, the reduced run
@@ -673,8 +712,8 @@ void ComparePanel::plotChannel() {
       }
       errors.push_back(std::move(e));
     }
-    error_->plot(tr("position error of %1").arg(QString::fromStdString(point)), tr("t [s]"), tr("|error| [m]"),
-                 std::move(errors));
+    error_->plot(tr("position error of %1").arg(QString::fromStdString(point)), tr("t [s]"),
+                 tr("|error| [m]"), std::move(errors));
   } else {
     for (std::size_t k = 0; k < r.runs.size(); ++k) {
       const TrajectoryTable& t = r.runs[k].table;
@@ -715,12 +754,15 @@ void ComparePanel::plotChannel() {
       table_->setItem(row, col, item);
     }
   }
-  table_->setVerticalHeaderItem(5, new QTableWidgetItem(tr("RMSE at %1 [m]").arg(QString::fromStdString(point))));
-  table_->setVerticalHeaderItem(6, new QTableWidgetItem(tr("rel. RMSE at %1 [%]").arg(QString::fromStdString(point))));
+  table_->setVerticalHeaderItem(
+      5, new QTableWidgetItem(tr("RMSE at %1 [m]").arg(QString::fromStdString(point))));
+  table_->setVerticalHeaderItem(
+      6, new QTableWidgetItem(tr("rel. RMSE at %1 [%]").arg(QString::fromStdString(point))));
 }
 
 QString ComparePanel::exportReducedRun(int i, const QString& path) const {
-  if (!result_ || i < 0 || static_cast<std::size_t>(i) >= result_->runs.size()) return tr("no such compared model");
+  if (!result_ || i < 0 || static_cast<std::size_t>(i) >= result_->runs.size())
+    return tr("no such compared model");
   try {
     writeRunCsv(*result_->model, result_->referenceInfo, result_->runs[static_cast<std::size_t>(i)].samples,
                 path.toStdString());
@@ -734,7 +776,8 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
   if (!result_) return tr("nothing to report: compare first");
   const Result& r = *result_;
   const QString target = QFileInfo(dir).absoluteFilePath();
-  if (QFileInfo::exists(target)) return tr("%1 already exists: choose a new folder for the report").arg(target);
+  if (QFileInfo::exists(target))
+    return tr("%1 already exists: choose a new folder for the report").arg(target);
   const QString parent = QFileInfo(target).absolutePath();
   if (!QFileInfo(parent).isDir()) return tr("%1: the folder %2 does not exist").arg(target, parent);
   std::unique_ptr<WriteLock> lock;
@@ -772,13 +815,15 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
   {
     QTextStream c(&csv);
     c << "metric";
-    for (int col = 0; col < table_->columnCount(); ++col) c << ",\"" << table_->horizontalHeaderItem(col)->text() << '"';
+    for (int col = 0; col < table_->columnCount(); ++col)
+      c << ",\"" << table_->horizontalHeaderItem(col)->text() << '"';
     c << '\n';
     for (int row = 0; row < table_->rowCount(); ++row) {
       c << '"' << table_->verticalHeaderItem(row)->text() << '"';
       for (int col = 0; col < table_->columnCount(); ++col) {
         const QTableWidgetItem* item = table_->item(row, col);
-        const double v = item ? item->data(Qt::UserRole).toDouble() : std::numeric_limits<double>::quiet_NaN();
+        const double v =
+            item ? item->data(Qt::UserRole).toDouble() : std::numeric_limits<double>::quiet_NaN();
         c << ',';
         if (item && std::isfinite(v))
           c << QString::number(v, 'g', 17);
@@ -795,17 +840,21 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
       << "<style>body{font-family:sans-serif;margin:2em;max-width:1100px}table{border-collapse:collapse}"
          "td,th{border:1px solid #bbb;padding:4px 8px;text-align:right}th{background:#eef}"
          "td:first-child,th:first-child{text-align:left}img{max-width:100%;border:1px solid #ddd}</style>\n"
-      << "</head><body>\n<h1>Full against reduced: " << htmlEscape(QString::fromStdString(r.model->spec().name)) << "</h1>\n"
+      << "</head><body>\n<h1>Full against reduced: "
+      << htmlEscape(QString::fromStdString(r.model->spec().name)) << "</h1>\n"
       << "<p>Reference run <b>" << htmlEscape(r.referenceName) << "</b> (load case "
-      << htmlEscape(QString::fromStdString(r.referenceInfo.loadCase.empty() ? "gravity only" : r.referenceInfo.loadCase))
+      << htmlEscape(QString::fromStdString(r.referenceInfo.loadCase.empty() ? "gravity only"
+                                                                            : r.referenceInfo.loadCase))
       << ", " << r.referenceInfo.tEnd << " s, "
       << (r.referenceInfo.dt > 0.0 ? "step " : "error-controlled steps, tolerance ")
       << (r.referenceInfo.dt > 0.0 ? r.referenceInfo.dt : r.referenceInfo.tolerance)
-      << (r.referenceInfo.dt > 0.0 ? " s" : "") << ", output every "
-      << r.referenceInfo.outputDt << " s). Every reduced model ran under the same load case, span and step from the "
+      << (r.referenceInfo.dt > 0.0 ? " s" : "") << ", output every " << r.referenceInfo.outputDt
+      << " s). Every reduced model ran under the same load case, span and step from the "
       << "reference's initial state; position errors are over every point, vector and marker (the numbers of "
-      << "<code>mbdrom-cli compare</code> on the two CSV files).</p>\n<h2>Metrics</h2>\n<table>\n<tr><th>metric</th>";
-    for (int col = 0; col < table_->columnCount(); ++col) h << "<th>" << htmlEscape(table_->horizontalHeaderItem(col)->text()) << "</th>";
+      << "<code>mbdrom-cli compare</code> on the two CSV "
+         "files).</p>\n<h2>Metrics</h2>\n<table>\n<tr><th>metric</th>";
+    for (int col = 0; col < table_->columnCount(); ++col)
+      h << "<th>" << htmlEscape(table_->horizontalHeaderItem(col)->text()) << "</th>";
     h << "</tr>\n";
     for (int row = 0; row < table_->rowCount(); ++row) {
       h << "<tr><td>" << htmlEscape(table_->verticalHeaderItem(row)->text()) << "</td>";
@@ -816,12 +865,14 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
       h << "</tr>\n";
     }
     h << "</table>\n<p><a href=\"metrics.csv\">metrics.csv</a></p>\n";
-    if (view && !view->isNull()) h << "<h2>3D view</h2>\n<p><img src=\"view.png\" alt=\"3D view with the reduced runs as ghosts\"></p>\n";
+    if (view && !view->isNull())
+      h << "<h2>3D view</h2>\n<p><img src=\"view.png\" alt=\"3D view with the reduced runs as "
+           "ghosts\"></p>\n";
     for (const QString& base : figures) {
       const widgets::PlotView* source = base == "series" ? series_ : error_;
       h << "<h2>" << htmlEscape(source->title()) << "</h2>\n<p><img src=\"" << base << ".png\" alt=\""
-        << htmlEscape(source->title()) << "\"></p>\n<p><a href=\"" << base << ".svg\">SVG</a> · <a href=\"" << base
-        << ".csv\">data (CSV)</a></p>\n";
+        << htmlEscape(source->title()) << "\"></p>\n<p><a href=\"" << base << ".svg\">SVG</a> · <a href=\""
+        << base << ".csv\">data (CSV)</a></p>\n";
     }
     h << "<p style=\"color:#777\">Written by mbdrom.</p>\n</body></html>\n";
   }

@@ -45,7 +45,7 @@ struct RunMotion;
 
 class ComparePanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   /// What a comparison produced (immutable once handed to the GUI thread).
   struct Result {
     std::shared_ptr<const Model> model;
@@ -54,8 +54,8 @@ public:
     TrajectoryTable reference;
     std::shared_ptr<const RunMotion> referenceMotion;
     FullModelTiming full;
-    QStringList names;                          ///< model names as in the project
-    std::vector<ReducedRunComparison> runs;     ///< one per compared model
+    QStringList names;                       ///< model names as in the project
+    std::vector<ReducedRunComparison> runs;  ///< one per compared model
     std::vector<std::shared_ptr<const RunMotion>> motions;
     std::vector<QColor> colours;
   };
@@ -103,13 +103,14 @@ public:
   QString writeReport(const QString& dir, const QImage* view);
 
   /// A new full-model run made as the reference joins the project through this.
-  void setAddRun(std::function<void(const std::shared_ptr<const Model>&, const QString&, const SimulationOptions&,
-                                    const std::shared_ptr<const TrajectoryRecorder>&)>
-                     addRun) {
+  void setAddRun(
+      std::function<void(const std::shared_ptr<const Model>&, const QString&, const SimulationOptions&,
+                         const std::shared_ptr<const TrajectoryRecorder>&)>
+          addRun) {
     addRun_ = std::move(addRun);
   }
 
-signals:
+ signals:
   /// A comparison finished: show the reference with the reduced motions as ghosts.
   void comparisonReady();
   void failed(const QString& message);
@@ -121,7 +122,7 @@ signals:
   /// The user asked for the report (the window supplies the 3D view image).
   void reportRequested();
 
-private:
+ private:
   void refreshLists();
   void updateNewRunFields();
   void showResult();

@@ -59,7 +59,9 @@ int JobRunner::submit(const QString& title, Work work, Done done) {
   return job->id;
 }
 
-QString JobRunner::currentTitle() const { return current_ ? current_->title : QString(); }
+QString JobRunner::currentTitle() const {
+  return current_ ? current_->title : QString();
+}
 
 void JobRunner::cancel() {
   if (current_) current_->monitor->requestStop();
@@ -134,10 +136,13 @@ void JobRunner::startNext() {
   });
   thread_->setObjectName(QStringLiteral("mbdrom-worker"));
   const int id = current_->id;
-  connect(thread_, &QThread::finished, this, [this, id] {
-    // A job already collected by cancelAllAndWait() must not be finished twice.
-    if (current_ && current_->id == id) onThreadFinished();
-  }, Qt::QueuedConnection);
+  connect(
+      thread_, &QThread::finished, this,
+      [this, id] {
+        // A job already collected by cancelAllAndWait() must not be finished twice.
+        if (current_ && current_->id == id) onThreadFinished();
+      },
+      Qt::QueuedConnection);
   emit jobStarted(current_->id, current_->title);
   refresh_.start();
   thread_->start(QThread::LowPriority);

@@ -21,7 +21,7 @@ namespace mbdrom::app {
 
 class JobRunner : public QObject {
   Q_OBJECT
-public:
+ public:
   /// Work run on the worker thread. It reports through the monitor and may
   /// throw (mbdrom::Cancelled when stopped, mbdrom::Error for failures).
   /// It must not touch widgets: hand results back through captured state
@@ -55,7 +55,7 @@ public:
   int queued() const { return static_cast<int>(queue_.size()); }
   QString currentTitle() const;
 
-signals:
+ signals:
   void jobStarted(int id, const QString& title);
   /// Progress records as the engine monitor passed them on (throttled there to
   /// ~10 a second), delivered in batches once per refresh interval (~5 a second).
@@ -65,7 +65,7 @@ signals:
   /// Emitted when the queue has drained.
   void idle();
 
-private:
+ private:
   struct Job {
     int id = 0;
     QString title;

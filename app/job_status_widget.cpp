@@ -8,7 +8,10 @@
 namespace mbdrom::app {
 
 JobStatusWidget::JobStatusWidget(JobRunner* runner, QWidget* parent)
-    : QWidget(parent), runner_(runner), label_(new QLabel(this)), bar_(new QProgressBar(this)),
+    : QWidget(parent),
+      runner_(runner),
+      label_(new QLabel(this)),
+      bar_(new QProgressBar(this)),
       cancel_(new QToolButton(this)) {
   setObjectName("jobStatus");
   auto* layout = new QHBoxLayout(this);
@@ -60,6 +63,8 @@ void JobStatusWidget::onProgress(int, const mbdrom::Progress& p) {
   label_->setText(text);
 }
 
-void JobStatusWidget::onIdle() { hide(); }
+void JobStatusWidget::onIdle() {
+  hide();
+}
 
 }  // namespace mbdrom::app

@@ -14,10 +14,10 @@ namespace mbdrom::app {
 
 class JobStatusWidget : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit JobStatusWidget(JobRunner* runner, QWidget* parent = nullptr);
 
-private:
+ private:
   void onStarted(int id, const QString& title);
   void onProgress(int id, const mbdrom::Progress& progress);
   void onIdle();

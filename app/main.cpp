@@ -10,10 +10,10 @@
 #include <QCoreApplication>
 #include <QTimer>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <unistd.h>
 
 namespace {
 
@@ -121,8 +121,8 @@ int main(int argc, char** argv) {
       window.sceneView()->requestRender();
       QTimer::singleShot(500, &window, [&window, file] {
         const bool ok = mbdrom::widgets::SceneView::grabWindow(&window).save(file);
-        std::fprintf(ok ? stdout : stderr, ok ? "mbdrom: screenshot saved to %s\n" : "mbdrom: cannot write %s\n",
-                     qPrintable(file));
+        std::fprintf(ok ? stdout : stderr,
+                     ok ? "mbdrom: screenshot saved to %s\n" : "mbdrom: cannot write %s\n", qPrintable(file));
         QApplication::exit(ok ? 0 : 1);
       });
     });

@@ -5,13 +5,13 @@
 #include "app/model_details_dialog.h"
 #include "app/models_panel.h"
 #include "app/playback_bar.h"
-#include "app/viewport.h"
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
 #include "app/runs_panel.h"
 #include "app/stepping_rows.h"
 #include "app/train_dialog.h"
 #include "app/training_panel.h"
+#include "app/viewport.h"
 #include "engine/core/error.h"
 #include "engine/core/version.h"
 #include "engine/dynamics/assembly.h"
@@ -68,24 +68,24 @@ namespace mbdrom::app {
 
 namespace {
 
-
 constexpr int kMaxRecent = 10;
 
 // Hands the samples of one sweep case to its recorder (runSweep owns the sinks).
 class ForwardingSink : public TrajectorySink {
-public:
+ public:
   explicit ForwardingSink(std::shared_ptr<TrajectoryRecorder> target) : target_(std::move(target)) {}
   void begin(const Model& model, const RunInfo& info) override { target_->begin(model, info); }
   void write(const Sample& sample) override { target_->write(sample); }
   void end(RunStatus status, const std::string& message) override { target_->end(status, message); }
 
-private:
+ private:
   std::shared_ptr<TrajectoryRecorder> target_;
 };
 
 QString loadCaseName(const Model& model, int loadCase) {
-  return loadCase < 0 ? QObject::tr("gravity only")
-                      : QString::fromStdString(model.spec().loadCases[static_cast<std::size_t>(loadCase)].name);
+  return loadCase < 0
+             ? QObject::tr("gravity only")
+             : QString::fromStdString(model.spec().loadCases[static_cast<std::size_t>(loadCase)].name);
 }
 
 }  // namespace
@@ -108,9 +108,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   startHint_->setObjectName("startHint");
   startHint_->setWordWrap(true);
   startHint_->setMargin(10);
-  startHint_->setText(tr("<b>No project is open.</b> Start one: <a href=\"new\">a new, empty mechanism</a> (File ▸ New "
-                         "Project, Ctrl+N) · an example (File ▸ New Project from Example) · <a href=\"open\">open a "
-                         "project</a> (Ctrl+O) · <a href=\"guide\">read the user guide</a> (F1)."));
+  startHint_->setText(
+      tr("<b>No project is open.</b> Start one: <a href=\"new\">a new, empty mechanism</a> (File ▸ New "
+         "Project, Ctrl+N) · an example (File ▸ New Project from Example) · <a href=\"open\">open a "
+         "project</a> (Ctrl+O) · <a href=\"guide\">read the user guide</a> (F1)."));
   centralLayout->addWidget(startHint_);
   centralLayout->addWidget(viewport_, 1);
   setCentralWidget(central);
@@ -158,9 +159,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
 }
 
-MainWindow::~MainWindow() { removeAutosave(); }
+MainWindow::~MainWindow() {
+  removeAutosave();
+}
 
-std::shared_ptr<const Model> MainWindow::model() const { return doc_->model(); }
+std::shared_ptr<const Model> MainWindow::model() const {
+  return doc_->model();
+}
 
 // ---------------------------------------------------------------- set-up
 
@@ -172,7 +177,8 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
 
   properties_ = new widgets::PropertyEditor(this);
-  properties_->setEditHandler([this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
+  properties_->setEditHandler(
+      [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
   propertiesDock_ = new QDockWidget(tr("Properties"), this);
   propertiesDock_->setObjectName("propertiesDock");
   propertiesDock_->setWidget(properties_);
@@ -246,10 +252,13 @@ void MainWindow::createDocks() {
   connect(modelTree_, &widgets::ModelTree::duplicateRequested, this, &MainWindow::duplicateElement);
   connect(modelTree_, &widgets::ModelTree::removeRequested, this, &MainWindow::removeElement);
   connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
-  connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this, [this](const QString& kind, const QString& name) {
-    const ElementKind k = kind == "joint" ? ElementKind::Joint : kind == "driver" ? ElementKind::Driver : ElementKind::Body;
-    if (modelTree_->selectByName(k, name)) modelDock_->raise();
-  });
+  connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this,
+          [this](const QString& kind, const QString& name) {
+            const ElementKind k = kind == "joint"    ? ElementKind::Joint
+                                  : kind == "driver" ? ElementKind::Driver
+                                                     : ElementKind::Body;
+            if (modelTree_->selectByName(k, name)) modelDock_->raise();
+          });
   connect(analysis_, &widgets::AnalysisPanel::modeSelected, this, &MainWindow::animateMode);
   connect(runsPanel_, &RunsPanel::playRequested, this, &MainWindow::playRun);
   connect(runsPanel_, &RunsPanel::plotRequested, this, &MainWindow::plotRun);
@@ -286,7 +295,8 @@ void MainWindow::createActions() {
   newProjectAction_ = new QAction(tr("&New Project"), this);
   newProjectAction_->setObjectName("newProjectAction");
   newProjectAction_->setShortcut(QKeySequence::New);
-  newProjectAction_->setStatusTip(tr("Start an untitled project with an empty mechanism: ground, gravity, a load case"));
+  newProjectAction_->setStatusTip(
+      tr("Start an untitled project with an empty mechanism: ground, gravity, a load case"));
   connect(newProjectAction_, &QAction::triggered, this, &MainWindow::newProject);
 
   openModelAction_ = new QAction(tr("New Project from &Model File..."), this);
@@ -296,7 +306,8 @@ void MainWindow::createActions() {
 
   openProjectAction_ = new QAction(tr("&Open Project..."), this);
   openProjectAction_->setShortcut(QKeySequence::Open);
-  openProjectAction_->setStatusTip(tr("Open a project directory (mechanism, runs, datasets, trained models)"));
+  openProjectAction_->setStatusTip(
+      tr("Open a project directory (mechanism, runs, datasets, trained models)"));
   connect(openProjectAction_, &QAction::triggered, this, &MainWindow::openProjectDialog);
 
   saveAction_ = new QAction(tr("&Save Project"), this);
@@ -312,9 +323,11 @@ void MainWindow::createActions() {
   undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
   undoAction_->setShortcut(QKeySequence::Undo);
   redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
-  // Ctrl+Shift+Z is QKeySequence::Redo on X11: listing it twice made the shortcut ambiguous, so it never fired.
+  // Ctrl+Shift+Z is QKeySequence::Redo on X11: listing it twice made the shortcut ambiguous, so it never
+  // fired.
   QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
-  for (const QKeySequence& key : {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
+  for (const QKeySequence& key :
+       {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
     if (!redoKeys.contains(key)) redoKeys << key;
   redoAction_->setShortcuts(redoKeys);
   redoAction_->setObjectName("redoAction");
@@ -336,17 +349,20 @@ void MainWindow::createActions() {
   infoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
   connect(infoAction_, &QAction::triggered, this, &MainWindow::showMechanismInfo);
   assembleAction_ = new QAction(tr("&Assemble"), this);
-  assembleAction_->setStatusTip(tr("Solve the position constraints from the reference configuration and show the result"));
+  assembleAction_->setStatusTip(
+      tr("Solve the position constraints from the reference configuration and show the result"));
   connect(assembleAction_, &QAction::triggered, this, &MainWindow::runAssembly);
   mobilityAction_ = new QAction(tr("Check &Mobility"), this);
   mobilityAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-  mobilityAction_->setStatusTip(tr("Degrees of freedom and redundant constraints at the reference configuration"));
+  mobilityAction_->setStatusTip(
+      tr("Degrees of freedom and redundant constraints at the reference configuration"));
   connect(mobilityAction_, &QAction::triggered, this, &MainWindow::checkMobility);
   staticsAction_ = new QAction(tr("&Static Equilibrium"), this);
   staticsAction_->setStatusTip(tr("Solve the static equilibrium under the first load case and show it"));
   connect(staticsAction_, &QAction::triggered, this, &MainWindow::runStatics);
   modesAction_ = new QAction(tr("Linearised M&odes"), this);
-  modesAction_->setStatusTip(tr("Natural frequencies, damping ratios and mode shapes about the static equilibrium"));
+  modesAction_->setStatusTip(
+      tr("Natural frequencies, damping ratios and mode shapes about the static equilibrium"));
   connect(modesAction_, &QAction::triggered, this, &MainWindow::runModes);
 
   plotAction_ = new QAction(tr("&Plot Measures"), this);
@@ -444,12 +460,13 @@ void MainWindow::createMenus() {
   for (int group = 0; group < 2; ++group) {
     if (group > 0) trainMenu_->addSeparator();
     for (const MethodInfo& m : MethodRegistry::global().methods())
-      if ((m.group > 0 ? 1 : 0) == group) trainMenu_->addAction(trainActions_.at(QString::fromStdString(m.name)));
+      if ((m.group > 0 ? 1 : 0) == group)
+        trainMenu_->addAction(trainActions_.at(QString::fromStdString(m.name)));
   }
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock :
-       {modelDock_, propertiesDock_, runsDock_, modelsDock_, analysisDock_, logDock_, plotDock_, trainingDock_})
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, runsDock_, modelsDock_, analysisDock_, logDock_,
+                            plotDock_, trainingDock_})
     viewMenu_->addAction(dock->toggleViewAction());
   viewMenu_->addSeparator();
   using Preset = widgets::SceneView::CameraPreset;
@@ -482,14 +499,13 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::about() {
-  QMessageBox::about(
-      this, tr("About mbdrom"),
-      tr("<h3>mbdrom %1</h3>"
-         "<p>Workbench for data-driven reduced-order modelling of multibody mechanisms: "
-         "build a mechanism, simulate it, train reduced models (auto-encoder, local PCA, "
-         "neural ODE, SINDy) and compare them with the full model.</p>"
-         "<p>Build %2 · Qt %3</p><p>BSD-3-Clause licence.</p>")
-          .arg(kVersion, kGitCommit, qVersion()));
+  QMessageBox::about(this, tr("About mbdrom"),
+                     tr("<h3>mbdrom %1</h3>"
+                        "<p>Workbench for data-driven reduced-order modelling of multibody mechanisms: "
+                        "build a mechanism, simulate it, train reduced models (auto-encoder, local PCA, "
+                        "neural ODE, SINDy) and compare them with the full model.</p>"
+                        "<p>Build %2 · Qt %3</p><p>BSD-3-Clause licence.</p>")
+                         .arg(kVersion, kGitCommit, qVersion()));
 }
 
 // ---------------------------------------------------------------- document state
@@ -531,15 +547,18 @@ void MainWindow::updateTitle() {
 
 void MainWindow::updateActions() {
   const bool have = doc_->hasModel();
-  for (QAction* a : {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
-                     assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
+  for (QAction* a :
+       {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
+        assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
   for (auto& [method, action] : trainActions_) action->setEnabled(have);
   playAction_->setEnabled(have && viewport_->hasMotion());
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
 
-QStringList MainWindow::recentFiles() const { return QSettings().value("recentFiles").toStringList(); }
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value("recentFiles").toStringList();
+}
 
 void MainWindow::addRecentFile(const QString& path) {
   QStringList files = recentFiles();
@@ -557,8 +576,10 @@ void MainWindow::updateRecentMenu() {
   for (int i = 0; i < files.size(); ++i) {
     const QString path = files[i];
     const bool project = QFileInfo(path).isDir();
-    auto* action = recentMenu_->addAction(
-        QStringLiteral("&%1 %2%3").arg(i + 1).arg(QFileInfo(path).fileName(), project ? tr(" (project)") : QString()));
+    auto* action =
+        recentMenu_->addAction(QStringLiteral("&%1 %2%3")
+                                   .arg(i + 1)
+                                   .arg(QFileInfo(path).fileName(), project ? tr(" (project)") : QString()));
     action->setToolTip(path);
     connect(action, &QAction::triggered, this, [this, path] {
       if (maybeSave()) openModel(path);
@@ -589,19 +610,19 @@ QString MainWindow::examplesDir() {
 
 bool MainWindow::maybeSave() {
   if (!doc_->isModified()) return true;
-  const auto answer = QMessageBox::warning(this, tr("Unsaved changes"),
-                                           tr("\"%1\" has unsaved changes. Save them?").arg(doc_->displayName()),
-                                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel,
-                                           QMessageBox::Save);
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"), tr("\"%1\" has unsaved changes. Save them?").arg(doc_->displayName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
   if (answer == QMessageBox::Save) return save();
   return answer == QMessageBox::Discard;
 }
 
 void MainWindow::openModelDialog() {
   if (!maybeSave()) return;
-  const QString start = doc_->sourceFile().isEmpty() ? examplesDir() : QFileInfo(doc_->sourceFile()).absolutePath();
-  const QString path =
-      QFileDialog::getOpenFileName(this, tr("Open Model"), start, tr("mbdrom models (*.json);;All files (*)"));
+  const QString start =
+      doc_->sourceFile().isEmpty() ? examplesDir() : QFileInfo(doc_->sourceFile()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), start,
+                                                    tr("mbdrom models (*.json);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
@@ -623,12 +644,13 @@ bool MainWindow::openModel(const QString& path) {
   removeAutosave();
   addRecentFile(path);
   const MobilityReport r = analyzeMobility(*doc_->model(), doc_->model()->q0());
-  log_->info(tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
-                 .arg(QFileInfo(path).fileName())
-                 .arg(r.nq)
-                 .arg(r.nc)
-                 .arg(r.dof)
-                 .arg(r.redundantRows.empty() ? QString() : tr(", %1 redundant").arg(r.redundantRows.size())));
+  log_->info(
+      tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
+          .arg(QFileInfo(path).fileName())
+          .arg(r.nq)
+          .arg(r.nc)
+          .arg(r.dof)
+          .arg(r.redundantRows.empty() ? QString() : tr(", %1 redundant").arg(r.redundantRows.size())));
   return true;
 }
 
@@ -642,7 +664,8 @@ bool MainWindow::openProject(const QString& dir) {
   }
   removeAutosave();
   addRecentFile(doc_->directory());
-  log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size())).arg(doc_->directory()));
+  log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size()))
+                 .arg(doc_->directory()));
   return true;
 }
 
@@ -676,7 +699,7 @@ namespace {
 // a new name (saving creates the folder), and here a picked folder fills the field.
 // Save on an existing folder takes it when it is empty or a project, and opens it otherwise.
 class ProjectFolderDialog : public QFileDialog {
-public:
+ public:
   ProjectFolderDialog(QWidget* parent, const QString& caption, const QString& start)
       : QFileDialog(parent, caption, start) {
     setObjectName("saveAsDialog");
@@ -711,7 +734,7 @@ public:
     QFileDialog::accept();  // a folder with other things in it: opened, to make a new one inside
   }
 
-private:
+ private:
   QString folder_;
 };
 
@@ -749,8 +772,10 @@ QString MainWindow::autosaveRoot() {
 bool MainWindow::autosaveNow() {
   if (!doc_->isModified()) return false;
   if (autosaveDir_.isEmpty()) {
-    autosaveDir_ = QDir(autosaveRoot()).filePath(
-        QStringLiteral("%1-%2").arg(QDateTime::currentDateTimeUtc().toString("yyyyMMddTHHmmss")).arg(QCoreApplication::applicationPid()));
+    autosaveDir_ = QDir(autosaveRoot())
+                       .filePath(QStringLiteral("%1-%2")
+                                     .arg(QDateTime::currentDateTimeUtc().toString("yyyyMMddTHHmmss"))
+                                     .arg(QCoreApplication::applicationPid()));
     QDir().mkpath(autosaveDir_);
     // Held while this session runs: a recovery in another session skips it.
     autosaveLock_ = std::make_unique<QLockFile>(autosaveDir_ + "/session.lock");
@@ -801,7 +826,8 @@ bool MainWindow::recoverAutosave(bool ask) {
   if (candidates.isEmpty()) return false;
   const QString dir = candidates.first();
   QFile originFile(dir + "/origin.txt");
-  const QString origin = originFile.open(QIODevice::ReadOnly) ? QString::fromUtf8(originFile.readAll()) : QString();
+  const QString origin =
+      originFile.open(QIODevice::ReadOnly) ? QString::fromUtf8(originFile.readAll()) : QString();
   if (ask) {
     const auto answer = QMessageBox::question(
         this, tr("Recover unsaved work"),
@@ -836,7 +862,8 @@ void MainWindow::addElement(ElementKind kind, int parent) {
     const QString error = applyEdit(spec, tr("add %1").arg(QString::fromLatin1(elementKindName(kind))));
     if (!error.isEmpty()) {
       showMessage(QMessageBox::Information, tr("Cannot add"),
-                  tr("A new %1 would leave the mechanism invalid:\n%2\n\nDuplicate an existing one instead, then edit it.")
+                  tr("A new %1 would leave the mechanism invalid:\n%2\n\nDuplicate an existing one instead, "
+                     "then edit it.")
                       .arg(QString::fromLatin1(elementKindName(kind)), error));
       return;
     }
@@ -850,7 +877,8 @@ void MainWindow::duplicateElement(const ElementRef& ref) {
   ModelSpec spec = doc_->spec();
   try {
     const ElementRef copy = mbdrom::duplicateElement(spec, ref);
-    const QString error = applyEdit(spec, tr("duplicate %1").arg(QString::fromStdString(elementName(doc_->spec(), ref))));
+    const QString error =
+        applyEdit(spec, tr("duplicate %1").arg(QString::fromStdString(elementName(doc_->spec(), ref))));
     if (!error.isEmpty()) {
       showMessage(QMessageBox::Warning, tr("Cannot duplicate"), error);
       return;
@@ -886,7 +914,8 @@ void MainWindow::showMechanismInfo() {
                      .arg(r.rank)
                      .arg(r.dof)
                      .arg(r.redundantRows.size());
-  for (const auto& label : r.redundantLabels) text += "<br>&nbsp;&nbsp;" + QString::fromStdString(label).toHtmlEscaped();
+  for (const auto& label : r.redundantLabels)
+    text += "<br>&nbsp;&nbsp;" + QString::fromStdString(label).toHtmlEscaped();
   if (r.dof == 0) text += tr("<br><br><b>The mechanism is locked (0 degrees of freedom).</b>");
   showMessage(QMessageBox::Information, tr("Mechanism information"), text);
 }
@@ -898,7 +927,9 @@ void MainWindow::checkMobility() {
   analysis_->showMobility(r, QString::fromStdString(model->spec().name));
   analysisDock_->show();
   analysisDock_->raise();
-  log_->info(tr("Mobility: %1 degree(s) of freedom, %2 redundant constraint(s)").arg(r.dof).arg(r.redundantRows.size()));
+  log_->info(tr("Mobility: %1 degree(s) of freedom, %2 redundant constraint(s)")
+                 .arg(r.dof)
+                 .arg(r.redundantRows.size()));
 }
 
 void MainWindow::runAssembly() {
@@ -914,7 +945,8 @@ void MainWindow::runAssembly() {
         *residual = a.residual;
       },
       [this, model, q, residual](JobRunner::Outcome outcome, const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Assembly failed"), message);
+        if (outcome == JobRunner::Outcome::Failed)
+          showMessage(QMessageBox::Warning, tr("Assembly failed"), message);
         if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
         scene_->updateConfiguration(*model, *q);
         log_->info(tr("Assembled: max |Φ| = %1").arg(*residual, 0, 'g', 3));
@@ -929,9 +961,12 @@ void MainWindow::runStatics() {
   const QString caseName = loadCaseName(*model, loadCase);
   runner_->submit(
       tr("Static equilibrium (%1)").arg(caseName),
-      [model, loadCase, result](Monitor& monitor) { *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor); },
+      [model, loadCase, result](Monitor& monitor) {
+        *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
+      },
       [this, model, result, caseName](JobRunner::Outcome outcome, const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Static equilibrium failed"), message);
+        if (outcome == JobRunner::Outcome::Failed)
+          showMessage(QMessageBox::Warning, tr("Static equilibrium failed"), message);
         if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
         viewport_->playback()->pause();
         scene_->updateConfiguration(*model, result->q);
@@ -954,7 +989,8 @@ void MainWindow::runModes() {
         *result = computeModes(*model, loadCase, *statics);
       },
       [this, model, statics, result, caseName](JobRunner::Outcome outcome, const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed) showMessage(QMessageBox::Warning, tr("Modes failed"), message);
+        if (outcome == JobRunner::Outcome::Failed)
+          showMessage(QMessageBox::Warning, tr("Modes failed"), message);
         if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
         // Kept for the animation of a picked mode.
         modeShapes_ = result;
@@ -1023,7 +1059,8 @@ void MainWindow::runSimulationDialog() {
 }
 
 void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                                const SimulationOptions& options, const std::shared_ptr<const TrajectoryRecorder>& recorder) {
+                                const SimulationOptions& options,
+                                const std::shared_ptr<const TrajectoryRecorder>& recorder) {
   RunEntry run;
   run.record.name = doc_->uniqueRunName(name).toStdString();
   run.record.loadCase = recorder->info().loadCase;
@@ -1047,23 +1084,32 @@ int MainWindow::runSimulation(const SimulationOptions& options) {
   const QString caseName = loadCaseName(*model, options.loadCase);
   auto recorder = std::make_shared<TrajectoryRecorder>();
   auto summary = std::make_shared<SimulationSummary>();
-  const QString title = tr("Simulate %1 (%2, %3 s)").arg(QString::fromStdString(model->spec().name), caseName).arg(options.tEnd);
+  const QString title = tr("Simulate %1 (%2, %3 s)")
+                            .arg(QString::fromStdString(model->spec().name), caseName)
+                            .arg(options.tEnd);
   return runner_->submit(
-      title, [model, options, recorder, summary](Monitor& m) { simulate(*model, options, *recorder, &m, summary.get()); },
-      [this, model, options, recorder, summary, caseName](JobRunner::Outcome outcome, const QString& message) {
+      title,
+      [model, options, recorder, summary](Monitor& m) {
+        simulate(*model, options, *recorder, &m, summary.get());
+      },
+      [this, model, options, recorder, summary, caseName](JobRunner::Outcome outcome,
+                                                          const QString& message) {
         if (outcome == JobRunner::Outcome::Failed)
-          showMessage(QMessageBox::Warning, tr("Simulation failed"),
-                      message + (recorder->samples().empty() ? QString() : tr("\n\nThe samples up to then are kept as a run.")));
+          showMessage(
+              QMessageBox::Warning, tr("Simulation failed"),
+              message + (recorder->samples().empty() ? QString()
+                                                     : tr("\n\nThe samples up to then are kept as a run.")));
         if (recorder->samples().empty()) return;
         // Cancelled and failed runs keep what was computed: they join the project too.
         addFinishedRun(model, caseName, options, recorder);
-        log_->info(tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
-                       .arg(summary->steps)
-                       .arg(summary->tEnd)
-                       .arg(summary->wallSeconds, 0, 'g', 3)
-                       .arg(summary->realTimeFactor, 0, 'g', 3)
-                       .arg(summary->maxResidualPosition, 0, 'g', 2)
-                       .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
+        log_->info(
+            tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
+                .arg(summary->steps)
+                .arg(summary->tEnd)
+                .arg(summary->wallSeconds, 0, 'g', 3)
+                .arg(summary->realTimeFactor, 0, 'g', 3)
+                .arg(summary->maxResidualPosition, 0, 'g', 2)
+                .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
         if (model == doc_->model()) playRun(static_cast<int>(doc_->runs().size()) - 1);
       });
 }
@@ -1108,8 +1154,10 @@ void MainWindow::runSweepDialog() {
   };
   connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
     if (loadCase->count() == 0) return error->setText(tr("The mechanism has no load case."));
-    if (!parse(amplitudes->text(), amps)) return error->setText(tr("Amplitude scales: positive numbers, comma-separated."));
-    if (!parse(frequencies->text(), freqs)) return error->setText(tr("Frequency scales: positive numbers, comma-separated."));
+    if (!parse(amplitudes->text(), amps))
+      return error->setText(tr("Amplitude scales: positive numbers, comma-separated."));
+    if (!parse(frequencies->text(), freqs))
+      return error->setText(tr("Frequency scales: positive numbers, comma-separated."));
     SimulationOptions probe;
     if (const QString problem = stepping->apply(probe); !problem.isEmpty()) return error->setText(problem);
     dialog.accept();
@@ -1135,13 +1183,15 @@ int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepC
       tr("Sweep %1 (%n run(s))", nullptr, static_cast<int>(cases.size())).arg(caseName),
       [model, base, cases, recorders, results](Monitor& m) {
         *results = mbdrom::runSweep(
-            *model, base, cases, [recorders](std::size_t i) { return std::make_unique<ForwardingSink>((*recorders)[i]); }, 2, &m);
+            *model, base, cases,
+            [recorders](std::size_t i) { return std::make_unique<ForwardingSink>((*recorders)[i]); }, 2, &m);
       },
       [this, model, base, cases, recorders, caseName, onRunsAdded](JobRunner::Outcome, const QString&) {
         std::vector<int> added;
         for (std::size_t i = 0; i < cases.size(); ++i)
           if (!(*recorders)[i]->samples().empty()) {
-            addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, (*recorders)[i]);
+            addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base,
+                           (*recorders)[i]);
             added.push_back(static_cast<int>(doc_->runs().size()) - 1);
           }
         if (onRunsAdded) onRunsAdded(added);
@@ -1155,7 +1205,8 @@ QAction* MainWindow::trainAction(const QString& method) const {
   return it == trainActions_.end() ? nullptr : it->second;
 }
 
-void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json& initial, const QString& name) {
+void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json& initial,
+                             const QString& name) {
   if (!doc_->hasModel()) return;
   nlohmann::ordered_json shown = initial;
   if (!shown.is_object() || shown.empty()) {
@@ -1165,7 +1216,8 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     // In the workbench a validation curve is worth the samples it holds out.
     if (method == "ae" && !shown.contains("validation_fraction")) shown["validation_fraction"] = 0.1;
   }
-  const QString shortName = QString::fromStdString(MethodRegistry::global().at(method.toStdString()).shortName);
+  const QString shortName =
+      QString::fromStdString(MethodRegistry::global().at(method.toStdString()).shortName);
   const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
   TrainDialog dialog(method, *doc_, shown, defaultName, this);
   if (dialog.exec() != QDialog::Accepted) return;
@@ -1176,15 +1228,15 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     base.tEnd = dialog.sweepEndTime();
     base.integrator.dt = dialog.sweepTimeStep();
     base.outputDt = dialog.sweepOutputStep();
-    trainModelOnSweep(method, dialog.settings(), base, sweepGrid(dialog.sweepAmplitudes(), dialog.sweepFrequencies()),
-                      dialog.modelName());
+    trainModelOnSweep(method, dialog.settings(), base,
+                      sweepGrid(dialog.sweepAmplitudes(), dialog.sweepFrequencies()), dialog.modelName());
   } else {
     trainModel(method, dialog.settings(), dialog.chosenRuns(), dialog.modelName());
   }
 }
 
-int MainWindow::trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
-                           const QString& name) {
+int MainWindow::trainModel(const QString& method, const nlohmann::ordered_json& settings,
+                           const std::vector<int>& runs, const QString& name) {
   auto model = doc_->model();
   if (!model) return -1;
   std::vector<RunEntry> chosen;  // copies: the worker must not read the document
@@ -1209,8 +1261,8 @@ int MainWindow::trainModelOnSweep(const QString& method, const nlohmann::ordered
   });
 }
 
-int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
-                               std::function<Dataset()> makeData) {
+int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_json& settings,
+                               const QString& name, std::function<Dataset()> makeData) {
   auto model = doc_->model();
   auto result = std::make_shared<std::shared_ptr<const ReducedModel>>();
   const std::string methodName = method.toStdString();
@@ -1250,8 +1302,8 @@ void MainWindow::showModelDetails(int index) {
 void MainWindow::exportModelDialog(int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
   const QString name = QString::fromStdString(doc_->models()[static_cast<std::size_t>(index)].record.name);
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export Trained Model"), name + ".json", tr("Trained models (*.json)"));
+  const QString path = QFileDialog::getSaveFileName(this, tr("Export Trained Model"), name + ".json",
+                                                    tr("Trained models (*.json)"));
   if (path.isEmpty()) return;
   try {
     doc_->exportModel(index, path);
@@ -1276,10 +1328,13 @@ void MainWindow::plotRun(int index) {
   }
   const auto& measures = run.model->spec().measures;
   if (measures.empty()) {
-    log_->warning(tr("%1 has no measures to plot (add them in the model file)").arg(QString::fromStdString(run.model->spec().name)));
+    log_->warning(tr("%1 has no measures to plot (add them in the model file)")
+                      .arg(QString::fromStdString(run.model->spec().name)));
     return;
   }
-  auto isAngle = [](MeasureType t) { return t == MeasureType::Camber || t == MeasureType::Toe || t == MeasureType::JointAngle; };
+  auto isAngle = [](MeasureType t) {
+    return t == MeasureType::Camber || t == MeasureType::Toe || t == MeasureType::JointAngle;
+  };
   int travel = -1;
   for (std::size_t m = 0; m < measures.size(); ++m)
     if (measures[m].type == MeasureType::Travel) travel = static_cast<int>(m);
@@ -1296,18 +1351,22 @@ void MainWindow::plotRun(int index) {
       }
       curves.push_back(std::move(c));
     }
-    plot_->plot(tr("%1: kinematics over run \"%2\"").arg(QString::fromStdString(run.model->spec().name), runName),
-                tr("%1 [mm]").arg(QString::fromStdString(measures[static_cast<std::size_t>(travel)].name)), tr("angle [deg]"),
-                std::move(curves));
+    plot_->plot(
+        tr("%1: kinematics over run \"%2\"").arg(QString::fromStdString(run.model->spec().name), runName),
+        tr("%1 [mm]").arg(QString::fromStdString(measures[static_cast<std::size_t>(travel)].name)),
+        tr("angle [deg]"), std::move(curves));
     plot_->setCursorEnabled(false);
   } else {
     for (std::size_t m = 0; m < measures.size(); ++m) {
       const bool angle = isAngle(measures[m].type);
-      widgets::PlotView::Curve c{QString::fromStdString(measures[m].name) + (angle ? " [deg]" : " [mm]"), motion.t, {}};
-      for (const Eigen::VectorXd& v : motion.measures) c.y.push_back(v(static_cast<Eigen::Index>(m)) * (angle ? 180.0 / M_PI : 1e3));
+      widgets::PlotView::Curve c{
+          QString::fromStdString(measures[m].name) + (angle ? " [deg]" : " [mm]"), motion.t, {}};
+      for (const Eigen::VectorXd& v : motion.measures)
+        c.y.push_back(v(static_cast<Eigen::Index>(m)) * (angle ? 180.0 / M_PI : 1e3));
       curves.push_back(std::move(c));
     }
-    plot_->plot(tr("Measures of run \"%1\"").arg(runName), tr("time [s]"), tr("value [deg or mm]"), std::move(curves));
+    plot_->plot(tr("Measures of run \"%1\"").arg(runName), tr("time [s]"), tr("value [deg or mm]"),
+                std::move(curves));
     plot_->setCursorEnabled(true);
   }
   plotDock_->show();
@@ -1322,8 +1381,8 @@ void MainWindow::playRun(int index) {
     if (motion->t.empty()) return;
     auto model = doc_->model();
     if (motion->q.front().size() != model->nq())
-      throw InputError("the run has " + std::to_string(motion->q.front().size()) + " coordinates, the mechanism " +
-                       std::to_string(model->nq()));
+      throw InputError("the run has " + std::to_string(motion->q.front().size()) +
+                       " coordinates, the mechanism " + std::to_string(model->nq()));
     viewport_->play(model, motion);
     updateActions();  // Play / Pause has a motion now
     if (const QString error = plotPanel_->setRun(*doc_, index); !error.isEmpty())
@@ -1357,9 +1416,10 @@ void MainWindow::writeSettings() const {
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (runner_->busy()) {
-    const auto answer = QMessageBox::question(
-        this, tr("Job running"), tr("\"%1\" is still running. Cancel it and quit?").arg(runner_->currentTitle()),
-        QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
+    const auto answer =
+        QMessageBox::question(this, tr("Job running"),
+                              tr("\"%1\" is still running. Cancel it and quit?").arg(runner_->currentTitle()),
+                              QMessageBox::Yes | QMessageBox::No, QMessageBox::No);
     if (answer != QMessageBox::Yes) {
       event->ignore();
       return;

@@ -6,12 +6,12 @@
 #include "engine/model/spec_edit.h"
 
 #include <Eigen/Core>
-#include <nlohmann/json.hpp>
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QMessageBox>
 #include <QStringList>
 #include <QTimer>
+#include <nlohmann/json.hpp>
 
 #include <functional>
 #include <map>
@@ -58,7 +58,7 @@ struct RunMotion;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
-public:
+ public:
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
@@ -132,11 +132,13 @@ public:
   int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
                  const QString& name);
   /// Queues a sweep and then the training on its runs; returns the training job's id.
-  int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings, const SimulationOptions& base,
-                        const std::vector<SweepCase>& cases, const QString& name);
+  int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
+                        const SimulationOptions& base, const std::vector<SweepCase>& cases,
+                        const QString& name);
   /// Opens the training dialog of `method` (Train menu); `initial` settings and
   /// `name` prefill it (retraining), else the project's last settings are shown.
-  void trainDialog(const QString& method, const nlohmann::ordered_json& initial = {}, const QString& name = {});
+  void trainDialog(const QString& method, const nlohmann::ordered_json& initial = {},
+                   const QString& name = {});
   /// Shows a trained model's settings and metrics.
   void showModelDetails(int index);
   /// Mobility analysis at the reference configuration, shown in the analysis dock.
@@ -168,10 +170,10 @@ public:
   /// With `ask` false the newest one is recovered without a question (tests).
   bool recoverAutosave(bool ask = true);
 
-protected:
+ protected:
   void closeEvent(QCloseEvent* event) override;
 
-private:
+ private:
   void createActions();
   void createMenus();
   void createDocks();
@@ -222,7 +224,8 @@ private:
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
                      std::function<Dataset()> makeData);
   void exportModelDialog(int index);
-  void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name, const SimulationOptions& options,
+  void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
+                      const SimulationOptions& options,
                       const std::shared_ptr<const TrajectoryRecorder>& recorder);
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
@@ -311,7 +314,6 @@ private:
   QAction* exportRunPvdAction_ = nullptr;
   QMenu* exportMenu_ = nullptr;
   bool syncingSelection_ = false;
-
 
   // Last modes result, for the animation of a picked mode.
   std::shared_ptr<const ModesResult> modeShapes_;

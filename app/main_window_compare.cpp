@@ -25,7 +25,8 @@ void MainWindow::createCompare() {
   compare_ = new ComparePanel(doc_, runner_, this);
   compare_->setViewport(viewport_);
   compare_->setAddRun([this](const std::shared_ptr<const Model>& model, const QString& name,
-                             const SimulationOptions& options, const std::shared_ptr<const TrajectoryRecorder>& recorder) {
+                             const SimulationOptions& options,
+                             const std::shared_ptr<const TrajectoryRecorder>& recorder) {
     addFinishedRun(model, name, options, recorder);
   });
   compareDock_ = new QDockWidget(tr("Compare"), this);
@@ -42,7 +43,8 @@ void MainWindow::createCompare() {
   compareAction_ = new QAction(tr("&Compare Full and Reduced..."), this);
   compareAction_->setObjectName("compareAction");
   compareAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
-  compareAction_->setStatusTip(tr("Run trained models under a reference run's load case and compare them with it"));
+  compareAction_->setStatusTip(
+      tr("Run trained models under a reference run's load case and compare them with it"));
   connect(compareAction_, &QAction::triggered, this, &MainWindow::showCompare);
   trainMenu_->addSeparator();
   trainMenu_->addAction(compareAction_);
@@ -95,7 +97,8 @@ void MainWindow::showCompare() {
 
 void MainWindow::comparisonReportDialog() {
   if (!compare_->result()) {
-    showMessage(QMessageBox::Information, tr("Comparison Report"), tr("Compare first (Train ▸ Compare Full and Reduced)."));
+    showMessage(QMessageBox::Information, tr("Comparison Report"),
+                tr("Compare first (Train ▸ Compare Full and Reduced)."));
     return;
   }
   const QString dir = QFileDialog::getSaveFileName(

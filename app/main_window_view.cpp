@@ -30,9 +30,12 @@
 
 namespace mbdrom::app {
 
-
-bool MainWindow::hasPlayback() const { return viewport_->hasMotion(); }
-bool MainWindow::isPlaying() const { return viewport_->isPlaying(); }
+bool MainWindow::hasPlayback() const {
+  return viewport_->hasMotion();
+}
+bool MainWindow::isPlaying() const {
+  return viewport_->isPlaying();
+}
 
 void MainWindow::createViewActions() {
   labelsAction_ = new QAction(tr("Show &Labels"), this);
@@ -45,7 +48,8 @@ void MainWindow::createViewActions() {
   addPointAction_->setObjectName("addPointAction");
   addPointAction_->setCheckable(true);
   addPointAction_->setStatusTip(
-      tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc ends)"));
+      tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc "
+         "ends)"));
   connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
 
   addPointDialogAction_ = new QAction(tr("Add &Point..."), this);
@@ -54,7 +58,8 @@ void MainWindow::createViewActions() {
   connect(addPointDialogAction_, &QAction::triggered, this, [this] { addPointDialog(); });
   addVectorAction_ = new QAction(tr("Add Unit &Vector..."), this);
   addVectorAction_->setObjectName("addVectorAction");
-  addVectorAction_->setStatusTip(tr("A unit vector typed or from two selected points, on the ground or on a body"));
+  addVectorAction_->setStatusTip(
+      tr("A unit vector typed or from two selected points, on the ground or on a body"));
   connect(addVectorAction_, &QAction::triggered, this, &MainWindow::addVectorDialog);
   addMarkerAction_ = new QAction(tr("Add &Marker..."), this);
   addMarkerAction_->setObjectName("addMarkerAction");
@@ -66,11 +71,13 @@ void MainWindow::createViewActions() {
   connect(addSpringAction_, &QAction::triggered, this, &MainWindow::addSpringDialog);
   addDriverAction_ = new QAction(tr("Add Dr&iver..."), this);
   addDriverAction_->setObjectName("addDriverAction");
-  addDriverAction_->setStatusTip(tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"));
+  addDriverAction_->setStatusTip(
+      tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"));
   connect(addDriverAction_, &QAction::triggered, this, &MainWindow::addDriverDialog);
   addFrictionAction_ = new QAction(tr("Add &Friction..."), this);
   addFrictionAction_->setObjectName("addFrictionAction");
-  addFrictionAction_->setStatusTip(tr("Coulomb or tanh friction of a point sliding along a direction of another body"));
+  addFrictionAction_->setStatusTip(
+      tr("Coulomb or tanh friction of a point sliding along a direction of another body"));
   connect(addFrictionAction_, &QAction::triggered, this, &MainWindow::addFrictionDialog);
   addLoadCaseAction_ = new QAction(tr("Add Load &Case..."), this);
   addLoadCaseAction_->setObjectName("addLoadCaseAction");
@@ -78,11 +85,13 @@ void MainWindow::createViewActions() {
   connect(addLoadCaseAction_, &QAction::triggered, this, &MainWindow::addLoadCaseDialog);
   addLoadAction_ = new QAction(tr("Add &Load..."), this);
   addLoadAction_->setObjectName("addLoadAction");
-  addLoadAction_->setStatusTip(tr("A force at a point or marker, or a torque on a body, times a function of time"));
+  addLoadAction_->setStatusTip(
+      tr("A force at a point or marker, or a torque on a body, times a function of time"));
   connect(addLoadAction_, &QAction::triggered, this, [this] { addLoadDialog(); });
   addMeasureAction_ = new QAction(tr("Add Measur&e..."), this);
   addMeasureAction_->setObjectName("addMeasureAction");
-  addMeasureAction_->setStatusTip(tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"));
+  addMeasureAction_->setStatusTip(
+      tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"));
   connect(addMeasureAction_, &QAction::triggered, this, &MainWindow::addMeasureDialog);
   snapAction_ = new QAction(tr("S&nap to Grid (0.05 m)"), this);
   snapAction_->setObjectName("snapAction");
@@ -92,7 +101,8 @@ void MainWindow::createViewActions() {
 
   createBodyAction_ = new QAction(tr("Create &Body from Selection..."), this);
   createBodyAction_->setObjectName("createBodyAction");
-  createBodyAction_->setStatusTip(tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
+  createBodyAction_->setStatusTip(
+      tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
   connect(createBodyAction_, &QAction::triggered, this, &MainWindow::createBodyFromSelection);
   createJointAction_ = new QAction(tr("Create &Joint..."), this);
   createJointAction_->setObjectName("createJointAction");
@@ -145,9 +155,8 @@ void MainWindow::connectView() {
     connect(action, &QAction::triggered, this, [this, p = plane] { scene_->setWorkPlane(p); });
   }
 
-  connect(scene_, &widgets::SceneView::graphicsFailed, this, [this](const QString& message) {
-    log_->error(tr("3D view: %1").arg(message));
-  });
+  connect(scene_, &widgets::SceneView::graphicsFailed, this,
+          [this](const QString& message) { log_->error(tr("3D view: %1").arg(message)); });
   connect(modelTree_, &widgets::ModelTree::currentElementChanged, this, &MainWindow::selectFromTree);
   connect(scene_, &widgets::SceneView::pointClicked, this,
           [this](int point, Qt::KeyboardModifiers modifiers) { selectInView(point, -1, modifiers); });
@@ -176,7 +185,8 @@ void MainWindow::selectFromTree() {
       bodies.push_back(ref->index);
     } else if (ref->kind == ElementKind::Marker) {
       int flat = static_cast<int>(spec.points.size());
-      for (int b = 0; b < ref->index; ++b) flat += static_cast<int>(spec.bodies[static_cast<std::size_t>(b)].markers.size());
+      for (int b = 0; b < ref->index; ++b)
+        flat += static_cast<int>(spec.bodies[static_cast<std::size_t>(b)].markers.size());
       points.push_back(flat + ref->sub);
     }
   }
@@ -268,7 +278,8 @@ void MainWindow::addPointAt(const Eigen::Vector3d& clicked) {
 }
 
 void MainWindow::exportViewDialog() {
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
   if (path.isEmpty()) return;
   const QString error = viewport_->saveScreenshot(path);
   if (!error.isEmpty())
@@ -279,14 +290,17 @@ void MainWindow::exportViewDialog() {
 
 void MainWindow::exportAnimationDialog() {
   if (!viewport_->hasMotion()) {
-    showMessage(QMessageBox::Information, tr("Export Animation"), tr("Play a run first (Runs dock, double-click)."));
+    showMessage(QMessageBox::Information, tr("Export Animation"),
+                tr("Play a run first (Runs dock, double-click)."));
     return;
   }
   QString filter;
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Animation"), "animation.ogv",
-                                                    tr("Ogg Theora video (*.ogv);;Folder of PNG frames (*)"), &filter);
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export Animation"), "animation.ogv",
+                                   tr("Ogg Theora video (*.ogv);;Folder of PNG frames (*)"), &filter);
   if (path.isEmpty()) return;
-  auto* progress = new QProgressDialog(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 100, this);
+  auto* progress =
+      new QProgressDialog(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 100, this);
   progress->setWindowModality(Qt::WindowModal);
   progress->setAttribute(Qt::WA_DeleteOnClose);
   progress->setMinimumDuration(300);
@@ -295,15 +309,16 @@ void MainWindow::exportAnimationDialog() {
     progress->setValue(done);
   });
   connect(progress, &QProgressDialog::canceled, viewport_, &Viewport::cancelExport);
-  const QString error = viewport_->startAnimationExport(path, 25.0, [this, path, progress](const QString& result) {
-    progress->close();
-    if (result.isEmpty())
-      log_->info(tr("Animation saved to %1").arg(path));
-    else if (result == tr("cancelled"))
-      log_->warning(tr("Animation export cancelled; nothing was written"));
-    else
-      showMessage(QMessageBox::Warning, tr("Export Animation"), result);
-  });
+  const QString error =
+      viewport_->startAnimationExport(path, 25.0, [this, path, progress](const QString& result) {
+        progress->close();
+        if (result.isEmpty())
+          log_->info(tr("Animation saved to %1").arg(path));
+        else if (result == tr("cancelled"))
+          log_->warning(tr("Animation export cancelled; nothing was written"));
+        else
+          showMessage(QMessageBox::Warning, tr("Export Animation"), result);
+      });
   if (!error.isEmpty()) {
     progress->close();
     showMessage(QMessageBox::Warning, tr("Export Animation"), error);
@@ -321,7 +336,8 @@ void MainWindow::exportRunDialog(bool paraview) {
   const QString name = QString::fromStdString(run.record.name);
   try {
     if (!paraview) {
-      const QString path = QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), name + ".csv", tr("CSV files (*.csv)"));
+      const QString path =
+          QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), name + ".csv", tr("CSV files (*.csv)"));
       if (path.isEmpty()) return;
       doc_->exportRun(index, path);
       log_->info(tr("Run \"%1\" saved to %2").arg(name, path));
@@ -338,7 +354,10 @@ void MainWindow::exportRunDialog(bool paraview) {
       q.col(static_cast<Eigen::Index>(k)) = motion.q[k];
     }
     const ParaviewExportResult result = exportParaview(*run.model, t, q, dir.toStdString());
-    log_->info(tr("Run \"%1\": %2 frames written to %3").arg(name).arg(result.frames).arg(QString::fromStdString(result.collection)));
+    log_->info(tr("Run \"%1\": %2 frames written to %3")
+                   .arg(name)
+                   .arg(result.frames)
+                   .arg(QString::fromStdString(result.collection)));
   } catch (const Error& e) {
     showMessage(QMessageBox::Warning, tr("Export Run"), QString::fromStdString(e.what()));
   }

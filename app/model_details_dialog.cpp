@@ -306,10 +306,10 @@ void ModelDetailsDialog::buildSindy() {
   auto* upper = new QWidget(splitter);
   auto* upperLayout = new QVBoxLayout(upper);
   upperLayout->setContentsMargins(0, 0, 0, 0);
-  upperLayout->addWidget(
-      new QLabel(tr("Coefficients Ξ (terms as columns, coordinates as rows, as in Slimak, Zwölfer, Trainotti and Rixen; "
-                    "zeros greyed) [N per term unit]"),
-                 upper));
+  upperLayout->addWidget(new QLabel(
+      tr("Coefficients Ξ (terms as columns, coordinates as rows, as in Slimak, Zwölfer, Trainotti and Rixen; "
+         "zeros greyed) [N per term unit]"),
+      upper));
   auto* table =
       new QTableWidget(static_cast<int>(r.coordinates.size()), static_cast<int>(r.terms.size()), upper);
   table->setObjectName("sindyTable");

@@ -2,8 +2,8 @@
 
 #include "app/project_document.h"
 #include "app/train_dialog.h"
-#include "engine/rom/method_registry.h"
 #include "engine/core/error.h"
+#include "engine/rom/method_registry.h"
 
 #include <QHeaderView>
 #include <QLocale>
@@ -13,9 +13,13 @@ namespace mbdrom::app {
 
 namespace {
 
-QString bytes(qint64 n) { return QLocale::c().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat); }
+QString bytes(qint64 n) {
+  return QLocale::c().formattedDataSize(n, 1, QLocale::DataSizeTraditionalFormat);
+}
 
-QString hashText(std::uint64_t hash) { return QStringLiteral("%1").arg(hash, 16, 16, QLatin1Char('0')); }
+QString hashText(std::uint64_t hash) {
+  return QStringLiteral("%1").arg(hash, 16, 16, QLatin1Char('0'));
+}
 
 }  // namespace
 
@@ -44,7 +48,9 @@ ModelsPanel::ModelsPanel(ProjectDocument* doc, QWidget* parent) : QTreeWidget(pa
   rebuild();
 }
 
-int ModelsPanel::currentModel() const { return currentItem() ? indexOfTopLevelItem(currentItem()) : -1; }
+int ModelsPanel::currentModel() const {
+  return currentItem() ? indexOfTopLevelItem(currentItem()) : -1;
+}
 
 QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   const ModelEntry& e = doc.models().at(static_cast<std::size_t>(index));
@@ -53,7 +59,8 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   const MethodInfo* info = MethodRegistry::global().find(e.rom->method());
   QString text = info && info->keyFigure ? QString::fromStdString(info->keyFigure(m)) : QString();
   const double reconstruction = metricNumber(m, "relative_reconstruction_error");
-  if (text.isEmpty() && reconstruction >= 0.0) text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
+  if (text.isEmpty() && reconstruction >= 0.0)
+    text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
   return text;
 }
 
@@ -68,21 +75,25 @@ void ModelsPanel::rebuild() {
     QString mechanism, figure = keyFigure(*doc_, index);
     bool foreign = false, early = false;
     if (e.rom) {
-      mechanism = QStringLiteral("%1 (%2)").arg(QString::fromStdString(e.rom->mechanismName()), hashText(e.rom->mechanismHash()));
+      mechanism = QStringLiteral("%1 (%2)").arg(QString::fromStdString(e.rom->mechanismName()),
+                                                hashText(e.rom->mechanismHash()));
       foreign = current && current->mechanismHash() != e.rom->mechanismHash();
       early = e.rom->metrics().contains("stopped_early");
     }
-    auto* item = new QTreeWidgetItem(this, {QString::fromStdString(e.record.name), methodTitle(QString::fromStdString(e.record.method)),
-                                            e.rom ? QString::number(e.rom->reducedDimension()) : QString(), figure,
-                                            bytes(doc_->modelFileSize(index)), mechanism});
+    auto* item = new QTreeWidgetItem(
+        this, {QString::fromStdString(e.record.name), methodTitle(QString::fromStdString(e.record.method)),
+               e.rom ? QString::number(e.rom->reducedDimension()) : QString(), figure,
+               bytes(doc_->modelFileSize(index)), mechanism});
     item->setFlags(item->flags() | Qt::ItemIsEditable);
     item->setToolTip(0, e.storedFile.isEmpty() ? tr("not saved yet") : e.storedFile);
     if (early) {
       item->setText(3, tr("stopped early · %1").arg(figure));
       item->setForeground(3, QColor(0xb9, 0x77, 0x0e));
       QStringList stages;
-      for (const auto& s : e.rom->metrics()["stopped_early"]) stages << QString::fromStdString(s.get<std::string>());
-      item->setToolTip(3, tr("Stopped early by the user (best weights so far kept) in: %1").arg(stages.join(", ")));
+      for (const auto& s : e.rom->metrics()["stopped_early"])
+        stages << QString::fromStdString(s.get<std::string>());
+      item->setToolTip(
+          3, tr("Stopped early by the user (best weights so far kept) in: %1").arg(stages.join(", ")));
     }
     if (!e.rom) {
       item->setForeground(3, QColor(0xc0, 0x39, 0x2b));
@@ -107,7 +118,8 @@ void ModelsPanel::showContextMenu(const QPoint& pos) {
   menu.addAction(tr("Details"), this, [this, i] { emit detailsRequested(i); });
   menu.addAction(tr("Rename"), this, [this, item] { editItem(item, 0); });
   menu.addAction(tr("Export..."), this, [this, i] { emit exportRequested(i); });
-  menu.addAction(tr("Retrain with Changed Settings..."), this, [this, i] { emit retrainRequested(i); })->setEnabled(readable);
+  menu.addAction(tr("Retrain with Changed Settings..."), this, [this, i] { emit retrainRequested(i); })
+      ->setEnabled(readable);
   menu.addSeparator();
   menu.addAction(tr("Delete"), this, [this, i] { doc_->removeModel(i); });
   menu.exec(viewport()->mapToGlobal(pos));

@@ -12,21 +12,21 @@ class ProjectDocument;
 
 class ModelsPanel : public QTreeWidget {
   Q_OBJECT
-public:
+ public:
   ModelsPanel(ProjectDocument* doc, QWidget* parent = nullptr);
   /// Index of the selected model, -1 when none.
   int currentModel() const;
   /// One-line summary of a model's key training figure (also used in messages).
   static QString keyFigure(const ProjectDocument& doc, int index);
 
-signals:
+ signals:
   void detailsRequested(int model);
   void retrainRequested(int model);
   void exportRequested(int model);
   /// Something went wrong (rename refused): the message.
   void failed(const QString& message);
 
-private:
+ private:
   void rebuild();
   void showContextMenu(const QPoint& pos);
 

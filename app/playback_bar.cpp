@@ -96,20 +96,34 @@ void PlaybackBar::setTimes(std::vector<double> t) {
   emit playingChanged(false);
 }
 
-bool PlaybackBar::isPlaying() const { return timer_->isActive(); }
-double PlaybackBar::speed() const { return speed_->currentData().toDouble(); }
+bool PlaybackBar::isPlaying() const {
+  return timer_->isActive();
+}
+double PlaybackBar::speed() const {
+  return speed_->currentData().toDouble();
+}
 
 void PlaybackBar::setSpeed(double speed) {
   int best = 0;
   for (int i = 0; i < speed_->count(); ++i)
-    if (std::abs(speed_->itemData(i).toDouble() - speed) < std::abs(speed_->itemData(best).toDouble() - speed)) best = i;
+    if (std::abs(speed_->itemData(i).toDouble() - speed) <
+        std::abs(speed_->itemData(best).toDouble() - speed))
+      best = i;
   speed_->setCurrentIndex(best);
 }
 
-bool PlaybackBar::loops() const { return loop_->isChecked(); }
-void PlaybackBar::setLoop(bool loop) { loop_->setChecked(loop); }
-bool PlaybackBar::trails() const { return trails_->isChecked(); }
-void PlaybackBar::setTrails(bool on) { trails_->setChecked(on); }
+bool PlaybackBar::loops() const {
+  return loop_->isChecked();
+}
+void PlaybackBar::setLoop(bool loop) {
+  loop_->setChecked(loop);
+}
+bool PlaybackBar::trails() const {
+  return trails_->isChecked();
+}
+void PlaybackBar::setTrails(bool on) {
+  trails_->setChecked(on);
+}
 
 void PlaybackBar::play() {
   if (t_.size() < 2 || isPlaying()) return;
@@ -128,7 +142,9 @@ void PlaybackBar::pause() {
   emit playingChanged(false);
 }
 
-void PlaybackBar::togglePlay() { isPlaying() ? pause() : play(); }
+void PlaybackBar::togglePlay() {
+  isPlaying() ? pause() : play();
+}
 
 void PlaybackBar::step(int delta) {
   pause();
@@ -177,12 +193,14 @@ void PlaybackBar::showFrame(int frame) {
 
 void PlaybackBar::updateControls() {
   const bool loaded = !t_.empty();
-  for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(back_), static_cast<QWidget*>(forward_),
-                     static_cast<QWidget*>(slider_)})
+  for (QWidget* w : {static_cast<QWidget*>(play_), static_cast<QWidget*>(back_),
+                     static_cast<QWidget*>(forward_), static_cast<QWidget*>(slider_)})
     w->setEnabled(loaded);
   play_->setIcon(style()->standardIcon(isPlaying() ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
-  time_->setText(loaded ? tr("t = %1 / %2 s").arg(t_[static_cast<std::size_t>(frame_)], 0, 'f', 3).arg(t_.back(), 0, 'f', 3)
-                        : tr("no motion loaded"));
+  time_->setText(
+      loaded
+          ? tr("t = %1 / %2 s").arg(t_[static_cast<std::size_t>(frame_)], 0, 'f', 3).arg(t_.back(), 0, 'f', 3)
+          : tr("no motion loaded"));
 }
 
 }  // namespace mbdrom::app

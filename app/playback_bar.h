@@ -19,7 +19,7 @@ namespace mbdrom::app {
 
 class PlaybackBar : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit PlaybackBar(QWidget* parent = nullptr);
 
   /// Loads the frame times [s] (increasing) and shows frame 0; empty unloads.
@@ -35,7 +35,7 @@ public:
   bool trails() const;
   void setTrails(bool on);
 
-public slots:
+ public slots:
   void play();
   void pause();
   void togglePlay();
@@ -44,12 +44,12 @@ public slots:
   /// Shows frame k; playing continues from there.
   void seek(int frame);
 
-signals:
+ signals:
   void frameChanged(int frame);
   void playingChanged(bool playing);
   void trailsToggled(bool on);
 
-private:
+ private:
   void tick();
   void showFrame(int frame);
   void updateControls();

@@ -9,8 +9,8 @@
 
 #include <QDir>
 #include <QFileInfo>
-#include <QUndoCommand>
 #include <QRegularExpression>
+#include <QUndoCommand>
 #include <QUndoStack>
 
 #include <filesystem>
@@ -22,8 +22,8 @@ namespace {
 // The engine names elements as the file does ("bodies[0] \"arm\""); people read "body \"arm\"".
 QString readableModelError(QString message) {
   static const std::pair<const char*, const char*> kinds[] = {
-      {"points", "point"},     {"vectors", "vector"},          {"bodies", "body"},
-      {"joints", "joint"},     {"drivers", "driver"},          {"spring_dampers", "spring-damper"},
+      {"points", "point"},       {"vectors", "vector"},       {"bodies", "body"},
+      {"joints", "joint"},       {"drivers", "driver"},       {"spring_dampers", "spring-damper"},
       {"frictions", "friction"}, {"load_cases", "load case"}, {"measures", "measure"}};
   for (const auto& [list, kind] : kinds) {
     const QRegularExpression named(QStringLiteral("\\b%1\\[\\d+\\] (\"[^\"]*\")").arg(QLatin1String(list)));
@@ -34,18 +34,20 @@ QString readableModelError(QString message) {
 
 // Undo entry of a mechanism edit: the whole spec before and after (specs are small).
 class SpecCommand : public QUndoCommand {
-public:
+ public:
   SpecCommand(ProjectDocument* doc, ModelSpec before, ModelSpec after, const QString& text)
       : QUndoCommand(text), doc_(doc), before_(std::move(before)), after_(std::move(after)) {}
   void undo() override { doc_->applySpec(before_); }
   void redo() override { doc_->applySpec(after_); }
 
-private:
+ private:
   ProjectDocument* doc_;
   ModelSpec before_, after_;
 };
 
-std::string path(const QString& s) { return QDir::toNativeSeparators(s).toStdString(); }
+std::string path(const QString& s) {
+  return QDir::toNativeSeparators(s).toStdString();
+}
 
 }  // namespace
 
@@ -61,7 +63,9 @@ QString ProjectDocument::displayName() const {
   return tr("%1 (untitled project)").arg(QString::fromStdString(spec_.name));
 }
 
-bool ProjectDocument::isModified() const { return hasModel() && (!undo_->isClean() || runsModified_); }
+bool ProjectDocument::isModified() const {
+  return hasModel() && (!undo_->isClean() || runsModified_);
+}
 
 void ProjectDocument::newFromSpec(ModelSpec spec, const QString& sourceFile) {
   auto model = std::make_shared<const Model>(spec);  // throws before anything changes
@@ -75,8 +79,10 @@ std::unique_ptr<WriteLock> ProjectDocument::lockProject(const QString& dir) {
   try {
     return std::make_unique<WriteLock>(target);
   } catch (const FileError&) {
-    throw FileError(path(dir) + ": the project is open in another mbdrom workbench or being written by mbdrom-cli (lock " +
-                    WriteLock::lockPath(target) + ")");
+    throw FileError(
+        path(dir) +
+        ": the project is open in another mbdrom workbench or being written by mbdrom-cli (lock " +
+        WriteLock::lockPath(target) + ")");
   }
 }
 
@@ -131,8 +137,9 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
   std::vector<ProjectRun> records;
   std::vector<bool> inPlace;
   for (const RunEntry& r : runs_) {
-    const bool here = !r.storedFile.isEmpty() && !r.record.file.empty() &&
-                      QFileInfo(r.storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(r.record.file)));
+    const bool here =
+        !r.storedFile.isEmpty() && !r.record.file.empty() &&
+        QFileInfo(r.storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(r.record.file)));
     inPlace.push_back(here);
     if (here) taken.push_back(r.record.file);
   }
@@ -161,7 +168,8 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
                            }});
       } else {
         const std::string from = path(r.storedFile);
-        writers.push_back({record.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
+        writers.push_back(
+            {record.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
       }
     }
     m.runs.push_back(record);
@@ -179,7 +187,8 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
         writers.push_back({item.file, [rom](const std::string& target) { saveReducedModel(*rom, target); }});
       } else {
         const std::string from = path(e.storedFile);
-        writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
+        writers.push_back(
+            {item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
       }
     }
     m.models.push_back(item);
@@ -223,9 +232,13 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
   emit stateChanged();
 }
 
-void ProjectDocument::saveTo(const QString& dir) { write(dir, true); }
+void ProjectDocument::saveTo(const QString& dir) {
+  write(dir, true);
+}
 
-void ProjectDocument::writeCopy(const QString& dir) const { const_cast<ProjectDocument*>(this)->write(dir, false); }
+void ProjectDocument::writeCopy(const QString& dir) const {
+  const_cast<ProjectDocument*>(this)->write(dir, false);
+}
 
 void ProjectDocument::close() {
   replace({}, nullptr, {}, {}, {});
@@ -338,7 +351,8 @@ void ProjectDocument::renameRun(int index, const QString& name) {
   if (trimmed.isEmpty()) throw InputError("a run name may not be empty");
   auto& run = runs_.at(static_cast<std::size_t>(index));
   if (QString::fromStdString(run.record.name) == trimmed) return;
-  if (uniqueRunName(trimmed) != trimmed) throw InputError("a run named \"" + trimmed.toStdString() + "\" exists");
+  if (uniqueRunName(trimmed) != trimmed)
+    throw InputError("a run named \"" + trimmed.toStdString() + "\" exists");
   run.record.name = trimmed.toStdString();
   setRunsModified(true);
 }
@@ -371,7 +385,8 @@ RunMotion ProjectDocument::runMotion(int index) const {
     motion.t.push_back(data.t(k));
     motion.q.push_back(data.q.col(k));
     Eigen::VectorXd m(static_cast<Eigen::Index>(columns.size()));
-    for (std::size_t c = 0; c < columns.size(); ++c) m(static_cast<Eigen::Index>(c)) = table.data(k, columns[c]);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      m(static_cast<Eigen::Index>(c)) = table.data(k, columns[c]);
     motion.measures.push_back(m);
   }
   return motion;
@@ -396,12 +411,14 @@ Dataset ProjectDocument::makeTrainingDataset(const Model& model, const std::vect
   Dataset dataset = makeDataset(model);
   for (const RunEntry& run : runs) {
     if (run.model->mechanismHash() != model.mechanismHash())
-      throw InputError("run \"" + run.record.name +
-                       "\" was made on an earlier version of the mechanism (edited since); run it again to train on it");
+      throw InputError(
+          "run \"" + run.record.name +
+          "\" was made on an earlier version of the mechanism (edited since); run it again to train on it");
     if (run.samples)
       mbdrom::addRun(dataset, runFromSamples(*run.samples, run.record.name, run.record.loadCase));
     else
-      mbdrom::addRun(dataset, runFromTable(model, readTrajectoryCsv(path(run.storedFile)), run.record.name, run.record.loadCase));
+      mbdrom::addRun(dataset, runFromTable(model, readTrajectoryCsv(path(run.storedFile)), run.record.name,
+                                           run.record.loadCase));
   }
   if (dataset.runs.empty()) throw InputError("no training runs were chosen");
   return dataset;
@@ -433,7 +450,8 @@ void ProjectDocument::renameModel(int index, const QString& name) {
   if (trimmed.isEmpty()) throw InputError("a model name may not be empty");
   auto& e = models_.at(static_cast<std::size_t>(index));
   if (QString::fromStdString(e.record.name) == trimmed) return;
-  if (uniqueModelName(trimmed) != trimmed) throw InputError("a model named \"" + trimmed.toStdString() + "\" exists");
+  if (uniqueModelName(trimmed) != trimmed)
+    throw InputError("a model named \"" + trimmed.toStdString() + "\" exists");
   e.record.name = trimmed.toStdString();
   emit modelsChanged();
   setRunsModified(true);

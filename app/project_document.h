@@ -9,8 +9,8 @@
 #include "engine/rom/reduced_model.h"
 
 #include <QObject>
-#include <QStringList>
 #include <QString>
+#include <QStringList>
 
 #include <memory>
 #include <vector>
@@ -22,7 +22,7 @@ namespace mbdrom::app {
 /// A reference run of the project.
 struct RunEntry {
   ProjectRun record;
-  std::shared_ptr<const Model> model;                  ///< the mechanism it ran on
+  std::shared_ptr<const Model> model;  ///< the mechanism it ran on
   RunInfo info;
   std::shared_ptr<const std::vector<Sample>> samples;  ///< in memory; null when only on disk
   QString storedFile;                                  ///< its CSV when on disk (absolute), else empty
@@ -30,23 +30,23 @@ struct RunEntry {
 
 /// A trained reduced model of the project.
 struct ModelEntry {
-  ProjectItem record;                          ///< name, method; file (relative) once stored
-  std::shared_ptr<const ReducedModel> rom;     ///< null when its file could not be read
-  QString storedFile;                          ///< its file when on disk (absolute), else empty
-  QString loadError;                           ///< why rom is null
+  ProjectItem record;                       ///< name, method; file (relative) once stored
+  std::shared_ptr<const ReducedModel> rom;  ///< null when its file could not be read
+  QString storedFile;                       ///< its file when on disk (absolute), else empty
+  QString loadError;                        ///< why rom is null
 };
 
 /// Positions and measures of a run, for playback and plots.
 struct RunMotion {
-  std::vector<double> t;              ///< [s]
-  std::vector<Eigen::VectorXd> q;     ///< natural coordinates per sample
+  std::vector<double> t;           ///< [s]
+  std::vector<Eigen::VectorXd> q;  ///< natural coordinates per sample
   std::vector<std::string> measureNames;
   std::vector<Eigen::VectorXd> measures;  ///< per sample, measureNames order [m or rad]
 };
 
 class ProjectDocument : public QObject {
   Q_OBJECT
-public:
+ public:
   explicit ProjectDocument(QObject* parent = nullptr);
   ~ProjectDocument() override;
 
@@ -118,7 +118,7 @@ public:
   /// Remembers settings for `method`; the project counts as modified when they changed.
   void setTrainingSettings(const QString& method, const QString& json);
 
-signals:
+ signals:
   /// The mechanism was replaced (edit, undo, open, new, close).
   void modelChanged();
   void runsChanged();
@@ -128,12 +128,12 @@ signals:
   /// Another project took this one's place (open, new, close): views of the old one's results empty.
   void replaced();
 
-private:
+ private:
   void write(const QString& dir, bool adopt);
   static std::unique_ptr<WriteLock> lockProject(const QString& dir);
   // A new project: undo history and runs cleared. announceReplaced() tells the views.
-  void replace(ModelSpec spec, std::shared_ptr<const Model> model, const QString& dir, const QString& sourceFile,
-               ProjectManifest manifest);
+  void replace(ModelSpec spec, std::shared_ptr<const Model> model, const QString& dir,
+               const QString& sourceFile, ProjectManifest manifest);
   void announceReplaced();
   void setRunsModified(bool modified);
 

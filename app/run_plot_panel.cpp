@@ -85,7 +85,8 @@ RunPlotPanel::RunPlotPanel(QWidget* parent) : QWidget(parent) {
 
   connect(filter_, &QLineEdit::textChanged, this, [this](const QString& text) {
     for (int i = 0; i < list_->count(); ++i)
-      list_->item(i)->setHidden(!text.isEmpty() && !list_->item(i)->text().contains(text, Qt::CaseInsensitive));
+      list_->item(i)->setHidden(!text.isEmpty() &&
+                                !list_->item(i)->text().contains(text, Qt::CaseInsensitive));
   });
   connect(list_, &QListWidget::itemChanged, this, [this] {
     if (!updating_) replot();
@@ -115,14 +116,16 @@ QString RunPlotPanel::setRun(const ProjectDocument& doc, int index) {
   const int tc = table.column("t");
   updating_ = true;
   list_->clear();
-  for (Eigen::Index k = 0; k < table.data.rows(); ++k) t_.push_back(tc >= 0 ? table.data(k, tc) : static_cast<double>(k));
+  for (Eigen::Index k = 0; k < table.data.rows(); ++k)
+    t_.push_back(tc >= 0 ? table.data(k, tc) : static_cast<double>(k));
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     if (static_cast<int>(c) == tc) continue;
     auto* item = new QListWidgetItem(QString::fromStdString(table.columns[c]), list_);
     item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
     item->setCheckState(ticked.contains(item->text()) ? Qt::Checked : Qt::Unchecked);
     std::vector<double> values(static_cast<std::size_t>(table.data.rows()));
-    for (Eigen::Index k = 0; k < table.data.rows(); ++k) values[static_cast<std::size_t>(k)] = table.data(k, static_cast<Eigen::Index>(c));
+    for (Eigen::Index k = 0; k < table.data.rows(); ++k)
+      values[static_cast<std::size_t>(k)] = table.data(k, static_cast<Eigen::Index>(c));
     columns_.push_back(std::move(values));
     const auto unit = units.find(table.columns[c]);
     units_.push_back(unit != units.end() ? unit->second : QString());

@@ -19,7 +19,7 @@ class ProjectDocument;
 
 class RunPlotPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit RunPlotPanel(QWidget* parent = nullptr);
 
   widgets::PlotView* plotView() const { return plot_; }
@@ -34,7 +34,7 @@ public:
   /// Forgets the run and empties the plot (the project was closed or replaced).
   void clear();
 
-private:
+ private:
   void replot();
 
   widgets::PlotView* plot_ = nullptr;

@@ -34,19 +34,22 @@ RunsPanel::RunsPanel(ProjectDocument* doc, QWidget* parent) : QTreeWidget(parent
   rebuild();
 }
 
-int RunsPanel::currentRun() const { return currentItem() ? indexOfTopLevelItem(currentItem()) : -1; }
+int RunsPanel::currentRun() const {
+  return currentItem() ? indexOfTopLevelItem(currentItem()) : -1;
+}
 
 void RunsPanel::rebuild() {
   rebuilding_ = true;
   const int selected = currentRun();
   clear();
   for (const RunEntry& r : doc_->runs()) {
-    auto* item = new QTreeWidgetItem(this, {QString::fromStdString(r.record.name),
-                                            r.record.loadCase.empty() ? tr("gravity only") : QString::fromStdString(r.record.loadCase),
-                                            QString::fromStdString(r.record.status),
-                                            r.record.status != "completed"
-                                                ? tr("%1 of %2 s").arg(r.record.tReached, 0, 'g', 4).arg(r.record.tEnd, 0, 'g', 4)
-                                                : tr("%1 s").arg(r.record.tEnd, 0, 'g', 4)});
+    auto* item = new QTreeWidgetItem(
+        this, {QString::fromStdString(r.record.name),
+               r.record.loadCase.empty() ? tr("gravity only") : QString::fromStdString(r.record.loadCase),
+               QString::fromStdString(r.record.status),
+               r.record.status != "completed"
+                   ? tr("%1 of %2 s").arg(r.record.tReached, 0, 'g', 4).arg(r.record.tEnd, 0, 'g', 4)
+                   : tr("%1 s").arg(r.record.tEnd, 0, 'g', 4)});
     item->setFlags(item->flags() | Qt::ItemIsEditable);
     if (r.record.status != "completed") {
       item->setForeground(2, QColor(0xc0, 0x39, 0x2b));
@@ -75,7 +78,8 @@ void RunsPanel::showContextMenu(const QPoint& pos) {
 
 void RunsPanel::exportRun(int i) {
   const QString name = QString::fromStdString(doc_->runs().at(static_cast<std::size_t>(i)).record.name);
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Run"), name + ".csv", tr("CSV files (*.csv)"));
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export Run"), name + ".csv", tr("CSV files (*.csv)"));
   if (path.isEmpty()) return;
   try {
     doc_->exportRun(i, path);

@@ -10,18 +10,18 @@ class ProjectDocument;
 
 class RunsPanel : public QTreeWidget {
   Q_OBJECT
-public:
+ public:
   RunsPanel(ProjectDocument* doc, QWidget* parent = nullptr);
   /// Index of the selected run, -1 when none.
   int currentRun() const;
 
-signals:
+ signals:
   void playRequested(int run);
   void plotRequested(int run);
   /// Something went wrong (rename refused, export failed): the message.
   void failed(const QString& message);
 
-private:
+ private:
   void rebuild();
   void showContextMenu(const QPoint& pos);
   void exportRun(int run);

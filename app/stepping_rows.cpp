@@ -28,19 +28,22 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
   stepping_->addItem(tr("Fixed time step"));
   stepping_->addItem(tr("Error-controlled (tolerance)"));
   stepping_->setCurrentIndex(1);
-  stepping_->setToolTip(tr("Error-controlled steps (the default) choose the step from a local error estimate "
-                           "(Zienkiewicz & Xie) and land on every output time; fixed steps keep one step "
-                           "size throughout"));
+  stepping_->setToolTip(
+      tr("Error-controlled steps (the default) choose the step from a local error estimate "
+         "(Zienkiewicz & Xie) and land on every output time; fixed steps keep one step "
+         "size throughout"));
   dt_ = millisecondBox(parent, 1.0, 0.001, 100.0, tr("Fixed time step of the implicit integrator"));
   dt_->setObjectName("timeStep");
   tolerance_ = new QComboBox(parent);
   tolerance_->setObjectName("tolerance");
   tolerance_->setEditable(true);
-  for (const char* t : {"1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-9"}) tolerance_->addItem(QString::fromLatin1(t));
+  for (const char* t : {"1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-9"})
+    tolerance_->addItem(QString::fromLatin1(t));
   for (int i = 0; i < tolerance_->count(); ++i)
     if (parseNumber(tolerance_->itemText(i)) == kDefaultTolerance) tolerance_->setCurrentIndex(i);
-  tolerance_->setToolTip(tr("Relative tolerance on positions and velocities; absolute tolerances come from the "
-                            "mechanism's length and time scales. The global error is typically 1-20 times it."));
+  tolerance_->setToolTip(
+      tr("Relative tolerance on positions and velocities; absolute tolerances come from the "
+         "mechanism's length and time scales. The global error is typically 1-20 times it."));
   outputDt_ = millisecondBox(parent, 10.0, 0.001, 1000.0,
                              tr("Time between stored samples (with a fixed step: a multiple of it)"));
   outputDt_->setObjectName("outputInterval");

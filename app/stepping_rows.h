@@ -16,7 +16,7 @@ namespace mbdrom::app {
 
 class SteppingRows : public QObject {
   Q_OBJECT
-public:
+ public:
   /// Adds the rows "Steps", "Time step" / "Tolerance" and "Output interval" to form.
   SteppingRows(QFormLayout* form, QWidget* parent);
 
@@ -24,7 +24,7 @@ public:
   /// outputDt). Returns an empty string, or what is wrong with the input.
   QString apply(SimulationOptions& options) const;
 
-private:
+ private:
   void updateVisibility();
 
   QFormLayout* form_;

@@ -1,9 +1,9 @@
 #include "app/train_dialog.h"
 
 #include "app/project_document.h"
-#include "engine/rom/method_registry.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
+#include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 
 #include <QCheckBox>
@@ -14,8 +14,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QPushButton>
 #include <QLocale>
+#include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
 #include <QScreen>
@@ -24,8 +24,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <map>
 #include <cmath>
+#include <map>
 
 namespace mbdrom::app {
 
@@ -76,7 +76,8 @@ QString jsonText(const OJson& v) {
   if (v.is_number_float()) return QLocale::c().toString(v.get<double>(), 'g', 15);
   if (v.is_array()) {
     QStringList items;
-    for (const OJson& x : v) items << (x.is_string() ? QString::fromStdString(x.get<std::string>()) : jsonText(x));
+    for (const OJson& x : v)
+      items << (x.is_string() ? QString::fromStdString(x.get<std::string>()) : jsonText(x));
     return items.join(", ");
   }
   return QString::fromStdString(v.dump());
@@ -161,13 +162,16 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
     if (current) {
       item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
       item->setCheckState(r.record.status == "completed" ? Qt::Checked : Qt::Unchecked);
-      item->setToolTip(tr("%1, %2 s, %3").arg(QString::fromStdString(r.record.loadCase.empty() ? "gravity only" : r.record.loadCase))
-                           .arg(r.record.tReached)
-                           .arg(QString::fromStdString(r.record.status)));
+      item->setToolTip(
+          tr("%1, %2 s, %3")
+              .arg(QString::fromStdString(r.record.loadCase.empty() ? "gravity only" : r.record.loadCase))
+              .arg(r.record.tReached)
+              .arg(QString::fromStdString(r.record.status)));
       anyRun = true;
     } else {
       item->setFlags(Qt::NoItemFlags);
-      item->setToolTip(tr("Made on an earlier version of the mechanism (edited since): run it again to train on it"));
+      item->setToolTip(
+          tr("Made on an earlier version of the mechanism (edited since): run it again to train on it"));
     }
   }
   useSweep_ = new QRadioButton(tr("New sweep, made first"), dataBox);
@@ -201,8 +205,8 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   auto syncData = [this] {
     runs_->setEnabled(useRuns_->isChecked());
     for (QWidget* w : {static_cast<QWidget*>(sweepCase_), static_cast<QWidget*>(amplitudes_),
-                       static_cast<QWidget*>(frequencies_), static_cast<QWidget*>(tEnd_), static_cast<QWidget*>(dt_),
-                       static_cast<QWidget*>(outputDt_)})
+                       static_cast<QWidget*>(frequencies_), static_cast<QWidget*>(tEnd_),
+                       static_cast<QWidget*>(dt_), static_cast<QWidget*>(outputDt_)})
       w->setEnabled(useSweep_->isChecked());
   };
   connect(useRuns_, &QRadioButton::toggled, this, syncData);
@@ -245,9 +249,13 @@ QWidget* TrainDialog::editor(const char* key) const {
   return findChild<QWidget*>(QStringLiteral("setting.%1").arg(key));
 }
 
-QString TrainDialog::errorText() const { return error_->text(); }
+QString TrainDialog::errorText() const {
+  return error_->text();
+}
 
-void TrainDialog::showError(const QString& text) { error_->setText(text); }
+void TrainDialog::showError(const QString& text) {
+  error_->setText(text);
+}
 
 QString TrainDialog::readForm(OJson& out) const {
   out = OJson::object();
@@ -323,34 +331,53 @@ void TrainDialog::accept() {
   if (makeSweep()) {
     if (sweepCase_->count() == 0) return showError(tr("Sweep: the mechanism has no load case."));
     for (const auto& list : {sweepAmplitudes(), sweepFrequencies()}) {
-      if (list.empty()) return showError(tr("Sweep: amplitude and frequency scales are positive numbers, comma-separated."));
+      if (list.empty())
+        return showError(tr("Sweep: amplitude and frequency scales are positive numbers, comma-separated."));
       for (double v : list)
         if (!(v > 0.0)) return showError(tr("Sweep: amplitude and frequency scales must be positive."));
     }
     if (!(sweepEndTime() > 0.0) || !(sweepTimeStep() > 0.0) || !(sweepOutputStep() >= sweepTimeStep()))
-      return showError(tr("Sweep: end time and time step must be positive and the output step at least the time step."));
+      return showError(
+          tr("Sweep: end time and time step must be positive and the output step at least the time step."));
   } else if (chosenRuns().empty()) {
     return showError(tr("Training data: tick at least one run of the project, or make a sweep."));
   }
   QDialog::accept();
 }
 
-QString TrainDialog::modelName() const { return name_->text().trimmed(); }
+QString TrainDialog::modelName() const {
+  return name_->text().trimmed();
+}
 
 std::vector<int> TrainDialog::chosenRuns() const {
   std::vector<int> out;
   for (int i = 0; i < runs_->count(); ++i)
-    if (runs_->item(i)->checkState() == Qt::Checked) out.push_back(runs_->item(i)->data(Qt::UserRole).toInt());
+    if (runs_->item(i)->checkState() == Qt::Checked)
+      out.push_back(runs_->item(i)->data(Qt::UserRole).toInt());
   return out;
 }
 
-bool TrainDialog::makeSweep() const { return useSweep_->isChecked(); }
-int TrainDialog::sweepLoadCase() const { return sweepCase_->currentIndex(); }
-std::vector<double> TrainDialog::sweepAmplitudes() const { return parseNumberList(amplitudes_->text()); }
-std::vector<double> TrainDialog::sweepFrequencies() const { return parseNumberList(frequencies_->text()); }
+bool TrainDialog::makeSweep() const {
+  return useSweep_->isChecked();
+}
+int TrainDialog::sweepLoadCase() const {
+  return sweepCase_->currentIndex();
+}
+std::vector<double> TrainDialog::sweepAmplitudes() const {
+  return parseNumberList(amplitudes_->text());
+}
+std::vector<double> TrainDialog::sweepFrequencies() const {
+  return parseNumberList(frequencies_->text());
+}
 
-double TrainDialog::sweepEndTime() const { return parseNumber(tEnd_->text()); }
-double TrainDialog::sweepTimeStep() const { return parseNumber(dt_->text()); }
-double TrainDialog::sweepOutputStep() const { return parseNumber(outputDt_->text()); }
+double TrainDialog::sweepEndTime() const {
+  return parseNumber(tEnd_->text());
+}
+double TrainDialog::sweepTimeStep() const {
+  return parseNumber(dt_->text());
+}
+double TrainDialog::sweepOutputStep() const {
+  return parseNumber(outputDt_->text());
+}
 
 }  // namespace mbdrom::app

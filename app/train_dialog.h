@@ -5,10 +5,10 @@
 // (checkReducedModelSettings) before the dialog closes; a refusal names the
 // setting and stays in the dialog.
 
-#include "engine/rom/method_registry.h"
 #include <QDialog>
 #include <QString>
 #include <QStringList>
+#include "engine/rom/method_registry.h"
 
 #include <nlohmann/json.hpp>
 
@@ -36,7 +36,7 @@ class ProjectDocument;
 /// One setting of a method as the dialog shows it.
 struct SettingField {
   using Kind = SettingKind;
-  const char* key;      ///< JSON key in the method's settings
+  const char* key;  ///< JSON key in the method's settings
   const char* label;
   Kind kind;
   const char* tooltip;  ///< one line: what it does, units, 0 meaning
@@ -50,7 +50,7 @@ QString methodTitle(const QString& method);
 
 class TrainDialog : public QDialog {
   Q_OBJECT
-public:
+ public:
   /// `initial`: settings to show (the last used, or a model's when retraining);
   /// missing keys take the engine's defaults.
   TrainDialog(const QString& method, const ProjectDocument& doc, const nlohmann::ordered_json& initial,
@@ -66,9 +66,9 @@ public:
   int sweepLoadCase() const;  ///< index into the load cases
   std::vector<double> sweepAmplitudes() const;
   std::vector<double> sweepFrequencies() const;
-  double sweepEndTime() const;    ///< [s]
-  double sweepTimeStep() const;   ///< [s]
-  double sweepOutputStep() const; ///< [s]
+  double sweepEndTime() const;     ///< [s]
+  double sweepTimeStep() const;    ///< [s]
+  double sweepOutputStep() const;  ///< [s]
 
   /// The last refusal shown (empty when none): for tests.
   QString errorText() const;
@@ -82,7 +82,7 @@ public:
 
   void accept() override;
 
-private:
+ private:
   // Reads the form into settings JSON; returns the refusal, or empty.
   QString readForm(nlohmann::ordered_json& out) const;
   void showError(const QString& text);
@@ -95,7 +95,8 @@ private:
   QRadioButton* useSweep_ = nullptr;
   QListWidget* runs_ = nullptr;
   QComboBox* sweepCase_ = nullptr;
-  QLineEdit *amplitudes_ = nullptr, *frequencies_ = nullptr, *tEnd_ = nullptr, *dt_ = nullptr, *outputDt_ = nullptr;
+  QLineEdit *amplitudes_ = nullptr, *frequencies_ = nullptr, *tEnd_ = nullptr, *dt_ = nullptr,
+            *outputDt_ = nullptr;
   QLabel* error_ = nullptr;
   QScrollArea* scroll_ = nullptr;  // the settings and the training data
   nlohmann::ordered_json settings_;

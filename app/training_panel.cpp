@@ -13,8 +13,8 @@
 #include <QSplitter>
 #include <QTimer>
 #include <QTreeWidget>
-#include <QValueAxis>
 #include <QVBoxLayout>
+#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -24,8 +24,8 @@ namespace mbdrom::app {
 namespace {
 
 // Colours per stage (train solid, validation dashed in the same colour).
-const QColor kStageColours[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44), QColor(148, 103, 189),
-                                QColor(255, 127, 14)};
+const QColor kStageColours[] = {QColor(31, 119, 180), QColor(214, 39, 40), QColor(44, 160, 44),
+                                QColor(148, 103, 189), QColor(255, 127, 14)};
 
 QString shortStage(const QString& stage) {
   // "train ae: potential" -> "potential"; a stage without a sub-name stays whole.
@@ -37,8 +37,11 @@ QString duration(double seconds) {
   if (!(seconds >= 0.0) || !std::isfinite(seconds)) return QStringLiteral("?");
   if (seconds < 1.0) return QObject::tr("< 1 s");
   if (seconds < 60.0) return QObject::tr("%1 s").arg(std::ceil(seconds));
-  if (seconds < 3600.0) return QObject::tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(static_cast<int>(seconds) % 60);
-  return QObject::tr("%1 h %2 min").arg(static_cast<int>(seconds / 3600)).arg(static_cast<int>(seconds / 60) % 60);
+  if (seconds < 3600.0)
+    return QObject::tr("%1 min %2 s").arg(static_cast<int>(seconds / 60)).arg(static_cast<int>(seconds) % 60);
+  return QObject::tr("%1 h %2 min")
+      .arg(static_cast<int>(seconds / 3600))
+      .arg(static_cast<int>(seconds / 60) % 60);
 }
 
 }  // namespace
@@ -64,8 +67,9 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   auto* buttons = new QHBoxLayout;
   stopKeep_ = new QPushButton(tr("Stop && Keep Best"), left);
   stopKeep_->setObjectName("stopKeepButton");
-  stopKeep_->setToolTip(tr("End the network being trained now with its best weights so far; later stages still run, "
-                           "and the model is marked as stopped early"));
+  stopKeep_->setToolTip(
+      tr("End the network being trained now with its best weights so far; later stages still run, "
+         "and the model is marked as stopped early"));
   cancel_ = new QPushButton(tr("Cancel"), left);
   cancel_->setObjectName("cancelTrainingButton");
   cancel_->setToolTip(tr("Stop the running job and discard its model, or take a queued job off the queue"));
@@ -194,7 +198,9 @@ void TrainingPanel::selectJob(int id) {
   if (Job* j = job(id)) list_->setCurrentItem(j->item);
 }
 
-int TrainingPanel::selectedJob() const { return shown_; }
+int TrainingPanel::selectedJob() const {
+  return shown_;
+}
 
 void TrainingPanel::onStarted(int id) {
   Job* j = job(id);
@@ -241,8 +247,9 @@ void TrainingPanel::onFinished(int id, int outcome, const QString& message) {
   switch (static_cast<JobRunner::Outcome>(outcome)) {
     case JobRunner::Outcome::Succeeded: j->state = tr("done"); break;
     case JobRunner::Outcome::Cancelled:
-      j->state = message.isEmpty() || message == QLatin1String("cancelled") ? tr("cancelled, discarded")
-                                                                            : tr("cancelled: %1").arg(message);
+      j->state = message.isEmpty() || message == QLatin1String("cancelled")
+                     ? tr("cancelled, discarded")
+                     : tr("cancelled: %1").arg(message);
       break;
     case JobRunner::Outcome::Failed: j->state = tr("failed: %1").arg(message); break;
   }
@@ -344,7 +351,8 @@ void TrainingPanel::flushChart() {
 void TrainingPanel::rescale() {
   // The whole planned epoch range, so a curve grows across the chart.
   double xEnd = xMax_;
-  if (const Job* j = job(shown_); j && j->last.total > 0 && j->curves.contains(QString::fromStdString(j->last.stage)))
+  if (const Job* j = job(shown_);
+      j && j->last.total > 0 && j->curves.contains(QString::fromStdString(j->last.stage)))
     xEnd = std::max(xEnd, static_cast<double>(j->last.total));
   xEnd = std::max(1.0, xEnd);
   // Whole decades around the data keep the log axis readable.
@@ -382,7 +390,11 @@ void TrainingPanel::updateFigures(const Job& j) {
   const mbdrom::Progress& p = j.last;
   if (!p.stage.empty()) {
     QString line = QString::fromStdString(p.stage).toHtmlEscaped();
-    if (p.total > 0) line += tr(" · %1 %2 / %3").arg(p.metric("loss", -1.0) >= 0.0 ? tr("epoch") : tr("step")).arg(p.step).arg(p.total);
+    if (p.total > 0)
+      line += tr(" · %1 %2 / %3")
+                  .arg(p.metric("loss", -1.0) >= 0.0 ? tr("epoch") : tr("step"))
+                  .arg(p.step)
+                  .arg(p.total);
     parts << line;
     QStringList figures;
     const auto fmt = [](double v) { return QString::number(v, 'g', 3); };
@@ -395,7 +407,8 @@ void TrainingPanel::updateFigures(const Job& j) {
     if (j.running && p.total > 0 && p.step > 0 && p.step < p.total) {
       const double elapsed = static_cast<double>(j.stageClock.elapsed()) / 1000.0;
       figures << tr("about %1 left in this stage")
-                     .arg(duration(elapsed / static_cast<double>(p.step) * static_cast<double>(p.total - p.step)));
+                     .arg(duration(elapsed / static_cast<double>(p.step) *
+                                   static_cast<double>(p.total - p.step)));
     }
     if (!figures.isEmpty()) parts << figures.join(QStringLiteral(" · ")).toHtmlEscaped();
   }

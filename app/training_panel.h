@@ -31,7 +31,7 @@ class JobRunner;
 
 class TrainingPanel : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit TrainingPanel(JobRunner* runner, QWidget* parent = nullptr);
 
   /// Registers a training job submitted to the runner. `canStopEarly`: the
@@ -53,11 +53,11 @@ public:
   QPushButton* stopKeepButton() const { return stopKeep_; }
   QPushButton* cancelButton() const { return cancel_; }
 
-signals:
+ signals:
   /// The user asked to stop job `id` keeping its best weights.
   void stopKeepRequested(int id);
 
-private:
+ private:
   struct Curve {
     std::vector<QPointF> train, validation;
   };
@@ -96,7 +96,7 @@ private:
   QChart* chart_;
   QValueAxis* xAxis_;
   QLogValueAxis* yAxis_;
-  QMap<QString, QLineSeries*> series_;  // "<stage>|train", "<stage>|validation" of the shown job
+  QMap<QString, QLineSeries*> series_;     // "<stage>|train", "<stage>|validation" of the shown job
   QMap<QString, QList<QPointF>> pending_;  // points not drawn yet, same keys
   QTimer* chartTimer_ = nullptr;
   QLabel* figures_;

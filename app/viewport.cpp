@@ -52,7 +52,9 @@ Viewport::~Viewport() {
   if (export_) export_->writer.abandon();
 }
 
-bool Viewport::isPlaying() const { return bar_->isPlaying(); }
+bool Viewport::isPlaying() const {
+  return bar_->isPlaying();
+}
 
 void Viewport::play(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion) {
   playWithOverlays(std::move(model), std::move(motion), {});
@@ -106,7 +108,9 @@ void Viewport::setReferenceVisible(bool visible) {
   scene_->requestRender();
 }
 
-bool Viewport::referenceVisible() const { return scene_->scene().visible(); }
+bool Viewport::referenceVisible() const {
+  return scene_->scene().visible();
+}
 
 void Viewport::unload() {
   cancelExport();
@@ -159,7 +163,8 @@ std::vector<std::vector<Eigen::Vector3d>> Viewport::tracePaths(const RunMotion& 
     if (i < 0 || i >= drawn) continue;
     std::vector<Eigen::Vector3d> path;
     path.reserve(motion.q.size());
-    for (const auto& q : motion.q) path.push_back(i < np ? pointPosition(*model_, q, i) : markerPosition(*model_, q, i - np));
+    for (const auto& q : motion.q)
+      path.push_back(i < np ? pointPosition(*model_, q, i) : markerPosition(*model_, q, i - np));
     paths.push_back(std::move(path));
   }
   return paths;
@@ -198,7 +203,9 @@ QString Viewport::saveScreenshot(const QString& path) {
   return {};
 }
 
-bool Viewport::exporting() const { return export_ != nullptr; }
+bool Viewport::exporting() const {
+  return export_ != nullptr;
+}
 
 QString Viewport::startAnimationExport(const QString& path, double fps, std::function<void(QString)> done) {
   if (export_) return tr("an export is already running");
@@ -220,14 +227,16 @@ QString Viewport::startAnimationExport(const QString& path, double fps, std::fun
   if (e->video) {
     const QImage probe = scene_->grabFramebuffer();
     if (probe.isNull()) return tr("%1: the 3D view is not shown").arg(path);
-    if (QString error = e->writer.open(e->path, probe.size(), static_cast<int>(std::lround(fps))); !error.isEmpty())
+    if (QString error = e->writer.open(e->path, probe.size(), static_cast<int>(std::lround(fps)));
+        !error.isEmpty())
       return error;
   } else {
     if (QFileInfo::exists(e->path) && !QFileInfo(e->path).isDir())
       return tr("%1: a file of that name exists (frames go into a folder)").arg(path);
     try {
       e->lock = std::make_unique<WriteLock>(e->path.toStdString());
-      e->temp = QString::fromStdString(makeTemporaryDirectory(QFileInfo(e->path).absoluteFilePath().toStdString()));
+      e->temp =
+          QString::fromStdString(makeTemporaryDirectory(QFileInfo(e->path).absoluteFilePath().toStdString()));
     } catch (const Error& error) {
       return QString::fromStdString(error.what());
     }

@@ -31,7 +31,7 @@ struct RunMotion;
 
 class Viewport : public QWidget {
   Q_OBJECT
-public:
+ public:
   explicit Viewport(QWidget* parent = nullptr);
   ~Viewport() override;
 
@@ -82,13 +82,13 @@ public:
   void cancelExport();
   bool exporting() const;
 
-signals:
+ signals:
   /// The shown frame changed (k in the motion, time in s).
   void frameShown(int frame, double time);
   /// Export progress: frames written and total.
   void exportProgress(int done, int total);
 
-private:
+ private:
   void showFrame(int frame);
   void updateTrails();
   void clearOverlays();

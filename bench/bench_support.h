@@ -28,14 +28,15 @@ inline std::string tempPath(const std::string& name) {
 }
 
 class DiscardSink : public TrajectorySink {
-public:
+ public:
   void begin(const Model&, const RunInfo&) override {}
   void write(const Sample& s) override { benchmark::DoNotOptimize(s.t); }
   void end(RunStatus, const std::string&) override {}
 };
 
 /// Reference run (step 1 ms, samples every 5 ms) to a CSV; returns the samples.
-inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv) {
+inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
+                                   const std::string& csv) {
   SimulationOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
@@ -51,8 +52,8 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
 }
 
 /// Relative RMSE of `point` of a reduced run (step 1 ms) against the reference CSV.
-inline double relativeError(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
-                            const std::string& referenceCsv, const std::string& point) {
+inline double relativeError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
+                            double tEnd, const std::string& referenceCsv, const std::string& point) {
   RomSimulationOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
@@ -63,7 +64,9 @@ inline double relativeError(const ReducedModel& rom, const Model& model, const s
     TrajectoryCsvWriter writer(csv);
     rom.simulate(model, o, writer);
   }
-  return compareTrajectories(readTrajectoryCsv(referenceCsv), readTrajectoryCsv(csv), {point}).points[0].relativeRmse;
+  return compareTrajectories(readTrajectoryCsv(referenceCsv), readTrajectoryCsv(csv), {point})
+      .points[0]
+      .relativeRmse;
 }
 
 /// Reduced step cost (output excluded) against the full model on the same load case,
@@ -96,7 +99,8 @@ inline void measureStepCost(benchmark::State& state, const ReducedModel& rom, co
     fullSteps += f.steps;
     state.ResumeTiming();
   }
-  const double perStep = reduced / static_cast<double>(steps), fullPerStep = fullSeconds / static_cast<double>(fullSteps);
+  const double perStep = reduced / static_cast<double>(steps),
+               fullPerStep = fullSeconds / static_cast<double>(fullSteps);
   state.counters["us_per_step"] = perStep * 1e6;
   state.counters["full_us_per_step"] = fullPerStep * 1e6;
   state.counters["speedup"] = fullPerStep / perStep;

@@ -6,7 +6,10 @@
 
 static void BM_MonitorReportThrottled(benchmark::State& state) {
   long long calls = 0;
-  mbdrom::Monitor monitor([&](const mbdrom::Progress&) { ++calls; return true; });
+  mbdrom::Monitor monitor([&](const mbdrom::Progress&) {
+    ++calls;
+    return true;
+  });
   mbdrom::Progress p{"simulate", 0, 1 << 30, {}};
   for (auto _ : state) {
     ++p.step;

@@ -51,7 +51,8 @@ static void BM_NnAutoencoderTrainingStep(benchmark::State& state) {
     benchmark::DoNotOptimize(net.parameters().data());
   }
   state.SetItemsProcessed(state.iterations() * batch);
-  state.counters["samples/s"] = benchmark::Counter(static_cast<double>(state.iterations() * batch), benchmark::Counter::kIsRate);
+  state.counters["samples/s"] =
+      benchmark::Counter(static_cast<double>(state.iterations() * batch), benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_NnAutoencoderTrainingStep);
 

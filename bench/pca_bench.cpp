@@ -86,6 +86,12 @@ void BM_PcaPendulumCarriage(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_PcaStepMacPherson)->Arg(1)->Arg(2)->Arg(3)->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(20);
+BENCHMARK(BM_PcaStepMacPherson)
+    ->Arg(1)
+    ->Arg(2)
+    ->Arg(3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(20);
 BENCHMARK(BM_PcaTrainMacPherson)->UseManualTime()->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(BM_PcaPendulumCarriage)->UseManualTime()->Unit(benchmark::kSecond)->Iterations(1);

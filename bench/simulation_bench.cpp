@@ -16,7 +16,7 @@ mbdrom::Model example(const char* name) {
 
 // Keeps nothing: the cost of the samples themselves is measured, not of storing them.
 class DiscardSink : public mbdrom::TrajectorySink {
-public:
+ public:
   void begin(const mbdrom::Model&, const mbdrom::RunInfo&) override {}
   void write(const mbdrom::Sample& s) override { benchmark::DoNotOptimize(s.t); }
   void end(mbdrom::RunStatus, const std::string&) override {}
@@ -37,16 +37,25 @@ void runExample(benchmark::State& state, const char* file, const char* loadCase)
     last = mbdrom::simulate(model, o, sink);
     steps += last.steps;
   }
-  state.counters["us_per_step"] =
-      benchmark::Counter(static_cast<double>(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_step"] = benchmark::Counter(
+      static_cast<double>(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
-  state.counters["newton_per_step"] = static_cast<double>(last.newtonIterations) / static_cast<double>(last.steps);
+  state.counters["newton_per_step"] =
+      static_cast<double>(last.newtonIterations) / static_cast<double>(last.steps);
 }
 
-void BM_SimulateMacPhersonTrain(benchmark::State& s) { runExample(s, "macpherson.json", "train"); }
-void BM_SimulatePendulum(benchmark::State& s) { runExample(s, "pendulum.json", "free"); }
-void BM_SimulateSliderCrankDrive(benchmark::State& s) { runExample(s, "slider_crank.json", "drive"); }
-void BM_SimulateFourBar(benchmark::State& s) { runExample(s, "four_bar.json", ""); }
+void BM_SimulateMacPhersonTrain(benchmark::State& s) {
+  runExample(s, "macpherson.json", "train");
+}
+void BM_SimulatePendulum(benchmark::State& s) {
+  runExample(s, "pendulum.json", "free");
+}
+void BM_SimulateSliderCrankDrive(benchmark::State& s) {
+  runExample(s, "slider_crank.json", "drive");
+}
+void BM_SimulateFourBar(benchmark::State& s) {
+  runExample(s, "four_bar.json", "");
+}
 
 // One integrator step of the MacPherson under "train" (no outputs).
 void BM_StepMacPhersonTrain(benchmark::State& state) {
@@ -65,7 +74,8 @@ void BM_StepMacPhersonTrain(benchmark::State& state) {
 // 1 m/s along +x, gravity, 20 s at dt = 1 ms (20 singular positions), samples every
 // 10 ms. Argument: 1 sparse factorisation, 0 dense; same run otherwise.
 void BM_SimulateA02(benchmark::State& state) {
-  const mbdrom::Model model = mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/bench/models/a02_n_four_bar_40.json");
+  const mbdrom::Model model =
+      mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/bench/models/a02_n_four_bar_40.json");
   mbdrom::SimulationOptions o;
   o.tEnd = 20.0;
   o.outputDt = 0.01;
@@ -83,22 +93,22 @@ void BM_SimulateA02(benchmark::State& state) {
     last = mbdrom::simulate(model, o, sink);
     steps += last.steps;
   }
-  state.counters["us_per_step"] =
-      benchmark::Counter(static_cast<double>(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["us_per_step"] = benchmark::Counter(
+      static_cast<double>(steps) * 1e-6, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["steps_per_s"] = benchmark::Counter(static_cast<double>(steps), benchmark::Counter::kIsRate);
-  state.counters["newton_per_step"] = static_cast<double>(last.newtonIterations) / static_cast<double>(last.steps);
+  state.counters["newton_per_step"] =
+      static_cast<double>(last.newtonIterations) / static_cast<double>(last.steps);
   state.counters["max_energy_error_J"] = last.maxEnergyError;
   state.counters["final_energy_error_J"] = last.finalEnergyError;
   state.counters["max_residual_position"] = last.maxResidualPosition;
 }
-
 
 // Issue 23: MacPherson "train" for 10 s, samples every 10 ms, fixed 1 ms steps
 // (argument 0) against error-controlled steps at tolerance 10^-arg. Counters:
 // real-time factor and the largest coordinate error over the samples against a
 // run at dt = 0.05 ms (second order: its own error is ~400x below the 1 ms run's).
 class KeepQ : public mbdrom::TrajectorySink {
-public:
+ public:
   void begin(const mbdrom::Model&, const mbdrom::RunInfo&) override { q.clear(); }
   void write(const mbdrom::Sample& s) override { q.push_back(s.q); }
   void end(mbdrom::RunStatus, const std::string&) override {}
@@ -133,8 +143,8 @@ void BM_SimulateMacPhersonTrainStepping(benchmark::State& state) {
   double error = 0.0;
   for (std::size_t k = 0; k < keep.q.size() && k < reference.size(); ++k)
     error = std::max(error, (keep.q[k] - reference[k]).lpNorm<Eigen::Infinity>());
-  state.counters["real_time_factor"] = benchmark::Counter(10.0 * static_cast<double>(state.iterations()),
-                                                          benchmark::Counter::kIsRate);
+  state.counters["real_time_factor"] =
+      benchmark::Counter(10.0 * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
   state.counters["steps"] = static_cast<double>(last.steps);
   state.counters["rejected"] = static_cast<double>(last.stepsRejected);
   state.counters["max_error"] = error;
@@ -143,7 +153,13 @@ void BM_SimulateMacPhersonTrainStepping(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_SimulateMacPhersonTrainStepping)->Arg(0)->Arg(5)->Arg(6)->Arg(7)->Arg(8)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateMacPhersonTrainStepping)
+    ->Arg(0)
+    ->Arg(5)
+    ->Arg(6)
+    ->Arg(7)
+    ->Arg(8)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateA02)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_SimulateMacPhersonTrain)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulatePendulum)->Unit(benchmark::kMillisecond);

@@ -29,12 +29,14 @@ Problem makeProblem(Eigen::Index N, Eigen::Index L) {
   std::normal_distribution<double> g(0.0, 1.0);
   for (Eigen::Index j = 0; j < L; ++j) {
     const double w = 0.3 + 0.37 * static_cast<double>(j), phase = 0.1 * static_cast<double>(j);
-    for (Eigen::Index k = 0; k < N; ++k) p.Theta(k, j) = std::cos(w * 0.01 * static_cast<double>(k) + phase) + 0.1 * g(rng);
+    for (Eigen::Index k = 0; k < N; ++k)
+      p.Theta(k, j) = std::cos(w * 0.01 * static_cast<double>(k) + phase) + 0.1 * g(rng);
     std::string name = std::to_string(j);
     name.insert(name.begin(), 'c');
     p.names.push_back(name);
   }
-  p.Y = 2.0 * p.Theta.col(0) - 0.5 * p.Theta.col(7) + 1.5 * p.Theta.col(19) + 0.8 * p.Theta.col(33) - p.Theta.col(48);
+  p.Y = 2.0 * p.Theta.col(0) - 0.5 * p.Theta.col(7) + 1.5 * p.Theta.col(19) + 0.8 * p.Theta.col(33) -
+        p.Theta.col(48);
   for (Eigen::Index k = 0; k < N; ++k) p.Y(k, 0) += 1e-3 * g(rng);
   return p;
 }

@@ -80,7 +80,8 @@ void AnalysisPanel::showStatics(const StaticsResult& r, const QString& loadCase)
   new QTreeWidgetItem(s, {tr("Newton iterations"), QString::number(r.iterations)});
   new QTreeWidgetItem(s, {tr("Load steps"), QString::number(r.loadSteps)});
   new QTreeWidgetItem(s, {tr("Force residual"), QStringLiteral("%1 N").arg(r.forceResidual, 0, 'g', 3)});
-  new QTreeWidgetItem(s, {tr("Constraint residual"), QStringLiteral("%1").arg(r.constraintResidual, 0, 'g', 3)});
+  new QTreeWidgetItem(s,
+                      {tr("Constraint residual"), QStringLiteral("%1").arg(r.constraintResidual, 0, 'g', 3)});
   resizeColumnToContents(0);
 }
 

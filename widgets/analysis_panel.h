@@ -13,7 +13,7 @@ namespace mbdrom::widgets {
 
 class AnalysisPanel : public QTreeWidget {
   Q_OBJECT
-public:
+ public:
   explicit AnalysisPanel(QWidget* parent = nullptr);
 
   void showMobility(const MobilityReport& report, const QString& mechanism);
@@ -27,13 +27,13 @@ public:
   /// Kind ("joint", "driver", "body") and name of the element a constraint label names.
   static QPair<QString, QString> culprit(const QString& label);
 
-signals:
+ signals:
   /// A redundant constraint was picked: the element that owns it.
   void culpritSelected(const QString& kind, const QString& name);
   /// A mode was picked (index into the modes shown).
   void modeSelected(int index);
 
-private:
+ private:
   QTreeWidgetItem* section(const QString& title);
   int dof_ = -1;
 };

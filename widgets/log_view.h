@@ -8,18 +8,18 @@ namespace mbdrom::widgets {
 
 class LogView : public QPlainTextEdit {
   Q_OBJECT
-public:
+ public:
   enum class Level { Info, Warning, Error };
 
   explicit LogView(QWidget* parent = nullptr);
 
-public slots:
+ public slots:
   void addMessage(mbdrom::widgets::LogView::Level level, const QString& text);
   void info(const QString& text) { addMessage(Level::Info, text); }
   void warning(const QString& text) { addMessage(Level::Warning, text); }
   void error(const QString& text) { addMessage(Level::Error, text); }
 
-private:
+ private:
   static constexpr int kMaxBlocks = 5000;
 };
 

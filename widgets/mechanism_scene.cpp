@@ -167,8 +167,8 @@ struct MechanismScene::Actors {
 
   // The actors that draw the mechanism itself (not labels, highlights or trails).
   std::vector<vtkActor*> partActors() {
-    std::vector<vtkActor*> all = {bodies.actor, springs.actor, freePoints.actor, fixedPoints.actor, markers.actor,
-                                  vectors.actor};
+    std::vector<vtkActor*> all = {bodies.actor,      springs.actor, freePoints.actor,
+                                  fixedPoints.actor, markers.actor, vectors.actor};
     for (auto& j : joints) all.push_back(j.actor);
     return all;
   }
@@ -194,10 +194,11 @@ struct MechanismScene::Actors {
   }
 
   std::vector<vtkProp*> props() {
-    std::vector<vtkProp*> all = {bodies.actor,         springs.actor,         freePoints.actor,    fixedPoints.actor,
-                                 markers.actor,        vectors.actor,         labels,              selectedPoints.actor,
-                                 hoverPoint.actor,     selectedBodies.actor,  hoverBody.actor,     handleActor,
-                                 trailActor};
+    std::vector<vtkProp*> all = {
+        bodies.actor,     springs.actor,        freePoints.actor, fixedPoints.actor,
+        markers.actor,    vectors.actor,        labels,           selectedPoints.actor,
+        hoverPoint.actor, selectedBodies.actor, hoverBody.actor,  handleActor,
+        trailActor};
     for (auto& j : joints) all.push_back(j.actor);
     return all;
   }
@@ -211,7 +212,8 @@ struct MechanismScene::Actors {
   void setFrom(GlyphSet& g) {
     g.locations->SetNumberOfPoints(static_cast<vtkIdType>(g.at.size()));
     g.directions->SetNumberOfTuples(static_cast<vtkIdType>(g.at.size()));
-    for (std::size_t k = 0; k < g.at.size(); ++k) g.locations->SetPoint(static_cast<vtkIdType>(k), points->GetPoint(g.at[k]));
+    for (std::size_t k = 0; k < g.at.size(); ++k)
+      g.locations->SetPoint(static_cast<vtkIdType>(k), points->GetPoint(g.at[k]));
     g.modified();
   }
 
@@ -268,7 +270,8 @@ struct MechanismScene::Actors {
 MechanismScene::MechanismScene(vtkRenderer* renderer) : a_(std::make_unique<Actors>()) {
   auto& a = *a_;
   a.renderer = renderer;
-  for (vtkPoints* p : {a.points.Get(), a.coilPoints.Get(), a.handlePoints.Get(), a.trailPoints.Get()}) p->SetDataTypeToDouble();
+  for (vtkPoints* p : {a.points.Get(), a.coilPoints.Get(), a.handlePoints.Get(), a.trailPoints.Get()})
+    p->SetDataTypeToDouble();
   a.labelNames->SetName("name");
   a.labelData->SetPoints(a.points);
   a.labelData->GetPointData()->AddArray(a.labelNames);
@@ -315,21 +318,43 @@ MechanismScene::MechanismScene(vtkRenderer* renderer) : a_(std::make_unique<Acto
   a.trailActor->GetProperty()->SetLighting(false);
 }
 
-MechanismScene::~MechanismScene() { clear(); }
+MechanismScene::~MechanismScene() {
+  clear();
+}
 
-bool MechanismScene::shown() const { return a_->shown; }
-double MechanismScene::radius() const { return a_->radius; }
-int MechanismScene::drawnPointCount() const { return static_cast<int>(a_->points->GetNumberOfPoints()); }
-int MechanismScene::basicPointCount() const { return a_->np; }
-Eigen::Vector3d MechanismScene::drawnPoint(int i) const { return a_->at(i); }
-const std::string& MechanismScene::drawnPointName(int i) const { return a_->names.at(static_cast<std::size_t>(i)); }
-bool MechanismScene::drawnPointFixed(int i) const { return a_->fixed.at(static_cast<std::size_t>(i)); }
+bool MechanismScene::shown() const {
+  return a_->shown;
+}
+double MechanismScene::radius() const {
+  return a_->radius;
+}
+int MechanismScene::drawnPointCount() const {
+  return static_cast<int>(a_->points->GetNumberOfPoints());
+}
+int MechanismScene::basicPointCount() const {
+  return a_->np;
+}
+Eigen::Vector3d MechanismScene::drawnPoint(int i) const {
+  return a_->at(i);
+}
+const std::string& MechanismScene::drawnPointName(int i) const {
+  return a_->names.at(static_cast<std::size_t>(i));
+}
+bool MechanismScene::drawnPointFixed(int i) const {
+  return a_->fixed.at(static_cast<std::size_t>(i));
+}
 const std::vector<std::pair<int, int>>& MechanismScene::bodySegments(int b) const {
   return a_->bodySegments.at(static_cast<std::size_t>(b));
 }
-int MechanismScene::bodyCount() const { return static_cast<int>(a_->bodyNames.size()); }
-const std::string& MechanismScene::bodyName(int b) const { return a_->bodyNames.at(static_cast<std::size_t>(b)); }
-void MechanismScene::bounds(double out[6]) const { a_->points->GetBounds(out); }
+int MechanismScene::bodyCount() const {
+  return static_cast<int>(a_->bodyNames.size());
+}
+const std::string& MechanismScene::bodyName(int b) const {
+  return a_->bodyNames.at(static_cast<std::size_t>(b));
+}
+void MechanismScene::bounds(double out[6]) const {
+  a_->points->GetBounds(out);
+}
 
 void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
   clear();
@@ -426,7 +451,8 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
   a.springs.lines->Reset();
   for (std::size_t s = 0; s < a.springEnds.size(); ++s) {
     std::vector<vtkIdType> ids(kCoilPoints);
-    for (int k = 0; k < kCoilPoints; ++k) ids[static_cast<std::size_t>(k)] = static_cast<vtkIdType>(s) * kCoilPoints + k;
+    for (int k = 0; k < kCoilPoints; ++k)
+      ids[static_cast<std::size_t>(k)] = static_cast<vtkIdType>(s) * kCoilPoints + k;
     a.springs.lines->InsertNextCell(kCoilPoints, ids.data());
   }
   a.springs.build(a.coilPoints, 0.12 * r, 6);
@@ -559,7 +585,8 @@ void MechanismScene::update(const Model& model, const Eigen::VectorXd& q) {
     const auto& list = a.jointAt[kind];
     for (std::size_t k = 0; k < list.size(); ++k) {
       g.locations->SetPoint(static_cast<vtkIdType>(k), a.points->GetPoint(list[k].first));
-      const Eigen::Vector3d u = list[k].second >= 0 ? vectorValue(model, q, list[k].second) : Eigen::Vector3d::UnitZ();
+      const Eigen::Vector3d u =
+          list[k].second >= 0 ? vectorValue(model, q, list[k].second) : Eigen::Vector3d::UnitZ();
       g.directions->SetTuple(static_cast<vtkIdType>(k), u.data());
     }
     g.modified();
@@ -581,7 +608,8 @@ void MechanismScene::clear() {
   a.trailData->Modified();
 }
 
-void MechanismScene::setSelection(const std::vector<int>& points, const std::vector<int>& bodies, int handlePoint) {
+void MechanismScene::setSelection(const std::vector<int>& points, const std::vector<int>& bodies,
+                                  int handlePoint) {
   auto& a = *a_;
   a.selection = points;
   a.selectedBodies.lines->Reset();
@@ -615,7 +643,8 @@ void MechanismScene::moveHandle(const Eigen::Vector3d& p) {
   a.setHandle(p);
   // The selected point's halo follows the handle while dragging.
   for (std::size_t k = 0; k < a.selectedPoints.at.size(); ++k)
-    if (a.selectedPoints.at[k] == a.handleAt) a.selectedPoints.locations->SetPoint(static_cast<vtkIdType>(k), p.data());
+    if (a.selectedPoints.at[k] == a.handleAt)
+      a.selectedPoints.locations->SetPoint(static_cast<vtkIdType>(k), p.data());
   a.selectedPoints.modified();
 }
 
@@ -651,7 +680,9 @@ void MechanismScene::showTrailsUpTo(int frame) {
   a.trailData->Modified();
 }
 
-void MechanismScene::clearTrails() { setTrails({}); }
+void MechanismScene::clearTrails() {
+  setTrails({});
+}
 void MechanismScene::setGhostStyle(const Eigen::Vector3d& rgb, double opacity) {
   auto& a = *a_;
   a.ghost = true;
@@ -660,22 +691,30 @@ void MechanismScene::setGhostStyle(const Eigen::Vector3d& rgb, double opacity) {
   if (a.shown) a.applyGhost();
 }
 
-bool MechanismScene::isGhost() const { return a_->ghost; }
+bool MechanismScene::isGhost() const {
+  return a_->ghost;
+}
 
 void MechanismScene::setVisible(bool visible) {
   a_->visible = visible;
   a_->applyVisibility();
 }
 
-bool MechanismScene::visible() const { return a_->visible; }
+bool MechanismScene::visible() const {
+  return a_->visible;
+}
 
-bool MechanismScene::hasTrails() const { return !a_->trails.empty(); }
+bool MechanismScene::hasTrails() const {
+  return !a_->trails.empty();
+}
 
 void MechanismScene::setLabelsVisible(bool visible) {
   a_->labelsVisible = visible;
   a_->applyVisibility();
 }
 
-bool MechanismScene::labelsVisible() const { return a_->labelsVisible; }
+bool MechanismScene::labelsVisible() const {
+  return a_->labelsVisible;
+}
 
 }  // namespace mbdrom::widgets

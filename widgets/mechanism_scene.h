@@ -22,7 +22,7 @@ class Model;
 namespace mbdrom::widgets {
 
 class MechanismScene {
-public:
+ public:
   explicit MechanismScene(vtkRenderer* renderer);
   ~MechanismScene();
   MechanismScene(const MechanismScene&) = delete;
@@ -79,7 +79,7 @@ public:
   void setLabelsVisible(bool visible);
   bool labelsVisible() const;
 
-private:
+ private:
   struct Actors;
   std::unique_ptr<Actors> a_;
 };

@@ -20,8 +20,8 @@ QString vec(const Eigen::Vector3d& v) {
   return QStringLiteral("(%1, %2, %3)").arg(v.x(), 0, 'g', 6).arg(v.y(), 0, 'g', 6).arg(v.z(), 0, 'g', 6);
 }
 
-QTreeWidgetItem* element(QTreeWidgetItem* parent, const std::string& name, const QString& type, ElementKind kind,
-                         int index, int sub = 0) {
+QTreeWidgetItem* element(QTreeWidgetItem* parent, const std::string& name, const QString& type,
+                         ElementKind kind, int index, int sub = 0) {
   auto* item = new QTreeWidgetItem(parent, {QString::fromStdString(name), type});
   item->setData(0, kKindRole, static_cast<int>(kind));
   item->setData(0, kIndexRole, index);
@@ -43,14 +43,15 @@ ModelTree::ModelTree(QWidget* parent) : QTreeWidget(parent) {
 std::optional<ElementRef> ModelTree::currentElement() const {
   const QTreeWidgetItem* item = currentItem();
   if (!item || !item->data(0, kKindRole).isValid()) return std::nullopt;
-  return ElementRef{static_cast<ElementKind>(item->data(0, kKindRole).toInt()), item->data(0, kIndexRole).toInt(),
-                    item->data(0, kSubRole).toInt()};
+  return ElementRef{static_cast<ElementKind>(item->data(0, kKindRole).toInt()),
+                    item->data(0, kIndexRole).toInt(), item->data(0, kSubRole).toInt()};
 }
 
 QTreeWidgetItem* ModelTree::findItem(const ElementRef& ref) const {
   for (QTreeWidgetItemIterator it(const_cast<ModelTree*>(this)); *it; ++it) {
     const QTreeWidgetItem* item = *it;
-    if (item->data(0, kKindRole).isValid() && item->data(0, kKindRole).toInt() == static_cast<int>(ref.kind) &&
+    if (item->data(0, kKindRole).isValid() &&
+        item->data(0, kKindRole).toInt() == static_cast<int>(ref.kind) &&
         item->data(0, kIndexRole).toInt() == ref.index && item->data(0, kSubRole).toInt() == ref.sub)
       return *it;
   }
@@ -104,36 +105,41 @@ void ModelTree::setSpec(const ModelSpec& s) {
   auto* points = group(tr("Points"), s.points.size(), ElementKind::Point);
   for (std::size_t i = 0; i < s.points.size(); ++i) {
     const auto& p = s.points[i];
-    element(points, p.name, p.fixed ? tr("fixed point") : tr("point"), ElementKind::Point, static_cast<int>(i))
+    element(points, p.name, p.fixed ? tr("fixed point") : tr("point"), ElementKind::Point,
+            static_cast<int>(i))
         ->setToolTip(0, vec(p.position) + " m");
   }
   auto* vectors = group(tr("Vectors"), s.vectors.size(), ElementKind::Vector);
   for (std::size_t i = 0; i < s.vectors.size(); ++i) {
     const auto& v = s.vectors[i];
-    element(vectors, v.name, v.fixed ? tr("fixed vector") : tr("unit vector"), ElementKind::Vector, static_cast<int>(i))
+    element(vectors, v.name, v.fixed ? tr("fixed vector") : tr("unit vector"), ElementKind::Vector,
+            static_cast<int>(i))
         ->setToolTip(0, vec(v.direction));
   }
   auto* bodies = group(tr("Bodies"), s.bodies.size(), ElementKind::Body);
   for (std::size_t i = 0; i < s.bodies.size(); ++i) {
     const auto& b = s.bodies[i];
-    auto* item = element(bodies, b.name, QString::fromLatin1(bodyTypeName(b.type)), ElementKind::Body, static_cast<int>(i));
+    auto* item = element(bodies, b.name, QString::fromLatin1(bodyTypeName(b.type)), ElementKind::Body,
+                         static_cast<int>(i));
     item->setToolTip(0, tr("mass %1 kg").arg(b.mass));
     for (std::size_t m = 0; m < b.markers.size(); ++m)
-      element(item, b.markers[m].name, tr("marker"), ElementKind::Marker, static_cast<int>(i), static_cast<int>(m))
+      element(item, b.markers[m].name, tr("marker"), ElementKind::Marker, static_cast<int>(i),
+              static_cast<int>(m))
           ->setToolTip(0, vec(b.markers[m].position) + " m");
     item->setExpanded(!first && !collapsed.count(item->text(0)));
   }
   auto* joints = group(tr("Joints"), s.joints.size(), ElementKind::Joint);
   for (std::size_t i = 0; i < s.joints.size(); ++i)
-    element(joints, s.joints[i].name, QString::fromLatin1(jointTypeName(s.joints[i].type)), ElementKind::Joint,
-            static_cast<int>(i));
+    element(joints, s.joints[i].name, QString::fromLatin1(jointTypeName(s.joints[i].type)),
+            ElementKind::Joint, static_cast<int>(i));
   auto* drivers = group(tr("Drivers"), s.drivers.size(), ElementKind::Driver);
   for (std::size_t i = 0; i < s.drivers.size(); ++i)
-    element(drivers, s.drivers[i].name, QString::fromLatin1(driverTypeName(s.drivers[i].type)), ElementKind::Driver,
-            static_cast<int>(i));
+    element(drivers, s.drivers[i].name, QString::fromLatin1(driverTypeName(s.drivers[i].type)),
+            ElementKind::Driver, static_cast<int>(i));
   auto* forces = group(tr("Forces"), s.springDampers.size() + s.frictions.size(), ElementKind::SpringDamper);
   for (std::size_t i = 0; i < s.springDampers.size(); ++i)
-    element(forces, s.springDampers[i].name, tr("spring-damper"), ElementKind::SpringDamper, static_cast<int>(i));
+    element(forces, s.springDampers[i].name, tr("spring-damper"), ElementKind::SpringDamper,
+            static_cast<int>(i));
   for (std::size_t i = 0; i < s.frictions.size(); ++i)
     element(forces, s.frictions[i].name, tr("friction"), ElementKind::Friction, static_cast<int>(i));
   auto* cases = group(tr("Load cases"), s.loadCases.size(), ElementKind::LoadCase);
@@ -168,7 +174,8 @@ void ModelTree::showContextMenu(const QPoint& pos) {
   const std::optional<ElementRef> ref =
       item->data(0, kKindRole).isValid()
           ? std::optional<ElementRef>(ElementRef{static_cast<ElementKind>(item->data(0, kKindRole).toInt()),
-                                                 item->data(0, kIndexRole).toInt(), item->data(0, kSubRole).toInt()})
+                                                 item->data(0, kIndexRole).toInt(),
+                                                 item->data(0, kSubRole).toInt()})
           : std::nullopt;
   if (item->data(0, kGroupRole).isValid()) {
     const auto kind = static_cast<ElementKind>(item->data(0, kGroupRole).toInt());
@@ -176,7 +183,8 @@ void ModelTree::showContextMenu(const QPoint& pos) {
                    [this, kind] { emit addRequested(kind, -1); });
   }
   if (ref && ref->kind == ElementKind::Body)
-    menu.addAction(tr("Add Marker"), this, [this, r = *ref] { emit addRequested(ElementKind::Marker, r.index); });
+    menu.addAction(tr("Add Marker"), this,
+                   [this, r = *ref] { emit addRequested(ElementKind::Marker, r.index); });
   if (ref && ref->kind == ElementKind::LoadCase)
     menu.addAction(tr("Add Load"), this, [this, r = *ref] { emit addRequested(ElementKind::Load, r.index); });
   if (ref && ref->kind != ElementKind::Mechanism) {

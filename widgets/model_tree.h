@@ -14,7 +14,7 @@ namespace mbdrom::widgets {
 
 class ModelTree : public QTreeWidget {
   Q_OBJECT
-public:
+ public:
   explicit ModelTree(QWidget* parent = nullptr);
 
   /// Shows `spec`; keeps the selected element when it still exists.
@@ -26,7 +26,7 @@ public:
   /// Selects the element with this kind and name (joint, body, ...); returns success.
   bool selectByName(ElementKind kind, const QString& name);
 
-signals:
+ signals:
   /// The context menu with no mechanism shown offers a new project.
   void newProjectRequested();
   void currentElementChanged();
@@ -35,7 +35,7 @@ signals:
   void removeRequested(const mbdrom::ElementRef& ref);
   void renameRequested(const mbdrom::ElementRef& ref);
 
-private:
+ private:
   void showContextMenu(const QPoint& pos);
   QTreeWidgetItem* findItem(const ElementRef& ref) const;
 

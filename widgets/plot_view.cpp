@@ -55,7 +55,9 @@ void PlotView::setCursorEnabled(bool enabled) {
   if (cursor_) cursor_->setVisible(enabled);
 }
 
-double PlotView::cursorX() const { return cursor_ && cursor_->isVisible() ? cursorX_ : std::nan(""); }
+double PlotView::cursorX() const {
+  return cursor_ && cursor_->isVisible() ? cursorX_ : std::nan("");
+}
 
 void PlotView::setCursorX(double x) {
   if (!cursor_ || !cursorEnabled_) return;
@@ -120,7 +122,8 @@ void PlotView::mouseReleaseEvent(QMouseEvent* event) {
   QChartView::mouseReleaseEvent(event);
 }
 
-void PlotView::plot(const QString& title, const QString& xTitle, const QString& yTitle, std::vector<Curve> curves) {
+void PlotView::plot(const QString& title, const QString& xTitle, const QString& yTitle,
+                    std::vector<Curve> curves) {
   title_ = title;
   xTitle_ = xTitle;
   yTitle_ = yTitle;

@@ -16,7 +16,7 @@ namespace mbdrom::widgets {
 
 class PlotView : public QChartView {
   Q_OBJECT
-public:
+ public:
   struct Curve {
     QString name;
     std::vector<double> x, y;
@@ -75,7 +75,7 @@ public:
   /// A file was written from the menu.
   void exported(const QString& path);
 
-protected:
+ protected:
   // Wheel zooms about the mouse, middle-drag pans, a rubber band zooms in; the right button opens the menu.
   void wheelEvent(QWheelEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
@@ -83,7 +83,7 @@ protected:
   void mouseReleaseEvent(QMouseEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
 
-private:
+ private:
   void rebuild();
   QString exportDialog(const QString& caption, const QString& filters, const QString& defaultSuffix);
   // Draws a copy of the plot at `size` [px] (current zoom, no cursor) on `painter`.

@@ -140,34 +140,42 @@ void PropertyEditor::build() {
   const ElementRef r = *ref_;
   const auto i = static_cast<std::size_t>(r.index);
   const auto k = static_cast<std::size_t>(r.sub);
-  auto* title = new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromLatin1(elementKindName(r.kind))), form_);
+  auto* title =
+      new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromLatin1(elementKindName(r.kind))), form_);
   layout_->addRow(title);
 
   switch (r.kind) {
     case ElementKind::Mechanism:
-      addText("name", tr("Name"), [](const ModelSpec& s) { return s.name; },
-              [](ModelSpec& s, const std::string& v) { s.name = v; });
-      addText("description", tr("Description"), [](const ModelSpec& s) { return s.description; },
-              [](ModelSpec& s, const std::string& v) { s.description = v; });
-      addVector("gravity", tr("Gravity"), "m/s²", [](const ModelSpec& s) { return s.gravity; },
-                [](ModelSpec& s, const Eigen::Vector3d& v) { s.gravity = v; });
+      addText(
+          "name", tr("Name"), [](const ModelSpec& s) { return s.name; },
+          [](ModelSpec& s, const std::string& v) { s.name = v; });
+      addText(
+          "description", tr("Description"), [](const ModelSpec& s) { return s.description; },
+          [](ModelSpec& s, const std::string& v) { s.description = v; });
+      addVector(
+          "gravity", tr("Gravity"), "m/s²", [](const ModelSpec& s) { return s.gravity; },
+          [](ModelSpec& s, const Eigen::Vector3d& v) { s.gravity = v; });
       break;
     case ElementKind::Point:
       addName();
-      addVector("position", tr("Position"), "m", [i](const ModelSpec& s) { return s.points[i].position; },
-                [i](ModelSpec& s, const Eigen::Vector3d& v) { s.points[i].position = v; });
-      addCheck("fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.points[i].fixed; },
-               [i](ModelSpec& s, bool v) { s.points[i].fixed = v; });
+      addVector(
+          "position", tr("Position"), "m", [i](const ModelSpec& s) { return s.points[i].position; },
+          [i](ModelSpec& s, const Eigen::Vector3d& v) { s.points[i].position = v; });
+      addCheck(
+          "fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.points[i].fixed; },
+          [i](ModelSpec& s, bool v) { s.points[i].fixed = v; });
       break;
     case ElementKind::Vector:
       addName();
-      addVector("direction", tr("Direction"), "–", [i](const ModelSpec& s) { return s.vectors[i].direction; },
-                [i](ModelSpec& s, const Eigen::Vector3d& v) {
-                  if (!(v.norm() > 0.0)) throw InputError("a direction cannot be zero");
-                  s.vectors[i].direction = v.normalized();  // typed at any length
-                });
-      addCheck("fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.vectors[i].fixed; },
-               [i](ModelSpec& s, bool v) { s.vectors[i].fixed = v; });
+      addVector(
+          "direction", tr("Direction"), "–", [i](const ModelSpec& s) { return s.vectors[i].direction; },
+          [i](ModelSpec& s, const Eigen::Vector3d& v) {
+            if (!(v.norm() > 0.0)) throw InputError("a direction cannot be zero");
+            s.vectors[i].direction = v.normalized();  // typed at any length
+          });
+      addCheck(
+          "fixed", tr("Fixed to ground"), [i](const ModelSpec& s) { return s.vectors[i].fixed; },
+          [i](ModelSpec& s, bool v) { s.vectors[i].fixed = v; });
       break;
     case ElementKind::Body: {
       const BodySpec& b = spec_.bodies[i];
@@ -176,128 +184,179 @@ void PropertyEditor::build() {
                   .arg(QString::fromLatin1(bodyTypeName(b.type)))
                   .arg(b.points.size())
                   .arg(b.vectors.size()));
-      addNumber("mass", tr("Mass"), "kg", [i](const ModelSpec& s) { return s.bodies[i].mass; },
-                [i](ModelSpec& s, double v) { s.bodies[i].mass = v; });
-      addVector("com", tr("Centre of mass"), "m", [i](const ModelSpec& s) { return s.bodies[i].com; },
-                [i](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].com = v; });
+      addNumber(
+          "mass", tr("Mass"), "kg", [i](const ModelSpec& s) { return s.bodies[i].mass; },
+          [i](ModelSpec& s, double v) { s.bodies[i].mass = v; });
+      addVector(
+          "com", tr("Centre of mass"), "m", [i](const ModelSpec& s) { return s.bodies[i].com; },
+          [i](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].com = v; });
       if (b.type == BodyType::Rigid) addInertia();
       if (b.type == BodyType::Bar)
-        addNumber("transverse_inertia", tr("Transverse inertia"), "kg m²",
-                  [i](const ModelSpec& s) {
-                    const BodySpec& bb = s.bodies[i];
-                    return bb.transverseInertia.value_or(std::nan(""));
-                  },
-                  [i](ModelSpec& s, double v) { s.bodies[i].transverseInertia = v; },
-                  [i](ModelSpec& s) { s.bodies[i].transverseInertia.reset(); });
+        addNumber(
+            "transverse_inertia", tr("Transverse inertia"), "kg m²",
+            [i](const ModelSpec& s) {
+              const BodySpec& bb = s.bodies[i];
+              return bb.transverseInertia.value_or(std::nan(""));
+            },
+            [i](ModelSpec& s, double v) { s.bodies[i].transverseInertia = v; },
+            [i](ModelSpec& s) { s.bodies[i].transverseInertia.reset(); });
       break;
     }
     case ElementKind::Marker:
       addName();
-      addVector("position", tr("Position"), "m", [i, k](const ModelSpec& s) { return s.bodies[i].markers[k].position; },
-                [i, k](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].markers[k].position = v; });
+      addVector(
+          "position", tr("Position"), "m",
+          [i, k](const ModelSpec& s) { return s.bodies[i].markers[k].position; },
+          [i, k](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].markers[k].position = v; });
       break;
     case ElementKind::Joint: {
       addName();
-      addChoice("type", tr("Type"), enumNames<JointType>(9, &jointTypeName),
-                [i](const ModelSpec& s) { return std::string(jointTypeName(s.joints[i].type)); },
-                [i](ModelSpec& s, const std::string& v) {
-                  for (int t = 0; t < 9; ++t)
-                    if (v == jointTypeName(static_cast<JointType>(t))) s.joints[i].type = static_cast<JointType>(t);
-                }, true);
+      addChoice(
+          "type", tr("Type"), enumNames<JointType>(9, &jointTypeName),
+          [i](const ModelSpec& s) { return std::string(jointTypeName(s.joints[i].type)); },
+          [i](ModelSpec& s, const std::string& v) {
+            for (int t = 0; t < 9; ++t)
+              if (v == jointTypeName(static_cast<JointType>(t))) s.joints[i].type = static_cast<JointType>(t);
+          },
+          true);
       const QStringList bodies = names(ElementKind::Body, true), points = names(ElementKind::Point),
                         axes = names(ElementKind::Vector, false, true);
-      addChoice("body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.joints[i].body1; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].body1 = v; }, true);
-      addChoice("body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.joints[i].body2; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].body2 = v; }, true);
-      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.joints[i].point1; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].point1 = v; }, true);
-      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.joints[i].point2; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].point2 = v; }, true);
-      addChoice("axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.joints[i].axis1; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; }, true);
-      addChoice("axis2", tr("Axis 2"), axes, [i](const ModelSpec& s) { return s.joints[i].axis2; },
-                [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; }, true);
+      addChoice(
+          "body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.joints[i].body1; },
+          [i](ModelSpec& s, const std::string& v) { s.joints[i].body1 = v; }, true);
+      addChoice(
+          "body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.joints[i].body2; },
+          [i](ModelSpec& s, const std::string& v) { s.joints[i].body2 = v; }, true);
+      addChoice(
+          "point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.joints[i].point1; },
+          [i](ModelSpec& s, const std::string& v) { s.joints[i].point1 = v; }, true);
+      addChoice(
+          "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.joints[i].point2; },
+          [i](ModelSpec& s, const std::string& v) { s.joints[i].point2 = v; }, true);
+      addChoice(
+          "axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.joints[i].axis1; },
+          [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; }, true);
+      addChoice(
+          "axis2", tr("Axis 2"), axes, [i](const ModelSpec& s) { return s.joints[i].axis2; },
+          [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; }, true);
       addStagedApply(tr("Apply connection"));
       if (spec_.joints[i].type == JointType::Distance)
-        addNumber("length", tr("Length"), "m", [i](const ModelSpec& s) { return s.joints[i].length.value_or(std::nan("")); },
-                  [i](ModelSpec& s, double v) { s.joints[i].length = v; },
-                  [i](ModelSpec& s) { s.joints[i].length.reset(); });
+        addNumber(
+            "length", tr("Length"), "m",
+            [i](const ModelSpec& s) { return s.joints[i].length.value_or(std::nan("")); },
+            [i](ModelSpec& s, double v) { s.joints[i].length = v; },
+            [i](ModelSpec& s) { s.joints[i].length.reset(); });
       break;
     }
     case ElementKind::Driver: {
       addName();
       // Type, bodies, points, axis and component depend on each other: staged, applied together.
-      addChoice("type", tr("Type"), enumNames<DriverType>(3, &driverTypeName),
-                [i](const ModelSpec& s) { return std::string(driverTypeName(s.drivers[i].type)); },
-                [i](ModelSpec& s, const std::string& v) {
-                  for (int t = 0; t < 3; ++t)
-                    if (v == driverTypeName(static_cast<DriverType>(t))) s.drivers[i].type = static_cast<DriverType>(t);
-                }, true);
-      const QStringList bodies = names(ElementKind::Body, true, true), points = names(ElementKind::Point, false, true),
+      addChoice(
+          "type", tr("Type"), enumNames<DriverType>(3, &driverTypeName),
+          [i](const ModelSpec& s) { return std::string(driverTypeName(s.drivers[i].type)); },
+          [i](ModelSpec& s, const std::string& v) {
+            for (int t = 0; t < 3; ++t)
+              if (v == driverTypeName(static_cast<DriverType>(t)))
+                s.drivers[i].type = static_cast<DriverType>(t);
+          },
+          true);
+      const QStringList bodies = names(ElementKind::Body, true, true),
+                        points = names(ElementKind::Point, false, true),
                         axes = names(ElementKind::Vector, false, true);
-      addChoice("body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.drivers[i].body1; },
-                [i](ModelSpec& s, const std::string& v) { s.drivers[i].body1 = v; }, true);
-      addChoice("body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.drivers[i].body2; },
-                [i](ModelSpec& s, const std::string& v) { s.drivers[i].body2 = v; }, true);
-      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.drivers[i].point1; },
-                [i](ModelSpec& s, const std::string& v) { s.drivers[i].point1 = v; }, true);
-      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.drivers[i].point2; },
-                [i](ModelSpec& s, const std::string& v) { s.drivers[i].point2 = v; }, true);
-      addChoice("axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.drivers[i].axis1; },
-                [i](ModelSpec& s, const std::string& v) { s.drivers[i].axis1 = v; }, true);
-      addChoice("component", tr("Component"), {"x", "y", "z"},
-                [i](const ModelSpec& s) { return std::string(1, "xyz"[std::clamp(s.drivers[i].component, 0, 2)]); },
-                [i](ModelSpec& s, const std::string& v) { s.drivers[i].component = v == "z" ? 2 : v == "y" ? 1 : 0; }, true);
-      addNote(tr("distance: bodies and points · angle: bodies and axis 1 (a vector of body 1) · coordinate: point 1 "
-                 "(free) and its component"));
+      addChoice(
+          "body1", tr("Body 1"), bodies, [i](const ModelSpec& s) { return s.drivers[i].body1; },
+          [i](ModelSpec& s, const std::string& v) { s.drivers[i].body1 = v; }, true);
+      addChoice(
+          "body2", tr("Body 2"), bodies, [i](const ModelSpec& s) { return s.drivers[i].body2; },
+          [i](ModelSpec& s, const std::string& v) { s.drivers[i].body2 = v; }, true);
+      addChoice(
+          "point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.drivers[i].point1; },
+          [i](ModelSpec& s, const std::string& v) { s.drivers[i].point1 = v; }, true);
+      addChoice(
+          "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.drivers[i].point2; },
+          [i](ModelSpec& s, const std::string& v) { s.drivers[i].point2 = v; }, true);
+      addChoice(
+          "axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.drivers[i].axis1; },
+          [i](ModelSpec& s, const std::string& v) { s.drivers[i].axis1 = v; }, true);
+      addChoice(
+          "component", tr("Component"), {"x", "y", "z"},
+          [i](const ModelSpec& s) { return std::string(1, "xyz"[std::clamp(s.drivers[i].component, 0, 2)]); },
+          [i](ModelSpec& s, const std::string& v) {
+            s.drivers[i].component = v == "z" ? 2 : v == "y" ? 1 : 0;
+          },
+          true);
+      addNote(tr(
+          "distance: bodies and points · angle: bodies and axis 1 (a vector of body 1) · coordinate: point 1 "
+          "(free) and its component"));
       addStagedApply(tr("Apply connection"));
-      addTimeFunction("function", [i](const ModelSpec& s) { return s.drivers[i].function; },
-                      [i](ModelSpec& s, const TimeFunction& f) { s.drivers[i].function = f; });
+      addTimeFunction(
+          "function", [i](const ModelSpec& s) { return s.drivers[i].function; },
+          [i](ModelSpec& s, const TimeFunction& f) { s.drivers[i].function = f; });
       break;
     }
     case ElementKind::SpringDamper: {
       addName();
       const QStringList points = names(ElementKind::Point);
-      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.springDampers[i].point1; },
-                [i](ModelSpec& s, const std::string& v) { s.springDampers[i].point1 = v; });
-      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.springDampers[i].point2; },
-                [i](ModelSpec& s, const std::string& v) { s.springDampers[i].point2 = v; });
-      addNumber("free_length", tr("Free length"), "m", [i](const ModelSpec& s) { return s.springDampers[i].freeLength; },
-                [i](ModelSpec& s, double v) { s.springDampers[i].freeLength = v; });
-      addNumberList("stiffness", tr("Stiffness k₁, k₂, …"), "N/m, N/m², …",
-                    [i](const ModelSpec& s) { return s.springDampers[i].stiffness; },
-                    [i](ModelSpec& s, const std::vector<double>& v) { s.springDampers[i].stiffness = v; });
-      addNumber("damping", tr("Damping"), "N s/m", [i](const ModelSpec& s) { return s.springDampers[i].damping; },
-                [i](ModelSpec& s, double v) { s.springDampers[i].damping = v; });
+      addChoice(
+          "point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.springDampers[i].point1; },
+          [i](ModelSpec& s, const std::string& v) { s.springDampers[i].point1 = v; });
+      addChoice(
+          "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.springDampers[i].point2; },
+          [i](ModelSpec& s, const std::string& v) { s.springDampers[i].point2 = v; });
+      addNumber(
+          "free_length", tr("Free length"), "m",
+          [i](const ModelSpec& s) { return s.springDampers[i].freeLength; },
+          [i](ModelSpec& s, double v) { s.springDampers[i].freeLength = v; });
+      addNumberList(
+          "stiffness", tr("Stiffness k₁, k₂, …"), "N/m, N/m², …",
+          [i](const ModelSpec& s) { return s.springDampers[i].stiffness; },
+          [i](ModelSpec& s, const std::vector<double>& v) { s.springDampers[i].stiffness = v; });
+      addNumber(
+          "damping", tr("Damping"), "N s/m", [i](const ModelSpec& s) { return s.springDampers[i].damping; },
+          [i](ModelSpec& s, double v) { s.springDampers[i].damping = v; });
       break;
     }
     case ElementKind::Friction: {
       addName();
       const QStringList bodies = names(ElementKind::Body, true), points = names(ElementKind::Point),
                         axes = names(ElementKind::Vector);
-      addChoice("body1", tr("Body 1 (guide)"), bodies, [i](const ModelSpec& s) { return s.frictions[i].body1; },
-                [i](ModelSpec& s, const std::string& v) { s.frictions[i].body1 = v; }, true);
-      addChoice("body2", tr("Body 2 (slides)"), bodies, [i](const ModelSpec& s) { return s.frictions[i].body2; },
-                [i](ModelSpec& s, const std::string& v) { s.frictions[i].body2 = v; }, true);
-      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.frictions[i].point1; },
-                [i](ModelSpec& s, const std::string& v) { s.frictions[i].point1 = v; }, true);
-      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.frictions[i].point2; },
-                [i](ModelSpec& s, const std::string& v) { s.frictions[i].point2 = v; }, true);
-      addChoice("axis1", tr("Sliding axis (body 1)"), axes, [i](const ModelSpec& s) { return s.frictions[i].axis1; },
-                [i](ModelSpec& s, const std::string& v) { s.frictions[i].axis1 = v; }, true);
+      addChoice(
+          "body1", tr("Body 1 (guide)"), bodies, [i](const ModelSpec& s) { return s.frictions[i].body1; },
+          [i](ModelSpec& s, const std::string& v) { s.frictions[i].body1 = v; }, true);
+      addChoice(
+          "body2", tr("Body 2 (slides)"), bodies, [i](const ModelSpec& s) { return s.frictions[i].body2; },
+          [i](ModelSpec& s, const std::string& v) { s.frictions[i].body2 = v; }, true);
+      addChoice(
+          "point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.frictions[i].point1; },
+          [i](ModelSpec& s, const std::string& v) { s.frictions[i].point1 = v; }, true);
+      addChoice(
+          "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.frictions[i].point2; },
+          [i](ModelSpec& s, const std::string& v) { s.frictions[i].point2 = v; }, true);
+      addChoice(
+          "axis1", tr("Sliding axis (body 1)"), axes,
+          [i](const ModelSpec& s) { return s.frictions[i].axis1; },
+          [i](ModelSpec& s, const std::string& v) { s.frictions[i].axis1 = v; }, true);
       addStagedApply(tr("Apply connection"));
-      addNumber("mu", tr("Friction coefficient"), "–", [i](const ModelSpec& s) { return s.frictions[i].mu; },
-                [i](ModelSpec& s, double v) { s.frictions[i].mu = v; });
-      addNumber("normal_force", tr("Normal force"), "N", [i](const ModelSpec& s) { return s.frictions[i].normalForce; },
-                [i](ModelSpec& s, double v) { s.frictions[i].normalForce = v; });
-      addChoice("law", tr("Law"), {"coulomb", "tanh"},
-                [i](const ModelSpec& s) { return std::string(s.frictions[i].law == FrictionLaw::Tanh ? "tanh" : "coulomb"); },
-                [i](ModelSpec& s, const std::string& v) { s.frictions[i].law = v == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb; });
+      addNumber(
+          "mu", tr("Friction coefficient"), "–", [i](const ModelSpec& s) { return s.frictions[i].mu; },
+          [i](ModelSpec& s, double v) { s.frictions[i].mu = v; });
+      addNumber(
+          "normal_force", tr("Normal force"), "N",
+          [i](const ModelSpec& s) { return s.frictions[i].normalForce; },
+          [i](ModelSpec& s, double v) { s.frictions[i].normalForce = v; });
+      addChoice(
+          "law", tr("Law"), {"coulomb", "tanh"},
+          [i](const ModelSpec& s) {
+            return std::string(s.frictions[i].law == FrictionLaw::Tanh ? "tanh" : "coulomb");
+          },
+          [i](ModelSpec& s, const std::string& v) {
+            s.frictions[i].law = v == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb;
+          });
       if (spec_.frictions[i].law == FrictionLaw::Tanh)
-        addNumber("regularisation_velocity", tr("Regularisation velocity"), "m/s",
-                  [i](const ModelSpec& s) { return s.frictions[i].regularisationVelocity; },
-                  [i](ModelSpec& s, double v) { s.frictions[i].regularisationVelocity = v; });
+        addNumber(
+            "regularisation_velocity", tr("Regularisation velocity"), "m/s",
+            [i](const ModelSpec& s) { return s.frictions[i].regularisationVelocity; },
+            [i](ModelSpec& s, double v) { s.frictions[i].regularisationVelocity = v; });
       break;
     }
     case ElementKind::LoadCase:
@@ -309,51 +368,65 @@ void PropertyEditor::build() {
       const bool force = spec_.loadCases[i].loads[k].type == LoadSpec::Type::Force;
       addNote(force ? tr("force at a point") : tr("torque on a body"));
       if (force)
-        addChoice("point", tr("Point"), names(ElementKind::Point),
-                  [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].point; },
-                  [i, k](ModelSpec& s, const std::string& v) { s.loadCases[i].loads[k].point = v; });
+        addChoice(
+            "point", tr("Point"), names(ElementKind::Point),
+            [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].point; },
+            [i, k](ModelSpec& s, const std::string& v) { s.loadCases[i].loads[k].point = v; });
       else
-        addChoice("body", tr("Body"), names(ElementKind::Body),
-                  [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].body; },
-                  [i, k](ModelSpec& s, const std::string& v) { s.loadCases[i].loads[k].body = v; });
-      addVector("direction", tr("Direction × f(t)"), force ? "N" : "N m",
-                [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].direction; },
-                [i, k](ModelSpec& s, const Eigen::Vector3d& v) { s.loadCases[i].loads[k].direction = v; });
-      addTimeFunction("function", [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].function; },
-                      [i, k](ModelSpec& s, const TimeFunction& f) { s.loadCases[i].loads[k].function = f; });
+        addChoice(
+            "body", tr("Body"), names(ElementKind::Body),
+            [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].body; },
+            [i, k](ModelSpec& s, const std::string& v) { s.loadCases[i].loads[k].body = v; });
+      addVector(
+          "direction", tr("Direction × f(t)"), force ? "N" : "N m",
+          [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].direction; },
+          [i, k](ModelSpec& s, const Eigen::Vector3d& v) { s.loadCases[i].loads[k].direction = v; });
+      addTimeFunction(
+          "function", [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].function; },
+          [i, k](ModelSpec& s, const TimeFunction& f) { s.loadCases[i].loads[k].function = f; });
       break;
     }
     case ElementKind::Measure: {
       addName();
       constexpr int types = static_cast<int>(MeasureType::Toe) + 1;
-      addChoice("type", tr("Type"), enumNames<MeasureType>(types, &measureTypeName),
-                [i](const ModelSpec& s) { return std::string(measureTypeName(s.measures[i].type)); },
-                [i](ModelSpec& s, const std::string& v) {
-                  for (int t = 0; t < types; ++t)
-                    if (v == measureTypeName(static_cast<MeasureType>(t))) s.measures[i].type = static_cast<MeasureType>(t);
-                }, true);
-      addChoice("joint", tr("Joint"), names(ElementKind::Joint, false, true),
-                [i](const ModelSpec& s) { return s.measures[i].joint; },
-                [i](ModelSpec& s, const std::string& v) { s.measures[i].joint = v; }, true);
+      addChoice(
+          "type", tr("Type"), enumNames<MeasureType>(types, &measureTypeName),
+          [i](const ModelSpec& s) { return std::string(measureTypeName(s.measures[i].type)); },
+          [i](ModelSpec& s, const std::string& v) {
+            for (int t = 0; t < types; ++t)
+              if (v == measureTypeName(static_cast<MeasureType>(t)))
+                s.measures[i].type = static_cast<MeasureType>(t);
+          },
+          true);
+      addChoice(
+          "joint", tr("Joint"), names(ElementKind::Joint, false, true),
+          [i](const ModelSpec& s) { return s.measures[i].joint; },
+          [i](ModelSpec& s, const std::string& v) { s.measures[i].joint = v; }, true);
       const QStringList points = names(ElementKind::Point, false, true);
-      addChoice("point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.measures[i].point1; },
-                [i](ModelSpec& s, const std::string& v) { s.measures[i].point1 = v; }, true);
-      addChoice("point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.measures[i].point2; },
-                [i](ModelSpec& s, const std::string& v) { s.measures[i].point2 = v; }, true);
-      addChoice("vector", tr("Spin axis vector"), names(ElementKind::Vector, false, true),
-                [i](const ModelSpec& s) { return s.measures[i].vector; },
-                [i](ModelSpec& s, const std::string& v) { s.measures[i].vector = v; }, true);
-      addChoice("body", tr("Wheel body"), names(ElementKind::Body, true, true),
-                [i](const ModelSpec& s) { return s.measures[i].body; },
-                [i](ModelSpec& s, const std::string& v) { s.measures[i].body = v; }, true);
-      addNote(tr("joint_angle, joint_displacement: the joint · distance: points 1 and 2 · travel: point 1 · camber, "
-                 "toe: the spin axis vector, or none and a wheel body with the axis below"));
+      addChoice(
+          "point1", tr("Point 1"), points, [i](const ModelSpec& s) { return s.measures[i].point1; },
+          [i](ModelSpec& s, const std::string& v) { s.measures[i].point1 = v; }, true);
+      addChoice(
+          "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.measures[i].point2; },
+          [i](ModelSpec& s, const std::string& v) { s.measures[i].point2 = v; }, true);
+      addChoice(
+          "vector", tr("Spin axis vector"), names(ElementKind::Vector, false, true),
+          [i](const ModelSpec& s) { return s.measures[i].vector; },
+          [i](ModelSpec& s, const std::string& v) { s.measures[i].vector = v; }, true);
+      addChoice(
+          "body", tr("Wheel body"), names(ElementKind::Body, true, true),
+          [i](const ModelSpec& s) { return s.measures[i].body; },
+          [i](ModelSpec& s, const std::string& v) { s.measures[i].body = v; }, true);
+      addNote(tr(
+          "joint_angle, joint_displacement: the joint · distance: points 1 and 2 · travel: point 1 · camber, "
+          "toe: the spin axis vector, or none and a wheel body with the axis below"));
       addStagedApply(tr("Apply definition"));
-      addVector("axis", tr("Spin axis (body)"), "–", [i](const ModelSpec& s) { return s.measures[i].axis; },
-                [i](ModelSpec& s, const Eigen::Vector3d& v) {
-                  if (!(v.norm() > 0.0)) throw InputError("the spin axis cannot be zero");
-                  s.measures[i].axis = v.normalized();
-                });
+      addVector(
+          "axis", tr("Spin axis (body)"), "–", [i](const ModelSpec& s) { return s.measures[i].axis; },
+          [i](ModelSpec& s, const Eigen::Vector3d& v) {
+            if (!(v.norm() > 0.0)) throw InputError("the spin axis cannot be zero");
+            s.measures[i].axis = v.normalized();
+          });
       break;
     }
   }
@@ -428,9 +501,8 @@ void PropertyEditor::addText(const QString& key, const QString& label,
                              std::function<std::string(const ModelSpec&)> get,
                              std::function<void(ModelSpec&, const std::string&)> set) {
   auto* edit = new QLineEdit(form_);
-  Field f{key, edit, addRow(label, edit, key), [edit, get](const ModelSpec& s) {
-            setTextIfIdle(edit, QString::fromStdString(get(s)));
-          }};
+  Field f{key, edit, addRow(label, edit, key),
+          [edit, get](const ModelSpec& s) { setTextIfIdle(edit, QString::fromStdString(get(s))); }};
   f.refresh(spec_);
   fields_.push_back(f);
   connect(edit, &QLineEdit::editingFinished, this, [this, edit, key, label, set] {
@@ -443,12 +515,14 @@ void PropertyEditor::addText(const QString& key, const QString& label,
 
 void PropertyEditor::addName() {
   const ElementRef r = *ref_;
-  addText("name", tr("Name"), [r](const ModelSpec& s) { return elementName(s, r); },
-          [r](ModelSpec& s, const std::string& v) { renameElement(s, r, v); });
+  addText(
+      "name", tr("Name"), [r](const ModelSpec& s) { return elementName(s, r); },
+      [r](ModelSpec& s, const std::string& v) { renameElement(s, r, v); });
 }
 
 void PropertyEditor::addNumber(const QString& key, const QString& label, const QString& unit,
-                               std::function<double(const ModelSpec&)> get, std::function<void(ModelSpec&, double)> set,
+                               std::function<double(const ModelSpec&)> get,
+                               std::function<void(ModelSpec&, double)> set,
                                std::function<void(ModelSpec&)> reset) {
   auto* box = new QWidget(form_);
   auto* h = new QHBoxLayout(box);
@@ -493,7 +567,8 @@ void PropertyEditor::addVector(const QString& key, const QString& label, const Q
   for (int c = 0; c < 3; ++c) {
     edits[static_cast<std::size_t>(c)] = new QLineEdit(box);
     edits[static_cast<std::size_t>(c)]->setObjectName(key + "_" + axes[c]);
-    edits[static_cast<std::size_t>(c)]->setToolTip(QStringLiteral("%1 [%2]").arg(QString::fromLatin1(axes[c]), unit));
+    edits[static_cast<std::size_t>(c)]->setToolTip(
+        QStringLiteral("%1 [%2]").arg(QString::fromLatin1(axes[c]), unit));
     edits[static_cast<std::size_t>(c)]->setMinimumWidth(44);
     h->addWidget(edits[static_cast<std::size_t>(c)], 1);
   }
@@ -518,7 +593,9 @@ void PropertyEditor::addVector(const QString& key, const QString& label, const Q
       QLineEdit* edit = edits[static_cast<std::size_t>(c)];
       const auto v = parseNumber(edit->text());
       if (!v) {
-        showError(key, tr("%1: \"%2\" is not a number (%3)").arg(QStringLiteral("xyz").mid(c, 1), edit->text(), unit));
+        showError(
+            key,
+            tr("%1: \"%2\" is not a number (%3)").arg(QStringLiteral("xyz").mid(c, 1), edit->text(), unit));
         return;
       }
       value[c] = *v;
@@ -585,7 +662,8 @@ void PropertyEditor::addChoice(const QString& key, const QString& label, const Q
   });
 }
 
-void PropertyEditor::addCheck(const QString& key, const QString& label, std::function<bool(const ModelSpec&)> get,
+void PropertyEditor::addCheck(const QString& key, const QString& label,
+                              std::function<bool(const ModelSpec&)> get,
                               std::function<void(ModelSpec&, bool)> set) {
   auto* check = new QCheckBox(form_);
   Field f{key, check, addRow(label, check, key), [check, get](const ModelSpec& s) {
@@ -609,12 +687,13 @@ void PropertyEditor::addInertia() {
   addNote(tr("Inertia tensor about the centre of mass, global axes:"));
   for (const auto& t : terms) {
     const int r = t.r, c = t.c;
-    addNumber(QString::fromLatin1(t.key), QString::fromLatin1(t.key), "kg m²",
-              [i, r, c](const ModelSpec& s) { return s.bodies[i].inertia(r, c); },
-              [i, r, c](ModelSpec& s, double v) {
-                s.bodies[i].inertia(r, c) = v;
-                s.bodies[i].inertia(c, r) = v;
-              });
+    addNumber(
+        QString::fromLatin1(t.key), QString::fromLatin1(t.key), "kg m²",
+        [i, r, c](const ModelSpec& s) { return s.bodies[i].inertia(r, c); },
+        [i, r, c](ModelSpec& s, double v) {
+          s.bodies[i].inertia(r, c) = v;
+          s.bodies[i].inertia(c, r) = v;
+        });
   }
 }
 
@@ -624,24 +703,28 @@ void PropertyEditor::addTimeFunction(const QString& key, std::function<TimeFunct
   QStringList types;
   for (int t = 0; t <= static_cast<int>(TimeFunction::Type::Sum); ++t)
     types << QString::fromLatin1(timeFunctionTypeName(static_cast<TimeFunction::Type>(t)));
-  addChoice(key + "_type", tr("f(t)"), types,
-            [get](const ModelSpec& s) { return std::string(timeFunctionTypeName(get(s).type)); },
-            [get, set](ModelSpec& s, const std::string& v) {
-              TimeFunction g = get(s);
-              for (int t = 0; t <= static_cast<int>(TimeFunction::Type::Sum); ++t)
-                if (v == timeFunctionTypeName(static_cast<TimeFunction::Type>(t))) g.type = static_cast<TimeFunction::Type>(t);
-              if (g.type == TimeFunction::Type::Table && g.times.empty()) g = TimeFunction::table({0.0, 1.0}, {0.0, 1.0});
-              if (g.type == TimeFunction::Type::Sum && g.terms.empty()) g.terms = {TimeFunction::constant(1.0)};
-              set(s, g);
-            });
+  addChoice(
+      key + "_type", tr("f(t)"), types,
+      [get](const ModelSpec& s) { return std::string(timeFunctionTypeName(get(s).type)); },
+      [get, set](ModelSpec& s, const std::string& v) {
+        TimeFunction g = get(s);
+        for (int t = 0; t <= static_cast<int>(TimeFunction::Type::Sum); ++t)
+          if (v == timeFunctionTypeName(static_cast<TimeFunction::Type>(t)))
+            g.type = static_cast<TimeFunction::Type>(t);
+        if (g.type == TimeFunction::Type::Table && g.times.empty())
+          g = TimeFunction::table({0.0, 1.0}, {0.0, 1.0});
+        if (g.type == TimeFunction::Type::Sum && g.terms.empty()) g.terms = {TimeFunction::constant(1.0)};
+        set(s, g);
+      });
   using P = double TimeFunction::*;
   auto param = [&](const char* name, const QString& label, const QString& unit, P member) {
-    addNumber(key + "_" + name, label, unit, [get, member](const ModelSpec& s) { return get(s).*member; },
-              [get, set, member](ModelSpec& s, double v) {
-                TimeFunction g = get(s);
-                g.*member = v;
-                set(s, g);
-              });
+    addNumber(
+        key + "_" + name, label, unit, [get, member](const ModelSpec& s) { return get(s).*member; },
+        [get, set, member](ModelSpec& s, double v) {
+          TimeFunction g = get(s);
+          g.*member = v;
+          set(s, g);
+        });
   };
   switch (f.type) {
     case TimeFunction::Type::Constant: param("value", tr("Value"), "–", &TimeFunction::value); break;
@@ -649,7 +732,8 @@ void PropertyEditor::addTimeFunction(const QString& key, std::function<TimeFunct
     case TimeFunction::Type::Chirp:
       param("amplitude", tr("Amplitude"), "–", &TimeFunction::amplitude);
       param("frequency", tr("Frequency"), "Hz", &TimeFunction::frequency);
-      if (f.type == TimeFunction::Type::Chirp) param("rate", tr("Frequency rate"), "Hz/s", &TimeFunction::rate);
+      if (f.type == TimeFunction::Type::Chirp)
+        param("rate", tr("Frequency rate"), "Hz/s", &TimeFunction::rate);
       param("phase", tr("Phase"), "rad", &TimeFunction::phase);
       param("offset", tr("Offset"), "–", &TimeFunction::offset);
       break;
@@ -665,17 +749,20 @@ void PropertyEditor::addTimeFunction(const QString& key, std::function<TimeFunct
     case TimeFunction::Type::Table:
       addNote(f.file.empty() ? tr("table of %n point(s); edit the points in the model file", nullptr,
                                   static_cast<int>(f.times.size()))
-                             : tr("table from %1, column %2").arg(QString::fromStdString(f.file), QString::fromStdString(f.column)));
+                             : tr("table from %1, column %2")
+                                   .arg(QString::fromStdString(f.file), QString::fromStdString(f.column)));
       break;
     case TimeFunction::Type::Sum:
-      addNote(tr("sum of %n term(s); edit the terms in the model file", nullptr, static_cast<int>(f.terms.size())));
+      addNote(tr("sum of %n term(s); edit the terms in the model file", nullptr,
+                 static_cast<int>(f.terms.size())));
       break;
   }
   auto* preview = new FunctionPreview(form_);
   preview->setObjectName(key + "_preview");
   preview->setFunction(f);
   layout_->addRow(preview);
-  fields_.push_back({key + "_preview", preview, nullptr, [preview, get](const ModelSpec& s) { preview->setFunction(get(s)); }});
+  fields_.push_back({key + "_preview", preview, nullptr,
+                     [preview, get](const ModelSpec& s) { preview->setFunction(get(s)); }});
 }
 
 }  // namespace mbdrom::widgets

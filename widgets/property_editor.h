@@ -20,7 +20,7 @@ namespace mbdrom::widgets {
 
 class PropertyEditor : public QScrollArea {
   Q_OBJECT
-public:
+ public:
   explicit PropertyEditor(QWidget* parent = nullptr);
 
   /// Proposes an edit; returns an error message, or empty when it was applied.
@@ -38,7 +38,7 @@ public:
   /// The inline message of a field (empty when the last edit was accepted).
   QString fieldError(const QString& key) const;
 
-private:
+ private:
   struct Field {
     QString key;
     QWidget* editor = nullptr;

@@ -5,13 +5,13 @@
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QLabel>
-#include <QTimer>
 #include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLExtraFunctions>
 #include <QOpenGLWindow>
 #include <QPainter>
 #include <QSurfaceFormat>
+#include <QTimer>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QWheelEvent>
@@ -21,6 +21,7 @@
 #include <vtkAxesActor.h>
 #include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
+#include <vtkCellArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 #include <vtkGenericRenderWindowInteractor.h>
 #include <vtkInteractorStyleTrackballCamera.h>
@@ -28,7 +29,6 @@
 #include <vtkOpenGLFramebufferObject.h>
 #include <vtkOpenGLState.h>
 #include <vtkOrientationMarkerWidget.h>
-#include <vtkCellArray.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
@@ -43,10 +43,10 @@ namespace mbdrom::widgets {
 
 // The native OpenGL window VTK draws into. Input goes to the SceneView.
 class SceneView::Surface : public QOpenGLWindow {
-public:
+ public:
   explicit Surface(SceneView* view) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate), view_(view) {}
 
-protected:
+ protected:
   void initializeGL() override { view_->initializeVtk(); }
   void paintGL() override { view_->renderVtk(); }
   void mousePressEvent(QMouseEvent* e) override { view_->mousePressEvent(e); }
@@ -59,7 +59,7 @@ protected:
     return QOpenGLWindow::event(e);
   }
 
-private:
+ private:
   SceneView* view_;
 };
 
@@ -113,11 +113,12 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   const bool created = probe.create();
   const int version = probe.format().majorVersion() * 10 + probe.format().minorVersion();
   if (!created || version < 32) {
-    graphicsError_ = (created ? tr("the 3D view needs OpenGL 3.2 or newer; this display offers %1.%2.")
-                                    .arg(probe.format().majorVersion())
-                                    .arg(probe.format().minorVersion())
-                              : tr("the 3D view needs OpenGL, and this display offers none.")) +
-                     tr(" Under X use Mesa (LIBGL_ALWAYS_SOFTWARE=1) or 'xvfb-run'; mbdrom-cli needs no display.");
+    graphicsError_ =
+        (created ? tr("the 3D view needs OpenGL 3.2 or newer; this display offers %1.%2.")
+                       .arg(probe.format().majorVersion())
+                       .arg(probe.format().minorVersion())
+                 : tr("the 3D view needs OpenGL, and this display offers none.")) +
+        tr(" Under X use Mesa (LIBGL_ALWAYS_SOFTWARE=1) or 'xvfb-run'; mbdrom-cli needs no display.");
     qWarning("%s", qPrintable(graphicsError_));
     auto* label = new QLabel(graphicsError_, this);
     label->setObjectName("sceneUnavailable");
@@ -181,8 +182,10 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   vtkNew<vtkCellArray> gridLines;
   for (int i = 0; i <= 20; ++i) {
     const double c = -2.0 + 0.2 * i;
-    const vtkIdType a = gridPoints->InsertNextPoint(c, -2.0, 0.0), b = gridPoints->InsertNextPoint(c, 2.0, 0.0);
-    const vtkIdType e = gridPoints->InsertNextPoint(-2.0, c, 0.0), f = gridPoints->InsertNextPoint(2.0, c, 0.0);
+    const vtkIdType a = gridPoints->InsertNextPoint(c, -2.0, 0.0),
+                    b = gridPoints->InsertNextPoint(c, 2.0, 0.0);
+    const vtkIdType e = gridPoints->InsertNextPoint(-2.0, c, 0.0),
+                    f = gridPoints->InsertNextPoint(2.0, c, 0.0);
     const vtkIdType along[2] = {a, b}, across[2] = {e, f};
     gridLines->InsertNextCell(2, along);
     gridLines->InsertNextCell(2, across);
@@ -225,9 +228,15 @@ SceneView::~SceneView() {
   surface_->doneCurrent();
 }
 
-long long SceneView::framesRendered() const { return vtk_->frames; }
-double SceneView::lastRenderMs() const { return vtk_->lastRenderMs; }
-MechanismScene& SceneView::scene() { return *vtk_->mech; }
+long long SceneView::framesRendered() const {
+  return vtk_->frames;
+}
+double SceneView::lastRenderMs() const {
+  return vtk_->lastRenderMs;
+}
+MechanismScene& SceneView::scene() {
+  return *vtk_->mech;
+}
 
 MechanismScene& SceneView::overlay(int i) {
   auto& list = vtk_->overlays;
@@ -235,13 +244,17 @@ MechanismScene& SceneView::overlay(int i) {
   return *list[static_cast<std::size_t>(i)];
 }
 
-int SceneView::overlayCount() const { return static_cast<int>(vtk_->overlays.size()); }
+int SceneView::overlayCount() const {
+  return static_cast<int>(vtk_->overlays.size());
+}
 
 void SceneView::clearOverlays() {
   vtk_->overlays.clear();
   requestRender();
 }
-double SceneView::pixelRatio() const { return surface_->devicePixelRatio(); }
+double SceneView::pixelRatio() const {
+  return surface_->devicePixelRatio();
+}
 
 void SceneView::initializeVtk() {
   auto& v = *vtk_;
@@ -313,7 +326,9 @@ void SceneView::renderVtk() {
   emit rendered();
 }
 
-void SceneView::requestRender() { surface_->update(); }
+void SceneView::requestRender() {
+  surface_->update();
+}
 
 double SceneView::renderNow() {
   if (!vtk_->initialized || !surface_->isExposed()) return -1.0;
@@ -359,7 +374,9 @@ QImage SceneView::grabWindow(QWidget* top) {
   return shot;
 }
 
-bool SceneView::hasMechanism() const { return vtk_->mech->shown(); }
+bool SceneView::hasMechanism() const {
+  return vtk_->mech->shown();
+}
 
 void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit) {
   vtk_->mech->show(model, q);
@@ -449,7 +466,9 @@ void SceneView::setAddPointMode(bool on) {
   surface_->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
 }
 
-void SceneView::setWorkPlane(WorkPlane plane) { workPlane_ = plane; }
+void SceneView::setWorkPlane(WorkPlane plane) {
+  workPlane_ = plane;
+}
 
 void SceneView::setLabelsVisible(bool visible) {
   vtk_->mech->setLabelsVisible(visible);
@@ -556,8 +575,9 @@ void SceneView::updateHover(QPointF pos, QPointF global) {
   requestRender();
   if (point >= 0) {
     const Eigen::Vector3d p = mech.drawnPoint(point);
-    const QString kind = point >= mech.basicPointCount() ? tr("marker") : mech.drawnPointFixed(point) ? tr("fixed point")
-                                                                                                      : tr("point");
+    const QString kind = point >= mech.basicPointCount() ? tr("marker")
+                         : mech.drawnPointFixed(point)   ? tr("fixed point")
+                                                         : tr("point");
     QToolTip::showText(global.toPoint(),
                        tr("%1 %2\n(%3, %4, %5) m")
                            .arg(kind, QString::fromStdString(mech.drawnPointName(point)))
@@ -566,7 +586,8 @@ void SceneView::updateHover(QPointF pos, QPointF global) {
                            .arg(p.z(), 0, 'g', 4),
                        this);
   } else if (body >= 0) {
-    QToolTip::showText(global.toPoint(), tr("body %1").arg(QString::fromStdString(mech.bodyName(body))), this);
+    QToolTip::showText(global.toPoint(), tr("body %1").arg(QString::fromStdString(mech.bodyName(body))),
+                       this);
   } else {
     QToolTip::hideText();
   }
@@ -627,7 +648,8 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
         Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
         if (workPlane_ == WorkPlane::XZ) normal = Eigen::Vector3d::UnitY();
         if (workPlane_ == WorkPlane::YZ) normal = Eigen::Vector3d::UnitX();
-        if (auto p = intersect(rayAt(event->position()), Eigen::Vector3d::Zero(), normal)) emit workPlaneClicked(*p);
+        if (auto p = intersect(rayAt(event->position()), Eigen::Vector3d::Zero(), normal))
+          emit workPlaneClicked(*p);
         break;
       }
       const int point = pointAt(event->position());
@@ -664,9 +686,9 @@ void SceneView::wheelEvent(QWheelEvent* event) {
   const QPointF p = event->position() * ratio;
   auto& iren = *vtk_->interactor;
   iren.SetEventInformationFlipY(static_cast<int>(p.x()), static_cast<int>(p.y()));
-  iren.InvokeEvent(event->angleDelta().y() > 0 ? vtkCommand::MouseWheelForwardEvent
-                                               : vtkCommand::MouseWheelBackwardEvent,
-                   nullptr);
+  iren.InvokeEvent(
+      event->angleDelta().y() > 0 ? vtkCommand::MouseWheelForwardEvent : vtkCommand::MouseWheelBackwardEvent,
+      nullptr);
   requestRender();
 }
 

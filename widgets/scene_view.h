@@ -23,7 +23,7 @@ class MechanismScene;
 
 class SceneView : public QWidget {
   Q_OBJECT
-public:
+ public:
   enum class CameraPreset { Iso, Front, Side, Top };
   enum class WorkPlane { XY, XZ, YZ };
 
@@ -96,7 +96,7 @@ public:
   /// Must be set before the QApplication exists (design notes: GL 3.2 core).
   static void setDefaultSurfaceFormat();
 
-signals:
+ signals:
   void rendered();
   /// OpenGL is not usable: the view stays empty; `message` says why.
   void graphicsFailed(const QString& message);
@@ -113,7 +113,7 @@ signals:
   /// OpenGL window, which takes the focus from every widget, so no widget shortcut sees them.
   void playPauseRequested();
 
-protected:
+ protected:
   void mousePressEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
@@ -121,7 +121,7 @@ protected:
   void keyPressEvent(QKeyEvent* event) override;
   void leaveEvent(QEvent* event) override;
 
-private:
+ private:
   class Surface;
   struct Vtk;
 

@@ -9,8 +9,8 @@
 #include <vtkImageData.h>
 #include <vtkNew.h>
 #include <vtkOggTheoraWriter.h>
-#include <vtkUnsignedCharArray.h>
 #include <vtkPointData.h>
+#include <vtkUnsignedCharArray.h>
 
 namespace mbdrom::widgets {
 
@@ -25,7 +25,9 @@ struct VideoWriter::Vtk {
 
 VideoWriter::VideoWriter() : vtk_(std::make_unique<Vtk>()) {}
 
-VideoWriter::~VideoWriter() { abandon(); }
+VideoWriter::~VideoWriter() {
+  abandon();
+}
 
 QString VideoWriter::open(const QString& path, QSize size, int rate) {
   abandon();
@@ -34,7 +36,8 @@ QString VideoWriter::open(const QString& path, QSize size, int rate) {
   if (!dir.isDir()) return QObject::tr("%1: the folder does not exist").arg(path);
   if (!dir.isWritable()) return QObject::tr("%1: the folder is not writable").arg(path);
   size_ = QSize(size.width() & ~1, size.height() & ~1);
-  if (size_.width() < 16 || size_.height() < 16) return QObject::tr("%1: the view is too small for a video").arg(path);
+  if (size_.width() < 16 || size_.height() < 16)
+    return QObject::tr("%1: the view is too small for a video").arg(path);
   path_ = info.absoluteFilePath();
   temp_ = info.absolutePath() + "/." + info.completeBaseName() + ".part." + info.suffix();
   QFile::remove(temp_);
@@ -58,7 +61,9 @@ void VideoWriter::addFrame(const QImage& frame) {
   auto* out = static_cast<unsigned char*>(vtk_->image->GetScalarPointer());
   const int w = size_.width(), h = size_.height();
   // VTK images start at the bottom row.
-  for (int y = 0; y < h; ++y) std::memcpy(out + static_cast<std::size_t>(y) * w * 3, rgb.constScanLine(h - 1 - y), static_cast<std::size_t>(w) * 3);
+  for (int y = 0; y < h; ++y)
+    std::memcpy(out + static_cast<std::size_t>(y) * w * 3, rgb.constScanLine(h - 1 - y),
+                static_cast<std::size_t>(w) * 3);
   vtk_->image->Modified();
   if (!vtk_->started) {
     vtk_->writer->Start();

@@ -11,7 +11,7 @@
 namespace mbdrom::widgets {
 
 class VideoWriter {
-public:
+ public:
   VideoWriter();
   ~VideoWriter();  // abandons an unfinished file
   VideoWriter(const VideoWriter&) = delete;
@@ -28,7 +28,7 @@ public:
   void abandon();
   int frames() const { return frames_; }
 
-private:
+ private:
   struct Vtk;
   std::unique_ptr<Vtk> vtk_;
   QString path_, temp_;

@@ -13,7 +13,8 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
                      const std::set<std::string>& flags, const std::set<std::string>& repeatable) {
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
-    if (a.size() > 1 && a[0] == '-' && !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.'))) {
+    if (a.size() > 1 && a[0] == '-' &&
+        !(a.size() > 1 && (std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.'))) {
       std::string name = a, inlineValue;
       bool hasInline = false;
       if (const auto eq = a.find('='); eq != std::string::npos) {
@@ -76,11 +77,13 @@ void checkOutputPath(const std::string& path, const std::vector<std::string>& in
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw UsageError("-o " + path + ": is a directory; give a file name");
   const fs::path folder = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : fs::path(".");
-  if (!fs::is_directory(folder, ec)) throw UsageError("-o " + path + ": the folder " + folder.string() + " does not exist");
+  if (!fs::is_directory(folder, ec))
+    throw UsageError("-o " + path + ": the folder " + folder.string() + " does not exist");
   if (!fs::exists(path, ec)) return;  // a new file is no input
   for (const std::string& input : inputs)
     if (fs::equivalent(path, input, ec))
-      throw UsageError("-o " + path + " is also an input (" + input + "): writing it would overwrite what is read");
+      throw UsageError("-o " + path + " is also an input (" + input +
+                       "): writing it would overwrite what is read");
 }
 
 }  // namespace mbdrom::cli

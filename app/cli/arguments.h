@@ -17,12 +17,12 @@ namespace mbdrom::cli {
 
 /// Thrown for bad command lines; the CLI prints the message and the usage.
 class UsageError : public InputError {
-public:
+ public:
   using InputError::InputError;
 };
 
 class Arguments {
-public:
+ public:
   /// valueOptions: options that take a value (e.g. "--load-case");
   /// flags: options without one; repeatable: value options that may be given more
   /// than once (all(): every value). Anything else starting with "--" is an error,
@@ -40,7 +40,7 @@ public:
   /// A number option; throws UsageError when it is not a finite number.
   double number(const std::string& option, double fallback) const;
 
-private:
+ private:
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
   std::map<std::string, std::vector<std::string>> repeated_;

@@ -32,17 +32,21 @@ const char* const kExportPvdUsage =
 namespace {
 
 std::atomic<bool> exportInterrupted{false};
-extern "C" void onExportInterrupt(int) { exportInterrupted.store(true); }
+extern "C" void onExportInterrupt(int) {
+  exportInterrupted.store(true);
+}
 
 // Ctrl+C cancels the export (which then leaves nothing behind).
 class ExportInterruptGuard {
-public:
-  ExportInterruptGuard() : previous_(std::signal(SIGINT, onExportInterrupt)) { exportInterrupted.store(false); }
+ public:
+  ExportInterruptGuard() : previous_(std::signal(SIGINT, onExportInterrupt)) {
+    exportInterrupted.store(false);
+  }
   ~ExportInterruptGuard() { std::signal(SIGINT, previous_); }
   ExportInterruptGuard(const ExportInterruptGuard&) = delete;
   ExportInterruptGuard& operator=(const ExportInterruptGuard&) = delete;
 
-private:
+ private:
   void (*previous_)(int);
 };
 
@@ -50,7 +54,8 @@ private:
 
 int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
   const Arguments a(args, {"-o", "--output", "--stride"}, {"--no-replace"});
-  if (a.positional().size() < 2) throw UsageError(a.positional().empty() ? "missing MODEL.json" : "missing RUN.csv");
+  if (a.positional().size() < 2)
+    throw UsageError(a.positional().empty() ? "missing MODEL.json" : "missing RUN.csv");
   if (a.positional().size() > 2) throw UsageError("unexpected argument '" + a.positional()[2] + "'");
   const std::string& modelPath = a.positional()[0];
   const std::string& runPath = a.positional()[1];
@@ -70,8 +75,8 @@ int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::o
   Monitor monitor([](const Progress&) { return !exportInterrupted.load(); });
   const ParaviewExportResult result = exportParaview(model, run.t, run.q, dir, options, &monitor);
   const Eigen::Index last = static_cast<Eigen::Index>(result.frames - 1) * options.stride;
-  out << "exported " << result.frames << " frames of \"" << model.spec().name << "\" (t = " << run.t(0) << " to "
-      << run.t(last) << " s, stride " << options.stride << ")\n";
+  out << "exported " << result.frames << " frames of \"" << model.spec().name << "\" (t = " << run.t(0)
+      << " to " << run.t(last) << " s, stride " << options.stride << ")\n";
   out << "written  " << result.collection << "\n";
   return 0;
 }

@@ -32,12 +32,14 @@ const char* const kModesUsage =
 namespace {
 
 std::string loadCaseName(const Model& model, int index) {
-  return index < 0 ? std::string("gravity only") : "\"" + model.spec().loadCases[static_cast<std::size_t>(index)].name + "\"";
+  return index < 0 ? std::string("gravity only")
+                   : "\"" + model.spec().loadCases[static_cast<std::size_t>(index)].name + "\"";
 }
 
 void printPositions(const Model& model, const Eigen::VectorXd& q, std::ostream& out) {
-  out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "x [m]" << std::setw(14)
-      << "y [m]" << std::setw(14) << "z [m]" << "\n";
+  out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "x [m]"
+      << std::setw(14) << "y [m]" << std::setw(14) << "z [m]"
+      << "\n";
   auto row = [&](const std::string& name, const Eigen::Vector3d& p) {
     out << "  " << std::left << std::setw(16) << name << std::right << std::fixed << std::setprecision(6)
         << std::setw(14) << p.x() << std::setw(14) << p.y() << std::setw(14) << p.z() << "\n";
@@ -51,14 +53,18 @@ void printPositions(const Model& model, const Eigen::VectorXd& q, std::ostream& 
 
 void printReactions(const Model& model, const ReactionsResult& r, std::ostream& out) {
   out << "reactions on body2 by body1 at the joint point, global axes (* not unique: minimum norm):\n";
-  out << "  " << std::left << std::setw(16) << "joint" << std::setw(14) << "kind" << std::setw(28) << "body1 -> body2"
-      << std::right << std::setw(12) << "Fx [N]" << std::setw(12) << "Fy [N]" << std::setw(12) << "Fz [N]"
-      << std::setw(12) << "Mx [N m]" << std::setw(12) << "My [N m]" << std::setw(12) << "Mz [N m]" << "\n";
-  auto bodyName = [&](int b) { return b < 0 ? std::string("ground") : model.spec().bodies[static_cast<std::size_t>(b)].name; };
+  out << "  " << std::left << std::setw(16) << "joint" << std::setw(14) << "kind" << std::setw(28)
+      << "body1 -> body2" << std::right << std::setw(12) << "Fx [N]" << std::setw(12) << "Fy [N]"
+      << std::setw(12) << "Fz [N]" << std::setw(12) << "Mx [N m]" << std::setw(12) << "My [N m]"
+      << std::setw(12) << "Mz [N m]"
+      << "\n";
+  auto bodyName = [&](int b) {
+    return b < 0 ? std::string("ground") : model.spec().bodies[static_cast<std::size_t>(b)].name;
+  };
   for (const JointReaction& j : r.reactions) {
-    out << (j.unique ? "  " : "* ") << std::left << std::setw(16) << j.name << std::setw(14) << reactionKindName(j.kind)
-        << std::setw(28) << (bodyName(j.body1) + " -> " + bodyName(j.body2)) << std::right << std::fixed
-        << std::setprecision(3);
+    out << (j.unique ? "  " : "* ") << std::left << std::setw(16) << j.name << std::setw(14)
+        << reactionKindName(j.kind) << std::setw(28) << (bodyName(j.body1) + " -> " + bodyName(j.body2))
+        << std::right << std::fixed << std::setprecision(3);
     for (int k = 0; k < 3; ++k) out << std::setw(12) << j.force(k);
     for (int k = 0; k < 3; ++k) out << std::setw(12) << j.moment(k);
     out << "\n";
@@ -74,8 +80,8 @@ void printMeasures(const Model& model, const Eigen::VectorXd& q, std::ostream& o
   const Eigen::VectorXd values = measures.eval(q);
   out << "measures:\n";
   for (int i = 0; i < measures.size(); ++i) {
-    out << "  " << std::left << std::setw(20) << measures.name(i) << std::right << std::fixed << std::setprecision(6)
-        << std::setw(14) << values(i) << " " << measures.unit(i);
+    out << "  " << std::left << std::setw(20) << measures.name(i) << std::right << std::fixed
+        << std::setprecision(6) << std::setw(14) << values(i) << " " << measures.unit(i);
     if (std::string(measures.unit(i)) == "rad")
       out << "  (" << std::setprecision(4) << values(i) * 180.0 / std::numbers::pi << " deg)";
     out << "\n";
@@ -93,8 +99,8 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   const auto& s = model.spec();
   out << "model            " << s.name << "\n";
   out << "mechanism hash   " << hashToString(model.mechanismHash()) << "\n";
-  out << "points           " << s.points.size() << "   vectors " << s.vectors.size() << "   bodies " << s.bodies.size()
-      << "   joints " << s.joints.size() << "   drivers " << s.drivers.size() << "\n";
+  out << "points           " << s.points.size() << "   vectors " << s.vectors.size() << "   bodies "
+      << s.bodies.size() << "   joints " << s.joints.size() << "   drivers " << s.drivers.size() << "\n";
   out << "forces           " << s.springDampers.size() << " spring-dampers, " << s.frictions.size()
       << " friction elements\n";
   out << "load cases       ";
@@ -142,8 +148,8 @@ int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ost
   const int lc = e.loadCase;
   const StaticsOptions& options = e.options;
   const StaticsResult& s = e.result;
-  out << "static equilibrium of \"" << model.spec().name << "\" under " << loadCaseName(model, lc) << " at t = "
-      << options.time << " s\n";
+  out << "static equilibrium of \"" << model.spec().name << "\" under " << loadCaseName(model, lc)
+      << " at t = " << options.time << " s\n";
   out << "Newton iterations " << s.iterations << " in " << s.loadSteps << " load step(s); residual force "
       << s.forceResidual << " N; max |Phi| " << s.constraintResidual << "\n";
   printPositions(model, s.q, out);
@@ -159,18 +165,19 @@ int runModes(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const StaticsOptions& options = e.options;
   const StaticsResult& s = e.result;
   const ModesResult m = computeModes(model, lc, s, options.time);
-  out << "linearised modes of \"" << model.spec().name << "\" about the equilibrium under " << loadCaseName(model, lc)
-      << " (" << m.modes.size() << " degrees of freedom)\n";
+  out << "linearised modes of \"" << model.spec().name << "\" about the equilibrium under "
+      << loadCaseName(model, lc) << " (" << m.modes.size() << " degrees of freedom)\n";
   out << "  mode   frequency [Hz]   omega [rad/s]   damping ratio\n";
   for (std::size_t k = 0; k < m.modes.size(); ++k) {
     const Mode& mode = m.modes[k];
-    out << "  " << std::setw(4) << k + 1 << std::setw(17) << std::setprecision(8) << mode.frequency << std::setw(16)
-        << mode.omega << std::setw(16) << std::setprecision(5) << mode.dampingRatio << "\n";
+    out << "  " << std::setw(4) << k + 1 << std::setw(17) << std::setprecision(8) << mode.frequency
+        << std::setw(16) << mode.omega << std::setw(16) << std::setprecision(5) << mode.dampingRatio << "\n";
     if (mode.omega < 0) out << "        (negative stiffness: the equilibrium is unstable in this mode)\n";
   }
   out << "damped poles [1/s]:\n";
   out << std::setprecision(8);
-  for (const auto& p : m.poles) out << "  " << p.real() << (p.imag() < 0 ? " - " : " + ") << std::abs(p.imag()) << "i\n";
+  for (const auto& p : m.poles)
+    out << "  " << p.real() << (p.imag() < 0 ? " - " : " + ") << std::abs(p.imag()) << "i\n";
   return 0;
 }
 

@@ -35,8 +35,8 @@ void printInfo(const Project& p, std::ostream& out) {
   out << "runs             " << p.manifest.runs.size() << "\n";
   for (const ProjectRun& r : p.manifest.runs) {
     out << "  " << std::left << std::setw(20) << r.name << std::right << " " << r.file << "  "
-        << (r.loadCase.empty() ? std::string("gravity only") : r.loadCase) << ", " << r.status << ", to t = "
-        << r.tReached << " s, ";
+        << (r.loadCase.empty() ? std::string("gravity only") : r.loadCase) << ", " << r.status
+        << ", to t = " << r.tReached << " s, ";
     if (r.tolerance > 0.0)
       out << "tolerance " << r.tolerance << "\n";
     else
@@ -45,7 +45,8 @@ void printInfo(const Project& p, std::ostream& out) {
   out << "datasets         " << p.manifest.datasets.size() << "\n";
   for (const ProjectItem& d : p.manifest.datasets) out << "  " << d.name << "  " << d.file << "\n";
   out << "trained models   " << p.manifest.models.size() << "\n";
-  for (const ProjectItem& m : p.manifest.models) out << "  " << m.name << "  " << m.method << "  " << m.file << "\n";
+  for (const ProjectItem& m : p.manifest.models)
+    out << "  " << m.name << "  " << m.method << "  " << m.file << "\n";
 }
 
 }  // namespace
@@ -70,8 +71,8 @@ int runProject(const std::vector<std::string>& args, std::ostream& out, std::ost
       out << "\n";
       bad += c.problem.empty() ? 0 : 1;
     }
-    out << checks.size() - static_cast<std::size_t>(bad) << " of " << checks.size() << " files read; the model \""
-        << p.spec.name << "\" compiles\n";
+    out << checks.size() - static_cast<std::size_t>(bad) << " of " << checks.size()
+        << " files read; the model \"" << p.spec.name << "\" compiles\n";
     return bad ? 1 : 0;
   }
   if (action == "copy") {
@@ -79,7 +80,8 @@ int runProject(const std::vector<std::string>& args, std::ostream& out, std::ost
     const ProjectSaveResult saved = copyProject(pos[1], pos[2]);
     for (const std::string& note : saved.notes) out << "note: " << note << "\n";
     out << "copied " << pos[1] << " to " << pos[2] << " (" << saved.manifest.runs.size() << " runs, "
-        << saved.manifest.datasets.size() << " datasets, " << saved.manifest.models.size() << " trained models)\n";
+        << saved.manifest.datasets.size() << " datasets, " << saved.manifest.models.size()
+        << " trained models)\n";
     return 0;
   }
   throw UsageError("unknown project action '" + action + "' (info, check or copy)");

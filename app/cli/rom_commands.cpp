@@ -1,13 +1,13 @@
 #include "app/cli/rom_commands.h"
 
 #include "app/cli/arguments.h"
-#include "engine/rom/method_registry.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/ae_model.h"
 #include "engine/rom/compare.h"
+#include "engine/rom/method_registry.h"
 #include "engine/rom/node_model.h"
 #include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
@@ -15,18 +15,18 @@
 #include "engine/rom/sindy_model.h"
 
 #include <algorithm>
-#include <map>
-#include <memory>
-#include <utility>
-#include <set>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <iomanip>
+#include <map>
+#include <memory>
 #include <ostream>
+#include <set>
 #include <sstream>
+#include <utility>
 
 namespace mbdrom::cli {
 
@@ -35,13 +35,15 @@ const char* const kTrainUsage =
     "                            [--vector-length L] [--stiffness-forces internal|spring]\n"
     "                            [--integrator central_difference|newmark]\n"
     "       mbdrom-cli train ae  --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json [--nr N]\n"
-    "                            [--hidden W1,W2,...] [--force-hidden W1,...] [--activation sigmoid|tanh|softplus]\n"
+    "                            [--hidden W1,W2,...] [--force-hidden W1,...] [--activation "
+    "sigmoid|tanh|softplus]\n"
     "                            [--optimizer rmsprop|adam] [--learning-rate LR] [--batch-size B]\n"
     "                            [--epochs E] [--force-epochs E] [--seconds S] [--seed K]\n"
     "                            [--vector-length L] [--integrator central_difference|rk4]\n"
     "                            [--initial-velocity projected|zero]\n"
     "       mbdrom-cli train pca --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json [--nr N]\n"
-    "                            [--clusters K] [--stiffness-forces spring|internal] [--no-energy-projection]\n"
+    "                            [--clusters K] [--stiffness-forces spring|internal] "
+    "[--no-energy-projection]\n"
     "                            [--common-tolerance EPS] [--switch-hysteresis H] [--seed K] [--restarts R]\n"
     "                            [--vector-length L]\n"
     "       mbdrom-cli train sindy --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json\n"
@@ -56,7 +58,8 @@ const char* const kTrainUsage =
     "                            [--absolute-positions] | --mass M,...) [sindy options above]\n"
     "       mbdrom-cli train node --model MODEL.json --data RUN.csv [RUN2.csv ...] -o ROM.json\n"
     "                            [--coordinates P.x,...] [--inputs none|external] [--hidden W1,W2,...]\n"
-    "                            [--activation tanh|softplus|silu|sigmoid] [--integrator rk4|euler|symplectic_euler]\n"
+    "                            [--activation tanh|softplus|silu|sigmoid] [--integrator "
+    "rk4|euler|symplectic_euler]\n"
     "                            [--epochs E] [--batch-size B] [--learning-rate LR] [--decay G]\n"
     "                            [--min-learning-rate LR] [--validation-fraction F] [--patience P]\n"
     "                            [--rollout-steps K] [--constraint-weight W] [--seed K] [--load-case NAME]\n"
@@ -210,25 +213,30 @@ void writeTrained(const ReducedModel& rom, AtomicFileWriter& file) {
   try {
     file.append(rom.toJson().dump(1) + "\n");
   } catch (const std::bad_alloc&) {
-    throw FileError(file.target() + ": the trained model is too large to write (out of memory); use smaller networks");
+    throw FileError(file.target() +
+                    ": the trained model is too large to write (out of memory); use smaller networks");
   }
   file.commit();
 }
 
-OJson jsonNumber(double x) { return std::isfinite(x) ? OJson(x) : OJson(nullptr); }
+OJson jsonNumber(double x) {
+  return std::isfinite(x) ? OJson(x) : OJson(nullptr);
+}
 
 std::atomic<bool> trainInterrupted{false};
-extern "C" void onTrainInterrupt(int) { trainInterrupted.store(true); }
+extern "C" void onTrainInterrupt(int) {
+  trainInterrupted.store(true);
+}
 
 // Ctrl+C during training asks it to stop; nothing is written then.
 class TrainInterruptGuard {
-public:
+ public:
   TrainInterruptGuard() : previous_(std::signal(SIGINT, onTrainInterrupt)) { trainInterrupted.store(false); }
   ~TrainInterruptGuard() { std::signal(SIGINT, previous_); }
   TrainInterruptGuard(const TrainInterruptGuard&) = delete;
   TrainInterruptGuard& operator=(const TrainInterruptGuard&) = delete;
 
-private:
+ private:
   void (*previous_)(int);
 };
 
@@ -238,7 +246,8 @@ OJson widthList(const Arguments& a, const std::string& option) {
   for (const std::string& item : splitList(a.value(option))) {
     const Arguments one({"--w", item}, {"--w"});
     const double w = one.number("--w", 0.0);
-    if (w != std::floor(w) || w < 1.0 || w > 4096.0) throw UsageError(option + ": widths must be integers in 1..4096");
+    if (w != std::floor(w) || w < 1.0 || w > 4096.0)
+      throw UsageError(option + ": widths must be integers in 1..4096");
     list.push_back(static_cast<int>(w));
   }
   if (list.empty()) throw UsageError(option + " needs a comma-separated list of layer widths");
@@ -255,8 +264,8 @@ int integerOption(const Arguments& a, const std::string& option, double lo, doub
 
 // Every argument after --data up to the next option is a run (commas split too);
 // the others go to `rest`.
-void splitDataArguments(const std::vector<std::string>& args, std::size_t first, std::vector<std::string>& rest,
-                        std::vector<std::string>& runs) {
+void splitDataArguments(const std::vector<std::string>& args, std::size_t first,
+                        std::vector<std::string>& rest, std::vector<std::string>& runs) {
   bool inData = false;
   for (std::size_t i = first; i < args.size(); ++i) {
     if (args[i] == "--data") {
@@ -294,7 +303,8 @@ Monitor trainMonitor(std::ostream& err) {
   auto state = std::make_shared<State>();
   return Monitor([state, &err](const Progress& p) {
     const auto now = std::chrono::steady_clock::now();
-    if (p.stage != state->stage || now - state->line >= std::chrono::seconds(1) || (p.total > 0 && p.step == p.total)) {
+    if (p.stage != state->stage || now - state->line >= std::chrono::seconds(1) ||
+        (p.total > 0 && p.step == p.total)) {
       err << "mbdrom-cli train: " << p.stage;
       if (p.total > 1) err << " " << p.step << "/" << p.total;
       for (const auto& [name, value] : p.metrics) err << ", " << name << " " << value;
@@ -326,25 +336,28 @@ std::vector<std::pair<std::string, std::vector<double>>> parameterOptions(const 
   return out;
 }
 
-void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::string& outPath, std::ostream& out) {
-  out << "trained " << rom.method() << " for \"" << rom.mechanismName() << "\" (hash " << hashToString(rom.mechanismHash())
-      << ") on " << dataset.runs.size() << " run(s), " << dataset.samples() << " samples\n";
+void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::string& outPath,
+                  std::ostream& out) {
+  out << "trained " << rom.method() << " for \"" << rom.mechanismName() << "\" (hash "
+      << hashToString(rom.mechanismHash()) << ") on " << dataset.runs.size() << " run(s), "
+      << dataset.samples() << " samples\n";
   out << "n_r " << rom.reducedDimension() << "\n";
   if (const auto* sindy = dynamic_cast<const SindyModel*>(&rom)) {
     out << "coefficients (terms as columns, coordinates as rows):\n" << sindy->coefficientTable();
     out << "equations:\n" << sindy->equations();
     out << sindy->result().verdict << "\n";
   } else {
-    if (rom.method() == "node" && rom.metrics().contains("coordinate_choice"))
-    {
+    if (rom.method() == "node" && rom.metrics().contains("coordinate_choice")) {
       std::string names;
-      for (const auto& name : rom.metrics().at("coordinates")) names += (names.empty() ? "" : ", ") + name.get<std::string>();
-      out << "coordinates " << names << " (" << rom.metrics().at("coordinate_choice").get<std::string>() << ")\n";
+      for (const auto& name : rom.metrics().at("coordinates"))
+        names += (names.empty() ? "" : ", ") + name.get<std::string>();
+      out << "coordinates " << names << " (" << rom.metrics().at("coordinate_choice").get<std::string>()
+          << ")\n";
     }
     if (rom.metrics().contains("parameter_ranges"))
       for (const auto& [name, range] : rom.metrics().at("parameter_ranges").items())
-        out << "parameter " << name << " trained on [" << range[0].get<double>() << ", " << range[1].get<double>()
-            << "]\n";
+        out << "parameter " << name << " trained on [" << range[0].get<double>() << ", "
+            << range[1].get<double>() << "]\n";
     out << "metrics " << rom.metrics().dump() << "\n";
   }
   out << "written " << outPath << "\n";
@@ -355,8 +368,9 @@ std::vector<std::pair<std::string, std::string>> namedColumns(const std::string&
   std::vector<std::pair<std::string, std::string>> out;
   for (const std::string& item : splitList(text)) {
     const auto eq = item.find('=');
-    std::pair<std::string, std::string> c =
-        eq == std::string::npos ? std::make_pair(item, item) : std::make_pair(item.substr(0, eq), item.substr(eq + 1));
+    std::pair<std::string, std::string> c = eq == std::string::npos
+                                                ? std::make_pair(item, item)
+                                                : std::make_pair(item.substr(0, eq), item.substr(eq + 1));
     if (c.first.empty() || c.second.empty())
       throw UsageError("--columns: '" + item + "' must be NAME=COLUMN or COLUMN");
     for (const auto& other : out)
@@ -368,7 +382,8 @@ std::vector<std::pair<std::string, std::string>> namedColumns(const std::string&
 }
 
 // The --columns of one trajectory CSV as user library columns (NaN rows are named by the library).
-std::vector<SindyColumn> dataColumns(const TrajectoryTable& table, const std::string& path, const std::string& option) {
+std::vector<SindyColumn> dataColumns(const TrajectoryTable& table, const std::string& path,
+                                     const std::string& option) {
   std::vector<SindyColumn> columns;
   for (const auto& [name, source] : namedColumns(option)) {
     const int c = table.column(source);
@@ -384,23 +399,31 @@ std::vector<SindyColumn> dataColumns(const TrajectoryTable& table, const std::st
 void checkSindySources(const Arguments& a, const std::vector<std::string>& runs) {
   const bool measured = a.has("--measured");
   if (measured && !runs.empty())
-    throw UsageError("give either --data RUN.csv (trajectories of the model) or --measured FILE.csv, not both");
-  for (const char* option : {"--time", "--positions", "--velocities", "--accelerations", "--mass", "--absolute-positions"})
-    if (!measured && a.has(option)) throw UsageError(std::string("option ") + option + " applies to --measured data");
+    throw UsageError(
+        "give either --data RUN.csv (trajectories of the model) or --measured FILE.csv, not both");
+  for (const char* option :
+       {"--time", "--positions", "--velocities", "--accelerations", "--mass", "--absolute-positions"})
+    if (!measured && a.has(option))
+      throw UsageError(std::string("option ") + option + " applies to --measured data");
   if (!measured) return;
   if (!a.has("--positions")) throw UsageError("--measured needs --positions COLUMN[,COLUMN...]");
   if (a.has("--estimate-derivatives"))
-    throw UsageError("--estimate-derivatives applies to --data runs; with --measured, derivatives without "
-                     "--velocities/--accelerations columns are always estimated");
+    throw UsageError(
+        "--estimate-derivatives applies to --data runs; with --measured, derivatives without "
+        "--velocities/--accelerations columns are always estimated");
   if (a.has("--mass") == a.has("--model"))
-    throw UsageError("--measured needs either --model MODEL.json with --coordinates (the mechanism gives M and the "
-                     "known forces; the result runs with rom-simulate) or --mass M (a mechanism-free fit), not both");
+    throw UsageError(
+        "--measured needs either --model MODEL.json with --coordinates (the mechanism gives M and the "
+        "known forces; the result runs with rom-simulate) or --mass M (a mechanism-free fit), not both");
   if (a.has("--model") && !a.has("--coordinates"))
-    throw UsageError("--measured with --model needs --coordinates: the natural coordinates the position columns measure");
+    throw UsageError(
+        "--measured with --model needs --coordinates: the natural coordinates the position columns measure");
   if (a.has("--mass")) {
-    for (const char* option : {"--coordinates", "--friction-columns", "--absolute-positions", "--load-case", "-o", "--output"})
+    for (const char* option :
+         {"--coordinates", "--friction-columns", "--absolute-positions", "--load-case", "-o", "--output"})
       if (a.has(option))
-        throw UsageError(std::string("option ") + option + " does not apply to a mechanism-free fit (--mass): it prints "
+        throw UsageError(std::string("option ") + option +
+                         " does not apply to a mechanism-free fit (--mass): it prints "
                          "the coefficients and writes no model");
   }
 }
@@ -417,8 +440,9 @@ int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std:
     if (!a.has(option)) return;
     list = splitList(a.value(option));
     if (list.size() != layout.positions.size())
-      throw UsageError(option + ": one column per position column (" + std::to_string(layout.positions.size()) +
-                       ") expected, got " + std::to_string(list.size()));
+      throw UsageError(option + ": one column per position column (" +
+                       std::to_string(layout.positions.size()) + ") expected, got " +
+                       std::to_string(list.size()));
   };
   derivativeColumns("--velocities", layout.velocities);
   derivativeColumns("--accelerations", layout.accelerations);
@@ -456,14 +480,18 @@ int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std:
   }
   if (m.window > 0)
     out << "derivatives estimated by Savitzky-Golay: order " << settings.sgOrder << ", window " << m.window
-        << " samples (" << (settings.sgWindow > 0 ? "given" : "cross-validated signal window " + std::to_string(m.signalWindow))
+        << " samples ("
+        << (settings.sgWindow > 0 ? "given"
+                                  : "cross-validated signal window " + std::to_string(m.signalWindow))
         << ")\n";
   settings.stls.targetNoise = m.targetNoise;
   if (!model) {
     const SindyLibrary library = buildSindyLibrary(m.samples, settings.library, m.columns);
-    const StlsResult r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, settings.stls);
-    out << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag(" << a.value("--mass")
-        << "), f^k = " << (layout.known.empty() ? std::string("0") : a.value("--known")) << ")\n";
+    const StlsResult r = stls(library.Theta, m.samples.target.transpose(), library.names(),
+                              m.samples.coordinates, settings.stls);
+    out << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag("
+        << a.value("--mass") << "), f^k = " << (layout.known.empty() ? std::string("0") : a.value("--known"))
+        << ")\n";
     out << "coefficients (terms as columns, coordinates as rows):\n" << sindyCoefficientTable(r);
     out << "equations:\n" << sindyEquations(r);
     out << r.verdict << "\n";
@@ -473,13 +501,15 @@ int trainSindyMeasured(const Arguments& a, const OJson& settingsJson, const std:
   Monitor monitor = trainMonitor(err);
   const Eigen::VectorXd qRef = model->q0();
   if (a.has("--absolute-positions"))
-    for (Eigen::Index i = 0; i < n; ++i) m.samples.u.row(i).array() -= qRef(independent[static_cast<std::size_t>(i)]);
+    for (Eigen::Index i = 0; i < n; ++i)
+      m.samples.u.row(i).array() -= qRef(independent[static_cast<std::size_t>(i)]);
   Dataset dataset = makeDataset(*model);
   Eigen::MatrixXd Mr;
   addRun(dataset, sindyRunFromMeasured(*model, m, independent, loadCaseOption(*model, a),
                                        std::filesystem::path(path).filename().string(), qRef, &Mr));
   // The noise of the estimated accelerations in the targets Rᵀ M R ü (mean reduced mass).
-  const Eigen::VectorXd noise = (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
+  const Eigen::VectorXd noise =
+      (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
   settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
   const std::unique_ptr<SindyModel> rom = SindyModel::train(dataset, settings, monitor, *model, {m.columns});
   if (trainInterrupted.load()) throw Cancelled();
@@ -498,19 +528,48 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const std::map<std::string, std::set<std::string>> methodOptions = {
       {"pod", {"--stiffness-forces", "--integrator"}},
       {"ae",
-       {"--hidden", "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size", "--epochs",
-        "--force-epochs", "--seconds", "--seed", "--integrator", "--initial-velocity"}},
-      {"pca", {"--clusters", "--stiffness-forces", "--no-energy-projection", "--common-tolerance",
-               "--switch-hysteresis", "--seed", "--restarts"}},
-      {"sindy", {"--coordinates", "--known", "--degree", "--omegas", "--harmonics", "--terms", "--kappa", "--normalise",
-                 "--ridge", "--friction-columns", "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
-                 "--columns", "--measured", "--time", "--positions", "--velocities", "--accelerations", "--mass",
-                 "--absolute-positions", "--load-case", "--sg-order", "--sg-window"}},
-      {"node", {"--coordinates", "--inputs", "--hidden", "--activation", "--integrator", "--epochs", "--batch-size",
-                "--learning-rate", "--decay", "--min-learning-rate", "--validation-fraction", "--patience",
-                "--rollout-steps", "--constraint-weight", "--seed", "--load-case", "--latent", "--parameter"}}};
-  const std::set<std::string> flags = {"--no-energy-projection", "--normalise", "--friction-columns",
-                                       "--estimate-derivatives", "--no-sign", "--trig", "--sine-time",
+       {"--hidden", "--force-hidden", "--activation", "--optimizer", "--learning-rate", "--batch-size",
+        "--epochs", "--force-epochs", "--seconds", "--seed", "--integrator", "--initial-velocity"}},
+      {"pca",
+       {"--clusters", "--stiffness-forces", "--no-energy-projection", "--common-tolerance",
+        "--switch-hysteresis", "--seed", "--restarts"}},
+      {"sindy",
+       {"--coordinates",
+        "--known",
+        "--degree",
+        "--omegas",
+        "--harmonics",
+        "--terms",
+        "--kappa",
+        "--normalise",
+        "--ridge",
+        "--friction-columns",
+        "--estimate-derivatives",
+        "--no-sign",
+        "--trig",
+        "--sine-time",
+        "--columns",
+        "--measured",
+        "--time",
+        "--positions",
+        "--velocities",
+        "--accelerations",
+        "--mass",
+        "--absolute-positions",
+        "--load-case",
+        "--sg-order",
+        "--sg-window"}},
+      {"node",
+       {"--coordinates", "--inputs", "--hidden", "--activation", "--integrator", "--epochs", "--batch-size",
+        "--learning-rate", "--decay", "--min-learning-rate", "--validation-fraction", "--patience",
+        "--rollout-steps", "--constraint-weight", "--seed", "--load-case", "--latent", "--parameter"}}};
+  const std::set<std::string> flags = {"--no-energy-projection",
+                                       "--normalise",
+                                       "--friction-columns",
+                                       "--estimate-derivatives",
+                                       "--no-sign",
+                                       "--trig",
+                                       "--sine-time",
                                        "--absolute-positions"};
   if (!MethodRegistry::global().find(method) || !methodOptions.count(method))
     throw UsageError("unknown method '" + method + "' (known: " + MethodRegistry::global().names() + ")");
@@ -576,7 +635,8 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (a.has("--inputs")) settings["inputs"] = a.value("--inputs");
     if (a.has("--decay")) settings["decay"] = a.number("--decay", 0.0);
     if (a.has("--min-learning-rate")) settings["min_learning_rate"] = a.number("--min-learning-rate", 0.0);
-    if (a.has("--validation-fraction")) settings["validation_fraction"] = a.number("--validation-fraction", 0.0);
+    if (a.has("--validation-fraction"))
+      settings["validation_fraction"] = a.number("--validation-fraction", 0.0);
     if (a.has("--patience")) settings["patience"] = integerOption(a, "--patience", 0.0, 1e8);
     if (a.has("--rollout-steps")) settings["rollout_steps"] = integerOption(a, "--rollout-steps", 1.0, 1e4);
     if (a.has("--constraint-weight")) settings["constraint_weight"] = a.number("--constraint-weight", 0.0);
@@ -622,14 +682,16 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       for (const auto& [name, source] : namedColumns(a.value("--columns")))
         settings["columns"].push_back(OJson{{"name", name}, {"source", source}});
     }
-    if (mechanismFree || a.has("--measured")) return trainSindyMeasured(a, settings, outPath, outFile.get(), out, err);
+    if (mechanismFree || a.has("--measured"))
+      return trainSindyMeasured(a, settings, outPath, outFile.get(), out, err);
   }
 
   const Model model = readModel(a.value("--model"));
   Dataset dataset = datasetFromRuns(model, runs);
   std::vector<std::vector<SindyColumn>> runColumns;  // sindy --columns: their values on every run
   if (method == "sindy" && a.has("--columns"))
-    for (const std::string& path : runs) runColumns.push_back(dataColumns(readTrajectoryCsv(path), path, a.value("--columns")));
+    for (const std::string& path : runs)
+      runColumns.push_back(dataColumns(readTrajectoryCsv(path), path, a.value("--columns")));
   if (a.has("--load-case")) {
     // One name for every run, or one per run in the order of --data.
     const std::vector<std::string> names = splitList(a.value("--load-case"));
@@ -637,8 +699,10 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
       throw UsageError("--load-case: " + std::to_string(names.size()) + " names for " +
                        std::to_string(dataset.runs.size()) + " runs (give one for all runs or one per run)");
     for (const std::string& name : names)
-      if (model.findLoadCase(name) < 0) throw InputError("--load-case: the model has no load case \"" + name + "\"");
-    for (std::size_t r = 0; r < dataset.runs.size(); ++r) dataset.runs[r].loadCase = names[names.size() == 1 ? 0 : r];
+      if (model.findLoadCase(name) < 0)
+        throw InputError("--load-case: the model has no load case \"" + name + "\"");
+    for (std::size_t r = 0; r < dataset.runs.size(); ++r)
+      dataset.runs[r].loadCase = names[names.size() == 1 ? 0 : r];
   }
   if (a.has("--parameter")) {
     // NAME=V1,V2,...: one value per run in the order of --data (a parameter must vary between runs).
@@ -646,7 +710,8 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     for (const auto& [name, values] : parameterOptions(a)) {
       if (values.size() != dataset.runs.size())
         throw UsageError("--parameter " + name + ": " + std::to_string(values.size()) + " value(s) for " +
-                         std::to_string(dataset.runs.size()) + " runs (give one per run, in the order of --data)");
+                         std::to_string(dataset.runs.size()) +
+                         " runs (give one per run, in the order of --data)");
       for (std::size_t r = 0; r < dataset.runs.size(); ++r) dataset.runs[r].parameters[name] = values[r];
       settings["parameters"].push_back(name);
     }
@@ -660,13 +725,15 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     const std::string path = a.value("--latent");
     latent = loadReducedModel(path);
     if (latent->method() != "ae")
-      throw InputError("--latent: " + path + " is a " + latent->method() + " model, expected an auto-encoder (ae)");
+      throw InputError("--latent: " + path + " is a " + latent->method() +
+                       " model, expected an auto-encoder (ae)");
   }
   const std::unique_ptr<ReducedModel> rom =
-      method == "sindy" ? SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, model, runColumns)
-      : latent          ? NodeModel::train(dataset, NodeSettings::fromJson(settings), monitor, model,
-                                           static_cast<const AeModel*>(latent.get()))
-                        : trainReducedModel(method, dataset, settings, monitor, &model);
+      method == "sindy"
+          ? SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, model, runColumns)
+      : latent ? NodeModel::train(dataset, NodeSettings::fromJson(settings), monitor, model,
+                                  static_cast<const AeModel*>(latent.get()))
+               : trainReducedModel(method, dataset, settings, monitor, &model);
   if (trainInterrupted.load()) throw Cancelled();
   writeTrained(*rom, *outFile);
   printTrained(*rom, dataset, outPath, out);
@@ -722,8 +789,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     o.parameters[name] = values.front();
     // Outside the range trained on the network extrapolates: say so, run anyway.
     const OJson& ranges = rom->metrics().value("parameter_ranges", OJson::object());
-    if (ranges.contains(name) && (values.front() < ranges[name][0].get<double>() ||
-                                  values.front() > ranges[name][1].get<double>()))
+    if (ranges.contains(name) &&
+        (values.front() < ranges[name][0].get<double>() || values.front() > ranges[name][1].get<double>()))
       err << "mbdrom-cli rom-simulate: warning: parameter " << name << " = " << values.front()
           << " is outside the range trained on [" << ranges[name][0].get<double>() << ", "
           << ranges[name][1].get<double>() << "]: the network extrapolates\n";
@@ -732,17 +799,18 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   const RomSimulationSummary s = rom->simulate(model, o, writer);
   out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""
       << model.spec().name << "\"\n";
-  out << "steps                  " << s.steps << " of " << o.dt << " s to t = " << s.tEnd << " s (" << s.samples
-      << " samples)\n";
-  out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << s.secondsPerStep * 1e6
-      << " us per step, output excluded)\n";
+  out << "steps                  " << s.steps << " of " << o.dt << " s to t = " << s.tEnd << " s ("
+      << s.samples << " samples)\n";
+  out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s ("
+      << s.secondsPerStep * 1e6 << " us per step, output excluded)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
-  for (const auto& [name, value] : s.figures) out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
+  for (const auto& [name, value] : s.figures)
+    out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
   out << "written                " << writer.writtenPath() << "\n";
   if (a.has("--benchmark")) {
     // The full model under the same conditions; its samples go nowhere.
     class NullSink : public TrajectorySink {
-    public:
+     public:
       void begin(const Model&, const RunInfo&) override {}
       void write(const Sample&) override {}
       void end(RunStatus, const std::string&) override {}
@@ -754,10 +822,11 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     full.integrator.dt = o.dt;
     const SimulationSummary f = simulate(model, full, sink);
     const double fullPerStep = f.steps > 0 ? f.wallSeconds / static_cast<double>(f.steps) : 0.0;
-    out << "full model             " << std::setprecision(4) << fullPerStep * 1e6 << " us per step, real-time factor "
-        << f.realTimeFactor << "\n";
+    out << "full model             " << std::setprecision(4) << fullPerStep * 1e6
+        << " us per step, real-time factor " << f.realTimeFactor << "\n";
     out << "speed-up               " << (s.secondsPerStep > 0.0 ? fullPerStep / s.secondsPerStep : 0.0)
-        << " x per step\n" << std::setprecision(6);
+        << " x per step\n"
+        << std::setprecision(6);
   }
   return 0;
 }
@@ -767,7 +836,8 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
   const std::string path = a.single("ROM.json");
   const auto rom = loadReducedModel(path);
   out << "method       " << rom->method() << "\n";
-  out << "mechanism    \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash()) << ")\n";
+  out << "mechanism    \"" << rom->mechanismName() << "\" (hash " << hashToString(rom->mechanismHash())
+      << ")\n";
   out << "created      " << rom->created() << "\n";
   out << "n_r          " << rom->reducedDimension() << "\n";
   out << "settings     " << rom->settings().dump() << "\n";
@@ -787,11 +857,12 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
     };
     out << "encoder      " << layers(ae->encoder()) << "\n";
     out << "decoder      " << layers(ae->decoder()) << "\n";
-    out << "potential    " << (ae->hasPotential() ? layers(ae->potentialNetwork()) : std::string("none")) << "\n";
+    out << "potential    " << (ae->hasPotential() ? layers(ae->potentialNetwork()) : std::string("none"))
+        << "\n";
     out << "damper       " << (ae->hasDamper() ? layers(ae->damperNetwork()) : std::string("none")) << "\n";
     const Eigen::IOFormat fmt(6, 0, " ", " ", "", "");
-    out << "latent range " << ae->latentMin().transpose().format(fmt) << " .. " << ae->latentMax().transpose().format(fmt)
-        << "\n";
+    out << "latent range " << ae->latentMin().transpose().format(fmt) << " .. "
+        << ae->latentMax().transpose().format(fmt) << "\n";
     out << "integrator   " << ae->aeSettings().integrator << "\n";
   }
   if (const auto* pca = dynamic_cast<const PcaModel*>(rom.get())) {
@@ -810,10 +881,12 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << "equations:\n" << sindy->equations();
     const Eigen::IOFormat fmt(4, 0, " ", " ", "", "");
     out << "normalised residual " << sindy->result().residual.transpose().format(fmt)
-        << (sindy->result().libraryIncomplete ? " (above 10 %: the library is missing something)" : "") << "\n";
+        << (sindy->result().libraryIncomplete ? " (above 10 %: the library is missing something)" : "")
+        << "\n";
   }
   out << "metrics\n";
-  for (const auto& [key, value] : rom->metrics().items()) out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";
+  for (const auto& [key, value] : rom->metrics().items())
+    out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";
   return 0;
 }
 
@@ -844,11 +917,12 @@ int runCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
     return 0;
   }
   out << "compared " << c.samples << " samples over t = " << c.tBegin << " .. " << c.tEnd << " s\n";
-  out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "RMSE [m]" << std::setw(14)
-      << "max [m]" << std::setw(16) << "relative RMSE" << "\n";
+  out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "RMSE [m]"
+      << std::setw(14) << "max [m]" << std::setw(16) << "relative RMSE"
+      << "\n";
   auto row = [&](const PointError& p) {
-    out << "  " << std::left << std::setw(16) << p.name << std::right << std::setprecision(4) << std::setw(14) << p.rmse
-        << std::setw(14) << p.maxError << std::setw(16);
+    out << "  " << std::left << std::setw(16) << p.name << std::right << std::setprecision(4) << std::setw(14)
+        << p.rmse << std::setw(14) << p.maxError << std::setw(16);
     if (std::isfinite(p.relativeRmse))
       out << p.relativeRmse;
     else

@@ -5,13 +5,14 @@
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/initial_state.h"
 #include "engine/dynamics/scales.h"
-#include "engine/model/constraints.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/model/constraints.h"
 #include "engine/model/model_file.h"
 
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <iomanip>
@@ -20,14 +21,14 @@
 #include <set>
 #include <sstream>
 #include <thread>
-#include <chrono>
 
 namespace mbdrom::cli {
 
 const char* const kSimulateUsage =
     "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T]\n"
     "                           [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H]\n"
-    "                           [--position C=V,...] [--velocity C=V,...] [--angular-velocity BODY=WX,WY,WZ]\n\n"
+    "                           [--position C=V,...] [--velocity C=V,...] [--angular-velocity "
+    "BODY=WX,WY,WZ]\n\n"
     "Reference simulation (implicit index-3 augmented Lagrangian, trapezoidal rule,\n"
     "velocity and acceleration projections) from the model's reference position at rest.\n\n"
     "  -o RUN.csv        trajectory CSV (written to RUN.csv.part, renamed when complete;\n"
@@ -57,7 +58,8 @@ const char* const kSimulateUsage =
 
 const char* const kSweepUsage =
     "usage: mbdrom-cli sweep MODEL.json -o DIR --load-case NAME [--amplitudes A1,A2,...]\n"
-    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL [--max-step H]]\n"
+    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL [--max-step "
+    "H]]\n"
     "                        [--output-dt H] [--jobs N]\n\n"
     "One simulation per combination of load amplitude scale and frequency scale (the\n"
     "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
@@ -68,17 +70,19 @@ const char* const kSweepUsage =
 namespace {
 
 std::atomic<bool> interrupted{false};
-extern "C" void onInterrupt(int) { interrupted.store(true); }
+extern "C" void onInterrupt(int) {
+  interrupted.store(true);
+}
 
 // Ctrl+C asks the running simulation to stop (it keeps what it wrote).
 class InterruptGuard {
-public:
+ public:
   InterruptGuard() : previous_(std::signal(SIGINT, onInterrupt)) { interrupted.store(false); }
   ~InterruptGuard() { std::signal(SIGINT, previous_); }
   InterruptGuard(const InterruptGuard&) = delete;
   InterruptGuard& operator=(const InterruptGuard&) = delete;
 
-private:
+ private:
   void (*previous_)(int);
 };
 
@@ -92,16 +96,19 @@ SimulationOptions simulationOptions(const Arguments& a) {
   if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0 (got " + a.value("--t-end") + ")");
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0 (got " + a.value("--output-dt") + ")");
   if (a.has("--tolerance")) {
-    if (a.has("--dt")) throw UsageError("--dt and --tolerance exclude each other (fixed or error-controlled steps)");
+    if (a.has("--dt"))
+      throw UsageError("--dt and --tolerance exclude each other (fixed or error-controlled steps)");
     o.integrator.tolerance = a.number("--tolerance", 0.0);
     if (!(o.integrator.tolerance > 0.0 && o.integrator.tolerance < 1.0))
-      throw UsageError("--tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " + a.value("--tolerance") +
-                       ")");
+      throw UsageError("--tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " +
+                       a.value("--tolerance") + ")");
   }
   if (a.has("--max-step")) {
-    if (a.has("--dt")) throw UsageError("--max-step is for error-controlled steps (with --dt every step is DT)");
+    if (a.has("--dt"))
+      throw UsageError("--max-step is for error-controlled steps (with --dt every step is DT)");
     o.integrator.maxStep = a.number("--max-step", 0.0);
-    if (!(o.integrator.maxStep > 0.0)) throw UsageError("--max-step must be > 0 (got " + a.value("--max-step") + ")");
+    if (!(o.integrator.maxStep > 0.0))
+      throw UsageError("--max-step must be > 0 (got " + a.value("--max-step") + ")");
   }
   return o;
 }
@@ -120,7 +127,8 @@ std::vector<double> numberList(const Arguments& a, const std::string& option) {
 }
 
 // "C=V,C=V" with coordinate names as Model::coordinateName.
-std::vector<CoordinateValue> coordinateValues(const Model& model, const std::string& option, const std::string& text) {
+std::vector<CoordinateValue> coordinateValues(const Model& model, const std::string& option,
+                                              const std::string& text) {
   std::vector<CoordinateValue> values;
   std::stringstream in(text);
   std::string item;
@@ -131,8 +139,9 @@ std::vector<CoordinateValue> coordinateValues(const Model& model, const std::str
     int index = -1;
     for (int i = 0; i < model.nq(); ++i)
       if (model.coordinateName(i) == name) index = i;
-    if (index < 0) throw UsageError(option + ": '" + name + "' is not a coordinate of the model (e.g. " +
-                                    (model.nq() ? model.coordinateName(0) : std::string("none")) + ")");
+    if (index < 0)
+      throw UsageError(option + ": '" + name + "' is not a coordinate of the model (e.g. " +
+                       (model.nq() ? model.coordinateName(0) : std::string("none")) + ")");
     const Arguments one({"--v", item.substr(eq + 1)}, {"--v"});
     values.push_back({index, one.number("--v", 0.0)});
   }
@@ -142,10 +151,12 @@ std::vector<CoordinateValue> coordinateValues(const Model& model, const std::str
 // "BODY=WX,WY,WZ" [rad/s], global axes.
 BodyAngularVelocity angularVelocity(const Model& model, const std::string& text) {
   const auto eq = text.find('=');
-  if (eq == std::string::npos) throw UsageError("--angular-velocity: expected BODY=WX,WY,WZ, got '" + text + "'");
+  if (eq == std::string::npos)
+    throw UsageError("--angular-velocity: expected BODY=WX,WY,WZ, got '" + text + "'");
   BodyAngularVelocity w;
   w.body = model.findBody(text.substr(0, eq));
-  if (w.body < 0) throw UsageError("--angular-velocity: '" + text.substr(0, eq) + "' is not a body of the model");
+  if (w.body < 0)
+    throw UsageError("--angular-velocity: '" + text.substr(0, eq) + "' is not a body of the model");
   std::stringstream in(text.substr(eq + 1));
   std::string item;
   int k = 0;
@@ -169,7 +180,8 @@ void warnIfReferenceViolated(const Model& model, std::ostream& err) {
   if (!(violation > 1e-6)) return;
   const Eigen::VectorXd q = assemblePositions(model, model.q0()).q;
   err << "mbdrom-cli simulate: warning: the model's reference position violates its constraints ("
-      << describeWorstConstraints(model, Phi) << "); the run starts from the assembled position, whose points moved by up to "
+      << describeWorstConstraints(model, Phi)
+      << "); the run starts from the assembled position, whose points moved by up to "
       << (q - model.q0()).lpNorm<Eigen::Infinity>() << " m\n";
 }
 
@@ -194,18 +206,24 @@ void initialState(const Model& model, const Arguments& a, SimulationOptions& o, 
                                             : std::vector<CoordinateValue>{},
                         angular);
   o.qd0 = v.qd;
-  out << "initial velocity       " << (v.kept ? "as given" : "the constraints do not allow the given values; closest")
-      << (v.chosen ? "; " + std::to_string(v.chosen) + " free component(s) with the least kinetic energy" : "") << "\n";
+  out << "initial velocity       "
+      << (v.kept ? "as given" : "the constraints do not allow the given values; closest")
+      << (v.chosen ? "; " + std::to_string(v.chosen) + " free component(s) with the least kinetic energy"
+                   : "")
+      << "\n";
   for (std::size_t k = 0; k < v.given.size(); ++k) {
-    out << "  " << std::left << std::setw(21) << v.labels[k] << std::right << " given " << std::setprecision(9)
-        << v.given[k] << ", used " << v.achieved[k] << "\n";
+    out << "  " << std::left << std::setw(21) << v.labels[k] << std::right << " given "
+        << std::setprecision(9) << v.given[k] << ", used " << v.achieved[k] << "\n";
   }
   out << "  kinetic energy       " << v.kineticEnergy << " J";
-  if (!v.kept && v.givenKineticEnergy >= 0.0) out << " (" << v.givenKineticEnergy << " J as given, the rest at rest)";
+  if (!v.kept && v.givenKineticEnergy >= 0.0)
+    out << " (" << v.givenKineticEnergy << " J as given, the rest at rest)";
   out << "\n" << std::setprecision(6);
 }
 
-bool isTerminal(std::ostream& err) { return &err == &std::cerr && ::isatty(STDERR_FILENO) != 0; }
+bool isTerminal(std::ostream& err) {
+  return &err == &std::cerr && ::isatty(STDERR_FILENO) != 0;
+}
 
 std::string describe(const Model& model, int loadCase) {
   return "\"" + model.spec().name + "\" under " +
@@ -216,15 +234,16 @@ std::string describe(const Model& model, int loadCase) {
 void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::ostream& out) {
   const double perStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
   if (s.tolerance > 0.0) {
-    out << "steps                  " << s.steps << " accepted, " << s.stepsRejected << " rejected, to t = " << s.tEnd
-        << " s (" << s.samples << " samples; tolerance " << s.tolerance << ")\n";
+    out << "steps                  " << s.steps << " accepted, " << s.stepsRejected
+        << " rejected, to t = " << s.tEnd << " s (" << s.samples << " samples; tolerance " << s.tolerance
+        << ")\n";
     out << "step size              " << std::setprecision(4) << s.minStep << " s smallest, " << s.maxStep
         << " s largest\n";
     out << "local error estimate   " << std::setprecision(3) << s.errorEstimate
         << " m summed over the steps (position, Zienkiewicz-Xie)\n";
   } else {
-    out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
-        << s.samples << " samples)\n";
+    out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd
+        << " s (" << s.samples << " samples)\n";
     if (s.stepsRejected > 0)
       out << "recovered steps        " << s.stepsRejected << " failed attempts redone, " << s.substeps
           << " extra substeps (smallest " << std::setprecision(4) << s.minStep << " s)\n";
@@ -234,9 +253,9 @@ void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::o
   out << "real-time factor       " << s.realTimeFactor << "\n";
   out << "max constraint residual " << std::setprecision(3) << s.maxResidualPosition << " (position), "
       << s.maxResidualVelocity << " (velocity), " << s.maxResidualAcceleration << " (acceleration)\n";
-  out << "energy balance error   " << s.maxEnergyError << " J max, " << s.finalEnergyError << " J at the end ("
-      << (s.energyScale > 0 ? s.maxEnergyError / s.energyScale : 0.0) << " of the energy exchanged, "
-      << s.energyScale << " J)\n";
+  out << "energy balance error   " << s.maxEnergyError << " J max, " << s.finalEnergyError
+      << " J at the end (" << (s.energyScale > 0 ? s.maxEnergyError / s.energyScale : 0.0)
+      << " of the energy exchanged, " << s.energyScale << " J)\n";
   out << "Newton iterations      " << std::setprecision(3)
       << (s.steps > 0 ? static_cast<double>(s.newtonIterations) / static_cast<double>(s.steps) : 0.0)
       << " per step; " << s.factorizations << " factorisations";
@@ -248,8 +267,8 @@ void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::o
 
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
-                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step", "--output-dt",
-                     "--velocity", "--position", "--angular-velocity"},
+                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
+                     "--output-dt", "--velocity", "--position", "--angular-velocity"},
                     {}, {"--angular-velocity"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
@@ -302,7 +321,8 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   if (dir.empty()) throw UsageError("missing -o DIR");
   if (!a.has("--load-case")) throw UsageError("missing --load-case NAME (the loads to scale)");
   SimulationOptions o = simulationOptions(a);
-  const std::vector<double> amplitudes = numberList(a, "--amplitudes"), frequencies = numberList(a, "--frequencies");
+  const std::vector<double> amplitudes = numberList(a, "--amplitudes"),
+                            frequencies = numberList(a, "--frequencies");
   for (double f : frequencies)
     if (!(f > 0.0)) throw UsageError("--frequencies: every scale must be > 0");
   const double jobs = a.number("--jobs", 2.0);
@@ -317,7 +337,8 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   std::set<std::string> names;
   for (const SweepCase& c : cases)
     if (!names.insert(c.name).second)
-      throw UsageError("--amplitudes/--frequencies: run " + c.name + " appears twice (a repeated scale, e.g. 1 and 1.0)");
+      throw UsageError("--amplitudes/--frequencies: run " + c.name +
+                       " appears twice (a repeated scale, e.g. 1 and 1.0)");
   InterruptGuard guard;
   std::mutex errMutex;
   Monitor monitor([&](const Progress& p) {
@@ -339,7 +360,8 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
     results = runSweep(
         model, o, cases,
         [&](std::size_t i) {
-          return std::make_unique<TrajectoryCsvWriter>((std::filesystem::path(dir) / (cases[i].name + ".csv")).string());
+          return std::make_unique<TrajectoryCsvWriter>(
+              (std::filesystem::path(dir) / (cases[i].name + ".csv")).string());
         },
         static_cast<int>(jobs), &monitor);
   } catch (...) {
@@ -355,10 +377,10 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   out << "  run                 steps   wall [s]  real-time  max residual  energy error [J]  status\n";
   int failed = 0;
   for (const SweepResult& r : results) {
-    out << "  " << std::left << std::setw(18) << r.sweepCase.name << std::right << std::setw(8) << r.summary.steps
-        << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11) << r.summary.realTimeFactor
-        << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition << std::setw(18)
-        << r.summary.maxEnergyError << "  " << (r.ok ? "ok" : "FAILED: " + r.error) << "\n";
+    out << "  " << std::left << std::setw(18) << r.sweepCase.name << std::right << std::setw(8)
+        << r.summary.steps << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11)
+        << r.summary.realTimeFactor << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition
+        << std::setw(18) << r.summary.maxEnergyError << "  " << (r.ok ? "ok" : "FAILED: " + r.error) << "\n";
     failed += r.ok ? 0 : 1;
   }
   if (failed) {

@@ -10,38 +10,38 @@ namespace mbdrom {
 
 /// Root of every exception the engine throws on purpose.
 class Error : public std::runtime_error {
-public:
+ public:
   using std::runtime_error::runtime_error;
 };
 
 /// Bad user input outside a file: arguments, settings, parameter ranges.
 class InputError : public Error {
-public:
+ public:
   using Error::Error;
 };
 
 /// A mechanism that is inconsistent: names the element, e.g.
 /// `joints[3] "ball_lca": point "BJ" is not defined`.
 class ModelError : public Error {
-public:
+ public:
   using Error::Error;
 };
 
 /// A file that cannot be read, parsed or written; names the file and location.
 class FileError : public Error {
-public:
+ public:
   using Error::Error;
 };
 
 /// A solver that failed: names the time, step and the constraint at fault.
 class SolverError : public Error {
-public:
+ public:
   using Error::Error;
 };
 
 /// Thrown when a monitor asked a long computation to stop.
 class Cancelled : public Error {
-public:
+ public:
   Cancelled() : Error("cancelled by user") {}
   using Error::Error;
 };

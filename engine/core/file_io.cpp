@@ -18,7 +18,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string systemError() { return std::strerror(errno); }
+std::string systemError() {
+  return std::strerror(errno);
+}
 
 std::string kindOf(mode_t mode) {
   if (S_ISDIR(mode)) return "a directory";
@@ -78,8 +80,8 @@ std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, con
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size > maxBytes) {
     ::close(fd);
-    throw FileError(path + ": the " + what + " is " + std::to_string(size) + " bytes, more than the limit of " +
-                    std::to_string(maxBytes));
+    throw FileError(path + ": the " + what + " is " + std::to_string(size) +
+                    " bytes, more than the limit of " + std::to_string(maxBytes));
   }
   std::string text;
   text.resize(static_cast<std::size_t>(size));
@@ -106,7 +108,8 @@ void copyFileAtomically(const std::string& from, const std::string& to) {
 
 std::string makeTemporaryDirectory(const std::string& target) {
   std::string name = sibling(target, ".XXXXXX");
-  if (!::mkdtemp(name.data())) throw FileError(target + ": cannot create a temporary folder next to it: " + systemError());
+  if (!::mkdtemp(name.data()))
+    throw FileError(target + ": cannot create a temporary folder next to it: " + systemError());
   const std::string withSuffix = name + ".part";  // no suffix form of mkdtemp
   if (::rename(name.c_str(), withSuffix.c_str()) != 0) {
     ::rmdir(name.c_str());
@@ -117,7 +120,9 @@ std::string makeTemporaryDirectory(const std::string& target) {
 
 // ---------------------------------------------------------------- WriteLock
 
-std::string WriteLock::lockPath(const std::string& target) { return sibling(target, ".lock"); }
+std::string WriteLock::lockPath(const std::string& target) {
+  return sibling(target, ".lock");
+}
 
 WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -133,7 +138,8 @@ WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
     }
     // A holder that released between our open and flock may have removed the
     // file: then we hold a lock nobody else can see; try again.
-    struct stat held {}, named {};
+    struct stat held {
+    }, named{};
     if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev) {
       fd_ = fd;
@@ -144,7 +150,9 @@ WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
   throw FileError(target + ": cannot lock " + path_ + " (it keeps changing)");
 }
 
-WriteLock::~WriteLock() { release(); }
+WriteLock::~WriteLock() {
+  release();
+}
 
 WriteLock::WriteLock(WriteLock&& other) noexcept
     : fd_(std::exchange(other.fd_, -1)), path_(std::move(other.path_)) {}
@@ -198,7 +206,8 @@ void AtomicFileWriter::flush() {
     for (std::size_t end : pieceEnds_)
       if (end <= written) whole = end;
     committed_ += whole;
-    if (::ftruncate(fd_, static_cast<off_t>(committed_)) == 0) ::lseek(fd_, static_cast<off_t>(committed_), SEEK_SET);
+    if (::ftruncate(fd_, static_cast<off_t>(committed_)) == 0)
+      ::lseek(fd_, static_cast<off_t>(committed_), SEEK_SET);
     buffer_.clear();
     pieceEnds_.clear();
     throw FileError(target_ + ": write failed (" + why + "; disk full?)");

@@ -13,9 +13,9 @@
 namespace mbdrom {
 
 /// Size limits of exchanged files [bytes].
-inline constexpr std::uint64_t kMaxModelFileBytes = 64ull << 20;      ///< model and project manifest JSON
-inline constexpr std::uint64_t kMaxTrainedModelBytes = 1ull << 30;    ///< trained reduced models, datasets
-inline constexpr std::uint64_t kMaxCsvFileBytes = 4ull << 30;         ///< trajectory and table CSV
+inline constexpr std::uint64_t kMaxModelFileBytes = 64ull << 20;    ///< model and project manifest JSON
+inline constexpr std::uint64_t kMaxTrainedModelBytes = 1ull << 30;  ///< trained reduced models, datasets
+inline constexpr std::uint64_t kMaxCsvFileBytes = 4ull << 30;       ///< trajectory and table CSV
 /// Deepest JSON nesting any reader accepts (model files use at most ~10).
 inline constexpr int kMaxJsonDepth = 256;
 
@@ -43,7 +43,7 @@ std::string makeTemporaryDirectory(const std::string& target);
 /// second WriteLock on the same path, in this or another process, is refused
 /// at once. The lock file is removed on release.
 class WriteLock {
-public:
+ public:
   WriteLock() = default;
   /// Throws FileError "... is being written by another process" when held elsewhere.
   explicit WriteLock(const std::string& target);
@@ -57,7 +57,7 @@ public:
   static std::string lockPath(const std::string& target);
   bool held() const { return fd_ >= 0; }
 
-private:
+ private:
   void release();
   int fd_ = -1;
   std::string path_;
@@ -69,7 +69,7 @@ private:
 /// is cut back to the last complete piece, so a partial file never ends in
 /// the middle of a row.
 class AtomicFileWriter {
-public:
+ public:
   /// Locks `target` and creates the temporary file. Throws FileError.
   explicit AtomicFileWriter(std::string target);
   /// Removes the temporary file if neither commit nor keepAs was called.
@@ -87,7 +87,7 @@ public:
   const std::string& target() const { return target_; }
   const std::string& temporaryPath() const { return temp_; }
 
-private:
+ private:
   void flush();
   void renameTo(const std::string& path);
   std::string target_, temp_;
@@ -95,7 +95,7 @@ private:
   int fd_ = -1;
   std::string buffer_;
   std::vector<std::size_t> pieceEnds_;  // ends of the pieces in buffer_
-  std::uint64_t committed_ = 0;  // bytes on disk that end with a complete piece
+  std::uint64_t committed_ = 0;         // bytes on disk that end with a complete piece
 };
 
 }  // namespace mbdrom

@@ -30,7 +30,8 @@ JsonT parseJsonInput(const std::string& text, const std::string& source) {
       if (!keys.empty()) keys.pop_back();
     } else if (event == Event::key && !keys.empty() && parsed.is_string()) {
       const std::string& key = parsed.template get_ref<const std::string&>();
-      if (!keys.back().insert(key).second) throw FileError(source + ": duplicate key \"" + key + "\" in one object");
+      if (!keys.back().insert(key).second)
+        throw FileError(source + ": duplicate key \"" + key + "\" in one object");
     }
     return true;
   };

@@ -18,9 +18,9 @@ namespace mbdrom {
 
 /// One progress record.
 struct Progress {
-  std::string stage;   ///< e.g. "simulate", "train autoencoder"
-  long long step = 0;  ///< steps or epochs done
-  long long total = 0; ///< expected steps or epochs (0 when unknown)
+  std::string stage;    ///< e.g. "simulate", "train autoencoder"
+  long long step = 0;   ///< steps or epochs done
+  long long total = 0;  ///< expected steps or epochs (0 when unknown)
   /// Named figures of the moment: loss, constraint error, time [s], ...
   std::vector<std::pair<std::string, double>> metrics;
 
@@ -40,7 +40,7 @@ using MonitorCallback = std::function<bool(const Progress&)>;
 /// (from the callback's return value or from `requestStop()` on any thread)
 /// is remembered; `checkpoint()` throws `Cancelled` once it is set.
 class Monitor {
-public:
+ public:
   /// A monitor that never reports and never stops.
   Monitor() = default;
   explicit Monitor(MonitorCallback callback,
@@ -63,7 +63,7 @@ public:
   /// Whether an early finish was requested; clears the request.
   bool takeFinishRequest() { return finish_.exchange(false, std::memory_order_relaxed); }
 
-private:
+ private:
   MonitorCallback callback_;
   std::chrono::milliseconds interval_{40};
   std::chrono::steady_clock::time_point last_{};

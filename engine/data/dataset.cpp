@@ -25,11 +25,17 @@ struct Channel {
   Eigen::MatrixXd DatasetRun::*matrix;
 };
 constexpr Channel kChannels[] = {
-    {"q", &DatasetRun::q},           {"qd", &DatasetRun::qd},           {"qdd", &DatasetRun::qdd},
-    {"f_spring", &DatasetRun::f_spring}, {"f_damper", &DatasetRun::f_damper}, {"f_ext", &DatasetRun::f_ext},
+    {"q", &DatasetRun::q},
+    {"qd", &DatasetRun::qd},
+    {"qdd", &DatasetRun::qdd},
+    {"f_spring", &DatasetRun::f_spring},
+    {"f_damper", &DatasetRun::f_damper},
+    {"f_ext", &DatasetRun::f_ext},
 };
 
-std::string inQuotes(const std::string& s) { return "\"" + s + "\""; }
+std::string inQuotes(const std::string& s) {
+  return "\"" + s + "\"";
+}
 
 Json matrixToJson(const Eigen::MatrixXd& m) {
   // One row per sample (column of m).
@@ -108,7 +114,8 @@ Dataset makeDataset(const Model& model) {
   for (int i = 0; i < model.nq(); ++i) d.coordinateNames.push_back(model.coordinateName(i));
   d.M = model.massMatrix();
   const Json spec = Json::parse(serializeModelSpec(model.spec()));
-  for (const Json& lc : spec.value("load_cases", Json::array())) d.loadCaseDefinitions[lc.at("name")] = lc.dump();
+  for (const Json& lc : spec.value("load_cases", Json::array()))
+    d.loadCaseDefinitions[lc.at("name")] = lc.dump();
   for (int v = 0; v < static_cast<int>(model.spec().vectors.size()); ++v) {
     const int first = model.vectorCoordinate(v);
     if (first >= 0)
@@ -126,14 +133,16 @@ void addRun(Dataset& dataset, DatasetRun run) {
   if (samples < 1) throw InputError(where + ": no samples");
   for (const auto& [name, value] : run.parameters) {
     if (name.empty()) throw InputError(where + ": a parameter needs a name");
-    if (!std::isfinite(value)) throw InputError(where + ": parameter " + inQuotes(name) + " is not a finite number");
+    if (!std::isfinite(value))
+      throw InputError(where + ": parameter " + inQuotes(name) + " is not a finite number");
   }
   for (const Channel& c : kChannels) {
     const Eigen::MatrixXd& m = run.*c.matrix;
     if (m.rows() != n || m.cols() != samples)
-      throw InputError(where + ": " + c.name + " is " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()) +
-                       ", expected " + std::to_string(n) + " x " + std::to_string(samples) +
-                       " (coordinates x samples; is it a run of mechanism " + inQuotes(dataset.mechanismName) + "?)");
+      throw InputError(where + ": " + c.name + " is " + std::to_string(m.rows()) + " x " +
+                       std::to_string(m.cols()) + ", expected " + std::to_string(n) + " x " +
+                       std::to_string(samples) + " (coordinates x samples; is it a run of mechanism " +
+                       inQuotes(dataset.mechanismName) + "?)");
   }
   for (Eigen::Index k = 0; k < samples; ++k) {
     if (!std::isfinite(run.t(k)))
@@ -145,8 +154,8 @@ void addRun(Dataset& dataset, DatasetRun run) {
       const Eigen::MatrixXd& m = run.*c.matrix;
       for (Eigen::Index i = 0; i < n; ++i)
         if (!std::isfinite(m(i, k)))
-          throw InputError(where + ", row " + std::to_string(k + 1) + " (t = " + std::to_string(run.t(k)) + "): " +
-                           c.name + "." + dataset.coordinateNames[static_cast<std::size_t>(i)] +
+          throw InputError(where + ", row " + std::to_string(k + 1) + " (t = " + std::to_string(run.t(k)) +
+                           "): " + c.name + "." + dataset.coordinateNames[static_cast<std::size_t>(i)] +
                            " is not a finite number");
     }
   }
@@ -160,12 +169,14 @@ DatasetRun runFromTable(const Model& model, const TrajectoryTable& table, const 
     const std::string want = i < expected.size() ? expected[i] : "(none)";
     const std::string got = i < table.columns.size() ? table.columns[i] : "(none)";
     if (want != got)
-      throw InputError("run " + inQuotes(name) + " is not a trajectory of mechanism " + inQuotes(model.spec().name) +
-                       ": column " + std::to_string(i + 1) + " is " + inQuotes(got) + ", expected " + inQuotes(want));
+      throw InputError("run " + inQuotes(name) + " is not a trajectory of mechanism " +
+                       inQuotes(model.spec().name) + ": column " + std::to_string(i + 1) + " is " +
+                       inQuotes(got) + ", expected " + inQuotes(want));
   }
   // Without rows every channel would be an empty matrix, and taking its rows
   // is undefined behaviour (found by fuzzing): refuse it here, as addRun would.
-  if (table.data.rows() == 0) throw InputError("run " + inQuotes(name) + ": no samples (the CSV has a header only)");
+  if (table.data.rows() == 0)
+    throw InputError("run " + inQuotes(name) + ": no samples (the CSV has a header only)");
   requireFiniteTable(table, "run " + inQuotes(name));
   DatasetRun run;
   run.name = name;
@@ -173,8 +184,12 @@ DatasetRun runFromTable(const Model& model, const TrajectoryTable& table, const 
   const Eigen::Index samples = table.data.rows(), n = model.nq();
   run.t = table.data.col(0);
   const std::pair<const char*, Eigen::MatrixXd DatasetRun::*> channels[] = {
-      {"", &DatasetRun::q},           {"qd.", &DatasetRun::qd},           {"qdd.", &DatasetRun::qdd},
-      {"f_spring.", &DatasetRun::f_spring}, {"f_damper.", &DatasetRun::f_damper}, {"f_ext.", &DatasetRun::f_ext}};
+      {"", &DatasetRun::q},
+      {"qd.", &DatasetRun::qd},
+      {"qdd.", &DatasetRun::qdd},
+      {"f_spring.", &DatasetRun::f_spring},
+      {"f_damper.", &DatasetRun::f_damper},
+      {"f_ext.", &DatasetRun::f_ext}};
   for (const auto& [prefix, matrix] : channels) {
     Eigen::MatrixXd& m = run.*matrix;
     m.resize(n, samples);
@@ -187,7 +202,8 @@ DatasetRun runFromTable(const Model& model, const TrajectoryTable& table, const 
   return run;
 }
 
-DatasetRun runFromSamples(const std::vector<Sample>& samples, const std::string& name, const std::string& loadCase) {
+DatasetRun runFromSamples(const std::vector<Sample>& samples, const std::string& name,
+                          const std::string& loadCase) {
   DatasetRun run;
   run.name = name;
   run.loadCase = loadCase;
@@ -210,9 +226,9 @@ DatasetRun runFromSamples(const std::vector<Sample>& samples, const std::string&
 
 void mergeDatasets(Dataset& dataset, const Dataset& other) {
   if (dataset.mechanismHash != other.mechanismHash || dataset.coordinateNames != other.coordinateNames)
-    throw InputError("cannot mix runs of different mechanisms in one dataset: " + inQuotes(dataset.mechanismName) +
-                     " (hash " + hexHash(dataset.mechanismHash) + ") and " + inQuotes(other.mechanismName) +
-                     " (hash " + hexHash(other.mechanismHash) + ")");
+    throw InputError("cannot mix runs of different mechanisms in one dataset: " +
+                     inQuotes(dataset.mechanismName) + " (hash " + hexHash(dataset.mechanismHash) + ") and " +
+                     inQuotes(other.mechanismName) + " (hash " + hexHash(other.mechanismHash) + ")");
   for (const auto& [name, definition] : other.loadCaseDefinitions) {
     const auto it = dataset.loadCaseDefinitions.find(name);
     if (it != dataset.loadCaseDefinitions.end() && Json::parse(it->second) != Json::parse(definition))
@@ -239,12 +255,14 @@ void splitByRun(const Dataset& dataset, const std::vector<std::string>& validati
 
 void splitByTime(const Dataset& dataset, double validationFraction, Dataset& train, Dataset& validation) {
   if (!(validationFraction >= 0.0 && validationFraction < 1.0))
-    throw InputError("split: the validation fraction must be in [0, 1), got " + std::to_string(validationFraction));
+    throw InputError("split: the validation fraction must be in [0, 1), got " +
+                     std::to_string(validationFraction));
   train = headerOf(dataset);
   validation = headerOf(dataset);
   for (const DatasetRun& r : dataset.runs) {
     const Eigen::Index n = r.samples();
-    const auto nTrain = std::max<Eigen::Index>(1, static_cast<Eigen::Index>(std::ceil((1.0 - validationFraction) * static_cast<double>(n))));
+    const auto nTrain = std::max<Eigen::Index>(
+        1, static_cast<Eigen::Index>(std::ceil((1.0 - validationFraction) * static_cast<double>(n))));
     train.runs.push_back(sliceRun(r, 0, std::min(nTrain, n)));
     if (nTrain < n) validation.runs.push_back(sliceRun(r, nTrain, n - nTrain));
   }
@@ -288,9 +306,11 @@ Dataset loadDataset(const std::string& path) {
     d.vectorCoordinates = j.value("vector_coordinates", std::vector<int>{});
     const auto n = static_cast<Eigen::Index>(d.coordinateNames.size());
     for (int i : d.vectorCoordinates)
-      if (i < 0 || i >= n) throw FileError(path + ": vector_coordinates: index " + std::to_string(i) + " out of range");
+      if (i < 0 || i >= n)
+        throw FileError(path + ": vector_coordinates: index " + std::to_string(i) + " out of range");
     d.M = matrixFromJson(j.at("mass_matrix"), n, path + ": mass_matrix");
-    if (d.M.cols() != n) throw FileError(path + ": mass_matrix must be " + std::to_string(n) + " x " + std::to_string(n));
+    if (d.M.cols() != n)
+      throw FileError(path + ": mass_matrix must be " + std::to_string(n) + " x " + std::to_string(n));
     for (const Json& lc : j.value("load_cases", Json::array())) {
       if (!lc.is_object() || !lc.contains("name") || !lc.at("name").is_string())
         throw FileError(path + ": load_cases: every entry needs a \"name\"");
@@ -302,10 +322,12 @@ Dataset loadDataset(const std::string& path) {
       r.loadCase = jr.value("load_case", "");
       if (jr.contains("parameters")) {
         const Json& jp = jr.at("parameters");
-        if (!jp.is_object()) throw FileError(path + ": run " + inQuotes(r.name) + ": parameters must be an object");
+        if (!jp.is_object())
+          throw FileError(path + ": run " + inQuotes(r.name) + ": parameters must be an object");
         for (const auto& [name, value] : jp.items()) {
           if (!value.is_number())
-            throw FileError(path + ": run " + inQuotes(r.name) + ": parameter " + inQuotes(name) + " is not a number");
+            throw FileError(path + ": run " + inQuotes(r.name) + ": parameter " + inQuotes(name) +
+                            " is not a number");
           r.parameters[name] = value.get<double>();
         }
       }

@@ -37,7 +37,7 @@ struct DatasetRun {
   /// amplitude varied between runs; reduced models that take parameters (node) learn
   /// their effect. Empty when the run has none.
   std::map<std::string, double> parameters;
-  Eigen::VectorXd t;     ///< time [s], size samples, strictly increasing
+  Eigen::VectorXd t;         ///< time [s], size samples, strictly increasing
   Eigen::MatrixXd q;         ///< natural coordinates [m, -], nq x samples
   Eigen::MatrixXd qd;        ///< velocities [m/s, 1/s], nq x samples
   Eigen::MatrixXd qdd;       ///< accelerations [m/s^2, 1/s^2], nq x samples
@@ -55,7 +55,7 @@ struct Dataset {
   std::vector<std::string> coordinateNames;  ///< size nq, as Model::coordinateName
   /// Indices of the coordinates that are unit-vector components [-] (the others are point coordinates [m]).
   std::vector<int> vectorCoordinates;
-  Eigen::MatrixXd M;                         ///< constant mass matrix [kg], nq x nq
+  Eigen::MatrixXd M;  ///< constant mass matrix [kg], nq x nq
   /// Load-case definitions (name -> the load case's JSON as in the model file) of the
   /// mechanism; the file keeps those the runs name.
   std::map<std::string, std::string> loadCaseDefinitions;

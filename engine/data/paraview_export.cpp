@@ -24,13 +24,15 @@ void appendNumber(std::string& s, double x) {
   s.append(buffer, ec == std::errc() ? end : buffer);
 }
 
-std::string inQuotes(const std::string& s) { return "\"" + s + "\""; }
+std::string inQuotes(const std::string& s) {
+  return "\"" + s + "\"";
+}
 
 // What a frame draws; the same for every frame, only the coordinates change.
 struct Topology {
-  int points = 0;                 // basic points, then markers
-  std::vector<int> fixed, kind;   // per point
-  std::vector<int> verts;         // point of each particle body
+  int points = 0;                // basic points, then markers
+  std::vector<int> fixed, kind;  // per point
+  std::vector<int> verts;        // point of each particle body
   std::vector<std::vector<int>> lines;
   std::vector<int> cellKind, cellIndex;  // per cell: verts first, then lines (VTK's order)
 };
@@ -149,7 +151,8 @@ std::string frameText(const Model& model, const Topology& top, double t, const E
     }
     s += '\n';
   };
-  for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i) appendPoint(pointPosition(model, q, i));
+  for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i)
+    appendPoint(pointPosition(model, q, i));
   for (int i = 0; i < static_cast<int>(model.markers().size()); ++i) appendPoint(markerPosition(model, q, i));
   s += "        </DataArray>\n      </Points>\n";
   std::vector<std::vector<int>> verts;
@@ -200,17 +203,20 @@ void clearLeftover(const fs::path& path, const std::string& destination) {
     throw FileError(destination + ": " + path.string() +
                     " is in the way (not a leftover export); move it away and export again");
   fs::remove_all(path, ec);
-  if (ec) throw FileError(destination + ": cannot remove the leftover " + path.string() + ": " + ec.message());
+  if (ec)
+    throw FileError(destination + ": cannot remove the leftover " + path.string() + ": " + ec.message());
 }
 
 void checkInput(const Model& model, const Eigen::VectorXd& t, const Eigen::MatrixXd& q,
                 const ParaviewExportOptions& options) {
-  if (options.stride < 1) throw InputError("ParaView export: stride must be >= 1 (got " + std::to_string(options.stride) + ")");
+  if (options.stride < 1)
+    throw InputError("ParaView export: stride must be >= 1 (got " + std::to_string(options.stride) + ")");
   if (t.size() == 0) throw InputError("ParaView export: the run has no samples");
   if (q.rows() != model.nq() || q.cols() != t.size())
-    throw InputError("ParaView export: coordinates are " + std::to_string(q.rows()) + " x " + std::to_string(q.cols()) +
-                     ", expected " + std::to_string(model.nq()) + " x " + std::to_string(t.size()) +
-                     " (coordinates of mechanism " + inQuotes(model.spec().name) + " x samples)");
+    throw InputError("ParaView export: coordinates are " + std::to_string(q.rows()) + " x " +
+                     std::to_string(q.cols()) + ", expected " + std::to_string(model.nq()) + " x " +
+                     std::to_string(t.size()) + " (coordinates of mechanism " + inQuotes(model.spec().name) +
+                     " x samples)");
   for (Eigen::Index k = 0; k < t.size(); ++k) {
     const std::string where = "ParaView export: sample " + std::to_string(k + 1);
     if (!std::isfinite(t(k))) throw InputError(where + ": time is not a finite number");
@@ -218,8 +224,8 @@ void checkInput(const Model& model, const Eigen::VectorXd& t, const Eigen::Matri
       throw InputError(where + ": time " + std::to_string(t(k)) + " s does not increase");
     for (Eigen::Index i = 0; i < q.rows(); ++i)
       if (!std::isfinite(q(i, k)))
-        throw InputError(where + " (t = " + std::to_string(t(k)) + " s): " + model.coordinateName(static_cast<int>(i)) +
-                         " is not a finite number");
+        throw InputError(where + " (t = " + std::to_string(t(k)) +
+                         " s): " + model.coordinateName(static_cast<int>(i)) + " is not a finite number");
   }
 }
 
@@ -295,7 +301,9 @@ ParaviewExportResult exportParaview(const Model& model, const Eigen::VectorXd& t
     if (exists) {
       clearLeftover(old, directory);
       fs::rename(dest, old, ec);
-      if (ec) throw FileError(directory + ": cannot move the earlier export aside to " + old.string() + ": " + ec.message());
+      if (ec)
+        throw FileError(directory + ": cannot move the earlier export aside to " + old.string() + ": " +
+                        ec.message());
     }
     fs::rename(work, dest, ec);
     if (ec) {
@@ -321,8 +329,8 @@ ParaviewExportResult exportParaview(const Model& model, const std::vector<Sample
   for (Eigen::Index k = 0; k < n; ++k) {
     const Sample& s = samples[static_cast<std::size_t>(k)];
     if (s.q.size() != model.nq())
-      throw InputError("ParaView export: sample " + std::to_string(k + 1) + " has " + std::to_string(s.q.size()) +
-                       " coordinates, expected " + std::to_string(model.nq()));
+      throw InputError("ParaView export: sample " + std::to_string(k + 1) + " has " +
+                       std::to_string(s.q.size()) + " coordinates, expected " + std::to_string(model.nq()));
     t(k) = s.t;
     q.col(k) = s.q;
   }

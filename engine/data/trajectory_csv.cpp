@@ -50,14 +50,15 @@ void trajectoryValues(const Model& model, const Sample& s, std::vector<double>& 
   for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i) point(pointPosition(model, s.q, i));
   for (int i = 0; i < static_cast<int>(model.spec().vectors.size()); ++i) point(vectorValue(model, s.q, i));
   for (Eigen::Index i = 0; i < s.markers.cols(); ++i) point(s.markers.col(i));
-  for (const Eigen::VectorXd* v : {&s.qd, &s.qdd, &s.f_ext, &s.f_spring, &s.f_damper, &s.f_friction, &s.lambda})
+  for (const Eigen::VectorXd* v :
+       {&s.qd, &s.qdd, &s.f_ext, &s.f_spring, &s.f_damper, &s.f_friction, &s.lambda})
     values.insert(values.end(), v->data(), v->data() + v->size());
   for (Eigen::Index i = 0; i < s.frictionVelocity.size(); ++i) {
     values.push_back(s.frictionVelocity(i));
     values.push_back(s.frictionState(i));
   }
-  for (double x : {s.kineticEnergy, s.potentialEnergy, s.workNonConservative, s.energyError, s.residualPosition,
-                   s.residualVelocity, s.residualAcceleration})
+  for (double x : {s.kineticEnergy, s.potentialEnergy, s.workNonConservative, s.energyError,
+                   s.residualPosition, s.residualVelocity, s.residualAcceleration})
     values.push_back(x);
   values.insert(values.end(), s.measures.data(), s.measures.data() + s.measures.size());
 }
@@ -65,13 +66,16 @@ void trajectoryValues(const Model& model, const Sample& s, std::vector<double>& 
 TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& samples) {
   TrajectoryTable table;
   table.columns = trajectoryColumns(model);
-  table.data.resize(static_cast<Eigen::Index>(samples.size()), static_cast<Eigen::Index>(table.columns.size()));
+  table.data.resize(static_cast<Eigen::Index>(samples.size()),
+                    static_cast<Eigen::Index>(table.columns.size()));
   std::vector<double> values;
   for (std::size_t k = 0; k < samples.size(); ++k) {
     trajectoryValues(model, samples[k], values);
     if (values.size() != table.columns.size())
-      throw InputError("trajectory sample " + std::to_string(k + 1) + " does not fit the model \"" + model.spec().name + "\"");
-    table.data.row(static_cast<Eigen::Index>(k)) = Eigen::Map<const Eigen::RowVectorXd>(values.data(), table.data.cols());
+      throw InputError("trajectory sample " + std::to_string(k + 1) + " does not fit the model \"" +
+                       model.spec().name + "\"");
+    table.data.row(static_cast<Eigen::Index>(k)) =
+        Eigen::Map<const Eigen::RowVectorXd>(values.data(), table.data.cols());
   }
   return table;
 }
@@ -144,11 +148,13 @@ void TrajectoryCsvWriter::end(RunStatus status, const std::string&) {
     file->commitAs(partial);
   } catch (const FileError&) {
     written_ = partial;
-    throw FileError(partial + ": the file could not be completed (disk full?); it holds the complete rows written");
+    throw FileError(partial +
+                    ": the file could not be completed (disk full?); it holds the complete rows written");
   }
   written_ = partial;
   if (status == RunStatus::Completed)
-    throw FileError(partial + ": the file could not be completed (disk full?); it holds the complete rows written");
+    throw FileError(partial +
+                    ": the file could not be completed (disk full?); it holds the complete rows written");
 }
 
 int TrajectoryTable::column(const std::string& name) const {
@@ -186,12 +192,15 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
       values.push_back(v);
       p = next;
       if (c + 1 < n) {
-        if (p == end) throw FileError(path + ":" + std::to_string(lineNumber) + ": expected " + std::to_string(n) +
-                                      " columns, got " + std::to_string(c + 1));
+        if (p == end)
+          throw FileError(path + ":" + std::to_string(lineNumber) + ": expected " + std::to_string(n) +
+                          " columns, got " + std::to_string(c + 1));
         ++p;
       }
     }
-    if (p != end) throw FileError(path + ":" + std::to_string(lineNumber) + ": more than " + std::to_string(n) + " columns");
+    if (p != end)
+      throw FileError(path + ":" + std::to_string(lineNumber) + ": more than " + std::to_string(n) +
+                      " columns");
   }
   const auto rows = static_cast<Eigen::Index>(values.size() / std::max<std::size_t>(1, n));
   table.data = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(

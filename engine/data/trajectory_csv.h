@@ -43,7 +43,7 @@ void trajectoryValues(const Model& model, const Sample& sample, std::vector<doub
 
 /// Streams samples to a trajectory CSV (one row per sample, memory independent of the run length).
 class TrajectoryCsvWriter : public TrajectorySink {
-public:
+ public:
   /// path: the final file name. Locks it and creates the temporary file at
   /// once, so a second writer of the same path or an unwritable place fails
   /// before any work (FileError).
@@ -65,7 +65,7 @@ public:
   /// `<stem>.partial<ext>` of a path.
   static std::string partialPath(const std::string& path);
 
-private:
+ private:
   std::string path_, written_;
   std::unique_ptr<AtomicFileWriter> file_;
   std::string row_;             // reused row buffer

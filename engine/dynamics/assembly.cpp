@@ -33,7 +33,8 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
                      std::to_string(qGuess.size()));
   std::vector<bool> fixed(static_cast<std::size_t>(nq), false);
   for (int i : options.fixedCoordinates) {
-    if (i < 0 || i >= nq) throw InputError("assembly: fixed coordinate index " + std::to_string(i) + " out of range");
+    if (i < 0 || i >= nq)
+      throw InputError("assembly: fixed coordinate index " + std::to_string(i) + " out of range");
     fixed[static_cast<std::size_t>(i)] = true;
   }
   std::vector<int> free;
@@ -58,7 +59,8 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
   for (int it = 0; it < options.maxIterations && residual > options.tolerance; ++it) {
     evalPhiQ(model, result.q, t, Phi_q);
     for (std::size_t k = 0; k < free.size(); ++k)
-      J.col(static_cast<Eigen::Index>(k)) = w.cwiseProduct(Phi_q.col(free[k])) * scales.coordinateScale(free[k]);
+      J.col(static_cast<Eigen::Index>(k)) =
+          w.cwiseProduct(Phi_q.col(free[k])) * scales.coordinateScale(free[k]);
     const Eigen::VectorXd wPhi = w.cwiseProduct(Phi);
     // Levenberg-Marquardt with mu = |W Phi|^2: Newton's quadratic convergence
     // near the solution, but no jump across the configuration space where
@@ -113,7 +115,8 @@ Eigen::VectorXd assembleVelocities(const Model& model, const Eigen::VectorXd& q,
   b.head(nc) = -Phi_t;
   for (int k = 0; k < ni; ++k) {
     const int i = independent[static_cast<std::size_t>(k)];
-    if (i < 0 || i >= nq) throw InputError("velocity assembly: coordinate index " + std::to_string(i) + " out of range");
+    if (i < 0 || i >= nq)
+      throw InputError("velocity assembly: coordinate index " + std::to_string(i) + " out of range");
     A(nc + k, i) = 1.0;
     b(nc + k) = values(k);
   }
@@ -121,7 +124,8 @@ Eigen::VectorXd assembleVelocities(const Model& model, const Eigen::VectorXd& q,
   if (cod.rank() < nq) {
     std::ostringstream msg;
     msg << "velocity assembly: the given coordinates (";
-    for (int k = 0; k < ni; ++k) msg << (k ? ", " : "") << model.coordinateName(independent[static_cast<std::size_t>(k)]);
+    for (int k = 0; k < ni; ++k)
+      msg << (k ? ", " : "") << model.coordinateName(independent[static_cast<std::size_t>(k)]);
     msg << ") leave " << nq - cod.rank() << " velocity component(s) undetermined";
     throw SolverError(msg.str());
   }

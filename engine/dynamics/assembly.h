@@ -25,7 +25,7 @@ struct AssemblyOptions {
 };
 
 struct AssemblyResult {
-  Eigen::VectorXd q;   ///< assembled coordinates, size nq
+  Eigen::VectorXd q;  ///< assembled coordinates, size nq
   int iterations = 0;
   double residual = 0.0;  ///< max |Phi_i / rowScale_i| at q [-]
 };

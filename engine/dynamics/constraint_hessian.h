@@ -17,16 +17,16 @@ namespace mbdrom {
 /// sum_j alpha_j(t) (J_a^T J_b + J_b^T J_a), a few 3x3 identity blocks), so
 /// that evaluating H costs a pass over those blocks instead of nq Jacobians.
 class ConstraintHessian {
-public:
+ public:
   explicit ConstraintHessian(const Model& model);
 
   /// H += scale * d(Phi_q^T lambda)/dq. H: nq x nq (not resized); lambda: size nc; t [s].
   void add(const Eigen::VectorXd& lambda, double t, double scale, Eigen::MatrixXd& H) const;
 
-private:
+ private:
   struct Block {
-    int row = 0;      // constraint row
-    int product = 0;  // product j within the row (alpha_j)
+    int row = 0;         // constraint row
+    int product = 0;     // product j within the row (alpha_j)
     int ia = 0, ib = 0;  // first coordinates of the two 3x3 blocks (ia, ib) and (ib, ia)
     double weight = 0.0;
   };

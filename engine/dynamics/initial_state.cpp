@@ -50,7 +50,8 @@ void angularVelocityRows(const Model& model, const Eigen::VectorXd& q, const Bod
   const int nq = model.nq();
   if (!w.omega.allFinite()) throw InputError("angular velocity of body \"" + name + "\" is not finite");
   if (body.type == BodyType::Particle)
-    throw InputError("body \"" + name + "\" is a particle: it has no angular velocity (give its coordinate rates)");
+    throw InputError("body \"" + name +
+                     "\" is a particle: it has no angular velocity (give its coordinate rates)");
   const char* axis[3] = {"omega_x", "omega_y", "omega_z"};
   if (body.type == BodyType::Bar) {
     // omega_perp = d x d' / |d|^2; its component along e is (e x d) . d' / |d|^2.
@@ -105,7 +106,8 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
   Eigen::VectorXd givenRates = Eigen::VectorXd::Zero(nq);
   for (const CoordinateValue& r : rates) {
     if (r.coordinate < 0 || r.coordinate >= nq)
-      throw InputError("initial velocities: coordinate index " + std::to_string(r.coordinate) + " out of range");
+      throw InputError("initial velocities: coordinate index " + std::to_string(r.coordinate) +
+                       " out of range");
     if (!std::isfinite(r.value))
       throw InputError("initial velocity of " + model.coordinateName(r.coordinate) + " is not finite");
     rows.push_back(Eigen::RowVectorXd::Unit(nq, r.coordinate));
@@ -113,7 +115,8 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
     result.labels.push_back(model.coordinateName(r.coordinate));
     givenRates(r.coordinate) = r.value;
   }
-  for (const BodyAngularVelocity& w : angular) angularVelocityRows(model, q, w, rows, result.given, result.labels);
+  for (const BodyAngularVelocity& w : angular)
+    angularVelocityRows(model, q, w, rows, result.given, result.labels);
 
   // Scaled unknowns x = qd / s and rows Phi_q / rowScale, so the rank tests
   // mean the same in any unit of length.
@@ -125,9 +128,11 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
     evalPhiQ(model, q, t, Phi_q);
     evalPhiT(model, q, t, Phi_t);
   }
-  const Eigen::MatrixXd A = nc > 0 ? Eigen::MatrixXd(scales.rowScale.cwiseInverse().asDiagonal() * Phi_q * s.asDiagonal())
-                                   : Eigen::MatrixXd(0, nq);
-  const Eigen::VectorXd a = nc > 0 ? Eigen::VectorXd(-Phi_t.cwiseQuotient(scales.rowScale)) : Eigen::VectorXd();
+  const Eigen::MatrixXd A =
+      nc > 0 ? Eigen::MatrixXd(scales.rowScale.cwiseInverse().asDiagonal() * Phi_q * s.asDiagonal())
+             : Eigen::MatrixXd(0, nq);
+  const Eigen::VectorXd a =
+      nc > 0 ? Eigen::VectorXd(-Phi_t.cwiseQuotient(scales.rowScale)) : Eigen::VectorXd();
   const int ng = static_cast<int>(rows.size());
   Eigen::MatrixXd G(ng, nq);
   Eigen::VectorXd g(ng);
@@ -157,7 +162,8 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
     const double achieved = rows[static_cast<std::size_t>(k)].dot(result.qd);
     result.achieved.push_back(achieved);
     const double given = result.given[static_cast<std::size_t>(k)];
-    if (std::abs(achieved - given) > 1e-9 * std::max(std::abs(given), result.qd.cwiseQuotient(s).lpNorm<Eigen::Infinity>()))
+    if (std::abs(achieved - given) >
+        1e-9 * std::max(std::abs(given), result.qd.cwiseQuotient(s).lpNorm<Eigen::Infinity>()))
       result.kept = false;
   }
   result.kineticEnergy = 0.5 * result.qd.dot(model.massMatrix() * result.qd);
@@ -170,7 +176,8 @@ Eigen::VectorXd initialPositions(const Model& model, const std::vector<Coordinat
   AssemblyOptions options;
   for (const CoordinateValue& v : values) {
     if (v.coordinate < 0 || v.coordinate >= model.nq())
-      throw InputError("initial positions: coordinate index " + std::to_string(v.coordinate) + " out of range");
+      throw InputError("initial positions: coordinate index " + std::to_string(v.coordinate) +
+                       " out of range");
     if (!std::isfinite(v.value))
       throw InputError("initial position of " + model.coordinateName(v.coordinate) + " is not finite");
     q(v.coordinate) = v.value;
@@ -181,7 +188,8 @@ Eigen::VectorXd initialPositions(const Model& model, const std::vector<Coordinat
   } catch (const SolverError& e) {
     std::string given;
     for (const CoordinateValue& v : values)
-      given += (given.empty() ? "" : ", ") + model.coordinateName(v.coordinate) + " = " + std::to_string(v.value);
+      given +=
+          (given.empty() ? "" : ", ") + model.coordinateName(v.coordinate) + " = " + std::to_string(v.value);
     throw SolverError("no position of the mechanism has " + given + ": " + e.what());
   }
 }

@@ -28,13 +28,13 @@ struct BodyAngularVelocity {
 
 /// The consistent initial velocities and what became of each given value.
 struct InitialVelocities {
-  Eigen::VectorXd qd;                ///< size nq [m/s or 1/s]; Phi_q qd = -Phi_t
-  std::vector<std::string> labels;   ///< one per given value, e.g. "B.z" or "crank omega_x"
-  std::vector<double> given;         ///< as given
-  std::vector<double> achieved;      ///< in qd (equal to given unless the constraints forbid it)
-  bool kept = true;                  ///< every given value is kept (to 1e-9 relative)
-  int chosen = 0;                    ///< velocity components left free, chosen for least kinetic energy
-  double kineticEnergy = 0.0;        ///< 1/2 qd^T M qd [J]
+  Eigen::VectorXd qd;               ///< size nq [m/s or 1/s]; Phi_q qd = -Phi_t
+  std::vector<std::string> labels;  ///< one per given value, e.g. "B.z" or "crank omega_x"
+  std::vector<double> given;        ///< as given
+  std::vector<double> achieved;     ///< in qd (equal to given unless the constraints forbid it)
+  bool kept = true;                 ///< every given value is kept (to 1e-9 relative)
+  int chosen = 0;                   ///< velocity components left free, chosen for least kinetic energy
+  double kineticEnergy = 0.0;       ///< 1/2 qd^T M qd [J]
   /// 1/2 v^T M v of the given coordinate rates with the rest at rest [J], the
   /// energy a user who gave them meant; -1 when angular velocities were given.
   double givenKineticEnergy = -1.0;
@@ -54,6 +54,7 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
 /// Positions (size nq) with the given coordinates held at their values and the
 /// rest assembled from the model's reference position (the nearest
 /// configuration). Throws SolverError naming the constraints when none exists.
-Eigen::VectorXd initialPositions(const Model& model, const std::vector<CoordinateValue>& values, double t = 0.0);
+Eigen::VectorXd initialPositions(const Model& model, const std::vector<CoordinateValue>& values,
+                                 double t = 0.0);
 
 }  // namespace mbdrom

@@ -50,8 +50,9 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
   if (!(options.tolerance >= 0.0 && options.tolerance < 1.0))
     throw InputError("tolerance must be a relative tolerance in (0, 1), or 0 for fixed steps (got " +
                      str(options.tolerance) + ")");
-  for (const auto& [value, name] : {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
-                                    std::pair{options.minStep, "minimum step"}})
+  for (const auto& [value, name] :
+       {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
+        std::pair{options.minStep, "minimum step"}})
     if (!(value >= 0.0) || !std::isfinite(value))
       throw InputError(std::string(name) + " must be >= 0 s (got " + str(value) + ")");
   if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
@@ -71,7 +72,8 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
   Phi_t_.setZero(ncx);
   c_.setZero(ncx);
   Phi_q_.setZero(ncx, nq_);
-  for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_, &inc_}) v->setZero(nq_);
+  for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_, &inc_})
+    v->setZero(nq_);
   for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_, &penalty_}) v->setZero(ncx);
   Phi_qW_.setZero(ncx, nq_);
   for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
@@ -125,7 +127,8 @@ void Integrator::evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::Vector
   }
 }
 
-void Integrator::evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const DynamicState& s) {
+void Integrator::evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                            const DynamicState& s) {
   evalExternalForces(model_, loadCase_, q, t, f_ext_);
   evalSpringForces(model_, q, f_s_);
   evalDamperForces(model_, q, qd, f_d_);
@@ -165,7 +168,8 @@ void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, 
         addBlock(Dqd_, f.r, f.r, muN * dphi * u * u.transpose());
         addBlock(K_, f.r, f.axis, muN * (dphi * u * rd.transpose() + th * Eigen::Matrix3d::Identity()));
       } else if (s.frictionMode[static_cast<std::size_t>(i)] != 0) {
-        addBlock(K_, f.r, f.axis, muN * s.frictionMode[static_cast<std::size_t>(i)] * Eigen::Matrix3d::Identity());
+        addBlock(K_, f.r, f.axis,
+                 muN * s.frictionMode[static_cast<std::size_t>(i)] * Eigen::Matrix3d::Identity());
       }
     }
     A_ += (0.5 * h) * Dqd_ + h2 * K_;
@@ -255,15 +259,9 @@ void Integrator::factorizeSparse() {
 
 void Integrator::solve(const Eigen::VectorXd& b, Eigen::VectorXd& x) {
   switch (factor_) {
-  case Factor::Dense:
-    x = lu_.solve(b);
-    break;
-  case Factor::Ldlt:
-    x = ldlt_.solve(b);
-    break;
-  case Factor::Lu:
-    x = slu_.solve(b);
-    break;
+    case Factor::Dense: x = lu_.solve(b); break;
+    case Factor::Ldlt: x = ldlt_.solve(b); break;
+    case Factor::Lu: x = slu_.solve(b); break;
   }
 }
 
@@ -333,14 +331,15 @@ double Integrator::nonConservativePower(const DynamicState& s) {
 }
 
 double Integrator::energy(const DynamicState& s) const {
-  return 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) + gravityPotential(model_, s.q);
+  return 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) +
+         gravityPotential(model_, s.q);
 }
 
 void Integrator::fail(const DynamicState& start, double t1, const std::string& cause) const {
   std::ostringstream out;
   out.precision(12);
-  out << "simulation stopped in the step from t = " << start.t << " s to " << t1 << " s (step " << start.step + 1
-      << "): " << cause;
+  out << "simulation stopped in the step from t = " << start.t << " s to " << t1 << " s (step "
+      << start.step + 1 << "): " << cause;
   throw SolverError(out.str());
 }
 
@@ -354,19 +353,22 @@ std::string Integrator::blowUp(const DynamicState& s) const {
   std::ostringstream out;
   out.precision(6);
   if (!(xq <= 1e6))
-    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = " << s.q(iq)
-        << " at t = " << s.t << " s, more than 1e6 times the mechanism's size (" << scales_.length << ")";
+    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = "
+        << s.q(iq) << " at t = " << s.t << " s, more than 1e6 times the mechanism's size (" << scales_.length
+        << ")";
   else
-    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = " << s.qd(iv)
-        << " at t = " << s.t << " s, more than 1e9 times the mechanism's size over its time scale";
+    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = "
+        << s.qd(iv) << " at t = " << s.t
+        << " s, more than 1e9 times the mechanism's size over its time scale";
   return out.str();
 }
 
 void Integrator::failAtMinimumStep(const DynamicState& start, double t1) const {
   std::string why = blowUp(start);
   if (why.empty()) why = singularity(start);
-  fail(start, t1, (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " +
-                      str(t1 - start.t) + " s");
+  fail(start, t1,
+       (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " +
+           str(t1 - start.t) + " s");
 }
 
 std::string Integrator::singularity(const DynamicState& last) const {
@@ -378,12 +380,12 @@ std::string Integrator::singularity(const DynamicState& last) const {
   const MobilityReport now = analyzeMobility(model_, last.q, last.t, 1e-3);
   const MobilityReport ref = analyzeMobility(model_, model_.q0(), last.t0, 1e-3);
   if (now.rank < ref.rank) {
-    out << "the mechanism reaches a singular position at t = " << last.t << " s: Phi_q loses rank (" << ref.rank
-        << " -> " << now.rank << "); the constraints that become dependent: ";
+    out << "the mechanism reaches a singular position at t = " << last.t << " s: Phi_q loses rank ("
+        << ref.rank << " -> " << now.rank << "); the constraints that become dependent: ";
     int listed = 0;
     for (std::size_t k = 0; k < now.redundantLabels.size() && listed < 4; ++k) {
-      const bool before = std::find(ref.redundantRows.begin(), ref.redundantRows.end(), now.redundantRows[k]) !=
-                          ref.redundantRows.end();
+      const bool before = std::find(ref.redundantRows.begin(), ref.redundantRows.end(),
+                                    now.redundantRows[k]) != ref.redundantRows.end();
       if (before) continue;
       out << (listed ? "; " : "") << now.redundantLabels[k];
       ++listed;
@@ -395,16 +397,19 @@ std::string Integrator::singularity(const DynamicState& last) const {
 
 DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t0) {
   if (q.size() != nq_)
-    throw InputError("initial positions: expected " + std::to_string(nq_) + " values, got " + std::to_string(q.size()));
+    throw InputError("initial positions: expected " + std::to_string(nq_) + " values, got " +
+                     std::to_string(q.size()));
   if (qd.size() != 0 && qd.size() != nq_)
     throw InputError("initial velocities: expected " + std::to_string(nq_) + " values, got " +
                      std::to_string(qd.size()));
   for (Eigen::Index i = 0; i < q.size(); ++i)
     if (!std::isfinite(q(i)))
-      throw InputError("initial position of " + model_.coordinateName(static_cast<int>(i)) + " is not finite");
+      throw InputError("initial position of " + model_.coordinateName(static_cast<int>(i)) +
+                       " is not finite");
   for (Eigen::Index i = 0; i < qd.size(); ++i)
     if (!std::isfinite(qd(i)))
-      throw InputError("initial velocity of " + model_.coordinateName(static_cast<int>(i)) + " is not finite");
+      throw InputError("initial velocity of " + model_.coordinateName(static_cast<int>(i)) +
+                       " is not finite");
   DynamicState s;
   s.t0 = s.t = t0;
   AssemblyOptions assembly;
@@ -422,8 +427,8 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
   auto projectVelocities = [&] {
     evalConstraints(s.q, t0, s);
     factorize(s.q, s.qd, t0, s.lambda, s, 0.0);
-    if (!projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, velocityFloor, s, 0.0, "initial velocity", report,
-                       residual))
+    if (!projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, velocityFloor, s, 0.0, "initial velocity",
+                       report, residual))
       throw SolverError("initial velocities at t = " + str(t0) + " s: " + failure_);
   };
   projectVelocities();
@@ -432,7 +437,8 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
     if (model_.spec().frictions[static_cast<std::size_t>(i)].law != FrictionLaw::Coulomb) continue;
     const double v = frictionSlidingVelocity(model_, i, s.q, s.qd);
     const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
-    s.frictionMode[static_cast<std::size_t>(i)] = std::abs(v) < options_.stickVelocity ? 0 : (v > 0.0 ? 1 : -1);
+    s.frictionMode[static_cast<std::size_t>(i)] =
+        std::abs(v) < options_.stickVelocity ? 0 : (v > 0.0 ? 1 : -1);
     s.stickPosition(i) = f.axis.value(s.q).dot(f.r.value(s.q));
     anyStick = anyStick || s.frictionMode[static_cast<std::size_t>(i)] == 0;
   }
@@ -447,14 +453,16 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
     for (Eigen::Index i = 0; i < Q_.size(); ++i)
       if (!std::isfinite(Q_(i)))
         throw SolverError("the applied forces at t = " + str(t0) + " s are not finite on coordinate " +
-                          model_.coordinateName(static_cast<int>(i)) + ": check the loads, springs and dampers");
+                          model_.coordinateName(static_cast<int>(i)) +
+                          ": check the loads, springs and dampers");
     s.qdd.setZero();
     int iterations = 0;
     if (!project(s.qdd, Q_, c_, options_.accelerationTolerance, accelerationFloor, 1, iterations, residual))
-      throw SolverError("initial accelerations at t = " + str(t0) +
-                        " s are not determined by the dynamics (constraint residual " + str(residual) +
-                        "): is the mass matrix singular on the free motions? (a body without mass or inertia on "
-                        "a freedom, e.g. a bar spinning about its own axis)");
+      throw SolverError(
+          "initial accelerations at t = " + str(t0) +
+          " s are not determined by the dynamics (constraint residual " + str(residual) +
+          "): is the mass matrix singular on the free motions? (a body without mass or inertia on "
+          "a freedom, e.g. a bar spinning about its own axis)");
     s.lambda = sigma_;
     // A sticking element whose required force exceeds mu N starts slipping.
     bool changed = false;
@@ -499,10 +507,10 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
   s.t = t1;
   // Tolerance on the scaled correction: the fixed one, tighter at small steps
   // (a correction dq leaves 4 dq / h^2 in qdd), never below round-off.
-  const double accScale = std::max(maxAbs(start.qdd.cwiseProduct(coordInv_)),
-                                   1.0 / (scales_.time * scales_.time));
-  const double roundOff = 16.0 * std::numeric_limits<double>::epsilon() *
-                          std::max(1.0, maxAbs(start.q.cwiseProduct(coordInv_)));
+  const double accScale =
+      std::max(maxAbs(start.qdd.cwiseProduct(coordInv_)), 1.0 / (scales_.time * scales_.time));
+  const double roundOff =
+      16.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, maxAbs(start.q.cwiseProduct(coordInv_)));
   const double newtonTol = std::max(std::min(options_.newtonTolerance, 1e-5 * h2 * accScale), roundOff);
   bool refactor = freshJacobian || !options_.reuseAcrossSteps || !factorValid_;
   double previous = std::numeric_limits<double>::infinity();
@@ -538,7 +546,8 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     ++rep.newtonIterations;
     const double correction = maxAbs(dq_.cwiseProduct(coordInv_));
     if (!std::isfinite(correction) || !std::isfinite(maxAbs(s.lambda))) {
-      failure_ = "non-finite values in Newton iteration " + std::to_string(k + 1) + " (the solution diverged)";
+      failure_ =
+          "non-finite values in Newton iteration " + std::to_string(k + 1) + " (the solution diverged)";
       return false;
     }
     const double phiMax = maxAbs(Phi_.cwiseProduct(rowWeight_));
@@ -558,10 +567,12 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     if (fresh && k >= 2 && correction > 0.5 * previous && correction <= 1e3 * newtonTol &&
         phiMax <= 1e3 * options_.positionTolerance)
       break;
-    if (2 * k >= options_.maxNewtonIterations && correction <= newtonTol && phiMax <= 1e3 * options_.positionTolerance)
+    if (2 * k >= options_.maxNewtonIterations && correction <= newtonTol &&
+        phiMax <= 1e3 * options_.positionTolerance)
       break;
     // Corrections that stop shrinking near round-off with a fresh matrix cannot get better.
-    if (fresh && k > 0 && correction <= 1e3 * newtonTol && correction > 0.5 * previous && constraintsMet) break;
+    if (fresh && k > 0 && correction <= 1e3 * newtonTol && correction > 0.5 * previous && constraintsMet)
+      break;
     // Diverging with a fresh matrix (corrections growing past a percent of the
     // length scale): give up early, the caller retries and cuts the step.
     if (fresh && k >= 3 && correction > 2.0 * previous && correction > 1e-2) {
@@ -687,8 +698,8 @@ StepReport Integrator::step(DynamicState& s) {
 
 StepReport Integrator::advance(DynamicState& s, double t1) {
   if (!(t1 > s.t) || !std::isfinite(t1))
-    throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" + str(s.t) +
-                     " s)");
+    throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" +
+                     str(s.t) + " s)");
   callStart_ = s;  // to restore on failure (a member: its storage is reused)
   StepReport total;
   total.h = t1 - s.t;
@@ -713,7 +724,8 @@ void Integrator::checkBlowUp(const DynamicState& start, DynamicState& s) const {
   fail(start, t1, why);
 }
 
-double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError) {
+double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, double h,
+                              double& positionError) {
   // Zienkiewicz & Xie (1991) for Newmark with beta = 1/4: the local position
   // error is (beta - 1/6) h^2 (qdd_n+1 - qdd_n) = h^2/12 (qdd_n+1 - qdd_n). The
   // velocity error of the trapezoidal rule, h^3/12 times the fourth derivative,
@@ -822,15 +834,17 @@ void Integrator::evalSample(const DynamicState& s, Sample& sample) {
     const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
     sample.frictionVelocity(i) = frictionSlidingVelocity(model_, i, s.q, s.qd);
     const bool stick = sticking(s, i);
-    sample.frictionState(i) = stick ? 0.0 : (model_.spec().frictions[static_cast<std::size_t>(i)].law ==
-                                                     FrictionLaw::Coulomb
-                                                 ? s.frictionMode[static_cast<std::size_t>(i)]
-                                                 : (sample.frictionVelocity(i) >= 0.0 ? 1.0 : -1.0));
+    sample.frictionState(i) =
+        stick ? 0.0
+              : (model_.spec().frictions[static_cast<std::size_t>(i)].law == FrictionLaw::Coulomb
+                     ? s.frictionMode[static_cast<std::size_t>(i)]
+                     : (sample.frictionVelocity(i) >= 0.0 ? 1.0 : -1.0));
     if (stick) f.r.addTransposed(sample.f_friction, f.axis.value(s.q), s.lambda(nc_ + i));
   }
   const auto nm = static_cast<Eigen::Index>(model_.markers().size());
   sample.markers.resize(3, nm);
-  for (Eigen::Index i = 0; i < nm; ++i) sample.markers.col(i) = markerPosition(model_, s.q, static_cast<int>(i));
+  for (Eigen::Index i = 0; i < nm; ++i)
+    sample.markers.col(i) = markerPosition(model_, s.q, static_cast<int>(i));
   measures_.eval(s.q, sample.measures);
   tmp_.noalias() = model_.massMatrix() * s.qd;
   sample.kineticEnergy = 0.5 * s.qd.dot(tmp_);

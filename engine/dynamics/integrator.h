@@ -107,19 +107,20 @@ struct IntegratorOptions {
   /// also held below 1e-5 h^2/4 times the scaled acceleration, so the error a
   /// correction leaves in qdd (4 dq / h^2) stays relative, down to round-off.
   double newtonTolerance = 1e-11;
-  double positionTolerance = 1e-11;     ///< on the scaled constraints max |Phi_i / rowScale_i| [-]
+  double positionTolerance = 1e-11;  ///< on the scaled constraints max |Phi_i / rowScale_i| [-]
   /// On max |(Phi_q qd + Phi_t)_i / rowScale_i|, relative to the scaled velocity; 1e-12 keeps
   /// |Phi_q qd + Phi_t| below 1e-10 for 1-2 m links at ~10 m/s, as the absolute test it replaced did.
   double velocityTolerance = 1e-12;
-  double accelerationTolerance = 1e-10; ///< on max |(Phi_q qdd + c)_i / rowScale_i|, relative to the scaled acceleration
+  double accelerationTolerance =
+      1e-10;  ///< on max |(Phi_q qdd + c)_i / rowScale_i|, relative to the scaled acceleration
   int maxNewtonIterations = 30;
   int maxProjectionIterations = 12;
-  bool reuseJacobian = true;      ///< within a step, keep the factorisation while Newton contracts fast
+  bool reuseJacobian = true;  ///< within a step, keep the factorisation while Newton contracts fast
   /// Also start a step with the previous step's factorisation. Cheaper per step
   /// for slow motions, but the penalty beta magnifies the rotation of Phi_q
   /// between steps, so Newton usually needs more iterations: off by default.
   bool reuseAcrossSteps = false;
-  double stickVelocity = 1e-6;          ///< a friction element starting slower than this [m/s] sticks
+  double stickVelocity = 1e-6;  ///< a friction element starting slower than this [m/s] sticks
   /// Factorise A sparse from this many coordinates on (0: always sparse; a
   /// large number: always dense). Dense LU wins for small models (MacPherson,
   /// nq 24); the banded A02 N-four-bar (nq 123) is faster sparse.
@@ -137,26 +138,26 @@ struct DynamicState {
   /// [m/s^3, 1/s^3], size nq; valid when jerkValid (not after a start or a break).
   Eigen::VectorXd jerk;
   bool jerkValid = false;
-  Eigen::VectorXd q;   ///< natural coordinates [m, -], size nq
-  Eigen::VectorXd qd;  ///< velocities [m/s, 1/s], size nq
-  Eigen::VectorXd qdd; ///< accelerations [m/s^2, 1/s^2], size nq
+  Eigen::VectorXd q;    ///< natural coordinates [m, -], size nq
+  Eigen::VectorXd qd;   ///< velocities [m/s, 1/s], size nq
+  Eigen::VectorXd qdd;  ///< accelerations [m/s^2, 1/s^2], size nq
   /// Multipliers, size nc + nf: the model's rows, then one per friction element
   /// (its stick force [N], 0 while slipping).
   Eigen::VectorXd lambda;
   /// Per friction element: +1/-1 slipping forwards/backwards, 0 sticking.
   std::vector<int> frictionMode;
   Eigen::VectorXd stickPosition;  ///< u.(P2 - P1) held while sticking [m], size nf
-  double power = 0.0;   ///< power of non-conservative forces at t [W]
-  double work = 0.0;    ///< their work since the start [J]
-  double energy0 = 0.0; ///< T + V at the start [J]
+  double power = 0.0;             ///< power of non-conservative forces at t [W]
+  double work = 0.0;              ///< their work since the start [J]
+  double energy0 = 0.0;           ///< T + V at the start [J]
 };
 
 /// What one step did.
 struct StepReport {
-  double h = 0.0;             ///< size of the (last) step taken [s]
-  int substeps = 1;           ///< steps taken: > 1 when a failing fixed step was subdivided
-  int rejected = 0;           ///< attempts rejected (error too large, or Newton failed and the step was cut)
-  double minStep = 0.0;       ///< smallest step taken [s]
+  double h = 0.0;        ///< size of the (last) step taken [s]
+  int substeps = 1;      ///< steps taken: > 1 when a failing fixed step was subdivided
+  int rejected = 0;      ///< attempts rejected (error too large, or Newton failed and the step was cut)
+  double minStep = 0.0;  ///< smallest step taken [s]
   /// Error-controlled: local error estimate of the accepted step over the tolerance [-] (<= 1 when accepted)
   double errorRatio = 0.0;
   /// Error-controlled: local position error estimate of the accepted step (Zienkiewicz & Xie 1991),
@@ -174,7 +175,7 @@ struct StepReport {
 /// The integrator of one model under one load case, with its workspaces
 /// (allocated once). Not thread-safe: one per run. The model must outlive it.
 class Integrator {
-public:
+ public:
   /// loadCase: index into model.spec().loadCases, -1 for gravity only.
   /// Throws InputError for dt <= 0 or a load case that does not exist.
   Integrator(const Model& model, int loadCase, const IntegratorOptions& options = {});
@@ -222,16 +223,17 @@ public:
   /// True when A is factorised sparse (nq >= options().sparseThreshold).
   bool sparse() const { return sparse_; }
 
-private:
+ private:
   void evalConstraints(const Eigen::VectorXd& q, double t, const DynamicState& s);
-  void evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const DynamicState& s);
+  void evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                         const DynamicState& s);
   void evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const DynamicState& s);
-  void factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, const Eigen::VectorXd& lambdaEff,
-                 const DynamicState& s, double h);
-  bool project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eigen::VectorXd& rhs, double tol, double floor,
-               int minIterations, int& iterations, double& residual);
-  bool projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, double floor, const DynamicState& s,
-                     double h, const char* what, StepReport& report, double& residual);
+  void factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                 const Eigen::VectorXd& lambdaEff, const DynamicState& s, double h);
+  bool project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eigen::VectorXd& rhs, double tol,
+               double floor, int minIterations, int& iterations, double& residual);
+  bool projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, double tol, double floor,
+                     const DynamicState& s, double h, const char* what, StepReport& report, double& residual);
   double nonConservativePower(const DynamicState& s);
   double energy(const DynamicState& s) const;
   bool attempt(DynamicState& s, const DynamicState& start, double t1, bool freshJacobian, StepReport& rep);
@@ -239,8 +241,8 @@ private:
   void advanceRecursive(DynamicState& s, double t1, int depth, StepReport& total);
   int checkFriction(DynamicState& s, const DynamicState& start, double h);
   double errorRatio(const DynamicState& s, const DynamicState& start, double h, double& positionError);
-  std::string blowUp(const DynamicState& s) const;        // why s is beyond the mechanism's scales, or ""
-  std::string singularity(const DynamicState& s) const;   // the constraints that lost rank at s, or ""
+  std::string blowUp(const DynamicState& s) const;       // why s is beyond the mechanism's scales, or ""
+  std::string singularity(const DynamicState& s) const;  // the constraints that lost rank at s, or ""
   [[noreturn]] void failAtMinimumStep(const DynamicState& start, double t1) const;
   void checkBlowUp(const DynamicState& start, DynamicState& s) const;
 
@@ -256,11 +258,11 @@ private:
   MeasureSet measures_;
   int nq_, nc_, nf_;
   MechanismScales scales_;
-  Eigen::VectorXd rowWeight2_;   // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
-  Eigen::VectorXd rowWeight_;    // 1 / rowScale, size nc + nf
-  Eigen::VectorXd coordInv_;     // 1 / coordinateScale, size nq
-  double beta_ = 0.0;   // penalty beta = alpha h^2 / 4 [kg m^2]
-  double alpha_ = 0.0;  // penalty alpha = beta / (h^2/4) of the current step
+  Eigen::VectorXd rowWeight2_;  // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
+  Eigen::VectorXd rowWeight_;   // 1 / rowScale, size nc + nf
+  Eigen::VectorXd coordInv_;    // 1 / coordinateScale, size nq
+  double beta_ = 0.0;           // penalty beta = alpha h^2 / 4 [kg m^2]
+  double alpha_ = 0.0;          // penalty alpha = beta / (h^2/4) of the current step
   double minStep_ = 0.0;
   std::string failure_;  // why the last attempt failed
   bool factorValid_ = false;
@@ -269,7 +271,8 @@ private:
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, PhiM_, Phi_t_, PhiTM_, c_, cM_, cT_;
   Eigen::MatrixXd Phi_q_, Phi_qM_, Phi_qW_;  // Phi_qW_ = diag(beta W^2) Phi_q (dense penalty)
-  Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_, inc_, penalty_;
+  Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_, inc_,
+      penalty_;
   Eigen::MatrixXd K_, Dq_, Dqd_, Kext_, A_, P_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
   // Sparse path: pattern of A (nq x nq flags, symmetric), the matrix, its factors.
@@ -281,8 +284,8 @@ private:
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> slu_;
   bool ldltAnalyzed_ = false, luAnalyzed_ = false;
-  DynamicState start_;          // the state a step starts from (kept for redoing it)
-  DynamicState callStart_;      // the state advance() or stepAdaptive() started from
+  DynamicState start_;         // the state a step starts from (kept for redoing it)
+  DynamicState callStart_;     // the state advance() or stepAdaptive() started from
   std::vector<int> switched_;  // switches of each friction element in the current step
 };
 

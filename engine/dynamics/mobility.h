@@ -13,11 +13,11 @@
 namespace mbdrom {
 
 struct MobilityReport {
-  int nq = 0;          ///< natural coordinates
-  int nc = 0;          ///< constraint equations
-  int rank = 0;        ///< rank of Phi_q
-  int dof = 0;         ///< degrees of freedom: nq - rank
-  double tolerance = 0.0;  ///< singular values below this count as zero
+  int nq = 0;                      ///< natural coordinates
+  int nc = 0;                      ///< constraint equations
+  int rank = 0;                    ///< rank of Phi_q
+  int dof = 0;                     ///< degrees of freedom: nq - rank
+  double tolerance = 0.0;          ///< singular values below this count as zero
   Eigen::VectorXd singularValues;  ///< of Phi_q, descending
   /// Rows of Phi that depend on earlier rows (model order: bodies, joints,
   /// drivers), with their labels, e.g. `joint "C" (revolute): axis 2`.

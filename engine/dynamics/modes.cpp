@@ -43,7 +43,8 @@ ModesResult computeModes(const Model& model, int loadCase, const StaticsResult& 
     mode.omega = w2 >= 0.0 ? std::sqrt(w2) : -std::sqrt(-w2);
     mode.frequency = mode.omega / (2.0 * std::numbers::pi);
     const Eigen::VectorXd phi = eig.eigenvectors().col(k);  // mass-normalised
-    mode.dampingRatio = std::abs(mode.omega) > 0.0 ? phi.dot(result.Dr * phi) / (2.0 * std::abs(mode.omega)) : 0.0;
+    mode.dampingRatio =
+        std::abs(mode.omega) > 0.0 ? phi.dot(result.Dr * phi) / (2.0 * std::abs(mode.omega)) : 0.0;
     mode.shape = R * phi;
     const double peak = mode.shape.cwiseAbs().maxCoeff();
     if (peak > 0.0) mode.shape /= peak;

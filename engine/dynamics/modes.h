@@ -25,8 +25,8 @@ struct ModesResult {
   /// Exact eigenvalues of the damped linearised system [1/s] (both of each
   /// complex pair), for comparison with the modal damping ratios.
   std::vector<std::complex<double>> poles;
-  Eigen::MatrixXd nullSpace;  ///< R: q = q_eq + R x, nq x dof
-  Eigen::MatrixXd Mr, Kr, Dr; ///< reduced mass [kg], stiffness [N/m], damping [N s/m], dof x dof
+  Eigen::MatrixXd nullSpace;   ///< R: q = q_eq + R x, nq x dof
+  Eigen::MatrixXd Mr, Kr, Dr;  ///< reduced mass [kg], stiffness [N/m], damping [N s/m], dof x dof
 };
 
 /// Modes about `equilibrium` (from solveStatics under the same load case).

@@ -14,36 +14,29 @@ namespace {
 // from there; the error control follows them).
 double startFrequency(const TimeFunction& f) {
   switch (f.type) {
-  case TimeFunction::Type::Sine:
-  case TimeFunction::Type::Chirp:
-    return std::abs(f.frequency);
-  case TimeFunction::Type::Sum: {
-    double m = 0.0;
-    for (const TimeFunction& term : f.terms) m = std::max(m, startFrequency(term));
-    return m;
-  }
-  default:
-    return 0.0;
+    case TimeFunction::Type::Sine:
+    case TimeFunction::Type::Chirp: return std::abs(f.frequency);
+    case TimeFunction::Type::Sum: {
+      double m = 0.0;
+      for (const TimeFunction& term : f.terms) m = std::max(m, startFrequency(term));
+      return m;
+    }
+    default: return 0.0;
   }
 }
 
 void addBreaks(const TimeFunction& f, std::vector<double>& out) {
   switch (f.type) {
-  case TimeFunction::Type::Step:
-    out.push_back(f.t0);
-    break;
-  case TimeFunction::Type::SmoothStep:
-    out.push_back(f.t0);
-    out.push_back(f.t1);
-    break;
-  case TimeFunction::Type::Table:
-    out.insert(out.end(), f.times.begin(), f.times.end());
-    break;
-  case TimeFunction::Type::Sum:
-    for (const TimeFunction& term : f.terms) addBreaks(term, out);
-    break;
-  default:
-    break;
+    case TimeFunction::Type::Step: out.push_back(f.t0); break;
+    case TimeFunction::Type::SmoothStep:
+      out.push_back(f.t0);
+      out.push_back(f.t1);
+      break;
+    case TimeFunction::Type::Table: out.insert(out.end(), f.times.begin(), f.times.end()); break;
+    case TimeFunction::Type::Sum:
+      for (const TimeFunction& term : f.terms) addBreaks(term, out);
+      break;
+    default: break;
   }
 }
 
@@ -82,7 +75,8 @@ MechanismScales mechanismScales(const Model& model, int loadCase) {
   }
   const Eigen::MatrixXd& M = model.massMatrix();
   s.mass = 0.0;
-  for (int i = 0; i < nq; ++i) s.mass = std::max(s.mass, M(i, i) * s.coordinateScale(i) * s.coordinateScale(i));
+  for (int i = 0; i < nq; ++i)
+    s.mass = std::max(s.mass, M(i, i) * s.coordinateScale(i) * s.coordinateScale(i));
   if (!(s.mass > 0.0) || !std::isfinite(s.mass)) s.mass = 1.0;
 
   const int nc = model.nc();
@@ -113,7 +107,8 @@ std::vector<double> timeFunctionBreaks(const Model& model, int loadCase, double 
   std::vector<double> all;
   const ModelSpec& spec = model.spec();
   if (loadCase >= 0 && loadCase < static_cast<int>(spec.loadCases.size()))
-    for (const LoadSpec& load : spec.loadCases[static_cast<std::size_t>(loadCase)].loads) addBreaks(load.function, all);
+    for (const LoadSpec& load : spec.loadCases[static_cast<std::size_t>(loadCase)].loads)
+      addBreaks(load.function, all);
   for (const DriverSpec& d : spec.drivers) addBreaks(d.function, all);
   std::vector<double> out;
   for (double t : all)

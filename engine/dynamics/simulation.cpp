@@ -27,28 +27,23 @@ std::string str(double x) {
 // f(s * t) as a time function of t.
 void scaleTime(TimeFunction& f, double s) {
   switch (f.type) {
-  case TimeFunction::Type::Constant:
-    break;
-  case TimeFunction::Type::Sine:
-    f.frequency *= s;
-    break;
-  case TimeFunction::Type::Chirp:
-    f.frequency *= s;
-    f.rate *= s * s;
-    break;
-  case TimeFunction::Type::Step:
-    f.t0 /= s;
-    break;
-  case TimeFunction::Type::SmoothStep:
-    f.t0 /= s;
-    f.t1 /= s;
-    break;
-  case TimeFunction::Type::Table:
-    for (double& t : f.times) t /= s;
-    break;
-  case TimeFunction::Type::Sum:
-    for (TimeFunction& term : f.terms) scaleTime(term, s);
-    break;
+    case TimeFunction::Type::Constant: break;
+    case TimeFunction::Type::Sine: f.frequency *= s; break;
+    case TimeFunction::Type::Chirp:
+      f.frequency *= s;
+      f.rate *= s * s;
+      break;
+    case TimeFunction::Type::Step: f.t0 /= s; break;
+    case TimeFunction::Type::SmoothStep:
+      f.t0 /= s;
+      f.t1 /= s;
+      break;
+    case TimeFunction::Type::Table:
+      for (double& t : f.times) t /= s;
+      break;
+    case TimeFunction::Type::Sum:
+      for (TimeFunction& term : f.terms) scaleTime(term, s);
+      break;
   }
 }
 
@@ -57,7 +52,8 @@ void scaleTime(TimeFunction& f, double s) {
 void simulationSteps(const SimulationOptions& o, long long& steps, long long& stride) {
   const double dt = o.integrator.dt;
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError("time step dt must be > 0 s (got " + str(dt) + ")");
-  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("end time must be >= 0 s (got " + str(o.tEnd) + ")");
+  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
+    throw InputError("end time must be >= 0 s (got " + str(o.tEnd) + ")");
   if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt))
     throw InputError("output interval must be >= 0 s (got " + str(o.outputDt) + ")");
   const double tol = o.integrator.tolerance;
@@ -68,14 +64,15 @@ void simulationSteps(const SimulationOptions& o, long long& steps, long long& st
   steps = static_cast<long long>(std::max(0.0, n));
   const double ratio = o.outputDt / dt;
   stride = std::max(1LL, static_cast<long long>(std::llround(ratio)));
-  if (tol == 0.0 && o.outputDt > 0.0 && std::abs(ratio - static_cast<double>(stride)) > 1e-9 * std::max(1.0, ratio))
-    throw InputError("the output interval " + str(o.outputDt) + " s is not a multiple of the time step " + str(dt) +
-                     " s: choose a multiple (e.g. " + str(static_cast<double>(stride) * dt) +
+  if (tol == 0.0 && o.outputDt > 0.0 &&
+      std::abs(ratio - static_cast<double>(stride)) > 1e-9 * std::max(1.0, ratio))
+    throw InputError("the output interval " + str(o.outputDt) + " s is not a multiple of the time step " +
+                     str(dt) + " s: choose a multiple (e.g. " + str(static_cast<double>(stride) * dt) +
                      " s), or error-controlled steps (a tolerance), which land on every output time");
 }
 
-SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink, Monitor* monitor,
-                           SimulationSummary* summaryOut) {
+SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink,
+                           Monitor* monitor, SimulationSummary* summaryOut) {
   long long steps = 0, stride = 1;
   simulationSteps(options, steps, stride);
   const bool adaptive = options.integrator.tolerance > 0.0;
@@ -86,10 +83,12 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
 
   RunInfo info;
   info.modelName = model.spec().name;
-  info.loadCase =
-      options.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(options.loadCase)].name : std::string();
+  info.loadCase = options.loadCase >= 0
+                      ? model.spec().loadCases[static_cast<std::size_t>(options.loadCase)].name
+                      : std::string();
   info.dt = adaptive ? 0.0 : dt;
-  info.outputDt = adaptive ? options.outputDt : (options.outputDt > 0.0 ? static_cast<double>(stride) * dt : dt);
+  info.outputDt =
+      adaptive ? options.outputDt : (options.outputDt > 0.0 ? static_cast<double>(stride) * dt : dt);
   info.tEnd = options.tEnd;
   info.totalSteps = adaptive ? 0 : steps;
   info.tolerance = options.integrator.tolerance;
@@ -118,8 +117,9 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
       ++sum.samples;
       sum.finalEnergyError = sample.energyError;
       sum.maxEnergyError = std::max(sum.maxEnergyError, std::abs(sample.energyError));
-      sum.energyScale = std::max({sum.energyScale, std::abs(sample.kineticEnergy),
-                                  std::abs(sample.potentialEnergy - potential0), std::abs(sample.workNonConservative)});
+      sum.energyScale =
+          std::max({sum.energyScale, std::abs(sample.kineticEnergy),
+                    std::abs(sample.potentialEnergy - potential0), std::abs(sample.workNonConservative)});
     };
     auto record = [&](const StepReport& r) {
       ++sum.steps;
@@ -198,7 +198,8 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
 }
 
 Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c) {
-  if (!(c.amplitudeScale == c.amplitudeScale) || !std::isfinite(c.frequencyScale) || !(c.frequencyScale > 0.0))
+  if (!(c.amplitudeScale == c.amplitudeScale) || !std::isfinite(c.frequencyScale) ||
+      !(c.frequencyScale > 0.0))
     throw InputError("sweep case \"" + c.name + "\": the frequency scale must be > 0 and both scales finite");
   if (c.amplitudeScale == 1.0 && c.frequencyScale == 1.0) return model;
   if (loadCase < 0 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
@@ -211,7 +212,8 @@ Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c) {
   return Model(std::move(spec));
 }
 
-std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales, const std::vector<double>& frequencyScales) {
+std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales,
+                                 const std::vector<double>& frequencyScales) {
   std::vector<SweepCase> cases;
   for (double a : amplitudeScales)
     for (double f : frequencyScales) {
@@ -224,7 +226,8 @@ std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales, con
   return cases;
 }
 
-std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base, const std::vector<SweepCase>& cases,
+std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base,
+                                  const std::vector<SweepCase>& cases,
                                   const std::function<std::unique_ptr<TrajectorySink>(std::size_t)>& makeSink,
                                   int workers, Monitor* monitor) {
   std::vector<SweepResult> results(cases.size());

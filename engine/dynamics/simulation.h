@@ -19,36 +19,36 @@
 namespace mbdrom {
 
 struct SimulationOptions {
-  int loadCase = -1;      ///< index into spec().loadCases, -1: gravity only
-  double tEnd = 1.0;      ///< end time [s], >= 0; the last step ends on it (shortened when tEnd is off the grid)
+  int loadCase = -1;  ///< index into spec().loadCases, -1: gravity only
+  double tEnd = 1.0;  ///< end time [s], >= 0; the last step ends on it (shortened when tEnd is off the grid)
   /// Time between samples [s]; 0: every step. Fixed steps: a multiple of dt
   /// (to 1e-9 relative). Error-controlled steps are cut to land on every output time.
   double outputDt = 0.0;
-  Eigen::VectorXd q0;     ///< initial positions (assembled first), size nq; empty: the model's reference
-  Eigen::VectorXd qd0;    ///< initial velocities (projected), size nq; empty: at rest
+  Eigen::VectorXd q0;   ///< initial positions (assembled first), size nq; empty: the model's reference
+  Eigen::VectorXd qd0;  ///< initial velocities (projected), size nq; empty: at rest
   /// dt (fixed steps) or tolerance (error-controlled steps, when > 0) and solver settings
   IntegratorOptions integrator;
 };
 
 struct SimulationSummary {
-  long long steps = 0;      ///< time steps done (accepted steps of an error-controlled run)
+  long long steps = 0;          ///< time steps done (accepted steps of an error-controlled run)
   long long stepsRejected = 0;  ///< attempts rejected and redone smaller (error test or Newton failure)
-  long long substeps = 0;   ///< fixed steps: extra steps taken inside grid steps that had to be subdivided
-  double minStep = 0.0;     ///< smallest step taken [s]
-  double maxStep = 0.0;     ///< largest step taken [s]
+  long long substeps = 0;  ///< fixed steps: extra steps taken inside grid steps that had to be subdivided
+  double minStep = 0.0;    ///< smallest step taken [s]
+  double maxStep = 0.0;    ///< largest step taken [s]
   /// Error-controlled: sum over the steps of the local position error estimate [m]
   /// (h^2/12 |qdd_n+1 - qdd_n|, Zienkiewicz & Xie), a bound-like estimate of the
   /// global position error when errors do not cancel.
   double errorEstimate = 0.0;
-  double tolerance = 0.0;   ///< the relative tolerance of an error-controlled run (0: fixed steps)
-  long long samples = 0;    ///< samples written
-  double tEnd = 0.0;        ///< time reached [s]
-  double wallSeconds = 0.0; ///< wall-clock time of the stepping [s]
+  double tolerance = 0.0;       ///< the relative tolerance of an error-controlled run (0: fixed steps)
+  long long samples = 0;        ///< samples written
+  double tEnd = 0.0;            ///< time reached [s]
+  double wallSeconds = 0.0;     ///< wall-clock time of the stepping [s]
   double realTimeFactor = 0.0;  ///< simulated time / wall time
   long long newtonIterations = 0;
   long long factorizations = 0;
   long long frictionSwitches = 0;
-  double maxResidualPosition = 0.0;      ///< over all steps
+  double maxResidualPosition = 0.0;  ///< over all steps
   double maxResidualVelocity = 0.0;
   double maxResidualAcceleration = 0.0;
   double maxEnergyError = 0.0;    ///< max |(T + V) - (T0 + V0) - W_nc| over the samples [J]
@@ -73,10 +73,10 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
 
 /// One run of a sweep: the load case's loads scaled in amplitude and time.
 struct SweepCase {
-  std::string name;               ///< names the run (and its output)
-  double amplitudeScale = 1.0;    ///< every load of the load case times this [-]
-  double frequencyScale = 1.0;    ///< loads evaluated at frequencyScale * t [-]
-  Eigen::VectorXd q0, qd0;        ///< initial conditions, empty: those of the base options
+  std::string name;             ///< names the run (and its output)
+  double amplitudeScale = 1.0;  ///< every load of the load case times this [-]
+  double frequencyScale = 1.0;  ///< loads evaluated at frequencyScale * t [-]
+  Eigen::VectorXd q0, qd0;      ///< initial conditions, empty: those of the base options
 };
 
 /// A model whose load case `loadCase` is scaled as `c` says (the mechanism is unchanged).
@@ -84,7 +84,8 @@ Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c);
 
 /// The cases of a grid: every amplitude scale with every frequency scale, named
 /// "a<amplitude>_f<frequency>".
-std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales, const std::vector<double>& frequencyScales);
+std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales,
+                                 const std::vector<double>& frequencyScales);
 
 /// Result of one sweep run.
 struct SweepResult {
@@ -100,7 +101,8 @@ struct SweepResult {
 /// others; a stop request on `monitor` stops all (the runs in progress end
 /// Cancelled, the remaining ones are not started). Progress reports count
 /// finished runs. Returns one result per case, in order.
-std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base, const std::vector<SweepCase>& cases,
+std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base,
+                                  const std::vector<SweepCase>& cases,
                                   const std::function<std::unique_ptr<TrajectorySink>(std::size_t)>& makeSink,
                                   int workers = 2, Monitor* monitor = nullptr);
 

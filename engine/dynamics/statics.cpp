@@ -38,8 +38,8 @@ Residual residual(const Model& model, int loadCase, const Eigen::VectorXd& q, co
 // Newton step of the constrained equations at load factor s; `mu` adds mu*M
 // to the tangent (pseudo-transient continuation: an implicit, heavily damped
 // dynamic step that follows the energy downhill where Newton would stall).
-Eigen::VectorXd tangentStep(const Model& model, int loadCase, double s, double mu, double t, const Eigen::VectorXd& q,
-                            const Eigen::VectorXd& lambda, const Residual& r) {
+Eigen::VectorXd tangentStep(const Model& model, int loadCase, double s, double mu, double t,
+                            const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, const Residual& r) {
   const int nq = model.nq(), nc = model.nc();
   Eigen::MatrixXd K, Kext, H, Phi_q, A(nq + nc, nq + nc);
   evalSpringJacobian(model, q, K);
@@ -63,8 +63,8 @@ bool converged(const Residual& r, const StaticsOptions& opt, double forceScale) 
 // Pseudo-transient continuation from (q, lambda) under the full load: mu
 // shrinks as the residual does (switched evolution relaxation), ending in
 // plain Newton. Converges to stable equilibria from far away.
-bool continuation(const Model& model, int loadCase, const StaticsOptions& opt, double forceScale, Eigen::VectorXd& q,
-                  Eigen::VectorXd& lambda, int& iterations) {
+bool continuation(const Model& model, int loadCase, const StaticsOptions& opt, double forceScale,
+                  Eigen::VectorXd& q, Eigen::VectorXd& lambda, int& iterations) {
   const int nq = model.nq();
   const double massScale = std::max(1e-12, model.massMatrix().diagonal().maxCoeff());
   double mu = forceScale / massScale;
@@ -119,7 +119,8 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
                            const StaticsOptions& options, Monitor* monitor) {
   const int nq = model.nq(), nc = model.nc();
   if (qGuess.size() != nq)
-    throw InputError("statics: expected " + std::to_string(nq) + " coordinates, got " + std::to_string(qGuess.size()));
+    throw InputError("statics: expected " + std::to_string(nq) + " coordinates, got " +
+                     std::to_string(qGuess.size()));
   if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
     throw InputError("statics: load case index " + std::to_string(loadCase) + " does not exist");
 
@@ -152,9 +153,11 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
     int iterations = 0;
     bool ok = true;
     for (int k = 1; k <= steps && ok; ++k) {
-      ok = newton(model, loadCase, static_cast<double>(k) / steps, options, forceScale, q, lambda, iterations);
+      ok =
+          newton(model, loadCase, static_cast<double>(k) / steps, options, forceScale, q, lambda, iterations);
       if (monitor) {
-        if (!monitor->report({"statics", k, steps, {{"load steps", static_cast<double>(steps)}}})) monitor->checkpoint();
+        if (!monitor->report({"statics", k, steps, {{"load steps", static_cast<double>(steps)}}}))
+          monitor->checkpoint();
       }
     }
     result.iterations += iterations;
@@ -165,12 +168,14 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
   }
   {
     Eigen::VectorXd q = result.q, lambda = result.lambda;
-    if (continuation(model, loadCase, options, forceScale, q, lambda, result.iterations)) return accept(q, lambda);
+    if (continuation(model, loadCase, options, forceScale, q, lambda, result.iterations))
+      return accept(q, lambda);
   }
   const Residual r = residual(model, loadCase, result.q, result.lambda, 1.0, options.time);
   std::ostringstream msg;
   msg << "statics: no equilibrium found (Newton with up to " << options.maxLoadSteps
-      << " load steps, then pseudo-transient continuation); residual force " << r.force.lpNorm<Eigen::Infinity>()
+      << " load steps, then pseudo-transient continuation); residual force "
+      << r.force.lpNorm<Eigen::Infinity>()
       << " N. The mechanism may be unstable or unrestrained under this load";
   if (nc > 0) msg << "; worst constraint: " << describeWorstConstraints(model, r.Phi, 1);
   throw SolverError(msg.str());

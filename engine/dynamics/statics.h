@@ -11,11 +11,11 @@
 namespace mbdrom {
 
 struct StaticsOptions {
-  double forceTolerance = 1e-10;      ///< on max |residual force| / max(1, max |f_ext|) [-]
-  double constraintTolerance = 1e-11; ///< on max |Phi_i|
-  int maxIterations = 60;             ///< Newton iterations per load step
-  int maxLoadSteps = 64;              ///< load is ramped in more steps when Newton fails
-  double time = 0.0;                  ///< t [s] at which loads and drivers are evaluated
+  double forceTolerance = 1e-10;       ///< on max |residual force| / max(1, max |f_ext|) [-]
+  double constraintTolerance = 1e-11;  ///< on max |Phi_i|
+  int maxIterations = 60;              ///< Newton iterations per load step
+  int maxLoadSteps = 64;               ///< load is ramped in more steps when Newton fails
+  double time = 0.0;                   ///< t [s] at which loads and drivers are evaluated
 };
 
 struct StaticsResult {

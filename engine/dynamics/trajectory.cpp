@@ -9,7 +9,9 @@ void TrajectoryRecorder::begin(const Model&, const RunInfo& info) {
   message_.clear();
 }
 
-void TrajectoryRecorder::write(const Sample& sample) { samples_.push_back(sample); }
+void TrajectoryRecorder::write(const Sample& sample) {
+  samples_.push_back(sample);
+}
 
 void TrajectoryRecorder::end(RunStatus status, const std::string& message) {
   status_ = status;

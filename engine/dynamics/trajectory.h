@@ -21,18 +21,20 @@ namespace mbdrom {
 /// (point coordinates [m], unit-vector components [-]); generalized forces are
 /// [N] on point coordinates and [N m] on unit-vector components.
 struct Sample {
-  long long step = 0;  ///< time steps done (accepted steps of an error-controlled run)
-  double t = 0.0;      ///< time [s]
+  long long step = 0;   ///< time steps done (accepted steps of an error-controlled run)
+  double t = 0.0;       ///< time [s]
   Eigen::VectorXd q;    ///< natural coordinates [m, -], size nq
   Eigen::VectorXd qd;   ///< velocities [m/s, 1/s], size nq
   Eigen::VectorXd qdd;  ///< accelerations [m/s^2, 1/s^2], size nq
   /// Constraint multipliers, size nc: Phi_q^T lambda is the constraint force (left-hand side).
   Eigen::VectorXd lambda;
-  Eigen::VectorXd f_ext;       ///< gravity + applied loads [N], size nq
-  Eigen::VectorXd f_spring;    ///< spring forces (left-hand side) [N], size nq
-  Eigen::VectorXd f_damper;    ///< damper forces (left-hand side) [N], size nq
-  Eigen::VectorXd f_friction;  ///< friction forces (left-hand side; the stick force while sticking) [N], size nq
-  /// Friction elements: sliding velocity [m/s] and state (+1/-1 slipping forwards/backwards, 0 sticking), size nf.
+  Eigen::VectorXd f_ext;     ///< gravity + applied loads [N], size nq
+  Eigen::VectorXd f_spring;  ///< spring forces (left-hand side) [N], size nq
+  Eigen::VectorXd f_damper;  ///< damper forces (left-hand side) [N], size nq
+  Eigen::VectorXd
+      f_friction;  ///< friction forces (left-hand side; the stick force while sticking) [N], size nq
+  /// Friction elements: sliding velocity [m/s] and state (+1/-1 slipping forwards/backwards, 0 sticking),
+  /// size nf.
   Eigen::VectorXd frictionVelocity, frictionState;
   Eigen::Matrix3Xd markers;  ///< marker positions [m], 3 x number of markers (model.markers() order)
   Eigen::VectorXd measures;  ///< the model's measures [rad or m], spec().measures order
@@ -57,8 +59,8 @@ struct RunInfo {
   std::string loadCase;  ///< name, or "" for gravity only
   /// Fixed steps: the time step [s]. Error-controlled: 0 (the steps vary; see tolerance).
   double dt = 0.0;
-  double outputDt = 0.0; ///< time between samples [s] (0: every accepted step of an error-controlled run)
-  double tEnd = 0.0;     ///< [s]
+  double outputDt = 0.0;  ///< time between samples [s] (0: every accepted step of an error-controlled run)
+  double tEnd = 0.0;      ///< [s]
   /// Fixed steps: the number of steps. Error-controlled: 0 (not known in advance).
   long long totalSteps = 0;
   double tolerance = 0.0;  ///< relative tolerance of an error-controlled run; 0: fixed steps
@@ -75,7 +77,7 @@ enum class RunStatus {
 /// any number of `write`, then `end` exactly once (also when the run fails).
 /// A sink may throw (e.g. FileError); the run then stops and is reported failed.
 class TrajectorySink {
-public:
+ public:
   virtual ~TrajectorySink() = default;
   virtual void begin(const Model& model, const RunInfo& info) = 0;
   virtual void write(const Sample& sample) = 0;
@@ -86,7 +88,7 @@ public:
 /// Keeps every sample in memory (memory grows with the number of samples:
 /// choose the output interval accordingly).
 class TrajectoryRecorder : public TrajectorySink {
-public:
+ public:
   void begin(const Model& model, const RunInfo& info) override;
   void write(const Sample& sample) override;
   void end(RunStatus status, const std::string& message) override;
@@ -96,7 +98,7 @@ public:
   RunStatus status() const { return status_; }
   const std::string& message() const { return message_; }
 
-private:
+ private:
   RunInfo info_;
   std::vector<Sample> samples_;
   RunStatus status_ = RunStatus::Completed;

@@ -20,28 +20,27 @@ RowTime rowTime(const Model& model, const ConstraintRow& row, double t) {
   }
   const TimeValue f = model.spec().drivers[static_cast<std::size_t>(row.driver)].function.evaluate(t);
   switch (row.law) {
-  case ConstraintRow::Law::Distance:
-    r.c[0] = f.f * f.f;
-    r.c[1] = 2.0 * f.f * f.fd;
-    r.c[2] = 2.0 * (f.fd * f.fd + f.f * f.fdd);
-    break;
-  case ConstraintRow::Law::Coordinate:
-    r.c[0] = f.f;
-    r.c[1] = f.fd;
-    r.c[2] = f.fdd;
-    break;
-  case ConstraintRow::Law::Angle: {
-    const double s = std::sin(f.f), co = std::cos(f.f);
-    r.alpha[0][0] = s;
-    r.alpha[0][1] = co * f.fd;
-    r.alpha[0][2] = co * f.fdd - s * f.fd * f.fd;
-    r.alpha[1][0] = -co;
-    r.alpha[1][1] = s * f.fd;
-    r.alpha[1][2] = s * f.fdd + co * f.fd * f.fd;
-    break;
-  }
-  case ConstraintRow::Law::Constant:
-    break;
+    case ConstraintRow::Law::Distance:
+      r.c[0] = f.f * f.f;
+      r.c[1] = 2.0 * f.f * f.fd;
+      r.c[2] = 2.0 * (f.fd * f.fd + f.f * f.fdd);
+      break;
+    case ConstraintRow::Law::Coordinate:
+      r.c[0] = f.f;
+      r.c[1] = f.fd;
+      r.c[2] = f.fdd;
+      break;
+    case ConstraintRow::Law::Angle: {
+      const double s = std::sin(f.f), co = std::cos(f.f);
+      r.alpha[0][0] = s;
+      r.alpha[0][1] = co * f.fd;
+      r.alpha[0][2] = co * f.fdd - s * f.fd * f.fd;
+      r.alpha[1][0] = -co;
+      r.alpha[1][1] = s * f.fd;
+      r.alpha[1][2] = s * f.fdd + co * f.fd * f.fd;
+      break;
+    }
+    case ConstraintRow::Law::Constant: break;
   }
   return r;
 }

@@ -63,7 +63,8 @@ Segment segment(const CompiledSpringDamper& s, const Eigen::VectorXd& q) {
 }
 
 double normalForce(const Model& model, const Eigen::VectorXd& normalForces, std::size_t i) {
-  return normalForces.size() > 0 ? normalForces(static_cast<Eigen::Index>(i)) : model.spec().frictions[i].normalForce;
+  return normalForces.size() > 0 ? normalForces(static_cast<Eigen::Index>(i))
+                                 : model.spec().frictions[i].normalForce;
 }
 
 // phi(v) and dphi/dv of the friction law.
@@ -157,7 +158,8 @@ void evalDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eig
   }
 }
 
-double frictionSlidingVelocity(const Model& model, int friction, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+double frictionSlidingVelocity(const Model& model, int friction, const Eigen::VectorXd& q,
+                               const Eigen::VectorXd& qd) {
   const CompiledFriction& f = model.frictions()[static_cast<std::size_t>(friction)];
   return f.axis.value(q).dot(f.r.rate(qd));
 }
@@ -223,11 +225,13 @@ void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorX
     const Eigen::Index n = static_cast<Eigen::Index>(load.directions.size());
     for (Eigen::Index i = 0; i < n; ++i)
       for (Eigen::Index j = 0; j < n; ++j)
-        addBlock(K_ext, load.directions[static_cast<std::size_t>(i)], load.directions[static_cast<std::size_t>(j)],
-                 load.gramInverse(i, j) * S);
+        addBlock(K_ext, load.directions[static_cast<std::size_t>(i)],
+                 load.directions[static_cast<std::size_t>(j)], load.gramInverse(i, j) * S);
   }
 }
 
-double gravityPotential(const Model& model, const Eigen::VectorXd& q) { return -model.gravityForce().dot(q); }
+double gravityPotential(const Model& model, const Eigen::VectorXd& q) {
+  return -model.gravityForce().dot(q);
+}
 
 }  // namespace mbdrom

@@ -40,13 +40,15 @@ void evalFrictionForces(const Model& model, const Eigen::VectorXd& q, const Eige
 void evalFrictionJacobians(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                            const Eigen::VectorXd& normalForces, Eigen::MatrixXd& F_q, Eigen::MatrixXd& F_qd);
 /// Sliding velocity [m/s] of friction element i: axis1 . (dP2/dt - dP1/dt).
-double frictionSlidingVelocity(const Model& model, int friction, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
+double frictionSlidingVelocity(const Model& model, int friction, const Eigen::VectorXd& q,
+                               const Eigen::VectorXd& qd);
 
 /// f_ext = gravity + loads of load case `loadCase` (-1: gravity only) at time t [s]; resized to nq.
 void evalExternalForces(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
                         Eigen::VectorXd& f_ext);
 /// d f_ext / dq, resized to nq x nq (non-zero for torques only: they act through the body basis).
-void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& K_ext);
+void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
+                          Eigen::MatrixXd& K_ext);
 
 /// Potential energy of gravity [J]: -f_g^T q (up to a constant).
 double gravityPotential(const Model& model, const Eigen::VectorXd& q);

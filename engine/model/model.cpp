@@ -29,7 +29,9 @@ std::string entry(const char* list, std::size_t i, const std::string& name) {
   return std::string(list) + "[" + std::to_string(i) + "] \"" + name + "\"";
 }
 
-bool finite3(const Eigen::Vector3d& v) { return v.allFinite(); }
+bool finite3(const Eigen::Vector3d& v) {
+  return v.allFinite();
+}
 
 // Two unit vectors normal to `axis` (which need not be unit) forming a right-handed triad.
 std::pair<Eigen::Vector3d, Eigen::Vector3d> normals(const Eigen::Vector3d& axis) {
@@ -44,33 +46,33 @@ std::pair<Eigen::Vector3d, Eigen::Vector3d> normals(const Eigen::Vector3d& axis)
 
 const char* bodyTypeName(BodyType type) {
   switch (type) {
-  case BodyType::Rigid: return "rigid";
-  case BodyType::Bar: return "bar";
-  case BodyType::Particle: return "particle";
+    case BodyType::Rigid: return "rigid";
+    case BodyType::Bar: return "bar";
+    case BodyType::Particle: return "particle";
   }
   return "rigid";
 }
 
 const char* jointTypeName(JointType type) {
   switch (type) {
-  case JointType::Spherical: return "spherical";
-  case JointType::Revolute: return "revolute";
-  case JointType::Prismatic: return "prismatic";
-  case JointType::Cylindrical: return "cylindrical";
-  case JointType::Universal: return "universal";
-  case JointType::Fixed: return "fixed";
-  case JointType::PointOnLine: return "point_on_line";
-  case JointType::PointOnPlane: return "point_on_plane";
-  case JointType::Distance: return "distance";
+    case JointType::Spherical: return "spherical";
+    case JointType::Revolute: return "revolute";
+    case JointType::Prismatic: return "prismatic";
+    case JointType::Cylindrical: return "cylindrical";
+    case JointType::Universal: return "universal";
+    case JointType::Fixed: return "fixed";
+    case JointType::PointOnLine: return "point_on_line";
+    case JointType::PointOnPlane: return "point_on_plane";
+    case JointType::Distance: return "distance";
   }
   return "spherical";
 }
 
 const char* driverTypeName(DriverType type) {
   switch (type) {
-  case DriverType::Distance: return "distance";
-  case DriverType::Angle: return "angle";
-  case DriverType::Coordinate: return "coordinate";
+    case DriverType::Distance: return "distance";
+    case DriverType::Angle: return "angle";
+    case DriverType::Coordinate: return "coordinate";
   }
   return "distance";
 }
@@ -85,9 +87,11 @@ void checkName(const std::string& list, std::size_t i, const std::string& name) 
   for (const char c : name) {
     const auto u = static_cast<unsigned char>(c);
     if (c == ',' || c == '"' || u < 0x20 || u == 0x7f) {
-      const std::string shown = u < 0x20 || u == 0x7f ? "a control character (e.g. a line break)" : std::string("'") + c + "'";
-      throw ModelError(where + ": the name has " + shown +
-                       "; names appear in CSV headers and may not contain commas, quotes or control characters");
+      const std::string shown =
+          u < 0x20 || u == 0x7f ? "a control character (e.g. a line break)" : std::string("'") + c + "'";
+      throw ModelError(
+          where + ": the name has " + shown +
+          "; names appear in CSV headers and may not contain commas, quotes or control characters");
     }
   }
   if (!name.empty() && (name.front() == ' ' || name.back() == ' '))
@@ -156,8 +160,8 @@ int Model::requireLoadCase(const std::string& name) const {
   if (index >= 0) return index;
   std::string known;
   for (const auto& lc : spec_.loadCases) known += (known.empty() ? "" : ", ") + ("\"" + lc.name + "\"");
-  throw InputError("load case \"" + name + "\" does not exist in model \"" + spec_.name + "\" (it has: " +
-                   (known.empty() ? "none" : known) + ")");
+  throw InputError("load case \"" + name + "\" does not exist in model \"" + spec_.name +
+                   "\" (it has: " + (known.empty() ? "none" : known) + ")");
 }
 
 Combination Model::entityCombination(int entity) const {
@@ -230,7 +234,7 @@ void Model::addRow(ConstraintRow row, Eigen::MatrixXd* implied) {
   bool constant = true;
   for (const auto& p : row.products) constant = constant && p.a.isConstant() && p.b.isConstant();
   if (constant) return;  // only fixed entities: nothing to constrain
-  if (!implied) {  // joint or driver row: kept as written (redundancy is the mobility analysis' job)
+  if (!implied) {        // joint or driver row: kept as written (redundancy is the mobility analysis' job)
     constraints_.push_back(std::move(row));
     return;
   }
@@ -315,7 +319,8 @@ void Model::compileBodies() {
     for (const CompiledBody& earlier : bodies_) {
       std::vector<int> shared;
       for (int e : earlier.entities)
-        if (std::find(pts.begin(), pts.end(), e) != pts.end() || std::find(vecs.begin(), vecs.end(), e) != vecs.end())
+        if (std::find(pts.begin(), pts.end(), e) != pts.end() ||
+            std::find(vecs.begin(), vecs.end(), e) != vecs.end())
           shared.push_back(e);
       if (!shared.empty()) addClusterGradients(implied, shared);
     }
@@ -339,7 +344,8 @@ void Model::compileBodies() {
     };
 
     if (body.type == BodyType::Particle) {
-      if (pts.size() != 1 || !vecs.empty()) throw ModelError(where + ": a particle has exactly one point and no vectors");
+      if (pts.size() != 1 || !vecs.empty())
+        throw ModelError(where + ": a particle has exactly one point and no vectors");
       const Eigen::Vector3d p0 = entityReference(pts[0]);
       if (!finite3(body.com) || (body.com - p0).norm() > 1e-9 * std::max(1.0, p0.norm()))
         throw ModelError(where + ": com of a particle must be at its point");
@@ -353,7 +359,8 @@ void Model::compileBodies() {
     }
 
     if (body.type == BodyType::Bar) {
-      if (pts.size() != 2 || !vecs.empty()) throw ModelError(where + ": a bar has exactly two points and no vectors");
+      if (pts.size() != 2 || !vecs.empty())
+        throw ModelError(where + ": a bar has exactly two points and no vectors");
       const Eigen::Vector3d p1 = entityReference(pts[0]), p2 = entityReference(pts[1]);
       const Eigen::Vector3d d = p2 - p1;
       const double L2 = d.squaredNorm();
@@ -367,8 +374,8 @@ void Model::compileBodies() {
       // r = (1 - xi) P1 + xi P2; M = integral of [1-xi, xi]^T [1-xi, xi] dm.
       const double jl = J / L2;
       Eigen::Matrix2d Mb;
-      Mb << m * (1.0 - xi) * (1.0 - xi) + jl, m * xi * (1.0 - xi) - jl,
-            m * xi * (1.0 - xi) - jl, m * xi * xi + jl;
+      Mb << m * (1.0 - xi) * (1.0 - xi) + jl, m * xi * (1.0 - xi) - jl, m * xi * (1.0 - xi) - jl,
+          m * xi * xi + jl;
       assemble(pts, Mb, Eigen::Vector2d(1.0 - xi, xi));
       cb.entities = pts;
       cb.basis = {pts[0], pts[1], -1, -1};
@@ -395,7 +402,9 @@ void Model::compileBodies() {
     const Eigen::Vector3d o0 = entityReference(o);
     std::vector<int> candidates(pts.begin() + 1, pts.end());
     candidates.insert(candidates.end(), vecs.begin(), vecs.end());
-    auto dir0 = [&](int e) -> Eigen::Vector3d { return e < np ? Eigen::Vector3d(entityReference(e) - o0) : entityReference(e); };
+    auto dir0 = [&](int e) -> Eigen::Vector3d {
+      return e < np ? Eigen::Vector3d(entityReference(e) - o0) : entityReference(e);
+    };
     double best = 0.0;
     std::array<int, 3> pick{-1, -1, -1};
     for (std::size_t i = 0; i < candidates.size(); ++i)
@@ -406,8 +415,10 @@ void Model::compileBodies() {
           bool degenerate = false;
           for (int c = 0; c < 3; ++c) {
             const double n = D.col(c).norm();
-            if (n == 0.0) degenerate = true;
-            else D.col(c) /= n;
+            if (n == 0.0)
+              degenerate = true;
+            else
+              D.col(c) /= n;
           }
           const double vol = degenerate ? 0.0 : std::abs(D.determinant());
           if (vol > best) {
@@ -420,13 +431,16 @@ void Model::compileBodies() {
                        std::to_string(best) + ")");
     cb.basis = {o, pick[0], pick[1], pick[2]};
     cb.entities.assign(cb.basis.begin(), cb.basis.end());
-    for (int e : pts) if (std::find(cb.entities.begin(), cb.entities.end(), e) == cb.entities.end()) cb.entities.push_back(e);
-    for (int e : vecs) if (std::find(cb.entities.begin(), cb.entities.end(), e) == cb.entities.end()) cb.entities.push_back(e);
+    for (int e : pts)
+      if (std::find(cb.entities.begin(), cb.entities.end(), e) == cb.entities.end()) cb.entities.push_back(e);
+    for (int e : vecs)
+      if (std::find(cb.entities.begin(), cb.entities.end(), e) == cb.entities.end()) cb.entities.push_back(e);
     cb.origin = entityCombination(o);
     cb.origin0 = o0;
     for (int k = 0; k < 3; ++k) {
       const int e = pick[static_cast<std::size_t>(k)];
-      cb.directions[static_cast<std::size_t>(k)] = e < np ? entityCombination(e) - cb.origin : entityCombination(e);
+      cb.directions[static_cast<std::size_t>(k)] =
+          e < np ? entityCombination(e) - cb.origin : entityCombination(e);
       cb.directions0.col(k) = dir0(e);
     }
 
@@ -440,8 +454,9 @@ void Model::compileBodies() {
     const Eigen::Vector3d ev = eig.eigenvalues();  // ascending
     if (!(ev(0) > 0.0)) throw ModelError(where + ": inertia tensor is not positive definite");
     if (ev(0) + ev(1) < ev(2) * (1.0 - 1e-12))
-      throw ModelError(where + ": principal moments violate the triangle inequality (" + std::to_string(ev(0)) +
-                       " + " + std::to_string(ev(1)) + " < " + std::to_string(ev(2)) + ")");
+      throw ModelError(where + ": principal moments violate the triangle inequality (" +
+                       std::to_string(ev(0)) + " + " + std::to_string(ev(1)) + " < " + std::to_string(ev(2)) +
+                       ")");
 
     // Every body point r = O + D c = sum_k w_k(c) e_k with w = B [1; c]:
     // w_0 = 1 - (sum of c_k over point directions), w_k = c_k.
@@ -506,7 +521,8 @@ void Model::compileBodies() {
       for (int k = 0; k < 3; ++k) {
         const int dk = pick[static_cast<std::size_t>(k)];
         relate(ex, cb.directions[static_cast<std::size_t>(k)],
-               "attach " + entityName(e) + " along " + (dk < np ? entityName(o) + "-" : std::string()) + entityName(dk),
+               "attach " + entityName(e) + " along " + (dk < np ? entityName(o) + "-" : std::string()) +
+                   entityName(dk),
                ex0, cb.directions0.col(k));
       }
     }
@@ -516,9 +532,11 @@ void Model::compileBodies() {
     const bool isPoint = e < spec_.points.size();
     const bool fixed = isPoint ? spec_.points[e].fixed : spec_.vectors[e - spec_.points.size()].fixed;
     if (!used[e] && !fixed)
-      throw ModelError(isPoint ? entry("points", e, spec_.points[e].name) + ": free point belongs to no body (make a body through it, or fix it to ground)"
-                               : entry("vectors", e - spec_.points.size(), spec_.vectors[e - spec_.points.size()].name) +
-                                     ": free vector belongs to no body (add it to a body, or fix it to ground)");
+      throw ModelError(
+          isPoint ? entry("points", e, spec_.points[e].name) +
+                        ": free point belongs to no body (make a body through it, or fix it to ground)"
+                  : entry("vectors", e - spec_.points.size(), spec_.vectors[e - spec_.points.size()].name) +
+                        ": free vector belongs to no body (add it to a body, or fix it to ground)");
   }
 }
 
@@ -570,7 +588,8 @@ void Model::compileMarkers() {
     const BodySpec& body = spec_.bodies[bi];
     for (std::size_t i = 0; i < body.markers.size(); ++i) {
       const MarkerSpec& mk = body.markers[i];
-      const std::string where = entry("bodies", bi, body.name) + ": markers[" + std::to_string(i) + "] \"" + mk.name + "\"";
+      const std::string where =
+          entry("bodies", bi, body.name) + ": markers[" + std::to_string(i) + "] \"" + mk.name + "\"";
       if (mk.name.empty()) throw ModelError(where + ": name is empty");
       if (findPoint(mk.name) >= 0 || findMarker(mk.name) >= 0)
         throw ModelError(where + ": duplicate name (points and markers share names)");
@@ -598,7 +617,9 @@ struct Resolver {
     if (b < 0) throw ModelError(where + ": body \"" + name + "\" is not defined");
     return b;
   }
-  std::string bodyName(int b) const { return b < 0 ? "ground" : model.spec().bodies[static_cast<std::size_t>(b)].name; }
+  std::string bodyName(int b) const {
+    return b < 0 ? "ground" : model.spec().bodies[static_cast<std::size_t>(b)].name;
+  }
 
   // A basic point or marker that belongs to body b.
   Combination point(const std::string& name, int b, const char* field) const {
@@ -606,10 +627,12 @@ struct Resolver {
     const int p = model.findPoint(name);
     if (p >= 0) {
       const PointSpec& ps = model.spec().points[static_cast<std::size_t>(p)];
-      const bool onBody = b < 0 ? ps.fixed
-                                : std::count(model.spec().bodies[static_cast<std::size_t>(b)].points.begin(),
-                                             model.spec().bodies[static_cast<std::size_t>(b)].points.end(), name) > 0;
-      if (!onBody) throw ModelError(where + ": point \"" + name + "\" is not on body \"" + bodyName(b) + "\"");
+      const bool onBody =
+          b < 0 ? ps.fixed
+                : std::count(model.spec().bodies[static_cast<std::size_t>(b)].points.begin(),
+                             model.spec().bodies[static_cast<std::size_t>(b)].points.end(), name) > 0;
+      if (!onBody)
+        throw ModelError(where + ": point \"" + name + "\" is not on body \"" + bodyName(b) + "\"");
       return model.pointCombination(name);
     }
     const int m = model.findMarker(name);
@@ -631,9 +654,10 @@ struct Resolver {
     const int v = model.findVector(name);
     if (v < 0) throw ModelError(where + ": vector \"" + name + "\" is not defined");
     const VectorSpec& vs = model.spec().vectors[static_cast<std::size_t>(v)];
-    const bool onBody = b < 0 ? vs.fixed
-                              : std::count(model.spec().bodies[static_cast<std::size_t>(b)].vectors.begin(),
-                                           model.spec().bodies[static_cast<std::size_t>(b)].vectors.end(), name) > 0;
+    const bool onBody =
+        b < 0 ? vs.fixed
+              : std::count(model.spec().bodies[static_cast<std::size_t>(b)].vectors.begin(),
+                           model.spec().bodies[static_cast<std::size_t>(b)].vectors.end(), name) > 0;
     if (!onBody) throw ModelError(where + ": vector \"" + name + "\" is not on body \"" + bodyName(b) + "\"");
     const int index = model.vectorCoordinate(v);
     return index >= 0 ? Combination::coordinate(index) : Combination::constant(model.vectorDirection(v));
@@ -679,7 +703,8 @@ void Model::compileJoints() {
     const bool needsAxis2 = j.type == JointType::Revolute || j.type == JointType::Prismatic ||
                             j.type == JointType::Cylindrical || j.type == JointType::Universal ||
                             j.type == JointType::Fixed;
-    const bool needsAxis1 = needsAxis2 || j.type == JointType::PointOnLine || j.type == JointType::PointOnPlane;
+    const bool needsAxis1 =
+        needsAxis2 || j.type == JointType::PointOnLine || j.type == JointType::PointOnPlane;
     Combination u1, u2;
     Eigen::Vector3d u10 = Eigen::Vector3d::Zero();
     if (needsAxis1) {
@@ -702,28 +727,41 @@ void Model::compileJoints() {
     // Rotation about the axis: a body2 vector equal to na at reference stays normal to nb.
     auto lockRotation = [&] { row("rotation", r.bodyVector(b1, nb0), r.bodyVector(b2, na0), 0.0); };
     switch (j.type) {
-    case JointType::Spherical: coincident(); break;
-    case JointType::Revolute: coincident(); parallel(); break;
-    case JointType::Cylindrical: onLine(); parallel(); break;
-    case JointType::Prismatic: onLine(); parallel(); lockRotation(); break;
-    case JointType::Fixed: coincident(); parallel(); lockRotation(); break;
-    case JointType::PointOnLine: onLine(); break;
-    case JointType::Universal: {
-      const Eigen::Vector3d u20 = vectorDirection(findVector(j.axis2));
-      if (std::abs(u10.dot(u20)) > 1e-6) throw ModelError(where + ": axis1 and axis2 are not perpendicular");
-      coincident();
-      row("normal axes", u1, u2, 0.0);
-      break;
-    }
-    case JointType::PointOnPlane:
-      row("plane", u1, p2 - p1, 0.0);
-      break;
-    case JointType::Distance: {
-      const double L = j.length.value_or((r.pointReference(j.point2) - r.pointReference(j.point1)).norm());
-      if (!(std::isfinite(L) && L > 0.0)) throw ModelError(where + ": length must be positive");
-      row("distance", p2 - p1, p2 - p1, L * L);
-      break;
-    }
+      case JointType::Spherical: coincident(); break;
+      case JointType::Revolute:
+        coincident();
+        parallel();
+        break;
+      case JointType::Cylindrical:
+        onLine();
+        parallel();
+        break;
+      case JointType::Prismatic:
+        onLine();
+        parallel();
+        lockRotation();
+        break;
+      case JointType::Fixed:
+        coincident();
+        parallel();
+        lockRotation();
+        break;
+      case JointType::PointOnLine: onLine(); break;
+      case JointType::Universal: {
+        const Eigen::Vector3d u20 = vectorDirection(findVector(j.axis2));
+        if (std::abs(u10.dot(u20)) > 1e-6)
+          throw ModelError(where + ": axis1 and axis2 are not perpendicular");
+        coincident();
+        row("normal axes", u1, u2, 0.0);
+        break;
+      }
+      case JointType::PointOnPlane: row("plane", u1, p2 - p1, 0.0); break;
+      case JointType::Distance: {
+        const double L = j.length.value_or((r.pointReference(j.point2) - r.pointReference(j.point1)).norm());
+        if (!(std::isfinite(L) && L > 0.0)) throw ModelError(where + ": length must be positive");
+        row("distance", p2 - p1, p2 - p1, L * L);
+        break;
+      }
     }
   }
 }
@@ -741,38 +779,39 @@ void Model::compileDrivers() {
     row.label = "driver \"" + d.name + "\" (" + driverTypeName(d.type) + ")";
     row.driver = static_cast<int>(di);
     switch (d.type) {
-    case DriverType::Distance: {
-      const Combination p1 = r.point(d.point1, r.body(d.body1, "body1"), "point1");
-      const Combination p2 = r.point(d.point2, r.body(d.body2, "body2"), "point2");
-      row.law = ConstraintRow::Law::Distance;
-      row.products.push_back({p2 - p1, p2 - p1});
-      break;
-    }
-    case DriverType::Coordinate: {
-      const int p = findPoint(d.point1);
-      if (p < 0) throw ModelError(where + ": point \"" + d.point1 + "\" is not defined");
-      if (spec_.points[static_cast<std::size_t>(p)].fixed)
-        throw ModelError(where + ": point \"" + d.point1 + "\" is fixed");
-      if (d.component < 0 || d.component > 2) throw ModelError(where + ": component must be 0, 1 or 2");
-      row.law = ConstraintRow::Law::Coordinate;
-      row.products.push_back({entityCombination(p), Combination::constant(Eigen::Vector3d::Unit(d.component))});
-      break;
-    }
-    case DriverType::Angle: {
-      const int b1 = r.body(d.body1, "body1");
-      const int b2 = r.body(d.body2, "body2");
-      if (b1 == b2) throw ModelError(where + ": body1 and body2 are the same");
-      r.vector(d.axis1, b1, "axis1");
-      const Eigen::Vector3d u0 = vectorDirection(findVector(d.axis1));
-      const auto axisNormals = normals(u0);
-      const Eigen::Vector3d na0 = axisNormals.first, nb0 = axisNormals.second;
-      // u2 = na rotated by f about the axis: u2.(sin f na - cos f nb) = 0.
-      const Combination u2 = r.bodyVector(b2, na0);
-      row.law = ConstraintRow::Law::Angle;
-      row.products.push_back({u2, r.bodyVector(b1, na0)});
-      row.products.push_back({u2, r.bodyVector(b1, nb0)});
-      break;
-    }
+      case DriverType::Distance: {
+        const Combination p1 = r.point(d.point1, r.body(d.body1, "body1"), "point1");
+        const Combination p2 = r.point(d.point2, r.body(d.body2, "body2"), "point2");
+        row.law = ConstraintRow::Law::Distance;
+        row.products.push_back({p2 - p1, p2 - p1});
+        break;
+      }
+      case DriverType::Coordinate: {
+        const int p = findPoint(d.point1);
+        if (p < 0) throw ModelError(where + ": point \"" + d.point1 + "\" is not defined");
+        if (spec_.points[static_cast<std::size_t>(p)].fixed)
+          throw ModelError(where + ": point \"" + d.point1 + "\" is fixed");
+        if (d.component < 0 || d.component > 2) throw ModelError(where + ": component must be 0, 1 or 2");
+        row.law = ConstraintRow::Law::Coordinate;
+        row.products.push_back(
+            {entityCombination(p), Combination::constant(Eigen::Vector3d::Unit(d.component))});
+        break;
+      }
+      case DriverType::Angle: {
+        const int b1 = r.body(d.body1, "body1");
+        const int b2 = r.body(d.body2, "body2");
+        if (b1 == b2) throw ModelError(where + ": body1 and body2 are the same");
+        r.vector(d.axis1, b1, "axis1");
+        const Eigen::Vector3d u0 = vectorDirection(findVector(d.axis1));
+        const auto axisNormals = normals(u0);
+        const Eigen::Vector3d na0 = axisNormals.first, nb0 = axisNormals.second;
+        // u2 = na rotated by f about the axis: u2.(sin f na - cos f nb) = 0.
+        const Combination u2 = r.bodyVector(b2, na0);
+        row.law = ConstraintRow::Law::Angle;
+        row.products.push_back({u2, r.bodyVector(b1, na0)});
+        row.products.push_back({u2, r.bodyVector(b1, nb0)});
+        break;
+      }
     }
     addRow(std::move(row), {});
   }
@@ -785,7 +824,8 @@ void Model::compileForces() {
     const std::string where = entry("spring_dampers", i, s.name);
     if (s.name.empty()) throw ModelError("spring_dampers[" + std::to_string(i) + "]: name is empty");
     if (!names.insert(s.name).second) throw ModelError(where + ": duplicate name");
-    if (!(std::isfinite(s.freeLength) && s.freeLength >= 0.0)) throw ModelError(where + ": free_length must be >= 0");
+    if (!(std::isfinite(s.freeLength) && s.freeLength >= 0.0))
+      throw ModelError(where + ": free_length must be >= 0");
     if (!std::isfinite(s.damping)) throw ModelError(where + ": damping is not finite");
     for (double k : s.stiffness)
       if (!std::isfinite(k)) throw ModelError(where + ": stiffness is not finite");
@@ -813,14 +853,16 @@ void Model::compileForces() {
     if (f.name.empty()) throw ModelError("frictions[" + std::to_string(i) + "]: name is empty");
     if (!names.insert(f.name).second) throw ModelError(where + ": duplicate name");
     if (!(std::isfinite(f.mu) && f.mu >= 0.0)) throw ModelError(where + ": mu must be >= 0");
-    if (!(std::isfinite(f.normalForce) && f.normalForce >= 0.0)) throw ModelError(where + ": normal_force must be >= 0");
+    if (!(std::isfinite(f.normalForce) && f.normalForce >= 0.0))
+      throw ModelError(where + ": normal_force must be >= 0");
     if (!(std::isfinite(f.regularisationVelocity) && f.regularisationVelocity > 0.0))
       throw ModelError(where + ": regularisation_velocity must be > 0");
     const Resolver r{*this, where};
     const int b1 = r.body(f.body1, "body1");
     const int b2 = r.body(f.body2, "body2");
     if (b1 == b2) throw ModelError(where + ": body1 and body2 are the same");
-    CompiledFriction c{r.point(f.point1, b1, "point1"), r.point(f.point2, b2, "point2"), r.vector(f.axis1, b1, "axis1"), {}};
+    CompiledFriction c{
+        r.point(f.point1, b1, "point1"), r.point(f.point2, b2, "point2"), r.vector(f.axis1, b1, "axis1"), {}};
     c.r = c.p2 - c.p1;
     frictions_.push_back(std::move(c));
   }
@@ -853,7 +895,8 @@ void Model::compileLoads() {
         const int b = findBody(l.body);
         if (b < 0) throw ModelError(where + ": body \"" + l.body + "\" is not defined");
         const CompiledBody& cb = bodies_[static_cast<std::size_t>(b)];
-        if (cb.type == BodyType::Particle) throw ModelError(where + ": a torque cannot act on particle \"" + l.body + "\"");
+        if (cb.type == BodyType::Particle)
+          throw ModelError(where + ": a torque cannot act on particle \"" + l.body + "\"");
         // Generalized torque from the body directions d_i: Q_i = s * sum_j Ginv_ij (tau x d_j),
         // with Ginv the inverse of the constant Gram matrix; s = 1/2 for 3 directions
         // (sum_i d_i x Q_i = tau), 1 for a bar (its axial torque does no work).
@@ -870,7 +913,8 @@ void Model::compileLoads() {
 
 Eigen::Vector3d pointPosition(const Model& model, const Eigen::VectorXd& q, int point) {
   const int i = model.pointCoordinate(point);
-  return i >= 0 ? Eigen::Vector3d(q.segment<3>(i)) : model.spec().points[static_cast<std::size_t>(point)].position;
+  return i >= 0 ? Eigen::Vector3d(q.segment<3>(i))
+                : model.spec().points[static_cast<std::size_t>(point)].position;
 }
 
 Eigen::Vector3d vectorValue(const Model& model, const Eigen::VectorXd& q, int vector) {

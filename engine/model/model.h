@@ -43,12 +43,12 @@ struct ConstraintRow {
 /// A body after compilation.
 struct CompiledBody {
   BodyType type = BodyType::Rigid;
-  std::vector<int> entities;  ///< entity ids (points: i, vectors: npoints + i), basis first
+  std::vector<int> entities;   ///< entity ids (points: i, vectors: npoints + i), basis first
   std::array<int, 4> basis{};  ///< entity ids of the basis: origin point, then 3 (rigid) or 1 (bar)
-  Combination origin;                      ///< origin point
-  std::array<Combination, 3> directions;   ///< basis directions (rigid: 3; bar: 1)
+  Combination origin;          ///< origin point
+  std::array<Combination, 3> directions;                      ///< basis directions (rigid: 3; bar: 1)
   Eigen::Matrix3d directions0 = Eigen::Matrix3d::Identity();  ///< reference directions as columns
-  Eigen::Vector3d origin0 = Eigen::Vector3d::Zero();           ///< reference origin [m]
+  Eigen::Vector3d origin0 = Eigen::Vector3d::Zero();          ///< reference origin [m]
 };
 
 struct CompiledMarker {
@@ -80,7 +80,7 @@ struct CompiledLoad {
 };
 
 class Model {
-public:
+ public:
   /// Validates and compiles. Throws ModelError naming the offending entry.
   explicit Model(ModelSpec spec);
 
@@ -102,7 +102,9 @@ public:
   /// First coordinate of point i (spec().points order), or -1 when fixed.
   int pointCoordinate(int point) const { return pointIndex_[static_cast<std::size_t>(point)]; }
   /// Reference direction of vector i, normalised [-] (the file's value to 1e-4).
-  const Eigen::Vector3d& vectorDirection(int vector) const { return directions_[static_cast<std::size_t>(vector)]; }
+  const Eigen::Vector3d& vectorDirection(int vector) const {
+    return directions_[static_cast<std::size_t>(vector)];
+  }
   /// First coordinate of vector i (spec().vectors order), or -1 when fixed.
   int vectorCoordinate(int vector) const { return vectorIndex_[static_cast<std::size_t>(vector)]; }
 
@@ -116,14 +118,18 @@ public:
   int requireLoadCase(const std::string& name) const;
 
   const std::vector<ConstraintRow>& constraints() const { return constraints_; }
-  const std::string& constraintLabel(int row) const { return constraints_[static_cast<std::size_t>(row)].label; }
+  const std::string& constraintLabel(int row) const {
+    return constraints_[static_cast<std::size_t>(row)].label;
+  }
 
   const std::vector<CompiledBody>& bodies() const { return bodies_; }
   const std::vector<CompiledMarker>& markers() const { return markers_; }
   const std::vector<CompiledSpringDamper>& springDampers() const { return springs_; }
   const std::vector<CompiledFriction>& frictions() const { return frictions_; }
   /// Loads of load case i.
-  const std::vector<CompiledLoad>& loads(int loadCase) const { return loads_[static_cast<std::size_t>(loadCase)]; }
+  const std::vector<CompiledLoad>& loads(int loadCase) const {
+    return loads_[static_cast<std::size_t>(loadCase)];
+  }
 
   /// A point (basic point or marker) by name as a combination of q; throws ModelError if unknown.
   Combination pointCombination(const std::string& name) const;
@@ -136,7 +142,7 @@ public:
   /// Mechanism hash: FNV-1a 64 of the canonical serialization without load cases.
   std::uint64_t mechanismHash() const { return hash_; }
 
-private:
+ private:
   Combination entityCombination(int entity) const;
   Eigen::Vector3d entityReference(int entity) const;
   std::string entityName(int entity) const;

@@ -25,12 +25,14 @@ constexpr int kVersion = 1;
 
 // ---------------------------------------------------------------- reading
 
-const char* jsonTypeName(const Json& j) { return j.type_name(); }
+const char* jsonTypeName(const Json& j) {
+  return j.type_name();
+}
 
 // One JSON object of the file, with its location for messages; remembers the
 // keys read so that unknown keys (typos) are reported by finish().
 class Obj {
-public:
+ public:
   Obj(const Json& j, std::string where) : j_(j), where_(std::move(where)) {
     if (!j_.is_object()) throw ModelError(where_ + ": expected an object, got " + jsonTypeName(j_));
   }
@@ -56,7 +58,9 @@ public:
     if (!v.is_string()) throw ModelError(where_ + ": \"" + key + "\" must be a string");
     return v.get<std::string>();
   }
-  std::string string(const char* key, const std::string& fallback) { return has(key) ? string(key) : fallback; }
+  std::string string(const char* key, const std::string& fallback) {
+    return has(key) ? string(key) : fallback;
+  }
   bool boolean(const char* key, bool fallback) {
     if (!has(key)) return fallback;
     const Json& v = get(key);
@@ -70,16 +74,21 @@ public:
     for (const Json& x : v) out.push_back(toNumber(x, key));
     return out;
   }
-  std::vector<double> numbers(const char* key, std::vector<double> fallback) { return has(key) ? numbers(key) : fallback; }
+  std::vector<double> numbers(const char* key, std::vector<double> fallback) {
+    return has(key) ? numbers(key) : fallback;
+  }
   Eigen::Vector3d vec3(const char* key) {
     const std::vector<double> v = numbers(key);
     if (v.size() != 3) throw ModelError(where_ + ": \"" + key + "\" must have 3 numbers");
     return {v[0], v[1], v[2]};
   }
-  Eigen::Vector3d vec3(const char* key, const Eigen::Vector3d& fallback) { return has(key) ? vec3(key) : fallback; }
+  Eigen::Vector3d vec3(const char* key, const Eigen::Vector3d& fallback) {
+    return has(key) ? vec3(key) : fallback;
+  }
   Eigen::Matrix3d mat3(const char* key) {
     const Json& v = get(key);
-    const std::string msg = where_ + ": \"" + key + "\" must be a 3x3 array [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]";
+    const std::string msg =
+        where_ + ": \"" + key + "\" must be a 3x3 array [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]";
     if (!v.is_array() || v.size() != 3) throw ModelError(msg);
     Eigen::Matrix3d m;
     for (int r = 0; r < 3; ++r) {
@@ -113,7 +122,7 @@ public:
       if (!used_.count(it.key())) throw ModelError(where_ + ": unknown key \"" + it.key() + "\"");
   }
 
-private:
+ private:
   double toNumber(const Json& v, const char* key) const {
     if (!v.is_number()) throw ModelError(where_ + ": \"" + key + "\" must be a number");
     const double x = v.get<double>();
@@ -121,8 +130,8 @@ private:
     // values overflow long before a solver could name them.
     if (!(std::abs(x) <= kMaxModelNumber)) {
       std::ostringstream msg;
-      msg << where_ << ": \"" << key << "\" = " << x << " is beyond the model format's range (|value| <= "
-          << kMaxModelNumber << ")";
+      msg << where_ << ": \"" << key << "\" = " << x
+          << " is beyond the model format's range (|value| <= " << kMaxModelNumber << ")";
       throw ModelError(msg.str());
     }
     return x;
@@ -135,13 +144,14 @@ private:
 // `list[i] "name"` for an entry; the name is read leniently here, strictly by Obj.
 std::string entryWhere(const std::string& list, std::size_t i, const Json& j) {
   std::string w = list + "[" + std::to_string(i) + "]";
-  if (j.is_object() && j.contains("name") && j["name"].is_string()) w += " \"" + j["name"].get<std::string>() + "\"";
+  if (j.is_object() && j.contains("name") && j["name"].is_string())
+    w += " \"" + j["name"].get<std::string>() + "\"";
   return w;
 }
 
 template <typename Enum, std::size_t N>
-Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&table)[N], const std::string& where,
-               const char* what) {
+Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&table)[N],
+               const std::string& where, const char* what) {
   for (const auto& [name, value] : table)
     if (text == name) return value;
   std::string known;
@@ -150,9 +160,12 @@ Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&tab
 }
 
 const std::pair<const char*, TimeFunction::Type> kFunctionTypes[] = {
-    {"constant", TimeFunction::Type::Constant}, {"sine", TimeFunction::Type::Sine},
-    {"chirp", TimeFunction::Type::Chirp},       {"step", TimeFunction::Type::Step},
-    {"smooth_step", TimeFunction::Type::SmoothStep}, {"table", TimeFunction::Type::Table},
+    {"constant", TimeFunction::Type::Constant},
+    {"sine", TimeFunction::Type::Sine},
+    {"chirp", TimeFunction::Type::Chirp},
+    {"step", TimeFunction::Type::Step},
+    {"smooth_step", TimeFunction::Type::SmoothStep},
+    {"table", TimeFunction::Type::Table},
     {"sum", TimeFunction::Type::Sum}};
 const std::pair<const char*, BodyType> kBodyTypes[] = {
     {"rigid", BodyType::Rigid}, {"bar", BodyType::Bar}, {"particle", BodyType::Particle}};
@@ -204,49 +217,46 @@ TimeFunction readFunction(const Json& j, const std::string& where, const TablePl
   TimeFunction f;
   f.type = parseEnum(o.string("type"), kFunctionTypes, where, "function type");
   switch (f.type) {
-  case TimeFunction::Type::Constant:
-    f.value = o.number("value");
-    break;
-  case TimeFunction::Type::Chirp:
-    f.rate = o.number("rate");
-    [[fallthrough]];
-  case TimeFunction::Type::Sine:
-    f.amplitude = o.number("amplitude");
-    f.frequency = o.number("frequency");
-    f.phase = o.number("phase", 0.0);
-    f.offset = o.number("offset", 0.0);
-    break;
-  case TimeFunction::Type::Step:
-    f.t0 = o.number("t0");
-    f.value = o.number("value");
-    break;
-  case TimeFunction::Type::SmoothStep:
-    f.t0 = o.number("t0");
-    f.t1 = o.number("t1");
-    f.value = o.number("value");
-    break;
-  case TimeFunction::Type::Table:
-    if (o.has("file")) {
-      if (o.has("times") || o.has("values"))
-        throw ModelError(where + ": a table has either \"file\" and \"column\" or \"times\" and \"values\"");
-      const std::string file = o.string("file"), column = o.string("column");
-      try {
-        f = TimeFunction::tableFromCsv(resolve(place, file), column);
-      } catch (const FileError& e) {
-        throw FileError(where + ": " + e.what());
+    case TimeFunction::Type::Constant: f.value = o.number("value"); break;
+    case TimeFunction::Type::Chirp: f.rate = o.number("rate"); [[fallthrough]];
+    case TimeFunction::Type::Sine:
+      f.amplitude = o.number("amplitude");
+      f.frequency = o.number("frequency");
+      f.phase = o.number("phase", 0.0);
+      f.offset = o.number("offset", 0.0);
+      break;
+    case TimeFunction::Type::Step:
+      f.t0 = o.number("t0");
+      f.value = o.number("value");
+      break;
+    case TimeFunction::Type::SmoothStep:
+      f.t0 = o.number("t0");
+      f.t1 = o.number("t1");
+      f.value = o.number("value");
+      break;
+    case TimeFunction::Type::Table:
+      if (o.has("file")) {
+        if (o.has("times") || o.has("values"))
+          throw ModelError(where +
+                           ": a table has either \"file\" and \"column\" or \"times\" and \"values\"");
+        const std::string file = o.string("file"), column = o.string("column");
+        try {
+          f = TimeFunction::tableFromCsv(resolve(place, file), column);
+        } catch (const FileError& e) {
+          throw FileError(where + ": " + e.what());
+        }
+        f.file = file;  // as written, so that the writer refers to the same file
+      } else {
+        f.times = o.numbers("times");
+        f.values = o.numbers("values");
       }
-      f.file = file;  // as written, so that the writer refers to the same file
-    } else {
-      f.times = o.numbers("times");
-      f.values = o.numbers("values");
+      break;
+    case TimeFunction::Type::Sum: {
+      const Json& terms = o.array("terms");
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]", place));
+      break;
     }
-    break;
-  case TimeFunction::Type::Sum: {
-    const Json& terms = o.array("terms");
-    for (std::size_t i = 0; i < terms.size(); ++i)
-      f.terms.push_back(readFunction(terms[i], where + ".terms[" + std::to_string(i) + "]", place));
-    break;
-  }
   }
   o.finish();
   f.validate(where);
@@ -258,28 +268,25 @@ MeasureSpec readMeasure(Obj& o) {
   m.name = o.string("name");
   m.type = parseEnum(o.string("type"), kMeasureTypes, o.where(), "measure type");
   switch (m.type) {
-  case MeasureType::JointAngle:
-  case MeasureType::JointDisplacement:
-    m.joint = o.string("joint");
-    break;
-  case MeasureType::Distance:
-    m.point1 = o.string("point1");
-    m.point2 = o.string("point2");
-    break;
-  case MeasureType::Travel:
-    m.point1 = o.string("point");
-    break;
-  case MeasureType::Camber:
-  case MeasureType::Toe:
-    if (o.has("vector")) {
-      if (o.has("body") || o.has("axis"))
-        throw ModelError(o.where() + ": give the spin axis either as \"vector\" or as \"body\" and \"axis\"");
-      m.vector = o.string("vector");
-    } else {
-      m.body = o.string("body");
-      m.axis = o.vec3("axis");
-    }
-    break;
+    case MeasureType::JointAngle:
+    case MeasureType::JointDisplacement: m.joint = o.string("joint"); break;
+    case MeasureType::Distance:
+      m.point1 = o.string("point1");
+      m.point2 = o.string("point2");
+      break;
+    case MeasureType::Travel: m.point1 = o.string("point"); break;
+    case MeasureType::Camber:
+    case MeasureType::Toe:
+      if (o.has("vector")) {
+        if (o.has("body") || o.has("axis"))
+          throw ModelError(o.where() +
+                           ": give the spin axis either as \"vector\" or as \"body\" and \"axis\"");
+        m.vector = o.string("vector");
+      } else {
+        m.body = o.string("body");
+        m.axis = o.vec3("axis");
+      }
+      break;
   }
   return m;
 }
@@ -333,7 +340,9 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
       b.shape.type = s.string("type");
       bool known = false;
       for (const char* t : kShapeTypes) known = known || b.shape.type == t;
-      if (!known) throw ModelError(s.where() + ": unknown shape type \"" + b.shape.type + "\" (known: box, sphere, cylinder, mesh)");
+      if (!known)
+        throw ModelError(s.where() + ": unknown shape type \"" + b.shape.type +
+                         "\" (known: box, sphere, cylinder, mesh)");
       b.shape.size = s.numbers("size", {});
       b.shape.center = s.vec3("center", Eigen::Vector3d::Zero());
       b.shape.axis = s.vec3("axis", Eigen::Vector3d::UnitZ());
@@ -370,7 +379,8 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     d.point1 = o.string("point1", "");
     d.point2 = o.string("point2", "");
     d.axis1 = o.string("axis1", "");
-    if (d.type == DriverType::Coordinate) d.component = parseEnum(o.string("component"), kComponents, o.where(), "component");
+    if (d.type == DriverType::Coordinate)
+      d.component = parseEnum(o.string("component"), kComponents, o.where(), "component");
     d.function = readFunction(o.get("function"), o.where() + ": function", place);
     o.finish();
     spec.drivers.push_back(std::move(d));
@@ -423,8 +433,10 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
       LoadSpec ls;
       ls.name = l.string("name");
       ls.type = parseEnum(l.string("type"), kLoadTypes, l.where(), "load type");
-      if (ls.type == LoadSpec::Type::Force) ls.point = l.string("point");
-      else ls.body = l.string("body");
+      if (ls.type == LoadSpec::Type::Force)
+        ls.point = l.string("point");
+      else
+        ls.body = l.string("body");
       ls.direction = l.vec3("direction");
       ls.function = readFunction(l.get("function"), l.where() + ": function", place);
       l.finish();
@@ -452,7 +464,9 @@ void appendNumber(std::string& out, double x) {
   out.append(buf, res.ptr);
 }
 
-void appendString(std::string& out, const std::string& s) { out += OJson(s).dump(); }
+void appendString(std::string& out, const std::string& s) {
+  out += OJson(s).dump();
+}
 
 void dumpCompact(std::string& out, const OJson& j) {
   if (j.is_object()) {
@@ -511,7 +525,9 @@ void dumpPretty(std::string& out, const OJson& j, int indent) {
   }
 }
 
-OJson vec(const Eigen::Vector3d& v) { return OJson::array({v.x(), v.y(), v.z()}); }
+OJson vec(const Eigen::Vector3d& v) {
+  return OJson::array({v.x(), v.y(), v.z()});
+}
 
 // `contents`: a CSV table as its numbers (for the hash: it depends on the
 // data, not on the file name) instead of the file reference.
@@ -519,41 +535,39 @@ OJson writeFunction(const TimeFunction& f, bool contents) {
   OJson o;
   o["type"] = timeFunctionTypeName(f.type);
   switch (f.type) {
-  case TimeFunction::Type::Constant:
-    o["value"] = f.value;
-    break;
-  case TimeFunction::Type::Sine:
-  case TimeFunction::Type::Chirp:
-    o["amplitude"] = f.amplitude;
-    o["frequency"] = f.frequency;
-    if (f.type == TimeFunction::Type::Chirp) o["rate"] = f.rate;
-    if (f.phase != 0.0) o["phase"] = f.phase;
-    if (f.offset != 0.0) o["offset"] = f.offset;
-    break;
-  case TimeFunction::Type::Step:
-    o["t0"] = f.t0;
-    o["value"] = f.value;
-    break;
-  case TimeFunction::Type::SmoothStep:
-    o["t0"] = f.t0;
-    o["t1"] = f.t1;
-    o["value"] = f.value;
-    break;
-  case TimeFunction::Type::Table:
-    if (!f.file.empty() && !contents) {
-      o["file"] = f.file;
-      o["column"] = f.column;
-    } else {
-      o["times"] = f.times;
-      o["values"] = f.values;
+    case TimeFunction::Type::Constant: o["value"] = f.value; break;
+    case TimeFunction::Type::Sine:
+    case TimeFunction::Type::Chirp:
+      o["amplitude"] = f.amplitude;
+      o["frequency"] = f.frequency;
+      if (f.type == TimeFunction::Type::Chirp) o["rate"] = f.rate;
+      if (f.phase != 0.0) o["phase"] = f.phase;
+      if (f.offset != 0.0) o["offset"] = f.offset;
+      break;
+    case TimeFunction::Type::Step:
+      o["t0"] = f.t0;
+      o["value"] = f.value;
+      break;
+    case TimeFunction::Type::SmoothStep:
+      o["t0"] = f.t0;
+      o["t1"] = f.t1;
+      o["value"] = f.value;
+      break;
+    case TimeFunction::Type::Table:
+      if (!f.file.empty() && !contents) {
+        o["file"] = f.file;
+        o["column"] = f.column;
+      } else {
+        o["times"] = f.times;
+        o["values"] = f.values;
+      }
+      break;
+    case TimeFunction::Type::Sum: {
+      OJson terms = OJson::array();
+      for (const TimeFunction& t : f.terms) terms.push_back(writeFunction(t, contents));
+      o["terms"] = terms;
+      break;
     }
-    break;
-  case TimeFunction::Type::Sum: {
-    OJson terms = OJson::array();
-    for (const TimeFunction& t : f.terms) terms.push_back(writeFunction(t, contents));
-    o["terms"] = terms;
-    break;
-  }
   }
   return o;
 }
@@ -607,7 +621,8 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
     if (b.type == BodyType::Bar && b.transverseInertia) o["transverse_inertia"] = *b.transverseInertia;
     if (!b.markers.empty()) {
       OJson markers = OJson::array();
-      for (const MarkerSpec& m : b.markers) markers.push_back(OJson{{"name", m.name}, {"position", vec(m.position)}});
+      for (const MarkerSpec& m : b.markers)
+        markers.push_back(OJson{{"name", m.name}, {"position", vec(m.position)}});
       o["markers"] = markers;
     }
     if (!b.shape.type.empty()) {
@@ -690,26 +705,22 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
       o["name"] = m.name;
       o["type"] = measureTypeName(m.type);
       switch (m.type) {
-      case MeasureType::JointAngle:
-      case MeasureType::JointDisplacement:
-        o["joint"] = m.joint;
-        break;
-      case MeasureType::Distance:
-        o["point1"] = m.point1;
-        o["point2"] = m.point2;
-        break;
-      case MeasureType::Travel:
-        o["point"] = m.point1;
-        break;
-      case MeasureType::Camber:
-      case MeasureType::Toe:
-        if (!m.vector.empty()) {
-          o["vector"] = m.vector;
-        } else {
-          o["body"] = m.body;
-          o["axis"] = vec(m.axis);
-        }
-        break;
+        case MeasureType::JointAngle:
+        case MeasureType::JointDisplacement: o["joint"] = m.joint; break;
+        case MeasureType::Distance:
+          o["point1"] = m.point1;
+          o["point2"] = m.point2;
+          break;
+        case MeasureType::Travel: o["point"] = m.point1; break;
+        case MeasureType::Camber:
+        case MeasureType::Toe:
+          if (!m.vector.empty()) {
+            o["vector"] = m.vector;
+          } else {
+            o["body"] = m.body;
+            o["axis"] = vec(m.axis);
+          }
+          break;
       }
       measures.push_back(o);
     }
@@ -723,8 +734,10 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
         OJson o;
         o["name"] = l.name;
         o["type"] = l.type == LoadSpec::Type::Force ? "force" : "torque";
-        if (l.type == LoadSpec::Type::Force) o["point"] = l.point;
-        else o["body"] = l.body;
+        if (l.type == LoadSpec::Type::Force)
+          o["point"] = l.point;
+        else
+          o["body"] = l.body;
         o["direction"] = vec(l.direction);
         o["function"] = writeFunction(l.function, false);
         loads.push_back(o);
@@ -736,7 +749,9 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
   return root;
 }
 
-std::string withSource(const std::string& source, const char* what) { return source + ": " + what; }
+std::string withSource(const std::string& source, const char* what) {
+  return source + ": " + what;
+}
 
 }  // namespace
 
@@ -756,8 +771,8 @@ ModelSpec parseModelSpec(const std::string& text, const std::string& source, con
   if (!root.contains("version") || !root["version"].is_number_integer())
     throw FileError(source + ": \"version\" is missing or not an integer");
   if (root["version"].get<long long>() != kVersion)
-    throw FileError(source + ": unsupported model file version " + root["version"].dump() + " (this program reads version " +
-                    std::to_string(kVersion) + ")");
+    throw FileError(source + ": unsupported model file version " + root["version"].dump() +
+                    " (this program reads version " + std::to_string(kVersion) + ")");
   try {
     return readSpec(root, TablePlace{baseDirectory, confineTo});
   } catch (const ModelError& e) {

@@ -41,10 +41,10 @@ struct MarkerSpec {
 /// "cylinder" (radius, length; along `axis`), "mesh" (file).
 struct ShapeSpec {
   std::string type;
-  std::vector<double> size;                         ///< [m]
+  std::vector<double> size;                          ///< [m]
   Eigen::Vector3d center = Eigen::Vector3d::Zero();  ///< reference position [m]
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   ///< reference direction [-]
-  std::string file;                                 ///< mesh file, relative to the model file
+  std::string file;                                  ///< mesh file, relative to the model file
 };
 
 enum class BodyType {
@@ -56,26 +56,27 @@ enum class BodyType {
 struct BodySpec {
   std::string name;
   BodyType type = BodyType::Rigid;
-  std::vector<std::string> points;   ///< basic points of the body
-  std::vector<std::string> vectors;  ///< basic unit vectors of the body
-  double mass = 0.0;                 ///< [kg]
-  Eigen::Vector3d com = Eigen::Vector3d::Zero();        ///< centre of mass, reference [m]
-  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();    ///< about the COM, global axes [kg m^2] (rigid)
-  std::optional<double> transverseInertia;  ///< bar: about the COM, normal to the axis [kg m^2]; default uniform bar m L^2/12
+  std::vector<std::string> points;                    ///< basic points of the body
+  std::vector<std::string> vectors;                   ///< basic unit vectors of the body
+  double mass = 0.0;                                  ///< [kg]
+  Eigen::Vector3d com = Eigen::Vector3d::Zero();      ///< centre of mass, reference [m]
+  Eigen::Matrix3d inertia = Eigen::Matrix3d::Zero();  ///< about the COM, global axes [kg m^2] (rigid)
+  std::optional<double>
+      transverseInertia;  ///< bar: about the COM, normal to the axis [kg m^2]; default uniform bar m L^2/12
   std::vector<MarkerSpec> markers;
   ShapeSpec shape;
 };
 
 enum class JointType {
-  Spherical,    ///< point1 = point2
-  Revolute,     ///< spherical + axis1 parallel to axis2
-  Prismatic,    ///< cylindrical + no rotation about the axis
-  Cylindrical,  ///< point2 on the line (point1, axis1) + axis1 parallel to axis2
-  Universal,    ///< spherical + axis1 normal to axis2
-  Fixed,        ///< weld: spherical + no relative rotation
-  PointOnLine,  ///< point2 on the line (point1, axis1)
-  PointOnPlane, ///< point2 on the plane through point1 normal to axis1
-  Distance,     ///< massless rod: |point2 - point1| = length
+  Spherical,     ///< point1 = point2
+  Revolute,      ///< spherical + axis1 parallel to axis2
+  Prismatic,     ///< cylindrical + no rotation about the axis
+  Cylindrical,   ///< point2 on the line (point1, axis1) + axis1 parallel to axis2
+  Universal,     ///< spherical + axis1 normal to axis2
+  Fixed,         ///< weld: spherical + no relative rotation
+  PointOnLine,   ///< point2 on the line (point1, axis1)
+  PointOnPlane,  ///< point2 on the plane through point1 normal to axis1
+  Distance,      ///< massless rod: |point2 - point1| = length
 };
 
 /// A joint between body1 and body2 ("ground" for the fixed frame). Points are
@@ -144,8 +145,8 @@ struct LoadSpec {
   enum class Type { Force, Torque };
   std::string name;
   Type type = Type::Force;
-  std::string point;  ///< force: basic point or marker
-  std::string body;   ///< torque: rigid body or bar
+  std::string point;                                     ///< force: basic point or marker
+  std::string body;                                      ///< torque: rigid body or bar
   Eigen::Vector3d direction = Eigen::Vector3d::UnitZ();  ///< global, any length [N or N m per unit f]
   TimeFunction function = TimeFunction::constant(1.0);
 };
@@ -158,7 +159,8 @@ struct LoadCase {
 
 enum class MeasureType {
   JointAngle,         ///< revolute/cylindrical `joint`: rotation of body2 relative to body1 about axis1 [rad]
-  JointDisplacement,  ///< prismatic/cylindrical `joint`: axis1.(point2 - point1), minus its reference value [m]
+  JointDisplacement,  ///< prismatic/cylindrical `joint`: axis1.(point2 - point1), minus its reference value
+                      ///< [m]
   Distance,           ///< |point2 - point1| [m]
   Travel,             ///< vertical (z) displacement of `point1` from its reference position [m], up positive
   Camber,             ///< camber angle of a wheel spin axis [rad], top of the wheel outward positive

@@ -5,8 +5,8 @@
 #include <Eigen/Geometry>
 
 #include <algorithm>
-#include <cstdio>
 #include <cmath>
+#include <cstdio>
 #include <numbers>
 #include <set>
 

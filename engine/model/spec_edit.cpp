@@ -22,7 +22,9 @@ NameSpace nameSpaceOf(ElementKind kind) {
   }
 }
 
-std::string quoted(const char* kind, const std::string& name) { return std::string(kind) + " \"" + name + "\""; }
+std::string quoted(const char* kind, const std::string& name) {
+  return std::string(kind) + " \"" + name + "\"";
+}
 
 // Calls fn(field, user) for every name field of `ns` in the spec.
 template <class Spec, class Fn>
@@ -46,7 +48,8 @@ void forEachReference(Spec& spec, NameSpace ns, Fn&& fn) {
     if (ns == NameSpace::Vector) fn(d.axis1, user);
   }
   for (auto& s : spec.springDampers)
-    if (ns == NameSpace::Point) fn(s.point1, quoted("spring-damper", s.name)), fn(s.point2, quoted("spring-damper", s.name));
+    if (ns == NameSpace::Point)
+      fn(s.point1, quoted("spring-damper", s.name)), fn(s.point2, quoted("spring-damper", s.name));
   for (auto& f : spec.frictions) {
     const std::string user = quoted("friction", f.name);
     if (ns == NameSpace::Body) fn(f.body1, user), fn(f.body2, user);
@@ -81,28 +84,52 @@ auto* nameField(Spec& spec, const ElementRef& r) {
   Str* name = nullptr;
   switch (r.kind) {
     case ElementKind::Mechanism: name = &spec.name; break;
-    case ElementKind::Point: requireIndex(spec.points, r.index, "point"); name = &spec.points[r.index].name; break;
-    case ElementKind::Vector: requireIndex(spec.vectors, r.index, "vector"); name = &spec.vectors[r.index].name; break;
-    case ElementKind::Body: requireIndex(spec.bodies, r.index, "body"); name = &spec.bodies[r.index].name; break;
+    case ElementKind::Point:
+      requireIndex(spec.points, r.index, "point");
+      name = &spec.points[r.index].name;
+      break;
+    case ElementKind::Vector:
+      requireIndex(spec.vectors, r.index, "vector");
+      name = &spec.vectors[r.index].name;
+      break;
+    case ElementKind::Body:
+      requireIndex(spec.bodies, r.index, "body");
+      name = &spec.bodies[r.index].name;
+      break;
     case ElementKind::Marker:
       requireIndex(spec.bodies, r.index, "body");
       requireIndex(spec.bodies[r.index].markers, r.sub, "marker");
       name = &spec.bodies[r.index].markers[r.sub].name;
       break;
-    case ElementKind::Joint: requireIndex(spec.joints, r.index, "joint"); name = &spec.joints[r.index].name; break;
-    case ElementKind::Driver: requireIndex(spec.drivers, r.index, "driver"); name = &spec.drivers[r.index].name; break;
+    case ElementKind::Joint:
+      requireIndex(spec.joints, r.index, "joint");
+      name = &spec.joints[r.index].name;
+      break;
+    case ElementKind::Driver:
+      requireIndex(spec.drivers, r.index, "driver");
+      name = &spec.drivers[r.index].name;
+      break;
     case ElementKind::SpringDamper:
       requireIndex(spec.springDampers, r.index, "spring-damper");
       name = &spec.springDampers[r.index].name;
       break;
-    case ElementKind::Friction: requireIndex(spec.frictions, r.index, "friction"); name = &spec.frictions[r.index].name; break;
-    case ElementKind::LoadCase: requireIndex(spec.loadCases, r.index, "load case"); name = &spec.loadCases[r.index].name; break;
+    case ElementKind::Friction:
+      requireIndex(spec.frictions, r.index, "friction");
+      name = &spec.frictions[r.index].name;
+      break;
+    case ElementKind::LoadCase:
+      requireIndex(spec.loadCases, r.index, "load case");
+      name = &spec.loadCases[r.index].name;
+      break;
     case ElementKind::Load:
       requireIndex(spec.loadCases, r.index, "load case");
       requireIndex(spec.loadCases[r.index].loads, r.sub, "load");
       name = &spec.loadCases[r.index].loads[r.sub].name;
       break;
-    case ElementKind::Measure: requireIndex(spec.measures, r.index, "measure"); name = &spec.measures[r.index].name; break;
+    case ElementKind::Measure:
+      requireIndex(spec.measures, r.index, "measure");
+      name = &spec.measures[r.index].name;
+      break;
   }
   return name;
 }
@@ -154,7 +181,9 @@ bool elementExists(const ModelSpec& spec, const ElementRef& ref) {
   }
 }
 
-std::string elementName(const ModelSpec& spec, const ElementRef& ref) { return *nameField(spec, ref); }
+std::string elementName(const ModelSpec& spec, const ElementRef& ref) {
+  return *nameField(spec, ref);
+}
 
 bool nameIsFree(const ModelSpec& spec, ElementKind kind, const std::string& name, int loadCase) {
   if (name.empty()) return false;
@@ -192,7 +221,9 @@ std::string uniqueName(const ModelSpec& spec, ElementKind kind, const std::strin
 void renameElement(ModelSpec& spec, const ElementRef& ref, const std::string& newName) {
   std::string* name = nameField(spec, ref);
   if (*name == newName) return;
-  if (newName.empty()) throw InputError(std::string(elementKindName(ref.kind)) + " \"" + *name + "\": the name may not be empty");
+  if (newName.empty())
+    throw InputError(std::string(elementKindName(ref.kind)) + " \"" + *name +
+                     "\": the name may not be empty");
   if (!nameIsFree(spec, ref.kind, newName, ref.index))
     throw InputError(std::string(elementKindName(ref.kind)) + " \"" + *name + "\": the name \"" + newName +
                      "\" is already taken");
@@ -244,13 +275,17 @@ ElementRef duplicateElement(ModelSpec& spec, const ElementRef& r) {
         m.name = uniqueName(spec, ElementKind::Marker, m.name + "_copy");
       break;
     }
-    case ElementKind::Marker: out.sub = insertCopy(spec.bodies[static_cast<std::size_t>(r.index)].markers, r.sub, name); break;
+    case ElementKind::Marker:
+      out.sub = insertCopy(spec.bodies[static_cast<std::size_t>(r.index)].markers, r.sub, name);
+      break;
     case ElementKind::Joint: out.index = insertCopy(spec.joints, r.index, name); break;
     case ElementKind::Driver: out.index = insertCopy(spec.drivers, r.index, name); break;
     case ElementKind::SpringDamper: out.index = insertCopy(spec.springDampers, r.index, name); break;
     case ElementKind::Friction: out.index = insertCopy(spec.frictions, r.index, name); break;
     case ElementKind::LoadCase: out.index = insertCopy(spec.loadCases, r.index, name); break;
-    case ElementKind::Load: out.sub = insertCopy(spec.loadCases[static_cast<std::size_t>(r.index)].loads, r.sub, name); break;
+    case ElementKind::Load:
+      out.sub = insertCopy(spec.loadCases[static_cast<std::size_t>(r.index)].loads, r.sub, name);
+      break;
     case ElementKind::Measure: out.index = insertCopy(spec.measures, r.index, name); break;
   }
   return out;

@@ -16,13 +16,13 @@ enum class ElementKind {
   Point,
   Vector,
   Body,
-  Marker,       ///< index: body, sub: marker within the body
+  Marker,  ///< index: body, sub: marker within the body
   Joint,
   Driver,
   SpringDamper,
   Friction,
   LoadCase,
-  Load,         ///< index: load case, sub: load within the case
+  Load,  ///< index: load case, sub: load within the case
   Measure,
 };
 

@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <sstream>
 #include <numbers>
+#include <sstream>
 #include <string_view>
 
 namespace mbdrom {
@@ -112,19 +112,19 @@ TimeFunction TimeFunction::tableFromCsv(const std::string& path, const std::stri
       header = false;
       nColumns = fields.size();
       const auto it = std::find(fields.begin(), fields.end(), std::string_view(columnName));
-      if (it == fields.begin())
-        throw fail(lineNo, "column \"" + columnName + "\" is the time column");
+      if (it == fields.begin()) throw fail(lineNo, "column \"" + columnName + "\" is the time column");
       if (it == fields.end()) {
         std::string known;
         for (std::size_t k = 1; k < fields.size(); ++k) known += (k > 1 ? ", " : "") + std::string(fields[k]);
-        throw fail(lineNo, "no column \"" + columnName + "\" in the header (value columns: " +
-                               (known.empty() ? "none" : known) + ")");
+        throw fail(lineNo, "no column \"" + columnName +
+                               "\" in the header (value columns: " + (known.empty() ? "none" : known) + ")");
       }
       index = static_cast<std::size_t>(it - fields.begin());
       continue;
     }
     if (fields.size() != nColumns)
-      throw fail(lineNo, std::to_string(fields.size()) + " fields, the header has " + std::to_string(nColumns));
+      throw fail(lineNo,
+                 std::to_string(fields.size()) + " fields, the header has " + std::to_string(nColumns));
     auto number = [&](std::string_view field) {
       std::string_view s = field;
       if (!s.empty() && s.front() == '+') s.remove_prefix(1);  // from_chars takes no '+'
@@ -159,25 +159,24 @@ void TimeFunction::validate(const std::string& where) const {
   finite(t0, "t0");
   finite(t1, "t1");
   switch (type) {
-  case Type::SmoothStep:
-    if (!(t1 > t0)) throw ModelError(where + ": smooth_step needs t1 > t0");
-    break;
-  case Type::Table:
-    if (times.empty() || times.size() != values.size())
-      throw ModelError(where + ": table needs as many times as values (at least one)");
-    for (std::size_t i = 0; i < times.size(); ++i) {
-      finite(times[i], "table time");
-      finite(values[i], "table value");
-      if (i > 0 && !(times[i] > times[i - 1]))
-        throw ModelError(where + ": table times must be strictly increasing");
-    }
-    break;
-  case Type::Sum:
-    for (std::size_t i = 0; i < terms.size(); ++i)
-      terms[i].validate(where + ".terms[" + std::to_string(i) + "]");
-    break;
-  default:
-    break;
+    case Type::SmoothStep:
+      if (!(t1 > t0)) throw ModelError(where + ": smooth_step needs t1 > t0");
+      break;
+    case Type::Table:
+      if (times.empty() || times.size() != values.size())
+        throw ModelError(where + ": table needs as many times as values (at least one)");
+      for (std::size_t i = 0; i < times.size(); ++i) {
+        finite(times[i], "table time");
+        finite(values[i], "table value");
+        if (i > 0 && !(times[i] > times[i - 1]))
+          throw ModelError(where + ": table times must be strictly increasing");
+      }
+      break;
+    case Type::Sum:
+      for (std::size_t i = 0; i < terms.size(); ++i)
+        terms[i].validate(where + ".terms[" + std::to_string(i) + "]");
+      break;
+    default: break;
   }
 }
 
@@ -185,82 +184,78 @@ TimeValue TimeFunction::evaluate(double t) const {
   constexpr double twoPi = 2.0 * std::numbers::pi;
   TimeValue r;
   switch (type) {
-  case Type::Constant:
-    r.f = value;
-    break;
-  case Type::Sine: {
-    const double w = twoPi * frequency;
-    const double arg = w * t + phase;
-    r.f = offset + amplitude * std::sin(arg);
-    r.fd = amplitude * w * std::cos(arg);
-    r.fdd = -amplitude * w * w * std::sin(arg);
-    break;
-  }
-  case Type::Chirp: {
-    const double arg = twoPi * (frequency * t + 0.5 * rate * t * t) + phase;
-    const double argd = twoPi * (frequency + rate * t);
-    const double argdd = twoPi * rate;
-    r.f = offset + amplitude * std::sin(arg);
-    r.fd = amplitude * std::cos(arg) * argd;
-    r.fdd = amplitude * (std::cos(arg) * argdd - std::sin(arg) * argd * argd);
-    break;
-  }
-  case Type::Step:
-    r.f = t >= t0 ? value : 0.0;
-    break;
-  case Type::SmoothStep: {
-    if (t <= t0) break;
-    if (t >= t1) {
-      r.f = value;
+    case Type::Constant: r.f = value; break;
+    case Type::Sine: {
+      const double w = twoPi * frequency;
+      const double arg = w * t + phase;
+      r.f = offset + amplitude * std::sin(arg);
+      r.fd = amplitude * w * std::cos(arg);
+      r.fdd = -amplitude * w * w * std::sin(arg);
       break;
     }
-    const double h = t1 - t0;
-    const double s = (t - t0) / h;
-    // 10s^3 - 15s^4 + 6s^5: zero slope and curvature at both ends.
-    r.f = value * s * s * s * (10.0 + s * (-15.0 + 6.0 * s));
-    r.fd = value * 30.0 * s * s * (1.0 - s) * (1.0 - s) / h;
-    r.fdd = value * 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) / (h * h);
-    break;
-  }
-  case Type::Table: {
-    // Right-continuous slope: a ramp that starts at t0 moves at t0 (a run
-    // starting there starts with the ramp's speed, not at rest).
-    if (t < times.front()) {
-      r.f = values.front();
+    case Type::Chirp: {
+      const double arg = twoPi * (frequency * t + 0.5 * rate * t * t) + phase;
+      const double argd = twoPi * (frequency + rate * t);
+      const double argdd = twoPi * rate;
+      r.f = offset + amplitude * std::sin(arg);
+      r.fd = amplitude * std::cos(arg) * argd;
+      r.fdd = amplitude * (std::cos(arg) * argdd - std::sin(arg) * argd * argd);
       break;
     }
-    if (t >= times.back()) {
-      r.f = values.back();
+    case Type::Step: r.f = t >= t0 ? value : 0.0; break;
+    case Type::SmoothStep: {
+      if (t <= t0) break;
+      if (t >= t1) {
+        r.f = value;
+        break;
+      }
+      const double h = t1 - t0;
+      const double s = (t - t0) / h;
+      // 10s^3 - 15s^4 + 6s^5: zero slope and curvature at both ends.
+      r.f = value * s * s * s * (10.0 + s * (-15.0 + 6.0 * s));
+      r.fd = value * 30.0 * s * s * (1.0 - s) * (1.0 - s) / h;
+      r.fdd = value * 60.0 * s * (1.0 - s) * (1.0 - 2.0 * s) / (h * h);
       break;
     }
-    const auto it = std::upper_bound(times.begin(), times.end(), t);
-    const auto i = static_cast<std::size_t>(it - times.begin()) - 1;
-    const double slope = (values[i + 1] - values[i]) / (times[i + 1] - times[i]);
-    r.f = values[i] + slope * (t - times[i]);
-    r.fd = slope;
-    break;
-  }
-  case Type::Sum:
-    for (const TimeFunction& term : terms) {
-      const TimeValue v = term.evaluate(t);
-      r.f += v.f;
-      r.fd += v.fd;
-      r.fdd += v.fdd;
+    case Type::Table: {
+      // Right-continuous slope: a ramp that starts at t0 moves at t0 (a run
+      // starting there starts with the ramp's speed, not at rest).
+      if (t < times.front()) {
+        r.f = values.front();
+        break;
+      }
+      if (t >= times.back()) {
+        r.f = values.back();
+        break;
+      }
+      const auto it = std::upper_bound(times.begin(), times.end(), t);
+      const auto i = static_cast<std::size_t>(it - times.begin()) - 1;
+      const double slope = (values[i + 1] - values[i]) / (times[i + 1] - times[i]);
+      r.f = values[i] + slope * (t - times[i]);
+      r.fd = slope;
+      break;
     }
-    break;
+    case Type::Sum:
+      for (const TimeFunction& term : terms) {
+        const TimeValue v = term.evaluate(t);
+        r.f += v.f;
+        r.fd += v.fd;
+        r.fdd += v.fdd;
+      }
+      break;
   }
   return r;
 }
 
 const char* timeFunctionTypeName(TimeFunction::Type type) {
   switch (type) {
-  case TimeFunction::Type::Constant: return "constant";
-  case TimeFunction::Type::Sine: return "sine";
-  case TimeFunction::Type::Chirp: return "chirp";
-  case TimeFunction::Type::Step: return "step";
-  case TimeFunction::Type::SmoothStep: return "smooth_step";
-  case TimeFunction::Type::Table: return "table";
-  case TimeFunction::Type::Sum: return "sum";
+    case TimeFunction::Type::Constant: return "constant";
+    case TimeFunction::Type::Sine: return "sine";
+    case TimeFunction::Type::Chirp: return "chirp";
+    case TimeFunction::Type::Step: return "step";
+    case TimeFunction::Type::SmoothStep: return "smooth_step";
+    case TimeFunction::Type::Table: return "table";
+    case TimeFunction::Type::Sum: return "sum";
   }
   return "constant";
 }

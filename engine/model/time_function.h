@@ -29,7 +29,7 @@ struct TimeValue {
 ///   in a model file given inline or read from a CSV file (`file`, `column`)
 /// - sum: sum of terms
 class TimeFunction {
-public:
+ public:
   enum class Type { Constant, Sine, Chirp, Step, SmoothStep, Table, Sum };
 
   TimeFunction() = default;
@@ -58,14 +58,14 @@ public:
   void validate(const std::string& where) const;
 
   Type type = Type::Constant;
-  double value = 0.0;      ///< constant, step and smooth_step level
-  double amplitude = 0.0;  ///< sine, chirp
-  double frequency = 0.0;  ///< sine, chirp (start) [Hz]
-  double rate = 0.0;       ///< chirp frequency rate [Hz/s]
-  double phase = 0.0;      ///< sine, chirp [rad]
-  double offset = 0.0;     ///< sine, chirp
-  double t0 = 0.0;         ///< step, smooth_step start [s]
-  double t1 = 0.0;         ///< smooth_step end [s]
+  double value = 0.0;          ///< constant, step and smooth_step level
+  double amplitude = 0.0;      ///< sine, chirp
+  double frequency = 0.0;      ///< sine, chirp (start) [Hz]
+  double rate = 0.0;           ///< chirp frequency rate [Hz/s]
+  double phase = 0.0;          ///< sine, chirp [rad]
+  double offset = 0.0;         ///< sine, chirp
+  double t0 = 0.0;             ///< step, smooth_step start [s]
+  double t1 = 0.0;             ///< smooth_step end [s]
   std::vector<double> times;   ///< table abscissae [s]
   std::vector<double> values;  ///< table ordinates
   std::string file;            ///< table read from CSV: the file as the model file names it ("" if inline)

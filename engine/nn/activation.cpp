@@ -22,7 +22,8 @@ Activation activationFromName(const std::string& name) {
   for (Activation a : {Activation::Linear, Activation::ReLU, Activation::Sigmoid, Activation::Tanh,
                        Activation::Softplus, Activation::SiLU})
     if (name == activationName(a)) return a;
-  throw InputError("unknown activation \"" + name + "\" (expected linear, relu, sigmoid, tanh, softplus or silu)");
+  throw InputError("unknown activation \"" + name +
+                   "\" (expected linear, relu, sigmoid, tanh, softplus or silu)");
 }
 
 namespace {
@@ -32,7 +33,9 @@ inline double sigmoid(double z) {
   const double e = std::exp(z);
   return e / (1.0 + e);
 }
-inline double softplus(double z) { return z > 30.0 ? z : std::log1p(std::exp(z)); }
+inline double softplus(double z) {
+  return z > 30.0 ? z : std::log1p(std::exp(z));
+}
 }  // namespace
 
 void activate(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a) {
@@ -103,8 +106,8 @@ void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::M
   }
 }
 
-void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0, Eigen::VectorXd& s1,
-                             Eigen::VectorXd& s2) {
+void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0,
+                             Eigen::VectorXd& s1, Eigen::VectorXd& s2) {
   const Eigen::Index n = z.size();
   s0.resize(n);
   s1.resize(n);
@@ -112,26 +115,42 @@ void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::Ve
   for (Eigen::Index i = 0; i < n; ++i) {
     const double x = z(i);
     switch (act) {
-      case Activation::Linear: s0(i) = x; s1(i) = 1.0; s2(i) = 0.0; break;
-      case Activation::ReLU: s0(i) = x > 0.0 ? x : 0.0; s1(i) = x > 0.0 ? 1.0 : 0.0; s2(i) = 0.0; break;
+      case Activation::Linear:
+        s0(i) = x;
+        s1(i) = 1.0;
+        s2(i) = 0.0;
+        break;
+      case Activation::ReLU:
+        s0(i) = x > 0.0 ? x : 0.0;
+        s1(i) = x > 0.0 ? 1.0 : 0.0;
+        s2(i) = 0.0;
+        break;
       case Activation::Sigmoid: {
         const double s = sigmoid(x), ds = s * (1.0 - s);
-        s0(i) = s; s1(i) = ds; s2(i) = ds * (1.0 - 2.0 * s);
+        s0(i) = s;
+        s1(i) = ds;
+        s2(i) = ds * (1.0 - 2.0 * s);
         break;
       }
       case Activation::Tanh: {
         const double t = std::tanh(x), dt = 1.0 - t * t;
-        s0(i) = t; s1(i) = dt; s2(i) = -2.0 * t * dt;
+        s0(i) = t;
+        s1(i) = dt;
+        s2(i) = -2.0 * t * dt;
         break;
       }
       case Activation::Softplus: {
         const double s = sigmoid(x);
-        s0(i) = softplus(x); s1(i) = s; s2(i) = s * (1.0 - s);
+        s0(i) = softplus(x);
+        s1(i) = s;
+        s2(i) = s * (1.0 - s);
         break;
       }
       case Activation::SiLU: {
         const double s = sigmoid(x), ds = s * (1.0 - s);
-        s0(i) = x * s; s1(i) = s + x * ds; s2(i) = 2.0 * ds + x * ds * (1.0 - 2.0 * s);
+        s0(i) = x * s;
+        s1(i) = s + x * ds;
+        s2(i) = 2.0 * ds + x * ds * (1.0 - 2.0 * s);
         break;
       }
     }

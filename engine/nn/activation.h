@@ -23,7 +23,7 @@ void activateDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixX
 void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d2);
 
 /// sigma, sigma' and sigma'' of one vector in one pass (outputs resized to z's size).
-void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0, Eigen::VectorXd& s1,
-                             Eigen::VectorXd& s2);
+void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0,
+                             Eigen::VectorXd& s1, Eigen::VectorXd& s2);
 
 }  // namespace mbdrom::nn

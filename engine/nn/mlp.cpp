@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <random>
 #include <limits>
+#include <random>
 #include <sstream>
 
 namespace mbdrom::nn {
@@ -17,7 +17,9 @@ namespace {
 
 // Platform-independent uniform [0, 1) and normal samples from mt19937_64
 // (std:: distributions differ between standard libraries).
-double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniform01(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 double normal(std::mt19937_64& rng) {
   double u1 = uniform01(rng);
   while (u1 <= 0.0) u1 = uniform01(rng);
@@ -64,13 +66,15 @@ Mlp::Mlp(int inputs, std::vector<LayerSpec> layers, std::uint64_t seed, Init ini
   }
   if (parameters > kMaxParameters)
     throw InputError("network: " + std::to_string(parameters) + " parameters, more than the limit of " +
-                     std::to_string(kMaxParameters) + " (a trained model must fit its file); use narrower layers");
+                     std::to_string(kMaxParameters) +
+                     " (a trained model must fit its file); use narrower layers");
   allocate();
   std::mt19937_64 rng(seed);
   for (int l = 0; l < layerCount(); ++l) {
     const Offsets& o = offsets_[static_cast<std::size_t>(l)];
     const Activation act = layers_[static_cast<std::size_t>(l)].activation;
-    const bool he = init == Init::He || (init == Init::Auto && (act == Activation::ReLU || act == Activation::SiLU));
+    const bool he =
+        init == Init::He || (init == Init::Auto && (act == Activation::ReLU || act == Activation::SiLU));
     const double limit = std::sqrt(6.0 / (o.in + o.out)), sd = std::sqrt(2.0 / o.in);
     for (int k = 0; k < o.in * o.out; ++k)
       params_(o.w + k) = he ? sd * normal(rng) : limit * (2.0 * uniform01(rng) - 1.0);
@@ -112,7 +116,8 @@ void Mlp::checkInput(Eigen::Index rows, const char* what) const {
 }
 
 void Mlp::setParameters(const Eigen::VectorXd& p) {
-  if (p.size() != params_.size()) throw InputError(sizeMessage("network parameters", params_.size(), p.size()));
+  if (p.size() != params_.size())
+    throw InputError(sizeMessage("network parameters", params_.size(), p.size()));
   params_ = p;
 }
 
@@ -126,8 +131,10 @@ void Mlp::setInputNormalization(const Eigen::VectorXd& mean, const Eigen::Vector
 }
 
 void Mlp::setOutputNormalization(const Eigen::VectorXd& mean, const Eigen::VectorXd& scale) {
-  if (mean.size() != outputs()) throw InputError(sizeMessage("output normalisation mean", outputs(), mean.size()));
-  if (scale.size() != outputs()) throw InputError(sizeMessage("output normalisation scale", outputs(), scale.size()));
+  if (mean.size() != outputs())
+    throw InputError(sizeMessage("output normalisation mean", outputs(), mean.size()));
+  if (scale.size() != outputs())
+    throw InputError(sizeMessage("output normalisation scale", outputs(), scale.size()));
   if (!(scale.array() > 0.0).all() || !scale.allFinite() || !mean.allFinite())
     throw InputError("output normalisation: scales must be positive and finite");
   outMean_ = mean;
@@ -157,13 +164,16 @@ Eigen::MatrixXd Mlp::predict(const Eigen::MatrixXd& X) const {
   return Y;
 }
 
-void Mlp::backward(Workspace& ws, const Eigen::MatrixXd& dY, Eigen::VectorXd& grad, Eigen::MatrixXd* dX) const {
+void Mlp::backward(Workspace& ws, const Eigen::MatrixXd& dY, Eigen::VectorXd& grad,
+                   Eigen::MatrixXd* dX) const {
   if (dY.rows() != outputs()) throw InputError(sizeMessage("network output gradient", outputs(), dY.rows()));
-  if (grad.size() != params_.size()) throw InputError(sizeMessage("parameter gradient", params_.size(), grad.size()));
+  if (grad.size() != params_.size())
+    throw InputError(sizeMessage("parameter gradient", params_.size(), grad.size()));
   Eigen::MatrixXd delta = (dY.array().colwise() * outScale_.array()).matrix();
   for (int l = layerCount() - 1; l >= 0; --l) {
     const Offsets& o = offsets_[static_cast<std::size_t>(l)];
-    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, ws.z[static_cast<std::size_t>(l)], ws.d);
+    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, ws.z[static_cast<std::size_t>(l)],
+                       ws.d);
     ws.d.array() *= delta.array();  // dL/dz
     Eigen::Map<Eigen::MatrixXd>(grad.data() + o.w, o.out, o.in).noalias() +=
         ws.d * ws.a[static_cast<std::size_t>(l)].transpose();
@@ -223,25 +233,31 @@ void Mlp::jacobianAndCurvature(const Eigen::VectorXd& x, const Eigen::VectorXd& 
 }
 
 void Mlp::inputGradient(const Eigen::MatrixXd& X, Eigen::MatrixXd& G) const {
-  if (outputs() != 1) throw InputError(sizeMessage("input gradient needs a scalar network: outputs", 1, outputs()));
+  if (outputs() != 1)
+    throw InputError(sizeMessage("input gradient needs a scalar network: outputs", 1, outputs()));
   Workspace ws;
   Eigen::MatrixXd Y;
   forward(X, Y, ws);
   Eigen::MatrixXd delta = Eigen::MatrixXd::Constant(1, X.cols(), outScale_(0));
   for (int l = layerCount() - 1; l >= 0; --l) {
-    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, ws.z[static_cast<std::size_t>(l)], ws.d);
+    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, ws.z[static_cast<std::size_t>(l)],
+                       ws.d);
     ws.d.array() *= delta.array();
     delta.noalias() = W(l).transpose() * ws.d;
   }
   G = (delta.array().colwise() / inScale_.array()).matrix();
 }
 
-void Mlp::inputGradientBackward(const Eigen::MatrixXd& X, const Eigen::MatrixXd& R, Eigen::VectorXd& grad) const {
-  if (outputs() != 1) throw InputError(sizeMessage("input gradient needs a scalar network: outputs", 1, outputs()));
+void Mlp::inputGradientBackward(const Eigen::MatrixXd& X, const Eigen::MatrixXd& R,
+                                Eigen::VectorXd& grad) const {
+  if (outputs() != 1)
+    throw InputError(sizeMessage("input gradient needs a scalar network: outputs", 1, outputs()));
   checkInput(X.rows(), "network input");
   checkInput(R.rows(), "input gradient adjoint");
-  if (R.cols() != X.cols()) throw InputError(sizeMessage("input gradient adjoint columns", X.cols(), R.cols()));
-  if (grad.size() != params_.size()) throw InputError(sizeMessage("parameter gradient", params_.size(), grad.size()));
+  if (R.cols() != X.cols())
+    throw InputError(sizeMessage("input gradient adjoint columns", X.cols(), R.cols()));
+  if (grad.size() != params_.size())
+    throw InputError(sizeMessage("parameter gradient", params_.size(), grad.size()));
   // sum_i R_i . df/dx(X_i) is the directional derivative of f along R_i:
   // propagate (a, a_dot) forward, then reverse through both.
   const int L = layerCount();
@@ -286,7 +302,8 @@ nlohmann::json Mlp::toJson() const {
   j["version"] = 1;
   j["inputs"] = inputs_;
   j["layers"] = nlohmann::json::array();
-  for (const LayerSpec& l : layers_) j["layers"].push_back({{"outputs", l.outputs}, {"activation", activationName(l.activation)}});
+  for (const LayerSpec& l : layers_)
+    j["layers"].push_back({{"outputs", l.outputs}, {"activation", activationName(l.activation)}});
   auto vec = [](const Eigen::VectorXd& v) { return std::vector<double>(v.data(), v.data() + v.size()); };
   j["input_mean"] = vec(inMean_);
   j["input_scale"] = vec(inScale_);
@@ -305,18 +322,21 @@ Mlp Mlp::fromJson(const nlohmann::json& j) {
   // Sizes must be integers in int range: converting a float such as 1e34 to int
   // is undefined behaviour (found by fuzzing), so check before get<int>().
   auto count = [](const nlohmann::json& v, const std::string& key) {
-    if (!v.is_number_integer() || v.get<long long>() < 0 || v.get<long long>() > std::numeric_limits<int>::max())
+    if (!v.is_number_integer() || v.get<long long>() < 0 ||
+        v.get<long long>() > std::numeric_limits<int>::max())
       throw FileError("network: \"" + key + "\" must be a non-negative integer, got " + v.dump());
     return static_cast<int>(v.get<long long>());
   };
   try {
-    if (j.at("format").get<std::string>() != "mbdrom-mlp") throw FileError("network: not an mbdrom-mlp object");
+    if (j.at("format").get<std::string>() != "mbdrom-mlp")
+      throw FileError("network: not an mbdrom-mlp object");
     if (!j.at("version").is_number_integer() || j.at("version").get<long long>() != 1)
       throw FileError("network: unsupported version " + j.at("version").dump());
     Mlp net;
     net.inputs_ = count(j.at("inputs"), "inputs");
     for (const auto& l : j.at("layers"))
-      net.layers_.push_back({count(l.at("outputs"), "outputs"), activationFromName(l.at("activation").get<std::string>())});
+      net.layers_.push_back(
+          {count(l.at("outputs"), "outputs"), activationFromName(l.at("activation").get<std::string>())});
     if (net.inputs_ <= 0 || net.layers_.empty()) throw FileError("network: no inputs or no layers");
     for (const LayerSpec& l : net.layers_)
       if (l.outputs <= 0) throw FileError("network: a layer has no outputs");
@@ -330,13 +350,14 @@ Mlp Mlp::fromJson(const nlohmann::json& j) {
     }
     const auto stored = static_cast<long long>(j.at("parameters").size());
     if (needed != stored)
-      throw FileError(std::string("network: ") +
-                      sizeMessage("parameters", static_cast<Eigen::Index>(needed), static_cast<Eigen::Index>(stored)));
+      throw FileError(std::string("network: ") + sizeMessage("parameters", static_cast<Eigen::Index>(needed),
+                                                             static_cast<Eigen::Index>(stored)));
     net.allocate();
     auto read = [&](const char* key, Eigen::VectorXd& v) {
       const auto values = j.at(key).get<std::vector<double>>();
       if (static_cast<Eigen::Index>(values.size()) != v.size())
-        throw FileError(std::string("network: ") + sizeMessage(key, v.size(), static_cast<Eigen::Index>(values.size())));
+        throw FileError(std::string("network: ") +
+                        sizeMessage(key, v.size(), static_cast<Eigen::Index>(values.size())));
       v = Eigen::Map<const Eigen::VectorXd>(values.data(), v.size());
     };
     read("parameters", net.params_);

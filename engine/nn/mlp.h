@@ -35,7 +35,7 @@ struct Workspace {
 };
 
 class Mlp {
-public:
+ public:
   /// Most weights and biases a network may have (20 million: ~0.5 GB as JSON).
   static constexpr long long kMaxParameters = 20'000'000;
 
@@ -72,7 +72,8 @@ public:
   Eigen::MatrixXd predict(const Eigen::MatrixXd& X) const;
   /// After forward(X, Y, ws): adds dL/dparameters to grad (size parameterCount())
   /// for dY = dL/dY (outputs x B); writes dL/dX (inputs x B) when dX is given.
-  void backward(Workspace& ws, const Eigen::MatrixXd& dY, Eigen::VectorXd& grad, Eigen::MatrixXd* dX = nullptr) const;
+  void backward(Workspace& ws, const Eigen::MatrixXd& dY, Eigen::VectorXd& grad,
+                Eigen::MatrixXd* dX = nullptr) const;
 
   /// For one input x (size inputs()): y = f(x) and the Jacobian J = dy/dx (outputs x inputs).
   void jacobian(const Eigen::VectorXd& x, Eigen::VectorXd& y, Eigen::MatrixXd& J) const;
@@ -94,7 +95,7 @@ public:
   /// Inverse of toJson(); throws FileError on missing, inconsistent or corrupted data.
   static Mlp fromJson(const nlohmann::json& j);
 
-private:
+ private:
   struct Offsets {
     int in = 0, out = 0, w = 0, b = 0;
   };

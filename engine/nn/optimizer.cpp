@@ -69,13 +69,15 @@ const char* scheduleName(ScheduleType t) {
 }
 
 ScheduleType scheduleFromName(const std::string& name) {
-  for (ScheduleType t : {ScheduleType::Constant, ScheduleType::Step, ScheduleType::Exponential, ScheduleType::Cosine,
-                         ScheduleType::ReduceOnPlateau})
+  for (ScheduleType t : {ScheduleType::Constant, ScheduleType::Step, ScheduleType::Exponential,
+                         ScheduleType::Cosine, ScheduleType::ReduceOnPlateau})
     if (name == scheduleName(t)) return t;
-  throw InputError("unknown learning-rate schedule \"" + name + "\" (expected constant, step, exponential, cosine or plateau)");
+  throw InputError("unknown learning-rate schedule \"" + name +
+                   "\" (expected constant, step, exponential, cosine or plateau)");
 }
 
-Schedule::Schedule(const ScheduleSettings& settings, int totalEpochs) : s_(settings), total_(std::max(1, totalEpochs)) {}
+Schedule::Schedule(const ScheduleSettings& settings, int totalEpochs)
+    : s_(settings), total_(std::max(1, totalEpochs)) {}
 
 double Schedule::factor(int epoch) const {
   double f = 1.0;

@@ -26,7 +26,8 @@ void splitIndices(int n, double validationFraction, std::uint64_t seed, std::vec
 }
 
 TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings, Monitor& monitor) {
-  if (!problem.parameters || !problem.lossAndGradient) throw InputError("training: no parameters or loss given");
+  if (!problem.parameters || !problem.lossAndGradient)
+    throw InputError("training: no parameters or loss given");
   if (problem.trainSamples <= 0) throw InputError("training: no training samples");
   if (settings.batchSize <= 0) throw InputError("training: batch size must be positive");
   if (settings.epochs < 0) throw InputError("training: epochs must not be negative");
@@ -65,14 +66,17 @@ TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings
         return h;
       }
       const std::size_t last = std::min(order.size(), first + static_cast<std::size_t>(settings.batchSize));
-      batch.assign(order.begin() + static_cast<std::ptrdiff_t>(first), order.begin() + static_cast<std::ptrdiff_t>(last));
+      batch.assign(order.begin() + static_cast<std::ptrdiff_t>(first),
+                   order.begin() + static_cast<std::ptrdiff_t>(last));
       grad.setZero();
       const double loss = problem.lossAndGradient(batch, grad);
       if (!std::isfinite(loss) || !grad.allFinite()) {
         finish();
-        throw SolverError(settings.stage + ": the loss became " + (std::isfinite(loss) ? "finite but its gradient not" : "NaN or infinite") +
+        throw SolverError(settings.stage + ": the loss became " +
+                          (std::isfinite(loss) ? "finite but its gradient not" : "NaN or infinite") +
                           " in epoch " + std::to_string(epoch + 1) + "; the best weights so far (epoch " +
-                          std::to_string(h.bestEpoch + 1) + ") are kept. Lower the learning rate or check the data.");
+                          std::to_string(h.bestEpoch + 1) +
+                          ") are kept. Lower the learning rate or check the data.");
       }
       if (settings.gradientClip > 0.0) {
         const double norm = grad.norm();
@@ -100,11 +104,14 @@ TrainingHistory train(TrainingProblem& problem, const TrainingSettings& settings
     }
     const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     const double rate = elapsed > 0.0 ? static_cast<double>(epoch + 1) * problem.trainSamples / elapsed : 0.0;
-    Progress p{settings.stage, epoch + 1, settings.epochs,
+    Progress p{settings.stage,
+               epoch + 1,
+               settings.epochs,
                {{"loss", trainLoss}, {"learning rate", lr}, {"samples/s", rate}}};
     if (problem.validationLoss) p.metrics.emplace_back("validation loss", monitored);
     monitor.report(p);
-    if (settings.earlyStoppingPatience > 0 && problem.validationLoss && sinceBest >= settings.earlyStoppingPatience) {
+    if (settings.earlyStoppingPatience > 0 && problem.validationLoss &&
+        sinceBest >= settings.earlyStoppingPatience) {
       h.stoppedEarly = true;
       break;
     }

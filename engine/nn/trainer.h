@@ -19,12 +19,12 @@ namespace mbdrom::nn {
 struct TrainingSettings {
   int epochs = 1000;
   int batchSize = 64;
-  std::uint64_t seed = 1;        ///< shuffling order
-  int earlyStoppingPatience = 0; ///< epochs without validation improvement before stopping (0: off)
-  double gradientClip = 0.0;     ///< maximum global gradient norm (0: off)
+  std::uint64_t seed = 1;         ///< shuffling order
+  int earlyStoppingPatience = 0;  ///< epochs without validation improvement before stopping (0: off)
+  double gradientClip = 0.0;      ///< maximum global gradient norm (0: off)
   OptimizerSettings optimizer;
   ScheduleSettings schedule;
-  std::string stage = "train";   ///< name in progress records (e.g. "train autoencoder")
+  std::string stage = "train";  ///< name in progress records (e.g. "train autoencoder")
 };
 
 /// What the loop trains: the parameters and callbacks over sample indices.
@@ -45,9 +45,9 @@ struct TrainingHistory {
   int bestEpoch = -1;                  ///< epoch whose weights were kept
   double bestLoss = 0.0;               ///< its validation (or training) loss
   bool stoppedEarly = false;
-  bool cancelled = false;              ///< stopped by the monitor: best weights so far kept
-  bool finishedEarly = false;          ///< ended by Monitor::requestFinish: best weights so far kept
-  double seconds = 0.0;                ///< wall time
+  bool cancelled = false;      ///< stopped by the monitor: best weights so far kept
+  bool finishedEarly = false;  ///< ended by Monitor::requestFinish: best weights so far kept
+  double seconds = 0.0;        ///< wall time
 };
 
 /// Seeded split of sample indices 0..n-1 into training and validation sets;

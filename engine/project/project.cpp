@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <map>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -25,7 +25,6 @@ namespace fs = std::filesystem;
 using Json = nlohmann::ordered_json;
 
 constexpr const char* kManifest = "project.json";
-
 
 // A relative path that stays inside the project, in its plain form: no root,
 // no "." or ".." parts, no empty parts (so "runs/./a.csv" and "runs//a.csv",
@@ -62,7 +61,7 @@ bool isOwnRegularFile(const fs::path& root, const std::string& file) {
 }
 
 class ManifestReader {
-public:
+ public:
   explicit ManifestReader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void fail(const std::string& where, const std::string& what) const {
@@ -102,7 +101,7 @@ public:
     if (!names.insert(name).second) fail(where, "duplicate name \"" + name + "\"");
   }
 
-private:
+ private:
   std::string source_;
 };
 
@@ -121,7 +120,8 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
   ProjectManifest m;
   m.name = r.string(j, "name", "top level", true);
   m.modelFile = r.string(j, "model", "top level", true);
-  if (!isInside(m.modelFile)) r.fail("model", "\"" + m.modelFile + "\" must be a relative path inside the project");
+  if (!isInside(m.modelFile))
+    r.fail("model", "\"" + m.modelFile + "\" must be a relative path inside the project");
   m.created = r.string(j, "created", "top level", false);
   m.modified = r.string(j, "modified", "top level", false);
 
@@ -188,9 +188,9 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
   j["modified"] = m.modified;
   j["runs"] = Json::array();
   for (const ProjectRun& r : m.runs) {
-    Json run = {{"name", r.name},       {"file", r.file},   {"load_case", r.loadCase},
-                {"t_end", r.tEnd},      {"t_reached", r.tReached}, {"dt", r.dt},
-                {"output_dt", r.outputDt}, {"status", r.status}, {"message", r.message},
+    Json run = {{"name", r.name},          {"file", r.file},          {"load_case", r.loadCase},
+                {"t_end", r.tEnd},         {"t_reached", r.tReached}, {"dt", r.dt},
+                {"output_dt", r.outputDt}, {"status", r.status},      {"message", r.message},
                 {"created", r.created}};
     if (r.tolerance > 0.0) run["tolerance"] = r.tolerance;  // fixed-step runs leave it out
     j["runs"].push_back(std::move(run));
@@ -226,13 +226,15 @@ Project readProject(const std::string& dir) {
     throw FileError(manifestPath + ": a link out of the project (a project reads only its own files)");
   Project p;
   p.dir = root.string();
-  p.manifest = parseProjectManifest(readRegularFile(manifestPath, kMaxModelFileBytes, "project manifest"), manifestPath);
+  p.manifest = parseProjectManifest(readRegularFile(manifestPath, kMaxModelFileBytes, "project manifest"),
+                                    manifestPath);
   auto requireFile = [&](const std::string& file, const std::string& what) {
     if (!resolvesInside(root, file))
       throw FileError(manifestPath + ": " + what + ": file \"" + file +
                       "\" leads outside the project through a link (a project reads only its own files)");
     if (!fs::is_regular_file(root / file, ec))
-      throw FileError(manifestPath + ": " + what + ": file \"" + file + "\" is missing or not a regular file");
+      throw FileError(manifestPath + ": " + what + ": file \"" + file +
+                      "\" is missing or not a regular file");
   };
   requireFile(p.manifest.modelFile, "model");
   for (const ProjectRun& r : p.manifest.runs) requireFile(r.file, "run \"" + r.name + "\"");
@@ -285,7 +287,8 @@ std::string freshName(const fs::path& root, const std::string& file, const std::
   std::error_code ec;
   std::string candidate = file;
   for (int k = 2; avoid.count(candidate) || fs::exists(fs::symlink_status(root / candidate, ec)); ++k)
-    candidate = (p.parent_path() / (p.stem().string() + "_" + std::to_string(k) + p.extension().string())).generic_string();
+    candidate = (p.parent_path() / (p.stem().string() + "_" + std::to_string(k) + p.extension().string()))
+                    .generic_string();
   return candidate;
 }
 
@@ -317,7 +320,8 @@ std::set<std::string> namedByExisting(const fs::path& root) {
 }  // namespace
 
 ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
-                              const std::vector<ProjectFileWriter>& files, const std::string& sourceModelDir) {
+                              const std::vector<ProjectFileWriter>& files,
+                              const std::string& sourceModelDir) {
   // Validate before touching anything on disk.
   ProjectManifest checked = parseProjectManifest(serializeProjectManifest(manifest), dir + "/" + kManifest);
   std::error_code ec;
@@ -340,7 +344,8 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   };
   std::map<std::string, std::string> renamed;  // writer file -> file written
   for (const ProjectFileWriter& f : files) {
-    if (!isInside(f.file)) throw FileError(dir + ": file \"" + f.file + "\" would leave the project directory");
+    if (!isInside(f.file))
+      throw FileError(dir + ": file \"" + f.file + "\" would leave the project directory");
     renamed[f.file] = claim(f.file);
   }
   auto remap = [&](std::string& file) {
@@ -358,7 +363,8 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   const bool savingInPlace =
       !sourceModelDir.empty() && fs::weakly_canonical(sourceModelDir, ec) == fs::weakly_canonical(root, ec);
   for (auto& [file, columns] : byFile) {
-    if (savingInPlace && isInside(file) && resolvesInside(root, file) && isOwnRegularFile(root, file)) continue;
+    if (savingInPlace && isInside(file) && resolvesInside(root, file) && isOwnRegularFile(root, file))
+      continue;
     const std::string target = claim(projectFileName(fs::path(file).stem().string(), "tables", ".csv", {}));
     tableWrites.emplace_back(target, tableCsv(columns));
     result.notes.push_back("table file \"" + file + "\" copied into the project as " + target);
@@ -370,13 +376,15 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw FileError(target.parent_path().string() + ": cannot create: " + ec.message());
     if (!resolvesInside(root, file))
-      throw FileError(dir + ": folder of \"" + file + "\" is a link out of the project; refusing to write through it");
+      throw FileError(dir + ": folder of \"" + file +
+                      "\" is a link out of the project; refusing to write through it");
     return target.string();
   };
   std::set<std::string> named = dataFiles(checked);
   for (const std::string& file : named)
     if (!written.count(file) && !isOwnRegularFile(root, file))
-      throw FileError(dir + ": file \"" + file + "\" is named in the manifest but neither exists nor was written");
+      throw FileError(dir + ": file \"" + file +
+                      "\" is named in the manifest but neither exists nor was written");
 
   for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
   for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
@@ -386,7 +394,8 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   bool modelKept = false;
   if (isOwnRegularFile(root, checked.modelFile)) {
     try {
-      modelKept = readRegularFile((root / checked.modelFile).string(), kMaxModelFileBytes, "model file") == modelText;
+      modelKept =
+          readRegularFile((root / checked.modelFile).string(), kMaxModelFileBytes, "model file") == modelText;
     } catch (const Error&) {
     }
   }
@@ -417,7 +426,9 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   return result;
 }
 
-std::string projectLockTarget(const std::string& dir) { return (fs::path(dir) / "project").string(); }
+std::string projectLockTarget(const std::string& dir) {
+  return (fs::path(dir) / "project").string();
+}
 
 std::string projectFileName(const std::string& name, const std::string& folder, const std::string& extension,
                             const std::vector<std::string>& taken) {

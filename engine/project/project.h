@@ -12,7 +12,8 @@
 ///
 /// Manifest: `{"format": "mbdrom-project", "version": 1, "name", "model":
 /// "model.json", "created", "modified", "runs": [{"name", "file", "load_case",
-/// "t_end", "t_reached", "dt", "output_dt", "tolerance" (error-controlled runs only), "status", "message", "created"}], "datasets":
+/// "t_end", "t_reached", "dt", "output_dt", "tolerance" (error-controlled runs only), "status", "message",
+/// "created"}], "datasets":
 /// [{"name", "file"}], "models": [{"name", "method", "file"}], "training_settings":
 /// {METHOD: {...}}}` (the last settings used per training method; optional). Paths are
 /// relative to the project directory and may not leave it.
@@ -34,17 +35,17 @@ namespace mbdrom {
 
 /// A reference run stored in a project.
 struct ProjectRun {
-  std::string name;      ///< unique within the project
-  std::string file;      ///< relative path of its trajectory CSV
-  std::string loadCase;  ///< "" for gravity only
-  double tEnd = 0.0;     ///< requested end time [s]
-  double tReached = 0.0; ///< time of the last sample [s] (below tEnd when cancelled or failed)
-  double dt = 0.0;       ///< fixed time step [s]; 0 for an error-controlled run
-  double outputDt = 0.0; ///< time between samples [s] (0: every accepted step of an error-controlled run)
+  std::string name;        ///< unique within the project
+  std::string file;        ///< relative path of its trajectory CSV
+  std::string loadCase;    ///< "" for gravity only
+  double tEnd = 0.0;       ///< requested end time [s]
+  double tReached = 0.0;   ///< time of the last sample [s] (below tEnd when cancelled or failed)
+  double dt = 0.0;         ///< fixed time step [s]; 0 for an error-controlled run
+  double outputDt = 0.0;   ///< time between samples [s] (0: every accepted step of an error-controlled run)
   double tolerance = 0.0;  ///< relative tolerance of an error-controlled run; 0: fixed steps of dt
   std::string status = "completed";  ///< "completed", "cancelled" or "failed" (partial runs are kept)
-  std::string message;   ///< why it stopped, when it did not complete
-  std::string created;   ///< ISO-8601 UTC
+  std::string message;               ///< why it stopped, when it did not complete
+  std::string created;               ///< ISO-8601 UTC
 };
 
 /// A dataset or trained model stored in a project.
@@ -111,7 +112,8 @@ struct ProjectSaveResult {
 /// project it was opened from; empty: none). The caller holds the project's
 /// WriteLock (projectLockTarget). Throws FileError.
 ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& manifest, const ModelSpec& spec,
-                              const std::vector<ProjectFileWriter>& files, const std::string& sourceModelDir = "");
+                              const std::vector<ProjectFileWriter>& files,
+                              const std::string& sourceModelDir = "");
 
 /// The path whose WriteLock (engine/core/file_io.h) guards a project: held by
 /// a save, and by the workbench while the project is open.
@@ -124,7 +126,8 @@ std::string projectFileName(const std::string& name, const std::string& folder, 
 
 /// Writes recorded samples of a run of `model` as a trajectory CSV at `path`
 /// (atomic). Throws FileError.
-void writeRunCsv(const Model& model, const RunInfo& info, const std::vector<Sample>& samples, const std::string& path);
+void writeRunCsv(const Model& model, const RunInfo& info, const std::vector<Sample>& samples,
+                 const std::string& path);
 
 /// "completed", "cancelled" or "failed".
 const char* runStatusName(RunStatus status);

@@ -34,7 +34,8 @@ std::vector<ProjectFileCheck> checkProjectFiles(const Project& project) {
   for (const ProjectItem& d : project.manifest.datasets)
     check("dataset \"" + d.name + "\"", d.file, [](const std::string& path) { loadDataset(path); });
   for (const ProjectItem& m : project.manifest.models)
-    check("trained model \"" + m.name + "\"", m.file, [&](const std::string& path) { loadReducedModel(path, model); });
+    check("trained model \"" + m.name + "\"", m.file,
+          [&](const std::string& path) { loadReducedModel(path, model); });
   return checks;
 }
 

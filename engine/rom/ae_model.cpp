@@ -29,7 +29,9 @@ namespace {
 using OJson = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
-double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
 
 std::string num(double x) {
   std::ostringstream out;
@@ -40,7 +42,7 @@ std::string num(double x) {
 // Evaluates one network at one input with its own buffers (one per layer), so a
 // run's time step allocates nothing and two runs never share scratch memory.
 class NetEval {
-public:
+ public:
   explicit NetEval(const nn::Mlp& net) : net_(net) {
     int in = net.inputs(), at = 0;
     for (const nn::LayerSpec& l : net.layers()) {
@@ -124,15 +126,19 @@ public:
     d2 = net_.outputScale().cwiseProduct(*add);
   }
 
-private:
+ private:
   struct Layer {
     int in = 0, out = 0, w = 0, b = 0;
     nn::Activation act = nn::Activation::Linear;
     Eigen::VectorXd z, zd, zdd, s0, s1, s2, ad, add, delta, dz;
     Eigen::MatrixXd Jh, WJ;
   };
-  Eigen::Map<const Eigen::MatrixXd> W(const Layer& L) const { return {net_.parameters().data() + L.w, L.out, L.in}; }
-  Eigen::Map<const Eigen::VectorXd> B(const Layer& L) const { return {net_.parameters().data() + L.b, L.out}; }
+  Eigen::Map<const Eigen::MatrixXd> W(const Layer& L) const {
+    return {net_.parameters().data() + L.w, L.out, L.in};
+  }
+  Eigen::Map<const Eigen::VectorXd> B(const Layer& L) const {
+    return {net_.parameters().data() + L.b, L.out};
+  }
 
   void forward(const Eigen::VectorXd& x) {
     a0_ = (x - net_.inputMean()).cwiseQuotient(net_.inputScale());
@@ -157,7 +163,7 @@ private:
 // Mlp::inputGradientBackward does for scalar networks. dY, dYd: adjoints of y and yd
 // (outputs x B); adds the parameter gradient to grad.
 class TangentPass {
-public:
+ public:
   explicit TangentPass(const nn::Mlp& net) : net_(net) {
     int in = net.inputs(), at = 0;
     for (const nn::LayerSpec& l : net.layers()) {
@@ -209,14 +215,16 @@ public:
     }
   }
 
-private:
+ private:
   struct Offsets {
     int in = 0, out = 0, w = 0, b = 0;
   };
   Eigen::Map<const Eigen::MatrixXd> W(std::size_t k) const {
     return {net_.parameters().data() + offsets_[k].w, offsets_[k].out, offsets_[k].in};
   }
-  Eigen::Map<const Eigen::VectorXd> B(std::size_t k) const { return {net_.parameters().data() + offsets_[k].b, offsets_[k].out}; }
+  Eigen::Map<const Eigen::VectorXd> B(std::size_t k) const {
+    return {net_.parameters().data() + offsets_[k].b, offsets_[k].out};
+  }
 
   const nn::Mlp& net_;
   std::vector<Offsets> offsets_;
@@ -228,7 +236,8 @@ nn::Activation smoothActivation(const std::string& name) {
   if (name == "sigmoid") return nn::Activation::Sigmoid;
   if (name == "tanh") return nn::Activation::Tanh;
   if (name == "softplus") return nn::Activation::Softplus;
-  throw InputError("ae settings: activation must be \"sigmoid\", \"tanh\" or \"softplus\" (smooth), got \"" + name + "\"");
+  throw InputError("ae settings: activation must be \"sigmoid\", \"tanh\" or \"softplus\" (smooth), got \"" +
+                   name + "\"");
 }
 
 std::vector<int> widths(const OJson& value, const char* key) {
@@ -243,14 +252,17 @@ std::vector<int> widths(const OJson& value, const char* key) {
   return w;
 }
 
-nn::Mlp makeNet(int inputs, const std::vector<int>& hidden, nn::Activation act, int outputs, std::uint64_t seed) {
+nn::Mlp makeNet(int inputs, const std::vector<int>& hidden, nn::Activation act, int outputs,
+                std::uint64_t seed) {
   std::vector<nn::LayerSpec> layers;
   for (int w : hidden) layers.push_back({w, act});
   layers.push_back({outputs, nn::Activation::Linear});
   return nn::Mlp(inputs, std::move(layers), seed);
 }
 
-OJson netJson(const nn::Mlp& net) { return OJson::parse(net.toJson().dump()); }
+OJson netJson(const nn::Mlp& net) {
+  return OJson::parse(net.toJson().dump());
+}
 
 nn::Mlp netFromJson(const OJson& j, const std::string& where) {
   try {
@@ -269,7 +281,8 @@ void gather(const Eigen::MatrixXd& X, const std::vector<int>& batch, Eigen::Matr
 // Per-row standard deviation, floored to a fraction of the largest one (and to 1 when all vanish).
 Eigen::VectorXd rowStd(const Eigen::MatrixXd& X) {
   const Eigen::VectorXd mean = X.rowwise().mean();
-  Eigen::VectorXd s = ((X.colwise() - mean).rowwise().squaredNorm() / static_cast<double>(X.cols())).cwiseSqrt();
+  Eigen::VectorXd s =
+      ((X.colwise() - mean).rowwise().squaredNorm() / static_cast<double>(X.cols())).cwiseSqrt();
   const double top = s.size() ? s.maxCoeff() : 0.0;
   for (Eigen::Index i = 0; i < s.size(); ++i) s(i) = std::max(s(i), top > 0.0 ? 1e-6 * top : 1.0);
   return s;
@@ -335,14 +348,15 @@ void holdOut(nn::TrainingProblem& p, double fraction, std::uint64_t seed, std::v
 }
 
 OJson historyJson(const nn::TrainingHistory& h, double fitError) {
-  return OJson{{"epochs", static_cast<long long>(h.trainLoss.size())},
-               {"final_loss", h.trainLoss.empty() ? 0.0 : h.trainLoss.back()},
-               {"best_loss", h.bestLoss},
-               {"seconds", h.seconds},
-               {"relative_fit_error", fitError},
-               {"final_validation_loss", h.validationLoss.empty() ? OJson(nullptr) : OJson(h.validationLoss.back())},
-               {"best_epoch", h.bestEpoch + 1},
-               {"stopped_early", h.finishedEarly}};
+  return OJson{
+      {"epochs", static_cast<long long>(h.trainLoss.size())},
+      {"final_loss", h.trainLoss.empty() ? 0.0 : h.trainLoss.back()},
+      {"best_loss", h.bestLoss},
+      {"seconds", h.seconds},
+      {"relative_fit_error", fitError},
+      {"final_validation_loss", h.validationLoss.empty() ? OJson(nullptr) : OJson(h.validationLoss.back())},
+      {"best_epoch", h.bestEpoch + 1},
+      {"stopped_early", h.finishedEarly}};
 }
 
 }  // namespace
@@ -358,7 +372,8 @@ AeSettings AeSettings::fromJson(const OJson& j) {
     return v.get<long long>();
   };
   auto number = [](const OJson& v, const std::string& key) {
-    if (!v.is_number() || !std::isfinite(v.get<double>())) throw InputError("ae settings: " + key + " must be a number");
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw InputError("ae settings: " + key + " must be a number");
     return v.get<double>();
   };
   auto text = [](const OJson& v, const std::string& key) {
@@ -368,7 +383,8 @@ AeSettings AeSettings::fromJson(const OJson& j) {
   for (const auto& [key, value] : j.items()) {
     if (key == "nr") {
       const long long nr = integer(value, key);
-      if (nr < 0 || nr > 1000000) throw InputError("ae settings: nr must be >= 1 (0: the degrees of freedom), got " + value.dump());
+      if (nr < 0 || nr > 1000000)
+        throw InputError("ae settings: nr must be >= 1 (0: the degrees of freedom), got " + value.dump());
       s.nr = static_cast<int>(nr);
     } else if (key == "hidden") {
       s.hidden = widths(value, "hidden");
@@ -405,10 +421,12 @@ AeSettings AeSettings::fromJson(const OJson& j) {
     } else if (key == "validation_fraction") {
       s.validationFraction = number(value, key);
     } else {
-      throw InputError("ae settings: unknown setting \"" + key +
-                       "\" (known: nr, hidden, force_hidden, activation, optimizer, learning_rate, batch_size, "
-                       "epochs, force_epochs, velocity_weight, seconds, seed, vector_length, integrator, initial_velocity, "
-                       "validation_fraction)");
+      throw InputError(
+          "ae settings: unknown setting \"" + key +
+          "\" (known: nr, hidden, force_hidden, activation, optimizer, learning_rate, batch_size, "
+          "epochs, force_epochs, velocity_weight, seconds, seed, vector_length, integrator, "
+          "initial_velocity, "
+          "validation_fraction)");
     }
   }
   smoothActivation(s.activation);
@@ -417,14 +435,18 @@ AeSettings AeSettings::fromJson(const OJson& j) {
   if (!(s.learningRate > 0.0)) throw InputError("ae settings: learning_rate must be > 0");
   if (!(s.velocityWeight >= 0.0)) throw InputError("ae settings: velocity_weight must be >= 0");
   if (!(s.seconds >= 0.0)) throw InputError("ae settings: seconds must be >= 0 (0: no time budget)");
-  if (!(s.vectorLength >= 0.0)) throw InputError("ae settings: vector_length must be >= 0 [m] (0: automatic)");
+  if (!(s.vectorLength >= 0.0))
+    throw InputError("ae settings: vector_length must be >= 0 [m] (0: automatic)");
   if (s.integrator != "central_difference" && s.integrator != "rk4")
-    throw InputError("ae settings: integrator must be \"central_difference\" or \"rk4\", got \"" + s.integrator + "\"");
+    throw InputError("ae settings: integrator must be \"central_difference\" or \"rk4\", got \"" +
+                     s.integrator + "\"");
   if (s.initialVelocity != "projected" && s.initialVelocity != "zero")
-    throw InputError("ae settings: initial_velocity must be \"projected\" or \"zero\", got \"" + s.initialVelocity + "\"");
+    throw InputError("ae settings: initial_velocity must be \"projected\" or \"zero\", got \"" +
+                     s.initialVelocity + "\"");
   if (s.epochs < 1) throw InputError("ae settings: epochs must be >= 1");
   if (!(s.validationFraction >= 0.0 && s.validationFraction <= 0.5))
-    throw InputError("ae settings: validation_fraction must be in [0, 0.5], got " + std::to_string(s.validationFraction));
+    throw InputError("ae settings: validation_fraction must be in [0, 0.5], got " +
+                     std::to_string(s.validationFraction));
   return s;
 }
 
@@ -457,12 +479,14 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   const Eigen::Index n = dataset.nq();
   const long long total = dataset.samples();
   if (dataset.runs.empty() || total < 2) throw InputError("ae: the dataset needs at least 2 samples");
-  if (dataset.M.rows() != n || dataset.M.cols() != n) throw InputError("ae: the dataset's mass matrix is not nq x nq");
+  if (dataset.M.rows() != n || dataset.M.cols() != n)
+    throw InputError("ae: the dataset's mass matrix is not nq x nq");
   if (model) checkDatasetMechanism(dataset, *model, "ae");
   int dof = -1;
   if (model) dof = analyzeMobility(*model, dataset.runs.front().q.col(0), dataset.runs.front().t(0)).dof;
   if (s.nr == 0) {
-    if (!model) throw InputError("ae: nr = 0 (automatic: the degrees of freedom) needs the mechanism; give nr");
+    if (!model)
+      throw InputError("ae: nr = 0 (automatic: the degrees of freedom) needs the mechanism; give nr");
     if (dof < 1) throw InputError("ae: the mechanism has no degree of freedom to reduce to");
     s.nr = dof;
   }
@@ -475,7 +499,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   // Snapshots, all runs side by side.
   const auto N = static_cast<Eigen::Index>(total);
   const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
-                        Fs = stackRuns(dataset, &DatasetRun::f_spring), Fd = stackRuns(dataset, &DatasetRun::f_damper);
+                        Fs = stackRuns(dataset, &DatasetRun::f_spring),
+                        Fd = stackRuns(dataset, &DatasetRun::f_damper);
   Eigen::VectorXd T(N);
   Eigen::Index col = 0;
   for (const DatasetRun& r : dataset.runs) {
@@ -522,7 +547,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     ae.setOutputNormalization(rom->mu_, rom->scale_);
     TangentPass pass(ae);
     // Velocity term scale: mean square of the normalised velocities.
-    const double tau2 = (rom->scale_.cwiseInverse().asDiagonal() * Xd).squaredNorm() / static_cast<double>(n * N);
+    const double tau2 =
+        (rom->scale_.cwiseInverse().asDiagonal() * Xd).squaredNorm() / static_cast<double>(n * N);
     const double wv = tau2 > 0.0 ? s.velocityWeight / tau2 : 0.0;
     Eigen::MatrixXd Xb, Vb, Y, Yd, R, Rd, dY, dYd;
     const Eigen::ArrayXd inv2 = rom->scale_.array().inverse().square();
@@ -570,7 +596,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
       const Eigen::LLT<Eigen::MatrixXd> llt(Mr);
       if (llt.info() != Eigen::Success)
         throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite at sample " +
-                          std::to_string(i + 1) + " (the decoder moves no mass); train longer or change the network");
+                          std::to_string(i + 1) +
+                          " (the decoder moves no mass); train longer or change the network");
       Zd.col(i) = llt.solve(MJ.transpose() * Xd.col(i));
       G.col(i) = J.transpose() * Fs.col(i);
       H.col(i) = J.transpose() * Fd.col(i);
@@ -587,7 +614,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     net = makeNet(nr, s.forceHidden, act, 1, s.seed + 2);
     const double outScale = std::sqrt((zStd.asDiagonal() * G).squaredNorm() / static_cast<double>(nr * N));
     net.setInputNormalization(zMean, zStd);
-    net.setOutputNormalization(Eigen::VectorXd::Zero(1), Eigen::VectorXd::Constant(1, outScale > 0.0 ? outScale : 1.0));
+    net.setOutputNormalization(Eigen::VectorXd::Zero(1),
+                               Eigen::VectorXd::Constant(1, outScale > 0.0 ? outScale : 1.0));
     const Eigen::ArrayXd gs2 = (net.outputScale()(0) * zStd.cwiseInverse()).array().inverse().square();
     Eigen::MatrixXd Zb, Gb, Gp, Rb;
     nn::TrainingProblem p;
@@ -720,7 +748,10 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   if (!early.empty()) m["stopped_early"] = early;
   // A stop asked for during the last stage cancels too: no model comes back after a stop.
   monitor.checkpoint();
-  monitor.reportNow({"train ae", 1, 1, {{"relative_reconstruction_error", m["relative_reconstruction_error"].get<double>()}}});
+  monitor.reportNow({"train ae",
+                     1,
+                     1,
+                     {{"relative_reconstruction_error", m["relative_reconstruction_error"].get<double>()}}});
   return rom;
 }
 
@@ -729,7 +760,8 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
 
 Eigen::VectorXd AeModel::encode(const Eigen::VectorXd& q) const {
   if (q.size() != encoder_.inputs())
-    throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " + std::to_string(q.size()));
+    throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " +
+                     std::to_string(q.size()));
   NetEval e(encoder_);
   Eigen::VectorXd y;
   e.value(q, y);
@@ -749,7 +781,8 @@ Eigen::VectorXd AeModel::decode(const Eigen::VectorXd& xr) const {
 void AeModel::decoderDerivatives(const Eigen::VectorXd& xr, const Eigen::VectorXd& v, Eigen::VectorXd& q,
                                  Eigen::MatrixXd& J, Eigen::VectorXd& d2) const {
   if (xr.size() != decoder_.inputs() || v.size() != decoder_.inputs())
-    throw InputError("ae: expected " + std::to_string(decoder_.inputs()) + " minimal coordinates and velocities");
+    throw InputError("ae: expected " + std::to_string(decoder_.inputs()) +
+                     " minimal coordinates and velocities");
   NetEval e(decoder_);
   e.valueJacobianCurvature(xr, v, q, J, d2);
 }
@@ -789,7 +822,8 @@ Eigen::VectorXd AeModel::projectVelocity(const Eigen::MatrixXd& M, const Eigen::
     throw InputError("ae: velocity projection: expected " + std::to_string(J.rows()) + " coordinates");
   const Eigen::MatrixXd MJ = M * J;
   const Eigen::LLT<Eigen::MatrixXd> llt(J.transpose() * MJ);
-  if (llt.info() != Eigen::Success) throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite");
+  if (llt.info() != Eigen::Success)
+    throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite");
   return llt.solve(MJ.transpose() * qd);
 }
 
@@ -797,7 +831,8 @@ Eigen::VectorXd AeModel::projectVelocity(const Eigen::MatrixXd& M, const Eigen::
 // File
 
 void AeModel::writeMethodJson(OJson& j) const {
-  j["normalisation"] = {{"mean", vectorJson(mu_)}, {"scale", vectorJson(scale_)}, {"vector_length", vectorLength_}};
+  j["normalisation"] = {
+      {"mean", vectorJson(mu_)}, {"scale", vectorJson(scale_)}, {"vector_length", vectorLength_}};
   OJson nets;
   nets["encoder"] = netJson(encoder_);
   nets["decoder"] = netJson(decoder_);
@@ -833,7 +868,8 @@ std::unique_ptr<AeModel> AeModel::fromJson(const OJson& j, const std::string& so
   if (rom->encoder_.inputs() != n || rom->decoder_.outputs() != n || rom->decoder_.inputs() != nr || nr >= n)
     throw FileError(source + ": networks: the encoder (" + std::to_string(rom->encoder_.inputs()) + " -> " +
                     std::to_string(nr) + ") and decoder (" + std::to_string(rom->decoder_.inputs()) + " -> " +
-                    std::to_string(rom->decoder_.outputs()) + ") do not fit " + std::to_string(n) + " coordinates");
+                    std::to_string(rom->decoder_.outputs()) + ") do not fit " + std::to_string(n) +
+                    " coordinates");
   rom->hasPotential_ = !nets.at("potential").is_null();
   if (rom->hasPotential_) {
     rom->potential_ = netFromJson(nets.at("potential"), source + ": networks.potential");
@@ -863,7 +899,7 @@ namespace {
 
 // Reduced dynamics of one run (eq. 20): owns its workspaces.
 class AeDynamics {
-public:
+ public:
   AeDynamics(const AeModel& rom, const Model& model, int loadCase)
       : model_(model), loadCase_(loadCase), M_(model.massMatrix()), dec_(rom.decoder()) {
     const int nr = rom.reducedDimension();
@@ -883,7 +919,8 @@ public:
     y0.setZero(nr);
     y1.setZero(nr);
     fApplied.setZero(nr);
-    llt_.compute(Eigen::MatrixXd::Identity(nr, nr));  // sized and with its status set (a moved default LLT is not)
+    llt_.compute(
+        Eigen::MatrixXd::Identity(nr, nr));  // sized and with its status set (a moved default LLT is not)
   }
 
   // xdd at (t, x, v); false when J^T M J is not positive definite.
@@ -924,7 +961,7 @@ public:
   Eigen::VectorXd q, d2, f_ext, rhs, gradU, fd, u, y0, y1, fApplied;
   Eigen::MatrixXd J, MJ, Mr;
 
-private:
+ private:
   const Model& model_;
   int loadCase_;
   const Eigen::MatrixXd& M_;
@@ -935,8 +972,8 @@ private:
 
 }  // namespace
 
-RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                       Monitor* monitor) const {
+RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                       TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
   const int nr = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
@@ -946,14 +983,16 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
   Eigen::VectorXd x = o.q0.size() ? encode(o.q0) : xr0_;
   Eigen::VectorXd v = xdr0_;
   if (o.qd0.size())
-    v = aeSettings_.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr) : projectVelocity(model.massMatrix(), x, o.qd0);
+    v = aeSettings_.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr)
+                                              : projectVelocity(model.massMatrix(), x, o.qd0);
   if (!x.allFinite() || !v.allFinite()) throw InputError("ae: the initial state is not finite");
   const Eigen::VectorXd width = (latentMax_ - latentMin_).cwiseMax(1e-12);
   const Eigen::VectorXd lower = latentMin_ - width, upper = latentMax_ + width;
 
   sink.begin(model, plan.info);
   AeDynamics dyn(*this, model, o.loadCase);
-  Eigen::VectorXd a(nr), aOld(nr), vp(nr), x2(nr), v2(nr), x3(nr), v3(nr), x4(nr), v4(nr), a2(nr), a3(nr), a4(nr);
+  Eigen::VectorXd a(nr), aOld(nr), vp(nr), x2(nr), v2(nr), x3(nr), v3(nr), x4(nr), v4(nr), a2(nr), a3(nr),
+      a4(nr);
   const bool rk4 = aeSettings_.integrator == "rk4";
 
   ReducedSample out(model, o.loadCase);
@@ -975,7 +1014,8 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
     s.qd = Jo * v;
     s.qdd = Jo * a + d2o;
     out.complete();
-    s.potentialEnergy = gravityPotential(model, s.q) + (potOut ? potOut->valueGradient(x, gradOut) + potentialOffset_ : 0.0);
+    s.potentialEnergy =
+        gravityPotential(model, s.q) + (potOut ? potOut->valueGradient(x, gradOut) + potentialOffset_ : 0.0);
     if (step == 0) energy0 = s.kineticEnergy + s.potentialEnergy;
     s.workNonConservative = work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
@@ -985,8 +1025,8 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
   };
 
   auto fail = [&](long long step, double t, const std::string& why) {
-    throw SolverError("reduced model (ae) diverged at t = " + num(t) + " s (step " + std::to_string(step) + "): " + why +
-                      "; the samples up to then are kept");
+    throw SolverError("reduced model (ae) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
+                      "): " + why + "; the samples up to then are kept");
   };
   auto evaluate = [&](long long step, double t, const Eigen::VectorXd& xs, const Eigen::VectorXd& vs,
                       Eigen::VectorXd& as) {
@@ -1032,8 +1072,9 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
       if (!x.allFinite() || !v.allFinite() || !a.allFinite()) fail(step, t, "non-finite minimal coordinates");
       for (int k = 0; k < nr; ++k)
         if (x(k) < lower(k) || x(k) > upper(k))
-          fail(step, t, "x_r[" + std::to_string(k) + "] = " + num(x(k)) + " left the range of the training data [" +
-                            num(latentMin_(k)) + ", " + num(latentMax_(k)) + "] widened by its width on each side");
+          fail(step, t,
+               "x_r[" + std::to_string(k) + "] = " + num(x(k)) + " left the range of the training data [" +
+                   num(latentMin_(k)) + ", " + num(latentMax_(k)) + "] widened by its width on each side");
       const double powerNew = dyn.power(v);
       work += 0.5 * dt * (powerOld + powerNew);
       powerOld = powerNew;
@@ -1051,7 +1092,6 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
   return summary;
 }
 
-
 MethodInfo aeMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -1059,35 +1099,62 @@ MethodInfo aeMethod() {
   m.displayName = "auto-encoder minimal coordinates";
   m.authors = "Angeli, Naets, Desmet";
   m.shortName = "AE";
-  m.summary = "Minimal coordinates learnt by an auto-encoder, with potential and damper networks, integrated in the latent space.";
+  m.summary =
+      "Minimal coordinates learnt by an auto-encoder, with potential and damper networks, integrated in the "
+      "latent space.";
   m.group = 0;
   m.needsMechanism = false;
   m.canStopEarly = true;
-  m.smokeSettings = OJsonR{{"nr", 1}, {"hidden", {4}}, {"force_hidden", {4}}, {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
+  m.smokeSettings = OJsonR{{"nr", 1},      {"hidden", {4}},      {"force_hidden", {4}},
+                           {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
   m.settingsSchema = {
-      {"nr", "Latent coordinates n_r", SettingKind::Integer, "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"},
-      {"hidden", "Encoder hidden widths", SettingKind::IntegerList, "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"},
-      {"force_hidden", "Force network widths", SettingKind::IntegerList, "Hidden widths of the potential and damper networks, e.g. 16, 16"},
-      {"activation", "Activation", SettingKind::Choice, "Hidden-layer activation of every network", {"sigmoid", "tanh", "softplus"}},
-      {"optimizer", "Optimizer", SettingKind::Choice, "Gradient method (Angeli, Naets and Desmet use RMSprop)", {"rmsprop", "adam"}},
-      {"learning_rate", "Learning rate", SettingKind::Number, "Initial step size; decays by a cosine schedule to 1 % of it"},
+      {"nr", "Latent coordinates n_r", SettingKind::Integer,
+       "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"},
+      {"hidden", "Encoder hidden widths", SettingKind::IntegerList,
+       "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"},
+      {"force_hidden", "Force network widths", SettingKind::IntegerList,
+       "Hidden widths of the potential and damper networks, e.g. 16, 16"},
+      {"activation",
+       "Activation",
+       SettingKind::Choice,
+       "Hidden-layer activation of every network",
+       {"sigmoid", "tanh", "softplus"}},
+      {"optimizer",
+       "Optimizer",
+       SettingKind::Choice,
+       "Gradient method (Angeli, Naets and Desmet use RMSprop)",
+       {"rmsprop", "adam"}},
+      {"learning_rate", "Learning rate", SettingKind::Number,
+       "Initial step size; decays by a cosine schedule to 1 % of it"},
       {"batch_size", "Batch size", SettingKind::Integer, "Samples per mini-batch"},
       {"epochs", "Auto-encoder epochs", SettingKind::Integer, "Passes over the data for the auto-encoder"},
-      {"force_epochs", "Force network epochs", SettingKind::Integer, "Passes over the data for the potential and the damper network each"},
+      {"force_epochs", "Force network epochs", SettingKind::Integer,
+       "Passes over the data for the potential and the damper network each"},
       {"velocity_weight", "Velocity weight", SettingKind::Number,
        "Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only"},
-      {"seconds", "Time budget [s]", SettingKind::Number, "Wall-time budget of the whole training; 0: none (the epochs decide)"},
+      {"seconds", "Time budget [s]", SettingKind::Number,
+       "Wall-time budget of the whole training; 0: none (the epochs decide)"},
       {"validation_fraction", "Validation fraction", SettingKind::Number,
-       "Share of the samples held out to measure a validation loss (it also picks the weights kept); 0: none"},
-      {"seed", "Seed", SettingKind::Integer, "Seed of the initial weights, the validation split and the shuffling"},
+       "Share of the samples held out to measure a validation loss (it also picks the weights kept); 0: "
+       "none"},
+      {"seed", "Seed", SettingKind::Integer,
+       "Seed of the initial weights, the validation split and the shuffling"},
       {"vector_length", "Vector length L [m]", SettingKind::Number,
        "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
-      {"integrator", "Integrator", SettingKind::Choice, "Time stepping of the latent equations", {"central_difference", "rk4"}},
-      {"initial_velocity", "Initial latent velocity", SettingKind::Choice,
-       "projected: the encoder's Jacobian times the full velocity; zero: start at rest", {"projected", "zero"}},
+      {"integrator",
+       "Integrator",
+       SettingKind::Choice,
+       "Time stepping of the latent equations",
+       {"central_difference", "rk4"}},
+      {"initial_velocity",
+       "Initial latent velocity",
+       SettingKind::Choice,
+       "projected: the encoder's Jacobian times the full velocity; zero: start at rest",
+       {"projected", "zero"}},
   };
   m.checkSettings = [](const OJsonR& settings) { return AeSettings::fromJson(settings).toJson(); };
-  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
+               const Model* model) -> std::unique_ptr<ReducedModel> {
     return AeModel::train(dataset, AeSettings::fromJson(settings), monitor, model);
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {

@@ -77,22 +77,22 @@
 namespace mbdrom {
 
 struct AeSettings {
-  int nr = 0;                            ///< minimal coordinates; 0: the DOF of the model (needs the model)
-  std::vector<int> hidden = {32, 16};    ///< encoder hidden widths (decoder: mirrored)
+  int nr = 0;                          ///< minimal coordinates; 0: the DOF of the model (needs the model)
+  std::vector<int> hidden = {32, 16};  ///< encoder hidden widths (decoder: mirrored)
   std::vector<int> forceHidden = {16, 16};  ///< hidden widths of the potential and damper networks
-  std::string activation = "sigmoid";    ///< "sigmoid", "tanh" or "softplus"
-  std::string optimizer = "rmsprop";     ///< "rmsprop" or "adam"
-  double learningRate = 3e-3;            ///< initial learning rate (cosine decay to 1 % of it)
-  int batchSize = 32;                    ///< samples per mini-batch
-  int epochs = 2000;                     ///< auto-encoder epochs
-  int forceEpochs = 2000;                ///< epochs of the potential and of the damper network
+  std::string activation = "sigmoid";       ///< "sigmoid", "tanh" or "softplus"
+  std::string optimizer = "rmsprop";        ///< "rmsprop" or "adam"
+  double learningRate = 3e-3;               ///< initial learning rate (cosine decay to 1 % of it)
+  int batchSize = 32;                       ///< samples per mini-batch
+  int epochs = 2000;                        ///< auto-encoder epochs
+  int forceEpochs = 2000;                   ///< epochs of the potential and of the damper network
   /// Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only.
   double velocityWeight = 1.0;
-  double seconds = 0.0;                  ///< wall-time budget of the whole training [s]; 0: none
-  std::uint64_t seed = 1;                ///< weights and shuffling
-  double vectorLength = 0.0;             ///< characteristic length L [m]; 0: automatic
+  double seconds = 0.0;                           ///< wall-time budget of the whole training [s]; 0: none
+  std::uint64_t seed = 1;                         ///< weights and shuffling
+  double vectorLength = 0.0;                      ///< characteristic length L [m]; 0: automatic
   std::string integrator = "central_difference";  ///< "central_difference" or "rk4"
-  std::string initialVelocity = "projected";       ///< "projected" or "zero"
+  std::string initialVelocity = "projected";      ///< "projected" or "zero"
   /// Fraction of the samples held out (seeded) for a validation loss per network,
   /// which then also picks the weights kept; in [0, 0.5], 0: train on all samples.
   double validationFraction = 0.0;
@@ -105,7 +105,7 @@ struct AeSettings {
 };
 
 class AeModel : public ReducedModel {
-public:
+ public:
   /// Trains on every run of `dataset`. With `model` (the mechanism of the data): the
   /// dataset must be of it (hash and coordinate names, else InputError naming the
   /// first mismatch), nr = 0 takes its DOF, and the metrics get the constraint
@@ -137,7 +137,8 @@ public:
   /// f_d,r(x_r, xd_r) [N per unit x_r], size nr.
   Eigen::VectorXd damperForce(const Eigen::VectorXd& xr, const Eigen::VectorXd& xdr) const;
   /// Mass-weighted pseudo-inverse of qd [m/s, 1/s] (size nq) at x_r: (J^T M J)^-1 J^T M qd, size nr.
-  Eigen::VectorXd projectVelocity(const Eigen::MatrixXd& M, const Eigen::VectorXd& xr, const Eigen::VectorXd& qd) const;
+  Eigen::VectorXd projectVelocity(const Eigen::MatrixXd& M, const Eigen::VectorXd& xr,
+                                  const Eigen::VectorXd& qd) const;
 
   const nn::Mlp& encoder() const { return encoder_; }
   const nn::Mlp& decoder() const { return decoder_; }
@@ -152,10 +153,10 @@ public:
   const Eigen::VectorXd& latentMin() const { return latentMin_; }
   const Eigen::VectorXd& latentMax() const { return latentMax_; }
 
-protected:
+ protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
-private:
+ private:
   AeSettings aeSettings_;
   nn::Mlp encoder_, decoder_, potential_, damper_;
   bool hasPotential_ = false, hasDamper_ = false;

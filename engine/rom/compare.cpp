@@ -16,7 +16,8 @@ int timeColumn(const TrajectoryTable& table, const char* which) {
   if (c < 0) throw InputError(std::string(which) + " trajectory has no time column \"t\"");
   for (Eigen::Index k = 1; k < table.data.rows(); ++k)
     if (!(table.data(k, c) > table.data(k - 1, c)))
-      throw InputError(std::string(which) + " trajectory: time does not increase at data row " + std::to_string(k + 1));
+      throw InputError(std::string(which) + " trajectory: time does not increase at data row " +
+                       std::to_string(k + 1));
   if (table.data.rows() < 1) throw InputError(std::string(which) + " trajectory has no samples");
   return c;
 }
@@ -27,7 +28,8 @@ std::array<int, 3> pointColumns(const TrajectoryTable& table, const std::string&
   for (int k = 0; k < 3; ++k) {
     c[static_cast<std::size_t>(k)] = table.column(name + axes[k]);
     if (c[static_cast<std::size_t>(k)] < 0)
-      throw InputError(std::string(which) + " trajectory has no point \"" + name + "\" (column " + name + axes[k] + ")");
+      throw InputError(std::string(which) + " trajectory has no point \"" + name + "\" (column " + name +
+                       axes[k] + ")");
   }
   return c;
 }
@@ -65,8 +67,8 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
   result.tEnd = std::min(tRef(tRef.size() - 1), tOther(tOther.size() - 1));
   if (result.tEnd < result.tBegin)
     throw InputError("the time spans do not overlap: reference [" + std::to_string(tRef(0)) + ", " +
-                     std::to_string(tRef(tRef.size() - 1)) + "] s, other [" + std::to_string(tOther(0)) + ", " +
-                     std::to_string(tOther(tOther.size() - 1)) + "] s");
+                     std::to_string(tRef(tRef.size() - 1)) + "] s, other [" + std::to_string(tOther(0)) +
+                     ", " + std::to_string(tOther(tOther.size() - 1)) + "] s");
   // Reference samples in the common span and, for each, the other run's bracket.
   std::vector<Eigen::Index> rows, lower;
   std::vector<double> weight;
@@ -117,7 +119,8 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
     }
     pe.rmse = std::sqrt(err2 / count);
     pe.referenceRms = std::sqrt(ref2 / count);
-    pe.relativeRmse = pe.referenceRms > 0.0 ? pe.rmse / pe.referenceRms : std::numeric_limits<double>::quiet_NaN();
+    pe.relativeRmse =
+        pe.referenceRms > 0.0 ? pe.rmse / pe.referenceRms : std::numeric_limits<double>::quiet_NaN();
     sumErr += err2;
     sumRef += ref2;
     result.overall.maxError = std::max(result.overall.maxError, pe.maxError);
@@ -126,8 +129,9 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
   const double pooled = count * static_cast<double>(names.size());
   result.overall.rmse = std::sqrt(sumErr / pooled);
   result.overall.referenceRms = std::sqrt(sumRef / pooled);
-  result.overall.relativeRmse = result.overall.referenceRms > 0.0 ? result.overall.rmse / result.overall.referenceRms
-                                                                  : std::numeric_limits<double>::quiet_NaN();
+  result.overall.relativeRmse = result.overall.referenceRms > 0.0
+                                    ? result.overall.rmse / result.overall.referenceRms
+                                    : std::numeric_limits<double>::quiet_NaN();
   return result;
 }
 

@@ -12,7 +12,9 @@ namespace mbdrom {
 namespace {
 
 // Uniform in [0, 1) from the top 53 bits: the same on every standard library.
-double uniform(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+double uniform(std::mt19937_64& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;
+}
 
 long long distinctColumns(const Eigen::MatrixXd& X, long long enough) {
   // Sort column indices lexicographically and count runs; stops early at `enough`.
@@ -112,17 +114,19 @@ KMeansResult lloyd(const Eigen::MatrixXd& X, Eigen::MatrixXd C, int maxIteration
 }  // namespace
 
 KMeansResult kMeans(const Eigen::MatrixXd& X, const KMeansOptions& o, Monitor* monitor) {
-  if (o.clusters < 1) throw InputError("k-means: the number of clusters must be >= 1, got " + std::to_string(o.clusters));
+  if (o.clusters < 1)
+    throw InputError("k-means: the number of clusters must be >= 1, got " + std::to_string(o.clusters));
   if (o.restarts < 1) throw InputError("k-means: restarts must be >= 1");
   if (o.maxIterations < 1) throw InputError("k-means: max_iterations must be >= 1");
   if (!X.allFinite()) throw InputError("k-means: the data hold non-finite values");
   if (X.cols() < o.clusters)
-    throw InputError("k-means: " + std::to_string(o.clusters) + " clusters asked for, but the data have only " +
-                     std::to_string(X.cols()) + " samples");
+    throw InputError("k-means: " + std::to_string(o.clusters) +
+                     " clusters asked for, but the data have only " + std::to_string(X.cols()) + " samples");
   const long long distinct = distinctColumns(X, o.clusters);
   if (distinct < o.clusters)
-    throw InputError("k-means: " + std::to_string(o.clusters) + " clusters asked for, but the data have only " +
-                     std::to_string(distinct) + " distinct points");
+    throw InputError("k-means: " + std::to_string(o.clusters) +
+                     " clusters asked for, but the data have only " + std::to_string(distinct) +
+                     " distinct points");
   std::mt19937_64 rng(o.seed);
   KMeansResult best;
   best.withinError = std::numeric_limits<double>::infinity();
@@ -134,7 +138,8 @@ KMeansResult kMeans(const Eigen::MatrixXd& X, const KMeansOptions& o, Monitor* m
     if (r.withinError < best.withinError) best = std::move(r);
   }
   if (best.sizes.empty())
-    throw InputError("k-means: no seeding gave " + std::to_string(o.clusters) + " non-empty clusters; use fewer clusters");
+    throw InputError("k-means: no seeding gave " + std::to_string(o.clusters) +
+                     " non-empty clusters; use fewer clusters");
   return best;
 }
 

@@ -15,10 +15,10 @@
 namespace mbdrom {
 
 struct KMeansOptions {
-  int clusters = 8;            ///< k >= 1, at most the number of distinct points
-  std::uint64_t seed = 1;      ///< seed of the k-means++ draws
-  int restarts = 4;            ///< independent seedings; the lowest within-cluster error wins
-  int maxIterations = 300;     ///< Lloyd iterations per restart
+  int clusters = 8;         ///< k >= 1, at most the number of distinct points
+  std::uint64_t seed = 1;   ///< seed of the k-means++ draws
+  int restarts = 4;         ///< independent seedings; the lowest within-cluster error wins
+  int maxIterations = 300;  ///< Lloyd iterations per restart
 };
 
 struct KMeansResult {
@@ -38,8 +38,8 @@ KMeansResult kMeans(const Eigen::MatrixXd& X, const KMeansOptions& options, Moni
 /// Within-cluster error for every k in `counts` (same seed and restarts): the
 /// "elbow" helper for choosing the number of clusters. Counts above the number
 /// of distinct points are refused (InputError).
-std::vector<double> kMeansErrorScan(const Eigen::MatrixXd& X, const std::vector<int>& counts, KMeansOptions options,
-                                    Monitor* monitor = nullptr);
+std::vector<double> kMeansErrorScan(const Eigen::MatrixXd& X, const std::vector<int>& counts,
+                                    KMeansOptions options, Monitor* monitor = nullptr);
 
 /// Index of the column of `centroids` nearest to x (Euclidean).
 int nearestCentroid(const Eigen::MatrixXd& centroids, const Eigen::VectorXd& x);

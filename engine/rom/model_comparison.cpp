@@ -10,7 +10,7 @@ namespace {
 
 // Samples go nowhere: only the cost of the run counts.
 class NullSink : public TrajectorySink {
-public:
+ public:
   void begin(const Model&, const RunInfo&) override {}
   void write(const Sample&) override {}
   void end(RunStatus, const std::string&) override {}
@@ -44,9 +44,11 @@ RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, 
   return o;
 }
 
-ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom, const TrajectoryTable& reference,
-                                         const RomSimulationOptions& options, const std::vector<std::string>& points,
-                                         double fullSecondsPerStep, Monitor* monitor) {
+ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom,
+                                         const TrajectoryTable& reference,
+                                         const RomSimulationOptions& options,
+                                         const std::vector<std::string>& points, double fullSecondsPerStep,
+                                         Monitor* monitor) {
   rom.checkMechanism(model);
   ReducedRunComparison r;
   r.method = rom.method();
@@ -65,7 +67,8 @@ ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel&
   }
   r.samples = recorder.samples();
   r.table = trajectoryTable(model, r.samples);
-  if (r.summary.secondsPerStep > 0.0 && fullSecondsPerStep > 0.0) r.speedUp = fullSecondsPerStep / r.summary.secondsPerStep;
+  if (r.summary.secondsPerStep > 0.0 && fullSecondsPerStep > 0.0)
+    r.speedUp = fullSecondsPerStep / r.summary.secondsPerStep;
   if (r.samples.empty()) {
     r.compareError = "the reduced run produced no sample";
     return r;

@@ -43,7 +43,8 @@ struct FullModelTiming {
 
 /// Runs the full model with `options` without keeping its samples and returns
 /// its cost. Throws what simulate() throws (Cancelled, SolverError, InputError).
-FullModelTiming timeFullModel(const Model& model, const SimulationOptions& options, Monitor* monitor = nullptr);
+FullModelTiming timeFullModel(const Model& model, const SimulationOptions& options,
+                              Monitor* monitor = nullptr);
 
 /// The reduced-run options that reproduce a reference run: its load case,
 /// end time, step, output interval and initial state (q0, qd0 of its first sample).
@@ -55,8 +56,10 @@ RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, 
 /// reduced run is not an error: its samples so far are compared and `status`/`message`
 /// say where it stopped. Throws Cancelled when the monitor stops it, InputError when
 /// `rom` belongs to another mechanism. `fullSecondsPerStep` (0: unknown) gives the speed-up.
-ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom, const TrajectoryTable& reference,
-                                         const RomSimulationOptions& options, const std::vector<std::string>& points,
-                                         double fullSecondsPerStep, Monitor* monitor = nullptr);
+ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom,
+                                         const TrajectoryTable& reference,
+                                         const RomSimulationOptions& options,
+                                         const std::vector<std::string>& points, double fullSecondsPerStep,
+                                         Monitor* monitor = nullptr);
 
 }  // namespace mbdrom

@@ -1075,8 +1075,9 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     }
     // A value shared by every run tells the network nothing, and any other value is a guess.
     if (lo == hi)
-      throw InputError("node: parameter \"" + s.parameters[i] + "\" is " + numberText(lo) +
-                       " in every training run: it carries no information (vary it between runs, or leave it out)");
+      throw InputError(
+          "node: parameter \"" + s.parameters[i] + "\" is " + numberText(lo) +
+          " in every training run: it carries no information (vary it between runs, or leave it out)");
     ranges[s.parameters[i]] = {lo, hi};
   }
   const NodeConstraint constraint =
@@ -1229,9 +1230,10 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
   const int p = static_cast<int>(rom->nodeSettings_.parameters.size());
   if (inputs < 0 || net.inputs() != 2 * n + inputs + p || net.outputs() != n)
     throw FileError(source + ": matrices.network has " + std::to_string(net.inputs()) + " inputs and " +
-                    std::to_string(net.outputs()) + " outputs, expected " + std::to_string(2 * n + inputs + p) +
-                    " (2 x " + std::to_string(n) + " state, " + std::to_string(inputs) + " loads, " +
-                    std::to_string(p) + " parameters) and " + std::to_string(n));
+                    std::to_string(net.outputs()) + " outputs, expected " +
+                    std::to_string(2 * n + inputs + p) + " (2 x " + std::to_string(n) + " state, " +
+                    std::to_string(inputs) + " loads, " + std::to_string(p) + " parameters) and " +
+                    std::to_string(n));
   rom->dynamics_ = NodeDynamics(static_cast<int>(n), inputs + p, {1}, nn::Activation::Tanh, 0);
   rom->dynamics_.network() = std::move(net);
   rom->z0q_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
@@ -1375,7 +1377,6 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
   return summary;
 }
 
-
 MethodInfo nodeMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -1383,7 +1384,8 @@ MethodInfo nodeMethod() {
   m.displayName = "neural ODE";
   m.authors = "Wang, Wang, Unjhawala, Wu, Negrut (MBD-NODE)";
   m.shortName = "neural ODE";
-  m.summary = "A neural ODE q'' = f(q, q', u) of chosen coordinates, with the constraints projected during runs.";
+  m.summary =
+      "A neural ODE q'' = f(q, q', u) of chosen coordinates, with the constraints projected during runs.";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -1397,26 +1399,43 @@ MethodInfo nodeMethod() {
        "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or \"auto\": chosen "
        "from the mobility analysis along the data; \"all\": every natural coordinate, with the constraints "
        "penalised in training and projected after every step"},
-      {"inputs", "Inputs u(t)", SettingKind::Choice,
+      {"inputs",
+       "Inputs u(t)",
+       SettingKind::Choice,
        "none, or external: the external forces of the runs' load case at the current state and time",
        {"none", "external"}},
-      {"hidden", "Hidden widths", SettingKind::IntegerList, "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
-      {"activation", "Activation", SettingKind::Choice, "Hidden-layer activation", {"tanh", "softplus", "silu", "sigmoid"}},
-      {"integrator", "Integrator", SettingKind::Choice, "One-step map in training and in runs", {"rk4", "euler", "symplectic_euler"}},
+      {"hidden", "Hidden widths", SettingKind::IntegerList,
+       "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
+      {"activation",
+       "Activation",
+       SettingKind::Choice,
+       "Hidden-layer activation",
+       {"tanh", "softplus", "silu", "sigmoid"}},
+      {"integrator",
+       "Integrator",
+       SettingKind::Choice,
+       "One-step map in training and in runs",
+       {"rk4", "euler", "symplectic_euler"}},
       {"epochs", "Epochs", SettingKind::Integer, "Passes over the training pairs"},
       {"batch_size", "Batch size", SettingKind::Integer, "State pairs per mini-batch"},
       {"learning_rate", "Learning rate", SettingKind::Number, "Initial Adam step size"},
       {"decay", "Decay per epoch", SettingKind::Number, "Learning-rate factor per epoch (exponential decay)"},
-      {"min_learning_rate", "Minimum learning rate", SettingKind::Number, "Lower bound of the decayed learning rate"},
-      {"validation_fraction", "Validation fraction", SettingKind::Number, "Share of the pairs held out for a validation loss"},
-      {"patience", "Patience", SettingKind::Integer, "Epochs without validation improvement before stopping; 0: never"},
-      {"rollout_steps", "Rollout steps", SettingKind::Integer, "Steps of the multi-step loss (1: one-step loss)"},
-      {"constraint_weight", "Constraint weight", SettingKind::Number, "Weight of the constraint penalty (redundant coordinates)"},
+      {"min_learning_rate", "Minimum learning rate", SettingKind::Number,
+       "Lower bound of the decayed learning rate"},
+      {"validation_fraction", "Validation fraction", SettingKind::Number,
+       "Share of the pairs held out for a validation loss"},
+      {"patience", "Patience", SettingKind::Integer,
+       "Epochs without validation improvement before stopping; 0: never"},
+      {"rollout_steps", "Rollout steps", SettingKind::Integer,
+       "Steps of the multi-step loss (1: one-step loss)"},
+      {"constraint_weight", "Constraint weight", SettingKind::Number,
+       "Weight of the constraint penalty (redundant coordinates)"},
       {"gradient_clip", "Gradient clip", SettingKind::Number, "Largest gradient norm; 0: no clipping"},
       {"seed", "Seed", SettingKind::Integer, "Seed of the weights, the split and the shuffling"},
   };
   m.checkSettings = [](const OJsonR& settings) { return NodeSettings::fromJson(settings).toJson(); };
-  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
+               const Model* model) -> std::unique_ptr<ReducedModel> {
     const NodeSettings s = NodeSettings::fromJson(settings);
     if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
     return NodeModel::train(dataset, s, monitor, *model);

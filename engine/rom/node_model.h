@@ -252,9 +252,7 @@ class NodeModel : public ReducedModel {
   std::vector<std::string> parameterNames() const override { return nodeSettings_.parameters; }
   /// Number of load inputs u (nq with inputs "external", else 0); the network's
   /// further inputs are the parameters μ.
-  int loadInputs() const {
-    return dynamics_.inputs() - static_cast<int>(nodeSettings_.parameters.size());
-  }
+  int loadInputs() const { return dynamics_.inputs() - static_cast<int>(nodeSettings_.parameters.size()); }
   RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 

@@ -40,12 +40,14 @@ double potentialOf(const PcaCluster& c, const LiveCluster& l, const Eigen::Vecto
   return l.c0 + l.beta.dot(x) + 0.5 * x.dot(c.stiffness * x);
 }
 
-double kineticOf(const PcaCluster& c, const Eigen::VectorXd& v) { return 0.5 * v.dot(c.mass * v); }
+double kineticOf(const PcaCluster& c, const Eigen::VectorXd& v) {
+  return 0.5 * v.dot(c.mass * v);
+}
 
 }  // namespace
 
-bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c, const Eigen::VectorXd& z0,
-                            Eigen::VectorXd& z) {
+bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c,
+                            const Eigen::VectorXd& z0, Eigen::VectorXd& z) {
   const Eigen::Index m = z0.size();
   if (m == 0 || !std::isfinite(c) || !z0.allFinite() || !b.allFinite()) return false;
   if (m == 1) {
@@ -165,7 +167,8 @@ PcaSettings PcaSettings::fromJson(const OJson& j) {
       if (!value.is_number()) throw InputError("pca settings: vector_length must be a number [m]");
       s.vectorLength = value.get<double>();
     } else if (key == "stiffness_forces") {
-      if (!value.is_string()) throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\"");
+      if (!value.is_string())
+        throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\"");
       s.stiffnessForces = value.get<std::string>();
     } else if (key == "energy_projection") {
       if (!value.is_boolean()) throw InputError("pca settings: energy_projection must be true or false");
@@ -188,12 +191,14 @@ PcaSettings PcaSettings::fromJson(const OJson& j) {
                        "common_tolerance, switch_hysteresis, seed, restarts)");
     }
   }
-  if (s.clusters < 1) throw InputError("pca settings: clusters must be >= 1, got " + std::to_string(s.clusters));
+  if (s.clusters < 1)
+    throw InputError("pca settings: clusters must be >= 1, got " + std::to_string(s.clusters));
   if (s.nr < 0) throw InputError("pca settings: nr must be >= 1 (or 0: the degrees of freedom)");
   if (!(s.vectorLength >= 0.0) || !std::isfinite(s.vectorLength))
     throw InputError("pca settings: vector_length must be >= 0 [m] (0: automatic)");
   if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
-    throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\", got \"" + s.stiffnessForces + "\"");
+    throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\", got \"" +
+                     s.stiffnessForces + "\"");
   if (!(s.commonTolerance > 0.0 && s.commonTolerance < 1.0))
     throw InputError("pca settings: common_tolerance must be in (0, 1), got " + num(s.commonTolerance));
   if (s.restarts < 1) throw InputError("pca settings: restarts must be >= 1");
@@ -203,15 +208,19 @@ PcaSettings PcaSettings::fromJson(const OJson& j) {
 }
 
 OJson PcaSettings::toJson() const {
-  return OJson{{"clusters", clusters},           {"nr", nr},
-               {"vector_length", vectorLength},  {"stiffness_forces", stiffnessForces},
-               {"energy_projection", energyProjection}, {"common_tolerance", commonTolerance},
+  return OJson{{"clusters", clusters},
+               {"nr", nr},
+               {"vector_length", vectorLength},
+               {"stiffness_forces", stiffnessForces},
+               {"energy_projection", energyProjection},
+               {"common_tolerance", commonTolerance},
                {"switch_hysteresis", switchHysteresis},
-               {"seed", seed},                   {"restarts", restarts}};
+               {"seed", seed},
+               {"restarts", restarts}};
 }
 
-std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSettings& settings, Monitor& monitor,
-                                          const Model& model) {
+std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSettings& settings,
+                                          Monitor& monitor, const Model& model) {
   PcaSettings s = PcaSettings::fromJson(settings.toJson());
   checkDatasetMechanism(dataset, model, "pca");
   const Eigen::Index n = dataset.nq();
@@ -234,7 +243,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   // Snapshots, all runs side by side.
   const auto N = static_cast<Eigen::Index>(total);
   const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
-                        Xdd = stackRuns(dataset, &DatasetRun::qdd), Fs = stackRuns(dataset, &DatasetRun::f_spring),
+                        Xdd = stackRuns(dataset, &DatasetRun::qdd),
+                        Fs = stackRuns(dataset, &DatasetRun::f_spring),
                         Fd = stackRuns(dataset, &DatasetRun::f_damper);
   const Eigen::MatrixXd Fi = stackRuns(dataset, &DatasetRun::f_ext) - Fd;
   if (!X.allFinite()) throw InputError("pca: the dataset's positions hold non-finite values");
@@ -260,7 +270,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   }
 
   std::vector<std::vector<Eigen::Index>> members(static_cast<std::size_t>(k));
-  for (Eigen::Index i = 0; i < N; ++i) members[static_cast<std::size_t>(km.assignment[static_cast<std::size_t>(i)])].push_back(i);
+  for (Eigen::Index i = 0; i < N; ++i)
+    members[static_cast<std::size_t>(km.assignment[static_cast<std::size_t>(i)])].push_back(i);
 
   OJson clusterMetrics = OJson::array();
   double reconstructionSq = 0.0, centredSq = 0.0;
@@ -331,8 +342,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
       evalExternalForces(model, -1, cl.centroid, 0.0, fg);
       for (Eigen::Index i = 0; i < m; ++i) {
         const Eigen::VectorXd xi = Xr.col(i);
-        const double chart = gravityPotential(model, cl.centroid) - fg.dot(cl.basis * xi) + cl.offset.dot(xi) +
-                             0.5 * xi.dot(cl.stiffness * xi);
+        const double chart = gravityPotential(model, cl.centroid) - fg.dot(cl.basis * xi) +
+                             cl.offset.dot(xi) + 0.5 * xi.dot(cl.stiffness * xi);
         sum += springPotential(model, Qc.col(i)) + gravityPotential(model, Qc.col(i)) - chart;
       }
       cl.u0 = sum / static_cast<double>(m);
@@ -345,7 +356,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
     clusterMetrics.push_back(
         OJson{{"samples", m},
               {"rank", rank},
-              {"singular_values", vectorJson(cl.singularValues.head(std::min<Eigen::Index>(cl.singularValues.size(), 6)))},
+              {"singular_values",
+               vectorJson(cl.singularValues.head(std::min<Eigen::Index>(cl.singularValues.size(), 6)))},
               {"energy_captured", energy > 0.0 ? cl.singularValues.head(nr).squaredNorm() / energy : 1.0},
               {"stiffness_fit_relative_error", relativeFitError(kFit, Y)},
               {"damping_fit_relative_error", relativeFitError(cl.damping * Xdr, Yd)}});
@@ -362,7 +374,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   Eigen::Index col = 0;
   for (const DatasetRun& r : dataset.runs) {
     for (Eigen::Index i = 1; i < r.samples(); ++i)
-      switches += km.assignment[static_cast<std::size_t>(col + i)] != km.assignment[static_cast<std::size_t>(col + i - 1)];
+      switches += km.assignment[static_cast<std::size_t>(col + i)] !=
+                  km.assignment[static_cast<std::size_t>(col + i - 1)];
     col += r.samples();
   }
   rom->stampTraining(dataset, s.toJson());
@@ -388,7 +401,8 @@ std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<i
   const PcaSettings s = PcaSettings::fromJson(settings.toJson());
   if (dataset.samples() < 1) throw InputError("pca: the dataset has no samples");
   const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q);
-  const double L = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, X.rowwise().mean());
+  const double L =
+      s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, X.rowwise().mean());
   KMeansOptions ko;
   ko.seed = s.seed;
   ko.restarts = s.restarts;
@@ -425,12 +439,14 @@ void PcaModel::buildTransitions() {
       const Eigen::MatrixXd& Vt = V[static_cast<std::size_t>(to)];
       const Eigen::VectorXd d = S.cwiseProduct(clusters_[static_cast<std::size_t>(from)].centroid -
                                                clusters_[static_cast<std::size_t>(to)].centroid);
-      Transition& tr = transitions_[static_cast<std::size_t>(from) * static_cast<std::size_t>(k) + static_cast<std::size_t>(to)];
+      Transition& tr = transitions_[static_cast<std::size_t>(from) * static_cast<std::size_t>(k) +
+                                    static_cast<std::size_t>(to)];
       tr.T = Vt.transpose() * Vf;
       tr.o = Vt.transpose() * d;
       tr.w = Vf.transpose() * d;
       // eq. 25-28: svd(V_prev^T V) = Y Lambda Z^T; V_prev Y_j = V Z_j where Lambda_j ~ 1.
-      const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Vf.transpose() * Vt, Eigen::ComputeFullU | Eigen::ComputeFullV);
+      const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Vf.transpose() * Vt,
+                                                  Eigen::ComputeFullU | Eigen::ComputeFullV);
       const Eigen::VectorXd& lambda = svd.singularValues();
       int nd = 0;
       // At most n_r - 1 common directions: with all of them common the position and
@@ -497,10 +513,12 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
     throw FileError(source + ": normalisation.scale must be finite and > 0");
   const OJson& m = j.at("matrices");
   const OJson& clusters = m.at("clusters");
-  if (!clusters.is_array() || clusters.empty()) throw FileError(source + ": matrices.clusters must be a non-empty array");
+  if (!clusters.is_array() || clusters.empty())
+    throw FileError(source + ": matrices.clusters must be a non-empty array");
   if (clusters.size() > 100000) throw FileError(source + ": matrices.clusters: too many clusters");
   rom->nr_ = rom->pcaSettings_.nr;
-  if (rom->nr_ < 1 || rom->nr_ >= n) throw FileError(source + ": settings.nr must be in 1.." + std::to_string(n - 1));
+  if (rom->nr_ < 1 || rom->nr_ >= n)
+    throw FileError(source + ": settings.nr must be in 1.." + std::to_string(n - 1));
   const Eigen::Index nr = rom->nr_;
   for (std::size_t i = 0; i < clusters.size(); ++i) {
     const std::string where = source + ": matrices.clusters[" + std::to_string(i) + "]";
@@ -517,40 +535,42 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
     // A float out of int range would make get<int>() undefined behaviour.
     if (!c.at("samples").is_number_integer()) throw FileError(where + ".samples: not an integer");
     cl.samples = static_cast<int>(c.at("samples").get<long long>());
-    if (!cl.centroid.allFinite() || !cl.basis.allFinite() || !cl.stiffness.allFinite() || !cl.damping.allFinite() ||
-        !cl.offset.allFinite() || !std::isfinite(cl.u0))
+    if (!cl.centroid.allFinite() || !cl.basis.allFinite() || !cl.stiffness.allFinite() ||
+        !cl.damping.allFinite() || !cl.offset.allFinite() || !std::isfinite(cl.u0))
       throw FileError(where + ": non-finite values");
     if (Eigen::LLT<Eigen::MatrixXd>(cl.mass).info() != Eigen::Success)
       throw FileError(where + ".mass is not positive definite");
     // The scaled basis must be orthonormal: the switch projections rely on it.
     const Eigen::MatrixXd V = rom->scale_.asDiagonal() * cl.basis;
-    if (!(V.transpose() * V).isIdentity(1e-6)) throw FileError(where + ".basis is not orthonormal in the scaled coordinates");
+    if (!(V.transpose() * V).isIdentity(1e-6))
+      throw FileError(where + ".basis is not orthonormal in the scaled coordinates");
     rom->clusters_.push_back(std::move(cl));
   }
   rom->q0_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
   rom->qd0_ = vectorFromJson(m.at("initial_qd"), n, source + ": matrices.initial_qd");
   if (rom->pcaSettings_.clusters != static_cast<int>(rom->clusters_.size()))
-    throw FileError(source + ": settings.clusters is " + std::to_string(rom->pcaSettings_.clusters) + " but " +
-                    std::to_string(rom->clusters_.size()) + " clusters are stored");
+    throw FileError(source + ": settings.clusters is " + std::to_string(rom->pcaSettings_.clusters) +
+                    " but " + std::to_string(rom->clusters_.size()) + " clusters are stored");
   rom->buildTransitions();
   return rom;
 }
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                        Monitor* monitor) const {
+RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                        TrajectorySink& sink, Monitor* monitor) const {
   PcaRunLog log;
   log.keepSampleClusters = false;
   return simulate(model, o, sink, monitor, log);
 }
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                        Monitor* monitor, PcaRunLog& log) const {
+RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                        TrajectorySink& sink, Monitor* monitor, PcaRunLog& log) const {
   checkMechanism(model);
   const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
   const double dtMax = stabilityDt();
   if (o.dt >= dtMax)
-    throw InputError("dt = " + num(o.dt) + " s is above the stability limit of the explicit local PCA integrator (" +
-                     num(dtMax) + " s = 2 / omega_max of the stiffest cluster); use a smaller step");
+    throw InputError("dt = " + num(o.dt) +
+                     " s is above the stability limit of the explicit local PCA integrator (" + num(dtMax) +
+                     " s = 2 / omega_max of the stiffest cluster); use a smaller step");
   const Eigen::Index n = model.nq();
   const auto k = static_cast<int>(clusters_.size());
   const bool keepSampleClusters = log.keepSampleClusters;
@@ -572,7 +592,8 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
   const Eigen::VectorXd q0 = o.q0.size() ? o.q0 : q0_;
   const Eigen::VectorXd qd0 = o.qd0.size() ? o.qd0 : qd0_;
   int c = nearestCluster(q0);
-  Eigen::VectorXd x = cache_[static_cast<std::size_t>(c)].P * (q0 - clusters_[static_cast<std::size_t>(c)].centroid);
+  Eigen::VectorXd x =
+      cache_[static_cast<std::size_t>(c)].P * (q0 - clusters_[static_cast<std::size_t>(c)].centroid);
   Eigen::VectorXd v = cache_[static_cast<std::size_t>(c)].P * qd0;
   Eigen::VectorXd a(nr_), aPrev(nr_), q(n), fExt(n), fr(nr_), dampingForce(nr_), distance(k), z;
   double loadPower = 0.0;
@@ -595,7 +616,8 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
     radius.push_back(cl.singularValues.norm() / std::sqrt(std::max(1.0, static_cast<double>(cl.samples))));
   // The region of the data: farther than this from every centroid the local models mean nothing.
   double span = 3.0 * *std::max_element(radius.begin(), radius.end());
-  for (const ClusterCache& cc : cache_) span = std::max(span, std::sqrt(cc.h.maxCoeff()) + 3.0 * *std::max_element(radius.begin(), radius.end()));
+  for (const ClusterCache& cc : cache_)
+    span = std::max(span, std::sqrt(cc.h.maxCoeff()) + 3.0 * *std::max_element(radius.begin(), radius.end()));
   const double hysteresis = (1.0 - pcaSettings_.switchHysteresis) * (1.0 - pcaSettings_.switchHysteresis);
   auto switchTo = [&](int to, long long step, double t) {
     const Transition& tr = transition(c, to);
@@ -711,13 +733,15 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
       v += (0.5 * dt) * (aPrev + a);
       work += 0.5 * dt * (powerPrev + loadPower);
       if (x.norm() > span)  // |x| is the scaled distance from the current centroid, the nearest one
-        throw SolverError("reduced model (pca) left the region of its training data at t = " + num(t) + " s (step " +
-                          std::to_string(step) + "): " + num(x.norm()) + " m from the nearest centroid, the data span " +
-                          num(span) + " m; n_r above the degrees of freedom or loads far beyond the training "
+        throw SolverError("reduced model (pca) left the region of its training data at t = " + num(t) +
+                          " s (step " + std::to_string(step) + "): " + num(x.norm()) +
+                          " m from the nearest centroid, the data span " + num(span) +
+                          " m; n_r above the degrees of freedom or loads far beyond the training "
                           "data cause this; the samples up to then are kept");
       if (!x.allFinite() || !v.allFinite())
-        throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
-                          ", cluster " + std::to_string(c + 1) + "): non-finite reduced coordinates; the samples "
+        throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " +
+                          std::to_string(step) + ", cluster " + std::to_string(c + 1) +
+                          "): non-finite reduced coordinates; the samples "
                           "up to then are kept");
       summary.steps = step;
       summary.tEnd = t;
@@ -729,8 +753,9 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
       }
     }
   });
-  completeReducedRun(sink, summary,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
+  completeReducedRun(
+      sink, summary,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   double worstJump = 0.0;
   for (const PcaSwitch& sw : log.switches)
     worstJump = std::max(worstJump, std::abs(sw.energyAfter - sw.energyBefore));
@@ -740,7 +765,6 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
   return summary;
 }
 
-
 MethodInfo pcaMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -748,7 +772,8 @@ MethodInfo pcaMethod() {
   m.displayName = "local PCA";
   m.authors = "Angeli, Naets, Desmet";
   m.shortName = "local PCA";
-  m.summary = "Clustered local linear models of the motion with energy-preserving switching between clusters.";
+  m.summary =
+      "Clustered local linear models of the motion with energy-preserving switching between clusters.";
   m.group = 0;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -760,24 +785,34 @@ MethodInfo pcaMethod() {
                       100.0 * metricNumber(metrics, "relative_reconstruction_error"));
   };
   m.settingsSchema = {
-      {"clusters", "Clusters n_p", SettingKind::Integer, "Number of k-means clusters, each with its own local linear model"},
-      {"nr", "Coordinates per cluster n_r", SettingKind::Integer, "Principal directions per cluster; 0: the mechanism's DOF"},
+      {"clusters", "Clusters n_p", SettingKind::Integer,
+       "Number of k-means clusters, each with its own local linear model"},
+      {"nr", "Coordinates per cluster n_r", SettingKind::Integer,
+       "Principal directions per cluster; 0: the mechanism's DOF"},
       {"vector_length", "Vector length L [m]", SettingKind::Number,
        "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
-      {"stiffness_forces", "Stiffness forces", SettingKind::Choice,
-       "internal: fit of all internal forces; spring: the springs' stiffness only (as Angeli, Naets and Desmet)", {"internal", "spring"}},
+      {"stiffness_forces",
+       "Stiffness forces",
+       SettingKind::Choice,
+       "internal: fit of all internal forces; spring: the springs' stiffness only (as Angeli, Naets and "
+       "Desmet)",
+       {"internal", "spring"}},
       {"energy_projection", "Energy-preserving switch", SettingKind::Flag,
-       "Project the state at a cluster switch so the energy is kept (Angeli, Naets and Desmet); off: least squares"},
+       "Project the state at a cluster switch so the energy is kept (Angeli, Naets and Desmet); off: least "
+       "squares"},
       {"common_tolerance", "Common-subspace tolerance", SettingKind::Number, "eps of eq. 26, in (0, 1)"},
       {"switch_hysteresis", "Switch hysteresis", SettingKind::Number,
        "Relative distance margin before switching cluster (avoids flip-flopping on a border)"},
       {"seed", "Seed", SettingKind::Integer, "Seed of the k-means++ initialisation"},
-      {"restarts", "k-means restarts", SettingKind::Integer, "k-means runs from different seeds; the best is kept"},
+      {"restarts", "k-means restarts", SettingKind::Integer,
+       "k-means runs from different seeds; the best is kept"},
   };
   m.checkSettings = [](const OJsonR& settings) { return PcaSettings::fromJson(settings).toJson(); };
-  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
+               const Model* model) -> std::unique_ptr<ReducedModel> {
     const PcaSettings s = PcaSettings::fromJson(settings);
-    if (!model) throw InputError("pca: training needs the mechanism (spring forces and potential at the centroids)");
+    if (!model)
+      throw InputError("pca: training needs the mechanism (spring forces and potential at the centroids)");
     return PcaModel::train(dataset, s, monitor, *model);
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {

@@ -99,40 +99,41 @@
 namespace mbdrom {
 
 struct PcaSettings {
-  int clusters = 16;         ///< number of clusters n_p >= 1
-  int nr = 0;                ///< reduced coordinates per cluster; 0: the DOF of the mechanism
-  double vectorLength = 0.0; ///< characteristic length L [m]; 0: automatic
+  int clusters = 16;                         ///< number of clusters n_p >= 1
+  int nr = 0;                                ///< reduced coordinates per cluster; 0: the DOF of the mechanism
+  double vectorLength = 0.0;                 ///< characteristic length L [m]; 0: automatic
   std::string stiffnessForces = "internal";  ///< "internal" or "spring" (seed 003)
-  bool energyProjection = true;            ///< false: least-squares projection at switches
-  double commonTolerance = 1e-3;           ///< eps of eq. 26, in (0, 1)
+  bool energyProjection = true;              ///< false: least-squares projection at switches
+  double commonTolerance = 1e-3;             ///< eps of eq. 26, in (0, 1)
   /// A switch needs the new centroid nearer than (1 - h) times the current one's distance, in [0, 1).
   double switchHysteresis = 0.1;
-  std::uint64_t seed = 1;                  ///< k-means++ seeding
-  int restarts = 4;                        ///< k-means restarts
+  std::uint64_t seed = 1;  ///< k-means++ seeding
+  int restarts = 4;        ///< k-means restarts
 
   /// From JSON {"clusters", "nr", "vector_length", "stiffness_forces", "energy_projection",
-  /// "common_tolerance", "switch_hysteresis", "seed", "restarts"}; unknown keys or bad values throw InputError.
+  /// "common_tolerance", "switch_hysteresis", "seed", "restarts"}; unknown keys or bad values throw
+  /// InputError.
   static PcaSettings fromJson(const nlohmann::ordered_json& j);
   nlohmann::ordered_json toJson() const;
 };
 
 /// One local linear model.
 struct PcaCluster {
-  Eigen::VectorXd centroid;  ///< mu [m, -], size nq
-  Eigen::MatrixXd basis;     ///< Phi = S^-1 V [m or - per unit q_r], nq x nr
-  Eigen::MatrixXd mass;      ///< M_r [kg], nr x nr
-  Eigen::MatrixXd stiffness; ///< K_r [N/m], nr x nr, PSD
-  Eigen::VectorXd offset;    ///< b: reduced internal force at q_r = 0 [N], size nr
-  Eigen::MatrixXd damping;   ///< D_r [N s/m], nr x nr, PSD
-  double u0 = 0.0;           ///< spring potential at the centroid [J]
+  Eigen::VectorXd centroid;        ///< mu [m, -], size nq
+  Eigen::MatrixXd basis;           ///< Phi = S^-1 V [m or - per unit q_r], nq x nr
+  Eigen::MatrixXd mass;            ///< M_r [kg], nr x nr
+  Eigen::MatrixXd stiffness;       ///< K_r [N/m], nr x nr, PSD
+  Eigen::VectorXd offset;          ///< b: reduced internal force at q_r = 0 [N], size nr
+  Eigen::MatrixXd damping;         ///< D_r [N s/m], nr x nr, PSD
+  double u0 = 0.0;                 ///< spring potential at the centroid [J]
   Eigen::VectorXd singularValues;  ///< of the scaled, centred cluster data (all) [m]
-  int samples = 0;           ///< training samples in the cluster
+  int samples = 0;                 ///< training samples in the cluster
 };
 
 /// A change of cluster during a run.
 struct PcaSwitch {
   long long step = 0;
-  double t = 0.0;                 ///< [s]
+  double t = 0.0;  ///< [s]
   int from = 0, to = 0;
   int commonDimension = 0;        ///< n_d
   double energyBefore = 0.0;      ///< reduced total energy (kinetic + U) in `from` [J]
@@ -152,13 +153,13 @@ struct PcaRunLog {
 };
 
 class PcaModel : public ReducedModel {
-public:
+ public:
   /// Trains on every run of `dataset`, which must be data of `model` (checked). Throws
   /// InputError for more clusters than samples or distinct positions, n_r above a
   /// cluster's rank (the cluster and its rank named; identical points have rank 0),
   /// bad settings; Cancelled when the monitor asks to stop.
-  static std::unique_ptr<PcaModel> train(const Dataset& dataset, const PcaSettings& settings, Monitor& monitor,
-                                         const Model& model);
+  static std::unique_ptr<PcaModel> train(const Dataset& dataset, const PcaSettings& settings,
+                                         Monitor& monitor, const Model& model);
   /// From the method part of a trained-model file. Throws FileError naming `source`.
   static std::unique_ptr<PcaModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
@@ -179,25 +180,25 @@ public:
   /// Largest stable step of the explicit scheme over all clusters [s] (infinity without stiffness).
   double stabilityDt() const;
 
-protected:
+ protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
-private:
+ private:
   // Precomputed for a switch from cluster `from` to cluster `to` (see the file comment).
   struct Transition {
-    int nd = 0;           // dimension of the common subspace
-    Eigen::MatrixXd T;    // V_to^T V_from, nr x nr
-    Eigen::VectorXd o;    // V_to^T S (mu_from - mu_to), nr
-    Eigen::VectorXd w;    // V_from^T S (mu_from - mu_to), nr
-    Eigen::MatrixXd Zc;   // common directions in `to` coordinates, nr x nd
-    Eigen::MatrixXd N;    // their orthonormal complement, nr x (nr - nd)
-    Eigen::MatrixXd Rc;   // Zc^T q_r,to = Rc (q_r,from + w), nd x nr
+    int nd = 0;          // dimension of the common subspace
+    Eigen::MatrixXd T;   // V_to^T V_from, nr x nr
+    Eigen::VectorXd o;   // V_to^T S (mu_from - mu_to), nr
+    Eigen::VectorXd w;   // V_from^T S (mu_from - mu_to), nr
+    Eigen::MatrixXd Zc;  // common directions in `to` coordinates, nr x nd
+    Eigen::MatrixXd N;   // their orthonormal complement, nr x (nr - nd)
+    Eigen::MatrixXd Rc;  // Zc^T q_r,to = Rc (q_r,from + w), nd x nr
   };
   // Per cluster: projection and nearest-centroid products.
   struct ClusterCache {
-    Eigen::MatrixXd P;    // V^T S: q_r = P (q - mu), nr x nq
-    Eigen::MatrixXd G;    // V^T S (mu - mu_j) for every j, nr x k
-    Eigen::VectorXd h;    // |S (mu - mu_j)|^2, k
+    Eigen::MatrixXd P;  // V^T S: q_r = P (q - mu), nr x nq
+    Eigen::MatrixXd G;  // V^T S (mu - mu_j) for every j, nr x k
+    Eigen::VectorXd h;  // |S (mu - mu_j)|^2, k
   };
   void buildTransitions();
   const Transition& transition(int from, int to) const {
@@ -211,7 +212,7 @@ private:
   std::vector<PcaCluster> clusters_;
   std::vector<Transition> transitions_;  // k x k, row-major (from, to)
   std::vector<ClusterCache> cache_;
-  Eigen::VectorXd q0_, qd0_;             // first sample of the first training run
+  Eigen::VectorXd q0_, qd0_;  // first sample of the first training run
 };
 
 /// Within-cluster error (eq. 3, squared distances in the scaled coordinates [m^2])
@@ -226,8 +227,8 @@ std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<i
 /// on the branch I + nu A > 0, where the constraint decreases monotonically in nu
 /// (bisection to full precision). Returns false, leaving z untouched, when that
 /// branch has no root (the level cannot be met).
-bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c, const Eigen::VectorXd& z0,
-                            Eigen::VectorXd& z);
+bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c,
+                            const Eigen::VectorXd& z0, Eigen::VectorXd& z);
 
 /// The registry's entry of this method (engine/rom/method_registry.h).
 struct MethodInfo;

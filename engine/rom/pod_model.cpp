@@ -31,10 +31,12 @@ PodSettings PodSettings::fromJson(const OJson& j) {
       if (!value.is_number()) throw InputError("pod settings: vector_length must be a number [m]");
       s.vectorLength = value.get<double>();
     } else if (key == "stiffness_forces") {
-      if (!value.is_string()) throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\"");
+      if (!value.is_string())
+        throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\"");
       s.stiffnessForces = value.get<std::string>();
     } else if (key == "integrator") {
-      if (!value.is_string()) throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\"");
+      if (!value.is_string())
+        throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\"");
       s.integrator = value.get<std::string>();
     } else {
       throw InputError("pod settings: unknown setting \"" + key +
@@ -45,38 +47,47 @@ PodSettings PodSettings::fromJson(const OJson& j) {
   if (!(s.vectorLength >= 0.0) || !std::isfinite(s.vectorLength))
     throw InputError("pod settings: vector_length must be >= 0 [m] (0: automatic)");
   if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
-    throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\", got \"" + s.stiffnessForces + "\"");
+    throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\", got \"" +
+                     s.stiffnessForces + "\"");
   if (s.integrator != "central_difference" && s.integrator != "newmark")
-    throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\", got \"" + s.integrator + "\"");
+    throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\", got \"" +
+                     s.integrator + "\"");
   return s;
 }
 
 OJson PodSettings::toJson() const {
-  return OJson{{"nr", nr}, {"vector_length", vectorLength}, {"stiffness_forces", stiffnessForces},
+  return OJson{{"nr", nr},
+               {"vector_length", vectorLength},
+               {"stiffness_forces", stiffnessForces},
                {"integrator", integrator}};
 }
 
-std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSettings& settings, Monitor& monitor) {
+std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSettings& settings,
+                                          Monitor& monitor) {
   PodSettings checked = PodSettings::fromJson(settings.toJson());
   const Eigen::Index n = dataset.nq();
   const long long total = dataset.samples();
   if (dataset.runs.empty() || total < 2) throw InputError("pod: the dataset needs at least 2 samples");
-  if (dataset.M.rows() != n || dataset.M.cols() != n) throw InputError("pod: the dataset's mass matrix is not nq x nq");
+  if (dataset.M.rows() != n || dataset.M.cols() != n)
+    throw InputError("pod: the dataset's mass matrix is not nq x nq");
   monitor.reportNow({"train pod: snapshots", 0, 3, {}});
 
   // Snapshots, all runs side by side.
   const auto N = static_cast<Eigen::Index>(total);
   const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
-                        Xdd = stackRuns(dataset, &DatasetRun::qdd), Fd = stackRuns(dataset, &DatasetRun::f_damper);
+                        Xdd = stackRuns(dataset, &DatasetRun::qdd),
+                        Fd = stackRuns(dataset, &DatasetRun::f_damper);
   // "internal": minus the reduced inertia below.
-  const Eigen::MatrixXd Fk = checked.stiffnessForces == "spring" ? stackRuns(dataset, &DatasetRun::f_spring)
-                                                                 : Eigen::MatrixXd(stackRuns(dataset, &DatasetRun::f_ext) - Fd);
+  const Eigen::MatrixXd Fk = checked.stiffnessForces == "spring"
+                                 ? stackRuns(dataset, &DatasetRun::f_spring)
+                                 : Eigen::MatrixXd(stackRuns(dataset, &DatasetRun::f_ext) - Fd);
 
   auto rom = std::make_unique<PodModel>();
   rom->mu_ = X.rowwise().mean();
   Eigen::MatrixXd centred = X.colwise() - rom->mu_;
 
-  const double L = checked.vectorLength > 0.0 ? checked.vectorLength : characteristicLength(dataset, X, rom->mu_);
+  const double L =
+      checked.vectorLength > 0.0 ? checked.vectorLength : characteristicLength(dataset, X, rom->mu_);
   rom->scale_ = coordinateScale(dataset, L);
 
   monitor.checkpoint();
@@ -90,7 +101,8 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
     if (rom->sigma_(i) > 1e-10 * sigmaMax && rom->sigma_(i) > 0.0) ++rank;
   if (checked.nr > rank)
     throw InputError("pod: nr = " + std::to_string(checked.nr) + " exceeds the rank of the data (" +
-                     std::to_string(rank) + " independent position directions in " + std::to_string(N) + " samples)");
+                     std::to_string(rank) + " independent position directions in " + std::to_string(N) +
+                     " samples)");
   const Eigen::Index nr = checked.nr;
   const Eigen::MatrixXd V = svd.matrixU().leftCols(nr);
   rom->Phi_ = rom->scale_.cwiseInverse().asDiagonal() * V;
@@ -151,7 +163,9 @@ double PodModel::stabilityDt() const {
   return omega2 > 0.0 ? 2.0 / std::sqrt(omega2) : std::numeric_limits<double>::infinity();
 }
 
-Eigen::VectorXd PodModel::project(const Eigen::VectorXd& q) const { return P_ * (q - mu_); }
+Eigen::VectorXd PodModel::project(const Eigen::VectorXd& q) const {
+  return P_ * (q - mu_);
+}
 
 void PodModel::writeMethodJson(OJson& j) const {
   j["normalisation"] = {{"mean", vectorJson(mu_)}, {"scale", vectorJson(scale_)}};
@@ -196,16 +210,17 @@ std::unique_ptr<PodModel> PodModel::fromJson(const OJson& j, const std::string& 
   return rom;
 }
 
-RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                        Monitor* monitor) const {
+RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                        TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index n = model.nq(), nr = Phi_.cols();
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
   const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
   if (!implicit && o.dt >= dtMax)
-    throw InputError("dt = " + std::to_string(o.dt) + " s is above the stability limit of the explicit reduced " +
-                     "integrator (" + std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
+    throw InputError("dt = " + std::to_string(o.dt) +
+                     " s is above the stability limit of the explicit reduced " + "integrator (" +
+                     std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
   const long long steps = plan.steps, stride = plan.stride;
   sink.begin(model, plan.info);
 
@@ -259,8 +274,8 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
         qdr += 0.5 * o.dt * (qddPrev + qddr);
       }
       if (!qr.allFinite() || !qdr.allFinite())
-        throw SolverError("reduced model (" + method() + ") diverged at t = " + std::to_string(t) + " s (step " +
-                          std::to_string(step) + "): non-finite reduced coordinates");
+        throw SolverError("reduced model (" + method() + ") diverged at t = " + std::to_string(t) +
+                          " s (step " + std::to_string(step) + "): non-finite reduced coordinates");
       summary.steps = step;
       summary.tEnd = t;
       if (step % stride == 0 || step == steps) emit(step, t);
@@ -271,10 +286,11 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
       }
     }
   });
-  completeReducedRun(sink, summary, std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
+  completeReducedRun(
+      sink, summary,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
 }
-
 
 MethodInfo podMethod() {
   using OJsonR = nlohmann::ordered_json;
@@ -283,7 +299,9 @@ MethodInfo podMethod() {
   m.displayName = "global POD";
   m.authors = "";
   m.shortName = "POD";
-  m.summary = "Proper orthogonal decomposition of the training runs: the linear baseline every other method is measured against.";
+  m.summary =
+      "Proper orthogonal decomposition of the training runs: the linear baseline every other method is "
+      "measured against.";
   m.group = 0;
   m.needsMechanism = false;
   m.canStopEarly = false;
@@ -293,17 +311,25 @@ MethodInfo podMethod() {
     return e >= 0.0 ? formatText("energy captured %.3f %%", 100.0 * e) : std::string();
   };
   m.settingsSchema = {
-      {"nr", "Reduced coordinates n_r", SettingKind::Integer, "Number of POD modes kept (1 up to the rank of the data)"},
+      {"nr", "Reduced coordinates n_r", SettingKind::Integer,
+       "Number of POD modes kept (1 up to the rank of the data)"},
       {"vector_length", "Vector length L [m]", SettingKind::Number,
        "Scale of unit-vector coordinates against point coordinates; 0: automatic (characteristic length)"},
-      {"stiffness_forces", "Stiffness forces", SettingKind::Choice,
-       "internal: fit of all internal forces (springs and constraints); spring: the springs' stiffness only", {"internal", "spring"}},
-      {"integrator", "Integrator", SettingKind::Choice,
-       "central_difference: explicit, as Angeli, Naets and Desmet use it; newmark: implicit, unconditionally stable",
+      {"stiffness_forces",
+       "Stiffness forces",
+       SettingKind::Choice,
+       "internal: fit of all internal forces (springs and constraints); spring: the springs' stiffness only",
+       {"internal", "spring"}},
+      {"integrator",
+       "Integrator",
+       SettingKind::Choice,
+       "central_difference: explicit, as Angeli, Naets and Desmet use it; newmark: implicit, unconditionally "
+       "stable",
        {"central_difference", "newmark"}},
   };
   m.checkSettings = [](const OJsonR& settings) { return PodSettings::fromJson(settings).toJson(); };
-  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model*) -> std::unique_ptr<ReducedModel> {
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
+               const Model*) -> std::unique_ptr<ReducedModel> {
     return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {

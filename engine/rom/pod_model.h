@@ -50,7 +50,7 @@ namespace mbdrom {
 struct PodSettings {
   int nr = 2;                 ///< number of reduced coordinates, 1 <= nr <= rank of the data
   double vectorLength = 0.0;  ///< characteristic length L for unit-vector coordinates [m]; 0: automatic
-  std::string stiffnessForces = "internal";  ///< "internal" or "spring" (see the file comment)
+  std::string stiffnessForces = "internal";       ///< "internal" or "spring" (see the file comment)
   std::string integrator = "central_difference";  ///< "central_difference" (seed 003) or "newmark" (implicit)
 
   /// From JSON {"nr", "vector_length", "stiffness_forces", "integrator"}; unknown keys or bad
@@ -60,10 +60,11 @@ struct PodSettings {
 };
 
 class PodModel : public ReducedModel {
-public:
+ public:
   /// Trains on every run of `dataset`. Throws InputError for nr < 1 or nr above the
   /// rank of the data (the rank is named), an empty dataset or bad settings.
-  static std::unique_ptr<PodModel> train(const Dataset& dataset, const PodSettings& settings, Monitor& monitor);
+  static std::unique_ptr<PodModel> train(const Dataset& dataset, const PodSettings& settings,
+                                         Monitor& monitor);
   /// From the method part of a trained-model file. Throws FileError naming `source`.
   static std::unique_ptr<PodModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
@@ -91,14 +92,14 @@ public:
   /// Reduced coordinates of full coordinates q: V^T S (q - mu).
   Eigen::VectorXd project(const Eigen::VectorXd& q) const;
 
-protected:
+ protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
-private:
+ private:
   PodSettings podSettings_;
   Eigen::VectorXd mu_, scale_, sigma_;
-  Eigen::MatrixXd Phi_;   // nq x nr
-  Eigen::MatrixXd P_;     // nr x nq: q_r = P (q - mu)
+  Eigen::MatrixXd Phi_;  // nq x nr
+  Eigen::MatrixXd P_;    // nr x nq: q_r = P (q - mu)
   Eigen::MatrixXd M_r_, K_r_, D_r_;
   Eigen::VectorXd b_;
   Eigen::VectorXd qr0_, qdr0_;  // initial state: first sample of the first training run

@@ -113,7 +113,8 @@ void checkMetrics(const OJson& m, const std::string& source) {
       if (!v.is_number()) fail(key, "a number");
     }
   }
-  if (m.contains("coordinate_choice") && !m.contains("coordinates")) fail("coordinates", "given with coordinate_choice");
+  if (m.contains("coordinate_choice") && !m.contains("coordinates"))
+    fail("coordinates", "given with coordinate_choice");
 }
 
 }  // namespace
@@ -123,17 +124,20 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     if (!j.is_object() || j.value("format", "") != "mbdrom-rom")
       throw FileError(source + ": not an mbdrom trained-model file (\"format\": \"mbdrom-rom\")");
     if (j.value("version", 0) != 1)
-      throw FileError(source + ": unsupported trained-model version " + j.at("version").dump() + " (expected 1)");
+      throw FileError(source + ": unsupported trained-model version " + j.at("version").dump() +
+                      " (expected 1)");
     const std::string method = j.at("method").get<std::string>();
     const MethodInfo* info = MethodRegistry::global().find(method);
     if (!info)
-      throw FileError(source + ": unknown method \"" + method + "\" (known: " + MethodRegistry::global().names() + ")");
+      throw FileError(source + ": unknown method \"" + method +
+                      "\" (known: " + MethodRegistry::global().names() + ")");
     std::unique_ptr<ReducedModel> rom = info->load(j, source);
     rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
     const std::string hash = j.at("mechanism").at("hash").get<std::string>();
     std::size_t used = 0;
     rom->mechanismHash_ = std::stoull(hash, &used, 16);
-    if (used != hash.size() || hash.size() != 16) throw FileError(source + ": mechanism.hash must be 16 hex digits");
+    if (used != hash.size() || hash.size() != 16)
+      throw FileError(source + ": mechanism.hash must be 16 hex digits");
     rom->created_ = j.value("created", "");
     rom->settings_ = j.value("settings", OJson::object());
     rom->metrics_ = j.value("metrics", OJson::object());
@@ -188,11 +192,14 @@ OJson vectorJson(const Eigen::VectorXd& v) {
   return a;
 }
 
-Eigen::MatrixXd matrixFromJson(const OJson& j, Eigen::Index rows, Eigen::Index cols, const std::string& where) {
+Eigen::MatrixXd matrixFromJson(const OJson& j, Eigen::Index rows, Eigen::Index cols,
+                               const std::string& where) {
   if (!j.is_array()) throw FileError(where + ": expected an array of rows");
   const auto r = static_cast<Eigen::Index>(j.size());
-  if (rows >= 0 && r != rows) throw FileError(where + ": expected " + std::to_string(rows) + " rows, got " + std::to_string(r));
-  const Eigen::Index c = cols >= 0 ? cols : (r > 0 && j[0].is_array() ? static_cast<Eigen::Index>(j[0].size()) : 0);
+  if (rows >= 0 && r != rows)
+    throw FileError(where + ": expected " + std::to_string(rows) + " rows, got " + std::to_string(r));
+  const Eigen::Index c =
+      cols >= 0 ? cols : (r > 0 && j[0].is_array() ? static_cast<Eigen::Index>(j[0].size()) : 0);
   // Shape first: the sizes come from the file, so allocate only what it really holds.
   for (Eigen::Index i = 0; i < r; ++i) {
     const OJson& row = j[static_cast<std::size_t>(i)];
@@ -204,7 +211,8 @@ Eigen::MatrixXd matrixFromJson(const OJson& j, Eigen::Index rows, Eigen::Index c
     const OJson& row = j[static_cast<std::size_t>(i)];
     for (Eigen::Index k = 0; k < c; ++k) {
       const OJson& x = row[static_cast<std::size_t>(k)];
-      if (!x.is_number()) throw FileError(where + "[" + std::to_string(i) + "][" + std::to_string(k) + "]: not a number");
+      if (!x.is_number())
+        throw FileError(where + "[" + std::to_string(i) + "][" + std::to_string(k) + "]: not a number");
       m(i, k) = x.get<double>();
     }
   }
@@ -214,7 +222,8 @@ Eigen::MatrixXd matrixFromJson(const OJson& j, Eigen::Index rows, Eigen::Index c
 Eigen::VectorXd vectorFromJson(const OJson& j, Eigen::Index size, const std::string& where) {
   if (!j.is_array()) throw FileError(where + ": expected an array of numbers");
   const auto n = static_cast<Eigen::Index>(j.size());
-  if (size >= 0 && n != size) throw FileError(where + ": expected " + std::to_string(size) + " numbers, got " + std::to_string(n));
+  if (size >= 0 && n != size)
+    throw FileError(where + ": expected " + std::to_string(size) + " numbers, got " + std::to_string(n));
   Eigen::VectorXd v(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const OJson& x = j[static_cast<std::size_t>(i)];

@@ -50,10 +50,10 @@ struct RomSimulationOptions {
 struct RomSimulationSummary {
   long long steps = 0;
   long long samples = 0;
-  double tEnd = 0.0;             ///< time reached [s]
-  double wallSeconds = 0.0;      ///< wall time of the stepping, output excluded [s]
-  double realTimeFactor = 0.0;   ///< simulated time / wall time
-  double secondsPerStep = 0.0;   ///< wall time per step [s]
+  double tEnd = 0.0;            ///< time reached [s]
+  double wallSeconds = 0.0;     ///< wall time of the stepping, output excluded [s]
+  double realTimeFactor = 0.0;  ///< simulated time / wall time
+  double secondsPerStep = 0.0;  ///< wall time per step [s]
   /// Method-specific figures of the run (name, value), e.g. cluster switches of local PCA.
   std::vector<std::pair<std::string, double>> figures;
 };
@@ -61,7 +61,7 @@ struct RomSimulationSummary {
 /// A trained reduced model. Constant after training or loading: simulate() keeps
 /// its state local, so one model may run on several threads at once.
 class ReducedModel {
-public:
+ public:
   virtual ~ReducedModel() = default;
 
   /// Method name as in files and the CLI: "pod", later "ae", "pca", "node", "sindy".
@@ -96,7 +96,7 @@ public:
   /// The whole trained-model file as JSON.
   nlohmann::ordered_json toJson() const;
 
-protected:
+ protected:
   /// Method part: "normalisation" and "matrices" (and anything else it needs).
   virtual void writeMethodJson(nlohmann::ordered_json& j) const = 0;
   /// After training on `dataset`: mechanism name and hash, time stamp, settings, and the
@@ -109,7 +109,8 @@ protected:
   nlohmann::ordered_json settings_ = nlohmann::ordered_json::object();
   nlohmann::ordered_json metrics_ = nlohmann::ordered_json::object();
 
-  friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
+  friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j,
+                                                            const std::string& source);
 };
 
 /// Trains a reduced model of method `method` ("pod", "ae", "pca", "sindy", "node") from `dataset`
@@ -125,14 +126,16 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
 /// Checks method settings without training and returns them complete (every
 /// key, defaults filled in), as training would store them. Throws InputError
 /// naming the bad key, or for an unknown method.
-nlohmann::ordered_json checkReducedModelSettings(const std::string& method, const nlohmann::ordered_json& settings);
+nlohmann::ordered_json checkReducedModelSettings(const std::string& method,
+                                                 const nlohmann::ordered_json& settings);
 
 /// Writes a trained-model file (atomic). Throws FileError.
 void saveReducedModel(const ReducedModel& rom, const std::string& path);
 /// Reads a trained-model file. Throws FileError naming the file on bad format.
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path);
 /// Builds a reduced model from trained-model JSON; `source` names it in messages.
-std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j, const std::string& source);
+std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j,
+                                                   const std::string& source);
 /// Reads a trained-model file and checks it against `model`: throws InputError
 /// naming both mechanisms when it was trained for another one.
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, const Model& model);

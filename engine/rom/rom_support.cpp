@@ -31,7 +31,8 @@ double characteristicLength(const Dataset& dataset, const Eigen::MatrixXd& X, co
   centre /= static_cast<double>(count);
   double sum = 0.0;
   for (Eigen::Index i = 0; i + 2 < n; i += 3)
-    if (!isVector[static_cast<std::size_t>(i)]) sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
+    if (!isVector[static_cast<std::size_t>(i)])
+      sum += (X.middleRows<3>(i).colwise() - centre).colwise().squaredNorm().sum();
   const double L = std::sqrt(sum / static_cast<double>(count * N));
   return L > 0.0 ? L : 1.0;
 }
@@ -55,13 +56,14 @@ Eigen::MatrixXd stackRuns(const Dataset& dataset, Eigen::MatrixXd DatasetRun::*c
 void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std::string& method) {
   const int n = dataset.nq();
   if (model.nq() != n)
-    throw InputError(method + ": the data has " + std::to_string(n) + " coordinates, mechanism \"" + model.spec().name +
-                     "\" " + std::to_string(model.nq()));
+    throw InputError(method + ": the data has " + std::to_string(n) + " coordinates, mechanism \"" +
+                     model.spec().name + "\" " + std::to_string(model.nq()));
   for (int i = 0; i < n; ++i)
     if (dataset.coordinateNames[static_cast<std::size_t>(i)] != model.coordinateName(i))
       throw InputError(method + ": the data's coordinate " + std::to_string(i + 1) + " is \"" +
-                       dataset.coordinateNames[static_cast<std::size_t>(i)] + "\", mechanism \"" + model.spec().name +
-                       "\" has \"" + model.coordinateName(i) + "\": the data is not of this mechanism");
+                       dataset.coordinateNames[static_cast<std::size_t>(i)] + "\", mechanism \"" +
+                       model.spec().name + "\" has \"" + model.coordinateName(i) +
+                       "\": the data is not of this mechanism");
   if (dataset.mechanismHash != model.mechanismHash())
     throw InputError(method + ": the data is of mechanism \"" + dataset.mechanismName + "\" (hash " +
                      hashToString(dataset.mechanismHash) + "), not of \"" + model.spec().name + "\" (hash " +
@@ -98,10 +100,12 @@ ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o,
                               const std::string& method, const std::vector<std::string>& parameterNames) {
   const Eigen::Index n = model.nq();
   if (romCoordinates != n)
-    throw InputError(method + ": the reduced model has " + std::to_string(romCoordinates) + " coordinates, the model " +
-                     std::to_string(n));
-  if (!(o.dt > 0.0) || !std::isfinite(o.dt)) throw InputError("dt must be > 0 (got " + std::to_string(o.dt) + ")");
-  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd)) throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
+    throw InputError(method + ": the reduced model has " + std::to_string(romCoordinates) +
+                     " coordinates, the model " + std::to_string(n));
+  if (!(o.dt > 0.0) || !std::isfinite(o.dt))
+    throw InputError("dt must be > 0 (got " + std::to_string(o.dt) + ")");
+  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
+    throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
   if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
   const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
   if (o.loadCase < -1 || o.loadCase >= nLoadCases)
@@ -115,21 +119,24 @@ ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o,
   for (const auto& [name, value] : o.parameters) {
     if (std::find(parameterNames.begin(), parameterNames.end(), name) == parameterNames.end())
       throw InputError(method + ": the reduced model has no parameter \"" + name + "\" (" +
-                       (known.empty() ? std::string("it takes no parameters") : "its parameters: " + known) + ")");
-    if (!std::isfinite(value)) throw InputError(method + ": parameter \"" + name + "\" is not a finite number");
+                       (known.empty() ? std::string("it takes no parameters") : "its parameters: " + known) +
+                       ")");
+    if (!std::isfinite(value))
+      throw InputError(method + ": parameter \"" + name + "\" is not a finite number");
   }
   plan.parameters.resize(static_cast<Eigen::Index>(parameterNames.size()));
   for (std::size_t i = 0; i < parameterNames.size(); ++i) {
     const auto it = o.parameters.find(parameterNames[i]);
     if (it == o.parameters.end())
-      throw InputError(method + ": the run needs a value of parameter \"" + parameterNames[i] + "\" (its parameters: " +
-                       known + ")");
+      throw InputError(method + ": the run needs a value of parameter \"" + parameterNames[i] +
+                       "\" (its parameters: " + known + ")");
     plan.parameters(static_cast<Eigen::Index>(i)) = it->second;
   }
   plan.steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
   plan.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
   plan.info.modelName = model.spec().name;
-  plan.info.loadCase = o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
+  plan.info.loadCase =
+      o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
   plan.info.dt = o.dt;
   plan.info.outputDt = static_cast<double>(plan.stride) * o.dt;
   plan.info.tEnd = o.tEnd;
@@ -142,8 +149,8 @@ NewmarkStepper::NewmarkStepper(const Eigen::MatrixXd& M, const Eigen::MatrixXd& 
     : D_(D), K_(K), b_(b), dt_(dt), llt_(M + (0.5 * dt) * D + (0.25 * dt * dt) * K) {}
 
 void NewmarkStepper::step(const Model& model, int loadCase, double t, const Eigen::MatrixXd& Phi,
-                          const Eigen::VectorXd& mu, Eigen::VectorXd& q, Eigen::VectorXd& f_ext, Eigen::VectorXd& x,
-                          Eigen::VectorXd& v, Eigen::VectorXd& a) const {
+                          const Eigen::VectorXd& mu, Eigen::VectorXd& q, Eigen::VectorXd& f_ext,
+                          Eigen::VectorXd& x, Eigen::VectorXd& v, Eigen::VectorXd& a) const {
   const Eigen::VectorXd xPred = x + dt_ * v + (0.25 * dt_ * dt_) * a;
   const Eigen::VectorXd vPred = v + (0.5 * dt_) * a;
   q.noalias() = Phi * xPred;
@@ -170,15 +177,17 @@ void ReducedSample::complete() {
   evalExternalForces(model_, loadCase_, s_.q, s_.t, s_.f_ext);
   evalSpringForces(model_, s_.q, s_.f_spring);
   evalDamperForces(model_, s_.q, s_.qd, s_.f_damper);
-  for (Eigen::Index i = 0; i < s_.markers.cols(); ++i) s_.markers.col(i) = markerPosition(model_, s_.q, static_cast<int>(i));
+  for (Eigen::Index i = 0; i < s_.markers.cols(); ++i)
+    s_.markers.col(i) = markerPosition(model_, s_.q, static_cast<int>(i));
   s_.kineticEnergy = 0.5 * s_.qd.dot(model_.massMatrix() * s_.qd);
   evalPhi(model_, s_.q, s_.t, Phi_);
   s_.residualPosition = Phi_.size() ? Phi_.cwiseAbs().maxCoeff() : 0.0;
   s_.measures = evalMeasures(model_, s_.q);
 }
 
-Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                         double t, const std::vector<int>& independent) {
+Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& qd, double t,
+                                         const std::vector<int>& independent) {
   const Eigen::Index nq = q.size();
   const auto n = static_cast<Eigen::Index>(independent.size());
   if (model.nc() == 0) return Eigen::VectorXd::Zero(nq);

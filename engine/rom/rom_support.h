@@ -62,7 +62,7 @@ ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o,
 /// of a linear reduced model `M a + D v + K x + b = Phi^T f_ext(Phi x + mu, t)`:
 /// unconditionally stable, second order. M, D, K: n_r x n_r [kg, N s/m, N/m]; b: n_r [N].
 class NewmarkStepper {
-public:
+ public:
   NewmarkStepper(const Eigen::MatrixXd& M, const Eigen::MatrixXd& D, const Eigen::MatrixXd& K,
                  const Eigen::VectorXd& b, double dt);
   /// Advances (x, v, a) from t - dt to t. The loads are evaluated at the predicted
@@ -72,7 +72,7 @@ public:
             Eigen::VectorXd& q, Eigen::VectorXd& f_ext, Eigen::VectorXd& x, Eigen::VectorXd& v,
             Eigen::VectorXd& a) const;
 
-private:
+ private:
   const Eigen::MatrixXd &D_, &K_;
   const Eigen::VectorXd& b_;
   double dt_;
@@ -85,14 +85,14 @@ private:
 /// channels a reduced model does not have (multipliers, friction, velocity and
 /// acceleration residuals) stay zero.
 class ReducedSample {
-public:
+ public:
   ReducedSample(const Model& model, int loadCase);
   Sample& sample() { return s_; }
   /// Fills f_ext, f_spring, f_damper, markers, kinetic energy, residual_position
   /// and measures from s.q, s.qd at s.t.
   void complete();
 
-private:
+ private:
   const Model& model_;
   int loadCase_;
   Sample s_;
@@ -103,7 +103,8 @@ private:
 /// independent coordinates `independent` (indices into q): Φ_q c = −(Φ_q q̇)_q q̇
 /// with c zero on the independent coordinates, so q̈ = R a + c for their
 /// accelerations a (R from independentBasis). Zero without constraints.
-Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
-                                         double t, const std::vector<int>& independent);
+Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& qd, double t,
+                                         const std::vector<int>& independent);
 
 }  // namespace mbdrom

@@ -30,10 +30,12 @@ Eigen::VectorXd sgWeights(int w, int p, int at, int d) {
 }
 
 void checkArguments(Eigen::Index n, int order, int window) {
-  if (order < 0 || order > 8) throw InputError("Savitzky-Golay: order must be in 0..8, got " + std::to_string(order));
+  if (order < 0 || order > 8)
+    throw InputError("Savitzky-Golay: order must be in 0..8, got " + std::to_string(order));
   if (window % 2 == 0 || window <= order || window > n)
     throw InputError("Savitzky-Golay: window must be odd, above the order (" + std::to_string(order) +
-                     ") and at most the number of samples (" + std::to_string(n) + "), got " + std::to_string(window));
+                     ") and at most the number of samples (" + std::to_string(n) + "), got " +
+                     std::to_string(window));
 }
 
 }  // namespace
@@ -62,7 +64,8 @@ int savitzkyGolayWindow(const Eigen::VectorXd& x, int order) {
   const Eigen::Index n = x.size();
   int w = order + 3;
   if (w % 2 == 0) ++w;
-  if (n < w) throw InputError("Savitzky-Golay: " + std::to_string(n) + " samples are too few for an automatic window");
+  if (n < w)
+    throw InputError("Savitzky-Golay: " + std::to_string(n) + " samples are too few for an automatic window");
   const int wMax = static_cast<int>(std::min<Eigen::Index>(std::max<Eigen::Index>(n / 4, w), 401));
   int best = w;
   double bestCv = std::numeric_limits<double>::infinity();
@@ -89,7 +92,8 @@ int savitzkyGolayWindow(const Eigen::VectorXd& x, int order) {
 
 SmoothedSignal smoothDerivatives(const Eigen::VectorXd& x, double h, const SavitzkyGolayOptions& o) {
   if (o.order < 2 || o.order > 6) throw InputError("Savitzky-Golay: order must be in 2..6 for derivatives");
-  if (!(o.windowFactor > 0.0 && o.windowFactor <= 1.0)) throw InputError("Savitzky-Golay: window factor must be in (0, 1]");
+  if (!(o.windowFactor > 0.0 && o.windowFactor <= 1.0))
+    throw InputError("Savitzky-Golay: window factor must be in (0, 1]");
   SmoothedSignal s;
   if (o.window > 0) {
     s.signalWindow = s.window = o.window;
@@ -110,7 +114,8 @@ SmoothedSignal smoothDerivatives(const Eigen::VectorXd& x, double h, const Savit
   const double weights2 = savitzkyGolay(impulse, h, o.order, w, 2).segment(m, w).norm();
   const Eigen::Index n = x.size(), interior = n - 2 * m;
   if (interior > 0 && h0 < 1.0) {
-    const double rms = std::sqrt((x - s.x).segment(m, interior).squaredNorm() / static_cast<double>(interior));
+    const double rms =
+        std::sqrt((x - s.x).segment(m, interior).squaredNorm() / static_cast<double>(interior));
     s.noise = rms / std::sqrt(1.0 - h0);
     s.xddNoise = s.noise * weights2;
   }

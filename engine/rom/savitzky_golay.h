@@ -27,11 +27,11 @@ namespace mbdrom {
 
 /// Smoothed signal and its first two derivatives.
 struct SmoothedSignal {
-  Eigen::VectorXd x;    ///< smoothed signal [unit of the input], size N
-  Eigen::VectorXd xd;   ///< first derivative [unit / s], size N
-  Eigen::VectorXd xdd;  ///< second derivative [unit / s²], size N
-  int window = 0;       ///< window used for x, xd and xdd (samples, odd)
-  int signalWindow = 0; ///< cross-validated window of the signal (samples, odd; = window when given)
+  Eigen::VectorXd x;     ///< smoothed signal [unit of the input], size N
+  Eigen::VectorXd xd;    ///< first derivative [unit / s], size N
+  Eigen::VectorXd xdd;   ///< second derivative [unit / s²], size N
+  int window = 0;        ///< window used for x, xd and xdd (samples, odd)
+  int signalWindow = 0;  ///< cross-validated window of the signal (samples, odd; = window when given)
   /// Estimated noise of the input: RMS of x − x̂ over the interior, / √(1 − h_0) (the residual
   /// of a local least-squares fit has variance σ² (1 − h_0)) [unit of the input]; ~0 for smooth data.
   double noise = 0.0;
@@ -40,9 +40,9 @@ struct SmoothedSignal {
 };
 
 struct SavitzkyGolayOptions {
-  int order = 4;                    ///< polynomial degree, 2..6
-  int window = 0;                   ///< samples (odd, > order); 0: automatic (file comment)
-  double windowFactor = 0.5;        ///< automatic window: used window / cross-validated window, in (0, 1]
+  int order = 4;              ///< polynomial degree, 2..6
+  int window = 0;             ///< samples (odd, > order); 0: automatic (file comment)
+  double windowFactor = 0.5;  ///< automatic window: used window / cross-validated window, in (0, 1]
 };
 
 /// Savitzky–Golay filter of x (size N, uniform step h [s]): derivative
@@ -55,6 +55,7 @@ Eigen::VectorXd savitzkyGolay(const Eigen::VectorXd& x, double h, int order, int
 int savitzkyGolayWindow(const Eigen::VectorXd& x, int order);
 
 /// Smoothed x, xd, xdd of x (size N) sampled with step h [s].
-SmoothedSignal smoothDerivatives(const Eigen::VectorXd& x, double h, const SavitzkyGolayOptions& options = {});
+SmoothedSignal smoothDerivatives(const Eigen::VectorXd& x, double h,
+                                 const SavitzkyGolayOptions& options = {});
 
 }  // namespace mbdrom

@@ -27,7 +27,9 @@ std::string number(double v) {
   return buffer;
 }
 
-std::string velocityName(const std::string& c) { return c + "_dot"; }
+std::string velocityName(const std::string& c) {
+  return c + "_dot";
+}
 
 // Monomials of total degree d over 2n variables, in graded order: u's before u̇'s,
 // lower variables first (u, u_dot, u^2, u*u_dot, u_dot^2, ...).
@@ -59,7 +61,9 @@ std::string monomialName(const std::vector<int>& powers, const std::vector<std::
   return name;
 }
 
-double signum(double x) { return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0); }
+double signum(double x) {
+  return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0);
+}
 
 // Per-coordinate STLS on the Gram matrix of unit-RMS columns. Returns false when
 // κ removed every term (xi is then the last least-squares solution before it).
@@ -93,20 +97,22 @@ Normalised normalise(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y) {
   return nz;
 }
 
-Eigen::VectorXd solveOn(const Normalised& nz, Eigen::Index c, const std::vector<Eigen::Index>& active, double ridge) {
+Eigen::VectorXd solveOn(const Normalised& nz, Eigen::Index c, const std::vector<Eigen::Index>& active,
+                        double ridge) {
   const auto k = static_cast<Eigen::Index>(active.size());
   Eigen::MatrixXd g(k, k);
   Eigen::VectorXd b(k);
   for (Eigen::Index a = 0; a < k; ++a) {
     b(a) = nz.B(active[static_cast<std::size_t>(a)], c);
-    for (Eigen::Index e = 0; e < k; ++e) g(a, e) = nz.G(active[static_cast<std::size_t>(a)], active[static_cast<std::size_t>(e)]);
+    for (Eigen::Index e = 0; e < k; ++e)
+      g(a, e) = nz.G(active[static_cast<std::size_t>(a)], active[static_cast<std::size_t>(e)]);
     g(a, a) += ridge;
   }
   return g.ldlt().solve(b);
 }
 
-CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz, Eigen::Index c,
-                            const StlsOptions& o) {
+CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz,
+                            Eigen::Index c, const StlsOptions& o) {
   const Eigen::Index L = Theta.cols();
   CoordinateFit fit;
   std::vector<Eigen::Index> active(static_cast<std::size_t>(L));
@@ -141,8 +147,10 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
 }
 
 void checkStlsOptions(const StlsOptions& o) {
-  if (!(o.kappa >= 0.0) || !std::isfinite(o.kappa)) throw InputError("sindy: kappa must be >= 0, got " + number(o.kappa));
-  if (!(o.ridge >= 0.0) || !std::isfinite(o.ridge)) throw InputError("sindy: ridge must be >= 0, got " + number(o.ridge));
+  if (!(o.kappa >= 0.0) || !std::isfinite(o.kappa))
+    throw InputError("sindy: kappa must be >= 0, got " + number(o.kappa));
+  if (!(o.ridge >= 0.0) || !std::isfinite(o.ridge))
+    throw InputError("sindy: ridge must be >= 0, got " + number(o.ridge));
   if (o.maxIterations < 1) throw InputError("sindy: max_iterations must be >= 1");
 }
 
@@ -178,14 +186,16 @@ std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, c
   }
   for (int i = 0; i < n; ++i) {
     const auto& c = coordinates[static_cast<std::size_t>(i)];
-    if (o.signVelocity) terms.push_back({SindyTerm::Kind::Sign, "sgn(" + velocityName(c) + ")", {}, i, 0.0, 0});
+    if (o.signVelocity)
+      terms.push_back({SindyTerm::Kind::Sign, "sgn(" + velocityName(c) + ")", {}, i, 0.0, 0});
     if (o.trigPositions) {
       terms.push_back({SindyTerm::Kind::Sin, "sin(" + c + ")", {}, i, 0.0, 0});
       terms.push_back({SindyTerm::Kind::Cos, "cos(" + c + ")", {}, i, 0.0, 0});
     }
   }
   for (double w : o.omegas) {
-    if (!(w > 0.0) || !std::isfinite(w)) throw InputError("sindy: omegas must be > 0 [rad/s], got " + number(w));
+    if (!(w > 0.0) || !std::isfinite(w))
+      throw InputError("sindy: omegas must be > 0 [rad/s], got " + number(w));
     for (int k : o.harmonics) {
       if (k < 1) throw InputError("sindy: harmonics must be >= 1, got " + std::to_string(k));
       const double kw = k * w;
@@ -194,7 +204,8 @@ std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, c
     }
   }
   for (std::size_t j = 0; j < columnNames.size(); ++j) {
-    if (columnNames[j].empty()) throw InputError("sindy: user column " + std::to_string(j + 1) + " has no name");
+    if (columnNames[j].empty())
+      throw InputError("sindy: user column " + std::to_string(j + 1) + " has no name");
     terms.push_back({SindyTerm::Kind::Column, columnNames[j], {}, 0, 0.0, static_cast<int>(j)});
   }
   for (std::size_t a = 0; a < terms.size(); ++a)
@@ -208,7 +219,8 @@ std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, c
       if (it == terms.end()) {
         std::string known;
         for (const SindyTerm& t : terms) known += (known.empty() ? "" : ", ") + t.name;
-        throw InputError("sindy: selected term \"" + name + "\" is not in the library (terms: " + known + ")");
+        throw InputError("sindy: selected term \"" + name + "\" is not in the library (terms: " + known +
+                         ")");
       }
       chosen.push_back(*it);
     }
@@ -243,34 +255,41 @@ double evalSindyTerm(const SindyTerm& t, const Eigen::VectorXd& u, const Eigen::
   return 0.0;
 }
 
-SindyLibrary buildSindyLibrary(const SindySamples& s, const SindyLibraryOptions& o, const std::vector<SindyColumn>& columns) {
+SindyLibrary buildSindyLibrary(const SindySamples& s, const SindyLibraryOptions& o,
+                               const std::vector<SindyColumn>& columns) {
   const Eigen::Index n = static_cast<Eigen::Index>(s.coordinates.size()), N = s.t.size();
   if (N < 2) throw InputError("sindy: the data need at least 2 samples");
   auto checkShape = [&](const Eigen::MatrixXd& m, const char* what) {
     if (m.rows() != n || m.cols() != N)
-      throw InputError(std::string("sindy: ") + what + " must be " + std::to_string(n) + " x " + std::to_string(N) +
-                       ", got " + std::to_string(m.rows()) + " x " + std::to_string(m.cols()));
+      throw InputError(std::string("sindy: ") + what + " must be " + std::to_string(n) + " x " +
+                       std::to_string(N) + ", got " + std::to_string(m.rows()) + " x " +
+                       std::to_string(m.cols()));
   };
   checkShape(s.u, "positions");
   checkShape(s.ud, "velocities");
   checkShape(s.target, "targets");
   for (const SindyColumn& c : columns)
     if (c.values.size() != N)
-      throw InputError("sindy: user column \"" + c.name + "\" has " + std::to_string(c.values.size()) + " values, expected " +
-                       std::to_string(N));
+      throw InputError("sindy: user column \"" + c.name + "\" has " + std::to_string(c.values.size()) +
+                       " values, expected " + std::to_string(N));
   for (Eigen::Index k = 0; k < N; ++k) {
     const std::string row = "row " + std::to_string(k + 1);
     if (!std::isfinite(s.t(k))) throw InputError("sindy: " + row + ": time is not a finite number");
     if (k > 0 && !(s.t(k) > s.t(k - 1)))
-      throw InputError("sindy: " + row + ": time " + number(s.t(k)) + " s does not increase (previous " + number(s.t(k - 1)) + " s)");
+      throw InputError("sindy: " + row + ": time " + number(s.t(k)) + " s does not increase (previous " +
+                       number(s.t(k - 1)) + " s)");
     for (Eigen::Index i = 0; i < n; ++i) {
       const std::string& c = s.coordinates[static_cast<std::size_t>(i)];
-      if (!std::isfinite(s.u(i, k))) throw InputError("sindy: " + row + ": position " + c + " is NaN or infinite");
-      if (!std::isfinite(s.ud(i, k))) throw InputError("sindy: " + row + ": velocity " + c + " is NaN or infinite");
-      if (!std::isfinite(s.target(i, k))) throw InputError("sindy: " + row + ": target (M q̈ − f^k) of " + c + " is NaN or infinite");
+      if (!std::isfinite(s.u(i, k)))
+        throw InputError("sindy: " + row + ": position " + c + " is NaN or infinite");
+      if (!std::isfinite(s.ud(i, k)))
+        throw InputError("sindy: " + row + ": velocity " + c + " is NaN or infinite");
+      if (!std::isfinite(s.target(i, k)))
+        throw InputError("sindy: " + row + ": target (M q̈ − f^k) of " + c + " is NaN or infinite");
     }
     for (const SindyColumn& c : columns)
-      if (!std::isfinite(c.values(k))) throw InputError("sindy: " + row + ": column \"" + c.name + "\" is NaN or infinite");
+      if (!std::isfinite(c.values(k)))
+        throw InputError("sindy: " + row + ": column \"" + c.name + "\" is NaN or infinite");
   }
   std::vector<std::string> columnNames;
   for (const SindyColumn& c : columns) columnNames.push_back(c.name);
@@ -280,19 +299,24 @@ SindyLibrary buildSindyLibrary(const SindySamples& s, const SindyLibraryOptions&
   lib.Theta.resize(N, L);
   Eigen::VectorXd colValues(static_cast<Eigen::Index>(columns.size()));
   for (Eigen::Index k = 0; k < N; ++k) {
-    for (std::size_t c = 0; c < columns.size(); ++c) colValues(static_cast<Eigen::Index>(c)) = columns[c].values(k);
+    for (std::size_t c = 0; c < columns.size(); ++c)
+      colValues(static_cast<Eigen::Index>(c)) = columns[c].values(k);
     const Eigen::VectorXd u = s.u.col(k), ud = s.ud.col(k);
-    for (Eigen::Index j = 0; j < L; ++j) lib.Theta(k, j) = evalSindyTerm(lib.terms[static_cast<std::size_t>(j)], u, ud, s.t(k), colValues);
+    for (Eigen::Index j = 0; j < L; ++j)
+      lib.Theta(k, j) = evalSindyTerm(lib.terms[static_cast<std::size_t>(j)], u, ud, s.t(k), colValues);
   }
   return lib;
 }
 
 void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names) {
   const Eigen::Index L = Theta.cols();
-  if (static_cast<Eigen::Index>(names.size()) != L) throw InputError("sindy: one name per library column expected");
+  if (static_cast<Eigen::Index>(names.size()) != L)
+    throw InputError("sindy: one name per library column expected");
   const Eigen::VectorXd norms = Theta.colwise().norm().transpose();
   for (Eigen::Index j = 0; j < L; ++j)
-    if (!(norms(j) > 0.0)) throw InputError("sindy: library column \"" + names[static_cast<std::size_t>(j)] + "\" is zero on the data");
+    if (!(norms(j) > 0.0))
+      throw InputError("sindy: library column \"" + names[static_cast<std::size_t>(j)] +
+                       "\" is zero on the data");
   const Eigen::MatrixXd Q = Theta * norms.cwiseInverse().asDiagonal();
   const Eigen::MatrixXd C = Q.transpose() * Q;  // cosines between columns
   for (Eigen::Index a = 0; a < L; ++a)
@@ -308,12 +332,16 @@ void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::stri
     const double vmax = v.cwiseAbs().maxCoeff();
     std::string which;
     for (Eigen::Index j = 0; j < L; ++j)
-      if (std::abs(v(j)) > 0.05 * vmax) which += (which.empty() ? "\"" : ", \"") + names[static_cast<std::size_t>(j)] + "\"";
-    throw InputError("sindy: library columns " + which + " are linearly dependent on the data; remove one of them");
+      if (std::abs(v(j)) > 0.05 * vmax)
+        which += (which.empty() ? "\"" : ", \"") + names[static_cast<std::size_t>(j)] + "\"";
+    throw InputError("sindy: library columns " + which +
+                     " are linearly dependent on the data; remove one of them");
   }
 }
 
-int StlsResult::activeTerms() const { return static_cast<int>((Xi.array() != 0.0).count()); }
+int StlsResult::activeTerms() const {
+  return static_cast<int>((Xi.array() != 0.0).count());
+}
 
 StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const std::vector<std::string>& terms,
                 const std::vector<std::string>& coordinates, const StlsOptions& o) {
@@ -338,16 +366,17 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     const std::string& name = coordinates[static_cast<std::size_t>(c)];
     if (fit.empty)
       throw InputError("sindy: kappa = " + number(o.kappa) + " removes every term of coordinate \"" + name +
-                       "\" (largest " + (o.normalise ? "normalised " : "") + "|coefficient| " + number(fit.largest) +
-                       "); choose a smaller kappa");
+                       "\" (largest " + (o.normalise ? "normalised " : "") + "|coefficient| " +
+                       number(fit.largest) + "); choose a smaller kappa");
     r.Xi.col(c) = fit.xi;
     r.residual(c) = fit.residual;
     r.iterations.push_back(fit.iterations);
     // What noise of the targets explains is not the library's fault.
     const double yNorm = Y.col(c).norm();
-    const double floor = o.targetNoise.empty() || !(yNorm > 0.0)
-                             ? 0.0
-                             : o.targetNoise[static_cast<std::size_t>(c)] * std::sqrt(static_cast<double>(N)) / yNorm;
+    const double floor =
+        o.targetNoise.empty() || !(yNorm > 0.0)
+            ? 0.0
+            : o.targetNoise[static_cast<std::size_t>(c)] * std::sqrt(static_cast<double>(N)) / yNorm;
     const double beyond = std::sqrt(std::max(0.0, fit.residual * fit.residual - floor * floor));
     if (beyond > worstBeyond || worstName.empty()) {
       worstBeyond = beyond;
@@ -358,20 +387,23 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     worst = std::max(worst, fit.residual);
   }
   r.libraryIncomplete = worstBeyond > o.incompleteResidual;
-  const std::string noise =
-      worstFloor > 1e-3 ? " (noise of the estimated accelerations explains " + number(100.0 * worstFloor) + " %)" : "";
+  const std::string noise = worstFloor > 1e-3 ? " (noise of the estimated accelerations explains " +
+                                                    number(100.0 * worstFloor) + " %)"
+                                              : "";
   r.verdict = r.libraryIncomplete
                   ? "the library is missing something: the normalised residual of \"" + worstName + "\" is " +
-                        number(100.0 * worstResidual) + " %" + noise + " (> " + number(100.0 * o.incompleteResidual) +
+                        number(100.0 * worstResidual) + " %" + noise + " (> " +
+                        number(100.0 * o.incompleteResidual) +
                         " %); add candidate terms (e.g. a friction column)"
                   : "fit ok: largest normalised residual " + number(100.0 * worst) + " %" + noise;
   return r;
 }
 
-std::vector<SindySweepPoint> sindyKappaSweep(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const StlsOptions& options,
-                                             std::vector<double> kappas) {
+std::vector<SindySweepPoint> sindyKappaSweep(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                                             const StlsOptions& options, std::vector<double> kappas) {
   checkStlsOptions(options);
-  if (Y.rows() != Theta.rows()) throw InputError("sindy: Theta and the targets need the same number of samples");
+  if (Y.rows() != Theta.rows())
+    throw InputError("sindy: Theta and the targets need the same number of samples");
   const Normalised nz = normalise(Theta, Y);
   if (kappas.empty()) {
     double largest = 0.0;
@@ -410,8 +442,10 @@ std::vector<SindySweepPoint> sindyPareto(const std::vector<SindySweepPoint>& swe
   for (const SindySweepPoint& p : sweep) {
     bool dominated = false;
     for (const SindySweepPoint& q : sweep)
-      if ((q.terms <= p.terms && q.residual < p.residual) || (q.terms < p.terms && q.residual <= p.residual)) dominated = true;
-    const bool seen = std::any_of(front.begin(), front.end(), [&](const SindySweepPoint& f) { return f.terms == p.terms; });
+      if ((q.terms <= p.terms && q.residual < p.residual) || (q.terms < p.terms && q.residual <= p.residual))
+        dominated = true;
+    const bool seen =
+        std::any_of(front.begin(), front.end(), [&](const SindySweepPoint& f) { return f.terms == p.terms; });
     if (!dominated && !seen) front.push_back(p);
   }
   std::sort(front.begin(), front.end(), [](const auto& a, const auto& b) { return a.terms < b.terms; });
@@ -463,7 +497,8 @@ std::string sindyEquations(const StlsResult& r) {
   return out;
 }
 
-Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, double t, const std::vector<int>& independent) {
+Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, double t,
+                                 const std::vector<int>& independent) {
   const MobilityReport report = analyzeMobility(model, q, t);
   const Eigen::MatrixXd& Nsp = report.nullSpace;
   const auto n = static_cast<Eigen::Index>(independent.size());
@@ -473,7 +508,8 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
   Eigen::MatrixXd NI(n, n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const int k = independent[static_cast<std::size_t>(i)];
-    if (k < 0 || k >= model.nq()) throw InputError("sindy: coordinate index " + std::to_string(k) + " is out of range");
+    if (k < 0 || k >= model.nq())
+      throw InputError("sindy: coordinate index " + std::to_string(k) + " is out of range");
     NI.row(i) = Nsp.row(k);
   }
   const Eigen::FullPivLU<Eigen::MatrixXd> lu(NI);
@@ -486,18 +522,22 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
   return Nsp * lu.inverse();
 }
 
-SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, const std::vector<int>& independentIn,
-                                 const SindyKnownForces& known, const Eigen::VectorXd& qRefIn) {
+SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
+                                 const std::vector<int>& independentIn, const SindyKnownForces& known,
+                                 const Eigen::VectorXd& qRefIn) {
   const Eigen::Index nq = model.nq(), N = run.samples();
   if (run.q.rows() != nq) throw InputError("sindy: run \"" + run.name + "\" is not data of this mechanism");
   const Eigen::VectorXd qRef = qRefIn.size() ? qRefIn : model.q0();
-  if (qRef.size() != nq) throw InputError("sindy: the reference positions need " + std::to_string(nq) + " values");
-  const std::vector<int> independent =
-      independentIn.empty() && N > 0 ? suggestIndependentCoordinates(model, run.q.col(0), run.t(0)) : independentIn;
+  if (qRef.size() != nq)
+    throw InputError("sindy: the reference positions need " + std::to_string(nq) + " values");
+  const std::vector<int> independent = independentIn.empty() && N > 0
+                                           ? suggestIndependentCoordinates(model, run.q.col(0), run.t(0))
+                                           : independentIn;
   SindySamples s;
   const auto n = static_cast<Eigen::Index>(independent.size());
   for (int k : independent) {
-    if (k < 0 || k >= nq) throw InputError("sindy: coordinate index " + std::to_string(k) + " is out of range");
+    if (k < 0 || k >= nq)
+      throw InputError("sindy: coordinate index " + std::to_string(k) + " is out of range");
     s.coordinates.push_back(model.coordinateName(k));
   }
   s.t = run.t;
@@ -546,13 +586,14 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, cons
   return s;
 }
 
-SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout, const Eigen::MatrixXd& M) {
+SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout,
+                                     const Eigen::MatrixXd& M) {
   const auto n = static_cast<Eigen::Index>(layout.positions.size());
   const Eigen::Index N = table.data.rows();
   if (n < 1) throw InputError("sindy: no position columns to identify");
   if (M.rows() != n || M.cols() != n)
-    throw InputError("sindy: the mass matrix must be " + std::to_string(n) + " x " + std::to_string(n) + ", got " +
-                     std::to_string(M.rows()) + " x " + std::to_string(M.cols()));
+    throw InputError("sindy: the mass matrix must be " + std::to_string(n) + " x " + std::to_string(n) +
+                     ", got " + std::to_string(M.rows()) + " x " + std::to_string(M.cols()));
   for (const auto* list : {&layout.velocities, &layout.accelerations})
     if (!list->empty() && static_cast<Eigen::Index>(list->size()) != n)
       throw InputError("sindy: " + std::string(list == &layout.velocities ? "velocity" : "acceleration") +
@@ -562,14 +603,17 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
     const int c = table.column(name);
     if (c < 0) {
       std::string known;
-      for (std::size_t k = 0; k < table.columns.size() && k < 12; ++k) known += (k ? ", \"" : "\"") + table.columns[k] + "\"";
+      for (std::size_t k = 0; k < table.columns.size() && k < 12; ++k)
+        known += (k ? ", \"" : "\"") + table.columns[k] + "\"";
       if (table.columns.size() > 12) known += ", ... (" + std::to_string(table.columns.size()) + " columns)";
       throw InputError("sindy: the data have no column \"" + name + "\" (columns: " + known + ")");
     }
     return c;
   };
   auto optional = [&](const std::vector<std::string>& list, Eigen::Index i) {
-    return list.empty() || list[static_cast<std::size_t>(i)].empty() ? -1 : column(list[static_cast<std::size_t>(i)]);
+    return list.empty() || list[static_cast<std::size_t>(i)].empty()
+               ? -1
+               : column(list[static_cast<std::size_t>(i)]);
   };
   const int tc = column(layout.time);
   std::vector<int> used{tc};
@@ -593,14 +637,17 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
     used.push_back(column(source));
   }
   // Rows first: the smoothing below must not spread a NaN or run over unordered time.
-  auto row = [](Eigen::Index k) { return "row " + std::to_string(k + 1) + " (line " + std::to_string(k + 2) + ")"; };
+  auto row = [](Eigen::Index k) {
+    return "row " + std::to_string(k + 1) + " (line " + std::to_string(k + 2) + ")";
+  };
   for (Eigen::Index k = 0; k < N; ++k) {
     for (int c : used)
       if (!std::isfinite(table.data(k, c)))
-        throw InputError("sindy: " + row(k) + ": column \"" + table.columns[static_cast<std::size_t>(c)] + "\" is NaN or infinite");
+        throw InputError("sindy: " + row(k) + ": column \"" + table.columns[static_cast<std::size_t>(c)] +
+                         "\" is NaN or infinite");
     if (k > 0 && !(table.data(k, tc) > table.data(k - 1, tc)))
-      throw InputError("sindy: " + row(k) + ": time " + number(table.data(k, tc)) + " s does not increase (previous " +
-                       number(table.data(k - 1, tc)) + " s)");
+      throw InputError("sindy: " + row(k) + ": time " + number(table.data(k, tc)) +
+                       " s does not increase (previous " + number(table.data(k - 1, tc)) + " s)");
   }
   SindyMeasured out;
   SindySamples& s = out.samples;
@@ -622,14 +669,16 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
       if (least % 2 == 0) ++least;
       least = std::max(least, layout.smoothing.window);
       if (N < least)
-        throw InputError(what + std::to_string(N) + " samples are too few for the Savitzky-Golay window (order " +
+        throw InputError(what + std::to_string(N) +
+                         " samples are too few for the Savitzky-Golay window (order " +
                          std::to_string(layout.smoothing.order) + " needs at least " + std::to_string(least) +
                          "); give measured velocities and accelerations");
       const double h = (s.t(N - 1) - s.t(0)) / static_cast<double>(N - 1);
       for (Eigen::Index k = 1; k < N; ++k)
         if (std::abs(s.t(k) - s.t(k - 1) - h) > 1e-6 * h)
-          throw InputError(what + row(k) + ": the time step " + number(s.t(k) - s.t(k - 1)) + " s differs from the mean " +
-                           number(h) + " s; derivatives can only be estimated from uniformly sampled data");
+          throw InputError(what + row(k) + ": the time step " + number(s.t(k) - s.t(k - 1)) +
+                           " s differs from the mean " + number(h) +
+                           " s; derivatives can only be estimated from uniformly sampled data");
       sm = smoothDerivatives(s.u.row(i).transpose(), h, layout.smoothing);
       out.window = std::max(out.window, sm.window);
       out.signalWindow = std::max(out.signalWindow, sm.signalWindow);
@@ -643,9 +692,11 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
   }
   s.target = M * out.udd;
   for (int c : kc) s.target.row(0) -= table.data.col(c).transpose();
-  const Eigen::VectorXd targetNoise = (M.array().square().matrix() * uddNoise.array().square().matrix()).cwiseSqrt();
+  const Eigen::VectorXd targetNoise =
+      (M.array().square().matrix() * uddNoise.array().square().matrix()).cwiseSqrt();
   out.targetNoise.assign(targetNoise.data(), targetNoise.data() + n);
-  for (const auto& [name, source] : layout.columns) out.columns.push_back({name, table.data.col(column(source))});
+  for (const auto& [name, source] : layout.columns)
+    out.columns.push_back({name, table.data.col(column(source))});
   return out;
 }
 

@@ -44,13 +44,13 @@ namespace mbdrom {
 
 /// Which candidate terms the library holds.
 struct SindyLibraryOptions {
-  int polynomialDegree = 3;      ///< monomials of (u, u̇) of total degree 1..this, cross terms included; 0: none
-  bool constant = true;          ///< the term `1`
-  bool signVelocity = true;      ///< sgn(u̇_i) per coordinate (0 at u̇ = 0)
-  bool trigPositions = false;    ///< sin(u_i), cos(u_i) per coordinate (u in rad)
-  std::vector<double> omegas;    ///< excitation angular frequencies ω [rad/s]
-  std::vector<int> harmonics{1}; ///< k of cos(k ω t) for every ω, each >= 1
-  bool sineTime = false;         ///< also sin(k ω t)
+  int polynomialDegree = 3;  ///< monomials of (u, u̇) of total degree 1..this, cross terms included; 0: none
+  bool constant = true;      ///< the term `1`
+  bool signVelocity = true;  ///< sgn(u̇_i) per coordinate (0 at u̇ = 0)
+  bool trigPositions = false;     ///< sin(u_i), cos(u_i) per coordinate (u in rad)
+  std::vector<double> omegas;     ///< excitation angular frequencies ω [rad/s]
+  std::vector<int> harmonics{1};  ///< k of cos(k ω t) for every ω, each >= 1
+  bool sineTime = false;          ///< also sin(k ω t)
   /// When not empty: keep only these terms, in this order (names as built); unknown names are an error.
   std::vector<std::string> select;
 };
@@ -90,7 +90,8 @@ struct SindyLibrary {
 
 /// The terms for n coordinates named `coordinates` (user columns appended with
 /// their names). Throws InputError for bad options or an unknown selected name.
-std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, const SindyLibraryOptions& options,
+std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates,
+                                  const SindyLibraryOptions& options,
                                   const std::vector<std::string>& columnNames = {});
 
 /// Value of a term at one state: u, ud (size n), t [s], user column values `columns` (per column).
@@ -107,10 +108,10 @@ SindyLibrary buildSindyLibrary(const SindySamples& samples, const SindyLibraryOp
 void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names);
 
 struct StlsOptions {
-  double kappa = 0.05;      ///< threshold on |ξ| (normalised: on |ξ_j| rms(column j)), >= 0
-  bool normalise = false;   ///< scale columns to unit RMS before thresholding (file comment)
-  double ridge = 0.0;       ///< ridge weight α >= 0 [-]: adds α ‖ξ̂‖² per sample on unit-RMS columns
-  int maxIterations = 50;   ///< STLS iterations per coordinate
+  double kappa = 0.05;     ///< threshold on |ξ| (normalised: on |ξ_j| rms(column j)), >= 0
+  bool normalise = false;  ///< scale columns to unit RMS before thresholding (file comment)
+  double ridge = 0.0;      ///< ridge weight α >= 0 [-]: adds α ‖ξ̂‖² per sample on unit-RMS columns
+  int maxIterations = 50;  ///< STLS iterations per coordinate
   double incompleteResidual = 0.10;  ///< normalised residual above which the library is called incomplete
   /// RMS noise of the targets per coordinate [N, N m] (e.g. from estimated accelerations; empty:
   /// none). It alone leaves the normalised residual floor = noise √N / ‖y‖; the library is called
@@ -139,8 +140,8 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
 /// One point of a κ sweep.
 struct SindySweepPoint {
   double kappa = 0.0;
-  int terms = 0;              ///< non-zero coefficients over all coordinates
-  double residual = 0.0;      ///< max normalised residual over the coordinates [-]
+  int terms = 0;          ///< non-zero coefficients over all coordinates
+  double residual = 0.0;  ///< max normalised residual over the coordinates [-]
 };
 
 /// STLS for every κ in `kappas` (empty: 25 values log-spaced from 1e-3 to 10 times the
@@ -177,8 +178,9 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
 /// Regression samples of a run of `model` in the coordinates `independent` (indices
 /// into q; their count must be the DOF), displacements from `qRef` (size nq; empty:
 /// model.q0()). target = Rᵀ(M q̈ − f^k). Throws InputError.
-SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run, const std::vector<int>& independent,
-                                 const SindyKnownForces& known, const Eigen::VectorXd& qRef = {});
+SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
+                                 const std::vector<int>& independent, const SindyKnownForces& known,
+                                 const Eigen::VectorXd& qRef = {});
 
 /// Measured data for identification, with its user columns.
 struct SindyMeasured {
@@ -190,32 +192,36 @@ struct SindyMeasured {
   Eigen::VectorXd uddNoise;
   /// The RMS noise it leaves in the target, √(Σ_j M_ij² uddNoise_j²) [N, N m], for StlsOptions::targetNoise.
   std::vector<double> targetNoise;
-  int window = 0;                    ///< Savitzky–Golay window used for missing derivatives (0: none estimated)
-  int signalWindow = 0;              ///< its cross-validated signal window (0: none estimated)
+  int window = 0;        ///< Savitzky–Golay window used for missing derivatives (0: none estimated)
+  int signalWindow = 0;  ///< its cross-validated signal window (0: none estimated)
 };
 
 /// Which columns of a measured CSV hold what. Coordinates are named after their position columns.
 struct SindyTableLayout {
-  std::string time = "t";                  ///< time column [s]
-  std::vector<std::string> positions;      ///< one position column per coordinate (displacements [m, rad]), size n
-  std::vector<std::string> velocities;     ///< empty (estimate all) or size n; "" estimates that coordinate's [m/s, rad/s]
-  std::vector<std::string> accelerations;  ///< empty (estimate all) or size n; "" estimates that coordinate's [m/s², rad/s²]
+  std::string time = "t";  ///< time column [s]
+  std::vector<std::string>
+      positions;  ///< one position column per coordinate (displacements [m, rad]), size n
+  std::vector<std::string>
+      velocities;  ///< empty (estimate all) or size n; "" estimates that coordinate's [m/s, rad/s]
+  std::vector<std::string>
+      accelerations;  ///< empty (estimate all) or size n; "" estimates that coordinate's [m/s², rad/s²]
   /// User library columns: (library name, CSV column) [any unit], e.g. ("f_fric", "friction").
   std::vector<std::pair<std::string, std::string>> columns;
   /// Known force columns f^k [N, N m] (one coordinate only), subtracted from the target.
   std::vector<std::string> known;
-  SavitzkyGolayOptions smoothing;          ///< for missing derivatives (window 0: automatic)
+  SavitzkyGolayOptions smoothing;  ///< for missing derivatives (window 0: automatic)
 };
 
 /// Measured data from a CSV table (readTrajectoryCsv / parseTrajectoryCsv) as the layout says.
 /// Missing derivatives are estimated by Savitzky–Golay (savitzky_golay.h; needs uniform
 /// sampling; window automatic unless given); the positions of a coordinate with an estimated
 /// derivative are replaced by their smoothed values, so Θ and the target see the same smoothing.
-/// target = M ü − f^k, M: n x n [kg, kg m²], f^k the sum of the `known` columns (0 without). Throws InputError naming a missing column (and the columns that exist), a NaN or
-/// infinite value with its row (1-based data row and file line), a time that does not increase
-/// (row), a non-uniform step when derivatives are estimated (row), and too few samples for the
-/// Savitzky–Golay window.
-SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout, const Eigen::MatrixXd& M);
+/// target = M ü − f^k, M: n x n [kg, kg m²], f^k the sum of the `known` columns (0 without). Throws
+/// InputError naming a missing column (and the columns that exist), a NaN or infinite value with its row
+/// (1-based data row and file line), a time that does not increase (row), a non-uniform step when derivatives
+/// are estimated (row), and too few samples for the Savitzky–Golay window.
+SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout,
+                                     const Eigen::MatrixXd& M);
 
 /// The same with the layout of trajectory-style names: column `t`; per coordinate `c` of
 /// `coordinates` its position column `c` and optionally `c_dot` and `c_ddot`; `extra` columns

@@ -46,7 +46,8 @@ int integerOf(const OJson& v, const std::string& key) {
   if (!v.is_number_integer()) throw InputError("sindy settings: " + key + " must be an integer");
   // Out of int range would be undefined in the conversion (found by fuzzing a sibling reader).
   const long long x = v.get<long long>();
-  if (x < -1000000000LL || x > 1000000000LL) throw InputError("sindy settings: " + key + " is out of range: " + v.dump());
+  if (x < -1000000000LL || x > 1000000000LL)
+    throw InputError("sindy settings: " + key + " is out of range: " + v.dump());
   return static_cast<int>(x);
 }
 
@@ -55,11 +56,12 @@ std::vector<SindyColumnSource> columnSources(const OJson& v) {
   if (!v.is_array()) throw InputError(what);
   std::vector<SindyColumnSource> out;
   for (const OJson& x : v) {
-    if (!x.is_object() || x.size() != 2 || !x.contains("name") || !x.contains("source") || !x.at("name").is_string() ||
-        !x.at("source").is_string())
+    if (!x.is_object() || x.size() != 2 || !x.contains("name") || !x.contains("source") ||
+        !x.at("name").is_string() || !x.at("source").is_string())
       throw InputError(what);
     out.push_back({x.at("name").get<std::string>(), x.at("source").get<std::string>()});
-    if (out.back().name.empty() || out.back().source.empty()) throw InputError("sindy settings: a column has an empty name or source");
+    if (out.back().name.empty() || out.back().source.empty())
+      throw InputError("sindy settings: a column has an empty name or source");
   }
   return out;
 }
@@ -120,7 +122,7 @@ void estimateDerivatives(DatasetRun& run, const SindySettings& s) {
 
 // Known generalized force f^k [N] at a state (right-hand side convention).
 class KnownForceEvaluator {
-public:
+ public:
   KnownForceEvaluator(const Model& model, const SindyKnownForces& k) : model_(model), known_(k) {
     if (!k.elements.empty()) {
       ModelSpec spec = model.spec();
@@ -153,7 +155,7 @@ public:
     }
   }
 
-private:
+ private:
   const Model& model_;
   SindyKnownForces known_;
   std::unique_ptr<Model> partial_;
@@ -166,16 +168,26 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   if (!j.is_object()) throw InputError("sindy settings: expected an object");
   SindySettings s;
   for (const auto& [key, v] : j.items()) {
-    if (key == "coordinates") s.coordinates = stringList(v, key);
-    else if (key == "columns") s.columns = columnSources(v);
-    else if (key == "known_forces") s.knownForces = stringList(v, key);
-    else if (key == "polynomial_degree") s.library.polynomialDegree = integerOf(v, key);
-    else if (key == "constant") s.library.constant = boolean(v, key);
-    else if (key == "sign_velocity") s.library.signVelocity = boolean(v, key);
-    else if (key == "trig_positions") s.library.trigPositions = boolean(v, key);
-    else if (key == "sine_time") s.library.sineTime = boolean(v, key);
-    else if (key == "friction_columns") s.frictionColumns = boolean(v, key);
-    else if (key == "terms") s.library.select = stringList(v, key);
+    if (key == "coordinates")
+      s.coordinates = stringList(v, key);
+    else if (key == "columns")
+      s.columns = columnSources(v);
+    else if (key == "known_forces")
+      s.knownForces = stringList(v, key);
+    else if (key == "polynomial_degree")
+      s.library.polynomialDegree = integerOf(v, key);
+    else if (key == "constant")
+      s.library.constant = boolean(v, key);
+    else if (key == "sign_velocity")
+      s.library.signVelocity = boolean(v, key);
+    else if (key == "trig_positions")
+      s.library.trigPositions = boolean(v, key);
+    else if (key == "sine_time")
+      s.library.sineTime = boolean(v, key);
+    else if (key == "friction_columns")
+      s.frictionColumns = boolean(v, key);
+    else if (key == "terms")
+      s.library.select = stringList(v, key);
     else if (key == "omegas") {
       if (!v.is_array()) throw InputError("sindy settings: omegas must be an array of numbers [rad/s]");
       s.library.omegas.clear();
@@ -184,28 +196,38 @@ SindySettings SindySettings::fromJson(const OJson& j) {
       if (!v.is_array()) throw InputError("sindy settings: harmonics must be an array of integers");
       s.library.harmonics.clear();
       for (const OJson& x : v) s.library.harmonics.push_back(integerOf(x, "harmonics"));
-    } else if (key == "kappa") s.stls.kappa = numberOf(v, key);
-    else if (key == "normalise") s.stls.normalise = boolean(v, key);
-    else if (key == "ridge") s.stls.ridge = numberOf(v, key);
-    else if (key == "max_iterations") s.stls.maxIterations = integerOf(v, key);
+    } else if (key == "kappa")
+      s.stls.kappa = numberOf(v, key);
+    else if (key == "normalise")
+      s.stls.normalise = boolean(v, key);
+    else if (key == "ridge")
+      s.stls.ridge = numberOf(v, key);
+    else if (key == "max_iterations")
+      s.stls.maxIterations = integerOf(v, key);
     else if (key == "derivatives") {
       if (!v.is_string()) throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\"");
       s.derivatives = v.get<std::string>();
-    } else if (key == "sg_order") s.sgOrder = integerOf(v, key);
-    else if (key == "sg_window") s.sgWindow = integerOf(v, key);
+    } else if (key == "sg_order")
+      s.sgOrder = integerOf(v, key);
+    else if (key == "sg_window")
+      s.sgWindow = integerOf(v, key);
     else
-      throw InputError("sindy settings: unknown setting \"" + key +
-                       "\" (known: coordinates, columns, known_forces, polynomial_degree, constant, sign_velocity, "
-                       "trig_positions, omegas, harmonics, sine_time, friction_columns, terms, kappa, normalise, "
-                       "ridge, max_iterations, derivatives, sg_order, sg_window)");
+      throw InputError(
+          "sindy settings: unknown setting \"" + key +
+          "\" (known: coordinates, columns, known_forces, polynomial_degree, constant, sign_velocity, "
+          "trig_positions, omegas, harmonics, sine_time, friction_columns, terms, kappa, normalise, "
+          "ridge, max_iterations, derivatives, sg_order, sg_window)");
   }
   if (s.derivatives != "data" && s.derivatives != "estimate")
-    throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\", got \"" + s.derivatives + "\"");
+    throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\", got \"" + s.derivatives +
+                     "\"");
   if (s.sgOrder < 2 || s.sgOrder > 6) throw InputError("sindy settings: sg_order must be in 2..6");
   if (s.sgWindow != 0 && (s.sgWindow % 2 == 0 || s.sgWindow <= s.sgOrder))
     throw InputError("sindy settings: sg_window must be 0 (automatic) or odd and above sg_order");
-  if (!(s.stls.kappa >= 0.0) || !std::isfinite(s.stls.kappa)) throw InputError("sindy settings: kappa must be >= 0");
-  if (!(s.stls.ridge >= 0.0) || !std::isfinite(s.stls.ridge)) throw InputError("sindy settings: ridge must be >= 0");
+  if (!(s.stls.kappa >= 0.0) || !std::isfinite(s.stls.kappa))
+    throw InputError("sindy settings: kappa must be >= 0");
+  if (!(s.stls.ridge >= 0.0) || !std::isfinite(s.stls.ridge))
+    throw InputError("sindy settings: ridge must be >= 0");
   if (s.stls.maxIterations < 1) throw InputError("sindy settings: max_iterations must be >= 1");
   // Library options are checked by building the terms for a placeholder coordinate.
   std::vector<std::string> placeholder{"u"};
@@ -219,7 +241,8 @@ OJson SindySettings::toJson() const {
   OJson j;
   j["coordinates"] = coordinates;
   j["columns"] = OJson::array();
-  for (const SindyColumnSource& c : columns) j["columns"].push_back(OJson{{"name", c.name}, {"source", c.source}});
+  for (const SindyColumnSource& c : columns)
+    j["columns"].push_back(OJson{{"name", c.name}, {"source", c.source}});
   j["known_forces"] = knownForces;
   j["polynomial_degree"] = library.polynomialDegree;
   j["constant"] = library.constant;
@@ -246,30 +269,34 @@ std::vector<int> sindyCoordinateIndices(const Model& model, const std::vector<st
     int found = -1;
     for (int i = 0; i < model.nq(); ++i)
       if (model.coordinateName(i) == name) found = i;
-    if (found < 0) throw InputError("sindy: coordinate \"" + name + "\" is not a natural coordinate of the model");
+    if (found < 0)
+      throw InputError("sindy: coordinate \"" + name + "\" is not a natural coordinate of the model");
     out.push_back(found);
   }
   return out;
 }
 
-DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measured, const std::vector<int>& independent,
-                                int loadCase, const std::string& name, const Eigen::VectorXd& qRefIn,
-                                Eigen::MatrixXd* meanReducedMass) {
+DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measured,
+                                const std::vector<int>& independent, int loadCase, const std::string& name,
+                                const Eigen::VectorXd& qRefIn, Eigen::MatrixXd* meanReducedMass) {
   const SindySamples& s = measured.samples;
   const Eigen::Index nq = model.nq(), N = s.t.size(), n = static_cast<Eigen::Index>(independent.size());
   const Eigen::VectorXd qRef = qRefIn.size() ? qRefIn : model.q0();
-  if (qRef.size() != nq) throw InputError("sindy: the reference positions need " + std::to_string(nq) + " values");
-  if (s.u.rows() != n || s.ud.rows() != n || measured.udd.rows() != n || s.u.cols() != N || s.ud.cols() != N ||
-      measured.udd.cols() != N)
-    throw InputError("sindy: the measured data have " + std::to_string(s.u.rows()) + " coordinates, expected " +
-                     std::to_string(n) + " (one per independent coordinate)");
+  if (qRef.size() != nq)
+    throw InputError("sindy: the reference positions need " + std::to_string(nq) + " values");
+  if (s.u.rows() != n || s.ud.rows() != n || measured.udd.rows() != n || s.u.cols() != N ||
+      s.ud.cols() != N || measured.udd.cols() != N)
+    throw InputError("sindy: the measured data have " + std::to_string(s.u.rows()) +
+                     " coordinates, expected " + std::to_string(n) + " (one per independent coordinate)");
   for (int c : independent)
-    if (c < 0 || c >= nq) throw InputError("sindy: coordinate index " + std::to_string(c) + " is out of range");
+    if (c < 0 || c >= nq)
+      throw InputError("sindy: coordinate index " + std::to_string(c) + " is out of range");
   DatasetRun run;
   run.name = name;
   if (loadCase >= 0) run.loadCase = model.spec().loadCases.at(static_cast<std::size_t>(loadCase)).name;
   run.t = s.t;
-  for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext}) m->resize(nq, N);
+  for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext})
+    m->resize(nq, N);
   AssemblyOptions assembly;
   assembly.fixedCoordinates = independent;
   assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
@@ -286,7 +313,8 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
       q = assemblePositions(model, q, s.t(k), assembly).q;  // from the previous sample: same branch
       R = independentBasis(model, q, s.t(k), independent);
     } catch (const Error& e) {
-      throw InputError("sindy: measured " + row + "the mechanism does not assemble at the measured coordinates: " + e.what());
+      throw InputError("sindy: measured " + row +
+                       "the mechanism does not assemble at the measured coordinates: " + e.what());
     }
     const Eigen::VectorXd qd = R * s.ud.col(k);
     if (meanReducedMass) *meanReducedMass += R.transpose() * model.massMatrix() * R / static_cast<double>(N);
@@ -303,11 +331,13 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
   return run;
 }
 
-std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const SindySettings& settingsIn, Monitor& monitor,
-                                              const Model& model, const std::vector<std::vector<SindyColumn>>& runColumns) {
+std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const SindySettings& settingsIn,
+                                              Monitor& monitor, const Model& model,
+                                              const std::vector<std::vector<SindyColumn>>& runColumns) {
   SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
   settings.stls.targetNoise = settingsIn.stls.targetNoise;  // a property of the data, not a setting
-  if (dataset.runs.empty() || dataset.samples() < 2) throw InputError("sindy: the dataset needs at least 2 samples");
+  if (dataset.runs.empty() || dataset.samples() < 2)
+    throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
   auto rom = std::make_unique<SindyModel>();
   rom->sindySettings_ = settings;
@@ -320,13 +350,16 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   }
   for (int i : rom->independent_) rom->names_.push_back(model.coordinateName(i));
   const SindyKnownForces known = knownForces(settings.knownForces);
-  std::vector<std::string> columnNames = settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
+  std::vector<std::string> columnNames =
+      settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
   const std::size_t frictionCount = columnNames.size();
   for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
   if (!settings.columns.empty() && runColumns.size() != dataset.runs.size())
     throw InputError("sindy: the user column \"" + settings.columns.front().name + "\" (data column \"" +
-                     settings.columns.front().source + "\") needs its values on every run; they come with the data (" +
-                     std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) + " runs have them)");
+                     settings.columns.front().source +
+                     "\") needs its values on every run; they come with the data (" +
+                     std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) +
+                     " runs have them)");
   rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
 
   monitor.reportNow({"train sindy: library", 0, 3, {}});
@@ -340,18 +373,22 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_);
     std::vector<SindyColumn> columns;
     if (settings.frictionColumns) {
-      for (std::size_t c = 0; c < frictionCount; ++c) columns.push_back({columnNames[c], Eigen::VectorXd(run.samples())});
+      for (std::size_t c = 0; c < frictionCount; ++c)
+        columns.push_back({columnNames[c], Eigen::VectorXd(run.samples())});
       for (Eigen::Index k = 0; k < run.samples(); ++k) {
         const Eigen::VectorXd f = frictionValues(model, run.q.col(k), run.qd.col(k));
-        for (std::size_t c = 0; c < columns.size(); ++c) columns[c].values(k) = f(static_cast<Eigen::Index>(c));
+        for (std::size_t c = 0; c < columns.size(); ++c)
+          columns[c].values(k) = f(static_cast<Eigen::Index>(c));
       }
     }
     // User columns in the order of the settings, whatever order the caller gave them in.
     for (const SindyColumnSource& c : settings.columns) {
       const auto& given = runColumns[r];
-      const auto it = std::find_if(given.begin(), given.end(), [&](const SindyColumn& g) { return g.name == c.name; });
+      const auto it =
+          std::find_if(given.begin(), given.end(), [&](const SindyColumn& g) { return g.name == c.name; });
       if (it == given.end())
-        throw InputError("sindy: run \"" + run.name + "\" has no values for the user column \"" + c.name + "\"");
+        throw InputError("sindy: run \"" + run.name + "\" has no values for the user column \"" + c.name +
+                         "\"");
       columns.push_back(*it);
     }
     SindyLibrary lib;
@@ -388,7 +425,8 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   m["coefficient_table"] = rom->coefficientTable();
   m["equations"] = rom->equations();
   OJson pareto = OJson::array();
-  for (const SindySweepPoint& p : front) pareto.push_back(OJson{{"kappa", p.kappa}, {"terms", p.terms}, {"residual", p.residual}});
+  for (const SindySweepPoint& p : front)
+    pareto.push_back(OJson{{"kappa", p.kappa}, {"terms", p.terms}, {"residual", p.residual}});
   m["pareto"] = pareto;
   monitor.checkpoint();
   monitor.reportNow({"train sindy", 3, 3, {{"residual", rom->result_.residual.maxCoeff()}}});
@@ -415,15 +453,18 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
   } catch (const InputError& e) {
     throw FileError(source + ": " + e.what());
   }
-  rom->qRef_ = vectorFromJson(j.at("normalisation").at("reference_positions"), -1, source + ": normalisation.reference_positions");
+  rom->qRef_ = vectorFromJson(j.at("normalisation").at("reference_positions"), -1,
+                              source + ": normalisation.reference_positions");
   const OJson& m = j.at("matrices");
   rom->names_ = m.at("coordinates").get<std::vector<std::string>>();
   rom->independent_ = m.at("coordinate_indices").get<std::vector<int>>();
   const auto n = static_cast<Eigen::Index>(rom->names_.size());
   if (n < 1 || rom->independent_.size() != rom->names_.size())
-    throw FileError(source + ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
+    throw FileError(source +
+                    ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
   for (int i : rom->independent_)
-    if (i < 0 || i >= rom->qRef_.size()) throw FileError(source + ": matrices.coordinate_indices out of range");
+    if (i < 0 || i >= rom->qRef_.size())
+      throw FileError(source + ": matrices.coordinate_indices out of range");
   const std::vector<std::string> terms = m.at("terms").get<std::vector<std::string>>();
   // Friction columns are named after the elements; their names come from the file.
   std::vector<std::string> columns;
@@ -441,16 +482,19 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
   }
   rom->result_.terms = terms;
   rom->result_.coordinates = rom->names_;
-  rom->result_.Xi = matrixFromJson(m.at("coefficients"), static_cast<Eigen::Index>(terms.size()), n, source + ": matrices.coefficients");
-  rom->result_.residual = vectorFromJson(m.at("normalised_residual"), n, source + ": matrices.normalised_residual");
-  rom->result_.libraryIncomplete = rom->result_.residual.maxCoeff() > rom->sindySettings_.stls.incompleteResidual;
+  rom->result_.Xi = matrixFromJson(m.at("coefficients"), static_cast<Eigen::Index>(terms.size()), n,
+                                   source + ": matrices.coefficients");
+  rom->result_.residual =
+      vectorFromJson(m.at("normalised_residual"), n, source + ": matrices.normalised_residual");
+  rom->result_.libraryIncomplete =
+      rom->result_.residual.maxCoeff() > rom->sindySettings_.stls.incompleteResidual;
   rom->u0_ = vectorFromJson(m.at("initial_u"), n, source + ": matrices.initial_u");
   rom->ud0_ = vectorFromJson(m.at("initial_ud"), n, source + ": matrices.initial_ud");
   return rom;
 }
 
-RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                          Monitor* monitor) const {
+RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                          TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
@@ -468,10 +512,12 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
       for (int i = 0; i < model.nq() && user->source.starts_with(prefix); ++i)
         if (model.coordinateName(i) == user->source.substr(prefix.size())) frictionChannelOf[j] = i;
       if (frictionChannelOf[j] < 0)
-        throw InputError("sindy: the identified model uses the data column \"" + user->source + "\" (library term \"" +
-                         user->name + "\"), which a run cannot evaluate from the state; only the engine's friction "
-                         "channel f_friction.<coordinate> is evaluated (by the model's friction law). Identify "
-                         "without it, or with --friction-columns");
+        throw InputError(
+            "sindy: the identified model uses the data column \"" + user->source + "\" (library term \"" +
+            user->name +
+            "\"), which a run cannot evaluate from the state; only the engine's friction "
+            "channel f_friction.<coordinate> is evaluated (by the model's friction law). Identify "
+            "without it, or with --friction-columns");
       continue;
     }
     const auto it = std::find(fnames.begin(), fnames.end(), terms_[j].name);
@@ -499,7 +545,8 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
   Eigen::MatrixXd Phi_q;
   // ü at (t, u, ud); leaves q, qd, qdd of that state.
   auto accelerations = [&](double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
-    for (Eigen::Index i = 0; i < n; ++i) q(independent_[static_cast<std::size_t>(i)]) = qRef_(independent_[static_cast<std::size_t>(i)]) + uu(i);
+    for (Eigen::Index i = 0; i < n; ++i)
+      q(independent_[static_cast<std::size_t>(i)]) = qRef_(independent_[static_cast<std::size_t>(i)]) + uu(i);
     q = assemblePositions(model, q, t, assembly).q;
     const Eigen::MatrixXd R = independentBasis(model, q, t, independent_);
     qd = R * vv;
@@ -570,11 +617,11 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
       }
     }
   });
-  completeReducedRun(sink, summary,
-                     std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
+  completeReducedRun(
+      sink, summary,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
   return summary;
 }
-
 
 MethodInfo sindyMethod() {
   using OJsonR = nlohmann::ordered_json;
@@ -583,7 +630,9 @@ MethodInfo sindyMethod() {
   m.displayName = "SINDy";
   m.authors = "Slimak, Zwölfer, Trainotti, Rixen";
   m.shortName = "SINDy";
-  m.summary = "Sparse identification (STLS) of unknown force terms in the equations of motion from a library of candidate terms.";
+  m.summary =
+      "Sparse identification (STLS) of unknown force terms in the equations of motion from a library of "
+      "candidate terms.";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -598,28 +647,43 @@ MethodInfo sindyMethod() {
        "Natural coordinates identified, e.g. P.x; empty: suggested from the mobility analysis"},
       {"known_forces", "Known forces f^k", SettingKind::NameList,
        "Forces of the model taken as known: external, springs, dampers or element names; empty: none"},
-      {"polynomial_degree", "Polynomial degree", SettingKind::Integer, "Monomials of q and q_dot up to this degree, with cross terms"},
+      {"polynomial_degree", "Polynomial degree", SettingKind::Integer,
+       "Monomials of q and q_dot up to this degree, with cross terms"},
       {"constant", "Constant term", SettingKind::Flag, "A constant column in the library"},
       {"sign_velocity", "sgn(q_dot)", SettingKind::Flag, "Sign of each velocity (Coulomb-like friction)"},
       {"trig_positions", "sin/cos(q)", SettingKind::Flag, "Sine and cosine of each coordinate"},
-      {"omegas", "Excitation ω [rad/s]", SettingKind::NumberList, "Angular frequencies of cos(k ω t) columns, comma-separated"},
-      {"harmonics", "Harmonics k", SettingKind::IntegerList, "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"},
+      {"omegas", "Excitation ω [rad/s]", SettingKind::NumberList,
+       "Angular frequencies of cos(k ω t) columns, comma-separated"},
+      {"harmonics", "Harmonics k", SettingKind::IntegerList,
+       "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"},
       {"sine_time", "sin(k ω t) too", SettingKind::Flag, "Also sine columns of the excitation frequencies"},
-      {"friction_columns", "Friction columns", SettingKind::Flag, "The model's friction laws evaluated on the data, one column each"},
-      {"terms", "Only these terms", SettingKind::NameList, "Restrict the library to these term names; empty: all"},
-      {"kappa", "Threshold κ", SettingKind::Number, "STLS threshold: coefficients below it are removed, then the rest refitted"},
-      {"normalise", "Normalise columns", SettingKind::Flag, "Threshold on unit-RMS columns (then κ is relative)"},
+      {"friction_columns", "Friction columns", SettingKind::Flag,
+       "The model's friction laws evaluated on the data, one column each"},
+      {"terms", "Only these terms", SettingKind::NameList,
+       "Restrict the library to these term names; empty: all"},
+      {"kappa", "Threshold κ", SettingKind::Number,
+       "STLS threshold: coefficients below it are removed, then the rest refitted"},
+      {"normalise", "Normalise columns", SettingKind::Flag,
+       "Threshold on unit-RMS columns (then κ is relative)"},
       {"ridge", "Ridge", SettingKind::Number, "Ridge (Tikhonov) term of the least squares; 0: none"},
-      {"max_iterations", "STLS iterations", SettingKind::Integer, "Most threshold-refit rounds before the support must be stable"},
-      {"derivatives", "Derivatives", SettingKind::Choice,
-       "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions", {"data", "estimate"}},
-      {"sg_order", "Savitzky-Golay order", SettingKind::Integer, "Polynomial order of the smoothing differentiator"},
-      {"sg_window", "Savitzky-Golay window", SettingKind::Integer, "Samples per window (odd); 0: chosen automatically"},
+      {"max_iterations", "STLS iterations", SettingKind::Integer,
+       "Most threshold-refit rounds before the support must be stable"},
+      {"derivatives",
+       "Derivatives",
+       SettingKind::Choice,
+       "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions",
+       {"data", "estimate"}},
+      {"sg_order", "Savitzky-Golay order", SettingKind::Integer,
+       "Polynomial order of the smoothing differentiator"},
+      {"sg_window", "Savitzky-Golay window", SettingKind::Integer,
+       "Samples per window (odd); 0: chosen automatically"},
   };
   m.checkSettings = [](const OJsonR& settings) { return SindySettings::fromJson(settings).toJson(); };
-  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor, const Model* model) -> std::unique_ptr<ReducedModel> {
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
+               const Model* model) -> std::unique_ptr<ReducedModel> {
     const SindySettings s = SindySettings::fromJson(settings);
-    if (!model) throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
+    if (!model)
+      throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
     return SindyModel::train(dataset, s, monitor, *model);
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {

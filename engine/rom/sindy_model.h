@@ -74,19 +74,19 @@ std::vector<int> sindyCoordinateIndices(const Model& model, const std::vector<st
 /// InputError (naming the row) when a sample does not assemble or the coordinates do not
 /// determine the motion there. meanReducedMass (optional): the mean of RᵀMR over the
 /// samples [kg, kg m²], n x n (e.g. to carry measured.uddNoise over to the targets).
-DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measured, const std::vector<int>& independent,
-                                int loadCase, const std::string& name, const Eigen::VectorXd& qRef = {},
-                                Eigen::MatrixXd* meanReducedMass = nullptr);
+DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measured,
+                                const std::vector<int>& independent, int loadCase, const std::string& name,
+                                const Eigen::VectorXd& qRef = {}, Eigen::MatrixXd* meanReducedMass = nullptr);
 
 class SindyModel : public ReducedModel {
-public:
+ public:
   /// Trains on every run of `dataset` (data of `model`). `runColumns`: per run, the values
   /// of the user columns of `settings.columns` on its samples (matched by name; empty when
   /// there are none). Throws InputError for bad settings, unknown coordinates or forces,
   /// missing user-column values, bad data (NaN rows, time order), dependent library
   /// columns and a κ that removes every term.
-  static std::unique_ptr<SindyModel> train(const Dataset& dataset, const SindySettings& settings, Monitor& monitor,
-                                           const Model& model,
+  static std::unique_ptr<SindyModel> train(const Dataset& dataset, const SindySettings& settings,
+                                           Monitor& monitor, const Model& model,
                                            const std::vector<std::vector<SindyColumn>>& runColumns = {});
   /// From a trained-model file. Throws FileError naming `source`.
   static std::unique_ptr<SindyModel> fromJson(const nlohmann::ordered_json& j, const std::string& source);
@@ -103,17 +103,17 @@ public:
   /// The identified equations, one line per coordinate.
   std::string equations() const { return sindyEquations(result_); }
 
-protected:
+ protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
-private:
+ private:
   SindySettings sindySettings_;
-  std::vector<int> independent_;     // coordinate indices
-  std::vector<std::string> names_;   // their names
-  Eigen::VectorXd qRef_;             // reference positions [m, -], size nq
+  std::vector<int> independent_;    // coordinate indices
+  std::vector<std::string> names_;  // their names
+  Eigen::VectorXd qRef_;            // reference positions [m, -], size nq
   std::vector<SindyTerm> terms_;
   StlsResult result_;
-  Eigen::VectorXd u0_, ud0_;         // first sample of the first run
+  Eigen::VectorXd u0_, ud0_;  // first sample of the first run
 };
 
 /// The registry's entry of this method (engine/rom/method_registry.h).

@@ -53,15 +53,20 @@ int measured(int argc, char** argv) {
   long nanRow = -1, repeatRow = -1, rows = run.data.rows();
   for (int i = 6; i + 1 < argc; i += 2) {
     const std::string option = argv[i], value = argv[i + 1];
-    if (option == "--noise") noise = std::stod(value);
-    else if (option == "--seed") seed = static_cast<unsigned>(std::stoul(value));
+    if (option == "--noise")
+      noise = std::stod(value);
+    else if (option == "--seed")
+      seed = static_cast<unsigned>(std::stoul(value));
     else if (option == "--excitation") {
       const auto aw = split(value, ',');
       amplitude = std::stod(aw.at(0));
       omega = std::stod(aw.at(1));
-    } else if (option == "--nan-row") nanRow = std::stol(value);
-    else if (option == "--repeat-time-row") repeatRow = std::stol(value);
-    else if (option == "--rows") rows = std::min<long>(rows, std::stol(value));
+    } else if (option == "--nan-row")
+      nanRow = std::stol(value);
+    else if (option == "--repeat-time-row")
+      repeatRow = std::stol(value);
+    else if (option == "--rows")
+      rows = std::min<long>(rows, std::stol(value));
     else {
       std::cerr << "unknown option " << option << "\n";
       return 2;

@@ -25,8 +25,9 @@ const std::string& projectDir() {
     const std::filesystem::path d =
         std::filesystem::temp_directory_path() / ("mbdrom_project_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d / "runs");
-    mbdrom::writeModelSpec(mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json"),
-                           (d / "model.json").string());
+    mbdrom::writeModelSpec(
+        mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json"),
+        (d / "model.json").string());
     std::ofstream(d / "runs/a.csv") << "t\n";
     return d.string();
   }();

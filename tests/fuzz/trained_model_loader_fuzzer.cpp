@@ -20,7 +20,7 @@ namespace {
 
 // Counts samples only: the harness checks the sink protocol, not the values.
 class CountingSink : public mbdrom::TrajectorySink {
-public:
+ public:
   void begin(const mbdrom::Model&, const mbdrom::RunInfo&) override { began = true; }
   void write(const mbdrom::Sample&) override {
     if (!began || ended) __builtin_trap();
@@ -44,7 +44,8 @@ void readMetricsAsFrontEndsDo(const nlohmann::ordered_json& m) {
     const nlohmann::ordered_json ranges = m.value("parameter_ranges", nlohmann::ordered_json::object());
     for (const auto& [name, range] : ranges.items())
       if (range[0].get<double>() > range[1].get<double>() + 1e300) __builtin_trap();
-    for (const auto& s : m.value("stopped_early", nlohmann::ordered_json::array())) (void)s.get<std::string>();
+    for (const auto& s : m.value("stopped_early", nlohmann::ordered_json::array()))
+      (void)s.get<std::string>();
     for (const auto& run : m.value("training_runs", nlohmann::ordered_json::array())) {
       (void)run.value("name", std::string());
       if (run.contains("parameters"))
@@ -67,7 +68,8 @@ void readMetricsAsFrontEndsDo(const nlohmann::ordered_json& m) {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // The corpus holds models trained on these mechanisms.
   for (const char* name : {"pendulum", "slider_crank", "four_bar"})
-    mechanisms().push_back(mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json"));
+    mechanisms().push_back(
+        mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json"));
   return 0;
 }
 
@@ -98,7 +100,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (method != j.at("method").get<std::string>()) __builtin_trap();
 
   // What loads must save and load again as the same model.
-  const std::unique_ptr<mbdrom::ReducedModel> again = mbdrom::reducedModelFromJson(rom->toJson(), "fuzz-again");
+  const std::unique_ptr<mbdrom::ReducedModel> again =
+      mbdrom::reducedModelFromJson(rom->toJson(), "fuzz-again");
   if (again->method() != method || again->reducedDimension() != rom->reducedDimension() ||
       again->mechanismHash() != rom->mechanismHash())
     __builtin_trap();

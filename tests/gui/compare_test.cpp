@@ -14,11 +14,11 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
+#include "gui_helpers.h"
+#include "tests/engine/rom/replay_model.h"
 #include "widgets/mechanism_scene.h"
 #include "widgets/plot_view.h"
 #include "widgets/scene_view.h"
-#include "gui_helpers.h"
-#include "tests/engine/rom/replay_model.h"
 
 #include <catch2/catch.hpp>
 
@@ -60,7 +60,8 @@ void openWithRun(MainWindow& window, double tEnd) {
   o.integrator.dt = 1e-3;
   o.outputDt = 0.005;
   window.runSimulation(o);
-  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(
+      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
 }
 
 double tableValue(const QTableWidget* table, int row, int column) {
@@ -69,18 +70,19 @@ double tableValue(const QTableWidget* table, int row, int column) {
   return item->data(Qt::UserRole).toDouble();
 }
 
-
 }  // namespace
 
-TEST_CASE("the compare view runs two trained models against a MacPherson reference, matches mbdrom-cli compare, "
-          "draws the ghosts at the reduced positions and writes a report") {
+TEST_CASE(
+    "the compare view runs two trained models against a MacPherson reference, matches mbdrom-cli compare, "
+    "draws the ghosts at the reduced positions and writes a report") {
   MainWindow window;
   window.resize(1600, 1000);
   window.show();
   openWithRun(window, 2.0);
   auto* doc = window.document();
   window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
-  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 4}, {"seed", 3}}), {0}, "PCA");
+  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 4}, {"seed", 3}}), {0},
+                    "PCA");
   REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 120000));
   // A model of another mechanism is listed but cannot be ticked, with the reason.
   {
@@ -154,7 +156,8 @@ TEST_CASE("the compare view runs two trained models against a MacPherson referen
     CHECK(ghost.isGhost());
     CHECK(ghost.visible());
     const mbdrom::Sample& s = r.runs[static_cast<std::size_t>(k)].samples[frame];
-    for (int i = 0; i < np; ++i) CHECK((ghost.drawnPoint(i) - mbdrom::pointPosition(model, s.q, i)).norm() < 1e-12);
+    for (int i = 0; i < np; ++i)
+      CHECK((ghost.drawnPoint(i) - mbdrom::pointPosition(model, s.q, i)).norm() < 1e-12);
     for (int m = 0; m < static_cast<int>(model.markers().size()); ++m)
       CHECK((ghost.drawnPoint(np + m) - s.markers.col(m)).norm() < 1e-12);
   }
@@ -204,7 +207,8 @@ TEST_CASE("the compare view runs two trained models against a MacPherson referen
   CHECK(html.contains("<table>"));
   CHECK(html.contains(r.names[0]));
   QStringList images;
-  for (auto it = QRegularExpression("<img src=\"([^\"]+)\"").globalMatch(html); it.hasNext();) images << it.next().captured(1);
+  for (auto it = QRegularExpression("<img src=\"([^\"]+)\"").globalMatch(html); it.hasNext();)
+    images << it.next().captured(1);
   CHECK(images == QStringList{"view.png", "series.png", "error.png"});
   for (const QString& image : images) {
     const QImage img(report + "/" + image);
@@ -277,7 +281,8 @@ TEST_CASE("a reduced run that stops early shows where in the compare view and ke
   CHECK(tableValue(panel->metricsTable(), 2, 1) > 0.0);  // the replayed "train" run is not the chirp
 }
 
-TEST_CASE("a model with parameters gets their values from the compare view, and without them is refused by name") {
+TEST_CASE(
+    "a model with parameters gets their values from the compare view, and without them is refused by name") {
   MainWindow window;
   window.resize(1400, 900);
   window.show();

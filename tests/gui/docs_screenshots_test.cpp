@@ -38,7 +38,9 @@ QString outDir() {
   return dir;
 }
 
-void settle(int ms = 400) { waitFor([] { return false; }, ms); }
+void settle(int ms = 400) {
+  waitFor([] { return false; }, ms);
+}
 
 void shoot(const QString& name, const QRect& area = {}) {
   settle();
@@ -64,8 +66,10 @@ void shootDialog(const QString& name, const std::function<void()>& open) {
       QImage image = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
       CHECK(mbdrom::test::greyVariance(image) > 100.0);
       image.save(outDir() + "/" + name);
-      if (auto* d = qobject_cast<QDialog*>(dialog)) d->reject();
-      else dialog->close();
+      if (auto* d = qobject_cast<QDialog*>(dialog))
+        d->reject();
+      else
+        dialog->close();
     }
     shot = true;
   });
@@ -115,7 +119,8 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;
   window.runSimulation(o);
-  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(
+      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
 
   // 4. Linearised modes in the Analysis dock.
   action(window, "Linearised Modes")->trigger();
@@ -127,9 +132,11 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   shootDialog("pca_dialog.png", [&] { window.trainDialog("pca"); });
 
   // 6. Models dock and a model's details.
-  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 8}, {"seed", 3}}), {0}, "PCA 8");
+  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 8}, {"seed", 3}}), {0},
+                    "PCA 8");
   window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
-  REQUIRE(waitFor([&] { return window.document()->models().size() == 2 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(
+      waitFor([&] { return window.document()->models().size() == 2 && !window.jobRunner()->busy(); }, 60000));
   window.findChild<QDockWidget*>("modelsDock")->raise();
   window.findChild<QDockWidget*>("logDock")->raise();
   shoot("models_dock.png");

@@ -18,7 +18,8 @@ int main(int argc, char** argv) {
   // Settings, recent files and autosaves of the tests stay out of the user's,
   // and out of each other's: ctest runs every test in its own process, and a
   // window state saved by one (a dock made taller) must not shrink the next one's view.
-  const QByteArray home = QByteArray(MBDROM_TEST_OUTPUT_DIR "/home-") + QByteArray::number(QCoreApplication::applicationPid());
+  const QByteArray home =
+      QByteArray(MBDROM_TEST_OUTPUT_DIR "/home-") + QByteArray::number(QCoreApplication::applicationPid());
   qputenv("XDG_CONFIG_HOME", home + "/config");
   qputenv("XDG_DATA_HOME", home + "/data");
   mbdrom::widgets::SceneView::setDefaultSurfaceFormat();

@@ -130,7 +130,9 @@ TEST_CASE("job runner reports a failing job with the engine's message") {
                    [&](int, const QString&, JobRunner::Outcome outcome, const QString& message) {
                      finished = {true, outcome, message};
                    });
-  runner.submit("bad model", [](Monitor&) { throw mbdrom::ModelError("joints[2] \"strut\": vector \"u\" is not defined"); });
+  runner.submit("bad model", [](Monitor&) {
+    throw mbdrom::ModelError("joints[2] \"strut\": vector \"u\" is not defined");
+  });
   REQUIRE(waitFor([&] { return finished.seen; }));
   CHECK(finished.outcome == JobRunner::Outcome::Failed);
   CHECK(finished.message.contains("joints[2] \"strut\""));

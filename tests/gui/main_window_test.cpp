@@ -1,7 +1,7 @@
 #include "app/main_window.h"
 #include "app/project_document.h"
-#include "widgets/property_editor.h"
 #include "gui_helpers.h"
+#include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
 #include <catch2/catch.hpp>
@@ -10,21 +10,21 @@
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QPushButton>
 #include <QDoubleSpinBox>
-#include <QScreen>
-#include <QTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QScreen>
+#include <QTimer>
 #include <QTreeWidget>
 
+#include <QMenuBar>
+#include <QMouseEvent>
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "widgets/log_view.h"
-#include <QMenuBar>
-#include <QMouseEvent>
 
 using mbdrom::app::MainWindow;
 using mbdrom::test::changedFraction;
@@ -82,7 +82,8 @@ TEST_CASE("3D view renders a ground grid and axes that are not blank") {
   // axes must each be found by their colour.
   CHECK(greyVariance(scene) > 10.0);
   // The x axis is red and the grid lines are a darker blue-grey (0.50, 0.54, 0.60).
-  const int red = countPixels(scene, [](QColor c) { return c.red() > 170 && c.green() < 90 && c.blue() < 90; });
+  const int red =
+      countPixels(scene, [](QColor c) { return c.red() > 170 && c.green() < 90 && c.blue() < 90; });
   CHECK(red > 20);
   const int grid = countPixels(scene, [](QColor c) {
     return std::abs(c.red() - 128) < 14 && std::abs(c.green() - 138) < 14 && std::abs(c.blue() - 153) < 14;
@@ -194,7 +195,9 @@ TEST_CASE("selecting a tree element shows its properties in the editor") {
   CHECK(window.propertyEditor()->findChild<QLineEdit*>("free_length_value") != nullptr);
 }
 
-TEST_CASE("the simulation dialog steps at the default tolerance, offers a fixed step, and the run records the tolerance") {
+TEST_CASE(
+    "the simulation dialog steps at the default tolerance, offers a fixed step, and the run records the "
+    "tolerance") {
   MainWindow window;
   window.move(0, 0);
   window.resize(1600, 1000);  // the size of the user guide's screenshots
@@ -204,7 +207,8 @@ TEST_CASE("the simulation dialog steps at the default tolerance, offers a fixed 
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Run Reference Simulation...") run = a;
   REQUIRE(run != nullptr);
-  bool handled = false, toleranceShown = false, stepHidden = false, defaultIsTolerance = false, fixedShowsStep = false;
+  bool handled = false, toleranceShown = false, stepHidden = false, defaultIsTolerance = false,
+       fixedShowsStep = false;
   QTimer::singleShot(600, [&] {
     auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
     if (dialog) {
@@ -213,14 +217,14 @@ TEST_CASE("the simulation dialog steps at the default tolerance, offers a fixed 
       if (stepping && tolerance) {
         const QRect area(0, 0, 1600, 1000);
         QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
-                                                                               "/simulation_dialog.png");
+                                                                                  "/simulation_dialog.png");
         defaultIsTolerance = stepping->currentIndex() == 1 && tolerance->currentText() == "1e-7";
         stepping->setCurrentIndex(0);
         waitFor([] { return false; }, 200);
         auto* step = dialog->findChild<QDoubleSpinBox*>("timeStep");
         fixedShowsStep = step && step->isVisible() && !tolerance->isVisible();
-        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
-                                                                               "/simulation_dialog_fixed.png");
+        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(
+            MBDROM_TEST_OUTPUT_DIR "/simulation_dialog_fixed.png");
         stepping->setCurrentIndex(1);
         tolerance->setCurrentText("1e-6");
         waitFor([] { return false; }, 200);

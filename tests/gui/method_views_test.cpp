@@ -428,8 +428,9 @@ TEST_CASE("the auto-encoder view encodes the run as the model does and plots it 
   checkExports(*against, "ae_latent_measure");
 }
 
-TEST_CASE("the neural ODE view rolls out from the run's first state, and its MSE is the training's own measure",
-          "[methodviews]") {
+TEST_CASE(
+    "the neural ODE view rolls out from the run's first state, and its MSE is the training's own measure",
+    "[methodviews]") {
   ProjectDocument doc;
   doc.newFromSpec(mbdrom::readModelSpec(example("duffing").toStdString()), example("duffing"));
   const int run = addRun(doc, "train", 10.0, 0.01, 0.01);
@@ -474,7 +475,8 @@ TEST_CASE("the neural ODE view rolls out from the run's first state, and its MSE
   REQUIRE(recorder.samples().size() == samples.size());
   double worst = 0.0;
   for (std::size_t k = 0; k < samples.size(); ++k)
-    worst = std::max(worst, std::abs(recorder.samples()[k].q(px) - v.node.rollout(0, static_cast<Eigen::Index>(k))));
+    worst = std::max(worst,
+                     std::abs(recorder.samples()[k].q(px) - v.node.rollout(0, static_cast<Eigen::Index>(k))));
   CHECK(worst < 1e-9);
 
   auto* plot = dialog.findChild<PlotView*>("nodeRollout");
@@ -520,8 +522,9 @@ TEST_CASE(
   dialog->close();
 }
 
-TEST_CASE("the neural ODE view of a model with parameters takes a training run's values and explains the others",
-          "[methodviews]") {
+TEST_CASE(
+    "the neural ODE view of a model with parameters takes a training run's values and explains the others",
+    "[methodviews]") {
   ProjectDocument doc;
   doc.newFromSpec(mbdrom::readModelSpec(example("duffing").toStdString()), example("duffing"));
   const int train = addRun(doc, "train", 4.0, 0.01, 0.01), free = addRun(doc, "free", 4.0, 0.01, 0.01);
@@ -534,13 +537,16 @@ TEST_CASE("the neural ODE view of a model with parameters takes a training run's
       doc.model().get());
   const mbdrom::Dataset runs = doc.makeTrainingDataset({train, free});
   // A training run: its value comes from the model's record of the training.
-  const mbdrom::app::MethodRunViews trained = mbdrom::app::computeMethodRunViews(*rom, *doc.model(), runs.runs[1], nullptr);
+  const mbdrom::app::MethodRunViews trained =
+      mbdrom::app::computeMethodRunViews(*rom, *doc.model(), runs.runs[1], nullptr);
   CHECK(trained.node.error.empty());
   CHECK(std::isfinite(trained.node.mse));
   // Another run: no value, and the view says why instead of a training hint.
   mbdrom::DatasetRun other = runs.runs[1];
   other.name = "elsewhere";
-  const mbdrom::app::MethodRunViews unknown = mbdrom::app::computeMethodRunViews(*rom, *doc.model(), other, nullptr);
-  CHECK(unknown.node.error.find("takes parameters (drive) and run \"elsewhere\" is not one of its training runs") !=
+  const mbdrom::app::MethodRunViews unknown =
+      mbdrom::app::computeMethodRunViews(*rom, *doc.model(), other, nullptr);
+  CHECK(unknown.node.error.find(
+            "takes parameters (drive) and run \"elsewhere\" is not one of its training runs") !=
         std::string::npos);
 }

@@ -21,13 +21,13 @@
 
 #include <QApplication>
 #include <QDir>
-#include <QPushButton>
-#include <QTimer>
 #include <QDockWidget>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <QPushButton>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
 
@@ -241,7 +241,8 @@ TEST_CASE("unsaved edits are autosaved and recovered after a crash") {
     REQUIRE(dirs.size() == 1);
     crashed = MainWindow::autosaveRoot() + "/crashed-session";
     REQUIRE(QDir().mkpath(crashed));
-    REQUIRE(QDir().rename(MainWindow::autosaveRoot() + "/" + dirs.first() + "/project", crashed + "/project"));
+    REQUIRE(
+        QDir().rename(MainWindow::autosaveRoot() + "/" + dirs.first() + "/project", crashed + "/project"));
   }
   MainWindow restarted;
   restarted.show();
@@ -284,11 +285,13 @@ TEST_CASE("linearised modes are listed and a picked mode animates in the 3D view
   modes->trigger();
   auto* panel = window.analysisPanel();
   QTreeWidgetItem* mode1 = nullptr;
-  REQUIRE(waitFor([&] {
-    const auto found = panel->findItems("Mode 1", Qt::MatchExactly | Qt::MatchRecursive);
-    mode1 = found.isEmpty() ? nullptr : found.first();
-    return mode1 != nullptr;
-  }, 30000));
+  REQUIRE(waitFor(
+      [&] {
+        const auto found = panel->findItems("Mode 1", Qt::MatchExactly | Qt::MatchRecursive);
+        mode1 = found.isEmpty() ? nullptr : found.first();
+        return mode1 != nullptr;
+      },
+      30000));
   CHECK(mode1->text(1).contains("Hz"));
   panel->setCurrentItem(mode1);
   CHECK(window.isPlaying());
@@ -304,14 +307,17 @@ TEST_CASE("a load's time function is edited with a preview, and undone") {
   REQUIRE(editor->fieldWidget("function_preview") != nullptr);
   auto* amplitude = editor->findChild<QLineEdit*>("function_amplitude_value");
   REQUIRE(amplitude != nullptr);
-  const double before = window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude;
+  const double before =
+      window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude;
   CHECK(amplitude->text() == "20");
   typeInto(amplitude, "1000");
-  CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == 1000.0);
+  CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude ==
+        1000.0);
   waitFor([] { return false; }, 200);
   mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/time_function_editor.png");
   window.document()->undoStack()->undo();
-  CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude == before);
+  CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude ==
+        before);
 }
 
 TEST_CASE("a redundant constraint found by the mobility check selects its element in the tree") {
@@ -352,7 +358,9 @@ TEST_CASE("deleting an element still in use names what depends on it, and Cancel
   CHECK(window.document()->undoStack()->count() == 0);
 }
 
-TEST_CASE("Save As of a model whose load table lies next to it copies the table in, and the project reopens alone") {
+TEST_CASE(
+    "Save As of a model whose load table lies next to it copies the table in, and the project reopens "
+    "alone") {
   const QString base = freshDir("save_as_table");
   QDir().mkpath(base + "/work");
   QDir().mkpath(base + "/shared");

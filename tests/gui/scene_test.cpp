@@ -40,7 +40,8 @@ namespace {
 
 const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
 
-void mouse(QWidget* w, QEvent::Type type, QPointF p, Qt::MouseButtons buttons, Qt::KeyboardModifiers modifiers = {}) {
+void mouse(QWidget* w, QEvent::Type type, QPointF p, Qt::MouseButtons buttons,
+           Qt::KeyboardModifiers modifiers = {}) {
   QMouseEvent event(type, p, w->mapToGlobal(p), Qt::LeftButton, buttons, modifiers);
   QApplication::sendEvent(w, &event);
 }
@@ -110,7 +111,8 @@ TEST_CASE("a click in the 3D view selects the point in the tree, its handle drag
 
   // Drag the handle 80 px right and 50 px up.
   mouse(view, QEvent::MouseButtonPress, at, Qt::LeftButton);
-  for (int i = 1; i <= 8; ++i) mouse(view, QEvent::MouseMove, at + QPointF(10.0 * i, -6.25 * i), Qt::LeftButton);
+  for (int i = 1; i <= 8; ++i)
+    mouse(view, QEvent::MouseMove, at + QPointF(10.0 * i, -6.25 * i), Qt::LeftButton);
   mouse(view, QEvent::MouseButtonRelease, at + QPointF(80, -50), Qt::NoButton);
   const Eigen::Vector3d after = window.document()->spec().points[static_cast<std::size_t>(bj)].position;
   CHECK((after - before).norm() > 0.02);
@@ -218,7 +220,8 @@ TEST_CASE("playback draws the run's marker positions, scrubs, loops and traces t
   CHECK(plots->plottedChannels() == QStringList({"W.z", "measure.camber"}));
   REQUIRE(window.plotView()->curves().size() == 2);
   CHECK(window.plotView()->curves()[0].y.size() == motion->t.size());
-  CHECK(std::abs(window.plotView()->curves()[0].y[static_cast<std::size_t>(k)] - mech.drawnPoint(wc).z()) < 1.0);
+  CHECK(std::abs(window.plotView()->curves()[0].y[static_cast<std::size_t>(k)] - mech.drawnPoint(wc).z()) <
+        1.0);
   bar->seek(shown - 1);
   bar->seek(shown);
   window.findChild<QDockWidget*>("plotDock")->raise();
@@ -229,7 +232,8 @@ TEST_CASE("playback draws the run's marker positions, scrubs, loops and traces t
   CHECK_FALSE(mech.hasTrails());
 }
 
-TEST_CASE("the 3D view, animation and run export to PNG, video, frames, CSV and ParaView, and refuse bad places") {
+TEST_CASE(
+    "the 3D view, animation and run export to PNG, video, frames, CSV and ParaView, and refuse bad places") {
   PlayingWindow w;
   auto& window = w.window;
   auto* viewport = window.viewport();
@@ -271,7 +275,9 @@ TEST_CASE("the 3D view, animation and run export to PNG, video, frames, CSV and 
   viewport->cancelExport();
   CHECK(result == "cancelled");
   CHECK_FALSE(QFileInfo::exists(cancelled));
-  CHECK(QDir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/scene")).entryList({".cancelled*"}, QDir::Files | QDir::Hidden).isEmpty());
+  CHECK(QDir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/scene"))
+            .entryList({".cancelled*"}, QDir::Files | QDir::Hidden)
+            .isEmpty());
 
   // Unwritable places: a clear message naming the path, no file.
   const QString blocker = scratch("not_a_folder");
@@ -282,7 +288,8 @@ TEST_CASE("the 3D view, animation and run export to PNG, video, frames, CSV and 
   const QString bad = blocker + "/view.png";
   const QString error = viewport->saveScreenshot(bad);
   CHECK(error.contains(bad));
-  const QString videoError = viewport->startAnimationExport(blocker + "/motion.ogv", 25.0, [](const QString&) {});
+  const QString videoError =
+      viewport->startAnimationExport(blocker + "/motion.ogv", 25.0, [](const QString&) {});
   CHECK(videoError.contains("motion.ogv"));
   CHECK_FALSE(viewport->exporting());
 
@@ -334,8 +341,10 @@ TEST_CASE("frame update of the MacPherson playback in a 1280 x 800 view", "[late
   std::sort(render.begin(), render.end());
   std::printf("  of which VTK render + copy to the window: median %.2f ms\n", render[render.size() / 2]);
   const double median = ms[ms.size() / 2], p95 = ms[ms.size() * 95 / 100], worst = ms.back();
-  std::printf("frame update (scene + render), MacPherson, 1280x800, %zu frames: median %.2f ms, p95 %.2f ms, max %.2f ms\n",
-              ms.size(), median, p95, worst);
+  std::printf(
+      "frame update (scene + render), MacPherson, 1280x800, %zu frames: median %.2f ms, p95 %.2f ms, max "
+      "%.2f ms\n",
+      ms.size(), median, p95, worst);
   // The goal is 16 ms (recorded in docs/benchmarks.md); the test guards against regressions.
   CHECK(median < 40.0);
 }

@@ -5,7 +5,6 @@
 
 #include "app/job_runner.h"
 #include "app/main_window.h"
-#include "widgets/scene_view.h"
 #include "app/models_panel.h"
 #include "app/project_document.h"
 #include "app/train_dialog.h"
@@ -13,6 +12,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "gui_helpers.h"
+#include "widgets/scene_view.h"
 
 #include <catch2/catch.hpp>
 
@@ -23,13 +23,13 @@
 #include <QFile>
 #include <QLabel>
 
-#include <cstdio>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QTimer>
+#include <cstdio>
 
 #include <algorithm>
 #include <cmath>
@@ -41,7 +41,8 @@ using OJson = nlohmann::ordered_json;
 
 namespace {
 
-const QString kPendulumCarriage = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
+const QString kPendulumCarriage =
+    QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
 
 QString freshDir(const QString& name) {
   QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
@@ -58,7 +59,8 @@ void openWithRun(MainWindow& window, double tEnd) {
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;
   window.runSimulation(o);
-  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(
+      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
 }
 
 // Runs `fill` on the Train dialog once it is open (the menu action blocks in its exec()).
@@ -100,9 +102,10 @@ struct LatencyProbe {
 
 }  // namespace
 
-TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the GUI responsive, "
-          "joins the Models panel, and the CLI reads the saved file",
-          "[latency]") {
+TEST_CASE(
+    "an auto-encoder trained from the Train menu streams its loss with the GUI responsive, "
+    "joins the Models panel, and the CLI reads the saved file",
+    "[latency]") {
   MainWindow window;
   window.resize(1400, 900);
   window.show();
@@ -142,7 +145,8 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   QElapsedTimer closing;
   closing.start();
   QCoreApplication::processEvents();
-  std::printf("repaint after the training dialog closed: %lld ms\n", static_cast<long long>(closing.elapsed()));
+  std::printf("repaint after the training dialog closed: %lld ms\n",
+              static_cast<long long>(closing.elapsed()));
   CHECK(closing.elapsed() < 150);
   LatencyProbe probe;
   REQUIRE(waitFor([&] { return panel->chartPoints() >= 10; }, 60000));
@@ -164,7 +168,8 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   REQUIRE(waitFor([&] { return panel->jobState(job) == "done"; }, 120000));
   probe.timer.stop();
   std::printf("worst event-loop gap during training: %lld ms; gaps over 30 ms:%s (training took %lld ms)\n",
-              static_cast<long long>(probe.worst), qPrintable(probe.slow), static_cast<long long>(probe.clock.elapsed()));
+              static_cast<long long>(probe.worst), qPrintable(probe.slow),
+              static_cast<long long>(probe.clock.elapsed()));
   // The issue's goal. The 3D view is a native OpenGL child window, so a
   // repaint of the rest of the window is raster only (with the view as a
   // QOpenGLWidget, Mesa composed the whole window through OpenGL: 35-70 ms).
@@ -179,7 +184,8 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   CHECK(entry.rom->metrics().at("autoencoder").at("epochs").get<long long>() == 1500);
   CHECK(window.modelsPanel()->topLevelItemCount() == 1);
   // The method as the registry names it, with its authors.
-  CHECK(window.modelsPanel()->topLevelItem(0)->text(1) == "auto-encoder minimal coordinates (Angeli, Naets, Desmet)");
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(1) ==
+        "auto-encoder minimal coordinates (Angeli, Naets, Desmet)");
 
   // The settings are remembered by the project and shown next time.
   CHECK(OJson::parse(doc->trainingSettings("ae").toStdString()).at("epochs") == 1500);
@@ -211,8 +217,9 @@ TEST_CASE("an auto-encoder trained from the Train menu streams its loss with the
   CHECK(doc->models().front().rom != nullptr);
 }
 
-TEST_CASE("queued training jobs: one cancelled, one stopped keeping its best weights, one failing with its reason, "
-          "one finishing") {
+TEST_CASE(
+    "queued training jobs: one cancelled, one stopped keeping its best weights, one failing with its reason, "
+    "one finishing") {
   MainWindow window;
   window.resize(1400, 900);
   window.show();
@@ -220,8 +227,8 @@ TEST_CASE("queued training jobs: one cancelled, one stopped keeping its best wei
   auto* doc = window.document();
   auto* panel = window.trainingPanel();
 
-  OJson longAe = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 1000000}, {"force_epochs", 200},
-                                                                {"hidden", {16, 8}}, {"force_hidden", {8}}});
+  OJson longAe = mbdrom::checkReducedModelSettings(
+      "ae", OJson{{"epochs", 1000000}, {"force_epochs", 200}, {"hidden", {16, 8}}, {"force_hidden", {8}}});
   OJson pod = mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}});
   OJson tooManyClusters = mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 100000}});
   const int stopped = window.trainModel("ae", longAe, {0}, "long AE");
@@ -356,8 +363,8 @@ TEST_CASE("training on a new sweep runs the sweep first and trains on its runs")
   base.tEnd = 1.0;
   base.integrator.dt = 1e-3;
   base.outputDt = 0.01;
-  const int job = window.trainModelOnSweep("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}), base,
-                                           mbdrom::sweepGrid({0.5, 1.0}, {1.0}), "POD on sweep");
+  const int job = window.trainModelOnSweep("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}),
+                                           base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}), "POD on sweep");
   REQUIRE(waitFor([&] { return window.trainingPanel()->jobState(job) == "done"; }, 120000));
   CHECK(doc->runs().size() == 2);
   REQUIRE(doc->models().size() == 1);
@@ -375,7 +382,8 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;
   window.runSimulation(o);
-  REQUIRE(waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(
+      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   REQUIRE(window.trainAction("sindy")->isEnabled());
 
   // Known part: the applied load; the spring and damper forces are to be found.
@@ -400,7 +408,8 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("3 terms"));
 }
 
-TEST_CASE("a neural ODE trained from the Train menu joins the Models dock and runs on the constraint manifold") {
+TEST_CASE(
+    "a neural ODE trained from the Train menu joins the Models dock and runs on the constraint manifold") {
   MainWindow window;
   window.show();
   openWithRun(window, 3.0);
@@ -433,7 +442,8 @@ TEST_CASE("a neural ODE trained from the Train menu joins the Models dock and ru
   REQUIRE(metrics.contains("rollout_mse_first_run"));
   CHECK(std::isfinite(metrics.at("rollout_mse_first_run").get<double>()));
   // All natural coordinates: the constraints are projected after every step of a run.
-  if (metrics.contains("rollout_max_residual")) CHECK(metrics.at("rollout_max_residual").get<double>() < 1e-8);
+  if (metrics.contains("rollout_max_residual"))
+    CHECK(metrics.at("rollout_max_residual").get<double>() < 1e-8);
   CHECK(window.trainingPanel()->lossPoints(job) > 0);
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("rollout MSE"));
 }

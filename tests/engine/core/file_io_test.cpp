@@ -1,8 +1,8 @@
 // Safe reading and writing of exchanged files: special files, sizes, nesting,
 // duplicate keys, one writer at a time, whole rows only.
 
-#include "engine/core/error.h"
 #include "engine/core/file_io.h"
+#include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/data/trajectory_csv.h"
 
@@ -39,15 +39,18 @@ std::string readError(const std::string& path, std::uint64_t limit = 1 << 20) {
 
 }  // namespace
 
-TEST_CASE("readers refuse a device, a FIFO, a directory and an oversized file, naming them, without hanging") {
+TEST_CASE(
+    "readers refuse a device, a FIFO, a directory and an oversized file, naming them, without hanging") {
   const fs::path dir = freshDir("special");
   CHECK_THAT(readError("/dev/zero"), Catch::Contains("/dev/zero") && Catch::Contains("a device"));
   REQUIRE(mkfifo((dir / "pipe").c_str(), 0600) == 0);
   CHECK_THAT(readError((dir / "pipe").string()), Catch::Contains("a FIFO"));
   CHECK_THAT(readError(dir.string()), Catch::Contains("a directory"));
   std::ofstream(dir / "big.json") << std::string(2000, ' ');
-  CHECK_THAT(readError((dir / "big.json").string(), 1000), Catch::Contains("2000 bytes, more than the limit of 1000"));
-  CHECK_THAT(readError((dir / "missing.json").string()), Catch::Contains("missing.json: cannot open the model file"));
+  CHECK_THAT(readError((dir / "big.json").string(), 1000),
+             Catch::Contains("2000 bytes, more than the limit of 1000"));
+  CHECK_THAT(readError((dir / "missing.json").string()),
+             Catch::Contains("missing.json: cannot open the model file"));
 }
 
 TEST_CASE("JSON nested past the limit or with a repeated key is refused, naming the source") {
@@ -58,7 +61,8 @@ TEST_CASE("JSON nested past the limit or with a repeated key is refused, naming 
                     "deep.json: nested more than 256 levels deep");
   CHECK_THROWS_WITH(parseJsonInput<nlohmann::ordered_json>(R"({"a": {"mass": 1, "mass": 2}})", "dup.json"),
                     Catch::Contains("dup.json: duplicate key \"mass\""));
-  CHECK(parseJsonInput<nlohmann::json>(R"({"a": {"mass": 1}, "b": {"mass": 2}})", "ok.json")["b"]["mass"] == 2);
+  CHECK(parseJsonInput<nlohmann::json>(R"({"a": {"mass": 1}, "b": {"mass": 2}})", "ok.json")["b"]["mass"] ==
+        2);
 }
 
 TEST_CASE("a second writer of the same path is refused at once, in this process and in another") {

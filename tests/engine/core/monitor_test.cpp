@@ -1,5 +1,5 @@
-#include "engine/core/error.h"
 #include "engine/core/monitor.h"
+#include "engine/core/error.h"
 
 #include <catch2/catch.hpp>
 
@@ -10,7 +10,12 @@ using namespace mbdrom;
 
 TEST_CASE("monitor throttles reports but always delivers the first and last step") {
   int calls = 0;
-  Monitor monitor([&](const Progress&) { ++calls; return true; }, std::chrono::hours(1));
+  Monitor monitor(
+      [&](const Progress&) {
+        ++calls;
+        return true;
+      },
+      std::chrono::hours(1));
   for (int i = 1; i <= 1000; ++i) REQUIRE(monitor.report({"loop", i, 1000, {}}));
   CHECK(calls == 2);
 }

@@ -147,30 +147,22 @@ const Model& pendulum() {
 std::string messageOf(Loader loader, const fs::path& path) {
   try {
     switch (loader) {
-    case Loader::Model:
-      readModel(path.string());
-      break;
-    case Loader::TrajectoryCsv:
-      readTrajectoryCsv(path.string());
-      break;
-    case Loader::TrajectoryRun: {
-      Dataset dataset = makeDataset(pendulum());
-      addRun(dataset, runFromTable(pendulum(), readTrajectoryCsv(path.string()), path.filename().string()));
-      break;
-    }
-    case Loader::Dataset:
-      loadDataset(path.string());
-      break;
-    case Loader::ReducedModel:
-      loadReducedModel(path.string());
-      break;
-    case Loader::Project: {
-      // A project is a directory: named after the file, so the message names it too.
-      const fs::path dir = scratch(path.filename().string());
-      fs::copy_file(path, dir / "project.json");
-      readProject(dir.string());
-      break;
-    }
+      case Loader::Model: readModel(path.string()); break;
+      case Loader::TrajectoryCsv: readTrajectoryCsv(path.string()); break;
+      case Loader::TrajectoryRun: {
+        Dataset dataset = makeDataset(pendulum());
+        addRun(dataset, runFromTable(pendulum(), readTrajectoryCsv(path.string()), path.filename().string()));
+        break;
+      }
+      case Loader::Dataset: loadDataset(path.string()); break;
+      case Loader::ReducedModel: loadReducedModel(path.string()); break;
+      case Loader::Project: {
+        // A project is a directory: named after the file, so the message names it too.
+        const fs::path dir = scratch(path.filename().string());
+        fs::copy_file(path, dir / "project.json");
+        readProject(dir.string());
+        break;
+      }
     }
   } catch (const Error& e) {
     return e.what();

@@ -1,7 +1,7 @@
 // Datasets: building from simulations and CSV tables, checks, splits, file round trip.
 
-#include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/core/error.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
@@ -115,7 +115,8 @@ TEST_CASE("a NaN in a run is refused naming the run, row and channel", "[dataset
   CHECK_THROWS_WITH(addRun(d, r), Catch::Contains("run \"bad\", row 5") && Catch::Contains("qd.A.x"));
   r.qd(0, 4) = 0.0;
   r.parameters["amplitude"] = std::nan("");
-  CHECK_THROWS_WITH(addRun(d, r), Catch::Contains("run \"bad\": parameter \"amplitude\" is not a finite number"));
+  CHECK_THROWS_WITH(addRun(d, r),
+                    Catch::Contains("run \"bad\": parameter \"amplitude\" is not a finite number"));
   CHECK(d.runs.empty());
 }
 

@@ -11,10 +11,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -60,7 +60,8 @@ std::string messageUnderFileSizeLimit(rlim_t limit, Body&& body) {
   close(fds[1]);
   std::string message;
   char buffer[512];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, static_cast<std::size_t>(n));
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -162,7 +163,8 @@ TEST_CASE("writing where nothing can be written names the file") {
   for (const fs::path& place : places) {
     INFO(place);
     const std::string path = (place / "mbdrom_file_fault_test.csv").string();
-    CHECK_THROWS_WITH(writeFileAtomically(path, "x"), Catch::Contains(path) && Catch::Contains("cannot create"));
+    CHECK_THROWS_WITH(writeFileAtomically(path, "x"),
+                      Catch::Contains(path) && Catch::Contains("cannot create"));
     // Before any work: the writer locks the path and creates its temporary file at once.
     CHECK_THROWS_AS(TrajectoryCsvWriter(path), FileError);
     CHECK_THROWS_WITH(TrajectoryCsvWriter(path), Catch::Contains(path));

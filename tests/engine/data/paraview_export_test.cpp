@@ -1,18 +1,18 @@
 // ParaView time series: the .pvd lists the frames, each .vtp holds the run's
 // positions and the bodies' and springs' connectivity; exports are atomic.
 
+#include "engine/data/paraview_export.h"
 #include "engine/core/error.h"
 #include "engine/core/monitor.h"
-#include "engine/data/paraview_export.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <charconv>
 #include <filesystem>
@@ -176,8 +176,10 @@ TEST_CASE("a frame's point coordinates equal the run's positions at that frame",
     const std::vector<double> xyz = dataArray(vtp, "<Points>", "NumberOfComponents=\"3\"");
     REQUIRE(xyz.size() == 15);
     for (int i = 0; i < 4; ++i)
-      for (int c = 0; c < 3; ++c) CHECK(xyz[static_cast<std::size_t>(3 * i + c)] == pointPosition(model, s.q, i)(c));
-    for (int c = 0; c < 3; ++c) CHECK(xyz[static_cast<std::size_t>(12 + c)] == markerPosition(model, s.q, 0)(c));
+      for (int c = 0; c < 3; ++c)
+        CHECK(xyz[static_cast<std::size_t>(3 * i + c)] == pointPosition(model, s.q, i)(c));
+    for (int c = 0; c < 3; ++c)
+      CHECK(xyz[static_cast<std::size_t>(12 + c)] == markerPosition(model, s.q, 0)(c));
     // The free points move with the run, they are not the reference positions.
     if (k > 0) CHECK(xyz[4] < -1e-3);  // A.y: the pendulum falls
     CHECK(dataArray(vtp, "<FieldData>", "Name=\"TIME\"") == std::vector<double>{s.t});
@@ -251,7 +253,8 @@ TEST_CASE("a full disk during an export names it and leaves nothing behind", "[p
   close(fds[1]);
   std::string message;
   char buffer[512];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, static_cast<std::size_t>(n));
   close(fds[0]);
   int status = 0;
   waitpid(pid, &status, 0);
@@ -265,10 +268,12 @@ TEST_CASE("a cancelled export leaves nothing new and keeps the earlier export", 
   const std::vector<Sample> samples = swing(model);
   const fs::path dest = freshDir("cancel") / "swing";
   int calls = 0;
-  Monitor stopAtThird([&](const Progress& p) {
-    CHECK(p.total == static_cast<long long>(samples.size()));
-    return ++calls < 3;
-  }, std::chrono::milliseconds(0));
+  Monitor stopAtThird(
+      [&](const Progress& p) {
+        CHECK(p.total == static_cast<long long>(samples.size()));
+        return ++calls < 3;
+      },
+      std::chrono::milliseconds(0));
   CHECK_THROWS_AS(exportParaview(model, samples, dest.string(), {}, &stopAtThird), Cancelled);
   CHECK(calls == 3);
   CHECK(leftNothing(dest));
@@ -292,7 +297,8 @@ TEST_CASE("an existing destination is replaced only when it holds an earlier exp
 
   SECTION("an empty directory receives the export") {
     fs::create_directories(dir / "empty");
-    CHECK(exportParaview(model, samples, (dir / "empty").string()).frames == static_cast<int>(samples.size()));
+    CHECK(exportParaview(model, samples, (dir / "empty").string()).frames ==
+          static_cast<int>(samples.size()));
     CHECK(fs::exists(dir / "empty" / "empty.pvd"));
   }
   SECTION("a trailing separator names the same directory") {
@@ -343,11 +349,13 @@ TEST_CASE("bad export input is refused with a message naming it", "[paraview_exp
   Eigen::VectorXd t(2);
   t << 0.0, 0.0;
   const Eigen::MatrixXd q = model.q0().replicate(1, 2);
-  CHECK_THROWS_WITH(exportParaview(model, t, q, dest.string()), Catch::Contains("sample 2") && Catch::Contains("does not increase"));
+  CHECK_THROWS_WITH(exportParaview(model, t, q, dest.string()),
+                    Catch::Contains("sample 2") && Catch::Contains("does not increase"));
   t << 0.0, 0.1;
   Eigen::MatrixXd bad = q;
   bad(1, 1) = std::nan("");
-  CHECK_THROWS_WITH(exportParaview(model, t, bad, dest.string()), Catch::Contains("A.y") && Catch::Contains("finite"));
+  CHECK_THROWS_WITH(exportParaview(model, t, bad, dest.string()),
+                    Catch::Contains("A.y") && Catch::Contains("finite"));
   CHECK_THROWS_AS(exportParaview(model, t, q.topRows(3), dest.string()), InputError);
   CHECK(leftNothing(dest));
 }

@@ -91,7 +91,8 @@ TEST_CASE("velocity assembly gives constraint-consistent velocities from one ind
   const Model model = modelFromJson(fourBarJson());
   const std::vector<int> independent = suggestIndependentCoordinates(model, model.q0());
   REQUIRE(independent.size() == 1);
-  const Eigen::VectorXd qd = assembleVelocities(model, model.q0(), 0.0, independent, Eigen::VectorXd::Constant(1, 0.7));
+  const Eigen::VectorXd qd =
+      assembleVelocities(model, model.q0(), 0.0, independent, Eigen::VectorXd::Constant(1, 0.7));
   Eigen::MatrixXd Phi_q;
   evalPhiQ(model, model.q0(), 0.0, Phi_q);
   CHECK((Phi_q * qd).lpNorm<Eigen::Infinity>() < 1e-12);

@@ -21,7 +21,7 @@ namespace {
 
 // Forwards to the CSV writer and remembers what the run told it.
 class CountingCsvSink : public TrajectorySink {
-public:
+ public:
   explicit CountingCsvSink(const std::string& path) : writer(path) {}
   void begin(const Model& model, const RunInfo& info) override { writer.begin(model, info); }
   void write(const Sample& sample) override {
@@ -62,7 +62,8 @@ TEST_CASE("a simulation cancelled at random moments keeps its samples and leaves
     INFO("trial " << trial);
     const int reportsBeforeStop = stopAfter(rng);
     int reports = 0;
-    Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; }, std::chrono::milliseconds(0));
+    Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; },
+                    std::chrono::milliseconds(0));
     SimulationOptions o;
     o.tEnd = 3.0;
     o.integrator.dt = 1e-3;

@@ -18,23 +18,29 @@ inline std::string num(double x) {
   return out.str();
 }
 
-inline Model modelFromJson(const std::string& json) { return Model(parseModelSpec(json, "inline")); }
+inline Model modelFromJson(const std::string& json) {
+  return Model(parseModelSpec(json, "inline"));
+}
 
 /// Particle of mass m on the x axis, spring k to the fixed origin (free length
 /// 1 m), damper c; optional gravity along -x and a constant load case "push".
 inline std::string springMassJson(double m, double k, double c, double gx = 0.0, double push = 0.0) {
   return R"({"format": "mbdrom-model", "version": 1, "name": "spring-mass",
-  "gravity": [)" + num(gx) + R"(, 0, 0],
+  "gravity": [)" +
+         num(gx) + R"(, 0, 0],
   "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
   "vectors": [{"name": "x", "direction": [1, 0, 0], "fixed": true}],
-  "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": )" + num(m) + R"(,
+  "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": )" +
+         num(m) + R"(,
               "com": [1, 0, 0]}],
   "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass",
               "point1": "O", "point2": "P", "axis1": "x"}],
   "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1,
-                      "stiffness": [)" + num(k) + R"(], "damping": )" + num(c) + R"(}],
+                      "stiffness": [)" +
+         num(k) + R"(], "damping": )" + num(c) + R"(}],
   "load_cases": [{"name": "push", "loads": [{"name": "f", "type": "force", "point": "P",
-                   "direction": [1, 0, 0], "function": {"type": "constant", "value": )" + num(push) + R"(}}]}]})";
+                   "direction": [1, 0, 0], "function": {"type": "constant", "value": )" +
+         num(push) + R"(}}]}]})";
 }
 
 /// Spherical pendulum: point mass m on a massless-inertia bar of length L from
@@ -42,11 +48,12 @@ inline std::string springMassJson(double m, double k, double c, double gx = 0.0,
 /// straight down (-z), gravity g along -z.
 inline std::string pendulumJson(double m, double L, double tilt, double g = 9.81) {
   const std::string px = num(L * std::sin(tilt)), pz = num(-L * std::cos(tilt));
-  return R"({"format": "mbdrom-model", "version": 1, "name": "pendulum", "gravity": [0, 0, -)" +
-         num(g) + R"(],
-  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [)" + px + ", 0, " + pz + R"(]}],
-  "bodies": [{"name": "rod", "type": "bar", "points": ["O", "P"], "mass": )" + num(m) +
-         R"(, "com": [)" + px + ", 0, " + pz + R"(], "transverse_inertia": 0}]})";
+  return R"({"format": "mbdrom-model", "version": 1, "name": "pendulum", "gravity": [0, 0, -)" + num(g) +
+         R"(],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [)" +
+         px + ", 0, " + pz + R"(]}],
+  "bodies": [{"name": "rod", "type": "bar", "points": ["O", "P"], "mass": )" +
+         num(m) + R"(, "com": [)" + px + ", 0, " + pz + R"(], "transverse_inertia": 0}]})";
 }
 
 /// Planar four-bar with 3D revolute joints (ground A-D, crank A-B, coupler
@@ -83,37 +90,47 @@ inline std::string frictionSliderJson(double m, double k, double d, double mu, d
   return R"({"format": "mbdrom-model", "version": 1, "name": "friction-slider",
   "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
   "vectors": [{"name": "x", "direction": [1, 0, 0], "fixed": true}],
-  "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": )" + num(m) + R"(, "com": [1, 0, 0]}],
+  "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": )" +
+         num(m) + R"(, "com": [1, 0, 0]}],
   "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass",
               "point1": "O", "point2": "P", "axis1": "x"}],
   "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1,
-                      "stiffness": [)" + num(k) + R"(], "damping": )" + num(d) + R"(}],
+                      "stiffness": [)" +
+         num(k) + R"(], "damping": )" + num(d) + R"(}],
   "frictions": [{"name": "dry", "body1": "ground", "body2": "mass", "point1": "O", "point2": "P", "axis1": "x",
-                 "mu": )" + num(mu) + R"(, "normal_force": )" + num(m * g) + R"(, "law": "coulomb"}],
+                 "mu": )" +
+         num(mu) + R"(, "normal_force": )" + num(m * g) + R"(, "law": "coulomb"}],
   "load_cases": [{"name": "forced", "loads": [{"name": "F", "type": "force", "point": "P", "direction": [1, 0, 0],
-                   "function": {"type": "sine", "amplitude": )" + num(amplitude) + R"(, "frequency": )" +
-         num(omega / (2.0 * 3.14159265358979323846)) + R"(, "phase": 1.5707963267948966}}]}]})";
+                   "function": {"type": "sine", "amplitude": )" +
+         num(amplitude) + R"(, "frequency": )" + num(omega / (2.0 * 3.14159265358979323846)) +
+         R"(, "phase": 1.5707963267948966}}]}]})";
 }
 
 /// Slider-crank in the x-y plane driven by the crank angle theta(t) = rate * t +
 /// amplitude * sin(2 pi frequency t) (0 along +x): crank O-A (length r, rigid,
 /// turning about the fixed z axis), rod A-B (length l, bar), slider B on the x axis.
-inline std::string drivenSliderCrankJson(double r, double l, double rate, double amplitude, double frequency) {
+inline std::string drivenSliderCrankJson(double r, double l, double rate, double amplitude,
+                                         double frequency) {
   return R"({"format": "mbdrom-model", "version": 1, "name": "driven-slider-crank", "gravity": [0, -9.81, 0],
-  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [)" + num(r) +
-         R"(, 0, 0]}, {"name": "B", "position": [)" + num(r + l) + R"(, 0, 0]}],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [)" +
+         num(r) + R"(, 0, 0]}, {"name": "B", "position": [)" + num(r + l) + R"(, 0, 0]}],
   "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}, {"name": "z0", "direction": [0, 0, 1], "fixed": true},
               {"name": "y1", "direction": [0, 1, 0]}],
   "bodies": [{"name": "crank", "type": "rigid", "points": ["O", "A"], "vectors": ["z0", "y1"], "mass": 1,
-              "com": [)" + num(r / 2) + R"(, 0, 0], "inertia": [[1e-4, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3]]},
-             {"name": "rod", "type": "bar", "points": ["A", "B"], "mass": 2, "com": [)" + num(r + l / 2) + R"(, 0, 0]},
-             {"name": "slider", "type": "particle", "points": ["B"], "mass": 0.5, "com": [)" + num(r + l) + R"(, 0, 0]}],
+              "com": [)" +
+         num(r / 2) + R"(, 0, 0], "inertia": [[1e-4, 0, 0], [0, 1e-3, 0], [0, 0, 1e-3]]},
+             {"name": "rod", "type": "bar", "points": ["A", "B"], "mass": 2, "com": [)" +
+         num(r + l / 2) + R"(, 0, 0]},
+             {"name": "slider", "type": "particle", "points": ["B"], "mass": 0.5, "com": [)" +
+         num(r + l) + R"(, 0, 0]}],
   "joints": [{"name": "guide", "type": "point_on_line", "body1": "ground", "body2": "slider",
               "point1": "O", "point2": "B", "axis1": "x0"}],
   "drivers": [{"name": "motor", "type": "angle", "body1": "ground", "body2": "crank", "axis1": "z0",
                "function": {"type": "sum", "terms": [
-                 {"type": "table", "times": [0, 1000], "values": [0, )" + num(1000 * rate) + R"(]},
-                 {"type": "sine", "amplitude": )" + num(amplitude) + R"(, "frequency": )" + num(frequency) + R"(}]}}]})";
+                 {"type": "table", "times": [0, 1000], "values": [0, )" +
+         num(1000 * rate) + R"(]},
+                 {"type": "sine", "amplitude": )" +
+         num(amplitude) + R"(, "frequency": )" + num(frequency) + R"(}]}}]})";
 }
 
 }  // namespace mbdrom::test

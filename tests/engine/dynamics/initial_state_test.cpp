@@ -47,7 +47,8 @@ TEST_CASE("a crank's angular velocity gives the four-bar's velocities, as differ
   const Model model = modelFromJson(fourBarJson());
   const Eigen::VectorXd q = model.q0();
   const double omega = 2.0;
-  const InitialVelocities v = initialVelocities(model, q, 0.0, {}, {{model.findBody("crank"), {0, 0, omega}}});
+  const InitialVelocities v =
+      initialVelocities(model, q, 0.0, {}, {{model.findBody("crank"), {0, 0, omega}}});
   CHECK(v.kept);
   CHECK(v.chosen == 0);
   REQUIRE(v.labels.size() == 3);
@@ -58,7 +59,8 @@ TEST_CASE("a crank's angular velocity gives the four-bar's velocities, as differ
   // The coupler end C against a central difference of assembled positions (a second method).
   const double theta = std::atan2(0.9, 0.3), h = 1e-5;
   const Eigen::Vector3d dC =
-      (point(model, fourBarAt(model, theta + h), "C") - point(model, fourBarAt(model, theta - h), "C")) / (2 * h);
+      (point(model, fourBarAt(model, theta + h), "C") - point(model, fourBarAt(model, theta - h), "C")) /
+      (2 * h);
   CHECK((point(model, v.qd, "C") - omega * dC).norm() < 1e-8);
   CHECK(v.kineticEnergy == Approx(0.5 * v.qd.dot(model.massMatrix() * v.qd)).epsilon(1e-14));
   CHECK(v.kineticEnergy > 0.0);
@@ -100,7 +102,8 @@ TEST_CASE("a bar's angular velocity moves its tip by omega x r, and a spin about
   CHECK_THROWS_WITH(initialVelocities(model, model.q0(), 0.0, {}, {{0, r.normalized()}}),
                     Catch::Contains("bar") && Catch::Contains("spin about its axis"));
   const Model particle = modelFromJson(springMassJson(1.0, 100.0, 0.0));
-  CHECK_THROWS_WITH(initialVelocities(particle, particle.q0(), 0.0, {}, {{0, omega}}), Catch::Contains("particle"));
+  CHECK_THROWS_WITH(initialVelocities(particle, particle.q0(), 0.0, {}, {{0, omega}}),
+                    Catch::Contains("particle"));
 }
 
 TEST_CASE("a driven mechanism starts with its driver's speed and refuses a contradicting slider rate") {
@@ -110,7 +113,8 @@ TEST_CASE("a driven mechanism starts with its driver's speed and refuses a contr
   const double omega = rate + amplitude * 2.0 * 3.14159265358979323846 * f;
   CHECK((point(model, free.qd, "A") - Eigen::Vector3d(0, r * omega, 0)).norm() < 1e-12);
   CHECK(std::abs(free.qd(coordinate(model, "B.x"))) < 1e-12);  // dead centre
-  const InitialVelocities pushed = initialVelocities(model, model.q0(), 0.0, {{coordinate(model, "B.x"), 1.0}});
+  const InitialVelocities pushed =
+      initialVelocities(model, model.q0(), 0.0, {{coordinate(model, "B.x"), 1.0}});
   CHECK_FALSE(pushed.kept);
   CHECK(std::abs(pushed.achieved[0]) < 1e-12);
 }

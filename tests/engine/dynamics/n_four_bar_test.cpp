@@ -31,8 +31,8 @@ std::string nFourBarJson(int n) {
     bodies += (i ? ", " : "") + std::string(R"({"name": "v)") + k + R"(", "type": "bar", "points": ["A)" + k +
               R"(", "B)" + k + R"("], "mass": 1, "com": [)" + x + ", 0.5, 0]}";
     joints += (i ? ", " : "") + std::string(R"({"name": "plane)") + k +
-              R"(", "type": "point_on_plane", "body1": "ground", "body2": "v)" + k + R"(", "point1": "A)" + k +
-              R"(", "point2": "B)" + k + R"(", "axis1": "z0"})";
+              R"(", "type": "point_on_plane", "body1": "ground", "body2": "v)" + k + R"(", "point1": "A)" +
+              k + R"(", "point2": "B)" + k + R"(", "axis1": "z0"})";
   }
   for (int i = 0; i < n; ++i) {
     const std::string k = std::to_string(i), k1 = std::to_string(i + 1);
@@ -40,8 +40,10 @@ std::string nFourBarJson(int n) {
               R"("], "mass": 1, "com": [)" + num(i + 0.5) + ", 1, 0]}";
   }
   return R"({"format": "mbdrom-model", "version": 1, "name": "n-four-bar", "gravity": [0, -9.81, 0],
-  "points": [)" + points + R"(], "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true}],
-  "bodies": [)" + bodies + R"(], "joints": [)" + joints + "]}";
+  "points": [)" +
+         points + R"(], "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true}],
+  "bodies": [)" +
+         bodies + R"(], "joints": [)" + joints + "]}";
 }
 
 /// Every upper point at 1 m/s along +x.
@@ -74,7 +76,7 @@ double exactAngle(int n, double tEnd) {
 }
 
 class CallbackSink : public TrajectorySink {
-public:
+ public:
   explicit CallbackSink(std::function<void(const Sample&)> f) : f_(std::move(f)) {}
   void begin(const Model&, const RunInfo&) override {}
   void write(const Sample& s) override {
@@ -84,7 +86,7 @@ public:
   void end(RunStatus, const std::string&) override {}
   Sample last;
 
-private:
+ private:
   std::function<void(const Sample&)> f_;
 };
 
@@ -123,18 +125,19 @@ TEST_CASE("N-four-bar (A02, N = 4) passes its singular positions conserving ener
     const double omega = std::sqrt(2.0 * maxKinetic / inertia);
     const double bound = std::pow(omega * h, 2) * drop;
     const double exact = exactAngle(n, tEnd);
-    const double positionError = std::hypot(sink.last.q(0) - std::sin(exact), sink.last.q(1) - std::cos(exact));
-    INFO((sparse ? "sparse" : "dense") << ": " << crossings << " singular positions, max |dE| " << sum.maxEnergyError
-                                       << " J (bound " << bound << "), final dE " << sum.finalEnergyError
-                                       << " J, max |Phi| " << sum.maxResidualPosition << ", B0 error "
-                                       << positionError << " m, cranks spread " << maxSpread << " m");
+    const double positionError =
+        std::hypot(sink.last.q(0) - std::sin(exact), sink.last.q(1) - std::cos(exact));
+    INFO((sparse ? "sparse" : "dense")
+         << ": " << crossings << " singular positions, max |dE| " << sum.maxEnergyError << " J (bound "
+         << bound << "), final dE " << sum.finalEnergyError << " J, max |Phi| " << sum.maxResidualPosition
+         << ", B0 error " << positionError << " m, cranks spread " << maxSpread << " m");
     CHECK(sum.steps == 10000);
-    CHECK(crossings >= 8);             // ~ 0.73, 1.25, 2.69, 3.21 s, ...: two per revolution
-    CHECK(maxSpread < 1e-6);           // the cranks stay parallel (parallelogram branch)
+    CHECK(crossings >= 8);    // ~ 0.73, 1.25, 2.69, 3.21 s, ...: two per revolution
+    CHECK(maxSpread < 1e-6);  // the cranks stay parallel (parallelogram branch)
     CHECK(sum.maxEnergyError < bound);
     CHECK(std::abs(sum.finalEnergyError) < 0.1 * bound);  // no drift across the crossings
-    CHECK(sum.maxResidualPosition < 1e-8);  // 1000x tolerance at the crossings, 1e-11 elsewhere
-    CHECK(positionError < 1e-3);            // B0 against the exact one-degree-of-freedom motion
+    CHECK(sum.maxResidualPosition < 1e-8);                // 1000x tolerance at the crossings, 1e-11 elsewhere
+    CHECK(positionError < 1e-3);                          // B0 against the exact one-degree-of-freedom motion
   }
   // Both factorisations give the same run (up to round-off amplified by the crossings).
   CHECK((finalQ[0] - finalQ[1]).lpNorm<Eigen::Infinity>() < 1e-7);

@@ -20,7 +20,8 @@ Model mechanism(const std::string& name) {
   return readModel(std::string(MBDROM_SOURCE_DIR) + "/tests/data/mechanisms/" + name);
 }
 
-SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd, double tolerance = 0.0) {
+SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd,
+                           double tolerance = 0.0) {
   SimulationOptions o;  // the defaults: 1 ms fixed step
   o.tEnd = tEnd;
   o.outputDt = 0.01;
@@ -44,11 +45,13 @@ struct OutsideCase {
 };
 
 // Every mechanism and load case written from outside definitions (tests/data/mechanisms).
-constexpr OutsideCase kOutsideCases[] = {
-    {"double_pendulum_rods_3d.json", "free"},          {"double_pendulum_rods_3d.json", "tip_push"},
-    {"four_bar_rigid_3d_revolute.json", "crank_torque"}, {"four_bar_rigid_3d_revolute.json", "crank_torque_hold"},
-    {"macpherson_strut_chirp.json", "chirp"},           {"macpherson_strut_chirp_soft.json", "chirp"},
-    {"bricard_m.json", "free"}};
+constexpr OutsideCase kOutsideCases[] = {{"double_pendulum_rods_3d.json", "free"},
+                                         {"double_pendulum_rods_3d.json", "tip_push"},
+                                         {"four_bar_rigid_3d_revolute.json", "crank_torque"},
+                                         {"four_bar_rigid_3d_revolute.json", "crank_torque_hold"},
+                                         {"macpherson_strut_chirp.json", "chirp"},
+                                         {"macpherson_strut_chirp_soft.json", "chirp"},
+                                         {"bricard_m.json", "free"}};
 
 }  // namespace
 
@@ -79,10 +82,9 @@ TEST_CASE("Andrews' squeezer in metres meets the published angles at t = 0.03 s"
   // Test Set for IVP Solvers (Mazzia & Magherini), problem "andrews": the
   // angles at 0.03 s relative to the start, wrapped to (-pi, pi].
   const Model model = mechanism("andrews_squeezer_m.json");
-  const std::map<std::string, double> expected{{"beta", -2.9770708352},  {"theta", 3.0931848617},
-                                               {"gamma", -0.4144575790}, {"phi", -0.7573985065},
-                                               {"delta", 0.0370449863},  {"Omega", 0.7573985065},
-                                               {"epsilon", -0.1824667035}};
+  const std::map<std::string, double> expected{
+      {"beta", -2.9770708352}, {"theta", 3.0931848617}, {"gamma", -0.4144575790},  {"phi", -0.7573985065},
+      {"delta", 0.0370449863}, {"Omega", 0.7573985065}, {"epsilon", -0.1824667035}};
   SimulationOptions o;
   o.tEnd = 0.03;
   o.outputDt = 0.03;
@@ -99,8 +101,8 @@ TEST_CASE("Andrews' squeezer in metres meets the published angles at t = 0.03 s"
     ++found;
     double d = sink.samples().back().measures(static_cast<Eigen::Index>(i)) - it->second;
     d = std::remainder(d, 2.0 * std::numbers::pi);
-    INFO(measures[i].name << ": " << sink.samples().back().measures(static_cast<Eigen::Index>(i)) << " vs " << it->second << " ("
-                          << sum.steps << " steps)");
+    INFO(measures[i].name << ": " << sink.samples().back().measures(static_cast<Eigen::Index>(i)) << " vs "
+                          << it->second << " (" << sum.steps << " steps)");
     CHECK(std::abs(d) < 1e-6);
   }
   CHECK(found == 7);

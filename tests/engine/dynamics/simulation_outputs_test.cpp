@@ -29,7 +29,8 @@ TEST_CASE("every sample carries the model's measures at its positions") {
   // The wheel moves under the "train" load: travel changes.
   const int travel = measures.find("wheel_travel");
   REQUIRE(travel >= 0);
-  CHECK(std::abs(recorder.samples().back().measures(travel) - recorder.samples().front().measures(travel)) > 1e-3);
+  CHECK(std::abs(recorder.samples().back().measures(travel) - recorder.samples().front().measures(travel)) >
+        1e-3);
 }
 
 TEST_CASE("simulating a locked mechanism is refused with the constraint that locks it") {
@@ -38,11 +39,13 @@ TEST_CASE("simulating a locked mechanism is refused with the constraint that loc
   const std::string rail = R"({"name": "rail", "type": "point_on_line")";
   json.replace(json.find(rail), rail.size(),
                R"({"name": "stop", "type": "point_on_plane", "body1": "ground", "body2": "mass",
-                  "point1": "O", "point2": "P", "axis1": "x"}, )" + rail);
+                  "point1": "O", "point2": "P", "axis1": "x"}, )" +
+                   rail);
   const Model model = modelFromJson(json);
   TrajectoryRecorder recorder;
   SimulationOptions options;
   options.tEnd = 0.1;
   options.integrator.dt = 1e-3;
-  CHECK_THROWS_WITH(simulate(model, options, recorder), Catch::Contains("is locked: 0 degrees of freedom") && Catch::Contains("removed by joint"));
+  CHECK_THROWS_WITH(simulate(model, options, recorder), Catch::Contains("is locked: 0 degrees of freedom") &&
+                                                            Catch::Contains("removed by joint"));
 }

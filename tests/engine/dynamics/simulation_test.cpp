@@ -18,11 +18,13 @@ using namespace mbdrom::test;
 
 namespace {
 
-Model example(const std::string& name) { return readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name); }
+Model example(const std::string& name) {
+  return readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name);
+}
 
 /// A sink that hands every sample to a function and keeps the last one (bounded memory).
 class CallbackSink : public TrajectorySink {
-public:
+ public:
   explicit CallbackSink(std::function<void(const Sample&)> f = {}) : f_(std::move(f)) {}
   void begin(const Model&, const RunInfo&) override {}
   void write(const Sample& s) override {
@@ -39,7 +41,7 @@ public:
   RunStatus status = RunStatus::Completed;
   std::string message;
 
-private:
+ private:
   std::function<void(const Sample&)> f_;
 };
 
@@ -141,7 +143,8 @@ TEST_CASE("energy of conservative mechanisms stays within the second-order bound
       });
       const SimulationSummary sum = simulate(c.model, options(10.0, h), sink);
       const double bound = std::pow(c.omega * h, 2) * c.scale;
-      INFO(c.model.spec().name << " h = " << h << ": max |dE| " << sum.maxEnergyError << " J, bound " << bound);
+      INFO(c.model.spec().name << " h = " << h << ": max |dE| " << sum.maxEnergyError << " J, bound "
+                               << bound);
       CHECK(sum.maxEnergyError < bound);
       CHECK(maxSecondHalf < 2.0 * maxFirstHalf + 1e-12);  // bounded, not drifting
       CHECK(sum.maxResidualPosition < 1e-10);
@@ -150,9 +153,9 @@ TEST_CASE("energy of conservative mechanisms stays within the second-order bound
 }
 
 TEST_CASE("constraint residuals stay below 1e-10 at every step, redundant constraints included") {
-  for (const auto& [model, loadCase] :
-       {std::pair{modelFromJson(fourBarJson()), std::string()}, std::pair{example("macpherson.json"), std::string("train")},
-        std::pair{example("slider_crank.json"), std::string("drive")}}) {
+  for (const auto& [model, loadCase] : {std::pair{modelFromJson(fourBarJson()), std::string()},
+                                        std::pair{example("macpherson.json"), std::string("train")},
+                                        std::pair{example("slider_crank.json"), std::string("drive")}}) {
     CallbackSink sink;
     const SimulationSummary sum = simulate(model, options(2.0, 1e-3, model.findLoadCase(loadCase)), sink);
     INFO(model.spec().name << ": " << sum.maxResidualPosition << " " << sum.maxResidualVelocity << " "
@@ -181,7 +184,8 @@ TEST_CASE("spring-mass free vibration has the frequency sqrt(k/m)") {
   });
   simulate(model, o, sink);
   REQUIRE(upward.size() >= 3);
-  const double omega = 2.0 * std::numbers::pi * static_cast<double>(upward.size() - 1) / (upward.back() - upward.front());
+  const double omega =
+      2.0 * std::numbers::pi * static_cast<double>(upward.size() - 1) / (upward.back() - upward.front());
   // The trapezoidal rule's own period error is (omega h)^2 / 12 = 3e-7.
   CHECK(std::abs(omega / std::sqrt(k / m) - 1.0) < 2e-6);
   CHECK(std::abs(sink.last.energyError) < 1e-9);  // linear: energy conserved to round-off
@@ -239,12 +243,14 @@ TEST_CASE("friction slider sticks and slips where the Coulomb criterion says") {
   });
   SimulationOptions o = options(6.0, h, 0);
   const SimulationSummary sum = simulate(model, o, sink);
-  INFO("stick " << stickSamples << " slip " << slipSamples << " stops " << stops << " breakaways " << breakaways);
+  INFO("stick " << stickSamples << " slip " << slipSamples << " stops " << stops << " breakaways "
+                << breakaways);
   CHECK(stickSamples > 100);
   CHECK(slipSamples > 100);
   CHECK(stops >= 3);
   CHECK(breakaways >= 3);
-  // While sticking, the required force never exceeds mu N (allowing one step of load change, |dF/dt| h <= 50 h).
+  // While sticking, the required force never exceeds mu N (allowing one step of load change, |dF/dt| h <= 50
+  // h).
   CHECK(worstStick <= 50.0 * h + 1e-9);
   CHECK(maxStickVelocity < 1e-9);
   // It breaks away only once the required force has reached mu N (to within one step).

@@ -45,7 +45,8 @@ ModelSpec inUnits(ModelSpec spec, double s) {
     if (j.length) *j.length *= s;
   for (SpringDamperSpec& k : spec.springDampers) {
     k.freeLength *= s;
-    for (std::size_t i = 0; i < k.stiffness.size(); ++i) k.stiffness[i] *= std::pow(s, -static_cast<double>(i));
+    for (std::size_t i = 0; i < k.stiffness.size(); ++i)
+      k.stiffness[i] *= std::pow(s, -static_cast<double>(i));
     for (double& l : k.tableLength) l *= s;
     for (double& f : k.tableForce) f *= s;
   }
@@ -100,7 +101,8 @@ std::string doublePendulumJson() {
 Eigen::VectorXd doublePendulumRk4(const Eigen::VectorXd& y0, double tEnd) {
   const double m1 = 1.0, m2 = 0.5, g = 9.81;
   auto f = [&](const Eigen::VectorXd& y) {
-    const Eigen::Vector3d p1 = y.segment<3>(0), p2 = y.segment<3>(3), v1 = y.segment<3>(6), v2 = y.segment<3>(9);
+    const Eigen::Vector3d p1 = y.segment<3>(0), p2 = y.segment<3>(3), v1 = y.segment<3>(6),
+                          v2 = y.segment<3>(9);
     Eigen::Matrix<double, 8, 8> A = Eigen::Matrix<double, 8, 8>::Zero();
     Eigen::Matrix<double, 8, 1> b = Eigen::Matrix<double, 8, 1>::Zero();
     A.block<3, 3>(0, 0) = m1 * Eigen::Matrix3d::Identity();
@@ -131,7 +133,8 @@ Eigen::VectorXd doublePendulumRk4(const Eigen::VectorXd& y0, double tEnd) {
 }
 
 /// q (P1, P2) and qd of the double pendulum at tEnd.
-Eigen::VectorXd doublePendulumEnd(const SimulationOptions& o, const Eigen::VectorXd& qd0, SimulationSummary* sum = nullptr) {
+Eigen::VectorXd doublePendulumEnd(const SimulationOptions& o, const Eigen::VectorXd& qd0,
+                                  SimulationSummary* sum = nullptr) {
   const Model model = modelFromJson(doublePendulumJson());
   SimulationOptions opt = o;
   opt.qd0 = qd0;
@@ -147,8 +150,9 @@ Eigen::VectorXd doublePendulumVelocity() {
   // Consistent: v1 normal to P1, v2 - v1 normal to P2 - P1.
   Eigen::VectorXd qd(6);
   qd << 0.0, 1.2, 0.0, 0.0, 1.2, 0.0;
-  qd.segment<3>(3) += Eigen::Vector3d(0.3, 0.0, 0.0) - Eigen::Vector3d(0.3, 0.0, 0.0).dot(Eigen::Vector3d(0, 0.48, -0.64)) /
-                                                           0.64 * Eigen::Vector3d(0, 0.48, -0.64);
+  qd.segment<3>(3) +=
+      Eigen::Vector3d(0.3, 0.0, 0.0) - Eigen::Vector3d(0.3, 0.0, 0.0).dot(Eigen::Vector3d(0, 0.48, -0.64)) /
+                                           0.64 * Eigen::Vector3d(0, 0.48, -0.64);
   return qd;
 }
 
@@ -171,8 +175,8 @@ TEST_CASE("a mechanism in metres, centimetres and millimetres moves the same, sc
       simulate(scaled, fixedStep(1.0, 1e-3, 0.1, lc), run);
       REQUIRE(run.samples().size() == ref.samples().size());
       // Point coordinates scale, unit-vector components do not.
-      const Eigen::VectorXd unit = mechanismScales(scaled).coordinateScale.cwiseQuotient(
-          mechanismScales(metres).coordinateScale);
+      const Eigen::VectorXd unit =
+          mechanismScales(scaled).coordinateScale.cwiseQuotient(mechanismScales(metres).coordinateScale);
       double worst = 0.0, size = 0.0;
       for (std::size_t k = 0; k < ref.samples().size(); ++k)
         for (int i = 0; i < metres.nq(); ++i) {
@@ -228,16 +232,18 @@ struct FreeSliderCrank {
 
   std::string json() const {
     return R"({"format": "mbdrom-model", "version": 1, "name": "free-slider-crank", "gravity": [0, 0, 0],
-  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [)" + num(r) +
-           R"(, 0, 0]}, {"name": "B", "position": [)" + num(r + l) + R"(, 0, 0]}],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [)" +
+           num(r) + R"(, 0, 0]}, {"name": "B", "position": [)" + num(r + l) + R"(, 0, 0]}],
   "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}, {"name": "z0", "direction": [0, 0, 1], "fixed": true},
               {"name": "y1", "direction": [0, 1, 0]}],
-  "bodies": [{"name": "crank", "type": "rigid", "points": ["O", "A"], "vectors": ["z0", "y1"], "mass": )" + num(mc) +
-           R"(, "com": [)" + num(r / 2) + R"(, 0, 0], "inertia": [[1e-4, 0, 0], [0, )" + num(J) + ", 0], [0, 0, " + num(J) +
+  "bodies": [{"name": "crank", "type": "rigid", "points": ["O", "A"], "vectors": ["z0", "y1"], "mass": )" +
+           num(mc) + R"(, "com": [)" + num(r / 2) + R"(, 0, 0], "inertia": [[1e-4, 0, 0], [0, )" + num(J) +
+           ", 0], [0, 0, " + num(J) +
            R"(]]},
-             {"name": "rod", "type": "bar", "points": ["A", "B"], "mass": )" + num(mr) + R"(, "com": [)" + num(r + l / 2) +
-           R"(, 0, 0], "transverse_inertia": )" + num(Ir) + R"(},
-             {"name": "slider", "type": "particle", "points": ["B"], "mass": )" + num(ms) + R"(, "com": [)" + num(r + l) +
+             {"name": "rod", "type": "bar", "points": ["A", "B"], "mass": )" +
+           num(mr) + R"(, "com": [)" + num(r + l / 2) + R"(, 0, 0], "transverse_inertia": )" + num(Ir) + R"(},
+             {"name": "slider", "type": "particle", "points": ["B"], "mass": )" +
+           num(ms) + R"(, "com": [)" + num(r + l) +
            R"(, 0, 0]}],
   "joints": [{"name": "guide", "type": "point_on_line", "body1": "ground", "body2": "slider",
               "point1": "O", "point2": "B", "axis1": "x0"}]})";
@@ -257,7 +263,8 @@ struct FreeSliderCrank {
   // t(theta) = int_0^theta sqrt(M / (M(0) omega0^2)) ds (Gauss-Legendre), inverted by Newton.
   double angleAt(double t, double omega0) const {
     const double twoE = mass(0.0) * omega0 * omega0;
-    const double x[5] = {0.0, -0.5384693101056831, 0.5384693101056831, -0.9061798459386640, 0.9061798459386640};
+    const double x[5] = {0.0, -0.5384693101056831, 0.5384693101056831, -0.9061798459386640,
+                         0.9061798459386640};
     const double w[5] = {0.5688888888888889, 0.4786286704993665, 0.4786286704993665, 0.2369268850561891,
                          0.2369268850561891};
     auto time = [&](double th) {
@@ -282,7 +289,8 @@ struct FreeSliderCrank {
 
 }  // namespace
 
-TEST_CASE("the error of fixed steps falls from 1 ms to 1 us with no floor (free slider-crank, energy quadrature)") {
+TEST_CASE(
+    "the error of fixed steps falls from 1 ms to 1 us with no floor (free slider-crank, energy quadrature)") {
   const FreeSliderCrank sc;
   const Model model = modelFromJson(sc.json());
   const double omega0 = 20.0, tEnd = 0.05;
@@ -321,8 +329,9 @@ TEST_CASE("error-controlled steps meet the tolerance and estimate their error (3
     SimulationSummary sum;
     const Eigen::VectorXd y = doublePendulumEnd(tolerance(tEnd, rtol, 0.1), qd0, &sum);
     const double error = (y.head(6) - yRef.head(6)).lpNorm<Eigen::Infinity>();
-    INFO("tolerance " << rtol << ": error " << error << " m, estimate " << sum.errorEstimate << " m, " << sum.steps
-                      << " steps, " << sum.stepsRejected << " rejected, h " << sum.minStep << " .. " << sum.maxStep);
+    INFO("tolerance " << rtol << ": error " << error << " m, estimate " << sum.errorEstimate << " m, "
+                      << sum.steps << " steps, " << sum.stepsRejected << " rejected, h " << sum.minStep
+                      << " .. " << sum.maxStep);
     CHECK(error < previous);
     CHECK(sum.steps > previousSteps);
     // The summed local estimate is within 10x of the true error.
@@ -351,7 +360,8 @@ TEST_CASE("error-controlled outputs land exactly on the requested times and step
   TrajectoryRecorder sampled;
   simulate(stepped, tolerance(0.5, 1e-6, 0.03, 0), sampled);
   REQUIRE(sampled.samples().size() == 18);  // 0, 0.03, ..., 0.48, then the end 0.5
-  for (std::size_t k = 0; k + 1 < sampled.samples().size(); ++k) CHECK(sampled.samples()[k].t == static_cast<double>(k) * 0.03);
+  for (std::size_t k = 0; k + 1 < sampled.samples().size(); ++k)
+    CHECK(sampled.samples()[k].t == static_cast<double>(k) * 0.03);
   CHECK(sampled.samples().back().t == 0.5);
 }
 

@@ -26,12 +26,14 @@ std::string twoBodies(const std::string& joint, const std::string& drivers = "[]
      "inertia": [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]},
     {"name": "B", "points": ["B1", "B2"], "vectors": ["b1", "b2"], "mass": 2, "com": [1.5, 0.1, 0],
      "inertia": [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]}],
-  "joints": [)" + joint + R"(], "drivers": )" + drivers + "}";
+  "joints": [)" +
+         joint + R"(], "drivers": )" + drivers + "}";
 }
 
 std::string joint(const std::string& type, const std::string& axis2 = "b1") {
   return R"({"name": "j", "type": ")" + type +
-         R"(", "body1": "A", "body2": "B", "point1": "A2", "point2": "B1", "axis1": "a1", "axis2": ")" + axis2 + "\"}";
+         R"(", "body1": "A", "body2": "B", "point1": "A2", "point2": "B1", "axis1": "a1", "axis2": ")" +
+         axis2 + "\"}";
 }
 
 void checkJacobian(const Model& model, const Eigen::VectorXd& q, double t) {
@@ -55,14 +57,21 @@ TEST_CASE("each joint adds its independent equations and Phi_q matches finite di
     int rows;
   };
   const std::vector<Case> cases = {
-      {joint("spherical"), 3},     {joint("revolute"), 5},       {joint("prismatic"), 5},
-      {joint("cylindrical"), 4},   {joint("universal", "b2"), 4}, {joint("fixed"), 6},
-      {joint("point_on_line"), 2}, {joint("point_on_plane"), 1},
+      {joint("spherical"), 3},
+      {joint("revolute"), 5},
+      {joint("prismatic"), 5},
+      {joint("cylindrical"), 4},
+      {joint("universal", "b2"), 4},
+      {joint("fixed"), 6},
+      {joint("point_on_line"), 2},
+      {joint("point_on_plane"), 1},
       {R"({"name": "j", "type": "distance", "body1": "A", "body2": "B", "point1": "A1", "point2": "B2"})", 1},
       {R"({"name": "j", "type": "revolute", "body1": "ground", "body2": "A", "point1": "O", "point2": "A1",
-           "axis1": "z0", "axis2": "a1"})", 5},
+           "axis1": "z0", "axis2": "a1"})",
+       5},
       {R"({"name": "j", "type": "prismatic", "body1": "ground", "body2": "A", "point1": "O", "point2": "A1",
-           "axis1": "z0", "axis2": "a1"})", 5},
+           "axis1": "z0", "axis2": "a1"})",
+       5},
   };
   std::mt19937 rng(1);
   for (const Case& c : cases) {
@@ -79,9 +88,11 @@ TEST_CASE("each joint adds its independent equations and Phi_q matches finite di
     evalPhiQ(model, model.q0(), 0.0, Phi_q);
     CHECK(Eigen::FullPivLU<Eigen::MatrixXd>(Phi_q).rank() == model.nc());
     for (int trial = 0; trial < 3; ++trial)
-      checkJacobian(model, model.q0() + 0.3 * Eigen::VectorXd::NullaryExpr(model.nq(), [&] {
-                      return std::normal_distribution<double>(0.0, 1.0)(rng);
-                    }), 0.0);
+      checkJacobian(
+          model,
+          model.q0() + 0.3 * Eigen::VectorXd::NullaryExpr(
+                                 model.nq(), [&] { return std::normal_distribution<double>(0.0, 1.0)(rng); }),
+          0.0);
   }
 }
 
@@ -139,7 +150,8 @@ TEST_CASE("driver time derivatives match finite differences along a motion") {
   CHECK(model.constraintLabel(15) == "driver \"stroke\" (distance)");
   std::mt19937 rng(17);
   auto randomVec = [&](double s) {
-    return Eigen::VectorXd(Eigen::VectorXd::NullaryExpr(model.nq(), [&] { return std::normal_distribution<double>(0.0, s)(rng); }));
+    return Eigen::VectorXd(Eigen::VectorXd::NullaryExpr(
+        model.nq(), [&] { return std::normal_distribution<double>(0.0, s)(rng); }));
   };
   for (int trial = 0; trial < 3; ++trial) {
     const Eigen::VectorXd q = model.q0() + randomVec(0.2), qd = randomVec(1.0);

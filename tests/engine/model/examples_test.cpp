@@ -77,7 +77,8 @@ TEST_CASE("macpherson hardpoints are the static equilibrium of the static load c
   CHECK(std::abs(motion.dot(f_ext - f_spring)) < 1e-6);
   CHECK(std::abs(motion.dot(f_ext)) > 10.0);  // ... and not trivially
   // The wheel centre moves upward when the LCA swings up: travel is observable.
-  const Eigen::Vector3d w = model.markers()[static_cast<std::size_t>(model.findMarker("W"))].position.rate(motion);
+  const Eigen::Vector3d w =
+      model.markers()[static_cast<std::size_t>(model.findMarker("W"))].position.rate(motion);
   CHECK(std::abs(w.z()) > 0.1 * w.norm());
 }
 

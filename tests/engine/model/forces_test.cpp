@@ -163,8 +163,16 @@ TEST_CASE("torques do the virtual work of tau dot omega on rigid bodies and bars
     free.points[0].fixed = false;  // O and x0 would pin the motion; make them coordinates
     free.vectors[0].fixed = false;
     free.frictions.clear();
-    free.bodies.push_back({"anchor", BodyType::Rigid, {"O"}, {"x0", "u", "v"}, 1.0, Eigen::Vector3d::Zero(),
-                           Eigen::Matrix3d::Identity(), std::nullopt, {}, {}});
+    free.bodies.push_back({"anchor",
+                           BodyType::Rigid,
+                           {"O"},
+                           {"x0", "u", "v"},
+                           1.0,
+                           Eigen::Vector3d::Zero(),
+                           Eigen::Matrix3d::Identity(),
+                           std::nullopt,
+                           {},
+                           {}});
     const Model m(free);
     const Eigen::VectorXd q = test::rigidlyMoved(m, R, Eigen::Vector3d::Zero(), Eigen::Vector3d::Zero());
     const Eigen::VectorXd qd = test::rigidVelocity(m, q, w, v, Eigen::Vector3d::Zero());
@@ -173,11 +181,14 @@ TEST_CASE("torques do the virtual work of tau dot omega on rigid bodies and bars
     evalExternalForces(m, -1, q, t, g);
     const Eigen::VectorXd loads = f - g;
     const Eigen::Vector3d tip = m.markers()[0].position.value(q);
-    const Eigen::Vector3d tauArm = 1.5 * Eigen::Vector3d(1, -2, 0.5), tauRod = 2.0 * Eigen::Vector3d(0.3, 1, -1);
+    const Eigen::Vector3d tauArm = 1.5 * Eigen::Vector3d(1, -2, 0.5),
+                          tauRod = 2.0 * Eigen::Vector3d(0.3, 1, -1);
     const Eigen::Vector3d push = 3.0 * std::sin(2.0 * std::numbers::pi * 1.5 * t) * Eigen::Vector3d(0, 1, 2);
     // A bar has no spin: the torque component along it does no work.
-    const Eigen::Vector3d e = (pointPosition(m, q, m.findPoint("C")) - pointPosition(m, q, m.findPoint("B"))).normalized();
-    const double power = push.dot(v + w.cross(tip)) + tauArm.dot(w) + tauRod.dot(w) - tauRod.dot(e) * w.dot(e);
+    const Eigen::Vector3d e =
+        (pointPosition(m, q, m.findPoint("C")) - pointPosition(m, q, m.findPoint("B"))).normalized();
+    const double power =
+        push.dot(v + w.cross(tip)) + tauArm.dot(w) + tauRod.dot(w) - tauRod.dot(e) * w.dot(e);
     CHECK(loads.dot(qd) == Approx(power).epsilon(1e-10));
   }
 }

@@ -101,8 +101,9 @@ TEST_CASE("mass matrix with a fixed point gives the kinetic energy of rotation a
     const Eigen::VectorXd q = test::rigidlyMoved(model, R, O, O);
     const Eigen::VectorXd qd = test::rigidVelocity(model, q, w, Eigen::Vector3d::Zero(), O);
     const Eigen::Vector3d r = R * (body.com - O);
-    const Eigen::Matrix3d IO = R * body.inertia * R.transpose() +
-                               body.mass * (r.squaredNorm() * Eigen::Matrix3d::Identity() - r * r.transpose());
+    const Eigen::Matrix3d IO =
+        R * body.inertia * R.transpose() +
+        body.mass * (r.squaredNorm() * Eigen::Matrix3d::Identity() - r * r.transpose());
     CHECK(0.5 * qd.dot(model.massMatrix() * qd) == Approx(0.5 * w.dot(IO * w)).epsilon(1e-12));
   }
 }

@@ -1,6 +1,6 @@
+#include "engine/model/model_file.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -144,7 +144,8 @@ TEST_CASE("unknown body type names the body") {
 TEST_CASE("unknown function type names the load") {
   Json j = base();
   j["load_cases"][0]["loads"][0]["function"]["type"] = "square";
-  checkFails<ModelError>(j, "load_cases[0] \"push\": loads[0] \"f\": function: unknown function type \"square\"");
+  checkFails<ModelError>(
+      j, "load_cases[0] \"push\": loads[0] \"f\": function: unknown function type \"square\"");
 }
 
 TEST_CASE("misspelt key is reported") {

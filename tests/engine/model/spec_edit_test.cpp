@@ -1,10 +1,10 @@
 // Spec editing: renames follow references, copies get unique names, removals of
 // used elements are named when the model is built.
 
+#include "engine/model/spec_edit.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
-#include "engine/model/spec_edit.h"
 
 #include <catch2/catch.hpp>
 
@@ -12,7 +12,9 @@ using namespace mbdrom;
 
 namespace {
 
-ModelSpec macpherson() { return readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/macpherson.json"); }
+ModelSpec macpherson() {
+  return readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/macpherson.json");
+}
 
 int pointIndex(const ModelSpec& s, const std::string& name) {
   for (std::size_t i = 0; i < s.points.size(); ++i)
@@ -42,8 +44,10 @@ TEST_CASE("Renaming a point renames every reference and keeps the mechanism", "[
 TEST_CASE("Renaming to a taken or empty name is refused with both names", "[spec_edit]") {
   ModelSpec spec = macpherson();
   const ElementRef bj{ElementKind::Point, pointIndex(spec, "BJ"), 0};
-  CHECK_THROWS_WITH(renameElement(spec, bj, "T"), Catch::Contains("\"BJ\"") && Catch::Contains("\"T\" is already taken"));
-  CHECK_THROWS_WITH(renameElement(spec, bj, "W"), Catch::Contains("already taken"));  // a marker: same name space
+  CHECK_THROWS_WITH(renameElement(spec, bj, "T"),
+                    Catch::Contains("\"BJ\"") && Catch::Contains("\"T\" is already taken"));
+  CHECK_THROWS_WITH(renameElement(spec, bj, "W"),
+                    Catch::Contains("already taken"));  // a marker: same name space
   CHECK_THROWS_WITH(renameElement(spec, bj, ""), Catch::Contains("may not be empty"));
 }
 

@@ -1,5 +1,5 @@
-#include "engine/core/error.h"
 #include "engine/model/time_function.h"
+#include "engine/core/error.h"
 
 #include <catch2/catch.hpp>
 

@@ -1,5 +1,5 @@
-#include "engine/core/error.h"
 #include "engine/nn/mlp.h"
+#include "engine/core/error.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -13,8 +13,12 @@ namespace {
 
 // A network with every smooth activation and non-trivial normalisation.
 Mlp mixedNet(int in, int out, std::uint64_t seed) {
-  Mlp net(in, {{7, Activation::Tanh}, {6, Activation::Sigmoid}, {5, Activation::Softplus}, {4, Activation::SiLU},
-               {out, Activation::Linear}},
+  Mlp net(in,
+          {{7, Activation::Tanh},
+           {6, Activation::Sigmoid},
+           {5, Activation::Softplus},
+           {4, Activation::SiLU},
+           {out, Activation::Linear}},
           seed);
   std::mt19937_64 rng(seed + 1);
   std::uniform_real_distribution<double> u(-0.5, 0.5);
@@ -80,7 +84,8 @@ TEST_CASE("parameter gradients of a mixed-activation network match central diffe
       Eigen::MatrixXd Xp = X, Xm = X;
       Xp(i, j) += h;
       Xm(i, j) -= h;
-      fdX(i, j) = (0.5 * (net.predict(Xp) - T).squaredNorm() - 0.5 * (net.predict(Xm) - T).squaredNorm()) / (2 * h);
+      fdX(i, j) =
+          (0.5 * (net.predict(Xp) - T).squaredNorm() - 0.5 * (net.predict(Xm) - T).squaredNorm()) / (2 * h);
     }
   CHECK(relativeError(dX, fdX) < 1e-6);
 }

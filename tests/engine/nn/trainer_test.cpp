@@ -1,6 +1,6 @@
+#include "engine/nn/trainer.h"
 #include "engine/core/error.h"
 #include "engine/nn/mlp.h"
-#include "engine/nn/trainer.h"
 
 #include <catch2/catch.hpp>
 
@@ -67,7 +67,9 @@ TEST_CASE("a network fits (sin a cos b, a b, exp(-a^2)) on [-1, 1]^2 to RMSE bel
   problem.parameters = &net.parameters();
   problem.trainSamples = static_cast<int>(X.cols());
   problem.lossAndGradient = std::ref(reg);
-  problem.validationLoss = [&] { return (net.predict(Xt) - Yt).squaredNorm() / static_cast<double>(Yt.size()); };
+  problem.validationLoss = [&] {
+    return (net.predict(Xt) - Yt).squaredNorm() / static_cast<double>(Yt.size());
+  };
   TrainingSettings s;
   s.epochs = 3000;
   s.batchSize = 32;
@@ -79,7 +81,8 @@ TEST_CASE("a network fits (sin a cos b, a b, exp(-a^2)) on [-1, 1]^2 to RMSE bel
   Monitor monitor;
   const TrainingHistory h = train(problem, s, monitor);
   const double rmse = std::sqrt((net.predict(Xt) - Yt).squaredNorm() / static_cast<double>(Yt.size()));
-  INFO("RMSE on unseen points " << rmse << " after " << h.trainLoss.size() << " epochs, " << h.seconds << " s");
+  INFO("RMSE on unseen points " << rmse << " after " << h.trainLoss.size() << " epochs, " << h.seconds
+                                << " s");
   CHECK(rmse < 1e-3);
   CHECK(h.trainLoss.size() == 3000);
   CHECK(h.trainLoss.back() < h.trainLoss.front() * 1e-3);
@@ -120,7 +123,8 @@ TEST_CASE("a NaN loss stops training, names the epoch and keeps the best weights
   s.optimizer.momentum = 0.0;
   s.optimizer.learningRate = 0.1;
   Monitor monitor;
-  CHECK_THROWS_WITH(train(problem, s, monitor), Catch::Contains("in epoch 6") && Catch::Contains("best weights so far (epoch 5)"));
+  CHECK_THROWS_WITH(train(problem, s, monitor),
+                    Catch::Contains("in epoch 6") && Catch::Contains("best weights so far (epoch 5)"));
   // Best weights after epoch 5 (10 SGD steps of factor 0.9), not the last ones.
   CHECK(p(0) == Approx(std::pow(0.9, 10)));
 }
@@ -220,11 +224,13 @@ TEST_CASE("gradient clipping limits the step and the monitor sees every epoch") 
   s.optimizer.momentum = 0.0;
   s.optimizer.learningRate = 1.0;
   std::vector<long long> epochs;
-  Monitor monitor([&](const mbdrom::Progress& pr) {
-    epochs.push_back(pr.step);
-    CHECK(pr.metric("loss", -1.0) > 0.0);
-    return true;
-  }, std::chrono::milliseconds(0));
+  Monitor monitor(
+      [&](const mbdrom::Progress& pr) {
+        epochs.push_back(pr.step);
+        CHECK(pr.metric("loss", -1.0) > 0.0);
+        return true;
+      },
+      std::chrono::milliseconds(0));
   train(problem, s, monitor);
   CHECK(p(0) == Approx(90.0));  // the best (last) weights: 10 unit steps
   CHECK(epochs.size() == 10);

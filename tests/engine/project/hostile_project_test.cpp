@@ -101,14 +101,17 @@ std::string openError(const fs::path& dir) {
 TEST_CASE("a project whose runs folder links out of it is refused on open and nothing outside is touched") {
   const fs::path base = freshDir("linked_runs");
   const fs::path project = base / "p", outside = base / "user_files";
-  const ProjectManifest m = saveOneRun(project, sliderSpec(project, project / "tables/pull.csv"), project.string());
+  const ProjectManifest m =
+      saveOneRun(project, sliderSpec(project, project / "tables/pull.csv"), project.string());
   put(outside / "thesis.txt", "precious");
   fs::rename(project / "runs", outside / "runs");
   fs::create_directory_symlink(outside / "runs", project / "runs");
-  CHECK_THAT(openError(project), Catch::Contains("run \"a\"") && Catch::Contains("leads outside the project"));
+  CHECK_THAT(openError(project),
+             Catch::Contains("run \"a\"") && Catch::Contains("leads outside the project"));
   // A save through the link is refused too, and deletes nothing there.
-  CHECK_THROWS_WITH(saveProject(project.string(), m, readModelSpec((project / m.modelFile).string()), {}, project.string()),
-                    Catch::Contains("neither exists nor was written"));
+  CHECK_THROWS_WITH(
+      saveProject(project.string(), m, readModelSpec((project / m.modelFile).string()), {}, project.string()),
+      Catch::Contains("neither exists nor was written"));
   CHECK(slurp(outside / "thesis.txt") == "precious");
   CHECK(fs::exists(outside / "runs/a.csv"));
 }
@@ -133,7 +136,8 @@ TEST_CASE("a manifest naming runs/./a.csv is refused, so no save can delete runs
   std::string manifest = slurp(project / "project.json");
   manifest.replace(manifest.find("runs/a.csv"), 10, "runs/./a.csv");
   put(project / "project.json", manifest);
-  CHECK_THAT(openError(project), Catch::Contains("runs[0]") && Catch::Contains("relative path inside the project"));
+  CHECK_THAT(openError(project),
+             Catch::Contains("runs[0]") && Catch::Contains("relative path inside the project"));
   CHECK(fs::exists(project / "runs/a.csv"));
 }
 
@@ -157,7 +161,8 @@ TEST_CASE("Save As copies a model's table CSV from outside into the project, whi
   m.name = "slider";
   const ProjectSaveResult saved = saveProject(target.string(), m, spec, {}, source.string());
   REQUIRE(saved.notes.size() == 1);
-  CHECK_THAT(saved.notes[0], Catch::Contains("\"../shared/pull.csv\" copied into the project as tables/pull.csv"));
+  CHECK_THAT(saved.notes[0],
+             Catch::Contains("\"../shared/pull.csv\" copied into the project as tables/pull.csv"));
   fs::remove_all(base / "shared");  // the copy no longer needs it
   const Project p = readProject(target.string());
   CHECK(p.spec.loadCases[0].loads[0].function.file == "tables/pull.csv");
@@ -189,13 +194,16 @@ TEST_CASE("a project manifest that is a FIFO or a link to a device is refused wi
   CHECK_THAT(openError(project), Catch::Contains("FIFO"));
 }
 
-TEST_CASE("a run file that is a link out of the project, or training settings nested 100000 deep, are refused on open") {
+TEST_CASE(
+    "a run file that is a link out of the project, or training settings nested 100000 deep, are refused on "
+    "open") {
   const fs::path base = freshDir("link_and_depth");
   const fs::path project = base / "p";
   saveOneRun(project, sliderSpec(project, project / "tables/pull.csv"), project.string());
   fs::rename(project / "runs/a.csv", base / "a.csv");
   fs::create_symlink(base / "a.csv", project / "runs/a.csv");
-  CHECK_THAT(openError(project), Catch::Contains("run \"a\"") && Catch::Contains("leads outside the project"));
+  CHECK_THAT(openError(project),
+             Catch::Contains("run \"a\"") && Catch::Contains("leads outside the project"));
   fs::remove(project / "runs/a.csv");
   fs::rename(base / "a.csv", project / "runs/a.csv");
   std::string manifest = slurp(project / "project.json");

@@ -11,10 +11,10 @@
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <chrono>
 #include <filesystem>
@@ -82,7 +82,9 @@ struct Versions {
   }
   // Each save writes all its runs: a save never writes over a file the manifest
   // on disk names, so the file names it uses may differ from these.
-  void saveA(const fs::path& dir) const { saveProject(dir.string(), a, model.spec(), {runWriter(model, "runs/r1.csv", samples)}); }
+  void saveA(const fs::path& dir) const {
+    saveProject(dir.string(), a, model.spec(), {runWriter(model, "runs/r1.csv", samples)});
+  }
   void saveB(const fs::path& dir) const {
     saveProject(dir.string(), b, model.spec(),
                 {runWriter(model, "runs/r1.csv", samples), runWriter(model, "runs/r2.csv", samples)});
@@ -220,7 +222,8 @@ TEST_CASE("saving where nothing can be written names the path") {
   // Root ignores permissions: a path under a regular file and one under /proc
   // cannot be written by anyone, so the check is real in CI too.
   std::ofstream(dir / "plain_file") << "x";
-  for (const fs::path& target : {dir / "plain_file" / "project", fs::path("/proc/mbdrom_project_fault_test")}) {
+  for (const fs::path& target :
+       {dir / "plain_file" / "project", fs::path("/proc/mbdrom_project_fault_test")}) {
     INFO(target);
     CHECK_THROWS_AS(v.saveA(target), FileError);
     CHECK_THROWS_WITH(v.saveA(target), Catch::Contains(target.string()));
@@ -270,7 +273,8 @@ TEST_CASE("a full disk during a project save gives a clear error and keeps the p
   close(fds[1]);
   std::string message;
   char buffer[512];
-  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;) message.append(buffer, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = read(fds[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, static_cast<std::size_t>(n));
   close(fds[0]);
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);

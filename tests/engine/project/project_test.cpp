@@ -1,10 +1,10 @@
 // Projects: manifest format and checks, save/read round trip, atomic saves.
 
+#include "engine/project/project.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
-#include "engine/project/project.h"
 
 #include <catch2/catch.hpp>
 
@@ -89,7 +89,8 @@ TEST_CASE("A saved project reads back with its model, runs and their samples", "
   REQUIRE(p.spec.loadCases.size() == 1);
 
   const Model reread(p.spec);
-  const DatasetRun run = runFromTable(reread, readTrajectoryCsv((dir / p.manifest.runs[0].file).string()), "r");
+  const DatasetRun run =
+      runFromTable(reread, readTrajectoryCsv((dir / p.manifest.runs[0].file).string()), "r");
   REQUIRE(run.samples() == static_cast<int>(saved.samples.size()));
   const int last = run.samples() - 1;
   CHECK((run.q.col(last) - saved.samples.back().q).norm() < 1e-12);
@@ -130,7 +131,8 @@ TEST_CASE("A save that fails while writing data keeps the previous project reada
 }
 
 TEST_CASE("Manifest errors name the entry at fault", "[project]") {
-  const std::string head = R"({"format": "mbdrom-project", "version": 1, "name": "x", "model": "model.json", )";
+  const std::string head =
+      R"({"format": "mbdrom-project", "version": 1, "name": "x", "model": "model.json", )";
   auto error = [](const std::string& text) {
     try {
       parseProjectManifest(text, "p.json");
@@ -145,12 +147,15 @@ TEST_CASE("Manifest errors name the entry at fault", "[project]") {
              Catch::Contains("unsupported version"));
   CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "../../etc/passwd"}]})"),
              Catch::Contains("runs[0]") && Catch::Contains("inside the project"));
-  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "/tmp/a.csv"}]})"), Catch::Contains("inside the project"));
-  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv"}, {"name": "a", "file": "runs/b.csv"}]})"),
-             Catch::Contains("runs[1]") && Catch::Contains("duplicate name"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "/tmp/a.csv"}]})"),
+             Catch::Contains("inside the project"));
+  CHECK_THAT(
+      error(head + R"("runs": [{"name": "a", "file": "runs/a.csv"}, {"name": "a", "file": "runs/b.csv"}]})"),
+      Catch::Contains("runs[1]") && Catch::Contains("duplicate name"));
   CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "status": "weird"}]})"),
              Catch::Contains("status"));
-  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "t_end": -1}]})"), Catch::Contains("t_end"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "t_end": -1}]})"),
+             Catch::Contains("t_end"));
   CHECK_THAT(error(head + R"("models": [{"name": "a", "file": "models/a.json"}]})"),
              Catch::Contains("models[0]") && Catch::Contains("method"));
   CHECK_THAT(error(head + R"("training_settings": {"ae": 3}})"), Catch::Contains("training_settings.ae"));

@@ -6,12 +6,12 @@
 // optimised build); thresholds are 2x the issue's goals. docs/benchmarks.md has the
 // figures with the full budget.
 
+#include "engine/rom/ae_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
-#include "engine/rom/ae_model.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/pod_model.h"
 
@@ -76,8 +76,10 @@ TEST_CASE("AE of the MacPherson strut follows its training load and an unseen ch
   const MacPherson& m = macPherson();
   REQUIRE(m.rom->reducedDimension() == 1);
   CHECK(m.rom->metrics().at("dof").get<int>() == 1);
-  const double train = relativeError(m.trainCsv, romRun(*m.rom, m.model, "train", 3.0, tempPath("ae_mac_train_rom.csv")), "W");
-  const double chirp = relativeError(m.chirpCsv, romRun(*m.rom, m.model, "chirp", 3.0, tempPath("ae_mac_chirp_rom.csv")), "W");
+  const double train =
+      relativeError(m.trainCsv, romRun(*m.rom, m.model, "train", 3.0, tempPath("ae_mac_train_rom.csv")), "W");
+  const double chirp =
+      relativeError(m.chirpCsv, romRun(*m.rom, m.model, "chirp", 3.0, tempPath("ae_mac_chirp_rom.csv")), "W");
   INFO("relative RMSE of W: train " << train << ", chirp " << chirp);
   CHECK(train <= 0.04);  // goal 2 %
   CHECK(chirp <= 0.10);  // goal 5 %
@@ -97,11 +99,13 @@ TEST_CASE("AE latent coordinate of the MacPherson strut is monotonic in wheel tr
   const double sign = pairs.back().second > pairs.front().second ? 1.0 : -1.0;
   int violations = 0;
   for (std::size_t k = 1; k < pairs.size(); ++k)
-    if (pairs[k].first - pairs[k - 1].first > 1e-9 && sign * (pairs[k].second - pairs[k - 1].second) <= 0.0) ++violations;
+    if (pairs[k].first - pairs[k - 1].first > 1e-9 && sign * (pairs[k].second - pairs[k - 1].second) <= 0.0)
+      ++violations;
   CHECK(violations == 0);
 }
 
-TEST_CASE("AE reports the reconstruction error per coordinate and the constraint residual", "[ae_model_test]") {
+TEST_CASE("AE reports the reconstruction error per coordinate and the constraint residual",
+          "[ae_model_test]") {
   const MacPherson& m = macPherson();
   const auto& metrics = m.rom->metrics();
   const auto& perCoordinate = metrics.at("reconstruction_rmse");
@@ -143,7 +147,8 @@ TEST_CASE("AE decoder, potential and damper derivatives match finite differences
   CHECK(rom.damperForce(x, v)(0) * v(0) > 0.0);
 }
 
-TEST_CASE("AE of the pendulum on a carriage (n_r = 2) follows its swing far better than POD", "[ae_model_test]") {
+TEST_CASE("AE of the pendulum on a carriage (n_r = 2) follows its swing far better than POD",
+          "[ae_model_test]") {
   const Model model = readModel(example("pendulum_carriage"));
   const std::string csv = tempPath("ae_pc_train.csv");
   Dataset dataset = makeDataset(model);
@@ -239,7 +244,8 @@ TEST_CASE("AE training refuses foreign data, n_r >= nq and bad settings", "[ae_m
   s.nr = 24;
   CHECK_THROWS_WITH(AeModel::train(m.dataset, s, monitor, &m.model),
                     Catch::Contains("nr = 24 must be below the number of coordinates (24)"));
-  CHECK_THROWS_WITH(trainReducedModel("ae", m.dataset, {{"epochs", 1}}, monitor), Catch::Contains("needs the mechanism"));
+  CHECK_THROWS_WITH(trainReducedModel("ae", m.dataset, {{"epochs", 1}}, monitor),
+                    Catch::Contains("needs the mechanism"));
   CHECK_THROWS_WITH(trainReducedModel("ae", m.dataset, {{"nr", 1}, {"activation", "relu"}}, monitor),
                     Catch::Contains("activation must be"));
   CHECK_THROWS_WITH(trainReducedModel("ae", m.dataset, {{"nr", 1}, {"bogus", 1}}, monitor),
@@ -308,7 +314,8 @@ TEST_CASE("a validation fraction holds samples out and reports their loss per ne
   std::vector<std::string> stagesWithValidation;
   Monitor monitor([&](const Progress& p) {
     if (p.metric("validation loss", -1.0) > 0.0 &&
-        std::find(stagesWithValidation.begin(), stagesWithValidation.end(), p.stage) == stagesWithValidation.end())
+        std::find(stagesWithValidation.begin(), stagesWithValidation.end(), p.stage) ==
+            stagesWithValidation.end())
       stagesWithValidation.push_back(p.stage);
     return true;
   });
@@ -326,5 +333,6 @@ TEST_CASE("a validation fraction holds samples out and reports their loss per ne
   CHECK(m.rom->metrics().at("autoencoder").at("final_validation_loss").is_null());
   AeSettings bad = s;
   bad.validationFraction = 0.9;
-  CHECK_THROWS_WITH(AeModel::train(m.dataset, bad, monitor, &m.model), Catch::Contains("validation_fraction"));
+  CHECK_THROWS_WITH(AeModel::train(m.dataset, bad, monitor, &m.model),
+                    Catch::Contains("validation_fraction"));
 }

@@ -44,7 +44,8 @@ const PendulumData& pendulum() {
 nlohmann::ordered_json tinySettings(const std::string& method) {
   if (method == "pod") return {{"nr", 1}};
   if (method == "pca") return {{"clusters", 2}, {"nr", 1}};
-  return {{"nr", 1}, {"hidden", {4}}, {"force_hidden", {4}}, {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
+  return {{"nr", 1},      {"hidden", {4}},      {"force_hidden", {4}},
+          {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
 }
 
 int temporaryFiles(const fs::path& dir) {
@@ -75,8 +76,10 @@ TEST_CASE("training cancelled at random moments throws Cancelled and returns no 
       const int reportsBeforeStop = stopAfter(rng);
       INFO(method << " trial " << trial << ": stop at report " << reportsBeforeStop << " of " << total);
       int reports = 0;
-      Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; }, std::chrono::milliseconds(0));
-      CHECK_THROWS_AS(trainReducedModel(method, p.dataset, tinySettings(method), monitor, &p.model), Cancelled);
+      Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; },
+                      std::chrono::milliseconds(0));
+      CHECK_THROWS_AS(trainReducedModel(method, p.dataset, tinySettings(method), monitor, &p.model),
+                      Cancelled);
     }
   }
 }
@@ -108,7 +111,8 @@ TEST_CASE("a reduced run cancelled at random moments keeps its samples and leave
     o.outputDt = trial % 2 ? 0.0 : 0.01;  // every step, or every 10th
     const int reportsBeforeStop = stopAfter(rng);
     int reports = 0;
-    Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; }, std::chrono::milliseconds(0));
+    Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; },
+                    std::chrono::milliseconds(0));
     const std::string path = (dir / ("rom" + std::to_string(trial) + ".csv")).string();
     TrajectoryCsvWriter writer(path);
     CHECK_THROWS_AS(rom->simulate(p.model, o, writer, &monitor), Cancelled);

@@ -1,7 +1,7 @@
 // Trajectory comparison against a hand-computed case.
 
-#include "engine/core/error.h"
 #include "engine/rom/compare.h"
+#include "engine/core/error.h"
 
 #include <catch2/catch.hpp>
 
@@ -16,7 +16,8 @@ TrajectoryTable table(const std::vector<std::vector<double>>& rows) {
   t.columns = {"t", "P.x", "P.y", "P.z", "Q.x", "Q.y", "Q.z", "qd.P.x"};
   t.data.resize(static_cast<Eigen::Index>(rows.size()), 8);
   for (std::size_t i = 0; i < rows.size(); ++i)
-    for (std::size_t j = 0; j < 8; ++j) t.data(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
+    for (std::size_t j = 0; j < 8; ++j)
+      t.data(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
   return t;
 }
 

@@ -2,9 +2,9 @@
 // comparison equals `compare` on the two files, and a diverging reduced run is a
 // result with its partial samples compared and the time it stopped named.
 
+#include "engine/rom/model_comparison.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
-#include "engine/rom/model_comparison.h"
 
 #include "tests/engine/rom/replay_model.h"
 #include "tests/engine/rom/rom_test_support.h"
@@ -40,7 +40,6 @@ struct SliderCrankRun {
   }
 };
 
-
 }  // namespace
 
 TEST_CASE("a run's trajectory table is bit-identical to its CSV read back", "[model_comparison_test]") {
@@ -53,7 +52,8 @@ TEST_CASE("a run's trajectory table is bit-identical to its CSV read back", "[mo
   CHECK((memory.data.array() == disk.data.array()).all());
 }
 
-TEST_CASE("comparing a trained model gives the numbers of compare on the two CSV files", "[model_comparison_test]") {
+TEST_CASE("comparing a trained model gives the numbers of compare on the two CSV files",
+          "[model_comparison_test]") {
   const SliderCrankRun r;
   Dataset data = makeDataset(r.model);
   addRun(data, runFromSamples(r.samples, "ref", r.info.loadCase));
@@ -74,7 +74,8 @@ TEST_CASE("comparing a trained model gives the numbers of compare on the two CSV
   CHECK(timing.steps == 1000);
   CHECK(timing.secondsPerStep > 0.0);
 
-  const ReducedRunComparison c = compareReducedModel(r.model, *pod, reference, options, {}, timing.secondsPerStep);
+  const ReducedRunComparison c =
+      compareReducedModel(r.model, *pod, reference, options, {}, timing.secondsPerStep);
   CHECK(c.status == RunStatus::Completed);
   CHECK(c.message.empty());
   REQUIRE(c.compared);
@@ -98,12 +99,13 @@ TEST_CASE("comparing a trained model gives the numbers of compare on the two CSV
   CHECK(c.comparison.overall.rmse > 0.0);  // a 1-mode POD is not the full model
 }
 
-TEST_CASE("a diverging reduced run keeps its partial samples and names where it stopped", "[model_comparison_test]") {
+TEST_CASE("a diverging reduced run keeps its partial samples and names where it stopped",
+          "[model_comparison_test]") {
   const SliderCrankRun r;
   const ReplayThenDiverge replay(r.model, r.samples, 0.5);
   const TrajectoryTable reference = readTrajectoryCsv(r.csv);
-  const ReducedRunComparison c =
-      compareReducedModel(r.model, replay, reference, reducedOptionsFor(r.model, r.info, r.samples.front()), {}, 0.0);
+  const ReducedRunComparison c = compareReducedModel(
+      r.model, replay, reference, reducedOptionsFor(r.model, r.info, r.samples.front()), {}, 0.0);
   CHECK(c.status == RunStatus::Failed);
   CHECK_THAT(c.message, Catch::Contains("t = 0.5 s"));
   CHECK(c.samples.size() == 51);  // t = 0 .. 0.5 s every 10 ms
@@ -118,7 +120,7 @@ TEST_CASE("a reduced model of another mechanism cannot be compared", "[model_com
   const Model other = readModel(example("pendulum"));
   const ReplayThenDiverge replay(other, {}, 0.0);
   const TrajectoryTable reference = readTrajectoryCsv(r.csv);
-  CHECK_THROWS_WITH(
-      compareReducedModel(r.model, replay, reference, reducedOptionsFor(r.model, r.info, r.samples.front()), {}, 0.0),
-      Catch::Contains("retrain it for this mechanism"));
+  CHECK_THROWS_WITH(compareReducedModel(r.model, replay, reference,
+                                        reducedOptionsFor(r.model, r.info, r.samples.front()), {}, 0.0),
+                    Catch::Contains("retrain it for this mechanism"));
 }

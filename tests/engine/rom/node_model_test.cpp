@@ -634,7 +634,7 @@ TEST_CASE("node with a parameter learns how the push changes the motion and inte
   Dataset data = makeDataset(model);
   for (int i = 0; i < 3; ++i) addRun(data, runs[static_cast<std::size_t>(i)]);  // F = 2.5 N is held out
   Monitor monitor;
-  const nlohmann::ordered_json base{{"hidden", {32, 32}}, {"epochs", 300},  {"batch_size", 32},
+  const nlohmann::ordered_json base{{"hidden", {32, 32}},    {"epochs", 300}, {"batch_size", 32},
                                     {"learning_rate", 3e-3}, {"decay", 0.98}, {"validation_fraction", 0.0}};
   nlohmann::ordered_json withForce = base;
   withForce["parameters"] = {"force"};
@@ -650,7 +650,8 @@ TEST_CASE("node with a parameter learns how the push changes the motion and inte
   const double blindSeen = pushedError(*blind, model, runs[2], 3.0),
                blindUnseen = pushedError(*blind, model, runs[3], 2.5);
   INFO("RMSE of P.x: F = 3 N " << seen << " m, F = 2.5 N (not trained on) " << unseen
-                               << " m; without the parameter " << blindSeen << " m and " << blindUnseen << " m");
+                               << " m; without the parameter " << blindSeen << " m and " << blindUnseen
+                               << " m");
   // Trained on: within 2 mm (0.3 % of the 0.75 m travel).
   CHECK(seen < 0.002);
   // Between the runs: the steady state of 0.625 m within 10 % RMS over 2.5 periods, about
@@ -691,7 +692,8 @@ TEST_CASE("node parameters missing, constant or unknown are named", "[node_model
   RomSimulationOptions o;
   o.tEnd = 0.1;
   TrajectoryRecorder recorder;
-  CHECK_THROWS_WITH(rom->simulate(model, o, recorder), Catch::Contains("needs a value of parameter \"force\""));
+  CHECK_THROWS_WITH(rom->simulate(model, o, recorder),
+                    Catch::Contains("needs a value of parameter \"force\""));
   o.parameters = {{"force", 2.0}, {"mass", 1.0}};
   CHECK_THROWS_WITH(rom->simulate(model, o, recorder),
                     Catch::Contains("no parameter \"mass\" (its parameters: \"force\")"));

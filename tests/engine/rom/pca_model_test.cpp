@@ -2,9 +2,9 @@
 // and MacPherson proofs, PSD matrices, energy at switches and over a period, the
 // level-set projection, file round trip, refusals.
 
+#include "engine/rom/pca_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
-#include "engine/rom/pca_model.h"
 #include "engine/rom/pod_model.h"
 #include "tests/engine/rom/rom_test_support.h"
 
@@ -38,7 +38,9 @@ struct PendulumCarriage {
   Model model = readModel(example("pendulum_carriage"));
   std::string csv = tempPath("pca_pc_train.csv");
   Dataset dataset = makeDataset(model);
-  PendulumCarriage() { addRun(dataset, runFromSamples(fullRun(model, "train", 10.0, csv), "train", "train")); }
+  PendulumCarriage() {
+    addRun(dataset, runFromSamples(fullRun(model, "train", 10.0, csv), "train", "train"));
+  }
 };
 
 const PendulumCarriage& pendulumCarriage() {
@@ -61,7 +63,9 @@ const MacPherson& macPherson() {
   return m;
 }
 
-PcaSettings pendulumSettings() { return PcaSettings{}; }  // 16 clusters, internal forces
+PcaSettings pendulumSettings() {
+  return PcaSettings{};
+}  // 16 clusters, internal forces
 
 }  // namespace
 
@@ -74,7 +78,8 @@ TEST_CASE("the closest point on a quadratic level set is found on both sides and
   REQUIRE(closestPointOnLevelSet(circle, Eigen::Vector2d::Zero(), -1.0, Eigen::Vector2d(0.3, -0.4), z));
   CHECK((z - Eigen::Vector2d(0.6, -0.8)).norm() < 1e-12);
   // A linear level (no stiffness: the pendulum's gravity potential alone).
-  REQUIRE(closestPointOnLevelSet(Eigen::MatrixXd::Zero(2, 2), Eigen::Vector2d(1.0, 1.0), -1.0, Eigen::Vector2d::Zero(), z));
+  REQUIRE(closestPointOnLevelSet(Eigen::MatrixXd::Zero(2, 2), Eigen::Vector2d(1.0, 1.0), -1.0,
+                                 Eigen::Vector2d::Zero(), z));
   CHECK((z - Eigen::Vector2d(0.5, 0.5)).norm() < 1e-12);
   // A semi-definite quadric with a linear part: a parabola z2 = 1 - z1^2.
   Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2, 2);
@@ -104,8 +109,10 @@ TEST_CASE("local PCA of the pendulum on a carriage beats global POD, and the ene
   podSettings.nr = 2;
   const auto pod = PodModel::train(p.dataset, podSettings, monitor);
   const double ePca = relativeError(p.csv, romRun(*pca, p.model, "train", 10.0, tempPath("pca_pc.csv")), "P");
-  const double eLsq = relativeError(p.csv, romRun(*lsq, p.model, "train", 10.0, tempPath("pca_pc_lsq.csv")), "P");
-  const double ePod = relativeError(p.csv, romRun(*pod, p.model, "train", 10.0, tempPath("pca_pc_pod.csv")), "P");
+  const double eLsq =
+      relativeError(p.csv, romRun(*lsq, p.model, "train", 10.0, tempPath("pca_pc_lsq.csv")), "P");
+  const double ePod =
+      relativeError(p.csv, romRun(*pod, p.model, "train", 10.0, tempPath("pca_pc_pod.csv")), "P");
   INFO("relative RMSE of the pendulum tip P: local PCA " << ePca << ", without energy projection " << eLsq
                                                          << ", global POD " << ePod);
   CHECK(ePca <= 0.03);
@@ -113,7 +120,8 @@ TEST_CASE("local PCA of the pendulum on a carriage beats global POD, and the ene
   CHECK(eLsq > 1.5 * ePca);
 }
 
-TEST_CASE("local PCA of the MacPherson strut follows its training load and an unseen chirp", "[pca_model_test]") {
+TEST_CASE("local PCA of the MacPherson strut follows its training load and an unseen chirp",
+          "[pca_model_test]") {
   const MacPherson& m = macPherson();
   Monitor monitor;
   PcaSettings s;
@@ -121,8 +129,10 @@ TEST_CASE("local PCA of the MacPherson strut follows its training load and an un
   const auto rom = PcaModel::train(m.dataset, s, monitor, m.model);
   REQUIRE(rom->reducedDimension() == 1);
   requirePsd(*rom);
-  const double eTrain = relativeError(m.trainCsv, romRun(*rom, m.model, "train", 3.0, tempPath("pca_mac_t.csv")), "W");
-  const double eChirp = relativeError(m.chirpCsv, romRun(*rom, m.model, "chirp", 3.0, tempPath("pca_mac_c.csv")), "W");
+  const double eTrain =
+      relativeError(m.trainCsv, romRun(*rom, m.model, "train", 3.0, tempPath("pca_mac_t.csv")), "W");
+  const double eChirp =
+      relativeError(m.chirpCsv, romRun(*rom, m.model, "chirp", 3.0, tempPath("pca_mac_c.csv")), "W");
   INFO("relative RMSE of the wheel centre W: train " << eTrain << ", chirp " << eChirp);
   CHECK(eTrain <= 0.02);
   CHECK(eChirp <= 0.05);
@@ -130,7 +140,8 @@ TEST_CASE("local PCA of the MacPherson strut follows its training load and an un
 
 TEST_CASE("local PCA reports clusters, singular values and fit errors", "[pca_model_test]") {
   Monitor monitor;
-  const auto rom = PcaModel::train(pendulumCarriage().dataset, pendulumSettings(), monitor, pendulumCarriage().model);
+  const auto rom =
+      PcaModel::train(pendulumCarriage().dataset, pendulumSettings(), monitor, pendulumCarriage().model);
   const auto& metrics = rom->metrics();
   CHECK(metrics.at("clusters").get<int>() == 16);
   REQUIRE(metrics.at("cluster").size() == 16);
@@ -174,8 +185,10 @@ TEST_CASE("cluster switches keep the energy when damping and loads are off", "[p
     double worst = 0.0;
     long long velocityFallbacks = 0;
     for (const PcaSwitch& sw : log.switches) {
-      if (sw.velocityFallback) ++velocityFallbacks;
-      else worst = std::max(worst, std::abs(sw.energyAfter - sw.energyBefore));
+      if (sw.velocityFallback)
+        ++velocityFallbacks;
+      else
+        worst = std::max(worst, std::abs(sw.energyAfter - sw.energyBefore));
     }
     INFO(forces << " forces: " << log.switches.size() << " switches, " << log.fallbacks() << " fallbacks ("
                 << velocityFallbacks << " of the velocity), largest energy change of the others " << worst
@@ -218,7 +231,8 @@ TEST_CASE("the energy of a single local model is conserved over a period", "[pca
     kineticMax = std::max(kineticMax, x.kineticEnergy);
     drift = std::max(drift, std::abs(x.kineticEnergy + x.potentialEnergy - e0));
   }
-  INFO("period " << period << " s: energy drift " << drift << " J of kinetic energy up to " << kineticMax << " J");
+  INFO("period " << period << " s: energy drift " << drift << " J of kinetic energy up to " << kineticMax
+                 << " J");
   REQUIRE(kineticMax > 0.0);
   CHECK(drift < 1e-3 * kineticMax);
 }
@@ -247,16 +261,18 @@ TEST_CASE("a local PCA model saved and loaded again simulates bit-identically", 
   CHECK_THROWS_AS(rom->simulate(pendulum, RomSimulationOptions{}, recorder), InputError);
 }
 
-TEST_CASE("local PCA refuses impossible clusterings and foreign data with clear messages", "[pca_model_test]") {
+TEST_CASE("local PCA refuses impossible clusterings and foreign data with clear messages",
+          "[pca_model_test]") {
   const PendulumCarriage& p = pendulumCarriage();
   Monitor monitor;
   auto train = [&](const Dataset& d, nlohmann::ordered_json settings) {
     return trainReducedModel("pca", d, settings, monitor, &p.model);
   };
   const long long samples = p.dataset.samples();
-  CHECK_THROWS_WITH(train(p.dataset, {{"clusters", samples + 1}}),
-                    Catch::Contains(std::to_string(samples + 1) + " clusters asked for, but the dataset has only " +
-                                    std::to_string(samples) + " samples"));
+  CHECK_THROWS_WITH(
+      train(p.dataset, {{"clusters", samples + 1}}),
+      Catch::Contains(std::to_string(samples + 1) + " clusters asked for, but the dataset has only " +
+                      std::to_string(samples) + " samples"));
   // n_r above the rank of a cluster: the carriage and the pendulum move 4 of the 6
   // coordinates (C.x = P.x, P.y, P.z), so no cluster has rank 5.
   CHECK_THROWS_WITH(train(p.dataset, {{"clusters", 4}, {"nr", 5}}), Catch::Contains("below nr = 5"));
@@ -270,18 +286,22 @@ TEST_CASE("local PCA refuses impossible clusterings and foreign data with clear 
     }
     addRun(twoPoints, run);
   }
-  CHECK_THROWS_WITH(train(twoPoints, {{"clusters", 2}}), Catch::Contains("its samples are identical positions"));
+  CHECK_THROWS_WITH(train(twoPoints, {{"clusters", 2}}),
+                    Catch::Contains("its samples are identical positions"));
   CHECK_THROWS_WITH(train(twoPoints, {{"clusters", 3}}), Catch::Contains("only 2 distinct points"));
   CHECK_THROWS_WITH(trainReducedModel("pca", p.dataset, {{"clusters", 2}}, monitor),
                     Catch::Contains("needs the mechanism"));
   const Model macpherson = readModel(example("macpherson"));
   CHECK_THROWS_WITH(trainReducedModel("pca", p.dataset, {{"clusters", 2}}, monitor, &macpherson),
                     Catch::Contains("the data has 6 coordinates, mechanism \"macpherson\" 24"));
-  CHECK_THROWS_WITH(train(p.dataset, {{"clusters", 2}, {"bogus", 1}}), Catch::Contains("unknown setting \"bogus\""));
-  CHECK_THROWS_WITH(train(p.dataset, {{"common_tolerance", 2.0}}), Catch::Contains("common_tolerance must be in (0, 1)"));
+  CHECK_THROWS_WITH(train(p.dataset, {{"clusters", 2}, {"bogus", 1}}),
+                    Catch::Contains("unknown setting \"bogus\""));
+  CHECK_THROWS_WITH(train(p.dataset, {{"common_tolerance", 2.0}}),
+                    Catch::Contains("common_tolerance must be in (0, 1)"));
 }
 
-TEST_CASE("a local PCA run that leaves its data stops with a message and keeps its samples", "[pca_model_test]") {
+TEST_CASE("a local PCA run that leaves its data stops with a message and keeps its samples",
+          "[pca_model_test]") {
   // n_r = 2 on the one-DOF strut: the second direction is held only by fitted
   // constraint forces, and the state drifts off the data under the chirp.
   const MacPherson& m = macPherson();
@@ -294,7 +314,8 @@ TEST_CASE("a local PCA run that leaves its data stops with a message and keeps i
   o.tEnd = 3.0;
   o.outputDt = 0.01;
   TrajectoryRecorder recorder;
-  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder), Catch::Contains("left the region of its training data at t = "));
+  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder),
+                    Catch::Contains("left the region of its training data at t = "));
   REQUIRE(recorder.samples().size() > 10);
   CHECK(recorder.samples().back().q.allFinite());
 }

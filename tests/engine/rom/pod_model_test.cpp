@@ -1,13 +1,13 @@
 // Global POD: the MacPherson proof (train on "train", run on "chirp"), file
 // round trip, refusal of a foreign mechanism, bad input.
 
+#include "engine/rom/pod_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
-#include "engine/rom/pod_model.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 
@@ -56,7 +56,8 @@ TEST_CASE("POD of the MacPherson strut follows an unseen chirp load", "[pod_mode
     settings.stiffnessForces = forces;
     const auto rom = PodModel::train(m.dataset, settings, monitor);
     REQUIRE(rom->reducedDimension() == nr);
-    const TrajectoryTable reduced = romRun(*rom, m.model, "chirp", 3.0, tempPath("pod_mac_chirp_rom.csv"), 0.0);
+    const TrajectoryTable reduced =
+        romRun(*rom, m.model, "chirp", 3.0, tempPath("pod_mac_chirp_rom.csv"), 0.0);
     REQUIRE(reduced.columns == reference.columns);
     const double e = compareTrajectories(reference, reduced, {"W"}).points[0].relativeRmse;
     UNSCOPED_INFO("nr = " << nr << ", " << forces << " forces: relative RMSE of W " << e);
@@ -80,8 +81,10 @@ TEST_CASE("POD reports its singular values and captured energy", "[pod_model_tes
   CHECK(rom->metrics().at("data_rank").get<int>() >= 2);
   // Galerkin mass and identified matrices: symmetric, K and D positive semi-definite.
   CHECK((rom->reducedMass() - rom->reducedMass().transpose()).norm() == 0.0);
-  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedStiffness()).eigenvalues().minCoeff() >= -1e-9);
-  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedDamping()).eigenvalues().minCoeff() >= -1e-9);
+  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedStiffness()).eigenvalues().minCoeff() >=
+        -1e-9);
+  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedDamping()).eigenvalues().minCoeff() >=
+        -1e-9);
 }
 
 TEST_CASE("a POD model saved and loaded again simulates bit-identically", "[pod_model_test]") {
@@ -125,12 +128,14 @@ TEST_CASE("POD training and simulation reject bad input with clear messages", "[
                     Catch::Contains("nr = 30 exceeds the rank of the data"));
   CHECK_THROWS_WITH(trainReducedModel("pod", m.dataset, {{"nr", 2}, {"bogus", 1}}, monitor),
                     Catch::Contains("unknown setting \"bogus\""));
-  CHECK_THROWS_WITH(trainReducedModel("magic", m.dataset, {}, monitor), Catch::Contains("unknown reduced-model method"));
+  CHECK_THROWS_WITH(trainReducedModel("magic", m.dataset, {}, monitor),
+                    Catch::Contains("unknown reduced-model method"));
   const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
   RomSimulationOptions o;
   o.loadCase = 17;
   TrajectoryRecorder recorder;
-  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder), Catch::Contains("load case index 17 does not exist"));
+  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder),
+                    Catch::Contains("load case index 17 does not exist"));
 }
 
 TEST_CASE("the implicit POD integrator agrees with the explicit one and runs beyond its stability limit",

@@ -15,7 +15,7 @@
 namespace mbdrom::test {
 
 class ReplayThenDiverge : public ReducedModel {
-public:
+ public:
   ReplayThenDiverge(const Model& model, std::vector<Sample> samples, double tFail,
                     std::vector<std::string> parameters = {})
       : samples_(std::move(samples)), tFail_(tFail), parameters_(std::move(parameters)) {
@@ -41,17 +41,18 @@ public:
     streamReducedRun(sink, [&] {
       for (const Sample& s : samples_) {
         if (s.t > tFail_ + 1e-9)
-          throw SolverError("reduced model (replay) diverged at t = " + std::to_string(tFail_).substr(0, 3) + " s");
+          throw SolverError("reduced model (replay) diverged at t = " + std::to_string(tFail_).substr(0, 3) +
+                            " s");
         sink.write(s);
       }
     });
     return {};
   }
 
-protected:
+ protected:
   void writeMethodJson(nlohmann::ordered_json&) const override {}
 
-private:
+ private:
   std::vector<Sample> samples_;
   double tFail_;
   std::vector<std::string> parameters_;

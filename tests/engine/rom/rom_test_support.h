@@ -25,12 +25,13 @@ inline std::string example(const std::string& name) {
 inline std::string tempPath(const std::string& name) {
   // Per process: ctest runs test cases of one binary in parallel processes.
   return (std::filesystem::temp_directory_path() /
-          ("mbdrom_rom_test_" + std::to_string(::getpid()) + "_" + name)).string();
+          ("mbdrom_rom_test_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 /// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.
-inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd, const std::string& csv,
-                                   double outputDt = 0.005) {
+inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
+                                   const std::string& csv, double outputDt = 0.005) {
   SimulationOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
@@ -46,8 +47,8 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
 }
 
 /// Reduced run of a load case (step 1 ms, samples every outputDt) through the CSV writer, read back.
-inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase, double tEnd,
-                              const std::string& csv, double outputDt = 0.005) {
+inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
+                              double tEnd, const std::string& csv, double outputDt = 0.005) {
   RomSimulationOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
@@ -59,7 +60,8 @@ inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const
 }
 
 /// Relative RMSE of `point` of a reduced run against the reference CSV (the framework's measure).
-inline double relativeError(const std::string& referenceCsv, const TrajectoryTable& reduced, const std::string& point) {
+inline double relativeError(const std::string& referenceCsv, const TrajectoryTable& reduced,
+                            const std::string& point) {
   const TrajectoryTable reference = readTrajectoryCsv(referenceCsv);
   REQUIRE(reduced.columns == reference.columns);
   return compareTrajectories(reference, reduced, {point}).points[0].relativeRmse;

@@ -56,7 +56,8 @@ const Run& duffing() {
 std::string measuredCsv(double noise, bool excitation = false) {
   const Run& r = duffing();
   Eigen::VectorXd u(static_cast<Eigen::Index>(r.samples.size()));
-  for (std::size_t k = 0; k < r.samples.size(); ++k) u(static_cast<Eigen::Index>(k)) = r.samples[k].q(0) - 10.0;
+  for (std::size_t k = 0; k < r.samples.size(); ++k)
+    u(static_cast<Eigen::Index>(k)) = r.samples[k].q(0) - 10.0;
   const double sigma = noise * std::sqrt((u.array() - u.mean()).square().mean());
   std::mt19937 rng(20261124);
   std::normal_distribution<double> gauss(0.0, 1.0);
@@ -85,10 +86,12 @@ SindyTableLayout layoutU() {
 
 // Seed 004's Duffing library on P.x.
 OJson seedSettings() {
-  return OJson{{"coordinates", {"P.x"}},
-               {"omegas", {1.2}},
-               {"harmonics", {1, 3}},
-               {"terms", {"P.x", "P.x_dot", "P.x^2", "P.x^3", "1", "sgn(P.x_dot)", "cos(1.2t)", "cos(3.6t)", "P.x*P.x_dot"}}};
+  return OJson{
+      {"coordinates", {"P.x"}},
+      {"omegas", {1.2}},
+      {"harmonics", {1, 3}},
+      {"terms",
+       {"P.x", "P.x_dot", "P.x^2", "P.x^3", "1", "sgn(P.x_dot)", "cos(1.2t)", "cos(3.6t)", "P.x*P.x_dot"}}};
 }
 
 std::unique_ptr<SindyModel> trainMeasured(const SindyMeasured& m, const OJson& settings, int loadCase) {
@@ -108,7 +111,8 @@ void checkRow(const StlsResult& r, const std::map<std::string, double>& expected
     if (it == expected.end()) {
       CHECK(xi == 0.0);
     } else {
-      INFO(r.terms[j] << ": " << xi << " (true " << it->second << ", relative error " << std::abs(xi / it->second - 1) << ")");
+      INFO(r.terms[j] << ": " << xi << " (true " << it->second << ", relative error "
+                      << std::abs(xi / it->second - 1) << ")");
       CHECK(std::abs(xi - it->second) <= tolerance * std::abs(it->second));
     }
   }
@@ -116,8 +120,10 @@ void checkRow(const StlsResult& r, const std::map<std::string, double>& expected
 
 }  // namespace
 
-TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and position only", "[sindy_measured_test]") {
-  const SindyMeasured m = sindyMeasuredFromTable(table(measuredCsv(0.0)), layoutU(), Eigen::MatrixXd::Ones(1, 1));
+TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and position only",
+          "[sindy_measured_test]") {
+  const SindyMeasured m =
+      sindyMeasuredFromTable(table(measuredCsv(0.0)), layoutU(), Eigen::MatrixXd::Ones(1, 1));
   INFO("window " << m.window << " (cross-validated " << m.signalWindow << ")");
   CHECK(m.window >= 7);
   const int train = duffing().model.findLoadCase("train");
@@ -131,20 +137,24 @@ TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and
   // Known part + identified terms, run by the reduced model, against the engine's run.
   const std::string reference = tempPath("sindy_measured_reference.csv");
   fullRun(duffing().model, "train", 10.0, reference, 0.01);
-  const TrajectoryTable reduced = romRun(*rom, duffing().model, "train", 10.0, tempPath("sindy_measured_rom.csv"), 0.01);
+  const TrajectoryTable reduced =
+      romRun(*rom, duffing().model, "train", 10.0, tempPath("sindy_measured_rom.csv"), 0.01);
   const double e = relativeError(reference, reduced, "P");
   INFO("relative RMSE of P over 10 s: " << e);
   CHECK(e < 0.01);
 }
 
-TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions with 1 % noise", "[sindy_measured_test]") {
-  const SindyMeasured m = sindyMeasuredFromTable(table(measuredCsv(0.01)), layoutU(), Eigen::MatrixXd::Ones(1, 1));
+TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions with 1 % noise",
+          "[sindy_measured_test]") {
+  const SindyMeasured m =
+      sindyMeasuredFromTable(table(measuredCsv(0.01)), layoutU(), Eigen::MatrixXd::Ones(1, 1));
   INFO("window " << m.window << " (cross-validated " << m.signalWindow << ")");
   CHECK(m.window > 7);  // the noise made the automatic window grow
   OJson settings = seedSettings();
   settings["known_forces"] = {"external", "linear"};
   settings["kappa"] = 0.1;
-  checkRow(trainMeasured(m, settings, duffing().model.findLoadCase("train"))->result(), {{"P.x^3", -1}}, 0.05);
+  checkRow(trainMeasured(m, settings, duffing().model.findLoadCase("train"))->result(), {{"P.x^3", -1}},
+           0.05);
   // Mechanism-free, f^k = 0: seed 004's first row.
   SindyLibraryOptions lib;
   lib.omegas = {1.2};
@@ -153,13 +163,18 @@ TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions wi
   const SindyLibrary library = buildSindyLibrary(m.samples, lib);
   StlsOptions o;
   o.kappa = 0.1;
-  const StlsResult plain = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
+  const StlsResult plain =
+      stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
   checkRow(plain, {{"u", 1}, {"u_dot", -0.3}, {"u^3", -1}, {"cos(1.2t)", 0.65}}, 0.05);
-  // The residual is the noise of the estimated accelerations; told so, the verdict does not blame the library.
+  // The residual is the noise of the estimated accelerations; told so, the verdict does not blame the
+  // library.
   o.targetNoise = m.targetNoise;
-  const StlsResult told = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
-  const double floor = m.targetNoise[0] * std::sqrt(static_cast<double>(m.samples.t.size())) / m.samples.target.norm();
-  INFO("residual " << plain.residual(0) << ", noise floor " << floor << "; " << plain.verdict << "; " << told.verdict);
+  const StlsResult told =
+      stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
+  const double floor =
+      m.targetNoise[0] * std::sqrt(static_cast<double>(m.samples.t.size())) / m.samples.target.norm();
+  INFO("residual " << plain.residual(0) << ", noise floor " << floor << "; " << plain.verdict << "; "
+                   << told.verdict);
   CHECK(plain.residual(0) > 0.10);
   CHECK(plain.libraryIncomplete);
   CHECK(std::abs(plain.residual(0) / floor - 1.0) < 0.1);
@@ -167,7 +182,8 @@ TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions wi
   CHECK(told.verdict.find("noise of the estimated accelerations explains") != std::string::npos);
 }
 
-TEST_CASE("savitzky-golay estimates the noise of its input and what it leaves in the second derivative", "[sindy_measured_test]") {
+TEST_CASE("savitzky-golay estimates the noise of its input and what it leaves in the second derivative",
+          "[sindy_measured_test]") {
   const Eigen::VectorXd t = Eigen::VectorXd::LinSpaced(10001, 0.0, 100.0);
   const Eigen::VectorXd x = (1.3 * t).array().sin();
   std::mt19937 rng(11);
@@ -177,7 +193,8 @@ TEST_CASE("savitzky-golay estimates the noise of its input and what it leaves in
   const SmoothedSignal s = smoothDerivatives(noisy, 0.01);
   const Eigen::Index m = s.window / 2, interior = x.size() - 2 * m;
   const Eigen::VectorXd exact = -1.69 * x;
-  const double xddError = std::sqrt((s.xdd - exact).segment(m, interior).squaredNorm() / static_cast<double>(interior));
+  const double xddError =
+      std::sqrt((s.xdd - exact).segment(m, interior).squaredNorm() / static_cast<double>(interior));
   INFO("noise " << s.noise << " (true 0.01), xdd noise " << s.xddNoise << " (RMS error " << xddError << ")");
   CHECK(std::abs(s.noise / 0.01 - 1.0) < 0.05);
   CHECK(std::abs(s.xddNoise / xddError - 1.0) < 0.1);
@@ -187,7 +204,8 @@ TEST_CASE("savitzky-golay estimates the noise of its input and what it leaves in
 TEST_CASE("sindy subtracts known force columns of mechanism-free measured data", "[sindy_measured_test]") {
   SindyTableLayout layout = layoutU();
   layout.known = {"f"};
-  const SindyMeasured m = sindyMeasuredFromTable(table(measuredCsv(0.0, true)), layout, Eigen::MatrixXd::Ones(1, 1));
+  const SindyMeasured m =
+      sindyMeasuredFromTable(table(measuredCsv(0.0, true)), layout, Eigen::MatrixXd::Ones(1, 1));
   SindyLibraryOptions lib;
   lib.omegas = {1.2};
   lib.select = {"u", "u_dot", "u^2", "u^3", "1", "sgn(u_dot)", "cos(1.2t)"};
@@ -196,39 +214,48 @@ TEST_CASE("sindy subtracts known force columns of mechanism-free measured data",
            {{"u", 1}, {"u_dot", -0.3}, {"u^3", -1}}, 0.01);
 }
 
-TEST_CASE("sindy user column of the engine's friction channel reaches seed 004's slider row and runs", "[sindy_measured_test]") {
+TEST_CASE("sindy user column of the engine's friction channel reaches seed 004's slider row and runs",
+          "[sindy_measured_test]") {
   const Run r = engineRun("friction_slider");
   SindyColumn friction{"f_fric", Eigen::VectorXd(static_cast<Eigen::Index>(r.samples.size()))};
-  for (std::size_t k = 0; k < r.samples.size(); ++k) friction.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(0);
+  for (std::size_t k = 0; k < r.samples.size(); ++k)
+    friction.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(0);
   Dataset dataset = makeDataset(r.model);
   addRun(dataset, r.run);
   const OJson settings{{"omegas", {5.0}},
                        {"harmonics", {1, 3}},
                        {"normalise", true},
                        {"columns", {{{"name", "f_fric"}, {"source", "f_friction.P.x"}}}},
-                       {"terms", {"P.x", "P.x_dot", "P.x^2", "P.x^3", "1", "sgn(P.x_dot)", "cos(5t)", "cos(15t)",
-                                  "P.x*P.x_dot", "f_fric"}}};
+                       {"terms",
+                        {"P.x", "P.x_dot", "P.x^2", "P.x^3", "1", "sgn(P.x_dot)", "cos(5t)", "cos(15t)",
+                         "P.x*P.x_dot", "f_fric"}}};
   Monitor monitor;
-  const auto rom = SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, r.model, {{friction}});
+  const auto rom =
+      SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, r.model, {{friction}});
   checkRow(rom->result(), {{"P.x", -250}, {"P.x_dot", -5}, {"cos(5t)", 10}, {"f_fric", -1}}, 0.02);
   // Saved and loaded, the column keeps its source; a run evaluates the friction law.
   const std::string path = tempPath("sindy_slider_column.json");
   saveReducedModel(*rom, path);
   const auto loaded = loadReducedModel(path, r.model);
   CHECK(loaded->settings().at("columns").dump() == R"([{"name":"f_fric","source":"f_friction.P.x"}])");
-  const TrajectoryTable run = romRun(*loaded, r.model, "train", 1.0, tempPath("sindy_slider_column.csv"), 0.01);
+  const TrajectoryTable run =
+      romRun(*loaded, r.model, "train", 1.0, tempPath("sindy_slider_column.csv"), 0.01);
   CHECK(run.data.rows() == 101);
   CHECK(run.data.allFinite());
   // Without the values the column cannot be trained.
-  CHECK_THROWS_WITH(SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, r.model),
-                    Catch::Contains("user column \"f_fric\" (data column \"f_friction.P.x\") needs its values"));
+  CHECK_THROWS_WITH(
+      SindyModel::train(dataset, SindySettings::fromJson(settings), monitor, r.model),
+      Catch::Contains("user column \"f_fric\" (data column \"f_friction.P.x\") needs its values"));
 }
 
-TEST_CASE("sindy run of a model with a measured column refuses and names the column", "[sindy_measured_test]") {
+TEST_CASE("sindy run of a model with a measured column refuses and names the column",
+          "[sindy_measured_test]") {
   SindyTableLayout layout = layoutU();
   layout.columns = {{"F", "f"}};
-  const SindyMeasured m = sindyMeasuredFromTable(table(measuredCsv(0.0, true)), layout, Eigen::MatrixXd::Ones(1, 1));
-  OJson settings{{"coordinates", {"P.x"}}, {"columns", {{{"name", "F"}, {"source", "f"}}}},
+  const SindyMeasured m =
+      sindyMeasuredFromTable(table(measuredCsv(0.0, true)), layout, Eigen::MatrixXd::Ones(1, 1));
+  OJson settings{{"coordinates", {"P.x"}},
+                 {"columns", {{{"name", "F"}, {"source", "f"}}}},
                  {"terms", {"P.x", "P.x_dot", "P.x^3", "1", "F"}}};
   const auto rom = trainMeasured(m, settings, -1);
   checkRow(rom->result(), {{"P.x", 1}, {"P.x_dot", -0.3}, {"P.x^3", -1}, {"F", 1}}, 0.01);
@@ -236,8 +263,9 @@ TEST_CASE("sindy run of a model with a measured column refuses and names the col
   o.tEnd = 0.1;
   o.dt = 0.01;
   TrajectoryRecorder sink;
-  CHECK_THROWS_WITH(rom->simulate(duffing().model, o, sink),
-                    Catch::Contains("data column \"f\" (library term \"F\"), which a run cannot evaluate from the state"));
+  CHECK_THROWS_WITH(
+      rom->simulate(duffing().model, o, sink),
+      Catch::Contains("data column \"f\" (library term \"F\"), which a run cannot evaluate from the state"));
 }
 
 TEST_CASE("sindy measured data: bad input is named", "[sindy_measured_test]") {
@@ -245,15 +273,19 @@ TEST_CASE("sindy measured data: bad input is named", "[sindy_measured_test]") {
   const std::string good = "time,u\n0,0\n0.1,0.1\n0.2,0.3\n0.3,0.2\n0.4,0.1\n0.5,0\n0.6,-0.1\n0.7,-0.2\n";
   SindyTableLayout missing = layoutU();
   missing.positions = {"x"};
-  CHECK_THROWS_WITH(sindyMeasuredFromTable(table(good), missing, one), Catch::Contains("no column \"x\" (columns: \"time\", \"u\")"));
+  CHECK_THROWS_WITH(sindyMeasuredFromTable(table(good), missing, one),
+                    Catch::Contains("no column \"x\" (columns: \"time\", \"u\")"));
   CHECK_THROWS_WITH(sindyMeasuredFromTable(table("time,u\n0,0\n0.1,nan\n0.2,0\n"), layoutU(), one),
                     Catch::Contains("row 2 (line 3): column \"u\" is NaN or infinite"));
   CHECK_THROWS_WITH(sindyMeasuredFromTable(table("time,u\n0,0\n0.1,0\n0.1,0\n"), layoutU(), one),
                     Catch::Contains("row 3 (line 4): time 0.1 s does not increase"));
-  CHECK_THROWS_WITH(sindyMeasuredFromTable(table("time,u\n0,0\n0.1,0\n0.2,0\n0.3,0\n0.4,0\n"), layoutU(), one),
-                    Catch::Contains("5 samples are too few for the Savitzky-Golay window (order 4 needs at least 7)"));
-  CHECK_THROWS_WITH(sindyMeasuredFromTable(table("time,u\n0,0\n0.1,0\n0.2,0\n0.35,0\n0.4,0\n0.5,0\n0.6,0\n0.7,0\n"), layoutU(), one),
-                    Catch::Contains("row 4 (line 5): the time step") && Catch::Contains("uniformly sampled"));
+  CHECK_THROWS_WITH(
+      sindyMeasuredFromTable(table("time,u\n0,0\n0.1,0\n0.2,0\n0.3,0\n0.4,0\n"), layoutU(), one),
+      Catch::Contains("5 samples are too few for the Savitzky-Golay window (order 4 needs at least 7)"));
+  CHECK_THROWS_WITH(
+      sindyMeasuredFromTable(table("time,u\n0,0\n0.1,0\n0.2,0\n0.35,0\n0.4,0\n0.5,0\n0.6,0\n0.7,0\n"),
+                             layoutU(), one),
+      Catch::Contains("row 4 (line 5): the time step") && Catch::Contains("uniformly sampled"));
   // Measured derivatives need no uniform step and no window.
   SindyTableLayout given = layoutU();
   given.velocities = {"u"};

@@ -1,9 +1,9 @@
 // SINDy as a reduced model: training through the common interface, settings
 // check, file round trip, and a run of the identified Duffing model against the data.
 
+#include "engine/rom/sindy_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
-#include "engine/rom/sindy_model.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 
@@ -45,7 +45,8 @@ double coefficient(const StlsResult& r, const std::string& term) {
 }
 
 nlohmann::ordered_json duffingSettings() {
-  return nlohmann::ordered_json{{"omegas", nlohmann::ordered_json::array({1.2})}, {"harmonics", nlohmann::ordered_json::array({1, 3})}};
+  return nlohmann::ordered_json{{"omegas", nlohmann::ordered_json::array({1.2})},
+                                {"harmonics", nlohmann::ordered_json::array({1, 3})}};
 }
 
 }  // namespace
@@ -55,9 +56,12 @@ TEST_CASE("sindy settings are checked and completed with defaults", "[sindy_mode
   CHECK(s.at("kappa").get<double>() == 0.1);
   CHECK(s.at("polynomial_degree").get<int>() == 3);
   CHECK(s.at("derivatives").get<std::string>() == "data");
-  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"kapa", 0.1}}), Catch::Contains("unknown setting \"kapa\""));
-  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"derivatives", "guess"}}), Catch::Contains("derivatives"));
-  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"harmonics", nlohmann::ordered_json::array({0})}}), Catch::Contains("harmonics"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"kapa", 0.1}}),
+                    Catch::Contains("unknown setting \"kapa\""));
+  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"derivatives", "guess"}}),
+                    Catch::Contains("derivatives"));
+  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"harmonics", nlohmann::ordered_json::array({0})}}),
+                    Catch::Contains("harmonics"));
 }
 
 TEST_CASE("sindy trained through the common interface finds the Duffing terms", "[sindy_model_test]") {
@@ -75,7 +79,8 @@ TEST_CASE("sindy trained through the common interface finds the Duffing terms", 
   CHECK(coefficient(r, "cos(1.2t)") == Approx(0.65).epsilon(0.01));
   CHECK(r.activeTerms() == 4);
   CHECK(rom->metrics().at("pareto").size() >= 2);
-  CHECK_THROWS_WITH(trainReducedModel("sindy", d.dataset, duffingSettings(), monitor), Catch::Contains("needs the mechanism"));
+  CHECK_THROWS_WITH(trainReducedModel("sindy", d.dataset, duffingSettings(), monitor),
+                    Catch::Contains("needs the mechanism"));
 }
 
 TEST_CASE("sindy with known load and linear spring-damper leaves only the cubic term", "[sindy_model_test]") {
@@ -89,11 +94,13 @@ TEST_CASE("sindy with known load and linear spring-damper leaves only the cubic 
   CHECK(r.activeTerms() == 1);
   CHECK(coefficient(r, "P.x^3") == Approx(-1.0).epsilon(0.01));
   settings["known_forces"] = nlohmann::ordered_json::array({"nonsense"});
-  CHECK_THROWS_WITH(trainReducedModel("sindy", d.dataset, settings, monitor, &d.model),
-                    Catch::Contains("\"nonsense\" is not a spring-damper") && Catch::Contains("\"linear\", \"cubic\""));
+  CHECK_THROWS_WITH(
+      trainReducedModel("sindy", d.dataset, settings, monitor, &d.model),
+      Catch::Contains("\"nonsense\" is not a spring-damper") && Catch::Contains("\"linear\", \"cubic\""));
 }
 
-TEST_CASE("sindy model file round trip is exact and the identified model follows the data", "[sindy_model_test]") {
+TEST_CASE("sindy model file round trip is exact and the identified model follows the data",
+          "[sindy_model_test]") {
   const DuffingData& d = duffing();
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", d.dataset, duffingSettings(), monitor, &d.model);
@@ -106,7 +113,8 @@ TEST_CASE("sindy model file round trip is exact and the identified model follows
   CHECK(a.coefficientTable() == b.coefficientTable());
   CHECK(loaded->toJson() == rom->toJson());
   // Known part + identified terms, integrated by the reduced model, against the engine run.
-  const TrajectoryTable reduced = romRun(*loaded, d.model, "train", 10.0, tempPath("sindy_duffing_rom.csv"), 0.01);
+  const TrajectoryTable reduced =
+      romRun(*loaded, d.model, "train", 10.0, tempPath("sindy_duffing_rom.csv"), 0.01);
   const double e = relativeError(d.csv, reduced, "P");
   INFO("relative RMSE of P over 10 s: " << e);
   CHECK(e < 0.01);

@@ -2,6 +2,7 @@
 // runs (dt = 0.01 s, 100 s), noisy positions with estimated derivatives, the
 // natural-coordinate projection, the κ sweep and bad input.
 
+#include "engine/rom/sindy.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
@@ -9,16 +10,15 @@
 #include "engine/model/forces.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/savitzky_golay.h"
-#include "engine/rom/sindy.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <iomanip>
 #include <limits>
 #include <map>
-#include <iomanip>
 #include <random>
 #include <sstream>
 #include <string>
@@ -77,8 +77,8 @@ SindySamples samplesAsU(const EngineRun& r, const SindyKnownForces& known) {
   return s;
 }
 
-StlsResult identify(const SindySamples& s, const SindyLibraryOptions& lib, const std::vector<SindyColumn>& columns = {},
-                    StlsOptions o = {}) {
+StlsResult identify(const SindySamples& s, const SindyLibraryOptions& lib,
+                    const std::vector<SindyColumn>& columns = {}, StlsOptions o = {}) {
   const SindyLibrary library = buildSindyLibrary(s, lib, columns);
   return stls(library.Theta, s.target.transpose(), library.names(), s.coordinates, o);
 }
@@ -134,7 +134,8 @@ std::vector<SindyColumn> frictionColumn(const EngineRun& r) {
   SindyColumn c{"f_fric", Eigen::VectorXd(static_cast<Eigen::Index>(r.samples.size()))};
   const int x = 0;  // P.x: the slider's only free direction, R = e_x
   REQUIRE(r.model.coordinateName(x) == "P.x");
-  for (std::size_t k = 0; k < r.samples.size(); ++k) c.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(x);
+  for (std::size_t k = 0; k < r.samples.size(); ++k)
+    c.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(x);
   return {c};
 }
 
@@ -172,7 +173,8 @@ TEST_CASE("sindy recovers the three Duffing rows of seed 004 exactly sparse", "[
   const EngineRun& r = duffing();
   const SindyLibraryOptions lib = seedLibrary(1.2, false);
   // f^k = 0
-  checkRow(identify(samplesAsU(r, {}), lib), {{"u", 1}, {"u_dot", -0.3}, {"u^3", -1}, {"cos(1.2t)", 0.65}}, 0.01);
+  checkRow(identify(samplesAsU(r, {}), lib), {{"u", 1}, {"u_dot", -0.3}, {"u^3", -1}, {"cos(1.2t)", 0.65}},
+           0.01);
   // f^k = 0.65 cos(1.2 t)
   SindyKnownForces ext;
   ext.external = true;
@@ -207,7 +209,8 @@ TEST_CASE("sindy coefficient table has terms as columns and coordinates as rows"
 
 TEST_CASE("sindy recovers the friction slider row with the friction column", "[sindy_test]") {
   const EngineRun& r = slider();
-  const StlsResult fit = identify(samplesAsU(r, {}), seedLibrary(5.0, true), frictionColumn(r), kappa(0.05, true));
+  const StlsResult fit =
+      identify(samplesAsU(r, {}), seedLibrary(5.0, true), frictionColumn(r), kappa(0.05, true));
   checkRow(fit, {{"u", -250}, {"u_dot", -5}, {"cos(5t)", 10}, {"f_fric", -1}}, 0.02);
   CHECK_FALSE(fit.libraryIncomplete);
 }
@@ -254,7 +257,8 @@ TEST_CASE("savitzky-golay differentiates a quartic exactly, also at the ends", "
   }
 }
 
-TEST_CASE("savitzky-golay picks the smallest window without noise and a larger one with noise", "[sindy_test]") {
+TEST_CASE("savitzky-golay picks the smallest window without noise and a larger one with noise",
+          "[sindy_test]") {
   const Eigen::VectorXd t = Eigen::VectorXd::LinSpaced(2001, 0.0, 20.0);
   const Eigen::VectorXd x = (5.0 * t).array().sin();
   CHECK(savitzkyGolayWindow(x, 4) == 7);
@@ -315,7 +319,8 @@ TEST_CASE("sindy names duplicate and linearly dependent library columns", "[sind
   const Eigen::VectorXd u = s.u.row(0).transpose(), ud = s.ud.row(0).transpose();
   SindyLibraryOptions lib = seedLibrary(1.2, false);
   lib.select.push_back("twice_u");
-  CHECK_THROWS_WITH(identify(s, lib, {{"twice_u", 2 * u}}), Catch::Contains("\"u\" and \"twice_u\" are duplicates"));
+  CHECK_THROWS_WITH(identify(s, lib, {{"twice_u", 2 * u}}),
+                    Catch::Contains("\"u\" and \"twice_u\" are duplicates"));
   lib.select.back() = "u+u_dot";
   CHECK_THROWS_WITH(identify(s, lib, {{"u+u_dot", u + ud}}),
                     Catch::Contains("\"u\", \"u_dot\", \"u+u_dot\" are linearly dependent"));
@@ -329,7 +334,8 @@ TEST_CASE("sindy rejects NaN rows, non-increasing time and a kappa that removes 
   CHECK_THROWS_WITH(identify(nan, lib), Catch::Contains("row 42: position u is NaN"));
   SindySamples time = good;
   time.t(10) = time.t(9);
-  CHECK_THROWS_WITH(identify(time, lib), Catch::Contains("row 11: time") && Catch::Contains("does not increase"));
+  CHECK_THROWS_WITH(identify(time, lib),
+                    Catch::Contains("row 11: time") && Catch::Contains("does not increase"));
   CHECK_THROWS_WITH(identify(good, lib, {}, kappa(100.0)),
                     Catch::Contains("kappa = 100 removes every term of coordinate \"u\""));
   CHECK_THROWS_AS(identify(good, lib, {}, kappa(-1.0)), InputError);
