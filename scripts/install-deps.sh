@@ -15,6 +15,7 @@ test_pkgs=(
   catch2 libbenchmark-dev
   xvfb xauth libgl1-mesa-dri
   appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
+  clang-format-14               # scripts/check-format.sh: the formatter, pinned
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 

@@ -15,3 +15,5 @@ if [[ -z "${DISPLAY:-}" ]]; then
 else
   ctest --preset ci -j2
 fi
+# Last, so a formatting slip does not hide the test results.
+scripts/check-format.sh
