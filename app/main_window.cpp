@@ -1213,8 +1213,9 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     // The project remembers the last settings per method.
     shown = nlohmann::ordered_json::parse(doc_->trainingSettings(method).toStdString(), nullptr, false);
     if (shown.is_discarded()) shown = nlohmann::ordered_json::object();
-    // In the workbench a validation curve is worth the samples it holds out.
-    if (method == "ae" && !shown.contains("validation_fraction")) shown["validation_fraction"] = 0.1;
+    // Settings the workbench prefers to the method's defaults (a validation curve to watch).
+    for (const auto& [key, value] : MethodRegistry::global().at(method.toStdString()).workbenchSettings.items())
+      if (!shown.contains(key)) shown[key] = value;
   }
   const QString shortName =
       QString::fromStdString(MethodRegistry::global().at(method.toStdString()).shortName);

@@ -1105,6 +1105,8 @@ MethodInfo aeMethod() {
   m.group = 0;
   m.needsMechanism = false;
   m.canStopEarly = true;
+  // In the workbench a validation curve is worth the samples it holds out.
+  m.workbenchSettings = OJsonR{{"validation_fraction", 0.1}};
   m.smokeSettings = OJsonR{{"nr", 1},      {"hidden", {4}},      {"force_hidden", {4}},
                            {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
   m.settingsSchema = {

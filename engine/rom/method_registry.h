@@ -54,6 +54,9 @@ struct MethodInfo {
   int group = 0;
   /// Training can be stopped early keeping the best model so far (network training).
   bool canStopEarly = false;
+  /// Settings the workbench proposes instead of the defaults, e.g. a validation
+  /// fraction whose curve the training dock shows; the user sees and may change them.
+  nlohmann::ordered_json workbenchSettings = nlohmann::ordered_json::object();
   /// Settings for a training of at most seconds on a one-second pendulum run: the
   /// registry's own test suite runs every method with them (tests/engine/rom/every_method_test.cpp).
   nlohmann::ordered_json smokeSettings = nlohmann::ordered_json::object();
