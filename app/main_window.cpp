@@ -1214,7 +1214,8 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     shown = nlohmann::ordered_json::parse(doc_->trainingSettings(method).toStdString(), nullptr, false);
     if (shown.is_discarded()) shown = nlohmann::ordered_json::object();
     // Settings the workbench prefers to the method's defaults (a validation curve to watch).
-    for (const auto& [key, value] : MethodRegistry::global().at(method.toStdString()).workbenchSettings.items())
+    for (const auto& [key, value] :
+         MethodRegistry::global().at(method.toStdString()).workbenchSettings.items())
       if (!shown.contains(key)) shown[key] = value;
   }
   const QString shortName =
