@@ -26,7 +26,7 @@ const std::string& projectDir() {
         std::filesystem::temp_directory_path() / ("mbdrom_project_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d / "runs");
     mbdrom::writeModelSpec(
-        mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json"),
+        mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")),
         (d / "model.json").string());
     std::ofstream(d / "runs/a.csv") << "t\n";
     return d.string();

@@ -69,7 +69,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // The corpus holds models trained on these mechanisms.
   for (const char* name : {"pendulum", "slider_crank", "four_bar"})
     mechanisms().push_back(
-        mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json"));
+        mbdrom::readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json"));
   return 0;
 }
 

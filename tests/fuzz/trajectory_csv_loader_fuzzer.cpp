@@ -25,7 +25,7 @@ std::unique_ptr<mbdrom::Model>& pendulum() {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   pendulum() = std::make_unique<mbdrom::Model>(
-      mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json"));
+      mbdrom::readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
   return 0;
 }
 

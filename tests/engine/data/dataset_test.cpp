@@ -16,7 +16,7 @@ using namespace mbdrom;
 namespace {
 
 std::string example(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json";
+  return std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json";
 }
 std::string tempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("mbdrom_dataset_test_" + name)).string();

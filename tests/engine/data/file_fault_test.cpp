@@ -95,7 +95,7 @@ TEST_CASE("a full disk while writing a file atomically names the file and keeps 
 }
 
 TEST_CASE("a full disk during a simulation's CSV output stops the run with an error naming the file") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json");
+  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   const fs::path dir = freshDir("csv");
   const std::string path = (dir / "run.csv").string();
   writeFileAtomically(path, "previous run\n");
@@ -123,7 +123,7 @@ TEST_CASE("a full disk during a simulation's CSV output stops the run with an er
 }
 
 TEST_CASE("a full disk while saving a dataset names the file and keeps the previous one") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json");
+  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
   SimulationOptions o;
   o.tEnd = 2.0;

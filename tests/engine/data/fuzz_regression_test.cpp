@@ -12,7 +12,7 @@
 using namespace mbdrom;
 
 TEST_CASE("a trajectory CSV with a header only is refused as a run before any matrix is built") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json");
+  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   const TrajectoryTable table =
       readTrajectoryCsv(MBDROM_SOURCE_DIR "/tests/fuzz/regressions/trajectory_header_only_run.csv");
   REQUIRE(table.data.rows() == 0);

@@ -134,7 +134,7 @@ TEST_CASE("camber and toe of known wheel orientations, left and right") {
 }
 
 TEST_CASE("MacPherson wheel travel, camber and toe along its one degree of freedom") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/macpherson.json");
+  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
   const MeasureSet measures(model);
   const int travel = measures.find("wheel_travel"), camber = measures.find("camber"),
             toe = measures.find("toe");

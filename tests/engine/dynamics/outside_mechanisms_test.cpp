@@ -17,7 +17,7 @@ using namespace mbdrom;
 namespace {
 
 Model mechanism(const std::string& name) {
-  return readModel(std::string(MBDROM_SOURCE_DIR) + "/tests/data/mechanisms/" + name);
+  return readModel(std::string(MBDROM_SOURCE_DIR "/tests/data/mechanisms/") + name);
 }
 
 SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd,

@@ -19,7 +19,7 @@ using namespace mbdrom::test;
 namespace {
 
 Model example(const std::string& name) {
-  return readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name);
+  return readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name);
 }
 
 /// A sink that hands every sample to a function and keeps the last one (bounded memory).

@@ -13,7 +13,7 @@ using namespace mbdrom;
 namespace {
 
 ModelSpec macpherson() {
-  return readModelSpec(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/macpherson.json");
+  return readModelSpec(std::string(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
 }
 
 int pointIndex(const ModelSpec& s, const std::string& name) {

@@ -72,7 +72,7 @@ ProjectFileWriter runWriter(const Model& model, const std::string& file, const s
 // manifest the largest file of the save, so a file-size limit can stop the save
 // in any of its writes (the runs, the manifest; the model is rewritten only when it changed).
 struct Versions {
-  Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json");
+  Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   std::vector<Sample> samples = pendulumRun(model, 0.0);  // one row: the run is the smallest file
   ProjectManifest a, b;
   Versions() {

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct PendulumData {
-  Model model = readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/pendulum.json");
+  Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
   PendulumData() {
     SimulationOptions o;

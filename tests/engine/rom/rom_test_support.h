@@ -19,7 +19,7 @@
 namespace mbdrom::test {
 
 inline std::string example(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name + ".json";
+  return std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json";
 }
 
 inline std::string tempPath(const std::string& name) {
