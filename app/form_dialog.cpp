@@ -60,43 +60,49 @@ void FormDialog::addNote(const QString& text) {
   form_->addRow(note);
 }
 
-QLineEdit* FormDialog::addText(const QString& key, const QString& label, const QString& value) {
-  auto* box = new QWidget(this);
+QLabel* FormDialog::addFieldRow(const QString& key, const QString& label, QLayout* content, QWidget* box) {
   auto* v = new QVBoxLayout(box);
   v->setContentsMargins(0, 0, 0, 0);
-  auto* edit = new QLineEdit(value, box);
-  edit->setObjectName(key);
-  v->addWidget(edit);
+  v->addLayout(content);
   QLabel* error = errorLabel(key, box);
   v->addWidget(error);
+  form_->addRow(label, box);
+  return error;
+}
+
+QLabel* FormDialog::addUnit(const QString& key, const QString& unit, QWidget* box) {
+  auto* unitLabel = new QLabel(unit, box);
+  unitLabel->setObjectName(key + "_unit");
+  // A common width, so the fields of a dialog line up.
+  unitLabel->setMinimumWidth(unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));
+  units_[key] = unitLabel;
+  return unitLabel;
+}
+
+QLineEdit* FormDialog::addText(const QString& key, const QString& label, const QString& value) {
+  auto* box = new QWidget(this);
+  auto* edit = new QLineEdit(value, box);
+  edit->setObjectName(key);
+  auto* row = new QHBoxLayout;
+  row->addWidget(edit);
+  QLabel* error = addFieldRow(key, label, row, box);
   connect(edit, &QLineEdit::textChanged, error, &QWidget::hide);  // a refusal holds until the field changes
   fields_[key] = edit;
-  form_->addRow(label, box);
   return edit;
 }
 
 QLineEdit* FormDialog::addNumber(const QString& key, const QString& label, const QString& unit,
                                  std::optional<double> value, bool positive) {
   auto* box = new QWidget(this);
-  auto* v = new QVBoxLayout(box);
-  v->setContentsMargins(0, 0, 0, 0);
-  auto* row = new QHBoxLayout;
   auto* edit = new QLineEdit(value ? formatNumber(*value) : QString(), box);
   edit->setObjectName(key);
+  auto* row = new QHBoxLayout;
   row->addWidget(edit, 1);
-  auto* unitLabel = new QLabel(unit, box);
-  unitLabel->setObjectName(key + "_unit");
-  unitLabel->setMinimumWidth(
-      unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
-  units_[key] = unitLabel;
-  row->addWidget(unitLabel);
-  v->addLayout(row);
-  QLabel* error = errorLabel(key, box);
-  v->addWidget(error);
+  row->addWidget(addUnit(key, unit, box));
+  QLabel* error = addFieldRow(key, label, row, box);
   connect(edit, &QLineEdit::textChanged, error, &QWidget::hide);
   fields_[key] = edit;
   if (positive) bounds_[key] = {0.0, true};
-  form_->addRow(label, box);
   return edit;
 }
 
@@ -104,48 +110,35 @@ void FormDialog::addVector(const QString& key, const QString& label, const QStri
                            const Eigen::Vector3d& value) {
   auto* box = new QWidget(this);
   box->setObjectName(key);
-  auto* v = new QVBoxLayout(box);
-  v->setContentsMargins(0, 0, 0, 0);
   auto* row = new QHBoxLayout;
+  std::vector<QLineEdit*> edits;
   for (int c = 0; c < 3; ++c) {
     auto* edit = new QLineEdit(formatNumber(value[c]), box);
     const QString name = key + "_" + QString(QChar("xyz"[c]));
     edit->setObjectName(name);
     edit->setToolTip(QStringLiteral("%1 [%2]").arg(QString(QChar("xyz"[c])), unit));
     fields_[name] = edit;
+    edits.push_back(edit);
     row->addWidget(edit, 1);
   }
-  auto* unitLabel = new QLabel(unit, box);
-  unitLabel->setObjectName(key + "_unit");
-  unitLabel->setMinimumWidth(
-      unitLabel->fontMetrics().horizontalAdvance(QStringLiteral("N s/m")));  // fields line up
-  units_[key] = unitLabel;
-  row->addWidget(unitLabel);
-  v->addLayout(row);
-  QLabel* error = errorLabel(key, box);
-  v->addWidget(error);
-  for (int c = 0; c < 3; ++c)
-    connect(qobject_cast<QLineEdit*>(fields_[key + "_" + QString(QChar("xyz"[c]))]), &QLineEdit::textChanged,
-            error, &QWidget::hide);
+  row->addWidget(addUnit(key, unit, box));
+  QLabel* error = addFieldRow(key, label, row, box);
+  for (QLineEdit* edit : edits) connect(edit, &QLineEdit::textChanged, error, &QWidget::hide);
   fields_[key] = box;
-  form_->addRow(label, box);
 }
 
 QComboBox* FormDialog::addChoice(const QString& key, const QString& label, const QStringList& options,
                                  const QString& current) {
-  auto* combo = new QComboBox(this);
+  auto* box = new QWidget(this);
+  auto* combo = new QComboBox(box);
   combo->setObjectName(key);
   combo->addItems(options);
   if (const int i = combo->findText(current); i >= 0) combo->setCurrentIndex(i);
   fields_[key] = combo;
-  auto* box = new QWidget(this);
-  auto* v = new QVBoxLayout(box);
-  v->setContentsMargins(0, 0, 0, 0);
-  v->addWidget(combo);
-  QLabel* error = errorLabel(key, box);
-  v->addWidget(error);
+  auto* row = new QHBoxLayout;
+  row->addWidget(combo);
+  QLabel* error = addFieldRow(key, label, row, box);
   connect(combo, &QComboBox::currentIndexChanged, error, &QWidget::hide);
-  form_->addRow(label, box);
   return combo;
 }
 

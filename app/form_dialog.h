@@ -20,6 +20,7 @@ class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QLayout;
 class QLineEdit;
 
 namespace mbdrom::app {
@@ -78,6 +79,10 @@ class FormDialog : public QDialog {
   // The function typed so far, without messages (for the preview); nothing while a field is not a number.
   std::optional<TimeFunction> readTimeFunction(const QString& key, bool report);
   QLabel* errorLabel(const QString& key, QWidget* box);
+  // A labelled row: `content` laid out in `box` with the field's refusal under it; returns the refusal label.
+  QLabel* addFieldRow(const QString& key, const QString& label, QLayout* content, QWidget* box);
+  // The unit after a field, of a common width so a dialog's fields line up.
+  QLabel* addUnit(const QString& key, const QString& unit, QWidget* box);
 
   QFormLayout* form_ = nullptr;
   QLabel* generalError_ = nullptr;

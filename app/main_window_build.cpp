@@ -48,13 +48,14 @@ const BodySpec* findBody(const ModelSpec& spec, const std::string& name) {
   return nullptr;
 }
 
+// The engine's reference position; a name the lists offered always exists, so a
+// missing one (an undo from outside the dialog) reads as the origin.
 Eigen::Vector3d positionOf(const ModelSpec& spec, const std::string& name) {
-  for (const auto& p : spec.points)
-    if (p.name == name) return p.position;
-  for (const auto& b : spec.bodies)
-    for (const auto& m : b.markers)
-      if (m.name == name) return m.position;
-  return Eigen::Vector3d::Zero();
+  try {
+    return referencePosition(spec, name);
+  } catch (const Error&) {
+    return Eigen::Vector3d::Zero();
+  }
 }
 
 QStringList pointNames(const ModelSpec& spec) {

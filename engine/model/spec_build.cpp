@@ -52,15 +52,6 @@ std::string axisWord(const Eigen::Vector3d& d) {
   return "axis";
 }
 
-Eigen::Vector3d referencePosition(const ModelSpec& spec, const std::string& name) {
-  if (const int p = indexOf(spec.points, name); p >= 0)
-    return spec.points[static_cast<std::size_t>(p)].position;
-  for (const auto& b : spec.bodies)
-    if (const int m = indexOf(b.markers, name); m >= 0)
-      return b.markers[static_cast<std::size_t>(m)].position;
-  throw InputError("point " + inQuotes(name) + " is not defined");
-}
-
 // Whether `point` (basic point or marker) belongs to `body` ("ground": a fixed point).
 bool pointOnBody(const ModelSpec& spec, const std::string& point, const std::string& body) {
   if (const int p = indexOf(spec.points, point); p >= 0) {
@@ -191,6 +182,15 @@ Eigen::Vector3d requireDirection(const std::optional<Eigen::Vector3d>& axis, con
 }
 
 }  // namespace
+
+Eigen::Vector3d referencePosition(const ModelSpec& spec, const std::string& name) {
+  if (const int p = indexOf(spec.points, name); p >= 0)
+    return spec.points[static_cast<std::size_t>(p)].position;
+  for (const auto& b : spec.bodies)
+    if (const int m = indexOf(b.markers, name); m >= 0)
+      return b.markers[static_cast<std::size_t>(m)].position;
+  throw InputError("point " + inQuotes(name) + " is not defined");
+}
 
 ModelSpec emptyMechanism(const std::string& name) {
   ModelSpec spec;

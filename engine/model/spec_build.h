@@ -19,6 +19,10 @@
 
 namespace mbdrom {
 
+/// Reference position [m] of a basic point or marker called `name`. Throws InputError
+/// for an unknown name.
+Eigen::Vector3d referencePosition(const ModelSpec& spec, const std::string& name);
+
 /// An empty mechanism: no elements, gravity 9.81 m/s² along -z, one load case "free".
 ModelSpec emptyMechanism(const std::string& name = "untitled");
 
