@@ -1,6 +1,7 @@
 #include "engine/rom/ae_model.h"
 #include "engine/rom/method_registry.h"
 
+#include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
 #include "engine/core/error.h"
@@ -970,6 +971,107 @@ class AeDynamics {
   Eigen::LLT<Eigen::MatrixXd> llt_;
 };
 
+// The explicit central-difference scheme of the paper (velocity-Verlet form) or classical
+// Runge-Kutta on the minimal coordinates (x, v); work of the loads by the trapezoidal rule.
+class AeStepper final : public ReducedStepper {
+ public:
+  AeStepper(const AeModel& rom, const Model& model, int loadCase, Eigen::VectorXd x, Eigen::VectorXd v)
+      : rom_(rom),
+        model_(model),
+        dyn_(rom, model, loadCase),
+        rk4_(rom.aeSettings().integrator == "rk4"),
+        x_(std::move(x)),
+        v_(std::move(v)),
+        decOut_(rom.decoder()) {
+    const Eigen::Index nr = x_.size();
+    for (Eigen::VectorXd* w : {&a_, &aOld_, &vp_, &x2_, &v2_, &x3_, &v3_, &x4_, &v4_, &a2_, &a3_, &a4_})
+      w->resize(nr);
+    const Eigen::VectorXd width = (rom.latentMax() - rom.latentMin()).cwiseMax(1e-12);
+    lower_ = rom.latentMin() - width;
+    upper_ = rom.latentMax() + width;
+    if (rom.hasPotential()) potOut_.emplace(rom.potentialNetwork());
+  }
+
+  void start() override {
+    evaluate(0, 0.0, x_, v_, a_);
+    powerOld_ = dyn_.power(v_);
+  }
+
+  void advance(long long step, double t, double dt) override {
+    const double tPrev = t - dt;
+    if (rk4_) {
+      // Classical Runge-Kutta on (x, v); a = f(t_n, x_n, v_n) from the end of the previous step.
+      x2_ = x_ + 0.5 * dt * v_;
+      v2_ = v_ + 0.5 * dt * a_;
+      evaluate(step, tPrev + 0.5 * dt, x2_, v2_, a2_);
+      x3_ = x_ + 0.5 * dt * v2_;
+      v3_ = v_ + 0.5 * dt * a2_;
+      evaluate(step, tPrev + 0.5 * dt, x3_, v3_, a3_);
+      x4_ = x_ + dt * v3_;
+      v4_ = v_ + dt * a3_;
+      evaluate(step, t, x4_, v4_, a4_);
+      x_ += (dt / 6.0) * (v_ + 2.0 * v2_ + 2.0 * v3_ + v4_);
+      v_ += (dt / 6.0) * (a_ + 2.0 * a2_ + 2.0 * a3_ + a4_);
+      if (!x_.allFinite() || !v_.allFinite()) fail(step, t, "non-finite minimal coordinates");
+      evaluate(step, t, x_, v_, a_);
+    } else {
+      // Central difference (velocity-Verlet form): x_{n+1} - 2 x_n + x_{n-1} = dt^2 xdd_n.
+      x_ += dt * v_ + (0.5 * dt * dt) * a_;
+      vp_ = v_ + dt * a_;
+      aOld_ = a_;
+      if (!x_.allFinite() || !vp_.allFinite()) fail(step, t, "non-finite minimal coordinates");
+      evaluate(step, t, x_, vp_, a_);
+      v_ += (0.5 * dt) * (aOld_ + a_);
+    }
+    if (!finite()) fail(step, t, "non-finite minimal coordinates");
+    for (Eigen::Index k = 0; k < x_.size(); ++k)
+      if (x_(k) < lower_(k) || x_(k) > upper_(k))
+        fail(step, t,
+             "x_r[" + std::to_string(k) + "] = " + num(x_(k)) + " left the range of the training data [" +
+                 num(rom_.latentMin()(k)) + ", " + num(rom_.latentMax()(k)) +
+                 "] widened by its width on each side");
+    const double powerNew = dyn_.power(v_);
+    work_ += 0.5 * dt * (powerOld_ + powerNew);
+    powerOld_ = powerNew;
+  }
+
+  bool finite() const override { return x_.allFinite() && v_.allFinite() && a_.allFinite(); }
+
+  void fill(Sample& s) override {
+    decOut_.valueJacobianCurvature(x_, v_, qo_, Jo_, d2o_);
+    s.q = qo_;
+    s.qd = Jo_ * v_;
+    s.qdd = Jo_ * a_ + d2o_;
+    s.potentialEnergy = gravityPotential(model_, s.q) +
+                        (potOut_ ? potOut_->valueGradient(x_, gradOut_) + rom_.potentialOffset() : 0.0);
+  }
+
+  std::optional<double> work() const override { return work_; }
+
+ private:
+  [[noreturn]] static void fail(long long step, double t, const std::string& why) {
+    throw SolverError("reduced model (ae) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
+                      "): " + why + "; the samples up to then are kept");
+  }
+  void evaluate(long long step, double t, const Eigen::VectorXd& xs, const Eigen::VectorXd& vs,
+                Eigen::VectorXd& as) {
+    if (!dyn_.accelerations(t, xs, vs, as))
+      fail(step, t, "the reduced mass matrix J^T M J is not positive definite");
+  }
+
+  const AeModel& rom_;
+  const Model& model_;
+  AeDynamics dyn_;
+  bool rk4_;
+  Eigen::VectorXd x_, v_, a_, aOld_, vp_, x2_, v2_, x3_, v3_, x4_, v4_, a2_, a3_, a4_, lower_, upper_;
+  double work_ = 0.0, powerOld_ = 0.0;
+  // Output: its own evaluators, so a sample leaves the stepping's workspaces alone.
+  NetEval decOut_;
+  std::optional<NetEval> potOut_;
+  Eigen::VectorXd qo_, d2o_, gradOut_;
+  Eigen::MatrixXd Jo_;
+};
+
 }  // namespace
 
 RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOptions& o,
@@ -977,8 +1079,6 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
   checkMechanism(model);
   const int nr = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
-  const long long steps = plan.steps, stride = plan.stride;
-
   // Initial state: x_r = f_enc(q0), velocity by the mass-weighted pseudo-inverse (or zero).
   Eigen::VectorXd x = o.q0.size() ? encode(o.q0) : xr0_;
   Eigen::VectorXd v = xdr0_;
@@ -986,110 +1086,8 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RomSimulationOp
     v = aeSettings_.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr)
                                               : projectVelocity(model.massMatrix(), x, o.qd0);
   if (!x.allFinite() || !v.allFinite()) throw InputError("ae: the initial state is not finite");
-  const Eigen::VectorXd width = (latentMax_ - latentMin_).cwiseMax(1e-12);
-  const Eigen::VectorXd lower = latentMin_ - width, upper = latentMax_ + width;
-
-  sink.begin(model, plan.info);
-  AeDynamics dyn(*this, model, o.loadCase);
-  Eigen::VectorXd a(nr), aOld(nr), vp(nr), x2(nr), v2(nr), x3(nr), v3(nr), x4(nr), v4(nr), a2(nr), a3(nr),
-      a4(nr);
-  const bool rk4 = aeSettings_.integrator == "rk4";
-
-  ReducedSample out(model, o.loadCase);
-  Sample& s = out.sample();
-  Eigen::VectorXd qo, d2o;
-  Eigen::MatrixXd Jo;
-  NetEval decOut(decoder_);
-  std::optional<NetEval> potOut;
-  if (hasPotential_) potOut.emplace(potential_);
-  Eigen::VectorXd gradOut;
-  double outputSeconds = 0.0, work = 0.0, energy0 = 0.0;
-  RomSimulationSummary summary;
-  auto emit = [&](long long step, double t) {
-    const auto w0 = Clock::now();
-    decOut.valueJacobianCurvature(x, v, qo, Jo, d2o);
-    s.step = step;
-    s.t = t;
-    s.q = qo;
-    s.qd = Jo * v;
-    s.qdd = Jo * a + d2o;
-    out.complete();
-    s.potentialEnergy =
-        gravityPotential(model, s.q) + (potOut ? potOut->valueGradient(x, gradOut) + potentialOffset_ : 0.0);
-    if (step == 0) energy0 = s.kineticEnergy + s.potentialEnergy;
-    s.workNonConservative = work;
-    s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
-    sink.write(s);
-    ++summary.samples;
-    outputSeconds += secondsSince(w0);
-  };
-
-  auto fail = [&](long long step, double t, const std::string& why) {
-    throw SolverError("reduced model (ae) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
-                      "): " + why + "; the samples up to then are kept");
-  };
-  auto evaluate = [&](long long step, double t, const Eigen::VectorXd& xs, const Eigen::VectorXd& vs,
-                      Eigen::VectorXd& as) {
-    if (!dyn.accelerations(t, xs, vs, as))
-      fail(step, t, "the reduced mass matrix J^T M J is not positive definite");
-  };
-
-  const auto wall0 = Clock::now();
-  double t = 0.0;
-  streamReducedRun(sink, [&] {
-    evaluate(0, 0.0, x, v, a);
-    double powerOld = dyn.power(v);
-    emit(0, 0.0);
-    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
-    const double dt = o.dt;
-    for (long long step = 1; step <= steps; ++step) {
-      t = static_cast<double>(step) * dt;
-      const double tPrev = t - dt;
-      if (rk4) {
-        // Classical Runge-Kutta on (x, v); a = f(t_n, x_n, v_n) from the end of the previous step.
-        x2 = x + 0.5 * dt * v;
-        v2 = v + 0.5 * dt * a;
-        evaluate(step, tPrev + 0.5 * dt, x2, v2, a2);
-        x3 = x + 0.5 * dt * v2;
-        v3 = v + 0.5 * dt * a2;
-        evaluate(step, tPrev + 0.5 * dt, x3, v3, a3);
-        x4 = x + dt * v3;
-        v4 = v + dt * a3;
-        evaluate(step, t, x4, v4, a4);
-        x += (dt / 6.0) * (v + 2.0 * v2 + 2.0 * v3 + v4);
-        v += (dt / 6.0) * (a + 2.0 * a2 + 2.0 * a3 + a4);
-        if (!x.allFinite() || !v.allFinite()) fail(step, t, "non-finite minimal coordinates");
-        evaluate(step, t, x, v, a);
-      } else {
-        // Central difference (velocity-Verlet form): x_{n+1} - 2 x_n + x_{n-1} = dt^2 xdd_n.
-        x += dt * v + (0.5 * dt * dt) * a;
-        vp = v + dt * a;
-        aOld = a;
-        if (!x.allFinite() || !vp.allFinite()) fail(step, t, "non-finite minimal coordinates");
-        evaluate(step, t, x, vp, a);
-        v += (0.5 * dt) * (aOld + a);
-      }
-      if (!x.allFinite() || !v.allFinite() || !a.allFinite()) fail(step, t, "non-finite minimal coordinates");
-      for (int k = 0; k < nr; ++k)
-        if (x(k) < lower(k) || x(k) > upper(k))
-          fail(step, t,
-               "x_r[" + std::to_string(k) + "] = " + num(x(k)) + " left the range of the training data [" +
-                   num(latentMin_(k)) + ", " + num(latentMax_(k)) + "] widened by its width on each side");
-      const double powerNew = dyn.power(v);
-      work += 0.5 * dt * (powerOld + powerNew);
-      powerOld = powerNew;
-      summary.steps = step;
-      summary.tEnd = t;
-      if (step % stride == 0 || step == steps) emit(step, t);
-      if (monitor) {
-        progress.step = step;
-        progress.metrics[0].second = t;
-        if (!monitor->report(progress)) monitor->checkpoint();
-      }
-    }
-  });
-  completeReducedRun(sink, summary, secondsSince(wall0) - outputSeconds);
-  return summary;
+  AeStepper stepper(*this, model, o.loadCase, std::move(x), std::move(v));
+  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
 MethodInfo aeMethod() {

@@ -152,6 +152,9 @@ class AeModel : public ReducedModel {
   /// Range of the latent coordinates over the training data, size nr.
   const Eigen::VectorXd& latentMin() const { return latentMin_; }
   const Eigen::VectorXd& latentMax() const { return latentMax_; }
+  /// Constant added to the potential network's value [J] so that its mean over the training data is the
+  /// model's.
+  double potentialOffset() const { return potentialOffset_; }
 
  protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;

@@ -7,6 +7,7 @@
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 #include "engine/rom/ae_model.h"
+#include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 #include "engine/rom/sindy.h"
 
@@ -1241,20 +1242,117 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
   return rom;
 }
 
+namespace internal {
+
+// The learnt dynamics advanced by the integrator it was trained with, the constraints
+// projected after every step (redundant coordinates) or on the decoded output (latent ones).
+class NodeStepper final : public ReducedStepper {
+ public:
+  NodeStepper(const NodeModel& rom, const Model& model, NodeConstraint constraint,
+              NodeConstraint outputConstraint, NaturalPositions& outputPositions, NodeStateInput input,
+              Eigen::VectorXd x, Eigen::VectorXd v)
+      : rom_(rom),
+        model_(model),
+        constraint_(std::move(constraint)),
+        outputConstraint_(std::move(outputConstraint)),
+        outputPositions_(outputPositions),
+        input_(std::move(input)),
+        x_(std::move(x)),
+        v_(std::move(v)),
+        q_(rom.qRef_),
+        qd_(model.nq()),
+        qdd_(model.nq()) {}
+
+  void start() override { project(0.0); }
+
+  void advance(long long step, double t, double h) override {
+    const double t0 = static_cast<double>(step - 1) * h;
+    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_);
+    if (!finite()) throw reducedRunDiverged(rom_.method(), step, t);
+    project(t);
+  }
+
+  bool finite() const override { return x_.allFinite() && v_.allFinite(); }
+
+  void fill(Sample& s) override {
+    fullState(s.t);
+    s.q = q_;
+    s.qd = qd_;
+    s.qdd = qdd_;
+    s.potentialEnergy = mechanismPotential(model_, s.q);
+  }
+
+  void finish(RomSimulationSummary& summary) override {
+    if (constraint_.active() || outputConstraint_.active()) {
+      summary.figures.emplace_back("max drift removed by projection", maxDrift_);
+      summary.figures.emplace_back("max constraint residual", maxResidual_);
+    }
+  }
+
+ private:
+  // Natural coordinates, velocities and accelerations of the state (x, v) at t.
+  void fullState(double t) {
+    const int m = rom_.dynamics_.inputs();
+    Eigen::MatrixXd U(m, 1);
+    if (m > 0) U.col(0) = input_(t, x_, v_);
+    const Eigen::VectorXd a = rom_.dynamics_.accelerations(x_, v_, U).col(0);
+    if (rom_.latent_) {
+      Eigen::MatrixXd J;
+      Eigen::VectorXd d2;
+      rom_.latent_->decoderDerivatives(x_, v_, q_, J, d2);
+      qd_ = J * v_;
+      qdd_ = J * a + d2;
+      maxDrift_ = std::max(maxDrift_, projectOntoConstraints(outputConstraint_, t, q_, qd_));
+      Eigen::VectorXd Phi, Phi_t;
+      Eigen::MatrixXd Phi_q;
+      outputConstraint_.eval(q_, t, Phi, Phi_q, Phi_t);
+      if (Phi.size()) maxResidual_ = std::max(maxResidual_, Phi.cwiseAbs().maxCoeff());
+      return;
+    }
+    if (!rom_.independent_) {
+      q_ = x_;
+      qd_ = v_;
+      qdd_ = a;
+      return;
+    }
+    q_ = outputPositions_.at(x_, t);
+    const Eigen::MatrixXd R = independentBasis(model_, q_, t, rom_.indices_);
+    qd_ = R * v_;
+    const Eigen::VectorXd c = velocityAccelerationPart(model_, q_, qd_, t, rom_.indices_);
+    qdd_ = R * a + c;
+  }
+
+  void project(double t) {
+    if (!constraint_.active()) return;
+    maxDrift_ = std::max(maxDrift_, projectOntoConstraints(constraint_, t, x_, v_));
+    Eigen::VectorXd Phi, Phi_t;
+    Eigen::MatrixXd J;
+    constraint_.eval(x_, t, Phi, J, Phi_t);
+    if (Phi.size()) maxResidual_ = std::max(maxResidual_, Phi.cwiseAbs().maxCoeff());
+  }
+
+  const NodeModel& rom_;
+  const Model& model_;
+  NodeConstraint constraint_, outputConstraint_;
+  NaturalPositions& outputPositions_;
+  NodeStateInput input_;
+  Eigen::VectorXd x_, v_, q_, qd_, qdd_;
+  double maxDrift_ = 0.0, maxResidual_ = 0.0;
+};
+
+}  // namespace internal
+
 RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulationOptions& o,
                                          TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method(), nodeSettings_.parameters);
-  const long long steps = plan.steps, stride = plan.stride;
-  const int m = dynamics_.inputs();
   if (loadInputs() > 0 && loadInputs() != nq)
     throw InputError("node: the model takes " + std::to_string(loadInputs()) + " load inputs, expected " +
                      std::to_string(nq));
   // On the state (redundant natural coordinates) or on the decoded output (latent ones).
   const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
   const NodeConstraint outputConstraint = latent_ ? modelConstraint(model) : NodeConstraint{};
-  sink.begin(model, plan.info);
 
   Eigen::VectorXd x = z0q_, v = z0qd_;
   if (latent_ && (o.q0.size() || o.qd0.size())) {
@@ -1285,96 +1383,9 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RomSimulation
       input = forcesAtState(model, o.loadCase, stagePositions);
   }
   input = withParameters(std::move(input), plan.parameters);
-  Eigen::VectorXd q = qRef_, qd(nq), qdd(nq);
-  double maxDrift = 0.0, maxResidual = 0.0;
-  // Natural coordinates, velocities and accelerations of the state (x, v) at t.
-  auto fullState = [&](double t) {
-    Eigen::MatrixXd U(m, 1);
-    if (m > 0) U.col(0) = input(t, x, v);
-    const Eigen::VectorXd a = dynamics_.accelerations(x, v, U).col(0);
-    if (latent_) {
-      Eigen::MatrixXd J;
-      Eigen::VectorXd d2;
-      latent_->decoderDerivatives(x, v, q, J, d2);
-      qd = J * v;
-      qdd = J * a + d2;
-      maxDrift = std::max(maxDrift, projectOntoConstraints(outputConstraint, t, q, qd));
-      Eigen::VectorXd Phi, Phi_t;
-      Eigen::MatrixXd Phi_q;
-      outputConstraint.eval(q, t, Phi, Phi_q, Phi_t);
-      if (Phi.size()) maxResidual = std::max(maxResidual, Phi.cwiseAbs().maxCoeff());
-      return;
-    }
-    if (!independent_) {
-      q = x;
-      qd = v;
-      qdd = a;
-      return;
-    }
-    q = outputPositions.at(x, t);
-    const Eigen::MatrixXd R = independentBasis(model, q, t, indices_);
-    qd = R * v;
-    const Eigen::VectorXd c = velocityAccelerationPart(model, q, qd, t, indices_);
-    qdd = R * a + c;
-  };
-
-  ReducedSample out(model, o.loadCase);
-  Sample& s = out.sample();
-  double outputSeconds = 0.0;
-  RomSimulationSummary summary;
-  auto emit = [&](long long step, double t) {
-    const auto w0 = std::chrono::steady_clock::now();
-    fullState(t);
-    s.step = step;
-    s.t = t;
-    s.q = q;
-    s.qd = qd;
-    s.qdd = qdd;
-    out.complete();
-    s.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
-    sink.write(s);
-    ++summary.samples;
-    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  };
-  auto project = [&](double t) {
-    if (!constraint.active()) return;
-    maxDrift = std::max(maxDrift, projectOntoConstraints(constraint, t, x, v));
-    Eigen::VectorXd Phi, Phi_t;
-    Eigen::MatrixXd J;
-    constraint.eval(x, t, Phi, J, Phi_t);
-    if (Phi.size()) maxResidual = std::max(maxResidual, Phi.cwiseAbs().maxCoeff());
-  };
-  const auto wall0 = std::chrono::steady_clock::now();
-  streamReducedRun(sink, [&] {
-    project(0.0);
-    emit(0, 0.0);
-    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
-    const double h = o.dt;
-    for (long long step = 1; step <= steps; ++step) {
-      const double t0 = static_cast<double>(step - 1) * h, t = static_cast<double>(step) * h;
-      dynamics_.stepAtStates(nodeSettings_.integrator, h, t0, x, v, input);
-      if (!x.allFinite() || !v.allFinite())
-        throw SolverError("reduced model (node) diverged at t = " + std::to_string(t) + " s (step " +
-                          std::to_string(step) + "): non-finite coordinates");
-      project(t);
-      summary.steps = step;
-      summary.tEnd = t;
-      if (step % stride == 0 || step == steps) emit(step, t);
-      if (monitor) {
-        progress.step = step;
-        progress.metrics[0].second = t;
-        if (!monitor->report(progress)) monitor->checkpoint();
-      }
-    }
-  });
-  if (constraint.active() || outputConstraint.active()) {
-    summary.figures.emplace_back("max drift removed by projection", maxDrift);
-    summary.figures.emplace_back("max constraint residual", maxResidual);
-  }
-  completeReducedRun(
-      sink, summary,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
-  return summary;
+  internal::NodeStepper stepper(*this, model, constraint, outputConstraint, outputPositions, std::move(input),
+                                std::move(x), std::move(v));
+  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
 MethodInfo nodeMethod() {

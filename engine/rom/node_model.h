@@ -234,6 +234,10 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& dynamics, NodeIntegrator integra
                             const NodeStateInput& input, const NodeConstraint& constraint,
                             double* drift = nullptr, double* residual = nullptr);
 
+namespace internal {
+class NodeStepper;
+}
+
 /// The trained reduced model.
 class NodeModel : public ReducedModel {
  public:
@@ -283,6 +287,7 @@ class NodeModel : public ReducedModel {
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
+  friend class internal::NodeStepper;
   NodeSettings nodeSettings_;
   NodeDynamics dynamics_;
   bool independent_ = false;

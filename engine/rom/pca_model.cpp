@@ -5,6 +5,7 @@
 #include "engine/dynamics/mobility.h"
 #include "engine/model/forces.h"
 #include "engine/rom/kmeans.h"
+#include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
 #include <Eigen/Cholesky>
@@ -562,83 +563,141 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
   return simulate(model, o, sink, monitor, log);
 }
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o,
-                                        TrajectorySink& sink, Monitor* monitor, PcaRunLog& log) const {
-  checkMechanism(model);
-  const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
-  const double dtMax = stabilityDt();
-  if (o.dt >= dtMax)
-    throw InputError("dt = " + num(o.dt) +
-                     " s is above the stability limit of the explicit local PCA integrator (" + num(dtMax) +
-                     " s = 2 / omega_max of the stiffest cluster); use a smaller step");
-  const Eigen::Index n = model.nq();
-  const auto k = static_cast<int>(clusters_.size());
-  const bool keepSampleClusters = log.keepSampleClusters;
-  log = PcaRunLog{};
-  log.keepSampleClusters = keepSampleClusters;
+namespace internal {
 
-  // Per-run data: gravity enters the reduced potential (its force is constant).
-  std::vector<LiveCluster> live(static_cast<std::size_t>(k));
-  Eigen::VectorXd fg;
-  for (int c = 0; c < k; ++c) {
-    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
-    LiveCluster& l = live[static_cast<std::size_t>(c)];
-    evalExternalForces(model, -1, cl.centroid, 0.0, fg);
-    l.Minv = cl.mass.inverse();
-    l.beta = cl.offset - cl.basis.transpose() * fg;
-    l.c0 = cl.u0 + gravityPotential(model, cl.centroid);
+// Algorithm 1 of seed 003: the local model of the current state (eq. 22), its
+// explicit update (eq. 35-38) and the switch between clusters (eq. 29-31).
+class PcaStepper final : public ReducedStepper {
+ public:
+  PcaStepper(const PcaModel& rom, const Model& model, const RomSimulationOptions& o, PcaRunLog& log)
+      : rom_(rom), model_(model), loadCase_(o.loadCase), log_(log) {
+    const Eigen::Index n = model.nq();
+    const int nr = rom.nr_;
+    const auto k = static_cast<int>(rom.clusters_.size());
+    // Per-run data: gravity enters the reduced potential (its force is constant).
+    live_.resize(static_cast<std::size_t>(k));
+    Eigen::VectorXd fg;
+    for (int c = 0; c < k; ++c) {
+      const PcaCluster& cl = rom.clusters_[static_cast<std::size_t>(c)];
+      LiveCluster& l = live_[static_cast<std::size_t>(c)];
+      evalExternalForces(model, -1, cl.centroid, 0.0, fg);
+      l.Minv = cl.mass.inverse();
+      l.beta = cl.offset - cl.basis.transpose() * fg;
+      l.c0 = cl.u0 + gravityPotential(model, cl.centroid);
+    }
+    const Eigen::VectorXd q0 = o.q0.size() ? o.q0 : rom.q0_;
+    const Eigen::VectorXd qd0 = o.qd0.size() ? o.qd0 : rom.qd0_;
+    c_ = rom.nearestCluster(q0);
+    x_ = rom.cache_[static_cast<std::size_t>(c_)].P *
+         (q0 - rom.clusters_[static_cast<std::size_t>(c_)].centroid);
+    v_ = rom.cache_[static_cast<std::size_t>(c_)].P * qd0;
+    a_.resize(nr);
+    aPrev_.resize(nr);
+    q_.resize(n);
+    fExt_.resize(n);
+    fr_.resize(nr);
+    dampingForce_.resize(nr);
+    distance_.resize(k);
+    for (const PcaCluster& cl : rom.clusters_)
+      radius_.push_back(cl.singularValues.norm() / std::sqrt(std::max(1.0, static_cast<double>(cl.samples))));
+    // The region of the data: farther than this from every centroid the local models mean nothing.
+    span_ = 3.0 * *std::max_element(radius_.begin(), radius_.end());
+    for (const PcaModel::ClusterCache& cc : rom.cache_)
+      span_ = std::max(span_,
+                       std::sqrt(cc.h.maxCoeff()) + 3.0 * *std::max_element(radius_.begin(), radius_.end()));
+    hysteresis_ = (1.0 - rom.pcaSettings_.switchHysteresis) * (1.0 - rom.pcaSettings_.switchHysteresis);
   }
 
-  const Eigen::VectorXd q0 = o.q0.size() ? o.q0 : q0_;
-  const Eigen::VectorXd qd0 = o.qd0.size() ? o.qd0 : qd0_;
-  int c = nearestCluster(q0);
-  Eigen::VectorXd x =
-      cache_[static_cast<std::size_t>(c)].P * (q0 - clusters_[static_cast<std::size_t>(c)].centroid);
-  Eigen::VectorXd v = cache_[static_cast<std::size_t>(c)].P * qd0;
-  Eigen::VectorXd a(nr_), aPrev(nr_), q(n), fExt(n), fr(nr_), dampingForce(nr_), distance(k), z;
-  double loadPower = 0.0;
-  auto accelerations = [&](double t) {
-    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
-    q.noalias() = cl.basis * x;
-    q += cl.centroid;
-    evalExternalForces(model, o.loadCase, q, t, fExt);
-    fr.noalias() = cl.basis.transpose() * fExt;
-    dampingForce.noalias() = cl.damping * v;  // eq. 36: damping with the previous velocity
-    // Power of the loads without gravity and of the damping, for the energy balance.
-    loadPower = v.dot(fr + live[static_cast<std::size_t>(c)].beta - cl.offset - dampingForce);
-    fr -= cl.stiffness * x + cl.offset + dampingForce;
-    a.noalias() = live[static_cast<std::size_t>(c)].Minv * fr;
-  };
+  void start() override { accelerations(0.0); }
 
-  const double switchTolerance = 1e-9, maxShift = 0.1;
-  std::vector<double> radius;  // RMS distance of a cluster's samples from its centroid (scaled)
-  for (const PcaCluster& cl : clusters_)
-    radius.push_back(cl.singularValues.norm() / std::sqrt(std::max(1.0, static_cast<double>(cl.samples))));
-  // The region of the data: farther than this from every centroid the local models mean nothing.
-  double span = 3.0 * *std::max_element(radius.begin(), radius.end());
-  for (const ClusterCache& cc : cache_)
-    span = std::max(span, std::sqrt(cc.h.maxCoeff()) + 3.0 * *std::max_element(radius.begin(), radius.end()));
-  const double hysteresis = (1.0 - pcaSettings_.switchHysteresis) * (1.0 - pcaSettings_.switchHysteresis);
-  auto switchTo = [&](int to, long long step, double t) {
-    const Transition& tr = transition(c, to);
-    const PcaCluster& from = clusters_[static_cast<std::size_t>(c)];
-    const PcaCluster& next = clusters_[static_cast<std::size_t>(to)];
-    const LiveCluster& lf = live[static_cast<std::size_t>(c)];
-    const LiveCluster& ln = live[static_cast<std::size_t>(to)];
+  void advance(long long step, double t, double dt) override {
+    if (rom_.clusters_.size() > 1) {
+      const PcaModel::ClusterCache& cc = rom_.cache_[static_cast<std::size_t>(c_)];
+      distance_.noalias() = 2.0 * cc.G.transpose() * x_;
+      distance_ += cc.h;
+      int nearest = 0;
+      const double dNearest = distance_.minCoeff(&nearest);
+      // Hysteresis: the new centroid must be nearer by a margin, else a state on the
+      // border flips back and forth, and each projection can undo the motion.
+      if (nearest != c_ && x_.squaredNorm() + dNearest < hysteresis_ * x_.squaredNorm())
+        switchTo(nearest, step, t - dt);
+    }
+    const double powerPrev = loadPower_;
+    aPrev_ = a_;
+    x_ += dt * v_ + (0.5 * dt * dt) * aPrev_;
+    accelerations(t);
+    v_ += (0.5 * dt) * (aPrev_ + a_);
+    work_ += 0.5 * dt * (powerPrev + loadPower_);
+    if (x_.norm() > span_)  // |x| is the scaled distance from the current centroid, the nearest one
+      throw SolverError("reduced model (pca) left the region of its training data at t = " + num(t) +
+                        " s (step " + std::to_string(step) + "): " + num(x_.norm()) +
+                        " m from the nearest centroid, the data span " + num(span_) +
+                        " m; n_r above the degrees of freedom or loads far beyond the training "
+                        "data cause this; the samples up to then are kept");
+    if (!finite())
+      throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
+                        ", cluster " + std::to_string(c_ + 1) +
+                        "): non-finite reduced coordinates; the samples "
+                        "up to then are kept");
+  }
+
+  bool finite() const override { return x_.allFinite() && v_.allFinite(); }
+
+  void fill(Sample& s) override {
+    const PcaCluster& cl = rom_.clusters_[static_cast<std::size_t>(c_)];
+    s.q = cl.basis * x_ + cl.centroid;
+    s.qd = cl.basis * v_;
+    s.qdd = cl.basis * a_;
+    s.potentialEnergy = potentialOf(cl, live_[static_cast<std::size_t>(c_)], x_);
+    if (log_.keepSampleClusters) log_.sampleCluster.push_back(c_);
+  }
+
+  std::optional<double> work() const override { return work_; }
+
+  void finish(RomSimulationSummary& summary) override {
+    double worstJump = 0.0;
+    for (const PcaSwitch& sw : log_.switches)
+      worstJump = std::max(worstJump, std::abs(sw.energyAfter - sw.energyBefore));
+    summary.figures = {{"cluster_switches", static_cast<double>(log_.switches.size())},
+                       {"switch_fallbacks", static_cast<double>(log_.fallbacks())},
+                       {"largest_switch_energy_change", worstJump}};
+  }
+
+ private:
+  void accelerations(double t) {
+    const PcaCluster& cl = rom_.clusters_[static_cast<std::size_t>(c_)];
+    q_.noalias() = cl.basis * x_;
+    q_ += cl.centroid;
+    evalExternalForces(model_, loadCase_, q_, t, fExt_);
+    fr_.noalias() = cl.basis.transpose() * fExt_;
+    dampingForce_.noalias() = cl.damping * v_;  // eq. 36: damping with the previous velocity
+    // Power of the loads without gravity and of the damping, for the energy balance.
+    loadPower_ = v_.dot(fr_ + live_[static_cast<std::size_t>(c_)].beta - cl.offset - dampingForce_);
+    fr_ -= cl.stiffness * x_ + cl.offset + dampingForce_;
+    a_.noalias() = live_[static_cast<std::size_t>(c_)].Minv * fr_;
+  }
+
+  void switchTo(int to, long long step, double t) {
+    const double switchTolerance = 1e-9, maxShift = 0.1;
+    const PcaModel::Transition& tr = rom_.transition(c_, to);
+    const PcaCluster& from = rom_.clusters_[static_cast<std::size_t>(c_)];
+    const PcaCluster& next = rom_.clusters_[static_cast<std::size_t>(to)];
+    const LiveCluster& lf = live_[static_cast<std::size_t>(c_)];
+    const LiveCluster& ln = live_[static_cast<std::size_t>(to)];
     PcaSwitch sw;
     sw.step = step;
     sw.t = t;
-    sw.from = c;
+    sw.from = c_;
     sw.to = to;
     sw.commonDimension = tr.nd;
-    const double uPrev = potentialOf(from, lf, x), kPrev = kineticOf(from, v);
+    const double uPrev = potentialOf(from, lf, x_), kPrev = kineticOf(from, v_);
     sw.energyBefore = uPrev + kPrev;
     const double scale = std::abs(uPrev) + kPrev + std::numeric_limits<double>::min();
-    const Eigen::VectorXd xLs = tr.T * x + tr.o, vLs = tr.T * v;
+    const Eigen::VectorXd xLs = tr.T * x_ + tr.o, vLs = tr.T * v_;
     Eigen::VectorXd xNew = xLs, vNew = vLs;
-    if (pcaSettings_.energyProjection) {
+    if (rom_.pcaSettings_.energyProjection) {
       // eq. 29: closest position with the previous potential, common components kept.
-      const Eigen::VectorXd base = tr.Zc * (tr.Rc * (x + tr.w));
+      const Eigen::VectorXd base = tr.Zc * (tr.Rc * (x_ + tr.w));
       if (tr.N.cols() == 0) {
         xNew = base;
         sw.positionFallback = std::abs(potentialOf(next, ln, base) - uPrev) > switchTolerance * scale;
@@ -648,15 +707,15 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
         // Where the potential is flat along the free directions the level can lie far
         // away; a shift beyond a fraction of the cluster's radius is not a projection.
         const Eigen::VectorXd z0 = tr.N.transpose() * xLs;
-        if (closestPointOnLevelSet(A, b, potentialOf(next, ln, base) - uPrev, z0, z) &&
-            (z - z0).norm() <= maxShift * radius[static_cast<std::size_t>(to)])
-          xNew = base + tr.N * z;
+        if (closestPointOnLevelSet(A, b, potentialOf(next, ln, base) - uPrev, z0, z_) &&
+            (z_ - z0).norm() <= maxShift * radius_[static_cast<std::size_t>(to)])
+          xNew = base + tr.N * z_;
         else
           sw.positionFallback = true;
       }
       // eq. 30: closest velocity with the kinetic energy that keeps the total.
       const double target = sw.energyBefore - potentialOf(next, ln, xNew);
-      const Eigen::VectorXd baseV = tr.Zc * (tr.Rc * v);
+      const Eigen::VectorXd baseV = tr.Zc * (tr.Rc * v_);
       if (target < 0.0) {
         sw.velocityFallback = true;
       } else if (tr.N.cols() == 0) {
@@ -665,104 +724,49 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationO
       } else {
         const Eigen::MatrixXd A = tr.N.transpose() * next.mass * tr.N;
         const Eigen::VectorXd b = tr.N.transpose() * (next.mass * baseV);
-        if (closestPointOnLevelSet(A, b, kineticOf(next, baseV) - target, tr.N.transpose() * vLs, z))
-          vNew = baseV + tr.N * z;
+        if (closestPointOnLevelSet(A, b, kineticOf(next, baseV) - target, tr.N.transpose() * vLs, z_))
+          vNew = baseV + tr.N * z_;
         else
           sw.velocityFallback = true;
       }
       if (sw.positionFallback) xNew = xLs;
       if (sw.velocityFallback) vNew = vLs;
     }
-    x = xNew;
-    v = vNew;
-    a = tr.T * a;  // eq. 31
-    c = to;
-    sw.energyAfter = potentialOf(next, ln, x) + kineticOf(next, v);
-    log.switches.push_back(sw);
-  };
+    x_ = xNew;
+    v_ = vNew;
+    a_ = tr.T * a_;  // eq. 31
+    c_ = to;
+    sw.energyAfter = potentialOf(next, ln, x_) + kineticOf(next, v_);
+    log_.switches.push_back(sw);
+  }
 
-  ReducedSample out(model, o.loadCase);
-  Sample& s = out.sample();
-  double outputSeconds = 0.0, work = 0.0, energy0 = 0.0;
-  RomSimulationSummary summary;
-  auto emit = [&](long long step, double t) {
-    const auto w0 = std::chrono::steady_clock::now();
-    const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
-    s.step = step;
-    s.t = t;
-    s.q = cl.basis * x + cl.centroid;
-    s.qd = cl.basis * v;
-    s.qdd = cl.basis * a;
-    out.complete();
-    s.potentialEnergy = potentialOf(cl, live[static_cast<std::size_t>(c)], x);
-    if (step == 0) energy0 = s.kineticEnergy + s.potentialEnergy;
-    s.workNonConservative = work;
-    s.energyError = s.kineticEnergy + s.potentialEnergy - energy0 - work;
-    sink.write(s);
-    if (log.keepSampleClusters) log.sampleCluster.push_back(c);
-    ++summary.samples;
-    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  };
+  const PcaModel& rom_;
+  const Model& model_;
+  int loadCase_;
+  PcaRunLog& log_;
+  std::vector<LiveCluster> live_;
+  int c_ = 0;
+  Eigen::VectorXd x_, v_, a_, aPrev_, q_, fExt_, fr_, dampingForce_, distance_, z_;
+  double loadPower_ = 0.0, work_ = 0.0, span_ = 0.0, hysteresis_ = 0.0;
+  std::vector<double> radius_;  // RMS distance of a cluster's samples from its centroid (scaled)
+};
 
-  const auto wall0 = std::chrono::steady_clock::now();
-  sink.begin(model, plan.info);
-  streamReducedRun(sink, [&] {
-    accelerations(0.0);
-    emit(0, 0.0);
-    Progress progress{"simulate " + method(), 0, plan.steps, {{"t", 0.0}}};
-    const double dt = o.dt;
-    for (long long step = 1; step <= plan.steps; ++step) {
-      const double t = static_cast<double>(step) * dt;
-      // Algorithm 1: the local model of the current state (eq. 22) ...
-      if (k > 1) {
-        const ClusterCache& cc = cache_[static_cast<std::size_t>(c)];
-        distance.noalias() = 2.0 * cc.G.transpose() * x;
-        distance += cc.h;
-        int nearest = 0;
-        const double dNearest = distance.minCoeff(&nearest);
-        // Hysteresis: the new centroid must be nearer by a margin, else a state on the
-        // border flips back and forth, and each projection can undo the motion.
-        if (nearest != c && x.squaredNorm() + dNearest < hysteresis * x.squaredNorm())
-          switchTo(nearest, step, t - dt);
-      }
-      // ... and its explicit update, eq. 35-38.
-      const double powerPrev = loadPower;
-      aPrev = a;
-      x += dt * v + (0.5 * dt * dt) * aPrev;
-      accelerations(t);
-      v += (0.5 * dt) * (aPrev + a);
-      work += 0.5 * dt * (powerPrev + loadPower);
-      if (x.norm() > span)  // |x| is the scaled distance from the current centroid, the nearest one
-        throw SolverError("reduced model (pca) left the region of its training data at t = " + num(t) +
-                          " s (step " + std::to_string(step) + "): " + num(x.norm()) +
-                          " m from the nearest centroid, the data span " + num(span) +
-                          " m; n_r above the degrees of freedom or loads far beyond the training "
-                          "data cause this; the samples up to then are kept");
-      if (!x.allFinite() || !v.allFinite())
-        throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " +
-                          std::to_string(step) + ", cluster " + std::to_string(c + 1) +
-                          "): non-finite reduced coordinates; the samples "
-                          "up to then are kept");
-      summary.steps = step;
-      summary.tEnd = t;
-      if (step % plan.stride == 0 || step == plan.steps) emit(step, t);
-      if (monitor) {
-        progress.step = step;
-        progress.metrics[0].second = t;
-        if (!monitor->report(progress)) monitor->checkpoint();
-      }
-    }
-  });
-  completeReducedRun(
-      sink, summary,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
-  double worstJump = 0.0;
-  for (const PcaSwitch& sw : log.switches)
-    worstJump = std::max(worstJump, std::abs(sw.energyAfter - sw.energyBefore));
-  summary.figures = {{"cluster_switches", static_cast<double>(log.switches.size())},
-                     {"switch_fallbacks", static_cast<double>(log.fallbacks())},
-                     {"largest_switch_energy_change", worstJump}};
-  return summary;
+}  // namespace internal
+
+RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o,
+                                        TrajectorySink& sink, Monitor* monitor, PcaRunLog& log) const {
+  checkMechanism(model);
+  const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
+  const double dtMax = stabilityDt();
+  if (o.dt >= dtMax)
+    throw InputError("dt = " + num(o.dt) +
+                     " s is above the stability limit of the explicit local PCA integrator (" + num(dtMax) +
+                     " s = 2 / omega_max of the stiffest cluster); use a smaller step");
+  const bool keepSampleClusters = log.keepSampleClusters;
+  log = PcaRunLog{};
+  log.keepSampleClusters = keepSampleClusters;
+  internal::PcaStepper stepper(*this, model, o, log);
+  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
 MethodInfo pcaMethod() {

@@ -152,6 +152,10 @@ struct PcaRunLog {
   long long fallbacks() const;
 };
 
+namespace internal {
+class PcaStepper;
+}
+
 class PcaModel : public ReducedModel {
  public:
   /// Trains on every run of `dataset`, which must be data of `model` (checked). Throws
@@ -184,6 +188,7 @@ class PcaModel : public ReducedModel {
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
+  friend class internal::PcaStepper;
   // Precomputed for a switch from cluster `from` to cluster `to` (see the file comment).
   struct Transition {
     int nd = 0;          // dimension of the common subspace

@@ -1,6 +1,7 @@
 #include "engine/rom/pod_model.h"
 #include "engine/rom/method_registry.h"
 
+#include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
 #include "engine/core/error.h"
@@ -210,10 +211,77 @@ std::unique_ptr<PodModel> PodModel::fromJson(const OJson& j, const std::string& 
   return rom;
 }
 
+namespace {
+
+// Seed 003 Algorithm 1 with a single cluster (eq. 35-38), or the implicit Newmark rule.
+class PodStepper final : public ReducedStepper {
+ public:
+  PodStepper(const PodModel& rom, const Model& model, const RomSimulationOptions& o, bool implicit)
+      : rom_(rom),
+        model_(model),
+        loadCase_(o.loadCase),
+        implicit_(implicit),
+        Phi_(rom.basis()),
+        mu_(rom.mean()),
+        massLlt_(rom.reducedMass()),
+        newmark_(rom.reducedMass(), rom.reducedDamping(), rom.reducedStiffness(), rom.stiffnessOffset(),
+                 o.dt),
+        qr_(o.q0.size() ? rom.project(o.q0) : rom.initialReducedPosition()),
+        qdr_(o.qd0.size() ? Eigen::VectorXd(rom.velocityProjector() * o.qd0) : rom.initialReducedVelocity()),
+        q_(Phi_ * qr_ + mu_),
+        f_ext_(model.nq()),
+        fr_(Phi_.cols()),
+        qddr_(Phi_.cols()) {
+    accelerations(0.0);
+  }
+
+  void advance(long long, double t, double dt) override {
+    if (implicit_) {
+      newmark_.step(model_, loadCase_, t, Phi_, mu_, q_, f_ext_, qr_, qdr_, qddr_);
+      return;
+    }
+    const Eigen::VectorXd qddPrev = qddr_;
+    qr_ += dt * qdr_ + 0.5 * dt * dt * qddPrev;
+    q_.noalias() = Phi_ * qr_;
+    q_ += mu_;
+    accelerations(t);
+    qdr_ += 0.5 * dt * (qddPrev + qddr_);
+  }
+
+  bool finite() const override { return qr_.allFinite() && qdr_.allFinite(); }
+
+  void fill(Sample& s) override {
+    s.q = q_;
+    s.qd = Phi_ * qdr_;
+    s.qdd = Phi_ * qddr_;
+    s.potentialEnergy = mechanismPotential(model_, s.q);
+  }
+
+ private:
+  void accelerations(double t) {
+    evalExternalForces(model_, loadCase_, q_, t, f_ext_);
+    fr_.noalias() = Phi_.transpose() * f_ext_;
+    // eq. 36: damping with the velocity of the previous step
+    fr_ -= rom_.reducedStiffness() * qr_ + rom_.stiffnessOffset() + rom_.reducedDamping() * qdr_;
+    qddr_ = massLlt_.solve(fr_);
+  }
+
+  const PodModel& rom_;
+  const Model& model_;
+  int loadCase_;
+  bool implicit_;
+  const Eigen::MatrixXd& Phi_;
+  const Eigen::VectorXd& mu_;
+  const Eigen::LLT<Eigen::MatrixXd> massLlt_;
+  const NewmarkStepper newmark_;
+  Eigen::VectorXd qr_, qdr_, q_, f_ext_, fr_, qddr_;
+};
+
+}  // namespace
+
 RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationOptions& o,
                                         TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
-  const Eigen::Index n = model.nq(), nr = Phi_.cols();
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
   const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
@@ -221,75 +289,8 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationO
     throw InputError("dt = " + std::to_string(o.dt) +
                      " s is above the stability limit of the explicit reduced " + "integrator (" +
                      std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
-  const long long steps = plan.steps, stride = plan.stride;
-  sink.begin(model, plan.info);
-
-  const Eigen::LLT<Eigen::MatrixXd> massLlt(M_r_);
-  Eigen::VectorXd qr = o.q0.size() ? project(o.q0) : qr0_;
-  Eigen::VectorXd qdr = o.qd0.size() ? Eigen::VectorXd(P_ * o.qd0) : qdr0_;
-  Eigen::VectorXd q = Phi_ * qr + mu_, f_ext(n), fr(nr), qddr(nr);
-  auto accelerations = [&](double t) {
-    evalExternalForces(model, o.loadCase, q, t, f_ext);
-    fr.noalias() = Phi_.transpose() * f_ext;
-    fr -= K_r_ * qr + b_ + D_r_ * qdr;  // eq. 36: damping with the velocity of the previous step
-    qddr = massLlt.solve(fr);
-  };
-  accelerations(0.0);
-  const NewmarkStepper newmark(M_r_, D_r_, K_r_, b_, o.dt);
-
-  ReducedSample out(model, o.loadCase);
-  Sample& s = out.sample();
-  double outputSeconds = 0.0;
-  RomSimulationSummary summary;
-  auto emit = [&](long long step, double t) {
-    const auto w0 = std::chrono::steady_clock::now();
-    s.step = step;
-    s.t = t;
-    s.q = q;
-    s.qd = Phi_ * qdr;
-    s.qdd = Phi_ * qddr;
-    out.complete();
-    s.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
-    sink.write(s);
-    ++summary.samples;
-    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  };
-
-  const auto wall0 = std::chrono::steady_clock::now();
-  double t = 0.0;
-  streamReducedRun(sink, [&] {
-    emit(0, 0.0);
-    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
-    for (long long step = 1; step <= steps; ++step) {
-      // Seed 003 Algorithm 1 (single cluster), eq. 35-38.
-      t = static_cast<double>(step) * o.dt;
-      if (implicit) {
-        newmark.step(model, o.loadCase, t, Phi_, mu_, q, f_ext, qr, qdr, qddr);
-      } else {
-        const Eigen::VectorXd qddPrev = qddr;
-        qr += o.dt * qdr + 0.5 * o.dt * o.dt * qddPrev;
-        q.noalias() = Phi_ * qr;
-        q += mu_;
-        accelerations(t);
-        qdr += 0.5 * o.dt * (qddPrev + qddr);
-      }
-      if (!qr.allFinite() || !qdr.allFinite())
-        throw SolverError("reduced model (" + method() + ") diverged at t = " + std::to_string(t) +
-                          " s (step " + std::to_string(step) + "): non-finite reduced coordinates");
-      summary.steps = step;
-      summary.tEnd = t;
-      if (step % stride == 0 || step == steps) emit(step, t);
-      if (monitor) {
-        progress.step = step;
-        progress.metrics[0].second = t;
-        if (!monitor->report(progress)) monitor->checkpoint();
-      }
-    }
-  });
-  completeReducedRun(
-      sink, summary,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
-  return summary;
+  PodStepper stepper(*this, model, o, implicit);
+  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
 MethodInfo podMethod() {

@@ -91,6 +91,11 @@ class PodModel : public ReducedModel {
 
   /// Reduced coordinates of full coordinates q: V^T S (q - mu).
   Eigen::VectorXd project(const Eigen::VectorXd& q) const;
+  /// P = V^T S (n_r x nq): reduced velocities of full ones, q̇_r = P q̇.
+  const Eigen::MatrixXd& velocityProjector() const { return P_; }
+  /// Initial state of a run without one: the first sample of the first training run (n_r) [-, 1/s].
+  const Eigen::VectorXd& initialReducedPosition() const { return qr0_; }
+  const Eigen::VectorXd& initialReducedVelocity() const { return qdr0_; }
 
  protected:
   void writeMethodJson(nlohmann::ordered_json& j) const override;

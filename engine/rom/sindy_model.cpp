@@ -6,6 +6,7 @@
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
+#include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 #include "engine/rom/savitzky_golay.h"
 
@@ -493,12 +494,110 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
   return rom;
 }
 
+namespace internal {
+
+// Classic RK4 on the independent coordinates (u, u̇); every stage assembles the
+// dependent coordinates and solves the reduced equations of motion with the
+// identified terms.
+class SindyStepper final : public ReducedStepper {
+ public:
+  SindyStepper(const SindyModel& rom, const Model& model, const RomSimulationOptions& o,
+               std::vector<int> frictionOf, std::vector<int> frictionChannelOf)
+      : rom_(rom),
+        model_(model),
+        loadCase_(o.loadCase),
+        frictionOf_(std::move(frictionOf)),
+        frictionChannelOf_(std::move(frictionChannelOf)),
+        frictionChannel_(
+            std::any_of(frictionChannelOf_.begin(), frictionChannelOf_.end(), [](int i) { return i >= 0; })),
+        knownForce_(model, knownForces(rom.sindySettings_.knownForces)),
+        M_(model.massMatrix()) {
+    const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
+    assembly_.fixedCoordinates = rom.independent_;
+    u_ = o.q0.size() ? Eigen::VectorXd(n) : rom.u0_;
+    ud_ = o.qd0.size() ? Eigen::VectorXd(n) : rom.ud0_;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int c = rom.independent_[static_cast<std::size_t>(i)];
+      if (o.q0.size()) u_(i) = o.q0(c) - rom.qRef_(c);
+      if (o.qd0.size()) ud_(i) = o.qd0(c);
+    }
+    q_ = rom.qRef_;
+    qd_.resize(nq);
+    qdd_.resize(nq);
+    fk_.resize(nq);
+    lambda_.resize(static_cast<Eigen::Index>(rom.terms_.size()));
+  }
+
+  void advance(long long step, double t, double h) override {
+    const double t0 = static_cast<double>(step - 1) * h;
+    const Eigen::VectorXd a1 = accelerations(t0, u_, ud_), v1 = ud_;
+    const Eigen::VectorXd u2 = u_ + 0.5 * h * v1, v2 = ud_ + 0.5 * h * a1;
+    const Eigen::VectorXd a2 = accelerations(t0 + 0.5 * h, u2, v2);
+    const Eigen::VectorXd u3 = u_ + 0.5 * h * v2, v3 = ud_ + 0.5 * h * a2;
+    const Eigen::VectorXd a3 = accelerations(t0 + 0.5 * h, u3, v3);
+    const Eigen::VectorXd u4 = u_ + h * v3, v4 = ud_ + h * a3;
+    const Eigen::VectorXd a4 = accelerations(t, u4, v4);
+    u_ += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
+    ud_ += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+  }
+
+  bool finite() const override { return u_.allFinite() && ud_.allFinite(); }
+
+  void fill(Sample& s) override {
+    (void)accelerations(s.t, u_, ud_);
+    s.q = q_;
+    s.qd = qd_;
+    s.qdd = qdd_;
+    s.potentialEnergy = mechanismPotential(model_, s.q);
+  }
+
+ private:
+  // ü at (t, uu, vv); leaves q, qd, qdd of that state.
+  Eigen::VectorXd accelerations(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
+    const std::vector<int>& independent = rom_.independent_;
+    const Eigen::Index n = uu.size();
+    for (Eigen::Index i = 0; i < n; ++i)
+      q_(independent[static_cast<std::size_t>(i)]) =
+          rom_.qRef_(independent[static_cast<std::size_t>(i)]) + uu(i);
+    q_ = assemblePositions(model_, q_, t, assembly_).q;
+    const Eigen::MatrixXd R = independentBasis(model_, q_, t, independent);
+    qd_ = R * vv;
+    const Eigen::VectorXd c = velocityAccelerationPart(model_, q_, qd_, t, independent);
+    knownForce_.eval(loadCase_, q_, qd_, t, fk_);
+    const Eigen::VectorXd fr = frictionValues(model_, q_, qd_);
+    if (frictionChannel_) evalFrictionForces(model_, q_, qd_, Eigen::VectorXd(), fFriction_);
+    for (std::size_t j = 0; j < rom_.terms_.size(); ++j) {
+      Eigen::VectorXd cols = Eigen::VectorXd::Zero(1);
+      if (frictionOf_[j] >= 0) cols(0) = fr(frictionOf_[j]);
+      if (frictionChannelOf_[j] >= 0) cols(0) = fFriction_(frictionChannelOf_[j]);
+      SindyTerm term = rom_.terms_[j];
+      if (term.kind == SindyTerm::Kind::Column) term.column = 0;
+      lambda_(static_cast<Eigen::Index>(j)) = evalSindyTerm(term, uu, vv, t, cols);
+    }
+    const Eigen::MatrixXd Mr = R.transpose() * M_ * R;
+    const Eigen::VectorXd rhs = R.transpose() * (fk_ - M_ * c) + rom_.result_.Xi.transpose() * lambda_;
+    const Eigen::VectorXd a = Mr.ldlt().solve(rhs);
+    qdd_ = R * a + c;
+    return a;
+  }
+
+  const SindyModel& rom_;
+  const Model& model_;
+  int loadCase_;
+  std::vector<int> frictionOf_, frictionChannelOf_;
+  bool frictionChannel_;
+  KnownForceEvaluator knownForce_;
+  AssemblyOptions assembly_;
+  const Eigen::MatrixXd& M_;
+  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, lambda_, fFriction_;
+};
+
+}  // namespace internal
+
 RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulationOptions& o,
                                           TrajectorySink& sink, Monitor* monitor) const {
   checkMechanism(model);
-  const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
-  const long long steps = plan.steps, stride = plan.stride;
   // Friction columns follow the model's friction elements by name; a user column is
   // evaluable only when it is the engine's friction channel of a coordinate.
   std::vector<int> frictionOf(terms_.size(), -1), frictionChannelOf(terms_.size(), -1);
@@ -525,102 +624,8 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
       throw InputError("sindy: the model has no friction element for the column \"" + terms_[j].name + "\"");
     frictionOf[j] = static_cast<int>(it - fnames.begin());
   }
-  const bool frictionChannel =
-      std::any_of(frictionChannelOf.begin(), frictionChannelOf.end(), [](int i) { return i >= 0; });
-  Eigen::VectorXd fFriction;
-  sink.begin(model, plan.info);
-  KnownForceEvaluator knownForce(model, knownForces(sindySettings_.knownForces));
-  AssemblyOptions assembly;
-  assembly.fixedCoordinates = independent_;
-  const Eigen::MatrixXd& M = model.massMatrix();
-
-  Eigen::VectorXd u = o.q0.size() ? Eigen::VectorXd(n) : u0_, ud = o.qd0.size() ? Eigen::VectorXd(n) : ud0_;
-  for (Eigen::Index i = 0; i < n; ++i) {
-    const int c = independent_[static_cast<std::size_t>(i)];
-    if (o.q0.size()) u(i) = o.q0(c) - qRef_(c);
-    if (o.qd0.size()) ud(i) = o.qd0(c);
-  }
-  Eigen::VectorXd q = qRef_, qd(nq), qdd(nq), fk(nq), lambda(static_cast<Eigen::Index>(terms_.size()));
-  Eigen::VectorXd gamma;
-  Eigen::MatrixXd Phi_q;
-  // ü at (t, u, ud); leaves q, qd, qdd of that state.
-  auto accelerations = [&](double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
-    for (Eigen::Index i = 0; i < n; ++i)
-      q(independent_[static_cast<std::size_t>(i)]) = qRef_(independent_[static_cast<std::size_t>(i)]) + uu(i);
-    q = assemblePositions(model, q, t, assembly).q;
-    const Eigen::MatrixXd R = independentBasis(model, q, t, independent_);
-    qd = R * vv;
-    const Eigen::VectorXd c = velocityAccelerationPart(model, q, qd, t, independent_);
-    knownForce.eval(o.loadCase, q, qd, t, fk);
-    const Eigen::VectorXd fr = frictionValues(model, q, qd);
-    if (frictionChannel) evalFrictionForces(model, q, qd, Eigen::VectorXd(), fFriction);
-    for (std::size_t j = 0; j < terms_.size(); ++j) {
-      Eigen::VectorXd cols = Eigen::VectorXd::Zero(1);
-      if (frictionOf[j] >= 0) cols(0) = fr(frictionOf[j]);
-      if (frictionChannelOf[j] >= 0) cols(0) = fFriction(frictionChannelOf[j]);
-      SindyTerm term = terms_[j];
-      if (term.kind == SindyTerm::Kind::Column) term.column = 0;
-      lambda(static_cast<Eigen::Index>(j)) = evalSindyTerm(term, uu, vv, t, cols);
-    }
-    const Eigen::MatrixXd Mr = R.transpose() * M * R;
-    const Eigen::VectorXd rhs = R.transpose() * (fk - M * c) + result_.Xi.transpose() * lambda;
-    const Eigen::VectorXd a = Mr.ldlt().solve(rhs);
-    qdd = R * a + c;
-    return a;
-  };
-
-  ReducedSample out(model, o.loadCase);
-  Sample& s = out.sample();
-  double outputSeconds = 0.0;
-  RomSimulationSummary summary;
-  auto emit = [&](long long step, double t) {
-    const auto w0 = std::chrono::steady_clock::now();
-    (void)accelerations(t, u, ud);
-    s.step = step;
-    s.t = t;
-    s.q = q;
-    s.qd = qd;
-    s.qdd = qdd;
-    out.complete();
-    s.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
-    sink.write(s);
-    ++summary.samples;
-    outputSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - w0).count();
-  };
-  const auto wall0 = std::chrono::steady_clock::now();
-  streamReducedRun(sink, [&] {
-    emit(0, 0.0);
-    Progress progress{"simulate " + method(), 0, steps, {{"t", 0.0}}};
-    const double h = o.dt;
-    for (long long step = 1; step <= steps; ++step) {
-      const double t0 = static_cast<double>(step - 1) * h, t = static_cast<double>(step) * h;
-      // Classic RK4 on (u, u̇).
-      const Eigen::VectorXd a1 = accelerations(t0, u, ud), v1 = ud;
-      const Eigen::VectorXd u2 = u + 0.5 * h * v1, v2 = ud + 0.5 * h * a1;
-      const Eigen::VectorXd a2 = accelerations(t0 + 0.5 * h, u2, v2);
-      const Eigen::VectorXd u3 = u + 0.5 * h * v2, v3 = ud + 0.5 * h * a2;
-      const Eigen::VectorXd a3 = accelerations(t0 + 0.5 * h, u3, v3);
-      const Eigen::VectorXd u4 = u + h * v3, v4 = ud + h * a3;
-      const Eigen::VectorXd a4 = accelerations(t, u4, v4);
-      u += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
-      ud += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
-      if (!u.allFinite() || !ud.allFinite())
-        throw SolverError("reduced model (sindy) diverged at t = " + std::to_string(t) + " s (step " +
-                          std::to_string(step) + "): non-finite coordinates");
-      summary.steps = step;
-      summary.tEnd = t;
-      if (step % stride == 0 || step == steps) emit(step, t);
-      if (monitor) {
-        progress.step = step;
-        progress.metrics[0].second = t;
-        if (!monitor->report(progress)) monitor->checkpoint();
-      }
-    }
-  });
-  completeReducedRun(
-      sink, summary,
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count() - outputSeconds);
-  return summary;
+  internal::SindyStepper stepper(*this, model, o, std::move(frictionOf), std::move(frictionChannelOf));
+  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
 MethodInfo sindyMethod() {

@@ -78,6 +78,10 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
                                 const std::vector<int>& independent, int loadCase, const std::string& name,
                                 const Eigen::VectorXd& qRef = {}, Eigen::MatrixXd* meanReducedMass = nullptr);
 
+namespace internal {
+class SindyStepper;
+}
+
 class SindyModel : public ReducedModel {
  public:
   /// Trains on every run of `dataset` (data of `model`). `runColumns`: per run, the values
@@ -107,6 +111,7 @@ class SindyModel : public ReducedModel {
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
+  friend class internal::SindyStepper;
   SindySettings sindySettings_;
   std::vector<int> independent_;    // coordinate indices
   std::vector<std::string> names_;  // their names

@@ -1,6 +1,7 @@
 # Reduced models (engine/rom).
 target_sources(mbdrom_engine PRIVATE
   rom/reduced_model.cpp
+  rom/reduced_run.cpp
   rom/method_registry.cpp
   rom/builtin_methods.cpp
   rom/pod_model.cpp

@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/reduced_run.h"
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
@@ -36,29 +37,33 @@ class FirstRunReplay : public ReducedModel {
   std::string method() const override { return "first_run_replay"; }
   int reducedDimension() const override { return 0; }
   RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
-                                Monitor*) const override {
+                                Monitor* monitor) const override {
     checkMechanism(model);
-    RunInfo info;
-    info.modelName = model.spec().name;
-    info.tEnd = o.tEnd;
-    sink.begin(model, info);
-    RomSimulationSummary summary;
-    streamReducedRun(sink, [&] {
-      for (Eigen::Index k = 0; k < t_.size() && t_(k) <= o.tEnd + 1e-12; ++k) {
-        Sample s;
-        s.step = k;
-        s.t = t_(k);
-        s.q = q_.col(k);
-        s.qd = Eigen::VectorXd::Zero(q_.rows());
-        s.qdd = s.qd;
-        sink.write(s);
-        ++summary.samples;
-      }
-    });
-    completeReducedRun(sink, summary, 0.0);
-    return summary;
+    const ReducedRunPlan plan = planReducedRun(model, o, q_.rows(), method());
+    Stepper stepper(*this);
+    return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
   }
 
+ private:
+  // The recorded position nearest in time, through the framework's one run loop.
+  class Stepper final : public ReducedStepper {
+   public:
+    explicit Stepper(const FirstRunReplay& rom) : rom_(rom) {}
+    void advance(long long, double, double) override {}
+    bool finite() const override { return true; }
+    void fill(Sample& s) override {
+      Eigen::Index k = 0;
+      (rom_.t_.array() - s.t).abs().minCoeff(&k);
+      s.q = rom_.q_.col(k);
+      s.qd = Eigen::VectorXd::Zero(rom_.q_.rows());
+      s.qdd = s.qd;
+    }
+
+   private:
+    const FirstRunReplay& rom_;
+  };
+
+ public:
  protected:
   void writeMethodJson(OJson& j) const override {
     j["matrices"] = {{"t", vectorJson(t_)}, {"q", matrixJson(q_)}};
@@ -160,6 +165,7 @@ TEST_CASE(
 
   RomSimulationOptions o;
   o.tEnd = 0.5;
+  o.dt = 0.01;
   Recorder out;
   loaded->simulate(model, o, out);
   REQUIRE(out.samples.size() == samples.size());

@@ -1,0 +1,114 @@
+#pragma once
+/// @file
+/// The one run loop of every reduced model. A method supplies a ReducedStepper (its
+/// reduced state, how that state advances by one step and what a sample of it is in
+/// the full model's channels); runReducedSteps does the rest, once for every method:
+/// the sink, the output stride, the divergence check, the monitor, the energy
+/// balance and the wall time of the stepping.
+
+#include "engine/core/monitor.h"
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+#include "engine/rom/rom_support.h"
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <type_traits>
+
+namespace mbdrom {
+
+/// One reduced run of one method: its state and how it advances.
+class ReducedStepper {
+ public:
+  virtual ~ReducedStepper() = default;
+  /// Completes the state at t = 0 before its sample is written (e.g. its accelerations).
+  virtual void start() {}
+  /// Advances the state from t - dt to t [s]; `step` counts from 1. Throws SolverError
+  /// for a failure of the method's own (a singular reduced mass matrix, a state that
+  /// left the region of the data), naming t and the step.
+  virtual void advance(long long step, double t, double dt) = 0;
+  /// False when the reduced state has a non-finite entry; checked after every step.
+  virtual bool finite() const = 0;
+  /// Sets the natural coordinates q, qd, qdd [m, m/s, m/s^2] (size nq) and the
+  /// potential energy [J] of `s` at s.t (s.step set) from the current state.
+  virtual void fill(Sample& s) = 0;
+  /// Work of the non-conservative forces since t = 0 [J] when the method tracks it;
+  /// the samples then carry it and the energy balance error.
+  virtual std::optional<double> work() const { return std::nullopt; }
+  /// Method figures of the finished run (e.g. cluster switches), added to the summary.
+  virtual void finish(RomSimulationSummary& /*summary*/) {}
+};
+
+/// The error of a reduced run whose state turned non-finite at step `step`, time t [s].
+SolverError reducedRunDiverged(const std::string& method, long long step, double t);
+
+namespace internal {
+
+/// The output side of runReducedSteps: completes and writes a sample of the stepper's
+/// state and keeps the time spent on it, which the step cost leaves out.
+class ReducedRunOutput {
+ public:
+  ReducedRunOutput(const Model& model, int loadCase, TrajectorySink& sink, RomSimulationSummary& summary);
+  void emit(ReducedStepper& stepper, long long step, double t);
+  double seconds() const { return seconds_; }
+
+ private:
+  ReducedSample out_;
+  TrajectorySink& sink_;
+  RomSimulationSummary& summary_;
+  double seconds_ = 0.0, energy0_ = 0.0;
+};
+
+double secondsSince(std::chrono::steady_clock::time_point t0);
+
+}  // namespace internal
+
+/// Runs `stepper` over the planned steps of `options` (dt, load case) and streams
+/// every `plan.stride`-th sample and the last one to `sink`, completed by
+/// ReducedSample. Throws SolverError "reduced model (METHOD) diverged at t = ..." when
+/// the state turns non-finite, Cancelled when the monitor stops the run; the sink
+/// keeps every sample up to then. The summary's wall time is that of the stepping,
+/// output excluded. A template over the method's final stepper class, so that its
+/// step is called directly, as a hand-written loop would (sub-microsecond steps feel
+/// an indirect call).
+template <class Stepper>
+RomSimulationSummary runReducedSteps(const Model& model, const std::string& method,
+                                     const RomSimulationOptions& o, const ReducedRunPlan& plan,
+                                     Stepper& stepper, TrajectorySink& sink, Monitor* monitor) {
+  static_assert(std::is_base_of_v<ReducedStepper, Stepper> && std::is_final_v<Stepper>,
+                "a stepper is a final class derived from ReducedStepper");
+  RomSimulationSummary summary;
+  internal::ReducedRunOutput output(model, o.loadCase, sink, summary);
+  sink.begin(model, plan.info);
+  const auto wall0 = std::chrono::steady_clock::now();
+  streamReducedRun(sink, [&] {
+    stepper.start();
+    output.emit(stepper, 0, 0.0);
+    Progress progress{"simulate " + method, 0, plan.steps, {{"t", 0.0}}};
+    const double dt = o.dt;
+    for (long long step = 1; step <= plan.steps; ++step) {
+      const double t = static_cast<double>(step) * dt;
+      stepper.advance(step, t, dt);
+      if (!stepper.finite()) throw reducedRunDiverged(method, step, t);
+      summary.steps = step;
+      summary.tEnd = t;
+      if (step % plan.stride == 0 || step == plan.steps) output.emit(stepper, step, t);
+      if (monitor) {
+        progress.step = step;
+        progress.metrics[0].second = t;
+        if (!monitor->report(progress)) monitor->checkpoint();
+      }
+    }
+  });
+  stepper.finish(summary);
+  completeReducedRun(sink, summary, internal::secondsSince(wall0) - output.seconds());
+  return summary;
+}
+
+/// Spring and gravity potential of positions q (size nq) [J]: the potential energy of a
+/// reduced model that has no potential of its own.
+double mechanismPotential(const Model& model, const Eigen::VectorXd& q);
+
+}  // namespace mbdrom
