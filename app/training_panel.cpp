@@ -1,20 +1,16 @@
 #include "app/training_panel.h"
 
 #include "app/job_runner.h"
+#include "widgets/training_curves_plot.h"
 
-#include <QChart>
-#include <QChartView>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QLineSeries>
-#include <QLogValueAxis>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
-#include <QValueAxis>
 
 #include <algorithm>
 #include <cmath>
@@ -80,25 +76,11 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   auto* right = new QWidget(splitter);
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
-  chart_ = new QChart;
-  chart_->setTitle(tr("Training loss"));
-  chart_->legend()->setAlignment(Qt::AlignRight);
-  chart_->setMargins(QMargins(4, 4, 4, 4));
-  xAxis_ = new QValueAxis;
-  xAxis_->setTitleText(tr("epoch"));
-  xAxis_->setLabelFormat("%d");
-  yAxis_ = new QLogValueAxis;
-  yAxis_->setTitleText(tr("loss"));
-  yAxis_->setLabelFormat("%.0e");
-  yAxis_->setBase(10.0);
-  chart_->addAxis(xAxis_, Qt::AlignBottom);
-  chart_->addAxis(yAxis_, Qt::AlignLeft);
-  view_ = new QChartView(chart_, right);
-  view_->setObjectName("trainingChart");
-  // No antialiasing: under software rendering it doubles the cost of every chart refresh.
-  view_->setRenderHint(QPainter::Antialiasing, false);
-  view_->setMinimumHeight(160);
-  rightLayout->addWidget(view_, 1);
+  plot_ = new widgets::TrainingCurvesPlot(right);
+  plot_->setObjectName("trainingChart");
+  plot_->setTitle(tr("Training loss"));
+  plot_->setMinimumHeight(160);
+  rightLayout->addWidget(plot_, 1);
   figures_ = new QLabel(right);
   figures_->setObjectName("trainingFigures");
   figures_->setWordWrap(true);
@@ -184,9 +166,7 @@ int TrainingPanel::lossPoints(int id) const {
 }
 
 int TrainingPanel::chartPoints() const {
-  int n = 0;
-  for (const QLineSeries* s : series_) n += static_cast<int>(s->count());
-  return n;
+  return plot_->pointCount();
 }
 
 QString TrainingPanel::jobState(int id) const {
@@ -265,68 +245,43 @@ void TrainingPanel::onFinished(int id, int outcome, const QString& message) {
 
 void TrainingPanel::setChartTitle(const Job& j) {
   // POD and local PCA train in one pass: there is no loss to plot.
-  chart_->setTitle(!j.running && j.stages.isEmpty()
-                       ? tr("Training loss: %1 (no loss curve: trained in one pass)").arg(j.title)
-                       : tr("Training loss: %1").arg(j.title));
+  plot_->setTitle(!j.running && j.stages.isEmpty()
+                      ? tr("Training loss: %1 (no loss curve: trained in one pass)").arg(j.title)
+                      : tr("Training loss: %1").arg(j.title));
 }
 
 void TrainingPanel::showJob(Job* j) {
   shown_ = j ? j->id : 0;
   pending_.clear();  // the job's curves are drawn whole below
   chartTimer_->stop();
-  for (QLineSeries* s : series_) {
-    chart_->removeSeries(s);
-    delete s;
-  }
-  series_.clear();
-  xMax_ = 1.0;
-  yMin_ = yMax_ = 1.0;
-  hasRange_ = false;
-  shownXEnd_ = shownLo_ = shownHi_ = 0.0;
+  plot_->clear();
   if (j) {
     for (const QString& stage : j->stages) {
       const Curve& c = j->curves[stage];
       for (const bool train : {true, false}) {
         const auto& points = train ? c.train : c.validation;
         if (points.empty()) continue;
-        seriesFor(stage, train)->replace(QList<QPointF>(points.begin(), points.end()));
-        for (const QPointF& p : points) extendRange(p);
+        plot_->setPoints(curveFor(stage, train), QList<QPointF>(points.begin(), points.end()));
       }
     }
     setChartTitle(*j);
     updateFigures(*j);
   } else {
-    chart_->setTitle(tr("Training loss"));
+    plot_->setTitle(tr("Training loss"));
     figures_->clear();
   }
   rescale();
   updateButtons();
 }
 
-QLineSeries* TrainingPanel::seriesFor(const QString& stage, bool isTrain) {
+QString TrainingPanel::curveFor(const QString& stage, bool isTrain) {
   const QString key = stage + (isTrain ? "|train" : "|validation");
-  if (QLineSeries* s = series_.value(key)) return s;
+  if (plot_->hasCurve(key)) return key;
   const Job* j = job(shown_);
   const auto index = j ? std::max<qsizetype>(0, j->stages.indexOf(stage)) : 0;
-  auto* s = new QLineSeries;
-  s->setName(shortStage(stage) + (isTrain ? tr(" (training)") : tr(" (validation)")));
-  QPen pen(kStageColours[index % 5]);
-  pen.setWidthF(1.6);
-  if (!isTrain) pen.setStyle(Qt::DashLine);
-  s->setPen(pen);
-  chart_->addSeries(s);
-  s->attachAxis(xAxis_);
-  s->attachAxis(yAxis_);
-  series_.insert(key, s);
-  return s;
-}
-
-void TrainingPanel::extendRange(const QPointF& p) {
-  xMax_ = std::max(xMax_, p.x());
-  if (!hasRange_) yMin_ = yMax_ = p.y();
-  yMin_ = std::min(yMin_, p.y());
-  yMax_ = std::max(yMax_, p.y());
-  hasRange_ = true;
+  plot_->addCurve(key, shortStage(stage) + (isTrain ? tr(" (training)") : tr(" (validation)")),
+                  kStageColours[index % 5], !isTrain);
+  return key;
 }
 
 void TrainingPanel::appendToChart(const QString& stage, const QPointF& train, const QPointF* validation) {
@@ -341,47 +296,19 @@ void TrainingPanel::flushChart() {
   for (auto it = pending_.cbegin(); it != pending_.cend(); ++it) {
     const QString stage = it.key().section('|', 0, 0);
     const bool train = it.key().endsWith("|train");
-    seriesFor(stage, train)->append(it.value());
-    for (const QPointF& p : it.value()) extendRange(p);
+    plot_->appendPoints(curveFor(stage, train), it.value());
   }
   pending_.clear();
   rescale();
 }
 
 void TrainingPanel::rescale() {
-  // The whole planned epoch range, so a curve grows across the chart.
-  double xEnd = xMax_;
+  // The whole planned epoch range of the stage being trained, so its curve grows across the chart.
+  double planned = 0.0;
   if (const Job* j = job(shown_);
       j && j->last.total > 0 && j->curves.contains(QString::fromStdString(j->last.stage)))
-    xEnd = std::max(xEnd, static_cast<double>(j->last.total));
-  xEnd = std::max(1.0, xEnd);
-  // Whole decades around the data keep the log axis readable.
-  const double lo = std::pow(10.0, std::floor(std::log10(std::max(yMin_, 1e-300))));
-  double hi = std::pow(10.0, std::ceil(std::log10(std::max(yMax_, 1e-300))));
-  if (!(hi > lo)) hi = lo * 10.0;
-  // A new range re-lays the whole chart out: only when it really changes.
-  if (xEnd > shownXEnd_ || xEnd < 0.5 * shownXEnd_) {
-    // Whole epochs: a step of 1, 2 or 5 times a power of ten, about five ticks
-    // (nice numbers on 0..1 gave ticks at 0.25 that "%d" printed as 0).
-    const double raw = std::max(1.0, xEnd / 5.0), decade = std::pow(10.0, std::floor(std::log10(raw)));
-    double step = 10.0 * decade;
-    for (const double m : {1.0, 2.0, 5.0})
-      if (m * decade >= raw) {
-        step = m * decade;
-        break;
-      }
-    const double end = std::ceil(xEnd / step) * step;
-    xAxis_->setTickType(QValueAxis::TicksDynamic);
-    xAxis_->setTickAnchor(0.0);
-    xAxis_->setTickInterval(step);
-    xAxis_->setRange(0.0, end);
-    shownXEnd_ = end;
-  }
-  if (lo != shownLo_ || hi != shownHi_) {
-    yAxis_->setRange(lo, hi);
-    shownLo_ = lo;
-    shownHi_ = hi;
-  }
+    planned = static_cast<double>(j->last.total);
+  plot_->rescale(planned);
 }
 
 void TrainingPanel::updateFigures(const Job& j) {

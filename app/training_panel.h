@@ -14,16 +14,15 @@
 
 #include <vector>
 
-class QChart;
-class QChartView;
 class QLabel;
-class QLineSeries;
-class QLogValueAxis;
 class QPushButton;
 class QTimer;
 class QTreeWidget;
 class QTreeWidgetItem;
-class QValueAxis;
+
+namespace mbdrom::widgets {
+class TrainingCurvesPlot;
+}
 
 namespace mbdrom::app {
 
@@ -84,28 +83,21 @@ class TrainingPanel : public QWidget {
   void updateFigures(const Job& j);
   void updateButtons();
   void rescale();
-  QLineSeries* seriesFor(const QString& stage, bool isTrain);
-  void extendRange(const QPointF& p);
+  // The plot's key of a stage's training or validation curve, which is created if new.
+  QString curveFor(const QString& stage, bool isTrain);
   void appendToChart(const QString& stage, const QPointF& train, const QPointF* validation);
   void flushChart();
 
   JobRunner* runner_;
   std::vector<Job> jobs_;
   QTreeWidget* list_;
-  QChartView* view_;
-  QChart* chart_;
-  QValueAxis* xAxis_;
-  QLogValueAxis* yAxis_;
-  QMap<QString, QLineSeries*> series_;     // "<stage>|train", "<stage>|validation" of the shown job
+  widgets::TrainingCurvesPlot* plot_;      // curves "<stage>|train", "<stage>|validation" of the shown job
   QMap<QString, QList<QPointF>> pending_;  // points not drawn yet, same keys
   QTimer* chartTimer_ = nullptr;
   QLabel* figures_;
   QPushButton* stopKeep_;
   QPushButton* cancel_;
   int shown_ = 0;
-  double xMax_ = 1.0, yMin_ = 1.0, yMax_ = 1.0;
-  bool hasRange_ = false;
-  double shownXEnd_ = 0.0, shownLo_ = 0.0, shownHi_ = 0.0;  // axis ranges set last
 };
 
 }  // namespace mbdrom::app

@@ -3,6 +3,7 @@
 #include "widgets/mechanism_scene.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QKeyEvent>
 #include <QLabel>
 #include <QMouseEvent>
@@ -24,8 +25,10 @@
 #include <vtkCellArray.h>
 #include <vtkGenericOpenGLRenderWindow.h>
 #include <vtkGenericRenderWindowInteractor.h>
+#include <vtkImageData.h>
 #include <vtkInteractorStyleTrackballCamera.h>
 #include <vtkNew.h>
+#include <vtkOggTheoraWriter.h>
 #include <vtkOpenGLFramebufferObject.h>
 #include <vtkOpenGLState.h>
 #include <vtkOrientationMarkerWidget.h>
@@ -37,6 +40,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <optional>
 
 namespace mbdrom::widgets {
@@ -358,6 +362,56 @@ QImage SceneView::grabFramebuffer() {
   image = image.mirrored(false, true).convertToFormat(QImage::Format_RGB32);
   image.setDevicePixelRatio(ratio);
   return image;
+}
+
+struct SceneView::VideoEncoder::Vtk {
+  vtkNew<vtkImageData> image;
+  vtkNew<vtkOggTheoraWriter> writer;
+  // VTK's Theora writer must see a frame between Start() and End(): its End()
+  // flushes an encoder that only the first Write() sets up. So it starts lazily.
+  bool started = false;
+};
+
+SceneView::VideoEncoder::VideoEncoder() : vtk_(std::make_unique<Vtk>()) {}
+
+SceneView::VideoEncoder::~VideoEncoder() {
+  close();
+}
+
+void SceneView::VideoEncoder::open(const QString& path, QSize size, int rate) {
+  close();
+  vtk_->image->SetDimensions(size.width(), size.height(), 1);
+  vtk_->image->AllocateScalars(VTK_UNSIGNED_CHAR, 3);
+  vtk_->writer->SetInputData(vtk_->image);
+  vtk_->writer->SetFileName(QFile::encodeName(path).constData());
+  vtk_->writer->SetRate(rate);
+  vtk_->writer->SetQuality(2);
+  vtk_->writer->SetSubsampling(1);
+}
+
+void SceneView::VideoEncoder::write(const QImage& rgb) {
+  int dims[3];
+  vtk_->image->GetDimensions(dims);
+  const int w = dims[0], h = dims[1];
+  Q_ASSERT(rgb.format() == QImage::Format_RGB888 && rgb.width() == w && rgb.height() == h);
+  auto* out = static_cast<unsigned char*>(vtk_->image->GetScalarPointer());
+  // VTK images start at the bottom row.
+  for (int y = 0; y < h; ++y)
+    std::memcpy(out + static_cast<std::size_t>(y) * w * 3, rgb.constScanLine(h - 1 - y),
+                static_cast<std::size_t>(w) * 3);
+  vtk_->image->Modified();
+  if (!vtk_->started) {
+    vtk_->writer->Start();
+    vtk_->started = true;
+  }
+  vtk_->writer->Write();
+}
+
+bool SceneView::VideoEncoder::close() {
+  if (!vtk_->started) return true;
+  vtk_->writer->End();
+  vtk_->started = false;
+  return !vtk_->writer->GetError();
 }
 
 QImage SceneView::grabWindow(QWidget* top) {

@@ -85,6 +85,29 @@ class SceneView : public QWidget {
   /// (QWidget::grab() cannot read a native OpenGL child window).
   static QImage grabWindow(QWidget* top);
 
+  /// Encodes frames into an Ogg Theora video (.ogv) with VTK's encoder. It is
+  /// here because the scene view is the one place that includes VTK;
+  /// VideoWriter wraps it with the checks, the temporary name and the messages.
+  class VideoEncoder {
+   public:
+    VideoEncoder();
+    ~VideoEncoder();  // ends a started stream
+    VideoEncoder(const VideoEncoder&) = delete;
+    VideoEncoder& operator=(const VideoEncoder&) = delete;
+
+    /// Prepares a stream into `path` of frames of `size` (pixels, even numbers)
+    /// at `rate` frames per second; the file is created by the first frame.
+    void open(const QString& path, QSize size, int rate);
+    /// Appends a frame: Format_RGB888 of the opened size, top row first.
+    void write(const QImage& rgb);
+    /// Ends the stream (when a frame was written); false if the encoder failed.
+    bool close();
+
+   private:
+    struct Vtk;
+    std::unique_ptr<Vtk> vtk_;
+  };
+
   /// Why the view cannot draw (no usable OpenGL), empty when it can.
   QString graphicsError() const { return graphicsError_; }
 

@@ -1,12 +1,13 @@
 #pragma once
-// Writes frames (QImage) to an Ogg Theora video (.ogv) through VTK. The file
-// is written under a temporary name and renamed by finish(), so a failed or
-// cancelled export leaves nothing behind.
+// Writes frames (QImage) to an Ogg Theora video (.ogv). The file is written
+// under a temporary name and renamed by finish(), so a failed or cancelled
+// export leaves nothing behind. The encoding itself is VTK's, behind
+// SceneView::VideoEncoder: only the scene view includes VTK.
+
+#include "widgets/scene_view.h"
 
 #include <QImage>
 #include <QString>
-
-#include <memory>
 
 namespace mbdrom::widgets {
 
@@ -29,8 +30,8 @@ class VideoWriter {
   int frames() const { return frames_; }
 
  private:
-  struct Vtk;
-  std::unique_ptr<Vtk> vtk_;
+  SceneView::VideoEncoder encoder_;
+  bool open_ = false;
   QString path_, temp_;
   QSize size_;
   int frames_ = 0;
