@@ -22,6 +22,11 @@ int main(int argc, char** argv) {
       QByteArray(MBDROM_TEST_OUTPUT_DIR "/home-") + QByteArray::number(QCoreApplication::applicationPid());
   qputenv("XDG_CONFIG_HOME", home + "/config");
   qputenv("XDG_DATA_HOME", home + "/data");
+  // X11 (Xvfb) and Mesa's software OpenGL, as in CI. Set here rather than as a ctest
+  // ENVIRONMENT property: catch_discover_tests splits a list value at its ';' and
+  // then drops the properties that follow (the display lock, the serial run).
+  qputenv("QT_QPA_PLATFORM", "xcb");
+  qputenv("LIBGL_ALWAYS_SOFTWARE", "1");
   mbdrom::widgets::SceneView::setDefaultSurfaceFormat();
   QApplication::setApplicationName("mbdrom-gui-tests");
   QApplication::setOrganizationName("mbdrom-tests");
