@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <sstream>
 
 namespace mbdrom::cli {
 
@@ -66,6 +67,38 @@ double Arguments::number(const std::string& option, double fallback) const {
   if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
     throw UsageError("option " + option + ": '" + text + "' is not a number");
   return v;
+}
+
+std::vector<std::string> Arguments::options() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : values_) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> splitList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+void splitDataArguments(const std::vector<std::string>& args, std::size_t first,
+                        std::vector<std::string>& rest, std::vector<std::string>& runs) {
+  bool inData = false;
+  for (std::size_t i = first; i < args.size(); ++i) {
+    if (args[i] == "--data") {
+      inData = true;
+      continue;
+    }
+    if (args[i].starts_with("-")) inData = false;
+    if (inData) {
+      for (const std::string& r : splitList(args[i])) runs.push_back(r);
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
 }
 
 int loadCaseOption(const Model& model, const Arguments& a) {

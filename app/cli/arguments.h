@@ -27,6 +27,7 @@ class Arguments {
   /// flags: options without one; repeatable: value options that may be given more
   /// than once (all(): every value). Anything else starting with "--" is an error,
   /// and so is any other option given twice.
+  Arguments() = default;
   Arguments(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
             const std::set<std::string>& flags = {}, const std::set<std::string>& repeatable = {});
 
@@ -39,12 +40,22 @@ class Arguments {
   std::vector<std::string> all(const std::string& option) const;
   /// A number option; throws UsageError when it is not a finite number.
   double number(const std::string& option, double fallback) const;
+  /// Every option given, in name order.
+  std::vector<std::string> options() const;
 
  private:
   std::vector<std::string> positional_;
   std::map<std::string, std::string> values_;
   std::map<std::string, std::vector<std::string>> repeated_;
 };
+
+/// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated list, empty ones left out.
+std::vector<std::string> splitList(const std::string& text);
+
+/// Every argument after --data up to the next option is a run (commas split too);
+/// the others, from args[first] on, go to `rest`.
+void splitDataArguments(const std::vector<std::string>& args, std::size_t first,
+                        std::vector<std::string>& rest, std::vector<std::string>& runs);
 
 /// Fails before the work: `path` (an output) must not be a directory, must be
 /// in an existing folder, and must not be one of `inputs` (the same file under

@@ -84,7 +84,7 @@ std::map<std::string, Command> commands() {
   cmds["modes"] = {"linearised modes", kModesUsage, runModes};
   cmds["simulate"] = {"reference simulation to a trajectory CSV", kSimulateUsage, runSimulate};
   cmds["sweep"] = {"simulations over scaled loads", kSweepUsage, runSweepCommand};
-  cmds["train"] = {"train a reduced model", kTrainUsage, runTrain};
+  cmds["train"] = {"train a reduced model", trainUsage(), runTrain};
   cmds["clusters"] = {"k-means error per cluster count", kClustersUsage, runClusters};
   cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};
   cmds["rom-info"] = {"describe a trained model", kRomInfoUsage, runRomInfo};

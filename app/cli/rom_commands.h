@@ -13,7 +13,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
 int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runCompare(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-extern const char* const kTrainUsage;
+/// The help of train, made from the method registry (app/cli/train_options.h).
+std::string trainUsage();
 extern const char* const kClustersUsage;
 extern const char* const kRomSimulateUsage;
 extern const char* const kRomInfoUsage;

@@ -1108,12 +1108,17 @@ MethodInfo aeMethod() {
   m.smokeSettings = OJsonR{{"nr", 1},      {"hidden", {4}},      {"force_hidden", {4}},
                            {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
   m.settingsSchema = {
-      {"nr", "Latent coordinates n_r", SettingKind::Integer,
-       "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"},
-      {"hidden", "Encoder hidden widths", SettingKind::IntegerList,
-       "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"},
-      {"force_hidden", "Force network widths", SettingKind::IntegerList,
-       "Hidden widths of the potential and damper networks, e.g. 16, 16"},
+      SettingSpec{"nr", "Latent coordinates n_r", SettingKind::Integer,
+                  "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"}
+          .range(0, 1e6),
+      SettingSpec{"hidden", "Encoder hidden widths", SettingKind::IntegerList,
+                  "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"}
+          .placeholder("W1,W2,...")
+          .range(1, 4096),
+      SettingSpec{"force_hidden", "Force network widths", SettingKind::IntegerList,
+                  "Hidden widths of the potential and damper networks, e.g. 16, 16"}
+          .placeholder("W1,W2,...")
+          .range(1, 4096),
       {"activation",
        "Activation",
        SettingKind::Choice,
@@ -1126,10 +1131,13 @@ MethodInfo aeMethod() {
        {"rmsprop", "adam"}},
       {"learning_rate", "Learning rate", SettingKind::Number,
        "Initial step size; decays by a cosine schedule to 1 % of it"},
-      {"batch_size", "Batch size", SettingKind::Integer, "Samples per mini-batch"},
-      {"epochs", "Auto-encoder epochs", SettingKind::Integer, "Passes over the data for the auto-encoder"},
-      {"force_epochs", "Force network epochs", SettingKind::Integer,
-       "Passes over the data for the potential and the damper network each"},
+      SettingSpec{"batch_size", "Batch size", SettingKind::Integer, "Samples per mini-batch"}.range(1, 1e6),
+      SettingSpec{"epochs", "Auto-encoder epochs", SettingKind::Integer,
+                  "Passes over the data for the auto-encoder"}
+          .range(1, 1e8),
+      SettingSpec{"force_epochs", "Force network epochs", SettingKind::Integer,
+                  "Passes over the data for the potential and the damper network each"}
+          .range(0, 1e8),
       {"velocity_weight", "Velocity weight", SettingKind::Number,
        "Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only"},
       {"seconds", "Time budget [s]", SettingKind::Number,
@@ -1137,8 +1145,9 @@ MethodInfo aeMethod() {
       {"validation_fraction", "Validation fraction", SettingKind::Number,
        "Share of the samples held out to measure a validation loss (it also picks the weights kept); 0: "
        "none"},
-      {"seed", "Seed", SettingKind::Integer,
-       "Seed of the initial weights, the validation split and the shuffling"},
+      SettingSpec{"seed", "Seed", SettingKind::Integer,
+                  "Seed of the initial weights, the validation split and the shuffling"}
+          .range(0, 2e9),
       {"vector_length", "Vector length L [m]", SettingKind::Number,
        "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
       {"integrator",
@@ -1159,6 +1168,26 @@ MethodInfo aeMethod() {
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return AeModel::fromJson(file, source);
+  };
+  m.details = [](const ReducedModel& rom) {
+    const auto& ae = dynamic_cast<const AeModel&>(rom);
+    auto layers = [](const nn::Mlp& net) {
+      std::string text = std::to_string(net.inputs());
+      for (const nn::LayerSpec& l : net.layers())
+        text += " -> " + std::to_string(l.outputs) + " " + nn::activationName(l.activation);
+      return text;
+    };
+    std::ostringstream out;
+    out << "encoder      " << layers(ae.encoder()) << "\n";
+    out << "decoder      " << layers(ae.decoder()) << "\n";
+    out << "potential    " << (ae.hasPotential() ? layers(ae.potentialNetwork()) : std::string("none"))
+        << "\n";
+    out << "damper       " << (ae.hasDamper() ? layers(ae.damperNetwork()) : std::string("none")) << "\n";
+    const Eigen::IOFormat fmt(6, 0, " ", " ", "", "");
+    out << "latent range " << ae.latentMin().transpose().format(fmt) << " .. "
+        << ae.latentMax().transpose().format(fmt) << "\n";
+    out << "integrator   " << ae.aeSettings().integrator << "\n";
+    return out.str();
   };
   return m;
 }

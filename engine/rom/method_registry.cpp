@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdarg>
 #include <cstdio>
+#include <sstream>
 
 namespace mbdrom {
 
@@ -20,6 +21,25 @@ std::string formatText(const char* format, ...) {
 double metricNumber(const nlohmann::ordered_json& metrics, const char* key) {
   return metrics.is_object() && metrics.contains(key) && metrics[key].is_number() ? metrics[key].get<double>()
                                                                                   : -1.0;
+}
+
+std::vector<std::string> splitCommaList(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+std::string trainedMetricsText(const ReducedModel& model) {
+  std::ostringstream out;
+  if (model.metrics().contains("parameter_ranges"))
+    for (const auto& [name, range] : model.metrics().at("parameter_ranges").items())
+      out << "parameter " << name << " trained on [" << range[0].get<double>() << ", "
+          << range[1].get<double>() << "]\n";
+  out << "metrics " << model.metrics().dump() << "\n";
+  return out.str();
 }
 
 std::string methodTitle(const MethodInfo& method) {

@@ -20,6 +20,7 @@
 
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -30,13 +31,99 @@ namespace mbdrom {
 enum class SettingKind { Integer, Number, Choice, Flag, IntegerList, NumberList, NameList };
 
 /// One training setting of a method: its JSON key, how people see it, and what it does.
-/// Defaults are those checkSettings fills in for an empty object.
+/// Defaults are those checkSettings fills in for an empty object. The command-line
+/// fields say how `mbdrom-cli train METHOD` spells it; the workbench ignores them.
+/// Schema lists may chain the builders: SettingSpec{"polynomial_degree", ...}.option("--degree",
+/// "D").range(0, 9).
 struct SettingSpec {
   std::string key;    ///< JSON key in the method's settings
   std::string label;  ///< e.g. "Reduced coordinates n_r"
   SettingKind kind = SettingKind::Number;
   std::string help;                       ///< one line: what it does, units, what 0 means
   std::vector<std::string> choices = {};  ///< Choice: the allowed values
+  /// Command-line option; empty: "--" and the key with '_' as '-', and for a Flag
+  /// that is on by default "--no-" and that (the option flips the default).
+  std::string cliOption = {};
+  /// The value's name in the command-line help, e.g. "N"; empty: from the kind
+  /// (N, X, the choices a|b, N1,N2,..., X1,X2,..., NAME1,NAME2,...).
+  std::string cliPlaceholder = {};
+  /// Choice: the option takes no value and sets this one (e.g. sindy's
+  /// --estimate-derivatives for derivatives = "estimate").
+  std::string cliFlagValue = {};
+  /// Integer, IntegerList: the range a command-line value must be in (each element of a list).
+  double minimum = -9007199254740992.0;
+  double maximum = 9007199254740992.0;
+  /// The command line must give it: no default is offered (pod's n_r).
+  bool required = false;
+
+  SettingSpec option(std::string name, std::string shown = {}) && {
+    cliOption = std::move(name);
+    cliPlaceholder = std::move(shown);
+    return std::move(*this);
+  }
+  SettingSpec placeholder(std::string name) && {
+    cliPlaceholder = std::move(name);
+    return std::move(*this);
+  }
+  SettingSpec flagFor(std::string value) && {
+    cliFlagValue = std::move(value);
+    return std::move(*this);
+  }
+  SettingSpec range(double lo, double hi) && {
+    minimum = lo;
+    maximum = hi;
+    return std::move(*this);
+  }
+  SettingSpec mandatory() && {
+    required = true;
+    return std::move(*this);
+  }
+};
+
+/// An input of training that is not a setting, for the command line: a file read, a
+/// value per run, another source of data (e.g. node's --latent AE.json, sindy's
+/// --measured FILE.csv). Declared by the method; its trainRequest reads the values.
+struct InputSpec {
+  /// How a front end treats the value besides handing it to the method.
+  enum class Role {
+    Value,      ///< only the method reads it
+    Flag,       ///< no value
+    File,       ///< a file training reads: an output may not be it
+    LoadCases,  ///< NAME or NAME1,NAME2,... one per run: the front end sets each run's load case
+    Parameters  ///< NAME=V1,V2,... one value per run, repeatable: the front end sets each run's
+                ///< parameter NAME and lists the names in the settings' "parameters"
+  };
+  std::string option;       ///< e.g. "--latent"
+  std::string placeholder;  ///< e.g. "AE.json"; empty for a Flag
+  std::string help;         ///< what it does, one paragraph
+  Role role = Role::Value;
+  /// Belongs to a form of MethodInfo::otherUsages only (left out of the main form's synopsis).
+  bool otherUsageOnly = false;
+};
+
+/// What the inputs given on a command line need of the front end (checked before any file is read).
+struct InputPlan {
+  bool needsModel = true;   ///< --model MODEL.json
+  bool needsRuns = true;    ///< --data RUN.csv ...
+  bool writesModel = true;  ///< -o ROM.json; false: the report is the result
+};
+
+/// A training a front end hands to a method with inputs of its own (InputSpec).
+struct TrainingRequest {
+  nlohmann::ordered_json settings;  ///< as given; the trainer checks them
+  const Model* model = nullptr;     ///< null when the plan needs none and none is given
+  /// The runs read from runPaths, load cases and parameters set; the trainer may
+  /// replace it by the data it trained on (the front end reports it).
+  Dataset dataset;
+  std::vector<std::string> runPaths;  ///< the files of the dataset's runs, in order
+  /// The method's InputSpec options given: option -> values in the order given ("" for a flag).
+  std::map<std::string, std::vector<std::string>> inputs;
+};
+
+/// What such a training gives back.
+struct TrainingOutcome {
+  std::unique_ptr<ReducedModel> model;  ///< null: nothing to write (the report is the result)
+  std::string report;                   ///< text for the user, shown before the trained model's summary
 };
 
 /// What the program needs to know about one reduced-model method.
@@ -78,12 +165,36 @@ struct MethodInfo {
   /// throws FileError naming `source`.
   std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& file, const std::string& source)>
       load;
+
+  // The command line (mbdrom-cli train METHOD): settings come from settingsSchema;
+  // the rest is declared here, so the CLI checks no method's name.
+  /// Inputs of training besides the settings; empty: none.
+  std::vector<InputSpec> inputs;
+  /// Other forms of the command line, after "mbdrom-cli train NAME " (e.g. sindy's --measured FILE.csv ...).
+  std::vector<std::string> otherUsages;
+  /// Checks the options given together, before any file is read: every option of the
+  /// command line -> its values ("--data": the run files, "--model", "-o", the settings'
+  /// options, the inputs'), and says what they need; throws InputError. Null: the default plan.
+  std::function<InputPlan(const std::map<std::string, std::vector<std::string>>& given)> planInputs;
+  /// Trains with the inputs (called instead of train when set, also when none is given).
+  std::function<TrainingOutcome(TrainingRequest& request, Monitor& monitor)> trainRequest;
+  /// What a front end shows of a freshly trained model besides its size; empty: its metrics.
+  std::function<std::string(const ReducedModel& model)> trainedReport;
+  /// The method's own lines of a model description (mbdrom-cli rom-info): matrices,
+  /// networks, clusters, coefficients; each line ends in a newline. Null: none.
+  std::function<std::string(const ReducedModel& model)> details;
 };
 
 /// printf-style text for figures and messages.
 std::string formatText(const char* format, ...) __attribute__((format(printf, 1, 2)));
 /// A number metric of a trained model, or -1 when missing or not a number.
 double metricNumber(const nlohmann::ordered_json& metrics, const char* key);
+
+/// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated list, empty ones left out.
+std::vector<std::string> splitCommaList(const std::string& text);
+/// How front ends show a freshly trained model's parameter ranges and metrics, one
+/// line each ("parameter level trained on [0, 1]", "metrics {...}").
+std::string trainedMetricsText(const ReducedModel& model);
 
 /// "local PCA (Angeli, Naets, Desmet)", or the display name alone for a baseline.
 std::string methodTitle(const MethodInfo& method);

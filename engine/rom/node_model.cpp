@@ -1406,17 +1406,20 @@ MethodInfo nodeMethod() {
     return mse >= 0.0 ? formatText("rollout MSE %.3g (first run)", mse) : std::string();
   };
   m.settingsSchema = {
-      {"coordinates", "Coordinates", SettingKind::NameList,
-       "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or \"auto\": chosen "
-       "from the mobility analysis along the data; \"all\": every natural coordinate, with the constraints "
-       "penalised in training and projected after every step"},
+      SettingSpec{"coordinates", "Coordinates", SettingKind::NameList,
+                  "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or "
+                  "\"auto\": chosen from the mobility analysis along the data; \"all\": every natural "
+                  "coordinate, with the constraints penalised in training and projected after every step"}
+          .placeholder("P.x,...|auto|all"),
       {"inputs",
        "Inputs u(t)",
        SettingKind::Choice,
        "none, or external: the external forces of the runs' load case at the current state and time",
        {"none", "external"}},
-      {"hidden", "Hidden widths", SettingKind::IntegerList,
-       "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"},
+      SettingSpec{"hidden", "Hidden widths", SettingKind::IntegerList,
+                  "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"}
+          .placeholder("W1,W2,...")
+          .range(1, 4096),
       {"activation",
        "Activation",
        SettingKind::Choice,
@@ -1427,22 +1430,26 @@ MethodInfo nodeMethod() {
        SettingKind::Choice,
        "One-step map in training and in runs",
        {"rk4", "euler", "symplectic_euler"}},
-      {"epochs", "Epochs", SettingKind::Integer, "Passes over the training pairs"},
-      {"batch_size", "Batch size", SettingKind::Integer, "State pairs per mini-batch"},
+      SettingSpec{"epochs", "Epochs", SettingKind::Integer, "Passes over the training pairs"}.range(1, 1e8),
+      SettingSpec{"batch_size", "Batch size", SettingKind::Integer, "State pairs per mini-batch"}.range(1,
+                                                                                                        1e6),
       {"learning_rate", "Learning rate", SettingKind::Number, "Initial Adam step size"},
       {"decay", "Decay per epoch", SettingKind::Number, "Learning-rate factor per epoch (exponential decay)"},
       {"min_learning_rate", "Minimum learning rate", SettingKind::Number,
        "Lower bound of the decayed learning rate"},
       {"validation_fraction", "Validation fraction", SettingKind::Number,
        "Share of the pairs held out for a validation loss"},
-      {"patience", "Patience", SettingKind::Integer,
-       "Epochs without validation improvement before stopping; 0: never"},
-      {"rollout_steps", "Rollout steps", SettingKind::Integer,
-       "Steps of the multi-step loss (1: one-step loss)"},
+      SettingSpec{"patience", "Patience", SettingKind::Integer,
+                  "Epochs without validation improvement before stopping; 0: never"}
+          .range(0, 1e8),
+      SettingSpec{"rollout_steps", "Rollout steps", SettingKind::Integer,
+                  "Steps of the multi-step loss (1: one-step loss)"}
+          .range(1, 1e4),
       {"constraint_weight", "Constraint weight", SettingKind::Number,
        "Weight of the constraint penalty (redundant coordinates)"},
       {"gradient_clip", "Gradient clip", SettingKind::Number, "Largest gradient norm; 0: no clipping"},
-      {"seed", "Seed", SettingKind::Integer, "Seed of the weights, the split and the shuffling"},
+      SettingSpec{"seed", "Seed", SettingKind::Integer, "Seed of the weights, the split and the shuffling"}
+          .range(0, 2e9),
   };
   m.checkSettings = [](const OJsonR& settings) { return NodeSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
@@ -1453,6 +1460,49 @@ MethodInfo nodeMethod() {
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return NodeModel::fromJson(file, source);
+  };
+  using Role = InputSpec::Role;
+  m.inputs = {
+      {"--load-case", "NAME[,NAME...]",
+       "Load case of the runs, one for all or one per run in the order of --data: with --inputs external, "
+       "u = its external forces at the current state [gravity only]",
+       Role::LoadCases},
+      {"--latent", "AE.json",
+       "State = latent coordinates of a trained ae model of the mechanism (instead of --coordinates); runs "
+       "decode and project onto the constraints",
+       Role::File},
+      {"--parameter", "NAME=V1,V2,...",
+       "A parameter mu of the runs (e.g. a load level), one value per run in the order of --data, varying "
+       "between them (repeat the option for more parameters; NAME of letters, digits, '_', '.', '-'): an "
+       "input of f, constant along a run, given to rom-simulate with --parameter",
+       Role::Parameters},
+  };
+  m.trainRequest = [](TrainingRequest& request, Monitor& monitor) {
+    if (!request.model)
+      throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
+    // --latent: the state is the latent coordinates of a trained auto-encoder.
+    std::unique_ptr<ReducedModel> latent;
+    if (const auto it = request.inputs.find("--latent"); it != request.inputs.end()) {
+      const std::string& path = it->second.at(0);
+      latent = loadReducedModel(path);
+      if (!dynamic_cast<const AeModel*>(latent.get()))
+        throw InputError("--latent: " + path + " is a " + latent->method() +
+                         " model, expected an auto-encoder (ae)");
+    }
+    TrainingOutcome outcome;
+    outcome.model = NodeModel::train(request.dataset, NodeSettings::fromJson(request.settings), monitor,
+                                     *request.model, dynamic_cast<const AeModel*>(latent.get()));
+    return outcome;
+  };
+  m.trainedReport = [](const ReducedModel& rom) {
+    std::string text;
+    if (rom.metrics().contains("coordinate_choice") && rom.metrics().contains("coordinates")) {
+      std::string names;
+      for (const auto& name : rom.metrics().at("coordinates"))
+        names += (names.empty() ? "" : ", ") + name.get<std::string>();
+      text = "coordinates " + names + " (" + rom.metrics().at("coordinate_choice").get<std::string>() + ")\n";
+    }
+    return text + trainedMetricsText(rom);
   };
   return m;
 }

@@ -15,7 +15,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iomanip>
 #include <limits>
+#include <sstream>
 
 namespace mbdrom {
 
@@ -789,10 +791,13 @@ MethodInfo pcaMethod() {
                       100.0 * metricNumber(metrics, "relative_reconstruction_error"));
   };
   m.settingsSchema = {
-      {"clusters", "Clusters n_p", SettingKind::Integer,
-       "Number of k-means clusters, each with its own local linear model"},
-      {"nr", "Coordinates per cluster n_r", SettingKind::Integer,
-       "Principal directions per cluster; 0: the mechanism's DOF"},
+      SettingSpec{"clusters", "Clusters n_p", SettingKind::Integer,
+                  "Number of k-means clusters, each with its own local linear model"}
+          .placeholder("K")
+          .range(1, 1e6),
+      SettingSpec{"nr", "Coordinates per cluster n_r", SettingKind::Integer,
+                  "Principal directions per cluster; 0: the mechanism's DOF"}
+          .range(0, 1e6),
       {"vector_length", "Vector length L [m]", SettingKind::Number,
        "Scale of unit-vector coordinates against point coordinates; 0: automatic"},
       {"stiffness_forces",
@@ -807,9 +812,10 @@ MethodInfo pcaMethod() {
       {"common_tolerance", "Common-subspace tolerance", SettingKind::Number, "eps of eq. 26, in (0, 1)"},
       {"switch_hysteresis", "Switch hysteresis", SettingKind::Number,
        "Relative distance margin before switching cluster (avoids flip-flopping on a border)"},
-      {"seed", "Seed", SettingKind::Integer, "Seed of the k-means++ initialisation"},
-      {"restarts", "k-means restarts", SettingKind::Integer,
-       "k-means runs from different seeds; the best is kept"},
+      SettingSpec{"seed", "Seed", SettingKind::Integer, "Seed of the k-means++ initialisation"}.range(0, 2e9),
+      SettingSpec{"restarts", "k-means restarts", SettingKind::Integer,
+                  "k-means runs from different seeds; the best is kept"}
+          .range(1, 1000),
   };
   m.checkSettings = [](const OJsonR& settings) { return PcaSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
@@ -821,6 +827,20 @@ MethodInfo pcaMethod() {
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return PcaModel::fromJson(file, source);
+  };
+  m.details = [](const ReducedModel& rom) {
+    const auto& pca = dynamic_cast<const PcaModel&>(rom);
+    std::ostringstream out;
+    out << "clusters     " << pca.clusters().size() << " (stable dt " << pca.stabilityDt()
+        << " s, explicit integrator limit)\n";
+    const Eigen::IOFormat fmt(4, 0, " ", " ", "", "");
+    for (std::size_t i = 0; i < pca.clusters().size(); ++i) {
+      const PcaCluster& c = pca.clusters()[i];
+      out << "  " << std::setw(3) << i + 1 << "  samples " << std::setw(6) << c.samples << "  sigma "
+          << c.singularValues.head(std::min<Eigen::Index>(c.singularValues.size(), 3)).transpose().format(fmt)
+          << "  K_r diag " << c.stiffness.diagonal().transpose().format(fmt) << "\n";
+    }
+    return out.str();
   };
   return m;
 }

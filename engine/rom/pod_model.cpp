@@ -16,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <sstream>
 
 namespace mbdrom {
 
@@ -312,8 +313,10 @@ MethodInfo podMethod() {
     return e >= 0.0 ? formatText("energy captured %.3f %%", 100.0 * e) : std::string();
   };
   m.settingsSchema = {
-      {"nr", "Reduced coordinates n_r", SettingKind::Integer,
-       "Number of POD modes kept (1 up to the rank of the data)"},
+      SettingSpec{"nr", "Reduced coordinates n_r", SettingKind::Integer,
+                  "Number of POD modes kept (1 up to the rank of the data)"}
+          .range(1, 1e6)
+          .mandatory(),
       {"vector_length", "Vector length L [m]", SettingKind::Number,
        "Scale of unit-vector coordinates against point coordinates; 0: automatic (characteristic length)"},
       {"stiffness_forces",
@@ -335,6 +338,16 @@ MethodInfo podMethod() {
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return PodModel::fromJson(file, source);
+  };
+  m.details = [](const ReducedModel& rom) {
+    const auto& pod = dynamic_cast<const PodModel&>(rom);
+    std::ostringstream out;
+    const Eigen::IOFormat fmt(6, 0, " ", "\n             ", "", "");
+    out << "M_r [kg]     " << pod.reducedMass().format(fmt) << "\n";
+    out << "K_r [N/m]    " << pod.reducedStiffness().format(fmt) << "\n";
+    out << "D_r [N s/m]  " << pod.reducedDamping().format(fmt) << "\n";
+    out << "stable dt    " << pod.stabilityDt() << " s (explicit integrator limit)\n";
+    return out.str();
   };
   return m;
 }

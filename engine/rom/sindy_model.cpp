@@ -2,6 +2,7 @@
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
+#include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
@@ -14,8 +15,11 @@
 #include <Eigen/QR>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
+#include <filesystem>
+#include <sstream>
 
 namespace mbdrom {
 
@@ -628,6 +632,203 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulatio
   return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
+// ---- The command line of train sindy: data columns as library columns, and measured data.
+
+namespace {
+
+using Given = std::map<std::string, std::vector<std::string>>;
+
+// The first value of an option given, or "".
+std::string givenValue(const Given& given, const std::string& option) {
+  const auto it = given.find(option);
+  return it == given.end() || it->second.empty() ? std::string() : it->second.front();
+}
+
+double positiveNumber(const std::string& option, const std::string& text, const char* unit) {
+  double x = 0.0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), x);
+  if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(x) || !(x > 0.0))
+    throw InputError(option + ": masses must be > 0 " + unit + ", got " + text);
+  return x;
+}
+
+// "--columns f_fric=f_friction.P.x,F" -> (f_fric, f_friction.P.x), (F, F): library name, data column.
+std::vector<std::pair<std::string, std::string>> namedColumns(const std::string& text) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const std::string& item : splitCommaList(text)) {
+    const auto eq = item.find('=');
+    std::pair<std::string, std::string> c = eq == std::string::npos
+                                                ? std::make_pair(item, item)
+                                                : std::make_pair(item.substr(0, eq), item.substr(eq + 1));
+    if (c.first.empty() || c.second.empty())
+      throw InputError("--columns: '" + item + "' must be NAME=COLUMN or COLUMN");
+    for (const auto& other : out)
+      if (other.first == c.first) throw InputError("--columns: the name '" + c.first + "' is given twice");
+    out.push_back(std::move(c));
+  }
+  if (out.empty()) throw InputError("--columns needs NAME=COLUMN[,NAME=COLUMN...]");
+  return out;
+}
+
+// The --columns of one trajectory CSV as user library columns (NaN rows are named by the library).
+std::vector<SindyColumn> dataColumns(const TrajectoryTable& table, const std::string& path,
+                                     const std::string& option) {
+  std::vector<SindyColumn> columns;
+  for (const auto& [name, source] : namedColumns(option)) {
+    const int c = table.column(source);
+    if (c < 0)
+      throw InputError(path + ": --columns " + name + "=" + source + ": the file has no column \"" + source +
+                       "\" (e.g. f_friction.<coordinate>, <friction>.velocity)");
+    columns.push_back({name, table.data.col(c)});
+  }
+  return columns;
+}
+
+// Which data source train sindy reads, and that the options fit it (before any file is read).
+InputPlan sindyPlan(const Given& given) {
+  auto has = [&](const char* option) { return given.count(option) > 0; };
+  const bool measured = has("--measured");
+  if (measured && has("--data"))
+    throw InputError(
+        "give either --data RUN.csv (trajectories of the model) or --measured FILE.csv, not both");
+  for (const char* option :
+       {"--time", "--positions", "--velocities", "--accelerations", "--mass", "--absolute-positions"})
+    if (!measured && has(option))
+      throw InputError(std::string("option ") + option + " applies to --measured data");
+  if (has("--columns")) namedColumns(givenValue(given, "--columns"));
+  if (!measured) return {};
+  if (!has("--positions")) throw InputError("--measured needs --positions COLUMN[,COLUMN...]");
+  if (has("--estimate-derivatives"))
+    throw InputError(
+        "--estimate-derivatives applies to --data runs; with --measured, derivatives without "
+        "--velocities/--accelerations columns are always estimated");
+  if (has("--mass") == has("--model"))
+    throw InputError(
+        "--measured needs either --model MODEL.json with --coordinates (the mechanism gives M and the "
+        "known forces; the result runs with rom-simulate) or --mass M (a mechanism-free fit), not both");
+  if (has("--model") && !has("--coordinates"))
+    throw InputError(
+        "--measured with --model needs --coordinates: the natural coordinates the position columns measure");
+  const std::size_t n = splitCommaList(givenValue(given, "--positions")).size();
+  for (const char* option : {"--velocities", "--accelerations"})
+    if (has(option) && splitCommaList(givenValue(given, option)).size() != n)
+      throw InputError(std::string(option) + ": one column per position column (" + std::to_string(n) +
+                       ") expected, got " + std::to_string(splitCommaList(givenValue(given, option)).size()));
+  if (!has("--mass")) return {true, false, true};
+  for (const char* option :
+       {"--coordinates", "--friction-columns", "--absolute-positions", "--load-case", "-o", "--output"})
+    if (has(option))
+      throw InputError(std::string("option ") + option +
+                       " does not apply to a mechanism-free fit (--mass): it prints "
+                       "the coefficients and writes no model");
+  const std::vector<std::string> masses = splitCommaList(givenValue(given, "--mass"));
+  for (const std::string& item : masses) positiveNumber("--mass", item, "[kg]");
+  if (masses.size() != n)
+    throw InputError("--mass: one mass per position column (" + std::to_string(n) + ") expected, got " +
+                     std::to_string(masses.size()));
+  return {false, false, false};
+}
+
+// train sindy --measured: with the model a simulable reduced model, with --mass a fit for the report.
+TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
+  const Given& in = request.inputs;
+  const std::string path = givenValue(in, "--measured");
+  SindySettings settings = SindySettings::fromJson(request.settings);
+  SindyTableLayout layout;
+  layout.time = in.count("--time") ? givenValue(in, "--time") : std::string("t");
+  layout.positions = splitCommaList(givenValue(in, "--positions"));
+  if (in.count("--velocities")) layout.velocities = splitCommaList(givenValue(in, "--velocities"));
+  if (in.count("--accelerations")) layout.accelerations = splitCommaList(givenValue(in, "--accelerations"));
+  if (in.count("--columns")) layout.columns = namedColumns(givenValue(in, "--columns"));
+  layout.smoothing.order = settings.sgOrder;
+  layout.smoothing.window = settings.sgWindow;
+  const auto n = static_cast<Eigen::Index>(layout.positions.size());
+  Eigen::MatrixXd M = Eigen::MatrixXd::Identity(n, n);
+  std::vector<int> independent;
+  const Model* model = request.model;
+  if (!model) {
+    const std::vector<std::string> masses = splitCommaList(givenValue(in, "--mass"));
+    if (static_cast<Eigen::Index>(masses.size()) != n)
+      throw InputError("--mass: one mass per position column (" + std::to_string(n) + ") expected, got " +
+                       std::to_string(masses.size()));
+    for (Eigen::Index i = 0; i < n; ++i)
+      M(i, i) = positiveNumber("--mass", masses[static_cast<std::size_t>(i)], "[kg]");
+    layout.known = settings.knownForces;  // mechanism-free: the known forces are force columns
+  } else {
+    independent = sindyCoordinateIndices(*model, settings.coordinates);
+    if (static_cast<Eigen::Index>(independent.size()) != n)
+      throw InputError("--coordinates: one natural coordinate per position column (" + std::to_string(n) +
+                       ") expected, got " + std::to_string(independent.size()));
+  }
+  SindyMeasured m;
+  try {
+    m = sindyMeasuredFromTable(readTrajectoryCsv(path), layout, M);
+  } catch (const InputError& e) {
+    throw InputError(path + ": " + e.what());
+  }
+  TrainingOutcome outcome;
+  std::ostringstream report;
+  if (m.window > 0)
+    report << "derivatives estimated by Savitzky-Golay: order " << settings.sgOrder << ", window " << m.window
+           << " samples ("
+           << (settings.sgWindow > 0 ? "given"
+                                     : "cross-validated signal window " + std::to_string(m.signalWindow))
+           << ")\n";
+  settings.stls.targetNoise = m.targetNoise;
+  if (!model) {
+    const SindyLibrary library = buildSindyLibrary(m.samples, settings.library, m.columns);
+    const StlsResult r = stls(library.Theta, m.samples.target.transpose(), library.names(),
+                              m.samples.coordinates, settings.stls);
+    std::string known;
+    for (const std::string& name : layout.known) known += (known.empty() ? "" : ",") + name;
+    report << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag("
+           << givenValue(in, "--mass") << "), f^k = " << (known.empty() ? std::string("0") : known) << ")\n";
+    report << "coefficients (terms as columns, coordinates as rows):\n" << sindyCoefficientTable(r);
+    report << "equations:\n" << sindyEquations(r);
+    report << r.verdict << "\n";
+    outcome.report = report.str();
+    return outcome;
+  }
+  const Eigen::VectorXd qRef = model->q0();
+  if (in.count("--absolute-positions"))
+    for (Eigen::Index i = 0; i < n; ++i)
+      m.samples.u.row(i).array() -= qRef(independent[static_cast<std::size_t>(i)]);
+  const int loadCase = in.count("--load-case") ? model->requireLoadCase(givenValue(in, "--load-case")) : -1;
+  request.dataset = makeDataset(*model);
+  Eigen::MatrixXd Mr;
+  addRun(request.dataset, sindyRunFromMeasured(*model, m, independent, loadCase,
+                                               std::filesystem::path(path).filename().string(), qRef, &Mr));
+  // The noise of the estimated accelerations in the targets Rᵀ M R ü (mean reduced mass).
+  const Eigen::VectorXd noise =
+      (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
+  settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
+  outcome.model = SindyModel::train(request.dataset, settings, monitor, *model, {m.columns});
+  outcome.report = report.str();
+  return outcome;
+}
+
+TrainingOutcome trainSindyRequest(TrainingRequest& request, Monitor& monitor) {
+  if (request.inputs.count("--columns")) {
+    request.settings["columns"] = OJson::array();
+    for (const auto& [name, source] : namedColumns(givenValue(request.inputs, "--columns")))
+      request.settings["columns"].push_back(OJson{{"name", name}, {"source", source}});
+  }
+  if (request.inputs.count("--measured")) return trainSindyMeasured(request, monitor);
+  if (!request.model)
+    throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
+  std::vector<std::vector<SindyColumn>> runColumns;  // --columns: their values on every run
+  if (request.inputs.count("--columns"))
+    for (const std::string& path : request.runPaths)
+      runColumns.push_back(
+          dataColumns(readTrajectoryCsv(path), path, givenValue(request.inputs, "--columns")));
+  TrainingOutcome outcome;
+  outcome.model = SindyModel::train(request.dataset, SindySettings::fromJson(request.settings), monitor,
+                                    *request.model, runColumns);
+  return outcome;
+}
+
+}  // namespace
+
 MethodInfo sindyMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -648,40 +849,59 @@ MethodInfo sindyMethod() {
     return metrics["active_terms"].dump() + " terms, " + metrics["verdict"].get<std::string>();
   };
   m.settingsSchema = {
-      {"coordinates", "Independent coordinates", SettingKind::NameList,
-       "Natural coordinates identified, e.g. P.x; empty: suggested from the mobility analysis"},
-      {"known_forces", "Known forces f^k", SettingKind::NameList,
-       "Forces of the model taken as known: external, springs, dampers or element names; empty: none"},
-      {"polynomial_degree", "Polynomial degree", SettingKind::Integer,
-       "Monomials of q and q_dot up to this degree, with cross terms"},
+      SettingSpec{"coordinates", "Independent coordinates", SettingKind::NameList,
+                  "Natural coordinates identified, e.g. P.x; empty: suggested from the mobility analysis"}
+          .placeholder("P.x,..."),
+      SettingSpec{"known_forces", "Known forces f^k", SettingKind::NameList,
+                  "Forces of the model taken as known: external, springs, dampers or element names; empty: "
+                  "none"}
+          .option("--known", "F,..."),
+      SettingSpec{"polynomial_degree", "Polynomial degree", SettingKind::Integer,
+                  "Monomials of q and q_dot up to this degree, with cross terms"}
+          .option("--degree", "D")
+          .range(0, 9),
       {"constant", "Constant term", SettingKind::Flag, "A constant column in the library"},
-      {"sign_velocity", "sgn(q_dot)", SettingKind::Flag, "Sign of each velocity (Coulomb-like friction)"},
-      {"trig_positions", "sin/cos(q)", SettingKind::Flag, "Sine and cosine of each coordinate"},
-      {"omegas", "Excitation ω [rad/s]", SettingKind::NumberList,
-       "Angular frequencies of cos(k ω t) columns, comma-separated"},
-      {"harmonics", "Harmonics k", SettingKind::IntegerList,
-       "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"},
+      SettingSpec{"sign_velocity", "sgn(q_dot)", SettingKind::Flag,
+                  "Sign of each velocity (Coulomb-like friction)"}
+          .option("--no-sign"),
+      SettingSpec{"trig_positions", "sin/cos(q)", SettingKind::Flag, "Sine and cosine of each coordinate"}
+          .option("--trig"),
+      SettingSpec{"omegas", "Excitation ω [rad/s]", SettingKind::NumberList,
+                  "Angular frequencies of cos(k ω t) columns, comma-separated"}
+          .placeholder("W,..."),
+      SettingSpec{"harmonics", "Harmonics k", SettingKind::IntegerList,
+                  "Multiples k of every ω in cos(k ω t), e.g. 1, 2, 3"}
+          .placeholder("K,...")
+          .range(1, 1000),
       {"sine_time", "sin(k ω t) too", SettingKind::Flag, "Also sine columns of the excitation frequencies"},
       {"friction_columns", "Friction columns", SettingKind::Flag,
        "The model's friction laws evaluated on the data, one column each"},
-      {"terms", "Only these terms", SettingKind::NameList,
-       "Restrict the library to these term names; empty: all"},
+      SettingSpec{"terms", "Only these terms", SettingKind::NameList,
+                  "Restrict the library to these term names; empty: all"}
+          .placeholder("T,..."),
       {"kappa", "Threshold κ", SettingKind::Number,
        "STLS threshold: coefficients below it are removed, then the rest refitted"},
       {"normalise", "Normalise columns", SettingKind::Flag,
        "Threshold on unit-RMS columns (then κ is relative)"},
       {"ridge", "Ridge", SettingKind::Number, "Ridge (Tikhonov) term of the least squares; 0: none"},
-      {"max_iterations", "STLS iterations", SettingKind::Integer,
-       "Most threshold-refit rounds before the support must be stable"},
-      {"derivatives",
-       "Derivatives",
-       SettingKind::Choice,
-       "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions",
-       {"data", "estimate"}},
-      {"sg_order", "Savitzky-Golay order", SettingKind::Integer,
-       "Polynomial order of the smoothing differentiator"},
-      {"sg_window", "Savitzky-Golay window", SettingKind::Integer,
-       "Samples per window (odd); 0: chosen automatically"},
+      SettingSpec{"max_iterations", "STLS iterations", SettingKind::Integer,
+                  "Most threshold-refit rounds before the support must be stable"}
+          .range(1, 1e6),
+      SettingSpec{"derivatives",
+                  "Derivatives",
+                  SettingKind::Choice,
+                  "data: the runs' velocities and accelerations; estimate: Savitzky-Golay from positions",
+                  {"data", "estimate"}}
+          .option("--estimate-derivatives")
+          .flagFor("estimate"),
+      SettingSpec{"sg_order", "Savitzky-Golay order", SettingKind::Integer,
+                  "Polynomial order of the smoothing differentiator"}
+          .placeholder("P")
+          .range(2, 6),
+      SettingSpec{"sg_window", "Savitzky-Golay window", SettingKind::Integer,
+                  "Samples per window (odd); 0: chosen automatically"}
+          .placeholder("W")
+          .range(0, 1e6),
   };
   m.checkSettings = [](const OJsonR& settings) { return SindySettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
@@ -693,6 +913,61 @@ MethodInfo sindyMethod() {
   };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return SindyModel::fromJson(file, source);
+  };
+  using Role = InputSpec::Role;
+  m.inputs = {
+      {"--columns", "NAME=COLUMN,...",
+       "Data column COLUMN as library column NAME (COLUMN alone: named COLUMN), e.g. f_fric=f_friction.P.x; "
+       "rom-simulate evaluates f_friction.<coordinate> by the model's friction law and refuses any other "
+       "column"},
+      {"--measured", "FILE.csv",
+       "Measured data instead of --data runs: a CSV with a header line; derivatives not given are estimated. "
+       "With --model, M, R and the --known forces come from the model, external ones from --load-case; with "
+       "--mass, a mechanism-free fit is printed and no model written",
+       Role::File, true},
+      {"--positions", "COLUMN,...",
+       "--measured: one column per identified coordinate, displacements [m, rad] (of the --coordinates from "
+       "the model's reference configuration, or their values with --absolute-positions)",
+       Role::Value, true},
+      {"--time", "COLUMN",
+       "--measured: time column [s], increasing; uniform steps to estimate derivatives [t]", Role::Value,
+       true},
+      {"--velocities", "COLUMN,...", "--measured: measured velocities, one per position [estimated]",
+       Role::Value, true},
+      {"--accelerations", "COLUMN,...", "--measured: measured accelerations, one per position [estimated]",
+       Role::Value, true},
+      {"--absolute-positions", "", "--measured: the positions are coordinate values, not displacements",
+       Role::Flag, true},
+      {"--load-case", "NAME[,NAME...]",
+       "Load case of the external forces: of the runs, one for all or one per run in the order of --data, "
+       "or of the --measured data with --model [gravity only]",
+       Role::LoadCases},
+      {"--mass", "M,...",
+       "--measured: mechanism-free fit, M = diag(M,...) [kg, kg m^2]; --known names force columns of the CSV "
+       "[N]; prints the fit and writes no model",
+       Role::Value, true},
+  };
+  m.otherUsages = {
+      "--measured FILE.csv --positions COLUMN,... [--time COLUMN] [--velocities COLUMN,...] [--accelerations "
+      "COLUMN,...] (--model MODEL.json --coordinates P.x,... -o ROM.json [--load-case NAME] "
+      "[--absolute-positions] | --mass M,...) [the options above]"};
+  m.planInputs = sindyPlan;
+  m.trainRequest = trainSindyRequest;
+  m.trainedReport = [](const ReducedModel& rom) {
+    const auto& sindy = dynamic_cast<const SindyModel&>(rom);
+    return "coefficients (terms as columns, coordinates as rows):\n" + sindy.coefficientTable() +
+           "equations:\n" + sindy.equations() + sindy.result().verdict + "\n";
+  };
+  m.details = [](const ReducedModel& rom) {
+    const auto& sindy = dynamic_cast<const SindyModel&>(rom);
+    std::ostringstream out;
+    out << "coefficients (terms as columns, coordinates as rows):\n" << sindy.coefficientTable();
+    out << "equations:\n" << sindy.equations();
+    const Eigen::IOFormat fmt(4, 0, " ", " ", "", "");
+    out << "normalised residual " << sindy.result().residual.transpose().format(fmt)
+        << (sindy.result().libraryIncomplete ? " (above 10 %: the library is missing something)" : "")
+        << "\n";
+    return out.str();
   };
   return m;
 }
