@@ -434,7 +434,7 @@ int ComparePanel::compare() {
   const int run = reference();
   std::shared_ptr<const std::vector<Sample>> samples;
   QString storedFile;
-  SimulationOptions fullOptions;
+  RunOptions fullOptions;
   if (run >= 0) {
     const RunEntry& entry = doc_->runs().at(static_cast<std::size_t>(run));
     result->referenceName = QString::fromStdString(entry.record.name);
@@ -466,30 +466,23 @@ int ComparePanel::compare() {
       title,
       [result, roms, parameters, samples, storedFile, fullOptions, recorder, run](Monitor& monitor) {
         const Model& mech = *result->model;
-        Sample first;
+        std::vector<ComparedModel> models;
+        for (std::size_t k = 0; k < roms.size(); ++k) models.push_back({roms[k].get(), parameters[k]});
+        ModelComparison c;
         if (run < 0) {
-          monitor.reportNow({"full model", 0, static_cast<long long>(roms.size() + 1), {}});
-          SimulationSummary summary;
-          simulate(mech, fullOptions, *recorder, &monitor, &summary);
-          if (recorder->status() != RunStatus::Completed)
-            throw SolverError("the reference run stopped: " + recorder->message());
-          result->referenceInfo = recorder->info();
-          result->reference = trajectoryTable(mech, recorder->samples());
+          c = compareWithNewReference(mech, fullOptions, models, {}, *recorder, &monitor);
           result->referenceMotion = std::make_shared<RunMotion>(motionOf(recorder->samples()));
-          result->full.steps = summary.steps;
-          result->full.secondsPerStep =
-              summary.steps > 0 ? summary.wallSeconds / static_cast<double>(summary.steps) : 0.0;
-          result->full.realTimeFactor = summary.realTimeFactor;
-          first = recorder->samples().front();
         } else {
+          Sample first;
+          TrajectoryTable reference;
           if (samples) {
-            result->reference = trajectoryTable(mech, *samples);
+            reference = trajectoryTable(mech, *samples);
             result->referenceMotion = std::make_shared<RunMotion>(motionOf(*samples));
             first = samples->front();
           } else {
-            result->reference = readTrajectoryCsv(storedFile.toStdString());
-            const DatasetRun stored = runFromTable(
-                mech, result->reference, result->referenceName.toStdString(), result->referenceInfo.loadCase);
+            reference = readTrajectoryCsv(storedFile.toStdString());
+            const DatasetRun stored = runFromTable(mech, reference, result->referenceName.toStdString(),
+                                                   result->referenceInfo.loadCase);
             auto motion = std::make_shared<RunMotion>();
             for (int k = 0; k < stored.samples(); ++k) {
               motion->t.push_back(stored.t(k));
@@ -500,29 +493,15 @@ int ComparePanel::compare() {
             first.q = stored.q.col(0);
             first.qd = stored.qd.col(0);
           }
-          // The full model's cost under the same conditions (its samples are not kept).
-          monitor.reportNow({"timing the full model", 0, static_cast<long long>(roms.size() + 1), {}});
-          SimulationOptions timing;
-          timing.loadCase = reducedOptionsFor(mech, result->referenceInfo, first).loadCase;
-          timing.tEnd = result->referenceInfo.tEnd;
-          timing.outputDt = result->referenceInfo.outputDt;
-          if (result->referenceInfo.dt > 0.0)
-            timing.integrator.dt = result->referenceInfo.dt;
-          else
-            timing.integrator.tolerance = result->referenceInfo.tolerance;
-          result->full = timeFullModel(mech, timing, &monitor);
+          c = compareWithStoredReference(mech, std::move(reference), result->referenceInfo, first, models, {},
+                                         &monitor);
         }
-        RomSimulationOptions options = reducedOptionsFor(mech, result->referenceInfo, first);
-        for (std::size_t k = 0; k < roms.size(); ++k) {
-          monitor.reportNow({"reduced model " + result->names[static_cast<int>(k)].toStdString(),
-                             static_cast<long long>(k + 1),
-                             static_cast<long long>(roms.size() + 1),
-                             {}});
-          options.parameters = parameters[k];
-          result->runs.push_back(compareReducedModel(mech, *roms[k], result->reference, options, {},
-                                                     result->full.secondsPerStep, &monitor));
-          result->motions.push_back(std::make_shared<RunMotion>(motionOf(result->runs.back().samples)));
-        }
+        result->referenceInfo = c.referenceInfo;
+        result->reference = std::move(c.reference);
+        result->full = c.full;
+        result->runs = std::move(c.runs);
+        for (const ReducedRunComparison& r : result->runs)
+          result->motions.push_back(std::make_shared<RunMotion>(motionOf(r.samples)));
       },
       [this, result, recorder, fullOptions, run](JobRunner::Outcome outcome, const QString& message) {
         compareButton_->setEnabled(true);

@@ -103,10 +103,9 @@ class ComparePanel : public QWidget {
   QString writeReport(const QString& dir, const QImage* view);
 
   /// A new full-model run made as the reference joins the project through this.
-  void setAddRun(
-      std::function<void(const std::shared_ptr<const Model>&, const QString&, const SimulationOptions&,
-                         const std::shared_ptr<const TrajectoryRecorder>&)>
-          addRun) {
+  void setAddRun(std::function<void(const std::shared_ptr<const Model>&, const QString&, const RunOptions&,
+                                    const std::shared_ptr<const TrajectoryRecorder>&)>
+                     addRun) {
     addRun_ = std::move(addRun);
   }
 
@@ -148,7 +147,7 @@ class ComparePanel : public QWidget {
   widgets::PlotView* error_ = nullptr;
   std::shared_ptr<const Result> result_;
   int job_ = 0;
-  std::function<void(const std::shared_ptr<const Model>&, const QString&, const SimulationOptions&,
+  std::function<void(const std::shared_ptr<const Model>&, const QString&, const RunOptions&,
                      const std::shared_ptr<const TrajectoryRecorder>&)>
       addRun_;
 };

@@ -1048,7 +1048,7 @@ void MainWindow::runSimulationDialog() {
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
   if (dialog.exec() != QDialog::Accepted) return;
 
-  SimulationOptions options;
+  RunOptions options;
   options.loadCase = loadCase->currentData().toInt();
   options.tEnd = tEnd->value();
   if (const QString problem = stepping->apply(options); !problem.isEmpty()) {
@@ -1059,7 +1059,7 @@ void MainWindow::runSimulationDialog() {
 }
 
 void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                                const SimulationOptions& options,
+                                const RunOptions& options,
                                 const std::shared_ptr<const TrajectoryRecorder>& recorder) {
   RunEntry run;
   run.record.name = doc_->uniqueRunName(name).toStdString();
@@ -1078,7 +1078,7 @@ void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const
   doc_->addRun(std::move(run));
 }
 
-int MainWindow::runSimulation(const SimulationOptions& options) {
+int MainWindow::runSimulation(const RunOptions& options) {
   auto model = doc_->model();
   if (!model) return -1;
   const QString caseName = loadCaseName(*model, options.loadCase);
@@ -1158,20 +1158,20 @@ void MainWindow::runSweepDialog() {
       return error->setText(tr("Amplitude scales: positive numbers, comma-separated."));
     if (!parse(frequencies->text(), freqs))
       return error->setText(tr("Frequency scales: positive numbers, comma-separated."));
-    SimulationOptions probe;
+    RunOptions probe;
     if (const QString problem = stepping->apply(probe); !problem.isEmpty()) return error->setText(problem);
     dialog.accept();
   });
   connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
   if (dialog.exec() != QDialog::Accepted) return;
-  SimulationOptions base;
+  RunOptions base;
   base.loadCase = loadCase->currentData().toInt();
   base.tEnd = tEnd->value();
   stepping->apply(base);
   runSweep(base, sweepGrid(amps, freqs));
 }
 
-int MainWindow::runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases,
+int MainWindow::runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                          std::function<void(const std::vector<int>&)> onRunsAdded) {
   auto model = doc_->model();
   if (!model || cases.empty()) return -1;
@@ -1225,7 +1225,7 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
   if (dialog.exec() != QDialog::Accepted) return;
   doc_->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
   if (dialog.makeSweep()) {
-    SimulationOptions base;
+    RunOptions base;
     base.loadCase = dialog.sweepLoadCase();
     base.tEnd = dialog.sweepEndTime();
     base.integrator.dt = dialog.sweepTimeStep();
@@ -1248,7 +1248,7 @@ int MainWindow::trainModel(const QString& method, const nlohmann::ordered_json& 
 }
 
 int MainWindow::trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
-                                  const SimulationOptions& base, const std::vector<SweepCase>& cases,
+                                  const RunOptions& base, const std::vector<SweepCase>& cases,
                                   const QString& name) {
   auto model = doc_->model();
   if (!model) return -1;

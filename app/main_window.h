@@ -27,7 +27,7 @@ class QMenu;
 namespace mbdrom {
 struct Dataset;
 class Model;
-struct SimulationOptions;
+struct RunOptions;
 struct SweepCase;
 struct ModesResult;
 class TrajectoryRecorder;
@@ -121,10 +121,10 @@ class MainWindow : public QMainWindow {
   /// Runs the full model on the worker thread; when it ends (also cancelled or
   /// failed, with the samples computed so far) the run joins the project and
   /// plays in the 3D view. Returns the job id.
-  int runSimulation(const SimulationOptions& options);
+  int runSimulation(const RunOptions& options);
   /// Runs a sweep (one run per case, both cores); every finished run joins the project,
   /// then `onRunsAdded` (if given) gets the indices of the new runs.
-  int runSweep(const SimulationOptions& base, const std::vector<SweepCase>& cases,
+  int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                std::function<void(const std::vector<int>&)> onRunsAdded = {});
   /// Queues the training of a reduced model (`method` "pod", "ae", "pca") on project
   /// runs `runs` with checked `settings`; the model joins the project as `name` when
@@ -132,9 +132,8 @@ class MainWindow : public QMainWindow {
   int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
                  const QString& name);
   /// Queues a sweep and then the training on its runs; returns the training job's id.
-  int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
-                        const SimulationOptions& base, const std::vector<SweepCase>& cases,
-                        const QString& name);
+  int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings, const RunOptions& base,
+                        const std::vector<SweepCase>& cases, const QString& name);
   /// Opens the training dialog of `method` (Train menu); `initial` settings and
   /// `name` prefill it (retraining), else the project's last settings are shown.
   void trainDialog(const QString& method, const nlohmann::ordered_json& initial = {},
@@ -225,8 +224,7 @@ class MainWindow : public QMainWindow {
                      std::function<Dataset()> makeData);
   void exportModelDialog(int index);
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                      const SimulationOptions& options,
-                      const std::shared_ptr<const TrajectoryRecorder>& recorder);
+                      const RunOptions& options, const std::shared_ptr<const TrajectoryRecorder>& recorder);
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();

@@ -25,7 +25,7 @@ void MainWindow::createCompare() {
   compare_ = new ComparePanel(doc_, runner_, this);
   compare_->setViewport(viewport_);
   compare_->setAddRun([this](const std::shared_ptr<const Model>& model, const QString& name,
-                             const SimulationOptions& options,
+                             const RunOptions& options,
                              const std::shared_ptr<const TrajectoryRecorder>& recorder) {
     addFinishedRun(model, name, options, recorder);
   });

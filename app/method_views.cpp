@@ -86,10 +86,10 @@ void computePca(const PcaModel& pca, const Model& model, const DatasetRun& run, 
   const double stable = pca.stabilityDt();
   if (std::isfinite(stable)) dt = std::min(dt, 0.5 * stable);
   dt = h / std::ceil(h / dt - 1e-9);
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = loadCaseIndex(model, run);
   o.tEnd = run.t(N - 1);
-  o.dt = dt;
+  o.integrator.dt = dt;
   o.outputDt = h;
   o.q0 = run.q.col(0);
   o.qd0 = run.qd.col(0);

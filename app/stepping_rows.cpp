@@ -61,7 +61,7 @@ void SteppingRows::updateVisibility() {
   form_->setRowVisible(tolerance_, adaptive);
 }
 
-QString SteppingRows::apply(SimulationOptions& options) const {
+QString SteppingRows::apply(RunOptions& options) const {
   options.outputDt = outputDt_->value() * 1e-3;
   options.integrator.dt = dt_->value() * 1e-3;
   options.integrator.tolerance = 0.0;

@@ -22,7 +22,7 @@ class SteppingRows : public QObject {
 
   /// Writes the choice into options (integrator.dt or integrator.tolerance,
   /// outputDt). Returns an empty string, or what is wrong with the input.
-  QString apply(SimulationOptions& options) const;
+  QString apply(RunOptions& options) const;
 
  private:
   void updateVisibility();

@@ -37,7 +37,7 @@ class DiscardSink : public TrajectorySink {
 /// Reference run (step 1 ms, samples every 5 ms) to a CSV; returns the samples.
 inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
                                    const std::string& csv) {
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -54,7 +54,7 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
 /// Relative RMSE of `point` of a reduced run (step 1 ms) against the reference CSV.
 inline double relativeError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
                             double tEnd, const std::string& referenceCsv, const std::string& point) {
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.dt = 1e-3;
@@ -74,12 +74,12 @@ inline double relativeError(const ReducedModel& rom, const Model& model, const s
 /// span), both measured in this run; counters us_per_step, full_us_per_step, speedup.
 inline void measureStepCost(benchmark::State& state, const ReducedModel& rom, const Model& model,
                             const std::string& loadCase, double dt = 1e-3, double tEnd = 10.0) {
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.dt = dt;
   o.outputDt = std::min(0.01, tEnd);
-  SimulationOptions full;
+  RunOptions full;
   full.loadCase = o.loadCase;
   full.tEnd = o.tEnd;
   full.outputDt = o.outputDt;

@@ -45,7 +45,7 @@ void BM_RomStepEveryMethod(benchmark::State& state) {
   state.SetLabel(method.name);
   const ReducedModel& rom = trainedWithSmokeSettings(method);
   const Model& model = macPherson().model;
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase("train");
   o.tEnd = 0.4;
   o.dt = 1e-3;

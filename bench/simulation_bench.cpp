@@ -25,7 +25,7 @@ class DiscardSink : public mbdrom::TrajectorySink {
 // One 10 s run at dt = 1 ms with samples every 10 ms; time per step.
 void runExample(benchmark::State& state, const char* file, const char* loadCase) {
   const mbdrom::Model model = example(file);
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = 10.0;
   o.outputDt = 0.01;
@@ -76,7 +76,7 @@ void BM_StepMacPhersonTrain(benchmark::State& state) {
 void BM_SimulateA02(benchmark::State& state) {
   const mbdrom::Model model =
       mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/bench/models/a02_n_four_bar_40.json");
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.tEnd = 20.0;
   o.outputDt = 0.01;
   o.integrator.dt = 1e-3;
@@ -117,13 +117,13 @@ class KeepQ : public mbdrom::TrajectorySink {
 
 void BM_SimulateMacPhersonTrainStepping(benchmark::State& state) {
   const mbdrom::Model model = example("macpherson.json");
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = model.findLoadCase("train");
   o.tEnd = 10.0;
   o.outputDt = 0.01;
   static std::vector<Eigen::VectorXd> reference;
   if (reference.empty()) {
-    mbdrom::SimulationOptions r = o;
+    mbdrom::RunOptions r = o;
     r.integrator.dt = 5e-5;
     KeepQ keep;
     mbdrom::simulate(model, r, keep);

@@ -8,6 +8,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/model_comparison.h"
 #include "engine/rom/pca_model.h"
 #include "engine/rom/reduced_model.h"
 
@@ -40,8 +41,11 @@ const char* const kRomSimulateUsage =
     "DT = 0.001 s, H = 0.01 s (0: every step). Prints cost per step and real-time factor.\n"
     "  --parameter NAME=V  value of a parameter of the model (node --parameter), one option\n"
     "               per parameter; every parameter needs one (a warning outside the trained range)\n"
-    "  --benchmark  also runs the full model on the same load case, span, step and output\n"
-    "               interval (samples discarded) and prints the speed-up per step\n";
+    "  --benchmark  also compares with the full model as the workbench's Compare dock does:\n"
+    "               the full model on the same load case, span, step and output interval,\n"
+    "               then the reduced model again from its first state; prints the cost per\n"
+    "               step of both, the speed-up and the reduced run's error (a failing full\n"
+    "               model is named as the reference run; the reduced run is written)\n";
 const char* const kRomInfoUsage =
     "usage: mbdrom-cli rom-info ROM.json\n\n"
     "Method, mechanism (name and hash), settings, reduced matrices and training metrics.\n";
@@ -300,11 +304,11 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
   const std::string outPath = output(a, "OUT.csv");
   checkOutputPath(outPath, {romPath, a.value("--model")});
-  RomSimulationOptions o;
+  RunOptions o;
   o.tEnd = a.number("--t-end", 1.0);
-  o.dt = a.number("--dt", 1e-3);
+  o.integrator.dt = a.number("--dt", 1e-3);
   o.outputDt = a.number("--output-dt", 0.01);
-  if (!(o.dt > 0.0)) throw UsageError("--dt must be > 0");
+  if (!(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0");
   if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0");
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0");
   const Model model = readModel(a.value("--model"));
@@ -325,7 +329,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   const RomSimulationSummary s = rom->simulate(model, o, writer);
   out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""
       << model.spec().name << "\"\n";
-  out << "steps                  " << s.steps << " of " << o.dt << " s to t = " << s.tEnd << " s ("
+  out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
       << s.samples << " samples)\n";
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s ("
       << s.secondsPerStep * 1e6 << " us per step, output excluded)\n";
@@ -334,25 +338,33 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
   out << "written                " << writer.writtenPath() << "\n";
   if (a.has("--benchmark")) {
-    // The full model under the same conditions; its samples go nowhere.
-    class NullSink : public TrajectorySink {
-     public:
-      void begin(const Model&, const RunInfo&) override {}
-      void write(const Sample&) override {}
-      void end(RunStatus, const std::string&) override {}
-    } sink;
-    SimulationOptions full;
-    full.loadCase = o.loadCase;
-    full.tEnd = o.tEnd;
-    full.outputDt = o.outputDt;
-    full.integrator.dt = o.dt;
-    const SimulationSummary f = simulate(model, full, sink);
-    const double fullPerStep = f.steps > 0 ? f.wallSeconds / static_cast<double>(f.steps) : 0.0;
-    out << "full model             " << std::setprecision(4) << fullPerStep * 1e6
-        << " us per step, real-time factor " << f.realTimeFactor << "\n";
-    out << "speed-up               " << (s.secondsPerStep > 0.0 ? fullPerStep / s.secondsPerStep : 0.0)
-        << " x per step\n"
-        << std::setprecision(6);
+    // The engine's comparison (as the workbench's Compare dock): the full model under the
+    // same conditions as the reference, then the reduced model again from its first state.
+    RunOptions full = o;
+    full.parameters.clear();
+    full.q0.resize(0);
+    full.qd0.resize(0);
+    TrajectoryRecorder reference;
+    ModelComparison c;
+    try {
+      c = compareWithNewReference(model, full, {{rom.get(), o.parameters}}, {}, reference);
+    } catch (const SolverError& e) {
+      err << "mbdrom-cli rom-simulate: --benchmark: " << e.what() << " (the reduced run is written)\n";
+      return 1;
+    }
+    const ReducedRunComparison& r = c.runs.front();
+    out << "full model             " << std::setprecision(4) << c.full.secondsPerStep * 1e6
+        << " us per step, real-time factor " << c.full.realTimeFactor << "\n";
+    out << "reduced model          " << r.summary.secondsPerStep * 1e6
+        << " us per step from the full model's "
+        << "first state" << (r.status == RunStatus::Completed ? "" : " (" + r.message + ")") << "\n";
+    out << "speed-up               " << r.speedUp << " x per step\n";
+    if (r.compared)
+      out << "against the full model " << r.comparison.overall.relativeRmse * 100.0
+          << " % relative RMSE, max " << r.comparison.overall.maxError << " m over every point\n";
+    else
+      out << "against the full model not compared: " << r.compareError << "\n";
+    out << std::setprecision(6);
   }
   return 0;
 }

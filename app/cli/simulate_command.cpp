@@ -86,8 +86,8 @@ class InterruptGuard {
   void (*previous_)(int);
 };
 
-SimulationOptions simulationOptions(const Arguments& a) {
-  SimulationOptions o;
+RunOptions simulationOptions(const Arguments& a) {
+  RunOptions o;
   o.tEnd = a.number("--t-end", 1.0);
   o.integrator.dt = a.number("--dt", 1e-3);
   o.outputDt = a.number("--output-dt", 0.01);
@@ -187,7 +187,7 @@ void warnIfReferenceViolated(const Model& model, std::ostream& err) {
 
 // The initial state from --position, --velocity and --angular-velocity, and
 // what became of every given value.
-void initialState(const Model& model, const Arguments& a, SimulationOptions& o, std::ostream& out) {
+void initialState(const Model& model, const Arguments& a, RunOptions& o, std::ostream& out) {
   if (a.has("--position")) {
     const std::vector<CoordinateValue> given = coordinateValues(model, "--position", a.value("--position"));
     o.q0 = initialPositions(model, given);
@@ -231,7 +231,7 @@ std::string describe(const Model& model, int loadCase) {
                        : "\"" + model.spec().loadCases[static_cast<std::size_t>(loadCase)].name + "\"");
 }
 
-void printSummary(const SimulationSummary& s, const SimulationOptions& o, std::ostream& out) {
+void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream& out) {
   const double perStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
   if (s.tolerance > 0.0) {
     out << "steps                  " << s.steps << " accepted, " << s.stepsRejected
@@ -274,7 +274,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
   checkOutputPath(outPath, {modelPath});
-  SimulationOptions o = simulationOptions(a);
+  RunOptions o = simulationOptions(a);
   const Model model = readModel(modelPath);
   o.loadCase = loadCaseOption(model, a);
   warnIfReferenceViolated(model, err);
@@ -320,7 +320,7 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
   if (dir.empty()) throw UsageError("missing -o DIR");
   if (!a.has("--load-case")) throw UsageError("missing --load-case NAME (the loads to scale)");
-  SimulationOptions o = simulationOptions(a);
+  RunOptions o = simulationOptions(a);
   const std::vector<double> amplitudes = numberList(a, "--amplitudes"),
                             frequencies = numberList(a, "--frequencies");
   for (double f : frequencies)

@@ -49,7 +49,7 @@ void scaleTime(TimeFunction& f, double s) {
 
 }  // namespace
 
-void simulationSteps(const SimulationOptions& o, long long& steps, long long& stride) {
+void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
   const double dt = o.integrator.dt;
   if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError("time step dt must be > 0 s (got " + str(dt) + ")");
   if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
@@ -71,10 +71,13 @@ void simulationSteps(const SimulationOptions& o, long long& steps, long long& st
                      " s), or error-controlled steps (a tolerance), which land on every output time");
 }
 
-SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink,
+SimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                            Monitor* monitor, SimulationSummary* summaryOut) {
   long long steps = 0, stride = 1;
   simulationSteps(options, steps, stride);
+  if (!options.parameters.empty())
+    throw InputError("the full model has no parameters mu (given: " + options.parameters.begin()->first +
+                     "); parameters are for reduced models trained on a family of mechanisms");
   const bool adaptive = options.integrator.tolerance > 0.0;
   // A locked mechanism cannot move: say which constraint locks it.
   requireMobile(model, analyzeMobility(model, options.q0.size() == model.nq() ? options.q0 : model.q0()));
@@ -102,6 +105,7 @@ SimulationSummary simulate(const Model& model, const SimulationOptions& options,
     sum.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     sum.tEnd = t;
     sum.realTimeFactor = sum.wallSeconds > 0.0 ? t / sum.wallSeconds : 0.0;
+    sum.secondsPerStep = sum.steps > 0 ? sum.wallSeconds / static_cast<double>(sum.steps) : 0.0;
   };
   double potential0 = 0.0;
   DynamicState state;
@@ -226,7 +230,7 @@ std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales,
   return cases;
 }
 
-std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base,
+std::vector<SweepResult> runSweep(const Model& model, const RunOptions& base,
                                   const std::vector<SweepCase>& cases,
                                   const std::function<std::unique_ptr<TrajectorySink>(std::size_t)>& makeSink,
                                   int workers, Monitor* monitor) {
@@ -247,7 +251,7 @@ std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& b
       }
       try {
         const Model scaled = scaledLoadModel(model, base.loadCase, cases[i]);
-        SimulationOptions options = base;
+        RunOptions options = base;
         if (cases[i].q0.size()) options.q0 = cases[i].q0;
         if (cases[i].qd0.size()) options.qd0 = cases[i].qd0;
         std::unique_ptr<TrajectorySink> sink = makeSink(i);

@@ -6,6 +6,7 @@
 
 #include "engine/core/monitor.h"
 #include "engine/dynamics/integrator.h"
+#include "engine/dynamics/run_options.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
@@ -18,20 +19,8 @@
 
 namespace mbdrom {
 
-struct SimulationOptions {
-  int loadCase = -1;  ///< index into spec().loadCases, -1: gravity only
-  double tEnd = 1.0;  ///< end time [s], >= 0; the last step ends on it (shortened when tEnd is off the grid)
-  /// Time between samples [s]; 0: every step. Fixed steps: a multiple of dt
-  /// (to 1e-9 relative). Error-controlled steps are cut to land on every output time.
-  double outputDt = 0.0;
-  Eigen::VectorXd q0;   ///< initial positions (assembled first), size nq; empty: the model's reference
-  Eigen::VectorXd qd0;  ///< initial velocities (projected), size nq; empty: at rest
-  /// dt (fixed steps) or tolerance (error-controlled steps, when > 0) and solver settings
-  IntegratorOptions integrator;
-};
-
-struct SimulationSummary {
-  long long steps = 0;          ///< time steps done (accepted steps of an error-controlled run)
+/// How a run of the full model went: the summary every run has, and the integrator's figures.
+struct SimulationSummary : RunSummary {
   long long stepsRejected = 0;  ///< attempts rejected and redone smaller (error test or Newton failure)
   long long substeps = 0;  ///< fixed steps: extra steps taken inside grid steps that had to be subdivided
   double minStep = 0.0;    ///< smallest step taken [s]
@@ -40,11 +29,7 @@ struct SimulationSummary {
   /// (h^2/12 |qdd_n+1 - qdd_n|, Zienkiewicz & Xie), a bound-like estimate of the
   /// global position error when errors do not cancel.
   double errorEstimate = 0.0;
-  double tolerance = 0.0;       ///< the relative tolerance of an error-controlled run (0: fixed steps)
-  long long samples = 0;        ///< samples written
-  double tEnd = 0.0;            ///< time reached [s]
-  double wallSeconds = 0.0;     ///< wall-clock time of the stepping [s]
-  double realTimeFactor = 0.0;  ///< simulated time / wall time
+  double tolerance = 0.0;  ///< the relative tolerance of an error-controlled run (0: fixed steps)
   long long newtonIterations = 0;
   long long factorizations = 0;
   long long frictionSwitches = 0;
@@ -60,7 +45,7 @@ struct SimulationSummary {
 /// last step may be shorter to end on tEnd). Throws InputError for dt <= 0,
 /// tEnd < 0, outputDt < 0, non-finite values, an output interval that is not a
 /// multiple of dt, or a tolerance outside (0, 1) (0 is fixed steps).
-void simulationSteps(const SimulationOptions& options, long long& steps, long long& stride);
+void simulationSteps(const RunOptions& options, long long& steps, long long& stride);
 
 /// Runs one simulation and streams its samples (t0 = 0, then every output
 /// interval, and the last step) to `sink`. Throws InputError for bad options,
@@ -68,7 +53,7 @@ void simulationSteps(const SimulationOptions& options, long long& steps, long lo
 /// the monitor stops it; in both cases the sink has got every sample up to
 /// then and `end(Failed/Cancelled, message)`. `summary`, when given, is filled
 /// also when the run stops early.
-SimulationSummary simulate(const Model& model, const SimulationOptions& options, TrajectorySink& sink,
+SimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                            Monitor* monitor = nullptr, SimulationSummary* summary = nullptr);
 
 /// One run of a sweep: the load case's loads scaled in amplitude and time.
@@ -101,7 +86,7 @@ struct SweepResult {
 /// others; a stop request on `monitor` stops all (the runs in progress end
 /// Cancelled, the remaining ones are not started). Progress reports count
 /// finished runs. Returns one result per case, in order.
-std::vector<SweepResult> runSweep(const Model& model, const SimulationOptions& base,
+std::vector<SweepResult> runSweep(const Model& model, const RunOptions& base,
                                   const std::vector<SweepCase>& cases,
                                   const std::function<std::unique_ptr<TrajectorySink>(std::size_t)>& makeSink,
                                   int workers = 2, Monitor* monitor = nullptr);

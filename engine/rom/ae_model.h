@@ -119,7 +119,7 @@ class AeModel : public ReducedModel {
 
   std::string method() const override { return "ae"; }
   int reducedDimension() const override { return encoder_.outputs(); }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 
   /// Minimal coordinates of q: f_enc(q). q [m, -], size nq; result size nr [-].

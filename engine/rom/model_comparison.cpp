@@ -18,26 +18,26 @@ class NullSink : public TrajectorySink {
 
 }  // namespace
 
-FullModelTiming timeFullModel(const Model& model, const SimulationOptions& options, Monitor* monitor) {
+FullModelTiming timeFullModel(const Model& model, const RunOptions& options, Monitor* monitor) {
   NullSink sink;
   const SimulationSummary s = simulate(model, options, sink, monitor);
   FullModelTiming timing;
   timing.steps = s.steps;
-  timing.secondsPerStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
+  timing.secondsPerStep = s.secondsPerStep;
   timing.realTimeFactor = s.realTimeFactor;
   return timing;
 }
 
-RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first) {
-  RomSimulationOptions o;
+RunOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first) {
+  RunOptions o;
   o.loadCase = info.loadCase.empty() ? -1 : model.requireLoadCase(info.loadCase);
   o.tEnd = info.tEnd;
   o.outputDt = info.outputDt;
-  o.dt = info.dt;
-  if (!(o.dt > 0.0)) {
+  o.integrator.dt = info.dt;
+  if (!(o.integrator.dt > 0.0)) {
     // An error-controlled reference: reduced models step at 1 ms or less, on the output grid.
-    o.dt = 1e-3;
-    if (o.outputDt > 0.0) o.dt = o.outputDt / std::ceil(o.outputDt / 1e-3 - 1e-9);
+    o.integrator.dt = 1e-3;
+    if (o.outputDt > 0.0) o.integrator.dt = o.outputDt / std::ceil(o.outputDt / 1e-3 - 1e-9);
   }
   o.q0 = first.q;
   o.qd0 = first.qd;
@@ -45,8 +45,7 @@ RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, 
 }
 
 ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom,
-                                         const TrajectoryTable& reference,
-                                         const RomSimulationOptions& options,
+                                         const TrajectoryTable& reference, const RunOptions& options,
                                          const std::vector<std::string>& points, double fullSecondsPerStep,
                                          Monitor* monitor) {
   rom.checkMechanism(model);
@@ -80,6 +79,73 @@ ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel&
     r.compareError = e.what();
   }
   return r;
+}
+
+namespace {
+
+void report(Monitor* monitor, const std::string& stage, std::size_t done, std::size_t models) {
+  if (monitor)
+    monitor->reportNow({stage, static_cast<long long>(done), static_cast<long long>(models + 1), {}});
+}
+
+void compareEach(const Model& model, ModelComparison& c, const Sample& first,
+                 const std::vector<ComparedModel>& models, const std::vector<std::string>& points,
+                 Monitor* monitor) {
+  RunOptions options = reducedOptionsFor(model, c.referenceInfo, first);
+  for (std::size_t k = 0; k < models.size(); ++k) {
+    const ReducedModel& rom = *models[k].rom;
+    report(monitor, "reduced model " + std::to_string(k + 1) + " (" + rom.method() + ")", k + 1,
+           models.size());
+    options.parameters = models[k].parameters;
+    c.runs.push_back(
+        compareReducedModel(model, rom, c.reference, options, points, c.full.secondsPerStep, monitor));
+  }
+}
+
+}  // namespace
+
+ModelComparison compareWithNewReference(const Model& model, const RunOptions& options,
+                                        const std::vector<ComparedModel>& models,
+                                        const std::vector<std::string>& points, TrajectoryRecorder& recorder,
+                                        Monitor* monitor) {
+  for (const ComparedModel& m : models) m.rom->checkMechanism(model);
+  report(monitor, "full model", 0, models.size());
+  SimulationSummary summary;
+  try {
+    simulate(model, options, recorder, monitor, &summary);
+  } catch (const SolverError& e) {
+    throw SolverError(std::string("the reference run of the full model failed: ") + e.what());
+  }
+  ModelComparison c;
+  c.referenceInfo = recorder.info();
+  c.reference = trajectoryTable(model, recorder.samples());
+  c.full.steps = summary.steps;
+  c.full.secondsPerStep = summary.secondsPerStep;
+  c.full.realTimeFactor = summary.realTimeFactor;
+  compareEach(model, c, recorder.samples().front(), models, points, monitor);
+  return c;
+}
+
+ModelComparison compareWithStoredReference(const Model& model, TrajectoryTable reference, const RunInfo& info,
+                                           const Sample& first, const std::vector<ComparedModel>& models,
+                                           const std::vector<std::string>& points, Monitor* monitor) {
+  for (const ComparedModel& m : models) m.rom->checkMechanism(model);
+  ModelComparison c;
+  c.referenceInfo = info;
+  c.reference = std::move(reference);
+  // The full model's cost under the same conditions (its samples are not kept).
+  report(monitor, "timing the full model", 0, models.size());
+  RunOptions timing;
+  timing.loadCase = info.loadCase.empty() ? -1 : model.requireLoadCase(info.loadCase);
+  timing.tEnd = info.tEnd;
+  timing.outputDt = info.outputDt;
+  if (info.dt > 0.0)
+    timing.integrator.dt = info.dt;
+  else
+    timing.integrator.tolerance = info.tolerance;
+  c.full = timeFullModel(model, timing, monitor);
+  compareEach(model, c, first, models, points, monitor);
+  return c;
 }
 
 }  // namespace mbdrom

@@ -12,6 +12,7 @@
 #include "engine/rom/compare.h"
 #include "engine/rom/reduced_model.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,13 +44,12 @@ struct FullModelTiming {
 
 /// Runs the full model with `options` without keeping its samples and returns
 /// its cost. Throws what simulate() throws (Cancelled, SolverError, InputError).
-FullModelTiming timeFullModel(const Model& model, const SimulationOptions& options,
-                              Monitor* monitor = nullptr);
+FullModelTiming timeFullModel(const Model& model, const RunOptions& options, Monitor* monitor = nullptr);
 
 /// The reduced-run options that reproduce a reference run: its load case,
 /// end time, step, output interval and initial state (q0, qd0 of its first sample).
 /// `info` and `first` describe the reference; throws InputError for an unknown load case.
-RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first);
+RunOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first);
 
 /// Runs `rom` with `options` and compares it against `reference` (a trajectory
 /// table of `model`) on `points` (empty: every shared point). A diverging or failing
@@ -57,9 +57,44 @@ RomSimulationOptions reducedOptionsFor(const Model& model, const RunInfo& info, 
 /// say where it stopped. Throws Cancelled when the monitor stops it, InputError when
 /// `rom` belongs to another mechanism. `fullSecondsPerStep` (0: unknown) gives the speed-up.
 ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom,
-                                         const TrajectoryTable& reference,
-                                         const RomSimulationOptions& options,
+                                         const TrajectoryTable& reference, const RunOptions& options,
                                          const std::vector<std::string>& points, double fullSecondsPerStep,
                                          Monitor* monitor = nullptr);
+
+/// A reduced model to compare, with the values of its parameters μ (empty: none).
+struct ComparedModel {
+  const ReducedModel* rom = nullptr;
+  std::map<std::string, double> parameters;
+};
+
+/// Every reduced model against one reference run, with the full model's cost.
+struct ModelComparison {
+  RunInfo referenceInfo;  ///< the reference run's conditions
+  TrajectoryTable reference;
+  FullModelTiming full;                    ///< the full model under the reference's conditions
+  std::vector<ReducedRunComparison> runs;  ///< one per compared model, in order
+};
+
+/// The comparison of `mbdrom-cli rom-simulate --benchmark` and of the workbench's
+/// Compare dock with a new reference: runs the full model with `options` into
+/// `recorder` (its cost is the full model's), then every model of `models` from the
+/// reference's first state under its load case, span, step and output interval
+/// (reducedOptionsFor), compared on `points` (empty: every shared point). The recorder
+/// keeps the reference's samples also when this throws: SolverError "the reference
+/// run of the full model failed: ..." when the full model fails,
+/// Cancelled when the monitor stops it, InputError for a model of another mechanism.
+/// A reduced run that diverges is a result, not an error (its status says so).
+ModelComparison compareWithNewReference(const Model& model, const RunOptions& options,
+                                        const std::vector<ComparedModel>& models,
+                                        const std::vector<std::string>& points, TrajectoryRecorder& recorder,
+                                        Monitor* monitor = nullptr);
+
+/// The same against a stored reference run: its table, its conditions `info` (load case,
+/// span, dt or tolerance, output interval) and its first sample (q, qd); the full model's
+/// cost is measured under those conditions, its samples discarded.
+ModelComparison compareWithStoredReference(const Model& model, TrajectoryTable reference, const RunInfo& info,
+                                           const Sample& first, const std::vector<ComparedModel>& models,
+                                           const std::vector<std::string>& points,
+                                           Monitor* monitor = nullptr);
 
 }  // namespace mbdrom

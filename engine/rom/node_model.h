@@ -36,7 +36,7 @@
 /// Parameters μ (named in the settings): per-run constants appended to the inputs,
 /// q̈ = f_θ(q, q̇, u, μ), e.g. a load level or amplitude varied between the training
 /// runs; every training run gives their values (DatasetRun::parameters), they must
-/// vary between runs, and a run of the model names them (RomSimulationOptions).
+/// vary between runs, and a run of the model names them (RunOptions).
 /// The metric "parameter_ranges" keeps the range trained on: outside it the network
 /// extrapolates.
 ///
@@ -257,7 +257,7 @@ class NodeModel : public ReducedModel {
   /// Number of load inputs u (nq with inputs "external", else 0); the network's
   /// further inputs are the parameters μ.
   int loadInputs() const { return dynamics_.inputs() - static_cast<int>(nodeSettings_.parameters.size()); }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 
   const NodeDynamics& dynamics() const { return dynamics_; }

@@ -558,8 +558,8 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
   return rom;
 }
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o,
-                                        TrajectorySink& sink, Monitor* monitor) const {
+RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                        Monitor* monitor) const {
   PcaRunLog log;
   log.keepSampleClusters = false;
   return simulate(model, o, sink, monitor, log);
@@ -571,7 +571,7 @@ namespace internal {
 // explicit update (eq. 35-38) and the switch between clusters (eq. 29-31).
 class PcaStepper final : public ReducedStepper {
  public:
-  PcaStepper(const PcaModel& rom, const Model& model, const RomSimulationOptions& o, PcaRunLog& log)
+  PcaStepper(const PcaModel& rom, const Model& model, const RunOptions& o, PcaRunLog& log)
       : rom_(rom), model_(model), loadCase_(o.loadCase), log_(log) {
     const Eigen::Index n = model.nq();
     const int nr = rom.nr_;
@@ -755,13 +755,13 @@ class PcaStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RomSimulationOptions& o,
-                                        TrajectorySink& sink, Monitor* monitor, PcaRunLog& log) const {
+RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                        Monitor* monitor, PcaRunLog& log) const {
   checkMechanism(model);
   const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
   const double dtMax = stabilityDt();
-  if (o.dt >= dtMax)
-    throw InputError("dt = " + num(o.dt) +
+  if (o.integrator.dt >= dtMax)
+    throw InputError("dt = " + num(o.integrator.dt) +
                      " s is above the stability limit of the explicit local PCA integrator (" + num(dtMax) +
                      " s = 2 / omega_max of the stiffest cluster); use a smaller step");
   const bool keepSampleClusters = log.keepSampleClusters;

@@ -169,10 +169,10 @@ class PcaModel : public ReducedModel {
 
   std::string method() const override { return "pca"; }
   int reducedDimension() const override { return nr_; }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
   /// simulate() that also records the cluster of every sample and every switch in `log`.
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor, PcaRunLog& log) const;
 
   const std::vector<PcaCluster>& clusters() const { return clusters_; }

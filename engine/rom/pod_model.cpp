@@ -217,7 +217,7 @@ namespace {
 // Seed 003 Algorithm 1 with a single cluster (eq. 35-38), or the implicit Newmark rule.
 class PodStepper final : public ReducedStepper {
  public:
-  PodStepper(const PodModel& rom, const Model& model, const RomSimulationOptions& o, bool implicit)
+  PodStepper(const PodModel& rom, const Model& model, const RunOptions& o, bool implicit)
       : rom_(rom),
         model_(model),
         loadCase_(o.loadCase),
@@ -226,7 +226,7 @@ class PodStepper final : public ReducedStepper {
         mu_(rom.mean()),
         massLlt_(rom.reducedMass()),
         newmark_(rom.reducedMass(), rom.reducedDamping(), rom.reducedStiffness(), rom.stiffnessOffset(),
-                 o.dt),
+                 o.integrator.dt),
         qr_(o.q0.size() ? rom.project(o.q0) : rom.initialReducedPosition()),
         qdr_(o.qd0.size() ? Eigen::VectorXd(rom.velocityProjector() * o.qd0) : rom.initialReducedVelocity()),
         q_(Phi_ * qr_ + mu_),
@@ -280,14 +280,14 @@ class PodStepper final : public ReducedStepper {
 
 }  // namespace
 
-RomSimulationSummary PodModel::simulate(const Model& model, const RomSimulationOptions& o,
-                                        TrajectorySink& sink, Monitor* monitor) const {
+RomSimulationSummary PodModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                        Monitor* monitor) const {
   checkMechanism(model);
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
   const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
-  if (!implicit && o.dt >= dtMax)
-    throw InputError("dt = " + std::to_string(o.dt) +
+  if (!implicit && o.integrator.dt >= dtMax)
+    throw InputError("dt = " + std::to_string(o.integrator.dt) +
                      " s is above the stability limit of the explicit reduced " + "integrator (" +
                      std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
   PodStepper stepper(*this, model, o, implicit);

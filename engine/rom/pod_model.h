@@ -70,7 +70,7 @@ class PodModel : public ReducedModel {
 
   std::string method() const override { return "pod"; }
   int reducedDimension() const override { return static_cast<int>(Phi_.cols()); }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 
   /// Basis in natural coordinates [m or - per unit q_r], nq x nr.

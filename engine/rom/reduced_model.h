@@ -17,6 +17,7 @@
 #include "engine/core/error.h"
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
+#include "engine/dynamics/run_options.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
@@ -32,28 +33,8 @@
 
 namespace mbdrom {
 
-/// How to run a reduced model.
-struct RomSimulationOptions {
-  int loadCase = -1;      ///< index into spec().loadCases, -1: gravity only
-  double tEnd = 1.0;      ///< end time [s], >= 0
-  double dt = 1e-3;       ///< time step [s], > 0
-  double outputDt = 0.0;  ///< time between samples [s], rounded to a multiple of dt; 0: every step
-  /// Initial positions and velocities in natural coordinates (projected onto the
-  /// reduced space), size nq; empty: the first sample of the first training run.
-  Eigen::VectorXd q0, qd0;
-  /// Values of the model's parameters μ (ReducedModel::parameterNames), name -> value;
-  /// every one must be given, and a model without parameters takes none.
-  std::map<std::string, double> parameters;
-};
-
-/// How a reduced run went.
-struct RomSimulationSummary {
-  long long steps = 0;
-  long long samples = 0;
-  double tEnd = 0.0;            ///< time reached [s]
-  double wallSeconds = 0.0;     ///< wall time of the stepping, output excluded [s]
-  double realTimeFactor = 0.0;  ///< simulated time / wall time
-  double secondsPerStep = 0.0;  ///< wall time per step [s]
+/// How a reduced run went: the summary every run has, and the method's own figures.
+struct RomSimulationSummary : RunSummary {
   /// Method-specific figures of the run (name, value), e.g. cluster switches of local PCA.
   std::vector<std::pair<std::string, double>> figures;
 };
@@ -68,7 +49,7 @@ class ReducedModel {
   virtual std::string method() const = 0;
   /// Number of reduced coordinates.
   virtual int reducedDimension() const = 0;
-  /// Names of the parameters μ a run needs (RomSimulationOptions::parameters); none by default.
+  /// Names of the parameters μ a run needs (RunOptions::parameters); none by default.
   virtual std::vector<std::string> parameterNames() const { return {}; }
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
@@ -76,8 +57,8 @@ class ReducedModel {
   /// the mechanism it was trained for (checkMechanism) or for bad options,
   /// SolverError on divergence (naming the time), Cancelled when the monitor stops it;
   /// the sink has every sample up to then.
-  virtual RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options,
-                                        TrajectorySink& sink, Monitor* monitor = nullptr) const = 0;
+  virtual RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                        Monitor* monitor = nullptr) const = 0;
 
   /// Mechanism it was trained for.
   const std::string& mechanismName() const { return mechanismName_; }

@@ -74,9 +74,9 @@ double secondsSince(std::chrono::steady_clock::time_point t0);
 /// step is called directly, as a hand-written loop would (sub-microsecond steps feel
 /// an indirect call).
 template <class Stepper>
-RomSimulationSummary runReducedSteps(const Model& model, const std::string& method,
-                                     const RomSimulationOptions& o, const ReducedRunPlan& plan,
-                                     Stepper& stepper, TrajectorySink& sink, Monitor* monitor) {
+RomSimulationSummary runReducedSteps(const Model& model, const std::string& method, const RunOptions& o,
+                                     const ReducedRunPlan& plan, Stepper& stepper, TrajectorySink& sink,
+                                     Monitor* monitor) {
   static_assert(std::is_base_of_v<ReducedStepper, Stepper> && std::is_final_v<Stepper>,
                 "a stepper is a final class derived from ReducedStepper");
   RomSimulationSummary summary;
@@ -87,7 +87,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const std::string& meth
     stepper.start();
     output.emit(stepper, 0, 0.0);
     Progress progress{"simulate " + method, 0, plan.steps, {{"t", 0.0}}};
-    const double dt = o.dt;
+    const double dt = o.integrator.dt;
     for (long long step = 1; step <= plan.steps; ++step) {
       const double t = static_cast<double>(step) * dt;
       stepper.advance(step, t, dt);

@@ -96,14 +96,18 @@ double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y) {
   return scale > 0.0 ? (fit - Y).norm() / scale : 0.0;
 }
 
-ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
+ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::Index romCoordinates,
                               const std::string& method, const std::vector<std::string>& parameterNames) {
   const Eigen::Index n = model.nq();
   if (romCoordinates != n)
     throw InputError(method + ": the reduced model has " + std::to_string(romCoordinates) +
                      " coordinates, the model " + std::to_string(n));
-  if (!(o.dt > 0.0) || !std::isfinite(o.dt))
-    throw InputError("dt must be > 0 (got " + std::to_string(o.dt) + ")");
+  if (!(o.integrator.dt > 0.0) || !std::isfinite(o.integrator.dt))
+    throw InputError("dt must be > 0 (got " + std::to_string(o.integrator.dt) + ")");
+  if (o.integrator.tolerance != 0.0)
+    throw InputError(method +
+                     ": a reduced model steps at a fixed dt; a tolerance (error-controlled steps) is "
+                     "for the full model");
   if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
     throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
   if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
@@ -132,13 +136,13 @@ ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o,
                        "\" (its parameters: " + known + ")");
     plan.parameters(static_cast<Eigen::Index>(i)) = it->second;
   }
-  plan.steps = static_cast<long long>(std::ceil(o.tEnd / o.dt - 1e-9));
-  plan.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.dt)) : 1;
+  plan.steps = static_cast<long long>(std::ceil(o.tEnd / o.integrator.dt - 1e-9));
+  plan.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.integrator.dt)) : 1;
   plan.info.modelName = model.spec().name;
   plan.info.loadCase =
       o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";
-  plan.info.dt = o.dt;
-  plan.info.outputDt = static_cast<double>(plan.stride) * o.dt;
+  plan.info.dt = o.integrator.dt;
+  plan.info.outputDt = static_cast<double>(plan.stride) * o.integrator.dt;
   plan.info.tEnd = o.tEnd;
   plan.info.totalSteps = plan.steps;
   return plan;

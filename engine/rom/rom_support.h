@@ -51,11 +51,11 @@ struct ReducedRunPlan {
   Eigen::VectorXd parameters;  ///< values of μ in the order of the model's parameter names
 };
 
-/// Checks `o` against `model` (dt, t_end, output_dt, load case, initial-condition
+/// Checks `o` against `model` (dt, no tolerance, t_end, output_dt, load case, initial-condition
 /// sizes, the reduced model's coordinate count `romCoordinates`, the parameters μ
 /// against `parameterNames`: each given, no others) and plans the run.
 /// Throws InputError naming the option at fault; `method` prefixes the messages.
-ReducedRunPlan planReducedRun(const Model& model, const RomSimulationOptions& o, Eigen::Index romCoordinates,
+ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::Index romCoordinates,
                               const std::string& method, const std::vector<std::string>& parameterNames = {});
 
 /// Implicit Newmark average-acceleration step (trapezoidal rule, beta = 1/4, gamma = 1/2)

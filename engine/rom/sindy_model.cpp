@@ -505,8 +505,8 @@ namespace internal {
 // identified terms.
 class SindyStepper final : public ReducedStepper {
  public:
-  SindyStepper(const SindyModel& rom, const Model& model, const RomSimulationOptions& o,
-               std::vector<int> frictionOf, std::vector<int> frictionChannelOf)
+  SindyStepper(const SindyModel& rom, const Model& model, const RunOptions& o, std::vector<int> frictionOf,
+               std::vector<int> frictionChannelOf)
       : rom_(rom),
         model_(model),
         loadCase_(o.loadCase),
@@ -598,8 +598,8 @@ class SindyStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary SindyModel::simulate(const Model& model, const RomSimulationOptions& o,
-                                          TrajectorySink& sink, Monitor* monitor) const {
+RomSimulationSummary SindyModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                          Monitor* monitor) const {
   checkMechanism(model);
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
   // Friction columns follow the model's friction elements by name; a user column is

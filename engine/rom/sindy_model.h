@@ -97,7 +97,7 @@ class SindyModel : public ReducedModel {
 
   std::string method() const override { return "sindy"; }
   int reducedDimension() const override { return static_cast<int>(independent_.size()); }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& options, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.

@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const mbdrom::Model& model : mechanisms()) {
     if (model.mechanismHash() != rom->mechanismHash()) continue;
     // A few steps only: enough to go through projection, forces and back-projection.
-    mbdrom::RomSimulationOptions options;
+    mbdrom::RunOptions options;
     options.tEnd = 3e-3;
     options.dt = 1e-3;
     CountingSink sink;

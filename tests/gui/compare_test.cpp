@@ -54,7 +54,7 @@ QString freshDir(const QString& name) {
 
 void openWithRun(MainWindow& window, double tEnd) {
   REQUIRE(window.openModel(kMacPherson));
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -87,7 +87,7 @@ TEST_CASE(
   // A model of another mechanism is listed but cannot be ticked, with the reason.
   {
     const mbdrom::Model pendulum = mbdrom::readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
-    mbdrom::SimulationOptions o;
+    mbdrom::RunOptions o;
     o.tEnd = 0.5;
     o.loadCase = pendulum.spec().loadCases.empty() ? -1 : 0;
     mbdrom::TrajectoryRecorder recorder;

@@ -93,7 +93,7 @@ struct Workbench {
 };
 
 const mbdrom::app::RunEntry& simulateRun(MainWindow& w, double tEnd) {
-  mbdrom::SimulationOptions options;
+  mbdrom::RunOptions options;
   options.tEnd = tEnd;
   options.outputDt = 0.05;
   options.integrator.tolerance = 1e-9;

@@ -171,7 +171,7 @@ TEST_CASE(
   CHECK(mobility.contains("1 redundant"));
   CHECK(window.lastMobilityMs() < 50.0);
 
-  mbdrom::SimulationOptions options;
+  mbdrom::RunOptions options;
   options.tEnd = 2.0;
   options.outputDt = 0.01;
   options.integrator.tolerance = 1e-8;
@@ -485,7 +485,7 @@ TEST_CASE("user guide screenshots of a first mechanism built from nothing", "[.d
   window.sceneView()->fitView();
   shoot("first_built.png");
 
-  mbdrom::SimulationOptions options;
+  mbdrom::RunOptions options;
   options.tEnd = 3.0;
   options.outputDt = 0.01;
   options.loadCase = window.model()->findLoadCase("free");

@@ -113,7 +113,7 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   // 3. The MacPherson example: the simulation dialog, then a run.
   REQUIRE(window.openModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
   shootDialog("simulation_dialog.png", [&] { action(window, "Run Reference Simulation...")->trigger(); });
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = 4.0;
   o.integrator.dt = 1e-3;

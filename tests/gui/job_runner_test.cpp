@@ -51,7 +51,7 @@ struct Finished {
 
 TEST_CASE("job runner cancels a long MacPherson simulation while the GUI thread keeps running") {
   const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
-  SimulationOptions options;
+  RunOptions options;
   options.loadCase = model.findLoadCase("train");
   options.tEnd = 1.0e5;  // far longer than the test lets it run
   options.outputDt = 0.01;

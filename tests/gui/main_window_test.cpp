@@ -157,7 +157,7 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   window.show();
   REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
   auto* view = window.sceneView();
-  mbdrom::SimulationOptions options;
+  mbdrom::RunOptions options;
   options.loadCase = window.model()->findLoadCase("train");
   options.tEnd = 1.0;
   options.outputDt = 0.01;

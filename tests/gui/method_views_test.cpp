@@ -60,7 +60,7 @@ QString outputFile(const QString& name) {
 int addRun(ProjectDocument& doc, const std::string& loadCase, double tEnd, double dt, double outputDt,
            std::shared_ptr<const mbdrom::Model> model = nullptr) {
   if (!model) model = doc.model();
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = model->findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.integrator.dt = dt;
@@ -325,10 +325,10 @@ TEST_CASE(
   CHECK(views.pca.explained.sum() <= 1.0 + 1e-12);
 
   // The model's own run: the same as simulating it independently with the same options.
-  mbdrom::RomSimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = doc.model()->findLoadCase("train");
   o.tEnd = samples.back().t;
-  o.dt = views.pca.pathDt;
+  o.integrator.dt = views.pca.pathDt;
   o.outputDt = 0.01;
   o.q0 = samples.front().q;
   o.qd0 = samples.front().qd;
@@ -463,10 +463,10 @@ TEST_CASE(
   CHECK(v.node.mseQ == Approx(sq / static_cast<double>(samples.size())).epsilon(1e-12));
   CHECK(v.node.mse > 0.0);
   // The reduced model run as the compare view runs it gives the same motion.
-  mbdrom::RomSimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = doc.model()->findLoadCase("train");
   o.tEnd = samples.back().t;
-  o.dt = 0.01;
+  o.integrator.dt = 0.01;
   o.outputDt = 0.01;
   o.q0 = samples.front().q;
   o.qd0 = samples.front().qd;

@@ -21,7 +21,7 @@ using namespace mbdrom;
 
 TEST_CASE("VTK's XML reader reads a frame of a ParaView export back", "[paraview]") {
   const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = model.requireLoadCase("train");
   o.tEnd = 0.05;
   o.integrator.dt = 1e-3;

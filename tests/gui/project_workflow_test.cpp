@@ -67,8 +67,8 @@ void typeAndEnter(QLineEdit* edit, const QString& text) {
   emit edit->returnPressed();
 }
 
-mbdrom::SimulationOptions trainRun(const mbdrom::Model& model, double tEnd) {
-  mbdrom::SimulationOptions o;
+mbdrom::RunOptions trainRun(const mbdrom::Model& model, double tEnd) {
+  mbdrom::RunOptions o;
   o.loadCase = model.findLoadCase("train");
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -257,7 +257,7 @@ TEST_CASE("a sweep from the Simulate menu adds one run per case") {
   MainWindow window;
   window.show();
   REQUIRE(window.openModel(kMacPherson));
-  mbdrom::SimulationOptions base = trainRun(*window.model(), 0.2);
+  mbdrom::RunOptions base = trainRun(*window.model(), 0.2);
   window.runSweep(base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}));
   REQUIRE(waitFor([&] { return window.document()->runs().size() == 2; }, 60000));
   for (const auto& run : window.document()->runs()) {

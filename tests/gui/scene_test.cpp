@@ -58,7 +58,7 @@ struct PlayingWindow {
     window.resize(1400, 900);
     window.show();
     REQUIRE(window.openModel(kMacPherson));
-    mbdrom::SimulationOptions options;
+    mbdrom::RunOptions options;
     options.loadCase = window.model()->findLoadCase("train");
     options.tEnd = 0.6;
     options.outputDt = 0.01;
@@ -306,7 +306,7 @@ TEST_CASE(
 TEST_CASE("frame update of the MacPherson playback in a 1280 x 800 view", "[latency]") {
   // Scene update + render + swap per frame, with Mesa's software renderer.
   auto model = std::make_shared<const mbdrom::Model>(mbdrom::readModel(kMacPherson.toStdString()));
-  mbdrom::SimulationOptions options;
+  mbdrom::RunOptions options;
   options.loadCase = model->findLoadCase("train");
   options.tEnd = 1.0;
   options.outputDt = 0.01;

@@ -53,7 +53,7 @@ QString freshDir(const QString& name) {
 // Opens the pendulum on a carriage and runs its "train" load case for `tEnd` seconds.
 void openWithRun(MainWindow& window, double tEnd) {
   REQUIRE(window.openModel(kPendulumCarriage));
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -358,7 +358,7 @@ TEST_CASE("training on a new sweep runs the sweep first and trains on its runs")
   window.show();
   REQUIRE(window.openModel(kPendulumCarriage));
   auto* doc = window.document();
-  mbdrom::SimulationOptions base;
+  mbdrom::RunOptions base;
   base.loadCase = window.model()->findLoadCase("train");
   base.tEnd = 1.0;
   base.integrator.dt = 1e-3;
@@ -376,7 +376,7 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   MainWindow window;
   window.show();
   REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/duffing.json")));
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = 20.0;
   o.integrator.dt = 1e-3;

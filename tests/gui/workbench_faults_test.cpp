@@ -67,7 +67,7 @@ QString freshDir(const QString& name) {
 
 void openWithRun(MainWindow& window, double tEnd) {
   REQUIRE(window.openModel(kMacPherson));
-  mbdrom::SimulationOptions o;
+  mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;

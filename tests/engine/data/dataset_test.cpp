@@ -23,7 +23,7 @@ std::string tempPath(const std::string& name) {
 }
 
 std::vector<Sample> run(const Model& model, double tEnd, TrajectorySink* also = nullptr) {
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = model.spec().loadCases.empty() ? -1 : 0;
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -87,7 +87,7 @@ TEST_CASE("a dataset keeps the definitions of the load cases its runs were made 
   REQUIRE(d.loadCaseDefinitions.size() == model.spec().loadCases.size());
   REQUIRE(d.loadCaseDefinitions.count("chirp") == 1);
   CHECK(d.loadCaseDefinitions.at("chirp").find("\"chirp\"") != std::string::npos);
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase("chirp");
   o.tEnd = 0.05;
   o.outputDt = 0.01;

@@ -100,7 +100,7 @@ TEST_CASE("a full disk during a simulation's CSV output stops the run with an er
   const std::string path = (dir / "run.csv").string();
   writeFileAtomically(path, "previous run\n");
   const std::string message = messageUnderFileSizeLimit(64 * 1024, [&]() -> std::string {
-    SimulationOptions o;
+    RunOptions o;
     o.tEnd = 5.0;  // 5000 rows, far more than 64 kB
     o.integrator.dt = 1e-3;
     TrajectoryCsvWriter writer(path);
@@ -125,7 +125,7 @@ TEST_CASE("a full disk during a simulation's CSV output stops the run with an er
 TEST_CASE("a full disk while saving a dataset names the file and keeps the previous one") {
   const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
-  SimulationOptions o;
+  RunOptions o;
   o.tEnd = 2.0;
   o.integrator.dt = 1e-3;
   TrajectoryRecorder recorder;

@@ -47,7 +47,7 @@ Model doublePendulum() {
 }
 
 std::vector<Sample> swing(const Model& model) {
-  SimulationOptions o;
+  RunOptions o;
   o.tEnd = 0.2;
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;

@@ -64,7 +64,7 @@ TEST_CASE("a simulation cancelled at random moments keeps its samples and leaves
     int reports = 0;
     Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; },
                     std::chrono::milliseconds(0));
-    SimulationOptions o;
+    RunOptions o;
     o.tEnd = 3.0;
     o.integrator.dt = 1e-3;
     o.outputDt = trial % 2 ? 0.0 : 0.01;  // every step, or every 10th

@@ -101,7 +101,7 @@ TEST_CASE("N-four-bar (A02, N = 4) passes its singular positions conserving ener
   const double tEnd = 10.0, h = 1e-3;
   Eigen::VectorXd finalQ[2];
   for (int sparse = 0; sparse < 2; ++sparse) {
-    SimulationOptions o;
+    RunOptions o;
     o.tEnd = tEnd;
     o.outputDt = 0.0;  // every step: the crossings are counted on every sample
     o.integrator.dt = h;

@@ -22,7 +22,7 @@ Model mechanism(const std::string& name) {
 
 SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd,
                            double tolerance = 0.0) {
-  SimulationOptions o;  // the defaults: 1 ms fixed step
+  RunOptions o;  // the defaults: 1 ms fixed step
   o.tEnd = tEnd;
   o.outputDt = 0.01;
   o.loadCase = model.requireLoadCase(loadCase);
@@ -85,7 +85,7 @@ TEST_CASE("Andrews' squeezer in metres meets the published angles at t = 0.03 s"
   const std::map<std::string, double> expected{
       {"beta", -2.9770708352}, {"theta", 3.0931848617}, {"gamma", -0.4144575790},  {"phi", -0.7573985065},
       {"delta", 0.0370449863}, {"Omega", 0.7573985065}, {"epsilon", -0.1824667035}};
-  SimulationOptions o;
+  RunOptions o;
   o.tEnd = 0.03;
   o.outputDt = 0.03;
   o.loadCase = model.requireLoadCase("motor");

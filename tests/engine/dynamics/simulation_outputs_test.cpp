@@ -14,7 +14,7 @@ TEST_CASE("every sample carries the model's measures at its positions") {
   const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
   const MeasureSet measures(model);
   REQUIRE(measures.size() > 0);
-  SimulationOptions options;
+  RunOptions options;
   options.loadCase = model.findLoadCase("train");
   options.tEnd = 0.3;
   options.outputDt = 0.05;
@@ -43,7 +43,7 @@ TEST_CASE("simulating a locked mechanism is refused with the constraint that loc
                    rail);
   const Model model = modelFromJson(json);
   TrajectoryRecorder recorder;
-  SimulationOptions options;
+  RunOptions options;
   options.tEnd = 0.1;
   options.integrator.dt = 1e-3;
   CHECK_THROWS_WITH(simulate(model, options, recorder), Catch::Contains("is locked: 0 degrees of freedom") &&

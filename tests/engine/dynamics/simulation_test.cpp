@@ -45,8 +45,8 @@ class CallbackSink : public TrajectorySink {
   std::function<void(const Sample&)> f_;
 };
 
-SimulationOptions options(double tEnd, double dt, int loadCase = -1) {
-  SimulationOptions o;
+RunOptions options(double tEnd, double dt, int loadCase = -1) {
+  RunOptions o;
   o.tEnd = tEnd;
   o.integrator.dt = dt;
   o.loadCase = loadCase;
@@ -56,7 +56,7 @@ SimulationOptions options(double tEnd, double dt, int loadCase = -1) {
 /// Tip position of the example pendulum at tEnd with step dt.
 Eigen::Vector2d pendulumTip(const Model& model, double tEnd, double dt) {
   CallbackSink sink;
-  SimulationOptions o = options(tEnd, dt);
+  RunOptions o = options(tEnd, dt);
   o.outputDt = tEnd;
   simulate(model, o, sink);
   return sink.last.q.head<2>();
@@ -171,7 +171,7 @@ TEST_CASE("constraint residuals stay below 1e-10 at every step, redundant constr
 TEST_CASE("spring-mass free vibration has the frequency sqrt(k/m)") {
   const double m = 2.0, k = 800.0, h = 1e-4;
   const Model model = modelFromJson(springMassJson(m, k, 0.0));
-  SimulationOptions o = options(2.0, h);
+  RunOptions o = options(2.0, h);
   o.q0 = model.q0();
   o.q0(0) = 1.05;  // 5 cm stretched, released at rest
   std::vector<double> upward;
@@ -241,7 +241,7 @@ TEST_CASE("friction slider sticks and slips where the Coulomb criterion says") {
     }
     previousState = state;
   });
-  SimulationOptions o = options(6.0, h, 0);
+  RunOptions o = options(6.0, h, 0);
   const SimulationSummary sum = simulate(model, o, sink);
   INFO("stick " << stickSamples << " slip " << slipSamples << " stops " << stops << " breakaways "
                 << breakaways);
@@ -261,7 +261,7 @@ TEST_CASE("friction slider sticks and slips where the Coulomb criterion says") {
 TEST_CASE("simulation rejects bad parameters with clear messages") {
   const Model model = example("pendulum.json");
   CallbackSink sink;
-  SimulationOptions o = options(1.0, 0.0);
+  RunOptions o = options(1.0, 0.0);
   CHECK_THROWS_AS(simulate(model, o, sink), InputError);
   CHECK_THROWS_WITH(simulate(model, o, sink), Catch::Contains("time step"));
   o = options(-1.0, 1e-3);
@@ -275,7 +275,7 @@ TEST_CASE("cancelling a run keeps the samples written so far") {
   long long written = 0;
   CallbackSink sink([&](const Sample&) { ++written; });
   Monitor monitor([&](const Progress& p) { return p.step < 500; }, std::chrono::milliseconds(0));
-  SimulationOptions o = options(10.0, 1e-3);
+  RunOptions o = options(10.0, 1e-3);
   SimulationSummary summary;
   CHECK_THROWS_AS(simulate(model, o, sink, &monitor, &summary), Cancelled);
   CHECK(sink.status == RunStatus::Cancelled);
@@ -291,7 +291,7 @@ TEST_CASE("a step too large for Newton is subdivided and the run stays on its gr
   const Model model = modelFromJson(pendulumJson(1.0, 1.0, 0.3));
   std::vector<double> times;
   CallbackSink sink([&](const Sample& s) { times.push_back(s.t); });
-  SimulationOptions o = options(1.0, 0.5);
+  RunOptions o = options(1.0, 0.5);
   o.integrator.maxNewtonIterations = 2;
   const SimulationSummary sum = simulate(model, o, sink);
   CHECK(sink.status == RunStatus::Completed);
@@ -308,7 +308,7 @@ TEST_CASE("a step too large for Newton is subdivided and the run stays on its gr
 
 TEST_CASE("sweep runs every case on two threads with scaled loads") {
   const Model model = modelFromJson(springMassJson(1.0, 100.0, 2.0, 0.0, 10.0));
-  SimulationOptions base = options(0.5, 1e-3, 0);
+  RunOptions base = options(0.5, 1e-3, 0);
   const std::vector<SweepCase> cases = sweepGrid({0.5, 1.0, 2.0}, {1.0});
   std::vector<double> finalU(cases.size());
   const auto results = runSweep(model, base, cases, [&](std::size_t i) {

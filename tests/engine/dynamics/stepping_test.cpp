@@ -59,8 +59,8 @@ ModelSpec inUnits(ModelSpec spec, double s) {
   return spec;
 }
 
-SimulationOptions fixedStep(double tEnd, double dt, double outputDt, int loadCase = -1) {
-  SimulationOptions o;
+RunOptions fixedStep(double tEnd, double dt, double outputDt, int loadCase = -1) {
+  RunOptions o;
   o.tEnd = tEnd;
   o.integrator.dt = dt;
   o.outputDt = outputDt;
@@ -76,8 +76,8 @@ void checkFallsWithEveryStep(const std::vector<double>& errors) {
   }
 }
 
-SimulationOptions tolerance(double tEnd, double rtol, double outputDt, int loadCase = -1) {
-  SimulationOptions o = fixedStep(tEnd, 1e-3, outputDt, loadCase);
+RunOptions tolerance(double tEnd, double rtol, double outputDt, int loadCase = -1) {
+  RunOptions o = fixedStep(tEnd, 1e-3, outputDt, loadCase);
   o.integrator.tolerance = rtol;
   return o;
 }
@@ -133,10 +133,10 @@ Eigen::VectorXd doublePendulumRk4(const Eigen::VectorXd& y0, double tEnd) {
 }
 
 /// q (P1, P2) and qd of the double pendulum at tEnd.
-Eigen::VectorXd doublePendulumEnd(const SimulationOptions& o, const Eigen::VectorXd& qd0,
+Eigen::VectorXd doublePendulumEnd(const RunOptions& o, const Eigen::VectorXd& qd0,
                                   SimulationSummary* sum = nullptr) {
   const Model model = modelFromJson(doublePendulumJson());
-  SimulationOptions opt = o;
+  RunOptions opt = o;
   opt.qd0 = qd0;
   TrajectoryRecorder keep;
   const SimulationSummary s = simulate(model, opt, keep);
@@ -203,7 +203,7 @@ TEST_CASE("the error of fixed steps falls as dt^2 from 1 ms to 1 us with no floo
   const Eigen::VectorXd qd0 = doublePendulumVelocity();
   const double tEnd = 0.05;
   // Reference: the consistent start of the engine, then an independent RK4.
-  SimulationOptions start = fixedStep(1e-3, 1e-3, 0.0);
+  RunOptions start = fixedStep(1e-3, 1e-3, 0.0);
   start.tEnd = 0.0;
   const Eigen::VectorXd y0 = doublePendulumEnd(start, qd0);
   const Eigen::VectorXd yRef = doublePendulumRk4(y0, tEnd);
@@ -296,11 +296,11 @@ TEST_CASE(
   const double omega0 = 20.0, tEnd = 0.05;
   const double th = sc.angleAt(tEnd, omega0);
   const Eigen::Vector2d aRef(sc.r * std::cos(th), sc.r * std::sin(th));
-  SimulationOptions base = fixedStep(tEnd, 1e-3, tEnd);
+  RunOptions base = fixedStep(tEnd, 1e-3, tEnd);
   base.qd0 = initialVelocities(model, model.q0(), 0.0, {}, {{model.findBody("crank"), {0, 0, omega0}}}).qd;
   std::vector<double> errors;
   for (double dt : {1e-3, 1e-4, 1e-5, 1e-6}) {
-    SimulationOptions o = base;
+    RunOptions o = base;
     o.integrator.dt = dt;
     TrajectoryRecorder keep;
     simulate(model, o, keep);
@@ -320,7 +320,7 @@ TEST_CASE(
 TEST_CASE("error-controlled steps meet the tolerance and estimate their error (3D double pendulum)") {
   const Eigen::VectorXd qd0 = doublePendulumVelocity();
   const double tEnd = 1.0;
-  SimulationOptions start = fixedStep(1e-3, 1e-3, 0.0);
+  RunOptions start = fixedStep(1e-3, 1e-3, 0.0);
   start.tEnd = 0.0;
   const Eigen::VectorXd yRef = doublePendulumRk4(doublePendulumEnd(start, qd0), tEnd);
   double previous = 1.0;
@@ -383,7 +383,7 @@ TEST_CASE("bad tolerances are refused, naming the value") {
   const Model model = modelFromJson(pendulumJson(1.0, 1.0, 0.4));
   for (double bad : {0.0 - 1e-6, std::nan(""), 1.0, 5.0}) {
     TrajectoryRecorder run;
-    SimulationOptions o = tolerance(1.0, bad, 0.1);
+    RunOptions o = tolerance(1.0, bad, 0.1);
     CHECK_THROWS_AS(simulate(model, o, run), InputError);
     try {
       simulate(model, o, run);
@@ -398,7 +398,7 @@ TEST_CASE("a load that makes the motion blow up stops with the value and the tim
   // the 1 m mechanism near t = 0.13 s; it used to run on to 1e154 before failing.
   const Model model = modelFromJson(springMassJson(1.0, -4e4, 0.0, 0.0, 1.0));
   TrajectoryRecorder run;
-  SimulationOptions o = fixedStep(20.0, 1e-3, 0.01, 0);
+  RunOptions o = fixedStep(20.0, 1e-3, 0.01, 0);
   try {
     simulate(model, o, run);
     FAIL("the run did not stop");

@@ -68,7 +68,7 @@ std::vector<std::string> pin(ModelSpec& s, const std::string& name, const std::s
 }
 
 std::vector<Eigen::Vector3d> markerPath(const Model& model, double tolerance, double tEnd) {
-  SimulationOptions options;
+  RunOptions options;
   options.tEnd = tEnd;
   options.outputDt = 0.01;
   options.integrator.tolerance = tolerance;
@@ -303,7 +303,7 @@ TEST_CASE("An angle driver finds its axis on body 1 and turns a pendulum as f(t)
   const Model model(s);
   CHECK(analyzeMobility(model, model.q0()).dof == 0);
 
-  SimulationOptions options;
+  RunOptions options;
   options.tEnd = 0.5;
   options.outputDt = 0.05;
   options.integrator.tolerance = 1e-9;

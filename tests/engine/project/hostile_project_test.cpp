@@ -63,7 +63,7 @@ ModelSpec sliderSpec(const fs::path& modelDir, const fs::path& tableFile) {
 // A saved project `dir` with one run "a" (runs/a.csv) of the slider.
 ProjectManifest saveOneRun(const fs::path& dir, const ModelSpec& spec, const std::string& sourceDir) {
   const Model model(spec);
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = 0;
   o.tEnd = 0.1;
   o.integrator.dt = 1e-3;

@@ -44,7 +44,7 @@ std::string slurp(const fs::path& p) {
 }
 
 std::vector<Sample> pendulumRun(const Model& model, double tEnd) {
-  SimulationOptions o;
+  RunOptions o;
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;

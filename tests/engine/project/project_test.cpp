@@ -45,7 +45,7 @@ struct SavedRun {
 };
 
 SavedRun saveWithOneRun(const fs::path& dir, const Model& model) {
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = 0;
   o.tEnd = 0.5;
   o.integrator.dt = 1e-3;

@@ -189,10 +189,10 @@ TEST_CASE("AE reduced energy is conserved without damper and applied loads", "[a
     nlohmann::ordered_json j = rom->toJson();
     j["settings"] = s.toJson();
     const auto variant = reducedModelFromJson(j, "variant");
-    RomSimulationOptions o;
+    RunOptions o;
     o.loadCase = -1;  // gravity only
     o.tEnd = 10.0;
-    o.dt = 1e-3;
+    o.integrator.dt = 1e-3;
     o.outputDt = 0.01;
     o.q0 = samples[400].q;
     o.qd0 = samples[400].qd;
@@ -220,7 +220,7 @@ TEST_CASE("an AE model saved and loaded again simulates bit-identically", "[ae_m
   const auto again = loadReducedModel(path, m.model);
   CHECK(again->method() == "ae");
   CHECK(again->toJson() == m.rom->toJson());
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = m.model.findLoadCase("chirp");
   o.tEnd = 0.5;
   TrajectoryRecorder a, b;
@@ -253,15 +253,15 @@ TEST_CASE("AE training refuses foreign data, n_r >= nq and bad settings", "[ae_m
   // Another mechanism is refused at run time too.
   const Model pendulum = readModel(example("pendulum"));
   TrajectoryRecorder recorder;
-  CHECK_THROWS_AS(m.rom->simulate(pendulum, RomSimulationOptions{}, recorder), InputError);
+  CHECK_THROWS_AS(m.rom->simulate(pendulum, RunOptions{}, recorder), InputError);
 }
 
 TEST_CASE("a diverging AE reduced run stops with a message and keeps its samples", "[ae_model_test]") {
   const MacPherson& m = macPherson();
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = m.model.findLoadCase("train");
   o.tEnd = 20.0;
-  o.dt = 0.1;  // far above the explicit stability limit 2 / omega (omega ~ 35 rad/s)
+  o.integrator.dt = 0.1;  // far above the explicit stability limit 2 / omega (omega ~ 35 rad/s)
   TrajectoryRecorder recorder;
   CHECK_THROWS_WITH(m.rom->simulate(m.model, o, recorder),
                     Catch::Contains("diverged at t = ") && Catch::Contains("samples up to then are kept"));

@@ -26,7 +26,7 @@ struct PendulumData {
   Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
   PendulumData() {
-    SimulationOptions o;
+    RunOptions o;
     o.tEnd = 1.0;
     o.integrator.dt = 1e-3;
     o.outputDt = 0.01;
@@ -94,7 +94,7 @@ TEST_CASE("a reduced run cancelled at random moments keeps its samples and leave
   // Count the progress records of a whole run once, then stop before the last.
   int total = 0;
   {
-    RomSimulationOptions o;
+    RunOptions o;
     o.tEnd = 3.0;
     TrajectoryRecorder recorder;
     Monitor counting([&](const Progress&) { return ++total > 0; }, std::chrono::milliseconds(0));
@@ -105,9 +105,9 @@ TEST_CASE("a reduced run cancelled at random moments keeps its samples and leave
   std::uniform_int_distribution<int> stopAfter(1, total - 1);
   for (int trial = 0; trial < 20; ++trial) {
     INFO("trial " << trial);
-    RomSimulationOptions o;
+    RunOptions o;
     o.tEnd = 3.0;
-    o.dt = 1e-3;
+    o.integrator.dt = 1e-3;
     o.outputDt = trial % 2 ? 0.0 : 0.01;  // every step, or every 10th
     const int reportsBeforeStop = stopAfter(rng);
     int reports = 0;

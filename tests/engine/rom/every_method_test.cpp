@@ -25,7 +25,7 @@ struct Pendulum {
   Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
   Dataset dataset = makeDataset(model);
   Pendulum() {
-    SimulationOptions o;
+    RunOptions o;
     o.tEnd = 1.0;
     o.integrator.dt = 1e-3;
     o.outputDt = 0.01;
@@ -70,9 +70,9 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
 
     // A run to its end time, finite throughout (0.3 s: a smoke-trained auto-encoder leaves its
     // training range at 0.41 s and says so, rightly).
-    RomSimulationOptions o;
+    RunOptions o;
     o.tEnd = 0.3;
-    o.dt = 1e-3;
+    o.integrator.dt = 1e-3;
     o.outputDt = 0.01;
     TrajectoryRecorder recorder;
     const RomSimulationSummary summary = loaded->simulate(p.model, o, recorder);

@@ -36,7 +36,7 @@ class FirstRunReplay : public ReducedModel {
   }
   std::string method() const override { return "first_run_replay"; }
   int reducedDimension() const override { return 0; }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
                                 Monitor* monitor) const override {
     checkMechanism(model);
     const ReducedRunPlan plan = planReducedRun(model, o, q_.rows(), method());
@@ -163,9 +163,9 @@ TEST_CASE(
   CHECK(loaded->method() == "first_run_replay");
   CHECK(loaded->toJson() == rom->toJson());  // bit for bit
 
-  RomSimulationOptions o;
+  RunOptions o;
   o.tEnd = 0.5;
-  o.dt = 0.01;
+  o.integrator.dt = 0.01;
   Recorder out;
   loaded->simulate(model, o, out);
   REQUIRE(out.samples.size() == samples.size());

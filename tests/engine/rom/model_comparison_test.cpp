@@ -24,7 +24,7 @@ struct SliderCrankRun {
   std::vector<Sample> samples;
   RunInfo info;
   SliderCrankRun() {
-    SimulationOptions o;
+    RunOptions o;
     o.loadCase = model.findLoadCase("drive");
     o.tEnd = 1.0;
     o.integrator.dt = 1e-3;
@@ -60,16 +60,16 @@ TEST_CASE("comparing a trained model gives the numbers of compare on the two CSV
   Monitor monitor;
   const auto pod = trainReducedModel("pod", data, {{"nr", 1}}, monitor, &r.model);
   const TrajectoryTable reference = readTrajectoryCsv(r.csv);
-  const RomSimulationOptions options = reducedOptionsFor(r.model, r.info, r.samples.front());
+  const RunOptions options = reducedOptionsFor(r.model, r.info, r.samples.front());
   CHECK(options.tEnd == r.info.tEnd);
   CHECK(options.outputDt == r.info.outputDt);
   CHECK(options.q0 == r.samples.front().q);
 
-  SimulationOptions full;
+  RunOptions full;
   full.loadCase = options.loadCase;
   full.tEnd = options.tEnd;
   full.outputDt = options.outputDt;
-  full.integrator.dt = options.dt;
+  full.integrator.dt = options.integrator.dt;
   const FullModelTiming timing = timeFullModel(r.model, full);
   CHECK(timing.steps == 1000);
   CHECK(timing.secondsPerStep > 0.0);
@@ -123,4 +123,76 @@ TEST_CASE("a reduced model of another mechanism cannot be compared", "[model_com
   CHECK_THROWS_WITH(compareReducedModel(r.model, replay, reference,
                                         reducedOptionsFor(r.model, r.info, r.samples.front()), {}, 0.0),
                     Catch::Contains("retrain it for this mechanism"));
+}
+
+TEST_CASE("a comparison against a new reference run equals the one against the same run stored",
+          "[model_comparison_test]") {
+  const SliderCrankRun r;
+  Dataset data = makeDataset(r.model);
+  addRun(data, runFromSamples(r.samples, "ref", r.info.loadCase));
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", data, {{"nr", 1}}, monitor, &r.model);
+  const ReplayThenDiverge replay(r.model, r.samples, 0.5);
+  const std::vector<ComparedModel> models = {{pod.get(), {}}, {&replay, {}}};
+
+  RunOptions o;
+  o.loadCase = r.model.findLoadCase("drive");
+  o.tEnd = 1.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  TrajectoryRecorder recorder;
+  const ModelComparison fresh = compareWithNewReference(r.model, o, models, {"B"}, recorder);
+  const ModelComparison stored =
+      compareWithStoredReference(r.model, readTrajectoryCsv(r.csv), r.info, r.samples.front(), models, {"B"});
+  CHECK(recorder.samples().size() == r.samples.size());
+  CHECK(fresh.full.steps == 1000);
+  CHECK(stored.full.steps == 1000);
+  REQUIRE(fresh.runs.size() == 2);
+  REQUIRE(stored.runs.size() == 2);
+  for (std::size_t k = 0; k < 2; ++k) {
+    REQUIRE(fresh.runs[k].compared);
+    REQUIRE(stored.runs[k].compared);
+    CHECK(fresh.runs[k].comparison.points.size() == 1);
+    CHECK(fresh.runs[k].comparison.overall.rmse == stored.runs[k].comparison.overall.rmse);
+    CHECK(fresh.runs[k].comparison.overall.maxError == stored.runs[k].comparison.overall.maxError);
+  }
+  CHECK(fresh.runs[0].status == RunStatus::Completed);
+  CHECK(fresh.runs[0].speedUp > 0.0);
+  CHECK(fresh.runs[1].status == RunStatus::Failed);  // the replay stops at 0.5 s: a result, not an error
+  CHECK(fresh.runs[1].comparison.overall.rmse == 0.0);
+}
+
+TEST_CASE("a comparison whose full model fails says it was the reference run, keeping its samples",
+          "[model_comparison_test]") {
+  const SliderCrankRun r;
+  const ReplayThenDiverge replay(r.model, r.samples, 0.5);
+  RunOptions o;
+  o.loadCase = r.model.findLoadCase("drive");
+  o.tEnd = 1.0;
+  o.integrator.dt = 1e-3;
+  o.integrator.maxNewtonIterations = 1;  // the full model cannot converge a step
+  o.integrator.minStep = 1e-3;           // nor subdivide it
+  TrajectoryRecorder recorder;
+  CHECK_THROWS_WITH(compareWithNewReference(r.model, o, {{&replay, {}}}, {}, recorder),
+                    Catch::StartsWith("the reference run of the full model failed: "));
+  CHECK(recorder.status() == RunStatus::Failed);
+  CHECK(!recorder.samples().empty());
+}
+
+TEST_CASE("one run-options type: a reduced model refuses a tolerance, the full model refuses parameters",
+          "[model_comparison_test]") {
+  const SliderCrankRun r;
+  const ReplayThenDiverge replay(r.model, r.samples, 2.0);
+  Dataset data = makeDataset(r.model);
+  addRun(data, runFromSamples(r.samples, "ref", r.info.loadCase));
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", data, {{"nr", 1}}, monitor, &r.model);
+  RunOptions o;
+  o.integrator.tolerance = 1e-6;
+  TrajectoryRecorder sink;
+  CHECK_THROWS_WITH(pod->simulate(r.model, o, sink),
+                    Catch::Contains("tolerance") && Catch::Contains("fixed dt"));
+  RunOptions p;
+  p.parameters["k"] = 1.0;
+  CHECK_THROWS_WITH(simulate(r.model, p, sink), Catch::Contains("no parameters") && Catch::Contains("k"));
 }

@@ -219,7 +219,7 @@ struct PendulumData {
   Model model = readModel(example("pendulum"));
   Dataset dataset = makeDataset(model);
   PendulumData() {
-    SimulationOptions o;
+    RunOptions o;
     o.loadCase = model.findLoadCase("free");
     o.tEnd = 2.0;
     o.integrator.dt = 1e-3;
@@ -273,10 +273,10 @@ TEST_CASE("node reduced model in natural coordinates trains, round-trips and run
   REQUIRE(a.data.rows() == 101);
   CHECK(a.data == b.data);
   // Every output sample is on the manifold after the projection.
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = d.model.findLoadCase("free");
   o.tEnd = 1.0;
-  o.dt = 0.01;
+  o.integrator.dt = 0.01;
   TrajectoryRecorder recorder;
   const RomSimulationSummary summary = rom->simulate(d.model, o, recorder);
   Eigen::VectorXd Phi;
@@ -305,10 +305,10 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   CHECK(rom->reducedDimension() == 1);
   INFO(rom->metrics().dump());
   CHECK(rom->metrics().at("rollout_mse_first_run").get<double>() < 1e-3);
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = d.model.findLoadCase("free");
   o.tEnd = 0.3;
-  o.dt = 0.01;
+  o.integrator.dt = 0.01;
   TrajectoryRecorder recorder;
   rom->simulate(d.model, o, recorder);
   Eigen::VectorXd Phi;
@@ -323,7 +323,7 @@ namespace {
 
 // A run of an example model under a load case (step 1 ms, samples every 10 ms).
 DatasetRun exampleRun(const Model& model, const std::string& loadCase, double tEnd) {
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -540,10 +540,10 @@ TEST_CASE("node in the latent coordinate of an auto-encoder follows the MacPhers
   CHECK(trainError < 0.028);
   CHECK(chirpError < 0.40);
   // Decoded positions are projected onto the constraints.
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = m.model.findLoadCase("chirp");
   o.tEnd = 0.5;
-  o.dt = 1e-3;
+  o.integrator.dt = 1e-3;
   TrajectoryRecorder recorder;
   const RomSimulationSummary summary = rom->simulate(m.model, o, recorder);
   REQUIRE(summary.figures.size() == 2);
@@ -605,9 +605,9 @@ const char* const kPushedMass = R"({"format": "mbdrom-model", "version": 1, "nam
 // RMS of the difference of P.x between a reduced run of `rom` (force parameter F,
 // step = sample spacing) and the full run `full` [m].
 double pushedError(const ReducedModel& rom, const Model& model, const DatasetRun& full, double force) {
-  RomSimulationOptions o;
+  RunOptions o;
   o.tEnd = full.t(full.samples() - 1);
-  o.dt = 0.01;
+  o.integrator.dt = 0.01;
   o.outputDt = 0.01;
   if (!rom.parameterNames().empty()) o.parameters["force"] = force;
   TrajectoryRecorder recorder;
@@ -689,7 +689,7 @@ TEST_CASE("node parameters missing, constant or unknown are named", "[node_model
                     Catch::Contains("\"a=1\" is not a parameter name"));
   data.runs[1].parameters["force"] = 3.0;
   const auto rom = trainReducedModel("node", data, settings, monitor, &model);
-  RomSimulationOptions o;
+  RunOptions o;
   o.tEnd = 0.1;
   TrajectoryRecorder recorder;
   CHECK_THROWS_WITH(rom->simulate(model, o, recorder),

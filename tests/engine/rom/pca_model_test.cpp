@@ -170,7 +170,7 @@ TEST_CASE("cluster switches keep the energy when damping and loads are off", "[p
     s.stiffnessForces = forces;
     const auto rom = PcaModel::train(dataset, s, monitor, model);
     requirePsd(*rom);
-    RomSimulationOptions o;
+    RunOptions o;
     o.loadCase = -1;
     o.tEnd = 10.0;
     o.q0 = samples[400].q;
@@ -217,10 +217,10 @@ TEST_CASE("the energy of a single local model is conserved over a period", "[pca
   const PcaCluster& c = rom->clusters().front();
   REQUIRE(c.stiffness(0, 0) > 0.0);
   const double period = 2.0 * M_PI / std::sqrt(c.stiffness(0, 0) / c.mass(0, 0));
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = -1;
   o.tEnd = period;
-  o.dt = 1e-4;
+  o.integrator.dt = 1e-4;
   o.q0 = samples[100].q;
   o.qd0 = samples[100].qd;
   TrajectoryRecorder recorder;
@@ -246,7 +246,7 @@ TEST_CASE("a local PCA model saved and loaded again simulates bit-identically", 
   const auto again = loadReducedModel(path, p.model);
   CHECK(again->method() == "pca");
   CHECK(again->toJson() == rom->toJson());
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = p.model.findLoadCase("train");
   o.tEnd = 2.0;
   TrajectoryRecorder a, b;
@@ -258,7 +258,7 @@ TEST_CASE("a local PCA model saved and loaded again simulates bit-identically", 
   const Model pendulum = readModel(example("pendulum"));
   CHECK_THROWS_WITH(loadReducedModel(path, pendulum), Catch::Contains("not for \"pendulum\""));
   TrajectoryRecorder recorder;
-  CHECK_THROWS_AS(rom->simulate(pendulum, RomSimulationOptions{}, recorder), InputError);
+  CHECK_THROWS_AS(rom->simulate(pendulum, RunOptions{}, recorder), InputError);
 }
 
 TEST_CASE("local PCA refuses impossible clusterings and foreign data with clear messages",
@@ -309,7 +309,7 @@ TEST_CASE("a local PCA run that leaves its data stops with a message and keeps i
   PcaSettings s;
   s.nr = 2;
   const auto rom = PcaModel::train(m.dataset, s, monitor, m.model);
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = m.model.findLoadCase("chirp");
   o.tEnd = 3.0;
   o.outputDt = 0.01;

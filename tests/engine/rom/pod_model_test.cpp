@@ -96,7 +96,7 @@ TEST_CASE("a POD model saved and loaded again simulates bit-identically", "[pod_
   const auto again = loadReducedModel(path, m.model);
   CHECK(again->method() == "pod");
   CHECK(again->toJson() == rom->toJson());
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = m.model.findLoadCase("chirp");
   o.tEnd = 0.5;
   TrajectoryRecorder a, b;
@@ -118,7 +118,7 @@ TEST_CASE("a POD model refuses to run or load for another mechanism", "[pod_mode
                                hashToString(pendulum.mechanismHash()) + ")";
   CHECK_THROWS_WITH(loadReducedModel(path, pendulum), Catch::Contains(expected));
   TrajectoryRecorder recorder;
-  CHECK_THROWS_AS(rom->simulate(pendulum, RomSimulationOptions{}, recorder), InputError);
+  CHECK_THROWS_AS(rom->simulate(pendulum, RunOptions{}, recorder), InputError);
 }
 
 TEST_CASE("POD training and simulation reject bad input with clear messages", "[pod_model_test]") {
@@ -131,7 +131,7 @@ TEST_CASE("POD training and simulation reject bad input with clear messages", "[
   CHECK_THROWS_WITH(trainReducedModel("magic", m.dataset, {}, monitor),
                     Catch::Contains("unknown reduced-model method"));
   const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = 17;
   TrajectoryRecorder recorder;
   CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder),
@@ -147,10 +147,10 @@ TEST_CASE("the implicit POD integrator agrees with the explicit one and runs bey
   const auto explicitRom = PodModel::train(m.dataset, settings, monitor);
   settings.integrator = "newmark";
   const auto implicitRom = PodModel::train(m.dataset, settings, monitor);
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = m.model.findLoadCase("chirp");
   o.tEnd = 1.0;
-  o.dt = 1e-4;
+  o.integrator.dt = 1e-4;
   o.outputDt = 0.01;
   TrajectoryRecorder a, b;
   explicitRom->simulate(m.model, o, a);
@@ -164,8 +164,8 @@ TEST_CASE("the implicit POD integrator agrees with the explicit one and runs bey
   INFO("largest difference " << worst << " m of a motion up to " << range << " m");
   CHECK(worst < 1e-3 * range);
   // Twice the explicit limit: refused explicitly, stable and finite implicitly.
-  o.dt = 2.0 * explicitRom->stabilityDt();
-  o.tEnd = 200 * o.dt;
+  o.integrator.dt = 2.0 * explicitRom->stabilityDt();
+  o.tEnd = 200 * o.integrator.dt;
   TrajectoryRecorder c;
   CHECK_THROWS_WITH(explicitRom->simulate(m.model, o, c), Catch::Contains("above the stability limit"));
   TrajectoryRecorder d;

@@ -29,7 +29,7 @@ class ReplayThenDiverge : public ReducedModel {
     const std::lock_guard<std::mutex> lock(mutex_);
     return last_;
   }
-  RomSimulationSummary simulate(const Model& model, const RomSimulationOptions& o, TrajectorySink& sink,
+  RomSimulationSummary simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
                                 Monitor*) const override {
     {
       const std::lock_guard<std::mutex> lock(mutex_);

@@ -32,7 +32,7 @@ inline std::string tempPath(const std::string& name) {
 /// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.
 inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
                                    const std::string& csv, double outputDt = 0.005) {
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
@@ -49,10 +49,10 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
 /// Reduced run of a load case (step 1 ms, samples every outputDt) through the CSV writer, read back.
 inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
                               double tEnd, const std::string& csv, double outputDt = 0.005) {
-  RomSimulationOptions o;
+  RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
-  o.dt = 1e-3;
+  o.integrator.dt = 1e-3;
   o.outputDt = outputDt;
   TrajectoryCsvWriter writer(csv);
   rom.simulate(model, o, writer);

@@ -35,7 +35,7 @@ struct Run {
 
 Run engineRun(const std::string& name) {
   Run r{readModel(example(name)), {}, {}};
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = r.model.findLoadCase("train");
   o.tEnd = 100.0;
   o.integrator.dt = 0.01;
@@ -259,9 +259,9 @@ TEST_CASE("sindy run of a model with a measured column refuses and names the col
                  {"terms", {"P.x", "P.x_dot", "P.x^3", "1", "F"}}};
   const auto rom = trainMeasured(m, settings, -1);
   checkRow(rom->result(), {{"P.x", 1}, {"P.x_dot", -0.3}, {"P.x^3", -1}, {"F", 1}}, 0.01);
-  RomSimulationOptions o;
+  RunOptions o;
   o.tEnd = 0.1;
-  o.dt = 0.01;
+  o.integrator.dt = 0.01;
   TrajectoryRecorder sink;
   CHECK_THROWS_WITH(
       rom->simulate(duffing().model, o, sink),

@@ -22,7 +22,7 @@ struct DuffingData {
   std::string csv = tempPath("sindy_duffing_train.csv");
   Dataset dataset = makeDataset(model);
   DuffingData() {
-    SimulationOptions o;
+    RunOptions o;
     o.loadCase = model.findLoadCase("train");
     o.tEnd = 100.0;
     o.integrator.dt = 0.01;

@@ -37,7 +37,7 @@ struct EngineRun {
 
 EngineRun engineRun(const std::string& name, double tEnd = 100.0, double dt = 0.01) {
   EngineRun r{readModel(example(name)), {}, {}};
-  SimulationOptions o;
+  RunOptions o;
   o.loadCase = r.model.findLoadCase("train");
   o.tEnd = tEnd;
   o.integrator.dt = dt;
@@ -280,7 +280,7 @@ TEST_CASE("savitzky-golay picks the smallest window without noise and a larger o
 TEST_CASE("sindy projection with the null space removes the constraint forces", "[sindy_test]") {
   // Pendulum in natural coordinates (A.x, A.y, ...): M q̈ − f_ext = −Φ_qᵀ λ, which Rᵀ removes.
   const Model model = readModel(example("pendulum"));
-  SimulationOptions o;
+  RunOptions o;
   o.tEnd = 2.0;
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;

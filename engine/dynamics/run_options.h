@@ -1,0 +1,49 @@
+#pragma once
+/// @file
+/// The options and the summary core that every run shares, of the full model
+/// (simulate) and of a reduced model (ReducedModel::simulate): one type each, so a
+/// comparison hands the same conditions to both.
+
+#include "engine/dynamics/integrator.h"
+
+#include <Eigen/Core>
+
+#include <map>
+#include <string>
+
+namespace mbdrom {
+
+/// How to run the full model or a reduced model.
+struct RunOptions {
+  int loadCase = -1;  ///< index into spec().loadCases, -1: gravity only
+  double tEnd = 1.0;  ///< end time [s], >= 0; the last step ends on it (shortened when tEnd is off the grid)
+  /// Time between samples [s]; 0: every step. Fixed steps: a multiple of dt
+  /// (to 1e-9 relative). Error-controlled steps are cut to land on every output time.
+  double outputDt = 0.0;
+  /// Initial positions, size nq; empty: the model's reference (full model, assembled
+  /// first) or the first sample of the first training run (reduced model, projected).
+  Eigen::VectorXd q0;
+  /// Initial velocities, size nq; empty: at rest (full model, projected) or the first
+  /// sample of the first training run (reduced model).
+  Eigen::VectorXd qd0;
+  /// Step and solver settings. The full model takes dt (fixed steps) or a tolerance
+  /// (error-controlled steps, when > 0); a reduced model steps at a fixed dt and
+  /// refuses a tolerance.
+  IntegratorOptions integrator;
+  /// Values of a reduced model's parameters μ (ReducedModel::parameterNames), name ->
+  /// value; every one must be given, and a model without parameters (the full model
+  /// among them) takes none.
+  std::map<std::string, double> parameters;
+};
+
+/// What every run reports.
+struct RunSummary {
+  long long steps = 0;          ///< time steps done (accepted steps of an error-controlled run)
+  long long samples = 0;        ///< samples written
+  double tEnd = 0.0;            ///< time reached [s]
+  double wallSeconds = 0.0;     ///< wall time of the stepping [s] (a reduced run leaves its output out)
+  double realTimeFactor = 0.0;  ///< simulated time / wall time
+  double secondsPerStep = 0.0;  ///< wall time per step [s]
+};
+
+}  // namespace mbdrom
