@@ -3,8 +3,8 @@
 #include "engine/core/error.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/trajectory.h"
-#include "engine/rom/ae_model.h"
-#include "engine/rom/node_model.h"
+#include "engine/rom/ae/ae_model.h"
+#include "engine/rom/node/node_model.h"
 
 #include <Eigen/Eigenvalues>
 

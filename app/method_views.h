@@ -6,7 +6,7 @@
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
 #include "engine/model/model.h"
-#include "engine/rom/pca_model.h"
+#include "engine/rom/pca/pca_model.h"
 #include "engine/rom/reduced_model.h"
 
 #include <Eigen/Core>

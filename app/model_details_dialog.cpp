@@ -1,9 +1,9 @@
 #include "app/model_details_dialog.h"
 
-#include "engine/rom/node_model.h"
-#include "engine/rom/pca_model.h"
-#include "engine/rom/pod_model.h"
-#include "engine/rom/sindy_model.h"
+#include "engine/rom/node/node_model.h"
+#include "engine/rom/pca/pca_model.h"
+#include "engine/rom/pod/pod_model.h"
+#include "engine/rom/sindy/sindy_model.h"
 #include "widgets/plot_view.h"
 
 #include <QComboBox>

@@ -5,8 +5,8 @@
 //   taskset -c 0 build/h1r/bench/mbdrom_bench --benchmark_filter=Ae
 #include "bench/bench_support.h"
 #include "engine/data/dataset.h"
-#include "engine/rom/ae_model.h"
-#include "engine/rom/pod_model.h"
+#include "engine/rom/ae/ae_model.h"
+#include "engine/rom/pod/pod_model.h"
 
 #include <benchmark/benchmark.h>
 

@@ -3,8 +3,8 @@
 // and all state components against the authors' figures, and the training time.
 //   taskset -c 1 build/h9rel/bench/mbdrom_bench --benchmark_filter=Node
 #include "engine/core/monitor.h"
-#include "engine/rom/node_cases.h"
-#include "engine/rom/node_model.h"
+#include "engine/rom/node/node_cases.h"
+#include "engine/rom/node/node_model.h"
 
 #include <benchmark/benchmark.h>
 

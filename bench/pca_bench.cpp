@@ -5,8 +5,8 @@
 //   taskset -c 0 build/bench/bench/mbdrom_bench --benchmark_filter=Pca
 #include "bench/bench_support.h"
 #include "engine/data/dataset.h"
-#include "engine/rom/pca_model.h"
-#include "engine/rom/pod_model.h"
+#include "engine/rom/pca/pca_model.h"
+#include "engine/rom/pod/pod_model.h"
 
 #include <benchmark/benchmark.h>
 

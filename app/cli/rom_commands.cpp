@@ -9,7 +9,7 @@
 #include "engine/rom/compare.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/model_comparison.h"
-#include "engine/rom/pca_model.h"
+#include "engine/rom/pca/pca_model.h"
 #include "engine/rom/reduced_model.h"
 
 #include <atomic>

@@ -1,12 +1,12 @@
 // The explicit list of the built-in reduced-model methods, in the order the
 // CLI's help and the Train menu show them. A new method adds one line here.
 
-#include "engine/rom/ae_model.h"
+#include "engine/rom/ae/ae_model.h"
 #include "engine/rom/method_registry.h"
-#include "engine/rom/node_model.h"
-#include "engine/rom/pca_model.h"
-#include "engine/rom/pod_model.h"
-#include "engine/rom/sindy_model.h"
+#include "engine/rom/node/node_model.h"
+#include "engine/rom/pca/pca_model.h"
+#include "engine/rom/pod/pod_model.h"
+#include "engine/rom/sindy/sindy_model.h"
 
 namespace mbdrom {
 

@@ -1,19 +1,14 @@
-# Reduced models (engine/rom).
+# Reduced models (engine/rom): the framework here, one folder per method.
 target_sources(mbdrom_engine PRIVATE
   rom/reduced_model.cpp
   rom/reduced_run.cpp
   rom/method_registry.cpp
   rom/builtin_methods.cpp
-  rom/pod_model.cpp
-  rom/ae_model.cpp
   rom/compare.cpp
   rom/model_comparison.cpp
-  rom/kmeans.cpp
-  rom/node_cases.cpp
-  rom/node_model.cpp
-  rom/pca_model.cpp
   rom/rom_support.cpp
-  rom/savitzky_golay.cpp
-  rom/sindy.cpp
-  rom/sindy_model.cpp
 )
+# A method is a folder of its own (engine/rom/<method>/, registered in
+# builtin_methods.cpp); its sources join without a line here.
+file(GLOB MBDROM_ROM_METHOD_SOURCES CONFIGURE_DEPENDS ${CMAKE_CURRENT_LIST_DIR}/*/*.cpp)
+target_sources(mbdrom_engine PRIVATE ${MBDROM_ROM_METHOD_SOURCES})

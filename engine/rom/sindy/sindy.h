@@ -32,7 +32,7 @@
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/model/model.h"
-#include "engine/rom/savitzky_golay.h"
+#include "engine/rom/sindy/savitzky_golay.h"
 
 #include <Eigen/Core>
 

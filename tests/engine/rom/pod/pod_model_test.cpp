@@ -1,7 +1,7 @@
 // Global POD: the MacPherson proof (train on "train", run on "chirp"), file
 // round trip, refusal of a foreign mechanism, bad input.
 
-#include "engine/rom/pod_model.h"
+#include "engine/rom/pod/pod_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"

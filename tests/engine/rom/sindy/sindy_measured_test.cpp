@@ -6,8 +6,8 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
-#include "engine/rom/savitzky_golay.h"
-#include "engine/rom/sindy_model.h"
+#include "engine/rom/sindy/savitzky_golay.h"
+#include "engine/rom/sindy/sindy_model.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 

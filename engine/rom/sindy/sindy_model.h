@@ -2,7 +2,7 @@
 /// @file
 /// SINDy as a reduced model (method "sindy", seed 004): the unknown force f^u of
 /// M q̈ = f^k + f^u identified as Ξᵀ λ(u, u̇, t) in independent coordinates u
-/// (engine/rom/sindy.h), trained from a Dataset and simulated as
+/// (engine/rom/sindy/sindy.h), trained from a Dataset and simulated as
 ///
 ///     (RᵀMR) ü = Rᵀ f^k(q, q̇, t) − Rᵀ M c + Ξᵀ λ(u, u̇, t),
 ///
@@ -35,7 +35,7 @@
 /// table and the equations as text, the κ sweep's Pareto front.
 
 #include "engine/rom/reduced_model.h"
-#include "engine/rom/sindy.h"
+#include "engine/rom/sindy/sindy.h"
 
 namespace mbdrom {
 

@@ -1,7 +1,7 @@
 // SINDy as a reduced model: training through the common interface, settings
 // check, file round trip, and a run of the identified Duffing model against the data.
 
-#include "engine/rom/sindy_model.h"
+#include "engine/rom/sindy/sindy_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 

@@ -1,7 +1,7 @@
 // k-means with k-means++ seeding: finds separated groups, is reproducible,
 // the error scan falls with k, and impossible cluster counts are refused.
 
-#include "engine/rom/kmeans.h"
+#include "engine/rom/pca/kmeans.h"
 #include "engine/core/error.h"
 
 #include <catch2/catch.hpp>

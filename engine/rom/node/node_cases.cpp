@@ -1,4 +1,4 @@
-#include "engine/rom/node_cases.h"
+#include "engine/rom/node/node_cases.h"
 
 #include "engine/core/error.h"
 

@@ -2,10 +2,10 @@
 // and MacPherson proofs, PSD matrices, energy at switches and over a period, the
 // level-set projection, file round trip, refusals.
 
-#include "engine/rom/pca_model.h"
+#include "engine/rom/pca/pca_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
-#include "engine/rom/pod_model.h"
+#include "engine/rom/pod/pod_model.h"
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
-#include "engine/rom/pca_model.h"
+#include "engine/rom/pca/pca_model.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/forces.h"
-#include "engine/rom/kmeans.h"
+#include "engine/rom/pca/kmeans.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 

@@ -1,4 +1,4 @@
-#include "engine/rom/ae_model.h"
+#include "engine/rom/ae/ae_model.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/rom/reduced_run.h"

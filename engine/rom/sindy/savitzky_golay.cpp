@@ -1,4 +1,4 @@
-#include "engine/rom/savitzky_golay.h"
+#include "engine/rom/sindy/savitzky_golay.h"
 
 #include "engine/core/error.h"
 

@@ -1,10 +1,10 @@
-#include "engine/rom/sindy.h"
+#include "engine/rom/sindy/sindy.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
-#include "engine/rom/savitzky_golay.h"
+#include "engine/rom/sindy/savitzky_golay.h"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

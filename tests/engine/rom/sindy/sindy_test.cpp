@@ -2,14 +2,14 @@
 // runs (dt = 0.01 s, 100 s), noisy positions with estimated derivatives, the
 // natural-coordinate projection, the κ sweep and bad input.
 
-#include "engine/rom/sindy.h"
+#include "engine/rom/sindy/sindy.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/forces.h"
 #include "engine/model/model_file.h"
-#include "engine/rom/savitzky_golay.h"
+#include "engine/rom/sindy/savitzky_golay.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 

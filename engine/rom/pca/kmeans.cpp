@@ -1,4 +1,4 @@
-#include "engine/rom/kmeans.h"
+#include "engine/rom/pca/kmeans.h"
 
 #include "engine/core/error.h"
 

@@ -6,14 +6,14 @@
 // optimised build); thresholds are 2x the goals. docs/benchmarks.md has the
 // figures with the full budget.
 
-#include "engine/rom/ae_model.h"
+#include "engine/rom/ae/ae_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
-#include "engine/rom/pod_model.h"
+#include "engine/rom/pod/pod_model.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 

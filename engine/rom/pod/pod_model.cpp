@@ -1,4 +1,4 @@
-#include "engine/rom/pod_model.h"
+#include "engine/rom/pod/pod_model.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/rom/reduced_run.h"

@@ -1,4 +1,4 @@
-#include "engine/rom/sindy_model.h"
+#include "engine/rom/sindy/sindy_model.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
@@ -9,7 +9,7 @@
 #include "engine/model/forces.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
-#include "engine/rom/savitzky_golay.h"
+#include "engine/rom/sindy/savitzky_golay.h"
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>

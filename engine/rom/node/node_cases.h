@@ -9,7 +9,7 @@
 ///
 /// Every case: 400 samples at dt = 0.01 s from t = 0; the first 300 train.
 
-#include "engine/rom/node_model.h"
+#include "engine/rom/node/node_model.h"
 
 #include <Eigen/Core>
 

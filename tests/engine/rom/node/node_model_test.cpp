@@ -4,12 +4,12 @@
 // constraint projection, the framework (train, save, load, simulate) and the
 // messages for bad input.
 
-#include "engine/rom/node_model.h"
+#include "engine/rom/node/node_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/model/constraints.h"
-#include "engine/rom/ae_model.h"
-#include "engine/rom/node_cases.h"
+#include "engine/rom/ae/ae_model.h"
+#include "engine/rom/node/node_cases.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 

@@ -1,0 +1,705 @@
+#include "engine/rom/node/node_model.h"
+#include "engine/rom/method_registry.h"
+#include "engine/rom/node/node_coordinates.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+#include "engine/rom/ae/ae_model.h"
+#include "engine/rom/reduced_run.h"
+#include "engine/rom/rom_support.h"
+#include "engine/rom/sindy/sindy.h"
+
+#include <Eigen/QR>
+#include <Eigen/SVD>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+namespace mbdrom {
+
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+std::string numberText(double x) {
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+
+}  // namespace
+
+NodeConstraint modelConstraint(const Model& model) {
+  NodeConstraint c;
+  c.count = model.nc();
+  c.eval = [&model](const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi, Eigen::MatrixXd& Phi_q,
+                    Eigen::VectorXd& Phi_t) {
+    evalPhi(model, q, t, Phi);
+    evalPhiQ(model, q, t, Phi_q);
+    evalPhiT(model, q, t, Phi_t);
+  };
+  return c;
+}
+
+namespace {
+
+// Natural positions (size nq) of a NODE state x: x itself (all natural coordinates)
+// or assembled from the independent coordinates, starting from the last assembled
+// configuration so that one assembly branch is followed.
+class NaturalPositions {
+ public:
+  NaturalPositions(const Model& model, const std::vector<int>& indices, bool independent,
+                   const Eigen::VectorXd& start, const AeModel* latent = nullptr)
+      : model_(model), indices_(indices), independent_(independent), latent_(latent), q_(start) {
+    assembly_.fixedCoordinates = indices;
+    assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
+  }
+  const Eigen::VectorXd& at(const Eigen::VectorXd& x, double t) {
+    if (latent_) {
+      q_ = latent_->decode(x);
+      return q_;
+    }
+    if (!independent_) {
+      q_ = x;
+      return q_;
+    }
+    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
+    q_ = assemblePositions(model_, q_, t, assembly_).q;
+    return q_;
+  }
+
+ private:
+  const Model& model_;
+  const std::vector<int>& indices_;
+  bool independent_;
+  const AeModel* latent_;
+  Eigen::VectorXd q_;
+  AssemblyOptions assembly_;
+};
+
+// u = f_ext of the load case at the natural positions of the stage's state.
+NodeStateInput forcesAtState(const Model& model, int loadCase, NaturalPositions& positions) {
+  return [&model, loadCase, &positions](double t, const Eigen::VectorXd& x, const Eigen::VectorXd&) {
+    Eigen::VectorXd f;
+    evalExternalForces(model, loadCase, positions.at(x, t), t, f);
+    return f;
+  };
+}
+
+// The input with the parameters μ appended (u, μ); μ alone when there is no input.
+NodeStateInput withParameters(NodeStateInput input, const Eigen::VectorXd& mu) {
+  if (mu.size() == 0) return input;
+  return [input = std::move(input), mu](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+    if (!input) return Eigen::VectorXd(mu);
+    const Eigen::VectorXd u = input(t, q, qd);
+    Eigen::VectorXd all(u.size() + mu.size());
+    all << u, mu;
+    return all;
+  };
+}
+
+// The values of the parameters `names` of a run, in that order.
+Eigen::VectorXd runParameters(const DatasetRun& run, const std::vector<std::string>& names) {
+  Eigen::VectorXd mu(static_cast<Eigen::Index>(names.size()));
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const auto it = run.parameters.find(names[i]);
+    if (it == run.parameters.end())
+      throw InputError("node: run \"" + run.name + "\" has no value of parameter \"" + names[i] +
+                       "\" (every run needs one: train node --parameter " + names[i] + "=V1,V2,...)");
+    mu(static_cast<Eigen::Index>(i)) = it->second;
+  }
+  return mu;
+}
+
+int runLoadCase(const Model& model, const DatasetRun& run) {
+  if (run.loadCase.empty()) return -1;
+  const int lc = model.findLoadCase(run.loadCase);
+  if (lc < 0)
+    throw InputError("node: run \"" + run.name + "\": the model has no load case \"" + run.loadCase + "\"");
+  return lc;
+}
+
+// Latent state of (q, qd): x = f_enc(q), xd = J_enc qd by a central difference along qd.
+void encodeState(const AeModel& ae, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& x,
+                 Eigen::VectorXd& xd) {
+  x = ae.encode(q);
+  const double speed = qd.cwiseAbs().maxCoeff();
+  if (!(speed > 0.0)) {
+    xd = Eigen::VectorXd::Zero(x.size());
+    return;
+  }
+  const double delta = 1e-6 * std::max(1.0, q.cwiseAbs().maxCoeff()) / speed;
+  xd = (ae.encode(q + delta * qd) - ae.encode(q - delta * qd)) / (2.0 * delta);
+}
+
+}  // namespace
+
+std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSettings& settingsIn,
+                                            Monitor& monitor, const Model& model, const AeModel* latent) {
+  NodeSettings s = NodeSettings::fromJson(settingsIn.toJson());
+  if (dataset.runs.empty() || dataset.samples() < 2)
+    throw InputError("node: the dataset needs at least 2 samples");
+  checkDatasetMechanism(dataset, model, "node");
+  auto rom = std::make_unique<NodeModel>();
+  rom->nodeSettings_ = s;
+  rom->qRef_ = model.q0();
+  const DatasetRun& first = dataset.runs.front();
+  std::string choice;
+  if (latent) {
+    if (s.coordinateSet == "all" || s.coordinateSet == "given")
+      throw InputError(
+          "node: latent coordinates of an auto-encoder and " +
+          std::string(s.coordinateSet == "all" ? "all natural coordinates" : "named coordinates") +
+          " exclude each other: give one coordinate set");
+    try {
+      latent->checkMechanism(model);
+    } catch (const InputError& e) {
+      throw InputError(std::string("node: the auto-encoder is not of this mechanism: ") + e.what());
+    }
+    s.coordinateSet = "latent";
+    rom->nodeSettings_ = s;
+    rom->latent_ = std::make_shared<const AeModel>(*latent);
+    for (int i = 0; i < latent->reducedDimension(); ++i) rom->names_.push_back("z" + std::to_string(i + 1));
+    choice = "latent coordinates of the auto-encoder (n_r = " + std::to_string(latent->reducedDimension()) +
+             "), decoded positions projected onto the constraints in runs";
+  } else if (s.coordinateSet == "latent") {
+    throw InputError(
+        "node: coordinates \"latent\" need a trained auto-encoder of the mechanism (train node --latent "
+        "AE.json)");
+  } else if (s.coordinateSet == "all") {
+    for (int i = 0; i < model.nq(); ++i) rom->indices_.push_back(i);
+    choice = "all natural coordinates, as asked";
+  } else if (s.coordinateSet == "auto") {
+    internal::CoordinateChoice c = internal::chooseCoordinates(model, dataset);
+    rom->indices_ = std::move(c.indices);
+    rom->independent_ = c.independent;
+    choice = std::move(c.text);
+  } else {
+    rom->independent_ = true;
+    for (const std::string& name : s.coordinates) {
+      int found = -1;
+      for (int i = 0; i < model.nq(); ++i)
+        if (model.coordinateName(i) == name) found = i;
+      if (found < 0)
+        throw InputError("node: coordinate \"" + name + "\" is not a natural coordinate of the model");
+      if (std::find(rom->indices_.begin(), rom->indices_.end(), found) != rom->indices_.end())
+        throw InputError("node: coordinate \"" + name + "\" is named twice");
+      rom->indices_.push_back(found);
+    }
+    try {
+      (void)independentBasis(model, first.q.col(0), first.t(0), rom->indices_);
+    } catch (const InputError& e) {
+      std::string why = e.what();
+      if (why.rfind("sindy: ", 0) == 0) why.erase(0, 7);  // the shared check names its first user
+      throw InputError(
+          std::string("node: the coordinates are not a set of independent coordinates at the first "
+                      "sample of run \"") +
+          first.name + "\": " + why + " (the mobility analysis suggests: " +
+          internal::coordinateNames(model, suggestIndependentCoordinates(model, first.q.col(0), first.t(0))) +
+          ")");
+    }
+    choice = "independent coordinates as given";
+  }
+  for (int i : rom->indices_) rom->names_.push_back(model.coordinateName(i));
+  const auto n = static_cast<Eigen::Index>(rom->names_.size());
+
+  std::vector<NodeSeries> series;
+  for (const DatasetRun& run : dataset.runs) {
+    NodeSeries sr;
+    sr.name = run.name;
+    sr.names = rom->names_;
+    sr.t = run.t;
+    const Eigen::Index N = run.samples();
+    sr.q.resize(n, N);
+    sr.qd.resize(n, N);
+    if (latent) {
+      Eigen::VectorXd x, xd;
+      for (Eigen::Index k = 0; k < N; ++k) {
+        encodeState(*latent, run.q.col(k), run.qd.col(k), x, xd);
+        sr.q.col(k) = x;
+        sr.qd.col(k) = xd;
+      }
+    }
+    for (Eigen::Index i = 0; i < n && !latent; ++i) {
+      sr.q.row(i) = run.q.row(rom->indices_[static_cast<std::size_t>(i)]);
+      sr.qd.row(i) = run.qd.row(rom->indices_[static_cast<std::size_t>(i)]);
+    }
+    if (s.inputs == "external") {
+      // The loads at the sampled positions; at half steps at the cubic Hermite
+      // interpolant of the samples (torques act through the bodies' orientation).
+      const int lc = runLoadCase(model, run);
+      sr.u.resize(model.nq(), N);
+      sr.uh.resize(model.nq(), std::max<Eigen::Index>(0, N - 1));
+      Eigen::VectorXd f;
+      for (Eigen::Index k = 0; k < N; ++k) {
+        evalExternalForces(model, lc, run.q.col(k), run.t(k), f);
+        sr.u.col(k) = f;
+        if (k + 1 < N) {
+          const double h = run.t(k + 1) - run.t(k);
+          const Eigen::VectorXd qm =
+              0.5 * (run.q.col(k) + run.q.col(k + 1)) + h / 8.0 * (run.qd.col(k) - run.qd.col(k + 1));
+          evalExternalForces(model, lc, qm, run.t(k) + 0.5 * h, f);
+          sr.uh.col(k) = f;
+        }
+      }
+    }
+    if (!s.parameters.empty()) {
+      // μ: constant rows after the loads (if any), at the samples and the half steps.
+      const Eigen::VectorXd mu = runParameters(run, s.parameters);
+      const Eigen::Index mu0 = sr.u.rows(), p = mu.size();
+      sr.u.conservativeResize(mu0 + p, N);
+      sr.uh.conservativeResize(mu0 + p, std::max<Eigen::Index>(0, N - 1));
+      sr.u.bottomRows(p) = mu.replicate(1, N);
+      sr.uh.bottomRows(p) = mu.replicate(1, sr.uh.cols());
+    }
+    series.push_back(std::move(sr));
+  }
+  OJson ranges = OJson::object();
+  for (std::size_t i = 0; i < s.parameters.size(); ++i) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const DatasetRun& run : dataset.runs) {
+      const double v = runParameters(run, s.parameters)(static_cast<Eigen::Index>(i));
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+    // A value shared by every run tells the network nothing, and any other value is a guess.
+    if (lo == hi)
+      throw InputError(
+          "node: parameter \"" + s.parameters[i] + "\" is " + numberText(lo) +
+          " in every training run: it carries no information (vary it between runs, or leave it out)");
+    ranges[s.parameters[i]] = {lo, hi};
+  }
+  const NodeConstraint constraint =
+      rom->independent_ || rom->latent_ ? NodeConstraint{} : modelConstraint(model);
+  NodeTrainingResult r = trainNodeDynamics(series, s, constraint, monitor);
+  // A stop request is a cancel (no model), as for every method; ending early and
+  // keeping the best weights is the monitor's finish request.
+  if (r.history.cancelled) throw Cancelled("training of the neural ODE cancelled");
+  rom->dynamics_ = std::move(r.dynamics);
+  rom->h_ = r.h;
+  rom->z0q_ = series.front().q.col(0);
+  rom->z0qd_ = series.front().qd.col(0);
+
+  rom->stampTraining(dataset, s.toJson());
+  OJson& m = rom->metrics_;
+  m["coordinates"] = rom->names_;
+  m["independent_coordinates"] = rom->independent_;
+  m["coordinate_choice"] = choice;
+  if (!s.parameters.empty()) m["parameter_ranges"] = ranges;
+  if (latent) {
+    // How well the auto-encoder keeps the data on the constraints: max |Φ(f_dec(f_enc(q)))|.
+    double residual = 0.0;
+    Eigen::VectorXd Phi;
+    for (const DatasetRun& run : dataset.runs)
+      for (Eigen::Index k = 0; k < run.samples(); ++k) {
+        evalPhi(model, latent->decode(latent->encode(run.q.col(k))), run.t(k), Phi);
+        if (Phi.size()) residual = std::max(residual, Phi.cwiseAbs().maxCoeff());
+      }
+    m["latent_constraint_residual_max"] = residual;
+  }
+  m["sample_spacing"] = r.h;
+  m["train_starts"] = r.trainSamples;
+  m["validation_starts"] = r.validationSamples;
+  m["epochs_run"] = r.history.trainLoss.size();
+  m["best_epoch"] = r.history.bestEpoch + 1;
+  m["best_loss"] = r.history.bestLoss;
+  m["final_train_loss"] = r.history.trainLoss.empty() ? 0.0 : r.history.trainLoss.back();
+  m["training_seconds"] = r.history.seconds;
+  m["cancelled"] = r.history.cancelled;
+  // Rollout of the first run from its first sample, at the data spacing.
+  try {
+    const RunRollout z = rom->rolloutOfRun(model, first);
+    m["rollout_mse_first_run"] = (z.rollout - z.data).squaredNorm() / static_cast<double>(z.data.size());
+    if (constraint.active()) {
+      m["rollout_max_drift"] = z.drift;
+      m["rollout_max_residual"] = z.residual;
+    }
+  } catch (const SolverError& e) {
+    m["rollout_mse_first_run"] = std::string("diverged: ") + e.what();
+  }
+  return rom;
+}
+
+NodeModel::RunRollout NodeModel::rolloutOfRun(const Model& model, const DatasetRun& run) const {
+  const Eigen::Index N = run.samples(), n = reducedDimension();
+  if (run.q.rows() != qRef_.size())
+    throw InputError("node: run \"" + run.name + "\" has " + std::to_string(run.q.rows()) +
+                     " coordinates, the model's mechanism " + std::to_string(qRef_.size()));
+  if (N < 2) throw InputError("node: run \"" + run.name + "\" needs at least 2 samples for a rollout");
+  RunRollout r;
+  r.data.resize(2 * n, N);
+  if (latent_) {
+    Eigen::VectorXd x, xd;
+    for (Eigen::Index k = 0; k < N; ++k) {
+      encodeState(*latent_, run.q.col(k), run.qd.col(k), x, xd);
+      r.data.col(k) << x, xd;
+    }
+  }
+  for (Eigen::Index i = 0; i < n && !latent_; ++i) {
+    r.data.row(i) = run.q.row(indices_[static_cast<std::size_t>(i)]);
+    r.data.row(n + i) = run.qd.row(indices_[static_cast<std::size_t>(i)]);
+  }
+  // The mean spacing, as training takes it from (uniformly spaced) runs.
+  const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
+  NaturalPositions positions(model, indices_, independent_, run.q.col(0), latent_.get());
+  NodeStateInput input;
+  if (loadInputs() > 0) {
+    const int lc = runLoadCase(model, run);
+    if (inputAtReference_)
+      input = [&model, lc, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
+        Eigen::VectorXd f;
+        evalExternalForces(model, lc, qRef_, t, f);
+        return f;
+      };
+    else
+      input = forcesAtState(model, lc, positions);
+  }
+  input = withParameters(std::move(input), runParameters(run, nodeSettings_.parameters));
+  const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
+  r.rollout =
+      nodeRollout(dynamics_, nodeSettings_.integrator, h, r.data.col(0).head(n), r.data.col(0).tail(n),
+                  run.t(0), static_cast<int>(N) - 1, input, constraint, &r.drift, &r.residual);
+  return r;
+}
+
+void NodeModel::writeMethodJson(OJson& j) const {
+  j["normalisation"] = {{"reference_positions", vectorJson(qRef_)}, {"sample_spacing", h_}};
+  OJson m;
+  m["coordinates"] = names_;
+  m["coordinate_indices"] = indices_;
+  m["independent"] = independent_;
+  m["inputs"] = loadInputs();  // the parameters μ follow them (settings.parameters)
+  m["inputs_at"] = inputAtReference_ ? "reference_positions" : "state";
+  m["initial_q"] = vectorJson(z0q_);
+  m["initial_qd"] = vectorJson(z0qd_);
+  m["network"] = OJson::parse(dynamics_.network().toJson().dump());
+  if (latent_) m["latent"] = latent_->toJson();
+  j["matrices"] = m;
+}
+std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string& source) {
+  auto rom = std::make_unique<NodeModel>();
+  try {
+    rom->nodeSettings_ = NodeSettings::fromJson(j.at("settings"));
+  } catch (const InputError& e) {
+    throw FileError(source + ": " + e.what());
+  }
+  rom->qRef_ = vectorFromJson(j.at("normalisation").at("reference_positions"), -1,
+                              source + ": normalisation.reference_positions");
+  rom->h_ = j.at("normalisation").at("sample_spacing").get<double>();
+  const OJson& m = j.at("matrices");
+  rom->names_ = m.at("coordinates").get<std::vector<std::string>>();
+  rom->indices_ = m.at("coordinate_indices").get<std::vector<int>>();
+  rom->independent_ = m.at("independent").get<bool>();
+  const auto n = static_cast<Eigen::Index>(rom->names_.size());
+  if (m.contains("latent")) {
+    std::unique_ptr<ReducedModel> ae = reducedModelFromJson(m.at("latent"), source + ": matrices.latent");
+    auto* aeModel = dynamic_cast<AeModel*>(ae.get());
+    if (!aeModel) throw FileError(source + ": matrices.latent is a " + ae->method() + " model, expected ae");
+    if (aeModel->reducedDimension() != n || !rom->indices_.empty() || rom->independent_)
+      throw FileError(source + ": matrices.latent has " + std::to_string(aeModel->reducedDimension()) +
+                      " latent coordinates, matrices.coordinates " + std::to_string(n) +
+                      " (and coordinate_indices must be empty, independent false)");
+    ae.release();
+    rom->latent_.reset(aeModel);
+  } else if (n < 1 || rom->indices_.size() != rom->names_.size()) {
+    throw FileError(source +
+                    ": matrices.coordinates and coordinate_indices must have the same, non-zero size");
+  }
+  for (int i : rom->indices_)
+    if (i < 0 || i >= rom->qRef_.size())
+      throw FileError(source + ": matrices.coordinate_indices out of range");
+  const int inputs = m.at("inputs").get<int>();
+  // Files written before the inputs were evaluated at the state have no "inputs_at".
+  const std::string inputsAt = m.value("inputs_at", std::string("reference_positions"));
+  if (inputsAt != "state" && inputsAt != "reference_positions")
+    throw FileError(source + ": matrices.inputs_at must be \"state\" or \"reference_positions\", got \"" +
+                    inputsAt + "\"");
+  rom->inputAtReference_ = inputs > 0 && inputsAt == "reference_positions";
+  nn::Mlp net = nn::Mlp::fromJson(nlohmann::json::parse(m.at("network").dump()));
+  const int p = static_cast<int>(rom->nodeSettings_.parameters.size());
+  if (inputs < 0 || net.inputs() != 2 * n + inputs + p || net.outputs() != n)
+    throw FileError(source + ": matrices.network has " + std::to_string(net.inputs()) + " inputs and " +
+                    std::to_string(net.outputs()) + " outputs, expected " +
+                    std::to_string(2 * n + inputs + p) + " (2 x " + std::to_string(n) + " state, " +
+                    std::to_string(inputs) + " loads, " + std::to_string(p) + " parameters) and " +
+                    std::to_string(n));
+  rom->dynamics_ = NodeDynamics(static_cast<int>(n), inputs + p, {1}, nn::Activation::Tanh, 0);
+  rom->dynamics_.network() = std::move(net);
+  rom->z0q_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
+  rom->z0qd_ = vectorFromJson(m.at("initial_qd"), n, source + ": matrices.initial_qd");
+  return rom;
+}
+
+namespace internal {
+
+// The learnt dynamics advanced by the integrator it was trained with, the constraints
+// projected after every step (redundant coordinates) or on the decoded output (latent ones).
+class NodeStepper final : public ReducedStepper {
+ public:
+  NodeStepper(const NodeModel& rom, const Model& model, NodeConstraint constraint,
+              NodeConstraint outputConstraint, NaturalPositions& outputPositions, NodeStateInput input,
+              Eigen::VectorXd x, Eigen::VectorXd v)
+      : rom_(rom),
+        model_(model),
+        constraint_(std::move(constraint)),
+        outputConstraint_(std::move(outputConstraint)),
+        outputPositions_(outputPositions),
+        input_(std::move(input)),
+        x_(std::move(x)),
+        v_(std::move(v)),
+        q_(rom.qRef_),
+        qd_(model.nq()),
+        qdd_(model.nq()) {}
+
+  void start() override { project(0.0); }
+
+  void advance(long long step, double t, double h) override {
+    const double t0 = static_cast<double>(step - 1) * h;
+    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_);
+    if (!finite()) throw reducedRunDiverged(rom_.method(), step, t);
+    project(t);
+  }
+
+  bool finite() const override { return x_.allFinite() && v_.allFinite(); }
+
+  void fill(Sample& s) override {
+    fullState(s.t);
+    s.q = q_;
+    s.qd = qd_;
+    s.qdd = qdd_;
+    s.potentialEnergy = mechanismPotential(model_, s.q);
+  }
+
+  void finish(RomSimulationSummary& summary) override {
+    if (constraint_.active() || outputConstraint_.active()) {
+      summary.figures.emplace_back("max drift removed by projection", maxDrift_);
+      summary.figures.emplace_back("max constraint residual", maxResidual_);
+    }
+  }
+
+ private:
+  // Natural coordinates, velocities and accelerations of the state (x, v) at t.
+  void fullState(double t) {
+    const int m = rom_.dynamics_.inputs();
+    Eigen::MatrixXd U(m, 1);
+    if (m > 0) U.col(0) = input_(t, x_, v_);
+    const Eigen::VectorXd a = rom_.dynamics_.accelerations(x_, v_, U).col(0);
+    if (rom_.latent_) {
+      Eigen::MatrixXd J;
+      Eigen::VectorXd d2;
+      rom_.latent_->decoderDerivatives(x_, v_, q_, J, d2);
+      qd_ = J * v_;
+      qdd_ = J * a + d2;
+      maxDrift_ = std::max(maxDrift_, projectOntoConstraints(outputConstraint_, t, q_, qd_));
+      Eigen::VectorXd Phi, Phi_t;
+      Eigen::MatrixXd Phi_q;
+      outputConstraint_.eval(q_, t, Phi, Phi_q, Phi_t);
+      if (Phi.size()) maxResidual_ = std::max(maxResidual_, Phi.cwiseAbs().maxCoeff());
+      return;
+    }
+    if (!rom_.independent_) {
+      q_ = x_;
+      qd_ = v_;
+      qdd_ = a;
+      return;
+    }
+    q_ = outputPositions_.at(x_, t);
+    const Eigen::MatrixXd R = independentBasis(model_, q_, t, rom_.indices_);
+    qd_ = R * v_;
+    const Eigen::VectorXd c = velocityAccelerationPart(model_, q_, qd_, t, rom_.indices_);
+    qdd_ = R * a + c;
+  }
+
+  void project(double t) {
+    if (!constraint_.active()) return;
+    maxDrift_ = std::max(maxDrift_, projectOntoConstraints(constraint_, t, x_, v_));
+    Eigen::VectorXd Phi, Phi_t;
+    Eigen::MatrixXd J;
+    constraint_.eval(x_, t, Phi, J, Phi_t);
+    if (Phi.size()) maxResidual_ = std::max(maxResidual_, Phi.cwiseAbs().maxCoeff());
+  }
+
+  const NodeModel& rom_;
+  const Model& model_;
+  NodeConstraint constraint_, outputConstraint_;
+  NaturalPositions& outputPositions_;
+  NodeStateInput input_;
+  Eigen::VectorXd x_, v_, q_, qd_, qdd_;
+  double maxDrift_ = 0.0, maxResidual_ = 0.0;
+};
+
+}  // namespace internal
+
+RomSimulationSummary NodeModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                         Monitor* monitor) const {
+  checkMechanism(model);
+  const Eigen::Index nq = model.nq(), n = reducedDimension();
+  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method(), nodeSettings_.parameters);
+  if (loadInputs() > 0 && loadInputs() != nq)
+    throw InputError("node: the model takes " + std::to_string(loadInputs()) + " load inputs, expected " +
+                     std::to_string(nq));
+  // On the state (redundant natural coordinates) or on the decoded output (latent ones).
+  const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
+  const NodeConstraint outputConstraint = latent_ ? modelConstraint(model) : NodeConstraint{};
+
+  Eigen::VectorXd x = z0q_, v = z0qd_;
+  if (latent_ && (o.q0.size() || o.qd0.size())) {
+    Eigen::VectorXd xq, xqd;
+    encodeState(*latent_, o.q0.size() ? o.q0 : latent_->decode(z0q_),
+                o.qd0.size() ? o.qd0 : Eigen::VectorXd::Zero(nq), xq, xqd);
+    if (o.q0.size()) x = xq;
+    if (o.qd0.size()) v = xqd;
+  }
+  for (Eigen::Index i = 0; i < n && !latent_; ++i) {
+    const int c = indices_[static_cast<std::size_t>(i)];
+    x(i) = o.q0.size() ? o.q0(c) : z0q_(i);
+    v(i) = o.qd0.size() ? o.qd0(c) : z0qd_(i);
+  }
+  // One assembly branch for the stages' inputs, one for the output samples.
+  const Eigen::VectorXd start = o.q0.size() ? o.q0 : qRef_;
+  NaturalPositions stagePositions(model, indices_, independent_, start, latent_.get()),
+      outputPositions(model, indices_, independent_, start, latent_.get());
+  NodeStateInput input;
+  if (loadInputs() > 0) {
+    if (inputAtReference_)
+      input = [&model, &o, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
+        Eigen::VectorXd f;
+        evalExternalForces(model, o.loadCase, qRef_, t, f);
+        return f;
+      };
+    else
+      input = forcesAtState(model, o.loadCase, stagePositions);
+  }
+  input = withParameters(std::move(input), plan.parameters);
+  internal::NodeStepper stepper(*this, model, constraint, outputConstraint, outputPositions, std::move(input),
+                                std::move(x), std::move(v));
+  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+}
+
+MethodInfo nodeMethod() {
+  using OJsonR = nlohmann::ordered_json;
+  MethodInfo m;
+  m.name = "node";
+  m.displayName = "neural ODE";
+  m.authors = "Wang, Wang, Unjhawala, Wu, Negrut (MBD-NODE)";
+  m.shortName = "neural ODE";
+  m.summary =
+      "A neural ODE q'' = f(q, q', u) of chosen coordinates, with the constraints projected during runs.";
+  m.group = 1;
+  m.needsMechanism = true;
+  m.canStopEarly = false;
+  m.smokeSettings = OJsonR{{"hidden", {8}}, {"epochs", 5}, {"batch_size", 16}};
+  m.keyFigure = [](const OJsonR& metrics) {
+    const double mse = metricNumber(metrics, "rollout_mse_first_run");
+    return mse >= 0.0 ? formatText("rollout MSE %.3g (first run)", mse) : std::string();
+  };
+  m.settingsSchema = {
+      SettingSpec{"coordinates", "Coordinates", SettingKind::NameList,
+                  "Independent natural coordinates (e.g. P.x), the others follow by assembly; empty or "
+                  "\"auto\": chosen from the mobility analysis along the data; \"all\": every natural "
+                  "coordinate, with the constraints penalised in training and projected after every step"}
+          .placeholder("P.x,...|auto|all"),
+      {"inputs",
+       "Inputs u(t)",
+       SettingKind::Choice,
+       "none, or external: the external forces of the runs' load case at the current state and time",
+       {"none", "external"}},
+      SettingSpec{"hidden", "Hidden widths", SettingKind::IntegerList,
+                  "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"}
+          .placeholder("W1,W2,...")
+          .range(1, 4096),
+      {"activation",
+       "Activation",
+       SettingKind::Choice,
+       "Hidden-layer activation",
+       {"tanh", "softplus", "silu", "sigmoid"}},
+      {"integrator",
+       "Integrator",
+       SettingKind::Choice,
+       "One-step map in training and in runs",
+       {"rk4", "euler", "symplectic_euler"}},
+      SettingSpec{"epochs", "Epochs", SettingKind::Integer, "Passes over the training pairs"}.range(1, 1e8),
+      SettingSpec{"batch_size", "Batch size", SettingKind::Integer, "State pairs per mini-batch"}.range(1,
+                                                                                                        1e6),
+      {"learning_rate", "Learning rate", SettingKind::Number, "Initial Adam step size"},
+      {"decay", "Decay per epoch", SettingKind::Number, "Learning-rate factor per epoch (exponential decay)"},
+      {"min_learning_rate", "Minimum learning rate", SettingKind::Number,
+       "Lower bound of the decayed learning rate"},
+      {"validation_fraction", "Validation fraction", SettingKind::Number,
+       "Share of the pairs held out for a validation loss"},
+      SettingSpec{"patience", "Patience", SettingKind::Integer,
+                  "Epochs without validation improvement before stopping; 0: never"}
+          .range(0, 1e8),
+      SettingSpec{"rollout_steps", "Rollout steps", SettingKind::Integer,
+                  "Steps of the multi-step loss (1: one-step loss)"}
+          .range(1, 1e4),
+      {"constraint_weight", "Constraint weight", SettingKind::Number,
+       "Weight of the constraint penalty (redundant coordinates)"},
+      {"gradient_clip", "Gradient clip", SettingKind::Number, "Largest gradient norm; 0: no clipping"},
+      SettingSpec{"seed", "Seed", SettingKind::Integer, "Seed of the weights, the split and the shuffling"}
+          .range(0, 2e9),
+  };
+  m.checkSettings = [](const OJsonR& settings) { return NodeSettings::fromJson(settings).toJson(); };
+  m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
+               const Model* model) -> std::unique_ptr<ReducedModel> {
+    const NodeSettings s = NodeSettings::fromJson(settings);
+    if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
+    return NodeModel::train(dataset, s, monitor, *model);
+  };
+  m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
+    return NodeModel::fromJson(file, source);
+  };
+  using Role = InputSpec::Role;
+  m.inputs = {
+      {"--load-case", "NAME[,NAME...]",
+       "Load case of the runs, one for all or one per run in the order of --data: with --inputs external, "
+       "u = its external forces at the current state [gravity only]",
+       Role::LoadCases},
+      {"--latent", "AE.json",
+       "State = latent coordinates of a trained ae model of the mechanism (instead of --coordinates); runs "
+       "decode and project onto the constraints",
+       Role::File},
+      {"--parameter", "NAME=V1,V2,...",
+       "A parameter mu of the runs (e.g. a load level), one value per run in the order of --data, varying "
+       "between them (repeat the option for more parameters; NAME of letters, digits, '_', '.', '-'): an "
+       "input of f, constant along a run, given to rom-simulate with --parameter",
+       Role::Parameters},
+  };
+  m.trainRequest = [](TrainingRequest& request, Monitor& monitor) {
+    if (!request.model)
+      throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
+    // --latent: the state is the latent coordinates of a trained auto-encoder.
+    std::unique_ptr<ReducedModel> latent;
+    if (const auto it = request.inputs.find("--latent"); it != request.inputs.end()) {
+      const std::string& path = it->second.at(0);
+      latent = loadReducedModel(path);
+      if (!dynamic_cast<const AeModel*>(latent.get()))
+        throw InputError("--latent: " + path + " is a " + latent->method() +
+                         " model, expected an auto-encoder (ae)");
+    }
+    TrainingOutcome outcome;
+    outcome.model = NodeModel::train(request.dataset, NodeSettings::fromJson(request.settings), monitor,
+                                     *request.model, dynamic_cast<const AeModel*>(latent.get()));
+    return outcome;
+  };
+  m.trainedReport = [](const ReducedModel& rom) {
+    std::string text;
+    if (rom.metrics().contains("coordinate_choice") && rom.metrics().contains("coordinates")) {
+      std::string names;
+      for (const auto& name : rom.metrics().at("coordinates"))
+        names += (names.empty() ? "" : ", ") + name.get<std::string>();
+      text = "coordinates " + names + " (" + rom.metrics().at("coordinate_choice").get<std::string>() + ")\n";
+    }
+    return text + trainedMetricsText(rom);
+  };
+  return m;
+}
+
+}  // namespace mbdrom
