@@ -14,6 +14,7 @@
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
 #include "engine/model/model.h"
+#include "engine/rom/method_details.h"
 #include "engine/rom/reduced_model.h"
 
 #include <nlohmann/json.hpp>
@@ -64,6 +65,18 @@ struct MethodInfo {
   /// ("energy captured 99.981 %"), from its metrics; empty: none (the front end
   /// then shows the reconstruction error when there is one).
   std::function<std::string(const nlohmann::ordered_json& metrics)> keyFigure;
+  /// What to show about a trained model of this method beyond its settings and
+  /// metrics (singular values, a coefficient table, ...), from the model alone;
+  /// empty: nothing (the front ends show settings, metrics and keyFigure).
+  std::function<std::vector<DetailsSection>(const ReducedModel& rom)> details;
+  /// What to show for one run of the model's mechanism (checked by the caller):
+  /// the model's motion, coordinates or prediction against that run. Its sections
+  /// replace those of details() with the same title. May take seconds (the
+  /// monitor, possibly null, can stop it); throws Error when the run does not fit.
+  /// Empty: the method shows nothing per run (and the front end asks for no run).
+  std::function<std::vector<DetailsSection>(const ReducedModel& rom, const Model& model,
+                                            const DatasetRun& run, Monitor* monitor)>
+      runDetails;
   /// Every setting, in the order a dialog shows them.
   std::vector<SettingSpec> settingsSchema;
   /// Checks settings (JSON object) and returns them complete, defaults filled in,
