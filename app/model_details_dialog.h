@@ -1,17 +1,20 @@
 #pragma once
-// A trained model's details: its settings and metrics (Summary) and the views
-// of its method — auto-encoder latent coordinates, local PCA clusters and
-// singular values, the SINDy coefficient table and κ Pareto front, the neural
-// ODE's rollout against data, POD singular values. Views that need a run are
-// computed for the reference run picked in the dialog (runs of the model's
-// mechanism only) on a worker thread; the dialog holds copies, so the project
-// may change while it is open.
+// A trained model's details: its method, key figure, settings and metrics
+// (Summary), then one tab per section its method describes (MethodInfo::details
+// in the method registry: POD singular values, the SINDy coefficient table and
+// κ Pareto front, ...), drawn by makeDetailsPage without naming the method.
+// Sections for a run (MethodInfo::runDetails: auto-encoder latent coordinates,
+// local PCA clusters and switches, the neural ODE's rollout) are computed for
+// the reference run picked in the dialog (runs of the model's mechanism only)
+// on a worker thread and replace the model's section of the same title; the
+// dialog holds copies, so the project may change while it is open.
 
 #include "app/method_views.h"
 #include "app/project_document.h"
 
 #include <QDialog>
 #include <QFutureWatcher>
+#include <QMap>
 
 #include <memory>
 #include <vector>
@@ -19,7 +22,6 @@
 class QComboBox;
 class QLabel;
 class QTabWidget;
-class QTableWidget;
 
 namespace mbdrom::widgets {
 class PlotView;
@@ -43,26 +45,21 @@ class ModelDetailsDialog : public QDialog {
   int selectedRun() const;
   /// True while the views of a run are being computed.
   bool busy() const;
-  /// The views last computed (for the selected run once busy() is false).
-  const MethodRunViews& runViews() const { return views_; }
+  /// The run's sections last computed (for the selected run once busy() is false).
+  const RunDetails& runDetails() const { return details_; }
   /// Every plot of the dialog.
   std::vector<widgets::PlotView*> plots() const;
 
  signals:
-  /// The run views were computed and drawn.
+  /// The run's sections were computed and drawn.
   void runViewsReady();
 
  private:
-  void buildSummary(const ModelEntry& entry);
-  void buildAe();
-  void buildPca();
-  void buildSindy();
-  void buildNode();
-  void buildPod();
+  void buildSummary(const ProjectDocument& doc, int modelIndex);
+  /// Adds the tab of `section`, or replaces the tab of the same title.
+  void showSection(const DetailsSection& section);
   void startComputation();
-  void showRunViews();
-  void plotAeMeasure();
-  void plotNode();
+  void showRunDetails();
 
   std::shared_ptr<const ReducedModel> rom_;
   std::vector<RunEntry> runs_;   // copies, same order as runIndices_
@@ -70,14 +67,12 @@ class ModelDetailsDialog : public QDialog {
   QTabWidget* tabs_ = nullptr;
   QComboBox* runBox_ = nullptr;
   QLabel* status_ = nullptr;
-  QComboBox* aeMeasure_ = nullptr;
-  QComboBox* nodeCoordinate_ = nullptr;
-  QLabel* methodInfo_ = nullptr;
-  QFutureWatcher<MethodRunViews> watcher_;
+  QMap<QString, QString> picks_;  // the choice picked per picker, kept from run to run
+  QFutureWatcher<RunDetails> watcher_;
   std::shared_ptr<Monitor> monitor_;  // of the computation running, to stop it
   bool pending_ = false;              // another run was picked while computing
   QString runNote_;                   // why some runs are not offered
-  MethodRunViews views_;
+  RunDetails details_;
 };
 
 }  // namespace mbdrom::app

@@ -379,8 +379,8 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
   out << "created      " << rom->created() << "\n";
   out << "n_r          " << rom->reducedDimension() << "\n";
   out << "settings     " << rom->settings().dump() << "\n";
-  if (const MethodInfo* method = MethodRegistry::global().find(rom->method()); method && method->details)
-    out << method->details(*rom);
+  if (const MethodInfo* method = MethodRegistry::global().find(rom->method()); method && method->infoText)
+    out << method->infoText(*rom);
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items())
     out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";

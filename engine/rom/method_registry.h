@@ -7,13 +7,14 @@
 ///
 /// Registration is an explicit list (registerBuiltinMethods): the engine is a
 /// static library, and a self-registering static initialiser in an object file
-/// nothing refers to would be dropped by the linker. A new method is a new file
-/// pair that defines its MethodInfo plus one line in builtin_methods.cpp (see
+/// nothing refers to would be dropped by the linker. A new method is a new folder
+/// engine/rom/<method>/ that defines its MethodInfo plus one line in builtin_methods.cpp (see
 /// CONTRIBUTING.md); tests may add their own methods to the global registry.
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
 #include "engine/model/model.h"
+#include "engine/rom/method_details.h"
 #include "engine/rom/reduced_model.h"
 
 #include <nlohmann/json.hpp>
@@ -151,6 +152,18 @@ struct MethodInfo {
   /// ("energy captured 99.981 %"), from its metrics; empty: none (the front end
   /// then shows the reconstruction error when there is one).
   std::function<std::string(const nlohmann::ordered_json& metrics)> keyFigure;
+  /// What to show about a trained model of this method beyond its settings and
+  /// metrics (singular values, a coefficient table, ...), from the model alone;
+  /// empty: nothing (the front ends show settings, metrics and keyFigure).
+  std::function<std::vector<DetailsSection>(const ReducedModel& rom)> details;
+  /// What to show for one run of the model's mechanism (checked by the caller):
+  /// the model's motion, coordinates or prediction against that run. Its sections
+  /// replace those of details() with the same title. May take seconds (the
+  /// monitor, possibly null, can stop it); throws Error when the run does not fit.
+  /// Empty: the method shows nothing per run (and the front end asks for no run).
+  std::function<std::vector<DetailsSection>(const ReducedModel& rom, const Model& model,
+                                            const DatasetRun& run, Monitor* monitor)>
+      runDetails;
   /// Every setting, in the order a dialog shows them.
   std::vector<SettingSpec> settingsSchema;
   /// Checks settings (JSON object) and returns them complete, defaults filled in,
@@ -182,7 +195,7 @@ struct MethodInfo {
   std::function<std::string(const ReducedModel& model)> trainedReport;
   /// The method's own lines of a model description (mbdrom-cli rom-info): matrices,
   /// networks, clusters, coefficients; each line ends in a newline. Null: none.
-  std::function<std::string(const ReducedModel& model)> details;
+  std::function<std::string(const ReducedModel& model)> infoText;
 };
 
 /// printf-style text for figures and messages.

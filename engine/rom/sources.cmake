@@ -3,6 +3,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/reduced_model.cpp
   rom/reduced_run.cpp
   rom/method_registry.cpp
+  rom/method_details.cpp
   rom/builtin_methods.cpp
   rom/compare.cpp
   rom/model_comparison.cpp

@@ -139,6 +139,15 @@ void checkExports(PlotView& plot, const QString& base) {
   CHECK(static_cast<std::size_t>(lines.size()) == longest + 1);
 }
 
+// With MBDROM_SCREENSHOT_DIR set: the dialog as people see it, for a look and the docs.
+void screenshot(QWidget& dialog, const QString& name) {
+  const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR");
+  if (shots.isEmpty()) return;
+  dialog.resize(1180, 740);
+  waitFor([] { return false; }, 300);
+  CHECK(dialog.grab().save(shots + "/" + name));
+}
+
 }  // namespace
 
 TEST_CASE("plot view: scatter and line curves, log axis, context menu, and CSV/SVG/PNG export",
@@ -288,8 +297,10 @@ TEST_CASE(
   waitForViews(dialog);
   CHECK(dialog.findChild<QLabel*>("detailsStatus")->text().contains("1 run(s) of other mechanisms"));
   CHECK(dialog.selectedRun() == run);
-  const auto& views = dialog.runViews();
-  REQUIRE(views.error.empty());
+  REQUIRE(dialog.runDetails().error.empty());
+  // What the dialog draws is the engine's view of the run (deterministic, computed again here).
+  const mbdrom::PcaRunView view =
+      mbdrom::pcaRunView(pca, *doc.model(), doc.makeTrainingDataset({run}).runs.front(), nullptr);
   const auto& samples = *doc.runs()[static_cast<std::size_t>(run)].samples;
   const std::size_t N = samples.size();
 
@@ -310,7 +321,7 @@ TEST_CASE(
     std::size_t j = 0;
     for (std::size_t k = 0; k < N && j < c.x.size(); ++k) {
       if (pca.nearestCluster(samples[k].q) != cluster) continue;
-      const Eigen::Vector2d p = views.pca.project(pca.scale(), samples[k].q);
+      const Eigen::Vector2d p = view.project(pca.scale(), samples[k].q);
       CHECK(c.x[j] == Approx(p(0)).margin(1e-12));
       CHECK(c.y[j] == Approx(p(1)).margin(1e-12));
       ++j;
@@ -320,15 +331,15 @@ TEST_CASE(
   CHECK(shownCounts == engineCounts);
   CHECK(shownCounts.size() > 1);
   // The plane is the run's own: the first two principal directions, orthonormal.
-  CHECK((views.pca.axes.transpose() * views.pca.axes - Eigen::Matrix2d::Identity()).norm() < 1e-12);
-  CHECK(views.pca.explained(0) >= views.pca.explained(1));
-  CHECK(views.pca.explained.sum() <= 1.0 + 1e-12);
+  CHECK((view.axes.transpose() * view.axes - Eigen::Matrix2d::Identity()).norm() < 1e-12);
+  CHECK(view.explained(0) >= view.explained(1));
+  CHECK(view.explained.sum() <= 1.0 + 1e-12);
 
   // The model's own run: the same as simulating it independently with the same options.
   mbdrom::RunOptions o;
   o.loadCase = doc.model()->findLoadCase("train");
   o.tEnd = samples.back().t;
-  o.integrator.dt = views.pca.pathDt;
+  o.integrator.dt = view.pathDt;
   o.outputDt = 0.01;
   o.q0 = samples.front().q;
   o.qd0 = samples.front().qd;
@@ -344,7 +355,7 @@ TEST_CASE(
   REQUIRE(path);
   REQUIRE(switches);
   REQUIRE(path->x.size() == recorder.samples().size());
-  const Eigen::Vector2d last = views.pca.project(pca.scale(), recorder.samples().back().q);
+  const Eigen::Vector2d last = view.project(pca.scale(), recorder.samples().back().q);
   CHECK(path->x.back() == Approx(last(0)).margin(1e-12));
   CHECK(path->y.back() == Approx(last(1)).margin(1e-12));
   CHECK(switches->x.size() == log.switches.size());
@@ -368,9 +379,12 @@ TEST_CASE(
   // (Whether it is still busy here depends on the machine's load: the first pick may have
   // finished already. What matters is that the last pick is the one shown.)
   waitForViews(dialog);
-  CHECK(dialog.runViews().runName == doc.runs()[static_cast<std::size_t>(shorter)].record.name);
-  CHECK(dialog.runViews().pca.sampleCluster.size() ==
-        doc.runs()[static_cast<std::size_t>(shorter)].samples->size());
+  CHECK(dialog.runDetails().runName == doc.runs()[static_cast<std::size_t>(shorter)].record.name);
+  CHECK(dialog.runDetails().samples == doc.runs()[static_cast<std::size_t>(shorter)].samples->size());
+  std::size_t shown = 0;
+  for (const auto& c : dialog.findChild<PlotView*>("pcaScatter")->curves())
+    if (c.name.startsWith("cluster ")) shown += c.x.size();
+  CHECK(shown == doc.runs()[static_cast<std::size_t>(shorter)].samples->size());
   CHECK_FALSE(dialog.selectRun(1));  // the Duffing run
   REQUIRE(dialog.selectRun(run));
   waitForViews(dialog);
@@ -394,7 +408,7 @@ TEST_CASE("the auto-encoder view encodes the run as the model does and plots it 
   ModelDetailsDialog dialog(doc, 0);
   dialog.show();
   waitForViews(dialog);
-  REQUIRE(dialog.runViews().error.empty());
+  REQUIRE(dialog.runDetails().error.empty());
   const auto& samples = *doc.runs()[static_cast<std::size_t>(run)].samples;
 
   auto* latent = dialog.findChild<PlotView*>("aeLatentTime");
@@ -426,6 +440,7 @@ TEST_CASE("the auto-encoder view encodes the run as the model does and plots it 
     CHECK(c.y[k] == latent->curves().front().y[k]);
   }
   checkExports(*against, "ae_latent_measure");
+  screenshot(dialog, "ae_details.png");
 }
 
 TEST_CASE(
@@ -447,21 +462,23 @@ TEST_CASE(
   ModelDetailsDialog dialog(doc, 0);
   dialog.show();
   waitForViews(dialog);
-  const auto& v = dialog.runViews();
+  REQUIRE(dialog.runDetails().error.empty());
+  // What the dialog draws is the engine's rollout of the run (deterministic, computed again here).
+  const mbdrom::NodeRunView v =
+      mbdrom::nodeRunView(node, *doc.model(), doc.makeTrainingDataset({run}).runs.front());
   REQUIRE(v.error.empty());
-  REQUIRE(v.node.error.empty());
   // The training run's rollout is what training measured as rollout_mse_first_run.
-  CHECK(v.node.mse == Approx(rom->metrics().at("rollout_mse_first_run").get<double>()).epsilon(1e-12));
+  CHECK(v.mse == Approx(rom->metrics().at("rollout_mse_first_run").get<double>()).epsilon(1e-12));
   const auto& samples = *doc.runs()[static_cast<std::size_t>(run)].samples;
-  REQUIRE(v.node.rollout.cols() == static_cast<Eigen::Index>(samples.size()));
-  const Eigen::Index n = v.node.rollout.rows() / 2;
+  REQUIRE(v.rollout.cols() == static_cast<Eigen::Index>(samples.size()));
+  const Eigen::Index n = v.rollout.rows() / 2;
   REQUIRE(n == 1);
   const int px = node.coordinateIndices().front();
   double sq = 0.0;
   for (std::size_t k = 0; k < samples.size(); ++k)
-    sq += std::pow(v.node.rollout(0, static_cast<Eigen::Index>(k)) - samples[k].q(px), 2);
-  CHECK(v.node.mseQ == Approx(sq / static_cast<double>(samples.size())).epsilon(1e-12));
-  CHECK(v.node.mse > 0.0);
+    sq += std::pow(v.rollout(0, static_cast<Eigen::Index>(k)) - samples[k].q(px), 2);
+  CHECK(v.mseQ == Approx(sq / static_cast<double>(samples.size())).epsilon(1e-12));
+  CHECK(v.mse > 0.0);
   // The reduced model run as the compare view runs it gives the same motion.
   mbdrom::RunOptions o;
   o.loadCase = doc.model()->findLoadCase("train");
@@ -475,8 +492,8 @@ TEST_CASE(
   REQUIRE(recorder.samples().size() == samples.size());
   double worst = 0.0;
   for (std::size_t k = 0; k < samples.size(); ++k)
-    worst = std::max(worst,
-                     std::abs(recorder.samples()[k].q(px) - v.node.rollout(0, static_cast<Eigen::Index>(k))));
+    worst =
+        std::max(worst, std::abs(recorder.samples()[k].q(px) - v.rollout(0, static_cast<Eigen::Index>(k))));
   CHECK(worst < 1e-9);
 
   auto* plot = dialog.findChild<PlotView*>("nodeRollout");
@@ -487,10 +504,11 @@ TEST_CASE(
   CHECK(plot->curves()[1].lineStyle == Qt::DashLine);
   for (std::size_t k = 0; k < samples.size(); ++k) {
     CHECK(plot->curves()[0].y[k] == samples[k].q(px));
-    CHECK(plot->curves()[1].y[k] == v.node.rollout(0, static_cast<Eigen::Index>(k)));
+    CHECK(plot->curves()[1].y[k] == v.rollout(0, static_cast<Eigen::Index>(k)));
   }
-  CHECK(dialog.findChild<QLabel*>("nodeInfo")->text().contains(QString::number(v.node.mse, 'g', 4)));
+  CHECK(dialog.findChild<QLabel*>("nodeInfo")->text().contains(QString::number(v.mse, 'g', 4)));
   checkExports(*plot, "node_rollout");
+  screenshot(dialog, "node_details.png");
 }
 
 TEST_CASE(
@@ -519,6 +537,10 @@ TEST_CASE(
   CHECK(
       dialog->findChild<QLabel*>("podInfo")->text().contains(QString::number(100.0 * energy, 'g', 3) + " %"));
   checkExports(*plot, "pod_singular_values");
+  screenshot(*dialog, "pod_details.png");
+  dialog->tabs()->setCurrentIndex(0);
+  CHECK(dialog->findChild<QLabel*>("detailsHeadline")->text().contains("energy captured"));
+  screenshot(*dialog, "pod_summary.png");
   dialog->close();
 }
 
@@ -537,16 +559,15 @@ TEST_CASE(
       doc.model().get());
   const mbdrom::Dataset runs = doc.makeTrainingDataset({train, free});
   // A training run: its value comes from the model's record of the training.
-  const mbdrom::app::MethodRunViews trained =
-      mbdrom::app::computeMethodRunViews(*rom, *doc.model(), runs.runs[1], nullptr);
-  CHECK(trained.node.error.empty());
-  CHECK(std::isfinite(trained.node.mse));
+  const auto& node = static_cast<const mbdrom::NodeModel&>(*rom);
+  const mbdrom::NodeRunView trained = mbdrom::nodeRunView(node, *doc.model(), runs.runs[1]);
+  CHECK(trained.error.empty());
+  CHECK(std::isfinite(trained.mse));
   // Another run: no value, and the view says why instead of a training hint.
   mbdrom::DatasetRun other = runs.runs[1];
   other.name = "elsewhere";
-  const mbdrom::app::MethodRunViews unknown =
-      mbdrom::app::computeMethodRunViews(*rom, *doc.model(), other, nullptr);
-  CHECK(unknown.node.error.find(
-            "takes parameters (drive) and run \"elsewhere\" is not one of its training runs") !=
-        std::string::npos);
+  const mbdrom::NodeRunView unknown = mbdrom::nodeRunView(node, *doc.model(), other);
+  CHECK(
+      unknown.error.find("takes parameters (drive) and run \"elsewhere\" is not one of its training runs") !=
+      std::string::npos);
 }

@@ -20,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <optional>
 #include <sstream>
 
@@ -1090,6 +1091,97 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RunOptions& o, 
   return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
+AeRunView aeRunView(const AeModel& ae, const Model& model, const DatasetRun& run) {
+  AeRunView v;
+  const Eigen::Index N = run.samples();
+  // encode() takes natural coordinates: the normalisation (q - mu) ./ s is the encoder's input layer.
+  v.latent.resize(ae.reducedDimension(), N);
+  for (Eigen::Index k = 0; k < N; ++k) v.latent.col(k) = ae.encode(run.q.col(k));
+  const MeasureSet measures(model);
+  v.measures.resize(measures.size(), N);
+  for (int i = 0; i < measures.size(); ++i) {
+    v.measureNames.push_back(measures.name(i));
+    v.measureUnits.push_back(measures.unit(i));
+  }
+  Eigen::VectorXd m;
+  for (Eigen::Index k = 0; k < N; ++k) {
+    measures.eval(run.q.col(k), m);
+    v.measures.col(k) = m;
+  }
+  // Angles come in (-pi, pi]: unwrap the history so a full turn does not jump.
+  for (int i = 0; i < measures.size(); ++i) {
+    if (std::string(measures.unit(i)) != "rad") continue;
+    for (Eigen::Index k = 1; k < N; ++k) {
+      const double d = v.measures(i, k) - v.measures(i, k - 1);
+      v.measures(i, k) -= 2.0 * std::numbers::pi * std::round(d / (2.0 * std::numbers::pi));
+    }
+  }
+  return v;
+}
+
+namespace {
+
+std::vector<double> latentRow(const Eigen::MatrixXd& m, Eigen::Index r, double factor = 1.0) {
+  std::vector<double> v(static_cast<std::size_t>(m.cols()));
+  for (Eigen::Index k = 0; k < m.cols(); ++k) v[static_cast<std::size_t>(k)] = factor * m(r, k);
+  return v;
+}
+
+// The latent coordinates' range over the training data and what the encoder takes.
+std::vector<DetailsItem> aeModelItems(const AeModel& ae) {
+  DetailsTable ranges;
+  ranges.columns = {"min over the training data [-]", "max [-]"};
+  for (Eigen::Index i = 0; i < ae.latentMin().size() && i < ae.latentMax().size(); ++i) {
+    ranges.rows.push_back(formatText("x_r%d", static_cast<int>(i + 1)));
+    ranges.cells.push_back({{ae.latentMin()(i), {}}, {ae.latentMax()(i), {}}});
+  }
+  return {detailsTable("aeLatentRanges", "Latent coordinates x_r = f_enc(q)", std::move(ranges)),
+          detailsNote("aeInfo", formatText("%d latent coordinates; the encoder normalises q itself "
+                                           "((q \u2212 \u03bc) ./ s as in training).",
+                                           ae.reducedDimension()))};
+}
+
+std::vector<DetailsSection> aeRunDetails(const AeModel& ae, const Model& model, const DatasetRun& run) {
+  const AeRunView v = aeRunView(ae, model, run);
+  const std::vector<double> t(run.t.data(), run.t.data() + run.t.size());
+  DetailsPlot time{"Latent coordinates x_r = f_enc(q) over run \"" + run.name + "\"",
+                   "time [s]",
+                   "x_r [-]",
+                   false,
+                   true,
+                   {}};
+  for (Eigen::Index i = 0; i < v.latent.rows(); ++i)
+    time.series.push_back({formatText("x_r%d", static_cast<int>(i + 1)), t, latentRow(v.latent, i)});
+  // Against each measure, in degrees or millimetres as the run plots show them.
+  std::vector<std::string> choices;
+  std::vector<DetailsPlot> against;
+  for (std::size_t m = 0; m < v.measureNames.size(); ++m) {
+    const bool angle = v.measureUnits[m] == "rad";
+    const std::string label = v.measureNames[m] + (angle ? " [deg]" : " [mm]");
+    const std::vector<double> x =
+        latentRow(v.measures, static_cast<Eigen::Index>(m), angle ? 180.0 / std::numbers::pi : 1000.0);
+    DetailsPlot p{"Latent coordinates against " + v.measureNames[m], label, "x_r [-]", false, true, {}};
+    for (Eigen::Index i = 0; i < v.latent.rows(); ++i) {
+      DetailsSeries c{formatText("x_r%d", static_cast<int>(i + 1)), x, latentRow(v.latent, i)};
+      c.markers = true;
+      c.markerSize = 6.0;
+      p.series.push_back(std::move(c));
+    }
+    choices.push_back(label);
+    against.push_back(std::move(p));
+  }
+  DetailsItem measure = detailsPlotChoice("aeLatentMeasure", "aeMeasureBox",
+                                          "Against measure:", std::move(choices), std::move(against));
+  if (measure.plots.empty())
+    measure.plots.push_back(
+        {"The mechanism has no measures (add them in the model file)", {}, {}, false, true, {}});
+  std::vector<DetailsItem> items{detailsPlot("aeLatentTime", std::move(time)), std::move(measure)};
+  for (DetailsItem& item : aeModelItems(ae)) items.push_back(std::move(item));
+  return {{"Auto-encoder", std::move(items)}};
+}
+
+}  // namespace
+
 MethodInfo aeMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -1169,7 +1261,7 @@ MethodInfo aeMethod() {
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return AeModel::fromJson(file, source);
   };
-  m.details = [](const ReducedModel& rom) {
+  m.infoText = [](const ReducedModel& rom) {
     const auto& ae = dynamic_cast<const AeModel&>(rom);
     auto layers = [](const nn::Mlp& net) {
       std::string text = std::to_string(net.inputs());
@@ -1188,6 +1280,12 @@ MethodInfo aeMethod() {
         << ae.latentMax().transpose().format(fmt) << "\n";
     out << "integrator   " << ae.aeSettings().integrator << "\n";
     return out.str();
+  };
+  m.details = [](const ReducedModel& rom) {
+    return std::vector<DetailsSection>{{"Auto-encoder", aeModelItems(static_cast<const AeModel&>(rom))}};
+  };
+  m.runDetails = [](const ReducedModel& rom, const Model& model, const DatasetRun& run, Monitor*) {
+    return aeRunDetails(static_cast<const AeModel&>(rom), model, run);
   };
   return m;
 }

@@ -169,6 +169,18 @@ class AeModel : public ReducedModel {
   Eigen::VectorXd xr0_, xdr0_, latentMin_, latentMax_;
 };
 
+/// A run of the model's mechanism through the encoder: its latent coordinates
+/// x_r = f_enc(q) and the mechanism's measures.
+struct AeRunView {
+  Eigen::MatrixXd latent;                 ///< nr x N [-]
+  std::vector<std::string> measureNames;  ///< size m
+  std::vector<std::string> measureUnits;  ///< "rad" or "m", size m
+  Eigen::MatrixXd measures;               ///< m x N [rad (unwrapped) or m]
+};
+
+/// The view of `run` (a run of `model`, the mechanism `ae` was trained for).
+AeRunView aeRunView(const AeModel& ae, const Model& model, const DatasetRun& run);
+
 /// The registry's entry of this method (engine/rom/method_registry.h).
 struct MethodInfo;
 MethodInfo aeMethod();

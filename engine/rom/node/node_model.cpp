@@ -583,6 +583,103 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RunOptions& o
   return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
+NodeRunView nodeRunView(const NodeModel& node, const Model& model, const DatasetRun& runIn) {
+  NodeRunView v;
+  const Eigen::Index N = runIn.samples();
+  const std::vector<int>& indices = node.coordinateIndices();
+  const auto n = static_cast<Eigen::Index>(node.reducedDimension());
+  v.names = node.coordinateNames();
+  // Latent coordinates come from the rollout below (the encoder); natural ones from the run.
+  v.data.setConstant(2 * n, N, std::numeric_limits<double>::quiet_NaN());
+  for (Eigen::Index i = 0; i < n && !node.latentModel(); ++i) {
+    v.data.row(i) = runIn.q.row(indices[static_cast<std::size_t>(i)]);
+    v.data.row(n + i) = runIn.qd.row(indices[static_cast<std::size_t>(i)]);
+  }
+  v.rollout.setConstant(2 * n, N, std::numeric_limits<double>::quiet_NaN());
+  v.mse = v.mseQ = std::numeric_limits<double>::quiet_NaN();
+  // A model with parameters μ needs their values: a training run's are in the model.
+  DatasetRun run = runIn;
+  std::string missing;
+  for (const std::string& name : node.parameterNames()) {
+    if (run.parameters.count(name)) continue;
+    for (const auto& trained : node.metrics().value("training_runs", nlohmann::ordered_json::array()))
+      if (trained.value("name", std::string()) == run.name && trained.contains("parameters") &&
+          trained.at("parameters").contains(name))
+        run.parameters[name] = trained.at("parameters").at(name).get<double>();
+    if (!run.parameters.count(name)) missing += (missing.empty() ? "" : ", ") + name;
+  }
+  if (!missing.empty()) {
+    v.error = "the model takes parameters (" + missing + ") and run \"" + run.name +
+              "\" is not one of its training runs, so their values are unknown here; the Compare view "
+              "runs the model with values you give (Parameters \u03bc)";
+    return v;
+  }
+  try {
+    // The engine's rollout, as training measures it (rollout_mse_first_run).
+    const NodeModel::RunRollout r = node.rolloutOfRun(model, run);
+    v.data = r.data;
+    v.rollout = r.rollout;
+    v.mse = (v.rollout - v.data).squaredNorm() / static_cast<double>(v.data.size());
+    v.mseQ = (v.rollout.topRows(n) - v.data.topRows(n)).squaredNorm() / static_cast<double>(n * N);
+  } catch (const Error& e) {
+    v.error = e.what();
+  }
+  return v;
+}
+
+namespace {
+
+std::vector<double> stateRow(const Eigen::MatrixXd& m, Eigen::Index r) {
+  std::vector<double> v(static_cast<std::size_t>(m.cols()));
+  for (Eigen::Index k = 0; k < m.cols(); ++k) v[static_cast<std::size_t>(k)] = m(r, k);
+  return v;
+}
+
+std::vector<DetailsSection> nodeRunDetails(const NodeModel& node, const Model& model, const DatasetRun& run) {
+  const NodeRunView v = nodeRunView(node, model, run);
+  const std::vector<double> t(run.t.data(), run.t.data() + run.t.size());
+  const auto n = static_cast<Eigen::Index>(v.names.size());
+  // All positions, then each coordinate alone: data solid, the rollout dashed in a darker shade.
+  std::vector<std::string> choices{"all positions"};
+  std::vector<DetailsPlot> plots;
+  for (Eigen::Index pick = -1; pick < n; ++pick) {
+    DetailsPlot p{"Neural ODE rollout against run \"" + run.name + "\"",
+                  "time [s]",
+                  "coordinate [m or -]",
+                  false,
+                  true,
+                  {}};
+    for (Eigen::Index i = 0; i < n && v.data.cols() > 0; ++i) {
+      if (pick >= 0 && i != pick) continue;
+      const std::string& name = v.names[static_cast<std::size_t>(i)];
+      DetailsSeries data{name + " data", t, stateRow(v.data, i)};
+      data.hue = static_cast<int>(i);
+      DetailsSeries rollout{name + " neural ODE", t, stateRow(v.rollout, i)};
+      rollout.hue = static_cast<int>(i);
+      rollout.darker = true;
+      rollout.dashed = true;
+      p.series.push_back(std::move(data));
+      p.series.push_back(std::move(rollout));
+    }
+    if (pick >= 0) choices.push_back(v.names[static_cast<std::size_t>(pick)]);
+    plots.push_back(std::move(p));
+  }
+  // Many natural coordinates make an unreadable plot: start with the first one then.
+  DetailsItem plot = detailsPlotChoice("nodeRollout", "nodeCoordinateBox", "Coordinates:", std::move(choices),
+                                       std::move(plots), v.names.size() > 4 ? 1 : 0);
+  DetailsItem info =
+      v.error.empty()
+          ? detailsNote("nodeInfo",
+                        formatText("Rollout from the run's first sample at its spacing, under its load "
+                                   "case. MSE over q and q\u0307 (as the training metric "
+                                   "rollout_mse_first_run): %.4g; over q only: %.4g.",
+                                   v.mse, v.mseQ))
+          : detailsNote("nodeInfo", {}, "The rollout failed: " + v.error);
+  return {{"Neural ODE", {std::move(plot), std::move(info)}}};
+}
+
+}  // namespace
+
 MethodInfo nodeMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -698,6 +795,18 @@ MethodInfo nodeMethod() {
       text = "coordinates " + names + " (" + rom.metrics().at("coordinate_choice").get<std::string>() + ")\n";
     }
     return text + trainedMetricsText(rom);
+  };
+  m.details = [](const ReducedModel& rom) {
+    const double mse = metricNumber(rom.metrics(), "rollout_mse_first_run");
+    return std::vector<DetailsSection>{
+        {"Neural ODE",
+         {detailsNote("nodeInfo", mse >= 0.0 ? formatText("Rollout MSE of the first training run "
+                                                          "(rollout_mse_first_run): %.4g.",
+                                                          mse)
+                                             : std::string())}}};
+  };
+  m.runDetails = [](const ReducedModel& rom, const Model& model, const DatasetRun& run, Monitor*) {
+    return nodeRunDetails(static_cast<const NodeModel&>(rom), model, run);
   };
   return m;
 }

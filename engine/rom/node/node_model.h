@@ -146,6 +146,23 @@ class NodeModel : public ReducedModel {
 /// The constraints of `model` on all its natural coordinates.
 NodeConstraint modelConstraint(const Model& model);
 
+/// Rollout of the learned dynamics from a run's first sample at the run's sample
+/// spacing under its load case, against the run, in the model's coordinates (as the
+/// training metric "rollout_mse_first_run" measures it).
+struct NodeRunView {
+  std::vector<std::string> names;  ///< the model's coordinates, size n
+  Eigen::MatrixXd data;            ///< [q; qd] of the run, 2n x N [m, m/s or -, 1/s]
+  Eigen::MatrixXd rollout;         ///< [q; qd] of the rollout, 2n x N (columns after a divergence: NaN)
+  double mse = 0.0;                ///< mean over all entries of (rollout - data)^2 (q and qd)
+  double mseQ = 0.0;               ///< the same over the positions only
+  std::string error;               ///< why the rollout stopped early; empty when it reached the end
+};
+
+/// The view of `run` (a run of `model`, the mechanism `node` was trained for). A
+/// model with parameters takes their values from the run, else from its record of
+/// the training runs; failures end up in `error`.
+NodeRunView nodeRunView(const NodeModel& node, const Model& model, const DatasetRun& run);
+
 /// The registry's entry of this method (engine/rom/method_registry.h).
 struct MethodInfo;
 MethodInfo nodeMethod();

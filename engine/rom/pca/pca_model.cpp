@@ -17,6 +17,7 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
+#include <map>
 #include <sstream>
 
 namespace mbdrom {
@@ -771,6 +772,180 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& o,
   return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
+Eigen::Vector2d PcaRunView::project(const Eigen::VectorXd& scale, const Eigen::VectorXd& q) const {
+  return axes.transpose() * scale.cwiseProduct(q - mean);
+}
+
+PcaRunView pcaRunView(const PcaModel& pca, const Model& model, const DatasetRun& run, Monitor* monitor) {
+  PcaRunView v;
+  const Eigen::Index N = run.samples();
+  const Eigen::VectorXd& S = pca.scale();
+  v.mean = run.q.rowwise().mean();
+  const Eigen::MatrixXd Xs = S.asDiagonal() * (run.q.colwise() - v.mean);
+  // Principal directions: eigenvectors of the (small, nq x nq) scatter matrix.
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Xs * Xs.transpose());
+  const Eigen::Index nq = Xs.rows();
+  v.axes.setZero(nq, 2);
+  const double total = std::max(eig.eigenvalues().sum(), 0.0);
+  for (Eigen::Index j = 0; j < std::min<Eigen::Index>(2, nq); ++j) {
+    Eigen::VectorXd a = eig.eigenvectors().col(nq - 1 - j);  // ascending order
+    Eigen::Index big = 0;
+    a.cwiseAbs().maxCoeff(&big);
+    if (a(big) < 0.0) a = -a;  // a fixed orientation, so the picture does not flip between runs
+    v.axes.col(j) = a;
+    v.explained(j) = total > 0.0 ? std::max(eig.eigenvalues()(nq - 1 - j), 0.0) / total : 0.0;
+  }
+  v.samples = v.axes.transpose() * Xs;
+  v.sampleCluster.resize(static_cast<std::size_t>(N));
+  for (Eigen::Index k = 0; k < N; ++k)
+    v.sampleCluster[static_cast<std::size_t>(k)] = pca.nearestCluster(run.q.col(k));
+  const auto& clusters = pca.clusters();
+  v.centroids.resize(2, static_cast<Eigen::Index>(clusters.size()));
+  for (std::size_t c = 0; c < clusters.size(); ++c)
+    v.centroids.col(static_cast<Eigen::Index>(c)) = v.project(S, clusters[c].centroid);
+
+  // The model's own run: from the run's first state, under its load case, at the run's
+  // sample spacing, with a step the explicit scheme is stable with (about 1 µs per step).
+  if (N < 2) return v;
+  const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
+  double dt = std::min(1e-3, h);
+  const double stable = pca.stabilityDt();
+  if (std::isfinite(stable)) dt = std::min(dt, 0.5 * stable);
+  dt = h / std::ceil(h / dt - 1e-9);
+  RunOptions o;
+  o.loadCase = -1;
+  if (!run.loadCase.empty()) {
+    o.loadCase = model.findLoadCase(run.loadCase);
+    if (o.loadCase < 0)
+      throw InputError("the mechanism has no load case \"" + run.loadCase + "\" (the run's)");
+  }
+  o.tEnd = run.t(N - 1);
+  o.integrator.dt = dt;
+  o.outputDt = h;
+  o.q0 = run.q.col(0);
+  o.qd0 = run.qd.col(0);
+  v.pathDt = dt;
+  TrajectoryRecorder recorder;
+  PcaRunLog log;
+  try {
+    pca.simulate(model, o, recorder, monitor, log);
+  } catch (const Error& e) {
+    v.pathError = e.what();  // the samples up to then are kept
+  }
+  const auto& samples = recorder.samples();
+  v.path.resize(2, static_cast<Eigen::Index>(samples.size()));
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    v.pathT.push_back(samples[k].t);
+    v.path.col(static_cast<Eigen::Index>(k)) = v.project(S, samples[k].q);
+  }
+  v.pathCluster = log.sampleCluster;
+  v.switches = log.switches;
+  v.switchPoints.resize(2, static_cast<Eigen::Index>(v.switches.size()));
+  for (std::size_t s = 0; s < v.switches.size(); ++s) {
+    // Switches happen at steps, samples every h: interpolate the path at the switch's time.
+    const double t = v.switches[s].t;
+    const auto after = std::lower_bound(v.pathT.begin(), v.pathT.end(), t);
+    Eigen::Vector2d p =
+        v.path.cols() ? Eigen::Vector2d(v.path.col(v.path.cols() - 1)) : Eigen::Vector2d::Zero();
+    if (after != v.pathT.end()) {
+      const auto k = static_cast<Eigen::Index>(after - v.pathT.begin());
+      if (k == 0 || *after == t) {
+        p = v.path.col(k);
+      } else {
+        const double w = (t - v.pathT[static_cast<std::size_t>(k - 1)]) /
+                         (*after - v.pathT[static_cast<std::size_t>(k - 1)]);
+        p = (1.0 - w) * v.path.col(k - 1) + w * v.path.col(k);
+      }
+    }
+    v.switchPoints.col(static_cast<Eigen::Index>(s)) = p;
+  }
+  return v;
+}
+
+namespace {
+
+std::vector<double> matrixRow(const Eigen::MatrixXd& m, Eigen::Index r) {
+  std::vector<double> v(static_cast<std::size_t>(m.cols()));
+  for (Eigen::Index k = 0; k < m.cols(); ++k) v[static_cast<std::size_t>(k)] = m(r, k);
+  return v;
+}
+
+// Singular values need no run: the model keeps every cluster's.
+DetailsItem pcaSingularValues(const PcaModel& pca, bool beside) {
+  DetailsPlot plot{formatText("Singular values per cluster (n_r = %d kept)", pca.reducedDimension()),
+                   "index",
+                   "singular value of S (Q - \u03bc) [m]",
+                   true,
+                   pca.clusters().size() <= 8,
+                   {}};
+  for (std::size_t c = 0; c < pca.clusters().size(); ++c) {
+    const Eigen::VectorXd& s = pca.clusters()[c].singularValues;
+    DetailsSeries series{formatText("cluster %zu", c + 1),
+                         detailsIndexAxis(static_cast<std::size_t>(s.size())),
+                         {s.data(), s.data() + s.size()}};
+    series.hue = static_cast<int>(c);  // colours as in the scatter
+    plot.series.push_back(std::move(series));
+  }
+  return detailsPlot("pcaSingularValues", std::move(plot), beside);
+}
+
+std::vector<DetailsSection> pcaRunDetails(const PcaModel& pca, const Model& model, const DatasetRun& run,
+                                          Monitor* monitor) {
+  const PcaRunView v = pcaRunView(pca, model, run, monitor);
+  std::map<int, std::vector<Eigen::Index>> members;
+  for (std::size_t k = 0; k < v.sampleCluster.size(); ++k)
+    members[v.sampleCluster[k]].push_back(static_cast<Eigen::Index>(k));
+  DetailsPlot scatter{"Run \"" + run.name + "\" by cluster in its principal components",
+                      formatText("PC 1 (%.3g %% of the variance) [m]", 100.0 * v.explained(0)),
+                      formatText("PC 2 (%.3g %%) [m]", 100.0 * v.explained(1)),
+                      false,
+                      true,
+                      {}};
+  for (const auto& [cluster, ks] : members) {
+    DetailsSeries c{formatText("cluster %d", cluster + 1), {}, {}};
+    for (Eigen::Index k : ks) {
+      c.x.push_back(v.samples(0, k));
+      c.y.push_back(v.samples(1, k));
+    }
+    c.markers = true;
+    c.hue = cluster;
+    c.markerSize = 6.0;
+    scatter.series.push_back(std::move(c));
+  }
+  DetailsSeries path{"reduced run", matrixRow(v.path, 0), matrixRow(v.path, 1)};
+  path.rgb = 0x3c3c3c;
+  path.lineWidth = 1.0;
+  scatter.series.push_back(std::move(path));
+  DetailsSeries centroids{"centroids", matrixRow(v.centroids, 0), matrixRow(v.centroids, 1)};
+  centroids.markers = true;
+  centroids.rgb = 0x000000;
+  centroids.markerSize = 12.0;
+  scatter.series.push_back(std::move(centroids));
+  DetailsSeries switches{formatText("switches (%zu)", v.switches.size()), matrixRow(v.switchPoints, 0),
+                         matrixRow(v.switchPoints, 1)};
+  switches.markers = true;
+  switches.rgb = 0xe11414;
+  switches.markerSize = 10.0;
+  scatter.series.push_back(std::move(switches));
+
+  long long fallbacks = 0;
+  for (const PcaSwitch& s : v.switches) fallbacks += s.positionFallback || s.velocityFallback;
+  const std::string info = formatText(
+      "%zu samples in %zu of %zu clusters (nearest centroid in the scaled norm). Reduced run from the run's "
+      "first state under its load case, step %g s: %zu cluster switches, %lld of them least-squares "
+      "fallbacks.",
+      v.sampleCluster.size(), members.size(), pca.clusters().size(), v.pathDt, v.switches.size(), fallbacks);
+  const std::string stopped =
+      v.pathError.empty()
+          ? std::string()
+          : formatText("It stopped at t = %g s: ", v.pathT.empty() ? 0.0 : v.pathT.back()) + v.pathError;
+  return {{"Local PCA",
+           {detailsPlot("pcaScatter", std::move(scatter)), pcaSingularValues(pca, true),
+            detailsNote("pcaInfo", info, stopped)}}};
+}
+
+}  // namespace
+
 MethodInfo pcaMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -828,7 +1003,7 @@ MethodInfo pcaMethod() {
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return PcaModel::fromJson(file, source);
   };
-  m.details = [](const ReducedModel& rom) {
+  m.infoText = [](const ReducedModel& rom) {
     const auto& pca = dynamic_cast<const PcaModel&>(rom);
     std::ostringstream out;
     out << "clusters     " << pca.clusters().size() << " (stable dt " << pca.stabilityDt()
@@ -841,6 +1016,13 @@ MethodInfo pcaMethod() {
           << "  K_r diag " << c.stiffness.diagonal().transpose().format(fmt) << "\n";
     }
     return out.str();
+  };
+  m.details = [](const ReducedModel& rom) {
+    return std::vector<DetailsSection>{
+        {"Local PCA", {pcaSingularValues(static_cast<const PcaModel&>(rom), false)}}};
+  };
+  m.runDetails = [](const ReducedModel& rom, const Model& model, const DatasetRun& run, Monitor* monitor) {
+    return pcaRunDetails(static_cast<const PcaModel&>(rom), model, run, monitor);
   };
   return m;
 }

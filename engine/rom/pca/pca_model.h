@@ -235,6 +235,37 @@ std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<i
 bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double c,
                             const Eigen::VectorXd& z0, Eigen::VectorXd& z);
 
+/// A run of the model's mechanism as local PCA sees it, in the plane of the first
+/// two principal components of the run's scaled positions S q (S the model's
+/// coordinate scale, centred on the run's mean): the plane in which this run moves
+/// most, so its samples spread out and the clusters it visits separate (the
+/// centroids alone are too few points to define a plane that shows the run).
+struct PcaRunView {
+  Eigen::VectorXd mean;             ///< the run's mean position [m, -], size nq
+  Eigen::MatrixXd axes;             ///< principal directions (scaled coordinates), nq x 2, orthonormal
+  Eigen::Vector2d explained{0, 0};  ///< fraction of the run's scaled variance along each axis [-]
+  Eigen::MatrixXd samples;          ///< the run's samples in the plane, 2 x N
+  std::vector<int> sampleCluster;   ///< nearest centroid of every sample (PcaModel::nearestCluster), size N
+  Eigen::MatrixXd centroids;        ///< the clusters' centroids in the plane, 2 x k
+  /// The reduced model's own run from the run's first state under its load case,
+  /// for its duration (partial when it stopped early, see pathError).
+  std::vector<double> pathT;        ///< [s], size P
+  Eigen::MatrixXd path;             ///< 2 x P
+  std::vector<int> pathCluster;     ///< cluster of every path sample, size P
+  std::vector<PcaSwitch> switches;  ///< every change of cluster of that run
+  Eigen::MatrixXd switchPoints;     ///< each switch in the plane (path at its time), 2 x S
+  std::string pathError;            ///< why the reduced run stopped early; empty when it reached the end
+  double pathDt = 0.0;              ///< its step [s]
+
+  /// Plane coordinates of q [m, -] (size nq).
+  Eigen::Vector2d project(const Eigen::VectorXd& scale, const Eigen::VectorXd& q) const;
+};
+
+/// The view of `run` (a run of `model`, the mechanism `pca` was trained for) with the
+/// model's own run from its first state at a stable step; the monitor (optional)
+/// can stop that run. Throws InputError for a load case the mechanism lacks.
+PcaRunView pcaRunView(const PcaModel& pca, const Model& model, const DatasetRun& run, Monitor* monitor);
+
 /// The registry's entry of this method (engine/rom/method_registry.h).
 struct MethodInfo;
 MethodInfo pcaMethod();

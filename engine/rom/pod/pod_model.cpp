@@ -294,6 +294,37 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RunOptions& o,
   return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
 }
 
+namespace {
+
+// The singular values with the kept ones marked, and the energy they capture.
+std::vector<DetailsSection> podDetails(const PodModel& pod) {
+  const Eigen::VectorXd& s = pod.singularValues();
+  const Eigen::Index nr = std::min<Eigen::Index>(pod.reducedDimension(), s.size());
+  DetailsPlot plot{"POD singular values", "index", "singular value of S (Q - \u03bc) [m]", true, true, {}};
+  DetailsSeries all{"singular values",
+                    detailsIndexAxis(static_cast<std::size_t>(s.size())),
+                    {s.data(), s.data() + s.size()}};
+  plot.series.push_back(std::move(all));
+  DetailsSeries kept{formatText("kept (n_r = %d)", pod.reducedDimension()),
+                     detailsIndexAxis(static_cast<std::size_t>(nr)),
+                     {s.data(), s.data() + nr}};
+  kept.markers = true;
+  kept.rgb = 0xd22828;
+  plot.series.push_back(std::move(kept));
+  const double energy = s.squaredNorm();
+  const double captured = energy > 0.0 ? s.head(nr).squaredNorm() / energy : 1.0;
+  const double error = pod.metrics().value("relative_reconstruction_error", 0.0);
+  return {{"POD",
+           {detailsPlot("podSingularValues", std::move(plot)),
+            detailsNote("podInfo",
+                        formatText("Energy captured by the %d kept modes: %.3g %% (\u03a3 \u03c3_i\u00b2 "
+                                   "over the kept / over all). Relative reconstruction error of "
+                                   "the training data: %.3g %%.",
+                                   pod.reducedDimension(), 100.0 * captured, 100.0 * error))}}};
+}
+
+}  // namespace
+
 MethodInfo podMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -339,7 +370,7 @@ MethodInfo podMethod() {
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return PodModel::fromJson(file, source);
   };
-  m.details = [](const ReducedModel& rom) {
+  m.infoText = [](const ReducedModel& rom) {
     const auto& pod = dynamic_cast<const PodModel&>(rom);
     std::ostringstream out;
     const Eigen::IOFormat fmt(6, 0, " ", "\n             ", "", "");
@@ -349,6 +380,7 @@ MethodInfo podMethod() {
     out << "stable dt    " << pod.stabilityDt() << " s (explicit integrator limit)\n";
     return out.str();
   };
+  m.details = [](const ReducedModel& rom) { return podDetails(static_cast<const PodModel&>(rom)); };
   return m;
 }
 

@@ -829,6 +829,67 @@ TrainingOutcome trainSindyRequest(TrainingRequest& request, Monitor& monitor) {
 
 }  // namespace
 
+namespace {
+
+// The coefficient table as Slimak et al. print it, the equations, the fit and the κ Pareto front.
+std::vector<DetailsSection> sindyDetails(const SindyModel& sindy) {
+  const StlsResult& r = sindy.result();
+  DetailsTable table;
+  table.columns = r.terms;
+  table.rows = r.coordinates;
+  table.sparse = true;
+  for (Eigen::Index i = 0; i < r.Xi.cols(); ++i) {
+    std::vector<DetailsCell> row;
+    for (Eigen::Index j = 0; j < r.Xi.rows(); ++j) row.push_back({r.Xi(j, i), {}});  // Ξ is L x n
+    table.cells.push_back(std::move(row));
+  }
+  std::string residuals;
+  for (Eigen::Index i = 0; i < r.residual.size(); ++i)
+    residuals +=
+        (i ? ", " : "") +
+        (static_cast<std::size_t>(i) < r.coordinates.size() ? r.coordinates[static_cast<std::size_t>(i)]
+                                                            : std::string()) +
+        formatText(" %.3g %%", 100.0 * r.residual(i));
+
+  DetailsPlot pareto{"\u03ba Pareto plot: residual against model size",
+                     "non-zero coefficients",
+                     "max normalised residual [-]",
+                     true,
+                     true,
+                     {}};
+  std::vector<double> x, y;
+  for (const auto& p : sindy.metrics().value("pareto", nlohmann::ordered_json::array())) {
+    x.push_back(p.at("terms").get<double>());
+    y.push_back(p.at("residual").get<double>());
+  }
+  pareto.series.push_back({"Pareto front of the \u03ba sweep", x, y});
+  DetailsSeries points{"\u03ba sweep points", x, y};
+  points.markers = true;
+  points.markerSize = 8.0;
+  pareto.series.push_back(std::move(points));
+  DetailsSeries chosen{formatText("this model (\u03ba = %g)", sindy.settings().value("kappa", 0.0)),
+                       {static_cast<double>(r.activeTerms())},
+                       {r.residual.size() ? r.residual.maxCoeff() : 0.0}};
+  chosen.markers = true;
+  chosen.markerSize = 12.0;
+  chosen.rgb = 0xd22828;
+  pareto.series.push_back(std::move(chosen));
+
+  return {{"SINDy",
+           {detailsTable("sindyTable",
+                         "Coefficients \u039e (terms as columns, coordinates as rows, as in Slimak, "
+                         "Zw\u00f6lfer, Trainotti and Rixen; zeros greyed) [N per term unit]",
+                         std::move(table)),
+            detailsText("sindyEquations", sindy.equations()),
+            detailsNote("sindyVerdict",
+                        "Normalised residual \u2016y \u2212 \u0398\u03be\u2016 / \u2016y\u2016: " +
+                            residuals + ". " + std::to_string(r.activeTerms()) + " active terms.",
+                        r.verdict),
+            detailsPlot("sindyPareto", std::move(pareto))}}};
+}
+
+}  // namespace
+
 MethodInfo sindyMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -958,7 +1019,7 @@ MethodInfo sindyMethod() {
     return "coefficients (terms as columns, coordinates as rows):\n" + sindy.coefficientTable() +
            "equations:\n" + sindy.equations() + sindy.result().verdict + "\n";
   };
-  m.details = [](const ReducedModel& rom) {
+  m.infoText = [](const ReducedModel& rom) {
     const auto& sindy = dynamic_cast<const SindyModel&>(rom);
     std::ostringstream out;
     out << "coefficients (terms as columns, coordinates as rows):\n" << sindy.coefficientTable();
@@ -969,6 +1030,7 @@ MethodInfo sindyMethod() {
         << "\n";
     return out.str();
   };
+  m.details = [](const ReducedModel& rom) { return sindyDetails(static_cast<const SindyModel&>(rom)); };
   return m;
 }
 

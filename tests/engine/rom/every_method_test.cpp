@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <random>
+#include <set>
 
 using namespace mbdrom;
 
@@ -67,6 +68,32 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
     const auto loaded = loadReducedModel(path, p.model);
     CHECK(loaded->toJson().dump() == rom->toJson().dump());
     std::filesystem::remove(path);
+
+    // What it shows (Model Details), of the model and of its training run: titled sections,
+    // every item named once, series with as many x as y, one plot per choice.
+    const auto checkDetails = [](const std::vector<DetailsSection>& sections) {
+      std::set<std::string> ids;
+      for (const DetailsSection& section : sections) {
+        CHECK_FALSE(section.title.empty());
+        for (const DetailsItem& item : section.items) {
+          INFO("item " << item.id);
+          CHECK(ids.insert(item.id).second);
+          if (item.kind == DetailsKind::Plot) {
+            CHECK_FALSE(item.plots.empty());
+            if (!item.chooserId.empty() && !item.choices.empty())
+              CHECK(item.choices.size() == item.plots.size());
+            for (const DetailsPlot& plot : item.plots)
+              for (const DetailsSeries& series : plot.series) CHECK(series.x.size() == series.y.size());
+          }
+          if (item.kind == DetailsKind::Table)
+            for (const auto& row : item.table.cells) CHECK(row.size() == item.table.columns.size());
+        }
+      }
+    };
+    CHECK(static_cast<bool>(
+        m.details));  // every built-in method shows something beyond its settings and metrics
+    if (m.details) checkDetails(m.details(*loaded));
+    if (m.runDetails) checkDetails(m.runDetails(*loaded, p.model, p.dataset.runs.front(), nullptr));
 
     // A run to its end time, finite throughout (0.3 s: a smoke-trained auto-encoder leaves its
     // training range at 0.41 s and says so, rightly).
