@@ -1,4 +1,6 @@
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/reduced_run.h"
+#include "engine/rom/rom_support.h"
 
 #include <algorithm>
 

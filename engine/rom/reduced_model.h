@@ -94,7 +94,7 @@ class ReducedModel {
                                                             const std::string& source);
 };
 
-/// Trains a reduced model of method `method` ("pod", "ae", "pca", "sindy", "node") from `dataset`
+/// Trains a reduced model of the registered method `method` (method_registry.h) from `dataset`
 /// with method settings (JSON object; unknown keys are an InputError). `model` is
 /// the mechanism of the data: "pca" needs it (spring forces and potential at the
 /// centroids), "sindy" needs it (mass matrix, constraints, known forces), "ae" uses it
@@ -121,37 +121,7 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json&
 /// naming both mechanisms when it was trained for another one.
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, const Model& model);
 
-/// The end of a reduced run that reached its end time: fills wall time [s]
-/// (stepping only, output excluded), seconds per step and real-time factor of
-/// `summary`, and tells the sink the run completed.
-void completeReducedRun(TrajectorySink& sink, RomSimulationSummary& summary, double wallSeconds);
-
-/// Runs the stepping loop `body` of a reduced simulation; when it throws
-/// (Cancelled, or any Error such as a divergence), the sink is told how the run
-/// ended, keeping every sample so far, and the exception goes on.
-template <class Body>
-void streamReducedRun(TrajectorySink& sink, Body&& body) {
-  try {
-    body();
-  } catch (const Cancelled& e) {
-    sink.end(RunStatus::Cancelled, e.what());
-    throw;
-  } catch (const Error& e) {
-    sink.end(RunStatus::Failed, e.what());
-    throw;
-  }
-}
-
 /// Current time as ISO-8601 UTC ("2026-11-23T09:30:00Z").
 std::string utcTimestamp();
-
-/// Matrix helpers for trained-model files: arrays of rows.
-nlohmann::ordered_json matrixJson(const Eigen::MatrixXd& m);
-nlohmann::ordered_json vectorJson(const Eigen::VectorXd& v);
-/// Throws FileError naming `where` when the value is not a rows x cols matrix
-/// (rows, cols < 0: any).
-Eigen::MatrixXd matrixFromJson(const nlohmann::ordered_json& j, Eigen::Index rows, Eigen::Index cols,
-                               const std::string& where);
-Eigen::VectorXd vectorFromJson(const nlohmann::ordered_json& j, Eigen::Index size, const std::string& where);
 
 }  // namespace mbdrom

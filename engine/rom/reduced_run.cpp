@@ -36,7 +36,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, int loadCase, TrajectoryS
                                    RomSimulationSummary& summary)
     : out_(model, loadCase), sink_(sink), summary_(summary) {}
 
-void ReducedRunOutput::emit(ReducedStepper& stepper, long long step, double t) {
+void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t) {
   const auto w0 = std::chrono::steady_clock::now();
   Sample& s = out_.sample();
   s.step = step;

@@ -19,6 +19,27 @@
 
 namespace mbdrom {
 
+/// The end of a reduced run that reached its end time: fills wall time [s]
+/// (stepping only, output excluded), seconds per step and real-time factor of
+/// `summary`, and tells the sink the run completed.
+void completeReducedRun(TrajectorySink& sink, RomSimulationSummary& summary, double wallSeconds);
+
+/// Runs the stepping loop `body` of a reduced simulation; when it throws
+/// (Cancelled, or any Error such as a divergence), the sink is told how the run
+/// ended, keeping every sample so far, and the exception goes on.
+template <class Body>
+void streamReducedRun(TrajectorySink& sink, Body&& body) {
+  try {
+    body();
+  } catch (const Cancelled& e) {
+    sink.end(RunStatus::Cancelled, e.what());
+    throw;
+  } catch (const Error& e) {
+    sink.end(RunStatus::Failed, e.what());
+    throw;
+  }
+}
+
 /// One reduced run of one method: its state and how it advances.
 class ReducedStepper {
  public:
@@ -51,7 +72,7 @@ namespace internal {
 class ReducedRunOutput {
  public:
   ReducedRunOutput(const Model& model, int loadCase, TrajectorySink& sink, RomSimulationSummary& summary);
-  void emit(ReducedStepper& stepper, long long step, double t);
+  void writeSample(ReducedStepper& stepper, long long step, double t);
   double seconds() const { return seconds_; }
 
  private:
@@ -85,7 +106,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const std::string& meth
   const auto wall0 = std::chrono::steady_clock::now();
   streamReducedRun(sink, [&] {
     stepper.start();
-    output.emit(stepper, 0, 0.0);
+    output.writeSample(stepper, 0, 0.0);
     Progress progress{"simulate " + method, 0, plan.steps, {{"t", 0.0}}};
     const double dt = o.integrator.dt;
     for (long long step = 1; step <= plan.steps; ++step) {
@@ -94,7 +115,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const std::string& meth
       if (!stepper.finite()) throw reducedRunDiverged(method, step, t);
       summary.steps = step;
       summary.tEnd = t;
-      if (step % plan.stride == 0 || step == plan.steps) output.emit(stepper, step, t);
+      if (step % plan.stride == 0 || step == plan.steps) output.writeSample(stepper, step, t);
       if (monitor) {
         progress.step = step;
         progress.metrics[0].second = t;

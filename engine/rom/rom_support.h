@@ -107,4 +107,13 @@ Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::Vector
                                          const Eigen::VectorXd& qd, double t,
                                          const std::vector<int>& independent);
 
+/// Matrix helpers for trained-model files: arrays of rows.
+nlohmann::ordered_json matrixJson(const Eigen::MatrixXd& m);
+nlohmann::ordered_json vectorJson(const Eigen::VectorXd& v);
+/// Throws FileError naming `where` when the value is not a rows x cols matrix
+/// (rows, cols < 0: any).
+Eigen::MatrixXd matrixFromJson(const nlohmann::ordered_json& j, Eigen::Index rows, Eigen::Index cols,
+                               const std::string& where);
+Eigen::VectorXd vectorFromJson(const nlohmann::ordered_json& j, Eigen::Index size, const std::string& where);
+
 }  // namespace mbdrom

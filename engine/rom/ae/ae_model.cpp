@@ -10,6 +10,8 @@
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 #include "engine/model/model_file.h"
+#include "engine/nn/mlp_evaluator.h"
+#include "engine/nn/tangent_pass.h"
 #include "engine/nn/trainer.h"
 
 #include <Eigen/Cholesky>
@@ -40,199 +42,6 @@ std::string num(double x) {
   out << x;
   return out.str();
 }
-
-// Evaluates one network at one input with its own buffers (one per layer), so a
-// run's time step allocates nothing and two runs never share scratch memory.
-class NetEval {
- public:
-  explicit NetEval(const nn::Mlp& net) : net_(net) {
-    int in = net.inputs(), at = 0;
-    for (const nn::LayerSpec& l : net.layers()) {
-      Layer layer;
-      layer.in = in;
-      layer.out = l.outputs;
-      layer.w = at;
-      layer.b = at + in * l.outputs;
-      layer.act = l.activation;
-      layer.z.setZero(l.outputs);
-      layer.zd.setZero(l.outputs);
-      layer.zdd.setZero(l.outputs);
-      layer.s0.setZero(l.outputs);
-      layer.s1.setZero(l.outputs);
-      layer.s2.setZero(l.outputs);
-      layer.ad.setZero(l.outputs);
-      layer.add.setZero(l.outputs);
-      layer.Jh.setZero(l.outputs, net.inputs());
-      layer.WJ.setZero(l.outputs, net.inputs());
-      layer.delta.setZero(in);
-      layer.dz.setZero(l.outputs);
-      at = layer.b + l.outputs;
-      in = l.outputs;
-      layers_.push_back(std::move(layer));
-    }
-    a0_.setZero(net.inputs());
-    ad0_.setZero(net.inputs());
-    add0_.setZero(net.inputs());
-    J0_ = net.inputScale().cwiseInverse().asDiagonal();
-  }
-
-  // y = f(x).
-  void value(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-    forward(x);
-    y = net_.outputMean() + net_.outputScale().cwiseProduct(layers_.back().s0);
-  }
-
-  // Scalar networks: returns f(x), g = df/dx (reverse mode).
-  double valueGradient(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
-    forward(x);
-    const double y = net_.outputMean()(0) + net_.outputScale()(0) * layers_.back().s0(0);
-    for (int l = static_cast<int>(layers_.size()) - 1; l >= 0; --l) {
-      Layer& L = layers_[static_cast<std::size_t>(l)];
-      if (l == static_cast<int>(layers_.size()) - 1)
-        L.dz = L.s1 * net_.outputScale()(0);
-      else
-        L.dz = L.s1.cwiseProduct(layers_[static_cast<std::size_t>(l + 1)].delta);
-      L.delta.noalias() = W(L).transpose() * L.dz;
-    }
-    g = layers_.front().delta.cwiseQuotient(net_.inputScale());
-    return y;
-  }
-
-  // y = f(x), J = df/dx, d2 = sum_jk d2f/dx_j dx_k v_j v_k (forward mode, second order along v).
-  void valueJacobianCurvature(const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& y,
-                              Eigen::MatrixXd& J, Eigen::VectorXd& d2) {
-    a0_ = (x - net_.inputMean()).cwiseQuotient(net_.inputScale());
-    ad0_ = v.cwiseQuotient(net_.inputScale());
-    const Eigen::VectorXd* a = &a0_;
-    const Eigen::VectorXd* ad = &ad0_;
-    const Eigen::VectorXd* add = &add0_;
-    const Eigen::MatrixXd* Jh = &J0_;
-    for (Layer& L : layers_) {
-      const auto Wl = W(L);
-      L.z.noalias() = Wl * *a;
-      L.z += B(L);
-      L.zd.noalias() = Wl * *ad;
-      L.zdd.noalias() = Wl * *add;
-      L.WJ.noalias() = Wl * *Jh;
-      nn::activateWithDerivatives(L.act, L.z, L.s0, L.s1, L.s2);
-      L.Jh.noalias() = L.s1.asDiagonal() * L.WJ;
-      L.ad = L.s1.cwiseProduct(L.zd);
-      L.add = L.s2.cwiseProduct(L.zd.cwiseAbs2()) + L.s1.cwiseProduct(L.zdd);
-      a = &L.s0;
-      ad = &L.ad;
-      add = &L.add;
-      Jh = &L.Jh;
-    }
-    y = net_.outputMean() + net_.outputScale().cwiseProduct(*a);
-    J.noalias() = net_.outputScale().asDiagonal() * *Jh;
-    d2 = net_.outputScale().cwiseProduct(*add);
-  }
-
- private:
-  struct Layer {
-    int in = 0, out = 0, w = 0, b = 0;
-    nn::Activation act = nn::Activation::Linear;
-    Eigen::VectorXd z, zd, zdd, s0, s1, s2, ad, add, delta, dz;
-    Eigen::MatrixXd Jh, WJ;
-  };
-  Eigen::Map<const Eigen::MatrixXd> W(const Layer& L) const {
-    return {net_.parameters().data() + L.w, L.out, L.in};
-  }
-  Eigen::Map<const Eigen::VectorXd> B(const Layer& L) const {
-    return {net_.parameters().data() + L.b, L.out};
-  }
-
-  void forward(const Eigen::VectorXd& x) {
-    a0_ = (x - net_.inputMean()).cwiseQuotient(net_.inputScale());
-    const Eigen::VectorXd* a = &a0_;
-    for (Layer& L : layers_) {
-      L.z.noalias() = W(L) * *a;
-      L.z += B(L);
-      nn::activateWithDerivatives(L.act, L.z, L.s0, L.s1, L.s2);
-      a = &L.s0;
-    }
-  }
-
-  const nn::Mlp& net_;
-  std::vector<Layer> layers_;
-  Eigen::VectorXd a0_, ad0_, add0_;
-  Eigen::MatrixXd J0_;
-};
-
-// Reconstruction and tangent loss of the whole auto-encoder seen as one network
-// (encoder layers, then decoder layers): y = AE(x) and its directional derivative
-// yd = dAE/dx v, propagated forward (a, a_dot) and reversed through both, as
-// Mlp::inputGradientBackward does for scalar networks. dY, dYd: adjoints of y and yd
-// (outputs x B); adds the parameter gradient to grad.
-class TangentPass {
- public:
-  explicit TangentPass(const nn::Mlp& net) : net_(net) {
-    int in = net.inputs(), at = 0;
-    for (const nn::LayerSpec& l : net.layers()) {
-      offsets_.push_back({in, l.outputs, at, at + in * l.outputs});
-      at += in * l.outputs + l.outputs;
-      in = l.outputs;
-    }
-  }
-
-  void forward(const Eigen::MatrixXd& X, const Eigen::MatrixXd& V, Eigen::MatrixXd& Y, Eigen::MatrixXd& Yd) {
-    const std::size_t L = offsets_.size();
-    z_.resize(L);
-    zd_.resize(L);
-    s1_.resize(L);
-    a_.resize(L + 1);
-    ad_.resize(L + 1);
-    a_[0] = (X.colwise() - net_.inputMean()).array().colwise() / net_.inputScale().array();
-    ad_[0] = (V.array().colwise() / net_.inputScale().array()).matrix();
-    for (std::size_t k = 0; k < L; ++k) {
-      z_[k].noalias() = W(k) * a_[k];
-      z_[k].colwise() += B(k);
-      zd_[k].noalias() = W(k) * ad_[k];
-      nn::activate(net_.layers()[k].activation, z_[k], a_[k + 1]);
-      nn::activateDerivative(net_.layers()[k].activation, z_[k], s1_[k]);
-      ad_[k + 1] = s1_[k].cwiseProduct(zd_[k]);
-    }
-    Y = (a_[L].array().colwise() * net_.outputScale().array()).matrix();
-    Y.colwise() += net_.outputMean();
-    Yd = (ad_[L].array().colwise() * net_.outputScale().array()).matrix();
-  }
-
-  void backward(const Eigen::MatrixXd& dY, const Eigen::MatrixXd& dYd, Eigen::VectorXd& grad) {
-    abar_ = (dY.array().colwise() * net_.outputScale().array()).matrix();
-    adbar_ = (dYd.array().colwise() * net_.outputScale().array()).matrix();
-    for (int l = static_cast<int>(offsets_.size()) - 1; l >= 0; --l) {
-      const auto k = static_cast<std::size_t>(l);
-      const Offsets& o = offsets_[k];
-      nn::activateSecondDerivative(net_.layers()[k].activation, z_[k], s2_);
-      zdbar_ = s1_[k].cwiseProduct(adbar_);
-      zbar_ = s2_.cwiseProduct(zd_[k]).cwiseProduct(adbar_) + s1_[k].cwiseProduct(abar_);
-      auto gW = Eigen::Map<Eigen::MatrixXd>(grad.data() + o.w, o.out, o.in);
-      gW.noalias() += zdbar_ * ad_[k].transpose();
-      gW.noalias() += zbar_ * a_[k].transpose();
-      Eigen::Map<Eigen::VectorXd>(grad.data() + o.b, o.out) += zbar_.rowwise().sum();
-      if (l > 0) {
-        adbar_.noalias() = W(k).transpose() * zdbar_;
-        abar_.noalias() = W(k).transpose() * zbar_;
-      }
-    }
-  }
-
- private:
-  struct Offsets {
-    int in = 0, out = 0, w = 0, b = 0;
-  };
-  Eigen::Map<const Eigen::MatrixXd> W(std::size_t k) const {
-    return {net_.parameters().data() + offsets_[k].w, offsets_[k].out, offsets_[k].in};
-  }
-  Eigen::Map<const Eigen::VectorXd> B(std::size_t k) const {
-    return {net_.parameters().data() + offsets_[k].b, offsets_[k].out};
-  }
-
-  const nn::Mlp& net_;
-  std::vector<Offsets> offsets_;
-  std::vector<Eigen::MatrixXd> z_, zd_, s1_, a_, ad_;
-  Eigen::MatrixXd s2_, abar_, adbar_, zbar_, zdbar_;
-};
 
 nn::Activation smoothActivation(const std::string& name) {
   if (name == "sigmoid") return nn::Activation::Sigmoid;
@@ -547,7 +356,7 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     nn::Mlp ae(static_cast<int>(n), layers, s.seed);
     ae.setInputNormalization(rom->mu_, rom->scale_);
     ae.setOutputNormalization(rom->mu_, rom->scale_);
-    TangentPass pass(ae);
+    nn::TangentPass pass(ae);
     // Velocity term scale: mean square of the normalised velocities.
     const double tau2 =
         (rom->scale_.cwiseInverse().asDiagonal() * Xd).squaredNorm() / static_cast<double>(n * N);
@@ -588,7 +397,7 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   rom->latentMax_ = Z.rowwise().maxCoeff();
   Eigen::MatrixXd G(nr, N), H(nr, N), Zd(nr, N);
   {
-    NetEval decEval(dec);
+    nn::MlpEvaluator decEval(dec);
     Eigen::VectorXd y, d2, v = Eigen::VectorXd::Zero(nr);
     Eigen::MatrixXd J, MJ;
     for (Eigen::Index i = 0; i < N; ++i) {
@@ -764,7 +573,7 @@ Eigen::VectorXd AeModel::encode(const Eigen::VectorXd& q) const {
   if (q.size() != encoder_.inputs())
     throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " +
                      std::to_string(q.size()));
-  NetEval e(encoder_);
+  nn::MlpEvaluator e(encoder_);
   Eigen::VectorXd y;
   e.value(q, y);
   return y;
@@ -774,7 +583,7 @@ Eigen::VectorXd AeModel::decode(const Eigen::VectorXd& xr) const {
   if (xr.size() != decoder_.inputs())
     throw InputError("ae: expected " + std::to_string(decoder_.inputs()) + " minimal coordinates, got " +
                      std::to_string(xr.size()));
-  NetEval e(decoder_);
+  nn::MlpEvaluator e(decoder_);
   Eigen::VectorXd y;
   e.value(xr, y);
   return y;
@@ -785,13 +594,13 @@ void AeModel::decoderDerivatives(const Eigen::VectorXd& xr, const Eigen::VectorX
   if (xr.size() != decoder_.inputs() || v.size() != decoder_.inputs())
     throw InputError("ae: expected " + std::to_string(decoder_.inputs()) +
                      " minimal coordinates and velocities");
-  NetEval e(decoder_);
+  nn::MlpEvaluator e(decoder_);
   e.valueJacobianCurvature(xr, v, q, J, d2);
 }
 
 double AeModel::potential(const Eigen::VectorXd& xr) const {
   if (!hasPotential_) return 0.0;
-  NetEval e(potential_);
+  nn::MlpEvaluator e(potential_);
   Eigen::VectorXd g;
   return e.valueGradient(xr, g) + potentialOffset_;
 }
@@ -799,14 +608,14 @@ double AeModel::potential(const Eigen::VectorXd& xr) const {
 Eigen::VectorXd AeModel::potentialGradient(const Eigen::VectorXd& xr) const {
   Eigen::VectorXd g = Eigen::VectorXd::Zero(xr.size());
   if (!hasPotential_) return g;
-  NetEval e(potential_);
+  nn::MlpEvaluator e(potential_);
   e.valueGradient(xr, g);
   return g;
 }
 
 Eigen::VectorXd AeModel::damperForce(const Eigen::VectorXd& xr, const Eigen::VectorXd& xdr) const {
   if (!hasDamper_) return Eigen::VectorXd::Zero(xr.size());
-  NetEval e(damper_);
+  nn::MlpEvaluator e(damper_);
   Eigen::VectorXd u(2 * xr.size()), y1, y0;
   u << xr, xdr;
   e.value(u, y1);
@@ -967,8 +776,8 @@ class AeDynamics {
   const Model& model_;
   int loadCase_;
   const Eigen::MatrixXd& M_;
-  NetEval dec_;
-  std::optional<NetEval> pot_, damp_;
+  nn::MlpEvaluator dec_;
+  std::optional<nn::MlpEvaluator> pot_, damp_;
   Eigen::LLT<Eigen::MatrixXd> llt_;
 };
 
@@ -1067,8 +876,8 @@ class AeStepper final : public ReducedStepper {
   Eigen::VectorXd x_, v_, a_, aOld_, vp_, x2_, v2_, x3_, v3_, x4_, v4_, a2_, a3_, a4_, lower_, upper_;
   double work_ = 0.0, powerOld_ = 0.0;
   // Output: its own evaluators, so a sample leaves the stepping's workspaces alone.
-  NetEval decOut_;
-  std::optional<NetEval> potOut_;
+  nn::MlpEvaluator decOut_;
+  std::optional<nn::MlpEvaluator> potOut_;
   Eigen::VectorXd qo_, d2o_, gradOut_;
   Eigen::MatrixXd Jo_;
 };

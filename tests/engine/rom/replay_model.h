@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/reduced_run.h"
 
 #include <map>
 #include <mutex>
