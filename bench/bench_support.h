@@ -57,7 +57,7 @@ inline double relativeError(const ReducedModel& rom, const Model& model, const s
   RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
-  o.dt = 1e-3;
+  o.integrator.dt = 1e-3;
   o.outputDt = 0.005;
   const std::string csv = tempPath("rom.csv");
   {
@@ -77,13 +77,13 @@ inline void measureStepCost(benchmark::State& state, const ReducedModel& rom, co
   RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
-  o.dt = dt;
+  o.integrator.dt = dt;
   o.outputDt = std::min(0.01, tEnd);
   RunOptions full;
   full.loadCase = o.loadCase;
   full.tEnd = o.tEnd;
   full.outputDt = o.outputDt;
-  full.integrator.dt = o.dt;
+  full.integrator.dt = o.integrator.dt;
   double reduced = 0.0, fullSeconds = 0.0;
   long long steps = 0, fullSteps = 0;
   for (auto _ : state) {

@@ -48,7 +48,7 @@ void BM_RomStepEveryMethod(benchmark::State& state) {
   RunOptions o;
   o.loadCase = model.findLoadCase("train");
   o.tEnd = 0.4;
-  o.dt = 1e-3;
+  o.integrator.dt = 1e-3;
   o.outputDt = 0.01;  // 40 samples, output excluded from the time
   double seconds = 0.0;
   long long steps = 0;

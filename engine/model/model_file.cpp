@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
+#include "engine/core/json_reader.h"
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
-#include <set>
-#include <sstream>
 
 namespace mbdrom {
 
@@ -25,61 +24,21 @@ constexpr int kVersion = 1;
 
 // ---------------------------------------------------------------- reading
 
-const char* jsonTypeName(const Json& j) {
-  return j.type_name();
-}
-
-// One JSON object of the file, with its location for messages; remembers the
-// keys read so that unknown keys (typos) are reported by finish().
-class Obj {
+// One JSON object of the file, with its location for messages: keys quoted,
+// numbers within the model format's range, unknown keys refused by finish().
+class Obj : public JsonObjectReader<Json> {
  public:
-  Obj(const Json& j, std::string where) : j_(j), where_(std::move(where)) {
-    if (!j_.is_object()) throw ModelError(where_ + ": expected an object, got " + jsonTypeName(j_));
-  }
-  const std::string& where() const { return where_; }
+  Obj(const Json& j, std::string where)
+      : JsonObjectReader<Json>(j, {.where = std::move(where),
+                                   .error = JsonErrorKind::Model,
+                                   .quoteKeys = true,
+                                   .keyNoun = "key",
+                                   // Beyond this no SI quantity of a mechanism is meant.
+                                   .numberLimit = kMaxModelNumber,
+                                   .limitName = "the model format's range"}) {}
 
-  bool has(const char* key) const { return j_.contains(key); }
-
-  const Json& get(const char* key) {
-    used_.insert(key);
-    const auto it = j_.find(key);
-    if (it == j_.end()) throw ModelError(where_ + ": \"" + key + "\" is missing");
-    return *it;
-  }
-
-  double number(const char* key) { return toNumber(get(key), key); }
-  double number(const char* key, double fallback) { return has(key) ? number(key) : fallback; }
-  std::optional<double> optNumber(const char* key) {
-    if (!has(key)) return std::nullopt;
-    return number(key);
-  }
-  std::string string(const char* key) {
-    const Json& v = get(key);
-    if (!v.is_string()) throw ModelError(where_ + ": \"" + key + "\" must be a string");
-    return v.get<std::string>();
-  }
-  std::string string(const char* key, const std::string& fallback) {
-    return has(key) ? string(key) : fallback;
-  }
-  bool boolean(const char* key, bool fallback) {
-    if (!has(key)) return fallback;
-    const Json& v = get(key);
-    if (!v.is_boolean()) throw ModelError(where_ + ": \"" + key + "\" must be true or false");
-    return v.get<bool>();
-  }
-  std::vector<double> numbers(const char* key) {
-    const Json& v = get(key);
-    if (!v.is_array()) throw ModelError(where_ + ": \"" + key + "\" must be an array of numbers");
-    std::vector<double> out;
-    for (const Json& x : v) out.push_back(toNumber(x, key));
-    return out;
-  }
-  std::vector<double> numbers(const char* key, std::vector<double> fallback) {
-    return has(key) ? numbers(key) : fallback;
-  }
   Eigen::Vector3d vec3(const char* key) {
-    const std::vector<double> v = numbers(key);
-    if (v.size() != 3) throw ModelError(where_ + ": \"" + key + "\" must have 3 numbers");
+    const std::vector<double> v = numbers(key, NumberRule{}, 3);
     return {v[0], v[1], v[2]};
   }
   Eigen::Vector3d vec3(const char* key, const Eigen::Vector3d& fallback) {
@@ -87,58 +46,16 @@ class Obj {
   }
   Eigen::Matrix3d mat3(const char* key) {
     const Json& v = get(key);
-    const std::string msg =
-        where_ + ": \"" + key + "\" must be a 3x3 array [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]";
-    if (!v.is_array() || v.size() != 3) throw ModelError(msg);
+    const std::string msg = keyName(key) + " must be a 3x3 array [[xx, xy, xz], [yx, yy, yz], [zx, zy, zz]]";
+    if (!v.is_array() || v.size() != 3) fail(msg);
     Eigen::Matrix3d m;
     for (int r = 0; r < 3; ++r) {
       const Json& row = v[static_cast<std::size_t>(r)];
-      if (!row.is_array() || row.size() != 3) throw ModelError(msg);
-      for (int c = 0; c < 3; ++c) m(r, c) = toNumber(row[static_cast<std::size_t>(c)], key);
+      if (!row.is_array() || row.size() != 3) fail(msg);
+      for (int c = 0; c < 3; ++c) m(r, c) = numberValue(row[static_cast<std::size_t>(c)], key);
     }
     return m;
   }
-  std::vector<std::string> strings(const char* key) {
-    if (!has(key)) return {};
-    const Json& v = get(key);
-    if (!v.is_array()) throw ModelError(where_ + ": \"" + key + "\" must be an array of names");
-    std::vector<std::string> out;
-    for (const Json& x : v) {
-      if (!x.is_string()) throw ModelError(where_ + ": \"" + key + "\" must be an array of names");
-      out.push_back(x.get<std::string>());
-    }
-    return out;
-  }
-  // An array of objects (empty when absent).
-  const Json& array(const char* key) {
-    static const Json empty = Json::array();
-    if (!has(key)) return empty;
-    const Json& v = get(key);
-    if (!v.is_array()) throw ModelError(where_ + ": \"" + key + "\" must be an array");
-    return v;
-  }
-  void finish() const {
-    for (auto it = j_.begin(); it != j_.end(); ++it)
-      if (!used_.count(it.key())) throw ModelError(where_ + ": unknown key \"" + it.key() + "\"");
-  }
-
- private:
-  double toNumber(const Json& v, const char* key) const {
-    if (!v.is_number()) throw ModelError(where_ + ": \"" + key + "\" must be a number");
-    const double x = v.get<double>();
-    // Beyond this no SI quantity of a mechanism is meant; products of such
-    // values overflow long before a solver could name them.
-    if (!(std::abs(x) <= kMaxModelNumber)) {
-      std::ostringstream msg;
-      msg << where_ << ": \"" << key << "\" = " << x
-          << " is beyond the model format's range (|value| <= " << kMaxModelNumber << ")";
-      throw ModelError(msg.str());
-    }
-    return x;
-  }
-  const Json& j_;
-  std::string where_;
-  std::set<std::string> used_;
 };
 
 // `list[i] "name"` for an entry; the name is read leniently here, strictly by Obj.
@@ -215,7 +132,7 @@ std::string resolve(const TablePlace& place, const std::string& file) {
 TimeFunction readFunction(const Json& j, const std::string& where, const TablePlace& place) {
   Obj o(j, where);
   TimeFunction f;
-  f.type = parseEnum(o.string("type"), kFunctionTypes, where, "function type");
+  f.type = parseEnum(o.text("type"), kFunctionTypes, where, "function type");
   switch (f.type) {
     case TimeFunction::Type::Constant: f.value = o.number("value"); break;
     case TimeFunction::Type::Chirp: f.rate = o.number("rate"); [[fallthrough]];
@@ -239,7 +156,7 @@ TimeFunction readFunction(const Json& j, const std::string& where, const TablePl
         if (o.has("times") || o.has("values"))
           throw ModelError(where +
                            ": a table has either \"file\" and \"column\" or \"times\" and \"values\"");
-        const std::string file = o.string("file"), column = o.string("column");
+        const std::string file = o.text("file"), column = o.text("column");
         try {
           f = TimeFunction::tableFromCsv(resolve(place, file), column);
         } catch (const FileError& e) {
@@ -265,25 +182,25 @@ TimeFunction readFunction(const Json& j, const std::string& where, const TablePl
 
 MeasureSpec readMeasure(Obj& o) {
   MeasureSpec m;
-  m.name = o.string("name");
-  m.type = parseEnum(o.string("type"), kMeasureTypes, o.where(), "measure type");
+  m.name = o.text("name");
+  m.type = parseEnum(o.text("type"), kMeasureTypes, o.where(), "measure type");
   switch (m.type) {
     case MeasureType::JointAngle:
-    case MeasureType::JointDisplacement: m.joint = o.string("joint"); break;
+    case MeasureType::JointDisplacement: m.joint = o.text("joint"); break;
     case MeasureType::Distance:
-      m.point1 = o.string("point1");
-      m.point2 = o.string("point2");
+      m.point1 = o.text("point1");
+      m.point2 = o.text("point2");
       break;
-    case MeasureType::Travel: m.point1 = o.string("point"); break;
+    case MeasureType::Travel: m.point1 = o.text("point"); break;
     case MeasureType::Camber:
     case MeasureType::Toe:
       if (o.has("vector")) {
         if (o.has("body") || o.has("axis"))
           throw ModelError(o.where() +
                            ": give the spin axis either as \"vector\" or as \"body\" and \"axis\"");
-        m.vector = o.string("vector");
+        m.vector = o.text("vector");
       } else {
-        m.body = o.string("body");
+        m.body = o.text("body");
         m.axis = o.vec3("axis");
       }
       break;
@@ -294,8 +211,8 @@ MeasureSpec readMeasure(Obj& o) {
 ModelSpec readSpec(const Json& root, const TablePlace& place) {
   Obj top(root, "model");
   ModelSpec spec;
-  spec.name = top.string("name", "");
-  spec.description = top.string("description", "");
+  spec.name = top.text("name", "");
+  spec.description = top.text("description", "");
   spec.gravity = top.vec3("gravity", Eigen::Vector3d::Zero());
   top.get("format");
   top.get("version");
@@ -303,23 +220,23 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
   const Json& points = top.array("points");
   for (std::size_t i = 0; i < points.size(); ++i) {
     Obj o(points[i], entryWhere("points", i, points[i]));
-    spec.points.push_back({o.string("name"), o.vec3("position"), o.boolean("fixed", false)});
+    spec.points.push_back({o.text("name"), o.vec3("position"), o.boolean("fixed", false)});
     o.finish();
   }
   const Json& vectors = top.array("vectors");
   for (std::size_t i = 0; i < vectors.size(); ++i) {
     Obj o(vectors[i], entryWhere("vectors", i, vectors[i]));
-    spec.vectors.push_back({o.string("name"), o.vec3("direction"), o.boolean("fixed", false)});
+    spec.vectors.push_back({o.text("name"), o.vec3("direction"), o.boolean("fixed", false)});
     o.finish();
   }
   const Json& bodies = top.array("bodies");
   for (std::size_t i = 0; i < bodies.size(); ++i) {
     Obj o(bodies[i], entryWhere("bodies", i, bodies[i]));
     BodySpec b;
-    b.name = o.string("name");
-    b.type = parseEnum(o.string("type", "rigid"), kBodyTypes, o.where(), "body type");
-    b.points = o.strings("points");
-    b.vectors = o.strings("vectors");
+    b.name = o.text("name");
+    b.type = parseEnum(o.text("type", "rigid"), kBodyTypes, o.where(), "body type");
+    b.points = o.names("points", {});
+    b.vectors = o.names("vectors", {});
     b.mass = o.number("mass");
     if (b.type != BodyType::Particle || o.has("com")) {
       b.com = o.vec3("com");
@@ -328,25 +245,25 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
         if (p.name == b.points[0]) b.com = p.position;
     }
     if (b.type == BodyType::Rigid) b.inertia = o.mat3("inertia");
-    if (b.type == BodyType::Bar) b.transverseInertia = o.optNumber("transverse_inertia");
+    if (b.type == BodyType::Bar) b.transverseInertia = o.optionalNumber("transverse_inertia");
     const Json& markers = o.array("markers");
     for (std::size_t k = 0; k < markers.size(); ++k) {
       Obj m(markers[k], o.where() + ": " + entryWhere("markers", k, markers[k]));
-      b.markers.push_back({m.string("name"), m.vec3("position")});
+      b.markers.push_back({m.text("name"), m.vec3("position")});
       m.finish();
     }
     if (o.has("shape")) {
       Obj s(o.get("shape"), o.where() + ": shape");
-      b.shape.type = s.string("type");
+      b.shape.type = s.text("type");
       bool known = false;
       for (const char* t : kShapeTypes) known = known || b.shape.type == t;
       if (!known)
         throw ModelError(s.where() + ": unknown shape type \"" + b.shape.type +
                          "\" (known: box, sphere, cylinder, mesh)");
-      b.shape.size = s.numbers("size", {});
+      b.shape.size = s.numbers("size", std::vector<double>{});
       b.shape.center = s.vec3("center", Eigen::Vector3d::Zero());
       b.shape.axis = s.vec3("axis", Eigen::Vector3d::UnitZ());
-      b.shape.file = s.string("file", "");
+      b.shape.file = s.text("file", "");
       s.finish();
     }
     o.finish();
@@ -356,15 +273,15 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
   for (std::size_t i = 0; i < joints.size(); ++i) {
     Obj o(joints[i], entryWhere("joints", i, joints[i]));
     JointSpec j;
-    j.name = o.string("name");
-    j.type = parseEnum(o.string("type"), kJointTypes, o.where(), "joint type");
-    j.body1 = o.string("body1");
-    j.body2 = o.string("body2");
-    j.point1 = o.string("point1");
-    j.point2 = o.string("point2");
-    j.axis1 = o.string("axis1", "");
-    j.axis2 = o.string("axis2", "");
-    j.length = o.optNumber("length");
+    j.name = o.text("name");
+    j.type = parseEnum(o.text("type"), kJointTypes, o.where(), "joint type");
+    j.body1 = o.text("body1");
+    j.body2 = o.text("body2");
+    j.point1 = o.text("point1");
+    j.point2 = o.text("point2");
+    j.axis1 = o.text("axis1", "");
+    j.axis2 = o.text("axis2", "");
+    j.length = o.optionalNumber("length");
     o.finish();
     spec.joints.push_back(std::move(j));
   }
@@ -372,15 +289,15 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
   for (std::size_t i = 0; i < drivers.size(); ++i) {
     Obj o(drivers[i], entryWhere("drivers", i, drivers[i]));
     DriverSpec d;
-    d.name = o.string("name");
-    d.type = parseEnum(o.string("type"), kDriverTypes, o.where(), "driver type");
-    d.body1 = o.string("body1", "");
-    d.body2 = o.string("body2", "");
-    d.point1 = o.string("point1", "");
-    d.point2 = o.string("point2", "");
-    d.axis1 = o.string("axis1", "");
+    d.name = o.text("name");
+    d.type = parseEnum(o.text("type"), kDriverTypes, o.where(), "driver type");
+    d.body1 = o.text("body1", "");
+    d.body2 = o.text("body2", "");
+    d.point1 = o.text("point1", "");
+    d.point2 = o.text("point2", "");
+    d.axis1 = o.text("axis1", "");
     if (d.type == DriverType::Coordinate)
-      d.component = parseEnum(o.string("component"), kComponents, o.where(), "component");
+      d.component = parseEnum(o.text("component"), kComponents, o.where(), "component");
     d.function = readFunction(o.get("function"), o.where() + ": function", place);
     o.finish();
     spec.drivers.push_back(std::move(d));
@@ -389,11 +306,11 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
   for (std::size_t i = 0; i < springs.size(); ++i) {
     Obj o(springs[i], entryWhere("spring_dampers", i, springs[i]));
     SpringDamperSpec s;
-    s.name = o.string("name");
-    s.point1 = o.string("point1");
-    s.point2 = o.string("point2");
+    s.name = o.text("name");
+    s.point1 = o.text("point1");
+    s.point2 = o.text("point2");
     s.freeLength = o.number("free_length", 0.0);
-    s.stiffness = o.numbers("stiffness", {});
+    s.stiffness = o.numbers("stiffness", std::vector<double>{});
     s.damping = o.number("damping", 0.0);
     if (o.has("force_table")) {
       Obj t(o.get("force_table"), o.where() + ": force_table");
@@ -409,15 +326,15 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
   for (std::size_t i = 0; i < frictions.size(); ++i) {
     Obj o(frictions[i], entryWhere("frictions", i, frictions[i]));
     FrictionSpec f;
-    f.name = o.string("name");
-    f.body1 = o.string("body1");
-    f.body2 = o.string("body2");
-    f.point1 = o.string("point1");
-    f.point2 = o.string("point2");
-    f.axis1 = o.string("axis1");
+    f.name = o.text("name");
+    f.body1 = o.text("body1");
+    f.body2 = o.text("body2");
+    f.point1 = o.text("point1");
+    f.point2 = o.text("point2");
+    f.axis1 = o.text("axis1");
     f.mu = o.number("mu");
     f.normalForce = o.number("normal_force");
-    f.law = parseEnum(o.string("law", "coulomb"), kFrictionLaws, o.where(), "friction law");
+    f.law = parseEnum(o.text("law", "coulomb"), kFrictionLaws, o.where(), "friction law");
     f.regularisationVelocity = o.number("regularisation_velocity", f.regularisationVelocity);
     o.finish();
     spec.frictions.push_back(std::move(f));
@@ -426,17 +343,17 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
   for (std::size_t i = 0; i < cases.size(); ++i) {
     Obj o(cases[i], entryWhere("load_cases", i, cases[i]));
     LoadCase lc;
-    lc.name = o.string("name");
+    lc.name = o.text("name");
     const Json& loads = o.array("loads");
     for (std::size_t k = 0; k < loads.size(); ++k) {
       Obj l(loads[k], o.where() + ": " + entryWhere("loads", k, loads[k]));
       LoadSpec ls;
-      ls.name = l.string("name");
-      ls.type = parseEnum(l.string("type"), kLoadTypes, l.where(), "load type");
+      ls.name = l.text("name");
+      ls.type = parseEnum(l.text("type"), kLoadTypes, l.where(), "load type");
       if (ls.type == LoadSpec::Type::Force)
-        ls.point = l.string("point");
+        ls.point = l.text("point");
       else
-        ls.body = l.string("body");
+        ls.body = l.text("body");
       ls.direction = l.vec3("direction");
       ls.function = readFunction(l.get("function"), l.where() + ": function", place);
       l.finish();

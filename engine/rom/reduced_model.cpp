@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
+#include "engine/core/json_reader.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 
@@ -123,26 +124,36 @@ void checkMetrics(const OJson& m, const std::string& source) {
 
 std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::string& source) {
   try {
-    if (!j.is_object() || j.value("format", "") != "mbdrom-rom")
+    if (!j.is_object() || !j.contains("format") || j["format"] != "mbdrom-rom")
       throw FileError(source + ": not an mbdrom trained-model file (\"format\": \"mbdrom-rom\")");
-    if (j.value("version", 0) != 1)
-      throw FileError(source + ": unsupported trained-model version " + j.at("version").dump() +
+    // The common fields; the method's loader reads the rest, so unknown keys
+    // are not refused at this level.
+    JsonObjectReader<OJson> r(j, {.where = source, .error = JsonErrorKind::File});
+    const int version = r.integer("version");
+    if (version != 1)
+      throw FileError(source + ": unsupported trained-model version " + std::to_string(version) +
                       " (expected 1)");
-    const std::string method = j.at("method").get<std::string>();
+    const std::string method = r.text("method");
     const MethodInfo* info = MethodRegistry::global().find(method);
     if (!info)
       throw FileError(source + ": unknown method \"" + method +
                       "\" (known: " + MethodRegistry::global().names() + ")");
     std::unique_ptr<ReducedModel> rom = info->load(j, source);
-    rom->mechanismName_ = j.at("mechanism").at("name").get<std::string>();
-    const std::string hash = j.at("mechanism").at("hash").get<std::string>();
+    JsonObjectReader<OJson> mechanism(
+        r.get("mechanism"),
+        {.where = source + ": mechanism", .error = JsonErrorKind::File, .keyNoun = "key"});
+    rom->mechanismName_ = mechanism.text("name");
+    const std::string hash = mechanism.text("hash");
+    mechanism.finish();
     std::size_t used = 0;
     rom->mechanismHash_ = std::stoull(hash, &used, 16);
     if (used != hash.size() || hash.size() != 16)
       throw FileError(source + ": mechanism.hash must be 16 hex digits");
-    rom->created_ = j.value("created", "");
-    rom->settings_ = j.value("settings", OJson::object());
-    rom->metrics_ = j.value("metrics", OJson::object());
+    rom->created_ = r.text("created", "");
+    const OJson* settings = r.find("settings");
+    rom->settings_ = settings ? *settings : OJson::object();
+    const OJson* metrics = r.find("metrics");
+    rom->metrics_ = metrics ? *metrics : OJson::object();
     checkMetrics(rom->metrics_, source);
     return rom;
   } catch (const OJson::exception& e) {

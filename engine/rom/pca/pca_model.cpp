@@ -2,6 +2,7 @@
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_reader.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/forces.h"
 #include "engine/rom/pca/kmeans.h"
@@ -156,58 +157,20 @@ long long PcaRunLog::fallbacks() const {
 }
 
 PcaSettings PcaSettings::fromJson(const OJson& j) {
-  if (!j.is_object()) throw InputError("pca settings: expected an object");
+  JsonObjectReader<OJson> r(j, {.where = "pca settings"});
   PcaSettings s;
-  auto integer = [](const OJson& v, const std::string& key) {
-    if (!v.is_number_integer()) throw InputError("pca settings: " + key + " must be an integer");
-    return v.get<long long>();
-  };
-  for (const auto& [key, value] : j.items()) {
-    if (key == "clusters") {
-      s.clusters = static_cast<int>(std::clamp<long long>(integer(value, key), -1, 1000000));
-    } else if (key == "nr") {
-      s.nr = static_cast<int>(std::clamp<long long>(integer(value, key), -1, 1000000));
-    } else if (key == "vector_length") {
-      if (!value.is_number()) throw InputError("pca settings: vector_length must be a number [m]");
-      s.vectorLength = value.get<double>();
-    } else if (key == "stiffness_forces") {
-      if (!value.is_string())
-        throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\"");
-      s.stiffnessForces = value.get<std::string>();
-    } else if (key == "energy_projection") {
-      if (!value.is_boolean()) throw InputError("pca settings: energy_projection must be true or false");
-      s.energyProjection = value.get<bool>();
-    } else if (key == "common_tolerance") {
-      if (!value.is_number()) throw InputError("pca settings: common_tolerance must be a number");
-      s.commonTolerance = value.get<double>();
-    } else if (key == "switch_hysteresis") {
-      if (!value.is_number()) throw InputError("pca settings: switch_hysteresis must be a number");
-      s.switchHysteresis = value.get<double>();
-    } else if (key == "seed") {
-      const long long seed = integer(value, key);
-      if (seed < 0) throw InputError("pca settings: seed must be >= 0");
-      s.seed = static_cast<std::uint64_t>(seed);
-    } else if (key == "restarts") {
-      s.restarts = static_cast<int>(std::clamp<long long>(integer(value, key), -1, 1000));
-    } else {
-      throw InputError("pca settings: unknown setting \"" + key +
-                       "\" (known: clusters, nr, vector_length, stiffness_forces, energy_projection, "
-                       "common_tolerance, switch_hysteresis, seed, restarts)");
-    }
-  }
-  if (s.clusters < 1)
-    throw InputError("pca settings: clusters must be >= 1, got " + std::to_string(s.clusters));
-  if (s.nr < 0) throw InputError("pca settings: nr must be >= 1 (or 0: the degrees of freedom)");
-  if (!(s.vectorLength >= 0.0) || !std::isfinite(s.vectorLength))
-    throw InputError("pca settings: vector_length must be >= 0 [m] (0: automatic)");
-  if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
-    throw InputError("pca settings: stiffness_forces must be \"spring\" or \"internal\", got \"" +
-                     s.stiffnessForces + "\"");
-  if (!(s.commonTolerance > 0.0 && s.commonTolerance < 1.0))
-    throw InputError("pca settings: common_tolerance must be in (0, 1), got " + num(s.commonTolerance));
-  if (s.restarts < 1) throw InputError("pca settings: restarts must be >= 1");
-  if (!(s.switchHysteresis >= 0.0 && s.switchHysteresis < 1.0))
-    throw InputError("pca settings: switch_hysteresis must be in [0, 1), got " + num(s.switchHysteresis));
+  s.clusters = r.integer("clusters", s.clusters, {.min = 1, .max = 1000000});
+  s.nr = r.integer("nr", s.nr, {.min = 0, .max = 1000000, .note = "(0: the degrees of freedom)"});
+  s.vectorLength = r.number("vector_length", s.vectorLength, {.min = 0.0, .note = "[m] (0: automatic)"});
+  s.stiffnessForces = r.choice("stiffness_forces", s.stiffnessForces, {"spring", "internal"});
+  s.energyProjection = r.boolean("energy_projection", s.energyProjection);
+  s.commonTolerance = r.number("common_tolerance", s.commonTolerance,
+                               {.min = 0.0, .max = 1.0, .minOpen = true, .maxOpen = true});
+  s.switchHysteresis =
+      r.number("switch_hysteresis", s.switchHysteresis, {.min = 0.0, .max = 1.0, .maxOpen = true});
+  s.seed = r.unsignedInteger("seed", s.seed);
+  s.restarts = r.integer("restarts", s.restarts, {.min = 1, .max = 1000});
+  r.finish();
   return s;
 }
 

@@ -5,6 +5,7 @@
 #include "engine/rom/rom_support.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_reader.h"
 #include "engine/dynamics/measures.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
@@ -23,37 +24,13 @@ namespace mbdrom {
 using OJson = nlohmann::ordered_json;
 
 PodSettings PodSettings::fromJson(const OJson& j) {
-  if (!j.is_object()) throw InputError("pod settings: expected an object");
+  JsonObjectReader<OJson> r(j, {.where = "pod settings"});
   PodSettings s;
-  for (const auto& [key, value] : j.items()) {
-    if (key == "nr") {
-      if (!value.is_number_integer()) throw InputError("pod settings: nr must be an integer");
-      s.nr = value.get<int>();
-    } else if (key == "vector_length") {
-      if (!value.is_number()) throw InputError("pod settings: vector_length must be a number [m]");
-      s.vectorLength = value.get<double>();
-    } else if (key == "stiffness_forces") {
-      if (!value.is_string())
-        throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\"");
-      s.stiffnessForces = value.get<std::string>();
-    } else if (key == "integrator") {
-      if (!value.is_string())
-        throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\"");
-      s.integrator = value.get<std::string>();
-    } else {
-      throw InputError("pod settings: unknown setting \"" + key +
-                       "\" (known: nr, vector_length, stiffness_forces, integrator)");
-    }
-  }
-  if (s.nr < 1) throw InputError("pod settings: nr must be >= 1, got " + std::to_string(s.nr));
-  if (!(s.vectorLength >= 0.0) || !std::isfinite(s.vectorLength))
-    throw InputError("pod settings: vector_length must be >= 0 [m] (0: automatic)");
-  if (s.stiffnessForces != "spring" && s.stiffnessForces != "internal")
-    throw InputError("pod settings: stiffness_forces must be \"spring\" or \"internal\", got \"" +
-                     s.stiffnessForces + "\"");
-  if (s.integrator != "central_difference" && s.integrator != "newmark")
-    throw InputError("pod settings: integrator must be \"central_difference\" or \"newmark\", got \"" +
-                     s.integrator + "\"");
+  s.nr = r.integer("nr", s.nr, {.min = 1});
+  s.vectorLength = r.number("vector_length", s.vectorLength, {.min = 0.0, .note = "[m] (0: automatic)"});
+  s.stiffnessForces = r.choice("stiffness_forces", s.stiffnessForces, {"spring", "internal"});
+  s.integrator = r.choice("integrator", s.integrator, {"central_difference", "newmark"});
+  r.finish();
   return s;
 }
 

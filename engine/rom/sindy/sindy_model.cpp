@@ -2,6 +2,7 @@
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_reader.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
@@ -27,46 +28,17 @@ using OJson = nlohmann::ordered_json;
 
 namespace {
 
-std::vector<std::string> stringList(const OJson& v, const std::string& key) {
-  if (!v.is_array()) throw InputError("sindy settings: " + key + " must be an array of strings");
-  std::vector<std::string> out;
-  for (const OJson& x : v) {
-    if (!x.is_string()) throw InputError("sindy settings: " + key + " must be an array of strings");
-    out.push_back(x.get<std::string>());
-  }
-  return out;
-}
-
-bool boolean(const OJson& v, const std::string& key) {
-  if (!v.is_boolean()) throw InputError("sindy settings: " + key + " must be true or false");
-  return v.get<bool>();
-}
-
-double numberOf(const OJson& v, const std::string& key) {
-  if (!v.is_number()) throw InputError("sindy settings: " + key + " must be a number");
-  return v.get<double>();
-}
-
-int integerOf(const OJson& v, const std::string& key) {
-  if (!v.is_number_integer()) throw InputError("sindy settings: " + key + " must be an integer");
-  // Out of int range would be undefined in the conversion (found by fuzzing a sibling reader).
-  const long long x = v.get<long long>();
-  if (x < -1000000000LL || x > 1000000000LL)
-    throw InputError("sindy settings: " + key + " is out of range: " + v.dump());
-  return static_cast<int>(x);
-}
-
-std::vector<SindyColumnSource> columnSources(const OJson& v) {
-  const char* what = "sindy settings: columns must be an array of {\"name\": ..., \"source\": ...}";
-  if (!v.is_array()) throw InputError(what);
+// "columns": [{"name": ..., "source": ...}, ...], each read as an object of its own.
+std::vector<SindyColumnSource> columnSources(JsonObjectReader<OJson>& r) {
+  const OJson& v = r.array("columns");
   std::vector<SindyColumnSource> out;
-  for (const OJson& x : v) {
-    if (!x.is_object() || x.size() != 2 || !x.contains("name") || !x.contains("source") ||
-        !x.at("name").is_string() || !x.at("source").is_string())
-      throw InputError(what);
-    out.push_back({x.at("name").get<std::string>(), x.at("source").get<std::string>()});
-    if (out.back().name.empty() || out.back().source.empty())
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    JsonObjectReader<OJson> c(v[i], {.where = r.where() + ": columns[" + std::to_string(i) + "]"});
+    SindyColumnSource column{c.text("name"), c.text("source")};
+    c.finish();
+    if (column.name.empty() || column.source.empty())
       throw InputError("sindy settings: a column has an empty name or source");
+    out.push_back(std::move(column));
   }
   return out;
 }
@@ -170,70 +142,31 @@ class KnownForceEvaluator {
 }  // namespace
 
 SindySettings SindySettings::fromJson(const OJson& j) {
-  if (!j.is_object()) throw InputError("sindy settings: expected an object");
+  JsonObjectReader<OJson> r(j, {.where = "sindy settings"});
   SindySettings s;
-  for (const auto& [key, v] : j.items()) {
-    if (key == "coordinates")
-      s.coordinates = stringList(v, key);
-    else if (key == "columns")
-      s.columns = columnSources(v);
-    else if (key == "known_forces")
-      s.knownForces = stringList(v, key);
-    else if (key == "polynomial_degree")
-      s.library.polynomialDegree = integerOf(v, key);
-    else if (key == "constant")
-      s.library.constant = boolean(v, key);
-    else if (key == "sign_velocity")
-      s.library.signVelocity = boolean(v, key);
-    else if (key == "trig_positions")
-      s.library.trigPositions = boolean(v, key);
-    else if (key == "sine_time")
-      s.library.sineTime = boolean(v, key);
-    else if (key == "friction_columns")
-      s.frictionColumns = boolean(v, key);
-    else if (key == "terms")
-      s.library.select = stringList(v, key);
-    else if (key == "omegas") {
-      if (!v.is_array()) throw InputError("sindy settings: omegas must be an array of numbers [rad/s]");
-      s.library.omegas.clear();
-      for (const OJson& x : v) s.library.omegas.push_back(numberOf(x, "omegas"));
-    } else if (key == "harmonics") {
-      if (!v.is_array()) throw InputError("sindy settings: harmonics must be an array of integers");
-      s.library.harmonics.clear();
-      for (const OJson& x : v) s.library.harmonics.push_back(integerOf(x, "harmonics"));
-    } else if (key == "kappa")
-      s.stls.kappa = numberOf(v, key);
-    else if (key == "normalise")
-      s.stls.normalise = boolean(v, key);
-    else if (key == "ridge")
-      s.stls.ridge = numberOf(v, key);
-    else if (key == "max_iterations")
-      s.stls.maxIterations = integerOf(v, key);
-    else if (key == "derivatives") {
-      if (!v.is_string()) throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\"");
-      s.derivatives = v.get<std::string>();
-    } else if (key == "sg_order")
-      s.sgOrder = integerOf(v, key);
-    else if (key == "sg_window")
-      s.sgWindow = integerOf(v, key);
-    else
-      throw InputError(
-          "sindy settings: unknown setting \"" + key +
-          "\" (known: coordinates, columns, known_forces, polynomial_degree, constant, sign_velocity, "
-          "trig_positions, omegas, harmonics, sine_time, friction_columns, terms, kappa, normalise, "
-          "ridge, max_iterations, derivatives, sg_order, sg_window)");
-  }
-  if (s.derivatives != "data" && s.derivatives != "estimate")
-    throw InputError("sindy settings: derivatives must be \"data\" or \"estimate\", got \"" + s.derivatives +
-                     "\"");
-  if (s.sgOrder < 2 || s.sgOrder > 6) throw InputError("sindy settings: sg_order must be in 2..6");
+  s.coordinates = r.names("coordinates", s.coordinates);
+  s.columns = columnSources(r);
+  s.knownForces = r.names("known_forces", s.knownForces);
+  SindyLibraryOptions& lib = s.library;
+  lib.polynomialDegree = r.integer("polynomial_degree", lib.polynomialDegree);
+  lib.constant = r.boolean("constant", lib.constant);
+  lib.signVelocity = r.boolean("sign_velocity", lib.signVelocity);
+  lib.trigPositions = r.boolean("trig_positions", lib.trigPositions);
+  lib.omegas = r.numbers("omegas", lib.omegas, {.note = "[rad/s]"});
+  lib.harmonics = r.integers("harmonics", lib.harmonics);
+  lib.sineTime = r.boolean("sine_time", lib.sineTime);
+  s.frictionColumns = r.boolean("friction_columns", s.frictionColumns);
+  lib.select = r.names("terms", lib.select);
+  s.stls.kappa = r.number("kappa", s.stls.kappa, {.min = 0.0});
+  s.stls.normalise = r.boolean("normalise", s.stls.normalise);
+  s.stls.ridge = r.number("ridge", s.stls.ridge, {.min = 0.0});
+  s.stls.maxIterations = r.integer("max_iterations", s.stls.maxIterations, {.min = 1});
+  s.derivatives = r.choice("derivatives", s.derivatives, {"data", "estimate"});
+  s.sgOrder = r.integer("sg_order", s.sgOrder, {.min = 2, .max = 6});
+  s.sgWindow = r.integer("sg_window", s.sgWindow, {.min = 0, .note = "(0: automatic)"});
+  r.finish();
   if (s.sgWindow != 0 && (s.sgWindow % 2 == 0 || s.sgWindow <= s.sgOrder))
     throw InputError("sindy settings: sg_window must be 0 (automatic) or odd and above sg_order");
-  if (!(s.stls.kappa >= 0.0) || !std::isfinite(s.stls.kappa))
-    throw InputError("sindy settings: kappa must be >= 0");
-  if (!(s.stls.ridge >= 0.0) || !std::isfinite(s.stls.ridge))
-    throw InputError("sindy settings: ridge must be >= 0");
-  if (s.stls.maxIterations < 1) throw InputError("sindy settings: max_iterations must be >= 1");
   // Library options are checked by building the terms for a placeholder coordinate.
   std::vector<std::string> placeholder{"u"};
   SindyLibraryOptions probe = s.library;

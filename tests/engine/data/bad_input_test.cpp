@@ -250,7 +250,8 @@ TEST_CASE("a model file with a million-element vector names the vector", "[bad_i
   text += "]}\n";
   const fs::path path = scratch("million") / "million.json";
   writeText(path, text);
-  CHECK(messageOf(Loader::Model, path) == path.string() + ": model: \"gravity\" must have 3 numbers");
+  CHECK(messageOf(Loader::Model, path) ==
+        path.string() + ": model: \"gravity\" must have 3 numbers, got 1000000");
 }
 
 TEST_CASE("a trajectory CSV with a million rows names its ragged last line", "[bad_input_test]") {
