@@ -126,7 +126,7 @@ class MainWindow : public QMainWindow {
   /// then `onRunsAdded` (if given) gets the indices of the new runs.
   int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                std::function<void(const std::vector<int>&)> onRunsAdded = {});
-  /// Queues the training of a reduced model (`method` "pod", "ae", "pca") on project
+  /// Queues the training of a reduced model (`method`: a registered name) on project
   /// runs `runs` with checked `settings`; the model joins the project as `name` when
   /// it succeeds. Shown in the training panel. Returns the job id.
   int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
