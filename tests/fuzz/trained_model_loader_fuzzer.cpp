@@ -111,7 +111,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     // A few steps only: enough to go through projection, forces and back-projection.
     mbdrom::RunOptions options;
     options.tEnd = 3e-3;
-    options.dt = 1e-3;
+    options.integrator.dt = 1e-3;
     CountingSink sink;
     try {
       const mbdrom::RomSimulationSummary summary = rom->simulate(model, options, sink);
