@@ -51,18 +51,6 @@ nn::Activation smoothActivation(const std::string& name) {
                    name + "\"");
 }
 
-std::vector<int> widths(const OJson& value, const char* key) {
-  if (!value.is_array() || value.empty())
-    throw InputError(std::string("ae settings: ") + key + " must be a non-empty array of layer widths");
-  std::vector<int> w;
-  for (const OJson& x : value) {
-    if (!x.is_number_integer() || x.get<long long>() < 1 || x.get<long long>() > 4096)
-      throw InputError(std::string("ae settings: ") + key + " widths must be integers in 1..4096");
-    w.push_back(x.get<int>());
-  }
-  return w;
-}
-
 nn::Mlp makeNet(int inputs, const std::vector<int>& hidden, nn::Activation act, int outputs,
                 std::uint64_t seed) {
   std::vector<nn::LayerSpec> layers;
@@ -171,114 +159,6 @@ OJson historyJson(const nn::TrainingHistory& h, double fitError) {
 }
 
 }  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// Settings
-
-AeSettings AeSettings::fromJson(const OJson& j) {
-  if (!j.is_object()) throw InputError("ae settings: expected an object");
-  AeSettings s;
-  auto integer = [](const OJson& v, const std::string& key) {
-    if (!v.is_number_integer()) throw InputError("ae settings: " + key + " must be an integer");
-    return v.get<long long>();
-  };
-  auto number = [](const OJson& v, const std::string& key) {
-    if (!v.is_number() || !std::isfinite(v.get<double>()))
-      throw InputError("ae settings: " + key + " must be a number");
-    return v.get<double>();
-  };
-  auto text = [](const OJson& v, const std::string& key) {
-    if (!v.is_string()) throw InputError("ae settings: " + key + " must be a string");
-    return v.get<std::string>();
-  };
-  for (const auto& [key, value] : j.items()) {
-    if (key == "nr") {
-      const long long nr = integer(value, key);
-      if (nr < 0 || nr > 1000000)
-        throw InputError("ae settings: nr must be >= 1 (0: the degrees of freedom), got " + value.dump());
-      s.nr = static_cast<int>(nr);
-    } else if (key == "hidden") {
-      s.hidden = widths(value, "hidden");
-    } else if (key == "force_hidden") {
-      s.forceHidden = widths(value, "force_hidden");
-    } else if (key == "activation") {
-      s.activation = text(value, key);
-    } else if (key == "optimizer") {
-      s.optimizer = text(value, key);
-    } else if (key == "learning_rate") {
-      s.learningRate = number(value, key);
-    } else if (key == "batch_size") {
-      const long long b = integer(value, key);
-      if (b < 1 || b > 1000000) throw InputError("ae settings: batch_size must be a positive integer");
-      s.batchSize = static_cast<int>(b);
-    } else if (key == "epochs" || key == "force_epochs") {
-      const long long e = integer(value, key);
-      if (e < 0 || e > 100000000) throw InputError("ae settings: " + key + " must be >= 0");
-      (key == "epochs" ? s.epochs : s.forceEpochs) = static_cast<int>(e);
-    } else if (key == "velocity_weight") {
-      s.velocityWeight = number(value, key);
-    } else if (key == "seconds") {
-      s.seconds = number(value, key);
-    } else if (key == "seed") {
-      if (!value.is_number_unsigned() && !(value.is_number_integer() && value.get<long long>() >= 0))
-        throw InputError("ae settings: seed must be a non-negative integer");
-      s.seed = value.get<std::uint64_t>();
-    } else if (key == "vector_length") {
-      s.vectorLength = number(value, key);
-    } else if (key == "integrator") {
-      s.integrator = text(value, key);
-    } else if (key == "initial_velocity") {
-      s.initialVelocity = text(value, key);
-    } else if (key == "validation_fraction") {
-      s.validationFraction = number(value, key);
-    } else {
-      throw InputError(
-          "ae settings: unknown setting \"" + key +
-          "\" (known: nr, hidden, force_hidden, activation, optimizer, learning_rate, batch_size, "
-          "epochs, force_epochs, velocity_weight, seconds, seed, vector_length, integrator, "
-          "initial_velocity, "
-          "validation_fraction)");
-    }
-  }
-  smoothActivation(s.activation);
-  if (s.optimizer != "rmsprop" && s.optimizer != "adam")
-    throw InputError("ae settings: optimizer must be \"rmsprop\" or \"adam\", got \"" + s.optimizer + "\"");
-  if (!(s.learningRate > 0.0)) throw InputError("ae settings: learning_rate must be > 0");
-  if (!(s.velocityWeight >= 0.0)) throw InputError("ae settings: velocity_weight must be >= 0");
-  if (!(s.seconds >= 0.0)) throw InputError("ae settings: seconds must be >= 0 (0: no time budget)");
-  if (!(s.vectorLength >= 0.0))
-    throw InputError("ae settings: vector_length must be >= 0 [m] (0: automatic)");
-  if (s.integrator != "central_difference" && s.integrator != "rk4")
-    throw InputError("ae settings: integrator must be \"central_difference\" or \"rk4\", got \"" +
-                     s.integrator + "\"");
-  if (s.initialVelocity != "projected" && s.initialVelocity != "zero")
-    throw InputError("ae settings: initial_velocity must be \"projected\" or \"zero\", got \"" +
-                     s.initialVelocity + "\"");
-  if (s.epochs < 1) throw InputError("ae settings: epochs must be >= 1");
-  if (!(s.validationFraction >= 0.0 && s.validationFraction <= 0.5))
-    throw InputError("ae settings: validation_fraction must be in [0, 0.5], got " +
-                     std::to_string(s.validationFraction));
-  return s;
-}
-
-OJson AeSettings::toJson() const {
-  return OJson{{"nr", nr},
-               {"hidden", hidden},
-               {"force_hidden", forceHidden},
-               {"activation", activation},
-               {"optimizer", optimizer},
-               {"learning_rate", learningRate},
-               {"batch_size", batchSize},
-               {"epochs", epochs},
-               {"force_epochs", forceEpochs},
-               {"velocity_weight", velocityWeight},
-               {"seconds", seconds},
-               {"seed", seed},
-               {"vector_length", vectorLength},
-               {"integrator", integrator},
-               {"initial_velocity", initialVelocity},
-               {"validation_fraction", validationFraction}};
-}
 
 // ---------------------------------------------------------------------------------------------
 // Training

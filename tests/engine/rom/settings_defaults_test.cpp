@@ -1,4 +1,4 @@
-// The complete default settings of pod, pca and sindy, as their trained files
+// The complete default settings of pod, pca, sindy, node and ae, as their trained files
 // store them (captured before the settings parsers moved to JsonObjectReader):
 // a change here changes every trained file written from now on.
 
@@ -26,6 +26,20 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
       R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
       R"("friction_columns":false,"terms":[],"kappa":0.05,"normalise":false,"ridge":0.0,"max_iterations":50,)"
       R"("derivatives":"data","sg_order":4,"sg_window":0})");
+}
+
+TEST_CASE("default settings of node and ae are stored unchanged", "[rom][settings]") {
+  CHECK(
+      checkReducedModelSettings("node", OJson::object()).dump() ==
+      R"({"coordinates":"auto","inputs":"none","hidden":[256,256],"activation":"tanh","integrator":"rk4",)"
+      R"("epochs":400,"batch_size":32,"learning_rate":0.001,"decay":0.98,"min_learning_rate":0.0,)"
+      R"("validation_fraction":0.1,"patience":0,"rollout_steps":1,"constraint_weight":1.0,"gradient_clip":0.0,)"
+      R"("seed":1})");
+  CHECK(checkReducedModelSettings("ae", OJson::object()).dump() ==
+        R"({"nr":0,"hidden":[32,16],"force_hidden":[16,16],"activation":"sigmoid","optimizer":"rmsprop",)"
+        R"("learning_rate":0.003,"batch_size":32,"epochs":2000,"force_epochs":2000,"velocity_weight":1.0,)"
+        R"("seconds":0.0,"seed":1,"vector_length":0.0,"integrator":"central_difference",)"
+        R"("initial_velocity":"projected","validation_fraction":0.0})");
 }
 
 TEST_CASE("settings other than the defaults are stored as given", "[rom][settings]") {
@@ -70,4 +84,82 @@ TEST_CASE("settings of pod, pca and sindy name the key and the wrong value", "[r
   CHECK(message("sindy", {{"columns", OJson::array({{{"name", "c"}}})}}) ==
         "sindy settings: columns[0]: source is missing");
   CHECK(message("sindy", {{"sg_order", 7}}) == "sindy settings: sg_order must be an integer in 2..6, got 7");
+}
+
+TEST_CASE("settings of node and ae other than the defaults are stored as given", "[rom][settings]") {
+  const OJson node = OJson::parse(
+      R"({"coordinates":["P.x","P.y"],"inputs":"external","parameters":["m","k_1"],"hidden":[8],)"
+      R"("activation":"silu","integrator":"symplectic_euler","epochs":0,"batch_size":1,"learning_rate":0.5,)"
+      R"("decay":1.0,"min_learning_rate":0.25,"validation_fraction":0.0,"patience":3,"rollout_steps":10000,)"
+      R"("constraint_weight":0.0,"gradient_clip":2.5,"seed":18446744073709551615})");
+  CHECK(checkReducedModelSettings("node", node) == node);
+  CHECK(checkReducedModelSettings("node", {{"coordinates", OJson::array({"all"})}}).at("coordinates") ==
+        "all");
+  CHECK(checkReducedModelSettings("node", {{"coordinates", OJson::array()}}).at("coordinates") == "auto");
+  const OJson ae = OJson::parse(
+      R"({"nr":3,"hidden":[4096],"force_hidden":[1,2],"activation":"softplus","optimizer":"adam",)"
+      R"("learning_rate":0.125,"batch_size":1000000,"epochs":1,"force_epochs":0,"velocity_weight":0.0,)"
+      R"("seconds":1.5,"seed":0,"vector_length":0.5,"integrator":"rk4","initial_velocity":"zero",)"
+      R"("validation_fraction":0.5})");
+  CHECK(checkReducedModelSettings("ae", ae) == ae);
+}
+
+TEST_CASE("settings of node and ae name the key and the wrong value", "[rom][settings]") {
+  auto message = [](const char* method, const OJson& settings) {
+    try {
+      checkReducedModelSettings(method, settings);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  CHECK(message("node", {{"epochs", "ten"}}) ==
+        "node settings: epochs must be an integer in 0..100000000, got \"ten\"");
+  CHECK(message("node", {{"rollout_steps", 0}}) ==
+        "node settings: rollout_steps must be an integer in 1..10000, got 0");
+  CHECK(message("node", {{"decay", 1.5}}) == "node settings: decay must be in (0, 1], got 1.5");
+  CHECK(message("node", {{"learning_rate", 0.0}}) == "node settings: learning_rate must be > 0, got 0.0");
+  CHECK(message("node", {{"validation_fraction", 1.0}}) ==
+        "node settings: validation_fraction must be in [0, 1), got 1.0");
+  CHECK(message("node", {{"seed", -1}}) == "node settings: seed must be an integer >= 0, got -1");
+  CHECK(message("node", {{"hidden", OJson::array()}}) ==
+        "node settings: hidden must be a non-empty array of integers in 1..100000 (layer widths), got []");
+  CHECK(message("node", {{"coordinates", "some"}}) ==
+        "node settings: coordinates must be \"auto\", \"all\" or an array of names, got \"some\"");
+  CHECK(message("node", {{"coordinates", 3}}) ==
+        "node settings: coordinates must be \"auto\", \"all\" or an array of names, got 3");
+  CHECK(message("node", {{"coordinates", OJson::array({"P.x", 3})}}) ==
+        "node settings: coordinates must be an array of names, got 3");
+  CHECK(message("node", {{"inputs", "all"}}) ==
+        "node settings: inputs must be \"none\" or \"external\", got \"all\"");
+  CHECK(message("node", {{"activation", "gelu"}}) ==
+        "node settings: activation must be \"linear\", \"relu\", \"sigmoid\", \"tanh\", \"softplus\" or "
+        "\"silu\", got \"gelu\"");
+  CHECK(message("node", {{"parameters", OJson::array({"a b"})}}) ==
+        "node settings: parameters: \"a b\" is not a parameter name (letters, digits, '_', '.' and '-')");
+  CHECK(message("node", {{"parameters", OJson::array({"m", "m"})}}) ==
+        "node settings: parameters: \"m\" is named twice");
+  CHECK(
+      message("node", {{"epoch", 3}}) ==
+      "node settings: unknown setting \"epoch\" (known: coordinates, inputs, parameters, hidden, activation, "
+      "integrator, epochs, batch_size, learning_rate, decay, min_learning_rate, validation_fraction, "
+      "patience, rollout_steps, constraint_weight, gradient_clip, seed)");
+  CHECK(message("ae", {{"nr", -1}}) ==
+        "ae settings: nr must be an integer in 0..1000000 (0: the degrees of freedom), got -1");
+  CHECK(message("ae", {{"epochs", 0}}) == "ae settings: epochs must be an integer in 1..100000000, got 0");
+  CHECK(message("ae", {{"force_hidden", OJson::array({16, 5000})}}) ==
+        "ae settings: force_hidden must be an integer in 1..4096 (layer widths), got 5000");
+  CHECK(message("ae", {{"activation", "relu"}}) ==
+        "ae settings: activation must be \"sigmoid\", \"tanh\" or \"softplus\", got \"relu\"");
+  CHECK(message("ae", {{"optimizer", "sgd"}}) ==
+        "ae settings: optimizer must be \"rmsprop\" or \"adam\", got \"sgd\"");
+  CHECK(message("ae", {{"seconds", -1.0}}) ==
+        "ae settings: seconds must be >= 0 [s] (0: no time budget), got -1.0");
+  CHECK(message("ae", {{"validation_fraction", 0.75}}) ==
+        "ae settings: validation_fraction must be in [0, 0.5], got 0.75");
+  CHECK(message("ae", {{"seed", "1"}}) == "ae settings: seed must be an integer >= 0, got \"1\"");
+  CHECK(message("ae", {{"bogus", 1}}) ==
+        "ae settings: unknown setting \"bogus\" (known: nr, hidden, force_hidden, activation, optimizer, "
+        "learning_rate, batch_size, epochs, force_epochs, velocity_weight, seconds, seed, vector_length, "
+        "integrator, initial_velocity, validation_fraction)");
 }

@@ -203,8 +203,9 @@ TEST_CASE("node reports bad training data clearly", "[node_model_test]") {
   bad = nodeCaseTrainingSeries(c);
   s.batchSize = 500;
   CHECK_THROWS_WITH(trainNodeDynamics({bad}, s, {}, monitor), Catch::Contains("fewer than batch_size 500"));
-  CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"integrator", "rk5"}}),
-                    Catch::Contains("unknown integrator"));
+  CHECK_THROWS_WITH(
+      checkReducedModelSettings("node", {{"integrator", "rk5"}}),
+      "node settings: integrator must be \"rk4\", \"euler\" or \"symplectic_euler\", got \"rk5\"");
   CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"epoch", 3}}),
                     Catch::Contains("unknown setting \"epoch\""));
   CHECK_THROWS_WITH(checkReducedModelSettings("node", {{"decay", 1.5}}), Catch::Contains("decay"));
