@@ -27,10 +27,10 @@ namespace mbdrom::cli {
 const char* const kSimulateUsage =
     "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T]\n"
     "                           [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H]\n"
+    "                           [--integrator trapezoidal|dopri5]\n"
     "                           [--position C=V,...] [--velocity C=V,...] [--angular-velocity "
     "BODY=WX,WY,WZ]\n\n"
-    "Reference simulation (implicit index-3 augmented Lagrangian, trapezoidal rule,\n"
-    "velocity and acceleration projections) from the model's reference position at rest.\n\n"
+    "Reference simulation from the model's reference position at rest.\n\n"
     "  -o RUN.csv        trajectory CSV (written to RUN.csv.part, renamed when complete;\n"
     "                    a cancelled or failed run keeps its rows in RUN.partial.csv)\n"
     "  --load-case NAME  applied loads (default: gravity only)\n"
@@ -42,6 +42,13 @@ const char* const kSimulateUsage =
     "                    taken and rejected, the smallest and largest step and the summed local\n"
     "                    error estimate\n"
     "  --dt DT           fixed time step [s] instead (e.g. 0.001; the last step ends on T)\n"
+    "  --integrator NAME trapezoidal (the default): the trapezoidal rule on the index-3\n"
+    "                    equations with projections (ALI3-P; Bayo & Ledesma, Cuadrado,\n"
+    "                    Cardenal & Bayo), 2nd order, implicit; handles Coulomb stick-slip and\n"
+    "                    stiff springs. dopri5: the Runge-Kutta pair 5(4) of Dormand & Prince\n"
+    "                    on the index-1 equations with projection onto the constraints, 5th\n"
+    "                    order, explicit; fewer steps at tight tolerances; refuses Coulomb\n"
+    "                    friction (use the tanh law or trapezoidal)\n"
     "  --max-step H      largest step of an error-controlled run [s] (default: no limit)\n"
     "  --output-dt H     time between output rows [s] (default 0.01; 0: every step); with --dt a\n"
     "                    multiple of DT\n"
@@ -60,12 +67,12 @@ const char* const kSweepUsage =
     "usage: mbdrom-cli sweep MODEL.json -o DIR --load-case NAME [--amplitudes A1,A2,...]\n"
     "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL [--max-step "
     "H]]\n"
-    "                        [--output-dt H] [--jobs N]\n\n"
+    "                        [--output-dt H] [--integrator trapezoidal|dopri5] [--jobs N]\n\n"
     "One simulation per combination of load amplitude scale and frequency scale (the\n"
     "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
     "Runs are independent and use N worker threads (default 2). Defaults: scales 1,\n"
-    "T = 1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s; --dt, --tolerance and\n"
-    "--max-step as in simulate.\n";
+    "T = 1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s; --dt, --tolerance,\n"
+    "--max-step and --integrator as in simulate.\n";
 
 namespace {
 
@@ -102,6 +109,13 @@ RunOptions simulationOptions(const Arguments& a) {
     if (!(o.integrator.tolerance > 0.0 && o.integrator.tolerance < 1.0))
       throw UsageError("--tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " +
                        a.value("--tolerance") + ")");
+  }
+  if (a.has("--integrator")) {
+    try {
+      o.integrator.method = integratorMethodFromName(a.value("--integrator"));
+    } catch (const InputError& e) {
+      throw UsageError(std::string("--integrator: ") + e.what());
+    }
   }
   if (a.has("--max-step")) {
     if (a.has("--dt"))
@@ -233,6 +247,8 @@ std::string describe(const Model& model, int loadCase) {
 
 void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream& out) {
   const double perStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
+  out << "integrator             " << integratorMethodName(o.integrator.method) << " ("
+      << integratorMethodDescription(o.integrator.method) << ")\n";
   if (s.tolerance > 0.0) {
     out << "steps                  " << s.steps << " accepted, " << s.stepsRejected
         << " rejected, to t = " << s.tEnd << " s (" << s.samples << " samples; tolerance " << s.tolerance
@@ -240,7 +256,10 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
     out << "step size              " << std::setprecision(4) << s.minStep << " s smallest, " << s.maxStep
         << " s largest\n";
     out << "local error estimate   " << std::setprecision(3) << s.errorEstimate
-        << " m summed over the steps (position, Zienkiewicz-Xie)\n";
+        << " m summed over the steps ("
+        << (o.integrator.method == IntegratorMethod::DormandPrince ? "position, embedded 4th-order solution"
+                                                                   : "position, Zienkiewicz-Xie")
+        << ")\n";
   } else {
     out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd
         << " s (" << s.samples << " samples)\n";
@@ -256,9 +275,12 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
   out << "energy balance error   " << s.maxEnergyError << " J max, " << s.finalEnergyError
       << " J at the end (" << (s.energyScale > 0 ? s.maxEnergyError / s.energyScale : 0.0)
       << " of the energy exchanged, " << s.energyScale << " J)\n";
-  out << "Newton iterations      " << std::setprecision(3)
-      << (s.steps > 0 ? static_cast<double>(s.newtonIterations) / static_cast<double>(s.steps) : 0.0)
-      << " per step; " << s.factorizations << " factorisations";
+  if (o.integrator.method == IntegratorMethod::DormandPrince)
+    out << "factorisations         " << s.factorizations << " (one per stage)";
+  else
+    out << "Newton iterations      " << std::setprecision(3)
+        << (s.steps > 0 ? static_cast<double>(s.newtonIterations) / static_cast<double>(s.steps) : 0.0)
+        << " per step; " << s.factorizations << " factorisations";
   if (s.frictionSwitches) out << "; " << s.frictionSwitches << " stick/slip switches";
   out << "\n" << std::setprecision(6);
 }
@@ -268,7 +290,7 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
                     {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
-                     "--output-dt", "--velocity", "--position", "--angular-velocity"},
+                     "--integrator", "--output-dt", "--velocity", "--position", "--angular-velocity"},
                     {}, {"--angular-velocity"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
@@ -315,7 +337,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
 
 int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
-                           "--output-dt", "--amplitudes", "--frequencies", "--jobs"});
+                           "--integrator", "--output-dt", "--amplitudes", "--frequencies", "--jobs"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
   if (dir.empty()) throw UsageError("missing -o DIR");

@@ -2,7 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
-#include "engine/dynamics/mobility.h"
+#include "engine/dynamics/step_support.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 
@@ -336,31 +336,11 @@ double Integrator::energy(const DynamicState& s) const {
 }
 
 void Integrator::fail(const DynamicState& start, double t1, const std::string& cause) const {
-  std::ostringstream out;
-  out.precision(12);
-  out << "simulation stopped in the step from t = " << start.t << " s to " << t1 << " s (step "
-      << start.step + 1 << "): " << cause;
-  throw SolverError(out.str());
+  internal::failStep(start, t1, cause);
 }
 
 std::string Integrator::blowUp(const DynamicState& s) const {
-  // Far beyond the mechanism's size (1e6 L) or speed (1e9 L/T).
-  if (nq_ == 0) return {};
-  Eigen::Index iq = 0, iv = 0;
-  const double xq = s.q.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iq);
-  const double xv = s.qd.cwiseProduct(coordInv_).cwiseAbs().maxCoeff(&iv) * scales_.time;
-  if (xq <= 1e6 && xv <= 1e9) return {};
-  std::ostringstream out;
-  out.precision(6);
-  if (!(xq <= 1e6))
-    out << "the motion blew up: coordinate " << model_.coordinateName(static_cast<int>(iq)) << " = "
-        << s.q(iq) << " at t = " << s.t << " s, more than 1e6 times the mechanism's size (" << scales_.length
-        << ")";
-  else
-    out << "the motion blew up: velocity of " << model_.coordinateName(static_cast<int>(iv)) << " = "
-        << s.qd(iv) << " at t = " << s.t
-        << " s, more than 1e9 times the mechanism's size over its time scale";
-  return out.str();
+  return internal::blowUpReason(model_, scales_, s.q, s.qd, s.t);
 }
 
 void Integrator::failAtMinimumStep(const DynamicState& start, double t1) const {
@@ -372,44 +352,11 @@ void Integrator::failAtMinimumStep(const DynamicState& start, double t1) const {
 }
 
 std::string Integrator::singularity(const DynamicState& last) const {
-  std::ostringstream out;
-  out.precision(6);
-  // A singular position: fewer independent constraints than at the start. The
-  // step fails just before Phi_q is exactly singular, so a singular value below
-  // 1e-3 of the largest counts (the same test at the start for comparison).
-  const MobilityReport now = analyzeMobility(model_, last.q, last.t, 1e-3);
-  const MobilityReport ref = analyzeMobility(model_, model_.q0(), last.t0, 1e-3);
-  if (now.rank < ref.rank) {
-    out << "the mechanism reaches a singular position at t = " << last.t << " s: Phi_q loses rank ("
-        << ref.rank << " -> " << now.rank << "); the constraints that become dependent: ";
-    int listed = 0;
-    for (std::size_t k = 0; k < now.redundantLabels.size() && listed < 4; ++k) {
-      const bool before = std::find(ref.redundantRows.begin(), ref.redundantRows.end(),
-                                    now.redundantRows[k]) != ref.redundantRows.end();
-      if (before) continue;
-      out << (listed ? "; " : "") << now.redundantLabels[k];
-      ++listed;
-    }
-    return out.str();
-  }
-  return {};
+  return internal::singularityReason(model_, last.q, last.t, last.t0);
 }
 
 DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t0) {
-  if (q.size() != nq_)
-    throw InputError("initial positions: expected " + std::to_string(nq_) + " values, got " +
-                     std::to_string(q.size()));
-  if (qd.size() != 0 && qd.size() != nq_)
-    throw InputError("initial velocities: expected " + std::to_string(nq_) + " values, got " +
-                     std::to_string(qd.size()));
-  for (Eigen::Index i = 0; i < q.size(); ++i)
-    if (!std::isfinite(q(i)))
-      throw InputError("initial position of " + model_.coordinateName(static_cast<int>(i)) +
-                       " is not finite");
-  for (Eigen::Index i = 0; i < qd.size(); ++i)
-    if (!std::isfinite(qd(i)))
-      throw InputError("initial velocity of " + model_.coordinateName(static_cast<int>(i)) +
-                       " is not finite");
+  internal::checkInitialState(model_, q, qd);
   DynamicState s;
   s.t0 = s.t = t0;
   AssemblyOptions assembly;
@@ -815,10 +762,7 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
 }
 
 void Integrator::evalSample(const DynamicState& s, Sample& sample) {
-  sample.step = s.step;
-  sample.t = s.t;
-  sample.q = s.q;
-  sample.qd = s.qd;
+  internal::fillStateOutputs(model_, measures_, s, sample);
   sample.qdd = s.qdd;
   sample.lambda = s.lambda.head(nc_);
   evalConstraints(s.q, s.t, s);
@@ -841,16 +785,6 @@ void Integrator::evalSample(const DynamicState& s, Sample& sample) {
                      : (sample.frictionVelocity(i) >= 0.0 ? 1.0 : -1.0));
     if (stick) f.r.addTransposed(sample.f_friction, f.axis.value(s.q), s.lambda(nc_ + i));
   }
-  const auto nm = static_cast<Eigen::Index>(model_.markers().size());
-  sample.markers.resize(3, nm);
-  for (Eigen::Index i = 0; i < nm; ++i)
-    sample.markers.col(i) = markerPosition(model_, s.q, static_cast<int>(i));
-  measures_.eval(s.q, sample.measures);
-  tmp_.noalias() = model_.massMatrix() * s.qd;
-  sample.kineticEnergy = 0.5 * s.qd.dot(tmp_);
-  sample.potentialEnergy = springPotential(model_, s.q) + gravityPotential(model_, s.q);
-  sample.workNonConservative = s.work;
-  sample.energyError = sample.kineticEnergy + sample.potentialEnergy - s.energy0 - s.work;
   sample.residualPosition = maxAbs(Phi_);
   res_.noalias() = Phi_q_ * s.qd;
   res_ += Phi_t_;

@@ -66,6 +66,7 @@
 /// smooth force.
 
 #include "engine/dynamics/constraint_hessian.h"
+#include "engine/dynamics/integrator_method.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/scales.h"
 #include "engine/dynamics/trajectory.h"
@@ -87,6 +88,8 @@ namespace mbdrom {
 inline constexpr double kDefaultTolerance = 1e-7;
 
 struct IntegratorOptions {
+  /// Which integrator runs the full model (the run loop in simulation.h picks the class).
+  IntegratorMethod method = IntegratorMethod::Trapezoidal;
   double dt = 1e-3;  ///< fixed time step h [s], > 0 (the grid of a fixed-step run; unused when tolerance > 0)
   /// Relative tolerance on q and qd for error-controlled stepping [-], in (0, 1);
   /// 0: fixed steps of dt. Absolute tolerances: tolerance * L on point

@@ -1,5 +1,6 @@
 #include "engine/dynamics/simulation.h"
 
+#include "engine/dynamics/dormand_prince.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
 
@@ -71,17 +72,14 @@ void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
                      " s), or error-controlled steps (a tolerance), which land on every output time");
 }
 
-SimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                           Monitor* monitor, SimulationSummary* summaryOut) {
-  long long steps = 0, stride = 1;
-  simulationSteps(options, steps, stride);
-  if (!options.parameters.empty())
-    throw InputError("the full model has no parameters mu (given: " + options.parameters.begin()->first +
-                     "); parameters are for reduced models trained on a family of mechanisms");
+namespace {
+
+// The run loop, written once for both integrators (Integrator, DormandPrinceIntegrator).
+template <class Stepper>
+SimulationSummary runSimulation(const Model& model, const RunOptions& options, Stepper& integrator,
+                                long long steps, long long stride, TrajectorySink& sink, Monitor* monitor,
+                                SimulationSummary* summaryOut) {
   const bool adaptive = options.integrator.tolerance > 0.0;
-  // A locked mechanism cannot move: say which constraint locks it.
-  requireMobile(model, analyzeMobility(model, options.q0.size() == model.nq() ? options.q0 : model.q0()));
-  Integrator integrator(model, options.loadCase, options.integrator);
   const double dt = options.integrator.dt;
 
   RunInfo info;
@@ -199,6 +197,25 @@ SimulationSummary simulate(const Model& model, const RunOptions& options, Trajec
   if (summaryOut) *summaryOut = sum;
   sink.end(RunStatus::Completed, {});
   return sum;
+}
+
+}  // namespace
+
+SimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                           Monitor* monitor, SimulationSummary* summaryOut) {
+  long long steps = 0, stride = 1;
+  simulationSteps(options, steps, stride);
+  if (!options.parameters.empty())
+    throw InputError("the full model has no parameters mu (given: " + options.parameters.begin()->first +
+                     "); parameters are for reduced models trained on a family of mechanisms");
+  // A locked mechanism cannot move: say which constraint locks it.
+  requireMobile(model, analyzeMobility(model, options.q0.size() == model.nq() ? options.q0 : model.q0()));
+  if (options.integrator.method == IntegratorMethod::DormandPrince) {
+    DormandPrinceIntegrator integrator(model, options.loadCase, options.integrator);
+    return runSimulation(model, options, integrator, steps, stride, sink, monitor, summaryOut);
+  }
+  Integrator integrator(model, options.loadCase, options.integrator);
+  return runSimulation(model, options, integrator, steps, stride, sink, monitor, summaryOut);
 }
 
 Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c) {

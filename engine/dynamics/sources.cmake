@@ -2,8 +2,10 @@
 target_sources(mbdrom_engine PRIVATE
   dynamics/assembly.cpp
   dynamics/constraint_hessian.cpp
+  dynamics/dormand_prince.cpp
   dynamics/initial_state.cpp
   dynamics/integrator.cpp
+  dynamics/integrator_method.cpp
   dynamics/measures.cpp
   dynamics/mobility.cpp
   dynamics/modes.cpp
@@ -11,5 +13,6 @@ target_sources(mbdrom_engine PRIVATE
   dynamics/scales.cpp
   dynamics/simulation.cpp
   dynamics/statics.cpp
+  dynamics/step_support.cpp
   dynamics/trajectory.cpp
 )

@@ -4,6 +4,8 @@
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 
+#include <Eigen/Dense>
+
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -131,6 +133,66 @@ inline std::string drivenSliderCrankJson(double r, double l, double rate, double
          num(1000 * rate) + R"(]},
                  {"type": "sine", "amplitude": )" +
          num(amplitude) + R"(, "frequency": )" + num(frequency) + R"(}]}}]})";
+}
+
+/// 3D double pendulum of two point masses on massless rods (bars with no
+/// transverse inertia, mass at the far end), started off-plane with a sideways
+/// velocity: truly spatial motion. Written from the textbook description.
+inline std::string doublePendulumJson() {
+  return R"({"format": "mbdrom-model", "version": 1, "name": "double-pendulum-3d", "gravity": [0, 0, -9.81],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
+             {"name": "P1", "position": [0.6, 0.0, -0.8]}, {"name": "P2", "position": [0.6, 0.48, -1.44]}],
+  "bodies": [{"name": "rod1", "type": "bar", "points": ["O", "P1"], "mass": 1.0, "com": [0.6, 0, -0.8],
+              "transverse_inertia": 0},
+             {"name": "rod2", "type": "bar", "points": ["P1", "P2"], "mass": 0.5, "com": [0.6, 0.48, -1.44],
+              "transverse_inertia": 0}]})";
+}
+
+/// Independent solution of the same double pendulum: Cartesian coordinates of
+/// the two masses, multipliers from the index-1 equations, classic RK4 at a
+/// step of 2.5 us (a different formulation and integrator).
+inline Eigen::VectorXd doublePendulumRk4(const Eigen::VectorXd& y0, double tEnd) {
+  const double m1 = 1.0, m2 = 0.5, g = 9.81;
+  auto f = [&](const Eigen::VectorXd& y) {
+    const Eigen::Vector3d p1 = y.segment<3>(0), p2 = y.segment<3>(3), v1 = y.segment<3>(6),
+                          v2 = y.segment<3>(9);
+    Eigen::Matrix<double, 8, 8> A = Eigen::Matrix<double, 8, 8>::Zero();
+    Eigen::Matrix<double, 8, 1> b = Eigen::Matrix<double, 8, 1>::Zero();
+    A.block<3, 3>(0, 0) = m1 * Eigen::Matrix3d::Identity();
+    A.block<3, 3>(3, 3) = m2 * Eigen::Matrix3d::Identity();
+    Eigen::Matrix<double, 2, 6> J = Eigen::Matrix<double, 2, 6>::Zero();
+    J.block<1, 3>(0, 0) = 2.0 * p1.transpose();
+    J.block<1, 3>(1, 0) = -2.0 * (p2 - p1).transpose();
+    J.block<1, 3>(1, 3) = 2.0 * (p2 - p1).transpose();
+    A.block<6, 2>(0, 6) = J.transpose();
+    A.block<2, 6>(6, 0) = J;
+    b(2) = -m1 * g;
+    b(5) = -m2 * g;
+    b(6) = -2.0 * v1.squaredNorm();
+    b(7) = -2.0 * (v2 - v1).squaredNorm();
+    const Eigen::Matrix<double, 8, 1> x = A.partialPivLu().solve(b);
+    Eigen::VectorXd dy(12);
+    dy << v1, v2, x.head<6>();
+    return dy;
+  };
+  Eigen::VectorXd y = y0;
+  const int n = static_cast<int>(std::llround(tEnd / 2.5e-6));
+  const double h = tEnd / n;
+  for (int i = 0; i < n; ++i) {
+    const Eigen::VectorXd k1 = f(y), k2 = f(y + 0.5 * h * k1), k3 = f(y + 0.5 * h * k2), k4 = f(y + h * k3);
+    y += h / 6.0 * (k1 + 2.0 * k2 + 2.0 * k3 + k4);
+  }
+  return y;
+}
+
+inline Eigen::VectorXd doublePendulumVelocity() {
+  // Consistent: v1 normal to P1, v2 - v1 normal to P2 - P1.
+  Eigen::VectorXd qd(6);
+  qd << 0.0, 1.2, 0.0, 0.0, 1.2, 0.0;
+  qd.segment<3>(3) +=
+      Eigen::Vector3d(0.3, 0.0, 0.0) - Eigen::Vector3d(0.3, 0.0, 0.0).dot(Eigen::Vector3d(0, 0.48, -0.64)) /
+                                           0.64 * Eigen::Vector3d(0, 0.48, -0.64);
+  return qd;
 }
 
 }  // namespace mbdrom::test

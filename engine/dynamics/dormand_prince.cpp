@@ -1,0 +1,453 @@
+#include "engine/dynamics/dormand_prince.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/dynamics/step_support.h"
+#include "engine/model/constraints.h"
+#include "engine/model/forces.h"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+namespace mbdrom {
+
+namespace {
+
+// Dormand & Prince (1980), RK5(4)7M: nodes, stages, the 5th-order weights (the
+// last stage row) and the error weights b - b^ (Hairer, Norsett & Wanner, Table II.5.2).
+constexpr double kC[7] = {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0};
+constexpr double kA[7][6] = {
+    {0, 0, 0, 0, 0, 0},
+    {1.0 / 5.0, 0, 0, 0, 0, 0},
+    {3.0 / 40.0, 9.0 / 40.0, 0, 0, 0, 0},
+    {44.0 / 45.0, -56.0 / 15.0, 32.0 / 9.0, 0, 0, 0},
+    {19372.0 / 6561.0, -25360.0 / 2187.0, 64448.0 / 6561.0, -212.0 / 729.0, 0, 0},
+    {9017.0 / 3168.0, -355.0 / 33.0, 46732.0 / 5247.0, 49.0 / 176.0, -5103.0 / 18656.0, 0},
+    {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0, 11.0 / 84.0},
+};
+constexpr double kB[7] = {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -2187.0 / 6784.0,
+                          11.0 / 84.0,  0.0};
+constexpr double kE[7] = {71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71.0 / 1920.0,
+                          -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
+
+template <class Derived>
+double maxAbs(const Eigen::MatrixBase<Derived>& v) {
+  return v.size() > 0 ? v.template lpNorm<Eigen::Infinity>() : 0.0;
+}
+
+std::string str(double x) {
+  std::ostringstream out;
+  out.precision(6);
+  out << x;
+  return out.str();
+}
+
+}  // namespace
+
+DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCase,
+                                                 const IntegratorOptions& options)
+    : model_(model),
+      loadCase_(loadCase),
+      options_(options),
+      measures_(model),
+      nq_(model.nq()),
+      nc_(model.nc()),
+      nf_(static_cast<int>(model.frictions().size())) {
+  if (!(options.dt > 0.0) || !std::isfinite(options.dt))
+    throw InputError("time step dt must be a positive number of seconds (got " + str(options.dt) + ")");
+  if (!(options.tolerance >= 0.0 && options.tolerance < 1.0))
+    throw InputError("tolerance must be a relative tolerance in (0, 1), or 0 for fixed steps (got " +
+                     str(options.tolerance) + ")");
+  for (const auto& [value, name] :
+       {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
+        std::pair{options.minStep, "minimum step"}})
+    if (!(value >= 0.0) || !std::isfinite(value))
+      throw InputError(std::string(name) + " must be >= 0 s (got " + str(value) + ")");
+  if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
+    throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
+                     model.spec().name + "\"");
+  if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
+  for (const FrictionSpec& f : model.spec().frictions)
+    if (f.law == FrictionLaw::Coulomb)
+      throw InputError(
+          "friction element \"" + f.name +
+          "\" uses the Coulomb law (stick-slip), which the Dormand-Prince integrator (dopri5) "
+          "does not handle: use the trapezoidal integrator (ALI3-P), which locates the stops, or "
+          "the tanh-regularised law");
+  scales_ = mechanismScales(model, loadCase);
+  rowWeight_ = scales_.rowScale.cwiseInverse();
+  rowPenalty_ = (options.penaltyRatio * scales_.mass) * rowWeight_.cwiseAbs2();
+  coordInv_ = scales_.coordinateScale.cwiseInverse();
+  minStep_ = options.minStep > 0.0 ? options.minStep : 1e-10 * scales_.time;
+  for (Eigen::VectorXd* v : {&fExt_, &fS_, &fD_, &fF_, &Q_, &rhs_, &tmp_, &dx_, &yq_, &yv_}) v->setZero(nq_);
+  for (Eigen::VectorXd* v : {&Phi_, &Phi_t_, &c_, &cT_, &g_, &sigma_}) v->setZero(nc_);
+  Phi_q_.setZero(nc_, nq_);
+  PhiB_.setZero(nc_, nq_);
+  A_.setZero(nq_, nq_);
+  llt_ = Eigen::LLT<Eigen::MatrixXd>(nq_);
+  kq_.setZero(nq_, 7);
+  kv_.setZero(nq_, 7);
+  stage_.qdd.setZero(nq_);
+  stage_.lambda.setZero(nc_ + nf_);
+}
+
+bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                                         Derivative& d, StepReport& r) {
+  evalPhiQ(model_, q, t, Phi_q_);
+  evalPhiQdotQd(model_, q, qd, t, c_);
+  evalPhiTdot(model_, q, qd, t, cT_);
+  c_ += cT_;
+  evalExternalForces(model_, loadCase_, q, t, fExt_);
+  evalSpringForces(model_, q, fS_);
+  evalDamperForces(model_, q, qd, fD_);
+  if (nf_ > 0)
+    evalFrictionForces(model_, q, qd, Eigen::VectorXd(), fF_);
+  else
+    fF_.setZero();
+  Q_ = fExt_ - fS_ - fD_ - fF_;
+  if (!Q_.allFinite()) {
+    failure_ =
+        "the applied forces are not finite at t = " + str(t) + " s: check the loads, springs and dampers";
+    return false;
+  }
+  PhiB_.noalias() = rowPenalty_.asDiagonal() * Phi_q_;
+  A_ = model_.massMatrix();
+  A_.noalias() += Phi_q_.transpose() * PhiB_;
+  llt_.compute(A_);
+  ++factorizations_;
+  ++r.factorizations;
+  if (llt_.info() != Eigen::Success) {
+    failure_ = "the accelerations are not determined at t = " + str(t) +
+               " s: the mass matrix is singular on a free motion (a body without mass or inertia on a "
+               "freedom, e.g. a bar spinning about its own axis)";
+    return false;
+  }
+  // Method of multipliers: A qdd = Q - Phi_q^T (sigma + B c), sigma += B (Phi_q qdd + c).
+  sigma_ = d.lambda.head(nc_);
+  const double floor = 1.0 / (scales_.time * scales_.time);
+  const double cScale = maxAbs(c_.cwiseProduct(rowWeight_));
+  for (int k = 0;; ++k) {
+    g_ = sigma_ + rowPenalty_.cwiseProduct(c_);
+    rhs_ = Q_;
+    rhs_.noalias() -= Phi_q_.transpose() * g_;
+    d.qdd = llt_.solve(rhs_);
+    g_ = c_;
+    g_.noalias() += Phi_q_ * d.qdd;
+    sigma_ += rowPenalty_.cwiseProduct(g_);
+    ++r.projectionIterations;
+    const double residual = maxAbs(g_.cwiseProduct(rowWeight_));
+    const double scale = std::max({floor, maxAbs(d.qdd.cwiseProduct(coordInv_)), cScale});
+    if (!std::isfinite(residual) || !std::isfinite(scale)) {
+      failure_ = "non-finite accelerations at t = " + str(t) + " s";
+      return false;
+    }
+    // Near a singular position the iteration only crawls; the residual is reported.
+    if (residual <= options_.accelerationTolerance * scale || k + 1 >= options_.maxProjectionIterations)
+      break;
+  }
+  r.residualAcceleration = std::max(r.residualAcceleration, maxAbs(g_));
+  d.lambda.head(nc_) = sigma_;
+  // Power of applied loads, dampers, friction and drivers (-lambda^T Phi_q qd).
+  d.power = (fExt_ - model_.gravityForce() - fD_ - fF_).dot(qd);
+  g_.noalias() = Phi_q_ * qd;
+  d.power -= sigma_.dot(g_);
+  return true;
+}
+
+bool DormandPrinceIntegrator::projectState(DynamicState& s, StepReport& r) {
+  // Iterations x -= A^-1 Phi_q^T B residual with the last factorisation (at or
+  // near s): they converge to the A-orthogonal (for large B: M-orthogonal) projection.
+  const int maxIterations = options_.maxProjectionIterations;
+  double residual = 0.0;
+  for (int k = 0;; ++k) {
+    evalPhi(model_, s.q, s.t, Phi_);
+    residual = maxAbs(Phi_.cwiseProduct(rowWeight_));
+    if (!std::isfinite(residual)) {
+      failure_ = "non-finite constraint residual in the position projection";
+      return false;
+    }
+    if (residual <= options_.positionTolerance || k == maxIterations) break;
+    g_ = rowPenalty_.cwiseProduct(Phi_);
+    tmp_.noalias() = Phi_q_.transpose() * g_;
+    dx_ = llt_.solve(tmp_);
+    s.q -= dx_;
+    ++r.projectionIterations;
+  }
+  r.residualPosition = std::max(r.residualPosition, maxAbs(Phi_));
+  evalPhiQ(model_, s.q, s.t, Phi_q_);
+  evalPhiT(model_, s.q, s.t, Phi_t_);
+  const double floor = 1.0 / scales_.time;
+  const double tScale = maxAbs(Phi_t_.cwiseProduct(rowWeight_));
+  for (int k = 0;; ++k) {
+    g_ = Phi_t_;
+    g_.noalias() += Phi_q_ * s.qd;
+    residual = maxAbs(g_.cwiseProduct(rowWeight_));
+    const double scale = std::max({floor, maxAbs(s.qd.cwiseProduct(coordInv_)), tScale});
+    if (!std::isfinite(residual)) {
+      failure_ = "non-finite constraint residual in the velocity projection";
+      return false;
+    }
+    if (residual <= options_.velocityTolerance * scale || k == maxIterations) break;
+    g_ = rowPenalty_.cwiseProduct(g_);
+    tmp_.noalias() = Phi_q_.transpose() * g_;
+    dx_ = llt_.solve(tmp_);
+    s.qd -= dx_;
+    ++r.projectionIterations;
+  }
+  g_ = Phi_t_;
+  g_.noalias() += Phi_q_ * s.qd;
+  r.residualVelocity = std::max(r.residualVelocity, maxAbs(g_));
+  return true;
+}
+
+void DormandPrinceIntegrator::ensureDerivative(DynamicState& s, StepReport& r) {
+  // s.qdd, s.lambda and s.power are the derivative at s unless a load corner
+  // (restartErrorHistory) or the start made them stale.
+  if (s.jerkValid) return;
+  stage_.lambda = s.lambda;
+  if (!derivative(s.q, s.qd, s.t, stage_, r)) internal::failStep(s, s.t, failure_);
+  s.qdd = stage_.qdd;
+  s.lambda = stage_.lambda;
+  s.power = stage_.power;
+  s.jerkValid = true;
+}
+
+DynamicState DormandPrinceIntegrator::initialState(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                                   double t0) {
+  internal::checkInitialState(model_, q, qd);
+  DynamicState s;
+  s.t0 = s.t = t0;
+  AssemblyOptions assembly;
+  assembly.scales = std::make_shared<const MechanismScales>(scales_);
+  s.q = assemblePositions(model_, q, t0, assembly).q;
+  s.qd = qd.size() ? qd : Eigen::VectorXd::Zero(nq_);
+  s.qdd.setZero(nq_);
+  s.jerk.setZero(nq_);
+  s.lambda.setZero(nc_ + nf_);
+  s.frictionMode.assign(static_cast<std::size_t>(nf_), 1);  // regularised laws only: no stick rows
+  s.stickPosition.setZero(nf_);
+  StepReport report;
+  stage_.lambda = s.lambda;
+  const std::string where = "initial state at t = " + str(t0) + " s: ";
+  if (!derivative(s.q, s.qd, t0, stage_, report)) throw SolverError(where + failure_);
+  if (!projectState(s, report)) throw SolverError(where + failure_);
+  s.jerkValid = false;
+  for (int pass = 0; pass < 2; ++pass) {  // the second from the converged multipliers
+    s.jerkValid = false;
+    ensureDerivative(s, report);
+  }
+  s.work = 0.0;
+  s.energy0 = 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) +
+              gravityPotential(model_, s.q);
+  if (options_.tolerance > 0.0) {
+    // A local error ~ (h / T)^5 L: h ~ T tol^(1/5), a tenth of it to start.
+    s.h = options_.initialStep > 0.0 ? options_.initialStep
+                                     : 0.1 * scales_.time * std::pow(options_.tolerance, 0.2);
+    if (options_.maxStep > 0.0) s.h = std::min(s.h, options_.maxStep);
+  }
+  return s;
+}
+
+bool DormandPrinceIntegrator::tryStep(const DynamicState& start, double h, DynamicState& out,
+                                      double& errorRatio, double& positionError, StepReport& r) {
+  kq_.col(0) = start.qd;
+  kv_.col(0) = start.qdd;
+  kw_[0] = start.power;
+  stage_.lambda = start.lambda;
+  for (int st = 1; st < 7; ++st) {
+    yq_ = start.q;
+    yv_ = start.qd;
+    for (int j = 0; j < st; ++j) {
+      const double a = h * kA[st][j];
+      if (a == 0.0) continue;
+      yq_ += a * kq_.col(j);
+      yv_ += a * kv_.col(j);
+    }
+    if (!derivative(yq_, yv_, start.t + kC[st] * h, stage_, r)) return false;
+    kq_.col(st) = yv_;
+    kv_.col(st) = stage_.qdd;
+    kw_[st] = stage_.power;
+  }
+  // The last stage is the 5th-order solution (first same as last).
+  out.t = start.t + h;
+  out.q = yq_;
+  out.qd = yv_;
+  out.qdd = stage_.qdd;
+  out.lambda = stage_.lambda;
+  out.power = kw_[6];
+  double work = 0.0;
+  for (int j = 0; j < 7; ++j) work += kB[j] * kw_[j];
+  out.work = start.work + h * work;
+  out.jerkValid = true;
+  errorRatio = 0.0;
+  positionError = 0.0;
+  const double tol = options_.tolerance;
+  for (int i = 0; i < nq_; ++i) {
+    double eq = 0.0, ev = 0.0;
+    for (int j = 0; j < 7; ++j) {
+      eq += kE[j] * kq_(i, j);
+      ev += kE[j] * kv_(i, j);
+    }
+    eq = std::abs(h * eq);
+    ev = std::abs(h * ev);
+    const double cs = scales_.coordinateScale(i);
+    positionError = std::max(positionError, eq * coordInv_(i) * scales_.length);
+    if (tol > 0.0) {
+      errorRatio =
+          std::max(errorRatio, eq / (tol * (cs + std::max(std::abs(start.q(i)), std::abs(out.q(i))))));
+      errorRatio =
+          std::max(errorRatio,
+                   ev / (tol * (cs / scales_.time + std::max(std::abs(start.qd(i)), std::abs(out.qd(i))))));
+    }
+  }
+  if (!out.q.allFinite() || !out.qd.allFinite()) {
+    failure_ = "non-finite positions or velocities (the step diverged)";
+    return false;
+  }
+  return true;
+}
+
+std::string DormandPrinceIntegrator::blowUp(const DynamicState& s) const {
+  return internal::blowUpReason(model_, scales_, s.q, s.qd, s.t);
+}
+
+void DormandPrinceIntegrator::fail(const DynamicState& start, double t1, const std::string& cause) const {
+  std::string why = blowUp(start);
+  if (why.empty()) why = internal::singularityReason(model_, start.q, start.t, start.t0);
+  internal::failStep(start, t1,
+                     (why.empty() ? cause : why + " (" + cause + ")") + "; the step was cut down to " +
+                         str(t1 - start.t) + " s");
+}
+
+void DormandPrinceIntegrator::advanceRecursive(DynamicState& s, double t1, int depth, StepReport& total) {
+  const double h = t1 - s.t;
+  double ratio = 0.0, positionError = 0.0;
+  trial_ = s;
+  if (tryStep(s, h, trial_, ratio, positionError, total) && projectState(trial_, total)) {
+    trial_.step = s.step + 1;
+    s = trial_;
+    total.minStep = total.minStep > 0.0 ? std::min(total.minStep, h) : h;
+    total.positionError = std::max(total.positionError, positionError);
+    return;
+  }
+  ++total.rejected;
+  if (0.5 * h < minStep_ || depth >= 40) fail(s, t1, failure_);
+  const long long step0 = s.step;
+  advanceRecursive(s, s.t + 0.5 * h, depth + 1, total);
+  advanceRecursive(s, t1, depth + 1, total);
+  s.step = step0 + 1;
+  ++total.substeps;
+}
+
+StepReport DormandPrinceIntegrator::advance(DynamicState& s, double t1) {
+  if (!(t1 > s.t) || !std::isfinite(t1))
+    throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" +
+                     str(s.t) + " s)");
+  StepReport total;
+  total.h = t1 - s.t;
+  ensureDerivative(s, total);
+  callStart_ = s;
+  try {
+    advanceRecursive(s, t1, 0, total);
+  } catch (const SolverError&) {
+    s = callStart_;
+    throw;
+  }
+  s.t = t1;
+  const std::string why = blowUp(s);
+  if (!why.empty()) {
+    s = callStart_;
+    internal::failStep(callStart_, t1, why);
+  }
+  return total;
+}
+
+StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) {
+  if (!(options_.tolerance > 0.0)) throw InputError("error-controlled steps need a tolerance > 0");
+  if (!(tStop > s.t) || !std::isfinite(tStop))
+    throw InputError("stepAdaptive: the stop time (" + str(tStop) + " s) must be after the current time (" +
+                     str(s.t) + " s)");
+  StepReport total;
+  ensureDerivative(s, total);
+  callStart_ = s;
+  const DynamicState& start = callStart_;
+  double h = s.h > 0.0 ? s.h : 0.1 * scales_.time * std::pow(options_.tolerance, 0.2);
+  if (options_.maxStep > 0.0) h = std::min(h, options_.maxStep);
+  for (;;) {
+    double t1 = start.t + h;
+    const double remaining = tStop - start.t;
+    const bool lands = h >= remaining * (1.0 - 1e-9);
+    if (lands)
+      t1 = tStop;
+    else if (2.0 * h > remaining)
+      t1 = start.t + 0.5 * remaining;
+    const double hTaken = t1 - start.t;
+    double ratio = 0.0, positionError = 0.0;
+    trial_ = start;
+    if (!tryStep(start, hTaken, trial_, ratio, positionError, total)) {
+      ++total.rejected;
+      h = 0.25 * hTaken;
+      if (h < minStep_) fail(start, t1, failure_);
+      continue;
+    }
+    if (ratio > 1.0 && hTaken > minStep_) {
+      ++total.rejected;
+      h = std::max(minStep_, hTaken * std::max(0.2, 0.9 * std::pow(ratio, -0.2)));
+      continue;
+    }
+    if (!projectState(trial_, total)) {
+      ++total.rejected;
+      h = 0.25 * hTaken;
+      if (h < minStep_) fail(start, t1, failure_);
+      continue;
+    }
+    // Accepted: the next step from this step's error (no growth right after a
+    // rejection); a step cut short to land on a stop does not shrink the next.
+    const double grow = total.rejected > 0 ? 1.0 : 5.0;
+    double next = hTaken * std::clamp(0.9 * std::pow(std::max(ratio, 1e-12), -0.2), 0.2, grow);
+    if (hTaken < h) next = std::max(next, std::min(h, grow * hTaken));
+    if (options_.maxStep > 0.0) next = std::min(next, options_.maxStep);
+    trial_.step = start.step + 1;
+    trial_.h = next;
+    if (lands) trial_.t = tStop;
+    const std::string why = blowUp(trial_);
+    if (!why.empty()) internal::failStep(start, t1, why);
+    s = trial_;
+    total.h = hTaken;
+    total.minStep = hTaken;
+    total.errorRatio = ratio;
+    total.positionError = positionError;
+    return total;
+  }
+}
+
+void DormandPrinceIntegrator::evalSample(const DynamicState& s, Sample& sample) {
+  internal::fillStateOutputs(model_, measures_, s, sample);
+  StepReport scratch;
+  stage_.lambda = s.lambda;
+  const bool solved = derivative(s.q, s.qd, s.t, stage_, scratch);
+  sample.qdd = solved ? stage_.qdd : s.qdd;
+  sample.lambda = (solved ? stage_.lambda : s.lambda).head(nc_);
+  sample.f_ext = fExt_;
+  sample.f_spring = fS_;
+  sample.f_damper = fD_;
+  sample.f_friction = fF_;
+  sample.frictionVelocity.resize(nf_);
+  sample.frictionState.resize(nf_);
+  for (int i = 0; i < nf_; ++i) {
+    sample.frictionVelocity(i) = frictionSlidingVelocity(model_, i, s.q, s.qd);
+    sample.frictionState(i) = sample.frictionVelocity(i) >= 0.0 ? 1.0 : -1.0;
+  }
+  evalPhi(model_, s.q, s.t, Phi_);
+  sample.residualPosition = maxAbs(Phi_);
+  evalPhiT(model_, s.q, s.t, Phi_t_);
+  g_ = Phi_t_;
+  g_.noalias() += Phi_q_ * s.qd;
+  sample.residualVelocity = maxAbs(g_);
+  g_ = c_;
+  g_.noalias() += Phi_q_ * sample.qdd;
+  sample.residualAcceleration = maxAbs(g_);
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,92 @@
+#include "engine/dynamics/step_support.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/forces.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace mbdrom::internal {
+
+void checkInitialState(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+  const int nq = model.nq();
+  if (q.size() != nq)
+    throw InputError("initial positions: expected " + std::to_string(nq) + " values, got " +
+                     std::to_string(q.size()));
+  if (qd.size() != 0 && qd.size() != nq)
+    throw InputError("initial velocities: expected " + std::to_string(nq) + " values, got " +
+                     std::to_string(qd.size()));
+  for (Eigen::Index i = 0; i < q.size(); ++i)
+    if (!std::isfinite(q(i)))
+      throw InputError("initial position of " + model.coordinateName(static_cast<int>(i)) + " is not finite");
+  for (Eigen::Index i = 0; i < qd.size(); ++i)
+    if (!std::isfinite(qd(i)))
+      throw InputError("initial velocity of " + model.coordinateName(static_cast<int>(i)) + " is not finite");
+}
+
+std::string blowUpReason(const Model& model, const MechanismScales& scales, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, double t) {
+  // Far beyond the mechanism's size (1e6 L) or speed (1e9 L/T).
+  if (q.size() == 0) return {};
+  Eigen::Index iq = 0, iv = 0;
+  const double xq = q.cwiseQuotient(scales.coordinateScale).cwiseAbs().maxCoeff(&iq);
+  const double xv = qd.cwiseQuotient(scales.coordinateScale).cwiseAbs().maxCoeff(&iv) * scales.time;
+  if (xq <= 1e6 && xv <= 1e9) return {};
+  std::ostringstream out;
+  out.precision(6);
+  if (!(xq <= 1e6))
+    out << "the motion blew up: coordinate " << model.coordinateName(static_cast<int>(iq)) << " = " << q(iq)
+        << " at t = " << t << " s, more than 1e6 times the mechanism's size (" << scales.length << ")";
+  else
+    out << "the motion blew up: velocity of " << model.coordinateName(static_cast<int>(iv)) << " = " << qd(iv)
+        << " at t = " << t << " s, more than 1e9 times the mechanism's size over its time scale";
+  return out.str();
+}
+
+std::string singularityReason(const Model& model, const Eigen::VectorXd& q, double t, double t0) {
+  // A step fails just before Phi_q is exactly singular, so a singular value
+  // below 1e-3 of the largest counts (the same test at the start for comparison).
+  const MobilityReport now = analyzeMobility(model, q, t, 1e-3);
+  const MobilityReport ref = analyzeMobility(model, model.q0(), t0, 1e-3);
+  if (now.rank >= ref.rank) return {};
+  std::ostringstream out;
+  out.precision(6);
+  out << "the mechanism reaches a singular position at t = " << t << " s: Phi_q loses rank (" << ref.rank
+      << " -> " << now.rank << "); the constraints that become dependent: ";
+  int listed = 0;
+  for (std::size_t k = 0; k < now.redundantLabels.size() && listed < 4; ++k) {
+    const bool before = std::find(ref.redundantRows.begin(), ref.redundantRows.end(), now.redundantRows[k]) !=
+                        ref.redundantRows.end();
+    if (before) continue;
+    out << (listed ? "; " : "") << now.redundantLabels[k];
+    ++listed;
+  }
+  return out.str();
+}
+
+void failStep(const DynamicState& start, double t1, const std::string& cause) {
+  std::ostringstream out;
+  out.precision(12);
+  out << "simulation stopped in the step from t = " << start.t << " s to " << t1 << " s (step "
+      << start.step + 1 << "): " << cause;
+  throw SolverError(out.str());
+}
+
+void fillStateOutputs(const Model& model, const MeasureSet& measures, const DynamicState& s, Sample& sample) {
+  sample.step = s.step;
+  sample.t = s.t;
+  sample.q = s.q;
+  sample.qd = s.qd;
+  const auto nm = static_cast<Eigen::Index>(model.markers().size());
+  sample.markers.resize(3, nm);
+  for (Eigen::Index i = 0; i < nm; ++i)
+    sample.markers.col(i) = markerPosition(model, s.q, static_cast<int>(i));
+  measures.eval(s.q, sample.measures);
+  sample.kineticEnergy = 0.5 * s.qd.dot(model.massMatrix() * s.qd);
+  sample.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
+  sample.workNonConservative = s.work;
+  sample.energyError = sample.kineticEnergy + sample.potentialEnergy - s.energy0 - s.work;
+}
+
+}  // namespace mbdrom::internal

@@ -1,0 +1,40 @@
+#pragma once
+/// @file
+/// What the two integrators of the full model share: checks of an initial
+/// state, the reasons a run stops (a value blown up, a singular position), and
+/// the outputs of a sample that depend on the state only.
+
+#include "engine/dynamics/integrator.h"
+#include "engine/dynamics/measures.h"
+#include "engine/dynamics/scales.h"
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+#include <string>
+
+namespace mbdrom::internal {
+
+/// Throws InputError when q (size nq) or qd (size nq, or empty for rest) has the
+/// wrong size or a value that is not finite, naming the coordinate.
+void checkInitialState(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
+
+/// Why the motion at (q [m, -], qd [m/s, 1/s], t [s]) has blown up (a coordinate
+/// beyond 1e6 times the mechanism's size, a velocity beyond 1e9 size / time
+/// scale), naming the coordinate; "" when it has not.
+std::string blowUpReason(const Model& model, const MechanismScales& scales, const Eigen::VectorXd& q,
+                         const Eigen::VectorXd& qd, double t);
+
+/// The constraints that became dependent at q (Phi_q lost rank compared with the
+/// model's reference position at t0), as a sentence; "" when the rank is unchanged.
+std::string singularityReason(const Model& model, const Eigen::VectorXd& q, double t, double t0);
+
+/// "simulation stopped in the step from t = ... s to ... s (step n): cause" as a SolverError.
+[[noreturn]] void failStep(const DynamicState& start, double t1, const std::string& cause);
+
+/// Fills step, t, q, qd, markers, measures, energies, work and the energy error
+/// of `sample` from `s` (re-uses its storage).
+void fillStateOutputs(const Model& model, const MeasureSet& measures, const DynamicState& s, Sample& sample);
+
+}  // namespace mbdrom::internal
