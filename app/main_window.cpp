@@ -1068,6 +1068,7 @@ void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const
   run.record.tReached = recorder->samples().empty() ? 0.0 : recorder->samples().back().t;
   run.record.dt = options.integrator.tolerance > 0.0 ? 0.0 : options.integrator.dt;
   run.record.tolerance = options.integrator.tolerance;
+  run.record.integrator = integratorMethodName(options.integrator.method);
   run.record.outputDt = options.outputDt;
   run.record.status = runStatusName(recorder->status());
   run.record.message = recorder->message();

@@ -17,17 +17,18 @@ namespace mbdrom::app {
 class SteppingRows : public QObject {
   Q_OBJECT
  public:
-  /// Adds the rows "Steps", "Time step" / "Tolerance" and "Output interval" to form.
+  /// Adds the rows "Integrator", "Steps", "Time step" / "Tolerance" and "Output interval" to form.
   SteppingRows(QFormLayout* form, QWidget* parent);
 
-  /// Writes the choice into options (integrator.dt or integrator.tolerance,
-  /// outputDt). Returns an empty string, or what is wrong with the input.
+  /// Writes the choice into options (integrator.method, integrator.dt or
+  /// integrator.tolerance, outputDt). Returns an empty string, or what is wrong with the input.
   QString apply(RunOptions& options) const;
 
  private:
   void updateVisibility();
 
   QFormLayout* form_;
+  QComboBox* integrator_;
   QComboBox* stepping_;
   QDoubleSpinBox* dt_;
   QComboBox* tolerance_;

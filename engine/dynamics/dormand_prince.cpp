@@ -83,7 +83,7 @@ DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCas
   for (Eigen::VectorXd* v : {&fExt_, &fS_, &fD_, &fF_, &Q_, &rhs_, &tmp_, &dx_, &yq_, &yv_}) v->setZero(nq_);
   for (Eigen::VectorXd* v : {&Phi_, &Phi_t_, &c_, &cT_, &g_, &sigma_}) v->setZero(nc_);
   Phi_q_.setZero(nc_, nq_);
-  PhiB_.setZero(nc_, nq_);
+  rowCols_.reserve(static_cast<std::size_t>(nq_));
   A_.setZero(nq_, nq_);
   llt_ = Eigen::LLT<Eigen::MatrixXd>(nq_);
   kq_.setZero(nq_, 7);
@@ -111,9 +111,19 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
         "the applied forces are not finite at t = " + str(t) + " s: check the loads, springs and dampers";
     return false;
   }
-  PhiB_.noalias() = rowPenalty_.asDiagonal() * Phi_q_;
+  // A = M + sum over the rows of B_r phi_r phi_r^T, over each row's few non-zeros
+  // (the dense product costs nc nq^2).
   A_ = model_.massMatrix();
-  A_.noalias() += Phi_q_.transpose() * PhiB_;
+  for (int row = 0; row < nc_; ++row) {
+    rowCols_.clear();
+    for (int j = 0; j < nq_; ++j)
+      if (Phi_q_(row, j) != 0.0) rowCols_.push_back(j);
+    const double br = rowPenalty_(row);
+    for (int a : rowCols_) {
+      const double ba = br * Phi_q_(row, a);
+      for (int b : rowCols_) A_(b, a) += ba * Phi_q_(row, b);
+    }
+  }
   llt_.compute(A_);
   ++factorizations_;
   ++r.factorizations;

@@ -44,6 +44,7 @@
 #include <Eigen/Core>
 
 #include <string>
+#include <vector>
 
 namespace mbdrom {
 
@@ -118,7 +119,8 @@ class DormandPrinceIntegrator {
 
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, Phi_t_, c_, cT_, fExt_, fS_, fD_, fF_, Q_, rhs_, g_, sigma_, tmp_, dx_;
-  Eigen::MatrixXd Phi_q_, PhiB_, A_;
+  Eigen::MatrixXd Phi_q_, A_;
+  std::vector<int> rowCols_;  // non-zero columns of one row of Phi_q
   Eigen::LLT<Eigen::MatrixXd> llt_;
   Eigen::VectorXd yq_, yv_;  // stage arguments (q, qd)
   Eigen::MatrixXd kq_, kv_;  // stage derivatives of q and qd, nq x 7

@@ -1,5 +1,7 @@
 #include "engine/project/project.h"
 
+#include "engine/dynamics/integrator_method.h"
+
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/data/dataset.h"
@@ -148,6 +150,14 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
     if (run.status != "completed" && run.status != "cancelled" && run.status != "failed")
       r.fail(where, "status \"" + run.status + "\" (expected completed, cancelled or failed)");
     run.message = r.string(jr, "message", where, false);
+    if (jr.contains("integrator")) {
+      run.integrator = r.string(jr, "integrator", where, true);
+      try {
+        integratorMethodFromName(run.integrator);
+      } catch (const InputError& e) {
+        r.fail(where, e.what());
+      }
+    }
     run.created = r.string(jr, "created", where, false);
     m.runs.push_back(std::move(run));
   }
@@ -192,7 +202,8 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
                 {"t_end", r.tEnd},         {"t_reached", r.tReached}, {"dt", r.dt},
                 {"output_dt", r.outputDt}, {"status", r.status},      {"message", r.message},
                 {"created", r.created}};
-    if (r.tolerance > 0.0) run["tolerance"] = r.tolerance;  // fixed-step runs leave it out
+    if (r.tolerance > 0.0) run["tolerance"] = r.tolerance;                // fixed-step runs leave it out
+    if (r.integrator != "trapezoidal") run["integrator"] = r.integrator;  // older files: trapezoidal
     j["runs"].push_back(std::move(run));
   }
   j["datasets"] = Json::array();

@@ -43,9 +43,10 @@ struct ProjectRun {
   double dt = 0.0;         ///< fixed time step [s]; 0 for an error-controlled run
   double outputDt = 0.0;   ///< time between samples [s] (0: every accepted step of an error-controlled run)
   double tolerance = 0.0;  ///< relative tolerance of an error-controlled run; 0: fixed steps of dt
-  std::string status = "completed";  ///< "completed", "cancelled" or "failed" (partial runs are kept)
-  std::string message;               ///< why it stopped, when it did not complete
-  std::string created;               ///< ISO-8601 UTC
+  std::string integrator = "trapezoidal";  ///< integratorMethodName() of the integrator that made the run
+  std::string status = "completed";        ///< "completed", "cancelled" or "failed" (partial runs are kept)
+  std::string message;                     ///< why it stopped, when it did not complete
+  std::string created;                     ///< ISO-8601 UTC
 };
 
 /// A dataset or trained model stored in a project.

@@ -252,6 +252,39 @@ TEST_CASE(
   CHECK(runs[0].samples->back().t == 5.0);
 }
 
+TEST_CASE("the simulation dialog offers both integrators and the run records the one chosen") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  QAction* run = nullptr;
+  for (QAction* a : window.findChildren<QAction*>())
+    if (a->text().remove('&') == "Run Reference Simulation...") run = a;
+  REQUIRE(run != nullptr);
+  bool handled = false, defaultIsTrapezoidal = false;
+  int offered = 0;
+  QTimer::singleShot(600, [&] {
+    auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
+    auto* integrator = dialog ? dialog->findChild<QComboBox*>("integrator") : nullptr;
+    if (integrator) {
+      offered = integrator->count();
+      defaultIsTrapezoidal = integrator->currentData().toString() == "trapezoidal";
+      integrator->setCurrentIndex(integrator->findData(QStringLiteral("dopri5")));
+      dialog->accept();
+    } else if (dialog) {
+      dialog->reject();
+    }
+    handled = true;
+  });
+  run->trigger();
+  REQUIRE(handled);
+  CHECK(offered == 2);
+  CHECK(defaultIsTrapezoidal);
+  const auto& runs = window.document()->runs();
+  REQUIRE(waitFor([&] { return runs.size() == 1; }, 30000));
+  CHECK(runs[0].record.status == "completed");
+  CHECK(runs[0].record.integrator == "dopri5");
+}
+
 TEST_CASE("the sweep dialog steps at the default tolerance and refuses a tolerance that is not one") {
   MainWindow window;
   window.show();

@@ -159,6 +159,30 @@ TEST_CASE("Manifest errors name the entry at fault", "[project]") {
   CHECK_THAT(error(head + R"("models": [{"name": "a", "file": "models/a.json"}]})"),
              Catch::Contains("models[0]") && Catch::Contains("method"));
   CHECK_THAT(error(head + R"("training_settings": {"ae": 3}})"), Catch::Contains("training_settings.ae"));
+  CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "integrator": "euler"}]})"),
+             Catch::Contains("runs[0]") && Catch::Contains("\"euler\"") && Catch::Contains("dopri5"));
+}
+
+TEST_CASE("A run records the integrator that made it; older manifests read as trapezoidal", "[project]") {
+  ProjectManifest m;
+  m.name = "x";
+  ProjectRun run;
+  run.name = "a";
+  run.file = "runs/a.csv";
+  run.tolerance = 1e-8;
+  run.integrator = "dopri5";
+  m.runs.push_back(run);
+  run.name = "b";
+  run.file = "runs/b.csv";
+  run.integrator = "trapezoidal";
+  m.runs.push_back(run);
+  const std::string text = serializeProjectManifest(m);
+  const ProjectManifest back = parseProjectManifest(text, "p.json");
+  REQUIRE(back.runs.size() == 2);
+  CHECK(back.runs[0].integrator == "dopri5");
+  CHECK(back.runs[1].integrator == "trapezoidal");
+  // The default is left out, so manifests of trapezoidal runs are unchanged.
+  CHECK(text.find("\"integrator\": \"trapezoidal\"") == std::string::npos);
 }
 
 TEST_CASE("The last training settings per method survive a manifest round trip", "[project]") {
