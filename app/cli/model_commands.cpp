@@ -108,7 +108,11 @@ int runInfo(const std::vector<std::string>& args, std::ostream& out, std::ostrea
   out << (s.loadCases.empty() ? "none\n" : "\n");
   out << "coordinates      " << r.nq << "\n";
   out << "constraints      " << r.nc << "\n";
-  out << "rank of Phi_q    " << r.rank << " (singular values below " << r.tolerance << " count as zero)\n";
+  if (r.sparse)
+    out << "rank of Phi_q    " << r.rank << " (sparse LDL^T of Phi_q Phi_q^T: a row keeping less than "
+        << r.tolerance << " of its squared norm is redundant)\n";
+  else
+    out << "rank of Phi_q    " << r.rank << " (singular values below " << r.tolerance << " count as zero)\n";
   out << "degrees of freedom " << r.dof << "\n";
   out << "redundant constraints " << r.redundantRows.size() << "\n";
   for (std::size_t k = 0; k < r.redundantRows.size(); ++k)

@@ -21,6 +21,31 @@ SimTK::MassProperties massAbout(const Body& b) {
   return {b.mass, r, central.shiftFromMassCenter(-r, b.mass)};
 }
 
+// The frame of a joint: at `at`, its z (Pin) or x (Slider) axis along `axis`.
+SimTK::Rotation jointRotation(const Body& b) {
+  if (b.joint == Body::Joint::Ball) return {};
+  if (b.joint == Body::Joint::Pin) return SimTK::Rotation(SimTK::UnitVec3(v3(b.axis)), SimTK::ZAxis);
+  return SimTK::Rotation(SimTK::UnitVec3(v3(b.axis)), SimTK::XAxis);
+}
+
+// f(t) * direction on a station of a body.
+class PointLoad : public SimTK::Force::Custom::Implementation {
+ public:
+  PointLoad(const SimTK::MobilizedBody& body, SimTK::Vec3 station, SimTK::Vec3 direction,
+            std::function<double(double)> f)
+      : body_(body), station_(station), direction_(direction), f_(std::move(f)) {}
+  void calcForce(const SimTK::State& s, SimTK::Vector_<SimTK::SpatialVec>& bodyForces,
+                 SimTK::Vector_<SimTK::Vec3>&, SimTK::Vector&) const override {
+    body_.applyForceToBodyPoint(s, station_, f_(s.getTime()) * direction_, bodyForces);
+  }
+  SimTK::Real calcPotentialEnergy(const SimTK::State&) const override { return 0; }
+
+ private:
+  const SimTK::MobilizedBody& body_;
+  SimTK::Vec3 station_, direction_;
+  std::function<double(double)> f_;
+};
+
 }  // namespace
 
 std::vector<std::vector<double>> runSimbody(const Mechanism& m, double accuracy, double& seconds,
@@ -38,25 +63,29 @@ std::vector<std::vector<double>> runSimbody(const Mechanism& m, double accuracy,
   };
   for (const Body& b : m.bodies) {
     const SimTK::Body::Rigid body(massAbout(b));
-    const SimTK::Transform inParent(v3(b.origin) - origin(b.parent));
+    const SimTK::Rotation R = jointRotation(b);
+    const SimTK::Transform inParent(R, v3(b.origin) - origin(b.parent)), inBody(R, SimTK::Vec3(0));
     SimTK::MobilizedBody& parent = mobod(b.parent);
     switch (b.joint) {
       case Body::Joint::Ball:
-        index.push_back(
-            SimTK::MobilizedBody::Ball(parent, inParent, body, SimTK::Transform()).getMobilizedBodyIndex());
+        index.push_back(SimTK::MobilizedBody::Ball(parent, inParent, body, inBody).getMobilizedBodyIndex());
         break;
       case Body::Joint::Pin:
-        index.push_back(
-            SimTK::MobilizedBody::Pin(parent, inParent, body, SimTK::Transform()).getMobilizedBodyIndex());
+        index.push_back(SimTK::MobilizedBody::Pin(parent, inParent, body, inBody).getMobilizedBodyIndex());
         break;
       case Body::Joint::Slider:
-        index.push_back(
-            SimTK::MobilizedBody::Slider(parent, inParent, body, SimTK::Transform()).getMobilizedBodyIndex());
+        index.push_back(SimTK::MobilizedBody::Slider(parent, inParent, body, inBody).getMobilizedBodyIndex());
         break;
     }
   }
   for (const Ball& c : m.balls)
     SimTK::Constraint::Ball(mobod(c.a), v3(c.point) - origin(c.a), mobod(c.b), v3(c.point) - origin(c.b));
+  for (const Rod& r : m.rods)
+    SimTK::Constraint::Rod(mobod(r.a), v3(r.pointA) - origin(r.a), mobod(r.b), v3(r.pointB) - origin(r.b),
+                           r.length);
+  for (const Load& l : m.loads)
+    SimTK::Force::Custom(forces,
+                         new PointLoad(mobod(l.body), v3(l.point) - origin(l.body), v3(l.direction), l.f));
   for (const Spring& s : m.springs) {
     const SimTK::Vec3 a = v3(s.pointA) - origin(s.a), b = v3(s.pointB) - origin(s.b);
     SimTK::Force::TwoPointLinearSpring(forces, mobod(s.a), a, mobod(s.b), b, s.stiffness, s.freeLength);

@@ -4,6 +4,7 @@
 // as C++17 and sees no mbdrom header.
 
 #include <array>
+#include <functional>
 #include <vector>
 
 namespace wp {
@@ -12,11 +13,13 @@ using Vec = std::array<double, 3>;
 
 /// A mobilized body: frame parallel to ground at `origin` (global, at the
 /// reference position, where every joint coordinate is zero), jointed to
-/// `parent` (-1: ground) at that origin.
+/// `parent` (-1: ground) at that origin; a Pin turns about `axis`, a Slider
+/// moves along it.
 struct Body {
-  enum class Joint { Ball, Pin /* about z */, Slider /* along x */ } joint;
+  enum class Joint { Ball, Pin, Slider } joint;
   int parent = -1;
   Vec origin{};
+  Vec axis{0, 0, 1};
   double mass = 0.0;
   Vec com{};                        ///< global [m]
   std::array<double, 6> inertia{};  ///< central, global axes: xx, yy, zz, xy, xz, yz [kg m^2]
@@ -35,8 +38,24 @@ struct Spring {
   double stiffness, freeLength, damping;
 };
 
+/// Two points of bodies a and b (-1: ground) held at a constant distance.
+struct Rod {
+  int a, b;
+  Vec pointA, pointB;
+  double length;
+};
+
+/// A force f(t) * direction [N] on a point of a body.
+struct Load {
+  int body;
+  Vec point, direction;
+  std::function<double(double)> f;
+};
+
 struct Mechanism {
   Vec gravity{};
+  std::vector<Rod> rods;
+  std::vector<Load> loads;
   std::vector<Body> bodies;
   std::vector<Ball> balls;
   std::vector<Spring> springs;

@@ -57,7 +57,8 @@ wp::Vec vec(const Eigen::Vector3d& v) {
 // A body of the model as a Simbody mobilized body jointed at `origin`; central
 // inertia from the model (rigid), or of a bar (J across, ~0 along; J default m L^2 / 12).
 wp::Body sbBody(const mbdrom::BodySpec& b, wp::Body::Joint joint, int parent, const Eigen::Vector3d& origin,
-                const Eigen::Vector3d* barEnd = nullptr) {
+                const Eigen::Vector3d* barEnd = nullptr,
+                const Eigen::Vector3d& axis = Eigen::Vector3d::UnitZ()) {
   Eigen::Matrix3d I = b.inertia;
   if (barEnd) {
     const Eigen::Vector3d d = (*barEnd - origin).normalized();
@@ -65,8 +66,14 @@ wp::Body sbBody(const mbdrom::BodySpec& b, wp::Body::Joint joint, int parent, co
     I = J * (Eigen::Matrix3d::Identity() - d * d.transpose()) + 1e-9 * J * d * d.transpose();
   }
   if (b.type == mbdrom::BodyType::Particle) I.setZero();
-  wp::Body s{joint,  parent,     vec(origin),
-             b.mass, vec(b.com), {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)}};
+  wp::Body s;
+  s.joint = joint;
+  s.parent = parent;
+  s.origin = vec(origin);
+  s.axis = vec(axis.normalized());
+  s.mass = b.mass;
+  s.com = vec(b.com);
+  s.inertia = {I(0, 0), I(1, 1), I(2, 2), I(0, 1), I(0, 2), I(1, 2)};
   return s;
 }
 
@@ -225,11 +232,46 @@ std::vector<Mechanism> mechanisms() {
     m.simbody.gravity = vec(spec.gravity);
     m.simbody.bodies = {sbBody(body(spec, "crank"), J::Pin, -1, O, &A),
                         sbBody(body(spec, "rod"), J::Pin, 0, A, &B),
-                        sbBody(body(spec, "slider"), J::Slider, -1, B)};
+                        sbBody(body(spec, "slider"), J::Slider, -1, B, nullptr, Eigen::Vector3d::UnitX())};
     m.simbody.balls = {{1, 2, vec(B)}};
     const mbdrom::SpringDamperSpec& k = spec.springDampers.front();
     m.simbody.springs = {{-1, 2, vec(S), vec(B), k.stiffness.front(), k.freeLength, k.damping}};
     m.simbody.tracked = {{0, vec(A)}, {2, vec(B)}};
+    list.push_back(std::move(m));
+  }
+  {  // MacPherson strut (chassis fixed) under its chirp load: 1794 N + 1500 N, 0.5 -> 1.9 Hz over 2 s.
+    Mechanism m{"MacPherson strut (chirp load)",
+                readFrom("tests/data/mechanisms/macpherson_strut_chirp.json"),
+                0,
+                2.0,
+                {"BJ_k", "TO"},
+                {}};
+    const mbdrom::ModelSpec& spec = m.model.spec();
+    m.loadCase = m.model.requireLoadCase("chirp");
+    const Eigen::Vector3d F = point(spec, "F_ch"), T = point(spec, "T"), S = point(spec, "S"),
+                          BJ = point(spec, "BJ_k"), TI = point(spec, "TI"), TO = point(spec, "TO");
+    Eigen::Vector3d axisLca = Eigen::Vector3d::Zero(), axisStrut = Eigen::Vector3d::Zero();
+    for (const mbdrom::VectorSpec& v : spec.vectors) {
+      if (v.name == "a_ch") axisLca = v.direction;
+      if (v.name == "u_st") axisStrut = v.direction;
+    }
+    const mbdrom::BodySpec& knuckle = body(spec, "knuckle");
+    m.simbody.gravity = vec(spec.gravity);
+    m.simbody.bodies = {sbBody(body(spec, "strut"), J::Ball, -1, T),
+                        sbBody(knuckle, J::Slider, 0, S, nullptr, axisStrut),
+                        sbBody(body(spec, "lca"), J::Pin, -1, F, nullptr, axisLca)};
+    m.simbody.balls = {{1, 2, vec(BJ)}};
+    double tieRod = (TO - TI).norm();
+    for (const mbdrom::JointSpec& j : spec.joints)
+      if (j.name == "tie_rod" && j.length) tieRod = *j.length;
+    m.simbody.rods = {{-1, 1, vec(TI), vec(TO), tieRod}};
+    const mbdrom::SpringDamperSpec& k = spec.springDampers.front();
+    m.simbody.springs = {{-1, 1, vec(T), vec(S), k.stiffness.front(), k.freeLength, k.damping}};
+    const mbdrom::LoadSpec& load = spec.loadCases[static_cast<std::size_t>(m.loadCase)].loads.front();
+    const mbdrom::TimeFunction f = load.function;
+    m.simbody.loads = {
+        {1, vec(knuckle.markers.front().position), vec(load.direction), [f](double t) { return f(t); }}};
+    m.simbody.tracked = {{1, vec(BJ)}, {1, vec(TO)}};
     list.push_back(std::move(m));
   }
   return list;

@@ -5,6 +5,7 @@
 #include "engine/model/constraints.h"
 
 #include <Eigen/QR>
+#include <Eigen/SparseCholesky>
 
 #include <algorithm>
 #include <numeric>
@@ -52,25 +53,49 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
   const MechanismScales& scales = options.scales ? *options.scales : computed;
   const Eigen::VectorXd w = scales.rowScale.cwiseInverse();
   Eigen::VectorXd Phi, trialPhi;
-  Eigen::MatrixXd Phi_q, J(model.nc(), static_cast<Eigen::Index>(free.size())), JtJ;
+  Eigen::MatrixXd Phi_q,
+      J(nq < kLargeModelCoordinates ? model.nc() : 0,
+        nq < kLargeModelCoordinates ? static_cast<Eigen::Index>(free.size()) : 0),
+      JtJ;
   auto scaledNorm = [&](const Eigen::VectorXd& v) { return v.cwiseProduct(w).lpNorm<Eigen::Infinity>(); };
   evalPhi(model, result.q, t, Phi);
   double residual = scaledNorm(Phi);
-  for (int it = 0; it < options.maxIterations && residual > options.tolerance; ++it) {
-    evalPhiQ(model, result.q, t, Phi_q);
+  const bool large = nq >= kLargeModelCoordinates;
+  Eigen::SparseMatrix<double> Phi_qs, Js, JtJs;
+  Eigen::SparseMatrix<double> freeScale(
+      nq, static_cast<Eigen::Index>(free.size()));  // picks and scales free columns
+  if (large) {
+    std::vector<Eigen::Triplet<double>> entries;
     for (std::size_t k = 0; k < free.size(); ++k)
-      J.col(static_cast<Eigen::Index>(k)) =
-          w.cwiseProduct(Phi_q.col(free[k])) * scales.coordinateScale(free[k]);
+      entries.emplace_back(free[k], static_cast<int>(k), scales.coordinateScale(free[k]));
+    freeScale.setFromTriplets(entries.begin(), entries.end());
+  }
+  for (int it = 0; it < options.maxIterations && residual > options.tolerance; ++it) {
     const Eigen::VectorXd wPhi = w.cwiseProduct(Phi);
     // Levenberg-Marquardt with mu = |W Phi|^2: Newton's quadratic convergence
     // near the solution, but no jump across the configuration space where
     // Phi_q loses rank on the motion itself (overconstrained linkages such as
     // Bricard's, whose Jacobian is singular on the curve and regular beside it).
     const double mu = wPhi.squaredNorm();
-    JtJ.noalias() = J.transpose() * J;
-    JtJ.diagonal().array() += mu;
-    const Eigen::VectorXd step = mu > 0.0 ? Eigen::VectorXd(JtJ.ldlt().solve(-(J.transpose() * wPhi)))
-                                          : Eigen::VectorXd(J.completeOrthogonalDecomposition().solve(-wPhi));
+    Eigen::VectorXd step;
+    if (large) {
+      // The same iteration on sparse matrices (mu > 0 here: the residual is above the tolerance).
+      evalPhiQ(model, result.q, t, Phi_qs);
+      Js = w.asDiagonal() * Phi_qs * freeScale;
+      JtJs = Js.transpose() * Js;
+      for (Eigen::Index k = 0; k < JtJs.cols(); ++k) JtJs.coeffRef(k, k) += mu;
+      const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(JtJs);
+      step = ldlt.solve(-(Js.transpose() * wPhi));
+    } else {
+      evalPhiQ(model, result.q, t, Phi_q);
+      for (std::size_t k = 0; k < free.size(); ++k)
+        J.col(static_cast<Eigen::Index>(k)) =
+            w.cwiseProduct(Phi_q.col(free[k])) * scales.coordinateScale(free[k]);
+      JtJ.noalias() = J.transpose() * J;
+      JtJ.diagonal().array() += mu;
+      step = mu > 0.0 ? Eigen::VectorXd(JtJ.ldlt().solve(-(J.transpose() * wPhi)))
+                      : Eigen::VectorXd(J.completeOrthogonalDecomposition().solve(-wPhi));
+    }
     // Halve the step while it makes things worse (far from the solution).
     double scale = 1.0;
     Eigen::VectorXd trial;

@@ -82,19 +82,83 @@ DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCas
   minStep_ = options.minStep > 0.0 ? options.minStep : 1e-10 * scales_.time;
   for (Eigen::VectorXd* v : {&fExt_, &fS_, &fD_, &fF_, &Q_, &rhs_, &tmp_, &dx_, &yq_, &yv_}) v->setZero(nq_);
   for (Eigen::VectorXd* v : {&Phi_, &Phi_t_, &c_, &cT_, &g_, &sigma_}) v->setZero(nc_);
-  Phi_q_.setZero(nc_, nq_);
+  sparse_ = nq_ > 0 && nq_ >= options.sparseThreshold;
+  if (!sparse_) {
+    Phi_q_.setZero(nc_, nq_);
+    A_.setZero(nq_, nq_);
+    llt_ = Eigen::LLT<Eigen::MatrixXd>(nq_);
+  }
   rowCols_.reserve(static_cast<std::size_t>(nq_));
-  A_.setZero(nq_, nq_);
-  llt_ = Eigen::LLT<Eigen::MatrixXd>(nq_);
   kq_.setZero(nq_, 7);
   kv_.setZero(nq_, 7);
   stage_.qdd.setZero(nq_);
   stage_.lambda.setZero(nc_ + nf_);
 }
 
+void DormandPrinceIntegrator::evalJacobian(const Eigen::VectorXd& q, double t) {
+  if (sparse_)
+    evalPhiQ(model_, q, t, Phi_qs_);
+  else
+    evalPhiQ(model_, q, t, Phi_q_);
+}
+
+void DormandPrinceIntegrator::mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
+  if (sparse_)
+    out.noalias() = Phi_qs_ * x;
+  else
+    out.noalias() = Phi_q_ * x;
+}
+
+void DormandPrinceIntegrator::mulPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const {
+  if (sparse_)
+    out.noalias() = Phi_qs_.transpose() * y;
+  else
+    out.noalias() = Phi_q_.transpose() * y;
+}
+
+void DormandPrinceIntegrator::solveA(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
+  if (sparse_)
+    x = sllt_.solve(b);
+  else
+    x = llt_.solve(b);
+}
+
+bool DormandPrinceIntegrator::factorA() {
+  if (sparse_) {
+    // The pattern of M + Phi_q^T B Phi_q is that of the model's combinations:
+    // analysed once (again only if it changes).
+    PhiTs_ = Phi_qs_.transpose();
+    PhiBs_ = rowPenalty_.asDiagonal() * Phi_qs_;
+    As_ = PhiTs_ * PhiBs_;
+    As_ += model_.massMatrixSparse();
+    if (!sparseAnalyzed_ || As_.nonZeros() != analyzedNonZeros_) {
+      sllt_.analyzePattern(As_);
+      sparseAnalyzed_ = true;
+      analyzedNonZeros_ = As_.nonZeros();
+    }
+    sllt_.factorize(As_);
+    return sllt_.info() == Eigen::Success;
+  }
+  // A = M + sum over the rows of B_r phi_r phi_r^T, over each row's few non-zeros
+  // (the dense product costs nc nq^2).
+  A_ = model_.massMatrix();
+  for (int row = 0; row < nc_; ++row) {
+    rowCols_.clear();
+    for (int j = 0; j < nq_; ++j)
+      if (Phi_q_(row, j) != 0.0) rowCols_.push_back(j);
+    const double br = rowPenalty_(row);
+    for (int a : rowCols_) {
+      const double ba = br * Phi_q_(row, a);
+      for (int b : rowCols_) A_(b, a) += ba * Phi_q_(row, b);
+    }
+  }
+  llt_.compute(A_);
+  return llt_.info() == Eigen::Success;
+}
+
 bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
                                          Derivative& d, StepReport& r) {
-  evalPhiQ(model_, q, t, Phi_q_);
+  evalJacobian(q, t);
   evalPhiQdotQd(model_, q, qd, t, c_);
   evalPhiTdot(model_, q, qd, t, cT_);
   c_ += cT_;
@@ -111,23 +175,9 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
         "the applied forces are not finite at t = " + str(t) + " s: check the loads, springs and dampers";
     return false;
   }
-  // A = M + sum over the rows of B_r phi_r phi_r^T, over each row's few non-zeros
-  // (the dense product costs nc nq^2).
-  A_ = model_.massMatrix();
-  for (int row = 0; row < nc_; ++row) {
-    rowCols_.clear();
-    for (int j = 0; j < nq_; ++j)
-      if (Phi_q_(row, j) != 0.0) rowCols_.push_back(j);
-    const double br = rowPenalty_(row);
-    for (int a : rowCols_) {
-      const double ba = br * Phi_q_(row, a);
-      for (int b : rowCols_) A_(b, a) += ba * Phi_q_(row, b);
-    }
-  }
-  llt_.compute(A_);
   ++factorizations_;
   ++r.factorizations;
-  if (llt_.info() != Eigen::Success) {
+  if (!factorA()) {
     failure_ = "the accelerations are not determined at t = " + str(t) +
                " s: the mass matrix is singular on a free motion (a body without mass or inertia on a "
                "freedom, e.g. a bar spinning about its own axis)";
@@ -139,11 +189,11 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
   const double cScale = maxAbs(c_.cwiseProduct(rowWeight_));
   for (int k = 0;; ++k) {
     g_ = sigma_ + rowPenalty_.cwiseProduct(c_);
-    rhs_ = Q_;
-    rhs_.noalias() -= Phi_q_.transpose() * g_;
-    d.qdd = llt_.solve(rhs_);
-    g_ = c_;
-    g_.noalias() += Phi_q_ * d.qdd;
+    mulPhiQt(g_, rhs_);
+    rhs_ = Q_ - rhs_;
+    solveA(rhs_, d.qdd);
+    mulPhiQ(d.qdd, g_);
+    g_ += c_;
     sigma_ += rowPenalty_.cwiseProduct(g_);
     ++r.projectionIterations;
     const double residual = maxAbs(g_.cwiseProduct(rowWeight_));
@@ -160,7 +210,7 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
   d.lambda.head(nc_) = sigma_;
   // Power of applied loads, dampers, friction and drivers (-lambda^T Phi_q qd).
   d.power = (fExt_ - model_.gravityForce() - fD_ - fF_).dot(qd);
-  g_.noalias() = Phi_q_ * qd;
+  mulPhiQ(qd, g_);
   d.power -= sigma_.dot(g_);
   return true;
 }
@@ -179,19 +229,19 @@ bool DormandPrinceIntegrator::projectState(DynamicState& s, StepReport& r) {
     }
     if (residual <= options_.positionTolerance || k == maxIterations) break;
     g_ = rowPenalty_.cwiseProduct(Phi_);
-    tmp_.noalias() = Phi_q_.transpose() * g_;
-    dx_ = llt_.solve(tmp_);
+    mulPhiQt(g_, tmp_);
+    solveA(tmp_, dx_);
     s.q -= dx_;
     ++r.projectionIterations;
   }
   r.residualPosition = std::max(r.residualPosition, maxAbs(Phi_));
-  evalPhiQ(model_, s.q, s.t, Phi_q_);
+  evalJacobian(s.q, s.t);
   evalPhiT(model_, s.q, s.t, Phi_t_);
   const double floor = 1.0 / scales_.time;
   const double tScale = maxAbs(Phi_t_.cwiseProduct(rowWeight_));
   for (int k = 0;; ++k) {
-    g_ = Phi_t_;
-    g_.noalias() += Phi_q_ * s.qd;
+    mulPhiQ(s.qd, g_);
+    g_ += Phi_t_;
     residual = maxAbs(g_.cwiseProduct(rowWeight_));
     const double scale = std::max({floor, maxAbs(s.qd.cwiseProduct(coordInv_)), tScale});
     if (!std::isfinite(residual)) {
@@ -200,13 +250,13 @@ bool DormandPrinceIntegrator::projectState(DynamicState& s, StepReport& r) {
     }
     if (residual <= options_.velocityTolerance * scale || k == maxIterations) break;
     g_ = rowPenalty_.cwiseProduct(g_);
-    tmp_.noalias() = Phi_q_.transpose() * g_;
-    dx_ = llt_.solve(tmp_);
+    mulPhiQt(g_, tmp_);
+    solveA(tmp_, dx_);
     s.qd -= dx_;
     ++r.projectionIterations;
   }
-  g_ = Phi_t_;
-  g_.noalias() += Phi_q_ * s.qd;
+  mulPhiQ(s.qd, g_);
+  g_ += Phi_t_;
   r.residualVelocity = std::max(r.residualVelocity, maxAbs(g_));
   return true;
 }
@@ -248,8 +298,8 @@ DynamicState DormandPrinceIntegrator::initialState(const Eigen::VectorXd& q, con
     ensureDerivative(s, report);
   }
   s.work = 0.0;
-  s.energy0 = 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) +
-              gravityPotential(model_, s.q);
+  s.energy0 =
+      internal::kineticEnergy(model_, s.qd) + springPotential(model_, s.q) + gravityPotential(model_, s.q);
   if (options_.tolerance > 0.0) {
     // A local error ~ (h / T)^5 L: h ~ T tol^(1/5), a tenth of it to start.
     s.h = options_.initialStep > 0.0 ? options_.initialStep
@@ -452,11 +502,11 @@ void DormandPrinceIntegrator::evalSample(const DynamicState& s, Sample& sample) 
   evalPhi(model_, s.q, s.t, Phi_);
   sample.residualPosition = maxAbs(Phi_);
   evalPhiT(model_, s.q, s.t, Phi_t_);
-  g_ = Phi_t_;
-  g_.noalias() += Phi_q_ * s.qd;
+  mulPhiQ(s.qd, g_);
+  g_ += Phi_t_;
   sample.residualVelocity = maxAbs(g_);
-  g_ = c_;
-  g_.noalias() += Phi_q_ * sample.qdd;
+  mulPhiQ(sample.qdd, g_);
+  g_ += c_;
   sample.residualAcceleration = maxAbs(g_);
 }
 

@@ -42,6 +42,8 @@
 
 #include <Eigen/Cholesky>
 #include <Eigen/Core>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseCore>
 
 #include <string>
 #include <vector>
@@ -89,12 +91,20 @@ class DormandPrinceIntegrator {
 
   /// Factorisations of A so far (one per stage).
   long long factorizations() const { return factorizations_; }
+  /// True when A and Phi_q are sparse (nq >= options().sparseThreshold): no dense
+  /// nq x nq or nc x nq object, cost per step linear in the size of a chain-like model.
+  bool sparse() const { return sparse_; }
 
  private:
   struct Derivative {
     Eigen::VectorXd qdd, lambda;
     double power = 0.0;
   };
+  void evalJacobian(const Eigen::VectorXd& q, double t);
+  void mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;   // out = Phi_q x
+  void mulPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const;  // out = Phi_q^T y
+  void solveA(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
+  bool factorA();  // A = M + Phi_q^T B Phi_q at the last Jacobian; false when not positive definite
   bool derivative(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, Derivative& d,
                   StepReport& r);
   bool tryStep(const DynamicState& start, double h, DynamicState& out, double& errorRatio,
@@ -119,9 +129,14 @@ class DormandPrinceIntegrator {
 
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, Phi_t_, c_, cT_, fExt_, fS_, fD_, fF_, Q_, rhs_, g_, sigma_, tmp_, dx_;
-  Eigen::MatrixXd Phi_q_, A_;
-  std::vector<int> rowCols_;  // non-zero columns of one row of Phi_q
+  Eigen::MatrixXd Phi_q_, A_;  // dense path only (nq < options.sparseThreshold)
+  std::vector<int> rowCols_;   // non-zero columns of one row of Phi_q
   Eigen::LLT<Eigen::MatrixXd> llt_;
+  // Sparse path: no nq x nq or nc x nq dense object.
+  bool sparse_ = false, sparseAnalyzed_ = false;
+  Eigen::Index analyzedNonZeros_ = 0;
+  Eigen::SparseMatrix<double> Phi_qs_, PhiTs_, PhiBs_, As_;
+  Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> sllt_;
   Eigen::VectorXd yq_, yv_;  // stage arguments (q, qd)
   Eigen::MatrixXd kq_, kv_;  // stage derivatives of q and qd, nq x 7
   double kw_[7] = {};        // stage derivatives of W

@@ -59,6 +59,12 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
     throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
                      model.spec().name + "\"");
   if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
+  if (nq_ > kTrapezoidalMaxCoordinates)
+    throw InputError("the trapezoidal integrator keeps dense nq x nq matrices and takes up to " +
+                     std::to_string(kTrapezoidalMaxCoordinates) + " coordinates; model \"" +
+                     model.spec().name + "\" has " + std::to_string(nq_) + " (" +
+                     str(7.0 * 8.0 * static_cast<double>(nq_) * static_cast<double>(nq_) * 1e-9) +
+                     " GB): use the Dormand-Prince integrator (dopri5), which works on sparse matrices");
   scales_ = mechanismScales(model, loadCase);
   beta_ = options.penaltyRatio * scales_.mass;
   coordInv_ = scales_.coordinateScale.cwiseInverse();

@@ -175,12 +175,17 @@ struct StepReport {
   double residualAcceleration = 0.0;  ///< max |Phi_q qdd + c|
 };
 
+/// Largest model the trapezoidal integrator takes: its Newton matrix, stiffness
+/// and damping Jacobians are dense nq x nq (7 of them, 900 MB at this size).
+inline constexpr int kTrapezoidalMaxCoordinates = 4000;
+
 /// The integrator of one model under one load case, with its workspaces
 /// (allocated once). Not thread-safe: one per run. The model must outlive it.
 class Integrator {
  public:
   /// loadCase: index into model.spec().loadCases, -1 for gravity only.
-  /// Throws InputError for dt <= 0 or a load case that does not exist.
+  /// Throws InputError for dt <= 0, a load case that does not exist, or a model
+  /// of more than kTrapezoidalMaxCoordinates coordinates (before allocating).
   Integrator(const Model& model, int loadCase, const IntegratorOptions& options = {});
 
   const Model& model() const { return model_; }

@@ -5,15 +5,66 @@
 
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <Eigen/SparseCholesky>
 
 #include <algorithm>
 
 namespace mbdrom {
 
+void analyzeMobilitySparse(const Model& model, const Eigen::VectorXd& q, double t, double relTol,
+                           MobilityReport& r) {
+  // LDL^T (fill-reducing order) of the Gram matrix G = Phi_q Phi_q^T, lifted by
+  // eps I: the pivot of a row is the squared norm of what it keeps outside the
+  // span of the rows eliminated before it (plus eps). A row keeping less than
+  // sqrt(relTol) of its norm, the dense test, is redundant.
+  r.sparse = true;
+  r.nq = model.nq();
+  r.nc = model.nc();
+  r.tolerance = relTol;
+  if (r.nc == 0) {
+    r.dof = r.nq;
+    return;
+  }
+  Eigen::SparseMatrix<double> Phi_q;
+  evalPhiQ(model, q, t, Phi_q);
+  Eigen::SparseMatrix<double> G = Phi_q * Phi_q.transpose();
+  const Eigen::VectorXd norms2 = G.diagonal();
+  const double largest = norms2.size() ? norms2.maxCoeff() : 0.0;
+  const double lift = 1e-14 * std::max(1.0, largest);
+  for (int i = 0; i < r.nc; ++i) G.coeffRef(i, i) += lift;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
+  if (ldlt.info() != Eigen::Success)
+    throw SolverError("mobility analysis of \"" + model.spec().name +
+                      "\": the factorisation of Phi_q Phi_q^T failed");
+  const Eigen::VectorXd& D = ldlt.vectorD();
+  const auto& position = ldlt.permutationP().indices();  // row i is eliminated at position(i)
+  r.tolerance = relTol;
+  for (int i = 0; i < r.nc; ++i) {
+    const double kept = D(position(i)) - lift;
+    if (norms2(i) > 0.0 && kept > relTol * norms2(i)) {
+      r.independentRows.push_back(i);
+    } else {
+      r.redundantRows.push_back(i);
+      r.redundantLabels.push_back(model.constraintLabel(i));
+    }
+  }
+  r.rank = static_cast<int>(r.independentRows.size());
+  r.dof = r.nq - r.rank;
+}
+
 MobilityReport analyzeMobility(const Model& model, const Eigen::VectorXd& q, double t, double relTol) {
   MobilityReport r;
   r.nq = model.nq();
   r.nc = model.nc();
+  if (r.nq >= kSparseMobilityCoordinates) {
+    if (r.nc == 0) {
+      r.sparse = true;
+      r.dof = r.nq;
+      return r;
+    }
+    analyzeMobilitySparse(model, q, t, relTol, r);
+    return r;
+  }
   Eigen::MatrixXd Phi_q;
   evalPhiQ(model, q, t, Phi_q);
 

@@ -1,5 +1,7 @@
 #include "engine/dynamics/modes.h"
 
+#include "engine/core/error.h"
+
 #include "engine/dynamics/constraint_hessian.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/forces.h"
@@ -16,7 +18,12 @@ ModesResult computeModes(const Model& model, int loadCase, const StaticsResult& 
   const Eigen::VectorXd& q = equilibrium.q;
   const int nq = model.nq();
   ModesResult result;
-  result.nullSpace = analyzeMobility(model, q, t).nullSpace;
+  const MobilityReport mobility = analyzeMobility(model, q, t);
+  if (mobility.sparse)
+    throw InputError("linearised modes of \"" + model.spec().name + "\": " + std::to_string(nq) +
+                     " coordinates; modes need the null space of Phi_q, computed below " +
+                     std::to_string(kSparseMobilityCoordinates) + " coordinates");
+  result.nullSpace = mobility.nullSpace;
   const Eigen::MatrixXd& R = result.nullSpace;
   const int dof = static_cast<int>(R.cols());
   if (dof == 0) return result;

@@ -73,21 +73,31 @@ MechanismScales mechanismScales(const Model& model, int loadCase) {
     const int c = model.pointCoordinate(static_cast<int>(i));
     if (c >= 0) s.coordinateScale.segment<3>(c).setConstant(s.length);
   }
-  const Eigen::MatrixXd& M = model.massMatrix();
+  const Eigen::VectorXd M = model.massMatrixSparse().diagonal();
   s.mass = 0.0;
-  for (int i = 0; i < nq; ++i)
-    s.mass = std::max(s.mass, M(i, i) * s.coordinateScale(i) * s.coordinateScale(i));
+  for (int i = 0; i < nq; ++i) s.mass = std::max(s.mass, M(i) * s.coordinateScale(i) * s.coordinateScale(i));
   if (!(s.mass > 0.0) || !std::isfinite(s.mass)) s.mass = 1.0;
 
   const int nc = model.nc();
   s.rowScale = Eigen::VectorXd::Ones(nc);
   if (nc > 0 && nq > 0) {
-    Eigen::MatrixXd Phi_q;
-    evalPhiQ(model, model.q0(), 0.0, Phi_q);
+    if (nq < kLargeModelCoordinates) {
+      Eigen::MatrixXd Phi_q;
+      evalPhiQ(model, model.q0(), 0.0, Phi_q);
+      for (int r = 0; r < nc; ++r)
+        s.rowScale(r) = (Phi_q.row(r).transpose().cwiseProduct(s.coordinateScale)).norm();
+    } else {
+      Eigen::SparseMatrix<double> Phi_q;
+      evalPhiQ(model, model.q0(), 0.0, Phi_q);
+      s.rowScale.setZero();
+      for (int k = 0; k < Phi_q.outerSize(); ++k)
+        for (Eigen::SparseMatrix<double>::InnerIterator it(Phi_q, k); it; ++it)
+          s.rowScale(it.row()) += std::pow(it.value() * s.coordinateScale(it.col()), 2);
+      s.rowScale = s.rowScale.cwiseSqrt();
+    }
     std::vector<double> found;
     for (int r = 0; r < nc; ++r) {
-      const double n = (Phi_q.row(r).transpose().cwiseProduct(s.coordinateScale)).norm();
-      s.rowScale(r) = n;
+      const double n = s.rowScale(r);
       if (n > 0.0 && std::isfinite(n)) found.push_back(n);
     }
     // A row with no gradient at the reference (a singular reference position)

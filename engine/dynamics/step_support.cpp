@@ -65,6 +65,11 @@ std::string singularityReason(const Model& model, const Eigen::VectorXd& q, doub
   return out.str();
 }
 
+double kineticEnergy(const Model& model, const Eigen::VectorXd& qd) {
+  if (model.nq() < kLargeModelCoordinates) return 0.5 * qd.dot(model.massMatrix() * qd);
+  return 0.5 * qd.dot(model.massMatrixSparse() * qd);
+}
+
 void failStep(const DynamicState& start, double t1, const std::string& cause) {
   std::ostringstream out;
   out.precision(12);
@@ -83,7 +88,7 @@ void fillStateOutputs(const Model& model, const MeasureSet& measures, const Dyna
   for (Eigen::Index i = 0; i < nm; ++i)
     sample.markers.col(i) = markerPosition(model, s.q, static_cast<int>(i));
   measures.eval(s.q, sample.measures);
-  sample.kineticEnergy = 0.5 * s.qd.dot(model.massMatrix() * s.qd);
+  sample.kineticEnergy = kineticEnergy(model, s.qd);
   sample.potentialEnergy = springPotential(model, s.q) + gravityPotential(model, s.q);
   sample.workNonConservative = s.work;
   sample.energyError = sample.kineticEnergy + sample.potentialEnergy - s.energy0 - s.work;

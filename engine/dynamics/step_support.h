@@ -30,6 +30,10 @@ std::string blowUpReason(const Model& model, const MechanismScales& scales, cons
 /// model's reference position at t0), as a sentence; "" when the rank is unchanged.
 std::string singularityReason(const Model& model, const Eigen::VectorXd& q, double t, double t0);
 
+/// 1/2 qd^T M qd [J] for velocities qd (size nq): dense arithmetic below
+/// kLargeModelCoordinates, sparse from there on.
+double kineticEnergy(const Model& model, const Eigen::VectorXd& qd);
+
 /// "simulation stopped in the step from t = ... s to ... s (step n): cause" as a SolverError.
 [[noreturn]] void failStep(const DynamicState& start, double t1, const std::string& cause);
 

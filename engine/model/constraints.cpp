@@ -1,6 +1,8 @@
 #include "engine/model/constraints.h"
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace mbdrom {
 
@@ -70,6 +72,26 @@ void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::Mat
       p.b.addGradient(Phi_q.row(i), p.a.value(q), rt.alpha[j][0]);
     }
   }
+}
+
+void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::SparseMatrix<double>& Phi_q) {
+  std::vector<Eigen::Triplet<double>> entries;
+  entries.reserve(static_cast<std::size_t>(model.nc()) * 12);
+  for (int i = 0; i < model.nc(); ++i) {
+    const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+    const RowTime rt = rowTime(model, row, t);
+    for (std::size_t j = 0; j < row.products.size(); ++j) {
+      const auto& p = row.products[j];
+      for (const auto& [combination, other] : {std::pair{&p.a, &p.b}, std::pair{&p.b, &p.a}}) {
+        const Eigen::Vector3d v = (rt.alpha[j][0]) * other->value(q);
+        for (const Combination::Term& term : combination->terms)
+          for (int k = 0; k < 3; ++k) entries.emplace_back(i, term.index + k, term.weight * v(k));
+      }
+    }
+  }
+  Phi_q.resize(model.nc(), model.nq());
+  Phi_q.setFromTriplets(entries.begin(), entries.end());  // duplicates are summed
+  Phi_q.makeCompressed();
 }
 
 void evalPhiT(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi_t) {

@@ -11,6 +11,7 @@
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 namespace mbdrom {
 
@@ -19,6 +20,10 @@ void evalPhi(const Model& model, const Eigen::VectorXd& q, double t, Eigen::Vect
 
 /// Phi_q = dPhi/dq, resized to nc x nq (dense).
 void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& Phi_q);
+
+/// Phi_q = dPhi/dq, nc x nq, compressed column storage with the non-zeros of
+/// each row's combinations only (no nc x nq object: large models).
+void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::SparseMatrix<double>& Phi_q);
 
 /// Phi_t = dPhi/dt, resized to nc (non-zero for driver rows only).
 void evalPhiT(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi_t);

@@ -121,12 +121,29 @@ Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
     checkNames("load_cases[" + std::to_string(c) + "].loads", spec_.loadCases[c].loads);
   compileCoordinates();
   compileBodies();
+  Ms_.resize(nq(), nq());
+  Ms_.setFromTriplets(massEntries_.begin(), massEntries_.end());  // duplicates are summed
+  Ms_.makeCompressed();
+  massEntries_ = {};
   compileMarkers();
   compileJoints();
   compileDrivers();
   compileForces();
   compileLoads();
   hash_ = mbdrom::mechanismHash(spec_);
+}
+
+const Eigen::MatrixXd& Model::massMatrix() const {
+  std::call_once(denseMass_->once, [this] {
+    if (nq() > kMaxDenseCoordinates)
+      throw ModelError("model \"" + spec_.name + "\" has " + std::to_string(nq()) +
+                       " coordinates: a dense mass matrix would take " +
+                       std::to_string(static_cast<double>(nq()) * nq() * 8e-9).substr(0, 5) +
+                       " GB; simulation, statics, modes and reduced models are limited to " +
+                       std::to_string(kMaxDenseCoordinates) + " coordinates");
+    denseMass_->M = Eigen::MatrixXd(Ms_);
+  });
+  return denseMass_->M;
 }
 
 int Model::findPoint(const std::string& name) const {
@@ -225,7 +242,7 @@ void Model::compileCoordinates() {
       for (int k = 0; k < 3; ++k)
         coordinateNames_[static_cast<std::size_t>(vectorIndex_[i] + k)] = spec_.vectors[i].name + axes[k];
     }
-  M_ = Eigen::MatrixXd::Zero(n, n);
+  massEntries_.clear();
   fGravity_ = Eigen::VectorXd::Zero(n);
   if (!finite3(spec_.gravity)) throw ModelError("gravity is not finite");
 }
@@ -337,8 +354,8 @@ void Model::compileBodies() {
         for (std::size_t b = 0; b < ents.size(); ++b) {
           const Combination cbb = entityCombination(ents[b]);
           if (cbb.isConstant()) continue;
-          M_.block<3, 3>(ia, cbb.terms[0].index) +=
-              Mb(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b)) * Eigen::Matrix3d::Identity();
+          const double mab = Mb(static_cast<Eigen::Index>(a), static_cast<Eigen::Index>(b));
+          for (int k = 0; k < 3; ++k) massEntries_.emplace_back(ia + k, cbb.terms[0].index + k, mab);
         }
       }
     };

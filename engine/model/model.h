@@ -13,9 +13,12 @@
 #include "engine/model/model_spec.h"
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 #include <array>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -79,6 +82,15 @@ struct CompiledLoad {
   TimeFunction function;
 };
 
+/// Largest model with dense nq x nq matrices (mass matrix, Jacobians of the
+/// integrators, statics and modes): 16,000 coordinates, 2 GB per matrix. Larger
+/// models load, and their mobility is analysed sparse; dense paths refuse them.
+inline constexpr int kMaxDenseCoordinates = 16000;
+/// From this many coordinates on, the analyses that serve every size (scales,
+/// mobility, assembly, the Dormand-Prince integrator, sample outputs) work on
+/// sparse matrices; below it they keep their dense arithmetic.
+inline constexpr int kLargeModelCoordinates = 1500;
+
 class Model {
  public:
   /// Validates and compiles. Throws ModelError naming the offending entry.
@@ -92,8 +104,12 @@ class Model {
   int nc() const { return static_cast<int>(constraints_.size()); }
   /// Reference coordinates (the positions written in the model) [m, -], size nq.
   const Eigen::VectorXd& q0() const { return q0_; }
-  /// Constant mass matrix [kg], nq x nq, symmetric positive semi-definite.
-  const Eigen::MatrixXd& massMatrix() const { return M_; }
+  /// Constant mass matrix [kg], nq x nq, symmetric positive semi-definite, dense:
+  /// built on first use (thread-safe), for models of at most kMaxDenseCoordinates
+  /// coordinates; throws ModelError for larger ones, before allocating.
+  const Eigen::MatrixXd& massMatrix() const;
+  /// The same mass matrix in compressed column storage [kg]; any size.
+  const Eigen::SparseMatrix<double>& massMatrixSparse() const { return Ms_; }
   /// Gravity generalized force [N], size nq (part of f_ext).
   const Eigen::VectorXd& gravityForce() const { return fGravity_; }
 
@@ -158,7 +174,13 @@ class Model {
 
   ModelSpec spec_;
   Eigen::VectorXd q0_;
-  Eigen::MatrixXd M_;
+  Eigen::SparseMatrix<double> Ms_;
+  std::vector<Eigen::Triplet<double>> massEntries_;  // while compiling
+  struct DenseMass {
+    std::once_flag once;
+    Eigen::MatrixXd M;
+  };
+  std::shared_ptr<DenseMass> denseMass_ = std::make_shared<DenseMass>();  // shared by copies: M is constant
   Eigen::VectorXd fGravity_;
   std::vector<std::string> coordinateNames_;
   std::vector<int> pointIndex_, vectorIndex_;

@@ -35,6 +35,10 @@ CoordinateChoice chooseCoordinates(const Model& model, const Dataset& dataset) {
   constexpr Eigen::Index kMaxSamples = 200;
   const DatasetRun& first = dataset.runs.front();
   const MobilityReport report0 = analyzeMobility(model, first.q.col(0), first.t(0));
+  if (report0.sparse)
+    throw InputError("choosing independent coordinates needs the null space of Phi_q, computed below " +
+                     std::to_string(kSparseMobilityCoordinates) + " coordinates (the model has " +
+                     std::to_string(model.nq()) + "): give the coordinates explicitly");
   const int nq = model.nq(), dof = report0.dof;
   CoordinateChoice c;
   if (dof == 0)

@@ -1,0 +1,173 @@
+// The sparse core (issue 27): mobility of large models from a sparse LDL^T,
+// the Dormand-Prince integrator on sparse matrices, and the size limits of the
+// dense paths, refused before allocating.
+
+#include "dynamics_models.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/dormand_prince.h"
+#include "engine/dynamics/integrator.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/constraints.h"
+#include "engine/model/model_file.h"
+
+#include <Eigen/SVD>
+#include <catch2/catch.hpp>
+
+#include <string>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+Model fromFile(const std::string& relative) {
+  return readModel(std::string(MBDROM_SOURCE_DIR) + "/" + relative);
+}
+
+/// A rope of n particles (10 g, 1 cm apart along x) on distance joints, the first
+/// to a fixed point; `twice`: the last link written twice (one redundant row).
+std::string ropeJson(int n, bool twice = false) {
+  std::string points = R"({"name": "P0", "position": [0, 0, 0], "fixed": true})", bodies, joints;
+  for (int i = 1; i <= n; ++i) {
+    const std::string k = std::to_string(i), x = num(0.01 * i),
+                      prev = i == 1 ? "ground" : "m" + std::to_string(i - 1);
+    points += R"(, {"name": "P)" + k + R"(", "position": [)" + x + ", 0, 0]}";
+    bodies += std::string(i > 1 ? ", " : "") + R"({"name": "m)" + k +
+              R"(", "type": "particle", "points": ["P)" + k + R"("], "mass": 0.01, "com": [)" + x +
+              ", 0, 0]}";
+    joints += std::string(i > 1 ? ", " : "") + R"({"name": "d)" + k + R"(", "type": "distance", "body1": ")" +
+              prev + R"(", "body2": "m)" + k + R"(", "point1": "P)" + std::to_string(i - 1) +
+              R"(", "point2": "P)" + k + R"("})";
+  }
+  if (twice)
+    joints += R"(, {"name": "again", "type": "distance", "body1": "m)" + std::to_string(n - 1) +
+              R"(", "body2": "m)" + std::to_string(n) + R"(", "point1": "P)" + std::to_string(n - 1) +
+              R"(", "point2": "P)" + std::to_string(n) + R"("})";
+  return R"({"format": "mbdrom-model", "version": 1, "name": "rope", "gravity": [0, 0, -9.81], "points": [)" +
+         points + R"(], "bodies": [)" + bodies + R"(], "joints": [)" + joints + "]}";
+}
+
+int rankOfRows(const Model& model, const std::vector<int>& rows) {
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, model.q0(), 0.0, Phi_q);
+  Eigen::MatrixXd kept(static_cast<Eigen::Index>(rows.size()), model.nq());
+  for (std::size_t k = 0; k < rows.size(); ++k) kept.row(static_cast<Eigen::Index>(k)) = Phi_q.row(rows[k]);
+  if (kept.rows() == 0) return 0;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(kept);
+  const Eigen::VectorXd s = svd.singularValues();
+  return static_cast<int>((s.array() > 1e-9 * std::max(1.0, s(0))).count());
+}
+
+}  // namespace
+
+TEST_CASE("the sparse mobility analysis finds the rank and a valid set of redundant rows of the dense one") {
+  for (const char* file :
+       {"resources/examples/bricard.json", "resources/examples/four_bar.json",
+        "resources/examples/macpherson.json", "resources/examples/slider_crank.json",
+        "resources/examples/pendulum_carriage.json", "tests/data/mechanisms/four_bar_rigid_3d_revolute.json",
+        "tests/data/mechanisms/bricard_m.json", "tests/data/mechanisms/macpherson_strut_chirp.json",
+        "tests/data/mechanisms/double_pendulum_rods_3d.json",
+        "tests/data/mechanisms/andrews_squeezer_m.json"}) {
+    const Model model = fromFile(file);
+    const MobilityReport dense = analyzeMobility(model, model.q0());
+    MobilityReport sparse;
+    analyzeMobilitySparse(model, model.q0(), 0.0, 1e-9, sparse);
+    INFO(file << ": dense rank " << dense.rank << ", " << dense.redundantRows.size()
+              << " redundant; sparse rank " << sparse.rank << ", " << sparse.redundantRows.size()
+              << " redundant");
+    CHECK_FALSE(dense.sparse);
+    CHECK(sparse.sparse);
+    CHECK(sparse.rank == dense.rank);
+    CHECK(sparse.dof == dense.dof);
+    CHECK(sparse.redundantRows.size() == dense.redundantRows.size());
+    CHECK(sparse.redundantRows.size() == sparse.redundantLabels.size());
+    // The rows kept are independent and span what all rows span.
+    CHECK(rankOfRows(model, sparse.independentRows) == static_cast<int>(sparse.independentRows.size()));
+    CHECK(static_cast<int>(sparse.independentRows.size()) == dense.rank);
+  }
+}
+
+TEST_CASE("a rope of 2,000 particles is analysed sparse and a link written twice is named redundant") {
+  const Model rope = modelFromJson(ropeJson(2000, true));
+  REQUIRE(rope.nq() == 6000);
+  const MobilityReport r = analyzeMobility(rope, rope.q0());
+  CHECK(r.sparse);
+  CHECK(r.rank == 2000);
+  CHECK(r.dof == 4000);
+  REQUIRE(r.redundantRows.size() == 1);
+  const std::string label = r.redundantLabels.front();
+  INFO(label);
+  CHECK((label.find("\"again\"") != std::string::npos || label.find("\"d2000\"") != std::string::npos));
+  CHECK(r.nullSpace.size() == 0);  // no nq x dof object for a large model
+}
+
+TEST_CASE("the Dormand-Prince integrator gives the same run on sparse and dense matrices") {
+  for (const char* file :
+       {"resources/examples/macpherson.json", "tests/data/mechanisms/four_bar_rigid_3d_revolute.json"}) {
+    const Model model = fromFile(file);
+    Eigen::VectorXd last[2];
+    for (int sparse = 0; sparse < 2; ++sparse) {
+      RunOptions o;
+      o.tEnd = 0.5;
+      o.outputDt = 0.5;
+      o.loadCase = model.spec().loadCases.empty() ? -1 : 0;
+      o.integrator.method = IntegratorMethod::DormandPrince;
+      o.integrator.tolerance = 1e-9;
+      o.integrator.sparseThreshold = sparse ? 0 : 1 << 30;
+      CHECK(DormandPrinceIntegrator(model, o.loadCase, o.integrator).sparse() == (sparse == 1));
+      TrajectoryRecorder keep;
+      simulate(model, o, keep);
+      last[sparse] = keep.samples().back().q;
+    }
+    INFO(file << ": " << (last[0] - last[1]).lpNorm<Eigen::Infinity>());
+    CHECK((last[0] - last[1]).lpNorm<Eigen::Infinity>() < 1e-10);
+  }
+}
+
+TEST_CASE("a rope of 300 particles falls on sparse matrices keeping its energy and its links") {
+  const Model rope = modelFromJson(ropeJson(300));
+  RunOptions o;
+  o.tEnd = 0.3;
+  o.outputDt = 0.05;
+  o.integrator.method = IntegratorMethod::DormandPrince;
+  o.integrator.tolerance = 1e-8;
+  REQUIRE(DormandPrinceIntegrator(rope, -1, o.integrator).sparse());
+  TrajectoryRecorder keep;
+  const SimulationSummary sum = simulate(rope, o, keep);
+  INFO("max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale << " J; max |Phi| "
+                   << sum.maxResidualPosition);
+  CHECK(sum.energyScale > 0.0);
+  CHECK(sum.maxEnergyError < 1e-5 * sum.energyScale);
+  CHECK(sum.maxResidualPosition < 1e-9);
+  // The free end has fallen (gravity -z) and the first link kept its length.
+  const Eigen::VectorXd& q = keep.samples().back().q;
+  CHECK(q(3 * 299 + 2) < -0.05);
+  CHECK(q.segment<3>(0).norm() == Approx(0.01).epsilon(1e-8));
+}
+
+TEST_CASE("the dense paths refuse a model beyond their size before allocating, naming the limit") {
+  const Model rope = modelFromJson(ropeJson(1500));  // nq 4,500
+  try {
+    Integrator(rope, -1, IntegratorOptions{});
+    FAIL("not refused");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("4000") != std::string::npos);
+    CHECK(what.find("4500") != std::string::npos);
+    CHECK(what.find("dopri5") != std::string::npos);
+  }
+  const Model large = modelFromJson(ropeJson(5400));  // nq 16,200
+  try {
+    (void)large.massMatrix();
+    FAIL("not refused");
+  } catch (const ModelError& e) {
+    const std::string what = e.what();
+    INFO(what);
+    CHECK(what.find("16200") != std::string::npos);
+    CHECK(what.find("16000") != std::string::npos);
+  }
+  CHECK(large.massMatrixSparse().nonZeros() == 16200);  // the sparse one is there
+}
