@@ -34,6 +34,20 @@ void ConstraintHessian::add(const Eigen::VectorXd& lambda, double t, double scal
   }
 }
 
+void ConstraintHessian::add(const Eigen::VectorXd& lambda, double t, BlockAccumulator& H) const {
+  for (const Block& b : blocks_) {
+    double alpha = 1.0;
+    const ConstraintRow& row = model_->constraints()[static_cast<std::size_t>(b.row)];
+    if (row.law == ConstraintRow::Law::Angle) {
+      const double f = model_->spec().drivers[static_cast<std::size_t>(row.driver)].function(t);
+      alpha = b.product == 0 ? std::sin(f) : -std::cos(f);
+    }
+    const double s = lambda(b.row) * b.weight * alpha;
+    H.addIdentity(b.ia, b.ib, s);
+    H.addIdentity(b.ib, b.ia, s);
+  }
+}
+
 void evalConstraintHessian(const Model& model, const Eigen::VectorXd& lambda, double t, Eigen::MatrixXd& H) {
   H.setZero(model.nq(), model.nq());
   ConstraintHessian(model).add(lambda, t, 1.0, H);

@@ -4,6 +4,7 @@
 /// Every constraint row is quadratic in q, so this "geometric stiffness" is
 /// exact and independent of q: sum_i lambda_i * d^2 Phi_i / dq^2.
 
+#include "engine/model/block_accumulator.h"
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
@@ -22,6 +23,9 @@ class ConstraintHessian {
 
   /// H += scale * d(Phi_q^T lambda)/dq. H: nq x nq (not resized); lambda: size nc; t [s].
   void add(const Eigen::VectorXd& lambda, double t, double scale, Eigen::MatrixXd& H) const;
+  /// The same into a BlockAccumulator (its scale applies); every block is added,
+  /// also for lambda_i = 0, so a sparse pattern does not depend on the values.
+  void add(const Eigen::VectorXd& lambda, double t, BlockAccumulator& H) const;
 
  private:
   struct Block {

@@ -59,12 +59,6 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
     throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
                      model.spec().name + "\"");
   if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
-  if (nq_ > kTrapezoidalMaxCoordinates)
-    throw InputError("the trapezoidal integrator keeps dense nq x nq matrices and takes up to " +
-                     std::to_string(kTrapezoidalMaxCoordinates) + " coordinates; model \"" +
-                     model.spec().name + "\" has " + std::to_string(nq_) + " (" +
-                     str(7.0 * 8.0 * static_cast<double>(nq_) * static_cast<double>(nq_) * 1e-9) +
-                     " GB): use the Dormand-Prince integrator (dopri5), which works on sparse matrices");
   scales_ = mechanismScales(model, loadCase);
   beta_ = options.penaltyRatio * scales_.mass;
   coordInv_ = scales_.coordinateScale.cwiseInverse();
@@ -77,17 +71,14 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
   Phi_.setZero(ncx);
   Phi_t_.setZero(ncx);
   c_.setZero(ncx);
-  Phi_q_.setZero(ncx, nq_);
   for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_, &inc_})
     v->setZero(nq_);
   for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_, &penalty_}) v->setZero(ncx);
-  Phi_qW_.setZero(ncx, nq_);
-  for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
   sparse_ = nq_ > 0 && nq_ >= options.sparseThreshold;
-  if (sparse_) {
-    pattern_.assign(static_cast<std::size_t>(nq_) * static_cast<std::size_t>(nq_), 0);
-    rowCols_.reserve(static_cast<std::size_t>(nq_));
-  } else {
+  if (!sparse_) {  // the sparse path holds no nq x nq or nc x nq dense object
+    Phi_q_.setZero(ncx, nq_);
+    Phi_qW_.setZero(ncx, nq_);
+    for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
     lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nq_);
   }
   switched_.assign(static_cast<std::size_t>(nf_), 0);
@@ -99,6 +90,10 @@ bool Integrator::sticking(const DynamicState& s, int i) const {
 }
 
 void Integrator::evalConstraints(const Eigen::VectorXd& q, double t, const DynamicState& s) {
+  if (sparse_) {
+    evalConstraintsSparse(q, t, s);
+    return;
+  }
   evalPhi(model_, q, t, PhiM_);
   evalPhiQ(model_, q, t, Phi_qM_);
   evalPhiT(model_, q, t, PhiTM_);
@@ -118,6 +113,62 @@ void Integrator::evalConstraints(const Eigen::VectorXd& q, double t, const Dynam
     f.axis.addGradient(Phi_q_.row(row), r, 1.0);
     f.r.addGradient(Phi_q_.row(row), u, 1.0);
   }
+}
+
+void Integrator::evalConstraintsSparse(const Eigen::VectorXd& q, double t, const DynamicState& s) {
+  evalPhi(model_, q, t, PhiM_);
+  evalPhiQ(model_, q, t, Phi_qs_);
+  evalPhiT(model_, q, t, PhiTM_);
+  Phi_.head(nc_) = PhiM_;
+  Phi_t_.head(nc_) = PhiTM_;
+  if (nf_ == 0) return;
+  // Friction rows below the model's: one per element, its stick constraint or empty.
+  phiTriplets_.clear();
+  for (int k = 0; k < Phi_qs_.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(Phi_qs_, k); it; ++it)
+      phiTriplets_.emplace_back(static_cast<int>(it.row()), static_cast<int>(it.col()), it.value());
+  for (int i = 0; i < nf_; ++i) {
+    const int row = nc_ + i;
+    Phi_(row) = 0.0;
+    Phi_t_(row) = 0.0;
+    if (!sticking(s, i)) continue;
+    const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+    const Eigen::Vector3d u = f.axis.value(q), r = f.r.value(q);
+    Phi_(row) = u.dot(r) - s.stickPosition(i);
+    for (const auto& [combination, v] : {std::pair{&f.axis, r}, std::pair{&f.r, u}})
+      for (const Combination::Term& term : combination->terms)
+        for (int k = 0; k < 3; ++k) phiTriplets_.emplace_back(row, term.index + k, term.weight * v(k));
+  }
+  Phi_qs_.resize(nc_ + nf_, nq_);
+  Phi_qs_.setFromTriplets(phiTriplets_.begin(), phiTriplets_.end());
+}
+
+void Integrator::mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
+  if (sparse_)
+    out.noalias() = Phi_qs_ * x;
+  else
+    out.noalias() = Phi_q_ * x;
+}
+
+void Integrator::addPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const {
+  if (sparse_)
+    out.noalias() += Phi_qs_.transpose() * y;
+  else
+    out.noalias() += Phi_q_.transpose() * y;
+}
+
+void Integrator::mulP(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
+  if (sparse_)
+    out.noalias() = Ps_ * x;
+  else
+    out.noalias() = P_ * x;
+}
+
+void Integrator::mulM(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
+  if (sparse_)
+    out.noalias() = model_.massMatrixSparse() * x;
+  else
+    out.noalias() = model_.massMatrix() * x;
 }
 
 void Integrator::evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
@@ -155,6 +206,12 @@ void Integrator::evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
 
 void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
                            const Eigen::VectorXd& lambdaEff, const DynamicState& s, double h) {
+  if (sparse_) {
+    factorizeSparse(q, qd, t, lambdaEff, s, h);
+    factorValid_ = true;
+    ++factorizations_;
+    return;
+  }
   A_ = model_.massMatrix();
   if (h > 0.0) {
     const double h2 = 0.25 * h * h;
@@ -191,62 +248,92 @@ void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, 
   } else {
     P_ = A_;
   }
-  if (sparse_) {
-    // beta Phi_q^T Phi_q over the few non-zeros of each row (a dense product
-    // costs nc nq^2, more than the sparse factorisation).
-    for (Eigen::Index r = 0; r < Phi_q_.rows(); ++r) {
-      rowCols_.clear();
-      for (int j = 0; j < nq_; ++j)
-        if (Phi_q_(r, j) != 0.0) rowCols_.push_back(j);
-      const double br = beta_ * rowWeight2_(r);
-      for (int a : rowCols_) {
-        const double ba = br * Phi_q_(r, a);
-        for (int b : rowCols_) A_(a, b) += ba * Phi_q_(r, b);
-      }
-    }
-    factorizeSparse();
-  } else {
-    Phi_qW_.noalias() = (beta_ * rowWeight2_).asDiagonal() * Phi_q_;
-    A_.noalias() += Phi_q_.transpose() * Phi_qW_;
-    lu_.compute(A_);
-    factor_ = Factor::Dense;
-  }
+  Phi_qW_.noalias() = (beta_ * rowWeight2_).asDiagonal() * Phi_q_;
+  A_.noalias() += Phi_q_.transpose() * Phi_qW_;
+  lu_.compute(A_);
+  factor_ = Factor::Dense;
   factorValid_ = true;
   ++factorizations_;
 }
 
-void Integrator::factorizeSparse() {
-  // Grow the (symmetric) pattern by any new non-zero of A; analyse again only then.
-  const auto n = static_cast<std::size_t>(nq_);
-  bool grown = As_.nonZeros() == 0;
-  for (std::size_t j = 0; j < n; ++j)
-    for (std::size_t i = 0; i < n; ++i) {
-      if (A_(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) == 0.0 && i != j) continue;
-      if (pattern_[j * n + i]) continue;
-      pattern_[j * n + i] = pattern_[i * n + j] = 1;
-      grown = true;
-    }
-  if (grown) {
-    std::vector<Eigen::Triplet<double>> entries;
-    for (std::size_t j = 0; j < n; ++j)
-      for (std::size_t i = 0; i < n; ++i)
-        if (pattern_[j * n + i]) entries.emplace_back(static_cast<int>(i), static_cast<int>(j), 1.0);
-    As_.resize(nq_, nq_);
-    As_.setFromTriplets(entries.begin(), entries.end());
-    As_.makeCompressed();
-    ldltAnalyzed_ = luAnalyzed_ = false;
-  }
-  bool symmetric = true;
-  for (int k = 0; k < As_.outerSize(); ++k)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(As_, k); it; ++it) {
-      const double a = A_(it.row(), it.col());
-      it.valueRef() = a;
-      if (symmetric && it.row() > it.col()) {
-        const double b = A_(it.col(), it.row());
-        symmetric = std::abs(a - b) <= 1e-13 * std::max(std::abs(a), std::abs(b));
+void Integrator::factorizeSparse(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                                 const Eigen::VectorXd& lambdaEff, const DynamicState& s, double h) {
+  // The same matrices as the dense path, assembled from triplets: P = M + h/2 C + h^2/4 K,
+  // A = P + h^2/4 H(lambda) + stick blocks + beta Phi_q^T W^2 Phi_q.
+  triplets_.clear();
+  const Eigen::SparseMatrix<double>& M = model_.massMatrixSparse();
+  for (int k = 0; k < M.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(M, k); it; ++it)
+      triplets_.emplace_back(static_cast<int>(it.row()), static_cast<int>(it.col()), it.value());
+  const double h2 = 0.25 * h * h;
+  if (h > 0.0) {
+    BlockAccumulator K(triplets_, h2), C(triplets_, 0.5 * h), Kext(triplets_, -h2);
+    addSpringJacobian(model_, q, K);
+    addDamperJacobians(model_, q, qd, K, C);
+    addExternalJacobian(model_, loadCase_, q, t, Kext);
+    for (int i = 0; i < nf_; ++i) {
+      const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+      const FrictionSpec& spec = model_.spec().frictions[static_cast<std::size_t>(i)];
+      const double muN = spec.mu * spec.normalForce;
+      const Eigen::Vector3d u = f.axis.value(q);
+      if (spec.law == FrictionLaw::Tanh) {
+        const Eigen::Vector3d rd = f.r.rate(qd);
+        const double th = std::tanh(u.dot(rd) / spec.regularisationVelocity);
+        const double dphi = (1.0 - th * th) / spec.regularisationVelocity;
+        C.addCombinations(f.r, f.r, muN * dphi * u * u.transpose());
+        K.addCombinations(f.r, f.axis, muN * (dphi * u * rd.transpose() + th * Eigen::Matrix3d::Identity()));
+      } else if (s.frictionMode[static_cast<std::size_t>(i)] != 0) {
+        K.addCombinations(f.r, f.axis,
+                          muN * s.frictionMode[static_cast<std::size_t>(i)] * Eigen::Matrix3d::Identity());
       }
     }
-  if (symmetric) {
+  }
+  const std::size_t pCount = triplets_.size();
+  if (h > 0.0) {
+    BlockAccumulator H(triplets_, h2);
+    hessian_.add(lambdaEff, t, H);
+    for (int i = 0; i < nf_; ++i) {
+      if (!sticking(s, i)) continue;
+      const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
+      const Eigen::Matrix3d B = lambdaEff(nc_ + i) * Eigen::Matrix3d::Identity();
+      H.addCombinations(f.axis, f.r, B);
+      H.addCombinations(f.r, f.axis, B);
+    }
+  }
+  // beta Phi_q^T W^2 Phi_q over the non-zeros of each row (a column of Phi_q^T).
+  PhiTs_ = Phi_qs_.transpose();
+  for (int r = 0; r < PhiTs_.outerSize(); ++r) {
+    const double br = beta_ * rowWeight2_(r);
+    for (Eigen::SparseMatrix<double>::InnerIterator a(PhiTs_, r); a; ++a)
+      for (Eigen::SparseMatrix<double>::InnerIterator b(PhiTs_, r); b; ++b)
+        triplets_.emplace_back(static_cast<int>(a.row()), static_cast<int>(b.row()),
+                               br * a.value() * b.value());
+  }
+  Ps_.resize(nq_, nq_);
+  Ps_.setFromTriplets(triplets_.begin(), triplets_.begin() + static_cast<std::ptrdiff_t>(pCount));
+  As_.resize(nq_, nq_);
+  As_.setFromTriplets(triplets_.begin(), triplets_.end());
+  // Analyse again only when the pattern changes (a friction element sticking or slipping).
+  const bool samePattern = As_.nonZeros() == static_cast<Eigen::Index>(patternInner_.size()) &&
+                           std::equal(patternInner_.begin(), patternInner_.end(), As_.innerIndexPtr()) &&
+                           std::equal(patternOuter_.begin(), patternOuter_.end(), As_.outerIndexPtr());
+  if (!samePattern) {
+    patternInner_.assign(As_.innerIndexPtr(), As_.innerIndexPtr() + As_.nonZeros());
+    patternOuter_.assign(As_.outerIndexPtr(), As_.outerIndexPtr() + nq_ + 1);
+    ldltAnalyzed_ = luAnalyzed_ = false;
+  }
+  // Symmetric (no velocity-dependent or follower forces): LDL^T; else LU.
+  AsT_ = As_.transpose();
+  AsT_ -= As_;
+  const double largest =
+      As_.nonZeros()
+          ? Eigen::Map<const Eigen::VectorXd>(As_.valuePtr(), As_.nonZeros()).lpNorm<Eigen::Infinity>()
+          : 0.0;
+  const double asymmetry =
+      AsT_.nonZeros()
+          ? Eigen::Map<const Eigen::VectorXd>(AsT_.valuePtr(), AsT_.nonZeros()).lpNorm<Eigen::Infinity>()
+          : 0.0;
+  if (asymmetry <= 1e-13 * largest) {
     if (!ldltAnalyzed_) ldlt_.analyzePattern(As_);
     ldltAnalyzed_ = true;
     ldlt_.factorize(As_);
@@ -258,8 +345,10 @@ void Integrator::factorizeSparse() {
   slu_.factorize(As_);
   factor_ = Factor::Lu;
   if (slu_.info() == Eigen::Success) return;
-  // A numerically singular pivot order: dense partial pivoting still copes.
-  lu_.compute(A_);
+  // A numerically singular pivot order: dense partial pivoting still copes, for
+  // models small enough to hold A dense; larger ones fail the step (cut and retried).
+  if (nq_ > kDenseFallbackCoordinates) return;
+  lu_.compute(Eigen::MatrixXd(As_));
   factor_ = Factor::Dense;
 }
 
@@ -280,7 +369,7 @@ bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eig
   sigma_.setZero();
   const double rhsScale = maxAbs(rhs.cwiseProduct(rowWeight_));
   for (int k = 0;; ++k) {
-    res_.noalias() = Phi_q_ * x;
+    mulPhiQ(x, res_);
     res_ += rhs;
     residual = maxAbs(res_);
     const double scaled = maxAbs(res_.cwiseProduct(rowWeight_));
@@ -294,10 +383,10 @@ bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eig
     if (k == options_.maxProjectionIterations) return false;
     if (k > 0) sigma_ += penalty_;
     ++iterations;
-    g_.noalias() = P_ * x;
+    mulP(x, g_);
     g_ -= b;
     lambdaEff_ = sigma_ + penalty_;
-    g_.noalias() += Phi_q_.transpose() * lambdaEff_;
+    addPhiQt(lambdaEff_, g_);
     solve(g_, dq_);
     x -= dq_;
   }
@@ -307,7 +396,7 @@ bool Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, d
                                const DynamicState& s, double h, const char* what, StepReport& report,
                                double& residual) {
   xs_ = x;
-  g_.noalias() = P_ * x;
+  mulP(x, g_);
   tmp_ = g_;
   if (project(x, tmp_, rhs, tol, floor, 0, report.projectionIterations, residual)) return true;
   // A stale factorisation may converge too slowly: rebuild it here, once.
@@ -315,7 +404,7 @@ bool Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, d
   evalForces(s.q, s.qd, s.t, s);
   factorize(s.q, s.qd, s.t, s.lambda, s, h);
   ++report.factorizations;
-  tmp_.noalias() = P_ * x;
+  mulP(x, tmp_);
   if (project(x, tmp_, rhs, tol, floor, 0, report.projectionIterations, residual)) return true;
   // At a singular position (Phi_q losing rank, e.g. the A02 N-four-bar lying flat)
   // the velocity and acceleration constraints can be inconsistent: the iteration
@@ -331,14 +420,13 @@ double Integrator::nonConservativePower(const DynamicState& s) {
   // Applied loads (f_ext without gravity), dampers, friction and constraint
   // forces (drivers); evalForces and evalConstraints must be current at s.
   double power = (f_ext_ - model_.gravityForce() - f_d_ - f_f_).dot(s.qd);
-  res_.noalias() = Phi_q_ * s.qd;
+  mulPhiQ(s.qd, res_);
   power -= s.lambda.dot(res_);
   return power;
 }
 
 double Integrator::energy(const DynamicState& s) const {
-  return 0.5 * s.qd.dot(model_.massMatrix() * s.qd) + springPotential(model_, s.q) +
-         gravityPotential(model_, s.q);
+  return internal::kineticEnergy(model_, s.qd) + springPotential(model_, s.q) + gravityPotential(model_, s.q);
 }
 
 void Integrator::fail(const DynamicState& start, double t1, const std::string& cause) const {
@@ -448,7 +536,6 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
                          StepReport& rep) {
   const double h = t1 - start.t, h2 = 0.25 * h * h;
   alpha_ = beta_ / h2;
-  const Eigen::MatrixXd& M = model_.massMatrix();
   // The unknown is the increment inc = q_n+1 - q_n, not q_n+1: qd and qdd come
   // from inc without the cancellation q_n+1 - q_n, whose round-off (eps |q|)
   // would grow as 1/h in qd and 1/h^2 in qdd.
@@ -483,8 +570,8 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     if (k > 0) s.lambda += penalty_;
     lambdaEff_ = s.lambda + penalty_;
     evalForces(s.q, s.qd, t1, s);
-    r_.noalias() = M * s.qdd;
-    r_.noalias() += Phi_q_.transpose() * lambdaEff_;
+    mulM(s.qdd, r_);
+    addPhiQt(lambdaEff_, r_);
     r_ -= Q_;
     const bool fresh = refactor;
     if (refactor) {
@@ -792,10 +879,10 @@ void Integrator::evalSample(const DynamicState& s, Sample& sample) {
     if (stick) f.r.addTransposed(sample.f_friction, f.axis.value(s.q), s.lambda(nc_ + i));
   }
   sample.residualPosition = maxAbs(Phi_);
-  res_.noalias() = Phi_q_ * s.qd;
+  mulPhiQ(s.qd, res_);
   res_ += Phi_t_;
   sample.residualVelocity = maxAbs(res_);
-  res_.noalias() = Phi_q_ * s.qdd;
+  mulPhiQ(s.qdd, res_);
   res_ += c_;
   sample.residualAcceleration = maxAbs(res_);
 }

@@ -175,17 +175,16 @@ struct StepReport {
   double residualAcceleration = 0.0;  ///< max |Phi_q qdd + c|
 };
 
-/// Largest model the trapezoidal integrator takes: its Newton matrix, stiffness
-/// and damping Jacobians are dense nq x nq (7 of them, 900 MB at this size).
-inline constexpr int kTrapezoidalMaxCoordinates = 4000;
+/// Largest model whose failed sparse factorisation falls back to a dense LU
+/// (128 MB at this size); larger ones fail the step, which is then cut.
+inline constexpr int kDenseFallbackCoordinates = 4000;
 
 /// The integrator of one model under one load case, with its workspaces
 /// (allocated once). Not thread-safe: one per run. The model must outlive it.
 class Integrator {
  public:
   /// loadCase: index into model.spec().loadCases, -1 for gravity only.
-  /// Throws InputError for dt <= 0, a load case that does not exist, or a model
-  /// of more than kTrapezoidalMaxCoordinates coordinates (before allocating).
+  /// Throws InputError for dt <= 0 or a load case that does not exist.
   Integrator(const Model& model, int loadCase, const IntegratorOptions& options = {});
 
   const Model& model() const { return model_; }
@@ -228,7 +227,8 @@ class Integrator {
 
   /// Factorisations of the Newton matrix so far.
   long long factorizations() const { return factorizations_; }
-  /// True when A is factorised sparse (nq >= options().sparseThreshold).
+  /// True when A is factorised sparse (nq >= options().sparseThreshold): Phi_q, P and
+  /// A are then sparse and no dense nq x nq or nc x nq matrix is allocated.
   bool sparse() const { return sparse_; }
 
  private:
@@ -255,7 +255,13 @@ class Integrator {
   void checkBlowUp(const DynamicState& start, DynamicState& s) const;
 
   bool sticking(const DynamicState& s, int friction) const;
-  void factorizeSparse();
+  void factorizeSparse(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+                       const Eigen::VectorXd& lambdaEff, const DynamicState& s, double h);
+  void evalConstraintsSparse(const Eigen::VectorXd& q, double t, const DynamicState& s);
+  void mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;   // out = Phi_q x
+  void addPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const;  // out += Phi_q^T y
+  void mulP(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;      // out = P x
+  void mulM(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;      // out = M x
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   [[noreturn]] void fail(const DynamicState& start, double t1, const std::string& cause) const;
 
@@ -283,12 +289,13 @@ class Integrator {
       penalty_;
   Eigen::MatrixXd K_, Dq_, Dqd_, Kext_, A_, P_;
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
-  // Sparse path: pattern of A (nq x nq flags, symmetric), the matrix, its factors.
+  // Sparse path (nq >= sparseThreshold): Phi_q, P and A assembled from triplets,
+  // no nq x nq or nc x nq dense object; A's pattern analysed again only when it changes.
   bool sparse_ = false;
   enum class Factor { Dense, Ldlt, Lu } factor_ = Factor::Dense;
-  std::vector<char> pattern_;
-  std::vector<int> rowCols_;  // non-zero columns of one row of Phi_q
-  Eigen::SparseMatrix<double> As_;
+  std::vector<Eigen::Triplet<double>> triplets_, phiTriplets_;
+  std::vector<int> patternInner_, patternOuter_;
+  Eigen::SparseMatrix<double> Phi_qs_, PhiTs_, Ps_, As_, AsT_;
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> slu_;
   bool ldltAnalyzed_ = false, luAnalyzed_ = false;

@@ -11,8 +11,7 @@ namespace {
 
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
-  for (const auto& ta : a.terms)
-    for (const auto& tb : b.terms) K.block<3, 3>(ta.index, tb.index) += (ta.weight * tb.weight) * B;
+  BlockAccumulator(K).addCombinations(a, b, B);
 }
 
 Eigen::Matrix3d skew(const Eigen::Vector3d& v) {
@@ -101,13 +100,18 @@ void evalSpringForces(const Model& model, const Eigen::VectorXd& q, Eigen::Vecto
 
 void evalSpringJacobian(const Model& model, const Eigen::VectorXd& q, Eigen::MatrixXd& K) {
   K.setZero(model.nq(), model.nq());
+  BlockAccumulator to(K);
+  addSpringJacobian(model, q, to);
+}
+
+void addSpringJacobian(const Model& model, const Eigen::VectorXd& q, BlockAccumulator& K) {
   for (std::size_t i = 0; i < model.springDampers().size(); ++i) {
     const Segment g = segment(model.springDampers()[i], q);
     if (g.l == 0.0) continue;
     double df = 0.0;
     const double f = springForce(model.spec().springDampers[i], g.l, &df);
     const Eigen::Matrix3d P = Eigen::Matrix3d::Identity() - g.e * g.e.transpose();
-    addBlock(K, g.d, g.d, df * g.e * g.e.transpose() + (f / g.l) * P);
+    K.addCombinations(g.d, g.d, df * g.e * g.e.transpose() + (f / g.l) * P);
   }
 }
 
@@ -145,6 +149,12 @@ void evalDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eig
                          Eigen::MatrixXd& D_q, Eigen::MatrixXd& D_qd) {
   D_q.setZero(model.nq(), model.nq());
   D_qd.setZero(model.nq(), model.nq());
+  BlockAccumulator toQ(D_q), toQd(D_qd);
+  addDamperJacobians(model, q, qd, toQ, toQd);
+}
+
+void addDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                        BlockAccumulator& D_q, BlockAccumulator& D_qd) {
   for (std::size_t i = 0; i < model.springDampers().size(); ++i) {
     const double c = model.spec().springDampers[i].damping;
     const Segment g = segment(model.springDampers()[i], q);
@@ -153,8 +163,8 @@ void evalDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eig
     const double ld = g.e.dot(dd);
     const Eigen::Matrix3d P = Eigen::Matrix3d::Identity() - g.e * g.e.transpose();
     // d(ld e)/dd = [e dd^T P + ld P] / l
-    addBlock(D_q, g.d, g.d, (c / g.l) * (g.e * (P * dd).transpose() + ld * P));
-    addBlock(D_qd, g.d, g.d, c * g.e * g.e.transpose());
+    D_q.addCombinations(g.d, g.d, (c / g.l) * (g.e * (P * dd).transpose() + ld * P));
+    D_qd.addCombinations(g.d, g.d, c * g.e * g.e.transpose());
   }
 }
 
@@ -215,9 +225,15 @@ void evalExternalForces(const Model& model, int loadCase, const Eigen::VectorXd&
   }
 }
 
-void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& /*q*/, double t,
+void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
                           Eigen::MatrixXd& K_ext) {
   K_ext.setZero(model.nq(), model.nq());
+  BlockAccumulator to(K_ext);
+  addExternalJacobian(model, loadCase, q, t, to);
+}
+
+void addExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& /*q*/, double t,
+                         BlockAccumulator& K_ext) {
   if (loadCase < 0) return;
   for (const CompiledLoad& load : model.loads(loadCase)) {
     if (load.type != LoadSpec::Type::Torque) continue;
@@ -225,8 +241,8 @@ void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorX
     const Eigen::Index n = static_cast<Eigen::Index>(load.directions.size());
     for (Eigen::Index i = 0; i < n; ++i)
       for (Eigen::Index j = 0; j < n; ++j)
-        addBlock(K_ext, load.directions[static_cast<std::size_t>(i)],
-                 load.directions[static_cast<std::size_t>(j)], load.gramInverse(i, j) * S);
+        K_ext.addCombinations(load.directions[static_cast<std::size_t>(i)],
+                              load.directions[static_cast<std::size_t>(j)], load.gramInverse(i, j) * S);
   }
 }
 

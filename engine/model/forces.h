@@ -7,6 +7,7 @@
 /// is on the right. All vectors have size nq [N or N m per coordinate unit];
 /// Jacobians are nq x nq, dense.
 
+#include "engine/model/block_accumulator.h"
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
@@ -22,6 +23,8 @@ void evalSpringForces(const Model& model, const Eigen::VectorXd& q, Eigen::Vecto
 /// K = d f_spring / dq [N/m], resized to nq x nq.
 void evalSpringJacobian(const Model& model, const Eigen::VectorXd& q, Eigen::MatrixXd& K);
 /// Potential energy of the springs [J], zero at the free length (tables: at their first length).
+/// K += scale * d f_spring / dq, into a dense matrix or triplets (BlockAccumulator).
+void addSpringJacobian(const Model& model, const Eigen::VectorXd& q, BlockAccumulator& K);
 double springPotential(const Model& model, const Eigen::VectorXd& q);
 
 /// f_damper [N], resized to nq. qd: velocities [m/s, 1/s], size nq.
@@ -30,6 +33,10 @@ void evalDamperForces(const Model& model, const Eigen::VectorXd& q, const Eigen:
 /// D_q = d f_damper / dq [N s/m / s], D_qd = d f_damper / dqd [N s/m], resized to nq x nq.
 void evalDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                          Eigen::MatrixXd& D_q, Eigen::MatrixXd& D_qd);
+
+/// D_q += scale_q d f_damper / dq, D_qd += scale_qd d f_damper / dqd.
+void addDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                        BlockAccumulator& D_q, BlockAccumulator& D_qd);
 
 /// f_friction [N], resized to nq. normalForces [N]: one per friction element
 /// (spec().frictions order), or empty to use each element's normal_force.
@@ -49,6 +56,10 @@ void evalExternalForces(const Model& model, int loadCase, const Eigen::VectorXd&
 /// d f_ext / dq, resized to nq x nq (non-zero for torques only: they act through the body basis).
 void evalExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
                           Eigen::MatrixXd& K_ext);
+
+/// K_ext += scale * d f_ext / dq.
+void addExternalJacobian(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
+                         BlockAccumulator& K_ext);
 
 /// Potential energy of gravity [J]: -f_g^T q (up to a constant).
 double gravityPotential(const Model& model, const Eigen::VectorXd& q);
