@@ -3,6 +3,9 @@
 # The only place package names are listed. Idempotent, non-interactive, as root.
 #   scripts/install-deps.sh            build + run + test packages
 #   scripts/install-deps.sh --fuzz     also clang's runtime for libFuzzer/sanitizers
+#   scripts/install-deps.sh --bench    also Simbody 3.7, the peer of the work-precision benchmark
+#                                      (bench/work_precision; 5 more packages on a machine with the
+#                                      build packages, libsimbody-dev and its SimTK libraries)
 set -euo pipefail
 
 build_pkgs=(
@@ -18,9 +21,11 @@ test_pkgs=(
   clang-format-14               # scripts/check-format.sh: the formatter, pinned
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
+bench_pkgs=(libsimbody-dev)
 
 want=("${build_pkgs[@]}" "${test_pkgs[@]}")
 [[ "${1:-}" == "--fuzz" ]] && want+=("${fuzz_pkgs[@]}")
+[[ "${1:-}" == "--bench" ]] && want+=("${bench_pkgs[@]}")
 
 missing=()
 for p in "${want[@]}"; do
