@@ -45,20 +45,7 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
       nq_(model.nq()),
       nc_(model.nc()),
       nf_(static_cast<int>(model.frictions().size())) {
-  if (!(options.dt > 0.0) || !std::isfinite(options.dt))
-    throw InputError("time step dt must be a positive number of seconds (got " + str(options.dt) + ")");
-  if (!(options.tolerance >= 0.0 && options.tolerance < 1.0))
-    throw InputError("tolerance must be a relative tolerance in (0, 1), or 0 for fixed steps (got " +
-                     str(options.tolerance) + ")");
-  for (const auto& [value, name] :
-       {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
-        std::pair{options.minStep, "minimum step"}})
-    if (!(value >= 0.0) || !std::isfinite(value))
-      throw InputError(std::string(name) + " must be >= 0 s (got " + str(value) + ")");
-  if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
-    throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
-                     model.spec().name + "\"");
-  if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
+  internal::checkIntegratorOptions(model, loadCase, options);
   scales_ = mechanismScales(model, loadCase);
   beta_ = options.penaltyRatio * scales_.mass;
   coordInv_ = scales_.coordinateScale.cwiseInverse();

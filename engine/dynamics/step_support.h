@@ -16,6 +16,11 @@
 
 namespace mbdrom::internal {
 
+/// Throws InputError for options an integrator cannot take (dt <= 0, a tolerance
+/// outside [0, 1), negative step limits, a penalty <= 0) or a load case index
+/// that does not exist, naming the value.
+void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOptions& options);
+
 /// Throws InputError when q (size nq) or qd (size nq, or empty for rest) has the
 /// wrong size or a value that is not finite, naming the coordinate.
 void checkInitialState(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd);
