@@ -119,6 +119,12 @@ Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
   checkNames("load_cases", spec_.loadCases);
   for (std::size_t c = 0; c < spec_.loadCases.size(); ++c)
     checkNames("load_cases[" + std::to_string(c) + "].loads", spec_.loadCases[c].loads);
+  for (std::size_t i = 0; i < spec_.points.size(); ++i)
+    pointByName_.emplace(spec_.points[i].name, static_cast<int>(i));
+  for (std::size_t i = 0; i < spec_.vectors.size(); ++i)
+    vectorByName_.emplace(spec_.vectors[i].name, static_cast<int>(i));
+  for (std::size_t i = 0; i < spec_.bodies.size(); ++i)
+    bodyByName_.emplace(spec_.bodies[i].name, static_cast<int>(i));
   compileCoordinates();
   compileBodies();
   Ms_.resize(nq(), nq());
@@ -147,19 +153,16 @@ const Eigen::MatrixXd& Model::massMatrix() const {
 }
 
 int Model::findPoint(const std::string& name) const {
-  for (std::size_t i = 0; i < spec_.points.size(); ++i)
-    if (spec_.points[i].name == name) return static_cast<int>(i);
-  return -1;
+  const auto it = pointByName_.find(name);
+  return it == pointByName_.end() ? -1 : it->second;
 }
 int Model::findVector(const std::string& name) const {
-  for (std::size_t i = 0; i < spec_.vectors.size(); ++i)
-    if (spec_.vectors[i].name == name) return static_cast<int>(i);
-  return -1;
+  const auto it = vectorByName_.find(name);
+  return it == vectorByName_.end() ? -1 : it->second;
 }
 int Model::findBody(const std::string& name) const {
-  for (std::size_t i = 0; i < spec_.bodies.size(); ++i)
-    if (spec_.bodies[i].name == name) return static_cast<int>(i);
-  return -1;
+  const auto it = bodyByName_.find(name);
+  return it == bodyByName_.end() ? -1 : it->second;
 }
 int Model::findMarker(const std::string& name) const {
   for (std::size_t i = 0; i < markers_.size(); ++i)
@@ -303,6 +306,8 @@ void Model::compileBodies() {
   const int np = static_cast<int>(spec_.points.size());
   std::set<std::string> names;
   std::vector<bool> used(spec_.points.size() + spec_.vectors.size(), false);
+  std::vector<std::vector<int>> bodiesOfEntity(spec_.points.size() + spec_.vectors.size());
+  std::size_t registered = 0;
   for (std::size_t bi = 0; bi < spec_.bodies.size(); ++bi) {
     const BodySpec& body = spec_.bodies[bi];
     const std::string where = entry("bodies", bi, body.name);
@@ -332,8 +337,20 @@ void Model::compileBodies() {
     for (int e : pts) used[static_cast<std::size_t>(e)] = true;
     for (int e : vecs) used[static_cast<std::size_t>(e)] = true;
     // Relations among entities shared with an earlier body are already imposed by it.
+    // The earlier bodies that share an entity come from an index (not a scan of all:
+    // quadratic in large models), in body order as before.
+    for (; registered < bodies_.size(); ++registered)
+      for (int e : bodies_[registered].entities)
+        bodiesOfEntity[static_cast<std::size_t>(e)].push_back(static_cast<int>(registered));
+    std::vector<int> sharing;
+    for (const std::vector<int>* list : {&pts, &vecs})
+      for (int e : *list)
+        for (int b : bodiesOfEntity[static_cast<std::size_t>(e)]) sharing.push_back(b);
+    std::sort(sharing.begin(), sharing.end());
+    sharing.erase(std::unique(sharing.begin(), sharing.end()), sharing.end());
     Eigen::MatrixXd implied(nq(), 0);
-    for (const CompiledBody& earlier : bodies_) {
+    for (int earlierIndex : sharing) {
+      const CompiledBody& earlier = bodies_[static_cast<std::size_t>(earlierIndex)];
       std::vector<int> shared;
       for (int e : earlier.entities)
         if (std::find(pts.begin(), pts.end(), e) != pts.end() ||

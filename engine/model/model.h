@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace mbdrom {
@@ -192,6 +193,8 @@ class Model {
   std::vector<CompiledFriction> frictions_;
   std::vector<std::vector<CompiledLoad>> loads_;
   std::uint64_t hash_ = 0;
+  std::unordered_map<std::string, int> pointByName_, vectorByName_,
+      bodyByName_;  // names are unique (checked)
 };
 
 /// Position of basic point i at q [m].
