@@ -31,19 +31,10 @@ constexpr double kB[7] = {35.0 / 384.0, 0.0, 500.0 / 1113.0, 125.0 / 192.0, -218
 constexpr double kE[7] = {71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71.0 / 1920.0,
                           -17253.0 / 339200.0, 22.0 / 525.0, -1.0 / 40.0};
 
-template <class Derived>
-double maxAbs(const Eigen::MatrixBase<Derived>& v) {
-  return v.size() > 0 ? v.template lpNorm<Eigen::Infinity>() : 0.0;
-}
-
-std::string str(double x) {
-  std::ostringstream out;
-  out.precision(6);
-  out << x;
-  return out.str();
-}
-
 }  // namespace
+
+using internal::maxAbs;
+using internal::str;
 
 DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCase,
                                                  const IntegratorOptions& options)
@@ -279,7 +270,6 @@ DynamicState DormandPrinceIntegrator::initialState(const Eigen::VectorXd& q, con
   const std::string where = "initial state at t = " + str(t0) + " s: ";
   if (!derivative(s.q, s.qd, t0, stage_, report)) throw SolverError(where + failure_);
   if (!projectState(s, report)) throw SolverError(where + failure_);
-  s.jerkValid = false;
   for (int pass = 0; pass < 2; ++pass) {  // the second from the converged multipliers
     s.jerkValid = false;
     ensureDerivative(s, report);

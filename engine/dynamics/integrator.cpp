@@ -17,24 +17,13 @@ namespace {
 
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
-  for (const auto& ta : a.terms)
-    for (const auto& tb : b.terms) K.block<3, 3>(ta.index, tb.index) += (ta.weight * tb.weight) * B;
-}
-
-// max |v_i| of a vector or an expression (no temporary), 0 when empty.
-template <class Derived>
-double maxAbs(const Eigen::MatrixBase<Derived>& v) {
-  return v.size() > 0 ? v.template lpNorm<Eigen::Infinity>() : 0.0;
-}
-
-std::string str(double x) {
-  std::ostringstream out;
-  out.precision(6);
-  out << x;
-  return out.str();
+  BlockAccumulator(K).addCombinations(a, b, B);
 }
 
 }  // namespace
+
+using internal::maxAbs;
+using internal::str;
 
 Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions& options)
     : model_(model),

@@ -9,13 +9,14 @@
 
 namespace mbdrom::internal {
 
+std::string str(double x) {
+  std::ostringstream out;
+  out.precision(6);
+  out << x;
+  return out.str();
+}
+
 void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOptions& options) {
-  auto str = [](double x) {
-    std::ostringstream out;
-    out.precision(6);
-    out << x;
-    return out.str();
-  };
   if (!(options.dt > 0.0) || !std::isfinite(options.dt))
     throw InputError("time step dt must be a positive number of seconds (got " + str(options.dt) + ")");
   if (!(options.tolerance >= 0.0 && options.tolerance < 1.0))

@@ -16,6 +16,15 @@
 
 namespace mbdrom::internal {
 
+/// max |v_i| of a vector or an expression (no temporary), 0 when empty.
+template <class Derived>
+double maxAbs(const Eigen::MatrixBase<Derived>& v) {
+  return v.size() > 0 ? v.template lpNorm<Eigen::Infinity>() : 0.0;
+}
+
+/// x with 6 significant digits, for messages.
+std::string str(double x);
+
 /// Throws InputError for options an integrator cannot take (dt <= 0, a tolerance
 /// outside [0, 1), negative step limits, a penalty <= 0) or a load case index
 /// that does not exist, naming the value.
