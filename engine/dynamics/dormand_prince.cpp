@@ -64,7 +64,6 @@ DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCas
   if (!sparse_) {
     Phi_q_.setZero(nc_, nq_);
     A_.setZero(nq_, nq_);
-    llt_ = Eigen::LLT<Eigen::MatrixXd>(nq_);
   }
   rowCols_.reserve(static_cast<std::size_t>(nq_));
   kq_.setZero(nq_, 7);
