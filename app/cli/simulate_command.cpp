@@ -282,7 +282,11 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
         << (s.steps > 0 ? static_cast<double>(s.newtonIterations) / static_cast<double>(s.steps) : 0.0)
         << " per step; " << s.factorizations << " factorisations";
   if (s.frictionSwitches) out << "; " << s.frictionSwitches << " stick/slip switches";
-  out << "\n" << std::setprecision(6);
+  out << "\n";
+  if (s.penaltyRatio > o.integrator.penaltyRatio)
+    out << "penalty raised         to " << std::setprecision(3) << s.penaltyRatio << " x the mass scale (from "
+        << o.integrator.penaltyRatio << ": the multiplier iteration crawled, as on long chains)\n";
+  out << std::setprecision(6);
 }
 
 }  // namespace

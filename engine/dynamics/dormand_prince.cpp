@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <sstream>
 
 namespace mbdrom {
@@ -55,7 +56,8 @@ DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCas
           "the tanh-regularised law");
   scales_ = mechanismScales(model, loadCase);
   rowWeight_ = scales_.rowScale.cwiseInverse();
-  rowPenalty_ = (options.penaltyRatio * scales_.mass) * rowWeight_.cwiseAbs2();
+  penaltyRatio_ = options.penaltyRatio;
+  rowPenalty_ = (penaltyRatio_ * scales_.mass) * rowWeight_.cwiseAbs2();
   coordInv_ = scales_.coordinateScale.cwiseInverse();
   minStep_ = options.minStep > 0.0 ? options.minStep : 1e-10 * scales_.time;
   for (Eigen::VectorXd* v : {&fExt_, &fS_, &fD_, &fF_, &Q_, &rhs_, &tmp_, &dx_, &yq_, &yv_}) v->setZero(nq_);
@@ -164,6 +166,7 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
   sigma_ = d.lambda.head(nc_);
   const double floor = 1.0 / (scales_.time * scales_.time);
   const double cScale = maxAbs(c_.cwiseProduct(rowWeight_));
+  double previous = std::numeric_limits<double>::infinity();
   for (int k = 0;; ++k) {
     g_ = sigma_ + rowPenalty_.cwiseProduct(c_);
     mulPhiQt(g_, rhs_);
@@ -179,9 +182,28 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
       failure_ = "non-finite accelerations at t = " + str(t) + " s";
       return false;
     }
-    // Near a singular position the iteration only crawls; the residual is reported.
-    if (residual <= options_.accelerationTolerance * scale || k + 1 >= options_.maxProjectionIterations)
-      break;
+    if (residual <= options_.accelerationTolerance * scale) break;
+    // The iteration contracts by m / (m + B sigma^2) for a singular value sigma of
+    // Phi_q: on a long chain (sigma_min ~ 1/N) it crawls until B is raised, for the
+    // rest of the run. Near a singular position (sigma -> 0) it crawls whatever B;
+    // the residual is reported.
+    if (k >= 1 && residual > 0.5 * previous && nc_ >= kLongChainRows && penaltyRatio_ < kMaxPenaltyRatio) {
+      const double raised = std::min(100.0 * penaltyRatio_, kMaxPenaltyRatio);
+      rowPenalty_ *= raised / penaltyRatio_;
+      penaltyRatio_ = raised;
+      ++factorizations_;
+      ++r.factorizations;
+      if (!factorA()) {
+        failure_ = "the accelerations are not determined at t = " + str(t) +
+                   " s: the matrix M + Phi_q^T B Phi_q lost its positive definiteness at the raised "
+                   "penalty";
+        return false;
+      }
+      previous = std::numeric_limits<double>::infinity();
+      continue;
+    }
+    if (k + 1 >= options_.maxProjectionIterations) break;
+    previous = residual;
   }
   r.residualAcceleration = std::max(r.residualAcceleration, maxAbs(g_));
   d.lambda.head(nc_) = sigma_;
@@ -443,6 +465,7 @@ StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) 
     const double grow = total.rejected > 0 ? 1.0 : 5.0;
     double next = hTaken * std::clamp(0.9 * std::pow(std::max(ratio, 1e-12), -0.2), 0.2, grow);
     if (hTaken < h) next = std::max(next, std::min(h, grow * hTaken));
+    next = std::max(next, minStep_);
     if (options_.maxStep > 0.0) next = std::min(next, options_.maxStep);
     trial_.step = start.step + 1;
     trial_.h = next;

@@ -91,6 +91,9 @@ class DormandPrinceIntegrator {
 
   /// Factorisations of A so far (one per stage).
   long long factorizations() const { return factorizations_; }
+  /// Penalty over the mass scale in use: IntegratorOptions::penaltyRatio, or
+  /// higher after the multiplier iteration crawled (long chains) [-].
+  double penaltyRatio() const { return penaltyRatio_; }
   /// True when A and Phi_q are sparse (nq >= options().sparseThreshold): no dense
   /// nq x nq or nc x nq object, cost per step linear in the size of a chain-like model.
   bool sparse() const { return sparse_; }
@@ -124,6 +127,7 @@ class DormandPrinceIntegrator {
   Eigen::VectorXd rowWeight_, rowPenalty_;  // 1 / rowScale; beta / rowScale^2 (size nc)
   Eigen::VectorXd coordInv_;                // 1 / coordinateScale (size nq)
   double minStep_ = 0.0;
+  double penaltyRatio_ = 0.0;  // raised from options.penaltyRatio when the multipliers crawl
   long long factorizations_ = 0;
   std::string failure_;
 

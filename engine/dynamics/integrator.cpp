@@ -344,11 +344,14 @@ bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eig
   // with the scaled size of x and rhs (floor: the scale of a mechanism at rest).
   sigma_.setZero();
   const double rhsScale = maxAbs(rhs.cwiseProduct(rowWeight_));
+  double previous = std::numeric_limits<double>::infinity();
   for (int k = 0;; ++k) {
     mulPhiQ(x, res_);
     res_ += rhs;
     residual = maxAbs(res_);
     const double scaled = maxAbs(res_.cwiseProduct(rowWeight_));
+    projectionCrawled_ = k >= 2 && scaled > 0.5 * previous;
+    previous = scaled;
     const double scale = std::max({floor, maxAbs(x.cwiseProduct(coordInv_)), rhsScale});
     if (!std::isfinite(scaled) || !std::isfinite(scale)) return false;
     penalty_ = beta_ * rowWeight2_.cwiseProduct(res_);
@@ -382,6 +385,16 @@ bool Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, d
   ++report.factorizations;
   mulP(x, tmp_);
   if (project(x, tmp_, rhs, tol, floor, 0, report.projectionIterations, residual)) return true;
+  // Crawling with a fresh matrix: on a long chain a larger penalty helps (see attempt).
+  while (projectionCrawled_ && nc_ >= kLongChainRows && beta_ < kMaxPenaltyRatio * scales_.mass) {
+    beta_ = std::min(100.0 * beta_, kMaxPenaltyRatio * scales_.mass);
+    alpha_ = beta_ / (0.25 * h * h);
+    x = xs_;
+    factorize(s.q, s.qd, s.t, s.lambda, s, h);
+    ++report.factorizations;
+    mulP(x, tmp_);
+    if (project(x, tmp_, rhs, tol, floor, 0, report.projectionIterations, residual)) return true;
+  }
   // At a singular position (Phi_q losing rank, e.g. the A02 N-four-bar lying flat)
   // the velocity and acceleration constraints can be inconsistent: the iteration
   // then ends near their least-squares solution; the residual is kept and
@@ -589,6 +602,18 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     // Corrections that stop shrinking near round-off with a fresh matrix cannot get better.
     if (fresh && k > 0 && correction <= 1e3 * newtonTol && correction > 0.5 * previous && constraintsMet)
       break;
+    // A crawl on a regular mechanism (a long chain or rope, whose smallest singular
+    // value of Phi_q falls as 1/N) is the same linear contraction: a larger penalty
+    // speeds it up. Raised for the rest of the run, up to kMaxPenaltyRatio, where the
+    // Newton matrix keeps its condition far from round-off.
+    if (fresh && k >= 2 && correction > 0.5 * previous && nc_ >= kLongChainRows &&
+        beta_ < kMaxPenaltyRatio * scales_.mass) {
+      beta_ = std::min(100.0 * beta_, kMaxPenaltyRatio * scales_.mass);
+      alpha_ = beta_ / h2;
+      refactor = true;
+      previous = std::numeric_limits<double>::infinity();
+      continue;
+    }
     // Diverging with a fresh matrix (corrections growing past a percent of the
     // length scale): give up early, the caller retries and cuts the step.
     if (fresh && k >= 3 && correction > 2.0 * previous && correction > 1e-2) {
@@ -811,7 +836,7 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
     // From the error of the step taken, limited to grow times the proposal (a
     // step cut short to land on a stop does not shrink the next one).
     double next = hTaken * std::max(0.2, 0.9 * std::pow(std::max(ratio, 1e-12), -1.0 / 3.0));
-    next = std::min(next, grow * std::max(h, hTaken));
+    next = std::max(std::min(next, grow * std::max(h, hTaken)), minStep_);
     if (options_.maxStep > 0.0) next = std::min(next, options_.maxStep);
     // The jerk of a step much shorter than proposed (cut to an output time) is
     // mostly round-off of qdd over a short h: keep the previous one then.

@@ -175,6 +175,18 @@ struct StepReport {
   double residualAcceleration = 0.0;  ///< max |Phi_q qdd + c|
 };
 
+/// Largest penalty ratio (penalty over the mass scale) that a crawling multiplier
+/// iteration may raise the penalty to: the iteration matrices keep a condition
+/// number far from round-off (about ratio / ratio of the smallest mass).
+inline constexpr double kMaxPenaltyRatio = 1e10;
+
+/// Fewest constraint rows for which a crawling multiplier iteration raises the
+/// penalty. At the default ratio 1e4 a chain crawls from about 150 links on
+/// (sigma_min ~ pi / 2N); in a smaller mechanism a crawl means a singular
+/// position (sigma -> 0), which no penalty cures and a larger one only makes
+/// worse (the energy of the A02 N-four-bar drifted).
+inline constexpr int kLongChainRows = 100;
+
 /// Largest model whose failed sparse factorisation falls back to a dense LU
 /// (128 MB at this size); larger ones fail the step, which is then cut.
 inline constexpr int kDenseFallbackCoordinates = 4000;
@@ -227,6 +239,9 @@ class Integrator {
 
   /// Factorisations of the Newton matrix so far.
   long long factorizations() const { return factorizations_; }
+  /// Penalty over the mass scale in use: IntegratorOptions::penaltyRatio, or
+  /// higher after the multiplier iteration crawled (long chains) [-].
+  double penaltyRatio() const { return beta_ / scales_.mass; }
   /// True when A is factorised sparse (nq >= options().sparseThreshold): Phi_q, P and
   /// A are then sparse and no dense nq x nq or nc x nq matrix is allocated.
   bool sparse() const { return sparse_; }
@@ -275,6 +290,7 @@ class Integrator {
   Eigen::VectorXd rowWeight2_;  // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
   Eigen::VectorXd rowWeight_;   // 1 / rowScale, size nc + nf
   Eigen::VectorXd coordInv_;    // 1 / coordinateScale, size nq
+  bool projectionCrawled_ = false;  // the last projection contracted by less than 2 per iteration
   double beta_ = 0.0;           // penalty beta = alpha h^2 / 4 [kg m^2]
   double alpha_ = 0.0;          // penalty alpha = beta / (h^2/4) of the current step
   double minStep_ = 0.0;

@@ -130,6 +130,7 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
       sum.newtonIterations += r.newtonIterations;
       sum.factorizations += r.factorizations;
       sum.frictionSwitches += r.frictionSwitches;
+      sum.penaltyRatio = integrator.penaltyRatio();
       sum.minStep = sum.minStep > 0.0 ? std::min(sum.minStep, r.minStep) : r.minStep;
       sum.maxStep = std::max(sum.maxStep, r.h);
       sum.errorEstimate += r.positionError;

@@ -33,6 +33,9 @@ struct SimulationSummary : RunSummary {
   long long newtonIterations = 0;
   long long factorizations = 0;
   long long frictionSwitches = 0;
+  /// Penalty of the multiplier iteration over the mass scale at the end: the
+  /// option's, or higher when a long chain made the iteration crawl [-].
+  double penaltyRatio = 0.0;
   double maxResidualPosition = 0.0;  ///< over all steps
   double maxResidualVelocity = 0.0;
   double maxResidualAcceleration = 0.0;
