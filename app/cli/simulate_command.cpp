@@ -284,8 +284,9 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
   if (s.frictionSwitches) out << "; " << s.frictionSwitches << " stick/slip switches";
   out << "\n";
   if (s.penaltyRatio > o.integrator.penaltyRatio)
-    out << "penalty raised         to " << std::setprecision(3) << s.penaltyRatio << " x the mass scale (from "
-        << o.integrator.penaltyRatio << ": the multiplier iteration crawled, as on long chains)\n";
+    out << "penalty raised         to " << std::setprecision(3) << s.penaltyRatio
+        << " x the mass scale (from " << o.integrator.penaltyRatio
+        << ": the multiplier iteration crawled, as on long chains)\n";
   out << std::setprecision(6);
 }
 

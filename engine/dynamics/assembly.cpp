@@ -79,13 +79,18 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
     const double mu = wPhi.squaredNorm();
     Eigen::VectorXd step;
     if (large) {
-      // The same iteration on sparse matrices (mu > 0 here: the residual is above the tolerance).
+      // The same step in its row-space form J^T (J J^T + mu I)^-1: J^T J + mu I has
+      // the nq - nc freedoms as pivots of size mu (round-off steps, a crawl on long
+      // chains), J J^T only the redundant rows, kept above 1e-12 of its diagonal.
       evalPhiQ(model, result.q, t, Phi_qs);
       Js = w.asDiagonal() * Phi_qs * freeScale;
-      JtJs = Js.transpose() * Js;
-      for (Eigen::Index k = 0; k < JtJs.cols(); ++k) JtJs.coeffRef(k, k) += mu;
+      JtJs = Js * Js.transpose();
+      double diagonal = 0.0;
+      for (Eigen::Index k = 0; k < JtJs.cols(); ++k) diagonal = std::max(diagonal, JtJs.coeff(k, k));
+      const double damping = std::max(mu, 1e-12 * diagonal);
+      for (Eigen::Index k = 0; k < JtJs.cols(); ++k) JtJs.coeffRef(k, k) += damping;
       const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(JtJs);
-      step = ldlt.solve(-(Js.transpose() * wPhi));
+      step = -(Js.transpose() * ldlt.solve(wPhi));
     } else {
       evalPhiQ(model, result.q, t, Phi_q);
       for (std::size_t k = 0; k < free.size(); ++k)

@@ -2,11 +2,13 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
+#include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
 #include "engine/model/constraints.h"
 
 #include <Eigen/QR>
 #include <Eigen/SVD>
+#include <Eigen/SparseLU>
 
 #include <algorithm>
 #include <cmath>
@@ -19,23 +21,125 @@ namespace {
 // round-off, far below any physical ratio of the scaled rows.
 constexpr double kRankTolerance = 1e-9;
 
-// Columns of V spanning the null space of A (right singular vectors below the threshold).
-Eigen::MatrixXd nullSpace(const Eigen::MatrixXd& A, int n) {
+// Columns of V spanning the null space of A (right singular vectors below the
+// threshold). `floor`: the size of a singular value that counts, for matrices of
+// known scale (G N, of unit rows times orthonormal columns: 1), where a matrix of
+// round-off (a given rate the constraints forbid) must have rank 0, not 1.
+Eigen::MatrixXd nullSpace(const Eigen::MatrixXd& A, int n, double floor = 0.0) {
   if (A.rows() == 0 || n == 0) return Eigen::MatrixXd::Identity(n, n);
   Eigen::JacobiSVD<Eigen::MatrixXd> svd(A, Eigen::ComputeFullV);
   const Eigen::VectorXd& s = svd.singularValues();
-  const double cut = kRankTolerance * (s.size() ? std::max(s(0), 1e-300) : 1.0);
+  const double cut = kRankTolerance * std::max(s.size() ? s(0) : 1.0, std::max(floor, 1e-300));
   int rank = 0;
   while (rank < s.size() && s(rank) > cut) ++rank;
   return svd.matrixV().rightCols(n - rank);
 }
 
-Eigen::VectorXd leastSquaresMinNorm(const Eigen::MatrixXd& A, const Eigen::VectorXd& b) {
+// `floor` as for nullSpace: below kRankTolerance times it, A is zero.
+Eigen::VectorXd leastSquaresMinNorm(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, double floor = 0.0) {
   if (A.rows() == 0 || A.cols() == 0) return Eigen::VectorXd::Zero(A.cols());
+  const double largest = A.cwiseAbs().maxCoeff();
+  if (!(largest > kRankTolerance * floor)) return Eigen::VectorXd::Zero(A.cols());
   Eigen::CompleteOrthogonalDecomposition<Eigen::MatrixXd> cod;
-  cod.setThreshold(kRankTolerance);
+  cod.setThreshold(kRankTolerance * std::max(1.0, floor / largest));
   cod.compute(A);
   return cod.solve(b);
+}
+
+// x = xp + N z: the constraints first, then the given values as far as they
+// allow (least squares), then least kinetic energy in what is left free.
+Eigen::VectorXd denseVelocities(const Model& model, const Eigen::VectorXd& s, const Eigen::MatrixXd& A,
+                                const Eigen::VectorXd& a, const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                                int& chosen) {
+  const int nq = model.nq();
+  const Eigen::VectorXd xp = leastSquaresMinNorm(A, a);
+  const Eigen::MatrixXd N = nullSpace(A, nq);
+  const Eigen::MatrixXd GN = G * N;
+  const Eigen::VectorXd z0 = leastSquaresMinNorm(GN, g - G * xp, 1.0);
+  const Eigen::MatrixXd Z = nullSpace(GN, static_cast<int>(N.cols()), 1.0);
+  Eigen::VectorXd x = xp + N * z0;
+  chosen = static_cast<int>(Z.cols());
+  if (Z.cols() > 0) {
+    const Eigen::MatrixXd sM = s.asDiagonal() * model.massMatrix() * s.asDiagonal();
+    const Eigen::MatrixXd B = N * Z;
+    const Eigen::MatrixXd H = B.transpose() * sM * B;
+    x += B * leastSquaresMinNorm(H, -B.transpose() * sM * x);
+  }
+  return x;
+}
+
+// The velocities of a large model in scaled unknowns x = qd / s (the same three
+// priorities as the dense path, no nq x nq object): with S the map from a
+// generalised force f to the least-energy motion under the constraints,
+//   min 1/2 x^T sMs x - f^T x  s.t.  A x = a   (the KKT system, one sparse LU),
+// x = x0 + S G^T mu with (G S G^T) mu = g - G x0 in least squares: the given rows
+// as far as the constraints allow, the least kinetic energy in what is left.
+// Returns the components chosen by least energy in `chosen`.
+Eigen::VectorXd sparseVelocities(const Model& model, const Eigen::VectorXd& q, double t,
+                                 const Eigen::VectorXd& s, const Eigen::VectorXd& rowScale,
+                                 const Eigen::VectorXd& a, const Eigen::MatrixXd& G, const Eigen::VectorXd& g,
+                                 int& chosen) {
+  const int nq = model.nq(), nc = model.nc(), n = nq + nc;
+  std::vector<Eigen::Triplet<double>> triplets;
+  const Eigen::SparseMatrix<double>& M = model.massMatrixSparse();
+  for (int k = 0; k < M.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(M, k); it; ++it)
+      triplets.emplace_back(static_cast<int>(it.row()), static_cast<int>(it.col()),
+                            s(it.row()) * it.value() * s(it.col()));
+  if (nc > 0) {
+    Eigen::SparseMatrix<double> Phi_q;
+    evalPhiQ(model, q, t, Phi_q);
+    for (int k = 0; k < Phi_q.outerSize(); ++k)
+      for (Eigen::SparseMatrix<double>::InnerIterator it(Phi_q, k); it; ++it) {
+        const double v = it.value() * s(it.col()) / rowScale(it.row());
+        triplets.emplace_back(nq + static_cast<int>(it.row()), static_cast<int>(it.col()), v);
+        triplets.emplace_back(static_cast<int>(it.col()), nq + static_cast<int>(it.row()), v);
+      }
+  }
+  // Redundant rows or a massless free coordinate make the system singular: a
+  // Tikhonov term of 1e-12 of the largest entry then stands in for the minimum norm.
+  const std::size_t plain = triplets.size();
+  Eigen::SparseMatrix<double> K(n, n);
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt == 1) {
+      const double largest =
+          Eigen::Map<const Eigen::VectorXd>(K.valuePtr(), K.nonZeros()).lpNorm<Eigen::Infinity>();
+      triplets.resize(plain);
+      for (int i = 0; i < n; ++i) triplets.emplace_back(i, i, (i < nq ? 1e-12 : -1e-12) * largest);
+    }
+    K.setFromTriplets(triplets.begin(), triplets.end());
+    lu.compute(K);
+    if (lu.info() == Eigen::Success) break;
+    if (attempt == 1)
+      throw SolverError("initial velocities: the velocity system of the mechanism is singular");
+  }
+  Eigen::VectorXd rhs = Eigen::VectorXd::Zero(n);
+  rhs.tail(nc) = a;
+  Eigen::VectorXd x = lu.solve(rhs).head(nq);
+  const int ng = static_cast<int>(G.rows());
+  MobilityReport mobility;
+  analyzeMobilitySparse(model, q, t, kRankTolerance, mobility);
+  chosen = nq - mobility.rank;
+  if (ng > 0) {
+    Eigen::MatrixXd SG(nq, ng);
+    for (int k = 0; k < ng; ++k) {
+      rhs.setZero();
+      rhs.head(nq) = G.row(k).transpose();
+      SG.col(k) = lu.solve(rhs).head(nq);
+    }
+    // G S G^T of a unit row the constraints forbid is round-off; of one they
+    // allow at least 1 / (largest scaled mass): the floor of its rank test.
+    double heaviest = 0.0;
+    for (int k = 0; k < M.outerSize(); ++k) heaviest = std::max(heaviest, s(k) * s(k) * M.coeff(k, k));
+    const Eigen::MatrixXd GSG = G * SG;
+    const double floor = 1.0 / std::max(heaviest, 1e-300);
+    x += SG * leastSquaresMinNorm(GSG, g - G * x, floor);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(GSG);
+    const double cut = kRankTolerance * std::max(svd.singularValues()(0), floor);
+    chosen -= static_cast<int>((svd.singularValues().array() > cut).count());
+  }
+  return x;
 }
 
 // Rows of the angular velocity of body b [rad/s] as linear functions of qd
@@ -122,15 +226,16 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
   // mean the same in any unit of length.
   const MechanismScales scales = mechanismScales(model);
   const Eigen::VectorXd& s = scales.coordinateScale;
+  const bool large = nq >= kLargeModelCoordinates;
   Eigen::MatrixXd Phi_q;
   Eigen::VectorXd Phi_t;
   if (nc > 0) {
-    evalPhiQ(model, q, t, Phi_q);
+    if (!large) evalPhiQ(model, q, t, Phi_q);
     evalPhiT(model, q, t, Phi_t);
   }
   const Eigen::MatrixXd A =
-      nc > 0 ? Eigen::MatrixXd(scales.rowScale.cwiseInverse().asDiagonal() * Phi_q * s.asDiagonal())
-             : Eigen::MatrixXd(0, nq);
+      nc > 0 && !large ? Eigen::MatrixXd(scales.rowScale.cwiseInverse().asDiagonal() * Phi_q * s.asDiagonal())
+                       : Eigen::MatrixXd(0, nq);
   const Eigen::VectorXd a =
       nc > 0 ? Eigen::VectorXd(-Phi_t.cwiseQuotient(scales.rowScale)) : Eigen::VectorXd();
   const int ng = static_cast<int>(rows.size());
@@ -142,22 +247,11 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
     G.row(k) /= norm;
     g(k) = result.given[static_cast<std::size_t>(k)] / norm;
   }
-  // x = xp + N z: the constraints first, then the given values as far as they
-  // allow (least squares), then least kinetic energy in what is left free.
-  const Eigen::VectorXd xp = leastSquaresMinNorm(A, a);
-  const Eigen::MatrixXd N = nullSpace(A, nq);
-  const Eigen::MatrixXd GN = G * N;
-  const Eigen::VectorXd z0 = leastSquaresMinNorm(GN, g - G * xp);
-  const Eigen::MatrixXd Z = nullSpace(GN, static_cast<int>(N.cols()));
-  Eigen::VectorXd x = xp + N * z0;
-  result.chosen = static_cast<int>(Z.cols());
-  if (Z.cols() > 0) {
-    const Eigen::MatrixXd sM = s.asDiagonal() * model.massMatrix() * s.asDiagonal();
-    const Eigen::MatrixXd B = N * Z;
-    const Eigen::MatrixXd H = B.transpose() * sM * B;
-    x += B * leastSquaresMinNorm(H, -B.transpose() * sM * x);
+  if (large) {
+    result.qd = s.cwiseProduct(sparseVelocities(model, q, t, s, scales.rowScale, a, G, g, result.chosen));
+  } else {
+    result.qd = s.cwiseProduct(denseVelocities(model, s, A, a, G, g, result.chosen));
   }
-  result.qd = s.cwiseProduct(x);
   for (int k = 0; k < ng; ++k) {
     const double achieved = rows[static_cast<std::size_t>(k)].dot(result.qd);
     result.achieved.push_back(achieved);
@@ -166,8 +260,9 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
         1e-9 * std::max(std::abs(given), result.qd.cwiseQuotient(s).lpNorm<Eigen::Infinity>()))
       result.kept = false;
   }
-  result.kineticEnergy = 0.5 * result.qd.dot(model.massMatrix() * result.qd);
-  if (angular.empty()) result.givenKineticEnergy = 0.5 * givenRates.dot(model.massMatrix() * givenRates);
+  const Eigen::SparseMatrix<double>& M = model.massMatrixSparse();
+  result.kineticEnergy = 0.5 * result.qd.dot(M * result.qd);
+  if (angular.empty()) result.givenKineticEnergy = 0.5 * givenRates.dot(M * givenRates);
   return result;
 }
 

@@ -287,12 +287,12 @@ class Integrator {
   MeasureSet measures_;
   int nq_, nc_, nf_;
   MechanismScales scales_;
-  Eigen::VectorXd rowWeight2_;  // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
-  Eigen::VectorXd rowWeight_;   // 1 / rowScale, size nc + nf
-  Eigen::VectorXd coordInv_;    // 1 / coordinateScale, size nq
+  Eigen::VectorXd rowWeight2_;      // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
+  Eigen::VectorXd rowWeight_;       // 1 / rowScale, size nc + nf
+  Eigen::VectorXd coordInv_;        // 1 / coordinateScale, size nq
   bool projectionCrawled_ = false;  // the last projection contracted by less than 2 per iteration
-  double beta_ = 0.0;           // penalty beta = alpha h^2 / 4 [kg m^2]
-  double alpha_ = 0.0;          // penalty alpha = beta / (h^2/4) of the current step
+  double beta_ = 0.0;               // penalty beta = alpha h^2 / 4 [kg m^2]
+  double alpha_ = 0.0;              // penalty alpha = beta / (h^2/4) of the current step
   double minStep_ = 0.0;
   std::string failure_;  // why the last attempt failed
   bool factorValid_ = false;

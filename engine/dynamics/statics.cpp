@@ -3,13 +3,18 @@
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/constraint_hessian.h"
+#include "engine/model/block_accumulator.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 
 #include <Eigen/QR>
+#include <Eigen/SparseCholesky>
+#include <Eigen/SparseLU>
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
+#include <vector>
 
 namespace mbdrom {
 namespace {
@@ -26,13 +31,72 @@ Residual residual(const Model& model, int loadCase, const Eigen::VectorXd& q, co
                   double s, double t) {
   Residual r;
   Eigen::VectorXd fs, fe;
-  Eigen::MatrixXd Phi_q;
   evalSpringForces(model, q, fs);
   evalExternalForces(model, loadCase, q, t, fe);
-  evalPhiQ(model, q, t, Phi_q);
   evalPhi(model, q, t, r.Phi);
-  r.force = fs + Phi_q.transpose() * lambda - s * fe;
+  r.force = fs - s * fe;
+  if (model.nc() == 0) return r;
+  if (model.nq() >= kLargeModelCoordinates) {
+    Eigen::SparseMatrix<double> Phi_q;
+    evalPhiQ(model, q, t, Phi_q);
+    r.force += Phi_q.transpose() * lambda;
+  } else {
+    Eigen::MatrixXd Phi_q;
+    evalPhiQ(model, q, t, Phi_q);
+    r.force += Phi_q.transpose() * lambda;
+  }
   return r;
+}
+
+// The tangent step of a large model: the same KKT system from triplets, by a
+// sparse LU. Where it is singular (redundant rows, a free motion without
+// stiffness) a Tikhonov term of 1e-10 of its largest entry stands in for the
+// dense path's minimum-norm solution.
+Eigen::VectorXd sparseTangentStep(const Model& model, int loadCase, double s, double mu, double t,
+                                  const Eigen::VectorXd& q, const Eigen::VectorXd& lambda,
+                                  const Residual& r) {
+  const int nq = model.nq(), nc = model.nc();
+  std::vector<Eigen::Triplet<double>> triplets;
+  BlockAccumulator K(triplets), Kext(triplets, -s), H(triplets);
+  addSpringJacobian(model, q, K);
+  addExternalJacobian(model, loadCase, q, t, Kext);
+  ConstraintHessian(model).add(lambda, t, H);
+  if (mu > 0.0) {
+    const Eigen::SparseMatrix<double>& M = model.massMatrixSparse();
+    for (int k = 0; k < M.outerSize(); ++k)
+      for (Eigen::SparseMatrix<double>::InnerIterator it(M, k); it; ++it)
+        triplets.emplace_back(static_cast<int>(it.row()), static_cast<int>(it.col()), mu * it.value());
+  }
+  Eigen::SparseMatrix<double> Phi_q;
+  evalPhiQ(model, q, t, Phi_q);
+  for (int k = 0; k < Phi_q.outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(Phi_q, k); it; ++it) {
+      triplets.emplace_back(nq + static_cast<int>(it.row()), static_cast<int>(it.col()), it.value());
+      triplets.emplace_back(static_cast<int>(it.col()), nq + static_cast<int>(it.row()), it.value());
+    }
+  const std::size_t unregularised = triplets.size();
+  Eigen::VectorXd rhs(nq + nc);
+  rhs << -r.force, -r.Phi;
+  Eigen::SparseMatrix<double> A(nq + nc, nq + nc);
+  Eigen::SparseLU<Eigen::SparseMatrix<double>> lu;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    if (attempt == 1) {
+      triplets.resize(unregularised);
+      const double largest =
+          A.nonZeros()
+              ? Eigen::Map<const Eigen::VectorXd>(A.valuePtr(), A.nonZeros()).lpNorm<Eigen::Infinity>()
+              : 1.0;
+      const double delta = 1e-10 * largest;
+      for (int i = 0; i < nq + nc; ++i) triplets.emplace_back(i, i, i < nq ? delta : -delta);
+    }
+    A.setFromTriplets(triplets.begin(), triplets.end());
+    lu.compute(A);
+    if (lu.info() == Eigen::Success) {
+      Eigen::VectorXd x = lu.solve(rhs);
+      if (x.allFinite()) return x;
+    }
+  }
+  return Eigen::VectorXd::Constant(nq + nc, std::numeric_limits<double>::quiet_NaN());
 }
 
 // Newton step of the constrained equations at load factor s; `mu` adds mu*M
@@ -40,6 +104,7 @@ Residual residual(const Model& model, int loadCase, const Eigen::VectorXd& q, co
 // dynamic step that follows the energy downhill where Newton would stall).
 Eigen::VectorXd tangentStep(const Model& model, int loadCase, double s, double mu, double t,
                             const Eigen::VectorXd& q, const Eigen::VectorXd& lambda, const Residual& r) {
+  if (model.nq() >= kLargeModelCoordinates) return sparseTangentStep(model, loadCase, s, mu, t, q, lambda, r);
   const int nq = model.nq(), nc = model.nc();
   Eigen::MatrixXd K, Kext, H, Phi_q, A(nq + nc, nq + nc);
   evalSpringJacobian(model, q, K);
@@ -66,7 +131,7 @@ bool converged(const Residual& r, const StaticsOptions& opt, double forceScale) 
 bool continuation(const Model& model, int loadCase, const StaticsOptions& opt, double forceScale,
                   Eigen::VectorXd& q, Eigen::VectorXd& lambda, int& iterations) {
   const int nq = model.nq();
-  const double massScale = std::max(1e-12, model.massMatrix().diagonal().maxCoeff());
+  const double massScale = std::max(1e-12, model.massMatrixSparse().diagonal().maxCoeff());
   double mu = forceScale / massScale;
   Residual r = residual(model, loadCase, q, lambda, 1.0, opt.time);
   for (int it = 0; it < 20 * opt.maxIterations; ++it) {
@@ -133,10 +198,27 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
   evalSpringForces(model, result.q, fs);
   const double forceScale = std::max(1.0, fe.lpNorm<Eigen::Infinity>());
   // Start from the multipliers that balance the forces as well as they can.
-  Eigen::MatrixXd Phi_q;
-  evalPhiQ(model, result.q, options.time, Phi_q);
-  result.lambda = nc > 0 ? Eigen::VectorXd(Phi_q.transpose().completeOrthogonalDecomposition().solve(fe - fs))
-                         : Eigen::VectorXd();
+  if (nc == 0) {
+    result.lambda.resize(0);
+  } else if (nq >= kLargeModelCoordinates) {
+    // Least squares by the regularised normal equations (Phi_q Phi_q^T + d I) lambda = Phi_q f.
+    Eigen::SparseMatrix<double> Phi_q;
+    evalPhiQ(model, result.q, options.time, Phi_q);
+    Eigen::SparseMatrix<double> G = Phi_q * Phi_q.transpose();
+    const double largest =
+        G.nonZeros() ? Eigen::Map<const Eigen::VectorXd>(G.valuePtr(), G.nonZeros()).lpNorm<Eigen::Infinity>()
+                     : 1.0;
+    Eigen::SparseMatrix<double> I(nc, nc);
+    I.setIdentity();
+    G += (1e-12 * largest) * I;
+    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
+    result.lambda = ldlt.info() == Eigen::Success ? Eigen::VectorXd(ldlt.solve(Phi_q * (fe - fs)))
+                                                  : Eigen::VectorXd(Eigen::VectorXd::Zero(nc));
+  } else {
+    Eigen::MatrixXd Phi_q;
+    evalPhiQ(model, result.q, options.time, Phi_q);
+    result.lambda = Eigen::VectorXd(Phi_q.transpose().completeOrthogonalDecomposition().solve(fe - fs));
+  }
 
   auto accept = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {
     result.q = q;

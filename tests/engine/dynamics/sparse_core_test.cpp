@@ -6,16 +6,19 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/dormand_prince.h"
+#include "engine/dynamics/initial_state.h"
 #include "engine/dynamics/integrator.h"
 #include "engine/dynamics/integrator_method.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/dynamics/statics.h"
 #include "engine/model/constraints.h"
 #include "engine/model/model_file.h"
 
 #include <Eigen/SVD>
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
 using namespace mbdrom;
@@ -63,6 +66,34 @@ std::string chainJson(int n) {
   }
   return R"({"format": "mbdrom-model", "version": 1, "name": "chain", "gravity": [0, 0, -9.81], "points": [)" +
          points + R"(], "bodies": [)" + bodies + "]}";
+}
+
+/// n particles (10 g) on n + 1 links of 1 cm between fixed points `span` apart
+/// along x, placed near a sine bump of the right length (assembly and statics
+/// find the rest).
+std::string catenaryJson(int n, double span) {
+  const double length = 0.01 * (n + 1), pi = std::acos(-1.0);
+  const double bump = span / pi * 2.0 * std::sqrt(length / span - 1.0);
+  std::string points =
+                  R"({"name": "P0", "position": [0, 0, 0], "fixed": true}, {"name": "E", "position": [)" +
+                  num(span) + R"(, 0, 0], "fixed": true})",
+              bodies, joints;
+  for (int i = 1; i <= n; ++i) {
+    const double u = static_cast<double>(i) / (n + 1);
+    const std::string k = std::to_string(i), at = num(span * u) + ", 0, " + num(-bump * std::sin(pi * u));
+    points += R"(, {"name": "P)" + k + R"(", "position": [)" + at + "]}";
+    bodies += std::string(i > 1 ? ", " : "") + R"({"name": "m)" + k +
+              R"(", "type": "particle", "points": ["P)" + k + R"("], "mass": 0.01, "com": [)" + at + "]}";
+    joints += std::string(i > 1 ? ", " : "") + R"({"name": "d)" + k + R"(", "type": "distance", "body1": ")" +
+              (i == 1 ? std::string("ground") : "m" + std::to_string(i - 1)) + R"(", "body2": "m)" + k +
+              R"(", "point1": "P)" + std::to_string(i - 1) + R"(", "point2": "P)" + k +
+              R"(", "length": 0.01})";
+  }
+  joints += R"(, {"name": "end", "type": "distance", "body1": "m)" + std::to_string(n) +
+            R"(", "body2": "ground", "point1": "P)" + std::to_string(n) +
+            R"(", "point2": "E", "length": 0.01})";
+  return R"({"format": "mbdrom-model", "version": 1, "name": "catenary", "gravity": [0, 0, -9.81], "points": [)" +
+         points + R"(], "bodies": [)" + bodies + R"(], "joints": [)" + joints + "]}";
 }
 
 int rankOfRows(const Model& model, const std::vector<int>& rows) {
@@ -177,9 +208,9 @@ TEST_CASE("a long chain falls with both integrators that raise their penalty and
     o.integrator.tolerance = 1e-9;
     TrajectoryRecorder keep;
     const SimulationSummary sum = simulate(chain, o, keep);
-    INFO(integratorMethodName(method) << ": max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale
-                                << " J; max |Phi| " << sum.maxResidualPosition << "; penalty "
-                                << sum.penaltyRatio);
+    INFO(integratorMethodName(method)
+         << ": max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale << " J; max |Phi| "
+         << sum.maxResidualPosition << "; penalty " << sum.penaltyRatio);
     CHECK(sum.penaltyRatio > o.integrator.penaltyRatio);
     CHECK(sum.maxEnergyError < 1e-6 * sum.energyScale);
     CHECK(sum.maxResidualPosition < 1e-9);
@@ -190,6 +221,49 @@ TEST_CASE("a long chain falls with both integrators that raise their penalty and
   // 25 m from the pin, the free end is still in free fall at 0.1 s: g t^2 / 2.
   CHECK(tip[0].z() == Approx(-0.5 * 9.81 * 0.01).epsilon(1e-4));
   CHECK((tip[0] - tip[1]).norm() < 1e-7);
+}
+
+TEST_CASE("a large chain pinned at both ends hangs as the catenary with a sparse statics solve") {
+  // 599 particles on 600 links of 1 cm (6 m) between supports 5 m apart: nq 1,797.
+  // The continuous catenary: 2 a sinh(S / 2a) = L, sag a (cosh(S / 2a) - 1).
+  const int n = 599;
+  const double span = 5.0, length = 6.0;
+  const Model rope = modelFromJson(catenaryJson(n, span));
+  REQUIRE(rope.nq() >= kLargeModelCoordinates);
+  const StaticsResult st = solveStatics(rope, -1, rope.q0());
+  INFO("iterations " << st.iterations << ", force residual " << st.forceResidual << " N, constraints "
+                     << st.constraintResidual);
+  CHECK(st.constraintResidual < 1e-10);
+  CHECK(st.forceResidual < 1e-8);
+  double lo = 0.1, hi = 100.0;  // a: 2 a sinh(S / 2a) decreases in a towards S
+  for (int k = 0; k < 200; ++k) {
+    const double a = 0.5 * (lo + hi);
+    (2.0 * a * std::sinh(span / (2.0 * a)) > length ? lo : hi) = a;
+  }
+  const double a = 0.5 * (lo + hi), sag = a * (std::cosh(span / (2.0 * a)) - 1.0);
+  const Eigen::Vector3d middle = pointPosition(rope, st.q, rope.findPoint("P300"));
+  INFO("catenary parameter " << a << " m, sag " << sag << " m; middle particle at " << middle.transpose());
+  CHECK(middle.x() == Approx(0.5 * span).margin(1e-9));
+  CHECK(-middle.z() == Approx(sag).epsilon(1e-4));
+}
+
+TEST_CASE("the initial velocities of a large rope are the least-energy motion keeping the given rates") {
+  // A straight rope pinned at one end: a rate across it moves one particle, the
+  // least kinetic energy leaves the rest at rest; a rate along it cannot be kept.
+  for (int n : {400, 600}) {  // nq 1,200 (dense path) and 1,800 (sparse)
+    const Model rope = modelFromJson(ropeJson(n));
+    const int tipZ = 3 * (n - 1) + 2, midY = 3 * (n / 2 - 1) + 1;
+    const InitialVelocities v = initialVelocities(rope, rope.q0(), 0.0, {{tipZ, 1.0}, {midY, 2.0}}, {});
+    INFO("n " << n << ": kinetic energy " << v.kineticEnergy << " J, chosen " << v.chosen);
+    CHECK(v.kept);
+    CHECK(v.qd(tipZ) == Approx(1.0).epsilon(1e-9));
+    CHECK(v.qd(midY) == Approx(2.0).epsilon(1e-9));
+    CHECK(v.kineticEnergy == Approx(0.5 * 0.01 * (1.0 + 4.0)).epsilon(1e-9));
+    CHECK(v.chosen == 2 * n - 2);  // the 2 n freedoms of the rope less the two given
+    const InitialVelocities along = initialVelocities(rope, rope.q0(), 0.0, {{tipZ - 2, 1.0}}, {});
+    CHECK_FALSE(along.kept);
+    CHECK(std::abs(along.qd(tipZ - 2)) < 1e-9);
+  }
 }
 
 TEST_CASE("a dense mass matrix beyond its size is refused before allocating, naming the limit") {
