@@ -96,6 +96,7 @@ ComparePanel::ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* par
   auto* newRun = new QFormLayout(newRunFields_);
   newRun->setContentsMargins(0, 0, 0, 0);
   loadCaseBox_ = new QComboBox(newRunFields_);
+  loadCaseBox_->setObjectName("compareLoadCase");
   tEnd_ = new QDoubleSpinBox(newRunFields_);
   tEnd_->setRange(0.001, 1e6);
   tEnd_->setDecimals(3);
@@ -214,15 +215,23 @@ void ComparePanel::playInViewport() {
   if (!result_ || !viewport_) return;
   const Result& r = *result_;
   std::vector<Viewport::Overlay> overlays;
-  for (std::size_t k = 0; k < r.runs.size(); ++k)
-    overlays.push_back({r.names[static_cast<int>(k)], r.motions[k], r.colours[k]});
+  for (std::size_t k = 0; k < r.runs.size(); ++k) {
+    const ReducedRunComparison& run = r.runs[k];
+    std::vector<char> outside;
+    if (run.summary.leftEnvelope())
+      for (const Sample& s : run.samples) outside.push_back(s.envelopeDistance > run.summary.envelopeMargin);
+    overlays.push_back({r.names[static_cast<int>(k)], r.motions[k], r.colours[k], std::move(outside)});
+  }
   viewport_->playWithOverlays(r.model, r.referenceMotion, std::move(overlays));
   for (QCheckBox* box : shows_) delete box;
   shows_.clear();
   auto add = [this](const QString& text, const QColor& colour) {
     auto* box = new QCheckBox(text, showBoxes_);
     box->setChecked(true);
-    box->setToolTip(tr("Show %1 in the 3D view").arg(text));  // the label may be cut in a narrow dock
+    // The label may be cut in a narrow dock.
+    box->setToolTip(
+        tr("Show %1 in the 3D view (a ghost turns orange-red while its run is outside its training envelope)")
+            .arg(text));
     if (colour.isValid())
       box->setStyleSheet(QStringLiteral("QCheckBox { color: %1; font-weight: bold; }").arg(colour.name()));
     showBoxes_->layout()->addWidget(box);
@@ -261,12 +270,18 @@ void ComparePanel::refreshLists() {
   referenceBox_->setCurrentIndex(at >= 0 ? at : 0);
   referenceBox_->blockSignals(false);
 
+  // The load case chosen stays chosen when the lists refresh (a new reference run joins the project).
+  const QString keepLoadCase = loadCaseBox_->currentText();
   loadCaseBox_->clear();
   loadCaseBox_->addItem(tr("(gravity only)"), -1);
   if (model)
     for (std::size_t i = 0; i < model->spec().loadCases.size(); ++i)
       loadCaseBox_->addItem(QString::fromStdString(model->spec().loadCases[i].name), static_cast<int>(i));
-  if (loadCaseBox_->count() > 1) loadCaseBox_->setCurrentIndex(1);
+  const int keptLoadCase = keepLoadCase.isEmpty() ? -1 : loadCaseBox_->findText(keepLoadCase);
+  if (keptLoadCase >= 0)
+    loadCaseBox_->setCurrentIndex(keptLoadCase);
+  else if (loadCaseBox_->count() > 1)
+    loadCaseBox_->setCurrentIndex(1);
 
   modelList_->clear();
   for (std::size_t i = 0; i < doc_->models().size(); ++i) {
@@ -565,7 +580,8 @@ void ComparePanel::showResult() {
                             tr("rel. RMSE at point [%]"),
                             tr("µs per step"),
                             tr("real-time factor"),
-                            tr("speed-up")};
+                            tr("speed-up"),
+                            tr("training envelope")};
   table_->clear();
   table_->setRowCount(static_cast<int>(rows.size()));
   table_->setColumnCount(static_cast<int>(r.runs.size()) + 1);
@@ -586,6 +602,7 @@ void ComparePanel::showResult() {
   put(7, 0, number(r.full.secondsPerStep * 1e6), r.full.secondsPerStep * 1e6);
   put(8, 0, number(r.full.realTimeFactor), r.full.realTimeFactor);
   put(9, 0, QStringLiteral("1"), 1.0);
+  put(10, 0, QStringLiteral("-"));
   for (std::size_t k = 0; k < r.runs.size(); ++k) {
     const ReducedRunComparison& c = r.runs[k];
     const int col = static_cast<int>(k) + 1;
@@ -611,6 +628,15 @@ void ComparePanel::showResult() {
         timed ? c.summary.realTimeFactor : std::numeric_limits<double>::quiet_NaN());
     put(9, col, c.speedUp > 0.0 ? number(c.speedUp, 3) + QStringLiteral("×") : QStringLiteral("-"),
         c.speedUp > 0.0 ? c.speedUp : std::numeric_limits<double>::quiet_NaN());
+    // How far the run went outside what its model was trained on (the value: the largest distance).
+    const RomSimulationSummary& e = c.summary;
+    put(10, col,
+        !e.envelopeKnown   ? tr("not known")
+        : e.leftEnvelope() ? tr("left at %1 s (%2)").arg(e.envelopeLeftAt).arg(number(e.envelopeDistance, 3))
+                           : tr("inside (%1)").arg(number(e.envelopeDistance, 3)),
+        e.envelopeKnown ? e.envelopeDistance : std::numeric_limits<double>::quiet_NaN());
+    table_->item(10, col)->setToolTip(QString::fromStdString(envelopeSummaryText(e)));
+    if (e.leftEnvelope()) table_->item(10, col)->setForeground(QColor(211, 84, 0));
   }
   QString summary = tr("%1 compared against \"%2\" over %3 s.")
                         .arg(r.names.join(", "), r.referenceName)
@@ -619,6 +645,11 @@ void ComparePanel::showResult() {
     if (r.runs[k].status != RunStatus::Completed)
       summary += tr(" %1 stopped early: %2 (partial curve kept).")
                      .arg(r.names[static_cast<int>(k)], QString::fromStdString(r.runs[k].message));
+  for (std::size_t k = 0; k < r.runs.size(); ++k)
+    if (r.runs[k].summary.leftEnvelope())
+      summary += tr(" %1 left its training envelope at t = %2 s: its results from there on are extrapolated.")
+                     .arg(r.names[static_cast<int>(k)])
+                     .arg(r.runs[k].summary.envelopeLeftAt);
   status_->setText(summary);
   reportButton_->setEnabled(true);
   plotChannel();

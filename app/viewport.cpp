@@ -67,6 +67,7 @@ void Viewport::playWithOverlays(std::shared_ptr<const Model> model, std::shared_
   overlays_ = std::move(overlays);
   overlayOn_.assign(overlays_.size(), true);
   overlayFrame_.assign(overlays_.size(), -1);
+  overlayOutside_.assign(overlays_.size(), 0);
   for (std::size_t i = 0; i < overlays_.size(); ++i) {
     const Overlay& o = overlays_[i];
     if (!model || !o.motion || o.motion->q.empty()) continue;
@@ -85,6 +86,7 @@ void Viewport::clearOverlays() {
   overlays_.clear();
   overlayOn_.clear();
   overlayFrame_.clear();
+  overlayOutside_.clear();
   scene_->clearOverlays();
   scene_->scene().setVisible(true);
 }
@@ -101,6 +103,10 @@ bool Viewport::overlayVisible(int i) const {
 
 int Viewport::overlayFrame(int i) const {
   return i >= 0 && i < overlayCount() ? overlayFrame_[static_cast<std::size_t>(i)] : -1;
+}
+
+bool Viewport::overlayOutside(int i) const {
+  return i >= 0 && i < overlayCount() && overlayOutside_[static_cast<std::size_t>(i)];
 }
 
 void Viewport::setReferenceVisible(bool visible) {
@@ -144,6 +150,14 @@ void Viewport::showFrame(int frame) {
     auto& ghost = scene_->overlay(static_cast<int>(i));
     ghost.setVisible(k >= 0);
     if (k >= 0) {
+      // The ghost changes colour while its run is outside what its model was trained on.
+      const std::vector<char>& outside = overlays_[i].outside;
+      const char out = static_cast<std::size_t>(k) < outside.size() && outside[static_cast<std::size_t>(k)];
+      if (out != overlayOutside_[i]) {
+        overlayOutside_[i] = out;
+        const QColor c = out ? outsideEnvelopeColour() : overlays_[i].colour;
+        ghost.setGhostStyle({c.redF(), c.greenF(), c.blueF()}, 0.45);
+      }
       ghost.update(*model_, m->q[static_cast<std::size_t>(k)]);
       ghost.showTrailsUpTo(k);
     }

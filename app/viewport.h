@@ -46,7 +46,12 @@ class Viewport : public QWidget {
     QString name;
     std::shared_ptr<const RunMotion> motion;
     QColor colour;
+    /// Per sample of `motion`: outside its model's training envelope (empty: never).
+    /// The ghost takes kOutsideEnvelopeColour at those samples.
+    std::vector<char> outside = {};
   };
+  /// The colour of a ghost while its run is outside its training envelope.
+  static QColor outsideEnvelopeColour() { return QColor(230, 60, 20); }
   /// Plays `motion` with `overlays` over it. Each overlay shows its last sample at
   /// or before the shown time; after its last sample (a run that diverged) it is hidden.
   void playWithOverlays(std::shared_ptr<const Model> model, std::shared_ptr<const RunMotion> motion,
@@ -57,6 +62,8 @@ class Viewport : public QWidget {
   bool overlayVisible(int i) const;
   /// Sample of overlay i drawn now, -1 when hidden (switched off or past its end).
   int overlayFrame(int i) const;
+  /// Overlay i is drawn in outsideEnvelopeColour now.
+  bool overlayOutside(int i) const;
   /// Shows or hides the played (reference) mechanism while overlays stay.
   void setReferenceVisible(bool visible);
   bool referenceVisible() const;
@@ -104,6 +111,7 @@ class Viewport : public QWidget {
   std::vector<Overlay> overlays_;
   std::vector<bool> overlayOn_;
   std::vector<int> overlayFrame_;
+  std::vector<char> overlayOutside_;
 
   struct Export;
   std::unique_ptr<Export> export_;

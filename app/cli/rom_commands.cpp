@@ -34,13 +34,19 @@ const char* const kClustersUsage =
 const char* const kRomSimulateUsage =
     "usage: mbdrom-cli rom-simulate ROM.json --model MODEL.json -o OUT.csv [--load-case NAME]\n"
     "                               [--t-end T] [--dt DT] [--output-dt H] [--parameter NAME=V ...]\n"
-    "                               [--benchmark]\n\n"
+    "                               [--outside warn|stop] [--envelope-margin X] [--benchmark]\n\n"
     "Runs a trained reduced model under a load case of MODEL (the mechanism it was\n"
     "trained for) from the first sample of its first training run, and writes the\n"
     "back-projected trajectory in the full model's CSV format. Defaults: T = 1 s,\n"
     "DT = 0.001 s, H = 0.01 s (0: every step). Prints cost per step and real-time factor.\n"
     "  --parameter NAME=V  value of a parameter of the model (node --parameter), one option\n"
     "               per parameter; every parameter needs one (a warning outside the trained range)\n"
+    "  --outside    what a run does when it leaves the model's training envelope (the ranges\n"
+    "               of reduced state, load forces and parameters seen in training): warn\n"
+    "               (default: run on, say when and how far) or stop (end the run there with\n"
+    "               an error, exit 1, the samples so far written)\n"
+    "  --envelope-margin X  distance outside the envelope, in units of the training range,\n"
+    "               that still counts as inside (default 0.1: a tenth of a range past its edge)\n"
     "  --benchmark  also compares with the full model as the workbench's Compare dock does:\n"
     "               the full model on the same load case, span, step and output interval,\n"
     "               then the reduced model again from its first state; prints the cost per\n"
@@ -48,7 +54,8 @@ const char* const kRomSimulateUsage =
     "               model is named as the reference run; the reduced run is written)\n";
 const char* const kRomInfoUsage =
     "usage: mbdrom-cli rom-info ROM.json\n\n"
-    "Method, mechanism (name and hash), settings, reduced matrices and training metrics.\n";
+    "Method, mechanism (name and hash), settings, reduced matrices, training envelope and\n"
+    "training metrics.\n";
 const char* const kCompareUsage =
     "usage: mbdrom-cli compare REF.csv OTHER.csv [--points W,BJ] [--json]\n\n"
     "Position error of OTHER against REF over the common time span (OTHER linearly\n"
@@ -59,6 +66,28 @@ const char* const kCompareUsage =
 namespace {
 
 using OJson = nlohmann::ordered_json;
+
+// "state: 8 components, 8 varied in training; inputs: ...; parameter level in [0.5, 1.5]".
+std::string envelopeText(const TrainingEnvelope& e) {
+  if (!e.known())
+    return "none known (trained before training envelopes were recorded): runs cannot tell when they "
+           "extrapolate";
+  std::ostringstream text;
+  text << std::setprecision(4);
+  for (const EnvelopeGroup& g : e.groups()) {
+    if (text.tellp() > 0) text << "; ";
+    if (g.name == "parameters") {
+      for (std::size_t i = 0; i < g.labels.size(); ++i)
+        text << (i ? ", " : "") << "parameter " << g.labels[i] << " in ["
+             << g.low(static_cast<Eigen::Index>(i)) << ", " << g.high(static_cast<Eigen::Index>(i)) << "]";
+      continue;
+    }
+    int varied = 0;
+    for (Eigen::Index i = 0; i < g.low.size(); ++i) varied += g.high(i) > g.low(i);
+    text << g.name << ": " << g.labels.size() << " components, " << varied << " varied in training";
+  }
+  return text.str();
+}
 
 std::string output(const Arguments& a, const char* what) {
   const std::string path = a.has("-o") ? a.value("-o") : a.value("--output");
@@ -170,6 +199,7 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
   out << "n_r " << rom.reducedDimension() << "\n";
   const MethodInfo* method = MethodRegistry::global().find(rom.method());
   out << (method && method->trainedReport ? method->trainedReport(rom) : trainedMetricsText(rom));
+  out << "training envelope " << envelopeText(rom.envelope()) << "\n";
   out << "written " << outPath << "\n";
 }
 
@@ -257,9 +287,10 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const TrainInterruptGuard guard;
   Monitor monitor = trainMonitor(err);
   TrainingOutcome outcome;
-  if (method.trainRequest)
+  if (method.trainRequest) {
     outcome = method.trainRequest(request, monitor);
-  else
+    if (outcome.model) outcome.model->recordEnvelope(request.dataset);
+  } else
     outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, model.get());
   if (trainInterrupted.load()) throw Cancelled();
   out << outcome.report;
@@ -298,7 +329,9 @@ int runClusters(const std::vector<std::string>& args, std::ostream& out, std::os
 }
 
 int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt"},
+  const Arguments a(args,
+                    {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt",
+                     "--outside", "--envelope-margin"},
                     {"--benchmark"}, {"--parameter"});
   const std::string romPath = a.single("ROM.json");
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
@@ -311,6 +344,12 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   if (!(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0");
   if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0");
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0");
+  const std::string outside = a.has("--outside") ? a.value("--outside") : "warn";
+  if (outside != "warn" && outside != "stop")
+    throw UsageError("--outside must be warn or stop, got \"" + outside + "\"");
+  o.stopOutsideEnvelope = outside == "stop";
+  o.envelopeMargin = a.number("--envelope-margin", kDefaultEnvelopeMargin);
+  if (!(o.envelopeMargin >= 0.0)) throw UsageError("--envelope-margin must be >= 0");
   const Model model = readModel(a.value("--model"));
   const auto rom = loadReducedModel(romPath, model);
   o.loadCase = loadCaseOption(model, a);
@@ -326,7 +365,15 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
           << ranges[name][1].get<double>() << "]: the network extrapolates\n";
   }
   TrajectoryCsvWriter writer(outPath);
-  const RomSimulationSummary s = rom->simulate(model, o, writer);
+  RomSimulationSummary s;
+  try {
+    s = rom->simulate(model, o, writer);
+  } catch (const Error&) {
+    if (!writer.writtenPath().empty())
+      err << "mbdrom-cli rom-simulate: the reduced run stopped; its samples so far are kept in "
+          << writer.writtenPath() << "\n";
+    throw;
+  }
   out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""
       << model.spec().name << "\"\n";
   out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
@@ -336,6 +383,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
+  out << "training envelope      " << envelopeSummaryText(s) << "\n";
+  if (s.leftEnvelope()) err << "mbdrom-cli rom-simulate: warning: the run " << envelopeSummaryText(s) << "\n";
   out << "written                " << writer.writtenPath() << "\n";
   if (a.has("--benchmark")) {
     // The engine's comparison (as the workbench's Compare dock): the full model under the
@@ -381,6 +430,7 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
   out << "settings     " << rom->settings().dump() << "\n";
   if (const MethodInfo* method = MethodRegistry::global().find(rom->method()); method && method->infoText)
     out << method->infoText(*rom);
+  out << "envelope     " << envelopeText(rom->envelope()) << "\n";
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items())
     out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";

@@ -13,6 +13,10 @@
 
 namespace mbdrom {
 
+/// The default margin of a reduced run's training envelope: it counts as outside
+/// when a component went past its training range by more than a tenth of that range.
+inline constexpr double kDefaultEnvelopeMargin = 0.1;
+
 /// How to run the full model or a reduced model.
 struct RunOptions {
   int loadCase = -1;  ///< index into spec().loadCases, -1: gravity only
@@ -34,6 +38,13 @@ struct RunOptions {
   /// value; every one must be given, and a model without parameters (the full model
   /// among them) takes none.
   std::map<std::string, double> parameters;
+  /// A reduced run outside its training envelope: warn (the summary says when and
+  /// how far) or stop (SolverError at the first output sample outside, samples kept).
+  /// The full model ignores both.
+  bool stopOutsideEnvelope = false;
+  /// Distance outside the envelope (per unit of training range) a reduced run may
+  /// reach before it counts as outside; >= 0.
+  double envelopeMargin = kDefaultEnvelopeMargin;
 };
 
 /// What every run reports.

@@ -51,6 +51,9 @@ struct Sample {
   double residualVelocity = 0.0;      ///< max |Phi_q qd + Phi_t|
   double residualAcceleration = 0.0;  ///< max |Phi_q qdd + Phi_q,dot qd + Phi_t,dot|
   int newtonIterations = 0;           ///< of the step that produced this sample
+  /// Reduced runs: distance outside the model's training envelope (0 inside, per unit
+  /// of training range); -1: not measured (the full model, a model without envelope).
+  double envelopeDistance = -1.0;
 };
 
 /// What a run was, told to the sink before the first sample.

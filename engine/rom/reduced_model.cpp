@@ -25,6 +25,28 @@ void ReducedModel::checkMechanism(const Model& model) const {
                    hashToString(model.mechanismHash()) + "): retrain it for this mechanism");
 }
 
+Eigen::VectorXd ReducedModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd&,
+                                            const Eigen::VectorXd&) const {
+  return {};
+}
+
+std::string envelopeSummaryText(const RomSimulationSummary& s) {
+  char text[256];
+  if (!s.envelopeKnown)
+    return "no training envelope is known (the model was trained before envelopes were recorded)";
+  if (!s.leftEnvelope()) {
+    std::snprintf(text, sizeof text, "stayed inside its training envelope (largest distance %.3g, margin %g)",
+                  s.envelopeDistance, s.envelopeMargin);
+    return text;
+  }
+  std::snprintf(
+      text, sizeof text,
+      "left its training envelope at t = %g s: %s went %.3g ranges beyond it (largest, at t = %g s; "
+      "margin %g); results there are extrapolated",
+      s.envelopeLeftAt, s.envelopeWorst.c_str(), s.envelopeDistance, s.envelopeWorstTime, s.envelopeMargin);
+  return text;
+}
+
 void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
   mechanismName_ = dataset.mechanismName;
   mechanismHash_ = dataset.mechanismHash;
@@ -50,6 +72,7 @@ OJson ReducedModel::toJson() const {
   j["settings"] = settings_;
   writeMethodJson(j);
   j["metrics"] = metrics_;
+  if (envelope_.known()) j["envelope"] = envelope_.toJson();
   return j;
 }
 
@@ -57,7 +80,9 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                                                 const OJson& settings, Monitor& monitor, const Model* model) {
   const MethodInfo& info = MethodRegistry::global().at(method);
   // Every method's trainer gets its settings checked and complete.
-  return info.train(dataset, info.checkSettings(settings), monitor, model);
+  std::unique_ptr<ReducedModel> rom = info.train(dataset, info.checkSettings(settings), monitor, model);
+  rom->recordEnvelope(dataset);
+  return rom;
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {
@@ -155,6 +180,8 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     const OJson* metrics = r.find("metrics");
     rom->metrics_ = metrics ? *metrics : OJson::object();
     checkMetrics(rom->metrics_, source);
+    if (const OJson* envelope = r.find("envelope"))
+      rom->envelope_ = TrainingEnvelope::fromJson(*envelope, source);
     return rom;
   } catch (const OJson::exception& e) {
     throw FileError(source + ": bad trained-model file: " + e.what());

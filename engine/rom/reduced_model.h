@@ -20,6 +20,7 @@
 #include "engine/dynamics/run_options.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
+#include "engine/rom/training_envelope.h"
 
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
@@ -37,7 +38,27 @@ namespace mbdrom {
 struct RomSimulationSummary : RunSummary {
   /// Method-specific figures of the run (name, value), e.g. cluster switches of local PCA.
   std::vector<std::pair<std::string, double>> figures;
+  /// The model has a training envelope (false: trained before envelopes were recorded).
+  bool envelopeKnown = false;
+  /// Largest distance outside the training envelope over the output samples (0: inside).
+  double envelopeDistance = 0.0;
+  /// Time of the largest distance [s].
+  double envelopeWorstTime = 0.0;
+  /// First output time whose distance exceeded the margin [s]; negative: never.
+  double envelopeLeftAt = -1.0;
+  /// The component of the largest distance, e.g. "input force on W.z"; empty when inside.
+  std::string envelopeWorst;
+  /// The margin the run was judged with (RunOptions::envelopeMargin).
+  double envelopeMargin = kDefaultEnvelopeMargin;
+  /// True when the run left its envelope (distance above the margin at some sample).
+  bool leftEnvelope() const { return envelopeLeftAt >= 0.0; }
 };
+
+/// "left its training envelope at t = 1.23 s: input force on W.z 0.52 ranges beyond it (largest,
+/// at t = 1.5 s)", "stayed inside its training envelope (largest distance 0.02, margin 0.1)" or
+/// "no training envelope is known (trained before envelopes were recorded)": one line for
+/// summaries and logs.
+std::string envelopeSummaryText(const RomSimulationSummary& summary);
 
 /// A trained reduced model. Constant after training or loading: simulate() keeps
 /// its state local, so one model may run on several threads at once.
@@ -51,6 +72,19 @@ class ReducedModel {
   virtual int reducedDimension() const = 0;
   /// Names of the parameters μ a run needs (RunOptions::parameters); none by default.
   virtual std::vector<std::string> parameterNames() const { return {}; }
+
+  /// The method's reduced state of a full state q, qd (size nq [m, -], [m/s, 1/s]) with
+  /// the mass matrix M (nq x nq [kg]): reduced or latent coordinates and their rates,
+  /// whose training ranges make the "state" group of the training envelope. Empty (the
+  /// default): the method records no state ranges.
+  virtual Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& qd) const;
+  /// Names of the components of envelopeState, e.g. "x_r1", "xd_r1".
+  virtual std::vector<std::string> envelopeLabels() const { return {}; }
+  /// Ranges seen in training (known() false for files written before envelopes).
+  const TrainingEnvelope& envelope() const { return envelope_; }
+  /// Records the envelope of the data it was trained on (trainReducedModel does it).
+  void recordEnvelope(const Dataset& dataset) { envelope_ = TrainingEnvelope::fromDataset(*this, dataset); }
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
   /// samples to `sink` (begin, write..., end). Throws InputError when `model` is not
@@ -89,6 +123,7 @@ class ReducedModel {
   std::string created_;
   nlohmann::ordered_json settings_ = nlohmann::ordered_json::object();
   nlohmann::ordered_json metrics_ = nlohmann::ordered_json::object();
+  TrainingEnvelope envelope_;
 
   friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j,
                                                             const std::string& source);

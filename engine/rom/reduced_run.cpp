@@ -32,9 +32,31 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-ReducedRunOutput::ReducedRunOutput(const Model& model, int loadCase, TrajectorySink& sink,
-                                   RomSimulationSummary& summary)
-    : out_(model, loadCase), sink_(sink), summary_(summary) {}
+ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, const RunOptions& options,
+                                   TrajectorySink& sink, RomSimulationSummary& summary)
+    : model_(model),
+      rom_(rom),
+      options_(options),
+      out_(model, options.loadCase),
+      sink_(sink),
+      summary_(summary) {
+  summary_.envelopeKnown = rom.envelope().known();
+  summary_.envelopeMargin = options.envelopeMargin;
+}
+
+void ReducedRunOutput::checkEnvelope(Sample& s) {
+  const TrainingEnvelope& envelope = rom_.envelope();
+  if (!envelope.known()) return;
+  const Eigen::VectorXd state = rom_.envelopeState(model_.massMatrix(), s.q, s.qd);
+  const EnvelopeDistance d = envelope.distance(state, s.f_ext, options_.parameters);
+  s.envelopeDistance = d.distance;
+  if (d.distance > summary_.envelopeDistance) {
+    summary_.envelopeDistance = d.distance;
+    summary_.envelopeWorstTime = s.t;
+    summary_.envelopeWorst = envelope.describe(d);
+  }
+  if (d.distance > options_.envelopeMargin && !summary_.leftEnvelope()) summary_.envelopeLeftAt = s.t;
+}
 
 void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t) {
   const auto w0 = std::chrono::steady_clock::now();
@@ -43,6 +65,7 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
   s.t = t;
   stepper.fill(s);
   out_.complete();
+  checkEnvelope(s);
   if (const std::optional<double> work = stepper.work()) {
     if (step == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;
     s.workNonConservative = *work;
@@ -51,6 +74,9 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
   sink_.write(s);
   ++summary_.samples;
   seconds_ += secondsSince(w0);
+  if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
+    throw SolverError("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
+                      "; stopped there (outside: stop), the samples up to then are kept");
 }
 
 }  // namespace internal

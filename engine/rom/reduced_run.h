@@ -69,13 +69,22 @@ namespace internal {
 
 /// The output side of runReducedSteps: completes and writes a sample of the stepper's
 /// state and keeps the time spent on it, which the step cost leaves out.
+/// It also measures each sample's distance outside the model's training envelope,
+/// keeps the largest in the summary and, with RunOptions::stopOutsideEnvelope, throws
+/// SolverError once a written sample is beyond the margin.
 class ReducedRunOutput {
  public:
-  ReducedRunOutput(const Model& model, int loadCase, TrajectorySink& sink, RomSimulationSummary& summary);
+  ReducedRunOutput(const Model& model, const ReducedModel& rom, const RunOptions& options,
+                   TrajectorySink& sink, RomSimulationSummary& summary);
   void writeSample(ReducedStepper& stepper, long long step, double t);
   double seconds() const { return seconds_; }
 
  private:
+  void checkEnvelope(Sample& s);
+
+  const Model& model_;
+  const ReducedModel& rom_;
+  const RunOptions& options_;
   ReducedSample out_;
   TrajectorySink& sink_;
   RomSimulationSummary& summary_;
@@ -86,22 +95,23 @@ double secondsSince(std::chrono::steady_clock::time_point t0);
 
 }  // namespace internal
 
-/// Runs `stepper` over the planned steps of `options` (dt, load case) and streams
+/// Runs `stepper` of `rom` over the planned steps of `options` (dt, load case) and streams
 /// every `plan.stride`-th sample and the last one to `sink`, completed by
-/// ReducedSample. Throws SolverError "reduced model (METHOD) diverged at t = ..." when
-/// the state turns non-finite, Cancelled when the monitor stops the run; the sink
-/// keeps every sample up to then. The summary's wall time is that of the stepping,
-/// output excluded. A template over the method's final stepper class, so that its
-/// step is called directly, as a hand-written loop would (sub-microsecond steps feel
-/// an indirect call).
+/// ReducedSample, each with its distance outside the training envelope. Throws
+/// SolverError "reduced model (METHOD) diverged at t = ..." when the state turns
+/// non-finite, or left its training envelope (options.stopOutsideEnvelope), Cancelled
+/// when the monitor stops the run; the sink keeps every sample up to then. The summary's wall time is that of
+/// the stepping, output excluded. A template over the method's final stepper class, so that its step is
+/// called directly, as a hand-written loop would (sub-microsecond steps feel an indirect call).
 template <class Stepper>
-RomSimulationSummary runReducedSteps(const Model& model, const std::string& method, const RunOptions& o,
+RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom, const RunOptions& o,
                                      const ReducedRunPlan& plan, Stepper& stepper, TrajectorySink& sink,
                                      Monitor* monitor) {
   static_assert(std::is_base_of_v<ReducedStepper, Stepper> && std::is_final_v<Stepper>,
                 "a stepper is a final class derived from ReducedStepper");
+  const std::string method = rom.method();
   RomSimulationSummary summary;
-  internal::ReducedRunOutput output(model, o.loadCase, sink, summary);
+  internal::ReducedRunOutput output(model, rom, o, sink, summary);
   sink.begin(model, plan.info);
   const auto wall0 = std::chrono::steady_clock::now();
   streamReducedRun(sink, [&] {

@@ -23,6 +23,7 @@
 #include <catch2/catch.hpp>
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -322,4 +323,67 @@ TEST_CASE(
   CHECK(levelled->lastParameters() == std::map<std::string, double>{{"level", 2.5}});
   CHECK(panel->metricsTable()->horizontalHeaderItem(1)->text() == "levelled (level = 2.5)");
   window.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_parameters.png"));
+}
+
+TEST_CASE(
+    "a reduced run pushed beyond its training loads says so in the compare view and its ghost turns "
+    "orange-red") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  // Trained on the chirp (2000 +- 800 N at the wheel), compared under "train" (2000 +- 1500 N).
+  mbdrom::RunOptions o;
+  o.loadCase = window.model()->findLoadCase("chirp");
+  o.tEnd = 2.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.005;
+  window.runSimulation(o);
+  auto* doc = window.document();
+  REQUIRE(waitFor([&] { return doc->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
+  window.showCompare();
+  ComparePanel* panel = window.comparePanel();
+  panel->setReference(-1);
+  panel->setNewRunOptions(window.model()->findLoadCase("train"), 1.0, 1e-3, 0.005);
+  REQUIRE(panel->setModelChecked(0, true));
+  REQUIRE(panel->compare() > 0);
+  REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));
+  const auto& c = panel->result()->runs.front();
+  REQUIRE(c.summary.leftEnvelope());
+  // The wheel force goes to 3500 N where training saw at most 2800 N: over 0.4 of the 1600 N range.
+  CHECK(c.summary.envelopeDistance > 0.4);
+  const QTableWidgetItem* row = panel->metricsTable()->item(10, 1);
+  REQUIRE(row);
+  CHECK(panel->metricsTable()->verticalHeaderItem(10)->text() == "training envelope");
+  CHECK(row->text().startsWith("left at"));
+  CHECK(row->data(Qt::UserRole).toDouble() == c.summary.envelopeDistance);
+  CHECK(row->toolTip().contains("left its training envelope at t = "));
+  CHECK(panel->metricsTable()->item(10, 0)->text() == "-");
+  // The new reference run joined the project; the load case chosen for it stays chosen.
+  auto* loadCaseBox = panel->findChild<QComboBox*>("compareLoadCase");
+  REQUIRE(loadCaseBox);
+  CHECK(loadCaseBox->currentText() == "train");
+  CHECK(panel->findChild<QLabel*>("compareStatus")->text().contains("left its training envelope"));
+
+  // The ghost: in the model's colour at the start (inside), orange-red where the run is outside.
+  auto* viewport = window.viewport();
+  viewport->playback()->pause();
+  viewport->playback()->seek(0);
+  CHECK_FALSE(viewport->overlayOutside(0));
+  int outside = -1;
+  for (std::size_t k = 0; k < c.samples.size() && outside < 0; ++k)
+    if (c.samples[k].envelopeDistance > c.summary.envelopeMargin) outside = static_cast<int>(k);
+  REQUIRE(outside > 0);
+  CHECK(c.samples[static_cast<std::size_t>(outside)].t == Approx(c.summary.envelopeLeftAt));
+  viewport->playback()->seek(outside);
+  CHECK(viewport->overlayOutside(0));
+  viewport->playback()->seek(0);
+  CHECK_FALSE(viewport->overlayOutside(0));
+  viewport->playback()->seek(outside);
+  waitFor([] { return false; }, 200);
+  const QImage shot = mbdrom::widgets::SceneView::grabWindow(&window);
+  shot.save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_outside_envelope.png"));
+  CHECK(mbdrom::test::greyVariance(shot) > 100.0);
 }

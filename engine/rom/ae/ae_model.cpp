@@ -777,7 +777,7 @@ RomSimulationSummary AeModel::simulate(const Model& model, const RunOptions& o, 
                                               : projectVelocity(model.massMatrix(), x, o.qd0);
   if (!x.allFinite() || !v.allFinite()) throw InputError("ae: the initial state is not finite");
   AeStepper stepper(*this, model, o.loadCase, std::move(x), std::move(v));
-  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
 }
 
 AeRunView aeRunView(const AeModel& ae, const Model& model, const DatasetRun& run) {
@@ -977,6 +977,23 @@ MethodInfo aeMethod() {
     return aeRunDetails(static_cast<const AeModel&>(rom), model, run);
   };
   return m;
+}
+
+Eigen::VectorXd AeModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                       const Eigen::VectorXd& qd) const {
+  const Eigen::Index nr = reducedDimension();
+  Eigen::VectorXd x(2 * nr);
+  x.head(nr) = encode(q);
+  try {
+    x.tail(nr) = projectVelocity(M, x.head(nr), qd);
+  } catch (const Error&) {  // no reduced mass there: the rates are not checked
+    x.tail(nr).setConstant(std::numeric_limits<double>::quiet_NaN());
+  }
+  return x;
+}
+
+std::vector<std::string> AeModel::envelopeLabels() const {
+  return reducedStateLabels(reducedDimension());
 }
 
 }  // namespace mbdrom

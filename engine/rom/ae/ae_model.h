@@ -119,6 +119,9 @@ class AeModel : public ReducedModel {
 
   std::string method() const override { return "ae"; }
   int reducedDimension() const override { return encoder_.outputs(); }
+  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const override;
+  std::vector<std::string> envelopeLabels() const override;
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 

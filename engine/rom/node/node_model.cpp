@@ -580,7 +580,7 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RunOptions& o
   input = withParameters(std::move(input), plan.parameters);
   internal::NodeStepper stepper(*this, model, constraint, outputConstraint, outputPositions, std::move(input),
                                 std::move(x), std::move(v));
-  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
 }
 
 NodeRunView nodeRunView(const NodeModel& node, const Model& model, const DatasetRun& runIn) {
@@ -809,6 +809,28 @@ MethodInfo nodeMethod() {
     return nodeRunDetails(static_cast<const NodeModel&>(rom), model, run);
   };
   return m;
+}
+
+Eigen::VectorXd NodeModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+                                         const Eigen::VectorXd& qd) const {
+  const Eigen::Index n = reducedDimension();
+  Eigen::VectorXd x(2 * n);
+  if (latent_) {
+    Eigen::VectorXd xq, xqd;
+    encodeState(*latent_, q, qd, xq, xqd);
+    x << xq, xqd;
+    return x;
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int c = indices_[static_cast<std::size_t>(i)];
+    x(i) = q(c);
+    x(n + i) = qd(c);
+  }
+  return x;
+}
+
+std::vector<std::string> NodeModel::envelopeLabels() const {
+  return reducedStateLabels(reducedDimension(), names_);
 }
 
 }  // namespace mbdrom

@@ -96,6 +96,9 @@ class NodeModel : public ReducedModel {
 
   std::string method() const override { return "node"; }
   int reducedDimension() const override { return dynamics_.coordinates(); }
+  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const override;
+  std::vector<std::string> envelopeLabels() const override;
   std::vector<std::string> parameterNames() const override { return nodeSettings_.parameters; }
   /// Number of load inputs u (nq with inputs "external", else 0); the network's
   /// further inputs are the parameters μ.

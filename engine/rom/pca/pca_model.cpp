@@ -732,7 +732,7 @@ RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& o,
   log = PcaRunLog{};
   log.keepSampleClusters = keepSampleClusters;
   internal::PcaStepper stepper(*this, model, o, log);
-  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
 }
 
 Eigen::Vector2d PcaRunView::project(const Eigen::VectorXd& scale, const Eigen::VectorXd& q) const {
@@ -988,6 +988,29 @@ MethodInfo pcaMethod() {
     return pcaRunDetails(static_cast<const PcaModel&>(rom), model, run, monitor);
   };
   return m;
+}
+
+Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& qd) const {
+  // One block [q_r; qd_r] per cluster: the nearest cluster's local coordinates, the
+  // others not a number (skipped), so each chart has the ranges of its own samples.
+  const Eigen::Index nr = nr_, block = 2 * nr_;
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(block * static_cast<Eigen::Index>(clusters_.size()),
+                                                std::numeric_limits<double>::quiet_NaN());
+  const int i = nearestCluster(q);
+  const PcaCluster& c = clusters_[static_cast<std::size_t>(i)];
+  const Eigen::VectorXd s2 = scale_.cwiseAbs2();
+  x.segment(block * i, nr) = c.basis.transpose() * s2.cwiseProduct(q - c.centroid);
+  x.segment(block * i + nr, nr) = c.basis.transpose() * s2.cwiseProduct(qd);
+  return x;
+}
+
+std::vector<std::string> PcaModel::envelopeLabels() const {
+  std::vector<std::string> labels;
+  for (std::size_t i = 0; i < clusters_.size(); ++i)
+    for (const std::string& l : reducedStateLabels(nr_))
+      labels.push_back("cluster " + std::to_string(i + 1) + " " + l);
+  return labels;
 }
 
 }  // namespace mbdrom

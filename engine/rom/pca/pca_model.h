@@ -169,6 +169,9 @@ class PcaModel : public ReducedModel {
 
   std::string method() const override { return "pca"; }
   int reducedDimension() const override { return nr_; }
+  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const override;
+  std::vector<std::string> envelopeLabels() const override;
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
   /// simulate() that also records the cluster of every sample and every switch in `log`.

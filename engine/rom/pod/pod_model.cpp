@@ -268,7 +268,7 @@ RomSimulationSummary PodModel::simulate(const Model& model, const RunOptions& o,
                      " s is above the stability limit of the explicit reduced " + "integrator (" +
                      std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
   PodStepper stepper(*this, model, o, implicit);
-  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
 }
 
 namespace {
@@ -359,6 +359,17 @@ MethodInfo podMethod() {
   };
   m.details = [](const ReducedModel& rom) { return podDetails(static_cast<const PodModel&>(rom)); };
   return m;
+}
+
+Eigen::VectorXd PodModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+                                        const Eigen::VectorXd& qd) const {
+  Eigen::VectorXd x(2 * Phi_.cols());
+  x << project(q), P_ * qd;
+  return x;
+}
+
+std::vector<std::string> PodModel::envelopeLabels() const {
+  return reducedStateLabels(reducedDimension());
 }
 
 }  // namespace mbdrom

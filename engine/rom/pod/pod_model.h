@@ -70,6 +70,9 @@ class PodModel : public ReducedModel {
 
   std::string method() const override { return "pod"; }
   int reducedDimension() const override { return static_cast<int>(Phi_.cols()); }
+  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const override;
+  std::vector<std::string> envelopeLabels() const override;
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 

@@ -562,7 +562,7 @@ RomSimulationSummary SindyModel::simulate(const Model& model, const RunOptions& 
     frictionOf[j] = static_cast<int>(it - fnames.begin());
   }
   internal::SindyStepper stepper(*this, model, o, std::move(frictionOf), std::move(frictionChannelOf));
-  return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
 }
 
 // ---- The command line of train sindy: data columns as library columns, and measured data.
@@ -965,6 +965,22 @@ MethodInfo sindyMethod() {
   };
   m.details = [](const ReducedModel& rom) { return sindyDetails(static_cast<const SindyModel&>(rom)); };
   return m;
+}
+
+Eigen::VectorXd SindyModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+                                          const Eigen::VectorXd& qd) const {
+  const Eigen::Index n = reducedDimension();
+  Eigen::VectorXd x(2 * n);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const int c = independent_[static_cast<std::size_t>(i)];
+    x(i) = q(c) - qRef_(c);
+    x(n + i) = qd(c);
+  }
+  return x;
+}
+
+std::vector<std::string> SindyModel::envelopeLabels() const {
+  return reducedStateLabels(reducedDimension());
 }
 
 }  // namespace mbdrom

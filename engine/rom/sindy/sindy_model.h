@@ -97,6 +97,9 @@ class SindyModel : public ReducedModel {
 
   std::string method() const override { return "sindy"; }
   int reducedDimension() const override { return static_cast<int>(independent_.size()); }
+  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const override;
+  std::vector<std::string> envelopeLabels() const override;
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const override;
 

@@ -1,8 +1,9 @@
 // The registry's suite: every registered method, with its smoke settings, on a
 // one-second pendulum run — trains, saves and loads bit for bit, runs to its end
 // time with finite coordinates, and stops with Cancelled when its training or a
-// run is cancelled at a seeded random moment (a run keeps its samples). A method
-// is covered the moment it registers.
+// run is cancelled at a seeded random moment (a run keeps its samples), and records
+// a training envelope that a run under a load never seen leaves. A method is covered
+// the moment it registers.
 
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
@@ -15,6 +16,7 @@
 
 #include <unistd.h>
 #include <filesystem>
+#include <fstream>
 #include <random>
 #include <set>
 
@@ -22,8 +24,18 @@ using namespace mbdrom;
 
 namespace {
 
+// The pendulum with a load case its training never saw: 15 N along x on the bob.
+Model pushedPendulum() {
+  std::ifstream in(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(in);
+  j["load_cases"].push_back(nlohmann::ordered_json::parse(R"({"name": "push", "loads": [{"name": "push",
+      "type": "force", "point": "A", "direction": [1, 0, 0], "function": {"type": "constant", "value": 15}}]})"));
+  return Model(parseModelSpec(j.dump()));
+}
+
 struct Pendulum {
   Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+  Model pushed = pushedPendulum();
   Dataset dataset = makeDataset(model);
   Pendulum() {
     RunOptions o;
@@ -110,6 +122,21 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
     for (const Sample& s : recorder.samples()) finite = finite && s.q.allFinite();
     CHECK(finite);
     CHECK(summary.steps > 0);
+
+    // Its training envelope: recorded and kept by the file; the run above, from the
+    // training run's start under its load, stays inside; under a load training never
+    // saw, the run says it left, naming the force.
+    CHECK(loaded->envelope().known());
+    CHECK(summary.envelopeKnown);
+    CHECK(summary.envelopeDistance <= kDefaultEnvelopeMargin);
+    RunOptions push = o;
+    push.tEnd = 0.05;
+    push.loadCase = p.pushed.requireLoadCase("push");
+    TrajectoryRecorder pushedRun;
+    const RomSimulationSummary pushedSummary = loaded->simulate(p.pushed, push, pushedRun);
+    CHECK(pushedSummary.leftEnvelope());
+    CHECK(pushedSummary.envelopeLeftAt == 0.0);
+    CHECK(pushedSummary.envelopeWorst == "input force on A.x");
 
     // Cancelled training: Cancelled, no model.
     if (reports >= 2) {

@@ -41,7 +41,7 @@ class FirstRunReplay : public ReducedModel {
     checkMechanism(model);
     const ReducedRunPlan plan = planReducedRun(model, o, q_.rows(), method());
     Stepper stepper(*this);
-    return runReducedSteps(model, method(), o, plan, stepper, sink, monitor);
+    return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
   }
 
  private:
