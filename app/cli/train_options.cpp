@@ -308,6 +308,7 @@ std::string trainUsage(const MethodRegistry& registry) {
       optionLine("-o", "ROM.json", "the trained-model file, written when training succeeds (or --output)");
   for (const MethodInfo& m : registry.methods()) {
     text += "\n" + layOut(m.name + ": ", words(methodTitle(m) + ". " + m.summary), 2);
+    if (!m.defaultsAssume.empty()) text += layOut("  ", words("Defaults assume " + m.defaultsAssume), 2);
     const OJson defaults = settingDefaults(m);
     for (const MethodOption& o : methodOptions(m))
       text += optionLine(o.option, o.placeholder,

@@ -206,6 +206,13 @@ void evalFrictionJacobians(const Model& model, const Eigen::VectorXd& q, const E
   }
 }
 
+bool externalForcesDependOnState(const Model& model, int loadCase) {
+  if (loadCase < 0) return false;
+  for (const CompiledLoad& load : model.loads(loadCase))
+    if (load.type != LoadSpec::Type::Force) return true;
+  return false;
+}
+
 void evalExternalForces(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
                         Eigen::VectorXd& f_ext) {
   f_ext = model.gravityForce();

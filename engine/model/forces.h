@@ -50,6 +50,10 @@ void evalFrictionJacobians(const Model& model, const Eigen::VectorXd& q, const E
 double frictionSlidingVelocity(const Model& model, int friction, const Eigen::VectorXd& q,
                                const Eigen::VectorXd& qd);
 
+/// Whether f_ext of load case `loadCase` (-1: gravity only) depends on the positions q:
+/// torques act through the bodies' orientation; gravity and forces of fixed direction at
+/// points and markers (fixed combinations of natural coordinates) do not.
+bool externalForcesDependOnState(const Model& model, int loadCase);
 /// f_ext = gravity + loads of load case `loadCase` (-1: gravity only) at time t [s]; resized to nq.
 void evalExternalForces(const Model& model, int loadCase, const Eigen::VectorXd& q, double t,
                         Eigen::VectorXd& f_ext);

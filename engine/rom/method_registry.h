@@ -133,6 +133,9 @@ struct MethodInfo {
   std::string displayName;  ///< for people, e.g. "local PCA"
   std::string authors;  ///< whose method it is, e.g. "Angeli, Naets, Desmet"; empty for a textbook baseline
   std::string summary;  ///< one sentence: what the method does
+  /// What the default settings assume of the data and the mechanism, one or two sentences
+  /// (`train METHOD --help` prints it); empty: nothing to say.
+  std::string defaultsAssume;
   /// Training needs the mechanism (Model) besides the data.
   bool needsMechanism = false;
   /// Short name for a new trained model ("local PCA" -> "local PCA 2", ...).

@@ -126,6 +126,72 @@ int runLoadCase(const Model& model, const DatasetRun& run) {
   return lc;
 }
 
+// Whether the forces a run recorded (f_ext, size nq x samples) are those of its load case
+// (checked at its first, middle and last sample), so the load case can be evaluated
+// between samples too. A run of a sweep (scaled loads) or of a load case the model does
+// not have is not.
+bool recordedFromLoadCase(const Model& model, const DatasetRun& run, int lc) {
+  const Eigen::Index N = run.samples();
+  const double scale = 1.0 + run.f_ext.cwiseAbs().maxCoeff();
+  Eigen::VectorXd f;
+  for (const Eigen::Index k : {Eigen::Index{0}, N / 2, N - 1}) {
+    evalExternalForces(model, lc, run.q.col(k), run.t(k), f);
+    if ((f - run.f_ext.col(k)).cwiseAbs().maxCoeff() > 1e-9 * scale) return false;
+  }
+  return true;
+}
+
+bool hasRecordedForces(const Model& model, const DatasetRun& run) {
+  return run.f_ext.rows() == model.nq() && run.f_ext.cols() == run.samples() && run.samples() > 0;
+}
+
+// The inputs u of a run (nq x samples) and at half steps uh (nq x samples - 1): the
+// external forces at the sampled positions. From its load case when it reproduces the
+// recorded forces (at half steps at the cubic Hermite interpolant of the samples:
+// torques act through the bodies' orientation); otherwise the recorded forces (a
+// sweep's scaled loads), linear between samples.
+void runInputs(const Model& model, const DatasetRun& run, Eigen::MatrixXd& u, Eigen::MatrixXd& uh) {
+  const Eigen::Index N = run.samples();
+  u.resize(model.nq(), N);
+  uh.resize(model.nq(), std::max<Eigen::Index>(0, N - 1));
+  const bool recorded = hasRecordedForces(model, run);
+  const int lc = recorded && model.findLoadCase(run.loadCase) < 0 ? -1 : runLoadCase(model, run);
+  if (recorded && !recordedFromLoadCase(model, run, lc)) {
+    u = run.f_ext;
+    for (Eigen::Index k = 0; k + 1 < N; ++k) uh.col(k) = 0.5 * (u.col(k) + u.col(k + 1));
+    return;
+  }
+  Eigen::VectorXd f;
+  for (Eigen::Index k = 0; k < N; ++k) {
+    evalExternalForces(model, lc, run.q.col(k), run.t(k), f);
+    u.col(k) = f;
+    if (k + 1 < N) {
+      const double h = run.t(k + 1) - run.t(k);
+      const Eigen::VectorXd qm =
+          0.5 * (run.q.col(k) + run.q.col(k + 1)) + h / 8.0 * (run.qd.col(k) - run.qd.col(k + 1));
+      evalExternalForces(model, lc, qm, run.t(k) + 0.5 * h, f);
+      uh.col(k) = f;
+    }
+  }
+}
+
+// Whether any run carries loads besides gravity: recorded forces other than gravity's,
+// or a load case with loads.
+bool runsCarryLoads(const Model& model, const Dataset& dataset) {
+  for (const DatasetRun& run : dataset.runs) {
+    if (hasRecordedForces(model, run)) {
+      Eigen::VectorXd g;
+      evalExternalForces(model, -1, run.q.col(0), run.t(0), g);  // gravity: constant
+      const double scale = 1.0 + g.cwiseAbs().maxCoeff();
+      if (((run.f_ext.colwise() - g).cwiseAbs().maxCoeff()) > 1e-9 * scale) return true;
+      continue;
+    }
+    const int lc = model.findLoadCase(run.loadCase);
+    if (lc >= 0 && !model.spec().loadCases[static_cast<std::size_t>(lc)].loads.empty()) return true;
+  }
+  return false;
+}
+
 // Latent state of (q, qd): x = f_enc(q), xd = J_enc qd by a central difference along qd.
 void encodeState(const AeModel& ae, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& x,
                  Eigen::VectorXd& xd) {
@@ -210,6 +276,14 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   for (int i : rom->indices_) rom->names_.push_back(model.coordinateName(i));
   const auto n = static_cast<Eigen::Index>(rom->names_.size());
 
+  // "auto": the runs' loads when they carry any.
+  const bool carryLoads = runsCarryLoads(model, dataset);
+  if (s.inputs == "external" && !carryLoads)
+    throw InputError(
+        "node: inputs \"external\", but no training run carries loads besides gravity (neither recorded "
+        "forces nor a load case with loads): the network could not learn what a load does; give the runs' "
+        "load case (--load-case), or train with inputs none or auto");
+  const bool externalInputs = s.inputs == "external" || (s.inputs == "auto" && carryLoads);
   std::vector<NodeSeries> series;
   for (const DatasetRun& run : dataset.runs) {
     NodeSeries sr;
@@ -231,25 +305,7 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
       sr.q.row(i) = run.q.row(rom->indices_[static_cast<std::size_t>(i)]);
       sr.qd.row(i) = run.qd.row(rom->indices_[static_cast<std::size_t>(i)]);
     }
-    if (s.inputs == "external") {
-      // The loads at the sampled positions; at half steps at the cubic Hermite
-      // interpolant of the samples (torques act through the bodies' orientation).
-      const int lc = runLoadCase(model, run);
-      sr.u.resize(model.nq(), N);
-      sr.uh.resize(model.nq(), std::max<Eigen::Index>(0, N - 1));
-      Eigen::VectorXd f;
-      for (Eigen::Index k = 0; k < N; ++k) {
-        evalExternalForces(model, lc, run.q.col(k), run.t(k), f);
-        sr.u.col(k) = f;
-        if (k + 1 < N) {
-          const double h = run.t(k + 1) - run.t(k);
-          const Eigen::VectorXd qm =
-              0.5 * (run.q.col(k) + run.q.col(k + 1)) + h / 8.0 * (run.qd.col(k) - run.qd.col(k + 1));
-          evalExternalForces(model, lc, qm, run.t(k) + 0.5 * h, f);
-          sr.uh.col(k) = f;
-        }
-      }
-    }
+    if (externalInputs) runInputs(model, run, sr.u, sr.uh);
     if (!s.parameters.empty()) {
       // μ: constant rows after the loads (if any), at the samples and the half steps.
       const Eigen::VectorXd mu = runParameters(run, s.parameters);
@@ -292,6 +348,9 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   m["coordinates"] = rom->names_;
   m["independent_coordinates"] = rom->independent_;
   m["coordinate_choice"] = choice;
+  m["inputs_choice"] =
+      externalInputs ? (s.inputs == "auto" ? "external (auto: the runs carry loads)" : "external")
+                     : (s.inputs == "auto" ? "none (auto: the runs carry no loads besides gravity)" : "none");
   if (!s.parameters.empty()) m["parameter_ranges"] = ranges;
   if (latent) {
     // How well the auto-encoder keeps the data on the constraints: max |Φ(f_dec(f_enc(q)))|.
@@ -568,7 +627,9 @@ RomSimulationSummary NodeModel::simulate(const Model& model, const RunOptions& o
       outputPositions(model, indices_, independent_, start, latent_.get());
   NodeStateInput input;
   if (loadInputs() > 0) {
-    if (inputAtReference_)
+    // Loads that do not depend on the positions (forces of fixed direction) are the same at
+    // every stage's state: evaluated without assembling the natural coordinates there.
+    if (inputAtReference_ || !externalForcesDependOnState(model, o.loadCase))
       input = [&model, &o, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
         Eigen::VectorXd f;
         evalExternalForces(model, o.loadCase, qRef_, t, f);
@@ -689,6 +750,12 @@ MethodInfo nodeMethod() {
   m.shortName = "neural ODE";
   m.summary =
       "A neural ODE q'' = f(q, q', u) of chosen coordinates, with the constraints projected during runs.";
+  m.defaultsAssume =
+      "a mechanism of a few degrees of freedom (a 64 x 64 network, 400 epochs) and, when the runs carry "
+      "loads "
+      "besides gravity, those loads as inputs (inputs auto: the forces each run recorded, so the runs of a "
+      "sweep "
+      "need no load case of their own; runs of the trained model then name their load case).";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -706,10 +773,13 @@ MethodInfo nodeMethod() {
       {"inputs",
        "Inputs u(t)",
        SettingKind::Choice,
-       "none, or external: the external forces of the runs' load case at the current state and time",
-       {"none", "external"}},
+       "auto: external when the training runs carry loads besides gravity, else none; none; or external: "
+       "the external forces at the current state and time (in training: the forces the runs recorded, so "
+       "sweep runs need no load case of their own; in runs: the load case's)",
+       {"auto", "none", "external"}},
       SettingSpec{"hidden", "Hidden widths", SettingKind::IntegerList,
-                  "Neurons per hidden layer of f(q, q_dot, u), e.g. 256, 256"}
+                  "Neurons per hidden layer of f(q, q_dot, u), e.g. 64, 64 (the default suits mechanisms "
+                  "of a few degrees of freedom; MBD-NODE uses 256, 256)"}
           .placeholder("W1,W2,...")
           .range(1, 4096),
       {"activation",

@@ -40,12 +40,15 @@
 /// The metric "parameter_ranges" keeps the range trained on: outside it the network
 /// extrapolates.
 ///
-/// Inputs ("external"): u = f_ext(q, t), gravity and the loads of the run's load
-/// case in natural coordinates (size nq), evaluated at the current state: in
-/// training at the sampled positions (at half steps at the cubic Hermite
-/// interpolant of the samples), in inference at every integrator stage's state
-/// (natural coordinates by assembly from independent ones, by the decoder from
-/// latent ones).
+/// Inputs ("external"; "auto", the default, chooses it when the training runs carry
+/// loads besides gravity): u = f_ext(q, t), gravity and the loads in natural
+/// coordinates (size nq), evaluated at the current state. In training: the forces
+/// each run recorded at its samples; when its load case reproduces them, that load
+/// case at half steps at the cubic Hermite interpolant of the samples, else (a
+/// sweep's scaled loads, a load case the model does not have) the recorded forces
+/// linear between samples. In inference: the run's load case at every integrator
+/// stage's state (natural coordinates by assembly from independent ones, by the
+/// decoder from latent ones). The metric "inputs_choice" says what "auto" chose.
 ///
 /// Loss of one step j of a rollout started at sample k, per coordinate i:
 /// ((q̂ − q)_i / (T² σ_a,i))² + ((q̂̇ − q̇)_i / (T σ_a,i))² with T = j h and σ_a,i the
@@ -53,10 +56,10 @@
 /// units of its spread, so the loss is O(1) whatever the units and the step.
 ///
 /// Settings (JSON, every key optional; defaults in brackets):
-/// `coordinates` ("auto", [] or ["auto"]; "all" or ["all"]; or an array of names), `inputs` ("none" or
-/// "external": u = f_ext of the run's load case at the current state), `parameters` ([]: names of
+/// `coordinates` ("auto", [] or ["auto"]; "all" or ["all"]; or an array of names), `inputs` ("auto",
+/// "none" or "external": u = f_ext at the current state), `parameters` ([]: names of
 /// the parameters μ), `hidden`
-/// ([256, 256]), `activation` ("tanh"), `integrator` ("rk4", "euler",
+/// ([64, 64]), `activation` ("tanh"), `integrator` ("rk4", "euler",
 /// "symplectic_euler"), `epochs` (400), `batch_size` (32), `learning_rate`
 /// (1e-3), `decay` (0.98 per epoch), `min_learning_rate` (0: lower bound),
 /// `validation_fraction` (0.1), `patience` (0 = no early stopping),

@@ -46,7 +46,7 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
       }
     }
   }
-  s.inputs = r.choice("inputs", s.inputs, {"none", "external"});
+  s.inputs = r.choice("inputs", s.inputs, {"auto", "none", "external"});
   for (const std::string& name : r.names("parameters", {})) {
     // Names are typed in lists ("a=1, b=2"): letters, digits, '_', '.' and '-' only.
     if (name.empty() || name.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"

@@ -26,11 +26,16 @@ struct NodeSettings {
   /// latent coordinates: set by training with one).
   std::string coordinateSet = "auto";
   std::vector<std::string> coordinates;  ///< names of independent coordinates (coordinateSet "given")
-  std::string inputs = "none";           ///< "none" or "external"
+  /// "auto" (external when the training runs carry loads besides gravity, else none),
+  /// "none" or "external".
+  std::string inputs = "auto";
   /// Names of the parameters μ: network inputs constant along a run, their values
   /// from every training run (DatasetRun::parameters) and from the options of a run.
   std::vector<std::string> parameters;
-  std::vector<int> hidden{256, 256};
+  /// 64 x 64 (was 256 x 256, MBD-NODE's size): on a MacPherson sweep it trained 11x faster,
+  /// stepped 6x faster (7.6 against 47 us, the full model 16 us) and stayed within 1.3 % on an
+  /// unseen chirp (docs/benchmarks.md).
+  std::vector<int> hidden{64, 64};
   nn::Activation activation = nn::Activation::Tanh;
   NodeIntegrator integrator = NodeIntegrator::Rk4;
   int epochs = 400;

@@ -918,6 +918,10 @@ MethodInfo pcaMethod() {
   m.shortName = "local PCA";
   m.summary =
       "Clustered local linear models of the motion with energy-preserving switching between clusters.";
+  m.defaultsAssume =
+      "16 clusters of n_r = the mechanism's degrees of freedom: runs long enough to visit each region of the "
+      "motion "
+      "several times (hundreds of samples or more).";
   m.group = 0;
   m.needsMechanism = true;
   m.canStopEarly = false;

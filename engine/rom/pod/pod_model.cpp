@@ -312,6 +312,7 @@ MethodInfo podMethod() {
   m.summary =
       "Proper orthogonal decomposition of the training runs: the linear baseline every other method is "
       "measured against.";
+  m.defaultsAssume = "nothing: n_r must be given (the modes kept; see the singular values of rom-info).";
   m.group = 0;
   m.needsMechanism = false;
   m.canStopEarly = false;

@@ -833,6 +833,11 @@ MethodInfo sindyMethod() {
   m.summary =
       "Sparse identification (STLS) of unknown force terms in the equations of motion from a library of "
       "candidate terms.";
+  m.defaultsAssume =
+      "independent coordinates from the mobility analysis and a polynomial library of degree 3 with sign "
+      "terms, "
+      "thresholded at 0.05: the terms that matter have coefficients above 0.05 in the data's units (with "
+      "--normalise, the threshold applies to columns scaled to unit RMS).";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;

@@ -31,7 +31,7 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
 TEST_CASE("default settings of node and ae are stored unchanged", "[rom][settings]") {
   CHECK(
       checkReducedModelSettings("node", OJson::object()).dump() ==
-      R"({"coordinates":"auto","inputs":"none","hidden":[256,256],"activation":"tanh","integrator":"rk4",)"
+      R"({"coordinates":"auto","inputs":"auto","hidden":[64,64],"activation":"tanh","integrator":"rk4",)"
       R"("epochs":400,"batch_size":32,"learning_rate":0.001,"decay":0.98,"min_learning_rate":0.0,)"
       R"("validation_fraction":0.1,"patience":0,"rollout_steps":1,"constraint_weight":1.0,"gradient_clip":0.0,)"
       R"("seed":1})");
@@ -131,7 +131,7 @@ TEST_CASE("settings of node and ae name the key and the wrong value", "[rom][set
   CHECK(message("node", {{"coordinates", OJson::array({"P.x", 3})}}) ==
         "node settings: coordinates must be an array of names, got 3");
   CHECK(message("node", {{"inputs", "all"}}) ==
-        "node settings: inputs must be \"none\" or \"external\", got \"all\"");
+        "node settings: inputs must be \"auto\", \"none\" or \"external\", got \"all\"");
   CHECK(message("node", {{"activation", "gelu"}}) ==
         "node settings: activation must be \"linear\", \"relu\", \"sigmoid\", \"tanh\", \"softplus\" or "
         "\"silu\", got \"gelu\"");

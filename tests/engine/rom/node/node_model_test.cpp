@@ -635,8 +635,15 @@ TEST_CASE("node with a parameter learns how the push changes the motion and inte
   Dataset data = makeDataset(model);
   for (int i = 0; i < 3; ++i) addRun(data, runs[static_cast<std::size_t>(i)]);  // F = 2.5 N is held out
   Monitor monitor;
-  const nlohmann::ordered_json base{{"hidden", {32, 32}},    {"epochs", 300}, {"batch_size", 32},
-                                    {"learning_rate", 3e-3}, {"decay", 0.98}, {"validation_fraction", 0.0}};
+  const nlohmann::ordered_json base{
+      {"hidden", {32, 32}},
+      {"epochs", 300},
+      {"batch_size", 32},
+      {"learning_rate", 3e-3},
+      {"decay", 0.98},
+      {"validation_fraction", 0.0},
+      // The push is told by the parameter alone, and the runs below give no load case.
+      {"inputs", "none"}};
   nlohmann::ordered_json withForce = base;
   withForce["parameters"] = {"force"};
   const auto rom = trainReducedModel("node", data, withForce, monitor, &model);
