@@ -12,6 +12,7 @@
 
 #include <filesystem>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
@@ -27,6 +28,28 @@ inline std::string tempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() /
           ("mbdrom_rom_test_" + std::to_string(::getpid()) + "_" + name))
       .string();
+}
+
+/// A 2 kg mass on a rail along x, held by an 800 N/m spring and a 4 N s/m damper (free
+/// length 1 m) to the fixed origin, gravity -z: for each (name, F) a load case pushing it
+/// along the rail by F sin(2 pi 1.5 t) [N], and "free". One degree of freedom, P.x.
+inline Model railOscillator(const std::vector<std::pair<std::string, double>>& pushes) {
+  std::string cases;
+  for (const auto& [name, force] : pushes)
+    cases += R"({"name": ")" + name + R"(", "loads": [{"name": "push", "type": "force", "point": "P",
+        "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": )" +
+             std::to_string(force) + R"(, "frequency": 1.5}}]}, )";
+  return Model(parseModelSpec(
+      R"({"format": "mbdrom-model", "version": 1, "name": "rail oscillator", "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
+    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
+    "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": 2}],
+    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
+                "point2": "P", "axis1": "x0"}],
+    "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1, "stiffness": [800],
+                        "damping": 4}],
+    "load_cases": [)" +
+      cases + R"({"name": "free", "loads": []}]})"));
 }
 
 /// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.

@@ -7,6 +7,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
+#include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
 
@@ -19,31 +20,10 @@ using OJson = nlohmann::ordered_json;
 
 namespace {
 
-// A mass of 2 kg on a rail along x, held by an 800 N/m spring and a 4 N s/m damper
-// (free length 1 m) to the fixed origin, pushed along the rail by F sin(2 pi 1.5 t):
-// F = 20 N to train on, 30 N and 14 N to run.
-std::string oscillator() {
-  auto push = [](const char* name, double force) {
-    return std::string(R"({"name": ")") + name +
-           R"(", "loads": [{"name": "push", "type": "force", "point": "P", "direction": [1, 0, 0],
-               "function": {"type": "sine", "amplitude": )" +
-           std::to_string(force) + R"(, "frequency": 1.5}}]})";
-  };
-  return std::string(
-             R"({"format": "mbdrom-model", "version": 1, "name": "rail oscillator", "gravity": [0, 0, -9.81],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
-    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
-    "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": 2}],
-    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
-                "point2": "P", "axis1": "x0"}],
-    "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1, "stiffness": [800],
-                        "damping": 4}],
-    "load_cases": [)") +
-         push("train", 20) + ", " + push("harder", 30) + ", " + push("softer", 14) + "]}";
-}
-
+// The rail oscillator pushed by F sin(2 pi 1.5 t): F = 20 N to train on ("train"), 30 N
+// ("harder") and 14 N ("softer") to run.
 const Model& railModel() {
-  static const Model model(parseModelSpec(oscillator()));
+  static const Model model = test::railOscillator({{"train", 20.0}, {"harder", 30.0}, {"softer", 14.0}});
   return model;
 }
 

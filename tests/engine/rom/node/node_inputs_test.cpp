@@ -16,21 +16,9 @@ using namespace mbdrom::test;
 
 namespace {
 
-// A 2 kg mass on a rail along x, an 800 N/m spring and a 4 N s/m damper to the
-// fixed origin, pushed along the rail by F sin(2 pi 1.5 t) ("push").
+// The rail oscillator pushed by F sin(2 pi 1.5 t) ("push").
 Model railOscillator(double force) {
-  return Model(parseModelSpec(
-      R"({"format": "mbdrom-model", "version": 1, "name": "rail oscillator", "gravity": [0, 0, -9.81],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
-    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
-    "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": 2}],
-    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
-                "point2": "P", "axis1": "x0"}],
-    "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1, "stiffness": [800],
-                        "damping": 4}],
-    "load_cases": [{"name": "push", "loads": [{"name": "push", "type": "force", "point": "P",
-        "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": )" +
-      std::to_string(force) + R"(, "frequency": 1.5}}]}, {"name": "free", "loads": []}]})"));
+  return mbdrom::test::railOscillator({{"push", force}});
 }
 
 // Runs at 10 N and 30 N, as a sweep over the amplitude writes them: each names the
