@@ -79,6 +79,10 @@ class ReducedModel {
   /// default): the method records no state ranges.
   virtual Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& qd) const;
+  /// Whether a run's loads enter the model's dynamics (the load case's f_ext): then the
+  /// training envelope also holds the forces seen in training. True by default; false for
+  /// a neural ODE without load inputs, and SINDy without the external forces as known.
+  virtual bool takesLoads() const { return true; }
   /// Names of the components of envelopeState, e.g. "x_r1", "xd_r1".
   virtual std::vector<std::string> envelopeLabels() const { return {}; }
   /// Ranges seen in training (known() false for files written before envelopes).

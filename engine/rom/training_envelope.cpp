@@ -88,7 +88,7 @@ TrainingEnvelope TrainingEnvelope::fromDataset(const ReducedModel& rom, const Da
     e.groups_.push_back(rangesOf("state", std::move(labels), state));
   }
 
-  if (complete(&DatasetRun::f_ext)) {
+  if (rom.takesLoads() && complete(&DatasetRun::f_ext)) {
     Eigen::MatrixXd inputs(dataset.runs.front().f_ext.rows(), samples);
     col = 0;
     for (const DatasetRun& run : dataset.runs) {

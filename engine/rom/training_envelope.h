@@ -12,7 +12,8 @@
 ///   latent coordinates and their rates; local PCA: the local coordinates of the
 ///   nearest cluster, one block per cluster);
 /// - "inputs": the generalized external force f_ext (gravity + loads) [N] on each
-///   natural coordinate;
+///   natural coordinate, for models whose dynamics take the run's loads
+///   (ReducedModel::takesLoads);
 /// - "parameters": the runs' parameters μ, by name.
 ///
 /// Distance of a point: the largest excess over the range, per unit of range,

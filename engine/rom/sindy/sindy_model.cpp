@@ -984,6 +984,10 @@ Eigen::VectorXd SindyModel::envelopeState(const Eigen::MatrixXd&, const Eigen::V
   return x;
 }
 
+bool SindyModel::takesLoads() const {
+  return knownForces(sindySettings_.knownForces).external;
+}
+
 std::vector<std::string> SindyModel::envelopeLabels() const {
   return reducedStateLabels(reducedDimension());
 }
