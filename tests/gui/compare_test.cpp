@@ -358,7 +358,7 @@ TEST_CASE(
   REQUIRE(row);
   CHECK(panel->metricsTable()->verticalHeaderItem(10)->text() == "training envelope");
   CHECK(row->text().startsWith("left at"));
-  CHECK(row->data(Qt::UserRole).toDouble() == c.summary.envelopeDistance);
+  CHECK(tableValue(panel->metricsTable(), 10, 1) == c.summary.envelopeDistance);
   CHECK(row->toolTip().contains("left its training envelope at t = "));
   CHECK(panel->metricsTable()->item(10, 0)->text() == "-");
   // The new reference run joined the project; the load case chosen for it stays chosen.

@@ -38,9 +38,8 @@ RunOptions options(const Model& model, const std::string& loadCase, double tEnd)
 
 Dataset trainingData(const Model& model) {
   Dataset d = makeDataset(model);
-  TrajectoryRecorder recorder;
-  simulate(model, options(model, "train", 4.0), recorder);
-  addRun(d, runFromSamples(recorder.samples(), "train 20 N", "train"));
+  addRun(d, runFromSamples(test::fullRun(model, "train", 4.0, test::tempPath("envelope_train.csv"), 0.01),
+                           "train 20 N", "train"));
   return d;
 }
 
