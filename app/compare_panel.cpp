@@ -580,8 +580,9 @@ void ComparePanel::showResult() {
                             tr("rel. RMSE at point [%]"),
                             tr("µs per step"),
                             tr("real-time factor"),
-                            tr("speed-up"),
-                            tr("training envelope")};
+                            tr("faster per sim. s"),
+                            tr("training envelope"),
+                            tr("step [ms]")};
   table_->clear();
   table_->setRowCount(static_cast<int>(rows.size()));
   table_->setColumnCount(static_cast<int>(r.runs.size()) + 1);
@@ -603,6 +604,10 @@ void ComparePanel::showResult() {
   put(8, 0, number(r.full.realTimeFactor), r.full.realTimeFactor);
   put(9, 0, QStringLiteral("1"), 1.0);
   put(10, 0, QStringLiteral("-"));
+  if (r.referenceInfo.dt > 0.0)
+    put(11, 0, number(r.referenceInfo.dt * 1e3), r.referenceInfo.dt * 1e3);
+  else
+    put(11, 0, tr("tolerance %1").arg(r.referenceInfo.tolerance));
   for (std::size_t k = 0; k < r.runs.size(); ++k) {
     const ReducedRunComparison& c = r.runs[k];
     const int col = static_cast<int>(k) + 1;
@@ -626,8 +631,12 @@ void ComparePanel::showResult() {
         timed ? c.summary.secondsPerStep * 1e6 : std::numeric_limits<double>::quiet_NaN());
     put(8, col, timed ? number(c.summary.realTimeFactor) : QStringLiteral("-"),
         timed ? c.summary.realTimeFactor : std::numeric_limits<double>::quiet_NaN());
+    // Wall time per simulated second at the same output rate: fair when the steps differ.
     put(9, col, c.speedUp > 0.0 ? number(c.speedUp, 3) + QStringLiteral("×") : QStringLiteral("-"),
         c.speedUp > 0.0 ? c.speedUp : std::numeric_limits<double>::quiet_NaN());
+    if (c.speedUp > 0.0 && c.speedUp < 1.0) table_->item(9, col)->setForeground(QColor(192, 57, 43));
+    put(11, col, c.summary.dt > 0.0 ? number(c.summary.dt * 1e3) : QStringLiteral("-"),
+        c.summary.dt > 0.0 ? c.summary.dt * 1e3 : std::numeric_limits<double>::quiet_NaN());
     // How far the run went outside what its model was trained on (the value: the largest distance).
     const RomSimulationSummary& e = c.summary;
     put(10, col,
@@ -645,6 +654,11 @@ void ComparePanel::showResult() {
     if (r.runs[k].status != RunStatus::Completed)
       summary += tr(" %1 stopped early: %2 (partial curve kept).")
                      .arg(r.names[static_cast<int>(k)], QString::fromStdString(r.runs[k].message));
+  for (std::size_t k = 0; k < r.runs.size(); ++k)
+    if (r.runs[k].speedUp > 0.0 && r.runs[k].speedUp < 1.0)
+      summary += tr(" %1 is slower than the full model per simulated second (%2×): not worth running in its "
+                    "place.")
+                     .arg(r.names[static_cast<int>(k)], number(r.runs[k].speedUp, 3));
   for (std::size_t k = 0; k < r.runs.size(); ++k)
     if (r.runs[k].summary.leftEnvelope())
       summary += tr(" %1 left its training envelope at t = %2 s: its results from there on are extrapolated.")

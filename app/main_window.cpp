@@ -23,6 +23,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/speed_check.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
 #include "widgets/model_tree.h"
@@ -1284,8 +1285,20 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
         const int index = static_cast<int>(doc_->models().size()) - 1;
         const QString stored = QString::fromStdString(doc_->models().back().record.name);
         const QString figure = ModelsPanel::keyFigure(*doc_, index);
-        training_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure));
+        // Whether it is worth running: its speed against the full model, measured after training.
+        const QString speed = QString::fromStdString(speedCheckText(**result));
+        training_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure) +
+                                         (speed.isEmpty() ? QString() : QStringLiteral("; ") + speed));
         log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
+        if (!speed.isEmpty()) {
+          const auto it = (*result)->metrics().find("speed_check");
+          const bool slower = it != (*result)->metrics().end() && it->value("speed_up", 0.0) > 0.0 &&
+                              it->value("speed_up", 0.0) < 1.0;
+          if (slower)
+            log_->warning(tr("Model \"%1\" is %2").arg(stored, speed));
+          else
+            log_->info(tr("Model \"%1\": %2").arg(stored, speed));
+        }
       });
   training_->addJob(*id, title, MethodRegistry::global().at(method.toStdString()).canStopEarly);
   trainingDock_->show();

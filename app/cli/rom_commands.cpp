@@ -11,6 +11,7 @@
 #include "engine/rom/model_comparison.h"
 #include "engine/rom/pca/pca_model.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/speed_check.h"
 
 #include <atomic>
 #include <chrono>
@@ -38,7 +39,9 @@ const char* const kRomSimulateUsage =
     "Runs a trained reduced model under a load case of MODEL (the mechanism it was\n"
     "trained for) from the first sample of its first training run, and writes the\n"
     "back-projected trajectory in the full model's CSV format. Defaults: T = 1 s,\n"
-    "DT = 0.001 s, H = 0.01 s (0: every step). Prints cost per step and real-time factor.\n"
+    "H = 0.01 s (0: every step), DT = the model's own step: the spacing of its training\n"
+    "samples (rom-info shows it; lower for POD and local PCA where their explicit scheme\n"
+    "needs it), cut to divide H. Prints the cost per step and per simulated second.\n"
     "  --parameter NAME=V  value of a parameter of the model (node --parameter), one option\n"
     "               per parameter; every parameter needs one (a warning outside the trained range)\n"
     "  --outside    what a run does when it leaves the model's training envelope (the ranges\n"
@@ -48,10 +51,12 @@ const char* const kRomSimulateUsage =
     "  --envelope-margin X  distance outside the envelope, in units of the training range,\n"
     "               that still counts as inside (default 0.1: a tenth of a range past its edge)\n"
     "  --benchmark  also compares with the full model as the workbench's Compare dock does:\n"
-    "               the full model on the same load case, span, step and output interval,\n"
-    "               then the reduced model again from its first state; prints the cost per\n"
-    "               step of both, the speed-up and the reduced run's error (a failing full\n"
-    "               model is named as the reference run; the reduced run is written)\n";
+    "               the full model on the same load case, span and output interval (at --dt\n"
+    "               when given, else error-controlled at the simulate command's default\n"
+    "               tolerance), then the reduced model again from its first state at its own\n"
+    "               step; prints the wall time per simulated second of both, the speed-up\n"
+    "               (their ratio: fair when the steps differ) and the reduced run's error (a\n"
+    "               failing full model is named as the reference run; the reduced run is written)\n";
 const char* const kRomInfoUsage =
     "usage: mbdrom-cli rom-info ROM.json\n\n"
     "Method, mechanism (name and hash), settings, reduced matrices, training envelope and\n"
@@ -200,6 +205,8 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
   const MethodInfo* method = MethodRegistry::global().find(rom.method());
   out << (method && method->trainedReport ? method->trainedReport(rom) : trainedMetricsText(rom));
   out << "training envelope " << envelopeText(rom.envelope()) << "\n";
+  out << "own step " << rom.ownStep() << " s\n";
+  if (const std::string speed = speedCheckText(rom); !speed.empty()) out << "speed " << speed << "\n";
   out << "written " << outPath << "\n";
 }
 
@@ -289,7 +296,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   TrainingOutcome outcome;
   if (method.trainRequest) {
     outcome = method.trainRequest(request, monitor);
-    if (outcome.model) outcome.model->recordEnvelope(request.dataset);
+    if (outcome.model) outcome.model->finishTraining(request.dataset, model.get(), &monitor);
   } else
     outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, model.get());
   if (trainInterrupted.load()) throw Cancelled();
@@ -339,9 +346,9 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   checkOutputPath(outPath, {romPath, a.value("--model")});
   RunOptions o;
   o.tEnd = a.number("--t-end", 1.0);
-  o.integrator.dt = a.number("--dt", 1e-3);
+  o.integrator.dt = a.has("--dt") ? a.number("--dt", 0.0) : 0.0;  // 0: the model's own step
   o.outputDt = a.number("--output-dt", 0.01);
-  if (!(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0");
+  if (a.has("--dt") && !(o.integrator.dt > 0.0)) throw UsageError("--dt must be > 0");
   if (o.tEnd < 0.0) throw UsageError("--t-end must be >= 0");
   if (o.outputDt < 0.0) throw UsageError("--output-dt must be >= 0");
   const std::string outside = a.has("--outside") ? a.value("--outside") : "warn";
@@ -376,10 +383,12 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   }
   out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""
       << model.spec().name << "\"\n";
-  out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd << " s ("
-      << s.samples << " samples)\n";
+  out << "steps                  " << s.steps << " of " << s.dt << " s"
+      << (a.has("--dt") ? "" : " (its own step)") << " to t = " << s.tEnd << " s (" << s.samples
+      << " samples)\n";
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s ("
-      << s.secondsPerStep * 1e6 << " us per step, output excluded)\n";
+      << s.secondsPerStep * 1e6 << " us per step, " << (s.realTimeFactor > 0.0 ? 1e3 / s.realTimeFactor : 0.0)
+      << " ms per simulated second, output excluded)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
@@ -393,6 +402,10 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     full.parameters.clear();
     full.q0.resize(0);
     full.qd0.resize(0);
+    if (!a.has("--dt")) {
+      full.integrator.dt = IntegratorOptions{}.dt;  // the first step's scale; the tolerance steers
+      full.integrator.tolerance = kDefaultTolerance;
+    }
     TrajectoryRecorder reference;
     ModelComparison c;
     try {
@@ -402,12 +415,20 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
       return 1;
     }
     const ReducedRunComparison& r = c.runs.front();
-    out << "full model             " << std::setprecision(4) << c.full.secondsPerStep * 1e6
-        << " us per step, real-time factor " << c.full.realTimeFactor << "\n";
-    out << "reduced model          " << r.summary.secondsPerStep * 1e6
-        << " us per step from the full model's "
-        << "first state" << (r.status == RunStatus::Completed ? "" : " (" + r.message + ")") << "\n";
-    out << "speed-up               " << r.speedUp << " x per step\n";
+    const auto perSimulatedSecond = [](double realTimeFactor) {
+      return realTimeFactor > 0.0 ? 1e3 / realTimeFactor : 0.0;
+    };
+    out << "full model             " << std::setprecision(4) << perSimulatedSecond(c.full.realTimeFactor)
+        << " ms per simulated second (" << c.full.steps << " steps, " << c.full.secondsPerStep * 1e6
+        << " us per step)\n";
+    out << "reduced model          " << perSimulatedSecond(r.summary.realTimeFactor)
+        << " ms per simulated second (" << r.summary.steps << " steps of " << r.summary.dt << " s, "
+        << r.summary.secondsPerStep * 1e6 << " us per step) from the full model's first state"
+        << (r.status == RunStatus::Completed ? "" : " (" + r.message + ")") << "\n";
+    out << "speed-up               " << r.speedUp << " x per simulated second at the same output rate\n";
+    if (r.status == RunStatus::Completed && r.speedUp > 0.0 && r.speedUp < 1.0)
+      err << "mbdrom-cli rom-simulate: warning: the reduced model (" << rom->method()
+          << ") is slower than the full model per simulated second (" << r.speedUp << " x)\n";
     if (r.compared)
       out << "against the full model " << r.comparison.overall.relativeRmse * 100.0
           << " % relative RMSE, max " << r.comparison.overall.maxError << " m over every point\n";
@@ -431,6 +452,8 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (const MethodInfo* method = MethodRegistry::global().find(rom->method()); method && method->infoText)
     out << method->infoText(*rom);
   out << "envelope     " << envelopeText(rom->envelope()) << "\n";
+  out << "own step     " << rom->ownStep() << " s (the step of a run that does not set --dt)\n";
+  if (const std::string speed = speedCheckText(*rom); !speed.empty()) out << "speed        " << speed << "\n";
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items())
     out << "  " << std::left << std::setw(30) << key << value.dump() << "\n";

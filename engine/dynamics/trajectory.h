@@ -88,6 +88,14 @@ class TrajectorySink {
   virtual void end(RunStatus status, const std::string& message) = 0;
 };
 
+/// A sink whose samples go nowhere: for runs whose cost alone counts.
+class NullSink final : public TrajectorySink {
+ public:
+  void begin(const Model&, const RunInfo&) override {}
+  void write(const Sample&) override {}
+  void end(RunStatus, const std::string&) override {}
+};
+
 /// Keeps every sample in memory (memory grows with the number of samples:
 /// choose the output interval accordingly).
 class TrajectoryRecorder : public TrajectorySink {

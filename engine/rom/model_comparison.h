@@ -32,7 +32,9 @@ struct ReducedRunComparison {
   TrajectoryComparison comparison;
   bool compared = false;
   std::string compareError;
-  double speedUp = 0.0;  ///< full model's seconds per step / reduced seconds per step; 0 when unknown
+  /// Wall time per simulated second of the full model / that of the reduced model (the ratio
+  /// of real-time factors, fair when the steps differ); 0 when unknown or the run stopped early.
+  double speedUp = 0.0;
 };
 
 /// Cost of the full model under given conditions (samples discarded).
@@ -46,8 +48,9 @@ struct FullModelTiming {
 /// its cost. Throws what simulate() throws (Cancelled, SolverError, InputError).
 FullModelTiming timeFullModel(const Model& model, const RunOptions& options, Monitor* monitor = nullptr);
 
-/// The reduced-run options that reproduce a reference run: its load case,
-/// end time, step, output interval and initial state (q0, qd0 of its first sample).
+/// The reduced-run options that reproduce a reference run: its load case, end time,
+/// output interval and initial state (q0, qd0 of its first sample); the step is left
+/// to each reduced model (dt = 0: ReducedModel::stepFor of the output interval).
 /// `info` and `first` describe the reference; throws InputError for an unknown load case.
 RunOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Sample& first);
 
@@ -55,10 +58,10 @@ RunOptions reducedOptionsFor(const Model& model, const RunInfo& info, const Samp
 /// table of `model`) on `points` (empty: every shared point). A diverging or failing
 /// reduced run is not an error: its samples so far are compared and `status`/`message`
 /// say where it stopped. Throws Cancelled when the monitor stops it, InputError when
-/// `rom` belongs to another mechanism. `fullSecondsPerStep` (0: unknown) gives the speed-up.
+/// `rom` belongs to another mechanism. `fullRealTimeFactor` (0: unknown) gives the speed-up.
 ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel& rom,
                                          const TrajectoryTable& reference, const RunOptions& options,
-                                         const std::vector<std::string>& points, double fullSecondsPerStep,
+                                         const std::vector<std::string>& points, double fullRealTimeFactor,
                                          Monitor* monitor = nullptr);
 
 /// A reduced model to compare, with the values of its parameters μ (empty: none).

@@ -9,8 +9,10 @@
 #include "engine/core/json_reader.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/speed_check.h"
 
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <fstream>
 
@@ -60,6 +62,48 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
   }
   metrics_["training_runs"] = runs;
   metrics_["samples"] = dataset.samples();
+  std::vector<double> spacings;
+  for (const DatasetRun& r : dataset.runs)
+    if (r.samples() > 1) spacings.push_back((r.t(r.samples() - 1) - r.t(0)) / (r.samples() - 1));
+  if (!spacings.empty()) {
+    std::nth_element(spacings.begin(), spacings.begin() + static_cast<std::ptrdiff_t>(spacings.size() / 2),
+                     spacings.end());
+    metrics_["sample_spacing"] = spacings[spacings.size() / 2];
+  }
+}
+
+void ReducedModel::finishTraining(const Dataset& dataset, const Model* model, Monitor* monitor) {
+  recordEnvelope(dataset);
+  if (!model) return;
+  if (monitor) monitor->reportNow({"speed check against the full model", 0, 1, {}});
+  metrics_["speed_check"] = checkSpeed(*model, *this, dataset, monitor).toJson();
+}
+
+double ReducedModel::ownStep() const {
+  // Older files (and hand-written ones) without the spacing step at the former default.
+  const auto it = metrics_.find("sample_spacing");
+  if (it != metrics_.end() && it->is_number()) {
+    const double h = it->get<double>();
+    if (h > 0.0 && std::isfinite(h)) return h;
+  }
+  return 1e-3;
+}
+
+double ReducedModel::stepFor(double outputDt) const {
+  const double h = ownStep();
+  if (!(outputDt > 0.0) || !std::isfinite(outputDt) || outputDt <= h) return outputDt > 0.0 ? outputDt : h;
+  return outputDt / std::ceil(outputDt / h - 1e-9);
+}
+
+RunOptions ReducedModel::resolveStep(const RunOptions& options) const {
+  RunOptions o = options;
+  if (o.integrator.dt == 0.0 && o.integrator.tolerance == 0.0) o.integrator.dt = stepFor(o.outputDt);
+  return o;
+}
+
+RomSimulationSummary ReducedModel::simulate(const Model& model, const RunOptions& options,
+                                            TrajectorySink& sink, Monitor* monitor) const {
+  return simulateAtStep(model, resolveStep(options), sink, monitor);
 }
 
 OJson ReducedModel::toJson() const {
@@ -81,7 +125,7 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
   const MethodInfo& info = MethodRegistry::global().at(method);
   // Every method's trainer gets its settings checked and complete.
   std::unique_ptr<ReducedModel> rom = info.train(dataset, info.checkSettings(settings), monitor, model);
-  rom->recordEnvelope(dataset);
+  rom->finishTraining(dataset, model, &monitor);
   return rom;
 }
 
@@ -139,6 +183,10 @@ void checkMetrics(const OJson& m, const std::string& source) {
       if (!v.is_string()) fail(key, "a string");
     } else if (key == "relative_reconstruction_error" || key == "samples") {
       if (!v.is_number()) fail(key, "a number");
+    } else if (key == "sample_spacing") {
+      if (!v.is_number() || !(v.get<double>() > 0.0)) fail(key, "a number > 0 [s]");
+    } else if (key == "speed_check") {
+      (void)SpeedCheck::fromJson(v, source);
     }
   }
   if (m.contains("coordinate_choice") && !m.contains("coordinates"))

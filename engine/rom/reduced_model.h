@@ -48,6 +48,8 @@ struct RomSimulationSummary : RunSummary {
   double envelopeLeftAt = -1.0;
   /// The component of the largest distance, e.g. "input force on W.z"; empty when inside.
   std::string envelopeWorst;
+  /// The step the run took [s] (ReducedModel::stepFor when the run left it to the model).
+  double dt = 0.0;
   /// The margin the run was judged with (RunOptions::envelopeMargin).
   double envelopeMargin = kDefaultEnvelopeMargin;
   /// True when the run left its envelope (distance above the margin at some sample).
@@ -89,14 +91,30 @@ class ReducedModel {
   const TrainingEnvelope& envelope() const { return envelope_; }
   /// Records the envelope of the data it was trained on (trainReducedModel does it).
   void recordEnvelope(const Dataset& dataset) { envelope_ = TrainingEnvelope::fromDataset(*this, dataset); }
+  /// What every method does after its training on `dataset`: records the training
+  /// envelope and, given the mechanism `model`, the speed check against the full model
+  /// (metric "speed_check", speed_check.h). Throws Cancelled when `monitor` stops it.
+  void finishTraining(const Dataset& dataset, const Model* model, Monitor* monitor);
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
-  /// samples to `sink` (begin, write..., end). Throws InputError when `model` is not
-  /// the mechanism it was trained for (checkMechanism) or for bad options,
+  /// samples to `sink` (begin, write..., end). A step options.integrator.dt of 0 leaves
+  /// the step to the model: stepFor(options.outputDt). Throws InputError when `model` is
+  /// not the mechanism it was trained for (checkMechanism) or for bad options,
   /// SolverError on divergence (naming the time), Cancelled when the monitor stops it;
-  /// the sink has every sample up to then.
-  virtual RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                        Monitor* monitor = nullptr) const = 0;
+  /// the sink has every sample up to then. The summary's `dt` is the step taken.
+  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                Monitor* monitor = nullptr) const;
+  /// The step [s] the model takes when a run leaves it the choice: the spacing of the
+  /// samples it was trained on (the step a neural ODE learned, the rate SINDy's
+  /// derivatives were fitted at), lowered where the method's integrator needs it (the
+  /// stability limit of POD's and local PCA's explicit scheme); 1 ms for a file written
+  /// before the spacing was recorded.
+  virtual double ownStep() const;
+  /// The largest step <= ownStep() [s] that divides the output interval `outputDt` [s]
+  /// (0: every step, ownStep()), so samples land on the output times.
+  double stepFor(double outputDt) const;
+  /// `options` with a step of 0 resolved to stepFor(options.outputDt); other steps as given.
+  RunOptions resolveStep(const RunOptions& options) const;
 
   /// Mechanism it was trained for.
   const std::string& mechanismName() const { return mechanismName_; }
@@ -116,10 +134,14 @@ class ReducedModel {
   nlohmann::ordered_json toJson() const;
 
  protected:
+  /// simulate() at the resolved step (options.integrator.dt > 0): the method's run.
+  virtual RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options,
+                                              TrajectorySink& sink, Monitor* monitor) const = 0;
   /// Method part: "normalisation" and "matrices" (and anything else it needs).
   virtual void writeMethodJson(nlohmann::ordered_json& j) const = 0;
   /// After training on `dataset`: mechanism name and hash, time stamp, settings, and the
-  /// metrics "training_runs" (name, load case, samples of each) and "samples".
+  /// metrics "training_runs" (name, load case, samples of each), "samples" and
+  /// "sample_spacing" (the median spacing of the runs' samples [s]).
   void stampTraining(const Dataset& dataset, nlohmann::ordered_json settings);
 
   std::string mechanismName_;

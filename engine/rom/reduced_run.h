@@ -111,6 +111,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom
                 "a stepper is a final class derived from ReducedStepper");
   const std::string method = rom.method();
   RomSimulationSummary summary;
+  summary.dt = o.integrator.dt;
   internal::ReducedRunOutput output(model, rom, o, sink, summary);
   sink.begin(model, plan.info);
   const auto wall0 = std::chrono::steady_clock::now();

@@ -8,6 +8,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/compare.cpp
   rom/model_comparison.cpp
   rom/rom_support.cpp
+  rom/speed_check.cpp
   rom/training_envelope.cpp
 )
 # A method is a folder of its own (engine/rom/<method>/, registered in

@@ -76,8 +76,8 @@ class MeanModel : public mbdrom::ReducedModel {
   }
   std::string method() const override { return method_; }
   int reducedDimension() const override { return static_cast<int>(mean_.size()); }
-  mbdrom::RomSimulationSummary simulate(const mbdrom::Model&, const mbdrom::RunOptions&,
-                                        mbdrom::TrajectorySink&, mbdrom::Monitor*) const override {
+  mbdrom::RomSimulationSummary simulateAtStep(const mbdrom::Model&, const mbdrom::RunOptions&,
+                                              mbdrom::TrajectorySink&, mbdrom::Monitor*) const override {
     throw mbdrom::InputError("a mean position does not move");
   }
   const Eigen::VectorXd& mean() const { return mean_; }

@@ -764,8 +764,8 @@ class AeStepper final : public ReducedStepper {
 
 }  // namespace
 
-RomSimulationSummary AeModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                       Monitor* monitor) const {
+RomSimulationSummary AeModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                             Monitor* monitor) const {
   checkMechanism(model);
   const int nr = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());

@@ -122,9 +122,6 @@ class AeModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
-  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                Monitor* monitor = nullptr) const override;
-
   /// Minimal coordinates of q: f_enc(q). q [m, -], size nq; result size nr [-].
   Eigen::VectorXd encode(const Eigen::VectorXd& q) const;
   /// Natural coordinates of x_r: f_dec(x_r). x_r size nr; result [m, -], size nq.
@@ -160,6 +157,8 @@ class AeModel : public ReducedModel {
   double potentialOffset() const { return potentialOffset_; }
 
  protected:
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                      Monitor* monitor) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:

@@ -596,8 +596,8 @@ class NodeStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary NodeModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                         Monitor* monitor) const {
+RomSimulationSummary NodeModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                               Monitor* monitor) const {
   checkMechanism(model);
   const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method(), nodeSettings_.parameters);

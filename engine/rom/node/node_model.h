@@ -107,9 +107,6 @@ class NodeModel : public ReducedModel {
   /// Number of load inputs u (nq with inputs "external", else 0); the network's
   /// further inputs are the parameters μ.
   int loadInputs() const { return dynamics_.inputs() - static_cast<int>(nodeSettings_.parameters.size()); }
-  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                Monitor* monitor = nullptr) const override;
-
   const NodeDynamics& dynamics() const { return dynamics_; }
   /// Coordinate indices of the state (all natural coordinates when not independent;
   /// empty with latent coordinates).
@@ -122,6 +119,8 @@ class NodeModel : public ReducedModel {
   const NodeSettings& nodeSettings() const { return nodeSettings_; }
   /// Sample spacing of the training data [s].
   double sampleSpacing() const { return h_; }
+  /// The spacing it was trained at: the step its network learned.
+  double ownStep() const override { return h_ > 0.0 ? h_ : ReducedModel::ownStep(); }
 
   /// A run of the model's mechanism in the NODE's coordinates and its rollout from
   /// the first sample, as training measures it: both 2n x N ([q; q̇] per column).
@@ -134,6 +133,8 @@ class NodeModel : public ReducedModel {
   RunRollout rolloutOfRun(const Model& model, const DatasetRun& run) const;
 
  protected:
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                      Monitor* monitor) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:

@@ -426,6 +426,10 @@ void PcaModel::buildTransitions() {
     }
 }
 
+double PcaModel::ownStep() const {
+  return std::min(ReducedModel::ownStep(), 0.5 * stabilityDt());
+}
+
 double PcaModel::stabilityDt() const {
   double dt = std::numeric_limits<double>::infinity();
   for (const PcaCluster& c : clusters_) {
@@ -522,8 +526,8 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
   return rom;
 }
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                        Monitor* monitor) const {
+RomSimulationSummary PcaModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                              Monitor* monitor) const {
   PcaRunLog log;
   log.keepSampleClusters = false;
   return simulate(model, o, sink, monitor, log);
@@ -719,9 +723,10 @@ class PcaStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
+RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                         Monitor* monitor, PcaRunLog& log) const {
   checkMechanism(model);
+  const RunOptions o = resolveStep(options);
   const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
   const double dtMax = stabilityDt();
   if (o.integrator.dt >= dtMax)

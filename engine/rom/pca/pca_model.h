@@ -172,8 +172,7 @@ class PcaModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
-  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                Monitor* monitor = nullptr) const override;
+  using ReducedModel::simulate;
   /// simulate() that also records the cluster of every sample and every switch in `log`.
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor, PcaRunLog& log) const;
@@ -186,8 +185,12 @@ class PcaModel : public ReducedModel {
   int nearestCluster(const Eigen::VectorXd& q) const;
   /// Largest stable step of the explicit scheme over all clusters [s] (infinity without stiffness).
   double stabilityDt() const;
+  /// The training samples' spacing, or half the stability limit when that is smaller.
+  double ownStep() const override;
 
  protected:
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                      Monitor* monitor) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:

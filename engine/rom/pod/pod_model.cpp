@@ -135,6 +135,10 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   return rom;
 }
 
+double PodModel::ownStep() const {
+  return std::min(ReducedModel::ownStep(), 0.5 * stabilityDt());
+}
+
 double PodModel::stabilityDt() const {
   // Central difference / Algorithm 1: dt < 2 / omega_max of M_r x'' + K_r x = 0.
   const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(K_r_, M_r_);
@@ -257,8 +261,8 @@ class PodStepper final : public ReducedStepper {
 
 }  // namespace
 
-RomSimulationSummary PodModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                        Monitor* monitor) const {
+RomSimulationSummary PodModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                              Monitor* monitor) const {
   checkMechanism(model);
   const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
   const bool implicit = podSettings_.integrator == "newmark";

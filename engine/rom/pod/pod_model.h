@@ -73,9 +73,6 @@ class PodModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
-  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                Monitor* monitor = nullptr) const override;
-
   /// Basis in natural coordinates [m or - per unit q_r], nq x nr.
   const Eigen::MatrixXd& basis() const { return Phi_; }
   /// Mean of the data mu [m, -], size nq.
@@ -91,6 +88,8 @@ class PodModel : public ReducedModel {
   const Eigen::VectorXd& singularValues() const { return sigma_; }
   /// Largest stable step of the explicit scheme [s] (infinity without stiffness).
   double stabilityDt() const;
+  /// The training samples' spacing, or half the stability limit when that is smaller.
+  double ownStep() const override;
 
   /// Reduced coordinates of full coordinates q: V^T S (q - mu).
   Eigen::VectorXd project(const Eigen::VectorXd& q) const;
@@ -101,6 +100,8 @@ class PodModel : public ReducedModel {
   const Eigen::VectorXd& initialReducedVelocity() const { return qdr0_; }
 
  protected:
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                      Monitor* monitor) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:

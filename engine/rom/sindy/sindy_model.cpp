@@ -531,8 +531,8 @@ class SindyStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary SindyModel::simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                          Monitor* monitor) const {
+RomSimulationSummary SindyModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                                Monitor* monitor) const {
   checkMechanism(model);
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
   // Friction columns follow the model's friction elements by name; a user column is

@@ -101,9 +101,6 @@ class SindyModel : public ReducedModel {
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
   bool takesLoads() const override;
-  RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                Monitor* monitor = nullptr) const override;
-
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
   const StlsResult& result() const { return result_; }
   /// Coefficient table in seed 004's layout (terms as columns, coordinates as rows).
@@ -112,6 +109,8 @@ class SindyModel : public ReducedModel {
   std::string equations() const { return sindyEquations(result_); }
 
  protected:
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                      Monitor* monitor) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:

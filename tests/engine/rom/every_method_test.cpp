@@ -123,6 +123,24 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
     CHECK(finite);
     CHECK(summary.steps > 0);
 
+    // Left to choose, it steps at its own step (the training samples' 10 ms, or less where
+    // its integrator needs it) on the output grid; training timed it against the full model.
+    CHECK(loaded->ownStep() > 0.0);
+    CHECK(loaded->ownStep() <= 0.01 + 1e-12);
+    o.integrator.dt = 0.0;
+    TrajectoryRecorder own;
+    const RomSimulationSummary ownSummary = loaded->simulate(p.model, o, own);
+    CHECK(ownSummary.dt == Approx(loaded->stepFor(0.01)));
+    CHECK(own.samples().size() == recorder.samples().size());
+    const auto speed = loaded->metrics().find("speed_check");
+    REQUIRE(speed != loaded->metrics().end());
+    // A figure, or why there is none (the smoke-trained auto-encoder leaves its training range
+    // at 0.42 s of the check's 0.5 s of its own training run, and the check says so).
+    const std::string failure = speed->value("failure", "");
+    CHECK((speed->value("speed_up", 0.0) > 0.0) == failure.empty());
+    if (m.name != "ae") CHECK(failure.empty());
+    o.integrator.dt = 1e-3;
+
     // Its training envelope: recorded and kept by the file; the run above, from the
     // training run's start under its load, stays inside. Started on the way down 2.5 times
     // as fast as training ever went, the run says at once that it left, naming

@@ -36,8 +36,8 @@ class FirstRunReplay : public ReducedModel {
   }
   std::string method() const override { return "first_run_replay"; }
   int reducedDimension() const override { return 0; }
-  RomSimulationSummary simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                Monitor* monitor) const override {
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                      Monitor* monitor) const override {
     checkMechanism(model);
     const ReducedRunPlan plan = planReducedRun(model, o, q_.rows(), method());
     Stepper stepper(*this);

@@ -30,8 +30,8 @@ class ReplayThenDiverge : public ReducedModel {
     const std::lock_guard<std::mutex> lock(mutex_);
     return last_;
   }
-  RomSimulationSummary simulate(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                Monitor*) const override {
+  RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                      Monitor*) const override {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       last_ = o.parameters;

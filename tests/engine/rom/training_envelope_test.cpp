@@ -53,7 +53,8 @@ class FirstCoordinate final : public ReducedModel {
     return Eigen::Vector2d(q(0), qd(0));
   }
   std::vector<std::string> envelopeLabels() const override { return reducedStateLabels(1, {"P.x"}); }
-  RomSimulationSummary simulate(const Model&, const RunOptions&, TrajectorySink&, Monitor*) const override {
+  RomSimulationSummary simulateAtStep(const Model&, const RunOptions&, TrajectorySink&,
+                                      Monitor*) const override {
     return {};
   }
 

@@ -1,0 +1,48 @@
+#pragma once
+/// @file
+/// The end-of-training speed check: a reduced model is only worth running when it is
+/// faster than the full model it reduces. Both run the first training run's load case
+/// from its first state at the training output rate, the full model error-controlled
+/// (the simulate command's default tolerance), the reduced model at its own step; the
+/// figure is wall time per simulated second, fair when the steps differ.
+
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+
+namespace mbdrom {
+
+/// What the speed check measured.
+struct SpeedCheck {
+  std::string run;                ///< training run whose conditions were used
+  double simulatedSeconds = 0.0;  ///< span of both runs [s]
+  double outputInterval = 0.0;    ///< output interval of both runs [s]
+  double step = 0.0;              ///< the reduced model's own step [s]
+  double fullPerSecond = 0.0;     ///< full model: wall time per simulated second [s/s]
+  double reducedPerSecond = 0.0;  ///< reduced model: wall time per simulated second [s/s]
+  double speedUp = 0.0;           ///< fullPerSecond / reducedPerSecond; 0 when not measured
+  std::string failure;            ///< why it was not measured (a run that failed), empty when it was
+
+  nlohmann::ordered_json toJson() const;
+  /// Reads the "speed_check" metric; throws FileError naming `source` for a wrong shape.
+  static SpeedCheck fromJson(const nlohmann::ordered_json& j, const std::string& source);
+};
+
+/// Runs the check for `rom`, trained on `dataset` of `model`, over at most `span` seconds
+/// of the first run; `monitor` (may be null) cancels it. A run that fails is a result
+/// (SpeedCheck::failure), not an error; throws Cancelled when the monitor stops it.
+SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                      Monitor* monitor = nullptr, double span = 0.5);
+
+/// "11.2x faster than the full model per simulated second (1.5 ms against 17 ms, its own
+/// step 5 ms, run \"sweep_1\")", "2.5x slower than the full model per simulated second
+/// (...)" or why it was not measured; empty when the model has no speed check (trained
+/// without its mechanism, or before the check existed).
+std::string speedCheckText(const ReducedModel& rom);
+
+}  // namespace mbdrom

@@ -1,0 +1,133 @@
+// A reduced model's own step and the end-of-training speed check: a run left to
+// choose its step takes the spacing the model was trained at, on the output grid;
+// training measures wall time per simulated second against the full model.
+
+#include "engine/rom/speed_check.h"
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/rom/reduced_model.h"
+
+#include "tests/engine/rom/replay_model.h"
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+// The rail oscillator pushed at 30 N, sampled every 10 ms for 1.2 s.
+struct RailData {
+  Model model = railOscillator({{"push", 30.0}});
+  std::vector<Sample> samples = fullRun(model, "push", 1.2, tempPath("speed_push.csv"), 0.01);
+  Dataset dataset() const {
+    Dataset d = makeDataset(model);
+    addRun(d, runFromSamples(samples, "push run", "push"));
+    return d;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a run left to choose its step takes the training spacing, cut to divide the output interval",
+          "[speed_check_test]") {
+  const RailData r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  REQUIRE(pod->metrics().at("sample_spacing").get<double>() == Approx(0.01));
+  REQUIRE(pod->ownStep() == Approx(0.01));  // the oscillator (f = 3.2 Hz) is far from POD's stability limit
+  CHECK(pod->stepFor(0.02) == Approx(0.01));
+  CHECK(pod->stepFor(0.015) == Approx(0.0075));  // two steps per sample
+  CHECK(pod->stepFor(0.004) == Approx(0.004));   // never beyond the output interval
+  CHECK(pod->stepFor(0.0) == Approx(0.01));      // every step written: its own
+
+  RunOptions o;
+  o.loadCase = r.model.findLoadCase("push");
+  o.tEnd = 0.3;
+  o.outputDt = 0.015;
+  o.integrator.dt = 0.0;
+  TrajectoryRecorder recorder;
+  const RomSimulationSummary s = pod->simulate(r.model, o, recorder);
+  CHECK(s.dt == Approx(0.0075));
+  CHECK(s.steps == 40);
+  REQUIRE(recorder.samples().size() == 21);
+  for (std::size_t k = 0; k < recorder.samples().size(); ++k)
+    CHECK(recorder.samples()[k].t == Approx(0.015 * static_cast<double>(k)).margin(1e-12));
+
+  // A step given is kept.
+  o.integrator.dt = 0.0025;
+  TrajectoryRecorder given;
+  CHECK(pod->simulate(r.model, o, given).dt == 0.0025);
+  CHECK(given.samples().size() == 21);
+}
+
+TEST_CASE("a trained file without the sample spacing steps at 1 ms", "[speed_check_test]") {
+  const RailData r;
+  Monitor monitor;
+  OJson j = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model)->toJson();
+  j["metrics"].erase("sample_spacing");
+  j["metrics"].erase("speed_check");
+  const auto old = reducedModelFromJson(j, "old.json");
+  CHECK(old->ownStep() == 1e-3);
+  CHECK(speedCheckText(*old).empty());
+}
+
+TEST_CASE("training measures the reduced model's wall time per simulated second against the full model's",
+          "[speed_check_test]") {
+  const RailData r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  REQUIRE(pod->metrics().contains("speed_check"));
+  const SpeedCheck c = SpeedCheck::fromJson(pod->metrics().at("speed_check"), "test");
+  CHECK(c.failure.empty());
+  CHECK(c.run == "push run");
+  CHECK(c.simulatedSeconds == Approx(0.5));  // at most 0.5 s of the 1.2 s run
+  CHECK(c.outputInterval == Approx(0.01));
+  CHECK(c.step == Approx(pod->ownStep()));
+  CHECK(c.fullPerSecond > 0.0);
+  CHECK(c.reducedPerSecond > 0.0);
+  CHECK(c.speedUp == Approx(c.fullPerSecond / c.reducedPerSecond));
+  const std::string text = speedCheckText(*pod);
+  CHECK_THAT(text, Catch::Contains(c.speedUp >= 1.0 ? "faster than the full model per simulated second"
+                                                    : "slower than the full model per simulated second"));
+  CHECK_THAT(text, Catch::Contains("run \"push run\""));
+
+  // It survives the file.
+  const auto back = reducedModelFromJson(OJson::parse(pod->toJson().dump()), "pod.json");
+  CHECK(speedCheckText(*back) == text);
+
+  // Without the mechanism there is nothing to compare with.
+  const auto alone = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, nullptr);
+  CHECK_FALSE(alone->metrics().contains("speed_check"));
+}
+
+TEST_CASE("a speed check whose reduced run fails says so instead of a figure", "[speed_check_test]") {
+  const RailData r;
+  const ReplayThenDiverge replay(r.model, r.samples, 0.2);
+  const SpeedCheck c = checkSpeed(r.model, replay, r.dataset());
+  CHECK(c.speedUp == 0.0);
+  CHECK_THAT(c.failure, Catch::StartsWith("the reduced model's run failed: ") && Catch::Contains("t = 0.2"));
+}
+
+TEST_CASE("a trained file whose speed check or sample spacing has the wrong shape is refused naming it",
+          "[speed_check_test]") {
+  const RailData r;
+  Monitor monitor;
+  const OJson good = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model)->toJson();
+  OJson j = good;
+  j["metrics"]["speed_check"]["speed_up"] = "fast";
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.speed_check.speed_up must be a number >= 0"));
+  j = good;
+  j["metrics"]["speed_check"] = 3;
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.speed_check must be an object"));
+  j = good;
+  j["metrics"]["sample_spacing"] = -0.01;
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.sample_spacing must be a number > 0 [s]"));
+}
