@@ -211,4 +211,23 @@ Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::Vector
   return A.colPivHouseholderQr().solve(b);
 }
 
+bool hasRecordedForces(const Model& model, const DatasetRun& run) {
+  return run.f_ext.rows() == model.nq() && run.f_ext.cols() == run.samples() && run.samples() > 0;
+}
+
+bool runsCarryLoads(const Model& model, const Dataset& dataset) {
+  for (const DatasetRun& run : dataset.runs) {
+    if (hasRecordedForces(model, run)) {
+      Eigen::VectorXd g;
+      evalExternalForces(model, -1, run.q.col(0), run.t(0), g);  // gravity: constant
+      const double scale = 1.0 + g.cwiseAbs().maxCoeff();
+      if (((run.f_ext.colwise() - g).cwiseAbs().maxCoeff()) > 1e-9 * scale) return true;
+      continue;
+    }
+    const int lc = model.findLoadCase(run.loadCase);
+    if (lc >= 0 && !model.spec().loadCases[static_cast<std::size_t>(lc)].loads.empty()) return true;
+  }
+  return false;
+}
+
 }  // namespace mbdrom

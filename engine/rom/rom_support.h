@@ -116,4 +116,11 @@ Eigen::MatrixXd matrixFromJson(const nlohmann::ordered_json& j, Eigen::Index row
                                const std::string& where);
 Eigen::VectorXd vectorFromJson(const nlohmann::ordered_json& j, Eigen::Index size, const std::string& where);
 
+/// Whether `run` carries the external forces it was run under (f_ext, nq x samples).
+bool hasRecordedForces(const Model& model, const DatasetRun& run);
+/// Whether any run of `dataset` carries loads besides gravity: recorded forces other than
+/// gravity's, or a load case of `model` with loads. Methods that can take the loads as
+/// known forces or inputs use them by default when this holds.
+bool runsCarryLoads(const Model& model, const Dataset& dataset);
+
 }  // namespace mbdrom

@@ -141,9 +141,6 @@ bool recordedFromLoadCase(const Model& model, const DatasetRun& run, int lc) {
   return true;
 }
 
-bool hasRecordedForces(const Model& model, const DatasetRun& run) {
-  return run.f_ext.rows() == model.nq() && run.f_ext.cols() == run.samples() && run.samples() > 0;
-}
 
 // The inputs u of a run (nq x samples) and at half steps uh (nq x samples - 1): the
 // external forces at the sampled positions. From its load case when it reproduces the
@@ -175,22 +172,6 @@ void runInputs(const Model& model, const DatasetRun& run, Eigen::MatrixXd& u, Ei
   }
 }
 
-// Whether any run carries loads besides gravity: recorded forces other than gravity's,
-// or a load case with loads.
-bool runsCarryLoads(const Model& model, const Dataset& dataset) {
-  for (const DatasetRun& run : dataset.runs) {
-    if (hasRecordedForces(model, run)) {
-      Eigen::VectorXd g;
-      evalExternalForces(model, -1, run.q.col(0), run.t(0), g);  // gravity: constant
-      const double scale = 1.0 + g.cwiseAbs().maxCoeff();
-      if (((run.f_ext.colwise() - g).cwiseAbs().maxCoeff()) > 1e-9 * scale) return true;
-      continue;
-    }
-    const int lc = model.findLoadCase(run.loadCase);
-    if (lc >= 0 && !model.spec().loadCases[static_cast<std::size_t>(lc)].loads.empty()) return true;
-  }
-  return false;
-}
 
 // Latent state of (q, qd): x = f_enc(q), xd = J_enc qd by a central difference along qd.
 void encodeState(const AeModel& ae, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& x,
