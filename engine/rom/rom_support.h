@@ -116,6 +116,11 @@ Eigen::MatrixXd matrixFromJson(const nlohmann::ordered_json& j, Eigen::Index row
                                const std::string& where);
 Eigen::VectorXd vectorFromJson(const nlohmann::ordered_json& j, Eigen::Index size, const std::string& where);
 
+/// Whether the forces `run` recorded (f_ext, nq x samples) are those of load case `lc` of
+/// `model` (-1: gravity only), checked at up to ~500 samples spread over the run and its
+/// last, so the load case can stand for them between samples too (a sweep's scaled loads
+/// are not).
+bool recordedFromLoadCase(const Model& model, const DatasetRun& run, int lc);
 /// Whether `run` carries the external forces it was run under (f_ext, nq x samples).
 bool hasRecordedForces(const Model& model, const DatasetRun& run);
 /// Whether any run of `dataset` carries loads besides gravity: recorded forces other than

@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/rom/rom_support.h"
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +25,7 @@ std::string milliseconds(double seconds) {
 
 OJson SpeedCheck::toJson() const {
   OJson j{{"run", run},
+          {"load_case", loadCase},
           {"simulated_seconds", simulatedSeconds},
           {"output_interval", outputInterval},
           {"step", step},
@@ -52,6 +54,7 @@ SpeedCheck SpeedCheck::fromJson(const OJson& j, const std::string& source) {
     into = it->get<std::string>();
   };
   text("run", c.run);
+  text("load_case", c.loadCase);
   text("failure", c.failure);
   number("simulated_seconds", c.simulatedSeconds);
   number("output_interval", c.outputInterval);
@@ -65,14 +68,32 @@ SpeedCheck SpeedCheck::fromJson(const OJson& j, const std::string& source) {
 SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset, Monitor* monitor,
                       double span) {
   SpeedCheck c;
-  const auto first = std::find_if(dataset.runs.begin(), dataset.runs.end(),
-                                  [](const DatasetRun& r) { return r.samples() > 1; });
-  if (first == dataset.runs.end()) {
-    c.failure = "no training run has two samples";
+  // The first run whose loads a load case gives: its own, or one that reproduces the forces
+  // it recorded (a CSV run read without --load-case); the run's loads matter, for a reduced
+  // model trained under them may not hold up under others.
+  const DatasetRun* chosen = nullptr;
+  int loadCase = -1;
+  for (const DatasetRun& run : dataset.runs) {
+    if (run.samples() < 2) continue;
+    int lc = run.loadCase.empty() ? -2 : model.findLoadCase(run.loadCase);
+    if (lc < 0 && hasRecordedForces(model, run))
+      for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && lc < -1; ++k)
+        if (recordedFromLoadCase(model, run, k)) lc = k;
+    if (lc >= -1) {
+      chosen = &run;
+      loadCase = lc;
+      break;
+    }
+  }
+  if (!chosen) {
+    c.failure =
+        "no training run has two samples under a load case of the model (the runs' loads are not "
+        "among its load cases)";
     return c;
   }
-  const DatasetRun& r = *first;
+  const DatasetRun& r = *chosen;
   c.run = r.name;
+  if (loadCase >= 0) c.loadCase = model.spec().loadCases[static_cast<std::size_t>(loadCase)].name;
   const Eigen::Index n = r.samples();
   c.outputInterval = (r.t(n - 1) - r.t(0)) / static_cast<double>(n - 1);
   c.simulatedSeconds = std::min(span, r.t(n - 1) - r.t(0));
@@ -81,7 +102,7 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
       c.outputInterval * std::max(1.0, std::floor(c.simulatedSeconds / c.outputInterval + 1e-9));
 
   RunOptions o;
-  o.loadCase = r.loadCase.empty() ? -1 : model.findLoadCase(r.loadCase);  // unknown: gravity only
+  o.loadCase = loadCase;
   o.tEnd = c.simulatedSeconds;
   o.outputDt = c.outputInterval;
   o.q0 = r.q.col(0);
@@ -133,7 +154,8 @@ std::string speedCheckText(const ReducedModel& rom) {
       << "place";
   s << " (" << milliseconds(c.reducedPerSecond) << " against " << milliseconds(c.fullPerSecond)
     << ", its own step " << milliseconds(c.step) << ", output every " << milliseconds(c.outputInterval)
-    << ", " << c.simulatedSeconds << " s of run \"" << c.run << "\")";
+    << ", " << c.simulatedSeconds << " s of run \"" << c.run << "\" under "
+    << (c.loadCase.empty() ? std::string("gravity") : "load case \"" + c.loadCase + "\"") << ")";
   return s.str();
 }
 

@@ -1,8 +1,9 @@
 #pragma once
 /// @file
 /// The end-of-training speed check: a reduced model is only worth running when it is
-/// faster than the full model it reduces. Both run the first training run's load case
-/// from its first state at the training output rate, the full model error-controlled
+/// faster than the full model it reduces. Both run the loads of the first training run
+/// a load case of the model gives (its own, or one that reproduces the forces it
+/// recorded) from its first state at its output rate, the full model error-controlled
 /// (the simulate command's default tolerance), the reduced model at its own step; the
 /// figure is wall time per simulated second, fair when the steps differ.
 
@@ -20,6 +21,7 @@ namespace mbdrom {
 /// What the speed check measured.
 struct SpeedCheck {
   std::string run;                ///< training run whose conditions were used
+  std::string loadCase;           ///< the load case that gave its loads ("": gravity only)
   double simulatedSeconds = 0.0;  ///< span of both runs [s]
   double outputInterval = 0.0;    ///< output interval of both runs [s]
   double step = 0.0;              ///< the reduced model's own step [s]

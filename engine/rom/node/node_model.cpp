@@ -126,20 +126,6 @@ int runLoadCase(const Model& model, const DatasetRun& run) {
   return lc;
 }
 
-// Whether the forces a run recorded (f_ext, size nq x samples) are those of its load case
-// (checked at its first, middle and last sample), so the load case can be evaluated
-// between samples too. A run of a sweep (scaled loads) or of a load case the model does
-// not have is not.
-bool recordedFromLoadCase(const Model& model, const DatasetRun& run, int lc) {
-  const Eigen::Index N = run.samples();
-  const double scale = 1.0 + run.f_ext.cwiseAbs().maxCoeff();
-  Eigen::VectorXd f;
-  for (const Eigen::Index k : {Eigen::Index{0}, N / 2, N - 1}) {
-    evalExternalForces(model, lc, run.q.col(k), run.t(k), f);
-    if ((f - run.f_ext.col(k)).cwiseAbs().maxCoeff() > 1e-9 * scale) return false;
-  }
-  return true;
-}
 
 
 // The inputs u of a run (nq x samples) and at half steps uh (nq x samples - 1): the

@@ -85,6 +85,7 @@ TEST_CASE("training measures the reduced model's wall time per simulated second 
   const SpeedCheck c = SpeedCheck::fromJson(pod->metrics().at("speed_check"), "test");
   CHECK(c.failure.empty());
   CHECK(c.run == "push run");
+  CHECK(c.loadCase == "push");
   CHECK(c.simulatedSeconds == Approx(0.5));  // at most 0.5 s of the 1.2 s run
   CHECK(c.outputInterval == Approx(0.01));
   CHECK(c.step == Approx(pod->ownStep()));
@@ -94,7 +95,7 @@ TEST_CASE("training measures the reduced model's wall time per simulated second 
   const std::string text = speedCheckText(*pod);
   CHECK_THAT(text, Catch::Contains(c.speedUp >= 1.0 ? "faster than the full model per simulated second"
                                                     : "slower than the full model per simulated second"));
-  CHECK_THAT(text, Catch::Contains("run \"push run\""));
+  CHECK_THAT(text, Catch::Contains("run \"push run\" under load case \"push\""));
 
   // It survives the file.
   const auto back = reducedModelFromJson(OJson::parse(pod->toJson().dump()), "pod.json");
@@ -103,6 +104,28 @@ TEST_CASE("training measures the reduced model's wall time per simulated second 
   // Without the mechanism there is nothing to compare with.
   const auto alone = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, nullptr);
   CHECK_FALSE(alone->metrics().contains("speed_check"));
+}
+
+TEST_CASE(
+    "the speed check runs a run read without its load case under the load case that reproduces its forces",
+    "[speed_check_test]") {
+  const RailData r;
+  Dataset d = r.dataset();
+  d.runs.front().loadCase.clear();  // as a CSV trained on without --load-case
+  const ReplayThenDiverge replay(r.model, r.samples, 10.0);
+  const SpeedCheck c = checkSpeed(r.model, replay, d);
+  CHECK(c.failure.empty());
+  CHECK(c.loadCase == "push");
+  // Over 2 s the push (1.5 Hz) is zero at the first, middle and last sample, where gravity
+  // alone once passed for it: the forces are compared along the whole run.
+  Dataset twoSeconds = makeDataset(r.model);
+  addRun(twoSeconds,
+         runFromSamples(fullRun(r.model, "push", 2.0, tempPath("speed_push_2s.csv"), 0.01), "2 s", ""));
+  CHECK(checkSpeed(r.model, replay, twoSeconds).loadCase == "push");
+  // Forces no load case gives (a sweep's scaled loads, here doubled) leave nothing to run under.
+  d.runs.front().f_ext *= 2.0;
+  CHECK_THAT(checkSpeed(r.model, replay, d).failure,
+             Catch::Contains("the runs' loads are not among its load cases"));
 }
 
 TEST_CASE("a speed check whose reduced run fails says so instead of a figure", "[speed_check_test]") {
