@@ -1291,10 +1291,8 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
                                          (speed.isEmpty() ? QString() : QStringLiteral("; ") + speed));
         log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
         if (!speed.isEmpty()) {
-          const auto it = (*result)->metrics().find("speed_check");
-          const bool slower = it != (*result)->metrics().end() && it->value("speed_up", 0.0) > 0.0 &&
-                              it->value("speed_up", 0.0) < 1.0;
-          if (slower)
+          const std::optional<SpeedCheck> check = speedCheckOf(**result);
+          if (check && check->speedUp > 0.0 && check->speedUp < 1.0)
             log_->warning(tr("Model \"%1\" is %2").arg(stored, speed));
           else
             log_->info(tr("Model \"%1\": %2").arg(stored, speed));

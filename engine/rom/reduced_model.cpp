@@ -91,7 +91,8 @@ double ReducedModel::ownStep() const {
 
 double ReducedModel::stepFor(double outputDt) const {
   const double h = ownStep();
-  if (!(outputDt > 0.0) || !std::isfinite(outputDt) || outputDt <= h) return outputDt > 0.0 ? outputDt : h;
+  if (!(outputDt > 0.0) || !std::isfinite(outputDt)) return h;  // every step (a bad interval: planReducedRun)
+  if (outputDt <= h) return outputDt;
   return outputDt / std::ceil(outputDt / h - 1e-9);
 }
 

@@ -1,6 +1,7 @@
 #include "engine/rom/speed_check.h"
 
 #include "engine/core/error.h"
+#include "engine/core/json_reader.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/rom/rom_support.h"
 
@@ -37,32 +38,27 @@ OJson SpeedCheck::toJson() const {
 }
 
 SpeedCheck SpeedCheck::fromJson(const OJson& j, const std::string& source) {
-  const std::string where = source + ": metrics.speed_check";
-  if (!j.is_object()) throw FileError(where + " must be an object");
+  JsonObjectReader<OJson> r(
+      j, {.where = source + ": metrics.speed_check", .error = JsonErrorKind::File, .keyNoun = "key"});
+  const NumberRule nonNegative{.min = 0.0};
   SpeedCheck c;
-  auto number = [&](const char* key, double& into) {
-    const auto it = j.find(key);
-    if (it == j.end()) return;
-    if (!it->is_number() || !std::isfinite(it->get<double>()) || it->get<double>() < 0.0)
-      throw FileError(where + "." + key + " must be a number >= 0");
-    into = it->get<double>();
-  };
-  auto text = [&](const char* key, std::string& into) {
-    const auto it = j.find(key);
-    if (it == j.end()) return;
-    if (!it->is_string()) throw FileError(where + "." + key + " must be text");
-    into = it->get<std::string>();
-  };
-  text("run", c.run);
-  text("load_case", c.loadCase);
-  text("failure", c.failure);
-  number("simulated_seconds", c.simulatedSeconds);
-  number("output_interval", c.outputInterval);
-  number("step", c.step);
-  number("full_seconds_per_simulated_second", c.fullPerSecond);
-  number("reduced_seconds_per_simulated_second", c.reducedPerSecond);
-  number("speed_up", c.speedUp);
+  c.run = r.text("run", "");
+  c.loadCase = r.text("load_case", "");
+  c.failure = r.text("failure", "");
+  c.simulatedSeconds = r.number("simulated_seconds", 0.0, nonNegative);
+  c.outputInterval = r.number("output_interval", 0.0, nonNegative);
+  c.step = r.number("step", 0.0, nonNegative);
+  c.fullPerSecond = r.number("full_seconds_per_simulated_second", 0.0, nonNegative);
+  c.reducedPerSecond = r.number("reduced_seconds_per_simulated_second", 0.0, nonNegative);
+  c.speedUp = r.number("speed_up", 0.0, nonNegative);
+  r.finish();
   return c;
+}
+
+std::optional<SpeedCheck> speedCheckOf(const ReducedModel& rom) {
+  const auto it = rom.metrics().find("speed_check");
+  if (it == rom.metrics().end()) return std::nullopt;
+  return SpeedCheck::fromJson(*it, "trained model");
 }
 
 SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset, Monitor* monitor,
@@ -109,40 +105,43 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
   o.qd0 = r.qd.col(0);
   // Cancelled through the training's monitor, without its progress (that is the training's).
   Monitor quiet([monitor](const Progress&) { return !(monitor && monitor->stopRequested()); });
-  try {
-    RunOptions full = o;
-    full.integrator.tolerance = kDefaultTolerance;
-    NullSink sink;
-    const SimulationSummary s = simulate(model, full, sink, &quiet);
-    if (s.realTimeFactor > 0.0) c.fullPerSecond = 1.0 / s.realTimeFactor;
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const Error& e) {
-    c.failure = std::string("the full model's run failed: ") + e.what();
-    return c;
-  }
-  try {
-    RunOptions reduced = o;
-    reduced.integrator.dt = 0.0;  // its own step
-    reduced.parameters = r.parameters;
-    NullSink sink;
-    const RomSimulationSummary s = rom.simulate(model, reduced, sink, &quiet);
-    c.step = s.dt;
-    if (s.realTimeFactor > 0.0) c.reducedPerSecond = 1.0 / s.realTimeFactor;
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const Error& e) {
-    c.failure = std::string("the reduced model's run failed: ") + e.what();
-    return c;
-  }
-  if (c.fullPerSecond > 0.0 && c.reducedPerSecond > 0.0) c.speedUp = c.fullPerSecond / c.reducedPerSecond;
+  // A run that fails is the check's result, named; a cancel goes on.
+  const auto timed = [&](const char* which, const auto& run) {
+    try {
+      run();
+      return true;
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error& e) {
+      c.failure = std::string("the ") + which + "'s run failed: " + e.what();
+      return false;
+    }
+  };
+  NullSink sink;
+  const bool timedBoth = timed("full model",
+                               [&] {
+                                 RunOptions full = o;
+                                 full.integrator.tolerance = kDefaultTolerance;
+                                 const SimulationSummary s = simulate(model, full, sink, &quiet);
+                                 if (s.realTimeFactor > 0.0) c.fullPerSecond = 1.0 / s.realTimeFactor;
+                               }) &&
+                         timed("reduced model", [&] {
+                           RunOptions reduced = o;
+                           reduced.integrator.dt = 0.0;  // its own step
+                           reduced.parameters = r.parameters;
+                           const RomSimulationSummary s = rom.simulate(model, reduced, sink, &quiet);
+                           c.step = s.dt;
+                           if (s.realTimeFactor > 0.0) c.reducedPerSecond = 1.0 / s.realTimeFactor;
+                         });
+  if (timedBoth && c.fullPerSecond > 0.0 && c.reducedPerSecond > 0.0)
+    c.speedUp = c.fullPerSecond / c.reducedPerSecond;
   return c;
 }
 
 std::string speedCheckText(const ReducedModel& rom) {
-  const auto it = rom.metrics().find("speed_check");
-  if (it == rom.metrics().end()) return {};
-  const SpeedCheck c = SpeedCheck::fromJson(*it, "trained model");
+  const std::optional<SpeedCheck> check = speedCheckOf(rom);
+  if (!check) return {};
+  const SpeedCheck& c = *check;
   if (!c.failure.empty()) return "speed not measured: " + c.failure;
   if (!(c.speedUp > 0.0)) return "speed not measured: a run too short to time";
   std::ostringstream s;

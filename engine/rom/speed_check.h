@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <optional>
 #include <string>
 
 namespace mbdrom {
@@ -40,6 +41,10 @@ struct SpeedCheck {
 /// (SpeedCheck::failure), not an error; throws Cancelled when the monitor stops it.
 SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                       Monitor* monitor = nullptr, double span = 0.5);
+
+/// The speed check training recorded in `rom` (metric "speed_check"); none for a model trained
+/// without its mechanism or before the check existed.
+std::optional<SpeedCheck> speedCheckOf(const ReducedModel& rom);
 
 /// "11.2x faster than the full model per simulated second (1.5 ms against 17 ms, its own
 /// step 5 ms, run \"sweep_1\")", "2.5x slower than the full model per simulated second

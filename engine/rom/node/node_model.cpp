@@ -126,8 +126,6 @@ int runLoadCase(const Model& model, const DatasetRun& run) {
   return lc;
 }
 
-
-
 // The inputs u of a run (nq x samples) and at half steps uh (nq x samples - 1): the
 // external forces at the sampled positions. From its load case when it reproduces the
 // recorded forces (at half steps at the cubic Hermite interpolant of the samples:
@@ -157,7 +155,6 @@ void runInputs(const Model& model, const DatasetRun& run, Eigen::MatrixXd& u, Ei
     }
   }
 }
-
 
 // Latent state of (q, qd): x = f_enc(q), xd = J_enc qd by a central difference along qd.
 void encodeState(const AeModel& ae, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& x,

@@ -143,12 +143,17 @@ TEST_CASE("a trained file whose speed check or sample spacing has the wrong shap
   const OJson good = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model)->toJson();
   OJson j = good;
   j["metrics"]["speed_check"]["speed_up"] = "fast";
-  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
-                    Catch::Contains("bad.json: metrics.speed_check.speed_up must be a number >= 0"));
+  CHECK_THROWS_WITH(
+      reducedModelFromJson(j, "bad.json"),
+      Catch::Contains("bad.json: metrics.speed_check: speed_up must be a number >= 0, got \"fast\""));
   j = good;
   j["metrics"]["speed_check"] = 3;
   CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
-                    Catch::Contains("bad.json: metrics.speed_check must be an object"));
+                    Catch::Contains("bad.json: metrics.speed_check: expected an object, got number"));
+  j = good;
+  j["metrics"]["speed_check"]["speedup"] = 8.0;  // a misspelt key is named, not ignored
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.speed_check") && Catch::Contains("\"speedup\""));
   j = good;
   j["metrics"]["sample_spacing"] = -0.01;
   CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
