@@ -19,6 +19,7 @@ test_pkgs=(
   xvfb xauth libgl1-mesa-dri
   appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
   clang-format-14               # scripts/check-format.sh: the formatter, pinned
+  python3                       # bench/rom_goals.sh, run as the goals test of issue 28
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 bench_pkgs=(libsimbody-dev)

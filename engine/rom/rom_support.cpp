@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <vector>
 
 namespace mbdrom {
@@ -171,7 +172,8 @@ void NewmarkStepper::step(const Model& model, int loadCase, double t, const Eige
   q += mu;
 }
 
-ReducedSample::ReducedSample(const Model& model, int loadCase) : model_(model), loadCase_(loadCase) {
+ReducedSample::ReducedSample(const Model& model, int loadCase)
+    : model_(model), loadCase_(loadCase), measures_(model) {
   const auto nFrictions = static_cast<Eigen::Index>(model.spec().frictions.size());
   s_.lambda = Eigen::VectorXd::Zero(model.nc());
   s_.f_friction = Eigen::VectorXd::Zero(model.nq());
@@ -189,7 +191,7 @@ void ReducedSample::complete() {
   s_.kineticEnergy = 0.5 * s_.qd.dot(model_.massMatrix() * s_.qd);
   evalPhi(model_, s_.q, s_.t, Phi_);
   s_.residualPosition = Phi_.size() ? Phi_.cwiseAbs().maxCoeff() : 0.0;
-  s_.measures = evalMeasures(model_, s_.q);
+  s_.measures = measures_.eval(s_.q);
 }
 
 Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q,
@@ -209,6 +211,45 @@ Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::Vector
   b.head(nc) = -gamma;
   for (Eigen::Index i = 0; i < n; ++i) A(nc + i, independent[static_cast<std::size_t>(i)]) = 1.0;
   return A.colPivHouseholderQr().solve(b);
+}
+
+IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
+                                  double t, const std::vector<int>& independent) {
+  const Eigen::Index nq = q.size();
+  const auto n = static_cast<Eigen::Index>(independent.size());
+  IndependentSplit out;
+  out.R = Eigen::MatrixXd::Zero(nq, n);
+  if (model.nc() == 0) {
+    for (Eigen::Index i = 0; i < n; ++i) out.R(independent[static_cast<std::size_t>(i)], i) = 1.0;
+    out.qd = out.R * ud;
+    out.c = Eigen::VectorXd::Zero(nq);
+    return out;
+  }
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, q, t, Phi_q);
+  const Eigen::Index nc = Phi_q.rows();
+  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(nc + n, nq), E = Eigen::MatrixXd::Zero(nc + n, n);
+  A.topRows(nc) = Phi_q;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    A(nc + i, independent[static_cast<std::size_t>(i)]) = 1.0;
+    E(nc + i, i) = 1.0;
+  }
+  const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(A);
+  if (qr.rank() < nq) {
+    std::string names;
+    for (int k : independent) names += (names.empty() ? "" : ", ") + model.coordinateName(k);
+    std::ostringstream text;
+    text << "the coordinates " << names << " do not determine the motion at t = " << t << " s (rank "
+         << qr.rank() << " of " << nq << ")";
+    throw InputError(text.str());
+  }
+  out.R = qr.solve(E);
+  out.qd = out.R * ud;
+  Eigen::VectorXd gamma, b = Eigen::VectorXd::Zero(nc + n);
+  evalPhiQdotQd(model, q, out.qd, t, gamma);
+  b.head(nc) = -gamma;
+  out.c = qr.solve(b);
+  return out;
 }
 
 bool recordedFromLoadCase(const Model& model, const DatasetRun& run, int lc) {

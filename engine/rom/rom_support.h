@@ -6,6 +6,7 @@
 /// run, and the back-projected output sample.
 
 #include "engine/data/dataset.h"
+#include "engine/dynamics/measures.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
@@ -95,6 +96,7 @@ class ReducedSample {
  private:
   const Model& model_;
   int loadCase_;
+  MeasureSet measures_;  // compiled once, not at every sample
   Sample s_;
   Eigen::VectorXd Phi_;
 };
@@ -106,6 +108,21 @@ class ReducedSample {
 Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q,
                                          const Eigen::VectorXd& qd, double t,
                                          const std::vector<int>& independent);
+
+/// The velocity map of a mechanism in independent coordinates u (indices `independent`
+/// into q): q̇ = R u̇ and q̈ = R ü + c.
+struct IndependentSplit {
+  Eigen::MatrixXd R;   ///< nq x n: Φ_q R = 0, the rows of `independent` the identity
+  Eigen::VectorXd qd;  ///< size nq: R u̇ [m/s, 1/s]
+  Eigen::VectorXd c;   ///< size nq [m/s^2, 1/s^2]: Φ_q c = −(Φ_q q̇)_q q̇, zero on u
+};
+
+/// R, q̇ and c at q (size nq), u̇ (size n, the independent velocities), t [s] from one
+/// factorisation of [Φ_q; E_u] (the per-stage work of a run in independent coordinates;
+/// independentBasis and velocityAccelerationPart give the same with a rank report).
+/// Throws InputError when the coordinates do not determine the motion there.
+IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
+                                  double t, const std::vector<int>& independent);
 
 /// Matrix helpers for trained-model files: arrays of rows.
 nlohmann::ordered_json matrixJson(const Eigen::MatrixXd& m);

@@ -7,6 +7,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/builtin_methods.cpp
   rom/compare.cpp
   rom/model_comparison.cpp
+  rom/kinematic_table.cpp
   rom/rom_support.cpp
   rom/speed_check.cpp
   rom/training_envelope.cpp

@@ -534,10 +534,9 @@ class NodeStepper final : public ReducedStepper {
       return;
     }
     q_ = outputPositions_.at(x_, t);
-    const Eigen::MatrixXd R = independentBasis(model_, q_, t, rom_.indices_);
-    qd_ = R * v_;
-    const Eigen::VectorXd c = velocityAccelerationPart(model_, q_, qd_, t, rom_.indices_);
-    qdd_ = R * a + c;
+    IndependentSplit split = independentSplit(model_, q_, v_, t, rom_.indices_);
+    qd_ = std::move(split.qd);
+    qdd_ = split.R * a + split.c;
   }
 
   void project(double t) {

@@ -48,7 +48,9 @@ struct SindyColumnSource {
 struct SindySettings {
   std::vector<std::string> coordinates;
   std::vector<SindyColumnSource> columns;
-  std::vector<std::string> knownForces;
+  /// external, springs, dampers, element names; "auto": external when the training runs
+  /// carry loads (the trained model stores what it resolved to); "none" or empty: none.
+  std::vector<std::string> knownForces{"auto"};
   SindyLibraryOptions library;
   bool frictionColumns = false;
   StlsOptions stls;
@@ -107,6 +109,9 @@ class SindyModel : public ReducedModel {
   std::string coefficientTable() const { return sindyCoefficientTable(result_); }
   /// The identified equations, one line per coordinate.
   std::string equations() const { return sindyEquations(result_); }
+  /// The forces taken as known, as training resolved its setting ("auto": external when
+  /// the runs carry loads), e.g. {"external"}.
+  const std::vector<std::string>& knownForceNames() const { return knownForces_; }
 
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
@@ -116,7 +121,8 @@ class SindyModel : public ReducedModel {
  private:
   friend class internal::SindyStepper;
   SindySettings sindySettings_;
-  std::vector<int> independent_;    // coordinate indices
+  std::vector<std::string> knownForces_;  // the setting resolved (file: matrices.known_forces)
+  std::vector<int> independent_;          // coordinate indices
   std::vector<std::string> names_;  // their names
   Eigen::VectorXd qRef_;            // reference positions [m, -], size nq
   std::vector<SindyTerm> terms_;

@@ -111,6 +111,8 @@ const BadInput kCatalogue[] = {
     {"rom_speed_check_text.json", Loader::ReducedModel,
      "rom_speed_check_text.json: metrics.speed_check: reduced_seconds_per_simulated_second must be a number >= 0, "
      "got \"fast\""},
+    {"rom_sindy_known_forces_number.json", Loader::ReducedModel,
+     "rom_sindy_known_forces_number.json: matrices.known_forces must be an array of names, got 5"},
     {"rom_short_hash.json", Loader::ReducedModel, "rom_short_hash.json: mechanism.hash must be 16 hex digits"},
     {"rom_truncated.json", Loader::ReducedModel, "rom_truncated.json: malformed JSON: [json.exception.parse_error.101] parse error at line 35, column 1: syntax error while parsing value - unexpected end of input"},
     {"rom_mass_not_positive_definite.json", Loader::ReducedModel, "rom_mass_not_positive_definite.json: matrices.mass is not positive definite"},

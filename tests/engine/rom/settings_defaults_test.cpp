@@ -22,7 +22,7 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
         R"("common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
   CHECK(
       checkReducedModelSettings("sindy", OJson::object()).dump() ==
-      R"({"coordinates":[],"columns":[],"known_forces":[],"polynomial_degree":3,"constant":true,)"
+      R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
       R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
       R"("friction_columns":false,"terms":[],"kappa":0.05,"normalise":false,"ridge":0.0,"max_iterations":50,)"
       R"("derivatives":"data","sg_order":4,"sg_window":0})");

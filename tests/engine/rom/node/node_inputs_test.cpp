@@ -17,7 +17,7 @@ using namespace mbdrom::test;
 namespace {
 
 // The rail oscillator pushed by F sin(2 pi 1.5 t) ("push").
-Model railOscillator(double force) {
+Model forcedRail(double force) {
   return mbdrom::test::railOscillator({{"push", force}});
 }
 
@@ -27,7 +27,7 @@ Model railOscillator(double force) {
 Dataset sweep(const Model& model) {
   Dataset d = makeDataset(model);
   for (const double force : {10.0, 30.0}) {
-    const Model scaled = railOscillator(force);
+    const Model scaled = forcedRail(force);
     REQUIRE(scaled.mechanismHash() == model.mechanismHash());
     const std::string name = "push " + std::to_string(static_cast<int>(force)) + " N";
     addRun(d, runFromSamples(fullRun(scaled, "push", 3.0, tempPath("node_sweep.csv"), 0.01), name, "push"));
@@ -42,7 +42,7 @@ const nlohmann::ordered_json kBudget{
 
 TEST_CASE("node with default inputs learns the recorded loads of a sweep and follows an amplitude between",
           "[node_model_test]") {
-  const Model model = railOscillator(20.0);
+  const Model model = forcedRail(20.0);
   const Dataset data = sweep(model);
   Monitor monitor;
   const auto rom = trainReducedModel("node", data, kBudget, monitor, &model);
@@ -69,7 +69,7 @@ TEST_CASE("node with default inputs learns the recorded loads of a sweep and fol
 
 TEST_CASE("node told to use loads refuses runs that carry none, and auto then takes no inputs",
           "[node_model_test]") {
-  const Model model = railOscillator(20.0);
+  const Model model = forcedRail(20.0);
   Dataset free = makeDataset(model);
   RunOptions o;
   o.loadCase = model.requireLoadCase("free");

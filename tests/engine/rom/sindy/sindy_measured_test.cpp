@@ -222,7 +222,8 @@ TEST_CASE("sindy user column of the engine's friction channel reaches seed 004's
     friction.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(0);
   Dataset dataset = makeDataset(r.model);
   addRun(dataset, r.run);
-  const OJson settings{{"omegas", {5.0}},
+  const OJson settings{{"known_forces", OJson::array()},  // seed 004 identifies the forcing
+                       {"omegas", {5.0}},
                        {"harmonics", {1, 3}},
                        {"normalise", true},
                        {"columns", {{{"name", "f_fric"}, {"source", "f_friction.P.x"}}}},

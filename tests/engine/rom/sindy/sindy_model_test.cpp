@@ -14,6 +14,7 @@
 
 using namespace mbdrom;
 using namespace mbdrom::test;
+using OJson = nlohmann::ordered_json;
 
 namespace {
 
@@ -44,8 +45,10 @@ double coefficient(const StlsResult& r, const std::string& term) {
   return std::nan("");
 }
 
+// Seed 004's Duffing table identifies the forcing too, so no force is known.
 nlohmann::ordered_json duffingSettings() {
-  return nlohmann::ordered_json{{"omegas", nlohmann::ordered_json::array({1.2})},
+  return nlohmann::ordered_json{{"known_forces", nlohmann::ordered_json::array()},
+                                {"omegas", nlohmann::ordered_json::array({1.2})},
                                 {"harmonics", nlohmann::ordered_json::array({1, 3})}};
 }
 
@@ -118,4 +121,60 @@ TEST_CASE("sindy model file round trip is exact and the identified model follows
   const double e = relativeError(d.csv, reduced, "P");
   INFO("relative RMSE of P over 10 s: " << e);
   CHECK(e < 0.01);
+}
+
+TEST_CASE("sindy by default takes the loads of forced runs as known and follows a load it never saw",
+          "[sindy_model_test]") {
+  const DuffingData& d = duffing();
+  // Another forcing than training's 0.65 cos(1.2 t): 0.4 sin(0.8 t), a load case added to the
+  // same mechanism (load cases are not part of its hash).
+  ModelSpec spec = d.model.spec();
+  LoadCase other = spec.loadCases.at(static_cast<std::size_t>(d.model.findLoadCase("train")));
+  other.name = "other";
+  other.loads.at(0).function = TimeFunction::sine(0.4, 0.8 / (2.0 * M_PI));
+  spec.loadCases.push_back(other);
+  const Model model(spec);
+  const std::string reference = tempPath("sindy_duffing_other.csv");
+  fullRun(model, "other", 10.0, reference, 0.01);
+
+  Monitor monitor;
+  const OJson settings{{"omegas", {1.2}}, {"harmonics", {1, 3}}};
+  const auto rom = trainReducedModel("sindy", d.dataset, settings, monitor, &model);
+  const StlsResult& r = dynamic_cast<const SindyModel&>(*rom).result();
+  INFO(dynamic_cast<const SindyModel&>(*rom).equations());
+  CHECK(rom->settings().at("known_forces").dump() == R"(["auto"])");
+  CHECK(dynamic_cast<const SindyModel&>(*rom).knownForceNames() == std::vector<std::string>{"external"});
+  CHECK(coefficient(r, "cos(1.2t)") == 0.0);
+  CHECK(coefficient(r, "P.x^3") == Approx(-1.0).epsilon(0.01));
+  const double known =
+      relativeError(reference, romRun(*rom, model, "other", 10.0, tempPath("sindy_known.csv"), 0.01), "P");
+
+  // Seed 004's way, the forcing identified as a term of time, follows the training load only.
+  OJson identified = settings;
+  identified["known_forces"] = OJson::array();
+  const auto timeTerm = trainReducedModel("sindy", d.dataset, identified, monitor, &model);
+  const double asTerm = relativeError(
+      reference, romRun(*timeTerm, model, "other", 10.0, tempPath("sindy_as_term.csv"), 0.01), "P");
+  INFO("relative RMSE of P under the unseen load: known " << known << ", identified " << asTerm);
+  CHECK(known < 0.01);
+  CHECK(asTerm > 0.2);
+}
+
+TEST_CASE("sindy's automatic known forces are none for runs without loads", "[sindy_model_test]") {
+  const DuffingData& d = duffing();
+  RunOptions o;
+  o.loadCase = d.model.findLoadCase("free");
+  o.tEnd = 20.0;
+  o.integrator.dt = 0.01;
+  o.q0 = d.model.q0();
+  o.q0(0) += 0.5;  // P.x: a free oscillation in one well
+  TrajectoryRecorder recorder;
+  simulate(d.model, o, recorder);
+  Dataset free = makeDataset(d.model);
+  addRun(free, runFromSamples(recorder.samples(), "free", "free"));
+  Monitor monitor;
+  const auto rom = trainReducedModel("sindy", free, OJson{{"polynomial_degree", 3}}, monitor, &d.model);
+  CHECK(dynamic_cast<const SindyModel&>(*rom).knownForceNames().empty());
+  const StlsResult& r = dynamic_cast<const SindyModel&>(*rom).result();
+  CHECK(coefficient(r, "P.x^3") == Approx(-1.0).epsilon(0.02));
 }

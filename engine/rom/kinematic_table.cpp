@@ -1,0 +1,87 @@
+#include "engine/rom/kinematic_table.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/dynamics/scales.h"
+#include "engine/model/model.h"
+#include "engine/rom/rom_support.h"
+
+#include <cmath>
+#include <memory>
+
+namespace mbdrom {
+
+bool KinematicTable::applies(const Model& model, const std::vector<int>& independent) {
+  return independent.size() == 1 && model.spec().drivers.empty() && model.nc() > 0;
+}
+
+KinematicTable::KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start,
+                               double spacing)
+    : model_(model), independent_(independent), u0_(start(independent)), h_(spacing) {
+  if (!(h_ > 0.0) || !std::isfinite(h_)) throw InputError("kinematic table: the spacing must be > 0");
+  Node n;
+  if (!make(0, start, n)) throw SolverError("kinematic table: the start configuration does not assemble");
+  nodes_.push_back(std::move(n));
+}
+
+bool KinematicTable::make(long k, const Eigen::VectorXd& guess, Node& out) const {
+  AssemblyOptions assembly;
+  assembly.fixedCoordinates = {independent_};
+  Eigen::VectorXd q = guess;
+  q(independent_) = u0_ + static_cast<double>(k) * h_;
+  try {
+    const AssemblyResult a = assemblePositions(model_, q, 0.0, assembly);
+    if (!(a.residual <= 1e-10)) return false;
+    // c at u̇ = 1 is S = dR/du: q̈ = R ü + (dR/du) u̇² for time-independent constraints.
+    const IndependentSplit split =
+        independentSplit(model_, a.q, Eigen::VectorXd::Ones(1), 0.0, {independent_});
+    out.q = a.q;
+    out.R = split.R.col(0);
+    out.S = split.c;
+  } catch (const Error&) {
+    return false;  // a singular or unreachable position: the caller solves it exactly
+  }
+  return out.q.allFinite() && out.R.allFinite() && out.S.allFinite();
+}
+
+bool KinematicTable::reach(long k) {
+  const long last = first_ + static_cast<long>(nodes_.size()) - 1;
+  if (k < first_ - maxNodes || k > last + maxNodes) return false;
+  while (k < first_) {
+    Node n;
+    if (!make(first_ - 1, nodes_.front().q, n)) return false;
+    nodes_.push_front(std::move(n));
+    --first_;
+  }
+  while (k > first_ + static_cast<long>(nodes_.size()) - 1) {
+    Node n;
+    if (!make(first_ + static_cast<long>(nodes_.size()), nodes_.back().q, n)) return false;
+    nodes_.push_back(std::move(n));
+  }
+  return true;
+}
+
+bool KinematicTable::eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
+                          Eigen::VectorXd& c) {
+  const double x = (u - u0_) / h_;
+  if (!std::isfinite(x) || std::abs(x) > 1e9) return false;
+  const auto k = static_cast<long>(std::floor(x));
+  if (!reach(k) || !reach(k + 1)) return false;
+  const Node& a = nodes_[static_cast<std::size_t>(k - first_)];
+  const Node& b = nodes_[static_cast<std::size_t>(k + 1 - first_)];
+  const double s = x - static_cast<double>(k), s2 = s * s, s3 = s2 * s;
+  const double h00 = 2.0 * s3 - 3.0 * s2 + 1.0, h10 = (s3 - 2.0 * s2 + s) * h_, h01 = 3.0 * s2 - 2.0 * s3,
+               h11 = (s3 - s2) * h_;
+  q.noalias() = h00 * a.q + h10 * a.R + h01 * b.q + h11 * b.R;
+  R.resize(a.R.size(), 1);
+  R.col(0).noalias() = h00 * a.R + h10 * a.S + h01 * b.R + h11 * b.S;
+  qd.noalias() = R.col(0) * ud;
+  // S = dR/du as the derivative of R's interpolant: O(h³), where interpolating S is O(h²).
+  const double d00 = (6.0 * s2 - 6.0 * s) / h_, d10 = 3.0 * s2 - 4.0 * s + 1.0, d01 = -d00,
+               d11 = 3.0 * s2 - 2.0 * s, ud2 = ud * ud;
+  c.noalias() = (d00 * ud2) * a.R + (d10 * ud2) * a.S + (d01 * ud2) * b.R + (d11 * ud2) * b.S;
+  q(independent_) = u;  // exact on the independent coordinate
+  return true;
+}
+
+}  // namespace mbdrom

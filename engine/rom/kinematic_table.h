@@ -1,0 +1,59 @@
+#pragma once
+/// @file
+/// The kinematics of a mechanism with one degree of freedom as functions of its
+/// independent coordinate u, tabulated on a uniform grid and interpolated: what a run
+/// in independent coordinates otherwise solves by Newton's method at every stage
+/// (assembly of the dependent coordinates, the velocity map R, the velocity part c of
+/// q̈). Suspension engineers know the idea as kinematics tables. SINDy's runs
+/// evaluate the mechanism at every stage; the table makes a stage a few interpolations.
+
+#include <Eigen/Core>
+
+#include <deque>
+#include <vector>
+
+namespace mbdrom {
+
+class Model;
+
+/// Nodes u_k = u_0 + k h hold q(u_k) (assembled), R(u_k) = dq/du and S(u_k) = dR/du, so
+/// that q and R are cubic Hermite interpolants (error O(h⁴)) and c = S u̇² takes S as the
+/// derivative of R's interpolant (O(h³)). Nodes are made when a run first reaches them, each assembled from
+/// its neighbour, so the table follows the branch the run is on.
+class KinematicTable {
+ public:
+  /// True when `model` can be tabulated in `independent`: one independent coordinate
+  /// and no drivers (constraints that do not depend on time).
+  static bool applies(const Model& model, const std::vector<int>& independent);
+
+  /// `independent`: the coordinate index of u; `start` (size nq): an assembled
+  /// configuration of the branch; `spacing` h (> 0) [unit of u].
+  KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start, double spacing);
+
+  /// q (size nq), q̇ = R u̇ and c (size nq) at u (the coordinate's value) and u̇; R is
+  /// nq x 1. False when u is further than `maxNodes` nodes from the table or a node
+  /// does not assemble: the caller solves that stage exactly.
+  bool eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
+            Eigen::VectorXd& c);
+
+  double spacing() const { return h_; }
+  /// Nodes made so far (each one an assembly).
+  std::size_t nodes() const { return nodes_.size(); }
+
+  static constexpr long maxNodes = 20000;
+
+ private:
+  struct Node {
+    Eigen::VectorXd q, R, S;
+  };
+  bool make(long k, const Eigen::VectorXd& guess, Node& out) const;
+  bool reach(long k);
+
+  const Model& model_;
+  int independent_;
+  double u0_, h_;
+  long first_ = 0;  // index of nodes_.front()
+  std::deque<Node> nodes_;
+};
+
+}  // namespace mbdrom
