@@ -133,7 +133,13 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
         editor = check;
         break;
       }
-      default: editor = new QLineEdit(jsonText(v), settingsBox); break;
+      default: {
+        auto* line = new QLineEdit(jsonText(v), settingsBox);
+        // An empty list is a default of its own (the neural ODE's widths: sized from the data).
+        if (v.is_array() && v.empty()) line->setPlaceholderText(tr("(default)"));
+        editor = line;
+        break;
+      }
     }
     editor->setObjectName(QStringLiteral("setting.%1").arg(f.key));
     editor->setToolTip(tr(f.tooltip));
@@ -286,7 +292,9 @@ QString TrainDialog::readForm(OJson& out) const {
           if (v != std::floor(v)) return tr("%1: whole numbers are needed.").arg(label);
           list.push_back(static_cast<long long>(v));
         }
-        if (list.empty()) return tr("%1: one or more whole numbers, comma-separated.").arg(label);
+        // Empty is the method's to judge (the neural ODE sizes its network from the data).
+        if (list.empty() && !static_cast<QLineEdit*>(w)->text().trimmed().isEmpty())
+          return tr("%1: whole numbers, comma-separated.").arg(label);
         out[f.key] = list;
         break;
       }

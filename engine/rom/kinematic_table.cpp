@@ -5,11 +5,20 @@
 #include "engine/dynamics/scales.h"
 #include "engine/model/model.h"
 #include "engine/rom/rom_support.h"
+#include "engine/rom/training_envelope.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 
 namespace mbdrom {
+
+double kinematicTableSpacing(const TrainingEnvelope& envelope, double scale) {
+  for (const EnvelopeGroup& g : envelope.groups())
+    if (g.name == "state" && g.high.size() > 0 && g.high(0) > g.low(0))
+      return std::min((g.high(0) - g.low(0)) / 50.0, 1e-2 * scale);
+  return 2e-3 * scale;
+}
 
 bool KinematicTable::applies(const Model& model, const std::vector<int>& independent) {
   return independent.size() == 1 && model.spec().drivers.empty() && model.nc() > 0;

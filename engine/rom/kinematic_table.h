@@ -15,6 +15,13 @@
 namespace mbdrom {
 
 class Model;
+class TrainingEnvelope;
+
+/// Node spacing for a reduced model's runs: 1/50 of the trained range of u (the first
+/// component of the envelope's "state" group), at most 1/100 of the coordinate's scale
+/// `scale` [m or -]; 1/500 of it without an envelope. Interpolation errors stay far below
+/// the models' own (tests/engine/rom/kinematic_table_test.cpp).
+double kinematicTableSpacing(const TrainingEnvelope& envelope, double scale);
 
 /// Nodes u_k = u_0 + k h hold q(u_k) (assembled), R(u_k) = dq/du and S(u_k) = dR/du, so
 /// that q and R are cubic Hermite interpolants (error O(h⁴)) and c = S u̇² takes S as the

@@ -573,3 +573,30 @@ TEST_CASE(
   CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.75);
   CHECK(window.isWindowModified());
 }
+
+TEST_CASE("the neural ODE training dialog leaves its network size and epochs to the data by default") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  mbdrom::app::TrainDialog dialog("node", *window.document(), {}, "neural ODE", &window);
+  dialog.fitToScreen(QRect(0, 0, 1280, 760));
+  dialog.show();
+  REQUIRE(waitFor([&] { return dialog.isVisible(); }));
+  auto* hidden = qobject_cast<QLineEdit*>(dialog.editor("hidden"));
+  REQUIRE(hidden);
+  CHECK(hidden->text().isEmpty());
+  CHECK(hidden->toolTip().contains("sized from the data"));
+  auto* epochs = qobject_cast<QSpinBox*>(dialog.editor("epochs"));
+  if (epochs) CHECK(epochs->value() == 0);
+  waitFor([] { return false; }, 100);
+  dialog.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/train_dialog_node_1280x760.png"));
+  // The empty field is accepted as the default, not refused as a missing list.
+  dialog.accept();
+  INFO(dialog.errorText().toStdString());
+  CHECK_FALSE(dialog.errorText().contains("Hidden widths"));
+  if (dialog.errorText().isEmpty()) CHECK(dialog.settings().at("hidden").empty());
+  hidden->setText("3.5");
+  dialog.accept();
+  CHECK(dialog.errorText().contains("Hidden widths: whole numbers"));
+  dialog.reject();
+}

@@ -460,13 +460,27 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& series, cons
   result.trainSamples = static_cast<int>(trainStarts.size());
   result.validationSamples = static_cast<int>(validStarts.size());
 
-  result.dynamics = NodeDynamics(n, m, s.hidden, s.activation, s.seed);
+  // Sized from the data where the settings leave it: the inputs that vary in training
+  // (a sweep's loads act on a few coordinates of many) and the number of batches.
+  int varying = 2 * n;
+  for (int i = 0; i < m; ++i) {
+    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+    for (const Run& run : runs) {
+      lo = std::min(lo, run.u.row(i).minCoeff());
+      hi = std::max(hi, run.u.row(i).maxCoeff());
+    }
+    if (hi - lo > 1e-9 * std::max({1.0, std::abs(lo), std::abs(hi)})) ++varying;
+  }
+  result.hidden = s.hidden.empty() ? std::vector<int>(2, nodeNetworkWidth(varying)) : s.hidden;
+  result.epochs = s.epochs > 0 ? s.epochs : nodeEpochs(result.trainSamples, s.batchSize);
+  result.decay = s.epochs > 0 ? s.decay : std::pow(s.decay, 400.0 / result.epochs);
+  result.dynamics = NodeDynamics(n, m, result.hidden, s.activation, s.seed);
   Eigen::VectorXd sigmaA;
   normalise(result.dynamics, runs, result.h, sigmaA);
   const NodeLoss loss(runs, s, constraint, result.h, sigmaA);
 
   nn::TrainingSettings ts;
-  ts.epochs = s.epochs;
+  ts.epochs = result.epochs;
   ts.batchSize = s.batchSize;
   ts.seed = s.seed;
   ts.earlyStoppingPatience = s.patience;
@@ -474,7 +488,7 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& series, cons
   ts.optimizer.type = nn::OptimizerType::Adam;
   ts.optimizer.learningRate = s.learningRate;
   ts.schedule.type = nn::ScheduleType::Exponential;
-  ts.schedule.gamma = s.decay;
+  ts.schedule.gamma = result.decay;
   ts.schedule.minFactor = s.minLearningRate / s.learningRate;
   ts.stage = "train node";
 

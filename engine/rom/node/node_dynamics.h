@@ -97,6 +97,11 @@ struct NodeTrainingResult {
   double h = 0.0;  ///< sample spacing of the data [s]
   nn::TrainingHistory history;
   int trainSamples = 0, validationSamples = 0;  ///< rollout start points
+  /// What training took where the settings left it to the data: hidden widths,
+  /// epochs and decay per epoch.
+  std::vector<int> hidden;
+  int epochs = 0;
+  double decay = 0.0;
 };
 
 /// Trains the dynamics on `runs` (all with the same n, m and spacing). With an

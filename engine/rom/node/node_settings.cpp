@@ -56,7 +56,7 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
       r.fail("parameters: \"" + name + "\" is named twice");
     s.parameters.push_back(name);
   }
-  s.hidden = r.integers("hidden", s.hidden, {.min = 1, .max = 100000, .note = "(layer widths)"}, true);
+  s.hidden = r.integers("hidden", s.hidden, {.min = 1, .max = 100000, .note = "(layer widths)"});
   s.activation = nn::activationFromName(r.choice("activation", nn::activationName(s.activation),
                                                  {"linear", "relu", "sigmoid", "tanh", "softplus", "silu"}));
   s.integrator = nodeIntegratorFromName(
@@ -100,6 +100,15 @@ OJson NodeSettings::toJson() const {
   j["gradient_clip"] = gradientClip;
   j["seed"] = seed;
   return j;
+}
+
+int nodeNetworkWidth(int inputsThatVary) {
+  return inputsThatVary <= 8 ? 64 : (inputsThatVary <= 16 ? 128 : 256);
+}
+
+int nodeEpochs(int trainSamples, int batchSize) {
+  const int batches = std::max(1, (trainSamples + batchSize - 1) / std::max(1, batchSize));
+  return std::clamp((13600 + batches - 1) / batches, 100, 400);
 }
 
 }  // namespace mbdrom

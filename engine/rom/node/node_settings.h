@@ -32,16 +32,19 @@ struct NodeSettings {
   /// Names of the parameters μ: network inputs constant along a run, their values
   /// from every training run (DatasetRun::parameters) and from the options of a run.
   std::vector<std::string> parameters;
-  /// 64 x 64 (was 256 x 256, MBD-NODE's size): on a MacPherson sweep it trained 11x faster,
-  /// stepped 6x faster (7.6 against 47 us, the full model 16 us) and stayed within 1.3 % on an
-  /// unseen chirp (docs/benchmarks.md).
-  std::vector<int> hidden{64, 64};
+  /// Empty: sized from the data (nodeNetworkWidth: two layers of 64, 128 or 256 as the
+  /// network has more to tell apart). 64 x 64 against MBD-NODE's 256 x 256 on a MacPherson
+  /// sweep: trained 11x faster, stepped 6x faster, within 1.3 % on an unseen chirp.
+  std::vector<int> hidden;
   nn::Activation activation = nn::Activation::Tanh;
   NodeIntegrator integrator = NodeIntegrator::Rk4;
-  int epochs = 400;
+  /// 0: from the data (nodeEpochs: about 13,600 optimiser steps, 100 to 400 epochs).
+  int epochs = 0;
   int batchSize = 32;
   double learningRate = 1e-3;
-  double decay = 0.98;           ///< learning-rate factor per epoch
+  /// Learning-rate factor per epoch; with epochs from the data, per 1/400 of the training
+  /// (d^(400/E) per epoch), so the rate falls over the whole run as over 400 epochs.
+  double decay = 0.98;
   double minLearningRate = 0.0;  ///< lower bound of the decayed learning rate
   double validationFraction = 0.1;
   int patience = 0;
@@ -54,5 +57,15 @@ struct NodeSettings {
   static NodeSettings fromJson(const nlohmann::ordered_json& j);
   nlohmann::ordered_json toJson() const;
 };
+
+/// Width of both hidden layers sized from what the network takes in: d = 2 n (positions
+/// and velocities) + the inputs that vary in training + ... ; 64 for d <= 8, 128 for
+/// d <= 16, 256 (MBD-NODE's) above.
+int nodeNetworkWidth(int inputsThatVary);
+
+/// Epochs from the data: ceil(13,600 / batches per epoch) within [100, 400], i.e. the
+/// optimiser steps of 400 epochs of 34 batches (the MacPherson sweep of three runs, where
+/// 400 epochs were found right); more data, fewer passes over it.
+int nodeEpochs(int trainSamples, int batchSize);
 
 }  // namespace mbdrom

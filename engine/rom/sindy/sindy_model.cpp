@@ -500,7 +500,8 @@ class SindyStepper final : public ReducedStepper {
       Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
       start(c) = rom.qRef_(c) + u_(0);
       start = assemblePositions(model, start, 0.0, assembly_).q;
-      table_.emplace(model, c, start, tableSpacing(rom, assembly_.scales->coordinateScale(c)));
+      table_.emplace(model, c, start,
+                     kinematicTableSpacing(rom.envelope(), assembly_.scales->coordinateScale(c)));
     }
   }
 
@@ -573,15 +574,6 @@ class SindyStepper final : public ReducedStepper {
   KnownForceEvaluator knownForce_;
   std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
   bool frictionElement_;
-  // Nodes every 1/50 of the trained range of u (1/500 of the coordinate's scale
-  // without an envelope): interpolation errors far below the identification's.
-  static double tableSpacing(const SindyModel& rom, double scale) {
-    for (const EnvelopeGroup& g : rom.envelope().groups())
-      if (g.name == "state" && g.high.size() > 0 && g.high(0) > g.low(0))
-        return std::min((g.high(0) - g.low(0)) / 50.0, 1e-2 * scale);
-    return 2e-3 * scale;
-  }
-
   AssemblyOptions assembly_;
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;

@@ -123,8 +123,8 @@ class SindyModel : public ReducedModel {
   SindySettings sindySettings_;
   std::vector<std::string> knownForces_;  // the setting resolved (file: matrices.known_forces)
   std::vector<int> independent_;          // coordinate indices
-  std::vector<std::string> names_;  // their names
-  Eigen::VectorXd qRef_;            // reference positions [m, -], size nq
+  std::vector<std::string> names_;        // their names
+  Eigen::VectorXd qRef_;                  // reference positions [m, -], size nq
   std::vector<SindyTerm> terms_;
   StlsResult result_;
   Eigen::VectorXd u0_, ud0_;  // first sample of the first run
