@@ -888,10 +888,13 @@ MethodInfo sindyMethod() {
       "Sparse identification (STLS) of unknown force terms in the equations of motion from a library of "
       "candidate terms.";
   m.defaultsAssume =
-      "independent coordinates from the mobility analysis and a polynomial library of degree 3 with sign "
-      "terms, "
-      "thresholded at 0.05: the terms that matter have coefficients above 0.05 in the data's units (with "
-      "--normalise, the threshold applies to columns scaled to unit RMS).";
+      "independent coordinates suggested by the mobility analysis at the first sample, which must "
+      "determine the motion all along (a crank turning through its dead points has no such coordinate: "
+      "runs stop there), the runs' loads as known forces when they carry "
+      "any (known forces auto; --known none identifies the forcing as library terms), and a polynomial "
+      "library of degree 3 with sign terms, thresholded at 0.05: the terms that matter have coefficients "
+      "above 0.05 in the data's units (with --normalise, the threshold applies to columns scaled to unit "
+      "RMS).";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
