@@ -55,16 +55,23 @@ bool KinematicTable::make(long k, const Eigen::VectorXd& guess, Node& out) const
 
 bool KinematicTable::reach(long k) {
   const long last = first_ + static_cast<long>(nodes_.size()) - 1;
-  if (k < first_ - maxNodes || k > last + maxNodes) return false;
+  if (k < first_ - maxNodes || k > last + maxNodes || k <= failedBelow_ || k >= failedAbove_) return false;
   while (k < first_) {
     Node n;
-    if (!make(first_ - 1, nodes_.front().q, n)) return false;
+    if (!make(first_ - 1, nodes_.front().q, n)) {
+      failedBelow_ = first_ - 1;  // not tried again at every stage near a dead point
+      return false;
+    }
     nodes_.push_front(std::move(n));
     --first_;
   }
   while (k > first_ + static_cast<long>(nodes_.size()) - 1) {
     Node n;
-    if (!make(first_ + static_cast<long>(nodes_.size()), nodes_.back().q, n)) return false;
+    const long next = first_ + static_cast<long>(nodes_.size());
+    if (!make(next, nodes_.back().q, n)) {
+      failedAbove_ = next;
+      return false;
+    }
     nodes_.push_back(std::move(n));
   }
   return true;

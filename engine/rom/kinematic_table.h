@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include <deque>
+#include <limits>
 #include <vector>
 
 namespace mbdrom {
@@ -61,6 +62,8 @@ class KinematicTable {
   double u0_, h_;
   long first_ = 0;  // index of nodes_.front()
   std::deque<Node> nodes_;
+  // The nearest nodes that did not assemble: the table ends there.
+  long failedBelow_ = std::numeric_limits<long>::min(), failedAbove_ = std::numeric_limits<long>::max();
 };
 
 }  // namespace mbdrom

@@ -120,6 +120,10 @@ TEST_CASE("kinematic table declines where the mechanism does not assemble", "[ki
   Eigen::MatrixXd R;
   CHECK(table.eval(0.09, 0.0, q, R, qd, c));
   CHECK_FALSE(table.eval(0.12, 0.0, q, R, qd, c));  // the crank pin cannot reach y > r
+  const std::size_t nodes = table.nodes();
+  CHECK_FALSE(table.eval(0.11, 0.0, q, R, qd, c));  // the table ends where a node failed
+  CHECK(table.nodes() == nodes);
+  CHECK(table.eval(0.095, 0.0, q, R, qd, c));
   CHECK_FALSE(table.eval(std::nan(""), 0.0, q, R, qd, c));
   CHECK_FALSE(table.eval(1e12, 0.0, q, R, qd, c));  // a diverged run: no table of a billion nodes
   CHECK(table.nodes() < 100);
