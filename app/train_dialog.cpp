@@ -43,7 +43,8 @@ const std::vector<SettingField>& settingFields(const QString& method) {
     for (const SettingSpec& spec : info->settingsSchema) {
       QStringList choices;
       for (const auto& c : spec.choices) choices << QString::fromStdString(c);
-      it->second.push_back({spec.key.c_str(), spec.label.c_str(), spec.kind, spec.help.c_str(), choices});
+      it->second.push_back({spec.key.c_str(), spec.label.c_str(), spec.kind, spec.help.c_str(), choices,
+                            spec.emptyMeans.c_str()});
     }
   return it->second;
 }
@@ -135,8 +136,8 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
       }
       default: {
         auto* line = new QLineEdit(jsonText(v), settingsBox);
-        // An empty list is a default of its own (the neural ODE's widths: sized from the data).
-        if (v.is_array() && v.empty()) line->setPlaceholderText(tr("(default)"));
+        // What an empty list means, in the empty field (the neural ODE's widths).
+        if (*f.emptyMeans) line->setPlaceholderText(tr(f.emptyMeans));
         editor = line;
         break;
       }

@@ -41,6 +41,7 @@ struct SettingField {
   Kind kind;
   const char* tooltip;  ///< one line: what it does, units, 0 meaning
   QStringList choices = {};
+  const char* emptyMeans = "";  ///< a list: what an empty field means (shown in it)
 };
 
 /// Setting descriptions of a method, from the registry's schema (empty for an unknown method).

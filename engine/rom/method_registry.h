@@ -56,6 +56,9 @@ struct SettingSpec {
   double maximum = 9007199254740992.0;
   /// The command line must give it: no default is offered (pod's n_r).
   bool required = false;
+  /// A list: what leaving it empty means (the neural ODE's widths: "sized from the data");
+  /// the Train dialog shows it in the empty field.
+  std::string emptyMeans = {};
 
   SettingSpec option(std::string name, std::string shown = {}) && {
     cliOption = std::move(name);
@@ -64,6 +67,10 @@ struct SettingSpec {
   }
   SettingSpec placeholder(std::string name) && {
     cliPlaceholder = std::move(name);
+    return std::move(*this);
+  }
+  SettingSpec whenEmpty(std::string meaning) && {
+    emptyMeans = std::move(meaning);
     return std::move(*this);
   }
   SettingSpec flagFor(std::string value) && {

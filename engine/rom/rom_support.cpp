@@ -194,25 +194,6 @@ void ReducedSample::complete() {
   s_.measures = measures_.eval(s_.q);
 }
 
-Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q,
-                                         const Eigen::VectorXd& qd, double t,
-                                         const std::vector<int>& independent) {
-  const Eigen::Index nq = q.size();
-  const auto n = static_cast<Eigen::Index>(independent.size());
-  if (model.nc() == 0) return Eigen::VectorXd::Zero(nq);
-  Eigen::MatrixXd Phi_q;
-  Eigen::VectorXd gamma;
-  evalPhiQ(model, q, t, Phi_q);
-  evalPhiQdotQd(model, q, qd, t, gamma);
-  const Eigen::Index nc = Phi_q.rows();
-  Eigen::MatrixXd A = Eigen::MatrixXd::Zero(nc + n, nq);
-  Eigen::VectorXd b = Eigen::VectorXd::Zero(nc + n);
-  A.topRows(nc) = Phi_q;
-  b.head(nc) = -gamma;
-  for (Eigen::Index i = 0; i < n; ++i) A(nc + i, independent[static_cast<std::size_t>(i)]) = 1.0;
-  return A.colPivHouseholderQr().solve(b);
-}
-
 IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
                                   double t, const std::vector<int>& independent) {
   const Eigen::Index nq = q.size();

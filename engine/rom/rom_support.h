@@ -101,14 +101,6 @@ class ReducedSample {
   Eigen::VectorXd Phi_;
 };
 
-/// Velocity part c (size nq) [m/s^2, 1/s^2] of q̈ of a mechanism described by
-/// independent coordinates `independent` (indices into q): Φ_q c = −(Φ_q q̇)_q q̇
-/// with c zero on the independent coordinates, so q̈ = R a + c for their
-/// accelerations a (R from independentBasis). Zero without constraints.
-Eigen::VectorXd velocityAccelerationPart(const Model& model, const Eigen::VectorXd& q,
-                                         const Eigen::VectorXd& qd, double t,
-                                         const std::vector<int>& independent);
-
 /// The velocity map of a mechanism in independent coordinates u (indices `independent`
 /// into q): q̇ = R u̇ and q̈ = R ü + c.
 struct IndependentSplit {
@@ -119,7 +111,7 @@ struct IndependentSplit {
 
 /// R, q̇ and c at q (size nq), u̇ (size n, the independent velocities), t [s] from one
 /// factorisation of [Φ_q; E_u] (the per-stage work of a run in independent coordinates;
-/// independentBasis and velocityAccelerationPart give the same with a rank report).
+/// sindy's independentBasis gives R with a report of the degrees of freedom).
 /// Throws InputError when the coordinates do not determine the motion there.
 IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
                                   double t, const std::vector<int>& independent);

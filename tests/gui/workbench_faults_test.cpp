@@ -585,6 +585,7 @@ TEST_CASE("the neural ODE training dialog leaves its network size and epochs to 
   auto* hidden = qobject_cast<QLineEdit*>(dialog.editor("hidden"));
   REQUIRE(hidden);
   CHECK(hidden->text().isEmpty());
+  CHECK(hidden->placeholderText() == "sized from the data");
   CHECK(hidden->toolTip().contains("sized from the data"));
   auto* epochs = qobject_cast<QSpinBox*>(dialog.editor("epochs"));
   if (epochs) CHECK(epochs->value() == 0);

@@ -57,15 +57,16 @@ namespace {
 // configuration so that one assembly branch is followed.
 class NaturalPositions {
  public:
-  /// `tableSpacing` > 0: a mechanism of one degree of freedom without drivers is
-  /// tabulated (KinematicTable) from the first assembled state on.
+  /// With the trained model's `envelope`, a mechanism of one degree of freedom without
+  /// drivers is tabulated (KinematicTable) from the first assembled state on.
   NaturalPositions(const Model& model, const std::vector<int>& indices, bool independent,
-                   const Eigen::VectorXd& start, const AeModel* latent = nullptr, double tableSpacing = 0.0)
+                   const Eigen::VectorXd& start, const AeModel* latent = nullptr,
+                   const TrainingEnvelope* envelope = nullptr)
       : model_(model), indices_(indices), independent_(independent), latent_(latent), q_(start) {
     assembly_.fixedCoordinates = indices;
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
-    if (independent && !latent && tableSpacing > 0.0 && KinematicTable::applies(model, indices))
-      spacing_ = tableSpacing;
+    if (independent && !latent && envelope && KinematicTable::applies(model, indices))
+      spacing_ = kinematicTableSpacing(*envelope, assembly_.scales->coordinateScale(indices.front()));
   }
   const Eigen::VectorXd& at(const Eigen::VectorXd& x, double t) {
     if (latent_) {
@@ -615,12 +616,8 @@ RomSimulationSummary NodeModel::simulateAtStep(const Model& model, const RunOpti
   }
   // One assembly branch for the stages' inputs, one for the output samples.
   const Eigen::VectorXd start = o.q0.size() ? o.q0 : qRef_;
-  const double spacing =
-      independent_ && !indices_.empty()
-          ? kinematicTableSpacing(envelope(), mechanismScales(model).coordinateScale(indices_.front()))
-          : 0.0;
-  NaturalPositions stagePositions(model, indices_, independent_, start, latent_.get(), spacing),
-      outputPositions(model, indices_, independent_, start, latent_.get(), spacing);
+  NaturalPositions stagePositions(model, indices_, independent_, start, latent_.get(), &envelope()),
+      outputPositions(model, indices_, independent_, start, latent_.get(), &envelope());
   NodeStateInput input;
   if (loadInputs() > 0) {
     // Loads that do not depend on the positions (forces of fixed direction) are the same at
@@ -777,6 +774,7 @@ MethodInfo nodeMethod() {
                   "Neurons per hidden layer of f(q, q_dot, u), e.g. 64, 64; empty (default): two layers "
                   "sized from the data (64, 128 or 256; MBD-NODE uses 256, 256)"}
           .placeholder("W1,W2,...")
+          .whenEmpty("sized from the data")
           .range(1, 4096),
       {"activation",
        "Activation",

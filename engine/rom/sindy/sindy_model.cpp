@@ -263,24 +263,25 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
       const int c = independent[static_cast<std::size_t>(i)];
       q(c) = qRef(c) + s.u(i, k);
     }
-    Eigen::MatrixXd R;
+    IndependentSplit split;
     try {
       q = assemblePositions(model, q, s.t(k), assembly).q;  // from the previous sample: same branch
-      R = independentBasis(model, q, s.t(k), independent);
+      if (k == 0) (void)independentBasis(model, q, s.t(k), independent);  // their count is the DOF
+      split = independentSplit(model, q, s.ud.col(k), s.t(k), independent);
     } catch (const Error& e) {
       throw InputError("sindy: measured " + row +
                        "the mechanism does not assemble at the measured coordinates: " + e.what());
     }
-    const Eigen::VectorXd qd = R * s.ud.col(k);
+    const Eigen::MatrixXd& R = split.R;
     if (meanReducedMass) *meanReducedMass += R.transpose() * model.massMatrix() * R / static_cast<double>(N);
     run.q.col(k) = q;
-    run.qd.col(k) = qd;
-    run.qdd.col(k) = R * measured.udd.col(k) + velocityAccelerationPart(model, q, qd, s.t(k), independent);
+    run.qd.col(k) = split.qd;
+    run.qdd.col(k) = R * measured.udd.col(k) + split.c;
     evalExternalForces(model, loadCase, q, s.t(k), f);
     run.f_ext.col(k) = f;
     evalSpringForces(model, q, f);
     run.f_spring.col(k) = f;
-    evalDamperForces(model, q, qd, f);
+    evalDamperForces(model, q, split.qd, f);
     run.f_damper.col(k) = f;
   }
   return run;
