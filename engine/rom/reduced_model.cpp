@@ -107,6 +107,15 @@ RomSimulationSummary ReducedModel::simulate(const Model& model, const RunOptions
   return simulateAtStep(model, resolveStep(options), sink, monitor);
 }
 
+std::unique_ptr<ReducedStepper> ReducedModel::stepperAtStep(const Model&, const RunOptions&) const {
+  throw InputError(method() + ": the method has no online step (its runs are made by simulate only)");
+}
+
+ReducedRun ReducedModel::startRun(const Model& model, const RunOptions& options) const {
+  const RunOptions o = resolveStep(options);
+  return ReducedRun(model, *this, o, stepperAtStep(model, o));
+}
+
 OJson ReducedModel::toJson() const {
   OJson j;
   j["format"] = "mbdrom-rom";

@@ -34,6 +34,9 @@
 
 namespace mbdrom {
 
+class ReducedRun;
+class ReducedStepper;
+
 /// How a reduced run went: the summary every run has, and the method's own figures.
 struct RomSimulationSummary : RunSummary {
   /// Method-specific figures of the run (name, value), e.g. cluster switches of local PCA.
@@ -104,6 +107,14 @@ class ReducedModel {
   /// the sink has every sample up to then. The summary's `dt` is the step taken.
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                 Monitor* monitor = nullptr) const;
+  /// The method's online step, for a caller that advances a run itself (a co-simulation,
+  /// an exported FMU's reference, a Python loop): the run of `model` under `options` (load
+  /// case, initial state, parameters μ; a step of 0 resolved as by simulate(); t_end and
+  /// output_dt unused) at t = 0, advanced one step at a time by ReducedRun::advance. This
+  /// model and `model` must outlive it. Its samples are those simulate() writes, bit for
+  /// bit. Throws what simulate() throws for bad options, and InputError for a method without
+  /// an online step (reduced_run.h has ReducedRun).
+  ReducedRun startRun(const Model& model, const RunOptions& options) const;
   /// The step [s] the model takes when a run leaves it the choice: the spacing of the
   /// samples it was trained on (the step a neural ODE learned, the rate SINDy's
   /// derivatives were fitted at), lowered where the method's integrator needs it (the
@@ -137,6 +148,10 @@ class ReducedModel {
   /// simulate() at the resolved step (options.integrator.dt > 0): the method's run.
   virtual RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options,
                                               TrajectorySink& sink, Monitor* monitor) const = 0;
+  /// startRun() at the resolved step (options.integrator.dt > 0): the method's stepper at
+  /// t = 0, its start() not yet called. The default throws InputError: the method has no
+  /// online step.
+  virtual std::unique_ptr<ReducedStepper> stepperAtStep(const Model& model, const RunOptions& options) const;
   /// Method part: "normalisation" and "matrices" (and anything else it needs).
   virtual void writeMethodJson(nlohmann::ordered_json& j) const = 0;
   /// After training on `dataset`: mechanism name and hash, time stamp, settings, and the

@@ -22,6 +22,54 @@ SolverError reducedRunDiverged(const std::string& method, long long step, double
                      "): non-finite reduced coordinates; the samples up to then are kept");
 }
 
+ReducedRun::ReducedRun(const Model& model, const ReducedModel& rom, const RunOptions& options,
+                       std::unique_ptr<ReducedStepper> stepper)
+    : model_(model),
+      rom_(rom),
+      method_(rom.method()),
+      parameters_(options.parameters),
+      stepper_(std::move(stepper)),
+      out_(model, options.loadCase),
+      dt_(options.integrator.dt) {
+  stepper_->start();
+  sample();  // as the run loop writes the sample at t = 0 (and the energy the balance starts from)
+}
+
+void ReducedRun::advance() {
+  if (failed_)
+    throw SolverError("reduced model (" + method_ + "): the run failed at t = " + numberText(t()) +
+                      " s and is not advanced again");
+  const long long step = steps_ + 1;
+  const double t = static_cast<double>(step) * dt_;
+  try {
+    stepper_->advance(step, t, dt_);
+    if (!stepper_->finite()) throw reducedRunDiverged(method_, step, t);
+  } catch (const Error&) {
+    failed_ = true;
+    throw;
+  }
+  steps_ = step;
+}
+
+const Sample& ReducedRun::sample() {
+  Sample& s = out_.sample();
+  s.step = steps_;
+  s.t = t();
+  stepper_->fill(s);
+  out_.complete();
+  if (rom_.envelope().known())
+    s.envelopeDistance =
+        rom_.envelope()
+            .distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, parameters_)
+            .distance;
+  if (const std::optional<double> work = stepper_->work()) {
+    if (steps_ == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;
+    s.workNonConservative = *work;
+    s.energyError = s.kineticEnergy + s.potentialEnergy - energy0_ - *work;
+  }
+  return s;
+}
+
 double mechanismPotential(const Model& model, const Eigen::VectorXd& q) {
   return springPotential(model, q) + gravityPotential(model, q);
 }

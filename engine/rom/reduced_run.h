@@ -13,6 +13,8 @@
 #include "engine/rom/rom_support.h"
 
 #include <chrono>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -60,6 +62,43 @@ class ReducedStepper {
   virtual std::optional<double> work() const { return std::nullopt; }
   /// Method figures of the finished run (e.g. cluster switches), added to the summary.
   virtual void finish(RomSimulationSummary& /*summary*/) {}
+};
+
+/// A reduced run advanced by its caller one step at a time (ReducedModel::startRun): the
+/// method's stepper, started at t = 0, with the run loop's step numbering and divergence
+/// check, and samples completed as the run loop completes them.
+class ReducedRun {
+ public:
+  /// Starts `stepper` of `rom` (its start()) for a run of `model` under `options`, whose
+  /// step options.integrator.dt [s] is > 0.
+  ReducedRun(const Model& model, const ReducedModel& rom, const RunOptions& options,
+             std::unique_ptr<ReducedStepper> stepper);
+  /// The fixed step [s].
+  double dt() const { return dt_; }
+  /// Steps taken.
+  long long steps() const { return steps_; }
+  /// Time of the current state [s]: steps() * dt().
+  double t() const { return static_cast<double>(steps_) * dt_; }
+  /// Advances the state by one step; throws SolverError when the method's step fails or
+  /// the state turns non-finite (naming t), after which the run is not advanced again.
+  void advance();
+  /// The current state in the full model's channels: q, qd, qdd (size nq), energies,
+  /// forces, markers, measures and the distance outside the training envelope, as
+  /// simulate() writes it at this step.
+  const Sample& sample();
+  /// The method's stepper (its reduced state), for a caller that needs more.
+  ReducedStepper& stepper() { return *stepper_; }
+
+ private:
+  const Model& model_;
+  const ReducedModel& rom_;
+  std::string method_;
+  std::map<std::string, double> parameters_;
+  std::unique_ptr<ReducedStepper> stepper_;
+  ReducedSample out_;
+  double dt_ = 0.0, energy0_ = 0.0;
+  long long steps_ = 0;
+  bool failed_ = false;
 };
 
 /// The error of a reduced run whose state turned non-finite at step `step`, time t [s].

@@ -586,7 +586,7 @@ std::unique_ptr<AeModel> AeModel::fromJson(const OJson& j, const std::string& so
 // ---------------------------------------------------------------------------------------------
 // Simulation
 
-namespace {
+namespace internal {
 
 // Reduced dynamics of one run (eq. 20): owns its workspaces.
 class AeDynamics {
@@ -762,13 +762,12 @@ class AeStepper final : public ReducedStepper {
   Eigen::MatrixXd Jo_;
 };
 
-}  // namespace
+}  // namespace internal
 
-RomSimulationSummary AeModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                             Monitor* monitor) const {
+std::unique_ptr<internal::AeStepper> AeModel::startStepper(const Model& model, const RunOptions& o) const {
   checkMechanism(model);
   const int nr = reducedDimension();
-  const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
+  planReducedRun(model, o, mu_.size(), method());
   // Initial state: x_r = f_enc(q0), velocity by the mass-weighted pseudo-inverse (or zero).
   Eigen::VectorXd x = o.q0.size() ? encode(o.q0) : xr0_;
   Eigen::VectorXd v = xdr0_;
@@ -776,8 +775,18 @@ RomSimulationSummary AeModel::simulateAtStep(const Model& model, const RunOption
     v = aeSettings_.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr)
                                               : projectVelocity(model.massMatrix(), x, o.qd0);
   if (!x.allFinite() || !v.allFinite()) throw InputError("ae: the initial state is not finite");
-  AeStepper stepper(*this, model, o.loadCase, std::move(x), std::move(v));
-  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
+  return std::make_unique<internal::AeStepper>(*this, model, o.loadCase, std::move(x), std::move(v));
+}
+
+std::unique_ptr<ReducedStepper> AeModel::stepperAtStep(const Model& model, const RunOptions& o) const {
+  return startStepper(model, o);
+}
+
+RomSimulationSummary AeModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                             Monitor* monitor) const {
+  const std::unique_ptr<internal::AeStepper> stepper = startStepper(model, o);
+  const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
+  return runReducedSteps(model, *this, o, plan, *stepper, sink, monitor);
 }
 
 AeRunView aeRunView(const AeModel& ae, const Model& model, const DatasetRun& run) {

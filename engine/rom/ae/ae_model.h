@@ -104,6 +104,10 @@ struct AeSettings {
   nlohmann::ordered_json toJson() const;
 };
 
+namespace internal {
+class AeStepper;
+}  // namespace internal
+
 class AeModel : public ReducedModel {
  public:
   /// Trains on every run of `dataset`. With `model` (the mechanism of the data): the
@@ -159,9 +163,13 @@ class AeModel : public ReducedModel {
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                       Monitor* monitor) const override;
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model& model, const RunOptions& options) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
+  // The run's stepper, checked against `model` and `options`.
+  std::unique_ptr<internal::AeStepper> startStepper(const Model& model, const RunOptions& options) const;
+
   AeSettings aeSettings_;
   nn::Mlp encoder_, decoder_, potential_, damper_;
   bool hasPotential_ = false, hasDamper_ = false;

@@ -496,14 +496,17 @@ namespace internal {
 // projected after every step (redundant coordinates) or on the decoded output (latent ones).
 class NodeStepper final : public ReducedStepper {
  public:
+  // `input` may read `stagePositions`, which the stepper keeps.
   NodeStepper(const NodeModel& rom, const Model& model, NodeConstraint constraint,
-              NodeConstraint outputConstraint, NaturalPositions& outputPositions, NodeStateInput input,
-              Eigen::VectorXd x, Eigen::VectorXd v)
+              NodeConstraint outputConstraint, std::unique_ptr<NaturalPositions> stagePositions,
+              std::unique_ptr<NaturalPositions> outputPositions, NodeStateInput input, Eigen::VectorXd x,
+              Eigen::VectorXd v)
       : rom_(rom),
         model_(model),
         constraint_(std::move(constraint)),
         outputConstraint_(std::move(outputConstraint)),
-        outputPositions_(outputPositions),
+        stagePositions_(std::move(stagePositions)),
+        outputPositions_(std::move(outputPositions)),
         input_(std::move(input)),
         x_(std::move(x)),
         v_(std::move(v)),
@@ -565,7 +568,7 @@ class NodeStepper final : public ReducedStepper {
     }
     Eigen::MatrixXd R;
     Eigen::VectorXd c;
-    outputPositions_.state(x_, v_, t, q_, qd_, R, c);
+    outputPositions_->state(x_, v_, t, q_, qd_, R, c);
     qdd_ = R * a + c;
   }
 
@@ -581,7 +584,7 @@ class NodeStepper final : public ReducedStepper {
   const NodeModel& rom_;
   const Model& model_;
   NodeConstraint constraint_, outputConstraint_;
-  NaturalPositions& outputPositions_;
+  std::unique_ptr<NaturalPositions> stagePositions_, outputPositions_;
   NodeStateInput input_;
   Eigen::VectorXd x_, v_, q_, qd_, qdd_;
   double maxDrift_ = 0.0, maxResidual_ = 0.0;
@@ -589,8 +592,8 @@ class NodeStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary NodeModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                               Monitor* monitor) const {
+std::unique_ptr<internal::NodeStepper> NodeModel::startStepper(const Model& model,
+                                                               const RunOptions& o) const {
   checkMechanism(model);
   const Eigen::Index nq = model.nq(), n = reducedDimension();
   const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method(), nodeSettings_.parameters);
@@ -598,8 +601,8 @@ RomSimulationSummary NodeModel::simulateAtStep(const Model& model, const RunOpti
     throw InputError("node: the model takes " + std::to_string(loadInputs()) + " load inputs, expected " +
                      std::to_string(nq));
   // On the state (redundant natural coordinates) or on the decoded output (latent ones).
-  const NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
-  const NodeConstraint outputConstraint = latent_ ? modelConstraint(model) : NodeConstraint{};
+  NodeConstraint constraint = independent_ || latent_ ? NodeConstraint{} : modelConstraint(model);
+  NodeConstraint outputConstraint = latent_ ? modelConstraint(model) : NodeConstraint{};
 
   Eigen::VectorXd x = z0q_, v = z0qd_;
   if (latent_ && (o.q0.size() || o.qd0.size())) {
@@ -616,25 +619,39 @@ RomSimulationSummary NodeModel::simulateAtStep(const Model& model, const RunOpti
   }
   // One assembly branch for the stages' inputs, one for the output samples.
   const Eigen::VectorXd start = o.q0.size() ? o.q0 : qRef_;
-  NaturalPositions stagePositions(model, indices_, independent_, start, latent_.get(), &envelope()),
-      outputPositions(model, indices_, independent_, start, latent_.get(), &envelope());
+  auto stagePositions =
+      std::make_unique<NaturalPositions>(model, indices_, independent_, start, latent_.get(), &envelope());
+  auto outputPositions =
+      std::make_unique<NaturalPositions>(model, indices_, independent_, start, latent_.get(), &envelope());
   NodeStateInput input;
   if (loadInputs() > 0) {
     // Loads that do not depend on the positions (forces of fixed direction) are the same at
     // every stage's state: evaluated without assembling the natural coordinates there.
     if (inputAtReference_ || !externalForcesDependOnState(model, o.loadCase))
-      input = [&model, &o, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
+      input = [&model, loadCase = o.loadCase, this](double t, const Eigen::VectorXd&,
+                                                    const Eigen::VectorXd&) {
         Eigen::VectorXd f;
-        evalExternalForces(model, o.loadCase, qRef_, t, f);
+        evalExternalForces(model, loadCase, qRef_, t, f);
         return f;
       };
     else
-      input = forcesAtState(model, o.loadCase, stagePositions);
+      input = forcesAtState(model, o.loadCase, *stagePositions);
   }
   input = withParameters(std::move(input), plan.parameters);
-  internal::NodeStepper stepper(*this, model, constraint, outputConstraint, outputPositions, std::move(input),
-                                std::move(x), std::move(v));
-  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
+  return std::make_unique<internal::NodeStepper>(
+      *this, model, std::move(constraint), std::move(outputConstraint), std::move(stagePositions),
+      std::move(outputPositions), std::move(input), std::move(x), std::move(v));
+}
+
+std::unique_ptr<ReducedStepper> NodeModel::stepperAtStep(const Model& model, const RunOptions& o) const {
+  return startStepper(model, o);
+}
+
+RomSimulationSummary NodeModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                               Monitor* monitor) const {
+  const std::unique_ptr<internal::NodeStepper> stepper = startStepper(model, o);
+  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method(), nodeSettings_.parameters);
+  return runReducedSteps(model, *this, o, plan, *stepper, sink, monitor);
 }
 
 NodeRunView nodeRunView(const NodeModel& node, const Model& model, const DatasetRun& runIn) {

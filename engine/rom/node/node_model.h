@@ -135,10 +135,13 @@ class NodeModel : public ReducedModel {
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                       Monitor* monitor) const override;
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model& model, const RunOptions& options) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
   friend class internal::NodeStepper;
+  // The run's stepper, checked against `model` and `options`.
+  std::unique_ptr<internal::NodeStepper> startStepper(const Model& model, const RunOptions& options) const;
   NodeSettings nodeSettings_;
   NodeDynamics dynamics_;
   bool independent_ = false;

@@ -539,8 +539,10 @@ namespace internal {
 // explicit update (eq. 35-38) and the switch between clusters (eq. 29-31).
 class PcaStepper final : public ReducedStepper {
  public:
-  PcaStepper(const PcaModel& rom, const Model& model, const RunOptions& o, PcaRunLog& log)
-      : rom_(rom), model_(model), loadCase_(o.loadCase), log_(log) {
+  // Switches go to `log`, or to a log of its own (without the samples' clusters) when null.
+  PcaStepper(const PcaModel& rom, const Model& model, const RunOptions& o, PcaRunLog* log)
+      : rom_(rom), model_(model), loadCase_(o.loadCase), log_(log ? *log : ownLog_) {
+    ownLog_.keepSampleClusters = false;
     const Eigen::Index n = model.nq();
     const int nr = rom.nr_;
     const auto k = static_cast<int>(rom.clusters_.size());
@@ -713,6 +715,7 @@ class PcaStepper final : public ReducedStepper {
   const PcaModel& rom_;
   const Model& model_;
   int loadCase_;
+  PcaRunLog ownLog_;
   PcaRunLog& log_;
   std::vector<LiveCluster> live_;
   int c_ = 0;
@@ -723,21 +726,31 @@ class PcaStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
-                                        Monitor* monitor, PcaRunLog& log) const {
+std::unique_ptr<internal::PcaStepper> PcaModel::startStepper(const Model& model, const RunOptions& o,
+                                                             PcaRunLog* log) const {
   checkMechanism(model);
-  const RunOptions o = resolveStep(options);
-  const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
+  planReducedRun(model, o, scale_.size(), method());
   const double dtMax = stabilityDt();
   if (o.integrator.dt >= dtMax)
     throw InputError("dt = " + num(o.integrator.dt) +
                      " s is above the stability limit of the explicit local PCA integrator (" + num(dtMax) +
                      " s = 2 / omega_max of the stiffest cluster); use a smaller step");
+  return std::make_unique<internal::PcaStepper>(*this, model, o, log);
+}
+
+std::unique_ptr<ReducedStepper> PcaModel::stepperAtStep(const Model& model, const RunOptions& o) const {
+  return startStepper(model, o, nullptr);
+}
+
+RomSimulationSummary PcaModel::simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,
+                                        Monitor* monitor, PcaRunLog& log) const {
+  const RunOptions o = resolveStep(options);
+  const std::unique_ptr<internal::PcaStepper> stepper = startStepper(model, o, &log);
   const bool keepSampleClusters = log.keepSampleClusters;
-  log = PcaRunLog{};
+  log = PcaRunLog{};  // the stepper's reference stays valid
   log.keepSampleClusters = keepSampleClusters;
-  internal::PcaStepper stepper(*this, model, o, log);
-  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
+  const ReducedRunPlan plan = planReducedRun(model, o, scale_.size(), method());
+  return runReducedSteps(model, *this, o, plan, *stepper, sink, monitor);
 }
 
 Eigen::Vector2d PcaRunView::project(const Eigen::VectorXd& scale, const Eigen::VectorXd& q) const {

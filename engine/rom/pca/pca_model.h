@@ -191,10 +191,14 @@ class PcaModel : public ReducedModel {
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                       Monitor* monitor) const override;
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model& model, const RunOptions& options) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
   friend class internal::PcaStepper;
+  // The run's stepper, checked against `model` and `options`; switches go to `log` (or its own log).
+  std::unique_ptr<internal::PcaStepper> startStepper(const Model& model, const RunOptions& options,
+                                                     PcaRunLog* log) const;
   // Precomputed for a switch from cluster `from` to cluster `to` (see the file comment).
   struct Transition {
     int nd = 0;          // dimension of the common subspace

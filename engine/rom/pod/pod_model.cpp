@@ -193,7 +193,7 @@ std::unique_ptr<PodModel> PodModel::fromJson(const OJson& j, const std::string& 
   return rom;
 }
 
-namespace {
+namespace internal {
 
 // Seed 003 Algorithm 1 with a single cluster (eq. 35-38), or the implicit Newmark rule.
 class PodStepper final : public ReducedStepper {
@@ -259,20 +259,29 @@ class PodStepper final : public ReducedStepper {
   Eigen::VectorXd qr_, qdr_, q_, f_ext_, fr_, qddr_;
 };
 
-}  // namespace
+}  // namespace internal
 
-RomSimulationSummary PodModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                              Monitor* monitor) const {
+std::unique_ptr<ReducedStepper> PodModel::stepperAtStep(const Model& model, const RunOptions& o) const {
+  return startStepper(model, o);
+}
+
+std::unique_ptr<internal::PodStepper> PodModel::startStepper(const Model& model, const RunOptions& o) const {
   checkMechanism(model);
-  const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
+  planReducedRun(model, o, mu_.size(), method());
   const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
   if (!implicit && o.integrator.dt >= dtMax)
     throw InputError("dt = " + std::to_string(o.integrator.dt) +
                      " s is above the stability limit of the explicit reduced " + "integrator (" +
                      std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
-  PodStepper stepper(*this, model, o, implicit);
-  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
+  return std::make_unique<internal::PodStepper>(*this, model, o, implicit);
+}
+
+RomSimulationSummary PodModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                              Monitor* monitor) const {
+  const std::unique_ptr<internal::PodStepper> stepper = startStepper(model, o);
+  const ReducedRunPlan plan = planReducedRun(model, o, mu_.size(), method());
+  return runReducedSteps(model, *this, o, plan, *stepper, sink, monitor);
 }
 
 namespace {

@@ -47,6 +47,10 @@
 
 namespace mbdrom {
 
+namespace internal {
+class PodStepper;
+}  // namespace internal
+
 struct PodSettings {
   int nr = 2;                 ///< number of reduced coordinates, 1 <= nr <= rank of the data
   double vectorLength = 0.0;  ///< characteristic length L for unit-vector coordinates [m]; 0: automatic
@@ -102,9 +106,13 @@ class PodModel : public ReducedModel {
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                       Monitor* monitor) const override;
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model& model, const RunOptions& options) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
+  // The run's stepper, checked against `model` and `options`.
+  std::unique_ptr<internal::PodStepper> startStepper(const Model& model, const RunOptions& options) const;
+
   PodSettings podSettings_;
   Eigen::VectorXd mu_, scale_, sigma_;
   Eigen::MatrixXd Phi_;  // nq x nr

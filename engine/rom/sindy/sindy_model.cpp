@@ -585,10 +585,10 @@ class SindyStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-RomSimulationSummary SindyModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
-                                                Monitor* monitor) const {
+std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& model,
+                                                                 const RunOptions& o) const {
   checkMechanism(model);
-  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
+  planReducedRun(model, o, qRef_.size(), method());
   // Friction columns follow the model's friction elements by name; a user column is
   // evaluable only when it is the engine's friction channel of a coordinate.
   std::vector<int> frictionOf(terms_.size(), -1), frictionChannelOf(terms_.size(), -1);
@@ -615,8 +615,19 @@ RomSimulationSummary SindyModel::simulateAtStep(const Model& model, const RunOpt
       throw InputError("sindy: the model has no friction element for the column \"" + terms_[j].name + "\"");
     frictionOf[j] = static_cast<int>(it - fnames.begin());
   }
-  internal::SindyStepper stepper(*this, model, o, std::move(frictionOf), std::move(frictionChannelOf));
-  return runReducedSteps(model, *this, o, plan, stepper, sink, monitor);
+  return std::make_unique<internal::SindyStepper>(*this, model, o, std::move(frictionOf),
+                                                  std::move(frictionChannelOf));
+}
+
+std::unique_ptr<ReducedStepper> SindyModel::stepperAtStep(const Model& model, const RunOptions& o) const {
+  return startStepper(model, o);
+}
+
+RomSimulationSummary SindyModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
+                                                Monitor* monitor) const {
+  const std::unique_ptr<internal::SindyStepper> stepper = startStepper(model, o);
+  const ReducedRunPlan plan = planReducedRun(model, o, qRef_.size(), method());
+  return runReducedSteps(model, *this, o, plan, *stepper, sink, monitor);
 }
 
 // ---- The command line of train sindy: data columns as library columns, and measured data.

@@ -116,10 +116,13 @@ class SindyModel : public ReducedModel {
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
                                       Monitor* monitor) const override;
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model& model, const RunOptions& options) const override;
   void writeMethodJson(nlohmann::ordered_json& j) const override;
 
  private:
   friend class internal::SindyStepper;
+  // The run's stepper, checked against `model` and `options`.
+  std::unique_ptr<internal::SindyStepper> startStepper(const Model& model, const RunOptions& options) const;
   SindySettings sindySettings_;
   std::vector<std::string> knownForces_;  // the setting resolved (file: matrices.known_forces)
   std::vector<int> independent_;          // coordinate indices

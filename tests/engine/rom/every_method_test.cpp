@@ -2,7 +2,8 @@
 // one-second pendulum run — trains, saves and loads bit for bit, runs to its end
 // time with finite coordinates, and stops with Cancelled when its training or a
 // run is cancelled at a seeded random moment (a run keeps its samples), and records
-// a training envelope that a run under a load never seen leaves. A method is covered
+// a training envelope that a run under a load never seen leaves, and its online step
+// advanced by a caller gives the run's samples bit for bit. A method is covered
 // the moment it registers.
 
 #include "engine/core/error.h"
@@ -11,6 +12,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/reduced_run.h"
 
 #include <catch2/catch.hpp>
 
@@ -204,5 +206,24 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
       FAIL_CHECK("a 0.3 s run of " << m.name << " reported progress " << runReports
                                    << " time(s): it cannot be cancelled");
     }
+
+    // Its online step, advanced by the caller: the samples of the run above, bit for bit,
+    // with the same energies and envelope distances.
+    ReducedRun stepped = loaded->startRun(p.model, o);
+    CHECK(stepped.dt() == o.integrator.dt);
+    bool same = true;
+    for (const Sample& s : whole.samples()) {
+      while (stepped.steps() < s.step) stepped.advance();
+      const Sample& mine = stepped.sample();
+      same = same && mine.t == s.t && mine.q == s.q && mine.qd == s.qd && mine.qdd == s.qdd &&
+             mine.potentialEnergy == s.potentialEnergy && mine.energyError == s.energyError &&
+             mine.envelopeDistance == s.envelopeDistance && mine.markers == s.markers;
+    }
+    CHECK(same);
+    CHECK(stepped.steps() == static_cast<long long>(whole.samples().size()) - 1);
+    // Advanced 100 steps with no sample in between, the state is the same: a sample does not move it.
+    ReducedRun sparse = loaded->startRun(p.model, o);
+    for (int k = 0; k < 100; ++k) sparse.advance();
+    CHECK(sparse.sample().q == whole.samples().at(100).q);
   }
 }
