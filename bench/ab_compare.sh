@@ -42,7 +42,9 @@ for name in old:
     print(f"{name:<10}{o:>12.4g}{n:>12.4g}{100 * (n / o - 1):>8.1f}%{ob:>12.4g}{nb:>12.4g}{100 * (nb / ob - 1):>8.1f}%")
 def strip(j):
     if isinstance(j, dict):
-        return {k: strip(v) for k, v in j.items() if k not in ("created", "seconds", "training_seconds")}
+        return {k: strip(v) for k, v in j.items()
+                if k not in ("created", "seconds", "training_seconds", "speed_up")
+                and not k.endswith("seconds_per_simulated_second")}
     if isinstance(j, list):
         return [strip(v) for v in j]
     return j
@@ -50,5 +52,5 @@ for f in sorted(os.listdir(f"{work}/old")):
     a = json.load(open(f"{work}/old/{f}"))
     b = json.load(open(f"{work}/new/{f}")) if os.path.exists(f"{work}/new/{f}") else None
     same = b is not None and json.dumps(strip(a)) == json.dumps(strip(b))
-    print(f"trained {f}: {'identical' if same else 'DIFFERENT'} (wall times and time stamp aside)")
+    print(f"trained {f}: {'identical' if same else 'DIFFERENT'} (wall times, speed check timings and time stamp aside)")
 PY
