@@ -658,6 +658,7 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
   out.udd.resize(n, N);
   Eigen::VectorXd& uddNoise = out.uddNoise;
   uddNoise.setZero(n);
+  out.positionNoise.assign(static_cast<std::size_t>(n), 0.0);
   for (Eigen::Index i = 0; i < n; ++i) {
     const std::size_t si = static_cast<std::size_t>(i);
     s.u.row(i) = table.data.col(pc[si]).transpose();
@@ -683,6 +684,7 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
       out.window = std::max(out.window, sm.window);
       out.signalWindow = std::max(out.signalWindow, sm.signalWindow);
       s.u.row(i) = sm.x.transpose();
+      out.positionNoise[si] = sm.noise;
       if (ac[si] < 0) uddNoise(i) = sm.xddNoise;
     }
     for (Eigen::Index k = 0; k < N; ++k) {

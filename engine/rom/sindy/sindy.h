@@ -192,6 +192,9 @@ struct SindyMeasured {
   Eigen::VectorXd uddNoise;
   /// The RMS noise it leaves in the target, √(Σ_j M_ij² uddNoise_j²) [N, N m], for StlsOptions::targetNoise.
   std::vector<double> targetNoise;
+  /// RMS noise of the measured positions (SmoothedSignal::noise) per coordinate [m, rad],
+  /// size n; 0 where not estimated. The held-out rollout's noise estimate starts from it.
+  std::vector<double> positionNoise;
   int window = 0;        ///< Savitzky–Golay window used for missing derivatives (0: none estimated)
   int signalWindow = 0;  ///< its cross-validated signal window (0: none estimated)
 };

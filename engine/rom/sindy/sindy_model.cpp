@@ -11,6 +11,7 @@
 #include "engine/model/forces.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/reduced_run.h"
+#include "engine/rom/rollout_check.h"
 #include "engine/rom/rom_support.h"
 #include "engine/rom/sindy/savitzky_golay.h"
 
@@ -96,7 +97,9 @@ std::vector<std::string> frictionNames(const Model& model) {
 }
 
 // q̇ and q̈ of a run re-estimated from its positions (uniform sampling required).
-void estimateDerivatives(DatasetRun& run, const SindySettings& s) {
+// Returns the estimated noise of every natural coordinate's positions [m, rad] and what it
+// leaves in the estimated accelerations [m/s², rad/s²]: nq x 2.
+Eigen::MatrixX2d estimateDerivatives(DatasetRun& run, const SindySettings& s) {
   const Eigen::Index N = run.samples();
   if (N < 3) throw InputError("sindy: run \"" + run.name + "\" has too few samples to estimate derivatives");
   const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
@@ -107,11 +110,15 @@ void estimateDerivatives(DatasetRun& run, const SindySettings& s) {
   SavitzkyGolayOptions o;
   o.order = s.sgOrder;
   o.window = s.sgWindow;
+  Eigen::MatrixX2d noise(run.q.rows(), 2);
   for (Eigen::Index i = 0; i < run.q.rows(); ++i) {
     const SmoothedSignal sm = smoothDerivatives(run.q.row(i).transpose(), h, o);
     run.qd.row(i) = sm.xd.transpose();
     run.qdd.row(i) = sm.xdd.transpose();
+    noise(i, 0) = sm.noise;
+    noise(i, 1) = sm.xddNoise;
   }
+  return noise;
 }
 
 // Known generalized force f^k [N] at a state (right-hand side convention).
@@ -292,6 +299,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                                               const std::vector<std::vector<SindyColumn>>& runColumns) {
   SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
   settings.stls.targetNoise = settingsIn.stls.targetNoise;  // a property of the data, not a setting
+  settings.positionNoise = settingsIn.positionNoise;
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
@@ -319,14 +327,43 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                      " runs have them)");
   rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
 
-  monitor.reportNow({"train sindy: library", 0, 3, {}});
+  monitor.reportNow({"train sindy: library", 0, 4, {}});
   Eigen::MatrixXd Theta, Y;
   std::vector<std::string> termNames;
+  // The runs as fitted (estimated derivatives) for the rollout, and the rows the fit
+  // without each run's last quarter takes.
+  Dataset fitted = makeDataset(model);
+  std::vector<Eigen::Index> validationRows;
+  const auto n = static_cast<Eigen::Index>(rom->independent_.size());
+  std::vector<double> positionNoise = settingsIn.positionNoise;
+  if (positionNoise.size() != static_cast<std::size_t>(n))
+    positionNoise.assign(static_cast<std::size_t>(n), 0.0);
   for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
     const DatasetRun& original = dataset.runs[r];
     monitor.checkpoint();
     DatasetRun run = original;
-    if (settings.derivatives == "estimate") estimateDerivatives(run, settings);
+    if (settings.derivatives == "estimate") {
+      const Eigen::MatrixX2d noise = estimateDerivatives(run, settings);
+      Eigen::VectorXd udd(n);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const int c = rom->independent_[static_cast<std::size_t>(i)];
+        positionNoise[static_cast<std::size_t>(i)] =
+            std::max(positionNoise[static_cast<std::size_t>(i)], noise(c, 0));
+        udd(i) = noise(c, 1);
+      }
+      // The noise of the estimated accelerations in the targets Rᵀ M R ü (reduced mass at the first
+      // sample), unless the caller gave it (measured data).
+      if (settingsIn.stls.targetNoise.empty()) {
+        const Eigen::MatrixXd R = independentBasis(model, run.q.col(0), run.t(0), rom->independent_);
+        const Eigen::MatrixXd Mr = R.transpose() * model.massMatrix() * R;
+        const Eigen::VectorXd target =
+            (Mr.array().square().matrix() * udd.array().square().matrix()).cwiseSqrt();
+        settings.stls.targetNoise.resize(static_cast<std::size_t>(n), 0.0);
+        for (Eigen::Index i = 0; i < n; ++i)
+          settings.stls.targetNoise[static_cast<std::size_t>(i)] =
+              std::max(settings.stls.targetNoise[static_cast<std::size_t>(i)], target(i));
+      }
+    }
     SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_);
     std::vector<SindyColumn> columns;
     if (settings.frictionColumns) {
@@ -356,6 +393,10 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     }
     termNames = lib.names();
     const Eigen::Index rows = Theta.rows();
+    const Eigen::Index N = lib.Theta.rows(),
+                       kept = static_cast<Eigen::Index>(std::ceil(0.75 * static_cast<double>(N - 1)));
+    for (Eigen::Index k = 0; k < kept; ++k) validationRows.push_back(rows + k);
+    addRun(fitted, run);
     Theta.conservativeResize(rows + lib.Theta.rows(), lib.Theta.cols());
     Theta.bottomRows(lib.Theta.rows()) = lib.Theta;
     Y.conservativeResize(rows + lib.Theta.rows(), s.target.rows());
@@ -366,18 +407,39 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     }
   }
   monitor.checkpoint();
-  monitor.reportNow({"train sindy: STLS", 1, 3, {}});
+  monitor.reportNow({"train sindy: STLS", 1, 4, {}});
   rom->result_ = stls(Theta, Y, termNames, rom->names_, settings.stls);
   monitor.checkpoint();
-  monitor.reportNow({"train sindy: kappa sweep", 2, 3, {}});
+  monitor.reportNow({"train sindy: kappa sweep", 2, 4, {}});
   const auto front = sindyPareto(sindyKappaSweep(Theta, Y, settings.stls));
-
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy: held-out rollout", 3, 4, {}});
   rom->stampTraining(dataset, settings.toJson());
+  const RolloutCheck rollout =
+      rom->heldOutRollout(model, fitted, Theta, Y, validationRows, positionNoise, monitor);
+  const std::string kind = rom->judge(rollout);
+
   OJson& m = rom->metrics_;
   m["coordinates"] = rom->names_;
   m["normalised_residual"] = vectorJson(rom->result_.residual);
   m["library_incomplete"] = rom->result_.libraryIncomplete;
   m["verdict"] = rom->result_.verdict;
+  m["verdict_kind"] = kind;
+  OJson held{{"done", rollout.done}, {"text", rollout.text()}};
+  if (rollout.done) {
+    held["failed"] = rollout.failed;
+    held["run"] = rollout.run;
+    if (rollout.failed) {
+      held["failed_at"] = rollout.failedAt;
+    } else {
+      held["coordinate"] = rollout.coordinate;
+      held["held_out_from"] = rollout.heldOutFrom;
+      held["error"] = rollout.error;
+      held["explained"] = rollout.explained;
+      held["tolerance"] = rollout.tolerance;
+    }
+  }
+  m["rollout"] = held;
   m["active_terms"] = rom->result_.activeTerms();
   m["coefficient_table"] = rom->coefficientTable();
   m["equations"] = rom->equations();
@@ -386,8 +448,56 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     pareto.push_back(OJson{{"kappa", p.kappa}, {"terms", p.terms}, {"residual", p.residual}});
   m["pareto"] = pareto;
   monitor.checkpoint();
-  monitor.reportNow({"train sindy", 3, 3, {{"residual", rom->result_.residual.maxCoeff()}}});
+  monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
   return rom;
+}
+
+RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitted,
+                                        const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                                        const std::vector<Eigen::Index>& rows,
+                                        const std::vector<double>& positionNoise, Monitor& monitor) const {
+  RolloutCheck none;
+  SindyModel probe(*this);
+  try {
+    const auto R = static_cast<Eigen::Index>(rows.size());
+    Eigen::MatrixXd ThetaV(R, Theta.cols()), YV(R, Y.cols());
+    for (Eigen::Index k = 0; k < R; ++k) {
+      ThetaV.row(k) = Theta.row(rows[static_cast<std::size_t>(k)]);
+      YV.row(k) = Y.row(rows[static_cast<std::size_t>(k)]);
+    }
+    probe.result_ = stls(ThetaV, YV, result_.terms, names_, sindySettings_.stls);
+  } catch (const InputError& e) {
+    none.note = std::string("the fit without the last quarter of each run failed: ") + e.what();
+    return none;
+  }
+  RolloutCheckOptions o;
+  o.coordinates = independent_;
+  o.positionNoise = positionNoise;
+  o.tolerance = sindySettings_.stls.incompleteResidual;
+  try {
+    return checkRollout(model, probe, fitted, o, &monitor);
+  } catch (const InputError& e) {
+    none.note = e.what();  // e.g. a user column a run cannot evaluate
+    return none;
+  }
+}
+
+std::string SindyModel::judge(const RolloutCheck& rollout) {
+  std::string& verdict = result_.verdict;
+  if (rollout.done && rollout.failed) {
+    verdict = "the model is wrong: fitted without the last quarter of each run, " + rollout.text() +
+              "; the residual alone said: " + verdict;
+    return "rollout blows up";
+  }
+  if (rollout.done && !rollout.passed()) {
+    verdict = "the model is wrong: fitted without the last quarter of each run, " + rollout.text() +
+              "; the residual alone said: " + verdict;
+    return "rollout misses";
+  }
+  verdict += "; held-out rollout: " +
+             (rollout.done ? "fitted without the last quarter of each run, " : std::string()) +
+             rollout.text();
+  return result_.libraryIncomplete ? "library incomplete" : "fit ok";
 }
 
 void SindyModel::writeMethodJson(OJson& j) const {
@@ -801,6 +911,7 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
   const Eigen::VectorXd noise =
       (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
   settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
+  settings.positionNoise = m.positionNoise;
   outcome.model = SindyModel::train(request.dataset, settings, monitor, *model, {m.columns});
   outcome.report = report.str();
   return outcome;

@@ -1,0 +1,165 @@
+#include "engine/rom/rollout_check.h"
+
+#include "engine/core/error.h"
+#include "engine/rom/method_registry.h"
+#include "engine/rom/reduced_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mbdrom {
+
+namespace {
+
+// Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
+// (N of them, the first the start); throws the run's error with the failing time in `failedAt`.
+Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
+                        const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
+                        Monitor* monitor) {
+  const auto n = static_cast<Eigen::Index>(coordinates.size());
+  Eigen::MatrixXd out(n, N);
+  ReducedRun run = rom.startRun(model, o);
+  Sample s;
+  for (Eigen::Index k = 0; k < N; ++k) {
+    failedAt = static_cast<double>(k) * run.dt();
+    if (k > 0) run.advance();
+    s.step = run.steps();
+    s.t = run.t();
+    run.stepper().fill(s);
+    for (Eigen::Index i = 0; i < n; ++i) out(i, k) = s.q(coordinates[static_cast<std::size_t>(i)]);
+    if (!out.col(k).allFinite())
+      throw SolverError("the positions turned non-finite at t = " + formatText("%g", s.t) + " s");
+    if (monitor && k % 1000 == 0) monitor->checkpoint();
+  }
+  return out;
+}
+
+double rms(const Eigen::VectorXd& v) {
+  return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0;
+}
+
+std::string percent(double x) {
+  return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
+}
+
+}  // namespace
+
+std::string RolloutCheck::text() const {
+  if (!done) return "no held-out rollout (" + note + ")";
+  if (failed)
+    return "its run from the start of \"" + run + "\" blows up at t = " + formatText("%g", failedAt) +
+           " s (" + failure + ")";
+  const std::string figures = percent(error) + " of the amplitude of " + coordinate +
+                              " after t = " + formatText("%g", heldOutFrom) + " s (noise explains " +
+                              percent(explained) + ")";
+  return passed() ? "its run from the start of \"" + run + "\" follows the held-out end within " + figures
+                  : "its run from the start of \"" + run + "\" misses the held-out end by " + figures;
+}
+
+RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                          const RolloutCheckOptions& opt, Monitor* monitor) {
+  if (!(opt.heldOutFraction > 0.0 && opt.heldOutFraction < 1.0))
+    throw InputError("rollout check: the held-out fraction must be in (0, 1)");
+  if (!opt.positionNoise.empty() && opt.positionNoise.size() != opt.coordinates.size())
+    throw InputError("rollout check: one position noise per compared coordinate expected");
+  RolloutCheck check;
+  check.tolerance = opt.tolerance;
+  double worst = -std::numeric_limits<double>::infinity();
+  std::vector<std::string> skipped;
+  const auto n = static_cast<Eigen::Index>(opt.coordinates.size());
+  for (const DatasetRun& data : dataset.runs) {
+    const Eigen::Index N = data.samples();
+    if (N < 8) {
+      skipped.push_back("\"" + data.name + "\" has fewer than 8 samples");
+      continue;
+    }
+    const double dt = (data.t(N - 1) - data.t(0)) / static_cast<double>(N - 1);
+    bool uniform = dt > 0.0 && std::abs(data.t(0)) <= 1e-9 * dt;
+    for (Eigen::Index k = 1; k < N && uniform; ++k)
+      uniform = std::abs(data.t(k) - data.t(k - 1) - dt) <= 1e-6 * dt;
+    if (!uniform) {
+      skipped.push_back("\"" + data.name + "\" does not start at t = 0 with uniform samples");
+      continue;
+    }
+    RunOptions o;
+    o.loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
+    o.q0 = data.q.col(0);
+    o.qd0 = data.qd.col(0);
+    o.integrator.dt = dt;
+    o.tEnd = data.t(N - 1);
+    o.parameters = data.parameters;
+    const auto k0 =
+        static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
+    const Eigen::Index span = N - k0;
+    Eigen::MatrixXd nominal;
+    double failedAt = 0.0;
+    try {
+      nominal = rollout(model, rom, o, opt.coordinates, N, failedAt, monitor);
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error& e) {
+      if (!check.failed) {
+        check.done = check.failed = true;
+        check.failedAt = failedAt;
+        check.failure = e.what();
+        check.run = data.name;
+      }
+      continue;
+    }
+    check.done = true;
+    // The second run, started where the noise could have put the start.
+    Eigen::MatrixXd perturbed;
+    bool sensitive = false;
+    Eigen::VectorXd sigma = Eigen::VectorXd::Zero(n);
+    for (Eigen::Index i = 0; i < n && !opt.positionNoise.empty(); ++i)
+      sigma(i) = opt.positionNoise[static_cast<std::size_t>(i)];
+    if (sigma.maxCoeff() > 0.0) {
+      RunOptions shifted = o;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const int c = opt.coordinates[static_cast<std::size_t>(i)];
+        const Eigen::VectorXd q = data.q.row(c).transpose();
+        const double amplitude = rms(q.array() - q.mean());
+        const double rate = amplitude > 0.0 ? rms(data.qd.row(c).transpose()) / amplitude : 0.0;
+        shifted.q0(c) += sigma(i);
+        shifted.qd0(c) += sigma(i) * rate;
+      }
+      try {
+        perturbed = rollout(model, rom, shifted, opt.coordinates, N, failedAt, monitor);
+      } catch (const Cancelled&) {
+        throw;
+      } catch (const Error&) {
+        sensitive = true;  // noise alone can break the run: it explains any miss
+      }
+    }
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const int c = opt.coordinates[static_cast<std::size_t>(i)];
+      const Eigen::VectorXd q = data.q.row(c).transpose();
+      const double amplitude = rms(q.array() - q.mean());
+      if (!(amplitude > 0.0)) continue;
+      const double error = rms(nominal.row(i).tail(span).transpose() - q.tail(span)) / amplitude;
+      double explained = 0.0;
+      if (sigma(i) > 0.0) {
+        const double spread =
+            sensitive ? amplitude
+                      : rms(perturbed.row(i).tail(span).transpose() - nominal.row(i).tail(span).transpose());
+        explained = std::sqrt(sigma(i) * sigma(i) + spread * spread) / amplitude;
+      }
+      if (error - explained > worst) {
+        worst = error - explained;
+        if (!check.failed) {
+          check.run = data.name;
+          check.coordinate = model.coordinateName(c);
+          check.heldOutFrom = data.t(k0);
+          check.error = error;
+          check.explained = explained;
+        }
+      }
+    }
+  }
+  for (const std::string& s : skipped) check.note += (check.note.empty() ? "" : "; ") + s;
+  if (!check.done && check.note.empty()) check.note = "no runs";
+  return check;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,62 @@
+#pragma once
+/// @file
+/// A trained reduced model judged by its behaviour: run from the first sample of each
+/// training run under that run's load case, and compared with the run where the fit did
+/// not look (the held-out end of the run). A residual or a loss says how well a model
+/// fits the data it saw; only a run says whether it stays finite and where it goes.
+///
+/// What noise explains: a model with the true dynamics, started from a noisy first
+/// sample and compared with noisy data, misses by the noise itself plus what the
+/// error of its start grows into. The check estimates both with the model at hand: the
+/// positions' noise σ (per compared coordinate), and the spread between the run and a
+/// second run started σ (and σ times the data's typical rate) away.
+
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+struct RolloutCheckOptions {
+  /// Natural coordinates compared (indices into q), e.g. a model's independent coordinates.
+  std::vector<int> coordinates;
+  /// RMS noise of the data's positions per compared coordinate [m, rad] (empty: none).
+  std::vector<double> positionNoise;
+  double heldOutFraction = 0.25;  ///< the end of each run the check judges, in (0, 1)
+  /// A miss beyond what noise explains up to this share of the amplitude is accepted [-].
+  double tolerance = 0.10;
+};
+
+/// The outcome of a rollout check (the worst run and coordinate).
+struct RolloutCheck {
+  bool done = false;         ///< false: no run could be checked (`note` says why)
+  std::string note;          ///< why not, or what was left out
+  bool failed = false;       ///< a run blew up or its step failed
+  double failedAt = 0.0;     ///< t of the failure [s]
+  std::string failure;       ///< the engine's message
+  std::string run;           ///< the run of the worst figure (or of the failure)
+  std::string coordinate;    ///< the coordinate of the worst figure
+  double heldOutFrom = 0.0;  ///< start of that run's held-out span [s]
+  /// RMS of (run − data) of the coordinate over the held-out span, over the RMS of the
+  /// data about their mean (the amplitude) [-].
+  double error = 0.0;
+  double explained = 0.0;  ///< what noise explains, same measure [-]
+  double tolerance = 0.10;
+  /// True when nothing failed and error <= explained + tolerance.
+  bool passed() const { return done && !failed && error <= explained + tolerance; }
+  /// One line, e.g. "held-out rollout misses run \"train\" by 45 % of the amplitude of
+  /// P.x after t = 75 s (noise explains 5 %)".
+  std::string text() const;
+};
+
+/// Runs `rom` from the first sample of every run of `dataset` (data of `model`,
+/// uniformly sampled; others are left out and noted) at the run's spacing and compares
+/// the coordinates of `options` over the held-out end. Cancelled when `monitor` stops it.
+RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                          const RolloutCheckOptions& options, Monitor* monitor = nullptr);
+
+}  // namespace mbdrom
