@@ -393,8 +393,7 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
   r.verdict = r.libraryIncomplete
                   ? "the library is missing something: the normalised residual of \"" + worstName + "\" is " +
                         number(100.0 * worstResidual) + " %" + noise + " (> " +
-                        number(100.0 * o.incompleteResidual) +
-                        " %); add candidate terms (e.g. a friction column)"
+                        number(100.0 * o.incompleteResidual) + " %); add candidate terms"
                   : "fit ok: largest normalised residual " + number(100.0 * worst) + " %" + noise;
   return r;
 }

@@ -14,6 +14,7 @@
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/rom_support.h"
 #include "engine/rom/sindy/savitzky_golay.h"
+#include "engine/rom/sindy/sindy_hints.h"
 
 #include <Eigen/Cholesky>
 #include <Eigen/QR>
@@ -334,6 +335,8 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   // without each run's last quarter takes.
   Dataset fitted = makeDataset(model);
   std::vector<Eigen::Index> validationRows;
+  SindySamples all;  // every run's samples one after another, for the residual's hints
+  all.coordinates = rom->names_;
   const auto n = static_cast<Eigen::Index>(rom->independent_.size());
   std::vector<double> positionNoise = settingsIn.positionNoise;
   if (positionNoise.size() != static_cast<std::size_t>(n))
@@ -397,6 +400,16 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                        kept = static_cast<Eigen::Index>(std::ceil(0.75 * static_cast<double>(N - 1)));
     for (Eigen::Index k = 0; k < kept; ++k) validationRows.push_back(rows + k);
     addRun(fitted, run);
+    const auto append = [](Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
+      const Eigen::Index at = to.cols();
+      to.conservativeResize(from.rows(), at + from.cols());
+      to.rightCols(from.cols()) = from;
+    };
+    append(all.u, s.u);
+    append(all.ud, s.ud);
+    append(all.target, s.target);
+    all.t.conservativeResize(all.t.size() + s.t.size());
+    all.t.tail(s.t.size()) = s.t;
     Theta.conservativeResize(rows + lib.Theta.rows(), lib.Theta.cols());
     Theta.bottomRows(lib.Theta.rows()) = lib.Theta;
     Y.conservativeResize(rows + lib.Theta.rows(), s.target.rows());
@@ -417,7 +430,24 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   rom->stampTraining(dataset, settings.toJson());
   const RolloutCheck rollout =
       rom->heldOutRollout(model, fitted, Theta, Y, validationRows, positionNoise, monitor);
-  const std::string kind = rom->judge(rollout);
+  std::string kind = rom->judge(rollout);
+  SindyLibrary library;
+  library.terms = rom->terms_;
+  library.Theta = std::move(Theta);
+  const std::vector<SindyHint> hints = sindyResidualHints(all, settings.library, library, rom->result_);
+  if (kind != "fit ok" && !hints.empty() && hints.front().correlation <= kSindyHintCorrelation) {
+    rom->result_.verdict +=
+        "; the residual correlates with none of the candidate families tried (best: " + hints.front().term +
+        ", " + formatText("%.2f", hints.front().correlation) + ")";
+  } else if (kind != "fit ok" && !hints.empty()) {
+    const SindyHint& h = hints.front();
+    rom->result_.verdict += "; the residual of " + h.coordinate + " correlates most with " + h.term + " (" +
+                            h.family + ", " + formatText("%.2f", h.correlation) + "): " + h.advice;
+    // Families that the data cannot tell apart (sin u − u is −u³/6 + … at small angles) are named together.
+    for (std::size_t k = 1; k < hints.size() && hints[k].correlation > 0.98 * h.correlation; ++k)
+      rom->result_.verdict += "; as likely: " + hints[k].term + " (" + hints[k].family + ", " +
+                              formatText("%.2f", hints[k].correlation) + "): " + hints[k].advice;
+  }
 
   OJson& m = rom->metrics_;
   m["coordinates"] = rom->names_;
@@ -440,6 +470,14 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     }
   }
   m["rollout"] = held;
+  OJson hintsJson = OJson::array();
+  for (const SindyHint& h : hints)
+    hintsJson.push_back(OJson{{"family", h.family},
+                              {"term", h.term},
+                              {"coordinate", h.coordinate},
+                              {"correlation", h.correlation},
+                              {"advice", h.advice}});
+  m["residual_hints"] = hintsJson;
   m["active_terms"] = rom->result_.activeTerms();
   m["coefficient_table"] = rom->coefficientTable();
   m["equations"] = rom->equations();
@@ -895,6 +933,12 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
     report << "coefficients (terms as columns, coordinates as rows):\n" << sindyCoefficientTable(r);
     report << "equations:\n" << sindyEquations(r);
     report << r.verdict << "\n";
+    report << "no held-out rollout: mechanism-free data (give --model to run the identified model)\n";
+    const std::vector<SindyHint> hints = sindyResidualHints(m.samples, settings.library, library, r);
+    if (r.libraryIncomplete && !hints.empty() && hints.front().correlation > kSindyHintCorrelation)
+      report << "the residual of " << hints.front().coordinate << " correlates most with "
+             << hints.front().term << " (" << hints.front().family << ", "
+             << formatText("%.2f", hints.front().correlation) << "): " << hints.front().advice << "\n";
     outcome.report = report.str();
     return outcome;
   }

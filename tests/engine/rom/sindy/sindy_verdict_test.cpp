@@ -104,6 +104,8 @@ TEST_CASE("sindy calls a model without the cubic wrong although its residual loo
   CHECK((kind == "rollout misses" || kind == "rollout blows up"));
   CHECK_THAT(rom->result().verdict,
              Catch::StartsWith("the model is wrong") && Catch::Contains("the residual alone said: fit ok"));
+  // And names what is missing (issue 29 point 2).
+  CHECK_THAT(rom->result().verdict, Catch::Contains("correlates most with P.x^3 (higher polynomial degree"));
 }
 
 TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_verdict]") {
@@ -132,5 +134,7 @@ TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cu
     const auto missing = identify(noisy, quadratic);
     INFO(missing->equations() << missing->result().verdict);
     CHECK(missing->metrics().at("verdict_kind") == "rollout misses");
+    // Named, first or as likely as the first (sin u − u is −u³/6 + … at these amplitudes).
+    CHECK_THAT(missing->result().verdict, Catch::Contains("P.x^3 (higher polynomial degree"));
   }
 }

@@ -1,0 +1,179 @@
+#include "engine/rom/sindy/sindy_hints.h"
+
+#include "engine/rom/method_registry.h"
+
+#include <Eigen/QR>
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <set>
+
+namespace mbdrom {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::string familyOf(const SindyTerm& t, Eigen::Index n) {
+  switch (t.kind) {
+    case SindyTerm::Kind::Monomial: {
+      bool velocity = false;
+      for (Eigen::Index i = n; i < 2 * n; ++i)
+        velocity = velocity || t.powers[static_cast<std::size_t>(i)] > 0;
+      return velocity ? "velocity products" : "higher polynomial degree";
+    }
+    case SindyTerm::Kind::Sign: return "sign/friction";
+    case SindyTerm::Kind::Sin:
+    case SindyTerm::Kind::Cos: return "trigonometric";
+    case SindyTerm::Kind::CosTime:
+    case SindyTerm::Kind::SinTime: return "harmonics";
+    default: return "";
+  }
+}
+
+int degreeOf(const SindyTerm& t) {
+  int d = 0;
+  for (int p : t.powers) d += p;
+  return d;
+}
+
+std::string adviceFor(const std::string& family, const SindyTerm& t, int libraryDegree) {
+  if (family == "higher polynomial degree" || family == "velocity products") {
+    const int d = degreeOf(t);
+    return d > libraryDegree
+               ? formatText("raise the polynomial degree to %d (or add the term %s)", d, t.name.c_str())
+               : "add the term " + t.name;
+  }
+  if (family == "harmonics") return "add the excitation term " + t.name + " (omegas, harmonics, sine_time)";
+  if (family == "sign/friction")
+    return "add " + t.name + " (sign_velocity) or the model's friction (friction_columns)";
+  return "add " + t.name + " (trig_positions)";
+}
+
+// The angular frequency [rad/s] at the peak of the residual's spectrum, on the grid 2π j / (4 T)
+// (four times finer than the spectrum's own, so a peak between its lines is not missed by much),
+// up to five times the motion's own dominant frequency `motion`; 0 when the peak does not stand
+// out (power below 20 times the band's mean): broad-band residuals (noise, friction) are no
+// missing excitation.
+double spectralPeak(const Eigen::VectorXd& t, const Eigen::VectorXd& r, double motion) {
+  const Eigen::Index N = t.size();
+  const double T = t.maxCoeff() - t.minCoeff();  // runs one after another restart their time
+  if (!(T > 0.0)) return 0.0;
+  const double top = motion > 0.0 ? 5.0 * motion : kPi * static_cast<double>(N) / T;
+  double best = 0.0, peak = 0.0, total = 0.0;
+  int lines = 0;
+  const Eigen::VectorXd centred = r.array() - r.mean();
+  for (Eigen::Index j = 1;; ++j) {
+    const double w = 2.0 * kPi * static_cast<double>(j) / (4.0 * T);
+    if (w > top || j > 4000) break;
+    std::complex<double> sum = 0.0;
+    for (Eigen::Index k = 0; k < N; ++k) sum += centred(k) * std::polar(1.0, -w * t(k));
+    const double power = std::norm(sum);
+    total += power;
+    ++lines;
+    if (power > best) {
+      best = power;
+      peak = w;
+    }
+  }
+  return lines > 0 && best > 20.0 * total / lines ? peak : 0.0;
+}
+
+// The motion's dominant angular frequency [rad/s] (the peak of the positions' spectrum).
+double motionFrequency(const Eigen::VectorXd& t, const Eigen::VectorXd& u) {
+  const Eigen::Index N = t.size();
+  const double T = t.maxCoeff() - t.minCoeff();
+  if (!(T > 0.0)) return 0.0;
+  double best = 0.0, peak = 0.0;
+  const Eigen::VectorXd centred = u.array() - u.mean();
+  for (Eigen::Index j = 1; j <= std::min<Eigen::Index>(N, 4000); ++j) {
+    const double w = 2.0 * kPi * static_cast<double>(j) / (4.0 * T);
+    std::complex<double> sum = 0.0;
+    for (Eigen::Index k = 0; k < N; ++k) sum += centred(k) * std::polar(1.0, -w * t(k));
+    if (std::norm(sum) > best) {
+      best = std::norm(sum);
+      peak = w;
+    }
+  }
+  return peak;
+}
+
+}  // namespace
+
+std::vector<SindyHint> sindyResidualHints(const SindySamples& s, const SindyLibraryOptions& o,
+                                          const SindyLibrary& library, const StlsResult& result) {
+  const auto n = static_cast<Eigen::Index>(s.coordinates.size());
+  const Eigen::Index N = s.t.size(), L = library.Theta.cols();
+  std::vector<SindyHint> hints;
+  if (N < 8 || result.Xi.rows() != L || result.Xi.cols() != n) return hints;
+  const Eigen::MatrixXd residual = s.target.transpose() - library.Theta * result.Xi;  // N x n
+  const std::set<std::string> present(result.terms.begin(), result.terms.end());
+  // Candidates: one degree above the library's (at least 3), with every other family.
+  SindyLibraryOptions c;
+  c.polynomialDegree = std::max(o.polynomialDegree, 2) + 1;
+  const auto monomialCount = [&](int d) {
+    double count = 1.0;
+    for (int k = 1; k <= d; ++k) count = count * static_cast<double>(2 * n + k) / k;
+    return count;
+  };
+  while (c.polynomialDegree > 1 && monomialCount(c.polynomialDegree) > 400) --c.polynomialDegree;
+  c.constant = false;
+  c.signVelocity = true;
+  c.trigPositions = true;
+  c.sineTime = true;
+  c.harmonics = {1, 2, 3, 4, 5};
+  c.omegas = o.omegas;
+  for (Eigen::Index i = 0; i < n && o.omegas.empty(); ++i) {
+    const double w = spectralPeak(s.t, residual.col(i), motionFrequency(s.t, s.u.row(i).transpose()));
+    if (w > 0.0) c.omegas.push_back(w);
+  }
+  std::vector<SindyTerm> candidates;
+  try {
+    candidates = sindyTerms(s.coordinates, c);
+  } catch (const Error&) {
+    return hints;
+  }
+  std::vector<SindyHint> best;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double rNorm = residual.col(i).norm();
+    if (!(rNorm > 0.0)) continue;
+    // The library's active columns of this coordinate, which the residual is orthogonal to.
+    std::vector<Eigen::Index> active;
+    for (Eigen::Index j = 0; j < L; ++j)
+      if (result.Xi(j, i) != 0.0) active.push_back(j);
+    Eigen::MatrixXd A(N, static_cast<Eigen::Index>(active.size()));
+    for (std::size_t a = 0; a < active.size(); ++a)
+      A.col(static_cast<Eigen::Index>(a)) = library.Theta.col(active[a]);
+    const Eigen::HouseholderQR<Eigen::MatrixXd> qr(A);
+    const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(N, A.cols());
+    Eigen::VectorXd column(N), none;
+    for (const SindyTerm& term : candidates) {
+      if (present.count(term.name)) continue;
+      const std::string family = familyOf(term, n);
+      if (family.empty()) continue;
+      for (Eigen::Index k = 0; k < N; ++k)
+        column(k) = evalSindyTerm(term, s.u.col(k), s.ud.col(k), s.t(k), none);
+      const double full = column.norm();
+      if (!(full > 0.0)) continue;
+      if (A.cols() > 0) column -= Q * (Q.transpose() * column);
+      const double rest = column.norm();
+      if (!(rest > 1e-8 * full)) continue;  // the library spans it
+      const double correlation = std::abs(column.dot(residual.col(i))) / (rest * rNorm);
+      auto it =
+          std::find_if(best.begin(), best.end(), [&](const SindyHint& h) { return h.family == family; });
+      if (it == best.end()) {
+        best.push_back({family, term.name, s.coordinates[static_cast<std::size_t>(i)], correlation,
+                        adviceFor(family, term, o.polynomialDegree)});
+      } else if (correlation > it->correlation) {
+        *it = {family, term.name, s.coordinates[static_cast<std::size_t>(i)], correlation,
+               adviceFor(family, term, o.polynomialDegree)};
+      }
+    }
+  }
+  std::sort(best.begin(), best.end(),
+            [](const SindyHint& a, const SindyHint& b) { return a.correlation > b.correlation; });
+  return best;
+}
+
+}  // namespace mbdrom
