@@ -53,6 +53,12 @@ std::string RolloutCheck::text() const {
   const std::string figures = percent(error) + " of the amplitude of " + coordinate +
                               " after t = " + formatText("%g", heldOutFrom) + " s (noise explains " +
                               percent(explained) + ")";
+  if (explained > 0.5)
+    return "its run from the start of \"" + run +
+           "\" cannot be judged over the held-out end: started as far "
+           "away as the noise allows, a second run ends " +
+           percent(explained) + " of the amplitude of " + coordinate +
+           " away (the motion is sensitive to its start); the run misses by " + percent(error);
   return passed() ? "its run from the start of \"" + run + "\" follows the held-out end within " + figures
                   : "its run from the start of \"" + run + "\" misses the held-out end by " + figures;
 }

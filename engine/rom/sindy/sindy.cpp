@@ -523,7 +523,7 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
 
 SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
                                  const std::vector<int>& independentIn, const SindyKnownForces& known,
-                                 const Eigen::VectorXd& qRefIn) {
+                                 const Eigen::VectorXd& qRefIn, bool weakForm) {
   const Eigen::Index nq = model.nq(), N = run.samples();
   if (run.q.rows() != nq) throw InputError("sindy: run \"" + run.name + "\" is not data of this mechanism");
   const Eigen::VectorXd qRef = qRefIn.size() ? qRefIn : model.q0();
@@ -543,6 +543,10 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
   s.u.resize(n, N);
   s.ud.resize(n, N);
   s.target.resize(n, N);
+  if (weakForm) {
+    s.momentum.resize(n, N);
+    s.force.resize(n, N);
+  }
   const Eigen::MatrixXd& M = model.massMatrix();
   // Named elements: a copy of the mechanism holding only them gives their forces.
   std::unique_ptr<Model> partial;
@@ -576,6 +580,23 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
       f += fs + fd;
     }
     s.target.col(k) = R.transpose() * f;
+    if (weakForm) {
+      const Eigen::VectorXd qd = run.qd.col(k);
+      const Eigen::VectorXd Mqd = M * qd;
+      s.momentum.col(k) = R.transpose() * Mqd;
+      // Ṙ by a central difference along the motion (q ± ε q̇ at t ± ε): first derivatives only.
+      Eigen::VectorXd g = R.transpose() * (f - M * run.qdd.col(k));  // Rᵀ times the known part, −Rᵀ f^k
+      const double speed = qd.cwiseAbs().maxCoeff();
+      if (speed > 1e-14) {
+        const double eps = 1e-6 * (1.0 + run.q.col(k).cwiseAbs().maxCoeff()) / speed;
+        const Eigen::MatrixXd Rp =
+            independentBasis(model, run.q.col(k) + eps * qd, run.t(k) + eps, independent);
+        const Eigen::MatrixXd Rm =
+            independentBasis(model, run.q.col(k) - eps * qd, run.t(k) - eps, independent);
+        g -= (Rp - Rm).transpose() * Mqd / (2.0 * eps);
+      }
+      s.force.col(k) = g;
+    }
     for (Eigen::Index i = 0; i < n; ++i) {
       const int c = independent[static_cast<std::size_t>(i)];
       s.u(i, k) = run.q(c, k) - qRef(c);
@@ -583,6 +604,33 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
     }
   }
   return s;
+}
+
+SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta, int window) {
+  const Eigen::Index N = s.t.size(), L = Theta.cols(), n = s.momentum.rows();
+  if (window < 5 || window % 2 == 0) throw InputError("sindy: the weak form's window must be odd and >= 5");
+  if (s.momentum.cols() != N || s.force.cols() != N || s.force.rows() != n || Theta.rows() != N)
+    throw InputError("sindy: the weak form needs the momentum and force of every sample");
+  SindyWeakRows w;
+  const Eigen::Index W = window, stride = std::max<Eigen::Index>(1, W / 2);
+  const Eigen::Index count = N >= W ? (N - W) / stride + 1 : 0;
+  w.Theta.setZero(count, L);
+  w.Y.setZero(count, n);
+  for (Eigen::Index j = 0; j < count; ++j) {
+    const Eigen::Index k0 = j * stride, k1 = k0 + W - 1;
+    const double a = s.t(k0), b = s.t(k1), half = 0.5 * (b - a), norm = 1.0 / (half * half * half * half);
+    for (Eigen::Index k = k0; k <= k1; ++k) {
+      // Trapezoidal weight of sample k inside the window.
+      const double left = k > k0 ? s.t(k) - s.t(k - 1) : 0.0, right = k < k1 ? s.t(k + 1) - s.t(k) : 0.0;
+      const double dt = 0.5 * (left + right), x = s.t(k);
+      const double phi = (x - a) * (x - a) * (b - x) * (b - x) * norm;
+      const double dphi = 2.0 * (x - a) * (b - x) * (a + b - 2.0 * x) * norm;
+      w.Theta.row(j) += dt * phi * Theta.row(k);
+      w.Y.row(j) += dt * (phi * s.force.col(k) - dphi * s.momentum.col(k)).transpose();
+    }
+    w.lastSample.push_back(k1);
+  }
+  return w;
 }
 
 SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout,
@@ -693,6 +741,10 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
   }
   s.target = M * out.udd;
   for (int c : kc) s.target.row(0) -= table.data.col(c).transpose();
+  // The weak form's parts: p = M u̇, g = −f^k.
+  s.momentum = M * s.ud;
+  s.force = Eigen::MatrixXd::Zero(n, N);
+  for (int c : kc) s.force.row(0) -= table.data.col(c).transpose();
   const Eigen::VectorXd targetNoise =
       (M.array().square().matrix() * uddNoise.array().square().matrix()).cwiseSqrt();
   out.targetNoise.assign(targetNoise.data(), targetNoise.data() + n);

@@ -79,6 +79,10 @@ struct SindySamples {
   Eigen::MatrixXd u;                     ///< positions from the reference [m, rad], n x N
   Eigen::MatrixXd ud;                    ///< velocities [m/s, rad/s], n x N
   Eigen::MatrixXd target;                ///< y = Rᵀ(M q̈ − f^k) [N, N m], n x N
+  /// For the weak form (sindyWeakForm), when asked for: y = ṗ + g with the momentum
+  /// p = Rᵀ M q̇ [N s, N m s] and g = −Ṙᵀ M q̇ − Rᵀ f^k [N, N m] (Ṙ along the motion), n x N
+  /// each: neither needs the accelerations.
+  Eigen::MatrixXd momentum, force;
 };
 
 /// The library of a data set.
@@ -178,9 +182,22 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
 /// Regression samples of a run of `model` in the coordinates `independent` (indices
 /// into q; their count must be the DOF), displacements from `qRef` (size nq; empty:
 /// model.q0()). target = Rᵀ(M q̈ − f^k). Throws InputError.
+/// weakForm: also fills momentum and force.
 SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
                                  const std::vector<int>& independent, const SindyKnownForces& known,
-                                 const Eigen::VectorXd& qRef = {});
+                                 const Eigen::VectorXd& qRef = {}, bool weakForm = false);
+
+/// The weak (integral) form of the regression (Messenger and Bortz's weak SINDy): for test
+/// functions φ_j(t) = ((t − a)(b − t))² on windows [a, b] of `window` samples (odd, >= 5),
+/// every window/2 samples, ∫ φ_j y dt = −∫ φ_j' p dt + ∫ φ_j g dt = Σ_l ξ_l ∫ φ_j Θ_l dt
+/// (trapezoidal rule). No acceleration enters; the noise of the velocities is averaged over
+/// the window. Needs s.momentum and s.force.
+struct SindyWeakRows {
+  Eigen::MatrixXd Theta;                 ///< ∫ φ_j Θ_l dt, windows x L
+  Eigen::MatrixXd Y;                     ///< ∫ φ_j y dt, windows x n
+  std::vector<Eigen::Index> lastSample;  ///< each window's last sample (index into s)
+};
+SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta, int window);
 
 /// Measured data for identification, with its user columns.
 struct SindyMeasured {

@@ -99,8 +99,8 @@ std::vector<std::string> frictionNames(const Model& model) {
 
 // q̇ and q̈ of a run re-estimated from its positions (uniform sampling required).
 // Returns the estimated noise of every natural coordinate's positions [m, rad] and what it
-// leaves in the estimated accelerations [m/s², rad/s²]: nq x 2.
-Eigen::MatrixX2d estimateDerivatives(DatasetRun& run, const SindySettings& s) {
+// leaves in the estimated accelerations [m/s², rad/s²] (nq x 2); `window`: the largest window used.
+Eigen::MatrixX2d estimateDerivatives(DatasetRun& run, const SindySettings& s, int& window) {
   const Eigen::Index N = run.samples();
   if (N < 3) throw InputError("sindy: run \"" + run.name + "\" has too few samples to estimate derivatives");
   const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
@@ -118,6 +118,7 @@ Eigen::MatrixX2d estimateDerivatives(DatasetRun& run, const SindySettings& s) {
     run.qdd.row(i) = sm.xdd.transpose();
     noise(i, 0) = sm.noise;
     noise(i, 1) = sm.xddNoise;
+    window = std::max(window, sm.window);
   }
   return noise;
 }
@@ -189,6 +190,7 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   s.derivatives = r.choice("derivatives", s.derivatives, {"data", "estimate"});
   s.sgOrder = r.integer("sg_order", s.sgOrder, {.min = 2, .max = 6});
   s.sgWindow = r.integer("sg_window", s.sgWindow, {.min = 0, .note = "(0: automatic)"});
+  s.formulation = r.choice("formulation", s.formulation, {"auto", "pointwise", "weak"});
   r.finish();
   if (s.sgWindow != 0 && (s.sgWindow % 2 == 0 || s.sgWindow <= s.sgOrder))
     throw InputError("sindy settings: sg_window must be 0 (automatic) or odd and above sg_order");
@@ -223,6 +225,7 @@ OJson SindySettings::toJson() const {
   j["derivatives"] = derivatives;
   j["sg_order"] = sgOrder;
   j["sg_window"] = sgWindow;
+  j["formulation"] = formulation;
   return j;
 }
 
@@ -301,6 +304,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
   settings.stls.targetNoise = settingsIn.stls.targetNoise;  // a property of the data, not a setting
   settings.positionNoise = settingsIn.positionNoise;
+  settings.estimatedWindow = settingsIn.estimatedWindow;
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
@@ -337,6 +341,15 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   std::vector<Eigen::Index> validationRows;
   SindySamples all;  // every run's samples one after another, for the residual's hints
   all.coordinates = rom->names_;
+  // The weak form where the derivatives are estimated from noisy positions.
+  const bool measuredNoise = std::any_of(settingsIn.positionNoise.begin(), settingsIn.positionNoise.end(),
+                                         [](double x) { return x > 0.0; });
+  const bool weak = settings.formulation == "weak" ||
+                    (settings.formulation == "auto" && (settings.derivatives == "estimate" || measuredNoise));
+  int window = settingsIn.estimatedWindow;
+  Eigen::MatrixXd ThetaW, YW;
+  std::vector<Eigen::Index> weakValidationRows;
+  int weakWindow = 0;
   const auto n = static_cast<Eigen::Index>(rom->independent_.size());
   std::vector<double> positionNoise = settingsIn.positionNoise;
   if (positionNoise.size() != static_cast<std::size_t>(n))
@@ -346,7 +359,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     monitor.checkpoint();
     DatasetRun run = original;
     if (settings.derivatives == "estimate") {
-      const Eigen::MatrixX2d noise = estimateDerivatives(run, settings);
+      const Eigen::MatrixX2d noise = estimateDerivatives(run, settings, window);
       Eigen::VectorXd udd(n);
       for (Eigen::Index i = 0; i < n; ++i) {
         const int c = rom->independent_[static_cast<std::size_t>(i)];
@@ -367,7 +380,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
               std::max(settings.stls.targetNoise[static_cast<std::size_t>(i)], target(i));
       }
     }
-    SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_);
+    SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_, weak);
     std::vector<SindyColumn> columns;
     if (settings.frictionColumns) {
       for (std::size_t c = 0; c < frictionCount; ++c)
@@ -400,6 +413,20 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                        kept = static_cast<Eigen::Index>(std::ceil(0.75 * static_cast<double>(N - 1)));
     for (Eigen::Index k = 0; k < kept; ++k) validationRows.push_back(rows + k);
     addRun(fitted, run);
+    if (weak) {
+      // Test functions over the smoothing window, and at least 2 % of the run (odd).
+      int W = std::max({window, 9, static_cast<int>(0.02 * static_cast<double>(N))});
+      if (W % 2 == 0) ++W;
+      const SindyWeakRows wr = sindyWeakForm(s, lib.Theta, W);
+      const Eigen::Index at = ThetaW.rows();
+      ThetaW.conservativeResize(at + wr.Theta.rows(), wr.Theta.cols());
+      ThetaW.bottomRows(wr.Theta.rows()) = wr.Theta;
+      YW.conservativeResize(at + wr.Y.rows(), wr.Y.cols());
+      YW.bottomRows(wr.Y.rows()) = wr.Y;
+      for (std::size_t j = 0; j < wr.lastSample.size(); ++j)
+        if (wr.lastSample[j] < kept) weakValidationRows.push_back(at + static_cast<Eigen::Index>(j));
+      weakWindow = W;
+    }
     const auto append = [](Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
       const Eigen::Index at = to.cols();
       to.conservativeResize(from.rows(), at + from.cols());
@@ -421,15 +448,26 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   }
   monitor.checkpoint();
   monitor.reportNow({"train sindy: STLS", 1, 4, {}});
-  rom->result_ = stls(Theta, Y, termNames, rom->names_, settings.stls);
+  // The weak rows carry the noise of the velocities averaged over a window, not that of the
+  // accelerations: their residual has no noise floor to allow for.
+  if (weak && ThetaW.rows() < ThetaW.cols())
+    throw InputError("sindy: the weak form has " + std::to_string(ThetaW.rows()) + " test functions for " +
+                     std::to_string(ThetaW.cols()) +
+                     " library terms; give longer runs or formulation pointwise");
+  StlsOptions fitOptions = settings.stls;
+  if (weak) fitOptions.targetNoise.clear();
+  const Eigen::MatrixXd& ThetaFit = weak ? ThetaW : Theta;
+  const Eigen::MatrixXd& YFit = weak ? YW : Y;
+  rom->result_ = stls(ThetaFit, YFit, termNames, rom->names_, fitOptions);
   monitor.checkpoint();
   monitor.reportNow({"train sindy: kappa sweep", 2, 4, {}});
-  const auto front = sindyPareto(sindyKappaSweep(Theta, Y, settings.stls));
+  const auto front = sindyPareto(sindyKappaSweep(ThetaFit, YFit, fitOptions));
   monitor.checkpoint();
   monitor.reportNow({"train sindy: held-out rollout", 3, 4, {}});
   rom->stampTraining(dataset, settings.toJson());
   const RolloutCheck rollout =
-      rom->heldOutRollout(model, fitted, Theta, Y, validationRows, positionNoise, monitor);
+      rom->heldOutRollout(model, fitted, ThetaFit, YFit, weak ? weakValidationRows : validationRows,
+                          positionNoise, fitOptions, monitor);
   std::string kind = rom->judge(rollout);
   SindyLibrary library;
   library.terms = rom->terms_;
@@ -455,6 +493,8 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   m["library_incomplete"] = rom->result_.libraryIncomplete;
   m["verdict"] = rom->result_.verdict;
   m["verdict_kind"] = kind;
+  m["formulation"] = weak ? "weak" : "pointwise";
+  if (weak) m["weak_window"] = weakWindow;
   OJson held{{"done", rollout.done}, {"text", rollout.text()}};
   if (rollout.done) {
     held["failed"] = rollout.failed;
@@ -493,7 +533,8 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
 RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitted,
                                         const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
                                         const std::vector<Eigen::Index>& rows,
-                                        const std::vector<double>& positionNoise, Monitor& monitor) const {
+                                        const std::vector<double>& positionNoise, const StlsOptions& fit,
+                                        Monitor& monitor) const {
   RolloutCheck none;
   SindyModel probe(*this);
   try {
@@ -503,7 +544,7 @@ RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitte
       ThetaV.row(k) = Theta.row(rows[static_cast<std::size_t>(k)]);
       YV.row(k) = Y.row(rows[static_cast<std::size_t>(k)]);
     }
-    probe.result_ = stls(ThetaV, YV, result_.terms, names_, sindySettings_.stls);
+    probe.result_ = stls(ThetaV, YV, result_.terms, names_, fit);
   } catch (const InputError& e) {
     none.note = std::string("the fit without the last quarter of each run failed: ") + e.what();
     return none;
@@ -924,8 +965,22 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
   settings.stls.targetNoise = m.targetNoise;
   if (!model) {
     const SindyLibrary library = buildSindyLibrary(m.samples, settings.library, m.columns);
-    const StlsResult r = stls(library.Theta, m.samples.target.transpose(), library.names(),
-                              m.samples.coordinates, settings.stls);
+    // As with a mechanism: the weak form where the derivatives were estimated.
+    const bool weak = settings.formulation == "weak" || (settings.formulation == "auto" && m.window > 0);
+    StlsResult r;
+    if (weak) {
+      const auto N = static_cast<int>(m.samples.t.size());
+      int W = std::max({m.window, 9, static_cast<int>(0.02 * N)});
+      if (W % 2 == 0) ++W;
+      const SindyWeakRows w = sindyWeakForm(m.samples, library.Theta, W);
+      StlsOptions o = settings.stls;
+      o.targetNoise.clear();
+      r = stls(w.Theta, w.Y, library.names(), m.samples.coordinates, o);
+      report << "weak form: " << w.Theta.rows() << " test functions of " << W << " samples\n";
+    } else {
+      r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates,
+               settings.stls);
+    }
     std::string known;
     for (const std::string& name : layout.known) known += (known.empty() ? "" : ",") + name;
     report << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag("
@@ -956,6 +1011,7 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
       (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
   settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
   settings.positionNoise = m.positionNoise;
+  settings.estimatedWindow = m.window;
   outcome.model = SindyModel::train(request.dataset, settings, monitor, *model, {m.columns});
   outcome.report = report.str();
   return outcome;
@@ -1125,6 +1181,14 @@ MethodInfo sindyMethod() {
                   "Samples per window (odd); 0: chosen automatically"}
           .placeholder("W")
           .range(0, 1e6),
+      SettingSpec{
+          "formulation",
+          "Formulation",
+          SettingKind::Choice,
+          "auto: weak where derivatives are estimated from positions; pointwise: the equations at every "
+          "sample (needs accelerations); weak: integrated against test functions (Messenger and Bortz), "
+          "no accelerations",
+          {"auto", "pointwise", "weak"}},
   };
   m.checkSettings = [](const OJsonR& settings) { return SindySettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,

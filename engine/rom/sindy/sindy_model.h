@@ -29,7 +29,10 @@
 ///   source cannot be evaluated from the state and simulate() refuses, naming it;
 /// - STLS: `kappa` (0.05), `normalise` (false), `ridge` (0), `max_iterations` (50);
 /// - `derivatives`: "data" (use the run's q̇, q̈) or "estimate" (Savitzky–Golay from
-///   the positions, automatic window, `sg_order` 4, `sg_window` 0 = automatic).
+///   the positions, automatic window, `sg_order` 4, `sg_window` 0 = automatic);
+/// - `formulation`: "auto" (weak where derivatives were estimated), "pointwise" or "weak"
+///   (sindyWeakForm, test functions over the Savitzky-Golay window, at least 2 % of a run):
+///   the weak form needs no accelerations, so noise on the positions hurts far less.
 ///
 /// Metrics: per-coordinate normalised residuals, the verdict, the coefficient
 /// table and the equations as text, the κ sweep's Pareto front.
@@ -68,6 +71,11 @@ struct SindySettings {
   /// RMS noise of measured positions per coordinate [m, rad] (SindyMeasured::positionNoise):
   /// a property of the data, not a setting (not in the JSON); estimated derivatives add theirs.
   std::vector<double> positionNoise;
+  /// The Savitzky-Golay window [samples] that estimated the derivatives of measured data (0:
+  /// none): the weak form's window. Also a property of the data.
+  int estimatedWindow = 0;
+  /// "auto" (weak where derivatives are estimated, else pointwise), "pointwise" or "weak".
+  std::string formulation = "auto";
 
   /// From JSON (keys in the file comment); unknown keys or bad values throw InputError.
   static SindySettings fromJson(const nlohmann::ordered_json& j);
@@ -138,7 +146,8 @@ class SindyModel : public ReducedModel {
   // every run of `fitted`.
   RolloutCheck heldOutRollout(const Model& model, const Dataset& fitted, const Eigen::MatrixXd& Theta,
                               const Eigen::MatrixXd& Y, const std::vector<Eigen::Index>& rows,
-                              const std::vector<double>& positionNoise, Monitor& monitor) const;
+                              const std::vector<double>& positionNoise, const StlsOptions& fit,
+                              Monitor& monitor) const;
   // Adds the rollout to the verdict; returns the verdict's kind.
   std::string judge(const RolloutCheck& rollout);
   SindySettings sindySettings_;
