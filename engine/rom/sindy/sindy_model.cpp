@@ -448,6 +448,18 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   }
   monitor.checkpoint();
   monitor.reportNow({"train sindy: STLS", 1, 4, {}});
+  // Noise this large leaves nothing to identify: say so rather than fit a model to it.
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const Eigen::VectorXd u = all.u.row(i).transpose();
+    const double amplitude = std::sqrt((u.array() - u.mean()).square().mean());
+    const double sigma = positionNoise[static_cast<std::size_t>(i)];
+    if (amplitude > 0.0 && sigma > kSindyNoiseLimit * amplitude)
+      throw InputError(
+          formatText("sindy: nothing can be identified: the noise of %s (%.3g, estimated by the "
+                     "smoothing) is %.0f %% of its amplitude (RMS about its mean, %.3g), above %.0f %%",
+                     rom->names_[static_cast<std::size_t>(i)].c_str(), sigma, 100.0 * sigma / amplitude,
+                     amplitude, 100.0 * kSindyNoiseLimit));
+  }
   // The weak rows carry the noise of the velocities averaged over a window, not that of the
   // accelerations: their residual has no noise floor to allow for.
   if (weak && ThetaW.rows() < ThetaW.cols())

@@ -153,3 +153,14 @@ TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cu
     CHECK_THAT(missing->result().verdict, Catch::Contains("P.x^3 (higher polynomial degree"));
   }
 }
+
+TEST_CASE("sindy refuses to identify from positions whose noise is half their amplitude, naming it",
+          "[sindy_verdict]") {
+  const Dataset noisy = hardDuffing().data(0.5, 21);
+  CHECK_THROWS_WITH(identify(noisy, issueLibrary(0.5)),
+                    Catch::Contains("nothing can be identified: the noise of P.x") &&
+                        Catch::Contains("of its amplitude") && Catch::Contains("above 40 %"));
+  // A fifth of it still gives a model, and a verdict with what noise explains.
+  const auto rom = identify(hardDuffing().data(0.2, 21), issueLibrary(0.2));
+  CHECK(rom->metrics().at("rollout").at("explained").get<double>() > 0.15);
+}
