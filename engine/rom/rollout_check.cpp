@@ -63,6 +63,23 @@ std::string RolloutCheck::text() const {
                   : "its run from the start of \"" + run + "\" misses the held-out end by " + figures;
 }
 
+nlohmann::ordered_json RolloutCheck::toJson() const {
+  nlohmann::ordered_json j{{"done", done}, {"text", text()}};
+  if (!done) return j;
+  j["failed"] = failed;
+  j["run"] = run;
+  if (failed) {
+    j["failed_at"] = failedAt;
+    return j;
+  }
+  j["coordinate"] = coordinate;
+  j["held_out_from"] = heldOutFrom;
+  j["error"] = error;
+  j["explained"] = explained;
+  j["tolerance"] = tolerance;
+  return j;
+}
+
 RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                           const RolloutCheckOptions& opt, Monitor* monitor) {
   if (!(opt.heldOutFraction > 0.0 && opt.heldOutFraction < 1.0))

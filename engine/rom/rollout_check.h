@@ -16,6 +16,8 @@
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -51,6 +53,9 @@ struct RolloutCheck {
   /// One line, e.g. "held-out rollout misses run \"train\" by 45 % of the amplitude of
   /// P.x after t = 75 s (noise explains 5 %)".
   std::string text() const;
+  /// The figures as metrics: done, text, and (when done) failed, run, then failed_at or
+  /// coordinate, held_out_from, error, explained, tolerance.
+  nlohmann::ordered_json toJson() const;
 };
 
 /// Runs `rom` from the first sample of every run of `dataset` (data of `model`,

@@ -507,21 +507,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   m["verdict_kind"] = kind;
   m["formulation"] = weak ? "weak" : "pointwise";
   if (weak) m["weak_window"] = weakWindow;
-  OJson held{{"done", rollout.done}, {"text", rollout.text()}};
-  if (rollout.done) {
-    held["failed"] = rollout.failed;
-    held["run"] = rollout.run;
-    if (rollout.failed) {
-      held["failed_at"] = rollout.failedAt;
-    } else {
-      held["coordinate"] = rollout.coordinate;
-      held["held_out_from"] = rollout.heldOutFrom;
-      held["error"] = rollout.error;
-      held["explained"] = rollout.explained;
-      held["tolerance"] = rollout.tolerance;
-    }
-  }
-  m["rollout"] = held;
+  m["rollout"] = rollout.toJson();
   OJson hintsJson = OJson::array();
   for (const SindyHint& h : hints)
     hintsJson.push_back(OJson{{"family", h.family},
