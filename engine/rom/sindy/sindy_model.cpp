@@ -481,11 +481,39 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
       rom->heldOutRollout(model, fitted, ThetaFit, YFit, weak ? weakValidationRows : validationRows,
                           positionNoise, fitOptions, monitor);
   std::string kind = rom->judge(rollout);
+  // A threshold that removed terms the run needs: the same check at a tenth of κ.
+  if ((kind == "rollout misses" || kind == "rollout blows up") && fitOptions.kappa > 0.0) {
+    StlsOptions smaller = fitOptions;
+    smaller.kappa = fitOptions.kappa / 10.0;
+    try {
+      const StlsResult kept = stls(ThetaFit, YFit, termNames, rom->names_, smaller);
+      std::string removed;
+      for (Eigen::Index j = 0; j < kept.Xi.rows(); ++j)
+        if (kept.Xi.row(j).cwiseAbs().maxCoeff() > 0.0 && rom->result_.Xi.row(j).cwiseAbs().maxCoeff() == 0.0)
+          removed += (removed.empty() ? "" : ", ") + termNames[static_cast<std::size_t>(j)];
+      const RolloutCheck retry =
+          removed.empty()
+              ? RolloutCheck{}
+              : rom->heldOutRollout(model, fitted, ThetaFit, YFit, weak ? weakValidationRows : validationRows,
+                                    positionNoise, smaller, monitor);
+      if (retry.passed()) {
+        rom->result_.verdict += formatText("; kappa = %g removed %s, which the run needs: with kappa = %g ",
+                                           fitOptions.kappa, removed.c_str(), smaller.kappa) +
+                                "its run " + retry.text().substr(retry.text().find("follows"));
+        rom->metrics_["kappa_removed_needed"] = removed;
+      }
+    } catch (const InputError&) {
+      // the smaller threshold fits nothing better; the verdict stands as it is
+    }
+  }
   SindyLibrary library;
   library.terms = rom->terms_;
   library.Theta = std::move(Theta);
   const std::vector<SindyHint> hints = sindyResidualHints(all, settings.library, library, rom->result_);
-  if (kind != "fit ok" && !hints.empty() && hints.front().correlation <= kSindyHintCorrelation) {
+  const bool kappaExplains = rom->metrics_.contains("kappa_removed_needed");
+  if (kappaExplains) {
+    // The missing terms are the library's own, removed by κ (said above).
+  } else if (kind != "fit ok" && !hints.empty() && hints.front().correlation <= kSindyHintCorrelation) {
     rom->result_.verdict +=
         "; the residual correlates with none of the candidate families tried (best: " + hints.front().term +
         ", " + formatText("%.2f", hints.front().correlation) + ")";

@@ -117,6 +117,11 @@ TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_ver
   INFO(rom->equations() << rom->result().verdict);
   CHECK(rom->metrics().at("verdict_kind") != "fit ok");
   CHECK(rom->metrics().at("rollout").at("error").get<double>() > 0.5);
+  // And says which term κ removed that the run needs (issue 29 point 2).
+  CHECK(rom->metrics().at("kappa_removed_needed") == "P.x_dot");
+  CHECK_THAT(
+      rom->result().verdict,
+      Catch::Contains("kappa = 0.2 removed P.x_dot, which the run needs: with kappa = 0.02 its run follows"));
 }
 
 TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cubic does not",
