@@ -27,6 +27,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
@@ -600,4 +601,26 @@ TEST_CASE("the neural ODE training dialog leaves its network size and epochs to 
   dialog.accept();
   CHECK(dialog.errorText().contains("Hidden widths: whole numbers"));
   dialog.reject();
+}
+
+TEST_CASE("the SINDy training dialog offers the weak formulation, automatic by default") {
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openModel(kMacPherson));
+  mbdrom::app::TrainDialog dialog("sindy", *window.document(), {}, "SINDy", &window);
+  dialog.fitToScreen(QRect(0, 0, 1280, 760));
+  dialog.show();
+  REQUIRE(waitFor([&] { return dialog.isVisible(); }));
+  auto* formulation = qobject_cast<QComboBox*>(dialog.editor("formulation"));
+  REQUIRE(formulation);
+  CHECK(formulation->currentText() == "auto");
+  CHECK(formulation->count() == 3);
+  CHECK(formulation->toolTip().contains("Messenger and Bortz"));
+  waitFor([] { return false; }, 100);
+  dialog.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/train_dialog_sindy_1280x760.png"));
+  formulation->setCurrentText("weak");
+  dialog.accept();
+  INFO(dialog.errorText().toStdString());
+  CHECK(dialog.errorText().isEmpty());
+  CHECK(dialog.settings().at("formulation") == "weak");
 }

@@ -633,6 +633,11 @@ SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta,
   return w;
 }
 
+int sindyWeakWindow(int smoothing, Eigen::Index N) {
+  const int W = std::max({smoothing, 9, static_cast<int>(0.02 * static_cast<double>(N))});
+  return W % 2 == 0 ? W + 1 : W;
+}
+
 SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTableLayout& layout,
                                      const Eigen::MatrixXd& M) {
   const auto n = static_cast<Eigen::Index>(layout.positions.size());

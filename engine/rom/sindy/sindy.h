@@ -198,6 +198,10 @@ struct SindyWeakRows {
   std::vector<Eigen::Index> lastSample;  ///< each window's last sample (index into s)
 };
 SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta, int window);
+/// The weak form's window for a run of N samples whose derivatives were estimated with a
+/// Savitzky-Golay window of `smoothing` samples: that window, at least 9 samples and 2 % of
+/// the run, odd.
+int sindyWeakWindow(int smoothing, Eigen::Index N);
 
 /// Measured data for identification, with its user columns.
 struct SindyMeasured {

@@ -51,52 +51,45 @@ std::string adviceFor(const std::string& family, const SindyTerm& t, int library
   return "add " + t.name + " (trig_positions)";
 }
 
-// The angular frequency [rad/s] at the peak of the residual's spectrum, on the grid 2π j / (4 T)
-// (four times finer than the spectrum's own, so a peak between its lines is not missed by much),
-// up to five times the motion's own dominant frequency `motion`; 0 when the peak does not stand
-// out (power below 20 times the band's mean): broad-band residuals (noise, friction) are no
-// missing excitation.
-double spectralPeak(const Eigen::VectorXd& t, const Eigen::VectorXd& r, double motion) {
-  const Eigen::Index N = t.size();
+// The peak of the spectrum of x (sampled at times t): its angular frequency [rad/s] and its
+// power over the mean power of the lines scanned, on the grid 2π j / (4 T) (four times finer than
+// the spectrum's own, so a peak between its lines is not missed by much), up to `top` [rad/s].
+struct SpectralPeak {
+  double omega = 0.0, prominence = 0.0;
+};
+
+SpectralPeak spectralPeak(const Eigen::VectorXd& t, const Eigen::VectorXd& x, double top) {
   const double T = t.maxCoeff() - t.minCoeff();  // runs one after another restart their time
-  if (!(T > 0.0)) return 0.0;
-  const double top = motion > 0.0 ? 5.0 * motion : kPi * static_cast<double>(N) / T;
-  double best = 0.0, peak = 0.0, total = 0.0;
+  SpectralPeak peak;
+  if (!(T > 0.0)) return peak;
+  const Eigen::VectorXd centred = x.array() - x.mean();
+  double best = 0.0, total = 0.0;
   int lines = 0;
-  const Eigen::VectorXd centred = r.array() - r.mean();
-  for (Eigen::Index j = 1;; ++j) {
+  for (Eigen::Index j = 1; j <= 4000; ++j) {
     const double w = 2.0 * kPi * static_cast<double>(j) / (4.0 * T);
-    if (w > top || j > 4000) break;
+    if (w > top) break;
     std::complex<double> sum = 0.0;
-    for (Eigen::Index k = 0; k < N; ++k) sum += centred(k) * std::polar(1.0, -w * t(k));
+    for (Eigen::Index k = 0; k < t.size(); ++k) sum += centred(k) * std::polar(1.0, -w * t(k));
     const double power = std::norm(sum);
     total += power;
     ++lines;
     if (power > best) {
       best = power;
-      peak = w;
+      peak.omega = w;
     }
   }
-  return lines > 0 && best > 20.0 * total / lines ? peak : 0.0;
+  if (lines > 0 && total > 0.0) peak.prominence = best * lines / total;
+  return peak;
 }
 
-// The motion's dominant angular frequency [rad/s] (the peak of the positions' spectrum).
-double motionFrequency(const Eigen::VectorXd& t, const Eigen::VectorXd& u) {
-  const Eigen::Index N = t.size();
-  const double T = t.maxCoeff() - t.minCoeff();
-  if (!(T > 0.0)) return 0.0;
-  double best = 0.0, peak = 0.0;
-  const Eigen::VectorXd centred = u.array() - u.mean();
-  for (Eigen::Index j = 1; j <= std::min<Eigen::Index>(N, 4000); ++j) {
-    const double w = 2.0 * kPi * static_cast<double>(j) / (4.0 * T);
-    std::complex<double> sum = 0.0;
-    for (Eigen::Index k = 0; k < N; ++k) sum += centred(k) * std::polar(1.0, -w * t(k));
-    if (std::norm(sum) > best) {
-      best = std::norm(sum);
-      peak = w;
-    }
-  }
-  return peak;
+// The frequency of an excitation missing from the library, read from the residual r: its
+// spectrum's peak up to five times the motion's own dominant frequency (that of the positions
+// u), when it stands out (20 times the mean power); 0 for broad-band residuals (noise, friction).
+double missingExcitation(const Eigen::VectorXd& t, const Eigen::VectorXd& r, const Eigen::VectorXd& u) {
+  const double nyquist = kPi * static_cast<double>(t.size()) / (t.maxCoeff() - t.minCoeff());
+  const double motion = spectralPeak(t, u, nyquist).omega;
+  const SpectralPeak peak = spectralPeak(t, r, motion > 0.0 ? 5.0 * motion : nyquist);
+  return peak.prominence > 20.0 ? peak.omega : 0.0;
 }
 
 }  // namespace
@@ -125,7 +118,7 @@ std::vector<SindyHint> sindyResidualHints(const SindySamples& s, const SindyLibr
   c.harmonics = {1, 2, 3, 4, 5};
   c.omegas = o.omegas;
   for (Eigen::Index i = 0; i < n && o.omegas.empty(); ++i) {
-    const double w = spectralPeak(s.t, residual.col(i), motionFrequency(s.t, s.u.row(i).transpose()));
+    const double w = missingExcitation(s.t, residual.col(i), s.u.row(i).transpose());
     if (w > 0.0) c.omegas.push_back(w);
   }
   std::vector<SindyTerm> candidates;

@@ -303,8 +303,6 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                                               const std::vector<std::vector<SindyColumn>>& runColumns) {
   SindySettings settings = SindySettings::fromJson(settingsIn.toJson());
   settings.stls.targetNoise = settingsIn.stls.targetNoise;  // a property of the data, not a setting
-  settings.positionNoise = settingsIn.positionNoise;
-  settings.estimatedWindow = settingsIn.estimatedWindow;
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
@@ -414,9 +412,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     for (Eigen::Index k = 0; k < kept; ++k) validationRows.push_back(rows + k);
     addRun(fitted, run);
     if (weak) {
-      // Test functions over the smoothing window, and at least 2 % of the run (odd).
-      int W = std::max({window, 9, static_cast<int>(0.02 * static_cast<double>(N))});
-      if (W % 2 == 0) ++W;
+      const int W = sindyWeakWindow(window, N);
       const SindyWeakRows wr = sindyWeakForm(s, lib.Theta, W);
       const Eigen::Index at = ThetaW.rows();
       ThetaW.conservativeResize(at + wr.Theta.rows(), wr.Theta.cols());
@@ -995,9 +991,7 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
     const bool weak = settings.formulation == "weak" || (settings.formulation == "auto" && m.window > 0);
     StlsResult r;
     if (weak) {
-      const auto N = static_cast<int>(m.samples.t.size());
-      int W = std::max({m.window, 9, static_cast<int>(0.02 * N)});
-      if (W % 2 == 0) ++W;
+      const int W = sindyWeakWindow(m.window, m.samples.t.size());
       const SindyWeakRows w = sindyWeakForm(m.samples, library.Theta, W);
       StlsOptions o = settings.stls;
       o.targetNoise.clear();
