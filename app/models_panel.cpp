@@ -61,6 +61,11 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   const double reconstruction = metricNumber(m, "relative_reconstruction_error");
   if (text.isEmpty() && reconstruction >= 0.0)
     text = tr("reconstruction error %1 %").arg(100.0 * reconstruction, 0, 'g', 3);
+  // A model whose held-out rollout failed says so in the list (SINDy's figure has its verdict).
+  const std::string kind = m.value("verdict_kind", std::string());
+  if ((kind == "rollout misses" || kind == "rollout blows up") && !text.contains(tr("the model is wrong")))
+    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) +
+            (kind == "rollout misses" ? tr("held-out rollout misses") : tr("held-out rollout blows up"));
   return text;
 }
 

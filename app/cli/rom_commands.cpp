@@ -11,6 +11,7 @@
 #include "engine/rom/model_comparison.h"
 #include "engine/rom/pca/pca_model.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
 
 #include <atomic>
@@ -203,10 +204,17 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
       << dataset.samples() << " samples\n";
   out << "n_r " << rom.reducedDimension() << "\n";
   const MethodInfo* method = MethodRegistry::global().find(rom.method());
-  out << (method && method->trainedReport ? method->trainedReport(rom) : trainedMetricsText(rom));
+  const std::string report =
+      method && method->trainedReport ? method->trainedReport(rom) : trainedMetricsText(rom);
+  out << report;
   out << "training envelope " << envelopeText(rom.envelope()) << "\n";
   out << "own step " << rom.ownStep() << " s\n";
   if (const std::string speed = speedCheckText(rom); !speed.empty()) out << "speed " << speed << "\n";
+  // The held-out rollout's verdict, unless the method's report says it already (SINDy's).
+  const auto verdict = rom.metrics().find("verdict");
+  if (verdict != rom.metrics().end() && verdict->is_string() &&
+      report.find(verdict->get<std::string>()) == std::string::npos)
+    out << "verdict " << verdict->get<std::string>() << "\n";
   out << "written " << outPath << "\n";
 }
 
@@ -295,8 +303,20 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   Monitor monitor = trainMonitor(err);
   TrainingOutcome outcome;
   if (method.trainRequest) {
+    const auto start = std::chrono::steady_clock::now();
     outcome = method.trainRequest(request, monitor);
-    if (outcome.model) outcome.model->finishTraining(request.dataset, model.get(), &monitor);
+    const auto trainingTime = std::chrono::steady_clock::now() - start;
+    if (outcome.model) {
+      outcome.model->finishTraining(request.dataset, model.get(), &monitor);
+      if (model && !outcome.model->metrics().contains("rollout")) {
+        const auto retrain = [&](const Dataset& head, Monitor& m) {
+          TrainingRequest again = request;
+          again.dataset = head;
+          return method.trainRequest(again, m).model;
+        };
+        judgeByHeldOutRollout(*outcome.model, request.dataset, *model, retrain, monitor, trainingTime);
+      }
+    }
   } else
     outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, model.get());
   if (trainInterrupted.load()) throw Cancelled();

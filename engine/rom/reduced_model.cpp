@@ -9,6 +9,7 @@
 #include "engine/core/json_reader.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
 
 #include <chrono>
@@ -130,12 +131,38 @@ OJson ReducedModel::toJson() const {
   return j;
 }
 
+void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
+  std::string kind = "not judged", verdict;
+  const std::string trained = "trained without the last quarter of each run, ";
+  if (!check.done) {
+    verdict = check.text();
+  } else if (check.failed || !check.passed()) {
+    kind = check.failed ? "rollout blows up" : "rollout misses";
+    verdict = "the model is wrong: " + trained + check.text();
+  } else {
+    kind = "rollout follows";
+    verdict = "held-out rollout: " + trained + check.text();
+  }
+  metrics_["rollout"] = check.toJson();
+  metrics_["verdict"] = verdict;
+  metrics_["verdict_kind"] = kind;
+}
+
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const OJson& settings, Monitor& monitor, const Model* model) {
   const MethodInfo& info = MethodRegistry::global().at(method);
   // Every method's trainer gets its settings checked and complete.
-  std::unique_ptr<ReducedModel> rom = info.train(dataset, info.checkSettings(settings), monitor, model);
+  const OJson checked = info.checkSettings(settings);
+  const auto start = std::chrono::steady_clock::now();
+  std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
+  const auto trainingTime = std::chrono::steady_clock::now() - start;
   rom->finishTraining(dataset, model, &monitor);
+  // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
+  if (model && !dataset.runs.empty() && !rom->metrics().contains("rollout"))
+    judgeByHeldOutRollout(
+        *rom, dataset, *model,
+        [&](const Dataset& head, Monitor& m) { return info.train(head, checked, m, model); }, monitor,
+        trainingTime);
   return rom;
 }
 
@@ -189,7 +216,7 @@ void checkMetrics(const OJson& m, const std::string& source) {
           fail(key, "an array of {\"terms\", \"residual\"} numbers");
     } else if (key == "stopped_early" || key == "coordinates") {
       if (!strings(v)) fail(key, "an array of strings");
-    } else if (key == "coordinate_choice") {
+    } else if (key == "coordinate_choice" || key == "verdict" || key == "verdict_kind") {
       if (!v.is_string()) fail(key, "a string");
     } else if (key == "relative_reconstruction_error" || key == "samples") {
       if (!v.is_number()) fail(key, "a number");

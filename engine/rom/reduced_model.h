@@ -34,6 +34,8 @@
 
 namespace mbdrom {
 
+struct RolloutCheck;
+
 class ReducedRun;
 class ReducedStepper;
 
@@ -98,6 +100,11 @@ class ReducedModel {
   /// envelope and, given the mechanism `model`, the speed check against the full model
   /// (metric "speed_check", speed_check.h). Throws Cancelled when `monitor` stops it.
   void finishTraining(const Dataset& dataset, const Model* model, Monitor* monitor);
+  /// Records how a model trained without the last quarter of every run ran from each
+  /// run's start (rollout_check.h): metrics "rollout", "verdict" and "verdict_kind"
+  /// ("rollout follows", "rollout misses", "rollout blows up" or "not judged").
+  /// trainReducedModel does it for every method that does not judge its own model.
+  void recordHeldOutRollout(const RolloutCheck& check);
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
   /// samples to `sink` (begin, write..., end). A step options.integrator.dt of 0 leaves

@@ -1,10 +1,13 @@
 #include "engine/rom/rollout_check.h"
 
 #include "engine/core/error.h"
+#include "engine/dynamics/mobility.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
+#include "engine/rom/rom_support.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <limits>
 
@@ -41,6 +44,21 @@ double rms(const Eigen::VectorXd& v) {
 
 std::string percent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
+}
+
+// Every run's samples before its held-out end (checkRollout's split).
+Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
+  Dataset head = dataset;
+  for (DatasetRun& r : head.runs) {
+    const Eigen::Index N = r.samples();
+    const auto keep = std::max<Eigen::Index>(
+        1, static_cast<Eigen::Index>(std::ceil((1.0 - fraction) * static_cast<double>(N - 1))));
+    if (keep >= N) continue;
+    r.t = r.t.head(keep).eval();
+    for (Eigen::MatrixXd* m : {&r.q, &r.qd, &r.qdd, &r.f_spring, &r.f_damper, &r.f_ext})
+      if (m->cols() == N) *m = m->leftCols(keep).eval();
+  }
+  return head;
 }
 
 }  // namespace
@@ -105,8 +123,20 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
       skipped.push_back("\"" + data.name + "\" does not start at t = 0 with uniform samples");
       continue;
     }
+    // The run's loads as a load case gives them: its own, or one that reproduces the
+    // forces it recorded; a run whose loads none gives (a sweep's scaled loads) is left out.
+    int loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
+    if (hasRecordedForces(model, data) && !recordedFromLoadCase(model, data, loadCase)) {
+      loadCase = -2;
+      for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && loadCase < -1; ++k)
+        if (recordedFromLoadCase(model, data, k)) loadCase = k;
+    }
+    if (loadCase < -1) {
+      skipped.push_back("\"" + data.name + "\" recorded loads that no load case of the model gives");
+      continue;
+    }
     RunOptions o;
-    o.loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
+    o.loadCase = loadCase;
     o.q0 = data.q.col(0);
     o.qd0 = data.qd.col(0);
     o.integrator.dt = dt;
@@ -121,6 +151,8 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
       nominal = rollout(model, rom, o, opt.coordinates, N, failedAt, monitor);
     } catch (const Cancelled&) {
       throw;
+    } catch (const InputError&) {
+      throw;  // the run cannot be set up (no online step, a bad option): not the model's motion
     } catch (const Error& e) {
       if (!check.failed) {
         check.done = check.failed = true;
@@ -183,6 +215,44 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
   for (const std::string& s : skipped) check.note += (check.note.empty() ? "" : "; ") + s;
   if (!check.done && check.note.empty()) check.note = "no runs";
   return check;
+}
+
+// A model is judged by its behaviour (issue 29), not by its loss alone: the method
+// trains again without the last quarter of every run, and that model runs from each
+// run's first sample; its independent coordinates over the held-out quarter are
+// compared with the run's.
+// The second training gets the first one's time: a network stopped early by the user
+// (or a budget of a million epochs) is judged by a model trained about as long, and a
+// stop-and-keep request during the check ends its training the same way.
+void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
+                           const HeldOutTrainer& retrain, Monitor& monitor,
+                           std::chrono::steady_clock::duration budget) {
+  RolloutCheckOptions options;
+  RolloutCheck check;
+  const auto start = std::chrono::steady_clock::now();
+  Monitor* self = nullptr;
+  Monitor quiet([&](const Progress& p) {
+    if (self && (monitor.takeFinishRequest() || std::chrono::steady_clock::now() - start > budget))
+      self->requestFinish();
+    return monitor.report({"held-out check: " + p.stage, p.step, p.total, {}});
+  });
+  self = &quiet;
+  try {
+    if (dataset.runs.empty()) throw InputError("no runs");
+    const DatasetRun& first = dataset.runs.front();
+    options.coordinates = suggestIndependentCoordinates(model, first.q.col(0), first.t(0));
+    monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
+    const std::unique_ptr<ReducedModel> probe =
+        retrain(withoutHeldOutEnds(dataset, options.heldOutFraction), quiet);
+    if (!probe) throw InputError("the second training gave no model");
+    check = checkRollout(model, *probe, dataset, options, &quiet);
+  } catch (const Cancelled&) {
+    throw;  // a stop is a stop, wherever training is (no model, as from the training itself)
+  } catch (const Error& e) {
+    check = RolloutCheck{};
+    check.note = std::string("the held-out check could not run: ") + e.what();
+  }
+  rom.recordHeldOutRollout(check);
 }
 
 }  // namespace mbdrom

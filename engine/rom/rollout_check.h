@@ -10,6 +10,10 @@
 /// error of its start grows into. The check estimates both with the model at hand: the
 /// positions' noise σ (per compared coordinate), and the spread between the run and a
 /// second run started σ (and σ times the data's typical rate) away.
+///
+/// A run is replayed under the load case that gives its loads: its own, or one that
+/// reproduces the forces it recorded; runs whose loads none gives (a sweep's scaled
+/// loads) are left out and named in the note.
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
@@ -18,6 +22,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -63,5 +70,20 @@ struct RolloutCheck {
 /// the coordinates of `options` over the held-out end. Cancelled when `monitor` stops it.
 RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                           const RolloutCheckOptions& options, Monitor* monitor = nullptr);
+
+/// Trains the method again on `head` (the runs without their held-out ends) with the
+/// first training's settings and inputs, reporting to the monitor it is given.
+using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset& head, Monitor& monitor)>;
+
+/// Judges `rom`, trained on `dataset` of `model`, by its behaviour: `retrain` trains a
+/// second model without the last quarter of every run, and that model runs from each
+/// run's first sample (checkRollout over the independent coordinates the mobility
+/// analysis suggests); ReducedModel::recordHeldOutRollout records the outcome. The second
+/// training gets about the first one's time `budget` (an early-stop request during it ends
+/// it as the first). Progress goes to `monitor` as "held-out check: ..."; throws Cancelled
+/// when it stops the check; other errors leave the model "not judged", saying why.
+void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
+                           const HeldOutTrainer& retrain, Monitor& monitor,
+                           std::chrono::steady_clock::duration budget);
 
 }  // namespace mbdrom

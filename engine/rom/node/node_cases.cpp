@@ -54,7 +54,7 @@ void stateIsCoordinates(NodeCase& c) {
   c.state << c.series.q, c.series.qd;
 }
 
-constexpr double kCrank = 1.0, kRod = 4.0;
+constexpr double kCrank = 1.0, kRod = 4.0, kTwoPi = 2.0 * std::numbers::pi;
 
 double sliderPosition(double theta) {
   const double s = std::sin(theta);
@@ -67,14 +67,98 @@ double sliderSlope(double theta) {
   return -kCrank * s - kCrank * kCrank * s * co / std::sqrt(kRod * kRod - kCrank * kCrank * s * s);
 }
 
+// The authors' data are single-precision tensors.
+double toSingle(double x) {
+  return static_cast<double>(static_cast<float>(x));
+}
+
+// The public code's slider-crank (hard constraint): forward Euler at dt, θ wrapped
+// into [0, 2π), the slider from θ, its velocity −ω r sin θ (no connecting-rod
+// term), single precision; their network's input is time.
+NodeCase authorsSliderCrank(NodeCase& c) {
+  c.series.names = {"theta"};
+  c.integrator = NodeIntegrator::Euler;
+  c.series.input = [](double t) { return Eigen::VectorXd::Constant(1, t); };
+  c.series.t.resize(kSamples);
+  c.state.resize(4, kSamples);
+  double theta = 0.0, omega = std::numbers::pi;
+  for (int k = 0; k < kSamples; ++k) {
+    const double t = k * c.dt;
+    if (k > 0) {
+      const double alpha = 4.0 * std::sin(4.0 * (t - c.dt));
+      theta = std::fmod(theta + omega * c.dt, kTwoPi);
+      omega += alpha * c.dt;
+    }
+    c.series.t(k) = t;
+    c.state.col(k) << theta, omega, sliderPosition(theta), -omega * kCrank * std::sin(theta);
+  }
+  c.state = c.state.unaryExpr(&toSingle);
+  // The NODE trains on θ unwrapped, as a continuous coordinate.
+  c.series.q.resize(1, kSamples);
+  c.series.q(0, 0) = c.state(0, 0);
+  for (int k = 1; k < kSamples; ++k) {
+    const double d = c.state(0, k) - c.state(0, k - 1);
+    c.series.q(0, k) = c.series.q(0, k - 1) + d - kTwoPi * std::round(d / kTwoPi);
+  }
+  c.series.qd = c.state.row(1);
+  c.toState = [](const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
+    const double wrapped = std::fmod(q(0), kTwoPi);
+    Eigen::VectorXd z(4);
+    z << wrapped, qd(0), sliderPosition(wrapped), -qd(0) * kCrank * std::sin(wrapped);
+    return z;
+  };
+  return c;
+}
+
+using RhsF = std::function<Eigen::VectorXf(const Eigen::VectorXf& x, const Eigen::VectorXf& v)>;
+
+// The public code's "RK4" in single precision, at one step per sample: stage 2
+// updates the velocity, stages 3 and 4 move the positions with stage 2's velocity
+// and keep it.
+void authorsRk4(NodeCase& c, const RhsF& accel, const Eigen::VectorXf& x0) {
+  const Eigen::Index n = x0.size();
+  NodeSeries& s = c.series;
+  s.t = Eigen::VectorXd::LinSpaced(kSamples, 0.0, (kSamples - 1) * c.dt);
+  s.q.resize(n, kSamples);
+  s.qd.resize(n, kSamples);
+  Eigen::VectorXf x = x0, v = Eigen::VectorXf::Zero(n);
+  s.q.col(0) = x.cast<double>();
+  s.qd.col(0) = v.cast<double>();
+  const auto h = static_cast<float>(c.dt), hh = static_cast<float>(0.5 * c.dt);
+  for (int k = 1; k < kSamples; ++k) {
+    const Eigen::VectorXf a1 = accel(x, v);
+    const Eigen::VectorXf v2 = v + hh * a1;
+    const Eigen::VectorXf a2 = accel(x + hh * v, v2);
+    const Eigen::VectorXf a3 = accel(x + hh * v2, v2);
+    const Eigen::VectorXf a4 = accel(x + h * v2, v2);
+    x = x + h * (v + 2.0f * v2 + 2.0f * v2 + v2) / 6.0f;
+    v = v + h * (a1 + 2.0f * a2 + 2.0f * a3 + a4) / 6.0f;
+    s.q.col(k) = x.cast<double>();
+    s.qd.col(k) = v.cast<double>();
+  }
+}
+
 }  // namespace
 
-NodeCase singleMassSpringDamperCase() {
+NodeCase singleMassSpringDamperCase(NodeCaseData data) {
   NodeCase c;
   c.name = "single mass-spring-damper";
   c.series.name = c.name;
   c.series.names = {"x"};
   c.authorsMse = 8.59e-4;
+  c.data = data;
+  if (data == NodeCaseData::authorsCode) {
+    authorsRk4(
+        c,
+        [](const Eigen::VectorXf& x, const Eigen::VectorXf& v) {
+          Eigen::VectorXf a(1);
+          a(0) = (-50.0f * x(0) - 0.1f * x(0) * x(0) * x(0) - 2.0f * v(0)) / 10.0f;
+          return a;
+        },
+        Eigen::VectorXf::Constant(1, 1.0f));
+    stateIsCoordinates(c);
+    return c;
+  }
   integrate(
       c,
       [](double, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
@@ -87,13 +171,31 @@ NodeCase singleMassSpringDamperCase() {
   return c;
 }
 
-NodeCase tripleMassSpringDamperCase() {
+NodeCase tripleMassSpringDamperCase(NodeCaseData data) {
   NodeCase c;
   c.name = "triple mass-spring-damper";
   c.series.name = c.name;
   c.series.names = {"x1", "x2", "x3"};
   c.authorsMse = 8.23e-3;
   const double m1 = 100.0, m2 = 10.0, m3 = 1.0, k = 50.0, d = 2.0;
+  c.data = data;
+  if (data == NodeCaseData::authorsCode) {
+    authorsRk4(
+        c,
+        [](const Eigen::VectorXf& x, const Eigen::VectorXf& v) {
+          // As the public code: f2 holds −f3, so body 1 (−f2 − spring − damper) feels link 2–3's force f3
+          // too.
+          const float f3 = -50.0f * (x(2) - x(1)) - 2.0f * (v(2) - v(1));
+          const float f2 = -50.0f * (x(1) - x(0)) - 2.0f * (v(1) - v(0)) - f3;
+          const float f1 = -f2 - 50.0f * x(0) - 2.0f * v(0);
+          Eigen::VectorXf a(3);
+          a << f1 / 100.0f, f2 / 10.0f, f3 / 1.0f;
+          return a;
+        },
+        Eigen::Vector3f(1.0f, 2.0f, 3.0f));
+    stateIsCoordinates(c);
+    return c;
+  }
   integrate(
       c,
       [=](double, const Eigen::VectorXd& x, const Eigen::VectorXd& v) {
@@ -110,8 +212,11 @@ NodeCase tripleMassSpringDamperCase() {
   return c;
 }
 
-NodeCase doublePendulumCase() {
+NodeCase doublePendulumCase(NodeCaseData data) {
   NodeCase c;
+  c.data = data;
+  // The authors sample linspace(0, dt * 400, 400).
+  if (data == NodeCaseData::authorsCode) c.dt = 4.0 / (kSamples - 1);
   c.name = "double pendulum";
   c.series.name = c.name;
   c.series.names = {"theta1", "theta2"};
@@ -131,15 +236,28 @@ NodeCase doublePendulumCase() {
         return a;
       },
       Eigen::Vector2d(std::numbers::pi / 2.0, std::numbers::pi / 4.0), Eigen::VectorXd::Zero(2));
+  if (data == NodeCaseData::authorsCode) {
+    c.series.q = c.series.q.unaryExpr(&toSingle);
+    c.series.qd = c.series.qd.unaryExpr(&toSingle);
+  }
   stateIsCoordinates(c);
   return c;
 }
 
-NodeCase sliderCrankCase(bool hardConstraint) {
+NodeCase sliderCrankCase(bool hardConstraint, NodeCaseData data) {
   NodeCase c;
   c.name = hardConstraint ? "slider-crank (slider from crank)" : "slider-crank (soft constraint)";
   c.series.name = c.name;
   c.authorsMse = hardConstraint ? 3.82e-2 : 8.49e-2;
+  c.data = data;
+  if (data == NodeCaseData::authorsCode) {
+    if (!hardConstraint)
+      throw InputError(
+          "slider-crank: the soft constraint cannot be set up on the authors' data: their slider "
+          "velocity leaves out the connecting-rod term, so it is not the derivative of their slider "
+          "position");
+    return authorsSliderCrank(c);
+  }
   // θ̈ = 4 sin 4t, θ₀ = 0, ω₀ = π: ω = π + 1 − cos 4t, θ = (π + 1) t − sin(4t) / 4.
   const double pi = std::numbers::pi;
   c.series.input = [](double t) { return Eigen::VectorXd::Constant(1, 4.0 * std::sin(4.0 * t)); };

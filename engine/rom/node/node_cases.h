@@ -8,6 +8,15 @@
 /// state components.
 ///
 /// Every case: 400 samples at dt = 0.01 s from t = 0; the first 300 train.
+///
+/// Each case comes in two kinds of data (NodeCaseData): the physically correct
+/// definitions above ("clean"), and the data exactly as the authors' public code
+/// makes them, quirks included ("authors' code"), for a like-for-like comparison
+/// with their figures: in single precision; their "RK4" keeps stage 2's velocity
+/// in stages 3 and 4; the triple chain's body 1 gets the third link's force as
+/// well; the double pendulum is sampled on linspace(0, 4, 400); the slider-crank
+/// is made by forward Euler with θ wrapped into [0, 2π), the slider velocity
+/// without the connecting-rod term, and time (not the drive) as the input.
 
 #include "engine/rom/node/node_model.h"
 
@@ -18,8 +27,12 @@
 
 namespace mbdrom {
 
+/// Which data a case is made of (see the file comment).
+enum class NodeCaseData { clean, authorsCode };
+
 struct NodeCase {
   std::string name;
+  NodeCaseData data = NodeCaseData::clean;
   double dt = 0.01;        ///< sample spacing [s]
   int trainSamples = 300;  ///< the first samples train; the rest test extrapolation
   /// Trajectory in the NODE's coordinates (all 400 samples); input and constraint of the case.
@@ -30,20 +43,29 @@ struct NodeCase {
   /// The paper's state from the NODE's coordinates (q, q̇ of one sample).
   std::function<Eigen::VectorXd(const Eigen::VectorXd& q, const Eigen::VectorXd& qd)> toState;
   double authorsMse = 0.0;  ///< the authors' MBD-NODE figure
+  /// The scheme a like-for-like network steps with: the one that made the authors' data
+  /// where mbdrom has it (forward Euler for their slider-crank), else RK4.
+  NodeIntegrator integrator = NodeIntegrator::Rk4;
 };
 
 /// 10 ẍ = −50 x − 0.1 x³ − 2 ẋ; x₀ = 1, ẋ₀ = 0; state (x, ẋ).
-NodeCase singleMassSpringDamperCase();
+NodeCase singleMassSpringDamperCase(NodeCaseData data = NodeCaseData::clean);
 /// Chain ground–m₁–m₂–m₃, m = (100, 10, 1), k = 50, c = 2 per link; x₀ = (1, 2, 3); state (x₁..₃, ẋ₁..₃).
-NodeCase tripleMassSpringDamperCase();
+NodeCase tripleMassSpringDamperCase(NodeCaseData data = NodeCaseData::clean);
 /// Point masses 1 on massless rods 1, g = 9.8, θ = (90°, 45°) from the downward vertical, at rest;
-/// state (θ₁, θ₂, ω₁, ω₂).
-NodeCase doublePendulumCase();
+/// state (θ₁, θ₂, ω₁, ω₂). The authors' data: 400 samples on [0, 4] s (dt = 4/399 s).
+NodeCase doublePendulumCase(NodeCaseData data = NodeCaseData::clean);
 /// Crank r = 1, rod l = 4, θ̈ = 4 sin 4t (the input u), θ₀ = 0, ω₀ = π; state (θ, ω, x, ẋ).
 /// hardConstraint: coordinates θ only, the slider follows from θ; else coordinates
 /// (θ, x) with the closure x − r cos θ − √(l² − r² sin² θ) = 0 as a soft constraint
 /// (penalised in training, projected in inference).
-NodeCase sliderCrankCase(bool hardConstraint);
+/// The authors' data (hard constraint only): the input is time t [s]; the NODE
+/// trains on θ unwrapped, and the state it is judged on wraps θ with fmod and
+/// takes x and ẋ from θ and ω by the authors' formulas, as their network does.
+/// Throws InputError for the soft constraint on the authors' data: their slider
+/// velocity is not the derivative of their slider position, so no velocity-level
+/// constraint holds on them.
+NodeCase sliderCrankCase(bool hardConstraint, NodeCaseData data = NodeCaseData::clean);
 
 /// Training series: the first trainSamples samples of the case.
 NodeSeries nodeCaseTrainingSeries(const NodeCase& c);

@@ -64,12 +64,20 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
   for (const MethodInfo& m : MethodRegistry::global().methods()) {
     if (m.name == "first_run_replay") continue;  // the registry test's own method
     INFO("method " << m.name);
-    int reports = 0;
-    Monitor counting([&](const Progress&) { return ++reports > 0; }, std::chrono::milliseconds(0));
+    int reports = 0;  // of the training itself, before the held-out check
+    Monitor counting(
+        [&](const Progress& progress) {
+          if (progress.stage.rfind("held-out check", 0) != 0) ++reports;
+          return true;
+        },
+        std::chrono::milliseconds(0));
     const auto rom = trainReducedModel(m.name, p.dataset, m.smokeSettings, counting, &p.model);
     REQUIRE(rom);
     CHECK(rom->method() == m.name);
     CHECK(rom->settings() == m.checkSettings(m.smokeSettings));
+    // Judged by a held-out rollout (its own for SINDy), whatever the verdict.
+    REQUIRE(rom->metrics().contains("verdict_kind"));
+    CHECK(rom->metrics().at("verdict_kind") != "not judged");
 
     // Save and load: the same file, bit for bit.
     std::string file = "mbdrom_every_method_";
