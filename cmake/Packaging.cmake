@@ -59,6 +59,11 @@ if(MBDROM_BUILD_GUI)
   set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libgl1-mesa-dri")
   set(CPACK_DEBIAN_PACKAGE_SUGGESTS "xvfb, xauth")
 endif()
+if(MBDROM_BUILD_PYTHON)
+  # The module imports NumPy at run time (pybind11's arrays) and is built for Debian's python3.
+  list(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS "python3 (>= 3.11)" "python3 (<< 3.12)" "python3-numpy")
+  list(JOIN CPACK_DEBIAN_PACKAGE_DEPENDS ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
+endif()
 
 include(CPack)
 

@@ -13,6 +13,7 @@ build_pkgs=(
   libeigen3-dev nlohmann-json3-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
   libvtk9-dev
+  pybind11-dev python3-dev python3-numpy  # the Python module (Debian's pybind11 2.10 needs NumPy 1.x: Debian's)
 )
 test_pkgs=(
   catch2 libbenchmark-dev
@@ -20,6 +21,7 @@ test_pkgs=(
   appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
   clang-format-14               # scripts/check-format.sh: the formatter, pinned
   python3                       # bench/rom_goals.sh, run as the goals test of issue 28
+  python3-pytest                # tests/python: the Python module's tests
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 bench_pkgs=(libsimbody-dev)

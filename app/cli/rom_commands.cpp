@@ -301,24 +301,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   }
   const TrainInterruptGuard guard;
   Monitor monitor = trainMonitor(err);
-  TrainingOutcome outcome;
-  if (method.trainRequest) {
-    const auto start = std::chrono::steady_clock::now();
-    outcome = method.trainRequest(request, monitor);
-    const auto trainingTime = std::chrono::steady_clock::now() - start;
-    if (outcome.model) {
-      outcome.model->finishTraining(request.dataset, model.get(), &monitor);
-      if (model && !outcome.model->metrics().contains("rollout")) {
-        const auto retrain = [&](const Dataset& head, Monitor& m) {
-          TrainingRequest again = request;
-          again.dataset = head;
-          return method.trainRequest(again, m).model;
-        };
-        judgeByHeldOutRollout(*outcome.model, request.dataset, *model, retrain, monitor, trainingTime);
-      }
-    }
-  } else
-    outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, model.get());
+  const TrainingOutcome outcome = trainFromRequest(method, request, monitor);
   if (trainInterrupted.load()) throw Cancelled();
   out << outcome.report;
   if (!outcome.model) return 0;

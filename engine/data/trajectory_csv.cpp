@@ -108,6 +108,30 @@ void TrajectoryCsvWriter::begin(const Model& model, const RunInfo&) {
   model_ = &model;
 }
 
+void writeTrajectoryTable(const TrajectoryTable& table, const std::string& path) {
+  if (static_cast<std::size_t>(table.data.cols()) != table.columns.size())
+    throw InputError(path + ": the table has " + std::to_string(table.columns.size()) + " column names for " +
+                     std::to_string(table.data.cols()) + " columns");
+  AtomicFileWriter file(path);
+  std::string row;
+  for (std::size_t i = 0; i < table.columns.size(); ++i) {
+    if (i) row += ',';
+    row += table.columns[i];
+  }
+  row += '\n';
+  file.append(row);
+  for (Eigen::Index k = 0; k < table.data.rows(); ++k) {
+    row.clear();
+    for (Eigen::Index i = 0; i < table.data.cols(); ++i) {
+      if (i) row += ',';
+      appendNumber(row, table.data(k, i));
+    }
+    row += '\n';
+    file.append(row);
+  }
+  file.commit();
+}
+
 void TrajectoryCsvWriter::write(const Sample& s) {
   trajectoryValues(*model_, s, values_);
   row_.clear();

@@ -86,6 +86,11 @@ struct TrajectoryTable {
 /// the CSV writes the shortest exact form). Throws InputError when a sample does not fit `model`.
 TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& samples);
 
+/// Writes `table` as a trajectory CSV (atomic: a unique temporary file, then renamed):
+/// the bytes TrajectoryCsvWriter writes for the samples the table was made of.
+/// Throws FileError.
+void writeTrajectoryTable(const TrajectoryTable& table, const std::string& path);
+
 /// Throws InputError naming `source`, the row (1 = first data row), its time
 /// and the column of the first value that is not finite or beyond 1e15 in
 /// magnitude (not a value any mechanism of the model format produces).

@@ -1,8 +1,10 @@
 #include "engine/rom/method_registry.h"
+#include "engine/rom/rollout_check.h"
 
 #include "engine/core/error.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <sstream>
@@ -40,6 +42,28 @@ std::string trainedMetricsText(const ReducedModel& model) {
           << range[1].get<double>() << "]\n";
   out << "metrics " << model.metrics().dump() << "\n";
   return out.str();
+}
+
+TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
+  TrainingOutcome outcome;
+  if (!method.trainRequest) {
+    outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, request.model);
+    return outcome;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  outcome = method.trainRequest(request, monitor);
+  const auto trainingTime = std::chrono::steady_clock::now() - start;
+  if (!outcome.model) return outcome;
+  outcome.model->finishTraining(request.dataset, request.model, &monitor);
+  if (request.model && !outcome.model->metrics().contains("rollout")) {
+    const auto retrain = [&](const Dataset& head, Monitor& m) {
+      TrainingRequest again = request;
+      again.dataset = head;
+      return method.trainRequest(again, m).model;
+    };
+    judgeByHeldOutRollout(*outcome.model, request.dataset, *request.model, retrain, monitor, trainingTime);
+  }
+  return outcome;
 }
 
 std::string methodTitle(const MethodInfo& method) {

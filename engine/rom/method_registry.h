@@ -219,6 +219,13 @@ std::vector<std::string> splitCommaList(const std::string& text);
 /// line each ("parameter level trained on [0, 1]", "metrics {...}").
 std::string trainedMetricsText(const ReducedModel& model);
 
+/// Trains as a front end does: through the method's trainRequest when it has one
+/// (inputs of its own, e.g. node's --latent), else trainReducedModel with the request's
+/// settings; either way the model is finished the same (finishTraining, and given the
+/// mechanism the held-out rollout of rollout_check.h unless the method judged its own).
+/// The outcome's model is null when the method's result is its report only.
+TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& request, Monitor& monitor);
+
 /// "local PCA (Angeli, Naets, Desmet)", or the display name alone for a baseline.
 std::string methodTitle(const MethodInfo& method);
 

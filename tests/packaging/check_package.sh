@@ -78,6 +78,20 @@ grep -q "degrees of freedom 1" "$work/info.txt" || fail "info: $(cat "$work/info
 cat "$work/sim.txt"
 [ "$(wc -l <"$work/run.csv")" -eq 22 ] || fail "run.csv has $(wc -l <"$work/run.csv") lines, expected 22"
 
+if ls "$build"/python/mbdrom/_mbdrom*.so >/dev/null 2>&1; then
+  step "installed Python module (Debian's python3)"
+  site=$root/usr/lib/python3/dist-packages
+  ls "$site"/mbdrom/__init__.py "$site"/mbdrom/_mbdrom*.so || fail "the Python module is not in the package"
+  echo "$depends" | grep -q "python3-numpy" || fail "Depends lacks python3-numpy: $depends"
+  PYTHONPATH=$site /usr/bin/python3 -c "
+import mbdrom
+m = mbdrom.Model.load('$ex/macpherson.json')
+run = mbdrom.simulate(m, load_case='train', t_end=0.2, dt=0.001, output_dt=0.01)
+assert run.q.shape == (21, 24), run.q.shape
+print('import mbdrom', mbdrom.__version__, 'from', mbdrom.__file__, ':', run)
+" || fail "the installed module does not import or run"
+fi
+
 if [ $gui = yes ]; then
   step "installed mbdrom (no display needed for --version and --help)"
   env -u DISPLAY -u WAYLAND_DISPLAY "$root/usr/bin/mbdrom" --version || fail "mbdrom --version"

@@ -1,0 +1,39 @@
+#pragma once
+// The Python module's parts (module.cpp puts them together). Thin over the engine:
+// arguments checked and converted, engine calls made, results turned into NumPy
+// arrays and dicts; no mechanics or training of its own.
+
+#include "engine/data/trajectory_csv.h"
+#include "engine/model/model.h"
+
+#include <pybind11/pybind11.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+namespace mbdrom::python {
+
+/// A run as Python sees it: the trajectory table (the CSV's columns) and, when known,
+/// the mechanism it is a run of (shared: the run stays valid after the model's last
+/// Python reference is gone) and the load case it ran under.
+struct Run {
+  std::shared_ptr<const Model> model;
+  TrajectoryTable table;
+  std::string name;
+  std::string loadCase;
+};
+
+/// JSON <-> Python objects (through the json module: dicts, lists, numbers, strings).
+nlohmann::ordered_json toJson(const pybind11::handle& object);
+pybind11::object fromJson(const nlohmann::ordered_json& json);
+
+/// The load case index of `name` in `model` (None or "": gravity only, -1); ValueError
+/// naming the argument and the model's load cases when it has none of that name.
+int loadCaseArgument(const Model& model, const pybind11::object& name, const char* argument);
+
+void bindModel(pybind11::module_& m);
+void bindRun(pybind11::module_& m);
+void bindReducedModel(pybind11::module_& m);
+
+}  // namespace mbdrom::python

@@ -1,0 +1,122 @@
+// mbdrom.ReducedModel and mbdrom.train: every registered method trained from runs,
+// saved and loaded, and run under a load case.
+
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/rom/method_registry.h"
+#include "engine/rom/reduced_model.h"
+#include "python/bindings/bindings.h"
+#include "python/bindings/engine_call.h"
+
+#include <pybind11/stl.h>
+
+#include <cmath>
+
+namespace py = pybind11;
+
+namespace mbdrom::python {
+
+void bindReducedModel(py::module_& m) {
+  py::class_<ReducedModel, std::shared_ptr<ReducedModel>>(
+      m, "ReducedModel", "A trained reduced model of one mechanism (any registered method).")
+      .def_static(
+          "load",
+          [](const std::string& path, const std::shared_ptr<Model>& model) {
+            return std::shared_ptr<ReducedModel>(model ? loadReducedModel(path, *model)
+                                                       : loadReducedModel(path));
+          },
+          py::arg("path"), py::arg("model") = nullptr,
+          "Reads a trained-model file; with the mechanism, checks it was trained for it (InputError).")
+      .def(
+          "save", [](const ReducedModel& rom, const std::string& path) { saveReducedModel(rom, path); },
+          py::arg("path"), "Writes the trained-model file (atomic).")
+      .def_property_readonly("method", &ReducedModel::method, "The method's name, e.g. 'pca'.")
+      .def_property_readonly("reduced_dimension", &ReducedModel::reducedDimension, "n_r.")
+      .def_property_readonly(
+          "mechanism", [](const ReducedModel& rom) { return rom.mechanismName(); },
+          "The name of the mechanism it was trained for.")
+      .def_property_readonly(
+          "settings", [](const ReducedModel& rom) { return fromJson(rom.settings()); },
+          "The settings it was trained with, complete.")
+      .def_property_readonly(
+          "metrics", [](const ReducedModel& rom) { return fromJson(rom.metrics()); },
+          "The training's figures (method-specific; every method: speed_check, rollout, verdict, "
+          "verdict_kind).")
+      .def_property_readonly(
+          "envelope", [](const ReducedModel& rom) { return fromJson(rom.envelope().toJson()); },
+          "The ranges of state and inputs seen in training.")
+      .def(
+          "simulate",
+          [](const ReducedModel& rom, const std::shared_ptr<Model>& model, const py::object& loadCase,
+             double tEnd, const py::object& dt, double outputDt,
+             const std::map<std::string, double>& parameters, const py::object& progress) {
+            if (!model) throw py::type_error("model must be an mbdrom.Model");
+            RunOptions o;
+            o.loadCase = loadCaseArgument(*model, loadCase, "load_case");
+            if (!(tEnd >= 0.0) || !std::isfinite(tEnd)) throw py::value_error("t_end must be >= 0 [s]");
+            if (!(outputDt >= 0.0) || !std::isfinite(outputDt))
+              throw py::value_error("output_dt must be >= 0 [s]");
+            o.tEnd = tEnd;
+            o.outputDt = outputDt;
+            o.integrator.dt = 0.0;  // the model's own step
+            if (!dt.is_none()) {
+              o.integrator.dt = dt.cast<double>();
+              if (!(o.integrator.dt > 0.0) || !std::isfinite(o.integrator.dt))
+                throw py::value_error("dt must be a number > 0 [s] or None (the model's own step)");
+            }
+            o.parameters = parameters;
+            TrajectoryRecorder recorder;
+            EngineCall call(progress);
+            call.run([&] { rom.simulate(*model, o, recorder, &call.monitor()); });
+            auto run = std::make_shared<Run>();
+            run->model = model;
+            run->table = trajectoryTable(*model, recorder.samples());
+            run->name = rom.method();
+            if (o.loadCase >= 0)
+              run->loadCase = model->spec().loadCases[static_cast<std::size_t>(o.loadCase)].name;
+            return run;
+          },
+          py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0,
+          py::arg("dt") = py::none(), py::arg("output_dt") = 0.01,
+          py::arg("parameters") = std::map<std::string, double>{}, py::arg("progress") = py::none(),
+          "A run of the reduced model under a load case of its mechanism, as 'mbdrom-cli rom-simulate': at "
+          "its "
+          "own step unless dt [s] is given, samples every output_dt [s], parameters mu by name.")
+      .def("__repr__", [](const ReducedModel& rom) {
+        return "<mbdrom.ReducedModel " + rom.method() + " of \"" + rom.mechanismName() +
+               "\", n_r = " + std::to_string(rom.reducedDimension()) + ">";
+      });
+
+  m.def(
+      "train",
+      [](const std::string& method, const std::shared_ptr<Model>& model,
+         const std::vector<std::shared_ptr<Run>>& runs, const py::object& progress,
+         const py::kwargs& settings) {
+        const MethodInfo& info = MethodRegistry::global().at(method);  // InputError naming the unknown method
+        if (runs.empty()) throw py::value_error("runs: give at least one run");
+        TrainingRequest request;
+        request.settings = toJson(settings);
+        request.model = model.get();
+        if (model) {
+          request.dataset = makeDataset(*model);
+          for (const auto& run : runs) {
+            if (!run) throw py::type_error("runs must be mbdrom.Run objects");
+            addRun(request.dataset, runFromTable(*model, run->table, run->name, run->loadCase));
+          }
+        }
+        TrainingOutcome outcome;
+        EngineCall call(progress);
+        call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });
+        if (!outcome.model) throw InputError(method + ": training gave no model: " + outcome.report);
+        return std::shared_ptr<ReducedModel>(std::move(outcome.model));
+      },
+      py::arg("method"), py::arg("model"), py::arg("runs"), py::kw_only(), py::arg("progress") = py::none(),
+      "Trains a reduced model of a registered method (mbdrom.methods()) from runs of the model, as "
+      "'mbdrom-cli train METHOD': the settings as keywords (e.g. clusters=16), checked by the method "
+      "(InputError naming a bad key); the training ends with the speed check and the held-out rollout. "
+      "progress: None or a callable taking a dict (stage, step, total, fraction, loss, ...), at most ten "
+      "times a second. Ctrl+C stops it (KeyboardInterrupt). The GIL is released while it trains.");
+}
+
+}  // namespace mbdrom::python

@@ -1,0 +1,31 @@
+"""mbdrom: mechanisms, reference runs and data-driven reduced models of multibody mechanisms.
+
+A thin layer over the mbdrom engine (the library behind the workbench and mbdrom-cli):
+
+    import mbdrom
+    model = mbdrom.Model.load("macpherson.json")
+    run = mbdrom.simulate(model, load_case="train", t_end=2.0)
+    rom = mbdrom.train("pca", model, [run], clusters=16)
+    rom_run = rom.simulate(model, load_case="train", t_end=2.0)
+    print(mbdrom.compare(run, rom_run, points=["W"])["points"]["W"]["relative_rmse"])
+
+Runs' channels are NumPy arrays; errors are mbdrom.Error and its subtypes (InputError,
+ModelError, FileError, SolverError, Cancelled) with the engine's messages.
+"""
+
+from ._mbdrom import (  # noqa: F401
+    Cancelled,
+    Error,
+    FileError,
+    InputError,
+    Model,
+    ModelError,
+    ReducedModel,
+    Run,
+    SolverError,
+    __version__,
+    compare,
+    methods,
+    simulate,
+    train,
+)

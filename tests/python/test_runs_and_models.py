@@ -1,0 +1,159 @@
+"""Runs and reduced models from Python: the engine's results bit for bit (against the
+CLI), channels as NumPy arrays, training of every method, progress, stopping, the GIL."""
+
+import gc
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+
+import numpy as np
+import pytest
+
+
+@pytest.fixture(scope="module")
+def macpherson(mbdrom, examples):
+    return mbdrom.Model.load(str(examples / "macpherson.json"))
+
+
+def cli_run(cli, *args):
+    subprocess.run([cli, *map(str, args)], check=True, capture_output=True, text=True)
+
+
+def test_a_run_is_the_clis_byte_for_byte(mbdrom, macpherson, examples, cli, tmp_path):
+    cli_run(cli, "simulate", examples / "macpherson.json", "-o", tmp_path / "cli.csv", "--load-case", "train",
+            "--t-end", 1.5, "--output-dt", 0.005)
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=1.5, output_dt=0.005)
+    run.to_csv(str(tmp_path / "python.csv"))
+    assert (tmp_path / "python.csv").read_bytes() == (tmp_path / "cli.csv").read_bytes()
+    # And at fixed steps with the other integrator.
+    cli_run(cli, "simulate", examples / "macpherson.json", "-o", tmp_path / "cli2.csv", "--load-case", "chirp",
+            "--t-end", 0.5, "--dt", 0.002, "--output-dt", 0.01, "--integrator", "dopri5")
+    run = mbdrom.simulate(macpherson, load_case="chirp", t_end=0.5, dt=0.002, output_dt=0.01, integrator="dopri5")
+    run.to_csv(str(tmp_path / "python2.csv"))
+    assert (tmp_path / "python2.csv").read_bytes() == (tmp_path / "cli2.csv").read_bytes()
+
+
+def without_wall_times(path):
+    """A trained-model file without what differs between two trainings: the time stamp and the
+    speed check's wall times."""
+    j = json.loads(open(path).read())
+    j.pop("created")
+    j["metrics"].pop("speed_check")
+    return j
+
+
+@pytest.mark.parametrize("method,settings", [("pca", {"clusters": 8}), ("pod", {"nr": 1})])
+def test_a_trained_model_is_the_clis_bit_for_bit(mbdrom, macpherson, examples, cli, tmp_path, method, settings):
+    cli_run(cli, "simulate", examples / "macpherson.json", "-o", tmp_path / "train.csv", "--load-case", "train",
+            "--t-end", 2, "--output-dt", 0.005)
+    options = [x for k, v in settings.items() for x in (f"--{k}", v)]
+    cli_run(cli, "train", method, "--model", examples / "macpherson.json", "--data", tmp_path / "train.csv",
+            "-o", tmp_path / "cli.json", *options)
+    run = mbdrom.Run.from_csv(str(tmp_path / "train.csv"), macpherson)
+    rom = mbdrom.train(method, macpherson, [run], **settings)
+    rom.save(str(tmp_path / "python.json"))
+    assert without_wall_times(tmp_path / "python.json") == without_wall_times(tmp_path / "cli.json")
+    # Its run, too.
+    cli_run(cli, "rom-simulate", tmp_path / "cli.json", "--model", examples / "macpherson.json", "-o",
+            tmp_path / "rom_cli.csv", "--load-case", "chirp", "--t-end", 1)
+    rom_run = mbdrom.ReducedModel.load(str(tmp_path / "python.json"), macpherson).simulate(
+        macpherson, load_case="chirp", t_end=1)
+    rom_run.to_csv(str(tmp_path / "rom_python.csv"))
+    assert (tmp_path / "rom_python.csv").read_bytes() == (tmp_path / "rom_cli.csv").read_bytes()
+
+
+def test_channels_are_numpy_arrays_of_the_documented_shapes(mbdrom, macpherson):
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=0.5, output_dt=0.01)
+    n, nq = 51, len(macpherson.coordinates)
+    assert run.t.shape == (n,) and run.t[-1] == pytest.approx(0.5)
+    assert run.q.shape == run.qd.shape == run.qdd.shape == (n, nq)
+    w = run.point("W")
+    assert w.shape == (n, 3)
+    assert np.array_equal(w[:, 1], run.channel("W.y"))
+    # q holds the basic points' coordinates in model.coordinates order (W is a derived point).
+    i = next(k for k, c in enumerate(macpherson.coordinates) if c.endswith(".y"))
+    assert np.array_equal(run.q[:, i], run.point(macpherson.coordinates[i][:-2])[:, 1])
+    # Velocities are the positions' rates: central differences agree to O(dt^2).
+    dq = (run.q[2:, i] - run.q[:-2, i]) / 0.02
+    assert np.abs(dq - run.qd[1:-1, i]).max() < 0.02 * np.abs(run.qd[:, i]).max()
+    with pytest.raises(ValueError, match="no column"):
+        run.point("nowhere")
+
+
+def test_a_run_outlives_its_model(mbdrom, examples):
+    model = mbdrom.Model.load(str(examples / "pendulum.json"))
+    run = mbdrom.simulate(model, load_case="free", t_end=0.2)
+    del model
+    gc.collect()
+    assert run.q.shape[1] == 3
+    # A pendulum released horizontally from rest: energy is conserved, so |v|^2 = 2 g drop.
+    drop = -run.point("A")[:, 1]
+    speed2 = run.channel("qd.A.x") ** 2 + run.channel("qd.A.y") ** 2
+    assert speed2 == pytest.approx(2 * 9.81 * drop, rel=1e-5, abs=1e-9)
+
+
+@pytest.mark.parametrize("method", ["pod", "pca", "ae", "node", "sindy"])
+def test_every_method_trains_from_python_and_is_judged(mbdrom, macpherson, method):
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=1.0, output_dt=0.005)
+    smoke = {"pod": {"nr": 1}, "pca": {"clusters": 4}, "ae": {"epochs": 20, "force_epochs": 20},
+             "node": {"epochs": 20}, "sindy": {"polynomial_degree": 1}}[method]
+    stages = []
+    rom = mbdrom.train(method, macpherson, [run], progress=lambda p: stages.append(p["stage"]), **smoke)
+    assert rom.method == method
+    assert rom.metrics["verdict_kind"] != "not judged"
+    assert stages, "progress was never called"
+    if rom.metrics["verdict_kind"] in ("rollout follows", "fit ok"):  # a smoke training may not run
+        out = rom.simulate(macpherson, load_case="train", t_end=0.2)
+        assert out.q.shape[1] == len(macpherson.coordinates)
+
+
+def test_bad_arguments_name_the_argument(mbdrom, macpherson):
+    with pytest.raises(ValueError, match="load_case"):
+        mbdrom.simulate(macpherson, load_case="nope")
+    with pytest.raises(TypeError):
+        mbdrom.simulate(macpherson, load_case=3)
+    with pytest.raises(ValueError, match="dt and tolerance"):
+        mbdrom.simulate(macpherson, dt=0.001, tolerance=1e-6)
+    with pytest.raises(ValueError, match="t_end"):
+        mbdrom.simulate(macpherson, t_end=-1)
+    with pytest.raises(mbdrom.InputError, match="clusterz"):
+        mbdrom.train("pca", macpherson, [mbdrom.simulate(macpherson, t_end=0.1)], clusterz=3)
+    with pytest.raises(mbdrom.InputError, match="no_such_method"):
+        mbdrom.train("no_such_method", macpherson, [mbdrom.simulate(macpherson, t_end=0.1)])
+    with pytest.raises(TypeError):
+        mbdrom.train("pca", macpherson, [1, 2])
+
+
+def test_a_progress_callable_returning_false_stops_the_run(mbdrom, macpherson):
+    with pytest.raises(mbdrom.Cancelled):
+        mbdrom.simulate(macpherson, load_case="train", t_end=1000, dt=1e-3, progress=lambda p: p["t"] < 0.05)
+
+
+def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt(mbdrom, macpherson):
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        mbdrom.simulate(macpherson, load_case="train", t_end=1000, dt=1e-3)
+    assert time.monotonic() - t0 < 5.0
+    timer.join()
+
+
+def test_the_gil_is_released_while_the_engine_runs(mbdrom, macpherson):
+    done = threading.Event()
+
+    def work():
+        mbdrom.simulate(macpherson, load_case="train", t_end=20, dt=1e-3)
+        done.set()
+
+    worker = threading.Thread(target=work)
+    worker.start()
+    ticks = 0
+    t0 = time.monotonic()
+    while not done.is_set() and time.monotonic() - t0 < 0.3:
+        ticks += 1
+    worker.join()
+    assert ticks > 1000  # the main thread ran Python code meanwhile
