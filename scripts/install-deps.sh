@@ -22,6 +22,7 @@ test_pkgs=(
   clang-format-14               # scripts/check-format.sh: the formatter, pinned
   python3                       # bench/rom_goals.sh, run as the goals test of issue 28
   python3-pytest                # tests/python: the Python module's tests
+  python3-matplotlib            # examples/python: the worked example, run as a test
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 bench_pkgs=(libsimbody-dev)
