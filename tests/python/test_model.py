@@ -80,3 +80,25 @@ def test_a_model_saved_reads_back_the_same_mechanism(mbdrom, examples, tmp_path)
     again = mbdrom.Model.load(str(tmp_path / "copy.json"))
     assert again.hash == model.hash
     assert mbdrom.Model.from_json(model.to_json()).hash == model.hash
+
+
+def test_the_type_stubs_name_everything_the_module_exports(mbdrom):
+    # The stubs beside the module (editors complete from them) must not fall behind it.
+    import ast
+    import pathlib
+
+    stubs = pathlib.Path(mbdrom.__file__).with_name("_mbdrom.pyi")
+    assert stubs.exists()
+    tree = ast.parse(stubs.read_text())
+    declared = {n.name for n in tree.body if isinstance(n, (ast.ClassDef, ast.FunctionDef))}
+    declared |= {t.id for n in tree.body if isinstance(n, ast.AnnAssign) for t in [n.target]}
+    exported = {name for name in dir(mbdrom._mbdrom) if not name.startswith("__")} | {"__version__"}
+    assert exported - declared - {"__version__"} == set()
+    # And every exported class's public members.
+    for cls in tree.body:
+        if isinstance(cls, ast.ClassDef) and hasattr(mbdrom, cls.name) and not issubclass(
+                getattr(mbdrom, cls.name), Exception):
+            members = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+            public = {m for m in vars(getattr(mbdrom, cls.name)) if not m.startswith("_")}
+            assert public - members == set(), cls.name
+    assert "error-controlled" in mbdrom.simulate.__doc__  # help() explains
