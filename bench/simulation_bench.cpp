@@ -1,5 +1,6 @@
 // Cost of the reference simulation per time step. Goal (issue 4): MacPherson
 // "train" load, dt = 1 ms, <= 20 us per step (>= 50x real time) in Release on one core.
+#include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 
@@ -46,6 +47,24 @@ void runExample(benchmark::State& state, const char* file, const char* loadCase)
 
 void BM_SimulateMacPhersonTrain(benchmark::State& s) {
   runExample(s, "macpherson.json", "train");
+}
+
+// What mbdrom.simulate does in the engine (issue 31's peer of bench/python_overhead.sh):
+// the MacPherson under "train", 10,000 steps of 1 ms, samples every 10 ms recorded and
+// turned into the trajectory table whose columns Python reads.
+void BM_SimulateRecordedTable(benchmark::State& state) {
+  const mbdrom::Model model = example("macpherson.json");
+  mbdrom::RunOptions o;
+  o.loadCase = model.findLoadCase("train");
+  o.tEnd = 10.0;
+  o.outputDt = 0.01;
+  o.integrator.dt = 1e-3;
+  for (auto _ : state) {
+    mbdrom::TrajectoryRecorder recorder;
+    mbdrom::simulate(model, o, recorder);
+    const mbdrom::TrajectoryTable table = mbdrom::trajectoryTable(model, recorder.samples());
+    benchmark::DoNotOptimize(table.data.data());
+  }
 }
 void BM_SimulatePendulum(benchmark::State& s) {
   runExample(s, "pendulum.json", "free");
@@ -162,6 +181,7 @@ BENCHMARK(BM_SimulateMacPhersonTrainStepping)
     ->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateA02)->Arg(0)->Arg(1)->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_SimulateMacPhersonTrain)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_SimulateRecordedTable)->Unit(benchmark::kMillisecond)->Iterations(1)->Repetitions(5);
 BENCHMARK(BM_SimulatePendulum)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateSliderCrankDrive)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_SimulateFourBar)->Unit(benchmark::kMillisecond);

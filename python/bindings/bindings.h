@@ -4,6 +4,7 @@
 // arrays and dicts; no mechanics or training of its own.
 
 #include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
 #include <pybind11/pybind11.h>
@@ -24,6 +25,10 @@ struct Run {
   std::string loadCase;
 };
 
+/// The run of `model` a recorder holds, named `name`, under load case `loadCase` (-1: none).
+std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,
+                                 const std::string& name, int loadCase);
+
 /// JSON <-> Python objects (through the json module: dicts, lists, numbers, strings).
 nlohmann::ordered_json toJson(const pybind11::handle& object);
 pybind11::object fromJson(const nlohmann::ordered_json& json);
@@ -32,7 +37,15 @@ pybind11::object fromJson(const nlohmann::ordered_json& json);
 /// naming the argument and the model's load cases when it has none of that name.
 int loadCaseArgument(const Model& model, const pybind11::object& name, const char* argument);
 
+/// Inside a catch block: re-raises the exception being handled (an engine Error as its
+/// Python class, a Python exception such as KeyboardInterrupt as it is) with the samples
+/// the engine kept up to then as its attribute `partial_run` (None when there are none).
+[[noreturn]] void raiseWithPartialRun(const std::shared_ptr<Run>& partial);
+/// The Python class of the engine's error classes (module.cpp registers them).
+void registerErrors(pybind11::module_& m);
+
 void bindModel(pybind11::module_& m);
+void bindMechanism(pybind11::module_& m);
 void bindRun(pybind11::module_& m);
 void bindReducedModel(pybind11::module_& m);
 

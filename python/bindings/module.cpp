@@ -28,6 +28,64 @@ py::object fromJson(const nlohmann::ordered_json& json) {
   return py::module_::import("json").attr("loads")(json.dump());
 }
 
+namespace {
+
+// The Python classes of the engine's errors (module-lifetime references).
+struct ErrorClasses {
+  py::object error, input, model, file, solver, cancelled;
+};
+ErrorClasses& errorClasses() {
+  static ErrorClasses classes;
+  return classes;
+}
+
+// The most derived class of `e`.
+const py::object& classOf(const Error& e) {
+  const ErrorClasses& c = errorClasses();
+  if (dynamic_cast<const InputError*>(&e)) return c.input;
+  if (dynamic_cast<const ModelError*>(&e)) return c.model;
+  if (dynamic_cast<const FileError*>(&e)) return c.file;
+  if (dynamic_cast<const SolverError*>(&e)) return c.solver;
+  if (dynamic_cast<const Cancelled*>(&e)) return c.cancelled;
+  return c.error;
+}
+
+}  // namespace
+
+void registerErrors(py::module_& m) {
+  // The engine's errors, root and subtypes, with the engine's messages.
+  ErrorClasses& c = errorClasses();
+  c.error = py::exception<Error>(m, "Error", PyExc_RuntimeError);
+  c.input = py::exception<InputError>(m, "InputError", c.error.ptr());
+  c.model = py::exception<ModelError>(m, "ModelError", c.error.ptr());
+  c.file = py::exception<FileError>(m, "FileError", c.error.ptr());
+  c.solver = py::exception<SolverError>(m, "SolverError", c.error.ptr());
+  c.cancelled = py::exception<Cancelled>(m, "Cancelled", c.error.ptr());
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const Error& e) {
+      PyErr_SetString(classOf(e).ptr(), e.what());
+    }
+  });
+}
+
+void raiseWithPartialRun(const std::shared_ptr<Run>& partial) {
+  const py::object value = partial ? py::cast(partial) : py::none();
+  try {
+    throw;
+  } catch (py::error_already_set& e) {
+    if (e.value()) e.value().attr("partial_run") = value;
+    throw;
+  } catch (const Error& e) {
+    const py::object& cls = classOf(e);
+    const py::object exception = cls(e.what());
+    exception.attr("partial_run") = value;
+    PyErr_SetObject(cls.ptr(), exception.ptr());
+    throw py::error_already_set();
+  }
+}
+
 int loadCaseArgument(const Model& model, const py::object& name, const char* argument) {
   if (name.is_none()) return -1;
   if (!py::isinstance<py::str>(name))
@@ -51,30 +109,7 @@ PYBIND11_MODULE(_mbdrom, m) {
   m.doc() = "mbdrom: mechanisms, reference runs and data-driven reduced models of multibody mechanisms.";
   m.attr("__version__") = std::string(kVersion);
 
-  // The engine's errors, root and subtypes, with the engine's messages.
-  static py::exception<Error> error(m, "Error", PyExc_RuntimeError);
-  static py::exception<InputError> input(m, "InputError", error.ptr());
-  static py::exception<ModelError> model(m, "ModelError", error.ptr());
-  static py::exception<FileError> file(m, "FileError", error.ptr());
-  static py::exception<SolverError> solver(m, "SolverError", error.ptr());
-  static py::exception<Cancelled> cancelled(m, "Cancelled", error.ptr());
-  py::register_exception_translator([](std::exception_ptr p) {
-    try {
-      if (p) std::rethrow_exception(p);
-    } catch (const InputError& e) {
-      input(e.what());
-    } catch (const ModelError& e) {
-      model(e.what());
-    } catch (const FileError& e) {
-      file(e.what());
-    } catch (const SolverError& e) {
-      solver(e.what());
-    } catch (const Cancelled& e) {
-      cancelled(e.what());
-    } catch (const Error& e) {
-      error(e.what());
-    }
-  });
+  python::registerErrors(m);
 
   m.def(
       "methods",
@@ -94,6 +129,7 @@ PYBIND11_MODULE(_mbdrom, m) {
       "The registered reduced-model methods: name (for train), display name, authors, summary.");
 
   python::bindModel(m);
+  python::bindMechanism(m);
   python::bindRun(m);
   python::bindReducedModel(m);
 }

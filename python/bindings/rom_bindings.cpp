@@ -68,14 +68,13 @@ void bindReducedModel(py::module_& m) {
             o.parameters = parameters;
             TrajectoryRecorder recorder;
             EngineCall call(progress);
-            call.run([&] { rom.simulate(*model, o, recorder, &call.monitor()); });
-            auto run = std::make_shared<Run>();
-            run->model = model;
-            run->table = trajectoryTable(*model, recorder.samples());
-            run->name = rom.method();
-            if (o.loadCase >= 0)
-              run->loadCase = model->spec().loadCases[static_cast<std::size_t>(o.loadCase)].name;
-            return run;
+            const auto result = [&] { return recordedRun(model, recorder, rom.method(), o.loadCase); };
+            try {
+              call.run([&] { rom.simulate(*model, o, recorder, &call.monitor()); });
+            } catch (...) {
+              raiseWithPartialRun(recorder.samples().empty() ? nullptr : result());
+            }
+            return result();
           },
           py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0,
           py::arg("dt") = py::none(), py::arg("output_dt") = 0.01,

@@ -73,6 +73,16 @@ double positiveNumber(const py::object& value, const char* argument) {
 
 }  // namespace
 
+std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,
+                                 const std::string& name, int loadCase) {
+  auto run = std::make_shared<Run>();
+  run->model = model;
+  run->table = trajectoryTable(*model, recorder.samples());
+  run->name = name;
+  if (loadCase >= 0) run->loadCase = model->spec().loadCases[static_cast<std::size_t>(loadCase)].name;
+  return run;
+}
+
 void bindRun(py::module_& m) {
   py::class_<Run, std::shared_ptr<Run>>(m, "Run",
                                         "A run: the trajectory CSV's channels (time, positions of points and "
@@ -167,14 +177,13 @@ void bindRun(py::module_& m) {
         }
         TrajectoryRecorder recorder;
         EngineCall call(progress);
-        call.run([&] { simulate(*model, o, recorder, &call.monitor()); });
-        auto run = std::make_shared<Run>();
-        run->model = model;
-        run->table = trajectoryTable(*model, recorder.samples());
-        run->name = "simulate";
-        if (o.loadCase >= 0)
-          run->loadCase = model->spec().loadCases[static_cast<std::size_t>(o.loadCase)].name;
-        return run;
+        try {
+          call.run([&] { simulate(*model, o, recorder, &call.monitor()); });
+        } catch (...) {
+          raiseWithPartialRun(
+              recorder.samples().empty() ? nullptr : recordedRun(model, recorder, "simulate", o.loadCase));
+        }
+        return recordedRun(model, recorder, "simulate", o.loadCase);
       },
       py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0, py::arg("dt") = py::none(),
       py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "trapezoidal",

@@ -18,6 +18,7 @@ from ._mbdrom import (  # noqa: F401
     Error,
     FileError,
     InputError,
+    Mechanism,
     Model,
     ModelError,
     ReducedModel,

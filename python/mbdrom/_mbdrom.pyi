@@ -35,6 +35,47 @@ class Model:
     def to_json(self) -> str: ...
     def save(self, path: str) -> None: ...
 
+class Mechanism:
+    """A mechanism being built or edited; model() checks it."""
+
+    def __init__(self, name: str = "untitled") -> None: ...
+    @staticmethod
+    def from_model(model: Model) -> Mechanism: ...
+    name: str
+    gravity: npt.NDArray[np.float64]
+    def add(self, kind: str, element: Dict[str, Any]) -> None: ...
+    def add_point(self, name: str, position: Sequence[float], fixed: bool = False) -> None: ...
+    def add_body(
+        self,
+        name: str,
+        type: str,
+        points: Sequence[str],
+        vectors: Sequence[str] = ...,
+        mass: Optional[float] = None,
+        com: Optional[Sequence[float]] = None,
+        inertia: Optional[npt.ArrayLike] = None,
+        transverse_inertia: Optional[float] = None,
+        radius: Optional[float] = None,
+        density: Optional[float] = None,
+    ) -> List[str]: ...
+    def add_joint(
+        self,
+        type: str,
+        body1: str,
+        body2: str,
+        point1: str,
+        point2: str = "",
+        axis: Optional[Sequence[float]] = None,
+        axis2: Optional[Sequence[float]] = None,
+        length: Optional[float] = None,
+        name: str = "",
+    ) -> List[str]: ...
+    def rename(self, kind: str, name: str, new_name: str) -> None: ...
+    def remove(self, kind: str, name: str) -> List[str]: ...
+    def model(self) -> Model: ...
+    def to_json(self) -> str: ...
+    def save(self, path: str) -> None: ...
+
 class Run:
     """A run: the trajectory CSV's channels, one row per sample."""
 

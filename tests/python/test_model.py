@@ -99,6 +99,7 @@ def test_the_type_stubs_name_everything_the_module_exports(mbdrom):
         if isinstance(cls, ast.ClassDef) and hasattr(mbdrom, cls.name) and not issubclass(
                 getattr(mbdrom, cls.name), Exception):
             members = {f.name for f in cls.body if isinstance(f, ast.FunctionDef)}
+            members |= {f.target.id for f in cls.body if isinstance(f, ast.AnnAssign)}
             public = {m for m in vars(getattr(mbdrom, cls.name)) if not m.startswith("_")}
             assert public - members == set(), cls.name
     assert "error-controlled" in mbdrom.simulate.__doc__  # help() explains

@@ -127,18 +127,32 @@ def test_bad_arguments_name_the_argument(mbdrom, macpherson):
         mbdrom.train("pca", macpherson, [1, 2])
 
 
-def test_a_progress_callable_returning_false_stops_the_run(mbdrom, macpherson):
-    with pytest.raises(mbdrom.Cancelled):
+def test_a_progress_callable_returning_false_stops_the_run_keeping_its_samples(mbdrom, macpherson):
+    with pytest.raises(mbdrom.Cancelled) as e:
         mbdrom.simulate(macpherson, load_case="train", t_end=1000, dt=1e-3, progress=lambda p: p["t"] < 0.05)
+    partial = e.value.partial_run
+    assert partial is not None and 5 <= len(partial) < 1000
+    assert np.all(np.diff(partial.t) > 0)
+
+
+def test_a_diverging_reduced_run_raises_solver_error_keeping_the_samples_up_to_then(mbdrom, macpherson):
+    # An auto-encoder of 20 epochs leaves its training range within a tenth of a second.
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=1.0, output_dt=0.005)
+    rom = mbdrom.train("ae", macpherson, [run], epochs=20, force_epochs=20)
+    with pytest.raises(mbdrom.SolverError, match="diverged") as e:
+        rom.simulate(macpherson, load_case="train", t_end=1.0, output_dt=0.005)
+    assert isinstance(e.value, mbdrom.Error)
+    assert e.value.partial_run is not None and 1 <= len(e.value.partial_run) < 201
 
 
 def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt(mbdrom, macpherson):
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
     timer.start()
     t0 = time.monotonic()
-    with pytest.raises(KeyboardInterrupt):
+    with pytest.raises(KeyboardInterrupt) as e:
         mbdrom.simulate(macpherson, load_case="train", t_end=1000, dt=1e-3)
     assert time.monotonic() - t0 < 5.0
+    assert len(e.value.partial_run) > 10  # what the run had done is kept
     timer.join()
 
 
