@@ -155,7 +155,10 @@ void bindMechanism(py::module_& m) {
                   for (int j = 0; j < 3; ++j) r.mass.inertia(i, j) = a.at(i, j);
               }
             }
-            return notesList(createBody(spec, r));
+            ModelSpec edited = spec;  // nothing half-applied when the builder refuses
+            const py::list notes = notesList(createBody(edited, r));
+            spec = std::move(edited);
+            return notes;
           },
           py::arg("name"), py::arg("type"), py::arg("points"),
           py::arg("vectors") = std::vector<std::string>{}, py::arg("mass") = py::none(),
@@ -182,7 +185,10 @@ void bindMechanism(py::module_& m) {
             if (axis) r.axis = vector3(*axis, "axis");
             if (axis2) r.axis2 = vector3(*axis2, "axis2");
             r.length = length;
-            return notesList(createJoint(spec, r));
+            ModelSpec edited = spec;
+            const py::list notes = notesList(createJoint(edited, r));
+            spec = std::move(edited);
+            return notes;
           },
           py::arg("type"), py::arg("body1"), py::arg("body2"), py::arg("point1"), py::arg("point2") = "",
           py::arg("axis") = py::none(), py::arg("axis2") = py::none(), py::arg("length") = py::none(),
@@ -193,14 +199,20 @@ void bindMechanism(py::module_& m) {
       .def(
           "rename",
           [](ModelSpec& spec, const std::string& kind, const std::string& name, const std::string& newName) {
-            renameElement(spec, refByName(spec, kind, name), newName);
+            ModelSpec edited = spec;
+            renameElement(edited, refByName(edited, kind, name), newName);
+            spec = std::move(edited);
           },
           py::arg("kind"), py::arg("name"), py::arg("new_name"),
           "Renames an element (kind: 'point', 'body', 'joint', ...) and every reference to it.")
       .def(
           "remove",
           [](ModelSpec& spec, const std::string& kind, const std::string& name) {
-            return removeWithDependents(spec, refByName(spec, kind, name));
+            ModelSpec edited = spec;
+            const std::vector<std::string> removed =
+                removeWithDependents(edited, refByName(edited, kind, name));
+            spec = std::move(edited);
+            return removed;
           },
           py::arg("kind"), py::arg("name"),
           "Removes an element and what would be left invalid without it; returns what else was removed.")

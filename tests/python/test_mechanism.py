@@ -53,6 +53,9 @@ def test_a_built_mechanism_saves_as_a_model_file_and_reads_back(mbdrom, tmp_path
 
 def test_bad_elements_get_the_model_files_messages(mbdrom):
     mech, _ = rssr_four_bar(mbdrom)
+    before = mech.to_json()
+    with pytest.raises(mbdrom.Error, match="axis"):
+        mech.add_joint("revolute", "crank", "coupler", "B")  # a revolute joint needs its axis
     with pytest.raises(mbdrom.Error, match="nowhere"):
         mech.add_body("link", "bar", ["A", "nowhere"], mass=1)
     with pytest.raises(ValueError, match="unknown type \"hinge\""):
@@ -66,6 +69,7 @@ def test_bad_elements_get_the_model_files_messages(mbdrom):
     with pytest.raises(ValueError, match="not a list of the model file"):
         mech.add("gears", {"name": "g"})
     # Nothing half-applied: the mechanism is as before and still builds.
+    assert mech.to_json() == before
     assert mech.model().info()["dof"] == 1
 
 
