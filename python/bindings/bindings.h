@@ -4,6 +4,7 @@
 // arrays and dicts; no mechanics or training of its own.
 
 #include "engine/data/trajectory_csv.h"
+#include "engine/dynamics/run_options.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
@@ -43,6 +44,11 @@ int loadCaseArgument(const Model& model, const pybind11::object& name, const cha
 [[noreturn]] void raiseWithPartialRun(const std::shared_ptr<Run>& partial);
 /// The Python class of the engine's error classes (module.cpp registers them).
 void registerErrors(pybind11::module_& m);
+
+/// Run options from a simulate call's common arguments: load case (loadCaseArgument),
+/// t_end [s] >= 0 and output_dt [s] >= 0 (ValueError naming the argument).
+RunOptions runOptionsArgument(const Model& model, const pybind11::object& loadCase, double tEnd,
+                              double outputDt);
 
 void bindModel(pybind11::module_& m);
 void bindMechanism(pybind11::module_& m);

@@ -78,6 +78,16 @@ ElementRef refByName(const ModelSpec& spec, const std::string& kind, const std::
   throw py::value_error("kind: \"" + kind + "\" is not an element kind (point, vector, body, joint, ...)");
 }
 
+// Runs `edit` on a copy of `spec` and keeps the copy only when it returns: nothing
+// half-applied when the engine refuses.
+template <class Edit>
+auto onCopy(ModelSpec& spec, Edit edit) {
+  ModelSpec edited = spec;
+  auto result = edit(edited);
+  spec = std::move(edited);
+  return result;
+}
+
 }  // namespace
 
 void bindMechanism(py::module_& m) {
@@ -155,10 +165,7 @@ void bindMechanism(py::module_& m) {
                   for (int j = 0; j < 3; ++j) r.mass.inertia(i, j) = a.at(i, j);
               }
             }
-            ModelSpec edited = spec;  // nothing half-applied when the builder refuses
-            const py::list notes = notesList(createBody(edited, r));
-            spec = std::move(edited);
-            return notes;
+            return onCopy(spec, [&](ModelSpec& edited) { return notesList(createBody(edited, r)); });
           },
           py::arg("name"), py::arg("type"), py::arg("points"),
           py::arg("vectors") = std::vector<std::string>{}, py::arg("mass") = py::none(),
@@ -185,10 +192,7 @@ void bindMechanism(py::module_& m) {
             if (axis) r.axis = vector3(*axis, "axis");
             if (axis2) r.axis2 = vector3(*axis2, "axis2");
             r.length = length;
-            ModelSpec edited = spec;
-            const py::list notes = notesList(createJoint(edited, r));
-            spec = std::move(edited);
-            return notes;
+            return onCopy(spec, [&](ModelSpec& edited) { return notesList(createJoint(edited, r)); });
           },
           py::arg("type"), py::arg("body1"), py::arg("body2"), py::arg("point1"), py::arg("point2") = "",
           py::arg("axis") = py::none(), py::arg("axis2") = py::none(), py::arg("length") = py::none(),
@@ -199,20 +203,19 @@ void bindMechanism(py::module_& m) {
       .def(
           "rename",
           [](ModelSpec& spec, const std::string& kind, const std::string& name, const std::string& newName) {
-            ModelSpec edited = spec;
-            renameElement(edited, refByName(edited, kind, name), newName);
-            spec = std::move(edited);
+            onCopy(spec, [&](ModelSpec& edited) {
+              renameElement(edited, refByName(edited, kind, name), newName);
+              return 0;
+            });
           },
           py::arg("kind"), py::arg("name"), py::arg("new_name"),
           "Renames an element (kind: 'point', 'body', 'joint', ...) and every reference to it.")
       .def(
           "remove",
           [](ModelSpec& spec, const std::string& kind, const std::string& name) {
-            ModelSpec edited = spec;
-            const std::vector<std::string> removed =
-                removeWithDependents(edited, refByName(edited, kind, name));
-            spec = std::move(edited);
-            return removed;
+            return onCopy(spec, [&](ModelSpec& edited) {
+              return removeWithDependents(edited, refByName(edited, kind, name));
+            });
           },
           py::arg("kind"), py::arg("name"),
           "Removes an element and what would be left invalid without it; returns what else was removed.")

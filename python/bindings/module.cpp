@@ -8,6 +8,8 @@
 
 #include <pybind11/stl.h>
 
+#include <cmath>
+
 namespace py = pybind11;
 
 namespace mbdrom::python {
@@ -100,6 +102,16 @@ int loadCaseArgument(const Model& model, const py::object& name, const char* arg
   throw py::value_error(std::string(argument) + ": the model \"" + model.spec().name +
                         "\" has no load case \"" + text + "\" (it has " +
                         (known.empty() ? std::string("none") : known) + ")");
+}
+
+RunOptions runOptionsArgument(const Model& model, const py::object& loadCase, double tEnd, double outputDt) {
+  RunOptions o;
+  o.loadCase = loadCaseArgument(model, loadCase, "load_case");
+  if (!(tEnd >= 0.0) || !std::isfinite(tEnd)) throw py::value_error("t_end must be >= 0 [s]");
+  if (!(outputDt >= 0.0) || !std::isfinite(outputDt)) throw py::value_error("output_dt must be >= 0 [s]");
+  o.tEnd = tEnd;
+  o.outputDt = outputDt;
+  return o;
 }
 
 }  // namespace mbdrom::python

@@ -52,13 +52,7 @@ void bindReducedModel(py::module_& m) {
              double tEnd, const py::object& dt, double outputDt,
              const std::map<std::string, double>& parameters, const py::object& progress) {
             if (!model) throw py::type_error("model must be an mbdrom.Model");
-            RunOptions o;
-            o.loadCase = loadCaseArgument(*model, loadCase, "load_case");
-            if (!(tEnd >= 0.0) || !std::isfinite(tEnd)) throw py::value_error("t_end must be >= 0 [s]");
-            if (!(outputDt >= 0.0) || !std::isfinite(outputDt))
-              throw py::value_error("output_dt must be >= 0 [s]");
-            o.tEnd = tEnd;
-            o.outputDt = outputDt;
+            RunOptions o = runOptionsArgument(*model, loadCase, tEnd, outputDt);
             o.integrator.dt = 0.0;  // the model's own step
             if (!dt.is_none()) {
               o.integrator.dt = dt.cast<double>();

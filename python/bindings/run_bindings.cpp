@@ -154,13 +154,7 @@ void bindRun(py::module_& m) {
          const py::object& tolerance, double outputDt, const std::string& integrator,
          const py::object& progress) {
         if (!model) throw py::type_error("model must be an mbdrom.Model");
-        RunOptions o;
-        o.loadCase = loadCaseArgument(*model, loadCase, "load_case");
-        if (!(tEnd >= 0.0) || !std::isfinite(tEnd)) throw py::value_error("t_end must be >= 0 [s]");
-        if (!(outputDt >= 0.0) || !std::isfinite(outputDt))
-          throw py::value_error("output_dt must be >= 0 [s]");
-        o.tEnd = tEnd;
-        o.outputDt = outputDt;
+        RunOptions o = runOptionsArgument(*model, loadCase, tEnd, outputDt);
         if (!dt.is_none() && !tolerance.is_none())
           throw py::value_error("dt and tolerance exclude each other (fixed or error-controlled steps)");
         if (!dt.is_none()) {
