@@ -31,7 +31,8 @@ std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const Traj
                                  const std::string& name, int loadCase);
 
 /// JSON <-> Python objects (through the json module: dicts, lists, numbers, strings).
-nlohmann::ordered_json toJson(const pybind11::handle& object);
+/// `argument` names the argument in a TypeError (a NaN, or a value that is not JSON).
+nlohmann::ordered_json toJson(const pybind11::handle& object, const char* argument);
 pybind11::object fromJson(const nlohmann::ordered_json& json);
 
 /// The load case index of `name` in `model` (None or "": gravity only, -1); ValueError
@@ -44,6 +45,11 @@ int loadCaseArgument(const Model& model, const pybind11::object& name, const cha
 [[noreturn]] void raiseWithPartialRun(const std::shared_ptr<Run>& partial);
 /// The Python class of the engine's error classes (module.cpp registers them).
 void registerErrors(pybind11::module_& m);
+
+/// A float argument: TypeError naming `argument` when it is not a number.
+double numberArgument(const pybind11::handle& value, const char* argument);
+/// None or a callable (TypeError naming the argument otherwise).
+pybind11::object progressArgument(const pybind11::object& progress);
 
 /// Run options from a simulate call's common arguments: load case (loadCaseArgument),
 /// t_end [s] >= 0 and output_dt [s] >= 0 (ValueError naming the argument).

@@ -1,6 +1,7 @@
 #include "python/bindings/engine_call.h"
 
 #include "engine/core/error.h"
+#include "python/bindings/bindings.h"
 
 #include <chrono>
 
@@ -9,7 +10,7 @@ namespace py = pybind11;
 namespace mbdrom::python {
 
 EngineCall::EngineCall(py::object progress)
-    : progress_(std::move(progress)),
+    : progress_(progressArgument(progress)),
       monitor_([this](const Progress& p) { return onProgress(p); }, std::chrono::milliseconds(100)) {}
 
 bool EngineCall::onProgress(const Progress& p) {
@@ -30,7 +31,7 @@ bool EngineCall::onProgress(const Progress& p) {
     for (const auto& [name, value] : p.metrics) record[py::str(name)] = value;
     const py::object answer = progress_(record);
     // A callable may return False to stop the call, like the engine's own callbacks.
-    return answer.is_none() || answer.cast<bool>();
+    return answer.is_none() || PyObject_IsTrue(answer.ptr()) != 0;
   } catch (py::error_already_set& e) {
     raised_.emplace(std::move(e));
     return false;

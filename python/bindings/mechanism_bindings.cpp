@@ -13,6 +13,7 @@
 #include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <optional>
 
@@ -54,7 +55,7 @@ void addAsInFile(ModelSpec& spec, const std::string& list, const py::dict& eleme
   }
   nlohmann::ordered_json file = nlohmann::ordered_json::parse(serializeModelSpec(spec));
   if (!file.contains(list)) file[list] = nlohmann::ordered_json::array();
-  file[list].push_back(toJson(element));
+  file[list].push_back(toJson(element, "element"));
   spec = parseModelSpec(file.dump(), "mechanism \"" + spec.name + "\"");
 }
 
@@ -64,7 +65,24 @@ py::list notesList(const BuildResult& r) {
   return notes;
 }
 
-ElementRef refByName(const ModelSpec& spec, const std::string& kind, const std::string& name) {
+// The engine's kind name ("spring-damper", "load case") of a kind as the model file's
+// list ("spring_dampers"), in the singular ("spring_damper") or as the engine names it.
+std::string engineKind(std::string kind) {
+  static const std::pair<const char*, const char*> kLists[] = {
+      {"points", "point"},       {"vectors", "vector"},       {"bodies", "body"},
+      {"joints", "joint"},       {"drivers", "driver"},       {"spring_dampers", "spring-damper"},
+      {"frictions", "friction"}, {"load_cases", "load case"}, {"measures", "measure"}};
+  for (const auto& [list, engine] : kLists) {
+    std::string singular = engine;
+    for (char& c : singular)
+      if (c == '-' || c == ' ') c = '_';
+    if (kind == list || kind == singular) return engine;
+  }
+  return kind;
+}
+
+ElementRef refByName(const ModelSpec& spec, const std::string& given, const std::string& name) {
+  const std::string kind = engineKind(given);
   for (int k = static_cast<int>(ElementKind::Point); k <= static_cast<int>(ElementKind::Measure); ++k) {
     const auto ek = static_cast<ElementKind>(k);
     if (kind != elementKindName(ek) || ek == ElementKind::Marker || ek == ElementKind::Load) continue;
@@ -75,7 +93,10 @@ ElementRef refByName(const ModelSpec& spec, const std::string& kind, const std::
     }
     throw py::value_error("the mechanism has no " + kind + " \"" + name + "\"");
   }
-  throw py::value_error("kind: \"" + kind + "\" is not an element kind (point, vector, body, joint, ...)");
+  throw py::value_error(
+      "kind: \"" + given +
+      "\" is not an element kind (point, vector, body, joint, driver, spring_damper, friction, "
+      "load_case, measure; or the model file's lists: points, ...)");
 }
 
 // Runs `edit` on a copy of `spec` and keeps the copy only when it returns: nothing
@@ -225,7 +246,10 @@ void bindMechanism(py::module_& m) {
       .def(
           "to_json", [](const ModelSpec& spec) { return serializeModelSpec(spec); }, "The model file's text.")
       .def(
-          "save", [](const ModelSpec& spec, const std::string& path) { writeModelSpec(spec, path); },
+          "save",
+          [](const ModelSpec& spec, const std::filesystem::path& path) {
+            writeModelSpec(spec, path.string());
+          },
           py::arg("path"), "Writes the model file (atomic), without checking it: model() checks.")
       .def("__repr__", [](const ModelSpec& spec) {
         return "<mbdrom.Mechanism \"" + spec.name + "\": " + std::to_string(spec.points.size()) +

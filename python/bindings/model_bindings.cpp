@@ -6,6 +6,7 @@
 #include "python/bindings/bindings.h"
 
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 namespace py = pybind11;
 
@@ -16,7 +17,8 @@ void bindModel(py::module_& m) {
                                             "A mechanism (constant once read): points, bodies, joints, "
                                             "force elements and load cases of a model file.")
       .def_static(
-          "load", [](const std::string& path) { return std::make_shared<Model>(readModel(path)); },
+          "load",
+          [](const std::filesystem::path& path) { return std::make_shared<Model>(readModel(path.string())); },
           py::arg("path"),
           "Reads a model file (mbdrom-model JSON). Raises FileError for an unreadable file, "
           "ModelError naming the offending entry.")
@@ -38,7 +40,7 @@ void bindModel(py::module_& m) {
             for (int i = 0; i < model.nq(); ++i) names.push_back(model.coordinateName(i));
             return names;
           },
-          "Names of the natural coordinates, e.g. 'W.x' [m] or 'u_lca.y' [-], in the order of run.q.")
+          "Names of the natural coordinates, e.g. 'BJ.z' [m] or 'u_lca.y' [-], in the order of run.q.")
       .def_property_readonly(
           "load_cases",
           [](const Model& model) {
@@ -67,7 +69,10 @@ void bindModel(py::module_& m) {
           "to_json", [](const Model& model) { return serializeModelSpec(model.spec()); },
           "The model file's text.")
       .def(
-          "save", [](const Model& model, const std::string& path) { writeModelSpec(model.spec(), path); },
+          "save",
+          [](const Model& model, const std::filesystem::path& path) {
+            writeModelSpec(model.spec(), path.string());
+          },
           py::arg("path"), "Writes the model file (atomic).")
       .def("__repr__", [](const Model& model) {
         return "<mbdrom.Model \"" + model.spec().name + "\": " + std::to_string(model.nq()) +

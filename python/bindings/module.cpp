@@ -14,14 +14,25 @@ namespace py = pybind11;
 
 namespace mbdrom::python {
 
-nlohmann::ordered_json toJson(const py::handle& object) {
+nlohmann::ordered_json toJson(const py::handle& object, const char* argument) {
   const py::module_ json = py::module_::import("json");
+  // NumPy scalars and arrays as the numbers and lists they hold.
+  const py::cpp_function plain([](const py::object& value) -> py::object {
+    if (py::hasattr(value, "tolist")) return value.attr("tolist")();
+    throw py::type_error(std::string(py::str(py::type::of(value).attr("__name__"))) +
+                         " is not a number, string, "
+                         "boolean, list or dict");
+  });
   std::string text;
   try {
-    text = json.attr("dumps")(object, py::arg("allow_nan") = false).cast<std::string>();
+    text = json.attr("dumps")(object, py::arg("allow_nan") = false, py::arg("default") = plain)
+               .cast<std::string>();
   } catch (py::error_already_set& e) {
-    throw py::type_error(std::string("settings must be numbers, strings, booleans, lists or dicts: ") +
-                         e.what());
+    const std::string why = py::str(e.value());
+    throw py::type_error(std::string(argument) + ": " +
+                         (why.find("Out of range float") != std::string::npos
+                              ? std::string("numbers must be finite (a NaN or an infinity was given)")
+                              : why));
   }
   return nlohmann::ordered_json::parse(text);
 }
@@ -104,11 +115,27 @@ int loadCaseArgument(const Model& model, const py::object& name, const char* arg
                         (known.empty() ? std::string("none") : known) + ")");
 }
 
+double numberArgument(const py::handle& value, const char* argument) {
+  if (py::isinstance<py::bool_>(value) ||
+      !(py::isinstance<py::float_>(value) || py::isinstance<py::int_>(value) ||
+        py::hasattr(value, "__float__")))
+    throw py::type_error(std::string(argument) + " must be a number (got " +
+                         std::string(py::str(py::type::of(value).attr("__name__"))) + ")");
+  return value.cast<double>();
+}
+
+py::object progressArgument(const py::object& progress) {
+  if (!progress.is_none() && !PyCallable_Check(progress.ptr()))
+    throw py::type_error("progress must be None or a callable taking a dict");
+  return progress;
+}
+
 RunOptions runOptionsArgument(const Model& model, const py::object& loadCase, double tEnd, double outputDt) {
   RunOptions o;
   o.loadCase = loadCaseArgument(model, loadCase, "load_case");
-  if (!(tEnd >= 0.0) || !std::isfinite(tEnd)) throw py::value_error("t_end must be >= 0 [s]");
-  if (!(outputDt >= 0.0) || !std::isfinite(outputDt)) throw py::value_error("output_dt must be >= 0 [s]");
+  if (!std::isfinite(tEnd) || tEnd < 0.0) throw py::value_error("t_end must be a finite number >= 0 [s]");
+  if (!std::isfinite(outputDt) || outputDt < 0.0)
+    throw py::value_error("output_dt must be a finite number >= 0 [s] (0: every step)");
   o.tEnd = tEnd;
   o.outputDt = outputDt;
   return o;

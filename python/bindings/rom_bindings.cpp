@@ -4,12 +4,14 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 #include "python/bindings/bindings.h"
 #include "python/bindings/engine_call.h"
 
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <cmath>
 
@@ -22,14 +24,17 @@ void bindReducedModel(py::module_& m) {
       m, "ReducedModel", "A trained reduced model of one mechanism (any registered method).")
       .def_static(
           "load",
-          [](const std::string& path, const std::shared_ptr<Model>& model) {
+          [](const std::filesystem::path& path, const std::shared_ptr<Model>& model) {
             return std::shared_ptr<ReducedModel>(model ? loadReducedModel(path, *model)
                                                        : loadReducedModel(path));
           },
           py::arg("path"), py::arg("model") = nullptr,
           "Reads a trained-model file; with the mechanism, checks it was trained for it (InputError).")
       .def(
-          "save", [](const ReducedModel& rom, const std::string& path) { saveReducedModel(rom, path); },
+          "save",
+          [](const ReducedModel& rom, const std::filesystem::path& path) {
+            saveReducedModel(rom, path.string());
+          },
           py::arg("path"), "Writes the trained-model file (atomic).")
       .def_property_readonly("method", &ReducedModel::method, "The method's name, e.g. 'pca'.")
       .def_property_readonly("reduced_dimension", &ReducedModel::reducedDimension, "n_r.")
@@ -55,7 +60,7 @@ void bindReducedModel(py::module_& m) {
             RunOptions o = runOptionsArgument(*model, loadCase, tEnd, outputDt);
             o.integrator.dt = 0.0;  // the model's own step
             if (!dt.is_none()) {
-              o.integrator.dt = dt.cast<double>();
+              o.integrator.dt = numberArgument(dt, "dt");
               if (!(o.integrator.dt > 0.0) || !std::isfinite(o.integrator.dt))
                 throw py::value_error("dt must be a number > 0 [s] or None (the model's own step)");
             }
@@ -87,16 +92,25 @@ void bindReducedModel(py::module_& m) {
          const std::vector<std::shared_ptr<Run>>& runs, const py::object& progress,
          const py::kwargs& settings) {
         const MethodInfo& info = MethodRegistry::global().at(method);  // InputError naming the unknown method
+        if (!model) throw py::type_error("model must be an mbdrom.Model (the mechanism of the runs)");
         if (runs.empty()) throw py::value_error("runs: give at least one run");
         TrainingRequest request;
-        request.settings = toJson(settings);
+        request.settings = toJson(settings, "settings");
         request.model = model.get();
-        if (model) {
-          request.dataset = makeDataset(*model);
-          for (const auto& run : runs) {
-            if (!run) throw py::type_error("runs must be mbdrom.Run objects");
-            addRun(request.dataset, runFromTable(*model, run->table, run->name, run->loadCase));
-          }
+        request.dataset = makeDataset(*model);
+        const std::string hash = hashToString(mechanismHash(model->spec()));
+        for (const auto& run : runs) {
+          if (!run) throw py::type_error("runs must be mbdrom.Run objects");
+          if (run->model && mechanismHash(run->model->spec()) != mechanismHash(model->spec()))
+            throw py::value_error("runs: run \"" + run->name + "\" is of mechanism \"" +
+                                  run->model->spec().name + "\" (hash " +
+                                  hashToString(mechanismHash(run->model->spec())) +
+                                  "), not of the model's \"" + model->spec().name + "\" (hash " + hash + ")");
+          for (const DatasetRun& other : request.dataset.runs)
+            if (other.name == run->name)
+              throw py::value_error("runs: two runs are named \"" + run->name +
+                                    "\"; name them apart (run.name = ..., or simulate(..., name=...))");
+          addRun(request.dataset, runFromTable(*model, run->table, run->name, run->loadCase));
         }
         TrainingOutcome outcome;
         EngineCall call(progress);

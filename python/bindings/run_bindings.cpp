@@ -11,6 +11,7 @@
 
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
+#include <pybind11/stl/filesystem.h>
 
 #include <cmath>
 #include <filesystem>
@@ -65,9 +66,10 @@ py::dict pointErrorDict(const PointError& e) {
 }
 
 double positiveNumber(const py::object& value, const char* argument) {
-  const double x = value.cast<double>();
+  const double x = numberArgument(value, argument);
   if (!(x > 0.0) || !std::isfinite(x))
-    throw py::value_error(std::string(argument) + " must be a number > 0 (got " + std::to_string(x) + ")");
+    throw py::value_error(std::string(argument) + " must be a finite number > 0 [s] (got " +
+                          std::string(py::str(value)) + ")");
   return x;
 }
 
@@ -78,8 +80,8 @@ std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const Traj
   auto run = std::make_shared<Run>();
   run->model = model;
   run->table = trajectoryTable(*model, recorder.samples());
-  run->name = name;
   if (loadCase >= 0) run->loadCase = model->spec().loadCases[static_cast<std::size_t>(loadCase)].name;
+  run->name = !name.empty() ? name : !run->loadCase.empty() ? run->loadCase : "gravity";
   return run;
 }
 
@@ -90,10 +92,10 @@ void bindRun(py::module_& m) {
                                         "sample.")
       .def_static(
           "from_csv",
-          [](const std::string& path, const std::shared_ptr<Model>& model) {
+          [](const std::filesystem::path& path, const std::shared_ptr<Model>& model) {
             auto run = std::make_shared<Run>();
-            run->table = readTrajectoryCsv(path);
-            run->name = std::filesystem::path(path).filename().string();
+            run->table = readTrajectoryCsv(path.string());
+            run->name = path.filename().string();
             if (model) {
               (void)runFromTable(*model, run->table, run->name);  // a run of another mechanism: InputError
               run->model = model;
@@ -103,7 +105,10 @@ void bindRun(py::module_& m) {
           py::arg("path"), py::arg("model") = nullptr,
           "Reads a trajectory CSV (as simulate -o writes it); with the mechanism, q/qd/qdd are available "
           "and the run can train. Its name is the file's name, as on the command line.")
-      .def_readonly("name", &Run::name, "The run's name (a CSV's file name; 'simulate' for a new run).")
+      .def_readwrite(
+          "name", &Run::name,
+          "The run's name, as training records it (a CSV's file name; a new run's: its load case, or "
+          "'gravity'); runs trained together need different names.")
       .def_readonly("load_case", &Run::loadCase, "The load case it ran under ('' when unknown).")
       .def_property_readonly(
           "channels", [](const Run& run) { return run.table.columns; },
@@ -134,13 +139,19 @@ void bindRun(py::module_& m) {
       .def(
           "point",
           [](const Run& run, const std::string& name) {
-            return columnsArray(run.table, {requireColumn(run, name + ".x", "point"),
-                                            requireColumn(run, name + ".y", "point"),
-                                            requireColumn(run, name + ".z", "point")});
+            const int x = run.table.column(name + ".x"), y = run.table.column(name + ".y"),
+                      z = run.table.column(name + ".z");
+            if (x < 0 || y < 0 || z < 0)
+              throw py::value_error("point \"" + name + "\": run \"" + run.name +
+                                    "\" has no point, vector or marker of that name");
+            return columnsArray(run.table, {x, y, z});
           },
           py::arg("name"), "Positions of a point, vector or marker [m], shape (n, 3).")
       .def(
-          "to_csv", [](const Run& run, const std::string& path) { writeTrajectoryTable(run.table, path); },
+          "to_csv",
+          [](const Run& run, const std::filesystem::path& path) {
+            writeTrajectoryTable(run.table, path.string());
+          },
           py::arg("path"), "Writes the run as a trajectory CSV (atomic), byte for byte as simulate -o.")
       .def("__len__", [](const Run& run) { return run.table.data.rows(); })
       .def("__repr__", [](const Run& run) {
@@ -152,7 +163,7 @@ void bindRun(py::module_& m) {
       "simulate",
       [](const std::shared_ptr<Model>& model, const py::object& loadCase, double tEnd, const py::object& dt,
          const py::object& tolerance, double outputDt, const std::string& integrator,
-         const py::object& progress) {
+         const py::object& progress, const std::string& name) {
         if (!model) throw py::type_error("model must be an mbdrom.Model");
         RunOptions o = runOptionsArgument(*model, loadCase, tEnd, outputDt);
         if (!dt.is_none() && !tolerance.is_none())
@@ -160,7 +171,8 @@ void bindRun(py::module_& m) {
         if (!dt.is_none()) {
           o.integrator.dt = positiveNumber(dt, "dt");
         } else {
-          o.integrator.tolerance = tolerance.is_none() ? kDefaultTolerance : tolerance.cast<double>();
+          o.integrator.tolerance =
+              tolerance.is_none() ? kDefaultTolerance : numberArgument(tolerance, "tolerance");
           if (!(o.integrator.tolerance > 0.0 && o.integrator.tolerance < 1.0))
             throw py::value_error("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6");
         }
@@ -174,16 +186,20 @@ void bindRun(py::module_& m) {
         try {
           call.run([&] { simulate(*model, o, recorder, &call.monitor()); });
         } catch (...) {
-          raiseWithPartialRun(
-              recorder.samples().empty() ? nullptr : recordedRun(model, recorder, "simulate", o.loadCase));
+          raiseWithPartialRun(recorder.samples().empty() ? nullptr
+                                                         : recordedRun(model, recorder, name, o.loadCase));
         }
-        return recordedRun(model, recorder, "simulate", o.loadCase);
+        return recordedRun(model, recorder, name, o.loadCase);
       },
       py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0, py::arg("dt") = py::none(),
       py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "trapezoidal",
-      py::arg("progress") = py::none(),
-      "Reference run of the full model from its position at rest, as 'mbdrom-cli simulate': error-controlled "
-      "steps (tolerance, default 1e-7) or fixed steps dt [s]; samples every output_dt [s] (0: every step). "
+      py::arg("progress") = py::none(), py::arg("name") = "",
+      "Reference run of the full model from its position at rest, as 'mbdrom-cli simulate', under a load "
+      "case "
+      "(None: gravity only): error-controlled "
+      "steps (tolerance, default 1e-7) or fixed steps dt [s]; samples every output_dt [s] (0: every step); "
+      "integrator 'trapezoidal' (ALI3-P) or 'dopri5' (Dormand-Prince 5(4)); name: the run's name (default: "
+      "its load case, or 'gravity'). "
       "progress: None or a callable taking a dict, at most ten times a second (return False to stop). "
       "Ctrl+C stops the run (KeyboardInterrupt). The GIL is released while it runs.");
 

@@ -82,3 +82,14 @@ def test_renames_follow_every_reference_and_removal_takes_what_depends(mbdrom):
     assert any(r.startswith("joint") for r in removed), removed
     # Left: the crank's turn (1) and the coupler's free end swinging about the crank pin (2).
     assert mech.model().info()["dof"] == 3
+
+
+def test_rename_and_remove_take_the_model_files_kind_names_too(mbdrom):
+    mech, _ = rssr_four_bar(mbdrom)
+    mech.add("spring_dampers", {"name": "spring", "point1": "A", "point2": "C", "free_length": 3.6,
+                                "stiffness": [100], "damping": 1})
+    mech.rename("spring_dampers", "spring", "strut")
+    mech.rename("spring_damper", "strut", "strut2")
+    assert mech.remove("spring-damper", "strut2") == []
+    with pytest.raises(ValueError, match="not an element kind"):
+        mech.remove("gear", "g")

@@ -79,8 +79,10 @@ def test_channels_are_numpy_arrays_of_the_documented_shapes(mbdrom, macpherson):
     # Velocities are the positions' rates: central differences agree to O(dt^2).
     dq = (run.q[2:, i] - run.q[:-2, i]) / 0.02
     assert np.abs(dq - run.qd[1:-1, i]).max() < 0.02 * np.abs(run.qd[:, i]).max()
-    with pytest.raises(ValueError, match="no column"):
+    with pytest.raises(ValueError, match="no point, vector or marker"):
         run.point("nowhere")
+    with pytest.raises(ValueError, match="no column"):
+        run.channel("nowhere")
 
 
 def test_a_run_outlives_its_model(mbdrom, examples):
@@ -171,3 +173,48 @@ def test_the_gil_is_released_while_the_engine_runs(mbdrom, macpherson):
         ticks += 1
     worker.join()
     assert ticks > 1000  # the main thread ran Python code meanwhile
+
+
+def test_runs_are_named_after_their_load_case_and_train_together(mbdrom, macpherson):
+    train = mbdrom.simulate(macpherson, load_case="train", t_end=1.0, output_dt=0.005)
+    chirp = mbdrom.simulate(macpherson, load_case="chirp", t_end=1.0, output_dt=0.005)
+    assert (train.name, chirp.name) == ("train", "chirp")
+    rom = mbdrom.train("pca", macpherson, [train, chirp], clusters=4)
+    assert [r["name"] for r in rom.metrics["training_runs"]] == ["train", "chirp"]
+    again = mbdrom.simulate(macpherson, load_case="train", t_end=1.0, output_dt=0.005)
+    with pytest.raises(ValueError, match="name them apart"):
+        mbdrom.train("pca", macpherson, [train, again], clusters=4)
+    again.name = "train 2"
+    mbdrom.train("pca", macpherson, [train, again], clusters=4)
+
+
+def test_a_run_of_another_mechanism_is_refused_naming_both(mbdrom, macpherson):
+    heavier = mbdrom.Mechanism.from_model(macpherson)
+    heavier.gravity = [0, 0, -30]
+    other = heavier.model()
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=0.2)
+    with pytest.raises(ValueError, match="is of mechanism"):
+        mbdrom.train("pca", other, [run], clusters=2)
+    with pytest.raises(TypeError, match="model must be"):
+        mbdrom.train("pod", None, [run], nr=1)
+
+
+def test_arguments_of_numpy_and_pathlib_types_are_taken_and_bad_ones_named(mbdrom, macpherson, examples, tmp_path):
+    import pathlib
+
+    model = mbdrom.Model.load(pathlib.Path(examples) / "pendulum.json")
+    run = mbdrom.simulate(model, load_case="free", t_end=0.5, dt=np.float64(1e-3))
+    run.to_csv(tmp_path / "run.csv")
+    assert len(mbdrom.Run.from_csv(tmp_path / "run.csv", model)) == len(run)
+    rom = mbdrom.train("pod", model, [run], nr=np.int64(1))
+    assert rom.settings["nr"] == 1
+    with pytest.raises(TypeError, match="settings: numbers must be finite"):
+        mbdrom.train("node", model, [run], learning_rate=float("nan"))
+    with pytest.raises(TypeError, match="dt must be a number"):
+        mbdrom.simulate(model, dt="x")
+    with pytest.raises(TypeError, match="progress must be None or a callable"):
+        mbdrom.simulate(model, progress=3)
+    with pytest.raises(ValueError, match="t_end must be a finite number"):
+        mbdrom.simulate(model, t_end=float("inf"))
+    with pytest.raises(ValueError, match="no point, vector or marker"):
+        run.point("nope")
