@@ -161,11 +161,31 @@ PYBIND11_MODULE(_mbdrom, m) {
           d["authors"] = info.authors;
           d["summary"] = info.summary;
           d["needs_mechanism"] = info.needsMechanism;
+          // Every setting (key, label, help, choices) and the defaults training fills in.
+          py::list settings;
+          for (const SettingSpec& spec : info.settingsSchema) {
+            py::dict one;
+            one["key"] = spec.key;
+            one["label"] = spec.label;
+            one["help"] = spec.help;
+            if (!spec.choices.empty()) one["choices"] = spec.choices;
+            settings.append(one);
+          }
+          d["settings"] = settings;
+          try {
+            d["defaults"] = python::fromJson(info.checkSettings(nlohmann::ordered_json::object()));
+          } catch (const InputError& e) {  // a setting without a default (pod's nr): say which
+            d["defaults"] = py::none();
+            d["defaults_note"] = std::string(e.what());
+          }
           out.append(d);
         }
         return out;
       },
-      "The registered reduced-model methods: name (for train), display name, authors, summary.");
+      "The registered reduced-model methods: name (for train), display name, authors, summary, their "
+      "settings "
+      "(key, label, help, choices) and the defaults training fills in (None when one must be given: "
+      "defaults_note says which).");
 
   python::bindModel(m);
   python::bindMechanism(m);

@@ -103,3 +103,14 @@ def test_the_type_stubs_name_everything_the_module_exports(mbdrom):
             public = {m for m in vars(getattr(mbdrom, cls.name)) if not m.startswith("_")}
             assert public - members == set(), cls.name
     assert "error-controlled" in mbdrom.simulate.__doc__  # help() explains
+
+
+def test_methods_list_their_settings_and_defaults(mbdrom):
+    methods = {m["name"]: m for m in mbdrom.methods()}
+    assert set(methods) == {"pod", "ae", "pca", "sindy", "node"}
+    pca = methods["pca"]
+    assert pca["authors"]
+    keys = [s["key"] for s in pca["settings"]]
+    assert "clusters" in keys and all(s["help"] for s in pca["settings"])
+    assert set(pca["defaults"]) >= set(keys) - {"coordinates"}
+    assert "nr" in methods["pod"]["defaults"]
