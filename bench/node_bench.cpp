@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <numbers>
 #include <vector>
 
 namespace {
@@ -117,7 +118,7 @@ void BM_NodeComparison(benchmark::State& state) {
       if (data == NodeCaseData::authorsCode && c.name.rfind("slider-crank", 0) == 0) {
         // How much of the metric is the wrap: θ differences taken modulo 2π.
         Eigen::MatrixXd d = e.predicted - c.state;
-        for (Eigen::Index k = 0; k < d.cols(); ++k) d(0, k) = std::remainder(d(0, k), 2.0 * M_PI);
+        for (Eigen::Index k = 0; k < d.cols(); ++k) d(0, k) = std::remainder(d(0, k), 2.0 * std::numbers::pi);
         wrapFree.push_back(d.squaredNorm() / static_cast<double>(d.size()));
         std::printf("  without the wrap's jumps: MSE %.3e (train %.3e)\n", wrapFree.back(),
                     d.leftCols(c.trainSamples).squaredNorm() / static_cast<double>(4 * c.trainSamples));
@@ -156,7 +157,7 @@ void BM_NodeAuthorsDataGap(benchmark::State& state) {
     const NodeCase clean = comparisonCase(index, NodeCaseData::clean);
     Eigen::MatrixXd d = authors.state - clean.state;
     if (index == 3)
-      for (Eigen::Index k = 0; k < d.cols(); ++k) d(0, k) = std::remainder(d(0, k), 2.0 * M_PI);
+      for (Eigen::Index k = 0; k < d.cols(); ++k) d(0, k) = std::remainder(d(0, k), 2.0 * std::numbers::pi);
     const double gap = d.squaredNorm() / static_cast<double>(d.size());
     state.counters["mse_authors_data_vs_clean"] = gap;
     std::printf("%s: the authors' data against the clean definition: MSE %.3e\n", clean.name.c_str(), gap);

@@ -15,6 +15,15 @@ mbdrom::Model example(const char* name) {
   return mbdrom::readModel(std::string(MBDROM_SOURCE_DIR) + "/resources/examples/" + name);
 }
 
+// 10 s of `loadCase`, samples every 10 ms (the step left to the caller).
+mbdrom::RunOptions tenSeconds(const mbdrom::Model& model, const char* loadCase) {
+  mbdrom::RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = 10.0;
+  o.outputDt = 0.01;
+  return o;
+}
+
 // Keeps nothing: the cost of the samples themselves is measured, not of storing them.
 class DiscardSink : public mbdrom::TrajectorySink {
  public:
@@ -26,10 +35,7 @@ class DiscardSink : public mbdrom::TrajectorySink {
 // One 10 s run at dt = 1 ms with samples every 10 ms; time per step.
 void runExample(benchmark::State& state, const char* file, const char* loadCase) {
   const mbdrom::Model model = example(file);
-  mbdrom::RunOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = 10.0;
-  o.outputDt = 0.01;
+  mbdrom::RunOptions o = tenSeconds(model, loadCase);
   o.integrator.dt = 1e-3;
   long long steps = 0;
   mbdrom::SimulationSummary last;
@@ -54,10 +60,7 @@ void BM_SimulateMacPhersonTrain(benchmark::State& s) {
 // turned into the trajectory table whose columns Python reads.
 void BM_SimulateRecordedTable(benchmark::State& state) {
   const mbdrom::Model model = example("macpherson.json");
-  mbdrom::RunOptions o;
-  o.loadCase = model.findLoadCase("train");
-  o.tEnd = 10.0;
-  o.outputDt = 0.01;
+  mbdrom::RunOptions o = tenSeconds(model, "train");
   o.integrator.dt = 1e-3;
   for (auto _ : state) {
     mbdrom::TrajectoryRecorder recorder;
@@ -136,10 +139,7 @@ class KeepQ : public mbdrom::TrajectorySink {
 
 void BM_SimulateMacPhersonTrainStepping(benchmark::State& state) {
   const mbdrom::Model model = example("macpherson.json");
-  mbdrom::RunOptions o;
-  o.loadCase = model.findLoadCase("train");
-  o.tEnd = 10.0;
-  o.outputDt = 0.01;
+  mbdrom::RunOptions o = tenSeconds(model, "train");
   static std::vector<Eigen::VectorXd> reference;
   if (reference.empty()) {
     mbdrom::RunOptions r = o;
