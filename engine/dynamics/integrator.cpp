@@ -15,6 +15,10 @@ namespace mbdrom {
 
 namespace {
 
+// Failed tries (Newton not converging) allowed within one step of a fixed-step run's grid
+// before the run stops: a step needing more is not one the integrator can resolve.
+constexpr long long kMaxRejectedTriesPerStep = 1000;
+
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
   BlockAccumulator(K).addCombinations(a, b, B);
@@ -725,7 +729,11 @@ void Integrator::advanceRecursive(DynamicState& s, double t1, int depth, StepRep
     return;
   }
   ++total.rejected;
-  if (0.5 * h < minStep_ || depth >= 40) failAtMinimumStep(s, t1);
+  // Halving both halves again and again is exponential work: a step whose parts keep
+  // failing would run for hours before reaching the minimum step, so the number of
+  // failed tries in one step of the grid is bounded too.
+  if (0.5 * h < minStep_ || depth >= 40 || total.rejected > kMaxRejectedTriesPerStep)
+    failAtMinimumStep(s, t1);
   const long long step0 = s.step;
   advanceRecursive(s, s.t + 0.5 * h, depth + 1, total);
   advanceRecursive(s, t1, depth + 1, total);

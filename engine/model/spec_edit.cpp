@@ -1,6 +1,7 @@
 #include "engine/model/spec_edit.h"
 
 #include "engine/core/error.h"
+#include "engine/model/model.h"
 
 #include <algorithm>
 
@@ -364,6 +365,20 @@ ElementRef addElement(ModelSpec& spec, ElementKind kind, int parent) {
     }
   }
   throw InputError("unknown element kind");
+}
+
+void checkDraftMechanism(const ModelSpec& spec) {
+  ModelSpec draft = spec;
+  auto listed = [&](const std::string& name, bool vector) {
+    for (const BodySpec& b : spec.bodies)
+      for (const std::string& n : vector ? b.vectors : b.points)
+        if (n == name) return true;
+    return false;
+  };
+  // A free entity no body lists is held fixed for the check: the rest is judged as it stands.
+  for (PointSpec& p : draft.points) p.fixed = p.fixed || !listed(p.name, false);
+  for (VectorSpec& v : draft.vectors) v.fixed = v.fixed || !listed(v.name, true);
+  (void)Model(std::move(draft));
 }
 
 }  // namespace mbdrom

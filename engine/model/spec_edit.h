@@ -65,4 +65,9 @@ ElementRef addElement(ModelSpec& spec, ElementKind kind, int parent = -1);
 /// Elements that refer to `ref` by name, as "joint \"A\"" etc. (empty when unused).
 std::vector<std::string> elementUsers(const ModelSpec& spec, const ElementRef& ref);
 
+/// Checks a mechanism under construction as building a Model checks it, except that
+/// free points and vectors no body lists yet are allowed (they are added before the
+/// bodies through them). Throws ModelError naming the first inconsistent element.
+void checkDraftMechanism(const ModelSpec& spec);
+
 }  // namespace mbdrom

@@ -3,6 +3,7 @@
 // arguments checked and converted, engine calls made, results turned into NumPy
 // arrays and dicts; no mechanics or training of its own.
 
+#include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/run_options.h"
 #include "engine/dynamics/trajectory.h"
@@ -24,6 +25,9 @@ struct Run {
   TrajectoryTable table;
   std::string name;
   std::string loadCase;
+  std::string error;  ///< why the run stopped early ('' when it completed)
+  /// q, qd, qdd of the table, made on first use (the table does not change).
+  mutable std::shared_ptr<const DatasetRun> coordinates;
 };
 
 /// The run of `model` a recorder holds, named `name`, under load case `loadCase` (-1: none).
@@ -43,6 +47,8 @@ int loadCaseArgument(const Model& model, const pybind11::object& name, const cha
 /// Python class, a Python exception such as KeyboardInterrupt as it is) with the samples
 /// the engine kept up to then as its attribute `partial_run` (None when there are none).
 [[noreturn]] void raiseWithPartialRun(const std::shared_ptr<Run>& partial);
+/// The same with `value` as the exception's attribute `attribute` (a sweep's `partial_runs`).
+[[noreturn]] void raiseWithAttribute(const char* attribute, const pybind11::object& value);
 /// The Python class of the engine's error classes (module.cpp registers them).
 void registerErrors(pybind11::module_& m);
 

@@ -4,6 +4,9 @@
 #include "python/bindings/bindings.h"
 
 #include <chrono>
+#include <exception>
+#include <future>
+#include <thread>
 
 namespace py = pybind11;
 
@@ -11,46 +14,64 @@ namespace mbdrom::python {
 
 EngineCall::EngineCall(py::object progress)
     : progress_(progressArgument(progress)),
-      monitor_([this](const Progress& p) { return onProgress(p); }, std::chrono::milliseconds(100)) {}
+      monitor_([this](const Progress& p) { return onProgress(p); }, std::chrono::milliseconds(20)) {}
 
 bool EngineCall::onProgress(const Progress& p) {
-  // Called on the calling thread with the GIL released: take it for Python's part only.
-  const py::gil_scoped_acquire gil;
-  if (raised_) return false;
+  // Cheap and GIL-free: the engine's threads only leave the record for the main thread.
+  const std::lock_guard<std::mutex> lock(mutex_);
+  latest_ = p;
+  return true;
+}
+
+void EngineCall::deliver() {
+  std::optional<Progress> p;
+  {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    p.swap(latest_);
+  }
+  if (raised_) return;
   if (PyErr_CheckSignals() != 0) {
     raised_.emplace();  // fetches the KeyboardInterrupt
-    return false;
+    monitor_.requestStop();
+    return;
   }
-  if (progress_.is_none()) return true;
+  if (!p || progress_.is_none()) return;
   try {
     py::dict record;
-    record["stage"] = p.stage;
-    record["step"] = p.step;
-    record["total"] = p.total;
-    record["fraction"] = p.fraction();
-    for (const auto& [name, value] : p.metrics) record[py::str(name)] = value;
+    record["stage"] = p->stage;
+    record["step"] = p->step;
+    record["total"] = p->total;
+    record["fraction"] = p->fraction();
+    for (const auto& [name, value] : p->metrics) record[py::str(name)] = value;
     const py::object answer = progress_(record);
     // A callable may return False to stop the call, like the engine's own callbacks.
-    return answer.is_none() || PyObject_IsTrue(answer.ptr()) != 0;
+    if (!answer.is_none() && PyObject_IsTrue(answer.ptr()) == 0) monitor_.requestStop();
   } catch (py::error_already_set& e) {
     raised_.emplace(std::move(e));
-    return false;
+    monitor_.requestStop();
   }
 }
 
 void EngineCall::run(const std::function<void()>& work) {
-  try {
-    const py::gil_scoped_release release;
-    work();
-  } catch (const Cancelled&) {
-    if (raised_) {
-      py::error_already_set e = std::move(*raised_);
-      raised_.reset();
-      throw e;
+  std::packaged_task<void()> task(work);
+  std::future<void> done = task.get_future();
+  std::thread worker(std::move(task));
+  for (;;) {
+    std::future_status status = std::future_status::timeout;
+    {
+      const py::gil_scoped_release release;
+      status = done.wait_for(std::chrono::milliseconds(100));
     }
-    throw;
+    deliver();  // also after the end: the last record, and a Ctrl+C during the last wait
+    if (status == std::future_status::ready) break;
   }
-  if (raised_) {  // raised after the engine's last check: it finished, but the user asked to stop
+  worker.join();
+  try {
+    done.get();
+  } catch (const Cancelled&) {
+    if (!raised_) throw;
+  }
+  if (raised_) {  // a stop asked from Python, or the callable's exception
     py::error_already_set e = std::move(*raised_);
     raised_.reset();
     throw e;

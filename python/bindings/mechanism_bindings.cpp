@@ -43,6 +43,24 @@ Eigen::Vector3d vector3(const std::vector<double>& v, const char* argument) {
   return {v[0], v[1], v[2]};
 }
 
+// An addition must not make a consistent mechanism inconsistent: the whole is checked as
+// reading a model file checks it (a joint naming a body that is not there, a body whose
+// points are coplanar, ...), with its message, points and vectors no body lists yet
+// allowed. A mechanism that was already inconsistent (read from a broken file to be
+// mended) is left to model() to judge.
+void requireStillConsistent(const ModelSpec& before, const ModelSpec& after) {
+  try {
+    checkDraftMechanism(after);
+  } catch (const ModelError&) {
+    try {
+      checkDraftMechanism(before);
+    } catch (const ModelError&) {
+      return;
+    }
+    throw;
+  }
+}
+
 // The element list `list` of the spec's file form, with `element` (a dict as the file has it) appended,
 // read back through the model file's parser.
 void addAsInFile(ModelSpec& spec, const std::string& list, const py::dict& element) {
@@ -56,7 +74,9 @@ void addAsInFile(ModelSpec& spec, const std::string& list, const py::dict& eleme
   nlohmann::ordered_json file = nlohmann::ordered_json::parse(serializeModelSpec(spec));
   if (!file.contains(list)) file[list] = nlohmann::ordered_json::array();
   file[list].push_back(toJson(element, "element"));
-  spec = parseModelSpec(file.dump(), "mechanism \"" + spec.name + "\"");
+  ModelSpec edited = parseModelSpec(file.dump(), "mechanism \"" + spec.name + "\"");
+  requireStillConsistent(spec, edited);
+  spec = std::move(edited);
 }
 
 py::list notesList(const BuildResult& r) {
@@ -109,6 +129,16 @@ auto onCopy(ModelSpec& spec, Edit edit) {
   return result;
 }
 
+// onCopy for additions: the copy is kept only when it is still consistent.
+template <class Edit>
+auto addOnCopy(ModelSpec& spec, Edit edit) {
+  ModelSpec edited = spec;
+  auto result = edit(edited);
+  requireStillConsistent(spec, edited);
+  spec = std::move(edited);
+  return result;
+}
+
 }  // namespace
 
 void bindMechanism(py::module_& m) {
@@ -123,6 +153,30 @@ void bindMechanism(py::module_& m) {
       .def_static(
           "from_model", [](const Model& model) { return std::make_shared<ModelSpec>(model.spec()); },
           py::arg("model"), "An editable copy of a model's mechanism.")
+      .def_static(
+          "load",
+          [](const std::filesystem::path& path) {
+            return std::make_shared<ModelSpec>(readModelSpec(path.string()));
+          },
+          py::arg("path"),
+          "Reads a model file to edit it, also one that Model.load refuses as inconsistent (a joint naming a "
+          "missing body, ...): mend it here and model() checks it. Raises FileError when the file is not a "
+          "model file at all (unreadable, not JSON, a field of the wrong form).")
+      .def_static(
+          "from_json",
+          [](const std::string& text) { return std::make_shared<ModelSpec>(parseModelSpec(text, "<json>")); },
+          py::arg("text"), "The same from the text of a model file.")
+      .def(
+          "problem",
+          [](const ModelSpec& spec) -> std::string {
+            try {
+              (void)Model(spec);
+            } catch (const ModelError& e) {
+              return e.what();
+            }
+            return "";
+          },
+          "What model() would refuse ('' when the mechanism is consistent).")
       .def_readwrite("name", &ModelSpec::name)
       .def_property(
           "gravity", [](const ModelSpec& s) { return s.gravity; },
@@ -135,8 +189,10 @@ void bindMechanism(py::module_& m) {
           },
           py::arg("kind"), py::arg("element"),
           "Adds an element as the model file writes it: kind is the file's list ('points', 'joints', "
-          "'spring_dampers', 'load_cases', ...), element a dict of its fields; checked by the model file's "
-          "reader, with its messages (InputError/FileError naming the entry).")
+          "'spring_dampers', 'load_cases', ...), element a dict of its fields; checked as reading a model "
+          "file checks it, with its messages (FileError for the element's form, ModelError when it names "
+          "what "
+          "is not there or makes the mechanism inconsistent); nothing is added when it is refused.")
       .def(
           "add_point",
           [](ModelSpec& spec, const std::string& name, const std::vector<double>& position, bool fixed) {
@@ -186,7 +242,7 @@ void bindMechanism(py::module_& m) {
                   for (int j = 0; j < 3; ++j) r.mass.inertia(i, j) = a.at(i, j);
               }
             }
-            return onCopy(spec, [&](ModelSpec& edited) { return notesList(createBody(edited, r)); });
+            return addOnCopy(spec, [&](ModelSpec& edited) { return notesList(createBody(edited, r)); });
           },
           py::arg("name"), py::arg("type"), py::arg("points"),
           py::arg("vectors") = std::vector<std::string>{}, py::arg("mass") = py::none(),
@@ -213,7 +269,7 @@ void bindMechanism(py::module_& m) {
             if (axis) r.axis = vector3(*axis, "axis");
             if (axis2) r.axis2 = vector3(*axis2, "axis2");
             r.length = length;
-            return onCopy(spec, [&](ModelSpec& edited) { return notesList(createJoint(edited, r)); });
+            return addOnCopy(spec, [&](ModelSpec& edited) { return notesList(createJoint(edited, r)); });
           },
           py::arg("type"), py::arg("body1"), py::arg("body2"), py::arg("point1"), py::arg("point2") = "",
           py::arg("axis") = py::none(), py::arg("axis2") = py::none(), py::arg("length") = py::none(),
@@ -251,6 +307,10 @@ void bindMechanism(py::module_& m) {
             writeModelSpec(spec, path.string());
           },
           py::arg("path"), "Writes the model file (atomic), without checking it: model() checks.")
+      .def(py::pickle([](const ModelSpec& spec) { return serializeModelSpec(spec); },
+                      [](const std::string& text) {
+                        return std::make_shared<ModelSpec>(parseModelSpec(text, "<pickle>"));
+                      }))
       .def("__repr__", [](const ModelSpec& spec) {
         return "<mbdrom.Mechanism \"" + spec.name + "\": " + std::to_string(spec.points.size()) +
                " points, " + std::to_string(spec.bodies.size()) + " bodies, " +

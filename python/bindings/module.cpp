@@ -84,16 +84,19 @@ void registerErrors(py::module_& m) {
 }
 
 void raiseWithPartialRun(const std::shared_ptr<Run>& partial) {
-  const py::object value = partial ? py::cast(partial) : py::none();
+  raiseWithAttribute("partial_run", partial ? py::cast(partial) : py::none());
+}
+
+void raiseWithAttribute(const char* attribute, const py::object& value) {
   try {
     throw;
   } catch (py::error_already_set& e) {
-    if (e.value()) e.value().attr("partial_run") = value;
+    if (e.value()) e.value().attr(attribute) = value;
     throw;
   } catch (const Error& e) {
     const py::object& cls = classOf(e);
     const py::object exception = cls(e.what());
-    exception.attr("partial_run") = value;
+    exception.attr(attribute) = value;
     PyErr_SetObject(cls.ptr(), exception.ptr());
     throw py::error_already_set();
   }

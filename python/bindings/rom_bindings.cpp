@@ -81,6 +81,11 @@ void bindReducedModel(py::module_& m) {
           "A run of the reduced model under a load case of its mechanism, as 'mbdrom-cli rom-simulate': at "
           "its "
           "own step unless dt [s] is given, samples every output_dt [s], parameters mu by name.")
+      .def(py::pickle([](const ReducedModel& rom) { return rom.toJson().dump(); },
+                      [](const std::string& text) {
+                        return std::shared_ptr<ReducedModel>(
+                            reducedModelFromJson(nlohmann::ordered_json::parse(text), "<pickle>"));
+                      }))
       .def("__repr__", [](const ReducedModel& rom) {
         return "<mbdrom.ReducedModel " + rom.method() + " of \"" + rom.mechanismName() +
                "\", n_r = " + std::to_string(rom.reducedDimension()) + ">";

@@ -5,6 +5,7 @@
 #include "engine/data/dataset.h"
 #include "engine/dynamics/integrator_method.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
 #include "python/bindings/bindings.h"
 #include "python/bindings/engine_call.h"
@@ -15,6 +16,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 namespace py = pybind11;
 
@@ -47,8 +49,9 @@ Array coordinatesArray(const Run& run, const char* prefix) {
   if (!run.model)
     throw py::value_error("run \"" + run.name +
                           "\" has no mechanism: read it with Run.from_csv(path, model)");
-  const Model& model = *run.model;
-  const DatasetRun d = runFromTable(model, run.table, run.name);
+  if (!run.coordinates)
+    run.coordinates = std::make_shared<const DatasetRun>(runFromTable(*run.model, run.table, run.name));
+  const DatasetRun& d = *run.coordinates;
   const Eigen::MatrixXd& m = std::string(prefix) == "q" ? d.q : std::string(prefix) == "qd" ? d.qd : d.qdd;
   // nq x samples, column-major: the same bytes as samples x nq, row-major.
   Array out({static_cast<py::ssize_t>(m.cols()), static_cast<py::ssize_t>(m.rows())});
@@ -73,6 +76,40 @@ double positiveNumber(const py::object& value, const char* argument) {
   return x;
 }
 
+// Run options of simulate and sweep: fixed steps dt [s] or error control to `tolerance`.
+RunOptions simulationOptions(const Model& model, const py::object& loadCase, double tEnd,
+                             const py::object& dt, const py::object& tolerance, double outputDt,
+                             const std::string& integrator) {
+  RunOptions o = runOptionsArgument(model, loadCase, tEnd, outputDt);
+  if (!dt.is_none() && !tolerance.is_none())
+    throw py::value_error("dt and tolerance exclude each other (fixed or error-controlled steps)");
+  if (!dt.is_none()) {
+    o.integrator.dt = positiveNumber(dt, "dt");
+  } else {
+    o.integrator.tolerance = tolerance.is_none() ? kDefaultTolerance : numberArgument(tolerance, "tolerance");
+    if (!(o.integrator.tolerance > 0.0 && o.integrator.tolerance < 1.0))
+      throw py::value_error("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6");
+  }
+  try {
+    o.integrator.method = integratorMethodFromName(integrator);
+  } catch (const InputError& e) {
+    throw py::value_error(std::string("integrator: ") + e.what());
+  }
+  return o;
+}
+
+// A sweep run's sink: the sweep destroys its sinks, the recorders outlive it.
+class ForwardingSink final : public TrajectorySink {
+ public:
+  explicit ForwardingSink(TrajectoryRecorder& recorder) : recorder_(recorder) {}
+  void begin(const Model& model, const RunInfo& info) override { recorder_.begin(model, info); }
+  void write(const Sample& sample) override { recorder_.write(sample); }
+  void end(RunStatus status, const std::string& message) override { recorder_.end(status, message); }
+
+ private:
+  TrajectoryRecorder& recorder_;
+};
+
 }  // namespace
 
 std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,
@@ -92,24 +129,35 @@ void bindRun(py::module_& m) {
                                         "sample.")
       .def_static(
           "from_csv",
-          [](const std::filesystem::path& path, const std::shared_ptr<Model>& model) {
+          [](const std::filesystem::path& path, const std::shared_ptr<Model>& model,
+             const py::object& loadCase) {
             auto run = std::make_shared<Run>();
             run->table = readTrajectoryCsv(path.string());
             run->name = path.filename().string();
             if (model) {
-              (void)runFromTable(*model, run->table, run->name);  // a run of another mechanism: InputError
+              // A run of another mechanism: InputError.
+              run->coordinates =
+                  std::make_shared<const DatasetRun>(runFromTable(*model, run->table, run->name));
               run->model = model;
+              const int lc = loadCaseArgument(*model, loadCase, "load_case");
+              if (lc >= 0) run->loadCase = model->spec().loadCases[static_cast<std::size_t>(lc)].name;
+            } else if (!loadCase.is_none()) {
+              throw py::value_error("load_case: give the model too (the load case is one of its own)");
             }
             return run;
           },
-          py::arg("path"), py::arg("model") = nullptr,
+          py::arg("path"), py::arg("model") = nullptr, py::arg("load_case") = py::none(),
           "Reads a trajectory CSV (as simulate -o writes it); with the mechanism, q/qd/qdd are available "
-          "and the run can train. Its name is the file's name, as on the command line.")
+          "and the run can train. Its name is the file's name, as on the command line. The CSV does not "
+          "record its load case: name it (load_case=...) for the methods that use the loads, as "
+          "'mbdrom-cli train ... --load-case' does.")
       .def_readwrite(
           "name", &Run::name,
           "The run's name, as training records it (a CSV's file name; a new run's: its load case, or "
           "'gravity'); runs trained together need different names.")
       .def_readonly("load_case", &Run::loadCase, "The load case it ran under ('' when unknown).")
+      .def_readonly("error", &Run::error,
+                    "Why the run stopped early ('' when it completed): a sweep keeps its failed runs.")
       .def_property_readonly(
           "channels", [](const Run& run) { return run.table.columns; },
           "The column names, e.g. 't', 'W.x', 'qd.W.x'.")
@@ -153,6 +201,34 @@ void bindRun(py::module_& m) {
             writeTrajectoryTable(run.table, path.string());
           },
           py::arg("path"), "Writes the run as a trajectory CSV (atomic), byte for byte as simulate -o.")
+      .def(py::pickle(
+          [](const Run& run) {
+            const Eigen::MatrixXd& d = run.table.data;
+            Array data({static_cast<py::ssize_t>(d.rows()), static_cast<py::ssize_t>(d.cols())});
+            auto a = data.mutable_unchecked<2>();
+            for (Eigen::Index r = 0; r < d.rows(); ++r)
+              for (Eigen::Index c = 0; c < d.cols(); ++c) a(r, c) = d(r, c);
+            return py::make_tuple(run.model ? py::cast(serializeModelSpec(run.model->spec())) : py::none(),
+                                  run.table.columns, data, run.name, run.loadCase, run.error);
+          },
+          [](const py::tuple& state) {
+            if (state.size() != 6) throw py::value_error("not the pickled state of an mbdrom.Run");
+            auto run = std::make_shared<Run>();
+            if (!state[0].is_none())
+              run->model = std::make_shared<Model>(parseModelSpec(state[0].cast<std::string>(), "<pickle>"));
+            run->table.columns = state[1].cast<std::vector<std::string>>();
+            const auto data = state[2].cast<Array>();
+            if (data.ndim() != 2 || data.shape(1) != static_cast<py::ssize_t>(run->table.columns.size()))
+              throw py::value_error("not the pickled state of an mbdrom.Run (data and columns differ)");
+            run->table.data.resize(data.shape(0), data.shape(1));
+            const auto a = data.unchecked<2>();
+            for (py::ssize_t r = 0; r < data.shape(0); ++r)
+              for (py::ssize_t c = 0; c < data.shape(1); ++c) run->table.data(r, c) = a(r, c);
+            run->name = state[3].cast<std::string>();
+            run->loadCase = state[4].cast<std::string>();
+            run->error = state[5].cast<std::string>();
+            return run;
+          }))
       .def("__len__", [](const Run& run) { return run.table.data.rows(); })
       .def("__repr__", [](const Run& run) {
         return "<mbdrom.Run \"" + run.name + "\": " + std::to_string(run.table.data.rows()) + " samples, " +
@@ -165,22 +241,7 @@ void bindRun(py::module_& m) {
          const py::object& tolerance, double outputDt, const std::string& integrator,
          const py::object& progress, const std::string& name) {
         if (!model) throw py::type_error("model must be an mbdrom.Model");
-        RunOptions o = runOptionsArgument(*model, loadCase, tEnd, outputDt);
-        if (!dt.is_none() && !tolerance.is_none())
-          throw py::value_error("dt and tolerance exclude each other (fixed or error-controlled steps)");
-        if (!dt.is_none()) {
-          o.integrator.dt = positiveNumber(dt, "dt");
-        } else {
-          o.integrator.tolerance =
-              tolerance.is_none() ? kDefaultTolerance : numberArgument(tolerance, "tolerance");
-          if (!(o.integrator.tolerance > 0.0 && o.integrator.tolerance < 1.0))
-            throw py::value_error("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6");
-        }
-        try {
-          o.integrator.method = integratorMethodFromName(integrator);
-        } catch (const InputError& e) {
-          throw py::value_error(std::string("integrator: ") + e.what());
-        }
+        const RunOptions o = simulationOptions(*model, loadCase, tEnd, dt, tolerance, outputDt, integrator);
         TrajectoryRecorder recorder;
         EngineCall call(progress);
         try {
@@ -195,13 +256,80 @@ void bindRun(py::module_& m) {
       py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "trapezoidal",
       py::arg("progress") = py::none(), py::arg("name") = "",
       "Reference run of the full model from its position at rest, as 'mbdrom-cli simulate', under a load "
-      "case "
-      "(None: gravity only): error-controlled "
-      "steps (tolerance, default 1e-7) or fixed steps dt [s]; samples every output_dt [s] (0: every step); "
-      "integrator 'trapezoidal' (ALI3-P) or 'dopri5' (Dormand-Prince 5(4)); name: the run's name (default: "
-      "its load case, or 'gravity'). "
+      "case (None: gravity only): error-controlled steps (tolerance, default 1e-7) or fixed steps dt [s]; "
+      "samples every output_dt [s] (0: every step); integrator 'trapezoidal' (ALI3-P) or 'dopri5' "
+      "(Dormand-Prince 5(4)); name: the run's name (default: its load case, or 'gravity'). "
       "progress: None or a callable taking a dict, at most ten times a second (return False to stop). "
       "Ctrl+C stops the run (KeyboardInterrupt). The GIL is released while it runs.");
+
+  m.def(
+      "sweep",
+      [](const std::shared_ptr<Model>& model, const py::object& loadCase,
+         const std::vector<double>& amplitudes, const std::vector<double>& frequencies, double tEnd,
+         const py::object& dt, const py::object& tolerance, double outputDt, const std::string& integrator,
+         int jobs, const py::object& progress) {
+        if (!model) throw py::type_error("model must be an mbdrom.Model");
+        if (loadCase.is_none()) throw py::value_error("load_case: name the load case whose loads to scale");
+        const RunOptions o = simulationOptions(*model, loadCase, tEnd, dt, tolerance, outputDt, integrator);
+        for (double a : amplitudes)
+          if (!std::isfinite(a)) throw py::value_error("amplitudes: every scale must be finite");
+        for (double f : frequencies)
+          if (!(f > 0.0) || !std::isfinite(f))
+            throw py::value_error("frequencies: every scale must be finite and > 0");
+        if (jobs < 1 || jobs > 64) throw py::value_error("jobs must be between 1 and 64");
+        const std::vector<SweepCase> cases = sweepGrid(amplitudes, frequencies);
+        std::set<std::string> names;
+        for (const SweepCase& c : cases)
+          if (!names.insert(c.name).second)
+            throw py::value_error("amplitudes/frequencies: run " + c.name +
+                                  " appears twice (a repeated scale, e.g. 1 and 1.0)");
+        std::vector<TrajectoryRecorder> recorders(cases.size());
+        std::vector<SweepResult> results;  // filled when the sweep returns
+        EngineCall call(progress);
+        const auto runs = [&] {
+          std::vector<std::shared_ptr<Run>> out;
+          for (std::size_t i = 0; i < cases.size(); ++i) {
+            auto run = recordedRun(model, recorders[i], cases[i].name, o.loadCase);
+            if (i < results.size() && !results[i].ok) run->error = results[i].error;
+            if (run->error.empty() && recorders[i].status() != RunStatus::Completed)
+              run->error = recorders[i].message().empty() ? "stopped" : recorders[i].message();
+            if (run->error.empty() && recorders[i].samples().empty())
+              run->error = "not run (the sweep was stopped)";
+            out.push_back(std::move(run));
+          }
+          return out;
+        };
+        try {
+          call.run([&] {
+            results = runSweep(
+                *model, o, cases,
+                [&](std::size_t i) { return std::make_unique<ForwardingSink>(recorders[i]); }, jobs,
+                &call.monitor());
+          });
+        } catch (...) {
+          py::list partial;
+          for (const auto& run : runs())
+            if (run->table.data.rows() > 0) partial.append(run);
+          raiseWithAttribute("partial_runs", partial);
+        }
+        std::vector<std::shared_ptr<Run>> out = runs();
+        std::string failed;
+        for (const auto& run : out)
+          if (!run->error.empty()) failed += "\n  " + run->name + ": " + run->error;
+        if (!failed.empty())
+          PyErr_WarnEx(PyExc_RuntimeWarning,
+                       ("sweep: runs that failed (their samples up to then are kept):" + failed).c_str(), 1);
+        return out;
+      },
+      py::arg("model"), py::arg("load_case"), py::arg("amplitudes") = std::vector<double>{1.0},
+      py::arg("frequencies") = std::vector<double>{1.0}, py::arg("t_end") = 1.0, py::arg("dt") = py::none(),
+      py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "trapezoidal",
+      py::arg("jobs") = 2, py::arg("progress") = py::none(),
+      "Runs of the full model with the load case's loads scaled, as 'mbdrom-cli sweep': every amplitude "
+      "scale [-] with every frequency scale [-] (loads evaluated at frequency * t), on `jobs` threads. "
+      "Returns one Run per case, named 'a<amplitude>_f<frequency>', in grid order; a run that fails keeps "
+      "its samples up to then, says why in run.error, and is named in a RuntimeWarning (the others go on). "
+      "Other arguments as simulate; progress counts finished runs; Ctrl+C stops them all.");
 
   m.def(
       "compare",

@@ -28,5 +28,6 @@ from ._mbdrom import (  # noqa: F401
     compare,
     methods,
     simulate,
+    sweep,
     train,
 )

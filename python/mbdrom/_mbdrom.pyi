@@ -14,6 +14,8 @@ Path = Union[str, os.PathLike]
 class Error(RuntimeError):
     partial_run: Optional[Run]
     """Set by simulate calls: the samples done before the run failed or was stopped."""
+    partial_runs: List[Run]
+    """Set by sweep when it is stopped: the runs with the samples done up to then."""
 
 class InputError(Error): ...
 class ModelError(Error): ...
@@ -37,6 +39,10 @@ class Model:
     @property
     def load_cases(self) -> List[str]: ...
     def info(self) -> Dict[str, Any]: ...
+    def statics(self, load_case: Optional[str] = None, time: float = 0.0) -> Dict[str, Any]:
+        """Static equilibrium: q, lambda, residuals, points, reactions, measures."""
+    def modes(self, load_case: Optional[str] = None, time: float = 0.0) -> Dict[str, Any]:
+        """Linearised modes: frequencies [Hz], omega, damping_ratios, shapes (nq, dof), poles."""
     def to_json(self) -> str: ...
     def save(self, path: Path) -> None: ...
 
@@ -46,6 +52,11 @@ class Mechanism:
     def __init__(self, name: str = "untitled") -> None: ...
     @staticmethod
     def from_model(model: Model) -> Mechanism: ...
+    @staticmethod
+    def load(path: Path) -> Mechanism: ...
+    @staticmethod
+    def from_json(text: str) -> Mechanism: ...
+    def problem(self) -> str: ...
     name: str
     gravity: npt.NDArray[np.float64]
     def add(self, kind: str, element: Dict[str, Any]) -> None: ...
@@ -85,10 +96,13 @@ class Run:
     """A run: the trajectory CSV's channels, one row per sample."""
 
     @staticmethod
-    def from_csv(path: Path, model: Optional[Model] = None) -> Run: ...
+    def from_csv(path: Path, model: Optional[Model] = None, load_case: Optional[str] = None) -> Run: ...
     name: str
     @property
     def load_case(self) -> str: ...
+    @property
+    def error(self) -> str:
+        """Why the run stopped early ('' when it completed)."""
     @property
     def channels(self) -> List[str]: ...
     @property
@@ -150,6 +164,19 @@ def simulate(
     progress: Optional[ProgressCallback] = None,
     name: str = "",
 ) -> Run: ...
+def sweep(
+    model: Model,
+    load_case: str,
+    amplitudes: Sequence[float] = ...,
+    frequencies: Sequence[float] = ...,
+    t_end: float = 1.0,
+    dt: Optional[float] = None,
+    tolerance: Optional[float] = None,
+    output_dt: float = 0.01,
+    integrator: str = "trapezoidal",
+    jobs: int = 2,
+    progress: Optional[ProgressCallback] = None,
+) -> List[Run]: ...
 def train(
     method: str,
     model: Model,

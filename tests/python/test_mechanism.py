@@ -1,6 +1,8 @@
 """mbdrom.Mechanism: building a mechanism from Python as a designer would, with the
 model file's checks and messages, and simulating it."""
 
+import json
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,50 @@ def test_rename_and_remove_take_the_model_files_kind_names_too(mbdrom):
     assert mech.remove("spring-damper", "strut2") == []
     with pytest.raises(ValueError, match="not an element kind"):
         mech.remove("gear", "g")
+
+
+def test_an_element_naming_what_is_not_there_is_refused_at_once(mbdrom):
+    # The model file's check runs on every addition: a joint on a missing body, a spring to a
+    # missing point or a load case at a missing point is refused then, with the file's message,
+    # not later at model().
+    mech, _ = rssr_four_bar(mbdrom)
+    before = mech.to_json()
+    with pytest.raises(mbdrom.ModelError, match="rocker2"):
+        mech.add("joints", {"name": "j", "type": "spherical", "body1": "crank", "body2": "rocker2",
+                            "point1": "B", "point2": "B"})
+    with pytest.raises(mbdrom.ModelError, match="\"Q\""):
+        mech.add("spring_dampers", {"name": "s", "point1": "A", "point2": "Q", "free_length": 1,
+                                    "stiffness": [10]})
+    with pytest.raises(mbdrom.ModelError, match="\"Q\""):
+        mech.add("load_cases", {"name": "pull", "loads": [
+            {"name": "f", "type": "force", "point": "Q", "direction": [1, 0, 0],
+             "function": {"type": "constant", "value": 1}}]})
+    assert mech.to_json() == before
+    # Points no body lists yet are fine while building: bodies come after their points.
+    mech.add_point("E", [5, 0, 0])
+    assert "E" in mech.problem()  # ... but model() would refuse the mechanism as it stands
+    mech.add_point("F", [6, 0, 0], fixed=True)
+    mech.add_body("arm", "bar", ["E", "F"], mass=1)
+    assert mech.problem() == ""
+
+
+def test_a_broken_model_file_opens_as_a_mechanism_to_mend(mbdrom, tmp_path):
+    mech, _ = rssr_four_bar(mbdrom)
+    text = json.loads(mech.to_json())
+    text["joints"][0]["body2"] = "crank_typo"  # as a hand edit would leave it
+    path = tmp_path / "broken.json"
+    path.write_text(json.dumps(text))
+    with pytest.raises(mbdrom.ModelError, match="crank_typo"):
+        mbdrom.Model.load(path)
+    broken = mbdrom.Mechanism.load(path)
+    assert "crank_typo" in broken.problem()
+    # Additions to a mechanism that is already inconsistent are taken; model() judges the whole.
+    broken.add_point("G", [1, 1, 0], fixed=True)
+    fixed = json.loads(broken.to_json())
+    fixed["joints"][0]["body2"] = "crank"
+    mended = mbdrom.Mechanism.from_json(json.dumps(fixed))
+    assert mended.problem() == "" and mended.model().info()["dof"] == 1
+    with pytest.raises(mbdrom.FileError):
+        mbdrom.Mechanism.from_json("{not json")
+    with pytest.raises(mbdrom.FileError):
+        mbdrom.Mechanism.load(tmp_path / "missing.json")

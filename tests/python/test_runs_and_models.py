@@ -158,6 +158,19 @@ def test_ctrl_c_stops_a_long_run_with_keyboard_interrupt(mbdrom, macpherson):
     timer.join()
 
 
+def test_ctrl_c_stops_a_sweep_whose_runs_are_on_other_threads(mbdrom, macpherson):
+    # The sweep's runs are on worker threads, where Python cannot see signals: the main thread
+    # watches for them while it waits.
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    timer.start()
+    t0 = time.monotonic()
+    with pytest.raises(KeyboardInterrupt) as e:
+        mbdrom.sweep(macpherson, "train", amplitudes=[1, 2], t_end=1000, dt=1e-3, jobs=2)
+    assert time.monotonic() - t0 < 5.0
+    assert len(e.value.partial_runs) == 2 and all(len(r) > 10 for r in e.value.partial_runs)
+    timer.join()
+
+
 def test_the_gil_is_released_while_the_engine_runs(mbdrom, macpherson):
     done = threading.Event()
 

@@ -13,6 +13,7 @@
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 #include <vector>
 
@@ -349,6 +350,22 @@ TEST_CASE("a load that makes the motion blow up stops with the value and the tim
   CHECK(run.status() == RunStatus::Failed);
   CHECK(run.samples().size() > 5);
   CHECK(run.samples().back().t < 0.2);
+}
+
+TEST_CASE("a fixed step that no split resolves stops at once instead of halving for hours") {
+  // The pendulum carriage's load times 1e9 at 50 ms steps: Newton fails at every size, and
+  // halving both halves of every part down to the minimum step is 2^29 tries. A Python
+  // sweep hung on it; the number of failed tries in one step is bounded now.
+  const Model base = example("pendulum_carriage.json");
+  const int lc = base.requireLoadCase("train");
+  const Model model = scaledLoadModel(base, lc, SweepCase{"huge", 1e9, 1.0, {}, {}});
+  TrajectoryRecorder run;
+  RunOptions o = fixedStep(0.5, 0.05, 0.05, lc);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_THROWS_AS(simulate(model, o, run), SolverError);
+  CHECK(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() < 20.0);
+  CHECK(run.status() == RunStatus::Failed);
+  CHECK_THAT(run.message(), Catch::Contains("Newton"));
 }
 
 TEST_CASE("mechanism scales follow the unit of length") {
