@@ -72,3 +72,36 @@ TEST_CASE("Duplicates and new elements get unique names", "[spec_edit]") {
   CHECK_THROWS_AS(addElement(spec, ElementKind::Marker, 999), InputError);
   CHECK_FALSE(elementExists(spec, {ElementKind::Joint, 999, 0}));
 }
+
+TEST_CASE("A draft mechanism may have points no body lists yet, but not a joint on a missing body",
+          "[spec_edit]") {
+  // Built in file order, as a designer adds them: two points, then the bar through them.
+  ModelSpec s;
+  s.name = "draft";
+  s.points.push_back({"A", Eigen::Vector3d(0, 0, 0), true});
+  s.points.push_back({"B", Eigen::Vector3d(0.3, 0, 0), false});
+  CHECK_THROWS_AS(Model(s), ModelError);  // B belongs to no body: not a model yet
+  CHECK_NOTHROW(checkDraftMechanism(s));
+  BodySpec bar;
+  bar.name = "bar";
+  bar.type = BodyType::Bar;
+  bar.points = {"A", "B"};
+  bar.mass = 2.0;
+  bar.com = Eigen::Vector3d(0.15, 0, 0);
+  s.bodies.push_back(bar);
+  CHECK_NOTHROW(checkDraftMechanism(s));
+  CHECK_NOTHROW(Model(s));
+  JointSpec j;
+  j.name = "pin";
+  j.type = JointType::Spherical;
+  j.body1 = "ground";
+  j.body2 = "barr";
+  j.point1 = j.point2 = "A";
+  s.joints.push_back(j);
+  try {
+    checkDraftMechanism(s);
+    FAIL("a joint on a missing body passed");
+  } catch (const ModelError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("pin") && Catch::Contains("barr"));
+  }
+}
