@@ -2,6 +2,7 @@
 
 #include "app/cli/arguments.h"
 #include "app/cli/export_command.h"
+#include "app/cli/fmu_command.h"
 #include "app/cli/model_commands.h"
 #include "app/cli/project_command.h"
 #include "app/cli/rom_commands.h"
@@ -34,6 +35,8 @@ commands:
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
   compare REF OTHER  position errors (RMSE, max, relative RMSE) between two runs
   export-pvd MODEL RUN  a run as a ParaView time series (.pvd + one .vtp per frame)
+  export-fmu ROM   a trained model as an FMU (FMI 2.0 Co-Simulation, plain C inside)
+  export-c ROM     a trained model as one C header and source, for a controller
   project info|check|copy DIR  describe, check or copy a project folder
   version          print the version and exit
   help [COMMAND]   show help for a command
@@ -91,6 +94,8 @@ std::map<std::string, Command> commands() {
   cmds["compare"] = {"compare two trajectories", kCompareUsage, runCompare};
   cmds["project"] = {"describe, check or copy a project", kProjectUsage, runProject};
   cmds["export-pvd"] = {"export a run for ParaView", kExportPvdUsage, runExportPvd};
+  cmds["export-fmu"] = {"export a trained model as an FMU", kExportFmuUsage, runExportFmu};
+  cmds["export-c"] = {"export a trained model as C", kExportCUsage, runExportC};
   return cmds;
 }
 

@@ -7,6 +7,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
+#include "engine/rom/held_input_run.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/model_comparison.h"
 #include "engine/rom/pca/pca_model.h"
@@ -36,7 +37,8 @@ const char* const kClustersUsage =
 const char* const kRomSimulateUsage =
     "usage: mbdrom-cli rom-simulate ROM.json --model MODEL.json -o OUT.csv [--load-case NAME]\n"
     "                               [--t-end T] [--dt DT] [--output-dt H] [--parameter NAME=V ...]\n"
-    "                               [--outside warn|stop] [--envelope-margin X] [--benchmark]\n\n"
+    "                               [--outside warn|stop] [--envelope-margin X] [--benchmark]\n"
+    "                               [--hold-inputs H]\n\n"
     "Runs a trained reduced model under a load case of MODEL (the mechanism it was\n"
     "trained for) from the first sample of its first training run, and writes the\n"
     "back-projected trajectory in the full model's CSV format. Defaults: T = 1 s,\n"
@@ -93,6 +95,12 @@ std::string envelopeText(const TrainingEnvelope& e) {
     text << g.name << ": " << g.labels.size() << " components, " << varied << " varied in training";
   }
   return text.str();
+}
+
+double holdInterval(const Arguments& a) {
+  const double h = a.number("--hold-inputs", 0.0);
+  if (!(h > 0.0)) throw UsageError("--hold-inputs must be > 0 [s]");
+  return h;
 }
 
 std::string output(const Arguments& a, const char* what) {
@@ -341,7 +349,7 @@ int runClusters(const std::vector<std::string>& args, std::ostream& out, std::os
 int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
                     {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt",
-                     "--outside", "--envelope-margin"},
+                     "--outside", "--envelope-margin", "--hold-inputs"},
                     {"--benchmark"}, {"--parameter"});
   const std::string romPath = a.single("ROM.json");
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
@@ -377,7 +385,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   TrajectoryCsvWriter writer(outPath);
   RomSimulationSummary s;
   try {
-    s = rom->simulate(model, o, writer);
+    s = a.has("--hold-inputs") ? simulateWithHeldInputs(*rom, model, o, holdInterval(a), writer)
+                               : rom->simulate(model, o, writer);
   } catch (const Error&) {
     if (!writer.writtenPath().empty())
       err << "mbdrom-cli rom-simulate: the reduced run stopped; its samples so far are kept in "

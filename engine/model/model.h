@@ -148,6 +148,14 @@ class Model {
     return loads_[static_cast<std::size_t>(loadCase)];
   }
 
+  /// Holds load `load` of load case `loadCase` at `value` (its function becomes that
+  /// constant; direction and point unchanged): for a copy its owner drives as an FMU's
+  /// inputs are driven (held_input_run.h). The mechanism and its hash are unchanged.
+  void holdLoad(int loadCase, int load, double value) {
+    loads_[static_cast<std::size_t>(loadCase)][static_cast<std::size_t>(load)].function =
+        TimeFunction::constant(value);
+  }
+
   /// A point (basic point or marker) by name as a combination of q; throws ModelError if unknown.
   Combination pointCombination(const std::string& name) const;
   /// A body-fixed vector with reference value v0 on body b (-1: ground) as a combination of q.

@@ -170,6 +170,12 @@ OJson checkReducedModelSettings(const std::string& method, const OJson& settings
   return MethodRegistry::global().at(method).checkSettings(settings);
 }
 
+void ReducedModel::writeC(const Model&, const RunOptions&, double, CModelWriter&) const {
+  const MethodInfo* info = MethodRegistry::global().find(method());
+  throw InputError((info ? info->displayName : method()) +
+                   " models cannot be exported as C or as an FMU yet (global POD models can)");
+}
+
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {
   writeFileAtomically(path, rom.toJson().dump(1) + "\n");
 }

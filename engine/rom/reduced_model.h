@@ -34,6 +34,8 @@
 
 namespace mbdrom {
 
+class CModelWriter;
+
 struct RolloutCheck;
 
 class ReducedRun;
@@ -122,6 +124,11 @@ class ReducedModel {
   /// bit. Throws what simulate() throws for bad options, and InputError for a method without
   /// an online step (reduced_run.h has ReducedRun).
   ReducedRun startRun(const Model& model, const RunOptions& options) const;
+  /// The method's online step as C, for an exported model (engine/export/c_model.h): runs
+  /// under `run` (its load case; t_end, outputs unused) at the step dt [s], the loads'
+  /// magnitudes held inputs. The default throws InputError: the method cannot be
+  /// exported (yet), saying so.
+  virtual void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const;
   /// The step [s] the model takes when a run leaves it the choice: the spacing of the
   /// samples it was trained on (the step a neural ODE learned, the rate SINDy's
   /// derivatives were fitted at), lowered where the method's integrator needs it (the

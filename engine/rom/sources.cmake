@@ -2,6 +2,7 @@
 target_sources(mbdrom_engine PRIVATE
   rom/reduced_model.cpp
   rom/reduced_run.cpp
+  rom/held_input_run.cpp
   rom/method_registry.cpp
   rom/method_details.cpp
   rom/builtin_methods.cpp

@@ -1,0 +1,325 @@
+#include "engine/export/c_model.h"
+
+#include "engine/core/error.h"
+#include "engine/core/version.h"
+#include "engine/export/c_templates.h"
+#include "engine/rom/method_registry.h"
+#include "engine/rom/reduced_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <ctime>
+#include <set>
+
+namespace mbdrom {
+
+namespace {
+
+std::string number(double x) {
+  char buffer[32];
+  const auto r = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest exact form
+  std::string s(buffer, r.ptr);
+  if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
+  if (s == "inf") return "HUGE_VAL";
+  if (s == "-inf") return "(-HUGE_VAL)";
+  return s;
+}
+
+std::string intArray(const std::vector<int>& v) {
+  if (v.empty()) return "{0}";
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
+
+std::string stringArray(const std::vector<std::string>& v) {
+  if (v.empty()) return "{\"\"}";
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    s += i ? ", \"" : "\"";
+    for (char c : v[i]) {
+      if (c == '"' || c == '\\') s += '\\';
+      s += (c == '\n' ? ' ' : c);
+    }
+    s += "\"";
+  }
+  return s + "}";
+}
+
+// The natural-coordinate combinations the runtime uses: the loads' points and
+// directions, then the output points.
+struct Combinations {
+  std::vector<double> offset, weight;
+  std::vector<int> first{0}, index;
+  int add(const Combination& c) {
+    for (int k = 0; k < 3; ++k) offset.push_back(c.offset(k));
+    for (const Combination::Term& t : c.terms) {
+      index.push_back(t.index);
+      weight.push_back(t.weight);
+    }
+    first.push_back(static_cast<int>(index.size()));
+    return static_cast<int>(first.size()) - 2;
+  }
+};
+
+Eigen::MatrixXd column(const std::vector<double>& v) {
+  Eigen::MatrixXd m(static_cast<Eigen::Index>(v.size()), 1);
+  for (std::size_t i = 0; i < v.size(); ++i) m(static_cast<Eigen::Index>(i), 0) = v[i];
+  return m;
+}
+
+std::string today() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  gmtime_r(&now, &tm);
+  char buffer[32];
+  std::strftime(buffer, sizeof buffer, "%Y-%m-%d", &tm);
+  return buffer;
+}
+
+}  // namespace
+
+std::string cArrayLiteral(const Eigen::MatrixXd& values) {
+  if (values.size() == 0) return "{0}";
+  std::string s = "{";
+  for (Eigen::Index r = 0; r < values.rows(); ++r)
+    for (Eigen::Index c = 0; c < values.cols(); ++c) {
+      if (r || c) s += (c == 0 ? ",\n  " : ", ");
+      s += number(values(r, c));
+    }
+  return s + "}";
+}
+
+void CModelWriter::constant(const std::string& name, const Eigen::MatrixXd& values) {
+  constants_ += "static const double " + name + "[" +
+                std::to_string(std::max<Eigen::Index>(values.size(), 1)) + "] = " + cArrayLiteral(values) +
+                ";\n";
+}
+
+void CModelWriter::state(const std::string& name, int n) {
+  macros_ += "#define " + name + " (s->x + " + std::to_string(stateSize_) + ")\n";
+  stateSize_ += n;
+}
+
+void CModelWriter::scratch(const std::string& name, int n) {
+  macros_ += "#define " + name + " (s->work + SCRATCH_BASE + " + std::to_string(scratchSize_) + ")\n";
+  scratchSize_ += n;
+}
+
+std::string fillTemplate(std::string text, const std::vector<std::pair<std::string, std::string>>& values) {
+  for (const auto& [key, value] : values) {
+    const std::string marker = "@" + key + "@";
+    for (std::size_t at = text.find(marker); at != std::string::npos;
+         at = text.find(marker, at + value.size()))
+      text.replace(at, marker.size(), value);
+  }
+  return text;
+}
+
+std::string cIdentifierFrom(const std::string& name) {
+  std::string id;
+  for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0]))) id = "m_" + id;
+  return id;
+}
+
+CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOptions& options) {
+  rom.checkMechanism(model);
+  const std::string& id = options.identifier;
+  if (id.empty() || !std::isalpha(static_cast<unsigned char>(id[0])) || id.size() > 64 ||
+      !std::all_of(id.begin(), id.end(),
+                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    throw InputError("\"" + id +
+                     "\" is not a C identifier for the exported model (letters, digits and '_', "
+                     "starting with a letter, at most 64 characters)");
+  const int lc = model.requireLoadCase(options.loadCase);
+  const MethodInfo* info = MethodRegistry::global().find(rom.method());
+  CModel out;
+  out.identifier = id;
+  out.method = rom.method();
+  out.methodName =
+      info ? info->displayName + (info->authors.empty() ? "" : " (" + info->authors + ")") : rom.method();
+  out.mechanism = model.spec().name;
+  out.loadCase = options.loadCase;
+  RunOptions run;
+  run.loadCase = lc;
+  run.integrator.dt = options.dt;
+  if (options.dt < 0.0 || !std::isfinite(options.dt)) throw InputError("the step must be a number >= 0 [s]");
+  out.dt = options.dt > 0.0 ? options.dt : rom.ownStep();
+
+  // Inputs: the load case's loads.
+  Combinations combinations;
+  std::vector<int> loadFirst, loadIsTorque, gramFirst;
+  std::vector<double> directions, gram;
+  const LoadCase& spec = model.spec().loadCases[static_cast<std::size_t>(lc)];
+  for (std::size_t k = 0; k < spec.loads.size(); ++k) {
+    const CompiledLoad& load = model.loads(lc)[k];
+    const bool torque = load.type == LoadSpec::Type::Torque;
+    loadFirst.push_back(static_cast<int>(combinations.first.size()) - 1);
+    loadIsTorque.push_back(torque ? 1 : 0);
+    gramFirst.push_back(static_cast<int>(gram.size()));
+    for (int c = 0; c < 3; ++c) directions.push_back(load.direction(c));
+    if (torque) {
+      for (const Combination& d : load.directions) combinations.add(d);
+      for (Eigen::Index i = 0; i < load.gramInverse.rows(); ++i)
+        for (Eigen::Index j = 0; j < load.gramInverse.cols(); ++j) gram.push_back(load.gramInverse(i, j));
+    } else {
+      combinations.add(load.point);
+    }
+    out.inputs.push_back({spec.loads[k].name, torque ? "N.m" : "N",
+                          std::string(torque ? "torque" : "force") + " \"" + spec.loads[k].name +
+                              "\" of load case \"" + spec.name + "\": magnitude times its direction (" +
+                              number(load.direction.x()) + ", " + number(load.direction.y()) + ", " +
+                              number(load.direction.z()) + ")",
+                          load.function(0.0)});
+  }
+  loadFirst.push_back(static_cast<int>(combinations.first.size()) - 1);
+
+  // Output points.
+  std::vector<std::string> points = options.outputs;
+  if (points.empty()) {
+    for (const CompiledMarker& m : model.markers()) points.push_back(m.name);
+    if (points.empty())
+      for (const PointSpec& p : model.spec().points)
+        if (!p.fixed) points.push_back(p.name);
+  }
+  std::vector<int> outputPoint;
+  std::set<std::string> seen;
+  for (const std::string& name : points) {
+    if (!seen.insert(name).second) throw InputError("output \"" + name + "\" is named twice");
+    if (model.findPoint(name) < 0 && model.findMarker(name) < 0) {
+      std::string known;
+      for (const PointSpec& q : model.spec().points) known += (known.empty() ? "" : ", ") + q.name;
+      for (const CompiledMarker& q : model.markers()) known += (known.empty() ? "" : ", ") + q.name;
+      throw InputError("output \"" + name + "\": the mechanism \"" + model.spec().name +
+                       "\" has no point or marker of that name (it has " + known + ")");
+    }
+    const Combination c = model.pointCombination(name);
+    outputPoint.push_back(combinations.add(c));
+    for (const char* axis : {"x", "y", "z"})
+      out.outputs.push_back({name + "." + axis, "m", "position of " + name + " along " + axis});
+    for (const char* axis : {"x", "y", "z"})
+      out.outputs.push_back({"qd." + name + "." + axis, "m/s", "velocity of " + name + " along " + axis});
+  }
+
+  // The method's part.
+  CModelWriter method;
+  rom.writeC(model, run, out.dt, method);
+  for (const std::string& r : method.reduced()) out.outputs.push_back({r, "", "reduced coordinate " + r});
+  out.outputs.push_back(
+      {"envelope_distance", "",
+       "distance outside the training envelope (0 inside; above 0.1 the model extrapolates)"});
+  for (const std::string& p : rom.parameterNames()) out.parameters.push_back({p, "", "parameter " + p, 0.0});
+
+  const TrainingEnvelope& envelope = rom.envelope();
+  const int nq = model.nq();
+  const int ne = method.envelopeState();
+  Eigen::VectorXd low = Eigen::VectorXd::Zero(ne + nq), high = low, unit = low;  // unit 0: not checked
+  int nf = 0;
+  bool known = false;
+  for (const EnvelopeGroup& g : envelope.groups()) {
+    if (g.name == "state" && g.low.size() == ne) {
+      low.head(ne) = g.low;
+      high.head(ne) = g.high;
+      unit.head(ne) = g.unit;
+      known = true;
+    } else if (g.name == "inputs" && g.low.size() == nq) {
+      low.tail(nq) = g.low;
+      high.tail(nq) = g.high;
+      unit.tail(nq) = g.unit;
+      nf = nq;
+      known = true;
+    }
+  }
+
+  const auto nu = static_cast<int>(out.inputs.size()), ny = static_cast<int>(out.outputs.size()),
+             np = static_cast<int>(out.parameters.size());
+  const int runtimeScratch = 3 * nq + ne;
+  std::vector<std::string> inputNames, inputUnits, outputNames, outputUnits, parameterNames;
+  Eigen::VectorXd inputStart(nu), parameterStart(np);
+  for (int i = 0; i < nu; ++i) {
+    inputNames.push_back(out.inputs[static_cast<std::size_t>(i)].name);
+    inputUnits.push_back(out.inputs[static_cast<std::size_t>(i)].unit);
+    inputStart(i) = out.inputs[static_cast<std::size_t>(i)].start;
+  }
+  for (const CVariable& v : out.outputs) {
+    outputNames.push_back(v.name);
+    outputUnits.push_back(v.unit);
+  }
+  for (int i = 0; i < np; ++i) {
+    parameterNames.push_back(out.parameters[static_cast<std::size_t>(i)].name);
+    parameterStart(i) = 0.0;
+  }
+
+  const std::vector<std::pair<std::string, std::string>> values = {
+      {"ID", id},
+      {"MECHANISM", model.spec().name},
+      {"METHOD_NAME", out.methodName},
+      {"LOAD_CASE", spec.name},
+      {"VERSION", std::string(kVersion) + " (" + kGitCommit + ")"},
+      {"DATE", today()},
+      {"NU", std::to_string(nu)},
+      {"NY", std::to_string(ny)},
+      {"NP", std::to_string(np)},
+      {"NU_ALLOC", std::to_string(std::max(nu, 1))},
+      {"NP_ALLOC", std::to_string(std::max(np, 1))},
+      {"NX", std::to_string(std::max(method.stateSize(), 1))},
+      {"NWORK", std::to_string(std::max(runtimeScratch + method.scratchSize(), 1))},
+      {"DT", number(out.dt)},
+  };
+  out.header = fillTemplate(kCModelHeaderTemplate, values);
+
+  std::string src = "/* " + id + ".c: see " + id +
+                    ".h. Generated by mbdrom; the tables are the trained model's "
+                    "and its mechanism's, to the last bit. */\n#include \"" +
+                    id + ".h\"\n\n#include <math.h>\n#include <stddef.h>\n\n";
+  src += "#define NQ " + std::to_string(nq) + "\n#define NU " + std::to_string(nu) + "\n#define NP " +
+         std::to_string(np) + "\n#define NR " + std::to_string(method.reduced().size()) + "\n#define NX " +
+         std::to_string(std::max(method.stateSize(), 1)) + "\n#define NWORK " +
+         std::to_string(std::max(runtimeScratch + method.scratchSize(), 1)) + "\n#define NE " +
+         std::to_string(ne) + "\n#define NF " + std::to_string(nf) + "\n#define NOUT_POINTS " +
+         std::to_string(outputPoint.size()) + "\n#define DT " + id + "_DT\n#define SCRATCH_BASE " +
+         std::to_string(runtimeScratch) + "\n#define ENVELOPE_KNOWN " + (known ? "1" : "0") + "\n#define S " +
+         id + "_state\n\n";
+  src += "const char* const " + id + "_input_names[" + std::to_string(std::max(nu, 1)) +
+         "] = " + stringArray(inputNames) + ";\n";
+  src += "const char* const " + id + "_input_units[" + std::to_string(std::max(nu, 1)) +
+         "] = " + stringArray(inputUnits) + ";\n";
+  src += "const double " + id + "_input_start[" + std::to_string(std::max(nu, 1)) +
+         "] = " + cArrayLiteral(inputStart) + ";\n";
+  src += "const char* const " + id + "_output_names[" + std::to_string(ny) +
+         "] = " + stringArray(outputNames) + ";\n";
+  src += "const char* const " + id + "_output_units[" + std::to_string(ny) +
+         "] = " + stringArray(outputUnits) + ";\n";
+  src += "const char* const " + id + "_parameter_names[" + std::to_string(std::max(np, 1)) +
+         "] = " + stringArray(parameterNames) + ";\n";
+  src += "const double " + id + "_parameter_start[" + std::to_string(std::max(np, 1)) +
+         "] = " + cArrayLiteral(parameterStart) + ";\n\n";
+  src += "/* The mechanism: gravity [N] on each coordinate, the loads' points and directions. */\n";
+  src += "static const double gravity_force[" + std::to_string(std::max(nq, 1)) +
+         "] = " + cArrayLiteral(model.gravityForce()) + ";\n";
+  src += "static const double combination_offset[] = " + cArrayLiteral(column(combinations.offset)) + ";\n";
+  src += "static const int combination_first[] = " + intArray(combinations.first) + ";\n";
+  src += "static const int combination_index[] = " + intArray(combinations.index) + ";\n";
+  src += "static const double combination_weight[] = " + cArrayLiteral(column(combinations.weight)) + ";\n";
+  src += "static const int load_first[] = " + intArray(loadFirst) + ";\n";
+  src += "static const int load_is_torque[] = " + intArray(loadIsTorque) + ";\n";
+  src += "static const int load_gram_first[] = " + intArray(gramFirst) + ";\n";
+  src += "static const double load_gram_inverse[] = " + cArrayLiteral(column(gram)) + ";\n";
+  src += "static const double load_direction[] = " + cArrayLiteral(column(directions)) + ";\n";
+  src += "static const int output_point[] = " + intArray(outputPoint) + ";\n";
+  src += "/* The training envelope: state, then the generalized external force (unit 0: not checked). */\n";
+  src += "static const double envelope_low[] = " + cArrayLiteral(low) + ";\n";
+  src += "static const double envelope_high[] = " + cArrayLiteral(high) + ";\n";
+  src += "static const double envelope_unit[] = " + cArrayLiteral(unit) + ";\n\n";
+  src += "/* The method: " + out.methodName + ". */\n" + method.constants() + "\n" + method.macros() + "\n";
+  src += fillTemplate(kCKernelsTemplate, values);
+  src += fillTemplate(kCRuntimeFunctionsTemplate, values);
+  src += fillTemplate(method.methodCode(), values);
+  src += fillTemplate(kCRuntimeTemplate, values);
+  out.source = src;
+  return out;
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,14 @@
+#pragma once
+// The C templates of exported models (engine/export/c/), compiled into the engine by
+// engine/export/sources.cmake. "@KEY@" marks what fillTemplate replaces.
+
+namespace mbdrom {
+
+extern const char* const kCModelHeaderTemplate;       ///< IDENTIFIER.h
+extern const char* const kCKernelsTemplate;           ///< dense kernels
+extern const char* const kCRuntimeFunctionsTemplate;  ///< combinations, external forces, envelope
+extern const char* const kCRuntimeTemplate;           ///< init, step, outputs
+extern const char* const kFmi2WrapperTemplate;        ///< fmi2_IDENTIFIER.c
+extern const char* const kFmi2Header;                 ///< mbdrom_fmi2.h
+
+}  // namespace mbdrom

@@ -1,0 +1,253 @@
+#include "engine/export/fmu_export.h"
+
+#include "engine/core/error.h"
+#include "engine/core/file_io.h"
+#include "engine/core/version.h"
+#include "engine/export/c_templates.h"
+#include "engine/export/zip_writer.h"
+#include "engine/rom/reduced_model.h"
+
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace mbdrom {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string xml(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\n': out += ' '; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::string xmlNumber(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+std::uint64_t fnv1a(const std::string& text, std::uint64_t seed) {
+  std::uint64_t h = seed;
+  for (char c : text) {
+    h ^= static_cast<unsigned char>(c);
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+// A GUID from the generated sources: the same export gives the same GUID, any change another.
+std::string guidOf(const CModel& m) {
+  const std::string all = m.header + m.source;
+  const std::uint64_t a = fnv1a(all, 14695981039346656037ull), b = fnv1a(all, 0x9e3779b97f4a7c15ull);
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "{%08x-%04x-%04x-%04x-%012llx}", static_cast<unsigned>(a >> 32),
+                static_cast<unsigned>((a >> 16) & 0xffffu), static_cast<unsigned>(a & 0xffffu),
+                static_cast<unsigned>(b >> 48), static_cast<unsigned long long>(b & 0xffffffffffffull));
+  return buffer;
+}
+
+std::string readAll(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void writeAll(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  if (!out.flush()) throw FileError(path.string() + ": cannot write");
+}
+
+// Removes the export's own temporary directory whatever happens.
+struct TemporaryDirectory {
+  std::string path;
+  ~TemporaryDirectory() {
+    std::error_code ec;
+    if (!path.empty()) fs::remove_all(path, ec);
+  }
+};
+
+}  // namespace
+
+std::string fmuModelDescription(const CModel& m, const std::string& guid) {
+  std::ostringstream x;
+  x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+    << "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"" << xml(m.identifier) << "\" guid=\"" << guid
+    << "\"\n  description=\""
+    << xml("reduced model of \"" + m.mechanism + "\" (" + m.methodName + ") under load case \"" + m.loadCase +
+           "\"; fmi2DoStep takes whole steps of " + xmlNumber(m.dt) +
+           " s with the inputs held over the communication step")
+    << "\"\n  generationTool=\"mbdrom " << xml(std::string(kVersion) + " (" + kGitCommit + ")")
+    << "\" variableNamingConvention=\"flat\" numberOfEventIndicators=\"0\">\n";
+  x << "  <CoSimulation modelIdentifier=\"" << m.identifier
+    << "\" needsExecutionTool=\"false\" canHandleVariableCommunicationStepSize=\"true\""
+       " canInterpolateInputs=\"false\" maxOutputDerivativeOrder=\"0\" canRunAsynchronuously=\"false\""
+       " canBeInstantiatedOnlyOncePerProcess=\"false\" canNotUseMemoryManagementFunctions=\"false\""
+       " canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\" "
+       "providesDirectionalDerivative=\"false\">\n"
+    << "    <SourceFiles>\n      <File name=\"" << m.identifier << ".c\"/>\n      <File name=\"fmi2_"
+    << m.identifier << ".c\"/>\n    </SourceFiles>\n  </CoSimulation>\n";
+  x << "  <UnitDefinitions>\n"
+       "    <Unit name=\"m\"><BaseUnit m=\"1\"/></Unit>\n"
+       "    <Unit name=\"m/s\"><BaseUnit m=\"1\" s=\"-1\"/></Unit>\n"
+       "    <Unit name=\"N\"><BaseUnit kg=\"1\" m=\"1\" s=\"-2\"/></Unit>\n"
+       "    <Unit name=\"N.m\"><BaseUnit kg=\"1\" m=\"2\" s=\"-2\"/></Unit>\n"
+       "  </UnitDefinitions>\n";
+  x << "  <DefaultExperiment startTime=\"0\" stepSize=\"" << xmlNumber(m.dt) << "\"/>\n";
+  x << "  <ModelVariables>\n";
+  unsigned vr = 0;
+  auto unit = [](const std::string& u) { return u.empty() ? std::string() : " unit=\"" + xml(u) + "\""; };
+  for (const CVariable& v : m.inputs)
+    x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
+      << xml(v.description) << "\" causality=\"input\" variability=\"continuous\">\n      <Real start=\""
+      << xmlNumber(v.start) << "\"" << unit(v.unit) << "/>\n    </ScalarVariable>\n";
+  for (const CVariable& v : m.outputs)
+    x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
+      << xml(v.description) << "\" causality=\"output\" variability=\"continuous\" initial=\"calculated\">\n"
+      << "      <Real" << unit(v.unit) << "/>\n    </ScalarVariable>\n";
+  for (const CVariable& v : m.parameters)
+    x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
+      << xml(v.description) << "\" causality=\"parameter\" variability=\"fixed\" initial=\"exact\">\n"
+      << "      <Real start=\"" << xmlNumber(v.start) << "\"" << unit(v.unit)
+      << "/>\n    </ScalarVariable>\n";
+  x << "  </ModelVariables>\n  <ModelStructure>\n    <Outputs>\n";
+  const std::size_t first = m.inputs.size() + 1;
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) x << "      <Unknown index=\"" << first + i << "\"/>\n";
+  x << "    </Outputs>\n    <InitialUnknowns>\n";
+  for (std::size_t i = 0; i < m.outputs.size(); ++i) x << "      <Unknown index=\"" << first + i << "\"/>\n";
+  x << "    </InitialUnknowns>\n  </ModelStructure>\n</fmiModelDescription>\n";
+  return x.str();
+}
+
+bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
+                         const std::string& output, const std::string& compiler) {
+  std::string cc = compiler;
+  if (cc.empty()) {
+    const char* env = std::getenv("CC");
+    cc = env && *env ? env : "cc";
+  }
+  std::vector<std::string> args = {cc,   "-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
+                                   "-o", output};
+  for (const std::string& s : sources) args.push_back(s);
+  args.push_back("-lm");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const std::string log = (fs::path(dir) / "compiler.log").string();
+  // Everything the child needs is made before fork: between fork and exec it may only
+  // make async-signal-safe calls (the caller may have threads: the workbench, Python).
+  const int logFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  const int nullFd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  int ready[2];
+  if (logFd < 0 || nullFd < 0 || pipe2(ready, O_CLOEXEC) != 0) {
+    const int e = errno;
+    if (logFd >= 0) ::close(logFd);
+    if (nullFd >= 0) ::close(nullFd);
+    throw Error("cannot start the C compiler: " + std::string(std::strerror(e)));
+  }
+  const pid_t pid = fork();
+  if (pid == 0) {
+    // The child: in `dir`, messages to the log; tells the parent through the pipe when exec fails.
+    if (chdir(dir.c_str()) != 0 || dup2(logFd, 2) < 0 || dup2(nullFd, 1) < 0) _exit(126);
+    execvp(argv[0], argv.data());
+    const int e = errno;
+    (void)!write(ready[1], &e, sizeof e);
+    _exit(127);
+  }
+  ::close(logFd);
+  ::close(nullFd);
+  if (pid < 0) {
+    const int e = errno;
+    ::close(ready[0]);
+    ::close(ready[1]);
+    throw Error("cannot start the C compiler: " + std::string(std::strerror(e)));
+  }
+  ::close(ready[1]);
+  int execError = 0;
+  const bool execFailed =
+      read(ready[0], &execError, sizeof execError) == static_cast<ssize_t>(sizeof execError);
+  ::close(ready[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (execFailed) return false;  // no such compiler
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    std::string message = readAll(log);
+    if (message.size() > 2000) message = message.substr(0, 2000) + "...";
+    throw Error("the C compiler (" + cc + ") failed on the generated source: " + message);
+  }
+  return true;
+}
+
+FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
+                    const std::string& path, const std::string& compiler) {
+  FmuExport out;
+  out.model = exportCModel(rom, model, options);
+  const CModel& m = out.model;
+  out.guid = guidOf(m);
+  const std::string id = m.identifier;
+  const std::string wrapper = fillTemplate(
+      kFmi2WrapperTemplate, {{"ID", id},
+                             {"GUID", out.guid},
+                             {"NP_ALLOC", std::to_string(std::max<std::size_t>(m.parameters.size(), 1))},
+                             {"NU_ALLOC", std::to_string(std::max<std::size_t>(m.inputs.size(), 1))}});
+  ZipWriter zip;
+  zip.add("modelDescription.xml", fmuModelDescription(m, out.guid));
+  {
+    TemporaryDirectory build{makeTemporaryDirectory(path)};
+    const fs::path dir(build.path);
+    writeAll(dir / (id + ".h"), m.header);
+    writeAll(dir / (id + ".c"), m.source);
+    writeAll(dir / ("fmi2_" + id + ".c"), wrapper);
+    writeAll(dir / "mbdrom_fmi2.h", kFmi2Header);
+    out.binary = compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so", compiler);
+    if (out.binary) zip.add("binaries/linux64/" + id + ".so", readAll(dir / (id + ".so")), true);
+  }
+  zip.add("sources/" + id + ".h", m.header);
+  zip.add("sources/" + id + ".c", m.source);
+  zip.add("sources/fmi2_" + id + ".c", wrapper);
+  zip.add("sources/mbdrom_fmi2.h", kFmi2Header);
+  writeFileAtomically(path, zip.finish());
+  out.note =
+      out.binary
+          ? "binaries/linux64/" + id + ".so built with the system's C compiler, sources/ for other platforms"
+          : "no C compiler was found (" + (compiler.empty() ? std::string("cc or $CC") : compiler) +
+                "): the FMU holds the sources only (sources/" + id + ".c, fmi2_" + id +
+                ".c); build them with `cc -shared -fPIC -fvisibility=hidden -O2 *.c -lm`";
+  return out;
+}
+
+CModel exportCSources(const ReducedModel& rom, const Model& model, const CExportOptions& options,
+                      const std::string& dir) {
+  CModel m = exportCModel(rom, model, options);
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) throw FileError(dir + ": cannot create the directory: " + ec.message());
+  writeFileAtomically((fs::path(dir) / (m.identifier + ".h")).string(), m.header);
+  writeFileAtomically((fs::path(dir) / (m.identifier + ".c")).string(), m.source);
+  return m;
+}
+
+}  // namespace mbdrom

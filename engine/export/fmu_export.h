@@ -1,0 +1,50 @@
+#pragma once
+/// @file
+/// A trained reduced model as an FMI 2.0 Co-Simulation FMU (issue 30): a ZIP with
+/// modelDescription.xml, the model's C source (c_model.h) with an FMI wrapper under
+/// sources/ (a source FMU, buildable elsewhere), and binaries/linux64/<id>.so built at
+/// export time with the system's C compiler. No runtime: the shared object needs only
+/// libc and libm, and allocates once, at fmi2Instantiate.
+///
+/// Stepping: fmi2DoStep takes whole steps of the model's own step h on its grid t_k = k h
+/// (from the experiment's start time), the inputs held over the communication step at the
+/// values set before it; a communication point between two grid times leaves the state
+/// at the grid time before it, and the next step catches up (the outputs lag by less
+/// than h). `mbdrom-cli rom-simulate --hold-inputs H` samples the load case the same way.
+
+#include "engine/export/c_model.h"
+
+#include <string>
+
+namespace mbdrom {
+
+/// What an FMU export wrote.
+struct FmuExport {
+  CModel model;
+  std::string guid;
+  bool binary = false;  ///< false: no C compiler was found, the FMU holds the sources only
+  std::string note;     ///< for the user: what was built, or why there is no binary
+};
+
+/// The modelDescription.xml of `model` (FMI 2.0, Co-Simulation).
+std::string fmuModelDescription(const CModel& model, const std::string& guid);
+
+/// Writes `rom` of `model` as the FMU `path` (atomic: nothing is left behind when it fails).
+/// `compiler`: the C compiler to run ("" : $CC, else cc). Throws InputError (exportCModel's
+/// cases), FileError when `path` cannot be written, Error with the compiler's message
+/// when the generated source does not build.
+FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
+                    const std::string& path, const std::string& compiler = "");
+
+/// Writes `rom` of `model` as IDENTIFIER.h and IDENTIFIER.c into the directory `dir`
+/// (created when missing; each file atomically). Returns the model.
+CModel exportCSources(const ReducedModel& rom, const Model& model, const CExportOptions& options,
+                      const std::string& dir);
+
+/// Compiles `sources` (files in `dir`) into the shared object `output` in `dir` with the C
+/// compiler `compiler` ("": $CC, else cc). Returns false when no compiler can be started;
+/// throws Error with its message when it fails.
+bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
+                         const std::string& output, const std::string& compiler);
+
+}  // namespace mbdrom

@@ -1,0 +1,575 @@
+// The exported FMU driven by an FMI 2.0 host of our own (dlopen with RTLD_LOCAL, the
+// standard Co-Simulation calling sequence): it reproduces the engine's run with the same
+// input sampling (simulateWithHeldInputs) to 1e-10, two instances do not interfere,
+// reset and terminate work, bad calls get fmi2Error; the archive, its XML and the
+// shared object's dependencies and symbols are checked.
+
+#include "engine/export/fmu_export.h"
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/export/c_templates.h"
+#include "engine/export/zip_writer.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/held_input_run.h"
+#include "engine/rom/reduced_model.h"
+
+#include <catch2/catch.hpp>
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+// The FMI 2.0 declarations the export writes (the host uses the same types).
+extern "C" {
+#include "engine/export/c/mbdrom_fmi2.h"
+}
+
+using namespace mbdrom;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A bar pendulum, described in words: a 1.5 kg bar O-A of 0.4 m hinged at the fixed point
+// O (0, 0, 0) in the plane z = 0 (point-on-plane), hanging along -y under gravity, A held
+// towards (0.3, -0.4, 0) by a 60 N/m spring-damper; load case "drive": a force on A along
+// x (2 sin(2 pi 1.3 t) N) and a torque on the bar about z (0.3 + 0.4 sin(2 pi 0.7 t) N m).
+Model barPendulum() {
+  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "driven bar pendulum",
+    "gravity": [0, -9.81, 0],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [0, -0.4, 0]},
+               {"name": "S", "position": [0.3, -0.4, 0], "fixed": true}],
+    "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true}],
+    "bodies": [{"name": "bar", "type": "bar", "points": ["O", "A"], "mass": 1.5, "com": [0, -0.2, 0],
+                "transverse_inertia": 0.02}],
+    "joints": [{"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar", "point1": "O",
+                "point2": "A", "axis1": "z0"}],
+    "spring_dampers": [{"name": "spring", "point1": "S", "point2": "A", "free_length": 0.3, "stiffness": [60],
+                        "damping": 0.8}],
+    "load_cases": [{"name": "drive", "loads": [
+      {"name": "push", "type": "force", "point": "A", "direction": [1, 0, 0],
+       "function": {"type": "sine", "amplitude": 2, "frequency": 1.3}},
+      {"name": "twist", "type": "torque", "body": "bar", "direction": [0, 0, 1],
+       "function": {"type": "sum", "terms": [{"type": "constant", "value": 0.3},
+                                             {"type": "sine", "amplitude": 0.4, "frequency": 0.7}]}}]}]})",
+                              "<bar pendulum>"));
+}
+
+std::unique_ptr<ReducedModel> trainPod(const Model& model, const std::string& integrator) {
+  RunOptions o;
+  o.loadCase = model.requireLoadCase("drive");
+  o.tEnd = 3.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.002;
+  TrajectoryRecorder full;
+  simulate(model, o, full);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(full.samples(), "drive", "drive"));
+  Monitor monitor;
+  return trainReducedModel("pod", dataset, {{"nr", 2}, {"integrator", integrator}}, monitor, &model);
+}
+
+std::string tempDir(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() / ("mbdrom_fmu_test_" + std::to_string(::getpid()) + "_" + name);
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+// The stored entries of a ZIP archive (what the export writes), by name.
+std::map<std::string, std::string> unzipStored(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  const std::string zip((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto u16 = [&](std::size_t at) {
+    return static_cast<unsigned>(static_cast<unsigned char>(zip[at])) |
+           static_cast<unsigned>(static_cast<unsigned char>(zip[at + 1])) << 8;
+  };
+  auto u32 = [&](std::size_t at) { return u16(at) | u16(at + 2) << 16; };
+  std::map<std::string, std::string> files;
+  std::size_t at = 0;
+  while (at + 30 <= zip.size() && u32(at) == 0x04034b50u) {
+    REQUIRE(u16(at + 8) == 0);  // stored
+    const unsigned size = u32(at + 18), nameLength = u16(at + 26), extra = u16(at + 28);
+    const std::string name = zip.substr(at + 30, nameLength);
+    const std::string data = zip.substr(at + 30 + nameLength + extra, size);
+    CHECK(crc32(data) == u32(at + 14));
+    files[name] = data;
+    at += 30 + nameLength + extra + size;
+  }
+  CHECK(u32(at) == 0x02014b50u);  // the central directory follows
+  return files;
+}
+
+std::string run(const std::string& command) {
+  std::string out;
+  FILE* p = ::popen(command.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buffer[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) out.append(buffer, n);
+  ::pclose(p);
+  return out;
+}
+
+// ---- the host ----
+
+std::vector<std::string> logged;
+extern "C" void hostLogger(fmi2ComponentEnvironment, fmi2String instance, fmi2Status status,
+                           fmi2String category, fmi2String message, ...) {
+  logged.push_back(std::string(instance) + " [" + std::to_string(status) + "/" + category + "] " + message);
+}
+extern "C" void* hostAllocate(size_t n, size_t size) {
+  return std::calloc(n, size);
+}
+extern "C" void hostFree(void* p) {
+  std::free(p);
+}
+
+struct Fmi2 {
+  void* library = nullptr;
+#define MBDROM_FMI2_FUNCTION(name) decltype(&::name) name = nullptr;
+  MBDROM_FMI2_FUNCTION(fmi2GetVersion)
+  MBDROM_FMI2_FUNCTION(fmi2GetTypesPlatform)
+  MBDROM_FMI2_FUNCTION(fmi2Instantiate)
+  MBDROM_FMI2_FUNCTION(fmi2FreeInstance)
+  MBDROM_FMI2_FUNCTION(fmi2SetupExperiment)
+  MBDROM_FMI2_FUNCTION(fmi2EnterInitializationMode)
+  MBDROM_FMI2_FUNCTION(fmi2ExitInitializationMode)
+  MBDROM_FMI2_FUNCTION(fmi2Terminate)
+  MBDROM_FMI2_FUNCTION(fmi2Reset)
+  MBDROM_FMI2_FUNCTION(fmi2GetReal)
+  MBDROM_FMI2_FUNCTION(fmi2SetReal)
+  MBDROM_FMI2_FUNCTION(fmi2DoStep)
+  MBDROM_FMI2_FUNCTION(fmi2GetFMUstate)
+  MBDROM_FMI2_FUNCTION(fmi2GetRealStatus)
+  MBDROM_FMI2_FUNCTION(fmi2GetBooleanStatus)
+#undef MBDROM_FMI2_FUNCTION
+
+  explicit Fmi2(const std::string& so) {
+    library = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    INFO(::dlerror());
+    REQUIRE(library != nullptr);
+    auto load = [&](auto& f, const char* name) {
+      void* symbol = ::dlsym(library, name);
+      INFO(name);
+      REQUIRE(symbol != nullptr);
+      std::memcpy(&f, &symbol, sizeof symbol);  // POSIX: a function's address as dlsym gives it
+    };
+    load(fmi2GetVersion, "fmi2GetVersion");
+    load(fmi2GetTypesPlatform, "fmi2GetTypesPlatform");
+    load(fmi2Instantiate, "fmi2Instantiate");
+    load(fmi2FreeInstance, "fmi2FreeInstance");
+    load(fmi2SetupExperiment, "fmi2SetupExperiment");
+    load(fmi2EnterInitializationMode, "fmi2EnterInitializationMode");
+    load(fmi2ExitInitializationMode, "fmi2ExitInitializationMode");
+    load(fmi2Terminate, "fmi2Terminate");
+    load(fmi2Reset, "fmi2Reset");
+    load(fmi2GetReal, "fmi2GetReal");
+    load(fmi2SetReal, "fmi2SetReal");
+    load(fmi2DoStep, "fmi2DoStep");
+    load(fmi2GetFMUstate, "fmi2GetFMUstate");
+    load(fmi2GetRealStatus, "fmi2GetRealStatus");
+    load(fmi2GetBooleanStatus, "fmi2GetBooleanStatus");
+  }
+  ~Fmi2() {
+    if (library) ::dlclose(library);
+  }
+  Fmi2(const Fmi2&) = delete;
+  Fmi2& operator=(const Fmi2&) = delete;
+};
+
+const fmi2CallbackFunctions kCallbacks = {hostLogger, hostAllocate, hostFree, nullptr, nullptr};
+
+// The output rows (one per communication point, the first at t = 0) of one instance driven
+// with the load case's values at each communication point, held over the step.
+using Rows = std::vector<std::vector<double>>;
+
+struct Host {
+  const Fmi2& fmi;
+  fmi2Component c = nullptr;
+  std::size_t nu, ny;
+  Host(const Fmi2& f, const std::string& name, const std::string& guid, std::size_t inputs,
+       std::size_t outputs)
+      : fmi(f), nu(inputs), ny(outputs) {
+    c = fmi.fmi2Instantiate(name.c_str(), fmi2CoSimulation, guid.c_str(), "file:///tmp", &kCallbacks,
+                            fmi2False, fmi2False);
+    REQUIRE(c != nullptr);
+    REQUIRE(fmi.fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0) == fmi2OK);
+    REQUIRE(fmi.fmi2EnterInitializationMode(c) == fmi2OK);
+    REQUIRE(fmi.fmi2ExitInitializationMode(c) == fmi2OK);
+  }
+  ~Host() { fmi.fmi2FreeInstance(c); }
+  Host(const Host&) = delete;
+  Host& operator=(const Host&) = delete;
+  std::vector<double> outputs() const {
+    std::vector<fmi2ValueReference> vr(ny);
+    for (std::size_t i = 0; i < ny; ++i) vr[i] = static_cast<fmi2ValueReference>(nu + i);
+    std::vector<double> y(ny);
+    REQUIRE(fmi.fmi2GetReal(c, vr.data(), ny, y.data()) == fmi2OK);
+    return y;
+  }
+  fmi2Status step(double t, double h, const std::vector<double>& u) {
+    std::vector<fmi2ValueReference> vr(nu);
+    for (std::size_t i = 0; i < nu; ++i) vr[i] = static_cast<fmi2ValueReference>(i);
+    REQUIRE(fmi.fmi2SetReal(c, vr.data(), nu, u.data()) == fmi2OK);
+    return fmi.fmi2DoStep(c, t, h, fmi2True);
+  }
+};
+
+std::vector<double> inputsAt(const Model& model, int lc, double t, double scale = 1.0) {
+  std::vector<double> u;
+  for (const CompiledLoad& load : model.loads(lc)) u.push_back(scale * load.function(t));
+  return u;
+}
+
+Rows drive(Host& host, const Model& model, int lc, double h, int steps, double scale = 1.0) {
+  Rows rows{host.outputs()};
+  double t = 0.0;
+  for (int n = 0; n < steps; ++n) {
+    REQUIRE(host.step(t, h, inputsAt(model, lc, t, scale)) == fmi2OK);
+    t += h;
+    rows.push_back(host.outputs());
+  }
+  return rows;
+}
+
+// The engine's run with the same sampling, as the FMU's outputs: per point its position
+// and velocity, the reduced coordinates left out (index -1), the envelope distance.
+Rows engineRows(const ReducedModel& rom, const Model& model, const CModel& c, double h, int steps) {
+  RunOptions o;
+  o.loadCase = model.requireLoadCase(c.loadCase);
+  o.tEnd = h * steps;
+  o.integrator.dt = c.dt;
+  o.outputDt = h;
+  TrajectoryRecorder recorder;
+  simulateWithHeldInputs(rom, model, o, h, recorder);
+  Rows rows;
+  for (const Sample& s : recorder.samples()) {
+    std::vector<double> y;
+    for (std::size_t k = 0; k + 1 < c.outputs.size(); ++k) {
+      const std::string& name = c.outputs[k].name;
+      if (name.rfind("x_r", 0) == 0) {
+        y.push_back(NAN);  // reduced coordinates: not in a sample
+        continue;
+      }
+      const bool velocity = name.rfind("qd.", 0) == 0;
+      const std::string point = name.substr(velocity ? 3 : 0, name.size() - (velocity ? 5 : 2));
+      const Combination comb = model.pointCombination(point);
+      const Eigen::Vector3d v = velocity ? comb.rate(s.qd) : comb.value(s.q);
+      y.push_back(v(name.back() - 'x'));
+    }
+    y.push_back(s.envelopeDistance);
+    rows.push_back(y);
+  }
+  return rows;
+}
+
+// Largest difference per channel relative to the channel's largest magnitude.
+double worstRelativeGap(const Rows& a, const Rows& b) {
+  REQUIRE(a.size() == b.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < a.front().size(); ++k) {
+    double scale = 0.0, gap = 0.0;
+    for (std::size_t r = 0; r < a.size(); ++r) {
+      if (std::isnan(b[r][k])) continue;
+      scale = std::max(scale, std::abs(b[r][k]));
+      gap = std::max(gap, std::abs(a[r][k] - b[r][k]));
+    }
+    if (scale > 0.0) worst = std::max(worst, gap / scale);
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("an exported POD FMU reproduces the engine's run with held inputs to 1e-10", "[fmu]") {
+  const Model model = barPendulum();
+  for (const std::string integrator : {"central_difference", "newmark"}) {
+    INFO(integrator);
+    const auto rom = trainPod(model, integrator);
+    const std::string dir = tempDir("pod_" + integrator);
+    const std::string path = dir + "/bar_pod.fmu";
+    CExportOptions options;
+    options.identifier = "bar_pod";
+    options.loadCase = "drive";
+    options.outputs = {"A"};
+    const FmuExport e = exportFmu(*rom, model, options, path);
+    REQUIRE(e.binary);
+    const auto files = unzipStored(path);
+    for (const char* name : {"modelDescription.xml", "binaries/linux64/bar_pod.so", "sources/bar_pod.c",
+                             "sources/bar_pod.h", "sources/fmi2_bar_pod.c", "sources/mbdrom_fmi2.h"})
+      CHECK(files.count(name) == 1);
+    const std::string so = dir + "/bar_pod.so";
+    std::ofstream(so, std::ios::binary) << files.at("binaries/linux64/bar_pod.so");
+
+    const Fmi2 fmi(so);
+    CHECK(std::string(fmi.fmi2GetVersion()) == "2.0");
+    const int lc = model.requireLoadCase("drive");
+    const std::size_t nu = e.model.inputs.size(), ny = e.model.outputs.size();
+    REQUIRE(nu == 2);
+    CHECK(e.model.inputs[0].unit == "N");
+    CHECK(e.model.inputs[1].unit == "N.m");
+    CHECK(e.model.inputs[1].start == Approx(0.3));
+
+    // A communication step of 5 model steps, 400 of them: 2 s.
+    const double h = 5 * e.model.dt;
+    const int steps = 400;
+    const Rows expected = engineRows(*rom, model, e.model, h, steps);
+    Rows alone;
+    {
+      Host host(fmi, "alone", e.guid, nu, ny);
+      alone = drive(host, model, lc, h, steps);
+    }
+    const double gap = worstRelativeGap(alone, expected);
+    INFO("worst relative gap " << gap);
+    CHECK(gap < 1e-10);
+    // The motion is real: A swings by centimetres, and the envelope distance is a number.
+    double swing = 0.0;
+    for (const auto& row : alone) swing = std::max(swing, std::abs(row[0]));
+    CHECK(swing > 0.01);
+
+    // Two instances in one process, stepped in turn with different inputs, do not interfere.
+    {
+      Host a(fmi, "a", e.guid, nu, ny), b(fmi, "b", e.guid, nu, ny);
+      Rows ra{a.outputs()};
+      double t = 0.0;
+      for (int n = 0; n < steps; ++n) {
+        REQUIRE(a.step(t, h, inputsAt(model, lc, t)) == fmi2OK);
+        REQUIRE(b.step(t, h, inputsAt(model, lc, t, -3.0)) == fmi2OK);
+        t += h;
+        ra.push_back(a.outputs());
+      }
+      CHECK(ra == alone);
+      CHECK(b.outputs() != a.outputs());
+
+      // Reset: back to the start; the same run again.
+      REQUIRE(fmi.fmi2Reset(a.c) == fmi2OK);
+      REQUIRE(fmi.fmi2SetupExperiment(a.c, fmi2False, 0.0, 0.0, fmi2False, 0.0) == fmi2OK);
+      REQUIRE(fmi.fmi2EnterInitializationMode(a.c) == fmi2OK);
+      REQUIRE(fmi.fmi2ExitInitializationMode(a.c) == fmi2OK);
+      CHECK(drive(a, model, lc, h, steps) == alone);
+      // Terminate: no more steps.
+      REQUIRE(fmi.fmi2Terminate(a.c) == fmi2OK);
+      fmi2Boolean terminated = fmi2False;
+      CHECK(fmi.fmi2GetBooleanStatus(a.c, fmi2Terminated, &terminated) == fmi2OK);
+      CHECK(terminated == fmi2True);
+      logged.clear();
+      CHECK(fmi.fmi2DoStep(a.c, t, h, fmi2True) == fmi2Error);
+      const fmi2ValueReference input = 0;
+      const double value = 1.0;
+      CHECK(fmi.fmi2SetReal(a.c, &input, 1, &value) == fmi2Error);
+      REQUIRE(logged.size() == 2);
+      CHECK_THAT(logged[0], Catch::Contains("before fmi2Terminate"));
+    }
+  }
+}
+
+TEST_CASE("a communication step that is not a multiple of the model's step keeps to its grid", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "central_difference");
+  const std::string dir = tempDir("grid");
+  CExportOptions options;
+  options.identifier = "bar_grid";
+  options.loadCase = "drive";
+  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_grid.fmu");
+  std::ofstream(dir + "/bar_grid.so", std::ios::binary)
+      << unzipStored(dir + "/bar_grid.fmu").at("binaries/linux64/bar_grid.so");
+  const Fmi2 fmi(dir + "/bar_grid.so");
+  const int lc = model.requireLoadCase("drive");
+  // 2.5 model steps per communication step: the FMU takes 2, then 3, ... and the engine's
+  // held-input run, sampled at every model step, has the same state at the grid times.
+  const double h = 2.5 * e.model.dt;
+  Host host(fmi, "grid", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  RunOptions o;
+  o.loadCase = lc;
+  o.tEnd = 40 * h;
+  o.integrator.dt = e.model.dt;
+  o.outputDt = e.model.dt;
+  TrajectoryRecorder recorder;
+  simulateWithHeldInputs(*rom, model, o, h, recorder);
+  double t = 0.0;
+  fmi2Real last = 0.0;
+  for (int n = 0; n < 40; ++n) {
+    REQUIRE(host.step(t, h, inputsAt(model, lc, t)) == fmi2OK);
+    t += h;
+    REQUIRE(fmi.fmi2GetRealStatus(host.c, fmi2LastSuccessfulTime, &last) == fmi2OK);
+    const auto k = static_cast<std::size_t>(std::llround(last / e.model.dt));
+    CHECK(k == static_cast<std::size_t>(std::floor(t / e.model.dt + 1e-9)));
+    const Sample& s = recorder.samples().at(k);
+    const Eigen::Vector3d A = model.pointCombination("A").value(s.q);
+    CHECK(host.outputs()[0] == Approx(A.x()).epsilon(1e-10).margin(1e-12));
+  }
+}
+
+TEST_CASE("the FMU refuses what the standard refuses, with a message", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "central_difference");
+  const std::string dir = tempDir("refusals");
+  CExportOptions options;
+  options.identifier = "bar_refusals";
+  options.loadCase = "drive";
+  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_refusals.fmu");
+  std::ofstream(dir + "/bar.so", std::ios::binary)
+      << unzipStored(dir + "/bar_refusals.fmu").at("binaries/linux64/bar_refusals.so");
+  const Fmi2 fmi(dir + "/bar.so");
+  logged.clear();
+  CHECK(fmi.fmi2Instantiate("x", fmi2CoSimulation, "{wrong}", "", &kCallbacks, fmi2False, fmi2False) ==
+        nullptr);
+  CHECK(fmi.fmi2Instantiate("x", fmi2ModelExchange, e.guid.c_str(), "", &kCallbacks, fmi2False, fmi2False) ==
+        nullptr);
+  REQUIRE(logged.size() == 2);
+  CHECK_THAT(logged[0], Catch::Contains("guid"));
+  CHECK_THAT(logged[1], Catch::Contains("Model Exchange"));
+  fmi2Component c =
+      fmi.fmi2Instantiate("x", fmi2CoSimulation, e.guid.c_str(), "", &kCallbacks, fmi2False, fmi2False);
+  REQUIRE(c != nullptr);
+  CHECK(fmi.fmi2DoStep(c, 0.0, 0.01, fmi2True) == fmi2Error);  // not initialized
+  REQUIRE(fmi.fmi2EnterInitializationMode(c) == fmi2OK);
+  REQUIRE(fmi.fmi2ExitInitializationMode(c) == fmi2OK);
+  const fmi2ValueReference output = static_cast<fmi2ValueReference>(e.model.inputs.size());
+  const double value = 1.0;
+  CHECK(fmi.fmi2SetReal(c, &output, 1, &value) == fmi2Error);  // an output
+  const fmi2ValueReference unknown = 100000;
+  double read = 0.0;
+  CHECK(fmi.fmi2GetReal(c, &unknown, 1, &read) == fmi2Error);
+  fmi2FMUstate state = nullptr;
+  CHECK(fmi.fmi2GetFMUstate(c, &state) == fmi2Error);
+  CHECK(fmi.fmi2DoStep(c, 0.5, 0.01, fmi2True) == fmi2Error);  // not where the last step ended
+  CHECK(fmi.fmi2DoStep(c, 0.0, -0.01, fmi2True) == fmi2Error);
+  CHECK(fmi.fmi2DoStep(c, 0.0, 0.01, fmi2True) == fmi2OK);
+  CHECK_THAT(logged.back(), Catch::Contains("size must be > 0"));
+  fmi.fmi2FreeInstance(c);
+}
+
+TEST_CASE("the FMU's archive, XML, dependencies and symbols are as the standard asks", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "newmark");
+  const std::string dir = tempDir("archive");
+  CExportOptions options;
+  options.identifier = "bar_archive";
+  options.loadCase = "drive";
+  options.outputs = {"A", "S"};
+  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_archive.fmu");
+  const auto files = unzipStored(dir + "/bar_archive.fmu");
+  const std::string& xml = files.at("modelDescription.xml");
+  // Well formed: every element opened is closed, in order.
+  std::vector<std::string> open;
+  for (std::size_t at = xml.find('<'); at != std::string::npos; at = xml.find('<', at + 1)) {
+    if (xml.compare(at, 2, "<?") == 0) continue;
+    const std::size_t end = xml.find('>', at);
+    REQUIRE(end != std::string::npos);
+    const std::string tag = xml.substr(at + 1, end - at - 1);
+    const std::string name =
+        tag.substr(tag[0] == '/' ? 1 : 0, tag.find_first_of(" />", 1) - (tag[0] == '/' ? 1 : 0));
+    if (tag[0] == '/') {
+      REQUIRE(!open.empty());
+      CHECK(open.back() == name);
+      open.pop_back();
+    } else if (tag.back() != '/') {
+      open.push_back(name);
+    }
+  }
+  CHECK(open.empty());
+  auto count = [&](const std::string& what) {
+    std::size_t n = 0;
+    for (std::size_t at = xml.find(what); at != std::string::npos; at = xml.find(what, at + 1)) ++n;
+    return n;
+  };
+  CHECK_THAT(xml, Catch::Contains("fmiVersion=\"2.0\"") && Catch::Contains("guid=\"" + e.guid + "\"") &&
+                      Catch::Contains("<CoSimulation modelIdentifier=\"bar_archive\""));
+  const std::size_t nu = e.model.inputs.size(), ny = e.model.outputs.size();
+  CHECK(ny == 2 * 6 + 2 + 1);  // two points' positions and velocities, n_r = 2, the envelope distance
+  CHECK(count("<ScalarVariable ") == nu + ny);
+  CHECK(count("causality=\"input\"") == nu);
+  CHECK(count("causality=\"output\"") == ny);
+  CHECK(count("<Unknown index=") == 2 * ny);  // Outputs and InitialUnknowns
+  CHECK(count("unit=\"m\"") == 6);
+  CHECK(count("unit=\"m/s\"") == 6);
+  CHECK_THAT(xml, Catch::Contains("name=\"twist\"") && Catch::Contains("unit=\"N.m\""));
+
+  const std::string so = dir + "/bar_archive.so";
+  std::ofstream(so, std::ios::binary) << files.at("binaries/linux64/bar_archive.so");
+  // Only libc and libm, and only the FMI functions exported.
+  const std::string dynamic = run("readelf -d " + so);
+  std::istringstream lines(dynamic);
+  std::string line;
+  std::vector<std::string> needed;
+  while (std::getline(lines, line))
+    if (line.find("(NEEDED)") != std::string::npos) needed.push_back(line.substr(line.find('[')));
+  INFO(dynamic);
+  for (const std::string& n : needed) CHECK((n == "[libc.so.6]" || n == "[libm.so.6]"));
+  const std::string symbols = run("nm -D --defined-only " + so);
+  std::istringstream symbolLines(symbols);
+  int fmiFunctions = 0;
+  while (std::getline(symbolLines, line)) {
+    const std::string name = line.substr(line.rfind(' ') + 1);
+    INFO(name);
+    CHECK(name.rfind("fmi2", 0) == 0);
+    ++fmiFunctions;
+  }
+  CHECK(fmiFunctions == 34);  // the 25 common functions of FMI 2.0 and the 9 of Co-Simulation
+}
+
+TEST_CASE("the C export is one header and one source that build as strict C99 without a warning", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "central_difference");
+  const std::string dir = tempDir("c_export");
+  CExportOptions options;
+  options.identifier = "bar_c";
+  options.loadCase = "drive";
+  const CModel m = exportCSources(*rom, model, options, dir);
+  CHECK(fs::exists(dir + "/bar_c.h"));
+  CHECK(fs::exists(dir + "/bar_c.c"));
+  // Strict C99 with every warning: the generated source is clean.
+  const std::string log =
+      run("cd " + dir + " && cc -std=c99 -pedantic -Wall -Wextra -Werror -c bar_c.c -o bar_c.o 2>&1");
+  INFO(log);
+  CHECK(fs::exists(dir + "/bar_c.o"));
+}
+
+TEST_CASE("exports refuse a wrong mechanism, load case or output, and leave nothing behind", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "central_difference");
+  const std::string dir = tempDir("bad");
+  CExportOptions options;
+  options.identifier = "bar_bad";
+  options.loadCase = "drive";
+  options.outputs = {"nowhere"};
+  CHECK_THROWS_WITH(exportFmu(*rom, model, options, dir + "/bar_bad.fmu"),
+                    Catch::Contains("\"nowhere\"") && Catch::Contains("has no point or marker"));
+  options.outputs.clear();
+  options.loadCase = "gust";
+  CHECK_THROWS_WITH(exportFmu(*rom, model, options, dir + "/bar_bad.fmu"), Catch::Contains("gust"));
+  options.loadCase = "drive";
+  options.identifier = "1bad";
+  CHECK_THROWS_WITH(exportFmu(*rom, model, options, dir + "/bar_bad.fmu"), Catch::Contains("C identifier"));
+  options.identifier = "bar_bad";
+  ModelSpec other = model.spec();
+  other.bodies[0].mass = 2.0;
+  CHECK_THROWS_AS(exportFmu(*rom, Model(other), options, dir + "/bar_bad.fmu"), InputError);
+  CHECK_THROWS_AS(exportFmu(*rom, model, options, dir + "/no/such/dir/bar_bad.fmu"), FileError);
+  // No compiler: a source FMU, and the export says so.
+  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_bad.fmu", "no-such-compiler-mbdrom");
+  CHECK_FALSE(e.binary);
+  CHECK_THAT(e.note, Catch::Contains("no C compiler"));
+  const auto files = unzipStored(dir + "/bar_bad.fmu");
+  CHECK(files.count("sources/bar_bad.c") == 1);
+  CHECK(files.count("binaries/linux64/bar_bad.so") == 0);
+  // Nothing but the FMU in the directory: no temporary files left.
+  std::vector<std::string> left;
+  for (const auto& entry : fs::directory_iterator(dir)) left.push_back(entry.path().filename().string());
+  CHECK(left == std::vector<std::string>{"bar_bad.fmu"});
+}
