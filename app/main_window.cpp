@@ -273,6 +273,7 @@ void MainWindow::createDocks() {
   });
   connect(modelsPanel_, &ModelsPanel::detailsRequested, this, &MainWindow::showModelDetails);
   connect(modelsPanel_, &ModelsPanel::exportRequested, this, &MainWindow::exportModelDialog);
+  connect(modelsPanel_, &ModelsPanel::exportFmuRequested, this, &MainWindow::exportFmuDialog);
   connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
     const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
     if (e.rom)

@@ -223,6 +223,7 @@ class MainWindow : public QMainWindow {
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
                      std::function<Dataset()> makeData);
   void exportModelDialog(int index);
+  void exportFmuDialog(int index);
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
                       const RunOptions& options, const std::shared_ptr<const TrajectoryRecorder>& recorder);
 

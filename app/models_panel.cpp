@@ -123,6 +123,7 @@ void ModelsPanel::showContextMenu(const QPoint& pos) {
   menu.addAction(tr("Details"), this, [this, i] { emit detailsRequested(i); });
   menu.addAction(tr("Rename"), this, [this, item] { editItem(item, 0); });
   menu.addAction(tr("Export..."), this, [this, i] { emit exportRequested(i); });
+  menu.addAction(tr("Export FMU..."), this, [this, i] { emit exportFmuRequested(i); })->setEnabled(readable);
   menu.addAction(tr("Retrain with Changed Settings..."), this, [this, i] { emit retrainRequested(i); })
       ->setEnabled(readable);
   menu.addSeparator();

@@ -23,6 +23,7 @@ class ModelsPanel : public QTreeWidget {
   void detailsRequested(int model);
   void retrainRequested(int model);
   void exportRequested(int model);
+  void exportFmuRequested(int model);
   /// Something went wrong (rename refused): the message.
   void failed(const QString& message);
 

@@ -59,7 +59,7 @@ void BM_ExportedStepC(benchmark::State& state) {
   options.loadCase = "train";
   options.dt = kStep;
   const CModel m = exportCSources(pod(), model, options, dir);
-  if (!compileSharedObject(dir, {"mac_pod.c"}, "mac_pod.so", "")) {
+  if (!compileSharedObject(dir, {"mac_pod.c"}, "mac_pod.so", "", false)) {
     state.SkipWithError("no C compiler");
     return;
   }
@@ -80,6 +80,10 @@ void BM_ExportedStepC(benchmark::State& state) {
   std::memcpy(&setInput, &symbol, sizeof symbol);
   symbol = ::dlsym(library, "mac_pod_step");
   std::memcpy(&step, &symbol, sizeof symbol);
+  if (!init || !setInput || !step) {
+    state.SkipWithError("the exported model's functions are not in its shared object");
+    return;
+  }
   // The state: the header's struct, in bytes generous enough (no header at compile time here).
   std::vector<double> stateBuffer(1 << 16);
   const int lc = model.findLoadCase("train");

@@ -142,14 +142,14 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
 }
 
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
-                         const std::string& output, const std::string& compiler) {
+                         const std::string& output, const std::string& compiler, bool hideSymbols) {
   std::string cc = compiler;
   if (cc.empty()) {
     const char* env = std::getenv("CC");
     cc = env && *env ? env : "cc";
   }
-  std::vector<std::string> args = {cc,   "-std=c99", "-O2", "-fPIC", "-shared", "-fvisibility=hidden",
-                                   "-o", output};
+  std::vector<std::string> args = {cc, "-std=c99", "-O2", "-fPIC", "-shared", "-o", output};
+  if (hideSymbols) args.push_back("-fvisibility=hidden");
   for (const std::string& s : sources) args.push_back(s);
   args.push_back("-lm");
   std::vector<char*> argv;

@@ -42,9 +42,10 @@ CModel exportCSources(const ReducedModel& rom, const Model& model, const CExport
                       const std::string& dir);
 
 /// Compiles `sources` (files in `dir`) into the shared object `output` in `dir` with the C
-/// compiler `compiler` ("": $CC, else cc). Returns false when no compiler can be started;
-/// throws Error with its message when it fails.
+/// compiler `compiler` ("": $CC, else cc), -O2; with `hideSymbols` only what is declared
+/// visible is exported (an FMU: the fmi2 functions). Returns false when no compiler can be
+/// started; throws Error with its message when it fails.
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
-                         const std::string& output, const std::string& compiler);
+                         const std::string& output, const std::string& compiler, bool hideSymbols = true);
 
 }  // namespace mbdrom

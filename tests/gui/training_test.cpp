@@ -11,6 +11,7 @@
 #include "app/training_panel.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
+#include "form_helpers.h"
 #include "gui_helpers.h"
 #include "widgets/scene_view.h"
 
@@ -21,6 +22,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QFileDialog>
 #include <QLabel>
 
 #include <QLineEdit>
@@ -351,6 +353,41 @@ TEST_CASE("a trained model is renamed, exported, refused a taken name and delete
   doc->removeModel(1);
   CHECK(panel->topLevelItemCount() == 1);
   CHECK(doc->isModified());
+}
+
+TEST_CASE("a trained model is exported from the Models panel as an FMU, its refusals said in the dialog") {
+  MainWindow window;
+  window.show();
+  openWithRun(window, 1.0);
+  auto* doc = window.document();
+  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}), {0}, "pod");
+  REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  emit window.modelsPanel()->exportFmuRequested(0);
+  auto* d = mbdrom::test::visibleDialog(window, "fmuDialog");
+  mbdrom::test::choose(d, "loadCase", "train");
+  mbdrom::test::setText(d, "outputs", "nowhere");
+  CHECK(mbdrom::test::ok(d).contains("\"nowhere\""));  // the engine's message, the dialog stays open
+  mbdrom::test::setText(d, "outputs", "");
+  d->grab().save(MBDROM_TEST_OUTPUT_DIR "/fmu_export_dialog.png");
+  const QString path = freshDir("fmu_export") + "_carriage.fmu";
+  QFile::remove(path);
+  QTimer typist;
+  QObject::connect(&typist, &QTimer::timeout, [&] {
+    if (auto* files = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+      typist.stop();
+      files->findChild<QLineEdit*>("fileNameEdit")->setText(path);
+      static_cast<QDialog*>(files)->accept();
+    }
+  });
+  typist.start(50);
+  CHECK(mbdrom::test::ok(d).isEmpty());
+  REQUIRE(waitFor([&] { return QFile::exists(path) && !window.jobRunner()->busy(); }, 60000));
+  QFile fmu(path);
+  REQUIRE(fmu.open(QIODevice::ReadOnly));
+  const QByteArray bytes = fmu.readAll();
+  CHECK(bytes.startsWith("PK"));
+  CHECK(bytes.contains("binaries/linux64/fmu_export_carriage.so"));
+  CHECK(bytes.contains("modelIdentifier=\"fmu_export_carriage\""));
 }
 
 TEST_CASE("training on a new sweep runs the sweep first and trains on its runs") {
