@@ -23,7 +23,19 @@ std::string number(double x) {
   if (s.find_first_of(".eEn") == std::string::npos) s += ".0";
   if (s == "inf") return "HUGE_VAL";
   if (s == "-inf") return "(-HUGE_VAL)";
+  if (s == "nan" || s == "-nan") return "NAN";
   return s;
+}
+
+// Text for a C comment: no "*/" that would end it, no "??" trigraph.
+std::string commentText(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if ((c == '/' && !out.empty() && out.back() == '*') || (c == '?' && !out.empty() && out.back() == '?'))
+      out += ' ';
+    out += (c == '\n' || c == '\r') ? ' ' : c;
+  }
+  return out;
 }
 
 std::string intArray(const std::vector<int>& v) {
@@ -39,7 +51,7 @@ std::string stringArray(const std::vector<std::string>& v) {
   for (std::size_t i = 0; i < v.size(); ++i) {
     s += i ? ", \"" : "\"";
     for (char c : v[i]) {
-      if (c == '"' || c == '\\') s += '\\';
+      if (c == '"' || c == '\\' || c == '?') s += '\\';  // '?': no trigraph in C99
       s += (c == '\n' ? ' ' : c);
     }
     s += "\"";
@@ -133,6 +145,11 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
     throw InputError("\"" + id +
                      "\" is not a C identifier for the exported model (letters, digits and '_', "
                      "starting with a letter, at most 64 characters)");
+  std::string lower = id;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (lower == "mbdrom_fmi2" || lower.rfind("fmi2", 0) == 0)
+    throw InputError("\"" + id +
+                     "\" is taken by the FMI wrapper's files and functions: choose another model name");
   const int lc = model.requireLoadCase(options.loadCase);
   const MethodInfo* info = MethodRegistry::global().find(rom.method());
   CModel out;
@@ -209,8 +226,14 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   for (const std::string& r : method.reduced()) out.outputs.push_back({r, "", "reduced coordinate " + r});
   out.outputs.push_back(
       {"envelope_distance", "",
-       "distance outside the training envelope (0 inside; above 0.1 the model extrapolates)"});
+       "distance outside the training envelope (0 inside; above 0.1 the model extrapolates)", 0.0, true});
   for (const std::string& p : rom.parameterNames()) out.parameters.push_back({p, "", "parameter " + p, 0.0});
+  std::set<std::string> names;
+  for (const auto* list : {&out.inputs, &out.outputs, &out.parameters})
+    for (const CVariable& v : *list)
+      if (!names.insert(v.name).second)
+        throw InputError("the exported model would have two variables named \"" + v.name +
+                         "\" (a load, point or parameter named like an output): rename one");
 
   const TrainingEnvelope& envelope = rom.envelope();
   const int nq = model.nq();
@@ -254,9 +277,9 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
 
   const std::vector<std::pair<std::string, std::string>> values = {
       {"ID", id},
-      {"MECHANISM", model.spec().name},
-      {"METHOD_NAME", out.methodName},
-      {"LOAD_CASE", spec.name},
+      {"MECHANISM", commentText(model.spec().name)},
+      {"METHOD_NAME", commentText(out.methodName)},
+      {"LOAD_CASE", commentText(spec.name)},
       {"VERSION", std::string(kVersion) + " (" + kGitCommit + ")"},
       {"DATE", today()},
       {"NU", std::to_string(nu)},
@@ -313,7 +336,8 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   src += "static const double envelope_low[] = " + cArrayLiteral(low) + ";\n";
   src += "static const double envelope_high[] = " + cArrayLiteral(high) + ";\n";
   src += "static const double envelope_unit[] = " + cArrayLiteral(unit) + ";\n\n";
-  src += "/* The method: " + out.methodName + ". */\n" + method.constants() + "\n" + method.macros() + "\n";
+  src += "/* The method: " + commentText(out.methodName) + ". */\n" + method.constants() + "\n" +
+         method.macros() + "\n";
   src += fillTemplate(kCKernelsTemplate, values);
   src += fillTemplate(kCRuntimeFunctionsTemplate, values);
   src += fillTemplate(method.methodCode(), values);

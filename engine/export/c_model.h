@@ -25,10 +25,11 @@ class ReducedModel;
 
 /// One variable of the exported model's interface.
 struct CVariable {
-  std::string name;         ///< e.g. "W.x", "qd.W.x", "x_r1", "envelope_distance", a load's name
-  std::string unit;         ///< "m", "m/s", "N", "N.m", "" (dimensionless)
-  std::string description;  ///< one line for the FMU's modelDescription
-  double start = 0.0;       ///< inputs and parameters: the start value
+  std::string name;              ///< e.g. "W.x", "qd.W.x", "x_r1", "envelope_distance", a load's name
+  std::string unit;              ///< "m", "m/s", "N", "N.m", "" (dimensionless)
+  std::string description;       ///< one line for the FMU's modelDescription
+  double start = 0.0;            ///< inputs and parameters: the start value
+  bool dependsOnInputs = false;  ///< outputs: on the current inputs too, not on the state alone
 };
 
 /// What the method writes into the generated source (ReducedModel::writeC).

@@ -8,10 +8,13 @@
 #include "engine/rom/reduced_model.h"
 
 #include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +44,8 @@ std::string xml(const std::string& text) {
 }
 
 std::string xmlNumber(double x) {
+  if (std::isnan(x)) return "NaN";  // xs:double's spellings
+  if (std::isinf(x)) return x > 0 ? "INF" : "-INF";
   std::ostringstream s;
   s.precision(17);
   s << x;
@@ -134,7 +139,13 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
       << "/>\n    </ScalarVariable>\n";
   x << "  </ModelVariables>\n  <ModelStructure>\n    <Outputs>\n";
   const std::size_t first = m.inputs.size() + 1;
-  for (std::size_t i = 0; i < m.outputs.size(); ++i) x << "      <Unknown index=\"" << first + i << "\"/>\n";
+  // The motion depends on the inputs only through the state (no direct feedthrough); the
+  // envelope distance also on the current inputs (the external forces it checks).
+  std::string inputs;
+  for (std::size_t i = 1; i <= m.inputs.size(); ++i) inputs += (i > 1 ? " " : "") + std::to_string(i);
+  for (std::size_t i = 0; i < m.outputs.size(); ++i)
+    x << "      <Unknown index=\"" << first + i << "\" dependencies=\""
+      << (m.outputs[i].dependsOnInputs ? inputs : std::string()) << "\"/>\n";
   x << "    </Outputs>\n    <InitialUnknowns>\n";
   for (std::size_t i = 0; i < m.outputs.size(); ++i) x << "      <Unknown index=\"" << first + i << "\"/>\n";
   x << "    </InitialUnknowns>\n  </ModelStructure>\n</fmiModelDescription>\n";
@@ -143,59 +154,62 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
 
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
                          const std::string& output, const std::string& compiler, bool hideSymbols) {
-  std::string cc = compiler;
-  if (cc.empty()) {
-    const char* env = std::getenv("CC");
-    cc = env && *env ? env : "cc";
-  }
-  std::vector<std::string> args = {cc, "-std=c99", "-O2", "-fPIC", "-shared", "-o", output};
-  if (hideSymbols) args.push_back("-fvisibility=hidden");
+  // The compiler command: --cc, else $CC, else cc; "ccache gcc" is a command of two words.
+  const char* env = std::getenv("CC");
+  const bool chosen = !compiler.empty() || (env && *env);
+  std::vector<std::string> args;
+  std::istringstream words(!compiler.empty() ? compiler : chosen ? std::string(env) : std::string("cc"));
+  for (std::string w; words >> w;) args.push_back(w);
+  if (args.empty()) throw InputError("the C compiler command is empty");
+  const std::string cc = args.front();
+  // No contraction into fused multiply-adds: the exported model computes as the engine does.
+  for (const char* a : {"-std=c99", "-O2", "-ffp-contract=off", "-fPIC", "-shared"}) args.emplace_back(a);
+  if (hideSymbols) args.emplace_back("-fvisibility=hidden");
+  args.emplace_back("-o");
+  args.push_back(output);
   for (const std::string& s : sources) args.push_back(s);
-  args.push_back("-lm");
+  args.emplace_back("-lm");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
+
+  // posix_spawn, not fork + exec: the caller may have threads (the workbench, Python). The
+  // child runs in `dir`, reads /dev/null, writes its messages to a log, with the default
+  // signal dispositions and an empty mask (Python ignores SIGPIPE, a worker may block some).
   const std::string log = (fs::path(dir) / "compiler.log").string();
-  // Everything the child needs is made before fork: between fork and exec it may only
-  // make async-signal-safe calls (the caller may have threads: the workbench, Python).
-  const int logFd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const int nullFd = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
-  int ready[2];
-  if (logFd < 0 || nullFd < 0 || pipe2(ready, O_CLOEXEC) != 0) {
-    const int e = errno;
-    if (logFd >= 0) ::close(logFd);
-    if (nullFd >= 0) ::close(nullFd);
-    throw Error("cannot start the C compiler: " + std::string(std::strerror(e)));
-  }
-  const pid_t pid = fork();
-  if (pid == 0) {
-    // The child: in `dir`, messages to the log; tells the parent through the pipe when exec fails.
-    if (chdir(dir.c_str()) != 0 || dup2(logFd, 2) < 0 || dup2(nullFd, 1) < 0) _exit(126);
-    execvp(argv[0], argv.data());
-    const int e = errno;
-    (void)!write(ready[1], &e, sizeof e);
-    _exit(127);
-  }
-  ::close(logFd);
-  ::close(nullFd);
-  if (pid < 0) {
-    const int e = errno;
-    ::close(ready[0]);
-    ::close(ready[1]);
-    throw Error("cannot start the C compiler: " + std::string(std::strerror(e)));
-  }
-  ::close(ready[1]);
-  int execError = 0;
-  const bool execFailed =
-      read(ready[0], &execError, sizeof execError) == static_cast<ssize_t>(sizeof execError);
-  ::close(ready[0]);
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned == ENOENT && !chosen) return false;  // no cc on the machine: a source FMU
+  if (spawned != 0)
+    throw Error("cannot start the C compiler \"" + cc + "\": " + std::string(std::strerror(spawned)));
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  pid_t waited = 0;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
   }
-  if (execFailed) return false;  // no such compiler
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+  if (waited != pid) throw Error("lost the C compiler \"" + cc + "\": " + std::string(std::strerror(errno)));
+  std::error_code ec;
+  const auto size = fs::file_size(fs::path(dir) / output, ec);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || ec || size == 0) {
     std::string message = readAll(log);
     if (message.size() > 2000) message = message.substr(0, 2000) + "...";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && message.empty())
+      message = "the command was not found";
     throw Error("the C compiler (" + cc + ") failed on the generated source: " + message);
   }
   return true;
@@ -222,8 +236,18 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
     writeAll(dir / (id + ".c"), m.source);
     writeAll(dir / ("fmi2_" + id + ".c"), wrapper);
     writeAll(dir / "mbdrom_fmi2.h", kFmi2Header);
-    out.binary = compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so", compiler);
-    if (out.binary) zip.add("binaries/linux64/" + id + ".so", readAll(dir / (id + ".so")), true);
+    // FMI 2.0's platform folder of this machine's (and its compiler's) binaries.
+#if defined(__linux__) && defined(__x86_64__)
+    const char* const platform = "linux64";
+#elif defined(__linux__) && defined(__i386__)
+    const char* const platform = "linux32";
+#else
+    const char* const platform = nullptr;  // no FMI 2.0 platform name: the sources only
+#endif
+    out.binary = platform != nullptr &&
+                 compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so", compiler);
+    if (out.binary)
+      zip.add(std::string("binaries/") + platform + "/" + id + ".so", readAll(dir / (id + ".so")), true);
   }
   zip.add("sources/" + id + ".h", m.header);
   zip.add("sources/" + id + ".c", m.source);

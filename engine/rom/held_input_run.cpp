@@ -52,6 +52,7 @@ RomSimulationSummary simulateWithHeldInputs(const ReducedModel& rom, const Model
     for (double time = 0.0; step < plan.steps; time += hold) {
       hold_at(time);
       const double end = time + hold;
+      if (!(end > time)) throw InputError("the input hold interval is too small for the run's time span");
       // The FMU's loop, the same comparison: whole steps of the grid up to the point.
       while (step < plan.steps && static_cast<double>(step + 1) * dt <= end + 1e-9 * dt) {
         run.advance();

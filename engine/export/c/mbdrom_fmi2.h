@@ -45,7 +45,9 @@ typedef struct {
   const fmi2ComponentEnvironment componentEnvironment;
 } fmi2CallbackFunctions;
 
-#if defined(__GNUC__)
+#if defined(_WIN32)
+#define MBDROM_FMI2_EXPORT __declspec(dllexport)
+#elif defined(__GNUC__)
 #define MBDROM_FMI2_EXPORT __attribute__((visibility("default")))
 #else
 #define MBDROM_FMI2_EXPORT

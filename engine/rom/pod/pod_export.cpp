@@ -50,10 +50,9 @@ static void method_envelope_state(S* s, const double* q, const double* qd, doubl
   mat_vec(pod_projector, NR, NQ, TMPQ, e);
   mat_vec(pod_projector, NR, NQ, qd, e + NR);
 }
-)c";
 
-// Central differences with the damping of the previous step (eq. 36).
-const char* const kPodExplicit = R"c(
+/* qdd_r from M_r qdd_r = Phi^T f - (K x + b) - D v at the current state (the damping with the
+   velocity of the previous step, eq. 36), as PodStepper computes it, and the start of every run. */
 static void accelerations(S* s) {
   int i;
   external_forces(s, Q, F);
@@ -73,7 +72,10 @@ static void method_init(S* s) {
   back_project(QR, Q);
   accelerations(s);
 }
+)c";
 
+// Central differences (seed 003, Algorithm 1 with one cluster).
+const char* const kPodExplicit = R"c(
 static void method_step(S* s, double t, double dt) {
   int i;
   const double half_dt2 = 0.5 * dt * dt;
@@ -90,22 +92,6 @@ static void method_step(S* s, double t, double dt) {
 
 // The implicit Newmark rule (beta 1/4, gamma 1/2) of NewmarkStepper, loads at the predictor.
 const char* const kPodNewmark = R"c(
-static void method_init(S* s) {
-  int i;
-  for (i = 0; i < NR; ++i) {
-    QR[i] = pod_initial_qr[i];
-    QDR[i] = pod_initial_qdr[i];
-  }
-  back_project(QR, Q);
-  /* a(0) as the explicit start computes it: M_r a = Phi^T f - K x - b - D v */
-  external_forces(s, Q, F);
-  mat_t_vec(pod_basis, NQ, NR, F, FR);
-  mat_vec(pod_stiffness, NR, NR, QR, KX);
-  mat_vec(pod_damping, NR, NR, QDR, DV);
-  for (i = 0; i < NR; ++i) FR[i] -= (KX[i] + pod_stiffness_offset[i]) + DV[i];
-  cholesky_solve(pod_mass_factor, NR, FR, QDDR);
-}
-
 static void method_step(S* s, double t, double dt) {
   int i;
   const double quarter_dt2 = 0.25 * dt * dt, half_dt = 0.5 * dt;

@@ -113,6 +113,25 @@ std::map<std::string, std::string> unzipStored(const std::string& path) {
   return files;
 }
 
+// An FMU of `rom` exported as DIR/ID.fmu, its binary unpacked beside it as DIR/ID.so.
+struct Exported {
+  FmuExport fmu;
+  std::string so;
+};
+
+Exported exportAndUnpack(const ReducedModel& rom, const Model& model, const std::string& id,
+                         const std::string& dir, std::vector<std::string> outputs = {}) {
+  CExportOptions options;
+  options.identifier = id;
+  options.loadCase = "drive";
+  options.outputs = std::move(outputs);
+  Exported e{exportFmu(rom, model, options, dir + "/" + id + ".fmu"), dir + "/" + id + ".so"};
+  REQUIRE(e.fmu.binary);
+  std::ofstream(e.so, std::ios::binary)
+      << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");
+  return e;
+}
+
 std::string run(const std::string& command) {
   std::string out;
   FILE* p = ::popen(command.c_str(), "r");
@@ -363,9 +382,9 @@ TEST_CASE("an exported POD FMU reproduces the engine's run with held inputs to 1
       CHECK(drive(a, model, lc, h, steps) == alone);
       // Terminate: no more steps.
       REQUIRE(fmi.fmi2Terminate(a.c) == fmi2OK);
-      fmi2Boolean terminated = fmi2False;
+      fmi2Boolean terminated = fmi2True;  // the model never asks the master to stop
       CHECK(fmi.fmi2GetBooleanStatus(a.c, fmi2Terminated, &terminated) == fmi2OK);
-      CHECK(terminated == fmi2True);
+      CHECK(terminated == fmi2False);
       logged.clear();
       CHECK(fmi.fmi2DoStep(a.c, t, h, fmi2True) == fmi2Error);
       const fmi2ValueReference input = 0;
@@ -377,17 +396,73 @@ TEST_CASE("an exported POD FMU reproduces the engine's run with held inputs to 1
   }
 }
 
+TEST_CASE("the MacPherson's POD of three modes exported reproduces the engine to 1e-10", "[fmu]") {
+  // 24 coordinates and n_r = 3: sums long enough for the order of additions to matter.
+  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  RunOptions o;
+  o.loadCase = model.requireLoadCase("train");
+  o.tEnd = 1.5;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.002;
+  TrajectoryRecorder full;
+  simulate(model, o, full);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(full.samples(), "train", "train"));
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", dataset, {{"nr", 3}}, monitor, &model);
+  CExportOptions options;
+  options.identifier = "mac_pod3";
+  options.loadCase = "train";
+  const std::string dir = tempDir("macpherson");
+  const FmuExport e = exportFmu(*rom, model, options, dir + "/mac_pod3.fmu");
+  REQUIRE(e.binary);
+  std::ofstream(dir + "/mac_pod3.so", std::ios::binary)
+      << unzipStored(dir + "/mac_pod3.fmu").at("binaries/linux64/mac_pod3.so");
+  const Fmi2 fmi(dir + "/mac_pod3.so");
+  const double h = 5 * e.model.dt;
+  const int steps = 200;
+  Host host(fmi, "mac", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  const Rows fmu = drive(host, model, o.loadCase, h, steps);
+  const Rows expected = engineRows(*rom, model, e.model, h, steps);
+  const double gap = worstRelativeGap(fmu, expected);
+  INFO("worst relative gap " << gap);
+  CHECK(gap < 1e-10);
+  double travel = 0.0;  // the wheel moves: W.z over the run
+  for (const auto& row : fmu) travel = std::max(travel, std::abs(row[2] - fmu.front()[2]));
+  CHECK(travel > 1e-3);
+}
+
+TEST_CASE("before stepping, the outputs follow the parameters and inputs set in initialization", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "central_difference");
+  const Exported exported = exportAndUnpack(*rom, model, "bar_init", tempDir("init"));
+  const Fmi2 fmi(exported.so);
+  fmi2Component c = fmi.fmi2Instantiate("init", fmi2CoSimulation, exported.fmu.guid.c_str(), "", &kCallbacks,
+                                        fmi2False, fmi2False);
+  REQUIRE(c != nullptr);
+  REQUIRE(fmi.fmi2EnterInitializationMode(c) == fmi2OK);
+  const fmi2ValueReference envelope = static_cast<fmi2ValueReference>(exported.fmu.model.inputs.size() +
+                                                                      exported.fmu.model.outputs.size() - 1);
+  double before = 0.0, after = 0.0;
+  REQUIRE(fmi.fmi2GetReal(c, &envelope, 1, &before) == fmi2OK);
+  const fmi2ValueReference push = 0;
+  const double huge = 1e4;  // far beyond the forces of training: the envelope says so at once
+  REQUIRE(fmi.fmi2SetReal(c, &push, 1, &huge) == fmi2OK);
+  REQUIRE(fmi.fmi2GetReal(c, &envelope, 1, &after) == fmi2OK);
+  CHECK(after > before + 1.0);
+  REQUIRE(fmi.fmi2ExitInitializationMode(c) == fmi2OK);
+  double read = 0.0;
+  REQUIRE(fmi.fmi2GetReal(c, &push, 1, &read) == fmi2OK);
+  CHECK(read == huge);
+  fmi.fmi2FreeInstance(c);
+}
+
 TEST_CASE("a communication step that is not a multiple of the model's step keeps to its grid", "[fmu]") {
   const Model model = barPendulum();
   const auto rom = trainPod(model, "central_difference");
-  const std::string dir = tempDir("grid");
-  CExportOptions options;
-  options.identifier = "bar_grid";
-  options.loadCase = "drive";
-  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_grid.fmu");
-  std::ofstream(dir + "/bar_grid.so", std::ios::binary)
-      << unzipStored(dir + "/bar_grid.fmu").at("binaries/linux64/bar_grid.so");
-  const Fmi2 fmi(dir + "/bar_grid.so");
+  const Exported exported = exportAndUnpack(*rom, model, "bar_grid", tempDir("grid"));
+  const FmuExport& e = exported.fmu;
+  const Fmi2 fmi(exported.so);
   const int lc = model.requireLoadCase("drive");
   // 2.5 model steps per communication step: the FMU takes 2, then 3, ... and the engine's
   // held-input run, sampled at every model step, has the same state at the grid times.
@@ -406,8 +481,8 @@ TEST_CASE("a communication step that is not a multiple of the model's step keeps
     REQUIRE(host.step(t, h, inputsAt(model, lc, t)) == fmi2OK);
     t += h;
     REQUIRE(fmi.fmi2GetRealStatus(host.c, fmi2LastSuccessfulTime, &last) == fmi2OK);
-    const auto k = static_cast<std::size_t>(std::llround(last / e.model.dt));
-    CHECK(k == static_cast<std::size_t>(std::floor(t / e.model.dt + 1e-9)));
+    CHECK(last == t);
+    const auto k = static_cast<std::size_t>(std::floor(t / e.model.dt + 1e-9));
     const Sample& s = recorder.samples().at(k);
     const Eigen::Vector3d A = model.pointCombination("A").value(s.q);
     CHECK(host.outputs()[0] == Approx(A.x()).epsilon(1e-10).margin(1e-12));
@@ -417,14 +492,9 @@ TEST_CASE("a communication step that is not a multiple of the model's step keeps
 TEST_CASE("the FMU refuses what the standard refuses, with a message", "[fmu]") {
   const Model model = barPendulum();
   const auto rom = trainPod(model, "central_difference");
-  const std::string dir = tempDir("refusals");
-  CExportOptions options;
-  options.identifier = "bar_refusals";
-  options.loadCase = "drive";
-  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_refusals.fmu");
-  std::ofstream(dir + "/bar.so", std::ios::binary)
-      << unzipStored(dir + "/bar_refusals.fmu").at("binaries/linux64/bar_refusals.so");
-  const Fmi2 fmi(dir + "/bar.so");
+  const Exported exported = exportAndUnpack(*rom, model, "bar_refusals", tempDir("refusals"));
+  const FmuExport& e = exported.fmu;
+  const Fmi2 fmi(exported.so);
   logged.clear();
   CHECK(fmi.fmi2Instantiate("x", fmi2CoSimulation, "{wrong}", "", &kCallbacks, fmi2False, fmi2False) ==
         nullptr);
@@ -496,6 +566,9 @@ TEST_CASE("the FMU's archive, XML, dependencies and symbols are as the standard 
   CHECK(count("causality=\"input\"") == nu);
   CHECK(count("causality=\"output\"") == ny);
   CHECK(count("<Unknown index=") == 2 * ny);  // Outputs and InitialUnknowns
+  // No direct feedthrough but for the envelope distance, which checks the current loads.
+  CHECK(count("dependencies=\"\"") == ny - 1);
+  CHECK(count("dependencies=\"1 2\"") == 1);
   CHECK(count("unit=\"m\"") == 6);
   CHECK(count("unit=\"m/s\"") == 6);
   CHECK_THAT(xml, Catch::Contains("name=\"twist\"") && Catch::Contains("unit=\"N.m\""));
@@ -556,13 +629,32 @@ TEST_CASE("exports refuse a wrong mechanism, load case or output, and leave noth
   options.loadCase = "drive";
   options.identifier = "1bad";
   CHECK_THROWS_WITH(exportFmu(*rom, model, options, dir + "/bar_bad.fmu"), Catch::Contains("C identifier"));
+  options.identifier = "mbdrom_FMI2";
+  CHECK_THROWS_WITH(exportFmu(*rom, model, options, dir + "/bar_bad.fmu"),
+                    Catch::Contains("taken by the FMI"));
   options.identifier = "bar_bad";
   ModelSpec other = model.spec();
   other.bodies[0].mass = 2.0;
   CHECK_THROWS_AS(exportFmu(*rom, Model(other), options, dir + "/bar_bad.fmu"), InputError);
   CHECK_THROWS_AS(exportFmu(*rom, model, options, dir + "/no/such/dir/bar_bad.fmu"), FileError);
-  // No compiler: a source FMU, and the export says so.
-  const FmuExport e = exportFmu(*rom, model, options, dir + "/bar_bad.fmu", "no-such-compiler-mbdrom");
+  // A compiler asked for that is not there: an error, no FMU.
+  CHECK_THROWS_WITH(exportFmu(*rom, model, options, dir + "/bar_bad.fmu", "no-such-compiler-mbdrom"),
+                    Catch::Contains("cannot start the C compiler \"no-such-compiler-mbdrom\""));
+  CHECK_FALSE(fs::exists(dir + "/bar_bad.fmu"));
+  // No compiler on the machine (no cc on the PATH, no $CC): a source FMU, and the export says so.
+  const std::string path = std::getenv("PATH") ? std::getenv("PATH") : "";
+  const std::string cc = std::getenv("CC") ? std::getenv("CC") : "";
+  ::setenv("PATH", "/nonexistent-mbdrom", 1);
+  ::unsetenv("CC");
+  FmuExport e;
+  try {
+    e = exportFmu(*rom, model, options, dir + "/bar_bad.fmu");
+  } catch (...) {
+    ::setenv("PATH", path.c_str(), 1);
+    throw;
+  }
+  ::setenv("PATH", path.c_str(), 1);
+  if (!cc.empty()) ::setenv("CC", cc.c_str(), 1);
   CHECK_FALSE(e.binary);
   CHECK_THAT(e.note, Catch::Contains("no C compiler"));
   const auto files = unzipStored(dir + "/bar_bad.fmu");
