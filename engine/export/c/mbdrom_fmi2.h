@@ -32,7 +32,8 @@ typedef enum { fmi2OK, fmi2Warning, fmi2Discard, fmi2Error, fmi2Fatal, fmi2Pendi
 typedef enum { fmi2ModelExchange, fmi2CoSimulation } fmi2Type;
 typedef enum { fmi2DoStepStatus, fmi2PendingStatus, fmi2LastSuccessfulTime, fmi2Terminated } fmi2StatusKind;
 
-typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String, ...);
+typedef void (*fmi2CallbackLogger)(fmi2ComponentEnvironment, fmi2String, fmi2Status, fmi2String, fmi2String,
+                                   ...);
 typedef void* (*fmi2CallbackAllocateMemory)(size_t, size_t);
 typedef void (*fmi2CallbackFreeMemory)(void*);
 typedef void (*fmi2StepFinished)(fmi2ComponentEnvironment, fmi2Status);
@@ -57,8 +58,8 @@ MBDROM_FMI2_EXPORT const char* fmi2GetTypesPlatform(void);
 MBDROM_FMI2_EXPORT const char* fmi2GetVersion(void);
 MBDROM_FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,
                                                   const fmi2String categories[]);
-MBDROM_FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType, fmi2String fmuGUID,
-                                                 fmi2String fmuResourceLocation,
+MBDROM_FMI2_EXPORT fmi2Component fmi2Instantiate(fmi2String instanceName, fmi2Type fmuType,
+                                                 fmi2String fmuGUID, fmi2String fmuResourceLocation,
                                                  const fmi2CallbackFunctions* functions, fmi2Boolean visible,
                                                  fmi2Boolean loggingOn);
 MBDROM_FMI2_EXPORT void fmi2FreeInstance(fmi2Component c);
@@ -88,27 +89,31 @@ MBDROM_FMI2_EXPORT fmi2Status fmi2SetString(fmi2Component c, const fmi2ValueRefe
 MBDROM_FMI2_EXPORT fmi2Status fmi2GetFMUstate(fmi2Component c, fmi2FMUstate* FMUstate);
 MBDROM_FMI2_EXPORT fmi2Status fmi2SetFMUstate(fmi2Component c, fmi2FMUstate FMUstate);
 MBDROM_FMI2_EXPORT fmi2Status fmi2FreeFMUstate(fmi2Component c, fmi2FMUstate* FMUstate);
-MBDROM_FMI2_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate, size_t* size);
+MBDROM_FMI2_EXPORT fmi2Status fmi2SerializedFMUstateSize(fmi2Component c, fmi2FMUstate FMUstate,
+                                                         size_t* size);
 MBDROM_FMI2_EXPORT fmi2Status fmi2SerializeFMUstate(fmi2Component c, fmi2FMUstate FMUstate,
                                                     fmi2Byte serializedState[], size_t size);
 MBDROM_FMI2_EXPORT fmi2Status fmi2DeSerializeFMUstate(fmi2Component c, const fmi2Byte serializedState[],
                                                       size_t size, fmi2FMUstate* FMUstate);
-MBDROM_FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(fmi2Component c, const fmi2ValueReference vUnknown_ref[],
-                                                           size_t nUnknown, const fmi2ValueReference vKnown_ref[],
-                                                           size_t nKnown, const fmi2Real dvKnown[],
-                                                           fmi2Real dvUnknown[]);
-MBDROM_FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[], size_t nvr,
-                                                          const fmi2Integer order[], const fmi2Real value[]);
+MBDROM_FMI2_EXPORT fmi2Status fmi2GetDirectionalDerivative(
+    fmi2Component c, const fmi2ValueReference vUnknown_ref[], size_t nUnknown,
+    const fmi2ValueReference vKnown_ref[], size_t nKnown, const fmi2Real dvKnown[], fmi2Real dvUnknown[]);
+MBDROM_FMI2_EXPORT fmi2Status fmi2SetRealInputDerivatives(fmi2Component c, const fmi2ValueReference vr[],
+                                                          size_t nvr, const fmi2Integer order[],
+                                                          const fmi2Real value[]);
 MBDROM_FMI2_EXPORT fmi2Status fmi2GetRealOutputDerivatives(fmi2Component c, const fmi2ValueReference vr[],
                                                            size_t nvr, const fmi2Integer order[],
                                                            fmi2Real value[]);
 MBDROM_FMI2_EXPORT fmi2Status fmi2DoStep(fmi2Component c, fmi2Real currentCommunicationPoint,
-                                         fmi2Real communicationStepSize, fmi2Boolean noSetFMUStatePriorToCurrentPoint);
+                                         fmi2Real communicationStepSize,
+                                         fmi2Boolean noSetFMUStatePriorToCurrentPoint);
 MBDROM_FMI2_EXPORT fmi2Status fmi2CancelStep(fmi2Component c);
 MBDROM_FMI2_EXPORT fmi2Status fmi2GetStatus(fmi2Component c, const fmi2StatusKind s, fmi2Status* value);
 MBDROM_FMI2_EXPORT fmi2Status fmi2GetRealStatus(fmi2Component c, const fmi2StatusKind s, fmi2Real* value);
-MBDROM_FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s, fmi2Integer* value);
-MBDROM_FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s, fmi2Boolean* value);
+MBDROM_FMI2_EXPORT fmi2Status fmi2GetIntegerStatus(fmi2Component c, const fmi2StatusKind s,
+                                                   fmi2Integer* value);
+MBDROM_FMI2_EXPORT fmi2Status fmi2GetBooleanStatus(fmi2Component c, const fmi2StatusKind s,
+                                                   fmi2Boolean* value);
 MBDROM_FMI2_EXPORT fmi2Status fmi2GetStringStatus(fmi2Component c, const fmi2StatusKind s, fmi2String* value);
 
 #ifdef __cplusplus
