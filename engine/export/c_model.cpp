@@ -14,9 +14,7 @@
 
 namespace mbdrom {
 
-namespace {
-
-std::string number(double x) {
+std::string cNumber(double x) {
   char buffer[32];
   const auto r = std::to_chars(buffer, buffer + sizeof buffer, x);  // shortest exact form
   std::string s(buffer, r.ptr);
@@ -26,6 +24,8 @@ std::string number(double x) {
   if (s == "nan" || s == "-nan") return "NAN";
   return s;
 }
+
+namespace {
 
 // Text for a C comment: no "*/" that would end it, no "??" trigraph.
 std::string commentText(const std::string& text) {
@@ -98,7 +98,7 @@ std::string cArrayLiteral(const Eigen::MatrixXd& values) {
   for (Eigen::Index r = 0; r < values.rows(); ++r)
     for (Eigen::Index c = 0; c < values.cols(); ++c) {
       if (r || c) s += (c == 0 ? ",\n  " : ", ");
-      s += number(values(r, c));
+      s += cNumber(values(r, c));
     }
   return s + "}";
 }
@@ -187,8 +187,8 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
     out.inputs.push_back({spec.loads[k].name, torque ? "N.m" : "N",
                           std::string(torque ? "torque" : "force") + " \"" + spec.loads[k].name +
                               "\" of load case \"" + spec.name + "\": magnitude times its direction (" +
-                              number(load.direction.x()) + ", " + number(load.direction.y()) + ", " +
-                              number(load.direction.z()) + ")",
+                              cNumber(load.direction.x()) + ", " + cNumber(load.direction.y()) + ", " +
+                              cNumber(load.direction.z()) + ")",
                           load.function(0.0)});
   }
   loadFirst.push_back(static_cast<int>(combinations.first.size()) - 1);
@@ -289,7 +289,7 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
       {"NP_ALLOC", std::to_string(std::max(np, 1))},
       {"NX", std::to_string(std::max(method.stateSize(), 1))},
       {"NWORK", std::to_string(std::max(runtimeScratch + method.scratchSize(), 1))},
-      {"DT", number(out.dt)},
+      {"DT", cNumber(out.dt)},
   };
   out.header = fillTemplate(kCModelHeaderTemplate, values);
 

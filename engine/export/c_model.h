@@ -72,6 +72,9 @@ class CModelWriter {
   std::vector<std::string> reduced_;
 };
 
+/// A C double literal that reads back exactly (17 significant digits at most; HUGE_VAL, NAN).
+std::string cNumber(double x);
+
 /// A C array literal of `values` ("{1, 2.5, ...}"), each number written so that it
 /// reads back exactly (17 significant digits); an empty array gives "{0}".
 std::string cArrayLiteral(const Eigen::MatrixXd& values);

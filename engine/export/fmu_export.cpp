@@ -176,7 +176,8 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
   // posix_spawn, not fork + exec: the caller may have threads (the workbench, Python). The
   // child runs in `dir`, reads /dev/null, writes its messages to a log, with the default
   // signal dispositions and an empty mask (Python ignores SIGPIPE, a worker may block some).
-  const std::string log = (fs::path(dir) / "compiler.log").string();
+  // Absolute: the child changes into `dir` before it opens the log.
+  const std::string log = (fs::absolute(fs::path(dir)) / "compiler.log").string();
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attributes;
   posix_spawn_file_actions_init(&actions);

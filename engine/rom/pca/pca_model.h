@@ -187,6 +187,7 @@ class PcaModel : public ReducedModel {
   double stabilityDt() const;
   /// The training samples' spacing, or half the stability limit when that is smaller.
   double ownStep() const override;
+  void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
 
  protected:
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& options, TrajectorySink& sink,
