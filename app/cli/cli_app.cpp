@@ -28,7 +28,9 @@ commands:
   statics MODEL    static equilibrium under a load case
   modes MODEL      linearised natural frequencies and damping ratios
   simulate MODEL   reference simulation to a trajectory CSV
-  sweep MODEL      one simulation per scaled load (amplitudes x frequencies)
+  sweep MODEL      one simulation per row of a design of experiments (grid, Latin
+                   hypercube, Sobol; loads, initial states, model numbers), sharded
+  merge DIR...     join a sweep's parts into one dataset per mechanism
   train METHOD     train a reduced model (%METHODS%) from reference runs
   clusters         k-means within-cluster error per cluster count (for train pca)
   rom-simulate ROM run a trained reduced model to a trajectory CSV
@@ -86,7 +88,8 @@ std::map<std::string, Command> commands() {
   cmds["statics"] = {"static equilibrium", kStaticsUsage, runStatics};
   cmds["modes"] = {"linearised modes", kModesUsage, runModes};
   cmds["simulate"] = {"reference simulation to a trajectory CSV", kSimulateUsage, runSimulate};
-  cmds["sweep"] = {"simulations over scaled loads", kSweepUsage, runSweepCommand};
+  cmds["sweep"] = {"simulations over a design of experiments", kSweepUsage, runSweepCommand};
+  cmds["merge"] = {"join a sweep's parts into datasets", kMergeUsage, runMergeCommand};
   cmds["train"] = {"train a reduced model", trainUsage(), runTrain};
   cmds["clusters"] = {"k-means error per cluster count", kClustersUsage, runClusters};
   cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};

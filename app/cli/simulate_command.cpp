@@ -6,6 +6,9 @@
 #include "engine/dynamics/initial_state.h"
 #include "engine/dynamics/scales.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/core/file_io.h"
+#include "engine/core/number_text.h"
+#include "engine/experiments/sweep_directory.h"
 #include "engine/model/constraints.h"
 #include "engine/model/model_file.h"
 
@@ -64,15 +67,43 @@ const char* const kSimulateUsage =
     "steps, wall time, real-time factor, largest constraint residuals, energy balance error.\n";
 
 const char* const kSweepUsage =
-    "usage: mbdrom-cli sweep MODEL.json -o DIR --load-case NAME [--amplitudes A1,A2,...]\n"
-    "                        [--frequencies F1,F2,...] [--t-end T] [--dt DT | --tolerance RTOL [--max-step "
-    "H]]\n"
-    "                        [--output-dt H] [--integrator trapezoidal|dopri5] [--jobs N]\n\n"
-    "One simulation per combination of load amplitude scale and frequency scale (the\n"
-    "load case's loads times A, evaluated at F*t), each written to DIR/a<A>_f<F>.csv.\n"
-    "Runs are independent and use N worker threads (default 2). Defaults: scales 1,\n"
-    "T = 1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s; --dt, --tolerance,\n"
-    "--max-step and --integrator as in simulate.\n";
+    "usage: mbdrom-cli sweep MODEL.json -o DIR [--load-case NAME]\n"
+    "         [--vary PARAM=V1,V2,... | --vary PARAM=LO:HI[:LEVELS]]... [--design grid|latin-hypercube|sobol]\n"
+    "         [--runs N] [--seed S] [--design-table FILE.csv] [--amplitudes A1,A2,...] [--frequencies F1,...]\n"
+    "         [--shard I/N] [--run-time-limit S] [--jobs N]\n"
+    "         [--t-end T] [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H] [--integrator NAME]\n\n"
+    "One simulation per row of a design of experiments, each written to DIR/<run>.csv\n"
+    "with its record DIR/<run>.run.json; DIR/design.csv holds the design table and\n"
+    "DIR/sweep.json the model and options, so every run is reproducible from its row.\n\n"
+    "Parameters (--vary, repeatable):\n"
+    "  load.<load>.<field>   amplitude, frequency, rate, offset, phase, value, t0, t1 of a\n"
+    "                        load of the load case (load.<load>.direction.z: any path in it)\n"
+    "  q0.<coordinate>       initial position of a coordinate (the rest assembled)\n"
+    "  qd0.<coordinate>      initial velocity of a coordinate\n"
+    "  <path>                any number of the model file, e.g. spring_dampers.strut.stiffness,\n"
+    "                        bodies.lca.mass, points.BJ.position.z: a family of mechanisms\n"
+    "PARAM=V1,V2 gives levels and PARAM=LO:HI:N N levels from LO to HI (a full grid);\n"
+    "PARAM=LO:HI a range for --design latin-hypercube (with --seed, default 1) or sobol,\n"
+    "with --runs N. --design-table reads a list of runs (CSV: a header of parameter\n"
+    "names, one row per run). --amplitudes and --frequencies scale every load of the\n"
+    "load case (load.amplitude_scale, load.frequency_scale; runs named a<A>_f<F>).\n\n"
+    "Past one machine: --shard I/N runs the I-th of N parts (run k belongs to part\n"
+    "k mod N). Without --shard the part comes from a Slurm job array\n"
+    "(SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or from Open MPI's mpirun\n"
+    "(OMPI_COMM_WORLD_RANK, _SIZE); with both, each array task's part is split among\n"
+    "its ranks. Complete runs with a matching record are skipped (resume); a run past\n"
+    "--run-time-limit S seconds is recorded as failed and the sweep goes on. Join the\n"
+    "parts with mbdrom-cli merge. Runs use N worker threads (default 2). Defaults: T =\n"
+    "1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s.\n";
+
+const char* const kMergeUsage =
+    "usage: mbdrom-cli merge DIR... -o DATASET.json\n\n"
+    "Joins the runs of one sweep, written by one or more parts into one or more\n"
+    "directories, into one dataset per mechanism (DATASET.json; with several\n"
+    "mechanisms DATASET_<hash>.json each), in design order, each run with its design\n"
+    "values as its parameters. Every run of the design must be present exactly once\n"
+    "with a record of this sweep and the mechanism hash its row gives; runs recorded\n"
+    "as failed are named and left out.\n";
 
 namespace {
 
@@ -340,32 +371,135 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   return 0;
 }
 
+namespace {
+
+// "PARAM=V1,V2,..." (levels), "PARAM=LO:HI:N" (N levels) or "PARAM=LO:HI" (a range).
+DesignFactor designFactor(const std::string& text) {
+  const auto eq = text.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw UsageError("--vary: expected PARAM=V1,V2,... or PARAM=LO:HI[:N], got '" + text + "'");
+  DesignFactor f;
+  f.parameter = text.substr(0, eq);
+  const std::string spec = text.substr(eq + 1);
+  auto number = [&](const std::string& item) {
+    const std::optional<double> x = parseWholeNumber(item);
+    if (!x || !std::isfinite(*x)) throw UsageError("--vary " + f.parameter + ": '" + item + "' is not a finite number");
+    return *x;
+  };
+  if (spec.find(':') == std::string::npos) {
+    for (const std::string& item : splitList(spec)) f.levels.push_back(number(item));
+    if (f.levels.empty()) throw UsageError("--vary " + f.parameter + ": no values");
+    return f;
+  }
+  std::vector<std::string> parts;
+  std::stringstream in(spec);
+  for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+  if (parts.size() != 2 && parts.size() != 3)
+    throw UsageError("--vary " + f.parameter + ": a range is LO:HI or LO:HI:N, got '" + spec + "'");
+  f.low = number(parts[0]);
+  f.high = number(parts[1]);
+  if (!(f.low < f.high)) throw UsageError("--vary " + f.parameter + ": LO must be below HI, got '" + spec + "'");
+  if (parts.size() == 3) {
+    const double n = number(parts[2]);
+    if (!(n >= 2.0 && n <= 10000.0 && n == std::floor(n)))
+      throw UsageError("--vary " + f.parameter + ": N must be an integer from 2 to 10000, got '" + parts[2] + "'");
+    for (int k = 0; k < static_cast<int>(n); ++k) f.levels.push_back(f.low + (f.high - f.low) * k / (n - 1.0));
+  }
+  return f;
+}
+
+std::string scaleText(double x) {
+  std::ostringstream out;
+  out.precision(10);
+  out << x;
+  return out.str();
+}
+
+ExperimentDesign sweepDesign(const Arguments& a) {
+  if (a.has("--design-table")) {
+    if (a.has("--vary") || a.has("--amplitudes") || a.has("--frequencies") || a.has("--design") || a.has("--runs"))
+      throw UsageError("--design-table gives the whole design: no --vary, --amplitudes, --frequencies, --design or --runs");
+    const std::string path = a.value("--design-table");
+    return parseDesignTable(readRegularFile(path, kMaxCsvFileBytes, "design table"), path);
+  }
+  std::vector<DesignFactor> factors;
+  for (const std::string& text : a.all("--vary")) factors.push_back(designFactor(text));
+  const bool scales = a.has("--amplitudes") || a.has("--frequencies") || factors.empty();
+  if (scales) {
+    DesignFactor amplitude{"load.amplitude_scale", numberList(a, "--amplitudes"), 0.0, 0.0};
+    DesignFactor frequency{"load.frequency_scale", numberList(a, "--frequencies"), 0.0, 0.0};
+    for (double f : frequency.levels)
+      if (!(f > 0.0)) throw UsageError("--frequencies: every scale must be > 0");
+    factors.insert(factors.begin(), {amplitude, frequency});
+  }
+  bool ranges = false;
+  for (const DesignFactor& f : factors) ranges = ranges || f.levels.empty();
+  const DesignType type =
+      a.has("--design") ? designTypeFromName(a.value("--design")) : ranges ? DesignType::List : DesignType::Grid;
+  ExperimentDesign design;
+  if (type == DesignType::Grid || type == DesignType::List) {
+    if (a.has("--design") && type == DesignType::List)
+      throw UsageError("--design list: give the list as --design-table FILE.csv");
+    for (const DesignFactor& f : factors)
+      if (f.levels.empty())
+        throw UsageError("--vary " + f.parameter +
+                         " is a range: give levels (V1,V2 or LO:HI:N) for a grid, or --design latin-hypercube or "
+                         "sobol with --runs N");
+    if (a.has("--runs")) throw UsageError("--runs is for --design latin-hypercube or sobol (a grid has one run per combination)");
+    design = gridDesign(factors);
+    if (scales && factors.size() == 2)  // the runs keep their names of before designs: a<A>_f<F>
+      for (int k = 0; k < design.runs(); ++k)
+        design.runNames[static_cast<std::size_t>(k)] = "a" + scaleText(design.points(k, 0)) + "_f" + scaleText(design.points(k, 1));
+  } else {
+    if (scales) throw UsageError("--amplitudes and --frequencies make a grid; with --design " + a.value("--design") +
+                                 " give ranges: --vary load.amplitude_scale=LO:HI");
+    for (const DesignFactor& f : factors)
+      if (!f.levels.empty())
+        throw UsageError("--vary " + f.parameter + ": --design " + a.value("--design") + " takes a range LO:HI");
+    if (!a.has("--runs")) throw UsageError("--design " + a.value("--design") + " needs --runs N");
+    const double runs = a.number("--runs", 0.0);
+    if (!(runs >= 1.0 && runs <= 1000000.0 && runs == std::floor(runs)))
+      throw UsageError("--runs must be an integer from 1 to 1000000 (got " + a.value("--runs") + ")");
+    if (type == DesignType::Sobol) {
+      design = sobolDesign(factors, static_cast<int>(runs));
+    } else {
+      const double seed = a.number("--seed", 1.0);
+      if (!(seed >= 0.0 && seed < 9e15 && seed == std::floor(seed)))
+        throw UsageError("--seed must be a non-negative integer (got " + a.value("--seed") + ")");
+      design = latinHypercubeDesign(factors, static_cast<int>(runs), static_cast<std::uint64_t>(seed));
+    }
+  }
+  if (a.has("--seed") && design.type != DesignType::LatinHypercube)
+    throw UsageError("--seed is for --design latin-hypercube");
+  checkDesign(design);
+  return design;
+}
+
+}  // namespace
+
 int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
-                           "--integrator", "--output-dt", "--amplitudes", "--frequencies", "--jobs"});
+  const Arguments a(args,
+                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step", "--integrator",
+                     "--output-dt", "--amplitudes", "--frequencies", "--jobs", "--vary", "--design", "--runs", "--seed",
+                     "--design-table", "--shard", "--run-time-limit"},
+                    {}, {"--vary"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
   if (dir.empty()) throw UsageError("missing -o DIR");
-  if (!a.has("--load-case")) throw UsageError("missing --load-case NAME (the loads to scale)");
   RunOptions o = simulationOptions(a);
-  const std::vector<double> amplitudes = numberList(a, "--amplitudes"),
-                            frequencies = numberList(a, "--frequencies");
-  for (double f : frequencies)
-    if (!(f > 0.0)) throw UsageError("--frequencies: every scale must be > 0");
   const double jobs = a.number("--jobs", 2.0);
   if (!(jobs >= 1.0) || jobs > 64.0) throw UsageError("--jobs must be between 1 and 64");
+  ExperimentOptions options;
+  options.workers = static_cast<int>(jobs);
+  options.runTimeLimit = a.number("--run-time-limit", 0.0);
+  if (!(options.runTimeLimit >= 0.0)) throw UsageError("--run-time-limit must be >= 0 s");
+  const ExperimentDesign design = sweepDesign(a);
+  const Shard shard = a.has("--shard") ? parseShard(a.value("--shard")) : shardFromEnvironment([](const char* name) {
+    return std::getenv(name);
+  });
   const Model model = readModel(modelPath);
-  o.loadCase = loadCaseOption(model, a);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) throw FileError(dir + ": cannot create the directory: " + ec.message());
+  if (a.has("--load-case")) o.loadCase = loadCaseOption(model, a);
 
-  const std::vector<SweepCase> cases = sweepGrid(amplitudes, frequencies);
-  std::set<std::string> names;
-  for (const SweepCase& c : cases)
-    if (!names.insert(c.name).second)
-      throw UsageError("--amplitudes/--frequencies: run " + c.name +
-                       " appears twice (a repeated scale, e.g. 1 and 1.0)");
   InterruptGuard guard;
   std::mutex errMutex;
   Monitor monitor([&](const Progress& p) {
@@ -381,16 +515,10 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
-  std::vector<SweepResult> results;
+  SweepDirectoryOutcome outcome;
   const auto wall0 = std::chrono::steady_clock::now();
   try {
-    results = runSweep(
-        model, o, cases,
-        [&](std::size_t i) {
-          return std::make_unique<TrajectoryCsvWriter>(
-              (std::filesystem::path(dir) / (cases[i].name + ".csv")).string());
-        },
-        static_cast<int>(jobs), &monitor);
+    outcome = runSweepDirectory(model, o, design, dir, shard, options, &monitor);
   } catch (...) {
     watching.store(false);
     watcher.join();
@@ -399,22 +527,57 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   watching.store(false);
   watcher.join();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
-  out << "sweep of " << describe(model, o.loadCase) << ": " << cases.size() << " runs on " << jobs
-      << " threads in " << std::setprecision(4) << wall << " s\n";
+  out << "sweep of " << describe(model, o.loadCase) << ": " << designTypeName(design.type) << " design of "
+      << design.runs() << " runs over " << design.parameters.size() << " parameter(s) (design " << design.hash()
+      << ")\n";
+  if (shard.count > 1)
+    out << "part " << shard.index + 1 << " of " << shard.count << " (" << shard.source << "): " << outcome.rows.size()
+        << " runs\n";
+  if (!outcome.skipped.empty())
+    out << outcome.skipped.size() << " complete run(s) kept from before (resumed)\n";
+  out << outcome.results.size() << " runs on " << jobs << " threads in " << std::setprecision(4) << wall << " s\n";
   out << "  run                 steps   wall [s]  real-time  max residual  energy error [J]  status\n";
   int failed = 0;
-  for (const SweepResult& r : results) {
-    out << "  " << std::left << std::setw(18) << r.sweepCase.name << std::right << std::setw(8)
-        << r.summary.steps << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11)
-        << r.summary.realTimeFactor << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition
-        << std::setw(18) << r.summary.maxEnergyError << "  " << (r.ok ? "ok" : "FAILED: " + r.error) << "\n";
+  for (const ExperimentRunResult& r : outcome.results) {
+    out << "  " << std::left << std::setw(18) << r.name << std::right << std::setw(8) << r.summary.steps
+        << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11) << r.summary.realTimeFactor
+        << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition << std::setw(18)
+        << r.summary.maxEnergyError << "  " << (r.ok ? "ok" : (r.cancelled ? "CANCELLED: " : "FAILED: ") + r.error)
+        << "\n";
     failed += r.ok ? 0 : 1;
   }
   if (failed) {
-    err << "mbdrom-cli sweep: " << failed << " of " << results.size() << " runs failed\n";
+    err << "mbdrom-cli sweep: " << failed << " of " << outcome.results.size()
+        << " runs failed or stopped (their records say why; run the same command again to retry them)\n";
     return 1;
   }
   return 0;
+}
+
+int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const Arguments a(args, {"-o", "--output"});
+  const std::string output = a.has("-o") ? a.value("-o") : a.value("--output");
+  if (output.empty()) throw UsageError("missing -o DATASET.json");
+  if (a.positional().empty()) throw UsageError("missing DIR (the sweep directories)");
+  const SweepMerge merge = mergeSweepDirectories(a.positional());
+  int runs = 0;
+  for (std::size_t k = 0; k < merge.datasets.size(); ++k) {
+    const Dataset& d = merge.datasets[k];
+    std::string path = output;
+    if (merge.datasets.size() > 1) {
+      const std::filesystem::path p(output);
+      path = (p.parent_path() / (p.stem().string() + "_" + hashToString(d.mechanismHash) + p.extension().string()))
+                 .string();
+    }
+    saveDataset(d, path);
+    runs += static_cast<int>(d.runs.size());
+    out << path << ": " << d.runs.size() << " runs of " << d.mechanismName << " (mechanism "
+        << hashToString(d.mechanismHash) << ")\n";
+  }
+  out << "merged " << runs << " of " << merge.design.runs() << " runs of design " << merge.design.hash() << " into "
+      << merge.datasets.size() << " dataset(s), one per mechanism\n";
+  for (const std::string& f : merge.failed) err << "mbdrom-cli merge: left out, failed: " << f << "\n";
+  return merge.failed.empty() ? 0 : 1;
 }
 
 }  // namespace mbdrom::cli

@@ -1,5 +1,7 @@
 #include "engine/core/json_reader.h"
 
+#include "engine/core/number_text.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -18,15 +20,6 @@ void throwJsonError(JsonErrorKind kind, const std::string& message) {
 
 namespace {
 
-// The shortest text that reads back as x; "inf", "-inf", "nan" as such.
-std::string numberText(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  char buffer[32];
-  const auto res = std::to_chars(buffer, buffer + sizeof buffer, x);
-  return std::string(buffer, res.ptr);
-}
-
 std::string withNote(std::string text, const std::string& note) {
   return note.empty() ? text : text + " " + note;
 }
@@ -36,12 +29,12 @@ std::string rangeText(const NumberRule& r) {
   const bool lo = std::isfinite(r.min), hi = std::isfinite(r.max);
   std::string text;
   if (lo && hi)
-    text = std::string("in ") + (r.minOpen ? "(" : "[") + numberText(r.min) + ", " + numberText(r.max) +
+    text = std::string("in ") + (r.minOpen ? "(" : "[") + shortestNumberText(r.min) + ", " + shortestNumberText(r.max) +
            (r.maxOpen ? ")" : "]");
   else if (lo)
-    text = std::string(r.minOpen ? "> " : ">= ") + numberText(r.min);
+    text = std::string(r.minOpen ? "> " : ">= ") + shortestNumberText(r.min);
   else if (hi)
-    text = std::string(r.maxOpen ? "< " : "<= ") + numberText(r.max);
+    text = std::string(r.maxOpen ? "< " : "<= ") + shortestNumberText(r.max);
   return text;
 }
 
@@ -68,7 +61,7 @@ std::string describeJsonValue(const JsonT& value) {
   if (value.is_array()) return value.empty() ? "[]" : "an array";
   // dump() writes a non-finite number as null.
   if (value.is_number_float() && !std::isfinite(value.template get<double>()))
-    return numberText(value.template get<double>());
+    return shortestNumberText(value.template get<double>());
   std::string text = value.dump();
   // A long text is cut: the message must stay readable.
   if (text.size() > 60)

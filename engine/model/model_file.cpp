@@ -494,7 +494,7 @@ void putIf(OJson& o, const char* key, const std::string& value) {
 }
 
 // The file as a JSON document; `withMeta` adds header, name, description and load cases.
-OJson writeSpec(const ModelSpec& spec, bool withMeta) {
+OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false) {
   OJson root;
   if (withMeta) {
     root["format"] = kFormat;
@@ -580,7 +580,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
     putIf(o, "point2", d.point2);
     putIf(o, "axis1", d.axis1);
     if (d.type == DriverType::Coordinate) o["component"] = std::string(1, "xyz"[d.component]);
-    o["function"] = writeFunction(d.function, !withMeta);
+    o["function"] = writeFunction(d.function, !withMeta || inlineTables);
     drivers.push_back(o);
   }
   root["drivers"] = drivers;
@@ -656,7 +656,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta) {
         else
           o["body"] = l.body;
         o["direction"] = vec(l.direction);
-        o["function"] = writeFunction(l.function, false);
+        o["function"] = writeFunction(l.function, inlineTables);
         loads.push_back(o);
       }
       cases.push_back(OJson{{"name", lc.name}, {"loads", loads}});
@@ -716,6 +716,13 @@ Model readModel(const std::string& path) {
 std::string serializeModelSpec(const ModelSpec& spec) {
   std::string out;
   dumpPretty(out, writeSpec(spec, true), 0);
+  out += '\n';
+  return out;
+}
+
+std::string serializeModelSpecSelfContained(const ModelSpec& spec) {
+  std::string out;
+  dumpPretty(out, writeSpec(spec, true, true), 0);
   out += '\n';
   return out;
 }

@@ -37,6 +37,9 @@ Model readModel(const std::string& path);
 
 /// The model file text of a spec (pretty-printed, ends with a newline).
 std::string serializeModelSpec(const ModelSpec& spec);
+/// The model file text with every CSV table written as its numbers: a file
+/// that reads back anywhere (a sweep keeps its model so).
+std::string serializeModelSpecSelfContained(const ModelSpec& spec);
 /// Writes a model file; throws FileError when it cannot be written.
 void writeModelSpec(const ModelSpec& spec, const std::string& path);
 
