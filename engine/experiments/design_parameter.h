@@ -68,6 +68,8 @@ class DesignApplier {
   /// loads and initial conditions vary).
   std::uint64_t mechanismHash(int row) const;
 
+  const ExperimentDesign& design() const { return design_; }
+
  private:
   const Model& model_;
   RunOptions base_;

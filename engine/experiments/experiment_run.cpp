@@ -17,6 +17,10 @@ std::vector<ExperimentRunResult> runExperiment(
     const ExperimentOptions& options, Monitor* monitor) {
   if (!(options.runTimeLimit >= 0.0))
     throw InputError("the run time limit must be >= 0 s, got " + shortestNumberText(options.runTimeLimit));
+  for (int row : rows)
+    if (row < 0 || row >= applier.design().runs())
+      throw InputError("design: no run " + std::to_string(row + 1) + " (it has " +
+                       std::to_string(applier.design().runs()) + ")");
   std::vector<ExperimentRunResult> results(rows.size());
   std::atomic<std::size_t> next{0};
   std::atomic<long long> done{0};
@@ -29,6 +33,10 @@ std::vector<ExperimentRunResult> runExperiment(
       if (i >= rows.size()) return;
       ExperimentRunResult& r = results[i];
       r.row = rows[i];
+      const ExperimentDesign& design = applier.design();
+      r.name = design.runNames[static_cast<std::size_t>(r.row)];
+      for (std::size_t j = 0; j < design.parameters.size(); ++j)
+        r.parameters[design.parameters[j]] = design.points(r.row, static_cast<Eigen::Index>(j));
       if (stopRequested()) {
         r.cancelled = true;
         r.error = "not started: cancelled";
@@ -38,8 +46,6 @@ std::vector<ExperimentRunResult> runExperiment(
         double tReached = 0.0;
         try {
           const DesignRun run = applier.run(r.row);
-          r.name = run.name;
-          r.parameters = run.parameters;
           r.model = run.model;
           std::unique_ptr<TrajectorySink> sink = makeSink(r.row, *run.model);
           Monitor runMonitor([&](const Progress& p) {
@@ -63,7 +69,6 @@ std::vector<ExperimentRunResult> runExperiment(
         } catch (const std::exception& e) {
           r.error = e.what();
         }
-        if (r.name.empty()) r.name = "run " + std::to_string(r.row + 1);
       }
       ++done;
       const std::lock_guard<std::mutex> lock(finishedMutex);

@@ -1,0 +1,128 @@
+// Sweeps on disk: parts written by several processes merge into datasets
+// bit-identical to one process's, runs resume, and bad merges are named.
+
+#include "engine/experiments/sweep_directory.h"
+#include "engine/core/error.h"
+#include "engine/core/file_io.h"
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+
+using namespace mbdrom;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Fixture {
+  Model model = test::railOscillator({{"push", 20.0}});
+  RunOptions base;
+  ExperimentDesign design;
+  std::string root;
+
+  Fixture() {
+    base.loadCase = model.findLoadCase("push");
+    base.tEnd = 0.5;
+    base.outputDt = 0.01;
+    design = latinHypercubeDesign({{"load.push.amplitude", {}, 5.0, 30.0},
+                                   {"spring_dampers.spring.stiffness.0", {}, 400.0, 1200.0},
+                                   {"q0.P.x", {}, 0.95, 1.05}},
+                                  7, 11);
+    root = test::tempPath("sweep_directory");
+    fs::remove_all(root);
+  }
+  ~Fixture() { fs::remove_all(root); }
+  std::string dir(const std::string& name) const { return root + "/" + name; }
+
+  // The merged datasets' file bytes.
+  std::vector<std::string> mergedBytes(const std::vector<std::string>& dirs) const {
+    const SweepMerge merge = mergeSweepDirectories(dirs);
+    std::vector<std::string> bytes;
+    for (std::size_t k = 0; k < merge.datasets.size(); ++k) {
+      const std::string path = root + "/merged_" + std::to_string(k) + ".json";
+      saveDataset(merge.datasets[k], path);
+      bytes.push_back(readRegularFile(path, kMaxTrainedModelBytes, "dataset"));
+    }
+    return bytes;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a sweep in three parts merges into the datasets of one process, bit for bit", "[experiments]") {
+  Fixture f;
+  const auto whole = runSweepDirectory(f.model, f.base, f.design, f.dir("one"), {});
+  CHECK(whole.results.size() == 7u);
+  for (int part = 0; part < 3; ++part) {
+    ExperimentOptions o;
+    o.workers = 1;
+    runSweepDirectory(f.model, f.base, f.design, f.dir("shared"), {part, 3, ""}, o);
+    runSweepDirectory(f.model, f.base, f.design, f.dir("own" + std::to_string(part)), {part, 3, ""}, o);
+  }
+  const auto expected = f.mergedBytes({f.dir("one")});
+  CHECK(expected.size() == 7u);  // seven spring rates: seven mechanisms
+  CHECK(f.mergedBytes({f.dir("shared")}) == expected);
+  CHECK(f.mergedBytes({f.dir("own0"), f.dir("own1"), f.dir("own2")}) == expected);
+  const SweepMerge merge = mergeSweepDirectories({f.dir("one")});
+  CHECK(merge.datasets[0].runs[0].parameters.size() == 3u);
+  CHECK(merge.datasets[0].runs[0].loadCase == "push@run_01");
+  CHECK(merge.datasets[0].loadCaseDefinitions.count("push@run_01") == 1u);
+}
+
+TEST_CASE("a sweep run again skips its complete runs and reruns the missing ones", "[experiments]") {
+  Fixture f;
+  runSweepDirectory(f.model, f.base, f.design, f.dir("d"), {0, 2, ""});
+  try {
+    mergeSweepDirectories({f.dir("d")});
+    FAIL("merged an incomplete sweep");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("3 of 7 runs of the design are missing or unfinished: run_2, run_4, run_6") ||
+                             Catch::Contains("3 of 7 runs of the design are missing or unfinished: run_02, run_04, run_06"));
+    CHECK_THAT(e.what(), Catch::Contains("the parts that wrote records: 1/2"));
+  }
+  // A run killed mid-way leaves no record; a record of a failed run is rerun.
+  fs::remove(f.dir("d") + "/run_03.run.json");
+  const auto again = runSweepDirectory(f.model, f.base, f.design, f.dir("d"), {});
+  CHECK(again.skipped == std::vector<std::string>{"run_01", "run_05", "run_07"});
+  CHECK(again.results.size() == 4u);
+  CHECK(mergeSweepDirectories({f.dir("d")}).datasets.size() == 7u);
+}
+
+TEST_CASE("a directory of another sweep is refused, and so are merges of different sweeps", "[experiments]") {
+  Fixture f;
+  runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  RunOptions longer = f.base;
+  longer.tEnd = 0.6;
+  CHECK_THROWS_WITH(runSweepDirectory(f.model, longer, f.design, f.dir("a"), {}),
+                    Catch::Contains("holds another sweep") && Catch::Contains("use another directory"));
+  runSweepDirectory(f.model, longer, f.design, f.dir("b"), {});
+  CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a"), f.dir("b")}), Catch::Contains("hold different sweeps"));
+  fs::copy(f.dir("a"), f.dir("copy"));
+  CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a"), f.dir("copy")}),
+                    Catch::Contains("runs found twice (overlapping shards)") && Catch::Contains("run_01 is in"));
+}
+
+TEST_CASE("a merge checks each record's mechanism against its design row", "[experiments]") {
+  Fixture f;
+  runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  const std::string path = f.dir("a") + "/run_02.run.json";
+  std::string record = readRegularFile(path, 1 << 20, "record");
+  const auto at = record.find("\"mechanism\": \"") + 14;
+  record.replace(at, 16, "0123456789abcdef");
+  writeFileAtomically(path, record);
+  CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a")}),
+                    Catch::Contains("run_02.run.json says mechanism 0123456789abcdef"));
+}
+
+TEST_CASE("failed runs are recorded, named by merge and left out", "[experiments]") {
+  Fixture f;
+  f.design = listDesign({"bodies.mass.mass"}, (Eigen::MatrixXd(3, 1) << 2, -1, 3).finished());
+  const auto outcome = runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  CHECK(outcome.results[1].error.find("mass") != std::string::npos);
+  CHECK_THAT(readRegularFile(f.dir("a") + "/run_02.run.json", 1 << 20, "record"), Catch::Contains("\"failed\""));
+  const SweepMerge merge = mergeSweepDirectories({f.dir("a")});
+  CHECK(merge.datasets.size() == 2u);
+  REQUIRE(merge.failed.size() == 1u);
+  CHECK_THAT(merge.failed[0], Catch::StartsWith("run_02: "));
+}
