@@ -18,6 +18,9 @@ cli=${1:-build/release/app/cli/mbdrom-cli}
 work=${2:-$(mktemp -d)}
 ex=resources/examples/macpherson.json
 mkdir -p "$work"
+# A run before may have left results: never count them (only what this script writes goes).
+rm -rf "$work/sweep"
+rm -f "$work"/*.train_time
 run() { taskset -c 0 "$cli" "$@"; }
 
 # The model with the unseen loads as load cases (load cases are not part of the mechanism's hash).
@@ -48,7 +51,7 @@ for m in pod ae pca node sindy; do
   [ "$m" = pod ] && extra="--nr 1"
   t0=$(date +%s.%N)
   # shellcheck disable=SC2086
-  if ! run train "$m" --model "$ex" --data "$work"/sweep/*.csv -o "$work/$m.json" $extra \
+  if ! run train "$m" --model "$ex" --data "$work"/sweep/a*_f*.csv -o "$work/$m.json" $extra \
     >"$work/$m.train.txt" 2>&1; then
     echo "$m: training failed: $(tail -n 1 "$work/$m.train.txt")"
     continue

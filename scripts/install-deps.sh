@@ -23,6 +23,7 @@ test_pkgs=(
   python3                       # bench/rom_goals.sh, run as the goals test of issue 28
   python3-pytest                # tests/python: the Python module's tests
   python3-matplotlib            # examples/python: the worked example, run as a test
+  openmpi-bin                   # mpirun: the sweep in parts of issue 32 (no MPI library is linked)
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 bench_pkgs=(libsimbody-dev)

@@ -154,6 +154,10 @@ Dataset datasetFromRuns(const Model& model, const std::vector<std::string>& runs
   for (const std::string& path : runs) {
     const std::string name = std::filesystem::path(path).filename().string();
     try {
+      if (std::filesystem::path(path).extension() == ".json") {  // a dataset file, e.g. from merge
+        mergeDatasets(dataset, loadDataset(path));
+        continue;
+      }
       addRun(dataset, runFromTable(model, readTrajectoryCsv(path), name));
     } catch (const InputError& e) {
       throw InputError(path + ": " + e.what());
@@ -186,9 +190,9 @@ Monitor trainMonitor(std::ostream& err) {
 
 // The `option` (--parameter) NAME=V1,V2,... values in command-line order; names must differ.
 std::vector<std::pair<std::string, std::vector<double>>> parameterOptions(
-    const Arguments& a, const std::string& option = "--parameter") {
+    const std::vector<std::string>& items, const std::string& option) {
   std::vector<std::pair<std::string, std::vector<double>>> out;
-  for (const std::string& item : a.all(option)) {
+  for (const std::string& item : items) {
     const auto eq = item.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == item.size())
       throw UsageError(option + ": expected NAME=VALUE[,VALUE...], got '" + item + "'");
@@ -240,9 +244,22 @@ void setLoadCases(Dataset& dataset, const Model& model, const std::string& optio
 }
 
 // NAME=V1,V2,...: one value per run in the order of --data (a parameter must vary between runs).
+// NAME alone: the values the runs recorded (a dataset file's, e.g. the design values of a merged sweep).
 void setParameters(Dataset& dataset, OJson& settings, const Arguments& a, const std::string& option) {
   settings["parameters"] = OJson::array();
-  for (const auto& [name, values] : parameterOptions(a, option)) {
+  std::vector<std::string> withValues;
+  for (const std::string& item : a.all(option)) {
+    if (item.find('=') != std::string::npos) {
+      withValues.push_back(item);
+      continue;
+    }
+    for (const DatasetRun& run : dataset.runs)
+      if (!run.parameters.count(item))
+        throw UsageError(option + " " + item + ": run \"" + run.name +
+                         "\" has no recorded value of it (give NAME=V1,V2,... one per run)");
+    settings["parameters"].push_back(item);
+  }
+  for (const auto& [name, values] : parameterOptions(withValues, option)) {
     if (values.size() != dataset.runs.size())
       throw UsageError(option + " " + name + ": " + std::to_string(values.size()) + " value(s) for " +
                        std::to_string(dataset.runs.size()) +
@@ -371,7 +388,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   const Model model = readModel(a.value("--model"));
   const auto rom = loadReducedModel(romPath, model);
   o.loadCase = loadCaseOption(model, a);
-  for (const auto& [name, values] : parameterOptions(a)) {
+  for (const auto& [name, values] : parameterOptions(a.all("--parameter"), "--parameter")) {
     if (values.size() != 1) throw UsageError("--parameter " + name + ": expected one value for a run");
     o.parameters[name] = values.front();
     // Outside the range trained on the network extrapolates: say so, run anyway.

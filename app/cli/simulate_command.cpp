@@ -1,13 +1,13 @@
 #include "app/cli/simulate_command.h"
 
 #include "app/cli/arguments.h"
+#include "engine/core/file_io.h"
+#include "engine/core/number_text.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/initial_state.h"
 #include "engine/dynamics/scales.h"
 #include "engine/dynamics/simulation.h"
-#include "engine/core/file_io.h"
-#include "engine/core/number_text.h"
 #include "engine/experiments/sweep_directory.h"
 #include "engine/model/constraints.h"
 #include "engine/model/model_file.h"
@@ -68,8 +68,10 @@ const char* const kSimulateUsage =
 
 const char* const kSweepUsage =
     "usage: mbdrom-cli sweep MODEL.json -o DIR [--load-case NAME]\n"
-    "         [--vary PARAM=V1,V2,... | --vary PARAM=LO:HI[:LEVELS]]... [--design grid|latin-hypercube|sobol]\n"
-    "         [--runs N] [--seed S] [--design-table FILE.csv] [--amplitudes A1,A2,...] [--frequencies F1,...]\n"
+    "         [--vary PARAM=V1,V2,... | --vary PARAM=LO:HI[:LEVELS]]... [--design "
+    "grid|latin-hypercube|sobol]\n"
+    "         [--runs N] [--seed S] [--design-table FILE.csv] [--amplitudes A1,A2,...] [--frequencies "
+    "F1,...]\n"
     "         [--shard I/N] [--run-time-limit S] [--jobs N]\n"
     "         [--t-end T] [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H] [--integrator NAME]\n\n"
     "One simulation per row of a design of experiments, each written to DIR/<run>.csv\n"
@@ -383,7 +385,8 @@ DesignFactor designFactor(const std::string& text) {
   const std::string spec = text.substr(eq + 1);
   auto number = [&](const std::string& item) {
     const std::optional<double> x = parseWholeNumber(item);
-    if (!x || !std::isfinite(*x)) throw UsageError("--vary " + f.parameter + ": '" + item + "' is not a finite number");
+    if (!x || !std::isfinite(*x))
+      throw UsageError("--vary " + f.parameter + ": '" + item + "' is not a finite number");
     return *x;
   };
   if (spec.find(':') == std::string::npos) {
@@ -398,12 +401,15 @@ DesignFactor designFactor(const std::string& text) {
     throw UsageError("--vary " + f.parameter + ": a range is LO:HI or LO:HI:N, got '" + spec + "'");
   f.low = number(parts[0]);
   f.high = number(parts[1]);
-  if (!(f.low < f.high)) throw UsageError("--vary " + f.parameter + ": LO must be below HI, got '" + spec + "'");
+  if (!(f.low < f.high))
+    throw UsageError("--vary " + f.parameter + ": LO must be below HI, got '" + spec + "'");
   if (parts.size() == 3) {
     const double n = number(parts[2]);
     if (!(n >= 2.0 && n <= 10000.0 && n == std::floor(n)))
-      throw UsageError("--vary " + f.parameter + ": N must be an integer from 2 to 10000, got '" + parts[2] + "'");
-    for (int k = 0; k < static_cast<int>(n); ++k) f.levels.push_back(f.low + (f.high - f.low) * k / (n - 1.0));
+      throw UsageError("--vary " + f.parameter + ": N must be an integer from 2 to 10000, got '" + parts[2] +
+                       "'");
+    for (int k = 0; k < static_cast<int>(n); ++k)
+      f.levels.push_back(f.low + (f.high - f.low) * k / (n - 1.0));
   }
   return f;
 }
@@ -417,8 +423,11 @@ std::string scaleText(double x) {
 
 ExperimentDesign sweepDesign(const Arguments& a) {
   if (a.has("--design-table")) {
-    if (a.has("--vary") || a.has("--amplitudes") || a.has("--frequencies") || a.has("--design") || a.has("--runs"))
-      throw UsageError("--design-table gives the whole design: no --vary, --amplitudes, --frequencies, --design or --runs");
+    if (a.has("--vary") || a.has("--amplitudes") || a.has("--frequencies") || a.has("--design") ||
+        a.has("--runs"))
+      throw UsageError(
+          "--design-table gives the whole design: no --vary, --amplitudes, --frequencies, --design or "
+          "--runs");
     const std::string path = a.value("--design-table");
     return parseDesignTable(readRegularFile(path, kMaxCsvFileBytes, "design table"), path);
   }
@@ -434,28 +443,35 @@ ExperimentDesign sweepDesign(const Arguments& a) {
   }
   bool ranges = false;
   for (const DesignFactor& f : factors) ranges = ranges || f.levels.empty();
-  const DesignType type =
-      a.has("--design") ? designTypeFromName(a.value("--design")) : ranges ? DesignType::List : DesignType::Grid;
+  const DesignType type = a.has("--design") ? designTypeFromName(a.value("--design"))
+                          : ranges          ? DesignType::List
+                                            : DesignType::Grid;
   ExperimentDesign design;
   if (type == DesignType::Grid || type == DesignType::List) {
     if (a.has("--design") && type == DesignType::List)
       throw UsageError("--design list: give the list as --design-table FILE.csv");
     for (const DesignFactor& f : factors)
       if (f.levels.empty())
-        throw UsageError("--vary " + f.parameter +
-                         " is a range: give levels (V1,V2 or LO:HI:N) for a grid, or --design latin-hypercube or "
-                         "sobol with --runs N");
-    if (a.has("--runs")) throw UsageError("--runs is for --design latin-hypercube or sobol (a grid has one run per combination)");
+        throw UsageError(
+            "--vary " + f.parameter +
+            " is a range: give levels (V1,V2 or LO:HI:N) for a grid, or --design latin-hypercube or "
+            "sobol with --runs N");
+    if (a.has("--runs"))
+      throw UsageError(
+          "--runs is for --design latin-hypercube or sobol (a grid has one run per combination)");
     design = gridDesign(factors);
     if (scales && factors.size() == 2)  // the runs keep their names of before designs: a<A>_f<F>
       for (int k = 0; k < design.runs(); ++k)
-        design.runNames[static_cast<std::size_t>(k)] = "a" + scaleText(design.points(k, 0)) + "_f" + scaleText(design.points(k, 1));
+        design.runNames[static_cast<std::size_t>(k)] =
+            "a" + scaleText(design.points(k, 0)) + "_f" + scaleText(design.points(k, 1));
   } else {
-    if (scales) throw UsageError("--amplitudes and --frequencies make a grid; with --design " + a.value("--design") +
-                                 " give ranges: --vary load.amplitude_scale=LO:HI");
+    if (scales)
+      throw UsageError("--amplitudes and --frequencies make a grid; with --design " + a.value("--design") +
+                       " give ranges: --vary load.amplitude_scale=LO:HI");
     for (const DesignFactor& f : factors)
       if (!f.levels.empty())
-        throw UsageError("--vary " + f.parameter + ": --design " + a.value("--design") + " takes a range LO:HI");
+        throw UsageError("--vary " + f.parameter + ": --design " + a.value("--design") +
+                         " takes a range LO:HI");
     if (!a.has("--runs")) throw UsageError("--design " + a.value("--design") + " needs --runs N");
     const double runs = a.number("--runs", 0.0);
     if (!(runs >= 1.0 && runs <= 1000000.0 && runs == std::floor(runs)))
@@ -479,9 +495,9 @@ ExperimentDesign sweepDesign(const Arguments& a) {
 
 int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
-                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step", "--integrator",
-                     "--output-dt", "--amplitudes", "--frequencies", "--jobs", "--vary", "--design", "--runs", "--seed",
-                     "--design-table", "--shard", "--run-time-limit"},
+                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
+                     "--integrator", "--output-dt", "--amplitudes", "--frequencies", "--jobs", "--vary",
+                     "--design", "--runs", "--seed", "--design-table", "--shard", "--run-time-limit"},
                     {}, {"--vary"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
@@ -493,10 +509,22 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   options.workers = static_cast<int>(jobs);
   options.runTimeLimit = a.number("--run-time-limit", 0.0);
   if (!(options.runTimeLimit >= 0.0)) throw UsageError("--run-time-limit must be >= 0 s");
-  const ExperimentDesign design = sweepDesign(a);
-  const Shard shard = a.has("--shard") ? parseShard(a.value("--shard")) : shardFromEnvironment([](const char* name) {
-    return std::getenv(name);
-  });
+  ExperimentDesign design;
+  try {
+    design = sweepDesign(a);
+  } catch (const UsageError&) {
+    throw;
+  } catch (const InputError& e) {  // the command line's design; a table's faults are its file's
+    if (a.has("--design-table")) throw;
+    throw UsageError(e.what());
+  }
+  Shard shard;
+  try {
+    shard = a.has("--shard") ? parseShard(a.value("--shard"))
+                             : shardFromEnvironment([](const char* name) { return std::getenv(name); });
+  } catch (const InputError& e) {
+    throw UsageError(e.what());
+  }
   const Model model = readModel(modelPath);
   if (a.has("--load-case")) o.loadCase = loadCaseOption(model, a);
 
@@ -528,22 +556,24 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   watcher.join();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   out << "sweep of " << describe(model, o.loadCase) << ": " << designTypeName(design.type) << " design of "
-      << design.runs() << " runs over " << design.parameters.size() << " parameter(s) (design " << design.hash()
-      << ")\n";
+      << design.runs() << " runs over " << design.parameters.size() << " parameter(s) (design "
+      << design.hash() << ")\n";
   if (shard.count > 1)
-    out << "part " << shard.index + 1 << " of " << shard.count << " (" << shard.source << "): " << outcome.rows.size()
-        << " runs\n";
+    out << "part " << shard.index + 1 << " of " << shard.count << " (" << shard.source
+        << "): " << outcome.rows.size() << " runs\n";
   if (!outcome.skipped.empty())
     out << outcome.skipped.size() << " complete run(s) kept from before (resumed)\n";
-  out << outcome.results.size() << " runs on " << jobs << " threads in " << std::setprecision(4) << wall << " s\n";
-  out << "  run                 steps   wall [s]  real-time  max residual  energy error [J]  status\n";
+  out << outcome.results.size() << " runs on " << jobs << " threads in " << std::setprecision(4) << wall
+      << " s\n";
+  if (!outcome.results.empty())
+    out << "  run                 steps   wall [s]  real-time  max residual  energy error [J]  status\n";
   int failed = 0;
   for (const ExperimentRunResult& r : outcome.results) {
     out << "  " << std::left << std::setw(18) << r.name << std::right << std::setw(8) << r.summary.steps
-        << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11) << r.summary.realTimeFactor
-        << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition << std::setw(18)
-        << r.summary.maxEnergyError << "  " << (r.ok ? "ok" : (r.cancelled ? "CANCELLED: " : "FAILED: ") + r.error)
-        << "\n";
+        << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11)
+        << r.summary.realTimeFactor << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition
+        << std::setw(18) << r.summary.maxEnergyError << "  "
+        << (r.ok ? "ok" : (r.cancelled ? "CANCELLED: " : "FAILED: ") + r.error) << "\n";
     failed += r.ok ? 0 : 1;
   }
   if (failed) {
@@ -566,7 +596,8 @@ int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std
     std::string path = output;
     if (merge.datasets.size() > 1) {
       const std::filesystem::path p(output);
-      path = (p.parent_path() / (p.stem().string() + "_" + hashToString(d.mechanismHash) + p.extension().string()))
+      path = (p.parent_path() /
+              (p.stem().string() + "_" + hashToString(d.mechanismHash) + p.extension().string()))
                  .string();
     }
     saveDataset(d, path);
@@ -574,8 +605,8 @@ int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std
     out << path << ": " << d.runs.size() << " runs of " << d.mechanismName << " (mechanism "
         << hashToString(d.mechanismHash) << ")\n";
   }
-  out << "merged " << runs << " of " << merge.design.runs() << " runs of design " << merge.design.hash() << " into "
-      << merge.datasets.size() << " dataset(s), one per mechanism\n";
+  out << "merged " << runs << " of " << merge.design.runs() << " runs of design " << merge.design.hash()
+      << " into " << merge.datasets.size() << " dataset(s), one per mechanism\n";
   for (const std::string& f : merge.failed) err << "mbdrom-cli merge: left out, failed: " << f << "\n";
   return merge.failed.empty() ? 0 : 1;
 }

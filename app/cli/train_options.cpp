@@ -302,8 +302,9 @@ std::string trainUsage(const MethodRegistry& registry) {
       "file. Progress on stderr; Ctrl+C cancels training and writes no file. The options of each\n"
       "method follow, made from its settings (defaults in brackets).\n\n";
   text += optionLine("--model", "MODEL.json", "the mechanism the runs are trajectories of");
-  text +=
-      optionLine("--data", "RUN.csv", "one or more runs (more after --data, or --data repeated with commas)");
+  text += optionLine("--data", "RUN.csv",
+                     "one or more runs (more after --data, or --data repeated with commas); a "
+                     "dataset file (.json, e.g. from merge) adds its runs");
   text +=
       optionLine("-o", "ROM.json", "the trained-model file, written when training succeeds (or --output)");
   for (const MethodInfo& m : registry.methods()) {

@@ -29,8 +29,8 @@ std::string rangeText(const NumberRule& r) {
   const bool lo = std::isfinite(r.min), hi = std::isfinite(r.max);
   std::string text;
   if (lo && hi)
-    text = std::string("in ") + (r.minOpen ? "(" : "[") + shortestNumberText(r.min) + ", " + shortestNumberText(r.max) +
-           (r.maxOpen ? ")" : "]");
+    text = std::string("in ") + (r.minOpen ? "(" : "[") + shortestNumberText(r.min) + ", " +
+           shortestNumberText(r.max) + (r.maxOpen ? ")" : "]");
   else if (lo)
     text = std::string(r.minOpen ? "> " : ">= ") + shortestNumberText(r.min);
   else if (hi)

@@ -37,9 +37,9 @@ std::string keysOf(const Json& j) {
   } else if (j.is_array()) {
     for (std::size_t i = 0; i < j.size() && i < 12; ++i) {
       const Json& e = j[i];
-      keys += (keys.empty() ? "" : ", ") +
-              (e.is_object() && e.contains("name") && e["name"].is_string() ? e["name"].get<std::string>()
-                                                                           : std::to_string(i));
+      keys += (keys.empty() ? "" : ", ") + (e.is_object() && e.contains("name") && e["name"].is_string()
+                                                ? e["name"].get<std::string>()
+                                                : std::to_string(i));
     }
   }
   return keys;
@@ -54,7 +54,8 @@ Json* step(Json& at, const std::string& segment, const std::string& where, std::
   }
   if (at.is_array()) {
     for (Json& e : at)
-      if (e.is_object() && e.contains("name") && e["name"].is_string() && e["name"].get<std::string>() == segment)
+      if (e.is_object() && e.contains("name") && e["name"].is_string() &&
+          e["name"].get<std::string>() == segment)
         return &e;
     std::size_t index = 0;
     if (segment == "x" || segment == "y" || segment == "z") {
@@ -85,7 +86,8 @@ Json* follow(Json& root, const std::vector<std::string>& parts, std::size_t from
 }
 
 // A time-function field: in a sum, the one term that has it.
-Json* functionField(Json& function, const std::string& field, const std::string& where, std::string& problem) {
+Json* functionField(Json& function, const std::string& field, const std::string& where,
+                    std::string& problem) {
   if (function.contains(field)) return &function[field];
   if (function.value("type", "") == "sum" && function.contains("terms") && function["terms"].is_array()) {
     Json* found = nullptr;
@@ -98,12 +100,13 @@ Json* functionField(Json& function, const std::string& field, const std::string&
       }
     if (count == 1) return found;
     if (count > 1) {
-      problem = where + ": " + std::to_string(count) + " terms of its sum have \"" + field + "\"; name one, e.g. " +
-                where + ".function.terms." + std::to_string(index) + "." + field;
+      problem = where + ": " + std::to_string(count) + " terms of its sum have \"" + field +
+                "\"; name one, e.g. " + where + ".function.terms." + std::to_string(index) + "." + field;
       return nullptr;
     }
   }
-  problem = where + "'s time function (" + function.value("type", std::string("?")) + ") has no \"" + field + "\"";
+  problem =
+      where + "'s time function (" + function.value("type", std::string("?")) + ") has no \"" + field + "\"";
   return nullptr;
 }
 
@@ -199,8 +202,8 @@ DesignApplier::DesignApplier(const Model& model, const RunOptions& base, const E
     if (!problem.empty()) problems += "\n  " + name + ": " + problem;
   }
   if (!problems.empty())
-    throw InputError("the design names parameters the model \"" + model.spec().name + "\" does not have:" +
-                     problems);
+    throw InputError("the design names parameters the model \"" + model.spec().name +
+                     "\" does not have:" + problems);
   for (std::size_t j = 0; j < kinds_.size(); ++j)
     if (kinds_[j] == ParameterKind::Load) editsModel_ = true;  // loads live in the model's spec
   if (!editsModel_) shared_ = std::make_shared<const Model>(model_);
@@ -233,8 +236,7 @@ std::shared_ptr<const Model> DesignApplier::modelOf(int row) const {
     *at = value;
   }
   try {
-    return std::make_shared<const Model>(
-        Model(parseModelSpec(root.dump(), "the design's model")));
+    return std::make_shared<const Model>(Model(parseModelSpec(root.dump(), "the design's model")));
   } catch (const ModelError& e) {
     throw InputError(std::string("the model with this run's values is not valid: ") + e.what());
   }

@@ -74,11 +74,13 @@ void checkRanges(const std::vector<DesignFactor>& factors, int runs, const char*
                      std::to_string(runs));
   for (const DesignFactor& f : factors)
     if (!std::isfinite(f.low) || !std::isfinite(f.high) || !(f.low < f.high))
-      throw InputError(std::string(what) + ": the range of \"" + f.parameter + "\" must be finite with low < high, got [" +
-                       shortestNumberText(f.low) + ", " + shortestNumberText(f.high) + "]");
+      throw InputError(std::string(what) + ": the range of \"" + f.parameter +
+                       "\" must be finite with low < high, got [" + shortestNumberText(f.low) + ", " +
+                       shortestNumberText(f.high) + "]");
 }
 
-ExperimentDesign scaled(const std::vector<DesignFactor>& factors, const Eigen::MatrixXd& unit, DesignType type) {
+ExperimentDesign scaled(const std::vector<DesignFactor>& factors, const Eigen::MatrixXd& unit,
+                        DesignType type) {
   ExperimentDesign d;
   d.type = type;
   d.points.resize(unit.rows(), static_cast<Eigen::Index>(factors.size()));
@@ -165,7 +167,8 @@ ExperimentDesign gridDesign(const std::vector<DesignFactor>& factors) {
   return d;
 }
 
-ExperimentDesign latinHypercubeDesign(const std::vector<DesignFactor>& factors, int runs, std::uint64_t seed) {
+ExperimentDesign latinHypercubeDesign(const std::vector<DesignFactor>& factors, int runs,
+                                      std::uint64_t seed) {
   checkRanges(factors, runs, "Latin hypercube design");
   std::mt19937_64 random(seed);
   // Uniform in [0, 1) from the top 53 bits: the same on every standard library
@@ -202,7 +205,8 @@ Eigen::MatrixXd sobolPoints(int n, int dimensions) {
         if (k < p.s) {
           v[static_cast<std::size_t>(k)] = p.m[static_cast<std::size_t>(k)] << (31 - k);
         } else {
-          std::uint32_t x = v[static_cast<std::size_t>(k - p.s)] ^ (v[static_cast<std::size_t>(k - p.s)] >> p.s);
+          std::uint32_t x =
+              v[static_cast<std::size_t>(k - p.s)] ^ (v[static_cast<std::size_t>(k - p.s)] >> p.s);
           for (int i = 1; i < p.s; ++i)
             if ((p.a >> (p.s - 1 - i)) & 1u) x ^= v[static_cast<std::size_t>(k - i)];
           v[static_cast<std::size_t>(k)] = x;
@@ -305,7 +309,8 @@ ExperimentDesign parseDesignTable(const std::string& text, const std::string& so
         std::string field;
         while (fields >> field) {
           const auto eq = field.find('=');
-          const std::string key = field.substr(0, eq), value = eq == std::string::npos ? "" : field.substr(eq + 1);
+          const std::string key = field.substr(0, eq),
+                            value = eq == std::string::npos ? "" : field.substr(eq + 1);
           if (key == "type") {
             try {
               d.type = designTypeFromName(value);

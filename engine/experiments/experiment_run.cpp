@@ -60,8 +60,8 @@ std::vector<ExperimentRunResult> runExperiment(
           r.ok = true;
         } catch (const Cancelled&) {
           if (timedOut) {
-            r.error = "time limit of " + shortestNumberText(options.runTimeLimit) + " s reached at t = " +
-                      shortestNumberText(r.summary.tEnd) + " s";
+            r.error = "time limit of " + shortestNumberText(options.runTimeLimit) +
+                      " s reached at t = " + shortestNumberText(r.summary.tEnd) + " s";
           } else {
             r.cancelled = true;
             r.error = "cancelled at t = " + shortestNumberText(r.summary.tEnd) + " s";

@@ -20,7 +20,7 @@ struct ExperimentRunResult {
   int row = -1;
   std::string name;
   std::map<std::string, double> parameters;  ///< the row's design values
-  std::shared_ptr<const Model> model;        ///< the run's mechanism and loads (null when it could not be built)
+  std::shared_ptr<const Model> model;  ///< the run's mechanism and loads (null when it could not be built)
   SimulationSummary summary;
   bool ok = false;
   bool cancelled = false;  ///< stopped by the monitor's stop request (not a failure of the run)

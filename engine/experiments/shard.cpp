@@ -30,8 +30,10 @@ std::optional<long long> variable(const std::function<const char*(const char*)>&
 
 Shard parseShard(const std::string& text) {
   const auto slash = text.find('/');
-  const std::optional<long long> i = slash == std::string::npos ? std::nullopt : integer(text.substr(0, slash)),
-                                 n = slash == std::string::npos ? std::nullopt : integer(text.substr(slash + 1));
+  const std::optional<long long> i = slash == std::string::npos ? std::nullopt
+                                                                : integer(text.substr(0, slash)),
+                                 n = slash == std::string::npos ? std::nullopt
+                                                                : integer(text.substr(slash + 1));
   if (!i || !n || *n < 1 || *i < 1 || *i > *n || *n > 1000000)
     throw InputError("--shard takes I/N with 1 <= I <= N (the I-th of N parts), got \"" + text + "\"");
   return {static_cast<int>(*i - 1), static_cast<int>(*n), "--shard " + text};
@@ -41,9 +43,11 @@ Shard shardFromEnvironment(const std::function<const char*(const char*)>& getenv
   std::optional<Shard> slurm, mpi;
   if (const auto id = variable(getenv, "SLURM_ARRAY_TASK_ID")) {
     const auto min = variable(getenv, "SLURM_ARRAY_TASK_MIN"), max = variable(getenv, "SLURM_ARRAY_TASK_MAX"),
-               count = variable(getenv, "SLURM_ARRAY_TASK_COUNT"), stepValue = variable(getenv, "SLURM_ARRAY_TASK_STEP");
+               count = variable(getenv, "SLURM_ARRAY_TASK_COUNT"),
+               stepValue = variable(getenv, "SLURM_ARRAY_TASK_STEP");
     if (!min || !count)
-      throw InputError("SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_MIN or SLURM_ARRAY_TASK_COUNT is not");
+      throw InputError(
+          "SLURM_ARRAY_TASK_ID is set but SLURM_ARRAY_TASK_MIN or SLURM_ARRAY_TASK_COUNT is not");
     const long long step = stepValue ? *stepValue : 1;
     if (step < 1) throw InputError("SLURM_ARRAY_TASK_STEP is 0");
     const long long last = *min + (*count - 1) * step;
@@ -53,7 +57,8 @@ Shard shardFromEnvironment(const std::function<const char*(const char*)>& getenv
                        ", step " + std::to_string(step) + ", count " + std::to_string(*count) +
                        "): a list of ids cannot be mapped to parts; submit --array=0-" +
                        std::to_string(*count - 1) + " or give --shard I/N");
-    slurm = Shard{static_cast<int>((*id - *min) / step), static_cast<int>(*count), "Slurm array task " + std::to_string(*id)};
+    slurm = Shard{static_cast<int>((*id - *min) / step), static_cast<int>(*count),
+                  "Slurm array task " + std::to_string(*id)};
   }
   if (const auto rank = variable(getenv, "OMPI_COMM_WORLD_RANK")) {
     const auto size = variable(getenv, "OMPI_COMM_WORLD_SIZE");
@@ -65,7 +70,8 @@ Shard shardFromEnvironment(const std::function<const char*(const char*)>& getenv
   if (slurm && mpi) {
     const long long count = static_cast<long long>(slurm->count) * mpi->count;
     if (count > 1000000) throw InputError("Slurm array x Open MPI: more than 1000000 parts");
-    return {slurm->index * mpi->count + mpi->index, static_cast<int>(count), slurm->source + ", " + mpi->source};
+    return {slurm->index * mpi->count + mpi->index, static_cast<int>(count),
+            slurm->source + ", " + mpi->source};
   }
   if (slurm) return *slurm;
   if (mpi) return *mpi;

@@ -165,17 +165,31 @@ void writeRecord(const std::string& dir, const std::string& setup, const Shard& 
   writeFileAtomically(recordPath(dir, r.name), j.dump(1) + "\n");
 }
 
+// The temporary files a killed process left of a run's trajectory
+// (`.<run>.csv.XXXXXX.part`): garbage once the run is complete.
+void removeStaleTemporaries(const std::string& dir, const std::string& run) {
+  const std::string prefix = "." + run + ".csv.";
+  std::error_code ec;
+  for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.size() > prefix.size() + 5 && name.rfind(prefix, 0) == 0 &&
+        name.substr(name.size() - 5) == ".part" && e.is_regular_file(ec))
+      fs::remove(e.path(), ec);
+  }
+}
+
 }  // namespace
 
 std::string sweepSetupHash(const Model& model, const RunOptions& base, const ExperimentDesign& design) {
-  const std::string text = serializeModelSpecSelfContained(model.spec()) + "\n" + optionsJson(model, base).dump() +
-                           "\n" + design.hash();
+  const std::string text = serializeModelSpecSelfContained(model.spec()) + "\n" +
+                           optionsJson(model, base).dump() + "\n" + design.hash();
   return hex(fnv(text));
 }
 
-SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& base, const ExperimentDesign& design,
-                                        const std::string& dir, const Shard& shard,
-                                        const ExperimentOptions& options, Monitor* monitor) {
+SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& base,
+                                        const ExperimentDesign& design, const std::string& dir,
+                                        const Shard& shard, const ExperimentOptions& options,
+                                        Monitor* monitor) {
   if (shard.count < 1 || shard.index < 0 || shard.index >= shard.count)
     throw InputError("sweep: part " + std::to_string(shard.index + 1) + " of " + std::to_string(shard.count) +
                      " does not exist");
@@ -186,10 +200,11 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
   fs::create_directories(dir, ec);
   if (ec) throw FileError(dir + ": cannot create the directory: " + ec.message());
   const std::string setup = outcome.setupHash;
-  writeOrCheck((fs::path(dir) / "sweep.json").string(), sweepFileText(model, base, design, setup), "sweep file",
-               [&](const std::string& present) {
+  writeOrCheck((fs::path(dir) / "sweep.json").string(), sweepFileText(model, base, design, setup),
+               "sweep file", [&](const std::string& present) {
                  return dir + " holds another sweep (setup " + field(present, "setup") + ", design " +
-                        field(present, "design") + "; this one: setup " + setup + ", design " + design.hash() +
+                        field(present, "design") + "; this one: setup " + setup + ", design " +
+                        design.hash() +
                         "): the model, the run options or the design differ; use another directory";
                });
   writeOrCheck((fs::path(dir) / "design.csv").string(), designTableText(design), "design table",
@@ -207,6 +222,7 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
   ExperimentOptions o = options;
   o.onFinished = [&](const ExperimentRunResult& r) {
     writeRecord(dir, setup, shard, r);
+    if (r.ok) removeStaleTemporaries(dir, r.name);
     if (options.onFinished) options.onFinished(r);
   };
   outcome.results = runExperiment(
@@ -234,15 +250,16 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirs) {
     }
     if (!j.is_object() || j.value("format", "") != "mbdrom-sweep" || j.value("version", 0) != 1 ||
         !j.contains("setup") || !j["setup"].is_string() || !j.contains("model") || !j.contains("options"))
-      throw FileError(path + ": not a sweep file of this version (\"format\": \"mbdrom-sweep\", \"version\": 1)");
+      throw FileError(path +
+                      ": not a sweep file of this version (\"format\": \"mbdrom-sweep\", \"version\": 1)");
     if (setup.empty()) {
       setup = j["setup"].get<std::string>();
       sweep = j;
       firstDir = dir;
     } else if (j["setup"].get<std::string>() != setup) {
       throw InputError("merge: " + firstDir + " and " + dir + " hold different sweeps (setup " + setup +
-                       ", design " + sweep.value("design", "?") + " against setup " + j["setup"].get<std::string>() +
-                       ", design " + j.value("design", "?") + ")");
+                       ", design " + sweep.value("design", "?") + " against setup " +
+                       j["setup"].get<std::string>() + ", design " + j.value("design", "?") + ")");
     }
   }
   const std::string designPath = (fs::path(firstDir) / "design.csv").string();
@@ -258,7 +275,8 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirs) {
   }
   const DesignApplier applier(model, base, merge.design);
   bool loadsVary = false;
-  for (const std::string& p : merge.design.parameters) loadsVary = loadsVary || parameterKind(p) == ParameterKind::Load;
+  for (const std::string& p : merge.design.parameters)
+    loadsVary = loadsVary || parameterKind(p) == ParameterKind::Load;
 
   std::string missing, twice;
   int missingCount = 0;
@@ -295,9 +313,10 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirs) {
     if (added) merge.datasets.push_back(makeDataset(*run.model));
     Dataset& dataset = merge.datasets[it->second];
     const std::string csv = trajectoryPath(foundIn, name);
-    const std::string loadCase = base.loadCase < 0 ? std::string()
-                                 : loadsVary ? model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name + "@" + name
-                                             : model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name;
+    const std::string loadCase =
+        base.loadCase < 0 ? std::string()
+        : loadsVary       ? model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name + "@" + name
+                          : model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name;
     DatasetRun datasetRun;
     try {
       datasetRun = runFromTable(*run.model, readTrajectoryCsv(csv), name, loadCase);
@@ -325,7 +344,8 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirs) {
           layouts.insert(r->value("shard", std::string("?")));
     for (const std::string& l : layouts) shards += (shards.empty() ? "" : ", ") + l;
     throw InputError("merge: " + std::to_string(missingCount) + " of " + std::to_string(merge.design.runs()) +
-                     " runs of the design are missing or unfinished: " + missing + (missingCount > 20 ? ", ..." : "") +
+                     " runs of the design are missing or unfinished: " + missing +
+                     (missingCount > 20 ? ", ..." : "") +
                      (shards.empty() ? std::string(" (no part has written a record)")
                                      : " (the parts that wrote records: " + shards + ")"));
   }

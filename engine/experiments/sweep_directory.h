@@ -26,10 +26,10 @@ inline constexpr std::uint64_t kMaxSweepRecordBytes = 64ull << 20;
 
 /// What runSweepDirectory did.
 struct SweepDirectoryOutcome {
-  std::string setupHash;                    ///< of model, load case, options and design
-  std::vector<int> rows;                    ///< the shard's rows (0-based design rows)
-  std::vector<std::string> skipped;         ///< complete runs found with a matching record
-  std::vector<ExperimentRunResult> results; ///< the runs made now
+  std::string setupHash;                     ///< of model, load case, options and design
+  std::vector<int> rows;                     ///< the shard's rows (0-based design rows)
+  std::vector<std::string> skipped;          ///< complete runs found with a matching record
+  std::vector<ExperimentRunResult> results;  ///< the runs made now
 };
 
 /// Hash (16 hex digits) of what a sweep's runs share: the model file text, the
@@ -41,15 +41,16 @@ std::string sweepSetupHash(const Model& model, const RunOptions& base, const Exp
 /// a directory of another sweep (model, options or design) is refused with
 /// InputError naming both hashes. Complete runs with a matching record are
 /// skipped (resume); the others run, each record written as the run ends.
-SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& base, const ExperimentDesign& design,
-                                        const std::string& dir, const Shard& shard,
-                                        const ExperimentOptions& options = {}, Monitor* monitor = nullptr);
+SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& base,
+                                        const ExperimentDesign& design, const std::string& dir,
+                                        const Shard& shard, const ExperimentOptions& options = {},
+                                        Monitor* monitor = nullptr);
 
 /// What merge found.
 struct SweepMerge {
   ExperimentDesign design;
-  std::vector<Dataset> datasets;      ///< one per mechanism (in the order of the design's first run of each)
-  std::vector<std::string> failed;    ///< "run_03: <message>" for runs recorded as failed (not in a dataset)
+  std::vector<Dataset> datasets;    ///< one per mechanism (in the order of the design's first run of each)
+  std::vector<std::string> failed;  ///< "run_03: <message>" for runs recorded as failed (not in a dataset)
 };
 
 /// Reads the sweep directories `dirs` (one sweep, written by one or more

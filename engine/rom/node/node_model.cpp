@@ -850,7 +850,8 @@ MethodInfo nodeMethod() {
       {"--parameter", "NAME=V1,V2,...",
        "A parameter mu of the runs (e.g. a load level), one value per run in the order of --data, varying "
        "between them (repeat the option for more parameters; NAME of letters, digits, '_', '.', '-'): an "
-       "input of f, constant along a run, given to rom-simulate with --parameter",
+       "input of f, constant along a run, given to rom-simulate with --parameter. NAME alone takes the "
+       "values the runs recorded (a dataset from merge keeps each run's design values)",
        Role::Parameters},
   };
   m.trainRequest = [](TrainingRequest& request, Monitor& monitor) {

@@ -2,9 +2,9 @@
 // checked against physics from outside definitions (the large-amplitude period
 // of a pendulum, the damped frequency of a mass on a spring).
 
-#include "engine/experiments/experiment_run.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
+#include "engine/experiments/experiment_run.h"
 #include "engine/model/model_file.h"
 #include "tests/engine/rom/rom_test_support.h"
 
@@ -67,9 +67,9 @@ double ellipticK(double k) {
   return kPi / (2.0 * a);
 }
 
-std::vector<std::vector<std::pair<double, double>>> runAll(const Model& model, const RunOptions& base,
-                                                            const ExperimentDesign& design, int coordinate,
-                                                            std::vector<ExperimentRunResult>* results = nullptr) {
+std::vector<std::vector<std::pair<double, double>>> runAll(
+    const Model& model, const RunOptions& base, const ExperimentDesign& design, int coordinate,
+    std::vector<ExperimentRunResult>* results = nullptr) {
   std::vector<std::vector<std::pair<double, double>>> series(static_cast<std::size_t>(design.runs()));
   const DesignApplier applier(model, base, design);
   std::vector<int> rows;
@@ -123,8 +123,8 @@ TEST_CASE("a sweep over the spring rate is a family of mechanisms with the dampe
   base.tEnd = 3.0;
   base.outputDt = 1e-3;
   base.integrator.tolerance = 1e-8;
-  const ExperimentDesign design =
-      gridDesign({{"spring_dampers.spring.stiffness.0", {200.0, 800.0, 3200.0}, 0, 0}, {"q0.P.x", {1.05}, 0, 0}});
+  const ExperimentDesign design = gridDesign(
+      {{"spring_dampers.spring.stiffness.0", {200.0, 800.0, 3200.0}, 0, 0}, {"q0.P.x", {1.05}, 0, 0}});
   std::vector<ExperimentRunResult> results;
   const auto series = runAll(model, base, design, 0, &results);
   std::set<std::uint64_t> hashes;
@@ -137,7 +137,8 @@ TEST_CASE("a sweep over the spring rate is a family of mechanisms with the dampe
     INFO("k = " << stiffness << " N/m");
     CHECK(std::abs((t[2] - t[0]) / 2.0 - halfPeriod) < 1e-4 * halfPeriod);
     hashes.insert(results[static_cast<std::size_t>(k)].model->mechanismHash());
-    CHECK(results[static_cast<std::size_t>(k)].parameters.at("spring_dampers.spring.stiffness.0") == stiffness);
+    CHECK(results[static_cast<std::size_t>(k)].parameters.at("spring_dampers.spring.stiffness.0") ==
+          stiffness);
   }
   CHECK(hashes.size() == 3u);
   CHECK(hashes.count(model.mechanismHash()) == 1u);  // 800 N/m is the model's own rate
@@ -147,18 +148,20 @@ TEST_CASE("a load parameter changes the run's load, not the mechanism", "[experi
   const Model model = test::railOscillator({{"push", 20.0}});
   RunOptions base;
   base.loadCase = model.findLoadCase("push");
-  const ExperimentDesign design =
-      listDesign({"load.push.amplitude", "load.push.frequency"}, (Eigen::MatrixXd(2, 2) << 5, 2, 40, 3).finished());
+  const ExperimentDesign design = listDesign({"load.push.amplitude", "load.push.frequency"},
+                                             (Eigen::MatrixXd(2, 2) << 5, 2, 40, 3).finished());
   const DesignApplier applier(model, base, design);
   const DesignRun run = applier.run(1);
-  const TimeFunction& f = run.model->spec().loadCases[static_cast<std::size_t>(base.loadCase)].loads[0].function;
+  const TimeFunction& f =
+      run.model->spec().loadCases[static_cast<std::size_t>(base.loadCase)].loads[0].function;
   CHECK(f.amplitude == 40.0);
   CHECK(f.frequency == 3.0);
   CHECK(run.model->mechanismHash() == model.mechanismHash());
   CHECK(applier.mechanismHash(0) == model.mechanismHash());
 }
 
-TEST_CASE("a parameter in a sum of load terms names the one term that has it, or asks which", "[experiments]") {
+TEST_CASE("a parameter in a sum of load terms names the one term that has it, or asks which",
+          "[experiments]") {
   ModelSpec spec = test::railOscillator({{"push", 20.0}}).spec();
   LoadSpec& load = spec.loadCases[0].loads[0];
   load.function = TimeFunction::sum({TimeFunction::constant(3.0), TimeFunction::sine(7.0, 1.0)});
@@ -166,39 +169,51 @@ TEST_CASE("a parameter in a sum of load terms names the one term that has it, or
   RunOptions base;
   base.loadCase = 0;
   const ExperimentDesign one = listDesign({"load.push.amplitude"}, Eigen::MatrixXd::Constant(1, 1, 9.0));
-  CHECK(DesignApplier(model, base, one).run(0).model->spec().loadCases[0].loads[0].function.terms[1].amplitude ==
-        9.0);
+  CHECK(DesignApplier(model, base, one)
+            .run(0)
+            .model->spec()
+            .loadCases[0]
+            .loads[0]
+            .function.terms[1]
+            .amplitude == 9.0);
   load.function = TimeFunction::sum({TimeFunction::sine(1.0, 1.0), TimeFunction::sine(7.0, 2.0)});
   const Model two(spec);
-  CHECK_THROWS_WITH(DesignApplier(two, base, one), Catch::Contains("2 terms of its sum have \"amplitude\"") &&
-                                                       Catch::Contains("load push.function.terms.0.amplitude"));
-  const ExperimentDesign term = listDesign({"load.push.function.terms.1.amplitude"}, Eigen::MatrixXd::Constant(1, 1, 4.0));
-  CHECK(DesignApplier(two, base, term).run(0).model->spec().loadCases[0].loads[0].function.terms[1].amplitude == 4.0);
+  CHECK_THROWS_WITH(DesignApplier(two, base, one),
+                    Catch::Contains("2 terms of its sum have \"amplitude\"") &&
+                        Catch::Contains("load push.function.terms.0.amplitude"));
+  const ExperimentDesign term =
+      listDesign({"load.push.function.terms.1.amplitude"}, Eigen::MatrixXd::Constant(1, 1, 4.0));
+  CHECK(
+      DesignApplier(two, base, term).run(0).model->spec().loadCases[0].loads[0].function.terms[1].amplitude ==
+      4.0);
 }
 
-TEST_CASE("a design naming parameters the model does not have names each, with what is there", "[experiments]") {
+TEST_CASE("a design naming parameters the model does not have names each, with what is there",
+          "[experiments]") {
   const Model model = test::railOscillator({{"push", 20.0}});
   RunOptions base;
   base.loadCase = 0;
-  const ExperimentDesign design = listDesign(
-      {"spring_dampers.sprung.stiffness.0", "spring_dampers.spring.stiffness", "q0.Q.x", "load.pull.amplitude",
-       "bodies.mass.mass"},
-      Eigen::MatrixXd::Ones(1, 5));
+  const ExperimentDesign design =
+      listDesign({"spring_dampers.sprung.stiffness.0", "spring_dampers.spring.stiffness", "q0.Q.x",
+                  "load.pull.amplitude", "bodies.mass.mass"},
+                 Eigen::MatrixXd::Ones(1, 5));
   try {
     DesignApplier applier(model, base, design);
     FAIL("no error");
   } catch (const InputError& e) {
     const std::string m = e.what();
-    CHECK_THAT(m, Catch::Contains("spring_dampers.sprung.stiffness.0: spring_dampers has no element named \"sprung\" "
-                                  "(it has: spring)"));
+    CHECK_THAT(m, Catch::Contains(
+                      "spring_dampers.sprung.stiffness.0: spring_dampers has no element named \"sprung\" "
+                      "(it has: spring)"));
     CHECK_THAT(m, Catch::Contains("spring_dampers.spring.stiffness: it is [800"));
     CHECK_THAT(m, Catch::Contains("q0.Q.x: \"Q.x\" is not a coordinate"));
     CHECK_THAT(m, Catch::Contains("load.pull.amplitude: load case push has no element named \"pull\""));
     CHECK_THAT(m, !Catch::Contains("bodies.mass.mass:"));
   }
   RunOptions gravityOnly;
-  CHECK_THROWS_WITH(DesignApplier(model, gravityOnly, listDesign({"load.push.amplitude"}, Eigen::MatrixXd::Ones(1, 1))),
-                    Catch::Contains("the sweep has no load case"));
+  CHECK_THROWS_WITH(
+      DesignApplier(model, gravityOnly, listDesign({"load.push.amplitude"}, Eigen::MatrixXd::Ones(1, 1))),
+      Catch::Contains("the sweep has no load case"));
 }
 
 TEST_CASE("a run whose values the model refuses fails by itself, naming why", "[experiments]") {
@@ -206,9 +221,11 @@ TEST_CASE("a run whose values the model refuses fails by itself, naming why", "[
   RunOptions base;
   base.loadCase = model.findLoadCase("free");
   base.tEnd = 0.2;
-  const ExperimentDesign design = listDesign({"bodies.mass.mass"}, (Eigen::MatrixXd(3, 1) << 1, -2, 3).finished());
+  const ExperimentDesign design =
+      listDesign({"bodies.mass.mass"}, (Eigen::MatrixXd(3, 1) << 1, -2, 3).finished());
   const DesignApplier applier(model, base, design);
-  const auto results = runExperiment(applier, {0, 1, 2}, [](int, const Model&) { return std::make_unique<NullSink>(); });
+  const auto results =
+      runExperiment(applier, {0, 1, 2}, [](int, const Model&) { return std::make_unique<NullSink>(); });
   CHECK(results[0].ok);
   CHECK_FALSE(results[1].ok);
   CHECK_THAT(results[1].error, Catch::Contains("not valid") && Catch::Contains("mass"));
@@ -229,8 +246,8 @@ TEST_CASE("a run past its time limit is failed and the others go on", "[experime
   const DesignApplier slow(model, longRun, design);
   std::vector<std::string> finished;
   options.onFinished = [&](const ExperimentRunResult& r) { finished.push_back(r.name); };
-  const auto results = runExperiment(slow, {0, 1}, [](int, const Model&) { return std::make_unique<NullSink>(); },
-                                     options);
+  const auto results = runExperiment(
+      slow, {0, 1}, [](int, const Model&) { return std::make_unique<NullSink>(); }, options);
   for (const ExperimentRunResult& r : results) {
     CHECK_FALSE(r.ok);
     CHECK_FALSE(r.cancelled);

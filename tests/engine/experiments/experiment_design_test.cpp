@@ -38,7 +38,8 @@ TEST_CASE("the Sobol sequence starts with the published points of Bratley and Fo
     for (int j = 0; j < 2; ++j) CHECK(p(i, j) == expected[i][j]);
 }
 
-TEST_CASE("every Sobol dimension's first 2^m points fill the 2^m equal intervals once each", "[experiments]") {
+TEST_CASE("every Sobol dimension's first 2^m points fill the 2^m equal intervals once each",
+          "[experiments]") {
   const Eigen::MatrixXd p = sobolPoints(1024, kMaxSobolDimensions);
   for (int m = 1; m <= 10; ++m)
     for (int j = 0; j < kMaxSobolDimensions; ++j) {
@@ -125,7 +126,8 @@ TEST_CASE("a design with a repeated point names both runs", "[experiments]") {
 }
 
 TEST_CASE("a design table reads back bit for bit, and a changed one is refused", "[experiments]") {
-  const ExperimentDesign d = latinHypercubeDesign({{"load.push.amplitude", {}, 0.1, 0.3}, {"q0.P.x", {}, 1, 2}}, 9, 42);
+  const ExperimentDesign d =
+      latinHypercubeDesign({{"load.push.amplitude", {}, 0.1, 0.3}, {"q0.P.x", {}, 1, 2}}, 9, 42);
   const std::string text = designTableText(d);
   const ExperimentDesign back = parseDesignTable(text, "design.csv");
   CHECK(back.type == DesignType::LatinHypercube);
@@ -144,12 +146,15 @@ TEST_CASE("a table a user wrote is a list design; bad tables are named by line",
   CHECK(d.runs() == 3);
   CHECK(d.points(2, 1) == 3.0);
   CHECK(d.runNames[2] == "run_03");
-  CHECK_THROWS_WITH(parseDesignTable("k,c\n100\n", "mine.csv"), Catch::Contains("mine.csv:2: expected 2 fields"));
-  CHECK_THROWS_WITH(parseDesignTable("k\nten\n", "mine.csv"), Catch::Contains("\"ten\" is not a finite number"));
+  CHECK_THROWS_WITH(parseDesignTable("k,c\n100\n", "mine.csv"),
+                    Catch::Contains("mine.csv:2: expected 2 fields"));
+  CHECK_THROWS_WITH(parseDesignTable("k\nten\n", "mine.csv"),
+                    Catch::Contains("\"ten\" is not a finite number"));
   CHECK_THROWS_WITH(parseDesignTable("k\nnan\n", "mine.csv"), Catch::Contains("not a finite number"));
   CHECK_THROWS_WITH(parseDesignTable("k,k\n1,2\n", "mine.csv"), Catch::Contains("\"k\" appears twice"));
   CHECK_THROWS_WITH(parseDesignTable("k\n", "mine.csv"), Catch::Contains("no runs"));
   CHECK_THROWS_WITH(parseDesignTable("", "mine.csv"), Catch::Contains("no header"));
   CHECK_THROWS_WITH(parseDesignTable("k\n1\n1\n", "mine.csv"), Catch::Contains("same design point"));
-  CHECK_THROWS_WITH(parseDesignTable("run,k\na,1\na,2\n", "mine.csv"), Catch::Contains("\"a\" appears twice"));
+  CHECK_THROWS_WITH(parseDesignTable("run,k\na,1\na,2\n", "mine.csv"),
+                    Catch::Contains("\"a\" appears twice"));
 }

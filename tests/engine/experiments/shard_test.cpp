@@ -41,13 +41,17 @@ TEST_CASE("--shard counts from 1 and refuses parts that do not exist", "[experim
 }
 
 TEST_CASE("a Slurm array task is its part: (id - min) / step of count", "[experiments]") {
-  Shard s = shardFromEnvironment(environment(
-      {{"SLURM_ARRAY_TASK_ID", "12"}, {"SLURM_ARRAY_TASK_MIN", "10"}, {"SLURM_ARRAY_TASK_MAX", "13"},
-       {"SLURM_ARRAY_TASK_COUNT", "4"}, {"SLURM_ARRAY_TASK_STEP", "1"}}));
+  Shard s = shardFromEnvironment(environment({{"SLURM_ARRAY_TASK_ID", "12"},
+                                              {"SLURM_ARRAY_TASK_MIN", "10"},
+                                              {"SLURM_ARRAY_TASK_MAX", "13"},
+                                              {"SLURM_ARRAY_TASK_COUNT", "4"},
+                                              {"SLURM_ARRAY_TASK_STEP", "1"}}));
   CHECK(s.index == 2);
   CHECK(s.count == 4);
-  s = shardFromEnvironment(environment({{"SLURM_ARRAY_TASK_ID", "6"}, {"SLURM_ARRAY_TASK_MIN", "0"},
-                                        {"SLURM_ARRAY_TASK_MAX", "6"}, {"SLURM_ARRAY_TASK_COUNT", "4"},
+  s = shardFromEnvironment(environment({{"SLURM_ARRAY_TASK_ID", "6"},
+                                        {"SLURM_ARRAY_TASK_MIN", "0"},
+                                        {"SLURM_ARRAY_TASK_MAX", "6"},
+                                        {"SLURM_ARRAY_TASK_COUNT", "4"},
                                         {"SLURM_ARRAY_TASK_STEP", "2"}}));  // --array=0-7:2
   CHECK(s.index == 3);
   CHECK(s.count == 4);
@@ -64,7 +68,8 @@ TEST_CASE("a Slurm array task is its part: (id - min) / step of count", "[experi
                     Catch::Contains("SLURM_ARRAY_TASK_MIN"));
 }
 
-TEST_CASE("an Open MPI rank is its part, and mpirun inside an array task splits the task's part", "[experiments]") {
+TEST_CASE("an Open MPI rank is its part, and mpirun inside an array task splits the task's part",
+          "[experiments]") {
   Shard s = shardFromEnvironment(environment({{"OMPI_COMM_WORLD_RANK", "3"}, {"OMPI_COMM_WORLD_SIZE", "4"}}));
   CHECK(s.index == 3);
   CHECK(s.count == 4);
@@ -75,8 +80,9 @@ TEST_CASE("an Open MPI rank is its part, and mpirun inside an array task splits 
                                         {"SLURM_ARRAY_TASK_COUNT", "3"}}));
   CHECK(s.index == 5);
   CHECK(s.count == 6);
-  CHECK_THROWS_WITH(shardFromEnvironment(environment({{"OMPI_COMM_WORLD_RANK", "4"}, {"OMPI_COMM_WORLD_SIZE", "4"}})),
-                    Catch::Contains("OMPI_COMM_WORLD_SIZE is 4"));
+  CHECK_THROWS_WITH(
+      shardFromEnvironment(environment({{"OMPI_COMM_WORLD_RANK", "4"}, {"OMPI_COMM_WORLD_SIZE", "4"}})),
+      Catch::Contains("OMPI_COMM_WORLD_SIZE is 4"));
   s = shardFromEnvironment(environment({}));
   CHECK(s.index == 0);
   CHECK(s.count == 1);

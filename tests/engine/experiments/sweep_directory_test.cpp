@@ -77,8 +77,10 @@ TEST_CASE("a sweep run again skips its complete runs and reruns the missing ones
     mergeSweepDirectories({f.dir("d")});
     FAIL("merged an incomplete sweep");
   } catch (const InputError& e) {
-    CHECK_THAT(e.what(), Catch::Contains("3 of 7 runs of the design are missing or unfinished: run_2, run_4, run_6") ||
-                             Catch::Contains("3 of 7 runs of the design are missing or unfinished: run_02, run_04, run_06"));
+    CHECK_THAT(
+        e.what(),
+        Catch::Contains("3 of 7 runs of the design are missing or unfinished: run_2, run_4, run_6") ||
+            Catch::Contains("3 of 7 runs of the design are missing or unfinished: run_02, run_04, run_06"));
     CHECK_THAT(e.what(), Catch::Contains("the parts that wrote records: 1/2"));
   }
   // A run killed mid-way leaves no record; a record of a failed run is rerun.
@@ -97,10 +99,12 @@ TEST_CASE("a directory of another sweep is refused, and so are merges of differe
   CHECK_THROWS_WITH(runSweepDirectory(f.model, longer, f.design, f.dir("a"), {}),
                     Catch::Contains("holds another sweep") && Catch::Contains("use another directory"));
   runSweepDirectory(f.model, longer, f.design, f.dir("b"), {});
-  CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a"), f.dir("b")}), Catch::Contains("hold different sweeps"));
+  CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a"), f.dir("b")}),
+                    Catch::Contains("hold different sweeps"));
   fs::copy(f.dir("a"), f.dir("copy"));
-  CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a"), f.dir("copy")}),
-                    Catch::Contains("runs found twice (overlapping shards)") && Catch::Contains("run_01 is in"));
+  CHECK_THROWS_WITH(
+      mergeSweepDirectories({f.dir("a"), f.dir("copy")}),
+      Catch::Contains("runs found twice (overlapping shards)") && Catch::Contains("run_01 is in"));
 }
 
 TEST_CASE("a merge checks each record's mechanism against its design row", "[experiments]") {
@@ -120,7 +124,8 @@ TEST_CASE("failed runs are recorded, named by merge and left out", "[experiments
   f.design = listDesign({"bodies.mass.mass"}, (Eigen::MatrixXd(3, 1) << 2, -1, 3).finished());
   const auto outcome = runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
   CHECK(outcome.results[1].error.find("mass") != std::string::npos);
-  CHECK_THAT(readRegularFile(f.dir("a") + "/run_02.run.json", 1 << 20, "record"), Catch::Contains("\"failed\""));
+  CHECK_THAT(readRegularFile(f.dir("a") + "/run_02.run.json", 1 << 20, "record"),
+             Catch::Contains("\"failed\""));
   const SweepMerge merge = mergeSweepDirectories({f.dir("a")});
   CHECK(merge.datasets.size() == 2u);
   REQUIRE(merge.failed.size() == 1u);
