@@ -9,6 +9,7 @@
 #include "app/run_plot_panel.h"
 #include "app/runs_panel.h"
 #include "app/stepping_rows.h"
+#include "app/sweep_dialog.h"
 #include "app/train_dialog.h"
 #include "app/training_panel.h"
 #include "app/viewport.h"
@@ -19,6 +20,7 @@
 #include "engine/dynamics/modes.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/dynamics/statics.h"
+#include "engine/experiments/experiment_run.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
@@ -1120,58 +1122,50 @@ int MainWindow::runSimulation(const RunOptions& options) {
 void MainWindow::runSweepDialog() {
   auto model = doc_->model();
   if (!model) return;
-  QDialog dialog(this);
-  dialog.setWindowTitle(tr("Run Sweep"));
-  auto* form = new QFormLayout(&dialog);
-  auto* loadCase = new QComboBox(&dialog);
-  for (std::size_t i = 0; i < model->spec().loadCases.size(); ++i)
-    loadCase->addItem(QString::fromStdString(model->spec().loadCases[i].name), static_cast<int>(i));
-  auto* amplitudes = new QLineEdit(QStringLiteral("0.5, 1.0"), &dialog);
-  amplitudes->setToolTip(tr("Scales of every load of the load case, comma-separated"));
-  auto* frequencies = new QLineEdit(QStringLiteral("1.0"), &dialog);
-  frequencies->setToolTip(tr("Time scales of the loads (frequency factors), comma-separated"));
-  auto* tEnd = new QDoubleSpinBox(&dialog);
-  tEnd->setRange(0.001, 1e6);
-  tEnd->setValue(5.0);
-  tEnd->setSuffix(" s");
-  auto* error = new QLabel(&dialog);
-  error->setStyleSheet("color: #c0392b;");
-  form->addRow(tr("Load case"), loadCase);
-  form->addRow(tr("Amplitude scales"), amplitudes);
-  form->addRow(tr("Frequency scales"), frequencies);
-  form->addRow(tr("End time"), tEnd);
-  auto* stepping = new SteppingRows(form, &dialog);
-  form->addRow(error);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-  form->addRow(buttons);
-  std::vector<double> amps, freqs;
-  auto parse = [](const QString& text, std::vector<double>& out) {
-    out.clear();
-    for (const QString& item : text.split(',', Qt::SkipEmptyParts)) {
-      bool ok = false;
-      const double v = QLocale::c().toDouble(item.trimmed(), &ok);
-      if (!ok || !(v > 0.0)) return false;
-      out.push_back(v);
-    }
-    return !out.empty();
-  };
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
-    if (loadCase->count() == 0) return error->setText(tr("The mechanism has no load case."));
-    if (!parse(amplitudes->text(), amps))
-      return error->setText(tr("Amplitude scales: positive numbers, comma-separated."));
-    if (!parse(frequencies->text(), freqs))
-      return error->setText(tr("Frequency scales: positive numbers, comma-separated."));
-    RunOptions probe;
-    if (const QString problem = stepping->apply(probe); !problem.isEmpty()) return error->setText(problem);
-    dialog.accept();
-  });
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+  SweepDialog dialog(model, this);
   if (dialog.exec() != QDialog::Accepted) return;
-  RunOptions base;
-  base.loadCase = loadCase->currentData().toInt();
-  base.tEnd = tEnd->value();
-  stepping->apply(base);
-  runSweep(base, sweepGrid(amps, freqs));
+  runDesign(dialog.options(), dialog.design());
+}
+
+int MainWindow::runDesign(const RunOptions& base, const ExperimentDesign& design) {
+  auto model = doc_->model();
+  if (!model || design.runs() == 0) return -1;
+  auto results = std::make_shared<std::vector<ExperimentRunResult>>();
+  auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
+  for (int i = 0; i < design.runs(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
+  const QString caseName = loadCaseName(*model, base.loadCase);
+  const QString title = tr("Sweep %1: %2 design (%n run(s))", nullptr, design.runs())
+                            .arg(caseName, QString::fromStdString(designTypeName(design.type)));
+  return runner_->submit(
+      title,
+      [model, base, design, recorders, results](Monitor& m) {
+        const DesignApplier applier(*model, base, design);
+        std::vector<int> rows(static_cast<std::size_t>(design.runs()));
+        for (int i = 0; i < design.runs(); ++i) rows[static_cast<std::size_t>(i)] = i;
+        ExperimentOptions options;
+        options.workers = 2;  // both cores
+        *results = runExperiment(
+            applier, rows,
+            [recorders](int row, const Model&) {
+              return std::make_unique<ForwardingSink>((*recorders)[static_cast<std::size_t>(row)]);
+            },
+            options, &m);
+        m.checkpoint();
+        std::string failed;
+        int count = 0;
+        for (const ExperimentRunResult& r : *results)
+          if (!r.ok && !r.cancelled && ++count <= 5) failed += "\n" + r.name + ": " + r.error;
+        if (count)
+          throw SolverError(std::to_string(count) + " of " + std::to_string(results->size()) +
+                            " runs failed (the others joined the project):" + failed);
+      },
+      [this, base, recorders, results, caseName](JobRunner::Outcome, const QString&) {
+        for (const ExperimentRunResult& r : *results) {
+          const auto& recorder = (*recorders)[static_cast<std::size_t>(r.row)];
+          if (r.model && !recorder->samples().empty())
+            addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base, recorder);
+        }
+      });
 }
 
 int MainWindow::runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,

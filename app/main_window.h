@@ -29,6 +29,7 @@ struct Dataset;
 class Model;
 struct RunOptions;
 struct SweepCase;
+struct ExperimentDesign;
 struct ModesResult;
 class TrajectoryRecorder;
 }  // namespace mbdrom
@@ -131,6 +132,9 @@ class MainWindow : public QMainWindow {
   /// it succeeds. Shown in the training panel. Returns the job id.
   int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
                  const QString& name);
+  /// Runs every row of a design of experiments (engine/experiments) on both cores; each
+  /// finished run joins the project with the mechanism it ran on. Returns the job's id.
+  int runDesign(const RunOptions& base, const ExperimentDesign& design);
   /// Queues a sweep and then the training on its runs; returns the training job's id.
   int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings, const RunOptions& base,
                         const std::vector<SweepCase>& cases, const QString& name);

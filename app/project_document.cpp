@@ -412,8 +412,11 @@ Dataset ProjectDocument::makeTrainingDataset(const Model& model, const std::vect
   for (const RunEntry& run : runs) {
     if (run.model->mechanismHash() != model.mechanismHash())
       throw InputError(
-          "run \"" + run.record.name +
-          "\" was made on an earlier version of the mechanism (edited since); run it again to train on it");
+          "run \"" + run.record.name + "\" was made on another mechanism (hash " +
+          hashToString(run.model->mechanismHash()) + ", the open one is " +
+          hashToString(model.mechanismHash()) +
+          "): the mechanism was edited since, or the run is of a sweep over model numbers; train "
+          "on runs of the open mechanism");
     if (run.samples)
       mbdrom::addRun(dataset, runFromSamples(*run.samples, run.record.name, run.record.loadCase));
     else

@@ -178,7 +178,8 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
     } else {
       item->setFlags(Qt::NoItemFlags);
       item->setToolTip(
-          tr("Made on an earlier version of the mechanism (edited since): run it again to train on it"));
+          tr("Made on another mechanism (edited since, or a sweep over model numbers): train on runs of "
+             "the open mechanism"));
     }
   }
   useSweep_ = new QRadioButton(tr("New sweep, made first"), dataBox);

@@ -164,7 +164,96 @@ std::string rest(const std::string& name) {
   return name.substr(name.find('.') + 1);
 }
 
+// Every number under `j` as a parameter name (arrays of named objects by name, 3-vectors by x, y, z).
+void numbers(const Json& j, const std::string& path, std::vector<std::string>& out, std::size_t& budget) {
+  if (budget == 0) return;
+  if (j.is_number()) {
+    out.push_back(path);
+    --budget;
+  } else if (j.is_object()) {
+    for (auto it = j.begin(); it != j.end(); ++it) numbers(it.value(), path + "." + it.key(), out, budget);
+  } else if (j.is_array()) {
+    const bool xyz = j.size() == 3 && j[0].is_number() && j[1].is_number() && j[2].is_number();
+    for (std::size_t i = 0; i < j.size(); ++i) {
+      const Json& e = j[i];
+      const std::string key = xyz ? std::string(1, static_cast<char>('x' + i))
+                              : e.is_object() && e.contains("name") && e["name"].is_string()
+                                  ? e["name"].get<std::string>()
+                                  : std::to_string(i);
+      numbers(e, path + "." + key, out, budget);
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::vector<std::string>>> designParameterCandidates(const Model& model,
+                                                                                        int loadCase,
+                                                                                        std::size_t limit) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> groups;
+  const Json root = Json::parse(serializeModelSpecSelfContained(model.spec()));
+  std::size_t budget = limit;
+  if (loadCase >= 0 && loadCase < static_cast<int>(model.spec().loadCases.size())) {
+    std::vector<std::string> loads{"load.amplitude_scale", "load.frequency_scale"};
+    const std::string caseName = model.spec().loadCases[static_cast<std::size_t>(loadCase)].name;
+    Json scratch = root;  // target() walks a mutable document
+    for (const Json& lc : root["load_cases"])
+      if (lc.value("name", "") == caseName)
+        for (const Json& load : lc["loads"]) {
+          const std::string name = load.value("name", "");
+          std::vector<std::string> inside;
+          if (load.contains("function"))
+            numbers(load["function"], "load." + name + ".function", inside, budget);
+          if (load.contains("direction"))
+            numbers(load["direction"], "load." + name + ".direction", inside, budget);
+          for (std::string& p : inside) {
+            // A field that one term alone has reads shorter: load.<load>.<field>.
+            const std::string field = p.substr(p.rfind('.') + 1);
+            std::string problem;
+            const std::string shortName = "load." + name + "." + field;
+            if (p.find(".function.") != std::string::npos && isFunctionField(field) &&
+                target(scratch, shortName, caseName, problem) != nullptr)
+              p = shortName;
+            if (p.find(".function.type") == std::string::npos) loads.push_back(p);
+          }
+        }
+    groups.emplace_back("Loads", loads);
+  }
+  std::vector<std::string> q0, qd0;
+  for (int i = 0; i < model.nq() && budget > 0; ++i, --budget) {
+    q0.push_back("q0." + model.coordinateName(i));
+    qd0.push_back("qd0." + model.coordinateName(i));
+  }
+  groups.emplace_back("Initial position", q0);
+  groups.emplace_back("Initial velocity", qd0);
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    if (it.key() == "load_cases" || it.key() == "measures" || it.key() == "version" || it.key() == "format")
+      continue;
+    std::vector<std::string> names;
+    numbers(it.value(), it.key(), names, budget);
+    if (!names.empty()) groups.emplace_back(it.key(), names);
+  }
+  return groups;
+}
+
+std::optional<double> parameterValue(const Model& model, int loadCase, const std::string& name) {
+  if (name == "load.amplitude_scale" || name == "load.frequency_scale") return 1.0;
+  const ParameterKind kind = parameterKind(name);
+  if (kind == ParameterKind::InitialPosition || kind == ParameterKind::InitialVelocity) {
+    for (int i = 0; i < model.nq(); ++i)
+      if (model.coordinateName(i) == rest(name))
+        return kind == ParameterKind::InitialPosition ? model.q0()(i) : 0.0;
+    return std::nullopt;
+  }
+  Json root = Json::parse(serializeModelSpecSelfContained(model.spec()));
+  const std::string caseName = loadCase >= 0 && loadCase < static_cast<int>(model.spec().loadCases.size())
+                                   ? model.spec().loadCases[static_cast<std::size_t>(loadCase)].name
+                                   : std::string();
+  std::string problem;
+  const Json* at = target(root, name, caseName, problem);
+  if (!at || !at->is_number()) return std::nullopt;
+  return at->get<double>();
+}
 
 ParameterKind parameterKind(const std::string& name) {
   if (name.rfind("q0.", 0) == 0) return ParameterKind::InitialPosition;

@@ -26,6 +26,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,19 @@ enum class ParameterKind {
 
 /// The kind of a parameter name (by its form; not checked against a model).
 ParameterKind parameterKind(const std::string& name);
+
+/// Names a design can vary on `model` under load case `loadCase` (-1: none), by
+/// group: "Loads" (load.amplitude_scale, load.frequency_scale, then every number
+/// of each load's time function and direction), "Initial position" (q0.*),
+/// "Initial velocity" (qd0.*), and one group per section of the model file
+/// ("bodies", "points", "spring_dampers", ...: its numbers, arrays of names by
+/// name). At most `limit` names in all.
+std::vector<std::pair<std::string, std::vector<std::string>>> designParameterCandidates(
+    const Model& model, int loadCase, std::size_t limit = 5000);
+
+/// The value `name` has in `model` under load case `loadCase` (scales: 1; q0: the
+/// reference position; qd0: 0), or nothing when the model has no such parameter.
+std::optional<double> parameterValue(const Model& model, int loadCase, const std::string& name);
 
 /// One run of a design, ready to simulate.
 struct DesignRun {

@@ -1,0 +1,55 @@
+#pragma once
+// The Run Sweep dialog: a design of experiments over the loads, initial states
+// and numbers of the mechanism (grid, Latin hypercube, Sobol), its table
+// previewed as it is edited, and the runs' stepping.
+
+#include "engine/experiments/design_parameter.h"
+
+#include <QDialog>
+
+#include <memory>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QSpinBox;
+class QTableWidget;
+
+namespace mbdrom::app {
+
+class SteppingRows;
+
+class SweepDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit SweepDialog(std::shared_ptr<const Model> model, QWidget* parent = nullptr);
+
+  /// The design as the table and choices say (valid after accept()).
+  const ExperimentDesign& design() const { return design_; }
+  /// Load case, end time and stepping of every run.
+  RunOptions options() const;
+  /// Adds a row (the Add menu does this with the parameter's value +-20 %).
+  void addParameter(const QString& name, double low, double high, int levels);
+
+ private:
+  void addFromMenu(const QString& name);
+  void updatePreview();
+  bool buildDesign(QString& problem);
+
+  std::shared_ptr<const Model> model_;
+  ExperimentDesign design_;
+  QComboBox* loadCase_ = nullptr;
+  QComboBox* type_ = nullptr;
+  QSpinBox* runs_ = nullptr;
+  QSpinBox* seed_ = nullptr;
+  QTableWidget* parameters_ = nullptr;
+  QTableWidget* preview_ = nullptr;
+  QLabel* summary_ = nullptr;
+  QDoubleSpinBox* tEnd_ = nullptr;
+  SteppingRows* stepping_ = nullptr;
+  QLabel* error_ = nullptr;
+  bool updating_ = false;
+};
+
+}  // namespace mbdrom::app
