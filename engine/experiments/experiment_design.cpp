@@ -277,11 +277,17 @@ void checkDesign(const ExperimentDesign& d) {
 std::string designTableText(const ExperimentDesign& d) {
   std::string text = "# mbdrom-design type=" + designTypeName(d.type) + " seed=" + std::to_string(d.seed) +
                      " hash=" + d.hash() + "\nrun";
-  for (const std::string& p : d.parameters) text += "," + p;
+  for (const std::string& p : d.parameters) {
+    text += ',';
+    text += p;
+  }
   text += "\n";
   for (int i = 0; i < d.runs(); ++i) {
     text += d.runNames[static_cast<std::size_t>(i)];
-    for (Eigen::Index j = 0; j < d.points.cols(); ++j) text += "," + shortestNumberText(d.points(i, j));
+    for (Eigen::Index j = 0; j < d.points.cols(); ++j) {
+      text += ',';  // appended in two steps: GCC 12 warns falsely on "," + std::string (-Wstringop-overflow)
+      text += shortestNumberText(d.points(i, j));
+    }
     text += "\n";
   }
   return text;
