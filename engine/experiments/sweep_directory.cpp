@@ -127,7 +127,11 @@ std::optional<Json> readRecord(const std::string& dir, const std::string& run) {
   if (!fs::exists(path, ec)) return std::nullopt;
   try {
     Json j = Json::parse(readRegularFile(path, kMaxSweepRecordBytes, "sweep run record"));
-    if (!j.is_object() || j.value("format", "") != "mbdrom-sweep-run") return std::nullopt;
+    // A record that is not this program's (hand-edited, truncated, hostile) counts as absent.
+    if (!j.is_object()) return std::nullopt;
+    for (const char* key : {"format", "setup", "run", "mechanism", "shard", "status", "message"})
+      if (!j.contains(key) || !j[key].is_string()) return std::nullopt;
+    if (j["format"] != "mbdrom-sweep-run" || j["run"] != run) return std::nullopt;
     return j;
   } catch (const std::exception&) {
     return std::nullopt;
@@ -220,7 +224,13 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
       todo.push_back(row);
   }
   ExperimentOptions o = options;
+  const std::string overlap = "is being run by another process";
   o.onFinished = [&](const ExperimentRunResult& r) {
+    // Overlapping parts: the other process owns the run and its record.
+    if (!r.ok && r.error.find(overlap) != std::string::npos) {
+      if (options.onFinished) options.onFinished(r);
+      return;
+    }
     writeRecord(dir, setup, shard, r);
     if (r.ok) removeStaleTemporaries(dir, r.name);
     if (options.onFinished) options.onFinished(r);
@@ -228,8 +238,16 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
   outcome.results = runExperiment(
       applier, todo,
       [&](int row, const Model&) {
-        return std::make_unique<TrajectoryCsvWriter>(
-            trajectoryPath(dir, design.runNames[static_cast<std::size_t>(row)]));
+        const std::string& name = design.runNames[static_cast<std::size_t>(row)];
+        try {
+          return std::make_unique<TrajectoryCsvWriter>(trajectoryPath(dir, name));
+        } catch (const FileError& e) {
+          if (std::string(e.what()).find("being written by another process") == std::string::npos) throw;
+          throw InputError(
+              name + " " + overlap + " (overlapping parts: " +
+              (shard.source.empty() ? std::string("this whole sweep") : shard.source) +
+              " and another part both have it; give every process its own --shard I/N of one N)");
+        }
       },
       o, monitor);
   return outcome;

@@ -131,3 +131,30 @@ TEST_CASE("failed runs are recorded, named by merge and left out", "[experiments
   REQUIRE(merge.failed.size() == 1u);
   CHECK_THAT(merge.failed[0], Catch::StartsWith("run_02: "));
 }
+
+TEST_CASE("a run another process is writing is left to it: overlapping parts are named, no record is taken",
+          "[experiments]") {
+  Fixture f;
+  fs::create_directories(f.dir("a"));
+  const WriteLock other(f.dir("a") + "/run_02.csv");  // as a second process holds it
+  const auto outcome = runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  REQUIRE(outcome.results.size() == 7u);
+  CHECK_FALSE(outcome.results[1].ok);
+  CHECK_THAT(outcome.results[1].error,
+             Catch::Contains("run_02 is being run by another process (overlapping parts"));
+  CHECK_FALSE(fs::exists(f.dir("a") + "/run_02.run.json"));
+  CHECK(outcome.results[0].ok);
+  CHECK(outcome.results[6].ok);
+}
+
+TEST_CASE("a hand-edited or hostile record counts as no record: its run is made again", "[experiments]") {
+  Fixture f;
+  runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  writeFileAtomically(f.dir("a") + "/run_03.run.json",
+                      R"({"format": "mbdrom-sweep-run", "setup": 7, "status": "ok"})");
+  writeFileAtomically(f.dir("a") + "/run_04.run.json", "[1, 2");
+  const auto again = runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  CHECK(again.results.size() == 2u);
+  CHECK(again.skipped.size() == 5u);
+  CHECK(mergeSweepDirectories({f.dir("a")}).datasets.size() == 7u);
+}
