@@ -32,7 +32,7 @@ TEST_CASE("the parts of a sweep cover every run exactly once", "[experiments]") 
     }
 }
 
-TEST_CASE("--shard counts from 1 and refuses parts that do not exist", "[experiments]") {
+TEST_CASE("a part given as I/N counts from 1 and parts that do not exist are refused", "[experiments]") {
   const Shard s = parseShard("2/4");
   CHECK(s.index == 1);
   CHECK(s.count == 4);
