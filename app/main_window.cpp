@@ -1077,6 +1077,7 @@ void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const
   run.record.status = runStatusName(recorder->status());
   run.record.message = recorder->message();
   run.record.created = utcTimestamp();
+  run.record.mechanism = hashToString(model->mechanismHash());
   run.model = model;
   run.info = recorder->info();
   run.samples = std::shared_ptr<const std::vector<Sample>>(recorder, &recorder->samples());

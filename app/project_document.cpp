@@ -410,11 +410,14 @@ Dataset ProjectDocument::makeTrainingDataset(const std::vector<int>& indices) co
 Dataset ProjectDocument::makeTrainingDataset(const Model& model, const std::vector<RunEntry>& runs) {
   Dataset dataset = makeDataset(model);
   for (const RunEntry& run : runs) {
-    if (run.model->mechanismHash() != model.mechanismHash())
+    // A run reopened from a project keeps the hash of the mechanism it ran on (a sweep over model numbers).
+    const bool otherMechanism =
+        !run.record.mechanism.empty() && run.record.mechanism != hashToString(model.mechanismHash());
+    if (otherMechanism || run.model->mechanismHash() != model.mechanismHash())
       throw InputError(
           "run \"" + run.record.name + "\" was made on another mechanism (hash " +
-          hashToString(run.model->mechanismHash()) + ", the open one is " +
-          hashToString(model.mechanismHash()) +
+          (otherMechanism ? run.record.mechanism : hashToString(run.model->mechanismHash())) +
+          ", the open one is " + hashToString(model.mechanismHash()) +
           "): the mechanism was edited since, or the run is of a sweep over model numbers; train "
           "on runs of the open mechanism");
     if (run.samples)

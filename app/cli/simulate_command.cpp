@@ -18,6 +18,7 @@
 #include <chrono>
 #include <csignal>
 #include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <mutex>
@@ -91,12 +92,13 @@ const char* const kSweepUsage =
     "load case (load.amplitude_scale, load.frequency_scale; runs named a<A>_f<F>).\n\n"
     "Past one machine: --shard I/N runs the I-th of N parts (run k belongs to part\n"
     "k mod N). Without --shard the part comes from a Slurm job array\n"
-    "(SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or from Open MPI's mpirun\n"
-    "(OMPI_COMM_WORLD_RANK, _SIZE); with both, each array task's part is split among\n"
-    "its ranks. Complete runs with a matching record are skipped (resume); a run past\n"
-    "--run-time-limit S seconds is recorded as failed and the sweep goes on. Join the\n"
-    "parts with mbdrom-cli merge. Runs use N worker threads (default 2). Defaults: T =\n"
-    "1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s.\n";
+    "(SLURM_ARRAY_TASK_ID, _MIN, _STEP, _COUNT) or an MPI launcher (Open MPI's\n"
+    "OMPI_COMM_WORLD_RANK, _SIZE; MPICH's PMI_RANK, PMI_SIZE); with both, each\n"
+    "array task's part is split among its ranks. Complete runs with a matching\n"
+    "record are skipped (resume); a run past --run-time-limit S seconds (checked at\n"
+    "its progress reports, every 40 ms) is recorded as failed and the sweep goes on.\n"
+    "Join the parts with mbdrom-cli merge. Runs use N worker threads (default 2).\n"
+    "Defaults: T = 1 s, error-controlled steps at RTOL 1e-7, H = 0.01 s.\n";
 
 const char* const kMergeUsage =
     "usage: mbdrom-cli merge DIR... -o DATASET.json\n\n"
@@ -397,6 +399,7 @@ DesignFactor designFactor(const std::string& text) {
   std::vector<std::string> parts;
   std::stringstream in(spec);
   for (std::string part; std::getline(in, part, ':');) parts.push_back(part);
+  if (spec.back() == ':') parts.emplace_back();  // "1:2:" names no count
   if (parts.size() != 2 && parts.size() != 3)
     throw UsageError("--vary " + f.parameter + ": a range is LO:HI or LO:HI:N, got '" + spec + "'");
   f.low = number(parts[0]);
@@ -414,25 +417,23 @@ DesignFactor designFactor(const std::string& text) {
   return f;
 }
 
-std::string scaleText(double x) {
-  std::ostringstream out;
-  out.precision(10);
-  out << x;
-  return out.str();
-}
-
 ExperimentDesign sweepDesign(const Arguments& a) {
   if (a.has("--design-table")) {
     if (a.has("--vary") || a.has("--amplitudes") || a.has("--frequencies") || a.has("--design") ||
-        a.has("--runs"))
+        a.has("--runs") || a.has("--seed"))
       throw UsageError(
-          "--design-table gives the whole design: no --vary, --amplitudes, --frequencies, --design or "
-          "--runs");
+          "--design-table gives the whole design: no --vary, --amplitudes, --frequencies, --design, --runs "
+          "or "
+          "--seed");
     const std::string path = a.value("--design-table");
     return parseDesignTable(readRegularFile(path, kMaxCsvFileBytes, "design table"), path);
   }
   std::vector<DesignFactor> factors;
   for (const std::string& text : a.all("--vary")) factors.push_back(designFactor(text));
+  if (factors.empty() && !a.has("--amplitudes") && !a.has("--frequencies") && !a.has("--load-case"))
+    throw UsageError(
+        "nothing to vary: give --vary PARAM=..., --design-table FILE.csv, or --amplitudes and "
+        "--frequencies with --load-case NAME");
   const bool scales = a.has("--amplitudes") || a.has("--frequencies") || factors.empty();
   if (scales) {
     DesignFactor amplitude{"load.amplitude_scale", numberList(a, "--amplitudes"), 0.0, 0.0};
@@ -463,7 +464,7 @@ ExperimentDesign sweepDesign(const Arguments& a) {
     if (scales && factors.size() == 2)  // the runs keep their names of before designs: a<A>_f<F>
       for (int k = 0; k < design.runs(); ++k)
         design.runNames[static_cast<std::size_t>(k)] =
-            "a" + scaleText(design.points(k, 0)) + "_f" + scaleText(design.points(k, 1));
+            "a" + shortestNumberText(design.points(k, 0)) + "_f" + shortestNumberText(design.points(k, 1));
   } else {
     if (scales)
       throw UsageError("--amplitudes and --frequencies make a grid; with --design " + a.value("--design") +
@@ -567,8 +568,14 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
       << " s\n";
   if (!outcome.results.empty())
     out << "  run                 steps   wall [s]  real-time  max residual  energy error [J]  status\n";
-  int failed = 0;
+  int failed = 0, elsewhere = 0;
   for (const ExperimentRunResult& r : outcome.results) {
+    if (r.skipped) {
+      ++elsewhere;
+      out << "  " << std::left << std::setw(18) << r.name << std::right
+          << "  left to another process: " << r.error << "\n";
+      continue;
+    }
     out << "  " << std::left << std::setw(18) << r.name << std::right << std::setw(8) << r.summary.steps
         << std::setw(11) << std::setprecision(4) << r.summary.wallSeconds << std::setw(11)
         << r.summary.realTimeFactor << std::setw(14) << std::setprecision(3) << r.summary.maxResidualPosition
@@ -576,9 +583,15 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
         << (r.ok ? "ok" : (r.cancelled ? "CANCELLED: " : "FAILED: ") + r.error) << "\n";
     failed += r.ok ? 0 : 1;
   }
+  if (elsewhere)
+    err << "mbdrom-cli sweep: warning: " << elsewhere
+        << " run(s) were another process's (overlapping parts: give each process its own --shard I/N of one "
+           "N)\n";
   if (failed) {
     err << "mbdrom-cli sweep: " << failed << " of " << outcome.results.size()
-        << " runs failed or stopped (their records say why; run the same command again to retry them)\n";
+        << " runs failed or stopped (their records say why; the same command again retries them, e.g. after "
+           "a time "
+           "limit or a cancel)\n";
     return 1;
   }
   return 0;
@@ -589,6 +602,32 @@ int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std
   const std::string output = a.has("-o") ? a.value("-o") : a.value("--output");
   if (output.empty()) throw UsageError("missing -o DATASET.json");
   if (a.positional().empty()) throw UsageError("missing DIR (the sweep directories)");
+  // The output never lands in a sweep directory, on an input, or over a file that is no dataset.
+  auto checkOutput = [&](const std::string& path) {
+    std::vector<std::string> inputs;
+    for (const std::string& dir : a.positional()) {
+      std::error_code ec;
+      const auto d = std::filesystem::weakly_canonical(dir, ec);
+      const auto o = std::filesystem::weakly_canonical(std::filesystem::path(path).parent_path().empty()
+                                                           ? std::filesystem::path(".")
+                                                           : std::filesystem::path(path).parent_path(),
+                                                       ec);
+      if (!ec && d == o)
+        throw UsageError("-o " + path + ": a dataset is not written into the sweep directory " + dir);
+      inputs.push_back((std::filesystem::path(dir) / "sweep.json").string());
+    }
+    checkOutputPath(path, inputs);
+    std::error_code ec;
+    if (std::filesystem::exists(path, ec)) {
+      std::string head(4096, '\0');
+      std::ifstream in(path, std::ios::binary);
+      in.read(head.data(), static_cast<std::streamsize>(head.size()));
+      head.resize(static_cast<std::size_t>(std::max<std::streamsize>(0, in.gcount())));
+      if (head.find("\"mbdrom-dataset\"") == std::string::npos)
+        throw UsageError("-o " + path + ": the file exists and is not an mbdrom dataset; give another name");
+    }
+  };
+  checkOutput(output);
   const SweepMerge merge = mergeSweepDirectories(a.positional());
   int runs = 0;
   for (std::size_t k = 0; k < merge.datasets.size(); ++k) {
@@ -599,6 +638,7 @@ int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std
       path = (p.parent_path() /
               (p.stem().string() + "_" + hashToString(d.mechanismHash) + p.extension().string()))
                  .string();
+      checkOutput(path);
     }
     saveDataset(d, path);
     runs += static_cast<int>(d.runs.size());

@@ -18,7 +18,7 @@ namespace mbdrom {
 
 namespace {
 
-std::string str(double x) {
+std::string simText(double x) {
   std::ostringstream out;
   out.precision(10);
   out << x;
@@ -52,23 +52,26 @@ void scaleTime(TimeFunction& f, double s) {
 
 void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
   const double dt = o.integrator.dt;
-  if (!(dt > 0.0) || !std::isfinite(dt)) throw InputError("time step dt must be > 0 s (got " + str(dt) + ")");
+  if (!(dt > 0.0) || !std::isfinite(dt))
+    throw InputError("time step dt must be > 0 s (got " + simText(dt) + ")");
   if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
-    throw InputError("end time must be >= 0 s (got " + str(o.tEnd) + ")");
+    throw InputError("end time must be >= 0 s (got " + simText(o.tEnd) + ")");
   if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt))
-    throw InputError("output interval must be >= 0 s (got " + str(o.outputDt) + ")");
+    throw InputError("output interval must be >= 0 s (got " + simText(o.outputDt) + ")");
   const double tol = o.integrator.tolerance;
   if (!(tol >= 0.0 && tol < 1.0))
-    throw InputError("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " + str(tol) + ")");
+    throw InputError("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " + simText(tol) +
+                     ")");
   const double n = std::ceil(o.tEnd / dt - 1e-9);
-  if (n > 1e12) throw InputError("end time / time step is too large (" + str(n) + " steps)");
+  if (n > 1e12) throw InputError("end time / time step is too large (" + simText(n) + " steps)");
   steps = static_cast<long long>(std::max(0.0, n));
   const double ratio = o.outputDt / dt;
   stride = std::max(1LL, static_cast<long long>(std::llround(ratio)));
   if (tol == 0.0 && o.outputDt > 0.0 &&
       std::abs(ratio - static_cast<double>(stride)) > 1e-9 * std::max(1.0, ratio))
-    throw InputError("the output interval " + str(o.outputDt) + " s is not a multiple of the time step " +
-                     str(dt) + " s: choose a multiple (e.g. " + str(static_cast<double>(stride) * dt) +
+    throw InputError("the output interval " + simText(o.outputDt) + " s is not a multiple of the time step " +
+                     simText(dt) + " s: choose a multiple (e.g. " +
+                     simText(static_cast<double>(stride) * dt) +
                      " s), or error-controlled steps (a tolerance), which land on every output time");
 }
 
@@ -187,7 +190,7 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
   } catch (const Cancelled&) {
     updateWall(state.t);
     if (summaryOut) *summaryOut = sum;
-    if (begun) sink.end(RunStatus::Cancelled, "cancelled at t = " + str(state.t) + " s");
+    if (begun) sink.end(RunStatus::Cancelled, "cancelled at t = " + simText(state.t) + " s");
     throw;
   } catch (const Error& e) {
     updateWall(state.t);
@@ -240,7 +243,7 @@ std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales,
   for (double a : amplitudeScales)
     for (double f : frequencyScales) {
       SweepCase c;
-      c.name = "a" + str(a) + "_f" + str(f);
+      c.name = "a" + simText(a) + "_f" + simText(f);
       c.amplitudeScale = a;
       c.frequencyScale = f;
       cases.push_back(std::move(c));

@@ -9,6 +9,9 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
 
 namespace mbdrom {
 
@@ -85,17 +88,43 @@ Json* follow(Json& root, const std::vector<std::string>& parts, std::size_t from
   return at;
 }
 
-// A time-function field: in a sum, the one term that has it.
+// Whether a time function of `type` has `field` (a file leaves zero phases and offsets out).
+bool typeHasField(const std::string& type, const std::string& field) {
+  if (type == "constant") return field == "value";
+  if (type == "sine")
+    return field == "amplitude" || field == "frequency" || field == "phase" || field == "offset";
+  if (type == "chirp")
+    return field == "amplitude" || field == "frequency" || field == "rate" || field == "phase" ||
+           field == "offset";
+  if (type == "step") return field == "t0" || field == "value";
+  if (type == "smooth_step") return field == "t0" || field == "t1" || field == "value";
+  return false;
+}
+
+std::string typeOf(const Json& function) {
+  return function.is_object() && function.contains("type") && function["type"].is_string()
+             ? function["type"].get<std::string>()
+             : std::string();
+}
+
+// A time-function field (added at 0 when its type has it but the file left it out):
+// in a sum, of the one term whose type has it.
 Json* functionField(Json& function, const std::string& field, const std::string& where,
                     std::string& problem) {
-  if (function.contains(field)) return &function[field];
-  if (function.value("type", "") == "sum" && function.contains("terms") && function["terms"].is_array()) {
+  if (typeHasField(typeOf(function), field)) {
+    if (!function.contains(field)) function[field] = 0.0;
+    return &function[field];
+  }
+  if (typeOf(function) == "sum" && function.contains("terms") && function["terms"].is_array()) {
     Json* found = nullptr;
     std::size_t count = 0, index = 0;
     for (std::size_t k = 0; k < function["terms"].size(); ++k)
-      if (Json& term = function["terms"][k]; term.is_object() && term.contains(field)) {
-        if (!found) index = k;
-        found = found ? found : &term[field];
+      if (Json& term = function["terms"][k]; typeHasField(typeOf(term), field)) {
+        if (!found) {
+          index = k;
+          if (!term.contains(field)) term[field] = 0.0;
+          found = &term[field];
+        }
         ++count;
       }
     if (count == 1) return found;
@@ -105,8 +134,8 @@ Json* functionField(Json& function, const std::string& field, const std::string&
       return nullptr;
     }
   }
-  problem =
-      where + "'s time function (" + function.value("type", std::string("?")) + ") has no \"" + field + "\"";
+  problem = where + "'s time function (" + (typeOf(function).empty() ? std::string("?") : typeOf(function)) +
+            ") has no \"" + field + "\"";
   return nullptr;
 }
 
@@ -201,20 +230,26 @@ std::vector<std::pair<std::string, std::vector<std::string>>> designParameterCan
       if (lc.value("name", "") == caseName)
         for (const Json& load : lc["loads"]) {
           const std::string name = load.value("name", "");
+          // The fields of its time function by their short names (those of one term of a
+          // sum; absent ones at 0, e.g. a phase), then the other numbers in full.
+          std::set<std::string> covered;
+          for (const char* field : kFunctionFields) {
+            std::string problem;
+            const std::string shortName = "load." + name + "." + field;
+            if (target(scratch, shortName, caseName, problem) != nullptr) {
+              loads.push_back(shortName);
+              covered.insert(field);
+            }
+          }
           std::vector<std::string> inside;
           if (load.contains("function"))
             numbers(load["function"], "load." + name + ".function", inside, budget);
           if (load.contains("direction"))
             numbers(load["direction"], "load." + name + ".direction", inside, budget);
-          for (std::string& p : inside) {
-            // A field that one term alone has reads shorter: load.<load>.<field>.
+          for (const std::string& p : inside) {
             const std::string field = p.substr(p.rfind('.') + 1);
-            std::string problem;
-            const std::string shortName = "load." + name + "." + field;
-            if (p.find(".function.") != std::string::npos && isFunctionField(field) &&
-                target(scratch, shortName, caseName, problem) != nullptr)
-              p = shortName;
-            if (p.find(".function.type") == std::string::npos) loads.push_back(p);
+            if (p.find(".function.") != std::string::npos && covered.count(field)) continue;
+            loads.push_back(p);
           }
         }
     groups.emplace_back("Loads", loads);
@@ -258,7 +293,7 @@ std::optional<double> parameterValue(const Model& model, int loadCase, const std
 ParameterKind parameterKind(const std::string& name) {
   if (name.rfind("q0.", 0) == 0) return ParameterKind::InitialPosition;
   if (name.rfind("qd0.", 0) == 0) return ParameterKind::InitialVelocity;
-  if (name.rfind("load.", 0) == 0) return ParameterKind::Load;
+  if (name.rfind("load.", 0) == 0 || name.rfind("load_cases.", 0) == 0) return ParameterKind::Load;
   return ParameterKind::ModelNumber;
 }
 
@@ -269,6 +304,11 @@ DesignApplier::DesignApplier(const Model& model, const RunOptions& base, const E
     loadCaseName_ = model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name;
   Json root = Json::parse(serializeModelSpecSelfContained(model.spec()));
   std::string problems;
+  std::map<std::string, std::string> addresses;  // what a name varies -> the first name varying it
+  auto sameAs = [&](const std::string& address, const std::string& name) {
+    const auto [it, added] = addresses.emplace(address, name);
+    if (!added) problems += "\n  " + name + ": the same number as " + it->second;
+  };
   for (const std::string& name : design.parameters) {
     const ParameterKind kind = parameterKind(name);
     kinds_.push_back(kind);
@@ -281,11 +321,18 @@ DesignApplier::DesignApplier(const Model& model, const RunOptions& base, const E
       if (coordinates_.back() < 0)
         problem = "\"" + coordinate + "\" is not a coordinate of the mechanism (e.g. " +
                   (model.nq() ? model.coordinateName(0) : std::string("none")) + ")";
+      else
+        sameAs(name.substr(0, name.find('.')) + std::to_string(coordinates_.back()), name);
     } else if (name == "load.amplitude_scale" || name == "load.frequency_scale") {
       if (loadCaseName_.empty()) problem = "scaling the loads needs a load case";
     } else {
       Json* at = target(root, name, loadCaseName_, problem);
       if (at && !at->is_number()) problem = "it is " + at->dump() + ", not a number";
+      if (at && at->is_number()) {
+        char address[32];  // the number's node in this document: two names reaching it vary one number
+        std::snprintf(address, sizeof address, "%p", static_cast<const void*>(at));
+        sameAs(address, name);
+      }
       if (kind == ParameterKind::ModelNumber) editsModel_ = true;
     }
     if (!problem.empty()) problems += "\n  " + name + ": " + problem;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstring>
 #include <map>
@@ -94,17 +95,58 @@ ExperimentDesign scaled(const std::vector<DesignFactor>& factors, const Eigen::M
   return d;
 }
 
+// The fields of a CSV line: trimmed, a field in double quotes taken as its text
+// (commas inside, "" for a quote), as spreadsheets write them.
 std::vector<std::string> splitCsvLine(const std::string& line) {
   std::vector<std::string> fields;
   std::string field;
-  std::stringstream in(line);
-  while (std::getline(in, field, ',')) {
-    while (!field.empty() && (field.back() == '\r' || field.back() == ' ')) field.pop_back();
-    while (!field.empty() && field.front() == ' ') field.erase(field.begin());
+  bool quoted = false, wasQuoted = false;
+  auto push = [&] {
+    if (!wasQuoted) {
+      while (!field.empty() && (field.back() == '\r' || field.back() == ' ' || field.back() == '\t'))
+        field.pop_back();
+      std::size_t lead = 0;
+      while (lead < field.size() && (field[lead] == ' ' || field[lead] == '\t')) ++lead;
+      field.erase(0, lead);
+    }
     fields.push_back(field);
+    field.clear();
+    wasQuoted = false;
+  };
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        field += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == '"' && field.find_first_not_of(" \t") == std::string::npos) {
+      field.clear();
+      quoted = wasQuoted = true;
+    } else if (c == ',') {
+      push();
+    } else if (!(wasQuoted && (c == ' ' || c == '\t' || c == '\r'))) {
+      field += c;
+    }
   }
-  if (!line.empty() && line.back() == ',') fields.emplace_back();
+  push();
   return fields;
+}
+
+bool usableRunName(const std::string& r) {
+  if (r.empty() || r.size() > 200 || r[0] == '.') return false;
+  for (const char c : r)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  std::string lower = r;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto endsWith = [&](const std::string& tail) {
+    return lower.size() >= tail.size() && lower.compare(lower.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  return lower != "design" && lower != "sweep" && !endsWith(".partial") && !endsWith(".run");
 }
 
 }  // namespace
@@ -252,8 +294,10 @@ void checkDesign(const ExperimentDesign& d) {
   }
   seen.clear();
   for (const std::string& r : d.runNames) {
-    if (r.empty() || r.find_first_of("/\\:\0", 0, 4) != std::string::npos || r[0] == '.')
-      throw InputError("design: run name \"" + r + "\" cannot name a file");
+    if (!usableRunName(r))
+      throw InputError("design: run name \"" + r +
+                       "\" cannot name its files (letters, digits, '_', '-', '.'; not starting with '.', not "
+                       "\"design\" or \"sweep\", not ending in \".partial\" or \".run\")");
     if (!seen.insert(r).second) throw InputError("design: run \"" + r + "\" appears twice");
   }
   std::map<std::vector<double>, int> points;
@@ -306,6 +350,8 @@ ExperimentDesign parseDesignTable(const std::string& text, const std::string& so
   };
   while (std::getline(in, line)) {
     ++lineNumber;
+    if (lineNumber == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
+      line.erase(0, 3);  // a spreadsheet's UTF-8 mark
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) continue;
     if (line[0] == '#') {
@@ -366,7 +412,12 @@ ExperimentDesign parseDesignTable(const std::string& text, const std::string& so
     for (std::size_t j = 0; j < rows[i].size(); ++j)
       d.points(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = rows[i][j];
   if (!runColumn) nameRuns(d);
-  if (!written) d.type = DesignType::List;
+  // The type and seed of a header without its hash (written by hand) are not this program's word.
+  if (!written || expectedHash.empty()) {
+    d.type = DesignType::List;
+    d.seed = 0;
+    written = false;
+  }
   try {
     checkDesign(d);
   } catch (const InputError& e) {

@@ -37,9 +37,14 @@ std::vector<ExperimentRunResult> runExperiment(
       r.name = design.runNames[static_cast<std::size_t>(r.row)];
       for (std::size_t j = 0; j < design.parameters.size(); ++j)
         r.parameters[design.parameters[j]] = design.points(r.row, static_cast<Eigen::Index>(j));
+      std::string skip;
+      if (!stopRequested() && options.skip) skip = options.skip(r.row);
       if (stopRequested()) {
         r.cancelled = true;
         r.error = "not started: cancelled";
+      } else if (!skip.empty()) {
+        r.skipped = true;
+        r.error = skip;
       } else {
         const auto started = std::chrono::steady_clock::now();
         bool timedOut = false;

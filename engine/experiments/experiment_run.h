@@ -24,7 +24,9 @@ struct ExperimentRunResult {
   SimulationSummary summary;
   bool ok = false;
   bool cancelled = false;  ///< stopped by the monitor's stop request (not a failure of the run)
-  std::string error;       ///< why it failed or stopped (empty when ok)
+  /// Not run here: another process has it or made it (ExperimentOptions::skip); error says which.
+  bool skipped = false;
+  std::string error;  ///< why it failed, stopped or was skipped (empty when ok)
 };
 
 /// Options of runExperiment.
@@ -36,6 +38,9 @@ struct ExperimentOptions {
   /// Called once per finished row (ok, failed or cancelled), serialized, on the
   /// worker thread that ran it: e.g. to write its record at once.
   std::function<void(const ExperimentRunResult&)> onFinished;
+  /// Asked on the worker thread just before a row runs: a reason not to run it
+  /// here (e.g. another process completed it meanwhile), or empty to run it.
+  std::function<std::string(int row)> skip;
 };
 
 /// Runs `rows` of the applier's design. `makeSink(row, model)` gives each run its

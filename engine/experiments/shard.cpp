@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <optional>
+#include <tuple>
 
 namespace mbdrom {
 
@@ -51,7 +52,8 @@ Shard shardFromEnvironment(const std::function<const char*(const char*)>& getenv
     const long long step = stepValue ? *stepValue : 1;
     if (step < 1) throw InputError("SLURM_ARRAY_TASK_STEP is 0");
     const long long last = *min + (*count - 1) * step;
-    if (*count < 1 || *id < *min || (*id - *min) % step != 0 || (max && *max != last) || *id > last)
+    if (*count < 1) throw InputError("SLURM_ARRAY_TASK_COUNT is 0");
+    if (*id < *min || (*id - *min) % step != 0 || (max && *max != last) || *id > last)
       throw InputError("the Slurm job array is not a regular range (task " + std::to_string(*id) + ", min " +
                        std::to_string(*min) + ", max " + (max ? std::to_string(*max) : std::string("unset")) +
                        ", step " + std::to_string(step) + ", count " + std::to_string(*count) +
@@ -60,12 +62,19 @@ Shard shardFromEnvironment(const std::function<const char*(const char*)>& getenv
     slurm = Shard{static_cast<int>((*id - *min) / step), static_cast<int>(*count),
                   "Slurm array task " + std::to_string(*id)};
   }
-  if (const auto rank = variable(getenv, "OMPI_COMM_WORLD_RANK")) {
-    const auto size = variable(getenv, "OMPI_COMM_WORLD_SIZE");
+  // Open MPI's mpirun, else a PMI launcher's (MPICH's and Intel MPI's mpiexec).
+  for (const auto& [rankName, sizeName, who] :
+       {std::tuple{"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "Open MPI"},
+        std::tuple{"PMI_RANK", "PMI_SIZE", "MPI (PMI)"}}) {
+    const auto rank = variable(getenv, rankName);
+    if (!rank) continue;
+    const auto size = variable(getenv, sizeName);
     if (!size || *size < 1 || *rank >= *size)
-      throw InputError("OMPI_COMM_WORLD_RANK is " + std::to_string(*rank) + " but OMPI_COMM_WORLD_SIZE is " +
+      throw InputError(std::string(rankName) + " is " + std::to_string(*rank) + " but " + sizeName + " is " +
                        (size ? std::to_string(*size) : std::string("unset")));
-    mpi = Shard{static_cast<int>(*rank), static_cast<int>(*size), "Open MPI rank " + std::to_string(*rank)};
+    mpi = Shard{static_cast<int>(*rank), static_cast<int>(*size),
+                std::string(who) + " rank " + std::to_string(*rank)};
+    break;
   }
   if (slurm && mpi) {
     const long long count = static_cast<long long>(slurm->count) * mpi->count;

@@ -28,7 +28,8 @@ Shard parseShard(const std::string& text);
 ///   SLURM_ARRAY_TASK_STEP (step 1 when unset), count SLURM_ARRAY_TASK_COUNT; an
 ///   array whose ids are not that regular range (a list such as 1,4,9, or a
 ///   count that does not match MIN, MAX and STEP) is refused with InputError;
-/// - Open MPI's mpirun: OMPI_COMM_WORLD_RANK of OMPI_COMM_WORLD_SIZE;
+/// - Open MPI's mpirun: OMPI_COMM_WORLD_RANK of OMPI_COMM_WORLD_SIZE; else a PMI
+///   launcher's (MPICH, Intel MPI): PMI_RANK of PMI_SIZE;
 /// - both (mpirun inside an array task): the array task's part is split among the
 ///   ranks: index = array index * size + rank, count = array count * size.
 /// Neither: the whole sweep (0 of 1, source empty). Malformed values throw InputError naming the variable.

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <charconv>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -96,6 +97,9 @@ void writeOrCheck(const std::string& path, const std::string& text, const std::s
     }
     try {
       writeFileAtomically(path, text);
+      // Another sweep starting at the same moment may have renamed its file over ours.
+      const std::string present = readRegularFile(path, kMaxSweepRecordBytes, what);
+      if (present != text) throw InputError(differs(present));
       return;
     } catch (const FileError&) {
       if (attempt >= 200) throw;
@@ -169,16 +173,18 @@ void writeRecord(const std::string& dir, const std::string& setup, const Shard& 
   writeFileAtomically(recordPath(dir, r.name), j.dump(1) + "\n");
 }
 
-// The temporary files a killed process left of a run's trajectory
-// (`.<run>.csv.XXXXXX.part`): garbage once the run is complete.
-void removeStaleTemporaries(const std::string& dir, const std::string& run) {
-  const std::string prefix = "." + run + ".csv.";
+// The temporary files killed processes left of complete runs' trajectories
+// (`.<run>.csv.XXXXXX.part`): garbage. One pass over the directory.
+void removeStaleTemporaries(const std::string& dir, const std::set<std::string>& completeRuns) {
+  if (completeRuns.empty()) return;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    if (name.size() > prefix.size() + 5 && name.rfind(prefix, 0) == 0 &&
-        name.substr(name.size() - 5) == ".part" && e.is_regular_file(ec))
-      fs::remove(e.path(), ec);
+    const std::size_t csv = name.rfind(".csv.");
+    if (name.size() < 12 || name[0] != '.' || csv == std::string::npos ||
+        name.substr(name.size() - 5) != ".part")
+      continue;
+    if (completeRuns.count(name.substr(1, csv - 1)) && e.is_regular_file(ec)) fs::remove(e.path(), ec);
   }
 }
 
@@ -206,6 +212,9 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
   const std::string setup = outcome.setupHash;
   writeOrCheck((fs::path(dir) / "sweep.json").string(), sweepFileText(model, base, design, setup),
                "sweep file", [&](const std::string& present) {
+                 if (field(present, "setup") == setup)
+                   return dir + "/sweep.json was changed by hand (it no longer says what its setup hash " +
+                          setup + " stands for); restore it or use another directory";
                  return dir + " holds another sweep (setup " + field(present, "setup") + ", design " +
                         field(present, "design") + "; this one: setup " + setup + ", design " +
                         design.hash() +
@@ -223,16 +232,22 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
     else
       todo.push_back(row);
   }
+  removeStaleTemporaries(dir, std::set<std::string>(outcome.skipped.begin(), outcome.skipped.end()));
   ExperimentOptions o = options;
   const std::string overlap = "is being run by another process";
+  // A part overlapping this one may have completed the run since the check above.
+  o.skip = [&](int row) -> std::string {
+    return complete(dir, design.runNames[static_cast<std::size_t>(row)], setup)
+               ? "completed by another process meanwhile (overlapping parts)"
+               : std::string();
+  };
   o.onFinished = [&](const ExperimentRunResult& r) {
     // Overlapping parts: the other process owns the run and its record.
     if (!r.ok && r.error.find(overlap) != std::string::npos) {
       if (options.onFinished) options.onFinished(r);
       return;
     }
-    writeRecord(dir, setup, shard, r);
-    if (r.ok) removeStaleTemporaries(dir, r.name);
+    if (!r.skipped) writeRecord(dir, setup, shard, r);
     if (options.onFinished) options.onFinished(r);
   };
   outcome.results = runExperiment(
@@ -250,122 +265,188 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
         }
       },
       o, monitor);
+  std::set<std::string> done;
+  for (ExperimentRunResult& r : outcome.results) {
+    if (!r.ok && r.error.find(overlap) != std::string::npos) r.skipped = true;
+    if (r.ok) done.insert(r.name);
+  }
+  removeStaleTemporaries(dir, done);
   return outcome;
 }
 
-SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirs) {
-  if (dirs.empty()) throw InputError("merge: no sweep directory given");
-  SweepMerge merge;
-  std::string setup, modelText, firstDir;
-  Json sweep;
-  for (const std::string& dir : dirs) {
-    const std::string path = (fs::path(dir) / "sweep.json").string();
-    Json j;
-    try {
-      j = Json::parse(readRegularFile(path, kMaxSweepRecordBytes, "sweep file"));
-    } catch (const Json::exception& e) {
-      throw FileError(path + ": not a sweep file (" + e.what() + ")");
-    }
-    if (!j.is_object() || j.value("format", "") != "mbdrom-sweep" || j.value("version", 0) != 1 ||
-        !j.contains("setup") || !j["setup"].is_string() || !j.contains("model") || !j.contains("options"))
-      throw FileError(path +
-                      ": not a sweep file of this version (\"format\": \"mbdrom-sweep\", \"version\": 1)");
-    if (setup.empty()) {
-      setup = j["setup"].get<std::string>();
-      sweep = j;
-      firstDir = dir;
-    } else if (j["setup"].get<std::string>() != setup) {
-      throw InputError("merge: " + firstDir + " and " + dir + " hold different sweeps (setup " + setup +
-                       ", design " + sweep.value("design", "?") + " against setup " +
-                       j["setup"].get<std::string>() + ", design " + j.value("design", "?") + ")");
-    }
-  }
-  const std::string designPath = (fs::path(firstDir) / "design.csv").string();
-  merge.design = parseDesignTable(readRegularFile(designPath, kMaxCsvFileBytes, "design table"), designPath);
-  if (merge.design.hash() != sweep.value("design", ""))
-    throw InputError("merge: " + designPath + " is not the design of " + firstDir + "/sweep.json");
-  Model model(parseModelSpec(sweep["model"].dump(), firstDir + "/sweep.json"));
-  RunOptions base;
-  const Json& options = sweep["options"];
-  if (options.contains("load_case") && options["load_case"].is_string()) {
-    base.loadCase = model.findLoadCase(options["load_case"].get<std::string>());
-    if (base.loadCase < 0) throw FileError(firstDir + "/sweep.json: its load case is not in its model");
-  }
-  const DesignApplier applier(model, base, merge.design);
-  bool loadsVary = false;
-  for (const std::string& p : merge.design.parameters)
-    loadsVary = loadsVary || parameterKind(p) == ParameterKind::Load;
+namespace {
 
-  std::string missing, twice;
-  int missingCount = 0;
-  std::map<std::uint64_t, std::size_t> datasetOf;
-  for (int row = 0; row < merge.design.runs(); ++row) {
-    const std::string& name = merge.design.runNames[static_cast<std::size_t>(row)];
-    std::string foundIn;
-    std::optional<Json> record;
+// A string member of a sweep file, or FileError naming the file and key.
+std::string textField(const Json& j, const char* key, const std::string& path) {
+  if (!j.contains(key) || !j[key].is_string())
+    throw FileError(path + ": \"" + key + "\" is missing or not a string (not a sweep file of this version)");
+  return j[key].get<std::string>();
+}
+
+struct SweepFile {
+  std::string dir, path, setup, design;
+  Json json;
+};
+
+SweepFile readSweepFile(const std::string& dir) {
+  SweepFile f;
+  f.dir = dir;
+  f.path = (fs::path(dir) / "sweep.json").string();
+  try {
+    f.json = Json::parse(readRegularFile(f.path, kMaxSweepRecordBytes, "sweep file"));
+  } catch (const Json::exception& e) {
+    throw FileError(f.path + ": not a sweep file (" + e.what() + ")");
+  }
+  const Json& j = f.json;
+  if (!j.is_object() || textField(j, "format", f.path) != "mbdrom-sweep" || !j.contains("version") ||
+      !j["version"].is_number_integer() || j["version"].get<long long>() != 1)
+    throw FileError(f.path +
+                    ": not a sweep file of this version (\"format\": \"mbdrom-sweep\", \"version\": 1)");
+  f.setup = textField(j, "setup", f.path);
+  f.design = textField(j, "design", f.path);
+  if (!j.contains("model") || !j["model"].is_object() || !j.contains("options") || !j["options"].is_object())
+    throw FileError(f.path + ": \"model\" and \"options\" must be objects");
+  return f;
+}
+
+}  // namespace
+
+SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirsGiven) {
+  if (dirsGiven.empty()) throw InputError("merge: no sweep directory given");
+  // One directory under two spellings (s1, ./s1/) is one directory.
+  std::vector<std::string> dirs;
+  std::set<fs::path> seen;
+  for (const std::string& dir : dirsGiven) {
+    std::error_code ec;
+    const fs::path canonical = fs::weakly_canonical(fs::path(dir), ec);
+    if (seen.insert(ec ? fs::path(dir) : canonical).second) dirs.push_back(dir);
+  }
+  SweepMerge merge;
+  try {
+    std::vector<SweepFile> files;
     for (const std::string& dir : dirs) {
-      std::optional<Json> r = readRecord(dir, name);
-      if (!r || r->value("setup", "") != setup || r->value("status", "") == "cancelled") continue;
-      if (!foundIn.empty() && fs::path(foundIn) != fs::path(dir)) {
-        twice += "\n  " + name + " is in " + foundIn + " and in " + dir;
+      files.push_back(readSweepFile(dir));
+      if (files.back().setup != files.front().setup)
+        throw InputError("merge: " + files.front().dir + " and " + dir + " hold different sweeps (setup " +
+                         files.front().setup + ", design " + files.front().design + " against setup " +
+                         files.back().setup + ", design " + files.back().design + ")");
+    }
+    const SweepFile& sweep = files.front();
+    const std::string designPath = (fs::path(sweep.dir) / "design.csv").string();
+    merge.design =
+        parseDesignTable(readRegularFile(designPath, kMaxCsvFileBytes, "design table"), designPath);
+    if (merge.design.hash() != sweep.design)
+      throw InputError("merge: " + designPath + " is not the design of " + sweep.path + " (design " +
+                       merge.design.hash() + " against " + sweep.design + ")");
+    const Model model(parseModelSpec(sweep.json["model"].dump(), sweep.path));
+    const Json& options = sweep.json["options"];
+    // The file must still say what its hash stands for: an edited model or option is refused.
+    const std::string content = hex(fnv(serializeModelSpecSelfContained(model.spec()) + "\n" +
+                                        options.dump() + "\n" + merge.design.hash()));
+    if (content != sweep.setup)
+      throw InputError("merge: " + sweep.path +
+                       " was changed after the sweep (its model and options give setup " + content +
+                       ", it says " + sweep.setup + ")");
+    RunOptions base;
+    if (options.contains("load_case") && options["load_case"].is_string()) {
+      base.loadCase = model.findLoadCase(options["load_case"].get<std::string>());
+      if (base.loadCase < 0) throw FileError(sweep.path + ": its load case is not in its model");
+    }
+    const DesignApplier applier(model, base, merge.design);
+    bool loadsVary = false;
+    for (const std::string& p : merge.design.parameters)
+      loadsVary = loadsVary || parameterKind(p) == ParameterKind::Load;
+
+    std::string missing, twice;
+    std::vector<int> missingRows;
+    std::set<std::string> layouts;
+    std::map<std::uint64_t, std::size_t> datasetOf;
+    for (int row = 0; row < merge.design.runs(); ++row) {
+      const std::string& name = merge.design.runNames[static_cast<std::size_t>(row)];
+      std::string foundIn;
+      std::optional<Json> record;
+      for (const std::string& dir : dirs) {
+        std::optional<Json> r = readRecord(dir, name);
+        if (!r || (*r)["setup"] != sweep.setup || (*r)["status"] == "cancelled") continue;
+        layouts.insert((*r)["shard"].get<std::string>());
+        if (!foundIn.empty()) {
+          twice += "\n  " + name + " is in " + foundIn + " and in " + dir;
+          continue;
+        }
+        foundIn = dir;
+        record = std::move(r);
+      }
+      if (!record) {
+        missingRows.push_back(row);
         continue;
       }
-      foundIn = dir;
-      record = std::move(r);
+      if ((*record)["status"] != "ok") {
+        merge.failed.push_back(name + ": " + (*record)["message"].get<std::string>());
+        continue;
+      }
+      const DesignRun run = applier.run(row);
+      const std::string expected = hex(run.model->mechanismHash());
+      if ((*record)["mechanism"] != expected)
+        throw InputError("merge: " + foundIn + "/" + name + ".run.json says mechanism " +
+                         (*record)["mechanism"].get<std::string>() + ", its design row gives " + expected);
+      auto [it, added] = datasetOf.emplace(run.model->mechanismHash(), merge.datasets.size());
+      if (added) merge.datasets.push_back(makeDataset(*run.model));
+      Dataset& dataset = merge.datasets[it->second];
+      const std::string csv = trajectoryPath(foundIn, name);
+      // Runs of varied loads name no load case (their loads are not the model's): like the runs of a
+      // sweep over scaled loads, they train on the forces they recorded, their values as μ.
+      const std::string loadCase = base.loadCase < 0 || loadsVary
+                                       ? std::string()
+                                       : model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name;
+      const TrajectoryTable table = readTrajectoryCsv(csv);
+      const Json& summary = (*record)["summary"];
+      if (summary.is_object() && summary.contains("samples") && summary["samples"].is_number_integer() &&
+          summary["samples"].get<long long>() != static_cast<long long>(table.data.rows()))
+        throw InputError("merge: " + csv + " has " + std::to_string(table.data.rows()) +
+                         " samples, its record " + std::to_string(summary["samples"].get<long long>()) +
+                         " (the file was changed)");
+      DatasetRun datasetRun;
+      try {
+        datasetRun = runFromTable(*run.model, table, name, loadCase);
+      } catch (const InputError& e) {
+        throw InputError(csv + ": " + e.what());
+      }
+      datasetRun.parameters = run.parameters;
+      addRun(dataset, std::move(datasetRun));
     }
-    if (!record) {
-      ++missingCount;
-      if (missingCount <= 20) missing += (missing.empty() ? "" : ", ") + name;
-      continue;
+    if (!twice.empty()) throw InputError("merge: runs found twice (overlapping parts):" + twice);
+    if (!missingRows.empty()) {
+      // Under one layout of parts, the parts the missing runs belong to.
+      int parts = 0;
+      if (layouts.size() == 1) {
+        const std::string& layout = *layouts.begin();
+        const std::string count = layout.substr(layout.find('/') + 1);
+        const auto res = std::from_chars(count.data(), count.data() + count.size(), parts);
+        if (res.ec != std::errc() || parts < 1 || parts > 1000000) parts = 0;
+      }
+      std::map<int, std::vector<std::string>> byPart;
+      for (int row : missingRows)
+        byPart[parts > 0 ? row % parts : -1].push_back(merge.design.runNames[static_cast<std::size_t>(row)]);
+      std::string list;
+      for (const auto& [part, names] : byPart) {
+        std::string runs;
+        for (std::size_t k = 0; k < names.size() && k < 8; ++k) runs += (k ? ", " : "") + names[k];
+        if (names.size() > 8) runs += ", ...";
+        list += "\n  " +
+                (part >= 0 ? "part " + std::to_string(part + 1) + "/" + std::to_string(parts) + ": "
+                           : std::string()) +
+                runs;
+      }
+      std::string wrote;
+      for (const std::string& l : layouts) wrote += (wrote.empty() ? "" : ", ") + l;
+      throw InputError("merge: " + std::to_string(missingRows.size()) + " of " +
+                       std::to_string(merge.design.runs()) + " runs of the design are missing or unfinished" +
+                       (wrote.empty() ? std::string(" (no part has written a record)")
+                                      : " (the parts that wrote records: " + wrote + ")") +
+                       ":" + list);
     }
-    if (record->value("status", "") != "ok") {
-      merge.failed.push_back(name + ": " + record->value("message", std::string("failed")));
-      continue;
-    }
-    const DesignRun run = applier.run(row);
-    const std::string expected = hex(run.model->mechanismHash());
-    if (record->value("mechanism", "") != expected)
-      throw InputError("merge: " + foundIn + "/" + name + ".run.json says mechanism " +
-                       record->value("mechanism", std::string("?")) + ", its design row gives " + expected);
-    auto [it, added] = datasetOf.emplace(run.model->mechanismHash(), merge.datasets.size());
-    if (added) merge.datasets.push_back(makeDataset(*run.model));
-    Dataset& dataset = merge.datasets[it->second];
-    const std::string csv = trajectoryPath(foundIn, name);
-    const std::string loadCase =
-        base.loadCase < 0 ? std::string()
-        : loadsVary       ? model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name + "@" + name
-                          : model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name;
-    DatasetRun datasetRun;
-    try {
-      datasetRun = runFromTable(*run.model, readTrajectoryCsv(csv), name, loadCase);
-    } catch (const InputError& e) {
-      throw InputError(csv + ": " + e.what());
-    }
-    datasetRun.parameters = run.parameters;
-    if (!loadCase.empty() && !dataset.loadCaseDefinitions.count(loadCase)) {
-      Json spec = Json::parse(serializeModelSpecSelfContained(run.model->spec()));
-      for (Json& lc : spec["load_cases"])
-        if (lc.value("name", "") == model.spec().loadCases[static_cast<std::size_t>(base.loadCase)].name) {
-          lc["name"] = loadCase;
-          dataset.loadCaseDefinitions[loadCase] = lc.dump();
-        }
-    }
-    addRun(dataset, std::move(datasetRun));
-  }
-  if (!twice.empty()) throw InputError("merge: runs found twice (overlapping shards):" + twice);
-  if (missingCount) {
-    std::string shards;
-    std::set<std::string> layouts;
-    for (const std::string& dir : dirs)
-      for (int row = 0; row < merge.design.runs(); ++row)
-        if (auto r = readRecord(dir, merge.design.runNames[static_cast<std::size_t>(row)]))
-          layouts.insert(r->value("shard", std::string("?")));
-    for (const std::string& l : layouts) shards += (shards.empty() ? "" : ", ") + l;
-    throw InputError("merge: " + std::to_string(missingCount) + " of " + std::to_string(merge.design.runs()) +
-                     " runs of the design are missing or unfinished: " + missing +
-                     (missingCount > 20 ? ", ..." : "") +
-                     (shards.empty() ? std::string(" (no part has written a record)")
-                                     : " (the parts that wrote records: " + shards + ")"));
+  } catch (const Json::exception& e) {
+    throw FileError(std::string("merge: a sweep file or record is malformed (") + e.what() + ")");
   }
   return merge;
 }

@@ -264,6 +264,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
       b.shape.center = s.vec3("center", Eigen::Vector3d::Zero());
       b.shape.axis = s.vec3("axis", Eigen::Vector3d::UnitZ());
       b.shape.file = s.text("file", "");
+      b.shape.scale = s.number("scale", 1.0, {.min = 0.0, .minOpen = true});
       s.finish();
     }
     o.finish();
@@ -549,6 +550,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false)
       s["center"] = vec(b.shape.center);
       s["axis"] = vec(b.shape.axis);
       putIf(s, "file", b.shape.file);
+      if (b.shape.scale != 1.0) s["scale"] = b.shape.scale;
       o["shape"] = s;
     }
     bodies.push_back(o);

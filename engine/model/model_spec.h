@@ -44,7 +44,9 @@ struct ShapeSpec {
   std::vector<double> size;                          ///< [m]
   Eigen::Vector3d center = Eigen::Vector3d::Zero();  ///< reference position [m]
   Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   ///< reference direction [-]
-  std::string file;                                  ///< mesh file, relative to the model file
+  std::string file;                                  ///< mesh file (.stl, .obj), relative to the model file
+  /// Mesh: metres per unit of the file (STL has no units: 0.001 for millimetres) [m]; > 0.
+  double scale = 1.0;
 };
 
 enum class BodyType {

@@ -159,6 +159,10 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
       }
     }
     run.created = r.string(jr, "created", where, false);
+    run.mechanism = r.string(jr, "mechanism", where, false);
+    if (!run.mechanism.empty() && (run.mechanism.size() != 16 ||
+                                   run.mechanism.find_first_not_of("0123456789abcdef") != std::string::npos))
+      r.fail(where, "\"mechanism\" must be a hash of 16 hex digits");
     m.runs.push_back(std::move(run));
   }
   auto items = [&](const char* key, std::vector<ProjectItem>& out, bool withMethod) {
@@ -204,6 +208,7 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
                 {"created", r.created}};
     if (r.tolerance > 0.0) run["tolerance"] = r.tolerance;                // fixed-step runs leave it out
     if (r.integrator != "trapezoidal") run["integrator"] = r.integrator;  // older files: trapezoidal
+    if (!r.mechanism.empty()) run["mechanism"] = r.mechanism;  // older files: the project's mechanism
     j["runs"].push_back(std::move(run));
   }
   j["datasets"] = Json::array();

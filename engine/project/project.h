@@ -47,6 +47,9 @@ struct ProjectRun {
   std::string status = "completed";        ///< "completed", "cancelled" or "failed" (partial runs are kept)
   std::string message;                     ///< why it stopped, when it did not complete
   std::string created;                     ///< ISO-8601 UTC
+  /// Hash of the mechanism it ran on (hashToString); empty in older files: the project's. A run
+  /// of a sweep over model numbers ran on another mechanism than the project's model.
+  std::string mechanism;
 };
 
 /// A dataset or trained model stored in a project.

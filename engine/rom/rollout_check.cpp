@@ -141,7 +141,9 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
     o.qd0 = data.qd.col(0);
     o.integrator.dt = dt;
     o.tEnd = data.t(N - 1);
-    o.parameters = data.parameters;
+    for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's values)
+      if (const auto it = data.parameters.find(name); it != data.parameters.end())
+        o.parameters[name] = it->second;
     const auto k0 =
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
     const Eigen::Index span = N - k0;

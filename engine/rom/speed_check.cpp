@@ -118,21 +118,24 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
     }
   };
   NullSink sink;
-  const bool timedBoth = timed("full model",
-                               [&] {
-                                 RunOptions full = o;
-                                 full.integrator.tolerance = kDefaultTolerance;
-                                 const SimulationSummary s = simulate(model, full, sink, &quiet);
-                                 if (s.realTimeFactor > 0.0) c.fullPerSecond = 1.0 / s.realTimeFactor;
-                               }) &&
-                         timed("reduced model", [&] {
-                           RunOptions reduced = o;
-                           reduced.integrator.dt = 0.0;  // its own step
-                           reduced.parameters = r.parameters;
-                           const RomSimulationSummary s = rom.simulate(model, reduced, sink, &quiet);
-                           c.step = s.dt;
-                           if (s.realTimeFactor > 0.0) c.reducedPerSecond = 1.0 / s.realTimeFactor;
-                         });
+  const bool timedBoth =
+      timed("full model",
+            [&] {
+              RunOptions full = o;
+              full.integrator.tolerance = kDefaultTolerance;
+              const SimulationSummary s = simulate(model, full, sink, &quiet);
+              if (s.realTimeFactor > 0.0) c.fullPerSecond = 1.0 / s.realTimeFactor;
+            }) &&
+      timed("reduced model", [&] {
+        RunOptions reduced = o;
+        reduced.integrator.dt = 0.0;                          // its own step
+        for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's)
+          if (const auto it = r.parameters.find(name); it != r.parameters.end())
+            reduced.parameters[name] = it->second;
+        const RomSimulationSummary s = rom.simulate(model, reduced, sink, &quiet);
+        c.step = s.dt;
+        if (s.realTimeFactor > 0.0) c.reducedPerSecond = 1.0 / s.realTimeFactor;
+      });
   if (timedBoth && c.fullPerSecond > 0.0 && c.reducedPerSecond > 0.0)
     c.speedUp = c.fullPerSecond / c.reducedPerSecond;
   return c;

@@ -77,4 +77,29 @@ kept=$(sed -n 's/^\([0-9]*\) complete run(s) kept from before.*/\1/p' "$work/kil
 [ -n "$kept" ] && [ "$kept" -ge 1 ] && [ "$kept" -le 3 ] || fail "resume kept '$kept' runs: $(cat "$work/killed2.log")"
 echo "killed part: $kept of 4 runs kept, $((4 - kept)) run again"
 same killed
+# One mechanism (a design over the load and the initial state): one dataset of all 8 runs, the same
+# from two parts; every method trains on it, the neural ODE with the design's values as its μ.
+loads="--load-case train --vary load.tyre.amplitude=800:2000 --vary q0.BJ.z=0.11:0.13 --design sobol --runs 8
+       --t-end 1 --output-dt 0.005 --jobs 1"
+"$cli" sweep "$ex" -o "$work/loads1" $loads > /dev/null 2>&1 || fail "load design"
+"$cli" sweep "$ex" -o "$work/loads2" $loads --shard 1/2 > /dev/null 2>&1 || fail "load design part 1"
+"$cli" sweep "$ex" -o "$work/loads2" $loads --shard 2/2 > /dev/null 2>&1 || fail "load design part 2"
+"$cli" merge "$work/loads1" -o "$work/loads1.json" > "$work/loads1.log" 2>&1 || fail "$(cat "$work/loads1.log")"
+"$cli" merge "$work/loads2" -o "$work/loads2.json" > /dev/null 2>&1 || fail "merge of the load design's parts"
+grep -q "8 runs of macpherson" "$work/loads1.log" || fail "one dataset of 8 runs: $(cat "$work/loads1.log")"
+cmp -s "$work/loads1.json" "$work/loads2.json" || fail "the load design's dataset differs between 1 and 2 parts"
+echo "load design: one dataset of 8 runs, identical from two parts"
+"$cli" train pod --model "$ex" --data "$work/loads1.json" --nr 1 -o "$work/pod.json" > "$work/pod.log" 2>&1 ||
+  fail "train pod on the merged dataset: $(tail -n 3 "$work/pod.log")"
+"$cli" train node --model "$ex" --data "$work/loads1.json" --parameter load.tyre.amplitude --hidden 8 --epochs 3 \
+  -o "$work/node.json" > "$work/node.log" 2>&1 || fail "train node on the merged dataset: $(tail -n 3 "$work/node.log")"
+grep -q "parameter load.tyre.amplitude trained on" "$work/node.log" || fail "node's μ: $(cat "$work/node.log")"
+echo "trained pod and node (μ = load.tyre.amplitude) on the merged dataset"
+
+# merge never writes into a sweep directory or over a file that is not a dataset.
+if "$cli" merge "$work/loads1" -o "$work/loads1/x.json" > "$work/o1.log" 2>&1; then fail "merge wrote into the sweep"; fi
+grep -q "not written into the sweep directory" "$work/o1.log" || fail "$(cat "$work/o1.log")"
+cp "$ex" "$work/model_copy.json"
+if "$cli" merge "$work/loads1" -o "$work/model_copy.json" > "$work/o2.log" 2>&1; then fail "merge overwrote a model"; fi
+grep -q "exists and is not an mbdrom dataset" "$work/o2.log" || fail "$(cat "$work/o2.log")"
 echo "sweep parts: all merged bit-identical"

@@ -256,3 +256,35 @@ TEST_CASE("a run past its time limit is failed and the others go on", "[experime
   }
   CHECK(finished == std::vector<std::string>{"run_01", "run_02"});
 }
+
+TEST_CASE("a phase or offset the file leaves out (zero) can be varied", "[experiments]") {
+  const Model model = test::railOscillator({{"push", 20.0}});
+  RunOptions base;
+  base.loadCase = 0;
+  const ExperimentDesign design =
+      listDesign({"load.push.phase", "load.push.offset"}, (Eigen::MatrixXd(1, 2) << 0.5, 3.0).finished());
+  const DesignRun run = DesignApplier(model, base, design).run(0);
+  const TimeFunction& f = run.model->spec().loadCases[0].loads[0].function;
+  CHECK(f.phase == 0.5);
+  CHECK(f.offset == 3.0);
+  CHECK(f.amplitude == 20.0);
+  bool offered = false;
+  for (const auto& [group, names] : designParameterCandidates(model, 0))
+    for (const std::string& n : names) offered = offered || n == "load.push.phase";
+  CHECK(offered);
+}
+
+TEST_CASE("two names of one number in a design are refused", "[experiments]") {
+  const Model model = test::railOscillator({{"push", 20.0}});
+  RunOptions base;
+  base.loadCase = 0;
+  CHECK_THROWS_WITH(
+      DesignApplier(model, base,
+                    listDesign({"load.push.amplitude", "load_cases.push.loads.push.function.amplitude"},
+                               Eigen::MatrixXd::Ones(1, 2))),
+      Catch::Contains(
+          "load_cases.push.loads.push.function.amplitude: the same number as load.push.amplitude"));
+  CHECK_THROWS_WITH(DesignApplier(model, base, listDesign({"q0.P.x", "q0.P.x"}, Eigen::MatrixXd::Ones(1, 2))),
+                    Catch::Contains("appears twice"));
+  CHECK(parameterKind("load_cases.push.loads.push.function.amplitude") == ParameterKind::Load);
+}

@@ -122,7 +122,7 @@ TEST_CASE("a design with a repeated point names both runs", "[experiments]") {
   CHECK_THROWS_WITH(checkDesign(d), Catch::Contains("run_01 and run_02 are the same design point"));
   ExperimentDesign named = gridDesign({{"a", {1, 2}, 0, 0}});
   named.runNames[1] = "../escape";
-  CHECK_THROWS_WITH(checkDesign(named), Catch::Contains("cannot name a file"));
+  CHECK_THROWS_WITH(checkDesign(named), Catch::Contains("cannot name its files"));
 }
 
 TEST_CASE("a design table reads back bit for bit, and a changed one is refused", "[experiments]") {
@@ -157,4 +157,26 @@ TEST_CASE("a table a user wrote is a list design; bad tables are named by line",
   CHECK_THROWS_WITH(parseDesignTable("k\n1\n1\n", "mine.csv"), Catch::Contains("same design point"));
   CHECK_THROWS_WITH(parseDesignTable("run,k\na,1\na,2\n", "mine.csv"),
                     Catch::Contains("\"a\" appears twice"));
+}
+
+TEST_CASE("run names that would clash with a sweep's own files are refused", "[experiments]") {
+  for (const char* bad : {"design", "Sweep", "a.partial", "b.run", "a b", "x/y", ".hidden", ""}) {
+    ExperimentDesign d = gridDesign({{"a", {1, 2}, 0, 0}});
+    d.runNames[0] = bad;
+    INFO(bad);
+    CHECK_THROWS_WITH(checkDesign(d), Catch::Contains("cannot name its files"));
+  }
+}
+
+TEST_CASE("a spreadsheet's table reads: byte-order mark, quoted fields; a header without its hash is a list",
+          "[experiments]") {
+  const ExperimentDesign d =
+      parseDesignTable("\xEF\xBB\xBFrun,\"load.push.amplitude\",k\n\"a\",\"1.5\",2\nb, 3 ,4\n", "excel.csv");
+  CHECK(d.parameters == std::vector<std::string>{"load.push.amplitude", "k"});
+  CHECK(d.runNames == std::vector<std::string>{"a", "b"});
+  CHECK(d.points(0, 0) == 1.5);
+  CHECK(d.points(1, 0) == 3.0);
+  const ExperimentDesign hand = parseDesignTable("# mbdrom-design type=sobol seed=9\nk\n1\n2\n", "hand.csv");
+  CHECK(hand.type == DesignType::List);
+  CHECK(hand.seed == 0u);
 }

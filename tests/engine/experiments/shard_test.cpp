@@ -83,6 +83,9 @@ TEST_CASE("an Open MPI rank is its part, and mpirun inside an array task splits 
   CHECK_THROWS_WITH(
       shardFromEnvironment(environment({{"OMPI_COMM_WORLD_RANK", "4"}, {"OMPI_COMM_WORLD_SIZE", "4"}})),
       Catch::Contains("OMPI_COMM_WORLD_SIZE is 4"));
+  s = shardFromEnvironment(environment({{"PMI_RANK", "2"}, {"PMI_SIZE", "3"}}));  // MPICH's mpiexec
+  CHECK(s.index == 2);
+  CHECK(s.count == 3);
   s = shardFromEnvironment(environment({}));
   CHECK(s.index == 0);
   CHECK(s.count == 1);
