@@ -134,5 +134,6 @@ TEST_CASE(
     CHECK(runs[k].record.name == "free run_0" + std::to_string(k + 1));
     CHECK(runs[k].samples->front().q(ay) == Approx(y0[k]).margin(1e-9));
     CHECK(runs[k].samples->back().t == Approx(0.3).margin(1e-12));
+    CHECK(runs[k].record.mechanism == mbdrom::hashToString(runs[k].model->mechanismHash()));
   }
 }

@@ -215,3 +215,24 @@ TEST_CASE("Project file names are safe and unique", "[project]") {
   CHECK(projectFileName("a", "runs", ".csv", {"runs/a.csv", "runs/a_2.csv"}) == "runs/a_3.csv");
   CHECK(projectFileName("", "models", ".json", {}) == "models/_.json");
 }
+
+TEST_CASE("A run keeps the hash of the mechanism it ran on; older manifests have none", "[project]") {
+  ProjectManifest m;
+  m.name = "x";
+  ProjectRun run;
+  run.name = "family";
+  run.file = "runs/family.csv";
+  run.mechanism = "0123456789abcdef";  // a run of a sweep over a spring rate
+  m.runs.push_back(run);
+  run.name = "old";
+  run.file = "runs/old.csv";
+  run.mechanism.clear();
+  m.runs.push_back(run);
+  const std::string text = serializeProjectManifest(m);
+  const ProjectManifest back = parseProjectManifest(text, "p.json");
+  CHECK(back.runs[0].mechanism == "0123456789abcdef");
+  CHECK(back.runs[1].mechanism.empty());
+  std::string bad = text;
+  bad.replace(bad.find("0123456789abcdef"), 16, "not a hash at al");
+  CHECK_THROWS_WITH(parseProjectManifest(bad, "p.json"), Catch::Contains("16 hex digits"));
+}
