@@ -2,6 +2,7 @@
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "app/mirror_dialog.h"
 #include "app/model_details_dialog.h"
 #include "app/models_panel.h"
 #include "app/playback_bar.h"
@@ -14,6 +15,7 @@
 #include "app/training_panel.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/core/version.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
@@ -21,12 +23,14 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/dynamics/statics.h"
 #include "engine/experiments/experiment_run.h"
+#include "engine/model/hardpoint_table.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/speed_check.h"
 #include "widgets/analysis_panel.h"
+#include "widgets/hardpoint_table.h"
 #include "widgets/log_view.h"
 #include "widgets/model_tree.h"
 #include "widgets/plot_view.h"
@@ -56,6 +60,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QShortcut>
 #include <QStandardPaths>
@@ -188,6 +193,40 @@ void MainWindow::createDocks() {
   addDockWidget(Qt::LeftDockWidgetArea, propertiesDock_);
   splitDockWidget(modelDock_, propertiesDock_, Qt::Vertical);
 
+  hardpoints_ = new widgets::HardpointTable(this);
+  hardpoints_->setEditHandler(
+      [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
+  auto* hardpointsBox = new QWidget(this);
+  auto* hardpointsLayout = new QVBoxLayout(hardpointsBox);
+  hardpointsLayout->setContentsMargins(0, 0, 0, 0);
+  hardpointsLayout->addWidget(hardpoints_);
+  auto* exportHardpoints = new QPushButton(tr("Export CSV..."), hardpointsBox);
+  exportHardpoints->setObjectName("exportHardpoints");
+  hardpointsLayout->addWidget(exportHardpoints, 0, Qt::AlignRight);
+  hardpointsDock_ = new QDockWidget(tr("Hardpoints"), this);
+  hardpointsDock_->setObjectName("hardpointsDock");
+  hardpointsDock_->setWidget(hardpointsBox);
+  addDockWidget(Qt::LeftDockWidgetArea, hardpointsDock_);
+  tabifyDockWidget(propertiesDock_, hardpointsDock_);
+  propertiesDock_->raise();
+  connect(hardpoints_, &widgets::HardpointTable::pointSelected, this, [this](int index) {
+    modelTree_->selectElement({ElementKind::Point, index, 0});
+  });
+  connect(hardpoints_, &widgets::HardpointTable::editRefused, this,
+          [this](const QString& message) { log_->warning(tr("Hardpoints: %1").arg(message)); });
+  connect(exportHardpoints, &QPushButton::clicked, this, [this] {
+    if (!doc_->hasModel()) return;
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export Hardpoints"),
+                                                      QStringLiteral("hardpoints.csv"), tr("CSV (*.csv)"));
+    if (path.isEmpty()) return;
+    try {
+      writeFileAtomically(path.toStdString(), hardpointCsv(doc_->spec()));
+      log_->info(tr("Hardpoints written to %1").arg(path));
+    } catch (const Error& e) {
+      showMessage(QMessageBox::Warning, tr("Cannot export"), QString::fromStdString(e.what()));
+    }
+  });
+
   runsPanel_ = new RunsPanel(doc_, this);
   runsDock_ = new QDockWidget(tr("Runs"), this);
   runsDock_->setObjectName("runsDock");
@@ -233,8 +272,11 @@ void MainWindow::createDocks() {
   resizeDocks({logDock_}, {170}, Qt::Vertical);
   resizeDocks({modelDock_, propertiesDock_}, {340, 400}, Qt::Vertical);
 
-  connect(modelTree_, &widgets::ModelTree::currentElementChanged, this,
-          [this] { properties_->showElement(doc_->spec(), modelTree_->currentElement()); });
+  connect(modelTree_, &widgets::ModelTree::currentElementChanged, this, [this] {
+    properties_->showElement(doc_->spec(), modelTree_->currentElement());
+    if (const auto ref = modelTree_->currentElement(); ref && ref->kind == ElementKind::Point)
+      hardpoints_->selectPoint(ref->index);
+  });
   connect(modelTree_, &widgets::ModelTree::addRequested, this, [this](ElementKind kind, int parent) {
     switch (kind) {
       case ElementKind::Point: addPointDialog(); break;
@@ -341,6 +383,11 @@ void MainWindow::createActions() {
   connect(duplicateAction_, &QAction::triggered, this, [this] {
     if (auto ref = modelTree_->currentElement()) duplicateElement(*ref);
   });
+  mirrorAction_ = new QAction(tr("&Mirror..."), this);
+  mirrorAction_->setObjectName("mirrorAction");
+  mirrorAction_->setStatusTip(
+      tr("Renamed copies of bodies, joints, forces and loads mirrored about a plane"));
+  connect(mirrorAction_, &QAction::triggered, this, &MainWindow::mirrorDialog);
   deleteAction_ = new QAction(tr("&Delete Element"), this);
   deleteAction_->setShortcut(QKeySequence::Delete);
   deleteAction_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
@@ -443,6 +490,7 @@ void MainWindow::createMenus() {
   editMenu_->addAction(redoAction_);
   editMenu_->addSeparator();
   editMenu_->addAction(duplicateAction_);
+  editMenu_->addAction(mirrorAction_);
   editMenu_->addAction(deleteAction_);
 
   modelMenu_ = menuBar()->addMenu(tr("&Model"));
@@ -469,8 +517,8 @@ void MainWindow::createMenus() {
   }
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : {modelDock_, propertiesDock_, runsDock_, modelsDock_, analysisDock_, logDock_,
-                            plotDock_, trainingDock_})
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, hardpointsDock_, runsDock_, modelsDock_,
+                            analysisDock_, logDock_, plotDock_, trainingDock_})
     viewMenu_->addAction(dock->toggleViewAction());
   viewMenu_->addSeparator();
   using Preset = widgets::SceneView::CameraPreset;
@@ -520,11 +568,13 @@ void MainWindow::refreshModel() {
   if (model != shownModel_) analysis_->clearResults();
   if (!model) {
     modelTree_->clearSpec();
+    hardpoints_->clearSpec();
     properties_->showElement({}, std::nullopt);
     scene_->clearMechanism();
     shownModel_.reset();
   } else {
     modelTree_->setSpec(doc_->spec());
+    hardpoints_->setSpec(doc_->spec());
     properties_->showElement(doc_->spec(), modelTree_->currentElement());
     // A new mechanism gets a fitted camera; an edit of the same one keeps the view.
     // While a new design has its first few points, the view follows them.
@@ -552,7 +602,7 @@ void MainWindow::updateTitle() {
 void MainWindow::updateActions() {
   const bool have = doc_->hasModel();
   for (QAction* a :
-       {saveAction_, saveAsAction_, closeAction_, duplicateAction_, deleteAction_, infoAction_,
+       {saveAction_, saveAsAction_, closeAction_, duplicateAction_, mirrorAction_, deleteAction_, infoAction_,
         assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
   for (auto& [method, action] : trainActions_) action->setEnabled(have);
@@ -891,6 +941,16 @@ void MainWindow::duplicateElement(const ElementRef& ref) {
   } catch (const Error& e) {
     showMessage(QMessageBox::Warning, tr("Cannot duplicate"), QString::fromStdString(e.what()));
   }
+}
+
+void MainWindow::mirrorDialog() {
+  if (!doc_->hasModel()) return;
+  MirrorDialog dialog(doc_->spec(), {}, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const MirrorPlane plane = dialog.plane();
+  const QString error =
+      applyEdit(dialog.result(), tr("mirror about %1 = %2 m").arg(QChar('x' + plane.axis)).arg(plane.offset));
+  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot mirror"), error);
 }
 
 void MainWindow::renameElement(const ElementRef& ref) {

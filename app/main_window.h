@@ -40,6 +40,7 @@ class LogView;
 class ModelTree;
 class PlotView;
 class PropertyEditor;
+class HardpointTable;
 class SceneView;
 }  // namespace mbdrom::widgets
 
@@ -224,6 +225,7 @@ class MainWindow : public QMainWindow {
   void animateMode(int index);
   void runSimulationDialog();
   void runSweepDialog();
+  void mirrorDialog();
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
                      std::function<Dataset()> makeData);
   void exportModelDialog(int index);
@@ -281,6 +283,9 @@ class MainWindow : public QMainWindow {
   QAction* saveAsAction_ = nullptr;
   QAction* closeAction_ = nullptr;
   QAction* undoAction_ = nullptr;
+  QAction* mirrorAction_ = nullptr;
+  widgets::HardpointTable* hardpoints_ = nullptr;
+  QDockWidget* hardpointsDock_ = nullptr;
   QAction* redoAction_ = nullptr;
   QAction* duplicateAction_ = nullptr;
   QAction* deleteAction_ = nullptr;

@@ -5,6 +5,7 @@ target_sources(mbdrom_engine PRIVATE
   model/model.cpp
   model/model_file.cpp
   model/time_function.cpp
+  model/hardpoint_table.cpp
   model/mirror.cpp
   model/spec_edit.cpp
   model/spec_build.cpp

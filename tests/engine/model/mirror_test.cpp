@@ -15,7 +15,7 @@ using namespace mbdrom;
 
 namespace {
 
-ModelSpec macpherson() {
+ModelSpec mirrorMacpherson() {
   return readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
 }
 
@@ -55,7 +55,7 @@ TEST_CASE("names of a mirrored copy swap _l and _r, others get _r", "[mirror]") 
 
 TEST_CASE("a mirrored MacPherson corner has twice the degrees of freedom and moves as the mirror image",
           "[mirror]") {
-  const ModelSpec spec = macpherson();
+  const ModelSpec spec = mirrorMacpherson();
   const int train = 1;
   REQUIRE(spec.loadCases[train].name == "train");
   ModelSpec both = spec;
@@ -89,7 +89,7 @@ TEST_CASE("a mirrored MacPherson corner has twice the degrees of freedom and mov
 }
 
 TEST_CASE("a mirror that would clash with existing names names them and changes nothing", "[mirror]") {
-  ModelSpec spec = macpherson();
+  ModelSpec spec = mirrorMacpherson();
   spec.points.push_back({"BJ_r", Eigen::Vector3d(1, 2, 3), true});
   JointSpec extra = spec.joints[0];
   extra.name = "ball_joint_r";

@@ -1,0 +1,63 @@
+// The Hardpoints dock (issue 33 point 3): a block pasted from a spreadsheet is one
+// undo step, a bad cell is refused by name, and choosing a row selects the point
+// in the model tree.
+
+#include "engine/model/hardpoint_table.h"
+#include "app/main_window.h"
+#include "app/project_document.h"
+#include "gui_helpers.h"
+#include "widgets/hardpoint_table.h"
+#include "widgets/model_tree.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDockWidget>
+#include <QTest>
+#include <QUndoStack>
+
+#include <catch2/catch.hpp>
+
+using mbdrom::app::MainWindow;
+
+TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step; a bad cell is refused") {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  auto* table = window.findChild<mbdrom::widgets::HardpointTable*>("hardpointTable");
+  REQUIRE(table != nullptr);
+  window.findChild<QDockWidget*>("hardpointsDock")->raise();
+  auto* doc = window.document();
+  REQUIRE(table->rowCount() == static_cast<int>(doc->spec().points.size()));
+  int bj = -1;
+  for (int i = 0; i < table->rowCount(); ++i)
+    if (table->item(i, mbdrom::kHardpointName)->text() == "BJ") bj = i;
+  REQUIRE(bj >= 0);
+
+  // Choosing BJ's row selects BJ in the tree (and so in the 3D view).
+  table->setCurrentCell(bj, mbdrom::kHardpointX);
+  auto* tree = window.findChild<mbdrom::widgets::ModelTree*>();
+  REQUIRE(tree->currentElement().has_value());
+  CHECK(tree->currentElement()->kind == mbdrom::ElementKind::Point);
+  CHECK(tree->currentElement()->index == bj);
+
+  const int undo = doc->undoStack()->count();
+  QApplication::clipboard()->setText("0.01\t0.73\t0.125\n0.005\t0.69\t0.355\n");
+  table->setFocus();
+  QTest::keySequence(table, QKeySequence::Paste);
+  CHECK(doc->undoStack()->count() == undo + 1);
+  CHECK(
+      doc->spec().points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0.01, 0.73, 0.125)));
+  CHECK(table->item(bj + 1, mbdrom::kHardpointZ)->text() == "0.355");
+  window.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/hardpoint_table.png"));
+
+  QString refused;
+  QObject::connect(table, &mbdrom::widgets::HardpointTable::editRefused,
+                   [&](const QString& m) { refused = m; });
+  CHECK_FALSE(table->pasteText("0.1\tnot a number\n").isEmpty());
+  CHECK(refused.contains("is not a number"));
+  CHECK(doc->undoStack()->count() == undo + 1);
+
+  doc->undoStack()->undo();
+  CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0, 0.72, 0.12)));
+}
