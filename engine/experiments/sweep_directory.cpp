@@ -223,14 +223,14 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
   writeOrCheck((fs::path(dir) / "design.csv").string(), designTableText(design), "design table",
                [&](const std::string&) { return dir + "/design.csv is another design's table"; });
 
-  std::vector<int> todo;
+  std::vector<int> toRun;
   for (int row : shardRows(design.runs(), shard)) {
     outcome.rows.push_back(row);
     const std::string& name = design.runNames[static_cast<std::size_t>(row)];
     if (complete(dir, name, setup))
       outcome.skipped.push_back(name);
     else
-      todo.push_back(row);
+      toRun.push_back(row);
   }
   removeStaleTemporaries(dir, std::set<std::string>(outcome.skipped.begin(), outcome.skipped.end()));
   ExperimentOptions o = options;
@@ -251,7 +251,7 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
     if (options.onFinished) options.onFinished(r);
   };
   outcome.results = runExperiment(
-      applier, todo,
+      applier, toRun,
       [&](int row, const Model&) {
         const std::string& name = design.runNames[static_cast<std::size_t>(row)];
         try {
