@@ -341,7 +341,7 @@ QString ComparePanel::modelUnavailableReason(int i) const {
   if (!e.rom) return tr("its file could not be read: %1").arg(e.loadError);
   const auto model = doc_->model();
   if (!model) return tr("no mechanism is open");
-  if (e.rom->mechanismHash() != model->mechanismHash())
+  if (!model->matchesHash(e.rom->mechanismHash()))
     return tr("trained for mechanism \"%1\" (hash %2), not for this one \"%3\" (hash %4): retrain it on this "
               "mechanism")
         .arg(QString::fromStdString(e.rom->mechanismName()),

@@ -32,6 +32,7 @@
 #include "widgets/analysis_panel.h"
 #include "widgets/hardpoint_table.h"
 #include "widgets/log_view.h"
+#include "widgets/mechanism_scene.h"
 #include "widgets/model_tree.h"
 #include "widgets/plot_view.h"
 #include "widgets/property_editor.h"
@@ -581,6 +582,13 @@ void MainWindow::refreshModel() {
     const bool sameMechanism = shownModel_ && shownModel_->spec().name == model->spec().name &&
                                shownModel_->spec().points.size() >= 3;
     scene_->showMechanism(*model, model->q0(), !sameMechanism);
+    // A mesh that cannot be drawn is said once, not at every edit.
+    const std::vector<std::string>& notes = scene_->scene().shapeNotes();
+    if (notes != shapeNotes_)
+      for (const std::string& note : notes)
+        if (std::find(shapeNotes_.begin(), shapeNotes_.end(), note) == shapeNotes_.end())
+          log_->warning(QString::fromStdString(note));
+    shapeNotes_ = notes;
     shownModel_ = model;
   }
   if (viewport_->hasMotion() && viewport_->motionModel() != model.get()) viewport_->unload();

@@ -267,6 +267,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* logDock_ = nullptr;
   JobRunner* runner_ = nullptr;
   std::shared_ptr<const Model> shownModel_;  // what the 3D view shows
+  std::vector<std::string> shapeNotes_;      // said in the log for the shown mechanism
 
   QMenu* fileMenu_ = nullptr;
   QMenu* recentMenu_ = nullptr;

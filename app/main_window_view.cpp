@@ -358,6 +358,7 @@ void MainWindow::exportRunDialog(bool paraview) {
                    .arg(name)
                    .arg(result.frames)
                    .arg(QString::fromStdString(result.collection)));
+    for (const std::string& note : result.notes) log_->warning(QString::fromStdString(note));
   } catch (const Error& e) {
     showMessage(QMessageBox::Warning, tr("Export Run"), QString::fromStdString(e.what()));
   }

@@ -33,7 +33,7 @@ ModelDetailsDialog::ModelDetailsDialog(const ProjectDocument& doc, int modelInde
   if (rom_ && detailsNeedRun(*rom_)) {
     for (std::size_t i = 0; i < doc.runs().size(); ++i) {
       const RunEntry& run = doc.runs()[i];
-      if (run.model && run.model->mechanismHash() == rom_->mechanismHash()) {
+      if (run.model && run.model->matchesHash(rom_->mechanismHash())) {
         runs_.push_back(run);
         runIndices_.push_back(static_cast<int>(i));
       } else {

@@ -82,7 +82,7 @@ void ModelsPanel::rebuild() {
     if (e.rom) {
       mechanism = QStringLiteral("%1 (%2)").arg(QString::fromStdString(e.rom->mechanismName()),
                                                 hashText(e.rom->mechanismHash()));
-      foreign = current && current->mechanismHash() != e.rom->mechanismHash();
+      foreign = current && !current->matchesHash(e.rom->mechanismHash());
       early = e.rom->metrics().contains("stopped_early");
     }
     auto* item = new QTreeWidgetItem(

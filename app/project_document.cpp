@@ -411,8 +411,9 @@ Dataset ProjectDocument::makeTrainingDataset(const Model& model, const std::vect
   Dataset dataset = makeDataset(model);
   for (const RunEntry& run : runs) {
     // A run reopened from a project keeps the hash of the mechanism it ran on (a sweep over model numbers).
+    // (record.mechanism was checked to be 16 hex digits when the manifest was read.)
     const bool otherMechanism =
-        !run.record.mechanism.empty() && run.record.mechanism != hashToString(model.mechanismHash());
+        !run.record.mechanism.empty() && !model.matchesHash(std::stoull(run.record.mechanism, nullptr, 16));
     if (otherMechanism || run.model->mechanismHash() != model.mechanismHash())
       throw InputError(
           "run \"" + run.record.name + "\" was made on another mechanism (hash " +

@@ -1,5 +1,7 @@
 #include "widgets/mechanism_scene.h"
 
+#include "engine/geometry/body_pose.h"
+#include "engine/geometry/shape_mesh.h"
 #include "engine/model/model.h"
 
 #include <vtkActor.h>
@@ -7,16 +9,20 @@
 #include <vtkArrowSource.h>
 #include <vtkCellArray.h>
 #include <vtkCellData.h>
+#include <vtkCellPicker.h>
 #include <vtkCubeSource.h>
 #include <vtkCylinderSource.h>
 #include <vtkDoubleArray.h>
 #include <vtkGlyph3DMapper.h>
 #include <vtkLabeledDataMapper.h>
+#include <vtkMatrix4x4.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
+#include <vtkPolyDataNormals.h>
+#include <vtkPropCollection.h>
 #include <vtkProperty.h>
 #include <vtkRenderer.h>
 #include <vtkSmartPointer.h>
@@ -106,6 +112,50 @@ vtkSmartPointer<vtkTransformPolyDataFilter> alongX(vtkAlgorithm* source, double 
   return filter;
 }
 
+// A body's display shape: its triangles in reference coordinates, moved by the
+// actor's matrix (the body's pose), so a frame changes 16 numbers, not the mesh.
+struct ShapeActor {
+  vtkNew<vtkPolyData> data;
+  vtkNew<vtkActor> actor;
+  vtkNew<vtkMatrix4x4> matrix;
+  int body = 0;
+  Eigen::Vector3d colour;
+  double opacity = 1.0;
+
+  void build(const TriangleMesh& mesh) {
+    vtkNew<vtkPoints> points;
+    points->SetDataTypeToDouble();
+    points->SetNumberOfPoints(static_cast<vtkIdType>(mesh.vertices.size()));
+    for (std::size_t k = 0; k < mesh.vertices.size(); ++k)
+      points->SetPoint(static_cast<vtkIdType>(k), mesh.vertices[k].data());
+    vtkNew<vtkCellArray> polys;
+    polys->AllocateExact(static_cast<vtkIdType>(mesh.triangleCount()),
+                         3 * static_cast<vtkIdType>(mesh.triangleCount()));
+    for (const auto& t : mesh.triangles) {
+      const vtkIdType ids[3] = {t[0], t[1], t[2]};
+      polys->InsertNextCell(3, ids);
+    }
+    data->SetPoints(points);
+    data->SetPolys(polys);
+    // Smooth shading on round surfaces, sharp edges where faces meet at more than 50 degrees.
+    vtkNew<vtkPolyDataNormals> normals;
+    normals->SetInputData(data);
+    normals->SetFeatureAngle(50.0);
+    normals->SplittingOn();
+    normals
+        ->ConsistencyOff();  // our meshes are consistently wound; a file's may not be, and is drawn two-sided
+    normals->Update();
+    vtkNew<vtkPolyDataMapper> mapper;
+    mapper->SetInputConnection(normals->GetOutputPort());
+    mapper->ScalarVisibilityOff();
+    mapper->StaticOn();  // the data never changes; only the matrix does
+    actor->SetMapper(mapper);
+    actor->SetUserMatrix(matrix);
+    actor->GetProperty()->SetSpecular(0.25);
+    actor->GetProperty()->SetSpecularPower(30.0);
+  }
+};
+
 Eigen::Vector3d anyNormal(const Eigen::Vector3d& e) {
   const Eigen::Vector3d t = std::abs(e.x()) < 0.9 ? Eigen::Vector3d::UnitX() : Eigen::Vector3d::UnitY();
   return e.cross(t).normalized();
@@ -133,6 +183,7 @@ struct MechanismScene::Actors {
   vtkNew<vtkPoints> coilPoints;
   TubeSet springs;
   std::vector<std::pair<int, int>> springEnds;
+  std::vector<double> coilRadius;  // per spring [m]
 
   // Joints, by glyph kind: revolute, spherical, sliding, other.
   std::array<GlyphSet, 4> joints;
@@ -159,6 +210,15 @@ struct MechanismScene::Actors {
   vtkNew<vtkActor> trailActor;
   std::vector<std::vector<Eigen::Vector3d>> trails;
 
+  // Display shapes of the bodies.
+  std::vector<std::unique_ptr<ShapeActor>> shapes;
+  std::unique_ptr<BodyPoses> poses;
+  MeshCache meshCache;
+  std::vector<std::string> shapeNotes;
+  std::vector<int> selectedBodyList;
+  int hoverBodyIndex = -1;
+  vtkNew<vtkCellPicker> shapePicker;
+
   // Ghost style: every part in one translucent colour, no labels or highlights.
   bool ghost = false;
   double ghostColour[3] = {0.9, 0.3, 0.1};
@@ -170,7 +230,26 @@ struct MechanismScene::Actors {
     std::vector<vtkActor*> all = {bodies.actor,      springs.actor, freePoints.actor,
                                   fixedPoints.actor, markers.actor, vectors.actor};
     for (auto& j : joints) all.push_back(j.actor);
+    for (auto& shape : shapes) all.push_back(shape->actor);
     return all;
+  }
+
+  // Shapes keep their colour and shading; a selected body's glow yellow, the one under the pointer cyan.
+  void applyShapeColours() {
+    if (ghost) return;
+    for (auto& shape : shapes) {
+      vtkProperty* p = shape->actor->GetProperty();
+      if (std::find(selectedBodyList.begin(), selectedBodyList.end(), shape->body) !=
+          selectedBodyList.end()) {
+        p->SetAmbientColor(1.0, 0.82, 0.1);
+        p->SetAmbient(0.35);
+      } else if (shape->body == hoverBodyIndex) {
+        p->SetAmbientColor(0.1, 0.85, 0.95);
+        p->SetAmbient(0.3);
+      } else {
+        p->SetAmbient(0.0);
+      }
+    }
   }
 
   void applyGhost() {
@@ -200,6 +279,7 @@ struct MechanismScene::Actors {
         hoverPoint.actor, selectedBodies.actor, hoverBody.actor,  handleActor,
         trailActor};
     for (auto& j : joints) all.push_back(j.actor);
+    for (auto& shape : shapes) all.push_back(shape->actor);
     return all;
   }
 
@@ -219,13 +299,14 @@ struct MechanismScene::Actors {
 
   void updateCoils() {
     vtkIdType n = 0;
-    for (const auto& [i, j] : springEnds) {
+    for (std::size_t spring = 0; spring < springEnds.size(); ++spring) {
+      const auto [i, j] = springEnds[spring];
       const Eigen::Vector3d a = at(i), b = at(j);
       const Eigen::Vector3d d = b - a;
       const double length = d.norm();
       const Eigen::Vector3d e = length > 1e-12 ? Eigen::Vector3d(d / length) : Eigen::Vector3d::UnitZ();
       const Eigen::Vector3d u = anyNormal(e), v = e.cross(u);
-      const double r = 0.9 * radius;
+      const double r = coilRadius[spring];
       coilPoints->SetPoint(n++, a.data());
       const int m = kCoilTurns * kCoilSegmentsPerTurn;
       for (int k = 0; k <= m; ++k) {
@@ -354,6 +435,15 @@ const std::string& MechanismScene::bodyName(int b) const {
 }
 void MechanismScene::bounds(double out[6]) const {
   a_->points->GetBounds(out);
+  // Shapes where they are drawn now (a wheel reaches past the points that carry it).
+  for (const auto& shape : a_->shapes) {
+    double b[6];
+    shape->actor->GetBounds(b);
+    for (int k = 0; k < 3; ++k) {
+      out[2 * k] = std::min(out[2 * k], b[2 * k]);
+      out[2 * k + 1] = std::max(out[2 * k + 1], b[2 * k + 1]);
+    }
+  }
 }
 
 void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
@@ -443,9 +533,13 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
 
   // Springs as coils that stretch with the spring.
   a.springEnds.clear();
+  a.coilRadius.clear();
   for (const auto& sd : spec.springDampers) {
     const int i = drawnIndex(sd.point1), j = drawnIndex(sd.point2);
-    if (i >= 0 && j >= 0) a.springEnds.emplace_back(i, j);
+    if (i >= 0 && j >= 0) {
+      a.springEnds.emplace_back(i, j);
+      a.coilRadius.push_back(sd.coilRadius.value_or(0.9 * r));
+    }
   }
   a.coilPoints->SetNumberOfPoints(static_cast<vtkIdType>(a.springEnds.size()) * kCoilPoints);
   a.springs.lines->Reset();
@@ -455,7 +549,9 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
       ids[static_cast<std::size_t>(k)] = static_cast<vtkIdType>(s) * kCoilPoints + k;
     a.springs.lines->InsertNextCell(kCoilPoints, ids.data());
   }
-  a.springs.build(a.coilPoints, 0.12 * r, 6);
+  double wire = 0.12 * r;
+  for (double c : a.coilRadius) wire = std::max(wire, 0.1 * c);
+  a.springs.build(a.coilPoints, wire, 6);
   a.springs.actor->GetProperty()->SetColor(0.93, 0.55, 0.15);
 
   vtkNew<vtkSphereSource> sphere;
@@ -527,6 +623,24 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
   a.joints[3].actor->GetProperty()->SetColor(0.45, 0.60, 0.40);
   for (int k = 0; k < 4; ++k) a.joints[static_cast<std::size_t>(k)].resize(a.jointAt[k].size());
 
+  // Display shapes, from the engine's triangles (meshes read once, kept in the cache).
+  a.shapes.clear();
+  a.poses = std::make_unique<BodyPoses>(model);
+  ShapeParts parts = buildShapeParts(spec, &a.meshCache);
+  a.shapeNotes = std::move(parts.notes);
+  for (const ShapePart& part : parts.parts) {
+    auto shape = std::make_unique<ShapeActor>();
+    shape->body = part.body;
+    shape->colour = part.colour;
+    shape->opacity = part.opacity;
+    shape->build(part.mesh);
+    shape->actor->GetProperty()->SetColor(part.colour[0], part.colour[1], part.colour[2]);
+    shape->actor->GetProperty()->SetOpacity(part.opacity);
+    a.shapes.push_back(std::move(shape));
+  }
+  a.selectedBodyList.clear();
+  a.hoverBodyIndex = -1;
+
   // Highlights.
   vtkNew<vtkSphereSource> halo;
   halo->SetRadius(1.9 * r);
@@ -549,6 +663,9 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
   a.selection.clear();
   a.hover = -1;
   a.handleAt = -1;
+  // The highlights' segments index the previous mechanism's points: start empty.
+  a.selectedBodies.lines->Reset();
+  a.hoverBody.lines->Reset();
   a.handleActor->VisibilityOff();
   a.labels->SetVisibility(a.labelsVisible);
   a.applyGhost();
@@ -591,6 +708,15 @@ void MechanismScene::update(const Model& model, const Eigen::VectorXd& q) {
     }
     g.modified();
   }
+  for (auto& shape : a.shapes) {
+    const Eigen::Isometry3d pose = a.poses->pose(model, q, shape->body);
+    for (int r = 0; r < 3; ++r) {
+      for (int c = 0; c < 3; ++c) shape->matrix->SetElement(r, c, pose.linear()(r, c));
+      shape->matrix->SetElement(r, 3, pose.translation()(r));
+    }
+    shape->matrix->Modified();
+    shape->actor->Modified();
+  }
   a.updateCoils();
   a.bodies.data->Modified();
   a.labelData->Modified();
@@ -602,6 +728,7 @@ void MechanismScene::clear() {
   if (!a.shown) return;
   for (vtkProp* prop : a.props()) a.renderer->RemoveViewProp(prop);
   a.shown = false;
+  a.shapes.clear();
   a.trails.clear();
   a.trailPoints->SetNumberOfPoints(0);
   a.trailData->GetLines()->Reset();
@@ -620,6 +747,8 @@ void MechanismScene::setSelection(const std::vector<int>& points, const std::vec
         a.selectedBodies.lines->InsertNextCell(2, seg);
       }
   a.selectedBodies.lines->Modified();
+  a.selectedBodyList = bodies;
+  a.applyShapeColours();
   a.handleAt = handlePoint;
   a.handleActor->SetVisibility(handlePoint >= 0);
   a.updateHighlights();
@@ -635,6 +764,8 @@ void MechanismScene::setHover(int point, int body) {
       a.hoverBody.lines->InsertNextCell(2, seg);
     }
   a.hoverBody.lines->Modified();
+  a.hoverBodyIndex = body;
+  a.applyShapeColours();
   a.updateHighlights();
 }
 
@@ -715,6 +846,42 @@ void MechanismScene::setLabelsVisible(bool visible) {
 
 bool MechanismScene::labelsVisible() const {
   return a_->labelsVisible;
+}
+
+int MechanismScene::shapeCount() const {
+  return static_cast<int>(a_->shapes.size());
+}
+
+int MechanismScene::shapeBody(int i) const {
+  return a_->shapes.at(static_cast<std::size_t>(i))->body;
+}
+
+const std::vector<std::string>& MechanismScene::shapeNotes() const {
+  return a_->shapeNotes;
+}
+
+Eigen::Isometry3d MechanismScene::shapePose(int i) const {
+  const vtkMatrix4x4* m = a_->shapes.at(static_cast<std::size_t>(i))->matrix;
+  Eigen::Isometry3d T = Eigen::Isometry3d::Identity();
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c) T.linear()(r, c) = m->GetElement(r, c);
+    T.translation()(r) = m->GetElement(r, 3);
+  }
+  return T;
+}
+
+int MechanismScene::shapeBodyAt(double x, double y) {
+  auto& a = *a_;
+  if (!a.shown || a.ghost || !a.visible || a.shapes.empty()) return -1;
+  a.shapePicker->InitializePickList();
+  for (auto& shape : a.shapes) a.shapePicker->AddPickList(shape->actor);
+  a.shapePicker->PickFromListOn();
+  a.shapePicker->SetTolerance(0.0005);
+  if (!a.shapePicker->Pick(x, y, 0.0, a.renderer)) return -1;
+  vtkActor* hit = a.shapePicker->GetActor();
+  for (auto& shape : a.shapes)
+    if (shape->actor.Get() == hit) return shape->body;
+  return -1;
 }
 
 }  // namespace mbdrom::widgets

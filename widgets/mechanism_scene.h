@@ -1,7 +1,7 @@
 #pragma once
-// The VTK actors that draw one mechanism: points, bodies, spring coils, unit
-// vectors, markers, joint glyphs, labels, selection and hover highlights, a
-// drag handle and point trails. No Qt here; SceneView hosts it.
+// The VTK actors that draw one mechanism: points, bodies, display shapes,
+// spring coils, unit vectors, markers, joint glyphs, labels, selection and
+// hover highlights, a drag handle and point trails. No Qt here; SceneView hosts it.
 //
 // "Drawn points" are the basic points [0, np) followed by the markers
 // [np, np + nm) in the model's marker order. Positions are in m.
@@ -35,7 +35,7 @@ class MechanismScene {
   void clear();
   bool shown() const;
 
-  /// Bounds of the drawn points (xmin, xmax, ymin, ymax, zmin, zmax) [m].
+  /// Bounds of the drawn points and shapes (xmin, xmax, ymin, ymax, zmin, zmax) [m].
   void bounds(double out[6]) const;
   /// Glyph radius used for points [m] (follows the mechanism's size).
   double radius() const;
@@ -78,6 +78,17 @@ class MechanismScene {
 
   void setLabelsVisible(bool visible);
   bool labelsVisible() const;
+
+  /// Display shapes drawn (a body may have several; a mesh that could not be read has none).
+  int shapeCount() const;
+  int shapeBody(int i) const;
+  /// Where shape i is: its body's pose, reference to current coordinates [m].
+  Eigen::Isometry3d shapePose(int i) const;
+  /// Shapes left out (and meshes decimated) at the last show(), one message each.
+  const std::vector<std::string>& shapeNotes() const;
+  /// The body whose shape is under display position (x, y) (VTK pixels, origin
+  /// bottom left), or -1; ghosts and hidden drawings have none.
+  int shapeBodyAt(double x, double y);
 
  private:
   struct Actors;

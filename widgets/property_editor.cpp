@@ -85,7 +85,11 @@ QString PropertyEditor::structureKey(const ModelSpec& spec) const {
   QString key = QStringLiteral("%1/%2/%3/").arg(static_cast<int>(r.kind)).arg(r.index).arg(r.sub);
   const auto i = static_cast<std::size_t>(r.index);
   switch (r.kind) {
-    case ElementKind::Body: key += QString::number(static_cast<int>(spec.bodies[i].type)); break;
+    case ElementKind::Body:
+      // Shapes: one group each, whose rows depend on the type.
+      key += QString::number(static_cast<int>(spec.bodies[i].type));
+      for (const ShapeSpec& shape : spec.bodies[i].shapes) key += "/" + QString::fromStdString(shape.type);
+      break;
     case ElementKind::Joint: key += QString::number(static_cast<int>(spec.joints[i].type)); break;
     case ElementKind::Driver: key += QString::number(static_cast<int>(spec.drivers[i].function.type)); break;
     case ElementKind::Friction: key += QString::number(static_cast<int>(spec.frictions[i].law)); break;
@@ -200,6 +204,7 @@ void PropertyEditor::build() {
             },
             [i](ModelSpec& s, double v) { s.bodies[i].transverseInertia = v; },
             [i](ModelSpec& s) { s.bodies[i].transverseInertia.reset(); });
+      addShapes(r.index);
       break;
     }
     case ElementKind::Marker:
@@ -314,6 +319,11 @@ void PropertyEditor::build() {
       addNumber(
           "damping", tr("Damping"), "N s/m", [i](const ModelSpec& s) { return s.springDampers[i].damping; },
           [i](ModelSpec& s, double v) { s.springDampers[i].damping = v; });
+      addNumber(
+          "coil_radius", tr("Coil radius (display)"), "m",
+          [i](const ModelSpec& s) { return s.springDampers[i].coilRadius.value_or(std::nan("")); },
+          [i](ModelSpec& s, double v) { s.springDampers[i].coilRadius = v; },
+          [i](ModelSpec& s) { s.springDampers[i].coilRadius.reset(); });
       break;
     }
     case ElementKind::Friction: {

@@ -71,6 +71,13 @@ class PropertyEditor : public QScrollArea {
   void addTimeFunction(const QString& key, std::function<TimeFunction(const ModelSpec&)> get,
                        std::function<void(ModelSpec&, const TimeFunction&)> set);
   void addNote(const QString& text);
+  /// The display shapes of body `body` (property_editor_shapes.cpp).
+  void addShapes(int body);
+  void addMeshFile(const QString& key, std::size_t shape, int body);
+  /// A colour as #rrggbb text with a picker; empty means "the default".
+  void addColour(const QString& key, const QString& label,
+                 std::function<std::optional<Eigen::Vector3d>(const ModelSpec&)> get,
+                 std::function<void(ModelSpec&, const std::optional<Eigen::Vector3d>&)> set);
 
   QLabel* addRow(const QString& label, QWidget* editor, const QString& key);
   /// Proposes spec_ changed by `change`; shows the refusal on `key`'s row.

@@ -532,12 +532,15 @@ void SceneView::setLabelsVisible(bool visible) {
 // ---------------------------------------------------------------- picking
 
 QPointF SceneView::displayPosition(int drawnPoint) const {
+  return worldToWidget(vtk_->mech->drawnPoint(drawnPoint));
+}
+
+QPointF SceneView::worldToWidget(const Eigen::Vector3d& p) const {
   auto* renderer = vtk_->renderer.Get();
   const double ratio = pixelRatio();
   const int pw = std::max(1, static_cast<int>(surface_->width() * ratio));
   const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
   vtk_->window->SetSize(pw, ph);
-  const Eigen::Vector3d p = vtk_->mech->drawnPoint(drawnPoint);
   renderer->SetWorldPoint(p.x(), p.y(), p.z(), 1.0);
   renderer->WorldToDisplay();
   double d[3];
@@ -581,7 +584,11 @@ int SceneView::bodyAt(QPointF pos) const {
         best = b;
       }
     }
-  return best;
+  if (best >= 0) return best;
+  // Off the stick figure: a display shape under the pointer picks its body.
+  const double ratio = pixelRatio();
+  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
+  return vtk_->mech->shapeBodyAt(pos.x() * ratio, ph - pos.y() * ratio);
 }
 
 std::pair<Eigen::Vector3d, Eigen::Vector3d> SceneView::rayAt(QPointF pos) const {

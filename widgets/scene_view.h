@@ -69,9 +69,12 @@ class SceneView : public QWidget {
 
   /// Where drawn point i appears in widget coordinates (logical pixels).
   QPointF displayPosition(int drawnPoint) const;
+  /// Where the point p [m] appears in widget coordinates (logical pixels).
+  QPointF worldToWidget(const Eigen::Vector3d& p) const;
   /// Drawn point under a widget position (within a few pixels), or -1.
   int pointAt(QPointF pos) const;
-  /// Body under a widget position, or -1 (points take precedence).
+  /// Body under a widget position: near its stick figure or on one of its
+  /// display shapes; -1 for none (points take precedence).
   int bodyAt(QPointF pos) const;
 
   /// Asks for a frame (asynchronous, coalesced).

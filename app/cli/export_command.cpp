@@ -78,6 +78,7 @@ int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::o
   out << "exported " << result.frames << " frames of \"" << model.spec().name << "\" (t = " << run.t(0)
       << " to " << run.t(last) << " s, stride " << options.stride << ")\n";
   out << "written  " << result.collection << "\n";
+  for (const std::string& note : result.notes) out << "note: " << note << "\n";
   return 0;
 }
 

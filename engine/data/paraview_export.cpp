@@ -2,7 +2,10 @@
 
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
+#include "engine/geometry/body_pose.h"
+#include "engine/geometry/shape_mesh.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -34,8 +37,16 @@ struct Topology {
   std::vector<int> fixed, kind;  // per point
   std::vector<int> verts;        // point of each particle body
   std::vector<std::vector<int>> lines;
-  std::vector<int> cellKind, cellIndex;  // per cell: verts first, then lines (VTK's order)
+  std::vector<int> cellKind, cellIndex;  // per cell: verts first, then lines, then polys (VTK's order)
+  std::vector<int> cellColour;           // per cell: red, green, blue in 0..255
+  ShapeParts shapes;                     // triangles in reference coordinates, drawn through BodyPoses
+  std::size_t shapeVertices = 0, shapeTriangles = 0;
 };
+
+void appendColour(std::vector<int>& out, const Eigen::Vector3d& rgb) {
+  for (int k = 0; k < 3; ++k)
+    out.push_back(static_cast<int>(std::lround(255.0 * std::clamp(rgb[k], 0.0, 1.0))));
+}
 
 Topology topology(const Model& model) {
   const ModelSpec& spec = model.spec();
@@ -83,14 +94,32 @@ Topology topology(const Model& model) {
     top.cellKind.push_back(1);
     top.cellIndex.push_back(static_cast<int>(s));
   }
+  const Eigen::Vector3d body(0.27, 0.51, 0.71), spring(0.93, 0.55, 0.15);  // as the 3D view draws them
+  for (int kind : top.cellKind) appendColour(top.cellColour, kind == 0 ? body : spring);
+  top.shapes = buildShapeParts(spec);
+  for (const ShapePart& part : top.shapes.parts) {
+    top.shapeVertices += part.mesh.vertices.size();
+    top.shapeTriangles += part.mesh.triangleCount();
+    for (std::size_t k = 0; k < part.mesh.triangleCount(); ++k) {
+      top.cellKind.push_back(2);
+      top.cellIndex.push_back(part.body);
+      appendColour(top.cellColour, part.colour);
+    }
+  }
+  for (std::size_t k = 0; k < top.shapeVertices; ++k) {
+    top.fixed.push_back(0);
+    top.kind.push_back(2);
+  }
   return top;
 }
 
-void appendIntArray(std::string& s, const char* type, const char* name, const std::vector<int>& values) {
+void appendIntArray(std::string& s, const char* type, const char* name, const std::vector<int>& values,
+                    int components = 1) {
   s += "        <DataArray type=\"";
   s += type;
   s += "\" Name=\"";
   s += name;
+  if (components > 1) s += "\" NumberOfComponents=\"" + std::to_string(components);
   s += "\" format=\"ascii\">";
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (i) s += ' ';
@@ -116,7 +145,8 @@ void appendCells(std::string& s, const char* section, const std::vector<std::vec
   s += ">\n";
 }
 
-std::string frameText(const Model& model, const Topology& top, double t, const Eigen::VectorXd& q) {
+std::string frameText(const Model& model, const Topology& top, const BodyPoses& poses, double t,
+                      const Eigen::VectorXd& q) {
   std::string s;
   s.reserve(512 + 80 * static_cast<std::size_t>(top.points));
   s += "<?xml version=\"1.0\"?>\n"
@@ -131,9 +161,10 @@ std::string frameText(const Model& model, const Topology& top, double t, const E
     s += "</DataArray>\n";
   }
   s += "    </FieldData>\n";
-  s += "    <Piece NumberOfPoints=\"" + std::to_string(top.points) + "\" NumberOfVerts=\"" +
-       std::to_string(top.verts.size()) + "\" NumberOfLines=\"" + std::to_string(top.lines.size()) +
-       "\" NumberOfStrips=\"0\" NumberOfPolys=\"0\">\n";
+  s += "    <Piece NumberOfPoints=\"" + std::to_string(top.points + top.shapeVertices) +
+       "\" NumberOfVerts=\"" + std::to_string(top.verts.size()) + "\" NumberOfLines=\"" +
+       std::to_string(top.lines.size()) + "\" NumberOfStrips=\"0\" NumberOfPolys=\"" +
+       std::to_string(top.shapeTriangles) + "\">\n";
   s += "      <PointData Scalars=\"kind\">\n";
   appendIntArray(s, "Int32", "fixed", top.fixed);
   appendIntArray(s, "Int32", "kind", top.kind);
@@ -141,6 +172,7 @@ std::string frameText(const Model& model, const Topology& top, double t, const E
   s += "      <CellData Scalars=\"kind\">\n";
   appendIntArray(s, "Int32", "kind", top.cellKind);
   appendIntArray(s, "Int32", "index", top.cellIndex);
+  appendIntArray(s, "UInt8", "colour", top.cellColour, 3);
   s += "      </CellData>\n";
   s += "      <Points>\n        <DataArray type=\"Float64\" NumberOfComponents=\"3\" format=\"ascii\">\n";
   auto appendPoint = [&](const Eigen::Vector3d& p) {
@@ -154,11 +186,23 @@ std::string frameText(const Model& model, const Topology& top, double t, const E
   for (int i = 0; i < static_cast<int>(model.spec().points.size()); ++i)
     appendPoint(pointPosition(model, q, i));
   for (int i = 0; i < static_cast<int>(model.markers().size()); ++i) appendPoint(markerPosition(model, q, i));
+  std::vector<std::vector<int>> polys;
+  polys.reserve(top.shapeTriangles);
+  int base = top.points;
+  for (const ShapePart& part : top.shapes.parts) {
+    const Eigen::Isometry3d pose = poses.pose(model, q, part.body);
+    for (const Eigen::Vector3d& v : part.mesh.vertices) appendPoint(pose * v);
+    for (const auto& tri : part.mesh.triangles)
+      polys.push_back({base + static_cast<int>(tri[0]), base + static_cast<int>(tri[1]),
+                       base + static_cast<int>(tri[2])});
+    base += static_cast<int>(part.mesh.vertices.size());
+  }
   s += "        </DataArray>\n      </Points>\n";
   std::vector<std::vector<int>> verts;
   for (int v : top.verts) verts.push_back({v});
   appendCells(s, "Verts", verts);
   appendCells(s, "Lines", top.lines);
+  appendCells(s, "Polys", polys);
   s += "    </Piece>\n  </PolyData>\n</VTKFile>\n";
   return s;
 }
@@ -275,6 +319,8 @@ ParaviewExportResult exportParaview(const Model& model, const Eigen::VectorXd& t
   result.collection = (fs::path(directory) / (name + ".pvd")).string();
   try {
     const Topology top = topology(model);
+    const BodyPoses poses(model);
+    result.notes = top.shapes.notes;
     const auto samples = static_cast<long long>(t.size());
     const long long frames = (samples - 1) / options.stride + 1;
     std::string pvd =
@@ -284,7 +330,7 @@ ParaviewExportResult exportParaview(const Model& model, const Eigen::VectorXd& t
     for (long long f = 0; f < frames; ++f) {
       const Eigen::Index k = static_cast<Eigen::Index>(f * options.stride);
       const std::string file = frameName(static_cast<int>(f));
-      writeFile(work / file, frameText(model, top, t(k), q.col(k)), directory);
+      writeFile(work / file, frameText(model, top, poses, t(k), q.col(k)), directory);
       pvd += "    <DataSet timestep=\"";
       appendNumber(pvd, t(k));
       pvd += "\" group=\"\" part=\"0\" file=\"" + file + "\"/>\n";

@@ -9,14 +9,18 @@
 /// - `DIR/frame_000000.vtp`, `frame_000001.vtp`, ...: one frame each (file names relative to the `.pvd`).
 ///
 /// A frame holds, in global coordinates [m]:
-/// - points: every basic point (spec().points order), then every marker (Model::markers() order);
+/// - points: every basic point (spec().points order), then every marker (Model::markers() order),
+///   then the vertices of every body's display shapes (engine/geometry/shape_mesh.h), moved with their body;
 /// - vertices: the point of each particle body (a body with one point);
 /// - lines: each body with two or more points as a polyline through its basic points
 ///   (in the order the body lists them), then each spring-damper between its two points;
+/// - polys: the triangles of the display shapes;
 /// - point data: `fixed` (Int32, 1 for a fixed point or a marker that cannot move, else 0)
-///   and `kind` (Int32, 0 basic point, 1 marker);
-/// - cell data: `kind` (Int32, 0 body, 1 spring-damper) and `index` (Int32, index into
-///   spec().bodies or spec().springDampers);
+///   and `kind` (Int32, 0 basic point, 1 marker, 2 shape vertex);
+/// - cell data: `kind` (Int32, 0 body, 1 spring-damper, 2 shape triangle), `index` (Int32, index into
+///   spec().bodies, or spec().springDampers for a spring) and `colour` (UInt8 x 3, red, green, blue:
+///   the shape's colour, or the 3D view's for bodies and springs; untick "Map Scalars" in ParaView to see
+///   it);
 /// - field data: `TIME` and `TimeValue` (Float64, the frame's time [s]; `TimeValue` is
 ///   the name VTK's readers take as time when the `.vtp` files are opened without the `.pvd`).
 /// Numbers are written with std::to_chars (shortest exact form, any locale).
@@ -54,6 +58,9 @@ struct ParaviewExportResult {
   std::string directory;   ///< the export directory (the destination as given)
   std::string collection;  ///< the `.pvd` file inside it
   int frames = 0;          ///< number of `.vtp` files
+  /// Shapes left out (a missing or unreadable mesh file: its body is drawn as lines only) and meshes
+  /// decimated.
+  std::vector<std::string> notes;
 };
 
 /// Exports a run of `model` as a ParaView time series to the directory `directory`.

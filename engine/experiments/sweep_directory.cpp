@@ -386,9 +386,13 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirsGiven) {
       }
       const DesignRun run = applier.run(row);
       const std::string expected = hex(run.model->mechanismHash());
-      if ((*record)["mechanism"] != expected)
-        throw InputError("merge: " + foundIn + "/" + name + ".run.json says mechanism " +
-                         (*record)["mechanism"].get<std::string>() + ", its design row gives " + expected);
+      const std::string recorded =
+          (*record)["mechanism"].is_string() ? (*record)["mechanism"].get<std::string>() : "";
+      if (recorded != expected &&
+          !(recorded.size() == 16 && recorded.find_first_not_of("0123456789abcdef") == std::string::npos &&
+            run.model->matchesHash(std::stoull(recorded, nullptr, 16))))
+        throw InputError("merge: " + foundIn + "/" + name + ".run.json says mechanism " + recorded +
+                         ", its design row gives " + expected);
       auto [it, added] = datasetOf.emplace(run.model->mechanismHash(), merge.datasets.size());
       if (added) merge.datasets.push_back(makeDataset(*run.model));
       Dataset& dataset = merge.datasets[it->second];

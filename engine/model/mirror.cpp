@@ -1,6 +1,7 @@
 #include "engine/model/mirror.h"
 
 #include "engine/core/error.h"
+#include "engine/model/body_shape.h"
 
 #include <algorithm>
 #include <cmath>
@@ -166,8 +167,15 @@ class Mirror {
         m.name = mapPoint(m.name);
         m.position = point(m.position);
       }
-      copy.shape.center = point(copy.shape.center);
-      copy.shape.axis = direction(copy.shape.axis);
+      // A shape's mirror image: its centre mirrored, its frame R_ R diag(1, -1, 1)
+      // (a rotation again) with its y reversed, so that a mesh is reflected too.
+      for (ShapeSpec& shape : copy.shapes) {
+        shape.center = point(shape.center);
+        Eigen::Matrix3d frame = R_ * shapeRotation(shape);
+        frame.col(1) = -frame.col(1);
+        setShapeRotation(shape, frame);
+        shape.mirrored = !shape.mirrored;
+      }
       refs.push_back({ElementKind::Body, static_cast<int>(out.bodies.size()), 0});
       out.bodies.push_back(copy);
     }

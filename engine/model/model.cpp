@@ -1,6 +1,7 @@
 #include "engine/model/model.h"
 
 #include "engine/core/error.h"
+#include "engine/model/body_shape.h"
 #include "engine/model/model_file.h"
 
 #include <Eigen/Dense>
@@ -109,8 +110,15 @@ Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
   checkNames("points", spec_.points);
   checkNames("vectors", spec_.vectors);
   checkNames("bodies", spec_.bodies);
-  for (std::size_t b = 0; b < spec_.bodies.size(); ++b)
-    checkNames("bodies[" + std::to_string(b) + "].markers", spec_.bodies[b].markers);
+  for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
+    const BodySpec& body = spec_.bodies[b];
+    checkNames("bodies[" + std::to_string(b) + "].markers", body.markers);
+    for (std::size_t k = 0; k < body.shapes.size(); ++k)
+      checkShape(body.shapes[k], "body \"" + body.name + "\": shapes[" + std::to_string(k) + "]");
+  }
+  for (const SpringDamperSpec& s : spec_.springDampers)
+    if (s.coilRadius && !(*s.coilRadius > 0.0 && std::isfinite(*s.coilRadius)))
+      throw ModelError("spring-damper \"" + s.name + "\": coil_radius must be positive and finite [m]");
   checkNames("joints", spec_.joints);
   checkNames("drivers", spec_.drivers);
   checkNames("spring_dampers", spec_.springDampers);
@@ -137,6 +145,7 @@ Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
   compileForces();
   compileLoads();
   hash_ = mbdrom::mechanismHash(spec_);
+  legacyHash_ = mbdrom::legacyMechanismHash(spec_);
 }
 
 const Eigen::MatrixXd& Model::massMatrix() const {

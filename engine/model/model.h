@@ -166,6 +166,9 @@ class Model {
 
   /// Mechanism hash: FNV-1a 64 of the canonical serialization without load cases.
   std::uint64_t mechanismHash() const { return hash_; }
+  /// Whether a hash recorded in a file (trained model, dataset) is this
+  /// mechanism's: its hash, or the legacy one (model_file.h).
+  bool matchesHash(std::uint64_t hash) const { return hash == hash_ || hash == legacyHash_; }
 
  private:
   Combination entityCombination(int entity) const;
@@ -201,6 +204,7 @@ class Model {
   std::vector<CompiledFriction> frictions_;
   std::vector<std::vector<CompiledLoad>> loads_;
   std::uint64_t hash_ = 0;
+  std::uint64_t legacyHash_ = 0;
   std::unordered_map<std::string, int> pointByName_, vectorByName_,
       bodyByName_;  // names are unique (checked)
 };

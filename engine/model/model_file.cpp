@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/core/json_reader.h"
+#include "engine/model/body_shape.h"
 
 #include <nlohmann/json.hpp>
 
@@ -103,7 +104,6 @@ const std::pair<const char*, MeasureType> kMeasureTypes[] = {
     {"joint_angle", MeasureType::JointAngle}, {"joint_displacement", MeasureType::JointDisplacement},
     {"distance", MeasureType::Distance},      {"travel", MeasureType::Travel},
     {"camber", MeasureType::Camber},          {"toe", MeasureType::Toe}};
-const char* kShapeTypes[] = {"box", "sphere", "cylinder", "mesh"};
 
 // Where the CSV files a model names are: relative to the model file's folder
 // (base), and, for a model in a project, inside that directory (confine).
@@ -252,20 +252,30 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
       b.markers.push_back({m.text("name"), m.vec3("position")});
       m.finish();
     }
-    if (o.has("shape")) {
-      Obj s(o.get("shape"), o.where() + ": shape");
-      b.shape.type = s.text("type");
-      bool known = false;
-      for (const char* t : kShapeTypes) known = known || b.shape.type == t;
-      if (!known)
-        throw ModelError(s.where() + ": unknown shape type \"" + b.shape.type +
-                         "\" (known: box, sphere, cylinder, mesh)");
-      b.shape.size = s.numbers("size", std::vector<double>{});
-      b.shape.center = s.vec3("center", Eigen::Vector3d::Zero());
-      b.shape.axis = s.vec3("axis", Eigen::Vector3d::UnitZ());
-      b.shape.file = s.text("file", "");
-      b.shape.scale = s.number("scale", 1.0, {.min = 0.0, .minOpen = true});
+    if (o.has("shape") && o.has("shapes"))
+      throw ModelError(o.where() + ": give either \"shape\" (one) or \"shapes\" (a list), not both");
+    auto readShape = [&](const Json& j, const std::string& where) {
+      Obj s(j, where);
+      ShapeSpec shape;
+      shape.type = s.text("type");
+      shape.size = s.numbers("size", std::vector<double>{});
+      shape.center = s.vec3("center", Eigen::Vector3d::Zero());
+      shape.axis = s.vec3("axis", Eigen::Vector3d::UnitZ());
+      shape.angle = s.number("angle", 0.0);
+      shape.mirrored = s.boolean("mirrored", false);
+      shape.file = s.text("file", "");
+      shape.scale = s.number("scale", 1.0, {.min = 0.0, .minOpen = true});
+      if (s.has("colour")) shape.colour = s.vec3("colour");
+      shape.opacity = s.number("opacity", 1.0);
       s.finish();
+      checkShape(shape, where);
+      b.shapes.push_back(std::move(shape));
+    };
+    if (o.has("shape")) readShape(o.get("shape"), o.where() + ": shape");
+    if (o.has("shapes")) {
+      const Json& shapes = o.array("shapes");
+      for (std::size_t k = 0; k < shapes.size(); ++k)
+        readShape(shapes[k], o.where() + ": shapes[" + std::to_string(k) + "]");
     }
     o.finish();
     spec.bodies.push_back(std::move(b));
@@ -320,6 +330,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
       if (s.tableLength.empty()) throw ModelError(t.where() + ": table is empty");
       t.finish();
     }
+    s.coilRadius = o.optionalNumber("coil_radius", {.min = 0.0, .minOpen = true});
     o.finish();
     spec.springDampers.push_back(std::move(s));
   }
@@ -495,7 +506,7 @@ void putIf(OJson& o, const char* key, const std::string& value) {
 }
 
 // The file as a JSON document; `withMeta` adds header, name, description and load cases.
-OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false) {
+OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false, bool legacyHash = false) {
   OJson root;
   if (withMeta) {
     root["format"] = kFormat;
@@ -543,15 +554,38 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false)
         markers.push_back(OJson{{"name", m.name}, {"position", vec(m.position)}});
       o["markers"] = markers;
     }
-    if (!b.shape.type.empty()) {
+    // Shapes are for display: outside the mechanism's hash (the legacy hash
+    // keeps the first shape as files before shape lists had it).
+    if (legacyHash && !b.shapes.empty()) {
+      const ShapeSpec& shape = b.shapes.front();
       OJson s;
-      s["type"] = b.shape.type;
-      if (!b.shape.size.empty()) s["size"] = b.shape.size;
-      s["center"] = vec(b.shape.center);
-      s["axis"] = vec(b.shape.axis);
-      putIf(s, "file", b.shape.file);
-      if (b.shape.scale != 1.0) s["scale"] = b.shape.scale;
+      s["type"] = shape.type;
+      if (!shape.size.empty()) s["size"] = shape.size;
+      s["center"] = vec(shape.center);
+      s["axis"] = vec(shape.axis);
+      putIf(s, "file", shape.file);
+      if (shape.scale != 1.0) s["scale"] = shape.scale;
       o["shape"] = s;
+    } else if (withMeta && !b.shapes.empty()) {
+      OJson list = OJson::array();
+      for (const ShapeSpec& shape : b.shapes) {
+        OJson s;
+        s["type"] = shape.type;
+        if (!shape.size.empty()) s["size"] = shape.size;
+        s["center"] = vec(shape.center);
+        s["axis"] = vec(shape.axis);
+        if (shape.angle != 0.0) s["angle"] = shape.angle;
+        if (shape.mirrored) s["mirrored"] = true;
+        putIf(s, "file", shape.file);
+        if (shape.scale != 1.0) s["scale"] = shape.scale;
+        if (shape.colour) s["colour"] = vec(*shape.colour);
+        if (shape.opacity != 1.0) s["opacity"] = shape.opacity;
+        list.push_back(s);
+      }
+      if (list.size() == 1)
+        o["shape"] = list[0];
+      else
+        o["shapes"] = list;
     }
     bodies.push_back(o);
   }
@@ -596,6 +630,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false)
     o["stiffness"] = s.stiffness;
     o["damping"] = s.damping;
     if (!s.tableLength.empty()) o["force_table"] = OJson{{"length", s.tableLength}, {"force", s.tableForce}};
+    if (withMeta && s.coilRadius) o["coil_radius"] = *s.coilRadius;  // display only: outside the hash
     springs.push_back(o);
   }
   root["spring_dampers"] = springs;
@@ -702,8 +737,11 @@ ModelSpec parseModelSpec(const std::string& text, const std::string& source, con
 }
 
 ModelSpec readModelSpec(const std::string& path, const std::string& confineTo) {
-  return parseModelSpec(readRegularFile(path, kMaxModelFileBytes, "model file"), path,
-                        std::filesystem::path(path).parent_path().string(), confineTo);
+  ModelSpec spec = parseModelSpec(readRegularFile(path, kMaxModelFileBytes, "model file"), path,
+                                  std::filesystem::path(path).parent_path().string(), confineTo);
+  spec.directory = std::filesystem::path(path).parent_path().string();
+  spec.confineTo = confineTo;
+  return spec;
 }
 
 Model readModel(const std::string& path) {
@@ -733,15 +771,27 @@ void writeModelSpec(const ModelSpec& spec, const std::string& path) {
   writeFileAtomically(path, serializeModelSpec(spec));
 }
 
-std::uint64_t mechanismHash(const ModelSpec& spec) {
+namespace {
+
+std::uint64_t hashOf(const OJson& document) {
   std::string canonical;
-  dumpCompact(canonical, writeSpec(spec, false));
+  dumpCompact(canonical, document);
   std::uint64_t h = 0xcbf29ce484222325ULL;
   for (unsigned char c : canonical) {
     h ^= c;
     h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+}  // namespace
+
+std::uint64_t mechanismHash(const ModelSpec& spec) {
+  return hashOf(writeSpec(spec, false));
+}
+
+std::uint64_t legacyMechanismHash(const ModelSpec& spec) {
+  return hashOf(writeSpec(spec, false, false, true));
 }
 
 std::string hashToString(std::uint64_t hash) {

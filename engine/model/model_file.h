@@ -44,9 +44,13 @@ std::string serializeModelSpecSelfContained(const ModelSpec& spec);
 void writeModelSpec(const ModelSpec& spec, const std::string& path);
 
 /// Stable 64-bit FNV-1a hash of the mechanism: the canonical (compact)
-/// serialization of everything except name, description, load cases and
-/// measures; tables read from CSV files enter with their numbers.
+/// serialization of everything except name, description, load cases,
+/// measures and display shapes; tables read from CSV files enter with their numbers.
 std::uint64_t mechanismHash(const ModelSpec& spec);
+/// The hash files written before bodies had shape lists recorded: it held each
+/// body's first shape (type, size, centre, axis, file, scale). Trained models and
+/// datasets carrying it still match the mechanism.
+std::uint64_t legacyMechanismHash(const ModelSpec& spec);
 /// 16 lower-case hex digits.
 std::string hashToString(std::uint64_t hash);
 

@@ -36,17 +36,24 @@ struct MarkerSpec {
   Eigen::Vector3d position = Eigen::Vector3d::Zero();  ///< reference position [m]
 };
 
-/// Optional display shape, ignored by the dynamics.
-/// type: "" (none), "box" (size: lx, ly, lz), "sphere" (radius),
-/// "cylinder" (radius, length; along `axis`), "mesh" (file).
+/// A display shape of a body, ignored by the dynamics (engine/model/body_shape.h).
+/// type: "box" (size: lx, ly, lz), "sphere" (radius), "cylinder" (radius,
+/// length; along `axis`), "mesh" (file). The shape's own frame has its origin
+/// at `center` and its z axis along `axis`, turned by `angle` about it; a box's
+/// lz and a cylinder's length lie along z, a mesh file's coordinates are in
+/// this frame (identity by default).
 struct ShapeSpec {
   std::string type;
   std::vector<double> size;                          ///< [m]
-  Eigen::Vector3d center = Eigen::Vector3d::Zero();  ///< reference position [m]
-  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   ///< reference direction [-]
+  Eigen::Vector3d center = Eigen::Vector3d::Zero();  ///< reference position of the shape's origin [m]
+  Eigen::Vector3d axis = Eigen::Vector3d::UnitZ();   ///< reference direction of its z axis [-]
+  double angle = 0.0;                                ///< turn about `axis` [deg]
+  bool mirrored = false;                             ///< the shape's y reversed (a mirrored copy of a mesh)
   std::string file;                                  ///< mesh file (.stl, .obj), relative to the model file
   /// Mesh: metres per unit of the file (STL has no units: 0.001 for millimetres) [m]; > 0.
   double scale = 1.0;
+  std::optional<Eigen::Vector3d> colour;  ///< red, green, blue in [0, 1]; empty: the default grey
+  double opacity = 1.0;                   ///< [0, 1]; 1 opaque
 };
 
 enum class BodyType {
@@ -66,7 +73,7 @@ struct BodySpec {
   std::optional<double>
       transverseInertia;  ///< bar: about the COM, normal to the axis [kg m^2]; default uniform bar m L^2/12
   std::vector<MarkerSpec> markers;
-  ShapeSpec shape;
+  std::vector<ShapeSpec> shapes;  ///< display only
 };
 
 enum class JointType {
@@ -115,11 +122,12 @@ struct DriverSpec {
 struct SpringDamperSpec {
   std::string name;
   std::string point1, point2;
-  double freeLength = 0.0;          ///< l0 [m]
-  std::vector<double> stiffness;    ///< k1 [N/m], k2 [N/m^2], ... (any sign)
-  double damping = 0.0;             ///< c [N s/m]
-  std::vector<double> tableLength;  ///< [m], strictly increasing
-  std::vector<double> tableForce;   ///< [N], tension positive
+  double freeLength = 0.0;           ///< l0 [m]
+  std::vector<double> stiffness;     ///< k1 [N/m], k2 [N/m^2], ... (any sign)
+  double damping = 0.0;              ///< c [N s/m]
+  std::vector<double> tableLength;   ///< [m], strictly increasing
+  std::vector<double> tableForce;    ///< [N], tension positive
+  std::optional<double> coilRadius;  ///< display only: the drawn coil's radius [m]; empty: the view's default
 };
 
 enum class FrictionLaw {
@@ -189,6 +197,10 @@ struct MeasureSpec {
 /// A whole mechanism and its load cases.
 struct ModelSpec {
   std::string name;
+  /// Where the files a model names (meshes) are: relative paths resolve in
+  /// `directory` (empty: the current directory), and with `confineTo` (a
+  /// project) only files inside it are read. Set by readModelSpec; not saved.
+  std::string directory, confineTo;
   std::string description;
   Eigen::Vector3d gravity = Eigen::Vector3d::Zero();  ///< [m/s^2]
   std::vector<PointSpec> points;

@@ -1,5 +1,6 @@
 # Natural-coordinate mechanism model (engine/model).
 target_sources(mbdrom_engine PRIVATE
+  model/body_shape.cpp
   model/constraints.cpp
   model/forces.cpp
   model/model.cpp

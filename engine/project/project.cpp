@@ -6,6 +6,8 @@
 #include "engine/core/json_input.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
+#include "engine/geometry/mesh_file.h"
+#include "engine/geometry/shape_mesh.h"
 #include "engine/model/model_file.h"
 
 #include <nlohmann/json.hpp>
@@ -387,6 +389,42 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
     for (TimeFunction* f : columns) f->file = target;
   }
 
+  // Mesh files of display shapes travel the same way, copied as they are into
+  // meshes/ (one copy per file). A mesh that cannot be found is left named as
+  // it was, with a note: its body is drawn without it.
+  std::map<std::string, std::string> meshTargets;           // source path -> file in the project
+  std::vector<std::pair<std::string, std::string>> meshes;  // file in the project, source path
+  for (BodySpec& body : result.spec.bodies)
+    for (ShapeSpec& shape : body.shapes) {
+      if (shape.type != "mesh" || shape.file.empty()) continue;
+      if (savingInPlace && isInside(shape.file) && resolvesInside(root, shape.file) &&
+          isOwnRegularFile(root, shape.file))
+        continue;
+      std::string source;
+      try {
+        source = resolveShapeFile(spec, shape.file);
+      } catch (const FileError& e) {
+        result.notes.push_back(std::string(e.what()) + "; not copied into the project");
+        continue;
+      }
+      if (!fs::is_regular_file(source, ec)) {
+        result.notes.push_back(
+            "mesh file \"" + shape.file + "\" of body \"" + body.name +
+            "\" was not found; not copied into the project (the body is drawn without it)");
+        continue;
+      }
+      auto [it, fresh] = meshTargets.emplace(source, std::string());
+      if (fresh) {
+        const fs::path p(shape.file);
+        it->second = claim(projectFileName(p.stem().string(), "meshes", p.extension().string(), {}));
+        meshes.emplace_back(it->second, source);
+        result.notes.push_back("mesh file \"" + shape.file + "\" copied into the project as " + it->second);
+      }
+      shape.file = it->second;
+    }
+  result.spec.directory = root.string();
+  result.spec.confineTo = root.string();
+
   auto ensureFolder = [&](const std::string& file) {
     const fs::path target = root / file;
     fs::create_directories(target.parent_path(), ec);
@@ -404,6 +442,8 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
 
   for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
   for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
+  for (const auto& [file, source] : meshes)
+    writeFileAtomically(ensureFolder(file), readRegularFile(source, kMaxMeshFileBytes, "mesh file"));
 
   // The model: kept when unchanged, else under a name the old manifest does not use.
   const std::string modelText = serializeModelSpec(result.spec);
@@ -428,7 +468,7 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   // temporary files a killed save left behind.
   for (const std::string& file : old)
     if (!named.count(file) && isOwnRegularFile(root, file)) fs::remove(root / file, ec);
-  for (const char* folder : {"", "runs", "datasets", "models", "tables"}) {
+  for (const char* folder : {"", "runs", "datasets", "models", "tables", "meshes"}) {
     const fs::path sub = root / folder;
     if (!fs::is_directory(fs::symlink_status(sub, ec))) continue;
     for (const auto& entry : fs::directory_iterator(sub, ec)) {

@@ -22,7 +22,7 @@ namespace mbdrom {
 using OJson = nlohmann::ordered_json;
 
 void ReducedModel::checkMechanism(const Model& model) const {
-  if (model.mechanismHash() == mechanismHash_) return;
+  if (model.matchesHash(mechanismHash_)) return;
   throw InputError("the reduced model was trained for mechanism \"" + mechanismName_ + "\" (hash " +
                    hashToString(mechanismHash_) + "), not for \"" + model.spec().name + "\" (hash " +
                    hashToString(model.mechanismHash()) + "): retrain it for this mechanism");

@@ -65,7 +65,7 @@ void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std
                        dataset.coordinateNames[static_cast<std::size_t>(i)] + "\", mechanism \"" +
                        model.spec().name + "\" has \"" + model.coordinateName(i) +
                        "\": the data is not of this mechanism");
-  if (dataset.mechanismHash != model.mechanismHash())
+  if (!model.matchesHash(dataset.mechanismHash))
     throw InputError(method + ": the data is of mechanism \"" + dataset.mechanismName + "\" (hash " +
                      hashToString(dataset.mechanismHash) + "), not of \"" + model.spec().name + "\" (hash " +
                      hashToString(model.mechanismHash()) + ")");

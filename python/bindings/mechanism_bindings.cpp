@@ -75,6 +75,8 @@ void addAsInFile(ModelSpec& spec, const std::string& list, const py::dict& eleme
   if (!file.contains(list)) file[list] = nlohmann::ordered_json::array();
   file[list].push_back(toJson(element, "element"));
   ModelSpec edited = parseModelSpec(file.dump(), "mechanism \"" + spec.name + "\"");
+  edited.directory = spec.directory;  // where its mesh files are
+  edited.confineTo = spec.confineTo;
   requireStillConsistent(spec, edited);
   spec = std::move(edited);
 }

@@ -1,7 +1,6 @@
 // train METHOD's options come from the method registry: a test-only method (a replay
 // model) registered here gets its settings and inputs parsed and listed in the help
 // without any change to the CLI, and bad values are refused naming the option.
-#define CATCH_CONFIG_MAIN
 #include "app/cli/train_options.h"
 #include "engine/core/error.h"
 #include "engine/rom/method_registry.h"

@@ -1,7 +1,6 @@
 // Catch2 main for GUI tests: one QApplication for all of them, with the
 // OpenGL surface format the 3D view needs.
-#define CATCH_CONFIG_RUNNER
-#include <catch2/catch.hpp>
+#include "tests/catch_session.h"
 
 #include "widgets/scene_view.h"
 
@@ -13,7 +12,7 @@
 int main(int argc, char** argv) {
   // Test discovery runs at build time, where there may be no display.
   for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--list", 6) == 0) return Catch::Session().run(argc, argv);
+    if (std::strncmp(argv[i], "--list", 6) == 0) return mbdrom::test::runCatchSession(argc, argv);
 
   // Settings, recent files and autosaves of the tests stay out of the user's,
   // and out of each other's: ctest runs every test in its own process, and a
@@ -32,7 +31,7 @@ int main(int argc, char** argv) {
   QApplication::setOrganizationName("mbdrom-tests");
   QApplication app(argc, argv);
   QDir().mkpath(MBDROM_TEST_OUTPUT_DIR);
-  const int failed = Catch::Session().run(argc, argv);
+  const int failed = mbdrom::test::runCatchSession(argc, argv);
   QDir(QString::fromLocal8Bit(home)).removeRecursively();
   return failed;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <csignal>
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -200,6 +201,52 @@ TEST_CASE("a frame connects each body's points and each spring-damper's ends", "
   CHECK(dataArray(vtp, "<CellData", "Name=\"index\"") == std::vector<double>{0, 1, 0});
   CHECK(dataArray(vtp, "<PointData", "Name=\"fixed\"") == std::vector<double>{1, 0, 0, 1, 0});
   CHECK(dataArray(vtp, "<PointData", "Name=\"kind\"") == std::vector<double>{0, 0, 0, 0, 1});
+}
+
+TEST_CASE("a frame holds each body's shape triangles where the body is at that frame",
+          "[paraview_export][shapes]") {
+  // The lower bar gets a box around it: 12 triangles over 8 vertices after the 5 points.
+  ModelSpec spec = doublePendulum().spec();
+  ShapeSpec box;
+  box.type = "box";
+  box.size = {0.1, 0.1, 1.0};
+  box.center = {1.5, 0, 0};
+  box.axis = {1, 0, 0};
+  box.colour = Eigen::Vector3d(1.0, 0.0, 0.0);
+  spec.bodies[1].shapes.push_back(box);
+  const Model model(spec);
+  const std::vector<Sample> samples = swing(model);
+  const fs::path dest = freshDir("shapes") / "swing";
+  const ParaviewExportResult r = exportParaview(model, samples, dest.string());
+  CHECK(r.notes.empty());
+  const int last = static_cast<int>(samples.size()) - 1;
+  const std::string vtp = slurp(dest / pvdEntries(slurp(r.collection))[static_cast<std::size_t>(last)].file);
+  CHECK_THAT(vtp, Catch::Contains("NumberOfPoints=\"13\"") && Catch::Contains("NumberOfPolys=\"12\""));
+  const std::vector<double> kinds = dataArray(vtp, "<CellData", "Name=\"kind\"");
+  REQUIRE(kinds.size() == 15);
+  CHECK(std::count(kinds.begin(), kinds.end(), 2.0) == 12);
+  const std::vector<double> colours = dataArray(vtp, "<CellData", "Name=\"colour\"");
+  REQUIRE(colours.size() == 45);
+  CHECK(colours[3 * 14] == 255);  // a shape triangle in its own red
+  CHECK(colours[3 * 14 + 1] == 0);
+  // The box's vertices ride with the bar: every one stays 0.05 m (half its width, in the
+  // plane z = +-0.05) from the line through A and B, and its centre is the bar's midpoint.
+  const Eigen::VectorXd& q = samples.back().q;
+  const Eigen::Vector3d a = pointPosition(model, q, 1), b = pointPosition(model, q, 2);
+  REQUIRE((b - a).norm() == Approx(1.0).epsilon(1e-6));
+  const std::vector<double> xyz = dataArray(vtp, "<Points>", "NumberOfComponents=\"3\"");
+  REQUIRE(xyz.size() == 39);
+  Eigen::Vector3d centre = Eigen::Vector3d::Zero();
+  for (int v = 5; v < 13; ++v) {
+    const Eigen::Vector3d x(xyz[static_cast<std::size_t>(3 * v)], xyz[static_cast<std::size_t>(3 * v + 1)],
+                            xyz[static_cast<std::size_t>(3 * v + 2)]);
+    centre += x / 8.0;
+    const Eigen::Vector3d e = (b - a).normalized();
+    const Eigen::Vector3d off = (x - a) - (x - a).dot(e) * e;
+    CHECK(off.norm() == Approx(0.05 * std::sqrt(2.0)).epsilon(1e-6));
+  }
+  CHECK((centre - 0.5 * (a + b)).norm() < 1e-9);
+  CHECK((0.5 * (a + b) - Eigen::Vector3d(1.5, 0, 0)).norm() > 0.05);  // it has moved
 }
 
 TEST_CASE("an export to an unwritable place names it and leaves nothing behind", "[paraview_export]") {

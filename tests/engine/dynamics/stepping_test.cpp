@@ -39,8 +39,10 @@ ModelSpec inUnits(ModelSpec spec, double s) {
     b.inertia *= s * s;
     if (b.transverseInertia) *b.transverseInertia *= s * s;
     for (MarkerSpec& m : b.markers) m.position *= s;
-    b.shape.center *= s;
-    for (double& x : b.shape.size) x *= s;
+    for (ShapeSpec& shape : b.shapes) {
+      shape.center *= s;
+      for (double& x : shape.size) x *= s;
+    }
   }
   for (JointSpec& j : spec.joints)
     if (j.length) *j.length *= s;

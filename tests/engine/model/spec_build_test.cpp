@@ -50,7 +50,7 @@ ModelSpec fourBarBarsOnly() {
   createBody(s, bar("coupler", "A", "B", Eigen::Vector3d(0, 0, 0.3), kB, {}));
   createBody(s, bar("rocker", "Q", "B", Eigen::Vector3d::UnitX(), kB, {"B"}));
   createMarker(s, "coupler", "M", 0.5 * (Eigen::Vector3d(0, 0, 0.3) + kB));
-  SpringDamperSpec spring{"spring", "S", "M", 0.5, {40.0}, 1.5, {}, {}};
+  SpringDamperSpec spring{"spring", "S", "M", 0.5, {40.0}, 1.5, {}, {}, {}};
   s.springDampers.push_back(spring);
   return s;
 }

@@ -4,6 +4,7 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/geometry/shape_mesh.h"
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
@@ -235,4 +236,43 @@ TEST_CASE("A run keeps the hash of the mechanism it ran on; older manifests have
   std::string bad = text;
   bad.replace(bad.find("0123456789abcdef"), 16, "not a hash at al");
   CHECK_THROWS_WITH(parseProjectManifest(bad, "p.json"), Catch::Contains("16 hex digits"));
+}
+
+TEST_CASE("A mesh shape's file is copied into the project and read from there", "[project][shapes]") {
+  const fs::path work = freshDir("mesh");
+  fs::create_directories(work / "cad");
+  {
+    std::ofstream obj(work / "cad" / "bob.obj");
+    obj << "v 0 0 0\nv 0.1 0 0\nv 0 0.1 0\nv 0 0 0.1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+  }
+  std::string text = kPendulum;
+  text.replace(text.find(R"("mass": 1})"), 10,
+               R"("mass": 1, "shape": {"type": "mesh", "file": "cad/bob.obj", "center": [1, 0, 0]}})");
+  ModelSpec spec = parseModelSpec(text, "pendulum.json");
+  spec.directory = work.string();  // as readModelSpec sets it for a model file in `work`
+  ProjectManifest manifest;
+  manifest.name = "meshes";
+  const fs::path dir = work / "project";
+  const ProjectSaveResult saved = saveProject(dir.string(), manifest, spec, {});
+  CHECK(saved.spec.bodies[0].shapes[0].file == "meshes/bob.obj");
+  CHECK(slurp(dir / "meshes/bob.obj") == slurp(work / "cad" / "bob.obj"));
+  REQUIRE(saved.notes.size() == 1);
+  CHECK_THAT(saved.notes[0], Catch::Contains("copied into the project as meshes/bob.obj"));
+
+  // The project reads its own copy, even once the original is gone.
+  fs::remove_all(work / "cad");
+  const Project p = readProject(dir.string());
+  CHECK(p.spec.bodies[0].shapes[0].file == "meshes/bob.obj");
+  const ShapeParts parts = buildShapeParts(p.spec);
+  CHECK(parts.notes.empty());
+  REQUIRE(parts.parts.size() == 1);
+  CHECK(parts.parts[0].mesh.triangleCount() == 4);
+  CHECK(parts.parts[0].mesh.bounds().min().isApprox(Eigen::Vector3d(1, 0, 0)));
+
+  // A mesh that is nowhere is named, and the save goes on without it.
+  spec.bodies[0].shapes[0].file = "cad/gone.stl";
+  const ProjectSaveResult second = saveProject((work / "second").string(), manifest, spec, {});
+  REQUIRE(second.notes.size() == 1);
+  CHECK_THAT(second.notes[0], Catch::Contains("\"cad/gone.stl\"") && Catch::Contains("not found"));
+  CHECK(readProject((work / "second").string()).spec.bodies[0].shapes[0].file == "cad/gone.stl");
 }
