@@ -870,7 +870,7 @@ Eigen::Isometry3d MechanismScene::shapePose(int i) const {
   return T;
 }
 
-int MechanismScene::shapeBodyAt(double x, double y) {
+int MechanismScene::shapeBodyAt(double x, double y, Eigen::Vector3d* at) {
   auto& a = *a_;
   if (!a.shown || a.ghost || !a.visible || a.shapes.empty()) return -1;
   a.shapePicker->InitializePickList();
@@ -879,6 +879,11 @@ int MechanismScene::shapeBodyAt(double x, double y) {
   a.shapePicker->SetTolerance(0.0005);
   if (!a.shapePicker->Pick(x, y, 0.0, a.renderer)) return -1;
   vtkActor* hit = a.shapePicker->GetActor();
+  if (at) {
+    double p[3];
+    a.shapePicker->GetPickPosition(p);
+    *at = Eigen::Vector3d(p[0], p[1], p[2]);
+  }
   for (auto& shape : a.shapes)
     if (shape->actor.Get() == hit) return shape->body;
   return -1;

@@ -87,8 +87,9 @@ class MechanismScene {
   /// Shapes left out (and meshes decimated) at the last show(), one message each.
   const std::vector<std::string>& shapeNotes() const;
   /// The body whose shape is under display position (x, y) (VTK pixels, origin
-  /// bottom left), or -1; ghosts and hidden drawings have none.
-  int shapeBodyAt(double x, double y);
+  /// bottom left), or -1; ghosts and hidden drawings have none. `at` gets the
+  /// point hit [m].
+  int shapeBodyAt(double x, double y, Eigen::Vector3d* at = nullptr);
 
  private:
   struct Actors;

@@ -3,7 +3,9 @@
 #include "widgets/property_editor.h"
 
 #include "engine/core/error.h"
+#include "engine/geometry/shape_mesh.h"
 #include "engine/model/body_shape.h"
+#include "engine/project/project.h"
 #include "widgets/number_text.h"
 
 #include <QColorDialog>
@@ -188,7 +190,7 @@ void PropertyEditor::addMeshFile(const QString& key, std::size_t k, int body) {
           }};
   f.refresh(spec_);
   fields_.push_back(f);
-  auto setFile = [this, key, i, k](const QString& file) {
+  auto setFile = [this, key, i, k](const QString& file, bool picked) {
     propose(key, tr("mesh file"), [&](ModelSpec& s) {
       ShapeSpec& sh = s.bodies.at(i).shapes.at(k);
       if (file.trimmed().isEmpty()) {
@@ -198,18 +200,26 @@ void PropertyEditor::addMeshFile(const QString& key, std::size_t k, int body) {
       }
       if (sh.type != "mesh") sh = convertedShape(sh, "mesh");
       sh.file = file.trimmed().toStdString();
+      // A project reads only its own files: a mesh picked from elsewhere is copied in.
+      if (picked && !s.confineTo.empty()) {
+        try {
+          (void)resolveShapeFile(s, sh.file);
+        } catch (const FileError&) {
+          sh.file = importMeshFile(s.confineTo, sh.file);
+        }
+      }
     });
   };
   connect(edit, &QLineEdit::editingFinished, this, [edit, setFile] {
     if (!edit->isModified()) return;
     edit->setModified(false);
-    setFile(edit->text());
+    setFile(edit->text(), false);
   });
   connect(browse, &QPushButton::clicked, this, [this, setFile] {
     const QString dir = QString::fromStdString(spec_.directory);
     const QString file = QFileDialog::getOpenFileName(this, tr("Mesh File"), dir,
                                                       tr("Meshes (*.stl *.STL *.obj *.OBJ);;All files (*)"));
-    if (!file.isEmpty()) setFile(file);
+    if (!file.isEmpty()) setFile(file, true);
   });
 }
 

@@ -566,11 +566,12 @@ int SceneView::pointAt(QPointF pos) const {
 }
 
 int SceneView::bodyAt(QPointF pos) const {
-  const auto& mech = *vtk_->mech;
+  auto& mech = *vtk_->mech;
   if (!mech.shown()) return -1;
   constexpr double kTolerance = 6.0;
   int best = -1;
   double bestDistance = kTolerance;
+  Eigen::Vector3d onSegment = Eigen::Vector3d::Zero();
   for (int b = 0; b < mech.bodyCount(); ++b)
     for (const auto& [i, j] : mech.bodySegments(b)) {
       const QPointF a = displayPosition(i), c = displayPosition(j);
@@ -582,13 +583,20 @@ int SceneView::bodyAt(QPointF pos) const {
       if (distance < bestDistance) {
         bestDistance = distance;
         best = b;
+        onSegment = mech.drawnPoint(i) + s * (mech.drawnPoint(j) - mech.drawnPoint(i));
       }
     }
-  if (best >= 0) return best;
-  // Off the stick figure: a display shape under the pointer picks its body.
+  // A display shape under the pointer: its body, unless a stick is in front of it.
   const double ratio = pixelRatio();
   const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
-  return vtk_->mech->shapeBodyAt(pos.x() * ratio, ph - pos.y() * ratio);
+  Eigen::Vector3d onShape;
+  const int shape = mech.shapeBodyAt(pos.x() * ratio, ph - pos.y() * ratio, &onShape);
+  if (shape < 0) return best;
+  if (best < 0) return shape;
+  double eye[3];
+  vtk_->renderer->GetActiveCamera()->GetPosition(eye);
+  const Eigen::Vector3d camera(eye[0], eye[1], eye[2]);
+  return (onSegment - camera).norm() < (onShape - camera).norm() ? best : shape;
 }
 
 std::pair<Eigen::Vector3d, Eigen::Vector3d> SceneView::rayAt(QPointF pos) const {

@@ -7,13 +7,15 @@
 
 #include <filesystem>
 #include <iomanip>
+#include <cmath>
 #include <ostream>
 
 namespace mbdrom::cli {
 
 const char* const kExportFmuUsage =
     "usage: mbdrom-cli export-fmu ROM.json --model MODEL.json --load-case NAME -o NAME.fmu\n"
-    "                             [--outputs P1,P2,...] [--dt DT] [--cc COMPILER]\n\n"
+    "                             [--outputs P1,P2,...] [--dt DT] [--cc COMPILER]\n"
+    "                             [--cc-timeout SECONDS]\n\n"
     "Writes a trained reduced model as an FMU (FMI 2.0 Co-Simulation) for system\n"
     "simulation tools: modelDescription.xml, binaries/linux64/NAME.so built now with the\n"
     "system's C compiler, and sources/ (plain C, no runtime). Inputs: the loads of the\n"
@@ -26,7 +28,10 @@ const char* const kExportFmuUsage =
     "              every free point of a mechanism without markers)\n"
     "  --dt        the step [s] (default: the model's own)\n"
     "  --cc        the C compiler (default: $CC, else cc); without one the FMU holds\n"
-    "              the sources only, and the command says so\n";
+    "              the sources only, and the command says so\n"
+    "  --cc-timeout  seconds the compiler may take before it is stopped (default 300)\n"
+    "The sources build for static linking too: compiled with\n"
+    "-DFMI2_FUNCTION_PREFIX=NAME_ their functions are NAME_fmi2DoStep etc.\n";
 
 const char* const kExportCUsage =
     "usage: mbdrom-cli export-c ROM.json --model MODEL.json --load-case NAME -o DIR\n"
@@ -73,7 +78,8 @@ void printVariables(const CModel& m, std::ostream& out) {
 }  // namespace
 
 int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--cc"});
+  const Arguments a(args,
+                    {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--cc", "--cc-timeout"});
   const std::string path = a.has("-o") ? a.value("-o") : a.value("--output");
   if (path.empty()) throw UsageError("missing -o NAME.fmu");
   if (std::filesystem::path(path).extension() != ".fmu")
@@ -81,7 +87,10 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
                      ": an FMU's file name ends in .fmu (its stem becomes the model identifier)");
   checkOutputPath(path, {a.single("ROM.json"), a.value("--model")});
   const ExportRequest r = request(a, cIdentifierFrom(std::filesystem::path(path).stem().string()));
-  const FmuExport e = exportFmu(*r.rom, r.model, r.options, path, a.value("--cc"));
+  const double timeout = a.number("--cc-timeout", kCompilerTimeout);
+  if (!(timeout > 0.0) || !std::isfinite(timeout))
+    throw UsageError("--cc-timeout must be a positive number of seconds (got " + a.value("--cc-timeout") + ")");
+  const FmuExport e = exportFmu(*r.rom, r.model, r.options, path, a.value("--cc"), timeout);
   out << "FMU (FMI 2.0 Co-Simulation) of the " << e.model.methodName << " model of \"" << e.model.mechanism
       << "\" under \"" << e.model.loadCase << "\"\n";
   out << "model identifier       " << e.model.identifier << "\nguid                   " << e.guid << "\n";

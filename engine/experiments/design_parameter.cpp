@@ -372,7 +372,10 @@ std::shared_ptr<const Model> DesignApplier::modelOf(int row) const {
     *at = value;
   }
   try {
-    return std::make_shared<const Model>(Model(parseModelSpec(root.dump(), "the design's model")));
+    ModelSpec spec = parseModelSpec(root.dump(), "the design's model");
+    spec.directory = model_.spec().directory;  // where its mesh files are
+    spec.confineTo = model_.spec().confineTo;
+    return std::make_shared<const Model>(Model(std::move(spec)));
   } catch (const ModelError& e) {
     throw InputError(std::string("the model with this run's values is not valid: ") + e.what());
   }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -21,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace mbdrom {
 
@@ -153,7 +155,8 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
 }
 
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
-                         const std::string& output, const std::string& compiler, bool hideSymbols) {
+                         const std::string& output, const std::string& compiler, bool hideSymbols,
+                         double timeoutSeconds) {
   // The compiler command: --cc, else $CC, else cc; "ccache gcc" is a command of two words.
   const char* env = std::getenv("CC");
   const bool chosen = !compiler.empty() || (env && *env);
@@ -191,7 +194,9 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
   sigfillset(&all);
   posix_spawnattr_setsigmask(&attributes, &none);
   posix_spawnattr_setsigdefault(&attributes, &all);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  // Its own process group: a compiler that hangs is stopped with everything it started (cc1, as, ld).
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
   const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -201,7 +206,22 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
     throw Error("cannot start the C compiler \"" + cc + "\": " + std::string(std::strerror(spawned)));
   int status = 0;
   pid_t waited = 0;
-  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    waited = waitpid(pid, &status, WNOHANG);
+    if (waited < 0 && errno == EINTR) continue;
+    if (waited != 0) break;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (elapsed.count() > timeoutSeconds) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      std::ostringstream limit;
+      limit << timeoutSeconds;
+      throw Error("the C compiler (" + cc + ") did not finish in " + limit.str() +
+                  " s and was stopped; try again with a longer --cc-timeout, or another compiler (--cc)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   if (waited != pid) throw Error("lost the C compiler \"" + cc + "\": " + std::string(std::strerror(errno)));
   std::error_code ec;
@@ -217,7 +237,7 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
 }
 
 FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
-                    const std::string& path, const std::string& compiler) {
+                    const std::string& path, const std::string& compiler, double compilerTimeout) {
   FmuExport out;
   out.model = exportCModel(rom, model, options);
   const CModel& m = out.model;
@@ -246,7 +266,8 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
     const char* const platform = nullptr;  // no FMI 2.0 platform name: the sources only
 #endif
     out.binary = platform != nullptr &&
-                 compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so", compiler);
+                 compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so", compiler, true,
+                                         compilerTimeout);
     if (out.binary)
       zip.add(std::string("binaries/") + platform + "/" + id + ".so", readAll(dir / (id + ".so")), true);
   }

@@ -18,6 +18,11 @@
 
 namespace mbdrom {
 
+/// How long the C compiler may take for an FMU before it is stopped [s] (a model of a few
+/// hundred coordinates compiles in about a second; a hung or waiting compiler must not
+/// hold the export, and the workbench's job, forever).
+inline constexpr double kCompilerTimeout = 300.0;
+
 /// What an FMU export wrote.
 struct FmuExport {
   CModel model;
@@ -32,9 +37,10 @@ std::string fmuModelDescription(const CModel& model, const std::string& guid);
 /// Writes `rom` of `model` as the FMU `path` (atomic: nothing is left behind when it fails).
 /// `compiler`: the C compiler to run ("" : $CC, else cc). Throws InputError (exportCModel's
 /// cases), FileError when `path` cannot be written, Error with the compiler's message
-/// when the generated source does not build.
+/// when the generated source does not build or the compiler runs past `compilerTimeout` [s].
 FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
-                    const std::string& path, const std::string& compiler = "");
+                    const std::string& path, const std::string& compiler = "",
+                    double compilerTimeout = kCompilerTimeout);
 
 /// Writes `rom` of `model` as IDENTIFIER.h and IDENTIFIER.c into the directory `dir`
 /// (created when missing; each file atomically). Returns the model.
@@ -44,8 +50,10 @@ CModel exportCSources(const ReducedModel& rom, const Model& model, const CExport
 /// Compiles `sources` (files in `dir`) into the shared object `output` in `dir` with the C
 /// compiler `compiler` ("": $CC, else cc), -O2; with `hideSymbols` only what is declared
 /// visible is exported (an FMU: the fmi2 functions). Returns false when no compiler can be
-/// started; throws Error with its message when it fails.
+/// started; throws Error with its message when it fails, and when it has not finished
+/// after `timeoutSeconds` [s] (it is stopped, with every process it started).
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
-                         const std::string& output, const std::string& compiler, bool hideSymbols = true);
+                         const std::string& output, const std::string& compiler, bool hideSymbols = true,
+                         double timeoutSeconds = kCompilerTimeout);
 
 }  // namespace mbdrom

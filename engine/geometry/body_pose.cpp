@@ -2,6 +2,8 @@
 
 #include <Eigen/SVD>
 
+#include <cmath>
+
 namespace mbdrom {
 
 namespace {
@@ -47,12 +49,18 @@ Eigen::Isometry3d BodyPoses::pose(const Model& model, const Eigen::VectorXd& q, 
   c /= static_cast<double>(now.size());
   c0 /= static_cast<double>(now.size());
 
-  // Directions: from the first point to each other point, and the unit vectors.
+  // Directions: each point from the centroid, and the unit vectors weighted by the points'
+  // spread (so that a configuration that is not exactly rigid, as a reduced model's can
+  // be, weighs points and vectors alike).
   std::vector<std::pair<Eigen::Vector3d, Eigen::Vector3d>> d;  // (reference, now)
-  for (std::size_t k = 1; k < now.size(); ++k)
-    d.emplace_back(body.pointsRef[k] - body.pointsRef[0], now[k] - now[0]);
+  double spread = 0.0;
+  for (std::size_t k = 0; k < now.size(); ++k) {
+    d.emplace_back(body.pointsRef[k] - c0, now[k] - c);
+    spread += d.back().first.squaredNorm();
+  }
+  spread = now.size() > 1 ? std::sqrt(spread / static_cast<double>(now.size())) : 1.0;
   for (std::size_t k = 0; k < body.vectors.size(); ++k)
-    d.emplace_back(body.vectorsRef[k], vectorValue(model, q, body.vectors[k]));
+    d.emplace_back(spread * body.vectorsRef[k], spread * vectorValue(model, q, body.vectors[k]));
   Eigen::Matrix3d H = Eigen::Matrix3d::Zero();
   double longest = 0.0;
   std::size_t longestIndex = 0;

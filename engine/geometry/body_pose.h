@@ -19,11 +19,11 @@ class BodyPoses {
   explicit BodyPoses(const Model& model);
 
   /// The rigid motion of body b at q (size model.nq()) [m]: x_ref -> R x_ref + t.
-  /// R is the rotation that best takes the body's reference directions (point
-  /// to point, and its unit vectors) to their values at q (Kabsch's least
-  /// squares, exact for a rigid configuration); a bar turns by the smallest
-  /// rotation of its axis, a particle only moves. t makes the centroid of the
-  /// body's points follow.
+  /// R is the rotation that best takes the body's points (about their centroid)
+  /// and unit vectors (weighted by the points' spread) from the reference to q
+  /// (Kabsch's least squares, exact for a rigid configuration); a bar turns by
+  /// the smallest rotation of its axis, a particle only moves. t makes the
+  /// centroid of the body's points follow.
   Eigen::Isometry3d pose(const Model& model, const Eigen::VectorXd& q, int body) const;
 
  private:

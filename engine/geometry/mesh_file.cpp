@@ -236,13 +236,37 @@ TriangleMesh parseObj(std::string_view text, double scale, const std::string& so
   return mesh;
 }
 
-TriangleMesh readMeshFile(const std::string& path, double scale) {
+namespace {
+
+std::string lowerExtension(const std::string& path) {
   std::string extension = std::filesystem::path(path).extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return extension;
+}
+
+// ".stl" or ".obj" (any case) of `path`; FileError otherwise.
+std::string meshExtension(const std::string& path) {
+  const std::string extension = lowerExtension(path);
   if (extension != ".stl" && extension != ".obj") throw FileError(path + ": a mesh is an .stl or .obj file");
+  return extension;
+}
+
+}  // namespace
+
+bool hasMeshExtension(const std::string& path) {
+  const std::string extension = lowerExtension(path);
+  return extension == ".stl" || extension == ".obj";
+}
+
+TriangleMesh parseMeshFile(std::string_view bytes, const std::string& path, double scale) {
+  return meshExtension(path) == ".stl" ? parseStl(bytes, scale, path) : parseObj(bytes, scale, path);
+}
+
+TriangleMesh readMeshFile(const std::string& path, double scale) {
+  (void)meshExtension(path);  // before reading anything
   const std::string bytes = readRegularFile(path, kMaxMeshFileBytes, "mesh file");
-  return extension == ".stl" ? parseStl(bytes, scale, path) : parseObj(bytes, scale, path);
+  return parseMeshFile(bytes, path, scale);
 }
 
 }  // namespace mbdrom

@@ -29,6 +29,11 @@ TriangleMesh parseStl(std::string_view bytes, double scale, const std::string& s
 /// or negative from the end, `v/vt/vn` forms), polygons split into fans; other
 /// statements (vn, vt, g, o, s, usemtl, mtllib, l, comments) are skipped.
 TriangleMesh parseObj(std::string_view text, double scale, const std::string& source);
+/// Whether `path` ends in .stl or .obj (any case).
+bool hasMeshExtension(const std::string& path);
+/// The content `bytes` of the mesh file `path`, parsed by its extension (.stl or .obj,
+/// any case; another is refused).
+TriangleMesh parseMeshFile(std::string_view bytes, const std::string& path, double scale = 1.0);
 /// Reads an .stl or .obj file (by its extension, case-insensitive).
 TriangleMesh readMeshFile(const std::string& path, double scale = 1.0);
 

@@ -122,6 +122,9 @@ std::shared_ptr<const TriangleMesh> MeshCache::get(const std::string& path, doub
   const std::uintmax_t size = fs::file_size(path, ec);
   const long long modified =
       ec ? 0 : static_cast<long long>(fs::last_write_time(path, ec).time_since_epoch().count());
+  // A few meshes at a few scales are what a session shows; scales tried in an editor
+  // would otherwise keep every version.
+  if (entries_.size() >= 16 && !entries_.count({path, scale})) entries_.clear();
   Entry& e = entries_[{path, scale}];
   if (!ec && (e.mesh || !e.error.empty()) && e.size == size && e.modified == modified) {
     if (fileTriangles) *fileTriangles = e.fileTriangles;
@@ -149,10 +152,10 @@ std::string resolveShapeFile(const ModelSpec& spec, const std::string& file) {
   const fs::path p(file);
   const fs::path path = p.is_absolute() || spec.directory.empty() ? p : fs::path(spec.directory) / p;
   if (!spec.confineTo.empty()) {
-    std::error_code ec;
-    const std::string root = fs::weakly_canonical(spec.confineTo, ec).string() + "/";
-    const std::string real = fs::weakly_canonical(path, ec).string();
-    if (ec || real.rfind(root, 0) != 0)
+    std::error_code rootError, pathError;
+    const std::string root = fs::weakly_canonical(spec.confineTo, rootError).string() + "/";
+    const std::string real = fs::weakly_canonical(path, pathError).string();
+    if (rootError || pathError || real.rfind(root, 0) != 0)
       throw FileError("mesh file \"" + file + "\" lies outside the project " + spec.confineTo +
                       " (a project reads only its own files)");
   }

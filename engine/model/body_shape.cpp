@@ -11,14 +11,11 @@ namespace mbdrom {
 
 namespace {
 
-// The smallest rotation taking the global z onto the unit vector a.
+// The smallest rotation taking the global z onto the unit vector a (through a unit
+// quaternion: orthogonal to rounding even for a just short of -z).
 Eigen::Matrix3d rotationFromZ(const Eigen::Vector3d& a) {
-  const double c = a.z();
-  if (c < -1.0 + 1e-12) return Eigen::Vector3d(1.0, -1.0, -1.0).asDiagonal();  // half turn about x
-  const Eigen::Vector3d v = Eigen::Vector3d::UnitZ().cross(a);
-  Eigen::Matrix3d K;
-  K << 0.0, -v.z(), v.y(), v.z(), 0.0, -v.x(), -v.y(), v.x(), 0.0;
-  return Eigen::Matrix3d::Identity() + K + K * K / (1.0 + c);
+  if (a.z() < -1.0 + 1e-12) return Eigen::Vector3d(1.0, -1.0, -1.0).asDiagonal();  // half turn about x
+  return Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), a).toRotationMatrix();
 }
 
 Eigen::Vector3d unitShapeAxis(const ShapeSpec& shape) {

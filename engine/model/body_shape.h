@@ -7,6 +7,7 @@
 #include "engine/model/model_spec.h"
 
 #include <Eigen/Core>
+#include <Eigen/Geometry>
 
 #include <string>
 

@@ -114,7 +114,7 @@ Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
     const BodySpec& body = spec_.bodies[b];
     checkNames("bodies[" + std::to_string(b) + "].markers", body.markers);
     for (std::size_t k = 0; k < body.shapes.size(); ++k)
-      checkShape(body.shapes[k], "body \"" + body.name + "\": shapes[" + std::to_string(k) + "]");
+      checkShape(body.shapes[k], "body \"" + body.name + "\" shape " + std::to_string(k + 1));
   }
   for (const SpringDamperSpec& s : spec_.springDampers)
     if (s.coilRadius && !(*s.coilRadius > 0.0 && std::isfinite(*s.coilRadius)))

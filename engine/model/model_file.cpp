@@ -118,11 +118,11 @@ std::string resolve(const TablePlace& place, const std::string& file) {
   const fs::path p(file);
   const std::string path = p.is_absolute() || place.base.empty() ? file : (fs::path(place.base) / p).string();
   if (!place.confine.empty()) {
-    std::error_code ec;
-    const fs::path root = fs::weakly_canonical(place.confine, ec);
-    const fs::path real = fs::weakly_canonical(path, ec);
+    std::error_code rootError, pathError;
+    const fs::path root = fs::weakly_canonical(place.confine, rootError);
+    const fs::path real = fs::weakly_canonical(path, pathError);
     const std::string r = root.string() + "/";
-    if (ec || real.string().rfind(r, 0) != 0)
+    if (rootError || pathError || real.string().rfind(r, 0) != 0)
       throw FileError("table file \"" + file + "\" lies outside the project " + place.confine +
                       " (a project reads only its own files)");
   }

@@ -390,10 +390,11 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   }
 
   // Mesh files of display shapes travel the same way, copied as they are into
-  // meshes/ (one copy per file). A mesh that cannot be found is left named as
-  // it was, with a note: its body is drawn without it.
+  // meshes/ (one copy per file), read and checked to be meshes before anything is
+  // written. A mesh that cannot be found or is not a mesh is left named as it was,
+  // with a note: its body is drawn without it.
   std::map<std::string, std::string> meshTargets;           // source path -> file in the project
-  std::vector<std::pair<std::string, std::string>> meshes;  // file in the project, source path
+  std::vector<std::pair<std::string, std::string>> meshes;  // file in the project, its bytes
   for (BodySpec& body : result.spec.bodies)
     for (ShapeSpec& shape : body.shapes) {
       if (shape.type != "mesh" || shape.file.empty()) continue;
@@ -413,12 +414,24 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
             "\" was not found; not copied into the project (the body is drawn without it)");
         continue;
       }
-      auto [it, fresh] = meshTargets.emplace(source, std::string());
-      if (fresh) {
+      auto it = meshTargets.find(source);
+      if (it == meshTargets.end()) {
+        std::string bytes;
+        try {
+          if (!hasMeshExtension(source)) throw FileError(source + ": a mesh is an .stl or .obj file");
+          bytes = readRegularFile(source, kMaxMeshFileBytes, "mesh file");
+          (void)parseMeshFile(bytes, source);
+        } catch (const FileError& e) {
+          result.notes.push_back("mesh file \"" + shape.file + "\" of body \"" + body.name +
+                                 "\" not copied into the project: " + e.what());
+          continue;
+        }
         const fs::path p(shape.file);
-        it->second = claim(projectFileName(p.stem().string(), "meshes", p.extension().string(), {}));
-        meshes.emplace_back(it->second, source);
-        result.notes.push_back("mesh file \"" + shape.file + "\" copied into the project as " + it->second);
+        const std::string target =
+            claim(projectFileName(p.stem().string(), "meshes", p.extension().string(), {}));
+        it = meshTargets.emplace(source, target).first;
+        meshes.emplace_back(target, std::move(bytes));
+        result.notes.push_back("mesh file \"" + shape.file + "\" copied into the project as " + target);
       }
       shape.file = it->second;
     }
@@ -442,8 +455,7 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
 
   for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
   for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
-  for (const auto& [file, source] : meshes)
-    writeFileAtomically(ensureFolder(file), readRegularFile(source, kMaxMeshFileBytes, "mesh file"));
+  for (const auto& [file, bytes] : meshes) writeFileAtomically(ensureFolder(file), bytes);
 
   // The model: kept when unchanged, else under a name the old manifest does not use.
   const std::string modelText = serializeModelSpec(result.spec);
@@ -480,6 +492,23 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   }
   result.manifest = std::move(checked);
   return result;
+}
+
+std::string importMeshFile(const std::string& dir, const std::string& source) {
+  if (!hasMeshExtension(source)) throw FileError(source + ": a mesh is an .stl or .obj file");
+  const std::string bytes = readRegularFile(source, kMaxMeshFileBytes, "mesh file");
+  (void)parseMeshFile(bytes, source);
+  std::error_code ec;
+  const fs::path root = fs::absolute(dir, ec);
+  const fs::path p(source);
+  const std::string file =
+      freshName(root, projectFileName(p.stem().string(), "meshes", p.extension().string(), {}), {});
+  fs::create_directories(root / "meshes", ec);
+  if (ec) throw FileError((root / "meshes").string() + ": cannot create: " + ec.message());
+  if (!resolvesInside(root, file))
+    throw FileError(dir + ": its meshes folder is a link out of the project; refusing to write through it");
+  writeFileAtomically((root / file).string(), bytes);
+  return file;
 }
 
 std::string projectLockTarget(const std::string& dir) {

@@ -123,6 +123,13 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
 /// a save, and by the workbench while the project is open.
 std::string projectLockTarget(const std::string& dir);
 
+/// Copies the mesh file `source` (.stl or .obj, checked to be a mesh) into the project
+/// directory `dir` as meshes/NAME, a name no file there has yet, and returns that file
+/// relative to `dir` (what a shape's "file" then names). For a mesh picked in an open
+/// project, which reads only its own files. Throws FileError naming the file and what
+/// is wrong (not a mesh, unreadable, meshes/ a link out of the project, disk full).
+std::string importMeshFile(const std::string& dir, const std::string& source);
+
 /// A file name for an item name: letters, digits, '-', '_' and '.' kept,
 /// others replaced by '_'; unique among `taken` (a numeric suffix added).
 std::string projectFileName(const std::string& name, const std::string& folder, const std::string& extension,

@@ -54,6 +54,52 @@ typedef struct {
 #define MBDROM_FMI2_EXPORT
 #endif
 
+/* A source FMU linked statically into a program with others (FMI 2.0, section
+   2.1.1): compiled with -DFMI2_FUNCTION_PREFIX=<modelIdentifier>_ its functions
+   are named e.g. <modelIdentifier>_fmi2DoStep, so the FMUs' names do not clash.
+   Without it (a shared library, as in binaries/) they keep their plain names. */
+#if defined(FMI2_FUNCTION_PREFIX)
+#define fmi2Paste(a, b) a##b
+#define fmi2PasteB(a, b) fmi2Paste(a, b)
+#define fmi2FullName(name) fmi2PasteB(FMI2_FUNCTION_PREFIX, name)
+#else
+#define fmi2FullName(name) name
+#endif
+#define fmi2GetTypesPlatform fmi2FullName(fmi2GetTypesPlatform)
+#define fmi2GetVersion fmi2FullName(fmi2GetVersion)
+#define fmi2SetDebugLogging fmi2FullName(fmi2SetDebugLogging)
+#define fmi2Instantiate fmi2FullName(fmi2Instantiate)
+#define fmi2FreeInstance fmi2FullName(fmi2FreeInstance)
+#define fmi2SetupExperiment fmi2FullName(fmi2SetupExperiment)
+#define fmi2EnterInitializationMode fmi2FullName(fmi2EnterInitializationMode)
+#define fmi2ExitInitializationMode fmi2FullName(fmi2ExitInitializationMode)
+#define fmi2Terminate fmi2FullName(fmi2Terminate)
+#define fmi2Reset fmi2FullName(fmi2Reset)
+#define fmi2GetReal fmi2FullName(fmi2GetReal)
+#define fmi2GetInteger fmi2FullName(fmi2GetInteger)
+#define fmi2GetBoolean fmi2FullName(fmi2GetBoolean)
+#define fmi2GetString fmi2FullName(fmi2GetString)
+#define fmi2SetReal fmi2FullName(fmi2SetReal)
+#define fmi2SetInteger fmi2FullName(fmi2SetInteger)
+#define fmi2SetBoolean fmi2FullName(fmi2SetBoolean)
+#define fmi2SetString fmi2FullName(fmi2SetString)
+#define fmi2GetFMUstate fmi2FullName(fmi2GetFMUstate)
+#define fmi2SetFMUstate fmi2FullName(fmi2SetFMUstate)
+#define fmi2FreeFMUstate fmi2FullName(fmi2FreeFMUstate)
+#define fmi2SerializedFMUstateSize fmi2FullName(fmi2SerializedFMUstateSize)
+#define fmi2SerializeFMUstate fmi2FullName(fmi2SerializeFMUstate)
+#define fmi2DeSerializeFMUstate fmi2FullName(fmi2DeSerializeFMUstate)
+#define fmi2GetDirectionalDerivative fmi2FullName(fmi2GetDirectionalDerivative)
+#define fmi2SetRealInputDerivatives fmi2FullName(fmi2SetRealInputDerivatives)
+#define fmi2GetRealOutputDerivatives fmi2FullName(fmi2GetRealOutputDerivatives)
+#define fmi2DoStep fmi2FullName(fmi2DoStep)
+#define fmi2CancelStep fmi2FullName(fmi2CancelStep)
+#define fmi2GetStatus fmi2FullName(fmi2GetStatus)
+#define fmi2GetRealStatus fmi2FullName(fmi2GetRealStatus)
+#define fmi2GetIntegerStatus fmi2FullName(fmi2GetIntegerStatus)
+#define fmi2GetBooleanStatus fmi2FullName(fmi2GetBooleanStatus)
+#define fmi2GetStringStatus fmi2FullName(fmi2GetStringStatus)
+
 MBDROM_FMI2_EXPORT const char* fmi2GetTypesPlatform(void);
 MBDROM_FMI2_EXPORT const char* fmi2GetVersion(void);
 MBDROM_FMI2_EXPORT fmi2Status fmi2SetDebugLogging(fmi2Component c, fmi2Boolean loggingOn, size_t nCategories,

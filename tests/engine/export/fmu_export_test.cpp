@@ -17,8 +17,11 @@
 #include <catch2/catch.hpp>
 
 #include <dlfcn.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cmath>
 #include <cstdarg>
 #include <cstdio>
@@ -30,6 +33,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 // The FMI 2.0 declarations the export writes (the host uses the same types).
@@ -709,4 +713,151 @@ TEST_CASE("exports refuse a wrong mechanism, load case or output, and leave noth
   std::vector<std::string> left;
   for (const auto& entry : fs::directory_iterator(dir)) left.push_back(entry.path().filename().string());
   CHECK(left == std::vector<std::string>{"bar_bad.fmu"});
+}
+
+TEST_CASE("two source FMUs built with FMI2_FUNCTION_PREFIX link into one program and run side by side",
+          "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "newmark");
+  const std::string dir = tempDir("prefix");
+  std::map<std::string, FmuExport> exported;
+  for (const std::string id : {"left_bar", "right_bar"}) {
+    CExportOptions options;
+    options.identifier = id;
+    options.loadCase = "drive";
+    options.outputs = {"A"};
+    exported.emplace(id, exportFmu(*rom, model, options, dir + "/" + id + ".fmu"));
+    REQUIRE(exported.at(id).binary);
+    fs::create_directories(dir + "/" + id);
+    for (const auto& [name, bytes] : unzipStored(dir + "/" + id + ".fmu"))
+      if (name.rfind("sources/", 0) == 0) std::ofstream(dir + "/" + id + "/" + name.substr(8)) << bytes;
+  }
+  const std::size_t nu = exported.at("left_bar").model.inputs.size();
+  // A host of its own in C: both models instantiated, stepped 50 times with their inputs' start
+  // values, the first output (A.x) of each printed after every step.
+  std::ofstream(dir + "/host.c") << R"(#include <stdio.h>
+#include <stdlib.h>
+#include "mbdrom_fmi2.h"
+#define DECLARE(P) \
+  fmi2Component P##fmi2Instantiate(fmi2String, fmi2Type, fmi2String, fmi2String, const fmi2CallbackFunctions*, \
+                                   fmi2Boolean, fmi2Boolean); \
+  fmi2Status P##fmi2SetupExperiment(fmi2Component, fmi2Boolean, fmi2Real, fmi2Real, fmi2Boolean, fmi2Real); \
+  fmi2Status P##fmi2EnterInitializationMode(fmi2Component); \
+  fmi2Status P##fmi2ExitInitializationMode(fmi2Component); \
+  fmi2Status P##fmi2DoStep(fmi2Component, fmi2Real, fmi2Real, fmi2Boolean); \
+  fmi2Status P##fmi2GetReal(fmi2Component, const fmi2ValueReference[], size_t, fmi2Real[]); \
+  void P##fmi2FreeInstance(fmi2Component);
+DECLARE(left_bar_)
+DECLARE(right_bar_)
+static void logger(fmi2ComponentEnvironment e, fmi2String i, fmi2Status s, fmi2String c, fmi2String m, ...) {
+  (void)e; (void)i; (void)s; (void)c; fprintf(stderr, "%s\n", m);
+}
+int main(int argc, char** argv) {
+  const fmi2CallbackFunctions f = {logger, calloc, free, NULL, NULL};
+  fmi2Component a, b;
+  fmi2ValueReference vr;
+  double t = 0.0, ya = 0.0, yb = 0.0;
+  int k;
+  if (argc < 4) return 2;
+  vr = (fmi2ValueReference)atoi(argv[3]);
+  a = left_bar_fmi2Instantiate("a", fmi2CoSimulation, argv[1], "", &f, fmi2False, fmi2False);
+  b = right_bar_fmi2Instantiate("b", fmi2CoSimulation, argv[2], "", &f, fmi2False, fmi2False);
+  if (!a || !b) return 3;
+  left_bar_fmi2SetupExperiment(a, fmi2False, 0.0, 0.0, fmi2False, 0.0);
+  right_bar_fmi2SetupExperiment(b, fmi2False, 0.0, 0.0, fmi2False, 0.0);
+  left_bar_fmi2EnterInitializationMode(a); left_bar_fmi2ExitInitializationMode(a);
+  right_bar_fmi2EnterInitializationMode(b); right_bar_fmi2ExitInitializationMode(b);
+  for (k = 0; k < 50; ++k, t += 0.01) {
+    if (left_bar_fmi2DoStep(a, t, 0.01, fmi2True) != fmi2OK) return 4;
+    if (right_bar_fmi2DoStep(b, t, 0.01, fmi2True) != fmi2OK) return 5;
+    left_bar_fmi2GetReal(a, &vr, 1, &ya);
+    right_bar_fmi2GetReal(b, &vr, 1, &yb);
+    printf("%.17g %.17g\n", ya, yb);
+  }
+  left_bar_fmi2FreeInstance(a);
+  right_bar_fmi2FreeInstance(b);
+  return 0;
+}
+)";
+  // The compiler that built the FMUs' shared libraries, so that the two builds compute alike.
+  const char* env = std::getenv("CC");
+  const std::string cc = env && *env ? env : "cc";
+  const std::string build =
+      "cd " + dir + " && for m in left_bar right_bar; do " + cc +
+      " -std=c99 -O2 -ffp-contract=off -DFMI2_FUNCTION_PREFIX=${m}_ -I$m -c $m/$m.c -o $m.o && " + cc +
+      " -std=c99 -O2 -ffp-contract=off -DFMI2_FUNCTION_PREFIX=${m}_ -I$m -c $m/fmi2_$m.c -o fmi2_$m.o"
+      " || exit 1; done && " +
+      cc + " -std=c99 -Ileft_bar -c host.c -o host.o && " + cc +
+      " host.o left_bar.o fmi2_left_bar.o right_bar.o fmi2_right_bar.o -lm -o host 2>&1 && echo built";
+  const std::string log = run(build + " 2>&1");
+  INFO(log);
+  REQUIRE_THAT(log, Catch::Contains("built"));
+  // Each FMU's functions under its own prefix, none under the plain name.
+  const std::string symbols = run("nm " + dir + "/host");
+  CHECK_THAT(symbols,
+             Catch::Contains(" T left_bar_fmi2DoStep") && Catch::Contains(" T right_bar_fmi2DoStep"));
+  CHECK_THAT(symbols, !Catch::Contains(" T fmi2DoStep"));
+
+  const std::string out = run(dir + "/host " + exported.at("left_bar").guid + " " +
+                              exported.at("right_bar").guid + " " + std::to_string(nu));
+  std::istringstream lines(out);
+  std::vector<double> a, b;
+  for (double x, y; lines >> x >> y;) a.push_back(x), b.push_back(y);
+  REQUIRE(a.size() == 50);
+  CHECK(a == b);  // the same model under two names, stepped alike: bit-identical
+  // And as the shared library of the FMU computes it, driven the same way.
+  const std::string so = dir + "/left_bar.so";
+  std::ofstream(so, std::ios::binary)
+      << unzipStored(dir + "/left_bar.fmu").at("binaries/linux64/left_bar.so");
+  const Fmi2 fmi(so);
+  Host host(fmi, "shared", exported.at("left_bar").guid, nu, exported.at("left_bar").model.outputs.size());
+  for (int k = 0; k < 50; ++k) {
+    REQUIRE(fmi.fmi2DoStep(host.c, 0.01 * k, 0.01, fmi2True) == fmi2OK);
+    CHECK(host.outputs()[0] == a[static_cast<std::size_t>(k)]);
+  }
+  CHECK(std::abs(a.back() - a.front()) > 1e-6);  // it moved
+}
+
+TEST_CASE("a C compiler that hangs is stopped at the time limit and no FMU is left", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "newmark");
+  const std::string dir = tempDir("hang");
+  // A "compiler" that never finishes, and starts a child of its own (as cc starts cc1); it
+  // writes both process ids outside the export's directory.
+  const std::string pids = tempDir("hang_pids");
+  std::ofstream(dir + "/hanging_cc.sh")
+      << "#!/bin/sh\nsleep 60 &\necho $! > " << pids << "/child\necho $$ > " << pids << "/shell\nwait\n";
+  CExportOptions options;
+  options.identifier = "bar_hang";
+  options.loadCase = "drive";
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    exportFmu(*rom, model, options, dir + "/bar_hang.fmu", "sh " + dir + "/hanging_cc.sh", 1.0);
+    FAIL("a hanging compiler was waited for");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("did not finish in 1 s") && Catch::Contains("--cc-timeout"));
+  }
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  CHECK(took.count() < 10.0);
+  CHECK_FALSE(fs::exists(dir + "/bar_hang.fmu"));
+  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename() == "hanging_cc.sh");
+  // Everything it started was stopped with it: both processes are gone or dead.
+  for (const char* name : {"shell", "child"}) {
+    INFO(name);
+    std::ifstream in(pids + "/" + name);
+    pid_t pid = 0;
+    REQUIRE(in >> pid);
+    bool gone = false;
+    for (int i = 0; i < 200 && !gone; ++i) {
+      // Gone, or dead and waiting to be reaped (a zombie: whoever adopted it may not reap at once).
+      std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+      std::string fields;
+      std::getline(stat, fields);
+      const std::size_t close = fields.rfind(')');
+      gone = (::kill(pid, 0) != 0 && errno == ESRCH) ||
+             (close != std::string::npos && close + 2 < fields.size() && fields[close + 2] == 'Z');
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(gone);
+  }
 }

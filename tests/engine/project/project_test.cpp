@@ -276,3 +276,33 @@ TEST_CASE("A mesh shape's file is copied into the project and read from there", 
   CHECK_THAT(second.notes[0], Catch::Contains("\"cad/gone.stl\"") && Catch::Contains("not found"));
   CHECK(readProject((work / "second").string()).spec.bodies[0].shapes[0].file == "cad/gone.stl");
 }
+
+TEST_CASE("A file that is not a mesh is never copied into a project, saved or picked", "[project][shapes]") {
+  const fs::path work = freshDir("not_a_mesh");
+  fs::create_directories(work);
+  std::ofstream(work / "secret.txt") << "not a mesh at all\n";
+  std::ofstream(work / "notes.stl") << "solid x\nthis is not a facet\nendsolid x\n";
+  for (const char* file : {"secret.txt", "notes.stl"}) {
+    INFO(file);
+    std::string text = kPendulum;
+    text.replace(text.find(R"("mass": 1})"), 10,
+                 std::string(R"("mass": 1, "shape": {"type": "mesh", "file": ")") + file + "\"}}");
+    ModelSpec spec = parseModelSpec(text, "pendulum.json");
+    spec.directory = work.string();
+    ProjectManifest manifest;
+    manifest.name = "x";
+    const fs::path dir = work / (std::string("project_") + file);
+    const ProjectSaveResult saved = saveProject(dir.string(), manifest, spec, {});
+    REQUIRE(saved.notes.size() == 1);
+    CHECK_THAT(saved.notes[0], Catch::Contains("not copied into the project"));
+    CHECK_FALSE(fs::exists(dir / "meshes"));
+    CHECK_THROWS_AS(importMeshFile(dir.string(), (work / file).string()), FileError);
+    CHECK_FALSE(fs::exists(dir / "meshes"));
+  }
+  // A real mesh picked from elsewhere comes in under a fresh name each time.
+  std::ofstream(work / "part.obj") << "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n";
+  const fs::path dir = work / "project_notes.stl";
+  CHECK(importMeshFile(dir.string(), (work / "part.obj").string()) == "meshes/part.obj");
+  CHECK(importMeshFile(dir.string(), (work / "part.obj").string()) == "meshes/part_2.obj");
+  CHECK(slurp(dir / "meshes/part_2.obj") == slurp(work / "part.obj"));
+}
