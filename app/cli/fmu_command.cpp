@@ -5,9 +5,9 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
 
+#include <cmath>
 #include <filesystem>
 #include <iomanip>
-#include <cmath>
 #include <ostream>
 
 namespace mbdrom::cli {
@@ -78,8 +78,8 @@ void printVariables(const CModel& m, std::ostream& out) {
 }  // namespace
 
 int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args,
-                    {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--cc", "--cc-timeout"});
+  const Arguments a(
+      args, {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--cc", "--cc-timeout"});
   const std::string path = a.has("-o") ? a.value("-o") : a.value("--output");
   if (path.empty()) throw UsageError("missing -o NAME.fmu");
   if (std::filesystem::path(path).extension() != ".fmu")
@@ -89,7 +89,8 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
   const ExportRequest r = request(a, cIdentifierFrom(std::filesystem::path(path).stem().string()));
   const double timeout = a.number("--cc-timeout", kCompilerTimeout);
   if (!(timeout > 0.0) || !std::isfinite(timeout))
-    throw UsageError("--cc-timeout must be a positive number of seconds (got " + a.value("--cc-timeout") + ")");
+    throw UsageError("--cc-timeout must be a positive number of seconds (got " + a.value("--cc-timeout") +
+                     ")");
   const FmuExport e = exportFmu(*r.rom, r.model, r.options, path, a.value("--cc"), timeout);
   out << "FMU (FMI 2.0 Co-Simulation) of the " << e.model.methodName << " model of \"" << e.model.mechanism
       << "\" under \"" << e.model.loadCase << "\"\n";

@@ -196,7 +196,8 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
   posix_spawnattr_setsigdefault(&attributes, &all);
   // Its own process group: a compiler that hangs is stopped with everything it started (cc1, as, ld).
   posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
   const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
@@ -265,9 +266,8 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
 #else
     const char* const platform = nullptr;  // no FMI 2.0 platform name: the sources only
 #endif
-    out.binary = platform != nullptr &&
-                 compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so", compiler, true,
-                                         compilerTimeout);
+    out.binary = platform != nullptr && compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"},
+                                                            id + ".so", compiler, true, compilerTimeout);
     if (out.binary)
       zip.add(std::string("binaries/") + platform + "/" + id + ".so", readAll(dir / (id + ".so")), true);
   }
