@@ -708,8 +708,14 @@ void MechanismScene::update(const Model& model, const Eigen::VectorXd& q) {
     }
     g.modified();
   }
+  // Shapes come body by body (buildShapeParts' order): one pose per body and frame.
+  Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();
+  int posed = -1;
   for (auto& shape : a.shapes) {
-    const Eigen::Isometry3d pose = a.poses->pose(model, q, shape->body);
+    if (shape->body != posed) {
+      pose = a.poses->pose(model, q, shape->body);
+      posed = shape->body;
+    }
     for (int r = 0; r < 3; ++r) {
       for (int c = 0; c < 3; ++c) shape->matrix->SetElement(r, c, pose.linear()(r, c));
       shape->matrix->SetElement(r, 3, pose.translation()(r));

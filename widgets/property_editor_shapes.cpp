@@ -8,6 +8,7 @@
 #include "engine/project/project.h"
 #include "widgets/number_text.h"
 
+#include <QAbstractButton>
 #include <QColorDialog>
 #include <QFileDialog>
 #include <QFormLayout>
@@ -48,23 +49,29 @@ QIcon swatch(const std::optional<Eigen::Vector3d>& rgb) {
   return QIcon(pixmap);
 }
 
+// A field row: a line edit named KEY_value that takes the width, and `button` after it.
+QLineEdit* lineWithButton(QWidget* box, const QString& key, QAbstractButton* button) {
+  auto* h = new QHBoxLayout(box);
+  h->setContentsMargins(0, 0, 0, 0);
+  auto* edit = new QLineEdit(box);
+  edit->setObjectName(key + "_value");
+  h->addWidget(edit, 1);
+  h->addWidget(button);
+  return edit;
+}
+
 }  // namespace
 
 void PropertyEditor::addColour(const QString& key, const QString& label,
                                std::function<std::optional<Eigen::Vector3d>(const ModelSpec&)> get,
                                std::function<void(ModelSpec&, const std::optional<Eigen::Vector3d>&)> set) {
   auto* box = new QWidget(form_);
-  auto* h = new QHBoxLayout(box);
-  h->setContentsMargins(0, 0, 0, 0);
-  auto* edit = new QLineEdit(box);
-  edit->setObjectName(key + "_value");
-  edit->setPlaceholderText(tr("default"));
-  edit->setToolTip(tr("#rrggbb or a colour name; empty: the default grey"));
   auto* pick = new QToolButton(box);
   pick->setObjectName(key + "_pick");
+  auto* edit = lineWithButton(box, key, pick);
+  edit->setPlaceholderText(tr("default"));
+  edit->setToolTip(tr("#rrggbb or a colour name; empty: the default grey"));
   pick->setToolTip(tr("Choose a colour"));
-  h->addWidget(edit, 1);
-  h->addWidget(pick);
   Field f{key, box, addRow(label, box, key), [edit, pick, get](const ModelSpec& s) {
             const auto rgb = get(s);
             if (!edit->hasFocus() || !edit->isModified()) edit->setText(colourText(rgb));
@@ -173,16 +180,11 @@ void PropertyEditor::addShapes(int body) {
 void PropertyEditor::addMeshFile(const QString& key, std::size_t k, int body) {
   const auto i = static_cast<std::size_t>(body);
   auto* box = new QWidget(form_);
-  auto* h = new QHBoxLayout(box);
-  h->setContentsMargins(0, 0, 0, 0);
-  auto* edit = new QLineEdit(box);
-  edit->setObjectName(key + "_value");
-  edit->setPlaceholderText(tr("STL or OBJ file: makes it a mesh"));
-  edit->setToolTip(tr("Relative to the model file (or project); STL has no units: set Scale"));
   auto* browse = new QPushButton(tr("Browse..."), box);
   browse->setObjectName(key + "_browse");
-  h->addWidget(edit, 1);
-  h->addWidget(browse);
+  auto* edit = lineWithButton(box, key, browse);
+  edit->setPlaceholderText(tr("STL or OBJ file: makes it a mesh"));
+  edit->setToolTip(tr("Relative to the model file (or project); STL has no units: set Scale"));
   Field f{key, box, addRow(tr("File"), box, key), [edit, i, k](const ModelSpec& s) {
             if (!edit->hasFocus() || !edit->isModified())
               edit->setText(QString::fromStdString(s.bodies.at(i).shapes.at(k).file));

@@ -189,8 +189,13 @@ std::string frameText(const Model& model, const Topology& top, const BodyPoses& 
   std::vector<std::vector<int>> polys;
   polys.reserve(top.shapeTriangles);
   int base = top.points;
+  Eigen::Isometry3d pose = Eigen::Isometry3d::Identity();
+  int posed = -1;
   for (const ShapePart& part : top.shapes.parts) {
-    const Eigen::Isometry3d pose = poses.pose(model, q, part.body);
+    if (part.body != posed) {  // parts come body by body: one pose per body
+      pose = poses.pose(model, q, part.body);
+      posed = part.body;
+    }
     for (const Eigen::Vector3d& v : part.mesh.vertices) appendPoint(pose * v);
     for (const auto& tri : part.mesh.triangles)
       polys.push_back({base + static_cast<int>(tri[0]), base + static_cast<int>(tri[1]),

@@ -56,7 +56,7 @@ struct ShapePart {
 
 /// Every shape of `spec` that can be drawn, and why the others cannot.
 struct ShapeParts {
-  std::vector<ShapePart> parts;
+  std::vector<ShapePart> parts;  ///< body by body, each body's shapes in order
   /// One message per shape left out, naming the body and the file (a mesh that
   /// is missing, unreadable, outside the project, empty, ...), and per mesh decimated.
   std::vector<std::string> notes;
