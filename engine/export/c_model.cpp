@@ -38,13 +38,6 @@ std::string commentText(const std::string& text) {
   return out;
 }
 
-std::string intArray(const std::vector<int>& v) {
-  if (v.empty()) return "{0}";
-  std::string s = "{";
-  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
-  return s + "}";
-}
-
 std::string stringArray(const std::vector<std::string>& v) {
   if (v.empty()) return "{\"\"}";
   std::string s = "{";
@@ -91,6 +84,13 @@ std::string today() {
 }
 
 }  // namespace
+
+std::string cIntArrayLiteral(const std::vector<int>& v) {
+  if (v.empty()) return "{0}";
+  std::string s = "{";
+  for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "}";
+}
 
 std::string cArrayLiteral(const Eigen::MatrixXd& values) {
   if (values.size() == 0) return "{0}";
@@ -323,15 +323,15 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   src += "static const double gravity_force[" + std::to_string(std::max(nq, 1)) +
          "] = " + cArrayLiteral(model.gravityForce()) + ";\n";
   src += "static const double combination_offset[] = " + cArrayLiteral(column(combinations.offset)) + ";\n";
-  src += "static const int combination_first[] = " + intArray(combinations.first) + ";\n";
-  src += "static const int combination_index[] = " + intArray(combinations.index) + ";\n";
+  src += "static const int combination_first[] = " + cIntArrayLiteral(combinations.first) + ";\n";
+  src += "static const int combination_index[] = " + cIntArrayLiteral(combinations.index) + ";\n";
   src += "static const double combination_weight[] = " + cArrayLiteral(column(combinations.weight)) + ";\n";
-  src += "static const int load_first[] = " + intArray(loadFirst) + ";\n";
-  src += "static const int load_is_torque[] = " + intArray(loadIsTorque) + ";\n";
-  src += "static const int load_gram_first[] = " + intArray(gramFirst) + ";\n";
+  src += "static const int load_first[] = " + cIntArrayLiteral(loadFirst) + ";\n";
+  src += "static const int load_is_torque[] = " + cIntArrayLiteral(loadIsTorque) + ";\n";
+  src += "static const int load_gram_first[] = " + cIntArrayLiteral(gramFirst) + ";\n";
   src += "static const double load_gram_inverse[] = " + cArrayLiteral(column(gram)) + ";\n";
   src += "static const double load_direction[] = " + cArrayLiteral(column(directions)) + ";\n";
-  src += "static const int output_point[] = " + intArray(outputPoint) + ";\n";
+  src += "static const int output_point[] = " + cIntArrayLiteral(outputPoint) + ";\n";
   src += "/* The training envelope: state, then the generalized external force (unit 0: not checked). */\n";
   src += "static const double envelope_low[] = " + cArrayLiteral(low) + ";\n";
   src += "static const double envelope_high[] = " + cArrayLiteral(high) + ";\n";

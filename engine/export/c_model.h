@@ -46,6 +46,8 @@ class CModelWriter {
  public:
   /// A constant array `name` of `values`, row by row (a vector: its entries).
   void constant(const std::string& name, const Eigen::MatrixXd& values);
+  /// C declarations (types, tables) placed with the constants, before the macros and code.
+  void declarations(const std::string& text) { constants_ += text; }
   /// `n` doubles of the method's state: `name` is a macro giving a pointer to them in the
   /// state `s` in scope (`name[i]`).
   void state(const std::string& name, int n);
@@ -78,6 +80,9 @@ std::string cNumber(double x);
 /// A C array literal of `values` ("{1, 2.5, ...}"), each number written so that it
 /// reads back exactly (17 significant digits); an empty array gives "{0}".
 std::string cArrayLiteral(const Eigen::MatrixXd& values);
+
+/// A C int array literal of `values` ("{0}" when empty).
+std::string cIntArrayLiteral(const std::vector<int>& values);
 
 /// The generated model.
 struct CModel {

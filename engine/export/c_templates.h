@@ -6,6 +6,7 @@ namespace mbdrom {
 
 extern const char* const kCModelHeaderTemplate;       ///< IDENTIFIER.h
 extern const char* const kCKernelsTemplate;           ///< dense kernels
+extern const char* const kCNetworkTemplate;           ///< multilayer perceptrons
 extern const char* const kCRuntimeFunctionsTemplate;  ///< combinations, external forces, envelope
 extern const char* const kCRuntimeTemplate;           ///< init, step, outputs
 extern const char* const kFmi2WrapperTemplate;        ///< fmi2_IDENTIFIER.c

@@ -1,6 +1,7 @@
 # Exports of trained models as C and as FMUs (engine/export).
 target_sources(mbdrom_engine PRIVATE
   export/c_model.cpp
+  export/c_network.cpp
   export/fmu_export.cpp
   export/zip_writer.cpp
 )
@@ -9,6 +10,7 @@ target_sources(mbdrom_engine PRIVATE
 set(_mbdrom_c_templates
   "kCModelHeaderTemplate:model.h.in"
   "kCKernelsTemplate:kernels.c.in"
+  "kCNetworkTemplate:network.c.in"
   "kCRuntimeFunctionsTemplate:runtime_functions.c.in"
   "kCRuntimeTemplate:runtime_api.c.in"
   "kFmi2WrapperTemplate:fmi2.c.in"

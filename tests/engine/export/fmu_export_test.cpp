@@ -502,6 +502,78 @@ TEST_CASE("a local PCA model exported switches clusters as the engine does, to 1
   CHECK(switches >= 3);
 }
 
+TEST_CASE("an auto-encoder model exported runs its networks in C as the engine does, to 1e-10", "[fmu]") {
+  // Auto-encoders with a potential and a damper network (the spring-dampers' forces are in
+  // the data): the decoder's Jacobian and second derivative, the potential's input gradient
+  // and the reduced mass's Cholesky factor all in C. The bar pendulum (n_r = 1, central
+  // differences, sigmoid) and the pendulum on a carriage (n_r = 2, Runge-Kutta, tanh).
+  struct Case {
+    Model model;
+    std::string loadCase, integrator, activation, point;
+    int nr;
+  };
+  const Case cases[] = {{barPendulum(), "drive", "central_difference", "sigmoid", "A", 1},
+                        {readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json"), "train",
+                         "rk4", "tanh", "P", 2}};
+  for (const Case& c : cases) {
+    INFO(c.model.spec().name << ": " << c.integrator << ", " << c.activation);
+    RunOptions o;
+    o.loadCase = c.model.requireLoadCase(c.loadCase);
+    o.tEnd = 3.0;
+    o.integrator.dt = 1e-3;
+    o.outputDt = 0.004;
+    TrajectoryRecorder full;
+    simulate(c.model, o, full);
+    Dataset dataset = makeDataset(c.model);
+    addRun(dataset, runFromSamples(full.samples(), c.loadCase, c.loadCase));
+    Monitor monitor;
+    const auto rom = trainReducedModel("ae", dataset,
+                                       {{"nr", c.nr},
+                                        {"hidden", {12}},
+                                        {"force_hidden", {8}},
+                                        {"epochs", 200},
+                                        {"force_epochs", 200},
+                                        {"integrator", c.integrator},
+                                        {"activation", c.activation},
+                                        {"seed", 7}},
+                                       monitor, &c.model);
+    const std::string id = "ae_" + c.integrator;
+    CExportOptions options;
+    options.identifier = id;
+    options.loadCase = c.loadCase;
+    options.outputs = {c.point};
+    const std::string dir = tempDir(id);
+    const FmuExport e = exportFmu(*rom, c.model, options, dir + "/" + id + ".fmu");
+    REQUIRE(e.binary);
+    std::ofstream(dir + "/" + id + ".so", std::ios::binary)
+        << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");
+    const Fmi2 fmi(dir + "/" + id + ".so");
+    const double h = 4 * e.model.dt;
+    const int steps = static_cast<int>(std::floor(2.0 / h));
+    Host host(fmi, "ae", e.guid, e.model.inputs.size(), e.model.outputs.size());
+    const Rows fmu = drive(host, c.model, o.loadCase, h, steps);
+    const Rows expected = engineRows(*rom, c.model, e.model, h, steps);
+    const double gap = worstRelativeGap(fmu, expected);
+    INFO("worst relative gap " << gap);
+    CHECK(gap < 1e-10);
+    // The motion is real, and the reduced coordinates are outputs that move.
+    REQUIRE(e.model.outputs[6].name == "x_r1");
+    double swing = 0.0, latent = 0.0;
+    for (const auto& row : fmu) {
+      swing = std::max(swing, std::abs(row[0] - fmu.front()[0]));
+      latent = std::max(latent, std::abs(row[6] - fmu.front()[6]));
+    }
+    CHECK(swing > 0.01);
+    CHECK(latent > 0.0);
+    // The networks' C builds as strict C99 without a warning too.
+    exportCSources(*rom, c.model, options, dir + "/c");
+    const std::string log = run("cd " + dir + "/c && cc -std=c99 -pedantic -Wall -Wextra -Werror -c " + id +
+                                ".c -o " + id + ".o 2>&1");
+    INFO(log);
+    CHECK(fs::exists(dir + "/c/" + id + ".o"));
+  }
+}
+
 TEST_CASE("a communication step that is not a multiple of the model's step keeps to its grid", "[fmu]") {
   const Model model = barPendulum();
   const auto rom = trainPod(model, "central_difference");

@@ -1,0 +1,223 @@
+// The auto-encoder model's online step as C (ReducedModel::writeC): eq. 20 of seed 000 as
+// AeDynamics evaluates it — the decoder with its Jacobian and second derivative along the
+// velocity, the mechanism's constant mass matrix and external forces, the potential's
+// gradient and the damper network — under the central-difference scheme or classical
+// Runge-Kutta, and the run's stop when x_r leaves the widened range of the training data.
+
+#include "engine/core/error.h"
+#include "engine/export/c_model.h"
+#include "engine/export/c_network.h"
+#include "engine/rom/ae/ae_model.h"
+
+#include <string>
+
+namespace mbdrom {
+
+namespace {
+
+const char* const kAeCommon = R"c(
+/* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(x, v) - N(x, 0)).
+   Returns 0 when J^T M J is not positive definite. */
+static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
+  int i, j, k;
+  mlp_value_jacobian_curvature(&ae_decoder, x, v, AQ, AJ, AD2, NETWORK_WORK);
+  external_forces(s, AQ, AF);
+  for (i = 0; i < NQ; ++i) /* MJ = M J */
+    for (j = 0; j < NR; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += ae_mass[i * NQ + k] * AJ[k * NR + j];
+      AMJ[i * NR + j] = sum;
+    }
+  for (i = 0; i < NR; ++i) {
+    double rhs = 0.0, inertia = 0.0;
+    for (j = 0; j < NR; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += AJ[k * NR + i] * AMJ[k * NR + j];
+      AMR[i * NR + j] = sum;
+    }
+    for (k = 0; k < NQ; ++k) {
+      rhs += AJ[k * NR + i] * AF[k];
+      inertia += AMJ[k * NR + i] * AD2[k];
+    }
+    ARHS[i] = rhs - inertia;
+  }
+#if AE_POTENTIAL
+  mlp_value_gradient(&ae_potential, x, AG, NETWORK_WORK);
+  for (i = 0; i < NR; ++i) ARHS[i] -= AG[i];
+#endif
+#if AE_DAMPER
+  for (i = 0; i < NR; ++i) {
+    AU[i] = x[i];
+    AU[NR + i] = v[i];
+  }
+  mlp_value(&ae_damper, AU, AY1, NETWORK_WORK);
+  for (i = 0; i < NR; ++i) AU[NR + i] = 0.0;
+  mlp_value(&ae_damper, AU, AY0, NETWORK_WORK);
+  for (i = 0; i < NR; ++i) ARHS[i] -= AY1[i] - AY0[i];
+#endif
+  if (!cholesky_factor(AMR, NR, AL)) return 0;
+  cholesky_solve(AL, NR, ARHS, a);
+  return 1;
+}
+
+static void ae_evaluate(S* s, const double* x, const double* v, double* a) {
+  if (!ae_accelerations(s, x, v, a)) STOPPED[0] = 1.0; /* no reduced mass: the run stops */
+}
+
+static void method_init(S* s) {
+  int i;
+  for (i = 0; i < NR; ++i) {
+    XR[i] = ae_initial_x[i];
+    VR[i] = ae_initial_v[i];
+  }
+  STOPPED[0] = 0.0;
+  ae_evaluate(s, XR, VR, AR);
+}
+
+/* The run stops where the engine's does: x_r outside the range of the training data widened
+   by its width on each side. */
+static void ae_check_range(S* s) {
+  int i;
+  for (i = 0; i < NR; ++i)
+    if (XR[i] < ae_lower[i] || XR[i] > ae_upper[i]) STOPPED[0] = 1.0;
+}
+
+static int method_finite(const S* s) {
+  return STOPPED[0] == 0.0 && all_finite(XR, NR) && all_finite(VR, NR) && all_finite(AR, NR);
+}
+
+static void method_coordinates(S* s, double* q, double* qd) {
+  mlp_value_jacobian_curvature(&ae_decoder, XR, VR, q, AJ, AD2, NETWORK_WORK);
+  mat_vec(AJ, NQ, NR, VR, qd);
+}
+
+static void method_reduced(const S* s, double* xr) {
+  int i;
+  for (i = 0; i < NR; ++i) xr[i] = XR[i];
+}
+
+/* [f_enc(q); (J^T M J)^-1 J^T M qd at f_enc(q)], NaN rates where J^T M J is not positive definite. */
+static void method_envelope_state(S* s, const double* q, const double* qd, double* e) {
+  int i, j, k;
+  mlp_value(&ae_encoder, q, e, NETWORK_WORK);
+  mlp_value_jacobian_curvature(&ae_decoder, e, NULL, AQ, AJ, AD2, NETWORK_WORK);
+  for (i = 0; i < NQ; ++i)
+    for (j = 0; j < NR; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += ae_mass[i * NQ + k] * AJ[k * NR + j];
+      AMJ[i * NR + j] = sum;
+    }
+  for (i = 0; i < NR; ++i) {
+    double rhs = 0.0;
+    for (j = 0; j < NR; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += AJ[k * NR + i] * AMJ[k * NR + j];
+      AMR[i * NR + j] = sum;
+    }
+    for (k = 0; k < NQ; ++k) rhs += AMJ[k * NR + i] * qd[k];
+    ARHS[i] = rhs;
+  }
+  if (!cholesky_factor(AMR, NR, AL)) {
+    for (i = 0; i < NR; ++i) e[NR + i] = NAN;
+    return;
+  }
+  cholesky_solve(AL, NR, ARHS, e + NR);
+}
+)c";
+
+// The paper's central difference in velocity-Verlet form, the velocity terms at the
+// predicted velocity (AeStepper::advance).
+const char* const kAeCentralDifference = R"c(
+static void method_step(S* s, double t, double dt) {
+  int i;
+  (void)t;
+  for (i = 0; i < NR; ++i) {
+    XR[i] += dt * VR[i] + (0.5 * dt * dt) * AR[i];
+    VP[i] = VR[i] + dt * AR[i];
+    AOLD[i] = AR[i];
+  }
+  ae_evaluate(s, XR, VP, AR);
+  for (i = 0; i < NR; ++i) VR[i] += (0.5 * dt) * (AOLD[i] + AR[i]);
+  ae_check_range(s);
+}
+)c";
+
+// Classical Runge-Kutta on (x, v), a from the end of the previous step.
+const char* const kAeRungeKutta = R"c(
+static void method_step(S* s, double t, double dt) {
+  int i;
+  (void)t;
+  for (i = 0; i < NR; ++i) {
+    X2[i] = XR[i] + 0.5 * dt * VR[i];
+    V2[i] = VR[i] + 0.5 * dt * AR[i];
+  }
+  ae_evaluate(s, X2, V2, A2);
+  for (i = 0; i < NR; ++i) {
+    X3[i] = XR[i] + 0.5 * dt * V2[i];
+    V3[i] = VR[i] + 0.5 * dt * A2[i];
+  }
+  ae_evaluate(s, X3, V3, A3);
+  for (i = 0; i < NR; ++i) {
+    X4[i] = XR[i] + dt * V3[i];
+    V4[i] = VR[i] + dt * A3[i];
+  }
+  ae_evaluate(s, X4, V4, A4);
+  for (i = 0; i < NR; ++i) {
+    XR[i] += (dt / 6.0) * (((VR[i] + 2.0 * V2[i]) + 2.0 * V3[i]) + V4[i]);
+    VR[i] += (dt / 6.0) * (((AR[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
+  }
+  ae_evaluate(s, XR, VR, AR);
+  ae_check_range(s);
+}
+)c";
+
+}  // namespace
+
+void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter& w) const {
+  checkMechanism(model);
+  const int nr = reducedDimension(), nq = model.nq();
+  const Eigen::VectorXd width = (latentMax_ - latentMin_).cwiseMax(1e-12);
+  writeCNetworkCode(w);
+  writeCNetwork(w, "ae_encoder", encoder_);
+  writeCNetwork(w, "ae_decoder", decoder_);
+  int networkWork = std::max(cNetworkScratch(encoder_), cNetworkScratch(decoder_));
+  if (hasPotential_) {
+    writeCNetwork(w, "ae_potential", potential_);
+    networkWork = std::max(networkWork, cNetworkScratch(potential_));
+  }
+  if (hasDamper_) {
+    writeCNetwork(w, "ae_damper", damper_);
+    networkWork = std::max(networkWork, cNetworkScratch(damper_));
+  }
+  w.declarations(std::string("#define AE_POTENTIAL ") + (hasPotential_ ? "1" : "0") + "\n#define AE_DAMPER " +
+                 (hasDamper_ ? "1" : "0") + "\n");
+  w.constant("ae_mass", model.massMatrix());
+  w.constant("ae_initial_x", xr0_);
+  w.constant("ae_initial_v", xdr0_);
+  w.constant("ae_lower", latentMin_ - width);
+  w.constant("ae_upper", latentMax_ + width);
+  w.state("XR", nr);
+  w.state("VR", nr);
+  w.state("AR", nr);
+  w.state("STOPPED", 1);
+  for (const char* name :
+       {"AOLD", "VP", "X2", "V2", "X3", "V3", "X4", "V4", "A2", "A3", "A4", "ARHS", "AG", "AY0", "AY1"})
+    w.scratch(name, nr);
+  w.scratch("AU", 2 * nr);
+  w.scratch("AMR", nr * nr);
+  w.scratch("AL", nr * nr);
+  w.scratch("AQ", nq);
+  w.scratch("AD2", nq);
+  w.scratch("AF", nq);
+  w.scratch("AJ", nq * nr);
+  w.scratch("AMJ", nq * nr);
+  w.scratch("NETWORK_WORK", networkWork);
+  w.code(kAeCommon);
+  w.code(aeSettings_.integrator == "rk4" ? kAeRungeKutta : kAeCentralDifference);
+  std::vector<std::string> names;
+  for (int i = 1; i <= nr; ++i) names.push_back("x_r" + std::to_string(i));
+  w.reducedCoordinates(names);
+  w.envelopeStateSize(2 * nr);
+}
+
+}  // namespace mbdrom
