@@ -40,13 +40,13 @@ void writeCNetwork(CModelWriter& writer, const std::string& name, const nn::Mlp&
   writer.constant(name + "_in_scale", net.inputScale());
   writer.constant(name + "_out_mean", net.outputMean());
   writer.constant(name + "_out_scale", net.outputScale());
-  writer.declarations("static const int " + name + "_width[] = " + cIntArrayLiteral(width) + ";\n" +
-                      "static const int " + name + "_activation[] = " + cIntArrayLiteral(activation) + ";\n" +
-                      "static const int " + name + "_offset[] = " + cIntArrayLiteral(offset) + ";\n" +
-                      "static const mlp_net " + name + " = {" + std::to_string(net.inputs()) + ", " +
-                      std::to_string(net.layerCount()) + ", " + std::to_string(widest(net)) + ", " + name +
-                      "_width, " + name + "_activation, " + name + "_offset, " + name + "_params, " + name +
-                      "_in_mean, " + name + "_in_scale, " + name + "_out_mean, " + name + "_out_scale};\n");
+  writer.declarations("TABLE int " + name + "_width[] = " + cIntArrayLiteral(width) + ";\n" + "TABLE int " +
+                      name + "_activation[] = " + cIntArrayLiteral(activation) + ";\n" + "TABLE int " + name +
+                      "_offset[] = " + cIntArrayLiteral(offset) + ";\n" + "TABLE mlp_net " + name + " = {" +
+                      std::to_string(net.inputs()) + ", " + std::to_string(net.layerCount()) + ", " +
+                      std::to_string(widest(net)) + ", " + name + "_width, " + name + "_activation, " + name +
+                      "_offset, " + name + "_params, " + name + "_in_mean, " + name + "_in_scale, " + name +
+                      "_out_mean, " + name + "_out_scale};\n");
 }
 
 int cNetworkScratch(const nn::Mlp& net) {

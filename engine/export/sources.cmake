@@ -2,6 +2,7 @@
 target_sources(mbdrom_engine PRIVATE
   export/c_model.cpp
   export/c_network.cpp
+  export/c_kinematics.cpp
   export/fmu_export.cpp
   export/zip_writer.cpp
 )
@@ -11,6 +12,8 @@ set(_mbdrom_c_templates
   "kCModelHeaderTemplate:model.h.in"
   "kCKernelsTemplate:kernels.c.in"
   "kCNetworkTemplate:network.c.in"
+  "kCConstraintsTemplate:constraints.c.in"
+  "kCKinematicTableTemplate:kinematic_table.c.in"
   "kCRuntimeFunctionsTemplate:runtime_functions.c.in"
   "kCRuntimeTemplate:runtime_api.c.in"
   "kFmi2WrapperTemplate:fmi2.c.in"

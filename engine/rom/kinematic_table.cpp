@@ -77,6 +77,25 @@ bool KinematicTable::reach(long k) {
   return true;
 }
 
+void KinematicTable::cover(double uLow, double uHigh) {
+  for (const double u : {uLow, uHigh}) {
+    const double x = (u - u0_) / h_;
+    if (!std::isfinite(x)) continue;
+    const long last = first_ + static_cast<long>(nodes_.size()) - 1;
+    const double k = std::floor(x) + (u == uHigh ? 1.0 : 0.0);  // the node past uHigh too
+    reach(static_cast<long>(
+        std::clamp(k, static_cast<double>(first_ - maxNodes), static_cast<double>(last + maxNodes))));
+  }
+}
+
+Eigen::MatrixXd KinematicTable::nodeColumns() const {
+  const Eigen::Index nq = nodes_.front().q.size();
+  Eigen::MatrixXd m(3 * nq, static_cast<Eigen::Index>(nodes_.size()));
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    m.col(static_cast<Eigen::Index>(i)) << nodes_[i].q, nodes_[i].R, nodes_[i].S;
+  return m;
+}
+
 bool KinematicTable::eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
                           Eigen::VectorXd& c) {
   const double x = (u - u0_) / h_;

@@ -45,6 +45,16 @@ class KinematicTable {
             Eigen::VectorXd& c);
 
   double spacing() const { return h_; }
+  /// u_0 [unit of u]: node k is at u_0 + k h.
+  double origin() const { return u0_; }
+  /// Makes the nodes that cover [uLow, uHigh] (at most maxNodes on each side of the
+  /// table), each from its neighbour as a run makes them, as far as they assemble: for an
+  /// export of the table (engine/export/c_kinematics.h).
+  void cover(double uLow, double uHigh);
+  /// Index k of the first node made.
+  long firstNode() const { return first_; }
+  /// The nodes made, one column [q; R; S] (3 nq rows) each, from firstNode() on.
+  Eigen::MatrixXd nodeColumns() const;
   /// Nodes made so far (each one an assembly).
   std::size_t nodes() const { return nodes_.size(); }
 

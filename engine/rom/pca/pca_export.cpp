@@ -63,45 +63,6 @@ static void accelerations(S* s) {
   mat_vec(CL_MAT(pca_mass_inverse, c), PNR, PNR, FR, AR);
 }
 
-/* Eigen-decomposition of the symmetric m x m matrix A (cyclic Jacobi): eigenvalues lambda,
-   eigenvectors the columns of Q (both m-sized, row-major); A is overwritten. */
-static void jacobi_eigen(double* A, int m, double* lambda, double* V) {
-  int i, j, k, sweep;
-  for (i = 0; i < m; ++i)
-    for (j = 0; j < m; ++j) V[i * m + j] = i == j ? 1.0 : 0.0;
-  for (sweep = 0; sweep < 100; ++sweep) {
-    double off = 0.0;
-    for (i = 0; i < m; ++i)
-      for (j = i + 1; j < m; ++j) off += A[i * m + j] * A[i * m + j];
-    if (off == 0.0) break;
-    for (i = 0; i < m; ++i)
-      for (j = i + 1; j < m; ++j) {
-        double theta, t, c, sn;
-        if (A[i * m + j] == 0.0) continue;
-        theta = (A[j * m + j] - A[i * m + i]) / (2.0 * A[i * m + j]);
-        t = (theta >= 0.0 ? 1.0 : -1.0) / (fabs(theta) + sqrt(theta * theta + 1.0));
-        c = 1.0 / sqrt(t * t + 1.0);
-        sn = t * c;
-        for (k = 0; k < m; ++k) { /* columns i, j */
-          const double aki = A[k * m + i], akj = A[k * m + j];
-          A[k * m + i] = c * aki - sn * akj;
-          A[k * m + j] = sn * aki + c * akj;
-        }
-        for (k = 0; k < m; ++k) { /* rows i, j */
-          const double aik = A[i * m + k], ajk = A[j * m + k];
-          A[i * m + k] = c * aik - sn * ajk;
-          A[j * m + k] = sn * aik + c * ajk;
-        }
-        for (k = 0; k < m; ++k) {
-          const double qki = V[k * m + i], qkj = V[k * m + j];
-          V[k * m + i] = c * qki - sn * qkj;
-          V[k * m + j] = sn * qki + c * qkj;
-        }
-      }
-  }
-  for (i = 0; i < m; ++i) lambda[i] = A[i * m + i];
-}
-
 /* g(nu) of the level-set solve: w = (w0 - nu beta) ./ (1 + nu lambda) and
    1/2 lambda.w.w + beta.w + c. */
 static double level_g(const double* w0, const double* beta, const double* lambda, double c, int m, double nu,

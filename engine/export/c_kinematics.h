@@ -1,0 +1,26 @@
+#pragma once
+/// @file
+/// The mechanism's kinematics in an exported model's C source (c_model.h), for the
+/// methods whose online step needs more than its loads: the constraints Φ(q) with their
+/// Jacobian and the projection of a state onto them (engine/export/c/constraints.c.in),
+/// and a kinematic table of a mechanism with one degree of freedom
+/// (engine/export/c/kinematic_table.c.in).
+
+#include "engine/export/c_model.h"
+#include "engine/model/model.h"
+
+namespace mbdrom {
+
+class KinematicTable;
+
+/// Adds the constraints of `model` (tables, scratch and the C functions constraint_values,
+/// constraint_jacobian, project_onto_constraints). Throws InputError for a mechanism with
+/// drivers (their time laws are not in C yet), naming `method`.
+void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method);
+
+/// Adds the nodes of `table` (a table of `model`'s mechanism in its coordinate
+/// `independent`) made so far and the C function kinematic_table. Throws InputError when
+/// the table has fewer than two nodes.
+void writeCKinematicTable(CModelWriter& writer, const KinematicTable& table, int independent);
+
+}  // namespace mbdrom

@@ -1,0 +1,265 @@
+// The neural ODE's online step as C (ReducedModel::writeC): NodeStepper's arithmetic — the
+// network q̈ = f_θ(q, q̇, u, μ) under classic RK4, explicit or symplectic Euler, the loads at
+// every stage's state — in each of its coordinate sets: all natural coordinates (projected
+// onto the constraints after every step), independent ones of a mechanism with one degree
+// of freedom (the natural coordinates from its kinematic table, exported over the trained
+// range widened by its width on each side), or an auto-encoder's latent coordinates
+// (decoded, then projected onto the constraints).
+
+#include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
+#include "engine/dynamics/scales.h"
+#include "engine/export/c_kinematics.h"
+#include "engine/export/c_model.h"
+#include "engine/export/c_network.h"
+#include "engine/model/forces.h"
+#include "engine/rom/ae/ae_model.h"
+#include "engine/rom/kinematic_table.h"
+#include "engine/rom/node/node_model.h"
+#include "engine/rom/training_envelope.h"
+
+#include <memory>
+#include <string>
+
+namespace mbdrom {
+
+namespace {
+
+const char* const kNodeCode = R"c(
+#define NODE_ALL 0
+#define NODE_INDEPENDENT 1
+#define NODE_LATENT 2
+
+/* The natural coordinates (NQ) at the stage's state x, for the loads there. */
+KERNEL const double* node_positions(S* s, const double* x) {
+#if NODE_INPUT_AT_REFERENCE
+  (void)x;
+  (void)s;
+  return node_reference;
+#elif NODE_MODE == NODE_ALL
+  (void)s;
+  return x;
+#elif NODE_MODE == NODE_INDEPENDENT
+  if (!kinematic_table(x[0], 0.0, NODE_Q, KT_R, KT_QD, KT_C)) STOPPED[0] = 1.0; /* past the table */
+  return NODE_Q;
+#else
+  mlp_value(&node_decoder, x, NODE_Q, NETWORK_WORK);
+  return NODE_Q;
+#endif
+}
+
+/* a = f_theta(x, v, u, mu) (NR). */
+static void node_stage(S* s, const double* x, const double* v, double* a) {
+  int i;
+  for (i = 0; i < NR; ++i) {
+    NODE_IN[i] = x[i];
+    NODE_IN[NR + i] = v[i];
+  }
+#if NODE_LOAD_INPUTS
+  external_forces(s, node_positions(s, x), NODE_IN + 2 * NR);
+#endif
+  for (i = 0; i < NP; ++i) NODE_IN[2 * NR + NODE_LOAD_INPUTS + i] = s->p[i];
+  mlp_value(&node_network, NODE_IN, a, NETWORK_WORK);
+}
+
+static void node_project(S* s) {
+#if NODE_MODE == NODE_ALL
+  if (!project_onto_constraints(s, XS, VS)) STOPPED[0] = 1.0;
+#else
+  (void)s;
+#endif
+}
+
+static void method_init(S* s) {
+  int i;
+  for (i = 0; i < NR; ++i) {
+    XS[i] = node_initial_x[i];
+    VS[i] = node_initial_v[i];
+  }
+  STOPPED[0] = 0.0;
+  node_project(s);
+}
+
+static void method_step(S* s, double t, double h) {
+  int i;
+  (void)t;
+#if NODE_INTEGRATOR == 0 /* classic Runge-Kutta */
+  node_stage(s, XS, VS, A1);
+  for (i = 0; i < NR; ++i) {
+    V2[i] = VS[i] + 0.5 * h * A1[i];
+    XT[i] = XS[i] + 0.5 * h * VS[i];
+  }
+  node_stage(s, XT, V2, A2);
+  for (i = 0; i < NR; ++i) {
+    V3[i] = VS[i] + 0.5 * h * A2[i];
+    XT[i] = XS[i] + 0.5 * h * V2[i];
+  }
+  node_stage(s, XT, V3, A3);
+  for (i = 0; i < NR; ++i) {
+    V4[i] = VS[i] + h * A3[i];
+    XT[i] = XS[i] + h * V3[i];
+  }
+  node_stage(s, XT, V4, A4);
+  for (i = 0; i < NR; ++i) {
+    XS[i] += h / 6.0 * (((VS[i] + 2.0 * V2[i]) + 2.0 * V3[i]) + V4[i]);
+    VS[i] += h / 6.0 * (((A1[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
+  }
+#elif NODE_INTEGRATOR == 1 /* explicit Euler */
+  node_stage(s, XS, VS, A1);
+  for (i = 0; i < NR; ++i) {
+    XS[i] += h * VS[i];
+    VS[i] += h * A1[i];
+  }
+#else /* symplectic Euler */
+  node_stage(s, XS, VS, A1);
+  for (i = 0; i < NR; ++i) {
+    VS[i] += h * A1[i];
+    XS[i] += h * VS[i];
+  }
+#endif
+  if (all_finite(XS, NR) && all_finite(VS, NR)) node_project(s);
+}
+
+static int method_finite(const S* s) { return STOPPED[0] == 0.0 && all_finite(XS, NR) && all_finite(VS, NR); }
+
+static void method_coordinates(S* s, double* q, double* qd) {
+  int i;
+#if NODE_MODE == NODE_ALL
+  for (i = 0; i < NQ; ++i) {
+    q[i] = XS[i];
+    qd[i] = VS[i];
+  }
+#elif NODE_MODE == NODE_INDEPENDENT
+  if (!kinematic_table(XS[0], VS[0], q, KT_R, qd, KT_C))
+    for (i = 0; i < NQ; ++i) q[i] = qd[i] = NAN;
+#else
+  mlp_value_jacobian_curvature(&node_decoder, XS, VS, q, NODE_J, NODE_D2, NETWORK_WORK);
+  mat_vec(NODE_J, NQ, NR, VS, qd);
+  if (!project_onto_constraints(s, q, qd))
+    for (i = 0; i < NQ; ++i) q[i] = qd[i] = NAN;
+#endif
+}
+
+static void method_reduced(const S* s, double* xr) {
+  int i;
+  for (i = 0; i < NR; ++i) xr[i] = XS[i];
+}
+
+static void method_envelope_state(S* s, const double* q, const double* qd, double* e) {
+  int i;
+#if NODE_MODE == NODE_LATENT
+  /* x = f_enc(q), xd by a central difference of the encoder along qd (encodeState). */
+  double speed = 0.0, size = 1.0, delta;
+  mlp_value(&node_encoder, q, e, NETWORK_WORK);
+  for (i = 0; i < NQ; ++i) {
+    if (fabs(qd[i]) > speed) speed = fabs(qd[i]);
+    if (fabs(q[i]) > size) size = fabs(q[i]);
+  }
+  if (!(speed > 0.0)) {
+    for (i = 0; i < NR; ++i) e[NR + i] = 0.0;
+    return;
+  }
+  delta = 1e-6 * size / speed;
+  for (i = 0; i < NQ; ++i) NODE_Q[i] = q[i] + delta * qd[i];
+  mlp_value(&node_encoder, NODE_Q, NODE_EP, NETWORK_WORK);
+  for (i = 0; i < NQ; ++i) NODE_Q[i] = q[i] - delta * qd[i];
+  mlp_value(&node_encoder, NODE_Q, NODE_EM, NETWORK_WORK);
+  for (i = 0; i < NR; ++i) e[NR + i] = (NODE_EP[i] - NODE_EM[i]) / (2.0 * delta);
+#else
+  (void)s;
+  for (i = 0; i < NR; ++i) {
+    e[i] = q[node_indices[i]];
+    e[NR + i] = qd[node_indices[i]];
+  }
+#endif
+}
+)c";
+
+// The trained range of the state's first coordinate (the envelope's "state" group) widened
+// by its width on each side, as far as the table's nodes go.
+void tableRange(const TrainingEnvelope& envelope, double& low, double& high) {
+  for (const EnvelopeGroup& g : envelope.groups())
+    if (g.name == "state" && g.high.size() > 0 && g.high(0) >= g.low(0)) {
+      const double width = std::max(g.high(0) - g.low(0), 1e-12);
+      low = g.low(0) - width;
+      high = g.high(0) + width;
+      return;
+    }
+  throw InputError(
+      "node: the model has no training envelope, so the range of its kinematic table is unknown");
+}
+
+}  // namespace
+
+void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& w) const {
+  checkMechanism(model);
+  if (std::abs(dt - h_) > 1e-12 * h_)
+    throw InputError("node: the neural ODE steps at the spacing it was trained at (" + std::to_string(h_) +
+                     " s), not at " + std::to_string(dt) + " s");
+  const int n = reducedDimension(), nq = model.nq();
+  const int loads = loadInputs();
+  const int mode = latent_ ? 2 : independent_ ? 1 : 0;
+  const bool atReference =
+      loads > 0 && (inputAtReference_ || !externalForcesDependOnState(model, run.loadCase));
+  writeCNetworkCode(w);
+  writeCNetwork(w, "node_network", dynamics_.network());
+  int networkWork = cNetworkScratch(dynamics_.network());
+  if (latent_) {
+    writeCNetwork(w, "node_encoder", latent_->encoder());
+    writeCNetwork(w, "node_decoder", latent_->decoder());
+    networkWork =
+        std::max({networkWork, cNetworkScratch(latent_->encoder()), cNetworkScratch(latent_->decoder())});
+  }
+  w.declarations("#define NODE_MODE " + std::to_string(mode) + "\n#define NODE_INTEGRATOR " +
+                 std::to_string(static_cast<int>(nodeSettings_.integrator)) + "\n#define NODE_LOAD_INPUTS " +
+                 std::to_string(loads) + "\n#define NODE_INPUT_AT_REFERENCE " + (atReference ? "1" : "0") +
+                 "\n");
+  if (loads > 0 && loads != nq)
+    throw InputError("node: the model takes " + std::to_string(loads) + " load inputs, expected " +
+                     std::to_string(nq));
+  w.constant("node_initial_x", z0q_);
+  w.constant("node_initial_v", z0qd_);
+  w.constant("node_reference", qRef_);
+  w.declarations("TABLE int node_indices[] = " + cIntArrayLiteral(indices_) + ";\n");
+  w.state("XS", n);
+  w.state("VS", n);
+  w.state("STOPPED", 1);
+  for (const char* name : {"XT", "V2", "V3", "V4", "A1", "A2", "A3", "A4", "NODE_EP", "NODE_EM"})
+    w.scratch(name, n);
+  w.scratch("NODE_IN", dynamics_.network().inputs());
+  w.scratch("NODE_Q", nq);
+  w.scratch("NODE_D2", nq);
+  w.scratch("NODE_J", nq * n);
+  w.scratch("NETWORK_WORK", networkWork);
+  if (mode != 1) writeCConstraints(w, model, "Neural ODE");
+  if (mode == 1) {
+    if (!KinematicTable::applies(model, indices_))
+      throw InputError(
+          "neural ODE models in independent coordinates of a mechanism with more than one degree of freedom "
+          "(or with drivers) cannot be exported as C or as an FMU yet: their stages assemble the mechanism "
+          "by Newton's method, which is not in C; a model in all natural coordinates (coordinates \"all\") "
+          "can be");
+    // The table a run makes, anchored where the run's is: at the first state, assembled from
+    // the reference positions (NaturalPositions).
+    AssemblyOptions assembly;
+    assembly.fixedCoordinates = indices_;
+    assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
+    Eigen::VectorXd start = qRef_;
+    start(indices_.front()) = z0q_(0);
+    start = assemblePositions(model, start, 0.0, assembly).q;
+    KinematicTable table(
+        model, indices_.front(), start,
+        kinematicTableSpacing(envelope(), assembly.scales->coordinateScale(indices_.front())));
+    double low = 0.0, high = 0.0;
+    tableRange(envelope(), low, high);
+    table.cover(low, high);
+    writeCKinematicTable(w, table, indices_.front());
+  }
+  w.code(kNodeCode);
+  std::vector<std::string> names;
+  for (int i = 1; i <= n; ++i) names.push_back("x_r" + std::to_string(i));
+  w.reducedCoordinates(names);
+  w.envelopeStateSize(2 * n);
+}
+
+}  // namespace mbdrom
