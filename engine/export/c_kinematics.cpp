@@ -1,6 +1,7 @@
 #include "engine/export/c_kinematics.h"
 
 #include "engine/core/error.h"
+#include "engine/export/c_combinations.h"
 #include "engine/export/c_templates.h"
 #include "engine/rom/kinematic_table.h"
 
@@ -12,36 +13,22 @@ void writeCConstraints(CModelWriter& writer, const Model& model, const std::stri
   if (!model.spec().drivers.empty())
     throw InputError(method + " models of a mechanism with drivers (\"" + model.spec().drivers.front().name +
                      "\") cannot be exported as C or as an FMU yet: the drivers' time laws are not in C");
-  std::vector<double> offset, weight, c;
-  std::vector<int> first{0}, index, rowFirst{0}, a, b;
-  auto add = [&](const Combination& comb) {
-    for (int k = 0; k < 3; ++k) offset.push_back(comb.offset(k));
-    for (const Combination::Term& t : comb.terms) {
-      index.push_back(t.index);
-      weight.push_back(t.weight);
-    }
-    first.push_back(static_cast<int>(index.size()));
-    return static_cast<int>(first.size()) - 2;
-  };
+  CCombinationTable combinations;
+  std::vector<double> c;
+  std::vector<int> rowFirst{0}, a, b;
   for (const ConstraintRow& row : model.constraints()) {
     for (const ConstraintRow::Product& p : row.products) {
-      a.push_back(add(p.a));
-      b.push_back(add(p.b));
+      a.push_back(combinations.add(p.a));
+      b.push_back(combinations.add(p.b));
     }
     rowFirst.push_back(static_cast<int>(a.size()));
     c.push_back(row.c);
   }
-  auto column = [](const std::vector<double>& v) {
-    return Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size())).eval();
-  };
   const int nc = model.nc(), nq = model.nq();
   writer.declarations("#define NC " + std::to_string(nc) + "\n");
-  writer.constant("cst_offset", column(offset));
-  writer.constant("cst_weight", column(weight));
-  writer.constant("cst_c", column(c));
-  writer.declarations("TABLE int cst_first[] = " + cIntArrayLiteral(first) + ";\n" +
-                      "TABLE int cst_index[] = " + cIntArrayLiteral(index) + ";\n" +
-                      "TABLE int cst_row_first[] = " + cIntArrayLiteral(rowFirst) + ";\n" +
+  combinations.write(writer, "cst");
+  writer.constant("cst_c", c);
+  writer.declarations("TABLE int cst_row_first[] = " + cIntArrayLiteral(rowFirst) + ";\n" +
                       "TABLE int cst_a[] = " + cIntArrayLiteral(a) + ";\n" +
                       "TABLE int cst_b[] = " + cIntArrayLiteral(b) + ";\n");
   writer.scratch("CST_PHI", std::max(nc, nq));

@@ -108,6 +108,10 @@ void CModelWriter::constant(const std::string& name, const Eigen::MatrixXd& valu
                 "] = " + cArrayLiteral(values) + ";\n";
 }
 
+void CModelWriter::constant(const std::string& name, const std::vector<double>& values) {
+  constant(name, column(values));
+}
+
 void CModelWriter::state(const std::string& name, int n) {
   macros_ += "#define " + name + " (s->x + " + std::to_string(stateSize_) + ")\n";
   stateSize_ += n;

@@ -46,6 +46,8 @@ class CModelWriter {
  public:
   /// A constant array `name` of `values`, row by row (a vector: its entries).
   void constant(const std::string& name, const Eigen::MatrixXd& values);
+  /// A constant array `name` of `values`.
+  void constant(const std::string& name, const std::vector<double>& values);
   /// C declarations (types, tables) placed with the constants, before the macros and code.
   void declarations(const std::string& text) { constants_ += text; }
   /// `n` doubles of the method's state: `name` is a macro giving a pointer to them in the

@@ -8,6 +8,7 @@ extern const char* const kCModelHeaderTemplate;       ///< IDENTIFIER.h
 extern const char* const kCKernelsTemplate;           ///< dense kernels
 extern const char* const kCConstraintsTemplate;       ///< constraints, Jacobian, projection
 extern const char* const kCKinematicTableTemplate;    ///< a one-coordinate kinematic table
+extern const char* const kCForcesTemplate;            ///< spring-dampers, friction elements
 extern const char* const kCNetworkTemplate;           ///< multilayer perceptrons
 extern const char* const kCRuntimeFunctionsTemplate;  ///< combinations, external forces, envelope
 extern const char* const kCRuntimeTemplate;           ///< init, step, outputs

@@ -2,7 +2,9 @@
 target_sources(mbdrom_engine PRIVATE
   export/c_model.cpp
   export/c_network.cpp
+  export/c_combinations.cpp
   export/c_kinematics.cpp
+  export/c_forces.cpp
   export/fmu_export.cpp
   export/zip_writer.cpp
 )
@@ -12,6 +14,7 @@ set(_mbdrom_c_templates
   "kCModelHeaderTemplate:model.h.in"
   "kCKernelsTemplate:kernels.c.in"
   "kCNetworkTemplate:network.c.in"
+  "kCForcesTemplate:forces.c.in"
   "kCConstraintsTemplate:constraints.c.in"
   "kCKinematicTableTemplate:kinematic_table.c.in"
   "kCRuntimeFunctionsTemplate:runtime_functions.c.in"

@@ -172,9 +172,8 @@ OJson checkReducedModelSettings(const std::string& method, const OJson& settings
 
 void ReducedModel::writeC(const Model&, const RunOptions&, double, CModelWriter&) const {
   const MethodInfo* info = MethodRegistry::global().find(method());
-  throw InputError(
-      (info ? info->displayName : method()) +
-      " models cannot be exported as C or as an FMU yet (global POD, local PCA and auto-encoder models can)");
+  throw InputError((info ? info->displayName : method()) +
+                   " models cannot be exported as C or as an FMU: the method has no C version of its step");
 }
 
 void saveReducedModel(const ReducedModel& rom, const std::string& path) {

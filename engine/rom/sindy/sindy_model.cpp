@@ -61,22 +61,6 @@ std::vector<std::string> resolvedKnownForces(const std::vector<std::string>& nam
   return out;
 }
 
-SindyKnownForces knownForces(const std::vector<std::string>& names) {
-  SindyKnownForces k;
-  for (const std::string& n : names) {
-    if (n == "auto" || n == "none") continue;  // "auto" is resolved at training
-    if (n == "external")
-      k.external = true;
-    else if (n == "springs")
-      k.spring = true;
-    else if (n == "dampers")
-      k.damper = true;
-    else
-      k.elements.push_back(n);
-  }
-  return k;
-}
-
 // Scalar friction force μ N φ(v) of every element (left-hand side, along its axis).
 Eigen::VectorXd frictionValues(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
   const auto& specs = model.spec().frictions;
@@ -229,6 +213,22 @@ OJson SindySettings::toJson() const {
   return j;
 }
 
+SindyKnownForces sindyKnownForces(const std::vector<std::string>& names) {
+  SindyKnownForces k;
+  for (const std::string& n : names) {
+    if (n == "auto" || n == "none") continue;  // "auto" is resolved at training
+    if (n == "external")
+      k.external = true;
+    else if (n == "springs")
+      k.spring = true;
+    else if (n == "dampers")
+      k.damper = true;
+    else
+      k.elements.push_back(n);
+  }
+  return k;
+}
+
 std::vector<int> sindyCoordinateIndices(const Model& model, const std::vector<std::string>& names) {
   std::vector<int> out;
   for (const std::string& name : names) {
@@ -317,7 +317,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
   for (int i : rom->independent_) rom->names_.push_back(model.coordinateName(i));
-  const SindyKnownForces known = knownForces(rom->knownForces_);
+  const SindyKnownForces known = sindyKnownForces(rom->knownForces_);
   std::vector<std::string> columnNames =
       settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
   const std::size_t frictionCount = columnNames.size();
@@ -686,7 +686,7 @@ class SindyStepper final : public ReducedStepper {
         frictionChannelOf_(std::move(frictionChannelOf)),
         frictionChannel_(
             std::any_of(frictionChannelOf_.begin(), frictionChannelOf_.end(), [](int i) { return i >= 0; })),
-        knownForce_(model, knownForces(rom.knownForces_)),
+        knownForce_(model, sindyKnownForces(rom.knownForces_)),
         terms_(rom.terms_),
         frictionElement_(std::any_of(frictionOf_.begin(), frictionOf_.end(), [](int i) { return i >= 0; })),
         M_(model.massMatrix()) {
@@ -796,13 +796,12 @@ class SindyStepper final : public ReducedStepper {
 
 }  // namespace internal
 
-std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& model,
-                                                                 const RunOptions& o) const {
-  checkMechanism(model);
-  planReducedRun(model, o, qRef_.size(), method());
+void SindyModel::columnSources(const Model& model, std::vector<int>& frictionOf,
+                               std::vector<int>& frictionChannelOf) const {
   // Friction columns follow the model's friction elements by name; a user column is
   // evaluable only when it is the engine's friction channel of a coordinate.
-  std::vector<int> frictionOf(terms_.size(), -1), frictionChannelOf(terms_.size(), -1);
+  frictionOf.assign(terms_.size(), -1);
+  frictionChannelOf.assign(terms_.size(), -1);
   const std::vector<std::string> fnames = frictionNames(model);
   for (std::size_t j = 0; j < terms_.size(); ++j) {
     if (terms_[j].kind != SindyTerm::Kind::Column) continue;
@@ -826,6 +825,14 @@ std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& mo
       throw InputError("sindy: the model has no friction element for the column \"" + terms_[j].name + "\"");
     frictionOf[j] = static_cast<int>(it - fnames.begin());
   }
+}
+
+std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& model,
+                                                                 const RunOptions& o) const {
+  checkMechanism(model);
+  planReducedRun(model, o, qRef_.size(), method());
+  std::vector<int> frictionOf, frictionChannelOf;
+  columnSources(model, frictionOf, frictionChannelOf);
   return std::make_unique<internal::SindyStepper>(*this, model, o, std::move(frictionOf),
                                                   std::move(frictionChannelOf));
 }
@@ -1293,7 +1300,7 @@ Eigen::VectorXd SindyModel::envelopeState(const Eigen::MatrixXd&, const Eigen::V
 }
 
 bool SindyModel::takesLoads() const {
-  return knownForces(knownForces_).external;
+  return sindyKnownForces(knownForces_).external;
 }
 
 std::vector<std::string> SindyModel::envelopeLabels() const {

@@ -88,6 +88,10 @@ struct SindySettings {
   nlohmann::ordered_json toJson() const;
 };
 
+/// The known forces of a trained model's setting (SindyModel::knownForceNames): "external",
+/// "springs", "dampers" and element names; "auto" and "none" add nothing.
+SindyKnownForces sindyKnownForces(const std::vector<std::string>& names);
+
 /// Indices of the natural coordinates named `names` (e.g. "P.x"). Throws InputError naming an unknown one.
 std::vector<int> sindyCoordinateIndices(const Model& model, const std::vector<std::string>& names);
 
@@ -128,6 +132,7 @@ class SindyModel : public ReducedModel {
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
   bool takesLoads() const override;
+  void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
   const StlsResult& result() const { return result_; }
   /// Coefficient table in seed 004's layout (terms as columns, coordinates as rows).
@@ -154,6 +159,11 @@ class SindyModel : public ReducedModel {
                               const Eigen::MatrixXd& Y, const std::vector<Eigen::Index>& rows,
                               const std::vector<double>& positionNoise, const StlsOptions& fit,
                               Monitor& monitor) const;
+  // Per library term: the friction element whose μ N φ(v) a Column term is (frictionOf), or
+  // the coordinate of the engine's friction channel it reads (frictionChannelOf); -1 else.
+  // Throws InputError for a column a run cannot evaluate.
+  void columnSources(const Model& model, std::vector<int>& frictionOf,
+                     std::vector<int>& frictionChannelOf) const;
   // Adds the rollout to the verdict; returns the verdict's kind.
   std::string judge(const RolloutCheck& rollout);
   SindySettings sindySettings_;

@@ -15,6 +15,7 @@
 #include "engine/rom/held_input_run.h"
 #include "engine/rom/node/node_model.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/sindy/sindy_model.h"
 
 #include <catch2/catch.hpp>
 
@@ -683,6 +684,129 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
     INFO(log);
     CHECK(fs::exists(dir + "/c/" + id + ".o"));
   }
+}
+
+TEST_CASE("SINDy models exported run their library and the kinematic table in C as the engine does",
+          "[fmu]") {
+  // Two mechanisms of one degree of freedom, described in words:
+  // - the bar pendulum, the spring element taken as known by name and the drive's loads as
+  //   known, a library with monomials, the sign of the velocity, sin and cos of the position
+  //   and the drive's frequency in time (cos and sin of 8.17 t);
+  // - a 2 kg slider on a rail along x with Coulomb friction (mu 0.3, N 10 N) and a spring to
+  //   the fixed point O whose force is a table of its length (60 N/m about 0.5 m, stiffening
+  //   to 200 N/m past 0.6 m), pushed by 8 sin(2 pi 0.8 t) N: the friction element as a
+  //   library column (mu N sgn v), every spring known.
+  const Model slider(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "rubbing slider",
+    "gravity": [0, 0, 0],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [0.5, 0, 0]}],
+    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
+    "bodies": [{"name": "slider", "type": "particle", "points": ["P"], "mass": 2}],
+    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "slider",
+                "point1": "O", "point2": "P", "axis1": "x0"}],
+    "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P",
+                        "force_table": {"length": [0.3, 0.5, 0.6, 0.8], "force": [-12, 0, 6, 46]}}],
+    "frictions": [{"name": "rub", "body1": "ground", "body2": "slider", "point1": "O", "point2": "P",
+                   "axis1": "x0", "mu": 0.3, "normal_force": 10}],
+    "load_cases": [{"name": "drive", "loads": [{"name": "push", "type": "force", "point": "P",
+      "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": 8, "frequency": 0.8}}]}]})",
+                                    "<rubbing slider>"));
+  struct Case {
+    const Model* model;
+    nlohmann::ordered_json settings;
+    std::string point;
+  };
+  const Model pendulum = barPendulum();
+  const Case cases[] = {{&pendulum,
+                         {{"known_forces", {"external", "spring"}},
+                          {"polynomial_degree", 2},
+                          {"trig_positions", true},
+                          {"omegas", {8.17}},
+                          {"kappa", 0.0},
+                          {"constant", false}},
+                         "A"},
+                        {&slider,
+                         {{"known_forces", {"external", "springs"}},
+                          {"polynomial_degree", 1},
+                          {"friction_columns", true},
+                          {"sign_velocity", false}},
+                         "P"}};
+  for (const Case& c : cases) {
+    const Model& model = *c.model;
+    INFO(model.spec().name);
+    RunOptions o;
+    o.loadCase = model.requireLoadCase("drive");
+    o.tEnd = 3.0;
+    o.integrator.dt = 1e-3;
+    o.outputDt = 0.002;
+    TrajectoryRecorder full;
+    simulate(model, o, full);
+    Dataset dataset = makeDataset(model);
+    addRun(dataset, runFromSamples(full.samples(), "drive", "drive"));
+    Monitor monitor;
+    const auto rom = trainReducedModel("sindy", dataset, c.settings, monitor, &model);
+    INFO(rom->metrics().dump());
+    const auto* sindy = dynamic_cast<const SindyModel*>(rom.get());
+    REQUIRE(sindy != nullptr);
+    INFO(sindy->equations());
+    // The terms the C must evaluate are in the model: the time terms, the friction column.
+    CHECK_THAT(sindy->equations(), Catch::Contains(&c == cases ? "cos(8.17t)" : "f_fric(rub)"));
+    const std::string id = "sindy_" + std::to_string(&c - cases);
+    const std::string dir = tempDir(id);
+    const Exported exported = exportAndUnpack(*rom, model, id, dir, {c.point});
+    const FmuExport& e = exported.fmu;
+    const Fmi2 fmi(exported.so);
+    const double h = 5 * e.model.dt;
+    const int steps = static_cast<int>(std::floor(2.0 / h));
+    Host host(fmi, "sindy", e.guid, e.model.inputs.size(), e.model.outputs.size());
+    const Rows fmu = drive(host, model, o.loadCase, h, steps);
+    const Rows expected = engineRows(*rom, model, e.model, h, steps);
+    std::size_t channel = 0;
+    const double gap = worstRelativeGap(fmu, expected, &channel);
+    INFO("worst relative gap " << gap << " in " << e.model.outputs[channel].name);
+    CHECK(gap < 1e-10);
+    double swing = 0.0;
+    for (const auto& row : fmu) swing = std::max(swing, std::abs(row[0] - fmu.front()[0]));
+    CHECK(swing > 0.01);
+    CExportOptions options;
+    options.identifier = id;
+    options.loadCase = "drive";
+    exportCSources(*rom, model, options, dir + "/c");
+    const std::string log = run("cd " + dir + "/c && cc -std=c99 -pedantic -Wall -Wextra -Werror -c " + id +
+                                ".c -o " + id + ".o 2>&1");
+    INFO(log);
+    CHECK(fs::exists(dir + "/c/" + id + ".o"));
+  }
+}
+
+TEST_CASE("SINDy and neural ODE models of two degrees of freedom say why they cannot be exported yet",
+          "[fmu]") {
+  // The pendulum on a carriage: independent coordinates need Newton's method in C, which
+  // the export does not have; the message says so, and what can be exported instead.
+  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
+  RunOptions o;
+  o.loadCase = model.requireLoadCase("train");
+  o.tEnd = 1.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  TrajectoryRecorder full;
+  simulate(model, o, full);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(full.samples(), "train", "train"));
+  Monitor monitor;
+  const auto sindy =
+      trainReducedModel("sindy", dataset, {{"polynomial_degree", 1}, {"kappa", 0.0}}, monitor, &model);
+  const auto node = trainReducedModel(
+      "node", dataset, {{"hidden", {8}}, {"epochs", 2}, {"coordinates", {"P.x", "P.y"}}}, monitor, &model);
+  const std::string dir = tempDir("two_dof");
+  CExportOptions options;
+  options.identifier = "carriage";
+  options.loadCase = "train";
+  CHECK_THROWS_WITH(exportFmu(*sindy, model, options, dir + "/carriage.fmu"),
+                    Catch::Contains("SINDy models of a mechanism with more than one degree of freedom") &&
+                        Catch::Contains("Newton"));
+  CHECK_THROWS_WITH(exportFmu(*node, model, options, dir + "/carriage.fmu"),
+                    Catch::Contains("more than one degree of freedom") && Catch::Contains("\"all\""));
+  CHECK(fs::is_empty(dir));
 }
 
 TEST_CASE("a communication step that is not a multiple of the model's step keeps to its grid", "[fmu]") {

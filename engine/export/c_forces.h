@@ -1,0 +1,16 @@
+#pragma once
+/// @file
+/// The mechanism's force elements in an exported model's C source (c_model.h):
+/// spring-dampers and friction elements as the engine evaluates them
+/// (engine/export/c/forces.c.in: spring_forces, damper_forces, friction_value,
+/// friction_forces).
+
+#include "engine/export/c_model.h"
+#include "engine/model/model.h"
+
+namespace mbdrom {
+
+/// Adds the tables of `model`'s spring-dampers and friction elements and their C functions.
+void writeCForceElements(CModelWriter& writer, const Model& model);
+
+}  // namespace mbdrom
