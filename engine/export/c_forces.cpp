@@ -5,6 +5,43 @@
 
 namespace mbdrom {
 
+namespace {
+
+const char* const kMassTimes = R"c(
+/* Y = M X (X, Y: NQ x cols, row-major), M in compressed rows: the sums of the dense product
+   in the same order, the zeros left out. */
+KERNEL void mass_times(const double* X, int cols, double* Y) {
+  int i, p, j;
+  for (i = 0; i < NQ * cols; ++i) Y[i] = 0.0;
+  for (i = 0; i < NQ; ++i)
+    for (p = mass_row_first[i]; p < mass_row_first[i + 1]; ++p) {
+      const double m = mass_value[p];
+      const double* x = X + (size_t)mass_column[p] * cols;
+      for (j = 0; j < cols; ++j) Y[i * cols + j] += m * x[j];
+    }
+}
+)c";
+
+}  // namespace
+
+void writeCMassMatrix(CModelWriter& writer, const Model& model) {
+  const Eigen::MatrixXd& M = model.massMatrix();
+  std::vector<double> value;
+  std::vector<int> column, rowFirst{0};
+  for (Eigen::Index i = 0; i < M.rows(); ++i) {
+    for (Eigen::Index j = 0; j < M.cols(); ++j)
+      if (M(i, j) != 0.0) {
+        value.push_back(M(i, j));
+        column.push_back(static_cast<int>(j));
+      }
+    rowFirst.push_back(static_cast<int>(value.size()));
+  }
+  writer.constant("mass_value", value);
+  writer.declarations("TABLE int mass_column[] = " + cIntArrayLiteral(column) +
+                      ";\nTABLE int mass_row_first[] = " + cIntArrayLiteral(rowFirst) + ";\n");
+  writer.code(kMassTimes);
+}
+
 void writeCForceElements(CModelWriter& writer, const Model& model) {
   CCombinationTable springs, frictions;
   std::vector<double> freeLength, stiffness, damping, tableLength, tableForce;

@@ -53,7 +53,7 @@ int cNetworkScratch(const nn::Mlp& net) {
   const int mw = widest(net);
   int sum = 0;
   for (const nn::LayerSpec& l : net.layers()) sum += l.outputs;
-  return std::max({2 * mw, sum + 4 * mw, 6 * mw + 2 * mw * net.inputs()});
+  return std::max({2 * mw, sum + 4 * mw, 9 * mw + 2 * mw * net.inputs()});
 }
 
 }  // namespace mbdrom

@@ -166,7 +166,7 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
   if (args.empty()) throw InputError("the C compiler command is empty");
   const std::string cc = args.front();
   // No contraction into fused multiply-adds: the exported model computes as the engine does.
-  for (const char* a : {"-std=c99", "-O2", "-ffp-contract=off", "-fPIC", "-shared"}) args.emplace_back(a);
+  for (const char* a : {"-std=c99", "-O3", "-ffp-contract=off", "-fPIC", "-shared"}) args.emplace_back(a);
   if (hideSymbols) args.emplace_back("-fvisibility=hidden");
   args.emplace_back("-o");
   args.push_back(output);

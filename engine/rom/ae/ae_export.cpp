@@ -5,6 +5,7 @@
 // Runge-Kutta, and the run's stop when x_r leaves the widened range of the training data.
 
 #include "engine/core/error.h"
+#include "engine/export/c_forces.h"
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
 #include "engine/rom/ae/ae_model.h"
@@ -22,12 +23,7 @@ static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
   int i, j, k;
   mlp_value_jacobian_curvature(&ae_decoder, x, v, AQ, AJ, AD2, NETWORK_WORK);
   external_forces(s, AQ, AF);
-  for (i = 0; i < NQ; ++i) /* MJ = M J */
-    for (j = 0; j < NR; ++j) {
-      double sum = 0.0;
-      for (k = 0; k < NQ; ++k) sum += ae_mass[i * NQ + k] * AJ[k * NR + j];
-      AMJ[i * NR + j] = sum;
-    }
+  mass_times(AJ, NR, AMJ);
   for (i = 0; i < NR; ++i) {
     double rhs = 0.0, inertia = 0.0;
     for (j = 0; j < NR; ++j) {
@@ -101,12 +97,7 @@ static void method_envelope_state(S* s, const double* q, const double* qd, doubl
   int i, j, k;
   mlp_value(&ae_encoder, q, e, NETWORK_WORK);
   mlp_value_jacobian_curvature(&ae_decoder, e, NULL, AQ, AJ, AD2, NETWORK_WORK);
-  for (i = 0; i < NQ; ++i)
-    for (j = 0; j < NR; ++j) {
-      double sum = 0.0;
-      for (k = 0; k < NQ; ++k) sum += ae_mass[i * NQ + k] * AJ[k * NR + j];
-      AMJ[i * NR + j] = sum;
-    }
+  mass_times(AJ, NR, AMJ);
   for (i = 0; i < NR; ++i) {
     double rhs = 0.0;
     for (j = 0; j < NR; ++j) {
@@ -191,7 +182,7 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
   }
   w.declarations(std::string("#define AE_POTENTIAL ") + (hasPotential_ ? "1" : "0") + "\n#define AE_DAMPER " +
                  (hasDamper_ ? "1" : "0") + "\n");
-  w.constant("ae_mass", model.massMatrix());
+  writeCMassMatrix(w, model);
   w.constant("ae_initial_x", xr0_);
   w.constant("ae_initial_v", xdr0_);
   w.constant("ae_lower", latentMin_ - width);

@@ -91,12 +91,7 @@ static double sindy_acceleration(S* s, double t, const double* u, const double* 
   }
   sindy_known_forces(s, SF);
   for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, u, ud, t);
-  for (i = 0; i < NQ; ++i) { /* M R */
-    double sum = 0.0;
-    int k;
-    for (k = 0; k < NQ; ++k) sum += sindy_mass[i * NQ + k] * KT_R[k];
-    SMR[i] = sum;
-  }
+  mass_times(KT_R, 1, SMR);
   for (i = 0; i < NQ; ++i) mr += KT_R[i] * SMR[i];
   for (i = 0; i < NQ; ++i) rhs += KT_R[i] * SF[i];
   {
@@ -197,7 +192,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                  ";\nTABLE int sindy_named_elements[] = " + cIntArrayLiteral(named) + ";\n");
   w.constant("sindy_omega", omega);
   w.constant("sindy_xi", result_.Xi);
-  w.constant("sindy_mass", model.massMatrix());
+  writeCMassMatrix(w, model);
   w.constant("sindy_reference", qRef_);
   w.constant("sindy_initial_u", u0_);
   w.constant("sindy_initial_ud", ud0_);

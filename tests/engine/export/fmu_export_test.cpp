@@ -672,6 +672,21 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
     CHECK(swing > 0.01);
     // On the constraints: the bar keeps its length 0.4 m.
     for (const auto& row : fmu) CHECK(std::hypot(row[0], row[1]) == Approx(0.4).epsilon(1e-6));
+    // Two instances stepped in turn, the second with other inputs, do not interfere.
+    {
+      Host a(fmi, "a", e.guid, e.model.inputs.size(), e.model.outputs.size(), c.mu),
+          b(fmi, "b", e.guid, e.model.inputs.size(), e.model.outputs.size(), c.mu);
+      Rows ra{a.outputs()};
+      double t = 0.0;
+      for (int k = 0; k < steps; ++k) {
+        REQUIRE(a.step(t, h, inputsAt(model, o.loadCase, t)) == fmi2OK);
+        REQUIRE(b.step(t, h, inputsAt(model, o.loadCase, t, 0.5)) == fmi2OK);
+        t += h;
+        ra.push_back(a.outputs());
+      }
+      CHECK(ra == fmu);
+      CHECK(b.outputs() != a.outputs());
+    }
     // gain 2.6 where 1 to 2 was trained: 0.6 outside, in units of the parameter's spread.
     if (!c.mu.empty()) CHECK(fmu.front().back() > 0.5);
     // Each coordinate set's C builds as strict C99 without a warning.
