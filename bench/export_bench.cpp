@@ -15,8 +15,8 @@
 
 #include <cmath>
 #include <cstring>
-#include <iterator>
 #include <filesystem>
+#include <iterator>
 #include <memory>
 
 namespace {
@@ -37,7 +37,8 @@ const ReducedModel& trained(int method) {
     const nlohmann::ordered_json settings[] = {
         {{"nr", 2}}, {{"epochs", 300}, {"force_epochs", 300}}, {{"epochs", 30}}, {{"kappa", 0.0}}};
     Monitor monitor;
-    rom = trainReducedModel(kMethods[method], macPherson().dataset, settings[method], monitor, &macPherson().model);
+    rom = trainReducedModel(kMethods[method], macPherson().dataset, settings[method], monitor,
+                            &macPherson().model);
   }
   return *rom;
 }
@@ -137,5 +138,9 @@ void BM_ExportedStepC(benchmark::State& state) {
 
 }  // namespace
 
-BENCHMARK(BM_ExportedStepEngine)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);
+BENCHMARK(BM_ExportedStepEngine)
+    ->DenseRange(0, 3)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond)
+    ->MinTime(1.0);
 BENCHMARK(BM_ExportedStepC)->DenseRange(0, 3)->UseManualTime()->Unit(benchmark::kMillisecond)->MinTime(1.0);

@@ -1,6 +1,7 @@
 #include "engine/export/c_kinematics.h"
 
 #include "engine/core/error.h"
+#include "engine/dynamics/scales.h"
 #include "engine/export/c_combinations.h"
 #include "engine/export/c_templates.h"
 #include "engine/rom/kinematic_table.h"
@@ -9,7 +10,8 @@
 
 namespace mbdrom {
 
-void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method) {
+void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
+                       const std::vector<int>& independent) {
   if (!model.spec().drivers.empty())
     throw InputError(method + " models of a mechanism with drivers (\"" + model.spec().drivers.front().name +
                      "\") cannot be exported as C or as an FMU yet: the drivers' time laws are not in C");
@@ -40,6 +42,20 @@ void writeCConstraints(CModelWriter& writer, const Model& model, const std::stri
   writer.scratch("CST_Z", nc);
   writer.scratch("CST_DX", nq);
   writer.code(kCConstraintsTemplate);
+  if (independent.empty()) return;
+  std::vector<int> dependent;
+  for (int i = 0; i < nq; ++i)
+    if (std::find(independent.begin(), independent.end(), i) == independent.end()) dependent.push_back(i);
+  const auto ni = static_cast<int>(independent.size()), nd = static_cast<int>(dependent.size());
+  writer.declarations("#define NI " + std::to_string(ni) + "\n#define ND " + std::to_string(nd) + "\n" +
+                      "TABLE int asm_independent[] = " + cIntArrayLiteral(independent) + ";\n" +
+                      "TABLE int asm_dependent[] = " + cIntArrayLiteral(dependent) + ";\n");
+  writer.constant("cst_row_scale", mechanismScales(model).rowScale);
+  writer.scratch("ASM_N", std::max(nd * nd, 1));
+  writer.scratch("ASM_L", std::max(nd * nd, 1));
+  writer.scratch("ASM_Y", std::max(nd, 1));
+  writer.scratch("ASM_X", std::max(nd, 1));
+  writer.code(kCIndependentTemplate);
 }
 
 void writeCKinematicTable(CModelWriter& writer, const KinematicTable& table, int independent) {

@@ -9,14 +9,20 @@
 #include "engine/export/c_model.h"
 #include "engine/model/model.h"
 
+#include <string>
+#include <vector>
+
 namespace mbdrom {
 
 class KinematicTable;
 
 /// Adds the constraints of `model` (tables, scratch and the C functions constraint_values,
-/// constraint_jacobian, project_onto_constraints). Throws InputError for a mechanism with
-/// drivers (their time laws are not in C yet), naming `method`.
-void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method);
+/// constraint_jacobian, project_onto_constraints). With `independent` coordinates (indices,
+/// NI of them) also the positions and velocities in them (engine/export/c/independent.c.in:
+/// assemble_positions, independent_split). Throws InputError for a mechanism with drivers
+/// (their time laws are not in C yet), naming `method`.
+void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
+                       const std::vector<int>& independent = {});
 
 /// Adds the nodes of `table` (a table of `model`'s mechanism in its coordinate
 /// `independent`) made so far and the C function kinematic_table. Throws InputError when

@@ -7,6 +7,7 @@ namespace mbdrom {
 extern const char* const kCModelHeaderTemplate;       ///< IDENTIFIER.h
 extern const char* const kCKernelsTemplate;           ///< dense kernels
 extern const char* const kCConstraintsTemplate;       ///< constraints, Jacobian, projection
+extern const char* const kCIndependentTemplate;       ///< positions and velocities in independent coordinates
 extern const char* const kCKinematicTableTemplate;    ///< a one-coordinate kinematic table
 extern const char* const kCForcesTemplate;            ///< spring-dampers, friction elements
 extern const char* const kCNetworkTemplate;           ///< multilayer perceptrons

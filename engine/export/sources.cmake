@@ -17,6 +17,7 @@ set(_mbdrom_c_templates
   "kCForcesTemplate:forces.c.in"
   "kCConstraintsTemplate:constraints.c.in"
   "kCKinematicTableTemplate:kinematic_table.c.in"
+  "kCIndependentTemplate:independent.c.in"
   "kCRuntimeFunctionsTemplate:runtime_functions.c.in"
   "kCRuntimeTemplate:runtime_api.c.in"
   "kFmi2WrapperTemplate:fmi2.c.in"

@@ -388,21 +388,6 @@ TEST_CASE("a trained model is exported from the Models panel as an FMU, its refu
   CHECK(bytes.startsWith("PK"));
   CHECK(bytes.contains("binaries/linux64/fmu_export_carriage.so"));
   CHECK(bytes.contains("modelIdentifier=\"fmu_export_carriage\""));
-
-  // A model the export cannot take yet (SINDy of the carriage's two degrees of freedom): the
-  // dialog says why, with the engine's words, and stays open.
-  window.trainModel("sindy", mbdrom::checkReducedModelSettings("sindy", OJson{{"kappa", 0.0}, {"polynomial_degree", 1}}),
-                    {0}, "sindy");
-  REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 60000));
-  emit window.modelsPanel()->exportFmuRequested(1);
-  auto* refused = mbdrom::test::visibleDialog(window, "fmuDialog");
-  mbdrom::test::choose(refused, "loadCase", "train");
-  const QString why = mbdrom::test::ok(refused);
-  INFO(why.toStdString());
-  CHECK(why.contains("more than one degree of freedom"));
-  CHECK(refused->isVisible());
-  refused->grab().save(MBDROM_TEST_OUTPUT_DIR "/fmu_export_refused.png");
-  refused->reject();
 }
 
 TEST_CASE("training on a new sweep runs the sweep first and trains on its runs") {

@@ -39,9 +39,14 @@ KERNEL const double* node_positions(S* s, const double* x) {
 #elif NODE_MODE == NODE_ALL
   (void)s;
   return x;
-#elif NODE_MODE == NODE_INDEPENDENT
+#elif NODE_MODE == NODE_INDEPENDENT && NODE_TABLE
   if (!kinematic_table(x[0], 0.0, NODE_Q, KT_R, KT_QD, KT_C)) STOPPED[0] = 1.0; /* past the table */
   return NODE_Q;
+#elif NODE_MODE == NODE_INDEPENDENT
+  int i;
+  for (i = 0; i < NR; ++i) NODE_QS[asm_independent[i]] = x[i];
+  if (!assemble_positions(s, NODE_QS)) STOPPED[0] = 1.0; /* the mechanism does not assemble */
+  return NODE_QS;
 #else
   mlp_value(&node_decoder, x, NODE_Q, NETWORK_WORK);
   return NODE_Q;
@@ -76,6 +81,7 @@ static void method_init(S* s) {
     XS[i] = node_initial_x[i];
     VS[i] = node_initial_v[i];
   }
+  for (i = 0; i < NQ; ++i) NODE_QS[i] = NODE_QO[i] = node_reference[i]; /* the assemblies' start */
   STOPPED[0] = 0.0;
   node_project(s);
 }
@@ -129,9 +135,14 @@ static void method_coordinates(S* s, double* q, double* qd) {
     q[i] = XS[i];
     qd[i] = VS[i];
   }
-#elif NODE_MODE == NODE_INDEPENDENT
+#elif NODE_MODE == NODE_INDEPENDENT && NODE_TABLE
   if (!kinematic_table(XS[0], VS[0], q, KT_R, qd, KT_C))
     for (i = 0; i < NQ; ++i) q[i] = qd[i] = NAN;
+#elif NODE_MODE == NODE_INDEPENDENT
+  for (i = 0; i < NR; ++i) NODE_QO[asm_independent[i]] = XS[i];
+  if (!assemble_positions(s, NODE_QO) || !independent_split(s, NODE_QO, VS, NODE_J, qd, NODE_D2))
+    for (i = 0; i < NQ; ++i) NODE_QO[i] = qd[i] = NAN;
+  for (i = 0; i < NQ; ++i) q[i] = NODE_QO[i];
 #else
   mlp_value_jacobian_curvature(&node_decoder, XS, VS, q, NODE_J, NODE_D2, NETWORK_WORK);
   mat_vec(NODE_J, NQ, NR, VS, qd);
@@ -231,14 +242,12 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
   w.scratch("NODE_D2", nq);
   w.scratch("NODE_J", nq * n);
   w.scratch("NETWORK_WORK", networkWork);
-  if (mode != 1) writeCConstraints(w, model, "Neural ODE");
-  if (mode == 1) {
-    if (!KinematicTable::applies(model, indices_))
-      throw InputError(
-          "neural ODE models in independent coordinates of a mechanism with more than one degree of freedom "
-          "(or with drivers) cannot be exported as C or as an FMU yet: their stages assemble the mechanism "
-          "by Newton's method, which is not in C; a model in all natural coordinates (coordinates \"all\") "
-          "can be");
+  const bool tabulated = mode == 1 && KinematicTable::applies(model, indices_);
+  w.declarations(std::string("#define NODE_TABLE ") + (tabulated ? "1" : "0") + "\n");
+  w.state("NODE_QS", nq);  // the last assembled positions of the stages and of the outputs
+  w.state("NODE_QO", nq);
+  if (!tabulated) writeCConstraints(w, model, "Neural ODE", mode == 1 ? indices_ : std::vector<int>{});
+  if (tabulated) {
     // The table a run makes, anchored where the run's is: at the first state, assembled from
     // the reference positions (NaturalPositions).
     AssemblyOptions assembly;

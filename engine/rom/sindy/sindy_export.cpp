@@ -1,8 +1,9 @@
-// SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic for a mechanism
-// of one degree of freedom — classic RK4 on the independent coordinate (u, u̇), every stage's
-// natural coordinates, R and c from the kinematic table (exported over the trained range
-// widened by its width on each side), the known forces (loads, springs, dampers), the
-// identified terms Ξᵀ λ(u, u̇, t) with friction columns, and (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ.
+// SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic — classic RK4 on
+// the independent coordinates (u, u̇), every stage's natural coordinates, R and c from the
+// kinematic table for one degree of freedom (exported over the trained range widened by its
+// width on each side) or by assembly (Gauss-Newton on the constraints in C), the known forces
+// (loads, springs, dampers), the identified terms Ξᵀ λ(u, u̇, t) with friction columns, and
+// (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ.
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
@@ -81,68 +82,115 @@ static void sindy_known_forces(S* s, double* f) {
 #endif
 }
 
-/* u'' at (t, u, ud), leaving SQ, SQD (and KT_R, KT_C) of that state. */
-static double sindy_acceleration(S* s, double t, const double* u, const double* ud) {
-  int i, j;
-  double mr = 0.0, rhs = 0.0;
-  if (!kinematic_table(sindy_reference[KT_INDEPENDENT] + u[0], ud[0], SQ, KT_R, SQD, KT_C)) {
+/* u'' (NR) at (t, u, ud) into a, leaving SQ, SQD, SR (NQ x NR) and SC of that state: the
+   natural coordinates from the kinematic table (one degree of freedom) or assembled from the
+   last ones (SQG), as SindyStepper::accelerations. */
+static void sindy_acceleration(S* s, double t, const double* u, const double* ud, double* a) {
+  int i, j, k;
+#if SINDY_TABLE
+  if (!kinematic_table(sindy_reference[KT_INDEPENDENT] + u[0], ud[0], SQ, SR, SQD, SC)) {
     STOPPED[0] = 1.0; /* past the exported table */
-    return 0.0;
+    for (i = 0; i < NR; ++i) a[i] = 0.0;
+    return;
   }
+#else
+  for (i = 0; i < NR; ++i) SQG[asm_independent[i]] = sindy_reference[asm_independent[i]] + u[i];
+  if (!assemble_positions(s, SQG) || !independent_split(s, SQG, ud, SR, SQD, SC)) {
+    STOPPED[0] = 1.0; /* the mechanism does not assemble, or the coordinates lost the motion */
+    for (i = 0; i < NR; ++i) a[i] = 0.0;
+    return;
+  }
+  for (i = 0; i < NQ; ++i) SQ[i] = SQG[i];
+#endif
   sindy_known_forces(s, SF);
   for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, u, ud, t);
-  mass_times(KT_R, 1, SMR);
-  for (i = 0; i < NQ; ++i) mr += KT_R[i] * SMR[i];
-  for (i = 0; i < NQ; ++i) rhs += KT_R[i] * SF[i];
-  {
-    double inertia = 0.0, identified = 0.0;
-    for (i = 0; i < NQ; ++i) inertia += SMR[i] * KT_C[i];
-    for (j = 0; j < SINDY_TERMS; ++j) identified += sindy_xi[j] * SLAMBDA[j];
-    rhs = (rhs - inertia) + identified;
+  mass_times(SR, NR, SMR);
+  for (i = 0; i < NR; ++i) {
+    double rhs = 0.0, inertia = 0.0, identified = 0.0;
+    for (j = 0; j < NR; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += SR[k * NR + i] * SMR[k * NR + j];
+      SMRR[i * NR + j] = sum;
+    }
+    for (k = 0; k < NQ; ++k) rhs += SR[k * NR + i] * SF[k];
+    for (k = 0; k < NQ; ++k) inertia += SMR[k * NR + i] * SC[k];
+    for (j = 0; j < SINDY_TERMS; ++j) identified += sindy_xi[j * NR + i] * SLAMBDA[j];
+    SRHS[i] = (rhs - inertia) + identified;
   }
-  return rhs / mr;
+  if (NR == 1) {
+    a[0] = SRHS[0] / SMRR[0];
+    return;
+  }
+  if (!cholesky_factor(SMRR, NR, SL)) {
+    STOPPED[0] = 1.0;
+    for (i = 0; i < NR; ++i) a[i] = 0.0;
+    return;
+  }
+  cholesky_solve(SL, NR, SRHS, a);
 }
 
 static void method_init(S* s) {
-  U[0] = sindy_initial_u[0];
-  UD[0] = sindy_initial_ud[0];
+  int i;
+  for (i = 0; i < NR; ++i) {
+    U[i] = sindy_initial_u[i];
+    UD[i] = sindy_initial_ud[i];
+  }
+  for (i = 0; i < NQ; ++i) SQG[i] = sindy_reference[i];
   STOPPED[0] = 0.0;
 }
 
 /* Classic RK4 from t0 = (step - 1) h, as SindyStepper::advance. */
 static void method_step(S* s, double t, double h) {
   const double t0 = (double)(s->step - 1) * h;
-  double a1, a2, a3, a4, u2, v2, u3, v3, u4, v4;
-  const double v1 = UD[0];
-  a1 = sindy_acceleration(s, t0, U, UD);
-  u2 = U[0] + 0.5 * h * v1;
-  v2 = UD[0] + 0.5 * h * a1;
-  a2 = sindy_acceleration(s, t0 + 0.5 * h, &u2, &v2);
-  u3 = U[0] + 0.5 * h * v2;
-  v3 = UD[0] + 0.5 * h * a2;
-  a3 = sindy_acceleration(s, t0 + 0.5 * h, &u3, &v3);
-  u4 = U[0] + h * v3;
-  v4 = UD[0] + h * a3;
-  a4 = sindy_acceleration(s, t, &u4, &v4);
-  U[0] += h / 6.0 * (((v1 + 2.0 * v2) + 2.0 * v3) + v4);
-  UD[0] += h / 6.0 * (((a1 + 2.0 * a2) + 2.0 * a3) + a4);
+  int i;
+  for (i = 0; i < NR; ++i) V1[i] = UD[i];
+  sindy_acceleration(s, t0, U, UD, A1);
+  for (i = 0; i < NR; ++i) {
+    U2[i] = U[i] + 0.5 * h * V1[i];
+    V2[i] = UD[i] + 0.5 * h * A1[i];
+  }
+  sindy_acceleration(s, t0 + 0.5 * h, U2, V2, A2);
+  for (i = 0; i < NR; ++i) {
+    U3[i] = U[i] + 0.5 * h * V2[i];
+    V3[i] = UD[i] + 0.5 * h * A2[i];
+  }
+  sindy_acceleration(s, t0 + 0.5 * h, U3, V3, A3);
+  for (i = 0; i < NR; ++i) {
+    U4[i] = U[i] + h * V3[i];
+    V4[i] = UD[i] + h * A3[i];
+  }
+  sindy_acceleration(s, t, U4, V4, A4);
+  for (i = 0; i < NR; ++i) {
+    U[i] += h / 6.0 * (((V1[i] + 2.0 * V2[i]) + 2.0 * V3[i]) + V4[i]);
+    UD[i] += h / 6.0 * (((A1[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
+  }
 }
 
-static int method_finite(const S* s) { return STOPPED[0] == 0.0 && all_finite(U, 1) && all_finite(UD, 1); }
+static int method_finite(const S* s) { return STOPPED[0] == 0.0 && all_finite(U, NR) && all_finite(UD, NR); }
 
+/* The natural coordinates of the state, as the engine's output sample finds them. */
 static void method_coordinates(S* s, double* q, double* qd) {
   int i;
-  if (!kinematic_table(sindy_reference[KT_INDEPENDENT] + U[0], UD[0], q, KT_R, qd, KT_C))
-    for (i = 0; i < NQ; ++i) q[i] = qd[i] = NAN;
+  sindy_acceleration(s, s->t, U, UD, A1);
+  for (i = 0; i < NQ; ++i) {
+    q[i] = STOPPED[0] == 0.0 ? SQ[i] : NAN;
+    qd[i] = STOPPED[0] == 0.0 ? SQD[i] : NAN;
+  }
 }
 
-static void method_reduced(const S* s, double* xr) { xr[0] = U[0]; }
+static void method_reduced(const S* s, double* xr) {
+  int i;
+  for (i = 0; i < NR; ++i) xr[i] = U[i];
+}
 
-/* [u; u'] = [q_c - q_ref,c; q'_c]. */
+/* [u; u'] = [q_I - q_ref,I; q'_I]. */
 static void method_envelope_state(S* s, const double* q, const double* qd, double* e) {
+  int i;
   (void)s;
-  e[0] = q[KT_INDEPENDENT] - sindy_reference[KT_INDEPENDENT];
-  e[1] = qd[KT_INDEPENDENT];
+  for (i = 0; i < NR; ++i) {
+    e[i] = q[sindy_independent[i]] - sindy_reference[sindy_independent[i]];
+    e[NR + i] = qd[sindy_independent[i]];
+  }
 }
 )c";
 
@@ -152,21 +200,16 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   checkMechanism(model);
   (void)run;
   (void)dt;
-  if (!KinematicTable::applies(model, independent_))
-    throw InputError(
-        "SINDy models of a mechanism with more than one degree of freedom (or with drivers) cannot be "
-        "exported "
-        "as C or as an FMU yet: their stages assemble the mechanism by Newton's method, which is not in C; "
-        "models of one degree of freedom can");
   std::vector<int> frictionOf, frictionChannelOf;
   columnSources(model, frictionOf, frictionChannelOf);
-  const int nq = model.nq(), c = independent_.front();
+  const int nq = model.nq(), n = reducedDimension();
+  const bool tabulated = KinematicTable::applies(model, independent_);
   const auto L = static_cast<int>(terms_.size());
   std::vector<int> kind, powers, coordinate;
   std::vector<double> omega;
   for (const SindyTerm& t : terms_) {
     kind.push_back(static_cast<int>(t.kind));
-    for (int i = 0; i < 2; ++i)
+    for (int i = 0; i < 2 * n; ++i)
       powers.push_back(t.kind == SindyTerm::Kind::Monomial ? t.powers.at(static_cast<std::size_t>(i)) : 0);
     coordinate.push_back(t.coordinate);
     omega.push_back(t.omega);
@@ -179,57 +222,73 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                    ? 1
                    : 0;
   writeCForceElements(w, model);
+  writeCMassMatrix(w, model);
   w.declarations(std::string("#define SINDY_TERMS ") + std::to_string(L) + "\n#define SINDY_EXTERNAL " +
                  (known.external ? "1" : "0") + "\n#define SINDY_SPRINGS " + (known.spring ? "1" : "0") +
                  "\n#define SINDY_DAMPERS " + (known.damper ? "1" : "0") + "\n#define SINDY_ELEMENTS " +
-                 (known.elements.empty() ? "0" : "1") + "\n");
+                 (known.elements.empty() ? "0" : "1") + "\n#define SINDY_TABLE " + (tabulated ? "1" : "0") +
+                 "\n");
   w.declarations("TABLE int sindy_kind[] = " + cIntArrayLiteral(kind) +
                  ";\nTABLE int sindy_powers[] = " + cIntArrayLiteral(powers) +
                  ";\nTABLE int sindy_coordinate[] = " + cIntArrayLiteral(coordinate) +
                  ";\nTABLE int sindy_friction_of[] = " + cIntArrayLiteral(frictionOf) +
                  ";\nTABLE int sindy_channel_of[] = " + cIntArrayLiteral(frictionChannelOf) +
                  ";\nTABLE int sindy_all_elements[] = " + cIntArrayLiteral(all) +
-                 ";\nTABLE int sindy_named_elements[] = " + cIntArrayLiteral(named) + ";\n");
+                 ";\nTABLE int sindy_named_elements[] = " + cIntArrayLiteral(named) +
+                 ";\nTABLE int sindy_independent[] = " + cIntArrayLiteral(independent_) + ";\n");
   w.constant("sindy_omega", omega);
   w.constant("sindy_xi", result_.Xi);
-  writeCMassMatrix(w, model);
   w.constant("sindy_reference", qRef_);
   w.constant("sindy_initial_u", u0_);
   w.constant("sindy_initial_ud", ud0_);
-  w.state("U", 1);
-  w.state("UD", 1);
+  w.state("U", n);
+  w.state("UD", n);
+  w.state("SQG", nq);  // the last assembled positions: the next assembly starts there
   w.state("STOPPED", 1);
+  for (const char* name : {"V1", "U2", "V2", "U3", "V3", "U4", "V4", "A1", "A2", "A3", "A4", "SRHS"})
+    w.scratch(name, n);
   w.scratch("SQ", nq);
   w.scratch("SQD", nq);
   w.scratch("SF", nq);
   w.scratch("SF2", nq);
-  w.scratch("SMR", nq);
+  w.scratch("SC", nq);
+  w.scratch("SR", nq * n);
+  w.scratch("SMR", nq * n);
+  w.scratch("SMRR", n * n);
+  w.scratch("SL", n * n);
   w.scratch("SLAMBDA", std::max(L, 1));
 
-  // The table a run makes (SindyStepper): anchored at the first state, assembled from the
-  // reference positions, over the trained range of u widened by its width on each side.
-  AssemblyOptions assembly;
-  assembly.fixedCoordinates = independent_;
-  assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
-  Eigen::VectorXd start = qRef_;
-  start(c) = qRef_(c) + u0_(0);
-  start = assemblePositions(model, start, 0.0, assembly).q;
-  KinematicTable table(model, c, start,
-                       kinematicTableSpacing(envelope(), assembly.scales->coordinateScale(c)));
-  bool covered = false;
-  for (const EnvelopeGroup& g : envelope().groups())
-    if (g.name == "state" && g.high.size() > 0 && g.high(0) >= g.low(0)) {
-      const double width = std::max(g.high(0) - g.low(0), 1e-12);
-      table.cover(qRef_(c) + g.low(0) - width, qRef_(c) + g.high(0) + width);
-      covered = true;
-    }
-  if (!covered)
-    throw InputError(
-        "sindy: the model has no training envelope, so the range of its kinematic table is unknown");
-  writeCKinematicTable(w, table, c);
+  if (tabulated) {
+    // The table a run makes (SindyStepper): anchored at the first state, assembled from the
+    // reference positions, over the trained range of u widened by its width on each side.
+    const int c = independent_.front();
+    AssemblyOptions assembly;
+    assembly.fixedCoordinates = independent_;
+    assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
+    Eigen::VectorXd start = qRef_;
+    start(c) = qRef_(c) + u0_(0);
+    start = assemblePositions(model, start, 0.0, assembly).q;
+    KinematicTable table(model, c, start,
+                         kinematicTableSpacing(envelope(), assembly.scales->coordinateScale(c)));
+    bool covered = false;
+    for (const EnvelopeGroup& g : envelope().groups())
+      if (g.name == "state" && g.high.size() > 0 && g.high(0) >= g.low(0)) {
+        const double width = std::max(g.high(0) - g.low(0), 1e-12);
+        table.cover(qRef_(c) + g.low(0) - width, qRef_(c) + g.high(0) + width);
+        covered = true;
+      }
+    if (!covered)
+      throw InputError(
+          "sindy: the model has no training envelope, so the range of its kinematic table is unknown");
+    writeCKinematicTable(w, table, c);
+  } else {
+    writeCConstraints(w, model, "SINDy", independent_);
+  }
   w.code(kSindyCode);
-  w.reducedCoordinates({"x_r1"});
-  w.envelopeStateSize(2);
+  std::vector<std::string> names;
+  for (int i = 1; i <= n; ++i) names.push_back("x_r" + std::to_string(i));
+  w.reducedCoordinates(names);
+  w.envelopeStateSize(2 * n);
 }
 
 }  // namespace mbdrom
