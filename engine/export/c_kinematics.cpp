@@ -1,12 +1,15 @@
 #include "engine/export/c_kinematics.h"
 
 #include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
 #include "engine/dynamics/scales.h"
 #include "engine/export/c_combinations.h"
 #include "engine/export/c_templates.h"
 #include "engine/rom/kinematic_table.h"
+#include "engine/rom/training_envelope.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace mbdrom {
 
@@ -64,14 +67,36 @@ void writeCKinematicTable(CModelWriter& writer, const KinematicTable& table, int
     throw InputError("the kinematic table has fewer than two nodes: it cannot be exported");
   // Column-major storage of nodes is node after node: [q; R; S] of each.
   writer.constant("kt_nodes", Eigen::Map<const Eigen::MatrixXd>(nodes.data(), nodes.size(), 1));
-  writer.declarations("#define KT_U0 " + cNumber(table.origin()) + "\n#define KT_H " +
-                      cNumber(table.spacing()) + "\n#define KT_FIRST " + std::to_string(table.firstNode()) +
-                      "L\n#define KT_NODES " + std::to_string(nodes.cols()) + "L\n#define KT_INDEPENDENT " +
+  writer.declarations("#define KT_U0 (" + cNumber(table.origin()) + ")\n#define KT_H " +
+                      cNumber(table.spacing()) + "\n#define KT_FIRST (" + std::to_string(table.firstNode()) +
+                      "L)\n#define KT_NODES " + std::to_string(nodes.cols()) + "L\n#define KT_INDEPENDENT " +
                       std::to_string(independent) + "\n");
   writer.scratch("KT_R", static_cast<int>(nodes.rows() / 3));
   writer.scratch("KT_QD", static_cast<int>(nodes.rows() / 3));
   writer.scratch("KT_C", static_cast<int>(nodes.rows() / 3));
   writer.code(kCKinematicTableTemplate);
+}
+
+void writeCRunKinematicTable(CModelWriter& writer, const Model& model, int independent,
+                             const Eigen::VectorXd& reference, double start, const TrainingEnvelope& envelope,
+                             double offset, const std::string& method) {
+  const EnvelopeGroup* trained = nullptr;
+  for (const EnvelopeGroup& g : envelope.groups())
+    if (g.name == "state" && g.high.size() > 0 && g.high(0) >= g.low(0)) trained = &g;
+  if (!trained)
+    throw InputError(method +
+                     ": the model has no training envelope, so the range of its kinematic table is unknown");
+  AssemblyOptions assembly;
+  assembly.fixedCoordinates = {independent};
+  assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
+  Eigen::VectorXd q = reference;
+  q(independent) = start;
+  q = assemblePositions(model, q, 0.0, assembly).q;
+  KinematicTable table(model, independent, q,
+                       kinematicTableSpacing(envelope, assembly.scales->coordinateScale(independent)));
+  const double width = std::max(trained->high(0) - trained->low(0), 1e-12);
+  table.cover(offset + trained->low(0) - width, offset + trained->high(0) + width);
+  writeCKinematicTable(writer, table, independent);
 }
 
 }  // namespace mbdrom

@@ -15,6 +15,7 @@
 namespace mbdrom {
 
 class KinematicTable;
+class TrainingEnvelope;
 
 /// Adds the constraints of `model` (tables, scratch and the C functions constraint_values,
 /// constraint_jacobian, project_onto_constraints). With `independent` coordinates (indices,
@@ -23,6 +24,16 @@ class KinematicTable;
 /// (their time laws are not in C yet), naming `method`.
 void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
                        const std::vector<int>& independent = {});
+
+/// Adds the kinematic table a reduced run of `model` in its coordinate `independent` makes
+/// (SINDy's and the neural ODE's steppers): anchored where the run starts, at `reference`
+/// (size nq) with the coordinate at `start`, assembled, spaced as kinematicTableSpacing
+/// gives for `envelope`, its nodes made over the trained range of the envelope's first state
+/// component (plus `offset`, to the coordinate's value) widened by its width on each side.
+/// Throws InputError (naming `method`) without a trained range.
+void writeCRunKinematicTable(CModelWriter& writer, const Model& model, int independent,
+                             const Eigen::VectorXd& reference, double start, const TrainingEnvelope& envelope,
+                             double offset, const std::string& method);
 
 /// Adds the nodes of `table` (a table of `model`'s mechanism in its coordinate
 /// `independent`) made so far and the C function kinematic_table. Throws InputError when

@@ -7,8 +7,6 @@
 // (decoded, then projected onto the constraints).
 
 #include "engine/core/error.h"
-#include "engine/dynamics/assembly.h"
-#include "engine/dynamics/scales.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
@@ -16,7 +14,6 @@
 #include "engine/rom/ae/ae_model.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/node/node_model.h"
-#include "engine/rom/training_envelope.h"
 
 #include <memory>
 #include <string>
@@ -186,20 +183,6 @@ static void method_envelope_state(S* s, const double* q, const double* qd, doubl
 }
 )c";
 
-// The trained range of the state's first coordinate (the envelope's "state" group) widened
-// by its width on each side, as far as the table's nodes go.
-void tableRange(const TrainingEnvelope& envelope, double& low, double& high) {
-  for (const EnvelopeGroup& g : envelope.groups())
-    if (g.name == "state" && g.high.size() > 0 && g.high(0) >= g.low(0)) {
-      const double width = std::max(g.high(0) - g.low(0), 1e-12);
-      low = g.low(0) - width;
-      high = g.high(0) + width;
-      return;
-    }
-  throw InputError(
-      "node: the model has no training envelope, so the range of its kinematic table is unknown");
-}
-
 }  // namespace
 
 void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& w) const {
@@ -249,20 +232,8 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
   if (!tabulated) writeCConstraints(w, model, "Neural ODE", mode == 1 ? indices_ : std::vector<int>{});
   if (tabulated) {
     // The table a run makes, anchored where the run's is: at the first state, assembled from
-    // the reference positions (NaturalPositions).
-    AssemblyOptions assembly;
-    assembly.fixedCoordinates = indices_;
-    assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
-    Eigen::VectorXd start = qRef_;
-    start(indices_.front()) = z0q_(0);
-    start = assemblePositions(model, start, 0.0, assembly).q;
-    KinematicTable table(
-        model, indices_.front(), start,
-        kinematicTableSpacing(envelope(), assembly.scales->coordinateScale(indices_.front())));
-    double low = 0.0, high = 0.0;
-    tableRange(envelope(), low, high);
-    table.cover(low, high);
-    writeCKinematicTable(w, table, indices_.front());
+    // the reference positions (NaturalPositions); the state is the coordinate's value.
+    writeCRunKinematicTable(w, model, indices_.front(), qRef_, z0q_(0), envelope(), 0.0, "node");
   }
   w.code(kNodeCode);
   std::vector<std::string> names;

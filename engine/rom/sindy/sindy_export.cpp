@@ -6,14 +6,11 @@
 // (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ.
 
 #include "engine/core/error.h"
-#include "engine/dynamics/assembly.h"
-#include "engine/dynamics/scales.h"
 #include "engine/export/c_forces.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/sindy/sindy_model.h"
-#include "engine/rom/training_envelope.h"
 
 #include <algorithm>
 #include <memory>
@@ -260,27 +257,9 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
 
   if (tabulated) {
     // The table a run makes (SindyStepper): anchored at the first state, assembled from the
-    // reference positions, over the trained range of u widened by its width on each side.
+    // reference positions; the state is u, the coordinate's displacement from the reference.
     const int c = independent_.front();
-    AssemblyOptions assembly;
-    assembly.fixedCoordinates = independent_;
-    assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
-    Eigen::VectorXd start = qRef_;
-    start(c) = qRef_(c) + u0_(0);
-    start = assemblePositions(model, start, 0.0, assembly).q;
-    KinematicTable table(model, c, start,
-                         kinematicTableSpacing(envelope(), assembly.scales->coordinateScale(c)));
-    bool covered = false;
-    for (const EnvelopeGroup& g : envelope().groups())
-      if (g.name == "state" && g.high.size() > 0 && g.high(0) >= g.low(0)) {
-        const double width = std::max(g.high(0) - g.low(0), 1e-12);
-        table.cover(qRef_(c) + g.low(0) - width, qRef_(c) + g.high(0) + width);
-        covered = true;
-      }
-    if (!covered)
-      throw InputError(
-          "sindy: the model has no training envelope, so the range of its kinematic table is unknown");
-    writeCKinematicTable(w, table, c);
+    writeCRunKinematicTable(w, model, c, qRef_, qRef_(c) + u0_(0), envelope(), qRef_(c), "sindy");
   } else {
     writeCConstraints(w, model, "SINDy", independent_);
   }

@@ -74,16 +74,23 @@ Model barPendulum() {
                               "<bar pendulum>"));
 }
 
-std::unique_ptr<ReducedModel> trainPod(const Model& model, const std::string& integrator) {
+// One run of `model` under `loadCase` from 0 to tEnd [s] (1 ms steps, samples every outputDt
+// [s]) as a dataset, named after the load case.
+Dataset simulatedDataset(const Model& model, const std::string& loadCase, double tEnd, double outputDt) {
   RunOptions o;
-  o.loadCase = model.requireLoadCase("drive");
-  o.tEnd = 3.0;
+  o.loadCase = model.requireLoadCase(loadCase);
+  o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
-  o.outputDt = 0.002;
+  o.outputDt = outputDt;
   TrajectoryRecorder full;
   simulate(model, o, full);
   Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(full.samples(), "drive", "drive"));
+  addRun(dataset, runFromSamples(full.samples(), loadCase, loadCase));
+  return dataset;
+}
+
+std::unique_ptr<ReducedModel> trainPod(const Model& model, const std::string& integrator) {
+  const Dataset dataset = simulatedDataset(model, "drive", 3.0, 0.002);
   Monitor monitor;
   return trainReducedModel("pod", dataset, {{"nr", 2}, {"integrator", integrator}}, monitor, &model);
 }
@@ -425,13 +432,7 @@ TEST_CASE("the MacPherson's POD of three modes exported reproduces the engine to
   const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
-  o.tEnd = 1.5;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.002;
-  TrajectoryRecorder full;
-  simulate(model, o, full);
-  Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(full.samples(), "train", "train"));
+  Dataset dataset = simulatedDataset(model, "train", 1.5, 0.002);
   Monitor monitor;
   const auto rom = trainReducedModel("pod", dataset, {{"nr", 3}}, monitor, &model);
   CExportOptions options;
@@ -487,13 +488,7 @@ TEST_CASE("a local PCA model exported switches clusters as the engine does, to 1
   const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
-  o.tEnd = 4.0;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.002;
-  TrajectoryRecorder full;
-  simulate(model, o, full);
-  Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(full.samples(), "train", "train"));
+  Dataset dataset = simulatedDataset(model, "train", 4.0, 0.002);
   Monitor monitor;
   const auto rom = trainReducedModel("pca", dataset, {{"clusters", 8}, {"nr", 2}}, monitor, &model);
   CExportOptions options;
@@ -539,13 +534,7 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
     INFO(c.model.spec().name << ": " << c.integrator << ", " << c.activation);
     RunOptions o;
     o.loadCase = c.model.requireLoadCase(c.loadCase);
-    o.tEnd = 3.0;
-    o.integrator.dt = 1e-3;
-    o.outputDt = 0.004;
-    TrajectoryRecorder full;
-    simulate(c.model, o, full);
-    Dataset dataset = makeDataset(c.model);
-    addRun(dataset, runFromSamples(full.samples(), c.loadCase, c.loadCase));
+    Dataset dataset = simulatedDataset(c.model, c.loadCase, 3.0, 0.004);
     Monitor monitor;
     const auto rom = trainReducedModel("ae", dataset,
                                        {{"nr", c.nr},
@@ -604,13 +593,7 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
   const Model model = barPendulum();
   RunOptions o;
   o.loadCase = model.requireLoadCase("drive");
-  o.tEnd = 3.0;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.01;
-  TrajectoryRecorder full;
-  simulate(model, o, full);
-  Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(full.samples(), "drive", "drive"));
+  Dataset dataset = simulatedDataset(model, "drive", 3.0, 0.01);
   Dataset withMu = dataset;
   withMu.runs.front().parameters["gain"] = 1.0;
   DatasetRun second = withMu.runs.front();
@@ -751,13 +734,7 @@ TEST_CASE("SINDy models exported run their library and the kinematic table in C 
     INFO(model.spec().name);
     RunOptions o;
     o.loadCase = model.requireLoadCase("drive");
-    o.tEnd = 3.0;
-    o.integrator.dt = 1e-3;
-    o.outputDt = 0.002;
-    TrajectoryRecorder full;
-    simulate(model, o, full);
-    Dataset dataset = makeDataset(model);
-    addRun(dataset, runFromSamples(full.samples(), "drive", "drive"));
+    Dataset dataset = simulatedDataset(model, "drive", 3.0, 0.002);
     Monitor monitor;
     const auto rom = trainReducedModel("sindy", dataset, c.settings, monitor, &model);
     INFO(rom->metrics().dump());
@@ -803,13 +780,7 @@ TEST_CASE(
   const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
-  o.tEnd = 2.0;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.01;
-  TrajectoryRecorder full;
-  simulate(model, o, full);
-  Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(full.samples(), "train", "train"));
+  Dataset dataset = simulatedDataset(model, "train", 2.0, 0.01);
   Monitor monitor;
   struct Case {
     std::string name;
