@@ -540,8 +540,8 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
                                        {{"nr", c.nr},
                                         {"hidden", {12}},
                                         {"force_hidden", {8}},
-                                        {"epochs", 200},
-                                        {"force_epochs", 200},
+                                        {"epochs", 80},
+                                        {"force_epochs", 80},
                                         {"integrator", c.integrator},
                                         {"activation", c.activation},
                                         {"seed", 7}},
@@ -602,9 +602,8 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
   addRun(withMu, second);
   Monitor monitor;
   const auto ae = trainReducedModel(
-      "ae", dataset, {{"nr", 1}, {"hidden", {12}}, {"epochs", 200}, {"force_epochs", 50}}, monitor, &model);
-  const nlohmann::ordered_json base{
-      {"hidden", {16, 16}}, {"epochs", 20}, {"inputs", "external"}, {"seed", 3}};
+      "ae", dataset, {{"nr", 1}, {"hidden", {12}}, {"epochs", 80}, {"force_epochs", 30}}, monitor, &model);
+  const nlohmann::ordered_json base{{"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "external"}, {"seed", 3}};
   struct Case {
     std::string name;
     std::unique_ptr<ReducedModel> rom;
@@ -791,7 +790,7 @@ TEST_CASE(
                                               monitor, &model)});
   cases.push_back(
       {"node", trainReducedModel("node", dataset,
-                                 {{"hidden", {16, 16}}, {"epochs", 20}, {"coordinates", {"P.x", "P.y"}}},
+                                 {{"hidden", {16, 16}}, {"epochs", 8}, {"coordinates", {"P.x", "P.y"}}},
                                  monitor, &model)});
   for (const Case& c : cases) {
     INFO(c.name);
