@@ -36,11 +36,13 @@ KERNEL const double* node_positions(S* s, const double* x) {
 #elif NODE_MODE == NODE_ALL
   (void)s;
   return x;
-#elif NODE_MODE == NODE_INDEPENDENT && NODE_TABLE
-  if (!kinematic_table(x[0], 0.0, NODE_Q, KT_R, KT_QD, KT_C)) STOPPED[0] = 1.0; /* past the table */
-  return NODE_Q;
 #elif NODE_MODE == NODE_INDEPENDENT
   int i;
+#if NODE_TABLE
+  if (kinematic_table(x[0], 0.0, NODE_QS, KT_R, KT_QD, KT_C)) return NODE_QS;
+#endif
+  /* Past the exported table (where the engine makes more nodes), or more than one degree of
+     freedom: assembled from the last positions. */
   for (i = 0; i < NR; ++i) NODE_QS[asm_independent[i]] = x[i];
   if (!assemble_positions(s, NODE_QS)) STOPPED[0] = 1.0; /* the mechanism does not assemble */
   return NODE_QS;
@@ -132,13 +134,15 @@ static void method_coordinates(S* s, double* q, double* qd) {
     q[i] = XS[i];
     qd[i] = VS[i];
   }
-#elif NODE_MODE == NODE_INDEPENDENT && NODE_TABLE
-  if (!kinematic_table(XS[0], VS[0], q, KT_R, qd, KT_C))
-    for (i = 0; i < NQ; ++i) q[i] = qd[i] = NAN;
 #elif NODE_MODE == NODE_INDEPENDENT
-  for (i = 0; i < NR; ++i) NODE_QO[asm_independent[i]] = XS[i];
-  if (!assemble_positions(s, NODE_QO) || !independent_split(s, NODE_QO, VS, NODE_J, qd, NODE_D2))
-    for (i = 0; i < NQ; ++i) NODE_QO[i] = qd[i] = NAN;
+#if NODE_TABLE
+  if (!kinematic_table(XS[0], VS[0], NODE_QO, NODE_J, qd, NODE_D2))
+#endif
+  {
+    for (i = 0; i < NR; ++i) NODE_QO[asm_independent[i]] = XS[i];
+    if (!assemble_positions(s, NODE_QO) || !independent_split(s, NODE_QO, VS, NODE_J, qd, NODE_D2))
+      for (i = 0; i < NQ; ++i) NODE_QO[i] = qd[i] = NAN;
+  }
   for (i = 0; i < NQ; ++i) q[i] = NODE_QO[i];
 #else
   mlp_value_jacobian_curvature(&node_decoder, XS, VS, q, NODE_J, NODE_D2, NETWORK_WORK);
@@ -229,7 +233,7 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
   w.declarations(std::string("#define NODE_TABLE ") + (tabulated ? "1" : "0") + "\n");
   w.state("NODE_QS", nq);  // the last assembled positions of the stages and of the outputs
   w.state("NODE_QO", nq);
-  if (!tabulated) writeCConstraints(w, model, "Neural ODE", mode == 1 ? indices_ : std::vector<int>{});
+  writeCConstraints(w, model, "Neural ODE", mode == 1 ? indices_ : std::vector<int>{});
   if (tabulated) {
     // The table a run makes, anchored where the run's is: at the first state, assembled from
     // the reference positions (NaturalPositions); the state is the coordinate's value.

@@ -84,21 +84,20 @@ static void sindy_known_forces(S* s, double* f) {
    last ones (SQG), as SindyStepper::accelerations. */
 static void sindy_acceleration(S* s, double t, const double* u, const double* ud, double* a) {
   int i, j, k;
-#if SINDY_TABLE
-  if (!kinematic_table(sindy_reference[KT_INDEPENDENT] + u[0], ud[0], SQ, SR, SQD, SC)) {
-    STOPPED[0] = 1.0; /* past the exported table */
-    for (i = 0; i < NR; ++i) a[i] = 0.0;
-    return;
-  }
-#else
   for (i = 0; i < NR; ++i) SQG[asm_independent[i]] = sindy_reference[asm_independent[i]] + u[i];
-  if (!assemble_positions(s, SQG) || !independent_split(s, SQG, ud, SR, SQD, SC)) {
-    STOPPED[0] = 1.0; /* the mechanism does not assemble, or the coordinates lost the motion */
-    for (i = 0; i < NR; ++i) a[i] = 0.0;
-    return;
+#if SINDY_TABLE
+  if (!kinematic_table(SQG[asm_independent[0]], ud[0], SQG, SR, SQD, SC))
+#endif
+  {
+    /* Past the exported table (where the engine makes more nodes), or more than one degree of
+       freedom: assembled from the last positions. */
+    if (!assemble_positions(s, SQG) || !independent_split(s, SQG, ud, SR, SQD, SC)) {
+      STOPPED[0] = 1.0; /* the mechanism does not assemble, or the coordinates lost the motion */
+      for (i = 0; i < NR; ++i) a[i] = 0.0;
+      return;
+    }
   }
   for (i = 0; i < NQ; ++i) SQ[i] = SQG[i];
-#endif
   sindy_known_forces(s, SF);
   for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, u, ud, t);
   mass_times(SR, NR, SMR);
@@ -260,9 +259,8 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
     // reference positions; the state is u, the coordinate's displacement from the reference.
     const int c = independent_.front();
     writeCRunKinematicTable(w, model, c, qRef_, qRef_(c) + u0_(0), envelope(), qRef_(c), "sindy");
-  } else {
-    writeCConstraints(w, model, "SINDy", independent_);
   }
+  writeCConstraints(w, model, "SINDy", independent_);
   w.code(kSindyCode);
   std::vector<std::string> names;
   for (int i = 1; i <= n; ++i) names.push_back("x_r" + std::to_string(i));
