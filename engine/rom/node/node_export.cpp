@@ -29,11 +29,7 @@ const char* const kNodeCode = R"c(
 
 /* The natural coordinates (NQ) at the stage's state x, for the loads there. */
 KERNEL const double* node_positions(S* s, const double* x) {
-#if NODE_INPUT_AT_REFERENCE
-  (void)x;
-  (void)s;
-  return node_reference;
-#elif NODE_MODE == NODE_ALL
+#if NODE_MODE == NODE_ALL
   (void)s;
   return x;
 #elif NODE_MODE == NODE_INDEPENDENT
@@ -59,7 +55,9 @@ static void node_stage(S* s, const double* x, const double* v, double* a) {
     NODE_IN[i] = x[i];
     NODE_IN[NR + i] = v[i];
   }
-#if NODE_LOAD_INPUTS
+#if NODE_LOAD_INPUTS && NODE_INPUT_AT_REFERENCE
+  for (i = 0; i < NQ; ++i) NODE_IN[2 * NR + i] = NODE_F[i]; /* the step's, found once */
+#elif NODE_LOAD_INPUTS
   external_forces(s, node_positions(s, x), NODE_IN + 2 * NR);
 #endif
   for (i = 0; i < NP; ++i) NODE_IN[2 * NR + NODE_LOAD_INPUTS + i] = s->p[i];
@@ -88,6 +86,10 @@ static void method_init(S* s) {
 static void method_step(S* s, double t, double h) {
   int i;
   (void)t;
+#if NODE_LOAD_INPUTS && NODE_INPUT_AT_REFERENCE
+  /* Loads that do not depend on the state, held over the step: the same at every stage. */
+  external_forces(s, node_reference, NODE_F);
+#endif
 #if NODE_INTEGRATOR == 0 /* classic Runge-Kutta */
   node_stage(s, XS, VS, A1);
   for (i = 0; i < NR; ++i) {
@@ -226,6 +228,7 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
     w.scratch(name, n);
   w.scratch("NODE_IN", dynamics_.network().inputs());
   w.scratch("NODE_Q", nq);
+  w.scratch("NODE_F", nq);
   w.scratch("NODE_D2", nq);
   w.scratch("NODE_J", nq * n);
   w.scratch("NETWORK_WORK", networkWork);
