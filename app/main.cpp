@@ -1,6 +1,7 @@
 // mbdrom: the workbench. Thin front end over the engine.
 
 #include "app/main_window.h"
+#include "app/stop_signal_notifier.h"
 #include "engine/core/version.h"
 #include "widgets/log_view.h"
 #include "widgets/scene_view.h"
@@ -51,7 +52,8 @@ struct Options {
     parser.setApplicationDescription(
         "Workbench for reduced-order models of multibody mechanisms.\n\n"
         "Opens MODEL.json (a mechanism, see docs/model-format.md) or a project\n"
-        "directory; without one, offers to recover autosaved work. Example mechanisms are\n"
+        "directory, then offers to recover autosaved work of a session that did not end\n"
+        "cleanly (SIGTERM or Ctrl+C autosave and quit). Example mechanisms are\n"
         "under File > New Project from Example (installed in share/mbdrom/examples).\n"
         "Needs a display (X11 or Wayland; 'xvfb-run mbdrom' without one); mbdrom-cli\n"
         "runs the same engine without a window.");
@@ -108,11 +110,17 @@ int main(int argc, char** argv) {
   parser.process(app);
 
   mbdrom::app::MainWindow window;
+  const mbdrom::app::StopSignalNotifier stopSignals;
+  QObject::connect(&stopSignals, &mbdrom::app::StopSignalNotifier::received, &window,
+                   &mbdrom::app::MainWindow::stopForSignal);
   window.show();
-  if (!parser.positionalArguments().isEmpty())
-    window.openModel(parser.positionalArguments().first());
-  else if (!parser.isSet(screenshot))
-    QTimer::singleShot(0, &window, [&window] { window.recoverAutosave(); });
+  const QString path =
+      parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().first();
+  if (parser.isSet(screenshot)) {
+    if (!path.isEmpty()) window.openModel(path);
+  } else {
+    window.start(path);
+  }
 
   if (parser.isSet(screenshot)) {
     const QString file = parser.value(screenshot);

@@ -37,6 +37,7 @@
 #include "widgets/plot_view.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
+#include "widgets/wheel_guard.h"
 
 #include <QAction>
 #include <QApplication>
@@ -71,6 +72,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 
 namespace mbdrom::app {
@@ -102,6 +104,7 @@ QString loadCaseName(const Model& model, int loadCase) {
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
+  widgets::WheelGuard::install();  // the wheel scrolls panels; it never edits a field without focus
 
   doc_ = new ProjectDocument(this);
   runner_ = new JobRunner(this);
@@ -169,7 +172,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 }
 
 MainWindow::~MainWindow() {
-  removeAutosave();
+  if (!keepAutosave_) removeAutosave();
 }
 
 std::shared_ptr<const Model> MainWindow::model() const {
@@ -871,6 +874,28 @@ void MainWindow::removeAutosave() {
   autosaveLock_.reset();
   QDir(autosaveDir_).removeRecursively();
   autosaveDir_.clear();
+}
+
+void MainWindow::start(const QString& path) {
+  if (!path.isEmpty()) openModel(path);
+  // However it was started: a pending autosave is offered once the window shows.
+  QTimer::singleShot(0, this, [this] { recoverAutosave(); });
+}
+
+void MainWindow::stopForSignal(const QString& signalName) {
+  log_->warning(tr("%1 received: cancelling the running jobs and quitting").arg(signalName));
+  runner_->cancelAllAndWait();
+  if (autosaveNow()) {
+    keepAutosave_ = true;
+    autosaveLock_.reset();  // released, so the next session offers it
+    std::fprintf(stderr,
+                 "mbdrom: %s: unsaved changes autosaved in %s; the next start offers to recover them\n",
+                 qPrintable(signalName), qPrintable(autosaveDir_));
+  } else if (!autosaveDir_.isEmpty()) {
+    removeAutosave();  // nothing unsaved since the last autosave was made obsolete
+  }
+  writeSettings();
+  QApplication::quit();
 }
 
 bool MainWindow::recoverAutosave(bool ask) {

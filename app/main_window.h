@@ -173,6 +173,13 @@ class MainWindow : public QMainWindow {
   /// Offers to recover projects autosaved by sessions that did not end cleanly.
   /// With `ask` false the newest one is recovered without a question (tests).
   bool recoverAutosave(bool ask = true);
+  /// How the workbench starts: opens `path` (a model file or project; none when empty),
+  /// then offers to recover autosaved work of a session that did not end cleanly.
+  void start(const QString& path);
+  /// Ends the session without questions, as SIGTERM or Ctrl+C in the terminal ask: running
+  /// jobs are cancelled (keeping what they computed), unsaved changes go to the autosave,
+  /// which the next start offers to recover; then the application quits.
+  void stopForSignal(const QString& signalName);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -331,7 +338,9 @@ class MainWindow : public QMainWindow {
   QTimer* autosaveTimer_ = nullptr;
   QString autosaveDir_;
   std::unique_ptr<QLockFile> autosaveLock_;
-  QString recoveredDir_;  // autosave a recovered project still reads its runs from
+  QString recoveredDir_;
+  bool keepAutosave_ = false;  // stopped by a signal: the autosave is what the next start recovers  //
+                               // autosave a recovered project still reads its runs from
 };
 
 }  // namespace mbdrom::app

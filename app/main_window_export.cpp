@@ -69,8 +69,9 @@ void MainWindow::exportFmuDialog(int index) {
     auto result = std::make_shared<FmuExport>();
     runner_->submit(
         tr("Export FMU %1").arg(QFileInfo(path).fileName()),
-        [model, rom, options, path, result](Monitor&) {
-          *result = exportFmu(*rom, *model, options, path.toStdString());
+        [model, rom, options, path, result](Monitor& monitor) {
+          // Cancel stops the C compiler too.
+          *result = exportFmu(*rom, *model, options, path.toStdString(), "", kCompilerTimeout, &monitor);
         },
         [this, path, result](JobRunner::Outcome outcome, const QString& message) {
           if (outcome == JobRunner::Outcome::Failed) {

@@ -10,7 +10,10 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPointer>
 #include <QPushButton>
+#include <QScrollBar>
+#include <QTimer>
 
 #include <algorithm>
 #include <array>
@@ -120,7 +123,17 @@ void PropertyEditor::showElement(const ModelSpec& spec, std::optional<ElementRef
     return;
   }
   structure_ = structure;
+  // A commit that changes the rows (a shape's type) rebuilds the form: it stays where it was scrolled.
+  const int scrolled = sameElement ? verticalScrollBar()->value() : 0;
   build();
+  if (scrolled > 0) {
+    form_->adjustSize();
+    verticalScrollBar()->setValue(scrolled);
+    // The scroll range follows the new form's layout, which may settle a moment later.
+    QTimer::singleShot(0, this, [this, scrolled, form = QPointer<QWidget>(form_)] {
+      if (form && form == form_) verticalScrollBar()->setValue(scrolled);
+    });
+  }
 }
 
 void PropertyEditor::build() {

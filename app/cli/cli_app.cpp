@@ -3,6 +3,7 @@
 #include "app/cli/arguments.h"
 #include "app/cli/export_command.h"
 #include "app/cli/fmu_command.h"
+#include "app/cli/interrupt_guard.h"
 #include "app/cli/model_commands.h"
 #include "app/cli/project_command.h"
 #include "app/cli/rom_commands.h"
@@ -12,6 +13,7 @@
 #include "engine/core/version.h"
 #include "engine/rom/method_registry.h"
 
+#include <csignal>
 #include <functional>
 #include <map>
 #include <ostream>
@@ -50,7 +52,7 @@ options:
 Run 'mbdrom-cli COMMAND --help' or 'mbdrom-cli help COMMAND' for a command's options.
 Example mechanisms: resources/examples in the source tree, share/mbdrom/examples
 under the install prefix (/usr/share/mbdrom/examples from the Debian package).
-Exit codes: 0 success, 1 error, 2 bad command line, 130 cancelled (Ctrl+C).
+Exit codes: 0 success, 1 error, 2 bad command line, 130 cancelled (Ctrl+C), 143 stopped by SIGTERM.
 )";
 
 // The usage with the registered methods filled in.
@@ -149,8 +151,9 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
     err << "mbdrom-cli " << first << ": " << e.what() << "\n\n" << it->second.usage;
     return 2;
   } catch (const Cancelled&) {
-    err << "mbdrom-cli " << first << ": cancelled\n";
-    return 130;
+    const int signal = InterruptGuard::signal();
+    err << "mbdrom-cli " << first << ": " << (signal == SIGTERM ? "stopped by SIGTERM" : "cancelled") << "\n";
+    return interruptedExitCode(signal);
   } catch (const Error& e) {
     err << "mbdrom-cli " << first << ": error: " << e.what() << "\n";
     return 1;

@@ -1,6 +1,7 @@
 #include "app/cli/export_command.h"
 
 #include "app/cli/arguments.h"
+#include "app/cli/interrupt_guard.h"
 #include "engine/data/dataset.h"
 #include "engine/data/paraview_export.h"
 #include "engine/data/trajectory_csv.h"
@@ -29,28 +30,7 @@ const char* const kExportPvdUsage =
     "  --stride N    write every N-th row of the CSV, starting with the first (default 1)\n"
     "  --no-replace  refuse an existing DIR even when it holds an earlier export\n";
 
-namespace {
-
-std::atomic<bool> exportInterrupted{false};
-extern "C" void onExportInterrupt(int) {
-  exportInterrupted.store(true);
-}
-
-// Ctrl+C cancels the export (which then leaves nothing behind).
-class ExportInterruptGuard {
- public:
-  ExportInterruptGuard() : previous_(std::signal(SIGINT, onExportInterrupt)) {
-    exportInterrupted.store(false);
-  }
-  ~ExportInterruptGuard() { std::signal(SIGINT, previous_); }
-  ExportInterruptGuard(const ExportInterruptGuard&) = delete;
-  ExportInterruptGuard& operator=(const ExportInterruptGuard&) = delete;
-
- private:
-  void (*previous_)(int);
-};
-
-}  // namespace
+namespace {}  // namespace
 
 int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
   const Arguments a(args, {"-o", "--output", "--stride"}, {"--no-replace"});
@@ -71,8 +51,8 @@ int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::o
   options.stride = static_cast<int>(stride);
   options.replace = !a.has("--no-replace");
 
-  ExportInterruptGuard guard;
-  Monitor monitor([](const Progress&) { return !exportInterrupted.load(); });
+  InterruptGuard guard;  // a stop leaves nothing behind
+  Monitor monitor([](const Progress&) { return !InterruptGuard::interrupted(); });
   const ParaviewExportResult result = exportParaview(model, run.t, run.q, dir, options, &monitor);
   const Eigen::Index last = static_cast<Eigen::Index>(result.frames - 1) * options.stride;
   out << "exported " << result.frames << " frames of \"" << model.spec().name << "\" (t = " << run.t(0)

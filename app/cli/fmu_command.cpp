@@ -1,6 +1,8 @@
 #include "app/cli/fmu_command.h"
 
 #include "app/cli/arguments.h"
+#include "app/cli/interrupt_guard.h"
+#include "engine/core/monitor.h"
 #include "engine/export/fmu_export.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
@@ -91,7 +93,9 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
   if (!(timeout > 0.0) || !std::isfinite(timeout))
     throw UsageError("--cc-timeout must be a positive number of seconds (got " + a.value("--cc-timeout") +
                      ")");
-  const FmuExport e = exportFmu(*r.rom, r.model, r.options, path, a.value("--cc"), timeout);
+  const InterruptGuard guard;  // a stop ends the compiler too, and removes its build folder
+  Monitor monitor([](const Progress&) { return !InterruptGuard::interrupted(); });
+  const FmuExport e = exportFmu(*r.rom, r.model, r.options, path, a.value("--cc"), timeout, &monitor);
   out << "FMU (FMI 2.0 Co-Simulation) of the " << e.model.methodName << " model of \"" << e.model.mechanism
       << "\" under \"" << e.model.loadCase << "\"\n";
   out << "model identifier       " << e.model.identifier << "\nguid                   " << e.guid << "\n";

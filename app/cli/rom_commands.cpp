@@ -1,6 +1,7 @@
 #include "app/cli/rom_commands.h"
 
 #include "app/cli/arguments.h"
+#include "app/cli/interrupt_guard.h"
 #include "app/cli/train_options.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
@@ -124,23 +125,6 @@ OJson jsonNumber(double x) {
   return std::isfinite(x) ? OJson(x) : OJson(nullptr);
 }
 
-std::atomic<bool> trainInterrupted{false};
-extern "C" void onTrainInterrupt(int) {
-  trainInterrupted.store(true);
-}
-
-// Ctrl+C during training asks it to stop; nothing is written then.
-class TrainInterruptGuard {
- public:
-  TrainInterruptGuard() : previous_(std::signal(SIGINT, onTrainInterrupt)) { trainInterrupted.store(false); }
-  ~TrainInterruptGuard() { std::signal(SIGINT, previous_); }
-  TrainInterruptGuard(const TrainInterruptGuard&) = delete;
-  TrainInterruptGuard& operator=(const TrainInterruptGuard&) = delete;
-
- private:
-  void (*previous_)(int);
-};
-
 int integerOption(const Arguments& a, const std::string& option, double lo, double hi) {
   const double x = a.number(option, 0.0);
   if (x != std::floor(x) || x < lo || x > hi)
@@ -184,7 +168,7 @@ Monitor trainMonitor(std::ostream& err) {
       state->stage = p.stage;
       state->line = now;
     }
-    return !trainInterrupted.load();
+    return !InterruptGuard::interrupted();
   });
 }
 
@@ -324,10 +308,10 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (in.role == InputSpec::Role::Parameters)
       setParameters(request.dataset, request.settings, a, in.option);
   }
-  const TrainInterruptGuard guard;
+  const InterruptGuard guard;  // a stop during training writes nothing
   Monitor monitor = trainMonitor(err);
   const TrainingOutcome outcome = trainFromRequest(method, request, monitor);
-  if (trainInterrupted.load()) throw Cancelled();
+  if (InterruptGuard::interrupted()) throw Cancelled();
   out << outcome.report;
   if (!outcome.model) return 0;
   if (!outFile) throw UsageError("missing -o ROM.json");

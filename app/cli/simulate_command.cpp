@@ -1,6 +1,7 @@
 #include "app/cli/simulate_command.h"
 
 #include "app/cli/arguments.h"
+#include "app/cli/interrupt_guard.h"
 #include "engine/core/file_io.h"
 #include "engine/core/number_text.h"
 #include "engine/data/trajectory_csv.h"
@@ -110,23 +111,6 @@ const char* const kMergeUsage =
     "as failed are named and left out.\n";
 
 namespace {
-
-std::atomic<bool> interrupted{false};
-extern "C" void onInterrupt(int) {
-  interrupted.store(true);
-}
-
-// Ctrl+C asks the running simulation to stop (it keeps what it wrote).
-class InterruptGuard {
- public:
-  InterruptGuard() : previous_(std::signal(SIGINT, onInterrupt)) { interrupted.store(false); }
-  ~InterruptGuard() { std::signal(SIGINT, previous_); }
-  InterruptGuard(const InterruptGuard&) = delete;
-  InterruptGuard& operator=(const InterruptGuard&) = delete;
-
- private:
-  void (*previous_)(int);
-};
 
 RunOptions simulationOptions(const Arguments& a) {
   RunOptions o;
@@ -353,7 +337,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
               << static_cast<int>(p.fraction() * 100.0) << "%  t = " << std::fixed << std::setprecision(3)
               << p.metric("t") << " s" << std::defaultfloat << std::flush;
         }
-        return !interrupted.load();
+        return !InterruptGuard::interrupted();
       },
       std::chrono::milliseconds(100));
   TrajectoryCsvWriter writer(outPath);
@@ -534,13 +518,13 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   Monitor monitor([&](const Progress& p) {
     const std::lock_guard<std::mutex> lock(errMutex);
     err << "mbdrom-cli sweep: " << p.step << "/" << p.total << " runs done\n";
-    return !interrupted.load();
+    return !InterruptGuard::interrupted();
   });
   // Stop requests from Ctrl+C reach the runs through the sweep monitor.
   std::atomic<bool> watching{true};
   std::thread watcher([&] {
     while (watching.load()) {
-      if (interrupted.load()) monitor.requestStop();
+      if (InterruptGuard::interrupted()) monitor.requestStop();
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
   });
@@ -590,8 +574,8 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
   if (failed) {
     err << "mbdrom-cli sweep: " << failed << " of " << outcome.results.size()
         << " runs failed or stopped (their records say why; the same command again retries them, e.g. after "
-           "a time "
-           "limit or a cancel)\n";
+           "a time limit or a cancel)\n";
+    if (InterruptGuard::interrupted()) throw Cancelled();  // exit 130 or 143, as every command stopped so
     return 1;
   }
   return 0;

@@ -61,6 +61,39 @@ int createTemporary(const std::string& target, std::string& temp) {
   return fd;
 }
 
+// Whether `name` is `.FILE.XXXXXX.part`, the name of a temporary file or folder of FILE.
+bool isTemporaryOf(const std::string& name, const std::string& file) {
+  const std::string prefix = "." + file + ".";
+  const std::string suffix = ".part";
+  if (name.size() != prefix.size() + 6 + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  for (std::size_t i = prefix.size(); i < prefix.size() + 6; ++i) {
+    const char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
+
+// The temporaries of `target` left by killed writers; called with the target's lock held.
+void removeStaleTemporaries(const std::string& target) {
+  const fs::path p(target);
+  const std::string file = p.filename().string();
+  if (file.empty()) return;
+  std::error_code ec;
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const fs::path entry = it->path();
+    if (!isTemporaryOf(entry.filename().string(), file)) continue;
+    std::error_code ignored;
+    const fs::file_status status = fs::symlink_status(entry, ignored);
+    if (fs::is_regular_file(status))
+      fs::remove(entry, ignored);
+    else if (fs::is_directory(status))
+      fs::remove_all(entry, ignored);  // never follows links inside
+  }
+}
+
 }  // namespace
 
 std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, const std::string& what) {
@@ -143,6 +176,7 @@ WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
     if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev) {
       fd_ = fd;
+      removeStaleTemporaries(target);
       return;
     }
     ::close(fd);
@@ -175,7 +209,11 @@ void WriteLock::release() {
 
 // ---------------------------------------------------------------- atomic writes
 
-AtomicFileWriter::AtomicFileWriter(std::string target) : target_(std::move(target)), lock_(target_) {
+AtomicFileWriter::AtomicFileWriter(std::string target) : AtomicFileWriter(std::move(target), WriteLock()) {}
+
+AtomicFileWriter::AtomicFileWriter(std::string target, WriteLock held)
+    : target_(std::move(target)), lock_(std::move(held)) {
+  if (!lock_.held()) lock_ = WriteLock(target_);
   struct stat st {};
   if (::stat(target_.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
     throw FileError(target_ + ": is a directory, not a file name");
@@ -246,7 +284,11 @@ void AtomicFileWriter::renameTo(const std::string& path) {
 }
 
 void writeFileAtomically(const std::string& path, const std::string& text) {
-  AtomicFileWriter out(path);
+  writeFileAtomically(path, text, WriteLock());
+}
+
+void writeFileAtomically(const std::string& path, const std::string& text, WriteLock held) {
+  AtomicFileWriter out(path, std::move(held));
   out.append(text);
   out.commit();  // a failure leaves the target as it was; the destructor removes the temporary file
 }

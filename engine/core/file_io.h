@@ -25,10 +25,14 @@ inline constexpr int kMaxJsonDepth = 256;
 /// and `what` (e.g. "model file").
 std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, const std::string& what);
 
+class WriteLock;
+
 /// Writes `text` to `path` atomically: a unique temporary file created
 /// exclusively next to it (`.NAME.XXXXXX.part`), flushed to disk, renamed over
-/// `path`. The target is locked for the write (WriteLock). Throws FileError.
+/// `path`. The target is locked for the write (WriteLock), or `held`, a lock of
+/// `path` the caller took earlier, is used. Throws FileError.
 void writeFileAtomically(const std::string& path, const std::string& text);
+void writeFileAtomically(const std::string& path, const std::string& text, WriteLock held);
 
 /// Copies the regular file `from` (read as readRegularFile, up to the CSV
 /// limit) to `to` atomically. Throws FileError.
@@ -36,16 +40,24 @@ void copyFileAtomically(const std::string& from, const std::string& to);
 
 /// A new, empty directory next to `target` with a unique name
 /// (`.NAME.XXXXXX.part`, mkdtemp), for an export built there and renamed to
-/// `target` when complete. Throws FileError.
+/// `target` when complete. Hold target's WriteLock while the folder exists.
+/// Throws FileError.
 std::string makeTemporaryDirectory(const std::string& target);
 
 /// An advisory lock (flock) on `.NAME.lock` next to a file: while held, a
 /// second WriteLock on the same path, in this or another process, is refused
 /// at once. The lock file is removed on release.
+///
+/// Every writer of a target takes its lock before it creates a temporary file
+/// or folder (`.NAME.XXXXXX.part`) next to it, so whoever holds the lock knows
+/// that the temporaries of that target it did not make belong to writers that
+/// were killed: taking the lock removes them. Nothing else removes a
+/// temporary file another program may be writing.
 class WriteLock {
  public:
   WriteLock() = default;
   /// Throws FileError "... is being written by another process" when held elsewhere.
+  /// Removes the temporaries killed writers of `target` left next to it.
   explicit WriteLock(const std::string& target);
   ~WriteLock();
   WriteLock(WriteLock&& other) noexcept;
@@ -72,6 +84,8 @@ class AtomicFileWriter {
  public:
   /// Locks `target` and creates the temporary file. Throws FileError.
   explicit AtomicFileWriter(std::string target);
+  /// As above with `held`, a lock of `target` the caller took earlier (taken here when not held).
+  AtomicFileWriter(std::string target, WriteLock held);
   /// Removes the temporary file if neither commit nor keepAs was called.
   ~AtomicFileWriter();
   AtomicFileWriter(const AtomicFileWriter&) = delete;

@@ -1,5 +1,7 @@
 #include "engine/export/fmu_export.h"
 
+#include "engine/core/monitor.h"
+
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
 #include "engine/core/version.h"
@@ -156,7 +158,7 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
 
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
                          const std::string& output, const std::string& compiler, bool hideSymbols,
-                         double timeoutSeconds) {
+                         double timeoutSeconds, Monitor* monitor) {
   // The compiler command: --cc, else $CC, else cc; "ccache gcc" is a command of two words.
   const char* env = std::getenv("CC");
   const bool chosen = !compiler.empty() || (env && *env);
@@ -213,6 +215,12 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
     if (waited < 0 && errno == EINTR) continue;
     if (waited != 0) break;
     const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (monitor && !monitor->report(Progress{"compile", 0, 0, {{"seconds", elapsed.count()}}})) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw Cancelled("cancelled by user; the C compiler (" + cc + ") was stopped");
+    }
     if (elapsed.count() > timeoutSeconds) {
       kill(-pid, SIGKILL);
       while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -238,7 +246,10 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
 }
 
 FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
-                    const std::string& path, const std::string& compiler, double compilerTimeout) {
+                    const std::string& path, const std::string& compiler, double compilerTimeout,
+                    Monitor* monitor) {
+  // Locked from the start: the build folder next to `path` is a temporary of it.
+  WriteLock lock(path);
   FmuExport out;
   out.model = exportCModel(rom, model, options);
   const CModel& m = out.model;
@@ -266,8 +277,9 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
 #else
     const char* const platform = nullptr;  // no FMI 2.0 platform name: the sources only
 #endif
-    out.binary = platform != nullptr && compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"},
-                                                            id + ".so", compiler, true, compilerTimeout);
+    out.binary =
+        platform != nullptr && compileSharedObject(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".so",
+                                                   compiler, true, compilerTimeout, monitor);
     if (out.binary)
       zip.add(std::string("binaries/") + platform + "/" + id + ".so", readAll(dir / (id + ".so")), true);
   }
@@ -275,7 +287,8 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
   zip.add("sources/" + id + ".c", m.source);
   zip.add("sources/fmi2_" + id + ".c", wrapper);
   zip.add("sources/mbdrom_fmi2.h", kFmi2Header);
-  writeFileAtomically(path, zip.finish());
+  if (monitor) monitor->checkpoint();
+  writeFileAtomically(path, zip.finish(), std::move(lock));
   out.note =
       out.binary
           ? "binaries/linux64/" + id + ".so built with the system's C compiler, sources/ for other platforms"

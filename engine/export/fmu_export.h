@@ -18,6 +18,8 @@
 
 namespace mbdrom {
 
+class Monitor;
+
 /// How long the C compiler may take for an FMU before it is stopped [s] (a model of a few
 /// hundred coordinates compiles in about a second; a hung or waiting compiler must not
 /// hold the export, and the workbench's job, forever).
@@ -38,9 +40,11 @@ std::string fmuModelDescription(const CModel& model, const std::string& guid);
 /// `compiler`: the C compiler to run ("" : $CC, else cc). Throws InputError (exportCModel's
 /// cases), FileError when `path` cannot be written, Error with the compiler's message
 /// when the generated source does not build or the compiler runs past `compilerTimeout` [s].
+/// A stop asked through `monitor` stops the compiler with every process it started and
+/// throws Cancelled; its build folder is removed.
 FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
                     const std::string& path, const std::string& compiler = "",
-                    double compilerTimeout = kCompilerTimeout);
+                    double compilerTimeout = kCompilerTimeout, Monitor* monitor = nullptr);
 
 /// Writes `rom` of `model` as IDENTIFIER.h and IDENTIFIER.c into the directory `dir`
 /// (created when missing; each file atomically). Returns the model.
@@ -51,9 +55,10 @@ CModel exportCSources(const ReducedModel& rom, const Model& model, const CExport
 /// compiler `compiler` ("": $CC, else cc), -O2; with `hideSymbols` only what is declared
 /// visible is exported (an FMU: the fmi2 functions). Returns false when no compiler can be
 /// started; throws Error with its message when it fails, and when it has not finished
-/// after `timeoutSeconds` [s] (it is stopped, with every process it started).
+/// after `timeoutSeconds` [s] (it is stopped, with every process it started); a stop asked
+/// through `monitor` stops it the same way and throws Cancelled.
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
                          const std::string& output, const std::string& compiler, bool hideSymbols = true,
-                         double timeoutSeconds = kCompilerTimeout);
+                         double timeoutSeconds = kCompilerTimeout, Monitor* monitor = nullptr);
 
 }  // namespace mbdrom

@@ -476,20 +476,11 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   writeFileAtomically((root / kManifest).string(), serializeProjectManifest(checked));
 
   // Only now that the new manifest is in place: remove the files the old one
-  // named and this one does not (regular files, never through a link), and
-  // temporary files a killed save left behind.
+  // named and this one does not (regular files, never through a link). A
+  // temporary file is never removed here: another program may be writing it
+  // (the next writer of its target removes those of killed writers).
   for (const std::string& file : old)
     if (!named.count(file) && isOwnRegularFile(root, file)) fs::remove(root / file, ec);
-  for (const char* folder : {"", "runs", "datasets", "models", "tables", "meshes"}) {
-    const fs::path sub = root / folder;
-    if (!fs::is_directory(fs::symlink_status(sub, ec))) continue;
-    for (const auto& entry : fs::directory_iterator(sub, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.size() > 5 && name.front() == '.' && entry.path().extension() == ".part" &&
-          fs::is_regular_file(fs::symlink_status(entry.path(), ec)))
-        fs::remove(entry.path(), ec);
-    }
-  }
   result.manifest = std::move(checked);
   return result;
 }

@@ -3,7 +3,9 @@
 #include "engine/core/error.h"
 #include "python/bindings/bindings.h"
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <exception>
 #include <future>
 #include <thread>
@@ -11,6 +13,43 @@
 namespace py = pybind11;
 
 namespace mbdrom::python {
+
+namespace {
+
+std::atomic<bool> termReceived{false};
+extern "C" void onTerm(int) {
+  termReceived.store(true);
+}
+
+// SIGTERM routed to a flag while the outermost engine call runs; the previous handler back after.
+class TermGuard {
+ public:
+  TermGuard() {
+    if (depth_.fetch_add(1) != 0) return;
+    termReceived.store(false);
+    struct sigaction action {};
+    action.sa_handler = onTerm;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    installed_ = sigaction(SIGTERM, &action, &previous_) == 0;
+  }
+  ~TermGuard() { restore(); }
+  TermGuard(const TermGuard&) = delete;
+  TermGuard& operator=(const TermGuard&) = delete;
+  void restore() {
+    if (done_) return;
+    done_ = true;
+    if (installed_) sigaction(SIGTERM, &previous_, nullptr);
+    depth_.fetch_sub(1);
+  }
+
+ private:
+  static inline std::atomic<int> depth_{0};
+  struct sigaction previous_ {};
+  bool installed_ = false, done_ = false;
+};
+
+}  // namespace
 
 EngineCall::EngineCall(py::object progress)
     : progress_(progressArgument(progress)),
@@ -28,6 +67,10 @@ void EngineCall::deliver() {
   {
     const std::lock_guard<std::mutex> lock(mutex_);
     p.swap(latest_);
+  }
+  if (termReceived.load() && !terminated_) {
+    terminated_ = true;
+    monitor_.requestStop();
   }
   if (raised_) return;
   if (PyErr_CheckSignals() != 0) {
@@ -53,6 +96,7 @@ void EngineCall::deliver() {
 }
 
 void EngineCall::run(const std::function<void()>& work) {
+  TermGuard term;
   std::packaged_task<void()> task(work);
   std::future<void> done = task.get_future();
   std::thread worker(std::move(task));
@@ -66,6 +110,12 @@ void EngineCall::run(const std::function<void()>& work) {
     if (status == std::future_status::ready) break;
   }
   worker.join();
+  term.restore();
+  if (terminated_) {
+    // The engine kept its partial results and removed its temporaries: now the program's own answer.
+    std::raise(SIGTERM);
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+  }
   try {
     done.get();
   } catch (const Cancelled&) {

@@ -4,6 +4,8 @@
 // latest progress record to a Python callable and to check for Ctrl+C
 // (PyErr_CheckSignals works on the main thread only); KeyboardInterrupt stops the
 // call through its Monitor and is raised once the engine has returned what it keeps.
+// SIGTERM stops the call the same way; once the engine has cleaned up, the signal is
+// raised again with the handler the program had before (by default: the process ends).
 
 #include "engine/core/monitor.h"
 
@@ -35,6 +37,7 @@ class EngineCall {
   void deliver();                      // main thread, with the GIL
 
   pybind11::object progress_;
+  bool terminated_ = false;  // SIGTERM arrived during the call
   std::optional<pybind11::error_already_set> raised_;
   std::mutex mutex_;  // guards latest_
   std::optional<Progress> latest_;

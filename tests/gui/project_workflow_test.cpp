@@ -5,6 +5,7 @@
 #include "app/main_window.h"
 #include "app/project_document.h"
 #include "app/runs_panel.h"
+#include "app/stop_signal_notifier.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "gui_helpers.h"
@@ -18,6 +19,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
 
 #include <QApplication>
 #include <QDir>
@@ -32,11 +34,13 @@
 #include <QUndoStack>
 
 using mbdrom::app::MainWindow;
+using mbdrom::app::StopSignalNotifier;
 using mbdrom::test::waitFor;
 
 namespace {
 
 const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+const QString kPendulum = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
 
 QString freshDir(const QString& name) {
   QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
@@ -416,4 +420,62 @@ TEST_CASE("the workbench saving a project whose models folder links to its paren
   REQUIRE(window.saveProject(dir));  // the real save path, with its clean-up
   CHECK(QFile::exists(base + "/thesis.txt"));
   CHECK(QFileInfo(dir + "/models").isSymLink());
+}
+
+TEST_CASE("recovery of autosaved work is offered when the workbench starts with a path too") {
+  QDir(MainWindow::autosaveRoot()).removeRecursively();
+  const QString crashed = MainWindow::autosaveRoot() + "/crashed-session";
+  {
+    MainWindow window;
+    REQUIRE(window.openModel(kMacPherson));
+    mbdrom::ModelSpec spec = window.document()->spec();
+    spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() = 0.126;
+    REQUIRE(window.document()->edit(spec, "move BJ").isEmpty());
+    REQUIRE(window.autosaveNow());
+    const QStringList dirs = QDir(MainWindow::autosaveRoot()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    REQUIRE(dirs.size() == 1);
+    REQUIRE(QDir().mkpath(crashed));
+    REQUIRE(
+        QDir().rename(MainWindow::autosaveRoot() + "/" + dirs.first() + "/project", crashed + "/project"));
+  }
+  MainWindow restarted;
+  restarted.show();
+  bool asked = false;
+  QTimer answer;
+  QObject::connect(&answer, &QTimer::timeout, [&] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+      asked = box->text().contains("Recover");
+      box->button(QMessageBox::Yes)->click();
+    }
+  });
+  answer.start(20);
+  restarted.start(kPendulum);  // as `mbdrom MODEL.json` starts
+  REQUIRE(waitFor([&] { return asked; }));
+  REQUIRE(waitFor([&] { return pointIndex(restarted.document()->spec(), "BJ") >= 0; }));
+  const auto& spec = restarted.document()->spec();
+  CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.126);
+}
+
+TEST_CASE("SIGTERM autosaves unsaved work and quits; the next start offers it") {
+  QDir(MainWindow::autosaveRoot()).removeRecursively();
+  {
+    MainWindow window;
+    const StopSignalNotifier stopSignals;
+    QObject::connect(&stopSignals, &StopSignalNotifier::received, &window, &MainWindow::stopForSignal);
+    REQUIRE(window.openModel(kMacPherson));
+    mbdrom::ModelSpec spec = window.document()->spec();
+    spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() = 0.127;
+    REQUIRE(window.document()->edit(spec, "move BJ").isEmpty());
+    std::raise(SIGTERM);
+    // The handler only writes to a pipe: the window stops from the event loop.
+    REQUIRE(waitFor([&] {
+      return !QDir(MainWindow::autosaveRoot()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty();
+    }));
+  }
+  // The window is gone (as the process would be): its autosave stays, unlocked.
+  MainWindow restarted;
+  restarted.show();
+  REQUIRE(restarted.recoverAutosave(false));
+  const auto& spec = restarted.document()->spec();
+  CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.127);
 }

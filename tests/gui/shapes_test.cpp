@@ -23,7 +23,9 @@
 #include <QLineEdit>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QUndoStack>
+#include <QWheelEvent>
 
 #include <cmath>
 #include <fstream>
@@ -264,4 +266,51 @@ TEST_CASE("a mesh that cannot be read is named in the log and the rest is drawn"
   REQUIRE(window.openModel(path));
   CHECK(window.sceneView()->scene().shapeCount() == shapeCount(spec));
   CHECK(window.sceneView()->scene().shapeNotes().empty());
+}
+
+TEST_CASE("the wheel over a field without focus scrolls the panel and edits nothing", "[shapes]") {
+  MainWindow window;
+  window.resize(1400, 600);
+  window.show();
+  QApplication::setActiveWindow(&window);
+  REQUIRE(window.openModel(kExamples + "four_bar.json"));
+  REQUIRE(window.modelTree()->selectByName(mbdrom::ElementKind::Body, "coupler"));
+  auto* editor = window.propertyEditor();
+  auto* doc = window.document();
+  REQUIRE(waitFor([&] { return editor->isVisible() && editor->verticalScrollBar()->maximum() > 0; }));
+  const int undoBefore = doc->undoStack()->index();
+  auto* type = qobject_cast<QComboBox*>(editor->fieldWidget("shape3.type"));
+  REQUIRE(type);
+  const QString before = type->currentText();
+  editor->ensureWidgetVisible(type);
+  window.setFocus();
+  REQUIRE_FALSE(type->hasFocus());
+  const int scrolledBefore = editor->verticalScrollBar()->value();
+  REQUIRE(scrolledBefore > 0);
+  // One notch up over the combo box, as a user scrolling the panel does.
+  const QPoint at = type->rect().center();
+  QWheelEvent wheel(at, type->mapToGlobal(at), QPoint(), QPoint(0, 120), Qt::NoButton, Qt::NoModifier,
+                    Qt::NoScrollPhase, false);
+  QApplication::sendEvent(type, &wheel);
+  QApplication::processEvents();
+  CHECK(type->currentText() == before);
+  CHECK(doc->undoStack()->index() == undoBefore);
+  CHECK_FALSE(type->hasFocus());
+  CHECK(editor->verticalScrollBar()->value() < scrolledBefore);  // the panel scrolled instead
+
+  // With focus (clicked or tabbed to), the wheel is the user's way to change it: allowed.
+  type->setFocus();
+  REQUIRE(waitFor([&] { return type->hasFocus(); }));
+  const int scrolled = editor->verticalScrollBar()->value();
+  REQUIRE(scrolled > 0);
+  const int step = type->currentIndex() == 0 ? -120 : 120;  // towards an item that exists
+  QWheelEvent focused(at, type->mapToGlobal(at), QPoint(), QPoint(0, step), Qt::NoButton, Qt::NoModifier,
+                      Qt::NoScrollPhase, false);
+  QApplication::sendEvent(type, &focused);
+  REQUIRE(waitFor([&] { return doc->undoStack()->index() == undoBefore + 1; }));
+
+  // That commit rebuilt the form (other rows for another type): the panel stays where it was.
+  CHECK(editor->fieldWidget("shape3.type") != type);
+  waitFor([] { return false; }, 100);
+  CHECK(std::abs(editor->verticalScrollBar()->value() - scrolled) <= 2);
 }

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <csignal>
 
 #include <filesystem>
 #include <fstream>
@@ -104,4 +105,40 @@ TEST_CASE("a CSV exported with a byte-order mark reads as its columns") {
   const TrajectoryTable table = parseTrajectoryCsv(in, "bom.csv");
   REQUIRE(table.columns.size() == 2);
   CHECK(table.columns[0] == "t");
+}
+
+TEST_CASE("the temporaries of a killed writer are removed by the next writer of that target only") {
+  const fs::path dir = freshDir("stale");
+  const std::string target = (dir / "run.csv").string();
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    AtomicFileWriter out(target);
+    out.append(std::string(1 << 17, 'x'));  // past the buffer: on disk
+    makeTemporaryDirectory(target);         // as an export's build folder
+    ::kill(::getpid(), SIGKILL);
+    _exit(0);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));
+  auto leftovers = [&] {
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator(dir))
+      n += entry.path().filename().string().rfind(".run.csv.", 0) == 0 && entry.path().extension() == ".part";
+    return n;
+  };
+  REQUIRE(leftovers() == 2);
+  // A writer of another target, even one whose name starts alike, leaves them.
+  writeFileAtomically((dir / "run.csv.bak").string(), "t\n");
+  writeFileAtomically((dir / "other.csv").string(), "t\n");
+  CHECK(leftovers() == 2);
+  // A link named like a temporary folder is removed as a link; what it points to stays.
+  fs::create_directories(dir / "outside");
+  std::ofstream(dir / "outside" / "keep.txt") << "keep";
+  fs::create_directory_symlink(dir / "outside", dir / ".run.csv.AbC123.part");
+  writeFileAtomically(target, "t\n1\n");
+  CHECK(leftovers() == 1);  // the link: not a regular file nor a folder, so left alone
+  CHECK(fs::exists(dir / "outside" / "keep.txt"));
+  CHECK(std::ifstream(target).get() == 't');
 }

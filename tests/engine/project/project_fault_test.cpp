@@ -4,10 +4,12 @@
 // keeps its own limits and signals.
 
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/data/dataset.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/project/project.h"
+#include "engine/project/project_check.h"
 
 #include <catch2/catch.hpp>
 
@@ -282,4 +284,56 @@ TEST_CASE("a full disk during a project save gives a clear error and keeps the p
   CHECK(slurp(dir / "project.json") == manifestBefore);
   CHECK_FALSE(fs::exists(dir / "project.json.part"));
   checkReadsAs(dir, v.a);
+}
+
+TEST_CASE("a project save or copy never removes a file another program is writing into the project") {
+  const Versions v;
+  const fs::path source = freshDir("concurrent_source");
+  v.saveB(source);
+  for (const char* file : {"runs/x.csv", "models/ae.json", "datasets/d.json"}) {
+    for (const bool copy : {false, true}) {
+      INFO(file << (copy ? ", during a copy into the project" : ", during a save"));
+      const fs::path dir = freshDir("concurrent");
+      v.saveA(dir);
+      fs::create_directories((dir / file).parent_path());
+      int ready[2], go[2];
+      REQUIRE(pipe(ready) == 0);
+      REQUIRE(pipe(go) == 0);
+      const pid_t pid = fork();
+      REQUIRE(pid >= 0);
+      if (pid == 0) {  // the writer: half its file on disk, then waits for the save to end
+        close(ready[0]);
+        close(go[1]);
+        int code = 0;
+        try {
+          AtomicFileWriter out((dir / file).string());
+          out.append(std::string(1 << 17, 'a') + "\n");
+          char c = 'r';
+          if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1) _exit(2);
+          out.append("end\n");
+          out.commit();
+        } catch (...) {
+          code = 1;
+        }
+        _exit(code);
+      }
+      close(ready[1]);
+      close(go[0]);
+      char c = 0;
+      REQUIRE(read(ready[0], &c, 1) == 1);
+      if (copy)
+        copyProject(source.string(), dir.string());
+      else
+        v.saveB(dir);
+      REQUIRE(write(go[1], "g", 1) == 1);
+      int status = 0;
+      waitpid(pid, &status, 0);
+      close(ready[0]);
+      close(go[1]);
+      REQUIRE(WIFEXITED(status));
+      CHECK(WEXITSTATUS(status) == 0);
+      CHECK(slurp(dir / file) == std::string(1 << 17, 'a') + "\nend\n");
+      checkReadsAs(dir, v.b);
+    }
+  }
 }

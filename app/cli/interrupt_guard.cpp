@@ -1,0 +1,47 @@
+#include "app/cli/interrupt_guard.h"
+
+#include <atomic>
+#include <csignal>
+
+namespace mbdrom::cli {
+
+namespace {
+
+std::atomic<int> received{0};
+struct sigaction previousInt {
+}, previousTerm{};
+
+extern "C" void onStopSignal(int signal) {
+  received.store(signal);
+}
+
+}  // namespace
+
+InterruptGuard::InterruptGuard() {
+  received.store(0);
+  struct sigaction action {};
+  action.sa_handler = onStopSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  sigaction(SIGINT, &action, &previousInt);
+  sigaction(SIGTERM, &action, &previousTerm);
+}
+
+InterruptGuard::~InterruptGuard() {
+  sigaction(SIGINT, &previousInt, nullptr);
+  sigaction(SIGTERM, &previousTerm, nullptr);
+}
+
+bool InterruptGuard::interrupted() {
+  return received.load() != 0;
+}
+
+int InterruptGuard::signal() {
+  return received.load();
+}
+
+int interruptedExitCode(int signal) {
+  return 128 + (signal > 0 ? signal : SIGINT);
+}
+
+}  // namespace mbdrom::cli

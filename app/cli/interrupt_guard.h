@@ -1,0 +1,26 @@
+#pragma once
+// Ctrl+C (SIGINT) and SIGTERM (kill, a Slurm time limit, a shutdown) ask a running
+// command to stop the same way: its monitor sees the request, the engine keeps what it
+// wrote, removes its temporaries and stops any process it started.
+
+namespace mbdrom::cli {
+
+class InterruptGuard {
+ public:
+  /// Routes SIGINT and SIGTERM to a flag (clearing it) until the guard is destroyed.
+  InterruptGuard();
+  /// Restores the previous handlers.
+  ~InterruptGuard();
+  InterruptGuard(const InterruptGuard&) = delete;
+  InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+  /// Whether SIGINT or SIGTERM arrived while a guard was installed.
+  static bool interrupted();
+  /// The signal that arrived last (0: none since the last guard was made).
+  static int signal();
+};
+
+/// The exit code of a command stopped by `signal` (128 + the signal; 130 without one).
+int interruptedExitCode(int signal);
+
+}  // namespace mbdrom::cli
