@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 
@@ -231,3 +232,34 @@ def test_arguments_of_numpy_and_pathlib_types_are_taken_and_bad_ones_named(mbdro
         mbdrom.simulate(model, t_end=float("inf"))
     with pytest.raises(ValueError, match="no point, vector or marker"):
         run.point("nope")
+
+
+SIGTERM_CHILD = """
+import signal, sys, time
+import mbdrom
+model = mbdrom.Model.load(sys.argv[1])
+if sys.argv[2] == "handler":
+    def on_term(signum, frame):
+        raise SystemExit(3)
+    signal.signal(signal.SIGTERM, on_term)
+print("running", flush=True)
+mbdrom.simulate(model, load_case="train", t_end=1000, dt=1e-3)
+print("finished", flush=True)
+"""
+
+
+@pytest.mark.parametrize("handler", ["default", "handler"])
+def test_sigterm_stops_a_long_run_then_the_programs_own_answer(examples, tmp_path, handler):
+    # The engine stops through its monitor; then SIGTERM gets the program's own disposition:
+    # by default the process ends by the signal, a Python handler runs as for any signal.
+    env = dict(os.environ)
+    child = subprocess.Popen([sys.executable, "-c", SIGTERM_CHILD, str(examples / "macpherson.json"), handler],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    assert child.stdout.readline().strip() == "running"
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    child.send_signal(signal.SIGTERM)
+    out, err = child.communicate(timeout=30)
+    assert time.monotonic() - t0 < 5.0
+    assert "finished" not in out
+    assert child.returncode == (-signal.SIGTERM if handler == "default" else 3), err
