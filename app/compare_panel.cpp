@@ -825,7 +825,7 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
     plot.resize(960, 420);
     plot.plot(source->title(), source->xTitle(), source->yTitle(), source->curves());
     plot.show();
-    QApplication::processEvents();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // its layout; nothing else runs
     const QString base = source == series_ ? QStringLiteral("series") : QStringLiteral("error");
     for (const char* suffix : {".png", ".svg", ".csv"})
       if (QString error = plot.save(temp + "/" + base + suffix); !error.isEmpty()) return fail(error);

@@ -315,7 +315,10 @@ void PlotView::renderCopy(QPainter& painter, QSize size) const {
       if (auto* b = qobject_cast<QLogValueAxis*>(to.front())) b->setRange(a->min(), a->max());
   }
   copy.show();
-  QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);  // the chart's layout at that size
+  // The chart's layout at that size. Only layout requests: a general processEvents() here
+  // would run deferred deletes and timers of widgets on the caller's stack (the context
+  // menu whose action led here).
+  QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
   copy.QWidget::render(&painter, QPoint(), QRegion(), QWidget::DrawChildren);
 }
 
@@ -395,10 +398,15 @@ QMenu* PlotView::createContextMenu(QWidget* parent) {
   QAction* out = menu->addAction(tr("Zoom Out"), this, [this] { chart()->zoomOut(); });
   out->setObjectName("plotZoomOut");
   menu->addSeparator();
-  QAction* imageAction =
-      menu->addAction(tr("Export Image (PNG/SVG)…"), this, [this] { exportImageDialog(); });
+  // The dialogs open once the menu has finished with the click (queued): a menu deleted on
+  // close must not be on the stack while they run their own event loops.
+  QAction* imageAction = menu->addAction(tr("Export Image (PNG/SVG)…"));
+  connect(
+      imageAction, &QAction::triggered, this, [this] { exportImageDialog(); }, Qt::QueuedConnection);
   imageAction->setObjectName("plotExportImage");
-  QAction* dataAction = menu->addAction(tr("Export Data (CSV)…"), this, [this] { exportDataDialog(); });
+  QAction* dataAction = menu->addAction(tr("Export Data (CSV)…"));
+  connect(
+      dataAction, &QAction::triggered, this, [this] { exportDataDialog(); }, Qt::QueuedConnection);
   dataAction->setObjectName("plotExportData");
   for (QAction* a : {imageAction, dataAction}) a->setEnabled(!curves_.empty());
   return menu;

@@ -78,55 +78,19 @@ const char* driverTypeName(DriverType type) {
   return "distance";
 }
 
-namespace {
-
-// Names become CSV column headers ("A.x", "measure.camber") and JSON strings:
-// a comma, quote, line break or other control character would break a file
-// that mbdrom writes and must read back.
-void checkName(const std::string& list, std::size_t i, const std::string& name) {
-  const std::string where = list + "[" + std::to_string(i) + "]";
-  for (const char c : name) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == ',' || c == '"' || u < 0x20 || u == 0x7f) {
-      const std::string shown =
-          u < 0x20 || u == 0x7f ? "a control character (e.g. a line break)" : std::string("'") + c + "'";
-      throw ModelError(
-          where + ": the name has " + shown +
-          "; names appear in CSV headers and may not contain commas, quotes or control characters");
-    }
-  }
-  if (!name.empty() && (name.front() == ' ' || name.back() == ' '))
-    throw ModelError(where + " \"" + name + "\": the name starts or ends with a space");
-}
-
-template <typename List>
-void checkNames(const std::string& list, const List& items) {
-  for (std::size_t i = 0; i < items.size(); ++i) checkName(list, i, items[i].name);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
-  checkNames("points", spec_.points);
-  checkNames("vectors", spec_.vectors);
-  checkNames("bodies", spec_.bodies);
+  // What its file would refuse is refused however the spec was made (Python, the workbench, a design).
+  checkModelFileRules(spec_);
   for (std::size_t b = 0; b < spec_.bodies.size(); ++b) {
     const BodySpec& body = spec_.bodies[b];
-    checkNames("bodies[" + std::to_string(b) + "].markers", body.markers);
     for (std::size_t k = 0; k < body.shapes.size(); ++k)
       checkShape(body.shapes[k], "body \"" + body.name + "\" shape " + std::to_string(k + 1));
   }
   for (const SpringDamperSpec& s : spec_.springDampers)
     if (s.coilRadius && !(*s.coilRadius > 0.0 && std::isfinite(*s.coilRadius)))
       throw ModelError("spring-damper \"" + s.name + "\": coil_radius must be positive and finite [m]");
-  checkNames("joints", spec_.joints);
-  checkNames("drivers", spec_.drivers);
-  checkNames("spring_dampers", spec_.springDampers);
-  checkNames("frictions", spec_.frictions);
-  checkNames("measures", spec_.measures);
-  checkNames("load_cases", spec_.loadCases);
-  for (std::size_t c = 0; c < spec_.loadCases.size(); ++c)
-    checkNames("load_cases[" + std::to_string(c) + "].loads", spec_.loadCases[c].loads);
   for (std::size_t i = 0; i < spec_.points.size(); ++i)
     pointByName_.emplace(spec_.points[i].name, static_cast<int>(i));
   for (std::size_t i = 0; i < spec_.vectors.size(); ++i)

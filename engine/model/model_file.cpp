@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <sstream>
 
 namespace mbdrom {
 
@@ -753,6 +754,78 @@ Model readModel(const std::string& path) {
   }
 }
 
+void checkElementName(const std::string& where, const std::string& name) {
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == ',' || c == '"' || u < 0x20 || u == 0x7f) {
+      const std::string shown =
+          u < 0x20 || u == 0x7f ? "a control character (e.g. a line break)" : std::string("'") + c + "'";
+      throw ModelError(where + ": the name has " + shown +
+                       "; names appear in CSV headers, XML and C and may not contain commas, quotes or "
+                       "control characters");
+    }
+  }
+  if (!name.empty() && (name.front() == ' ' || name.back() == ' '))
+    throw ModelError(where + " \"" + name + "\": the name starts or ends with a space");
+}
+
+namespace {
+
+void checkNode(const OJson& j, const std::string& field, const std::string& topList);
+
+// The keys of an object; `where` names it as the reader does (`bodies[0] "arm"`; "" at the top).
+void checkObject(const OJson& o, const std::string& where) {
+  for (const auto& [k, v] : o.items()) {
+    if (k == "name" && v.is_string()) {
+      if (where.empty())
+        checkElementName("name", v.get<std::string>());  // the mechanism's; an entry's: below
+      continue;
+    }
+    checkNode(v, (where.empty() ? "" : where + ": ") + "key \"" + k + "\"", where.empty() ? k : "");
+  }
+}
+
+// A value named `field`; a list of the file's top level (`topList`) names its entries as the reader does.
+void checkNode(const OJson& j, const std::string& field, const std::string& topList) {
+  if (j.is_number()) {
+    const double x = j.get<double>();
+    std::ostringstream msg;
+    if (!std::isfinite(x))
+      msg << field << " = " << x << " is not a finite number";
+    else if (!(std::abs(x) <= kMaxModelNumber))
+      msg << field << " = " << x << " is beyond the model format's range (|value| <= " << kMaxModelNumber
+          << ")";
+    else
+      return;
+    throw ModelError(msg.str());
+  }
+  if (j.is_object()) {
+    checkObject(j, field);
+    return;
+  }
+  if (!j.is_array()) return;
+  for (std::size_t i = 0; i < j.size(); ++i) {
+    const OJson& item = j[i];
+    std::string w = (topList.empty() ? field : topList) + "[" + std::to_string(i) + "]";
+    if (!item.is_object()) {
+      checkNode(item, w, "");
+      continue;
+    }
+    if (item.contains("name") && item["name"].is_string()) {
+      const std::string name = item["name"].get<std::string>();
+      checkElementName(w, name);  // before it is quoted in messages
+      w += " \"" + name + "\"";
+    }
+    checkObject(item, w);
+  }
+}
+
+}  // namespace
+
+void checkModelFileRules(const ModelSpec& spec) {
+  checkObject(writeSpec(spec, true, true), "");
+}
+
 std::string serializeModelSpec(const ModelSpec& spec) {
   std::string out;
   dumpPretty(out, writeSpec(spec, true), 0);
@@ -768,6 +841,7 @@ std::string serializeModelSpecSelfContained(const ModelSpec& spec) {
 }
 
 void writeModelSpec(const ModelSpec& spec, const std::string& path) {
+  checkModelFileRules(spec);  // never a file that reading refuses
   writeFileAtomically(path, serializeModelSpec(spec));
 }
 

@@ -22,6 +22,18 @@ namespace mbdrom {
 /// are refused by name when the file is read.
 inline constexpr double kMaxModelNumber = 1e15;
 
+/// The one name rule of the mechanism and of every element (names reach CSV headers,
+/// JSON, the FMU's XML and C comments): no comma, double quote or control character, no
+/// space at either end. `where` names the field in the message. Throws ModelError.
+void checkElementName(const std::string& where, const std::string& name);
+
+/// The model format's rules, as reading its file applies them, on a spec built in memory
+/// (Python, the workbench, a design's edits): every number finite with |x| <=
+/// kMaxModelNumber, every name (the mechanism's too) by checkElementName. Throws ModelError
+/// naming the field, e.g. `bodies[0] "arm": key "mass" = 1e+300 is beyond the model
+/// format's range (|value| <= 1e+15)`.
+void checkModelFileRules(const ModelSpec& spec);
+
 /// Parses model JSON text. `source` names it in messages (file name or "<string>");
 /// CSV files the model refers to (tables) are read relative to `baseDirectory`
 /// (empty: the current directory). With `confineTo` (a project directory), a

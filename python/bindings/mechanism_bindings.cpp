@@ -38,9 +38,22 @@ Enum typeFromName(const std::string& name, NameOf nameOf, int count, const char*
   throw py::value_error(std::string(argument) + ": unknown type \"" + name + "\" (known: " + known + ")");
 }
 
-Eigen::Vector3d vector3(const std::vector<double>& v, const char* argument) {
-  if (v.size() != 3) throw py::value_error(std::string(argument) + ": expected 3 numbers [x, y, z]");
-  return {v[0], v[1], v[2]};
+// Three real numbers (a list, tuple or array); complex values are refused, not cut to their real part.
+Eigen::Vector3d vector3(const py::object& v, const char* argument) {
+  const py::array raw = py::array::ensure(v);
+  if (!raw) throw py::type_error(std::string(argument) + ": expected 3 numbers [x, y, z]");
+  if (raw.dtype().kind() == 'c')
+    throw py::type_error(std::string(argument) +
+                         ": complex numbers are not coordinates; give 3 real numbers");
+  const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(raw);
+  if (!a || a.ndim() != 1 || a.shape(0) != 3)
+    throw py::value_error(std::string(argument) + ": expected 3 numbers [x, y, z]");
+  return {a.at(0), a.at(1), a.at(2)};
+}
+
+// The model format's rules (numbers in range, names) on an edited copy, before it is kept.
+void requireFileRules(const ModelSpec& edited) {
+  checkModelFileRules(edited);
 }
 
 // An addition must not make a consistent mechanism inconsistent: the whole is checked as
@@ -77,6 +90,7 @@ void addAsInFile(ModelSpec& spec, const std::string& list, const py::dict& eleme
   ModelSpec edited = parseModelSpec(file.dump(), "mechanism \"" + spec.name + "\"");
   edited.directory = spec.directory;  // where its mesh files are
   edited.confineTo = spec.confineTo;
+  requireFileRules(edited);
   requireStillConsistent(spec, edited);
   spec = std::move(edited);
 }
@@ -127,6 +141,7 @@ template <class Edit>
 auto onCopy(ModelSpec& spec, Edit edit) {
   ModelSpec edited = spec;
   auto result = edit(edited);
+  requireFileRules(edited);
   spec = std::move(edited);
   return result;
 }
@@ -136,6 +151,7 @@ template <class Edit>
 auto addOnCopy(ModelSpec& spec, Edit edit) {
   ModelSpec edited = spec;
   auto result = edit(edited);
+  requireFileRules(edited);
   requireStillConsistent(spec, edited);
   spec = std::move(edited);
   return result;
@@ -179,11 +195,23 @@ void bindMechanism(py::module_& m) {
             return "";
           },
           "What model() would refuse ('' when the mechanism is consistent).")
-      .def_readwrite("name", &ModelSpec::name)
+      .def_property(
+          "name", [](const ModelSpec& s) { return s.name; },
+          [](ModelSpec& s, const std::string& name) {
+            checkElementName("name", name);
+            s.name = name;
+          },
+          "The mechanism's name (no comma, quote or control character: it names files, CSV columns and "
+          "FMUs).")
       .def_property(
           "gravity", [](const ModelSpec& s) { return s.gravity; },
-          [](ModelSpec& s, const std::vector<double>& g) { s.gravity = vector3(g, "gravity"); },
-          "Gravity [m/s^2], 3 numbers.")
+          [](ModelSpec& s, const py::object& g) {
+            onCopy(s, [&](ModelSpec& edited) {
+              edited.gravity = vector3(g, "gravity");
+              return 0;
+            });
+          },
+          "Gravity [m/s^2], 3 numbers within the model format's range.")
       .def(
           "add",
           [](ModelSpec& spec, const std::string& kind, const py::dict& element) {
@@ -197,7 +225,7 @@ void bindMechanism(py::module_& m) {
           "is not there or makes the mechanism inconsistent); nothing is added when it is refused.")
       .def(
           "add_point",
-          [](ModelSpec& spec, const std::string& name, const std::vector<double>& position, bool fixed) {
+          [](ModelSpec& spec, const std::string& name, const py::object& position, bool fixed) {
             const Eigen::Vector3d p = vector3(position, "position");
             py::dict point;
             point["name"] = name;
@@ -210,9 +238,9 @@ void bindMechanism(py::module_& m) {
           "add_body",
           [](ModelSpec& spec, const std::string& name, const std::string& type,
              const std::vector<std::string>& points, const std::vector<std::string>& vectors,
-             const std::optional<double>& mass, const std::optional<std::vector<double>>& com,
-             const py::object& inertia, const std::optional<double>& transverseInertia,
-             const std::optional<double>& radius, const std::optional<double>& density) {
+             const std::optional<double>& mass, const py::object& com, const py::object& inertia,
+             const std::optional<double>& transverseInertia, const std::optional<double>& radius,
+             const std::optional<double>& density) {
             BodyRequest r;
             r.name = name;
             r.type = typeFromName<BodyType>(type, bodyTypeName, 3, "type");
@@ -229,13 +257,16 @@ void bindMechanism(py::module_& m) {
             } else {
               if (!mass) throw py::value_error("mass: give the mass [kg] (or radius and density of a rod)");
               r.mass.mass = *mass;
-              if (com) {
-                r.mass.com = vector3(*com, "com");
+              if (!com.is_none()) {
+                r.mass.com = vector3(com, "com");
               } else {  // the points' centroid
                 for (const std::string& p : points) r.mass.com += referencePosition(spec, p);
                 if (!points.empty()) r.mass.com /= static_cast<double>(points.size());
               }
               if (!inertia.is_none()) {
+                if (const py::array raw = py::array::ensure(inertia); raw && raw.dtype().kind() == 'c')
+                  throw py::type_error(
+                      "inertia: complex numbers are not an inertia; give a real 3 x 3 matrix");
                 const auto a =
                     py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(inertia);
                 if (!a || a.ndim() != 2 || a.shape(0) != 3 || a.shape(1) != 3)
@@ -258,9 +289,8 @@ void bindMechanism(py::module_& m) {
       .def(
           "add_joint",
           [](ModelSpec& spec, const std::string& type, const std::string& body1, const std::string& body2,
-             const std::string& point1, const std::string& point2,
-             const std::optional<std::vector<double>>& axis, const std::optional<std::vector<double>>& axis2,
-             const std::optional<double>& length, const std::string& name) {
+             const std::string& point1, const std::string& point2, const py::object& axis,
+             const py::object& axis2, const std::optional<double>& length, const std::string& name) {
             JointRequest r;
             r.name = name;
             r.type = typeFromName<JointType>(type, jointTypeName, 9, "type");
@@ -268,8 +298,8 @@ void bindMechanism(py::module_& m) {
             r.body2 = body2;
             r.point1 = point1;
             r.point2 = point2;
-            if (axis) r.axis = vector3(*axis, "axis");
-            if (axis2) r.axis2 = vector3(*axis2, "axis2");
+            if (!axis.is_none()) r.axis = vector3(axis, "axis");
+            if (!axis2.is_none()) r.axis2 = vector3(axis2, "axis2");
             r.length = length;
             return addOnCopy(spec, [&](ModelSpec& edited) { return notesList(createJoint(edited, r)); });
           },

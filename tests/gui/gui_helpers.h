@@ -1,9 +1,14 @@
 #pragma once
 // Small helpers shared by the GUI tests.
 
+#include <QApplication>
 #include <QCoreApplication>
+#include <QDialog>
 #include <QElapsedTimer>
+#include <QFileDialog>
 #include <QImage>
+#include <QLineEdit>
+#include <QTimer>
 
 #include <functional>
 
@@ -15,6 +20,34 @@ inline bool waitFor(const std::function<bool()>& done, int timeoutMs = 10000) {
   clock.start();
   while (!done() && clock.elapsed() < timeoutMs) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
   return done();
+}
+
+/// Calls `handle` with the active modal widget every 50 ms until it returns true
+/// (a dialog opened by code that blocks in exec()) or `timeoutMs` passed; the
+/// polling stops with `context` when given.
+inline void whenModal(const std::function<bool(QWidget*)>& handle, int timeoutMs = 15000,
+                      QObject* context = nullptr) {
+  auto* timer = new QTimer(context);
+  QElapsedTimer clock;
+  clock.start();
+  timer->setInterval(50);
+  QObject::connect(timer, &QTimer::timeout, [timer, clock, handle, timeoutMs] {
+    QWidget* modal = QApplication::activeModalWidget();
+    if ((modal && handle(modal)) || clock.elapsed() > timeoutMs) {
+      timer->stop();
+      timer->deleteLater();
+    }
+  });
+  timer->start();
+}
+
+/// Types `path` into a file dialog's name field and saves, as a user does; false without the field.
+inline bool typeFileName(QFileDialog* files, const QString& path) {
+  auto* name = files->findChild<QLineEdit*>("fileNameEdit");
+  if (!name) return false;
+  name->setText(path);
+  static_cast<QDialog*>(files)->accept();  // the Save button
+  return true;
 }
 
 /// Variance of the grey level over all pixels (0 for a blank image).

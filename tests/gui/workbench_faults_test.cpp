@@ -28,6 +28,7 @@
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QContextMenuEvent>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
@@ -37,7 +38,9 @@
 #include <QLayout>
 #include <QLineEdit>
 #include <QListView>
+#include <QMenu>
 #include <QMessageBox>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QScreen>
 #include <QScrollArea>
@@ -53,7 +56,9 @@
 
 using mbdrom::app::ComparePanel;
 using mbdrom::app::MainWindow;
+using mbdrom::test::typeFileName;
 using mbdrom::test::waitFor;
+using mbdrom::test::whenModal;
 
 namespace {
 
@@ -95,33 +100,6 @@ void compareShiftedReplay(MainWindow& window) {
   REQUIRE(panel->compare() > 0);
   REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));
   REQUIRE(panel->result()->runs.front().compared);
-}
-
-// Calls `handle` with the active modal widget every 50 ms until it returns true
-// (a dialog opened by code that blocks in exec()) or `timeoutMs` passed; the
-// polling stops with `context` when given.
-void whenModal(const std::function<bool(QWidget*)>& handle, int timeoutMs = 15000,
-               QObject* context = nullptr) {
-  auto* timer = new QTimer(context);
-  QElapsedTimer clock;
-  clock.start();
-  timer->setInterval(50);
-  QObject::connect(timer, &QTimer::timeout, [timer, clock, handle, timeoutMs] {
-    QWidget* modal = QApplication::activeModalWidget();
-    if ((modal && handle(modal)) || clock.elapsed() > timeoutMs) {
-      timer->stop();
-      timer->deleteLater();
-    }
-  });
-  timer->start();
-}
-
-// Types `path` into a file dialog's name field and saves, as a user does.
-void typeFileName(QFileDialog* files, const QString& path) {
-  auto* name = files->findChild<QLineEdit*>("fileNameEdit");
-  REQUIRE(name);
-  name->setText(path);
-  static_cast<QDialog*>(files)->accept();  // the Save button
 }
 
 // Splits one line of the report's CSV (quoted fields hold no commas here).
@@ -379,6 +357,76 @@ TEST_CASE("a comparison report no browser can show is named in the message log a
   CHECK(box->isVisible());
   CHECK(box->text().contains(page));
   box->grab().save(MBDROM_TEST_OUTPUT_DIR "/report_browser_failed.png");
+}
+
+TEST_CASE("a report after a plot's image export from its context menu three times over does not crash") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  QApplication::setActiveWindow(&window);
+  openWithRun(window, 0.5);
+  compareShiftedReplay(window);
+  ComparePanel* panel = window.comparePanel();
+  const QString dir = freshDir("report_after_export");
+  const QByteArray path = qgetenv("PATH");
+  qputenv("PATH", freshDir("report_after_export/empty_path").toLocal8Bit());  // no browser opens
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    // Right-click a compare plot, as a user does; the menu is the plot's own (deleted on close).
+    mbdrom::widgets::PlotView* plot = round % 2 ? panel->errorPlot() : panel->seriesPlot();
+    const QPoint at = plot->viewport()->rect().center();
+    QContextMenuEvent context(QContextMenuEvent::Mouse, at, plot->viewport()->mapToGlobal(at));
+    QApplication::sendEvent(plot->viewport(), &context);
+    QMenu* menu = nullptr;
+    REQUIRE(waitFor([&] {
+      menu = qobject_cast<QMenu*>(QApplication::activePopupWidget());
+      return menu && menu->isVisible();
+    }));
+    QAction* exportImage = menu->findChild<QAction*>("plotExportImage");
+    REQUIRE(exportImage);
+    const QString png = dir + QStringLiteral("/plot_%1.png").arg(round);
+    bool sized = false;
+    whenModal(
+        [&](QWidget* modal) {
+          if (auto* files = qobject_cast<QFileDialog*>(modal)) {
+            typeFileName(files, png);
+            return false;  // the size comes next
+          }
+          auto* box = modal->findChild<QDialogButtonBox*>();
+          if (!box || !modal->findChild<QSpinBox*>("imageWidth")) return false;
+          sized = true;
+          box->button(QDialogButtonBox::Ok)->click();
+          return true;
+        },
+        15000, &window);
+    // A click on the item: the menu closes, then the action's dialogs run.
+    const QPoint item = menu->actionGeometry(exportImage).center();
+    QMouseEvent press(QEvent::MouseButtonPress, item, menu->mapToGlobal(item), Qt::LeftButton, Qt::LeftButton,
+                      Qt::NoModifier);
+    QMouseEvent release(QEvent::MouseButtonRelease, item, menu->mapToGlobal(item), Qt::LeftButton,
+                        Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(menu, &press);
+    QApplication::sendEvent(menu, &release);
+    REQUIRE(waitFor([&] { return QFileInfo::exists(png); }));
+    CHECK(sized);
+    // Then Report... from the compare dock's button.
+    const QString report = dir + QStringLiteral("/report_%1").arg(round);
+    whenModal(
+        [&](QWidget* modal) {
+          auto* files = qobject_cast<QFileDialog*>(modal);
+          return files && typeFileName(files, report);
+        },
+        15000, &window);
+    auto* button = panel->findChild<QPushButton*>("compareReportButton");
+    REQUIRE(button);
+    button->click();
+    REQUIRE(waitFor([&] { return QFileInfo::exists(report + "/index.html"); }));
+    // The message that no browser opened: closed, as a user does.
+    waitFor([] { return false; }, 100);
+    if (auto* box = window.findChild<QMessageBox*>("messageBox")) box->close();
+    CHECK(QImage(report + "/series.png").size() == QSize(960, 420));
+  }
+  qputenv("PATH", path);
 }
 
 TEST_CASE("closing the project or opening another one empties the plot dock") {

@@ -142,3 +142,24 @@ def test_a_broken_model_file_opens_as_a_mechanism_to_mend(mbdrom, tmp_path):
         mbdrom.Mechanism.from_json("{not json")
     with pytest.raises(mbdrom.FileError):
         mbdrom.Mechanism.load(tmp_path / "missing.json")
+
+
+def test_numbers_and_names_the_model_file_refuses_are_refused_at_entry(mbdrom, tmp_path):
+    m = mbdrom.Mechanism("rules")
+    with pytest.raises(mbdrom.ModelError, match=r'gravity\[2\] = 1e\+300 is beyond'):
+        m.gravity = (0, 0, 1e300)
+    assert tuple(m.gravity) == (0, 0, -9.81)  # unchanged
+    m.add_point("O", (0, 0, 0), fixed=True)
+    m.add_point("A", (1, 0, 0))
+    with pytest.raises(mbdrom.ModelError, match=r'bodies\[0\] "arm": key "mass" = 1e\+300'):
+        m.add_body("arm", "bar", ["O", "A"], mass=1e300)
+    with pytest.raises(TypeError, match="complex"):
+        m.add_point("B", np.array([1 + 2j, 0, 0]))
+    with pytest.raises(mbdrom.ModelError, match="the name has ','"):
+        m.add_point("B,C", (2, 0, 0))
+    with pytest.raises(mbdrom.ModelError, match="control character"):
+        m.name = "strut\x01"
+    assert m.name == "rules"
+    m.add_body("arm", "bar", ["O", "A"], mass=1.0)
+    m.save(str(tmp_path / "rules.json"))
+    assert mbdrom.Mechanism.load(str(tmp_path / "rules.json")).name == "rules"  # what is saved reads back

@@ -48,6 +48,7 @@ const BadInput kCatalogue[] = {
     {"model_is_csv.json", Loader::Model, "malformed JSON: [json.exception.parse_error.101] parse error at line 1, column 2: syntax error while parsing value - invalid literal; last read: 't,'"},
     {"model_is_png.json", Loader::Model, "malformed JSON: [json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing value - invalid literal"},
     {"model_top_level_array.json", Loader::Model, "not a model file (expected a JSON object)"},
+    {"model_control_character_name.json", Loader::Model, "name: the name has a control character"},
     {"model_number_1e400.json", Loader::Model, "malformed JSON: [json.exception.out_of_range.406] number overflow parsing '1e400'"},
     {"model_nan_string.json", Loader::Model, "bodies[0] \"bob\": \"mass\" must be a number"},
     {"model_nan_bare.json", Loader::Model, "malformed JSON: [json.exception.parse_error.101] parse error at line 48, column 12: syntax error while parsing value - invalid literal; last read: '\"mass\": N'"},

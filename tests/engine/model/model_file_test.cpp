@@ -7,6 +7,7 @@
 
 #include <clocale>
 #include <filesystem>
+#include <limits>
 
 using namespace mbdrom;
 using Json = nlohmann::json;
@@ -344,4 +345,48 @@ TEST_CASE("a name a CSV header cannot carry is refused with the entry named") {
   Json spaces = base();
   spaces["joints"][1]["name"] = "slot ";
   checkFails<ModelError>(spaces, "joints[1] \"slot \": the name starts or ends with a space");
+}
+
+TEST_CASE("a spec built in memory gets the file's number and name rules, naming the field") {
+  const ModelSpec good = parseModelSpec(base().dump(), "m.json");
+  auto refusal = [](const ModelSpec& spec) {
+    try {
+      checkModelFileRules(spec);
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK(refusal(good) == "(no error)");
+  ModelSpec gravity = good;
+  gravity.gravity.z() = 1e300;
+  CHECK_THAT(refusal(gravity), Catch::Contains("gravity[2] = 1e+300 is beyond the model format's range"));
+  CHECK_THROWS_AS(Model(gravity), ModelError);  // every front end builds through Model
+  ModelSpec mass = good;
+  mass.bodies[0].mass = 1e300;
+  CHECK_THAT(refusal(mass), Catch::Contains("bodies[0] \"arm\": key \"mass\" = 1e+300"));
+  ModelSpec notFinite = good;
+  notFinite.points[2].position.x() = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THAT(refusal(notFinite), Catch::Contains("points[2] \"B\": key \"position\"[0]") &&
+                                     Catch::Contains("is not a finite number"));
+  ModelSpec marker = good;
+  marker.bodies[0].markers[0].position.y() = -2e15;
+  CHECK_THAT(refusal(marker),
+             Catch::Contains("bodies[0] \"arm\": key \"markers\"[0] \"tip\": key \"position\"[1]"));
+  // The mechanism's own name, which names FMUs, CSV files and XML.
+  ModelSpec name = good;
+  name.name = "strut\x01";
+  CHECK_THAT(refusal(name), Catch::Contains("name: the name has a control character"));
+  CHECK_THROWS_AS(Model(name), ModelError);
+  // Nothing is written that reading would refuse.
+  const std::string path = (std::filesystem::temp_directory_path() / "mbdrom_rules_test.json").string();
+  std::filesystem::remove(path);
+  CHECK_THROWS_AS(writeModelSpec(mass, path), ModelError);
+  CHECK_FALSE(std::filesystem::exists(path));
+  writeModelSpec(good, path);
+  CHECK_NOTHROW(Model(readModelSpec(path)));
+  // At the edge of the range: accepted, written and read back.
+  ModelSpec edge = good;
+  edge.bodies[0].mass = 1e15;
+  CHECK(refusal(edge) == "(no error)");
 }
