@@ -7,7 +7,10 @@
 #include <cmath>
 #include <filesystem>
 #include <sstream>
+#include <string>
+#include <string_view>
 #include <system_error>
+#include <unordered_map>
 
 namespace mbdrom {
 
@@ -197,6 +200,21 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
     std::stringstream header(line);
     std::string name;
     while (std::getline(header, name, ',')) table.columns.push_back(name);
+  }
+  // A repeated column would shadow the other one silently (a point compared with the wrong data).
+  {
+    std::unordered_map<std::string_view, std::size_t> first;
+    for (std::size_t c = 0; c < table.columns.size(); ++c) {
+      const std::string& name = table.columns[c];
+      double number = 0.0;
+      const auto parsed = std::from_chars(name.data(), name.data() + name.size(), number);
+      if (parsed.ec == std::errc() && parsed.ptr == name.data() + name.size()) continue;  // no header row: said later
+      const auto [at, fresh] = first.emplace(name, c);
+      if (!fresh)
+        throw FileError(path + ":1: column " + std::to_string(c + 1) + " \"" + table.columns[c] +
+                        "\" repeats column " + std::to_string(at->second + 1) +
+                        "; every column needs its own name");
+    }
   }
   const std::size_t n = table.columns.size();
   std::vector<double> values;

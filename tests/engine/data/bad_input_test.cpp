@@ -72,6 +72,7 @@ const BadInput kCatalogue[] = {
 
     // Trajectory CSV files.
     {"traj_empty.csv", Loader::TrajectoryCsv, "traj_empty.csv: empty file (no header)"},
+    {"traj_repeated_column.csv", Loader::TrajectoryCsv, "traj_repeated_column.csv:1: column 5 \"A.x\" repeats column 2"},
     {"traj_ragged_row.csv", Loader::TrajectoryCsv, "traj_ragged_row.csv:3: expected 37 columns, got 5"},
     {"traj_extra_column.csv", Loader::TrajectoryCsv, "traj_extra_column.csv:3: more than 37 columns"},
     {"traj_non_numeric.csv", Loader::TrajectoryCsv, "traj_non_numeric.csv:3: column 5 (A.x) is not a number"},
