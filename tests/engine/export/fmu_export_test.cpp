@@ -22,6 +22,8 @@
 
 #include <dlfcn.h>
 #include <signal.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -1239,4 +1241,85 @@ TEST_CASE("a C compiler that hangs is stopped at the time limit and no FMU is le
     }
     CHECK(gone);
   }
+}
+
+TEST_CASE("a compiler that exits 0 after writing garbage is caught by loading what it wrote", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "newmark");
+  const std::string dir = tempDir("garbage_cc");
+  // "Compiles" by writing text where the shared object should be, and succeeds.
+  std::ofstream(dir + "/garbage_cc.sh")
+      << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; "
+         "shift; done\necho 'not an ELF file' > \"$out\"\nexit 0\n";
+  CExportOptions options;
+  options.identifier = "bar_garbage";
+  options.loadCase = "drive";
+  try {
+    exportFmu(*rom, model, options, dir + "/bar_garbage.fmu", "sh " + dir + "/garbage_cc.sh", 30.0);
+    FAIL("garbage was packed into an FMU");
+  } catch (const Error& e) {
+    CHECK_THAT(e.what(), Catch::Contains("reported success") && Catch::Contains("cannot be loaded"));
+  }
+  CHECK_FALSE(fs::exists(dir + "/bar_garbage.fmu"));
+  for (const auto& entry : fs::directory_iterator(dir)) CHECK(entry.path().filename() == "garbage_cc.sh");
+}
+
+TEST_CASE("export-c replaces its own earlier export but never a file someone else wrote", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "newmark");
+  const std::string dir = tempDir("c_replace");
+  CExportOptions options;
+  options.identifier = "bar_c";
+  options.loadCase = "drive";
+  exportCSources(*rom, model, options, dir);
+  CHECK_NOTHROW(exportCSources(*rom, model, options, dir));  // its own: replaced
+  std::ofstream(dir + "/bar_c.c") << "/* my hand-written controller */\nint main(void) { return 0; }\n";
+  try {
+    exportCSources(*rom, model, options, dir);
+    FAIL("a user's file was replaced");
+  } catch (const FileError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("bar_c.c: exists and was not written by an mbdrom export"));
+  }
+  std::ifstream in(dir + "/bar_c.c");
+  std::string first;
+  std::getline(in, first);
+  CHECK(first == "/* my hand-written controller */");
+}
+
+TEST_CASE("a full disk while an FMU is built is named as such and leaves nothing", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "newmark");
+  const std::string dir = tempDir("full_disk");
+  int fds[2];
+  REQUIRE(pipe(fds) == 0);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {  // files of at most 2 kB: the sources do not fit
+    ::close(fds[0]);
+    ::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{2048, 2048};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    std::string message = "(exported)";
+    try {
+      CExportOptions options;
+      options.identifier = "bar_full";
+      options.loadCase = "drive";
+      exportFmu(*rom, model, options, dir + "/bar_full.fmu");
+    } catch (const Error& e) {
+      message = e.what();
+    }
+    const ssize_t n = ::write(fds[1], message.data(), message.size());
+    _exit(n == static_cast<ssize_t>(message.size()) ? 0 : 1);
+  }
+  ::close(fds[1]);
+  std::string message;
+  char buffer[512];
+  for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
+    message.append(buffer, static_cast<std::size_t>(n));
+  ::close(fds[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  REQUIRE(WIFEXITED(status));
+  CHECK_THAT(message, Catch::Contains("cannot write") && Catch::Contains("disk full?"));
+  CHECK(fs::is_empty(dir));
 }
