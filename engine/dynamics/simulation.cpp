@@ -64,6 +64,11 @@ void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
                      ")");
   const double n = std::ceil(o.tEnd / dt - 1e-9);
   if (n > 1e12) throw InputError("end time / time step is too large (" + simText(n) + " steps)");
+  // Every output row is kept and written: beyond 1e9 rows no disk or memory holds the run.
+  if (o.outputDt > 0.0 && o.tEnd / o.outputDt > 1e9)
+    throw InputError("the output interval " + simText(o.outputDt) + " s gives " +
+                     simText(o.tEnd / o.outputDt) + " output rows over " + simText(o.tEnd) +
+                     " s, more than the limit of 1e9: choose a larger one");
   steps = static_cast<long long>(std::max(0.0, n));
   const double ratio = o.outputDt / dt;
   stride = std::max(1LL, static_cast<long long>(std::llround(ratio)));

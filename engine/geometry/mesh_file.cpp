@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
 #include "engine/core/number_text.h"
+#include "engine/model/model_file.h"
 
 #include <algorithm>
 #include <cctype>
@@ -14,6 +15,9 @@
 namespace mbdrom {
 
 namespace {
+
+// The model format's number rule, for mesh coordinates as for every number of a mechanism.
+const std::string beyondRange = " has a coordinate beyond the model format's range (|value| <= 1e15 m)";
 
 // Shares coincident vertices (STL repeats them per facet).
 class VertexPool {
@@ -64,6 +68,8 @@ TriangleMesh parseBinaryStl(std::string_view bytes, double scale, const std::str
                               floatAt(bytes, at + 12 * c + 8));
       if (!v.allFinite())
         throw FileError(source + ": triangle " + std::to_string(k + 1) + " has a non-finite coordinate");
+      if (!((v * scale).cwiseAbs().maxCoeff() <= kMaxModelNumber))
+        throw FileError(source + ": triangle " + std::to_string(k + 1) + beyondRange);
       t[static_cast<std::size_t>(c)] = pool.add(v * scale);
     }
     mesh.triangles.push_back(t);
@@ -107,6 +113,7 @@ TriangleMesh parseAsciiStl(std::string_view text, double scale, const std::strin
     const std::optional<double> x = parseWholeNumber(token);
     if (!x) fail("\"" + std::string(token) + "\" is not a number");
     if (!std::isfinite(*x)) fail("a non-finite coordinate");
+    if (!(std::abs(*x * scale) <= kMaxModelNumber)) fail(beyondRange.substr(1));
     return *x;
   };
   tokens.next(token);  // "solid"
@@ -206,6 +213,7 @@ TriangleMesh parseObj(std::string_view text, double scale, const std::string& so
         const std::optional<double> x = parseWholeNumber(token);
         if (!x) throw FileError(where + ": \"" + std::string(token) + "\" is not a number");
         if (!std::isfinite(*x)) throw FileError(where + ": a non-finite coordinate");
+        if (!(std::abs(*x * scale) <= kMaxModelNumber)) throw FileError(where + ":" + beyondRange);
         v(d) = *x * scale;
       }
       if (mesh.vertices.size() >= 3 * kMaxMeshTriangles)

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <limits>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace mbdrom;
@@ -162,4 +163,23 @@ TEST_CASE("a mesh above the display size is decimated to it, keeping its bounds"
   CHECK(small.bounds().min().isApprox(sphere.bounds().min(), 0.05));
   CHECK(small.bounds().max().isApprox(sphere.bounds().max(), 0.05));
   CHECK(decimated(sphere, 200000).triangleCount() == 100000u);  // below the display size: unchanged
+}
+
+TEST_CASE("mesh coordinates get the model's number rule and a FIFO is named", "[mesh]") {
+  CHECK_THROWS_WITH(parseObj("v 0 0 0\nv 1e300 0 0\nv 0 1 0\nf 1 2 3\n", 1.0, "h.obj"),
+                    Catch::Contains("h.obj:2: has a coordinate beyond the model format's range"));
+  // In millimetres scaled to metres the same number may be fine; scaled up it may not.
+  CHECK_NOTHROW(parseObj("v 0 0 0\nv 1e17 0 0\nv 0 1 0\nf 1 2 3\n", 1e-3, "mm.obj"));
+  CHECK_THROWS_WITH(parseObj("v 0 0 0\nv 1e14 0 0\nv 0 1 0\nf 1 2 3\n", 100.0, "up.obj"),
+                    Catch::Contains("beyond the model format's range"));
+  std::string far = binaryStl();
+  const float big = 1e30f;
+  std::memcpy(&far[84 + 50 * 2 + 12], &big, 4);
+  CHECK_THROWS_WITH(parseStl(far, 1.0, "f.stl"), Catch::Contains("triangle 3 has a coordinate beyond"));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("mbdrom_mesh_fifo_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  REQUIRE(::mkfifo((dir / "pipe.obj").c_str(), 0600) == 0);
+  CHECK_THROWS_WITH(readMeshFile((dir / "pipe.obj").string()), Catch::Contains("is a FIFO"));
+  std::filesystem::remove_all(dir);
 }
