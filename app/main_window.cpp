@@ -1186,6 +1186,8 @@ int MainWindow::runSimulation(const RunOptions& options) {
   const QString title = tr("Simulate %1 (%2, %3 s)")
                             .arg(QString::fromStdString(model->spec().name), caseName)
                             .arg(options.tEnd);
+  if (const std::string w = runLengthWarning(*model, options); !w.empty())
+    log_->warning(tr("%1: %2").arg(title, QString::fromStdString(w)));
   return runner_->submit(
       title,
       [model, options, recorder, summary](Monitor& m) {

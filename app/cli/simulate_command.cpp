@@ -325,11 +325,21 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   o.loadCase = loadCaseOption(model, a);
   warnIfReferenceViolated(model, err);
   initialState(model, a, o, out);
+  if (const std::string w = runLengthWarning(model, o); !w.empty())
+    err << "mbdrom-cli simulate: warning: " << w << "\n";
 
   const bool bar = isTerminal(err);
   InterruptGuard guard;
+  // Without a terminal (a log file, a cluster job): a progress line every 5 s.
+  auto lastLine = std::chrono::steady_clock::now();
   Monitor monitor(
       [&](const Progress& p) {
+        if (!bar && std::chrono::steady_clock::now() - lastLine > std::chrono::seconds(5)) {
+          lastLine = std::chrono::steady_clock::now();
+          err << "mbdrom-cli simulate: t = " << p.metric("t") << " s of " << o.tEnd << " s, " << p.step
+              << " steps\n"
+              << std::flush;
+        }
         if (bar) {
           const int width = 30, filled = static_cast<int>(p.fraction() * width);
           err << "\r[" << std::string(static_cast<std::size_t>(filled), '#')

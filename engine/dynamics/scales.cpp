@@ -42,6 +42,16 @@ void addBreaks(const TimeFunction& f, std::vector<double>& out) {
 
 }  // namespace
 
+double largestExcitationFrequency(const Model& model, int loadCase) {
+  const ModelSpec& spec = model.spec();
+  double fmax = 0.0;
+  if (loadCase >= 0 && loadCase < static_cast<int>(spec.loadCases.size()))
+    for (const LoadSpec& load : spec.loadCases[static_cast<std::size_t>(loadCase)].loads)
+      fmax = std::max(fmax, startFrequency(load.function));
+  for (const DriverSpec& d : spec.drivers) fmax = std::max(fmax, startFrequency(d.function));
+  return std::isfinite(fmax) ? fmax : 0.0;
+}
+
 MechanismScales mechanismScales(const Model& model, int loadCase) {
   MechanismScales s;
   const ModelSpec& spec = model.spec();
@@ -60,11 +70,7 @@ MechanismScales mechanismScales(const Model& model, int loadCase) {
   s.time = 1.0;
   const double g = spec.gravity.norm();
   if (g > 0.0 && std::isfinite(g)) s.time = std::min(s.time, std::sqrt(s.length / g));
-  double fmax = 0.0;
-  if (loadCase >= 0 && loadCase < static_cast<int>(spec.loadCases.size()))
-    for (const LoadSpec& load : spec.loadCases[static_cast<std::size_t>(loadCase)].loads)
-      fmax = std::max(fmax, startFrequency(load.function));
-  for (const DriverSpec& d : spec.drivers) fmax = std::max(fmax, startFrequency(d.function));
+  const double fmax = largestExcitationFrequency(model, loadCase);
   if (fmax > 0.0 && std::isfinite(fmax)) s.time = std::min(s.time, 1.0 / (2.0 * std::numbers::pi * fmax));
 
   const int nq = model.nq();

@@ -36,6 +36,10 @@ struct MechanismScales {
 /// The scales of `model` under load case `loadCase` (-1: gravity only).
 MechanismScales mechanismScales(const Model& model, int loadCase = -1);
 
+/// The largest frequency [Hz] of the load case's loads and the drivers at their start
+/// (sines, chirps, sums of them); 0 without any.
+double largestExcitationFrequency(const Model& model, int loadCase = -1);
+
 /// Times in (t0, t1] at which a load of the load case or a driver has a
 /// discontinuity in value or slope (steps, smooth-step ends, table corners),
 /// ascending and without repeats [s].

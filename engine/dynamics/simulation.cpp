@@ -80,6 +80,20 @@ void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
                      " s), or error-controlled steps (a tolerance), which land on every output time");
 }
 
+std::string runLengthWarning(const Model& model, const RunOptions& o) {
+  const double fmax = largestExcitationFrequency(model, o.loadCase);
+  const bool fixed = !(o.integrator.tolerance > 0.0);
+  const double steps = fixed ? o.tEnd / o.integrator.dt : 10.0 * fmax * o.tEnd;
+  if (!(steps > 1e8)) return {};
+  std::string why = fixed ? "steps of " + simText(o.integrator.dt) + " s"
+                          : "the load case and drivers excite up to " + simText(fmax) +
+                                " Hz, and error-controlled steps resolve each period with at least 10 steps";
+  return "this run will take at least " + simText(steps) + " steps over " + simText(o.tEnd) + " s (" + why +
+         "); it may run for hours: check the load's frequency and the end time, or stop it (Ctrl+C keeps "
+         "what "
+         "it computed)";
+}
+
 namespace {
 
 // The run loop, written once for both integrators (Integrator, DormandPrinceIntegrator).

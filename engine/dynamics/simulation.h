@@ -50,6 +50,12 @@ struct SimulationSummary : RunSummary {
 /// multiple of dt, or a tolerance outside (0, 1) (0 is fixed steps).
 void simulationSteps(const RunOptions& options, long long& steps, long long& stride);
 
+/// A warning for the start of a run that will take more than 1e8 steps ("" otherwise):
+/// fixed steps count as T / dt, error-controlled ones as at least 10 per period of the
+/// fastest excitation (a 1e14 Hz sine is inside the model format's range). Every front
+/// end shows it before the run starts.
+std::string runLengthWarning(const Model& model, const RunOptions& options);
+
 /// Runs one simulation and streams its samples (t0 = 0, then every output
 /// interval, and the last step) to `sink`. Throws InputError for bad options,
 /// SolverError naming the time and cause when the run diverges, Cancelled when

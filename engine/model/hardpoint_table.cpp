@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
+#include "engine/model/model_file.h"
 #include "engine/model/spec_edit.h"
 
 #include <algorithm>
@@ -100,6 +101,9 @@ void pasteHardpoints(ModelSpec& spec, int row, int column, const std::string& te
       } else if (col >= kHardpointX && col <= kHardpointZ) {
         const std::optional<double> x = parseWholeNumber(cell);
         if (!x || !std::isfinite(*x)) throw InputError(where + ": \"" + cell + "\" is not a number (metres)");
+        if (!(std::abs(*x) <= kMaxModelNumber))
+          throw InputError(where + ": \"" + cell +
+                           "\" is beyond the model format's range (|value| <= 1e15 m)");
         p.position(col - kHardpointX) = *x;
       } else if (col == kHardpointFixed) {
         std::string v = cell;

@@ -438,8 +438,14 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
   result.spec.directory = root.string();
   result.spec.confineTo = root.string();
 
+  std::vector<fs::path> createdFolders;  // by this save, deepest last
   auto ensureFolder = [&](const std::string& file) {
     const fs::path target = root / file;
+    std::vector<fs::path> missing;
+    for (fs::path p = target.parent_path(); p != root && p.has_relative_path() && !fs::exists(p, ec);
+         p = p.parent_path())
+      missing.push_back(p);
+    createdFolders.insert(createdFolders.end(), missing.rbegin(), missing.rend());
     fs::create_directories(target.parent_path(), ec);
     if (ec) throw FileError(target.parent_path().string() + ": cannot create: " + ec.message());
     if (!resolvesInside(root, file))
@@ -453,27 +459,43 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
       throw FileError(dir + ": file \"" + file +
                       "\" is named in the manifest but neither exists nor was written");
 
-  for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
-  for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
-  for (const auto& [file, bytes] : meshes) writeFileAtomically(ensureFolder(file), bytes);
+  // A save that fails part-way takes back what it wrote (fresh names only, never a file
+  // the previous manifest names), so the folder is as before and a retry finds it so.
+  auto takeBack = [&] {
+    std::error_code ignored;
+    for (const std::string& file : written)
+      if (isOwnRegularFile(root, file)) fs::remove(root / file, ignored);
+    for (auto it = createdFolders.rbegin(); it != createdFolders.rend(); ++it)
+      if (fs::is_directory(fs::symlink_status(*it, ignored)) && fs::is_empty(*it, ignored))
+        fs::remove(*it, ignored);
+  };
+  try {
+    for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
+    for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
+    for (const auto& [file, bytes] : meshes) writeFileAtomically(ensureFolder(file), bytes);
 
-  // The model: kept when unchanged, else under a name the old manifest does not use.
-  const std::string modelText = serializeModelSpec(result.spec);
-  bool modelKept = false;
-  if (isOwnRegularFile(root, checked.modelFile)) {
-    try {
-      modelKept =
-          readRegularFile((root / checked.modelFile).string(), kMaxModelFileBytes, "model file") == modelText;
-    } catch (const Error&) {
+    // The model: kept when unchanged, else under a name the old manifest does not use.
+    const std::string modelText = serializeModelSpec(result.spec);
+    bool modelKept = false;
+    if (isOwnRegularFile(root, checked.modelFile)) {
+      try {
+        modelKept = readRegularFile((root / checked.modelFile).string(), kMaxModelFileBytes, "model file") ==
+                    modelText;
+      } catch (const Error&) {
+      }
     }
+    if (!modelKept) {
+      checked.modelFile = claim(checked.modelFile);
+      writeFileAtomically(ensureFolder(checked.modelFile), modelText);
+    }
+    named.insert(checked.modelFile);
+    for (const TimeFunction* f : tableFunctions(result.spec))
+      named.insert(f->file);  // the tables written too
+    writeFileAtomically((root / kManifest).string(), serializeProjectManifest(checked));
+  } catch (...) {
+    takeBack();
+    throw;
   }
-  if (!modelKept) {
-    checked.modelFile = claim(checked.modelFile);
-    writeFileAtomically(ensureFolder(checked.modelFile), modelText);
-  }
-  named.insert(checked.modelFile);
-  for (const TimeFunction* f : tableFunctions(result.spec)) named.insert(f->file);  // the tables written too
-  writeFileAtomically((root / kManifest).string(), serializeProjectManifest(checked));
 
   // Only now that the new manifest is in place: remove the files the old one
   // named and this one does not (regular files, never through a link). A

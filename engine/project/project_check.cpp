@@ -41,13 +41,19 @@ std::vector<ProjectFileCheck> checkProjectFiles(const Project& project) {
 
 ProjectSaveResult copyProject(const std::string& from, const std::string& to) {
   std::error_code ec;
-  if (fs::exists(to, ec) && !fs::is_empty(to, ec) && !isProjectDirectory(to))
-    throw FileError(to + ": not empty and not an mbdrom project: choose a new or empty folder");
   const Project p = readProject(from);
   if (fs::exists(to, ec) && fs::equivalent(p.dir, to, ec)) throw FileError(to + ": is the project itself");
   fs::create_directories(to, ec);
   if (ec) throw FileError(to + ": cannot create the folder: " + ec.message());
+  // Locked before the folder is judged: of two copies into one folder, the second is told
+  // that the first is writing it, not that the folder is not a project.
   const WriteLock lock(projectLockTarget(to));
+  const std::string ownLock = fs::path(WriteLock::lockPath(projectLockTarget(to))).filename().string();
+  bool empty = true;
+  for (const auto& entry : fs::directory_iterator(to, ec))
+    if (entry.path().filename() != ownLock) empty = false;
+  if (!empty && !isProjectDirectory(to))
+    throw FileError(to + ": not empty and not an mbdrom project: choose a new or empty folder");
   std::vector<ProjectFileWriter> writers;
   auto copy = [&](const std::string& file) {
     const std::string source = (fs::path(p.dir) / file).string();

@@ -242,6 +242,8 @@ void bindRun(py::module_& m) {
          const py::object& progress, const std::string& name) {
         if (!model) throw py::type_error("model must be an mbdrom.Model");
         const RunOptions o = simulationOptions(*model, loadCase, tEnd, dt, tolerance, outputDt, integrator);
+        if (const std::string w = runLengthWarning(*model, o); !w.empty())
+          if (PyErr_WarnEx(PyExc_RuntimeWarning, w.c_str(), 1) != 0) throw py::error_already_set();
         TrajectoryRecorder recorder;
         EngineCall call(progress);
         try {

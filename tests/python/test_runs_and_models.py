@@ -263,3 +263,12 @@ def test_sigterm_stops_a_long_run_then_the_programs_own_answer(examples, tmp_pat
     assert time.monotonic() - t0 < 5.0
     assert "finished" not in out
     assert child.returncode == (-signal.SIGTERM if handler == "default" else 3), err
+
+
+def test_a_run_of_more_than_1e8_steps_warns_before_it_starts(mbdrom, examples):
+    # A 1e14 Hz sine is inside the model format's range; the warning comes first, as in the CLI.
+    data = examples.parents[1] / "tests" / "data" / "mechanisms"
+    model = mbdrom.Model.load(str(data / "pendulum_1e14_hz.json"))
+    with pytest.warns(RuntimeWarning, match=r"at least 1e\+15 steps over 1 s"):
+        with pytest.raises(mbdrom.Cancelled):
+            mbdrom.simulate(model, load_case="buzz", progress=lambda record: False)

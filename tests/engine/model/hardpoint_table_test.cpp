@@ -49,6 +49,10 @@ TEST_CASE("a pasted name renames the point and its references; a bad cell change
   CHECK_THROWS_WITH(pasteHardpoints(spec, static_cast<int>(spec.points.size()) - 1, kHardpointX, "1\n2\n"),
                     Catch::Contains("past the table"));
   CHECK_THROWS_WITH(pasteHardpoints(spec, bj, kHardpointName, "F"), Catch::Contains("column name"));
+  // A number the model format refuses is named by its cell, not by what it would break later.
+  CHECK_THROWS_WITH(pasteHardpoints(spec, bj, kHardpointX, "0.1\t1e300\t0.2\n"),
+                    Catch::Contains("row " + std::to_string(bj + 1) +
+                                    ", column y: \"1e300\" is beyond the model format's range"));
   CHECK(serializeModelSpec(spec) == before);
 }
 

@@ -337,3 +337,46 @@ TEST_CASE("a project save or copy never removes a file another program is writin
     }
   }
 }
+
+TEST_CASE("a Save As that fails part-way takes back what it wrote, so a retry goes ahead") {
+  const Versions v;
+  const fs::path scratch = freshDir("retry_sizes");
+  v.saveB(scratch);
+  const auto runSize = fs::file_size(scratch / "runs/r1.csv");
+  const fs::path dir = freshDir("retry") / "new_project";
+  // The first run fits, the second does not: the save fails in the middle of its files.
+  const int status = inChild(runSize + 100, true, [&] {
+    try {
+      v.saveB(dir);
+    } catch (const FileError&) {
+      return 0;
+    }
+    return 1;
+  });
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  // Nothing of it is left: no run, no folder it made.
+  std::vector<std::string> left;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) left.push_back(entry.path().string());
+  CHECK(left.empty());
+  // The retry writes the project under its own names (runs/r1.csv, not runs/r1_2.csv).
+  v.saveB(dir);
+  checkReadsAs(dir, v.b);
+  CHECK(readProject(dir.string()).manifest.runs[0].file == "runs/r1.csv");
+}
+
+TEST_CASE("of two copies into one folder the second is told the first is writing it") {
+  const Versions v;
+  const fs::path source = freshDir("copy_race_source");
+  v.saveA(source);
+  const fs::path to = freshDir("copy_race") / "copy";
+  fs::create_directories(to);
+  const WriteLock first(projectLockTarget(to.string()));  // the first copy, still writing
+  std::ofstream(to / "half_written_run.csv") << "t\n";
+  try {
+    copyProject(source.string(), to.string());
+    FAIL("the second copy went ahead");
+  } catch (const FileError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("is being written by another process"));
+  }
+}
