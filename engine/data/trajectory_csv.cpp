@@ -208,7 +208,8 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
       const std::string& name = table.columns[c];
       double number = 0.0;
       const auto parsed = std::from_chars(name.data(), name.data() + name.size(), number);
-      if (parsed.ec == std::errc() && parsed.ptr == name.data() + name.size()) continue;  // no header row: said later
+      if (parsed.ec == std::errc() && parsed.ptr == name.data() + name.size())
+        continue;  // no header row: said later
       const auto [at, fresh] = first.emplace(name, c);
       if (!fresh)
         throw FileError(path + ":1: column " + std::to_string(c + 1) + " \"" + table.columns[c] +
