@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 
@@ -15,7 +16,14 @@ namespace {
 
 int fds[2] = {-1, -1};  // [0]: read by the notifier, [1]: written by the handler
 
+std::atomic<bool> received{false};
+
 extern "C" void onStopSignal(int signal) {
+  if (received.exchange(true)) {  // a second signal: the default, at once (a window that does not stop)
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+    return;
+  }
   const int saved = errno;
   const char byte = static_cast<char>(signal);
   [[maybe_unused]] const ssize_t n = ::write(fds[1], &byte, 1);

@@ -12,7 +12,12 @@ struct sigaction previousInt {
 }, previousTerm{};
 
 extern "C" void onStopSignal(int signal) {
-  received.store(signal);
+  // A second signal ends the process at once, as the default would have: a command that
+  // does not stop (a step that never returns) can always be ended.
+  if (received.exchange(signal) != 0) {
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+  }
 }
 
 }  // namespace

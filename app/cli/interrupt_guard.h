@@ -1,7 +1,8 @@
 #pragma once
 // Ctrl+C (SIGINT) and SIGTERM (kill, a Slurm time limit, a shutdown) ask a running
 // command to stop the same way: its monitor sees the request, the engine keeps what it
-// wrote, removes its temporaries and stops any process it started.
+// wrote, removes its temporaries and stops any process it started. A second signal ends
+// the process at once.
 
 namespace mbdrom::cli {
 

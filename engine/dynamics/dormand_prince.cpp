@@ -14,6 +14,10 @@
 namespace mbdrom {
 
 namespace {
+constexpr long long kMaxRejectedTries = 1000;  // of one step, before the run stops
+}  // namespace
+
+namespace {
 
 // Dormand & Prince (1980), RK5(4)7M: nodes, stages, the 5th-order weights (the
 // last stage row) and the error weights b - b^ (Hairer, Norsett & Wanner, Table II.5.2).
@@ -433,6 +437,13 @@ StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) 
   double h = s.h > 0.0 ? s.h : 0.1 * scales_.time * std::pow(options_.tolerance, 0.2);
   if (options_.maxStep > 0.0) h = std::min(h, options_.maxStep);
   for (;;) {
+    // Never an endless loop of retries: the run stops, naming the time and the cause.
+    if (total.rejected > kMaxRejectedTries)
+      fail(start, start.t + h,
+           "the error test rejected " + std::to_string(total.rejected) + " tries of this step (last size " +
+               str(h) + " s)");
+    // At the smallest step the error test no longer rejects (t + h - t may round above h).
+    const bool atFloor = h <= minStep_;
     double t1 = start.t + h;
     const double remaining = tStop - start.t;
     const bool lands = h >= remaining * (1.0 - 1e-9);
@@ -449,7 +460,7 @@ StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) 
       if (h < minStep_) fail(start, t1, failure_);
       continue;
     }
-    if (ratio > 1.0 && hTaken > minStep_) {
+    if (ratio > 1.0 && hTaken > minStep_ && !atFloor) {
       ++total.rejected;
       h = std::max(minStep_, hTaken * std::max(0.2, 0.9 * std::pow(ratio, -0.2)));
       continue;

@@ -809,6 +809,14 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
   if (options_.maxStep > 0.0) h = std::min(h, options_.maxStep);
   bool freshJacobian = false;
   for (;;) {
+    // Never an endless loop of retries: the run stops, naming the time and the cause.
+    if (total.rejected > kMaxRejectedTriesPerStep)
+      fail(start, s.t + h,
+           "the error test rejected " + std::to_string(total.rejected) + " tries of this step (last size " +
+               str(h) + " s)");
+    // At the smallest step the error test no longer rejects (compared with the proposal:
+    // t + h - t may round to slightly more than h, which rejected the same step forever).
+    const bool atFloor = h <= minStep_;
     // Land on tStop exactly; when the proposal would leave less than a step
     // before it, take half the remainder now (no sliver of a step later).
     double t1 = s.t + h;
@@ -832,7 +840,7 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
     double positionError = 0.0;
     const double ratio = errorRatio(s, start, hTaken, positionError);
     const bool switched = total.frictionSwitches > 0;  // a switch is resolved to one step: no error test
-    if (ratio > 1.0 && !switched && hTaken > minStep_) {
+    if (ratio > 1.0 && !switched && hTaken > minStep_ && !atFloor) {
       ++total.rejected;
       s = start;
       h = std::max(minStep_, hTaken * std::max(0.2, 0.9 * std::pow(ratio, -1.0 / 3.0)));

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -186,13 +187,17 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
       // Stops: every output time, every break of a load or driver function, the end.
       std::vector<double> breaks = timeFunctionBreaks(model, options.loadCase, 0.0, options.tEnd);
       std::size_t nextBreak = 0;
+      const double mergeStops = 64.0 * std::numeric_limits<double>::epsilon() * std::max(1.0, options.tEnd);
       long long outputIndex = 1, n = 0;
       while (state.t < options.tEnd) {
         const double tOut = options.outputDt > 0.0
                                 ? std::min(options.tEnd, static_cast<double>(outputIndex) * options.outputDt)
                                 : options.tEnd;
-        while (nextBreak < breaks.size() && breaks[nextBreak] <= state.t) ++nextBreak;
-        const double tBreak = nextBreak < breaks.size() ? breaks[nextBreak] : options.tEnd;
+        // Stops within rounding of each other (a table time beside an output time) are one:
+        // no sliver of a step between them.
+        while (nextBreak < breaks.size() && breaks[nextBreak] <= state.t + mergeStops) ++nextBreak;
+        double tBreak = nextBreak < breaks.size() ? breaks[nextBreak] : options.tEnd;
+        if (std::abs(tBreak - tOut) <= mergeStops) tBreak = tOut;
         const double tStop = std::min(tOut, tBreak);
         const StepReport r = integrator.stepAdaptive(state, tStop);
         record(r);

@@ -17,8 +17,11 @@ namespace mbdrom::python {
 namespace {
 
 std::atomic<bool> termReceived{false};
-extern "C" void onTerm(int) {
-  termReceived.store(true);
+extern "C" void onTerm(int signal) {
+  if (termReceived.exchange(true)) {  // a second SIGTERM: the default, at once
+    ::signal(signal, SIG_DFL);
+    ::raise(signal);
+  }
 }
 
 // SIGTERM routed to a flag while the outermost engine call runs; the previous handler back after.
