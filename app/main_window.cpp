@@ -883,6 +883,8 @@ void MainWindow::start(const QString& path) {
 }
 
 void MainWindow::stopForSignal(const QString& signalName) {
+  if (stopping_) return;
+  stopping_ = true;
   log_->warning(tr("%1 received: cancelling the running jobs and quitting").arg(signalName));
   runner_->cancelAllAndWait();
   if (autosaveNow()) {
@@ -1520,6 +1522,10 @@ void MainWindow::writeSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (stopping_) {  // a signal: jobs cancelled and the autosave kept already, no question to ask
+    event->accept();
+    return;
+  }
   if (runner_->busy()) {
     const auto answer =
         QMessageBox::question(this, tr("Job running"),

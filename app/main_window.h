@@ -339,7 +339,8 @@ class MainWindow : public QMainWindow {
   QString autosaveDir_;
   std::unique_ptr<QLockFile> autosaveLock_;
   QString recoveredDir_;
-  bool keepAutosave_ = false;  // stopped by a signal: the autosave is what the next start recovers  //
+  bool keepAutosave_ = false;  // stopped by a signal: the autosave is what the next start recovers
+  bool stopping_ = false;      // stopped by a signal: the window closes without questions  //
                                // autosave a recovered project still reads its runs from
 };
 

@@ -357,7 +357,9 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
     simulate(model, o, writer, &monitor, &summary);
   } catch (const Error&) {
     if (bar) err << "\n";
-    printSummary(summary, o, out);
+    // A run refused before its first step prints only the refusal (no summary of zeros).
+    if (summary.steps > 0 || summary.stepsRejected > 0 || !writer.writtenPath().empty())
+      printSummary(summary, o, out);
     if (!writer.writtenPath().empty())
       err << "mbdrom-cli simulate: partial results up to t = " << summary.tEnd << " s kept in "
           << writer.writtenPath() << "\n";

@@ -159,7 +159,12 @@ std::string WriteLock::lockPath(const std::string& target) {
 
 WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
   for (int attempt = 0; attempt < 8; ++attempt) {
-    const int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    // A lock file that was there before belongs to a writer that still runs or was killed
+    // (a clean release removes it): only then can temporaries of the target be left over.
+    int fd = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+    const bool leftBehind = fd < 0 && errno == EEXIST;
+    if (leftBehind) fd = ::open(path_.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && leftBehind && errno == ENOENT) continue;  // released meanwhile: create it
     if (fd < 0) throw FileError(target + ": cannot create the lock file " + path_ + ": " + systemError());
     if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
       const int err = errno;
@@ -176,7 +181,7 @@ WriteLock::WriteLock(const std::string& target) : path_(lockPath(target)) {
     if (::fstat(fd, &held) == 0 && ::stat(path_.c_str(), &named) == 0 && held.st_ino == named.st_ino &&
         held.st_dev == named.st_dev) {
       fd_ = fd;
-      removeStaleTemporaries(target);
+      if (leftBehind) removeStaleTemporaries(target);
       return;
     }
     ::close(fd);

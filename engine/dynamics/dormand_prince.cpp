@@ -471,6 +471,15 @@ StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) 
       if (h < minStep_) fail(start, t1, failure_);
       continue;
     }
+    // At the smallest step a failed error test is let through, but not for ever.
+    if (ratio > 1.0 && atFloor) {
+      if (++floorFailures_ > kMaxRejectedTries)
+        fail(start, t1,
+             std::to_string(floorFailures_) + " steps in a row at the smallest step (" + str(minStep_) +
+                 " s) failed the error test (ratio " + str(ratio) + "): the tolerance cannot be met here");
+    } else {
+      floorFailures_ = 0;
+    }
     // Accepted: the next step from this step's error (no growth right after a
     // rejection); a step cut short to land on a stop does not shrink the next.
     const double grow = total.rejected > 0 ? 1.0 : 5.0;

@@ -127,6 +127,8 @@ class DormandPrinceIntegrator {
   Eigen::VectorXd rowWeight_, rowPenalty_;  // 1 / rowScale; beta / rowScale^2 (size nc)
   Eigen::VectorXd coordInv_;                // 1 / coordinateScale (size nq)
   double minStep_ = 0.0;
+  long long floorFailures_ =
+      0;  // steps in a row taken at the smallest size although they failed the error test
   double penaltyRatio_ = 0.0;  // raised from options.penaltyRatio when the multipliers crawl
   long long factorizations_ = 0;
   std::string failure_;

@@ -847,7 +847,16 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
       freshJacobian = false;
       continue;
     }
-    // Accepted.
+    // Accepted. At the smallest step a failed error test is let through, but not for ever:
+    // a tolerance below what the smallest step reaches would crawl without end.
+    if (ratio > 1.0 && !switched && atFloor) {
+      if (++floorFailures_ > kMaxRejectedTriesPerStep)
+        fail(start, t1,
+             std::to_string(floorFailures_) + " steps in a row at the smallest step (" + str(minStep_) +
+                 " s) failed the error test (ratio " + str(ratio) + "): the tolerance cannot be met here");
+    } else {
+      floorFailures_ = 0;
+    }
     const double grow = total.rejected > 0 ? 1.0 : 2.0;
     // From the error of the step taken, limited to grow times the proposal (a
     // step cut short to land on a stop does not shrink the next one).

@@ -294,6 +294,8 @@ class Integrator {
   double beta_ = 0.0;               // penalty beta = alpha h^2 / 4 [kg m^2]
   double alpha_ = 0.0;              // penalty alpha = beta / (h^2/4) of the current step
   double minStep_ = 0.0;
+  long long floorFailures_ =
+      0;                 // steps in a row taken at the smallest size although they failed the error test
   std::string failure_;  // why the last attempt failed
   bool factorValid_ = false;
   long long factorizations_ = 0;

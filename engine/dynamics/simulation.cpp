@@ -82,6 +82,8 @@ void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
 }
 
 std::string runLengthWarning(const Model& model, const RunOptions& o) {
+  long long checkedSteps = 0, stride = 0;
+  simulationSteps(o, checkedSteps, stride);  // a refusal comes before any warning
   const double fmax = largestExcitationFrequency(model, o.loadCase);
   const bool fixed = !(o.integrator.tolerance > 0.0);
   const double steps = fixed ? o.tEnd / o.integrator.dt : 10.0 * fmax * o.tEnd;

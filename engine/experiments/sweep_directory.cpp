@@ -145,8 +145,14 @@ std::optional<Json> readRecord(const std::string& dir, const std::string& run) {
 bool complete(const std::string& dir, const std::string& run, const std::string& setup) {
   const std::optional<Json> r = readRecord(dir, run);
   std::error_code ec;
-  return r && r->value("status", "") == "ok" && r->value("setup", "") == setup &&
-         fs::is_regular_file(trajectoryPath(dir, run), ec);
+  if (!(r && r->value("status", "") == "ok" && r->value("setup", "") == setup &&
+        fs::is_regular_file(trajectoryPath(dir, run), ec)))
+    return false;
+  // A trajectory cut or changed after its run (a full disk, a copy) is made again.
+  const auto it = r->find("csv_bytes");
+  if (it == r->end()) return true;  // a record of an earlier version
+  const auto bytes = fs::file_size(trajectoryPath(dir, run), ec);
+  return !ec && it->is_number_unsigned() && it->get<std::uintmax_t>() == bytes;
 }
 
 void writeRecord(const std::string& dir, const std::string& setup, const Shard& shard,
@@ -164,6 +170,8 @@ void writeRecord(const std::string& dir, const std::string& setup, const Shard& 
   Json p = Json::object();
   for (const auto& [name, value] : r.parameters) p[name] = value;
   j["parameters"] = p;
+  std::error_code ec;
+  if (const auto bytes = fs::file_size(trajectoryPath(dir, r.name), ec); r.ok && !ec) j["csv_bytes"] = bytes;
   j["summary"] = {{"steps", r.summary.steps},
                   {"samples", r.summary.samples},
                   {"t_end", r.summary.tEnd},
@@ -175,7 +183,7 @@ void writeRecord(const std::string& dir, const std::string& setup, const Shard& 
 
 // The temporary files killed processes left of complete runs' trajectories
 // (`.<run>.csv.XXXXXX.part`): garbage. One pass over the directory.
-void removeStaleTemporaries(const std::string& dir, const std::set<std::string>& completeRuns) {
+void removeStaleRunTemporaries(const std::string& dir, const std::set<std::string>& completeRuns) {
   if (completeRuns.empty()) return;
   std::error_code ec;
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
@@ -232,7 +240,7 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
     else
       toRun.push_back(row);
   }
-  removeStaleTemporaries(dir, std::set<std::string>(outcome.skipped.begin(), outcome.skipped.end()));
+  removeStaleRunTemporaries(dir, std::set<std::string>(outcome.skipped.begin(), outcome.skipped.end()));
   ExperimentOptions o = options;
   const std::string overlap = "is being run by another process";
   // A part overlapping this one may have completed the run since the check above.
@@ -270,7 +278,7 @@ SweepDirectoryOutcome runSweepDirectory(const Model& model, const RunOptions& ba
     if (!r.ok && r.error.find(overlap) != std::string::npos) r.skipped = true;
     if (r.ok) done.insert(r.name);
   }
-  removeStaleTemporaries(dir, done);
+  removeStaleRunTemporaries(dir, done);
   return outcome;
 }
 
@@ -420,13 +428,17 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirsGiven) {
     }
     if (!twice.empty()) throw InputError("merge: runs found twice (overlapping parts):" + twice);
     if (!missingRows.empty()) {
-      // Under one layout of parts, the parts the missing runs belong to.
+      // When every part that wrote records was one of N, the part each missing run belongs to.
       int parts = 0;
-      if (layouts.size() == 1) {
-        const std::string& layout = *layouts.begin();
+      for (const std::string& layout : layouts) {
+        int n = 0;
         const std::string count = layout.substr(layout.find('/') + 1);
-        const auto res = std::from_chars(count.data(), count.data() + count.size(), parts);
-        if (res.ec != std::errc() || parts < 1 || parts > 1000000) parts = 0;
+        const auto res = std::from_chars(count.data(), count.data() + count.size(), n);
+        if (res.ec != std::errc() || n < 1 || n > 1000000 || (parts > 0 && n != parts)) {
+          parts = 0;
+          break;
+        }
+        parts = n;
       }
       std::map<int, std::vector<std::string>> byPart;
       for (int row : missingRows)

@@ -331,7 +331,7 @@ CModel exportCSources(const ReducedModel& rom, const Model& model, const CExport
     std::error_code exists;
     if (!fs::exists(fs::symlink_status(p, exists))) continue;
     std::ifstream in(p, std::ios::binary);
-    std::string head(400, '\0');
+    std::string head(1 << 16, '\0');  // the first comment names the mechanism, whose name may be long
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     const bool ours = fs::is_regular_file(fs::symlink_status(p, exists)) &&

@@ -461,18 +461,28 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
 
   // A save that fails part-way takes back what it wrote (fresh names only, never a file
   // the previous manifest names), so the folder is as before and a retry finds it so.
+  std::set<std::string> placed;  // files this save has renamed into place (only those are taken back)
   auto takeBack = [&] {
     std::error_code ignored;
-    for (const std::string& file : written)
+    for (const std::string& file : placed)
       if (isOwnRegularFile(root, file)) fs::remove(root / file, ignored);
     for (auto it = createdFolders.rbegin(); it != createdFolders.rend(); ++it)
       if (fs::is_directory(fs::symlink_status(*it, ignored)) && fs::is_empty(*it, ignored))
         fs::remove(*it, ignored);
   };
   try {
-    for (const ProjectFileWriter& f : files) f.write(ensureFolder(renamed[f.file]));
-    for (const auto& [file, text] : tableWrites) writeFileAtomically(ensureFolder(file), text);
-    for (const auto& [file, bytes] : meshes) writeFileAtomically(ensureFolder(file), bytes);
+    for (const ProjectFileWriter& f : files) {
+      f.write(ensureFolder(renamed[f.file]));
+      placed.insert(renamed[f.file]);
+    }
+    for (const auto& [file, text] : tableWrites) {
+      writeFileAtomically(ensureFolder(file), text);
+      placed.insert(file);
+    }
+    for (const auto& [file, bytes] : meshes) {
+      writeFileAtomically(ensureFolder(file), bytes);
+      placed.insert(file);
+    }
 
     // The model: kept when unchanged, else under a name the old manifest does not use.
     const std::string modelText = serializeModelSpec(result.spec);
@@ -487,6 +497,7 @@ ProjectSaveResult saveProject(const std::string& dir, const ProjectManifest& man
     if (!modelKept) {
       checked.modelFile = claim(checked.modelFile);
       writeFileAtomically(ensureFolder(checked.modelFile), modelText);
+      placed.insert(checked.modelFile);
     }
     named.insert(checked.modelFile);
     for (const TimeFunction* f : tableFunctions(result.spec))

@@ -28,14 +28,19 @@ extern "C" void onTerm(int signal) {
 class TermGuard {
  public:
   TermGuard() {
-    if (depth_.fetch_add(1) != 0) return;
+    if (depth_.fetch_add(1) != 0) return;  // an inner call: the outermost guard answers
     termReceived.store(false);
+    struct sigaction current {};
+    // A program that ignores SIGTERM keeps ignoring it.
+    if (sigaction(SIGTERM, nullptr, &current) != 0 || current.sa_handler == SIG_IGN) return;
     struct sigaction action {};
     action.sa_handler = onTerm;
     sigemptyset(&action.sa_mask);
     action.sa_flags = SA_RESTART;
     installed_ = sigaction(SIGTERM, &action, &previous_) == 0;
   }
+  /// Whether SIGTERM arrived during the call and this guard is the one to raise it again.
+  bool received() const { return installed_ && termReceived.load(); }
   ~TermGuard() { restore(); }
   TermGuard(const TermGuard&) = delete;
   TermGuard& operator=(const TermGuard&) = delete;
@@ -113,8 +118,9 @@ void EngineCall::run(const std::function<void()>& work) {
     if (status == std::future_status::ready) break;
   }
   worker.join();
+  const bool terminated = term.received();  // also one that came after the last look
   term.restore();
-  if (terminated_) {
+  if (terminated) {
     // The engine kept its partial results and removed its temporaries: now the program's own answer.
     std::raise(SIGTERM);
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();

@@ -19,7 +19,7 @@
 
 using mbdrom::app::MainWindow;
 
-TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step; a bad cell is refused") {
+TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step, a bad cell is refused") {
   MainWindow window;
   window.resize(1280, 800);
   window.show();

@@ -140,7 +140,7 @@ TEST_CASE("a design table reads back bit for bit, and a changed one is refused",
   CHECK_THROWS_WITH(parseDesignTable(edited, "design.csv"), Catch::Contains("changed after it was written"));
 }
 
-TEST_CASE("a table a user wrote is a list design; bad tables are named by line", "[experiments]") {
+TEST_CASE("a table a user wrote is a list design, bad tables are named by line", "[experiments]") {
   const ExperimentDesign d = parseDesignTable("k,c\n100,1\n200, 2\r\n\n300,+3\n", "mine.csv");
   CHECK(d.type == DesignType::List);
   CHECK(d.runs() == 3);
@@ -168,7 +168,7 @@ TEST_CASE("run names that would clash with a sweep's own files are refused", "[e
   }
 }
 
-TEST_CASE("a spreadsheet's table reads: byte-order mark, quoted fields; a header without its hash is a list",
+TEST_CASE("a spreadsheet's table reads: byte-order mark, quoted fields, a header without its hash is a list",
           "[experiments]") {
   const ExperimentDesign d =
       parseDesignTable("\xEF\xBB\xBFrun,\"load.push.amplitude\",k\n\"a\",\"1.5\",2\nb, 3 ,4\n", "excel.csv");

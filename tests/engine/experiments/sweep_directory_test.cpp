@@ -195,3 +195,30 @@ TEST_CASE("a merge refuses a sweep file edited by hand and a trajectory cut shor
   writeFileAtomically(csv, rows.substr(0, rows.find('\n', rows.find('\n', rows.find('\n') + 1) + 1) + 1));
   CHECK_THROWS_WITH(mergeSweepDirectories({f.dir("a")}), Catch::Contains("samples, its record"));
 }
+
+TEST_CASE("a trajectory cut after its sweep is made again on resume", "[experiments]") {
+  Fixture f;
+  runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  const std::string csv = f.dir("a") + "/run_02.csv";
+  const std::string rows = readRegularFile(csv, 1 << 26, "run");
+  writeFileAtomically(csv, rows.substr(0, rows.size() / 2));  // cut, as a full disk or a copy may
+  const auto again = runSweepDirectory(f.model, f.base, f.design, f.dir("a"), {});
+  REQUIRE(again.results.size() == 1u);
+  CHECK(again.results[0].name == "run_02");
+  CHECK(readRegularFile(csv, 1 << 26, "run") == rows);  // the same run, made again
+  CHECK(mergeSweepDirectories({f.dir("a")}).datasets.size() == 7u);
+}
+
+TEST_CASE("merge names the part of every missing run however many parts wrote records", "[experiments]") {
+  Fixture f;
+  ExperimentOptions o;
+  o.workers = 1;
+  for (int part : {0, 2}) runSweepDirectory(f.model, f.base, f.design, f.dir("d"), {part, 3, ""}, o);
+  try {
+    mergeSweepDirectories({f.dir("d")});
+    FAIL("merged an incomplete sweep");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.what(),
+               Catch::Contains("(the parts that wrote records: 1/3, 3/3):\n  part 2/3: run_02, run_05"));
+  }
+}

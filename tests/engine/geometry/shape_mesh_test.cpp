@@ -281,7 +281,7 @@ TEST_CASE("bad shapes in a model file are refused naming the field", "[shapes]")
       "accepted");
 }
 
-TEST_CASE("shapes are outside the mechanism's hash; files written before shape lists still match",
+TEST_CASE("shapes are outside the mechanism's hash, files written before shape lists still match",
           "[shapes]") {
   const Model model(readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
   // The hash trained models recorded before bodies had shape lists (tests/data/trained).

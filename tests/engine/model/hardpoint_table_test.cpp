@@ -35,7 +35,7 @@ TEST_CASE("a block pasted from a spreadsheet sets the hardpoints it covers", "[h
   CHECK_NOTHROW(Model(spec));  // still a mechanism (the points assemble)
 }
 
-TEST_CASE("a pasted name renames the point and its references; a bad cell changes nothing", "[hardpoints]") {
+TEST_CASE("a pasted name renames the point and its references, a bad cell changes nothing", "[hardpoints]") {
   ModelSpec spec = hardpointMacpherson();
   const int bj = hardpointIndex(spec, "BJ");
   pasteHardpoints(spec, bj, kHardpointName, "BJ_l,0,0.72,0.12,false");

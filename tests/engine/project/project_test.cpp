@@ -164,7 +164,7 @@ TEST_CASE("Manifest errors name the entry at fault", "[project]") {
              Catch::Contains("runs[0]") && Catch::Contains("\"euler\"") && Catch::Contains("dopri5"));
 }
 
-TEST_CASE("A run records the integrator that made it; older manifests read as trapezoidal", "[project]") {
+TEST_CASE("A run records the integrator that made it, older manifests read as trapezoidal", "[project]") {
   ProjectManifest m;
   m.name = "x";
   ProjectRun run;
@@ -217,7 +217,7 @@ TEST_CASE("Project file names are safe and unique", "[project]") {
   CHECK(projectFileName("", "models", ".json", {}) == "models/_.json");
 }
 
-TEST_CASE("A run keeps the hash of the mechanism it ran on; older manifests have none", "[project]") {
+TEST_CASE("A run keeps the hash of the mechanism it ran on, older manifests have none", "[project]") {
   ProjectManifest m;
   m.name = "x";
   ProjectRun run;

@@ -270,7 +270,7 @@ TEST_CASE("a diverging AE reduced run stops with a message and keeps its samples
   for (const Sample& s : recorder.samples()) CHECK(s.q.allFinite());
 }
 
-TEST_CASE("cancelling AE training throws Cancelled; a time budget ends it early", "[ae_model_test]") {
+TEST_CASE("cancelling AE training throws Cancelled, a time budget ends it early", "[ae_model_test]") {
   const MacPherson& m = macPherson();
   Monitor cancel([](const Progress&) { return false; });
   CHECK_THROWS_AS(AeModel::train(m.dataset, smallBudget(100000), cancel, &m.model), Cancelled);
