@@ -606,7 +606,9 @@ void MainWindow::updateTitle() {
     setWindowModified(false);
     return;
   }
-  setWindowTitle(tr("%1[*] — mbdrom").arg(doc_->displayName()));
+  setWindowTitle(
+      tr("%1[*]%2 — mbdrom")
+          .arg(doc_->displayName(), doc_->readOnlyReason().isEmpty() ? QString() : tr(" (read-only)")));
   setWindowModified(doc_->isModified());
 }
 
@@ -731,6 +733,10 @@ bool MainWindow::openProject(const QString& dir) {
   addRecentFile(doc_->directory());
   log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size()))
                  .arg(doc_->directory()));
+  if (!doc_->readOnlyReason().isEmpty())
+    log_->warning(
+        tr("Opened read-only: %1. Save As keeps changes in another folder.").arg(doc_->readOnlyReason()));
+  updateTitle();
   return true;
 }
 

@@ -8,11 +8,16 @@
 #include "engine/rom/reduced_model.h"
 
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QUndoCommand>
 #include <QUndoStack>
 
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 namespace mbdrom::app {
@@ -86,15 +91,40 @@ std::unique_ptr<WriteLock> ProjectDocument::lockProject(const QString& dir) {
   }
 }
 
+namespace {
+
+// Why the folder `dir` cannot be written (a read-only file system, no permission), or empty.
+QString notWritable(const QString& dir) {
+  const QByteArray name = QFile::encodeName(QDir(dir).absolutePath());
+  if (::access(name.constData(), W_OK) == 0) return {};
+  const int err = errno;
+  if (err != EROFS && err != EACCES && err != EPERM) return {};
+  return QString::fromLocal8Bit(std::strerror(err));
+}
+
+}  // namespace
+
 void ProjectDocument::openProject(const QString& dir) {
-  // Reopening the project this document holds keeps its lock.
-  std::unique_ptr<WriteLock> lock =
-      lock_ && QDir(dir).absolutePath() == lockedDir_ ? std::move(lock_) : lockProject(dir);
+  // Reopening the project this document holds keeps its lock. A folder that cannot be
+  // written has no lock to take (and no writer to fear): it opens read-only, saying why.
+  std::unique_ptr<WriteLock> lock;
+  QString readOnly;
+  if (lock_ && QDir(dir).absolutePath() == lockedDir_) {
+    lock = std::move(lock_);
+  } else {
+    try {
+      lock = lockProject(dir);
+    } catch (const FileError&) {
+      readOnly = notWritable(dir);
+      if (readOnly.isEmpty()) throw;
+    }
+  }
   Project p = readProject(path(dir));
   auto model = std::make_shared<const Model>(p.spec);
   replace(std::move(p.spec), model, QString::fromStdString(p.dir), {}, p.manifest);
   lock_ = std::move(lock);
-  lockedDir_ = dir_;
+  lockedDir_ = lock_ ? dir_ : QString();
+  readOnlyReason_ = readOnly.isEmpty() ? QString() : tr("its folder cannot be written (%1)").arg(readOnly);
   for (const ProjectRun& r : manifest_.runs) {
     RunEntry e;
     e.record = r;
@@ -200,6 +230,9 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
       writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
     }
 
+  if (adopt && !readOnlyReason_.isEmpty() && absDir == QDir(dir_).absolutePath())
+    throw FileError(path(absDir) + ": the project was opened read-only: " + readOnlyReason_.toStdString() +
+                    "; save it into another folder with Save As");
   std::unique_ptr<WriteLock> lock = absDir == lockedDir_ ? nullptr : lockProject(absDir);
   const QString sourceModelDir =
       !dir_.isEmpty() ? dir_ : (!sourceFile_.isEmpty() ? QFileInfo(sourceFile_).absolutePath() : QString());
@@ -216,6 +249,7 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
     lockedDir_ = absDir;
   }
   sourceFile_.clear();
+  readOnlyReason_.clear();  // saved elsewhere: that folder was written
   for (std::size_t i = 0; i < runs_.size(); ++i) {
     runs_[i].record = m.runs[i];
     runs_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.runs[i].file));
@@ -254,6 +288,7 @@ void ProjectDocument::replace(ModelSpec spec, std::shared_ptr<const Model> model
   sourceFile_ = sourceFile;
   lock_.reset();
   lockedDir_.clear();
+  readOnlyReason_.clear();
   manifest_ = std::move(manifest);
   runs_.clear();
   models_.clear();

@@ -62,6 +62,9 @@ class ProjectDocument : public QObject {
   const QStringList& saveNotes() const { return notes_; }
   QString displayName() const;
   bool isModified() const;
+  /// Why the open project is read-only (its folder cannot be written), or empty: it can be
+  /// viewed, run and edited, and saved elsewhere with Save As, not in place.
+  const QString& readOnlyReason() const { return readOnlyReason_; }
 
   /// Starts an untitled project from a mechanism (throws mbdrom::Error).
   void newFromSpec(ModelSpec spec, const QString& sourceFile);
@@ -145,6 +148,7 @@ class ProjectDocument : public QObject {
   // writing it is refused (engine/core/file_io.h).
   std::unique_ptr<WriteLock> lock_;
   QString lockedDir_;
+  QString readOnlyReason_;
   QStringList notes_;
   ProjectManifest manifest_;
   std::vector<RunEntry> runs_;

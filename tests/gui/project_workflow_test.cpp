@@ -483,3 +483,30 @@ TEST_CASE("SIGTERM autosaves unsaved work and quits without a question and the n
   const auto& spec = restarted.document()->spec();
   CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.127);
 }
+
+// Run by tests/gui/readonly_project.sh inside a mount namespace ("[.readonly]": not on its own).
+TEST_CASE("a project on a read-only file system opens read-only and saves elsewhere", "[.readonly]") {
+  const QString project = qEnvironmentVariable("MBDROM_READONLY_PROJECT");
+  const QString elsewhere = qEnvironmentVariable("MBDROM_WRITABLE_DIR");
+  REQUIRE_FALSE(project.isEmpty());
+  MainWindow window;
+  window.show();
+  REQUIRE(window.openProject(project));
+  auto* doc = window.document();
+  CHECK(doc->readOnlyReason().contains("Read-only file system"));
+  CHECK(window.windowTitle().contains("(read-only)"));
+  CHECK(window.logView()->toPlainText().contains("Opened read-only"));
+  CHECK_FALSE(window.logView()->toPlainText().contains("open in another mbdrom workbench"));
+  // Save in place is refused with the reason; Save As into a writable folder works.
+  QTimer closer;
+  QObject::connect(&closer, &QTimer::timeout, [] {
+    if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) box->close();
+  });
+  closer.start(50);
+  CHECK_FALSE(window.saveProject(project));
+  CHECK(window.logView()->toPlainText().contains("opened read-only"));
+  REQUIRE(window.saveProject(elsewhere));
+  CHECK(doc->readOnlyReason().isEmpty());
+  CHECK_FALSE(window.windowTitle().contains("(read-only)"));
+  CHECK(QFileInfo::exists(elsewhere + "/project.json"));
+}
