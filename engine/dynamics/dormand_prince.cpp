@@ -14,10 +14,6 @@
 namespace mbdrom {
 
 namespace {
-constexpr long long kMaxRejectedTries = 1000;  // of one step, before the run stops
-}  // namespace
-
-namespace {
 
 // Dormand & Prince (1980), RK5(4)7M: nodes, stages, the 5th-order weights (the
 // last stage row) and the error weights b - b^ (Hairer, Norsett & Wanner, Table II.5.2).
@@ -438,10 +434,8 @@ StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) 
   if (options_.maxStep > 0.0) h = std::min(h, options_.maxStep);
   for (;;) {
     // Never an endless loop of retries: the run stops, naming the time and the cause.
-    if (total.rejected > kMaxRejectedTries)
-      fail(start, start.t + h,
-           "the error test rejected " + std::to_string(total.rejected) + " tries of this step (last size " +
-               str(h) + " s)");
+    if (total.rejected > internal::kMaxStepTries)
+      fail(start, start.t + h, internal::tooManyTries(total.rejected, h));
     // At the smallest step the error test no longer rejects (t + h - t may round above h).
     const bool atFloor = h <= minStep_;
     double t1 = start.t + h;
@@ -473,10 +467,8 @@ StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) 
     }
     // At the smallest step a failed error test is let through, but not for ever.
     if (ratio > 1.0 && atFloor) {
-      if (++floorFailures_ > kMaxRejectedTries)
-        fail(start, t1,
-             std::to_string(floorFailures_) + " steps in a row at the smallest step (" + str(minStep_) +
-                 " s) failed the error test (ratio " + str(ratio) + "): the tolerance cannot be met here");
+      if (++floorFailures_ > internal::kMaxStepTries)
+        fail(start, t1, internal::toleranceOutOfReach(floorFailures_, minStep_, ratio));
     } else {
       floorFailures_ = 0;
     }

@@ -15,10 +15,6 @@ namespace mbdrom {
 
 namespace {
 
-// Failed tries (Newton not converging) allowed within one step of a fixed-step run's grid
-// before the run stops: a step needing more is not one the integrator can resolve.
-constexpr long long kMaxRejectedTriesPerStep = 1000;
-
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
   BlockAccumulator(K).addCombinations(a, b, B);
@@ -732,8 +728,7 @@ void Integrator::advanceRecursive(DynamicState& s, double t1, int depth, StepRep
   // Halving both halves again and again is exponential work: a step whose parts keep
   // failing would run for hours before reaching the minimum step, so the number of
   // failed tries in one step of the grid is bounded too.
-  if (0.5 * h < minStep_ || depth >= 40 || total.rejected > kMaxRejectedTriesPerStep)
-    failAtMinimumStep(s, t1);
+  if (0.5 * h < minStep_ || depth >= 40 || total.rejected > internal::kMaxStepTries) failAtMinimumStep(s, t1);
   const long long step0 = s.step;
   advanceRecursive(s, s.t + 0.5 * h, depth + 1, total);
   advanceRecursive(s, t1, depth + 1, total);
@@ -810,10 +805,8 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
   bool freshJacobian = false;
   for (;;) {
     // Never an endless loop of retries: the run stops, naming the time and the cause.
-    if (total.rejected > kMaxRejectedTriesPerStep)
-      fail(start, s.t + h,
-           "the error test rejected " + std::to_string(total.rejected) + " tries of this step (last size " +
-               str(h) + " s)");
+    if (total.rejected > internal::kMaxStepTries)
+      fail(start, s.t + h, internal::tooManyTries(total.rejected, h));
     // At the smallest step the error test no longer rejects (compared with the proposal:
     // t + h - t may round to slightly more than h, which rejected the same step forever).
     const bool atFloor = h <= minStep_;
@@ -850,10 +843,8 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
     // Accepted. At the smallest step a failed error test is let through, but not for ever:
     // a tolerance below what the smallest step reaches would crawl without end.
     if (ratio > 1.0 && !switched && atFloor) {
-      if (++floorFailures_ > kMaxRejectedTriesPerStep)
-        fail(start, t1,
-             std::to_string(floorFailures_) + " steps in a row at the smallest step (" + str(minStep_) +
-                 " s) failed the error test (ratio " + str(ratio) + "): the tolerance cannot be met here");
+      if (++floorFailures_ > internal::kMaxStepTries)
+        fail(start, t1, internal::toleranceOutOfReach(floorFailures_, minStep_, ratio));
     } else {
       floorFailures_ = 0;
     }

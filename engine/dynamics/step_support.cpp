@@ -9,6 +9,16 @@
 
 namespace mbdrom::internal {
 
+std::string tooManyTries(long long tries, double h) {
+  return "the error test rejected " + std::to_string(tries) + " tries of this step (last size " + str(h) +
+         " s)";
+}
+
+std::string toleranceOutOfReach(long long steps, double minStep, double ratio) {
+  return std::to_string(steps) + " steps in a row at the smallest step (" + str(minStep) +
+         " s) failed the error test (ratio " + str(ratio) + "): the tolerance cannot be met here";
+}
+
 std::string str(double x) {
   std::ostringstream out;
   out.precision(6);

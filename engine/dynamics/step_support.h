@@ -25,6 +25,16 @@ double maxAbs(const Eigen::MatrixBase<Derived>& v) {
 /// x with 6 significant digits, for messages.
 std::string str(double x);
 
+/// Most tries of one error-controlled step, and most steps in a row at the smallest
+/// step that fail the error test, before a run stops (no endless loop, no crawl).
+inline constexpr long long kMaxStepTries = 1000;
+
+/// Why a run stops after `tries` rejected tries of one step whose last size was h [s].
+std::string tooManyTries(long long tries, double h);
+/// Why a run stops after `steps` steps in a row at the smallest step `minStep` [s] that
+/// failed the error test (last error ratio `ratio`).
+std::string toleranceOutOfReach(long long steps, double minStep, double ratio);
+
 /// Throws InputError for options an integrator cannot take (dt <= 0, a tolerance
 /// outside [0, 1), negative step limits, a penalty <= 0) or a load case index
 /// that does not exist, naming the value.
