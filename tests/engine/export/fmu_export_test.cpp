@@ -99,6 +99,14 @@ std::unique_ptr<ReducedModel> trainPod(const Model& model, const std::string& in
   return trainReducedModel("pod", dataset, {{"nr", 2}, {"integrator", integrator}}, monitor, &model);
 }
 
+// Options of an export named `id` under the load case `loadCase`.
+CExportOptions exportOptions(const std::string& id, const std::string& loadCase) {
+  CExportOptions options;
+  options.identifier = id;
+  options.loadCase = loadCase;
+  return options;
+}
+
 std::string tempDir(const std::string& name) {
   const fs::path dir =
       fs::temp_directory_path() / ("mbdrom_fmu_test_" + std::to_string(::getpid()) + "_" + name);
@@ -1026,9 +1034,7 @@ TEST_CASE("the C export is one header and one source that build as strict C99 wi
   const Model model = barPendulum();
   const auto rom = trainPod(model, "central_difference");
   const std::string dir = tempDir("c_export");
-  CExportOptions options;
-  options.identifier = "bar_c";
-  options.loadCase = "drive";
+  const CExportOptions options = exportOptions("bar_c", "drive");
   const CModel m = exportCSources(*rom, model, options, dir);
   CHECK(fs::exists(dir + "/bar_c.h"));
   CHECK(fs::exists(dir + "/bar_c.c"));
@@ -1251,9 +1257,7 @@ TEST_CASE("a compiler that exits 0 after writing garbage is caught by loading wh
   std::ofstream(dir + "/garbage_cc.sh")
       << "#!/bin/sh\nout=\nwhile [ $# -gt 0 ]; do [ \"$1\" = -o ] && out=$2; "
          "shift; done\necho 'not an ELF file' > \"$out\"\nexit 0\n";
-  CExportOptions options;
-  options.identifier = "bar_garbage";
-  options.loadCase = "drive";
+  const CExportOptions options = exportOptions("bar_garbage", "drive");
   try {
     exportFmu(*rom, model, options, dir + "/bar_garbage.fmu", "sh " + dir + "/garbage_cc.sh", 30.0);
     FAIL("garbage was packed into an FMU");
@@ -1301,10 +1305,7 @@ TEST_CASE("a full disk while an FMU is built is named as such and leaves nothing
     ::setrlimit(RLIMIT_FSIZE, &limit);
     std::string message = "(exported)";
     try {
-      CExportOptions options;
-      options.identifier = "bar_full";
-      options.loadCase = "drive";
-      exportFmu(*rom, model, options, dir + "/bar_full.fmu");
+      exportFmu(*rom, model, exportOptions("bar_full", "drive"), dir + "/bar_full.fmu");
     } catch (const Error& e) {
       message = e.what();
     }
