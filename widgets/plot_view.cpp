@@ -277,7 +277,10 @@ void PlotView::rebuild() {
       log->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
     } else {
       auto* lin = static_cast<QValueAxis*>(ay);
-      const double py = std::max(1e-12, 0.05 * (y1 - y0));
+      // A flat curve (a constant error) gets a range around its value: padded by a fraction
+      // of its span alone, its ticks would be 1e-12 apart and all read the same.
+      const double span = y1 - y0, size = std::max(std::abs(y0), std::abs(y1));
+      const double py = span > 1e-9 * size ? 0.05 * span : (size > 0.0 ? 0.05 * size : 1.0);
       lin->setRange(y0 - py, y1 + py);
       niceTicks(lin);
     }

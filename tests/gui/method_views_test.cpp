@@ -33,6 +33,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTextStream>
+#include <QValueAxis>
 #include <QXmlStreamReader>
 
 #include <cmath>
@@ -149,6 +150,23 @@ void screenshot(QWidget& dialog, const QString& name) {
 }
 
 }  // namespace
+
+TEST_CASE("a flat curve's axis spans around its value so that its tick labels differ", "[methodviews]") {
+  for (const double level : {0.003464, -250.0, 0.0}) {
+    INFO("level " << level);
+    PlotView plot;
+    plot.resize(640, 420);
+    plot.show();
+    plot.plot("flat", "t [s]", "|error| [m]", {PlotView::Curve{"flat", {0, 1, 2}, {level, level, level}}});
+    QCoreApplication::processEvents();
+    const auto* axis = qobject_cast<QValueAxis*>(plot.chart()->axes(Qt::Vertical).front());
+    REQUIRE(axis);
+    CHECK(axis->min() < level);
+    CHECK(axis->max() > level);
+    // Wide enough for labels of a few digits to tell the ticks apart.
+    CHECK(axis->max() - axis->min() >= 0.05 * std::max(std::abs(level), 1e-3));
+  }
+}
 
 TEST_CASE("plot view: scatter and line curves, log axis, context menu, and CSV/SVG/PNG export",
           "[methodviews]") {
