@@ -820,12 +820,10 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
   // Plots at a fixed size, whatever size the dock has.
   QStringList figures;
   for (const widgets::PlotView* source : {series_, error_}) {
+    // The curves unzoomed, never shown: save() draws its own laid-out copy at this size.
     widgets::PlotView plot;
-    plot.setAttribute(Qt::WA_DontShowOnScreen);
     plot.resize(960, 420);
     plot.plot(source->title(), source->xTitle(), source->yTitle(), source->curves());
-    plot.show();
-    QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);  // its layout; nothing else runs
     const QString base = source == series_ ? QStringLiteral("series") : QStringLiteral("error");
     for (const char* suffix : {".png", ".svg", ".csv"})
       if (QString error = plot.save(temp + "/" + base + suffix); !error.isEmpty()) return fail(error);

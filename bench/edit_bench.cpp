@@ -27,6 +27,13 @@ void BM_EditValidate(benchmark::State& state) {
   state.SetLabel(kModels[state.range(0)]);
 }
 
+// The model file's number and name rules, part of every Model built (BM_EditValidate).
+void BM_EditFileRules(benchmark::State& state) {
+  const mbdrom::ModelSpec s = spec(kModels[state.range(0)]);
+  for (auto _ : state) mbdrom::checkModelFileRules(s);
+  state.SetLabel(kModels[state.range(0)]);
+}
+
 void BM_EditLiveMobility(benchmark::State& state) {
   const mbdrom::Model model(spec(kModels[state.range(0)]));
   for (auto _ : state) {
@@ -39,4 +46,5 @@ void BM_EditLiveMobility(benchmark::State& state) {
 }  // namespace
 
 BENCHMARK(BM_EditValidate)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_EditFileRules)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_EditLiveMobility)->DenseRange(0, 2)->Unit(benchmark::kMillisecond);

@@ -61,20 +61,6 @@ int createTemporary(const std::string& target, std::string& temp) {
   return fd;
 }
 
-// Whether `name` is `.FILE.XXXXXX.part`, the name of a temporary file or folder of FILE.
-bool isTemporaryOf(const std::string& name, const std::string& file) {
-  const std::string prefix = "." + file + ".";
-  const std::string suffix = ".part";
-  if (name.size() != prefix.size() + 6 + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  for (std::size_t i = prefix.size(); i < prefix.size() + 6; ++i) {
-    const char c = name[i];
-    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
-  }
-  return true;
-}
-
 // The temporaries of `target` left by killed writers; called with the target's lock held.
 void removeStaleTemporaries(const std::string& target) {
   const fs::path p(target);
@@ -95,6 +81,19 @@ void removeStaleTemporaries(const std::string& target) {
 }
 
 }  // namespace
+
+bool isTemporaryOf(const std::string& name, const std::string& file) {
+  const std::string prefix = "." + file + ".";
+  const std::string suffix = ".part";
+  if (name.size() != prefix.size() + 6 + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return false;
+  for (std::size_t i = prefix.size(); i < prefix.size() + 6; ++i) {
+    const char c = name[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))) return false;
+  }
+  return true;
+}
 
 std::string readRegularFile(const std::string& path, std::uint64_t maxBytes, const std::string& what) {
   // Non-blocking: opening a FIFO with no writer must not hang; fstat decides.

@@ -38,6 +38,10 @@ void writeFileAtomically(const std::string& path, const std::string& text, Write
 /// limit) to `to` atomically. Throws FileError.
 void copyFileAtomically(const std::string& from, const std::string& to);
 
+/// Whether `name` (a file name, no folder) is `.FILE.XXXXXX.part`: a temporary file or
+/// folder of a writer of FILE (writeFileAtomically, AtomicFileWriter, makeTemporaryDirectory).
+bool isTemporaryOf(const std::string& name, const std::string& file);
+
 /// A new, empty directory next to `target` with a unique name
 /// (`.NAME.XXXXXX.part`, mkdtemp), for an export built there and renamed to
 /// `target` when complete. Hold target's WriteLock while the folder exists.

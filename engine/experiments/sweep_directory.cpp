@@ -186,13 +186,14 @@ void writeRecord(const std::string& dir, const std::string& setup, const Shard& 
 void removeStaleRunTemporaries(const std::string& dir, const std::set<std::string>& completeRuns) {
   if (completeRuns.empty()) return;
   std::error_code ec;
+  const std::size_t tail = std::string(".XXXXXX.part").size();
   for (const fs::directory_entry& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
-    const std::size_t csv = name.rfind(".csv.");
-    if (name.size() < 12 || name[0] != '.' || csv == std::string::npos ||
-        name.substr(name.size() - 5) != ".part")
-      continue;
-    if (completeRuns.count(name.substr(1, csv - 1)) && e.is_regular_file(ec)) fs::remove(e.path(), ec);
+    if (name.size() < 1 + 4 + tail) continue;
+    const std::string target = name.substr(1, name.size() - 1 - tail);  // RUN.csv
+    if (!isTemporaryOf(name, target) || target.compare(target.size() - 4, 4, ".csv") != 0) continue;
+    if (completeRuns.count(target.substr(0, target.size() - 4)) && e.is_regular_file(ec))
+      fs::remove(e.path(), ec);
   }
 }
 

@@ -78,8 +78,6 @@ const char* driverTypeName(DriverType type) {
   return "distance";
 }
 
-namespace {}  // namespace
-
 Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
   // What its file would refuse is refused however the spec was made (Python, the workbench, a design).
   checkModelFileRules(spec_);

@@ -754,7 +754,20 @@ Model readModel(const std::string& path) {
   }
 }
 
+namespace {
+
+bool allowedName(const std::string& name) {
+  for (const char c : name) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == ',' || c == '"' || u < 0x20 || u == 0x7f) return false;
+  }
+  return name.empty() || (name.front() != ' ' && name.back() != ' ');
+}
+
+}  // namespace
+
 void checkElementName(const std::string& where, const std::string& name) {
+  if (allowedName(name)) return;
   for (const char c : name) {
     const auto u = static_cast<unsigned char>(c);
     if (c == ',' || c == '"' || u < 0x20 || u == 0x7f) {
@@ -771,32 +784,46 @@ void checkElementName(const std::string& where, const std::string& name) {
 
 namespace {
 
-void checkNode(const OJson& j, const std::string& field, const std::string& topList);
+// Where a value of the file's JSON tree is, named as the reader names it (`gravity[2]`,
+// `bodies[0] "arm": key "mass"`); the text is made only when a message needs it.
+struct Field {
+  const Field* parent = nullptr;  // nullptr: the top of the file
+  const std::string* key = nullptr;
+  std::size_t index = 0;              // without a key: an entry of the parent's list
+  const std::string* name = nullptr;  // the entry's name, when it has one
 
-// The keys of an object; `where` names it as the reader does (`bodies[0] "arm"`; "" at the top).
-void checkObject(const OJson& o, const std::string& where) {
+  std::string text() const {
+    if (key) return parent->parent ? parent->text() + ": key \"" + *key + "\"" : "key \"" + *key + "\"";
+    // A list of the file's top level names its entries by the list alone (`bodies[0]`).
+    const bool topList = parent->key && !parent->parent->parent;
+    std::string t = (topList ? *parent->key : parent->text()) + "[" + std::to_string(index) + "]";
+    if (name) t += " \"" + *name + "\"";
+    return t;
+  }
+};
+
+void checkValue(const OJson& j, const Field& field);
+
+void checkObject(const OJson& o, const Field& field) {
   for (const auto& [k, v] : o.items()) {
     if (k == "name" && v.is_string()) {
-      if (where.empty())
-        checkElementName("name", v.get<std::string>());  // the mechanism's; an entry's: below
-      continue;
+      if (!field.parent) checkElementName("name", v.get_ref<const std::string&>());  // the mechanism's
+      continue;  // an entry's: checked where the entry is named
     }
-    checkNode(v, (where.empty() ? "" : where + ": ") + "key \"" + k + "\"", where.empty() ? k : "");
+    checkValue(v, Field{&field, &k});
   }
 }
 
-// A value named `field`; a list of the file's top level (`topList`) names its entries as the reader does.
-void checkNode(const OJson& j, const std::string& field, const std::string& topList) {
+void checkValue(const OJson& j, const Field& field) {
   if (j.is_number()) {
     const double x = j.get<double>();
+    if (std::isfinite(x) && std::abs(x) <= kMaxModelNumber) return;
     std::ostringstream msg;
-    if (!std::isfinite(x))
-      msg << field << " = " << x << " is not a finite number";
-    else if (!(std::abs(x) <= kMaxModelNumber))
-      msg << field << " = " << x << " is beyond the model format's range (|value| <= " << kMaxModelNumber
-          << ")";
+    msg << field.text() << " = " << x;
+    if (std::isfinite(x))
+      msg << " is beyond the model format's range (|value| <= " << kMaxModelNumber << ")";
     else
-      return;
+      msg << " is not a finite number";
     throw ModelError(msg.str());
   }
   if (j.is_object()) {
@@ -806,24 +833,21 @@ void checkNode(const OJson& j, const std::string& field, const std::string& topL
   if (!j.is_array()) return;
   for (std::size_t i = 0; i < j.size(); ++i) {
     const OJson& item = j[i];
-    std::string w = (topList.empty() ? field : topList) + "[" + std::to_string(i) + "]";
-    if (!item.is_object()) {
-      checkNode(item, w, "");
-      continue;
+    Field entry{&field, nullptr, i};
+    if (item.is_object() && item.contains("name") && item["name"].is_string()) {
+      const std::string& name = item["name"].get_ref<const std::string&>();
+      if (!allowedName(name)) checkElementName(entry.text(), name);  // named by its place, not by the name
+      entry.name = &name;
     }
-    if (item.contains("name") && item["name"].is_string()) {
-      const std::string name = item["name"].get<std::string>();
-      checkElementName(w, name);  // before it is quoted in messages
-      w += " \"" + name + "\"";
-    }
-    checkObject(item, w);
+    checkValue(item, entry);
   }
 }
 
 }  // namespace
 
 void checkModelFileRules(const ModelSpec& spec) {
-  checkObject(writeSpec(spec, true, true), "");
+  const Field top;
+  checkObject(writeSpec(spec, true, true), top);
 }
 
 std::string serializeModelSpec(const ModelSpec& spec) {

@@ -497,6 +497,9 @@ TEST_CASE("a project on a read-only file system opens read-only and saves elsewh
   CHECK(window.windowTitle().contains("(read-only)"));
   CHECK(window.logView()->toPlainText().contains("Opened read-only"));
   CHECK_FALSE(window.logView()->toPlainText().contains("open in another mbdrom workbench"));
+  window.resize(1400, 900);
+  waitFor([] { return false; }, 300);
+  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/readonly_project.png");
   // Save in place is refused with the reason; Save As into a writable folder works.
   QTimer closer;
   QObject::connect(&closer, &QTimer::timeout, [] {
