@@ -1,4 +1,5 @@
 #include "app/main_window.h"
+#include "app/source_tree.h"
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
@@ -666,7 +667,7 @@ QString MainWindow::examplesDir() {
   const QStringList candidates = {
       qEnvironmentVariable("MBDROM_EXAMPLES_DIR"),
       QCoreApplication::applicationDirPath() + "/../share/mbdrom/examples",
-      QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples"),
+      sourceTreePath(QStringLiteral("/resources/examples")),
   };
   for (const QString& dir : candidates)
     if (!dir.isEmpty() && QDir(dir).exists()) return QDir(dir).canonicalPath();

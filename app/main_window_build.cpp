@@ -8,6 +8,7 @@
 #include "app/form_dialog.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
+#include "app/source_tree.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/model.h"
@@ -103,7 +104,7 @@ void MainWindow::newProject() {
 void MainWindow::openUserGuide() {
   const QStringList candidates = {
       QCoreApplication::applicationDirPath() + "/../share/doc/mbdrom/user-guide.md",
-      QStringLiteral(MBDROM_SOURCE_DIR "/docs/user-guide.md")};
+      sourceTreePath(QStringLiteral("/docs/user-guide.md"))};
   for (const QString& path : candidates) {
     if (!QFileInfo::exists(path)) continue;
     if (QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath()))) return;

@@ -2,9 +2,13 @@
 
 #include "app/train_dialog.h"
 
+#include "widgets/number_text.h"
+
 #include <QComboBox>
+
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <cmath>
 
 namespace mbdrom::app {
 
@@ -54,7 +58,8 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
   for (const char* t : {"1e-4", "1e-5", "1e-6", "1e-7", "1e-8", "1e-9"})
     tolerance_->addItem(QString::fromLatin1(t));
   for (int i = 0; i < tolerance_->count(); ++i)
-    if (parseNumber(tolerance_->itemText(i)) == kDefaultTolerance) tolerance_->setCurrentIndex(i);
+    if (widgets::parseNumber(tolerance_->itemText(i)).value_or(0.0) == kDefaultTolerance)
+      tolerance_->setCurrentIndex(i);
   tolerance_->setToolTip(
       tr("Relative tolerance on the local error of each step, on positions and velocities; absolute "
          "tolerances come from the mechanism's length and time scales. Errors add up over the steps: "
@@ -85,7 +90,7 @@ QString SteppingRows::apply(RunOptions& options) const {
   options.integrator.tolerance = 0.0;
   options.integrator.method = integratorMethodFromName(integrator_->currentData().toString().toStdString());
   if (stepping_->currentIndex() == 1) {
-    const double rtol = parseNumber(tolerance_->currentText());
+    const double rtol = widgets::parseNumber(tolerance_->currentText()).value_or(std::nan(""));
     if (!(rtol > 0.0 && rtol < 1.0))
       return tr("The tolerance \"%1\" is not a relative tolerance between 0 and 1 (e.g. 1e-6).")
           .arg(tolerance_->currentText());

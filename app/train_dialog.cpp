@@ -22,6 +22,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
+#include "widgets/number_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -54,23 +55,22 @@ QString methodTitle(const QString& method) {
   return info ? QString::fromStdString(mbdrom::methodTitle(*info)) : method;
 }
 
-double parseNumber(const QString& text) {
-  bool ok = false;
-  const double v = QLocale::c().toDouble(text.trimmed(), &ok);
-  return ok && std::isfinite(v) ? v : std::nan("");
+namespace {
+
+// One finite number in C-locale notation ("1e-6"), or NaN.
+double numberOrNan(const QString& text) {
+  return widgets::parseNumber(text).value_or(std::nan(""));
 }
 
-std::vector<double> parseNumberList(const QString& text) {
+std::vector<double> numbersOrEmpty(const QString& text) {
   std::vector<double> out;
   for (const QString& item : text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) {
-    const double v = parseNumber(item);
+    const double v = numberOrNan(item);
     if (std::isnan(v)) return {};
     out.push_back(v);
   }
   return out;
 }
-
-namespace {
 
 QString jsonText(const OJson& v) {
   if (v.is_string()) return QString::fromStdString(v.get<std::string>());
@@ -283,14 +283,14 @@ QString TrainDialog::readForm(OJson& out) const {
         break;
       }
       case Kind::Number: {
-        const double v = parseNumber(static_cast<QLineEdit*>(w)->text());
+        const double v = numberOrNan(static_cast<QLineEdit*>(w)->text());
         if (std::isnan(v)) return tr("%1: a number is needed (e.g. 0.003 or 3e-3).").arg(label);
         out[f.key] = v;
         break;
       }
       case Kind::IntegerList: {
         OJson list = OJson::array();
-        for (double v : parseNumberList(static_cast<QLineEdit*>(w)->text())) {
+        for (double v : numbersOrEmpty(static_cast<QLineEdit*>(w)->text())) {
           if (v != std::floor(v)) return tr("%1: whole numbers are needed.").arg(label);
           list.push_back(static_cast<long long>(v));
         }
@@ -302,7 +302,7 @@ QString TrainDialog::readForm(OJson& out) const {
       }
       case Kind::NumberList: {
         const QString text = static_cast<QLineEdit*>(w)->text().trimmed();
-        const std::vector<double> values = parseNumberList(text);
+        const std::vector<double> values = numbersOrEmpty(text);
         if (!text.isEmpty() && values.empty()) return tr("%1: numbers, comma-separated.").arg(label);
         out[f.key] = values;
         break;
@@ -374,20 +374,20 @@ int TrainDialog::sweepLoadCase() const {
   return sweepCase_->currentIndex();
 }
 std::vector<double> TrainDialog::sweepAmplitudes() const {
-  return parseNumberList(amplitudes_->text());
+  return numbersOrEmpty(amplitudes_->text());
 }
 std::vector<double> TrainDialog::sweepFrequencies() const {
-  return parseNumberList(frequencies_->text());
+  return numbersOrEmpty(frequencies_->text());
 }
 
 double TrainDialog::sweepEndTime() const {
-  return parseNumber(tEnd_->text());
+  return numberOrNan(tEnd_->text());
 }
 double TrainDialog::sweepTimeStep() const {
-  return parseNumber(dt_->text());
+  return numberOrNan(dt_->text());
 }
 double TrainDialog::sweepOutputStep() const {
-  return parseNumber(outputDt_->text());
+  return numberOrNan(outputDt_->text());
 }
 
 }  // namespace mbdrom::app

@@ -103,10 +103,4 @@ class TrainDialog : public QDialog {
   nlohmann::ordered_json settings_;
 };
 
-/// One finite number in C-locale notation ("1e-6"), or NaN.
-double parseNumber(const QString& text);
-
-/// Parses "0.5, 1, 2" (commas or spaces); empty on a bad entry.
-std::vector<double> parseNumberList(const QString& text);
-
 }  // namespace mbdrom::app

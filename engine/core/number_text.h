@@ -4,6 +4,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -17,6 +18,20 @@ inline std::string shortestNumberText(double x) {
   char buffer[32];
   const auto res = std::to_chars(buffer, buffer + sizeof buffer, x);
   return std::string(buffer, res.ptr);
+}
+
+/// Appends the shortest text that reads back as x (std::to_chars) to `out`.
+inline void appendShortestNumber(std::string& out, double x) {
+  char buffer[32];
+  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
+  out.append(buffer, ec == std::errc() ? end : buffer);
+}
+
+/// x with six significant digits, as printf's "%g" writes it: for messages, not for files.
+inline std::string shortNumberText(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%g", x);
+  return buffer;
 }
 
 /// The number a whole text spells (surrounding blanks and a leading '+' allowed), or nothing.

@@ -1,4 +1,5 @@
 #include "engine/data/dataset.h"
+#include "engine/core/message_text.h"
 
 #include "engine/model/model_file.h"
 
@@ -32,10 +33,6 @@ constexpr Channel kChannels[] = {
     {"f_damper", &DatasetRun::f_damper},
     {"f_ext", &DatasetRun::f_ext},
 };
-
-std::string inQuotes(const std::string& s) {
-  return "\"" + s + "\"";
-}
 
 Json matrixToJson(const Eigen::MatrixXd& m) {
   // One row per sample (column of m).

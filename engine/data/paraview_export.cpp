@@ -1,4 +1,6 @@
 #include "engine/data/paraview_export.h"
+#include "engine/core/message_text.h"
+#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
@@ -20,16 +22,6 @@ namespace fs = std::filesystem;
 namespace {
 
 const char* const kStage = "export ParaView";
-
-void appendNumber(std::string& s, double x) {
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
-  s.append(buffer, ec == std::errc() ? end : buffer);
-}
-
-std::string inQuotes(const std::string& s) {
-  return "\"" + s + "\"";
-}
 
 // What a frame draws; the same for every frame, only the coordinates change.
 struct Topology {
@@ -157,7 +149,7 @@ std::string frameText(const Model& model, const Topology& top, const BodyPoses& 
     s += "      <DataArray type=\"Float64\" Name=\"";
     s += name;
     s += "\" NumberOfTuples=\"1\" format=\"ascii\">";
-    appendNumber(s, t);
+    appendShortestNumber(s, t);
     s += "</DataArray>\n";
   }
   s += "    </FieldData>\n";
@@ -179,7 +171,7 @@ std::string frameText(const Model& model, const Topology& top, const BodyPoses& 
     s += "         ";
     for (int k = 0; k < 3; ++k) {
       s += ' ';
-      appendNumber(s, p(k));
+      appendShortestNumber(s, p(k));
     }
     s += '\n';
   };
@@ -337,7 +329,7 @@ ParaviewExportResult exportParaview(const Model& model, const Eigen::VectorXd& t
       const std::string file = frameName(static_cast<int>(f));
       writeFile(work / file, frameText(model, top, poses, t(k), q.col(k)), directory);
       pvd += "    <DataSet timestep=\"";
-      appendNumber(pvd, t(k));
+      appendShortestNumber(pvd, t(k));
       pvd += "\" group=\"\" part=\"0\" file=\"" + file + "\"/>\n";
       if (monitor) {
         monitor->report({kStage, f + 1, frames, {{"t", t(k)}}});

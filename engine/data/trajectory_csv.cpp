@@ -1,4 +1,5 @@
 #include "engine/data/trajectory_csv.h"
+#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
 #include "engine/model/constraints.h"
@@ -14,15 +15,7 @@
 
 namespace mbdrom {
 
-namespace {
-
-void appendNumber(std::string& row, double x) {
-  char buffer[32];
-  const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, x);
-  row.append(buffer, ec == std::errc() ? end : buffer);
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::vector<std::string> trajectoryColumns(const Model& model) {
   std::vector<std::string> c = {"t"};
@@ -127,7 +120,7 @@ void writeTrajectoryTable(const TrajectoryTable& table, const std::string& path)
     row.clear();
     for (Eigen::Index i = 0; i < table.data.cols(); ++i) {
       if (i) row += ',';
-      appendNumber(row, table.data(k, i));
+      appendShortestNumber(row, table.data(k, i));
     }
     row += '\n';
     file.append(row);
@@ -140,7 +133,7 @@ void TrajectoryCsvWriter::write(const Sample& s) {
   row_.clear();
   for (std::size_t i = 0; i < values_.size(); ++i) {
     if (i) row_ += ',';
-    appendNumber(row_, values_[i]);
+    appendShortestNumber(row_, values_[i]);
   }
   row_ += '\n';
   try {

@@ -1,4 +1,5 @@
 #include "engine/dynamics/assembly.h"
+#include "engine/core/dense_solvers.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/scales.h"
@@ -98,7 +99,7 @@ AssemblyResult assemblePositions(const Model& model, const Eigen::VectorXd& qGue
             w.cwiseProduct(Phi_q.col(free[k])) * scales.coordinateScale(free[k]);
       JtJ.noalias() = J.transpose() * J;
       JtJ.diagonal().array() += mu;
-      step = mu > 0.0 ? Eigen::VectorXd(JtJ.ldlt().solve(-(J.transpose() * wPhi)))
+      step = mu > 0.0 ? SymmetricSolver(JtJ).solve(Eigen::VectorXd(-(J.transpose() * wPhi)))
                       : Eigen::VectorXd(J.completeOrthogonalDecomposition().solve(-wPhi));
     }
     // Halve the step while it makes things worse (far from the solution).

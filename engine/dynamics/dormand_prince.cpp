@@ -98,8 +98,10 @@ void DormandPrinceIntegrator::mulPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd
 void DormandPrinceIntegrator::solveA(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
   if (sparse_)
     x = sllt_.solve(b);
-  else
-    x = llt_.solve(b);
+  else {
+    x = b;
+    llt_.solveInPlace(x);
+  }
 }
 
 bool DormandPrinceIntegrator::factorA() {

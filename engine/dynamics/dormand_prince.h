@@ -34,13 +34,13 @@
 /// trapezoidal integrator takes it. Stiff springs limit its stable step
 /// (about 3.3 / the highest natural frequency); the error control finds it.
 
+#include "engine/core/dense_solvers.h"
 #include "engine/dynamics/integrator.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/scales.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
 #include <Eigen/SparseCholesky>
 #include <Eigen/SparseCore>
@@ -137,7 +137,7 @@ class DormandPrinceIntegrator {
   Eigen::VectorXd Phi_, Phi_t_, c_, cT_, fExt_, fS_, fD_, fF_, Q_, rhs_, g_, sigma_, tmp_, dx_;
   Eigen::MatrixXd Phi_q_, A_;  // dense path only (nq < options.sparseThreshold)
   std::vector<int> rowCols_;   // non-zero columns of one row of Phi_q
-  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Cholesky llt_;
   // Sparse path: no nq x nq or nc x nq dense object.
   bool sparse_ = false, sparseAnalyzed_ = false;
   Eigen::Index analyzedNonZeros_ = 0;

@@ -1,4 +1,5 @@
 #include "engine/dynamics/modes.h"
+#include "engine/core/dense_solvers.h"
 
 #include "engine/core/error.h"
 
@@ -60,11 +61,11 @@ ModesResult computeModes(const Model& model, int loadCase, const StaticsResult& 
 
   // Exact damped poles from the first-order form.
   Eigen::MatrixXd A = Eigen::MatrixXd::Zero(2 * dof, 2 * dof);
-  const Eigen::LDLT<Eigen::MatrixXd> Minv(result.Mr);
+  const SymmetricSolver Minv(result.Mr);
   A.topRightCorner(dof, dof).setIdentity();
   A.bottomLeftCorner(dof, dof) = -Minv.solve(result.Kr);
   A.bottomRightCorner(dof, dof) = -Minv.solve(result.Dr);
-  Eigen::EigenSolver<Eigen::MatrixXd> poles(A, false);
+  GeneralEigen poles(A, false);
   for (int k = 0; k < 2 * dof; ++k) result.poles.push_back(poles.eigenvalues()(k));
   std::sort(result.poles.begin(), result.poles.end(), [](auto a, auto b) {
     return std::abs(a) < std::abs(b) || (std::abs(a) == std::abs(b) && a.imag() > b.imag());

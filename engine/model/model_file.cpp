@@ -387,7 +387,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
 
 // ---------------------------------------------------------------- writing
 
-void appendNumber(std::string& out, double x) {
+void appendModelNumber(std::string& out, double x) {
   if (!std::isfinite(x)) throw FileError("cannot write a non-finite number to a model file");
   char buf[32];
   const auto res = std::to_chars(buf, buf + sizeof buf, x);
@@ -418,7 +418,7 @@ void dumpCompact(std::string& out, const OJson& j) {
     }
     out += ']';
   } else if (j.is_number()) {
-    appendNumber(out, j.get<double>());
+    appendModelNumber(out, j.get<double>());
   } else {
     out += j.dump();
   }

@@ -1,4 +1,5 @@
 #include "engine/model/spec_build.h"
+#include "engine/core/message_text.h"
 
 #include "engine/core/error.h"
 
@@ -30,10 +31,6 @@ std::string shortNumber(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.6g", v);
   return buf;
-}
-
-std::string inQuotes(const std::string& name) {
-  return "\"" + name + "\"";
 }
 
 void requirePositive(double v, const char* what) {

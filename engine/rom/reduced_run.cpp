@@ -1,4 +1,5 @@
 #include "engine/rom/reduced_run.h"
+#include "engine/core/number_text.h"
 
 #include "engine/model/forces.h"
 
@@ -6,18 +7,10 @@
 
 namespace mbdrom {
 
-namespace {
-
-std::string numberText(double x) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%g", x);
-  return text;
-}
-
-}  // namespace
+namespace {}  // namespace
 
 SolverError reducedRunDiverged(const std::string& method, long long step, double t) {
-  return SolverError("reduced model (" + method + ") diverged at t = " + numberText(t) + " s (step " +
+  return SolverError("reduced model (" + method + ") diverged at t = " + shortNumberText(t) + " s (step " +
                      std::to_string(step) +
                      "): non-finite reduced coordinates; the samples up to then are kept");
 }
@@ -37,7 +30,7 @@ ReducedRun::ReducedRun(const Model& model, const ReducedModel& rom, const RunOpt
 
 void ReducedRun::advance() {
   if (failed_)
-    throw SolverError("reduced model (" + method_ + "): the run failed at t = " + numberText(t()) +
+    throw SolverError("reduced model (" + method_ + "): the run failed at t = " + shortNumberText(t()) +
                       " s and is not advanced again");
   const long long step = steps_ + 1;
   const double t = static_cast<double>(step) * dt_;

@@ -1,4 +1,5 @@
 #include "engine/rom/rom_support.h"
+#include "engine/core/dense_solvers.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/measures.h"
@@ -73,7 +74,7 @@ void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std
 
 Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B) {
   // K A + A K = B + B^T, solved in the eigenbasis of A.
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigA(A);
+  const SymmetricEigen eigA(A);
   const Eigen::MatrixXd& U = eigA.eigenvectors();
   const Eigen::VectorXd& lambda = eigA.eigenvalues();
   const Eigen::MatrixXd C = U.transpose() * (B + B.transpose()) * U;
@@ -86,7 +87,7 @@ Eigen::MatrixXd symmetricPsdFit(const Eigen::MatrixXd& A, const Eigen::MatrixXd&
     }
   Eigen::MatrixXd K = U * Kt * U.transpose();
   K = (0.5 * (K + K.transpose())).eval();  // eval: no aliasing of the transpose
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eigK(K);
+  const SymmetricEigen eigK(K);
   K = eigK.eigenvectors() * eigK.eigenvalues().cwiseMax(0.0).asDiagonal() * eigK.eigenvectors().transpose();
   return 0.5 * (K + K.transpose());
 }
@@ -164,7 +165,8 @@ void NewmarkStepper::step(const Model& model, int loadCase, double t, const Eige
   q.noalias() = Phi * xPred;
   q += mu;
   evalExternalForces(model, loadCase, q, t, f_ext);
-  const Eigen::VectorXd aNew = llt_.solve(Phi.transpose() * f_ext - b_ - K_ * xPred - D_ * vPred);
+  Eigen::VectorXd aNew = Phi.transpose() * f_ext - b_ - K_ * xPred - D_ * vPred;
+  llt_.solveInPlace(aNew);
   x = xPred + (0.25 * dt_ * dt_) * aNew;
   v = vPred + (0.5 * dt_) * aNew;
   a = aNew;

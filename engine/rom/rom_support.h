@@ -5,13 +5,13 @@
 /// fit of reduced stiffness and damping matrices, the checks and plan of a reduced
 /// run, and the back-projected output sample.
 
+#include "engine/core/dense_solvers.h"
 #include "engine/data/dataset.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
 
-#include <Eigen/Cholesky>
 #include <Eigen/Core>
 
 #include <string>
@@ -77,7 +77,7 @@ class NewmarkStepper {
   const Eigen::MatrixXd &D_, &K_;
   const Eigen::VectorXd& b_;
   double dt_;
-  Eigen::LLT<Eigen::MatrixXd> llt_;  // of M + dt/2 D + dt^2/4 K
+  Cholesky llt_;  // of M + dt/2 D + dt^2/4 K
 };
 
 /// The output sample of a reduced run in the full model's channels. The caller

@@ -19,6 +19,7 @@
 #include "widgets/mechanism_scene.h"
 #include "widgets/plot_view.h"
 #include "widgets/scene_view.h"
+#include "workbench_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -36,34 +37,16 @@
 #include <QXmlStreamReader>
 
 #include <cmath>
+#include "tests/test_paths.h"
 
 using mbdrom::app::ComparePanel;
 using mbdrom::app::MainWindow;
 using mbdrom::test::waitFor;
 using OJson = nlohmann::ordered_json;
 
+using namespace mbdrom::test;
+
 namespace {
-
-const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
-
-QString freshDir(const QString& name) {
-  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
-  dir.removeRecursively();
-  QDir().mkpath(dir.absolutePath());
-  return dir.absolutePath();
-}
-
-void openWithRun(MainWindow& window, double tEnd) {
-  REQUIRE(window.openModel(kMacPherson));
-  mbdrom::RunOptions o;
-  o.loadCase = window.model()->findLoadCase("train");
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.005;
-  window.runSimulation(o);
-  REQUIRE(
-      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
-}
 
 double tableValue(const QTableWidget* table, int row, int column) {
   const QTableWidgetItem* item = table->item(row, column);
@@ -87,7 +70,8 @@ TEST_CASE(
   REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 120000));
   // A model of another mechanism is listed but cannot be ticked, with the reason.
   {
-    const mbdrom::Model pendulum = mbdrom::readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+    const mbdrom::Model pendulum =
+        mbdrom::readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
     mbdrom::RunOptions o;
     o.tEnd = 0.5;
     o.loadCase = pendulum.spec().loadCases.empty() ? -1 : 0;
@@ -114,13 +98,14 @@ TEST_CASE(
   CHECK(panel->channel() == "W.z");  // the marker coordinate that moves most
 
   // Every metric equals the CLI's on the same two files.
-  const QString dir = freshDir("compare_view");
+  const QString dir = freshOutputDir("compare_view");
   doc->exportRun(0, dir + "/reference.csv");
   for (int k = 0; k < 2; ++k) {
     const QString romCsv = dir + QStringLiteral("/reduced_%1.csv").arg(k);
     REQUIRE(panel->exportReducedRun(k, romCsv).isEmpty());
     QProcess cli;
-    cli.start(QStringLiteral(MBDROM_CLI), {"compare", dir + "/reference.csv", romCsv, "--json"});
+    cli.start(QString::fromStdString(mbdrom::test::cliPath()),
+              {"compare", dir + "/reference.csv", romCsv, "--json"});
     REQUIRE(cli.waitForFinished(30000));
     REQUIRE(cli.exitCode() == 0);
     const OJson j = OJson::parse(cli.readAllStandardOutput().toStdString());
@@ -196,7 +181,7 @@ TEST_CASE(
   viewport->playback()->seek(frame);
   waitFor([] { return false; }, 200);
   const QImage shot = mbdrom::widgets::SceneView::grabWindow(&window);
-  shot.save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_view.png"));
+  shot.save(QString::fromStdString(mbdrom::test::outputPath("/compare_view.png")));
   CHECK(mbdrom::test::greyVariance(shot) > 100.0);
   const QImage view = scene.grabFramebuffer();
 
@@ -324,7 +309,7 @@ TEST_CASE(
   // The model gets the values it names, no others.
   CHECK(levelled->lastParameters() == std::map<std::string, double>{{"level", 2.5}});
   CHECK(panel->metricsTable()->horizontalHeaderItem(1)->text() == "levelled (level = 2.5)");
-  window.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_parameters.png"));
+  window.grab().save(QString::fromStdString(mbdrom::test::outputPath("/compare_parameters.png")));
 }
 
 TEST_CASE(
@@ -386,6 +371,6 @@ TEST_CASE(
   viewport->playback()->seek(outside);
   waitFor([] { return false; }, 200);
   const QImage shot = mbdrom::widgets::SceneView::grabWindow(&window);
-  shot.save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/compare_outside_envelope.png"));
+  shot.save(QString::fromStdString(mbdrom::test::outputPath("/compare_outside_envelope.png")));
   CHECK(mbdrom::test::greyVariance(shot) > 100.0);
 }

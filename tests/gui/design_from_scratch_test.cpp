@@ -37,6 +37,7 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QtTest/QTest>
+#include "tests/test_paths.h"
 
 using mbdrom::app::FormDialog;
 using mbdrom::app::MainWindow;
@@ -183,7 +184,7 @@ TEST_CASE(
   const auto built = markerPath(*run.model, *run.samples);
 
   const mbdrom::Model file(
-      mbdrom::readModelSpec(MBDROM_SOURCE_DIR "/tests/data/mechanisms/four_bar_xz_revolute.json"));
+      mbdrom::readModelSpec(mbdrom::test::sourcePath("/tests/data/mechanisms/four_bar_xz_revolute.json")));
   options.loadCase = file.findLoadCase("free");
   mbdrom::TrajectoryRecorder recorder;
   mbdrom::simulate(file, options, recorder);
@@ -330,8 +331,8 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
   view->requestRender();
   waitFor([] { return false; }, 300);
   const QImage later = view->grabFramebuffer();
-  drawn.save(MBDROM_TEST_OUTPUT_DIR "/delete_before.png");
-  later.save(MBDROM_TEST_OUTPUT_DIR "/delete_after.png");
+  drawn.save(QString::fromStdString(mbdrom::test::outputPath("/delete_before.png")));
+  later.save(QString::fromStdString(mbdrom::test::outputPath("/delete_after.png")));
   INFO("first frame vs later " << mbdrom::test::changedFraction(first, later) << ", before vs later "
                                << mbdrom::test::changedFraction(drawn, later));
   CHECK(mbdrom::test::changedFraction(drawn, first) > 0.001);
@@ -412,9 +413,9 @@ TEST_CASE(
 }
 
 // The user guide's "Your first mechanism" screenshots (hidden: run with "[.docs]"
-// under xvfb-run -s "-screen 0 1600x1000x24"; written to MBDROM_TEST_OUTPUT_DIR/docs/first_*.png).
+// under xvfb-run -s "-screen 0 1600x1000x24"; written to the test-output folder's docs//first_*.png).
 TEST_CASE("user guide screenshots of a first mechanism built from nothing", "[.docs]") {
-  const QString dir = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/docs");
+  const QString dir = QString::fromStdString(mbdrom::test::outputPath("/docs"));
   QDir().mkpath(dir);
   auto shoot = [&](const QString& name) {
     waitFor([] { return false; }, 500);

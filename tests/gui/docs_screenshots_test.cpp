@@ -4,7 +4,7 @@
 // checked to be more than a blank window.
 //
 //   xvfb-run -s "-screen 0 1600x1000x24" tests/gui/mbdrom_gui_tests "[.docs]"
-// writes to MBDROM_TEST_OUTPUT_DIR/docs/; copy what you looked at to docs/images.
+// writes to the test-output folder's docs//; copy what you looked at to docs/images.
 
 #include "app/job_runner.h"
 #include "app/main_window.h"
@@ -25,6 +25,7 @@
 #include <QMenuBar>
 #include <QScreen>
 #include <QTimer>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::test::waitFor;
@@ -33,7 +34,7 @@ using OJson = nlohmann::ordered_json;
 namespace {
 
 QString outDir() {
-  const QString dir = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/docs");
+  const QString dir = QString::fromStdString(mbdrom::test::outputPath("/docs"));
   QDir().mkpath(dir);
   return dir;
 }
@@ -84,7 +85,8 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   window.move(0, 0);
   window.resize(1600, 1000);
   window.show();
-  REQUIRE(window.openModel(MBDROM_SOURCE_DIR "/resources/examples/bricard.json"));
+  REQUIRE(
+      window.openModel(QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
   window.findChild<QDockWidget*>("logDock")->raise();
 
   // 1. File > New Project from Example.
@@ -111,7 +113,8 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   shoot("mobility_bricard.png");
 
   // 3. The MacPherson example: the simulation dialog, then a run.
-  REQUIRE(window.openModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   shootDialog("simulation_dialog.png", [&] { action(window, "Run Reference Simulation...")->trigger(); });
   mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");

@@ -8,6 +8,7 @@
 #include <QDir>
 
 #include <cstring>
+#include "tests/test_paths.h"
 
 int main(int argc, char** argv) {
   // Test discovery runs at build time, where there may be no display.
@@ -17,8 +18,8 @@ int main(int argc, char** argv) {
   // Settings, recent files and autosaves of the tests stay out of the user's,
   // and out of each other's: ctest runs every test in its own process, and a
   // window state saved by one (a dock made taller) must not shrink the next one's view.
-  const QByteArray home =
-      QByteArray(MBDROM_TEST_OUTPUT_DIR "/home-") + QByteArray::number(QCoreApplication::applicationPid());
+  const QByteArray home = QByteArray::fromStdString(mbdrom::test::outputPath("/home-")) +
+                          QByteArray::number(QCoreApplication::applicationPid());
   qputenv("XDG_CONFIG_HOME", home + "/config");
   qputenv("XDG_DATA_HOME", home + "/data");
   // X11 (Xvfb) and Mesa's software OpenGL, as in CI. Set here rather than as a ctest
@@ -30,7 +31,7 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName("mbdrom-gui-tests");
   QApplication::setOrganizationName("mbdrom-tests");
   QApplication app(argc, argv);
-  QDir().mkpath(MBDROM_TEST_OUTPUT_DIR);
+  QDir().mkpath(QString::fromStdString(mbdrom::test::outputPath()));
   const int failed = mbdrom::test::runCatchSession(argc, argv);
   QDir(QString::fromLocal8Bit(home)).removeRecursively();
   return failed;

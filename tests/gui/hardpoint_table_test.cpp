@@ -16,6 +16,7 @@
 #include <QUndoStack>
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 
@@ -23,7 +24,8 @@ TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step,
   MainWindow window;
   window.resize(1280, 800);
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* table = window.findChild<mbdrom::widgets::HardpointTable*>("hardpointTable");
   REQUIRE(table != nullptr);
   window.findChild<QDockWidget*>("hardpointsDock")->raise();
@@ -49,7 +51,7 @@ TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step,
   CHECK(
       doc->spec().points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0.01, 0.73, 0.125)));
   CHECK(table->item(bj + 1, mbdrom::kHardpointZ)->text() == "0.355");
-  window.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/hardpoint_table.png"));
+  window.grab().save(QString::fromStdString(mbdrom::test::outputPath("/hardpoint_table.png")));
 
   QString refused;
   QObject::connect(table, &mbdrom::widgets::HardpointTable::editRefused,

@@ -12,6 +12,7 @@
 #include <QTimer>
 
 #include <atomic>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using mbdrom::Monitor;
@@ -50,7 +51,7 @@ struct Finished {
 }  // namespace
 
 TEST_CASE("job runner cancels a long MacPherson simulation while the GUI thread keeps running") {
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   RunOptions options;
   options.loadCase = model.findLoadCase("train");
   options.tEnd = 1.0e5;  // far longer than the test lets it run

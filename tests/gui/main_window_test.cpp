@@ -24,6 +24,7 @@
 #include <QMouseEvent>
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
+#include "tests/test_paths.h"
 #include "widgets/log_view.h"
 
 using mbdrom::app::MainWindow;
@@ -74,8 +75,9 @@ TEST_CASE("3D view renders a ground grid and axes that are not blank") {
   REQUIRE(waitFor([&] { return window.sceneView()->framesRendered() > 0; }));
   const QImage scene = renderScene(window.sceneView());
   REQUIRE(!scene.isNull());
-  scene.save(MBDROM_TEST_OUTPUT_DIR "/scene_view.png");
-  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/main_window.png");
+  scene.save(QString::fromStdString(mbdrom::test::outputPath("/scene_view.png")));
+  mbdrom::widgets::SceneView::grabWindow(&window).save(
+      QString::fromStdString(mbdrom::test::outputPath("/main_window.png")));
 
   // The background is one plain colour now (it was a gradient, whose variance
   // alone proved little): a blank view has variance 0, and the grid and the
@@ -117,7 +119,8 @@ TEST_CASE("opening the MacPherson example fills the model tree and draws the mec
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
   const QImage empty = renderScene(view);
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   REQUIRE(window.model() != nullptr);
   CHECK(window.model()->nq() == 24);
   CHECK(window.windowTitle().startsWith("macpherson"));
@@ -127,7 +130,7 @@ TEST_CASE("opening the MacPherson example fills the model tree and draws the mec
   REQUIRE(tree->topLevelItemCount() == 1);
   CHECK(tree->topLevelItem(0)->text(0) == "macpherson");
   const QImage drawn = renderScene(view);
-  drawn.save(MBDROM_TEST_OUTPUT_DIR "/macpherson_view.png");
+  drawn.save(QString::fromStdString(mbdrom::test::outputPath("/macpherson_view.png")));
   CHECK(changedFraction(empty, drawn) > 0.02);
   // Bodies are drawn as their shapes: the tyre, the arms and the damper are near black,
   // which neither the background, the grid nor the glyphs are.
@@ -137,7 +140,7 @@ TEST_CASE("opening the MacPherson example fills the model tree and draws the mec
 }
 
 TEST_CASE("opening a malformed model file keeps the window usable and names the problem") {
-  const QString path = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/broken_model.json");
+  const QString path = QString::fromStdString(mbdrom::test::outputPath("/broken_model.json"));
   {
     QFile file(path);
     REQUIRE(file.open(QIODevice::WriteOnly));
@@ -157,7 +160,8 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   MainWindow window;
   window.resize(1280, 800);
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* view = window.sceneView();
   mbdrom::RunOptions options;
   options.loadCase = window.model()->findLoadCase("train");
@@ -171,7 +175,7 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   const QImage a = renderScene(view);
   waitFor([] { return false; }, 250);
   const QImage b = renderScene(view);
-  b.save(MBDROM_TEST_OUTPUT_DIR "/macpherson_playing.png");
+  b.save(QString::fromStdString(mbdrom::test::outputPath("/macpherson_playing.png")));
   CHECK(changedFraction(a, b) > 0.001);
   CHECK(window.logView()->toPlainText().contains("real time"));
 }
@@ -179,7 +183,8 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
 TEST_CASE("selecting a tree element shows its properties in the editor") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* tree = window.findChild<QTreeWidget*>("modelTree");
   REQUIRE(tree != nullptr);
   const auto found = tree->findItems("BJ", Qt::MatchExactly | Qt::MatchRecursive);
@@ -204,7 +209,8 @@ TEST_CASE(
   window.move(0, 0);
   window.resize(1600, 1000);  // the size of the user guide's screenshots
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   QAction* run = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Run Reference Simulation...") run = a;
@@ -218,15 +224,15 @@ TEST_CASE(
       auto* tolerance = dialog->findChild<QComboBox*>("tolerance");
       if (stepping && tolerance) {
         const QRect area(0, 0, 1600, 1000);
-        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(MBDROM_TEST_OUTPUT_DIR
-                                                                                  "/simulation_dialog.png");
+        QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(
+            QString::fromStdString(mbdrom::test::outputPath("/simulation_dialog.png")));
         defaultIsTolerance = stepping->currentIndex() == 1 && tolerance->currentText() == "1e-7";
         stepping->setCurrentIndex(0);
         waitFor([] { return false; }, 200);
         auto* step = dialog->findChild<QDoubleSpinBox*>("timeStep");
         fixedShowsStep = step && step->isVisible() && !tolerance->isVisible();
         QGuiApplication::primaryScreen()->grabWindow(0).toImage().copy(area).save(
-            MBDROM_TEST_OUTPUT_DIR "/simulation_dialog_fixed.png");
+            QString::fromStdString(mbdrom::test::outputPath("/simulation_dialog_fixed.png")));
         stepping->setCurrentIndex(1);
         tolerance->setCurrentText("1e-6");
         waitFor([] { return false; }, 200);
@@ -257,7 +263,8 @@ TEST_CASE(
 TEST_CASE("the simulation dialog offers both integrators and the run records the one chosen") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   QAction* run = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Run Reference Simulation...") run = a;
@@ -290,7 +297,8 @@ TEST_CASE("the simulation dialog offers both integrators and the run records the
 TEST_CASE("the sweep dialog steps at the default tolerance and refuses a tolerance that is not one") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   QAction* sweep = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Run Sweep...") sweep = a;

@@ -26,6 +26,7 @@
 #include <QPlainTextEdit>
 #include <QTabWidget>
 #include <QTableWidget>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using OJson = nlohmann::ordered_json;
@@ -187,7 +188,7 @@ TEST_CASE(
   if (!registry.find("mean_gui")) registry.add(meanMethod("mean_gui", true));
   if (!registry.find("bare_gui")) registry.add(meanMethod("bare_gui", false));
   mbdrom::app::ProjectDocument doc;
-  const QString file = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+  const QString file = QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   doc.newFromSpec(mbdrom::readModelSpec(file.toStdString()), file);
   const int run = addRun(doc, 1.0);
   mbdrom::Monitor monitor;
@@ -273,7 +274,8 @@ TEST_CASE(
   REQUIRE(train != nullptr);
   CHECK(train->actions().contains(action));
 
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   CHECK(action->isEnabled());
   mbdrom::app::TrainDialog dialog("echo_gui", *window.document(), OJson::object(), "echo", &window);
   CHECK(dialog.windowTitle().contains("echo (Doe, Roe)"));

@@ -39,6 +39,7 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+#include "tests/test_paths.h"
 
 using mbdrom::app::ModelDetailsDialog;
 using mbdrom::app::ProjectDocument;
@@ -49,12 +50,13 @@ using OJson = nlohmann::ordered_json;
 namespace {
 
 QString example(const char* name) {
-  return QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/%1.json").arg(QString::fromLatin1(name));
+  return QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/%1.json"))
+      .arg(QString::fromLatin1(name));
 }
 
 QString outputFile(const QString& name) {
-  QDir().mkpath(MBDROM_TEST_OUTPUT_DIR "/method_views");
-  return QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/method_views/") + name;
+  QDir().mkpath(QString::fromStdString(mbdrom::test::outputPath("/method_views")));
+  return QString::fromStdString(mbdrom::test::outputPath("/method_views/")) + name;
 }
 
 // A run of the document's mechanism, kept in memory as the workbench keeps a finished run.

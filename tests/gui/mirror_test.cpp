@@ -15,6 +15,7 @@
 #include <QUndoStack>
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::app::MirrorDialog;
@@ -42,7 +43,7 @@ Outcome runMirror(MainWindow& window) {
     o.preview = dialog->findChild<QLabel*>("preview")->text();
     QPushButton* ok = dialog->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok);
     o.okEnabled = ok->isEnabled();
-    dialog->grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/mirror_dialog.png"));
+    dialog->grab().save(QString::fromStdString(mbdrom::test::outputPath("/mirror_dialog.png")));
     if (o.okEnabled)
       ok->click();
     else
@@ -58,7 +59,8 @@ TEST_CASE("the MacPherson corner mirrored from the Edit menu is one undo step, a
   MainWindow window;
   window.resize(1280, 800);
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* doc = window.document();
   const std::size_t bodies = doc->spec().bodies.size();
   const int nq = doc->model()->nq();
@@ -74,7 +76,7 @@ TEST_CASE("the MacPherson corner mirrored from the Edit menu is one undo step, a
   CHECK(doc->model()->nq() == 2 * nq);
   CHECK(doc->undoStack()->count() == undoBefore + 1);
   mbdrom::test::waitFor([] { return false; }, 300);
-  window.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/mirror_window.png"));
+  window.grab().save(QString::fromStdString(mbdrom::test::outputPath("/mirror_window.png")));
 
   const Outcome second = runMirror(window);  // lca_r -> lca_l is free, but lca -> lca_r is taken
   REQUIRE(second.shown);

@@ -19,11 +19,12 @@
 #include <vtkXMLPolyDataReader.h>
 
 #include <filesystem>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 TEST_CASE("VTK's XML reader reads a frame of a ParaView export back", "[paraview]") {
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
   o.tEnd = 0.05;
@@ -32,7 +33,7 @@ TEST_CASE("VTK's XML reader reads a frame of a ParaView export back", "[paraview
   TrajectoryRecorder recorder;
   simulate(model, o, recorder);
   REQUIRE(recorder.samples().size() >= 6);
-  const std::string dir = MBDROM_TEST_OUTPUT_DIR "/paraview_read_macpherson";
+  const std::string dir = mbdrom::test::outputPath("/paraview_read_macpherson");
   std::filesystem::remove_all(dir);
   const ParaviewExportResult result = exportParaview(model, recorder.samples(), dir);
   REQUIRE(result.frames == static_cast<int>(recorder.samples().size()));

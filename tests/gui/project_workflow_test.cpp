@@ -15,6 +15,7 @@
 #include "widgets/plot_view.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
+#include "workbench_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -32,21 +33,18 @@
 #include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::app::StopSignalNotifier;
 using mbdrom::test::waitFor;
 
+using namespace mbdrom::test;
+
 namespace {
 
-const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
-const QString kPendulum = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
-
-QString freshDir(const QString& name) {
-  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
-  dir.removeRecursively();
-  return dir.absolutePath();
-}
+const QString kPendulum =
+    QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
 
 int pointIndex(const mbdrom::ModelSpec& spec, const std::string& name) {
   for (std::size_t i = 0; i < spec.points.size(); ++i)
@@ -146,7 +144,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   const auto [lo, hi] = std::minmax_element(curves[0].x.begin(), curves[0].x.end());
   CHECK(*hi - *lo > 10.0);  // the "train" load moves the wheel by centimetres [mm]
   for (const char* suffix : {"png", "svg", "csv"}) {
-    const QString file = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/kinematics.") + suffix;
+    const QString file = QString::fromStdString(mbdrom::test::outputPath("/kinematics.")) + suffix;
     QFile::remove(file);
     CHECK(window.plotView()->save(file).isEmpty());
     CHECK(QFileInfo(file).size() > 100);
@@ -168,13 +166,15 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   // Screenshot of the editor, the tree, the runs and the mobility result.
   window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
   waitFor([] { return false; }, 300);
-  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/workbench_editor.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(
+      QString::fromStdString(mbdrom::test::outputPath("/workbench_editor.png")));
   window.findChild<QDockWidget*>("plotDock")->raise();
   waitFor([] { return false; }, 200);
-  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/workbench_plot.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(
+      QString::fromStdString(mbdrom::test::outputPath("/workbench_plot.png")));
 
   // Save, then reopen in a new window: the same runs, with their samples.
-  const QString dir = freshDir("macpherson_project");
+  const QString dir = freshOutputPath("macpherson_project");
   REQUIRE(window.saveProject(dir));
   CHECK_FALSE(window.isWindowModified());
   CHECK(QFile::exists(dir + "/project.json"));
@@ -211,7 +211,7 @@ TEST_CASE("a broken project shows the error and keeps the open one") {
   MainWindow window;
   window.show();
   REQUIRE(window.openModel(kMacPherson));
-  const QString dir = freshDir("broken_project");
+  const QString dir = freshOutputPath("broken_project");
   QDir().mkpath(dir);
   QFile manifest(dir + "/project.json");
   REQUIRE(manifest.open(QIODevice::WriteOnly));
@@ -304,7 +304,8 @@ TEST_CASE("linearised modes are listed and a picked mode animates in the 3D view
 TEST_CASE("a load's time function is edited with a preview, and undone") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"))));
   const int train = window.model()->findLoadCase("train");
   window.modelTree()->selectElement({mbdrom::ElementKind::Load, train, 0});
   auto* editor = window.propertyEditor();
@@ -318,7 +319,8 @@ TEST_CASE("a load's time function is edited with a preview, and undone") {
   CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude ==
         1000.0);
   waitFor([] { return false; }, 200);
-  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/time_function_editor.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(
+      QString::fromStdString(mbdrom::test::outputPath("/time_function_editor.png")));
   window.document()->undoStack()->undo();
   CHECK(window.document()->spec().loadCases[static_cast<std::size_t>(train)].loads[0].function.amplitude ==
         before);
@@ -327,7 +329,8 @@ TEST_CASE("a load's time function is edited with a preview, and undone") {
 TEST_CASE("a redundant constraint found by the mobility check selects its element in the tree") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/bricard.json")));
+  REQUIRE(
+      window.openModel(QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
   window.checkMobility();
   CHECK(window.analysisPanel()->shownDof() == 1);
   const auto found = window.analysisPanel()->findItems("rod5", Qt::MatchContains | Qt::MatchRecursive);
@@ -365,7 +368,7 @@ TEST_CASE("deleting an element still in use names what depends on it, and Cancel
 TEST_CASE(
     "Save As of a model whose load table lies next to it copies the table in, and the project reopens "
     "alone") {
-  const QString base = freshDir("save_as_table");
+  const QString base = freshOutputPath("save_as_table");
   QDir().mkpath(base + "/work");
   QDir().mkpath(base + "/shared");
   {
@@ -400,7 +403,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the workbench saving a project whose models folder links to its parent deletes nothing there") {
-  const QString base = freshDir("models_link");
+  const QString base = freshOutputPath("models_link");
   const QString dir = base + "/project";
   {
     MainWindow window;
@@ -499,7 +502,8 @@ TEST_CASE("a project on a read-only file system opens read-only and saves elsewh
   CHECK_FALSE(window.logView()->toPlainText().contains("open in another mbdrom workbench"));
   window.resize(1400, 900);
   waitFor([] { return false; }, 300);
-  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/readonly_project.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(
+      QString::fromStdString(mbdrom::test::outputPath("/readonly_project.png")));
   // Save in place is refused with the reason; Save As into a writable folder works.
   QTimer closer;
   QObject::connect(&closer, &QTimer::timeout, [] {

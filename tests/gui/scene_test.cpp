@@ -17,6 +17,7 @@
 #include "widgets/model_tree.h"
 #include "widgets/plot_view.h"
 #include "widgets/scene_view.h"
+#include "workbench_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -31,14 +32,15 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::test::greyVariance;
 using mbdrom::test::waitFor;
 
-namespace {
+using namespace mbdrom::test;
 
-const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+namespace {
 
 void mouse(QWidget* w, QEvent::Type type, QPointF p, Qt::MouseButtons buttons,
            Qt::KeyboardModifiers modifiers = {}) {
@@ -70,10 +72,10 @@ struct PlayingWindow {
 };
 
 QString scratch(const QString& name) {
-  const QString path = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/scene/") + name;
+  const QString path = QString::fromStdString(mbdrom::test::outputPath("/scene/")) + name;
   QDir(path).removeRecursively();
   QFile::remove(path);
-  QDir().mkpath(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/scene"));
+  QDir().mkpath(QString::fromStdString(mbdrom::test::outputPath("/scene")));
   return path;
 }
 
@@ -133,7 +135,8 @@ TEST_CASE("points are placed on the work plane and joined into a body from the s
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
   view->setCameraPreset(mbdrom::widgets::SceneView::CameraPreset::Top);
@@ -234,7 +237,8 @@ TEST_CASE("playback draws the run's marker positions, scrubs, loops and traces t
   window.findChild<QDockWidget*>("plotDock")->raise();
   window.sceneView()->grabFramebuffer();
   CHECK(std::abs(window.plotView()->cursorX() - motion->t[static_cast<std::size_t>(shown)]) < 1e-12);
-  mbdrom::widgets::SceneView::grabWindow(&window).save(MBDROM_TEST_OUTPUT_DIR "/playback_trails.png");
+  mbdrom::widgets::SceneView::grabWindow(&window).save(
+      QString::fromStdString(mbdrom::test::outputPath("/playback_trails.png")));
   bar->setTrails(false);
   CHECK_FALSE(mech.hasTrails());
 }
@@ -282,7 +286,7 @@ TEST_CASE(
   viewport->cancelExport();
   CHECK(result == "cancelled");
   CHECK_FALSE(QFileInfo::exists(cancelled));
-  CHECK(QDir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/scene"))
+  CHECK(QDir(QString::fromStdString(mbdrom::test::outputPath("/scene")))
             .entryList({".cancelled*"}, QDir::Files | QDir::Hidden)
             .isEmpty());
 

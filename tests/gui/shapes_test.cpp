@@ -29,6 +29,7 @@
 
 #include <cmath>
 #include <fstream>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::test::greyVariance;
@@ -36,10 +37,10 @@ using mbdrom::test::waitFor;
 
 namespace {
 
-const QString kExamples = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/");
+const QString kExamples = QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/"));
 
 QString shapesOutput(const QString& name) {
-  const QString dir = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/shapes");
+  const QString dir = QString::fromStdString(mbdrom::test::outputPath("/shapes"));
   QDir().mkpath(dir);
   return dir + "/" + name;
 }
@@ -230,7 +231,7 @@ TEST_CASE("a body's shapes are edited in the property editor, each edit one undo
 
 TEST_CASE("a mesh that cannot be read is named in the log and the rest is drawn", "[shapes]") {
   // The pendulum example with a box on its bob and a mesh whose file is not there.
-  const QString dir = QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/shapes/missing_mesh");
+  const QString dir = QString::fromStdString(mbdrom::test::outputPath("/shapes/missing_mesh"));
   QDir(dir).removeRecursively();
   QDir().mkpath(dir);
   mbdrom::ModelSpec spec = mbdrom::readModelSpec((kExamples + "slider_crank.json").toStdString());

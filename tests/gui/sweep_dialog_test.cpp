@@ -23,6 +23,7 @@
 
 #include <map>
 #include <set>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::app::SweepDialog;
@@ -40,7 +41,7 @@ QAction* sweepAction(MainWindow& window) {
 
 TEST_CASE("the sweep dialog previews a Latin hypercube and refuses a parameter the model does not have") {
   const auto model = std::make_shared<const mbdrom::Model>(
-      mbdrom::readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+      mbdrom::readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json")));
   SweepDialog dialog(model);
   dialog.show();
   auto* type = dialog.findChild<QComboBox*>("designType");
@@ -87,7 +88,7 @@ TEST_CASE("the sweep dialog previews a Latin hypercube and refuses a parameter t
   for (int i = 0; i < 12; ++i)
     strata.insert(static_cast<int>((preview->item(i, 1)->text().toDouble() - 800.0) / 1200.0 * 12.0));
   CHECK(strata.size() == 12u);
-  dialog.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/sweep_dialog.png"));
+  dialog.grab().save(QString::fromStdString(mbdrom::test::outputPath("/sweep_dialog.png")));
 
   table->item(1, 0)->setText("spring_dampers.coilover.stifness.0");
   bool named = false;
@@ -103,7 +104,8 @@ TEST_CASE(
     "a Sobol sweep over the release position runs on the worker thread and every run joins the project") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   QAction* sweep = sweepAction(window);
   REQUIRE(sweep != nullptr);
   bool handled = false;

@@ -14,6 +14,7 @@
 #include "form_helpers.h"
 #include "gui_helpers.h"
 #include "widgets/scene_view.h"
+#include "workbench_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -35,36 +36,21 @@
 
 #include <algorithm>
 #include <cmath>
+#include "tests/test_paths.h"
 
 using mbdrom::app::MainWindow;
 using mbdrom::app::TrainDialog;
 using mbdrom::test::waitFor;
 using OJson = nlohmann::ordered_json;
 
+using namespace mbdrom::test;
+
 namespace {
 
 const QString kPendulumCarriage =
-    QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
-
-QString freshDir(const QString& name) {
-  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
-  dir.removeRecursively();
-  return dir.absolutePath();
-}
+    QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"));
 
 // Opens the pendulum on a carriage and runs its "train" load case for `tEnd` seconds.
-void openWithRun(MainWindow& window, double tEnd) {
-  REQUIRE(window.openModel(kPendulumCarriage));
-  mbdrom::RunOptions o;
-  o.loadCase = window.model()->findLoadCase("train");
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.01;
-  window.runSimulation(o);
-  REQUIRE(
-      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
-}
-
 // Runs `fill` on the Train dialog once it is open (the menu action blocks in its exec()).
 void whenDialogOpens(const std::function<void(TrainDialog&)>& fill) {
   QTimer::singleShot(50, [fill] {
@@ -111,7 +97,7 @@ TEST_CASE(
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  openWithRun(window, 4.0);
+  openWithRun(window, 4.0, kPendulumCarriage, 0.01);
   auto* doc = window.document();
   auto* panel = window.trainingPanel();
 
@@ -200,12 +186,12 @@ TEST_CASE(
   CHECK(shownEpochs == "1500");
 
   // Saved with the project, the model file is read by the command-line tool.
-  const QString dir = freshDir("training_project");
+  const QString dir = freshOutputPath("training_project");
   REQUIRE(window.saveProject(dir));
   const QString file = doc->models().front().storedFile;
   REQUIRE(QFileInfo::exists(file));
   QProcess cli;
-  cli.start(QStringLiteral(MBDROM_CLI), {"rom-info", file});
+  cli.start(QString::fromStdString(mbdrom::test::cliPath()), {"rom-info", file});
   REQUIRE(cli.waitForFinished(30000));
   const QString out = QString::fromUtf8(cli.readAllStandardOutput());
   INFO(out.toStdString() << QString::fromUtf8(cli.readAllStandardError()).toStdString());
@@ -225,7 +211,7 @@ TEST_CASE(
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  openWithRun(window, 3.0);
+  openWithRun(window, 3.0, kPendulumCarriage, 0.01);
   auto* doc = window.document();
   auto* panel = window.trainingPanel();
 
@@ -280,7 +266,7 @@ TEST_CASE(
 TEST_CASE("closing the window during training asks, then cancels the job cleanly") {
   auto window = std::make_unique<MainWindow>();
   window->show();
-  openWithRun(*window, 2.0);
+  openWithRun(*window, 2.0, kPendulumCarriage, 0.01);
   OJson longAe = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 1000000}, {"hidden", {16, 8}}});
   const int job = window->trainModel("ae", longAe, {0}, "AE");
   REQUIRE(waitFor([&] { return window->trainingPanel()->lossPoints(job) >= 1; }, 60000));
@@ -311,7 +297,7 @@ TEST_CASE("closing the window during training asks, then cancels the job cleanly
 TEST_CASE("a trained model is renamed, exported, refused a taken name and deleted from the Models panel") {
   MainWindow window;
   window.show();
-  openWithRun(window, 1.0);
+  openWithRun(window, 1.0, kPendulumCarriage, 0.01);
   auto* doc = window.document();
   const OJson pod = mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}});
   window.trainModel("pod", pod, {0}, "first");
@@ -333,7 +319,7 @@ TEST_CASE("a trained model is renamed, exported, refused a taken name and delete
   CHECK(doc->models()[1].record.name == "second");
 
   // Export writes a file the engine reads back as the same model.
-  const QString file = freshDir("model_export") + ".json";
+  const QString file = freshOutputPath("model_export") + ".json";
   QFile::remove(file);
   doc->exportModel(0, file);
   const auto back = mbdrom::loadReducedModel(file.toStdString());
@@ -358,7 +344,7 @@ TEST_CASE("a trained model is renamed, exported, refused a taken name and delete
 TEST_CASE("a trained model is exported from the Models panel as an FMU, its refusals said in the dialog") {
   MainWindow window;
   window.show();
-  openWithRun(window, 1.0);
+  openWithRun(window, 1.0, kPendulumCarriage, 0.01);
   auto* doc = window.document();
   window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}), {0}, "pod");
   REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
@@ -368,8 +354,8 @@ TEST_CASE("a trained model is exported from the Models panel as an FMU, its refu
   mbdrom::test::setText(d, "outputs", "nowhere");
   CHECK(mbdrom::test::ok(d).contains("\"nowhere\""));  // the engine's message, the dialog stays open
   mbdrom::test::setText(d, "outputs", "");
-  d->grab().save(MBDROM_TEST_OUTPUT_DIR "/fmu_export_dialog.png");
-  const QString path = freshDir("fmu_export") + "_carriage.fmu";
+  d->grab().save(QString::fromStdString(mbdrom::test::outputPath("/fmu_export_dialog.png")));
+  const QString path = freshOutputPath("fmu_export") + "_carriage.fmu";
   QFile::remove(path);
   QTimer typist;
   QObject::connect(&typist, &QTimer::timeout, [&] {
@@ -412,7 +398,8 @@ TEST_CASE("training on a new sweep runs the sweep first and trains on its runs")
 TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown forces") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/duffing.json")));
+  REQUIRE(
+      window.openModel(QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/duffing.json"))));
   mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = 20.0;
@@ -449,7 +436,7 @@ TEST_CASE(
     "a neural ODE trained from the Train menu joins the Models dock and runs on the constraint manifold") {
   MainWindow window;
   window.show();
-  openWithRun(window, 3.0);
+  openWithRun(window, 3.0, kPendulumCarriage, 0.01);
   REQUIRE(window.trainAction("node")->isEnabled());
   QString refusal;
   whenDialogOpens([&](TrainDialog& d) {

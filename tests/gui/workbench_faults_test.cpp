@@ -21,6 +21,7 @@
 #include "widgets/plot_view.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
+#include "workbench_helpers.h"
 
 #include <catch2/catch.hpp>
 
@@ -53,6 +54,7 @@
 
 #include <cmath>
 #include <functional>
+#include "tests/test_paths.h"
 
 using mbdrom::app::ComparePanel;
 using mbdrom::app::MainWindow;
@@ -60,28 +62,9 @@ using mbdrom::test::typeFileName;
 using mbdrom::test::waitFor;
 using mbdrom::test::whenModal;
 
+using namespace mbdrom::test;
+
 namespace {
-
-const QString kMacPherson = QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
-
-QString freshDir(const QString& name) {
-  QDir dir(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/") + name);
-  dir.removeRecursively();
-  QDir().mkpath(dir.absolutePath());
-  return dir.absolutePath();
-}
-
-void openWithRun(MainWindow& window, double tEnd) {
-  REQUIRE(window.openModel(kMacPherson));
-  mbdrom::RunOptions o;
-  o.loadCase = window.model()->findLoadCase("train");
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  o.outputDt = 0.005;
-  window.runSimulation(o);
-  REQUIRE(
-      waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
-}
 
 // A "reduced model" replaying the reference run 2 mm off, compared: every error is known and not zero.
 void compareShiftedReplay(MainWindow& window) {
@@ -134,7 +117,7 @@ TEST_CASE(
   compareShiftedReplay(window);
   ComparePanel* panel = window.comparePanel();
   const ComparePanel::Result& r = *panel->result();
-  const QString report = freshDir("percent_report") + "/report";
+  const QString report = freshOutputDir("percent_report") + "/report";
   REQUIRE(panel->writeReport(report, nullptr).isEmpty());
 
   QFile file(report + "/metrics.csv");
@@ -186,7 +169,7 @@ TEST_CASE(
   // On screen the cursor is drawn (so an export without it proves something).
   CHECK(countCursorPixels(plot->grab().toImage()) > 20);
 
-  const QString dir = freshDir("plot_export");
+  const QString dir = freshOutputDir("plot_export");
   const QString png = dir + "/channels.png";
   bool sizeAsked = false, defaultShown = false;
   whenModal(
@@ -202,7 +185,7 @@ TEST_CASE(
         defaultShown = width->value() == 1600 && height->value() == 1000;
         width->setValue(1200);
         height->setValue(700);
-        modal->grab().save(MBDROM_TEST_OUTPUT_DIR "/plot_image_size_dialog.png");
+        modal->grab().save(QString::fromStdString(mbdrom::test::outputPath("/plot_image_size_dialog.png")));
         modal->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
         return true;
       },
@@ -292,7 +275,7 @@ TEST_CASE(
     dialog.show();
     REQUIRE(waitFor([&] { return dialog.isVisible(); }));
     waitFor([] { return false; }, 100);
-    dialog.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/train_dialog_ae_%1x%2.png")
+    dialog.grab().save(QString::fromStdString(mbdrom::test::outputPath("/train_dialog_ae_%1x%2.png"))
                            .arg(available.width())
                            .arg(available.height()));
     // With a window manager's title bar (about 30 px) the dialog still fits the screen.
@@ -323,12 +306,12 @@ TEST_CASE("a comparison report no browser can show is named in the message log a
   window.show();
   openWithRun(window, 0.5);
   compareShiftedReplay(window);
-  const QString report = freshDir("browser_report") + "/report";
+  const QString report = freshOutputDir("browser_report") + "/report";
   const QString page = QFileInfo(report + "/index.html").absoluteFilePath();
   // Nothing that could open a page: no program on the PATH, no BROWSER.
   const QByteArray path = qgetenv("PATH"), browser = qgetenv("BROWSER"),
                    defaultBrowser = qgetenv("DEFAULT_BROWSER");
-  qputenv("PATH", freshDir("browser_report/empty_path").toLocal8Bit());
+  qputenv("PATH", freshOutputDir("browser_report/empty_path").toLocal8Bit());
   qunsetenv("BROWSER");
   qunsetenv("DEFAULT_BROWSER");
   bool asked = false;
@@ -356,7 +339,7 @@ TEST_CASE("a comparison report no browser can show is named in the message log a
   REQUIRE(box);
   CHECK(box->isVisible());
   CHECK(box->text().contains(page));
-  box->grab().save(MBDROM_TEST_OUTPUT_DIR "/report_browser_failed.png");
+  box->grab().save(QString::fromStdString(mbdrom::test::outputPath("/report_browser_failed.png")));
 }
 
 TEST_CASE("a report after a plot's image export from its context menu three times over does not crash") {
@@ -367,9 +350,9 @@ TEST_CASE("a report after a plot's image export from its context menu three time
   openWithRun(window, 0.5);
   compareShiftedReplay(window);
   ComparePanel* panel = window.comparePanel();
-  const QString dir = freshDir("report_after_export");
+  const QString dir = freshOutputDir("report_after_export");
   const QByteArray path = qgetenv("PATH");
-  qputenv("PATH", freshDir("report_after_export/empty_path").toLocal8Bit());  // no browser opens
+  qputenv("PATH", freshOutputDir("report_after_export/empty_path").toLocal8Bit());  // no browser opens
   for (int round = 0; round < 3; ++round) {
     INFO("round " << round);
     // Right-click a compare plot, as a user does; the menu is the plot's own (deleted on close).
@@ -465,7 +448,8 @@ TEST_CASE("closing the project or opening another one empties the plot dock") {
   openWithRun(window, 0.3);
   window.plotRun(0);
   REQUIRE(plot->curves().size() == 2);
-  REQUIRE(window.openModel(QStringLiteral(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+  REQUIRE(window.openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   CHECK(plot->curves().empty());
   CHECK(plot->chart()->series().isEmpty());
   CHECK(panel->channels().isEmpty());
@@ -477,7 +461,7 @@ TEST_CASE(
   window.resize(1400, 900);
   window.show();
   REQUIRE(window.openModel(kMacPherson));
-  const QString parent = freshDir("save_as");
+  const QString parent = freshOutputDir("save_as");
   REQUIRE(QDir(parent).mkdir("picked"));
   QAction* saveAs = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
@@ -524,7 +508,7 @@ TEST_CASE(
         name->selectAll();
         QTest::keyClicks(name, typed);
       }
-      files->grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/save_as_dialog_%1.png")
+      files->grab().save(QString::fromStdString(mbdrom::test::outputPath("/save_as_dialog_%1.png"))
                              .arg(typed.isEmpty() ? "picked" : "typed"));
       QPushButton* accept = buttons->button(QDialogButtonBox::Save) ? buttons->button(QDialogButtonBox::Save)
                                                                     : buttons->button(QDialogButtonBox::Open);
@@ -568,7 +552,7 @@ TEST_CASE(
   openWithRun(window, 0.3);
   auto* doc = window.document();
   REQUIRE(window.isWindowModified());  // the run is not saved yet
-  REQUIRE(window.saveProject(freshDir("undo_to_saved") + "/project"));
+  REQUIRE(window.saveProject(freshOutputDir("undo_to_saved") + "/project"));
   REQUIRE_FALSE(window.isWindowModified());
   CHECK(window.windowTitle().contains("[*]"));  // where Qt draws the mark
 
@@ -639,7 +623,7 @@ TEST_CASE("the neural ODE training dialog leaves its network size and epochs to 
   auto* epochs = qobject_cast<QSpinBox*>(dialog.editor("epochs"));
   if (epochs) CHECK(epochs->value() == 0);
   waitFor([] { return false; }, 100);
-  dialog.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/train_dialog_node_1280x760.png"));
+  dialog.grab().save(QString::fromStdString(mbdrom::test::outputPath("/train_dialog_node_1280x760.png")));
   // The empty field is accepted as the default, not refused as a missing list.
   dialog.accept();
   INFO(dialog.errorText().toStdString());
@@ -665,7 +649,7 @@ TEST_CASE("the SINDy training dialog offers the weak formulation, automatic by d
   CHECK(formulation->count() == 3);
   CHECK(formulation->toolTip().contains("Messenger and Bortz"));
   waitFor([] { return false; }, 100);
-  dialog.grab().save(QStringLiteral(MBDROM_TEST_OUTPUT_DIR "/train_dialog_sindy_1280x760.png"));
+  dialog.grab().save(QString::fromStdString(mbdrom::test::outputPath("/train_dialog_sindy_1280x760.png")));
   formulation->setCurrentText("weak");
   dialog.accept();
   INFO(dialog.errorText().toStdString());

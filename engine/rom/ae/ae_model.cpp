@@ -1,4 +1,6 @@
 #include "engine/rom/ae/ae_model.h"
+#include "engine/core/dense_solvers.h"
+#include "engine/core/number_text.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/rom/reduced_run.h"
@@ -13,8 +15,6 @@
 #include "engine/nn/mlp_evaluator.h"
 #include "engine/nn/tangent_pass.h"
 #include "engine/nn/trainer.h"
-
-#include <Eigen/Cholesky>
 
 #include <nlohmann/json.hpp>
 
@@ -35,12 +35,6 @@ using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::string num(double x) {
-  std::ostringstream out;
-  out << x;
-  return out.str();
 }
 
 nn::Activation smoothActivation(const std::string& name) {
@@ -284,12 +278,12 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
       decEval.valueJacobianCurvature(Z.col(i), v, y, J, d2);
       MJ.noalias() = dataset.M * J;
       const Eigen::MatrixXd Mr = J.transpose() * MJ;
-      const Eigen::LLT<Eigen::MatrixXd> llt(Mr);
+      const Cholesky llt(Mr);
       if (llt.info() != Eigen::Success)
         throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite at sample " +
                           std::to_string(i + 1) +
                           " (the decoder moves no mass); train longer or change the network");
-      Zd.col(i) = llt.solve(MJ.transpose() * Xd.col(i));
+      Zd.col(i) = llt.solve(Eigen::VectorXd(MJ.transpose() * Xd.col(i)));
       G.col(i) = J.transpose() * Fs.col(i);
       H.col(i) = J.transpose() * Fd.col(i);
     }
@@ -512,10 +506,10 @@ Eigen::VectorXd AeModel::projectVelocity(const Eigen::MatrixXd& M, const Eigen::
   if (qd.size() != J.rows() || M.rows() != J.rows() || M.cols() != J.rows())
     throw InputError("ae: velocity projection: expected " + std::to_string(J.rows()) + " coordinates");
   const Eigen::MatrixXd MJ = M * J;
-  const Eigen::LLT<Eigen::MatrixXd> llt(J.transpose() * MJ);
+  const Cholesky llt(J.transpose() * MJ);
   if (llt.info() != Eigen::Success)
     throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite");
-  return llt.solve(MJ.transpose() * qd);
+  return llt.solve(Eigen::VectorXd(MJ.transpose() * qd));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -638,7 +632,8 @@ class AeDynamics {
     }
     llt_.compute(Mr);
     if (llt_.info() != Eigen::Success) return false;
-    xdd = llt_.solve(rhs);
+    xdd = rhs;
+    llt_.solveInPlace(xdd);
     return true;
   }
 
@@ -658,7 +653,7 @@ class AeDynamics {
   const Eigen::MatrixXd& M_;
   nn::MlpEvaluator dec_;
   std::optional<nn::MlpEvaluator> pot_, damp_;
-  Eigen::LLT<Eigen::MatrixXd> llt_;
+  Cholesky llt_;
 };
 
 // The explicit central-difference scheme of the paper (velocity-Verlet form) or classical
@@ -717,9 +712,9 @@ class AeStepper final : public ReducedStepper {
     for (Eigen::Index k = 0; k < x_.size(); ++k)
       if (x_(k) < lower_(k) || x_(k) > upper_(k))
         fail(step, t,
-             "x_r[" + std::to_string(k) + "] = " + num(x_(k)) + " left the range of the training data [" +
-                 num(rom_.latentMin()(k)) + ", " + num(rom_.latentMax()(k)) +
-                 "] widened by its width on each side");
+             "x_r[" + std::to_string(k) + "] = " + shortNumberText(x_(k)) +
+                 " left the range of the training data [" + shortNumberText(rom_.latentMin()(k)) + ", " +
+                 shortNumberText(rom_.latentMax()(k)) + "] widened by its width on each side");
     const double powerNew = dyn_.power(v_);
     work_ += 0.5 * dt * (powerOld_ + powerNew);
     powerOld_ = powerNew;
@@ -740,8 +735,8 @@ class AeStepper final : public ReducedStepper {
 
  private:
   [[noreturn]] static void fail(long long step, double t, const std::string& why) {
-    throw SolverError("reduced model (ae) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
-                      "): " + why + "; the samples up to then are kept");
+    throw SolverError("reduced model (ae) diverged at t = " + shortNumberText(t) + " s (step " +
+                      std::to_string(step) + "): " + why + "; the samples up to then are kept");
   }
   void evaluate(long long step, double t, const Eigen::VectorXd& xs, const Eigen::VectorXd& vs,
                 Eigen::VectorXd& as) {

@@ -1,4 +1,5 @@
 #include "engine/rom/node/node_coordinates.h"
+#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
@@ -10,19 +11,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace mbdrom::internal {
 
-namespace {
-
-std::string numberText(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 std::string coordinateNames(const Model& model, const std::vector<int>& indices) {
   std::string text;
@@ -106,19 +98,19 @@ CoordinateChoice chooseCoordinates(const Model& model, const Dataset& dataset) {
     return c;
   }
   const At& w = at[bestAt];
-  const std::string where = "at t = " + numberText(w.run->t(w.k)) + " s of run \"" + w.run->name + "\"";
+  const std::string where = "at t = " + shortNumberText(w.run->t(w.k)) + " s of run \"" + w.run->name + "\"";
   const std::string names = coordinateNames(model, c.indices);
   if (bestValue >= kMinSingularValue) {
     c.independent = true;
     c.text = "auto: independent coordinates " + names +
              " from the mobility analysis (smallest singular value of " +
-             "their null-space rows along the data " + numberText(bestValue) + ", " + where + ")";
+             "their null-space rows along the data " + shortNumberText(bestValue) + ", " + where + ")";
     return c;
   }
   c.text = "auto: all natural coordinates, constraints penalised and projected: no set of " +
            std::to_string(dof) + " natural coordinate(s) is independent along the whole data (best " + names +
-           ": singular value " + numberText(std::max(0.0, bestValue)) + " " + where + ", below " +
-           numberText(kMinSingularValue) + ")";
+           ": singular value " + shortNumberText(std::max(0.0, bestValue)) + " " + where + ", below " +
+           shortNumberText(kMinSingularValue) + ")";
   c.indices.clear();
   for (int i = 0; i < nq; ++i) c.indices.push_back(i);
   return c;

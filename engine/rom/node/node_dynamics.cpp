@@ -1,4 +1,5 @@
 #include "engine/rom/node/node_dynamics.h"
+#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
 
@@ -9,17 +10,10 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
-#include <sstream>
 
 namespace mbdrom {
 
 namespace {
-
-std::string numberText(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
 
 // Per-row spread with a floor, so constant rows get a usable scale.
 Eigen::VectorXd spread(const Eigen::MatrixXd& X, const Eigen::VectorXd& mean) {
@@ -194,14 +188,15 @@ std::vector<Run> prepareRuns(const std::vector<NodeSeries>& series, const NodeSe
       const double dt = sr.t(k) - sr.t(k - 1);
       if (std::abs(dt - hr) > 1e-6 * hr)
         throw InputError(where + ": uneven sample spacing at row " + std::to_string(k + 1) + ": step " +
-                         numberText(dt) + " s, expected " + numberText(hr) +
+                         shortNumberText(dt) + " s, expected " + shortNumberText(hr) +
                          " s (the NODE learns a one-step map: resample the run to a uniform grid)");
     }
     if (h == 0.0)
       h = hr;
     else if (std::abs(hr - h) > 1e-6 * h)
-      throw InputError(where + ": sample spacing " + numberText(hr) + " s differs from the first run's " +
-                       numberText(h) + " s (all runs must share one spacing)");
+      throw InputError(where + ": sample spacing " + shortNumberText(hr) +
+                       " s differs from the first run's " + shortNumberText(h) +
+                       " s (all runs must share one spacing)");
     Run r;
     r.q = sr.q;
     r.qd = sr.qd;
@@ -531,8 +526,9 @@ double projectOntoConstraints(const NodeConstraint& c, double t, Eigen::VectorXd
   int it = 0;
   while (Phi.size() && Phi.cwiseAbs().maxCoeff() > tolerance) {
     if (++it > 50 || !q.allFinite())
-      throw SolverError("node: projection onto the constraints did not converge at t = " + numberText(t) +
-                        " s (max |Phi| = " + numberText(Phi.cwiseAbs().maxCoeff()) + ")");
+      throw SolverError(
+          "node: projection onto the constraints did not converge at t = " + shortNumberText(t) +
+          " s (max |Phi| = " + shortNumberText(Phi.cwiseAbs().maxCoeff()) + ")");
     q -= Phi_q.completeOrthogonalDecomposition().solve(Phi);
     c.eval(q, t, Phi, Phi_q, Phi_t);
   }
@@ -573,7 +569,7 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, do
     const double t = t0 + (k - 1) * h;
     d.stepAtStates(integrator, h, t, q, qd, input);
     if (!q.allFinite() || !qd.allFinite())
-      throw SolverError("node: the rollout diverged at t = " + numberText(t + h) + " s (step " +
+      throw SolverError("node: the rollout diverged at t = " + shortNumberText(t + h) + " s (step " +
                         std::to_string(k) + ")");
     if (constraint.active()) {
       maxDrift = std::max(maxDrift, projectOntoConstraints(constraint, t + h, q, qd));

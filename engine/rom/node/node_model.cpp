@@ -1,4 +1,5 @@
 #include "engine/rom/node/node_model.h"
+#include "engine/core/number_text.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/node/node_coordinates.h"
 
@@ -22,21 +23,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <sstream>
 
 namespace mbdrom {
 
 using OJson = nlohmann::ordered_json;
 
-namespace {
-
-std::string numberText(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
-
-}  // namespace
+namespace {}  // namespace
 
 NodeConstraint modelConstraint(const Model& model) {
   NodeConstraint c;
@@ -319,7 +311,7 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     // A value shared by every run tells the network nothing, and any other value is a guess.
     if (lo == hi)
       throw InputError(
-          "node: parameter \"" + s.parameters[i] + "\" is " + numberText(lo) +
+          "node: parameter \"" + s.parameters[i] + "\" is " + shortNumberText(lo) +
           " in every training run: it carries no information (vary it between runs, or leave it out)");
     ranges[s.parameters[i]] = {lo, hi};
   }

@@ -1,4 +1,6 @@
 #include "engine/rom/pca/pca_model.h"
+#include "engine/core/dense_solvers.h"
+#include "engine/core/number_text.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
@@ -9,7 +11,6 @@
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
-#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
@@ -26,12 +27,6 @@ namespace mbdrom {
 namespace {
 
 using OJson = nlohmann::ordered_json;
-
-std::string num(double x) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", x);
-  return buffer;
-}
 
 // Reduced potential U(x) = c0 + beta^T x + 1/2 x^T K x of one cluster in one run
 // (gravity enters beta and c0), with the inverse reduced mass.
@@ -75,7 +70,7 @@ bool closestPointOnLevelSet(const Eigen::MatrixXd& A, const Eigen::VectorXd& b, 
     z(0) = root;
     return true;
   }
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(A);
+  const SymmetricEigen eig(A);
   const Eigen::VectorXd lambda = eig.eigenvalues().cwiseMax(0.0);
   const Eigen::MatrixXd& Q = eig.eigenvectors();
   const Eigen::VectorXd w0 = Q.transpose() * z0, beta = Q.transpose() * b;
@@ -274,7 +269,7 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
     const Eigen::MatrixXd P = V.transpose() * S.asDiagonal();
     cl.mass = cl.basis.transpose() * dataset.M * cl.basis;
     cl.mass = (0.5 * (cl.mass + cl.mass.transpose())).eval();  // eval: no aliasing of the transpose
-    if (Eigen::LLT<Eigen::MatrixXd>(cl.mass).info() != Eigen::Success)
+    if (Cholesky(cl.mass).info() != Eigen::Success)
       throw InputError("pca: the reduced mass matrix of cluster " + std::to_string(c + 1) +
                        " is not positive definite (its basis moves no mass)");
 
@@ -509,8 +504,7 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
     if (!cl.centroid.allFinite() || !cl.basis.allFinite() || !cl.stiffness.allFinite() ||
         !cl.damping.allFinite() || !cl.offset.allFinite() || !std::isfinite(cl.u0))
       throw FileError(where + ": non-finite values");
-    if (Eigen::LLT<Eigen::MatrixXd>(cl.mass).info() != Eigen::Success)
-      throw FileError(where + ".mass is not positive definite");
+    if (Cholesky(cl.mass).info() != Eigen::Success) throw FileError(where + ".mass is not positive definite");
     // The scaled basis must be orthonormal: the switch projections rely on it.
     const Eigen::MatrixXd V = rom->scale_.asDiagonal() * cl.basis;
     if (!(V.transpose() * V).isIdentity(1e-6))
@@ -601,14 +595,15 @@ class PcaStepper final : public ReducedStepper {
     v_ += (0.5 * dt) * (aPrev_ + a_);
     work_ += 0.5 * dt * (powerPrev + loadPower_);
     if (x_.norm() > span_)  // |x| is the scaled distance from the current centroid, the nearest one
-      throw SolverError("reduced model (pca) left the region of its training data at t = " + num(t) +
-                        " s (step " + std::to_string(step) + "): " + num(x_.norm()) +
-                        " m from the nearest centroid, the data span " + num(span_) +
-                        " m; n_r above the degrees of freedom or loads far beyond the training "
-                        "data cause this; the samples up to then are kept");
+      throw SolverError(
+          "reduced model (pca) left the region of its training data at t = " + shortNumberText(t) +
+          " s (step " + std::to_string(step) + "): " + shortNumberText(x_.norm()) +
+          " m from the nearest centroid, the data span " + shortNumberText(span_) +
+          " m; n_r above the degrees of freedom or loads far beyond the training "
+          "data cause this; the samples up to then are kept");
     if (!finite())
-      throw SolverError("reduced model (pca) diverged at t = " + num(t) + " s (step " + std::to_string(step) +
-                        ", cluster " + std::to_string(c_ + 1) +
+      throw SolverError("reduced model (pca) diverged at t = " + shortNumberText(t) + " s (step " +
+                        std::to_string(step) + ", cluster " + std::to_string(c_ + 1) +
                         "): non-finite reduced coordinates; the samples "
                         "up to then are kept");
   }
@@ -732,8 +727,9 @@ std::unique_ptr<internal::PcaStepper> PcaModel::startStepper(const Model& model,
   planReducedRun(model, o, scale_.size(), method());
   const double dtMax = stabilityDt();
   if (o.integrator.dt >= dtMax)
-    throw InputError("dt = " + num(o.integrator.dt) +
-                     " s is above the stability limit of the explicit local PCA integrator (" + num(dtMax) +
+    throw InputError("dt = " + shortNumberText(o.integrator.dt) +
+                     " s is above the stability limit of the explicit local PCA integrator (" +
+                     shortNumberText(dtMax) +
                      " s = 2 / omega_max of the stiffest cluster); use a smaller step");
   return std::make_unique<internal::PcaStepper>(*this, model, o, log);
 }
@@ -764,7 +760,7 @@ PcaRunView pcaRunView(const PcaModel& pca, const Model& model, const DatasetRun&
   v.mean = run.q.rowwise().mean();
   const Eigen::MatrixXd Xs = S.asDiagonal() * (run.q.colwise() - v.mean);
   // Principal directions: eigenvectors of the (small, nq x nq) scatter matrix.
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Xs * Xs.transpose());
+  const SymmetricEigen eig(Xs * Xs.transpose());
   const Eigen::Index nq = Xs.rows();
   v.axes.setZero(nq, 2);
   const double total = std::max(eig.eigenvalues().sum(), 0.0);

@@ -2,11 +2,10 @@
 // PodStepper, central differences (seed 003, Algorithm 1 with one cluster) or the
 // implicit Newmark rule, on the model's tables.
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/export/c_model.h"
 #include "engine/rom/pod/pod_model.h"
-
-#include <Eigen/Cholesky>
 
 #include <string>
 
@@ -16,7 +15,7 @@ namespace {
 
 // Lower Cholesky factor of a symmetric positive definite matrix, as Eigen's LLT computes it.
 Eigen::MatrixXd choleskyFactor(const Eigen::MatrixXd& A, const char* what) {
-  const Eigen::LLT<Eigen::MatrixXd> llt(A);
+  const Cholesky llt(A);
   if (llt.info() != Eigen::Success)
     throw InputError(std::string("pod: the ") + what + " is not positive definite");
   return Eigen::MatrixXd(llt.matrixL());

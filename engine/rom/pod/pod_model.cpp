@@ -1,4 +1,5 @@
 #include "engine/rom/pod/pod_model.h"
+#include "engine/core/dense_solvers.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/rom/reduced_run.h"
@@ -10,7 +11,6 @@
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 
-#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 
@@ -91,7 +91,7 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   monitor.reportNow({"train pod: reduced matrices", 2, 3, {}});
   rom->M_r_ = rom->Phi_.transpose() * dataset.M * rom->Phi_;
   rom->M_r_ = (0.5 * (rom->M_r_ + rom->M_r_.transpose())).eval();  // eval: no aliasing of the transpose
-  if (Eigen::LLT<Eigen::MatrixXd>(rom->M_r_).info() != Eigen::Success)
+  if (Cholesky(rom->M_r_).info() != Eigen::Success)
     throw InputError("pod: the reduced mass matrix is not positive definite (the basis moves no mass)");
 
   const Eigen::MatrixXd Qr = rom->P_ * centred;
@@ -186,7 +186,7 @@ std::unique_ptr<PodModel> PodModel::fromJson(const OJson& j, const std::string& 
   rom->qr0_ = vectorFromJson(m.at("initial_qr"), nr, source + ": matrices.initial_qr");
   rom->qdr0_ = vectorFromJson(m.at("initial_qdr"), nr, source + ": matrices.initial_qdr");
   if ((rom->scale_.array() <= 0.0).any()) throw FileError(source + ": normalisation.scale must be > 0");
-  if (Eigen::LLT<Eigen::MatrixXd>(rom->M_r_).info() != Eigen::Success)
+  if (Cholesky(rom->M_r_).info() != Eigen::Success)
     throw FileError(source + ": matrices.mass is not positive definite");
   // V = S Phi is orthonormal; P = V^T S.
   rom->P_ = (rom->scale_.asDiagonal() * rom->Phi_).transpose() * rom->scale_.asDiagonal();
@@ -245,7 +245,8 @@ class PodStepper final : public ReducedStepper {
     fr_.noalias() = Phi_.transpose() * f_ext_;
     // eq. 36: damping with the velocity of the previous step
     fr_ -= rom_.reducedStiffness() * qr_ + rom_.stiffnessOffset() + rom_.reducedDamping() * qdr_;
-    qddr_ = massLlt_.solve(fr_);
+    qddr_ = fr_;
+    massLlt_.solveInPlace(qddr_);
   }
 
   const PodModel& rom_;
@@ -254,7 +255,7 @@ class PodStepper final : public ReducedStepper {
   bool implicit_;
   const Eigen::MatrixXd& Phi_;
   const Eigen::VectorXd& mu_;
-  const Eigen::LLT<Eigen::MatrixXd> massLlt_;
+  const Cholesky massLlt_;
   const NewmarkStepper newmark_;
   Eigen::VectorXd qr_, qdr_, q_, f_ext_, fr_, qddr_;
 };

@@ -1,8 +1,7 @@
 #include "engine/rom/sindy/savitzky_golay.h"
+#include "engine/core/dense_solvers.h"
 
 #include "engine/core/error.h"
-
-#include <Eigen/Cholesky>
 
 #include <algorithm>
 #include <cmath>
@@ -23,7 +22,7 @@ Eigen::VectorXd sgWeights(int w, int p, int at, int d) {
     double power = 1.0;
     for (int k = 0; k <= p; ++k, power *= s) V(j, k) = power;
   }
-  const Eigen::MatrixXd pinv = (V.transpose() * V).ldlt().solve(V.transpose());
+  const Eigen::MatrixXd pinv = SymmetricSolver(V.transpose() * V).solve(Eigen::MatrixXd(V.transpose()));
   double factorial = 1.0;
   for (int k = 2; k <= d; ++k) factorial *= k;
   return pinv.row(d).transpose() * (factorial / std::pow(scale, d));

@@ -1,4 +1,5 @@
 #include "engine/rom/sindy/sindy.h"
+#include "engine/core/dense_solvers.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
@@ -6,7 +7,6 @@
 #include "engine/model/forces.h"
 #include "engine/rom/sindy/savitzky_golay.h"
 
-#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/LU>
 #include <Eigen/SVD>
@@ -108,7 +108,7 @@ Eigen::VectorXd solveOn(const Normalised& nz, Eigen::Index c, const std::vector<
       g(a, e) = nz.G(active[static_cast<std::size_t>(a)], active[static_cast<std::size_t>(e)]);
     g(a, a) += ridge;
   }
-  return g.ldlt().solve(b);
+  return SymmetricSolver(g).solve(b);
 }
 
 CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz,
@@ -324,7 +324,7 @@ void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::stri
       if (std::abs(C(a, b)) > 1.0 - 1e-10)
         throw InputError("sindy: library columns \"" + names[static_cast<std::size_t>(a)] + "\" and \"" +
                          names[static_cast<std::size_t>(b)] + "\" are duplicates (proportional on the data)");
-  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(C);
+  const SymmetricEigen eig(C);
   const double largest = eig.eigenvalues().maxCoeff();
   for (Eigen::Index k = 0; k < L; ++k) {
     if (eig.eigenvalues()(k) > 1e-11 * largest) break;  // ascending

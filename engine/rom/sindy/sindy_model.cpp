@@ -1,4 +1,5 @@
 #include "engine/rom/sindy/sindy_model.h"
+#include "engine/core/dense_solvers.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
@@ -16,7 +17,6 @@
 #include "engine/rom/sindy/savitzky_golay.h"
 #include "engine/rom/sindy/sindy_hints.h"
 
-#include <Eigen/Cholesky>
 #include <Eigen/QR>
 
 #include <algorithm>
@@ -772,7 +772,7 @@ class SindyStepper final : public ReducedStepper {
     rhs_.noalias() -= MR_.transpose() * c;
     rhs_.noalias() += rom_.result_.Xi.transpose() * lambda_;
     Eigen::VectorXd a =
-        Mr_.size() == 1 ? Eigen::VectorXd(rhs_ / Mr_(0, 0)) : Eigen::VectorXd(Mr_.ldlt().solve(rhs_));
+        Mr_.size() == 1 ? Eigen::VectorXd(rhs_ / Mr_(0, 0)) : SymmetricSolver(Mr_).solve(rhs_);
     qdd_ = c;
     qdd_.noalias() += R * a;
     return a;

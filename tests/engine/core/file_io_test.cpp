@@ -7,6 +7,7 @@
 #include "engine/data/trajectory_csv.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -20,14 +21,9 @@
 using namespace mbdrom;
 namespace fs = std::filesystem;
 
-namespace {
+using namespace mbdrom::test;
 
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mbdrom_file_io_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+namespace {
 
 std::string readError(const std::string& path, std::uint64_t limit = 1 << 20) {
   try {

@@ -17,6 +17,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
@@ -138,7 +139,7 @@ const BadInput kCatalogue[] = {
 };
 // clang-format on
 
-const fs::path kBadDir = fs::path(MBDROM_SOURCE_DIR) / "tests" / "data" / "bad";
+const fs::path kBadDir = fs::path(mbdrom::test::sourcePath()) / "tests" / "data" / "bad";
 
 fs::path scratch(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / "mbdrom_bad_input_test" / name;
@@ -149,7 +150,7 @@ fs::path scratch(const std::string& name) {
 
 const Model& pendulum() {
   static const Model model =
-      readModel((fs::path(MBDROM_SOURCE_DIR) / "resources" / "examples" / "pendulum.json").string());
+      readModel((fs::path(mbdrom::test::sourcePath()) / "resources" / "examples" / "pendulum.json").string());
   return model;
 }
 

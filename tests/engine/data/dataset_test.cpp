@@ -10,13 +10,14 @@
 
 #include <cmath>
 #include <filesystem>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
 std::string example(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json";
+  return mbdrom::test::sourcePath("/resources/examples/") + name + ".json";
 }
 std::string tempPath(const std::string& name) {
   return (std::filesystem::temp_directory_path() / ("mbdrom_dataset_test_" + name)).string();

@@ -10,6 +10,7 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -20,25 +21,14 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
 
+using namespace mbdrom::test;
+
 namespace {
-
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mbdrom_file_fault_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs `body` (which returns the message of the error it caught) in a child whose
 // files may not grow beyond `limit` bytes; returns that message.
@@ -95,7 +85,7 @@ TEST_CASE("a full disk while writing a file atomically names the file and keeps 
 }
 
 TEST_CASE("a full disk during a simulation's CSV output stops the run with an error naming the file") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   const fs::path dir = freshDir("csv");
   const std::string path = (dir / "run.csv").string();
   writeFileAtomically(path, "previous run\n");
@@ -123,7 +113,7 @@ TEST_CASE("a full disk during a simulation's CSV output stops the run with an er
 }
 
 TEST_CASE("a full disk while saving a dataset names the file and keeps the previous one") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
   RunOptions o;
   o.tEnd = 2.0;

@@ -8,13 +8,14 @@
 #include <catch2/catch.hpp>
 
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 TEST_CASE("a trajectory CSV with a header only is refused as a run before any matrix is built") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   const TrajectoryTable table =
-      readTrajectoryCsv(MBDROM_SOURCE_DIR "/tests/fuzz/regressions/trajectory_header_only_run.csv");
+      readTrajectoryCsv(mbdrom::test::sourcePath("/tests/fuzz/regressions/trajectory_header_only_run.csv"));
   REQUIRE(table.data.rows() == 0);
   REQUIRE(table.columns == trajectoryColumns(model));
   CHECK_THROWS_AS(runFromTable(model, table, "header.csv"), InputError);

@@ -8,6 +8,7 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -24,6 +25,8 @@
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
+
+using namespace mbdrom::test;
 
 namespace {
 
@@ -55,20 +58,6 @@ std::vector<Sample> swing(const Model& model) {
   TrajectoryRecorder recorder;
   simulate(model, o, recorder);
   return recorder.samples();
-}
-
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mbdrom_paraview_export_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 std::vector<double> numbers(const std::string& text) {

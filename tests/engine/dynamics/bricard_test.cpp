@@ -10,12 +10,13 @@
 
 #include <fstream>
 #include <sstream>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
-const std::string kBricardPath = std::string(MBDROM_SOURCE_DIR "/resources/examples/bricard.json");
+const std::string kBricardPath = mbdrom::test::sourcePath("/resources/examples/bricard.json");
 
 // One step of length `step` along the motion from an assembled q: the null
 // direction of Phi_q (oriented along `previous`), re-assembled with the

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
@@ -51,7 +52,7 @@ int temporaryFiles(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("a simulation cancelled at random moments keeps its samples and leaves no temporary file") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   const fs::path dir = fs::temp_directory_path() / "mbdrom_cancellation_test_simulation";
   fs::remove_all(dir);
   fs::create_directories(dir);
@@ -89,7 +90,7 @@ TEST_CASE("a simulation cancelled at random moments keeps its samples and leaves
 }
 
 TEST_CASE("a CSV writer dropped before the end of its run removes its temporary file") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   const fs::path dir = fs::temp_directory_path() / "mbdrom_cancellation_test_dropped";
   fs::remove_all(dir);
   fs::create_directories(dir);

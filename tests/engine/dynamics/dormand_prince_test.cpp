@@ -17,6 +17,7 @@
 #include <numbers>
 #include <string>
 #include <vector>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -24,7 +25,7 @@ using namespace mbdrom::test;
 namespace {
 
 Model fromFile(const std::string& relative) {
-  return readModel(std::string(MBDROM_SOURCE_DIR) + "/" + relative);
+  return readModel(mbdrom::test::sourcePath() + "/" + relative);
 }
 
 RunOptions options(double tEnd, double tolerance, IntegratorMethod method, int loadCase) {

@@ -10,6 +10,7 @@
 #include <Eigen/Geometry>
 
 #include <cmath>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -134,7 +135,7 @@ TEST_CASE("camber and toe of known wheel orientations, left and right") {
 }
 
 TEST_CASE("MacPherson wheel travel, camber and toe along its one degree of freedom") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   const MeasureSet measures(model);
   const int travel = measures.find("wheel_travel"), camber = measures.find("camber"),
             toe = measures.find("toe");

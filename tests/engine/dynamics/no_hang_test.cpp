@@ -23,6 +23,7 @@
 #include <string>
 #include <thread>
 #include <vector>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
@@ -31,7 +32,7 @@ namespace {
 // The MacPherson example (where the hang was seen) with a load case "bump": the tyre
 // force as a table, static preload plus a half-sine bump, sampled at `times`.
 Model strutWithTable(const std::vector<double>& times, double bumpStart, double bumpLength) {
-  ModelSpec spec = readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  ModelSpec spec = readModelSpec(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   LoadCase bump;
   for (const LoadCase& c : spec.loadCases)
     if (c.name == "static") bump = c;

@@ -11,13 +11,14 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
 Model mechanism(const std::string& name) {
-  return readModel(std::string(MBDROM_SOURCE_DIR "/tests/data/mechanisms/") + name);
+  return readModel(mbdrom::test::sourcePath("/tests/data/mechanisms/") + name);
 }
 
 SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd,

@@ -10,6 +10,7 @@
 #include <Eigen/Dense>
 
 #include <cmath>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -70,7 +71,7 @@ TEST_CASE("pendulum released from rest: the bar pulls with m g cos(theta), inert
 }
 
 TEST_CASE("MacPherson static load case: the fixed points balance tyre load, gravity and coil-over") {
-  const Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   const int lc = model.findLoadCase("static");
   const StaticsResult s = solveStatics(model, lc, model.q0());
   const ReactionsResult r = computeReactions(model, lc, s.q);

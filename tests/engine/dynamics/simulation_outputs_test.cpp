@@ -6,12 +6,13 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
 
 TEST_CASE("every sample carries the model's measures at its positions") {
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   const MeasureSet measures(model);
   REQUIRE(measures.size() > 0);
   RunOptions options;

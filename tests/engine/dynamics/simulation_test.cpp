@@ -7,20 +7,18 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <cmath>
 #include <functional>
 #include <numbers>
 #include <random>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
 
 namespace {
-
-Model example(const std::string& name) {
-  return readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name);
-}
 
 /// A sink that hands every sample to a function and keeps the last one (bounded memory).
 class CallbackSink : public TrajectorySink {
@@ -65,7 +63,7 @@ Eigen::Vector2d pendulumTip(const Model& model, double tEnd, double dt) {
 }  // namespace
 
 TEST_CASE("constraint Hessian matches differences of the constraint Jacobian") {
-  for (const Model& model : {modelFromJson(fourBarJson()), example("macpherson.json")}) {
+  for (const Model& model : {modelFromJson(fourBarJson()), readExample("macpherson.json")}) {
     std::mt19937 rng(3);
     std::normal_distribution<double> normal;
     Eigen::VectorXd lambda(model.nc()), q = model.q0();
@@ -86,7 +84,7 @@ TEST_CASE("constraint Hessian matches differences of the constraint Jacobian") {
 
 TEST_CASE("pendulum released horizontally has the exact period and position at 10 s") {
   // 1 m, 1 kg point mass, g = 9.81, pivot at the origin, released along +x, gravity -y.
-  const Model model = example("pendulum.json");
+  const Model model = readExample("pendulum.json");
   // Passages through the bottom (x = 0) moving towards -x are one period apart;
   // x is linear there (no horizontal force), so linear interpolation is exact enough.
   std::vector<double> crossings;
@@ -108,7 +106,7 @@ TEST_CASE("pendulum released horizontally has the exact period and position at 1
 }
 
 TEST_CASE("trapezoidal integrator converges with order 2") {
-  const Model model = example("pendulum.json");
+  const Model model = readExample("pendulum.json");
   const Eigen::Vector2d reference = pendulumTip(model, 1.0, 1e-5);
   std::vector<double> errors;
   for (double h : {8e-3, 4e-3, 2e-3, 1e-3}) errors.push_back((pendulumTip(model, 1.0, h) - reference).norm());
@@ -131,7 +129,7 @@ TEST_CASE("energy of conservative mechanisms stays within the second-order bound
   };
   const double g = 9.81;
   std::vector<Case> cases;
-  cases.push_back({example("pendulum.json"), std::sqrt(g / 1.0), 1.0 * g * 1.0});
+  cases.push_back({readExample("pendulum.json"), std::sqrt(g / 1.0), 1.0 * g * 1.0});
   // Planar four-bar with 3D revolutes (3 redundant equations), 3 kg, ~1.5 m of drop.
   cases.push_back({modelFromJson(fourBarJson()), 2.0 * std::sqrt(g / 1.0), 3.0 * g * 1.5});
   for (const Case& c : cases) {
@@ -154,8 +152,8 @@ TEST_CASE("energy of conservative mechanisms stays within the second-order bound
 
 TEST_CASE("constraint residuals stay below 1e-10 at every step, redundant constraints included") {
   for (const auto& [model, loadCase] : {std::pair{modelFromJson(fourBarJson()), std::string()},
-                                        std::pair{example("macpherson.json"), std::string("train")},
-                                        std::pair{example("slider_crank.json"), std::string("drive")}}) {
+                                        std::pair{readExample("macpherson.json"), std::string("train")},
+                                        std::pair{readExample("slider_crank.json"), std::string("drive")}}) {
     CallbackSink sink;
     const SimulationSummary sum = simulate(model, options(2.0, 1e-3, model.findLoadCase(loadCase)), sink);
     INFO(model.spec().name << ": " << sum.maxResidualPosition << " " << sum.maxResidualVelocity << " "
@@ -259,7 +257,7 @@ TEST_CASE("friction slider sticks and slips where the Coulomb criterion says") {
 }
 
 TEST_CASE("simulation rejects bad parameters with clear messages") {
-  const Model model = example("pendulum.json");
+  const Model model = readExample("pendulum.json");
   CallbackSink sink;
   RunOptions o = options(1.0, 0.0);
   CHECK_THROWS_AS(simulate(model, o, sink), InputError);
@@ -271,7 +269,7 @@ TEST_CASE("simulation rejects bad parameters with clear messages") {
 }
 
 TEST_CASE("cancelling a run keeps the samples written so far") {
-  const Model model = example("pendulum.json");
+  const Model model = readExample("pendulum.json");
   long long written = 0;
   CallbackSink sink([&](const Sample&) { ++written; });
   Monitor monitor([&](const Progress& p) { return p.step < 500; }, std::chrono::milliseconds(0));

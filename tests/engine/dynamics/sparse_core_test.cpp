@@ -20,6 +20,7 @@
 
 #include <cmath>
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -27,7 +28,7 @@ using namespace mbdrom::test;
 namespace {
 
 Model fromFile(const std::string& relative) {
-  return readModel(std::string(MBDROM_SOURCE_DIR) + "/" + relative);
+  return readModel(mbdrom::test::sourcePath() + "/" + relative);
 }
 
 /// A rope of n particles (10 g, 1 cm apart along x) on distance joints, the first

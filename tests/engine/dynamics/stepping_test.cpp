@@ -12,22 +12,17 @@
 
 #include <Eigen/Dense>
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <chrono>
 #include <cmath>
 #include <vector>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
 
 namespace {
-
-Model example(const std::string& name) {
-  std::string path = MBDROM_SOURCE_DIR;
-  path += "/resources/examples/";
-  path += name;
-  return readModel(path);
-}
 
 /// The same mechanism in another unit of length: 1 m becomes s units (masses
 /// in kg, times in s; forces in kg unit/s^2 scale by s, torques and inertias by s^2).
@@ -106,7 +101,7 @@ TEST_CASE("a mechanism in metres, centimetres and millimetres moves the same, sc
     std::string file, loadCase;
   };
   for (const Case& c : {Case{"slider_crank.json", ""}, Case{"four_bar.json", "drive"}}) {
-    const Model metres = example(c.file);
+    const Model metres = readExample(c.file);
     const int lc = c.loadCase.empty() ? -1 : metres.requireLoadCase(c.loadCase);
     TrajectoryRecorder ref;
     simulate(metres, fixedStep(1.0, 1e-3, 0.1, lc), ref);
@@ -135,7 +130,7 @@ TEST_CASE("a mechanism in metres, centimetres and millimetres moves the same, sc
 TEST_CASE("a 7 cm mechanism written in metres starts and runs") {
   // Slider-crank scaled to 7 cm: the rank and singularity tests were absolute
   // and refused it at t = 0 (the initial accelerations were "not determined").
-  const Model small(inUnits(example("slider_crank.json").spec(), 0.07 / 1.0));
+  const Model small(inUnits(readExample("slider_crank.json").spec(), 0.07 / 1.0));
   TrajectoryRecorder run;
   const SimulationSummary sum = simulate(small, fixedStep(0.5, 1e-3, 0.05), run);
   CHECK(run.status() == RunStatus::Completed);
@@ -358,7 +353,7 @@ TEST_CASE("a fixed step that no split resolves stops at once instead of halving 
   // The pendulum carriage's load times 1e9 at 50 ms steps: Newton fails at every size, and
   // halving both halves of every part down to the minimum step is 2^29 tries. A Python
   // sweep hung on it; the number of failed tries in one step is bounded now.
-  const Model base = example("pendulum_carriage.json");
+  const Model base = readExample("pendulum_carriage.json");
   const int lc = base.requireLoadCase("train");
   const Model model = scaledLoadModel(base, lc, SweepCase{"huge", 1e9, 1.0, {}, {}});
   TrajectoryRecorder run;
@@ -371,7 +366,7 @@ TEST_CASE("a fixed step that no split resolves stops at once instead of halving 
 }
 
 TEST_CASE("mechanism scales follow the unit of length") {
-  const Model metres = example("four_bar.json");
+  const Model metres = readExample("four_bar.json");
   const Model mm(inUnits(metres.spec(), 1000.0));
   const MechanismScales a = mechanismScales(metres), b = mechanismScales(mm);
   CHECK(b.length == Approx(1000.0 * a.length));

@@ -27,6 +27,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include "tests/test_paths.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdarg>
@@ -441,7 +443,7 @@ TEST_CASE("an exported POD FMU reproduces the engine's run with held inputs to 1
 
 TEST_CASE("the MacPherson's POD of three modes exported reproduces the engine to 1e-10", "[fmu]") {
   // 24 coordinates and n_r = 3: sums long enough for the order of additions to matter.
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
   Dataset dataset = simulatedDataset(model, "train", 1.5, 0.002);
@@ -497,7 +499,7 @@ TEST_CASE("before stepping, the outputs follow the parameters and inputs set in 
 TEST_CASE("a local PCA model exported switches clusters as the engine does, to 1e-10", "[fmu]") {
   // The pendulum on a carriage (2 degrees of freedom), 8 clusters of n_r = 2: switches with
   // the energy-preserving projection, whose level-set solve needs the eigen-solver in C.
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"));
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
   Dataset dataset = simulatedDataset(model, "train", 4.0, 0.002);
@@ -540,8 +542,8 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
     int nr;
   };
   const Case cases[] = {{barPendulum(), "drive", "central_difference", "sigmoid", "A", 1},
-                        {readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json"), "train",
-                         "rk4", "tanh", "P", 2}};
+                        {readModel(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json")),
+                         "train", "rk4", "tanh", "P", 2}};
   for (const Case& c : cases) {
     INFO(c.model.spec().name << ": " << c.integrator << ", " << c.activation);
     RunOptions o;
@@ -788,7 +790,7 @@ TEST_CASE(
   // The pendulum on a carriage in its independent coordinates P.x, P.y: every stage assembles
   // the carriage and the rod by Gauss-Newton on the constraints and takes R and c from them,
   // in C as in the engine (Levenberg-Marquardt to 1e-12 there).
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum_carriage.json");
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"));
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
   Dataset dataset = simulatedDataset(model, "train", 2.0, 0.01);

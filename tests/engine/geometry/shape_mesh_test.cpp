@@ -24,6 +24,7 @@
 #include <random>
 
 #include <unistd.h>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
@@ -177,7 +178,7 @@ TEST_CASE("a mirrored mesh shape is the mirror image of the mesh, not a turned c
 }
 
 TEST_CASE("a body's pose carries its reference points to their positions at q", "[shapes]") {
-  const Model model(readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+  const Model model(readModelSpec(mbdrom::test::sourcePath("/resources/examples/macpherson.json")));
   const BodyPoses poses(model);
   Eigen::VectorXd q = model.q0();
   // Rigid motion of the whole reference about an arbitrary axis and point.
@@ -283,7 +284,7 @@ TEST_CASE("bad shapes in a model file are refused naming the field", "[shapes]")
 
 TEST_CASE("shapes are outside the mechanism's hash, files written before shape lists still match",
           "[shapes]") {
-  const Model model(readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+  const Model model(readModelSpec(mbdrom::test::sourcePath("/resources/examples/macpherson.json")));
   // The hash trained models recorded before bodies had shape lists (tests/data/trained).
   CHECK(hashToString(legacyMechanismHash(model.spec())) == "608218d2f0d41ac5");
   CHECK(model.matchesHash(0x608218d2f0d41ac5ULL));

@@ -9,13 +9,14 @@
 
 #include <fstream>
 #include <sstream>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
 std::string examplePath(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json";
+  return mbdrom::test::sourcePath("/resources/examples/") + name + ".json";
 }
 
 std::string readText(const std::string& path) {
@@ -83,7 +84,7 @@ TEST_CASE("macpherson hardpoints are the static equilibrium of the static load c
 }
 
 TEST_CASE("complete examples in the model format documentation are valid models") {
-  const std::string doc = readText(std::string(MBDROM_SOURCE_DIR "/docs/model-format.md"));
+  const std::string doc = readText(mbdrom::test::sourcePath("/docs/model-format.md"));
   int models = 0;
   for (std::size_t at = doc.find("```json\n"); at != std::string::npos; at = doc.find("```json\n", at + 1)) {
     const std::size_t begin = at + 8, end = doc.find("```", begin);

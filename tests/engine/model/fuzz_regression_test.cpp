@@ -6,11 +6,12 @@
 
 #include <fstream>
 #include <sstream>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 TEST_CASE("a number beyond double range in a model file is a malformed-JSON error, not a crash") {
-  std::ifstream in(MBDROM_SOURCE_DIR "/tests/fuzz/regressions/model_number_overflow.json");
+  std::ifstream in(mbdrom::test::sourcePath("/tests/fuzz/regressions/model_number_overflow.json"));
   REQUIRE(in);
   std::stringstream text;
   text << in.rdbuf();

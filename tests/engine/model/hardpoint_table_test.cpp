@@ -7,13 +7,14 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
 ModelSpec hardpointMacpherson() {
-  return readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  return readModelSpec(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
 }
 
 int hardpointIndex(const ModelSpec& spec, const std::string& name) {

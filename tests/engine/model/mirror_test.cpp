@@ -10,13 +10,14 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
 ModelSpec mirrorMacpherson() {
-  return readModelSpec(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
+  return readModelSpec(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
 }
 
 std::vector<ElementRef> everything(const ModelSpec& spec, int loadCase) {

@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
@@ -109,7 +110,7 @@ TEST_CASE(
   CHECK(mob.redundantRows.size() == 1);  // the planar loop closed by 3D pins
 
   const Model file(
-      readModelSpec(std::string(MBDROM_SOURCE_DIR "/tests/data/mechanisms/four_bar_xz_revolute.json")));
+      readModelSpec(mbdrom::test::sourcePath("/tests/data/mechanisms/four_bar_xz_revolute.json")));
   CHECK(file.nq() == built.nq());
   const double gap = maxDistance(markerPath(built, 1e-8, 2.0), markerPath(file, 1e-8, 2.0));
   CHECK(gap < 1e-9);

@@ -7,13 +7,14 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 namespace {
 
 ModelSpec macpherson() {
-  return readModelSpec(std::string(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json"));
+  return readModelSpec(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
 }
 
 int pointIndex(const ModelSpec& s, const std::string& name) {

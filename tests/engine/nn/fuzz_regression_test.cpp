@@ -7,11 +7,12 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
 TEST_CASE("a network layer size beyond int range is a file error, not a float-to-int overflow") {
-  std::ifstream in(MBDROM_SOURCE_DIR "/tests/fuzz/regressions/network_layer_size_float.json");
+  std::ifstream in(mbdrom::test::sourcePath("/tests/fuzz/regressions/network_layer_size_float.json"));
   REQUIRE(in);
   const nlohmann::json j = nlohmann::json::parse(in);
   CHECK_THROWS_AS(nn::Mlp::fromJson(j), FileError);

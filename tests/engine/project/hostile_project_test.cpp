@@ -10,6 +10,7 @@
 #include "engine/project/project.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <sys/stat.h>
 
@@ -19,6 +20,8 @@
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
+
+using namespace mbdrom::test;
 
 namespace {
 
@@ -33,23 +36,9 @@ const char* const kSlider = R"({
                   "function": {"type": "table", "file": "TABLE", "column": "force"}}]}]
 })";
 
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mbdrom_hostile_project_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
 void put(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
   std::ofstream(p) << text;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // A model with its load table in `tableDir` (written there), named relative to `modelDir`.

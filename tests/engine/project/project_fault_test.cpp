@@ -12,6 +12,7 @@
 #include "engine/project/project_check.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -25,25 +26,14 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
 
+using namespace mbdrom::test;
+
 namespace {
-
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mbdrom_project_fault_test_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::vector<Sample> pendulumRun(const Model& model, double tEnd) {
   RunOptions o;
@@ -74,7 +64,7 @@ ProjectFileWriter runWriter(const Model& model, const std::string& file, const s
 // manifest the largest file of the save, so a file-size limit can stop the save
 // in any of its writes (the runs, the manifest; the model is rewritten only when it changed).
 struct Versions {
-  Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   std::vector<Sample> samples = pendulumRun(model, 0.0);  // one row: the run is the smallest file
   ProjectManifest a, b;
   Versions() {

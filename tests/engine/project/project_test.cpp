@@ -8,6 +8,7 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/test_files.h"
 
 #include <filesystem>
 #include <fstream>
@@ -15,6 +16,8 @@
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
+
+using namespace mbdrom::test;
 
 namespace {
 
@@ -26,19 +29,6 @@ const char* const kPendulum = R"({
   "load_cases": [{"name": "push", "loads": [{"name": "f", "type": "force", "point": "P", "direction": [0, 1, 0],
                                             "function": {"type": "constant", "value": 2}}]}]
 })";
-
-fs::path freshDir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("mbdrom_project_test_" + name);
-  fs::remove_all(dir);
-  return dir;
-}
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct SavedRun {
   ProjectManifest manifest;
@@ -75,7 +65,7 @@ SavedRun saveWithOneRun(const fs::path& dir, const Model& model) {
 
 TEST_CASE("A saved project reads back with its model, runs and their samples", "[project]") {
   const Model model(parseModelSpec(kPendulum));
-  const fs::path dir = freshDir("roundtrip");
+  const fs::path dir = freshPath("roundtrip");
   const SavedRun saved = saveWithOneRun(dir, model);
 
   REQUIRE(isProjectDirectory(dir.string()));
@@ -100,7 +90,7 @@ TEST_CASE("A saved project reads back with its model, runs and their samples", "
 
 TEST_CASE("Saving drops data files the manifest no longer names, after writing the manifest", "[project]") {
   const Model model(parseModelSpec(kPendulum));
-  const fs::path dir = freshDir("drop");
+  const fs::path dir = freshPath("drop");
   SavedRun saved = saveWithOneRun(dir, model);
   REQUIRE(fs::exists(dir / "runs/push_1.csv"));
   saved.manifest.runs.clear();
@@ -111,7 +101,7 @@ TEST_CASE("Saving drops data files the manifest no longer names, after writing t
 
 TEST_CASE("A save that fails while writing data keeps the previous project readable", "[project]") {
   const Model model(parseModelSpec(kPendulum));
-  const fs::path dir = freshDir("interrupted");
+  const fs::path dir = freshPath("interrupted");
   SavedRun saved = saveWithOneRun(dir, model);
   const std::string manifestBefore = slurp(dir / "project.json");
 
@@ -200,7 +190,7 @@ TEST_CASE("The last training settings per method survive a manifest round trip",
 
 TEST_CASE("Reading a project with a missing file names it", "[project]") {
   const Model model(parseModelSpec(kPendulum));
-  const fs::path dir = freshDir("missing");
+  const fs::path dir = freshPath("missing");
   saveWithOneRun(dir, model);
   fs::remove(dir / "runs/push_1.csv");
   CHECK_THROWS_WITH(readProject(dir.string()),
@@ -239,7 +229,7 @@ TEST_CASE("A run keeps the hash of the mechanism it ran on, older manifests have
 }
 
 TEST_CASE("A mesh shape's file is copied into the project and read from there", "[project][shapes]") {
-  const fs::path work = freshDir("mesh");
+  const fs::path work = freshPath("mesh");
   fs::create_directories(work / "cad");
   {
     std::ofstream obj(work / "cad" / "bob.obj");
@@ -278,7 +268,7 @@ TEST_CASE("A mesh shape's file is copied into the project and read from there", 
 }
 
 TEST_CASE("A file that is not a mesh is never copied into a project, saved or picked", "[project][shapes]") {
-  const fs::path work = freshDir("not_a_mesh");
+  const fs::path work = freshPath("not_a_mesh");
   fs::create_directories(work);
   std::ofstream(work / "secret.txt") << "not a mesh at all\n";
   std::ofstream(work / "notes.stl") << "solid x\nthis is not a facet\nendsolid x\n";

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <random>
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 namespace fs = std::filesystem;
@@ -23,7 +24,7 @@ namespace fs = std::filesystem;
 namespace {
 
 struct PendulumData {
-  Model model = readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json"));
+  Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
   PendulumData() {
     RunOptions o;

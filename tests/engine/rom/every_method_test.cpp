@@ -21,6 +21,7 @@
 #include <fstream>
 #include <random>
 #include <set>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 
@@ -28,18 +29,18 @@ namespace {
 
 // The pendulum with a load case its training never saw: 15 N along x on the bob.
 Model pushedPendulum() {
-  std::ifstream in(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+  std::ifstream in(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(in);
   j["load_cases"].push_back(nlohmann::ordered_json::parse(R"({"name": "push", "loads": [{"name": "push",
       "type": "force", "point": "A", "direction": [1, 0, 0], "function": {"type": "constant", "value": 15}}]})"));
   return Model(parseModelSpec(j.dump()));
 }
 
-struct Pendulum {
-  Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json");
+struct PendulumRuns {
+  Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   Model pushed = pushedPendulum();
   Dataset dataset = makeDataset(model);
-  Pendulum() {
+  PendulumRuns() {
     RunOptions o;
     o.tEnd = 1.0;
     o.integrator.dt = 1e-3;
@@ -50,8 +51,8 @@ struct Pendulum {
   }
 };
 
-const Pendulum& pendulum() {
-  static const Pendulum p;
+const PendulumRuns& pendulumRuns() {
+  static const PendulumRuns p;
   return p;
 }
 
@@ -59,7 +60,7 @@ const Pendulum& pendulum() {
 
 TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, and stops when cancelled",
           "[registry]") {
-  const Pendulum& p = pendulum();
+  const PendulumRuns& p = pendulumRuns();
   std::mt19937 rng(20261125);
   for (const MethodInfo& m : MethodRegistry::global().methods()) {
     if (m.name == "first_run_replay") continue;  // the registry test's own method

@@ -16,11 +16,12 @@
 #include <vector>
 
 #include <unistd.h>
+#include "tests/test_paths.h"
 
 namespace mbdrom::test {
 
 inline std::string example(const std::string& name) {
-  return std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json";
+  return mbdrom::test::sourcePath("/resources/examples/") + name + ".json";
 }
 
 inline std::string tempPath(const std::string& name) {

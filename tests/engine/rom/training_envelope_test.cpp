@@ -14,6 +14,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include "tests/test_paths.h"
 
 using namespace mbdrom;
 using OJson = nlohmann::ordered_json;
@@ -220,8 +221,9 @@ TEST_CASE(
 }
 
 TEST_CASE("a model trained before envelopes loads and its runs say that no envelope is known", "[envelope]") {
-  const Model model = readModel(MBDROM_SOURCE_DIR "/resources/examples/macpherson.json");
-  const auto rom = loadReducedModel(MBDROM_SOURCE_DIR "/tests/data/trained/macpherson_pod.json", model);
+  const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/macpherson.json"));
+  const auto rom =
+      loadReducedModel(mbdrom::test::sourcePath("/tests/data/trained/macpherson_pod.json"), model);
   CHECK_FALSE(rom->envelope().known());
   CHECK_FALSE(rom->toJson().contains("envelope"));
   RunOptions o;

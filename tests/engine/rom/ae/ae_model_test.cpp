@@ -50,13 +50,13 @@ AeSettings smallBudget(int epochs) {
   return s;
 }
 
-struct MacPherson {
+struct AeMacPherson {
   Model model = readModel(example("macpherson"));
   std::string trainCsv = tempPath("ae_mac_train.csv"), chirpCsv = tempPath("ae_mac_chirp.csv");
   Dataset dataset = makeDataset(model);
   std::vector<Sample> samples;
   std::unique_ptr<AeModel> rom;
-  MacPherson() {
+  AeMacPherson() {
     samples = fullRun(model, "train", 3.0, trainCsv);
     addRun(dataset, runFromSamples(samples, "train", "train"));
     fullRun(model, "chirp", 3.0, chirpCsv);
@@ -65,15 +65,15 @@ struct MacPherson {
   }
 };
 
-const MacPherson& macPherson() {
-  static const MacPherson m;
+const AeMacPherson& aeMacPherson() {
+  static const AeMacPherson m;
   return m;
 }
 
 }  // namespace
 
 TEST_CASE("AE of the MacPherson strut follows its training load and an unseen chirp", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   REQUIRE(m.rom->reducedDimension() == 1);
   CHECK(m.rom->metrics().at("dof").get<int>() == 1);
   const double train =
@@ -86,7 +86,7 @@ TEST_CASE("AE of the MacPherson strut follows its training load and an unseen ch
 }
 
 TEST_CASE("AE latent coordinate of the MacPherson strut is monotonic in wheel travel", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   int travel = -1;
   for (std::size_t i = 0; i < m.model.spec().measures.size(); ++i)
     if (m.model.spec().measures[i].name == "wheel_travel") travel = static_cast<int>(i);
@@ -106,7 +106,7 @@ TEST_CASE("AE latent coordinate of the MacPherson strut is monotonic in wheel tr
 
 TEST_CASE("AE reports the reconstruction error per coordinate and the constraint residual",
           "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   const auto& metrics = m.rom->metrics();
   const auto& perCoordinate = metrics.at("reconstruction_rmse");
   REQUIRE(perCoordinate.size() == static_cast<std::size_t>(m.model.nq()));
@@ -125,7 +125,7 @@ TEST_CASE("AE reports the reconstruction error per coordinate and the constraint
 }
 
 TEST_CASE("AE decoder, potential and damper derivatives match finite differences", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   const AeModel& rom = *m.rom;
   const Eigen::VectorXd x = rom.encode(m.samples[200].q);
   const Eigen::VectorXd v = Eigen::VectorXd::Constant(1, 0.7);
@@ -214,7 +214,7 @@ TEST_CASE("AE reduced energy is conserved without damper and applied loads", "[a
 }
 
 TEST_CASE("an AE model saved and loaded again simulates bit-identically", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   const std::string path = tempPath("ae_rom.json");
   saveReducedModel(*m.rom, path);
   const auto again = loadReducedModel(path, m.model);
@@ -234,7 +234,7 @@ TEST_CASE("an AE model saved and loaded again simulates bit-identically", "[ae_m
 }
 
 TEST_CASE("AE training refuses foreign data, n_r >= nq and bad settings", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   Monitor monitor;
   Dataset renamed = m.dataset;
   renamed.coordinateNames[3] = "XX.x";
@@ -257,7 +257,7 @@ TEST_CASE("AE training refuses foreign data, n_r >= nq and bad settings", "[ae_m
 }
 
 TEST_CASE("a diverging AE reduced run stops with a message and keeps its samples", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   RunOptions o;
   o.loadCase = m.model.findLoadCase("train");
   o.tEnd = 20.0;
@@ -271,7 +271,7 @@ TEST_CASE("a diverging AE reduced run stops with a message and keeps its samples
 }
 
 TEST_CASE("cancelling AE training throws Cancelled, a time budget ends it early", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   Monitor cancel([](const Progress&) { return false; });
   CHECK_THROWS_AS(AeModel::train(m.dataset, smallBudget(100000), cancel, &m.model), Cancelled);
 
@@ -284,7 +284,7 @@ TEST_CASE("cancelling AE training throws Cancelled, a time budget ends it early"
 }
 
 TEST_CASE("an early finish ends the AE stage with its best weights and marks the model", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   // Ask for the finish at the first progress record of the auto-encoder stage.
   Monitor* self = nullptr;
   bool asked = false;
@@ -307,7 +307,7 @@ TEST_CASE("an early finish ends the AE stage with its best weights and marks the
 }
 
 TEST_CASE("a validation fraction holds samples out and reports their loss per network", "[ae_model_test]") {
-  const MacPherson& m = macPherson();
+  const AeMacPherson& m = aeMacPherson();
   AeSettings s = smallBudget(200);
   s.forceEpochs = 50;
   s.validationFraction = 0.2;

@@ -3,6 +3,7 @@
 // level-set projection, file round trip, refusals.
 
 #include "engine/rom/pca/pca_model.h"
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/rom/pod/pod_model.h"
@@ -21,7 +22,7 @@ using namespace mbdrom::test;
 namespace {
 
 double minEigenvalue(const Eigen::MatrixXd& A) {
-  return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(A).eigenvalues().minCoeff();
+  return SymmetricEigen(A).eigenvalues().minCoeff();
 }
 
 void requirePsd(const PcaModel& rom) {
@@ -48,18 +49,18 @@ const PendulumCarriage& pendulumCarriage() {
   return p;
 }
 
-struct MacPherson {
+struct PcaMacPherson {
   Model model = readModel(example("macpherson"));
   std::string trainCsv = tempPath("pca_mac_train.csv"), chirpCsv = tempPath("pca_mac_chirp.csv");
   Dataset dataset = makeDataset(model);
-  MacPherson() {
+  PcaMacPherson() {
     addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv), "train", "train"));
     fullRun(model, "chirp", 3.0, chirpCsv);
   }
 };
 
-const MacPherson& macPherson() {
-  static const MacPherson m;
+const PcaMacPherson& pcaMacPherson() {
+  static const PcaMacPherson m;
   return m;
 }
 
@@ -122,7 +123,7 @@ TEST_CASE("local PCA of the pendulum on a carriage beats global POD, and the ene
 
 TEST_CASE("local PCA of the MacPherson strut follows its training load and an unseen chirp",
           "[pca_model_test]") {
-  const MacPherson& m = macPherson();
+  const PcaMacPherson& m = pcaMacPherson();
   Monitor monitor;
   PcaSettings s;
   s.clusters = 8;
@@ -304,7 +305,7 @@ TEST_CASE("a local PCA run that leaves its data stops with a message and keeps i
           "[pca_model_test]") {
   // n_r = 2 on the one-DOF strut: the second direction is held only by fitted
   // constraint forces, and the state drifts off the data under the chirp.
-  const MacPherson& m = macPherson();
+  const PcaMacPherson& m = pcaMacPherson();
   Monitor monitor;
   PcaSettings s;
   s.nr = 2;

@@ -2,6 +2,7 @@
 // round trip, refusal of a foreign mechanism, bad input.
 
 #include "engine/rom/pod/pod_model.h"
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
@@ -23,18 +24,18 @@ using namespace mbdrom::test;
 
 namespace {
 
-struct MacPherson {
+struct PodMacPherson {
   Model model = readModel(example("macpherson"));
   std::string trainCsv = tempPath("pod_mac_train.csv"), chirpCsv = tempPath("pod_mac_chirp.csv");
   Dataset dataset = makeDataset(model);
-  MacPherson() {
+  PodMacPherson() {
     addRun(dataset, runFromSamples(fullRun(model, "train", 3.0, trainCsv, 0.0), "train", "train"));
     fullRun(model, "chirp", 3.0, chirpCsv, 0.0);
   }
 };
 
-const MacPherson& macPherson() {
-  static const MacPherson m;
+const PodMacPherson& podMacPherson() {
+  static const PodMacPherson m;
   return m;
 }
 
@@ -47,7 +48,7 @@ const MacPherson& macPherson() {
 // reduced model only sees through a linear fit. The figures below are regression
 // bounds on what this baseline achieves, not the goal.
 TEST_CASE("POD of the MacPherson strut follows an unseen chirp load", "[pod_model_test]") {
-  const MacPherson& m = macPherson();
+  const PodMacPherson& m = podMacPherson();
   const TrajectoryTable reference = readTrajectoryCsv(m.chirpCsv);
   Monitor monitor;
   auto relativeError = [&](int nr, const char* forces) {
@@ -73,7 +74,7 @@ TEST_CASE("POD of the MacPherson strut follows an unseen chirp load", "[pod_mode
 
 TEST_CASE("POD reports its singular values and captured energy", "[pod_model_test]") {
   Monitor monitor;
-  const auto rom = PodModel::train(macPherson().dataset, PodSettings{}, monitor);
+  const auto rom = PodModel::train(podMacPherson().dataset, PodSettings{}, monitor);
   const Eigen::VectorXd& sigma = rom->singularValues();
   REQUIRE(sigma.size() >= 2);
   CHECK(sigma(0) >= sigma(1));
@@ -81,14 +82,12 @@ TEST_CASE("POD reports its singular values and captured energy", "[pod_model_tes
   CHECK(rom->metrics().at("data_rank").get<int>() >= 2);
   // Galerkin mass and identified matrices: symmetric, K and D positive semi-definite.
   CHECK((rom->reducedMass() - rom->reducedMass().transpose()).norm() == 0.0);
-  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedStiffness()).eigenvalues().minCoeff() >=
-        -1e-9);
-  CHECK(Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(rom->reducedDamping()).eigenvalues().minCoeff() >=
-        -1e-9);
+  CHECK(SymmetricEigen(rom->reducedStiffness()).eigenvalues().minCoeff() >= -1e-9);
+  CHECK(SymmetricEigen(rom->reducedDamping()).eigenvalues().minCoeff() >= -1e-9);
 }
 
 TEST_CASE("a POD model saved and loaded again simulates bit-identically", "[pod_model_test]") {
-  const MacPherson& m = macPherson();
+  const PodMacPherson& m = podMacPherson();
   Monitor monitor;
   const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
   const std::string path = tempPath("pod_rom.json");
@@ -107,7 +106,7 @@ TEST_CASE("a POD model saved and loaded again simulates bit-identically", "[pod_
 }
 
 TEST_CASE("a POD model refuses to run or load for another mechanism", "[pod_model_test]") {
-  const MacPherson& m = macPherson();
+  const PodMacPherson& m = podMacPherson();
   Monitor monitor;
   const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 1}}, monitor);
   const std::string path = tempPath("pod_rom_foreign.json");
@@ -122,7 +121,7 @@ TEST_CASE("a POD model refuses to run or load for another mechanism", "[pod_mode
 }
 
 TEST_CASE("POD training and simulation reject bad input with clear messages", "[pod_model_test]") {
-  const MacPherson& m = macPherson();
+  const PodMacPherson& m = podMacPherson();
   Monitor monitor;
   CHECK_THROWS_WITH(trainReducedModel("pod", m.dataset, {{"nr", 30}}, monitor),
                     Catch::Contains("nr = 30 exceeds the rank of the data"));
@@ -140,7 +139,7 @@ TEST_CASE("POD training and simulation reject bad input with clear messages", "[
 
 TEST_CASE("the implicit POD integrator agrees with the explicit one and runs beyond its stability limit",
           "[pod_model_test]") {
-  const MacPherson& m = macPherson();
+  const PodMacPherson& m = podMacPherson();
   Monitor monitor;
   PodSettings settings;
   settings.nr = 1;

@@ -12,6 +12,7 @@
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/rom/sindy/sindy_test_support.h"
 
 #include <cmath>
 #include <iomanip>
@@ -27,14 +28,14 @@ namespace {
 
 using OJson = nlohmann::ordered_json;
 
-struct Run {
+struct MeasuredRun {
   Model model;
   std::vector<Sample> samples;
   DatasetRun run;
 };
 
-Run engineRun(const std::string& name) {
-  Run r{readModel(example(name)), {}, {}};
+MeasuredRun measuredEngineRun(const std::string& name) {
+  MeasuredRun r{readModel(example(name)), {}, {}};
   RunOptions o;
   o.loadCase = r.model.findLoadCase("train");
   o.tEnd = 100.0;
@@ -46,15 +47,15 @@ Run engineRun(const std::string& name) {
   return r;
 }
 
-const Run& duffing() {
-  static const Run r = engineRun("duffing");
+const MeasuredRun& measuredDuffing() {
+  static const MeasuredRun r = measuredEngineRun("duffing");
   return r;
 }
 
 // "Measured" CSV text of the Duffing run: t and u = P.x - 10 m, Gaussian noise of
 // `noise` times std(u) (fixed seed), optionally the excitation column f.
 std::string measuredCsv(double noise, bool excitation = false) {
-  const Run& r = duffing();
+  const MeasuredRun& r = measuredDuffing();
   Eigen::VectorXd u(static_cast<Eigen::Index>(r.samples.size()));
   for (std::size_t k = 0; k < r.samples.size(); ++k)
     u(static_cast<Eigen::Index>(k)) = r.samples[k].q(0) - 10.0;
@@ -95,7 +96,7 @@ OJson seedSettings() {
 }
 
 std::unique_ptr<SindyModel> trainMeasured(const SindyMeasured& m, const OJson& settings, int loadCase) {
-  const Run& r = duffing();
+  const MeasuredRun& r = measuredDuffing();
   Dataset dataset = makeDataset(r.model);
   addRun(dataset, sindyRunFromMeasured(r.model, m, {0}, loadCase, "measured.csv"));
   Monitor monitor;
@@ -103,21 +104,6 @@ std::unique_ptr<SindyModel> trainMeasured(const SindyMeasured& m, const OJson& s
 }
 
 // Every term of `expected` within `tolerance` (relative), every other term exactly zero.
-void checkRow(const StlsResult& r, const std::map<std::string, double>& expected, double tolerance) {
-  INFO(sindyCoefficientTable(r) << sindyEquations(r) << r.verdict);
-  for (std::size_t j = 0; j < r.terms.size(); ++j) {
-    const double xi = r.Xi(static_cast<Eigen::Index>(j), 0);
-    const auto it = expected.find(r.terms[j]);
-    if (it == expected.end()) {
-      CHECK(xi == 0.0);
-    } else {
-      INFO(r.terms[j] << ": " << xi << " (true " << it->second << ", relative error "
-                      << std::abs(xi / it->second - 1) << ")");
-      CHECK(std::abs(xi - it->second) <= tolerance * std::abs(it->second));
-    }
-  }
-}
-
 }  // namespace
 
 TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and position only",
@@ -126,7 +112,7 @@ TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and
       sindyMeasuredFromTable(table(measuredCsv(0.0)), layoutU(), Eigen::MatrixXd::Ones(1, 1));
   INFO("window " << m.window << " (cross-validated " << m.signalWindow << ")");
   CHECK(m.window >= 7);
-  const int train = duffing().model.findLoadCase("train");
+  const int train = measuredDuffing().model.findLoadCase("train");
   // Seed 004's first row (f^k = 0) and second row (f^k = 0.65 cos(1.2 t), the load case).
   checkRow(trainMeasured(m, seedSettings(), -1)->result(),
            {{"P.x", 1}, {"P.x_dot", -0.3}, {"P.x^3", -1}, {"cos(1.2t)", 0.65}}, 0.01);
@@ -136,9 +122,9 @@ TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and
   checkRow(rom->result(), {{"P.x", 1}, {"P.x_dot", -0.3}, {"P.x^3", -1}}, 0.01);
   // Known part + identified terms, run by the reduced model, against the engine's run.
   const std::string reference = tempPath("sindy_measured_reference.csv");
-  fullRun(duffing().model, "train", 10.0, reference, 0.01);
+  fullRun(measuredDuffing().model, "train", 10.0, reference, 0.01);
   const TrajectoryTable reduced =
-      romRun(*rom, duffing().model, "train", 10.0, tempPath("sindy_measured_rom.csv"), 0.01);
+      romRun(*rom, measuredDuffing().model, "train", 10.0, tempPath("sindy_measured_rom.csv"), 0.01);
   const double e = relativeError(reference, reduced, "P");
   INFO("relative RMSE of P over 10 s: " << e);
   CHECK(e < 0.01);
@@ -153,8 +139,8 @@ TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions wi
   OJson settings = seedSettings();
   settings["known_forces"] = {"external", "linear"};
   settings["kappa"] = 0.1;
-  checkRow(trainMeasured(m, settings, duffing().model.findLoadCase("train"))->result(), {{"P.x^3", -1}},
-           0.05);
+  checkRow(trainMeasured(m, settings, measuredDuffing().model.findLoadCase("train"))->result(),
+           {{"P.x^3", -1}}, 0.05);
   // Mechanism-free, f^k = 0: seed 004's first row.
   SindyLibraryOptions lib;
   lib.omegas = {1.2};
@@ -216,7 +202,7 @@ TEST_CASE("sindy subtracts known force columns of mechanism-free measured data",
 
 TEST_CASE("sindy user column of the engine's friction channel reaches seed 004's slider row and runs",
           "[sindy_measured_test]") {
-  const Run r = engineRun("friction_slider");
+  const MeasuredRun r = measuredEngineRun("friction_slider");
   SindyColumn friction{"f_fric", Eigen::VectorXd(static_cast<Eigen::Index>(r.samples.size()))};
   for (std::size_t k = 0; k < r.samples.size(); ++k)
     friction.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(0);
@@ -265,7 +251,7 @@ TEST_CASE("sindy run of a model with a measured column refuses and names the col
   o.integrator.dt = 0.01;
   TrajectoryRecorder sink;
   CHECK_THROWS_WITH(
-      rom->simulate(duffing().model, o, sink),
+      rom->simulate(measuredDuffing().model, o, sink),
       Catch::Contains("data column \"f\" (library term \"F\"), which a run cannot evaluate from the state"));
 }
 

@@ -8,6 +8,7 @@
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/rom/sindy/sindy_test_support.h"
 
 #include <cmath>
 #include <string>
@@ -34,15 +35,9 @@ struct DuffingData {
   }
 };
 
-const DuffingData& duffing() {
+const DuffingData& duffingData() {
   static const DuffingData d;
   return d;
-}
-
-double coefficient(const StlsResult& r, const std::string& term) {
-  for (std::size_t j = 0; j < r.terms.size(); ++j)
-    if (r.terms[j] == term) return r.Xi(static_cast<Eigen::Index>(j), 0);
-  return std::nan("");
 }
 
 // Seed 004's Duffing table identifies the forcing too, so no force is known.
@@ -68,7 +63,7 @@ TEST_CASE("sindy settings are checked and completed with defaults", "[sindy_mode
 }
 
 TEST_CASE("sindy trained through the common interface finds the Duffing terms", "[sindy_model_test]") {
-  const DuffingData& d = duffing();
+  const DuffingData& d = duffingData();
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", d.dataset, duffingSettings(), monitor, &d.model);
   REQUIRE(rom->method() == "sindy");
@@ -87,7 +82,7 @@ TEST_CASE("sindy trained through the common interface finds the Duffing terms", 
 }
 
 TEST_CASE("sindy with known load and linear spring-damper leaves only the cubic term", "[sindy_model_test]") {
-  const DuffingData& d = duffing();
+  const DuffingData& d = duffingData();
   Monitor monitor;
   auto settings = duffingSettings();
   settings["known_forces"] = nlohmann::ordered_json::array({"external", "linear"});
@@ -104,7 +99,7 @@ TEST_CASE("sindy with known load and linear spring-damper leaves only the cubic 
 
 TEST_CASE("sindy model file round trip is exact and the identified model follows the data",
           "[sindy_model_test]") {
-  const DuffingData& d = duffing();
+  const DuffingData& d = duffingData();
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", d.dataset, duffingSettings(), monitor, &d.model);
   const std::string path = tempPath("sindy_duffing_rom.json");
@@ -125,7 +120,7 @@ TEST_CASE("sindy model file round trip is exact and the identified model follows
 
 TEST_CASE("sindy by default takes the loads of forced runs as known and follows a load it never saw",
           "[sindy_model_test]") {
-  const DuffingData& d = duffing();
+  const DuffingData& d = duffingData();
   // Another forcing than training's 0.65 cos(1.2 t): 0.4 sin(0.8 t), a load case added to the
   // same mechanism (load cases are not part of its hash).
   ModelSpec spec = d.model.spec();
@@ -161,7 +156,7 @@ TEST_CASE("sindy by default takes the loads of forced runs as known and follows 
 }
 
 TEST_CASE("sindy's automatic known forces are none for runs without loads", "[sindy_model_test]") {
-  const DuffingData& d = duffing();
+  const DuffingData& d = duffingData();
   RunOptions o;
   o.loadCase = d.model.findLoadCase("free");
   o.tEnd = 20.0;

@@ -14,6 +14,7 @@
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/rom/sindy/sindy_test_support.h"
 
 #include <cmath>
 #include <iomanip>
@@ -90,29 +91,7 @@ StlsOptions kappa(double k, bool normalise = false) {
   return o;
 }
 
-double coefficient(const StlsResult& r, const std::string& term) {
-  for (std::size_t j = 0; j < r.terms.size(); ++j)
-    if (r.terms[j] == term) return r.Xi(static_cast<Eigen::Index>(j), 0);
-  FAIL("no term " << term);
-  return 0.0;
-}
-
 // Every term of `expected` within `tolerance` (relative), every other term exactly zero.
-void checkRow(const StlsResult& r, const std::map<std::string, double>& expected, double tolerance) {
-  INFO(sindyCoefficientTable(r) << sindyEquations(r) << r.verdict);
-  for (const std::string& term : r.terms) {
-    const double xi = coefficient(r, term);
-    const auto it = expected.find(term);
-    if (it == expected.end()) {
-      CHECK(xi == 0.0);
-    } else {
-      INFO(std::setprecision(10) << term << ": " << xi << " (true " << it->second << ", relative error "
-                                 << std::abs(xi / it->second - 1) << ")");
-      CHECK(std::abs(xi - it->second) <= tolerance * std::abs(it->second));
-    }
-  }
-}
-
 // Duffing u'' = -0.3 u' + u - u^3 + 0.65 cos(1.2 t), RK4.
 double rk4Duffing(double tEnd, double h) {
   auto f = [](double t, double u, double v) { return -0.3 * v + u - u * u * u + 0.65 * std::cos(1.2 * t); };

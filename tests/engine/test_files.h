@@ -1,0 +1,48 @@
+#pragma once
+// Folders and files of the engine tests. Each test file gets folders of its
+// own (named after the file, so two test programs running at once never share
+// one) without defining its own helper.
+
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+#include "tests/test_paths.h"
+
+#include <filesystem>
+#include <fstream>
+#include <source_location>
+#include <sstream>
+#include <string>
+
+namespace mbdrom::test {
+
+/// The path of folder `name` of the calling test file in the system's temporary folder, removed.
+inline std::filesystem::path freshPath(const std::string& name,
+                                       std::source_location where = std::source_location::current()) {
+  const std::string file = std::filesystem::path(where.file_name()).stem().string();
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("mbdrom_" + file + "_" + name);
+  std::filesystem::remove_all(dir);
+  return dir;
+}
+
+/// Folder `name` of the calling test file in the system's temporary folder, created empty.
+inline std::filesystem::path freshDir(const std::string& name,
+                                      std::source_location where = std::source_location::current()) {
+  const std::filesystem::path dir = freshPath(name, where);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+/// The example mechanism resources/examples/`file` (with its extension).
+inline Model readExample(const std::string& file) {
+  return readModel(sourcePath("/resources/examples/") + file);
+}
+
+/// The bytes of a file ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+}  // namespace mbdrom::test
