@@ -1,7 +1,7 @@
 # How mbdrom's targets are compiled and linked: batches of sources, lighter
 # optimisation for glue code, a faster linker. docs/ci.md has the measurements.
 
-# Sources are compiled in batches of 8: each source used to instantiate the same
+# Sources are compiled in batches of 16: each source used to instantiate the same
 # Eigen, JSON and Qt templates again. The batch files include their sources by
 # paths relative to the batch (CMake's own unity build writes absolute paths),
 # so a build of the same commit in another clone hits ccache's cache (its
@@ -9,8 +9,8 @@
 # the paths inside a file). A source with its own compile definitions or
 # options, or marked SKIP_UNITY_BUILD_INCLUSION, is compiled alone; a clash of
 # file-local names shows as a redefinition error.
-option(MBDROM_UNITY_BUILD "Compile sources in batches of 8 (faster clean builds)" ON)
-set(MBDROM_BATCH_SIZE 8)
+option(MBDROM_UNITY_BUILD "Compile sources in batches of 16 (faster clean builds)" ON)
+set(MBDROM_BATCH_SIZE 16)
 
 function(mbdrom_write_batch target batch_dir index content)
   set(file "${batch_dir}/batch_${index}.cpp")
@@ -89,3 +89,24 @@ set(MBDROM_PCH_QT <QAction> <QCheckBox> <QComboBox> <QDialog> <QDialogButtonBox>
 function(mbdrom_precompiled_headers target)
   target_precompile_headers(${target} PRIVATE ${MBDROM_PCH_STD} ${MBDROM_PCH_ENGINE} ${ARGN})
 endfunction()
+
+# ccache (Debian's, from scripts/install-deps.sh), when present: a rebuild of a
+# commit, in this tree or in another clone, takes its objects from the cache.
+# The cache stays outside the clone (ccache's own default folder, or
+# CCACHE_DIR). base_dir makes the absolute paths of the command lines
+# relative; the sloppiness and -fno-pch-timestamp are what ccache's manual
+# requires for precompiled headers. (The sanitizer preset maps its debug
+# information's folder to ".", so its -g1 objects hit from another clone too.)
+option(MBDROM_CCACHE "Compile through ccache when it is installed" ON)
+find_program(MBDROM_CCACHE_PROGRAM ccache)
+if(MBDROM_CCACHE AND MBDROM_CCACHE_PROGRAM AND NOT CMAKE_CXX_COMPILER_LAUNCHER)
+  set(launcher ${CMAKE_COMMAND} -E env
+    "CCACHE_BASEDIR=${PROJECT_SOURCE_DIR}"
+    "CCACHE_SLOPPINESS=pch_defines,time_macros,include_file_mtime,include_file_ctime"
+    ${MBDROM_CCACHE_PROGRAM})
+  set(CMAKE_C_COMPILER_LAUNCHER ${launcher})
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${launcher})
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    add_compile_options("SHELL:-Xclang -fno-pch-timestamp")
+  endif()
+endif()

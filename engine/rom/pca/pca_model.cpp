@@ -253,7 +253,7 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
     cl.centroid = Qc.rowwise().mean();
     const Eigen::MatrixXd centred = Qc.colwise() - cl.centroid;
     const Eigen::MatrixXd Xc = S.asDiagonal() * centred;
-    const Eigen::BDCSVD<Eigen::MatrixXd> svd(Xc, Eigen::ComputeThinU);
+    const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Xc, Eigen::ComputeThinU);
     cl.singularValues = svd.singularValues();
     const double s0 = cl.singularValues.size() ? cl.singularValues(0) : 0.0;
     int rank = 0;

@@ -72,7 +72,7 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
   monitor.checkpoint();
   monitor.reportNow({"train pod: SVD", 1, 3, {}});
   const Eigen::MatrixXd Xs = rom->scale_.asDiagonal() * centred;
-  const Eigen::BDCSVD<Eigen::MatrixXd> svd(Xs, Eigen::ComputeThinU);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Xs, Eigen::ComputeThinU);
   rom->sigma_ = svd.singularValues();
   const double sigmaMax = rom->sigma_.size() ? rom->sigma_(0) : 0.0;
   Eigen::Index rank = 0;

@@ -23,10 +23,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct PendulumData {
+struct SwingData {
   Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json"));
   Dataset dataset = makeDataset(model);
-  PendulumData() {
+  SwingData() {
     RunOptions o;
     o.tEnd = 1.0;
     o.integrator.dt = 1e-3;
@@ -37,8 +37,8 @@ struct PendulumData {
   }
 };
 
-const PendulumData& pendulum() {
-  static const PendulumData data;
+const SwingData& swing() {
+  static const SwingData data;
   return data;
 }
 
@@ -61,7 +61,7 @@ int temporaryFiles(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("training cancelled at random moments throws Cancelled and returns no model") {
-  const PendulumData& p = pendulum();
+  const SwingData& p = swing();
   std::mt19937 rng(20261123);
   for (const std::string method : {"pod", "pca", "ae"}) {
     // How many progress records a whole training gives (the last one comes after the work).
@@ -86,7 +86,7 @@ TEST_CASE("training cancelled at random moments throws Cancelled and returns no 
 }
 
 TEST_CASE("a reduced run cancelled at random moments keeps its samples and leaves no temporary file") {
-  const PendulumData& p = pendulum();
+  const SwingData& p = swing();
   Monitor quiet;
   const auto rom = trainReducedModel("pod", p.dataset, tinySettings("pod"), quiet, &p.model);
   const fs::path dir = fs::temp_directory_path() / "mbdrom_cancellation_test_rom";
