@@ -12,6 +12,8 @@
 #include "engine/project/project.h"
 #include "widgets/plot_view.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>

@@ -40,6 +40,8 @@
 #include "widgets/scene_view.h"
 #include "widgets/wheel_guard.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -1305,6 +1307,10 @@ int MainWindow::runSweep(const RunOptions& base, const std::vector<SweepCase>& c
 QAction* MainWindow::trainAction(const QString& method) const {
   const auto it = trainActions_.find(method);
   return it == trainActions_.end() ? nullptr : it->second;
+}
+
+void MainWindow::trainDialog(const QString& method) {
+  trainDialog(method, nlohmann::ordered_json{});
 }
 
 void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json& initial,

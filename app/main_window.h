@@ -11,7 +11,7 @@
 #include <QMessageBox>
 #include <QStringList>
 #include <QTimer>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <functional>
 #include <map>
@@ -141,8 +141,8 @@ class MainWindow : public QMainWindow {
                         const std::vector<SweepCase>& cases, const QString& name);
   /// Opens the training dialog of `method` (Train menu); `initial` settings and
   /// `name` prefill it (retraining), else the project's last settings are shown.
-  void trainDialog(const QString& method, const nlohmann::ordered_json& initial = {},
-                   const QString& name = {});
+  void trainDialog(const QString& method);
+  void trainDialog(const QString& method, const nlohmann::ordered_json& initial, const QString& name = {});
   /// Shows a trained model's settings and metrics.
   void showModelDetails(int index);
   /// Mobility analysis at the reference configuration, shown in the analysis dock.

@@ -5,6 +5,8 @@
 #include "engine/rom/method_registry.h"
 #include "widgets/plot_view.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFontDatabase>

@@ -6,6 +6,8 @@
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 
+#include <nlohmann/json.hpp>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>

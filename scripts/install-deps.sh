@@ -10,6 +10,7 @@ set -euo pipefail
 
 build_pkgs=(
   build-essential cmake ninja-build pkg-config
+  ccache mold                   # the compiler cache and a faster linker (docs/ci.md)
   libeigen3-dev nlohmann-json3-dev
   qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libgl-dev
   libvtk9-dev

@@ -5,6 +5,8 @@
 #include "engine/data/dataset.h"
 #include "engine/rom/reduced_model.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>

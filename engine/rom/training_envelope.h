@@ -30,7 +30,7 @@
 /// before envelopes have none: they load, and their runs say that no envelope is known.
 
 #include <Eigen/Core>
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <map>
 #include <string>

@@ -21,6 +21,8 @@
 #include "widgets/scene_view.h"
 #include "workbench_helpers.h"
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <QCheckBox>

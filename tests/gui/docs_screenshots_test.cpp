@@ -14,6 +14,8 @@
 #include "engine/model/model.h"
 #include "gui_helpers.h"
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <QAction>

@@ -19,6 +19,8 @@
 #include "gui_helpers.h"
 #include "widgets/plot_view.h"
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <QAction>

@@ -16,6 +16,8 @@
 #include "widgets/scene_view.h"
 #include "workbench_helpers.h"
 
+#include <nlohmann/json.hpp>
+
 #include <catch2/catch.hpp>
 
 #include <QAction>
