@@ -336,8 +336,8 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
       [&](const Progress& p) {
         if (!bar && std::chrono::steady_clock::now() - lastLine > std::chrono::seconds(5)) {
           lastLine = std::chrono::steady_clock::now();
-          err << "mbdrom-cli simulate: t = " << p.metric("t") << " s of " << o.tEnd << " s, " << p.step
-              << " steps\n"
+          err << "mbdrom-cli simulate: t = " << p.metric("t") << " s of " << o.tEnd << " s, "
+              << static_cast<long long>(p.metric("steps")) << " steps\n"
               << std::flush;
         }
         if (bar) {

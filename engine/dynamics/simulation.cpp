@@ -164,7 +164,9 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
       sum.maxResidualAcceleration = std::max(sum.maxResidualAcceleration, r.residualAcceleration);
     };
     emit(0);
-    Progress progress{"simulate", 0, adaptive ? 1000 : steps, {{"t", 0.0}, {"max residual", 0.0}}};
+    // With error-controlled steps the bar counts thousandths of the run; "steps" counts steps.
+    Progress progress{
+        "simulate", 0, adaptive ? 1000 : steps, {{"t", 0.0}, {"max residual", 0.0}, {"steps", 0.0}}};
     auto report = [&](long long n, bool last) {
       if (!monitor) return;
       // Building a progress record costs more than checking a flag: every 64 steps.
@@ -172,6 +174,7 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
         progress.step = adaptive ? std::llround(1000.0 * state.t / std::max(options.tEnd, 1e-300)) : n + 1;
         progress.metrics[0].second = state.t;
         progress.metrics[1].second = sum.maxResidualPosition;
+        progress.metrics[2].second = static_cast<double>(n + 1);
         monitor->report(progress);
       }
       monitor->checkpoint();

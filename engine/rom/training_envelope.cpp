@@ -13,9 +13,9 @@
 
 namespace mbdrom {
 
-using OJson = nlohmann::ordered_json;
-
 namespace {
+
+using OJson = nlohmann::ordered_json;
 
 constexpr double kGroupFraction = 1e-2;      // unit >= 1 % of the largest range in the group
 constexpr double kMagnitudeFraction = 1e-6;  // unit >= 1e-6 of the largest magnitude in the group
