@@ -30,7 +30,7 @@ namespace {
 // CI's sanitizer stage skips the accuracy tests; the tests it runs check code paths
 // (derivatives, files, divergence, early finish), so there the networks train briefly
 // (the shared MacPherson model took ~40 s per test process under ASan).
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(MBDROM_SANITIZED) || defined(__SANITIZE_ADDRESS__)
 constexpr bool kSanitized = true;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
