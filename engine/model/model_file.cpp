@@ -1,4 +1,5 @@
 #include "engine/model/model_file.h"
+#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
@@ -19,8 +20,6 @@ namespace mbdrom {
 namespace {
 
 using Json = nlohmann::json;
-using OJson = nlohmann::ordered_json;
-
 constexpr const char* kFormat = "mbdrom-model";
 constexpr int kVersion = 1;
 

@@ -1,4 +1,5 @@
 #include "engine/rom/reduced_model.h"
+#include "engine/core/ordered_json.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
@@ -18,8 +19,6 @@
 #include <fstream>
 
 namespace mbdrom {
-
-using OJson = nlohmann::ordered_json;
 
 void ReducedModel::checkMechanism(const Model& model) const {
   if (model.matchesHash(mechanismHash_)) return;

@@ -1,4 +1,5 @@
 #include "engine/rom/speed_check.h"
+#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
@@ -13,8 +14,6 @@
 namespace mbdrom {
 
 namespace {
-
-using OJson = nlohmann::ordered_json;
 
 std::string milliseconds(double seconds) {
   std::ostringstream s;

@@ -1,4 +1,5 @@
 #include "engine/rom/training_envelope.h"
+#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
@@ -14,8 +15,6 @@
 namespace mbdrom {
 
 namespace {
-
-using OJson = nlohmann::ordered_json;
 
 constexpr double kGroupFraction = 1e-2;      // unit >= 1 % of the largest range in the group
 constexpr double kMagnitudeFraction = 1e-6;  // unit >= 1e-6 of the largest magnitude in the group

@@ -9,6 +9,8 @@
 #include "engine/model/model_file.h"
 #include "engine/project/project_check.h"
 
+#include "tests/test_paths.h"
+
 #include <unistd.h>
 
 #include <cstddef>
@@ -26,7 +28,7 @@ const std::string& projectDir() {
         std::filesystem::temp_directory_path() / ("mbdrom_project_fuzz_" + std::to_string(::getpid()));
     std::filesystem::create_directories(d / "runs");
     mbdrom::writeModelSpec(
-        mbdrom::readModelSpec(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")),
+        mbdrom::readModelSpec(mbdrom::test::sourcePath("/resources/examples/pendulum.json")),
         (d / "model.json").string());
     std::ofstream(d / "runs/a.csv") << "t\n";
     return d.string();

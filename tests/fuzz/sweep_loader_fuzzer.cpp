@@ -7,6 +7,8 @@
 #include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
 
+#include "tests/test_paths.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -23,7 +25,7 @@ std::unique_ptr<mbdrom::Model>& pendulum() {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   pendulum() = std::make_unique<mbdrom::Model>(
-      mbdrom::readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+      mbdrom::readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json")));
   return 0;
 }
 

@@ -8,6 +8,8 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
 
+#include "tests/test_paths.h"
+
 #include <nlohmann/json.hpp>
 
 #include <cstddef>
@@ -69,7 +71,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   // The corpus holds models trained on these mechanisms.
   for (const char* name : {"pendulum", "slider_crank", "four_bar"})
     mechanisms().push_back(
-        mbdrom::readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/") + name + ".json"));
+        mbdrom::readModel(mbdrom::test::sourcePath("/resources/examples/") + name + ".json"));
   return 0;
 }
 

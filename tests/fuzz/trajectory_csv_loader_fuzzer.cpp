@@ -8,6 +8,8 @@
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 
+#include "tests/test_paths.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -25,7 +27,7 @@ std::unique_ptr<mbdrom::Model>& pendulum() {
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   pendulum() = std::make_unique<mbdrom::Model>(
-      mbdrom::readModel(std::string(MBDROM_SOURCE_DIR "/resources/examples/pendulum.json")));
+      mbdrom::readModel(mbdrom::test::sourcePath("/resources/examples/pendulum.json")));
   return 0;
 }
 

@@ -1,6 +1,7 @@
 #include "engine/rom/ae/ae_model.h"
 #include "engine/core/dense_solvers.h"
 #include "engine/core/number_text.h"
+#include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/rom/reduced_run.h"
@@ -30,7 +31,6 @@ namespace mbdrom {
 
 namespace {
 
-using OJson = nlohmann::ordered_json;
 using Clock = std::chrono::steady_clock;
 
 double secondsSince(Clock::time_point t0) {

@@ -1,5 +1,6 @@
 // Training settings of the auto-encoder reduced model (AeSettings, declared in ae_model.h).
 
+#include "engine/core/ordered_json.h"
 #include "engine/rom/ae/ae_model.h"
 
 #include "engine/core/json_reader.h"
@@ -7,8 +8,6 @@
 #include <nlohmann/json.hpp>
 
 namespace mbdrom {
-
-using OJson = nlohmann::ordered_json;
 
 AeSettings AeSettings::fromJson(const OJson& j) {
   JsonObjectReader<OJson> r(j, {.where = "ae settings"});

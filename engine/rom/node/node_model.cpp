@@ -1,5 +1,6 @@
 #include "engine/rom/node/node_model.h"
 #include "engine/core/number_text.h"
+#include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/node/node_coordinates.h"
 
@@ -25,8 +26,6 @@
 #include <optional>
 
 namespace mbdrom {
-
-using OJson = nlohmann::ordered_json;
 
 namespace {}  // namespace
 

@@ -1,4 +1,5 @@
 #include "engine/rom/node/node_settings.h"
+#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
@@ -8,8 +9,6 @@
 #include <algorithm>
 
 namespace mbdrom {
-
-using OJson = nlohmann::ordered_json;
 
 const char* nodeIntegratorName(NodeIntegrator integrator) {
   switch (integrator) {

@@ -1,6 +1,7 @@
 #include "engine/rom/pca/pca_model.h"
 #include "engine/core/dense_solvers.h"
 #include "engine/core/number_text.h"
+#include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
@@ -25,8 +26,6 @@
 namespace mbdrom {
 
 namespace {
-
-using OJson = nlohmann::ordered_json;
 
 // Reduced potential U(x) = c0 + beta^T x + 1/2 x^T K x of one cluster in one run
 // (gravity enters beta and c0), with the inverse reduced mass.

@@ -1,5 +1,6 @@
 #include "engine/rom/pod/pod_model.h"
 #include "engine/core/dense_solvers.h"
+#include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/rom/reduced_run.h"
@@ -20,8 +21,6 @@
 #include <sstream>
 
 namespace mbdrom {
-
-using OJson = nlohmann::ordered_json;
 
 PodSettings PodSettings::fromJson(const OJson& j) {
   JsonObjectReader<OJson> r(j, {.where = "pod settings"});

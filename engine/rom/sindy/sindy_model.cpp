@@ -1,5 +1,6 @@
 #include "engine/rom/sindy/sindy_model.h"
 #include "engine/core/dense_solvers.h"
+#include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
 
 #include "engine/core/error.h"
@@ -28,8 +29,6 @@
 #include <sstream>
 
 namespace mbdrom {
-
-using OJson = nlohmann::ordered_json;
 
 namespace {
 
