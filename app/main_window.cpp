@@ -1,5 +1,4 @@
 #include "app/main_window.h"
-#include "app/source_tree.h"
 
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
@@ -10,6 +9,7 @@
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
 #include "app/runs_panel.h"
+#include "app/source_tree.h"
 #include "app/stepping_rows.h"
 #include "app/sweep_dialog.h"
 #include "app/train_dialog.h"

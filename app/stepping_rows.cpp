@@ -1,13 +1,11 @@
 #include "app/stepping_rows.h"
 
-#include "app/train_dialog.h"
-
 #include "widgets/number_text.h"
 
 #include <QComboBox>
-
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+
 #include <cmath>
 
 namespace mbdrom::app {

@@ -5,6 +5,7 @@
 #include "engine/model/model.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
+#include "widgets/number_text.h"
 
 #include <nlohmann/json.hpp>
 
@@ -19,12 +20,10 @@
 #include <QLocale>
 #include <QPushButton>
 #include <QRadioButton>
-#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QVBoxLayout>
-#include "widgets/number_text.h"
 
 #include <algorithm>
 #include <cmath>
@@ -64,14 +63,10 @@ double numberOrNan(const QString& text) {
   return widgets::parseNumber(text).value_or(std::nan(""));
 }
 
+// The numbers of a list ("0.5, 1, 2"), or none when an item is not a number.
 std::vector<double> numbersOrEmpty(const QString& text) {
-  std::vector<double> out;
-  for (const QString& item : text.split(QRegularExpression("[,\\s]+"), Qt::SkipEmptyParts)) {
-    const double v = numberOrNan(item);
-    if (std::isnan(v)) return {};
-    out.push_back(v);
-  }
-  return out;
+  QString why;
+  return widgets::parseNumberList(text, why).value_or(std::vector<double>{});
 }
 
 QString jsonText(const OJson& v) {

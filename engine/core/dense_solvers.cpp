@@ -2,43 +2,35 @@
 
 namespace mbdrom {
 
-Cholesky::Cholesky(const Eigen::MatrixXd& a) {
+template <class Factorisation>
+SymmetricFactorisation<Factorisation>::SymmetricFactorisation(const Eigen::MatrixXd& a) {
   compute(a);
 }
 
-Cholesky& Cholesky::compute(const Eigen::MatrixXd& a) {
-  Eigen::LLT<Eigen::MatrixXd>::compute(a);
+template <class Factorisation>
+SymmetricFactorisation<Factorisation>& SymmetricFactorisation<Factorisation>::compute(
+    const Eigen::MatrixXd& a) {
+  Factorisation::compute(a);
   return *this;
 }
 
-Eigen::VectorXd Cholesky::solve(const Eigen::VectorXd& b) const {
-  return Eigen::LLT<Eigen::MatrixXd>::solve(b);
+template <class Factorisation>
+Eigen::VectorXd SymmetricFactorisation<Factorisation>::solve(const Eigen::VectorXd& b) const {
+  return Factorisation::solve(b);
 }
 
-Eigen::MatrixXd Cholesky::solve(const Eigen::MatrixXd& b) const {
-  return Eigen::LLT<Eigen::MatrixXd>::solve(b);
+template <class Factorisation>
+Eigen::MatrixXd SymmetricFactorisation<Factorisation>::solve(const Eigen::MatrixXd& b) const {
+  return Factorisation::solve(b);
 }
 
-void Cholesky::solveInPlace(Eigen::VectorXd& b) const {
-  Eigen::LLT<Eigen::MatrixXd>::solveInPlace(b);
+template <class Factorisation>
+void SymmetricFactorisation<Factorisation>::solveInPlace(Eigen::VectorXd& b) const {
+  Factorisation::solveInPlace(b);
 }
 
-SymmetricSolver::SymmetricSolver(const Eigen::MatrixXd& a) {
-  compute(a);
-}
-
-SymmetricSolver& SymmetricSolver::compute(const Eigen::MatrixXd& a) {
-  Eigen::LDLT<Eigen::MatrixXd>::compute(a);
-  return *this;
-}
-
-Eigen::VectorXd SymmetricSolver::solve(const Eigen::VectorXd& b) const {
-  return Eigen::LDLT<Eigen::MatrixXd>::solve(b);
-}
-
-Eigen::MatrixXd SymmetricSolver::solve(const Eigen::MatrixXd& b) const {
-  return Eigen::LDLT<Eigen::MatrixXd>::solve(b);
-}
+template class SymmetricFactorisation<Eigen::LLT<Eigen::MatrixXd>>;
+template class SymmetricFactorisation<Eigen::LDLT<Eigen::MatrixXd>>;
 
 SymmetricEigen::SymmetricEigen(const Eigen::MatrixXd& a, int options)
     : Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(a.rows()) {

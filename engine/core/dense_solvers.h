@@ -5,20 +5,22 @@
 /// LLT, LDLT, SelfAdjointEigenSolver and EigenSolver do their work in member
 /// templates (compute, solve), which `extern template` (eigen_instances.h)
 /// cannot keep out of the sources that call them. These classes are the same
-/// factorisations with non-template compute and solve: the engine names them
-/// instead of Eigen's, and the work is compiled in dense_solvers.cpp alone.
+/// factorisations with non-template compute and solve, defined and
+/// instantiated in dense_solvers.cpp alone: the engine names them instead of
+/// Eigen's.
 
 #include <Eigen/Dense>
 
 namespace mbdrom {
 
-/// Cholesky factorisation A = L L^T of a symmetric positive definite n×n matrix (Eigen's LLT).
-class Cholesky : public Eigen::LLT<Eigen::MatrixXd> {
+/// A factorisation of a symmetric n×n matrix A (Eigen's LLT or LDLT) that solves A x = b.
+template <class Factorisation>
+class SymmetricFactorisation : public Factorisation {
  public:
-  Cholesky() = default;
+  SymmetricFactorisation() = default;
   /// Factorises `a` (n×n, symmetric: its lower triangle is read); info() says whether it succeeded.
-  explicit Cholesky(const Eigen::MatrixXd& a);
-  Cholesky& compute(const Eigen::MatrixXd& a);
+  explicit SymmetricFactorisation(const Eigen::MatrixXd& a);
+  SymmetricFactorisation& compute(const Eigen::MatrixXd& a);
   /// A^-1 b for b of n rows.
   Eigen::VectorXd solve(const Eigen::VectorXd& b) const;
   /// A^-1 B for B of n rows.
@@ -27,18 +29,13 @@ class Cholesky : public Eigen::LLT<Eigen::MatrixXd> {
   void solveInPlace(Eigen::VectorXd& b) const;
 };
 
-/// Robust Cholesky factorisation P^T L D L^T P of a symmetric semi-definite n×n matrix (Eigen's LDLT).
-class SymmetricSolver : public Eigen::LDLT<Eigen::MatrixXd> {
- public:
-  SymmetricSolver() = default;
-  /// Factorises `a` (n×n, symmetric: its lower triangle is read).
-  explicit SymmetricSolver(const Eigen::MatrixXd& a);
-  SymmetricSolver& compute(const Eigen::MatrixXd& a);
-  /// A^-1 b for b of n rows.
-  Eigen::VectorXd solve(const Eigen::VectorXd& b) const;
-  /// A^-1 B for B of n rows.
-  Eigen::MatrixXd solve(const Eigen::MatrixXd& b) const;
-};
+/// Cholesky factorisation A = L L^T of a symmetric positive definite matrix (Eigen's LLT).
+using Cholesky = SymmetricFactorisation<Eigen::LLT<Eigen::MatrixXd>>;
+/// Robust Cholesky factorisation P^T L D L^T P of a symmetric semi-definite matrix (Eigen's LDLT).
+using SymmetricSolver = SymmetricFactorisation<Eigen::LDLT<Eigen::MatrixXd>>;
+
+extern template class SymmetricFactorisation<Eigen::LLT<Eigen::MatrixXd>>;
+extern template class SymmetricFactorisation<Eigen::LDLT<Eigen::MatrixXd>>;
 
 /// Eigenvalues (ascending) and orthonormal eigenvectors of a symmetric n×n matrix (Eigen's
 /// SelfAdjointEigenSolver).

@@ -1,6 +1,6 @@
 #include "engine/data/dataset.h"
-#include "engine/core/message_text.h"
 
+#include "engine/core/message_text.h"
 #include "engine/model/model_file.h"
 
 #include "engine/core/error.h"

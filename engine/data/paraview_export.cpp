@@ -1,9 +1,9 @@
 #include "engine/data/paraview_export.h"
-#include "engine/core/message_text.h"
-#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
+#include "engine/core/message_text.h"
+#include "engine/core/number_text.h"
 #include "engine/geometry/body_pose.h"
 #include "engine/geometry/shape_mesh.h"
 

@@ -1,7 +1,7 @@
 #include "engine/data/trajectory_csv.h"
-#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/model/constraints.h"
 
 #include <charconv>

@@ -1,6 +1,6 @@
 #include "engine/dynamics/assembly.h"
-#include "engine/core/dense_solvers.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/scales.h"
 #include "engine/model/constraints.h"

@@ -1,6 +1,7 @@
 #include "engine/dynamics/dormand_prince.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/step_support.h"
 #include "engine/model/constraints.h"
@@ -35,7 +36,6 @@ constexpr double kE[7] = {71.0 / 57600.0,      0.0,          -71.0 / 16695.0, 71
 }  // namespace
 
 using internal::maxAbs;
-using internal::str;
 
 DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCase,
                                                  const IntegratorOptions& options)
@@ -152,14 +152,14 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
     fF_.setZero();
   Q_ = fExt_ - fS_ - fD_ - fF_;
   if (!Q_.allFinite()) {
-    failure_ =
-        "the applied forces are not finite at t = " + str(t) + " s: check the loads, springs and dampers";
+    failure_ = "the applied forces are not finite at t = " + shortNumberText(t) +
+               " s: check the loads, springs and dampers";
     return false;
   }
   ++factorizations_;
   ++r.factorizations;
   if (!factorA()) {
-    failure_ = "the accelerations are not determined at t = " + str(t) +
+    failure_ = "the accelerations are not determined at t = " + shortNumberText(t) +
                " s: the mass matrix is singular on a free motion (a body without mass or inertia on a "
                "freedom, e.g. a bar spinning about its own axis)";
     return false;
@@ -181,7 +181,7 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
     const double residual = maxAbs(g_.cwiseProduct(rowWeight_));
     const double scale = std::max({floor, maxAbs(d.qdd.cwiseProduct(coordInv_)), cScale});
     if (!std::isfinite(residual) || !std::isfinite(scale)) {
-      failure_ = "non-finite accelerations at t = " + str(t) + " s";
+      failure_ = "non-finite accelerations at t = " + shortNumberText(t) + " s";
       return false;
     }
     if (residual <= options_.accelerationTolerance * scale) break;
@@ -196,7 +196,7 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
       ++factorizations_;
       ++r.factorizations;
       if (!factorA()) {
-        failure_ = "the accelerations are not determined at t = " + str(t) +
+        failure_ = "the accelerations are not determined at t = " + shortNumberText(t) +
                    " s: the matrix M + Phi_q^T B Phi_q lost its positive definiteness at the raised "
                    "penalty";
         return false;
@@ -290,7 +290,7 @@ DynamicState DormandPrinceIntegrator::initialState(const Eigen::VectorXd& q, con
   s.stickPosition.setZero(nf_);
   StepReport report;
   stage_.lambda = s.lambda;
-  const std::string where = "initial state at t = " + str(t0) + " s: ";
+  const std::string where = "initial state at t = " + shortNumberText(t0) + " s: ";
   if (!derivative(s.q, s.qd, t0, stage_, report)) throw SolverError(where + failure_);
   if (!projectState(s, report)) throw SolverError(where + failure_);
   for (int pass = 0; pass < 2; ++pass) {  // the second from the converged multipliers
@@ -377,7 +377,7 @@ void DormandPrinceIntegrator::fail(const DynamicState& start, double t1, const s
   if (why.empty()) why = internal::singularityReason(model_, start.q, start.t, start.t0);
   internal::failStep(start, t1,
                      (why.empty() ? cause : why + " (" + cause + ")") + "; the step was cut down to " +
-                         str(t1 - start.t) + " s");
+                         shortNumberText(t1 - start.t) + " s");
 }
 
 void DormandPrinceIntegrator::advanceRecursive(DynamicState& s, double t1, int depth, StepReport& total) {
@@ -402,8 +402,8 @@ void DormandPrinceIntegrator::advanceRecursive(DynamicState& s, double t1, int d
 
 StepReport DormandPrinceIntegrator::advance(DynamicState& s, double t1) {
   if (!(t1 > s.t) || !std::isfinite(t1))
-    throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" +
-                     str(s.t) + " s)");
+    throw InputError("advance: the end of the step (" + shortNumberText(t1) +
+                     " s) must be after the current time (" + shortNumberText(s.t) + " s)");
   StepReport total;
   total.h = t1 - s.t;
   ensureDerivative(s, total);
@@ -426,8 +426,8 @@ StepReport DormandPrinceIntegrator::advance(DynamicState& s, double t1) {
 StepReport DormandPrinceIntegrator::stepAdaptive(DynamicState& s, double tStop) {
   if (!(options_.tolerance > 0.0)) throw InputError("error-controlled steps need a tolerance > 0");
   if (!(tStop > s.t) || !std::isfinite(tStop))
-    throw InputError("stepAdaptive: the stop time (" + str(tStop) + " s) must be after the current time (" +
-                     str(s.t) + " s)");
+    throw InputError("stepAdaptive: the stop time (" + shortNumberText(tStop) +
+                     " s) must be after the current time (" + shortNumberText(s.t) + " s)");
   StepReport total;
   ensureDerivative(s, total);
   callStart_ = s;

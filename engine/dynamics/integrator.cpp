@@ -1,6 +1,7 @@
 #include "engine/dynamics/integrator.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/step_support.h"
 #include "engine/model/constraints.h"
@@ -23,7 +24,6 @@ void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, co
 }  // namespace
 
 using internal::maxAbs;
-using internal::str;
 
 Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions& options)
     : model_(model),
@@ -400,7 +400,7 @@ bool Integrator::projectOrFail(Eigen::VectorXd& x, const Eigen::VectorXd& rhs, d
   // then ends near their least-squares solution; the residual is kept and
   // reported in the step's residuals. Only non-finite values fail the step.
   if (std::isfinite(residual) && x.allFinite()) return true;
-  failure_ = std::string(what) + " projection did not converge (residual " + str(residual) +
+  failure_ = std::string(what) + " projection did not converge (residual " + shortNumberText(residual) +
              "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(res_.head(nc_)));
   return false;
 }
@@ -431,7 +431,7 @@ void Integrator::failAtMinimumStep(const DynamicState& start, double t1) const {
   if (why.empty()) why = singularity(start);
   fail(start, t1,
        (why.empty() ? failure_ : why + " (" + failure_ + ")") + "; the step was cut down to " +
-           str(t1 - start.t) + " s");
+           shortNumberText(t1 - start.t) + " s");
 }
 
 std::string Integrator::singularity(const DynamicState& last) const {
@@ -459,7 +459,7 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
     factorize(s.q, s.qd, t0, s.lambda, s, 0.0);
     if (!projectOrFail(s.qd, Phi_t_, options_.velocityTolerance, velocityFloor, s, 0.0, "initial velocity",
                        report, residual))
-      throw SolverError("initial velocities at t = " + str(t0) + " s: " + failure_);
+      throw SolverError("initial velocities at t = " + shortNumberText(t0) + " s: " + failure_);
   };
   projectVelocities();
   bool anyStick = false;
@@ -482,15 +482,15 @@ DynamicState Integrator::initialState(const Eigen::VectorXd& q, const Eigen::Vec
     evalForces(s.q, s.qd, t0, s);
     for (Eigen::Index i = 0; i < Q_.size(); ++i)
       if (!std::isfinite(Q_(i)))
-        throw SolverError("the applied forces at t = " + str(t0) + " s are not finite on coordinate " +
-                          model_.coordinateName(static_cast<int>(i)) +
+        throw SolverError("the applied forces at t = " + shortNumberText(t0) +
+                          " s are not finite on coordinate " + model_.coordinateName(static_cast<int>(i)) +
                           ": check the loads, springs and dampers");
     s.qdd.setZero();
     int iterations = 0;
     if (!project(s.qdd, Q_, c_, options_.accelerationTolerance, accelerationFloor, 1, iterations, residual))
       throw SolverError(
-          "initial accelerations at t = " + str(t0) +
-          " s are not determined by the dynamics (constraint residual " + str(residual) +
+          "initial accelerations at t = " + shortNumberText(t0) +
+          " s are not determined by the dynamics (constraint residual " + shortNumberText(residual) +
           "): is the mass matrix singular on the free motions? (a body without mass or inertia on "
           "a freedom, e.g. a bar spinning about its own axis)");
     s.lambda = sigma_;
@@ -546,7 +546,8 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
   for (int k = 0;; ++k) {
     if (k == options_.maxNewtonIterations) {
       failure_ = "Newton did not converge in " + std::to_string(k) + " iterations (last correction " +
-                 str(previous) + " of the length scale, max |Phi| " + str(maxAbs(Phi_)) +
+                 shortNumberText(previous) + " of the length scale, max |Phi| " +
+                 shortNumberText(maxAbs(Phi_)) +
                  "); worst constraints: " + describeWorstConstraints(model_, Eigen::VectorXd(Phi_.head(nc_)));
       return false;
     }
@@ -617,8 +618,8 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     // Diverging with a fresh matrix (corrections growing past a percent of the
     // length scale): give up early, the caller retries and cuts the step.
     if (fresh && k >= 3 && correction > 2.0 * previous && correction > 1e-2) {
-      failure_ = "Newton diverged (correction " + str(correction) + " of the length scale in iteration " +
-                 std::to_string(k + 1) + ")";
+      failure_ = "Newton diverged (correction " + shortNumberText(correction) +
+                 " of the length scale in iteration " + std::to_string(k + 1) + ")";
       return false;
     }
     // Rebuild the matrix when the old one no longer contracts fast, and always late.
@@ -742,8 +743,8 @@ StepReport Integrator::step(DynamicState& s) {
 
 StepReport Integrator::advance(DynamicState& s, double t1) {
   if (!(t1 > s.t) || !std::isfinite(t1))
-    throw InputError("advance: the end of the step (" + str(t1) + " s) must be after the current time (" +
-                     str(s.t) + " s)");
+    throw InputError("advance: the end of the step (" + shortNumberText(t1) +
+                     " s) must be after the current time (" + shortNumberText(s.t) + " s)");
   callStart_ = s;  // to restore on failure (a member: its storage is reused)
   StepReport total;
   total.h = t1 - s.t;
@@ -795,8 +796,8 @@ double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, 
 StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
   if (!(options_.tolerance > 0.0)) throw InputError("error-controlled steps need a tolerance > 0");
   if (!(tStop > s.t) || !std::isfinite(tStop))
-    throw InputError("stepAdaptive: the stop time (" + str(tStop) + " s) must be after the current time (" +
-                     str(s.t) + " s)");
+    throw InputError("stepAdaptive: the stop time (" + shortNumberText(tStop) +
+                     " s) must be after the current time (" + shortNumberText(s.t) + " s)");
   callStart_ = s;
   const DynamicState& start = callStart_;  // a member: its storage is reused
   StepReport total;

@@ -1,6 +1,6 @@
 #include "engine/dynamics/modes.h"
-#include "engine/core/dense_solvers.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 
 #include "engine/dynamics/constraint_hessian.h"

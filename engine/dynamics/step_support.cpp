@@ -1,6 +1,7 @@
 #include "engine/dynamics/step_support.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/forces.h"
 
@@ -10,33 +11,27 @@
 namespace mbdrom::internal {
 
 std::string tooManyTries(long long tries, double h) {
-  return "the error test rejected " + std::to_string(tries) + " tries of this step (last size " + str(h) +
-         " s)";
+  return "the error test rejected " + std::to_string(tries) + " tries of this step (last size " +
+         shortNumberText(h) + " s)";
 }
 
 std::string toleranceOutOfReach(long long steps, double minStep, double ratio) {
-  return std::to_string(steps) + " steps in a row at the smallest step (" + str(minStep) +
-         " s) failed the error test (ratio " + str(ratio) + "): the tolerance cannot be met here";
-}
-
-std::string str(double x) {
-  std::ostringstream out;
-  out.precision(6);
-  out << x;
-  return out.str();
+  return std::to_string(steps) + " steps in a row at the smallest step (" + shortNumberText(minStep) +
+         " s) failed the error test (ratio " + shortNumberText(ratio) + "): the tolerance cannot be met here";
 }
 
 void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOptions& options) {
   if (!(options.dt > 0.0) || !std::isfinite(options.dt))
-    throw InputError("time step dt must be a positive number of seconds (got " + str(options.dt) + ")");
+    throw InputError("time step dt must be a positive number of seconds (got " + shortNumberText(options.dt) +
+                     ")");
   if (!(options.tolerance >= 0.0 && options.tolerance < 1.0))
     throw InputError("tolerance must be a relative tolerance in (0, 1), or 0 for fixed steps (got " +
-                     str(options.tolerance) + ")");
+                     shortNumberText(options.tolerance) + ")");
   for (const auto& [value, name] :
        {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
         std::pair{options.minStep, "minimum step"}})
     if (!(value >= 0.0) || !std::isfinite(value))
-      throw InputError(std::string(name) + " must be >= 0 s (got " + str(value) + ")");
+      throw InputError(std::string(name) + " must be >= 0 s (got " + shortNumberText(value) + ")");
   if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
     throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
                      model.spec().name + "\"");

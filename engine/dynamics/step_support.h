@@ -22,9 +22,6 @@ double maxAbs(const Eigen::MatrixBase<Derived>& v) {
   return v.size() > 0 ? v.template lpNorm<Eigen::Infinity>() : 0.0;
 }
 
-/// x with 6 significant digits, for messages.
-std::string str(double x);
-
 /// Most tries of one error-controlled step, and most steps in a row at the smallest
 /// step that fail the error test, before a run stops (no endless loop, no crawl).
 inline constexpr long long kMaxStepTries = 1000;

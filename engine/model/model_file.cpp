@@ -1,9 +1,10 @@
 #include "engine/model/model_file.h"
-#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/number_text.h"
+#include "engine/core/ordered_json.h"
 #include "engine/model/body_shape.h"
 
 #include <nlohmann/json.hpp>
@@ -388,9 +389,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
 
 void appendModelNumber(std::string& out, double x) {
   if (!std::isfinite(x)) throw FileError("cannot write a non-finite number to a model file");
-  char buf[32];
-  const auto res = std::to_chars(buf, buf + sizeof buf, x);
-  out.append(buf, res.ptr);
+  appendShortestNumber(out, x);
 }
 
 void appendString(std::string& out, const std::string& s) {

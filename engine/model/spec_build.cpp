@@ -1,7 +1,8 @@
 #include "engine/model/spec_build.h"
-#include "engine/core/message_text.h"
 
 #include "engine/core/error.h"
+#include "engine/core/message_text.h"
+#include "engine/core/number_text.h"
 
 #include <Eigen/Geometry>
 
@@ -24,13 +25,6 @@ int indexOf(const std::vector<T>& list, const std::string& name) {
 
 bool contains(const std::vector<std::string>& list, const std::string& name) {
   return std::find(list.begin(), list.end(), name) != list.end();
-}
-
-// Six significant digits for messages ("2.9952e-08", not "0.000000").
-std::string shortNumber(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
 }
 
 void requirePositive(double v, const char* what) {
@@ -299,10 +293,10 @@ BuildResult createBody(ModelSpec& spec, const BodyRequest& r) {
       const double axial = e.dot(r.mass.inertia * e);
       body.transverseInertia = 0.5 * (r.mass.inertia.trace() - axial);
       result.notes.push_back(
-          what + " is a bar: it keeps " + shortNumber(*body.transverseInertia) +
+          what + " is a bar: it keeps " + shortNumberText(*body.transverseInertia) +
           " kg m^2 about axes normal to it (the shape's mean) and no inertia about its own axis (the "
           "shape's " +
-          shortNumber(axial) + " kg m^2); make it a rigid body to keep the whole tensor");
+          shortNumberText(axial) + " kg m^2); make it a rigid body to keep the whole tensor");
     }
   }
   spec.bodies.push_back(std::move(body));

@@ -1,13 +1,11 @@
 #include "engine/rom/reduced_run.h"
-#include "engine/core/number_text.h"
 
+#include "engine/core/number_text.h"
 #include "engine/model/forces.h"
 
 #include <chrono>
 
 namespace mbdrom {
-
-namespace {}  // namespace
 
 SolverError reducedRunDiverged(const std::string& method, long long step, double t) {
   return SolverError("reduced model (" + method + ") diverged at t = " + shortNumberText(t) + " s (step " +

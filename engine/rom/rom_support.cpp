@@ -1,6 +1,6 @@
 #include "engine/rom/rom_support.h"
-#include "engine/core/dense_solvers.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/measures.h"
 #include "engine/model/constraints.h"

@@ -1,8 +1,8 @@
 #include "engine/rom/speed_check.h"
-#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/ordered_json.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/rom/rom_support.h"
 

@@ -1,8 +1,8 @@
 #include "engine/rom/training_envelope.h"
-#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/ordered_json.h"
 #include "engine/data/dataset.h"
 #include "engine/rom/reduced_model.h"
 

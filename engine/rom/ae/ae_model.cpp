@@ -1,9 +1,9 @@
 #include "engine/rom/ae/ae_model.h"
+
 #include "engine/core/dense_solvers.h"
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
-
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 

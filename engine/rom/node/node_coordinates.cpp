@@ -1,7 +1,7 @@
 #include "engine/rom/node/node_coordinates.h"
-#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/rom/rom_support.h"

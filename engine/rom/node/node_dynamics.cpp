@@ -1,7 +1,7 @@
 #include "engine/rom/node/node_dynamics.h"
-#include "engine/core/number_text.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 
 #include <Eigen/QR>
 #include <Eigen/SVD>

@@ -1,8 +1,8 @@
 #include "engine/rom/node/node_settings.h"
-#include "engine/core/ordered_json.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/ordered_json.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,8 +1,8 @@
 #include "engine/rom/pod/pod_model.h"
+
 #include "engine/core/dense_solvers.h"
 #include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
-
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 

@@ -1,6 +1,6 @@
 #include "engine/rom/sindy/savitzky_golay.h"
-#include "engine/core/dense_solvers.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 
 #include <algorithm>

@@ -1,7 +1,8 @@
 #include "engine/rom/sindy/sindy.h"
-#include "engine/core/dense_solvers.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
@@ -20,12 +21,6 @@
 namespace mbdrom {
 
 namespace {
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.6g", v);
-  return buffer;
-}
 
 std::string velocityName(const std::string& c) {
   return c + "_dot";
@@ -148,9 +143,9 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
 
 void checkStlsOptions(const StlsOptions& o) {
   if (!(o.kappa >= 0.0) || !std::isfinite(o.kappa))
-    throw InputError("sindy: kappa must be >= 0, got " + number(o.kappa));
+    throw InputError("sindy: kappa must be >= 0, got " + shortNumberText(o.kappa));
   if (!(o.ridge >= 0.0) || !std::isfinite(o.ridge))
-    throw InputError("sindy: ridge must be >= 0, got " + number(o.ridge));
+    throw InputError("sindy: ridge must be >= 0, got " + shortNumberText(o.ridge));
   if (o.maxIterations < 1) throw InputError("sindy: max_iterations must be >= 1");
 }
 
@@ -195,12 +190,13 @@ std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, c
   }
   for (double w : o.omegas) {
     if (!(w > 0.0) || !std::isfinite(w))
-      throw InputError("sindy: omegas must be > 0 [rad/s], got " + number(w));
+      throw InputError("sindy: omegas must be > 0 [rad/s], got " + shortNumberText(w));
     for (int k : o.harmonics) {
       if (k < 1) throw InputError("sindy: harmonics must be >= 1, got " + std::to_string(k));
       const double kw = k * w;
-      terms.push_back({SindyTerm::Kind::CosTime, "cos(" + number(kw) + "t)", {}, 0, kw, 0});
-      if (o.sineTime) terms.push_back({SindyTerm::Kind::SinTime, "sin(" + number(kw) + "t)", {}, 0, kw, 0});
+      terms.push_back({SindyTerm::Kind::CosTime, "cos(" + shortNumberText(kw) + "t)", {}, 0, kw, 0});
+      if (o.sineTime)
+        terms.push_back({SindyTerm::Kind::SinTime, "sin(" + shortNumberText(kw) + "t)", {}, 0, kw, 0});
     }
   }
   for (std::size_t j = 0; j < columnNames.size(); ++j) {
@@ -276,8 +272,8 @@ SindyLibrary buildSindyLibrary(const SindySamples& s, const SindyLibraryOptions&
     const std::string row = "row " + std::to_string(k + 1);
     if (!std::isfinite(s.t(k))) throw InputError("sindy: " + row + ": time is not a finite number");
     if (k > 0 && !(s.t(k) > s.t(k - 1)))
-      throw InputError("sindy: " + row + ": time " + number(s.t(k)) + " s does not increase (previous " +
-                       number(s.t(k - 1)) + " s)");
+      throw InputError("sindy: " + row + ": time " + shortNumberText(s.t(k)) +
+                       " s does not increase (previous " + shortNumberText(s.t(k - 1)) + " s)");
     for (Eigen::Index i = 0; i < n; ++i) {
       const std::string& c = s.coordinates[static_cast<std::size_t>(i)];
       if (!std::isfinite(s.u(i, k)))
@@ -365,9 +361,9 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     const CoordinateFit fit = fitCoordinate(Theta, Y.col(c), nz, c, o);
     const std::string& name = coordinates[static_cast<std::size_t>(c)];
     if (fit.empty)
-      throw InputError("sindy: kappa = " + number(o.kappa) + " removes every term of coordinate \"" + name +
-                       "\" (largest " + (o.normalise ? "normalised " : "") + "|coefficient| " +
-                       number(fit.largest) + "); choose a smaller kappa");
+      throw InputError("sindy: kappa = " + shortNumberText(o.kappa) + " removes every term of coordinate \"" +
+                       name + "\" (largest " + (o.normalise ? "normalised " : "") + "|coefficient| " +
+                       shortNumberText(fit.largest) + "); choose a smaller kappa");
     r.Xi.col(c) = fit.xi;
     r.residual(c) = fit.residual;
     r.iterations.push_back(fit.iterations);
@@ -388,13 +384,13 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
   }
   r.libraryIncomplete = worstBeyond > o.incompleteResidual;
   const std::string noise = worstFloor > 1e-3 ? " (noise of the estimated accelerations explains " +
-                                                    number(100.0 * worstFloor) + " %)"
+                                                    shortNumberText(100.0 * worstFloor) + " %)"
                                               : "";
   r.verdict = r.libraryIncomplete
                   ? "the library is missing something: the normalised residual of \"" + worstName + "\" is " +
-                        number(100.0 * worstResidual) + " %" + noise + " (> " +
-                        number(100.0 * o.incompleteResidual) + " %); add candidate terms"
-                  : "fit ok: largest normalised residual " + number(100.0 * worst) + " %" + noise;
+                        shortNumberText(100.0 * worstResidual) + " %" + noise + " (> " +
+                        shortNumberText(100.0 * o.incompleteResidual) + " %); add candidate terms"
+                  : "fit ok: largest normalised residual " + shortNumberText(100.0 * worst) + " %" + noise;
   return r;
 }
 
@@ -460,7 +456,7 @@ std::string sindyCoefficientTable(const StlsResult& r) {
     cells[i + 1][0] = r.coordinates[i];
     for (std::size_t j = 0; j < L; ++j) {
       const double v = r.Xi(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
-      cells[i + 1][j + 1] = v == 0.0 ? "0" : number(v);
+      cells[i + 1][j + 1] = v == 0.0 ? "0" : shortNumberText(v);
     }
   }
   std::vector<std::size_t> width(L + 1, 0);
@@ -487,7 +483,7 @@ std::string sindyEquations(const StlsResult& r) {
     for (std::size_t j = 0; j < r.terms.size(); ++j) {
       const double v = r.Xi(static_cast<Eigen::Index>(j), static_cast<Eigen::Index>(i));
       if (v == 0.0) continue;
-      const std::string mag = number(std::abs(v));
+      const std::string mag = shortNumberText(std::abs(v));
       rhs += rhs.empty() ? (v < 0 ? "-" : "") : (v < 0 ? " - " : " + ");
       rhs += (r.terms[j] == "1" ? mag : mag + "*" + r.terms[j]);
     }
@@ -515,7 +511,7 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
   if (n > 0 && lu.rank() < n) {
     std::string names;
     for (int k : independent) names += (names.empty() ? "" : ", ") + model.coordinateName(k);
-    throw InputError("sindy: the coordinates " + names + " are not independent at t = " + number(t) +
+    throw InputError("sindy: the coordinates " + names + " are not independent at t = " + shortNumberText(t) +
                      " s (they do not determine the motion)");
   }
   return Nsp * lu.inverse();
@@ -698,8 +694,8 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
         throw InputError("sindy: " + row(k) + ": column \"" + table.columns[static_cast<std::size_t>(c)] +
                          "\" is NaN or infinite");
     if (k > 0 && !(table.data(k, tc) > table.data(k - 1, tc)))
-      throw InputError("sindy: " + row(k) + ": time " + number(table.data(k, tc)) +
-                       " s does not increase (previous " + number(table.data(k - 1, tc)) + " s)");
+      throw InputError("sindy: " + row(k) + ": time " + shortNumberText(table.data(k, tc)) +
+                       " s does not increase (previous " + shortNumberText(table.data(k - 1, tc)) + " s)");
   }
   SindyMeasured out;
   SindySamples& s = out.samples;
@@ -729,8 +725,8 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
       const double h = (s.t(N - 1) - s.t(0)) / static_cast<double>(N - 1);
       for (Eigen::Index k = 1; k < N; ++k)
         if (std::abs(s.t(k) - s.t(k - 1) - h) > 1e-6 * h)
-          throw InputError(what + row(k) + ": the time step " + number(s.t(k) - s.t(k - 1)) +
-                           " s differs from the mean " + number(h) +
+          throw InputError(what + row(k) + ": the time step " + shortNumberText(s.t(k) - s.t(k - 1)) +
+                           " s differs from the mean " + shortNumberText(h) +
                            " s; derivatives can only be estimated from uniformly sampled data");
       sm = smoothDerivatives(s.u.row(i).transpose(), h, layout.smoothing);
       out.window = std::max(out.window, sm.window);
