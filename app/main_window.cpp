@@ -19,6 +19,7 @@
 #include "engine/core/file_io.h"
 #include "engine/core/version.h"
 #include "engine/dynamics/assembly.h"
+#include "engine/dynamics/integrator_choice.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/modes.h"
 #include "engine/dynamics/simulation.h"
@@ -44,6 +45,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -1150,6 +1152,13 @@ void MainWindow::runSimulationDialog() {
   form->addRow(tr("Load case"), loadCase);
   form->addRow(tr("End time"), tEnd);
   auto* stepping = new SteppingRows(form, &dialog);
+  auto* check = new QCheckBox(tr("Check accuracy"), &dialog);
+  check->setObjectName("checkAccuracy");
+  check->setToolTip(
+      tr("Run again at a 100 times tighter tolerance (fixed steps: a tenth of the step) and "
+         "log the largest position difference, the run's error; chaotic runs are reported "
+         "as diverging"));
+  form->addRow(QString(), check);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
   form->addRow(buttons);
   connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
@@ -1163,11 +1172,17 @@ void MainWindow::runSimulationDialog() {
     QMessageBox::warning(this, tr("Run Reference Simulation"), problem);
     return;
   }
-  runSimulation(options);
+  if (check->isChecked() && !(options.outputDt > 0.0)) {
+    QMessageBox::warning(this, tr("Run Reference Simulation"),
+                         tr("The accuracy check compares the samples at the output times: give an output "
+                            "interval."));
+    return;
+  }
+  runSimulation(options, check->isChecked());
 }
 
 void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                                const RunOptions& options,
+                                const RunOptions& options, IntegratorMethod method,
                                 const std::shared_ptr<const TrajectoryRecorder>& recorder) {
   RunEntry run;
   run.record.name = doc_->uniqueRunName(name).toStdString();
@@ -1176,7 +1191,7 @@ void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const
   run.record.tReached = recorder->samples().empty() ? 0.0 : recorder->samples().back().t;
   run.record.dt = options.integrator.tolerance > 0.0 ? 0.0 : options.integrator.dt;
   run.record.tolerance = options.integrator.tolerance;
-  run.record.integrator = integratorMethodName(options.integrator.method);
+  run.record.integrator = integratorMethodName(method);
   run.record.outputDt = options.outputDt;
   run.record.status = runStatusName(recorder->status());
   run.record.message = recorder->message();
@@ -1188,12 +1203,13 @@ void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const
   doc_->addRun(std::move(run));
 }
 
-int MainWindow::runSimulation(const RunOptions& options) {
+int MainWindow::runSimulation(const RunOptions& options, bool checkAccuracy) {
   auto model = doc_->model();
   if (!model) return -1;
   const QString caseName = loadCaseName(*model, options.loadCase);
   auto recorder = std::make_shared<TrajectoryRecorder>();
   auto summary = std::make_shared<SimulationSummary>();
+  auto accuracy = std::make_shared<AccuracyCheck>();
   const QString title = tr("Simulate %1 (%2, %3 s)")
                             .arg(QString::fromStdString(model->spec().name), caseName)
                             .arg(options.tEnd);
@@ -1201,11 +1217,15 @@ int MainWindow::runSimulation(const RunOptions& options) {
     log_->warning(tr("%1: %2").arg(title, QString::fromStdString(w)));
   return runner_->submit(
       title,
-      [model, options, recorder, summary](Monitor& m) {
+      [model, options, recorder, summary, accuracy, checkAccuracy](Monitor& m) {
         simulate(*model, options, *recorder, &m, summary.get());
+        if (!checkAccuracy) return;
+        RunOptions same = options;
+        same.integrator.method = summary->method;
+        *accuracy = mbdrom::checkAccuracy(*model, same, recorder->samples(), &m);
       },
-      [this, model, options, recorder, summary, caseName](JobRunner::Outcome outcome,
-                                                          const QString& message) {
+      [this, model, options, recorder, summary, accuracy, caseName](JobRunner::Outcome outcome,
+                                                                    const QString& message) {
         if (outcome == JobRunner::Outcome::Failed)
           showMessage(
               QMessageBox::Warning, tr("Simulation failed"),
@@ -1213,7 +1233,18 @@ int MainWindow::runSimulation(const RunOptions& options) {
                                                      : tr("\n\nThe samples up to then are kept as a run.")));
         if (recorder->samples().empty()) return;
         // Cancelled and failed runs keep what was computed: they join the project too.
-        addFinishedRun(model, caseName, options, recorder);
+        addFinishedRun(model, caseName, options, summary->method, recorder);
+        log_->info(tr("Integrator: %1 (%2)")
+                       .arg(QString::fromLatin1(integratorMethodName(summary->method)),
+                            QString::fromStdString(summary->integratorReason)));
+        for (const std::string& w : summary->warnings) log_->warning(QString::fromStdString(w));
+        if (!accuracy->message.empty()) {
+          const QString text = tr("Accuracy check: %1").arg(QString::fromStdString(accuracy->message));
+          if (accuracy->diverged)
+            log_->warning(text);
+          else
+            log_->info(text);
+        }
         log_->info(
             tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
                 .arg(summary->steps)
@@ -1270,7 +1301,8 @@ int MainWindow::runDesign(const RunOptions& base, const ExperimentDesign& design
         for (const ExperimentRunResult& r : *results) {
           const auto& recorder = (*recorders)[static_cast<std::size_t>(r.row)];
           if (r.model && !recorder->samples().empty())
-            addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base, recorder);
+            addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base, r.summary.method,
+                           recorder);
         }
       });
 }
@@ -1290,11 +1322,14 @@ int MainWindow::runSweep(const RunOptions& base, const std::vector<SweepCase>& c
             *model, base, cases,
             [recorders](std::size_t i) { return std::make_unique<ForwardingSink>((*recorders)[i]); }, 2, &m);
       },
-      [this, model, base, cases, recorders, caseName, onRunsAdded](JobRunner::Outcome, const QString&) {
+      [this, model, base, cases, recorders, results, caseName, onRunsAdded](JobRunner::Outcome,
+                                                                            const QString&) {
         std::vector<int> added;
         for (std::size_t i = 0; i < cases.size(); ++i)
           if (!(*recorders)[i]->samples().empty()) {
-            addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base,
+            const IntegratorMethod method =
+                i < results->size() ? (*results)[i].summary.method : chooseIntegrator(*model, base).method;
+            addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, method,
                            (*recorders)[i]);
             added.push_back(static_cast<int>(doc_->runs().size()) - 1);
           }

@@ -3,6 +3,7 @@
 // runs, analysis and messages in docks; menus; the job runner's status in the
 // status bar. The open project (mechanism with undo, runs) is a ProjectDocument.
 
+#include "engine/dynamics/integrator_method.h"
 #include "engine/model/spec_edit.h"
 
 #include <Eigen/Core>
@@ -123,7 +124,8 @@ class MainWindow : public QMainWindow {
   /// Runs the full model on the worker thread; when it ends (also cancelled or
   /// failed, with the samples computed so far) the run joins the project and
   /// plays in the 3D view. Returns the job id.
-  int runSimulation(const RunOptions& options);
+  /// checkAccuracy: run again tighter afterwards and log the difference (checkAccuracy()).
+  int runSimulation(const RunOptions& options, bool checkAccuracy = false);
   /// Runs a sweep (one run per case, both cores); every finished run joins the project,
   /// then `onRunsAdded` (if given) gets the indices of the new runs.
   int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
@@ -237,8 +239,10 @@ class MainWindow : public QMainWindow {
                      std::function<Dataset()> makeData);
   void exportModelDialog(int index);
   void exportFmuDialog(int index);
+  /// `method`: the integrator that ran (SimulationSummary::method), recorded with the run.
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                      const RunOptions& options, const std::shared_ptr<const TrajectoryRecorder>& recorder);
+                      const RunOptions& options, IntegratorMethod method,
+                      const std::shared_ptr<const TrajectoryRecorder>& recorder);
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();

@@ -3,8 +3,10 @@
 
 #include "app/compare_panel.h"
 #include "app/main_window.h"
+
 #include "app/project_document.h"
 #include "app/viewport.h"
+#include "engine/dynamics/integrator_choice.h"
 #include "widgets/log_view.h"
 #include "widgets/plot_view.h"
 #include "widgets/scene_view.h"
@@ -27,7 +29,7 @@ void MainWindow::createCompare() {
   compare_->setAddRun([this](const std::shared_ptr<const Model>& model, const QString& name,
                              const RunOptions& options,
                              const std::shared_ptr<const TrajectoryRecorder>& recorder) {
-    addFinishedRun(model, name, options, recorder);
+    addFinishedRun(model, name, options, chooseIntegrator(*model, options).method, recorder);
   });
   compareDock_ = new QDockWidget(tr("Compare"), this);
   compareDock_->setObjectName("compareDock");

@@ -28,7 +28,8 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
   integrator_ = new QComboBox(parent);
   integrator_->setObjectName("integrator");
   for (IntegratorMethod m : integratorMethods()) {
-    const QString label = m == IntegratorMethod::DormandPrince
+    const QString label = m == IntegratorMethod::Automatic ? tr("Automatic (the log says which and why)")
+                          : m == IntegratorMethod::DormandPrince
                               ? tr("Runge-Kutta 5(4), explicit (Dormand & Prince)")
                               : tr("Trapezoidal rule, implicit (ALI3-P: Bayo, Cuadrado et al.)");
     integrator_->addItem(label, QString::fromLatin1(integratorMethodName(m)));
@@ -36,8 +37,9 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
                              Qt::ToolTipRole);
   }
   integrator_->setToolTip(
-      tr("Trapezoidal (the default): handles Coulomb stick-slip and stiff springs. Runge-Kutta 5(4): "
-         "far fewer steps at tight tolerances, no Coulomb friction (use the tanh law)."));
+      tr("Automatic (the default): Runge-Kutta 5(4) unless the model has Coulomb friction or stiffness an "
+         "explicit step cannot take, then the trapezoidal rule. Trapezoidal: handles Coulomb stick-slip and "
+         "stiff springs. Runge-Kutta 5(4): far fewer steps at tight tolerances, no Coulomb friction."));
   stepping_ = new QComboBox(parent);
   stepping_->setObjectName("stepping");
   stepping_->addItem(tr("Fixed time step"));

@@ -32,7 +32,7 @@ namespace mbdrom::cli {
 const char* const kSimulateUsage =
     "usage: mbdrom-cli simulate MODEL.json -o RUN.csv [--load-case NAME] [--t-end T]\n"
     "                           [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H]\n"
-    "                           [--integrator trapezoidal|dopri5]\n"
+    "                           [--integrator auto|dopri5|trapezoidal] [--check-accuracy]\n"
     "                           [--position C=V,...] [--velocity C=V,...] [--angular-velocity "
     "BODY=WX,WY,WZ]\n\n"
     "Reference simulation from the model's reference position at rest.\n\n"
@@ -41,19 +41,22 @@ const char* const kSimulateUsage =
     "  --load-case NAME  applied loads (default: gravity only)\n"
     "  --t-end T         end time [s] (default 1)\n"
     "  --tolerance RTOL  error-controlled steps (the default, RTOL 1e-7): relative tolerance on\n"
-    "                    positions and velocities, in (0, 1); absolute tolerances from the\n"
-    "                    mechanism's length and time scales. Steps land on every output time\n"
-    "                    and on the corners of the load functions; the summary gives the steps\n"
-    "                    taken and rejected, the smallest and largest step and the summed local\n"
-    "                    error estimate\n"
+    "                    positions and velocities, in (0, 1), held over the whole run (local\n"
+    "                    errors per unit step), so the largest position error stays within a\n"
+    "                    few RTOL x L (L: the mechanism's size) with either integrator. Steps\n"
+    "                    land on every output time and on the corners of the load functions\n"
     "  --dt DT           fixed time step [s] instead (e.g. 0.001; the last step ends on T)\n"
-    "  --integrator NAME trapezoidal (the default): the trapezoidal rule on the index-3\n"
-    "                    equations with projections (ALI3-P; Bayo & Ledesma, Cuadrado,\n"
-    "                    Cardenal & Bayo), 2nd order, implicit; handles Coulomb stick-slip and\n"
-    "                    stiff springs. dopri5: the Runge-Kutta pair 5(4) of Dormand & Prince\n"
-    "                    on the index-1 equations with projection onto the constraints, 5th\n"
-    "                    order, explicit; fewer steps at tight tolerances; refuses Coulomb\n"
-    "                    friction (use the tanh law or trapezoidal)\n"
+    "  --integrator NAME auto (the default): dopri5 unless the model has Coulomb friction or\n"
+    "                    stiffness an explicit step cannot take, then trapezoidal; the summary\n"
+    "                    says which and why. dopri5: the Runge-Kutta pair 5(4) of Dormand &\n"
+    "                    Prince on the index-1 equations with projection onto the\n"
+    "                    constraints, 5th order, explicit; refuses Coulomb friction.\n"
+    "                    trapezoidal: the trapezoidal rule on the index-3 equations with\n"
+    "                    projections (ALI3-P; Bayo & Ledesma, Cuadrado, Cardenal & Bayo), 2nd\n"
+    "                    order, implicit; handles Coulomb stick-slip and stiff springs\n"
+    "  --check-accuracy  run again at a 100 times tighter tolerance (fixed steps: a tenth of\n"
+    "                    the step) and report the largest position difference, the run's\n"
+    "                    error; when the two runs diverge (chaotic motion) it says so\n"
     "  --max-step H      largest step of an error-controlled run [s] (default: no limit)\n"
     "  --output-dt H     time between output rows [s] (default 0.01; 0: every step); with --dt a\n"
     "                    multiple of DT\n"
@@ -266,19 +269,21 @@ std::string describe(const Model& model, int loadCase) {
 
 void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream& out) {
   const double perStep = s.steps > 0 ? s.wallSeconds / static_cast<double>(s.steps) : 0.0;
-  out << "integrator             " << integratorMethodName(o.integrator.method) << " ("
-      << integratorMethodDescription(o.integrator.method) << ")\n";
+  out << "integrator             " << integratorMethodName(s.method) << " ("
+      << integratorMethodDescription(s.method) << ")\n";
+  if (o.integrator.method == IntegratorMethod::Automatic)
+    out << "chosen because         " << s.integratorReason << "\n";
   if (s.tolerance > 0.0) {
     out << "steps                  " << s.steps << " accepted, " << s.stepsRejected
         << " rejected, to t = " << s.tEnd << " s (" << s.samples << " samples; tolerance " << s.tolerance
         << ")\n";
     out << "step size              " << std::setprecision(4) << s.minStep << " s smallest, " << s.maxStep
         << " s largest\n";
-    out << "local error estimate   " << std::setprecision(3) << s.errorEstimate
+    out << "local error estimates  " << std::setprecision(3) << s.errorEstimate
         << " m summed over the steps ("
-        << (o.integrator.method == IntegratorMethod::DormandPrince ? "position, embedded 4th-order solution"
-                                                                   : "position, Zienkiewicz-Xie")
-        << ")\n";
+        << (s.method == IntegratorMethod::DormandPrince ? "position, embedded 4th-order solution"
+                                                        : "position, Zienkiewicz-Xie")
+        << "; not the run's error: --check-accuracy measures it)\n";
   } else {
     out << "steps                  " << s.steps << " of " << o.integrator.dt << " s to t = " << s.tEnd
         << " s (" << s.samples << " samples)\n";
@@ -294,7 +299,7 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
   out << "energy balance error   " << s.maxEnergyError << " J max, " << s.finalEnergyError
       << " J at the end (" << (s.energyScale > 0 ? s.maxEnergyError / s.energyScale : 0.0)
       << " of the energy exchanged, " << s.energyScale << " J)\n";
-  if (o.integrator.method == IntegratorMethod::DormandPrince)
+  if (s.method == IntegratorMethod::DormandPrince)
     out << "factorisations         " << s.factorizations << " (one per stage)";
   else
     out << "Newton iterations      " << std::setprecision(3)
@@ -315,7 +320,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   const Arguments a(args,
                     {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
                      "--integrator", "--output-dt", "--velocity", "--position", "--angular-velocity"},
-                    {}, {"--angular-velocity"});
+                    {"--check-accuracy"}, {"--angular-velocity"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
@@ -350,11 +355,16 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
         return !InterruptGuard::interrupted();
       },
       std::chrono::milliseconds(100));
+  const bool checking = a.has("--check-accuracy");
+  if (checking && !(o.outputDt > 0.0))
+    throw UsageError("--check-accuracy compares the samples at the output times: give --output-dt > 0");
   TrajectoryCsvWriter writer(outPath);
+  TrajectoryRecorder recorder;
+  TeeSink both(writer, recorder);
   SimulationSummary summary;
   out << "simulating " << describe(model, o.loadCase) << "\n";
   try {
-    simulate(model, o, writer, &monitor, &summary);
+    simulate(model, o, checking ? static_cast<TrajectorySink&>(both) : writer, &monitor, &summary);
   } catch (const Error&) {
     if (bar) err << "\n";
     // A run refused before its first step prints only the refusal (no summary of zeros).
@@ -368,6 +378,14 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   if (bar) err << "\n";
   printSummary(summary, o, out);
   out << "written                " << writer.writtenPath() << "\n";
+  for (const std::string& w : summary.warnings) err << "mbdrom-cli simulate: warning: " << w << "\n";
+  if (checking) {
+    RunOptions forced = o;
+    forced.integrator.method = summary.method;  // the check reruns the same integrator
+    const AccuracyCheck check = checkAccuracy(model, forced, recorder.samples(), &monitor);
+    if (bar) err << "\n";
+    out << "accuracy check         " << check.message << "\n";
+  }
   return 0;
 }
 

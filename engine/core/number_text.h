@@ -34,6 +34,13 @@ inline std::string shortNumberText(double x) {
   return buffer;
 }
 
+/// x with three significant digits ("%.3g"): for measured figures, whose further digits mean nothing.
+inline std::string figureText(double x) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.3g", x);
+  return buffer;
+}
+
 /// The number a whole text spells (surrounding blanks and a leading '+' allowed), or nothing.
 inline std::optional<double> parseWholeNumber(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

@@ -113,6 +113,13 @@ class DormandPrinceIntegrator {
   bool tryStep(const DynamicState& start, double h, DynamicState& out, double& errorRatio,
                double& positionError, StepReport& r);
   bool projectState(DynamicState& s, StepReport& r);
+  struct StepEnergy {
+    double kinetic = 0.0, potential = 0.0, work = 0.0;  // [J]
+  };
+  StepEnergy stepEnergy(const DynamicState& s) const;
+  // Energy balance error of the step from `start` to `end`, over the tolerance's share of the energy at stake
+  // [-].
+  double energyRatio(const StepEnergy& start, const DynamicState& end) const;
   void ensureDerivative(DynamicState& s, StepReport& r);
   std::string blowUp(const DynamicState& s) const;
   [[noreturn]] void fail(const DynamicState& start, double t1, const std::string& cause) const;

@@ -88,14 +88,21 @@ namespace mbdrom {
 inline constexpr double kDefaultTolerance = 1e-7;
 
 struct IntegratorOptions {
-  /// Which integrator runs the full model (the run loop in simulation.h picks the class).
-  IntegratorMethod method = IntegratorMethod::Trapezoidal;
+  /// Which integrator runs the full model (simulate() resolves Automatic with
+  /// chooseIntegrator(); the integrator classes take only their own).
+  IntegratorMethod method = IntegratorMethod::Automatic;
   double dt = 1e-3;  ///< fixed time step h [s], > 0 (the grid of a fixed-step run; unused when tolerance > 0)
   /// Relative tolerance on q and qd for error-controlled stepping [-], in (0, 1);
   /// 0: fixed steps of dt. Absolute tolerances: tolerance * L on point
   /// coordinates, tolerance on unit-vector components, and those over the time
   /// scale T on velocities (engine/dynamics/scales.h).
   double tolerance = 0.0;
+  /// Time the tolerance holds over [s], > 0: a step of h keeps its local error below
+  /// RTOL h / span (error per unit step), so the local errors summed over the span stay
+  /// within RTOL, and the global error falls in proportion to RTOL; 0: per step (the
+  /// local error of every step below RTOL, whatever the number of steps). simulate()
+  /// sets the run's length when this is 0.
+  double span = 0.0;
   double initialStep = 0.0;  ///< first step of an error-controlled run [s]; 0: from the tolerance and T
   double maxStep = 0.0;      ///< largest step of an error-controlled run [s]; 0: no limit but the outputs
   /// Smallest step [s] a failing step is cut to (fixed-step runs subdivide the

@@ -6,6 +6,7 @@ namespace mbdrom {
 
 const char* integratorMethodName(IntegratorMethod method) {
   switch (method) {
+    case IntegratorMethod::Automatic: return "auto";
     case IntegratorMethod::Trapezoidal: return "trapezoidal";
     case IntegratorMethod::DormandPrince: return "dopri5";
   }
@@ -14,6 +15,9 @@ const char* integratorMethodName(IntegratorMethod method) {
 
 const char* integratorMethodDescription(IntegratorMethod method) {
   switch (method) {
+    case IntegratorMethod::Automatic:
+      return "chosen per run: Dormand & Prince's Runge-Kutta pair unless the model has Coulomb friction "
+             "or stiffness an explicit step cannot take, then the trapezoidal rule";
     case IntegratorMethod::Trapezoidal:
       return "trapezoidal rule on the index-3 equations with projections (ALI3-P; Bayo & Ledesma, "
              "Cuadrado, Cardenal & Bayo), 2nd order, implicit; handles Coulomb stick-slip";
@@ -25,7 +29,7 @@ const char* integratorMethodDescription(IntegratorMethod method) {
 }
 
 std::vector<IntegratorMethod> integratorMethods() {
-  return {IntegratorMethod::Trapezoidal, IntegratorMethod::DormandPrince};
+  return {IntegratorMethod::Automatic, IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal};
 }
 
 IntegratorMethod integratorMethodFromName(const std::string& name) {

@@ -9,6 +9,9 @@ namespace mbdrom {
 
 /// Which integrator runs the full model.
 enum class IntegratorMethod {
+  /// Chosen per run (engine/dynamics/integrator_choice.h): Dormand & Prince unless
+  /// the model needs the implicit trapezoidal rule (Coulomb friction, stiffness).
+  Automatic,
   /// The trapezoidal rule on the index-3 equations with projections (ALI3-P:
   /// Bayo & Ledesma; Cuadrado, Cardenal & Bayo), second order, implicit:
   /// engine/dynamics/integrator.h. Handles Coulomb stick-slip and stiff springs.
@@ -20,7 +23,7 @@ enum class IntegratorMethod {
   DormandPrince,
 };
 
-/// "trapezoidal" or "dopri5": the name the CLI, the model files and the GUI use.
+/// "auto", "trapezoidal" or "dopri5": the name the CLI, the model files and the GUI use.
 const char* integratorMethodName(IntegratorMethod method);
 /// A sentence naming the method and its authors, for help texts and reports.
 const char* integratorMethodDescription(IntegratorMethod method);

@@ -1,10 +1,12 @@
 #include "engine/dynamics/simulation.h"
 
 #include "engine/dynamics/dormand_prince.h"
+#include "engine/dynamics/integrator_choice.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 
 #include <algorithm>
 #include <atomic>
@@ -88,10 +90,14 @@ std::string runLengthWarning(const Model& model, const RunOptions& o) {
   const bool fixed = !(o.integrator.tolerance > 0.0);
   const double steps = fixed ? o.tEnd / o.integrator.dt : 10.0 * fmax * o.tEnd;
   if (!(steps > 1e8)) return {};
+  // Error control may step over an excitation whose response is below the tolerance,
+  // so for error-controlled steps this is what following every period would cost.
   std::string why = fixed ? "steps of " + simText(o.integrator.dt) + " s"
                           : "the load case and drivers excite up to " + simText(fmax) +
-                                " Hz, and error-controlled steps resolve each period with at least 10 steps";
-  return "this run will take at least " + simText(steps) + " steps over " + simText(o.tEnd) + " s (" + why +
+                                " Hz; error-controlled steps that follow each period take at least 10 per "
+                                "period";
+  return std::string("this run ") + (fixed ? "will take " : "may take ") + simText(steps) + " steps over " +
+         simText(o.tEnd) + " s (" + why +
          "); it may run for hours: check the load's frequency and the end time, or stop it (Ctrl+C keeps "
          "what "
          "it computed)";
@@ -101,9 +107,9 @@ namespace {
 
 // The run loop, written once for both integrators (Integrator, DormandPrinceIntegrator).
 template <class Stepper>
-SimulationSummary runSimulation(const Model& model, const RunOptions& options, Stepper& integrator,
-                                long long steps, long long stride, TrajectorySink& sink, Monitor* monitor,
-                                SimulationSummary* summaryOut) {
+SimulationSummary runSimulation(const Model& model, const RunOptions& options, const IntegratorChoice& choice,
+                                Stepper& integrator, long long steps, long long stride, TrajectorySink& sink,
+                                Monitor* monitor, SimulationSummary* summaryOut) {
   const bool adaptive = options.integrator.tolerance > 0.0;
   const double dt = options.integrator.dt;
 
@@ -120,6 +126,8 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
   info.tolerance = options.integrator.tolerance;
 
   SimulationSummary sum;
+  sum.method = choice.method;
+  sum.integratorReason = choice.reason;
   sum.tolerance = options.integrator.tolerance;
   Sample sample;
   bool begun = false;
@@ -227,6 +235,12 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, S
     if (begun) sink.end(RunStatus::Failed, e.what());
     throw;
   }
+  if (sum.energyScale > 0.0 && sum.maxEnergyError > kEnergyWarningShare * sum.energyScale)
+    sum.warnings.push_back(
+        "the energy balance is off by " + figureText(sum.maxEnergyError) + " J, " +
+        figureText(100.0 * sum.maxEnergyError / sum.energyScale) + " % of the energy exchanged (" +
+        figureText(sum.energyScale) + " J): the motion is not accurate at this " +
+        (options.integrator.tolerance > 0.0 ? "tolerance; tighten it" : "step; shorten it"));
   if (summaryOut) *summaryOut = sum;
   sink.end(RunStatus::Completed, {});
   return sum;
@@ -243,12 +257,61 @@ SimulationSummary simulate(const Model& model, const RunOptions& options, Trajec
                      "); parameters are for reduced models trained on a family of mechanisms");
   // A locked mechanism cannot move: say which constraint locks it.
   requireMobile(model, analyzeMobility(model, options.q0.size() == model.nq() ? options.q0 : model.q0()));
-  if (options.integrator.method == IntegratorMethod::DormandPrince) {
-    DormandPrinceIntegrator integrator(model, options.loadCase, options.integrator);
-    return runSimulation(model, options, integrator, steps, stride, sink, monitor, summaryOut);
+  // The tolerance holds over the whole run: its global error falls with RTOL.
+  RunOptions run = options;
+  if (run.integrator.span == 0.0) run.integrator.span = run.tEnd;
+  const IntegratorChoice choice = chooseIntegrator(model, run);
+  run.integrator.method = choice.method;
+  if (choice.method == IntegratorMethod::DormandPrince) {
+    DormandPrinceIntegrator integrator(model, run.loadCase, run.integrator);
+    return runSimulation(model, run, choice, integrator, steps, stride, sink, monitor, summaryOut);
   }
-  Integrator integrator(model, options.loadCase, options.integrator);
-  return runSimulation(model, options, integrator, steps, stride, sink, monitor, summaryOut);
+  Integrator integrator(model, run.loadCase, run.integrator);
+  return runSimulation(model, run, choice, integrator, steps, stride, sink, monitor, summaryOut);
+}
+
+AccuracyCheck checkAccuracy(const Model& model, const RunOptions& options, const std::vector<Sample>& samples,
+                            Monitor* monitor) {
+  if (!(options.outputDt > 0.0))
+    throw InputError(
+        "the accuracy check compares samples at the output times: it needs an output interval > 0");
+  if (samples.empty()) throw InputError("the accuracy check needs the samples of a run");
+  AccuracyCheck check;
+  RunOptions tight = options;
+  if (options.integrator.tolerance > 0.0) {
+    tight.integrator.tolerance = options.integrator.tolerance / 100.0;
+    check.tolerance = tight.integrator.tolerance;
+  } else {
+    tight.integrator.dt = options.integrator.dt / 10.0;
+    check.dt = tight.integrator.dt;
+  }
+  tight.tEnd = samples.back().t;
+  TrajectoryRecorder reference;
+  simulate(model, tight, reference, monitor);
+  const MechanismScales scales = mechanismScales(model, options.loadCase);
+  check.length = scales.length;
+  const std::vector<Sample>& truth = reference.samples();
+  for (std::size_t k = 0; k < samples.size() && k < truth.size(); ++k) {
+    const Eigen::VectorXd difference = samples[k].q - truth[k].q;
+    for (Eigen::Index i = 0; i < difference.size(); ++i)
+      if (scales.coordinateScale(i) == scales.length && std::abs(difference(i)) > check.maxDifference) {
+        check.maxDifference = std::abs(difference(i));
+        check.atTime = samples[k].t;
+      }
+  }
+  check.diverged = check.maxDifference > kDivergedShare * scales.length;
+  const std::string tighter = check.tolerance > 0.0 ? "at tolerance " + figureText(check.tolerance)
+                                                    : "at a step of " + figureText(check.dt) + " s";
+  check.message =
+      check.diverged
+          ? "the run and a run " + tighter + " diverge: " + figureText(check.maxDifference) +
+                " m apart at t = " + figureText(check.atTime) +
+                " s, more than a tenth of the mechanism's size (" + figureText(scales.length) +
+                " m). The motion is sensitive to small errors (chaotic, or near a branch point): no accuracy "
+                "figure holds over this run"
+          : "largest position error " + figureText(check.maxDifference) +
+                " m at t = " + figureText(check.atTime) + " s (the difference from a run " + tighter + ")";
+  return check;
 }
 
 Model scaledLoadModel(const Model& model, int loadCase, const SweepCase& c) {

@@ -21,6 +21,8 @@ namespace mbdrom {
 
 /// How a run of the full model went: the summary every run has, and the integrator's figures.
 struct SimulationSummary : RunSummary {
+  IntegratorMethod method = IntegratorMethod::DormandPrince;  ///< the integrator that ran (never Automatic)
+  std::string integratorReason;                               ///< why that one (chooseIntegrator)
   long long stepsRejected = 0;  ///< attempts rejected and redone smaller (error test or Newton failure)
   long long substeps = 0;  ///< fixed steps: extra steps taken inside grid steps that had to be subdivided
   double minStep = 0.0;    ///< smallest step taken [s]
@@ -42,7 +44,38 @@ struct SimulationSummary : RunSummary {
   double maxEnergyError = 0.0;    ///< max |(T + V) - (T0 + V0) - W_nc| over the samples [J]
   double finalEnergyError = 0.0;  ///< at the last sample [J]
   double energyScale = 0.0;       ///< max(|T|, |V - V0|, |W_nc|) over the samples [J], to judge the error
+  /// What a user must know of a completed run (an energy balance error above
+  /// kEnergyWarningShare of the energy exchanged); every front end shows them.
+  std::vector<std::string> warnings;
 };
+
+/// Share of the energy exchanged above which a run's energy balance error warns [-].
+inline constexpr double kEnergyWarningShare = 0.01;
+
+/// How far a run is from the truth, measured by running it again tighter (checkAccuracy).
+struct AccuracyCheck {
+  double tolerance = 0.0;      ///< the check run's tolerance (error-controlled runs) [-]
+  double dt = 0.0;             ///< the check run's step (fixed-step runs) [s]
+  double maxDifference = 0.0;  ///< largest difference of a point coordinate over the samples [m]
+  double atTime = 0.0;         ///< when it occurred [s]
+  double length = 0.0;         ///< the mechanism's length scale L [m]
+  /// The two runs differ by more than kDivergedShare L: the difference says how
+  /// sensitive the motion is (chaotic), not how accurate the run is.
+  bool diverged = false;
+  std::string message;  ///< one sentence for the summaries
+};
+
+/// Share of L beyond which two runs count as diverged [-].
+inline constexpr double kDivergedShare = 0.1;
+
+/// Runs `options` again at a 100 times tighter tolerance (fixed steps: a tenth of
+/// the step) and compares the point coordinates of `samples` (the run's samples,
+/// at options.outputDt > 0) with it: for a run that is not chaotic the difference
+/// is its error (within a few per cent, as the error falls with the tolerance).
+/// Throws InputError when the run has no output interval or no samples, and what
+/// simulate() throws for the check run.
+AccuracyCheck checkAccuracy(const Model& model, const RunOptions& options, const std::vector<Sample>& samples,
+                            Monitor* monitor = nullptr);
 
 /// Number of steps and the sampling stride of a fixed-step run (checked; the
 /// last step may be shorter to end on tEnd). Throws InputError for dt <= 0,

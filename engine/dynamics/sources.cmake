@@ -5,6 +5,7 @@ target_sources(mbdrom_engine PRIVATE
   dynamics/dormand_prince.cpp
   dynamics/initial_state.cpp
   dynamics/integrator.cpp
+  dynamics/integrator_choice.cpp
   dynamics/integrator_method.cpp
   dynamics/measures.cpp
   dynamics/mobility.cpp

@@ -29,13 +29,28 @@ void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOp
                      shortNumberText(options.tolerance) + ")");
   for (const auto& [value, name] :
        {std::pair{options.initialStep, "initial step"}, std::pair{options.maxStep, "maximum step"},
-        std::pair{options.minStep, "minimum step"}})
+        std::pair{options.minStep, "minimum step"}, std::pair{options.span, "tolerance span"}})
     if (!(value >= 0.0) || !std::isfinite(value))
       throw InputError(std::string(name) + " must be >= 0 s (got " + shortNumberText(value) + ")");
   if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
     throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
                      model.spec().name + "\"");
   if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
+}
+
+double stepTolerance(const IntegratorOptions& options, double h, double share, double floorShare) {
+  if (!(options.span > 0.0)) return options.tolerance;
+  // Not below what round-off of the error estimates lets a step reach.
+  const double floor =
+      std::min(options.tolerance, std::max(kSmallestStepTolerance, floorShare * options.tolerance));
+  return std::max(floor, options.tolerance * std::min(1.0, share * h / options.span));
+}
+
+double stepExponent(const IntegratorOptions& options, double h, double share, double floorShare, int order) {
+  const bool perUnitStep = options.span > 0.0 && share * h < options.span &&
+                           stepTolerance(options, h, share, floorShare) >
+                               std::max(kSmallestStepTolerance, floorShare * options.tolerance);
+  return -1.0 / (perUnitStep ? order : order + 1);
 }
 
 void checkInitialState(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {

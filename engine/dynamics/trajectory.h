@@ -96,6 +96,28 @@ class NullSink final : public TrajectorySink {
   void end(RunStatus, const std::string&) override {}
 };
 
+/// Hands every sample to two sinks (a file and a recorder), in that order.
+class TeeSink final : public TrajectorySink {
+ public:
+  TeeSink(TrajectorySink& first, TrajectorySink& second) : first_(first), second_(second) {}
+  void begin(const Model& model, const RunInfo& info) override {
+    first_.begin(model, info);
+    second_.begin(model, info);
+  }
+  void write(const Sample& sample) override {
+    first_.write(sample);
+    second_.write(sample);
+  }
+  void end(RunStatus status, const std::string& message) override {
+    first_.end(status, message);
+    second_.end(status, message);
+  }
+
+ private:
+  TrajectorySink& first_;
+  TrajectorySink& second_;
+};
+
 /// Keeps every sample in memory (memory grows with the number of samples:
 /// choose the output interval accordingly).
 class TrajectoryRecorder : public TrajectorySink {

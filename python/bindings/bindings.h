@@ -6,6 +6,7 @@
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/run_options.h"
+#include "engine/dynamics/simulation.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 
@@ -13,7 +14,9 @@
 #include <nlohmann/json.hpp>
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace mbdrom::python {
 
@@ -25,7 +28,11 @@ struct Run {
   TrajectoryTable table;
   std::string name;
   std::string loadCase;
-  std::string error;  ///< why the run stopped early ('' when it completed)
+  std::string error;                      ///< why the run stopped early ('' when it completed)
+  std::string integrator;                 ///< the integrator that made it ('' for a run read from a file)
+  std::string integratorReason;           ///< why that one
+  std::vector<std::string> warnings;      ///< the run's warnings (SimulationSummary::warnings)
+  std::optional<AccuracyCheck> accuracy;  ///< check_accuracy's result
   /// q, qd, qdd of the table, made on first use (the table does not change).
   mutable std::shared_ptr<const DatasetRun> coordinates;
 };

@@ -158,6 +158,29 @@ void bindRun(py::module_& m) {
       .def_readonly("load_case", &Run::loadCase, "The load case it ran under ('' when unknown).")
       .def_readonly("error", &Run::error,
                     "Why the run stopped early ('' when it completed): a sweep keeps its failed runs.")
+      .def_readonly("integrator", &Run::integrator,
+                    "The integrator that made the run: 'dopri5' or 'trapezoidal' ('' when read from a file).")
+      .def_readonly("integrator_reason", &Run::integratorReason,
+                    "Why that integrator (the automatic choice's reason, or 'chosen by the user').")
+      .def_readonly("warnings", &Run::warnings, "What the run warned of (also raised as RuntimeWarning).")
+      .def_property_readonly(
+          "accuracy",
+          [](const Run& run) -> py::object {
+            if (!run.accuracy) return py::none();
+            const AccuracyCheck& c = *run.accuracy;
+            py::dict d;
+            d["max_difference"] = c.maxDifference;
+            d["at_time"] = c.atTime;
+            d["diverged"] = c.diverged;
+            d["length"] = c.length;
+            d["check_tolerance"] = c.tolerance;
+            d["check_dt"] = c.dt;
+            d["message"] = c.message;
+            return d;
+          },
+          "With simulate(check_accuracy=True): the largest position difference [m] from a run 100 times "
+          "tighter, when, and whether the two runs diverged (chaotic motion: no accuracy figure holds); "
+          "None otherwise.")
       .def_property_readonly(
           "channels", [](const Run& run) { return run.table.columns; },
           "The column names, e.g. 't', 'W.x', 'qd.W.x'.")
@@ -209,10 +232,12 @@ void bindRun(py::module_& m) {
             for (Eigen::Index r = 0; r < d.rows(); ++r)
               for (Eigen::Index c = 0; c < d.cols(); ++c) a(r, c) = d(r, c);
             return py::make_tuple(run.model ? py::cast(serializeModelSpec(run.model->spec())) : py::none(),
-                                  run.table.columns, data, run.name, run.loadCase, run.error);
+                                  run.table.columns, data, run.name, run.loadCase, run.error, run.integrator,
+                                  run.integratorReason, run.warnings);
           },
           [](const py::tuple& state) {
-            if (state.size() != 6) throw py::value_error("not the pickled state of an mbdrom.Run");
+            if (state.size() != 6 && state.size() != 9)
+              throw py::value_error("not the pickled state of an mbdrom.Run");
             auto run = std::make_shared<Run>();
             if (!state[0].is_none())
               run->model = std::make_shared<Model>(parseModelSpec(state[0].cast<std::string>(), "<pickle>"));
@@ -227,6 +252,11 @@ void bindRun(py::module_& m) {
             run->name = state[3].cast<std::string>();
             run->loadCase = state[4].cast<std::string>();
             run->error = state[5].cast<std::string>();
+            if (state.size() == 9) {
+              run->integrator = state[6].cast<std::string>();
+              run->integratorReason = state[7].cast<std::string>();
+              run->warnings = state[8].cast<std::vector<std::string>>();
+            }
             return run;
           }))
       .def("__len__", [](const Run& run) { return run.table.data.rows(); })
@@ -239,30 +269,53 @@ void bindRun(py::module_& m) {
       "simulate",
       [](const std::shared_ptr<Model>& model, const py::object& loadCase, double tEnd, const py::object& dt,
          const py::object& tolerance, double outputDt, const std::string& integrator,
-         const py::object& progress, const std::string& name) {
+         const py::object& progress, const std::string& name, bool checkAccuracy) {
         if (!model) throw py::type_error("model must be an mbdrom.Model");
         const RunOptions o = simulationOptions(*model, loadCase, tEnd, dt, tolerance, outputDt, integrator);
         if (const std::string w = runLengthWarning(*model, o); !w.empty())
           if (PyErr_WarnEx(PyExc_RuntimeWarning, w.c_str(), 1) != 0) throw py::error_already_set();
+        if (checkAccuracy && !(o.outputDt > 0.0))
+          throw py::value_error(
+              "check_accuracy compares the samples at the output times: give output_dt > 0");
         TrajectoryRecorder recorder;
+        SimulationSummary summary;
         EngineCall call(progress);
+        const auto result = [&] {
+          auto run = recordedRun(model, recorder, name, o.loadCase);
+          run->integrator = integratorMethodName(summary.method);
+          run->integratorReason = summary.integratorReason;
+          run->warnings = summary.warnings;
+          return run;
+        };
         try {
-          call.run([&] { simulate(*model, o, recorder, &call.monitor()); });
+          call.run([&] { simulate(*model, o, recorder, &call.monitor(), &summary); });
         } catch (...) {
-          raiseWithPartialRun(recorder.samples().empty() ? nullptr
-                                                         : recordedRun(model, recorder, name, o.loadCase));
+          raiseWithPartialRun(recorder.samples().empty() ? nullptr : result());
         }
-        return recordedRun(model, recorder, name, o.loadCase);
+        auto run = result();
+        for (const std::string& w : summary.warnings)
+          if (PyErr_WarnEx(PyExc_RuntimeWarning, w.c_str(), 1) != 0) throw py::error_already_set();
+        if (checkAccuracy) {
+          RunOptions same = o;
+          same.integrator.method = summary.method;
+          call.run([&] {
+            run->accuracy = mbdrom::checkAccuracy(*model, same, recorder.samples(), &call.monitor());
+          });
+        }
+        return run;
       },
       py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0, py::arg("dt") = py::none(),
-      py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "trapezoidal",
-      py::arg("progress") = py::none(), py::arg("name") = "",
+      py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "auto",
+      py::arg("progress") = py::none(), py::arg("name") = "", py::arg("check_accuracy") = false,
       "Reference run of the full model from its position at rest, as 'mbdrom-cli simulate', under a load "
-      "case (None: gravity only): error-controlled steps (tolerance, default 1e-7) or fixed steps dt [s]; "
-      "samples every output_dt [s] (0: every step); integrator 'trapezoidal' (ALI3-P) or 'dopri5' "
-      "(Dormand-Prince 5(4)); name: the run's name (default: its load case, or 'gravity'). "
-      "progress: None or a callable taking a dict, at most ten times a second (return False to stop). "
-      "Ctrl+C stops the run (KeyboardInterrupt). The GIL is released while it runs.");
+      "case (None: gravity only): error-controlled steps (tolerance, default 1e-7, held over the run) or "
+      "fixed steps dt [s]; samples every output_dt [s] (0: every step); integrator 'auto' (dopri5 unless "
+      "the model has Coulomb friction or is stiff; run.integrator and run.integrator_reason say which and "
+      "why), 'dopri5' (Dormand-Prince 5(4)) or 'trapezoidal' (ALI3-P); name: the run's name (default: its "
+      "load case, or 'gravity'); check_accuracy: run again 100 times tighter and put the largest position "
+      "difference in run.accuracy. Warnings (e.g. an energy balance error) come as RuntimeWarning and stay "
+      "in run.warnings. progress: None or a callable taking a dict, at most ten times a second (return "
+      "False to stop). Ctrl+C stops the run (KeyboardInterrupt). The GIL is released while it runs.");
 
   m.def(
       "sweep",
@@ -293,6 +346,11 @@ void bindRun(py::module_& m) {
           for (std::size_t i = 0; i < cases.size(); ++i) {
             auto run = recordedRun(model, recorders[i], cases[i].name, o.loadCase);
             if (i < results.size() && !results[i].ok) run->error = results[i].error;
+            if (i < results.size() && recorders[i].samples().size() > 0) {
+              run->integrator = integratorMethodName(results[i].summary.method);
+              run->integratorReason = results[i].summary.integratorReason;
+              run->warnings = results[i].summary.warnings;
+            }
             if (run->error.empty() && recorders[i].status() != RunStatus::Completed)
               run->error = recorders[i].message().empty() ? "stopped" : recorders[i].message();
             if (run->error.empty() && recorders[i].samples().empty())
@@ -325,7 +383,7 @@ void bindRun(py::module_& m) {
       },
       py::arg("model"), py::arg("load_case"), py::arg("amplitudes") = std::vector<double>{1.0},
       py::arg("frequencies") = std::vector<double>{1.0}, py::arg("t_end") = 1.0, py::arg("dt") = py::none(),
-      py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "trapezoidal",
+      py::arg("tolerance") = py::none(), py::arg("output_dt") = 0.01, py::arg("integrator") = "auto",
       py::arg("jobs") = 2, py::arg("progress") = py::none(),
       "Runs of the full model with the load case's loads scaled, as 'mbdrom-cli sweep': every amplitude "
       "scale [-] with every frequency scale [-] (loads evaluated at frequency * t), on `jobs` threads. "

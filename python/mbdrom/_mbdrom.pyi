@@ -104,6 +104,19 @@ class Run:
     def error(self) -> str:
         """Why the run stopped early ('' when it completed)."""
     @property
+    def integrator(self) -> str:
+        """The integrator that made the run: 'dopri5' or 'trapezoidal' ('' when read from a file)."""
+    @property
+    def integrator_reason(self) -> str:
+        """Why that integrator (the automatic choice's reason, or 'chosen by the user')."""
+    @property
+    def warnings(self) -> List[str]:
+        """What the run warned of (also raised as RuntimeWarning)."""
+    @property
+    def accuracy(self) -> Optional[Dict[str, Any]]:
+        """simulate(check_accuracy=True): max_difference [m], at_time [s], diverged, length [m],
+        check_tolerance, check_dt, message; None otherwise."""
+    @property
     def channels(self) -> List[str]: ...
     @property
     def t(self) -> npt.NDArray[np.float64]:
@@ -160,9 +173,10 @@ def simulate(
     dt: Optional[float] = None,
     tolerance: Optional[float] = None,
     output_dt: float = 0.01,
-    integrator: str = "trapezoidal",
+    integrator: str = "auto",
     progress: Optional[ProgressCallback] = None,
     name: str = "",
+    check_accuracy: bool = False,
 ) -> Run: ...
 def sweep(
     model: Model,
@@ -173,7 +187,7 @@ def sweep(
     dt: Optional[float] = None,
     tolerance: Optional[float] = None,
     output_dt: float = 0.01,
-    integrator: str = "trapezoidal",
+    integrator: str = "auto",
     jobs: int = 2,
     progress: Optional[ProgressCallback] = None,
 ) -> List[Run]: ...

@@ -37,6 +37,11 @@ inline Model readExample(const std::string& file) {
   return readModel(sourcePath("/resources/examples/") + file);
 }
 
+/// A mechanism written from an outside definition, tests/data/mechanisms/`file`.
+inline Model readOutsideMechanism(const std::string& file) {
+  return readModel(sourcePath("/tests/data/mechanisms/") + file);
+}
+
 /// The bytes of a file ("" when it cannot be read).
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
@@ -260,7 +261,7 @@ TEST_CASE(
   CHECK(runs[0].samples->back().t == 5.0);
 }
 
-TEST_CASE("the simulation dialog offers both integrators and the run records the one chosen") {
+TEST_CASE("the simulation dialog chooses the integrator automatically and the run records the one that ran") {
   MainWindow window;
   window.show();
   REQUIRE(window.openModel(
@@ -269,15 +270,17 @@ TEST_CASE("the simulation dialog offers both integrators and the run records the
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Run Reference Simulation...") run = a;
   REQUIRE(run != nullptr);
-  bool handled = false, defaultIsTrapezoidal = false;
+  bool handled = false, defaultIsAutomatic = false, offersCheck = false;
   int offered = 0;
   QTimer::singleShot(600, [&] {
     auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
     auto* integrator = dialog ? dialog->findChild<QComboBox*>("integrator") : nullptr;
-    if (integrator) {
+    auto* check = dialog ? dialog->findChild<QCheckBox*>("checkAccuracy") : nullptr;
+    if (integrator && check) {
       offered = integrator->count();
-      defaultIsTrapezoidal = integrator->currentData().toString() == "trapezoidal";
-      integrator->setCurrentIndex(integrator->findData(QStringLiteral("dopri5")));
+      defaultIsAutomatic = integrator->currentData().toString() == "auto";
+      offersCheck = !check->isChecked();
+      check->setChecked(true);
       dialog->accept();
     } else if (dialog) {
       dialog->reject();
@@ -286,11 +289,13 @@ TEST_CASE("the simulation dialog offers both integrators and the run records the
   });
   run->trigger();
   REQUIRE(handled);
-  CHECK(offered == 2);
-  CHECK(defaultIsTrapezoidal);
+  CHECK(offered == 3);
+  CHECK(defaultIsAutomatic);
+  CHECK(offersCheck);
   const auto& runs = window.document()->runs();
   REQUIRE(waitFor([&] { return runs.size() == 1; }, 30000));
   CHECK(runs[0].record.status == "completed");
+  // The pendulum has no Coulomb friction and nothing stiff: the automatic choice is dopri5.
   CHECK(runs[0].record.integrator == "dopri5");
 }
 

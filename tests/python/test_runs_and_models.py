@@ -269,6 +269,6 @@ def test_a_run_of_more_than_1e8_steps_warns_before_it_starts(mbdrom, examples):
     # A 1e14 Hz sine is inside the model format's range; the warning comes first, as in the CLI.
     data = examples.parents[1] / "tests" / "data" / "mechanisms"
     model = mbdrom.Model.load(str(data / "pendulum_1e14_hz.json"))
-    with pytest.warns(RuntimeWarning, match=r"at least 1e\+15 steps over 1 s"):
+    with pytest.warns(RuntimeWarning, match=r"may take 1e\+15 steps over 1 s"):
         with pytest.raises(mbdrom.Cancelled):
-            mbdrom.simulate(model, load_case="buzz", progress=lambda record: False)
+            mbdrom.simulate(model, load_case="buzz", integrator="trapezoidal", progress=lambda record: False)

@@ -11,15 +11,14 @@
 #include <cmath>
 #include <map>
 #include <numbers>
+
+#include "tests/engine/test_files.h"
 #include "tests/test_paths.h"
 
 using namespace mbdrom;
+using mbdrom::test::readOutsideMechanism;
 
 namespace {
-
-Model mechanism(const std::string& name) {
-  return readModel(mbdrom::test::sourcePath("/tests/data/mechanisms/") + name);
-}
 
 SimulationSummary runToEnd(const Model& model, const std::string& loadCase, double tEnd,
                            double tolerance = 0.0) {
@@ -59,7 +58,7 @@ constexpr OutsideCase kOutsideCases[] = {{"double_pendulum_rods_3d.json", "free"
 TEST_CASE("mechanisms from outside definitions run to the end at the default step") {
   for (const OutsideCase& c : kOutsideCases) {
     INFO(c.file << " under " << c.loadCase);
-    const SimulationSummary sum = runToEnd(mechanism(c.file), c.loadCase, 5.0);
+    const SimulationSummary sum = runToEnd(readOutsideMechanism(c.file), c.loadCase, 5.0);
     CHECK(sum.maxResidualPosition < 1e-6);
   }
 }
@@ -67,7 +66,7 @@ TEST_CASE("mechanisms from outside definitions run to the end at the default ste
 TEST_CASE("mechanisms from outside definitions run to the end at the default tolerance") {
   for (const OutsideCase& c : kOutsideCases) {
     INFO(c.file << " under " << c.loadCase);
-    const SimulationSummary sum = runToEnd(mechanism(c.file), c.loadCase, 5.0, kDefaultTolerance);
+    const SimulationSummary sum = runToEnd(readOutsideMechanism(c.file), c.loadCase, 5.0, kDefaultTolerance);
     CHECK(sum.steps > 0);
     CHECK(sum.maxResidualPosition < 1e-6);
   }
@@ -75,14 +74,14 @@ TEST_CASE("mechanisms from outside definitions run to the end at the default tol
 
 TEST_CASE("the energy of the thin-rod 3D double pendulum is kept to the end") {
   // Conservative: the balance error measures the integrator, not the data.
-  const SimulationSummary sum = runToEnd(mechanism("double_pendulum_rods_3d.json"), "free", 5.0);
+  const SimulationSummary sum = runToEnd(readOutsideMechanism("double_pendulum_rods_3d.json"), "free", 5.0);
   CHECK(sum.maxEnergyError < 1e-3 * sum.energyScale);
 }
 
 TEST_CASE("Andrews' squeezer in metres meets the published angles at t = 0.03 s") {
   // Test Set for IVP Solvers (Mazzia & Magherini), problem "andrews": the
   // angles at 0.03 s relative to the start, wrapped to (-pi, pi].
-  const Model model = mechanism("andrews_squeezer_m.json");
+  const Model model = readOutsideMechanism("andrews_squeezer_m.json");
   const std::map<std::string, double> expected{
       {"beta", -2.9770708352}, {"theta", 3.0931848617}, {"gamma", -0.4144575790},  {"phi", -0.7573985065},
       {"delta", 0.0370449863}, {"Omega", 0.7573985065}, {"epsilon", -0.1824667035}};

@@ -1,0 +1,195 @@
+// What a run's tolerance, its automatic integrator and its accuracy check promise,
+// checked against tight reference runs. The mechanisms are written from outside
+// definitions (tests/data/mechanisms) or inline, apart from the examples the
+// tolerance meaning was tuned on; the four-bar and slider-crank at 0.1 s outputs
+// are the cases where a loose tolerance once injected energy.
+
+#include "dynamics_models.h"
+
+#include "engine/dynamics/integrator_choice.h"
+#include "engine/dynamics/scales.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+#include "tests/engine/test_files.h"
+#include "tests/test_paths.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+RunOptions runOptions(const Model& model, const std::string& loadCase, double tEnd, double tolerance,
+                      IntegratorMethod method, double outputDt = 0.01) {
+  RunOptions o;
+  o.loadCase = model.requireLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.outputDt = outputDt;
+  o.integrator.tolerance = tolerance;
+  o.integrator.method = method;
+  return o;
+}
+
+std::vector<Sample> run(const Model& model, const RunOptions& o, SimulationSummary* summary = nullptr) {
+  TrajectoryRecorder recorder;
+  const SimulationSummary s = simulate(model, o, recorder);
+  if (summary) *summary = s;
+  return recorder.samples();
+}
+
+// Largest difference of a point coordinate between two runs on one output grid [m].
+double maxPointDifference(const Model& model, const std::vector<Sample>& a, const std::vector<Sample>& b) {
+  const MechanismScales scales = mechanismScales(model);
+  REQUIRE(a.size() == b.size());
+  double worst = 0.0;
+  for (std::size_t k = 0; k < a.size(); ++k)
+    for (Eigen::Index i = 0; i < a[k].q.size(); ++i)
+      if (scales.coordinateScale(i) == scales.length) worst = std::max(worst, std::abs(a[k].q(i) - b[k].q(i)));
+  return worst;
+}
+
+struct Case {
+  const char* file;
+  const char* loadCase;
+  double tEnd;
+};
+
+// Non-chaotic mechanisms from outside definitions.
+constexpr Case kOutside[] = {{"four_bar_xz_revolute.json", "free", 2.0},
+                             {"four_bar_rigid_3d_revolute.json", "crank_torque", 2.0},
+                             {"double_pendulum_rods_3d.json", "tip_push", 1.0}};
+
+}  // namespace
+
+TEST_CASE("the tolerance bounds the position error within 10 RTOL L with either integrator") {
+  for (const Case& c : kOutside) {
+    const Model model = readOutsideMechanism(c.file);
+    const double length = mechanismScales(model).length;
+    const auto truth = run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
+    for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal})
+      for (const double tolerance : {1e-3, 1e-5, 1e-6}) {
+        const auto samples = run(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
+        const double error = maxPointDifference(model, samples, truth);
+        INFO(c.file << " under " << c.loadCase << ", " << integratorMethodName(method) << " at " << tolerance
+                    << ": error " << error << " m, L = " << length << " m");
+        CHECK(error <= 10.0 * tolerance * length);
+      }
+  }
+}
+
+TEST_CASE("dopri5 at a loose tolerance and 0.1 s outputs neither gains energy nor drifts off") {
+  // Steps up to 0.1 s: the embedded estimate alone accepted steps beyond the stability
+  // region (the four-bar gained a quarter of the energy exchanged; the slider-crank blew up).
+  struct Loose {
+    Model model;
+    const char* loadCase;
+  };
+  const Loose cases[] = {{readExample("four_bar.json"), "drive"},
+                         {readExample("slider_crank.json"), "free"},
+                         {readOutsideMechanism("four_bar_xz_revolute.json"), "free"}};
+  for (const Loose& c : cases) {
+    const double tolerance = 1e-3;
+    const double length = mechanismScales(c.model).length;
+    const auto truth =
+        run(c.model, runOptions(c.model, c.loadCase, 2.0, 1e-11, IntegratorMethod::DormandPrince, 0.1));
+    SimulationSummary summary;
+    const auto samples =
+        run(c.model, runOptions(c.model, c.loadCase, 2.0, tolerance, IntegratorMethod::DormandPrince, 0.1),
+            &summary);
+    INFO(c.model.spec().name << " under " << c.loadCase);
+    CHECK(maxPointDifference(c.model, samples, truth) <= 100.0 * tolerance * length);
+    CHECK(summary.maxEnergyError <= kEnergyWarningShare * summary.energyScale);
+    CHECK(summary.warnings.empty());
+  }
+}
+
+TEST_CASE("a run whose energy balance is off by more than a hundredth of the energy exchanged warns") {
+  const Model model = readExample("four_bar.json");
+  RunOptions o = runOptions(model, "drive", 2.0, 0.0, IntegratorMethod::Trapezoidal, 0.1);
+  o.integrator.dt = 0.05;  // far too long a step for this motion
+  SimulationSummary summary;
+  run(model, o, &summary);
+  REQUIRE(summary.maxEnergyError > kEnergyWarningShare * summary.energyScale);
+  REQUIRE(summary.warnings.size() == 1);
+  CHECK_THAT(summary.warnings[0], Catch::Contains("energy balance") && Catch::Contains("shorten"));
+}
+
+TEST_CASE("the accuracy check is within 3x of the true error of a run that is not chaotic") {
+  for (const Case& c : kOutside) {
+    const Model model = readOutsideMechanism(c.file);
+    const auto truth = run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
+    for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal}) {
+      const RunOptions o = runOptions(model, c.loadCase, c.tEnd, 1e-4, method);
+      const auto samples = run(model, o);
+      const double error = maxPointDifference(model, samples, truth);
+      const AccuracyCheck check = checkAccuracy(model, o, samples);
+      INFO(c.file << ", " << integratorMethodName(method) << ": check " << check.maxDifference << " m, true "
+                  << error << " m");
+      CHECK_FALSE(check.diverged);
+      CHECK(check.maxDifference <= 3.0 * error + 1e-10);
+      // Below 1e-10 m the reference run's own error (1e-11 L) is the difference.
+      if (error > 1e-10) CHECK(check.maxDifference >= error / 3.0);
+      CHECK(check.tolerance == Approx(1e-6));
+    }
+  }
+}
+
+TEST_CASE("the accuracy check reports a chaotic run as diverging instead of quoting an error") {
+  // The planar double pendulum of two equal point masses on 1 m rods released from
+  // the horizontal is chaotic: after 20 s two runs a hundredfold apart in tolerance
+  // no longer follow each other.
+  const Model model = modelFromJson(R"({"format": "mbdrom-model", "version": 1, "name": "chaotic",
+  "gravity": [0, 0, -9.81],
+  "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
+             {"name": "P1", "position": [1, 0, 0]}, {"name": "P2", "position": [2, 0, 0]}],
+  "bodies": [{"name": "rod1", "type": "bar", "points": ["O", "P1"], "mass": 1, "com": [1, 0, 0],
+              "transverse_inertia": 0},
+             {"name": "rod2", "type": "bar", "points": ["P1", "P2"], "mass": 1, "com": [2, 0, 0],
+              "transverse_inertia": 0}]})");
+  RunOptions o;
+  o.tEnd = 20.0;
+  o.outputDt = 0.05;
+  o.integrator.tolerance = 1e-4;
+  const auto samples = run(model, o);
+  const AccuracyCheck check = checkAccuracy(model, o, samples);
+  INFO(check.message);
+  CHECK(check.diverged);
+  CHECK_THAT(check.message, Catch::Contains("diverge") && Catch::Contains("no accuracy figure"));
+}
+
+TEST_CASE("the automatic integrator is dopri5 unless Coulomb friction or stiffness needs the implicit rule") {
+  RunOptions o;
+  o.tEnd = 1.0;
+  o.integrator.tolerance = 1e-7;
+
+  const Model soft = modelFromJson(springMassJson(1.0, 100.0, 0.5, 0.0, 10.0));
+  IntegratorChoice choice = chooseIntegrator(soft, o);
+  CHECK(choice.method == IntegratorMethod::DormandPrince);
+  CHECK_THAT(choice.reason, Catch::Contains("not stiff"));
+
+  const Model stiff = modelFromJson(springMassJson(1.0, 1e10, 0.5, 0.0, 10.0));
+  choice = chooseIntegrator(stiff, o);
+  CHECK(choice.method == IntegratorMethod::Trapezoidal);
+  CHECK_THAT(choice.reason, Catch::Contains("stiff") && Catch::Contains("Hz"));
+
+  const Model rubbing = modelFromJson(frictionSliderJson(1.0, 100.0, 0.5, 0.3, 10.0, 5.0));
+  choice = chooseIntegrator(rubbing, o);
+  CHECK(choice.method == IntegratorMethod::Trapezoidal);
+  CHECK_THAT(choice.reason, Catch::Contains("Coulomb"));
+
+  o.integrator.method = IntegratorMethod::DormandPrince;
+  CHECK(chooseIntegrator(stiff, o).reason == "chosen by the user");
+
+  // The run says which one ran and why.
+  o.integrator.method = IntegratorMethod::Automatic;
+  o.tEnd = 0.01;
+  SimulationSummary summary;
+  run(stiff, o, &summary);
+  CHECK(summary.method == IntegratorMethod::Trapezoidal);
+  CHECK_THAT(summary.integratorReason, Catch::Contains("stiff"));
+}
