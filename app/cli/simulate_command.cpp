@@ -223,7 +223,8 @@ void warnIfReferenceViolated(const Model& model, std::ostream& err) {
 
 // The initial state from --position, --velocity and --angular-velocity, and
 // what became of every given value.
-void initialState(const Model& model, const Arguments& a, RunOptions& o, std::ostream& out) {
+void initialState(const Model& model, const Arguments& a, RunOptions& o, std::ostream& out,
+                  std::ostream& err) {
   if (a.has("--position")) {
     const std::vector<CoordinateValue> given = coordinateValues(model, "--position", a.value("--position"));
     o.q0 = initialPositions(model, given);
@@ -251,10 +252,15 @@ void initialState(const Model& model, const Arguments& a, RunOptions& o, std::os
     out << "  " << std::left << std::setw(21) << v.labels[k] << std::right << " given "
         << std::setprecision(9) << v.given[k] << ", used " << v.achieved[k] << "\n";
   }
+  for (std::size_t k = 0; k < v.setLabels.size(); ++k)
+    out << "  " << std::left << std::setw(21) << v.setLabels[k] << std::right << " set   "
+        << std::setprecision(9) << v.setRates[k] << "\n";
   out << "  kinetic energy       " << v.kineticEnergy << " J";
   if (!v.kept && v.givenKineticEnergy >= 0.0)
     out << " (" << v.givenKineticEnergy << " J as given, the rest at rest)";
   out << "\n" << std::setprecision(6);
+  if (const std::string w = freeVelocityWarning(v); !w.empty())
+    err << "mbdrom-cli simulate: warning: " << w << "\n";
 }
 
 bool isTerminal(std::ostream& err) {
@@ -272,7 +278,9 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
   out << "integrator             " << integratorMethodName(s.method) << " ("
       << integratorMethodDescription(s.method) << ")\n";
   if (o.integrator.method == IntegratorMethod::Automatic)
-    out << "chosen because         " << s.integratorReason << "\n";
+    out << "chosen because         " << s.integratorReason << " (the choice took " << std::setprecision(3)
+        << s.choiceSeconds << " s)\n"
+        << std::setprecision(6);
   if (s.tolerance > 0.0) {
     out << "steps                  " << s.steps << " accepted, " << s.stepsRejected
         << " rejected, to t = " << s.tEnd << " s (" << s.samples << " samples; tolerance " << s.tolerance
@@ -329,7 +337,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   const Model model = readModel(modelPath);
   o.loadCase = loadCaseOption(model, a);
   warnIfReferenceViolated(model, err);
-  initialState(model, a, o, out);
+  initialState(model, a, o, out, err);
   if (const std::string w = runLengthWarning(model, o); !w.empty())
     err << "mbdrom-cli simulate: warning: " << w << "\n";
 

@@ -1,6 +1,7 @@
 #include "engine/dynamics/initial_state.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
@@ -263,6 +264,14 @@ InitialVelocities initialVelocities(const Model& model, const Eigen::VectorXd& q
   const Eigen::SparseMatrix<double>& M = model.massMatrixSparse();
   result.kineticEnergy = 0.5 * result.qd.dot(M * result.qd);
   if (angular.empty()) result.givenKineticEnergy = 0.5 * givenRates.dot(M * givenRates);
+  std::vector<bool> named(static_cast<std::size_t>(nq), false);
+  for (const CoordinateValue& r : rates) named[static_cast<std::size_t>(r.coordinate)] = true;
+  const double tiny = 1e-12 * std::max(1.0, result.qd.lpNorm<Eigen::Infinity>());
+  for (int i = 0; i < nq; ++i)
+    if (!named[static_cast<std::size_t>(i)] && std::abs(result.qd(i)) > tiny) {
+      result.setLabels.push_back(model.coordinateName(i));
+      result.setRates.push_back(result.qd(i));
+    }
   return result;
 }
 
@@ -287,6 +296,23 @@ Eigen::VectorXd initialPositions(const Model& model, const std::vector<Coordinat
           (given.empty() ? "" : ", ") + model.coordinateName(v.coordinate) + " = " + std::to_string(v.value);
     throw SolverError("no position of the mechanism has " + given + ": " + e.what());
   }
+}
+
+std::string freeVelocityWarning(const InitialVelocities& v) {
+  if (v.chosen == 0) return {};
+  std::string rates;
+  for (std::size_t k = 0; k < v.setLabels.size(); ++k) {
+    if (k == 8) {
+      rates += ", and " + std::to_string(v.setLabels.size() - k) + " more";
+      break;
+    }
+    rates += (k ? ", " : "") + v.setLabels[k] + " = " + figureText(v.setRates[k]);
+  }
+  return "the given velocities leave " + std::to_string(v.chosen) +
+         " component(s) free: the tool set the other rates from the constraints and the free components for "
+         "the least kinetic energy (not zero), so the motion starts with " +
+         (rates.empty() ? std::string("every other rate 0") : rates + ", every other rate 0") +
+         "; give every rate you mean (0 for at rest) to fix them";
 }
 
 }  // namespace mbdrom

@@ -38,7 +38,16 @@ struct InitialVelocities {
   /// 1/2 v^T M v of the given coordinate rates with the rest at rest [J], the
   /// energy a user who gave them meant; -1 when angular velocities were given.
   double givenKineticEnergy = -1.0;
+  /// Every coordinate rate the tool set that was not given (non-zero ones, model
+  /// order): those the constraints fix and those chosen for least kinetic energy.
+  std::vector<std::string> setLabels;
+  std::vector<double> setRates;  ///< their values [m/s or 1/s]
 };
+
+/// A warning for velocities that left components free (chosen > 0), naming the rates
+/// the tool set and the rule; "" when the given values fixed every component. Every
+/// front end shows it once, before the run.
+std::string freeVelocityWarning(const InitialVelocities& v);
 
 /// Velocities at q (size nq) and time t [s] that keep every given rate and
 /// angular velocity and satisfy the velocity constraints; velocity components

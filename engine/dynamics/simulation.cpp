@@ -12,6 +12,8 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <mutex>
 #include <sstream>
@@ -105,6 +107,14 @@ std::string runLengthWarning(const Model& model, const RunOptions& o) {
 
 namespace {
 
+// The k-th output time k * dt [s], to 15 significant digits: 3 x 0.3 s is 0.9 s, not
+// 0.8999999999999999 s (the product's last bit is rounding, not a time anyone asked for).
+double outputTime(long long k, double dt) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.15g", static_cast<double>(k) * dt);
+  return std::strtod(text, nullptr);
+}
+
 // The run loop, written once for both integrators (Integrator, DormandPrinceIntegrator).
 template <class Stepper>
 SimulationSummary runSimulation(const Model& model, const RunOptions& options, const IntegratorChoice& choice,
@@ -126,8 +136,24 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, c
   info.tolerance = options.integrator.tolerance;
 
   SimulationSummary sum;
+  if (choice.method == IntegratorMethod::Trapezoidal && options.integrator.tolerance > 0.0 &&
+      options.integrator.tolerance < kTrapezoidalTightestTolerance)
+    sum.warnings.push_back(
+        "the trapezoidal rule at RTOL " + figureText(options.integrator.tolerance) +
+        " takes some 1e5 steps per second of motion and may miss 10 RTOL L (second order: "
+        "its error falls as the step squared); dopri5 reaches it in far fewer steps unless "
+        "the model has Coulomb friction");
+  if (options.outputDt > 0.0 && options.tEnd > 0.0) {
+    const double whole = std::floor(options.tEnd / options.outputDt * (1.0 + 1e-12));
+    const double last = options.tEnd - outputTime(static_cast<long long>(whole), options.outputDt);
+    if (last > 1e-9 * options.outputDt)
+      sum.warnings.push_back("the output interval " + figureText(options.outputDt) +
+                             " s does not divide the end time " + figureText(options.tEnd) +
+                             " s: the last sample comes " + figureText(last) + " s after the one before");
+  }
   sum.method = choice.method;
   sum.integratorReason = choice.reason;
+  sum.choiceSeconds = choice.seconds;
   sum.tolerance = options.integrator.tolerance;
   Sample sample;
   bool begun = false;
@@ -204,7 +230,7 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, c
       long long outputIndex = 1, n = 0;
       while (state.t < options.tEnd) {
         const double tOut = options.outputDt > 0.0
-                                ? std::min(options.tEnd, static_cast<double>(outputIndex) * options.outputDt)
+                                ? std::min(options.tEnd, outputTime(outputIndex, options.outputDt))
                                 : options.tEnd;
         // Stops within rounding of each other (a table time beside an output time) are one:
         // no sliver of a step between them.
@@ -260,7 +286,9 @@ SimulationSummary simulate(const Model& model, const RunOptions& options, Trajec
   // The tolerance holds over the whole run: its global error falls with RTOL.
   RunOptions run = options;
   if (run.integrator.span == 0.0) run.integrator.span = run.tEnd;
-  const IntegratorChoice choice = chooseIntegrator(model, run);
+  const auto choiceStart = std::chrono::steady_clock::now();
+  IntegratorChoice choice = chooseIntegrator(model, run);
+  choice.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - choiceStart).count();
   run.integrator.method = choice.method;
   if (choice.method == IntegratorMethod::DormandPrince) {
     DormandPrinceIntegrator integrator(model, run.loadCase, run.integrator);

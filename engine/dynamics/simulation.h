@@ -23,6 +23,7 @@ namespace mbdrom {
 struct SimulationSummary : RunSummary {
   IntegratorMethod method = IntegratorMethod::DormandPrince;  ///< the integrator that ran (never Automatic)
   std::string integratorReason;                               ///< why that one (chooseIntegrator)
+  double choiceSeconds = 0.0;   ///< wall time of the automatic choice, before the stepping [s]
   long long stepsRejected = 0;  ///< attempts rejected and redone smaller (error test or Newton failure)
   long long substeps = 0;  ///< fixed steps: extra steps taken inside grid steps that had to be subdivided
   double minStep = 0.0;    ///< smallest step taken [s]
@@ -45,9 +46,14 @@ struct SimulationSummary : RunSummary {
   double finalEnergyError = 0.0;  ///< at the last sample [J]
   double energyScale = 0.0;       ///< max(|T|, |V - V0|, |W_nc|) over the samples [J], to judge the error
   /// What a user must know of a completed run (an energy balance error above
-  /// kEnergyWarningShare of the energy exchanged); every front end shows them.
+  /// kEnergyWarningShare of the energy exchanged, the trapezoidal rule below
+  /// kTrapezoidalTightestTolerance, a last output interval cut short); every front
+  /// end shows them.
   std::vector<std::string> warnings;
 };
+
+/// Tolerances below this make the trapezoidal rule warn, naming dopri5 [-].
+inline constexpr double kTrapezoidalTightestTolerance = 1e-8;
 
 /// Share of the energy exchanged above which a run's energy balance error warns [-].
 inline constexpr double kEnergyWarningShare = 0.01;

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/dynamics/initial_state.h"
 #include "engine/model/constraints.h"
+#include "tests/engine/test_files.h"
 
 #include <catch2/catch.hpp>
 
@@ -90,6 +91,30 @@ TEST_CASE("one rate of a two-DOF pendulum is kept and the free component gets th
   CHECK(std::abs(v.qd(coordinate(model, "P.x"))) < 1e-12);
   CHECK(std::abs(v.qd(coordinate(model, "P.z"))) < 1e-12);
   CHECK(v.kineticEnergy == Approx(0.5 * 1.5 * 0.64).epsilon(1e-12));
+}
+
+TEST_CASE("velocities that leave components free warn once, naming every rate the tool set") {
+  // A carriage on a rail carrying a pendulum that swings across it (two degrees of freedom):
+  // the carriage's rate alone leaves the swing free; the rod takes the bob along.
+  const Model model = readExample("pendulum_carriage.json");
+  const InitialVelocities v = initialVelocities(model, model.q0(), 0.0, {{coordinate(model, "C.x"), 0.5}});
+  REQUIRE(v.chosen == 1);
+  REQUIRE(v.setLabels.size() == v.setRates.size());
+  bool bob = false;
+  for (std::size_t k = 0; k < v.setLabels.size(); ++k) {
+    CHECK(v.setLabels[k] != "C.x");  // given, not set
+    CHECK(v.setRates[k] == Approx(v.qd(coordinate(model, v.setLabels[k]))));
+    bob = bob || v.setLabels[k] == "P.x";
+  }
+  CHECK(bob);
+  const std::string warning = freeVelocityWarning(v);
+  CHECK_THAT(warning, Catch::Contains("1 component(s) free") && Catch::Contains("least kinetic energy") &&
+                          Catch::Contains("P.x = 0.5"));
+  // Every rate given: nothing left free, no warning.
+  const InitialVelocities all = initialVelocities(
+      model, model.q0(), 0.0, {{coordinate(model, "C.x"), 0.5}, {coordinate(model, "P.y"), 0.0}});
+  CHECK(all.chosen == 0);
+  CHECK(freeVelocityWarning(all).empty());
 }
 
 TEST_CASE("a bar's angular velocity moves its tip by omega x r, and a spin about its axis is refused") {

@@ -193,3 +193,27 @@ TEST_CASE("the automatic integrator is dopri5 unless Coulomb friction or stiffne
   CHECK(summary.method == IntegratorMethod::Trapezoidal);
   CHECK_THAT(summary.integratorReason, Catch::Contains("stiff"));
 }
+
+TEST_CASE("near the explicit stability limit a trial of both integrators picks the one with fewer solves") {
+  // Two masses on a rail, a soft and a 1.6 kHz stiff mode (tests/data/mechanisms):
+  // dopri5's stable step (0.33 ms) is within a factor of 30 of the trapezoidal rule's.
+  const Model model = readOutsideMechanism("stiff_two_mass_rail.json");
+  RunOptions o = runOptions(model, "push", 2.0, 1e-5, IntegratorMethod::Automatic);
+  o.integrator.span = o.tEnd;
+  IntegratorChoice loose = chooseIntegrator(model, o);
+  INFO(loose.reason);
+  CHECK(loose.method == IntegratorMethod::Trapezoidal);
+  CHECK_THAT(loose.reason, Catch::Contains("trial") && Catch::Contains("solves per second"));
+  // Far below the stability limit's accuracy the explicit pair is the cheaper again.
+  o.integrator.tolerance = 1e-9;
+  CHECK(chooseIntegrator(model, o).method == IntegratorMethod::DormandPrince);
+  // The choice agrees with the runs: fewer solves for the one chosen at 1e-5.
+  o.integrator.tolerance = 1e-5;
+  SimulationSummary chosen, other;
+  run(model, o, &chosen);
+  RunOptions forced = o;
+  forced.integrator.method = IntegratorMethod::DormandPrince;
+  run(model, forced, &other);
+  CHECK(chosen.method == IntegratorMethod::Trapezoidal);
+  CHECK(chosen.factorizations + chosen.newtonIterations < other.factorizations);
+}
