@@ -49,7 +49,8 @@ double maxPointDifference(const Model& model, const std::vector<Sample>& a, cons
   double worst = 0.0;
   for (std::size_t k = 0; k < a.size(); ++k)
     for (Eigen::Index i = 0; i < a[k].q.size(); ++i)
-      if (scales.coordinateScale(i) == scales.length) worst = std::max(worst, std::abs(a[k].q(i) - b[k].q(i)));
+      if (scales.coordinateScale(i) == scales.length)
+        worst = std::max(worst, std::abs(a[k].q(i) - b[k].q(i)));
   return worst;
 }
 
@@ -70,7 +71,8 @@ TEST_CASE("the tolerance bounds the position error within 10 RTOL L with either 
   for (const Case& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
     const double length = mechanismScales(model).length;
-    const auto truth = run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
+    const auto truth =
+        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
     for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal})
       for (const double tolerance : {1e-3, 1e-5, 1e-6}) {
         const auto samples = run(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
@@ -122,7 +124,8 @@ TEST_CASE("a run whose energy balance is off by more than a hundredth of the ene
 TEST_CASE("the accuracy check is within 3x of the true error of a run that is not chaotic") {
   for (const Case& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
-    const auto truth = run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
+    const auto truth =
+        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
     for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal}) {
       const RunOptions o = runOptions(model, c.loadCase, c.tEnd, 1e-4, method);
       const auto samples = run(model, o);
