@@ -103,7 +103,8 @@ TEST_CASE("Andrews' squeezer in metres meets the published angles at t = 0.03 s"
     d = std::remainder(d, 2.0 * std::numbers::pi);
     INFO(measures[i].name << ": " << sink.samples().back().measures(static_cast<Eigen::Index>(i)) << " vs "
                           << it->second << " (" << sum.steps << " steps)");
-    CHECK(std::abs(d) < 1e-6);
+    // The user guide quotes 2e-9 rad (the reference is good to ~1e-9).
+    CHECK(std::abs(d) < 5e-9);
   }
   CHECK(found == 7);
 }
