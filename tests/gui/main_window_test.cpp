@@ -281,6 +281,7 @@ TEST_CASE("the simulation dialog chooses the integrator automatically and the ru
       defaultIsAutomatic = integrator->currentData().toString() == "auto";
       offersCheck = !check->isChecked();
       check->setChecked(true);
+      dialog->grab().save(QString::fromStdString(mbdrom::test::outputPath("/run_dialog.png")));
       dialog->accept();
     } else if (dialog) {
       dialog->reject();
@@ -297,6 +298,8 @@ TEST_CASE("the simulation dialog chooses the integrator automatically and the ru
   CHECK(runs[0].record.status == "completed");
   // The pendulum has no Coulomb friction and nothing stiff: the automatic choice is dopri5.
   CHECK(runs[0].record.integrator == "dopri5");
+  QApplication::processEvents();
+  window.grab().save(QString::fromStdString(mbdrom::test::outputPath("/run_logged.png")));
 }
 
 TEST_CASE("the sweep dialog steps at the default tolerance and refuses a tolerance that is not one") {
