@@ -23,6 +23,7 @@ constexpr double kTrapezoidalShare = 2.0;
 // Never below 1e-4 RTOL: round-off of q'' from increments over steps near the time's
 // resolution (an excitation at 1e14 Hz) would fail any tighter test.
 constexpr double kTrapezoidalFloor = 1e-4;
+constexpr double kTrapezoidalSmallest = 1e-13;
 
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
@@ -783,7 +784,8 @@ double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, 
   // error is (beta - 1/6) h^2 (qdd_n+1 - qdd_n) = h^2/12 (qdd_n+1 - qdd_n). The
   // velocity error of the trapezoidal rule, h^3/12 times the fourth derivative,
   // from the change of the jerk estimate over the step.
-  const double tol = internal::stepTolerance(options_, h, kTrapezoidalShare, kTrapezoidalFloor);
+  const double tol =
+      internal::stepTolerance(options_, h, kTrapezoidalShare, kTrapezoidalFloor, kTrapezoidalSmallest);
   double ratio = 0.0;
   positionError = 0.0;
   const double hj = h * h / 12.0;
@@ -844,7 +846,8 @@ StepReport Integrator::stepAdaptive(DynamicState& s, double tStop) {
     double positionError = 0.0;
     const double ratio = errorRatio(s, start, hTaken, positionError);
     const bool switched = total.frictionSwitches > 0;  // a switch is resolved to one step: no error test
-    const double exponent = internal::stepExponent(options_, hTaken, kTrapezoidalShare, kTrapezoidalFloor, 2);
+    const double exponent = internal::stepExponent(options_, hTaken, kTrapezoidalShare, kTrapezoidalFloor,
+                                                   kTrapezoidalSmallest, 2);
     if (ratio > 1.0 && !switched && hTaken > floorStep && !atFloor) {
       ++total.rejected;
       s = start;

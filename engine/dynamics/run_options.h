@@ -47,6 +47,12 @@ struct RunOptions {
   double envelopeMargin = kDefaultEnvelopeMargin;
 };
 
+/// The one check of a run's numbers, for the full model and reduced models alike:
+/// throws InputError naming the value for step and solver settings an integrator
+/// cannot take, an end time or output interval < 0 or not finite, more than 1e9
+/// output rows, or a negative envelope margin.
+void checkRunValues(const RunOptions& options);
+
 /// What every run reports.
 struct RunSummary {
   long long steps = 0;          ///< time steps done (accepted steps of an error-controlled run)

@@ -4,6 +4,7 @@
 #include "engine/dynamics/integrator_choice.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
+#include "engine/dynamics/step_support.h"
 
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
@@ -56,24 +57,11 @@ void scaleTime(TimeFunction& f, double s) {
 }  // namespace
 
 void simulationSteps(const RunOptions& o, long long& steps, long long& stride) {
+  checkRunValues(o);
   const double dt = o.integrator.dt;
-  if (!(dt > 0.0) || !std::isfinite(dt))
-    throw InputError("time step dt must be > 0 s (got " + simText(dt) + ")");
-  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
-    throw InputError("end time must be >= 0 s (got " + simText(o.tEnd) + ")");
-  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt))
-    throw InputError("output interval must be >= 0 s (got " + simText(o.outputDt) + ")");
   const double tol = o.integrator.tolerance;
-  if (!(tol >= 0.0 && tol < 1.0))
-    throw InputError("tolerance must be a relative tolerance in (0, 1), e.g. 1e-6 (got " + simText(tol) +
-                     ")");
   const double n = std::ceil(o.tEnd / dt - 1e-9);
   if (n > 1e12) throw InputError("end time / time step is too large (" + simText(n) + " steps)");
-  // Every output row is kept and written: beyond 1e9 rows no disk or memory holds the run.
-  if (o.outputDt > 0.0 && o.tEnd / o.outputDt > 1e9)
-    throw InputError("the output interval " + simText(o.outputDt) + " s gives " +
-                     simText(o.tEnd / o.outputDt) + " output rows over " + simText(o.tEnd) +
-                     " s, more than the limit of 1e9: choose a larger one");
   steps = static_cast<long long>(std::max(0.0, n));
   const double ratio = o.outputDt / dt;
   stride = std::max(1LL, static_cast<long long>(std::llround(ratio)));

@@ -11,6 +11,7 @@ target_sources(mbdrom_engine PRIVATE
   dynamics/mobility.cpp
   dynamics/modes.cpp
   dynamics/reactions.cpp
+  dynamics/run_options.cpp
   dynamics/scales.cpp
   dynamics/simulation.cpp
   dynamics/statics.cpp

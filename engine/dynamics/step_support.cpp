@@ -20,7 +20,7 @@ std::string toleranceOutOfReach(long long steps, double minStep, double ratio) {
          " s) failed the error test (ratio " + shortNumberText(ratio) + "): the tolerance cannot be met here";
 }
 
-void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOptions& options) {
+void checkIntegratorValues(const IntegratorOptions& options) {
   if (!(options.dt > 0.0) || !std::isfinite(options.dt))
     throw InputError("time step dt must be a positive number of seconds (got " + shortNumberText(options.dt) +
                      ")");
@@ -32,24 +32,29 @@ void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOp
         std::pair{options.minStep, "minimum step"}, std::pair{options.span, "tolerance span"}})
     if (!(value >= 0.0) || !std::isfinite(value))
       throw InputError(std::string(name) + " must be >= 0 s (got " + shortNumberText(value) + ")");
-  if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
-    throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
-                     model.spec().name + "\"");
   if (!(options.penaltyRatio > 0.0)) throw InputError("penalty ratio must be > 0");
 }
 
-double stepTolerance(const IntegratorOptions& options, double h, double share, double floorShare) {
+void checkIntegratorOptions(const Model& model, int loadCase, const IntegratorOptions& options) {
+  checkIntegratorValues(options);
+  if (loadCase < -1 || loadCase >= static_cast<int>(model.spec().loadCases.size()))
+    throw InputError("load case index " + std::to_string(loadCase) + " does not exist in model \"" +
+                     model.spec().name + "\"");
+}
+
+double stepTolerance(const IntegratorOptions& options, double h, double share, double floorShare,
+                     double smallest) {
   if (!(options.span > 0.0)) return options.tolerance;
   // Not below what round-off of the error estimates lets a step reach.
-  const double floor =
-      std::min(options.tolerance, std::max(kSmallestStepTolerance, floorShare * options.tolerance));
+  const double floor = std::min(options.tolerance, std::max(smallest, floorShare * options.tolerance));
   return std::max(floor, options.tolerance * std::min(1.0, share * h / options.span));
 }
 
-double stepExponent(const IntegratorOptions& options, double h, double share, double floorShare, int order) {
+double stepExponent(const IntegratorOptions& options, double h, double share, double floorShare,
+                    double smallest, int order) {
   const bool perUnitStep = options.span > 0.0 && share * h < options.span &&
-                           stepTolerance(options, h, share, floorShare) >
-                               std::max(kSmallestStepTolerance, floorShare * options.tolerance);
+                           stepTolerance(options, h, share, floorShare, smallest) >
+                               std::max(smallest, floorShare * options.tolerance);
   return -1.0 / (perUnitStep ? order : order + 1);
 }
 

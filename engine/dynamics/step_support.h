@@ -32,20 +32,24 @@ std::string tooManyTries(long long tries, double h);
 /// failed the error test (last error ratio `ratio`).
 std::string toleranceOutOfReach(long long steps, double minStep, double ratio);
 
-/// The smallest tolerance a step's share of the span is cut to [-]: local error
-/// estimates carry round-off of about 1e-15 of the values.
-inline constexpr double kSmallestStepTolerance = 1e-13;
-
 /// The tolerance of one step of h [s]: RTOL, or RTOL share h / span when a span is set
-/// (IntegratorOptions::span), but not below floorShare RTOL nor kSmallestStepTolerance [-].
+/// (IntegratorOptions::span), but not below floorShare RTOL nor `smallest` (a tolerance
+/// given below it is taken per step) [-]: each method's error estimate carries round-off.
 /// `share`: how many times its share of the span a step's estimate may take, as each
 /// method's estimate and error growth allow (global errors within a few RTOL L).
-double stepTolerance(const IntegratorOptions& options, double h, double share, double floorShare);
+double stepTolerance(const IntegratorOptions& options, double h, double share, double floorShare,
+                     double smallest);
 
 /// The exponent of the error ratio that proposes the next step of a method whose local
 /// error is O(h^(order + 1)): -1 / (order + 1), or -1 / order while the tolerance is per
 /// unit step (it then grows with h).
-double stepExponent(const IntegratorOptions& options, double h, double share, double floorShare, int order);
+double stepExponent(const IntegratorOptions& options, double h, double share, double floorShare,
+                    double smallest, int order);
+
+/// Throws InputError for step and solver settings an integrator cannot take (dt <= 0, a
+/// tolerance outside [0, 1), negative step limits or span, a penalty <= 0), naming the
+/// value: the one check of these settings, for runs and integrators alike.
+void checkIntegratorValues(const IntegratorOptions& options);
 
 /// Throws InputError for options an integrator cannot take (dt <= 0, a tolerance
 /// outside [0, 1), negative step limits, a penalty <= 0) or a load case index

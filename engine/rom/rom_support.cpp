@@ -104,18 +104,11 @@ ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::In
   if (romCoordinates != n)
     throw InputError(method + ": the reduced model has " + std::to_string(romCoordinates) +
                      " coordinates, the model " + std::to_string(n));
-  if (!(o.integrator.dt > 0.0) || !std::isfinite(o.integrator.dt))
-    throw InputError("dt must be > 0 (got " + std::to_string(o.integrator.dt) + ")");
   if (o.integrator.tolerance != 0.0)
     throw InputError(method +
                      ": a reduced model steps at a fixed dt; a tolerance (error-controlled steps) is "
                      "for the full model");
-  if (!(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
-    throw InputError("t_end must be >= 0 (got " + std::to_string(o.tEnd) + ")");
-  if (!(o.outputDt >= 0.0) || !std::isfinite(o.outputDt)) throw InputError("output_dt must be >= 0");
-  if (!(o.envelopeMargin >= 0.0) || !std::isfinite(o.envelopeMargin))
-    throw InputError("the envelope margin must be a number >= 0 (got " + std::to_string(o.envelopeMargin) +
-                     ")");
+  checkRunValues(o);
   const int nLoadCases = static_cast<int>(model.spec().loadCases.size());
   if (o.loadCase < -1 || o.loadCase >= nLoadCases)
     throw InputError("load case index " + std::to_string(o.loadCase) + " does not exist in model \"" +

@@ -62,7 +62,7 @@ struct Case {
 
 // Non-chaotic mechanisms from outside definitions.
 constexpr Case kOutside[] = {{"four_bar_xz_revolute.json", "free", 2.0},
-                             {"four_bar_rigid_3d_revolute.json", "crank_torque", 2.0},
+                             {"four_bar_rigid_3d_revolute.json", "crank_torque", 1.0},
                              {"double_pendulum_rods_3d.json", "tip_push", 1.0}};
 
 }  // namespace
@@ -72,15 +72,19 @@ TEST_CASE("the tolerance bounds the position error within 10 RTOL L with either 
     const Model model = readOutsideMechanism(c.file);
     const double length = mechanismScales(model).length;
     const auto truth =
-        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
-    for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal})
-      for (const double tolerance : {1e-3, 1e-5, 1e-6}) {
-        const auto samples = run(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
-        const double error = maxPointDifference(model, samples, truth);
-        INFO(c.file << " under " << c.loadCase << ", " << integratorMethodName(method) << " at " << tolerance
-                    << ": error " << error << " m, L = " << length << " m");
-        CHECK(error <= 10.0 * tolerance * length);
-      }
+        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
+    // The trapezoidal rule's steps grow as 1 / sqrt(RTOL): its tighter levels are in the benchmark
+    // (bench/accuracy/tolerance_meaning.py), not in a test.
+    for (const auto& [method, tolerance] :
+         {std::pair{IntegratorMethod::DormandPrince, 1e-3}, std::pair{IntegratorMethod::DormandPrince, 1e-5},
+          std::pair{IntegratorMethod::DormandPrince, 1e-8}, std::pair{IntegratorMethod::Trapezoidal, 1e-3},
+          std::pair{IntegratorMethod::Trapezoidal, 1e-5}}) {
+      const auto samples = run(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
+      const double error = maxPointDifference(model, samples, truth);
+      INFO(c.file << " under " << c.loadCase << ", " << integratorMethodName(method) << " at " << tolerance
+                  << ": error " << error << " m, L = " << length << " m");
+      CHECK(error <= 10.0 * tolerance * length);
+    }
   }
 }
 
@@ -125,9 +129,10 @@ TEST_CASE("the accuracy check is within 3x of the true error of a run that is no
   for (const Case& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
     const auto truth =
-        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-11, IntegratorMethod::DormandPrince));
-    for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal}) {
-      const RunOptions o = runOptions(model, c.loadCase, c.tEnd, 1e-4, method);
+        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
+    for (const auto& [method, tolerance] :
+         {std::pair{IntegratorMethod::DormandPrince, 1e-5}, std::pair{IntegratorMethod::Trapezoidal, 1e-3}}) {
+      const RunOptions o = runOptions(model, c.loadCase, c.tEnd, tolerance, method);
       const auto samples = run(model, o);
       const double error = maxPointDifference(model, samples, truth);
       const AccuracyCheck check = checkAccuracy(model, o, samples);
@@ -137,7 +142,7 @@ TEST_CASE("the accuracy check is within 3x of the true error of a run that is no
       CHECK(check.maxDifference <= 3.0 * error + 1e-10);
       // Below 1e-10 m the reference run's own error (1e-11 L) is the difference.
       if (error > 1e-10) CHECK(check.maxDifference >= error / 3.0);
-      CHECK(check.tolerance == Approx(1e-6));
+      CHECK(check.tolerance == Approx(tolerance / 100.0));
     }
   }
 }
