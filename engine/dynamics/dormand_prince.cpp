@@ -59,7 +59,8 @@ DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCas
       measures_(model),
       nq_(model.nq()),
       nc_(model.nc()),
-      nf_(static_cast<int>(model.frictions().size())) {
+      nf_(static_cast<int>(model.frictions().size())),
+      phi_(model, nc_, nq_ > 0 && nq_ >= options.sparseThreshold) {
   internal::checkIntegratorOptions(model, loadCase, options);
   for (const FrictionSpec& f : model.spec().frictions)
     if (f.law == FrictionLaw::Coulomb)
@@ -76,37 +77,13 @@ DormandPrinceIntegrator::DormandPrinceIntegrator(const Model& model, int loadCas
   minStep_ = options.minStep > 0.0 ? options.minStep : 1e-10 * scales_.time;
   for (Eigen::VectorXd* v : {&fExt_, &fS_, &fD_, &fF_, &Q_, &rhs_, &tmp_, &dx_, &yq_, &yv_}) v->setZero(nq_);
   for (Eigen::VectorXd* v : {&Phi_, &Phi_t_, &c_, &cT_, &g_, &sigma_}) v->setZero(nc_);
-  sparse_ = nq_ > 0 && nq_ >= options.sparseThreshold;
-  if (!sparse_) {
-    Phi_q_.setZero(nc_, nq_);
-    A_.setZero(nq_, nq_);
-  }
+  sparse_ = phi_.sparse();
+  if (!sparse_) A_.setZero(nq_, nq_);
   rowCols_.reserve(static_cast<std::size_t>(nq_));
   kq_.setZero(nq_, 7);
   kv_.setZero(nq_, 7);
   stage_.qdd.setZero(nq_);
   stage_.lambda.setZero(nc_ + nf_);
-}
-
-void DormandPrinceIntegrator::evalJacobian(const Eigen::VectorXd& q, double t) {
-  if (sparse_)
-    evalPhiQ(model_, q, t, Phi_qs_);
-  else
-    evalPhiQ(model_, q, t, Phi_q_);
-}
-
-void DormandPrinceIntegrator::mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  if (sparse_)
-    out.noalias() = Phi_qs_ * x;
-  else
-    out.noalias() = Phi_q_ * x;
-}
-
-void DormandPrinceIntegrator::mulPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const {
-  if (sparse_)
-    out.noalias() = Phi_qs_.transpose() * y;
-  else
-    out.noalias() = Phi_q_.transpose() * y;
 }
 
 void DormandPrinceIntegrator::solveA(const Eigen::VectorXd& b, Eigen::VectorXd& x) const {
@@ -122,8 +99,8 @@ bool DormandPrinceIntegrator::factorA() {
   if (sparse_) {
     // The pattern of M + Phi_q^T B Phi_q is that of the model's combinations:
     // analysed once (again only if it changes).
-    PhiTs_ = Phi_qs_.transpose();
-    PhiBs_ = rowPenalty_.asDiagonal() * Phi_qs_;
+    PhiTs_ = phi_.sparseMatrix().transpose();
+    PhiBs_ = rowPenalty_.asDiagonal() * phi_.sparseMatrix();
     As_ = PhiTs_ * PhiBs_;
     As_ += model_.massMatrixSparse();
     if (!sparseAnalyzed_ || As_.nonZeros() != analyzedNonZeros_) {
@@ -140,11 +117,11 @@ bool DormandPrinceIntegrator::factorA() {
   for (int row = 0; row < nc_; ++row) {
     rowCols_.clear();
     for (int j = 0; j < nq_; ++j)
-      if (Phi_q_(row, j) != 0.0) rowCols_.push_back(j);
+      if (phi_.dense()(row, j) != 0.0) rowCols_.push_back(j);
     const double br = rowPenalty_(row);
     for (int a : rowCols_) {
-      const double ba = br * Phi_q_(row, a);
-      for (int b : rowCols_) A_(b, a) += ba * Phi_q_(row, b);
+      const double ba = br * phi_.dense()(row, a);
+      for (int b : rowCols_) A_(b, a) += ba * phi_.dense()(row, b);
     }
   }
   llt_.compute(A_);
@@ -153,7 +130,7 @@ bool DormandPrinceIntegrator::factorA() {
 
 bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
                                          Derivative& d, StepReport& r) {
-  evalJacobian(q, t);
+  phi_.eval(q, t);
   evalPhiQdotQd(model_, q, qd, t, c_);
   evalPhiTdot(model_, q, qd, t, cT_);
   c_ += cT_;
@@ -185,10 +162,10 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
   double previous = std::numeric_limits<double>::infinity();
   for (int k = 0;; ++k) {
     g_ = sigma_ + rowPenalty_.cwiseProduct(c_);
-    mulPhiQt(g_, rhs_);
+    phi_.mulTransposed(g_, rhs_);
     rhs_ = Q_ - rhs_;
     solveA(rhs_, d.qdd);
-    mulPhiQ(d.qdd, g_);
+    phi_.mul(d.qdd, g_);
     g_ += c_;
     sigma_ += rowPenalty_.cwiseProduct(g_);
     ++r.projectionIterations;
@@ -225,7 +202,7 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
   d.lambda.head(nc_) = sigma_;
   // Power of applied loads, dampers, friction and drivers (-lambda^T Phi_q qd).
   d.power = (fExt_ - model_.gravityForce() - fD_ - fF_).dot(qd);
-  mulPhiQ(qd, g_);
+  phi_.mul(qd, g_);
   d.power -= sigma_.dot(g_);
   return true;
 }
@@ -244,18 +221,18 @@ bool DormandPrinceIntegrator::projectState(DynamicState& s, StepReport& r) {
     }
     if (residual <= options_.positionTolerance || k == maxIterations) break;
     g_ = rowPenalty_.cwiseProduct(Phi_);
-    mulPhiQt(g_, tmp_);
+    phi_.mulTransposed(g_, tmp_);
     solveA(tmp_, dx_);
     s.q -= dx_;
     ++r.projectionIterations;
   }
   r.residualPosition = std::max(r.residualPosition, maxAbs(Phi_));
-  evalJacobian(s.q, s.t);
+  phi_.eval(s.q, s.t);
   evalPhiT(model_, s.q, s.t, Phi_t_);
   const double floor = 1.0 / scales_.time;
   const double tScale = maxAbs(Phi_t_.cwiseProduct(rowWeight_));
   for (int k = 0;; ++k) {
-    mulPhiQ(s.qd, g_);
+    phi_.mul(s.qd, g_);
     g_ += Phi_t_;
     residual = maxAbs(g_.cwiseProduct(rowWeight_));
     const double scale = std::max({floor, maxAbs(s.qd.cwiseProduct(coordInv_)), tScale});
@@ -265,12 +242,12 @@ bool DormandPrinceIntegrator::projectState(DynamicState& s, StepReport& r) {
     }
     if (residual <= options_.velocityTolerance * scale || k == maxIterations) break;
     g_ = rowPenalty_.cwiseProduct(g_);
-    mulPhiQt(g_, tmp_);
+    phi_.mulTransposed(g_, tmp_);
     solveA(tmp_, dx_);
     s.qd -= dx_;
     ++r.projectionIterations;
   }
-  mulPhiQ(s.qd, g_);
+  phi_.mul(s.qd, g_);
   g_ += Phi_t_;
   r.residualVelocity = std::max(r.residualVelocity, maxAbs(g_));
   return true;
@@ -563,10 +540,10 @@ void DormandPrinceIntegrator::evalSample(const DynamicState& s, Sample& sample) 
   evalPhi(model_, s.q, s.t, Phi_);
   sample.residualPosition = maxAbs(Phi_);
   evalPhiT(model_, s.q, s.t, Phi_t_);
-  mulPhiQ(s.qd, g_);
+  phi_.mul(s.qd, g_);
   g_ += Phi_t_;
   sample.residualVelocity = maxAbs(g_);
-  mulPhiQ(sample.qdd, g_);
+  phi_.mul(sample.qdd, g_);
   g_ += c_;
   sample.residualAcceleration = maxAbs(g_);
 }

@@ -35,6 +35,7 @@
 /// (about 3.3 / the highest natural frequency); the error control finds it.
 
 #include "engine/core/dense_solvers.h"
+#include "engine/dynamics/constraint_operators.h"
 #include "engine/dynamics/integrator.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/scales.h"
@@ -103,9 +104,6 @@ class DormandPrinceIntegrator {
     Eigen::VectorXd qdd, lambda;
     double power = 0.0;
   };
-  void evalJacobian(const Eigen::VectorXd& q, double t);
-  void mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;   // out = Phi_q x
-  void mulPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const;  // out = Phi_q^T y
   void solveA(const Eigen::VectorXd& b, Eigen::VectorXd& x) const;
   bool factorA();  // A = M + Phi_q^T B Phi_q at the last Jacobian; false when not positive definite
   bool derivative(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, Derivative& d,
@@ -130,6 +128,7 @@ class DormandPrinceIntegrator {
   IntegratorOptions options_;
   MeasureSet measures_;
   int nq_, nc_, nf_;
+  ConstraintOperators phi_;  // Phi_q at the last stage
   MechanismScales scales_;
   Eigen::VectorXd rowWeight_, rowPenalty_;  // 1 / rowScale; beta / rowScale^2 (size nc)
   Eigen::VectorXd coordInv_;                // 1 / coordinateScale (size nq)
@@ -142,13 +141,13 @@ class DormandPrinceIntegrator {
 
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, Phi_t_, c_, cT_, fExt_, fS_, fD_, fF_, Q_, rhs_, g_, sigma_, tmp_, dx_;
-  Eigen::MatrixXd Phi_q_, A_;  // dense path only (nq < options.sparseThreshold)
-  std::vector<int> rowCols_;   // non-zero columns of one row of Phi_q
+  Eigen::MatrixXd A_;         // dense path only (nq < options.sparseThreshold)
+  std::vector<int> rowCols_;  // non-zero columns of one row of Phi_q
   Cholesky llt_;
   // Sparse path: no nq x nq or nc x nq dense object.
   bool sparse_ = false, sparseAnalyzed_ = false;
   Eigen::Index analyzedNonZeros_ = 0;
-  Eigen::SparseMatrix<double> Phi_qs_, PhiTs_, PhiBs_, As_;
+  Eigen::SparseMatrix<double> PhiTs_, PhiBs_, As_;
   Eigen::SimplicialLLT<Eigen::SparseMatrix<double>> sllt_;
   Eigen::VectorXd yq_, yv_;  // stage arguments (q, qd)
   Eigen::MatrixXd kq_, kv_;  // stage derivatives of q and qd, nq x 7

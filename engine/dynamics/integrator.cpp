@@ -42,7 +42,8 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
       measures_(model),
       nq_(model.nq()),
       nc_(model.nc()),
-      nf_(static_cast<int>(model.frictions().size())) {
+      nf_(static_cast<int>(model.frictions().size())),
+      phi_(model, nc_ + nf_, nq_ > 0 && nq_ >= options.sparseThreshold) {
   internal::checkIntegratorOptions(model, loadCase, options);
   scales_ = mechanismScales(model, loadCase);
   beta_ = options.penaltyRatio * scales_.mass;
@@ -59,9 +60,8 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
   for (Eigen::VectorXd* v : {&f_ext_, &f_s_, &f_d_, &f_f_, &Q_, &r_, &dq_, &g_, &xs_, &tmp_, &inc_})
     v->setZero(nq_);
   for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_, &penalty_}) v->setZero(ncx);
-  sparse_ = nq_ > 0 && nq_ >= options.sparseThreshold;
+  sparse_ = phi_.sparse();
   if (!sparse_) {  // the sparse path holds no nq x nq or nc x nq dense object
-    Phi_q_.setZero(ncx, nq_);
     Phi_qW_.setZero(ncx, nq_);
     for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
     lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nq_);
@@ -80,37 +80,36 @@ void Integrator::evalConstraints(const Eigen::VectorXd& q, double t, const Dynam
     return;
   }
   evalPhi(model_, q, t, PhiM_);
-  evalPhiQ(model_, q, t, Phi_qM_);
+  phi_.eval(q, t);
   evalPhiT(model_, q, t, PhiTM_);
   Phi_.head(nc_) = PhiM_;
-  Phi_q_.topRows(nc_) = Phi_qM_;
   Phi_t_.head(nc_) = PhiTM_;
   // A sticking friction element holds its sliding coordinate u.(P2 - P1).
   for (int i = 0; i < nf_; ++i) {
     const int row = nc_ + i;
     Phi_(row) = 0.0;
     Phi_t_(row) = 0.0;
-    Phi_q_.row(row).setZero();
+    phi_.dense().row(row).setZero();
     if (!sticking(s, i)) continue;
     const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];
     const Eigen::Vector3d u = f.axis.value(q), r = f.r.value(q);
     Phi_(row) = u.dot(r) - s.stickPosition(i);
-    f.axis.addGradient(Phi_q_.row(row), r, 1.0);
-    f.r.addGradient(Phi_q_.row(row), u, 1.0);
+    f.axis.addGradient(phi_.dense().row(row), r, 1.0);
+    f.r.addGradient(phi_.dense().row(row), u, 1.0);
   }
 }
 
 void Integrator::evalConstraintsSparse(const Eigen::VectorXd& q, double t, const DynamicState& s) {
   evalPhi(model_, q, t, PhiM_);
-  evalPhiQ(model_, q, t, Phi_qs_);
+  phi_.eval(q, t);
   evalPhiT(model_, q, t, PhiTM_);
   Phi_.head(nc_) = PhiM_;
   Phi_t_.head(nc_) = PhiTM_;
   if (nf_ == 0) return;
   // Friction rows below the model's: one per element, its stick constraint or empty.
   phiTriplets_.clear();
-  for (int k = 0; k < Phi_qs_.outerSize(); ++k)
-    for (Eigen::SparseMatrix<double>::InnerIterator it(Phi_qs_, k); it; ++it)
+  for (int k = 0; k < phi_.sparseMatrix().outerSize(); ++k)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(phi_.sparseMatrix(), k); it; ++it)
       phiTriplets_.emplace_back(static_cast<int>(it.row()), static_cast<int>(it.col()), it.value());
   for (int i = 0; i < nf_; ++i) {
     const int row = nc_ + i;
@@ -124,22 +123,8 @@ void Integrator::evalConstraintsSparse(const Eigen::VectorXd& q, double t, const
       for (const Combination::Term& term : combination->terms)
         for (int k = 0; k < 3; ++k) phiTriplets_.emplace_back(row, term.index + k, term.weight * v(k));
   }
-  Phi_qs_.resize(nc_ + nf_, nq_);
-  Phi_qs_.setFromTriplets(phiTriplets_.begin(), phiTriplets_.end());
-}
-
-void Integrator::mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  if (sparse_)
-    out.noalias() = Phi_qs_ * x;
-  else
-    out.noalias() = Phi_q_ * x;
-}
-
-void Integrator::addPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const {
-  if (sparse_)
-    out.noalias() += Phi_qs_.transpose() * y;
-  else
-    out.noalias() += Phi_q_.transpose() * y;
+  phi_.sparseMatrix().resize(nc_ + nf_, nq_);
+  phi_.sparseMatrix().setFromTriplets(phiTriplets_.begin(), phiTriplets_.end());
 }
 
 void Integrator::mulP(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
@@ -147,13 +132,6 @@ void Integrator::mulP(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
     out.noalias() = Ps_ * x;
   else
     out.noalias() = P_ * x;
-}
-
-void Integrator::mulM(const Eigen::VectorXd& x, Eigen::VectorXd& out) const {
-  if (sparse_)
-    out.noalias() = model_.massMatrixSparse() * x;
-  else
-    out.noalias() = model_.massMatrix() * x;
 }
 
 void Integrator::evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
@@ -233,8 +211,8 @@ void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, 
   } else {
     P_ = A_;
   }
-  Phi_qW_.noalias() = (beta_ * rowWeight2_).asDiagonal() * Phi_q_;
-  A_.noalias() += Phi_q_.transpose() * Phi_qW_;
+  Phi_qW_.noalias() = (beta_ * rowWeight2_).asDiagonal() * phi_.dense();
+  A_.noalias() += phi_.dense().transpose() * Phi_qW_;
   lu_.compute(A_);
   factor_ = Factor::Dense;
   factorValid_ = true;
@@ -286,7 +264,7 @@ void Integrator::factorizeSparse(const Eigen::VectorXd& q, const Eigen::VectorXd
     }
   }
   // beta Phi_q^T W^2 Phi_q over the non-zeros of each row (a column of Phi_q^T).
-  PhiTs_ = Phi_qs_.transpose();
+  PhiTs_ = phi_.sparseMatrix().transpose();
   for (int r = 0; r < PhiTs_.outerSize(); ++r) {
     const double br = beta_ * rowWeight2_(r);
     for (Eigen::SparseMatrix<double>::InnerIterator a(PhiTs_, r); a; ++a)
@@ -355,7 +333,7 @@ bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eig
   const double rhsScale = maxAbs(rhs.cwiseProduct(rowWeight_));
   double previous = std::numeric_limits<double>::infinity();
   for (int k = 0;; ++k) {
-    mulPhiQ(x, res_);
+    phi_.mul(x, res_);
     res_ += rhs;
     residual = maxAbs(res_);
     const double scaled = maxAbs(res_.cwiseProduct(rowWeight_));
@@ -374,7 +352,7 @@ bool Integrator::project(Eigen::VectorXd& x, const Eigen::VectorXd& b, const Eig
     mulP(x, g_);
     g_ -= b;
     lambdaEff_ = sigma_ + penalty_;
-    addPhiQt(lambdaEff_, g_);
+    phi_.addTransposed(lambdaEff_, g_);
     solve(g_, dq_);
     x -= dq_;
   }
@@ -418,7 +396,7 @@ double Integrator::nonConservativePower(const DynamicState& s) {
   // Applied loads (f_ext without gravity), dampers, friction and constraint
   // forces (drivers); evalForces and evalConstraints must be current at s.
   double power = (f_ext_ - model_.gravityForce() - f_d_ - f_f_).dot(s.qd);
-  mulPhiQ(s.qd, res_);
+  phi_.mul(s.qd, res_);
   power -= s.lambda.dot(res_);
   return power;
 }
@@ -569,8 +547,8 @@ bool Integrator::attempt(DynamicState& s, const DynamicState& start, double t1, 
     if (k > 0) s.lambda += penalty_;
     lambdaEff_ = s.lambda + penalty_;
     evalForces(s.q, s.qd, t1, s);
-    mulM(s.qdd, r_);
-    addPhiQt(lambdaEff_, r_);
+    phi_.mulMass(s.qdd, r_);
+    phi_.addTransposed(lambdaEff_, r_);
     r_ -= Q_;
     const bool fresh = refactor;
     if (refactor) {
@@ -911,10 +889,10 @@ void Integrator::evalSample(const DynamicState& s, Sample& sample) {
     if (stick) f.r.addTransposed(sample.f_friction, f.axis.value(s.q), s.lambda(nc_ + i));
   }
   sample.residualPosition = maxAbs(Phi_);
-  mulPhiQ(s.qd, res_);
+  phi_.mul(s.qd, res_);
   res_ += Phi_t_;
   sample.residualVelocity = maxAbs(res_);
-  mulPhiQ(s.qdd, res_);
+  phi_.mul(s.qdd, res_);
   res_ += c_;
   sample.residualAcceleration = maxAbs(res_);
 }

@@ -66,6 +66,7 @@
 /// smooth force.
 
 #include "engine/dynamics/constraint_hessian.h"
+#include "engine/dynamics/constraint_operators.h"
 #include "engine/dynamics/integrator_method.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/scales.h"
@@ -280,10 +281,7 @@ class Integrator {
   void factorizeSparse(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
                        const Eigen::VectorXd& lambdaEff, const DynamicState& s, double h);
   void evalConstraintsSparse(const Eigen::VectorXd& q, double t, const DynamicState& s);
-  void mulPhiQ(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;   // out = Phi_q x
-  void addPhiQt(const Eigen::VectorXd& y, Eigen::VectorXd& out) const;  // out += Phi_q^T y
-  void mulP(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;      // out = P x
-  void mulM(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;      // out = M x
+  void mulP(const Eigen::VectorXd& x, Eigen::VectorXd& out) const;  // out = P x
   void solve(const Eigen::VectorXd& b, Eigen::VectorXd& x);
   [[noreturn]] void fail(const DynamicState& start, double t1, const std::string& cause) const;
 
@@ -293,6 +291,7 @@ class Integrator {
   ConstraintHessian hessian_;
   MeasureSet measures_;
   int nq_, nc_, nf_;
+  ConstraintOperators phi_;  // Phi_q: the model's rows, then one per friction element
   MechanismScales scales_;
   Eigen::VectorXd rowWeight2_;      // 1 / rowScale^2 per row (friction rows: 1 / L^2), size nc + nf
   Eigen::VectorXd rowWeight_;       // 1 / rowScale, size nc + nf
@@ -309,7 +308,7 @@ class Integrator {
 
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, PhiM_, Phi_t_, PhiTM_, c_, cM_, cT_;
-  Eigen::MatrixXd Phi_q_, Phi_qM_, Phi_qW_;  // Phi_qW_ = diag(beta W^2) Phi_q (dense penalty)
+  Eigen::MatrixXd Phi_qW_;  // diag(beta W^2) Phi_q (dense penalty)
   Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_, inc_,
       penalty_;
   Eigen::MatrixXd K_, Dq_, Dqd_, Kext_, A_, P_;
@@ -320,7 +319,7 @@ class Integrator {
   enum class Factor { Dense, Ldlt, Lu } factor_ = Factor::Dense;
   std::vector<Eigen::Triplet<double>> triplets_, phiTriplets_;
   std::vector<int> patternInner_, patternOuter_;
-  Eigen::SparseMatrix<double> Phi_qs_, PhiTs_, Ps_, As_, AsT_;
+  Eigen::SparseMatrix<double> PhiTs_, Ps_, As_, AsT_;
   Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt_;
   Eigen::SparseLU<Eigen::SparseMatrix<double>> slu_;
   bool ldltAnalyzed_ = false, luAnalyzed_ = false;

@@ -2,6 +2,7 @@
 target_sources(mbdrom_engine PRIVATE
   dynamics/assembly.cpp
   dynamics/constraint_hessian.cpp
+  dynamics/constraint_operators.cpp
   dynamics/dormand_prince.cpp
   dynamics/initial_state.cpp
   dynamics/integrator.cpp

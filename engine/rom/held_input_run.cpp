@@ -27,21 +27,9 @@ RomSimulationSummary simulateWithHeldInputs(const ReducedModel& rom, const Model
   ReducedRun run = rom.startRun(driven, o);
   RomSimulationSummary summary;
   summary.dt = o.integrator.dt;
-  summary.envelopeKnown = rom.envelope().known();
-  summary.envelopeMargin = o.envelopeMargin;
-  // Each written sample, with the envelope's verdict on it (as the run loop keeps it).
-  const auto write = [&](const Sample& s) {
-    sink.write(s);
-    ++summary.samples;
-    if (s.envelopeDistance > summary.envelopeDistance) {
-      summary.envelopeDistance = s.envelopeDistance;
-      summary.envelopeWorstTime = s.t;
-      const TrainingEnvelope& e = rom.envelope();
-      summary.envelopeWorst =
-          e.describe(e.distance(rom.envelopeState(driven.massMatrix(), s.q, s.qd), s.f_ext, o.parameters));
-    }
-    if (s.envelopeDistance > o.envelopeMargin && !summary.leftEnvelope()) summary.envelopeLeftAt = s.t;
-  };
+  // The run loop's output: envelope figures, the stop outside it, the sink.
+  internal::ReducedRunOutput output(driven, rom, o, sink, summary);
+  const auto write = [&](const Sample& s) { output.write(s); };
   sink.begin(driven, plan.info);
   const auto wall0 = std::chrono::steady_clock::now();
   streamReducedRun(sink, [&] {

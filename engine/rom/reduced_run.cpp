@@ -86,15 +86,25 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
 void ReducedRunOutput::checkEnvelope(Sample& s) {
   const TrainingEnvelope& envelope = rom_.envelope();
   if (!envelope.known()) return;
-  const Eigen::VectorXd state = rom_.envelopeState(model_.massMatrix(), s.q, s.qd);
-  const EnvelopeDistance d = envelope.distance(state, s.f_ext, options_.parameters);
-  s.envelopeDistance = d.distance;
-  if (d.distance > summary_.envelopeDistance) {
-    summary_.envelopeDistance = d.distance;
+  s.envelopeDistance =
+      envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, options_.parameters)
+          .distance;
+}
+
+void ReducedRunOutput::write(const Sample& s) {
+  if (s.envelopeDistance > summary_.envelopeDistance) {
+    const TrainingEnvelope& envelope = rom_.envelope();
+    summary_.envelopeDistance = s.envelopeDistance;
     summary_.envelopeWorstTime = s.t;
-    summary_.envelopeWorst = envelope.describe(d);
+    summary_.envelopeWorst = envelope.describe(
+        envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, options_.parameters));
   }
-  if (d.distance > options_.envelopeMargin && !summary_.leftEnvelope()) summary_.envelopeLeftAt = s.t;
+  if (s.envelopeDistance > options_.envelopeMargin && !summary_.leftEnvelope()) summary_.envelopeLeftAt = s.t;
+  sink_.write(s);
+  ++summary_.samples;
+  if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
+    throw SolverError("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
+                      "; stopped there (outside: stop), the samples up to then are kept");
 }
 
 void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t) {
@@ -110,12 +120,8 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
     s.workNonConservative = *work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0_ - *work;
   }
-  sink_.write(s);
-  ++summary_.samples;
   seconds_ += secondsSince(w0);
-  if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
-    throw SolverError("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
-                      "; stopped there (outside: stop), the samples up to then are kept");
+  write(s);
 }
 
 }  // namespace internal

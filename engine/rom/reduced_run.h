@@ -116,6 +116,9 @@ class ReducedRunOutput {
   ReducedRunOutput(const Model& model, const ReducedModel& rom, const RunOptions& options,
                    TrajectorySink& sink, RomSimulationSummary& summary);
   void writeSample(ReducedStepper& stepper, long long step, double t);
+  /// Writes a sample completed elsewhere (ReducedRun::sample(), its envelope distance
+  /// set): the summary's envelope figures, the sink, the stop outside the envelope.
+  void write(const Sample& s);
   double seconds() const { return seconds_; }
 
  private:
