@@ -3,6 +3,7 @@
 // solutions, and on what it must refuse.
 
 #include "dynamics_models.h"
+#include "run_helpers.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/dormand_prince.h"
@@ -36,27 +37,6 @@ RunOptions options(double tEnd, double tolerance, IntegratorMethod method, int l
   o.integrator.tolerance = tolerance;
   o.integrator.method = method;
   return o;
-}
-
-std::vector<Sample> run(const Model& model, const RunOptions& o, SimulationSummary* summary = nullptr) {
-  TrajectoryRecorder keep;
-  const SimulationSummary s = simulate(model, o, keep);
-  if (summary) *summary = s;
-  return keep.samples();
-}
-
-// Largest difference of a point coordinate between two runs sampled at the same times [m].
-double maxPointDifference(const Model& model, const std::vector<Sample>& a, const std::vector<Sample>& b) {
-  REQUIRE(a.size() == b.size());
-  const MechanismScales scales = mechanismScales(model);
-  double worst = 0.0;
-  for (std::size_t k = 0; k < a.size(); ++k) {
-    REQUIRE(a[k].t == b[k].t);
-    for (int i = 0; i < model.nq(); ++i)
-      if (scales.coordinateScale(i) == scales.length)  // point coordinates (vectors are unit-less)
-        worst = std::max(worst, std::abs(a[k].q(i) - b[k].q(i)));
-  }
-  return worst;
 }
 
 struct Case {
@@ -108,9 +88,9 @@ TEST_CASE("the Dormand-Prince and trapezoidal integrators agree to the tolerance
     const int lc = model.requireLoadCase(c.loadCase);
     const double tol = kDefaultTolerance, length = mechanismScales(model, lc).length;
     SimulationSummary st, sd;
-    const auto ref = run(model, options(c.tEnd, 1e-12, IntegratorMethod::DormandPrince, lc));
-    const auto a = run(model, options(c.tEnd, tol, IntegratorMethod::Trapezoidal, lc), &st);
-    const auto b = run(model, options(c.tEnd, tol, IntegratorMethod::DormandPrince, lc), &sd);
+    const auto ref = recordRun(model, options(c.tEnd, 1e-12, IntegratorMethod::DormandPrince, lc));
+    const auto a = recordRun(model, options(c.tEnd, tol, IntegratorMethod::Trapezoidal, lc), &st);
+    const auto b = recordRun(model, options(c.tEnd, tol, IntegratorMethod::DormandPrince, lc), &sd);
     const double d = maxPointDifference(model, a, b), ea = maxPointDifference(model, a, ref),
                  eb = maxPointDifference(model, b, ref);
     INFO(c.file << " under " << c.loadCase << ", L " << length << " m: trapezoidal error " << ea
@@ -128,8 +108,8 @@ TEST_CASE("at a tight tolerance the two integrators agree to 1e-8 m on the non-c
     if (!c.tight) continue;
     const Model model = fromFile(c.file);
     const int lc = model.requireLoadCase(c.loadCase);
-    const auto a = run(model, options(0.5, 1e-12, IntegratorMethod::Trapezoidal, lc));
-    const auto b = run(model, options(0.5, 1e-11, IntegratorMethod::DormandPrince, lc));
+    const auto a = recordRun(model, options(0.5, 1e-12, IntegratorMethod::Trapezoidal, lc));
+    const auto b = recordRun(model, options(0.5, 1e-11, IntegratorMethod::DormandPrince, lc));
     const double d = maxPointDifference(model, a, b);
     INFO(c.file << " under " << c.loadCase << ": max point difference " << d << " m");
     CHECK(d <= 1e-8);
@@ -146,7 +126,7 @@ TEST_CASE("the Dormand-Prince integrator meets Andrews' squeezer's published ang
   RunOptions o = options(0.03, 1e-10, IntegratorMethod::DormandPrince, model.requireLoadCase("motor"));
   o.outputDt = 0.03;
   SimulationSummary sum;
-  const std::vector<Sample> samples = run(model, o, &sum);
+  const std::vector<Sample> samples = recordRun(model, o, &sum);
   REQUIRE(samples.back().t == 0.03);
   const auto& measures = model.spec().measures;
   int found = 0;
@@ -167,7 +147,7 @@ TEST_CASE("the Dormand-Prince integrator meets an independent solution of the 3D
   const Model model = modelFromJson(doublePendulumJson());
   RunOptions o = options(0.0, 0.0, IntegratorMethod::DormandPrince, -1);
   o.qd0 = doublePendulumVelocity();
-  const std::vector<Sample> start = run(model, o);
+  const std::vector<Sample> start = recordRun(model, o);
   Eigen::VectorXd y0(12);
   y0 << start.back().q, start.back().qd;
   const double tEnd = 0.5;
@@ -176,7 +156,7 @@ TEST_CASE("the Dormand-Prince integrator meets an independent solution of the 3D
     o = options(tEnd, tol, IntegratorMethod::DormandPrince, -1);
     o.qd0 = doublePendulumVelocity();
     SimulationSummary sum;
-    const std::vector<Sample> end = run(model, o, &sum);
+    const std::vector<Sample> end = recordRun(model, o, &sum);
     const double error = (end.back().q - ref.head(6)).lpNorm<Eigen::Infinity>();
     INFO("tolerance " << tol << ": position error " << error << " m after " << sum.steps << " steps");
     CHECK(error < 50.0 * tol);
@@ -193,7 +173,7 @@ TEST_CASE("the Dormand-Prince integrator is fifth order at fixed steps") {
     o.integrator.dt = dt;
     o.outputDt = 1.0;
     o.qd0 = doublePendulumVelocity();
-    return run(model, o).back().q;
+    return recordRun(model, o).back().q;
   };
   const Eigen::VectorXd ref = end(10e-3 / 8.0);
   const double e1 = (end(20e-3) - ref).lpNorm<Eigen::Infinity>();
@@ -206,7 +186,7 @@ TEST_CASE("the Dormand-Prince integrator is fifth order at fixed steps") {
 TEST_CASE("the Dormand-Prince integrator keeps the energy of a conservative mechanism") {
   const Model model = fromFile("tests/data/mechanisms/double_pendulum_rods_3d.json");
   SimulationSummary sum;
-  run(model, options(5.0, 1e-9, IntegratorMethod::DormandPrince, model.requireLoadCase("free")), &sum);
+  recordRun(model, options(5.0, 1e-9, IntegratorMethod::DormandPrince, model.requireLoadCase("free")), &sum);
   INFO("max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale << " J exchanged");
   CHECK(sum.maxEnergyError < 1e-6 * sum.energyScale);
   CHECK(sum.maxResidualPosition < 1e-9);
@@ -216,7 +196,7 @@ TEST_CASE("the Dormand-Prince integrator keeps the energy of a conservative mech
 TEST_CASE("the work of a driver is integrated with the motion (energy balance of the driven slider-crank)") {
   const Model model = fromFile("resources/examples/slider_crank.json");
   SimulationSummary sum;
-  run(model, options(2.0, 1e-8, IntegratorMethod::DormandPrince, model.requireLoadCase("drive")), &sum);
+  recordRun(model, options(2.0, 1e-8, IntegratorMethod::DormandPrince, model.requireLoadCase("drive")), &sum);
   INFO("max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale << " J exchanged");
   CHECK(sum.energyScale > 0.0);
   CHECK(sum.maxEnergyError < 1e-5 * sum.energyScale);
@@ -227,7 +207,7 @@ TEST_CASE(
   const Model model = fromFile("resources/examples/friction_slider.json");
   const int lc = model.requireLoadCase("train");
   try {
-    run(model, options(0.1, 1e-6, IntegratorMethod::DormandPrince, lc));
+    recordRun(model, options(0.1, 1e-6, IntegratorMethod::DormandPrince, lc));
     FAIL("not refused");
   } catch (const InputError& e) {
     const std::string what = e.what();
@@ -237,7 +217,7 @@ TEST_CASE(
     CHECK(what.find("trapezoidal") != std::string::npos);
   }
   // The trapezoidal integrator takes it.
-  CHECK(run(model, options(0.1, 1e-6, IntegratorMethod::Trapezoidal, lc)).size() == 11);
+  CHECK(recordRun(model, options(0.1, 1e-6, IntegratorMethod::Trapezoidal, lc)).size() == 11);
 }
 
 TEST_CASE("an integrator name that does not exist is refused, naming the known ones") {
@@ -266,7 +246,7 @@ TEST_CASE("Dormand-Prince outputs land on the requested times and steps stop at 
   const Model model = modelFromJson(json);
   RunOptions o = options(0.5, 1e-10, IntegratorMethod::DormandPrince, model.requireLoadCase("kick"));
   o.outputDt = 0.05;
-  const std::vector<Sample> samples = run(model, o);
+  const std::vector<Sample> samples = recordRun(model, o);
   REQUIRE(samples.size() == 11);
   // k x 0.05 s to 15 digits: 0.15, not the product's 0.15000000000000002.
   for (std::size_t k = 0; k < samples.size(); ++k)

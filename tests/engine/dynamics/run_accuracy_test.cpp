@@ -5,6 +5,7 @@
 // are the cases where a loose tolerance once injected energy.
 
 #include "dynamics_models.h"
+#include "run_helpers.h"
 
 #include "engine/dynamics/integrator_choice.h"
 #include "engine/dynamics/scales.h"
@@ -35,51 +36,32 @@ RunOptions runOptions(const Model& model, const std::string& loadCase, double tE
   return o;
 }
 
-std::vector<Sample> run(const Model& model, const RunOptions& o, SimulationSummary* summary = nullptr) {
-  TrajectoryRecorder recorder;
-  const SimulationSummary s = simulate(model, o, recorder);
-  if (summary) *summary = s;
-  return recorder.samples();
-}
-
-// Largest difference of a point coordinate between two runs on one output grid [m].
-double maxPointDifference(const Model& model, const std::vector<Sample>& a, const std::vector<Sample>& b) {
-  const MechanismScales scales = mechanismScales(model);
-  REQUIRE(a.size() == b.size());
-  double worst = 0.0;
-  for (std::size_t k = 0; k < a.size(); ++k)
-    for (Eigen::Index i = 0; i < a[k].q.size(); ++i)
-      if (scales.coordinateScale(i) == scales.length)
-        worst = std::max(worst, std::abs(a[k].q(i) - b[k].q(i)));
-  return worst;
-}
-
-struct Case {
+struct OutsideRun {
   const char* file;
   const char* loadCase;
   double tEnd;
 };
 
 // Non-chaotic mechanisms from outside definitions.
-constexpr Case kOutside[] = {{"four_bar_xz_revolute.json", "free", 2.0},
-                             {"four_bar_rigid_3d_revolute.json", "crank_torque", 1.0},
-                             {"double_pendulum_rods_3d.json", "tip_push", 1.0}};
+constexpr OutsideRun kOutside[] = {{"four_bar_xz_revolute.json", "free", 2.0},
+                                   {"four_bar_rigid_3d_revolute.json", "crank_torque", 1.0},
+                                   {"double_pendulum_rods_3d.json", "tip_push", 1.0}};
 
 }  // namespace
 
 TEST_CASE("the tolerance bounds the position error within 10 RTOL L with either integrator") {
-  for (const Case& c : kOutside) {
+  for (const OutsideRun& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
     const double length = mechanismScales(model).length;
     const auto truth =
-        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
+        recordRun(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
     // The trapezoidal rule's steps grow as 1 / sqrt(RTOL): its tighter levels are in the benchmark
     // (bench/accuracy/tolerance_meaning.py), not in a test.
     for (const auto& [method, tolerance] :
          {std::pair{IntegratorMethod::DormandPrince, 1e-3}, std::pair{IntegratorMethod::DormandPrince, 1e-5},
           std::pair{IntegratorMethod::DormandPrince, 1e-8}, std::pair{IntegratorMethod::Trapezoidal, 1e-3},
           std::pair{IntegratorMethod::Trapezoidal, 1e-5}}) {
-      const auto samples = run(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
+      const auto samples = recordRun(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
       const double error = maxPointDifference(model, samples, truth);
       INFO(c.file << " under " << c.loadCase << ", " << integratorMethodName(method) << " at " << tolerance
                   << ": error " << error << " m, L = " << length << " m");
@@ -102,11 +84,11 @@ TEST_CASE("dopri5 at a loose tolerance and 0.1 s outputs neither gains energy no
     const double tolerance = 1e-3;
     const double length = mechanismScales(c.model).length;
     const auto truth =
-        run(c.model, runOptions(c.model, c.loadCase, 2.0, 1e-11, IntegratorMethod::DormandPrince, 0.1));
+        recordRun(c.model, runOptions(c.model, c.loadCase, 2.0, 1e-11, IntegratorMethod::DormandPrince, 0.1));
     SimulationSummary summary;
-    const auto samples =
-        run(c.model, runOptions(c.model, c.loadCase, 2.0, tolerance, IntegratorMethod::DormandPrince, 0.1),
-            &summary);
+    const auto samples = recordRun(
+        c.model, runOptions(c.model, c.loadCase, 2.0, tolerance, IntegratorMethod::DormandPrince, 0.1),
+        &summary);
     INFO(c.model.spec().name << " under " << c.loadCase);
     CHECK(maxPointDifference(c.model, samples, truth) <= 100.0 * tolerance * length);
     CHECK(summary.maxEnergyError <= kEnergyWarningShare * summary.energyScale);
@@ -119,21 +101,21 @@ TEST_CASE("a run whose energy balance is off by more than a hundredth of the ene
   RunOptions o = runOptions(model, "drive", 2.0, 0.0, IntegratorMethod::Trapezoidal, 0.1);
   o.integrator.dt = 0.05;  // far too long a step for this motion
   SimulationSummary summary;
-  run(model, o, &summary);
+  recordRun(model, o, &summary);
   REQUIRE(summary.maxEnergyError > kEnergyWarningShare * summary.energyScale);
   REQUIRE(summary.warnings.size() == 1);
   CHECK_THAT(summary.warnings[0], Catch::Contains("energy balance") && Catch::Contains("shorten"));
 }
 
 TEST_CASE("the accuracy check is within 3x of the true error of a run that is not chaotic") {
-  for (const Case& c : kOutside) {
+  for (const OutsideRun& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
     const auto truth =
-        run(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
+        recordRun(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
     for (const auto& [method, tolerance] :
          {std::pair{IntegratorMethod::DormandPrince, 1e-5}, std::pair{IntegratorMethod::Trapezoidal, 1e-3}}) {
       const RunOptions o = runOptions(model, c.loadCase, c.tEnd, tolerance, method);
-      const auto samples = run(model, o);
+      const auto samples = recordRun(model, o);
       const double error = maxPointDifference(model, samples, truth);
       const AccuracyCheck check = checkAccuracy(model, o, samples);
       INFO(c.file << ", " << integratorMethodName(method) << ": check " << check.maxDifference << " m, true "
@@ -163,7 +145,7 @@ TEST_CASE("the accuracy check reports a chaotic run as diverging instead of quot
   o.tEnd = 20.0;
   o.outputDt = 0.05;
   o.integrator.tolerance = 1e-4;
-  const auto samples = run(model, o);
+  const auto samples = recordRun(model, o);
   const AccuracyCheck check = checkAccuracy(model, o, samples);
   INFO(check.message);
   CHECK(check.diverged);
@@ -197,7 +179,7 @@ TEST_CASE("the automatic integrator is dopri5 unless Coulomb friction or stiffne
   o.integrator.method = IntegratorMethod::Automatic;
   o.tEnd = 0.01;
   SimulationSummary summary;
-  run(stiff, o, &summary);
+  recordRun(stiff, o, &summary);
   CHECK(summary.method == IntegratorMethod::Trapezoidal);
   CHECK_THAT(summary.integratorReason, Catch::Contains("stiff"));
 }
@@ -218,10 +200,10 @@ TEST_CASE("near the explicit stability limit a trial of both integrators picks t
   // The choice agrees with the runs: fewer solves for the one chosen at 1e-5.
   o.integrator.tolerance = 1e-5;
   SimulationSummary chosen, other;
-  run(model, o, &chosen);
+  recordRun(model, o, &chosen);
   RunOptions forced = o;
   forced.integrator.method = IntegratorMethod::DormandPrince;
-  run(model, forced, &other);
+  recordRun(model, forced, &other);
   CHECK(chosen.method == IntegratorMethod::Trapezoidal);
   CHECK(chosen.factorizations + chosen.newtonIterations < other.factorizations);
 }
