@@ -4,6 +4,7 @@ CLI), channels as NumPy arrays, training of every method, progress, stopping, th
 import gc
 import json
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -272,3 +273,39 @@ def test_a_run_of_more_than_1e8_steps_warns_before_it_starts(mbdrom, examples):
     with pytest.warns(RuntimeWarning, match=r"may take 1e\+15 steps over 1 s"):
         with pytest.raises(mbdrom.Cancelled):
             mbdrom.simulate(model, load_case="buzz", integrator="trapezoidal", progress=lambda record: False)
+
+
+def test_a_run_says_which_integrator_ran_and_why(mbdrom, examples):
+    model = mbdrom.Model.load(str(examples / "four_bar.json"))
+    run = mbdrom.simulate(model, load_case="drive", t_end=0.5)
+    assert run.integrator == "dopri5"
+    assert "no Coulomb friction" in run.integrator_reason
+    assert run.warnings == []
+    forced = mbdrom.simulate(model, load_case="drive", t_end=0.5, integrator="trapezoidal")
+    assert forced.integrator == "trapezoidal" and forced.integrator_reason == "chosen by the user"
+    rubbing = mbdrom.simulate(mbdrom.Model.load(str(examples / "friction_slider.json")), load_case="train", t_end=0.1)
+    assert rubbing.integrator == "trapezoidal" and "Coulomb" in rubbing.integrator_reason
+    again = pickle.loads(pickle.dumps(forced))
+    assert (again.integrator, again.integrator_reason) == (forced.integrator, forced.integrator_reason)
+
+
+def test_check_accuracy_reports_the_runs_error(mbdrom, examples):
+    model = mbdrom.Model.load(str(examples / "four_bar.json"))
+    run = mbdrom.simulate(model, load_case="drive", t_end=1.0, tolerance=1e-5, check_accuracy=True)
+    truth = mbdrom.simulate(model, load_case="drive", t_end=1.0, tolerance=1e-10, integrator="dopri5")
+    points = [i for i, name in enumerate(model.coordinates) if name.split(".")[0] in ("A", "B")]
+    error = np.abs(run.q[:, points] - truth.q[:, points]).max()
+    a = run.accuracy
+    assert not a["diverged"] and a["check_tolerance"] == pytest.approx(1e-7)
+    assert error / 3 <= a["max_difference"] <= 3 * error
+    assert "largest position error" in a["message"]
+    assert mbdrom.simulate(model, load_case="drive", t_end=0.1).accuracy is None
+    with pytest.raises(ValueError, match="output_dt > 0"):
+        mbdrom.simulate(model, t_end=0.1, output_dt=0, check_accuracy=True)
+
+
+def test_an_energy_balance_off_by_more_than_a_hundredth_warns(mbdrom, examples):
+    model = mbdrom.Model.load(str(examples / "four_bar.json"))
+    with pytest.warns(RuntimeWarning, match="energy balance is off"):
+        run = mbdrom.simulate(model, load_case="drive", t_end=2.0, dt=0.05, output_dt=0.1)
+    assert any("energy balance" in w for w in run.warnings)
