@@ -1152,6 +1152,30 @@ void MainWindow::runSimulationDialog() {
   form->addRow(tr("Load case"), loadCase);
   form->addRow(tr("End time"), tEnd);
   auto* stepping = new SteppingRows(form, &dialog);
+  // Which integrator the run will get and why, before it starts (a close call is
+  // decided by a trial at the run's start, which the preview does not run).
+  auto* choice = new QLabel(&dialog);
+  choice->setObjectName("integratorChoice");
+  choice->setWordWrap(true);
+  choice->setMinimumWidth(420);
+  form->addRow(tr("Chosen"), choice);
+  const auto preview = [model, loadCase, tEnd, stepping, choice] {
+    RunOptions o;
+    o.loadCase = loadCase->currentData().toInt();
+    o.tEnd = tEnd->value();
+    if (const QString problem = stepping->apply(o); !problem.isEmpty()) {
+      choice->setText(problem);
+      return;
+    }
+    o.integrator.span = o.tEnd;
+    const IntegratorChoice c = chooseIntegrator(*model, o, false);
+    choice->setText(QStringLiteral("%1: %2").arg(QString::fromLatin1(integratorMethodName(c.method)),
+                                                 QString::fromStdString(c.reason)));
+  };
+  connect(stepping, &SteppingRows::changed, &dialog, preview);
+  connect(loadCase, &QComboBox::currentIndexChanged, &dialog, preview);
+  connect(tEnd, &QDoubleSpinBox::valueChanged, &dialog, preview);
+  preview();
   auto* check = new QCheckBox(tr("Check accuracy"), &dialog);
   check->setObjectName("checkAccuracy");
   check->setToolTip(

@@ -28,7 +28,7 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
   integrator_ = new QComboBox(parent);
   integrator_->setObjectName("integrator");
   for (IntegratorMethod m : integratorMethods()) {
-    const QString label = m == IntegratorMethod::Automatic ? tr("Automatic (the log says which and why)")
+    const QString label = m == IntegratorMethod::Automatic ? tr("Automatic (chosen per run)")
                           : m == IntegratorMethod::DormandPrince
                               ? tr("Runge-Kutta 5(4), explicit (Dormand & Prince)")
                               : tr("Trapezoidal rule, implicit (ALI3-P: Bayo, Cuadrado et al.)");
@@ -61,11 +61,9 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
     if (widgets::parseNumber(tolerance_->itemText(i)).value_or(0.0) == kDefaultTolerance)
       tolerance_->setCurrentIndex(i);
   tolerance_->setToolTip(
-      tr("Relative tolerance on the local error of each step, on positions and velocities; absolute "
-         "tolerances come from the mechanism's length and time scales. Errors add up over the steps: "
-         "with Runge-Kutta 5(4) the error over a run stays within a few tolerances of the mechanism's "
-         "size; with the trapezoidal rule it can reach 100 times more (the run reports its summed "
-         "estimate)."));
+      tr("Relative tolerance on positions and velocities, held over the whole run: the largest position "
+         "error stays within a few tolerances of the mechanism's size with either integrator. Check "
+         "accuracy measures it."));
   outputDt_ = millisecondBox(parent, 10.0, 0.001, 1000.0,
                              tr("Time between stored samples (with a fixed step: a multiple of it)"));
   outputDt_->setObjectName("outputInterval");
@@ -75,6 +73,10 @@ SteppingRows::SteppingRows(QFormLayout* form, QWidget* parent) : QObject(parent)
   form->addRow(tr("Tolerance"), tolerance_);
   form->addRow(tr("Output interval"), outputDt_);
   connect(stepping_, &QComboBox::currentIndexChanged, this, &SteppingRows::updateVisibility);
+  for (QComboBox* box : {integrator_, stepping_, tolerance_})
+    connect(box, &QComboBox::currentTextChanged, this, &SteppingRows::changed);
+  for (QDoubleSpinBox* box : {dt_, outputDt_})
+    connect(box, &QDoubleSpinBox::valueChanged, this, &SteppingRows::changed);
   updateVisibility();
 }
 

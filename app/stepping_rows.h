@@ -24,6 +24,10 @@ class SteppingRows : public QObject {
   /// integrator.tolerance, outputDt). Returns an empty string, or what is wrong with the input.
   QString apply(RunOptions& options) const;
 
+ signals:
+  /// Any of the rows changed.
+  void changed();
+
  private:
   void updateVisibility();
 

@@ -110,7 +110,7 @@ double fastestPole(const Model& model, int loadCase, const Eigen::VectorXd& q) {
   return std::isfinite(fastest) ? fastest : 0.0;
 }
 
-IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options) {
+IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options, bool runTrial) {
   const IntegratorOptions& o = options.integrator;
   if (o.method != IntegratorMethod::Automatic) return {o.method, "chosen by the user"};
   const std::string coulomb = coulombElement(model);
@@ -137,6 +137,11 @@ IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options)
   if (pole > 0.0 && stable < kClearFactor * implicitStep) {
     // A close call: both run the first part of the motion, the cheaper takes the run.
     const double tTrial = kTrialShare * std::max(options.tEnd, 0.0);
+    if (!runTrial) {
+      const bool implicitFavoured = stable < implicitStep;
+      return {implicitFavoured ? IntegratorMethod::Trapezoidal : IntegratorMethod::DormandPrince,
+              mode + ": a trial of both over the first " + figureText(tTrial) + " s of the run decides"};
+    }
     if (tTrial > 0.0) {
       // The one the steps favour runs first; the other stops once it has cost half as much again.
       const IntegratorMethod first =

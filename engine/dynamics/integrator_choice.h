@@ -40,6 +40,8 @@ double fastestPole(const Model& model, int loadCase, const Eigen::VectorXd& q);
 /// factor of 30 of each other, both integrators run the first 5 % of the motion and
 /// the one that needed fewer solves per second of motion over its second half takes
 /// the run (a deterministic count, not a timing).
-IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options);
+/// `runTrial` false: no trial; a close call names the rule's favourite and says that a
+/// trial at the start of the run decides (for a preview before the run, e.g. a dialog).
+IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options, bool runTrial = true);
 
 }  // namespace mbdrom

@@ -271,12 +271,18 @@ TEST_CASE("the simulation dialog chooses the integrator automatically and the ru
     if (a->text().remove('&') == "Run Reference Simulation...") run = a;
   REQUIRE(run != nullptr);
   bool handled = false, defaultIsAutomatic = false, offersCheck = false;
+  QString preview, forcedPreview;
   int offered = 0;
   QTimer::singleShot(600, [&] {
     auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget());
     auto* integrator = dialog ? dialog->findChild<QComboBox*>("integrator") : nullptr;
     auto* check = dialog ? dialog->findChild<QCheckBox*>("checkAccuracy") : nullptr;
-    if (integrator && check) {
+    auto* chosen = dialog ? dialog->findChild<QLabel*>("integratorChoice") : nullptr;
+    if (integrator && check && chosen) {
+      preview = chosen->text();
+      integrator->setCurrentIndex(integrator->findData(QStringLiteral("trapezoidal")));
+      forcedPreview = chosen->text();
+      integrator->setCurrentIndex(integrator->findData(QStringLiteral("auto")));
       offered = integrator->count();
       defaultIsAutomatic = integrator->currentData().toString() == "auto";
       offersCheck = !check->isChecked();
@@ -292,6 +298,9 @@ TEST_CASE("the simulation dialog chooses the integrator automatically and the ru
   REQUIRE(handled);
   CHECK(offered == 3);
   CHECK(defaultIsAutomatic);
+  // The dialog says which one the run will get, and why, before it starts.
+  CHECK(preview.startsWith("dopri5: no Coulomb friction"));
+  CHECK(forcedPreview == "trapezoidal: chosen by the user");
   CHECK(offersCheck);
   const auto& runs = window.document()->runs();
   REQUIRE(waitFor([&] { return runs.size() == 1; }, 30000));
