@@ -20,10 +20,16 @@ namespace {
 // rule's global error is about the sum of its local errors, so 2 keeps it within
 // a few RTOL L (measured on the examples: 0.1-5 RTOL L from 1e-3 to 1e-7).
 constexpr double kTrapezoidalShare = 2.0;
-// Never below 1e-4 RTOL: round-off of q'' from increments over steps near the time's
-// resolution (an excitation at 1e14 Hz) would fail any tighter test.
-constexpr double kTrapezoidalFloor = 1e-4;
-constexpr double kTrapezoidalSmallest = 1e-13;
+// Not below the noise of the estimate: positions carry the Newton iteration's
+// residue (~1e-13 L), which 4 / h^2 turns into alternating accelerations, and
+// h^2/12 of those is ~1.5e-13 L whatever the step.
+constexpr double kTrapezoidalFloor = 0.0;
+constexpr double kTrapezoidalSmallest = 3e-13;
+// Steps within this many ulps of the time (an excitation at 1e14 Hz) carry a
+// relative error of their own length of eps t / h: their estimate is held to
+// 1e-4 RTOL at least, or the error test would fail at the floor for ever.
+constexpr double kNearResolution = 1e4;
+constexpr double kNearResolutionFloor = 1e-4;
 
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
@@ -762,8 +768,10 @@ double Integrator::errorRatio(const DynamicState& s, const DynamicState& start, 
   // error is (beta - 1/6) h^2 (qdd_n+1 - qdd_n) = h^2/12 (qdd_n+1 - qdd_n). The
   // velocity error of the trapezoidal rule, h^3/12 times the fourth derivative,
   // from the change of the jerk estimate over the step.
-  const double tol =
+  double tol =
       internal::stepTolerance(options_, h, kTrapezoidalShare, kTrapezoidalFloor, kTrapezoidalSmallest);
+  if (h < kNearResolution * std::numeric_limits<double>::epsilon() * std::abs(s.t))
+    tol = std::max(tol, std::min(options_.tolerance, kNearResolutionFloor * options_.tolerance));
   double ratio = 0.0;
   positionError = 0.0;
   const double hj = h * h / 12.0;
