@@ -29,16 +29,6 @@ Model fromFile(const std::string& relative) {
   return readModel(mbdrom::test::sourcePath() + "/" + relative);
 }
 
-RunOptions options(double tEnd, double tolerance, IntegratorMethod method, int loadCase) {
-  RunOptions o;
-  o.tEnd = tEnd;
-  o.outputDt = 0.01;
-  o.loadCase = loadCase;
-  o.integrator.tolerance = tolerance;
-  o.integrator.method = method;
-  return o;
-}
-
 struct Case {
   const char* file;
   const char* loadCase;
@@ -88,9 +78,9 @@ TEST_CASE("the Dormand-Prince and trapezoidal integrators agree to the tolerance
     const int lc = model.requireLoadCase(c.loadCase);
     const double tol = kDefaultTolerance, length = mechanismScales(model, lc).length;
     SimulationSummary st, sd;
-    const auto ref = recordRun(model, options(c.tEnd, 1e-12, IntegratorMethod::DormandPrince, lc));
-    const auto a = recordRun(model, options(c.tEnd, tol, IntegratorMethod::Trapezoidal, lc), &st);
-    const auto b = recordRun(model, options(c.tEnd, tol, IntegratorMethod::DormandPrince, lc), &sd);
+    const auto ref = recordRun(model, runOptions(c.tEnd, 1e-12, IntegratorMethod::DormandPrince, lc));
+    const auto a = recordRun(model, runOptions(c.tEnd, tol, IntegratorMethod::Trapezoidal, lc), &st);
+    const auto b = recordRun(model, runOptions(c.tEnd, tol, IntegratorMethod::DormandPrince, lc), &sd);
     const double d = maxPointDifference(model, a, b), ea = maxPointDifference(model, a, ref),
                  eb = maxPointDifference(model, b, ref);
     INFO(c.file << " under " << c.loadCase << ", L " << length << " m: trapezoidal error " << ea
@@ -108,8 +98,8 @@ TEST_CASE("at a tight tolerance the two integrators agree to 1e-8 m on the non-c
     if (!c.tight) continue;
     const Model model = fromFile(c.file);
     const int lc = model.requireLoadCase(c.loadCase);
-    const auto a = recordRun(model, options(0.5, 1e-12, IntegratorMethod::Trapezoidal, lc));
-    const auto b = recordRun(model, options(0.5, 1e-11, IntegratorMethod::DormandPrince, lc));
+    const auto a = recordRun(model, runOptions(0.5, 1e-12, IntegratorMethod::Trapezoidal, lc));
+    const auto b = recordRun(model, runOptions(0.5, 1e-11, IntegratorMethod::DormandPrince, lc));
     const double d = maxPointDifference(model, a, b);
     INFO(c.file << " under " << c.loadCase << ": max point difference " << d << " m");
     CHECK(d <= 1e-8);
@@ -123,7 +113,7 @@ TEST_CASE("the Dormand-Prince integrator meets Andrews' squeezer's published ang
   const std::map<std::string, double> expected{
       {"beta", -2.9770708352}, {"theta", 3.0931848617}, {"gamma", -0.4144575790},  {"phi", -0.7573985065},
       {"delta", 0.0370449863}, {"Omega", 0.7573985065}, {"epsilon", -0.1824667035}};
-  RunOptions o = options(0.03, 1e-10, IntegratorMethod::DormandPrince, model.requireLoadCase("motor"));
+  RunOptions o = runOptions(0.03, 1e-10, IntegratorMethod::DormandPrince, model.requireLoadCase("motor"));
   o.outputDt = 0.03;
   SimulationSummary sum;
   const std::vector<Sample> samples = recordRun(model, o, &sum);
@@ -145,7 +135,7 @@ TEST_CASE("the Dormand-Prince integrator meets an independent solution of the 3D
   // Cartesian coordinates, index-1 multipliers, classic RK4 at 2.5 us
   // (dynamics_models.h): another formulation and another integrator.
   const Model model = modelFromJson(doublePendulumJson());
-  RunOptions o = options(0.0, 0.0, IntegratorMethod::DormandPrince, -1);
+  RunOptions o = runOptions(0.0, 0.0, IntegratorMethod::DormandPrince, -1);
   o.qd0 = doublePendulumVelocity();
   const std::vector<Sample> start = recordRun(model, o);
   Eigen::VectorXd y0(12);
@@ -153,7 +143,7 @@ TEST_CASE("the Dormand-Prince integrator meets an independent solution of the 3D
   const double tEnd = 0.5;
   const Eigen::VectorXd ref = doublePendulumRk4(y0, tEnd);
   for (double tol : {1e-6, 1e-9}) {
-    o = options(tEnd, tol, IntegratorMethod::DormandPrince, -1);
+    o = runOptions(tEnd, tol, IntegratorMethod::DormandPrince, -1);
     o.qd0 = doublePendulumVelocity();
     SimulationSummary sum;
     const std::vector<Sample> end = recordRun(model, o, &sum);
@@ -169,7 +159,7 @@ TEST_CASE("the Dormand-Prince integrator is fifth order at fixed steps") {
   // step 8x smaller, whose own error is 32768x below the coarsest).
   const Model model = modelFromJson(doublePendulumJson());
   auto end = [&](double dt) {
-    RunOptions o = options(1.0, 0.0, IntegratorMethod::DormandPrince, -1);
+    RunOptions o = runOptions(1.0, 0.0, IntegratorMethod::DormandPrince, -1);
     o.integrator.dt = dt;
     o.outputDt = 1.0;
     o.qd0 = doublePendulumVelocity();
@@ -186,7 +176,8 @@ TEST_CASE("the Dormand-Prince integrator is fifth order at fixed steps") {
 TEST_CASE("the Dormand-Prince integrator keeps the energy of a conservative mechanism") {
   const Model model = fromFile("tests/data/mechanisms/double_pendulum_rods_3d.json");
   SimulationSummary sum;
-  recordRun(model, options(5.0, 1e-9, IntegratorMethod::DormandPrince, model.requireLoadCase("free")), &sum);
+  recordRun(model, runOptions(5.0, 1e-9, IntegratorMethod::DormandPrince, model.requireLoadCase("free")),
+            &sum);
   INFO("max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale << " J exchanged");
   CHECK(sum.maxEnergyError < 1e-6 * sum.energyScale);
   CHECK(sum.maxResidualPosition < 1e-9);
@@ -196,7 +187,8 @@ TEST_CASE("the Dormand-Prince integrator keeps the energy of a conservative mech
 TEST_CASE("the work of a driver is integrated with the motion (energy balance of the driven slider-crank)") {
   const Model model = fromFile("resources/examples/slider_crank.json");
   SimulationSummary sum;
-  recordRun(model, options(2.0, 1e-8, IntegratorMethod::DormandPrince, model.requireLoadCase("drive")), &sum);
+  recordRun(model, runOptions(2.0, 1e-8, IntegratorMethod::DormandPrince, model.requireLoadCase("drive")),
+            &sum);
   INFO("max |dE| " << sum.maxEnergyError << " J of " << sum.energyScale << " J exchanged");
   CHECK(sum.energyScale > 0.0);
   CHECK(sum.maxEnergyError < 1e-5 * sum.energyScale);
@@ -207,7 +199,7 @@ TEST_CASE(
   const Model model = fromFile("resources/examples/friction_slider.json");
   const int lc = model.requireLoadCase("train");
   try {
-    recordRun(model, options(0.1, 1e-6, IntegratorMethod::DormandPrince, lc));
+    recordRun(model, runOptions(0.1, 1e-6, IntegratorMethod::DormandPrince, lc));
     FAIL("not refused");
   } catch (const InputError& e) {
     const std::string what = e.what();
@@ -217,7 +209,7 @@ TEST_CASE(
     CHECK(what.find("trapezoidal") != std::string::npos);
   }
   // The trapezoidal integrator takes it.
-  CHECK(recordRun(model, options(0.1, 1e-6, IntegratorMethod::Trapezoidal, lc)).size() == 11);
+  CHECK(recordRun(model, runOptions(0.1, 1e-6, IntegratorMethod::Trapezoidal, lc)).size() == 11);
 }
 
 TEST_CASE("an integrator name that does not exist is refused, naming the known ones") {
@@ -244,7 +236,7 @@ TEST_CASE("Dormand-Prince outputs land on the requested times and steps stop at 
   "load_cases": [{"name": "kick", "loads": [{"name": "push", "type": "force", "point": "P",
                   "direction": [0, 1, 0], "function": {"type": "step", "t0": 0.2337, "value": 3.0}}]}]})";
   const Model model = modelFromJson(json);
-  RunOptions o = options(0.5, 1e-10, IntegratorMethod::DormandPrince, model.requireLoadCase("kick"));
+  RunOptions o = runOptions(0.5, 1e-10, IntegratorMethod::DormandPrince, model.requireLoadCase("kick"));
   o.outputDt = 0.05;
   const std::vector<Sample> samples = recordRun(model, o);
   REQUIRE(samples.size() == 11);

@@ -25,15 +25,10 @@ using namespace mbdrom::test;
 
 namespace {
 
-RunOptions runOptions(const Model& model, const std::string& loadCase, double tEnd, double tolerance,
-                      IntegratorMethod method, double outputDt = 0.01) {
-  RunOptions o;
-  o.loadCase = model.requireLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.outputDt = outputDt;
-  o.integrator.tolerance = tolerance;
-  o.integrator.method = method;
-  return o;
+// Run options of a load case named in a model.
+RunOptions namedRun(const Model& model, const std::string& loadCase, double tEnd, double tolerance,
+                    IntegratorMethod method, double outputDt = 0.01) {
+  return runOptions(tEnd, tolerance, method, model.requireLoadCase(loadCase), outputDt);
 }
 
 struct OutsideRun {
@@ -54,14 +49,14 @@ TEST_CASE("the tolerance bounds the position error within 10 RTOL L with either 
     const Model model = readOutsideMechanism(c.file);
     const double length = mechanismScales(model).length;
     const auto truth =
-        recordRun(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
+        recordRun(model, namedRun(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
     // The trapezoidal rule's steps grow as 1 / sqrt(RTOL): its tighter levels are in the benchmark
     // (bench/accuracy/tolerance_meaning.py), not in a test.
     for (const auto& [method, tolerance] :
          {std::pair{IntegratorMethod::DormandPrince, 1e-3}, std::pair{IntegratorMethod::DormandPrince, 1e-5},
           std::pair{IntegratorMethod::DormandPrince, 1e-8}, std::pair{IntegratorMethod::Trapezoidal, 1e-3},
           std::pair{IntegratorMethod::Trapezoidal, 1e-5}}) {
-      const auto samples = recordRun(model, runOptions(model, c.loadCase, c.tEnd, tolerance, method));
+      const auto samples = recordRun(model, namedRun(model, c.loadCase, c.tEnd, tolerance, method));
       const double error = maxPointDifference(model, samples, truth);
       INFO(c.file << " under " << c.loadCase << ", " << integratorMethodName(method) << " at " << tolerance
                   << ": error " << error << " m, L = " << length << " m");
@@ -84,10 +79,10 @@ TEST_CASE("dopri5 at a loose tolerance and 0.1 s outputs neither gains energy no
     const double tolerance = 1e-3;
     const double length = mechanismScales(c.model).length;
     const auto truth =
-        recordRun(c.model, runOptions(c.model, c.loadCase, 2.0, 1e-11, IntegratorMethod::DormandPrince, 0.1));
+        recordRun(c.model, namedRun(c.model, c.loadCase, 2.0, 1e-11, IntegratorMethod::DormandPrince, 0.1));
     SimulationSummary summary;
     const auto samples = recordRun(
-        c.model, runOptions(c.model, c.loadCase, 2.0, tolerance, IntegratorMethod::DormandPrince, 0.1),
+        c.model, namedRun(c.model, c.loadCase, 2.0, tolerance, IntegratorMethod::DormandPrince, 0.1),
         &summary);
     INFO(c.model.spec().name << " under " << c.loadCase);
     CHECK(maxPointDifference(c.model, samples, truth) <= 100.0 * tolerance * length);
@@ -98,7 +93,7 @@ TEST_CASE("dopri5 at a loose tolerance and 0.1 s outputs neither gains energy no
 
 TEST_CASE("a run whose energy balance is off by more than a hundredth of the energy exchanged warns") {
   const Model model = readExample("four_bar.json");
-  RunOptions o = runOptions(model, "drive", 2.0, 0.0, IntegratorMethod::Trapezoidal, 0.1);
+  RunOptions o = namedRun(model, "drive", 2.0, 0.0, IntegratorMethod::Trapezoidal, 0.1);
   o.integrator.dt = 0.05;  // far too long a step for this motion
   SimulationSummary summary;
   recordRun(model, o, &summary);
@@ -111,10 +106,10 @@ TEST_CASE("the accuracy check is within 3x of the true error of a run that is no
   for (const OutsideRun& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
     const auto truth =
-        recordRun(model, runOptions(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
+        recordRun(model, namedRun(model, c.loadCase, c.tEnd, 1e-10, IntegratorMethod::DormandPrince));
     for (const auto& [method, tolerance] :
          {std::pair{IntegratorMethod::DormandPrince, 1e-5}, std::pair{IntegratorMethod::Trapezoidal, 1e-3}}) {
-      const RunOptions o = runOptions(model, c.loadCase, c.tEnd, tolerance, method);
+      const RunOptions o = namedRun(model, c.loadCase, c.tEnd, tolerance, method);
       const auto samples = recordRun(model, o);
       const double error = maxPointDifference(model, samples, truth);
       const AccuracyCheck check = checkAccuracy(model, o, samples);
@@ -188,7 +183,7 @@ TEST_CASE("near the explicit stability limit a trial of both integrators picks t
   // Two masses on a rail, a soft and a 1.6 kHz stiff mode (tests/data/mechanisms):
   // dopri5's stable step (0.33 ms) is within a factor of 30 of the trapezoidal rule's.
   const Model model = readOutsideMechanism("stiff_two_mass_rail.json");
-  RunOptions o = runOptions(model, "push", 2.0, 1e-5, IntegratorMethod::Automatic);
+  RunOptions o = namedRun(model, "push", 2.0, 1e-5, IntegratorMethod::Automatic);
   o.integrator.span = o.tEnd;
   IntegratorChoice loose = chooseIntegrator(model, o);
   INFO(loose.reason);

@@ -14,6 +14,19 @@
 
 namespace mbdrom::test {
 
+/// Error-controlled run options (fixed steps of 1 ms when tolerance is 0): end time tEnd [s],
+/// samples every outputDt [s], load case index loadCase (-1: gravity only).
+inline RunOptions runOptions(double tEnd, double tolerance, IntegratorMethod method, int loadCase,
+                             double outputDt = 0.01) {
+  RunOptions o;
+  o.tEnd = tEnd;
+  o.outputDt = outputDt;
+  o.loadCase = loadCase;
+  o.integrator.tolerance = tolerance;
+  o.integrator.method = method;
+  return o;
+}
+
 /// The samples of a run of `model` under `o`; its summary in `summary` when given.
 inline std::vector<Sample> recordRun(const Model& model, const RunOptions& o,
                                      SimulationSummary* summary = nullptr) {
