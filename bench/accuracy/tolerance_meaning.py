@@ -8,7 +8,9 @@ check of the same model; the two integrators share no stepping code). Prints a
 Markdown table: error / (RTOL L), steps and wall time (the summary's stepping time,
 one core; for auto plus the time of its choice: the stiffness check and a trial).
 
-    taskset -c 0 python3 bench/accuracy/tolerance_meaning.py build/release/app/cli/mbdrom-cli
+    taskset -c 0 python3 bench/accuracy/tolerance_meaning.py build/release/app/cli/mbdrom-cli [NAME...]
+
+NAME (optional): only the mechanisms whose file name contains one of them.
 
 The examples (resources/examples) are where the tolerance's meaning was tuned;
 the mechanisms from outside definitions (tests/data/mechanisms) are the check.
@@ -35,6 +37,8 @@ CASES = [  # (file, load case, end time, tuned on it)
     ("tests/data/mechanisms/four_bar_off_plane.json", "drive", 2.0, False),
     ("tests/data/mechanisms/andrews_squeezer_m.json", "motor", 0.03, False),
     ("tests/data/mechanisms/stiff_two_mass_rail.json", "push", 2.0, False),
+    ("tests/data/mechanisms/stiff_rail_light_damping.json", "push", 2.0, False),
+    ("tests/data/mechanisms/stiff_spring_pendulum.json", "free", 4.0, False),
     ("resources/examples/friction_slider.json", "train", 2.0, False),
     ("tests/data/mechanisms/double_pendulum_chaotic.json", "free", 10.0, False),
 ]
@@ -80,7 +84,10 @@ def main():
     tmp = tempfile.mkdtemp()
     print("| mechanism | load | tuned | RTOL | dopri5: error / RTOL L, steps, ms | trapezoidal | auto: picks, ms |")
     print("|---|---|---|---|---|---|---|")
+    only = sys.argv[2:]
     for rel, load, t_end, tuned in CASES:
+        if only and not any(n in os.path.basename(rel) for n in only):
+            continue
         model = os.path.join(ROOT, rel)
         length = length_scale(model)
         ref = os.path.join(tmp, "ref.csv")

@@ -21,14 +21,21 @@ namespace {
 // The stable step of Dormand & Prince's pair times the fastest pole: its
 // stability region reaches about 3.3 along both axes.
 constexpr double kExplicitStabilityLimit = 3.3;
+// Their new stages per step (the seventh is the next step's first), one solve each.
+constexpr double kDormandPrinceStages = 6.0;
 
 // Outside this factor between the explicit stable step and the implicit rule's
 // estimated step the choice is clear; inside it a trial of both decides.
 constexpr double kClearFactor = 30.0;
 
-// The trial: this share of the run, at most this many step attempts per integrator.
-constexpr double kTrialShare = 0.05;
-constexpr long long kTrialAttempts = 5000;
+// The trial counts solves over this share of the run, once the start-up has
+// settled; at most this many step attempts per integrator; the count starts by
+// this share of the run at the latest.
+constexpr double kTrialShare = 0.025;
+constexpr long long kTrialAttempts = 20000;
+constexpr double kLatestCount = 0.1;
+// A rate from a handful of steps says little: the count goes on to this many.
+constexpr long long kLeastCountedSteps = 20;
 
 // The trapezoidal rule's step at a tolerance held over a span [s]: its local error
 // h^3 |q'''| / 12 per unit step within RTOL L / span, with |q'''| ~ L / T^3. A rough
@@ -44,18 +51,30 @@ double stepWork(const StepReport& r, IntegratorMethod method) {
   return method == IntegratorMethod::DormandPrince ? r.factorizations : r.factorizations + r.newtonIterations;
 }
 
-// What a trial cost: solves per second of motion over the second half of the first
-// tTrial seconds (the first half settles the step size; the first step is a guess),
-// infinity when the integrator cannot take the run or went over its budget (it is
-// then the dearer one); the solves of that second half, and of the whole trial.
+// When a trial may start counting [s]: after a share of the run (the step size
+// settles; the first step is a guess) and after the fastest mode's start-up
+// transient has decayed below the tolerance, since the implicit rule follows it
+// while it lasts and an explicit step is held by stability either way.
+double settleTime(std::complex<double> pole, double tolerance, double tEnd) {
+  double settle = kTrialShare * tEnd;
+  if (pole.real() < 0.0)
+    settle = std::max(settle, std::log(1.0 / tolerance) / -pole.real());
+  else if (std::abs(pole) > 0.0)
+    settle = kLatestCount * tEnd;  // an undamped mode never settles
+  return std::min(settle, kLatestCount * tEnd);
+}
+
+// What a trial cost: solves per second of motion from tCount to tTrial (the trial's
+// end) or over kLeastCountedSteps steps if that is longer, infinity when the integrator cannot take the run
+// or went over its budget (it is then the dearer one); the solves counted, and those of the whole trial.
 struct Trial {
   double perSecond = std::numeric_limits<double>::infinity();
   double counted = 0.0, spent = 0.0;
 };
 
 template <class Stepper>
-Trial trial(const Model& model, const RunOptions& options, IntegratorMethod method, double tTrial,
-            const Trial& budget) {
+Trial trial(const Model& model, const RunOptions& options, IntegratorMethod method, double tCount,
+            double tTrial, const Trial& budget, long long maxAttempts) {
   IntegratorOptions io = options.integrator;
   io.method = method;
   Trial t;
@@ -64,29 +83,40 @@ Trial trial(const Model& model, const RunOptions& options, IntegratorMethod meth
     DynamicState state = stepper.initialState(options.q0.size() ? options.q0 : model.q0(), options.qd0, 0.0);
     double span = 0.0;
     long long attempts = 0;
-    while (state.t < tTrial && attempts < kTrialAttempts) {
+    long long countedSteps = 0;
+    const double tEnd = std::max(options.tEnd, tTrial);
+    while ((state.t < tTrial || countedSteps < kLeastCountedSteps) && state.t < tEnd &&
+           attempts < maxAttempts) {
       if (t.counted > budget.counted || t.spent > budget.spent)
         return {std::numeric_limits<double>::infinity(), t.counted, t.spent};
       const double t0 = state.t;
-      const StepReport r = stepper.stepAdaptive(state, tTrial);
+      const StepReport r = stepper.stepAdaptive(state, state.t < tTrial ? tTrial : tEnd);
       attempts += 1 + r.rejected;
-      t.spent += stepWork(r, method);
-      if (t0 < 0.5 * tTrial) continue;
-      t.counted += stepWork(r, method);
-      span += state.t - t0;
+      const double work = stepWork(r, method);
+      t.spent += work;
+      if (state.t <= tCount) continue;
+      // A long step across tCount counts with its share past it.
+      const double from = std::max(t0, tCount);
+      t.counted += work * (state.t - from) / (state.t - t0);
+      span += state.t - from;
+      ++countedSteps;
     }
-    if (span > 0.0) t.perSecond = t.counted / span;
+    // Stopped by the attempt limit before the count began: the rate so far.
+    if (span > 0.0)
+      t.perSecond = t.counted / span;
+    else if (state.t > 0.0)
+      t.perSecond = t.spent / state.t;
   } catch (const Error&) {
     t.perSecond = std::numeric_limits<double>::infinity();
   }
   return t;
 }
 
-Trial trialOf(IntegratorMethod method, const Model& model, const RunOptions& options, double tTrial,
-              const Trial& budget) {
+Trial trialOf(IntegratorMethod method, const Model& model, const RunOptions& options, double tCount,
+              double tTrial, const Trial& budget, long long maxAttempts = kTrialAttempts) {
   return method == IntegratorMethod::DormandPrince
-             ? trial<DormandPrinceIntegrator>(model, options, method, tTrial, budget)
-             : trial<Integrator>(model, options, method, tTrial, budget);
+             ? trial<DormandPrinceIntegrator>(model, options, method, tCount, tTrial, budget, maxAttempts)
+             : trial<Integrator>(model, options, method, tCount, tTrial, budget, maxAttempts);
 }
 
 std::string coulombElement(const Model& model) {
@@ -97,18 +127,18 @@ std::string coulombElement(const Model& model) {
 
 }  // namespace
 
-double fastestPole(const Model& model, int loadCase, const Eigen::VectorXd& q) {
+std::complex<double> fastestPole(const Model& model, int loadCase, const Eigen::VectorXd& q) {
   if (model.nq() == 0 || model.nq() > kStiffnessCheckCoordinates) return 0.0;
   StaticsResult at;
   at.q = q;
-  double fastest = 0.0;
+  std::complex<double> fastest = 0.0;
   try {
     for (const std::complex<double>& p : computeModes(model, loadCase, at).poles)
-      fastest = std::max(fastest, std::abs(p));
+      if (std::abs(p) > std::abs(fastest)) fastest = p;
   } catch (const Error&) {
     return 0.0;  // no null space to linearise in: nothing is known of the stiffness
   }
-  return std::isfinite(fastest) ? fastest : 0.0;
+  return std::isfinite(std::abs(fastest)) ? fastest : 0.0;
 }
 
 IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options, bool runTrial) {
@@ -125,19 +155,26 @@ IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options,
     return {IntegratorMethod::Trapezoidal,
             "fixed steps: the implicit rule stays stable without error control"};
   const Eigen::VectorXd q = options.q0.size() == model.nq() ? options.q0 : model.q0();
-  const double pole = fastestPole(model, options.loadCase, q);
+  const std::complex<double> fastest = fastestPole(model, options.loadCase, q);
+  const double pole = std::abs(fastest);
   const double stable = pole > 0.0 ? kExplicitStabilityLimit / pole : 0.0;
   const double implicitStep =
       trapezoidalStep(o.tolerance, o.span > 0.0 ? o.span : std::max(options.tEnd, 1e-300),
                       mechanismScales(model, options.loadCase).time);
   const std::string mode = "the fastest mode (" + figureText(pole / (2.0 * std::numbers::pi)) +
                            " Hz) limits an explicit step to " + figureText(stable) + " s";
-  if (pole > 0.0 && stable < implicitStep / kClearFactor)
+  // A lightly damped fast mode, once excited, is followed by the implicit rule too
+  // (it does not damp it): only one that dies out early in the run is clearly stiff.
+  const double tEnd = std::max(options.tEnd, 0.0);
+  const bool diesOutEarly =
+      fastest.real() < 0.0 && std::log(1.0 / o.tolerance) / -fastest.real() <= kTrialShare * tEnd;
+  if (pole > 0.0 && stable < implicitStep / kClearFactor && diesOutEarly)
     return {IntegratorMethod::Trapezoidal,
             "stiff: " + mode + ", far below the " + figureText(implicitStep) + " s the implicit rule needs"};
   if (pole > 0.0 && stable < kClearFactor * implicitStep) {
     // A close call: both run the first part of the motion, the cheaper takes the run.
-    const double tTrial = kTrialShare * std::max(options.tEnd, 0.0);
+    const double tCount = settleTime(fastest, o.tolerance, tEnd);
+    const double tTrial = tCount + kTrialShare * tEnd;
     if (!runTrial) {
       const bool implicitFavoured = stable < implicitStep;
       return {implicitFavoured ? IntegratorMethod::Trapezoidal : IntegratorMethod::DormandPrince,
@@ -150,19 +187,39 @@ IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options,
       const IntegratorMethod second = first == IntegratorMethod::Trapezoidal ? IntegratorMethod::DormandPrince
                                                                              : IntegratorMethod::Trapezoidal;
       const double unlimited = std::numeric_limits<double>::infinity();
-      const Trial a = trialOf(first, model, options, tTrial, Trial{unlimited, unlimited, unlimited});
-      // The second stops once its counted half costs half as much again as the first's,
-      // or its whole trial ten times as much.
-      const Trial b =
-          trialOf(second, model, options, tTrial, Trial{unlimited, 1.5 * a.counted, 10.0 * a.spent});
+      // Dormand & Prince solve six times per step and step at most the stable step:
+      // an implicit rule below that needs no trial of theirs, and one whose trial
+      // alone costs more than their whole run at that rate is the dearer (its start
+      // may take far more steps than the rest: no attempt limit, so it reaches the count).
+      const double explicitLeast = kDormandPrinceStages * pole / kExplicitStabilityLimit;
+      const Trial a =
+          first == IntegratorMethod::Trapezoidal
+              ? trialOf(first, model, options, tCount, tTrial,
+                        Trial{unlimited, unlimited, explicitLeast * tEnd},
+                        std::numeric_limits<long long>::max())
+              : trialOf(first, model, options, tCount, tTrial, Trial{unlimited, unlimited, unlimited});
+      if (first == IntegratorMethod::Trapezoidal && a.perSecond < explicitLeast)
+        return {IntegratorMethod::Trapezoidal,
+                "stiff: " + mode + "; on a trial to " + figureText(tTrial) + " s (counted from " +
+                    figureText(tCount) + " s, once the start-up has settled) the trapezoidal rule needed " +
+                    figureText(a.perSecond) + " solves per second of motion, below the " +
+                    figureText(explicitLeast) + " dopri5 needs at least (6 per step at the stable step)"};
+      // The second stops once its count costs half as much again as the first's, or
+      // its whole trial three times as much.
+      const Trial b = trialOf(second, model, options, tCount, tTrial,
+                              Trial{unlimited, a.counted > 0.0 ? 1.5 * a.counted : unlimited, 3.0 * a.spent});
       const bool explicitFirst = first == IntegratorMethod::DormandPrince;
       const double explicitWork = explicitFirst ? a.perSecond : b.perSecond;
       const double implicitWork = explicitFirst ? b.perSecond : a.perSecond;
       auto perSecond = [](double w) { return std::isfinite(w) ? figureText(w) : std::string("more"); };
       const std::string trial =
-          "; on a trial of the first " + figureText(tTrial) + " s dopri5 needed " + perSecond(explicitWork) +
+          "; on a trial to " + figureText(tTrial) + " s (counted from " + figureText(tCount) +
+          " s, once the start-up has settled) dopri5 needed " + perSecond(explicitWork) +
           " solves per second of motion, the trapezoidal rule " + perSecond(implicitWork);
-      if (implicitWork < explicitWork) return {IntegratorMethod::Trapezoidal, "stiff: " + mode + trial};
+      const bool implicitCheaper = std::isfinite(implicitWork) || std::isfinite(explicitWork)
+                                       ? implicitWork < explicitWork
+                                       : first == IntegratorMethod::Trapezoidal;
+      if (implicitCheaper) return {IntegratorMethod::Trapezoidal, "stiff: " + mode + trial};
       return {IntegratorMethod::DormandPrince, "no Coulomb friction; " + mode + trial};
     }
   }
