@@ -6,7 +6,8 @@
 
 namespace mbdrom::app {
 
-/// The source tree's root followed by `relative` (which starts with '/').
+/// The source tree's root followed by `relative` (which starts with '/'); empty
+/// when the workbench does not run from a build tree (installed).
 QString sourceTreePath(const QString& relative);
 
 }  // namespace mbdrom::app

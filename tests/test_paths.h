@@ -1,7 +1,7 @@
 #pragma once
-// Where the tests find the source tree, their output folder and the CLI. The
-// paths are compiled into one source (test_paths.cpp), not into every test:
-// a build of the same commit in another clone then hits ccache's cache.
+// Where the tests find the source tree, their output folder and the CLI: read at
+// run time from the build tree's mbdrom-build-paths.txt (written by cmake), not
+// compiled in, so a build of the same commit in another clone hits ccache's cache.
 
 #include <string>
 
