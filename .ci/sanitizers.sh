@@ -12,5 +12,5 @@ cmake --preset asan >/dev/null
 cmake --build --preset asan -j"$(nproc)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp"
-ctest --preset asan -j2 -E "^gui|^packaging|$slow"
-xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" ctest --preset asan -j2 -R "^gui" -E "$slow"
+ctest --preset asan -j2 --output-on-failure -E "^gui|^packaging|$slow"
+xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" ctest --preset asan -j2 --output-on-failure -R "^gui" -E "$slow"

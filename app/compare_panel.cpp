@@ -418,19 +418,15 @@ int ComparePanel::compare() {
         return -1;
       }
       own.insert(*it);
-      const auto& ranges = e.rom->metrics().value("parameter_ranges", nlohmann::ordered_json::object());
-      if (ranges.contains(name) &&
-          (it->second < ranges[name][0].get<double>() || it->second > ranges[name][1].get<double>()))
-        outside << tr("%1 = %2 is outside the range \"%3\" was trained on [%4, %5]")
-                       .arg(QString::fromStdString(name))
-                       .arg(it->second)
-                       .arg(QString::fromStdString(e.record.name))
-                       .arg(ranges[name][0].get<double>())
-                       .arg(ranges[name][1].get<double>());
     }
+    std::vector<std::string> warnings = parameterRangeWarnings(*e.rom, own);
+    if (const std::string unvalidated = validationWarning(*e.rom); !unvalidated.empty())
+      warnings.push_back(unvalidated);
+    for (const std::string& w : warnings)
+      outside << tr("\"%1\": %2").arg(QString::fromStdString(e.record.name), QString::fromStdString(w));
     parameters.push_back(std::move(own));
   }
-  if (!outside.isEmpty()) emit warning(tr("Compare: %1: the network extrapolates").arg(outside.join("; ")));
+  if (!outside.isEmpty()) emit warning(tr("Compare: %1").arg(outside.join("; ")));
 
   auto result = std::make_shared<Result>();
   result->model = model;

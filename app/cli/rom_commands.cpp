@@ -375,14 +375,10 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   for (const auto& [name, values] : parameterOptions(a.all("--parameter"), "--parameter")) {
     if (values.size() != 1) throw UsageError("--parameter " + name + ": expected one value for a run");
     o.parameters[name] = values.front();
-    // Outside the range trained on the network extrapolates: say so, run anyway.
-    const OJson& ranges = rom->metrics().value("parameter_ranges", OJson::object());
-    if (ranges.contains(name) &&
-        (values.front() < ranges[name][0].get<double>() || values.front() > ranges[name][1].get<double>()))
-      err << "mbdrom-cli rom-simulate: warning: parameter " << name << " = " << values.front()
-          << " is outside the range trained on [" << ranges[name][0].get<double>() << ", "
-          << ranges[name][1].get<double>() << "]: the network extrapolates\n";
   }
+  // Outside the range trained on the model extrapolates: say so, run anyway.
+  for (const std::string& w : parameterRangeWarnings(*rom, o.parameters))
+    err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   TrajectoryCsvWriter writer(outPath);
   RomSimulationSummary s;
   try {
@@ -405,6 +401,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
+  if (const std::string unvalidated = validationWarning(*rom); !unvalidated.empty())
+    err << "mbdrom-cli rom-simulate: warning: " << unvalidated << "\n";
   out << "training envelope      " << envelopeSummaryText(s) << "\n";
   if (s.leftEnvelope()) err << "mbdrom-cli rom-simulate: warning: the run " << envelopeSummaryText(s) << "\n";
   out << "written                " << writer.writtenPath() << "\n";

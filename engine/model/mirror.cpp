@@ -29,7 +29,10 @@ class Mirror {
   Mirror(const ModelSpec& spec, const MirrorPlane& plane) : spec_(spec), plane_(plane) {
     if (plane.axis < 0 || plane.axis > 2) throw InputError("mirror: the plane's axis is x, y or z");
     n_ = Eigen::Vector3d::Unit(plane.axis);
-    R_ = Eigen::Matrix3d::Identity() - 2.0 * n_ * n_.transpose();
+    // The reflection diag(1, 1, 1) with -1 on the axis (written as I - 2 n n^T, GCC's
+    // sanitizer build warned of an uninitialised temporary inside Eigen).
+    R_ = Eigen::Matrix3d::Identity();
+    R_(plane.axis, plane.axis) = -1.0;
   }
 
   Eigen::Vector3d point(const Eigen::Vector3d& p) const { return R_ * p + 2.0 * plane_.offset * n_; }

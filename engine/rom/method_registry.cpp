@@ -1,5 +1,5 @@
 #include "engine/rom/method_registry.h"
-#include "engine/rom/rollout_check.h"
+#include "engine/rom/training_finish.h"
 
 #include "engine/core/error.h"
 
@@ -54,15 +54,12 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
   outcome = method.trainRequest(request, monitor);
   const auto trainingTime = std::chrono::steady_clock::now() - start;
   if (!outcome.model) return outcome;
-  outcome.model->finishTraining(request.dataset, request.model, &monitor);
-  if (request.model && !outcome.model->metrics().contains("rollout")) {
-    const auto retrain = [&](const Dataset& head, Monitor& m) {
-      TrainingRequest again = request;
-      again.dataset = head;
-      return method.trainRequest(again, m).model;
-    };
-    judgeByHeldOutRollout(*outcome.model, request.dataset, *request.model, retrain, monitor, trainingTime);
-  }
+  const auto retrain = [&](const Dataset& head, Monitor& m) {
+    TrainingRequest again = request;
+    again.dataset = head;
+    return method.trainRequest(again, m).model;
+  };
+  finishTrainedModel(*outcome.model, request.dataset, request.model, retrain, monitor, trainingTime);
   return outcome;
 }
 

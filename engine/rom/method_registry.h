@@ -221,8 +221,9 @@ std::string trainedMetricsText(const ReducedModel& model);
 
 /// Trains as a front end does: through the method's trainRequest when it has one
 /// (inputs of its own, e.g. node's --latent), else trainReducedModel with the request's
-/// settings; either way the model is finished the same (finishTraining, and given the
-/// mechanism the held-out rollout of rollout_check.h unless the method judged its own).
+/// settings; either way the model is finished the same (finishTrainedModel: the envelope,
+/// and given the mechanism the held-out rollout unless the method judged its own, then
+/// the speed check).
 /// The outcome's model is null when the method's result is its report only.
 TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& request, Monitor& monitor);
 

@@ -8,10 +8,12 @@
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/number_text.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
+#include "engine/rom/training_finish.h"
 
 #include <chrono>
 #include <cmath>
@@ -49,6 +51,38 @@ std::string envelopeSummaryText(const RomSimulationSummary& s) {
   return text;
 }
 
+std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
+                                                const std::map<std::string, double>& parameters) {
+  std::vector<std::string> warnings;
+  const auto ranges = rom.metrics().find("parameter_ranges");
+  if (ranges == rom.metrics().end() || !ranges->is_object()) return warnings;
+  for (const auto& [name, value] : parameters) {
+    if (!ranges->contains(name)) continue;
+    const double low = (*ranges)[name][0].get<double>(), high = (*ranges)[name][1].get<double>();
+    if (value < low || value > high)
+      warnings.push_back("parameter " + name + " = " + shortNumberText(value) +
+                         " is outside the range trained on [" + shortNumberText(low) + ", " +
+                         shortNumberText(high) + "]: the model extrapolates");
+  }
+  return warnings;
+}
+
+std::string validationWarning(const ReducedModel& rom) {
+  const auto kind = rom.metrics().find("verdict_kind");
+  if (kind == rom.metrics().end() || !kind->is_string() || *kind != "not validated") return {};
+  return "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
+         "(train on 2 runs or more)";
+}
+
+std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
+                                            const RomSimulationSummary& summary) {
+  std::vector<std::string> warnings = parameterRangeWarnings(rom, options.parameters);
+  if (const std::string unvalidated = validationWarning(rom); !unvalidated.empty())
+    warnings.push_back(unvalidated);
+  if (summary.leftEnvelope()) warnings.push_back("the run " + envelopeSummaryText(summary));
+  return warnings;
+}
+
 void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
   mechanismName_ = dataset.mechanismName;
   mechanismHash_ = dataset.mechanismHash;
@@ -70,13 +104,6 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
                      spacings.end());
     metrics_["sample_spacing"] = spacings[spacings.size() / 2];
   }
-}
-
-void ReducedModel::finishTraining(const Dataset& dataset, const Model* model, Monitor* monitor) {
-  recordEnvelope(dataset);
-  if (!model) return;
-  if (monitor) monitor->reportNow({"speed check against the full model", 0, 1, {}});
-  metrics_["speed_check"] = checkSpeed(*model, *this, dataset, monitor).toJson();
 }
 
 double ReducedModel::ownStep() const {
@@ -132,9 +159,18 @@ OJson ReducedModel::toJson() const {
 
 void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
   std::string kind = "not judged", verdict;
-  const std::string trained = "trained without the last quarter of each run, ";
+  const std::string trained = check.wholeRuns
+                                  ? "a model trained on " + std::to_string(check.trainedRuns) + " of the " +
+                                        std::to_string(check.totalRuns) + " runs (the written one on all " +
+                                        std::to_string(check.totalRuns) + "): "
+                                  : "trained without the last quarter of each run, ";
   if (!check.done) {
     verdict = check.text();
+  } else if (!check.wholeRuns && !check.failed) {
+    // One run: nothing held out whole, so nothing validated; the quarter is an indication.
+    kind = "not validated";
+    verdict = "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + trained +
+              check.text();
   } else if (check.failed || !check.passed()) {
     kind = check.failed ? "rollout blows up" : "rollout misses";
     verdict = "the model is wrong: " + trained + check.text();
@@ -155,13 +191,11 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
   const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
   const auto trainingTime = std::chrono::steady_clock::now() - start;
-  rom->finishTraining(dataset, model, &monitor);
   // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
-  if (model && !dataset.runs.empty() && !rom->metrics().contains("rollout"))
-    judgeByHeldOutRollout(
-        *rom, dataset, *model,
-        [&](const Dataset& head, Monitor& m) { return info.train(head, checked, m, model); }, monitor,
-        trainingTime);
+  finishTrainedModel(
+      *rom, dataset, model,
+      [&](const Dataset& head, Monitor& m) { return info.train(head, checked, m, model); }, monitor,
+      trainingTime);
   return rom;
 }
 

@@ -69,6 +69,24 @@ struct RomSimulationSummary : RunSummary {
 /// summaries and logs.
 std::string envelopeSummaryText(const RomSimulationSummary& summary);
 
+class ReducedModel;
+
+/// "parameter level = 3 is outside the range trained on [0, 1]: the model extrapolates",
+/// one per parameter of `parameters` outside the model's trained range (metric
+/// "parameter_ranges"): what every front end warns of before a reduced run.
+std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
+                                                const std::map<std::string, double>& parameters);
+
+/// "the model is unvalidated: ..." for a model whose verdict is "not validated" (trained
+/// on one run), "" otherwise: every run of such a model says so.
+std::string validationWarning(const ReducedModel& rom);
+
+/// What a finished reduced run warns of, as every front end says it: its parameters
+/// outside their trained ranges, an unvalidated model, then "the run left its training
+/// envelope at ..." when it did.
+std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
+                                            const RomSimulationSummary& summary);
+
 /// A trained reduced model. Constant after training or loading: simulate() keeps
 /// its state local, so one model may run on several threads at once.
 class ReducedModel {
@@ -98,13 +116,13 @@ class ReducedModel {
   const TrainingEnvelope& envelope() const { return envelope_; }
   /// Records the envelope of the data it was trained on (trainReducedModel does it).
   void recordEnvelope(const Dataset& dataset) { envelope_ = TrainingEnvelope::fromDataset(*this, dataset); }
-  /// What every method does after its training on `dataset`: records the training
-  /// envelope and, given the mechanism `model`, the speed check against the full model
-  /// (metric "speed_check", speed_check.h). Throws Cancelled when `monitor` stops it.
-  void finishTraining(const Dataset& dataset, const Model* model, Monitor* monitor);
-  /// Records how a model trained without the last quarter of every run ran from each
-  /// run's start (rollout_check.h): metrics "rollout", "verdict" and "verdict_kind"
-  /// ("rollout follows", "rollout misses", "rollout blows up" or "not judged").
+  /// Records the speed check against the full model (metric "speed_check",
+  /// speed_check.h; finishTrainedModel does it after the held-out verdict).
+  void recordSpeedCheck(nlohmann::ordered_json check) { metrics_["speed_check"] = std::move(check); }
+  /// Records how a model trained without some runs ran them from their start, or with one
+  /// run without its last quarter (rollout_check.h): metrics "rollout", "verdict" and
+  /// "verdict_kind" ("rollout follows", "rollout misses", "rollout blows up", "not
+  /// validated" for one run, or "not judged").
   /// trainReducedModel does it for every method that does not judge its own model.
   void recordHeldOutRollout(const RolloutCheck& check);
 

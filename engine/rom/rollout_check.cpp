@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
+#include "engine/dynamics/scales.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
@@ -46,6 +47,62 @@ std::string percent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
 }
 
+// The load case that gives a run's loads: its own, or one that reproduces the forces it
+// recorded; -2 when none does (a sweep's scaled loads).
+int replayLoadCase(const Model& model, const DatasetRun& data) {
+  int loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
+  if (hasRecordedForces(model, data) && !recordedFromLoadCase(model, data, loadCase)) {
+    loadCase = -2;
+    for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && loadCase < -1; ++k)
+      if (recordedFromLoadCase(model, data, k)) loadCase = k;
+  }
+  return loadCase;
+}
+
+// Why a run cannot be run again from its start, "" when it can; `dt` its spacing.
+std::string notReplayable(const Model& model, const DatasetRun& data, double& dt) {
+  const Eigen::Index N = data.samples();
+  if (N < 8) return "\"" + data.name + "\" has fewer than 8 samples";
+  dt = (data.t(N - 1) - data.t(0)) / static_cast<double>(N - 1);
+  bool uniform = dt > 0.0 && std::abs(data.t(0)) <= 1e-9 * dt;
+  for (Eigen::Index k = 1; k < N && uniform; ++k)
+    uniform = std::abs(data.t(k) - data.t(k - 1) - dt) <= 1e-6 * dt;
+  if (!uniform) return "\"" + data.name + "\" does not start at t = 0 with uniform samples";
+  if (replayLoadCase(model, data) < -1)
+    return "\"" + data.name + "\" recorded loads that no load case of the model gives";
+  return {};
+}
+
+// The options of a run from the start of `data` at its spacing dt, under its loads.
+RunOptions replayOptions(const Model& model, const ReducedModel& rom, const DatasetRun& data, double dt) {
+  RunOptions o;
+  o.loadCase = replayLoadCase(model, data);
+  o.q0 = data.q.col(0);
+  o.qd0 = data.qd.col(0);
+  o.integrator.dt = dt;
+  o.tEnd = data.t(data.samples() - 1);
+  for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's values)
+    if (const auto it = data.parameters.find(name); it != data.parameters.end())
+      o.parameters[name] = it->second;
+  return o;
+}
+
+// The runs held out whole: a fifth of those that can be run again (at least one,
+// spread over the data set's order), when at least two can; none otherwise.
+std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
+  std::vector<std::size_t> replayable;
+  for (std::size_t k = 0; k < dataset.runs.size(); ++k) {
+    double dt = 0.0;
+    if (notReplayable(model, dataset.runs[k], dt).empty()) replayable.push_back(k);
+  }
+  if (replayable.size() < 2) return {};
+  const std::size_t n = replayable.size();
+  const std::size_t count = std::max<std::size_t>(1, (n + 2) / 5);  // a fifth, rounded
+  std::vector<std::size_t> heldOut;
+  for (std::size_t j = 0; j < count; ++j) heldOut.push_back(replayable[((2 * j + 1) * n) / (2 * count)]);
+  return heldOut;
+}
+
 // Every run's samples before its held-out end (checkRollout's split).
 Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
   Dataset head = dataset;
@@ -68,6 +125,11 @@ std::string RolloutCheck::text() const {
   if (failed)
     return "its run from the start of \"" + run + "\" blows up at t = " + formatText("%g", failedAt) +
            " s (" + failure + ")";
+  if (wholeRuns)
+    return (passed() ? "it follows held-out run \"" + run + "\" within "
+                     : "it misses held-out run \"" + run + "\" by ") +
+           percent(error) + " relative RMS at point " + coordinate +
+           " (its worst, over the whole run; goal " + percent(tolerance) + ")";
   const std::string figures = percent(error) + " of the amplitude of " + coordinate +
                               " after t = " + formatText("%g", heldOutFrom) + " s (noise explains " +
                               percent(explained) + ")";
@@ -95,7 +157,102 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   j["error"] = error;
   j["explained"] = explained;
   j["tolerance"] = tolerance;
+  if (wholeRuns) {
+    j["whole_runs"] = true;
+    j["trained_runs"] = trainedRuns;
+    j["total_runs"] = totalRuns;
+  }
   return j;
+}
+
+namespace {
+
+// Basic points' coordinates, grouped by point: name and the indices of its x, y, z in q.
+std::vector<std::pair<std::string, std::vector<int>>> pointCoordinates(const Model& model) {
+  const MechanismScales scales = mechanismScales(model, -1);
+  std::vector<std::pair<std::string, std::vector<int>>> points;
+  for (int i = 0; i < model.nq(); ++i) {
+    if (scales.coordinateScale(i) != scales.length) continue;
+    const std::string& name = model.coordinateName(i);
+    const std::string point = name.substr(0, name.rfind('.'));
+    if (points.empty() || points.back().first != point) points.push_back({point, {}});
+    points.back().second.push_back(i);
+  }
+  return points;
+}
+
+}  // namespace
+
+RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
+                              const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
+                              Monitor* monitor) {
+  RolloutCheck check;
+  check.wholeRuns = true;
+  check.trainedRuns = trainedRuns;
+  check.totalRuns = static_cast<int>(dataset.runs.size());
+  check.tolerance = tolerance;
+  const auto points = pointCoordinates(model);
+  std::vector<int> coordinates;
+  for (const auto& [name, indices] : points)
+    coordinates.insert(coordinates.end(), indices.begin(), indices.end());
+  if (coordinates.empty()) {
+    check.note = "the mechanism has no points to compare";
+    return check;
+  }
+  double worst = -1.0;
+  for (const std::size_t index : heldOut) {
+    const DatasetRun& data = dataset.runs.at(index);
+    double dt = 0.0;
+    if (const std::string why = notReplayable(model, data, dt); !why.empty()) {
+      check.note += (check.note.empty() ? "" : "; ") + why;
+      continue;
+    }
+    const Eigen::Index N = data.samples();
+    Eigen::MatrixXd run;
+    double failedAt = 0.0;
+    try {
+      run = rollout(model, probe, replayOptions(model, probe, data, dt), coordinates, N, failedAt, monitor);
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const InputError&) {
+      throw;
+    } catch (const Error& e) {
+      if (!check.failed) {
+        check.done = check.failed = true;
+        check.failedAt = failedAt;
+        check.failure = e.what();
+        check.run = data.name;
+      }
+      continue;
+    }
+    check.done = true;
+    // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
+    std::vector<double> motion, error;
+    Eigen::Index row = 0;
+    for (const auto& [name, indices] : points) {
+      double moved = 0.0, missed = 0.0;
+      for (const int c : indices) {
+        const Eigen::VectorXd q = data.q.row(c).transpose();
+        moved += (q.array() - q.mean()).square().sum();
+        missed += (run.row(row++).transpose() - q).squaredNorm();
+      }
+      motion.push_back(std::sqrt(moved / static_cast<double>(N)));
+      error.push_back(std::sqrt(missed / static_cast<double>(N)));
+    }
+    const double most = *std::max_element(motion.begin(), motion.end());
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      if (!(most > 0.0) || motion[p] < 0.01 * most) continue;  // a point that hardly moves: no target
+      const double relative = error[p] / motion[p];
+      if (relative > worst && !check.failed) {
+        worst = relative;
+        check.run = data.name;
+        check.coordinate = points[p].first;
+        check.error = relative;
+      }
+    }
+  }
+  if (!check.done && check.note.empty()) check.note = "no held-out run could be run again";
+  return check;
 }
 
 RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
@@ -111,39 +268,12 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
   const auto n = static_cast<Eigen::Index>(opt.coordinates.size());
   for (const DatasetRun& data : dataset.runs) {
     const Eigen::Index N = data.samples();
-    if (N < 8) {
-      skipped.push_back("\"" + data.name + "\" has fewer than 8 samples");
+    double dt = 0.0;
+    if (const std::string why = notReplayable(model, data, dt); !why.empty()) {
+      skipped.push_back(why);
       continue;
     }
-    const double dt = (data.t(N - 1) - data.t(0)) / static_cast<double>(N - 1);
-    bool uniform = dt > 0.0 && std::abs(data.t(0)) <= 1e-9 * dt;
-    for (Eigen::Index k = 1; k < N && uniform; ++k)
-      uniform = std::abs(data.t(k) - data.t(k - 1) - dt) <= 1e-6 * dt;
-    if (!uniform) {
-      skipped.push_back("\"" + data.name + "\" does not start at t = 0 with uniform samples");
-      continue;
-    }
-    // The run's loads as a load case gives them: its own, or one that reproduces the
-    // forces it recorded; a run whose loads none gives (a sweep's scaled loads) is left out.
-    int loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
-    if (hasRecordedForces(model, data) && !recordedFromLoadCase(model, data, loadCase)) {
-      loadCase = -2;
-      for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && loadCase < -1; ++k)
-        if (recordedFromLoadCase(model, data, k)) loadCase = k;
-    }
-    if (loadCase < -1) {
-      skipped.push_back("\"" + data.name + "\" recorded loads that no load case of the model gives");
-      continue;
-    }
-    RunOptions o;
-    o.loadCase = loadCase;
-    o.q0 = data.q.col(0);
-    o.qd0 = data.qd.col(0);
-    o.integrator.dt = dt;
-    o.tEnd = data.t(N - 1);
-    for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's values)
-      if (const auto it = data.parameters.find(name); it != data.parameters.end())
-        o.parameters[name] = it->second;
+    const RunOptions o = replayOptions(model, rom, data, dt);
     const auto k0 =
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
     const Eigen::Index span = N - k0;
@@ -241,13 +371,31 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
   self = &quiet;
   try {
     if (dataset.runs.empty()) throw InputError("no runs");
-    const DatasetRun& first = dataset.runs.front();
-    options.coordinates = suggestIndependentCoordinates(model, first.q.col(0), first.t(0));
-    monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
-    const std::unique_ptr<ReducedModel> probe =
-        retrain(withoutHeldOutEnds(dataset, options.heldOutFraction), quiet);
-    if (!probe) throw InputError("the second training gave no model");
-    check = checkRollout(model, *probe, dataset, options, &quiet);
+    const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+    if (!heldOut.empty()) {
+      Dataset rest = dataset;
+      rest.runs.clear();
+      for (std::size_t k = 0; k < dataset.runs.size(); ++k)
+        if (std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end())
+          rest.runs.push_back(dataset.runs[k]);
+      monitor.reportNow({"held-out check: training without " + std::to_string(heldOut.size()) + " of the " +
+                             std::to_string(dataset.runs.size()) + " runs",
+                         0,
+                         1,
+                         {}});
+      const std::unique_ptr<ReducedModel> probe = retrain(rest, quiet);
+      if (!probe) throw InputError("the second training gave no model");
+      check = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
+                               kHeldOutTolerance, &quiet);
+    } else {
+      const DatasetRun& first = dataset.runs.front();
+      options.coordinates = suggestIndependentCoordinates(model, first.q.col(0), first.t(0));
+      monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
+      const std::unique_ptr<ReducedModel> probe =
+          retrain(withoutHeldOutEnds(dataset, options.heldOutFraction), quiet);
+      if (!probe) throw InputError("the second training gave no model");
+      check = checkRollout(model, *probe, dataset, options, &quiet);
+    }
   } catch (const Cancelled&) {
     throw;  // a stop is a stop, wherever training is (no model, as from the training itself)
   } catch (const Error& e) {

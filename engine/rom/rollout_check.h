@@ -55,6 +55,11 @@ struct RolloutCheck {
   double error = 0.0;
   double explained = 0.0;  ///< what noise explains, same measure [-]
   double tolerance = 0.10;
+  /// Whole runs held out (checkHeldOutRuns): `coordinate` is then the worst point and
+  /// `error` its relative RMS over the whole run, as mbdrom-cli compare defines it.
+  bool wholeRuns = false;
+  int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
+  int totalRuns = 0;    ///< runs of the data set (whole runs held out)
   /// True when nothing failed and error <= explained + tolerance.
   bool passed() const { return done && !failed && error <= explained + tolerance; }
   /// One line, e.g. "held-out rollout misses run \"train\" by 45 % of the amplitude of
@@ -71,14 +76,31 @@ struct RolloutCheck {
 RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                           const RolloutCheckOptions& options, Monitor* monitor = nullptr);
 
+/// Held out whole: runs `heldOut` (indices into dataset.runs) of a model `probe` trained on
+/// `trainedRuns` of the other runs, each run from its first sample over the whole run at its
+/// spacing; the error of a run is the largest relative RMS of its points (positions of every
+/// basic point, as mbdrom-cli compare defines it: RMS error over RMS motion about the mean;
+/// points that move less than 1 % of the most moving point are not judged). Passed when
+/// every run is within `tolerance`.
+RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
+                              const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
+                              Monitor* monitor = nullptr);
+
+/// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].
+inline constexpr double kHeldOutTolerance = 0.05;
+
 /// Trains the method again on `head` (the runs without their held-out ends) with the
 /// first training's settings and inputs, reporting to the monitor it is given.
 using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset& head, Monitor& monitor)>;
 
-/// Judges `rom`, trained on `dataset` of `model`, by its behaviour: `retrain` trains a
-/// second model without the last quarter of every run, and that model runs from each
-/// run's first sample (checkRollout over the independent coordinates the mobility
-/// analysis suggests); ReducedModel::recordHeldOutRollout records the outcome. The second
+/// Judges `rom`, trained on `dataset` of `model`, by its behaviour. With two or more runs
+/// that can be run again, whole runs are held out: a fifth of them (at least one, spread
+/// over the data set's order), `retrain` trains a second model on the others, and
+/// checkHeldOutRuns judges it (the written model stays trained on every run). With one,
+/// nothing is held out whole: the model is "not validated", and as an indication
+/// `retrain` trains without the last quarter of the run, which runs from its first
+/// sample (checkRollout over the independent coordinates the mobility analysis
+/// suggests). ReducedModel::recordHeldOutRollout records the outcome. The second
 /// training gets about the first one's time `budget` (an early-stop request during it ends
 /// it as the first). Progress goes to `monitor` as "held-out check: ..."; throws Cancelled
 /// when it stops the check; other errors leave the model "not judged", saying why.

@@ -13,6 +13,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/rom_support.cpp
   rom/speed_check.cpp
   rom/training_envelope.cpp
+  rom/training_finish.cpp
 )
 # A method is a folder of its own (engine/rom/<method>/, registered in
 # builtin_methods.cpp); its sources join without a line here.

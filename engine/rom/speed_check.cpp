@@ -7,9 +7,11 @@
 #include "engine/rom/rom_support.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <iomanip>
 #include <sstream>
+#include <vector>
 
 namespace mbdrom {
 
@@ -19,6 +21,29 @@ std::string milliseconds(double seconds) {
   std::ostringstream s;
   s << std::setprecision(3) << seconds * 1e3 << " ms";
   return s.str();
+}
+
+// Timings of one run vary by tens of percent on a busy machine: the median of up
+// to kTimings runs, as many as fit in kTimingBudget of wall time (at least one).
+constexpr int kTimings = 5;
+constexpr double kTimingBudget = 0.3;  // [s]
+
+// Wall time per simulated second [s/s], the median over repeated runs; `run` returns
+// a run's real-time factor (0 when too short to time).
+template <class Run>
+double medianPerSecond(const Run& run) {
+  std::vector<double> perSecond;
+  const auto start = std::chrono::steady_clock::now();
+  while (static_cast<int>(perSecond.size()) < kTimings) {
+    const double realTimeFactor = run();
+    if (!(realTimeFactor > 0.0)) return 0.0;
+    perSecond.push_back(1.0 / realTimeFactor);
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > kTimingBudget)
+      break;
+  }
+  std::nth_element(perSecond.begin(), perSecond.begin() + static_cast<std::ptrdiff_t>(perSecond.size() / 2),
+                   perSecond.end());
+  return perSecond[perSecond.size() / 2];
 }
 
 }  // namespace
@@ -91,7 +116,7 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
   if (loadCase >= 0) c.loadCase = model.spec().loadCases[static_cast<std::size_t>(loadCase)].name;
   const Eigen::Index n = r.samples();
   c.outputInterval = (r.t(n - 1) - r.t(0)) / static_cast<double>(n - 1);
-  c.simulatedSeconds = std::min(span, r.t(n - 1) - r.t(0));
+  c.simulatedSeconds = span > 0.0 ? std::min(span, r.t(n - 1) - r.t(0)) : r.t(n - 1) - r.t(0);
   // Whole output intervals, so both runs end on the same sample.
   c.simulatedSeconds =
       c.outputInterval * std::max(1.0, std::floor(c.simulatedSeconds / c.outputInterval + 1e-9));
@@ -122,8 +147,8 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
             [&] {
               RunOptions full = o;
               full.integrator.tolerance = kDefaultTolerance;
-              const SimulationSummary s = simulate(model, full, sink, &quiet);
-              if (s.realTimeFactor > 0.0) c.fullPerSecond = 1.0 / s.realTimeFactor;
+              c.fullPerSecond =
+                  medianPerSecond([&] { return simulate(model, full, sink, &quiet).realTimeFactor; });
             }) &&
       timed("reduced model", [&] {
         RunOptions reduced = o;
@@ -131,9 +156,11 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
         for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's)
           if (const auto it = r.parameters.find(name); it != r.parameters.end())
             reduced.parameters[name] = it->second;
-        const RomSimulationSummary s = rom.simulate(model, reduced, sink, &quiet);
-        c.step = s.dt;
-        if (s.realTimeFactor > 0.0) c.reducedPerSecond = 1.0 / s.realTimeFactor;
+        c.reducedPerSecond = medianPerSecond([&] {
+          const RomSimulationSummary s = rom.simulate(model, reduced, sink, &quiet);
+          c.step = s.dt;
+          return s.realTimeFactor;
+        });
       });
   if (timedBoth && c.fullPerSecond > 0.0 && c.reducedPerSecond > 0.0)
     c.speedUp = c.fullPerSecond / c.reducedPerSecond;

@@ -1,11 +1,14 @@
 #pragma once
 /// @file
 /// The end-of-training speed check: a reduced model is only worth running when it is
-/// faster than the full model it reduces. Both run the loads of the first training run
+/// faster than the full model it reduces. Both run the whole of the first training run
 /// a load case of the model gives (its own, or one that reproduces the forces it
 /// recorded) from its first state at its output rate, the full model error-controlled
 /// (the simulate command's default tolerance), the reduced model at its own step; the
-/// figure is wall time per simulated second, fair when the steps differ.
+/// figure is wall time per simulated second, fair when the steps differ, the median of
+/// up to five runs each (as many as fit in 0.3 s). A whole run, not its start: a
+/// run from rest is not representative (a model may blow up later, and the full model's
+/// steps grow once the start-up has passed).
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
@@ -36,11 +39,12 @@ struct SpeedCheck {
   static SpeedCheck fromJson(const nlohmann::ordered_json& j, const std::string& source);
 };
 
-/// Runs the check for `rom`, trained on `dataset` of `model`, over at most `span` seconds
-/// of the first run; `monitor` (may be null) cancels it. A run that fails is a result
-/// (SpeedCheck::failure), not an error; throws Cancelled when the monitor stops it.
+/// Runs the check for `rom`, trained on `dataset` of `model`, over the first run (at most
+/// `span` seconds of it when `span` > 0); `monitor` (may be null) cancels it. A run that
+/// fails is a result (SpeedCheck::failure), not an error; throws Cancelled when the
+/// monitor stops it.
 SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset,
-                      Monitor* monitor = nullptr, double span = 0.5);
+                      Monitor* monitor = nullptr, double span = 0.0);
 
 /// The speed check training recorded in `rom` (metric "speed_check"); none for a model trained
 /// without its mechanism or before the check existed.

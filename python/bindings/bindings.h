@@ -33,9 +33,15 @@ struct Run {
   std::string integratorReason;           ///< why that one
   std::vector<std::string> warnings;      ///< the run's warnings (SimulationSummary::warnings)
   std::optional<AccuracyCheck> accuracy;  ///< check_accuracy's result
+  std::string envelope;       ///< a reduced run's envelope line (envelopeSummaryText), '' otherwise
+  bool leftEnvelope = false;  ///< a reduced run that left its training envelope
   /// q, qd, qdd of the table, made on first use (the table does not change).
   mutable std::shared_ptr<const DatasetRun> coordinates;
 };
+
+/// mbdrom.EnvelopeWarning and mbdrom.UnvalidatedWarning (UserWarnings), registered with the errors.
+pybind11::handle envelopeWarningClass();
+pybind11::handle unvalidatedWarningClass();
 
 /// The run of `model` a recorder holds, named `name`, under load case `loadCase` (-1: none).
 std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,

@@ -65,6 +65,24 @@ const py::object& classOf(const Error& e) {
 
 }  // namespace
 
+py::handle envelopeWarningClass() {
+  static const py::handle cls =
+      PyErr_NewExceptionWithDoc("mbdrom.EnvelopeWarning",
+                                "A reduced run left its model's training envelope, or ran at a parameter "
+                                "outside the range trained on: its results there are extrapolated.",
+                                PyExc_UserWarning, nullptr);
+  return cls;
+}
+
+py::handle unvalidatedWarningClass() {
+  static const py::handle cls =
+      PyErr_NewExceptionWithDoc("mbdrom.UnvalidatedWarning",
+                                "A run of a reduced model that was never judged on a run it did not see "
+                                "(trained on one run: train on 2 runs or more).",
+                                PyExc_UserWarning, nullptr);
+  return cls;
+}
+
 void registerErrors(py::module_& m) {
   // The engine's errors, root and subtypes, with the engine's messages.
   ErrorClasses& c = errorClasses();
@@ -74,6 +92,10 @@ void registerErrors(py::module_& m) {
   c.file = py::exception<FileError>(m, "FileError", c.error.ptr());
   c.solver = py::exception<SolverError>(m, "SolverError", c.error.ptr());
   c.cancelled = py::exception<Cancelled>(m, "Cancelled", c.error.ptr());
+  // A reduced run outside what its model was trained on: a warning, not an error
+  // (outside="stop" makes it one), so warnings.simplefilter can turn it either way.
+  m.attr("EnvelopeWarning") = envelopeWarningClass();
+  m.attr("UnvalidatedWarning") = unvalidatedWarningClass();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

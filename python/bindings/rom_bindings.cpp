@@ -55,7 +55,8 @@ void bindReducedModel(py::module_& m) {
           "simulate",
           [](const ReducedModel& rom, const std::shared_ptr<Model>& model, const py::object& loadCase,
              double tEnd, const py::object& dt, double outputDt,
-             const std::map<std::string, double>& parameters, const py::object& progress) {
+             const std::map<std::string, double>& parameters, const std::string& outside,
+             double envelopeMargin, const py::object& progress) {
             if (!model) throw py::type_error("model must be an mbdrom.Model");
             RunOptions o = runOptionsArgument(*model, loadCase, tEnd, outputDt);
             o.integrator.dt = 0.0;  // the model's own step
@@ -64,23 +65,43 @@ void bindReducedModel(py::module_& m) {
               if (!(o.integrator.dt > 0.0) || !std::isfinite(o.integrator.dt))
                 throw py::value_error("dt must be a number > 0 [s] or None (the model's own step)");
             }
+            if (outside != "warn" && outside != "stop")
+              throw py::value_error("outside must be 'warn' or 'stop', got '" + outside + "'");
+            if (!(envelopeMargin >= 0.0)) throw py::value_error("envelope_margin must be a number >= 0");
+            o.stopOutsideEnvelope = outside == "stop";
+            o.envelopeMargin = envelopeMargin;
             o.parameters = parameters;
             TrajectoryRecorder recorder;
+            RomSimulationSummary summary;
             EngineCall call(progress);
             const auto result = [&] { return recordedRun(model, recorder, rom.method(), o.loadCase); };
             try {
-              call.run([&] { rom.simulate(*model, o, recorder, &call.monitor()); });
+              call.run([&] { summary = rom.simulate(*model, o, recorder, &call.monitor()); });
             } catch (...) {
               raiseWithPartialRun(recorder.samples().empty() ? nullptr : result());
             }
-            return result();
+            auto run = result();
+            run->warnings = reducedRunWarnings(rom, o, summary);
+            run->envelope = envelopeSummaryText(summary);
+            run->leftEnvelope = summary.leftEnvelope();
+            const std::string unvalidated = validationWarning(rom);
+            for (const std::string& w : run->warnings) {
+              const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();
+              if (PyErr_WarnEx(cls.ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
+            }
+            return run;
           },
           py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0,
           py::arg("dt") = py::none(), py::arg("output_dt") = 0.01,
-          py::arg("parameters") = std::map<std::string, double>{}, py::arg("progress") = py::none(),
+          py::arg("parameters") = std::map<std::string, double>{}, py::arg("outside") = "warn",
+          py::arg("envelope_margin") = kDefaultEnvelopeMargin, py::arg("progress") = py::none(),
           "A run of the reduced model under a load case of its mechanism, as 'mbdrom-cli rom-simulate': at "
-          "its "
-          "own step unless dt [s] is given, samples every output_dt [s], parameters mu by name.")
+          "its own step unless dt [s] is given, samples every output_dt [s], parameters mu by name. A run "
+          "that leaves the training envelope (by more than envelope_margin ranges) or a parameter outside "
+          "its trained range warns (mbdrom.EnvelopeWarning; run.warnings, run.left_envelope, "
+          "run.envelope), as does every run of a model trained on one run (mbdrom.UnvalidatedWarning); "
+          "outside='stop' ends the run there with an error instead (its samples so far "
+          "as the error's partial_run).")
       .def(py::pickle([](const ReducedModel& rom) { return rom.toJson().dump(); },
                       [](const std::string& text) {
                         return std::shared_ptr<ReducedModel>(

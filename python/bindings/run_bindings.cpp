@@ -162,7 +162,14 @@ void bindRun(py::module_& m) {
                     "The integrator that made the run: 'dopri5' or 'trapezoidal' ('' when read from a file).")
       .def_readonly("integrator_reason", &Run::integratorReason,
                     "Why that integrator (the automatic choice's reason, or 'chosen by the user').")
-      .def_readonly("warnings", &Run::warnings, "What the run warned of (also raised as RuntimeWarning).")
+      .def_readonly("warnings", &Run::warnings,
+                    "What the run warned of (also raised: RuntimeWarning for a full model's run, "
+                    "mbdrom.EnvelopeWarning for a reduced one's).")
+      .def_readonly("left_envelope", &Run::leftEnvelope,
+                    "A reduced run that left its model's training envelope (False for other runs).")
+      .def_readonly("envelope", &Run::envelope,
+                    "A reduced run's training-envelope line, as 'mbdrom-cli rom-simulate' prints it ('' for "
+                    "other runs).")
       .def_property_readonly(
           "accuracy",
           [](const Run& run) -> py::object {
@@ -233,10 +240,10 @@ void bindRun(py::module_& m) {
               for (Eigen::Index c = 0; c < d.cols(); ++c) a(r, c) = d(r, c);
             return py::make_tuple(run.model ? py::cast(serializeModelSpec(run.model->spec())) : py::none(),
                                   run.table.columns, data, run.name, run.loadCase, run.error, run.integrator,
-                                  run.integratorReason, run.warnings);
+                                  run.integratorReason, run.warnings, run.envelope, run.leftEnvelope);
           },
           [](const py::tuple& state) {
-            if (state.size() != 6 && state.size() != 9)
+            if (state.size() != 6 && state.size() != 9 && state.size() != 11)
               throw py::value_error("not the pickled state of an mbdrom.Run");
             auto run = std::make_shared<Run>();
             if (!state[0].is_none())
@@ -252,10 +259,14 @@ void bindRun(py::module_& m) {
             run->name = state[3].cast<std::string>();
             run->loadCase = state[4].cast<std::string>();
             run->error = state[5].cast<std::string>();
-            if (state.size() == 9) {
+            if (state.size() >= 9) {
               run->integrator = state[6].cast<std::string>();
               run->integratorReason = state[7].cast<std::string>();
               run->warnings = state[8].cast<std::vector<std::string>>();
+            }
+            if (state.size() == 11) {
+              run->envelope = state[9].cast<std::string>();
+              run->leftEnvelope = state[10].cast<bool>();
             }
             return run;
           }))

@@ -15,6 +15,7 @@ ModelError, FileError, SolverError, Cancelled) with the engine's messages.
 
 from ._mbdrom import (  # noqa: F401
     Cancelled,
+    EnvelopeWarning,
     Error,
     FileError,
     InputError,
@@ -24,6 +25,7 @@ from ._mbdrom import (  # noqa: F401
     ReducedModel,
     Run,
     SolverError,
+    UnvalidatedWarning,
     __version__,
     compare,
     methods,

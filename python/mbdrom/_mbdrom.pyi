@@ -11,6 +11,13 @@ __version__: str
 ProgressCallback = Callable[[Dict[str, Any]], Optional[bool]]
 Path = Union[str, os.PathLike]
 
+class EnvelopeWarning(UserWarning):
+    """A reduced run left its model's training envelope, or ran at a parameter outside the
+    range trained on: its results there are extrapolated."""
+
+class UnvalidatedWarning(UserWarning):
+    """A run of a reduced model that was never judged on a run it did not see (trained on one run)."""
+
 class Error(RuntimeError):
     partial_run: Optional[Run]
     """Set by simulate calls: the samples done before the run failed or was stopped."""
@@ -111,7 +118,14 @@ class Run:
         """Why that integrator (the automatic choice's reason, or 'chosen by the user')."""
     @property
     def warnings(self) -> List[str]:
-        """What the run warned of (also raised as RuntimeWarning)."""
+        """What the run warned of (also raised: RuntimeWarning for a full model's run,
+        mbdrom.EnvelopeWarning for a reduced one's)."""
+    @property
+    def left_envelope(self) -> bool:
+        """A reduced run that left its model's training envelope (False for other runs)."""
+    @property
+    def envelope(self) -> str:
+        """A reduced run's training-envelope line ('' for other runs)."""
     @property
     def accuracy(self) -> Optional[Dict[str, Any]]:
         """simulate(check_accuracy=True): max_difference [m], at_time [s], diverged, length [m],
@@ -162,6 +176,8 @@ class ReducedModel:
         dt: Optional[float] = None,
         output_dt: float = 0.01,
         parameters: Mapping[str, float] = ...,
+        outside: str = "warn",
+        envelope_margin: float = 0.1,
         progress: Optional[ProgressCallback] = None,
     ) -> Run: ...
 

@@ -309,3 +309,54 @@ def test_an_energy_balance_off_by_more_than_a_hundredth_warns(mbdrom, examples):
     with pytest.warns(RuntimeWarning, match="energy balance is off"):
         run = mbdrom.simulate(model, load_case="drive", t_end=2.0, dt=0.05, output_dt=0.1)
     assert any("energy balance" in w for w in run.warnings)
+
+
+def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when_told(
+        mbdrom, examples, cli, tmp_path):
+    import warnings
+
+    # POD of the suspension's one freedom, trained on "train"; "harder" is that load twice over.
+    spec = json.load(open(examples / "macpherson.json"))
+    harder = json.loads(json.dumps(next(c for c in spec["load_cases"] if c["name"] == "train")))
+    harder["name"] = "harder"
+    for load in harder["loads"]:
+        for term in load["function"].get("terms", [load["function"]]):
+            for key in ("value", "amplitude"):
+                if key in term:
+                    term[key] *= 2.0
+    spec["load_cases"].append(harder)
+    path = tmp_path / "macpherson_harder.json"
+    path.write_text(json.dumps(spec))
+    model = mbdrom.Model.load(str(path))
+    run = mbdrom.simulate(model, load_case="train", t_end=1.0, output_dt=0.005)
+    rom = mbdrom.train("pod", model, [run], nr=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mbdrom.EnvelopeWarning)  # its own load: inside
+        with pytest.warns(mbdrom.UnvalidatedWarning, match="trained on one run"):  # but one run only
+            inside = rom.simulate(model, load_case="train", t_end=1.0)
+    assert not inside.left_envelope and len(inside.warnings) == 1
+    assert inside.envelope.startswith("stayed inside its training envelope")
+
+    with pytest.warns(mbdrom.EnvelopeWarning, match="left its training envelope at t = "):
+        outside = rom.simulate(model, load_case="harder", t_end=1.0)
+    assert outside.left_envelope and any("left its training envelope" in w for w in outside.warnings)
+    assert issubclass(mbdrom.EnvelopeWarning, UserWarning) and issubclass(mbdrom.UnvalidatedWarning, UserWarning)
+
+    # The CLI prints the same lines for the same run.
+    rom.save(str(tmp_path / "pod.json"))
+    r = subprocess.run([cli, "rom-simulate", str(tmp_path / "pod.json"), "--model", str(path),
+                        "-o", str(tmp_path / "harder.csv"), "--load-case", "harder", "--t-end", "1"],
+                       capture_output=True, text=True, check=True)
+    assert "training envelope      " + outside.envelope in r.stdout
+    assert "warning: the run " + outside.envelope in r.stderr
+    assert "warning: the model is unvalidated" in r.stderr
+
+    with pytest.raises(mbdrom.SolverError, match=r"outside: stop") as e:
+        rom.simulate(model, load_case="harder", t_end=1.0, outside="stop")
+    assert e.value.partial_run is not None and len(e.value.partial_run) < 101
+    with pytest.raises(ValueError, match="outside must be 'warn' or 'stop'"):
+        rom.simulate(model, load_case="harder", outside="ignore")
+    with pytest.raises(ValueError, match="envelope_margin"):
+        rom.simulate(model, load_case="harder", envelope_margin=-1)
+    back = pickle.loads(pickle.dumps(outside))
+    assert back.left_envelope and back.envelope == outside.envelope

@@ -145,11 +145,15 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
     CHECK(own.samples().size() == recorder.samples().size());
     const auto speed = loaded->metrics().find("speed_check");
     REQUIRE(speed != loaded->metrics().end());
-    // A figure, or why there is none (the smoke-trained auto-encoder leaves its training range
-    // at 0.42 s of the check's 0.5 s of its own training run, and the check says so).
+    // A figure, or why there is none: the check runs the whole training run, which a
+    // smoke-trained network or SINDy fit may not survive, and then says so.
     const std::string failure = speed->value("failure", "");
+    INFO("speed check: " << speed->dump());
     CHECK((speed->value("speed_up", 0.0) > 0.0) == failure.empty());
-    if (m.name != "ae") CHECK(failure.empty());
+    if (!failure.empty())
+      CHECK_THAT(failure, Catch::StartsWith("the reduced model's run failed") ||
+                              Catch::StartsWith("the held-out rollout blew up"));
+    if (m.name == "pod" || m.name == "pca") CHECK(failure.empty());
     o.integrator.dt = 1e-3;
 
     // Its training envelope: recorded and kept by the file; the run above, from the

@@ -6,6 +6,8 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
+#include "engine/rom/training_finish.h"
 
 #include "tests/engine/rom/replay_model.h"
 #include "tests/engine/rom/rom_test_support.h"
@@ -86,7 +88,7 @@ TEST_CASE("training measures the reduced model's wall time per simulated second 
   CHECK(c.failure.empty());
   CHECK(c.run == "push run");
   CHECK(c.loadCase == "push");
-  CHECK(c.simulatedSeconds == Approx(0.5));  // at most 0.5 s of the 1.2 s run
+  CHECK(c.simulatedSeconds == Approx(1.2));  // the whole run, not its start
   CHECK(c.outputInterval == Approx(0.01));
   CHECK(c.step == Approx(pod->ownStep()));
   CHECK(c.fullPerSecond > 0.0);
@@ -134,6 +136,43 @@ TEST_CASE("a speed check whose reduced run fails says so instead of a figure", "
   const SpeedCheck c = checkSpeed(r.model, replay, r.dataset());
   CHECK(c.speedUp == 0.0);
   CHECK_THAT(c.failure, Catch::StartsWith("the reduced model's run failed: ") && Catch::Contains("t = 0.2"));
+}
+
+TEST_CASE("a model that blows up after the first half second of its training run gets no speed figure",
+          "[speed_check_test]") {
+  // The check runs the whole run: a model failing at 0.8 s of 1.2 s is caught.
+  const RailData r;
+  const ReplayThenDiverge late(r.model, r.samples, 0.8);
+  const SpeedCheck c = checkSpeed(r.model, late, r.dataset());
+  CHECK(c.speedUp == 0.0);
+  CHECK_THAT(c.failure, Catch::StartsWith("the reduced model's run failed: ") && Catch::Contains("t = 0.8"));
+}
+
+TEST_CASE("a model whose held-out rollout blew up gets no speed figure", "[speed_check_test]") {
+  const RailData r;
+  // A verdict recorded before (as SINDy records its own): its held-out run blew up at 0.3 s.
+  ReplayThenDiverge written(r.model, r.samples, 10.0);
+  RolloutCheck blown;
+  blown.done = blown.failed = true;
+  blown.failedAt = 0.3;
+  blown.failure = "the positions turned non-finite at t = 0.3 s";
+  blown.run = "push run";
+  written.recordHeldOutRollout(blown);
+  Monitor monitor;
+  bool retrained = false;
+  finishTrainedModel(
+      written, r.dataset(), &r.model,
+      [&](const Dataset&, Monitor&) {
+        retrained = true;
+        return std::unique_ptr<ReducedModel>();
+      },
+      monitor, std::chrono::seconds(1));
+  CHECK_FALSE(retrained);  // judged already
+  REQUIRE(written.metrics().at("verdict_kind") == "rollout blows up");
+  const SpeedCheck c = SpeedCheck::fromJson(written.metrics().at("speed_check"), "test");
+  CHECK(c.speedUp == 0.0);
+  CHECK_THAT(c.failure, Catch::Contains("held-out rollout blew up") && Catch::Contains("t = 0.3"));
+  CHECK_THAT(speedCheckText(written), Catch::StartsWith("speed not measured: the held-out rollout blew up"));
 }
 
 TEST_CASE("a trained file whose speed check or sample spacing has the wrong shape is refused naming it",

@@ -1,0 +1,27 @@
+#pragma once
+/// @file
+/// What every training ends with, whatever the method: the training envelope, the
+/// verdict of the held-out rollout (rollout_check.h) and then the speed check
+/// (speed_check.h), which a model whose held-out rollout blew up does not get: a
+/// speed-up of a model that does not run is no figure a user can use.
+
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
+
+#include <chrono>
+
+namespace mbdrom {
+
+/// Finishes `rom`, trained on `dataset` in `trainingTime`: records its envelope and,
+/// given the mechanism `model` (may be null: then nothing more), judges it by the
+/// held-out rollout of a model `retrain` trains (unless the method judged its own:
+/// metric "rollout" present) and records the speed check. Throws Cancelled when
+/// `monitor` stops it.
+void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* model,
+                        const HeldOutTrainer& retrain, Monitor& monitor,
+                        std::chrono::steady_clock::duration trainingTime);
+
+}  // namespace mbdrom
