@@ -13,4 +13,9 @@ cmake --build --preset asan -j"$(nproc)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp"
 ctest --preset asan -j2 --output-on-failure -E "^gui|^packaging|$slow"
-xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" ctest --preset asan -j2 --output-on-failure -R "^gui" -E "$slow"
+# LeakSanitizer's tracer crashes at exit in about 1 of 60 runs of a GUI test ("Tracer caught
+# signal 11 ... LeakSanitizer has encountered a fatal error", after every assertion passed; with
+# Mesa's threads alive): a failing GUI test runs once more. A leak fails both times; the log
+# keeps the first failure (a test that fails only now and then also runs in the ci stage).
+xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" ctest --preset asan -j2 --output-on-failure --repeat until-pass:2 \
+  -R "^gui" -E "$slow"

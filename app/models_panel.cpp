@@ -66,6 +66,8 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   if ((kind == "rollout misses" || kind == "rollout blows up") && !text.contains(tr("the model is wrong")))
     text += (text.isEmpty() ? QString() : QStringLiteral("; ")) +
             (kind == "rollout misses" ? tr("held-out rollout misses") : tr("held-out rollout blows up"));
+  if (kind == "not validated")
+    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) + tr("not validated (trained on one run)");
   return text;
 }
 

@@ -39,6 +39,31 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
   return out;
 }
 
+// rollout() into `out`; false when the model's motion failed, the first such failure
+// recorded in `check` under `run`. A run that cannot be set up (no online step, a bad
+// option: InputError) is not the model's motion, and a stop is a stop: both go on.
+bool recordedRollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
+                     const std::vector<int>& coordinates, Eigen::Index N, Monitor* monitor,
+                     const std::string& run, RolloutCheck& check, Eigen::MatrixXd& out) {
+  double failedAt = 0.0;
+  try {
+    out = rollout(model, rom, o, coordinates, N, failedAt, monitor);
+    return true;
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const InputError&) {
+    throw;
+  } catch (const Error& e) {
+    if (!check.failed) {
+      check.done = check.failed = true;
+      check.failedAt = failedAt;
+      check.failure = e.what();
+      check.run = run;
+    }
+    return false;
+  }
+}
+
 double rms(const Eigen::VectorXd& v) {
   return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0;
 }
@@ -209,22 +234,9 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
-    double failedAt = 0.0;
-    try {
-      run = rollout(model, probe, replayOptions(model, probe, data, dt), coordinates, N, failedAt, monitor);
-    } catch (const Cancelled&) {
-      throw;
-    } catch (const InputError&) {
-      throw;
-    } catch (const Error& e) {
-      if (!check.failed) {
-        check.done = check.failed = true;
-        check.failedAt = failedAt;
-        check.failure = e.what();
-        check.run = data.name;
-      }
+    if (!recordedRollout(model, probe, replayOptions(model, probe, data, dt), coordinates, N, monitor,
+                         data.name, check, run))
       continue;
-    }
     check.done = true;
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
     std::vector<double> motion, error;
@@ -278,22 +290,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
     const Eigen::Index span = N - k0;
     Eigen::MatrixXd nominal;
-    double failedAt = 0.0;
-    try {
-      nominal = rollout(model, rom, o, opt.coordinates, N, failedAt, monitor);
-    } catch (const Cancelled&) {
-      throw;
-    } catch (const InputError&) {
-      throw;  // the run cannot be set up (no online step, a bad option): not the model's motion
-    } catch (const Error& e) {
-      if (!check.failed) {
-        check.done = check.failed = true;
-        check.failedAt = failedAt;
-        check.failure = e.what();
-        check.run = data.name;
-      }
-      continue;
-    }
+    if (!recordedRollout(model, rom, o, opt.coordinates, N, monitor, data.name, check, nominal)) continue;
     check.done = true;
     // The second run, started where the noise could have put the start.
     Eigen::MatrixXd perturbed;
@@ -312,6 +309,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
         shifted.qd0(c) += sigma(i) * rate;
       }
       try {
+        double failedAt = 0.0;
         perturbed = rollout(model, rom, shifted, opt.coordinates, N, failedAt, monitor);
       } catch (const Cancelled&) {
         throw;

@@ -65,21 +65,28 @@ const py::object& classOf(const Error& e) {
 
 }  // namespace
 
+namespace {
+
+// A warning class of the module (a UserWarning), made once.
+py::handle warningClass(const char* name, const char* doc) {
+  return PyErr_NewExceptionWithDoc(name, doc, PyExc_UserWarning, nullptr);
+}
+
+}  // namespace
+
 py::handle envelopeWarningClass() {
-  static const py::handle cls =
-      PyErr_NewExceptionWithDoc("mbdrom.EnvelopeWarning",
-                                "A reduced run left its model's training envelope, or ran at a parameter "
-                                "outside the range trained on: its results there are extrapolated.",
-                                PyExc_UserWarning, nullptr);
+  static const py::handle cls = warningClass(
+      "mbdrom.EnvelopeWarning",
+      "A reduced run left its model's training envelope, or ran at a parameter outside the range "
+      "trained on: its results there are extrapolated.");
   return cls;
 }
 
 py::handle unvalidatedWarningClass() {
   static const py::handle cls =
-      PyErr_NewExceptionWithDoc("mbdrom.UnvalidatedWarning",
-                                "A run of a reduced model that was never judged on a run it did not see "
-                                "(trained on one run: train on 2 runs or more).",
-                                PyExc_UserWarning, nullptr);
+      warningClass("mbdrom.UnvalidatedWarning",
+                   "A run of a reduced model that was never judged on a run it did not "
+                   "see (trained on one run: train on 2 runs or more).");
   return cls;
 }
 

@@ -173,6 +173,11 @@ TEST_CASE(
   CHECK(entry.rom->method() == "ae");
   CHECK(entry.rom->metrics().at("autoencoder").at("epochs").get<long long>() == 1500);
   CHECK(window.modelsPanel()->topLevelItemCount() == 1);
+  // Trained on one run, nothing was held out whole: the list says so (unless its quarter blew up).
+  if (entry.rom->metrics().value("verdict_kind", std::string()) == "not validated")
+    CHECK(window.modelsPanel()->topLevelItem(0)->text(3).contains("not validated (trained on one run)"));
+  else
+    CHECK(entry.rom->metrics().value("verdict_kind", std::string()) == "rollout blows up");
   // The method as the registry names it, with its authors.
   CHECK(window.modelsPanel()->topLevelItem(0)->text(1) ==
         "auto-encoder minimal coordinates (Angeli, Naets, Desmet)");
