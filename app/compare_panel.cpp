@@ -419,10 +419,7 @@ int ComparePanel::compare() {
       }
       own.insert(*it);
     }
-    std::vector<std::string> warnings = parameterRangeWarnings(*e.rom, own);
-    if (const std::string unvalidated = validationWarning(*e.rom); !unvalidated.empty())
-      warnings.push_back(unvalidated);
-    for (const std::string& w : warnings)
+    for (const std::string& w : modelWarnings(*e.rom, own))
       outside << tr("\"%1\": %2").arg(QString::fromStdString(e.record.name), QString::fromStdString(w));
     parameters.push_back(std::move(own));
   }

@@ -376,8 +376,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     if (values.size() != 1) throw UsageError("--parameter " + name + ": expected one value for a run");
     o.parameters[name] = values.front();
   }
-  // Outside the range trained on the model extrapolates: say so, run anyway.
-  for (const std::string& w : parameterRangeWarnings(*rom, o.parameters))
+  // Outside the range trained on the model extrapolates, unvalidated it may not hold: say so, run anyway.
+  for (const std::string& w : modelWarnings(*rom, o.parameters))
     err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   TrajectoryCsvWriter writer(outPath);
   RomSimulationSummary s;
@@ -401,8 +401,6 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
-  if (const std::string unvalidated = validationWarning(*rom); !unvalidated.empty())
-    err << "mbdrom-cli rom-simulate: warning: " << unvalidated << "\n";
   out << "training envelope      " << envelopeSummaryText(s) << "\n";
   if (s.leftEnvelope()) err << "mbdrom-cli rom-simulate: warning: the run " << envelopeSummaryText(s) << "\n";
   out << "written                " << writer.writtenPath() << "\n";

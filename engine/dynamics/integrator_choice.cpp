@@ -51,30 +51,46 @@ double stepWork(const StepReport& r, IntegratorMethod method) {
   return method == IntegratorMethod::DormandPrince ? r.factorizations : r.factorizations + r.newtonIterations;
 }
 
+// Time for a start-up transient of `pole` to decay to the tolerance, ln(1/RTOL) over
+// its decay rate [s]; infinity for a mode that does not decay.
+double decayTime(std::complex<double> pole, double tolerance) {
+  return pole.real() < 0.0 ? std::log(1.0 / tolerance) / -pole.real()
+                           : std::numeric_limits<double>::infinity();
+}
+
 // When a trial may start counting [s]: after a share of the run (the step size
 // settles; the first step is a guess) and after the fastest mode's start-up
 // transient has decayed below the tolerance, since the implicit rule follows it
-// while it lasts and an explicit step is held by stability either way.
+// while it lasts and an explicit step is held by stability either way; by
+// kLatestCount of the run at the latest.
 double settleTime(std::complex<double> pole, double tolerance, double tEnd) {
-  double settle = kTrialShare * tEnd;
-  if (pole.real() < 0.0)
-    settle = std::max(settle, std::log(1.0 / tolerance) / -pole.real());
-  else if (std::abs(pole) > 0.0)
-    settle = kLatestCount * tEnd;  // an undamped mode never settles
-  return std::min(settle, kLatestCount * tEnd);
+  return std::min(std::max(kTrialShare * tEnd, decayTime(pole, tolerance)), kLatestCount * tEnd);
 }
 
 // What a trial cost: solves per second of motion from tCount to tTrial (the trial's
-// end) or over kLeastCountedSteps steps if that is longer, infinity when the integrator cannot take the run
-// or went over its budget (it is then the dearer one); the solves counted, and those of the whole trial.
+// end) or over kLeastCountedSteps steps if that is longer, infinity when the integrator
+// cannot take the run or went over its budget (it is then the dearer one); the solves
+// counted, and those of the whole trial.
 struct Trial {
   double perSecond = std::numeric_limits<double>::infinity();
   double counted = 0.0, spent = 0.0;
 };
 
+// Where a trial stops: its counted solves, all its solves, its step attempts.
+struct TrialBudget {
+  double counted = std::numeric_limits<double>::infinity();
+  double spent = std::numeric_limits<double>::infinity();
+  long long attempts = kTrialAttempts;
+};
+
+// The window a trial counts over [s].
+struct TrialWindow {
+  double count = 0.0, end = 0.0;
+};
+
 template <class Stepper>
-Trial trial(const Model& model, const RunOptions& options, IntegratorMethod method, double tCount,
-            double tTrial, const Trial& budget, long long maxAttempts) {
+Trial trial(const Model& model, const RunOptions& options, IntegratorMethod method, TrialWindow window,
+            const TrialBudget& budget) {
   IntegratorOptions io = options.integrator;
   io.method = method;
   Trial t;
@@ -82,21 +98,20 @@ Trial trial(const Model& model, const RunOptions& options, IntegratorMethod meth
     Stepper stepper(model, options.loadCase, io);
     DynamicState state = stepper.initialState(options.q0.size() ? options.q0 : model.q0(), options.qd0, 0.0);
     double span = 0.0;
-    long long attempts = 0;
-    long long countedSteps = 0;
-    const double tEnd = std::max(options.tEnd, tTrial);
-    while ((state.t < tTrial || countedSteps < kLeastCountedSteps) && state.t < tEnd &&
-           attempts < maxAttempts) {
+    long long attempts = 0, countedSteps = 0;
+    const double tEnd = std::max(options.tEnd, window.end);
+    while ((state.t < window.end || countedSteps < kLeastCountedSteps) && state.t < tEnd &&
+           attempts < budget.attempts) {
       if (t.counted > budget.counted || t.spent > budget.spent)
         return {std::numeric_limits<double>::infinity(), t.counted, t.spent};
       const double t0 = state.t;
-      const StepReport r = stepper.stepAdaptive(state, state.t < tTrial ? tTrial : tEnd);
+      const StepReport r = stepper.stepAdaptive(state, state.t < window.end ? window.end : tEnd);
       attempts += 1 + r.rejected;
       const double work = stepWork(r, method);
       t.spent += work;
-      if (state.t <= tCount) continue;
-      // A long step across tCount counts with its share past it.
-      const double from = std::max(t0, tCount);
+      if (state.t <= window.count) continue;
+      // A long step across the count's start counts with its share past it.
+      const double from = std::max(t0, window.count);
       t.counted += work * (state.t - from) / (state.t - t0);
       span += state.t - from;
       ++countedSteps;
@@ -112,11 +127,55 @@ Trial trial(const Model& model, const RunOptions& options, IntegratorMethod meth
   return t;
 }
 
-Trial trialOf(IntegratorMethod method, const Model& model, const RunOptions& options, double tCount,
-              double tTrial, const Trial& budget, long long maxAttempts = kTrialAttempts) {
+Trial trialOf(IntegratorMethod method, const Model& model, const RunOptions& options, TrialWindow window,
+              const TrialBudget& budget) {
   return method == IntegratorMethod::DormandPrince
-             ? trial<DormandPrinceIntegrator>(model, options, method, tCount, tTrial, budget, maxAttempts)
-             : trial<Integrator>(model, options, method, tCount, tTrial, budget, maxAttempts);
+             ? trial<DormandPrinceIntegrator>(model, options, method, window, budget)
+             : trial<Integrator>(model, options, method, window, budget);
+}
+
+// "on a trial to 0.21 s (counted from 0.16 s, once the start-up has settled)".
+std::string trialText(TrialWindow window) {
+  return "on a trial to " + figureText(window.end) + " s (counted from " + figureText(window.count) +
+         " s, once the start-up has settled)";
+}
+
+// The close call: both integrators run the start of the motion and the cheaper takes
+// the run. The one the steps favour runs first. Dormand & Prince solve six times per
+// step at most at the stable step: a trapezoidal rule below that rate needs no trial of
+// theirs, and one whose trial alone costs more than their whole run at that rate is the
+// dearer (its start may take far more steps than the rest: no attempt limit, so that it
+// reaches the count). The second stops once its count costs half as much again as the
+// first's, or its whole trial three times as much.
+IntegratorChoice decideByTrial(const Model& model, const RunOptions& options, TrialWindow window,
+                               bool implicitFavoured, double pole, const std::string& mode) {
+  const IntegratorMethod implicit = IntegratorMethod::Trapezoidal,
+                         explicitPair = IntegratorMethod::DormandPrince;
+  const double explicitLeast = kDormandPrinceStages * pole / kExplicitStabilityLimit;
+  const double unlimited = std::numeric_limits<double>::infinity();
+  const Trial first = implicitFavoured ? trialOf(implicit, model, options, window,
+                                                 {unlimited, explicitLeast * std::max(options.tEnd, 0.0),
+                                                  std::numeric_limits<long long>::max()})
+                                       : trialOf(explicitPair, model, options, window, {});
+  if (implicitFavoured && first.perSecond < explicitLeast)
+    return {implicit, "stiff: " + mode + "; " + trialText(window) + " the trapezoidal rule needed " +
+                          figureText(first.perSecond) + " solves per second of motion, below the " +
+                          figureText(explicitLeast) +
+                          " dopri5 needs at least (6 per step at the stable step)"};
+  const Trial second =
+      trialOf(implicitFavoured ? explicitPair : implicit, model, options, window,
+              {first.counted > 0.0 ? 1.5 * first.counted : unlimited, 3.0 * first.spent, kTrialAttempts});
+  const double explicitWork = implicitFavoured ? second.perSecond : first.perSecond;
+  const double implicitWork = implicitFavoured ? first.perSecond : second.perSecond;
+  auto perSecond = [](double w) { return std::isfinite(w) ? figureText(w) : std::string("more"); };
+  const std::string text = "; " + trialText(window) + " dopri5 needed " + perSecond(explicitWork) +
+                           " solves per second of motion, the trapezoidal rule " + perSecond(implicitWork);
+  // Neither finished within its budget: the steps' favourite.
+  const bool implicitCheaper = std::isfinite(implicitWork) || std::isfinite(explicitWork)
+                                   ? implicitWork < explicitWork
+                                   : implicitFavoured;
+  if (implicitCheaper) return {implicit, "stiff: " + mode + text};
+  return {explicitPair, "no Coulomb friction; " + mode + text};
 }
 
 std::string coulombElement(const Model& model) {
@@ -166,62 +225,17 @@ IntegratorChoice chooseIntegrator(const Model& model, const RunOptions& options,
   // A lightly damped fast mode, once excited, is followed by the implicit rule too
   // (it does not damp it): only one that dies out early in the run is clearly stiff.
   const double tEnd = std::max(options.tEnd, 0.0);
-  const bool diesOutEarly =
-      fastest.real() < 0.0 && std::log(1.0 / o.tolerance) / -fastest.real() <= kTrialShare * tEnd;
+  const bool diesOutEarly = decayTime(fastest, o.tolerance) <= kTrialShare * tEnd;
   if (pole > 0.0 && stable < implicitStep / kClearFactor && diesOutEarly)
     return {IntegratorMethod::Trapezoidal,
             "stiff: " + mode + ", far below the " + figureText(implicitStep) + " s the implicit rule needs"};
-  if (pole > 0.0 && stable < kClearFactor * implicitStep) {
-    // A close call: both run the first part of the motion, the cheaper takes the run.
+  if (pole > 0.0 && stable < kClearFactor * implicitStep && tEnd > 0.0) {
     const double tCount = settleTime(fastest, o.tolerance, tEnd);
-    const double tTrial = tCount + kTrialShare * tEnd;
-    if (!runTrial) {
-      const bool implicitFavoured = stable < implicitStep;
-      return {implicitFavoured ? IntegratorMethod::Trapezoidal : IntegratorMethod::DormandPrince,
-              mode + ": a trial of both over the first " + figureText(tTrial) + " s of the run decides"};
-    }
-    if (tTrial > 0.0) {
-      // The one the steps favour runs first; the other stops once it has cost half as much again.
-      const IntegratorMethod first =
-          stable < implicitStep ? IntegratorMethod::Trapezoidal : IntegratorMethod::DormandPrince;
-      const IntegratorMethod second = first == IntegratorMethod::Trapezoidal ? IntegratorMethod::DormandPrince
-                                                                             : IntegratorMethod::Trapezoidal;
-      const double unlimited = std::numeric_limits<double>::infinity();
-      // Dormand & Prince solve six times per step and step at most the stable step:
-      // an implicit rule below that needs no trial of theirs, and one whose trial
-      // alone costs more than their whole run at that rate is the dearer (its start
-      // may take far more steps than the rest: no attempt limit, so it reaches the count).
-      const double explicitLeast = kDormandPrinceStages * pole / kExplicitStabilityLimit;
-      const Trial a =
-          first == IntegratorMethod::Trapezoidal
-              ? trialOf(first, model, options, tCount, tTrial,
-                        Trial{unlimited, unlimited, explicitLeast * tEnd},
-                        std::numeric_limits<long long>::max())
-              : trialOf(first, model, options, tCount, tTrial, Trial{unlimited, unlimited, unlimited});
-      if (first == IntegratorMethod::Trapezoidal && a.perSecond < explicitLeast)
-        return {IntegratorMethod::Trapezoidal,
-                "stiff: " + mode + "; on a trial to " + figureText(tTrial) + " s (counted from " +
-                    figureText(tCount) + " s, once the start-up has settled) the trapezoidal rule needed " +
-                    figureText(a.perSecond) + " solves per second of motion, below the " +
-                    figureText(explicitLeast) + " dopri5 needs at least (6 per step at the stable step)"};
-      // The second stops once its count costs half as much again as the first's, or
-      // its whole trial three times as much.
-      const Trial b = trialOf(second, model, options, tCount, tTrial,
-                              Trial{unlimited, a.counted > 0.0 ? 1.5 * a.counted : unlimited, 3.0 * a.spent});
-      const bool explicitFirst = first == IntegratorMethod::DormandPrince;
-      const double explicitWork = explicitFirst ? a.perSecond : b.perSecond;
-      const double implicitWork = explicitFirst ? b.perSecond : a.perSecond;
-      auto perSecond = [](double w) { return std::isfinite(w) ? figureText(w) : std::string("more"); };
-      const std::string trial =
-          "; on a trial to " + figureText(tTrial) + " s (counted from " + figureText(tCount) +
-          " s, once the start-up has settled) dopri5 needed " + perSecond(explicitWork) +
-          " solves per second of motion, the trapezoidal rule " + perSecond(implicitWork);
-      const bool implicitCheaper = std::isfinite(implicitWork) || std::isfinite(explicitWork)
-                                       ? implicitWork < explicitWork
-                                       : first == IntegratorMethod::Trapezoidal;
-      if (implicitCheaper) return {IntegratorMethod::Trapezoidal, "stiff: " + mode + trial};
-      return {IntegratorMethod::DormandPrince, "no Coulomb friction; " + mode + trial};
-    }
+    const TrialWindow window{tCount, tCount + kTrialShare * tEnd};
+    const bool implicitFavoured = stable < implicitStep;
+    if (runTrial) return decideByTrial(model, options, window, implicitFavoured, pole, mode);
+    return {implicitFavoured ? IntegratorMethod::Trapezoidal : IntegratorMethod::DormandPrince,
+            mode + ": a trial of both over the first " + figureText(window.end) + " s of the run decides"};
   }
   if (model.nq() > kStiffnessCheckCoordinates)
     return {IntegratorMethod::DormandPrince, "no Coulomb friction (stiffness not checked above " +

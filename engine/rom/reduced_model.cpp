@@ -74,11 +74,17 @@ std::string validationWarning(const ReducedModel& rom) {
          "(train on 2 runs or more)";
 }
 
-std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
-                                            const RomSimulationSummary& summary) {
-  std::vector<std::string> warnings = parameterRangeWarnings(rom, options.parameters);
+std::vector<std::string> modelWarnings(const ReducedModel& rom,
+                                       const std::map<std::string, double>& parameters) {
+  std::vector<std::string> warnings = parameterRangeWarnings(rom, parameters);
   if (const std::string unvalidated = validationWarning(rom); !unvalidated.empty())
     warnings.push_back(unvalidated);
+  return warnings;
+}
+
+std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
+                                            const RomSimulationSummary& summary) {
+  std::vector<std::string> warnings = modelWarnings(rom, options.parameters);
   if (summary.leftEnvelope()) warnings.push_back("the run " + envelopeSummaryText(summary));
   return warnings;
 }

@@ -81,9 +81,13 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 /// on one run), "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
 
-/// What a finished reduced run warns of, as every front end says it: its parameters
-/// outside their trained ranges, an unvalidated model, then "the run left its training
-/// envelope at ..." when it did.
+/// What a run of `rom` at `parameters` warns of before it starts, as every front end
+/// says it: parameterRangeWarnings, then validationWarning when there is one.
+std::vector<std::string> modelWarnings(const ReducedModel& rom,
+                                       const std::map<std::string, double>& parameters);
+
+/// What a finished reduced run warns of, as every front end says it: modelWarnings,
+/// then "the run left its training envelope at ..." when it did.
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
                                             const RomSimulationSummary& summary);
 

@@ -83,21 +83,29 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
   summary_.envelopeMargin = options.envelopeMargin;
 }
 
-void ReducedRunOutput::checkEnvelope(Sample& s) {
+EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {
   const TrainingEnvelope& envelope = rom_.envelope();
-  if (!envelope.known()) return;
-  s.envelopeDistance =
-      envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, options_.parameters)
-          .distance;
+  if (!envelope.known()) return {};
+  const EnvelopeDistance d =
+      envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, options_.parameters);
+  s.envelopeDistance = d.distance;
+  return d;
 }
 
 void ReducedRunOutput::write(const Sample& s) {
+  write(s, nullptr);
+}
+
+void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) {
   if (s.envelopeDistance > summary_.envelopeDistance) {
     const TrainingEnvelope& envelope = rom_.envelope();
     summary_.envelopeDistance = s.envelopeDistance;
     summary_.envelopeWorstTime = s.t;
-    summary_.envelopeWorst = envelope.describe(
-        envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, options_.parameters));
+    // The component is named from the distance the sample was judged by, else judged again.
+    summary_.envelopeWorst =
+        envelope.describe(distance ? *distance
+                                   : envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
+                                                       s.f_ext, options_.parameters));
   }
   if (s.envelopeDistance > options_.envelopeMargin && !summary_.leftEnvelope()) summary_.envelopeLeftAt = s.t;
   sink_.write(s);
@@ -114,14 +122,14 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
   s.t = t;
   stepper.fill(s);
   out_.complete();
-  checkEnvelope(s);
+  const EnvelopeDistance distance = checkEnvelope(s);
   if (const std::optional<double> work = stepper.work()) {
     if (step == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;
     s.workNonConservative = *work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0_ - *work;
   }
   seconds_ += secondsSince(w0);
-  write(s);
+  write(s, &distance);
 }
 
 }  // namespace internal

@@ -122,7 +122,10 @@ class ReducedRunOutput {
   double seconds() const { return seconds_; }
 
  private:
-  void checkEnvelope(Sample& s);
+  /// Sets s.envelopeDistance and returns the distance with its component (none: inside or unknown).
+  EnvelopeDistance checkEnvelope(Sample& s) const;
+  /// write(s) with the distance `s` was judged by when known (nullptr: judged again if needed).
+  void write(const Sample& s, const EnvelopeDistance* distance);
 
   const Model& model_;
   const ReducedModel& rom_;

@@ -84,27 +84,35 @@ int replayLoadCase(const Model& model, const DatasetRun& data) {
   return loadCase;
 }
 
-// Why a run cannot be run again from its start, "" when it can; `dt` its spacing.
-std::string notReplayable(const Model& model, const DatasetRun& data, double& dt) {
+// How a run is run again from its start: its spacing dt [s] and the load case that
+// gives its loads, or why it cannot be (`why` not empty).
+struct Replay {
+  std::string why;
+  double dt = 0.0;
+  int loadCase = -1;
+};
+
+Replay replayOf(const Model& model, const DatasetRun& data) {
+  Replay r;
   const Eigen::Index N = data.samples();
-  if (N < 8) return "\"" + data.name + "\" has fewer than 8 samples";
-  dt = (data.t(N - 1) - data.t(0)) / static_cast<double>(N - 1);
-  bool uniform = dt > 0.0 && std::abs(data.t(0)) <= 1e-9 * dt;
+  if (N < 8) return {"\"" + data.name + "\" has fewer than 8 samples"};
+  r.dt = (data.t(N - 1) - data.t(0)) / static_cast<double>(N - 1);
+  bool uniform = r.dt > 0.0 && std::abs(data.t(0)) <= 1e-9 * r.dt;
   for (Eigen::Index k = 1; k < N && uniform; ++k)
-    uniform = std::abs(data.t(k) - data.t(k - 1) - dt) <= 1e-6 * dt;
-  if (!uniform) return "\"" + data.name + "\" does not start at t = 0 with uniform samples";
-  if (replayLoadCase(model, data) < -1)
-    return "\"" + data.name + "\" recorded loads that no load case of the model gives";
-  return {};
+    uniform = std::abs(data.t(k) - data.t(k - 1) - r.dt) <= 1e-6 * r.dt;
+  if (!uniform) return {"\"" + data.name + "\" does not start at t = 0 with uniform samples"};
+  r.loadCase = replayLoadCase(model, data);
+  if (r.loadCase < -1) return {"\"" + data.name + "\" recorded loads that no load case of the model gives"};
+  return r;
 }
 
-// The options of a run from the start of `data` at its spacing dt, under its loads.
-RunOptions replayOptions(const Model& model, const ReducedModel& rom, const DatasetRun& data, double dt) {
+// The options of a run of `rom` from the start of `data`, as `replay` says.
+RunOptions replayOptions(const ReducedModel& rom, const DatasetRun& data, const Replay& replay) {
   RunOptions o;
-  o.loadCase = replayLoadCase(model, data);
+  o.loadCase = replay.loadCase;
   o.q0 = data.q.col(0);
   o.qd0 = data.qd.col(0);
-  o.integrator.dt = dt;
+  o.integrator.dt = replay.dt;
   o.tEnd = data.t(data.samples() - 1);
   for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's values)
     if (const auto it = data.parameters.find(name); it != data.parameters.end())
@@ -117,8 +125,7 @@ RunOptions replayOptions(const Model& model, const ReducedModel& rom, const Data
 std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
   std::vector<std::size_t> replayable;
   for (std::size_t k = 0; k < dataset.runs.size(); ++k) {
-    double dt = 0.0;
-    if (notReplayable(model, dataset.runs[k], dt).empty()) replayable.push_back(k);
+    if (replayOf(model, dataset.runs[k]).why.empty()) replayable.push_back(k);
   }
   if (replayable.size() < 2) return {};
   const std::size_t n = replayable.size();
@@ -227,15 +234,15 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
   double worst = -1.0;
   for (const std::size_t index : heldOut) {
     const DatasetRun& data = dataset.runs.at(index);
-    double dt = 0.0;
-    if (const std::string why = notReplayable(model, data, dt); !why.empty()) {
-      check.note += (check.note.empty() ? "" : "; ") + why;
+    const Replay replay = replayOf(model, data);
+    if (!replay.why.empty()) {
+      check.note += (check.note.empty() ? "" : "; ") + replay.why;
       continue;
     }
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
-    if (!recordedRollout(model, probe, replayOptions(model, probe, data, dt), coordinates, N, monitor,
-                         data.name, check, run))
+    if (!recordedRollout(model, probe, replayOptions(probe, data, replay), coordinates, N, monitor, data.name,
+                         check, run))
       continue;
     check.done = true;
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
@@ -280,12 +287,12 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
   const auto n = static_cast<Eigen::Index>(opt.coordinates.size());
   for (const DatasetRun& data : dataset.runs) {
     const Eigen::Index N = data.samples();
-    double dt = 0.0;
-    if (const std::string why = notReplayable(model, data, dt); !why.empty()) {
-      skipped.push_back(why);
+    const Replay replay = replayOf(model, data);
+    if (!replay.why.empty()) {
+      skipped.push_back(replay.why);
       continue;
     }
-    const RunOptions o = replayOptions(model, rom, data, dt);
+    const RunOptions o = replayOptions(rom, data, replay);
     const auto k0 =
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
     const Eigen::Index span = N - k0;

@@ -67,7 +67,6 @@ void bindReducedModel(py::module_& m) {
             }
             if (outside != "warn" && outside != "stop")
               throw py::value_error("outside must be 'warn' or 'stop', got '" + outside + "'");
-            if (!(envelopeMargin >= 0.0)) throw py::value_error("envelope_margin must be a number >= 0");
             o.stopOutsideEnvelope = outside == "stop";
             o.envelopeMargin = envelopeMargin;
             o.parameters = parameters;

@@ -356,7 +356,7 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
     assert e.value.partial_run is not None and len(e.value.partial_run) < 101
     with pytest.raises(ValueError, match="outside must be 'warn' or 'stop'"):
         rom.simulate(model, load_case="harder", outside="ignore")
-    with pytest.raises(ValueError, match="envelope_margin"):
+    with pytest.raises(mbdrom.InputError, match="the envelope margin must be a number >= 0"):  # the engine's check
         rom.simulate(model, load_case="harder", envelope_margin=-1)
     back = pickle.loads(pickle.dumps(outside))
     assert back.left_envelope and back.envelope == outside.envelope
