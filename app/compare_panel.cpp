@@ -340,6 +340,7 @@ void ComparePanel::setNewRunOptions(int loadCase, double tEnd, double dt, double
 QString ComparePanel::modelUnavailableReason(int i) const {
   if (i < 0 || static_cast<std::size_t>(i) >= doc_->models().size()) return tr("no such model");
   const ModelEntry& e = doc_->models()[static_cast<std::size_t>(i)];
+  if (e.loading) return tr("its file is still being read (see the job's progress)");
   if (!e.rom) return tr("its file could not be read: %1").arg(e.loadError);
   const auto model = doc_->model();
   if (!model) return tr("no mechanism is open");

@@ -738,11 +738,25 @@ bool MainWindow::openProject(const QString& dir) {
   addRecentFile(doc_->directory());
   log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size()))
                  .arg(doc_->directory()));
+  readPendingModels();
   if (!doc_->readOnlyReason().isEmpty())
     log_->warning(
         tr("Opened read-only: %1. Save As keeps changes in another folder.").arg(doc_->readOnlyReason()));
   updateTitle();
   return true;
+}
+
+void MainWindow::readPendingModels() {
+  for (const PendingModelLoad& pending : doc_->pendingModelLoads()) {
+    auto rom = std::make_shared<std::shared_ptr<const ReducedModel>>();
+    const std::string file = pending.file.toStdString();
+    runner_->submit(
+        tr("Read trained model %1").arg(QFileInfo(pending.file).fileName()),
+        [rom, file](Monitor& monitor) { *rom = loadReducedModel(file, monitor); },
+        [this, rom, id = pending.id](JobRunner::Outcome outcome, const QString& message) {
+          doc_->finishModelLoad(id, *rom, outcome == JobRunner::Outcome::Failed ? message : QString());
+        });
+  }
 }
 
 bool MainWindow::saveProject(const QString& dir) {

@@ -249,6 +249,8 @@ class MainWindow : public QMainWindow {
   void readSettings();
   void writeSettings() const;
   void removeAutosave();
+  // Reads the opened project's trained models on the worker thread, each with progress.
+  void readPendingModels();
 
   ProjectDocument* doc_ = nullptr;
   Viewport* viewport_ = nullptr;

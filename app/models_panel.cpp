@@ -54,6 +54,7 @@ int ModelsPanel::currentModel() const {
 
 QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   const ModelEntry& e = doc.models().at(static_cast<std::size_t>(index));
+  if (e.loading) return tr("reading its file…");
   if (!e.rom) return tr("cannot be read");
   const auto& m = e.rom->metrics();
   const MethodInfo* info = MethodRegistry::global().find(e.rom->method());
@@ -102,7 +103,7 @@ void ModelsPanel::rebuild() {
       item->setToolTip(
           3, tr("Stopped early by the user (best weights so far kept) in: %1").arg(stages.join(", ")));
     }
-    if (!e.rom) {
+    if (!e.rom && !e.loading) {
       item->setForeground(3, QColor(0xc0, 0x39, 0x2b));
       item->setToolTip(3, e.loadError);
     }

@@ -138,19 +138,49 @@ void ProjectDocument::openProject(const QString& dir) {
     e.storedFile = QDir(dir_).filePath(QString::fromStdString(r.file));
     runs_.push_back(std::move(e));
   }
-  // Trained models are read now and kept in memory: a broken file stays listed with its error.
+  // Trained models are read after the window is usable (pendingModelLoads) and kept in
+  // memory; a broken file stays listed with its error.
   for (const ProjectItem& item : manifest_.models) {
     ModelEntry e;
     e.record = item;
     e.storedFile = QDir(dir_).filePath(QString::fromStdString(item.file));
-    try {
-      e.rom = loadReducedModel(path(e.storedFile));
-    } catch (const Error& error) {
-      e.loadError = QString::fromStdString(error.what());
-    }
+    e.loading = true;
+    e.loadError = tr("its file is still being read");
+    e.id = nextModelId_++;
     models_.push_back(std::move(e));
   }
   announceReplaced();
+}
+
+std::vector<PendingModelLoad> ProjectDocument::pendingModelLoads() const {
+  std::vector<PendingModelLoad> pending;
+  for (const ModelEntry& e : models_)
+    if (e.loading) pending.push_back({e.id, e.storedFile});
+  return pending;
+}
+
+void ProjectDocument::finishModelLoad(quint64 id, std::shared_ptr<const ReducedModel> rom,
+                                      const QString& error) {
+  for (ModelEntry& e : models_) {
+    if (e.id != id || !e.loading) continue;
+    e.loading = false;
+    e.rom = std::move(rom);
+    e.loadError = e.rom             ? QString()
+                  : error.isEmpty() ? tr("its file was not read (the reading was stopped)")
+                                    : error;
+    emit modelsChanged();
+    return;
+  }
+}
+
+void ProjectDocument::loadPendingModels() {
+  for (const PendingModelLoad& p : pendingModelLoads()) {
+    try {
+      finishModelLoad(p.id, loadReducedModel(path(p.file)), {});
+    } catch (const Error& error) {
+      finishModelLoad(p.id, nullptr, QString::fromStdString(error.what()));
+    }
+  }
 }
 
 void ProjectDocument::write(const QString& dir, bool adopt) {
@@ -481,6 +511,7 @@ void ProjectDocument::addModel(const QString& name, std::shared_ptr<const Reduce
   ModelEntry e;
   e.record.name = uniqueModelName(name).toStdString();
   e.record.method = rom->method();
+  e.id = nextModelId_++;
   e.rom = std::move(rom);
   models_.push_back(std::move(e));
   emit modelsChanged();

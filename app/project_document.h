@@ -34,6 +34,14 @@ struct ModelEntry {
   std::shared_ptr<const ReducedModel> rom;  ///< null when its file could not be read
   QString storedFile;                       ///< its file when on disk (absolute), else empty
   QString loadError;                        ///< why rom is null
+  bool loading = false;                     ///< its file is being read in the background
+  quint64 id = 0;                           ///< unique in this document, for a load's result
+};
+
+/// A trained model's file that the document left to be read in the background.
+struct PendingModelLoad {
+  quint64 id = 0;
+  QString file;  ///< absolute
 };
 
 /// Positions and measures of a run, for playback and plots.
@@ -105,6 +113,16 @@ class ProjectDocument : public QObject {
   static Dataset makeTrainingDataset(const Model& model, const std::vector<RunEntry>& runs);
 
   const std::vector<ModelEntry>& models() const { return models_; }
+  /// Trained models whose files openProject left unread (a large one would keep the
+  /// window waiting): read each, e.g. on a worker thread, and hand the result back
+  /// with finishModelLoad. A model still loading is saved and exported as its file.
+  std::vector<PendingModelLoad> pendingModelLoads() const;
+  /// The result of reading a pending model: `rom`, or the error `error` (empty: the
+  /// read was cancelled, the file stays listed as not loaded). Ignored when the entry
+  /// is gone (removed, or another project opened).
+  void finishModelLoad(quint64 id, std::shared_ptr<const ReducedModel> rom, const QString& error);
+  /// Reads every pending model now, on this thread.
+  void loadPendingModels();
   /// A name not used by any trained model: `base`, `base 2`, ...
   QString uniqueModelName(const QString& base) const;
   void addModel(const QString& name, std::shared_ptr<const ReducedModel> rom);
@@ -153,6 +171,7 @@ class ProjectDocument : public QObject {
   ProjectManifest manifest_;
   std::vector<RunEntry> runs_;
   std::vector<ModelEntry> models_;
+  quint64 nextModelId_ = 1;
   bool runsModified_ = false;  // runs, trained models or training settings changed since the last save
   std::string savedSpecText_;  // the mechanism as last opened or saved (serializeModelSpec)
 };

@@ -275,6 +275,19 @@ void checkMetrics(const OJson& m, const std::string& source) {
     fail("coordinates", "given with coordinate_choice");
 }
 
+// The stored start is the first training sample, inside the envelope by construction
+// (up to the auto-encoder's "zero" initial velocity, within the default margin). Outside,
+// every run without its own initial state would start from an edited value.
+void checkStoredStart(const ReducedModel& rom, const std::string& source) {
+  const StoredStart start = rom.storedStart();
+  if (!rom.envelope().known() || start.state.size() == 0) return;
+  const EnvelopeDistance d = rom.envelope().distance(start.state, {}, {});
+  if (!std::isfinite(d.distance) || d.distance > kDefaultEnvelopeMargin)
+    throw FileError(source + ": " + start.fields + ": the stored starting state lies " +
+                    shortNumberText(d.distance) + " training ranges outside the model's training envelope (" +
+                    rom.envelope().describe(d) + "): the file was changed after training");
+}
+
 }  // namespace
 
 std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::string& source) {
@@ -312,6 +325,7 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     checkMetrics(rom->metrics_, source);
     if (const OJson* envelope = r.find("envelope"))
       rom->envelope_ = TrainingEnvelope::fromJson(*envelope, source);
+    checkStoredStart(*rom, source);
     return rom;
   } catch (const OJson::exception& e) {
     throw FileError(source + ": bad trained-model file: " + e.what());
@@ -324,6 +338,14 @@ std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path) {
   // Nesting is limited: copying or printing a deep value (the settings, metrics
   // and networks are copied) recurses once per level and would overflow the stack.
   const OJson j = parseJsonInput<OJson>(readRegularFile(path, kMaxTrainedModelBytes, "trained model"), path);
+  return reducedModelFromJson(j, path);
+}
+
+std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, Monitor& monitor) {
+  const std::string text = readRegularFile(path, kMaxTrainedModelBytes, "trained model");
+  monitor.checkpoint();
+  const OJson j = parseJsonInput<OJson>(text, path, &monitor, "load trained model");
+  monitor.checkpoint();
   return reducedModelFromJson(j, path);
 }
 

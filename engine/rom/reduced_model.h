@@ -93,6 +93,12 @@ std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOp
 
 /// A trained reduced model. Constant after training or loading: simulate() keeps
 /// its state local, so one model may run on several threads at once.
+/// A reduced model's own starting state (ReducedModel::storedStart).
+struct StoredStart {
+  Eigen::VectorXd state;  ///< in envelopeState's coordinates; empty: not known
+  std::string fields;     ///< the trained-model file's fields that hold it
+};
+
 class ReducedModel {
  public:
   virtual ~ReducedModel() = default;
@@ -116,6 +122,11 @@ class ReducedModel {
   virtual bool takesLoads() const { return true; }
   /// Names of the components of envelopeState, e.g. "x_r1", "xd_r1".
   virtual std::vector<std::string> envelopeLabels() const { return {}; }
+  /// The state a run starts from when it is given none (the first sample of the first
+  /// training run), in envelopeState's coordinates, and the file's fields that hold it
+  /// (e.g. "matrices.initial_qr, matrices.initial_qdr"). Empty state (the default): not
+  /// known. Loading refuses a file whose start lies outside its own training envelope.
+  virtual StoredStart storedStart() const { return {}; }
   /// Ranges seen in training (known() false for files written before envelopes).
   const TrainingEnvelope& envelope() const { return envelope_; }
   /// Records the envelope of the data it was trained on (trainReducedModel does it).
@@ -226,6 +237,9 @@ nlohmann::ordered_json checkReducedModelSettings(const std::string& method,
 void saveReducedModel(const ReducedModel& rom, const std::string& path);
 /// Reads a trained-model file. Throws FileError naming the file on bad format.
 std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path);
+/// The same, reporting the bytes parsed as progress ("load trained model") and
+/// throwing Cancelled when `monitor` is stopped: a large file in the background.
+std::unique_ptr<ReducedModel> loadReducedModel(const std::string& path, Monitor& monitor);
 /// Builds a reduced model from trained-model JSON; `source` names it in messages.
 std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j,
                                                    const std::string& source);

@@ -1,13 +1,17 @@
 // The workbench as a user drives it: edit a hardpoint and undo it, check
 // mobility, run and cancel reference simulations, save the project, reopen it.
 
+#include "app/compare_panel.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
+#include "app/models_panel.h"
 #include "app/project_document.h"
 #include "app/runs_panel.h"
 #include "app/stop_signal_notifier.h"
+#include "engine/core/file_io.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
 #include "gui_helpers.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/log_view.h"
@@ -25,6 +29,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QLineEdit>
@@ -38,6 +43,7 @@
 using mbdrom::app::MainWindow;
 using mbdrom::app::StopSignalNotifier;
 using mbdrom::test::waitFor;
+using OJson = nlohmann::ordered_json;
 
 using namespace mbdrom::test;
 
@@ -423,6 +429,90 @@ TEST_CASE("the workbench saving a project whose models folder links to its paren
   REQUIRE(window.saveProject(dir));  // the real save path, with its clean-up
   CHECK(QFile::exists(base + "/thesis.txt"));
   CHECK(QFileInfo(dir + "/models").isSymLink());
+}
+
+namespace {
+
+// A pendulum project whose one trained model (POD) is padded with 3 million numbers
+// (about 60 MB), so that reading it takes a while.
+QString projectWithLargeModel() {
+  const QString dir = freshOutputPath("large_model") + "/project";
+  MainWindow window;
+  window.show();
+  openWithRun(window, 1.0, kPendulum, 0.01);
+  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  REQUIRE(
+      waitFor([&] { return window.document()->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  REQUIRE(window.saveProject(dir));
+  const std::string file = window.document()->models().front().storedFile.toStdString();
+  OJson j = OJson::parse(mbdrom::readRegularFile(file, mbdrom::kMaxTrainedModelBytes, "trained model"));
+  std::vector<double> padding(3'000'000);
+  for (std::size_t i = 0; i < padding.size(); ++i) padding[i] = 1.0 / (1.0 + static_cast<double>(i));
+  j["metrics"]["padding"] = padding;
+  mbdrom::writeFileAtomically(file, j.dump());
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a project with a large trained model opens at once and reads the model in the background with "
+    "progress") {
+  const QString dir = projectWithLargeModel();
+  MainWindow window;
+  window.show();
+  std::vector<double> fractions;
+  QObject::connect(window.jobRunner(), &mbdrom::app::JobRunner::jobProgress,
+                   [&](int, const mbdrom::Progress& p) {
+                     if (p.stage == "load trained model") fractions.push_back(p.fraction());
+                   });
+  // The event loop keeps turning while the file is read.
+  QElapsedTimer clock;
+  qint64 last = 0, worstGap = 0;
+  QTimer probe;
+  QObject::connect(&probe, &QTimer::timeout, [&] {
+    worstGap = std::max(worstGap, clock.elapsed() - last);
+    last = clock.elapsed();
+  });
+  QElapsedTimer opening;
+  opening.start();
+  REQUIRE(window.openProject(dir));
+  const qint64 openMs = opening.elapsed();
+  clock.start();
+  probe.start(10);
+  const auto* doc = window.document();
+  REQUIRE(doc->models().size() == 1);
+  CHECK(doc->models().front().loading);
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(3).contains("reading its file"));
+  CHECK(window.comparePanel()->modelUnavailableReason(0).contains("still being read"));
+  REQUIRE(waitFor([&] { return !doc->models().front().loading; }, 120000));
+  probe.stop();
+  std::printf("project with a %.0f MB model: open %lld ms, model read in the background in %lld ms\n",
+              static_cast<double>(QFileInfo(doc->models().front().storedFile).size()) / 1e6,
+              static_cast<long long>(openMs), static_cast<long long>(clock.elapsed()));
+  INFO("worst event-loop gap " << worstGap << " ms; progress " << fractions.size() << " reports");
+  REQUIRE(doc->models().front().rom);
+  CHECK(doc->models().front().loadError.isEmpty());
+  CHECK(window.modelsPanel()->topLevelItem(0)->text(3) == mbdrom::app::ModelsPanel::keyFigure(*doc, 0));
+  CHECK_FALSE(window.modelsPanel()->topLevelItem(0)->text(3).contains("read"));
+  CHECK(std::any_of(fractions.begin(), fractions.end(), [](double f) { return f > 0.0 && f < 1.0; }));
+  CHECK(worstGap < 500);
+
+  // Stopped while reading: the model stays listed as not read, and a save keeps its file.
+  MainWindow& second = window;
+  REQUIRE(second.openProject(dir));
+  second.jobRunner()->cancel();
+  REQUIRE(waitFor([&] { return !second.document()->models().front().loading; }, 60000));
+  const mbdrom::app::ModelEntry& stopped = second.document()->models().front();
+  if (!stopped.rom) {  // a fast machine may have read it before the stop
+    CHECK(stopped.loadError.contains("stopped"));
+    CHECK(second.modelsPanel()->topLevelItem(0)->text(3) == "cannot be read");
+  }
+  const QString copy = freshOutputPath("large_model_copy") + "/project";
+  REQUIRE(second.saveProject(copy));
+  const QString saved = second.document()->models().front().storedFile;
+  CHECK(QFileInfo(saved).size() == QFileInfo(doc->models().front().storedFile).size());
+  CHECK(mbdrom::loadReducedModel(saved.toStdString())->method() == "pod");
 }
 
 TEST_CASE("recovery of autosaved work is offered when the workbench starts with a path too") {

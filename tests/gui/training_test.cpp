@@ -209,6 +209,7 @@ TEST_CASE(
   // Reopened, the project lists the model again.
   REQUIRE(window.openProject(dir));
   REQUIRE(doc->models().size() == 1);
+  REQUIRE(waitFor([&] { return !doc->models().front().loading; }, 30000));
   CHECK(doc->models().front().rom != nullptr);
 }
 

@@ -1000,6 +1000,12 @@ Eigen::VectorXd AeModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::Ve
   return x;
 }
 
+StoredStart AeModel::storedStart() const {
+  Eigen::VectorXd x(2 * xr0_.size());
+  x << xr0_, xdr0_;
+  return {x, "matrices.initial_xr, matrices.initial_xdr"};
+}
+
 std::vector<std::string> AeModel::envelopeLabels() const {
   return reducedStateLabels(reducedDimension());
 }

@@ -126,6 +126,7 @@ class AeModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
+  StoredStart storedStart() const override;
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// Minimal coordinates of q: f_enc(q). q [m, -], size nq; result size nr [-].
   Eigen::VectorXd encode(const Eigen::VectorXd& q) const;

@@ -905,6 +905,12 @@ Eigen::VectorXd NodeModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Ve
   return x;
 }
 
+StoredStart NodeModel::storedStart() const {
+  Eigen::VectorXd x(2 * z0q_.size());
+  x << z0q_, z0qd_;
+  return {x, "matrices.initial_q, matrices.initial_qd"};
+}
+
 std::vector<std::string> NodeModel::envelopeLabels() const {
   return reducedStateLabels(reducedDimension(), names_);
 }

@@ -102,6 +102,7 @@ class NodeModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
+  StoredStart storedStart() const override;
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   bool takesLoads() const override { return loadInputs() > 0; }
   std::vector<std::string> parameterNames() const override { return nodeSettings_.parameters; }

@@ -1022,6 +1022,10 @@ Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Vec
   return x;
 }
 
+StoredStart PcaModel::storedStart() const {
+  return {envelopeState(Eigen::MatrixXd(), q0_, qd0_), "matrices.initial_q, matrices.initial_qd"};
+}
+
 std::vector<std::string> PcaModel::envelopeLabels() const {
   std::vector<std::string> labels;
   for (std::size_t i = 0; i < clusters_.size(); ++i)

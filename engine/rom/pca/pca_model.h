@@ -172,6 +172,7 @@ class PcaModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
+  StoredStart storedStart() const override;
   using ReducedModel::simulate;
   /// simulate() that also records the cluster of every sample and every switch in `log`.
   RomSimulationSummary simulate(const Model& model, const RunOptions& options, TrajectorySink& sink,

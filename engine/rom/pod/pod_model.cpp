@@ -382,6 +382,12 @@ Eigen::VectorXd PodModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Vec
   return x;
 }
 
+StoredStart PodModel::storedStart() const {
+  Eigen::VectorXd x(2 * qr0_.size());
+  x << qr0_, qdr0_;
+  return {x, "matrices.initial_qr, matrices.initial_qdr"};
+}
+
 std::vector<std::string> PodModel::envelopeLabels() const {
   return reducedStateLabels(reducedDimension());
 }

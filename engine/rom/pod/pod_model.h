@@ -77,6 +77,7 @@ class PodModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
+  StoredStart storedStart() const override;
   /// Basis in natural coordinates [m or - per unit q_r], nq x nr.
   const Eigen::MatrixXd& basis() const { return Phi_; }
   /// Mean of the data mu [m, -], size nq.

@@ -1302,6 +1302,12 @@ bool SindyModel::takesLoads() const {
   return sindyKnownForces(knownForces_).external;
 }
 
+StoredStart SindyModel::storedStart() const {
+  Eigen::VectorXd x(2 * u0_.size());
+  x << u0_, ud0_;
+  return {x, "matrices.initial_u, matrices.initial_ud"};
+}
+
 std::vector<std::string> SindyModel::envelopeLabels() const {
   return reducedStateLabels(reducedDimension());
 }

@@ -131,6 +131,7 @@ class SindyModel : public ReducedModel {
   Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                 const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
+  StoredStart storedStart() const override;
   bool takesLoads() const override;
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.

@@ -56,10 +56,35 @@ const PendulumRuns& pendulumRuns() {
   return p;
 }
 
+// A file whose stored start (the state a run begins from when given none) was moved far
+// outside the training envelope is refused, naming the fields; its own start loads.
+void checkEditedStartIsRefused(const ReducedModel& rom) {
+  const StoredStart start = rom.storedStart();
+  REQUIRE(start.state.size() > 0);
+  REQUIRE(rom.envelope().known());
+  CHECK(rom.envelope().distance(start.state, {}, {}).distance <= kDefaultEnvelopeMargin);
+  nlohmann::ordered_json j = rom.toJson();
+  const std::string first = start.fields.substr(0, start.fields.find(','));  // "matrices.initial_qr"
+  const std::string field = first.substr(first.find('.') + 1);
+  INFO("field " << field);
+  REQUIRE(j["matrices"].contains(field));
+  j["matrices"][field][0] = j["matrices"][field][0].get<double>() + 1e6;
+  try {
+    (void)reducedModelFromJson(j, "edited.json");
+    FAIL("an edited start was loaded");
+  } catch (const FileError& e) {
+    const std::string what = e.what();
+    CHECK(what.find("edited.json: " + start.fields) == 0);
+    CHECK(what.find("outside the model's training envelope") != std::string::npos);
+  }
+}
+
 }  // namespace
 
-TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, and stops when cancelled",
-          "[registry]") {
+TEST_CASE(
+    "Every registered method trains, saves and loads bit for bit, refuses an edited start, runs, and stops "
+    "when cancelled",
+    "[registry]") {
   const PendulumRuns& p = pendulumRuns();
   std::mt19937 rng(20261125);
   for (const MethodInfo& m : MethodRegistry::global().methods()) {
@@ -91,6 +116,7 @@ TEST_CASE("Every registered method trains, saves and loads bit for bit, runs, an
     const auto loaded = loadReducedModel(path, p.model);
     CHECK(loaded->toJson().dump() == rom->toJson().dump());
     std::filesystem::remove(path);
+    checkEditedStartIsRefused(*rom);
 
     // What it shows (Model Details), of the model and of its training run: titled sections,
     // every item named once, series with as many x as y, one plot per choice.
