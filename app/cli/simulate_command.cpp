@@ -300,7 +300,7 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
           << " extra substeps (smallest " << std::setprecision(4) << s.minStep << " s)\n";
   }
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s (" << perStep * 1e6
-      << " us per step, " << (perStep > 0 ? 1.0 / perStep : 0.0) << " steps/s)\n";
+      << " us per step, " << (perStep > 0 ? 1.0 / perStep : 0.0) << " steps/s, writing excluded)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n";
   out << "max constraint residual " << std::setprecision(3) << s.maxResidualPosition << " (position), "
       << s.maxResidualVelocity << " (velocity), " << s.maxResidualAcceleration << " (acceleration)\n";

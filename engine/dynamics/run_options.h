@@ -55,10 +55,11 @@ void checkRunValues(const RunOptions& options);
 
 /// What every run reports.
 struct RunSummary {
-  long long steps = 0;          ///< time steps done (accepted steps of an error-controlled run)
-  long long samples = 0;        ///< samples written
-  double tEnd = 0.0;            ///< time reached [s]
-  double wallSeconds = 0.0;     ///< wall time of the stepping [s] (a reduced run leaves its output out)
+  long long steps = 0;    ///< time steps done (accepted steps of an error-controlled run)
+  long long samples = 0;  ///< samples written
+  double tEnd = 0.0;      ///< time reached [s]
+  double wallSeconds =
+      0.0;  ///< wall time of the steps and of making the samples [s], the sink's time left out
   double realTimeFactor = 0.0;  ///< simulated time / wall time
   double secondsPerStep = 0.0;  ///< wall time per step [s]
 };

@@ -108,7 +108,9 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) 
                                                        s.f_ext, options_.parameters));
   }
   if (s.envelopeDistance > options_.envelopeMargin && !summary_.leftEnvelope()) summary_.envelopeLeftAt = s.t;
+  const auto w0 = std::chrono::steady_clock::now();
   sink_.write(s);
+  sinkSeconds_ += secondsSince(w0);
   ++summary_.samples;
   if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
     throw SolverError("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
@@ -116,7 +118,6 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) 
 }
 
 void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t) {
-  const auto w0 = std::chrono::steady_clock::now();
   Sample& s = out_.sample();
   s.step = step;
   s.t = t;
@@ -128,7 +129,6 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
     s.workNonConservative = *work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0_ - *work;
   }
-  seconds_ += secondsSince(w0);
   write(s, &distance);
 }
 

@@ -22,7 +22,7 @@
 namespace mbdrom {
 
 /// The end of a reduced run that reached its end time: fills wall time [s]
-/// (stepping only, output excluded), seconds per step and real-time factor of
+/// (steps and samples made, the sink's time excluded), seconds per step and real-time factor of
 /// `summary`, and tells the sink the run completed.
 void completeReducedRun(TrajectorySink& sink, RomSimulationSummary& summary, double wallSeconds);
 
@@ -107,7 +107,8 @@ SolverError reducedRunDiverged(const std::string& method, long long step, double
 namespace internal {
 
 /// The output side of runReducedSteps: completes and writes a sample of the stepper's
-/// state and keeps the time spent on it, which the step cost leaves out.
+/// state and keeps the time the sink took, which the run's cost leaves out (making the
+/// samples counts, as in the full model's run; where they go does not).
 /// It also measures each sample's distance outside the model's training envelope,
 /// keeps the largest in the summary and, with RunOptions::stopOutsideEnvelope, throws
 /// SolverError once a written sample is beyond the margin.
@@ -119,7 +120,8 @@ class ReducedRunOutput {
   /// Writes a sample completed elsewhere (ReducedRun::sample(), its envelope distance
   /// set): the summary's envelope figures, the sink, the stop outside the envelope.
   void write(const Sample& s);
-  double seconds() const { return seconds_; }
+  /// Time spent in the sink's write [s].
+  double sinkSeconds() const { return sinkSeconds_; }
 
  private:
   /// Sets s.envelopeDistance and returns the distance with its component (none: inside or unknown).
@@ -133,7 +135,7 @@ class ReducedRunOutput {
   ReducedSample out_;
   TrajectorySink& sink_;
   RomSimulationSummary& summary_;
-  double seconds_ = 0.0, energy0_ = 0.0;
+  double sinkSeconds_ = 0.0, energy0_ = 0.0;
 };
 
 double secondsSince(std::chrono::steady_clock::time_point t0);
@@ -146,8 +148,9 @@ double secondsSince(std::chrono::steady_clock::time_point t0);
 /// SolverError "reduced model (METHOD) diverged at t = ..." when the state turns
 /// non-finite, or left its training envelope (options.stopOutsideEnvelope), Cancelled
 /// when the monitor stops the run; the sink keeps every sample up to then. The summary's wall time is that of
-/// the stepping, output excluded. A template over the method's final stepper class, so that its step is
-/// called directly, as a hand-written loop would (sub-microsecond steps feel an indirect call).
+/// the steps and of making the samples, the sink's time excluded. A template over the method's final stepper
+/// class, so that its step is called directly, as a hand-written loop would (sub-microsecond steps feel an
+/// indirect call).
 template <class Stepper>
 RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom, const RunOptions& o,
                                      const ReducedRunPlan& plan, Stepper& stepper, TrajectorySink& sink,
@@ -180,7 +183,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom
     }
   });
   stepper.finish(summary);
-  completeReducedRun(sink, summary, internal::secondsSince(wall0) - output.seconds());
+  completeReducedRun(sink, summary, internal::secondsSince(wall0) - output.sinkSeconds());
   return summary;
 }
 

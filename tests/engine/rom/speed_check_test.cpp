@@ -14,6 +14,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cmath>
 
 using namespace mbdrom;
@@ -197,4 +198,49 @@ TEST_CASE("a trained file whose speed check or sample spacing has the wrong shap
   j["metrics"]["sample_spacing"] = -0.01;
   CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
                     Catch::Contains("bad.json: metrics.sample_spacing must be a number > 0 [s]"));
+}
+
+namespace {
+
+// A sink that takes 2 ms per sample, as a slow disk or a plot might.
+class SlowSink final : public TrajectorySink {
+ public:
+  void begin(const Model&, const RunInfo&) override { wait(); }
+  void write(const Sample&) override {
+    wait();
+    ++samples;
+  }
+  void end(RunStatus, const std::string&) override {}
+  int samples = 0;
+
+ private:
+  static void wait() {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the cost of a full and of a reduced run leaves out the time their sink takes",
+          "[speed_check_test]") {
+  const RailData r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  RunOptions o;
+  o.loadCase = r.model.findLoadCase("push");
+  o.tEnd = 0.5;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.001;
+  // 51 samples at 2 ms: 102 ms of writing, which neither run may count.
+  SlowSink fullSink, reducedSink;
+  const SimulationSummary full = simulate(r.model, o, fullSink);
+  const RomSimulationSummary reduced = pod->simulate(r.model, o, reducedSink);
+  REQUIRE(fullSink.samples == 51);
+  REQUIRE(reducedSink.samples == 51);
+  CHECK(full.wallSeconds < 0.09);
+  CHECK(reduced.wallSeconds < 0.09);
+  CHECK(full.wallSeconds > 0.0);
+  CHECK(reduced.wallSeconds > 0.0);
 }
