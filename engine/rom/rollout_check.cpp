@@ -120,21 +120,6 @@ RunOptions replayOptions(const ReducedModel& rom, const DatasetRun& data, const 
   return o;
 }
 
-// The runs held out whole: a fifth of those that can be run again (at least one,
-// spread over the data set's order), when at least two can; none otherwise.
-std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
-  std::vector<std::size_t> replayable;
-  for (std::size_t k = 0; k < dataset.runs.size(); ++k) {
-    if (replayOf(model, dataset.runs[k]).why.empty()) replayable.push_back(k);
-  }
-  if (replayable.size() < 2) return {};
-  const std::size_t n = replayable.size();
-  const std::size_t count = std::max<std::size_t>(1, (n + 2) / 5);  // a fifth, rounded
-  std::vector<std::size_t> heldOut;
-  for (std::size_t j = 0; j < count; ++j) heldOut.push_back(replayable[((2 * j + 1) * n) / (2 * count)]);
-  return heldOut;
-}
-
 // Every run's samples before its held-out end (checkRollout's split).
 Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
   Dataset head = dataset;
@@ -151,6 +136,19 @@ Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
+  std::vector<std::size_t> replayable;
+  for (std::size_t k = 0; k < dataset.runs.size(); ++k) {
+    if (replayOf(model, dataset.runs[k]).why.empty()) replayable.push_back(k);
+  }
+  if (replayable.size() < 2) return {};
+  const std::size_t n = replayable.size();
+  const std::size_t count = std::max<std::size_t>(1, (n + 2) / 5);  // a fifth, rounded
+  std::vector<std::size_t> heldOut;
+  for (std::size_t j = 0; j < count; ++j) heldOut.push_back(replayable[((2 * j + 1) * n) / (2 * count)]);
+  return heldOut;
+}
 
 std::string RolloutCheck::text() const {
   if (!done) return "no held-out rollout (" + note + ")";

@@ -86,6 +86,11 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
                               Monitor* monitor = nullptr);
 
+/// The runs of `dataset` that training holds out whole (indices): a fifth of those that can be
+/// run again from their start (at least one, spread over the data set's order), when at least
+/// two can; none otherwise.
+std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset);
+
 /// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].
 inline constexpr double kHeldOutTolerance = 0.05;
 

@@ -4,6 +4,7 @@
 #include "engine/core/json_reader.h"
 #include "engine/core/ordered_json.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/rom/rollout_check.h"
 #include "engine/rom/rom_support.h"
 
 #include <algorithm>
@@ -57,6 +58,7 @@ OJson SpeedCheck::toJson() const {
           {"full_seconds_per_simulated_second", fullPerSecond},
           {"reduced_seconds_per_simulated_second", reducedPerSecond},
           {"speed_up", speedUp}};
+  if (heldOut) j["held_out"] = true;
   if (!failure.empty()) j["failure"] = failure;
   return j;
 }
@@ -69,6 +71,7 @@ SpeedCheck SpeedCheck::fromJson(const OJson& j, const std::string& source) {
   c.run = r.text("run", "");
   c.loadCase = r.text("load_case", "");
   c.failure = r.text("failure", "");
+  c.heldOut = r.boolean("held_out", false);
   c.simulatedSeconds = r.number("simulated_seconds", 0.0, nonNegative);
   c.outputInterval = r.number("output_interval", 0.0, nonNegative);
   c.step = r.number("step", 0.0, nonNegative);
@@ -91,9 +94,16 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
   // The first run whose loads a load case gives: its own, or one that reproduces the forces
   // it recorded (a CSV run read without --load-case); the run's loads matter, for a reduced
   // model trained under them may not hold up under others.
+  // A held-out run first: the representative run of conditions the model did not see.
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+  std::vector<const DatasetRun*> order;
+  for (std::size_t k : heldOut) order.push_back(&dataset.runs[k]);
+  for (std::size_t k = 0; k < dataset.runs.size(); ++k)
+    if (std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end()) order.push_back(&dataset.runs[k]);
   const DatasetRun* chosen = nullptr;
   int loadCase = -1;
-  for (const DatasetRun& run : dataset.runs) {
+  for (const DatasetRun* candidate : order) {
+    const DatasetRun& run = *candidate;
     if (run.samples() < 2) continue;
     int lc = run.loadCase.empty() ? -2 : model.findLoadCase(run.loadCase);
     if (lc < 0 && hasRecordedForces(model, run))
@@ -113,6 +123,7 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
   }
   const DatasetRun& r = *chosen;
   c.run = r.name;
+  c.heldOut = !heldOut.empty() && chosen == &dataset.runs[heldOut.front()];
   if (loadCase >= 0) c.loadCase = model.spec().loadCases[static_cast<std::size_t>(loadCase)].name;
   const Eigen::Index n = r.samples();
   c.outputInterval = (r.t(n - 1) - r.t(0)) / static_cast<double>(n - 1);
@@ -186,8 +197,9 @@ std::string speedCheckText(const ReducedModel& rom) {
       << "place";
   s << " (" << milliseconds(c.reducedPerSecond) << " against " << milliseconds(c.fullPerSecond)
     << ", its own step " << milliseconds(c.step) << ", output every " << milliseconds(c.outputInterval)
-    << ", " << c.simulatedSeconds << " s of run \"" << c.run << "\" under "
-    << (c.loadCase.empty() ? std::string("gravity") : "load case \"" + c.loadCase + "\"") << ")";
+    << ", " << c.simulatedSeconds << " s of " << (c.heldOut ? "held-out " : "") << "run \"" << c.run
+    << "\" under " << (c.loadCase.empty() ? std::string("gravity") : "load case \"" + c.loadCase + "\"")
+    << ")";
   return s.str();
 }
 

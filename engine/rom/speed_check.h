@@ -25,6 +25,7 @@ namespace mbdrom {
 /// What the speed check measured.
 struct SpeedCheck {
   std::string run;                ///< training run whose conditions were used
+  bool heldOut = false;           ///< whether it is a run the held-out check left out of training
   std::string loadCase;           ///< the load case that gave its loads ("": gravity only)
   double simulatedSeconds = 0.0;  ///< span of both runs [s]
   double outputInterval = 0.0;    ///< output interval of both runs [s]
@@ -39,7 +40,8 @@ struct SpeedCheck {
   static SpeedCheck fromJson(const nlohmann::ordered_json& j, const std::string& source);
 };
 
-/// Runs the check for `rom`, trained on `dataset` of `model`, over the first run (at most
+/// Runs the check for `rom`, trained on `dataset` of `model`, over the first held-out run
+/// (heldOutRuns), else the first run whose loads a load case gives (at most
 /// `span` seconds of it when `span` > 0); `monitor` (may be null) cancels it. A run that
 /// fails is a result (SpeedCheck::failure), not an error; throws Cancelled when the
 /// monitor stops it.

@@ -109,6 +109,27 @@ TEST_CASE("training measures the reduced model's wall time per simulated second 
   CHECK_FALSE(alone->metrics().contains("speed_check"));
 }
 
+TEST_CASE("with runs held out whole, the speed check times a held-out run", "[speed_check_test]") {
+  const Model model = railOscillator({{"push", 30.0}, {"soft", 10.0}, {"hard", 45.0}});
+  Dataset d = makeDataset(model);
+  for (const char* name : {"push", "soft", "hard"})
+    addRun(d, runFromSamples(fullRun(model, name, 0.6, tempPath(std::string("speed_") + name + ".csv"), 0.01),
+                             std::string(name) + " run", name));
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, d);
+  REQUIRE(heldOut == std::vector<std::size_t>{1});
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+  const SpeedCheck c = SpeedCheck::fromJson(pod->metrics().at("speed_check"), "test");
+  CHECK(c.run == "soft run");
+  CHECK(c.heldOut);
+  CHECK_THAT(speedCheckText(*pod), Catch::Contains("of held-out run \"soft run\" under load case \"soft\""));
+  // One run: nothing is held out, and the text does not claim it.
+  const RailData r;
+  const auto one = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  CHECK_FALSE(SpeedCheck::fromJson(one->metrics().at("speed_check"), "test").heldOut);
+  CHECK_THAT(speedCheckText(*one), !Catch::Contains("held-out"));
+}
+
 TEST_CASE(
     "the speed check runs a run read without its load case under the load case that reproduces its forces",
     "[speed_check_test]") {
