@@ -160,17 +160,20 @@ std::string RolloutCheck::text() const {
                      : "it misses held-out run \"" + run + "\" by ") +
            percent(error) + " relative RMS at point " + coordinate +
            " (its worst, over the whole run; goal " + percent(tolerance) + ")";
-  const std::string figures = percent(error) + " of the amplitude of " + coordinate +
-                              " after t = " + formatText("%g", heldOutFrom) + " s (noise explains " +
-                              percent(explained) + ")";
+  const std::string where =
+      overWholeRun ? " over the whole run" : " after t = " + formatText("%g", heldOutFrom) + " s";
+  const std::string figures = percent(error) + " of the amplitude of " + coordinate + where +
+                              " (noise explains " + percent(explained) + ")";
   if (explained > 0.5)
-    return "its run from the start of \"" + run +
-           "\" cannot be judged over the held-out end: started as far "
+    return "its run from the start of \"" + run + "\" cannot be judged over the " +
+           (overWholeRun ? "whole run" : "held-out end") +
+           ": started as far "
            "away as the noise allows, a second run ends " +
            percent(explained) + " of the amplitude of " + coordinate +
            " away (the motion is sensitive to its start); the run misses by " + percent(error);
-  return passed() ? "its run from the start of \"" + run + "\" follows the held-out end within " + figures
-                  : "its run from the start of \"" + run + "\" misses the held-out end by " + figures;
+  const std::string judged = overWholeRun ? "the run" : "the held-out end";
+  return passed() ? "its run from the start of \"" + run + "\" follows " + judged + " within " + figures
+                  : "its run from the start of \"" + run + "\" misses " + judged + " by " + figures;
 }
 
 nlohmann::ordered_json RolloutCheck::toJson() const {
@@ -184,6 +187,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   }
   j["coordinate"] = coordinate;
   j["held_out_from"] = heldOutFrom;
+  if (overWholeRun) j["over_whole_run"] = true;
   j["error"] = error;
   j["explained"] = explained;
   j["tolerance"] = tolerance;
@@ -293,7 +297,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
     const RunOptions o = replayOptions(rom, data, replay);
     const auto k0 =
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
-    const Eigen::Index span = N - k0;
+    const Eigen::Index span = opt.judgeWholeRun ? N : N - k0;
     Eigen::MatrixXd nominal;
     if (!recordedRollout(model, rom, o, opt.coordinates, N, monitor, data.name, check, nominal)) continue;
     check.done = true;
@@ -341,6 +345,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
           check.run = data.name;
           check.coordinate = model.coordinateName(c);
           check.heldOutFrom = data.t(k0);
+          check.overWholeRun = opt.judgeWholeRun;
           check.error = error;
           check.explained = explained;
         }

@@ -35,21 +35,25 @@ struct RolloutCheckOptions {
   std::vector<int> coordinates;
   /// RMS noise of the data's positions per compared coordinate [m, rad] (empty: none).
   std::vector<double> positionNoise;
-  double heldOutFraction = 0.25;  ///< the end of each run the check judges, in (0, 1)
+  double heldOutFraction = 0.25;  ///< the end of each run the model was trained without, in (0, 1)
+  /// Judge the whole run, not only its held-out end: a model that misses the start (a transient
+  /// that has died out by the end) misses then too.
+  bool judgeWholeRun = false;
   /// A miss beyond what noise explains up to this share of the amplitude is accepted [-].
   double tolerance = 0.10;
 };
 
 /// The outcome of a rollout check (the worst run and coordinate).
 struct RolloutCheck {
-  bool done = false;         ///< false: no run could be checked (`note` says why)
-  std::string note;          ///< why not, or what was left out
-  bool failed = false;       ///< a run blew up or its step failed
-  double failedAt = 0.0;     ///< t of the failure [s]
-  std::string failure;       ///< the engine's message
-  std::string run;           ///< the run of the worst figure (or of the failure)
-  std::string coordinate;    ///< the coordinate of the worst figure
-  double heldOutFrom = 0.0;  ///< start of that run's held-out span [s]
+  bool done = false;          ///< false: no run could be checked (`note` says why)
+  std::string note;           ///< why not, or what was left out
+  bool failed = false;        ///< a run blew up or its step failed
+  double failedAt = 0.0;      ///< t of the failure [s]
+  std::string failure;        ///< the engine's message
+  std::string run;            ///< the run of the worst figure (or of the failure)
+  std::string coordinate;     ///< the coordinate of the worst figure
+  double heldOutFrom = 0.0;   ///< start of that run's held-out span [s]
+  bool overWholeRun = false;  ///< `error` is over the whole run (RolloutCheckOptions::judgeWholeRun)
   /// RMS of (run − data) of the coordinate over the held-out span, over the RMS of the
   /// data about their mean (the amplitude) [-].
   double error = 0.0;

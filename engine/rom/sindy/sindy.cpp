@@ -60,6 +60,16 @@ double signum(double x) {
   return x > 0.0 ? 1.0 : (x < 0.0 ? -1.0 : 0.0);
 }
 
+// The norm a coordinate's residual is measured against: that of its target, but at least
+// that of its own motion's inertial force over as many rows (a target near zero, a
+// coordinate that carries no unknown force, would make any residual look large).
+double residualScale(const Eigen::VectorXd& y, const StlsOptions& o, Eigen::Index c) {
+  const double motion = o.motionScale.empty() ? 0.0
+                                              : o.motionScale[static_cast<std::size_t>(c)] *
+                                                    std::sqrt(static_cast<double>(y.size()));
+  return std::max(y.norm(), motion);
+}
+
 // Per-coordinate STLS on the Gram matrix of unit-RMS columns. Returns false when
 // κ removed every term (xi is then the last least-squares solution before it).
 struct CoordinateFit {
@@ -136,8 +146,8 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
     for (std::size_t a = 0; a < active.size(); ++a) full(active[a]) = sub(static_cast<Eigen::Index>(a));
   }
   fit.xi = full.cwiseQuotient(nz.rms);
-  const double yNorm = y.norm();
-  fit.residual = yNorm > 0.0 ? (y - Theta * fit.xi).norm() / yNorm : 0.0;
+  const double scale = residualScale(y, o, c);
+  fit.residual = scale > 0.0 ? (y - Theta * fit.xi).norm() / scale : 0.0;
   return fit;
 }
 
@@ -355,6 +365,8 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
   r.residual.setZero(n);
   if (!o.targetNoise.empty() && static_cast<Eigen::Index>(o.targetNoise.size()) != n)
     throw InputError("sindy: one target noise per coordinate expected");
+  if (!o.motionScale.empty() && static_cast<Eigen::Index>(o.motionScale.size()) != n)
+    throw InputError("sindy: one motion scale per coordinate expected");
   double worst = 0.0, worstBeyond = 0.0, worstFloor = 0.0, worstResidual = 0.0;
   std::string worstName;
   for (Eigen::Index c = 0; c < n; ++c) {
@@ -368,11 +380,11 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     r.residual(c) = fit.residual;
     r.iterations.push_back(fit.iterations);
     // What noise of the targets explains is not the library's fault.
-    const double yNorm = Y.col(c).norm();
+    const double scale = residualScale(Y.col(c), o, c);
     const double floor =
-        o.targetNoise.empty() || !(yNorm > 0.0)
+        o.targetNoise.empty() || !(scale > 0.0)
             ? 0.0
-            : o.targetNoise[static_cast<std::size_t>(c)] * std::sqrt(static_cast<double>(N)) / yNorm;
+            : o.targetNoise[static_cast<std::size_t>(c)] * std::sqrt(static_cast<double>(N)) / scale;
     const double beyond = std::sqrt(std::max(0.0, fit.residual * fit.residual - floor * floor));
     if (beyond > worstBeyond || worstName.empty()) {
       worstBeyond = beyond;
@@ -539,6 +551,7 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
   s.u.resize(n, N);
   s.ud.resize(n, N);
   s.target.resize(n, N);
+  s.inertia.resize(n, N);
   if (weakForm) {
     s.momentum.resize(n, N);
     s.force.resize(n, N);
@@ -576,6 +589,7 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
       f += fs + fd;
     }
     s.target.col(k) = R.transpose() * f;
+    s.inertia.col(k) = R.transpose() * (M * run.qdd.col(k));
     if (weakForm) {
       const Eigen::VectorXd qd = run.qd.col(k);
       const Eigen::VectorXd Mqd = M * qd;
@@ -627,6 +641,21 @@ SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta,
     w.lastSample.push_back(k1);
   }
   return w;
+}
+
+Eigen::MatrixXd sindyInertiaRows(const SindySamples& s, int window) {
+  if (window == 0) return s.inertia.transpose();
+  SindySamples motion = s;  // the weak rows of the momentum alone: ∫ φ ṗ
+  motion.force.setZero(s.momentum.rows(), s.momentum.cols());
+  return sindyWeakForm(motion, Eigen::MatrixXd::Zero(s.t.size(), 0), window).Y;
+}
+
+std::vector<double> sindyMotionScale(const Eigen::MatrixXd& rows) {
+  std::vector<double> scale(static_cast<std::size_t>(rows.cols()), 0.0);
+  for (Eigen::Index i = 0; i < rows.cols() && rows.rows() > 0; ++i)
+    scale[static_cast<std::size_t>(i)] =
+        std::sqrt(rows.col(i).squaredNorm() / static_cast<double>(rows.rows()));
+  return scale;
 }
 
 int sindyWeakWindow(int smoothing, Eigen::Index N) {
@@ -741,6 +770,7 @@ SindyMeasured sindyMeasuredFromTable(const TrajectoryTable& table, const SindyTa
     }
   }
   s.target = M * out.udd;
+  s.inertia = s.target;
   for (int c : kc) s.target.row(0) -= table.data.col(c).transpose();
   // The weak form's parts: p = M u̇, g = −f^k.
   s.momentum = M * s.ud;

@@ -79,6 +79,9 @@ struct SindySamples {
   Eigen::MatrixXd u;                     ///< positions from the reference [m, rad], n x N
   Eigen::MatrixXd ud;                    ///< velocities [m/s, rad/s], n x N
   Eigen::MatrixXd target;                ///< y = Rᵀ(M q̈ − f^k) [N, N m], n x N
+  /// Rᵀ M q̈ [N, N m], n x N: each coordinate's own inertial force, the scale its residual is
+  /// judged against (StlsOptions::motionScale); empty for measured data without a mechanism.
+  Eigen::MatrixXd inertia;
   /// For the weak form (sindyWeakForm), when asked for: y = ṗ + g with the momentum
   /// p = Rᵀ M q̇ [N s, N m s] and g = −Ṙᵀ M q̇ − Rᵀ f^k [N, N m] (Ṙ along the motion), n x N
   /// each: neither needs the accelerations.
@@ -121,6 +124,11 @@ struct StlsOptions {
   /// none). It alone leaves the normalised residual floor = noise √N / ‖y‖; the library is called
   /// incomplete when the residual beyond it, √(r² − floor²), exceeds incompleteResidual.
   std::vector<double> targetNoise;
+  /// RMS of each coordinate's own inertial force over the data [N, N m] (sindyMotionScale;
+  /// empty: none). The normalised residual is ‖y − Θ ξ‖ over the larger of ‖y‖ and this
+  /// scale times √N: a coordinate whose target is near zero (it carries no unknown force)
+  /// is judged against its motion, not against zero.
+  std::vector<double> motionScale;
 };
 
 /// Result of one STLS fit.
@@ -128,11 +136,11 @@ struct StlsResult {
   std::vector<std::string> terms;        ///< term names, size L
   std::vector<std::string> coordinates;  ///< coordinate names, size n
   Eigen::MatrixXd Xi;                    ///< coefficients, L x n [N per term unit]
-  Eigen::VectorXd residual;              ///< ‖y − Θ ξ‖ / ‖y‖ per coordinate [-], size n
-  std::vector<int> iterations;           ///< STLS iterations per coordinate
-  bool libraryIncomplete = false;        ///< some residual > incompleteResidual
-  std::string verdict;                   ///< one line: fine, or which coordinate the library misses
-  int activeTerms() const;               ///< non-zero coefficients
+  Eigen::VectorXd residual;        ///< ‖y − Θ ξ‖ / max(‖y‖, motion) per coordinate [-], size n
+  std::vector<int> iterations;     ///< STLS iterations per coordinate
+  bool libraryIncomplete = false;  ///< some residual > incompleteResidual
+  std::string verdict;             ///< one line: fine, or which coordinate the library misses
+  int activeTerms() const;         ///< non-zero coefficients
 };
 
 /// STLS of Y ≈ Θ Ξ per coordinate. Θ: N x L, Y: N x n. Throws InputError for bad
@@ -198,6 +206,11 @@ struct SindyWeakRows {
   std::vector<Eigen::Index> lastSample;  ///< each window's last sample (index into s)
 };
 SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta, int window);
+/// The inertial forces of `s` (SindySamples::inertia) as rows like the targets: pointwise
+/// (`window` 0, N x n) or in the weak form of that window (the momentum's rows alone).
+Eigen::MatrixXd sindyInertiaRows(const SindySamples& s, int window);
+/// The RMS of each column of `rows` [N, N m]: StlsOptions::motionScale.
+std::vector<double> sindyMotionScale(const Eigen::MatrixXd& rows);
 /// The weak form's window for a run of N samples whose derivatives were estimated with a
 /// Savitzky-Golay window of `smoothing` samples: that window, at least 9 samples and 2 % of
 /// the run, odd.

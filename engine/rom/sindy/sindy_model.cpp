@@ -32,6 +32,13 @@ namespace mbdrom {
 
 namespace {
 
+// `to` with the rows of `from` below it (`to` may be empty).
+void appendRows(Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
+  const Eigen::Index at = to.rows();
+  to.conservativeResize(at + from.rows(), from.cols());
+  to.bottomRows(from.rows()) = from;
+}
+
 // "columns": [{"name": ..., "source": ...}, ...], each read as an object of its own.
 std::vector<SindyColumnSource> columnSources(JsonObjectReader<OJson>& r) {
   const OJson& v = r.array("columns");
@@ -345,6 +352,8 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                     (settings.formulation == "auto" && (settings.derivatives == "estimate" || measuredNoise));
   int window = settingsIn.estimatedWindow;
   Eigen::MatrixXd ThetaW, YW;
+  Eigen::MatrixXd inertiaRows, weakInertiaRows;  // aligned with the rows of Y and YW
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> runRows, runWeakRows;  // each run's [first, end) row
   std::vector<Eigen::Index> weakValidationRows;
   int weakWindow = 0;
   const auto n = static_cast<Eigen::Index>(rom->independent_.size());
@@ -409,15 +418,18 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     const Eigen::Index N = lib.Theta.rows(),
                        kept = static_cast<Eigen::Index>(std::ceil(0.75 * static_cast<double>(N - 1)));
     for (Eigen::Index k = 0; k < kept; ++k) validationRows.push_back(rows + k);
+    runRows.push_back({rows, rows + N});
     addRun(fitted, run);
     if (weak) {
       const int W = sindyWeakWindow(window, N);
       const SindyWeakRows wr = sindyWeakForm(s, lib.Theta, W);
       const Eigen::Index at = ThetaW.rows();
+      runWeakRows.push_back({at, at + wr.Theta.rows()});
       ThetaW.conservativeResize(at + wr.Theta.rows(), wr.Theta.cols());
       ThetaW.bottomRows(wr.Theta.rows()) = wr.Theta;
       YW.conservativeResize(at + wr.Y.rows(), wr.Y.cols());
       YW.bottomRows(wr.Y.rows()) = wr.Y;
+      appendRows(weakInertiaRows, sindyInertiaRows(s, W));
       for (std::size_t j = 0; j < wr.lastSample.size(); ++j)
         if (wr.lastSample[j] < kept) weakValidationRows.push_back(at + static_cast<Eigen::Index>(j));
       weakWindow = W;
@@ -436,6 +448,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     Theta.bottomRows(lib.Theta.rows()) = lib.Theta;
     Y.conservativeResize(rows + lib.Theta.rows(), s.target.rows());
     Y.bottomRows(lib.Theta.rows()) = s.target.transpose();
+    appendRows(inertiaRows, sindyInertiaRows(s, 0));
     if (rom->u0_.size() == 0) {
       rom->u0_ = s.u.col(0);
       rom->ud0_ = s.ud.col(0);
@@ -461,8 +474,12 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     throw InputError("sindy: the weak form has " + std::to_string(ThetaW.rows()) + " test functions for " +
                      std::to_string(ThetaW.cols()) +
                      " library terms; give longer runs or formulation pointwise");
+  settings.stls.motionScale = sindyMotionScale(inertiaRows);
   StlsOptions fitOptions = settings.stls;
-  if (weak) fitOptions.targetNoise.clear();
+  if (weak) {
+    fitOptions.targetNoise.clear();
+    fitOptions.motionScale = sindyMotionScale(weakInertiaRows);
+  }
   const Eigen::MatrixXd& ThetaFit = weak ? ThetaW : Theta;
   const Eigen::MatrixXd& YFit = weak ? YW : Y;
   rom->result_ = stls(ThetaFit, YFit, termNames, rom->names_, fitOptions);
@@ -472,9 +489,24 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   monitor.checkpoint();
   monitor.reportNow({"train sindy: held-out rollout", 3, 4, {}});
   rom->stampTraining(dataset, settings.toJson());
-  const RolloutCheck rollout =
-      rom->heldOutRollout(model, fitted, ThetaFit, YFit, weak ? weakValidationRows : validationRows,
-                          positionNoise, fitOptions, monitor);
+  // With two runs or more that can be run again, whole runs are held out (the fit on the
+  // others judged on them, as for every method); with one, the fit without its last quarter
+  // is judged over the whole run.
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+  std::vector<Eigen::Index> judgedRows = weak ? weakValidationRows : validationRows;
+  if (!heldOut.empty()) {
+    judgedRows.clear();
+    for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
+      if (std::find(heldOut.begin(), heldOut.end(), r) != heldOut.end()) continue;
+      const auto [from, to] = weak ? runWeakRows[r] : runRows[r];
+      for (Eigen::Index k = from; k < to; ++k) judgedRows.push_back(k);
+    }
+  }
+  const auto judgeFit = [&](const StlsOptions& fit) {
+    return rom->heldOutRollout(model, fitted, ThetaFit, YFit, judgedRows, heldOut, positionNoise, fit,
+                               monitor);
+  };
+  const RolloutCheck rollout = judgeFit(fitOptions);
   std::string kind = rom->judge(rollout);
   // A threshold that removed terms the run needs: the same check at a tenth of κ.
   if ((kind == "rollout misses" || kind == "rollout blows up") && fitOptions.kappa > 0.0) {
@@ -486,15 +518,12 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
       for (Eigen::Index j = 0; j < kept.Xi.rows(); ++j)
         if (kept.Xi.row(j).cwiseAbs().maxCoeff() > 0.0 && rom->result_.Xi.row(j).cwiseAbs().maxCoeff() == 0.0)
           removed += (removed.empty() ? "" : ", ") + termNames[static_cast<std::size_t>(j)];
-      const RolloutCheck retry =
-          removed.empty()
-              ? RolloutCheck{}
-              : rom->heldOutRollout(model, fitted, ThetaFit, YFit, weak ? weakValidationRows : validationRows,
-                                    positionNoise, smaller, monitor);
+      const RolloutCheck retry = removed.empty() ? RolloutCheck{} : judgeFit(smaller);
       if (retry.passed()) {
+        const std::string follows = retry.text().substr(retry.text().find("follows"));
         rom->result_.verdict += formatText("; kappa = %g removed %s, which the run needs: with kappa = %g ",
                                            fitOptions.kappa, removed.c_str(), smaller.kappa) +
-                                "its run " + retry.text().substr(retry.text().find("follows"));
+                                (retry.wholeRuns ? "it " : "its run ") + follows;
         rom->metrics_["kappa_removed_needed"] = removed;
       }
     } catch (const InputError&) {
@@ -506,13 +535,15 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   library.Theta = std::move(Theta);
   const std::vector<SindyHint> hints = sindyResidualHints(all, settings.library, library, rom->result_);
   const bool kappaExplains = rom->metrics_.contains("kappa_removed_needed");
-  if (kappaExplains) {
-    // The missing terms are the library's own, removed by κ (said above).
-  } else if (kind != "fit ok" && !hints.empty() && hints.front().correlation <= kSindyHintCorrelation) {
+  const bool doubtful =
+      kind == "rollout misses" || kind == "rollout blows up" || rom->result_.libraryIncomplete;
+  if (kappaExplains || !doubtful) {
+    // The missing terms are the library's own, removed by κ (said above), or nothing is missing.
+  } else if (!hints.empty() && hints.front().correlation <= kSindyHintCorrelation) {
     rom->result_.verdict +=
         "; the residual correlates with none of the candidate families tried (best: " + hints.front().term +
         ", " + formatText("%.2f", hints.front().correlation) + ")";
-  } else if (kind != "fit ok" && !hints.empty()) {
+  } else if (!hints.empty()) {
     const SindyHint& h = hints.front();
     rom->result_.verdict += "; the residual of " + h.coordinate + " correlates most with " + h.term + " (" +
                             h.family + ", " + formatText("%.2f", h.correlation) + "): " + h.advice;
@@ -554,6 +585,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
 RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitted,
                                         const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
                                         const std::vector<Eigen::Index>& rows,
+                                        const std::vector<std::size_t>& heldOut,
                                         const std::vector<double>& positionNoise, const StlsOptions& fit,
                                         Monitor& monitor) const {
   RolloutCheck none;
@@ -567,14 +599,21 @@ RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitte
     }
     probe.result_ = stls(ThetaV, YV, result_.terms, names_, fit);
   } catch (const InputError& e) {
-    none.note = std::string("the fit without the last quarter of each run failed: ") + e.what();
+    none.note = std::string(heldOut.empty() ? "the fit without the last quarter of each run failed: "
+                                            : "the fit without the held-out runs failed: ") +
+                e.what();
     return none;
   }
   RolloutCheckOptions o;
   o.coordinates = independent_;
   o.positionNoise = positionNoise;
   o.tolerance = sindySettings_.stls.incompleteResidual;
+  o.judgeWholeRun = true;
   try {
+    if (!heldOut.empty())
+      return checkHeldOutRuns(model, probe, fitted, heldOut,
+                              static_cast<int>(fitted.runs.size() - heldOut.size()), kHeldOutTolerance,
+                              &monitor);
     return checkRollout(model, probe, fitted, o, &monitor);
   } catch (const InputError& e) {
     none.note = e.what();  // e.g. a user column a run cannot evaluate
@@ -584,20 +623,30 @@ RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitte
 
 std::string SindyModel::judge(const RolloutCheck& rollout) {
   std::string& verdict = result_.verdict;
-  if (rollout.done && rollout.failed) {
-    verdict = "the model is wrong: fitted without the last quarter of each run, " + rollout.text() +
-              "; the residual alone said: " + verdict;
-    return "rollout blows up";
+  const std::string fitted = rollout.wholeRuns ? "fitted on " + std::to_string(rollout.trainedRuns) +
+                                                     " of the " + std::to_string(rollout.totalRuns) +
+                                                     " runs (the written model on all " +
+                                                     std::to_string(rollout.totalRuns) + "), "
+                                               : "fitted without the last quarter of the run, ";
+  // A run so sensitive to its start that noise alone moves it more than half its amplitude
+  // cannot be judged (the text says so): with one run, that leaves the model not validated.
+  const bool judgeable = rollout.wholeRuns || !(rollout.explained > 0.5);
+  if (rollout.done && (rollout.failed || (!rollout.passed() && judgeable))) {
+    verdict = "the model is wrong: " + fitted + rollout.text() + "; the residual alone said: " + verdict;
+    return rollout.failed ? "rollout blows up" : "rollout misses";
   }
-  if (rollout.done && !rollout.passed()) {
-    verdict = "the model is wrong: fitted without the last quarter of each run, " + rollout.text() +
-              "; the residual alone said: " + verdict;
-    return "rollout misses";
+  if (!rollout.done) {
+    verdict += "; " + rollout.text();
+    return "not judged";
   }
-  verdict += "; held-out rollout: " +
-             (rollout.done ? "fitted without the last quarter of each run, " : std::string()) +
-             rollout.text();
-  return result_.libraryIncomplete ? "library incomplete" : "fit ok";
+  if (rollout.wholeRuns) {
+    verdict = "held-out rollout: " + fitted + rollout.text() + "; the residual: " + verdict;
+    return "rollout follows";
+  }
+  // One run: nothing held out whole, so nothing validated; the run is an indication.
+  verdict = "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + fitted +
+            rollout.text() + "; the residual: " + verdict;
+  return "not validated";
 }
 
 void SindyModel::writeMethodJson(OJson& j) const {
@@ -1001,11 +1050,13 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
       const SindyWeakRows w = sindyWeakForm(m.samples, library.Theta, W);
       StlsOptions o = settings.stls;
       o.targetNoise.clear();
+      o.motionScale = sindyMotionScale(sindyInertiaRows(m.samples, W));
       r = stls(w.Theta, w.Y, library.names(), m.samples.coordinates, o);
       report << "weak form: " << w.Theta.rows() << " test functions of " << W << " samples\n";
     } else {
-      r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates,
-               settings.stls);
+      StlsOptions o = settings.stls;
+      o.motionScale = sindyMotionScale(sindyInertiaRows(m.samples, 0));
+      r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
     }
     std::string known;
     for (const std::string& name : layout.known) known += (known.empty() ? "" : ",") + name;
@@ -1118,7 +1169,8 @@ std::vector<DetailsSection> sindyDetails(const SindyModel& sindy) {
                          std::move(table)),
             detailsText("sindyEquations", sindy.equations()),
             detailsNote("sindyVerdict",
-                        "Normalised residual \u2016y \u2212 \u0398\u03be\u2016 / \u2016y\u2016: " +
+                        "Normalised residual \u2016y \u2212 \u0398\u03be\u2016 / max(\u2016y\u2016, "
+                        "\u2016R\u1d40 M q\u0308\u2016): " +
                             residuals + ". " + std::to_string(r.activeTerms()) + " active terms.",
                         r.verdict),
             detailsPlot("sindyPareto", std::move(pareto))}}};
