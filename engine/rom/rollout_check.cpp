@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
@@ -85,24 +86,34 @@ int replayLoadCase(const Model& model, const DatasetRun& data) {
 }
 
 // How a run is run again from its start: its spacing dt [s] and the load case that
-// gives its loads, or why it cannot be (`why` not empty).
+// gives its loads (of `model`: the mechanism with a design point's loads, null: the
+// given one), or why it cannot be (`why` not empty).
 struct Replay {
   std::string why;
   double dt = 0.0;
   int loadCase = -1;
+  std::shared_ptr<const Model> model;
 };
 
 Replay replayOf(const Model& model, const DatasetRun& data) {
   Replay r;
+  const auto refuse = [](std::string why) {
+    Replay no;
+    no.why = std::move(why);
+    return no;
+  };
   const Eigen::Index N = data.samples();
-  if (N < 8) return {"\"" + data.name + "\" has fewer than 8 samples"};
+  if (N < 8) return refuse("\"" + data.name + "\" has fewer than 8 samples");
   r.dt = (data.t(N - 1) - data.t(0)) / static_cast<double>(N - 1);
   bool uniform = r.dt > 0.0 && std::abs(data.t(0)) <= 1e-9 * r.dt;
   for (Eigen::Index k = 1; k < N && uniform; ++k)
     uniform = std::abs(data.t(k) - data.t(k - 1) - r.dt) <= 1e-6 * r.dt;
-  if (!uniform) return {"\"" + data.name + "\" does not start at t = 0 with uniform samples"};
+  if (!uniform) return refuse("\"" + data.name + "\" does not start at t = 0 with uniform samples");
   r.loadCase = replayLoadCase(model, data);
-  if (r.loadCase < -1) return {"\"" + data.name + "\" recorded loads that no load case of the model gives"};
+  if (r.loadCase < -1) r.model = designPointModel(model, data, r.loadCase);
+  if (r.loadCase < -1)
+    return refuse("\"" + data.name +
+                  "\" recorded loads that no load case of the model gives, nor its design values");
   return r;
 }
 
@@ -136,6 +147,38 @@ Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
 }
 
 }  // namespace
+
+std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase) {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  for (const auto& [name, value] : data.parameters)
+    if (parameterKind(name) == ParameterKind::Load) {
+      names.push_back(name);
+      values.push_back(value);
+    }
+  if (names.empty()) return nullptr;
+  // The run's load case, or (a merged sweep names none for its scaled runs) each of the model's.
+  std::vector<int> bases;
+  if (!data.loadCase.empty()) bases.push_back(model.findLoadCase(data.loadCase));
+  for (int k = 0; data.loadCase.empty() && k < static_cast<int>(model.spec().loadCases.size()); ++k)
+    bases.push_back(k);
+  const ExperimentDesign point = listDesign(
+      names, Eigen::Map<const Eigen::MatrixXd>(values.data(), 1, static_cast<Eigen::Index>(values.size())));
+  for (const int base : bases) {
+    if (base < 0) continue;
+    try {
+      RunOptions options;
+      options.loadCase = base;
+      const DesignRun run = DesignApplier(model, options, point).run(0);
+      if (!recordedFromLoadCase(*run.model, data, run.options.loadCase)) continue;
+      loadCase = run.options.loadCase;
+      return run.model;
+    } catch (const Error&) {
+      // values this load case does not have: not a design point of it
+    }
+  }
+  return nullptr;
+}
 
 std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
   std::vector<std::size_t> replayable;
@@ -243,8 +286,8 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
-    if (!recordedRollout(model, probe, replayOptions(probe, data, replay), coordinates, N, monitor, data.name,
-                         check, run))
+    if (!recordedRollout(replay.model ? *replay.model : model, probe, replayOptions(probe, data, replay),
+                         coordinates, N, monitor, data.name, check, run))
       continue;
     check.done = true;
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
@@ -299,7 +342,8 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
     const Eigen::Index span = opt.judgeWholeRun ? N : N - k0;
     Eigen::MatrixXd nominal;
-    if (!recordedRollout(model, rom, o, opt.coordinates, N, monitor, data.name, check, nominal)) continue;
+    const Model& runModel = replay.model ? *replay.model : model;
+    if (!recordedRollout(runModel, rom, o, opt.coordinates, N, monitor, data.name, check, nominal)) continue;
     check.done = true;
     // The second run, started where the noise could have put the start.
     Eigen::MatrixXd perturbed;
@@ -319,7 +363,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
       }
       try {
         double failedAt = 0.0;
-        perturbed = rollout(model, rom, shifted, opt.coordinates, N, failedAt, monitor);
+        perturbed = rollout(runModel, rom, shifted, opt.coordinates, N, failedAt, monitor);
       } catch (const Cancelled&) {
         throw;
       } catch (const Error&) {

@@ -90,6 +90,12 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
                               Monitor* monitor = nullptr);
 
+/// A run of a design of experiments (data of `model`): the mechanism with its load case's
+/// loads set to the run's design values (DatasetRun::parameters named `load.*`: scales,
+/// amplitudes, frequencies), when they give the forces the run recorded; its load case in
+/// `loadCase`. Null when the run has no such values or they do not give its forces.
+std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase);
+
 /// The runs of `dataset` that training holds out whole (indices): a fifth of those that can be
 /// run again from their start (at least one, spread over the data set's order), when at least
 /// two can; none otherwise.

@@ -59,6 +59,7 @@ OJson SpeedCheck::toJson() const {
           {"reduced_seconds_per_simulated_second", reducedPerSecond},
           {"speed_up", speedUp}};
   if (heldOut) j["held_out"] = true;
+  if (designPoint) j["design_point"] = true;
   if (!failure.empty()) j["failure"] = failure;
   return j;
 }
@@ -72,6 +73,7 @@ SpeedCheck SpeedCheck::fromJson(const OJson& j, const std::string& source) {
   c.loadCase = r.text("load_case", "");
   c.failure = r.text("failure", "");
   c.heldOut = r.boolean("held_out", false);
+  c.designPoint = r.boolean("design_point", false);
   c.simulatedSeconds = r.number("simulated_seconds", 0.0, nonNegative);
   c.outputInterval = r.number("output_interval", 0.0, nonNegative);
   c.step = r.number("step", 0.0, nonNegative);
@@ -100,15 +102,20 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
   for (std::size_t k : heldOut) order.push_back(&dataset.runs[k]);
   for (std::size_t k = 0; k < dataset.runs.size(); ++k)
     if (std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end()) order.push_back(&dataset.runs[k]);
+  // A run of a design of experiments runs under its load case at its design values.
   const DatasetRun* chosen = nullptr;
   int loadCase = -1;
+  std::shared_ptr<const Model> point;
   for (const DatasetRun* candidate : order) {
     const DatasetRun& run = *candidate;
     if (run.samples() < 2) continue;
     int lc = run.loadCase.empty() ? -2 : model.findLoadCase(run.loadCase);
-    if (lc < 0 && hasRecordedForces(model, run))
+    if (hasRecordedForces(model, run) && !(lc >= -1 && recordedFromLoadCase(model, run, lc))) {
+      lc = -2;
       for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && lc < -1; ++k)
         if (recordedFromLoadCase(model, run, k)) lc = k;
+      if (lc < -1) point = designPointModel(model, run, lc);
+    }
     if (lc >= -1) {
       chosen = &run;
       loadCase = lc;
@@ -124,6 +131,8 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
   const DatasetRun& r = *chosen;
   c.run = r.name;
   c.heldOut = !heldOut.empty() && chosen == &dataset.runs[heldOut.front()];
+  c.designPoint = point != nullptr;
+  const Model& runModel = point ? *point : model;
   if (loadCase >= 0) c.loadCase = model.spec().loadCases[static_cast<std::size_t>(loadCase)].name;
   const Eigen::Index n = r.samples();
   c.outputInterval = (r.t(n - 1) - r.t(0)) / static_cast<double>(n - 1);
@@ -161,7 +170,7 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
               full.integrator.tolerance = kDefaultTolerance;
               c.fullPerSecond = medianPerSecond([&] {
                 TrajectoryRecorder recorder;
-                return simulate(model, full, recorder, &quiet).realTimeFactor;
+                return simulate(runModel, full, recorder, &quiet).realTimeFactor;
               });
             }) &&
       timed("reduced model", [&] {
@@ -172,7 +181,7 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
             reduced.parameters[name] = it->second;
         c.reducedPerSecond = medianPerSecond([&] {
           TrajectoryRecorder recorder;
-          const RomSimulationSummary s = rom.simulate(model, reduced, recorder, &quiet);
+          const RomSimulationSummary s = rom.simulate(runModel, reduced, recorder, &quiet);
           c.step = s.dt;
           return s.realTimeFactor;
         });
@@ -199,7 +208,7 @@ std::string speedCheckText(const ReducedModel& rom) {
     << ", its own step " << milliseconds(c.step) << ", output every " << milliseconds(c.outputInterval)
     << ", " << c.simulatedSeconds << " s of " << (c.heldOut ? "held-out " : "") << "run \"" << c.run
     << "\" under " << (c.loadCase.empty() ? std::string("gravity") : "load case \"" + c.loadCase + "\"")
-    << ")";
+    << (c.designPoint ? " at the run's design values" : "") << ")";
   return s.str();
 }
 

@@ -26,6 +26,7 @@ namespace mbdrom {
 struct SpeedCheck {
   std::string run;                ///< training run whose conditions were used
   bool heldOut = false;           ///< whether it is a run the held-out check left out of training
+  bool designPoint = false;       ///< its loads are its load case's at the run's design values
   std::string loadCase;           ///< the load case that gave its loads ("": gravity only)
   double simulatedSeconds = 0.0;  ///< span of both runs [s]
   double outputInterval = 0.0;    ///< output interval of both runs [s]

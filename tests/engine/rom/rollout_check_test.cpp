@@ -8,8 +8,12 @@
 #include "engine/rom/rollout_check.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/experiments/design_parameter.h"
+#include "engine/experiments/experiment_design.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/speed_check.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 
@@ -155,6 +159,61 @@ TEST_CASE("runs whose recorded loads no load case gives are left out of the roll
   CHECK_THAT(check.note,
              Catch::Contains("\"scaled run\" recorded loads that no load case of the model gives"));
   CHECK_THAT(check.text(), Catch::StartsWith("no held-out rollout ("));
+}
+
+TEST_CASE(
+    "runs of a design of experiments are run again at their design values, for the verdict and the "
+    "speed check",
+    "[rollout_check]") {
+  // Five runs of a Latin hypercube over the push's amplitude scale and frequency [Hz].
+  const Model model = railOscillator({{"push", 30.0}});
+  const ExperimentDesign design = latinHypercubeDesign(
+      {{"load.amplitude_scale", {}, 0.5, 1.5}, {"load.push.function.frequency", {}, 1.0, 2.0}}, 5, 7);
+  RunOptions base;
+  base.loadCase = model.findLoadCase("push");
+  base.tEnd = 2.0;
+  base.integrator.dt = 1e-3;
+  base.outputDt = 0.01;
+  const DesignApplier applier(model, base, design);
+  Dataset d = makeDataset(model);
+  for (int row = 0; row < design.runs(); ++row) {
+    const DesignRun run = applier.run(row);
+    TrajectoryRecorder recorder;
+    simulate(*run.model, run.options, recorder);
+    DatasetRun data = runFromSamples(recorder.samples(), run.name, "push");
+    data.parameters = run.parameters;
+    addRun(d, data);
+  }
+  int loadCase = -2;
+  REQUIRE(designPointModel(model, d.runs[2], loadCase));
+  CHECK(loadCase == base.loadCase);
+  DatasetRun unnamed = d.runs[2];  // as merge writes a scaled run: no load case named
+  unnamed.loadCase.clear();
+  loadCase = -2;
+  REQUIRE(designPointModel(model, unnamed, loadCase));
+  CHECK(loadCase == base.loadCase);
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+  const OJson& m = pod->metrics();
+  INFO(m.dump(1));
+  CHECK(m.at("verdict_kind") == "rollout follows");
+  CHECK(m.at("rollout").at("whole_runs") == true);
+  CHECK(m.at("rollout").at("run") == d.runs[2].name);
+  const SpeedCheck speed = SpeedCheck::fromJson(m.at("speed_check"), "test");
+  CHECK(speed.failure.empty());
+  CHECK(speed.run == d.runs[2].name);
+  CHECK(speed.designPoint);
+  CHECK_THAT(speedCheckText(*pod), Catch::Contains("under load case \"push\" at the run's design values"));
+
+  // Design values that do not give the recorded forces: not a design point, and said so.
+  DatasetRun edited = d.runs[2];
+  edited.parameters["load.amplitude_scale"] *= 1.1;
+  CHECK_FALSE(designPointModel(model, edited, loadCase));
+  Dataset one = makeDataset(model);
+  addRun(one, edited);
+  RolloutCheckOptions o;
+  o.coordinates = {0};
+  CHECK_THAT(checkRollout(model, *pod, one, o).note, Catch::Contains("nor its design values"));
 }
 
 TEST_CASE("a stop during the held-out check cancels the training as any stop does", "[rollout_check]") {
