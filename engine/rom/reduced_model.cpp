@@ -69,9 +69,18 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 
 std::string validationWarning(const ReducedModel& rom) {
   const auto kind = rom.metrics().find("verdict_kind");
-  if (kind == rom.metrics().end() || !kind->is_string() || *kind != "not validated") return {};
-  return "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
-         "(train on 2 runs or more)";
+  if (kind == rom.metrics().end() || !kind->is_string()) return {};
+  if (*kind == "not validated")
+    return "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
+           "(train on 2 runs or more)";
+  if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
+  // A model its own check found wrong is as wrong in every run of it.
+  const auto rollout = rom.metrics().find("rollout");
+  const std::string found = rollout != rom.metrics().end() && rollout->is_object() &&
+                                    rollout->contains("text") && (*rollout)["text"].is_string()
+                                ? (*rollout)["text"].get<std::string>()
+                                : std::string("it missed");
+  return "the model failed its check in training (" + found + "): do not trust its runs";
 }
 
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
@@ -169,11 +178,14 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
                                   ? "a model trained on " + std::to_string(check.trainedRuns) + " of the " +
                                         std::to_string(check.totalRuns) + " runs (the written one on all " +
                                         std::to_string(check.totalRuns) + "): "
-                                  : "trained without the last quarter of each run, ";
+                                  : "trained without the last quarter of the run, ";
+  // One run: nothing held out whole, so nothing validated; its run is an indication, and a
+  // miss there (unless the motion is too sensitive to its start to judge) is a miss.
+  const bool oneRunIndication =
+      !check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5);
   if (!check.done) {
     verdict = check.text();
-  } else if (!check.wholeRuns && !check.failed) {
-    // One run: nothing held out whole, so nothing validated; the quarter is an indication.
+  } else if (oneRunIndication) {
     kind = "not validated";
     verdict = "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + trained +
               check.text();

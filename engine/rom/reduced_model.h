@@ -78,7 +78,8 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
                                                 const std::map<std::string, double>& parameters);
 
 /// "the model is unvalidated: ..." for a model whose verdict is "not validated" (trained
-/// on one run), "" otherwise: every run of such a model says so.
+/// on one run), "the model failed its check in training (...)" for one whose held-out run
+/// missed or blew up, "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
 
 /// What a run of `rom` at `parameters` warns of before it starts, as every front end

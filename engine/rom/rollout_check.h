@@ -62,6 +62,9 @@ struct RolloutCheck {
   /// Whole runs held out (checkHeldOutRuns): `coordinate` is then the worst point and
   /// `error` its relative RMS over the whole run, as mbdrom-cli compare defines it.
   bool wholeRuns = false;
+  /// `coordinate` is the worst basic point and `error` its relative RMS over the whole run (as
+  /// with whole runs held out; also for the one-run indication of judgeByHeldOutRollout).
+  bool pointMeasure = false;
   int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
   int totalRuns = 0;    ///< runs of the data set (whole runs held out)
   /// True when nothing failed and error <= explained + tolerance.

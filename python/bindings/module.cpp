@@ -85,8 +85,9 @@ py::handle envelopeWarningClass() {
 py::handle unvalidatedWarningClass() {
   static const py::handle cls =
       warningClass("mbdrom.UnvalidatedWarning",
-                   "A run of a reduced model that was never judged on a run it did not "
-                   "see (trained on one run: train on 2 runs or more).");
+                   "A run of a reduced model that training could not vouch for: never judged on "
+                   "a run it did not see (trained on one run: train on 2 runs or more), or "
+                   "found to miss one.");
   return cls;
 }
 

@@ -16,7 +16,8 @@ class EnvelopeWarning(UserWarning):
     range trained on: its results there are extrapolated."""
 
 class UnvalidatedWarning(UserWarning):
-    """A run of a reduced model that was never judged on a run it did not see (trained on one run)."""
+    """A run of a reduced model that training could not vouch for: never judged on a run it did
+    not see (trained on one run), or found to miss one."""
 
 class Error(RuntimeError):
     partial_run: Optional[Run]

@@ -332,7 +332,8 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
     rom = mbdrom.train("pod", model, [run], nr=1)
     with warnings.catch_warnings():
         warnings.simplefilter("error", mbdrom.EnvelopeWarning)  # its own load: inside
-        with pytest.warns(mbdrom.UnvalidatedWarning, match="trained on one run"):  # but one run only
+        # but one run only, on which its check may find it off by more than 5 % at some point
+        with pytest.warns(mbdrom.UnvalidatedWarning, match="trained on one run|failed its check in training"):
             inside = rom.simulate(model, load_case="train", t_end=1.0)
     assert not inside.left_envelope and len(inside.warnings) == 1
     assert inside.envelope.startswith("stayed inside its training envelope")
@@ -349,7 +350,7 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
                        capture_output=True, text=True, check=True)
     assert "training envelope      " + outside.envelope in r.stdout
     assert "warning: the run " + outside.envelope in r.stderr
-    assert "warning: the model is unvalidated" in r.stderr
+    assert any(w in r.stderr for w in outside.warnings if "envelope" not in w)  # unvalidated, or failed its check
 
     with pytest.raises(mbdrom.SolverError, match=r"outside: stop") as e:
         rom.simulate(model, load_case="harder", t_end=1.0, outside="stop")

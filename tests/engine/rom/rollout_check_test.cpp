@@ -52,12 +52,14 @@ TEST_CASE("a model trained on one run is not validated, and its runs say so", "[
   INFO(m.dump(1));
   REQUIRE(m.contains("verdict_kind"));
   CHECK(m.at("verdict_kind") == "not validated");
-  // The quarter held out of its one run is reported as an indication.
+  // The model trained without the run's last quarter, run over the whole run and judged at
+  // every point as a held-out run is, is reported as an indication.
   CHECK_THAT(m.at("verdict").get<std::string>(),
              Catch::StartsWith("not validated (needs 2 runs or more") &&
-                 Catch::Contains("trained without the last quarter of each run") &&
-                 Catch::Contains("follows"));
-  CHECK(m.at("rollout").at("coordinate") == "P.x");
+                 Catch::Contains("trained without the last quarter of the run") &&
+                 Catch::Contains("follows the run within") &&
+                 Catch::Contains("relative RMS at point P (its worst, over the whole run; goal 5 %)"));
+  CHECK(m.at("rollout").at("coordinate") == "P");
   CHECK(m.at("rollout").at("held_out_from").get<double>() == Approx(1.5));
   CHECK(m.at("rollout").at("error").get<double>() < 0.05);  // POD's explicit scheme at the 10 ms spacing
   RunOptions o;
