@@ -147,6 +147,23 @@ Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
   return head;
 }
 
+// Whether every design value (parameter) of run `k` lies within the range the other runs
+// of `among` give it; a run without parameters is inside.
+bool insideOtherRuns(const Dataset& dataset, std::size_t k, const std::vector<std::size_t>& among) {
+  for (const auto& [name, value] : dataset.runs[k].parameters) {
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    for (const std::size_t j : among) {
+      if (j == k) continue;
+      const auto it = dataset.runs[j].parameters.find(name);
+      if (it == dataset.runs[j].parameters.end()) continue;
+      low = std::min(low, it->second);
+      high = std::max(high, it->second);
+    }
+    if (value < low || value > high) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase) {
@@ -187,10 +204,16 @@ std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset)
     if (replayOf(model, dataset.runs[k]).why.empty()) replayable.push_back(k);
   }
   if (replayable.size() < 2) return {};
-  const std::size_t n = replayable.size();
-  const std::size_t count = std::max<std::size_t>(1, (n + 2) / 5);  // a fifth, rounded
+  const std::size_t count = std::max<std::size_t>(1, (replayable.size() + 2) / 5);  // a fifth, rounded
+  // Runs of a design whose values lie inside the other runs' ranges first: a held-out run at
+  // the design's edge would judge an extrapolation, not the model inside its design.
+  std::vector<std::size_t> inside, edge;
+  for (const std::size_t k : replayable)
+    (insideOtherRuns(dataset, k, replayable) ? inside : edge).push_back(k);
+  const std::vector<std::size_t>& pool = inside.size() >= count ? inside : replayable;
+  const std::size_t n = pool.size();
   std::vector<std::size_t> heldOut;
-  for (std::size_t j = 0; j < count; ++j) heldOut.push_back(replayable[((2 * j + 1) * n) / (2 * count)]);
+  for (std::size_t j = 0; j < count; ++j) heldOut.push_back(pool[((2 * j + 1) * n) / (2 * count)]);
   return heldOut;
 }
 

@@ -101,7 +101,9 @@ std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetR
 
 /// The runs of `dataset` that training holds out whole (indices): a fifth of those that can be
 /// run again from their start (at least one, spread over the data set's order), when at least
-/// two can; none otherwise.
+/// two can; none otherwise. Runs of a design whose values all lie within the other runs'
+/// ranges are taken when there are enough (a run at the design's edge would judge an
+/// extrapolation).
 std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset);
 
 /// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].

@@ -200,10 +200,25 @@ TEST_CASE(
   INFO(m.dump(1));
   CHECK(m.at("verdict_kind") == "rollout follows");
   CHECK(m.at("rollout").at("whole_runs") == true);
-  CHECK(m.at("rollout").at("run") == d.runs[2].name);
+  // The held-out run lies inside the others' ranges of both design values.
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, d);
+  REQUIRE(heldOut.size() == 1);
+  const DatasetRun& held = d.runs[heldOut.front()];
+  CHECK(m.at("rollout").at("run") == held.name);
+  for (const auto& [name, value] : held.parameters) {
+    INFO(name);
+    double low = 1e300, high = -1e300;
+    for (const DatasetRun& other : d.runs)
+      if (&other != &held) {
+        low = std::min(low, other.parameters.at(name));
+        high = std::max(high, other.parameters.at(name));
+      }
+    CHECK(value >= low);
+    CHECK(value <= high);
+  }
   const SpeedCheck speed = SpeedCheck::fromJson(m.at("speed_check"), "test");
   CHECK(speed.failure.empty());
-  CHECK(speed.run == d.runs[2].name);
+  CHECK(speed.run == held.name);
   CHECK(speed.designPoint);
   CHECK_THAT(speedCheckText(*pod), Catch::Contains("under load case \"push\" at the run's design values"));
 
@@ -216,6 +231,21 @@ TEST_CASE(
   RolloutCheckOptions o;
   o.coordinates = {0};
   CHECK_THAT(checkRollout(model, *pod, one, o).note, Catch::Contains("nor its design values"));
+}
+
+TEST_CASE("the run held out is one inside the other runs' design ranges, not one at the design's edge",
+          "[rollout_check]") {
+  const PushedRail r;
+  Dataset d = makeDataset(r.model);
+  for (const double level : {1.0, 3.0, 2.0}) {  // the middle one in order is at the edge in value
+    DatasetRun run = runFromSamples(r.samples, "level " + std::to_string(level), "push");
+    run.parameters["level"] = level;
+    addRun(d, run);
+  }
+  CHECK(heldOutRuns(r.model, d) == std::vector<std::size_t>{2});
+  // Without design values the middle one in order.
+  for (DatasetRun& run : d.runs) run.parameters.clear();
+  CHECK(heldOutRuns(r.model, d) == std::vector<std::size_t>{1});
 }
 
 TEST_CASE("a stop during the held-out check cancels the training as any stop does", "[rollout_check]") {
