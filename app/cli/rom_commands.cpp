@@ -6,6 +6,7 @@
 #include "engine/data/dataset.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/held_input_run.h"
@@ -407,10 +408,16 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   if (a.has("--benchmark")) {
     // The engine's comparison (as the workbench's Compare dock): the full model under the
     // same conditions as the reference, then the reduced model again from its first state.
-    RunOptions full = o;
+    // At a design point (--parameter load.*, q0.*, qd0.*) both run there.
+    const DesignRun point = designPointRun(model, o, rom->parameterNames());
+    const Model& compared = point.model ? *point.model : model;
+    RunOptions full = point.model ? point.options : o;
+    const std::map<std::string, double> romParameters = full.parameters;
     full.parameters.clear();
-    full.q0.resize(0);
-    full.qd0.resize(0);
+    if (!point.model) {
+      full.q0.resize(0);
+      full.qd0.resize(0);
+    }
     if (!a.has("--dt")) {
       full.integrator.dt = IntegratorOptions{}.dt;  // the first step's scale; the tolerance steers
       full.integrator.tolerance = kDefaultTolerance;
@@ -418,7 +425,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     TrajectoryRecorder reference;
     ModelComparison c;
     try {
-      c = compareWithNewReference(model, full, {{rom.get(), o.parameters}}, {}, reference);
+      c = compareWithNewReference(compared, full, {{rom.get(), romParameters}}, {}, reference);
     } catch (const SolverError& e) {
       err << "mbdrom-cli rom-simulate: --benchmark: " << e.what() << " (the reduced run is written)\n";
       return 1;

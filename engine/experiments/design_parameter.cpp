@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -411,6 +412,25 @@ std::uint64_t DesignApplier::mechanismHash(int row) const {
   bool mechanism = false;
   for (ParameterKind k : kinds_) mechanism = mechanism || k == ParameterKind::ModelNumber;
   return mechanism ? modelOf(row)->mechanismHash() : model_.mechanismHash();
+}
+
+DesignRun designPointRun(const Model& model, const RunOptions& options,
+                         const std::vector<std::string>& keep) {
+  std::vector<std::string> names;
+  std::vector<double> values;
+  RunOptions rest = options;
+  for (const auto& [name, value] : options.parameters) {
+    if (std::find(keep.begin(), keep.end(), name) != keep.end() ||
+        parameterKind(name) == ParameterKind::ModelNumber)
+      continue;
+    names.push_back(name);
+    values.push_back(value);
+    rest.parameters.erase(name);
+  }
+  if (names.empty()) return {{}, nullptr, options, {}};
+  const ExperimentDesign point = listDesign(
+      names, Eigen::Map<const Eigen::MatrixXd>(values.data(), 1, static_cast<Eigen::Index>(values.size())));
+  return DesignApplier(model, rest, point).run(0);
 }
 
 }  // namespace mbdrom

@@ -9,6 +9,7 @@
 #include "engine/core/json_input.h"
 #include "engine/core/json_reader.h"
 #include "engine/core/number_text.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/rollout_check.h"
@@ -146,7 +147,9 @@ RunOptions ReducedModel::resolveStep(const RunOptions& options) const {
 
 RomSimulationSummary ReducedModel::simulate(const Model& model, const RunOptions& options,
                                             TrajectorySink& sink, Monitor* monitor) const {
-  return simulateAtStep(model, resolveStep(options), sink, monitor);
+  const DesignRun point = designPointRun(model, options, parameterNames());
+  if (!point.model) return simulateAtStep(model, resolveStep(options), sink, monitor);
+  return simulateAtStep(*point.model, resolveStep(point.options), sink, monitor);
 }
 
 std::unique_ptr<ReducedStepper> ReducedModel::stepperAtStep(const Model&, const RunOptions&) const {

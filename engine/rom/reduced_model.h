@@ -143,7 +143,10 @@ class ReducedModel {
   void recordHeldOutRollout(const RolloutCheck& check);
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
-  /// samples to `sink` (begin, write..., end). A step options.integrator.dt of 0 leaves
+  /// samples to `sink` (begin, write..., end). Values in options.parameters that are not
+  /// the model's parameters but a design's loads or initial state (`load.*`, `q0.*`,
+  /// `qd0.*`, engine/experiments/design_parameter.h) run it at that design point, as a
+  /// sweep ran the full model there. A step options.integrator.dt of 0 leaves
   /// the step to the model: stepFor(options.outputDt). Throws InputError when `model` is
   /// not the mechanism it was trained for (checkMechanism) or for bad options,
   /// SolverError on divergence (naming the time), Cancelled when the monitor stops it;

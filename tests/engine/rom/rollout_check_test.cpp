@@ -19,6 +19,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using namespace mbdrom;
 using namespace mbdrom::test;
 using OJson = nlohmann::ordered_json;
@@ -221,6 +223,32 @@ TEST_CASE(
   CHECK(speed.run == held.name);
   CHECK(speed.designPoint);
   CHECK_THAT(speedCheckText(*pod), Catch::Contains("under load case \"push\" at the run's design values"));
+
+  // A run at a design point the design did not have, by its values, follows the full model there.
+  RunOptions at = base;
+  at.integrator.dt = 0.0;
+  at.parameters = {{"load.amplitude_scale", 1.1}, {"load.push.function.frequency", 1.4}};
+  TrajectoryRecorder reduced, full;
+  pod->simulate(model, at, reduced);
+  const DesignRun point = designPointRun(model, at, pod->parameterNames());
+  REQUIRE(point.model);
+  CHECK(point.options.parameters.empty());
+  RunOptions fullAt = point.options;
+  fullAt.integrator.dt = 1e-3;
+  simulate(*point.model, fullAt, full);
+  REQUIRE(reduced.samples().size() == full.samples().size());
+  double missed = 0.0, moved = 0.0;
+  for (std::size_t k = 0; k < full.samples().size(); ++k) {
+    missed += std::pow(reduced.samples()[k].q(0) - full.samples()[k].q(0), 2);
+    moved += std::pow(full.samples()[k].q(0) - full.samples().front().q(0), 2);
+  }
+  CHECK(std::sqrt(missed / moved) < kHeldOutTolerance);  // 3.1 %
+  // Without the design values it is the base load case, 30 N at 1.5 Hz: another motion.
+  TrajectoryRecorder plain;
+  RunOptions none = at;
+  none.parameters.clear();
+  pod->simulate(model, none, plain);
+  CHECK(std::abs(plain.samples()[40].q(0) - reduced.samples()[40].q(0)) > 1e-3);
 
   // Design values that do not give the recorded forces: not a design point, and said so.
   DatasetRun edited = d.runs[2];
