@@ -167,28 +167,21 @@ bool insideOtherRuns(const Dataset& dataset, std::size_t k, const std::vector<st
 }  // namespace
 
 std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase) {
-  std::vector<std::string> names;
-  std::vector<double> values;
+  RunOptions options;
   for (const auto& [name, value] : data.parameters)
-    if (parameterKind(name) == ParameterKind::Load) {
-      names.push_back(name);
-      values.push_back(value);
-    }
-  if (names.empty()) return nullptr;
+    if (parameterKind(name) == ParameterKind::Load) options.parameters[name] = value;
+  if (options.parameters.empty()) return nullptr;
   // The run's load case, or (a merged sweep names none for its scaled runs) each of the model's.
   std::vector<int> bases;
   if (!data.loadCase.empty()) bases.push_back(model.findLoadCase(data.loadCase));
   for (int k = 0; data.loadCase.empty() && k < static_cast<int>(model.spec().loadCases.size()); ++k)
     bases.push_back(k);
-  const ExperimentDesign point = listDesign(
-      names, Eigen::Map<const Eigen::MatrixXd>(values.data(), 1, static_cast<Eigen::Index>(values.size())));
   for (const int base : bases) {
     if (base < 0) continue;
+    options.loadCase = base;
     try {
-      RunOptions options;
-      options.loadCase = base;
-      const DesignRun run = DesignApplier(model, options, point).run(0);
-      if (!recordedFromLoadCase(*run.model, data, run.options.loadCase)) continue;
+      const DesignRun run = designPointRun(model, options, {});
+      if (!run.model || !recordedFromLoadCase(*run.model, data, run.options.loadCase)) continue;
       loadCase = run.options.loadCase;
       return run.model;
     } catch (const Error&) {
