@@ -1,6 +1,7 @@
 #include "engine/rom/rollout_check.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
 #include "engine/experiments/design_parameter.h"
@@ -164,6 +165,25 @@ bool insideOtherRuns(const Dataset& dataset, std::size_t k, const std::vector<st
   return true;
 }
 
+// "held-out run "r" lies at the edge of the design (x = 1.4, the other runs 0.6 … 1.2)" for
+// the first design value of run `k` outside the other runs' range; "" when none is.
+std::string edgeOfDesign(const Dataset& dataset, std::size_t k) {
+  for (const auto& [name, value] : dataset.runs[k].parameters) {
+    double low = std::numeric_limits<double>::infinity(), high = -low;
+    for (std::size_t j = 0; j < dataset.runs.size(); ++j) {
+      const auto it = dataset.runs[j].parameters.find(name);
+      if (j == k || it == dataset.runs[j].parameters.end()) continue;
+      low = std::min(low, it->second);
+      high = std::max(high, it->second);
+    }
+    if (low <= high && (value < low || value > high))
+      return "held-out run \"" + dataset.runs[k].name + "\" lies at the edge of the design (" + name + " = " +
+             shortNumberText(value) + ", the other runs " + shortNumberText(low) + " … " +
+             shortNumberText(high) + "): the verdict judges an extrapolation there";
+  }
+  return {};
+}
+
 }  // namespace
 
 std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase) {
@@ -220,7 +240,7 @@ std::string RolloutCheck::text() const {
   if (wholeRuns)
     return (passed() ? "it follows held-out run \"" + run + "\" within "
                      : "it misses held-out run \"" + run + "\" by ") +
-           atPoint;
+           atPoint + (caveat.empty() ? "" : "; " + caveat);
   if (pointMeasure)
     return "its run from the start of \"" + run +
            (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint;
@@ -461,6 +481,8 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
       if (!probe) throw InputError("the second training gave no model");
       check = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
                                kHeldOutTolerance, &quiet);
+      for (const std::size_t k : heldOut)
+        if (check.caveat.empty()) check.caveat = edgeOfDesign(dataset, k);
     } else {
       monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
       const std::unique_ptr<ReducedModel> probe =

@@ -45,8 +45,11 @@ struct RolloutCheckOptions {
 
 /// The outcome of a rollout check (the worst run and coordinate).
 struct RolloutCheck {
-  bool done = false;          ///< false: no run could be checked (`note` says why)
-  std::string note;           ///< why not, or what was left out
+  bool done = false;  ///< false: no run could be checked (`note` says why)
+  std::string note;   ///< why not, or what was left out
+  /// What limits the verdict, said with it: a held-out run at the edge of the design (the
+  /// verdict then judges an extrapolation). Empty when nothing does.
+  std::string caveat;
   bool failed = false;        ///< a run blew up or its step failed
   double failedAt = 0.0;      ///< t of the failure [s]
   std::string failure;        ///< the engine's message

@@ -274,6 +274,17 @@ TEST_CASE("the run held out is one inside the other runs' design ranges, not one
   // Without design values the middle one in order.
   for (DatasetRun& run : d.runs) run.parameters.clear();
   CHECK(heldOutRuns(r.model, d) == std::vector<std::size_t>{1});
+
+  // Two design points: whichever is held out lies at the edge, and the verdict says so.
+  Dataset two = r.twoRuns();
+  two.runs[0].parameters["level"] = 30.0;
+  two.runs[1].parameters["level"] = 20.0;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", two, {{"nr", 1}}, monitor, &r.model);
+  CHECK_THAT(
+      pod->metrics().at("verdict").get<std::string>(),
+      Catch::EndsWith("; held-out run \"softer run\" lies at the edge of the design (level = 20, the other "
+                      "runs 30 … 30): the verdict judges an extrapolation there"));
 }
 
 TEST_CASE("a stop during the held-out check cancels the training as any stop does", "[rollout_check]") {
