@@ -7,12 +7,15 @@
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
 #include "engine/data/dataset.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "engine/project/project.h"
 #include "widgets/plot_view.h"
 
 #include <nlohmann/json.hpp>
+
+#include <set>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -128,7 +131,10 @@ ComparePanel::ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* par
   parameters_->setObjectName("compareParameters");
   parameters_->setToolTip(
       tr("Values of the parameters \u03bc of models trained with them (neural ODE), as "
-         "name=value separated by commas; each model takes the ones it names"));
+         "name=value separated by commas; each model takes the ones it names. With a new "
+         "reference run, also a design point: values of the load case's loads or of the initial "
+         "state as a sweep varies them (load.amplitude_scale=0.9, load.tyre.amplitude=1500, "
+         "q0.W.z=0.3); the full and the reduced models both run there"));
   parametersLabel_ = new QLabel(tr("Parameters \u03bc"), controls);
   form->addRow(parametersLabel_, parameters_);
   channelBox_ = new QComboBox(controls);
@@ -305,10 +311,7 @@ void ComparePanel::refreshLists() {
   for (const ModelEntry& e : doc_->models())
     for (const std::string& name : e.rom ? e.rom->parameterNames() : std::vector<std::string>{})
       if (!names.contains(QString::fromStdString(name))) names << QString::fromStdString(name);
-  parametersLabel_->setVisible(!names.isEmpty());
-  parameters_->setVisible(!names.isEmpty());
-  if (names.isEmpty()) parameters_->clear();  // hidden text must not hold a comparison up
-  parameters_->setPlaceholderText(names.join("=..., ") + (names.isEmpty() ? "" : "=..."));
+  modelParameterNames_ = names;
   updateNewRunFields();
 }
 
@@ -318,6 +321,16 @@ void ComparePanel::setParameters(const QString& text) {
 
 void ComparePanel::updateNewRunFields() {
   newRunFields_->setVisible(reference() < 0);
+  // The parameters field matters when a model takes parameters, or for a new reference run
+  // at a design point.
+  const QStringList& names = modelParameterNames_;
+  const bool shown = !names.isEmpty() || reference() < 0;
+  parametersLabel_->setVisible(shown);
+  parameters_->setVisible(shown);
+  if (!shown) parameters_->clear();  // hidden text must not hold a comparison up
+  parametersLabel_->setText(names.isEmpty() ? tr("Design point") : tr("Parameters \u03bc"));
+  parameters_->setPlaceholderText(names.isEmpty() ? tr("load.amplitude_scale=... (optional)")
+                                                  : names.join("=..., ") + "=...");
 }
 
 void ComparePanel::setReference(int run) {
@@ -381,13 +394,15 @@ int ComparePanel::compare() {
   }
 
   // Parameters μ: "name=value, ..."; each model gets the ones it names, and needs all of them.
-  bool anyParameters = false;
+  // The other names are a design point of a new reference run (load.*, q0.*, qd0.*).
+  std::set<std::string> modelNames;
   for (int i : chosen)
-    anyParameters =
-        anyParameters || !doc_->models()[static_cast<std::size_t>(i)].rom->parameterNames().empty();
+    for (const std::string& name : doc_->models()[static_cast<std::size_t>(i)].rom->parameterNames())
+      modelNames.insert(name);
   std::map<std::string, double> given;
-  for (const QString& item :
-       anyParameters ? parameters_->text().split(',', Qt::SkipEmptyParts) : QStringList()) {
+  for (const QString& item : parameters_->isVisible() || !parameters_->text().isEmpty()
+                                 ? parameters_->text().split(',', Qt::SkipEmptyParts)
+                                 : QStringList()) {
     const QStringList parts = item.split('=');
     const QString name = parts.value(0).trimmed();
     bool ok = parts.size() == 2 && !name.isEmpty();
@@ -404,6 +419,23 @@ int ComparePanel::compare() {
       return -1;
     }
     given[name.toStdString()] = value;
+  }
+  std::map<std::string, double> design;
+  for (const auto& [name, value] : given) {
+    if (modelNames.count(name)) continue;
+    if (parameterKind(name) == ParameterKind::ModelNumber) {
+      emit failed(tr("Compare: parameters: %1 is neither a parameter of a ticked model nor a design value "
+                     "(load.*, q0.*, qd0.*)")
+                      .arg(QString::fromStdString(name)));
+      return -1;
+    }
+    design.insert({name, value});
+  }
+  if (!design.empty() && reference() >= 0) {
+    emit failed(
+        tr("Compare: a design point (%1) needs a new reference run: choose \"New run\" as the reference")
+            .arg(QString::fromStdString(design.begin()->first)));
+    return -1;
   }
   std::vector<std::map<std::string, double>> parameters;
   QStringList outside;  // values beyond the range a model was trained on
@@ -463,8 +495,24 @@ int ComparePanel::compare() {
     fullOptions.tEnd = tEnd_->value();
     fullOptions.integrator.dt = dt_->value();
     fullOptions.outputDt = outputDt_->value();
-    result->referenceName = doc_->uniqueRunName(
-        tr("reference %1").arg(fullOptions.loadCase >= 0 ? loadCaseBox_->currentText() : tr("gravity")));
+    QString at = fullOptions.loadCase >= 0 ? loadCaseBox_->currentText() : tr("gravity");
+    if (!design.empty()) {
+      // The full model at the design point; the reduced models run on it too.
+      fullOptions.parameters = design;
+      try {
+        const DesignRun point = designPointRun(*model, fullOptions, {});
+        result->model = point.model;
+        fullOptions = point.options;
+      } catch (const Error& e) {
+        emit failed(tr("Compare: design point: %1").arg(QString::fromStdString(e.what())));
+        return -1;
+      }
+      QStringList values;
+      for (const auto& [name, value] : design)
+        values << QStringLiteral("%1 = %2").arg(QString::fromStdString(name)).arg(value, 0, 'g', 10);
+      at += QStringLiteral(" at ") + values.join(", ");
+    }
+    result->referenceName = doc_->uniqueRunName(tr("reference %1").arg(at));
   }
   // Costs per step are measured while the comparison runs: a playing 3D view
   // (software OpenGL takes every core) would make them the machine's, not the models'.

@@ -135,6 +135,7 @@ class ComparePanel : public QWidget {
   QDoubleSpinBox *tEnd_ = nullptr, *dt_ = nullptr, *outputDt_ = nullptr;
   QListWidget* modelList_ = nullptr;
   QLabel* parametersLabel_ = nullptr;
+  QStringList modelParameterNames_;  // of the listed models: the field is for them (else a design point)
   QLineEdit* parameters_ = nullptr;  // "name=value, ..." for models with parameters μ
   QComboBox* channelBox_ = nullptr;
   QPushButton *compareButton_ = nullptr, *reportButton_ = nullptr;
