@@ -420,8 +420,9 @@ int ComparePanel::compare() {
     }
     given[name.toStdString()] = value;
   }
-  std::map<std::string, double> design;
+  std::map<std::string, double> design;  // a model's parameter may be a design value too
   for (const auto& [name, value] : given) {
+    if (parameterKind(name) != ParameterKind::ModelNumber) design.insert({name, value});
     if (modelNames.count(name)) continue;
     if (parameterKind(name) == ParameterKind::ModelNumber) {
       emit failed(tr("Compare: parameters: %1 is neither a parameter of a ticked model nor a design value "
@@ -429,7 +430,6 @@ int ComparePanel::compare() {
                       .arg(QString::fromStdString(name)));
       return -1;
     }
-    design.insert({name, value});
   }
   if (!design.empty() && reference() >= 0) {
     emit failed(
@@ -478,6 +478,7 @@ int ComparePanel::compare() {
   std::shared_ptr<const std::vector<Sample>> samples;
   QString storedFile;
   RunOptions fullOptions;
+  std::shared_ptr<const Model> referenceModel = model;
   if (run >= 0) {
     const RunEntry& entry = doc_->runs().at(static_cast<std::size_t>(run));
     result->referenceName = QString::fromStdString(entry.record.name);
@@ -497,12 +498,11 @@ int ComparePanel::compare() {
     fullOptions.outputDt = outputDt_->value();
     QString at = fullOptions.loadCase >= 0 ? loadCaseBox_->currentText() : tr("gravity");
     if (!design.empty()) {
-      // The full model at the design point; the reduced models run on it too.
+      // The full and the reduced models run at the design point (compareWithNewReference);
+      // the new run joins the project with that point's mechanism and loads.
       fullOptions.parameters = design;
       try {
-        const DesignRun point = designPointRun(*model, fullOptions, {});
-        result->model = point.model;
-        fullOptions = point.options;
+        referenceModel = designPointRun(*model, fullOptions, {}).model;
       } catch (const Error& e) {
         emit failed(tr("Compare: design point: %1").arg(QString::fromStdString(e.what())));
         return -1;
@@ -562,11 +562,15 @@ int ComparePanel::compare() {
         for (const ReducedRunComparison& r : result->runs)
           result->motions.push_back(std::make_shared<RunMotion>(motionOf(r.samples)));
       },
-      [this, result, recorder, fullOptions, run](JobRunner::Outcome outcome, const QString& message) {
+      [this, result, recorder, fullOptions, referenceModel, run](JobRunner::Outcome outcome,
+                                                                 const QString& message) {
         compareButton_->setEnabled(true);
         // A new reference run joins the project even when the comparison stopped after it.
-        if (run < 0 && !recorder->samples().empty() && addRun_)
-          addRun_(result->model, result->referenceName, fullOptions, recorder);
+        if (run < 0 && !recorder->samples().empty() && addRun_) {
+          RunOptions runOptions = fullOptions;
+          runOptions.parameters.clear();  // the design values are in the run's model
+          addRun_(referenceModel, result->referenceName, runOptions, recorder);
+        }
         if (outcome != JobRunner::Outcome::Succeeded) {
           status_->setText(outcome == JobRunner::Outcome::Cancelled ? tr("Cancelled.")
                                                                     : tr("Failed: %1").arg(message));

@@ -890,6 +890,8 @@ void MainWindow::removeAutosave() {
     bool stillReading = false;
     for (const RunEntry& r : doc_->runs())
       if (r.storedFile.startsWith(recoveredDir_)) stillReading = true;
+    for (const ModelEntry& m : doc_->models())  // a trained model still being read from there
+      if (m.loading && m.storedFile.startsWith(recoveredDir_)) stillReading = true;
     if (!stillReading) {
       QDir(recoveredDir_).removeRecursively();
       recoveredDir_.clear();

@@ -410,16 +410,14 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   if (a.has("--benchmark")) {
     // The engine's comparison (as the workbench's Compare dock): the full model under the
     // same conditions as the reference, then the reduced model again from its first state.
-    // At a design point (--parameter load.*, q0.*, qd0.*) both run there.
-    const DesignRun point = designPointRun(model, o, rom->parameterNames());
-    const Model& compared = point.model ? *point.model : model;
-    RunOptions full = point.model ? point.options : o;
-    const std::map<std::string, double> romParameters = full.parameters;
+    // At a design point (--parameter load.*, q0.*, qd0.*) both run there: the full model's
+    // options carry the design values, the reduced model gets them with its own.
+    RunOptions full = o;
     full.parameters.clear();
-    if (!point.model) {
-      full.q0.resize(0);
-      full.qd0.resize(0);
-    }
+    for (const auto& [name, value] : o.parameters)
+      if (parameterKind(name) != ParameterKind::ModelNumber) full.parameters[name] = value;
+    full.q0.resize(0);
+    full.qd0.resize(0);
     if (!a.has("--dt")) {
       full.integrator.dt = IntegratorOptions{}.dt;  // the first step's scale; the tolerance steers
       full.integrator.tolerance = kDefaultTolerance;
@@ -427,7 +425,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     TrajectoryRecorder reference;
     ModelComparison c;
     try {
-      c = compareWithNewReference(compared, full, {{rom.get(), romParameters}}, {}, reference);
+      c = compareWithNewReference(model, full, {{rom.get(), o.parameters}}, {}, reference);
     } catch (const SolverError& e) {
       err << "mbdrom-cli rom-simulate: --benchmark: " << e.what() << " (the reduced run is written)\n";
       return 1;

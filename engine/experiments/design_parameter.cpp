@@ -420,12 +420,11 @@ DesignRun designPointRun(const Model& model, const RunOptions& options,
   std::vector<double> values;
   RunOptions rest = options;
   for (const auto& [name, value] : options.parameters) {
-    if (std::find(keep.begin(), keep.end(), name) != keep.end() ||
-        parameterKind(name) == ParameterKind::ModelNumber)
-      continue;
+    if (parameterKind(name) == ParameterKind::ModelNumber) continue;
     names.push_back(name);
     values.push_back(value);
-    rest.parameters.erase(name);
+    // A model's own parameter that is a design value (a neural ODE trained on a sweep) is both.
+    if (std::find(keep.begin(), keep.end(), name) == keep.end()) rest.parameters.erase(name);
   }
   if (names.empty()) return {{}, nullptr, options, {}};
   const ExperimentDesign point = listDesign(

@@ -66,10 +66,11 @@ struct DesignRun {
 };
 
 /// The run of `options` at the design point its parameters name: the values of a design's
-/// loads and initial state (`load.*`, `q0.*`, `qd0.*`) among options.parameters, except the
-/// names in `keep` (a reduced model's own parameters μ), applied to `model` and the options
-/// as DesignApplier does, and taken out of the options' parameters. `model` null when there
-/// are none (the run is `options` itself). Throws what DesignApplier throws.
+/// loads and initial state (`load.*`, `q0.*`, `qd0.*`) among options.parameters, applied to
+/// `model` and the options as DesignApplier does, and taken out of the options' parameters
+/// except the names in `keep` (a reduced model's own parameters μ, which may be design values
+/// too). `model` null when there are none (the run is `options` itself). Throws what
+/// DesignApplier throws.
 DesignRun designPointRun(const Model& model, const RunOptions& options, const std::vector<std::string>& keep);
 
 /// Builds the runs of a design on one mechanism.

@@ -1,6 +1,7 @@
 #include "engine/rom/held_input_run.h"
 
 #include "engine/core/error.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
@@ -14,9 +15,11 @@ RomSimulationSummary simulateWithHeldInputs(const ReducedModel& rom, const Model
                                             Monitor* monitor) {
   if (!(hold > 0.0) || !std::isfinite(hold))
     throw InputError("the input hold interval must be a number > 0 [s]");
-  const RunOptions o = rom.resolveStep(options);
+  // At a design point, as ReducedModel::simulate runs.
+  const DesignRun point = designPointRun(model, options, rom.parameterNames());
+  const RunOptions o = rom.resolveStep(point.model ? point.options : options);
   const ReducedRunPlan plan = planReducedRun(model, o, model.nq(), rom.method(), rom.parameterNames());
-  Model driven = model;
+  Model driven = point.model ? *point.model : model;
   const int lc = o.loadCase;
   const auto hold_at = [&](double t) {
     if (lc < 0) return;

@@ -1,6 +1,7 @@
 #include "engine/rom/model_comparison.h"
 
 #include "engine/core/error.h"
+#include "engine/experiments/design_parameter.h"
 
 #include <cmath>
 
@@ -96,8 +97,12 @@ ModelComparison compareWithNewReference(const Model& model, const RunOptions& op
   for (const ComparedModel& m : models) m.rom->checkMechanism(model);
   report(monitor, "full model", 0, models.size());
   SimulationSummary summary;
+  // At a design point (load.*, q0.*, qd0.* among the options' parameters) the full model runs
+  // there; each reduced model is given those values with its own and runs there itself.
+  const DesignRun point = designPointRun(model, options, {});
   try {
-    simulate(model, options, recorder, monitor, &summary);
+    simulate(point.model ? *point.model : model, point.model ? point.options : options, recorder, monitor,
+             &summary);
   } catch (const SolverError& e) {
     throw SolverError(std::string("the reference run of the full model failed: ") + e.what());
   }
@@ -107,7 +112,11 @@ ModelComparison compareWithNewReference(const Model& model, const RunOptions& op
   c.full.steps = summary.steps;
   c.full.secondsPerStep = summary.secondsPerStep;
   c.full.realTimeFactor = summary.realTimeFactor;
-  compareEach(model, c, recorder.samples().front(), models, points, monitor);
+  std::vector<ComparedModel> atPoint = models;
+  for (ComparedModel& m : atPoint)
+    for (const auto& [name, value] : options.parameters)
+      if (!point.options.parameters.count(name)) m.parameters.insert({name, value});
+  compareEach(model, c, recorder.samples().front(), atPoint, points, monitor);
   return c;
 }
 

@@ -1003,6 +1003,9 @@ Eigen::VectorXd AeModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::Ve
 StoredStart AeModel::storedStart() const {
   Eigen::VectorXd x(2 * xr0_.size());
   x << xr0_, xdr0_;
+  // A start at rest by the settings need not be a velocity training saw: not checked.
+  if (aeSettings_.initialVelocity == "zero")
+    x.tail(xdr0_.size()).setConstant(std::numeric_limits<double>::quiet_NaN());
   return {x, "matrices.initial_xr, matrices.initial_xdr"};
 }
 

@@ -519,8 +519,9 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
         if (kept.Xi.row(j).cwiseAbs().maxCoeff() > 0.0 && rom->result_.Xi.row(j).cwiseAbs().maxCoeff() == 0.0)
           removed += (removed.empty() ? "" : ", ") + termNames[static_cast<std::size_t>(j)];
       const RolloutCheck retry = removed.empty() ? RolloutCheck{} : judgeFit(smaller);
-      if (retry.passed()) {
-        const std::string follows = retry.text().substr(retry.text().find("follows"));
+      const std::string retryText = retry.text();
+      if (retry.passed() && retryText.find("follows") != std::string::npos) {
+        const std::string follows = retryText.substr(retryText.find("follows"));
         rom->result_.verdict += formatText("; kappa = %g removed %s, which the run needs: with kappa = %g ",
                                            fitOptions.kappa, removed.c_str(), smaller.kappa) +
                                 (retry.wholeRuns ? "it " : "its run ") + follows;

@@ -11,6 +11,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/experiments/design_parameter.h"
 #include "engine/experiments/experiment_design.h"
+#include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/speed_check.h"
@@ -233,6 +234,12 @@ TEST_CASE(
   const DesignRun point = designPointRun(model, at, pod->parameterNames());
   REQUIRE(point.model);
   CHECK(point.options.parameters.empty());
+  // A model whose own parameter is a design value (a neural ODE over a sweep) gets the value
+  // and runs at the point's loads too.
+  const DesignRun both = designPointRun(model, at, {"load.amplitude_scale"});
+  REQUIRE(both.model);
+  CHECK(both.options.parameters == std::map<std::string, double>{{"load.amplitude_scale", 1.1}});
+  CHECK(serializeModelSpec(both.model->spec()) == serializeModelSpec(point.model->spec()));
   RunOptions fullAt = point.options;
   fullAt.integrator.dt = 1e-3;
   simulate(*point.model, fullAt, full);
