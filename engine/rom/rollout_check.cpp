@@ -186,6 +186,12 @@ std::string edgeOfDesign(const Dataset& dataset, std::size_t k) {
 
 }  // namespace
 
+std::string heldOutCaveat(const Dataset& dataset, const std::vector<std::size_t>& heldOut) {
+  for (const std::size_t k : heldOut)
+    if (std::string caveat = edgeOfDesign(dataset, k); !caveat.empty()) return caveat;
+  return {};
+}
+
 std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase) {
   RunOptions options;
   for (const auto& [name, value] : data.parameters)
@@ -481,8 +487,7 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
       if (!probe) throw InputError("the second training gave no model");
       check = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
                                kHeldOutTolerance, &quiet);
-      for (const std::size_t k : heldOut)
-        if (check.caveat.empty()) check.caveat = edgeOfDesign(dataset, k);
+      check.caveat = heldOutCaveat(dataset, heldOut);
     } else {
       monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
       const std::unique_ptr<ReducedModel> probe =

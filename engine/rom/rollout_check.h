@@ -109,6 +109,11 @@ std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetR
 /// extrapolation).
 std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset);
 
+/// What limits a verdict on the runs `heldOut` of `dataset` (RolloutCheck::caveat): the first
+/// held-out run with a design value outside the other runs' range ("held-out run "r" lies at the
+/// edge of the design (x = 1.4, the other runs 0.6 … 1.2): …"), or "".
+std::string heldOutCaveat(const Dataset& dataset, const std::vector<std::size_t>& heldOut);
+
 /// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].
 inline constexpr double kHeldOutTolerance = 0.05;
 

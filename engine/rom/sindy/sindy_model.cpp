@@ -611,10 +611,13 @@ RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitte
   o.tolerance = sindySettings_.stls.incompleteResidual;
   o.judgeWholeRun = true;
   try {
-    if (!heldOut.empty())
-      return checkHeldOutRuns(model, probe, fitted, heldOut,
-                              static_cast<int>(fitted.runs.size() - heldOut.size()), kHeldOutTolerance,
-                              &monitor);
+    if (!heldOut.empty()) {
+      RolloutCheck check = checkHeldOutRuns(model, probe, fitted, heldOut,
+                                            static_cast<int>(fitted.runs.size() - heldOut.size()),
+                                            kHeldOutTolerance, &monitor);
+      check.caveat = heldOutCaveat(fitted, heldOut);
+      return check;
+    }
     return checkRollout(model, probe, fitted, o, &monitor);
   } catch (const InputError& e) {
     none.note = e.what();  // e.g. a user column a run cannot evaluate

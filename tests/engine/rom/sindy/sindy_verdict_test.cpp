@@ -261,6 +261,17 @@ TEST_CASE("sindy with several runs holds whole runs out and judges the fit on th
                                "follows held-out run \"push2\" within"));
   CHECK(validationWarning(*rom).empty());
 
+  // Two design points: the one held out lies at the design's edge, and the verdict says so.
+  const Model two = cartPendulum({{8.0, 0.7}, {5.0, 1.1}});
+  Dataset edge = cartPendulumRuns(two, 4.0);
+  edge.runs[0].parameters["amplitude"] = 8.0;
+  edge.runs[1].parameters["amplitude"] = 5.0;
+  const auto judged = SindyModel::train(edge, SindySettings::fromJson({{"kappa", 1e-10}}), quiet, two);
+  CHECK_THAT(
+      judged->result().verdict,
+      Catch::Contains("held-out run \"push1\" lies at the edge of the design (amplitude = 5, the other "
+                      "runs 8 … 8)"));
+
   // A library without the spring's term (C.x) misses the held-out run, whatever else it fits.
   const auto poor = SindyModel::train(
       cartPendulumRuns(model, 4.0),
