@@ -176,32 +176,10 @@ OJson ReducedModel::toJson() const {
 }
 
 void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
-  std::string kind = "not judged", verdict;
-  const std::string trained = check.wholeRuns
-                                  ? "a model trained on " + std::to_string(check.trainedRuns) + " of the " +
-                                        std::to_string(check.totalRuns) + " runs (the written one on all " +
-                                        std::to_string(check.totalRuns) + "): "
-                                  : "trained without the last quarter of the run, ";
-  // One run: nothing held out whole, so nothing validated; its run is an indication, and a
-  // miss there (unless the motion is too sensitive to its start to judge) is a miss.
-  const bool oneRunIndication =
-      !check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5);
-  if (!check.done) {
-    verdict = check.text();
-  } else if (oneRunIndication) {
-    kind = "not validated";
-    verdict = "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + trained +
-              check.text();
-  } else if (check.failed || !check.passed()) {
-    kind = check.failed ? "rollout blows up" : "rollout misses";
-    verdict = "the model is wrong: " + trained + check.text();
-  } else {
-    kind = "rollout follows";
-    verdict = "held-out rollout: " + trained + check.text();
-  }
+  const HeldOutVerdict v = heldOutVerdict(check, "trained");
   metrics_["rollout"] = check.toJson();
-  metrics_["verdict"] = verdict;
-  metrics_["verdict_kind"] = kind;
+  metrics_["verdict"] = v.text;
+  metrics_["verdict_kind"] = v.kind;
 }
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,

@@ -148,29 +148,13 @@ Dataset withoutHeldOutEnds(const Dataset& dataset, double fraction) {
   return head;
 }
 
-// Whether every design value (parameter) of run `k` lies within the range the other runs
-// of `among` give it; a run without parameters is inside.
-bool insideOtherRuns(const Dataset& dataset, std::size_t k, const std::vector<std::size_t>& among) {
+// "held-out run "r" lies at the edge of the design (x = 1.4, the other runs 0.6 … 1.2): …" for
+// the first design value of run `k` outside the range the other runs of `among` give it (a
+// value no other run has is no shared dimension of the design); "" when every value is inside.
+std::string edgeOfDesign(const Dataset& dataset, std::size_t k, const std::vector<std::size_t>& among) {
   for (const auto& [name, value] : dataset.runs[k].parameters) {
     double low = std::numeric_limits<double>::infinity(), high = -low;
     for (const std::size_t j : among) {
-      if (j == k) continue;
-      const auto it = dataset.runs[j].parameters.find(name);
-      if (it == dataset.runs[j].parameters.end()) continue;
-      low = std::min(low, it->second);
-      high = std::max(high, it->second);
-    }
-    if (value < low || value > high) return false;
-  }
-  return true;
-}
-
-// "held-out run "r" lies at the edge of the design (x = 1.4, the other runs 0.6 … 1.2)" for
-// the first design value of run `k` outside the other runs' range; "" when none is.
-std::string edgeOfDesign(const Dataset& dataset, std::size_t k) {
-  for (const auto& [name, value] : dataset.runs[k].parameters) {
-    double low = std::numeric_limits<double>::infinity(), high = -low;
-    for (std::size_t j = 0; j < dataset.runs.size(); ++j) {
       const auto it = dataset.runs[j].parameters.find(name);
       if (j == k || it == dataset.runs[j].parameters.end()) continue;
       low = std::min(low, it->second);
@@ -186,9 +170,28 @@ std::string edgeOfDesign(const Dataset& dataset, std::size_t k) {
 
 }  // namespace
 
+HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb) {
+  const std::string how = check.wholeRuns
+                              ? "a model " + verb + " on " + std::to_string(check.trainedRuns) + " of the " +
+                                    std::to_string(check.totalRuns) + " runs (the written one on all " +
+                                    std::to_string(check.totalRuns) + "): "
+                              : verb + " without the last quarter of the run, ";
+  if (!check.done) return {"not judged", check.text()};
+  if (!check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5))
+    return {"not validated",
+            "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + how +
+                check.text()};
+  if (check.failed || !check.passed())
+    return {check.failed ? "rollout blows up" : "rollout misses",
+            "the model is wrong: " + how + check.text()};
+  return {"rollout follows", "held-out rollout: " + how + check.text()};
+}
+
 std::string heldOutCaveat(const Dataset& dataset, const std::vector<std::size_t>& heldOut) {
+  std::vector<std::size_t> every(dataset.runs.size());
+  std::iota(every.begin(), every.end(), std::size_t{0});
   for (const std::size_t k : heldOut)
-    if (std::string caveat = edgeOfDesign(dataset, k); !caveat.empty()) return caveat;
+    if (std::string caveat = edgeOfDesign(dataset, k, every); !caveat.empty()) return caveat;
   return {};
 }
 
@@ -228,7 +231,7 @@ std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset)
   // the design's edge would judge an extrapolation, not the model inside its design.
   std::vector<std::size_t> inside, edge;
   for (const std::size_t k : replayable)
-    (insideOtherRuns(dataset, k, replayable) ? inside : edge).push_back(k);
+    (edgeOfDesign(dataset, k, replayable).empty() ? inside : edge).push_back(k);
   const std::vector<std::size_t>& pool = inside.size() >= count ? inside : replayable;
   const std::size_t n = pool.size();
   std::vector<std::size_t> heldOut;

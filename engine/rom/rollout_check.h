@@ -114,6 +114,17 @@ std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset)
 /// edge of the design (x = 1.4, the other runs 0.6 … 1.2): …"), or "".
 std::string heldOutCaveat(const Dataset& dataset, const std::vector<std::size_t>& heldOut);
 
+/// What a held-out check says of a model: `kind` ("rollout follows", "not validated" for one
+/// run, "rollout misses", "rollout blows up", "not judged") and one line, e.g. "held-out
+/// rollout: a model trained on 4 of the 5 runs (the written one on all 5): it follows …".
+/// `verb` names how the judged model was made ("trained", "fitted"). With one run nothing is
+/// validated, its run is an indication, and a miss there is a miss unless the motion is too
+/// sensitive to its start to judge.
+struct HeldOutVerdict {
+  std::string kind, text;
+};
+HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb);
+
 /// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].
 inline constexpr double kHeldOutTolerance = 0.05;
 

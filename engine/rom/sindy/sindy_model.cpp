@@ -626,31 +626,16 @@ RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitte
 }
 
 std::string SindyModel::judge(const RolloutCheck& rollout) {
+  // The held-out verdict, then what the residual says (or said, of a model found wrong).
+  const HeldOutVerdict v = heldOutVerdict(rollout, "fitted");
   std::string& verdict = result_.verdict;
-  const std::string fitted = rollout.wholeRuns ? "fitted on " + std::to_string(rollout.trainedRuns) +
-                                                     " of the " + std::to_string(rollout.totalRuns) +
-                                                     " runs (the written model on all " +
-                                                     std::to_string(rollout.totalRuns) + "), "
-                                               : "fitted without the last quarter of the run, ";
-  // A run so sensitive to its start that noise alone moves it more than half its amplitude
-  // cannot be judged (the text says so): with one run, that leaves the model not validated.
-  const bool judgeable = rollout.wholeRuns || !(rollout.explained > 0.5);
-  if (rollout.done && (rollout.failed || (!rollout.passed() && judgeable))) {
-    verdict = "the model is wrong: " + fitted + rollout.text() + "; the residual alone said: " + verdict;
-    return rollout.failed ? "rollout blows up" : "rollout misses";
-  }
-  if (!rollout.done) {
-    verdict += "; " + rollout.text();
-    return "not judged";
-  }
-  if (rollout.wholeRuns) {
-    verdict = "held-out rollout: " + fitted + rollout.text() + "; the residual: " + verdict;
-    return "rollout follows";
-  }
-  // One run: nothing held out whole, so nothing validated; the run is an indication.
-  verdict = "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + fitted +
-            rollout.text() + "; the residual: " + verdict;
-  return "not validated";
+  if (v.kind == "not judged")
+    verdict += "; " + v.text;
+  else if (v.kind == "rollout misses" || v.kind == "rollout blows up")
+    verdict = v.text + "; the residual alone said: " + verdict;
+  else
+    verdict = v.text + "; the residual: " + verdict;
+  return v.kind;
 }
 
 void SindyModel::writeMethodJson(OJson& j) const {
