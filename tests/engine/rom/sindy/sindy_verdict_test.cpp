@@ -256,9 +256,10 @@ TEST_CASE("sindy with several runs holds whole runs out and judges the fit on th
   CHECK(m.at("rollout").at("whole_runs") == true);
   CHECK(m.at("rollout").at("trained_runs") == 4);
   CHECK(m.at("rollout").at("run") == "push2");
-  CHECK_THAT(rom->result().verdict,
-             Catch::StartsWith("held-out rollout: a model fitted on 4 of the 5 runs (the written one on all 5): "
-                               "it follows held-out run \"push2\" within"));
+  CHECK_THAT(
+      rom->result().verdict,
+      Catch::StartsWith("held-out rollout: a model fitted on 4 of the 5 runs (the written one on all 5): "
+                        "it follows held-out run \"push2\" within"));
   CHECK(validationWarning(*rom).empty());
 
   // Two design points: the one held out lies at the design's edge, and the verdict says so.
@@ -280,5 +281,6 @@ TEST_CASE("sindy with several runs holds whole runs out and judges the fit on th
   INFO(poor->equations() << poor->result().verdict);
   const std::string kind = poor->metrics().at("verdict_kind");
   CHECK((kind == "rollout misses" || kind == "rollout blows up"));
-  CHECK_THAT(poor->result().verdict, Catch::StartsWith("the model is wrong: a model fitted on 4 of the 5 runs"));
+  CHECK_THAT(poor->result().verdict,
+             Catch::StartsWith("the model is wrong: a model fitted on 4 of the 5 runs"));
 }
