@@ -689,8 +689,9 @@ void ComparePanel::showResult() {
     const RomSimulationSummary& e = c.summary;
     put(10, col,
         !e.envelopeKnown   ? tr("not known")
-        : e.leftEnvelope() ? tr("left at %1 s (%2)").arg(e.envelopeLeftAt).arg(number(e.envelopeDistance, 3))
-                           : tr("inside (%1)").arg(number(e.envelopeDistance, 3)),
+        : e.leftEnvelope() ? tr("left at %1 s (%2)").arg(e.leftAt()).arg(number(e.envelopeDistance, 3))
+        : std::isfinite(e.expectedError) ? tr("inside, expect ≤ %1 %").arg(number(100.0 * e.expectedError, 2))
+                                         : tr("inside (%1)").arg(number(e.envelopeDistance, 3)),
         e.envelopeKnown ? e.envelopeDistance : std::numeric_limits<double>::quiet_NaN());
     table_->item(10, col)->setToolTip(QString::fromStdString(envelopeSummaryText(e)));
     if (e.leftEnvelope()) table_->item(10, col)->setForeground(QColor(211, 84, 0));
@@ -711,7 +712,7 @@ void ComparePanel::showResult() {
     if (r.runs[k].summary.leftEnvelope())
       summary += tr(" %1 left its training envelope at t = %2 s: its results from there on are extrapolated.")
                      .arg(r.names[static_cast<int>(k)])
-                     .arg(r.runs[k].summary.envelopeLeftAt);
+                     .arg(r.runs[k].summary.leftAt());
   status_->setText(summary);
   reportButton_->setEnabled(true);
   plotChannel();

@@ -35,15 +35,37 @@ Eigen::VectorXd ReducedModel::envelopeState(const Eigen::MatrixXd&, const Eigen:
   return {};
 }
 
+namespace {
+
+// "; joint distance 0.9 (gate 2.4): expect <= 1.2 % relative RMS error (...)" of a run inside.
+std::string jointInsideText(const RomSimulationSummary& s) {
+  if (s.jointDistance < 0.0) return "";
+  if (!(s.jointGate > 0.0))
+    return "; joint distance " + shortNumberText(s.jointDistance) +
+           " (not calibrated: the model's held-out check did not run, so no error bound)";
+  return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
+         "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) +
+         " % relative RMS error (calibrated on the model's held-out check";
+}
+
+}  // namespace
+
 std::string envelopeSummaryText(const RomSimulationSummary& s) {
-  char text[256];
+  char text[320];
   if (!s.envelopeKnown)
     return "no training envelope is known (the model was trained before envelopes were recorded)";
   if (!s.leftEnvelope()) {
-    std::snprintf(text, sizeof text, "stayed inside its training envelope (largest distance %.3g, margin %g)",
+    std::snprintf(text, sizeof text, "stayed inside its training envelope (largest distance %.3g, margin %g",
                   s.envelopeDistance, s.envelopeMargin);
-    return text;
+    return text + jointInsideText(s) + ")";
   }
+  if (s.envelopeLeftAt < 0.0 || (s.jointLeftAt >= 0.0 && s.jointLeftAt < s.envelopeLeftAt))
+    return "left its training envelope at t = " + shortNumberText(s.jointLeftAt) +
+           " s: its positions, velocities, loads and load rates together went " +
+           shortNumberText(s.jointDistance) + " from every training sample, its " + s.jointWorst +
+           " farthest (largest, at t = " + shortNumberText(s.jointWorstTime) + " s; gate " +
+           shortNumberText(s.jointGate) +
+           ", set by the held-out check); results there are extrapolated, with no error bound";
   std::snprintf(
       text, sizeof text,
       "left its training envelope at t = %g s: %s went %.3g ranges beyond it (largest, at t = %g s; "
@@ -180,6 +202,20 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
   metrics_["rollout"] = check.toJson();
   metrics_["verdict"] = v.text;
   metrics_["verdict_kind"] = v.kind;
+  calibrateJointEnvelope();
+}
+
+void ReducedModel::recordEnvelope(const Dataset& dataset) {
+  envelope_ = TrainingEnvelope::fromDataset(*this, dataset);
+  calibrateJointEnvelope();
+}
+
+void ReducedModel::calibrateJointEnvelope() {
+  const auto it = metrics_.find("rollout");
+  if (it == metrics_.end() || !it->is_object() || !it->value("done", false) || it->value("failed", true))
+    return;
+  const double distance = it->value("held_out_distance", -1.0);
+  if (distance >= 0.0) envelope_.calibrateJoint(distance, it->value("error", 0.0));
 }
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,

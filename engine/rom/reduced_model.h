@@ -25,7 +25,9 @@
 #include <Eigen/Core>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <string>
@@ -59,14 +61,36 @@ struct RomSimulationSummary : RunSummary {
   double dt = 0.0;
   /// The margin the run was judged with (RunOptions::envelopeMargin).
   double envelopeMargin = kDefaultEnvelopeMargin;
-  /// True when the run left its envelope (distance above the margin at some sample).
-  bool leftEnvelope() const { return envelopeLeftAt >= 0.0; }
+  /// Largest joint-envelope distance over the output samples (NeighbourEnvelope); negative:
+  /// not measured (no joint envelope).
+  double jointDistance = -1.0;
+  /// Time of the largest joint distance [s].
+  double jointWorstTime = 0.0;
+  /// What lay farthest from the training samples there (NeighbourEnvelope::farthestPart).
+  std::string jointWorst;
+  /// The calibrated gate of the joint distance (0: not calibrated).
+  double jointGate = 0.0;
+  /// First output time whose joint distance exceeded the gate [s]; negative: never.
+  double jointLeftAt = -1.0;
+  /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no
+  /// bound: the envelope is not calibrated, or the run left it).
+  double expectedError = std::numeric_limits<double>::quiet_NaN();
+  /// True when the run left its envelope (a range distance above the margin, or the joint
+  /// distance above its gate, at some sample).
+  bool leftEnvelope() const { return envelopeLeftAt >= 0.0 || jointLeftAt >= 0.0; }
+  /// When the run first left its envelope [s] (either way); negative: never.
+  double leftAt() const {
+    return envelopeLeftAt < 0.0 ? jointLeftAt
+           : jointLeftAt < 0.0  ? envelopeLeftAt
+                                : std::min(envelopeLeftAt, jointLeftAt);
+  }
 };
 
 /// "left its training envelope at t = 1.23 s: input force on W.z 0.52 ranges beyond it (largest,
-/// at t = 1.5 s)", "stayed inside its training envelope (largest distance 0.02, margin 0.1)" or
-/// "no training envelope is known (trained before envelopes were recorded)": one line for
-/// summaries and logs.
+/// at t = 1.5 s)", "left its training envelope at t = 0.8 s: its state and loads together went
+/// 5.1 from every training sample (gate 2.4, ...)", "stayed inside its training envelope (largest
+/// distance 0.02, margin 0.1; joint distance 0.9, gate 2.4): expect <= 1.2 % relative RMS
+/// error (...)" or "no training envelope is known (...)": one line for summaries and logs.
 std::string envelopeSummaryText(const RomSimulationSummary& summary);
 
 class ReducedModel;
@@ -130,15 +154,17 @@ class ReducedModel {
   virtual StoredStart storedStart() const { return {}; }
   /// Ranges seen in training (known() false for files written before envelopes).
   const TrainingEnvelope& envelope() const { return envelope_; }
-  /// Records the envelope of the data it was trained on (trainReducedModel does it).
-  void recordEnvelope(const Dataset& dataset) { envelope_ = TrainingEnvelope::fromDataset(*this, dataset); }
+  /// Records the envelope of the data it was trained on (trainReducedModel does it), its
+  /// joint envelope calibrated by the recorded held-out check when there is one.
+  void recordEnvelope(const Dataset& dataset);
   /// Records the speed check against the full model (metric "speed_check",
   /// speed_check.h; finishTrainedModel does it after the held-out verdict).
   void recordSpeedCheck(nlohmann::ordered_json check) { metrics_["speed_check"] = std::move(check); }
   /// Records how a model trained without some runs ran them from their start, or with one
   /// run without its last quarter (rollout_check.h): metrics "rollout", "verdict" and
   /// "verdict_kind" ("rollout follows", "rollout misses", "rollout blows up", "not
-  /// validated" for one run, or "not judged").
+  /// validated" for one run, or "not judged"); calibrates the joint envelope from a check
+  /// that ran (RolloutCheck::heldOutDistance and its error).
   /// trainReducedModel does it for every method that does not judge its own model.
   void recordHeldOutRollout(const RolloutCheck& check);
 
@@ -209,6 +235,8 @@ class ReducedModel {
   /// metrics "training_runs" (name, load case, samples of each), "samples" and
   /// "sample_spacing" (the median spacing of the runs' samples [s]).
   void stampTraining(const Dataset& dataset, nlohmann::ordered_json settings);
+  /// Calibrates the joint envelope from the recorded held-out check, when it ran.
+  void calibrateJointEnvelope();
 
   std::string mechanismName_;
   std::uint64_t mechanismHash_ = 0;

@@ -4,6 +4,7 @@
 #include "engine/model/forces.h"
 
 #include <chrono>
+#include <limits>
 
 namespace mbdrom {
 
@@ -81,6 +82,38 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       summary_(summary) {
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  if (joint.known()) {
+    summary_.jointDistance = 0.0;
+    if (joint.calibrated()) {
+      summary_.jointGate = joint.gate();
+      summary_.expectedError = joint.expectedError(0.0);
+    }
+  }
+}
+
+void ReducedRunOutput::checkJoint(const Sample& s) {
+  const NeighbourEnvelope& joint = rom_.envelope().joint();
+  if (!joint.known()) return;
+  // A load rate needs two samples: the first sample (the training start) is not measured.
+  if (previousLoads_.size() == s.f_ext.size() && s.t > previousT_) {
+    const Eigen::VectorXd x =
+        joint.features(s.q, s.qd, s.f_ext, (s.f_ext - previousLoads_) / (s.t - previousT_));
+    const double d = joint.distance(x, jointHint_);
+    if (d > summary_.jointDistance) {
+      summary_.jointDistance = d;
+      summary_.jointWorstTime = s.t;
+      summary_.jointWorst = joint.farthestPart(x, jointHint_);
+    }
+    if (joint.calibrated()) {
+      if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
+      summary_.expectedError = joint.expectedError(summary_.jointDistance);
+    }
+  }
+  if (summary_.leftEnvelope())
+    summary_.expectedError = std::numeric_limits<double>::quiet_NaN();  // no bound outside
+  previousLoads_ = s.f_ext;
+  previousT_ = s.t;
 }
 
 EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {
@@ -107,7 +140,9 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) 
                                    : envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
                                                        s.f_ext, options_.parameters));
   }
-  if (s.envelopeDistance > options_.envelopeMargin && !summary_.leftEnvelope()) summary_.envelopeLeftAt = s.t;
+  if (s.envelopeDistance > options_.envelopeMargin && summary_.envelopeLeftAt < 0.0)
+    summary_.envelopeLeftAt = s.t;
+  checkJoint(s);
   const auto w0 = std::chrono::steady_clock::now();
   sink_.write(s);
   sinkSeconds_ += secondsSince(w0);

@@ -136,6 +136,12 @@ class ReducedRunOutput {
   TrajectorySink& sink_;
   RomSimulationSummary& summary_;
   double sinkSeconds_ = 0.0, energy0_ = 0.0;
+  // The joint envelope's distance: the loads of the sample before (for their rate).
+  Eigen::VectorXd previousLoads_;
+  double previousT_ = 0.0;
+  int jointHint_ = 0;
+  /// Keeps the joint-envelope figures of `s` in the summary.
+  void checkJoint(const Sample& s);
 };
 
 double secondsSince(std::chrono::steady_clock::time_point t0);

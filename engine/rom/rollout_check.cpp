@@ -19,21 +19,48 @@ namespace mbdrom {
 
 namespace {
 
+// The largest joint-envelope distance of a run's samples so far (after the first: a load rate
+// needs two samples).
+struct JointDistance {
+  const NeighbourEnvelope* envelope = nullptr;
+  double largest = 0.0;
+  Eigen::VectorXd previousLoads;
+  double previousT = 0.0;
+  int hint = 0;
+  void add(const Sample& s) {
+    if (previousLoads.size() == s.f_ext.size() && s.t > previousT)
+      largest = std::max(
+          largest,
+          envelope->distance(
+              envelope->features(s.q, s.qd, s.f_ext, (s.f_ext - previousLoads) / (s.t - previousT)), hint));
+    previousLoads = s.f_ext;
+    previousT = s.t;
+  }
+};
+
 // Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
 // (N of them, the first the start); throws the run's error with the failing time in `failedAt`.
+// With `joint`, its distances are measured over the run's samples.
 Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                         const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
-                        Monitor* monitor) {
+                        Monitor* monitor, JointDistance* joint = nullptr) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
-  Sample s;
+  Sample filled;
   for (Eigen::Index k = 0; k < N; ++k) {
     failedAt = static_cast<double>(k) * run.dt();
     if (k > 0) run.advance();
-    s.step = run.steps();
-    s.t = run.t();
-    run.stepper().fill(s);
+    const Sample* sample = &filled;
+    if (joint) {
+      sample = &run.sample();  // with the loads the envelope measures
+      joint->add(*sample);
+    } else {
+      filled.step = run.steps();
+      filled.t = run.t();
+      run.stepper().fill(filled);
+    }
+    const Sample& s = *sample;
     for (Eigen::Index i = 0; i < n; ++i) out(i, k) = s.q(coordinates[static_cast<std::size_t>(i)]);
     if (!out.col(k).allFinite())
       throw SolverError("the positions turned non-finite at t = " + formatText("%g", s.t) + " s");
@@ -47,10 +74,11 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
 // option: InputError) is not the model's motion, and a stop is a stop: both go on.
 bool recordedRollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                      const std::vector<int>& coordinates, Eigen::Index N, Monitor* monitor,
-                     const std::string& run, RolloutCheck& check, Eigen::MatrixXd& out) {
+                     const std::string& run, RolloutCheck& check, Eigen::MatrixXd& out,
+                     JointDistance* joint = nullptr) {
   double failedAt = 0.0;
   try {
-    out = rollout(model, rom, o, coordinates, N, failedAt, monitor);
+    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint);
     return true;
   } catch (const Cancelled&) {
     throw;
@@ -284,6 +312,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   j["error"] = error;
   j["explained"] = explained;
   j["tolerance"] = tolerance;
+  if (heldOutDistance >= 0.0) j["held_out_distance"] = heldOutDistance;
   if (wholeRuns) {
     j["whole_runs"] = true;
     j["trained_runs"] = trainedRuns;
@@ -312,8 +341,12 @@ std::vector<std::pair<std::string, std::vector<int>>> pointCoordinates(const Mod
 
 RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
-                              Monitor* monitor) {
+                              Monitor* monitor, const Dataset* trainedOn) {
   RolloutCheck check;
+  NeighbourEnvelope envelope;
+  if (trainedOn) envelope = NeighbourEnvelope::fromDataset(*trainedOn, probe.takesLoads());
+  JointDistance joint;
+  joint.envelope = &envelope;
   check.wholeRuns = true;
   check.pointMeasure = true;
   check.trainedRuns = trainedRuns;
@@ -337,10 +370,12 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
+    joint.previousLoads.resize(0);
     if (!recordedRollout(replay.model ? *replay.model : model, probe, replayOptions(probe, data, replay),
-                         coordinates, N, monitor, data.name, check, run))
+                         coordinates, N, monitor, data.name, check, run, envelope.known() ? &joint : nullptr))
       continue;
     check.done = true;
+    if (envelope.known()) check.heldOutDistance = joint.largest;
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
     std::vector<double> motion, error;
     Eigen::Index row = 0;
@@ -489,18 +524,18 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
       const std::unique_ptr<ReducedModel> probe = retrain(rest, quiet);
       if (!probe) throw InputError("the second training gave no model");
       check = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
-                               kHeldOutTolerance, &quiet);
+                               kHeldOutTolerance, &quiet, &rest);
       check.caveat = heldOutCaveat(dataset, heldOut);
     } else {
       monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
-      const std::unique_ptr<ReducedModel> probe =
-          retrain(withoutHeldOutEnds(dataset, options.heldOutFraction), quiet);
+      const Dataset head = withoutHeldOutEnds(dataset, options.heldOutFraction);
+      const std::unique_ptr<ReducedModel> probe = retrain(head, quiet);
       if (!probe) throw InputError("the second training gave no model");
       // Judged as held-out runs are, at every basic point over the whole run (the start
       // too: a miss of the transient is a miss), but the run is not held out whole.
       std::vector<std::size_t> every(dataset.runs.size());
       std::iota(every.begin(), every.end(), std::size_t{0});
-      check = checkHeldOutRuns(model, *probe, dataset, every, 1, kHeldOutTolerance, &quiet);
+      check = checkHeldOutRuns(model, *probe, dataset, every, 1, kHeldOutTolerance, &quiet, &head);
       check.wholeRuns = false;
       check.trainedRuns = check.totalRuns = 0;
       for (const DatasetRun& run : dataset.runs)

@@ -68,6 +68,9 @@ struct RolloutCheck {
   /// `coordinate` is the worst basic point and `error` its relative RMS over the whole run (as
   /// with whole runs held out; also for the one-run indication of judgeByHeldOutRollout).
   bool pointMeasure = false;
+  /// Largest joint-envelope distance (NeighbourEnvelope) the held-out runs reached from the
+  /// samples the judged model was trained on; negative: not measured.
+  double heldOutDistance = -1.0;
   int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
   int totalRuns = 0;    ///< runs of the data set (whole runs held out)
   /// True when nothing failed and error <= explained + tolerance.
@@ -91,10 +94,12 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
 /// spacing; the error of a run is the largest relative RMS of its points (positions of every
 /// basic point, as mbdrom-cli compare defines it: RMS error over RMS motion about the mean;
 /// points that move less than 1 % of the most moving point are not judged). Passed when
-/// every run is within `tolerance`.
+/// every run is within `tolerance`. With `trainedOn` (the data `probe` was trained on), also
+/// the largest distance of the runs from it (RolloutCheck::heldOutDistance), which calibrates
+/// the written model's joint envelope.
 RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
-                              Monitor* monitor = nullptr);
+                              Monitor* monitor = nullptr, const Dataset* trainedOn = nullptr);
 
 /// A run of a design of experiments (data of `model`): the mechanism with its load case's
 /// loads set to the run's design values (DatasetRun::parameters named `load.*`: scales,

@@ -12,6 +12,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/rollout_check.cpp
   rom/rom_support.cpp
   rom/speed_check.cpp
+  rom/neighbour_envelope.cpp
   rom/training_envelope.cpp
   rom/training_finish.cpp
 )

@@ -122,6 +122,7 @@ TrainingEnvelope TrainingEnvelope::fromDataset(const ReducedModel& rom, const Da
           std::max({g.unit(i), kGroupFraction * std::abs(g.low(i)), kGroupFraction * std::abs(g.high(i))});
     e.groups_.push_back(std::move(g));
   }
+  e.joint_ = NeighbourEnvelope::fromDataset(dataset, rom.takesLoads());
   return e;
 }
 
@@ -176,7 +177,9 @@ OJson TrainingEnvelope::toJson() const {
     groups.push_back(
         OJson{{"name", g.name}, {"labels", g.labels}, {"low", low}, {"high", high}, {"unit", unit}});
   }
-  return OJson{{"groups", groups}};
+  OJson j{{"groups", groups}};
+  if (joint_.known()) j["joint"] = joint_.toJson();
+  return j;
 }
 
 TrainingEnvelope TrainingEnvelope::fromJson(const OJson& j, const std::string& source) {
@@ -185,6 +188,7 @@ TrainingEnvelope TrainingEnvelope::fromJson(const OJson& j, const std::string& s
                             {.where = source + ": envelope", .error = JsonErrorKind::File, .keyNoun = "key"});
   const OJson& groups = r.array("groups");
   if (!groups.is_array()) r.wrong("groups", "an array of groups", groups);
+  if (const OJson* joint = r.find("joint")) e.joint_ = NeighbourEnvelope::fromJson(*joint, source);
   r.finish();
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const std::string where = source + ": envelope.groups[" + std::to_string(gi) + "]";

@@ -25,9 +25,16 @@
 /// of its magnitude. A component that is not a number in a point (the blocks of the
 /// other clusters of local PCA) is skipped.
 ///
+/// Beside the ranges, the joint envelope (NeighbourEnvelope): the distance of a run's
+/// positions, velocities, loads and load rates together to the nearest training sample,
+/// calibrated by the held-out check.
+///
 /// File: the trained model's "envelope" object,
-/// `{"groups": [{"name", "labels": [...], "low": [...], "high": [...], "unit": [...]}, ...]}`. Files written
-/// before envelopes have none: they load, and their runs say that no envelope is known.
+/// `{"groups": [{"name", "labels": [...], "low": [...], "high": [...], "unit": [...]}, ...], "joint":
+/// {...}}`. Files written before envelopes have none: they load, and their runs say that no envelope is
+/// known; files written before the joint envelope have no "joint": their runs state no bound.
+
+#include "engine/rom/neighbour_envelope.h"
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
@@ -77,6 +84,13 @@ class TrainingEnvelope {
   EnvelopeDistance distance(const Eigen::VectorXd& state, const Eigen::VectorXd& f_ext,
                             const std::map<std::string, double>& parameters) const;
 
+  /// The joint envelope (known() false when the runs lacked velocities, or in older files).
+  const NeighbourEnvelope& joint() const { return joint_; }
+  /// Calibrates the joint envelope (NeighbourEnvelope::calibrate).
+  void calibrateJoint(double heldOutDistance, double heldOutError) {
+    joint_.calibrate(heldOutDistance, heldOutError);
+  }
+
   /// "input W.z" / "state x_r2" / "parameter level": the component of a distance, for messages.
   std::string describe(const EnvelopeDistance& d) const;
 
@@ -86,6 +100,7 @@ class TrainingEnvelope {
 
  private:
   std::vector<EnvelopeGroup> groups_;
+  NeighbourEnvelope joint_;
 };
 
 }  // namespace mbdrom

@@ -612,9 +612,14 @@ RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitte
   o.judgeWholeRun = true;
   try {
     if (!heldOut.empty()) {
+      Dataset rest = fitted;  // the runs the probe was fitted on, for the joint envelope's calibration
+      rest.runs.clear();
+      for (std::size_t k = 0; k < fitted.runs.size(); ++k)
+        if (std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end())
+          rest.runs.push_back(fitted.runs[k]);
       RolloutCheck check = checkHeldOutRuns(model, probe, fitted, heldOut,
                                             static_cast<int>(fitted.runs.size() - heldOut.size()),
-                                            kHeldOutTolerance, &monitor);
+                                            kHeldOutTolerance, &monitor, &rest);
       check.caveat = heldOutCaveat(fitted, heldOut);
       return check;
     }

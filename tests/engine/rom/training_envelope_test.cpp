@@ -170,17 +170,22 @@ TEST_CASE(
   const auto again = reducedModelFromJson(rom->toJson(), "pod.json");
   CHECK(again->envelope().toJson().dump() == rom->envelope().toJson().dump());
 
-  SECTION("the training load stays inside, a weaker one too") {
-    for (const char* loadCase : {"train", "softer"}) {
-      INFO(loadCase);
-      TrajectoryRecorder recorder;
-      const RomSimulationSummary s = rom->simulate(model, options(model, loadCase, 4.0), recorder);
-      CHECK(s.envelopeKnown);
-      CHECK_FALSE(s.leftEnvelope());
-      CHECK(s.envelopeDistance <= kDefaultEnvelopeMargin);
-      CHECK(recorder.samples().back().envelopeDistance >= 0.0);
-      CHECK_THAT(envelopeSummaryText(s), Catch::StartsWith("stayed inside its training envelope"));
-    }
+  SECTION("the training load stays inside; a weaker one stays in range but meets rates never trained") {
+    TrajectoryRecorder recorder;
+    const RomSimulationSummary s = rom->simulate(model, options(model, "train", 4.0), recorder);
+    CHECK(s.envelopeKnown);
+    CHECK_FALSE(s.leftEnvelope());
+    CHECK(s.envelopeDistance <= kDefaultEnvelopeMargin);
+    CHECK(recorder.samples().back().envelopeDistance >= 0.0);
+    CHECK_THAT(envelopeSummaryText(s), Catch::StartsWith("stayed inside its training envelope"));
+    // One run trains one amplitude: at 14 N the force stays in its range, but a force of 14 N
+    // never came with the rate a 14 N sine has, so the joint envelope calls it outside.
+    TrajectoryRecorder softer;
+    const RomSimulationSummary w = rom->simulate(model, options(model, "softer", 4.0), softer);
+    CHECK(w.envelopeDistance <= kDefaultEnvelopeMargin);
+    CHECK(w.envelopeLeftAt < 0.0);
+    CHECK(w.jointLeftAt >= 0.0);
+    CHECK_THAT(envelopeSummaryText(w), Catch::Contains("load rates farthest"));
   }
   SECTION("30 N where training saw 20 N: warned with when and how far") {
     TrajectoryRecorder recorder;
@@ -206,14 +211,13 @@ TEST_CASE(
                           Catch::Contains("outside: stop"));
     CHECK(recorder.status() == RunStatus::Failed);
     REQUIRE(!recorder.samples().empty());
-    CHECK(recorder.samples().back().envelopeDistance > kDefaultEnvelopeMargin);
     CHECK(recorder.samples().back().t < 0.5);
   }
-  SECTION("a wider margin lets the harder run pass; a negative one is refused") {
+  SECTION("a wider margin lets the harder run's ranges pass; a negative one is refused") {
     RunOptions o = options(model, "harder", 4.0);
     o.envelopeMargin = 1.0;
     TrajectoryRecorder recorder;
-    CHECK_FALSE(rom->simulate(model, o, recorder).leftEnvelope());
+    CHECK(rom->simulate(model, o, recorder).envelopeLeftAt < 0.0);
     o.envelopeMargin = -0.1;
     TrajectoryRecorder refused;
     CHECK_THROWS_WITH(rom->simulate(model, o, refused), Catch::Contains("envelope margin"));

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Goals benchmark on mechanisms nobody tuned the methods to: errors, silent misses, false alarms.
+
+Every method is trained with its defaults on a Latin-hypercube design over the amplitude and
+frequency of a sine load (the guide's route: sweep, merge, train), then run on
+  - two of its own design points (training runs: no warning may come);
+  - three other sine design points inside the design ranges (unseen, same kind);
+  - four loads of other waveforms whose force range and frequency content lie inside the design:
+    a step (smoothed over 50 ms), a half-sine bump, a chirp over the design's band and a sum of
+    two sines (unseen, other kinds).
+Error: relative RMSE as `mbdrom-cli compare` defines it, the worst tracked point. A run more than
+5 % off is a *miss*; a miss is *silent* when the reduced run printed no warning. A run at most
+2.5 % off that warns is a *false alarm*. When a run states a bound ("inside, expect <= X %"),
+the bound *covers* the run when its error is at most X. Speed: `rom-simulate --benchmark` on the
+chirp (the reduced model at its own step against the full model's default run, one core).
+
+The mechanisms are written from textbook descriptions in bench/models/textbook (a vibration
+absorber with two coupled resonances, a bar on a stiff spring carrying a pendulum, a slider-crank in
+millimetre geometry); their descriptions say which book.
+
+  python3 bench/rom_trust.py [--cli build/release/app/cli/mbdrom-cli] [--work DIR]
+                             [--mechanisms NAME,...] [--methods pod,ae,pca,node,sindy]
+                             [--quick] [--check] [--json FILE]
+--quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
+--check: exit 1 when a run misses silently or a training run warns.
+"""
+import argparse
+import copy
+import csv
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+MODELS = os.path.join(HERE, "models", "textbook")
+
+# name: model file, the load the design varies, its amplitude and frequency ranges, run length,
+# output interval, POD's mode count (its required setting: the degrees of freedom).
+MECHANISMS = {
+    "vibration_absorber": dict(file="vibration_absorber.json", load="shaker", amplitude=(5.0, 20.0),
+                               frequency=(1.5, 5.0), t_end=4.0, output_dt=0.005, nr=2),
+    "stiff_bar_pendulum": dict(file="stiff_bar_pendulum.json", load="push", amplitude=(1.0, 4.0),
+                               frequency=(0.4, 2.0), t_end=5.0, output_dt=0.005, nr=2),
+    "mm_slider_crank": dict(file="mm_slider_crank.json", load="motor", amplitude=(3e-5, 1.2e-4),
+                            frequency=(2.0, 8.0), t_end=3.0, output_dt=0.005, nr=1),
+}
+METHODS = ["pod", "ae", "pca", "node", "sindy"]
+MISS = 0.05
+QUIET = 0.025
+
+
+def run(cmd, log):
+    """Runs `cmd` on core 0; returns (exit code, stdout, stderr), both also written to `log`."""
+    full = ["taskset", "-c", "0"] + cmd if shutil.which("taskset") else cmd
+    p = subprocess.run(full, capture_output=True, text=True)
+    with open(log, "w") as f:
+        f.write(" ".join(cmd) + "\n" + p.stdout + p.stderr)
+    return p.returncode, p.stdout, p.stderr
+
+
+def sine(a, f, phase=0.0):
+    return {"type": "sine", "amplitude": a, "frequency": f, "phase": phase}
+
+
+def unseen_loads(spec, quick):
+    """The load functions of the unseen runs, by name."""
+    (alo, ahi), (flo, fhi) = spec["amplitude"], spec["frequency"]
+    t_end = spec["t_end"]
+    fmid = 0.5 * (flo + fhi)
+    width = 1.0 / (2.0 * fmid)
+    bump_t = [0.0, 0.5] + [0.5 + width * k / 40 for k in range(1, 41)] + [t_end]
+    bump_v = [0.0, 0.0] + [0.8 * ahi * math.sin(math.pi * k / 40) for k in range(1, 41)] + [0.0]
+    loads = {
+        "step": {"type": "smooth_step", "t0": 0.5, "t1": 0.55, "value": 0.7 * ahi},
+        "bump": {"type": "table", "times": bump_t, "values": bump_v},
+        "chirp": {"type": "chirp", "amplitude": 0.6 * ahi, "frequency": flo, "rate": (fhi - flo) / t_end},
+        "two_sines": {"type": "sum", "terms": [sine(0.45 * ahi, flo + 0.25 * (fhi - flo)),
+                                               sine(0.4 * ahi, flo + 0.8 * (fhi - flo), 1.0)]},
+    }
+    points = [(0.3, 0.7), (0.6, 0.2), (0.85, 0.55)]
+    for i, (fa, ff) in enumerate(points[:1] if quick else points):
+        loads[f"sine_{i + 1}"] = sine(alo + fa * (ahi - alo), flo + ff * (fhi - flo))
+    if quick:
+        del loads["bump"], loads["two_sines"]
+    return loads
+
+
+def design_rows(sweep_dir):
+    with open(os.path.join(sweep_dir, "design.csv")) as f:
+        return list(csv.DictReader(row for row in f if not row.startswith("#")))
+
+
+def model_with_cases(spec, src, dst, sweep_dir, quick):
+    """The mechanism with a load case per evaluated run: kinds "training" and "unseen"."""
+    m = json.load(open(src))
+    base = next(c for c in m["load_cases"] if c["name"] == "train")
+    kinds = {}
+    load = spec["load"]
+    for i, row in enumerate(design_rows(sweep_dir)[:2]):
+        case = copy.deepcopy(base)
+        case["name"] = f"design_{i + 1}"
+        fn = next(l for l in case["loads"] if l["name"] == load)["function"]
+        fn["amplitude"] = float(row[f"load.{load}.amplitude"])
+        fn["frequency"] = float(row[f"load.{load}.frequency"])
+        m["load_cases"].append(case)
+        kinds[case["name"]] = "training"
+    for name, fn in unseen_loads(spec, quick).items():
+        case = copy.deepcopy(base)
+        case["name"] = name
+        next(l for l in case["loads"] if l["name"] == load)["function"] = fn
+        m["load_cases"].append(case)
+        kinds[name] = "unseen"
+    json.dump(m, open(dst, "w"), indent=1)
+    return kinds
+
+
+def worst_point(compare_json):
+    try:
+        c = json.loads(compare_json)
+    except ValueError:
+        return None, None
+    points = [p for p in c.get("points", []) if p.get("reference_rms", 0) > 0]
+    if not points:
+        return None, None
+    p = max(points, key=lambda p: p["relative_rmse"])
+    return p["relative_rmse"], p["name"]
+
+
+BOUND = re.compile(r"expect\s*(?:<=|≤)\s*([0-9.eE+-]+)\s*%")
+SPEED = re.compile(r"speed-up\s+([0-9.eE+-]+)\s*x")
+
+
+def mechanism(name, spec, args, out):
+    work = os.path.join(args.work, name)
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    cli = args.cli
+    src = os.path.join(MODELS, spec["file"])
+    span = ["--t-end", str(spec["t_end"] * (0.6 if args.quick else 1.0)), "--output-dt", str(spec["output_dt"])]
+    load = spec["load"]
+    (alo, ahi), (flo, fhi) = spec["amplitude"], spec["frequency"]
+    runs = 6 if args.quick else 10
+    code, _, err = run([cli, "sweep", src, "-o", f"{work}/sweep", "--load-case", "train",
+                        "--vary", f"load.{load}.amplitude={alo}:{ahi}", "--vary", f"load.{load}.frequency={flo}:{fhi}",
+                        "--design", "latin-hypercube", "--runs", str(runs), "--seed", "1", "--jobs", "1"] + span,
+                       f"{work}/sweep.log")
+    if code:
+        sys.exit(f"{name}: sweep failed: {err.strip()}")
+    code, _, err = run([cli, "merge", f"{work}/sweep", "-o", f"{work}/dataset.json"], f"{work}/merge.log")
+    if code:
+        sys.exit(f"{name}: merge failed: {err.strip()}")
+    model = f"{work}/model.json"
+    kinds = model_with_cases(spec, src, model, f"{work}/sweep", args.quick)
+    for case in kinds:
+        code, _, err = run([cli, "simulate", model, "-o", f"{work}/ref_{case}.csv", "--load-case", case] + span,
+                           f"{work}/ref_{case}.log")
+        if code:
+            sys.exit(f"{name}: reference run {case} failed: {err.strip()}")
+
+    for method in args.methods:
+        extra = ["--nr", str(spec["nr"])] if method == "pod" else []
+        t0 = time.time()
+        code, stdout, err = run([cli, "train", method, "--model", src, "--data", f"{work}/dataset.json",
+                                 "-o", f"{work}/{method}.json"] + extra, f"{work}/{method}.train.log")
+        row = {"mechanism": name, "method": method, "training_seconds": time.time() - t0, "runs": []}
+        out.append(row)
+        if code:
+            row["training_failed"] = (err.strip().splitlines() or ["?"])[-1]
+            continue
+        verdict = re.search(r"^verdict\s+(.*)$", stdout, re.M)
+        row["verdict"] = verdict.group(1) if verdict else ""
+        for case, kind in kinds.items():
+            csv_out = f"{work}/{method}_{case}.csv"
+            cmd = [cli, "rom-simulate", f"{work}/{method}.json", "--model", model, "--load-case", case, "-o",
+                   csv_out] + span + (["--benchmark"] if case == "chirp" else [])
+            code, stdout, err = run(cmd, f"{work}/{method}_{case}.log")
+            # Accuracy signals only: the speed note of --benchmark says nothing about the error.
+            warnings = [l.split("warning: ", 1)[1] for l in err.splitlines()
+                        if ": warning: " in l and "slower than the full model" not in l]
+            r = {"case": case, "kind": kind, "exit": code, "warnings": warnings}
+            if code == 0 or os.path.exists(csv_out):
+                _, cmp_out, _ = run([cli, "compare", f"{work}/ref_{case}.csv", csv_out, "--json"],
+                                    f"{work}/{method}_{case}.compare.log")
+                r["error"], r["point"] = worst_point(cmp_out)
+            if code:
+                r["stopped"] = (err.strip().splitlines() or ["?"])[-1]
+            bound = BOUND.search(stdout + err)
+            r["bound"] = float(bound.group(1)) / 100 if bound else None
+            speed = SPEED.search(stdout)
+            if speed:
+                row["speed_up"] = float(speed.group(1))
+            row["runs"].append(r)
+
+
+def classify(r):
+    """'miss', 'silent miss', 'false alarm', 'ok' or 'ok, warned' for one run."""
+    err = r.get("error")
+    warned = bool(r["warnings"]) or r["exit"] != 0
+    if err is None or not math.isfinite(err) or err > MISS:
+        return "miss" if warned else "silent miss"
+    if warned and err <= QUIET:
+        return "false alarm"
+    return "ok, warned" if warned else "ok"
+
+
+def pct(x):
+    return "—" if x is None else ("%.2g %%" % (100 * x) if x < 0.01 else "%.1f %%" % (100 * x))
+
+
+def report(rows):
+    lines = ["| mechanism | method | training | training runs | unseen runs (median / worst) | misses | silent "
+             "misses | false alarms | bounds covering | speed-up |", "|---|---|---|---|---|---|---|---|---|---|"]
+    failed = []
+    for row in rows:
+        if "training_failed" in row:
+            lines.append(f"| {row['mechanism']} | {row['method']} | refused: {row['training_failed'][:120]} "
+                         "| | | | | | | |")
+            continue
+        train = [r for r in row["runs"] if r["kind"] == "training"]
+        unseen = [r for r in row["runs"] if r["kind"] == "unseen"]
+        kinds = [classify(r) for r in unseen]
+        errs = sorted(e if e is not None else math.inf for e in (r.get("error") for r in unseen))
+        tr_err = max((r.get("error") or math.inf) for r in train) if train else None
+        train_warned = [r["case"] for r in train if r["warnings"] or r["exit"]]
+        silent = [r["case"] for r, k in zip(unseen, kinds) if k == "silent miss"]
+        bounded = [r for r in unseen if r.get("bound") is not None and r.get("error") is not None]
+        covered = sum(1 for r in bounded if r["error"] <= r["bound"])
+        lines.append(
+            f"| {row['mechanism']} | {row['method']} | {row['training_seconds']:.0f} s | {pct(tr_err)}"
+            f"{' (warned: ' + ', '.join(train_warned) + ')' if train_warned else ''} | "
+            f"{pct(errs[len(errs) // 2])} / {pct(errs[-1])} | {kinds.count('miss') + len(silent)} of {len(unseen)} | "
+            f"{len(silent)}{' (' + ', '.join(silent) + ')' if silent else ''} | {kinds.count('false alarm')} | "
+            f"{f'{covered} of {len(bounded)}' if bounded else 'no bound'} | "
+            f"{'%.1fx' % row['speed_up'] if 'speed_up' in row else '—'} |")
+        failed += [f"{row['mechanism']}/{row['method']}: silent miss on {c}" for c in silent]
+        failed += [f"{row['mechanism']}/{row['method']}: warned on its training run {c}" for c in train_warned]
+    return "\n".join(lines), failed
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--cli", default="build/release/app/cli/mbdrom-cli")
+    p.add_argument("--work", default="/tmp/rom_trust")
+    p.add_argument("--mechanisms", default=",".join(MECHANISMS))
+    p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--check", action="store_true")
+    p.add_argument("--json")
+    args = p.parse_args()
+    args.cli = os.path.abspath(args.cli)
+    args.methods = args.methods.split(",")
+    rows = []
+    for name in args.mechanisms.split(","):
+        if name not in MECHANISMS:
+            sys.exit(f"unknown mechanism {name!r}: one of {', '.join(MECHANISMS)}")
+        mechanism(name, MECHANISMS[name], args, rows)
+    table, failed = report(rows)
+    print(table)
+    for row in rows:
+        for r in row["runs"]:
+            print(f"  {row['mechanism']}/{row['method']}/{r['case']}: {pct(r.get('error'))} at {r.get('point')}, "
+                  f"{classify(r) if r['kind'] == 'unseen' else 'training'}"
+                  f"{', bound ' + pct(r['bound']) if r.get('bound') is not None else ''}"
+                  f"{'; ' + ' | '.join(w[:90] for w in r['warnings']) if r['warnings'] else ''}")
+    if args.json:
+        json.dump(rows, open(args.json, "w"), indent=1)
+    if args.check and failed:
+        print("\n".join(failed), file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

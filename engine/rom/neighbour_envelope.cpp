@@ -1,0 +1,278 @@
+#include "engine/rom/neighbour_envelope.h"
+
+#include "engine/core/error.h"
+#include "engine/core/json_reader.h"
+#include "engine/core/ordered_json.h"
+#include "engine/data/dataset.h"
+#include "engine/rom/rom_support.h"
+
+#include <Eigen/Eigenvalues>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mbdrom {
+
+namespace {
+
+constexpr double kDirectionFraction = 1e-3;  // principal directions down to 1e-3 of the largest spread
+constexpr int kPositionDirections = 6;
+constexpr int kLoadDirections = 3;
+
+// Principal directions of the columns of `x` (centred on `mean`) whose standard deviation is
+// at least kDirectionFraction of the largest, at most `most`; their deviations in `spread`.
+Eigen::MatrixXd principalDirections(const Eigen::MatrixXd& x, const Eigen::VectorXd& mean, int most,
+                                    Eigen::VectorXd& spread) {
+  const Eigen::MatrixXd centred = x.colwise() - mean;
+  const Eigen::MatrixXd covariance = centred * centred.transpose() / static_cast<double>(x.cols());
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(covariance);
+  const Eigen::VectorXd values = eig.eigenvalues().reverse().cwiseMax(0.0);
+  const Eigen::MatrixXd vectors = eig.eigenvectors().rowwise().reverse();
+  const double largest = values.size() ? std::sqrt(values(0)) : 0.0;
+  int m = 0;
+  while (m < std::min<int>(most, static_cast<int>(values.size())) && largest > 0.0 &&
+         std::sqrt(values(m)) >= kDirectionFraction * largest)
+    ++m;
+  spread = values.head(m).cwiseSqrt();
+  return vectors.leftCols(m);
+}
+
+// RMS of each row of `x`, at least `floor` times the largest (a direction without rate still has a unit).
+Eigen::VectorXd rowRms(const Eigen::MatrixXd& x, double floor) {
+  Eigen::VectorXd r =
+      (x.rowwise().squaredNorm() / std::max<double>(1.0, static_cast<double>(x.cols()))).cwiseSqrt();
+  const double largest = r.size() ? r.maxCoeff() : 0.0;
+  return r.cwiseMax(std::max(floor * largest, 1e-300));
+}
+
+// The columns of `x` thinned so that each lies within `r` of a kept one (greedy, in order).
+std::vector<Eigen::Index> thinned(const Eigen::MatrixXd& x, double r) {
+  std::vector<Eigen::Index> kept;
+  const double r2 = r * r;
+  for (Eigen::Index k = 0; k < x.cols(); ++k) {
+    bool covered = false;
+    for (auto it = kept.rbegin(); it != kept.rend() && !covered; ++it)
+      covered = (x.col(*it) - x.col(k)).squaredNorm() <= r2;
+    if (!covered) kept.push_back(k);
+    if (static_cast<int>(kept.size()) > NeighbourEnvelope::kMaxKept) return kept;
+  }
+  return kept;
+}
+
+}  // namespace
+
+NeighbourEnvelope NeighbourEnvelope::fromDataset(const Dataset& dataset, bool loads) {
+  NeighbourEnvelope e;
+  Eigen::Index total = 0;
+  for (const DatasetRun& run : dataset.runs) {
+    if (run.samples() < 2 || run.qd.cols() != run.samples() || run.q.rows() != run.qd.rows()) return e;
+    loads = loads && run.f_ext.cols() == run.samples() && run.f_ext.rows() == run.q.rows();
+    total += run.samples();
+  }
+  if (total == 0) return e;
+  const Eigen::Index nq = dataset.runs.front().q.rows();
+  Eigen::MatrixXd Q(nq, total), V(nq, total), F, Fd;
+  if (loads) {
+    F.resize(nq, total);
+    Fd.resize(nq, total);
+  }
+  Eigen::Index col = 0;
+  for (const DatasetRun& run : dataset.runs) {
+    const Eigen::Index N = run.samples();
+    Q.middleCols(col, N) = run.q;
+    V.middleCols(col, N) = run.qd;
+    if (loads) {
+      F.middleCols(col, N) = run.f_ext;
+      // The rate at a sample: the difference to the one before (the first: to the one after).
+      for (Eigen::Index k = 0; k < N; ++k) {
+        const Eigen::Index a = k == 0 ? 0 : k - 1, b = k == 0 ? 1 : k;
+        const double dt = run.t(b) - run.t(a);
+        Fd.col(col + k) = dt > 0.0 ? Eigen::VectorXd((run.f_ext.col(b) - run.f_ext.col(a)) / dt)
+                                   : Eigen::VectorXd::Zero(nq);
+      }
+    }
+    col += N;
+  }
+  e.qMean_ = Q.rowwise().mean();
+  Eigen::VectorXd spread;
+  e.qBasis_ = principalDirections(Q, e.qMean_, kPositionDirections, spread);
+  if (e.qBasis_.cols() == 0) return NeighbourEnvelope{};  // nothing moved: nothing to measure against
+  e.qScale_ = spread;
+  e.vScale_ = rowRms(e.qBasis_.transpose() * V, kDirectionFraction);
+  e.fMean_ = Eigen::VectorXd::Zero(nq);
+  if (loads) {
+    e.fMean_ = F.rowwise().mean();
+    e.fBasis_ = principalDirections(F, e.fMean_, kLoadDirections, spread);
+    e.fScale_ = spread;
+    e.rateScale_ = rowRms(e.fBasis_.transpose() * Fd, kDirectionFraction);
+  } else {
+    e.fBasis_.resize(nq, 0);
+  }
+  Eigen::MatrixXd X(e.qBasis_.cols() * 2 + e.fBasis_.cols() * 2, total);
+  for (Eigen::Index k = 0; k < total; ++k)
+    X.col(k) = e.features(Q.col(k), V.col(k), loads ? Eigen::VectorXd(F.col(k)) : Eigen::VectorXd(),
+                          loads ? Eigen::VectorXd(Fd.col(k)) : Eigen::VectorXd());
+  // The finest resolution (0: every sample kept) that keeps at most kMaxKept samples.
+  double r = 0.0;
+  std::vector<Eigen::Index> kept = thinned(X, r);
+  while (static_cast<int>(kept.size()) > kMaxKept) {
+    r = r > 0.0 ? 1.5 * r : 0.02;
+    kept = thinned(X, r);
+  }
+  e.resolution_ = r;
+  e.samples_.resize(X.rows(), static_cast<Eigen::Index>(kept.size()));
+  for (std::size_t i = 0; i < kept.size(); ++i) e.samples_.col(static_cast<Eigen::Index>(i)) = X.col(kept[i]);
+  e.sortSamples();
+  return e;
+}
+
+Eigen::VectorXd NeighbourEnvelope::features(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                            const Eigen::VectorXd& f_ext,
+                                            const Eigen::VectorXd& f_rate) const {
+  const Eigen::Index m = qBasis_.cols(), mf = fBasis_.cols();
+  Eigen::VectorXd x(2 * m + 2 * mf);
+  x.head(m) = (qBasis_.transpose() * (q - qMean_)).cwiseQuotient(qScale_);
+  x.segment(m, m) = (qBasis_.transpose() * qd).cwiseQuotient(vScale_);
+  if (mf > 0) {
+    x.segment(2 * m, mf) = (fBasis_.transpose() * (f_ext - fMean_)).cwiseQuotient(fScale_);
+    x.tail(mf) = (fBasis_.transpose() * f_rate).cwiseQuotient(rateScale_);
+  }
+  return x;
+}
+
+double NeighbourEnvelope::distance(const Eigen::VectorXd& x, int& hint) const {
+  const Eigen::Index K = samples_.cols(), n = samples_.rows();
+  if (K == 0) return 0.0;
+  if (!x.allFinite()) return std::numeric_limits<double>::infinity();
+  if (hint < 0 || hint >= K) hint = 0;
+  double best = (samples_.col(hint) - x).squaredNorm();
+  const double* s = samples_.data();
+  // The samples are sorted by their first feature: walk out from x's place in that order
+  // and stop on each side once the first feature alone is farther than the best so far.
+  auto visit = [&](Eigen::Index k) {
+    const double* c = s + k * n;
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < n && sum < best; ++i) sum += (c[i] - x(i)) * (c[i] - x(i));
+    if (sum < best) {
+      best = sum;
+      hint = static_cast<int>(k);
+    }
+  };
+  Eigen::Index lo = firstAtLeast(x(0)), hi = lo;
+  for (--lo; lo >= 0; --lo) {
+    const double d0 = x(0) - s[lo * n];
+    if (d0 * d0 >= best) break;
+    visit(lo);
+  }
+  for (; hi < K; ++hi) {
+    const double d0 = s[hi * n] - x(0);
+    if (d0 * d0 >= best) break;
+    visit(hi);
+  }
+  return std::sqrt(best);
+}
+
+Eigen::Index NeighbourEnvelope::firstAtLeast(double key) const {
+  Eigen::Index lo = 0, hi = samples_.cols();
+  while (lo < hi) {
+    const Eigen::Index mid = (lo + hi) / 2;
+    if (samples_(0, mid) < key)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+void NeighbourEnvelope::sortSamples() {
+  if (samples_.rows() == 0) return;
+  std::vector<Eigen::Index> order(static_cast<std::size_t>(samples_.cols()));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<Eigen::Index>(i);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](Eigen::Index a, Eigen::Index b) { return samples_(0, a) < samples_(0, b); });
+  Eigen::MatrixXd sorted(samples_.rows(), samples_.cols());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    sorted.col(static_cast<Eigen::Index>(i)) = samples_.col(order[i]);
+  samples_ = std::move(sorted);
+}
+
+std::string NeighbourEnvelope::farthestPart(const Eigen::VectorXd& x, int nearest) const {
+  if (nearest < 0 || nearest >= samples_.cols() || x.size() != samples_.rows()) return "state";
+  const Eigen::VectorXd gap = (x - samples_.col(nearest)).cwiseAbs2();
+  const Eigen::Index m = qBasis_.cols(), mf = fBasis_.cols();
+  const double parts[4] = {gap.head(m).sum(), gap.segment(m, m).sum(), gap.segment(2 * m, mf).sum(),
+                           gap.tail(mf).sum()};
+  static const char* names[4] = {"positions", "velocities", "loads", "load rates"};
+  return names[std::max_element(parts, parts + 4) - parts];
+}
+
+void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError) {
+  if (!(heldOutDistance >= 0.0) || !std::isfinite(heldOutDistance) || !(heldOutError >= 0.0) ||
+      !std::isfinite(heldOutError))
+    return;
+  heldOutDistance_ = heldOutDistance;
+  heldOutError_ = heldOutError;
+}
+
+double NeighbourEnvelope::gate() const {
+  return kGateFactor * std::max(heldOutDistance_, resolution_);
+}
+
+double NeighbourEnvelope::expectedError(double d) const {
+  const double scale = std::max({heldOutDistance_, resolution_, 1e-12});
+  return kBoundFactor * heldOutError_ * std::max(1.0, d / scale);
+}
+
+OJson NeighbourEnvelope::toJson() const {
+  OJson j{{"position_mean", vectorJson(qMean_)},
+          {"position_basis", matrixJson(qBasis_)},
+          {"position_scale", vectorJson(qScale_)},
+          {"velocity_scale", vectorJson(vScale_)},
+          {"load_mean", vectorJson(fMean_)},
+          {"load_basis", matrixJson(fBasis_)},
+          {"load_scale", vectorJson(fScale_)},
+          {"load_rate_scale", vectorJson(rateScale_)},
+          {"resolution", resolution_},
+          {"samples", matrixJson(samples_)}};
+  if (calibrated())
+    j["calibration"] = OJson{{"held_out_distance", heldOutDistance_}, {"held_out_error", heldOutError_}};
+  return j;
+}
+
+NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string& source) {
+  const std::string where = source + ": envelope.joint";
+  JsonObjectReader<OJson> r(j, {.where = where, .error = JsonErrorKind::File, .keyNoun = "key"});
+  NeighbourEnvelope e;
+  e.qMean_ = vectorFromJson(r.get("position_mean"), -1, where + ".position_mean");
+  const Eigen::Index nq = e.qMean_.size();
+  e.qBasis_ = matrixFromJson(r.get("position_basis"), nq, -1, where + ".position_basis");
+  const Eigen::Index m = e.qBasis_.cols();
+  e.qScale_ = vectorFromJson(r.get("position_scale"), m, where + ".position_scale");
+  e.vScale_ = vectorFromJson(r.get("velocity_scale"), m, where + ".velocity_scale");
+  e.fMean_ = vectorFromJson(r.get("load_mean"), nq, where + ".load_mean");
+  e.fBasis_ = matrixFromJson(r.get("load_basis"), nq, -1, where + ".load_basis");
+  if (e.fBasis_.rows() != nq) e.fBasis_.resize(nq, 0);  // an empty array: no load features
+  const Eigen::Index mf = e.fBasis_.cols();
+  e.fScale_ = vectorFromJson(r.get("load_scale"), mf, where + ".load_scale");
+  e.rateScale_ = vectorFromJson(r.get("load_rate_scale"), mf, where + ".load_rate_scale");
+  e.resolution_ = r.number("resolution", {.min = 0});
+  e.samples_ = matrixFromJson(r.get("samples"), 2 * m + 2 * mf, -1, where + ".samples");
+  for (const Eigen::VectorXd* scale : {&e.qScale_, &e.vScale_, &e.fScale_, &e.rateScale_})
+    if (scale->size() && !(scale->minCoeff() > 0.0)) r.fail("a scale is not positive");
+  if (!e.samples_.allFinite() || !e.qBasis_.allFinite() || !e.fBasis_.allFinite())
+    r.fail("a basis or sample is not finite");
+  if (const OJson* c = r.find("calibration")) {
+    JsonObjectReader<OJson> cr(
+        *c, {.where = where + ".calibration", .error = JsonErrorKind::File, .keyNoun = "key"});
+    e.heldOutDistance_ = cr.number("held_out_distance", {.min = 0});
+    e.heldOutError_ = cr.number("held_out_error", {.min = 0});
+    cr.finish();
+  }
+  r.finish();
+  e.sortSamples();  // as written, but a file edited by hand need not be
+  return e;
+}
+
+}  // namespace mbdrom

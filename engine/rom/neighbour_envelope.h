@@ -1,0 +1,99 @@
+#pragma once
+/// @file
+/// The joint envelope of a reduced model: how far a run's state and loads, taken together,
+/// lie from every sample the model was trained on. Per-component ranges call any signal
+/// whose values stay in range "inside", whatever its shape (a step inside the trained force
+/// range, met at a state the sines never reached); a nearest-sample distance over positions,
+/// velocities, loads and load rates does not.
+///
+/// Features of a sample (method-independent: the full model's q, qd, f_ext):
+/// - positions q [m, -] projected on the training positions' principal directions (those
+///   with a standard deviation of at least 1e-3 of the largest, at most 6), centred on the
+///   training mean, each divided by its training standard deviation;
+/// - velocities qd on the same directions, each divided by its training RMS;
+/// - loads f_ext [N] likewise on the loads' own principal directions (at most 3), when the
+///   model's dynamics take loads and they varied in training;
+/// - load rates df_ext/dt [N/s] (differences between consecutive samples) on those
+///   directions, divided by their training RMS.
+/// The distance of a point is the Euclidean distance in these units to the nearest kept
+/// training sample; the kept samples thin the training samples so that every training
+/// sample lies within `resolution` of one (at most kMaxKept of them).
+///
+/// Calibration (at training, from the held-out check): `heldOutDistance`, the largest distance
+/// a held-out run reached from the samples of the model that did not see it, and
+/// `heldOutError`, that run's relative RMS error. A run whose largest distance d stays within
+/// the gate (kGateFactor times the larger of heldOutDistance and resolution) is inside and
+/// expects at most kBoundFactor * heldOutError * max(1, d / that scale); beyond the gate it is
+/// outside, with no bound.
+///
+/// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
+/// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
+/// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
+/// {"held_out_distance", "held_out_error"} (absent: not calibrated)}.
+
+#include <Eigen/Core>
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace mbdrom {
+
+struct Dataset;
+
+class NeighbourEnvelope {
+ public:
+  static constexpr int kMaxKept = 400;
+  static constexpr double kGateFactor = 2.0;
+  static constexpr double kBoundFactor = 2.0;
+
+  /// True when the envelope has training samples.
+  bool known() const { return samples_.cols() > 0; }
+  /// True when a held-out check calibrated it (calibrate()).
+  bool calibrated() const { return heldOutDistance_ >= 0.0; }
+
+  /// The envelope of `dataset` (runs with q and qd; f_ext used when `loads` and every run
+  /// has it). Unknown (known() false) when the runs lack velocities.
+  static NeighbourEnvelope fromDataset(const Dataset& dataset, bool loads);
+
+  /// Feature vector of one sample: q, qd, f_ext (size nq each) and the loads' rate [N/s]
+  /// (size nq); f_ext and its rate are ignored when the envelope has no load features.
+  Eigen::VectorXd features(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& f_ext,
+                           const Eigen::VectorXd& f_rate) const;
+  /// Distance of a feature vector to the nearest kept sample. `hint`: the index of the
+  /// nearest sample of the previous call (updated; speeds up runs, any value is correct).
+  double distance(const Eigen::VectorXd& features, int& hint) const;
+
+  /// What of `features` lies farthest from kept sample `nearest` (a hint from distance()):
+  /// "positions", "velocities", "loads" or "load rates".
+  std::string farthestPart(const Eigen::VectorXd& features, int nearest) const;
+
+  /// Records the held-out check's figures: the largest distance of a held-out run [feature
+  /// units] and its relative RMS error [-].
+  void calibrate(double heldOutDistance, double heldOutError);
+  double heldOutDistance() const { return heldOutDistance_; }
+  double heldOutError() const { return heldOutError_; }
+  double resolution() const { return resolution_; }
+  /// The distance beyond which a run is outside (calibrated only).
+  double gate() const;
+  /// The relative RMS error a run whose largest distance is `d` (<= gate()) expects [-].
+  double expectedError(double d) const;
+
+  nlohmann::ordered_json toJson() const;
+  /// Reads the envelope's "joint"; throws FileError naming `source` and the field.
+  static NeighbourEnvelope fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+ private:
+  /// Sorts the kept samples by their first feature (distance() walks that order).
+  void sortSamples();
+  /// The first kept sample whose first feature is at least `key` (cols() when none).
+  Eigen::Index firstAtLeast(double key) const;
+
+  Eigen::VectorXd qMean_, fMean_;
+  Eigen::MatrixXd qBasis_, fBasis_;  // nq x m, nq x mf
+  Eigen::VectorXd qScale_, vScale_, fScale_, rateScale_;
+  double resolution_ = 0.0;
+  Eigen::MatrixXd samples_;  // features x kept
+  double heldOutDistance_ = -1.0, heldOutError_ = 0.0;
+};
+
+}  // namespace mbdrom

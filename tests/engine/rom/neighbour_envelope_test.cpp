@@ -1,0 +1,158 @@
+// The joint envelope: the distance of a state and its loads, together, to the nearest
+// training sample, and its calibration by the held-out check.
+
+#include "engine/rom/neighbour_envelope.h"
+#include "engine/core/error.h"
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/rom/reduced_model.h"
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <random>
+
+using namespace mbdrom;
+using OJson = nlohmann::ordered_json;
+
+namespace {
+
+// The rail oscillator pushed by F sin(2 pi 1.5 t): 20 N and 10 N to train on, 30 N to run.
+const Model& jointRailModel() {
+  static const Model model = test::railOscillator({{"train", 20.0}, {"softer", 10.0}, {"harder", 30.0}});
+  return model;
+}
+
+Dataset jointTrainingData() {
+  Dataset d = makeDataset(jointRailModel());
+  for (const char* lc : {"train", "softer"})
+    addRun(d, runFromSamples(test::fullRun(jointRailModel(), lc, 3.0,
+                                           test::tempPath(std::string("joint_") + lc + ".csv"), 0.01),
+                             lc, lc));
+  return d;
+}
+
+int jointCoordinate(const Model& model, const std::string& name) {
+  for (int i = 0; i < model.nq(); ++i)
+    if (model.coordinateName(i) == name) return i;
+  FAIL("no coordinate " << name);
+  return -1;
+}
+
+Eigen::VectorXd jointFeaturesAt(const NeighbourEnvelope& e, const DatasetRun& run, Eigen::Index k) {
+  const Eigen::VectorXd rate = (run.f_ext.col(k) - run.f_ext.col(k - 1)) / (run.t(k) - run.t(k - 1));
+  return e.features(run.q.col(k), run.qd.col(k), run.f_ext.col(k), rate);
+}
+
+}  // namespace
+
+TEST_CASE("the joint envelope finds the nearest kept sample as a full search does", "[rom][envelope]") {
+  const NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
+  REQUIRE(e.known());
+  const OJson j = e.toJson();
+  const auto& samples = j["samples"];
+  const std::size_t dims = samples.size(), kept = samples[0].size();
+  CHECK(dims == 4);  // P.x, its rate, the push and its rate
+  CHECK(kept <= static_cast<std::size_t>(NeighbourEnvelope::kMaxKept));
+  std::mt19937 rng(7);
+  std::normal_distribution<double> normal(0.0, 1.5);
+  int hint = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    Eigen::VectorXd x(static_cast<Eigen::Index>(dims));
+    for (Eigen::Index i = 0; i < x.size(); ++i) x(i) = normal(rng);
+    double best = INFINITY;
+    for (std::size_t k = 0; k < kept; ++k) {
+      double sum = 0.0;
+      for (std::size_t i = 0; i < dims; ++i)
+        sum += std::pow(samples[i][k].get<double>() - x(static_cast<Eigen::Index>(i)), 2);
+      best = std::min(best, sum);
+    }
+    CHECK(e.distance(x, hint) == Approx(std::sqrt(best)).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("every training sample lies within the joint envelope's resolution, a held force far from it",
+          "[rom][envelope]") {
+  const Dataset data = jointTrainingData();
+  const NeighbourEnvelope e = NeighbourEnvelope::fromDataset(data, true);
+  int hint = 0;
+  double worst = 0.0;
+  for (const DatasetRun& run : data.runs)
+    for (Eigen::Index k = 1; k < run.samples(); ++k)
+      worst = std::max(worst, e.distance(jointFeaturesAt(e, run, k), hint));
+  CHECK(worst <= e.resolution() + 1e-12);
+  // 15 N held at rest in its static deflection: inside the trained force and position ranges,
+  // but the sines never rested there with the force still.
+  const DatasetRun& run = data.runs.front();
+  Eigen::VectorXd q = run.q.col(0), qd = Eigen::VectorXd::Zero(q.size()), f = run.f_ext.col(0);
+  const int x = jointCoordinate(jointRailModel(), "P.x");
+  q(x) += 15.0 / 800.0;
+  f(x) = 15.0;
+  const double held = e.distance(e.features(q, qd, f, Eigen::VectorXd::Zero(q.size())), hint);
+  CHECK(held > 3.0 * std::max(e.resolution(), worst));
+  CHECK(e.farthestPart(e.features(q, qd, f, Eigen::VectorXd::Zero(q.size())), hint) != "positions");
+}
+
+TEST_CASE("a joint envelope reads back with its distances, and a bad scale is refused by name",
+          "[rom][envelope]") {
+  NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
+  e.calibrate(0.8, 0.01);
+  const NeighbourEnvelope back = NeighbourEnvelope::fromJson(e.toJson(), "m.json");
+  REQUIRE(back.calibrated());
+  CHECK(back.gate() == Approx(e.gate()));
+  CHECK(back.expectedError(3.0) == Approx(e.expectedError(3.0)));
+  Eigen::VectorXd x = Eigen::VectorXd::Constant(4, 0.7);
+  int h1 = 0, h2 = 0;
+  CHECK(back.distance(x, h1) == Approx(e.distance(x, h2)));
+  OJson bad = e.toJson();
+  bad["velocity_scale"][0] = -1.0;
+  CHECK_THROWS_WITH(NeighbourEnvelope::fromJson(bad, "m.json"),
+                    Catch::Contains("m.json: envelope.joint") && Catch::Contains("scale"));
+}
+
+TEST_CASE("the calibrated bound grows with the distance and the gate is twice the held-out distance",
+          "[rom][envelope]") {
+  NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
+  CHECK_FALSE(e.calibrated());
+  e.calibrate(std::max(1.0, e.resolution()), 0.02);
+  const double scale = std::max(1.0, e.resolution());
+  CHECK(e.gate() == Approx(2.0 * scale));
+  CHECK(e.expectedError(0.1) == Approx(0.04));          // at most the held-out distance: twice its error
+  CHECK(e.expectedError(1.5 * scale) == Approx(0.06));  // beyond: in proportion
+  e.calibrate(NAN, 0.02);                               // a check without a figure changes nothing
+  CHECK(e.expectedError(0.1) == Approx(0.04));
+}
+
+TEST_CASE("a model trained on two runs states a bound its training runs keep and warns outside it",
+          "[rom][envelope]") {
+  const Model& model = jointRailModel();
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", jointTrainingData(), OJson{{"nr", 1}}, monitor, &model);
+  REQUIRE(rom->envelope().joint().calibrated());
+  RunOptions o;
+  o.tEnd = 3.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  o.loadCase = model.findLoadCase("train");
+  TrajectoryRecorder own;
+  const RomSimulationSummary inside = rom->simulate(model, o, own);
+  CHECK_FALSE(inside.leftEnvelope());
+  REQUIRE(std::isfinite(inside.expectedError));
+  const auto reference = test::fullRun(model, "train", 3.0, test::tempPath("joint_ref.csv"), 0.01);
+  double missed = 0.0, moved = 0.0, mean = 0.0;
+  const int x = jointCoordinate(model, "P.x");
+  for (const Sample& s : reference) mean += s.q(x) / static_cast<double>(reference.size());
+  for (std::size_t k = 0; k < reference.size(); ++k) {
+    missed += std::pow(own.samples()[k].q(x) - reference[k].q(x), 2);
+    moved += std::pow(reference[k].q(x) - mean, 2);
+  }
+  CHECK(std::sqrt(missed / moved) <= inside.expectedError);
+  CHECK_THAT(envelopeSummaryText(inside), Catch::Contains("expect <= "));
+
+  o.loadCase = model.findLoadCase("harder");  // 30 N: beyond every trained force
+  TrajectoryRecorder harder;
+  const RomSimulationSummary outside = rom->simulate(model, o, harder);
+  CHECK(outside.leftEnvelope());
+  CHECK_FALSE(std::isfinite(outside.expectedError));
+}
