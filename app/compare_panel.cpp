@@ -227,7 +227,9 @@ void ComparePanel::playInViewport() {
     const ReducedRunComparison& run = r.runs[k];
     std::vector<char> outside;
     if (run.summary.leftEnvelope())
-      for (const Sample& s : run.samples) outside.push_back(s.envelopeDistance > run.summary.envelopeMargin);
+      for (const Sample& s : run.samples)  // out of range, or after the joint distance passed its gate
+        outside.push_back(s.envelopeDistance > run.summary.envelopeMargin ||
+                          (run.summary.jointLeftAt >= 0.0 && s.t >= run.summary.jointLeftAt));
     overlays.push_back({r.names[static_cast<int>(k)], r.motions[k], r.colours[k], std::move(outside)});
   }
   viewport_->playWithOverlays(r.model, r.referenceMotion, std::move(overlays));
@@ -694,7 +696,7 @@ void ComparePanel::showResult() {
                                          : tr("inside (%1)").arg(number(e.envelopeDistance, 3)),
         e.envelopeKnown ? e.envelopeDistance : std::numeric_limits<double>::quiet_NaN());
     table_->item(10, col)->setToolTip(QString::fromStdString(envelopeSummaryText(e)));
-    if (e.leftEnvelope()) table_->item(10, col)->setForeground(QColor(211, 84, 0));
+    if (!c.envelopeWarning.empty()) table_->item(10, col)->setForeground(QColor(211, 84, 0));
   }
   QString summary = tr("%1 compared against \"%2\" over %3 s.")
                         .arg(r.names.join(", "), r.referenceName)
@@ -713,6 +715,9 @@ void ComparePanel::showResult() {
       summary += tr(" %1 left its training envelope at t = %2 s: its results from there on are extrapolated.")
                      .arg(r.names[static_cast<int>(k)])
                      .arg(r.runs[k].summary.leftAt());
+    else if (!r.runs[k].envelopeWarning.empty())
+      summary +=
+          tr(" %1: %2.").arg(r.names[static_cast<int>(k)], QString::fromStdString(r.runs[k].envelopeWarning));
   status_->setText(summary);
   reportButton_->setEnabled(true);
   plotChannel();

@@ -30,6 +30,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
 #include "widgets/analysis_panel.h"
 #include "widgets/hardpoint_table.h"
@@ -67,6 +68,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
 #include <QShortcut>
@@ -1455,8 +1457,17 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
   auto id = std::make_shared<int>(0);
   *id = runner_->submit(
       title,
-      [model, methodName, settings, makeData, result](Monitor& m) {
+      [model, methodName, settings, makeData, result, log = QPointer<widgets::LogView>(log_),
+       title](Monitor& m) {
         const Dataset dataset = makeData();
+        // What the held-out check cannot do with these runs, said before the training starts.
+        for (const std::string& w : heldOutPlanWarnings(*model, dataset))
+          QMetaObject::invokeMethod(
+              log,
+              [log, title, text = QString::fromStdString(w)] {
+                if (log) log->warning(QObject::tr("%1: %2").arg(title, text));
+              },
+              Qt::QueuedConnection);
         *result = trainReducedModel(methodName, dataset, settings, m, model.get());
       },
       [this, result, name, id](JobRunner::Outcome outcome, const QString&) {

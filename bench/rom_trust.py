@@ -22,7 +22,8 @@ millimetre geometry); their descriptions say which book.
                              [--mechanisms NAME,...] [--methods pod,ae,pca,node,sindy]
                              [--quick] [--check] [--json FILE]
 --quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
---check: exit 1 when a run misses silently or a training run warns.
+--check: exit 1 when a run misses silently, or a training run the model follows within 2.5 % warns
+(beyond what a model found wrong or not validated says on every run).
 """
 import argparse
 import copy
@@ -226,7 +227,12 @@ def report(rows):
         kinds = [classify(r) for r in unseen]
         errs = sorted(e if e is not None else math.inf for e in (r.get("error") for r in unseen))
         tr_err = max((r.get("error") or math.inf) for r in train) if train else None
-        train_warned = [r["case"] for r in train if r["warnings"] or r["exit"]]
+        # A model found wrong, or not validated, says so on every run, its training runs too: only
+        # another warning on a training run it follows (<= 2.5 %) cries wolf.
+        train_warned = [r["case"] for r in train
+                        if r.get("error") is not None and r["error"] <= QUIET and
+                        [w for w in r["warnings"] if "failed its check in training" not in w and
+                         "is unvalidated" not in w]]
         silent = [r["case"] for r, k in zip(unseen, kinds) if k == "silent miss"]
         bounded = [r for r in unseen if r.get("bound") is not None and r.get("error") is not None]
         covered = sum(1 for r in bounded if r["error"] <= r["bound"])

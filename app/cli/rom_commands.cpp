@@ -7,6 +7,7 @@
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/experiments/design_parameter.h"
+#include "engine/experiments/sweep_directory.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/held_input_run.h"
@@ -145,7 +146,9 @@ Dataset datasetFromRuns(const Model& model, const std::vector<std::string>& runs
         mergeDatasets(dataset, loadDataset(path));
         continue;
       }
-      addRun(dataset, runFromTable(model, readTrajectoryCsv(path), name));
+      DatasetRun run = runFromTable(model, readTrajectoryCsv(path), name);
+      run.parameters = sweepRunDesignValues(path, hashToString(model.mechanismHash()));  // a sweep's run
+      addRun(dataset, std::move(run));
     } catch (const InputError& e) {
       throw InputError(path + ": " + e.what());
     }
@@ -311,6 +314,9 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
     if (in.role == InputSpec::Role::Parameters)
       setParameters(request.dataset, request.settings, a, in.option);
   }
+  if (model && !request.dataset.runs.empty())  // what the held-out check cannot do, before the work
+    for (const std::string& w : heldOutPlanWarnings(*model, request.dataset))
+      err << "mbdrom-cli train: warning: " << w << "\n";
   const InterruptGuard guard;  // a stop during training writes nothing
   Monitor monitor = trainMonitor(err);
   const TrainingOutcome outcome = trainFromRequest(method, request, monitor);
@@ -405,7 +411,8 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
   out << "training envelope      " << envelopeSummaryText(s) << "\n";
-  if (s.leftEnvelope()) err << "mbdrom-cli rom-simulate: warning: the run " << envelopeSummaryText(s) << "\n";
+  if (const std::string w = envelopeWarning(*rom, s); !w.empty())
+    err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   out << "written                " << writer.writtenPath() << "\n";
   if (a.has("--benchmark")) {
     // The engine's comparison (as the workbench's Compare dock): the full model under the

@@ -11,6 +11,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -466,6 +467,22 @@ SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirsGiven) {
     throw FileError(std::string("merge: a sweep file or record is malformed (") + e.what() + ")");
   }
   return merge;
+}
+
+std::map<std::string, double> sweepRunDesignValues(const std::string& csvPath,
+                                                   const std::string& mechanismHash) {
+  const fs::path csv(csvPath);
+  if (csv.extension() != ".csv") return {};
+  const std::optional<Json> record = readRecord(csv.parent_path().string(), csv.stem().string());
+  std::map<std::string, double> values;
+  if (!record || (*record)["status"] != "ok" || (*record)["mechanism"] != mechanismHash) return values;
+  const auto it = record->find("parameters");
+  if (it == record->end() || !it->is_object()) return values;
+  for (const auto& [name, value] : it->items()) {
+    if (!value.is_number() || !std::isfinite(value.get<double>())) return {};  // a hand-edited record: none
+    values[name] = value.get<double>();
+  }
+  return values;
 }
 
 }  // namespace mbdrom

@@ -16,6 +16,7 @@
 #include "engine/experiments/experiment_run.h"
 #include "engine/experiments/shard.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -61,5 +62,13 @@ struct SweepMerge {
 /// directories, a record whose mechanism hash differs from the one its row gives,
 /// a trajectory that does not belong to its run's mechanism.
 SweepMerge mergeSweepDirectories(const std::vector<std::string>& dirs);
+
+/// The design values of a sweep's run given by its trajectory `csvPath` (`DIR/<run>.csv`): those
+/// of its record `DIR/<run>.run.json` when the record is a complete run of mechanism
+/// `mechanismHash` (16 hex digits); empty otherwise (no record, another mechanism, a failed or
+/// unreadable record). Training from a sweep's CSVs keeps the values the design ran them at, as
+/// from merge's dataset.
+std::map<std::string, double> sweepRunDesignValues(const std::string& csvPath,
+                                                   const std::string& mechanismHash);
 
 }  // namespace mbdrom

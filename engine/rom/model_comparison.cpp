@@ -52,6 +52,7 @@ ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel&
   }
   r.samples = recorder.samples();
   r.table = trajectoryTable(model, r.samples);
+  r.envelopeWarning = envelopeWarning(rom, r.summary);
   if (r.status == RunStatus::Completed && r.summary.realTimeFactor > 0.0 && fullRealTimeFactor > 0.0)
     r.speedUp = r.summary.realTimeFactor / fullRealTimeFactor;
   if (r.samples.empty()) {

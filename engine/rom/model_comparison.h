@@ -25,6 +25,8 @@ struct ReducedRunComparison {
   std::vector<Sample> samples;  ///< the reduced run, every sample until it stopped
   TrajectoryTable table;        ///< the same as trajectory-CSV columns
   RomSimulationSummary summary;
+  std::string
+      envelopeWarning;  ///< what the run says of its envelope (mbdrom::envelopeWarning), "" when nothing
   RunStatus status = RunStatus::Completed;
   std::string message;  ///< why the run stopped early (a divergence names the time), empty when completed
   /// Position errors over the span both runs cover; `compared` false (and

@@ -114,10 +114,22 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
   return warnings;
 }
 
+std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
+  if (summary.leftEnvelope()) return "the run " + envelopeSummaryText(summary);
+  // A model not validated, or found wrong, says so on every run already.
+  if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance &&
+      validationWarning(rom).empty())
+    return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
+           " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
+           " % its held-out check asks (the bound its training calibrated for how far the run went from the "
+           "training samples)";
+  return {};
+}
+
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
                                             const RomSimulationSummary& summary) {
   std::vector<std::string> warnings = modelWarnings(rom, options.parameters);
-  if (summary.leftEnvelope()) warnings.push_back("the run " + envelopeSummaryText(summary));
+  if (std::string w = envelopeWarning(rom, summary); !w.empty()) warnings.push_back(std::move(w));
   return warnings;
 }
 

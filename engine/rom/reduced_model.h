@@ -111,8 +111,14 @@ std::string validationWarning(const ReducedModel& rom);
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
                                        const std::map<std::string, double>& parameters);
 
+/// What a finished run says of its envelope when it warns: "the run left its training
+/// envelope at ..." when it did, "the run expects up to X % ..." when it stayed inside but its
+/// calibrated bound is above the held-out goal (kHeldOutTolerance) and `rom` has no
+/// validationWarning of its own; "" otherwise.
+std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
+
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,
-/// then "the run left its training envelope at ..." when it did.
+/// then envelopeWarning when there is one.
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
                                             const RomSimulationSummary& summary);
 

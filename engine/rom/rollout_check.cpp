@@ -553,3 +553,37 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
 }
 
 }  // namespace mbdrom
+
+namespace mbdrom {
+
+std::vector<std::string> heldOutPlanWarnings(const Model& model, const Dataset& dataset) {
+  std::vector<std::string> warnings;
+  if (dataset.runs.size() == 1)
+    return {
+        "one run: whole runs are held out to judge a model, so this one will be \"not validated\" and "
+        "every run of it will say so (give 2 runs or more)"};
+  std::vector<std::string> why;
+  for (const DatasetRun& run : dataset.runs)
+    if (std::string reason = replayOf(model, run).why; !reason.empty()) why.push_back(std::move(reason));
+  if (dataset.runs.size() - why.size() < 2 && !why.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < why.size() && k < 3; ++k) list += (k ? "; " : "") + why[k];
+    if (why.size() > 3) list += "; and " + std::to_string(why.size() - 3) + " more";
+    warnings.push_back("only " + std::to_string(dataset.runs.size() - why.size()) + " of the " +
+                       std::to_string(dataset.runs.size()) +
+                       " runs can be run again from their start, so no whole run can be held out and the "
+                       "model will be \"not validated\" (" +
+                       list + ")");
+    return warnings;
+  }
+  if (!why.empty())
+    warnings.push_back(std::to_string(why.size()) + " of the " + std::to_string(dataset.runs.size()) +
+                       " runs cannot be run again from their start and will not be held out (" + why.front() +
+                       (why.size() > 1 ? "; ..." : "") + ")");
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+  if (const std::string caveat = heldOutCaveat(dataset, heldOut); !caveat.empty())
+    warnings.push_back("the held-out runs cannot all lie inside the design: " + caveat);
+  return warnings;
+}
+
+}  // namespace mbdrom

@@ -114,6 +114,12 @@ std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetR
 /// extrapolation).
 std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset);
 
+/// What the held-out check will not be able to do with `dataset`, said before training (every
+/// front end warns of it): one run ("not validated"), runs that cannot be run again from their
+/// start (and why), held-out runs at the edge of the design. Empty when whole runs inside the
+/// design will be held out.
+std::vector<std::string> heldOutPlanWarnings(const Model& model, const Dataset& dataset);
+
 /// What limits a verdict on the runs `heldOut` of `dataset` (RolloutCheck::caveat): the first
 /// held-out run with a design value outside the other runs' range ("held-out run "r" lies at the
 /// edge of the design (x = 1.4, the other runs 0.6 … 1.2): …"), or "".

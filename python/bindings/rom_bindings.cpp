@@ -7,6 +7,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
 #include "python/bindings/bindings.h"
 #include "python/bindings/engine_call.h"
 
@@ -137,6 +138,9 @@ void bindReducedModel(py::module_& m) {
                                     "\"; name them apart (run.name = ..., or simulate(..., name=...))");
           addRun(request.dataset, runFromTable(*model, run->table, run->name, run->loadCase));
         }
+        // What the held-out check cannot do with these runs, said before the training starts.
+        for (const std::string& w : heldOutPlanWarnings(*model, request.dataset))
+          if (PyErr_WarnEx(unvalidatedWarningClass().ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
         TrainingOutcome outcome;
         EngineCall call(progress);
         call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });

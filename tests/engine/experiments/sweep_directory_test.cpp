@@ -222,3 +222,24 @@ TEST_CASE("merge names the part of every missing run however many parts wrote re
                Catch::Contains("(the parts that wrote records: 1/3, 3/3):\n  part 2/3: run_02, run_05"));
   }
 }
+
+TEST_CASE("a sweep's CSV gives its design values from its record, of its own mechanism only",
+          "[experiments]") {
+  Fixture f;
+  f.design = latinHypercubeDesign({{"load.push.amplitude", {}, 5.0, 30.0}}, 3, 11);
+  const auto outcome = runSweepDirectory(f.model, f.base, f.design, f.dir("one"), {});
+  REQUIRE(outcome.results.size() == 3u);
+  const std::string hash = hashToString(f.model.mechanismHash());
+  const std::string csv = f.dir("one") + "/" + f.design.runNames[1] + ".csv";
+  const auto values = sweepRunDesignValues(csv, hash);
+  REQUIRE(values.size() == 1u);
+  CHECK(values.at("load.push.amplitude") == f.design.points(1, 0));
+  CHECK(sweepRunDesignValues(csv, "0000000000000000").empty());              // another mechanism
+  CHECK(sweepRunDesignValues(f.dir("one") + "/nowhere.csv", hash).empty());  // no record
+  // A record edited to a value that is no number, or a failed run: no values.
+  const std::string record = f.dir("one") + "/" + f.design.runNames[1] + ".run.json";
+  auto j = nlohmann::json::parse(readRegularFile(record, kMaxSweepRecordBytes, "record"));
+  j["status"] = "failed";
+  writeFileAtomically(record, j.dump());
+  CHECK(sweepRunDesignValues(csv, hash).empty());
+}
