@@ -67,8 +67,13 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   if ((kind == "rollout misses" || kind == "rollout blows up") && !text.contains(tr("the model is wrong")))
     text += (text.isEmpty() ? QString() : QStringLiteral("; ")) +
             (kind == "rollout misses" ? tr("held-out rollout misses") : tr("held-out rollout blows up"));
-  if (kind == "not validated")
-    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) + tr("not validated (trained on one run)");
+  if (kind == "not validated") {
+    const auto runs = m.find("training_runs");
+    const bool several = runs != m.end() && runs->is_array() && runs->size() >= 2;
+    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) +
+            (several ? tr("not validated (fewer than two of its runs can be run again)")
+                     : tr("not validated (trained on one run)"));
+  }
   return text;
 }
 

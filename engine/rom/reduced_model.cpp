@@ -93,9 +93,24 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 std::string validationWarning(const ReducedModel& rom) {
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
-  if (*kind == "not validated")
+  if (*kind == "not validated") {
+    const auto runs = rom.metrics().find("training_runs");
+    const std::size_t n = runs != rom.metrics().end() && runs->is_array() ? runs->size() : 1;
+    if (n >= 2)
+      return "the model is unvalidated: of the " + std::to_string(n) +
+             " runs it was trained on, fewer than two can be run again from their start (their loads are no "
+             "load case or design point the model knows), so no whole run was held out to judge it";
     return "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
            "(train on 2 runs or more)";
+  }
+  if (*kind == "not judged") {
+    const auto rollout = rom.metrics().find("rollout");
+    const std::string why = rollout != rom.metrics().end() && rollout->is_object() &&
+                                    rollout->contains("text") && (*rollout)["text"].is_string()
+                                ? (*rollout)["text"].get<std::string>()
+                                : std::string("no held-out rollout");
+    return "the model is unvalidated: its held-out check could not run (" + why + ")";
+  }
   if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
   // A model its own check found wrong is as wrong in every run of it.
   const auto rollout = rom.metrics().find("rollout");
@@ -117,12 +132,13 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   if (summary.leftEnvelope()) return "the run " + envelopeSummaryText(summary);
   // A model not validated, or found wrong, says so on every run already.
+  // Up to the held-out runs' distance the model's verdict speaks for the run; beyond, its bound.
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance &&
-      validationWarning(rom).empty())
+      summary.jointDistance > summary.jointHeldOutDistance && validationWarning(rom).empty())
     return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
-           " % its held-out check asks (the bound its training calibrated for how far the run went from the "
-           "training samples)";
+           " % its held-out check asks (the bound its training calibrated for a run that goes this far from "
+           "the training samples, farther than the held-out runs went)";
   return {};
 }
 

@@ -70,6 +70,9 @@ struct RomSimulationSummary : RunSummary {
   std::string jointWorst;
   /// The calibrated gate of the joint distance (0: not calibrated).
   double jointGate = 0.0;
+  /// The largest joint distance the held-out check's runs reached (negative: not calibrated):
+  /// up to it the model's verdict speaks for the run.
+  double jointHeldOutDistance = -1.0;
   /// First output time whose joint distance exceeded the gate [s]; negative: never.
   double jointLeftAt = -1.0;
   /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no
@@ -102,8 +105,9 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
                                                 const std::map<std::string, double>& parameters);
 
 /// "the model is unvalidated: ..." for a model whose verdict is "not validated" (trained
-/// on one run), "the model failed its check in training (...)" for one whose held-out run
-/// missed or blew up, "" otherwise: every run of such a model says so.
+/// on one run, or on runs of which fewer than two can be run again) or "not judged" (its
+/// held-out check could not run), "the model failed its check in training (...)" for one whose
+/// held-out run missed or blew up, "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
 
 /// What a run of `rom` at `parameters` warns of before it starts, as every front end
@@ -112,8 +116,9 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
                                        const std::map<std::string, double>& parameters);
 
 /// What a finished run says of its envelope when it warns: "the run left its training
-/// envelope at ..." when it did, "the run expects up to X % ..." when it stayed inside but its
-/// calibrated bound is above the held-out goal (kHeldOutTolerance) and `rom` has no
+/// envelope at ..." when it did, "the run expects up to X % ..." when it stayed inside but went
+/// farther from the training samples than the held-out check's runs did, and its calibrated
+/// bound there is above the held-out goal (kHeldOutTolerance), for a model without a
 /// validationWarning of its own; "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
 

@@ -87,6 +87,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     summary_.jointDistance = 0.0;
     if (joint.calibrated()) {
       summary_.jointGate = joint.gate();
+      summary_.jointHeldOutDistance = joint.heldOutDistance();
       summary_.expectedError = joint.expectedError(0.0);
     }
   }

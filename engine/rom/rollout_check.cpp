@@ -207,8 +207,13 @@ HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb
   if (!check.done) return {"not judged", check.text()};
   if (!check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5))
     return {"not validated",
-            "not validated (needs 2 runs or more: whole runs are held out to judge a model); " + how +
-                check.text()};
+            "not validated (" +
+                (check.totalRuns >= 2
+                     ? "needs 2 runs or more that can be run again from their start: of these " +
+                           std::to_string(check.totalRuns) +
+                           ", fewer can, their loads being no load case or design point the model knows"
+                     : std::string("needs 2 runs or more: whole runs are held out to judge a model")) +
+                "); " + how + check.text()};
   if (check.failed || !check.passed())
     return {check.failed ? "rollout blows up" : "rollout misses",
             "the model is wrong: " + how + check.text()};
@@ -537,7 +542,7 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
       std::iota(every.begin(), every.end(), std::size_t{0});
       check = checkHeldOutRuns(model, *probe, dataset, every, 1, kHeldOutTolerance, &quiet, &head);
       check.wholeRuns = false;
-      check.trainedRuns = check.totalRuns = 0;
+      check.trainedRuns = 0;  // totalRuns stays: the verdict says how many runs could not be held out
       for (const DatasetRun& run : dataset.runs)
         if (run.name == check.run && run.samples() > 0)
           check.heldOutFrom =

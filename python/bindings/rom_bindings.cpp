@@ -97,8 +97,11 @@ void bindReducedModel(py::module_& m) {
           py::arg("envelope_margin") = kDefaultEnvelopeMargin, py::arg("progress") = py::none(),
           "A run of the reduced model under a load case of its mechanism, as 'mbdrom-cli rom-simulate': at "
           "its own step unless dt [s] is given, samples every output_dt [s], parameters mu by name. A run "
-          "that leaves the training envelope (by more than envelope_margin ranges) or a parameter outside "
-          "its trained range warns (mbdrom.EnvelopeWarning; run.warnings, run.left_envelope, "
+          "that leaves the training envelope (its ranges by more than envelope_margin ranges, or its state "
+          "and loads together past the gate of the joint distance its held-out check calibrated), whose "
+          "calibrated error bound (run.envelope: 'expect <= X %') is above the 5 % goal, or at a "
+          "parameter outside its trained range warns (mbdrom.EnvelopeWarning; run.warnings, "
+          "run.left_envelope, "
           "run.envelope), as does every run of a model trained on one run (mbdrom.UnvalidatedWarning); "
           "outside='stop' ends the run there with an error instead (its samples so far "
           "as the error's partial_run).")

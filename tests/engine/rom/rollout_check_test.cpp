@@ -75,6 +75,41 @@ TEST_CASE("a model trained on one run is not validated, and its runs say so", "[
   CHECK_THAT(warnings.front(), Catch::StartsWith("the model is unvalidated: it was trained on one run"));
 }
 
+TEST_CASE("runs whose loads the model cannot give again are not validated, and training says so first",
+          "[rollout_check]") {
+  const PushedRail r;
+  Dataset d = r.twoRuns();
+  for (DatasetRun& run : d.runs) run.loadCase.clear();
+  Monitor monitor;
+  SECTION("one of two can be run again") {
+    const Model other = railOscillator({{"push", 30.0}});  // the same mechanism, without "softer"
+    const std::vector<std::string> plan = heldOutPlanWarnings(other, d);
+    REQUIRE(plan.size() == 1);
+    CHECK_THAT(plan.front(), Catch::StartsWith("only 1 of the 2 runs can be run again from their start") &&
+                                 Catch::Contains("\"softer run\" recorded loads that no load case"));
+    const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &other);
+    CHECK(pod->metrics().at("verdict_kind") == "not validated");
+    CHECK_THAT(
+        pod->metrics().at("verdict").get<std::string>(),
+        Catch::StartsWith("not validated (needs 2 runs or more that can be run again from their start: "
+                          "of these 2, fewer can"));
+    CHECK_THAT(
+        validationWarning(*pod),
+        Catch::StartsWith("the model is unvalidated: of the 2 runs it was trained on, fewer than two"));
+  }
+  SECTION("none can: the model is not judged, and its runs say it is unvalidated") {
+    const Model other = railOscillator({{"elsewhere", 45.0}});
+    CHECK_THAT(heldOutPlanWarnings(other, d).front(), Catch::StartsWith("only 0 of the 2 runs"));
+    const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &other);
+    CHECK(pod->metrics().at("verdict_kind") == "not judged");
+    CHECK_THAT(
+        validationWarning(*pod),
+        Catch::StartsWith("the model is unvalidated: its held-out check could not run (no held-out rollout"));
+  }
+  CHECK(heldOutPlanWarnings(r.model, r.twoRuns()).empty());  // its own load cases: both can be held out
+  CHECK_THAT(heldOutPlanWarnings(r.model, r.dataset()).front(), Catch::StartsWith("one run: "));
+}
+
 TEST_CASE("with two runs one is held out whole and judged at every point over the whole run",
           "[rollout_check]") {
   const PushedRail r;
