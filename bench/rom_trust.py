@@ -254,7 +254,23 @@ def report(rows):
             f"{'%.1fx' % row['speed_up'] if 'speed_up' in row else '—'} |")
         failed += [f"{row['mechanism']}/{row['method']}: silent miss on {c}" for c in silent]
         failed += [f"{row['mechanism']}/{row['method']}: warned on its training run {c}" for c in train_warned]
-    return "\n".join(lines), failed
+    return "\n".join(lines) + "\n\n" + pooled(rows), failed
+
+
+def pooled(rows):
+    """One line over every model that trained: the rates the trust signals are judged by."""
+    unseen = [r for row in rows if "training_failed" not in row for r in row["runs"] if r["kind"] == "unseen"]
+    kinds = [classify(r) for r in unseen]
+    quiet = [k for r, k in zip(unseen, kinds) if r.get("error") is not None and r["error"] <= QUIET]
+    bounded = [r for r in unseen if r.get("bound") is not None and r.get("error") is not None and r["error"] > 0]
+    covered = [r for r in bounded if r["error"] <= r["bound"]]
+    ratios = sorted(r["bound"] / r["error"] for r in bounded)
+    median = ratios[len(ratios) // 2] if ratios else math.nan
+    return (f"pooled over {len(unseen)} unseen runs: {kinds.count('miss') + kinds.count('silent miss')} misses "
+            f"(> 5 %), {kinds.count('silent miss')} silent; {kinds.count('false alarm')} false alarms among the "
+            f"{len(quiet)} runs within 2.5 %; {len(bounded)} runs stated a bound, which covered "
+            f"{len(covered)} ({100 * len(covered) / max(1, len(bounded)):.0f} %), median bound / error "
+            f"{median:.2f}")
 
 
 def main():

@@ -90,6 +90,18 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
   return warnings;
 }
 
+namespace {
+
+// The recorded held-out check's sentence (metrics "rollout"."text"), or `fallback`.
+std::string rolloutText(const ReducedModel& rom, const std::string& fallback) {
+  const auto rollout = rom.metrics().find("rollout");
+  if (rollout == rom.metrics().end() || !rollout->is_object()) return fallback;
+  const auto text = rollout->find("text");
+  return text != rollout->end() && text->is_string() ? text->get<std::string>() : fallback;
+}
+
+}  // namespace
+
 std::string validationWarning(const ReducedModel& rom) {
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
@@ -103,22 +115,13 @@ std::string validationWarning(const ReducedModel& rom) {
     return "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
            "(train on 2 runs or more)";
   }
-  if (*kind == "not judged") {
-    const auto rollout = rom.metrics().find("rollout");
-    const std::string why = rollout != rom.metrics().end() && rollout->is_object() &&
-                                    rollout->contains("text") && (*rollout)["text"].is_string()
-                                ? (*rollout)["text"].get<std::string>()
-                                : std::string("no held-out rollout");
-    return "the model is unvalidated: its held-out check could not run (" + why + ")";
-  }
+  if (*kind == "not judged")
+    return "the model is unvalidated: its held-out check could not run (" +
+           rolloutText(rom, "no held-out rollout") + ")";
   if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
   // A model its own check found wrong is as wrong in every run of it.
-  const auto rollout = rom.metrics().find("rollout");
-  const std::string found = rollout != rom.metrics().end() && rollout->is_object() &&
-                                    rollout->contains("text") && (*rollout)["text"].is_string()
-                                ? (*rollout)["text"].get<std::string>()
-                                : std::string("it missed");
-  return "the model failed its check in training (" + found + "): do not trust its runs";
+  return "the model failed its check in training (" + rolloutText(rom, "it missed") +
+         "): do not trust its runs";
 }
 
 std::vector<std::string> modelWarnings(const ReducedModel& rom,

@@ -13,6 +13,7 @@
 #include <pybind11/pybind11.h>
 #include <nlohmann/json.hpp>
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -35,6 +36,9 @@ struct Run {
   std::optional<AccuracyCheck> accuracy;  ///< check_accuracy's result
   std::string envelope;       ///< a reduced run's envelope line (envelopeSummaryText), '' otherwise
   bool leftEnvelope = false;  ///< a reduced run that left its training envelope
+  /// A reduced run's calibrated error bound (relative RMS [-]); NaN: none (outside, not calibrated, no
+  /// reduced run).
+  double expectedError = std::numeric_limits<double>::quiet_NaN();
   /// q, qd, qdd of the table, made on first use (the table does not change).
   mutable std::shared_ptr<const DatasetRun> coordinates;
 };

@@ -84,6 +84,7 @@ void bindReducedModel(py::module_& m) {
             run->warnings = reducedRunWarnings(rom, o, summary);
             run->envelope = envelopeSummaryText(summary);
             run->leftEnvelope = summary.leftEnvelope();
+            run->expectedError = summary.expectedError;
             const std::string unvalidated = validationWarning(rom);
             for (const std::string& w : run->warnings) {
               const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();

@@ -165,6 +165,14 @@ void bindRun(py::module_& m) {
       .def_readonly("warnings", &Run::warnings,
                     "What the run warned of (also raised: RuntimeWarning for a full model's run, "
                     "mbdrom.EnvelopeWarning for a reduced one's).")
+      .def_property_readonly(
+          "expected_error",
+          [](const Run& run) -> py::object {
+            return std::isnan(run.expectedError) ? py::none() : py::cast(run.expectedError);
+          },
+          "A reduced run's calibrated error bound: the relative RMS error [-] it expects from how far it "
+          "went from its model's training samples ('expect <= X %' in run.envelope); None outside the "
+          "envelope, for a model whose training could not calibrate it, and for full runs.")
       .def_readonly("left_envelope", &Run::leftEnvelope,
                     "A reduced run that left its model's training envelope (False for other runs).")
       .def_readonly("envelope", &Run::envelope,
@@ -240,10 +248,11 @@ void bindRun(py::module_& m) {
               for (Eigen::Index c = 0; c < d.cols(); ++c) a(r, c) = d(r, c);
             return py::make_tuple(run.model ? py::cast(serializeModelSpec(run.model->spec())) : py::none(),
                                   run.table.columns, data, run.name, run.loadCase, run.error, run.integrator,
-                                  run.integratorReason, run.warnings, run.envelope, run.leftEnvelope);
+                                  run.integratorReason, run.warnings, run.envelope, run.leftEnvelope,
+                                  run.expectedError);
           },
           [](const py::tuple& state) {
-            if (state.size() != 6 && state.size() != 9 && state.size() != 11)
+            if (state.size() != 6 && state.size() != 9 && state.size() != 11 && state.size() != 12)
               throw py::value_error("not the pickled state of an mbdrom.Run");
             auto run = std::make_shared<Run>();
             if (!state[0].is_none())
@@ -264,10 +273,11 @@ void bindRun(py::module_& m) {
               run->integratorReason = state[7].cast<std::string>();
               run->warnings = state[8].cast<std::vector<std::string>>();
             }
-            if (state.size() == 11) {
+            if (state.size() >= 11) {
               run->envelope = state[9].cast<std::string>();
               run->leftEnvelope = state[10].cast<bool>();
             }
+            if (state.size() == 12) run->expectedError = state[11].cast<double>();
             return run;
           }))
       .def("__len__", [](const Run& run) { return run.table.data.rows(); })

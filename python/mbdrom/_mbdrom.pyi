@@ -125,6 +125,10 @@ class Run:
     def left_envelope(self) -> bool:
         """A reduced run that left its model's training envelope (False for other runs)."""
     @property
+    def expected_error(self) -> Optional[float]:
+        """A reduced run's calibrated error bound: the relative RMS error it expects ('expect <= X %' in
+        run.envelope); None outside the envelope, for an uncalibrated model and for full runs."""
+    @property
     def envelope(self) -> str:
         """A reduced run's training-envelope line ('' for other runs)."""
     @property

@@ -123,6 +123,14 @@ TEST_CASE(
     const mbdrom::RomSimulationSummary& s = r.runs[static_cast<std::size_t>(k)].summary;
     CHECK(tableValue(panel->metricsTable(), 9, column) == Approx(s.realTimeFactor / r.full.realTimeFactor));
     CHECK(tableValue(panel->metricsTable(), 11, column) == Approx(s.dt * 1e3));  // its step [ms]
+    // The envelope row: inside, with the bound the model's held-out check calibrated, as the CLI says it.
+    const QTableWidgetItem* envelope = panel->metricsTable()->item(10, column);
+    REQUIRE(envelope);
+    CHECK_FALSE(s.leftEnvelope());
+    REQUIRE(std::isfinite(s.expectedError));
+    CHECK(envelope->text() ==
+          QStringLiteral("inside, expect ≤ %1 %").arg(100.0 * s.expectedError, 0, 'g', 2));
+    CHECK(envelope->toolTip().contains("expect <= "));
   }
   // Series: the full run and both models, every sample; error curves per model.
   REQUIRE(panel->seriesPlot()->curves().size() == 3);

@@ -337,6 +337,10 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
             inside = rom.simulate(model, load_case="train", t_end=1.0)
     assert not inside.left_envelope and len(inside.warnings) == 1
     assert inside.envelope.startswith("stayed inside its training envelope")
+    # Its bound, calibrated by the check, as the envelope line states it; kept by pickle.
+    assert inside.expected_error is not None and 0 < inside.expected_error < 1
+    assert "expect <= " in inside.envelope
+    assert pickle.loads(pickle.dumps(inside)).expected_error == inside.expected_error
 
     with pytest.warns(mbdrom.EnvelopeWarning, match="left its training envelope at t = "):
         outside = rom.simulate(model, load_case="harder", t_end=1.0)
@@ -361,3 +365,4 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
         rom.simulate(model, load_case="harder", envelope_margin=-1)
     back = pickle.loads(pickle.dumps(outside))
     assert back.left_envelope and back.envelope == outside.envelope
+    assert outside.expected_error is None and back.expected_error is None  # outside: no bound
