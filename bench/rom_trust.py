@@ -47,7 +47,7 @@ MECHANISMS = {
                                frequency=(1.5, 5.0), t_end=4.0, output_dt=0.005, nr=2),
     "stiff_bar_pendulum": dict(file="stiff_bar_pendulum.json", load="push", amplitude=(1.0, 4.0),
                                frequency=(0.4, 2.0), t_end=5.0, output_dt=0.005, nr=2),
-    "mm_slider_crank": dict(file="mm_slider_crank.json", load="motor", amplitude=(3e-5, 1.2e-4),
+    "mm_slider_crank": dict(file="mm_slider_crank.json", load="motor", amplitude=(3e-6, 1.2e-5),
                             frequency=(2.0, 8.0), t_end=3.0, output_dt=0.005, nr=1),
     # The bundled example the methods' defaults were tuned on, for comparison: the tyre force
     # 2000 N plus a sine of the design (the unseen loads keep the 2000 N).
