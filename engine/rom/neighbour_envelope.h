@@ -48,6 +48,8 @@ class NeighbourEnvelope {
 
   /// True when the envelope has training samples.
   bool known() const { return samples_.cols() > 0; }
+  /// Natural coordinates the features are of (the trained mechanism's nq; 0 when unknown).
+  Eigen::Index coordinates() const { return qMean_.size(); }
   /// True when a held-out check calibrated it (calibrate()).
   bool calibrated() const { return heldOutDistance_ >= 0.0; }
 

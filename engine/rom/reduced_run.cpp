@@ -83,6 +83,10 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
   const NeighbourEnvelope& joint = rom.envelope().joint();
+  if (joint.known() && joint.coordinates() != model.nq())  // a file edited by hand
+    throw InputError("reduced model (" + rom.method() + "): its envelope.joint is of " +
+                     std::to_string(joint.coordinates()) + " coordinates, the mechanism has " +
+                     std::to_string(model.nq()));
   if (joint.known()) {
     summary_.jointDistance = 0.0;
     if (joint.calibrated()) {

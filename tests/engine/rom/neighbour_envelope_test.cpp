@@ -156,3 +156,25 @@ TEST_CASE("a model trained on two runs states a bound its training runs keep and
   CHECK(outside.leftEnvelope());
   CHECK_FALSE(std::isfinite(outside.expectedError));
 }
+
+TEST_CASE("a trained-model file whose joint envelope is of another mechanism is refused when it runs",
+          "[rom][envelope]") {
+  const Model& model = jointRailModel();
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", jointTrainingData(), OJson{{"nr", 1}}, monitor, &model);
+  // The joint envelope of a mechanism with other coordinates (the MacPherson's runs), pasted in.
+  const Model other(readModel(test::example("macpherson")));
+  Dataset data = makeDataset(other);
+  addRun(data,
+         runFromSamples(test::fullRun(other, "train", 0.2, test::tempPath("joint_other.csv")), "t", "train"));
+  OJson file = rom->toJson();
+  file["envelope"]["joint"] = NeighbourEnvelope::fromDataset(data, true).toJson();
+  const auto edited = reducedModelFromJson(file, "edited.json");
+  RunOptions o;
+  o.tEnd = 0.1;
+  o.integrator.dt = 1e-3;
+  o.loadCase = model.findLoadCase("train");
+  TrajectoryRecorder recorder;
+  CHECK_THROWS_WITH(edited->simulate(model, o, recorder),
+                    Catch::Contains("envelope.joint is of") && Catch::Contains("the mechanism has 3"));
+}
