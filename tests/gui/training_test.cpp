@@ -13,6 +13,7 @@
 #include "engine/model/model.h"
 #include "form_helpers.h"
 #include "gui_helpers.h"
+#include "widgets/log_view.h"
 #include "widgets/scene_view.h"
 #include "workbench_helpers.h"
 
@@ -173,6 +174,8 @@ TEST_CASE(
   CHECK(entry.rom->method() == "ae");
   CHECK(entry.rom->metrics().at("autoencoder").at("epochs").get<long long>() == 1500);
   CHECK(window.modelsPanel()->topLevelItemCount() == 1);
+  // Trained on one run: the Messages log said so before the training began.
+  CHECK(window.logView()->toPlainText().contains("one run: whole runs are held out to judge a model"));
   // Trained on one run, nothing was held out whole: the list says so (unless its quarter blew up).
   if (entry.rom->metrics().value("verdict_kind", std::string()) == "not validated")
     CHECK(window.modelsPanel()->topLevelItem(0)->text(3).contains("not validated (trained on one run)"));
