@@ -208,6 +208,40 @@ std::string NeighbourEnvelope::farthestPart(const Eigen::VectorXd& x, int neares
   return names[std::max_element(parts, parts + 4) - parts];
 }
 
+NeighbourTracker::NeighbourTracker(const NeighbourEnvelope& envelope)
+    : envelope_(envelope),
+      x_(envelope.samples_.rows()),
+      loads_(envelope.fBasis_.cols()),
+      previous_(envelope.fBasis_.cols()),
+      qMean_(envelope.qBasis_.transpose() * envelope.qMean_),
+      fMean_(envelope.fBasis_.transpose() * envelope.fMean_) {}
+
+double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                             const Eigen::VectorXd& f_ext) {
+  const NeighbourEnvelope& e = envelope_;
+  const Eigen::Index m = e.qBasis_.cols(), mf = e.fBasis_.cols();
+  if (mf > 0) {
+    loads_.noalias() = e.fBasis_.transpose() * f_ext;
+    loads_ -= fMean_;
+  }
+  const bool measured = started_ && t > previousT_;
+  if (measured) {
+    x_.head(m).noalias() = e.qBasis_.transpose() * q;
+    x_.head(m) -= qMean_;
+    x_.head(m).array() /= e.qScale_.array();
+    x_.segment(m, m).noalias() = e.qBasis_.transpose() * qd;
+    x_.segment(m, m).array() /= e.vScale_.array();
+    if (mf > 0) {
+      x_.segment(2 * m, mf) = loads_.cwiseQuotient(e.fScale_);
+      x_.tail(mf) = ((loads_ - previous_) / (t - previousT_)).cwiseQuotient(e.rateScale_);
+    }
+  }
+  previous_ = loads_;
+  previousT_ = t;
+  started_ = true;
+  return measured ? e.distance(x_, hint_) : -1.0;
+}
+
 void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError) {
   if (!(heldOutDistance >= 0.0) || !std::isfinite(heldOutDistance) || !(heldOutError >= 0.0) ||
       !std::isfinite(heldOutError))

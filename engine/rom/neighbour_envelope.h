@@ -90,12 +90,37 @@ class NeighbourEnvelope {
   /// The first kept sample whose first feature is at least `key` (cols() when none).
   Eigen::Index firstAtLeast(double key) const;
 
+  friend class NeighbourTracker;
+
   Eigen::VectorXd qMean_, fMean_;
   Eigen::MatrixXd qBasis_, fBasis_;  // nq x m, nq x mf
   Eigen::VectorXd qScale_, vScale_, fScale_, rateScale_;
   double resolution_ = 0.0;
   Eigen::MatrixXd samples_;  // features x kept
   double heldOutDistance_ = -1.0, heldOutError_ = 0.0;
+};
+
+/// The joint distance along a run, sample after sample: the load rate from the sample before
+/// (the first sample, the training start, is not measured), the nearest sample of the last
+/// search as the next one's start, no allocation per sample.
+class NeighbourTracker {
+ public:
+  explicit NeighbourTracker(const NeighbourEnvelope& envelope);
+  /// Starts a new run (forgets the sample before).
+  void restart() { started_ = false; }
+  /// The distance of a sample at time t [s] with q, qd, f_ext (size nq each); negative for
+  /// the first sample of a run (no load rate yet).
+  double add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& f_ext);
+  /// NeighbourEnvelope::farthestPart of the last sample added.
+  std::string farthestPart() const { return envelope_.farthestPart(x_, hint_); }
+
+ private:
+  const NeighbourEnvelope& envelope_;
+  Eigen::VectorXd x_, loads_, previous_;  // features; projected loads now and at the sample before
+  Eigen::VectorXd qMean_, fMean_;         // the training means, projected
+  double previousT_ = 0.0;
+  bool started_ = false;
+  int hint_ = 0;
 };
 
 }  // namespace mbdrom

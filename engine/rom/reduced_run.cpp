@@ -88,6 +88,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
                      std::to_string(joint.coordinates()) + " coordinates, the mechanism has " +
                      std::to_string(model.nq()));
   if (joint.known()) {
+    joint_.emplace(joint);
     summary_.jointDistance = 0.0;
     if (joint.calibrated()) {
       summary_.jointGate = joint.gate();
@@ -98,17 +99,13 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
 }
 
 void ReducedRunOutput::checkJoint(const Sample& s) {
+  if (!joint_) return;
   const NeighbourEnvelope& joint = rom_.envelope().joint();
-  if (!joint.known()) return;
-  // A load rate needs two samples: the first sample (the training start) is not measured.
-  if (previousLoads_.size() == s.f_ext.size() && s.t > previousT_) {
-    const Eigen::VectorXd x =
-        joint.features(s.q, s.qd, s.f_ext, (s.f_ext - previousLoads_) / (s.t - previousT_));
-    const double d = joint.distance(x, jointHint_);
+  if (const double d = joint_->add(s.t, s.q, s.qd, s.f_ext); d >= 0.0) {
     if (d > summary_.jointDistance) {
       summary_.jointDistance = d;
       summary_.jointWorstTime = s.t;
-      summary_.jointWorst = joint.farthestPart(x, jointHint_);
+      summary_.jointWorst = joint_->farthestPart();
     }
     if (joint.calibrated()) {
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
@@ -117,8 +114,6 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
   }
   if (summary_.leftEnvelope())
     summary_.expectedError = std::numeric_limits<double>::quiet_NaN();  // no bound outside
-  previousLoads_ = s.f_ext;
-  previousT_ = s.t;
 }
 
 EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {

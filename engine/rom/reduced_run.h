@@ -136,10 +136,7 @@ class ReducedRunOutput {
   TrajectorySink& sink_;
   RomSimulationSummary& summary_;
   double sinkSeconds_ = 0.0, energy0_ = 0.0;
-  // The joint envelope's distance: the loads of the sample before (for their rate).
-  Eigen::VectorXd previousLoads_;
-  double previousT_ = 0.0;
-  int jointHint_ = 0;
+  std::optional<NeighbourTracker> joint_;  // the joint envelope's distance along the run
   /// Keeps the joint-envelope figures of `s` in the summary.
   void checkJoint(const Sample& s);
 };

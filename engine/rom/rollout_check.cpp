@@ -19,23 +19,11 @@ namespace mbdrom {
 
 namespace {
 
-// The largest joint-envelope distance of a run's samples so far (after the first: a load rate
-// needs two samples).
+// The largest joint-envelope distance of a run's samples.
 struct JointDistance {
-  const NeighbourEnvelope* envelope = nullptr;
+  NeighbourTracker tracker;
   double largest = 0.0;
-  Eigen::VectorXd previousLoads;
-  double previousT = 0.0;
-  int hint = 0;
-  void add(const Sample& s) {
-    if (previousLoads.size() == s.f_ext.size() && s.t > previousT)
-      largest = std::max(
-          largest,
-          envelope->distance(
-              envelope->features(s.q, s.qd, s.f_ext, (s.f_ext - previousLoads) / (s.t - previousT)), hint));
-    previousLoads = s.f_ext;
-    previousT = s.t;
-  }
+  void add(const Sample& s) { largest = std::max(largest, tracker.add(s.t, s.q, s.qd, s.f_ext)); }
 };
 
 // Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
@@ -350,8 +338,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
   RolloutCheck check;
   NeighbourEnvelope envelope;
   if (trainedOn) envelope = NeighbourEnvelope::fromDataset(*trainedOn, probe.takesLoads());
-  JointDistance joint;
-  joint.envelope = &envelope;
+  JointDistance joint{NeighbourTracker(envelope)};
   check.wholeRuns = true;
   check.pointMeasure = true;
   check.trainedRuns = trainedRuns;
@@ -375,7 +362,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
-    joint.previousLoads.resize(0);
+    joint.tracker.restart();
     if (!recordedRollout(replay.model ? *replay.model : model, probe, replayOptions(probe, data, replay),
                          coordinates, N, monitor, data.name, check, run, envelope.known() ? &joint : nullptr))
       continue;
