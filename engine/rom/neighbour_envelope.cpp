@@ -110,6 +110,7 @@ NeighbourEnvelope NeighbourEnvelope::fromDataset(const Dataset& dataset, bool lo
   } else {
     e.fBasis_.resize(nq, 0);
   }
+  e.project();
   Eigen::MatrixXd X(e.qBasis_.cols() * 2 + e.fBasis_.cols() * 2, total);
   for (Eigen::Index k = 0; k < total; ++k)
     X.col(k) = e.features(Q.col(k), V.col(k), loads ? Eigen::VectorXd(F.col(k)) : Eigen::VectorXd(),
@@ -131,15 +132,33 @@ NeighbourEnvelope NeighbourEnvelope::fromDataset(const Dataset& dataset, bool lo
 Eigen::VectorXd NeighbourEnvelope::features(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                             const Eigen::VectorXd& f_ext,
                                             const Eigen::VectorXd& f_rate) const {
-  const Eigen::Index m = qBasis_.cols(), mf = fBasis_.cols();
-  Eigen::VectorXd x(2 * m + 2 * mf);
-  x.head(m) = (qBasis_.transpose() * (q - qMean_)).cwiseQuotient(qScale_);
-  x.segment(m, m) = (qBasis_.transpose() * qd).cwiseQuotient(vScale_);
-  if (mf > 0) {
-    x.segment(2 * m, mf) = (fBasis_.transpose() * (f_ext - fMean_)).cwiseQuotient(fScale_);
-    x.tail(mf) = (fBasis_.transpose() * f_rate).cwiseQuotient(rateScale_);
+  Eigen::VectorXd x(2 * qBasis_.cols() + 2 * fBasis_.cols()), loads, rates;
+  if (fBasis_.cols() > 0) {
+    loads = fBasis_.transpose() * f_ext - fMeanProjected_;
+    rates = fBasis_.transpose() * f_rate;
   }
+  fill(q, qd, loads, rates, x);
   return x;
+}
+
+void NeighbourEnvelope::fill(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                             const Eigen::VectorXd& loads, const Eigen::VectorXd& rates,
+                             Eigen::VectorXd& x) const {
+  const Eigen::Index m = qBasis_.cols(), mf = fBasis_.cols();
+  x.head(m).noalias() = qBasis_.transpose() * q;
+  x.head(m) -= qMeanProjected_;
+  x.head(m).array() /= qScale_.array();
+  x.segment(m, m).noalias() = qBasis_.transpose() * qd;
+  x.segment(m, m).array() /= vScale_.array();
+  if (mf > 0) {
+    x.segment(2 * m, mf) = loads.cwiseQuotient(fScale_);
+    x.tail(mf) = rates.cwiseQuotient(rateScale_);
+  }
+}
+
+void NeighbourEnvelope::project() {
+  qMeanProjected_ = qBasis_.transpose() * qMean_;
+  fMeanProjected_ = fBasis_.transpose() * fMean_;
 }
 
 double NeighbourEnvelope::distance(const Eigen::VectorXd& x, int& hint) const {
@@ -213,33 +232,38 @@ NeighbourTracker::NeighbourTracker(const NeighbourEnvelope& envelope)
       x_(envelope.samples_.rows()),
       loads_(envelope.fBasis_.cols()),
       previous_(envelope.fBasis_.cols()),
-      qMean_(envelope.qBasis_.transpose() * envelope.qMean_),
-      fMean_(envelope.fBasis_.transpose() * envelope.fMean_) {}
+      rates_(envelope.fBasis_.cols()) {}
+
+void NeighbourTracker::restart() {
+  started_ = false;
+  largest_ = 0.0;
+  largestT_ = 0.0;
+  largestPart_.clear();
+}
 
 double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                              const Eigen::VectorXd& f_ext) {
   const NeighbourEnvelope& e = envelope_;
-  const Eigen::Index m = e.qBasis_.cols(), mf = e.fBasis_.cols();
-  if (mf > 0) {
+  if (e.fBasis_.cols() > 0) {
     loads_.noalias() = e.fBasis_.transpose() * f_ext;
-    loads_ -= fMean_;
+    loads_ -= e.fMeanProjected_;
   }
   const bool measured = started_ && t > previousT_;
+  double d = -1.0;
   if (measured) {
-    x_.head(m).noalias() = e.qBasis_.transpose() * q;
-    x_.head(m) -= qMean_;
-    x_.head(m).array() /= e.qScale_.array();
-    x_.segment(m, m).noalias() = e.qBasis_.transpose() * qd;
-    x_.segment(m, m).array() /= e.vScale_.array();
-    if (mf > 0) {
-      x_.segment(2 * m, mf) = loads_.cwiseQuotient(e.fScale_);
-      x_.tail(mf) = ((loads_ - previous_) / (t - previousT_)).cwiseQuotient(e.rateScale_);
+    rates_ = (loads_ - previous_) / (t - previousT_);
+    e.fill(q, qd, loads_, rates_, x_);
+    d = e.distance(x_, hint_);
+    if (d > largest_) {
+      largest_ = d;
+      largestT_ = t;
+      largestPart_ = e.farthestPart(x_, hint_);
     }
   }
   previous_ = loads_;
   previousT_ = t;
   started_ = true;
-  return measured ? e.distance(x_, hint_) : -1.0;
+  return d;
 }
 
 void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError) {
@@ -305,6 +329,7 @@ NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string&
     cr.finish();
   }
   r.finish();
+  e.project();
   e.sortSamples();  // as written, but a file edited by hand need not be
   return e;
 }

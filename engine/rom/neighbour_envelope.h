@@ -85,6 +85,12 @@ class NeighbourEnvelope {
   static NeighbourEnvelope fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
  private:
+  /// Writes the features of q, qd (size nq), the loads' projections on the load directions
+  /// (centred) and their rates' (size mf each) into x (size features()).
+  void fill(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& loads,
+            const Eigen::VectorXd& rates, Eigen::VectorXd& x) const;
+  /// The training means on the principal directions (after the bases are set).
+  void project();
   /// Sorts the kept samples by their first feature (distance() walks that order).
   void sortSamples();
   /// The first kept sample whose first feature is at least `key` (cols() when none).
@@ -93,7 +99,8 @@ class NeighbourEnvelope {
   friend class NeighbourTracker;
 
   Eigen::VectorXd qMean_, fMean_;
-  Eigen::MatrixXd qBasis_, fBasis_;  // nq x m, nq x mf
+  Eigen::MatrixXd qBasis_, fBasis_;                  // nq x m, nq x mf
+  Eigen::VectorXd qMeanProjected_, fMeanProjected_;  // the means on those directions
   Eigen::VectorXd qScale_, vScale_, fScale_, rateScale_;
   double resolution_ = 0.0;
   Eigen::MatrixXd samples_;  // features x kept
@@ -102,23 +109,26 @@ class NeighbourEnvelope {
 
 /// The joint distance along a run, sample after sample: the load rate from the sample before
 /// (the first sample, the training start, is not measured), the nearest sample of the last
-/// search as the next one's start, no allocation per sample.
+/// search as the next one's start, no allocation per sample; the run's largest distance, when,
+/// and what lay farthest then.
 class NeighbourTracker {
  public:
   explicit NeighbourTracker(const NeighbourEnvelope& envelope);
-  /// Starts a new run (forgets the sample before).
-  void restart() { started_ = false; }
+  /// Starts a new run (forgets the sample before and the largest distance).
+  void restart();
   /// The distance of a sample at time t [s] with q, qd, f_ext (size nq each); negative for
   /// the first sample of a run (no load rate yet).
   double add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& f_ext);
-  /// NeighbourEnvelope::farthestPart of the last sample added.
-  std::string farthestPart() const { return envelope_.farthestPart(x_, hint_); }
+  double largest() const { return largest_; }     ///< the run's largest distance so far (0: none yet)
+  double largestAt() const { return largestT_; }  ///< its time [s]
+  /// NeighbourEnvelope::farthestPart there ("" before the first measured sample).
+  const std::string& largestPart() const { return largestPart_; }
 
  private:
   const NeighbourEnvelope& envelope_;
-  Eigen::VectorXd x_, loads_, previous_;  // features; projected loads now and at the sample before
-  Eigen::VectorXd qMean_, fMean_;         // the training means, projected
-  double previousT_ = 0.0;
+  Eigen::VectorXd x_, loads_, previous_, rates_;  // features; projected loads now, before; their rates
+  double previousT_ = 0.0, largest_ = 0.0, largestT_ = 0.0;
+  std::string largestPart_;
   bool started_ = false;
   int hint_ = 0;
 };

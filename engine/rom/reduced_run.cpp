@@ -102,10 +102,10 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
   if (!joint_) return;
   const NeighbourEnvelope& joint = rom_.envelope().joint();
   if (const double d = joint_->add(s.t, s.q, s.qd, s.f_ext); d >= 0.0) {
-    if (d > summary_.jointDistance) {
-      summary_.jointDistance = d;
-      summary_.jointWorstTime = s.t;
-      summary_.jointWorst = joint_->farthestPart();
+    if (joint_->largest() > summary_.jointDistance) {  // a new largest: copied once, not per sample
+      summary_.jointDistance = joint_->largest();
+      summary_.jointWorstTime = joint_->largestAt();
+      summary_.jointWorst = joint_->largestPart();
     }
     if (joint.calibrated()) {
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;

@@ -19,19 +19,12 @@ namespace mbdrom {
 
 namespace {
 
-// The largest joint-envelope distance of a run's samples.
-struct JointDistance {
-  NeighbourTracker tracker;
-  double largest = 0.0;
-  void add(const Sample& s) { largest = std::max(largest, tracker.add(s.t, s.q, s.qd, s.f_ext)); }
-};
-
 // Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
 // (N of them, the first the start); throws the run's error with the failing time in `failedAt`.
-// With `joint`, its distances are measured over the run's samples.
+// With `joint`, the joint-envelope distances of the run's samples are tracked.
 Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                         const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
-                        Monitor* monitor, JointDistance* joint = nullptr) {
+                        Monitor* monitor, NeighbourTracker* joint = nullptr) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
@@ -42,7 +35,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
     const Sample* sample = &filled;
     if (joint) {
       sample = &run.sample();  // with the loads the envelope measures
-      joint->add(*sample);
+      joint->add(sample->t, sample->q, sample->qd, sample->f_ext);
     } else {
       filled.step = run.steps();
       filled.t = run.t();
@@ -63,7 +56,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
 bool recordedRollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                      const std::vector<int>& coordinates, Eigen::Index N, Monitor* monitor,
                      const std::string& run, RolloutCheck& check, Eigen::MatrixXd& out,
-                     JointDistance* joint = nullptr) {
+                     NeighbourTracker* joint = nullptr) {
   double failedAt = 0.0;
   try {
     out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint);
@@ -241,11 +234,24 @@ std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetR
   return nullptr;
 }
 
-std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
+namespace {
+
+// The runs of `dataset` that can be run again from their start (indices); why the others
+// cannot in `why`, one sentence each.
+std::vector<std::size_t> replayableRuns(const Model& model, const Dataset& dataset,
+                                        std::vector<std::string>& why) {
   std::vector<std::size_t> replayable;
   for (std::size_t k = 0; k < dataset.runs.size(); ++k) {
-    if (replayOf(model, dataset.runs[k]).why.empty()) replayable.push_back(k);
+    if (std::string reason = replayOf(model, dataset.runs[k]).why; reason.empty())
+      replayable.push_back(k);
+    else
+      why.push_back(std::move(reason));
   }
+  return replayable;
+}
+
+// heldOutRuns among the replayable runs.
+std::vector<std::size_t> heldOutAmong(const Dataset& dataset, const std::vector<std::size_t>& replayable) {
   if (replayable.size() < 2) return {};
   const std::size_t count = std::max<std::size_t>(1, (replayable.size() + 2) / 5);  // a fifth, rounded
   // Runs of a design whose values lie inside the other runs' ranges first: a held-out run at
@@ -258,6 +264,38 @@ std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset)
   std::vector<std::size_t> heldOut;
   for (std::size_t j = 0; j < count; ++j) heldOut.push_back(pool[((2 * j + 1) * n) / (2 * count)]);
   return heldOut;
+}
+
+}  // namespace
+
+std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset) {
+  std::vector<std::string> why;
+  return heldOutAmong(dataset, replayableRuns(model, dataset, why));
+}
+
+std::vector<std::string> heldOutPlanWarnings(const Model& model, const Dataset& dataset) {
+  if (dataset.runs.size() == 1)
+    return {
+        "one run: whole runs are held out to judge a model, so this one will be \"not validated\" and "
+        "every run of it will say so (give 2 runs or more)"};
+  std::vector<std::string> why, warnings;
+  const std::vector<std::size_t> replayable = replayableRuns(model, dataset, why);
+  if (replayable.size() < 2 && !why.empty()) {
+    std::string list;
+    for (std::size_t k = 0; k < why.size() && k < 3; ++k) list += (k ? "; " : "") + why[k];
+    if (why.size() > 3) list += "; and " + std::to_string(why.size() - 3) + " more";
+    return {"only " + std::to_string(replayable.size()) + " of the " + std::to_string(dataset.runs.size()) +
+            " runs can be run again from their start, so no whole run can be held out and the model will be "
+            "\"not validated\" (" +
+            list + ")"};
+  }
+  if (!why.empty())
+    warnings.push_back(std::to_string(why.size()) + " of the " + std::to_string(dataset.runs.size()) +
+                       " runs cannot be run again from their start and will not be held out (" + why.front() +
+                       (why.size() > 1 ? "; ..." : "") + ")");
+  if (const std::string caveat = heldOutCaveat(dataset, heldOutAmong(dataset, replayable)); !caveat.empty())
+    warnings.push_back("the held-out runs cannot all lie inside the design: " + caveat);
+  return warnings;
 }
 
 std::string RolloutCheck::text() const {
@@ -338,7 +376,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
   RolloutCheck check;
   NeighbourEnvelope envelope;
   if (trainedOn) envelope = NeighbourEnvelope::fromDataset(*trainedOn, probe.takesLoads());
-  JointDistance joint{NeighbourTracker(envelope)};
+  NeighbourTracker joint(envelope);
   check.wholeRuns = true;
   check.pointMeasure = true;
   check.trainedRuns = trainedRuns;
@@ -362,12 +400,12 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
-    joint.tracker.restart();
+    joint.restart();
     if (!recordedRollout(replay.model ? *replay.model : model, probe, replayOptions(probe, data, replay),
                          coordinates, N, monitor, data.name, check, run, envelope.known() ? &joint : nullptr))
       continue;
     check.done = true;
-    if (envelope.known()) check.heldOutDistance = joint.largest;
+    if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
     std::vector<double> motion, error;
     Eigen::Index row = 0;
@@ -542,40 +580,6 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
     check.note = std::string("the held-out check could not run: ") + e.what();
   }
   rom.recordHeldOutRollout(check);
-}
-
-}  // namespace mbdrom
-
-namespace mbdrom {
-
-std::vector<std::string> heldOutPlanWarnings(const Model& model, const Dataset& dataset) {
-  std::vector<std::string> warnings;
-  if (dataset.runs.size() == 1)
-    return {
-        "one run: whole runs are held out to judge a model, so this one will be \"not validated\" and "
-        "every run of it will say so (give 2 runs or more)"};
-  std::vector<std::string> why;
-  for (const DatasetRun& run : dataset.runs)
-    if (std::string reason = replayOf(model, run).why; !reason.empty()) why.push_back(std::move(reason));
-  if (dataset.runs.size() - why.size() < 2 && !why.empty()) {
-    std::string list;
-    for (std::size_t k = 0; k < why.size() && k < 3; ++k) list += (k ? "; " : "") + why[k];
-    if (why.size() > 3) list += "; and " + std::to_string(why.size() - 3) + " more";
-    warnings.push_back("only " + std::to_string(dataset.runs.size() - why.size()) + " of the " +
-                       std::to_string(dataset.runs.size()) +
-                       " runs can be run again from their start, so no whole run can be held out and the "
-                       "model will be \"not validated\" (" +
-                       list + ")");
-    return warnings;
-  }
-  if (!why.empty())
-    warnings.push_back(std::to_string(why.size()) + " of the " + std::to_string(dataset.runs.size()) +
-                       " runs cannot be run again from their start and will not be held out (" + why.front() +
-                       (why.size() > 1 ? "; ..." : "") + ")");
-  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
-  if (const std::string caveat = heldOutCaveat(dataset, heldOut); !caveat.empty())
-    warnings.push_back("the held-out runs cannot all lie inside the design: " + caveat);
-  return warnings;
 }
 
 }  // namespace mbdrom
