@@ -78,6 +78,7 @@ struct CoordinateFit {
   int iterations = 0;
   bool empty = false;
   double largest = 0.0;  // largest thresholded |ξ| of the first fit
+  double scale = 0.0;    // residualScale of the coordinate
 };
 
 struct Normalised {
@@ -123,9 +124,22 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
   std::vector<Eigen::Index> active(static_cast<std::size_t>(L));
   for (Eigen::Index j = 0; j < L; ++j) active[static_cast<std::size_t>(j)] = j;
   Eigen::VectorXd xiHat = solveOn(nz, c, active, o.ridge);  // coefficients of the unit-RMS columns
-  // κ acts on the coefficients in the units the options name.
-  auto measure = [&](Eigen::Index j, double v) { return std::abs(o.normalise ? v : v / nz.rms(j)); };
+  // κ acts on the coefficients in the units the options name: a share of the coordinate's
+  // force scale (per sample RMS), a contribution in newtons, or the coefficient itself.
+  const double share = o.relative ? residualScale(y, o, c) / std::sqrt(static_cast<double>(y.size())) : 1.0;
+  auto measure = [&](Eigen::Index j, double v) {
+    if (o.relative) return share > 0.0 ? std::abs(v) / share : 0.0;
+    return std::abs(o.normalise ? v : v / nz.rms(j));
+  };
   for (Eigen::Index j = 0; j < L; ++j) fit.largest = std::max(fit.largest, measure(j, xiHat(j)));
+  fit.scale = residualScale(y, o, c);
+  // Below the threshold as a whole, the coordinate carries no unknown force: a zero row.
+  if (o.relative && !(y.norm() >= o.kappa * fit.scale)) {
+    fit.xi.setZero(L);
+    fit.residual = fit.scale > 0.0 ? y.norm() / fit.scale : 0.0;
+    fit.iterations = 0;
+    return fit;
+  }
   Eigen::VectorXd full = xiHat;
   for (int iter = 1; iter <= o.maxIterations; ++iter) {
     fit.iterations = iter;
@@ -146,9 +160,41 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
     for (std::size_t a = 0; a < active.size(); ++a) full(active[a]) = sub(static_cast<Eigen::Index>(a));
   }
   fit.xi = full.cwiseQuotient(nz.rms);
-  const double scale = residualScale(y, o, c);
-  fit.residual = scale > 0.0 ? (y - Theta * fit.xi).norm() / scale : 0.0;
+  fit.residual = fit.scale > 0.0 ? (y - Theta * fit.xi).norm() / fit.scale : 0.0;
   return fit;
+}
+
+// What κ is compared with, in words.
+std::string thresholdedName(const StlsOptions& o) {
+  if (o.relative) return "share of the coordinate's force";
+  return o.normalise ? "normalised |coefficient|" : "|coefficient|";
+}
+
+// The largest κ, halving from the largest coefficient, whose fit of coordinate c is not
+// incomplete (else the best fit found), as advice: the value and the terms it keeps.
+std::string workingKappa(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz,
+                         Eigen::Index c, const StlsOptions& o, const std::vector<std::string>& terms) {
+  StlsOptions probe = o;
+  probe.kappa = 0.0;
+  const double largest = fitCoordinate(Theta, y, nz, c, probe).largest;
+  CoordinateFit best;
+  double bestKappa = 0.0;
+  for (double kappa = 0.5 * largest; kappa > 1e-12 * largest; kappa *= 0.5) {
+    probe.kappa = kappa;
+    const CoordinateFit fit = fitCoordinate(Theta, y, nz, c, probe);
+    if (fit.empty) continue;
+    if (best.xi.size() == 0 || fit.residual < best.residual) {
+      best = fit;
+      bestKappa = kappa;
+    }
+    if (fit.residual <= o.incompleteResidual) break;
+  }
+  if (best.xi.size() == 0) return "choose a smaller kappa";
+  std::string kept;
+  for (Eigen::Index j = 0; j < best.xi.size(); ++j)
+    if (best.xi(j) != 0.0) kept += (kept.empty() ? "" : ", ") + terms[static_cast<std::size_t>(j)];
+  return "kappa = " + shortNumberText(bestKappa) + " keeps " + kept + " (normalised residual " +
+         shortNumberText(100.0 * best.residual) + " %)";
 }
 
 void checkStlsOptions(const StlsOptions& o) {
@@ -374,8 +420,8 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     const std::string& name = coordinates[static_cast<std::size_t>(c)];
     if (fit.empty)
       throw InputError("sindy: kappa = " + shortNumberText(o.kappa) + " removes every term of coordinate \"" +
-                       name + "\" (largest " + (o.normalise ? "normalised " : "") + "|coefficient| " +
-                       shortNumberText(fit.largest) + "); choose a smaller kappa");
+                       name + "\" (largest " + thresholdedName(o) + " " + shortNumberText(fit.largest) +
+                       "); " + workingKappa(Theta, Y.col(c), nz, c, o, terms));
     r.Xi.col(c) = fit.xi;
     r.residual(c) = fit.residual;
     r.iterations.push_back(fit.iterations);

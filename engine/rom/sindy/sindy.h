@@ -115,8 +115,13 @@ SindyLibrary buildSindyLibrary(const SindySamples& samples, const SindyLibraryOp
 void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names);
 
 struct StlsOptions {
-  double kappa = 0.05;     ///< threshold on |ξ| (normalised: on |ξ_j| rms(column j)), >= 0
+  double kappa = 0.05;  ///< threshold on |ξ| (normalised: on |ξ_j| rms(column j); relative: a share), >= 0
   bool normalise = false;  ///< scale columns to unit RMS before thresholding (file comment)
+  /// κ as a share, free of the data's units: a term stays when its typical contribution
+  /// |ξ_j| rms(column j) is at least κ times the coordinate's force scale, the larger of its
+  /// target's RMS and its motionScale. A coordinate whose whole target is below κ times that
+  /// scale carries no unknown force: its row is zero, not an error.
+  bool relative = false;
   double ridge = 0.0;      ///< ridge weight α >= 0 [-]: adds α ‖ξ̂‖² per sample on unit-RMS columns
   int maxIterations = 50;  ///< STLS iterations per coordinate
   double incompleteResidual = 0.10;  ///< normalised residual above which the library is called incomplete
@@ -145,7 +150,8 @@ struct StlsResult {
 
 /// STLS of Y ≈ Θ Ξ per coordinate. Θ: N x L, Y: N x n. Throws InputError for bad
 /// options or sizes, for dependent columns (checkSindyColumns), and when κ removes
-/// every term of a coordinate (naming it and the largest coefficient), never a silent zero model.
+/// every term of a coordinate that carries an unknown force (naming it, the largest
+/// coefficient, and a κ that keeps terms with what it keeps), never a silent zero model.
 StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const std::vector<std::string>& terms,
                 const std::vector<std::string>& coordinates, const StlsOptions& options);
 

@@ -40,6 +40,15 @@ void appendRows(Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
 }
 
 // "columns": [{"name": ..., "source": ...}, ...], each read as an object of its own.
+// The terms `wider` keeps that `narrower` removed, comma-separated.
+std::string termsOnlyIn(const StlsResult& wider, const StlsResult& narrower) {
+  std::string out;
+  for (Eigen::Index j = 0; j < wider.Xi.rows(); ++j)
+    if (wider.Xi.row(j).cwiseAbs().maxCoeff() > 0.0 && narrower.Xi.row(j).cwiseAbs().maxCoeff() == 0.0)
+      out += (out.empty() ? "" : ", ") + wider.terms[static_cast<std::size_t>(j)];
+  return out;
+}
+
 std::vector<SindyColumnSource> columnSources(JsonObjectReader<OJson>& r) {
   const OJson& v = r.array("columns");
   std::vector<SindyColumnSource> out;
@@ -175,6 +184,9 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   lib.select = r.names("terms", lib.select);
   s.stls.kappa = r.number("kappa", s.stls.kappa, {.min = 0.0});
   s.stls.normalise = r.boolean("normalise", s.stls.normalise);
+  s.stls.relative = r.choice("threshold", s.stls.relative ? "relative" : "absolute",
+                             {"relative", "absolute"}) == "relative";
+  s.kappaSearch = r.boolean("kappa_search", s.kappaSearch);
   s.stls.ridge = r.number("ridge", s.stls.ridge, {.min = 0.0});
   s.stls.maxIterations = r.integer("max_iterations", s.stls.maxIterations, {.min = 1});
   s.derivatives = r.choice("derivatives", s.derivatives, {"data", "estimate"});
@@ -210,6 +222,8 @@ OJson SindySettings::toJson() const {
   j["terms"] = library.select;
   j["kappa"] = stls.kappa;
   j["normalise"] = stls.normalise;
+  j["threshold"] = stls.relative ? "relative" : "absolute";
+  j["kappa_search"] = kappaSearch;
   j["ridge"] = stls.ridge;
   j["max_iterations"] = stls.maxIterations;
   j["derivatives"] = derivatives;
@@ -506,31 +520,14 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     return rom->heldOutRollout(model, fitted, ThetaFit, YFit, judgedRows, heldOut, positionNoise, fit,
                                monitor);
   };
-  const RolloutCheck rollout = judgeFit(fitOptions);
+  RolloutCheck rollout = judgeFit(fitOptions);
   std::string kind = rom->judge(rollout);
-  // A threshold that removed terms the run needs: the same check at a tenth of κ.
-  if ((kind == "rollout misses" || kind == "rollout blows up") && fitOptions.kappa > 0.0) {
-    StlsOptions smaller = fitOptions;
-    smaller.kappa = fitOptions.kappa / 10.0;
-    try {
-      const StlsResult kept = stls(ThetaFit, YFit, termNames, rom->names_, smaller);
-      std::string removed;
-      for (Eigen::Index j = 0; j < kept.Xi.rows(); ++j)
-        if (kept.Xi.row(j).cwiseAbs().maxCoeff() > 0.0 && rom->result_.Xi.row(j).cwiseAbs().maxCoeff() == 0.0)
-          removed += (removed.empty() ? "" : ", ") + termNames[static_cast<std::size_t>(j)];
-      const RolloutCheck retry = removed.empty() ? RolloutCheck{} : judgeFit(smaller);
-      const std::string retryText = retry.text();
-      if (retry.passed() && retryText.find("follows") != std::string::npos) {
-        const std::string follows = retryText.substr(retryText.find("follows"));
-        rom->result_.verdict += formatText("; kappa = %g removed %s, which the run needs: with kappa = %g ",
-                                           fitOptions.kappa, removed.c_str(), smaller.kappa) +
-                                (retry.wholeRuns ? "it " : "its run ") + follows;
-        rom->metrics_["kappa_removed_needed"] = removed;
-      }
-    } catch (const InputError&) {
-      // the smaller threshold fits nothing better; the verdict stands as it is
-    }
-  }
+  if (settings.kappaSearch)
+    rom->chooseKappa(ThetaFit, YFit, termNames, fitOptions, rollout, kind, judgeFit);
+  else
+    rom->nameRemovedTerms(ThetaFit, YFit, termNames, fitOptions, kind, judgeFit);
+  settings.stls.kappa = fitOptions.kappa;
+  rom->stampTraining(dataset, settings.toJson());
   SindyLibrary library;
   library.terms = rom->terms_;
   library.Theta = std::move(Theta);
@@ -581,6 +578,85 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   monitor.checkpoint();
   monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
   return rom;
+}
+
+void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                             const std::vector<std::string>& termNames, StlsOptions& fit,
+                             RolloutCheck& rollout, std::string& kind, const RolloutJudge& judgeFit) {
+  // κ, κ/10 and κ/100 judged on the held-out runs: the smallest error wins, unless a larger κ
+  // comes within 1.5 times of it (then its sparser model does): clean data gain from the
+  // smaller terms, noisy data do not, and keep the sparse fit.
+  struct Candidate {
+    double kappa;
+    StlsResult result;
+    RolloutCheck check;
+  };
+  std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
+  for (const double factor : {0.1, 0.01}) {
+    StlsOptions smaller = fit;
+    smaller.kappa = fit.kappa * factor;
+    try {
+      StlsResult r = stls(Theta, Y, termNames, names_, smaller);
+      if (termsOnlyIn(r, candidates.back().result).empty()) continue;
+      RolloutCheck check = judgeFit(smaller);
+      candidates.push_back({smaller.kappa, std::move(r), std::move(check)});
+    } catch (const InputError&) {
+      // a smaller threshold that fits nothing is no candidate
+    }
+  }
+  const auto usable = [](const Candidate& c) { return c.check.done && !c.check.failed; };
+  const Candidate* best = nullptr;
+  for (const Candidate& c : candidates)
+    if (usable(c) && (!best || c.check.error < best->check.error)) best = &c;
+  for (const Candidate& c : candidates)  // largest κ first
+    if (best && usable(c) && c.check.error <= 1.5 * best->check.error) {
+      best = &c;
+      break;
+    }
+  OJson tried = OJson::array();
+  for (const Candidate& c : candidates)
+    tried.push_back(OJson{{"kappa", c.kappa},
+                          {"terms", c.result.activeTerms()},
+                          {"error", usable(c) ? OJson(c.check.error) : OJson(nullptr)}});
+  metrics_["kappa_candidates"] = tried;
+  if (!best || best == &candidates.front()) return;
+  const std::string removed = termsOnlyIn(best->result, candidates.front().result);
+  result_ = best->result;
+  rollout = best->check;
+  kind = judge(rollout);
+  result_.verdict +=
+      formatText("; kappa lowered from %g to %g by the held-out check (", fit.kappa, best->kappa);
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    result_.verdict += (k ? ", " : "") + formatText("%g: ", candidates[k].kappa) +
+                       (usable(candidates[k]) ? formatText("%.2g %%", 100.0 * candidates[k].check.error)
+                                              : std::string("fails"));
+  result_.verdict += "): it keeps " + removed;
+  metrics_["kappa_lowered_from"] = fit.kappa;
+  metrics_["kappa_removed_needed"] = removed;
+  fit.kappa = best->kappa;
+}
+
+void SindyModel::nameRemovedTerms(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                                  const std::vector<std::string>& termNames, const StlsOptions& fit,
+                                  const std::string& kind, const RolloutJudge& judgeFit) {
+  // A threshold that removed terms the run needs: the same check at a tenth of κ.
+  if ((kind != "rollout misses" && kind != "rollout blows up") || !(fit.kappa > 0.0)) return;
+  StlsOptions smaller = fit;
+  smaller.kappa = fit.kappa / 10.0;
+  try {
+    const StlsResult kept = stls(Theta, Y, termNames, names_, smaller);
+    const std::string removed = termsOnlyIn(kept, result_);
+    if (removed.empty()) return;
+    const RolloutCheck retry = judgeFit(smaller);
+    const std::string retryText = retry.text();
+    if (!retry.passed() || retryText.find("follows") == std::string::npos) return;
+    result_.verdict += formatText("; kappa = %g removed %s, which the run needs: with kappa = %g ", fit.kappa,
+                                  removed.c_str(), smaller.kappa) +
+                       (retry.wholeRuns ? "it " : "its run ") + retryText.substr(retryText.find("follows"));
+    metrics_["kappa_removed_needed"] = removed;
+  } catch (const InputError&) {
+    // the smaller threshold fits nothing better; the verdict stands as it is
+  }
 }
 
 RolloutCheck SindyModel::heldOutRollout(const Model& model, const Dataset& fitted,
@@ -1187,9 +1263,10 @@ MethodInfo sindyMethod() {
       "determine the motion all along (a crank turning through its dead points has no such coordinate: "
       "runs stop there), the runs' loads as known forces when they carry "
       "any (known forces auto; --known none identifies the forcing as library terms), and a polynomial "
-      "library of degree 3 with sign terms, thresholded at 0.05: the terms that matter have coefficients "
-      "above 0.05 in the data's units (with --normalise, the threshold applies to columns scaled to unit "
-      "RMS).";
+      "library of degree 3 with sign terms, thresholded at 0.05 of each coordinate's force (a term "
+      "contributing less than 5 % of the larger of its unknown and its inertial force goes; --threshold "
+      "absolute: coefficients below kappa in the data's units), and at a tenth and a hundredth of that, "
+      "the held-out check choosing (the sparser fit unless a smaller threshold's error is 1.5 times lower).";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -1231,9 +1308,19 @@ MethodInfo sindyMethod() {
                   "Restrict the library to these term names; empty: all"}
           .placeholder("T,..."),
       {"kappa", "Threshold κ", SettingKind::Number,
-       "STLS threshold: coefficients below it are removed, then the rest refitted"},
+       "STLS threshold: terms below it are removed, then the rest refitted"},
+      SettingSpec{"threshold",
+                  "Threshold on",
+                  SettingKind::Choice,
+                  "relative: κ is a share of each coordinate's force (its unknown force or, if larger, its "
+                  "inertial force), free of the data's units; absolute: κ on |coefficient| (seed 004)",
+                  {"relative", "absolute"}},
+      SettingSpec{"kappa_search", "Choose κ by held-out runs", SettingKind::Flag,
+                  "Also fit with κ / 10 and κ / 100 and keep the one the held-out check finds best (the "
+                  "sparser one unless a smaller κ's error is 1.5 times lower)"}
+          .option("--no-kappa-search"),
       {"normalise", "Normalise columns", SettingKind::Flag,
-       "Threshold on unit-RMS columns (then κ is relative)"},
+       "With an absolute threshold: κ on unit-RMS columns (a term's contribution in the data's units)"},
       {"ridge", "Ridge", SettingKind::Number, "Ridge (Tikhonov) term of the least squares; 0: none"},
       SettingSpec{"max_iterations", "STLS iterations", SettingKind::Integer,
                   "Most threshold-refit rounds before the support must be stable"}

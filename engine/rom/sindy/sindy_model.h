@@ -27,7 +27,11 @@
 ///   friction channel) is the model's friction law at the state (slip law: Coulomb
 ///   friction is μ N sgn(v), 0 at v = 0, so sticking is not reproduced); any other
 ///   source cannot be evaluated from the state and simulate() refuses, naming it;
-/// - STLS: `kappa` (0.05), `normalise` (false), `ridge` (0), `max_iterations` (50);
+/// - STLS: `kappa` (0.05), `threshold` ("relative": κ is a share of each coordinate's force,
+///   the larger of its unknown force and its inertial force, so the default holds at any scale;
+///   "absolute": κ on |ξ| as seed 004 has it), `normalise` (false; absolute only), `ridge` (0),
+///   `max_iterations` (50), `kappa_search` (true: κ / 10 and κ / 100 are judged on the
+///   held-out check too and the best kept, the sparser when within 1.5 times);
 /// - `derivatives`: "data" (use the run's q̇, q̈) or "estimate" (Savitzky–Golay from
 ///   the positions, automatic window, `sg_order` 4, `sg_window` 0 = automatic);
 /// - `formulation`: "auto" (weak where derivatives were estimated), "pointwise" or "weak"
@@ -49,6 +53,8 @@
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/sindy/sindy.h"
 
+#include <functional>
+
 namespace mbdrom {
 
 /// Estimated position noise, as a share of the positions' RMS amplitude, above which SINDy
@@ -64,6 +70,12 @@ struct SindyColumnSource {
 };
 
 struct SindySettings {
+  /// The default threshold: κ = 0.05 as a share of each coordinate's force (StlsOptions::relative).
+  static StlsOptions relativeThreshold() {
+    StlsOptions o;
+    o.relative = true;
+    return o;
+  }
   std::vector<std::string> coordinates;
   std::vector<SindyColumnSource> columns;
   /// external, springs, dampers, element names; "auto": external when the training runs
@@ -71,7 +83,11 @@ struct SindySettings {
   std::vector<std::string> knownForces{"auto"};
   SindyLibraryOptions library;
   bool frictionColumns = false;
-  StlsOptions stls;
+  StlsOptions stls = relativeThreshold();
+  /// Also judge κ / 10 and κ / 100 on the held-out check and keep the best (the sparser when
+  /// within 1.5 times; the verdict says so); off: κ as given, naming the terms it removed
+  /// when a model is found wrong.
+  bool kappaSearch = true;
   std::string derivatives = "data";
   int sgOrder = 4;
   int sgWindow = 0;
@@ -170,6 +186,16 @@ class SindyModel : public ReducedModel {
                      std::vector<int>& frictionChannelOf) const;
   // Adds the rollout to the verdict; returns the verdict's kind.
   std::string judge(const RolloutCheck& rollout);
+  using RolloutJudge = std::function<RolloutCheck(const StlsOptions&)>;
+  // κ, κ/10, κ/100 judged by `judgeFit`; keeps the best (result_, rollout, kind, fit.kappa),
+  // the sparser one when its error is within 1.5 times, and says so in the verdict.
+  void chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                   const std::vector<std::string>& termNames, StlsOptions& fit, RolloutCheck& rollout,
+                   std::string& kind, const RolloutJudge& judgeFit);
+  // Of a model found wrong: names the terms κ removed when κ / 10 passes the check.
+  void nameRemovedTerms(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
+                        const std::vector<std::string>& termNames, const StlsOptions& fit,
+                        const std::string& kind, const RolloutJudge& judgeFit);
   SindySettings sindySettings_;
   std::vector<std::string> knownForces_;  // the setting resolved (file: matrices.known_forces)
   std::vector<int> independent_;          // coordinate indices

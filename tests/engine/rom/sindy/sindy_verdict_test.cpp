@@ -121,6 +121,8 @@ TEST_CASE("sindy calls a model without the cubic wrong although its residual loo
 TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_verdict]") {
   OJson s = issueLibrary(0.0);
   s["kappa"] = 0.2;  // the damping (0.15) goes
+  s["threshold"] = "absolute";
+  s["kappa_search"] = false;
   const auto rom = identify(hardDuffing().data(0.0, 1), s);
   INFO(rom->equations() << rom->result().verdict);
   CHECK(rom->metrics().at("verdict_kind") != "fit ok");
@@ -130,6 +132,24 @@ TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_ver
   CHECK_THAT(
       rom->result().verdict,
       Catch::Contains("kappa = 0.2 removed P.x_dot, which the run needs: with kappa = 0.02 its run follows"));
+}
+
+TEST_CASE("sindy lowers a threshold that removes needed terms when its held-out check does better",
+          "[sindy_verdict]") {
+  OJson s = issueLibrary(0.0);
+  s["kappa"] = 0.5;  // as a share of the force: the damping and the forcing go
+  const auto rom = identify(hardDuffing().data(0.0, 1), s);
+  INFO(rom->equations() << rom->result().verdict);
+  const std::string kind = rom->metrics().at("verdict_kind");
+  CHECK(kind != "rollout misses");
+  CHECK(kind != "rollout blows up");
+  CHECK(rom->metrics().at("rollout").at("error").get<double>() < 1e-3);
+  CHECK(rom->metrics().at("kappa_lowered_from").get<double>() == Approx(0.5));
+  CHECK(rom->settings().at("kappa").get<double>() < 0.5);
+  CHECK_THAT(rom->result().verdict,
+             Catch::Contains("kappa lowered from 0.5 to") && Catch::Contains("keeps P.x_dot"));
+  // The model it keeps is the one the check judged: every true term, nothing else of weight.
+  CHECK(rom->result().activeTerms() <= 6);
 }
 
 TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cubic does not",
