@@ -133,8 +133,11 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
   };
   for (Eigen::Index j = 0; j < L; ++j) fit.largest = std::max(fit.largest, measure(j, xiHat(j)));
   fit.scale = residualScale(y, o, c);
-  // Below the threshold as a whole, the coordinate carries no unknown force: a zero row.
-  if (o.relative && !(y.norm() >= o.kappa * fit.scale)) {
+  // Below the threshold of its motion as a whole, the coordinate carries no unknown force: a zero row.
+  const double motion = o.motionScale.empty() ? 0.0
+                                              : o.motionScale[static_cast<std::size_t>(c)] *
+                                                    std::sqrt(static_cast<double>(y.size()));
+  if (o.relative && y.norm() < o.kappa * motion) {
     fit.xi.setZero(L);
     fit.residual = fit.scale > 0.0 ? y.norm() / fit.scale : 0.0;
     fit.iterations = 0;

@@ -178,6 +178,40 @@ TEST_CASE("sindy with the full degree-3 library still finds the Duffing terms on
   checkRow(r, {{"u", 1}, {"u_dot", -0.3}, {"u^3", -1}, {"cos(1.2t)", 0.65}}, 0.01);
 }
 
+TEST_CASE("sindy with a relative threshold finds the same terms in millimetres and grams", "[sindy_test]") {
+  // The Duffing data rescaled: lengths x 1e-3, forces x 1e-6 (the coefficients of u and u_dot
+  // become 1e-3, of u^3 1e3); an absolute kappa of 0.05 would drop the linear terms.
+  SindySamples s = samplesAsU(duffing(), {});
+  s.u *= 1e-3;
+  s.ud *= 1e-3;
+  s.target *= 1e-6;
+  const SindyLibraryOptions lib = seedLibrary(1.2, false);
+  StlsOptions relative;
+  relative.relative = true;
+  checkRow(identify(s, lib, {}, relative),
+           {{"u", 1e-3}, {"u_dot", -0.3e-3}, {"u^3", -1e3}, {"cos(1.2t)", 0.65e-6}}, 0.01);
+  const StlsResult absolute = identify(s, lib, {}, kappa(0.05));
+  CHECK(coefficient(absolute, "u_dot") == 0.0);
+  // A share above 1 removes everything; the message proposes a share that keeps terms, and says which.
+  relative.kappa = 5.0;
+  CHECK_THROWS_WITH(identify(s, lib, {}, relative), Catch::Contains("share of the coordinate's force") &&
+                                                        Catch::Contains("; kappa = ") &&
+                                                        Catch::Contains(" keeps u, "));
+}
+
+TEST_CASE("sindy gives a zero row to a coordinate that carries no unknown force", "[sindy_test]") {
+  SindySamples s = samplesAsU(duffing(), {});
+  s.inertia = s.target;  // its motion's scale, as a mechanism gives it
+  s.target *= 1e-9;      // what is left once every force is known: round-off
+  StlsOptions relative;
+  relative.relative = true;
+  relative.motionScale = sindyMotionScale(s.inertia.transpose());
+  const StlsResult r = identify(s, seedLibrary(1.2, false), {}, relative);
+  CHECK(r.activeTerms() == 0);
+  CHECK(r.residual(0) < 1e-8);
+  CHECK_FALSE(r.libraryIncomplete);
+}
+
 TEST_CASE("sindy coefficient table has terms as columns and coordinates as rows", "[sindy_test]") {
   const StlsResult r = identify(samplesAsU(duffing(), {}), seedLibrary(1.2, false));
   const std::string table = sindyCoefficientTable(r);
