@@ -177,12 +177,24 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
 
 double ReducedModel::ownStep() const {
   // Older files (and hand-written ones) without the spacing step at the former default.
+  double spacing = 1e-3;
   const auto it = metrics_.find("sample_spacing");
   if (it != metrics_.end() && it->is_number()) {
     const double h = it->get<double>();
-    if (h > 0.0 && std::isfinite(h)) return h;
+    if (h > 0.0 && std::isfinite(h)) spacing = h;
   }
-  return 1e-3;
+  const auto chosen = metrics_.find("chosen_step");
+  if (chosen != metrics_.end() && chosen->is_number()) {
+    const double h = chosen->get<double>();
+    if (h > 0.0 && std::isfinite(h)) return std::min(spacing, h);
+  }
+  return spacing;
+}
+
+void ReducedModel::setOwnStep(double h) {
+  if (!(h > 0.0) || !std::isfinite(h))
+    throw InputError("a model's own step must be a positive number of seconds");
+  metrics_["chosen_step"] = h;
 }
 
 double ReducedModel::stepFor(double outputDt) const {

@@ -209,6 +209,11 @@ class ReducedModel {
   /// stability limit of POD's and local PCA's explicit scheme); 1 ms for a file written
   /// before the spacing was recorded.
   virtual double ownStep() const;
+  /// True for a method whose step is not learnt (an integrator of fitted equations): the
+  /// held-out check then judges halved steps too and keeps the largest that holds (setOwnStep).
+  virtual bool stepIsFree() const { return false; }
+  /// Lowers ownStep() to `h` [s] (> 0; metric "chosen_step"), kept in the file.
+  void setOwnStep(double h);
   /// The largest step <= ownStep() [s] that divides the output interval `outputDt` [s]
   /// (0: every step, ownStep()), so samples land on the output times.
   double stepFor(double outputDt) const;

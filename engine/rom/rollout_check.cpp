@@ -20,18 +20,22 @@ namespace mbdrom {
 namespace {
 
 // Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
-// (N of them, the first the start); throws the run's error with the failing time in `failedAt`.
-// With `joint`, the joint-envelope distances of the run's samples are tracked.
+// (N of them, the first the start, o.outputDt apart: 0 for one step each); throws the run's error with the
+// failing time in `failedAt`. With `joint`, the joint-envelope distances of the run's samples are tracked.
 Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                         const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
                         Monitor* monitor, NeighbourTracker* joint = nullptr) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
+  // The model's steps per data sample (its own step divides the samples' spacing).
+  const long long per = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / run.dt())) : 1;
   Sample filled;
   for (Eigen::Index k = 0; k < N; ++k) {
-    failedAt = static_cast<double>(k) * run.dt();
-    if (k > 0) run.advance();
+    for (long long j = 0; j < per && k > 0; ++j) {
+      failedAt = run.t() + run.dt();
+      run.advance();
+    }
     const Sample* sample = &filled;
     if (joint) {
       sample = &run.sample();  // with the loads the envelope measures
@@ -134,7 +138,9 @@ RunOptions replayOptions(const ReducedModel& rom, const DatasetRun& data, const 
   o.loadCase = replay.loadCase;
   o.q0 = data.q.col(0);
   o.qd0 = data.qd.col(0);
-  o.integrator.dt = replay.dt;
+  // The model's own step (as a run that leaves it the choice), output at the data's samples.
+  o.integrator.dt = rom.stepFor(replay.dt);
+  o.outputDt = replay.dt;
   o.tEnd = data.t(data.samples() - 1);
   for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's values)
     if (const auto it = data.parameters.find(name); it != data.parameters.end())
@@ -308,10 +314,11 @@ std::string RolloutCheck::text() const {
   if (wholeRuns)
     return (passed() ? "it follows held-out run \"" + run + "\" within "
                      : "it misses held-out run \"" + run + "\" by ") +
-           atPoint + (caveat.empty() ? "" : "; " + caveat);
+           atPoint + (caveat.empty() ? "" : "; " + caveat) + (step.empty() ? "" : "; " + step);
   if (pointMeasure)
     return "its run from the start of \"" + run +
-           (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint;
+           (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint +
+           (step.empty() ? "" : "; " + step);
   const std::string where =
       overWholeRun ? " over the whole run" : " after t = " + formatText("%g", heldOutFrom) + " s";
   const std::string figures = percent(error) + " of the amplitude of " + coordinate + where +
@@ -524,6 +531,44 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
 // The second training gets the first one's time: a network stopped early by the user
 // (or a budget of a million epochs) is judged by a model trained about as long, and a
 // stop-and-keep request during the check ends its training the same way.
+namespace {
+
+double checkedError(const RolloutCheck& c) {
+  return c.done && !c.failed ? c.error : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
+                           const std::function<RolloutCheck()>& judge, Monitor& monitor) {
+  if (!rom.stepIsFree() || !check.done) return check;
+  const double target = 0.2 * check.tolerance;
+  std::vector<std::pair<double, RolloutCheck>> tried{{probe.ownStep(), std::move(check)}};
+  while (tried.size() < 4) {
+    const double last = checkedError(tried.back().second);
+    if (last <= target) break;
+    if (tried.size() >= 2 && !(1.5 * last <= checkedError(tried[tried.size() - 2].second))) break;
+    probe.setOwnStep(0.5 * tried.back().first);
+    monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * probe.ownStep()), 0, 1, {}});
+    tried.emplace_back(probe.ownStep(), judge());
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& t : tried) best = std::min(best, checkedError(t.second));
+  std::size_t chosen = 0;
+  while (chosen + 1 < tried.size() && !(checkedError(tried[chosen].second) <= std::max(target, 1.5 * best)))
+    ++chosen;
+  RolloutCheck out = tried[chosen].second;
+  if (tried.size() == 1) return out;
+  out.step = formatText("its own step %g ms, chosen by this check (", 1e3 * tried[chosen].first);
+  for (std::size_t k = 0; k < tried.size(); ++k)
+    out.step += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
+                (std::isfinite(checkedError(tried[k].second)) ? percent(tried[k].second.error)
+                                                              : std::string("fails"));
+  out.step += ")";
+  if (chosen > 0) rom.setOwnStep(tried[chosen].first);
+  return out;
+}
+
 void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
                            const HeldOutTrainer& retrain, Monitor& monitor,
                            std::chrono::steady_clock::duration budget) {
@@ -553,9 +598,13 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
                          {}});
       const std::unique_ptr<ReducedModel> probe = retrain(rest, quiet);
       if (!probe) throw InputError("the second training gave no model");
-      check = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
-                               kHeldOutTolerance, &quiet, &rest);
-      check.caveat = heldOutCaveat(dataset, heldOut);
+      const auto judge = [&] {
+        RolloutCheck c = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
+                                          kHeldOutTolerance, &quiet, &rest);
+        c.caveat = heldOutCaveat(dataset, heldOut);
+        return c;
+      };
+      check = chooseOwnStep(rom, *probe, judge(), judge, monitor);
     } else {
       monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
       const Dataset head = withoutHeldOutEnds(dataset, options.heldOutFraction);
@@ -565,13 +614,17 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
       // too: a miss of the transient is a miss), but the run is not held out whole.
       std::vector<std::size_t> every(dataset.runs.size());
       std::iota(every.begin(), every.end(), std::size_t{0});
-      check = checkHeldOutRuns(model, *probe, dataset, every, 1, kHeldOutTolerance, &quiet, &head);
-      check.wholeRuns = false;
-      check.trainedRuns = 0;  // totalRuns stays: the verdict says how many runs could not be held out
-      for (const DatasetRun& run : dataset.runs)
-        if (run.name == check.run && run.samples() > 0)
-          check.heldOutFrom =
-              run.t(0) + (1.0 - options.heldOutFraction) * (run.t(run.samples() - 1) - run.t(0));
+      const auto judge = [&] {
+        RolloutCheck c = checkHeldOutRuns(model, *probe, dataset, every, 1, kHeldOutTolerance, &quiet, &head);
+        c.wholeRuns = false;
+        c.trainedRuns = 0;  // totalRuns stays: the verdict says how many runs could not be held out
+        for (const DatasetRun& run : dataset.runs)
+          if (run.name == c.run && run.samples() > 0)
+            c.heldOutFrom =
+                run.t(0) + (1.0 - options.heldOutFraction) * (run.t(run.samples() - 1) - run.t(0));
+        return c;
+      };
+      check = chooseOwnStep(rom, *probe, judge(), judge, monitor);
     }
   } catch (const Cancelled&) {
     throw;  // a stop is a stop, wherever training is (no model, as from the training itself)

@@ -50,6 +50,8 @@ struct RolloutCheck {
   /// What limits the verdict, said with it: a held-out run at the edge of the design (the
   /// verdict then judges an extrapolation). Empty when nothing does.
   std::string caveat;
+  /// How the model's own step was chosen by this check (chooseOwnStep), said with it; empty: not.
+  std::string step;
   bool failed = false;        ///< a run blew up or its step failed
   double failedAt = 0.0;      ///< t of the failure [s]
   std::string failure;        ///< the engine's message
@@ -142,6 +144,15 @@ inline constexpr double kHeldOutTolerance = 0.05;
 /// Trains the method again on `head` (the runs without their held-out ends) with the
 /// first training's settings and inputs, reporting to the monitor it is given.
 using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset& head, Monitor& monitor)>;
+
+/// For a model whose step is free (ReducedModel::stepIsFree): `check`, the held-out check of
+/// `probe` (trained for it) at its own step, repeated by `judge` at halved steps while the
+/// error falls 1.5 times or more and stays above a fifth of the goal (an eighth of the step
+/// at most). The largest step whose error is within 1.5 times of the best, or within a
+/// fifth of the goal, becomes `rom`'s own step; its check comes back, saying so
+/// (RolloutCheck::step). Other models: `check` as it is.
+RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
+                           const std::function<RolloutCheck()>& judge, Monitor& monitor);
 
 /// Judges `rom`, trained on `dataset` of `model`, by its behaviour. With two or more runs
 /// that can be run again, whole runs are held out: a fifth of them (at least one, spread

@@ -361,11 +361,10 @@ static void method_reduced(const S* s, double* xr) {
   xr[PNR] = CLUSTER[0] + 1.0;
 }
 
-/* One block [q_r; qd_r] per cluster: the nearest cluster's local coordinates, the others NaN. */
+/* One block [q_r; qd_r] per cluster: the two nearest clusters' local coordinates, the others NaN. */
 static void method_envelope_state(S* s, const double* q, const double* qd, double* e) {
-  int i, c, best = 0;
-  double best_d = HUGE_VAL;
-  const double* basis;
+  int i, c, k, nearest = -1, second = -1;
+  double d_nearest = HUGE_VAL, d_second = HUGE_VAL;
   for (i = 0; i < 2 * PNR * NK; ++i) e[i] = NAN;
   for (c = 0; c < NK; ++c) {
     double d = 0.0;
@@ -373,18 +372,28 @@ static void method_envelope_state(S* s, const double* q, const double* qd, doubl
       const double x = pca_scale[i] * (q[i] - pca_centroid[(size_t)c * NQ + i]);
       d += x * x;
     }
-    if (d < best_d) {
-      best_d = d;
-      best = c;
+    if (d < d_nearest) {
+      second = nearest;
+      d_second = d_nearest;
+      nearest = c;
+      d_nearest = d;
+    } else if (d < d_second) {
+      second = c;
+      d_second = d;
     }
   }
-  basis = pca_basis + (size_t)best * NQ * PNR;
-  for (i = 0; i < NQ; ++i) {
-    TMPQ[i] = pca_scale2[i] * (q[i] - pca_centroid[(size_t)best * NQ + i]);
-    TMPQ2[i] = pca_scale2[i] * qd[i];
+  for (k = 0; k < 2; ++k) {
+    const int best = k == 0 ? nearest : second;
+    const double* basis;
+    if (best < 0) continue;
+    basis = pca_basis + (size_t)best * NQ * PNR;
+    for (i = 0; i < NQ; ++i) {
+      TMPQ[i] = pca_scale2[i] * (q[i] - pca_centroid[(size_t)best * NQ + i]);
+      TMPQ2[i] = pca_scale2[i] * qd[i];
+    }
+    mat_t_vec(basis, NQ, PNR, TMPQ, e + 2 * PNR * best);
+    mat_t_vec(basis, NQ, PNR, TMPQ2, e + 2 * PNR * best + PNR);
   }
-  mat_t_vec(basis, NQ, PNR, TMPQ, e + 2 * PNR * best);
-  mat_t_vec(basis, NQ, PNR, TMPQ2, e + 2 * PNR * best + PNR);
 }
 )c";
 

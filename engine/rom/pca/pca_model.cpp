@@ -1009,16 +1009,33 @@ MethodInfo pcaMethod() {
 
 Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& qd) const {
-  // One block [q_r; qd_r] per cluster: the nearest cluster's local coordinates, the
-  // others not a number (skipped), so each chart has the ranges of its own samples.
+  // One block [q_r; qd_r] per cluster: the local coordinates of the two nearest clusters,
+  // the others not a number (skipped), so each chart has the ranges of its samples and of
+  // those by its border, where a run switches a step earlier or later than the data did.
   const Eigen::Index nr = nr_, block = 2 * nr_;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(block * static_cast<Eigen::Index>(clusters_.size()),
                                                 std::numeric_limits<double>::quiet_NaN());
-  const int i = nearestCluster(q);
-  const PcaCluster& c = clusters_[static_cast<std::size_t>(i)];
+  int nearest = -1, second = -1;
+  double dNearest = std::numeric_limits<double>::infinity(), dSecond = dNearest;
+  for (std::size_t c = 0; c < clusters_.size(); ++c) {
+    const double d = scale_.cwiseProduct(q - clusters_[c].centroid).squaredNorm();
+    if (d < dNearest) {
+      second = nearest;
+      dSecond = dNearest;
+      nearest = static_cast<int>(c);
+      dNearest = d;
+    } else if (d < dSecond) {
+      second = static_cast<int>(c);
+      dSecond = d;
+    }
+  }
   const Eigen::VectorXd s2 = scale_.cwiseAbs2();
-  x.segment(block * i, nr) = c.basis.transpose() * s2.cwiseProduct(q - c.centroid);
-  x.segment(block * i + nr, nr) = c.basis.transpose() * s2.cwiseProduct(qd);
+  for (const int i : {nearest, second}) {
+    if (i < 0) continue;
+    const PcaCluster& c = clusters_[static_cast<std::size_t>(i)];
+    x.segment(block * i, nr) = c.basis.transpose() * s2.cwiseProduct(q - c.centroid);
+    x.segment(block * i + nr, nr) = c.basis.transpose() * s2.cwiseProduct(qd);
+  }
   return x;
 }
 

@@ -188,6 +188,7 @@ class PcaModel : public ReducedModel {
   double stabilityDt() const;
   /// The training samples' spacing, or half the stability limit when that is smaller.
   double ownStep() const override;
+  bool stepIsFree() const override { return true; }
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
 
  protected:

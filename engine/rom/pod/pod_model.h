@@ -95,6 +95,7 @@ class PodModel : public ReducedModel {
   double stabilityDt() const;
   /// The training samples' spacing, or half the stability limit when that is smaller.
   double ownStep() const override;
+  bool stepIsFree() const override { return true; }
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
 
   /// Reduced coordinates of full coordinates q: V^T S (q - mu).

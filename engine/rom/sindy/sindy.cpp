@@ -137,7 +137,7 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
   const double motion = o.motionScale.empty() ? 0.0
                                               : o.motionScale[static_cast<std::size_t>(c)] *
                                                     std::sqrt(static_cast<double>(y.size()));
-  if (o.relative && y.norm() < o.kappa * motion) {
+  if (o.relative && o.kappa < 1.0 && y.norm() < o.kappa * motion) {
     fit.xi.setZero(L);
     fit.residual = fit.scale > 0.0 ? y.norm() / fit.scale : 0.0;
     fit.iterations = 0;

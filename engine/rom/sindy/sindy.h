@@ -119,8 +119,8 @@ struct StlsOptions {
   bool normalise = false;  ///< scale columns to unit RMS before thresholding (file comment)
   /// κ as a share, free of the data's units: a term stays when its typical contribution
   /// |ξ_j| rms(column j) is at least κ times the coordinate's force scale, the larger of its
-  /// target's RMS and its motionScale. A coordinate whose whole target is below κ times its
-  /// motionScale carries no unknown force: its row is zero, not an error.
+  /// target's RMS and its motionScale. With κ < 1, a coordinate whose whole target is below κ
+  /// times its motionScale carries no unknown force: its row is zero, not an error.
   bool relative = false;
   double ridge = 0.0;      ///< ridge weight α >= 0 [-]: adds α ‖ξ̂‖² per sample on unit-RMS columns
   int maxIterations = 50;  ///< STLS iterations per coordinate
