@@ -21,13 +21,12 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
   CHECK(checkReducedModelSettings("pca", OJson::object()).dump() ==
         R"({"clusters":16,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
         R"("common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
-  CHECK(
-      checkReducedModelSettings("sindy", OJson::object()).dump() ==
-      R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
-      R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
-      R"("friction_columns":false,"terms":[],"kappa":0.05,"normalise":false,"threshold":"relative",)"
-      R"("kappa_search":true,"ridge":0.0,"max_iterations":50,)"
-      R"("derivatives":"data","sg_order":4,"sg_window":0,"formulation":"auto"})");
+  CHECK(checkReducedModelSettings("sindy", OJson::object()).dump() ==
+        R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
+        R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
+        R"("friction_columns":false,"terms":[],"kappa":0.05,"normalise":false,"threshold":"relative",)"
+        R"("kappa_search":true,"ridge":0.0,"max_iterations":50,)"
+        R"("derivatives":"data","sg_order":4,"sg_window":0,"formulation":"auto"})");
 }
 
 TEST_CASE("default settings of node and ae are stored unchanged", "[rom][settings]") {
