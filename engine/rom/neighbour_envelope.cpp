@@ -236,6 +236,7 @@ NeighbourTracker::NeighbourTracker(const NeighbourEnvelope& envelope)
 
 void NeighbourTracker::restart() {
   started_ = false;
+  searched_ = false;
   largest_ = 0.0;
   largestT_ = 0.0;
   largestPart_.clear();
@@ -253,7 +254,20 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
   if (measured) {
     rates_ = (loads_ - previous_) / (t - previousT_);
     e.fill(q, qd, loads_, rates_, x_);
+    // The distance is a norm: it is at most the last searched sample's plus how far the run
+    // moved since. While that bound stays below the largest so far, the sample can change
+    // neither the largest nor a gate the largest has not passed: no search.
+    const double bound =
+        searched_ ? searchedDistance_ + (x_ - searchedX_).norm() : std::numeric_limits<double>::infinity();
+    if (bound <= largest_) {
+      previous_ = loads_;
+      previousT_ = t;
+      return bound;
+    }
     d = e.distance(x_, hint_);
+    searchedX_ = x_;
+    searchedDistance_ = d;
+    searched_ = std::isfinite(d);
     if (d > largest_) {
       largest_ = d;
       largestT_ = t;

@@ -117,7 +117,9 @@ class NeighbourTracker {
   /// Starts a new run (forgets the sample before and the largest distance).
   void restart();
   /// The distance of a sample at time t [s] with q, qd, f_ext (size nq each); negative for
-  /// the first sample of a run (no load rate yet).
+  /// the first sample of a run (no load rate yet). Below the run's largest distance so far it
+  /// may be an upper bound rather than the distance (it then changes neither the largest nor
+  /// a gate crossing).
   double add(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& f_ext);
   double largest() const { return largest_; }     ///< the run's largest distance so far (0: none yet)
   double largestAt() const { return largestT_; }  ///< its time [s]
@@ -131,6 +133,9 @@ class NeighbourTracker {
   std::string largestPart_;
   bool started_ = false;
   int hint_ = 0;
+  Eigen::VectorXd searchedX_;  // features of the last sample searched, and its distance
+  double searchedDistance_ = 0.0;
+  bool searched_ = false;
 };
 
 }  // namespace mbdrom

@@ -94,6 +94,34 @@ TEST_CASE("every training sample lies within the joint envelope's resolution, a 
   CHECK(e.farthestPart(e.features(q, qd, f, Eigen::VectorXd::Zero(q.size())), hint) != "positions");
 }
 
+TEST_CASE("the tracker along a run finds the largest distance and its time as a search at every sample does",
+          "[rom][envelope]") {
+  // Trained on the 20 N run alone; the 10 N run walks away from it and back.
+  Dataset train = jointTrainingData();
+  const DatasetRun other = train.runs.back();
+  train.runs.pop_back();
+  const NeighbourEnvelope e = NeighbourEnvelope::fromDataset(train, true);
+  NeighbourTracker tracker(e);
+  int hint = 0;
+  double largest = 0.0, at = 0.0;
+  int bounded = 0;
+  for (Eigen::Index k = 0; k < other.samples(); ++k) {
+    const double tracked = tracker.add(other.t(k), other.q.col(k), other.qd.col(k), other.f_ext.col(k));
+    if (k == 0) continue;
+    const double exact = e.distance(jointFeaturesAt(e, other, k), hint);
+    CHECK(tracked >= exact - 1e-12);  // the distance, or a bound above it below the largest so far
+    bounded += tracked > exact + 1e-12 ? 1 : 0;
+    if (exact > largest) {
+      largest = exact;
+      at = other.t(k);
+    }
+  }
+  CHECK(largest > 2.0 * e.resolution());
+  CHECK(bounded > 0);  // samples the bound spared a search
+  CHECK(tracker.largest() == Approx(largest).epsilon(1e-12));
+  CHECK(tracker.largestAt() == at);
+}
+
 TEST_CASE("a joint envelope reads back with its distances, and a bad scale is refused by name",
           "[rom][envelope]") {
   NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
