@@ -428,7 +428,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     const double most = *std::max_element(motion.begin(), motion.end());
     for (std::size_t p = 0; p < points.size(); ++p) {
-      if (!(most > 0.0) || motion[p] < 0.01 * most) continue;  // a point that hardly moves: no target
+      if (!(most > 0.0) || motion[p] < 1e-6 * most) continue;  // a point still but for round-off: no target
       const double relative = error[p] / motion[p];
       if (relative > worst && !check.failed) {
         worst = relative;
@@ -559,7 +559,7 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
     ++chosen;
   RolloutCheck out = tried[chosen].second;
   if (tried.size() == 1) return out;
-  out.step = formatText("its own step %g ms, chosen by this check (", 1e3 * tried[chosen].first);
+  out.step = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * tried[chosen].first);
   for (std::size_t k = 0; k < tried.size(); ++k)
     out.step += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
                 (std::isfinite(checkedError(tried[k].second)) ? percent(tried[k].second.error)

@@ -95,7 +95,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
 /// `trainedRuns` of the other runs, each run from its first sample over the whole run at its
 /// spacing; the error of a run is the largest relative RMS of its points (positions of every
 /// basic point, as mbdrom-cli compare defines it: RMS error over RMS motion about the mean;
-/// points that move less than 1 % of the most moving point are not judged). Passed when
+/// points that move less than 1e-6 of the most moving point are not judged). Passed when
 /// every run is within `tolerance`. With `trainedOn` (the data `probe` was trained on), also
 /// the largest distance of the runs from it (RolloutCheck::heldOutDistance), which calibrates
 /// the written model's joint envelope.

@@ -1,5 +1,7 @@
 #include "engine/rom/sindy/sindy_model.h"
 
+#include "engine/rom/sindy/sindy_coordinates.h"
+
 #include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
@@ -331,8 +333,13 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   rom->knownForces_ = resolvedKnownForces(settings.knownForces, runsCarryLoads(model, dataset));
   rom->qRef_ = model.q0();
   const DatasetRun& first = dataset.runs.front();
+  std::string coordinateNote;
   if (settings.coordinates.empty()) {
-    rom->independent_ = suggestIndependentCoordinates(model, first.q.col(0), first.t(0));
+    SindyCoordinateChoice choice = chooseSindyCoordinates(
+        model, dataset, suggestIndependentCoordinates(model, first.q.col(0), first.t(0)), settings.library,
+        rom->qRef_);
+    rom->independent_ = std::move(choice.coordinates);
+    coordinateNote = std::move(choice.note);
   } else {
     rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
@@ -520,6 +527,12 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     return rom->heldOutRollout(model, fitted, ThetaFit, YFit, judgedRows, heldOut, positionNoise, fit,
                                monitor);
   };
+  // The step first, judged on the fullest fit (the smallest κ tried), so that the threshold
+  // is then chosen on the motion, not on the integrator's error.
+  StlsOptions fullest = fitOptions;
+  if (settings.kappaSearch) fullest.kappa *= 0.01;
+  const auto judgeFullest = [&] { return judgeFit(fullest); };
+  const std::string stepNote = chooseOwnStep(*rom, *rom, judgeFullest(), judgeFullest, monitor).step;
   RolloutCheck rollout = judgeFit(fitOptions);
   std::string kind = rom->judge(rollout);
   if (settings.kappaSearch)
@@ -528,6 +541,11 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     rom->nameRemovedTerms(ThetaFit, YFit, termNames, fitOptions, kind, judgeFit);
   settings.stls.kappa = fitOptions.kappa;
   rom->stampTraining(dataset, settings.toJson());
+  if (!stepNote.empty()) rom->result_.verdict += "; " + stepNote;
+  if (!coordinateNote.empty()) {
+    rom->result_.verdict += "; " + coordinateNote;
+    rom->metrics_["coordinate_choice"] = coordinateNote;
+  }
   SindyLibrary library;
   library.terms = rom->terms_;
   library.Theta = std::move(Theta);

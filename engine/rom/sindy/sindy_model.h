@@ -150,6 +150,7 @@ class SindyModel : public ReducedModel {
   std::vector<std::string> envelopeLabels() const override;
   StoredStart storedStart() const override;
   bool takesLoads() const override;
+  bool stepIsFree() const override { return true; }
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
   const StlsResult& result() const { return result_; }

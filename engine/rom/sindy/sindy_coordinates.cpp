@@ -1,0 +1,142 @@
+#include "engine/rom/sindy/sindy_coordinates.h"
+
+#include "engine/core/error.h"
+#include "engine/dynamics/scales.h"
+
+#include <Eigen/Eigenvalues>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbdrom {
+
+namespace {
+
+constexpr Eigen::Index kRowsPerRun = 200;  // samples of each run the library is built on
+constexpr std::size_t kMostSets = 2000;    // sets tried at most
+
+// The terms of `library` (user columns aside) in the coordinates `set`.
+std::vector<SindyTerm> libraryTerms(const Model& model, const std::vector<int>& set,
+                                    const SindyLibraryOptions& library) {
+  std::vector<std::string> names;
+  for (int c : set) names.push_back(model.coordinateName(c));
+  SindyLibraryOptions probe = library;
+  probe.select.clear();
+  return sindyTerms(names, probe);
+}
+
+// Those terms on about kRowsPerRun samples of each run.
+Eigen::MatrixXd sampledLibrary(const Model& model, const Dataset& dataset, const std::vector<int>& set,
+                               const SindyLibraryOptions& library, const Eigen::VectorXd& qRef) {
+  const std::vector<SindyTerm> terms = libraryTerms(model, set, library);
+  const auto n = static_cast<Eigen::Index>(set.size()), L = static_cast<Eigen::Index>(terms.size());
+  std::vector<Eigen::VectorXd> rows;
+  Eigen::VectorXd u(n), ud(n), none;
+  for (const DatasetRun& run : dataset.runs) {
+    const Eigen::Index stride = std::max<Eigen::Index>(1, run.samples() / kRowsPerRun);
+    for (Eigen::Index k = 0; k < run.samples(); k += stride) {
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const int c = set[static_cast<std::size_t>(i)];
+        u(i) = run.q(c, k) - qRef(c);
+        ud(i) = run.qd(c, k);
+      }
+      Eigen::VectorXd row(L);
+      for (Eigen::Index j = 0; j < L; ++j)
+        row(j) = evalSindyTerm(terms[static_cast<std::size_t>(j)], u, ud, run.t(k), none);
+      rows.push_back(std::move(row));
+    }
+  }
+  Eigen::MatrixXd Theta(static_cast<Eigen::Index>(rows.size()), L);
+  for (std::size_t r = 0; r < rows.size(); ++r) Theta.row(static_cast<Eigen::Index>(r)) = rows[r].transpose();
+  return Theta;
+}
+
+// 1 / condition number of the unit-norm columns' Gram matrix (0: dependent or a zero column).
+double conditioning(const Eigen::MatrixXd& Theta) {
+  const Eigen::VectorXd norms = Theta.colwise().norm().transpose();
+  if (!(norms.minCoeff() > 0.0)) return 0.0;
+  const Eigen::MatrixXd Q = Theta * norms.cwiseInverse().asDiagonal();
+  const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd> eig(Q.transpose() * Q, Eigen::EigenvaluesOnly);
+  const double largest = eig.eigenvalues().maxCoeff();
+  return largest > 0.0 ? std::max(0.0, eig.eigenvalues().minCoeff()) / largest : 0.0;
+}
+
+std::string namesOf(const Model& model, const std::vector<int>& set) {
+  std::string out;
+  for (int c : set) out += (out.empty() ? "" : ", ") + model.coordinateName(c);
+  return out;
+}
+
+// Every subset of `pool` of size n, in order, while fewer than kMostSets.
+void subsets(const std::vector<int>& pool, std::size_t n, std::size_t from, std::vector<int>& current,
+             std::vector<std::vector<int>>& out) {
+  if (out.size() >= kMostSets) return;
+  if (current.size() == n) {
+    out.push_back(current);
+    return;
+  }
+  for (std::size_t i = from; i < pool.size(); ++i) {
+    current.push_back(pool[i]);
+    subsets(pool, n, i + 1, current, out);
+    current.pop_back();
+  }
+}
+
+}  // namespace
+
+SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& dataset,
+                                             const std::vector<int>& suggested,
+                                             const SindyLibraryOptions& library,
+                                             const Eigen::VectorXd& qRef) {
+  SindyCoordinateChoice choice{suggested, {}};
+  if (suggested.empty() || dataset.runs.empty() || !library.select.empty()) return choice;
+  const Eigen::MatrixXd Theta = sampledLibrary(model, dataset, suggested, library, qRef);
+  std::vector<std::string> names;
+  for (const SindyTerm& t : libraryTerms(model, suggested, library)) names.push_back(t.name);
+  std::string dependent;
+  try {
+    checkSindyColumns(Theta, names);
+    return choice;
+  } catch (const InputError& e) {
+    dependent = e.what();
+  }
+  // The coordinates that move over the runs, in units of their scale.
+  const MechanismScales scales = mechanismScales(model);
+  std::vector<int> pool;
+  for (int c = 0; c < model.nq(); ++c) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (const DatasetRun& run : dataset.runs) {
+      lo = std::min(lo, run.q.row(c).minCoeff());
+      hi = std::max(hi, run.q.row(c).maxCoeff());
+    }
+    if (hi - lo > 1e-9 * scales.coordinateScale(c)) pool.push_back(c);
+  }
+  std::vector<std::vector<int>> sets;
+  std::vector<int> current;
+  subsets(pool, suggested.size(), 0, current, sets);
+  double best = 0.0;
+  const DatasetRun& first = dataset.runs.front();
+  for (const std::vector<int>& set : sets) {
+    if (set == suggested) continue;
+    try {
+      (void)independentBasis(model, first.q.col(0), first.t(0), set);
+    } catch (const InputError&) {
+      continue;  // not a set of independent coordinates at the start
+    }
+    const double c = conditioning(sampledLibrary(model, dataset, set, library, qRef));
+    if (c > best) {
+      best = c;
+      choice.coordinates = set;
+    }
+  }
+  if (!(best > 1e-11))  // checkSindyColumns' limit
+    throw InputError(dependent + "; no other set of " + std::to_string(suggested.size()) +
+                     " independent coordinates gives an independent library either");
+  const std::string cut = dependent.substr(0, dependent.find("; remove"));
+  choice.note = "coordinates " + namesOf(model, choice.coordinates) + " chosen: with " +
+                namesOf(model, suggested) + " (the mobility analysis' suggestion) " +
+                (cut.rfind("sindy: ", 0) == 0 ? cut.substr(7) : cut);
+  return choice;
+}
+
+}  // namespace mbdrom
