@@ -134,14 +134,17 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   if (summary.leftEnvelope()) return "the run " + envelopeSummaryText(summary);
-  // A model not validated, or found wrong, says so on every run already.
-  // Up to the held-out runs' distance the model's verdict speaks for the run; beyond, its bound.
+  // A model not validated, or found wrong, says so on every run already. A bound above the
+  // goal is a warning wherever it comes from: a held-out error near the goal, or a run that
+  // goes farther from the training samples than the held-out runs went.
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance &&
-      summary.jointDistance > summary.jointHeldOutDistance && validationWarning(rom).empty())
+      validationWarning(rom).empty())
     return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
-           " % its held-out check asks (the bound its training calibrated for a run that goes this far from "
-           "the training samples, farther than the held-out runs went)";
+           " % its held-out check asks (the bound its training calibrated" +
+           (summary.jointDistance > summary.jointHeldOutDistance
+                ? " for a run that goes this far from the training samples, farther than the held-out runs went)"
+                : ": twice the held-out error)");
   return {};
 }
 

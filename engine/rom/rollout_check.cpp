@@ -554,9 +554,13 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto& t : tried) best = std::min(best, checkedError(t.second));
+  // Near the best, and passing the goal when the best does.
+  const double goal = tried.front().second.tolerance;
+  const auto acceptable = [&](double e) {
+    return e <= std::max(target, 1.5 * best) && (best > goal || e <= goal);
+  };
   std::size_t chosen = 0;
-  while (chosen + 1 < tried.size() && !(checkedError(tried[chosen].second) <= std::max(target, 1.5 * best)))
-    ++chosen;
+  while (chosen + 1 < tried.size() && !acceptable(checkedError(tried[chosen].second))) ++chosen;
   RolloutCheck out = tried[chosen].second;
   if (tried.size() == 1) return out;
   out.step = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * tried[chosen].first);

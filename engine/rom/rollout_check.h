@@ -149,8 +149,8 @@ using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset
 /// `probe` (trained for it) at its own step, repeated by `judge` at halved steps while the
 /// error falls 1.5 times or more and stays above a fifth of the goal (an eighth of the step
 /// at most). The largest step whose error is within 1.5 times of the best, or within a
-/// fifth of the goal, becomes `rom`'s own step; its check comes back, saying so
-/// (RolloutCheck::step). Other models: `check` as it is.
+/// fifth of the goal (and within the goal when the best is), becomes `rom`'s own step; its check comes back,
+/// saying so (RolloutCheck::step). Other models: `check` as it is.
 RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
                            const std::function<RolloutCheck()>& judge, Monitor& monitor);
 
