@@ -116,10 +116,10 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
                                        const std::map<std::string, double>& parameters);
 
 /// What a finished run says of its envelope when it warns: "the run left its training
-/// envelope at ..." when it did, "the run expects up to X % ..." when it stayed inside but went
-/// farther from the training samples than the held-out check's runs did, and its calibrated
-/// bound there is above the held-out goal (kHeldOutTolerance), for a model without a
-/// validationWarning of its own; "" otherwise.
+/// envelope at ..." when it did, "the run expects up to X % ..." when it stayed inside with a
+/// calibrated bound above the held-out goal (kHeldOutTolerance: a held-out error above half
+/// the goal, or a run farther from the training samples than the held-out runs went), for a
+/// model without a validationWarning of its own; "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
 
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,

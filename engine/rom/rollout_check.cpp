@@ -524,13 +524,6 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
   return check;
 }
 
-// A model is judged by its behaviour (issue 29), not by its loss alone: the method
-// trains again without the last quarter of every run, and that model runs from each
-// run's first sample; its independent coordinates over the held-out quarter are
-// compared with the run's.
-// The second training gets the first one's time: a network stopped early by the user
-// (or a budget of a million epochs) is judged by a model trained about as long, and a
-// stop-and-keep request during the check ends its training the same way.
 namespace {
 
 double checkedError(const RolloutCheck& c) {
@@ -543,14 +536,28 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
                            const std::function<RolloutCheck()>& judge, Monitor& monitor) {
   if (!rom.stepIsFree() || !check.done) return check;
   const double target = 0.2 * check.tolerance;
-  std::vector<std::pair<double, RolloutCheck>> tried{{probe.ownStep(), std::move(check)}};
+  // The step a run takes on the data's samples (ReducedModel::stepFor), as the check ran it.
+  const double spacing = probe.metrics().value("sample_spacing", 0.0);
+  const auto runStep = [&] { return spacing > 0.0 ? probe.stepFor(spacing) : probe.ownStep(); };
+  std::vector<std::pair<double, RolloutCheck>> tried{{runStep(), std::move(check)}};
   while (tried.size() < 4) {
     const double last = checkedError(tried.back().second);
     if (last <= target) break;
-    if (tried.size() >= 2 && !(1.5 * last <= checkedError(tried[tried.size() - 2].second))) break;
+    if (tried.size() >= 2) {
+      const double before = checkedError(tried[tried.size() - 2].second);
+      // Halving on while it helps: a failure cured, or an error 1.5 times smaller.
+      if (!std::isfinite(last) || (std::isfinite(before) && !(1.5 * last <= before))) break;
+    }
     probe.setOwnStep(0.5 * tried.back().first);
-    monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * probe.ownStep()), 0, 1, {}});
-    tried.emplace_back(probe.ownStep(), judge());
+    monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * runStep()), 0, 1, {}});
+    try {
+      RolloutCheck halved = judge();
+      tried.emplace_back(runStep(), std::move(halved));
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error&) {
+      break;  // a halved step that cannot be judged: the steps tried so far decide
+    }
   }
   double best = std::numeric_limits<double>::infinity();
   for (const auto& t : tried) best = std::min(best, checkedError(t.second));
@@ -563,16 +570,24 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   while (chosen + 1 < tried.size() && !acceptable(checkedError(tried[chosen].second))) ++chosen;
   RolloutCheck out = tried[chosen].second;
   if (tried.size() == 1) return out;
+  // The probe may be `rom` itself: both end at the chosen step, whichever was tried last.
+  probe.setOwnStep(tried[chosen].first);
+  rom.setOwnStep(tried[chosen].first);
   out.step = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * tried[chosen].first);
   for (std::size_t k = 0; k < tried.size(); ++k)
     out.step += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
                 (std::isfinite(checkedError(tried[k].second)) ? percent(tried[k].second.error)
                                                               : std::string("fails"));
   out.step += ")";
-  if (chosen > 0) rom.setOwnStep(tried[chosen].first);
   return out;
 }
 
+// A model is judged by its behaviour, not by its loss alone: the method trains again
+// without the held-out runs (or the last quarter of every run) and that model runs from
+// each run's first sample, compared with the run.
+// The second training gets the first one's time: a network stopped early by the user
+// (or a budget of a million epochs) is judged by a model trained about as long, and a
+// stop-and-keep request during the check ends its training the same way.
 void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
                            const HeldOutTrainer& retrain, Monitor& monitor,
                            std::chrono::steady_clock::duration budget) {

@@ -361,7 +361,8 @@ static void method_reduced(const S* s, double* xr) {
   xr[PNR] = CLUSTER[0] + 1.0;
 }
 
-/* One block [q_r; qd_r] per cluster: the two nearest clusters' local coordinates, the others NaN. */
+/* One block [q_r; qd_r] per cluster: the nearest cluster's local coordinates, and the second
+   nearest's within 1.5 times its distance, the others NaN. */
 static void method_envelope_state(S* s, const double* q, const double* qd, double* e) {
   int i, c, k, nearest = -1, second = -1;
   double d_nearest = HUGE_VAL, d_second = HUGE_VAL;
@@ -382,6 +383,11 @@ static void method_envelope_state(S* s, const double* q, const double* qd, doubl
       d_second = d;
     }
   }
+  if (nearest < 0) { /* a position not a number: outside every chart */
+    e[0] = HUGE_VAL;
+    return;
+  }
+  if (!(d_second <= 2.25 * d_nearest)) second = -1; /* the second chart only near the border */
   for (k = 0; k < 2; ++k) {
     const int best = k == 0 ? nearest : second;
     const double* basis;

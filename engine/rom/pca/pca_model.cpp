@@ -1009,9 +1009,10 @@ MethodInfo pcaMethod() {
 
 Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& qd) const {
-  // One block [q_r; qd_r] per cluster: the local coordinates of the two nearest clusters,
-  // the others not a number (skipped), so each chart has the ranges of its samples and of
-  // those by its border, where a run switches a step earlier or later than the data did.
+  // One block [q_r; qd_r] per cluster: the local coordinates of the nearest cluster and of the
+  // second nearest within 1.5 times its distance, the others not a number (skipped), so each
+  // chart has the ranges of its samples and of those by its border, where a run switches a
+  // step earlier or later than the data did.
   const Eigen::Index nr = nr_, block = 2 * nr_;
   Eigen::VectorXd x = Eigen::VectorXd::Constant(block * static_cast<Eigen::Index>(clusters_.size()),
                                                 std::numeric_limits<double>::quiet_NaN());
@@ -1029,6 +1030,12 @@ Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Vec
       dSecond = d;
     }
   }
+  if (nearest < 0) {  // a position not a number: outside every chart
+    x(0) = std::numeric_limits<double>::infinity();
+    return x;
+  }
+  // The second chart only near the border between the two (within 1.5 times the distance).
+  if (!(dSecond <= 2.25 * dNearest)) second = -1;
   const Eigen::VectorXd s2 = scale_.cwiseAbs2();
   for (const int i : {nearest, second}) {
     if (i < 0) continue;

@@ -123,7 +123,15 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
     } catch (const InputError&) {
       continue;  // not a set of independent coordinates at the start
     }
-    const double c = conditioning(sampledLibrary(model, dataset, set, library, qRef));
+    const Eigen::MatrixXd candidate = sampledLibrary(model, dataset, set, library, qRef);
+    std::vector<std::string> candidateNames;
+    for (const SindyTerm& t : libraryTerms(model, set, library)) candidateNames.push_back(t.name);
+    try {
+      checkSindyColumns(candidate, candidateNames);  // duplicates too, as the fit will check
+    } catch (const InputError&) {
+      continue;
+    }
+    const double c = conditioning(candidate);
     if (c > best) {
       best = c;
       choice.coordinates = set;

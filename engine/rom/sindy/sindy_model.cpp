@@ -41,7 +41,6 @@ void appendRows(Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
   to.bottomRows(from.rows()) = from;
 }
 
-// "columns": [{"name": ..., "source": ...}, ...], each read as an object of its own.
 // The terms `wider` keeps that `narrower` removed, comma-separated.
 std::string termsOnlyIn(const StlsResult& wider, const StlsResult& narrower) {
   std::string out;
@@ -51,6 +50,7 @@ std::string termsOnlyIn(const StlsResult& wider, const StlsResult& narrower) {
   return out;
 }
 
+// "columns": [{"name": ..., "source": ...}, ...], each read as an object of its own.
 std::vector<SindyColumnSource> columnSources(JsonObjectReader<OJson>& r) {
   const OJson& v = r.array("columns");
   std::vector<SindyColumnSource> out;
@@ -186,8 +186,14 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   lib.select = r.names("terms", lib.select);
   s.stls.kappa = r.number("kappa", s.stls.kappa, {.min = 0.0});
   s.stls.normalise = r.boolean("normalise", s.stls.normalise);
-  s.stls.relative = r.choice("threshold", s.stls.relative ? "relative" : "absolute",
+  // Normalised columns are a form of the absolute threshold: alone, they ask for it.
+  const bool absoluteDefault = s.stls.normalise && !j.contains("threshold");
+  s.stls.relative = r.choice("threshold", s.stls.relative && !absoluteDefault ? "relative" : "absolute",
                              {"relative", "absolute"}) == "relative";
+  if (s.stls.relative && s.stls.normalise)
+    throw InputError(
+        "sindy settings: normalise applies to an absolute threshold (threshold \"absolute\"); a "
+        "relative threshold is a share of each coordinate's force already");
   s.kappaSearch = r.boolean("kappa_search", s.kappaSearch);
   s.stls.ridge = r.number("ridge", s.stls.ridge, {.min = 0.0});
   s.stls.maxIterations = r.integer("max_iterations", s.stls.maxIterations, {.min = 1});
@@ -539,8 +545,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     rom->chooseKappa(ThetaFit, YFit, termNames, fitOptions, rollout, kind, judgeFit);
   else
     rom->nameRemovedTerms(ThetaFit, YFit, termNames, fitOptions, kind, judgeFit);
-  settings.stls.kappa = fitOptions.kappa;
-  rom->stampTraining(dataset, settings.toJson());
+  rom->metrics_["kappa_chosen"] = fitOptions.kappa;  // the settings keep the κ asked for
   if (!stepNote.empty()) rom->result_.verdict += "; " + stepNote;
   if (!coordinateNote.empty()) {
     rom->result_.verdict += "; " + coordinateNote;
@@ -754,7 +759,13 @@ void SindyModel::writeMethodJson(OJson& j) const {
 std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::string& source) {
   auto rom = std::make_unique<SindyModel>();
   try {
-    rom->sindySettings_ = SindySettings::fromJson(j.at("settings"));
+    // Files written before the relative threshold were trained with an absolute one and no search.
+    OJson settings = j.at("settings");
+    if (settings.is_object() && !settings.contains("threshold")) {
+      settings["threshold"] = "absolute";
+      settings["kappa_search"] = false;
+    }
+    rom->sindySettings_ = SindySettings::fromJson(settings);
   } catch (const InputError& e) {
     throw FileError(source + ": " + e.what());
   }
@@ -1242,7 +1253,8 @@ std::vector<DetailsSection> sindyDetails(const SindyModel& sindy) {
   points.markers = true;
   points.markerSize = 8.0;
   pareto.series.push_back(std::move(points));
-  DetailsSeries chosen{formatText("this model (\u03ba = %g)", sindy.settings().value("kappa", 0.0)),
+  const double kappa = sindy.metrics().value("kappa_chosen", sindy.settings().value("kappa", 0.0));
+  DetailsSeries chosen{formatText("this model (\u03ba = %g)", kappa),
                        {static_cast<double>(r.activeTerms())},
                        {r.residual.size() ? r.residual.maxCoeff() : 0.0}};
   chosen.markers = true;
@@ -1327,12 +1339,13 @@ MethodInfo sindyMethod() {
           .placeholder("T,..."),
       {"kappa", "Threshold κ", SettingKind::Number,
        "STLS threshold: terms below it are removed, then the rest refitted"},
-      SettingSpec{"threshold",
-                  "Threshold on",
-                  SettingKind::Choice,
-                  "relative: κ is a share of each coordinate's force (its unknown force or, if larger, its "
-                  "inertial force), free of the data's units; absolute: κ on |coefficient| (seed 004)",
-                  {"relative", "absolute"}},
+      SettingSpec{
+          "threshold",
+          "Threshold on",
+          SettingKind::Choice,
+          "relative: κ is a share of each coordinate's force (its unknown force or, if larger, its "
+          "inertial force), free of the data's units; absolute: κ on |coefficient|, in the data's units",
+          {"relative", "absolute"}},
       SettingSpec{"kappa_search", "Choose κ by held-out runs", SettingKind::Flag,
                   "Also fit with κ / 10 and κ / 100 and keep the one the held-out check finds best (the "
                   "sparser one unless a smaller κ's error is 1.5 times lower)"}

@@ -13,6 +13,7 @@
 #include "engine/experiments/experiment_design.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
+#include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/speed_check.h"
 
@@ -341,4 +342,44 @@ TEST_CASE("a stop during the held-out check cancels the training as any stop doe
   const OJson settings{{"epochs", 20}, {"hidden", {8, 8}}, {"validation_fraction", 0.0}};
   CHECK_THROWS_AS(trainReducedModel("node", r.dataset(), settings, stopInCheck, &r.model), Cancelled);
   CHECK(checking);
+}
+
+TEST_CASE(
+    "a free step is halved while the held-out error falls, and the model keeps the step its verdict names",
+    "[rollout_check]") {
+  const PushedRail r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.twoRuns(), {{"nr", 1}}, monitor, &r.model);
+  REQUIRE(pod->stepIsFree());
+  pod->setOwnStep(1.0);  // back to the data's spacing
+  const double h = pod->ownStep();
+  // Errors by step, as a judge would find them: halving once helps 1.25 times only.
+  const auto errorAt = [&](double step) { return step > 0.75 * h ? 0.03 : 0.024; };
+  RolloutCheck first;
+  first.done = true;
+  first.tolerance = 0.05;
+  first.error = errorAt(h);
+  const auto judge = [&] {
+    RolloutCheck c = first;
+    c.error = errorAt(pod->ownStep());
+    return c;
+  };
+  // The model is its own probe, as SINDy judges itself: it ends at the step chosen, not the last tried.
+  const RolloutCheck chosen = chooseOwnStep(*pod, *pod, first, judge, monitor);
+  CHECK(pod->ownStep() == Approx(h));
+  CHECK(chosen.error == Approx(0.03));
+  CHECK_THAT(chosen.step, Catch::Contains("(" + formatText("%g", 1e3 * h) + " ms: 3 %"));
+  // A failure cured by halving is worth halving for; two failures in a row are not.
+  int calls = 0;
+  RolloutCheck failed = first;
+  failed.failed = true;
+  const auto alwaysFails = [&] {
+    ++calls;
+    return failed;
+  };
+  pod->setOwnStep(1.0);
+  const RolloutCheck none = chooseOwnStep(*pod, *pod, failed, alwaysFails, monitor);
+  CHECK(calls == 1);
+  CHECK(none.failed);
+  CHECK(pod->ownStep() == Approx(h));
 }

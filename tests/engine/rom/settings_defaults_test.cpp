@@ -166,3 +166,10 @@ TEST_CASE("settings of node and ae name the key and the wrong value", "[rom][set
         "learning_rate, batch_size, epochs, force_epochs, velocity_weight, seconds, seed, vector_length, "
         "integrator, initial_velocity, validation_fraction)");
 }
+
+TEST_CASE("sindy's normalised columns ask for an absolute threshold and refuse a relative one",
+          "[rom][settings]") {
+  CHECK(checkReducedModelSettings("sindy", {{"normalise", true}}).at("threshold") == "absolute");
+  CHECK_THROWS_WITH(checkReducedModelSettings("sindy", {{"normalise", true}, {"threshold", "relative"}}),
+                    Catch::Contains("normalise applies to an absolute threshold"));
+}
