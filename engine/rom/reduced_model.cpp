@@ -143,7 +143,8 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
            " % its held-out check asks (the bound its training calibrated" +
            (summary.jointDistance > summary.jointHeldOutDistance
-                ? " for a run that goes this far from the training samples, farther than the held-out runs went)"
+                ? " for a run that goes this far from the training samples, farther than the held-out runs "
+                  "went)"
                 : ": twice the held-out error)");
   return {};
 }
