@@ -326,6 +326,27 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
   return run;
 }
 
+namespace internal {
+
+// What training fits and judges, gathered from the runs: the library on every sample
+// (pointwise rows) and, in the weak form, on every test function (weak rows).
+struct SindyRows {
+  Eigen::MatrixXd Theta, Y, inertia;                                        // pointwise rows of every run
+  Eigen::MatrixXd ThetaW, YW, weakInertia;                                  // weak rows (weak form only)
+  std::vector<std::pair<Eigen::Index, Eigen::Index>> runRows, runWeakRows;  // each run's [first, end)
+  std::vector<Eigen::Index> validationRows, weakValidationRows;  // each run without its last quarter
+  std::vector<std::string> termNames;
+  SindySamples all;  // every run's samples one after another, for the residual's hints
+  Dataset fitted;    // the runs as fitted (estimated derivatives), for the rollouts
+  std::vector<double> positionNoise;
+  bool weak = false;
+  int weakWindow = 0;
+  const Eigen::MatrixXd& thetaFit() const { return weak ? ThetaW : Theta; }
+  const Eigen::MatrixXd& yFit() const { return weak ? YW : Y; }
+};
+
+}  // namespace internal
+
 std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const SindySettings& settingsIn,
                                               Monitor& monitor, const Model& model,
                                               const std::vector<std::vector<SindyColumn>>& runColumns) {
@@ -334,12 +355,50 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
+  std::string coordinateNote;
+  std::unique_ptr<SindyModel> rom = prepare(model, dataset, settings, runColumns, coordinateNote);
+
+  monitor.reportNow({"train sindy: library", 0, 4, {}});
+  const internal::SindyRows rows = rom->gatherRows(model, dataset, settings, settingsIn, runColumns, monitor);
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy: STLS", 1, 4, {}});
+  rom->checkNoise(rows);
+  settings.stls.motionScale = sindyMotionScale(rows.inertia);
+  StlsOptions fitOptions = settings.stls;
+  if (rows.weak) {
+    fitOptions.targetNoise.clear();
+    fitOptions.motionScale = sindyMotionScale(rows.weakInertia);
+  }
+  rom->result_ = stls(rows.thetaFit(), rows.yFit(), rows.termNames, rom->names_, fitOptions);
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy: kappa sweep", 2, 4, {}});
+  const auto front = sindyPareto(sindyKappaSweep(rows.thetaFit(), rows.yFit(), fitOptions));
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy: held-out rollout", 3, 4, {}});
+  rom->stampTraining(dataset, settings.toJson());
+  std::string kind;
+  const RolloutCheck rollout =
+      rom->validate(model, dataset, rows, settings.kappaSearch, fitOptions, kind, monitor);
+  if (!coordinateNote.empty()) {
+    rom->result_.verdict += "; " + coordinateNote;
+    rom->metrics_["coordinate_choice"] = coordinateNote;
+  }
+  const std::vector<SindyHint> hints = rom->explain(rows, settings.library, kind);
+  rom->recordMetrics(rows, kind, rollout, hints, front);
+  monitor.checkpoint();
+  monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
+  return rom;
+}
+
+std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Dataset& dataset,
+                                                const SindySettings& settings,
+                                                const std::vector<std::vector<SindyColumn>>& runColumns,
+                                                std::string& coordinateNote) {
   auto rom = std::make_unique<SindyModel>();
   rom->sindySettings_ = settings;
   rom->knownForces_ = resolvedKnownForces(settings.knownForces, runsCarryLoads(model, dataset));
   rom->qRef_ = model.q0();
   const DatasetRun& first = dataset.runs.front();
-  std::string coordinateNote;
   if (settings.coordinates.empty()) {
     SindyCoordinateChoice choice = chooseSindyCoordinates(
         model, dataset, suggestIndependentCoordinates(model, first.q.col(0), first.t(0)), settings.library,
@@ -350,10 +409,8 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
   for (int i : rom->independent_) rom->names_.push_back(model.coordinateName(i));
-  const SindyKnownForces known = sindyKnownForces(rom->knownForces_);
   std::vector<std::string> columnNames =
       settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
-  const std::size_t frictionCount = columnNames.size();
   for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
   if (!settings.columns.empty() && runColumns.size() != dataset.runs.size())
     throw InputError("sindy: the user column \"" + settings.columns.front().name + "\" (data column \"" +
@@ -362,226 +419,226 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                      std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) +
                      " runs have them)");
   rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
+  return rom;
+}
 
-  monitor.reportNow({"train sindy: library", 0, 4, {}});
-  Eigen::MatrixXd Theta, Y;
-  std::vector<std::string> termNames;
-  // The runs as fitted (estimated derivatives) for the rollout, and the rows the fit
-  // without each run's last quarter takes.
-  Dataset fitted = makeDataset(model);
-  std::vector<Eigen::Index> validationRows;
-  SindySamples all;  // every run's samples one after another, for the residual's hints
-  all.coordinates = rom->names_;
+internal::SindyRows SindyModel::gatherRows(const Model& model, const Dataset& dataset,
+                                           SindySettings& settings, const SindySettings& given,
+                                           const std::vector<std::vector<SindyColumn>>& runColumns,
+                                           Monitor& monitor) {
+  internal::SindyRows rows;
+  rows.fitted = makeDataset(model);
+  rows.all.coordinates = names_;
   // The weak form where the derivatives are estimated from noisy positions.
-  const bool measuredNoise = std::any_of(settingsIn.positionNoise.begin(), settingsIn.positionNoise.end(),
-                                         [](double x) { return x > 0.0; });
-  const bool weak = settings.formulation == "weak" ||
-                    (settings.formulation == "auto" && (settings.derivatives == "estimate" || measuredNoise));
-  int window = settingsIn.estimatedWindow;
-  Eigen::MatrixXd ThetaW, YW;
-  Eigen::MatrixXd inertiaRows, weakInertiaRows;  // aligned with the rows of Y and YW
-  std::vector<std::pair<Eigen::Index, Eigen::Index>> runRows, runWeakRows;  // each run's [first, end) row
-  std::vector<Eigen::Index> weakValidationRows;
-  int weakWindow = 0;
-  const auto n = static_cast<Eigen::Index>(rom->independent_.size());
-  std::vector<double> positionNoise = settingsIn.positionNoise;
-  if (positionNoise.size() != static_cast<std::size_t>(n))
-    positionNoise.assign(static_cast<std::size_t>(n), 0.0);
+  const bool measuredNoise =
+      std::any_of(given.positionNoise.begin(), given.positionNoise.end(), [](double x) { return x > 0.0; });
+  rows.weak = settings.formulation == "weak" ||
+              (settings.formulation == "auto" && (settings.derivatives == "estimate" || measuredNoise));
+  rows.positionNoise = given.positionNoise.size() == independent_.size()
+                           ? given.positionNoise
+                           : std::vector<double>(independent_.size(), 0.0);
+  int window = given.estimatedWindow;
+  const SindyKnownForces known = sindyKnownForces(knownForces_);
   for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
-    const DatasetRun& original = dataset.runs[r];
     monitor.checkpoint();
-    DatasetRun run = original;
-    if (settings.derivatives == "estimate") {
-      const Eigen::MatrixX2d noise = estimateDerivatives(run, settings, window);
-      Eigen::VectorXd udd(n);
-      for (Eigen::Index i = 0; i < n; ++i) {
-        const int c = rom->independent_[static_cast<std::size_t>(i)];
-        positionNoise[static_cast<std::size_t>(i)] =
-            std::max(positionNoise[static_cast<std::size_t>(i)], noise(c, 0));
-        udd(i) = noise(c, 1);
-      }
-      // The noise of the estimated accelerations in the targets Rᵀ M R ü (reduced mass at the first
-      // sample), unless the caller gave it (measured data).
-      if (settingsIn.stls.targetNoise.empty()) {
-        const Eigen::MatrixXd R = independentBasis(model, run.q.col(0), run.t(0), rom->independent_);
-        const Eigen::MatrixXd Mr = R.transpose() * model.massMatrix() * R;
-        const Eigen::VectorXd target =
-            (Mr.array().square().matrix() * udd.array().square().matrix()).cwiseSqrt();
-        settings.stls.targetNoise.resize(static_cast<std::size_t>(n), 0.0);
-        for (Eigen::Index i = 0; i < n; ++i)
-          settings.stls.targetNoise[static_cast<std::size_t>(i)] =
-              std::max(settings.stls.targetNoise[static_cast<std::size_t>(i)], target(i));
-      }
-    }
-    SindySamples s = sindySamplesFromRun(model, run, rom->independent_, known, rom->qRef_, weak);
-    std::vector<SindyColumn> columns;
-    if (settings.frictionColumns) {
-      for (std::size_t c = 0; c < frictionCount; ++c)
-        columns.push_back({columnNames[c], Eigen::VectorXd(run.samples())});
-      for (Eigen::Index k = 0; k < run.samples(); ++k) {
-        const Eigen::VectorXd f = frictionValues(model, run.q.col(k), run.qd.col(k));
-        for (std::size_t c = 0; c < columns.size(); ++c)
-          columns[c].values(k) = f(static_cast<Eigen::Index>(c));
-      }
-    }
-    // User columns in the order of the settings, whatever order the caller gave them in.
-    for (const SindyColumnSource& c : settings.columns) {
-      const auto& given = runColumns[r];
-      const auto it =
-          std::find_if(given.begin(), given.end(), [&](const SindyColumn& g) { return g.name == c.name; });
-      if (it == given.end())
-        throw InputError("sindy: run \"" + run.name + "\" has no values for the user column \"" + c.name +
-                         "\"");
-      columns.push_back(*it);
-    }
+    DatasetRun run = dataset.runs[r];
+    if (settings.derivatives == "estimate")
+      estimateRunDerivatives(model, run, settings, given.stls.targetNoise.empty(), window,
+                             rows.positionNoise);
+    const SindySamples s = sindySamplesFromRun(model, run, independent_, known, qRef_, rows.weak);
+    const std::vector<SindyColumn> columns =
+        libraryColumns(model, run, r < runColumns.size() ? runColumns[r] : std::vector<SindyColumn>{});
     SindyLibrary lib;
     try {
       lib = buildSindyLibrary(s, settings.library, columns);
     } catch (const InputError& e) {
       throw InputError("run \"" + run.name + "\": " + e.what());
     }
-    termNames = lib.names();
-    const Eigen::Index rows = Theta.rows();
-    const Eigen::Index N = lib.Theta.rows(),
-                       kept = static_cast<Eigen::Index>(std::ceil(0.75 * static_cast<double>(N - 1)));
-    for (Eigen::Index k = 0; k < kept; ++k) validationRows.push_back(rows + k);
-    runRows.push_back({rows, rows + N});
-    addRun(fitted, run);
-    if (weak) {
-      const int W = sindyWeakWindow(window, N);
-      const SindyWeakRows wr = sindyWeakForm(s, lib.Theta, W);
-      const Eigen::Index at = ThetaW.rows();
-      runWeakRows.push_back({at, at + wr.Theta.rows()});
-      ThetaW.conservativeResize(at + wr.Theta.rows(), wr.Theta.cols());
-      ThetaW.bottomRows(wr.Theta.rows()) = wr.Theta;
-      YW.conservativeResize(at + wr.Y.rows(), wr.Y.cols());
-      YW.bottomRows(wr.Y.rows()) = wr.Y;
-      appendRows(weakInertiaRows, sindyInertiaRows(s, W));
-      for (std::size_t j = 0; j < wr.lastSample.size(); ++j)
-        if (wr.lastSample[j] < kept) weakValidationRows.push_back(at + static_cast<Eigen::Index>(j));
-      weakWindow = W;
-    }
-    const auto append = [](Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
-      const Eigen::Index at = to.cols();
-      to.conservativeResize(from.rows(), at + from.cols());
-      to.rightCols(from.cols()) = from;
-    };
-    append(all.u, s.u);
-    append(all.ud, s.ud);
-    append(all.target, s.target);
-    all.t.conservativeResize(all.t.size() + s.t.size());
-    all.t.tail(s.t.size()) = s.t;
-    Theta.conservativeResize(rows + lib.Theta.rows(), lib.Theta.cols());
-    Theta.bottomRows(lib.Theta.rows()) = lib.Theta;
-    Y.conservativeResize(rows + lib.Theta.rows(), s.target.rows());
-    Y.bottomRows(lib.Theta.rows()) = s.target.transpose();
-    appendRows(inertiaRows, sindyInertiaRows(s, 0));
-    if (rom->u0_.size() == 0) {
-      rom->u0_ = s.u.col(0);
-      rom->ud0_ = s.ud.col(0);
+    appendRun(rows, run, s, lib, window);
+    if (u0_.size() == 0) {
+      u0_ = s.u.col(0);
+      ud0_ = s.ud.col(0);
     }
   }
-  monitor.checkpoint();
-  monitor.reportNow({"train sindy: STLS", 1, 4, {}});
-  // Noise this large leaves nothing to identify: say so rather than fit a model to it.
+  return rows;
+}
+
+void SindyModel::estimateRunDerivatives(const Model& model, DatasetRun& run, SindySettings& settings,
+                                        bool targetNoiseFromData, int& window,
+                                        std::vector<double>& positionNoise) const {
+  const Eigen::MatrixX2d noise = estimateDerivatives(run, settings, window);
+  const auto n = static_cast<Eigen::Index>(independent_.size());
+  Eigen::VectorXd udd(n);
   for (Eigen::Index i = 0; i < n; ++i) {
-    const Eigen::VectorXd u = all.u.row(i).transpose();
+    const int c = independent_[static_cast<std::size_t>(i)];
+    positionNoise[static_cast<std::size_t>(i)] =
+        std::max(positionNoise[static_cast<std::size_t>(i)], noise(c, 0));
+    udd(i) = noise(c, 1);
+  }
+  // The noise of the estimated accelerations in the targets Rᵀ M R ü (reduced mass at the first
+  // sample), unless the caller gave it (measured data).
+  if (!targetNoiseFromData) return;
+  const Eigen::MatrixXd R = independentBasis(model, run.q.col(0), run.t(0), independent_);
+  const Eigen::MatrixXd Mr = R.transpose() * model.massMatrix() * R;
+  const Eigen::VectorXd target = (Mr.array().square().matrix() * udd.array().square().matrix()).cwiseSqrt();
+  settings.stls.targetNoise.resize(static_cast<std::size_t>(n), 0.0);
+  for (Eigen::Index i = 0; i < n; ++i)
+    settings.stls.targetNoise[static_cast<std::size_t>(i)] =
+        std::max(settings.stls.targetNoise[static_cast<std::size_t>(i)], target(i));
+}
+
+std::vector<SindyColumn> SindyModel::libraryColumns(const Model& model, const DatasetRun& run,
+                                                    const std::vector<SindyColumn>& given) const {
+  std::vector<SindyColumn> columns;
+  if (sindySettings_.frictionColumns) {
+    for (const std::string& name : frictionNames(model))
+      columns.push_back({name, Eigen::VectorXd(run.samples())});
+    for (Eigen::Index k = 0; k < run.samples(); ++k) {
+      const Eigen::VectorXd f = frictionValues(model, run.q.col(k), run.qd.col(k));
+      for (std::size_t c = 0; c < columns.size(); ++c) columns[c].values(k) = f(static_cast<Eigen::Index>(c));
+    }
+  }
+  // User columns in the order of the settings, whatever order the caller gave them in.
+  for (const SindyColumnSource& c : sindySettings_.columns) {
+    const auto it =
+        std::find_if(given.begin(), given.end(), [&](const SindyColumn& g) { return g.name == c.name; });
+    if (it == given.end())
+      throw InputError("sindy: run \"" + run.name + "\" has no values for the user column \"" + c.name +
+                       "\"");
+    columns.push_back(*it);
+  }
+  return columns;
+}
+
+void SindyModel::appendRun(internal::SindyRows& rows, const DatasetRun& run, const SindySamples& s,
+                           const SindyLibrary& lib, int window) {
+  rows.termNames = lib.names();
+  const Eigen::Index at = rows.Theta.rows(), N = lib.Theta.rows(),
+                     kept = static_cast<Eigen::Index>(std::ceil(0.75 * static_cast<double>(N - 1)));
+  for (Eigen::Index k = 0; k < kept; ++k) rows.validationRows.push_back(at + k);
+  rows.runRows.push_back({at, at + N});
+  addRun(rows.fitted, run);
+  if (rows.weak) {
+    const int W = sindyWeakWindow(window, N);
+    const SindyWeakRows wr = sindyWeakForm(s, lib.Theta, W);
+    const Eigen::Index weakAt = rows.ThetaW.rows();
+    rows.runWeakRows.push_back({weakAt, weakAt + wr.Theta.rows()});
+    appendRows(rows.ThetaW, wr.Theta);
+    appendRows(rows.YW, wr.Y);
+    appendRows(rows.weakInertia, sindyInertiaRows(s, W));
+    for (std::size_t j = 0; j < wr.lastSample.size(); ++j)
+      if (wr.lastSample[j] < kept) rows.weakValidationRows.push_back(weakAt + static_cast<Eigen::Index>(j));
+    rows.weakWindow = W;
+  }
+  const auto appendColumns = [](Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
+    const Eigen::Index end = to.cols();
+    to.conservativeResize(from.rows(), end + from.cols());
+    to.rightCols(from.cols()) = from;
+  };
+  appendColumns(rows.all.u, s.u);
+  appendColumns(rows.all.ud, s.ud);
+  appendColumns(rows.all.target, s.target);
+  rows.all.t.conservativeResize(rows.all.t.size() + s.t.size());
+  rows.all.t.tail(s.t.size()) = s.t;
+  appendRows(rows.Theta, lib.Theta);
+  appendRows(rows.Y, s.target.transpose());
+  appendRows(rows.inertia, sindyInertiaRows(s, 0));
+}
+
+void SindyModel::checkNoise(const internal::SindyRows& rows) const {
+  // Noise this large leaves nothing to identify: say so rather than fit a model to it.
+  for (Eigen::Index i = 0; i < rows.all.u.rows(); ++i) {
+    const Eigen::VectorXd u = rows.all.u.row(i).transpose();
     const double amplitude = std::sqrt((u.array() - u.mean()).square().mean());
-    const double sigma = positionNoise[static_cast<std::size_t>(i)];
+    const double sigma = rows.positionNoise[static_cast<std::size_t>(i)];
     if (amplitude > 0.0 && sigma > kSindyNoiseLimit * amplitude)
       throw InputError(
           formatText("sindy: nothing can be identified: the noise of %s (%.3g, estimated by the "
                      "smoothing) is %.0f %% of its amplitude (RMS about its mean, %.3g), above %.0f %%",
-                     rom->names_[static_cast<std::size_t>(i)].c_str(), sigma, 100.0 * sigma / amplitude,
-                     amplitude, 100.0 * kSindyNoiseLimit));
+                     names_[static_cast<std::size_t>(i)].c_str(), sigma, 100.0 * sigma / amplitude, amplitude,
+                     100.0 * kSindyNoiseLimit));
   }
   // The weak rows carry the noise of the velocities averaged over a window, not that of the
   // accelerations: their residual has no noise floor to allow for.
-  if (weak && ThetaW.rows() < ThetaW.cols())
-    throw InputError("sindy: the weak form has " + std::to_string(ThetaW.rows()) + " test functions for " +
-                     std::to_string(ThetaW.cols()) +
+  if (rows.weak && rows.ThetaW.rows() < rows.ThetaW.cols())
+    throw InputError("sindy: the weak form has " + std::to_string(rows.ThetaW.rows()) +
+                     " test functions for " + std::to_string(rows.ThetaW.cols()) +
                      " library terms; give longer runs or formulation pointwise");
-  settings.stls.motionScale = sindyMotionScale(inertiaRows);
-  StlsOptions fitOptions = settings.stls;
-  if (weak) {
-    fitOptions.targetNoise.clear();
-    fitOptions.motionScale = sindyMotionScale(weakInertiaRows);
-  }
-  const Eigen::MatrixXd& ThetaFit = weak ? ThetaW : Theta;
-  const Eigen::MatrixXd& YFit = weak ? YW : Y;
-  rom->result_ = stls(ThetaFit, YFit, termNames, rom->names_, fitOptions);
-  monitor.checkpoint();
-  monitor.reportNow({"train sindy: kappa sweep", 2, 4, {}});
-  const auto front = sindyPareto(sindyKappaSweep(ThetaFit, YFit, fitOptions));
-  monitor.checkpoint();
-  monitor.reportNow({"train sindy: held-out rollout", 3, 4, {}});
-  rom->stampTraining(dataset, settings.toJson());
+}
+
+RolloutCheck SindyModel::validate(const Model& model, const Dataset& dataset, const internal::SindyRows& rows,
+                                  bool kappaSearch, StlsOptions& fit, std::string& kind, Monitor& monitor) {
   // With two runs or more that can be run again, whole runs are held out (the fit on the
   // others judged on them, as for every method); with one, the fit without its last quarter
   // is judged over the whole run.
   const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
-  std::vector<Eigen::Index> judgedRows = weak ? weakValidationRows : validationRows;
+  std::vector<Eigen::Index> judgedRows = rows.weak ? rows.weakValidationRows : rows.validationRows;
   if (!heldOut.empty()) {
     judgedRows.clear();
     for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
       if (std::find(heldOut.begin(), heldOut.end(), r) != heldOut.end()) continue;
-      const auto [from, to] = weak ? runWeakRows[r] : runRows[r];
+      const auto [from, to] = rows.weak ? rows.runWeakRows[r] : rows.runRows[r];
       for (Eigen::Index k = from; k < to; ++k) judgedRows.push_back(k);
     }
   }
-  const auto judgeFit = [&](const StlsOptions& fit) {
-    return rom->heldOutRollout(model, fitted, ThetaFit, YFit, judgedRows, heldOut, positionNoise, fit,
-                               monitor);
+  const auto judgeFit = [&](const StlsOptions& options) {
+    return heldOutRollout(model, rows.fitted, rows.thetaFit(), rows.yFit(), judgedRows, heldOut,
+                          rows.positionNoise, options, monitor);
   };
   // The step first, judged on the fullest fit (the smallest κ tried), so that the threshold
   // is then chosen on the motion, not on the integrator's error.
-  StlsOptions fullest = fitOptions;
-  if (settings.kappaSearch) fullest.kappa *= 0.01;
+  StlsOptions fullest = fit;
+  if (kappaSearch) fullest.kappa *= 0.01;
   const auto judgeFullest = [&] { return judgeFit(fullest); };
-  const std::string stepNote = chooseOwnStep(*rom, *rom, judgeFullest(), judgeFullest, monitor).step;
-  RolloutCheck rollout = judgeFit(fitOptions);
-  std::string kind = rom->judge(rollout);
-  if (settings.kappaSearch)
-    rom->chooseKappa(ThetaFit, YFit, termNames, fitOptions, rollout, kind, judgeFit);
+  const std::string stepNote = chooseOwnStep(*this, *this, judgeFullest(), judgeFullest, monitor).step;
+  RolloutCheck rollout = judgeFit(fit);
+  kind = judge(rollout);
+  if (kappaSearch)
+    chooseKappa(rows.thetaFit(), rows.yFit(), rows.termNames, fit, rollout, kind, judgeFit);
   else
-    rom->nameRemovedTerms(ThetaFit, YFit, termNames, fitOptions, kind, judgeFit);
-  rom->metrics_["kappa_chosen"] = fitOptions.kappa;  // the settings keep the κ asked for
-  if (!stepNote.empty()) rom->result_.verdict += "; " + stepNote;
-  if (!coordinateNote.empty()) {
-    rom->result_.verdict += "; " + coordinateNote;
-    rom->metrics_["coordinate_choice"] = coordinateNote;
-  }
-  SindyLibrary library;
-  library.terms = rom->terms_;
-  library.Theta = std::move(Theta);
-  const std::vector<SindyHint> hints = sindyResidualHints(all, settings.library, library, rom->result_);
-  const bool kappaExplains = rom->metrics_.contains("kappa_removed_needed");
-  const bool doubtful =
-      kind == "rollout misses" || kind == "rollout blows up" || rom->result_.libraryIncomplete;
-  if (kappaExplains || !doubtful) {
-    // The missing terms are the library's own, removed by κ (said above), or nothing is missing.
-  } else if (!hints.empty() && hints.front().correlation <= kSindyHintCorrelation) {
-    rom->result_.verdict +=
+    nameRemovedTerms(rows.thetaFit(), rows.yFit(), rows.termNames, fit, kind, judgeFit);
+  metrics_["kappa_chosen"] = fit.kappa;  // the settings keep the κ asked for
+  if (!stepNote.empty()) result_.verdict += "; " + stepNote;
+  return rollout;
+}
+
+std::vector<SindyHint> SindyModel::explain(const internal::SindyRows& rows,
+                                           const SindyLibraryOptions& library, const std::string& kind) {
+  SindyLibrary fitted;
+  fitted.terms = terms_;
+  fitted.Theta = rows.Theta;
+  const std::vector<SindyHint> hints = sindyResidualHints(rows.all, library, fitted, result_);
+  const bool kappaExplains = metrics_.contains("kappa_removed_needed");
+  const bool doubtful = kind == "rollout misses" || kind == "rollout blows up" || result_.libraryIncomplete;
+  if (kappaExplains || !doubtful || hints.empty()) return hints;
+  // The missing terms are not the library's own, removed by κ (said already): what the residual says.
+  if (hints.front().correlation <= kSindyHintCorrelation) {
+    result_.verdict +=
         "; the residual correlates with none of the candidate families tried (best: " + hints.front().term +
         ", " + formatText("%.2f", hints.front().correlation) + ")";
-  } else if (!hints.empty()) {
-    const SindyHint& h = hints.front();
-    rom->result_.verdict += "; the residual of " + h.coordinate + " correlates most with " + h.term + " (" +
-                            h.family + ", " + formatText("%.2f", h.correlation) + "): " + h.advice;
-    // Families that the data cannot tell apart (sin u − u is −u³/6 + … at small angles) are named together.
-    for (std::size_t k = 1; k < hints.size() && hints[k].correlation > 0.98 * h.correlation; ++k)
-      rom->result_.verdict += "; as likely: " + hints[k].term + " (" + hints[k].family + ", " +
-                              formatText("%.2f", hints[k].correlation) + "): " + hints[k].advice;
+    return hints;
   }
+  const SindyHint& h = hints.front();
+  result_.verdict += "; the residual of " + h.coordinate + " correlates most with " + h.term + " (" +
+                     h.family + ", " + formatText("%.2f", h.correlation) + "): " + h.advice;
+  // Families that the data cannot tell apart (sin u − u is −u³/6 + … at small angles) are named together.
+  for (std::size_t k = 1; k < hints.size() && hints[k].correlation > 0.98 * h.correlation; ++k)
+    result_.verdict += "; as likely: " + hints[k].term + " (" + hints[k].family + ", " +
+                       formatText("%.2f", hints[k].correlation) + "): " + hints[k].advice;
+  return hints;
+}
 
-  OJson& m = rom->metrics_;
-  m["coordinates"] = rom->names_;
-  m["normalised_residual"] = vectorJson(rom->result_.residual);
-  m["library_incomplete"] = rom->result_.libraryIncomplete;
-  m["verdict"] = rom->result_.verdict;
+void SindyModel::recordMetrics(const internal::SindyRows& rows, const std::string& kind,
+                               const RolloutCheck& rollout, const std::vector<SindyHint>& hints,
+                               const std::vector<SindySweepPoint>& front) {
+  OJson& m = metrics_;
+  m["coordinates"] = names_;
+  m["normalised_residual"] = vectorJson(result_.residual);
+  m["library_incomplete"] = result_.libraryIncomplete;
+  m["verdict"] = result_.verdict;
   m["verdict_kind"] = kind;
-  m["formulation"] = weak ? "weak" : "pointwise";
-  if (weak) m["weak_window"] = weakWindow;
+  m["formulation"] = rows.weak ? "weak" : "pointwise";
+  if (rows.weak) m["weak_window"] = rows.weakWindow;
   m["rollout"] = rollout.toJson();
   OJson hintsJson = OJson::array();
   for (const SindyHint& h : hints)
@@ -591,16 +648,13 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
                               {"correlation", h.correlation},
                               {"advice", h.advice}});
   m["residual_hints"] = hintsJson;
-  m["active_terms"] = rom->result_.activeTerms();
-  m["coefficient_table"] = rom->coefficientTable();
-  m["equations"] = rom->equations();
+  m["active_terms"] = result_.activeTerms();
+  m["coefficient_table"] = coefficientTable();
+  m["equations"] = equations();
   OJson pareto = OJson::array();
   for (const SindySweepPoint& p : front)
     pareto.push_back(OJson{{"kappa", p.kappa}, {"terms", p.terms}, {"residual", p.residual}});
   m["pareto"] = pareto;
-  monitor.checkpoint();
-  monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
-  return rom;
 }
 
 void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,

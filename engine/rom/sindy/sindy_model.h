@@ -126,9 +126,12 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
                                 const std::vector<int>& independent, int loadCase, const std::string& name,
                                 const Eigen::VectorXd& qRef = {}, Eigen::MatrixXd* meanReducedMass = nullptr);
 
+struct SindyHint;
+
 namespace internal {
 class SindyStepper;
-}
+struct SindyRows;
+}  // namespace internal
 
 class SindyModel : public ReducedModel {
  public:
@@ -185,6 +188,34 @@ class SindyModel : public ReducedModel {
   // Throws InputError for a column a run cannot evaluate.
   void columnSources(const Model& model, std::vector<int>& frictionOf,
                      std::vector<int>& frictionChannelOf) const;
+  // Training's phases: the model's coordinates and terms (`coordinateNote`: why not the
+  // suggested coordinates); the rows of every run; the noise check; the held-out check,
+  // choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's kind); what the
+  // residual says is missing; the metrics.
+  static std::unique_ptr<SindyModel> prepare(const Model& model, const Dataset& dataset,
+                                             const SindySettings& settings,
+                                             const std::vector<std::vector<SindyColumn>>& runColumns,
+                                             std::string& coordinateNote);
+  internal::SindyRows gatherRows(const Model& model, const Dataset& dataset, SindySettings& settings,
+                                 const SindySettings& given,
+                                 const std::vector<std::vector<SindyColumn>>& runColumns, Monitor& monitor);
+  void checkNoise(const internal::SindyRows& rows) const;
+  RolloutCheck validate(const Model& model, const Dataset& dataset, const internal::SindyRows& rows,
+                        bool kappaSearch, StlsOptions& fit, std::string& kind, Monitor& monitor);
+  std::vector<SindyHint> explain(const internal::SindyRows& rows, const SindyLibraryOptions& library,
+                                 const std::string& kind);
+  void recordMetrics(const internal::SindyRows& rows, const std::string& kind, const RolloutCheck& rollout,
+                     const std::vector<SindyHint>& hints, const std::vector<SindySweepPoint>& front);
+  // One run's parts of gatherRows: its estimated derivatives (their noise into `positionNoise`
+  // and, when `targetNoiseFromData`, settings.stls.targetNoise), its user and friction
+  // columns, its rows appended.
+  void estimateRunDerivatives(const Model& model, DatasetRun& run, SindySettings& settings,
+                              bool targetNoiseFromData, int& window,
+                              std::vector<double>& positionNoise) const;
+  std::vector<SindyColumn> libraryColumns(const Model& model, const DatasetRun& run,
+                                          const std::vector<SindyColumn>& given) const;
+  static void appendRun(internal::SindyRows& rows, const DatasetRun& run, const SindySamples& s,
+                        const SindyLibrary& lib, int window);
   // Adds the rollout to the verdict; returns the verdict's kind.
   std::string judge(const RolloutCheck& rollout);
   using RolloutJudge = std::function<RolloutCheck(const StlsOptions&)>;
