@@ -1343,7 +1343,8 @@ MethodInfo sindyMethod() {
       "Sparse identification (STLS) of unknown force terms in the equations of motion from a library of "
       "candidate terms.";
   m.defaultsAssume =
-      "independent coordinates suggested by the mobility analysis at the first sample, which must "
+      "independent coordinates suggested by the mobility analysis at the first sample (another set of "
+      "moving coordinates when the library in those is linearly dependent on the runs), which must "
       "determine the motion all along (a crank turning through its dead points has no such coordinate: "
       "runs stop there), the runs' loads as known forces when they carry "
       "any (known forces auto; --known none identifies the forcing as library terms), and a polynomial "
