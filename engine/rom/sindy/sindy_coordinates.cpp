@@ -91,6 +91,7 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
   SindyCoordinateChoice choice{suggested, {}};
   if (suggested.empty() || dataset.runs.empty() || !library.select.empty()) return choice;
   const Eigen::MatrixXd Theta = sampledLibrary(model, dataset, suggested, library, qRef);
+  if (!Theta.allFinite()) return choice;  // bad data: the fit's checks name the row
   std::vector<std::string> names;
   for (const SindyTerm& t : libraryTerms(model, suggested, library)) names.push_back(t.name);
   std::string dependent;

@@ -11,6 +11,7 @@
 #include "tests/engine/rom/sindy/sindy_test_support.h"
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 using namespace mbdrom;
@@ -79,6 +80,16 @@ TEST_CASE("sindy trained through the common interface finds the Duffing terms", 
   CHECK(rom->metrics().at("pareto").size() >= 2);
   CHECK_THROWS_WITH(trainReducedModel("sindy", d.dataset, duffingSettings(), monitor),
                     Catch::Contains("needs the mechanism"));
+}
+
+TEST_CASE("sindy with coordinates left to it names the row of a position that is not a number",
+          "[sindy_model_test]") {
+  const DuffingData& d = duffingData();
+  Dataset bad = d.dataset;
+  bad.runs.front().q(0, 50) = std::numeric_limits<double>::quiet_NaN();  // a row the choice samples
+  Monitor monitor;
+  CHECK_THROWS_WITH(trainReducedModel("sindy", bad, duffingSettings(), monitor, &d.model),
+                    Catch::Contains("row 51") && Catch::Contains("NaN"));
 }
 
 TEST_CASE("sindy with known load and linear spring-damper leaves only the cubic term", "[sindy_model_test]") {
