@@ -196,10 +196,39 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     throw InputError("node: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "node");
   auto rom = std::make_unique<NodeModel>();
-  rom->nodeSettings_ = s;
   rom->qRef_ = model.q0();
+  const std::string choice = rom->chooseTrainingCoordinates(model, dataset, s, latent);
+  rom->nodeSettings_ = s;
+  for (int i : rom->indices_) rom->names_.push_back(model.coordinateName(i));
+
+  // "auto": the runs' loads when they carry any.
+  const bool carryLoads = runsCarryLoads(model, dataset);
+  if (s.inputs == "external" && !carryLoads)
+    throw InputError(
+        "node: inputs \"external\", but no training run carries loads besides gravity (neither recorded "
+        "forces nor a load case with loads): the network could not learn what a load does; give the runs' "
+        "load case (--load-case), or train with inputs none or auto");
+  const bool externalInputs = s.inputs == "external" || (s.inputs == "auto" && carryLoads);
+  const std::vector<NodeSeries> series = rom->trainingSeries(model, dataset, s, externalInputs);
+  const OJson ranges = parameterRanges(dataset, s);
+  const NodeConstraint constraint =
+      rom->independent_ || rom->latent_ ? NodeConstraint{} : modelConstraint(model);
+  NodeTrainingResult r = trainNodeDynamics(series, s, constraint, monitor);
+  // A stop request is a cancel (no model), as for every method; ending early and
+  // keeping the best weights is the monitor's finish request.
+  if (r.history.cancelled) throw Cancelled("training of the neural ODE cancelled");
+  rom->dynamics_ = std::move(r.dynamics);
+  rom->h_ = r.h;
+  rom->z0q_ = series.front().q.col(0);
+  rom->z0qd_ = series.front().qd.col(0);
+  rom->stampTraining(dataset, s.toJson());
+  rom->recordTrainingMetrics(model, dataset, r, s, {choice, externalInputs, ranges, constraint.active()});
+  return rom;
+}
+
+std::string NodeModel::chooseTrainingCoordinates(const Model& model, const Dataset& dataset, NodeSettings& s,
+                                                 const AeModel* latent) {
   const DatasetRun& first = dataset.runs.front();
-  std::string choice;
   if (latent) {
     if (s.coordinateSet == "all" || s.coordinateSet == "given")
       throw InputError(
@@ -212,37 +241,36 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
       throw InputError(std::string("node: the auto-encoder is not of this mechanism: ") + e.what());
     }
     s.coordinateSet = "latent";
-    rom->nodeSettings_ = s;
-    rom->latent_ = std::make_shared<const AeModel>(*latent);
-    for (int i = 0; i < latent->reducedDimension(); ++i) rom->names_.push_back("z" + std::to_string(i + 1));
-    choice = "latent coordinates of the auto-encoder (n_r = " + std::to_string(latent->reducedDimension()) +
-             "), decoded positions projected onto the constraints in runs";
+    latent_ = std::make_shared<const AeModel>(*latent);
+    for (int i = 0; i < latent->reducedDimension(); ++i) names_.push_back("z" + std::to_string(i + 1));
+    return "latent coordinates of the auto-encoder (n_r = " + std::to_string(latent->reducedDimension()) +
+           "), decoded positions projected onto the constraints in runs";
   } else if (s.coordinateSet == "latent") {
     throw InputError(
         "node: coordinates \"latent\" need a trained auto-encoder of the mechanism (train node --latent "
         "AE.json)");
   } else if (s.coordinateSet == "all") {
-    for (int i = 0; i < model.nq(); ++i) rom->indices_.push_back(i);
-    choice = "all natural coordinates, as asked";
+    for (int i = 0; i < model.nq(); ++i) indices_.push_back(i);
+    return "all natural coordinates, as asked";
   } else if (s.coordinateSet == "auto") {
     internal::CoordinateChoice c = internal::chooseCoordinates(model, dataset);
-    rom->indices_ = std::move(c.indices);
-    rom->independent_ = c.independent;
-    choice = std::move(c.text);
+    indices_ = std::move(c.indices);
+    independent_ = c.independent;
+    return std::move(c.text);
   } else {
-    rom->independent_ = true;
+    independent_ = true;
     for (const std::string& name : s.coordinates) {
       int found = -1;
       for (int i = 0; i < model.nq(); ++i)
         if (model.coordinateName(i) == name) found = i;
       if (found < 0)
         throw InputError("node: coordinate \"" + name + "\" is not a natural coordinate of the model");
-      if (std::find(rom->indices_.begin(), rom->indices_.end(), found) != rom->indices_.end())
+      if (std::find(indices_.begin(), indices_.end(), found) != indices_.end())
         throw InputError("node: coordinate \"" + name + "\" is named twice");
-      rom->indices_.push_back(found);
+      indices_.push_back(found);
     }
     try {
-      (void)independentBasis(model, first.q.col(0), first.t(0), rom->indices_);
+      (void)independentBasis(model, first.q.col(0), first.t(0), indices_);
     } catch (const InputError& e) {
       std::string why = e.what();
       if (why.rfind("sindy: ", 0) == 0) why.erase(0, 7);  // the shared check names its first user
@@ -253,24 +281,19 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
           internal::coordinateNames(model, suggestIndependentCoordinates(model, first.q.col(0), first.t(0))) +
           ")");
     }
-    choice = "independent coordinates as given";
+    return "independent coordinates as given";
   }
-  for (int i : rom->indices_) rom->names_.push_back(model.coordinateName(i));
-  const auto n = static_cast<Eigen::Index>(rom->names_.size());
+}
 
-  // "auto": the runs' loads when they carry any.
-  const bool carryLoads = runsCarryLoads(model, dataset);
-  if (s.inputs == "external" && !carryLoads)
-    throw InputError(
-        "node: inputs \"external\", but no training run carries loads besides gravity (neither recorded "
-        "forces nor a load case with loads): the network could not learn what a load does; give the runs' "
-        "load case (--load-case), or train with inputs none or auto");
-  const bool externalInputs = s.inputs == "external" || (s.inputs == "auto" && carryLoads);
+std::vector<NodeSeries> NodeModel::trainingSeries(const Model& model, const Dataset& dataset,
+                                                  const NodeSettings& settings, bool externalInputs) const {
   std::vector<NodeSeries> series;
+  const auto n = static_cast<Eigen::Index>(names_.size());
+  const bool latent = latent_ != nullptr;
   for (const DatasetRun& run : dataset.runs) {
     NodeSeries sr;
     sr.name = run.name;
-    sr.names = rom->names_;
+    sr.names = names_;
     sr.t = run.t;
     const Eigen::Index N = run.samples();
     sr.q.resize(n, N);
@@ -278,19 +301,19 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     if (latent) {
       Eigen::VectorXd x, xd;
       for (Eigen::Index k = 0; k < N; ++k) {
-        encodeState(*latent, run.q.col(k), run.qd.col(k), x, xd);
+        encodeState(*latent_, run.q.col(k), run.qd.col(k), x, xd);
         sr.q.col(k) = x;
         sr.qd.col(k) = xd;
       }
     }
     for (Eigen::Index i = 0; i < n && !latent; ++i) {
-      sr.q.row(i) = run.q.row(rom->indices_[static_cast<std::size_t>(i)]);
-      sr.qd.row(i) = run.qd.row(rom->indices_[static_cast<std::size_t>(i)]);
+      sr.q.row(i) = run.q.row(indices_[static_cast<std::size_t>(i)]);
+      sr.qd.row(i) = run.qd.row(indices_[static_cast<std::size_t>(i)]);
     }
     if (externalInputs) runInputs(model, run, sr.u, sr.uh);
-    if (!s.parameters.empty()) {
+    if (!settings.parameters.empty()) {
       // μ: constant rows after the loads (if any), at the samples and the half steps.
-      const Eigen::VectorXd mu = runParameters(run, s.parameters);
+      const Eigen::VectorXd mu = runParameters(run, settings.parameters);
       const Eigen::Index mu0 = sr.u.rows(), p = mu.size();
       sr.u.conservativeResize(mu0 + p, N);
       sr.uh.conservativeResize(mu0 + p, std::max<Eigen::Index>(0, N - 1));
@@ -299,48 +322,50 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
     }
     series.push_back(std::move(sr));
   }
+  return series;
+}
+
+OJson NodeModel::parameterRanges(const Dataset& dataset, const NodeSettings& settings) {
   OJson ranges = OJson::object();
-  for (std::size_t i = 0; i < s.parameters.size(); ++i) {
+  for (std::size_t i = 0; i < settings.parameters.size(); ++i) {
     double lo = std::numeric_limits<double>::infinity(), hi = -lo;
     for (const DatasetRun& run : dataset.runs) {
-      const double v = runParameters(run, s.parameters)(static_cast<Eigen::Index>(i));
+      const double v = runParameters(run, settings.parameters)(static_cast<Eigen::Index>(i));
       lo = std::min(lo, v);
       hi = std::max(hi, v);
     }
     // A value shared by every run tells the network nothing, and any other value is a guess.
     if (lo == hi)
       throw InputError(
-          "node: parameter \"" + s.parameters[i] + "\" is " + shortNumberText(lo) +
+          "node: parameter \"" + settings.parameters[i] + "\" is " + shortNumberText(lo) +
           " in every training run: it carries no information (vary it between runs, or leave it out)");
-    ranges[s.parameters[i]] = {lo, hi};
+    ranges[settings.parameters[i]] = {lo, hi};
   }
-  const NodeConstraint constraint =
-      rom->independent_ || rom->latent_ ? NodeConstraint{} : modelConstraint(model);
-  NodeTrainingResult r = trainNodeDynamics(series, s, constraint, monitor);
-  // A stop request is a cancel (no model), as for every method; ending early and
-  // keeping the best weights is the monitor's finish request.
-  if (r.history.cancelled) throw Cancelled("training of the neural ODE cancelled");
-  rom->dynamics_ = std::move(r.dynamics);
-  rom->h_ = r.h;
-  rom->z0q_ = series.front().q.col(0);
-  rom->z0qd_ = series.front().qd.col(0);
+  return ranges;
+}
 
-  rom->stampTraining(dataset, s.toJson());
-  OJson& m = rom->metrics_;
-  m["coordinates"] = rom->names_;
-  m["independent_coordinates"] = rom->independent_;
+void NodeModel::recordTrainingMetrics(const Model& model, const Dataset& dataset, const NodeTrainingResult& r,
+                                      const NodeSettings& settings, const TrainingChoices& chosen) {
+  const std::string& choice = chosen.coordinates;
+  const bool externalInputs = chosen.externalInputs;
+  const OJson& ranges = chosen.ranges;
+  const DatasetRun& first = dataset.runs.front();
+  OJson& m = metrics_;
+  m["coordinates"] = names_;
+  m["independent_coordinates"] = independent_;
   m["coordinate_choice"] = choice;
   m["inputs_choice"] =
-      externalInputs ? (s.inputs == "auto" ? "external (auto: the runs carry loads)" : "external")
-                     : (s.inputs == "auto" ? "none (auto: the runs carry no loads besides gravity)" : "none");
-  if (!s.parameters.empty()) m["parameter_ranges"] = ranges;
-  if (latent) {
+      externalInputs
+          ? (settings.inputs == "auto" ? "external (auto: the runs carry loads)" : "external")
+          : (settings.inputs == "auto" ? "none (auto: the runs carry no loads besides gravity)" : "none");
+  if (!ranges.empty()) m["parameter_ranges"] = ranges;
+  if (latent_) {
     // How well the auto-encoder keeps the data on the constraints: max |Φ(f_dec(f_enc(q)))|.
     double residual = 0.0;
     Eigen::VectorXd Phi;
     for (const DatasetRun& run : dataset.runs)
       for (Eigen::Index k = 0; k < run.samples(); ++k) {
-        evalPhi(model, latent->decode(latent->encode(run.q.col(k))), run.t(k), Phi);
+        evalPhi(model, latent_->decode(latent_->encode(run.q.col(k))), run.t(k), Phi);
         if (Phi.size()) residual = std::max(residual, Phi.cwiseAbs().maxCoeff());
       }
     m["latent_constraint_residual_max"] = residual;
@@ -359,16 +384,15 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   m["cancelled"] = r.history.cancelled;
   // Rollout of the first run from its first sample, at the data spacing.
   try {
-    const RunRollout z = rom->rolloutOfRun(model, first);
+    const RunRollout z = rolloutOfRun(model, first);
     m["rollout_mse_first_run"] = (z.rollout - z.data).squaredNorm() / static_cast<double>(z.data.size());
-    if (constraint.active()) {
+    if (chosen.constrained) {
       m["rollout_max_drift"] = z.drift;
       m["rollout_max_residual"] = z.residual;
     }
   } catch (const SolverError& e) {
     m["rollout_mse_first_run"] = std::string("diverged: ") + e.what();
   }
-  return rom;
 }
 
 NodeModel::RunRollout NodeModel::rolloutOfRun(const Model& model, const DatasetRun& run) const {

@@ -144,6 +144,22 @@ class NodeModel : public ReducedModel {
   friend class internal::NodeStepper;
   // The run's stepper, checked against `model` and `options`.
   std::unique_ptr<internal::NodeStepper> startStepper(const Model& model, const RunOptions& options) const;
+  // Training's phases besides the fit itself: the coordinates (indices_, independent_,
+  // latent_, latent names; `s.coordinateSet` becomes "latent" with an auto-encoder) and why;
+  // each run as the network sees it; the design parameters' trained ranges; the metrics.
+  std::string chooseTrainingCoordinates(const Model& model, const Dataset& dataset, NodeSettings& s,
+                                        const AeModel* latent);
+  std::vector<NodeSeries> trainingSeries(const Model& model, const Dataset& dataset,
+                                         const NodeSettings& settings, bool externalInputs) const;
+  static nlohmann::ordered_json parameterRanges(const Dataset& dataset, const NodeSettings& settings);
+  struct TrainingChoices {
+    std::string coordinates;  // why these coordinates
+    bool externalInputs = false;
+    nlohmann::ordered_json ranges;  // of the design parameters
+    bool constrained = false;       // the network's steps were projected onto the constraints
+  };
+  void recordTrainingMetrics(const Model& model, const Dataset& dataset, const NodeTrainingResult& r,
+                             const NodeSettings& settings, const TrainingChoices& chosen);
   NodeSettings nodeSettings_;
   NodeDynamics dynamics_;
   bool independent_ = false;
