@@ -140,6 +140,16 @@ void holdOut(nn::TrainingProblem& p, double fraction, std::uint64_t seed, std::v
   };
 }
 
+// The optimiser settings every stage shares; each sets its epochs, stage name and seed.
+nn::TrainingSettings trainingSettings(const AeSettings& s) {
+  nn::TrainingSettings ts;
+  ts.batchSize = s.batchSize;
+  ts.seed = s.seed;
+  ts.optimizer.type = s.optimizer == "adam" ? nn::OptimizerType::Adam : nn::OptimizerType::RmsProp;
+  ts.optimizer.learningRate = s.learningRate;
+  return ts;
+}
+
 OJson historyJson(const nn::TrainingHistory& h, double fitError) {
   return OJson{
       {"epochs", static_cast<long long>(h.trainLoss.size())},
@@ -157,13 +167,63 @@ OJson historyJson(const nn::TrainingHistory& h, double fitError) {
 // ---------------------------------------------------------------------------------------------
 // Training
 
+namespace internal {
+
+// The training runs side by side, and their scaling.
+struct AeSnapshots {
+  Eigen::MatrixXd X, Xd, Fs, Fd;  // q, qd, f_spring, f_damper: nq x N
+  Eigen::VectorXd T;              // time of each column [s]
+  Eigen::VectorXd S;              // 1, or the vector length for unit-vector coordinates
+  Eigen::MatrixXd centred;        // S (X - mu)
+  double sigma = 0.0;             // RMS of `centred`
+};
+
+// The snapshots through the encoder: latent positions and velocities, reconstructions, and the
+// forces projected on the decoder's Jacobian (eq. 17-19).
+struct AeLatentData {
+  Eigen::MatrixXd Z, Zd, Xrec, G, H;
+  Eigen::VectorXd zMean, zStd;
+};
+
+}  // namespace internal
+
 std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings& settings, Monitor& monitor,
                                         const Model* model) {
   AeSettings s = AeSettings::fromJson(settings.toJson());
   const auto trainStart = Clock::now();
+  const int dof = resolveLatentSize(dataset, model, s);
+  auto rom = std::make_unique<AeModel>();
+  const internal::AeSnapshots d = rom->normalise(dataset, s);
+  AeHistories h;
+  h.autoencoder = rom->trainAutoencoder(d, s, monitor);
+  monitor.checkpoint();
+  const internal::AeLatentData l = rom->latentData(dataset.M, d);
+  rom->latentMin_ = l.Z.rowwise().minCoeff();
+  rom->latentMax_ = l.Z.rowwise().maxCoeff();
+  rom->hasPotential_ = d.Fs.cwiseAbs().maxCoeff() > 0.0;
+  if (rom->hasPotential_) h.potential = rom->trainPotential(d, l, s, model, monitor, h.potentialError);
+  rom->hasDamper_ = d.Fd.cwiseAbs().maxCoeff() > 0.0;
+  if (rom->hasDamper_) h.damper = rom->trainDamper(l, s, monitor, h.damperError);
+  // Initial state: first sample of the first run.
+  rom->xr0_ = l.Z.col(0);
+  rom->xdr0_ = s.initialVelocity == "zero" ? Eigen::VectorXd::Zero(s.nr) : Eigen::VectorXd(l.Zd.col(0));
+  rom->aeSettings_ = s;
+  rom->stampTraining(dataset, s.toJson());
+  rom->recordTrainingMetrics(dataset, model, d, l, h, dof, trainStart);
+  // A stop asked for during the last stage cancels too: no model comes back after a stop.
+  monitor.checkpoint();
+  monitor.reportNow(
+      {"train ae",
+       1,
+       1,
+       {{"relative_reconstruction_error", rom->metrics_["relative_reconstruction_error"].get<double>()}}});
+  return rom;
+}
+
+int AeModel::resolveLatentSize(const Dataset& dataset, const Model* model, AeSettings& s) {
   const Eigen::Index n = dataset.nq();
-  const long long total = dataset.samples();
-  if (dataset.runs.empty() || total < 2) throw InputError("ae: the dataset needs at least 2 samples");
+  if (dataset.runs.empty() || dataset.samples() < 2)
+    throw InputError("ae: the dataset needs at least 2 samples");
   if (dataset.M.rows() != n || dataset.M.cols() != n)
     throw InputError("ae: the dataset's mass matrix is not nq x nq");
   if (model) checkDatasetMechanism(dataset, *model, "ae");
@@ -175,68 +235,71 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     if (dof < 1) throw InputError("ae: the mechanism has no degree of freedom to reduce to");
     s.nr = dof;
   }
-  const int nr = s.nr;
-  if (nr >= n)
-    throw InputError("ae: nr = " + std::to_string(nr) + " must be below the number of coordinates (" +
+  if (s.nr >= n)
+    throw InputError("ae: nr = " + std::to_string(s.nr) + " must be below the number of coordinates (" +
                      std::to_string(n) + "): an auto-encoder has to reduce");
-  const nn::Activation act = smoothActivation(s.activation);
+  return dof;
+}
 
+internal::AeSnapshots AeModel::normalise(const Dataset& dataset, const AeSettings& s) {
+  internal::AeSnapshots d;
+  const Eigen::Index n = dataset.nq();
   // Snapshots, all runs side by side.
-  const auto N = static_cast<Eigen::Index>(total);
-  const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
-                        Fs = stackRuns(dataset, &DatasetRun::f_spring),
-                        Fd = stackRuns(dataset, &DatasetRun::f_damper);
-  Eigen::VectorXd T(N);
+  const auto N = static_cast<Eigen::Index>(dataset.samples());
+  d.X = stackRuns(dataset, &DatasetRun::q);
+  d.Xd = stackRuns(dataset, &DatasetRun::qd);
+  d.Fs = stackRuns(dataset, &DatasetRun::f_spring);
+  d.Fd = stackRuns(dataset, &DatasetRun::f_damper);
+  d.T.resize(N);
   Eigen::Index col = 0;
   for (const DatasetRun& r : dataset.runs) {
-    T.segment(col, r.samples()) = r.t;
+    d.T.segment(col, r.samples()) = r.t;
     col += r.samples();
   }
+  mu_ = d.X.rowwise().mean();
+  vectorLength_ = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, d.X, mu_);
+  d.S = Eigen::VectorXd::Ones(n);
+  for (int i : dataset.vectorCoordinates) d.S(i) = vectorLength_;
+  d.centred = d.S.asDiagonal() * (d.X.colwise() - mu_);
+  d.sigma = std::sqrt(d.centred.squaredNorm() / static_cast<double>(n * N));
+  if (!(d.sigma > 0.0)) throw InputError("ae: the data does not move (every sample has the same positions)");
+  scale_ = d.sigma * d.S.cwiseInverse();
+  return d;
+}
 
-  auto rom = std::make_unique<AeModel>();
-  rom->mu_ = X.rowwise().mean();
-  rom->vectorLength_ = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, X, rom->mu_);
-  Eigen::VectorXd S = Eigen::VectorXd::Ones(n);
-  for (int i : dataset.vectorCoordinates) S(i) = rom->vectorLength_;
-  const Eigen::MatrixXd centred = S.asDiagonal() * (X.colwise() - rom->mu_);
-  double sigma = std::sqrt(centred.squaredNorm() / static_cast<double>(n * N));
-  if (!(sigma > 0.0)) throw InputError("ae: the data does not move (every sample has the same positions)");
-  rom->scale_ = sigma * S.cwiseInverse();
-
+nn::TrainingHistory AeModel::trainAutoencoder(const internal::AeSnapshots& d, const AeSettings& s,
+                                              Monitor& monitor) {
   // Auto-encoder (eq. 10).
+  const nn::Activation act = smoothActivation(s.activation);
+  const int nr = s.nr;
+  const Eigen::Index n = d.X.rows(), N = d.X.cols();
+  const Eigen::MatrixXd &X = d.X, &Xd = d.Xd;
   std::vector<int> decHidden(s.hidden.rbegin(), s.hidden.rend());
-  nn::Mlp& enc = rom->encoder_;
-  nn::Mlp& dec = rom->decoder_;
+  nn::Mlp& enc = encoder_;
+  nn::Mlp& dec = decoder_;
   enc = makeNet(static_cast<int>(n), s.hidden, act, nr, s.seed);
   dec = makeNet(nr, decHidden, act, static_cast<int>(n), s.seed + 1);
-  enc.setInputNormalization(rom->mu_, rom->scale_);
-  dec.setOutputNormalization(rom->mu_, rom->scale_);
-
-  nn::TrainingSettings ts;
-  ts.batchSize = s.batchSize;
-  ts.seed = s.seed;
-  ts.optimizer.type = s.optimizer == "adam" ? nn::OptimizerType::Adam : nn::OptimizerType::RmsProp;
-  ts.optimizer.learningRate = s.learningRate;
+  enc.setInputNormalization(mu_, scale_);
+  dec.setOutputNormalization(mu_, scale_);
+  nn::TrainingSettings ts = trainingSettings(s);
   const double budget = s.seconds;
-
   const Eigen::Index pe = enc.parameterCount(), pd = dec.parameterCount();
   Eigen::VectorXd aeParams(pe + pd);
   aeParams << enc.parameters(), dec.parameters();
-  nn::TrainingHistory aeHistory;
+  nn::TrainingHistory history;
   {
     // The encoder and decoder as one network: parameters in the same order.
     std::vector<nn::LayerSpec> layers = enc.layers();
     layers.insert(layers.end(), dec.layers().begin(), dec.layers().end());
     nn::Mlp ae(static_cast<int>(n), layers, s.seed);
-    ae.setInputNormalization(rom->mu_, rom->scale_);
-    ae.setOutputNormalization(rom->mu_, rom->scale_);
+    ae.setInputNormalization(mu_, scale_);
+    ae.setOutputNormalization(mu_, scale_);
     nn::TangentPass pass(ae);
     // Velocity term scale: mean square of the normalised velocities.
-    const double tau2 =
-        (rom->scale_.cwiseInverse().asDiagonal() * Xd).squaredNorm() / static_cast<double>(n * N);
+    const double tau2 = (scale_.cwiseInverse().asDiagonal() * Xd).squaredNorm() / static_cast<double>(n * N);
     const double wv = tau2 > 0.0 ? s.velocityWeight / tau2 : 0.0;
     Eigen::MatrixXd Xb, Vb, Y, Yd, R, Rd, dY, dYd;
-    const Eigen::ArrayXd inv2 = rom->scale_.array().inverse().square();
+    const Eigen::ArrayXd inv2 = scale_.array().inverse().square();
     nn::TrainingProblem p;
     p.parameters = &aeParams;
     p.trainSamples = static_cast<int>(N);
@@ -258,148 +321,163 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     ts.stage = "train ae: auto-encoder";
     std::vector<int> trainIdx, validationIdx;
     holdOut(p, s.validationFraction, s.seed + 11, trainIdx, validationIdx);
-    aeHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.7 * budget : 0.0);
-    enc.parameters() = aeParams.head(pe);
-    dec.parameters() = aeParams.tail(pd);
+    history = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.7 * budget : 0.0);
+    encoder_.parameters() = aeParams.head(pe);
+    decoder_.parameters() = aeParams.tail(pd);
   }
+  return history;
+}
 
+internal::AeLatentData AeModel::latentData(const Eigen::MatrixXd& M, const internal::AeSnapshots& d) const {
   // Latent data, Jacobians, projected forces and latent velocities (eq. 17-19).
-  monitor.checkpoint();
-  const Eigen::MatrixXd Z = enc.predict(X);
-  const Eigen::MatrixXd Xrec = dec.predict(Z);
-  rom->latentMin_ = Z.rowwise().minCoeff();
-  rom->latentMax_ = Z.rowwise().maxCoeff();
-  Eigen::MatrixXd G(nr, N), H(nr, N), Zd(nr, N);
+  internal::AeLatentData l;
+  l.Z = encoder_.predict(d.X);
+  l.Xrec = decoder_.predict(l.Z);
+  const Eigen::Index nr = l.Z.rows(), N = l.Z.cols();
+  l.G.resize(nr, N);
+  l.H.resize(nr, N);
+  l.Zd.resize(nr, N);
   {
-    nn::MlpEvaluator decEval(dec);
+    nn::MlpEvaluator decEval(decoder_);
     Eigen::VectorXd y, d2, v = Eigen::VectorXd::Zero(nr);
     Eigen::MatrixXd J, MJ;
     for (Eigen::Index i = 0; i < N; ++i) {
-      decEval.valueJacobianCurvature(Z.col(i), v, y, J, d2);
-      MJ.noalias() = dataset.M * J;
+      decEval.valueJacobianCurvature(l.Z.col(i), v, y, J, d2);
+      MJ.noalias() = M * J;
       const Eigen::MatrixXd Mr = J.transpose() * MJ;
       const Cholesky llt(Mr);
       if (llt.info() != Eigen::Success)
         throw SolverError("ae: the reduced mass matrix J^T M J is not positive definite at sample " +
                           std::to_string(i + 1) +
                           " (the decoder moves no mass); train longer or change the network");
-      Zd.col(i) = llt.solve(Eigen::VectorXd(MJ.transpose() * Xd.col(i)));
-      G.col(i) = J.transpose() * Fs.col(i);
-      H.col(i) = J.transpose() * Fd.col(i);
+      l.Zd.col(i) = llt.solve(Eigen::VectorXd(MJ.transpose() * d.Xd.col(i)));
+      l.G.col(i) = J.transpose() * d.Fs.col(i);
+      l.H.col(i) = J.transpose() * d.Fd.col(i);
     }
   }
-  const Eigen::VectorXd zMean = Z.rowwise().mean(), zStd = rowStd(Z);
+  l.zMean = l.Z.rowwise().mean();
+  l.zStd = rowStd(l.Z);
+  return l;
+}
 
+nn::TrainingHistory AeModel::trainPotential(const internal::AeSnapshots& d, const internal::AeLatentData& l,
+                                            const AeSettings& s, const Model* model, Monitor& monitor,
+                                            double& error) {
   // NN potential (eq. 17): grad f_u,r fitted to J^T f_spring.
-  nn::TrainingHistory potHistory;
-  double potError = 0.0;
-  rom->hasPotential_ = Fs.cwiseAbs().maxCoeff() > 0.0;
-  if (rom->hasPotential_) {
-    nn::Mlp& net = rom->potential_;
-    net = makeNet(nr, s.forceHidden, act, 1, s.seed + 2);
-    const double outScale = std::sqrt((zStd.asDiagonal() * G).squaredNorm() / static_cast<double>(nr * N));
-    net.setInputNormalization(zMean, zStd);
-    net.setOutputNormalization(Eigen::VectorXd::Zero(1),
-                               Eigen::VectorXd::Constant(1, outScale > 0.0 ? outScale : 1.0));
-    const Eigen::ArrayXd gs2 = (net.outputScale()(0) * zStd.cwiseInverse()).array().inverse().square();
-    Eigen::MatrixXd Zb, Gb, Gp, Rb;
-    nn::TrainingProblem p;
-    p.parameters = &net.parameters();
-    p.trainSamples = static_cast<int>(N);
-    p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
-      gather(Z, batch, Zb);
-      gather(G, batch, Gb);
-      net.inputGradient(Zb, Gp);
-      Rb = Gp - Gb;
-      const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
-      const double loss = (Rb.array().square().colwise() * gs2).sum() * norm;
-      Rb = ((Rb.array().colwise() * gs2) * (2.0 * norm)).matrix();
-      net.inputGradientBackward(Zb, Rb, grad);
-      return loss;
-    };
-    ts.epochs = std::max(1, s.forceEpochs);
-    ts.stage = "train ae: potential";
-    ts.seed = s.seed + 2;
-    std::vector<int> trainIdx, validationIdx;
-    holdOut(p, s.validationFraction, s.seed + 12, trainIdx, validationIdx);
-    potHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.15 * budget : 0.0);
-    Eigen::MatrixXd Gall;
-    net.inputGradient(Z, Gall);
-    potError = G.norm() > 0.0 ? (Gall - G).norm() / G.norm() : 0.0;
-    // Constant: mean over the data equal to the model's mean spring potential (else zero mean).
-    const double meanNet = net.predict(Z).mean();
-    double meanModel = 0.0;
-    if (model) {
-      for (Eigen::Index i = 0; i < N; ++i) meanModel += springPotential(*model, X.col(i));
-      meanModel /= static_cast<double>(N);
-    }
-    rom->potentialOffset_ = meanModel - meanNet;
+  const nn::Activation act = smoothActivation(s.activation);
+  nn::Mlp& net = potential_;
+  const Eigen::MatrixXd &Z = l.Z, &G = l.G;
+  const Eigen::VectorXd &zMean = l.zMean, &zStd = l.zStd;
+  const int nr = static_cast<int>(Z.rows());
+  const Eigen::Index N = Z.cols();
+  net = makeNet(nr, s.forceHidden, act, 1, s.seed + 2);
+  const double outScale = std::sqrt((zStd.asDiagonal() * G).squaredNorm() / static_cast<double>(nr * N));
+  net.setInputNormalization(zMean, zStd);
+  net.setOutputNormalization(Eigen::VectorXd::Zero(1),
+                             Eigen::VectorXd::Constant(1, outScale > 0.0 ? outScale : 1.0));
+  const Eigen::ArrayXd gs2 = (net.outputScale()(0) * zStd.cwiseInverse()).array().inverse().square();
+  Eigen::MatrixXd Zb, Gb, Gp, Rb;
+  nn::TrainingProblem p;
+  p.parameters = &net.parameters();
+  p.trainSamples = static_cast<int>(N);
+  p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
+    gather(Z, batch, Zb);
+    gather(G, batch, Gb);
+    net.inputGradient(Zb, Gp);
+    Rb = Gp - Gb;
+    const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
+    const double loss = (Rb.array().square().colwise() * gs2).sum() * norm;
+    Rb = ((Rb.array().colwise() * gs2) * (2.0 * norm)).matrix();
+    net.inputGradientBackward(Zb, Rb, grad);
+    return loss;
+  };
+  nn::TrainingSettings ts = trainingSettings(s);
+  ts.epochs = std::max(1, s.forceEpochs);
+  ts.stage = "train ae: potential";
+  ts.seed = s.seed + 2;
+  std::vector<int> trainIdx, validationIdx;
+  holdOut(p, s.validationFraction, s.seed + 12, trainIdx, validationIdx);
+  const nn::TrainingHistory history = trainBudgeted(p, ts, monitor, s.seconds > 0.0 ? 0.15 * s.seconds : 0.0);
+  Eigen::MatrixXd Gall;
+  net.inputGradient(Z, Gall);
+  error = G.norm() > 0.0 ? (Gall - G).norm() / G.norm() : 0.0;
+  // Constant: mean over the data equal to the model's mean spring potential (else zero mean).
+  const double meanNet = net.predict(Z).mean();
+  double meanModel = 0.0;
+  if (model) {
+    for (Eigen::Index i = 0; i < N; ++i) meanModel += springPotential(*model, d.X.col(i));
+    meanModel /= static_cast<double>(N);
   }
+  potentialOffset_ = meanModel - meanNet;
+  return history;
+}
 
+nn::TrainingHistory AeModel::trainDamper(const internal::AeLatentData& l, const AeSettings& s,
+                                         Monitor& monitor, double& error) {
   // NN damper (eq. 19): N(x_r, xd_r) - N(x_r, 0) fitted to J^T f_damper.
-  nn::TrainingHistory dampHistory;
-  double dampError = 0.0;
-  rom->hasDamper_ = Fd.cwiseAbs().maxCoeff() > 0.0;
-  if (rom->hasDamper_) {
-    nn::Mlp& net = rom->damper_;
-    net = makeNet(2 * nr, s.forceHidden, act, nr, s.seed + 3);
-    Eigen::MatrixXd U(2 * nr, N), U0(2 * nr, N);
-    U << Z, Zd;
-    U0 << Z, Eigen::MatrixXd::Zero(nr, N);
-    Eigen::VectorXd inMean(2 * nr);
-    inMean << zMean, Eigen::VectorXd::Zero(nr);
-    const Eigen::VectorXd hRms = (H.rowwise().squaredNorm() / static_cast<double>(N)).cwiseSqrt();
-    Eigen::VectorXd outScale = hRms;
-    for (Eigen::Index i = 0; i < nr; ++i)
-      if (!(outScale(i) > 1e-9 * hRms.maxCoeff())) outScale(i) = hRms.maxCoeff();
-    net.setInputNormalization(inMean, rowStd(U));
-    net.setOutputNormalization(Eigen::VectorXd::Zero(nr), outScale);
-    const Eigen::ArrayXd os2 = outScale.array().inverse().square();
-    nn::Workspace ws1, ws0;
-    Eigen::MatrixXd Ub, U0b, Hb, Y1, Y0, Rb, dY;
-    nn::TrainingProblem p;
-    p.parameters = &net.parameters();
-    p.trainSamples = static_cast<int>(N);
-    p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
-      gather(U, batch, Ub);
-      gather(U0, batch, U0b);
-      gather(H, batch, Hb);
-      net.forward(Ub, Y1, ws1);
-      net.forward(U0b, Y0, ws0);
-      Rb = Y1 - Y0 - Hb;
-      const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
-      const double loss = (Rb.array().square().colwise() * os2).sum() * norm;
-      dY = ((Rb.array().colwise() * os2) * (2.0 * norm)).matrix();
-      net.backward(ws1, dY, grad);
-      dY = -dY;
-      net.backward(ws0, dY, grad);
-      return loss;
-    };
-    ts.epochs = std::max(1, s.forceEpochs);
-    ts.stage = "train ae: damper";
-    ts.seed = s.seed + 3;
-    std::vector<int> trainIdx, validationIdx;
-    holdOut(p, s.validationFraction, s.seed + 13, trainIdx, validationIdx);
-    dampHistory = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.15 * budget : 0.0);
-    const Eigen::MatrixXd fit = net.predict(U) - net.predict(U0);
-    dampError = H.norm() > 0.0 ? (fit - H).norm() / H.norm() : 0.0;
-  }
+  const nn::Activation act = smoothActivation(s.activation);
+  nn::Mlp& net = damper_;
+  const Eigen::MatrixXd &Z = l.Z, &Zd = l.Zd, &H = l.H;
+  const Eigen::VectorXd& zMean = l.zMean;
+  const int nr = static_cast<int>(Z.rows());
+  const Eigen::Index N = Z.cols();
+  net = makeNet(2 * nr, s.forceHidden, act, nr, s.seed + 3);
+  Eigen::MatrixXd U(2 * nr, N), U0(2 * nr, N);
+  U << Z, Zd;
+  U0 << Z, Eigen::MatrixXd::Zero(nr, N);
+  Eigen::VectorXd inMean(2 * nr);
+  inMean << zMean, Eigen::VectorXd::Zero(nr);
+  const Eigen::VectorXd hRms = (H.rowwise().squaredNorm() / static_cast<double>(N)).cwiseSqrt();
+  Eigen::VectorXd outScale = hRms;
+  for (Eigen::Index i = 0; i < nr; ++i)
+    if (!(outScale(i) > 1e-9 * hRms.maxCoeff())) outScale(i) = hRms.maxCoeff();
+  net.setInputNormalization(inMean, rowStd(U));
+  net.setOutputNormalization(Eigen::VectorXd::Zero(nr), outScale);
+  const Eigen::ArrayXd os2 = outScale.array().inverse().square();
+  nn::Workspace ws1, ws0;
+  Eigen::MatrixXd Ub, U0b, Hb, Y1, Y0, Rb, dY;
+  nn::TrainingProblem p;
+  p.parameters = &net.parameters();
+  p.trainSamples = static_cast<int>(N);
+  p.lossAndGradient = [&](const std::vector<int>& batch, Eigen::VectorXd& grad) {
+    gather(U, batch, Ub);
+    gather(U0, batch, U0b);
+    gather(H, batch, Hb);
+    net.forward(Ub, Y1, ws1);
+    net.forward(U0b, Y0, ws0);
+    Rb = Y1 - Y0 - Hb;
+    const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
+    const double loss = (Rb.array().square().colwise() * os2).sum() * norm;
+    dY = ((Rb.array().colwise() * os2) * (2.0 * norm)).matrix();
+    net.backward(ws1, dY, grad);
+    dY = -dY;
+    net.backward(ws0, dY, grad);
+    return loss;
+  };
+  nn::TrainingSettings ts = trainingSettings(s);
+  ts.epochs = std::max(1, s.forceEpochs);
+  ts.stage = "train ae: damper";
+  ts.seed = s.seed + 3;
+  std::vector<int> trainIdx, validationIdx;
+  holdOut(p, s.validationFraction, s.seed + 13, trainIdx, validationIdx);
+  const nn::TrainingHistory history = trainBudgeted(p, ts, monitor, s.seconds > 0.0 ? 0.15 * s.seconds : 0.0);
+  const Eigen::MatrixXd fit = net.predict(U) - net.predict(U0);
+  error = H.norm() > 0.0 ? (fit - H).norm() / H.norm() : 0.0;
+  return history;
+}
 
-  // Initial state: first sample of the first run.
-  rom->xr0_ = Z.col(0);
-  rom->xdr0_ = s.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr) : Eigen::VectorXd(Zd.col(0));
-
-  // Metrics.
-  rom->aeSettings_ = s;
-  rom->stampTraining(dataset, s.toJson());
-  OJson& m = rom->metrics_;
-  m["nr"] = nr;
+void AeModel::recordTrainingMetrics(const Dataset& dataset, const Model* model,
+                                    const internal::AeSnapshots& d, const internal::AeLatentData& l,
+                                    const AeHistories& h, int dof, Clock::time_point trainStart) {
+  OJson& m = metrics_;
+  m["nr"] = static_cast<int>(l.Z.rows());
   if (dof >= 0) m["dof"] = dof;
-  m["vector_length"] = rom->vectorLength_;
-  m["normalisation_sigma"] = sigma;
-  const Eigen::MatrixXd err = Xrec - X;
-  const Eigen::MatrixXd errScaled = S.asDiagonal() * err;
-  m["relative_reconstruction_error"] = errScaled.norm() / centred.norm();
+  m["vector_length"] = vectorLength_;
+  m["normalisation_sigma"] = d.sigma;
+  const Eigen::MatrixXd err = l.Xrec - d.X;
+  const Eigen::MatrixXd errScaled = d.S.asDiagonal() * err;
+  const Eigen::Index n = d.X.rows(), N = d.X.cols();
+  m["relative_reconstruction_error"] = errScaled.norm() / d.centred.norm();
   m["max_reconstruction_error"] = errScaled.cwiseAbs().maxCoeff();
   OJson perCoordinate = OJson::object();
   for (Eigen::Index i = 0; i < n; ++i)
@@ -411,7 +489,7 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     long long rows = 0;
     Eigen::VectorXd Phi;
     for (Eigen::Index i = 0; i < N; ++i) {
-      evalPhi(*model, Xrec.col(i), T(i), Phi);
+      evalPhi(*model, l.Xrec.col(i), d.T(i), Phi);
       if (Phi.size()) maxPhi = std::max(maxPhi, Phi.cwiseAbs().maxCoeff());
       sumPhi += Phi.squaredNorm();
       rows += Phi.size();
@@ -419,25 +497,18 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
     m["constraint_residual_max"] = maxPhi;
     m["constraint_residual_rms"] = rows > 0 ? std::sqrt(sumPhi / static_cast<double>(rows)) : 0.0;
   }
-  m["latent_min"] = vectorJson(rom->latentMin_);
-  m["latent_max"] = vectorJson(rom->latentMax_);
-  m["autoencoder"] = historyJson(aeHistory, errScaled.norm() / centred.norm());
-  if (rom->hasPotential_) m["potential"] = historyJson(potHistory, potError);
-  if (rom->hasDamper_) m["damper"] = historyJson(dampHistory, dampError);
+  m["latent_min"] = vectorJson(latentMin_);
+  m["latent_max"] = vectorJson(latentMax_);
+  m["autoencoder"] = historyJson(h.autoencoder, errScaled.norm() / d.centred.norm());
+  if (hasPotential_) m["potential"] = historyJson(h.potential, h.potentialError);
+  if (hasDamper_) m["damper"] = historyJson(h.damper, h.damperError);
   m["training_seconds"] = secondsSince(trainStart);
   // Stages ended early by the user keep their best weights so far; the model says so.
   OJson early = OJson::array();
-  if (aeHistory.finishedEarly) early.push_back("autoencoder");
-  if (rom->hasPotential_ && potHistory.finishedEarly) early.push_back("potential");
-  if (rom->hasDamper_ && dampHistory.finishedEarly) early.push_back("damper");
+  if (h.autoencoder.finishedEarly) early.push_back("autoencoder");
+  if (hasPotential_ && h.potential.finishedEarly) early.push_back("potential");
+  if (hasDamper_ && h.damper.finishedEarly) early.push_back("damper");
   if (!early.empty()) m["stopped_early"] = early;
-  // A stop asked for during the last stage cancels too: no model comes back after a stop.
-  monitor.checkpoint();
-  monitor.reportNow({"train ae",
-                     1,
-                     1,
-                     {{"relative_reconstruction_error", m["relative_reconstruction_error"].get<double>()}}});
-  return rom;
 }
 
 // ---------------------------------------------------------------------------------------------

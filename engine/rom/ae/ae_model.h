@@ -68,8 +68,10 @@
 /// losses, epochs and seconds per network.
 
 #include "engine/nn/mlp.h"
+#include "engine/nn/trainer.h"
 #include "engine/rom/reduced_model.h"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -106,6 +108,8 @@ struct AeSettings {
 
 namespace internal {
 class AeStepper;
+struct AeSnapshots;
+struct AeLatentData;
 }  // namespace internal
 
 class AeModel : public ReducedModel {
@@ -171,6 +175,25 @@ class AeModel : public ReducedModel {
  private:
   // The run's stepper, checked against `model` and `options`.
   std::unique_ptr<internal::AeStepper> startStepper(const Model& model, const RunOptions& options) const;
+  // Training's phases: the dataset checked and n_r resolved (returns the degrees of freedom, -1
+  // without a mechanism); the snapshots and their normalisation (mu_, scale_); the auto-encoder;
+  // the latent data; the potential and damper networks (their fit errors into `error`); the metrics.
+  struct AeHistories {
+    nn::TrainingHistory autoencoder, potential, damper;
+    double potentialError = 0.0, damperError = 0.0;
+  };
+  static int resolveLatentSize(const Dataset& dataset, const Model* model, AeSettings& s);
+  internal::AeSnapshots normalise(const Dataset& dataset, const AeSettings& s);
+  nn::TrainingHistory trainAutoencoder(const internal::AeSnapshots& d, const AeSettings& s, Monitor& monitor);
+  internal::AeLatentData latentData(const Eigen::MatrixXd& M, const internal::AeSnapshots& d) const;
+  nn::TrainingHistory trainPotential(const internal::AeSnapshots& d, const internal::AeLatentData& l,
+                                     const AeSettings& s, const Model* model, Monitor& monitor,
+                                     double& error);
+  nn::TrainingHistory trainDamper(const internal::AeLatentData& l, const AeSettings& s, Monitor& monitor,
+                                  double& error);
+  void recordTrainingMetrics(const Dataset& dataset, const Model* model, const internal::AeSnapshots& d,
+                             const internal::AeLatentData& l, const AeHistories& h, int dof,
+                             std::chrono::steady_clock::time_point trainStart);
 
   AeSettings aeSettings_;
   nn::Mlp encoder_, decoder_, potential_, damper_;
