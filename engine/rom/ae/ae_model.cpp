@@ -150,6 +150,18 @@ nn::TrainingSettings trainingSettings(const AeSettings& s) {
   return ts;
 }
 
+// A force network's stage: its epochs, a seed and a held-out share of its own, 15 % of the budget.
+nn::TrainingHistory trainForceStage(nn::TrainingProblem& p, const AeSettings& s, const char* stage,
+                                    int offset, Monitor& monitor) {
+  nn::TrainingSettings ts = trainingSettings(s);
+  ts.epochs = std::max(1, s.forceEpochs);
+  ts.stage = stage;
+  ts.seed = s.seed + static_cast<std::uint64_t>(offset);
+  std::vector<int> trainIdx, validationIdx;
+  holdOut(p, s.validationFraction, s.seed + 10 + static_cast<std::uint64_t>(offset), trainIdx, validationIdx);
+  return trainBudgeted(p, ts, monitor, s.seconds > 0.0 ? 0.15 * s.seconds : 0.0);
+}
+
 OJson historyJson(const nn::TrainingHistory& h, double fitError) {
   return OJson{
       {"epochs", static_cast<long long>(h.trainLoss.size())},
@@ -391,13 +403,7 @@ nn::TrainingHistory AeModel::trainPotential(const internal::AeSnapshots& d, cons
     net.inputGradientBackward(Zb, Rb, grad);
     return loss;
   };
-  nn::TrainingSettings ts = trainingSettings(s);
-  ts.epochs = std::max(1, s.forceEpochs);
-  ts.stage = "train ae: potential";
-  ts.seed = s.seed + 2;
-  std::vector<int> trainIdx, validationIdx;
-  holdOut(p, s.validationFraction, s.seed + 12, trainIdx, validationIdx);
-  const nn::TrainingHistory history = trainBudgeted(p, ts, monitor, s.seconds > 0.0 ? 0.15 * s.seconds : 0.0);
+  const nn::TrainingHistory history = trainForceStage(p, s, "train ae: potential", 2, monitor);
   Eigen::MatrixXd Gall;
   net.inputGradient(Z, Gall);
   error = G.norm() > 0.0 ? (Gall - G).norm() / G.norm() : 0.0;
@@ -454,13 +460,7 @@ nn::TrainingHistory AeModel::trainDamper(const internal::AeLatentData& l, const 
     net.backward(ws0, dY, grad);
     return loss;
   };
-  nn::TrainingSettings ts = trainingSettings(s);
-  ts.epochs = std::max(1, s.forceEpochs);
-  ts.stage = "train ae: damper";
-  ts.seed = s.seed + 3;
-  std::vector<int> trainIdx, validationIdx;
-  holdOut(p, s.validationFraction, s.seed + 13, trainIdx, validationIdx);
-  const nn::TrainingHistory history = trainBudgeted(p, ts, monitor, s.seconds > 0.0 ? 0.15 * s.seconds : 0.0);
+  const nn::TrainingHistory history = trainForceStage(p, s, "train ae: damper", 3, monitor);
   const Eigen::MatrixXd fit = net.predict(U) - net.predict(U0);
   error = H.norm() > 0.0 ? (fit - H).norm() / H.norm() : 0.0;
   return history;
