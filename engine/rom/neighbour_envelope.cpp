@@ -260,18 +260,17 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
     const double bound =
         searched_ ? searchedDistance_ + (x_ - searchedX_).norm() : std::numeric_limits<double>::infinity();
     if (bound <= largest_) {
-      previous_ = loads_;
-      previousT_ = t;
-      return bound;
-    }
-    d = e.distance(x_, hint_);
-    searchedX_ = x_;
-    searchedDistance_ = d;
-    searched_ = std::isfinite(d);
-    if (d > largest_) {
-      largest_ = d;
-      largestT_ = t;
-      largestPart_ = e.farthestPart(x_, hint_);
+      d = bound;
+    } else {
+      d = e.distance(x_, hint_);
+      searchedX_ = x_;
+      searchedDistance_ = d;
+      searched_ = std::isfinite(d);
+      if (d > largest_) {
+        largest_ = d;
+        largestT_ = t;
+        largestPart_ = e.farthestPart(x_, hint_);
+      }
     }
   }
   previous_ = loads_;

@@ -63,11 +63,14 @@ double signum(double x) {
 // The norm a coordinate's residual is measured against: that of its target, but at least
 // that of its own motion's inertial force over as many rows (a target near zero, a
 // coordinate that carries no unknown force, would make any residual look large).
+double motionNorm(const StlsOptions& o, Eigen::Index c, Eigen::Index rows) {
+  return o.motionScale.empty()
+             ? 0.0
+             : o.motionScale[static_cast<std::size_t>(c)] * std::sqrt(static_cast<double>(rows));
+}
+
 double residualScale(const Eigen::VectorXd& y, const StlsOptions& o, Eigen::Index c) {
-  const double motion = o.motionScale.empty() ? 0.0
-                                              : o.motionScale[static_cast<std::size_t>(c)] *
-                                                    std::sqrt(static_cast<double>(y.size()));
-  return std::max(y.norm(), motion);
+  return std::max(y.norm(), motionNorm(o, c, y.size()));
 }
 
 // Per-coordinate STLS on the Gram matrix of unit-RMS columns. Returns false when
@@ -123,26 +126,24 @@ CoordinateFit fitCoordinate(const Eigen::MatrixXd& Theta, const Eigen::VectorXd&
   CoordinateFit fit;
   std::vector<Eigen::Index> active(static_cast<std::size_t>(L));
   for (Eigen::Index j = 0; j < L; ++j) active[static_cast<std::size_t>(j)] = j;
-  Eigen::VectorXd xiHat = solveOn(nz, c, active, o.ridge);  // coefficients of the unit-RMS columns
-  // κ acts on the coefficients in the units the options name: a share of the coordinate's
-  // force scale (per sample RMS), a contribution in newtons, or the coefficient itself.
-  const double share = o.relative ? residualScale(y, o, c) / std::sqrt(static_cast<double>(y.size())) : 1.0;
-  auto measure = [&](Eigen::Index j, double v) {
-    if (o.relative) return share > 0.0 ? std::abs(v) / share : 0.0;
-    return std::abs(o.normalise ? v : v / nz.rms(j));
-  };
-  for (Eigen::Index j = 0; j < L; ++j) fit.largest = std::max(fit.largest, measure(j, xiHat(j)));
-  fit.scale = residualScale(y, o, c);
+  const double motion = motionNorm(o, c, y.size());
+  fit.scale = std::max(y.norm(), motion);  // residualScale
   // Below the threshold of its motion as a whole, the coordinate carries no unknown force: a zero row.
-  const double motion = o.motionScale.empty() ? 0.0
-                                              : o.motionScale[static_cast<std::size_t>(c)] *
-                                                    std::sqrt(static_cast<double>(y.size()));
   if (o.relative && o.kappa < 1.0 && y.norm() < o.kappa * motion) {
     fit.xi.setZero(L);
     fit.residual = fit.scale > 0.0 ? y.norm() / fit.scale : 0.0;
     fit.iterations = 0;
     return fit;
   }
+  Eigen::VectorXd xiHat = solveOn(nz, c, active, o.ridge);  // coefficients of the unit-RMS columns
+  // κ acts on the coefficients in the units the options name: a share of the coordinate's
+  // force scale (per sample RMS), a contribution in newtons, or the coefficient itself.
+  const double share = o.relative ? fit.scale / std::sqrt(static_cast<double>(y.size())) : 1.0;
+  auto measure = [&](Eigen::Index j, double v) {
+    if (o.relative) return share > 0.0 ? std::abs(v) / share : 0.0;
+    return std::abs(o.normalise ? v : v / nz.rms(j));
+  };
+  for (Eigen::Index j = 0; j < L; ++j) fit.largest = std::max(fit.largest, measure(j, xiHat(j)));
   Eigen::VectorXd full = xiHat;
   for (int iter = 1; iter <= o.maxIterations; ++iter) {
     fit.iterations = iter;

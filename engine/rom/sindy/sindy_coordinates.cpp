@@ -15,40 +15,42 @@ namespace {
 constexpr Eigen::Index kRowsPerRun = 200;  // samples of each run the library is built on
 constexpr std::size_t kMostSets = 2000;    // sets tried at most
 
-// The terms of `library` (user columns aside) in the coordinates `set`.
-std::vector<SindyTerm> libraryTerms(const Model& model, const std::vector<int>& set,
-                                    const SindyLibraryOptions& library) {
+// The library of `library` (user columns aside) in the coordinates `set`, on about
+// kRowsPerRun samples of each run, and its terms' names.
+struct SampledLibrary {
+  Eigen::MatrixXd Theta;
   std::vector<std::string> names;
-  for (int c : set) names.push_back(model.coordinateName(c));
+};
+
+SampledLibrary sampledLibrary(const Model& model, const Dataset& dataset, const std::vector<int>& set,
+                              const SindyLibraryOptions& library, const Eigen::VectorXd& qRef) {
+  std::vector<std::string> coordinates;
+  for (int c : set) coordinates.push_back(model.coordinateName(c));
   SindyLibraryOptions probe = library;
   probe.select.clear();
-  return sindyTerms(names, probe);
-}
-
-// Those terms on about kRowsPerRun samples of each run.
-Eigen::MatrixXd sampledLibrary(const Model& model, const Dataset& dataset, const std::vector<int>& set,
-                               const SindyLibraryOptions& library, const Eigen::VectorXd& qRef) {
-  const std::vector<SindyTerm> terms = libraryTerms(model, set, library);
+  const std::vector<SindyTerm> terms = sindyTerms(coordinates, probe);
+  SampledLibrary out;
+  for (const SindyTerm& t : terms) out.names.push_back(t.name);
   const auto n = static_cast<Eigen::Index>(set.size()), L = static_cast<Eigen::Index>(terms.size());
-  std::vector<Eigen::VectorXd> rows;
+  const auto strideOf = [](const DatasetRun& run) {
+    return std::max<Eigen::Index>(1, run.samples() / kRowsPerRun);
+  };
+  Eigen::Index rows = 0;
+  for (const DatasetRun& run : dataset.runs) rows += (run.samples() + strideOf(run) - 1) / strideOf(run);
+  out.Theta.resize(rows, L);
   Eigen::VectorXd u(n), ud(n), none;
-  for (const DatasetRun& run : dataset.runs) {
-    const Eigen::Index stride = std::max<Eigen::Index>(1, run.samples() / kRowsPerRun);
-    for (Eigen::Index k = 0; k < run.samples(); k += stride) {
+  Eigen::Index row = 0;
+  for (const DatasetRun& run : dataset.runs)
+    for (Eigen::Index k = 0; k < run.samples(); k += strideOf(run), ++row) {
       for (Eigen::Index i = 0; i < n; ++i) {
         const int c = set[static_cast<std::size_t>(i)];
         u(i) = run.q(c, k) - qRef(c);
         ud(i) = run.qd(c, k);
       }
-      Eigen::VectorXd row(L);
       for (Eigen::Index j = 0; j < L; ++j)
-        row(j) = evalSindyTerm(terms[static_cast<std::size_t>(j)], u, ud, run.t(k), none);
-      rows.push_back(std::move(row));
+        out.Theta(row, j) = evalSindyTerm(terms[static_cast<std::size_t>(j)], u, ud, run.t(k), none);
     }
-  }
-  Eigen::MatrixXd Theta(static_cast<Eigen::Index>(rows.size()), L);
-  for (std::size_t r = 0; r < rows.size(); ++r) Theta.row(static_cast<Eigen::Index>(r)) = rows[r].transpose();
-  return Theta;
+  return out;
 }
 
 // 1 / condition number of the unit-norm columns' Gram matrix (0: dependent or a zero column).
@@ -90,13 +92,11 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
                                              const Eigen::VectorXd& qRef) {
   SindyCoordinateChoice choice{suggested, {}};
   if (suggested.empty() || dataset.runs.empty() || !library.select.empty()) return choice;
-  const Eigen::MatrixXd Theta = sampledLibrary(model, dataset, suggested, library, qRef);
-  if (!Theta.allFinite()) return choice;  // bad data: the fit's checks name the row
-  std::vector<std::string> names;
-  for (const SindyTerm& t : libraryTerms(model, suggested, library)) names.push_back(t.name);
+  const SampledLibrary given = sampledLibrary(model, dataset, suggested, library, qRef);
+  if (!given.Theta.allFinite()) return choice;  // bad data: the fit's checks name the row
   std::string dependent;
   try {
-    checkSindyColumns(Theta, names);
+    checkSindyColumns(given.Theta, given.names);
     return choice;
   } catch (const InputError& e) {
     dependent = e.what();
@@ -124,15 +124,13 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
     } catch (const InputError&) {
       continue;  // not a set of independent coordinates at the start
     }
-    const Eigen::MatrixXd candidate = sampledLibrary(model, dataset, set, library, qRef);
-    std::vector<std::string> candidateNames;
-    for (const SindyTerm& t : libraryTerms(model, set, library)) candidateNames.push_back(t.name);
+    const SampledLibrary candidate = sampledLibrary(model, dataset, set, library, qRef);
     try {
-      checkSindyColumns(candidate, candidateNames);  // duplicates too, as the fit will check
+      checkSindyColumns(candidate.Theta, candidate.names);  // duplicates too, as the fit will check
     } catch (const InputError&) {
       continue;
     }
-    const double c = conditioning(candidate);
+    const double c = conditioning(candidate.Theta);
     if (c > best) {
       best = c;
       choice.coordinates = set;
