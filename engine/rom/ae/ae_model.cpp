@@ -150,6 +150,13 @@ nn::TrainingSettings trainingSettings(const AeSettings& s) {
   return ts;
 }
 
+// The mean of R's squares, row i weighted by w(i), and its gradient with respect to R into dR.
+double weightedSquareLoss(const Eigen::MatrixXd& R, const Eigen::ArrayXd& w, Eigen::MatrixXd& dR) {
+  const double norm = 1.0 / static_cast<double>(R.size());
+  dR = ((R.array().colwise() * w) * (2.0 * norm)).matrix();
+  return (R.array().square().colwise() * w).sum() * norm;
+}
+
 // A force network's stage: its epochs, a seed and a held-out share of its own, 15 % of the budget.
 nn::TrainingHistory trainForceStage(nn::TrainingProblem& p, const AeSettings& s, const char* stage,
                                     int offset, Monitor& monitor) {
@@ -388,7 +395,7 @@ nn::TrainingHistory AeModel::trainPotential(const internal::AeSnapshots& d, cons
   net.setOutputNormalization(Eigen::VectorXd::Zero(1),
                              Eigen::VectorXd::Constant(1, outScale > 0.0 ? outScale : 1.0));
   const Eigen::ArrayXd gs2 = (net.outputScale()(0) * zStd.cwiseInverse()).array().inverse().square();
-  Eigen::MatrixXd Zb, Gb, Gp, Rb;
+  Eigen::MatrixXd Zb, Gb, Gp, Rb, dRb;
   nn::TrainingProblem p;
   p.parameters = &net.parameters();
   p.trainSamples = static_cast<int>(N);
@@ -397,10 +404,8 @@ nn::TrainingHistory AeModel::trainPotential(const internal::AeSnapshots& d, cons
     gather(G, batch, Gb);
     net.inputGradient(Zb, Gp);
     Rb = Gp - Gb;
-    const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
-    const double loss = (Rb.array().square().colwise() * gs2).sum() * norm;
-    Rb = ((Rb.array().colwise() * gs2) * (2.0 * norm)).matrix();
-    net.inputGradientBackward(Zb, Rb, grad);
+    const double loss = weightedSquareLoss(Rb, gs2, dRb);
+    net.inputGradientBackward(Zb, dRb, grad);
     return loss;
   };
   const nn::TrainingHistory history = trainForceStage(p, s, "train ae: potential", 2, monitor);
@@ -452,9 +457,7 @@ nn::TrainingHistory AeModel::trainDamper(const internal::AeLatentData& l, const 
     net.forward(Ub, Y1, ws1);
     net.forward(U0b, Y0, ws0);
     Rb = Y1 - Y0 - Hb;
-    const double norm = 1.0 / static_cast<double>(nr * static_cast<Eigen::Index>(batch.size()));
-    const double loss = (Rb.array().square().colwise() * os2).sum() * norm;
-    dY = ((Rb.array().colwise() * os2) * (2.0 * norm)).matrix();
+    const double loss = weightedSquareLoss(Rb, os2, dY);
     net.backward(ws1, dY, grad);
     dY = -dY;
     net.backward(ws0, dY, grad);
