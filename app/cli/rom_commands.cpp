@@ -214,6 +214,8 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
   out << report;
   out << "training envelope " << envelopeText(rom.envelope()) << "\n";
   out << "own step " << rom.ownStep() << " s\n";
+  if (const auto own = rom.metrics().find("training_rollout"); own != rom.metrics().end() && own->is_object())
+    out << "training runs " << own->value("text", std::string()) << "\n";
   if (const std::string speed = speedCheckText(rom); !speed.empty()) out << "speed " << speed << "\n";
   // The held-out rollout's verdict, unless the method's report says it already (SINDy's).
   const auto verdict = rom.metrics().find("verdict");
@@ -304,6 +306,7 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   request.settings = c.settings;
   request.inputs = c.inputs;
   request.runPaths = c.runs;
+  request.ownRunFailure = c.keepFailing ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
   std::unique_ptr<Model> model;
   if (a.has("--model")) {
     model = std::make_unique<Model>(readModel(a.value("--model")));

@@ -20,6 +20,7 @@ constexpr std::size_t kUsageIndent = 28;   // continuation lines of a synopsis
 
 // Options of train whatever the method.
 const std::set<std::string> kCommonValueOptions = {"--model", "-o", "--output"};
+const std::string kKeepFailing = "--keep-failing";
 
 // What checkSettings fills in for no settings; empty when it asks for some.
 OJson settingDefaults(const MethodInfo& method) {
@@ -232,13 +233,13 @@ TrainCommandLine parseTrainCommandLine(const std::vector<std::string>& args, con
   c.method = registry.find(args.front());
   if (!c.method) throw UsageError("unknown method '" + args.front() + "' (known: " + registry.names() + ")");
   // Every method's options are known, so that one of another method is named as such.
-  std::set<std::string> values = kCommonValueOptions, flags, repeatable;
+  std::set<std::string> values = kCommonValueOptions, flags = {kKeepFailing}, repeatable;
   std::map<std::string, std::string> declaredBy;  // option -> the first method declaring it
   for (const MethodInfo& m : registry.methods())
     for (const MethodOption& o : methodOptions(m)) {
       const bool flag = o.placeholder.empty();
-      if (kCommonValueOptions.count(o.option) || o.option == "--data" || (flag && values.count(o.option)) ||
-          (!flag && flags.count(o.option)))
+      if (kCommonValueOptions.count(o.option) || o.option == "--data" || o.option == kKeepFailing ||
+          (flag && values.count(o.option)) || (!flag && flags.count(o.option)))
         throw InputError("method " + m.name + ": option " + o.option + " is taken" +
                          (declaredBy.count(o.option) ? " by method " + declaredBy[o.option] : std::string()) +
                          " in another form");
@@ -253,7 +254,7 @@ TrainCommandLine parseTrainCommandLine(const std::vector<std::string>& args, con
   if (!a.positional().empty()) throw UsageError("unexpected argument '" + a.positional().front() + "'");
   const std::vector<MethodOption> own = methodOptions(*c.method);
   for (const std::string& option : a.options())
-    if (!kCommonValueOptions.count(option) &&
+    if (!kCommonValueOptions.count(option) && option != kKeepFailing &&
         std::none_of(own.begin(), own.end(), [&](const MethodOption& o) { return o.option == option; }))
       throw UsageError("option " + option + " does not apply to method " + c.method->name);
   const OJson defaults = settingDefaults(*c.method);
@@ -266,10 +267,12 @@ TrainCommandLine parseTrainCommandLine(const std::vector<std::string>& args, con
                            : o.repeatable        ? a.all(o.option)
                                                  : std::vector<std::string>{a.value(o.option)};
   }
+  c.keepFailing = a.has(kKeepFailing);
   for (const std::string& option : a.options())
-    c.given[option] = flags.count(option)        ? std::vector<std::string>{""}
-                      : repeatable.count(option) ? a.all(option)
-                                                 : std::vector<std::string>{a.value(option)};
+    if (option != kKeepFailing)
+      c.given[option] = flags.count(option)        ? std::vector<std::string>{""}
+                        : repeatable.count(option) ? a.all(option)
+                                                   : std::vector<std::string>{a.value(option)};
   if (!c.runs.empty()) c.given["--data"] = c.runs;
   return c;
 }
@@ -293,6 +296,7 @@ std::string trainUsage(const MethodRegistry& registry) {
         optional.push_back("[" + item + "]");
     }
     items.insert(items.end(), optional.begin(), optional.end());
+    items.push_back("[" + kKeepFailing + "]");
     text += layOut(prefix, items, kUsageIndent);
     for (const std::string& other : m.otherUsages)
       text += layOut("       mbdrom-cli train " + m.name + " ", synopsisItems(other), kUsageIndent);
@@ -307,6 +311,9 @@ std::string trainUsage(const MethodRegistry& registry) {
                      "dataset file (.json, e.g. from merge) adds its runs");
   text +=
       optionLine("-o", "ROM.json", "the trained-model file, written when training succeeds (or --output)");
+  text += optionLine(kKeepFailing, "",
+                     "write a model that blows up on one of its own training runs (refused without it), "
+                     "for inspection: every run of it warns so");
   for (const MethodInfo& m : registry.methods()) {
     text += "\n" + layOut(m.name + ": ", words(methodTitle(m) + ". " + m.summary), 2);
     if (!m.defaultsAssume.empty()) text += layOut("  ", words("Defaults assume " + m.defaultsAssume), 2);

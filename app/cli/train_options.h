@@ -39,6 +39,7 @@ struct TrainCommandLine {
   std::map<std::string, std::vector<std::string>> inputs;
   /// Every option given -> its values ("--data": the runs), for MethodInfo::planInputs.
   std::map<std::string, std::vector<std::string>> given;
+  bool keepFailing = false;  ///< --keep-failing: keep a model that blows up on its own training runs
 };
 
 /// Parses the arguments of train (METHOD first) against `registry`. Throws UsageError

@@ -47,7 +47,8 @@ std::string trainedMetricsText(const ReducedModel& model) {
 TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
   TrainingOutcome outcome;
   if (!method.trainRequest) {
-    outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, request.model);
+    outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, request.model,
+                                      request.ownRunFailure);
     return outcome;
   }
   const auto start = std::chrono::steady_clock::now();
@@ -59,7 +60,8 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
     again.dataset = head;
     return method.trainRequest(again, m).model;
   };
-  finishTrainedModel(*outcome.model, request.dataset, request.model, retrain, monitor, trainingTime);
+  finishTrainedModel(*outcome.model, request.dataset, request.model, retrain, monitor, trainingTime,
+                     request.ownRunFailure);
   return outcome;
 }
 

@@ -126,6 +126,8 @@ struct TrainingRequest {
   std::vector<std::string> runPaths;  ///< the files of the dataset's runs, in order
   /// The method's InputSpec options given: option -> values in the order given ("" for a flag).
   std::map<std::string, std::vector<std::string>> inputs;
+  /// A model that blows up on one of its own training runs: refused, or kept for inspection.
+  OwnRunFailure ownRunFailure = OwnRunFailure::Refuse;
 };
 
 /// What such a training gives back.

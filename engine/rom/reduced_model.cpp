@@ -42,7 +42,7 @@ std::string jointInsideText(const RomSimulationSummary& s) {
   if (s.jointDistance < 0.0) return "";
   if (!(s.jointGate > 0.0))
     return "; joint distance " + shortNumberText(s.jointDistance) +
-           " (not calibrated: the model's held-out check did not run, so no error bound)";
+           " (not calibrated: the model passed no held-out check, so no error bound)";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
          "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) +
          " % relative RMS error (calibrated on the model's held-out check";
@@ -103,6 +103,11 @@ std::string rolloutText(const ReducedModel& rom, const std::string& fallback) {
 }  // namespace
 
 std::string validationWarning(const ReducedModel& rom) {
+  // Kept although it blows up on a run it was trained on (OwnRunFailure::Keep).
+  if (const auto own = rom.metrics().find("training_rollout");
+      own != rom.metrics().end() && own->is_object() && own->value("failed", false))
+    return "the model blows up on its own training runs (" + own->value("text", std::string("a run failed")) +
+           "): do not trust its runs";
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
   if (*kind == "not validated") {
@@ -252,6 +257,10 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
   calibrateJointEnvelope();
 }
 
+void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {
+  metrics_["training_rollout"] = check.toJson();
+}
+
 void ReducedModel::recordEnvelope(const Dataset& dataset) {
   envelope_ = TrainingEnvelope::fromDataset(*this, dataset);
   calibrateJointEnvelope();
@@ -261,12 +270,17 @@ void ReducedModel::calibrateJointEnvelope() {
   const auto it = metrics_.find("rollout");
   if (it == metrics_.end() || !it->is_object() || !it->value("done", false) || it->value("failed", true))
     return;
+  // A model that missed its held-out runs has no bound to state: twice a miss is no limit to
+  // the next one (its runs warn that it failed its check instead).
+  const double error = it->value("error", 0.0);
+  if (error > it->value("explained", 0.0) + it->value("tolerance", kHeldOutTolerance)) return;
   const double distance = it->value("held_out_distance", -1.0);
-  if (distance >= 0.0) envelope_.calibrateJoint(distance, it->value("error", 0.0));
+  if (distance >= 0.0) envelope_.calibrateJoint(distance, error);
 }
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
-                                                const OJson& settings, Monitor& monitor, const Model* model) {
+                                                const OJson& settings, Monitor& monitor, const Model* model,
+                                                OwnRunFailure ownRunFailure) {
   const MethodInfo& info = MethodRegistry::global().at(method);
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
@@ -277,7 +291,7 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
   finishTrainedModel(
       *rom, dataset, model,
       [&](const Dataset& head, Monitor& m) { return info.train(head, checked, m, model); }, monitor,
-      trainingTime);
+      trainingTime, ownRunFailure);
   return rom;
 }
 
@@ -343,6 +357,9 @@ void checkMetrics(const OJson& m, const std::string& source) {
       if (!v.is_number()) fail(key, "a number");
     } else if (key == "sample_spacing") {
       if (!v.is_number() || !(v.get<double>() > 0.0)) fail(key, "a number > 0 [s]");
+    } else if (key == "training_rollout") {
+      if (!v.is_object() || !v.contains("text") || !v["text"].is_string())
+        fail(key, "an object with a \"text\"");
     } else if (key == "speed_check") {
       (void)SpeedCheck::fromJson(v, source);
     }

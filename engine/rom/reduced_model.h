@@ -107,7 +107,8 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 /// "the model is unvalidated: ..." for a model whose verdict is "not validated" (trained
 /// on one run, or on runs of which fewer than two can be run again) or "not judged" (its
 /// held-out check could not run), "the model failed its check in training (...)" for one whose
-/// held-out run missed or blew up, "" otherwise: every run of such a model says so.
+/// held-out run missed or blew up, "the model blows up on its own training runs (...)" for one
+/// kept although it does (OwnRunFailure::Keep), "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
 
 /// What a run of `rom` at `parameters` warns of before it starts, as every front end
@@ -178,6 +179,9 @@ class ReducedModel {
   /// that ran (RolloutCheck::heldOutDistance and its error).
   /// trainReducedModel does it for every method that does not judge its own model.
   void recordHeldOutRollout(const RolloutCheck& check);
+  /// Records how this model ran its own training runs from their start (checkTrainingRuns):
+  /// metric "training_rollout" (RolloutCheck::toJson).
+  void recordTrainingRollout(const RolloutCheck& check);
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
   /// samples to `sink` (begin, write..., end). Values in options.parameters that are not
@@ -265,15 +269,22 @@ class ReducedModel {
                                                             const std::string& source);
 };
 
+/// What training does with a model that blows up on one of its own training runs: refuse it
+/// (SolverError naming the run and the time), or keep it for inspection, every run of it
+/// warning so (validationWarning).
+enum class OwnRunFailure { Refuse, Keep };
+
 /// Trains a reduced model of the registered method `method` (method_registry.h) from `dataset`
 /// with method settings (JSON object; unknown keys are an InputError). `model` is
 /// the mechanism of the data: "pca" needs it (spring forces and potential at the
 /// centroids), "sindy" needs it (mass matrix, constraints, known forces), "ae" uses it
 /// for its default n_r. Throws InputError for an unknown
-/// method, bad settings, or a missing or different mechanism.
+/// method, bad settings, or a missing or different mechanism; SolverError when the model
+/// blows up on one of its own training runs, unless `ownRunFailure` keeps it.
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const nlohmann::ordered_json& settings, Monitor& monitor,
-                                                const Model* model = nullptr);
+                                                const Model* model = nullptr,
+                                                OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
 
 /// Checks method settings without training and returns them complete (every
 /// key, defaults filled in), as training would store them. Throws InputError

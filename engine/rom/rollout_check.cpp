@@ -442,6 +442,27 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
   return check;
 }
 
+RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                               Monitor* monitor) {
+  std::vector<std::string> why;
+  const std::vector<std::size_t> replayable = replayableRuns(model, dataset, why);
+  RolloutCheck check;
+  if (replayable.empty()) {
+    check.note = why.empty() ? "no run can be run again from its start" : why.front();
+    return check;
+  }
+  try {
+    const int total = static_cast<int>(dataset.runs.size());
+    check = checkHeldOutRuns(model, rom, dataset, replayable, total, kHeldOutTolerance, monitor);
+  } catch (const InputError& e) {
+    check = RolloutCheck{};
+    check.note = e.what();  // no online step, or options it cannot run: not its motion's fault
+    return check;
+  }
+  check.wholeRuns = false;  // its own runs: nothing was held out
+  return check;
+}
+
 RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                           const RolloutCheckOptions& opt, Monitor* monitor) {
   if (!(opt.heldOutFraction > 0.0 && opt.heldOutFraction < 1.0))

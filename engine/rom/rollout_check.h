@@ -103,6 +103,14 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
                               Monitor* monitor = nullptr, const Dataset* trainedOn = nullptr);
 
+/// The written model `rom` run from the start of every run of its own training data
+/// `dataset` (of `model`) that can be run again, judged as held-out runs are (the worst point
+/// of the worst run, relative RMS over the whole run): the least a model must do is reproduce
+/// the runs it was trained on, and one that blows up on them is no model. Not done (`note`
+/// says why) when no run can be run again.
+RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                               Monitor* monitor = nullptr);
+
 /// A run of a design of experiments (data of `model`): the mechanism with its load case's
 /// loads set to the run's design values (DatasetRun::parameters named `load.*`: scales,
 /// amplitudes, frequencies), when they give the forces the run recorded; its load case in

@@ -1,6 +1,8 @@
 #include "engine/rom/training_finish.h"
 
+#include "engine/core/error.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/method_registry.h"
 #include "engine/rom/speed_check.h"
 
 namespace mbdrom {
@@ -14,15 +16,34 @@ std::string rolloutFailure(const ReducedModel& rom) {
   return it->value("text", std::string("its held-out rollout failed"));
 }
 
+// Runs the model from the start of its own training runs and records how it followed them;
+// throws SolverError, naming the run and the time, when it blows up on one.
+void refuseIfItBlowsUpOnItsOwnRuns(ReducedModel& rom, const Dataset& dataset, const Model& model,
+                                   Monitor& monitor, OwnRunFailure ownRunFailure) {
+  if (dataset.runs.empty()) return;
+  monitor.reportNow({"the model on its own training runs", 0, 1, {}});
+  const RolloutCheck own = checkTrainingRuns(model, rom, dataset, &monitor);
+  rom.recordTrainingRollout(own);
+  if (!own.failed || ownRunFailure == OwnRunFailure::Keep) return;
+  throw SolverError(
+      "the trained " + rom.method() + " model blows up on its own training run \"" + own.run +
+      "\" at t = " + formatText("%g", own.failedAt) + " s (" + own.failure +
+      "), so it is not kept: a model that cannot reproduce the runs it was trained on has no "
+      "range where it holds. Train longer, at a smaller step, in other coordinates or with "
+      "another method; runs of a narrower range of loads are easier to reduce (or keep it for inspection: "
+      "--keep-failing, keep_failing=True)");
+}
+
 }  // namespace
 
 void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* model,
                         const HeldOutTrainer& retrain, Monitor& monitor,
-                        std::chrono::steady_clock::duration trainingTime) {
+                        std::chrono::steady_clock::duration trainingTime, OwnRunFailure ownRunFailure) {
   rom.recordEnvelope(dataset);
   if (!model) return;
   if (!dataset.runs.empty() && !rom.metrics().contains("rollout"))
     judgeByHeldOutRollout(rom, dataset, *model, retrain, monitor, trainingTime);
+  refuseIfItBlowsUpOnItsOwnRuns(rom, dataset, *model, monitor, ownRunFailure);
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(rom); !failure.empty()) {
     speed.failure = "the held-out rollout blew up (" + failure + "); a model that does not run has no speed";

@@ -18,10 +18,13 @@ namespace mbdrom {
 /// Finishes `rom`, trained on `dataset` in `trainingTime`: records its envelope and,
 /// given the mechanism `model` (may be null: then nothing more), judges it by the
 /// held-out rollout of a model `retrain` trains (unless the method judged its own:
-/// metric "rollout" present) and records the speed check. Throws Cancelled when
-/// `monitor` stops it.
+/// metric "rollout" present), runs it from the start of its own training runs (metric
+/// "training_rollout") and records the speed check. Throws SolverError, naming the run and
+/// the time, when the model blows up on one of its own training runs (it is not to be
+/// kept) unless `ownRunFailure` keeps it; Cancelled when `monitor` stops it.
 void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* model,
                         const HeldOutTrainer& retrain, Monitor& monitor,
-                        std::chrono::steady_clock::duration trainingTime);
+                        std::chrono::steady_clock::duration trainingTime,
+                        OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
 
 }  // namespace mbdrom

@@ -119,7 +119,7 @@ void bindReducedModel(py::module_& m) {
   m.def(
       "train",
       [](const std::string& method, const std::shared_ptr<Model>& model,
-         const std::vector<std::shared_ptr<Run>>& runs, const py::object& progress,
+         const std::vector<std::shared_ptr<Run>>& runs, const py::object& progress, bool keepFailing,
          const py::kwargs& settings) {
         const MethodInfo& info = MethodRegistry::global().at(method);  // InputError naming the unknown method
         if (!model) throw py::type_error("model must be an mbdrom.Model (the mechanism of the runs)");
@@ -127,6 +127,7 @@ void bindReducedModel(py::module_& m) {
         TrainingRequest request;
         request.settings = toJson(settings, "settings");
         request.model = model.get();
+        request.ownRunFailure = keepFailing ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
         request.dataset = makeDataset(*model);
         const std::string hash = hashToString(mechanismHash(model->spec()));
         for (const auto& run : runs) {
@@ -152,9 +153,13 @@ void bindReducedModel(py::module_& m) {
         return std::shared_ptr<ReducedModel>(std::move(outcome.model));
       },
       py::arg("method"), py::arg("model"), py::arg("runs"), py::kw_only(), py::arg("progress") = py::none(),
+      py::arg("keep_failing") = false,
       "Trains a reduced model of a registered method (mbdrom.methods()) from runs of the model, as "
       "'mbdrom-cli train METHOD': the settings as keywords (e.g. clusters=16), checked by the method "
-      "(InputError naming a bad key); the training ends with the speed check and the held-out rollout. "
+      "(InputError naming a bad key); the training ends with the held-out rollout, the model's runs of its "
+      "own training runs and the speed check. A model that blows up on one of its own training runs raises "
+      "SolverError naming the run and the time, unless keep_failing=True keeps it for inspection (every run "
+      "of it then warns). "
       "progress: None or a callable taking a dict (stage, step, total, fraction, loss, ...), at most ten "
       "times a second. Ctrl+C stops it (KeyboardInterrupt). The GIL is released while it trains.");
 }

@@ -218,6 +218,7 @@ def train(
     runs: Sequence[Run],
     *,
     progress: Optional[ProgressCallback] = None,
+    keep_failing: bool = False,
     **settings: Any,
 ) -> ReducedModel: ...
 def compare(reference: Run, other: Run, points: Sequence[str] = ...) -> Dict[str, Any]: ...

@@ -92,7 +92,8 @@ std::shared_ptr<const mbdrom::ReducedModel> train(ProjectDocument& doc, const st
   mbdrom::Monitor monitor;
   const mbdrom::Dataset data = doc.makeTrainingDataset({run});
   std::shared_ptr<const mbdrom::ReducedModel> rom =
-      mbdrom::trainReducedModel(method, data, settings, monitor, doc.model().get());
+      mbdrom::trainReducedModel(method, data, settings, monitor, doc.model().get(),
+                                mbdrom::OwnRunFailure::Keep);  // views of any model, smoke-trained
   doc.addModel(QString::fromStdString(method), rom);
   return rom;
 }
@@ -579,7 +580,7 @@ TEST_CASE(
   mbdrom::Monitor monitor;
   const auto rom = mbdrom::trainReducedModel(
       "node", data, {{"parameters", {"drive"}}, {"hidden", {8}}, {"epochs", 2}, {"batch_size", 16}}, monitor,
-      doc.model().get());
+      doc.model().get(), mbdrom::OwnRunFailure::Keep);
   const mbdrom::Dataset runs = doc.makeTrainingDataset({train, free});
   // A training run: its value comes from the model's record of the training.
   const auto& node = static_cast<const mbdrom::NodeModel&>(*rom);

@@ -559,7 +559,7 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
                                         {"integrator", c.integrator},
                                         {"activation", c.activation},
                                         {"seed", 7}},
-                                       monitor, &c.model);
+                                       monitor, &c.model, OwnRunFailure::Keep);
     const std::string id = "ae_" + c.integrator;
     CExportOptions options;
     options.identifier = id;
@@ -615,8 +615,9 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
   second.parameters["gain"] = 2.0;
   addRun(withMu, second);
   Monitor monitor;
-  const auto ae = trainReducedModel(
-      "ae", dataset, {{"nr", 1}, {"hidden", {12}}, {"epochs", 80}, {"force_epochs", 30}}, monitor, &model);
+  const auto ae =
+      trainReducedModel("ae", dataset, {{"nr", 1}, {"hidden", {12}}, {"epochs", 80}, {"force_epochs", 30}},
+                        monitor, &model, OwnRunFailure::Keep);
   const nlohmann::ordered_json base{{"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "external"}, {"seed", 3}};
   struct Case {
     std::string name;
@@ -626,10 +627,11 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
   std::vector<Case> cases;
   nlohmann::ordered_json s = base;
   s["coordinates"] = "all";
-  cases.push_back({"all", trainReducedModel("node", dataset, s, monitor, &model), {}});
+  cases.push_back({"all", trainReducedModel("node", dataset, s, monitor, &model, OwnRunFailure::Keep), {}});
   s = base;
   s["integrator"] = "symplectic_euler";
-  cases.push_back({"independent", trainReducedModel("node", dataset, s, monitor, &model), {}});
+  cases.push_back(
+      {"independent", trainReducedModel("node", dataset, s, monitor, &model, OwnRunFailure::Keep), {}});
   NodeSettings latent = NodeSettings::fromJson(base);
   latent.integrator = NodeIntegrator::Euler;
   std::unique_ptr<NodeModel> inLatent =
@@ -638,7 +640,7 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
   cases.push_back({"latent", std::move(inLatent), {}});
   s = base;
   s["parameters"] = {"gain"};
-  cases.push_back({"mu", trainReducedModel("node", withMu, s, monitor, &model), {2.6}});
+  cases.push_back({"mu", trainReducedModel("node", withMu, s, monitor, &model, OwnRunFailure::Keep), {2.6}});
   for (const Case& c : cases) {
     INFO(c.name);
     const auto* node = dynamic_cast<const NodeModel*>(c.rom.get());
@@ -805,7 +807,7 @@ TEST_CASE(
   cases.push_back(
       {"node", trainReducedModel("node", dataset,
                                  {{"hidden", {16, 16}}, {"epochs", 8}, {"coordinates", {"P.x", "P.y"}}},
-                                 monitor, &model)});
+                                 monitor, &model, OwnRunFailure::Keep)});
   for (const Case& c : cases) {
     INFO(c.name);
     REQUIRE(c.rom->reducedDimension() == 2);

@@ -67,7 +67,8 @@ TEST_CASE("training cancelled at random moments throws Cancelled and returns no 
     // How many progress records a whole training gives (the last one comes after the work).
     int total = 0;
     Monitor counting([&](const Progress&) { return ++total > 0; }, std::chrono::milliseconds(0));
-    REQUIRE(trainReducedModel(method, p.dataset, tinySettings(method), counting, &p.model));
+    REQUIRE(
+        trainReducedModel(method, p.dataset, tinySettings(method), counting, &p.model, OwnRunFailure::Keep));
     REQUIRE(total >= 2);
     // AE progress within a stage is throttled by wall time, so its count may vary
     // from run to run: stop in the first half only.
@@ -79,8 +80,9 @@ TEST_CASE("training cancelled at random moments throws Cancelled and returns no 
       int reports = 0;
       Monitor monitor([&](const Progress&) { return ++reports < reportsBeforeStop; },
                       std::chrono::milliseconds(0));
-      CHECK_THROWS_AS(trainReducedModel(method, p.dataset, tinySettings(method), monitor, &p.model),
-                      Cancelled);
+      CHECK_THROWS_AS(
+          trainReducedModel(method, p.dataset, tinySettings(method), monitor, &p.model, OwnRunFailure::Keep),
+          Cancelled);
     }
   }
 }

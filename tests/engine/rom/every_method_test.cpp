@@ -97,7 +97,8 @@ TEST_CASE(
           return true;
         },
         std::chrono::milliseconds(0));
-    const auto rom = trainReducedModel(m.name, p.dataset, m.smokeSettings, counting, &p.model);
+    const auto rom =
+        trainReducedModel(m.name, p.dataset, m.smokeSettings, counting, &p.model, OwnRunFailure::Keep);
     REQUIRE(rom);
     CHECK(rom->method() == m.name);
     CHECK(rom->settings() == m.checkSettings(m.smokeSettings));
@@ -223,7 +224,9 @@ TEST_CASE(
       const int stopAt = std::uniform_int_distribution<int>(1, std::max(1, reports / 2))(rng);
       int seen = 0;
       Monitor stopping([&](const Progress&) { return ++seen < stopAt; }, std::chrono::milliseconds(0));
-      CHECK_THROWS_AS(trainReducedModel(m.name, p.dataset, m.smokeSettings, stopping, &p.model), Cancelled);
+      CHECK_THROWS_AS(
+          trainReducedModel(m.name, p.dataset, m.smokeSettings, stopping, &p.model, OwnRunFailure::Keep),
+          Cancelled);
     }
 
     // A cancelled run keeps the samples written so far and says it was cancelled.

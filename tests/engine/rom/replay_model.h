@@ -8,7 +8,9 @@
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/reduced_run.h"
 
+#include <cmath>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -52,6 +54,36 @@ class ReplayThenDiverge : public ReducedModel {
 
  protected:
   void writeMethodJson(nlohmann::ordered_json&) const override {}
+  // Its online step: the recorded sample nearest in time, failing after tFail as simulate does.
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model&, const RunOptions&) const override {
+    class Replayer final : public ReducedStepper {
+     public:
+      explicit Replayer(const ReplayThenDiverge& rom) : rom_(rom) {}
+      void advance(long long step, double t, double) override {
+        if (t > rom_.tFail_ + 1e-9)
+          throw SolverError(
+              "reduced model (replay) diverged at t = " + std::to_string(rom_.tFail_).substr(0, 3) +
+              " s (step " + std::to_string(step) + ")");
+        t_ = t;
+      }
+      bool finite() const override { return true; }
+      void fill(Sample& s) override {
+        if (rom_.samples_.empty()) throw SolverError("reduced model (replay) has no samples");
+        const Sample* nearest = &rom_.samples_.front();
+        for (const Sample& r : rom_.samples_)
+          if (std::abs(r.t - t_) < std::abs(nearest->t - t_)) nearest = &r;
+        s.q = nearest->q;
+        s.qd = nearest->qd;
+        s.qdd = nearest->qdd;
+        s.potentialEnergy = nearest->potentialEnergy;
+      }
+
+     private:
+      const ReplayThenDiverge& rom_;
+      double t_ = 0.0;
+    };
+    return std::make_unique<Replayer>(*this);
+  }
 
  private:
   std::vector<Sample> samples_;

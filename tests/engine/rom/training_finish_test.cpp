@@ -1,0 +1,123 @@
+// What every training ends with: the model run from the start of its own training runs,
+// the figure recorded, and a model that blows up on one of them refused.
+
+#include "engine/rom/training_finish.h"
+#include "engine/core/error.h"
+#include "engine/data/dataset.h"
+#include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
+
+#include "tests/engine/rom/replay_model.h"
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <chrono>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+// The rail oscillator pushed at 30 N, sampled every 10 ms for 1.2 s.
+struct FinishRail {
+  Model model = railOscillator({{"push", 30.0}});
+  std::vector<Sample> samples = fullRun(model, "push", 1.2, tempPath("finish_push.csv"), 0.01);
+  Dataset dataset() const {
+    Dataset d = makeDataset(model);
+    addRun(d, runFromSamples(samples, "push run", "push"));
+    return d;
+  }
+};
+
+// A held-out verdict recorded before finishing (as SINDy records its own), so that no second
+// model is trained: this one followed its held-out end.
+void recordFollowed(ReducedModel& rom) {
+  RolloutCheck followed;
+  followed.done = true;
+  followed.pointMeasure = true;
+  followed.run = "push run";
+  followed.coordinate = "cart";
+  followed.error = 0.01;
+  followed.tolerance = kHeldOutTolerance;
+  rom.recordHeldOutRollout(followed);
+}
+
+std::unique_ptr<ReducedModel> noRetraining(const Dataset&, Monitor&) {
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a model that blows up on its own training run is refused, naming the run and the time",
+          "[training_finish_test]") {
+  const FinishRail r;
+  ReplayThenDiverge rom(r.model, r.samples, 0.6);
+  recordFollowed(rom);
+  Monitor monitor;
+  try {
+    finishTrainedModel(rom, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
+    FAIL("a model that blows up on its own training run was kept");
+  } catch (const SolverError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("blows up on its own training run \"push run\"") &&
+                             Catch::Contains("at t = 0.6") && Catch::Contains("not kept"));
+  }
+}
+
+TEST_CASE("a model that reproduces its own training run records how closely", "[training_finish_test]") {
+  const FinishRail r;
+  // The replay is the run itself: its error on its own run is zero, and it gets a speed figure.
+  ReplayThenDiverge rom(r.model, r.samples, 10.0);
+  recordFollowed(rom);
+  Monitor monitor;
+  finishTrainedModel(rom, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
+  const auto& own = rom.metrics().at("training_rollout");
+  REQUIRE(own.at("done").get<bool>());
+  CHECK_FALSE(own.at("failed").get<bool>());
+  CHECK(own.at("run") == "push run");
+  CHECK(own.at("error").get<double>() < 1e-12);
+  CHECK_THAT(own.at("text").get<std::string>(), Catch::Contains("follows the run within"));
+}
+
+TEST_CASE("a trained POD model's error on its own training run is the error of rerunning it",
+          "[training_finish_test]") {
+  // The figure recorded is the one a user gets by running the model on its training load and
+  // comparing (checked against checkHeldOutRuns on the same run, an independent call).
+  const FinishRail r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const auto& own = pod->metrics().at("training_rollout");
+  REQUIRE(own.at("done").get<bool>());
+  CHECK_FALSE(own.at("failed").get<bool>());
+  const RolloutCheck again = checkHeldOutRuns(r.model, *pod, r.dataset(), {0}, 1, kHeldOutTolerance);
+  CHECK(own.at("error").get<double>() == Approx(again.error).epsilon(1e-12));
+  CHECK(own.at("error").get<double>() < kHeldOutTolerance);  // one DOF, one mode: it reproduces its run
+}
+
+TEST_CASE("a model that missed its held-out runs states no error bound, one that followed them does",
+          "[training_finish_test]") {
+  // Twice a miss is no limit to the next miss: the joint envelope of a model that failed its
+  // check is not calibrated (its runs warn that it failed instead of stating "expect <= X").
+  const FinishRail r;
+  Monitor monitor;
+  RolloutCheck check;
+  check.done = check.wholeRuns = check.pointMeasure = true;
+  check.run = "push run";
+  check.coordinate = "cart";
+  check.tolerance = kHeldOutTolerance;
+  check.heldOutDistance = 1.0;
+
+  ReplayThenDiverge missed(r.model, r.samples, 10.0);
+  check.error = 0.12;
+  missed.recordHeldOutRollout(check);
+  finishTrainedModel(missed, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
+  REQUIRE(missed.envelope().joint().known());
+  CHECK_FALSE(missed.envelope().joint().calibrated());
+
+  ReplayThenDiverge followed(r.model, r.samples, 10.0);
+  check.error = 0.03;
+  followed.recordHeldOutRollout(check);
+  finishTrainedModel(followed, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
+  REQUIRE(followed.envelope().joint().calibrated());
+  CHECK(followed.envelope().joint().heldOutError() == 0.03);
+}
