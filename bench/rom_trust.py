@@ -151,6 +151,7 @@ def worst_point(compare_json):
 
 BOUND = re.compile(r"expect\s*(?:<=|≤)\s*([0-9.eE+-]+)\s*%")
 SPEED = re.compile(r"speed-up\s+([0-9.eE+-]+)\s*x")
+RESIDUAL = re.compile(r"equations of motion\s+the force no constraint balances is ([0-9.eE+-]+) %")
 
 
 def mechanism(name, spec, args, out):
@@ -207,6 +208,8 @@ def mechanism(name, spec, args, out):
                 r["error"], r["point"] = worst_point(cmp_out)
             if code:
                 r["stopped"] = (err.strip().splitlines() or ["?"])[-1]
+            residual = RESIDUAL.search(stdout)
+            r["residual"] = float(residual.group(1)) / 100 if residual else None
             bound = BOUND.search(stdout + err)
             r["bound"] = float(bound.group(1)) / 100 if bound else None
             speed = SPEED.search(stdout)
@@ -274,11 +277,35 @@ def pooled(rows):
     covered = [r for r in bounded if r["error"] <= r["bound"]]
     ratios = sorted(r["bound"] / r["error"] for r in bounded)
     median = ratios[len(ratios) // 2] if ratios else math.nan
+    # The equation residual as a signal: how it ranks the runs' errors, and how it separates misses
+    # from runs within 2.5 % (the median residual of each).
+    both = [(r["residual"], r["error"]) for r in unseen
+            if r.get("residual") is not None and r.get("error") is not None and math.isfinite(r["error"])]
+    residual_line = ""
+    if len(both) >= 3:
+        def ranks(xs):
+            order = sorted(range(len(xs)), key=lambda i: xs[i])
+            out = [0.0] * len(xs)
+            for rank, i in enumerate(order):
+                out[i] = float(rank)
+            return out
+        ra, rb = ranks([b[0] for b in both]), ranks([b[1] for b in both])
+        n = len(both)
+        ma, mb = sum(ra) / n, sum(rb) / n
+        cov = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+        sa = math.sqrt(sum((x - ma) ** 2 for x in ra))
+        sb = math.sqrt(sum((y - mb) ** 2 for y in rb))
+        rho = cov / (sa * sb) if sa > 0 and sb > 0 else math.nan
+        missed = sorted(b[0] for b in both if b[1] > MISS)
+        fine = sorted(b[0] for b in both if b[1] <= QUIET)
+        med = lambda xs: xs[len(xs) // 2] if xs else math.nan
+        residual_line = (f"; equation residual over {n} runs: Spearman rank correlation with the error {rho:.2f}, "
+                         f"median {pct(med(missed))} on the misses, {pct(med(fine))} on the runs within 2.5 %")
     return (f"pooled over {len(unseen)} unseen runs: {kinds.count('miss') + kinds.count('silent miss')} misses "
             f"(> 5 %), {kinds.count('silent miss')} silent; {kinds.count('false alarm')} false alarms among the "
             f"{len(quiet)} runs within 2.5 %; {len(bounded)} runs stated a bound, which covered "
             f"{len(covered)} ({100 * len(covered) / max(1, len(bounded)):.0f} %), median bound / error "
-            f"{median:.2f}")
+            f"{median:.2f}{residual_line}")
 
 
 def main():
@@ -308,6 +335,7 @@ def main():
             print(f"  {row['mechanism']}/{row['method']}/{r['case']}: {pct(r.get('error'))} at {r.get('point')}, "
                   f"{classify(r) if r['kind'] == 'unseen' else 'training'}"
                   f"{', bound ' + pct(r['bound']) if r.get('bound') is not None else ''}"
+                  f"{', residual ' + pct(r['residual']) if r.get('residual') is not None else ''}"
                   f"{'; ' + ' | '.join(w[:90] for w in r['warnings']) if r['warnings'] else ''}")
     if args.json:
         json.dump(rows, open(args.json, "w"), indent=1)

@@ -417,6 +417,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
   out << "training envelope      " << envelopeSummaryText(s) << "\n";
+  out << "equations of motion    " << equationResidualText(s) << "\n";
   if (const std::string w = envelopeWarning(*rom, s); !w.empty())
     err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   out << "written                " << writer.writtenPath() << "\n";

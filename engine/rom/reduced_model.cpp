@@ -1,5 +1,6 @@
 #include "engine/rom/reduced_model.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/equation_residual.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
 
@@ -49,6 +50,15 @@ std::string jointInsideText(const RomSimulationSummary& s) {
 }
 
 }  // namespace
+
+std::string equationResidualText(const RomSimulationSummary& s) {
+  if (!std::isfinite(s.equationResidual))
+    return "not measured (no sample with motion, or a mechanism of more than " +
+           std::to_string(EquationResidual::kMaxCoordinates) + " coordinates)";
+  return "the force no constraint balances is " + formatText("%.2g", 100.0 * s.equationResidual) +
+         " % of the inertial force (RMS over up to " +
+         std::to_string(RomSimulationSummary::kResidualSamples) + " samples; the full model's own motion: 0)";
+}
 
 std::string envelopeSummaryText(const RomSimulationSummary& s) {
   char text[320];

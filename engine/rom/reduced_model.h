@@ -78,6 +78,12 @@ struct RomSimulationSummary : RunSummary {
   /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no
   /// bound: the envelope is not calibrated, or the run left it).
   double expectedError = std::numeric_limits<double>::quiet_NaN();
+  /// How far the run's motion is from the full model's equations (EquationResidual: the force
+  /// no constraint can balance over the inertial force, RMS over up to kResidualSamples output
+  /// samples spread over the run) [-]; NaN: not measured.
+  double equationResidual = std::numeric_limits<double>::quiet_NaN();
+  /// The output samples the equation residual is measured on, at most, spread over a run.
+  static constexpr int kResidualSamples = 16;
   /// True when the run left its envelope (a range distance above the margin, or the joint
   /// distance above its gate, at some sample).
   bool leftEnvelope() const { return envelopeLeftAt >= 0.0 || jointLeftAt >= 0.0; }
@@ -95,6 +101,11 @@ struct RomSimulationSummary : RunSummary {
 /// distance 0.02, margin 0.1; joint distance 0.9, gate 2.4): expect <= 1.2 % relative RMS
 /// error (...)" or "no training envelope is known (...)": one line for summaries and logs.
 std::string envelopeSummaryText(const RomSimulationSummary& summary);
+
+/// "the force no constraint balances is 0.82 % of the inertial force (RMS over 16 samples;
+/// the full model's own motion: 0)" or "not measured (...)": the equation residual of a run,
+/// one line for summaries and logs.
+std::string equationResidualText(const RomSimulationSummary& summary);
 
 class ReducedModel;
 

@@ -3,7 +3,9 @@
 #include "engine/core/number_text.h"
 #include "engine/model/forces.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <limits>
 
 namespace mbdrom {
@@ -79,7 +81,12 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       options_(options),
       out_(model, options.loadCase),
       sink_(sink),
-      summary_(summary) {
+      summary_(summary),
+      residual_(model) {
+  const double interval = options.outputDt > 0.0 ? options.outputDt : options.integrator.dt;
+  if (interval > 0.0 && options.tEnd > 0.0)
+    residualEvery_ =
+        std::max(1LL, std::llround(options.tEnd / interval / RomSimulationSummary::kResidualSamples));
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
   const NeighbourEnvelope& joint = rom.envelope().joint();
@@ -158,6 +165,10 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
   s.t = t;
   stepper.fill(s);
   out_.complete();
+  if (written_++ % residualEvery_ == 0) {
+    residual_.add(s);
+    summary_.equationResidual = residual_.relative();
+  }
   const EnvelopeDistance distance = checkEnvelope(s);
   if (const std::optional<double> work = stepper.work()) {
     if (step == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;

@@ -9,6 +9,7 @@
 #include "engine/core/monitor.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
+#include "engine/rom/equation_residual.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rom_support.h"
 
@@ -137,6 +138,8 @@ class ReducedRunOutput {
   RomSimulationSummary& summary_;
   double sinkSeconds_ = 0.0, energy0_ = 0.0;
   std::optional<NeighbourTracker> joint_;  // the joint envelope's distance along the run
+  EquationResidual residual_;              // measured on every residualEvery_-th sample written
+  long long residualEvery_ = 1, written_ = 0;
   /// Keeps the joint-envelope figures of `s` in the summary.
   void checkJoint(const Sample& s);
 };

@@ -15,6 +15,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/neighbour_envelope.cpp
   rom/training_envelope.cpp
   rom/training_finish.cpp
+  rom/equation_residual.cpp
 )
 # A method is a folder of its own (engine/rom/<method>/, registered in
 # builtin_methods.cpp); its sources join without a line here.

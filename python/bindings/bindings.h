@@ -39,6 +39,8 @@ struct Run {
   /// A reduced run's calibrated error bound (relative RMS [-]); NaN: none (outside, not calibrated, no
   /// reduced run).
   double expectedError = std::numeric_limits<double>::quiet_NaN();
+  double equationResidual = std::numeric_limits<double>::quiet_NaN();  // reduced runs: EquationResidual
+  std::string equations;                                               // reduced runs: equationResidualText
   /// q, qd, qdd of the table, made on first use (the table does not change).
   mutable std::shared_ptr<const DatasetRun> coordinates;
 };

@@ -85,6 +85,8 @@ void bindReducedModel(py::module_& m) {
             run->envelope = envelopeSummaryText(summary);
             run->leftEnvelope = summary.leftEnvelope();
             run->expectedError = summary.expectedError;
+            run->equationResidual = summary.equationResidual;
+            run->equations = equationResidualText(summary);
             const std::string unvalidated = validationWarning(rom);
             for (const std::string& w : run->warnings) {
               const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();

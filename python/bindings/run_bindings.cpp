@@ -173,6 +173,17 @@ void bindRun(py::module_& m) {
           "A reduced run's calibrated error bound: the relative RMS error [-] it expects from how far it "
           "went from its model's training samples ('expect <= X %' in run.envelope); None outside the "
           "envelope, for a model whose training could not calibrate it, and for full runs.")
+      .def_property_readonly(
+          "equation_residual",
+          [](const Run& run) -> py::object {
+            return std::isnan(run.equationResidual) ? py::none() : py::cast(run.equationResidual);
+          },
+          "A reduced run's distance from the full model's equations of motion: the force no constraint "
+          "balances over the inertial force [-], RMS over up to 16 samples spread over the run (the full "
+          "model's own motion: 0); None when not measured and for full runs.")
+      .def_readonly("equations", &Run::equations,
+                    "A reduced run's equation-residual line, as 'mbdrom-cli rom-simulate' prints it after "
+                    "'equations of motion' ('' for other runs).")
       .def_readonly("left_envelope", &Run::leftEnvelope,
                     "A reduced run that left its model's training envelope (False for other runs).")
       .def_readonly("envelope", &Run::envelope,
@@ -249,10 +260,11 @@ void bindRun(py::module_& m) {
             return py::make_tuple(run.model ? py::cast(serializeModelSpec(run.model->spec())) : py::none(),
                                   run.table.columns, data, run.name, run.loadCase, run.error, run.integrator,
                                   run.integratorReason, run.warnings, run.envelope, run.leftEnvelope,
-                                  run.expectedError);
+                                  run.expectedError, run.equationResidual, run.equations);
           },
           [](const py::tuple& state) {
-            if (state.size() != 6 && state.size() != 9 && state.size() != 11 && state.size() != 12)
+            if (state.size() != 6 && state.size() != 9 && state.size() != 11 && state.size() != 12 &&
+                state.size() != 14)
               throw py::value_error("not the pickled state of an mbdrom.Run");
             auto run = std::make_shared<Run>();
             if (!state[0].is_none())
@@ -277,7 +289,11 @@ void bindRun(py::module_& m) {
               run->envelope = state[9].cast<std::string>();
               run->leftEnvelope = state[10].cast<bool>();
             }
-            if (state.size() == 12) run->expectedError = state[11].cast<double>();
+            if (state.size() >= 12) run->expectedError = state[11].cast<double>();
+            if (state.size() >= 14) {
+              run->equationResidual = state[12].cast<double>();
+              run->equations = state[13].cast<std::string>();
+            }
             return run;
           }))
       .def("__len__", [](const Run& run) { return run.table.data.rows(); })

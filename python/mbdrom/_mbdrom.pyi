@@ -132,6 +132,13 @@ class Run:
     def envelope(self) -> str:
         """A reduced run's training-envelope line ('' for other runs)."""
     @property
+    def equation_residual(self) -> Optional[float]:
+        """A reduced run's distance from the full model's equations of motion: the force no constraint
+        balances over the inertial force, RMS over up to 16 samples; None when not measured."""
+    @property
+    def equations(self) -> str:
+        """A reduced run's equation-residual line ('' for other runs)."""
+    @property
     def accuracy(self) -> Optional[Dict[str, Any]]:
         """simulate(check_accuracy=True): max_difference [m], at_time [s], diverged, length [m],
         check_tolerance, check_dt, message; None otherwise."""

@@ -274,6 +274,30 @@ TEST_CASE(
   CHECK(doc->models()[1].rom->method() == "pod");
 }
 
+TEST_CASE("a model that blows up on its own training run is not added, the job naming the run and the time") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  openWithRun(window, 2.0, kPendulumCarriage, 0.01);
+  auto* doc = window.document();
+  auto* panel = window.trainingPanel();
+  // Twenty epochs: the auto-encoder leaves its training range on its own run (as from the CLI).
+  const OJson smoke = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 20}, {"force_epochs", 20}});
+  const int job = window.trainModel("ae", smoke, {0}, "twenty epochs");
+  REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 60000));
+  INFO(panel->jobState(job).toStdString());
+  CHECK(panel->jobState(job).startsWith("failed"));
+  CHECK_THAT(panel->jobState(job).toStdString(),
+             Catch::Contains("blows up on its own training run") && Catch::Contains("not kept"));
+  CHECK(doc->models().empty());
+  CHECK(window.modelsPanel()->topLevelItemCount() == 0);
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    panel->selectJob(job);
+    QCoreApplication::processEvents();
+    CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/training_refused.png"));
+  }
+}
+
 TEST_CASE("closing the window during training asks, then cancels the job cleanly") {
   auto window = std::make_unique<MainWindow>();
   window->show();

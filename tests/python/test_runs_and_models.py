@@ -344,6 +344,10 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
             inside = rom.simulate(model, load_case="train", t_end=1.0)
     assert not inside.left_envelope and len(inside.warnings) == 1
     assert inside.envelope.startswith("stayed inside its training envelope")
+    # The second signal, as the CLI's "equations of motion" line states it; kept by pickle.
+    assert inside.equation_residual is not None and inside.equation_residual >= 0
+    assert inside.equations.startswith("the force no constraint balances is ")
+    assert pickle.loads(pickle.dumps(inside)).equation_residual == inside.equation_residual
     if any("failed its check" in w for w in inside.warnings):
         # Twice a miss is no limit to the next one: a model that failed its check states no bound.
         assert inside.expected_error is None and "passed no held-out check" in inside.envelope
@@ -364,6 +368,7 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
                         "-o", str(tmp_path / "harder.csv"), "--load-case", "harder", "--t-end", "1"],
                        capture_output=True, text=True, check=True)
     assert "training envelope      " + outside.envelope in r.stdout
+    assert "equations of motion    " + outside.equations in r.stdout
     assert "warning: the run " + outside.envelope in r.stderr
     assert any(w in r.stderr for w in outside.warnings if "envelope" not in w)  # unvalidated, or failed its check
 

@@ -1,0 +1,48 @@
+#pragma once
+/// @file
+/// How far a motion is from the full model's equations of motion: a second signal beside
+/// the envelope, which needs no training data. At a sample (q, q̇, q̈ and the forces at
+/// them), the imbalance g = M q̈ + f_spring + f_damper + f_friction − f_ext has a part that
+/// constraint forces Φ_qᵀλ can take (the least-squares λ) and a part they cannot: its
+/// projection on the motions the constraints allow (the null space of Φ_q). The full
+/// model's own motion has none of the second; a reduced motion that misses the dynamics
+/// has it in proportion. The figure of a run is the RMS of that part over the RMS of the
+/// inertial force M q̈ projected the same way, both over the samples added.
+///
+/// In natural coordinates M is constant, so a sample costs Φ_q and one QR of Φ_qᵀ
+/// (nq x nc). Mechanisms of more than kMaxCoordinates coordinates are not measured (the
+/// dense QR would cost more than their run).
+
+#include "engine/dynamics/trajectory.h"
+#include "engine/model/model.h"
+
+#include <Eigen/Core>
+
+namespace mbdrom {
+
+class EquationResidual {
+ public:
+  static constexpr int kMaxCoordinates = 200;
+
+  explicit EquationResidual(const Model& model);
+  /// False for a mechanism too large to measure (nothing is added then).
+  bool measures() const { return measures_; }
+  /// Adds sample `s`: q, qd, qdd [m, m/s, m/s²] and f_ext, f_spring, f_damper [N] (size nq)
+  /// at s.t; friction forces are evaluated from q, qd (each element's normal force).
+  void add(const Sample& s);
+  /// Samples added.
+  int samples() const { return samples_; }
+  /// RMS of the unbalanced force over RMS of the inertial force, both on the allowed
+  /// motions [-]; NaN when nothing was added or nothing moved.
+  double relative() const;
+
+ private:
+  const Model& model_;
+  bool measures_ = false;
+  int samples_ = 0;
+  double residualSquares_ = 0.0, inertiaSquares_ = 0.0;
+  Eigen::MatrixXd phiQ_;
+  Eigen::VectorXd g_, inertia_, friction_;
+};
+
+}  // namespace mbdrom

@@ -1,0 +1,94 @@
+// The equation residual of a motion: zero for the full model's own motion (a second
+// integrator's samples satisfy the equations), exactly the share of a known error in the
+// accelerations, and measured on every reduced run.
+
+#include "engine/rom/equation_residual.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/reduced_model.h"
+
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+// A 1 m, 2 kg bar hinged at the fixed point O, swinging in the x-z plane under gravity and a
+// push at its tip: a constraint that is not linear (the bar's length).
+Model hingedBar() {
+  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "pushed pendulum",
+    "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [0.6, 0, -0.8]}],
+    "vectors": [{"name": "y0", "direction": [0, 1, 0], "fixed": true}],
+    "bodies": [{"name": "bar", "type": "bar", "points": ["O", "P"], "mass": 2, "com": [0.3, 0, -0.4]}],
+    "joints": [{"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar", "point1": "O",
+                "point2": "P", "axis1": "y0"}],
+    "load_cases": [{"name": "push", "loads": [{"name": "push", "type": "force", "point": "P",
+      "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": 5, "frequency": 0.7}}]}]})"));
+}
+
+std::vector<Sample> residualRun(const Model& model, const std::string& loadCase, double tEnd) {
+  RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.outputDt = 0.01;
+  TrajectoryRecorder recorder;
+  simulate(model, o, recorder);
+  return recorder.samples();
+}
+
+}  // namespace
+
+TEST_CASE("the full model's own motion leaves no force unbalanced", "[equation_residual_test]") {
+  for (const Model& model : {hingedBar(), railOscillator({{"push", 30.0}})}) {
+    INFO(model.spec().name);
+    EquationResidual residual(model);
+    REQUIRE(residual.measures());
+    for (const Sample& s : residualRun(model, "push", 2.0)) residual.add(s);
+    CHECK(residual.samples() == 201);
+    CHECK(residual.relative() < 1e-6);
+  }
+}
+
+TEST_CASE("accelerations 10 % too large leave 0.1 / 1.1 of the inertial force unbalanced",
+          "[equation_residual_test]") {
+  // The true motion's imbalance is zero, so that of q̈ scaled by 1.1 is 0.1 M q̈ on the allowed
+  // motions, against 1.1 M q̈: the figure is exactly 0.1 / 1.1, whatever the constraints.
+  for (const Model& model : {hingedBar(), railOscillator({{"push", 30.0}})}) {
+    INFO(model.spec().name);
+    EquationResidual residual(model);
+    for (Sample s : residualRun(model, "push", 2.0)) {
+      s.qdd *= 1.1;
+      residual.add(s);
+    }
+    CHECK(residual.relative() == Approx(0.1 / 1.1).epsilon(1e-4));
+  }
+}
+
+TEST_CASE("a motion at rest measures nothing, and a run of a reduced model measures its motion",
+          "[equation_residual_test]") {
+  const Model model = railOscillator({{"push", 30.0}});
+  EquationResidual still(model);
+  CHECK(std::isnan(still.relative()));
+
+  const std::vector<Sample> samples = fullRun(model, "push", 2.0, tempPath("residual_push.csv"));
+  Dataset d = makeDataset(model);
+  addRun(d, runFromSamples(samples, "push run", "push"));
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+  RunOptions o;
+  o.loadCase = model.findLoadCase("push");
+  o.tEnd = 2.0;
+  o.outputDt = 0.005;
+  TrajectoryRecorder recorder;
+  const RomSimulationSummary s = pod->simulate(model, o, recorder);
+  // One freedom, one mode: POD's motion obeys the rail's equations to its step's accuracy.
+  REQUIRE(std::isfinite(s.equationResidual));
+  CHECK(s.equationResidual < 0.05);
+  CHECK_THAT(equationResidualText(s), Catch::Contains("% of the inertial force"));
+}
