@@ -412,7 +412,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
       << " samples)\n";
   out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s ("
       << s.secondsPerStep * 1e6 << " us per step, " << (s.realTimeFactor > 0.0 ? 1e3 / s.realTimeFactor : 0.0)
-      << " ms per simulated second, writing excluded)\n";
+      << " ms per simulated second, writing and the equation check excluded)\n";
   out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
   for (const auto& [name, value] : s.figures)
     out << std::left << std::setw(23) << name + " " << std::right << value << "\n";

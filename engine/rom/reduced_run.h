@@ -23,8 +23,8 @@
 namespace mbdrom {
 
 /// The end of a reduced run that reached its end time: fills wall time [s]
-/// (steps and samples made, the sink's time excluded), seconds per step and real-time factor of
-/// `summary`, and tells the sink the run completed.
+/// (steps and samples made, the sink's time and the equation check excluded), seconds per step and real-time
+/// factor of `summary`, and tells the sink the run completed.
 void completeReducedRun(TrajectorySink& sink, RomSimulationSummary& summary, double wallSeconds);
 
 /// Runs the stepping loop `body` of a reduced simulation; when it throws
@@ -121,7 +121,7 @@ class ReducedRunOutput {
   /// Writes a sample completed elsewhere (ReducedRun::sample(), its envelope distance
   /// set): the summary's envelope figures, the sink, the stop outside the envelope.
   void write(const Sample& s);
-  /// Time spent in the sink's write [s].
+  /// Time spent in the sink's write and in the equation check [s]: not the model's cost.
   double sinkSeconds() const { return sinkSeconds_; }
 
  private:
@@ -154,9 +154,9 @@ double secondsSince(std::chrono::steady_clock::time_point t0);
 /// SolverError "reduced model (METHOD) diverged at t = ..." when the state turns
 /// non-finite, or left its training envelope (options.stopOutsideEnvelope), Cancelled
 /// when the monitor stops the run; the sink keeps every sample up to then. The summary's wall time is that of
-/// the steps and of making the samples, the sink's time excluded. A template over the method's final stepper
-/// class, so that its step is called directly, as a hand-written loop would (sub-microsecond steps feel an
-/// indirect call).
+/// the steps and of making the samples, the sink's time and the equation check excluded. A template over the
+/// method's final stepper class, so that its step is called directly, as a hand-written loop would
+/// (sub-microsecond steps feel an indirect call).
 template <class Stepper>
 RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom, const RunOptions& o,
                                      const ReducedRunPlan& plan, Stepper& stepper, TrajectorySink& sink,
