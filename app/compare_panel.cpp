@@ -632,7 +632,8 @@ void ComparePanel::showResult() {
                             tr("real-time factor"),
                             tr("faster per sim. s"),
                             tr("training envelope"),
-                            tr("step [ms]")};
+                            tr("step [ms]"),
+                            tr("unbalanced force [%]")};
   table_->clear();
   table_->setRowCount(static_cast<int>(rows.size()));
   table_->setColumnCount(static_cast<int>(r.runs.size()) + 1);
@@ -658,6 +659,8 @@ void ComparePanel::showResult() {
     put(11, 0, number(r.referenceInfo.dt * 1e3), r.referenceInfo.dt * 1e3);
   else
     put(11, 0, tr("tolerance %1").arg(r.referenceInfo.tolerance));
+  put(12, 0, QStringLiteral("0"), 0.0);
+  table_->item(12, 0)->setToolTip(tr("the full model's motion satisfies its own equations"));
   for (std::size_t k = 0; k < r.runs.size(); ++k) {
     const ReducedRunComparison& c = r.runs[k];
     const int col = static_cast<int>(k) + 1;
@@ -696,6 +699,12 @@ void ComparePanel::showResult() {
                                          : tr("inside (%1)").arg(number(e.envelopeDistance, 3)),
         e.envelopeKnown ? e.envelopeDistance : std::numeric_limits<double>::quiet_NaN());
     table_->item(10, col)->setToolTip(QString::fromStdString(envelopeSummaryText(e)));
+    // The second signal: the share of the inertial force the reduced motion leaves unbalanced.
+    put(12, col,
+        std::isfinite(e.equationResidual) ? number(100.0 * e.equationResidual, 2) : QStringLiteral("-"),
+        std::isfinite(e.equationResidual) ? 100.0 * e.equationResidual
+                                          : std::numeric_limits<double>::quiet_NaN());
+    table_->item(12, col)->setToolTip(QString::fromStdString(equationResidualText(e)));
     if (!c.envelopeWarning.empty()) table_->item(10, col)->setForeground(QColor(211, 84, 0));
   }
   QString summary = tr("%1 compared against \"%2\" over %3 s.")

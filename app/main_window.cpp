@@ -1409,6 +1409,7 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
   TrainDialog dialog(method, *doc_, shown, defaultName, this);
   if (dialog.exec() != QDialog::Accepted) return;
   doc_->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
+  const OwnRunFailure keep = dialog.keepFailing() ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
   if (dialog.makeSweep()) {
     RunOptions base;
     base.loadCase = dialog.sweepLoadCase();
@@ -1416,25 +1417,26 @@ void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json
     base.integrator.dt = dialog.sweepTimeStep();
     base.outputDt = dialog.sweepOutputStep();
     trainModelOnSweep(method, dialog.settings(), base,
-                      sweepGrid(dialog.sweepAmplitudes(), dialog.sweepFrequencies()), dialog.modelName());
+                      sweepGrid(dialog.sweepAmplitudes(), dialog.sweepFrequencies()), dialog.modelName(),
+                      keep);
   } else {
-    trainModel(method, dialog.settings(), dialog.chosenRuns(), dialog.modelName());
+    trainModel(method, dialog.settings(), dialog.chosenRuns(), dialog.modelName(), keep);
   }
 }
 
 int MainWindow::trainModel(const QString& method, const nlohmann::ordered_json& settings,
-                           const std::vector<int>& runs, const QString& name) {
+                           const std::vector<int>& runs, const QString& name, OwnRunFailure ownRunFailure) {
   auto model = doc_->model();
   if (!model) return -1;
   std::vector<RunEntry> chosen;  // copies: the worker must not read the document
   for (int i : runs) chosen.push_back(doc_->runs().at(static_cast<std::size_t>(i)));
-  return submitTraining(method, settings, name,
+  return submitTraining(method, settings, name, ownRunFailure,
                         [model, chosen] { return ProjectDocument::makeTrainingDataset(*model, chosen); });
 }
 
 int MainWindow::trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
                                   const RunOptions& base, const std::vector<SweepCase>& cases,
-                                  const QString& name) {
+                                  const QString& name, OwnRunFailure ownRunFailure) {
   auto model = doc_->model();
   if (!model) return -1;
   // The sweep's end (GUI thread) hands its runs over before the training job starts.
@@ -1442,14 +1444,15 @@ int MainWindow::trainModelOnSweep(const QString& method, const nlohmann::ordered
   runSweep(base, cases, [this, runs](const std::vector<int>& added) {
     for (int i : added) runs->push_back(doc_->runs().at(static_cast<std::size_t>(i)));
   });
-  return submitTraining(method, settings, name, [model, runs] {
+  return submitTraining(method, settings, name, ownRunFailure, [model, runs] {
     if (runs->empty()) throw InputError("the sweep that was to make the training data gave no runs");
     return ProjectDocument::makeTrainingDataset(*model, *runs);
   });
 }
 
 int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_json& settings,
-                               const QString& name, std::function<Dataset()> makeData) {
+                               const QString& name, OwnRunFailure ownRunFailure,
+                               std::function<Dataset()> makeData) {
   auto model = doc_->model();
   auto result = std::make_shared<std::shared_ptr<const ReducedModel>>();
   const std::string methodName = method.toStdString();
@@ -1457,8 +1460,8 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
   auto id = std::make_shared<int>(0);
   *id = runner_->submit(
       title,
-      [model, methodName, settings, makeData, result, log = QPointer<widgets::LogView>(log_),
-       title](Monitor& m) {
+      [model, methodName, settings, makeData, result, log = QPointer<widgets::LogView>(log_), title,
+       ownRunFailure](Monitor& m) {
         const Dataset dataset = makeData();
         // What the held-out check cannot do with these runs, said before the training starts.
         for (const std::string& w : heldOutPlanWarnings(*model, dataset))
@@ -1468,7 +1471,7 @@ int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_js
                 if (log) log->warning(QObject::tr("%1: %2").arg(title, text));
               },
               Qt::QueuedConnection);
-        *result = trainReducedModel(methodName, dataset, settings, m, model.get());
+        *result = trainReducedModel(methodName, dataset, settings, m, model.get(), ownRunFailure);
       },
       [this, result, name, id](JobRunner::Outcome outcome, const QString&) {
         if (outcome != JobRunner::Outcome::Succeeded || !*result) return;

@@ -5,6 +5,7 @@
 
 #include "engine/dynamics/integrator_method.h"
 #include "engine/model/spec_edit.h"
+#include "engine/rom/own_run_failure.h"
 
 #include <Eigen/Core>
 #include <QElapsedTimer>
@@ -132,15 +133,17 @@ class MainWindow : public QMainWindow {
                std::function<void(const std::vector<int>&)> onRunsAdded = {});
   /// Queues the training of a reduced model (`method`: a registered name) on project
   /// runs `runs` with checked `settings`; the model joins the project as `name` when
-  /// it succeeds. Shown in the training panel. Returns the job id.
+  /// it succeeds (a model that blows up on one of its own training runs only with
+  /// `ownRunFailure` Keep). Shown in the training panel. Returns the job id.
   int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
-                 const QString& name);
+                 const QString& name, OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
   /// Runs every row of a design of experiments (engine/experiments) on both cores; each
   /// finished run joins the project with the mechanism it ran on. Returns the job's id.
   int runDesign(const RunOptions& base, const ExperimentDesign& design);
   /// Queues a sweep and then the training on its runs; returns the training job's id.
   int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings, const RunOptions& base,
-                        const std::vector<SweepCase>& cases, const QString& name);
+                        const std::vector<SweepCase>& cases, const QString& name,
+                        OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
   /// Opens the training dialog of `method` (Train menu); `initial` settings and
   /// `name` prefill it (retraining), else the project's last settings are shown.
   void trainDialog(const QString& method);
@@ -236,7 +239,7 @@ class MainWindow : public QMainWindow {
   void runSweepDialog();
   void mirrorDialog();
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
-                     std::function<Dataset()> makeData);
+                     OwnRunFailure ownRunFailure, std::function<Dataset()> makeData);
   void exportModelDialog(int index);
   void exportFmuDialog(int index);
   /// `method`: the integrator that ran (SimulationSummary::method), recorded with the run.

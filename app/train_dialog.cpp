@@ -221,6 +221,14 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   scroll_->setWidget(content);
   layout->addWidget(scroll_, 1);
 
+  keepFailing_ =
+      new QCheckBox(tr("Keep a model that blows up on its own training runs (for inspection)"), this);
+  keepFailing_->setObjectName("keepFailing");
+  keepFailing_->setToolTip(
+      tr("Training refuses a model that blows up on a run it was trained on: it has no range where it holds. "
+         "Checked, such a model joins the project anyway, and every run of it warns so."));
+  layout->addWidget(keepFailing_);
+
   error_ = new QLabel(this);
   error_->setObjectName("trainError");
   error_->setWordWrap(true);
@@ -350,6 +358,10 @@ void TrainDialog::accept() {
     return showError(tr("Training data: tick at least one run of the project, or make a sweep."));
   }
   QDialog::accept();
+}
+
+bool TrainDialog::keepFailing() const {
+  return keepFailing_->isChecked();
 }
 
 QString TrainDialog::modelName() const {

@@ -60,6 +60,8 @@ class TrainDialog : public QDialog {
   /// Complete, checked settings (valid after accept()).
   const nlohmann::ordered_json& settings() const { return settings_; }
   QString modelName() const;
+  /// Keep a model that blows up on one of its own training runs (it is refused otherwise).
+  bool keepFailing() const;
   /// Indices of the chosen project runs (when not making a sweep).
   std::vector<int> chosenRuns() const;
   /// Whether a new sweep makes the training data first, and its parameters.
@@ -99,6 +101,7 @@ class TrainDialog : public QDialog {
   QLineEdit *amplitudes_ = nullptr, *frequencies_ = nullptr, *tEnd_ = nullptr, *dt_ = nullptr,
             *outputDt_ = nullptr;
   QLabel* error_ = nullptr;
+  QCheckBox* keepFailing_ = nullptr;
   QScrollArea* scroll_ = nullptr;  // the settings and the training data
   nlohmann::ordered_json settings_;
 };

@@ -23,6 +23,12 @@ namespace mbdrom {
 class EquationResidual {
  public:
   static constexpr int kMaxCoordinates = 200;
+  /// A run warns when its residual exceeds this many times the largest of its model's own
+  /// training runs (metric "training_rollout"."equation_residual") ...
+  static constexpr double kWarnFactor = 1.5;
+  /// ... and this share of the inertial force [-]: below it, a motion obeys the equations
+  /// to a fraction of the 5 % a run may miss by.
+  static constexpr double kWarnFloor = 0.005;
 
   explicit EquationResidual(const Model& model);
   /// False for a mechanism too large to measure (nothing is added then).

@@ -149,11 +149,26 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   if (summary.leftEnvelope()) return "the run " + envelopeSummaryText(summary);
-  // A model not validated, or found wrong, says so on every run already. A bound above the
-  // goal is a warning wherever it comes from: a held-out error near the goal, or a run that
-  // goes farther from the training samples than the held-out runs went.
-  if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance &&
-      validationWarning(rom).empty())
+  // A model not validated, or found wrong, says so on every run already.
+  if (!validationWarning(rom).empty()) return {};
+  // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
+  // model's training runs did is one the model's dynamics do not support there.
+  const double trained = trainingEquationResidual(rom);
+  if (std::isfinite(trained)) {
+    if (!std::isfinite(summary.equationResidual) ||
+        summary.equationResidual <=
+            std::max(EquationResidual::kWarnFloor, EquationResidual::kWarnFactor * trained))
+      return {};
+    return "the run's motion leaves " + formatText("%.2g", 100.0 * summary.equationResidual) +
+           " % of its inertial force unbalanced by the full model's equations, " +
+           formatText("%.2g", summary.equationResidual / std::max(trained, 1e-300)) +
+           " times what its model's own training runs left (" + formatText("%.2g", 100.0 * trained) +
+           " %): the model's dynamics do not hold there, and the run may miss by more than its bound";
+  }
+  // A model trained before the residual was recorded: a bound above the goal is a warning
+  // wherever it comes from (a held-out error near the goal, or a run that goes farther from
+  // the training samples than the held-out runs went).
+  if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance)
     return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
            " % its held-out check asks (the bound its training calibrated" +
@@ -162,6 +177,14 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
                   "went)"
                 : ": twice the held-out error)");
   return {};
+}
+
+double trainingEquationResidual(const ReducedModel& rom) {
+  const auto own = rom.metrics().find("training_rollout");
+  if (own == rom.metrics().end() || !own->is_object() || own->value("failed", false))
+    return std::numeric_limits<double>::quiet_NaN();
+  const auto r = own->find("equation_residual");
+  return r != own->end() && r->is_number() ? r->get<double>() : std::numeric_limits<double>::quiet_NaN();
 }
 
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,

@@ -20,6 +20,7 @@
 #include "engine/dynamics/run_options.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
+#include "engine/rom/own_run_failure.h"
 #include "engine/rom/training_envelope.h"
 
 #include <Eigen/Core>
@@ -127,11 +128,16 @@ std::string validationWarning(const ReducedModel& rom);
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
                                        const std::map<std::string, double>& parameters);
 
-/// What a finished run says of its envelope when it warns: "the run left its training
-/// envelope at ..." when it did, "the run expects up to X % ..." when it stayed inside with a
-/// calibrated bound above the held-out goal (kHeldOutTolerance: a held-out error above half
-/// the goal, or a run farther from the training samples than the held-out runs went), for a
-/// model without a validationWarning of its own; "" otherwise.
+/// The largest equation residual of `rom`'s own training runs, run from their start by training
+/// (metric "training_rollout"."equation_residual") [-]; NaN when not recorded.
+double trainingEquationResidual(const ReducedModel& rom);
+
+/// What a finished run says of its envelope when it warns, for a model without a
+/// validationWarning of its own: "the run left its training envelope at ..." when it did;
+/// inside, "the run's motion leaves X % of its inertial force unbalanced ..." when its equation
+/// residual exceeds EquationResidual::kWarnFactor times its model's training runs' (and
+/// kWarnFloor); for a model trained before that was recorded, "the run expects up to X % ..."
+/// when its calibrated bound is above the held-out goal (kHeldOutTolerance). "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
 
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,
@@ -279,11 +285,6 @@ class ReducedModel {
   friend std::unique_ptr<ReducedModel> reducedModelFromJson(const nlohmann::ordered_json& j,
                                                             const std::string& source);
 };
-
-/// What training does with a model that blows up on one of its own training runs: refuse it
-/// (SolverError naming the run and the time), or keep it for inspection, every run of it
-/// warning so (validationWarning).
-enum class OwnRunFailure { Refuse, Keep };
 
 /// Trains a reduced model of the registered method `method` (method_registry.h) from `dataset`
 /// with method settings (JSON object; unknown keys are an InputError). `model` is

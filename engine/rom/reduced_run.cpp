@@ -84,9 +84,10 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       summary_(summary),
       residual_(model) {
   const double interval = options.outputDt > 0.0 ? options.outputDt : options.integrator.dt;
+  // The samples the training's check measures of a run of this span and interval (rollout_check).
   if (interval > 0.0 && options.tEnd > 0.0)
     residualEvery_ =
-        std::max(1LL, std::llround(options.tEnd / interval / RomSimulationSummary::kResidualSamples));
+        std::max(1LL, (std::llround(options.tEnd / interval) + 1) / RomSimulationSummary::kResidualSamples);
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
   const NeighbourEnvelope& joint = rom.envelope().joint();

@@ -5,6 +5,7 @@
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
 #include "engine/experiments/design_parameter.h"
+#include "engine/rom/equation_residual.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
@@ -24,22 +25,27 @@ namespace {
 // failing time in `failedAt`. With `joint`, the joint-envelope distances of the run's samples are tracked.
 Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                         const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
-                        Monitor* monitor, NeighbourTracker* joint = nullptr) {
+                        Monitor* monitor, NeighbourTracker* joint = nullptr,
+                        EquationResidual* residual = nullptr) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
   // The model's steps per data sample (its own step divides the samples' spacing).
   const long long per = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / run.dt())) : 1;
   Sample filled;
+  // The equation residual on as many samples as a reduced run measures.
+  const Eigen::Index every = std::max<Eigen::Index>(1, N / RomSimulationSummary::kResidualSamples);
   for (Eigen::Index k = 0; k < N; ++k) {
     for (long long j = 0; j < per && k > 0; ++j) {
       failedAt = run.t() + run.dt();
       run.advance();
     }
     const Sample* sample = &filled;
-    if (joint) {
-      sample = &run.sample();  // with the loads the envelope measures
-      joint->add(sample->t, sample->q, sample->qd, sample->f_ext);
+    const bool measured = residual && k % every == 0;
+    if (joint || measured) {
+      sample = &run.sample();  // with the loads the envelope and the residual measure
+      if (joint) joint->add(sample->t, sample->q, sample->qd, sample->f_ext);
+      if (measured) residual->add(*sample);
     } else {
       filled.step = run.steps();
       filled.t = run.t();
@@ -60,10 +66,10 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
 bool recordedRollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                      const std::vector<int>& coordinates, Eigen::Index N, Monitor* monitor,
                      const std::string& run, RolloutCheck& check, Eigen::MatrixXd& out,
-                     NeighbourTracker* joint = nullptr) {
+                     NeighbourTracker* joint = nullptr, EquationResidual* residual = nullptr) {
   double failedAt = 0.0;
   try {
-    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint);
+    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint, residual);
     return true;
   } catch (const Cancelled&) {
     throw;
@@ -351,6 +357,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   j["explained"] = explained;
   j["tolerance"] = tolerance;
   if (heldOutDistance >= 0.0) j["held_out_distance"] = heldOutDistance;
+  if (std::isfinite(equationResidual)) j["equation_residual"] = equationResidual;
   if (wholeRuns) {
     j["whole_runs"] = true;
     j["trained_runs"] = trainedRuns;
@@ -408,10 +415,15 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
     joint.restart();
-    if (!recordedRollout(replay.model ? *replay.model : model, probe, replayOptions(probe, data, replay),
-                         coordinates, N, monitor, data.name, check, run, envelope.known() ? &joint : nullptr))
+    const Model& runModel = replay.model ? *replay.model : model;
+    EquationResidual residual(runModel);
+    if (!recordedRollout(runModel, probe, replayOptions(probe, data, replay), coordinates, N, monitor,
+                         data.name, check, run, envelope.known() ? &joint : nullptr, &residual))
       continue;
     check.done = true;
+    if (const double r = residual.relative(); std::isfinite(r))
+      check.equationResidual =
+          std::isfinite(check.equationResidual) ? std::max(check.equationResidual, r) : r;
     if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
     std::vector<double> motion, error;

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +74,9 @@ struct RolloutCheck {
   /// Largest joint-envelope distance (NeighbourEnvelope) the held-out runs reached from the
   /// samples the judged model was trained on; negative: not measured.
   double heldOutDistance = -1.0;
+  /// Largest equation residual (EquationResidual) of the runs checked, each measured as a
+  /// reduced run measures its own [-]; NaN: not measured.
+  double equationResidual = std::numeric_limits<double>::quiet_NaN();
   int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
   int totalRuns = 0;    ///< runs of the data set (whole runs held out)
   /// True when nothing failed and error <= explained + tolerance.

@@ -124,6 +124,10 @@ TEST_CASE(
     const mbdrom::RomSimulationSummary& s = r.runs[static_cast<std::size_t>(k)].summary;
     CHECK(tableValue(panel->metricsTable(), 9, column) == Approx(s.realTimeFactor / r.full.realTimeFactor));
     CHECK(tableValue(panel->metricsTable(), 11, column) == Approx(s.dt * 1e3));  // its step [ms]
+    // The equation residual of the run, as rom-simulate's "equations of motion" line gives it [%].
+    REQUIRE(std::isfinite(s.equationResidual));
+    CHECK(tableValue(panel->metricsTable(), 12, column) == Approx(100.0 * s.equationResidual));
+    CHECK(panel->metricsTable()->item(12, column)->toolTip().contains("of the inertial force"));
     // The envelope row: inside, with the bound the model's held-out check calibrated, as the CLI says
     // it; a model that failed its check states none.
     const QTableWidgetItem* envelope = panel->metricsTable()->item(10, column);

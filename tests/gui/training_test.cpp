@@ -23,6 +23,7 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCheckBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -296,6 +297,20 @@ TEST_CASE("a model that blows up on its own training run is not added, the job n
     QCoreApplication::processEvents();
     CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/training_refused.png"));
   }
+
+  // The training dialog offers to keep such a model, as --keep-failing does; kept, it joins the project.
+  bool offered = false;
+  whenDialogOpens([&](TrainDialog& d) {
+    offered = d.findChild<QCheckBox*>("keepFailing") != nullptr && !d.keepFailing();
+    d.reject();
+  });
+  window.trainAction("ae")->trigger();
+  CHECK(offered);
+  const int kept = window.trainModel("ae", smoke, {0}, "kept", mbdrom::OwnRunFailure::Keep);
+  REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 60000));
+  CHECK(panel->jobState(kept) == "done");
+  REQUIRE(doc->models().size() == 1);
+  CHECK(doc->models().front().rom->metrics().at("training_rollout").at("failed").get<bool>());
 }
 
 TEST_CASE("closing the window during training asks, then cancels the job cleanly") {

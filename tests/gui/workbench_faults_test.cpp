@@ -127,7 +127,8 @@ TEST_CASE(
   int percentRows = 0;
   for (int row = 0; row < table->rowCount(); ++row) {
     const QString header = table->verticalHeaderItem(row)->text();
-    if (!header.endsWith("[%]")) continue;
+    // Not measured for this test's replay (its run is no reduced model's motion): "-".
+    if (!header.endsWith("[%]") || table->item(row, 1)->text() == "-") continue;
     ++percentRows;
     QStringList fields;
     for (const QString& line : lines)

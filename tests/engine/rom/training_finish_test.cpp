@@ -13,6 +13,7 @@
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cmath>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -35,7 +36,9 @@ struct FinishRail {
 void recordFollowed(ReducedModel& rom) {
   RolloutCheck followed;
   followed.done = true;
-  followed.pointMeasure = true;
+  followed.pointMeasure = followed.wholeRuns = true;
+  followed.trainedRuns = 1;
+  followed.totalRuns = 2;
   followed.run = "push run";
   followed.coordinate = "cart";
   followed.error = 0.01;
@@ -120,4 +123,58 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   finishTrainedModel(followed, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
   REQUIRE(followed.envelope().joint().calibrated());
   CHECK(followed.envelope().joint().heldOutError() == 0.03);
+}
+
+TEST_CASE("training records the equation residual of the model's own training runs",
+          "[training_finish_test]") {
+  const FinishRail r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const double trained = trainingEquationResidual(*pod);
+  REQUIRE(std::isfinite(trained));
+  // Run again under its training load, the model's motion leaves what training measured.
+  RunOptions o;
+  o.loadCase = r.model.findLoadCase("push");
+  o.tEnd = 1.2;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.0;  // its own step, as training ran it
+  TrajectoryRecorder recorder;
+  const RomSimulationSummary s = pod->simulate(r.model, o, recorder);
+  // The same samples as training's check measured: the same figure, and no warning.
+  CHECK(s.equationResidual == Approx(trained).epsilon(1e-6));
+  CHECK(envelopeWarning(*pod, s).empty());
+}
+
+TEST_CASE("a run that leaves more force unbalanced than its model's training runs warns, naming both figures",
+          "[training_finish_test]") {
+  const FinishRail r;
+  ReplayThenDiverge rom(r.model, r.samples, 10.0);
+  recordFollowed(rom);
+  RolloutCheck own;
+  own.done = own.pointMeasure = true;
+  own.run = "push run";
+  own.coordinate = "cart";
+  own.tolerance = kHeldOutTolerance;
+  own.equationResidual = 0.01;
+  rom.recordTrainingRollout(own);
+  REQUIRE(trainingEquationResidual(rom) == 0.01);
+  RomSimulationSummary s;
+  s.envelopeKnown = true;
+  s.equationResidual = 0.03;
+  CHECK_THAT(envelopeWarning(rom, s),
+             Catch::Contains("leaves 3 % of its inertial force unbalanced") &&
+                 Catch::Contains("3 times what its model's own training runs left (1 %)"));
+  s.equationResidual = 0.0149;  // within 1.5 times: as its training runs
+  CHECK(envelopeWarning(rom, s).empty());
+  own.equationResidual = 1e-6;  // SINDy-like: a floor of half a percent, not round-off, decides
+  rom.recordTrainingRollout(own);
+  s.equationResidual = 0.004;
+  CHECK(envelopeWarning(rom, s).empty());
+  s.equationResidual = 0.006;
+  CHECK_FALSE(envelopeWarning(rom, s).empty());
+  // A bound above the goal alone is no warning once the residual is known; the run's own
+  // evidence decides.
+  s.equationResidual = 0.001;
+  s.expectedError = 0.08;
+  CHECK(envelopeWarning(rom, s).empty());
 }
