@@ -154,20 +154,17 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
   // model's training runs did is one the model's dynamics do not support there.
   const double trained = trainingEquationResidual(rom);
-  if (std::isfinite(trained)) {
-    if (!std::isfinite(summary.equationResidual) ||
-        summary.equationResidual <=
-            std::max(EquationResidual::kWarnFloor, EquationResidual::kWarnFactor * trained))
-      return {};
+  if (std::isfinite(trained) && std::isfinite(summary.equationResidual) &&
+      summary.equationResidual >
+          std::max(EquationResidual::kWarnFloor, EquationResidual::kWarnFactor * trained))
     return "the run's motion leaves " + formatText("%.2g", 100.0 * summary.equationResidual) +
            " % of its inertial force unbalanced by the full model's equations, " +
            formatText("%.2g", summary.equationResidual / std::max(trained, 1e-300)) +
            " times what its model's own training runs left (" + formatText("%.2g", 100.0 * trained) +
            " %): the model's dynamics do not hold there, and the run may miss by more than its bound";
-  }
-  // A model trained before the residual was recorded: a bound above the goal is a warning
-  // wherever it comes from (a held-out error near the goal, or a run that goes farther from
-  // the training samples than the held-out runs went).
+  // A bound above the goal is a warning wherever it comes from (a held-out error near the goal,
+  // or a run that goes farther from the training samples than the held-out runs went): the
+  // residual alone let runs 6-11 % off pass in the goals benchmark.
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance)
     return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +

@@ -136,8 +136,8 @@ double trainingEquationResidual(const ReducedModel& rom);
 /// validationWarning of its own: "the run left its training envelope at ..." when it did;
 /// inside, "the run's motion leaves X % of its inertial force unbalanced ..." when its equation
 /// residual exceeds EquationResidual::kWarnFactor times its model's training runs' (and
-/// kWarnFloor); for a model trained before that was recorded, "the run expects up to X % ..."
-/// when its calibrated bound is above the held-out goal (kHeldOutTolerance). "" otherwise.
+/// kWarnFloor); else "the run expects up to X % ..." when its calibrated bound is above the
+/// held-out goal (kHeldOutTolerance). "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
 
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,
