@@ -705,7 +705,9 @@ void ComparePanel::showResult() {
         std::isfinite(e.equationResidual) ? 100.0 * e.equationResidual
                                           : std::numeric_limits<double>::quiet_NaN());
     table_->item(12, col)->setToolTip(QString::fromStdString(equationResidualText(e)));
-    if (!c.envelopeWarning.empty()) table_->item(10, col)->setForeground(QColor(211, 84, 0));
+    if (!c.envelopeWarning.empty())  // the residual's warning marks its own row
+      table_->item(c.envelopeWarning.starts_with("the run's motion leaves") ? 12 : 10, col)
+          ->setForeground(QColor(211, 84, 0));
   }
   QString summary = tr("%1 compared against \"%2\" over %3 s.")
                         .arg(r.names.join(", "), r.referenceName)

@@ -22,6 +22,10 @@ namespace mbdrom {
 
 class EquationResidual {
  public:
+  /// Of a run of `samples` output samples, every how many the residual is measured: at most
+  /// RomSimulationSummary::kResidualSamples (16) spread over the run, the first included; the
+  /// same for a reduced run and for training's check of a run of the same samples.
+  static long long every(long long samples);
   static constexpr int kMaxCoordinates = 200;
   /// A run warns when its residual exceeds this many times the largest of its model's own
   /// training runs (metric "training_rollout"."equation_residual") ...
@@ -30,23 +34,26 @@ class EquationResidual {
   /// to a fraction of the 5 % a run may miss by.
   static constexpr double kWarnFloor = 0.005;
 
-  explicit EquationResidual(const Model& model);
+  /// `frictionInSamples`: the samples' f_friction are the forces the motion had (the full
+  /// model's, sticking included); else each friction element's sliding force is evaluated.
+  explicit EquationResidual(const Model& model, bool frictionInSamples = false);
   /// False for a mechanism too large to measure (nothing is added then).
   bool measures() const { return measures_; }
   /// Adds sample `s`: q, qd, qdd [m, m/s, m/s²] and f_ext, f_spring, f_damper [N] (size nq)
-  /// at s.t; friction forces are evaluated from q, qd (each element's normal force).
+  /// at s.t, and its friction forces as the constructor says.
   void add(const Sample& s);
   /// Samples added.
   int samples() const { return samples_; }
   /// RMS of the unbalanced force over RMS of the inertial force, both on the allowed
-  /// motions [-]; NaN when nothing was added or nothing moved.
+  /// motions (at least a millionth of the loads' RMS, so that a motion at rest gives
+  /// round-off, not noise over noise) [-]; NaN when nothing was added.
   double relative() const;
 
  private:
   const Model& model_;
-  bool measures_ = false;
+  bool measures_ = false, frictionInSamples_ = false;
   int samples_ = 0;
-  double residualSquares_ = 0.0, inertiaSquares_ = 0.0;
+  double residualSquares_ = 0.0, inertiaSquares_ = 0.0, forceSquares_ = 0.0;
   Eigen::MatrixXd phiQ_;
   Eigen::VectorXd g_, inertia_, friction_;
 };

@@ -289,6 +289,8 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
 
 void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {
   metrics_["training_rollout"] = check.toJson();
+  if (!check.done)  // nothing was held out: say what was not run
+    metrics_["training_rollout"]["text"] = "not run again from their start (" + check.note + ")";
 }
 
 void ReducedModel::recordEnvelope(const Dataset& dataset) {

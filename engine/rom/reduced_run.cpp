@@ -83,11 +83,14 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       sink_(sink),
       summary_(summary),
       residual_(model) {
-  const double interval = options.outputDt > 0.0 ? options.outputDt : options.integrator.dt;
-  // The samples the training's check measures of a run of this span and interval (rollout_check).
-  if (interval > 0.0 && options.tEnd > 0.0)
-    residualEvery_ =
-        std::max(1LL, (std::llround(options.tEnd / interval) + 1) / RomSimulationSummary::kResidualSamples);
+  // The samples the run writes (planReducedRun's steps and stride, the last always), measured as
+  // training's check measures a run of as many samples.
+  const double dt = options.integrator.dt;
+  if (dt > 0.0 && options.tEnd > 0.0) {
+    const auto steps = static_cast<long long>(std::ceil(options.tEnd / dt - 1e-9));
+    const long long stride = options.outputDt > 0.0 ? std::max(1LL, std::llround(options.outputDt / dt)) : 1;
+    residualEvery_ = EquationResidual::every(steps / stride + 1 + (steps % stride ? 1 : 0));
+  }
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
   const NeighbourEnvelope& joint = rom.envelope().joint();
@@ -138,6 +141,13 @@ void ReducedRunOutput::write(const Sample& s) {
 }
 
 void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) {
+  if (written_++ % residualEvery_ == 0) {
+    // A check of the output, as writing it is: left out of the run's cost with the sink's time.
+    const auto r0 = std::chrono::steady_clock::now();
+    residual_.add(s);
+    summary_.equationResidual = residual_.relative();
+    sinkSeconds_ += secondsSince(r0);
+  }
   if (s.envelopeDistance > summary_.envelopeDistance) {
     const TrainingEnvelope& envelope = rom_.envelope();
     summary_.envelopeDistance = s.envelopeDistance;
@@ -166,13 +176,6 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
   s.t = t;
   stepper.fill(s);
   out_.complete();
-  if (written_++ % residualEvery_ == 0) {
-    // A check of the output, as writing it is: left out of the run's cost with the sink's time.
-    const auto r0 = std::chrono::steady_clock::now();
-    residual_.add(s);
-    summary_.equationResidual = residual_.relative();
-    sinkSeconds_ += secondsSince(r0);
-  }
   const EnvelopeDistance distance = checkEnvelope(s);
   if (const std::optional<double> work = stepper.work()) {
     if (step == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;

@@ -34,7 +34,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
   const long long per = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / run.dt())) : 1;
   Sample filled;
   // The equation residual on as many samples as a reduced run measures.
-  const Eigen::Index every = std::max<Eigen::Index>(1, N / RomSimulationSummary::kResidualSamples);
+  const auto every = static_cast<Eigen::Index>(EquationResidual::every(N));
   for (Eigen::Index k = 0; k < N; ++k) {
     for (long long j = 0; j < per && k > 0; ++j) {
       failedAt = run.t() + run.dt();
@@ -463,13 +463,31 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
     check.note = why.empty() ? "no run can be run again from its start" : why.front();
     return check;
   }
-  try {
-    const int total = static_cast<int>(dataset.runs.size());
-    check = checkHeldOutRuns(model, rom, dataset, replayable, total, kHeldOutTolerance, monitor);
-  } catch (const InputError& e) {
-    check = RolloutCheck{};
-    check.note = e.what();  // no online step, or options it cannot run: not its motion's fault
-    return check;
+  // Run by run: one that cannot be set up (no online step, options it cannot run: not its
+  // motion's fault) is noted, and loses no other run's figure or failure.
+  const int total = static_cast<int>(dataset.runs.size());
+  for (const std::size_t k : replayable) {
+    RolloutCheck one;
+    try {
+      one = checkHeldOutRuns(model, rom, dataset, {k}, total, kHeldOutTolerance, monitor);
+    } catch (const InputError& e) {
+      check.note += (check.note.empty() ? "" : "; ") + std::string(e.what());
+      continue;
+    }
+    if (!one.done) continue;
+    if (std::isfinite(one.equationResidual))
+      check.equationResidual = std::isfinite(check.equationResidual)
+                                   ? std::max(check.equationResidual, one.equationResidual)
+                                   : one.equationResidual;
+    // The first failure, else the worst run, speaks for the check.
+    const bool worse = !check.failed && (one.failed || !check.done || one.error > check.error);
+    if (worse) {
+      const double residual = check.equationResidual;
+      const std::string note = check.note;
+      check = one;
+      check.equationResidual = residual;
+      check.note = note;
+    }
   }
   check.wholeRuns = false;  // its own runs: nothing was held out
   return check;

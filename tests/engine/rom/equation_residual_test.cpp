@@ -47,12 +47,28 @@ std::vector<Sample> residualRun(const Model& model, const std::string& loadCase,
 TEST_CASE("the full model's own motion leaves no force unbalanced", "[equation_residual_test]") {
   for (const Model& model : {hingedBar(), railOscillator({{"push", 30.0}})}) {
     INFO(model.spec().name);
-    EquationResidual residual(model);
+    EquationResidual residual(model, true);
     REQUIRE(residual.measures());
     for (const Sample& s : residualRun(model, "push", 2.0)) residual.add(s);
     CHECK(residual.samples() == 201);
     CHECK(residual.relative() < 1e-6);
   }
+}
+
+TEST_CASE("the full model's own motion with Coulomb friction, sticking included, leaves none either",
+          "[equation_residual_test]") {
+  // The samples carry the friction forces the motion had (a sticking element's is its multiplier).
+  const Model model = readModel(example("friction_slider"));
+  RunOptions o;
+  o.loadCase = model.spec().loadCases.empty() ? -1 : 0;
+  o.tEnd = 2.0;
+  o.outputDt = 0.01;
+  TrajectoryRecorder recorder;
+  simulate(model, o, recorder);
+  EquationResidual residual(model, true);
+  for (const Sample& s : recorder.samples()) residual.add(s);
+  REQUIRE(residual.samples() > 100);
+  CHECK(residual.relative() < 1e-5);  // 2e-6 measured: the switches between sticking and sliding
 }
 
 TEST_CASE("accelerations 10 % too large leave 0.1 / 1.1 of the inertial force unbalanced",
@@ -61,7 +77,7 @@ TEST_CASE("accelerations 10 % too large leave 0.1 / 1.1 of the inertial force un
   // motions, against 1.1 M q̈: the figure is exactly 0.1 / 1.1, whatever the constraints.
   for (const Model& model : {hingedBar(), railOscillator({{"push", 30.0}})}) {
     INFO(model.spec().name);
-    EquationResidual residual(model);
+    EquationResidual residual(model, true);
     for (Sample s : residualRun(model, "push", 2.0)) {
       s.qdd *= 1.1;
       residual.add(s);
@@ -70,11 +86,20 @@ TEST_CASE("accelerations 10 % too large leave 0.1 / 1.1 of the inertial force un
   }
 }
 
-TEST_CASE("a motion at rest measures nothing, and a run of a reduced model measures its motion",
+TEST_CASE("nothing added measures nothing, a motion at rest round-off, and a reduced run its motion",
           "[equation_residual_test]") {
   const Model model = railOscillator({{"push", 30.0}});
-  EquationResidual still(model);
-  CHECK(std::isnan(still.relative()));
+  EquationResidual none(model);
+  CHECK(std::isnan(none.relative()));
+  // At rest at its spring's free length: no inertial force, and no noise over noise either.
+  EquationResidual still(model, true);
+  for (const Sample& s : residualRun(model, "free", 0.5)) still.add(s);
+  REQUIRE(still.samples() == 51);
+  CHECK(still.relative() < 1e-6);
+  // Sixteen samples at most over a run, the first included, as training's check takes them.
+  CHECK(EquationResidual::every(201) == 13);
+  CHECK(EquationResidual::every(16) == 1);
+  CHECK(EquationResidual::every(17) == 2);
 
   const std::vector<Sample> samples = fullRun(model, "push", 2.0, tempPath("residual_push.csv"));
   Dataset d = makeDataset(model);

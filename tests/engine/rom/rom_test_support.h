@@ -70,6 +70,20 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
   return recorder.samples();
 }
 
+/// The rail oscillator pushed at 30 N, sampled every 10 ms for 1.2 s (its CSV the temporary
+/// file `csv`), and a data set of that one run, "push run" under load case "push".
+struct PushedRailRun {
+  explicit PushedRailRun(const std::string& csv)
+      : samples(fullRun(model, "push", 1.2, tempPath(csv), 0.01)) {}
+  Model model = railOscillator({{"push", 30.0}});
+  std::vector<Sample> samples;
+  Dataset dataset() const {
+    Dataset d = makeDataset(model);
+    addRun(d, runFromSamples(samples, "push run", "push"));
+    return d;
+  }
+};
+
 /// Reduced run of a load case (step 1 ms, samples every outputDt) through the CSV writer, read back.
 inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
                               double tEnd, const std::string& csv, double outputDt = 0.005) {

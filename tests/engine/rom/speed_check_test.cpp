@@ -23,15 +23,8 @@ using OJson = nlohmann::ordered_json;
 
 namespace {
 
-// The rail oscillator pushed at 30 N, sampled every 10 ms for 1.2 s.
-struct RailData {
-  Model model = railOscillator({{"push", 30.0}});
-  std::vector<Sample> samples = fullRun(model, "push", 1.2, tempPath("speed_push.csv"), 0.01);
-  Dataset dataset() const {
-    Dataset d = makeDataset(model);
-    addRun(d, runFromSamples(samples, "push run", "push"));
-    return d;
-  }
+struct RailData : PushedRailRun {
+  RailData() : PushedRailRun("speed_push.csv") {}
 };
 
 }  // namespace

@@ -20,29 +20,28 @@ using namespace mbdrom::test;
 
 namespace {
 
-// The rail oscillator pushed at 30 N, sampled every 10 ms for 1.2 s.
-struct FinishRail {
-  Model model = railOscillator({{"push", 30.0}});
-  std::vector<Sample> samples = fullRun(model, "push", 1.2, tempPath("finish_push.csv"), 0.01);
-  Dataset dataset() const {
-    Dataset d = makeDataset(model);
-    addRun(d, runFromSamples(samples, "push run", "push"));
-    return d;
-  }
+struct FinishRail : PushedRailRun {
+  FinishRail() : PushedRailRun("finish_push.csv") {}
 };
 
+// A check that ran "push run" to its end, at its worst point "cart", error `error`.
+RolloutCheck ranToItsEnd(double error) {
+  RolloutCheck check;
+  check.done = check.pointMeasure = true;
+  check.run = "push run";
+  check.coordinate = "cart";
+  check.error = error;
+  check.tolerance = kHeldOutTolerance;
+  return check;
+}
+
 // A held-out verdict recorded before finishing (as SINDy records its own), so that no second
-// model is trained: this one followed its held-out end.
+// model is trained: this one followed its held-out run.
 void recordFollowed(ReducedModel& rom) {
-  RolloutCheck followed;
-  followed.done = true;
-  followed.pointMeasure = followed.wholeRuns = true;
+  RolloutCheck followed = ranToItsEnd(0.01);
+  followed.wholeRuns = true;
   followed.trainedRuns = 1;
   followed.totalRuns = 2;
-  followed.run = "push run";
-  followed.coordinate = "cart";
-  followed.error = 0.01;
-  followed.tolerance = kHeldOutTolerance;
   rom.recordHeldOutRollout(followed);
 }
 
@@ -103,11 +102,8 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   // check is not calibrated (its runs warn that it failed instead of stating "expect <= X").
   const FinishRail r;
   Monitor monitor;
-  RolloutCheck check;
-  check.done = check.wholeRuns = check.pointMeasure = true;
-  check.run = "push run";
-  check.coordinate = "cart";
-  check.tolerance = kHeldOutTolerance;
+  RolloutCheck check = ranToItsEnd(0.0);
+  check.wholeRuns = true;
   check.heldOutDistance = 1.0;
 
   ReplayThenDiverge missed(r.model, r.samples, 10.0);
@@ -150,11 +146,7 @@ TEST_CASE("a run that leaves more force unbalanced than its model's training run
   const FinishRail r;
   ReplayThenDiverge rom(r.model, r.samples, 10.0);
   recordFollowed(rom);
-  RolloutCheck own;
-  own.done = own.pointMeasure = true;
-  own.run = "push run";
-  own.coordinate = "cart";
-  own.tolerance = kHeldOutTolerance;
+  RolloutCheck own = ranToItsEnd(0.01);
   own.equationResidual = 0.01;
   rom.recordTrainingRollout(own);
   REQUIRE(trainingEquationResidual(rom) == 0.01);
