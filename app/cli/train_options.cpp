@@ -298,8 +298,11 @@ std::string trainUsage(const MethodRegistry& registry) {
     items.insert(items.end(), optional.begin(), optional.end());
     items.push_back("[" + kKeepFailing + "]");
     text += layOut(prefix, items, kUsageIndent);
-    for (const std::string& other : m.otherUsages)
-      text += layOut("       mbdrom-cli train " + m.name + " ", synopsisItems(other), kUsageIndent);
+    for (const std::string& other : m.otherUsages) {
+      std::vector<std::string> otherItems = synopsisItems(other);
+      otherItems.push_back("[" + kKeepFailing + "]");
+      text += layOut("       mbdrom-cli train " + m.name + " ", otherItems, kUsageIndent);
+    }
   }
   text +=
       "\nTrains a reduced model from reference runs (trajectory CSVs of MODEL) and writes the trained-model\n"
