@@ -83,14 +83,9 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       sink_(sink),
       summary_(summary),
       residual_(model) {
-  // The samples the run writes (planReducedRun's steps and stride, the last always), measured as
-  // training's check measures a run of as many samples.
-  const double dt = options.integrator.dt;
-  if (dt > 0.0 && options.tEnd > 0.0) {
-    const auto steps = static_cast<long long>(std::ceil(options.tEnd / dt - 1e-9));
-    const long long stride = options.outputDt > 0.0 ? std::max(1LL, std::llround(options.outputDt / dt)) : 1;
-    residualEvery_ = EquationResidual::every(steps / stride + 1 + (steps % stride ? 1 : 0));
-  }
+  // Of the samples the run writes, those training's check measures of a run of as many.
+  if (options.integrator.dt > 0.0 && options.tEnd > 0.0)
+    residualEvery_ = EquationResidual::every(reducedRunGrid(options).samples());
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
   const NeighbourEnvelope& joint = rom.envelope().joint();

@@ -421,9 +421,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
                          data.name, check, run, envelope.known() ? &joint : nullptr, &residual))
       continue;
     check.done = true;
-    if (const double r = residual.relative(); std::isfinite(r))
-      check.equationResidual =
-          std::isfinite(check.equationResidual) ? std::max(check.equationResidual, r) : r;
+    check.equationResidual = std::fmax(check.equationResidual, residual.relative());  // NaN: not measured
     if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());
     // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
     std::vector<double> motion, error;
@@ -466,29 +464,26 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
   // Run by run: one that cannot be set up (no online step, options it cannot run: not its
   // motion's fault) is noted, and loses no other run's figure or failure.
   const int total = static_cast<int>(dataset.runs.size());
+  double residual = std::numeric_limits<double>::quiet_NaN();
+  std::string note;
   for (const std::size_t k : replayable) {
     RolloutCheck one;
     try {
       one = checkHeldOutRuns(model, rom, dataset, {k}, total, kHeldOutTolerance, monitor);
     } catch (const InputError& e) {
-      check.note += (check.note.empty() ? "" : "; ") + std::string(e.what());
+      note += (note.empty() ? "" : "; ") + std::string(e.what());
       continue;
     }
-    if (!one.done) continue;
-    if (std::isfinite(one.equationResidual))
-      check.equationResidual = std::isfinite(check.equationResidual)
-                                   ? std::max(check.equationResidual, one.equationResidual)
-                                   : one.equationResidual;
-    // The first failure, else the worst run, speaks for the check.
-    const bool worse = !check.failed && (one.failed || !check.done || one.error > check.error);
-    if (worse) {
-      const double residual = check.equationResidual;
-      const std::string note = check.note;
-      check = one;
-      check.equationResidual = residual;
-      check.note = note;
+    if (!one.done) {
+      note += (note.empty() ? "" : "; ") + one.note;
+      continue;
     }
+    residual = std::fmax(residual, one.equationResidual);
+    // The first failure, else the worst run, speaks for the check.
+    if (!check.failed && (one.failed || !check.done || one.error > check.error)) check = std::move(one);
   }
+  check.equationResidual = residual;
+  if (!note.empty()) check.note = note;
   check.wholeRuns = false;  // its own runs: nothing was held out
   return check;
 }

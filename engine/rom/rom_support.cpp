@@ -98,6 +98,13 @@ double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y) {
   return scale > 0.0 ? (fit - Y).norm() / scale : 0.0;
 }
 
+ReducedRunPlan reducedRunGrid(const RunOptions& o) {
+  ReducedRunPlan grid;
+  grid.steps = static_cast<long long>(std::ceil(o.tEnd / o.integrator.dt - 1e-9));
+  grid.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.integrator.dt)) : 1;
+  return grid;
+}
+
 ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::Index romCoordinates,
                               const std::string& method, const std::vector<std::string>& parameterNames) {
   const Eigen::Index n = model.nq();
@@ -134,8 +141,9 @@ ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::In
                        "\" (its parameters: " + known + ")");
     plan.parameters(static_cast<Eigen::Index>(i)) = it->second;
   }
-  plan.steps = static_cast<long long>(std::ceil(o.tEnd / o.integrator.dt - 1e-9));
-  plan.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.integrator.dt)) : 1;
+  const ReducedRunPlan grid = reducedRunGrid(o);
+  plan.steps = grid.steps;
+  plan.stride = grid.stride;
   plan.info.modelName = model.spec().name;
   plan.info.loadCase =
       o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";

@@ -50,7 +50,12 @@ struct ReducedRunPlan {
   long long stride = 1;
   RunInfo info;
   Eigen::VectorXd parameters;  ///< values of μ in the order of the model's parameter names
+  /// The samples the run writes: every stride-th step, the first and the last.
+  long long samples() const { return steps / stride + 1 + (steps % stride ? 1 : 0); }
 };
+
+/// The steps and output stride of a run of `o` (o.integrator.dt > 0), as planReducedRun plans them.
+ReducedRunPlan reducedRunGrid(const RunOptions& o);
 
 /// Checks `o` against `model` (dt, no tolerance, t_end, output_dt, load case, initial-condition
 /// sizes, the reduced model's coordinate count `romCoordinates`, the parameters μ

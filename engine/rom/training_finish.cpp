@@ -31,7 +31,7 @@ void refuseIfItBlowsUpOnItsOwnRuns(ReducedModel& rom, const Dataset& dataset, co
       "), so it is not kept: a model that cannot reproduce the runs it was trained on has no "
       "range where it holds. Train longer, at a smaller step, in other coordinates or with "
       "another method; runs of a narrower range of loads are easier to reduce (or keep it for inspection: "
-      "--keep-failing, keep_failing=True)");
+      "--keep-failing, keep_failing=True or the training dialog's keep box)");
 }
 
 }  // namespace

@@ -144,8 +144,11 @@ TEST_CASE(
     }
   }
   CHECK(bounded >= 1);
-  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty())
-    CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/compare_metrics.png"));
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    panel->metricsTable()->scrollToBottom();  // the rows below the fold: envelope, step, unbalanced force
+    QCoreApplication::processEvents();
+    CHECK(panel->metricsTable()->grab().save(shots + "/compare_metrics.png"));
+  }
   // Series: the full run and both models, every sample; error curves per model.
   REQUIRE(panel->seriesPlot()->curves().size() == 3);
   CHECK(static_cast<Eigen::Index>(panel->seriesPlot()->curves()[1].x.size()) == r.reference.data.rows());

@@ -296,7 +296,10 @@ TEST_CASE("a model that blows up on its own training run is not added, the job n
   CHECK(window.modelsPanel()->topLevelItemCount() == 0);
   if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
     panel->selectJob(job);
-    QCoreApplication::processEvents();
+    for (int i = 0; i < 3; ++i) {  // the loss plot drawn before the grab
+      QCoreApplication::sendPostedEvents();
+      QCoreApplication::processEvents();
+    }
     CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/training_refused.png"));
   }
 
@@ -310,6 +313,8 @@ TEST_CASE("a model that blows up on its own training run is not added, the job n
     setText(d, "epochs", "20");
     setText(d, "force_epochs", "20");
     keep->setChecked(true);
+    if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty())
+      CHECK(d.grab().save(shots + "/train_dialog_keep.png"));
     d.accept();
   });
   window.trainAction("ae")->trigger();
