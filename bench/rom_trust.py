@@ -6,8 +6,10 @@ frequency of a sine load (the guide's route: sweep, merge, train), then run on
   - two of its own design points (training runs: no warning may come);
   - three other sine design points inside the design ranges (unseen, same kind);
   - four loads of other waveforms whose force range and frequency content lie inside the design:
-    a step (smoothed over 50 ms), a half-sine bump, a chirp over the design's band and a sum of
-    two sines (unseen, other kinds).
+    a step (rising over half a period of the design's highest frequency), a half-sine bump, a chirp
+    over the design's band and a sum of two sines (unseen, other kinds);
+  - a sharp step (rising in 50 ms: content far above the design's band), beyond the design: a
+    warning there is due, and a miss must not be silent.
 Error: relative RMSE as `mbdrom-cli compare` defines it, the worst tracked point. A run more than
 5 % off is a *miss*; a miss is *silent* when the reduced run printed no warning. A run at most
 2.5 % off that warns is a *false alarm*. When a run states a bound ("inside, expect <= X %"),
@@ -63,6 +65,8 @@ CHECK_SET = {
                          frequency=(0.5, 2.0), t_end=4.0, output_dt=0.005, nr=1, case="drive"),
 }
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
+# Unseen loads outside the design (content above its band): a warning there is no false alarm.
+BEYOND = {"sharp_step"}
 MISS = 0.05
 QUIET = 0.025
 
@@ -88,8 +92,11 @@ def unseen_loads(spec, quick):
     width = 1.0 / (2.0 * fmid)
     bump_t = [0.0, 0.5] + [0.5 + width * k / 40 for k in range(1, 41)] + [t_end]
     bump_v = [0.0, 0.0] + [0.8 * ahi * math.sin(math.pi * k / 40) for k in range(1, 41)] + [0.0]
+    # A step inside the design rises over half a period of its highest frequency; the sharp step
+    # (50 ms) carries content far above the band: a load beyond the design, where a warning is due.
     loads = {
-        "step": {"type": "smooth_step", "t0": 0.5, "t1": 0.55, "value": 0.7 * ahi},
+        "step": {"type": "smooth_step", "t0": 0.5, "t1": 0.5 + 0.5 / fhi, "value": 0.7 * ahi},
+        "sharp_step": {"type": "smooth_step", "t0": 0.5, "t1": 0.55, "value": 0.7 * ahi},
         "bump": {"type": "table", "times": bump_t, "values": bump_v},
         "chirp": {"type": "chirp", "amplitude": 0.6 * ahi, "frequency": flo, "rate": (fhi - flo) / t_end},
         "two_sines": {"type": "sum", "terms": [sine(0.45 * ahi, flo + 0.25 * (fhi - flo)),
@@ -132,7 +139,7 @@ def model_with_cases(spec, src, dst, sweep_dir, quick):
             fn = {"type": "sum", "terms": [{"type": "constant", "value": spec["offset"]}, fn]}
         next(l for l in case["loads"] if l["name"] == load)["function"] = fn
         m["load_cases"].append(case)
-        kinds[name] = "unseen"
+        kinds[name] = "beyond" if name in BEYOND else "unseen"
     json.dump(m, open(dst, "w"), indent=1)
     return kinds
 
@@ -254,6 +261,7 @@ def report(rows):
                         [w for w in r["warnings"] if "failed its check in training" not in w and
                          "is unvalidated" not in w]]
         silent = [r["case"] for r, k in zip(unseen, kinds) if k == "silent miss"]
+        silent += [r["case"] for r in row["runs"] if r["kind"] == "beyond" and classify(r) == "silent miss"]
         bounded = [r for r in unseen if r.get("bound") is not None and r.get("error") is not None]
         covered = sum(1 for r in bounded if r["error"] <= r["bound"])
         lines.append(
@@ -301,11 +309,17 @@ def pooled(rows):
         med = lambda xs: xs[len(xs) // 2] if xs else math.nan
         residual_line = (f"; equation residual over {n} runs: Spearman rank correlation with the error {rho:.2f}, "
                          f"median {pct(med(missed))} on the misses, {pct(med(fine))} on the runs within 2.5 %")
+    beyond = [r for row in rows if "training_failed" not in row for r in row["runs"] if r["kind"] == "beyond"]
+    bk = [classify(r) for r in beyond]
+    beyond_line = (f"; beyond the design ({', '.join(sorted(BEYOND))}): {len(beyond)} runs, "
+                   f"{sum(1 for r in beyond if r['warnings'] or r['exit'])} warned, "
+                   f"{bk.count('miss') + bk.count('silent miss')} misses, {bk.count('silent miss')} silent"
+                   if beyond else "")
     return (f"pooled over {len(unseen)} unseen runs: {kinds.count('miss') + kinds.count('silent miss')} misses "
             f"(> 5 %), {kinds.count('silent miss')} silent; {kinds.count('false alarm')} false alarms among the "
             f"{len(quiet)} runs within 2.5 %; {len(bounded)} runs stated a bound, which covered "
             f"{len(covered)} ({100 * len(covered) / max(1, len(bounded)):.0f} %), median bound / error "
-            f"{median:.2f}{residual_line}")
+            f"{median:.2f}{residual_line}{beyond_line}")
 
 
 def main():
@@ -333,7 +347,7 @@ def main():
     for row in rows:
         for r in row["runs"]:
             print(f"  {row['mechanism']}/{row['method']}/{r['case']}: {pct(r.get('error'))} at {r.get('point')}, "
-                  f"{classify(r) if r['kind'] == 'unseen' else 'training'}"
+                  f"{classify(r) if r['kind'] != 'training' else 'training'}{' (beyond)' if r['kind'] == 'beyond' else ''}"
                   f"{', bound ' + pct(r['bound']) if r.get('bound') is not None else ''}"
                   f"{', residual ' + pct(r['residual']) if r.get('residual') is not None else ''}"
                   f"{'; ' + ' | '.join(w[:90] for w in r['warnings']) if r['warnings'] else ''}")

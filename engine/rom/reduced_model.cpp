@@ -65,8 +65,10 @@ std::string envelopeSummaryText(const RomSimulationSummary& s) {
   if (!s.envelopeKnown)
     return "no training envelope is known (the model was trained before envelopes were recorded)";
   if (!s.leftEnvelope()) {
-    std::snprintf(text, sizeof text, "stayed inside its training envelope (largest distance %.3g, margin %g",
-                  s.envelopeDistance, s.envelopeMargin);
+    // With a calibrated joint distance the ranges judge the loads and parameters only.
+    std::snprintf(text, sizeof text,
+                  "stayed inside its training envelope (largest %sdistance %.3g, margin %g",
+                  s.jointGate > 0.0 ? "load or parameter " : "", s.envelopeDistance, s.envelopeMargin);
     return text + jointInsideText(s) + ")";
   }
   if (s.envelopeLeftAt < 0.0 || (s.jointLeftAt >= 0.0 && s.jointLeftAt < s.envelopeLeftAt))

@@ -131,6 +131,27 @@ EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {
   return d;
 }
 
+void ReducedRunOutput::judgeRanges(const Sample& s, const EnvelopeDistance* distance) {
+  if (!(s.envelopeDistance > summary_.envelopeDistance)) return;
+  const TrainingEnvelope& envelope = rom_.envelope();
+  // The component is named from the distance the sample was judged by, else judged again.
+  EnvelopeDistance judged = distance ? *distance
+                                     : envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
+                                                         s.f_ext, options_.parameters);
+  // A calibrated joint envelope judges the motion: a reduced coordinate past its own range (a
+  // chart's box in local PCA) is no exit while the motion stays near the training samples.
+  // Loads and parameters past their ranges still are.
+  if (summary_.jointGate > 0.0 && judged.group >= 0 &&
+      envelope.groups()[static_cast<std::size_t>(judged.group)].name == "state")
+    judged = envelope.distance({}, s.f_ext, options_.parameters);
+  if (!(judged.distance > summary_.envelopeDistance)) return;
+  summary_.envelopeDistance = judged.distance;
+  summary_.envelopeWorstTime = s.t;
+  summary_.envelopeWorst = envelope.describe(judged);
+  if (judged.distance > options_.envelopeMargin && summary_.envelopeLeftAt < 0.0)
+    summary_.envelopeLeftAt = s.t;
+}
+
 void ReducedRunOutput::write(const Sample& s) {
   write(s, nullptr);
 }
@@ -143,18 +164,7 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) 
     summary_.equationResidual = residual_.relative();
     sinkSeconds_ += secondsSince(r0);
   }
-  if (s.envelopeDistance > summary_.envelopeDistance) {
-    const TrainingEnvelope& envelope = rom_.envelope();
-    summary_.envelopeDistance = s.envelopeDistance;
-    summary_.envelopeWorstTime = s.t;
-    // The component is named from the distance the sample was judged by, else judged again.
-    summary_.envelopeWorst =
-        envelope.describe(distance ? *distance
-                                   : envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
-                                                       s.f_ext, options_.parameters));
-  }
-  if (s.envelopeDistance > options_.envelopeMargin && summary_.envelopeLeftAt < 0.0)
-    summary_.envelopeLeftAt = s.t;
+  judgeRanges(s, distance);
   checkJoint(s);
   const auto w0 = std::chrono::steady_clock::now();
   sink_.write(s);

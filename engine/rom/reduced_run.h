@@ -142,6 +142,9 @@ class ReducedRunOutput {
   long long residualEvery_ = 1, written_ = 0;
   /// Keeps the joint-envelope figures of `s` in the summary.
   void checkJoint(const Sample& s);
+  /// Keeps the largest per-range distance of `s` (`distance`: as judged already, or null) and
+  /// when it first passed the margin.
+  void judgeRanges(const Sample& s, const EnvelopeDistance* distance);
 };
 
 double secondsSince(std::chrono::steady_clock::time_point t0);
