@@ -226,10 +226,13 @@ void ComparePanel::playInViewport() {
   for (std::size_t k = 0; k < r.runs.size(); ++k) {
     const ReducedRunComparison& run = r.runs[k];
     std::vector<char> outside;
+    // From where the run left on; before, a sample out of its ranges when they judge the motion
+    // (a calibrated joint distance judges it otherwise).
+    const bool rangesJudge = !(run.summary.jointGate > 0.0);
     if (run.summary.leftEnvelope())
-      for (const Sample& s : run.samples)  // out of range, or after the joint distance passed its gate
-        outside.push_back(s.envelopeDistance > run.summary.envelopeMargin ||
-                          (run.summary.jointLeftAt >= 0.0 && s.t >= run.summary.jointLeftAt));
+      for (const Sample& s : run.samples)
+        outside.push_back((rangesJudge && s.envelopeDistance > run.summary.envelopeMargin) ||
+                          s.t >= run.summary.leftAt());
     overlays.push_back({r.names[static_cast<int>(k)], r.motions[k], r.colours[k], std::move(outside)});
   }
   viewport_->playWithOverlays(r.model, r.referenceMotion, std::move(overlays));

@@ -4,6 +4,7 @@
 #include "app/train_dialog.h"
 #include "engine/core/error.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/reduced_model.h"
 
 #include <QHeaderView>
 #include <QLocale>
@@ -67,6 +68,8 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   if ((kind == "rollout misses" || kind == "rollout blows up") && !text.contains(tr("the model is wrong")))
     text += (text.isEmpty() ? QString() : QStringLiteral("; ")) +
             (kind == "rollout misses" ? tr("held-out rollout misses") : tr("held-out rollout blows up"));
+  if (!ownRunsMissed(*e.rom).empty())
+    text += (text.isEmpty() ? QString() : QStringLiteral("; ")) + tr("misses its own training runs");
   if (kind == "not validated") {
     const auto runs = m.find("training_runs");
     const bool several = runs != m.end() && runs->is_array() && runs->size() >= 2;

@@ -72,6 +72,11 @@ class NeighbourEnvelope {
   /// Records the held-out check's figures: the largest distance of a held-out run [feature
   /// units] and its relative RMS error [-].
   void calibrate(double heldOutDistance, double heldOutError);
+  /// Forgets the calibration (calibrated() false).
+  void uncalibrate() {
+    heldOutDistance_ = -1.0;
+    heldOutError_ = 0.0;
+  }
   double heldOutDistance() const { return heldOutDistance_; }
   double heldOutError() const { return heldOutError_; }
   double resolution() const { return resolution_; }

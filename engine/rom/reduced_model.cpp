@@ -114,12 +114,26 @@ std::string rolloutText(const ReducedModel& rom, const std::string& fallback) {
 
 }  // namespace
 
+std::string ownRunsMissed(const ReducedModel& rom) {
+  const auto own = rom.metrics().find("training_rollout");
+  if (own == rom.metrics().end() || !own->is_object() || !own->value("done", false) ||
+      own->value("failed", false))
+    return {};
+  const double error = own->value("error", 0.0);
+  if (!(error > own->value("explained", 0.0) + own->value("tolerance", kHeldOutTolerance))) return {};
+  return own->value("text", std::string("a run missed"));
+}
+
 std::string validationWarning(const ReducedModel& rom) {
   // Kept although it blows up on a run it was trained on (OwnRunFailure::Keep).
   if (const auto own = rom.metrics().find("training_rollout");
       own != rom.metrics().end() && own->is_object() && own->value("failed", false))
     return "the model blows up on its own training runs (" + own->value("text", std::string("a run failed")) +
            "): do not trust its runs";
+  // Judged only by a model trained without the held-out runs, the written one can still miss
+  // the runs it was trained on: then no held-out figure speaks for it.
+  if (const std::string own = ownRunsMissed(rom); !own.empty())
+    return "the written model misses its own training runs (" + own + "): do not trust its runs";
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
   if (*kind == "not validated") {
@@ -293,6 +307,11 @@ void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {
   metrics_["training_rollout"] = check.toJson();
   if (!check.done)  // nothing was held out: say what was not run
     metrics_["training_rollout"]["text"] = "not run again from their start (" + check.note + ")";
+  if (const std::string missed = ownRunsMissed(*this); !missed.empty() && metrics_.contains("verdict"))
+    metrics_["verdict"] = metrics_["verdict"].get<std::string>() +
+                          "; but the written model, trained on all " +
+                          "the runs, misses its own training runs: " + missed;
+  calibrateJointEnvelope();
 }
 
 void ReducedModel::recordEnvelope(const Dataset& dataset) {
@@ -306,8 +325,18 @@ void ReducedModel::calibrateJointEnvelope() {
     return;
   // A model that missed its held-out runs has no bound to state: twice a miss is no limit to
   // the next one (its runs warn that it failed its check instead).
-  const double error = it->value("error", 0.0);
+  double error = it->value("error", 0.0);
   if (error > it->value("explained", 0.0) + it->value("tolerance", kHeldOutTolerance)) return;
+  // The written model's error on its own training runs is a floor for any run of it; one that
+  // misses them has no bound either.
+  if (const auto own = metrics_.find("training_rollout");
+      own != metrics_.end() && own->is_object() && own->value("done", false)) {
+    if (own->value("failed", false) || !ownRunsMissed(*this).empty()) {
+      envelope_.uncalibrateJoint();
+      return;
+    }
+    error = std::max(error, own->value("error", 0.0));
+  }
   const double distance = it->value("held_out_distance", -1.0);
   if (distance >= 0.0) envelope_.calibrateJoint(distance, error);
 }

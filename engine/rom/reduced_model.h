@@ -140,6 +140,10 @@ double trainingEquationResidual(const ReducedModel& rom);
 /// held-out goal (kHeldOutTolerance). "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
 
+/// The training's check of the written model on its own training runs (metrics
+/// "training_rollout") when it missed one beyond the held-out goal: its sentence; "" otherwise.
+std::string ownRunsMissed(const ReducedModel& rom);
+
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,
 /// then envelopeWarning when there is one.
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,

@@ -90,6 +90,8 @@ class TrainingEnvelope {
   void calibrateJoint(double heldOutDistance, double heldOutError) {
     joint_.calibrate(heldOutDistance, heldOutError);
   }
+  /// Drops the joint envelope's calibration: no bound, no gate.
+  void uncalibrateJoint() { joint_.uncalibrate(); }
 
   /// "input W.z" / "state x_r2" / "parameter level": the component of a distance, for messages.
   std::string describe(const EnvelopeDistance& d) const;

@@ -391,9 +391,10 @@ TEST_CASE(
   CHECK_FALSE(viewport->overlayOutside(0));
   int outside = -1;
   for (std::size_t k = 0; k < c.samples.size() && outside < 0; ++k)
-    if (c.samples[k].envelopeDistance > c.summary.envelopeMargin) outside = static_cast<int>(k);
+    if (c.samples[k].t >= c.summary.leftAt()) outside = static_cast<int>(k);
   REQUIRE(outside > 0);
-  CHECK(c.samples[static_cast<std::size_t>(outside)].t == Approx(c.summary.envelopeLeftAt));
+  CHECK(c.samples[static_cast<std::size_t>(outside)].t == Approx(c.summary.leftAt()));
+  CHECK(c.samples[static_cast<std::size_t>(outside - 1)].t < c.summary.leftAt());
   viewport->playback()->seek(outside);
   CHECK(viewport->overlayOutside(0));
   viewport->playback()->seek(0);

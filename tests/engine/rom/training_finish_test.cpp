@@ -121,6 +121,41 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   CHECK(followed.envelope().joint().heldOutError() == 0.03);
 }
 
+TEST_CASE(
+    "a written model that misses its own training runs states no bound and warns on every run, whatever its "
+    "held-out verdict, and one that follows them is bounded by the larger of the two errors",
+    "[training_finish_test]") {
+  const FinishRail r;
+  ReplayThenDiverge rom(r.model, r.samples, 10.0);
+  rom.recordEnvelope(r.dataset());
+  RolloutCheck heldOut = ranToItsEnd(0.01);
+  heldOut.wholeRuns = true;
+  heldOut.heldOutDistance = 1.0;
+  rom.recordHeldOutRollout(heldOut);
+  REQUIRE(rom.envelope().joint().calibrated());
+  REQUIRE(validationWarning(rom).empty());
+
+  // Its own runs followed within 3 %, more than the held-out run's 1 %: the bound takes 3 %.
+  rom.recordTrainingRollout(ranToItsEnd(0.03));
+  REQUIRE(rom.envelope().joint().calibrated());
+  CHECK(rom.envelope().joint().heldOutError() == 0.03);
+  CHECK(ownRunsMissed(rom).empty());
+  CHECK(validationWarning(rom).empty());
+
+  // Missed by 20 %: no bound, every run warns, and the verdict says so after the held-out figure.
+  RolloutCheck missed = ranToItsEnd(0.2);
+  rom.recordTrainingRollout(missed);
+  CHECK_FALSE(rom.envelope().joint().calibrated());
+  CHECK_THAT(validationWarning(rom), Catch::StartsWith("the written model misses its own training runs (") &&
+                                         Catch::Contains("do not trust its runs"));
+  CHECK_THAT(rom.metrics()["verdict"].get<std::string>(),
+             Catch::Contains("but the written model, trained on all the runs, misses its own training runs"));
+  RomSimulationSummary s;
+  s.envelopeKnown = true;
+  CHECK_THAT(reducedRunWarnings(rom, RunOptions{}, s).front(),
+             Catch::StartsWith("the written model misses its own training runs"));
+}
+
 TEST_CASE("training records the equation residual of the model's own training runs",
           "[training_finish_test]") {
   const FinishRail r;
