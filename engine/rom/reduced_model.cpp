@@ -325,17 +325,15 @@ void ReducedModel::calibrateJointEnvelope() {
     return;
   // A model that missed its held-out runs has no bound to state: twice a miss is no limit to
   // the next one (its runs warn that it failed its check instead).
-  double error = it->value("error", 0.0);
+  const double error = it->value("error", 0.0);
   if (error > it->value("explained", 0.0) + it->value("tolerance", kHeldOutTolerance)) return;
-  // The written model's error on its own training runs is a floor for any run of it; one that
-  // misses them has no bound either.
+  // Nor one that misses, or blows up on, its own training runs: the held-out figure is of
+  // another model.
   if (const auto own = metrics_.find("training_rollout");
-      own != metrics_.end() && own->is_object() && own->value("done", false)) {
-    if (own->value("failed", false) || !ownRunsMissed(*this).empty()) {
-      envelope_.uncalibrateJoint();
-      return;
-    }
-    error = std::max(error, own->value("error", 0.0));
+      own != metrics_.end() && own->is_object() &&
+      (own->value("failed", false) || !ownRunsMissed(*this).empty())) {
+    envelope_.uncalibrateJoint();
+    return;
   }
   const double distance = it->value("held_out_distance", -1.0);
   if (distance >= 0.0) envelope_.calibrateJoint(distance, error);
