@@ -43,7 +43,8 @@ std::string jointInsideText(const RomSimulationSummary& s) {
   if (s.jointDistance < 0.0) return "";
   if (!(s.jointGate > 0.0))
     return "; joint distance " + shortNumberText(s.jointDistance) +
-           " (not calibrated: the model passed no held-out check, so no error bound)";
+           " (not calibrated: the model passed no held-out check, or misses its own training runs, so no "
+           "error bound)";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
          "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) +
          " % relative RMS error (calibrated on the model's held-out check";
@@ -113,6 +114,12 @@ std::string rolloutText(const ReducedModel& rom, const std::string& fallback) {
 }
 
 }  // namespace
+
+bool failsItsOwnRuns(const ReducedModel& rom) {
+  const auto own = rom.metrics().find("training_rollout");
+  return own != rom.metrics().end() && own->is_object() &&
+         (own->value("failed", false) || !ownRunsMissed(rom).empty());
+}
 
 std::string ownRunsMissed(const ReducedModel& rom) {
   const auto own = rom.metrics().find("training_rollout");
@@ -329,9 +336,7 @@ void ReducedModel::calibrateJointEnvelope() {
   if (error > it->value("explained", 0.0) + it->value("tolerance", kHeldOutTolerance)) return;
   // Nor one that misses, or blows up on, its own training runs: the held-out figure is of
   // another model.
-  if (const auto own = metrics_.find("training_rollout");
-      own != metrics_.end() && own->is_object() &&
-      (own->value("failed", false) || !ownRunsMissed(*this).empty())) {
+  if (failsItsOwnRuns(*this)) {
     envelope_.uncalibrateJoint();
     return;
   }
@@ -479,6 +484,7 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     checkMetrics(rom->metrics_, source);
     if (const OJson* envelope = r.find("envelope"))
       rom->envelope_ = TrainingEnvelope::fromJson(*envelope, source);
+    if (failsItsOwnRuns(*rom)) rom->envelope_.uncalibrateJoint();  // a file of an earlier version
     checkStoredStart(*rom, source);
     return rom;
   } catch (const OJson::exception& e) {

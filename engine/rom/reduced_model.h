@@ -143,6 +143,8 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
 /// The training's check of the written model on its own training runs (metrics
 /// "training_rollout") when it missed one beyond the held-out goal: its sentence; "" otherwise.
 std::string ownRunsMissed(const ReducedModel& rom);
+/// True when the written model missed (ownRunsMissed) or blew up on one of its own training runs.
+bool failsItsOwnRuns(const ReducedModel& rom);
 
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,
 /// then envelopeWarning when there is one.

@@ -157,6 +157,22 @@ TEST_CASE(
              Catch::StartsWith("the written model misses its own training runs"));
 }
 
+TEST_CASE("a model file of an earlier version whose own-run check missed is read without its bound",
+          "[training_finish_test]") {
+  const FinishRail r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  REQUIRE(pod->envelope().joint().calibrated());
+  REQUIRE_FALSE(failsItsOwnRuns(*pod));
+  OJson j = pod->toJson();
+  CHECK(reducedModelFromJson(j, "pod.json")->envelope().joint().calibrated());
+  // Written calibrated although the check of its own runs missed them by 20 %.
+  j["metrics"]["training_rollout"]["error"] = 0.2;
+  const auto earlier = reducedModelFromJson(j, "earlier.json");
+  CHECK(failsItsOwnRuns(*earlier));
+  CHECK_FALSE(earlier->envelope().joint().calibrated());
+}
+
 TEST_CASE("training records the equation residual of the model's own training runs",
           "[training_finish_test]") {
   const FinishRail r;
