@@ -11,6 +11,7 @@
 #include "app/training_panel.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
 #include "form_helpers.h"
 #include "gui_helpers.h"
 #include "widgets/log_view.h"
@@ -275,6 +276,27 @@ TEST_CASE(
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("stopped early"));
   CHECK(doc->models()[1].record.name == "POD");
   CHECK(doc->models()[1].rom->method() == "pod");
+}
+
+TEST_CASE("a model that misses its own training run joins the project, and the Models list says so") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  // One POD mode of the MacPherson under its "train" load: 6.3 % off its own run (as from the CLI).
+  openWithRun(window, 4.0, kMacPherson, 0.01);
+  auto* doc = window.document();
+  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "one mode");
+  REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  const auto& rom = *doc->models().front().rom;
+  REQUIRE(mbdrom::failsItsOwnRuns(rom));
+  CHECK_FALSE(rom.envelope().joint().calibrated());
+  CHECK_THAT(mbdrom::validationWarning(rom),
+             Catch::StartsWith("the written model misses its own training runs"));
+  const QString figure = window.modelsPanel()->topLevelItem(0)->text(3);
+  INFO(figure.toStdString());
+  CHECK(figure.contains("misses its own training runs"));
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty())
+    CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/models_misses_own_run.png"));
 }
 
 TEST_CASE("a model that blows up on its own training run is not added, the job naming the run and the time") {
