@@ -927,6 +927,35 @@ TEST_CASE("a communication step that is not a multiple of the model's step keeps
   }
 }
 
+TEST_CASE("the FMU takes the importer's time at every step, so that no drift builds up", "[fmu]") {
+  const Model model = barPendulum();
+  const auto rom = trainPod(model, "central_difference");
+  const Exported exported = exportAndUnpack(*rom, model, "bar_clock", tempDir("clock"));
+  const FmuExport& e = exported.fmu;
+  const Fmi2 fmi(exported.so);
+  const int lc = model.requireLoadCase("drive");
+  Host host(fmi, "clock", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  // An importer whose clock runs 1e-4 of a step ahead of the FMU's sum at every step: after 4,000
+  // steps 0.4 steps ahead, where a check against the FMU's own running sum (as an importer
+  // computing t = n H meets after ~5e7 steps of 1e-5 s) would refuse. Each step is within its
+  // thousandth of a step of where the last one ended.
+  const double h = e.model.dt;
+  double t = 0.0;
+  fmi2Real last = 0.0;
+  for (int n = 0; n < 4000; ++n) {
+    REQUIRE(host.step(t, h, inputsAt(model, lc, t)) == fmi2OK);
+    REQUIRE(fmi.fmi2GetRealStatus(host.c, fmi2LastSuccessfulTime, &last) == fmi2OK);
+    REQUIRE(last == t + h);
+    t = last + 1e-4 * h;
+  }
+  CHECK(t > 4000.3 * h);
+  // Off by more than a thousandth of the step: refused, naming it.
+  logged.clear();
+  CHECK(host.step(last + 2e-3 * h, h, inputsAt(model, lc, last)) == fmi2Error);
+  REQUIRE_FALSE(logged.empty());
+  CHECK_THAT(logged.back(), Catch::Contains("not where the last step ended"));
+}
+
 TEST_CASE("the FMU refuses what the standard refuses, with a message", "[fmu]") {
   const Model model = barPendulum();
   const auto rom = trainPod(model, "central_difference");
