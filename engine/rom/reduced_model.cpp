@@ -113,6 +113,13 @@ std::string rolloutText(const ReducedModel& rom, const std::string& fallback) {
   return text != rollout->end() && text->is_string() ? text->get<std::string>() : fallback;
 }
 
+// A recorded check (metrics "rollout" or "training_rollout") that missed its goal beyond what
+// noise explains.
+bool missedItsGoal(const OJson& check) {
+  return check.value("error", 0.0) >
+         check.value("explained", 0.0) + check.value("tolerance", kHeldOutTolerance);
+}
+
 }  // namespace
 
 bool failsItsOwnRuns(const ReducedModel& rom) {
@@ -126,9 +133,7 @@ std::string ownRunsMissed(const ReducedModel& rom) {
   if (own == rom.metrics().end() || !own->is_object() || !own->value("done", false) ||
       own->value("failed", false))
     return {};
-  const double error = own->value("error", 0.0);
-  if (!(error > own->value("explained", 0.0) + own->value("tolerance", kHeldOutTolerance))) return {};
-  return own->value("text", std::string("a run missed"));
+  return missedItsGoal(*own) ? own->value("text", std::string("a run missed")) : std::string();
 }
 
 std::string validationWarning(const ReducedModel& rom) {
@@ -315,9 +320,9 @@ void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {
   if (!check.done)  // nothing was held out: say what was not run
     metrics_["training_rollout"]["text"] = "not run again from their start (" + check.note + ")";
   if (const std::string missed = ownRunsMissed(*this); !missed.empty() && metrics_.contains("verdict"))
-    metrics_["verdict"] = metrics_["verdict"].get<std::string>() +
-                          "; but the written model, trained on all " +
-                          "the runs, misses its own training runs: " + missed;
+    metrics_["verdict"] =
+        metrics_["verdict"].get<std::string>() +
+        "; but the written model, trained on all the runs, misses its own training runs: " + missed;
   calibrateJointEnvelope();
 }
 
@@ -328,20 +333,16 @@ void ReducedModel::recordEnvelope(const Dataset& dataset) {
 
 void ReducedModel::calibrateJointEnvelope() {
   const auto it = metrics_.find("rollout");
-  if (it == metrics_.end() || !it->is_object() || !it->value("done", false) || it->value("failed", true))
-    return;
-  // A model that missed its held-out runs has no bound to state: twice a miss is no limit to
-  // the next one (its runs warn that it failed its check instead).
-  const double error = it->value("error", 0.0);
-  if (error > it->value("explained", 0.0) + it->value("tolerance", kHeldOutTolerance)) return;
-  // Nor one that misses, or blows up on, its own training runs: the held-out figure is of
-  // another model.
-  if (failsItsOwnRuns(*this)) {
+  // No bound from a held-out check that did not run, blew up or missed (twice a miss is no limit
+  // to the next one: such runs warn that the model failed its check instead), nor for a written
+  // model that misses or blows up on its own training runs (the held-out figure is of another model).
+  const bool bounded = it != metrics_.end() && it->is_object() && it->value("done", false) &&
+                       !it->value("failed", true) && !missedItsGoal(*it) && !failsItsOwnRuns(*this) &&
+                       it->value("held_out_distance", -1.0) >= 0.0;
+  if (bounded)
+    envelope_.calibrateJoint(it->value("held_out_distance", -1.0), it->value("error", 0.0));
+  else
     envelope_.uncalibrateJoint();
-    return;
-  }
-  const double distance = it->value("held_out_distance", -1.0);
-  if (distance >= 0.0) envelope_.calibrateJoint(distance, error);
 }
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,

@@ -122,41 +122,42 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
     summary_.expectedError = std::numeric_limits<double>::quiet_NaN();  // no bound outside
 }
 
-EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {
-  const TrainingEnvelope& envelope = rom_.envelope();
-  if (!envelope.known()) return {};
-  const EnvelopeDistance d =
-      envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, options_.parameters);
-  s.envelopeDistance = d.distance;
-  return d;
-}
-
-void ReducedRunOutput::judgeRanges(const Sample& s, const EnvelopeDistance* distance) {
-  if (!(s.envelopeDistance > summary_.envelopeDistance)) return;
-  const TrainingEnvelope& envelope = rom_.envelope();
-  // The component is named from the distance the sample was judged by, else judged again.
-  EnvelopeDistance judged = distance ? *distance
-                                     : envelope.distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
-                                                         s.f_ext, options_.parameters);
+EnvelopeDistance ReducedRunOutput::judgedDistance(const Sample& s, double& all) const {
   // A calibrated joint envelope judges the motion: a reduced coordinate past its own range (a
   // chart's box in local PCA) is no exit while the motion stays near the training samples.
-  // Loads and parameters past their ranges still are.
-  if (summary_.jointGate > 0.0 && judged.group >= 0 &&
-      envelope.groups()[static_cast<std::size_t>(judged.group)].name == "state")
-    judged = envelope.distance({}, s.f_ext, options_.parameters);
+  // Loads and parameters past their ranges still are. The sample keeps every range's distance.
+  EnvelopeDistance loadsAndParameters;
+  const EnvelopeDistance d = rom_.envelope().distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
+                                                      s.f_ext, options_.parameters, &loadsAndParameters);
+  all = d.distance;
+  return summary_.jointGate > 0.0 ? loadsAndParameters : d;
+}
+
+EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {
+  if (!rom_.envelope().known()) return {};
+  return judgedDistance(s, s.envelopeDistance);
+}
+
+void ReducedRunOutput::judgeRanges(const Sample& s, const EnvelopeDistance& judged) {
   if (!(judged.distance > summary_.envelopeDistance)) return;
   summary_.envelopeDistance = judged.distance;
   summary_.envelopeWorstTime = s.t;
-  summary_.envelopeWorst = envelope.describe(judged);
+  summary_.envelopeWorst = rom_.envelope().describe(judged);
   if (judged.distance > options_.envelopeMargin && summary_.envelopeLeftAt < 0.0)
     summary_.envelopeLeftAt = s.t;
 }
 
 void ReducedRunOutput::write(const Sample& s) {
-  write(s, nullptr);
+  // A sample whose distance the run measured already (ReducedRun::sample): judged again only when
+  // it may be a new largest (every range's distance bounds the judged one).
+  EnvelopeDistance judged;
+  double all = 0.0;
+  if (rom_.envelope().known() && s.envelopeDistance > summary_.envelopeDistance)
+    judged = judgedDistance(s, all);
+  write(s, judged);
 }
 
-void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) {
+void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged) {
   if (written_++ % residualEvery_ == 0) {
     // A check of the output, as writing it is: left out of the run's cost with the sink's time.
     const auto r0 = std::chrono::steady_clock::now();
@@ -164,7 +165,7 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance* distance) 
     summary_.equationResidual = residual_.relative();
     sinkSeconds_ += secondsSince(r0);
   }
-  judgeRanges(s, distance);
+  judgeRanges(s, judged);
   checkJoint(s);
   const auto w0 = std::chrono::steady_clock::now();
   sink_.write(s);
@@ -187,7 +188,7 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
     s.workNonConservative = *work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0_ - *work;
   }
-  write(s, &distance);
+  write(s, distance);
 }
 
 }  // namespace internal

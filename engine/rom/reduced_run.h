@@ -125,10 +125,13 @@ class ReducedRunOutput {
   double sinkSeconds() const { return sinkSeconds_; }
 
  private:
-  /// Sets s.envelopeDistance and returns the distance with its component (none: inside or unknown).
+  /// The distance of `s` the run is judged by, with its component (none: inside), and in `all`
+  /// every range's (the sample's envelope_distance channel). The envelope must be known.
+  EnvelopeDistance judgedDistance(const Sample& s, double& all) const;
+  /// Sets s.envelopeDistance and returns judgedDistance (none: inside or no envelope).
   EnvelopeDistance checkEnvelope(Sample& s) const;
-  /// write(s) with the distance `s` was judged by when known (nullptr: judged again if needed).
-  void write(const Sample& s, const EnvelopeDistance* distance);
+  /// write(s) with the distance `s` is judged by (checkEnvelope).
+  void write(const Sample& s, const EnvelopeDistance& judged);
 
   const Model& model_;
   const ReducedModel& rom_;
@@ -142,9 +145,9 @@ class ReducedRunOutput {
   long long residualEvery_ = 1, written_ = 0;
   /// Keeps the joint-envelope figures of `s` in the summary.
   void checkJoint(const Sample& s);
-  /// Keeps the largest per-range distance of `s` (`distance`: as judged already, or null) and
-  /// when it first passed the margin.
-  void judgeRanges(const Sample& s, const EnvelopeDistance* distance);
+  /// Keeps the largest judged per-range distance (checkEnvelope) and when it first passed the
+  /// margin.
+  void judgeRanges(const Sample& s, const EnvelopeDistance& judged);
 };
 
 double secondsSince(std::chrono::steady_clock::time_point t0);

@@ -127,8 +127,10 @@ TrainingEnvelope TrainingEnvelope::fromDataset(const ReducedModel& rom, const Da
 }
 
 EnvelopeDistance TrainingEnvelope::distance(const Eigen::VectorXd& state, const Eigen::VectorXd& f_ext,
-                                            const std::map<std::string, double>& parameters) const {
+                                            const std::map<std::string, double>& parameters,
+                                            EnvelopeDistance* loadsAndParameters) const {
   EnvelopeDistance d;
+  if (loadsAndParameters) *loadsAndParameters = {};
   auto consider = [&](int group, Eigen::Index i, double x) {
     const EnvelopeGroup& g = groups_[static_cast<std::size_t>(group)];
     if (std::isnan(x)) return;
@@ -136,6 +138,8 @@ EnvelopeDistance TrainingEnvelope::distance(const Eigen::VectorXd& state, const 
     // A non-finite value (a diverging state) is as far out as it gets.
     const double dist = std::isfinite(x) ? excess : std::numeric_limits<double>::infinity();
     if (dist > d.distance) d = {dist, group, static_cast<int>(i)};
+    if (loadsAndParameters && g.name != "state" && dist > loadsAndParameters->distance)
+      *loadsAndParameters = {dist, group, static_cast<int>(i)};
   };
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     const EnvelopeGroup& g = groups_[gi];

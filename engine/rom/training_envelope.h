@@ -81,8 +81,11 @@ class TrainingEnvelope {
 
   /// Distance of one point: `state` (the rom's envelopeState; empty: not checked),
   /// `f_ext` (size nq [N]; empty: not checked) and the run's parameters.
+  /// `loadsAndParameters` (optional): the same point's distance with the state left out, from
+  /// the same pass.
   EnvelopeDistance distance(const Eigen::VectorXd& state, const Eigen::VectorXd& f_ext,
-                            const std::map<std::string, double>& parameters) const;
+                            const std::map<std::string, double>& parameters,
+                            EnvelopeDistance* loadsAndParameters = nullptr) const;
 
   /// The joint envelope (known() false when the runs lacked velocities, or in older files).
   const NeighbourEnvelope& joint() const { return joint_; }

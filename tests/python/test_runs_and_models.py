@@ -352,7 +352,8 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
     if any("failed its check" in w or "misses its own training runs" in w for w in inside.warnings):
         # Twice a miss is no limit to the next one: a model that failed its check, or misses its
         # own run, states no bound.
-        assert inside.expected_error is None and "so no error bound" in inside.envelope
+        assert inside.expected_error is None
+        assert "passed no held-out check, or misses its own training runs, so no error bound" in inside.envelope
     else:
         # Its bound, calibrated by the check, as the envelope line states it; kept by pickle.
         assert inside.expected_error is not None and 0 < inside.expected_error < 1
