@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <ctime>
 #include <set>
 
@@ -72,6 +73,12 @@ Eigen::MatrixXd column(const std::vector<double>& v) {
   Eigen::MatrixXd m(static_cast<Eigen::Index>(v.size()), 1);
   for (std::size_t i = 0; i < v.size(); ++i) m(static_cast<Eigen::Index>(i), 0) = v[i];
   return m;
+}
+
+// The trained range of v, or the whole line when it is not known.
+void rangeOf(const CVariable& v, double& min, double& max) {
+  min = v.hasRange() ? v.min : -HUGE_VAL;
+  max = v.hasRange() ? v.max : HUGE_VAL;
 }
 
 std::string today() {
@@ -167,6 +174,12 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   run.integrator.dt = options.dt;
   if (options.dt < 0.0 || !std::isfinite(options.dt)) throw InputError("the step must be a number >= 0 [s]");
   out.dt = options.dt > 0.0 ? options.dt : rom.ownStep();
+  // fmi2DoStep refuses a communication step of more than 1e9 model steps: below 1e-12 s, a
+  // millisecond would be one.
+  if (out.dt < 1e-12)
+    throw InputError("a step of " + cNumber(out.dt) +
+                     " s is too small to export: a communication step of 1 ms would take more than 1e9 of "
+                     "them (the FMU refuses such a step); use 1e-12 s or more");
 
   // Inputs: the load case's loads.
   Combinations combinations;
@@ -193,6 +206,12 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
                               cNumber(load.direction.x()) + ", " + cNumber(load.direction.y()) + ", " +
                               cNumber(load.direction.z()) + ")",
                           load.function(0.0)});
+    if (const auto range = rom.loadRange(spec.loads[k].name)) {
+      out.inputs.back().min = range->first;
+      out.inputs.back().max = range->second;
+      out.inputs.back().description +=
+          " (trained from " + cNumber(range->first) + " to " + cNumber(range->second) + ")";
+    }
   }
   loadFirst.push_back(static_cast<int>(combinations.first.size()) - 1);
 
@@ -226,7 +245,15 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   // The method's part.
   CModelWriter method;
   rom.writeC(model, run, out.dt, method);
-  for (const std::string& r : method.reduced()) out.outputs.push_back({r, "", "reduced coordinate " + r});
+  for (const std::string& r : method.reduced()) {
+    out.outputs.push_back({r, "", "reduced coordinate " + r});
+    if (r == "cluster") {
+      out.outputs.back().integer = true;
+      out.outputs.back().description = "the local model (cluster) in use, from 0";
+    }
+  }
+  out.trainedSpan = rom.trainedSpan();
+  out.verdict = rom.metrics().value("verdict", std::string());
   out.outputs.push_back(
       {"envelope_distance", "",
        "distance outside the training envelope (0 inside; above 0.1 the model extrapolates; -1: the "
@@ -241,6 +268,8 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
         ranges.at(p).at(0).is_number() && ranges.at(p).at(1).is_number()) {
       const double lo = ranges.at(p).at(0).get<double>(), hi = ranges.at(p).at(1).get<double>();
       v.start = 0.5 * (lo + hi);
+      v.min = lo;
+      v.max = hi;
       v.description += " (trained from " + cNumber(lo) + " to " + cNumber(hi) + ")";
     }
     out.parameters.push_back(v);
@@ -285,11 +314,13 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
              np = static_cast<int>(out.parameters.size());
   const int runtimeScratch = 3 * nq + ne;
   std::vector<std::string> inputNames, inputUnits, outputNames, outputUnits, parameterNames;
-  Eigen::VectorXd inputStart(nu), parameterStart(np);
+  Eigen::VectorXd inputStart(nu), parameterStart(np), inputMin(nu), inputMax(nu), parameterMin(np),
+      parameterMax(np);
   for (int i = 0; i < nu; ++i) {
     inputNames.push_back(out.inputs[static_cast<std::size_t>(i)].name);
     inputUnits.push_back(out.inputs[static_cast<std::size_t>(i)].unit);
     inputStart(i) = out.inputs[static_cast<std::size_t>(i)].start;
+    rangeOf(out.inputs[static_cast<std::size_t>(i)], inputMin(i), inputMax(i));
   }
   for (const CVariable& v : out.outputs) {
     outputNames.push_back(v.name);
@@ -298,6 +329,7 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   for (int i = 0; i < np; ++i) {
     parameterNames.push_back(out.parameters[static_cast<std::size_t>(i)].name);
     parameterStart(i) = out.parameters[static_cast<std::size_t>(i)].start;
+    rangeOf(out.parameters[static_cast<std::size_t>(i)], parameterMin(i), parameterMax(i));
   }
 
   const std::vector<std::pair<std::string, std::string>> values = {
@@ -323,6 +355,13 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
                     "and its mechanism's, to the last bit. */\n#include \"" +
                     id +
                     ".h\"\n\n#include <math.h>\n#include <stddef.h>\n\n"
+                    "/* Binaries that load on older Linux systems too: glibc 2.29 gave exp, log and pow new\n"
+                    "   versions (the same results; only errno handling differs); the first ones exist on\n"
+                    "   every x86-64 glibc. */\n"
+                    "#if defined(__GLIBC__) && defined(__x86_64__)\n"
+                    "__asm__(\".symver exp,exp@GLIBC_2.2.5\");\n__asm__(\".symver log,log@GLIBC_2.2.5\");\n"
+                    "__asm__(\".symver pow,pow@GLIBC_2.2.5\");\n__asm__(\".symver exp2,exp2@GLIBC_2.2.5\");\n"
+                    "__asm__(\".symver log2,log2@GLIBC_2.2.5\");\n#endif\n\n"
                     "/* Constant tables (a method leaves some unused in some of its variants). */\n"
                     "#if defined(__GNUC__)\n#define TABLE static const __attribute__((unused))\n#else\n"
                     "#define TABLE static const\n#endif\n\n";
@@ -332,13 +371,19 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
          std::to_string(std::max(runtimeScratch + method.scratchSize(), 1)) + "\n#define NE " +
          std::to_string(ne) + "\n#define NOUT_POINTS " + std::to_string(outputPoint.size()) +
          "\n#define DT " + id + "_DT\n#define SCRATCH_BASE " + std::to_string(runtimeScratch) +
-         "\n#define ENVELOPE_KNOWN " + (known ? "1" : "0") + "\n#define S " + id + "_state\n\n";
+         "\n#define ENVELOPE_KNOWN " + (known ? "1" : "0") + "\n#define S " + id + "_state\n";
+  src += "#define STOP_DIVERGED " + id + "_DIVERGED\n#define STOP_NOT_ASSEMBLED " + id +
+         "_NOT_ASSEMBLED\n#define STOP_LEFT_RANGE " + id + "_LEFT_RANGE\n\n";
   src += "const char* const " + id + "_input_names[" + std::to_string(std::max(nu, 1)) +
          "] = " + stringArray(inputNames) + ";\n";
   src += "const char* const " + id + "_input_units[" + std::to_string(std::max(nu, 1)) +
          "] = " + stringArray(inputUnits) + ";\n";
   src += "const double " + id + "_input_start[" + std::to_string(std::max(nu, 1)) +
          "] = " + cArrayLiteral(inputStart) + ";\n";
+  src += "const double " + id + "_input_min[" + std::to_string(std::max(nu, 1)) +
+         "] = " + cArrayLiteral(inputMin) + ";\n";
+  src += "const double " + id + "_input_max[" + std::to_string(std::max(nu, 1)) +
+         "] = " + cArrayLiteral(inputMax) + ";\n";
   src += "const char* const " + id + "_output_names[" + std::to_string(ny) +
          "] = " + stringArray(outputNames) + ";\n";
   src += "const char* const " + id + "_output_units[" + std::to_string(ny) +
@@ -346,7 +391,11 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   src += "const char* const " + id + "_parameter_names[" + std::to_string(std::max(np, 1)) +
          "] = " + stringArray(parameterNames) + ";\n";
   src += "const double " + id + "_parameter_start[" + std::to_string(std::max(np, 1)) +
-         "] = " + cArrayLiteral(parameterStart) + ";\n\n";
+         "] = " + cArrayLiteral(parameterStart) + ";\n";
+  src += "const double " + id + "_parameter_min[" + std::to_string(std::max(np, 1)) +
+         "] = " + cArrayLiteral(parameterMin) + ";\n";
+  src += "const double " + id + "_parameter_max[" + std::to_string(std::max(np, 1)) +
+         "] = " + cArrayLiteral(parameterMax) + ";\n\n";
   src += "/* The mechanism: gravity [N] on each coordinate, the loads' points and directions. */\n";
   src += "static const double gravity_force[" + std::to_string(std::max(nq, 1)) +
          "] = " + cArrayLiteral(model.gravityForce()) + ";\n";

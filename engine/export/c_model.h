@@ -30,13 +30,19 @@ struct CVariable {
   std::string description;       ///< one line for the FMU's modelDescription
   double start = 0.0;            ///< inputs and parameters: the start value
   bool dependsOnInputs = false;  ///< outputs: on the current inputs too, not on the state alone
+  bool integer = false;          ///< outputs: a whole number (local PCA's cluster)
+  /// Inputs and parameters: the range trained on (min > max: not known).
+  double min = 1.0, max = -1.0;
+  bool hasRange() const { return min <= max; }
 };
 
 /// What the method writes into the generated source (ReducedModel::writeC).
 ///
 /// The method's C code defines (static) `method_init(S*)` (the state at t = 0 after the
 /// runtime zeroed it), `method_step(S*, double t, double dt)` (from t - dt to t, the
-/// inputs s->u held), `method_finite(const S*)`, `method_coordinates(S*, double* q,
+/// inputs s->u held), `method_failure(const S*)` (0, or why the run stops: STOP_DIVERGED,
+/// STOP_NOT_ASSEMBLED or STOP_LEFT_RANGE, which the method may keep in its state),
+/// `method_coordinates(S*, double* q,
 /// double* qd)` (the natural coordinates and velocities, NQ each),
 /// `method_reduced(const S*, double* xr)` (NR values) and
 /// `method_envelope_state(S*, const double* q, const double* qd, double* e)` (NE values,
@@ -88,10 +94,12 @@ std::string cIntArrayLiteral(const std::vector<int>& values);
 
 /// The generated model.
 struct CModel {
-  std::string identifier;  ///< C prefix and FMU modelIdentifier
-  std::string header;      ///< IDENTIFIER.h
-  std::string source;      ///< IDENTIFIER.c
-  double dt = 0.0;         ///< its step [s]
+  std::string identifier;    ///< C prefix and FMU modelIdentifier
+  std::string header;        ///< IDENTIFIER.h
+  std::string source;        ///< IDENTIFIER.c
+  double dt = 0.0;           ///< its step [s]
+  double trainedSpan = 0.0;  ///< the longest training run [s] (0: not known)
+  std::string verdict;       ///< the model's verdict on held-out runs ("" when none)
   std::vector<CVariable> inputs, outputs, parameters;
   std::string method, methodName, mechanism, loadCase;
 };

@@ -120,6 +120,13 @@ struct TemporaryDirectory {
   }
 };
 
+// The index among the outputs of the one that is an Integer, or -1.
+int integerOutput(const CModel& m) {
+  for (std::size_t i = 0; i < m.outputs.size(); ++i)
+    if (m.outputs[i].integer) return static_cast<int>(i);
+  return -1;
+}
+
 }  // namespace
 
 std::string fmuModelDescription(const CModel& m, const std::string& guid) {
@@ -136,7 +143,7 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
     << "\" needsExecutionTool=\"false\" canHandleVariableCommunicationStepSize=\"true\""
        " canInterpolateInputs=\"false\" maxOutputDerivativeOrder=\"0\" canRunAsynchronuously=\"false\""
        " canBeInstantiatedOnlyOncePerProcess=\"false\" canNotUseMemoryManagementFunctions=\"false\""
-       " canGetAndSetFMUstate=\"false\" canSerializeFMUstate=\"false\" "
+       " canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"true\" "
        "providesDirectionalDerivative=\"false\">\n"
     << "    <SourceFiles>\n      <File name=\"" << m.identifier << ".c\"/>\n      <File name=\"fmi2_"
     << m.identifier << ".c\"/>\n    </SourceFiles>\n  </CoSimulation>\n";
@@ -146,23 +153,47 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
        "    <Unit name=\"N\"><BaseUnit kg=\"1\" m=\"1\" s=\"-2\"/></Unit>\n"
        "    <Unit name=\"N.m\"><BaseUnit kg=\"1\" m=\"2\" s=\"-2\"/></Unit>\n"
        "  </UnitDefinitions>\n";
-  x << "  <DefaultExperiment startTime=\"0\" stepSize=\"" << xmlNumber(m.dt) << "\"/>\n";
+  x << "  <LogCategories>\n"
+       "    <Category name=\"logStatusWarning\" description=\"the run left its training envelope, a "
+       "parameter or "
+       "an input its trained range, or time the longest training run (once per run)\"/>\n"
+       "    <Category name=\"logStatusDiscard\" description=\"why a step was discarded: divergence, a "
+       "mechanism that "
+       "does not assemble, reduced coordinates out of range, a value that is not a number, the stop outside "
+       "the envelope\"/>\n"
+       "    <Category name=\"logStatusError\" description=\"calls the FMU refuses\"/>\n"
+       "    <Category name=\"logAll\" description=\"every message\"/>\n"
+       "  </LogCategories>\n";
+  // The longest training run, else a second (files written before it was recorded).
+  x << "  <DefaultExperiment startTime=\"0\" stopTime=\""
+    << xmlNumber(m.trainedSpan > 0.0 ? m.trainedSpan : 1.0) << "\" stepSize=\"" << xmlNumber(m.dt)
+    << "\"/>\n";
   x << "  <ModelVariables>\n";
   unsigned vr = 0;
   auto unit = [](const std::string& u) { return u.empty() ? std::string() : " unit=\"" + xml(u) + "\""; };
+  auto range = [](const CVariable& v) {
+    return v.hasRange() ? " min=\"" + xmlNumber(v.min) + "\" max=\"" + xmlNumber(v.max) + "\""
+                        : std::string();
+  };
   for (const CVariable& v : m.inputs)
     x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
       << xml(v.description) << "\" causality=\"input\" variability=\"continuous\">\n      <Real start=\""
-      << xmlNumber(v.start) << "\"" << unit(v.unit) << "/>\n    </ScalarVariable>\n";
+      << xmlNumber(v.start) << "\"" << unit(v.unit) << range(v) << "/>\n    </ScalarVariable>\n";
   for (const CVariable& v : m.outputs)
     x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
-      << xml(v.description) << "\" causality=\"output\" variability=\"continuous\" initial=\"calculated\">\n"
-      << "      <Real" << unit(v.unit) << "/>\n    </ScalarVariable>\n";
+      << xml(v.description) << "\" causality=\"output\" variability=\""
+      << (v.integer ? "discrete" : "continuous") << "\" initial=\"calculated\">\n"
+      << (v.integer ? "      <Integer" : "      <Real") << unit(v.unit) << "/>\n    </ScalarVariable>\n";
   for (const CVariable& v : m.parameters)
     x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
       << xml(v.description) << "\" causality=\"parameter\" variability=\"fixed\" initial=\"exact\">\n"
       << "      <Real start=\"" << xmlNumber(v.start) << "\"" << unit(v.unit)
       << "/>\n    </ScalarVariable>\n";
+  x << "    <ScalarVariable name=\"stop_outside_envelope\" valueReference=\"" << vr++
+    << "\" description=\"true: fmi2DoStep stops (fmi2Discard) where the run leaves its training envelope "
+       "(envelope_distance above 0.1); false: a warning, once\" causality=\"parameter\" "
+       "variability=\"fixed\" "
+       "initial=\"exact\">\n      <Boolean start=\"false\"/>\n    </ScalarVariable>\n";
   x << "  </ModelVariables>\n  <ModelStructure>\n    <Outputs>\n";
   const std::size_t first = m.inputs.size() + 1;
   // The motion depends on the inputs only through the state (no direct feedthrough); the
@@ -283,7 +314,9 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
       kFmi2WrapperTemplate, {{"ID", id},
                              {"GUID", out.guid},
                              {"NP_ALLOC", std::to_string(std::max<std::size_t>(m.parameters.size(), 1))},
-                             {"NU_ALLOC", std::to_string(std::max<std::size_t>(m.inputs.size(), 1))}});
+                             {"NU_ALLOC", std::to_string(std::max<std::size_t>(m.inputs.size(), 1))},
+                             {"INTEGER_OUTPUT", std::to_string(integerOutput(m))},
+                             {"SPAN", cNumber(m.trainedSpan)}});
   ZipWriter zip;
   zip.add("modelDescription.xml", fmuModelDescription(m, out.guid));
   {

@@ -227,6 +227,7 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
   OJson runs = OJson::array();
   for (const DatasetRun& r : dataset.runs) {
     OJson run{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}};
+    if (r.samples() > 0) run["duration"] = r.t(r.samples() - 1) - r.t(0);
     if (!r.parameters.empty()) run["parameters"] = r.parameters;
     runs.push_back(std::move(run));
   }
@@ -240,6 +241,26 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
                      spacings.end());
     metrics_["sample_spacing"] = spacings[spacings.size() / 2];
   }
+}
+
+std::optional<std::pair<double, double>> ReducedModel::loadRange(const std::string& name) const {
+  const auto ranges = metrics_.find("load_ranges");
+  if (ranges == metrics_.end() || !ranges->is_object() || !ranges->contains(name)) return std::nullopt;
+  const OJson& r = ranges->at(name);
+  if (!r.is_array() || r.size() != 2 || !r[0].is_number() || !r[1].is_number()) return std::nullopt;
+  return std::pair{r[0].get<double>(), r[1].get<double>()};
+}
+
+double ReducedModel::trainedSpan() const {
+  double span = 0.0;
+  const auto runs = metrics_.find("training_runs");
+  if (runs == metrics_.end() || !runs->is_array()) return 0.0;
+  for (const OJson& run : *runs) {
+    const auto d = run.find("duration");
+    if (d == run.end() || !d->is_number()) return 0.0;  // one run of unknown length: not known
+    span = std::max(span, d->get<double>());
+  }
+  return span;
 }
 
 double ReducedModel::ownStep() const {

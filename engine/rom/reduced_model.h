@@ -31,6 +31,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -195,6 +196,14 @@ class ReducedModel {
   /// Records the speed check against the full model (metric "speed_check",
   /// speed_check.h; finishTrainedModel does it after the held-out verdict).
   void recordSpeedCheck(nlohmann::ordered_json check) { metrics_["speed_check"] = std::move(check); }
+  /// Records the range of each load's magnitude over the training runs (metric "load_ranges":
+  /// load name -> [min, max] [N or N m]; finishTrainedModel does it when every run names a
+  /// load case of the mechanism).
+  void recordLoadRanges(nlohmann::ordered_json ranges) { metrics_["load_ranges"] = std::move(ranges); }
+  /// The trained range of the load `name` [N or N m], when recorded (recordLoadRanges).
+  std::optional<std::pair<double, double>> loadRange(const std::string& name) const;
+  /// The longest training run [s]; 0 when not known (files written before it was recorded).
+  double trainedSpan() const;
   /// Records how a model trained without some runs ran them from their start, or with one
   /// run without its last quarter (rollout_check.h): metrics "rollout", "verdict" and
   /// "verdict_kind" ("rollout follows", "rollout misses", "rollout blows up", "not
@@ -275,7 +284,7 @@ class ReducedModel {
   /// Method part: "normalisation" and "matrices" (and anything else it needs).
   virtual void writeMethodJson(nlohmann::ordered_json& j) const = 0;
   /// After training on `dataset`: mechanism name and hash, time stamp, settings, and the
-  /// metrics "training_runs" (name, load case, samples of each), "samples" and
+  /// metrics "training_runs" (name, load case, samples and duration [s] of each), "samples" and
   /// "sample_spacing" (the median spacing of the runs' samples [s]).
   void stampTraining(const Dataset& dataset, nlohmann::ordered_json settings);
   /// Calibrates the joint envelope from the recorded held-out check, when it ran.

@@ -5,6 +5,10 @@
 #include "engine/rom/method_registry.h"
 #include "engine/rom/speed_check.h"
 
+#include <algorithm>
+#include <cmath>
+#include <map>
+
 namespace mbdrom {
 
 namespace {
@@ -34,6 +38,28 @@ void refuseIfItBlowsUpOnItsOwnRuns(ReducedModel& rom, const Dataset& dataset, co
       "--keep-failing, keep_failing=True or the training dialog's keep box)");
 }
 
+// The range of each load's magnitude over the runs, when every run names a load case of the
+// mechanism (runs of varied or unknown loads carry forces no load of the model gives).
+void recordLoadRanges(ReducedModel& rom, const Dataset& dataset, const Model& model) {
+  std::map<std::string, std::pair<double, double>> ranges;
+  for (const DatasetRun& run : dataset.runs) {
+    const int lc = run.loadCase.empty() ? -1 : model.findLoadCase(run.loadCase);
+    if (lc < 0) return;
+    const LoadCase& spec = model.spec().loadCases[static_cast<std::size_t>(lc)];
+    for (std::size_t k = 0; k < spec.loads.size(); ++k) {
+      auto [it, added] = ranges.try_emplace(spec.loads[k].name, HUGE_VAL, -HUGE_VAL);
+      for (Eigen::Index i = 0; i < run.t.size(); ++i) {
+        const double u = model.loads(lc)[k].function(run.t(i));
+        it->second = {std::min(it->second.first, u), std::max(it->second.second, u)};
+      }
+    }
+  }
+  OJson json = OJson::object();
+  for (const auto& [name, range] : ranges)
+    if (range.first <= range.second) json[name] = OJson::array({range.first, range.second});
+  rom.recordLoadRanges(std::move(json));
+}
+
 }  // namespace
 
 void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* model,
@@ -41,6 +67,7 @@ void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* 
                         std::chrono::steady_clock::duration trainingTime, OwnRunFailure ownRunFailure) {
   rom.recordEnvelope(dataset);
   if (!model) return;
+  recordLoadRanges(rom, dataset, *model);
   if (!dataset.runs.empty() && !rom.metrics().contains("rollout"))
     judgeByHeldOutRollout(rom, dataset, *model, retrain, monitor, trainingTime);
   refuseIfItBlowsUpOnItsOwnRuns(rom, dataset, *model, monitor, ownRunFailure);

@@ -57,7 +57,7 @@ static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
 }
 
 static void ae_evaluate(S* s, const double* x, const double* v, double* a) {
-  if (!ae_accelerations(s, x, v, a)) STOPPED[0] = 1.0; /* no reduced mass: the run stops */
+  if (!ae_accelerations(s, x, v, a)) STOPPED[0] = STOP_NOT_ASSEMBLED; /* no reduced mass: the run stops */
 }
 
 static void method_init(S* s) {
@@ -75,11 +75,12 @@ static void method_init(S* s) {
 static void ae_check_range(S* s) {
   int i;
   for (i = 0; i < NR; ++i)
-    if (XR[i] < ae_lower[i] || XR[i] > ae_upper[i]) STOPPED[0] = 1.0;
+    if (XR[i] < ae_lower[i] || XR[i] > ae_upper[i]) STOPPED[0] = STOP_LEFT_RANGE;
 }
 
-static int method_finite(const S* s) {
-  return STOPPED[0] == 0.0 && all_finite(XR, NR) && all_finite(VR, NR) && all_finite(AR, NR);
+static int method_failure(const S* s) {
+  if (STOPPED[0] != 0.0) return (int)STOPPED[0];
+  return all_finite(XR, NR) && all_finite(VR, NR) && all_finite(AR, NR) ? 0 : STOP_DIVERGED;
 }
 
 static void method_coordinates(S* s, double* q, double* qd) {

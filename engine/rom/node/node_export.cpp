@@ -40,7 +40,7 @@ KERNEL const double* node_positions(S* s, const double* x) {
   /* Past the exported table (where the engine makes more nodes), or more than one degree of
      freedom: assembled from the last positions. */
   for (i = 0; i < NR; ++i) NODE_QS[asm_independent[i]] = x[i];
-  if (!assemble_positions(s, NODE_QS)) STOPPED[0] = 1.0; /* the mechanism does not assemble */
+  if (!assemble_positions(s, NODE_QS)) STOPPED[0] = STOP_NOT_ASSEMBLED;
   return NODE_QS;
 #else
   mlp_value(&node_decoder, x, NODE_Q, NETWORK_WORK);
@@ -66,7 +66,7 @@ static void node_stage(S* s, const double* x, const double* v, double* a) {
 
 static void node_project(S* s) {
 #if NODE_MODE == NODE_ALL
-  if (!project_onto_constraints(s, XS, VS)) STOPPED[0] = 1.0;
+  if (!project_onto_constraints(s, XS, VS)) STOPPED[0] = STOP_NOT_ASSEMBLED;
 #else
   (void)s;
 #endif
@@ -127,7 +127,10 @@ static void method_step(S* s, double t, double h) {
   if (all_finite(XS, NR) && all_finite(VS, NR)) node_project(s);
 }
 
-static int method_finite(const S* s) { return STOPPED[0] == 0.0 && all_finite(XS, NR) && all_finite(VS, NR); }
+static int method_failure(const S* s) {
+  if (STOPPED[0] != 0.0) return (int)STOPPED[0];
+  return all_finite(XS, NR) && all_finite(VS, NR) ? 0 : STOP_DIVERGED;
+}
 
 static void method_coordinates(S* s, double* q, double* qd) {
   int i;

@@ -344,10 +344,13 @@ static void method_step(S* s, double t, double dt) {
   for (i = 0; i < PNR; ++i) VR[i] += (0.5 * dt) * (PREV[i] + AR[i]);
   WORK[0] += 0.5 * dt * (power_prev + LOADPOWER[0]);
   for (i = 0; i < PNR; ++i) norm2 += XR[i] * XR[i];
-  if (sqrt(norm2) > PCA_SPAN) LEFT[0] = 1.0; /* left the region of its training data */
+  if (sqrt(norm2) > PCA_SPAN) LEFT[0] = STOP_LEFT_RANGE; /* left the region of its training data */
 }
 
-static int method_finite(const S* s) { return LEFT[0] == 0.0 && all_finite(XR, PNR) && all_finite(VR, PNR); }
+static int method_failure(const S* s) {
+  if (LEFT[0] != 0.0) return (int)LEFT[0];
+  return all_finite(XR, PNR) && all_finite(VR, PNR) ? 0 : STOP_DIVERGED;
+}
 
 static void method_coordinates(S* s, double* q, double* qd) {
   const int c = (int)CLUSTER[0];

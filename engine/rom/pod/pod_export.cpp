@@ -29,7 +29,7 @@ static void back_project(const double* x, double* q) {
   for (i = 0; i < NQ; ++i) q[i] += pod_mean[i];
 }
 
-static int method_finite(const S* s) { return all_finite(QR, NR) && all_finite(QDR, NR); }
+static int method_failure(const S* s) { return all_finite(QR, NR) && all_finite(QDR, NR) ? 0 : STOP_DIVERGED; }
 
 static void method_coordinates(S* s, double* q, double* qd) {
   int i;

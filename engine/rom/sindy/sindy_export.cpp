@@ -92,7 +92,7 @@ static void sindy_acceleration(S* s, double t, const double* u, const double* ud
     /* Past the exported table (where the engine makes more nodes), or more than one degree of
        freedom: assembled from the last positions. */
     if (!assemble_positions(s, SQG) || !independent_split(s, SQG, ud, SR, SQD, SC)) {
-      STOPPED[0] = 1.0; /* the mechanism does not assemble, or the coordinates lost the motion */
+      STOPPED[0] = STOP_NOT_ASSEMBLED; /* or the coordinates lost the motion */
       for (i = 0; i < NR; ++i) a[i] = 0.0;
       return;
     }
@@ -118,7 +118,7 @@ static void sindy_acceleration(S* s, double t, const double* u, const double* ud
     return;
   }
   if (!cholesky_factor(SMRR, NR, SL)) {
-    STOPPED[0] = 1.0;
+    STOPPED[0] = STOP_NOT_ASSEMBLED; /* no reduced mass */
     for (i = 0; i < NR; ++i) a[i] = 0.0;
     return;
   }
@@ -162,7 +162,10 @@ static void method_step(S* s, double t, double h) {
   }
 }
 
-static int method_finite(const S* s) { return STOPPED[0] == 0.0 && all_finite(U, NR) && all_finite(UD, NR); }
+static int method_failure(const S* s) {
+  if (STOPPED[0] != 0.0) return (int)STOPPED[0];
+  return all_finite(U, NR) && all_finite(UD, NR) ? 0 : STOP_DIVERGED;
+}
 
 /* The natural coordinates of the state, as the engine's output sample finds them. */
 static void method_coordinates(S* s, double* q, double* qd) {

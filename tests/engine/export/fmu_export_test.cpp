@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include "tests/engine/export/fmu_host.h"
 #include "tests/test_paths.h"
 
 #include <chrono>
@@ -44,56 +45,11 @@
 #include <thread>
 #include <vector>
 
-// The FMI 2.0 declarations the export writes (the host uses the same types).
-extern "C" {
-#include "engine/export/c/mbdrom_fmi2.h"
-}
-
 using namespace mbdrom;
+using namespace mbdrom::fmutest;
 namespace fs = std::filesystem;
 
 namespace {
-
-// A bar pendulum, described in words: a 1.5 kg bar O-A of 0.4 m hinged at the fixed point
-// O (0, 0, 0) in the plane z = 0 (point-on-plane), hanging along -y under gravity, A held
-// towards (0.3, -0.4, 0) by a 60 N/m spring-damper; load case "drive": a force on A along
-// x (2 sin(2 pi 1.3 t) N) and a torque on the bar about z (0.3 + 0.4 sin(2 pi 0.7 t) N m).
-const char* const kBarPendulum = R"({"format": "mbdrom-model", "version": 1, "name": "driven bar pendulum",
-    "gravity": [0, -9.81, 0],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [0, -0.4, 0]},
-               {"name": "S", "position": [0.3, -0.4, 0], "fixed": true}],
-    "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true}],
-    "bodies": [{"name": "bar", "type": "bar", "points": ["O", "A"], "mass": 1.5, "com": [0, -0.2, 0],
-                "transverse_inertia": 0.02}],
-    "joints": [{"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar", "point1": "O",
-                "point2": "A", "axis1": "z0"}],
-    "spring_dampers": [{"name": "spring", "point1": "S", "point2": "A", "free_length": 0.3, "stiffness": [60],
-                        "damping": 0.8}],
-    "load_cases": [{"name": "drive", "loads": [
-      {"name": "push", "type": "force", "point": "A", "direction": [1, 0, 0],
-       "function": {"type": "sine", "amplitude": 2, "frequency": 1.3}},
-      {"name": "twist", "type": "torque", "body": "bar", "direction": [0, 0, 1],
-       "function": {"type": "sum", "terms": [{"type": "constant", "value": 0.3},
-                                             {"type": "sine", "amplitude": 0.4, "frequency": 0.7}]}}]}]})";
-
-Model barPendulum() {
-  return Model(parseModelSpec(kBarPendulum, "<bar pendulum>"));
-}
-
-// One run of `model` under `loadCase` from 0 to tEnd [s] (1 ms steps, samples every outputDt
-// [s]) as a dataset, named after the load case.
-Dataset simulatedDataset(const Model& model, const std::string& loadCase, double tEnd, double outputDt) {
-  RunOptions o;
-  o.loadCase = model.requireLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.integrator.dt = 1e-3;
-  o.outputDt = outputDt;
-  TrajectoryRecorder full;
-  simulate(model, o, full);
-  Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(full.samples(), loadCase, loadCase));
-  return dataset;
-}
 
 std::unique_ptr<ReducedModel> trainPod(const Model& model, const std::string& integrator) {
   const Dataset dataset = simulatedDataset(model, "drive", 3.0, 0.002);
@@ -107,254 +63,6 @@ CExportOptions exportOptions(const std::string& id, const std::string& loadCase)
   options.identifier = id;
   options.loadCase = loadCase;
   return options;
-}
-
-std::string tempDir(const std::string& name) {
-  const fs::path dir =
-      fs::temp_directory_path() / ("mbdrom_fmu_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-// The stored entries of a ZIP archive (what the export writes), by name.
-std::map<std::string, std::string> unzipStored(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  const std::string zip((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  auto u16 = [&](std::size_t at) {
-    return static_cast<unsigned>(static_cast<unsigned char>(zip[at])) |
-           static_cast<unsigned>(static_cast<unsigned char>(zip[at + 1])) << 8;
-  };
-  auto u32 = [&](std::size_t at) { return u16(at) | u16(at + 2) << 16; };
-  std::map<std::string, std::string> files;
-  std::size_t at = 0;
-  while (at + 30 <= zip.size() && u32(at) == 0x04034b50u) {
-    REQUIRE(u16(at + 8) == 0);  // stored
-    const unsigned size = u32(at + 18), nameLength = u16(at + 26), extra = u16(at + 28);
-    const std::string name = zip.substr(at + 30, nameLength);
-    const std::string data = zip.substr(at + 30 + nameLength + extra, size);
-    CHECK(crc32(data) == u32(at + 14));
-    files[name] = data;
-    at += 30 + nameLength + extra + size;
-  }
-  CHECK(u32(at) == 0x02014b50u);  // the central directory follows
-  return files;
-}
-
-// An FMU of `rom` exported as DIR/ID.fmu, its binary unpacked beside it as DIR/ID.so.
-struct Exported {
-  FmuExport fmu;
-  std::string so;
-};
-
-Exported exportAndUnpack(const ReducedModel& rom, const Model& model, const std::string& id,
-                         const std::string& dir, std::vector<std::string> outputs = {}) {
-  CExportOptions options;
-  options.identifier = id;
-  options.loadCase = "drive";
-  options.outputs = std::move(outputs);
-  Exported e{exportFmu(rom, model, options, dir + "/" + id + ".fmu"), dir + "/" + id + ".so"};
-  REQUIRE(e.fmu.binary);
-  std::ofstream(e.so, std::ios::binary)
-      << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");
-  return e;
-}
-
-std::string run(const std::string& command) {
-  std::string out;
-  FILE* p = ::popen(command.c_str(), "r");
-  REQUIRE(p != nullptr);
-  char buffer[4096];
-  std::size_t n = 0;
-  while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) out.append(buffer, n);
-  ::pclose(p);
-  return out;
-}
-
-// ---- the host ----
-
-std::vector<std::string> logged;
-extern "C" void hostLogger(fmi2ComponentEnvironment, fmi2String instance, fmi2Status status,
-                           fmi2String category, fmi2String message, ...) {
-  logged.push_back(std::string(instance) + " [" + std::to_string(status) + "/" + category + "] " + message);
-}
-extern "C" void* hostAllocate(size_t n, size_t size) {
-  return std::calloc(n, size);
-}
-extern "C" void hostFree(void* p) {
-  std::free(p);
-}
-
-struct Fmi2 {
-  void* library = nullptr;
-#define MBDROM_FMI2_FUNCTION(name) decltype(&::name) name = nullptr;
-  MBDROM_FMI2_FUNCTION(fmi2GetVersion)
-  MBDROM_FMI2_FUNCTION(fmi2GetTypesPlatform)
-  MBDROM_FMI2_FUNCTION(fmi2Instantiate)
-  MBDROM_FMI2_FUNCTION(fmi2FreeInstance)
-  MBDROM_FMI2_FUNCTION(fmi2SetupExperiment)
-  MBDROM_FMI2_FUNCTION(fmi2EnterInitializationMode)
-  MBDROM_FMI2_FUNCTION(fmi2ExitInitializationMode)
-  MBDROM_FMI2_FUNCTION(fmi2Terminate)
-  MBDROM_FMI2_FUNCTION(fmi2Reset)
-  MBDROM_FMI2_FUNCTION(fmi2GetReal)
-  MBDROM_FMI2_FUNCTION(fmi2SetReal)
-  MBDROM_FMI2_FUNCTION(fmi2DoStep)
-  MBDROM_FMI2_FUNCTION(fmi2GetFMUstate)
-  MBDROM_FMI2_FUNCTION(fmi2GetRealStatus)
-  MBDROM_FMI2_FUNCTION(fmi2GetBooleanStatus)
-#undef MBDROM_FMI2_FUNCTION
-
-  explicit Fmi2(const std::string& so) {
-    library = ::dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
-    INFO(::dlerror());
-    REQUIRE(library != nullptr);
-    auto load = [&](auto& f, const char* name) {
-      void* symbol = ::dlsym(library, name);
-      INFO(name);
-      REQUIRE(symbol != nullptr);
-      std::memcpy(&f, &symbol, sizeof symbol);  // POSIX: a function's address as dlsym gives it
-    };
-    load(fmi2GetVersion, "fmi2GetVersion");
-    load(fmi2GetTypesPlatform, "fmi2GetTypesPlatform");
-    load(fmi2Instantiate, "fmi2Instantiate");
-    load(fmi2FreeInstance, "fmi2FreeInstance");
-    load(fmi2SetupExperiment, "fmi2SetupExperiment");
-    load(fmi2EnterInitializationMode, "fmi2EnterInitializationMode");
-    load(fmi2ExitInitializationMode, "fmi2ExitInitializationMode");
-    load(fmi2Terminate, "fmi2Terminate");
-    load(fmi2Reset, "fmi2Reset");
-    load(fmi2GetReal, "fmi2GetReal");
-    load(fmi2SetReal, "fmi2SetReal");
-    load(fmi2DoStep, "fmi2DoStep");
-    load(fmi2GetFMUstate, "fmi2GetFMUstate");
-    load(fmi2GetRealStatus, "fmi2GetRealStatus");
-    load(fmi2GetBooleanStatus, "fmi2GetBooleanStatus");
-  }
-  ~Fmi2() {
-    if (library) ::dlclose(library);
-  }
-  Fmi2(const Fmi2&) = delete;
-  Fmi2& operator=(const Fmi2&) = delete;
-};
-
-const fmi2CallbackFunctions kCallbacks = {hostLogger, hostAllocate, hostFree, nullptr, nullptr};
-
-// The output rows (one per communication point, the first at t = 0) of one instance driven
-// with the load case's values at each communication point, held over the step.
-using Rows = std::vector<std::vector<double>>;
-
-struct Host {
-  const Fmi2& fmi;
-  fmi2Component c = nullptr;
-  std::size_t nu, ny;
-  // parameters: values of the parameters (value references nu + ny on), set in initialization.
-  Host(const Fmi2& f, const std::string& name, const std::string& guid, std::size_t inputs,
-       std::size_t outputs, const std::vector<double>& parameters = {})
-      : fmi(f), nu(inputs), ny(outputs) {
-    c = fmi.fmi2Instantiate(name.c_str(), fmi2CoSimulation, guid.c_str(), "file:///tmp", &kCallbacks,
-                            fmi2False, fmi2False);
-    REQUIRE(c != nullptr);
-    REQUIRE(fmi.fmi2SetupExperiment(c, fmi2False, 0.0, 0.0, fmi2False, 0.0) == fmi2OK);
-    REQUIRE(fmi.fmi2EnterInitializationMode(c) == fmi2OK);
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-      const auto vr = static_cast<fmi2ValueReference>(nu + ny + i);
-      REQUIRE(fmi.fmi2SetReal(c, &vr, 1, &parameters[i]) == fmi2OK);
-    }
-    REQUIRE(fmi.fmi2ExitInitializationMode(c) == fmi2OK);
-  }
-  ~Host() { fmi.fmi2FreeInstance(c); }
-  Host(const Host&) = delete;
-  Host& operator=(const Host&) = delete;
-  std::vector<double> outputs() const {
-    std::vector<fmi2ValueReference> vr(ny);
-    for (std::size_t i = 0; i < ny; ++i) vr[i] = static_cast<fmi2ValueReference>(nu + i);
-    std::vector<double> y(ny);
-    REQUIRE(fmi.fmi2GetReal(c, vr.data(), ny, y.data()) == fmi2OK);
-    return y;
-  }
-  fmi2Status step(double t, double h, const std::vector<double>& u) {
-    std::vector<fmi2ValueReference> vr(nu);
-    for (std::size_t i = 0; i < nu; ++i) vr[i] = static_cast<fmi2ValueReference>(i);
-    REQUIRE(fmi.fmi2SetReal(c, vr.data(), nu, u.data()) == fmi2OK);
-    return fmi.fmi2DoStep(c, t, h, fmi2True);
-  }
-};
-
-std::vector<double> inputsAt(const Model& model, int lc, double t, double scale = 1.0) {
-  std::vector<double> u;
-  for (const CompiledLoad& load : model.loads(lc)) u.push_back(scale * load.function(t));
-  return u;
-}
-
-Rows drive(Host& host, const Model& model, int lc, double h, int steps, double scale = 1.0) {
-  Rows rows{host.outputs()};
-  double t = 0.0;
-  for (int n = 0; n < steps; ++n) {
-    REQUIRE(host.step(t, h, inputsAt(model, lc, t, scale)) == fmi2OK);
-    t += h;
-    rows.push_back(host.outputs());
-  }
-  return rows;
-}
-
-// The engine's run with the same sampling, as the FMU's outputs: per point its position
-// and velocity, the reduced coordinates left out (index -1), the envelope distance.
-Rows engineRows(const ReducedModel& rom, const Model& model, const CModel& c, double h, int steps,
-                const std::map<std::string, double>& parameters = {}) {
-  RunOptions o;
-  o.parameters = parameters;
-  o.loadCase = model.requireLoadCase(c.loadCase);
-  o.tEnd = h * steps;
-  o.integrator.dt = c.dt;
-  o.outputDt = h;
-  TrajectoryRecorder recorder;
-  simulateWithHeldInputs(rom, model, o, h, recorder);
-  Rows rows;
-  for (const Sample& s : recorder.samples()) {
-    std::vector<double> y;
-    for (std::size_t k = 0; k + 1 < c.outputs.size(); ++k) {
-      const std::string& name = c.outputs[k].name;
-      if (name.rfind("x_r", 0) == 0 || name == "cluster") {
-        y.push_back(NAN);  // reduced coordinates: not in a sample
-        continue;
-      }
-      const bool velocity = name.rfind("qd.", 0) == 0;
-      const std::string point = name.substr(velocity ? 3 : 0, name.size() - (velocity ? 5 : 2));
-      const Combination comb = model.pointCombination(point);
-      const Eigen::Vector3d v = velocity ? comb.rate(s.qd) : comb.value(s.q);
-      y.push_back(v(name.back() - 'x'));
-    }
-    y.push_back(s.envelopeDistance);
-    rows.push_back(y);
-  }
-  return rows;
-}
-
-// Largest difference per channel relative to the channel's largest magnitude.
-// A channel that is zero but for rounding (the out-of-plane velocity of a planar motion,
-// 1e-19 m/s) is measured against a thousandth of the largest channel instead: 1e-10 of that
-// is 1e-13 of the motion, rounding's order.
-// channel: the channel of the largest, when given.
-double worstRelativeGap(const Rows& a, const Rows& b, std::size_t* channel = nullptr) {
-  REQUIRE(a.size() == b.size());
-  double worst = 0.0, largest = 0.0;
-  for (const auto& row : b)
-    for (const double x : row)
-      if (std::isfinite(x)) largest = std::max(largest, std::abs(x));
-  for (std::size_t k = 0; k < a.front().size(); ++k) {
-    double scale = 1e-3 * largest, gap = 0.0;
-    for (std::size_t r = 0; r < a.size(); ++r) {
-      if (std::isnan(b[r][k])) continue;
-      scale = std::max(scale, std::abs(b[r][k]));
-      gap = std::max(gap, std::abs(a[r][k] - b[r][k]));
-    }
-    if (scale > 0.0 && gap / scale > worst) {
-      worst = gap / scale;
-      if (channel) *channel = k;
-    }
-  }
-  return worst;
 }
 
 }  // namespace
@@ -517,6 +225,7 @@ TEST_CASE("a local PCA model exported switches clusters as the engine does, to 1
   const double h = 2 * e.model.dt;
   const int steps = static_cast<int>(std::floor(3.0 / h));
   Host host(fmi, "pca", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  host.integerOutput = static_cast<int>(e.model.outputs.size()) - 2;
   const Rows fmu = drive(host, model, o.loadCase, h, steps);
   const Rows expected = engineRows(*rom, model, e.model, h, steps);
   const double gap = worstRelativeGap(fmu, expected);
@@ -570,6 +279,8 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
     REQUIRE(e.binary);
     std::ofstream(dir + "/" + id + ".so", std::ios::binary)
         << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");
+    // The networks' exp in glibc's first version: the binary loads on older systems too.
+    CHECK(symbolsNewerThanGlibc217(dir + "/" + id + ".so").empty());
     const Fmi2 fmi(dir + "/" + id + ".so");
     const double h = 4 * e.model.dt;
     const int steps = static_cast<int>(std::floor(2.0 / h));
@@ -653,6 +364,7 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
     REQUIRE(e.model.parameters.size() == c.mu.size());
     if (!c.mu.empty())
       CHECK(e.model.parameters[0].start == Approx(1.5));  // the middle of the range trained on
+    CHECK(symbolsNewerThanGlibc217(exported.so).empty());
     const Fmi2 fmi(exported.so);
     const double h = 2 * e.model.dt;
     const int steps = static_cast<int>(std::floor(2.0 / h));
@@ -982,8 +694,14 @@ TEST_CASE("the FMU refuses what the standard refuses, with a message", "[fmu]") 
   const fmi2ValueReference unknown = 100000;
   double read = 0.0;
   CHECK(fmi.fmi2GetReal(c, &unknown, 1, &read) == fmi2Error);
-  fmi2FMUstate state = nullptr;
-  CHECK(fmi.fmi2GetFMUstate(c, &state) == fmi2Error);
+  CHECK(fmi.fmi2GetInteger(c, &output, 1, nullptr) == fmi2Error);
+  const fmi2ValueReference stopOutside = static_cast<fmi2ValueReference>(
+      e.model.inputs.size() + e.model.outputs.size() + e.model.parameters.size());
+  const fmi2Boolean yes = fmi2True;
+  CHECK(fmi.fmi2SetBoolean(c, &stopOutside, 1, &yes) == fmi2Error);  // fixed once initialized
+  CHECK_THAT(logged.back(), Catch::Contains("fixed once initialized"));
+  const fmi2String unknownCategory = "logEverythingPlease";
+  CHECK(fmi.fmi2SetDebugLogging(c, fmi2True, 1, &unknownCategory) == fmi2Error);
   CHECK(fmi.fmi2DoStep(c, 0.5, 0.01, fmi2True) == fmi2Error);  // not where the last step ended
   CHECK(fmi.fmi2DoStep(c, 0.0, -0.01, fmi2True) == fmi2Error);
   CHECK(fmi.fmi2DoStep(c, 0.0, 0.01, fmi2True) == fmi2OK);
@@ -1029,7 +747,18 @@ TEST_CASE("the FMU's archive, XML, dependencies and symbols are as the standard 
                       Catch::Contains("<CoSimulation modelIdentifier=\"bar_archive\""));
   const std::size_t nu = e.model.inputs.size(), ny = e.model.outputs.size();
   CHECK(ny == 2 * 6 + 2 + 1);  // two points' positions and velocities, n_r = 2, the envelope distance
-  CHECK(count("<ScalarVariable ") == nu + ny);
+  CHECK(count("<ScalarVariable ") == nu + ny + 1);  // and stop_outside_envelope
+  CHECK(count("<Boolean start=\"false\"/>") == 1);
+  CHECK_THAT(xml, Catch::Contains("canGetAndSetFMUstate=\"true\" canSerializeFMUstate=\"true\""));
+  for (const char* category : {"logStatusWarning", "logStatusDiscard", "logStatusError", "logAll"})
+    CHECK_THAT(xml, Catch::Contains("<Category name=\"" + std::string(category) + "\""));
+  // The trained span (one run of 3 s) and the inputs' trained ranges (push: 2 sin(2 pi 1.3 t) N).
+  CHECK_THAT(xml, Catch::Contains("<DefaultExperiment startTime=\"0\" stopTime=\"3\""));
+  CHECK(count(" min=\"") == nu);
+  CHECK(e.model.inputs[0].min == Approx(-2.0).epsilon(1e-4));
+  CHECK(e.model.inputs[0].max == Approx(2.0).epsilon(1e-4));
+  CHECK(e.model.inputs[1].min == Approx(-0.1).epsilon(1e-4));  // twist: 0.3 + 0.4 sin(2 pi 0.7 t) N m
+  CHECK(e.model.inputs[1].max == Approx(0.7).epsilon(1e-4));
   CHECK(count("causality=\"input\"") == nu);
   CHECK(count("causality=\"output\"") == ny);
   CHECK(count("<Unknown index=") == 2 * ny);  // Outputs and InitialUnknowns
@@ -1061,6 +790,7 @@ TEST_CASE("the FMU's archive, XML, dependencies and symbols are as the standard 
     ++fmiFunctions;
   }
   CHECK(fmiFunctions == 34);  // the 25 common functions of FMI 2.0 and the 9 of Co-Simulation
+  CHECK(symbolsNewerThanGlibc217(so).empty());
 }
 
 TEST_CASE("the C export is one header and one source that build as strict C99 without a warning", "[fmu]") {
