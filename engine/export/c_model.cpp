@@ -312,7 +312,15 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
 
   const auto nu = static_cast<int>(out.inputs.size()), ny = static_cast<int>(out.outputs.size()),
              np = static_cast<int>(out.parameters.size());
-  const int runtimeScratch = 3 * nq + ne;
+  // The joint envelope (engine NeighbourEnvelope), when it is of this mechanism's coordinates.
+  const NeighbourEnvelope& joint = envelope.joint();
+  const bool hasJoint = joint.known() && joint.coordinates() == nq;
+  const NeighbourEnvelope::Tables tables = joint.tables();
+  const int jm = hasJoint ? static_cast<int>(tables.positionBasis.cols()) : 0,
+            jmf = hasJoint ? static_cast<int>(tables.loadBasis.cols()) : 0,
+            jk = hasJoint ? static_cast<int>(tables.samples.cols()) : 0, jn = 2 * jm + 2 * jmf;
+  const double gate = hasJoint && joint.calibrated() ? joint.gate() : 0.0;
+  const int runtimeScratch = 3 * nq + std::max(ne, jn + jmf);
   std::vector<std::string> inputNames, inputUnits, outputNames, outputUnits, parameterNames;
   Eigen::VectorXd inputStart(nu), parameterStart(np), inputMin(nu), inputMax(nu), parameterMin(np),
       parameterMax(np);
@@ -347,6 +355,8 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
       {"NX", std::to_string(std::max(method.stateSize(), 1))},
       {"NWORK", std::to_string(std::max(runtimeScratch + method.scratchSize(), 1))},
       {"DT", cNumber(out.dt)},
+      {"NJF_ALLOC", std::to_string(std::max(jmf, 1))},
+      {"JOINT_GATE", cNumber(gate)},
   };
   out.header = fillTemplate(kCModelHeaderTemplate, values);
 
@@ -414,7 +424,32 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
       "checked). */\n";
   src += "static const double envelope_low[] = " + cArrayLiteral(low) + ";\n";
   src += "static const double envelope_high[] = " + cArrayLiteral(high) + ";\n";
-  src += "static const double envelope_unit[] = " + cArrayLiteral(unit) + ";\n\n";
+  src += "static const double envelope_unit[] = " + cArrayLiteral(unit) + ";\n";
+  src +=
+      "/* The joint envelope: features of the positions and velocities on the training positions' "
+      "principal directions, of the loads and their rates on the loads'; the kept training samples "
+      "(features x kept, sorted by the first). */\n";
+  src += "#define JOINT_M " + std::to_string(jm) + "\n#define JOINT_MF " + std::to_string(jmf) +
+         "\n#define JOINT_K " + std::to_string(jk) + "\n#define JOINT_N " + std::to_string(jn) + "\n";
+  const Eigen::MatrixXd none;
+  src += "static const double joint_position_basis[] = " +
+         cArrayLiteral(hasJoint ? tables.positionBasis : none) + ";\n";
+  src +=
+      "static const double joint_load_basis[] = " + cArrayLiteral(hasJoint ? tables.loadBasis : none) + ";\n";
+  src += "static const double joint_position_mean[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.positionMean) : none) + ";\n";
+  src += "static const double joint_position_scale[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.positionScale) : none) + ";\n";
+  src += "static const double joint_velocity_scale[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.velocityScale) : none) + ";\n";
+  src += "static const double joint_load_mean[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.loadMean) : none) + ";\n";
+  src += "static const double joint_load_scale[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.loadScale) : none) + ";\n";
+  src += "static const double joint_load_rate_scale[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.loadRateScale) : none) + ";\n";
+  src += "static const double joint_samples[] = " +
+         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.samples.transpose()) : none) + ";\n\n";
   src += "/* The method: " + commentText(out.methodName) + ". */\n" + method.constants() + "\n" +
          method.macros() + "\n";
   src += fillTemplate(kCKernelsTemplate, values);

@@ -85,6 +85,19 @@ class NeighbourEnvelope {
   /// The relative RMS error a run whose largest distance is `d` (<= gate()) expects [-].
   double expectedError(double d) const;
 
+  /// The tables distance() uses, for code that computes it elsewhere (the exported C): the
+  /// positions' basis (nq x m), the loads' (nq x mf), the kept samples (features x kept, sorted
+  /// by their first feature), the means on those bases and each feature's scale.
+  struct Tables {
+    const Eigen::MatrixXd &positionBasis, &loadBasis, &samples;
+    const Eigen::VectorXd &positionMean, &positionScale, &velocityScale, &loadMean, &loadScale,
+        &loadRateScale;
+  };
+  Tables tables() const {
+    return {qBasis_, fBasis_,         samples_, qMeanProjected_, qScale_,
+            vScale_, fMeanProjected_, fScale_,  rateScale_};
+  }
+
   nlohmann::ordered_json toJson() const;
   /// Reads the envelope's "joint"; throws FileError naming `source` and the field.
   static NeighbourEnvelope fromJson(const nlohmann::ordered_json& j, const std::string& source);
