@@ -91,7 +91,7 @@ void BM_ExportedStepC(benchmark::State& state) {
     state.SkipWithError(::dlerror());
     return;
   }
-  using Init = void (*)(void*, const double*);
+  using Init = void (*)(void*, const double*, const double*);
   using SetInput = void (*)(void*, int, double);
   using Step = int (*)(void*);
   Init init = nullptr;
@@ -116,7 +116,7 @@ void BM_ExportedStepC(benchmark::State& state) {
   double seconds = 0.0;
   long long steps = 0;
   for (auto _ : state) {
-    init(stateBuffer.data(), nullptr);
+    init(stateBuffer.data(), nullptr, nullptr);
     const auto t0 = std::chrono::steady_clock::now();
     for (long long k = 0; k < count; ++k) {
       const double t = static_cast<double>(k) * dt;

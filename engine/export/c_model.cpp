@@ -254,6 +254,8 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   }
   out.trainedSpan = rom.trainedSpan();
   out.verdict = rom.metrics().value("verdict", std::string());
+  out.created = rom.created();
+  out.settings = rom.settings().dump();
   out.outputs.push_back(
       {"envelope_distance", "",
        "distance outside the training envelope (0 inside; above 0.1 the model extrapolates; -1: the "

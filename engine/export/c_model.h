@@ -100,6 +100,8 @@ struct CModel {
   double dt = 0.0;           ///< its step [s]
   double trainedSpan = 0.0;  ///< the longest training run [s] (0: not known)
   std::string verdict;       ///< the model's verdict on held-out runs ("" when none)
+  std::string created;       ///< when the model was trained (UTC, "" when not known)
+  std::string settings;      ///< its training settings, as JSON
   std::vector<CVariable> inputs, outputs, parameters;
   std::string method, methodName, mechanism, loadCase;
 };

@@ -6,6 +6,7 @@
 #include "engine/core/file_io.h"
 #include "engine/core/version.h"
 #include "engine/export/c_templates.h"
+#include "engine/export/fmu_documentation.h"
 #include "engine/export/zip_writer.h"
 #include "engine/rom/reduced_model.h"
 
@@ -319,6 +320,7 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
                              {"SPAN", cNumber(m.trainedSpan)}});
   ZipWriter zip;
   zip.add("modelDescription.xml", fmuModelDescription(m, out.guid));
+  zip.add("documentation/index.html", fmuDocumentation(m, out.guid));
   {
     TemporaryDirectory build{makeTemporaryDirectory(path)};
     const fs::path dir(build.path);

@@ -5,6 +5,7 @@ target_sources(mbdrom_engine PRIVATE
   export/c_combinations.cpp
   export/c_kinematics.cpp
   export/c_forces.cpp
+  export/fmu_documentation.cpp
   export/fmu_export.cpp
   export/zip_writer.cpp
 )

@@ -57,6 +57,18 @@ std::unique_ptr<ReducedModel> trainPod(const Model& model, const std::string& in
   return trainReducedModel("pod", dataset, {{"nr", 2}, {"integrator", integrator}}, monitor, &model);
 }
 
+// `text` as an HTML page writes it.
+std::string htmlText(const std::string& text) {
+  std::string out;
+  for (char c : text)
+    out += c == '"'   ? std::string("&quot;")
+           : c == '&' ? std::string("&amp;")
+           : c == '<' ? std::string("&lt;")
+           : c == '>' ? std::string("&gt;")
+                      : std::string(1, c);
+  return out;
+}
+
 // Options of an export named `id` under the load case `loadCase`.
 CExportOptions exportOptions(const std::string& id, const std::string& loadCase) {
   CExportOptions options;
@@ -791,6 +803,14 @@ TEST_CASE("the FMU's archive, XML, dependencies and symbols are as the standard 
   }
   CHECK(fmiFunctions == 34);  // the 25 common functions of FMI 2.0 and the 9 of Co-Simulation
   CHECK(symbolsNewerThanGlibc217(so).empty());
+
+  // The documentation: what the model is, its trained ranges, its verdict, how it was made.
+  const std::string& doc = files.at("documentation/index.html");
+  CHECK_THAT(doc, Catch::StartsWith("<!DOCTYPE html>") && Catch::Contains("driven bar pendulum") &&
+                      Catch::Contains("global POD") && Catch::Contains("<code>twist</code>") &&
+                      Catch::Contains("-0.1") && Catch::Contains(e.guid) &&
+                      Catch::Contains(htmlText(rom->metrics().value("verdict", std::string()))) &&
+                      Catch::Contains("stop_outside_envelope") && Catch::EndsWith("</html>\n"));
 }
 
 TEST_CASE("the C export is one header and one source that build as strict C99 without a warning", "[fmu]") {
