@@ -25,6 +25,8 @@ test_pkgs=(
   python3-pytest                # tests/python: the Python module's tests
   python3-matplotlib            # examples/python: the worked example, run as a test
   openmpi-bin                   # mpirun: the sweep in parts of issue 32 (no MPI library is linked)
+  gcc-mingw-w64-x86-64 wine64   # an FMU's Windows DLL, built with MinGW-w64 and run under wine
+  zip unzip                     # the user guide's source build of an FMU, run as a test
 )
 fuzz_pkgs=(clang libclang-rt-14-dev)
 bench_pkgs=(libsimbody-dev)

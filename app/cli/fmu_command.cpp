@@ -100,8 +100,16 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
       << "\" under \"" << e.model.loadCase << "\"\n";
   out << "model identifier       " << e.model.identifier << "\nguid                   " << e.guid << "\n";
   printVariables(e.model, out);
+  out << "binaries               "
+      << (!e.binary   ? "none (the sources only)"
+          : e.windows ? "linux64, win64 (MinGW-w64)"
+                      : "linux64")
+      << "\n";
   out << "written                " << path << "\n";
   if (!e.binary) err << "mbdrom-cli export-fmu: warning: " << e.note << "\n";
+  if (!e.windowsFailure.empty())
+    err << "mbdrom-cli export-fmu: warning: MinGW-w64 is installed but built no Windows DLL: "
+        << e.windowsFailure << "\n";
   return 0;
 }
 

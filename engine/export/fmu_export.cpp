@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -210,9 +211,69 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
   return x.str();
 }
 
+namespace {
+
+// compileSharedObject with the flags `extra` after the common ones; `native`: the result is
+// checked by loading it (a Windows DLL cannot be: its header is checked instead).
+bool compileWith(const std::string& dir, const std::vector<std::string>& sources, const std::string& output,
+                 const std::string& compiler, const std::vector<std::string>& extra, bool native,
+                 double timeoutSeconds, Monitor* monitor);
+
+}  // namespace
+
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
                          const std::string& output, const std::string& compiler, bool hideSymbols,
                          double timeoutSeconds, Monitor* monitor) {
+  std::vector<std::string> extra{"-fPIC"};
+  if (hideSymbols) extra.emplace_back("-fvisibility=hidden");
+  if (!compileWith(dir, sources, output, compiler, extra, true, timeoutSeconds, monitor)) return false;
+  const char* env = std::getenv("CC");
+  requireLoadable((fs::absolute(fs::path(dir)) / output).string(),
+                  !compiler.empty() ? compiler
+                  : env && *env     ? std::string(env)
+                                    : std::string("cc"),
+                  hideSymbols ? "fmi2Instantiate" : nullptr);
+  return true;
+}
+
+std::string windowsCompiler() {
+  if (const char* off = std::getenv("MBDROM_NO_WIN64"); off && *off && std::string(off) != "0") return {};
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');) {
+    const fs::path candidate = fs::path(d.empty() ? "." : d) / "x86_64-w64-mingw32-gcc";
+    if (::access(candidate.c_str(), X_OK) == 0) return candidate.string();
+  }
+  return {};
+}
+
+void compileWindowsDll(const std::string& dir, const std::vector<std::string>& sources,
+                       const std::string& output, const std::string& compiler, double timeoutSeconds,
+                       Monitor* monitor) {
+  compileWith(dir, sources, output, compiler, {"-static-libgcc"}, false, timeoutSeconds, monitor);
+  // A PE file: "MZ", and at the offset it names "PE\0\0" with the x86-64 machine type.
+  const std::string dll = readAll(fs::path(dir) / output);
+  const auto u32 = [&](std::size_t at) {
+    return at + 4 <= dll.size()
+               ? static_cast<std::uint32_t>(static_cast<unsigned char>(dll[at])) |
+                     static_cast<std::uint32_t>(static_cast<unsigned char>(dll[at + 1])) << 8 |
+                     static_cast<std::uint32_t>(static_cast<unsigned char>(dll[at + 2])) << 16 |
+                     static_cast<std::uint32_t>(static_cast<unsigned char>(dll[at + 3])) << 24
+               : 0u;
+  };
+  const std::uint32_t pe = u32(0x3c);
+  if (dll.compare(0, 2, "MZ") != 0 || dll.compare(pe, 4, std::string("PE\0\0", 4)) != 0 ||
+      (u32(pe + 4) & 0xffffu) != 0x8664u)
+    throw Error("the Windows C compiler (" + compiler +
+                ") reported success, but what it wrote is not a 64-bit "
+                "Windows DLL");
+}
+
+namespace {
+
+bool compileWith(const std::string& dir, const std::vector<std::string>& sources, const std::string& output,
+                 const std::string& compiler, const std::vector<std::string>& extra, bool native,
+                 double timeoutSeconds, Monitor* monitor) {
   // The compiler command: --cc, else $CC, else cc; "ccache gcc" is a command of two words.
   const char* env = std::getenv("CC");
   const bool chosen = !compiler.empty() || (env && *env);
@@ -222,8 +283,8 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
   if (args.empty()) throw InputError("the C compiler command is empty");
   const std::string cc = args.front();
   // No contraction into fused multiply-adds: the exported model computes as the engine does.
-  for (const char* a : {"-std=c99", "-O3", "-ffp-contract=off", "-fPIC", "-shared"}) args.emplace_back(a);
-  if (hideSymbols) args.emplace_back("-fvisibility=hidden");
+  for (const char* a : {"-std=c99", "-O3", "-ffp-contract=off", "-shared"}) args.emplace_back(a);
+  for (const std::string& a : extra) args.push_back(a);
   args.emplace_back("-o");
   args.push_back(output);
   for (const std::string& s : sources) args.push_back(s);
@@ -258,7 +319,7 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
   const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attributes);
-  if (spawned == ENOENT && !chosen) return false;  // no cc on the machine: a source FMU
+  if (spawned == ENOENT && !chosen && native) return false;  // no cc on the machine: a source FMU
   if (spawned != 0)
     throw Error("cannot start the C compiler \"" + cc + "\": " + std::string(std::strerror(spawned)));
   int status = 0;
@@ -296,10 +357,10 @@ bool compileSharedObject(const std::string& dir, const std::vector<std::string>&
       message = "the command was not found";
     throw Error("the C compiler (" + cc + ") failed on the generated source: " + message);
   }
-  requireLoadable((fs::absolute(fs::path(dir)) / output).string(), cc,
-                  hideSymbols ? "fmi2Instantiate" : nullptr);
   return true;
 }
+
+}  // namespace
 
 FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
                     const std::string& path, const std::string& compiler, double compilerTimeout,
@@ -341,6 +402,19 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
                                                    compiler, true, compilerTimeout, monitor);
     if (out.binary)
       zip.add(std::string("binaries/") + platform + "/" + id + ".so", readAll(dir / (id + ".so")), true);
+    // A Windows DLL too where MinGW-w64 is installed; one that fails to build is said, not fatal.
+    if (const std::string mingw = windowsCompiler(); !mingw.empty()) {
+      try {
+        compileWindowsDll(build.path, {id + ".c", "fmi2_" + id + ".c"}, id + ".dll", mingw, compilerTimeout,
+                          monitor);
+        zip.add("binaries/win64/" + id + ".dll", readAll(dir / (id + ".dll")), true);
+        out.windows = true;
+      } catch (const Cancelled&) {
+        throw;
+      } catch (const Error& e) {
+        out.windowsFailure = e.what();
+      }
+    }
   }
   zip.add("sources/" + id + ".h", m.header);
   zip.add("sources/" + id + ".c", m.source);
@@ -350,7 +424,10 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
   writeFileAtomically(path, zip.finish(), std::move(lock));
   out.note =
       out.binary
-          ? "binaries/linux64/" + id + ".so built with the system's C compiler, sources/ for other platforms"
+          ? "binaries/linux64/" + id + ".so built with the system's C compiler" +
+                (out.windows ? ", binaries/win64/" + id + ".dll with MinGW-w64" : std::string()) +
+                ", sources/ for other platforms" +
+                (out.windowsFailure.empty() ? std::string() : " (no Windows DLL: " + out.windowsFailure + ")")
           : "no C compiler was found (" + (compiler.empty() ? std::string("cc or $CC") : compiler) +
                 "): the FMU holds the sources only (sources/" + id + ".c, fmi2_" + id +
                 ".c); build them with `cc -shared -fPIC -fvisibility=hidden -O2 *.c -lm`";

@@ -29,8 +29,10 @@ inline constexpr double kCompilerTimeout = 300.0;
 struct FmuExport {
   CModel model;
   std::string guid;
-  bool binary = false;  ///< false: no C compiler was found, the FMU holds the sources only
-  std::string note;     ///< for the user: what was built, or why there is no binary
+  bool binary = false;         ///< false: no C compiler was found, the FMU holds the sources only
+  bool windows = false;        ///< a binaries/win64 DLL too (MinGW-w64 was found and built it)
+  std::string windowsFailure;  ///< why MinGW-w64, found, built no DLL ("" when it did or was not found)
+  std::string note;            ///< for the user: what was built, or why there is no binary
 };
 
 /// The modelDescription.xml of `model` (FMI 2.0, Co-Simulation).
@@ -60,5 +62,17 @@ CModel exportCSources(const ReducedModel& rom, const Model& model, const CExport
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
                          const std::string& output, const std::string& compiler, bool hideSymbols = true,
                          double timeoutSeconds = kCompilerTimeout, Monitor* monitor = nullptr);
+
+/// The MinGW-w64 C compiler for 64-bit Windows on the PATH (x86_64-w64-mingw32-gcc), or ""
+/// (also when the environment variable MBDROM_NO_WIN64 is set and not 0).
+std::string windowsCompiler();
+
+/// Compiles `sources` (files in `dir`) into the 64-bit Windows DLL `output` in `dir` with
+/// `compiler` (windowsCompiler()), libgcc linked in: the DLL needs only the system's C runtime.
+/// Throws Error with the compiler's message when it fails or writes no Windows DLL, as
+/// compileSharedObject does (time limit, cancel through `monitor`).
+void compileWindowsDll(const std::string& dir, const std::vector<std::string>& sources,
+                       const std::string& output, const std::string& compiler,
+                       double timeoutSeconds = kCompilerTimeout, Monitor* monitor = nullptr);
 
 }  // namespace mbdrom

@@ -31,59 +31,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// The bar pendulum with two more load cases of the drive's loads: "hold" (push 1.5 N and
-// twist 0.6 N m, constant: not the drive's start values 0 and 0.3) and "huge" (the drive
-// times 1e4).
-Model barWithMoreLoadCases() {
-  nlohmann::json j = nlohmann::json::parse(kBarPendulum);
-  nlohmann::json hold = j["load_cases"][0], huge = j["load_cases"][0];
-  hold["name"] = "hold";
-  hold["loads"][0]["function"] = {{"type", "constant"}, {"value", 1.5}};
-  hold["loads"][1]["function"] = {{"type", "constant"}, {"value", 0.6}};
-  huge["name"] = "huge";
-  huge["loads"][0]["function"]["amplitude"] = 2e4;
-  huge["loads"][1]["function"]["terms"][0]["value"] = 3e3;
-  huge["loads"][1]["function"]["terms"][1]["amplitude"] = 4e3;
-  j["load_cases"].push_back(hold);
-  j["load_cases"].push_back(huge);
-  return Model(parseModelSpec(j.dump(), "<bar pendulum, more load cases>"));
-}
-
-struct Trained {
-  std::string method;
-  std::unique_ptr<ReducedModel> rom;
-};
-
-// Every method on the bar pendulum's drive, briefly trained (the tests compare the FMU with
-// the engine, not with the mechanism).
-const std::vector<Trained>& everyMethod() {
-  static const std::vector<Trained> trained = [] {
-    const Model model = barPendulum();
-    const Dataset data = simulatedDataset(model, "drive", 3.0, 0.002);
-    const Dataset sparse = simulatedDataset(model, "drive", 3.0, 0.01);
-    Monitor monitor;
-    auto train = [&](const std::string& method, const Dataset& d, const nlohmann::ordered_json& settings) {
-      return Trained{method, trainReducedModel(method, d, settings, monitor, &model, OwnRunFailure::Keep)};
-    };
-    std::vector<Trained> t;
-    t.push_back(train("pod", data, {{"nr", 2}}));
-    t.push_back(train("pca", data, {{"clusters", 3}, {"nr", 1}}));
-    t.push_back(
-        train("ae", data,
-              {{"nr", 1}, {"hidden", {12}}, {"force_hidden", {8}}, {"epochs", 80}, {"force_epochs", 80}}));
-    t.push_back(
-        train("node", sparse, {{"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "external"}, {"seed", 3}}));
-    t.push_back(train("sindy", data,
-                      {{"known_forces", {"external", "spring"}},
-                       {"polynomial_degree", 2},
-                       {"trig_positions", true},
-                       {"kappa", 0.0},
-                       {"constant", false}}));
-    return t;
-  }();
-  return trained;
-}
-
 // The exported C model's own functions, from its source built without hidden symbols.
 struct CApi {
   void* library = nullptr;

@@ -4,6 +4,9 @@
 #include "engine/export/zip_writer.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/held_input_run.h"
+#include "engine/rom/reduced_model.h"
+
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 
@@ -18,6 +21,12 @@
 namespace fs = std::filesystem;
 
 namespace mbdrom::fmutest {
+
+namespace {
+// The FMU tests build Windows DLLs only where they test them (fmu_platform_test.cpp): MinGW-w64
+// takes about a second per export.
+[[maybe_unused]] const bool kNoWindowsDll = ::setenv("MBDROM_NO_WIN64", "1", 0) == 0;
+}  // namespace
 
 // A bar pendulum, described in words: a 1.5 kg bar O-A of 0.4 m hinged at the fixed point
 // O (0, 0, 0) in the plane z = 0 (point-on-plane), hanging along -y under gravity, A held
@@ -48,6 +57,49 @@ Model barPendulum() {
 
 // One run of `model` under `loadCase` from 0 to tEnd [s] (1 ms steps, samples every outputDt
 // [s]) as a dataset, named after the load case.
+Model barWithMoreLoadCases() {
+  nlohmann::json j = nlohmann::json::parse(kBarPendulum);
+  nlohmann::json hold = j["load_cases"][0], huge = j["load_cases"][0];
+  hold["name"] = "hold";
+  hold["loads"][0]["function"] = {{"type", "constant"}, {"value", 1.5}};
+  hold["loads"][1]["function"] = {{"type", "constant"}, {"value", 0.6}};
+  huge["name"] = "huge";
+  huge["loads"][0]["function"]["amplitude"] = 2e4;
+  huge["loads"][1]["function"]["terms"][0]["value"] = 3e3;
+  huge["loads"][1]["function"]["terms"][1]["amplitude"] = 4e3;
+  j["load_cases"].push_back(hold);
+  j["load_cases"].push_back(huge);
+  return Model(parseModelSpec(j.dump(), "<bar pendulum, more load cases>"));
+}
+
+const std::vector<Trained>& everyMethod() {
+  static const std::vector<Trained> trained = [] {
+    const Model model = barPendulum();
+    const Dataset data = simulatedDataset(model, "drive", 3.0, 0.002);
+    const Dataset sparse = simulatedDataset(model, "drive", 3.0, 0.01);
+    Monitor monitor;
+    auto train = [&](const std::string& method, const Dataset& d, const nlohmann::ordered_json& settings) {
+      return Trained{method, trainReducedModel(method, d, settings, monitor, &model, OwnRunFailure::Keep)};
+    };
+    std::vector<Trained> t;
+    t.push_back(train("pod", data, {{"nr", 2}}));
+    t.push_back(train("pca", data, {{"clusters", 3}, {"nr", 1}}));
+    t.push_back(
+        train("ae", data,
+              {{"nr", 1}, {"hidden", {12}}, {"force_hidden", {8}}, {"epochs", 80}, {"force_epochs", 80}}));
+    t.push_back(
+        train("node", sparse, {{"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "external"}, {"seed", 3}}));
+    t.push_back(train("sindy", data,
+                      {{"known_forces", {"external", "spring"}},
+                       {"polynomial_degree", 2},
+                       {"trig_positions", true},
+                       {"kappa", 0.0},
+                       {"constant", false}}));
+    return t;
+  }();
+  return trained;
+}
+
 Dataset simulatedDataset(const Model& model, const std::string& loadCase, double tEnd, double outputDt) {
   RunOptions o;
   o.loadCase = model.requireLoadCase(loadCase);

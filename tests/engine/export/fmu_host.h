@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,19 @@ namespace mbdrom::fmutest {
 /// The bar pendulum of the FMU tests (its model file; fmu_host.cpp describes it in words).
 extern const char* const kBarPendulum;
 Model barPendulum();
+
+/// The bar pendulum with two more load cases of the drive's loads: "hold" (push 1.5 N and
+/// twist 0.6 N m, constant: not the drive's start values 0 and 0.3) and "huge" (the drive
+/// times 1e4).
+Model barWithMoreLoadCases();
+
+/// A model of every method on the bar pendulum's drive, briefly trained (the tests compare the
+/// FMU with the engine, not with the mechanism); trained once per process.
+struct Trained {
+  std::string method;
+  std::unique_ptr<ReducedModel> rom;
+};
+const std::vector<Trained>& everyMethod();
 
 /// One run of `model` under `loadCase` from 0 to tEnd [s] (1 ms steps, samples every outputDt
 /// [s]) as a dataset, named after the load case.
