@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/version.h"
 #include "engine/export/c_templates.h"
+#include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 
@@ -186,7 +187,9 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   std::vector<int> loadFirst, loadIsTorque, gramFirst;
   std::vector<double> directions, gram;
   const LoadCase& spec = model.spec().loadCases[static_cast<std::size_t>(lc)];
-  for (std::size_t k = 0; k < spec.loads.size(); ++k) {
+  // A model whose dynamics take no loads (a neural ODE trained with inputs "none") has no inputs.
+  const std::size_t loads = rom.takesLoads() ? spec.loads.size() : 0;
+  for (std::size_t k = 0; k < loads; ++k) {
     const CompiledLoad& load = model.loads(lc)[k];
     const bool torque = load.type == LoadSpec::Type::Torque;
     loadFirst.push_back(static_cast<int>(combinations.first.size()) - 1);
@@ -278,10 +281,18 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   }
   std::set<std::string> names;
   for (const auto* list : {&out.inputs, &out.outputs, &out.parameters})
-    for (const CVariable& v : *list)
+    for (const CVariable& v : *list) {
+      // The names reach the XML and the C strings: the model's one name rule (a parameter's name
+      // comes from the training data, not from the model file).
+      try {
+        checkElementName("variable \"" + v.name + "\" of the exported model", v.name);
+      } catch (const ModelError& e) {
+        throw InputError(e.what());
+      }
       if (!names.insert(v.name).second)
         throw InputError("the exported model would have two variables named \"" + v.name +
                          "\" (a load, point or parameter named like an output): rename one");
+    }
 
   // The training envelope's groups in C: the state (NE), the generalized external force
   // (NQ) and the parameters (NP), unit 0 where a value is not checked.

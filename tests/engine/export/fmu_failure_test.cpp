@@ -438,3 +438,52 @@ TEST_CASE("an FMU warns once per run when it leaves what it was trained on, and 
     CHECK(warnings().empty());
   }
 }
+
+TEST_CASE(
+    "an FMU has the inputs its model takes, warns of a parameter outside its range, and a step it "
+    "would refuse is refused at export",
+    "[fmu]") {
+  const Model model = barPendulum();
+  const int lc = model.requireLoadCase("drive");
+  Dataset dataset = simulatedDataset(model, "drive", 3.0, 0.01);
+  dataset.runs.front().parameters["gain"] = 1.0;
+  DatasetRun second = dataset.runs.front();
+  second.name = "drive 2";
+  second.parameters["gain"] = 2.0;
+  addRun(dataset, second);
+  Monitor monitor;
+  const nlohmann::ordered_json settings{
+      {"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "none"}, {"parameters", {"gain"}}, {"seed", 3}};
+  const auto rom = trainReducedModel("node", dataset, settings, monitor, &model, OwnRunFailure::Keep);
+  REQUIRE(!rom->takesLoads());
+  const Exported exported = exportAndUnpack(*rom, model, "no_inputs", tempDir("no_inputs"), {"A"});
+  const FmuExport& e = exported.fmu;
+  // Trained without inputs: none in the FMU, and it runs as the engine does.
+  CHECK(e.model.inputs.empty());
+  REQUIRE(e.model.parameters.size() == 1);
+  const Fmi2 fmi(exported.so);
+  const double h = 2 * e.model.dt;
+  {
+    logged.clear();
+    Host host(fmi, "inside", e, {1.5});
+    logged.clear();
+    const Rows fmu = drive(host, model, lc, h, 100);
+    CHECK(worstRelativeGap(fmu, engineRows(*rom, model, e.model, h, 100, {{"gain", 1.5}})) < 1e-10);
+    for (const std::string& m : logged) CHECK(m.find("parameter") == std::string::npos);
+  }
+  // A parameter outside the range it was trained on [1, 2]: one warning, at initialization.
+  logged.clear();
+  Host host(fmi, "outside", e, {5.0});
+  REQUIRE(logged.size() == 1);
+  CHECK_THAT(logged[0],
+             Catch::Contains("logStatusWarning") &&
+                 Catch::Contains("parameter \"gain\" = 5 is outside the range the model was trained "
+                                 "on [1, 2]"));
+  // A step so small that a millisecond's communication step would be more than 1e9 of them.
+  CExportOptions tiny;
+  tiny.identifier = "tiny";
+  tiny.loadCase = "drive";
+  tiny.dt = 1e-300;
+  CHECK_THROWS_WITH(exportFmu(*rom, model, tiny, tempDir("tiny") + "/tiny.fmu"),
+                    Catch::Contains("too small to export"));
+}
