@@ -86,8 +86,10 @@ void MainWindow::exportFmuDialog(int index) {
                                    .arg(result->model.outputs.size())
                                    .arg(result->model.dt)
                                    .arg(QString::fromStdString(result->note));
-          if (result->binary) {
+          if (result->binary && result->windowsFailure.empty()) {
             log_->info(text);
+          } else if (result->binary) {
+            log_->warning(text);  // MinGW-w64 is installed but built no Windows DLL: the note says why
           } else {
             log_->warning(text);
             showMessage(QMessageBox::Warning, tr("Export FMU"), text);
