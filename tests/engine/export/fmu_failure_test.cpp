@@ -486,4 +486,10 @@ TEST_CASE(
   tiny.dt = 1e-300;
   CHECK_THROWS_WITH(exportFmu(*rom, model, tiny, tempDir("tiny") + "/tiny.fmu"),
                     Catch::Contains("too small to export"));
+  // A parameter name that would break the XML or the C strings never gets that far: training
+  // refuses it (and the export checks every name by the model's name rule again).
+  nlohmann::ordered_json hostile = settings;
+  hostile["parameters"] = {"gain\"</Real>,"};
+  CHECK_THROWS_WITH(trainReducedModel("node", dataset, hostile, monitor, &model, OwnRunFailure::Keep),
+                    Catch::Contains("is not a parameter name"));
 }
