@@ -1,26 +1,13 @@
 #include "engine/export/fmu_documentation.h"
 
 #include "engine/core/version.h"
+#include "engine/export/markup_text.h"
 
 #include <sstream>
 
 namespace mbdrom {
 
 namespace {
-
-std::string html(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
 
 std::string rangeText(const CVariable& v) {
   return v.hasRange() ? cNumber(v.min) + " to " + cNumber(v.max) : std::string("not recorded");
@@ -32,8 +19,9 @@ void variableTable(std::ostringstream& x, const char* title, const std::vector<C
   x << "<h2>" << title << "</h2>\n<table>\n<tr><th>name</th><th>unit</th>"
     << (ranges ? "<th>trained range</th>" : "") << "<th>what</th></tr>\n";
   for (const CVariable& v : variables)
-    x << "<tr><td><code>" << html(v.name) << "</code></td><td>" << html(v.unit.empty() ? "-" : v.unit)
-      << "</td>" << (ranges ? "<td>" + html(rangeText(v)) + "</td>" : "") << "<td>" << html(v.description)
+    x << "<tr><td><code>" << markupText(v.name) << "</code></td><td>"
+      << markupText(v.unit.empty() ? "-" : v.unit) << "</td>"
+      << (ranges ? "<td>" + markupText(rangeText(v)) + "</td>" : "") << "<td>" << markupText(v.description)
       << "</td></tr>\n";
   x << "</table>\n";
 }
@@ -42,20 +30,21 @@ void variableTable(std::ostringstream& x, const char* title, const std::vector<C
 
 std::string fmuDocumentation(const CModel& m, const std::string& guid) {
   std::ostringstream x;
-  x << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>" << html(m.identifier)
-    << ": a reduced model of " << html(m.mechanism) << "</title>\n"
+  x << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>"
+    << markupText(m.identifier) << ": a reduced model of " << markupText(m.mechanism) << "</title>\n"
     << "<style>body{font-family:sans-serif;max-width:60em;margin:2em auto;line-height:1.4}"
        "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:0.2em "
        "0.5em;text-align:left}</style>\n"
-    << "</head>\n<body>\n<h1>" << html(m.identifier) << "</h1>\n";
-  x << "<p>A reduced model of the mechanism <b>" << html(m.mechanism) << "</b> made by " << html(m.methodName)
-    << ", its inputs the loads of the load case <b>" << html(m.loadCase)
+    << "</head>\n<body>\n<h1>" << markupText(m.identifier) << "</h1>\n";
+  x << "<p>A reduced model of the mechanism <b>" << markupText(m.mechanism) << "</b> made by "
+    << markupText(m.methodName) << ", its inputs the loads of the load case <b>" << markupText(m.loadCase)
     << "</b>. It steps with its own integrator at " << cNumber(m.dt)
     << " s, the inputs held over each communication step.</p>\n";
   x << "<h2>How well it holds</h2>\n<p>"
-    << html(m.verdict.empty() ? "No verdict was recorded: the model was not checked on runs it did not see, "
-                                "so nobody measured its error."
-                              : m.verdict)
+    << markupText(m.verdict.empty()
+                      ? "No verdict was recorded: the model was not checked on runs it did not see, "
+                        "so nobody measured its error."
+                      : m.verdict)
     << "</p>\n<p>The longest training run lasted "
     << (m.trainedSpan > 0.0 ? cNumber(m.trainedSpan) + " s" : std::string("an unrecorded time"))
     << " (the DefaultExperiment's stop time). Outside its training envelope (the output "
@@ -76,9 +65,9 @@ std::string fmuDocumentation(const CModel& m, const std::string& guid) {
        "Boolean parameter <code>stop_outside_envelope</code> makes leaving the envelope a stop.</li>\n"
     << "<li>The FMU state can be saved, restored and serialised.</li>\n</ul>\n";
   x << "<h2>How it was made</h2>\n<p>Exported by mbdrom "
-    << html(std::string(kVersion) + " (" + kGitCommit + ")")
-    << (m.created.empty() ? std::string() : "; trained " + html(m.created)) << ". GUID <code>" << html(guid)
-    << "</code>. Settings of the training: <code>" << html(m.settings)
+    << markupText(std::string(kVersion) + " (" + kGitCommit + ")")
+    << (m.created.empty() ? std::string() : "; trained " + markupText(m.created)) << ". GUID <code>"
+    << markupText(guid) << "</code>. Settings of the training: <code>" << markupText(m.settings)
     << "</code>.</p>\n<p>The C source is in <code>sources/</code>: build it for another platform with "
        "<code>cc -shared -fPIC -fvisibility=hidden -O2 *.c -lm</code>.</p>\n</body>\n</html>\n";
   return x.str();

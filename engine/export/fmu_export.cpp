@@ -7,6 +7,7 @@
 #include "engine/core/version.h"
 #include "engine/export/c_templates.h"
 #include "engine/export/fmu_documentation.h"
+#include "engine/export/markup_text.h"
 #include "engine/export/zip_writer.h"
 #include "engine/rom/reduced_model.h"
 
@@ -35,19 +36,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string xml(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\n': out += ' '; break;
-      default: out += c;
-    }
-  }
-  return out;
+std::string markupText(const std::string& text) {
+  return markupText(text);
 }
 
 std::string xmlNumber(double x) {
@@ -134,12 +124,12 @@ int integerOutput(const CModel& m) {
 std::string fmuModelDescription(const CModel& m, const std::string& guid) {
   std::ostringstream x;
   x << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-    << "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"" << xml(m.identifier) << "\" guid=\"" << guid
-    << "\"\n  description=\""
-    << xml("reduced model of \"" + m.mechanism + "\" (" + m.methodName + ") under load case \"" + m.loadCase +
-           "\"; fmi2DoStep takes whole steps of " + xmlNumber(m.dt) +
-           " s with the inputs held over the communication step")
-    << "\"\n  generationTool=\"mbdrom " << xml(std::string(kVersion) + " (" + kGitCommit + ")")
+    << "<fmiModelDescription fmiVersion=\"2.0\" modelName=\"" << markupText(m.identifier) << "\" guid=\""
+    << guid << "\"\n  description=\""
+    << markupText("reduced model of \"" + m.mechanism + "\" (" + m.methodName + ") under load case \"" +
+                  m.loadCase + "\"; fmi2DoStep takes whole steps of " + xmlNumber(m.dt) +
+                  " s with the inputs held over the communication step")
+    << "\"\n  generationTool=\"mbdrom " << markupText(std::string(kVersion) + " (" + kGitCommit + ")")
     << "\" variableNamingConvention=\"flat\" numberOfEventIndicators=\"0\">\n";
   x << "  <CoSimulation modelIdentifier=\"" << m.identifier
     << "\" needsExecutionTool=\"false\" canHandleVariableCommunicationStepSize=\"true\""
@@ -172,23 +162,27 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
     << "\"/>\n";
   x << "  <ModelVariables>\n";
   unsigned vr = 0;
-  auto unit = [](const std::string& u) { return u.empty() ? std::string() : " unit=\"" + xml(u) + "\""; };
+  auto unit = [](const std::string& u) {
+    return u.empty() ? std::string() : " unit=\"" + markupText(u) + "\"";
+  };
   auto range = [](const CVariable& v) {
     return v.hasRange() ? " min=\"" + xmlNumber(v.min) + "\" max=\"" + xmlNumber(v.max) + "\""
                         : std::string();
   };
   for (const CVariable& v : m.inputs)
-    x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
-      << xml(v.description) << "\" causality=\"input\" variability=\"continuous\">\n      <Real start=\""
-      << xmlNumber(v.start) << "\"" << unit(v.unit) << range(v) << "/>\n    </ScalarVariable>\n";
+    x << "    <ScalarVariable name=\"" << markupText(v.name) << "\" valueReference=\"" << vr++
+      << "\" description=\"" << markupText(v.description)
+      << "\" causality=\"input\" variability=\"continuous\">\n      <Real start=\"" << xmlNumber(v.start)
+      << "\"" << unit(v.unit) << range(v) << "/>\n    </ScalarVariable>\n";
   for (const CVariable& v : m.outputs)
-    x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
-      << xml(v.description) << "\" causality=\"output\" variability=\""
+    x << "    <ScalarVariable name=\"" << markupText(v.name) << "\" valueReference=\"" << vr++
+      << "\" description=\"" << markupText(v.description) << "\" causality=\"output\" variability=\""
       << (v.integer ? "discrete" : "continuous") << "\" initial=\"calculated\">\n"
       << (v.integer ? "      <Integer" : "      <Real") << unit(v.unit) << "/>\n    </ScalarVariable>\n";
   for (const CVariable& v : m.parameters)
-    x << "    <ScalarVariable name=\"" << xml(v.name) << "\" valueReference=\"" << vr++ << "\" description=\""
-      << xml(v.description) << "\" causality=\"parameter\" variability=\"fixed\" initial=\"exact\">\n"
+    x << "    <ScalarVariable name=\"" << markupText(v.name) << "\" valueReference=\"" << vr++
+      << "\" description=\"" << markupText(v.description)
+      << "\" causality=\"parameter\" variability=\"fixed\" initial=\"exact\">\n"
       << "      <Real start=\"" << xmlNumber(v.start) << "\"" << unit(v.unit)
       << "/>\n    </ScalarVariable>\n";
   x << "    <ScalarVariable name=\"stop_outside_envelope\" valueReference=\"" << vr++
