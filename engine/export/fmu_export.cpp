@@ -36,10 +36,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string markupText(const std::string& text) {
-  return markupText(text);
-}
-
 std::string xmlNumber(double x) {
   if (std::isnan(x)) return "NaN";  // xs:double's spellings
   if (std::isinf(x)) return x > 0 ? "INF" : "-INF";
