@@ -1,4 +1,5 @@
 #include "app/cli/arguments.h"
+#include "engine/rom/method_registry.h"
 
 #include <filesystem>
 
@@ -75,15 +76,6 @@ std::vector<std::string> Arguments::options() const {
   return names;
 }
 
-std::vector<std::string> splitList(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 void splitDataArguments(const std::vector<std::string>& args, std::size_t first,
                         std::vector<std::string>& rest, std::vector<std::string>& runs) {
   bool inData = false;
@@ -94,7 +86,7 @@ void splitDataArguments(const std::vector<std::string>& args, std::size_t first,
     }
     if (args[i].starts_with("-")) inData = false;
     if (inData) {
-      for (const std::string& r : splitList(args[i])) runs.push_back(r);
+      for (const std::string& r : splitCommaList(args[i])) runs.push_back(r);
     } else {
       rest.push_back(args[i]);
     }

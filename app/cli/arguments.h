@@ -36,6 +36,8 @@ class Arguments {
   const std::string& single(const std::string& what) const;
   bool has(const std::string& option) const { return values_.count(option) > 0; }
   std::string value(const std::string& option, const std::string& fallback = {}) const;
+  /// The output path or folder: `-o` or its long form `--output` ("" when neither is given).
+  std::string output() const { return has("-o") ? value("-o") : value("--output"); }
   /// Every value of a repeatable option, in command-line order.
   std::vector<std::string> all(const std::string& option) const;
   /// A number option; throws UsageError when it is not a finite number.
@@ -48,9 +50,6 @@ class Arguments {
   std::map<std::string, std::string> values_;
   std::map<std::string, std::vector<std::string>> repeated_;
 };
-
-/// "a,b,,c" -> {"a", "b", "c"}: the items of a comma-separated list, empty ones left out.
-std::vector<std::string> splitList(const std::string& text);
 
 /// Every argument after --data up to the next option is a run (commas split too);
 /// the others, from args[first] on, go to `rest`.

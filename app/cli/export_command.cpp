@@ -39,7 +39,7 @@ int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::o
   if (a.positional().size() > 2) throw UsageError("unexpected argument '" + a.positional()[2] + "'");
   const std::string& modelPath = a.positional()[0];
   const std::string& runPath = a.positional()[1];
-  const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string dir = a.output();
   if (dir.empty()) throw UsageError("missing -o DIR");
   const double stride = a.number("--stride", 1.0);
   if (!(stride >= 1.0) || stride != std::floor(stride) || stride > 1e9)

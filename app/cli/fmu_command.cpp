@@ -5,6 +5,7 @@
 #include "engine/core/monitor.h"
 #include "engine/export/fmu_export.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 
 #include <cmath>
@@ -60,7 +61,7 @@ ExportRequest request(const Arguments& a, const std::string& identifier) {
   r.options.identifier = identifier;
   r.options.loadCase = a.value("--load-case");
   if (r.model.findLoadCase(r.options.loadCase) < 0) (void)loadCaseOption(r.model, a);  // names the known ones
-  r.options.outputs = splitList(a.value("--outputs"));
+  r.options.outputs = splitCommaList(a.value("--outputs"));
   r.options.dt = a.number("--dt", 0.0);
   if (a.has("--dt") && !(r.options.dt > 0.0)) throw UsageError("--dt must be > 0");
   return r;
@@ -82,7 +83,7 @@ void printVariables(const CModel& m, std::ostream& out) {
 int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(
       args, {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--cc", "--cc-timeout"});
-  const std::string path = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string path = a.output();
   if (path.empty()) throw UsageError("missing -o NAME.fmu");
   if (std::filesystem::path(path).extension() != ".fmu")
     throw UsageError("-o " + path +
@@ -115,7 +116,7 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
 
 int runExportC(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
   const Arguments a(args, {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--name"});
-  const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string dir = a.output();
   if (dir.empty()) throw UsageError("missing -o DIR");
   const std::string name =
       a.has("--name") ? a.value("--name") : cIdentifierFrom(std::filesystem::path(dir).filename().string());

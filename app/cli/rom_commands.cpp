@@ -112,7 +112,7 @@ double holdInterval(const Arguments& a) {
 }
 
 std::string output(const Arguments& a, const char* what) {
-  const std::string path = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string path = a.output();
   if (path.empty()) throw UsageError(std::string("missing -o ") + what);
   return path;
 }
@@ -193,7 +193,7 @@ std::vector<std::pair<std::string, std::vector<double>>> parameterOptions(
     for (const auto& other : out)
       if (other.first == name) throw UsageError(option + ": '" + name + "' is given twice");
     std::vector<double> values;
-    for (const std::string& text : splitList(item.substr(eq + 1))) {
+    for (const std::string& text : splitCommaList(item.substr(eq + 1))) {
       const Arguments one({option + " " + name, text}, {option + " " + name});
       values.push_back(one.number(option + " " + name, 0.0));
     }
@@ -227,7 +227,7 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
 
 // One name for every run, or one per run in the order of --data.
 void setLoadCases(Dataset& dataset, const Model& model, const std::string& option, const std::string& value) {
-  const std::vector<std::string> names = splitList(value);
+  const std::vector<std::string> names = splitCommaList(value);
   if (names.size() != 1 && names.size() != dataset.runs.size())
     throw UsageError(option + ": " + std::to_string(names.size()) + " names for " +
                      std::to_string(dataset.runs.size()) + " runs (give one for all runs or one per run)");
@@ -344,7 +344,7 @@ int runClusters(const std::vector<std::string>& args, std::ostream& out, std::os
   if (runs.empty()) throw UsageError("missing --data RUN.csv");
   if (!a.has("--counts")) throw UsageError("missing --counts K1,K2,...");
   std::vector<int> counts;
-  for (const std::string& item : splitList(a.value("--counts"))) {
+  for (const std::string& item : splitCommaList(a.value("--counts"))) {
     const Arguments one({"--k", item}, {"--k"});
     counts.push_back(integerOption(one, "--k", 1.0, 1e6));
   }
@@ -495,7 +495,7 @@ int runCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
   if (a.positional().size() != 2) throw UsageError("expected REF.csv OTHER.csv");
   const TrajectoryTable ref = readTrajectoryCsv(a.positional()[0]);
   const TrajectoryTable other = readTrajectoryCsv(a.positional()[1]);
-  const TrajectoryComparison c = compareTrajectories(ref, other, splitList(a.value("--points")));
+  const TrajectoryComparison c = compareTrajectories(ref, other, splitCommaList(a.value("--points")));
   if (a.has("--json")) {
     OJson j;
     j["reference"] = a.positional()[0];

@@ -12,6 +12,7 @@
 #include "engine/experiments/sweep_directory.h"
 #include "engine/model/constraints.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/method_registry.h"
 
 #include <unistd.h>
 
@@ -330,7 +331,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
                      "--integrator", "--output-dt", "--velocity", "--position", "--angular-velocity"},
                     {"--check-accuracy"}, {"--angular-velocity"});
   const std::string modelPath = a.single("MODEL.json");
-  const std::string outPath = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string outPath = a.output();
   if (outPath.empty()) throw UsageError("missing -o RUN.csv");
   checkOutputPath(outPath, {modelPath});
   RunOptions o = simulationOptions(a);
@@ -414,7 +415,7 @@ DesignFactor designFactor(const std::string& text) {
     return *x;
   };
   if (spec.find(':') == std::string::npos) {
-    for (const std::string& item : splitList(spec)) f.levels.push_back(number(item));
+    for (const std::string& item : splitCommaList(spec)) f.levels.push_back(number(item));
     if (f.levels.empty()) throw UsageError("--vary " + f.parameter + ": no values");
     return f;
   }
@@ -523,7 +524,7 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
                      "--design", "--runs", "--seed", "--design-table", "--shard", "--run-time-limit"},
                     {}, {"--vary"});
   const std::string modelPath = a.single("MODEL.json");
-  const std::string dir = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string dir = a.output();
   if (dir.empty()) throw UsageError("missing -o DIR");
   RunOptions o = simulationOptions(a);
   const double jobs = a.number("--jobs", 2.0);
@@ -621,7 +622,7 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
 
 int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args, {"-o", "--output"});
-  const std::string output = a.has("-o") ? a.value("-o") : a.value("--output");
+  const std::string output = a.output();
   if (output.empty()) throw UsageError("missing -o DATASET.json");
   if (a.positional().empty()) throw UsageError("missing DIR (the sweep directories)");
   // The output never lands in a sweep directory, on an input, or over a file that is no dataset.

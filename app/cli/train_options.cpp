@@ -112,7 +112,7 @@ OJson settingValue(const MethodOption& o, const std::string& text, const OJson& 
     case SettingKind::NumberList:
     case SettingKind::NameList: {
       OJson list = OJson::array();
-      for (const std::string& item : splitList(text)) {
+      for (const std::string& item : splitCommaList(text)) {
         if (s.kind == SettingKind::IntegerList)
           list.push_back(integerValue(o.option, item, s, true));
         else if (s.kind == SettingKind::NumberList)
