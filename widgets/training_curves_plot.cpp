@@ -1,9 +1,12 @@
 #include "widgets/training_curves_plot.h"
 
+#include "widgets/plot_view.h"
+
 #include <QChart>
 #include <QChartView>
 #include <QLineSeries>
 #include <QLogValueAxis>
+#include <QMenu>
 #include <QPen>
 #include <QVBoxLayout>
 #include <QValueAxis>
@@ -32,6 +35,47 @@ TrainingCurvesPlot::TrainingCurvesPlot(QWidget* parent) : QWidget(parent) {
   // No antialiasing: under software rendering it doubles the cost of every chart refresh.
   view_->setRenderHint(QPainter::Antialiasing, false);
   layout->addWidget(view_);
+  view_->setObjectName("trainingCurvesView");
+  view_->setContextMenuPolicy(Qt::CustomContextMenu);
+  connect(view_, &QWidget::customContextMenuRequested, this,
+          [this](const QPoint& at) { showExportMenu(at); });
+}
+
+PlotView* TrainingCurvesPlot::exportView() {
+  if (!exportView_) {
+    exportView_ = new PlotView(this);
+    exportView_->setObjectName("trainingCurvesExport");
+    exportView_->hide();
+  }
+  std::vector<PlotView::Curve> curves;
+  for (const QLineSeries* s : series_) {
+    PlotView::Curve c;
+    c.name = s->name();
+    c.color = s->pen().color();
+    c.lineStyle = s->pen().style();
+    c.lineWidth = s->pen().widthF();
+    for (const QPointF& p : s->points()) {
+      c.x.push_back(p.x());
+      c.y.push_back(p.y());
+    }
+    curves.push_back(std::move(c));
+  }
+  exportView_->setLogY(true);
+  exportView_->plot(chart_->title(), tr("epoch"), tr("loss"), std::move(curves));
+  return exportView_;
+}
+
+QString TrainingCurvesPlot::save(const QString& path, QSize imageSize) {
+  return exportView()->save(path, imageSize.isValid() ? imageSize : size());
+}
+
+void TrainingCurvesPlot::showExportMenu(const QPoint& at) {
+  QMenu* menu = exportView()->createContextMenu(this);
+  // Zooming applies to the hidden copy, not to this chart: only the exports.
+  for (const char* name : {"plotResetZoom", "plotZoomOut"})
+    if (auto* action = menu->findChild<QAction*>(name)) action->setVisible(false);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(view_->mapToGlobal(at));
 }
 
 void TrainingCurvesPlot::setTitle(const QString& title) {

@@ -4,11 +4,13 @@
 // only when the range really changes: a new range re-lays the whole chart
 // out, the costly part of a refresh under software rendering. No Qt Charts
 // type is visible here, so the panel that shows it never includes Qt Charts.
+// Exported (PNG, SVG, CSV; right-click or save()) through PlotView's one export path.
 
 #include <QColor>
 #include <QList>
 #include <QMap>
 #include <QPointF>
+#include <QSize>
 #include <QString>
 #include <QWidget>
 
@@ -19,6 +21,8 @@ class QLogValueAxis;
 class QValueAxis;
 
 namespace mbdrom::widgets {
+
+class PlotView;
 
 class TrainingCurvesPlot : public QWidget {
   Q_OBJECT
@@ -47,7 +51,15 @@ class TrainingCurvesPlot : public QWidget {
   /// chart), whichever is larger, in ticks of whole epochs; y in whole decades.
   void rescale(double plannedEpochs);
 
+  /// Writes the curves as an image (".png", ".svg") or their points (".csv"), as PlotView::save:
+  /// epoch against loss on a logarithmic axis. Returns an error message, empty on success.
+  QString save(const QString& path, QSize imageSize = {});
+  /// The plot the exports are drawn from: a hidden PlotView of the current curves.
+  PlotView* exportView();
+
  private:
+  /// The right-click menu: PlotView's Export Image… and Export Data… on exportView().
+  void showExportMenu(const QPoint& at);
   void extendRange(const QList<QPointF>& points);
 
   QChartView* view_;
@@ -55,6 +67,7 @@ class TrainingCurvesPlot : public QWidget {
   QValueAxis* xAxis_;
   QLogValueAxis* yAxis_;
   QMap<QString, QLineSeries*> series_;
+  PlotView* exportView_ = nullptr;
   double xMax_ = 1.0, yMin_ = 1.0, yMax_ = 1.0;  // data range [epoch], [loss]
   bool hasRange_ = false;
   double shownXEnd_ = 0.0, shownLo_ = 0.0, shownHi_ = 0.0;  // axis ranges set last
