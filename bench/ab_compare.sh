@@ -1,5 +1,5 @@
 #!/bin/sh
-# Compares two builds of the benchmark program in one run (issue 26 point 8): the
+# Compares two builds of the benchmark program in one run: the
 # per-step costs of every reduced-model method, rounds interleaved (A B, B A, ...) on
 # one core so drift of the machine hits both alike, and the trained-model files of
 # the two builds byte for byte once wall times and time stamps are taken out.

@@ -1,4 +1,4 @@
-// Auto-encoder reduced model (seed 000, issue 7). Goals: MacPherson n_r = 1 reduced
+// Auto-encoder reduced model (Angeli et al., minimal coordinates). Goals: MacPherson n_r = 1 reduced
 // step <= 5 us including the networks and their derivatives, with its ratio to the
 // full model measured in the same run; training time to the accuracy goals
 // (W relative RMSE <= 2 % on "train", <= 5 % on "chirp"; pendulum tip <= 3 %).

@@ -1,4 +1,4 @@
-// Cost of one edit in the workbench (issue 25): every edit builds the Model from
+// Cost of one edit in the workbench: every edit builds the Model from
 // the spec (validation) and the status bar's live mobility runs the rank
 // analysis at the reference configuration. Both must stay well below what a
 // user notices between two edits (~50 ms).

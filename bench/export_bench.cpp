@@ -1,4 +1,4 @@
-// The step of an exported C model (export-c, issue 30 point 5) against the engine's
+// The step of an exported C model (export-c) against the engine's
 // step of the same trained model, in one run, for each method (the benchmark's argument):
 // the MacPherson's global POD (n_r = 2), auto-encoder (n_r = DOF), neural ODE (its default
 // coordinates) and SINDy models under "train", 0.4 s at 1 ms (the neural ODE at the spacing it

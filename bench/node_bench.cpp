@@ -1,4 +1,4 @@
-// Neural ODE reduced model (MBD-NODE, seed 002, issues 9 and 29). The four public
+// Neural ODE reduced model (MBD-NODE of Wang et al. 2024). The four public
 // MBD-NODE cases with the full training budget: rollout MSE over all 400 samples
 // and all state components against the authors' figures, and the training time;
 // and the comparison over 5 seeds on clean and on the authors' data.

@@ -1,4 +1,4 @@
-// Local PCA reduced model (seed 003, issue 8). Goals: online cost <= 1 us per step for
+// Local PCA reduced model (Angeli et al., local PCA). Goals: online cost <= 1 us per step for
 // n_r <= 3 on the MacPherson strut, with the speed-up over the full model measured in
 // the same run; W relative RMSE <= 2 % on "train" and <= 5 % on "chirp"; pendulum tip
 // <= 3 %, better than global POD, and worse without the energy-preserving projection.
@@ -55,7 +55,7 @@ void BM_PcaTrainMacPherson(benchmark::State& state) {
   }
 }
 
-// Pendulum on a carriage (seed 003 Fig. 1-4): tip error of local PCA, of the same model
+// Pendulum on a carriage (Angeli et al., local PCA, Fig. 1-4): tip error of local PCA, of the same model
 // without the energy-preserving projection, with the seed's spring-only stiffness, and
 // of global POD at the same n_r = 2.
 void BM_PcaPendulumCarriage(benchmark::State& state) {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Python module's overhead (issue 31): the same 10,000-step MacPherson run through
+# The Python module's overhead: the same 10,000-step MacPherson run through
 # mbdrom.simulate and through the engine directly (BM_SimulateRecordedTable), one core,
 # interleaved rounds of 5 runs each; prints both medians per round and their ratio.
 #   bash bench/python_overhead.sh [BUILD_DIR] [ROUNDS]     (BUILD_DIR: build/release)

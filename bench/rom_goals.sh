@@ -9,7 +9,7 @@
 # second of both at the same output rate (rom-simulate --benchmark: the reduced model at its
 # own step, the full model error-controlled at the default tolerance), one core.
 #   sh bench/rom_goals.sh [MBDROM_CLI] [WORK_DIR]
-# With ROM_GOALS_CHECK=1 it also checks issue 28's goals and exits 1 when one is missed:
+# With ROM_GOALS_CHECK=1 it also checks the methods' goals and exits 1 when one is missed:
 # every method but POD <= 2 % on "train", <= 5 % on "a1.2" and "f2", and faster than the
 # full model by 5x (local PCA 50x) times ROM_GOALS_SPEED_FACTOR (default 1; the CI test
 # takes 0.4, since its timings share two cores with other tests).

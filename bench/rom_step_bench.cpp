@@ -1,12 +1,9 @@
-// Per-step cost of every registered reduced-model method under one run loop (issue 26
-// point 8): each method trains with its registry smoke settings on the MacPherson
-// "train" run and replays that load case for 0.4 s at 1 ms (the smoke-trained
-// auto-encoder leaves its data after 0.48 s, the neural ODE fails to assemble
-// at 1.1 s). The small networks of the
-// smoke settings make the loop's own bookkeeping a large share of a step, so a
-// change in the framework shows here first. With MBDROM_BENCH_TRAINED_DIR set, each
-// trained model is also written there without its time stamp, so the files of two
-// builds can be compared byte for byte.
+// Per-step cost of every registered reduced-model method under one run loop: each method trains with its
+// registry smoke settings on the MacPherson "train" run and replays that load case for 0.4 s at 1 ms (the
+// smoke-trained auto-encoder leaves its data after 0.48 s, the neural ODE fails to assemble at 1.1 s). The
+// small networks of the smoke settings make the loop's own bookkeeping a large share of a step, so a change
+// in the framework shows here first. With MBDROM_BENCH_TRAINED_DIR set, each trained model is also written
+// there without its time stamp, so the files of two builds can be compared byte for byte.
 //   taskset -c 0 build/bench/bench/mbdrom_bench --benchmark_filter=RomStep
 #include "bench/bench_support.h"
 #include "engine/core/file_io.h"

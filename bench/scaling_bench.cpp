@@ -1,4 +1,4 @@
-// Cost per step against model size (issue 27, the sparse core): the IFToMM A02
+// Cost per step against model size (the sparse core): the IFToMM A02
 // N-four-bar for N = 5 ... 640 (nq = 3 (N + 1)), fixed 1 ms steps over the first
 // 0.5 s from the upper points at 1 m/s, each step timed (no outputs, no setup).
 // Arguments: N, integrator (0 trapezoidal, 1 Dormand-Prince). The slope of log

@@ -1,4 +1,4 @@
-// Cost of the reference simulation per time step. Goal (issue 4): MacPherson
+// Cost of the reference simulation per time step. Goal: MacPherson
 // "train" load, dt = 1 ms, <= 20 us per step (>= 50x real time) in Release on one core.
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
@@ -55,7 +55,7 @@ void BM_SimulateMacPhersonTrain(benchmark::State& s) {
   runExample(s, "macpherson.json", "train");
 }
 
-// What mbdrom.simulate does in the engine (issue 31's peer of bench/python_overhead.sh):
+// What mbdrom.simulate does in the engine (the peer of bench/python_overhead.sh):
 // the MacPherson under "train", 10,000 steps of 1 ms, samples every 10 ms recorded and
 // turned into the trajectory table whose columns Python reads.
 void BM_SimulateRecordedTable(benchmark::State& state) {

@@ -1,4 +1,4 @@
-// SINDy (seed 004, issue 10). Goal: 10^4 samples x 50 library terms identified
+// SINDy (Slimak et al. 2023). Goal: 10^4 samples x 50 library terms identified
 // (STLS with its column checks, one coordinate) in < 0.1 s on one core.
 //   taskset -c 0 build/h10bench/bench/mbdrom_bench --benchmark_filter=Sindy
 #include "engine/rom/sindy/sindy.h"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# SINDy under noise on the positions (issue 29 point 3): the hardening Duffing oscillator
+# SINDy under noise on the positions: the hardening Duffing oscillator
 # u'' + 0.15 u' + 2 u + 0.5 u³ = 0.8 cos 1.7t (a 1 kg mass on a rail, 100 s at 10 ms),
 # Gaussian noise of a share of std(u) added to u with fixed seeds, identified from the
 # positions alone (`train sindy --measured`, derivatives estimated) with the pointwise and

@@ -21,10 +21,10 @@ test_pkgs=(
   xvfb xauth libgl1-mesa-dri
   appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
   clang-format-14               # scripts/check-format.sh: the formatter, pinned
-  python3                       # bench/rom_goals.sh, run as the goals test of issue 28
+  python3                       # bench/rom_goals.sh, run as the reduced models' goals test
   python3-pytest                # tests/python: the Python module's tests
   python3-matplotlib            # examples/python: the worked example, run as a test
-  openmpi-bin                   # mpirun: the sweep in parts of issue 32 (no MPI library is linked)
+  openmpi-bin                   # mpirun: a sweep in parts (no MPI library is linked)
   gcc-mingw-w64-x86-64 wine64   # an FMU's Windows DLL, built with MinGW-w64 and run under wine
   zip unzip                     # the user guide's source build of an FMU, run as a test
 )

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Implicit index-3 integrator for M qdd + f_spring + f_damper + f_friction +
-/// Phi_q^T lambda = f_ext(t), Phi(q, t) = 0 (seed 000 eq. 8-9): the augmented
+/// Phi_q^T lambda = f_ext(t), Phi(q, t) = 0 (Angeli et al., minimal coordinates, eq. 8-9): the augmented
 /// Lagrangian formulation with the trapezoidal rule and mass-orthogonal
 /// projections of velocities and accelerations (ALI3-P: Bayo & Ledesma 1996,
 /// Cuadrado, Cardenal & Bayo 1997; Cuadrado, Dopico et al. 2004).

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// A trained reduced model as plain C (issue 30): one header and one source with no
+/// A trained reduced model as plain C: one header and one source with no
 /// runtime, fixed memory and no allocation, for a controller (export-c) or inside an
 /// FMU (fmu_export.h). The generated source holds the mechanism's part the method's
 /// online step calls into (gravity, the load case's loads with their magnitudes as

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// A trained reduced model as an FMI 2.0 Co-Simulation FMU (issue 30): a ZIP with
+/// A trained reduced model as an FMI 2.0 Co-Simulation FMU: a ZIP with
 /// modelDescription.xml, the model's C source (c_model.h) with an FMI wrapper under
 /// sources/ (a source FMU, buildable elsewhere), and binaries/linux64/<id>.so built at
 /// export time with the system's C compiler. No runtime: the shared object needs only

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Generalized forces of a model, in the convention of seed 000 eq. 8:
+/// Generalized forces of a model, in the convention of Angeli et al., minimal coordinates, eq. 8:
 ///   M qdd + f_spring + f_damper + f_friction + Phi_q^T lambda = f_ext(t).
 /// f_spring, f_damper and f_friction are on the left (a spring's f_spring is
 /// the gradient of its potential); f_ext (gravity + the loads of a load case)

@@ -1,4 +1,4 @@
-// Helper of the SINDy CLI tests (issue 10): makes "measured" CSVs from engine runs and
+// Helper of the SINDy CLI tests: makes "measured" CSVs from engine runs and
 // checks the identified equation that `mbdrom-cli train sindy` prints.
 //
 //   sindy_cli_helper measured RUN.csv OUT.csv COORDINATE OFFSET [--noise F] [--seed K]

@@ -1,4 +1,4 @@
-// The Hardpoints dock (issue 33 point 3): a block pasted from a spreadsheet is one
+// The Hardpoints dock: a block pasted from a spreadsheet is one
 // undo step, a bad cell is refused by name, and choosing a row selects the point
 // in the model tree.
 

@@ -227,7 +227,8 @@ TEST_CASE("plot view: scatter and line curves, log axis, context menu, and CSV/S
 }
 
 TEST_CASE(
-    "the SINDy view shows the model's coefficients in seed 004's layout, its equations and κ Pareto front",
+    "the SINDy view shows the model's coefficients in Slimak et al.'s layout, its equations and κ Pareto "
+    "front",
     "[methodviews]") {
   ProjectDocument doc;
   doc.newFromSpec(mbdrom::readModelSpec(example("duffing").toStdString()), example("duffing"));

@@ -1,4 +1,4 @@
-// Edit ▸ Mirror... (issue 33 point 4): the MacPherson corner mirrored about
+// Edit ▸ Mirror...: the MacPherson corner mirrored about
 // y = 0 in one undo step; a second mirror, whose names are taken, is refused in
 // the dialog before OK.
 

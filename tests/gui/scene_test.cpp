@@ -1,4 +1,4 @@
-// The 3D view of issue 12: picking and dragging points with undo, playback
+// The 3D view: picking and dragging points with undo, playback
 // drawing the run's positions, trails, exports and the frame time.
 
 #include "app/job_runner.h"
@@ -377,7 +377,7 @@ TEST_CASE("frame update of the MacPherson playback in a 1280 x 800 view", "[late
   std::sort(bareMs.begin(), bareMs.end());
   std::printf("  the same without its %d shapes: median %.2f ms, p95 %.2f ms\n", shapes,
               bareMs[bareMs.size() / 2], bareMs[bareMs.size() * 95 / 100]);
-  // The goal is 33 ms with shapes (30 frames per second, issue 33; docs/benchmarks.md); the test
+  // The goal is 33 ms with shapes (30 frames per second; docs/benchmarks.md); the test
   // guards against regressions with room for a loaded machine.
   CHECK(median < 40.0);
 }

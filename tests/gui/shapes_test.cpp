@@ -1,4 +1,4 @@
-// Bodies that look like parts (issue 33 point 1): the examples' shapes are
+// Bodies that look like parts: the examples' shapes are
 // drawn on their bodies, follow the motion, pick their body and show in the
 // screenshots; the property editor edits a body's shapes with undo; a mesh
 // that cannot be read is named in the log and the rest is drawn.

@@ -1,4 +1,4 @@
-// The Run Sweep dialog (issue 32 point 3): designs over loads, initial states and
+// The Run Sweep dialog: designs over loads, initial states and
 // model numbers with a live preview of the table, run on the worker thread.
 
 #include "app/sweep_dialog.h"

@@ -1,4 +1,4 @@
-// Faults a user met in the workbench (issue 25), each checked as the user met
+// Faults a user met in the workbench, each checked as the user met
 // it: the compare report's percent column, plot exports (size, cursor, CSV
 // header), Space in the 3D view and the plots, the training dialog on small
 // screens, a browser that cannot be opened, the plot of a closed project, the

@@ -1,5 +1,5 @@
-// The auto-encoder model's online step as C (ReducedModel::writeC): eq. 20 of seed 000 as
-// AeDynamics evaluates it — the decoder with its Jacobian and second derivative along the
+// The auto-encoder model's online step as C (ReducedModel::writeC): eq. 20 of Angeli et al., minimal
+// coordinates as AeDynamics evaluates it — the decoder with its Jacobian and second derivative along the
 // velocity, the mechanism's constant mass matrix and external forces, the potential's
 // gradient and the damper network — under the central-difference scheme or classical
 // Runge-Kutta, and the run's stop when x_r leaves the widened range of the training data.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Auto-encoder minimal-coordinate reduced model (seed 000, Angeli, Naets, Desmet),
+/// Auto-encoder minimal-coordinate reduced model (Angeli, Naets and Desmet, minimal coordinates),
 /// for any number n_r of minimal coordinates.
 ///
 /// Offline (train):

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Neural ODE reduced model (method "node", seed 002, MBD-NODE): the state
+/// Neural ODE reduced model (method "node", Wang et al. 2024, MBD-NODE): the state
 /// Z = [q; q̇] of a chosen coordinate set evolves by
 ///
 ///     dq/dt = q̇ (exactly),   dq̇/dt = f_θ(q, q̇, u(t)),

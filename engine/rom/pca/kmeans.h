@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// k-means clustering (Lloyd's algorithm) with k-means++ seeding (Arthur and
-/// Vassilvitskii 2007), as seed 003 eq. 3-5 uses it on displacement data.
+/// Vassilvitskii 2007), as Angeli et al., local PCA, eq. 3-5 uses it on displacement data.
 /// Reproducible: the same data, k and seed give the same clusters on every
 /// platform (own uniform draws from std::mt19937_64).
 

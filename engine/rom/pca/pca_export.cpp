@@ -1,5 +1,5 @@
 // Local PCA's online step as C (ReducedModel::writeC): PcaStepper's arithmetic on the
-// model's tables — each cluster's local linear model under central differences (seed 003,
+// model's tables — each cluster's local linear model under central differences (Angeli et al., local PCA,
 // Algorithm 1), the nearest-centroid switch with hysteresis, and the energy-preserving
 // projection at a switch (eq. 29-31), its level-set solve with a Jacobi eigen-solver in
 // place of Eigen's (they agree to rounding).

@@ -528,7 +528,7 @@ RomSimulationSummary PcaModel::simulateAtStep(const Model& model, const RunOptio
 
 namespace internal {
 
-// Algorithm 1 of seed 003: the local model of the current state (eq. 22), its
+// Algorithm 1 of Angeli et al., local PCA: the local model of the current state (eq. 22), its
 // explicit update (eq. 35-38) and the switch between clusters (eq. 29-31).
 class PcaStepper final : public ReducedStepper {
  public:

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Local PCA reduced model with energy-preserving switching (seed 003, Angeli,
+/// Local PCA reduced model with energy-preserving switching (Angeli,
 /// Naets, Desmet): piecewise linear reduced models on clusters of the
 /// displacement data, joined by energy-preserving projections.
 ///
@@ -102,7 +102,7 @@ struct PcaSettings {
   int clusters = 16;                         ///< number of clusters n_p >= 1
   int nr = 0;                                ///< reduced coordinates per cluster; 0: the DOF of the mechanism
   double vectorLength = 0.0;                 ///< characteristic length L [m]; 0: automatic
-  std::string stiffnessForces = "internal";  ///< "internal" or "spring" (seed 003)
+  std::string stiffnessForces = "internal";  ///< "internal" or "spring" (Angeli et al., local PCA)
   bool energyProjection = true;              ///< false: least-squares projection at switches
   double commonTolerance = 1e-3;             ///< eps of eq. 26, in (0, 1)
   /// A switch needs the new centroid nearer than (1 - h) times the current one's distance, in [0, 1).

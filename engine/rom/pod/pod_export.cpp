@@ -1,5 +1,5 @@
 // The POD baseline's online step as C (ReducedModel::writeC): the same arithmetic as
-// PodStepper, central differences (seed 003, Algorithm 1 with one cluster) or the
+// PodStepper, central differences (Angeli et al., local PCA, Algorithm 1 with one cluster) or the
 // implicit Newmark rule, on the model's tables.
 
 #include "engine/core/dense_solvers.h"
@@ -73,7 +73,7 @@ static void method_init(S* s) {
 }
 )c";
 
-// Central differences (seed 003, Algorithm 1 with one cluster).
+// Central differences (Angeli et al., local PCA, Algorithm 1 with one cluster).
 const char* const kPodExplicit = R"c(
 static void method_step(S* s, double t, double dt) {
   int i;

@@ -1,7 +1,7 @@
 #pragma once
 /// @file
 /// Global POD: the classic single linear basis, the baseline every other reduced
-/// model is measured against (seed 003 with one cluster).
+/// model is measured against (Angeli et al., local PCA with one cluster).
 ///
 /// Offline (train):
 /// - scaled, mean-centred snapshots `X_s = S (q - mu)` of every sample of every run;
@@ -11,7 +11,7 @@
 ///   and unit vectors weigh alike;
 /// - thin SVD `X_s = U Sigma W^T`, basis V = first n_r columns of U; in natural
 ///   coordinates `q ~ Phi q_r + mu` with `Phi = S^-1 V` and `q_r = V^T S (q - mu)`;
-/// - Galerkin mass `M_r = Phi^T M Phi` (seed 003 eq. 11);
+/// - Galerkin mass `M_r = Phi^T M Phi` (Angeli et al., local PCA, eq. 11);
 /// - stiffness (eq. 16): the projected forces `y = Phi^T f_K(q)` are fitted as
 ///   `K_r q_r + b` by least squares over symmetric K_r (normal equations
 ///   `K_r A + A K_r = B + B^T`, A = X X^T, B = Y X^T of the centred data, solved in
@@ -30,7 +30,7 @@
 /// Online (simulate), external forces `Phi^T f_ext(Phi q_r + mu, t)` evaluated at the
 /// back-projected coordinates every step (eq. 20), with the integrator of the
 /// `integrator` setting:
-/// - "central_difference": the explicit scheme of seed 003 Algorithm 1 (eq. 34-38)
+/// - "central_difference": the explicit scheme of Angeli et al., local PCA, Algorithm 1 (eq. 34-38)
 ///   with one cluster; the step must stay below 2 / omega_max of (M_r, K_r)
 ///   (`stability_dt` in the metrics); larger steps are refused;
 /// - "newmark": implicit Newmark average acceleration (trapezoidal rule), unconditionally
@@ -54,8 +54,9 @@ class PodStepper;
 struct PodSettings {
   int nr = 2;                 ///< number of reduced coordinates, 1 <= nr <= rank of the data
   double vectorLength = 0.0;  ///< characteristic length L for unit-vector coordinates [m]; 0: automatic
-  std::string stiffnessForces = "internal";       ///< "internal" or "spring" (see the file comment)
-  std::string integrator = "central_difference";  ///< "central_difference" (seed 003) or "newmark" (implicit)
+  std::string stiffnessForces = "internal";  ///< "internal" or "spring" (see the file comment)
+  std::string integrator =
+      "central_difference";  ///< "central_difference" (Angeli et al., local PCA) or "newmark" (implicit)
 
   /// From JSON {"nr", "vector_length", "stiffness_forces", "integrator"}; unknown keys or bad
   /// values throw InputError.

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// Sparse identification of unknown equation-of-motion terms (seed 004, SINDy):
+/// Sparse identification of unknown equation-of-motion terms (Slimak et al. 2023, SINDy):
 ///
 ///     M q̈ = f^k(q, q̇, t) + f^u(q, q̇, t),   f^u ≈ Ξᵀ λ(q, q̇, t).
 ///
@@ -9,7 +9,7 @@
 /// coordinates are projected with a null-space basis R of Φ_q whose rows of the
 /// independent coordinates are the identity (q̇ = R u̇): the target of coordinate
 /// i is [Rᵀ (M q̈ − f^k)]_i, so the constraint forces (Φ_qᵀ λ, with Φ_q R = 0) drop
-/// out. The regression target is M q̈ − f^k (seed 004's pseudo-code writes F^k − M Q̈,
+/// out. The regression target is M q̈ − f^k (Slimak et al.'s pseudo-code writes F^k − M Q̈,
 /// which flips every sign of Ξ relative to its own equation and tables).
 ///
 /// Library λ: a constant, monomials of (u, u̇) up to a degree with cross terms,
@@ -18,7 +18,7 @@
 /// are readable text: `1`, `u`, `u_dot`, `u^2*u_dot`, `sgn(u_dot)`, `sin(u)`,
 /// `cos(1.2t)`, `cos(3.6t)`, and the user's names.
 ///
-/// STLS (seed 004 Algorithm 1), per coordinate: least squares, coefficients below κ
+/// STLS (Slimak et al. 2023, Algorithm 1), per coordinate: least squares, coefficients below κ
 /// set to zero, refit on the surviving terms, repeated until the support no longer
 /// changes. Options: column normalisation (κ then applies to ξ_j · rms(column j),
 /// the term's typical contribution [N]) and a ridge term. Every fit reports its
@@ -26,7 +26,7 @@
 /// missing something and the result says so.
 ///
 /// Naming: N samples, n coordinates, L library terms; Θ is N x L (one column per
-/// term), Ξ is L x n (one column per coordinate, as in seed 004), the coefficient
+/// term), Ξ is L x n (one column per coordinate, as in Slimak et al. 2023), the coefficient
 /// table prints its transpose (terms as columns, coordinates as rows).
 
 #include "engine/data/dataset.h"
@@ -170,7 +170,7 @@ std::vector<SindySweepPoint> sindyKappaSweep(const Eigen::MatrixXd& Theta, const
 /// The Pareto front of a sweep (fewest terms for each residual level): points no other beats in both.
 std::vector<SindySweepPoint> sindyPareto(const std::vector<SindySweepPoint>& sweep);
 
-/// Coefficient table in seed 004's layout: a header line of term names, then one line
+/// Coefficient table in Slimak et al.'s layout: a header line of term names, then one line
 /// per coordinate (name, then the coefficients; zeros print as 0).
 std::string sindyCoefficientTable(const StlsResult& result);
 /// The identified equations as text, one line per coordinate:

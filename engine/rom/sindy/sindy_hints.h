@@ -1,7 +1,7 @@
 #pragma once
 /// @file
-/// What a SINDy library is missing, read from the structure of the fit's residual
-/// (issue 29 point 2). For every candidate family not in the library, candidate columns
+/// What a SINDy library is missing, read from the structure of the fit's residual.
+/// For every candidate family not in the library, candidate columns
 /// are built on the data, the part the library already spans is projected out, and the
 /// correlation of the rest with the residual y − Θ ξ is measured; the family of the best
 /// correlating column is the most likely missing one. Families:

@@ -1,6 +1,6 @@
 #pragma once
 /// @file
-/// SINDy as a reduced model (method "sindy", seed 004): the unknown force f^u of
+/// SINDy as a reduced model (method "sindy", Slimak et al. 2023): the unknown force f^u of
 /// M q̈ = f^k + f^u identified as Ξᵀ λ(u, u̇, t) in independent coordinates u
 /// (engine/rom/sindy/sindy.h), trained from a Dataset and simulated as
 ///
@@ -29,7 +29,7 @@
 ///   source cannot be evaluated from the state and simulate() refuses, naming it;
 /// - STLS: `kappa` (0.05), `threshold` ("relative": κ is a share of each coordinate's force,
 ///   the larger of its unknown force and its inertial force, so the default holds at any scale;
-///   "absolute": κ on |ξ| as seed 004 has it), `normalise` (false; absolute only), `ridge` (0),
+///   "absolute": κ on |ξ| as Slimak et al. 2023 has it), `normalise` (false; absolute only), `ridge` (0),
 ///   `max_iterations` (50), `kappa_search` (true: κ / 10 and κ / 100 are judged on the
 ///   held-out check too and the best kept, the sparser when within 1.5 times);
 /// - `derivatives`: "data" (use the run's q̇, q̈) or "estimate" (Savitzky–Golay from
@@ -58,7 +58,7 @@
 namespace mbdrom {
 
 /// Estimated position noise, as a share of the positions' RMS amplitude, above which SINDy
-/// refuses to identify (issue 29: a verdict rather than a model fitted to noise) [-]. On the
+/// refuses to identify (a verdict rather than a model fitted to noise) [-]. On the
 /// hardening Duffing (weak form) 30 % still gave the four terms within 4-32 % (one small extra
 /// term); 50 % gave coefficients up to 130 % off and two spurious terms.
 inline constexpr double kSindyNoiseLimit = 0.4;
@@ -157,7 +157,7 @@ class SindyModel : public ReducedModel {
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
   const StlsResult& result() const { return result_; }
-  /// Coefficient table in seed 004's layout (terms as columns, coordinates as rows).
+  /// Coefficient table in Slimak et al.'s layout (terms as columns, coordinates as rows).
   std::string coefficientTable() const { return sindyCoefficientTable(result_); }
   /// The identified equations, one line per coordinate.
   std::string equations() const { return sindyEquations(result_); }

@@ -84,7 +84,7 @@ inline std::string fourBarJson() {
     {"name": "D", "type": "revolute", "body1": "rocker", "body2": "ground", "point1": "D", "point2": "D", "axis1": "u3", "axis2": "z0"}]})";
 }
 
-/// Friction slider of seed 004: mass m on the x axis, spring k (free length 1 m)
+/// Friction slider of Slimak et al. 2023: mass m on the x axis, spring k (free length 1 m)
 /// and damper d to the fixed origin, Coulomb friction mu * m * g, load case
 /// "forced": F(t) = amplitude * cos(omega t) along x. Sliding coordinate u = x - 1.
 inline std::string frictionSliderJson(double m, double k, double d, double mu, double amplitude, double omega,

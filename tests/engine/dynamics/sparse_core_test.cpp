@@ -1,4 +1,4 @@
-// The sparse core (issue 27): mobility of large models from a sparse LDL^T,
+// The sparse core: mobility of large models from a sparse LDL^T,
 // the Dormand-Prince integrator on sparse matrices, and the size limits of the
 // dense paths, refused before allocating.
 

@@ -1,4 +1,4 @@
-// Mesh readers (issue 33 points 2 and 5): a unit cube as binary STL, ASCII STL
+// Mesh readers: a unit cube as binary STL, ASCII STL
 // and OBJ gives 8 vertices, 12 triangles, its bounds and outward normals; bad
 // files are named; a 100,000-triangle mesh is decimated for display.
 

@@ -1,4 +1,4 @@
-// Display shapes (issue 33 point 1): boxes, cylinders and spheres are closed,
+// Display shapes: boxes, cylinders and spheres are closed,
 // outward surfaces of their volume; a shape's frame (axis and turn) reaches
 // every rotation; a mirrored mesh is the mirror image; a body's pose carries
 // its reference points to their positions at q; a mesh that cannot be read

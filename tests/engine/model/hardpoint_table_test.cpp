@@ -1,4 +1,4 @@
-// The hardpoint table (issue 33 point 3): a block pasted from a spreadsheet
+// The hardpoint table: a block pasted from a spreadsheet
 // sets names, coordinates and fixed flags all or nothing; CSV export.
 
 #include "engine/model/hardpoint_table.h"

@@ -1,4 +1,4 @@
-// Mirroring one side of a suspension (issue 33 point 4): the MacPherson example
+// Mirroring one side of a suspension: the MacPherson example
 // mirrored about y = 0 has twice its degrees of freedom, and under the mirrored
 // load the mirrored wheel moves as the mirror image of the first.
 

@@ -31,7 +31,7 @@ TEST_CASE("time function derivatives match finite differences") {
 }
 
 TEST_CASE("chirp frequency rises linearly at the given rate") {
-  // 800 sin(2 pi (0.5 t + 0.4375 t^2)): the MacPherson "chirp" load of issue 4.
+  // 800 sin(2 pi (0.5 t + 0.4375 t^2)): the MacPherson "chirp" load.
   const TimeFunction f = TimeFunction::chirp(800.0, 0.5, 0.875);
   for (double t : {0.0, 1.3, 4.0})
     CHECK(f(t) == Approx(800.0 * std::sin(2.0 * std::numbers::pi * (0.5 * t + 0.4375 * t * t))).margin(1e-9));

@@ -1,7 +1,7 @@
 // The complete default settings of pod, pca, sindy, node and ae, as their trained files
 // store them (captured before the settings parsers moved to JsonObjectReader):
-// a change here changes every trained file written from now on (issue 29 added SINDy's
-// "formulation"; files without it load with "auto").
+// a change here changes every trained file written from now on (SINDy's "formulation" was
+// added so; files without it load with "auto").
 
 #include "engine/core/error.h"
 #include "engine/rom/reduced_model.h"

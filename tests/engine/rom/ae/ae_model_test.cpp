@@ -1,5 +1,5 @@
-// Auto-encoder minimal coordinates (seed 000): the MacPherson and pendulum-on-carriage
-// proofs, monotonic latent coordinate, energy conservation, derivatives against finite
+// Auto-encoder minimal coordinates (Angeli et al., minimal coordinates): the MacPherson and
+// pendulum-on-carriage proofs, monotonic latent coordinate, energy conservation, derivatives against finite
 // differences, file round trip, bad input, divergence and cancel.
 //
 // Training budgets are small (fixed epochs, fixed seeds: a few seconds each in an

@@ -1,5 +1,5 @@
 // The MBD-NODE reference cases as the authors' public code makes their data
-// (issue 29): each quirk checked against a step worked out by hand from the
+//: each quirk checked against a step worked out by hand from the
 // public code's formulas, and the physics the quirks leave intact (the double
 // pendulum's energy) checked on the data.
 

@@ -1,4 +1,4 @@
-// Local PCA with energy-preserving switching (seed 003): the pendulum-on-carriage
+// Local PCA with energy-preserving switching (Angeli et al., local PCA): the pendulum-on-carriage
 // and MacPherson proofs, PSD matrices, energy at switches and over a period, the
 // level-set projection, file round trip, refusals.
 

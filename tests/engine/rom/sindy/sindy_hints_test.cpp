@@ -1,7 +1,7 @@
-// What the library is missing, named from the residual's structure (issue 29 point 2):
+// What the library is missing, named from the residual's structure:
 // a cubic, a friction and an excitation left out of the library, each at 0, 1 and 5 %
 // noise on the positions (derivatives then estimated by Savitzky-Golay), on the engine's
-// runs of seed 004's Duffing oscillator and friction slider.
+// runs of Slimak et al.'s Duffing oscillator and friction slider.
 
 #include "engine/rom/sindy/sindy_hints.h"
 #include "engine/dynamics/simulation.h"

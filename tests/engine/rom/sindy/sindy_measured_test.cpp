@@ -1,4 +1,4 @@
-// SINDy from measured data (issue 10): a CSV of time and position only, made from the
+// SINDy from measured data: a CSV of time and position only, made from the
 // Duffing run of the engine (dt = 0.01 s, 100 s), identified through the mechanism
 // (sindyRunFromMeasured + SindyModel) and mechanism-free; user-named data columns
 // (the engine's friction channel of the slider, a measured excitation); bad input.
@@ -130,7 +130,7 @@ TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and
   CHECK(e < 0.01);
 }
 
-TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions with 1 % noise",
+TEST_CASE("sindy finds Slimak et al.'s third Duffing row within 5 % from positions with 1 % noise",
           "[sindy_measured_test]") {
   const SindyMeasured m =
       sindyMeasuredFromTable(table(measuredCsv(0.01)), layoutU(), Eigen::MatrixXd::Ones(1, 1));
@@ -141,7 +141,7 @@ TEST_CASE("sindy finds seed 004's third Duffing row within 5 % from positions wi
   settings["kappa"] = 0.1;
   checkRow(trainMeasured(m, settings, measuredDuffing().model.findLoadCase("train"))->result(),
            {{"P.x^3", -1}}, 0.05);
-  // Mechanism-free, f^k = 0: seed 004's first row.
+  // Mechanism-free, f^k = 0: Slimak et al.'s first row.
   SindyLibraryOptions lib;
   lib.omegas = {1.2};
   lib.harmonics = {1, 3};
@@ -200,7 +200,7 @@ TEST_CASE("sindy subtracts known force columns of mechanism-free measured data",
            {{"u", 1}, {"u_dot", -0.3}, {"u^3", -1}}, 0.01);
 }
 
-TEST_CASE("sindy user column of the engine's friction channel reaches seed 004's slider row and runs",
+TEST_CASE("sindy user column of the engine's friction channel reaches Slimak et al.'s slider row and runs",
           "[sindy_measured_test]") {
   const MeasuredRun r = measuredEngineRun("friction_slider");
   SindyColumn friction{"f_fric", Eigen::VectorXd(static_cast<Eigen::Index>(r.samples.size()))};
@@ -208,7 +208,7 @@ TEST_CASE("sindy user column of the engine's friction channel reaches seed 004's
     friction.values(static_cast<Eigen::Index>(k)) = r.samples[k].f_friction(0);
   Dataset dataset = makeDataset(r.model);
   addRun(dataset, r.run);
-  const OJson settings{{"known_forces", OJson::array()},  // seed 004 identifies the forcing
+  const OJson settings{{"known_forces", OJson::array()},  // Slimak et al. 2023 identifies the forcing
                        {"omegas", {5.0}},
                        {"harmonics", {1, 3}},
                        {"normalise", true},

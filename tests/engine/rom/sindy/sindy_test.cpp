@@ -1,4 +1,4 @@
-// SINDy (seed 004): the Duffing and friction-slider tables recovered from engine
+// SINDy (Slimak et al. 2023): the Duffing and friction-slider tables recovered from engine
 // runs (dt = 0.01 s, 100 s), noisy positions with estimated derivatives, the
 // natural-coordinate projection, the κ sweep and bad input.
 
@@ -148,7 +148,7 @@ TEST_CASE("friction slider example sticks and slips as its equation says", "[sin
   CHECK(slipping > 100);
 }
 
-TEST_CASE("sindy recovers the three Duffing rows of seed 004 exactly sparse", "[sindy_test]") {
+TEST_CASE("sindy recovers the three Duffing rows of Slimak et al. 2023 exactly sparse", "[sindy_test]") {
   const EngineRun& r = duffing();
   const SindyLibraryOptions lib = seedLibrary(1.2, false);
   // f^k = 0
@@ -230,7 +230,7 @@ TEST_CASE("sindy recovers the friction slider row with the friction column", "[s
 
 TEST_CASE("sindy without the friction column says the library is missing something", "[sindy_test]") {
   const EngineRun& r = slider();
-  SindyKnownForces known;  // seed 004's second row: f^k = 10 cos(5t) - k u - d u_dot
+  SindyKnownForces known;  // Slimak et al.'s second row: f^k = 10 cos(5t) - k u - d u_dot
   known.external = known.spring = known.damper = true;
   const StlsResult fit = identify(samplesAsU(r, known), seedLibrary(5.0, false), {}, kappa(0.05, true));
   INFO(sindyCoefficientTable(fit) << fit.verdict);
@@ -382,7 +382,7 @@ TEST_CASE("sindy identifies Duffing from an imported CSV of positions and excita
                     Catch::Contains("no column \"x\""));
 }
 
-TEST_CASE("the weak form of clean data finds seed 004's Duffing coefficients", "[sindy_test]") {
+TEST_CASE("the weak form of clean data finds Slimak et al.'s Duffing coefficients", "[sindy_test]") {
   const EngineRun& r = duffing();
   SindySamples s = sindySamplesFromRun(r.model, r.run, {}, {}, {}, true);
   s.coordinates = {"u"};

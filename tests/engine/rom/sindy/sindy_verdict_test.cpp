@@ -1,4 +1,4 @@
-// SINDy's verdict judged by behaviour (issue 29 point 1): a Duffing oscillator the
+// SINDy's verdict judged by behaviour: a Duffing oscillator the
 // method was not developed on, described in words — u'' + 0.15 u' + 2 u + 0.5 u³ =
 // 0.8 cos 1.7 t, a 1 kg mass on a rail between two springs — identified from a 100 s
 // engine run, clean and with 5 % noise on the positions. A model whose run from the
@@ -114,7 +114,7 @@ TEST_CASE("sindy calls a model without the cubic wrong although its residual loo
   CHECK((kind == "rollout misses" || kind == "rollout blows up"));
   CHECK_THAT(rom->result().verdict,
              Catch::StartsWith("the model is wrong") && Catch::Contains("the residual alone said: fit ok"));
-  // And names what is missing (issue 29 point 2).
+  // And names what is missing.
   CHECK_THAT(rom->result().verdict, Catch::Contains("correlates most with P.x^3 (higher polynomial degree"));
 }
 
@@ -127,7 +127,7 @@ TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_ver
   INFO(rom->equations() << rom->result().verdict);
   CHECK(rom->metrics().at("verdict_kind") != "fit ok");
   CHECK(rom->metrics().at("rollout").at("error").get<double>() > 0.5);
-  // And says which term κ removed that the run needs (issue 29 point 2).
+  // And says which term κ removed that the run needs.
   CHECK(rom->metrics().at("kappa_removed_needed") == "P.x_dot");
   CHECK_THAT(
       rom->result().verdict,
