@@ -11,6 +11,7 @@
 #include "app/source_tree.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/mobility.h"
+#include "engine/model/joint_types.h"
 #include "engine/model/model.h"
 #include "engine/model/spec_build.h"
 #include "widgets/log_view.h"
@@ -441,7 +442,7 @@ void MainWindow::createJointFromSelection() {
   auto* d = openForm(tr("Create Joint"), "jointDialog");
   d->addText("name", tr("Name"), QString());
   QStringList types;
-  for (int t = 0; t < 9; ++t) types << QString::fromLatin1(jointTypeName(static_cast<JointType>(t)));
+  for (const JointTypeInfo& t : jointTypes()) types << QString::fromLatin1(t.name);
   d->addChoice("type", tr("Type"), types, "revolute");
   d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), body1);
   d->addChoice("body2", tr("Body 2"), bodyNames(spec, true), body2);
@@ -500,11 +501,8 @@ void MainWindow::createJointFromSelection() {
     try {
       // Points that do not coincide are joined only when the user says so.
       const double gap = jointPointGap(next, r);
-      const bool coincident = r.type == JointType::Distance || r.type == JointType::PointOnLine ||
-                              r.type == JointType::PointOnPlane || r.type == JointType::Cylindrical ||
-                              r.type == JointType::Prismatic;
-      if (!coincident && gap > 1e-9 * std::max(1.0, positionOf(next, r.point1).norm()) &&
-          !d->checked("join_apart")) {
+      if (!jointTypeInfo(r.type).pointsApart &&
+          gap > 1e-9 * std::max(1.0, positionOf(next, r.point1).norm()) && !d->checked("join_apart")) {
         d->setRowVisible("join_apart", true);
         d->setError("point2",
                     tr("%1 and %2 are %3 m apart: a %4 joint makes them coincide. Pick the shared point, or "

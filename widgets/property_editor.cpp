@@ -1,5 +1,7 @@
 #include "widgets/property_editor.h"
 
+#include "engine/model/joint_types.h"
+
 #include "engine/core/error.h"
 #include "widgets/function_preview.h"
 #include "widgets/number_text.h"
@@ -28,6 +30,13 @@ void setTextIfIdle(QLineEdit* edit, const QString& text) {
   // Leave a field the user is typing in alone.
   if (!edit->hasFocus() || !edit->isModified()) edit->setText(text);
   edit->setModified(false);
+}
+
+// Every joint type's name, from the joint table.
+QStringList jointTypeChoices() {
+  QStringList names;
+  for (const JointTypeInfo& t : jointTypes()) names << QString::fromLatin1(t.name);
+  return names;
 }
 
 template <class Enum>
@@ -230,11 +239,11 @@ void PropertyEditor::build() {
     case ElementKind::Joint: {
       addName();
       addChoice(
-          "type", tr("Type"), enumNames<JointType>(9, &jointTypeName),
+          "type", tr("Type"), jointTypeChoices(),
           [i](const ModelSpec& s) { return std::string(jointTypeName(s.joints[i].type)); },
           [i](ModelSpec& s, const std::string& v) {
-            for (int t = 0; t < 9; ++t)
-              if (v == jointTypeName(static_cast<JointType>(t))) s.joints[i].type = static_cast<JointType>(t);
+            for (const JointTypeInfo& t : jointTypes())
+              if (v == t.name) s.joints[i].type = t.type;
           },
           true);
       const QStringList bodies = names(ElementKind::Body, true), points = names(ElementKind::Point),

@@ -1,4 +1,5 @@
 #include "engine/model/model.h"
+#include "engine/model/joint_types.h"
 
 #include "engine/core/error.h"
 #include "engine/model/body_shape.h"
@@ -55,18 +56,7 @@ const char* bodyTypeName(BodyType type) {
 }
 
 const char* jointTypeName(JointType type) {
-  switch (type) {
-    case JointType::Spherical: return "spherical";
-    case JointType::Revolute: return "revolute";
-    case JointType::Prismatic: return "prismatic";
-    case JointType::Cylindrical: return "cylindrical";
-    case JointType::Universal: return "universal";
-    case JointType::Fixed: return "fixed";
-    case JointType::PointOnLine: return "point_on_line";
-    case JointType::PointOnPlane: return "point_on_plane";
-    case JointType::Distance: return "distance";
-  }
-  return "spherical";
+  return jointTypeInfo(type).name;
 }
 
 const char* driverTypeName(DriverType type) {
@@ -705,11 +695,8 @@ void Model::compileJoints() {
       for (int k = 0; k < 3; ++k)
         row(std::string(1, "xyz"[k]), p2 - p1, Combination::constant(Eigen::Vector3d::Unit(k)), 0.0);
     };
-    const bool needsAxis2 = j.type == JointType::Revolute || j.type == JointType::Prismatic ||
-                            j.type == JointType::Cylindrical || j.type == JointType::Universal ||
-                            j.type == JointType::Fixed;
-    const bool needsAxis1 =
-        needsAxis2 || j.type == JointType::PointOnLine || j.type == JointType::PointOnPlane;
+    const bool needsAxis2 = jointTypeInfo(j.type).axes == 2;
+    const bool needsAxis1 = jointTypeInfo(j.type).axes >= 1;
     Combination u1, u2;
     Eigen::Vector3d u10 = Eigen::Vector3d::Zero();
     if (needsAxis1) {

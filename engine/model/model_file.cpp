@@ -1,4 +1,5 @@
 #include "engine/model/model_file.h"
+#include "engine/model/joint_types.h"
 
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
@@ -68,14 +69,28 @@ std::string entryWhere(const std::string& list, std::size_t i, const Json& j) {
   return w;
 }
 
-template <typename Enum, std::size_t N>
-Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&table)[N],
+template <typename Enum>
+Enum parseEnum(const std::string& text, const std::vector<std::pair<const char*, Enum>>& table,
                const std::string& where, const char* what) {
   for (const auto& [name, value] : table)
     if (text == name) return value;
   std::string known;
   for (const auto& [name, value] : table) known += std::string(known.empty() ? "" : ", ") + name;
   throw ModelError(where + ": unknown " + what + " \"" + text + "\" (known: " + known + ")");
+}
+
+// The joint types' file names, from their table.
+std::vector<std::pair<const char*, JointType>> jointTypeNames() {
+  std::vector<std::pair<const char*, JointType>> names;
+  for (const JointTypeInfo& t : jointTypes()) names.emplace_back(t.name, t.type);
+  return names;
+}
+
+template <typename Enum, std::size_t N>
+Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&table)[N],
+               const std::string& where, const char* what) {
+  return parseEnum(text, std::vector<std::pair<const char*, Enum>>(std::begin(table), std::end(table)), where,
+                   what);
 }
 
 const std::pair<const char*, TimeFunction::Type> kFunctionTypes[] = {
@@ -88,12 +103,6 @@ const std::pair<const char*, TimeFunction::Type> kFunctionTypes[] = {
     {"sum", TimeFunction::Type::Sum}};
 const std::pair<const char*, BodyType> kBodyTypes[] = {
     {"rigid", BodyType::Rigid}, {"bar", BodyType::Bar}, {"particle", BodyType::Particle}};
-const std::pair<const char*, JointType> kJointTypes[] = {
-    {"spherical", JointType::Spherical},       {"revolute", JointType::Revolute},
-    {"prismatic", JointType::Prismatic},       {"cylindrical", JointType::Cylindrical},
-    {"universal", JointType::Universal},       {"fixed", JointType::Fixed},
-    {"point_on_line", JointType::PointOnLine}, {"point_on_plane", JointType::PointOnPlane},
-    {"distance", JointType::Distance}};
 const std::pair<const char*, DriverType> kDriverTypes[] = {
     {"distance", DriverType::Distance}, {"angle", DriverType::Angle}, {"coordinate", DriverType::Coordinate}};
 const std::pair<const char*, FrictionLaw> kFrictionLaws[] = {{"coulomb", FrictionLaw::Coulomb},
@@ -286,7 +295,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     Obj o(joints[i], entryWhere("joints", i, joints[i]));
     JointSpec j;
     j.name = o.text("name");
-    j.type = parseEnum(o.text("type"), kJointTypes, o.where(), "joint type");
+    j.type = parseEnum(o.text("type"), jointTypeNames(), o.where(), "joint type");
     j.body1 = o.text("body1");
     j.body2 = o.text("body2");
     j.point1 = o.text("point1");

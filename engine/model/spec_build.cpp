@@ -1,4 +1,5 @@
 #include "engine/model/spec_build.h"
+#include "engine/model/joint_types.h"
 
 #include "engine/core/error.h"
 #include "engine/core/message_text.h"
@@ -333,10 +334,10 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
       throw InputError(what + ": point " + inQuotes(p) + " is not on " +
                        (b == "ground" ? std::string("the ground (not fixed)") : "body " + inQuotes(b)));
   }
-  const bool twoAxes = r.type == JointType::Revolute || r.type == JointType::Prismatic ||
-                       r.type == JointType::Cylindrical || r.type == JointType::Fixed;
-  const bool oneAxis = twoAxes || r.type == JointType::Universal || r.type == JointType::PointOnLine ||
-                       r.type == JointType::PointOnPlane;
+  // One axis direction: both axes along it where they stay parallel; a universal joint's
+  // second axis is chosen normal to it.
+  const bool twoAxes = jointTypeInfo(r.type).parallelAxes;
+  const bool oneAxis = jointTypeInfo(r.type).axes >= 1;
   if (oneAxis) {
     if (!r.axis || !(r.axis->norm() > 0.0) || !r.axis->allFinite())
       throw InputError(what + ": a " + std::string(jointTypeName(r.type)) + " joint needs an axis direction");

@@ -3,6 +3,7 @@
 
 #include "engine/rom/training_finish.h"
 #include "engine/core/error.h"
+#include "engine/core/ordered_json.h"
 #include "engine/data/dataset.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
