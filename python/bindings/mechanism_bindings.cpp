@@ -5,6 +5,7 @@
 // validates the whole as reading a model file does.
 
 #include "engine/core/error.h"
+#include "engine/model/joint_types.h"
 #include "engine/model/model_file.h"
 #include "engine/model/spec_build.h"
 #include "engine/model/spec_edit.h"
@@ -293,7 +294,8 @@ void bindMechanism(py::module_& m) {
              const py::object& axis2, const std::optional<double>& length, const std::string& name) {
             JointRequest r;
             r.name = name;
-            r.type = typeFromName<JointType>(type, jointTypeName, 9, "type");
+            r.type =
+                typeFromName<JointType>(type, jointTypeName, static_cast<int>(jointTypes().size()), "type");
             r.body1 = body1;
             r.body2 = body2;
             r.point1 = point1;
