@@ -444,25 +444,16 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
       "(features x kept, sorted by the first). */\n";
   src += "#define JOINT_M " + std::to_string(jm) + "\n#define JOINT_MF " + std::to_string(jmf) +
          "\n#define JOINT_K " + std::to_string(jk) + "\n#define JOINT_N " + std::to_string(jn) + "\n";
-  const Eigen::MatrixXd none;
-  src += "static const double joint_position_basis[] = " +
-         cArrayLiteral(hasJoint ? tables.positionBasis : none) + ";\n";
-  src +=
-      "static const double joint_load_basis[] = " + cArrayLiteral(hasJoint ? tables.loadBasis : none) + ";\n";
-  src += "static const double joint_position_mean[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.positionMean) : none) + ";\n";
-  src += "static const double joint_position_scale[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.positionScale) : none) + ";\n";
-  src += "static const double joint_velocity_scale[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.velocityScale) : none) + ";\n";
-  src += "static const double joint_load_mean[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.loadMean) : none) + ";\n";
-  src += "static const double joint_load_scale[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.loadScale) : none) + ";\n";
-  src += "static const double joint_load_rate_scale[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.loadRateScale) : none) + ";\n";
-  src += "static const double joint_samples[] = " +
-         cArrayLiteral(hasJoint ? Eigen::MatrixXd(tables.samples.transpose()) : none) + ";\n\n";
+  const std::pair<const char*, Eigen::MatrixXd> jointTables[] = {
+      {"joint_position_basis", tables.positionBasis}, {"joint_load_basis", tables.loadBasis},
+      {"joint_position_mean", tables.positionMean},   {"joint_position_scale", tables.positionScale},
+      {"joint_velocity_scale", tables.velocityScale}, {"joint_load_mean", tables.loadMean},
+      {"joint_load_scale", tables.loadScale},         {"joint_load_rate_scale", tables.loadRateScale},
+      {"joint_samples", tables.samples.transpose()}};
+  for (const auto& [name, table] : jointTables)
+    src += "static const double " + std::string(name) +
+           "[] = " + cArrayLiteral(hasJoint ? table : Eigen::MatrixXd()) + ";\n";
+  src += "\n";
   src += "/* The method: " + commentText(out.methodName) + ". */\n" + method.constants() + "\n" +
          method.macros() + "\n";
   src += fillTemplate(kCKernelsTemplate, values);

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -115,6 +116,99 @@ int integerOutput(const CModel& m) {
   return -1;
 }
 
+// Runs the C compiler (`compiler`, else $CC, else cc) with the common flags and `extra` on
+// `sources` in `dir`, writing `output` there. Returns the compiler's name; nothing when none was
+// chosen and `cc` cannot be started (a source FMU then). Throws as compileSharedObject.
+std::optional<std::string> compileWith(const std::string& dir, const std::vector<std::string>& sources,
+                                       const std::string& output, const std::string& compiler,
+                                       const std::vector<std::string>& extra, double timeoutSeconds,
+                                       Monitor* monitor) {
+  // The compiler command: --cc, else $CC, else cc; "ccache gcc" is a command of two words.
+  const char* env = std::getenv("CC");
+  const bool chosen = !compiler.empty() || (env && *env);
+  std::vector<std::string> args;
+  std::istringstream words(!compiler.empty() ? compiler : chosen ? std::string(env) : std::string("cc"));
+  for (std::string w; words >> w;) args.push_back(w);
+  if (args.empty()) throw InputError("the C compiler command is empty");
+  const std::string cc = args.front();
+  // No contraction into fused multiply-adds: the exported model computes as the engine does.
+  for (const char* a : {"-std=c99", "-O3", "-ffp-contract=off", "-shared"}) args.emplace_back(a);
+  for (const std::string& a : extra) args.push_back(a);
+  args.emplace_back("-o");
+  args.push_back(output);
+  for (const std::string& s : sources) args.push_back(s);
+  args.emplace_back("-lm");
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+
+  // posix_spawn, not fork + exec: the caller may have threads (the workbench, Python). The
+  // child runs in `dir`, reads /dev/null, writes its messages to a log, with the default
+  // signal dispositions and an empty mask (Python ignores SIGPIPE, a worker may block some).
+  // Absolute: the child changes into `dir` before it opens the log.
+  const std::string log = (fs::absolute(fs::path(dir)) / "compiler.log").string();
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawnattr_init(&attributes);
+  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setsigdefault(&attributes, &all);
+  // Its own process group: a compiler that hangs is stopped with everything it started (cc1, as, ld).
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes,
+                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  posix_spawnattr_destroy(&attributes);
+  if (spawned == ENOENT && !chosen) return std::nullopt;  // no cc on the machine: a source FMU
+  if (spawned != 0)
+    throw Error("cannot start the C compiler \"" + cc + "\": " + std::string(std::strerror(spawned)));
+  int status = 0;
+  pid_t waited = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (;;) {
+    waited = waitpid(pid, &status, WNOHANG);
+    if (waited < 0 && errno == EINTR) continue;
+    if (waited != 0) break;
+    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+    if (monitor && !monitor->report(Progress{"compile", 0, 0, {{"seconds", elapsed.count()}}})) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw Cancelled("cancelled by user; the C compiler (" + cc + ") was stopped");
+    }
+    if (elapsed.count() > timeoutSeconds) {
+      kill(-pid, SIGKILL);
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      std::ostringstream limit;
+      limit << timeoutSeconds;
+      throw Error("the C compiler (" + cc + ") did not finish in " + limit.str() +
+                  " s and was stopped; try again with a longer --cc-timeout, or another compiler (--cc)");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  if (waited != pid) throw Error("lost the C compiler \"" + cc + "\": " + std::string(std::strerror(errno)));
+  std::error_code ec;
+  const auto size = fs::file_size(fs::path(dir) / output, ec);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || ec || size == 0) {
+    std::string message = readAll(log);
+    if (message.size() > 2000) message = message.substr(0, 2000) + "...";
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && message.empty())
+      message = "the command was not found";
+    throw Error("the C compiler (" + cc + ") failed on the generated source: " + message);
+  }
+  return cc;
+}
+
 }  // namespace
 
 std::string fmuModelDescription(const CModel& m, const std::string& guid) {
@@ -201,27 +295,15 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
   return x.str();
 }
 
-namespace {
-
-// compileSharedObject with the flags `extra` after the common ones; `native`: the result is
-// checked by loading it (a Windows DLL cannot be: its header is checked instead).
-bool compileWith(const std::string& dir, const std::vector<std::string>& sources, const std::string& output,
-                 const std::string& compiler, const std::vector<std::string>& extra, bool native,
-                 double timeoutSeconds, Monitor* monitor);
-
-}  // namespace
-
 bool compileSharedObject(const std::string& dir, const std::vector<std::string>& sources,
                          const std::string& output, const std::string& compiler, bool hideSymbols,
                          double timeoutSeconds, Monitor* monitor) {
   std::vector<std::string> extra{"-fPIC"};
   if (hideSymbols) extra.emplace_back("-fvisibility=hidden");
-  if (!compileWith(dir, sources, output, compiler, extra, true, timeoutSeconds, monitor)) return false;
-  const char* env = std::getenv("CC");
-  requireLoadable((fs::absolute(fs::path(dir)) / output).string(),
-                  !compiler.empty() ? compiler
-                  : env && *env     ? std::string(env)
-                                    : std::string("cc"),
+  const std::optional<std::string> cc =
+      compileWith(dir, sources, output, compiler, extra, timeoutSeconds, monitor);
+  if (!cc) return false;
+  requireLoadable((fs::absolute(fs::path(dir)) / output).string(), *cc,
                   hideSymbols ? "fmi2Instantiate" : nullptr);
   return true;
 }
@@ -240,7 +322,7 @@ std::string windowsCompiler() {
 void compileWindowsDll(const std::string& dir, const std::vector<std::string>& sources,
                        const std::string& output, const std::string& compiler, double timeoutSeconds,
                        Monitor* monitor) {
-  compileWith(dir, sources, output, compiler, {"-static-libgcc"}, false, timeoutSeconds, monitor);
+  compileWith(dir, sources, output, compiler, {"-static-libgcc"}, timeoutSeconds, monitor);
   // A PE file: "MZ", and at the offset it names "PE\0\0" with the x86-64 machine type.
   const std::string dll = readAll(fs::path(dir) / output);
   const auto u32 = [&](std::size_t at) {
@@ -258,99 +340,6 @@ void compileWindowsDll(const std::string& dir, const std::vector<std::string>& s
                 ") reported success, but what it wrote is not a 64-bit "
                 "Windows DLL");
 }
-
-namespace {
-
-bool compileWith(const std::string& dir, const std::vector<std::string>& sources, const std::string& output,
-                 const std::string& compiler, const std::vector<std::string>& extra, bool native,
-                 double timeoutSeconds, Monitor* monitor) {
-  // The compiler command: --cc, else $CC, else cc; "ccache gcc" is a command of two words.
-  const char* env = std::getenv("CC");
-  const bool chosen = !compiler.empty() || (env && *env);
-  std::vector<std::string> args;
-  std::istringstream words(!compiler.empty() ? compiler : chosen ? std::string(env) : std::string("cc"));
-  for (std::string w; words >> w;) args.push_back(w);
-  if (args.empty()) throw InputError("the C compiler command is empty");
-  const std::string cc = args.front();
-  // No contraction into fused multiply-adds: the exported model computes as the engine does.
-  for (const char* a : {"-std=c99", "-O3", "-ffp-contract=off", "-shared"}) args.emplace_back(a);
-  for (const std::string& a : extra) args.push_back(a);
-  args.emplace_back("-o");
-  args.push_back(output);
-  for (const std::string& s : sources) args.push_back(s);
-  args.emplace_back("-lm");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  // posix_spawn, not fork + exec: the caller may have threads (the workbench, Python). The
-  // child runs in `dir`, reads /dev/null, writes its messages to a log, with the default
-  // signal dispositions and an empty mask (Python ignores SIGPIPE, a worker may block some).
-  // Absolute: the child changes into `dir` before it opens the log.
-  const std::string log = (fs::absolute(fs::path(dir)) / "compiler.log").string();
-  posix_spawn_file_actions_t actions;
-  posix_spawnattr_t attributes;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawnattr_init(&attributes);
-  posix_spawn_file_actions_addchdir_np(&actions, dir.c_str());
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setsigdefault(&attributes, &all);
-  // Its own process group: a compiler that hangs is stopped with everything it started (cc1, as, ld).
-  posix_spawnattr_setpgroup(&attributes, 0);
-  posix_spawnattr_setflags(&attributes,
-                           POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETPGROUP);
-  pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, argv[0], &actions, &attributes, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attributes);
-  if (spawned == ENOENT && !chosen && native) return false;  // no cc on the machine: a source FMU
-  if (spawned != 0)
-    throw Error("cannot start the C compiler \"" + cc + "\": " + std::string(std::strerror(spawned)));
-  int status = 0;
-  pid_t waited = 0;
-  const auto start = std::chrono::steady_clock::now();
-  for (;;) {
-    waited = waitpid(pid, &status, WNOHANG);
-    if (waited < 0 && errno == EINTR) continue;
-    if (waited != 0) break;
-    const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
-    if (monitor && !monitor->report(Progress{"compile", 0, 0, {{"seconds", elapsed.count()}}})) {
-      kill(-pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      throw Cancelled("cancelled by user; the C compiler (" + cc + ") was stopped");
-    }
-    if (elapsed.count() > timeoutSeconds) {
-      kill(-pid, SIGKILL);
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      std::ostringstream limit;
-      limit << timeoutSeconds;
-      throw Error("the C compiler (" + cc + ") did not finish in " + limit.str() +
-                  " s and was stopped; try again with a longer --cc-timeout, or another compiler (--cc)");
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-  if (waited != pid) throw Error("lost the C compiler \"" + cc + "\": " + std::string(std::strerror(errno)));
-  std::error_code ec;
-  const auto size = fs::file_size(fs::path(dir) / output, ec);
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || ec || size == 0) {
-    std::string message = readAll(log);
-    if (message.size() > 2000) message = message.substr(0, 2000) + "...";
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && message.empty())
-      message = "the command was not found";
-    throw Error("the C compiler (" + cc + ") failed on the generated source: " + message);
-  }
-  return true;
-}
-
-}  // namespace
 
 FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOptions& options,
                     const std::string& path, const std::string& compiler, double compilerTimeout,

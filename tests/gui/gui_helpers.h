@@ -4,13 +4,17 @@
 #include <QApplication>
 #include <QCoreApplication>
 #include <QDialog>
+#include <QDialogButtonBox>
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QImage>
 #include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QTimer>
 
 #include <functional>
+#include <memory>
 
 namespace mbdrom::test {
 
@@ -48,6 +52,32 @@ inline bool typeFileName(QFileDialog* files, const QString& path) {
   name->setText(path);
   static_cast<QDialog*>(files)->accept();  // the Save button
   return true;
+}
+
+/// Answers a plot's Export Image as a user does: `path` in the file dialog, then `size` [px] in the
+/// size dialog that follows (saved as a picture to `grab` when given). Returns the size that
+/// dialog offered, invalid until it was shown.
+inline std::shared_ptr<QSize> answerImageExport(const QString& path, QSize size, QObject* context,
+                                                const QString& grab = {}) {
+  auto offered = std::make_shared<QSize>();
+  whenModal(
+      [=](QWidget* modal) {
+        if (auto* files = qobject_cast<QFileDialog*>(modal)) {
+          typeFileName(files, path);
+          return false;  // the size comes next
+        }
+        auto* width = modal->findChild<QSpinBox*>("imageWidth");
+        auto* height = modal->findChild<QSpinBox*>("imageHeight");
+        if (!width || !height) return false;
+        *offered = QSize(width->value(), height->value());
+        width->setValue(size.width());
+        height->setValue(size.height());
+        if (!grab.isEmpty()) modal->grab().save(grab);
+        modal->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
+        return true;
+      },
+      15000, context);
+  return offered;
 }
 
 /// Variance of the grey level over all pixels (0 for a blank image).

@@ -12,8 +12,10 @@
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
+#include <QGuiApplication>
 #include <QMenu>
 #include <QPushButton>
+#include <QScreen>
 #include <QSpinBox>
 #include <QTest>
 
@@ -50,30 +52,22 @@ TEST_CASE("the training curves export as an image from their menu and as CSV, as
   CHECK(image->isEnabled());
   CHECK(menu->findChild<QAction*>("plotExportData")->isEnabled());
   CHECK_FALSE(menu->findChild<QAction*>("plotResetZoom")->isVisible());
+  // With MBDROM_SCREENSHOT_DIR set: the curves with their menu open, as a user sees them.
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    REQUIRE(waitFor([&] { return menu->isVisible(); }));
+    QTest::qWait(200);
+    const QRect area = curves.frameGeometry().united(menu->frameGeometry());
+    CHECK(
+        QGuiApplication::primaryScreen()->grabWindow(0).copy(area).save(shots + "/training_curves_menu.png"));
+  }
 
   const QString dir = freshOutputDir("training_curves_export");
   const QString png = dir + "/curves.png";
-  bool sizeAsked = false;
-  whenModal(
-      [&](QWidget* modal) {
-        if (auto* files = qobject_cast<QFileDialog*>(modal)) {
-          typeFileName(files, png);
-          return false;  // the size comes next
-        }
-        auto* width = modal->findChild<QSpinBox*>("imageWidth");
-        auto* height = modal->findChild<QSpinBox*>("imageHeight");
-        if (!width || !height) return false;
-        sizeAsked = true;
-        width->setValue(1000);
-        height->setValue(600);
-        modal->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
-        return true;
-      },
-      15000, &curves);
+  const auto offered = answerImageExport(png, QSize(1000, 600), &curves);
   image->trigger();
   menu->close();
   REQUIRE(waitFor([&] { return QFile::exists(png); }, 15000));
-  CHECK(sizeAsked);
+  CHECK(offered->isValid());  // the size was asked
   const QImage written(png);
   REQUIRE_FALSE(written.isNull());
   CHECK(written.size() == QSize(1000, 600));
@@ -86,10 +80,12 @@ TEST_CASE("the training curves export as an image from their menu and as CSV, as
   QFile file(csv);
   REQUIRE(file.open(QIODevice::ReadOnly | QIODevice::Text));
   CHECK(QString::fromUtf8(file.readLine()).trimmed().toStdString() == "epoch,training,validation");
-  const QStringList first = QString::fromUtf8(file.readLine()).trimmed().split(',');
-  REQUIRE(first.size() == 3);
-  CHECK(first[0].toDouble() == 1.0);
-  CHECK(first[1].toDouble() == Approx(train.front().y()).epsilon(1e-12));
+  // Epoch 1: both losses as plotted.
+  const QStringList epoch1 = QString::fromUtf8(file.readLine()).trimmed().split(',');
+  REQUIRE(epoch1.size() == 3);
+  CHECK(epoch1[0].toDouble() == 1.0);
+  CHECK(epoch1[1].toDouble() == Approx(train.front().y()).epsilon(1e-12));
+  CHECK(epoch1[2].toDouble() == Approx(validation.front().y()).epsilon(1e-12));
   // SVG too, through the same path.
   REQUIRE(curves.save(dir + "/curves.svg").isEmpty());
   CHECK(QFile(dir + "/curves.svg").size() > 1000);

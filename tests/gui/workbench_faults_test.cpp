@@ -172,28 +172,11 @@ TEST_CASE(
 
   const QString dir = freshOutputDir("plot_export");
   const QString png = dir + "/channels.png";
-  bool sizeAsked = false, defaultShown = false;
-  whenModal(
-      [&](QWidget* modal) {
-        if (auto* files = qobject_cast<QFileDialog*>(modal)) {
-          typeFileName(files, png);
-          return false;  // the size comes next
-        }
-        auto* width = modal->findChild<QSpinBox*>("imageWidth");
-        auto* height = modal->findChild<QSpinBox*>("imageHeight");
-        if (!width || !height) return false;
-        sizeAsked = true;
-        defaultShown = width->value() == 1600 && height->value() == 1000;
-        width->setValue(1200);
-        height->setValue(700);
-        modal->grab().save(QString::fromStdString(mbdrom::test::outputPath("/plot_image_size_dialog.png")));
-        modal->findChild<QDialogButtonBox*>()->button(QDialogButtonBox::Ok)->click();
-        return true;
-      },
-      15000, &window);
+  const auto offered =
+      answerImageExport(png, QSize(1200, 700), &window,
+                        QString::fromStdString(mbdrom::test::outputPath("/plot_image_size_dialog.png")));
   CHECK(plot->exportImageDialog().toStdString() == png.toStdString());
-  CHECK(sizeAsked);
-  CHECK(defaultShown);
+  CHECK(*offered == QSize(1600, 1000));  // asked, with the default
   const QImage image(png);
   REQUIRE_FALSE(image.isNull());
   CHECK(image.size() == QSize(1200, 700));

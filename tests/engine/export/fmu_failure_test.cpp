@@ -74,8 +74,9 @@ TEST_CASE("a failing FMU step is fmi2Discard naming its cause and time, and the 
   std::set<int> causes;
   for (const Trained& t : everyMethod()) {
     INFO(t.method);
-    const std::string id = "fail_" + t.method, dir = tempDir(id);
-    const Exported exported = exportAndUnpack(*t.rom, model, id, dir, {"A"});
+    const std::string id = "fail_" + t.method;
+    const Exported exported = exportMethod(t, model, "fail");
+    const std::string& dir = exported.dir;
     const FmuExport& e = exported.fmu;
     const Fmi2 fmi(exported.so);
     const double h = e.model.dt;
@@ -181,8 +182,7 @@ TEST_CASE("every method's FMU starts from the inputs set in initialization, as t
   const Model model = barWithMoreLoadCases();
   for (const Trained& t : everyMethod()) {
     INFO(t.method);
-    const std::string id = "start_" + t.method;
-    const Exported exported = exportAndUnpack(*t.rom, model, id, tempDir(id), {"A"});
+    const Exported exported = exportMethod(t, model, "start");
     const FmuExport& e = exported.fmu;
     const Fmi2 fmi(exported.so);
     const std::vector<double> u = {1.5, 0.6};
@@ -240,8 +240,7 @@ TEST_CASE("an FMU state saved and set again repeats the steps bit for bit, seria
   const int lc = model.requireLoadCase("drive");
   for (const Trained& t : everyMethod()) {
     INFO(t.method);
-    const std::string id = "state_" + t.method;
-    const Exported exported = exportAndUnpack(*t.rom, model, id, tempDir(id), {"A"});
+    const Exported exported = exportMethod(t, model, "state");
     const Fmi2 fmi(exported.so);
     const double h = 3 * exported.fmu.model.dt;
     Host host(fmi, "state", exported.fmu);
@@ -309,8 +308,7 @@ TEST_CASE("every method's FMU says it left its envelope where the engine's run w
   int compared = 0, outside = 0, calibrated = 0;
   for (const Trained& t : everyMethod()) {
     INFO(t.method);
-    const std::string id = "judge_" + t.method;
-    const Exported exported = exportAndUnpack(*t.rom, model, id, tempDir(id), {"A"});
+    const Exported exported = exportMethod(t, model, "judge");
     const Fmi2 fmi(exported.so);
     const double h = 5 * exported.fmu.model.dt;
     const int steps = static_cast<int>(std::lround(2.5 / h));

@@ -100,6 +100,11 @@ const std::vector<Trained>& everyMethod() {
   return trained;
 }
 
+Exported exportMethod(const Trained& t, const Model& model, const std::string& prefix) {
+  const std::string id = prefix + "_" + t.method;
+  return exportAndUnpack(*t.rom, model, id, tempDir(id), {"A"});
+}
+
 Dataset simulatedDataset(const Model& model, const std::string& loadCase, double tEnd, double outputDt) {
   RunOptions o;
   o.loadCase = model.requireLoadCase(loadCase);
@@ -153,7 +158,7 @@ Exported exportAndUnpack(const ReducedModel& rom, const Model& model, const std:
   options.identifier = id;
   options.loadCase = loadCase;
   options.outputs = std::move(outputs);
-  Exported e{exportFmu(rom, model, options, dir + "/" + id + ".fmu"), dir + "/" + id + ".so"};
+  Exported e{exportFmu(rom, model, options, dir + "/" + id + ".fmu"), dir + "/" + id + ".so", dir};
   REQUIRE(e.fmu.binary);
   std::ofstream(e.so, std::ios::binary)
       << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");

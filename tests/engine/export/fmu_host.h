@@ -55,10 +55,13 @@ std::map<std::string, std::string> unzipStored(const std::string& path);
 struct Exported {
   FmuExport fmu;
   std::string so;
+  std::string dir;  ///< DIR
 };
 Exported exportAndUnpack(const ReducedModel& rom, const Model& model, const std::string& id,
                          const std::string& dir, std::vector<std::string> outputs = {},
                          const std::string& loadCase = "drive");
+/// The FMU of `t` (output point A, load case "drive") as PREFIX_METHOD in a fresh folder of that name.
+Exported exportMethod(const Trained& t, const Model& model, const std::string& prefix);
 
 /// What `command` printed on its standard output.
 std::string run(const std::string& command);

@@ -95,8 +95,7 @@ TEST_CASE("every method's Linux binary needs no glibc symbol above 2.17", "[fmu]
   const Model model = barPendulum();
   for (const Trained& t : everyMethod()) {
     INFO(t.method);
-    const std::string id = "glibc_" + t.method;
-    const Exported exported = exportAndUnpack(*t.rom, model, id, tempDir(id), {"A"});
+    const Exported exported = exportMethod(t, model, "glibc");
     const std::vector<std::string> newer = symbolsNewerThanGlibc217(exported.so);
     INFO(newer.size() << " newer, the first " << (newer.empty() ? std::string("-") : newer.front()));
     CHECK(newer.empty());
@@ -118,8 +117,9 @@ TEST_CASE("every method's Windows DLL, built with MinGW-w64, runs under wine as 
   const std::string prefix = tempDir("wine_prefix");
   for (const Trained& t : everyMethod()) {
     INFO(t.method);
-    const std::string id = "win_" + t.method, dir = tempDir(id);
-    const Exported exported = exportAndUnpack(*t.rom, model, id, dir, {"A"});
+    const std::string id = "win_" + t.method;
+    const Exported exported = exportMethod(t, model, "win");
+    const std::string& dir = exported.dir;
     REQUIRE(exported.fmu.windows);
     const auto files = unzipStored(dir + "/" + id + ".fmu");
     REQUIRE(files.count("binaries/win64/" + id + ".dll") == 1);
