@@ -60,8 +60,8 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
     again.dataset = head;
     return method.trainRequest(again, m).model;
   };
-  finishTrainedModel(*outcome.model, request.dataset, request.model, retrain, monitor, trainingTime,
-                     request.ownRunFailure);
+  outcome.model = finishTrainedModel(std::move(outcome.model), request.dataset, request.model, retrain,
+                                     monitor, trainingTime, request.ownRunFailure);
   return outcome;
 }
 

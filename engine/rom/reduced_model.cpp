@@ -376,11 +376,10 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
   std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
   const auto trainingTime = std::chrono::steady_clock::now() - start;
   // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
-  finishTrainedModel(
-      *rom, dataset, model,
+  return finishTrainedModel(
+      std::move(rom), dataset, model,
       [&](const Dataset& head, Monitor& m) { return info.train(head, checked, m, model); }, monitor,
       trainingTime, ownRunFailure);
-  return rom;
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {

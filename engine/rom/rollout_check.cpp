@@ -191,11 +191,20 @@ std::string edgeOfDesign(const Dataset& dataset, std::size_t k, const std::vecto
 
 }  // namespace
 
+namespace {
+
+// Which model a verdict of whole runs held out speaks for.
+std::string writtenModel(const RolloutCheck& check) {
+  if (check.writtenInstead.empty()) return "the written one on all " + std::to_string(check.totalRuns);
+  return "the written one itself, since " + check.writtenInstead;
+}
+
+}  // namespace
+
 HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb) {
   const std::string how = check.wholeRuns
                               ? "a model " + verb + " on " + std::to_string(check.trainedRuns) + " of the " +
-                                    std::to_string(check.totalRuns) + " runs (the written one on all " +
-                                    std::to_string(check.totalRuns) + "): "
+                                    std::to_string(check.totalRuns) + " runs (" + writtenModel(check) + "): "
                               : verb + " without the last quarter of the run, ";
   if (!check.done) return {"not judged", check.text()};
   if (!check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5))
@@ -362,6 +371,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
     j["whole_runs"] = true;
     j["trained_runs"] = trainedRuns;
     j["total_runs"] = totalRuns;
+    if (!writtenInstead.empty()) j["written_instead"] = writtenInstead;
   }
   return j;
 }
@@ -634,11 +644,12 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
 // The second training gets the first one's time: a network stopped early by the user
 // (or a budget of a million epochs) is judged by a model trained about as long, and a
 // stop-and-keep request during the check ends its training the same way.
-void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
-                           const HeldOutTrainer& retrain, Monitor& monitor,
-                           std::chrono::steady_clock::duration budget) {
+HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
+                                       const HeldOutTrainer& retrain, Monitor& monitor,
+                                       std::chrono::steady_clock::duration budget) {
   RolloutCheckOptions options;
-  RolloutCheck check;
+  HeldOutJudgement judged;
+  RolloutCheck& check = judged.check;
   const auto start = std::chrono::steady_clock::now();
   Monitor* self = nullptr;
   Monitor quiet([&](const Progress& p) {
@@ -661,7 +672,7 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
                          0,
                          1,
                          {}});
-      const std::unique_ptr<ReducedModel> probe = retrain(rest, quiet);
+      std::unique_ptr<ReducedModel> probe = retrain(rest, quiet);
       if (!probe) throw InputError("the second training gave no model");
       const auto judge = [&] {
         RolloutCheck c = checkHeldOutRuns(model, *probe, dataset, heldOut, static_cast<int>(rest.runs.size()),
@@ -670,6 +681,8 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
         return c;
       };
       check = chooseOwnStep(rom, *probe, judge(), judge, monitor);
+      judged.probe = std::move(probe);
+      judged.heldOut = heldOut;
     } else {
       monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
       const Dataset head = withoutHeldOutEnds(dataset, options.heldOutFraction);
@@ -694,10 +707,11 @@ void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Mode
   } catch (const Cancelled&) {
     throw;  // a stop is a stop, wherever training is (no model, as from the training itself)
   } catch (const Error& e) {
-    check = RolloutCheck{};
+    judged = HeldOutJudgement{};
     check.note = std::string("the held-out check could not run: ") + e.what();
   }
   rom.recordHeldOutRollout(check);
+  return judged;
 }
 
 }  // namespace mbdrom

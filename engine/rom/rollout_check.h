@@ -79,6 +79,9 @@ struct RolloutCheck {
   double equationResidual = std::numeric_limits<double>::quiet_NaN();
   int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
   int totalRuns = 0;    ///< runs of the data set (whole runs held out)
+  /// Why the judged model itself is the one written, said with the verdict (the model trained
+  /// on every run missed its own runs); empty: the written model was trained on every run.
+  std::string writtenInstead;
   /// True when nothing failed and error <= explained + tolerance.
   bool passed() const { return done && !failed && error <= explained + tolerance; }
   /// One line, e.g. "held-out rollout misses run \"train\" by 45 % of the amplitude of
@@ -166,19 +169,26 @@ using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset
 RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
                            const std::function<RolloutCheck()>& judge, Monitor& monitor);
 
+/// The model judgeByHeldOutRollout trained without the held-out runs, and its check.
+struct HeldOutJudgement {
+  std::unique_ptr<ReducedModel> probe;  ///< null when none was trained or nothing was held out whole
+  RolloutCheck check;
+  std::vector<std::size_t> heldOut;  ///< the runs held out (indices into the data set's runs)
+};
+
 /// Judges `rom`, trained on `dataset` of `model`, by its behaviour. With two or more runs
 /// that can be run again, whole runs are held out: a fifth of them (at least one, spread
 /// over the data set's order), `retrain` trains a second model on the others, and
-/// checkHeldOutRuns judges it (the written model stays trained on every run). With one,
-/// nothing is held out whole: the model is "not validated", and as an indication
-/// `retrain` trains without the last quarter of the run, which runs from its first
-/// sample (checkRollout over the independent coordinates the mobility analysis
-/// suggests). ReducedModel::recordHeldOutRollout records the outcome. The second
-/// training gets about the first one's time `budget` (an early-stop request during it ends
-/// it as the first). Progress goes to `monitor` as "held-out check: ..."; throws Cancelled
+/// checkHeldOutRuns judges it; that model comes back (training may write it instead of `rom`
+/// when `rom` misses its own runs). With one, nothing is held out whole: the model is "not
+/// validated", and as an indication `retrain` trains without the last quarter of the run, which
+/// runs from its first sample (checkRollout over the independent coordinates the mobility
+/// analysis suggests). ReducedModel::recordHeldOutRollout records the outcome on `rom`. The
+/// second training gets about the first one's time `budget` (an early-stop request during it
+/// ends it as the first). Progress goes to `monitor` as "held-out check: ..."; throws Cancelled
 /// when it stops the check; other errors leave the model "not judged", saying why.
-void judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
-                           const HeldOutTrainer& retrain, Monitor& monitor,
-                           std::chrono::steady_clock::duration budget);
+HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
+                                       const HeldOutTrainer& retrain, Monitor& monitor,
+                                       std::chrono::steady_clock::duration budget);
 
 }  // namespace mbdrom

@@ -20,14 +20,20 @@ std::string rolloutFailure(const ReducedModel& rom) {
   return it->value("text", std::string("its held-out rollout failed"));
 }
 
-// Runs the model from the start of its own training runs and records how it followed them;
-// throws SolverError, naming the run and the time, when it blows up on one.
-void refuseIfItBlowsUpOnItsOwnRuns(ReducedModel& rom, const Dataset& dataset, const Model& model,
-                                   Monitor& monitor, OwnRunFailure ownRunFailure) {
-  if (dataset.runs.empty()) return;
+// Runs the model from the start of its own training runs and records how it followed them.
+RolloutCheck checkItsOwnRuns(ReducedModel& rom, const Dataset& dataset, const Model& model,
+                             Monitor& monitor) {
+  if (dataset.runs.empty()) return {};
   monitor.reportNow({"the model on its own training runs", 0, 1, {}});
-  const RolloutCheck own = checkTrainingRuns(model, rom, dataset, &monitor);
+  RolloutCheck own = checkTrainingRuns(model, rom, dataset, &monitor);
   rom.recordTrainingRollout(own);
+  return own;
+}
+
+// Throws SolverError, naming the run and the time, when the model blew up on one of its own
+// training runs (`own`), unless `ownRunFailure` keeps it.
+void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const RolloutCheck& own,
+                                   OwnRunFailure ownRunFailure) {
   if (!own.failed || ownRunFailure == OwnRunFailure::Keep) return;
   throw SolverError(
       "the trained " + rom.method() + " model blows up on its own training run \"" + own.run +
@@ -60,25 +66,63 @@ void recordLoadRanges(ReducedModel& rom, const Dataset& dataset, const Model& mo
   rom.recordLoadRanges(std::move(json));
 }
 
+// The held-out check's model, to be written instead of `rom` (trained on every run), which
+// missed or blew up on its own training runs (`own`): when the judged model followed the
+// held-out runs and follows the runs it was trained on, it is a model with a verdict of its
+// own, where `rom` has none. Null otherwise.
+std::unique_ptr<ReducedModel> judgedModelInstead(const ReducedModel& rom, const RolloutCheck& own,
+                                                 HeldOutJudgement& judged, const Dataset& dataset,
+                                                 const Model& model, Monitor& monitor) {
+  if (!judged.probe || !judged.check.wholeRuns || !judged.check.passed() || !failsItsOwnRuns(rom))
+    return nullptr;
+  Dataset rest = dataset;
+  rest.runs.clear();
+  for (std::size_t k = 0; k < dataset.runs.size(); ++k)
+    if (std::find(judged.heldOut.begin(), judged.heldOut.end(), k) == judged.heldOut.end())
+      rest.runs.push_back(dataset.runs[k]);
+  monitor.reportNow({"the held-out check's model on its own training runs", 0, 1, {}});
+  const RolloutCheck itsOwn = checkTrainingRuns(model, *judged.probe, rest, &monitor);
+  if (!itsOwn.passed()) return nullptr;
+  std::unique_ptr<ReducedModel> instead = std::move(judged.probe);
+  instead->recordEnvelope(rest);
+  recordLoadRanges(*instead, rest, model);
+  RolloutCheck check = judged.check;
+  check.writtenInstead = "the model trained on all " + std::to_string(dataset.runs.size()) + " runs " +
+                         (own.failed ? "blew up on" : "missed") + " its own run \"" + own.run + "\" (" +
+                         own.text() + ")";
+  instead->recordHeldOutRollout(check);
+  instead->recordTrainingRollout(itsOwn);
+  return instead;
+}
+
 }  // namespace
 
-void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* model,
-                        const HeldOutTrainer& retrain, Monitor& monitor,
-                        std::chrono::steady_clock::duration trainingTime, OwnRunFailure ownRunFailure) {
-  rom.recordEnvelope(dataset);
-  if (!model) return;
-  recordLoadRanges(rom, dataset, *model);
-  if (!dataset.runs.empty() && !rom.metrics().contains("rollout"))
-    judgeByHeldOutRollout(rom, dataset, *model, retrain, monitor, trainingTime);
-  refuseIfItBlowsUpOnItsOwnRuns(rom, dataset, *model, monitor, ownRunFailure);
+std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> rom, const Dataset& dataset,
+                                                 const Model* model, const HeldOutTrainer& retrain,
+                                                 Monitor& monitor,
+                                                 std::chrono::steady_clock::duration trainingTime,
+                                                 OwnRunFailure ownRunFailure) {
+  rom->recordEnvelope(dataset);
+  if (!model) return rom;
+  recordLoadRanges(*rom, dataset, *model);
+  HeldOutJudgement judged;
+  if (!dataset.runs.empty() && !rom->metrics().contains("rollout"))
+    judged = judgeByHeldOutRollout(*rom, dataset, *model, retrain, monitor, trainingTime);
+  RolloutCheck own = checkItsOwnRuns(*rom, dataset, *model, monitor);
+  if (auto instead = judgedModelInstead(*rom, own, judged, dataset, *model, monitor)) {
+    rom = std::move(instead);
+    own = RolloutCheck{};
+  }
+  refuseIfItBlowsUpOnItsOwnRuns(*rom, own, ownRunFailure);
   SpeedCheck speed;
-  if (const std::string failure = rolloutFailure(rom); !failure.empty()) {
+  if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
     speed.failure = "the held-out rollout blew up (" + failure + "); a model that does not run has no speed";
   } else {
     monitor.reportNow({"speed check against the full model", 0, 1, {}});
-    speed = checkSpeed(*model, rom, dataset, &monitor);
+    speed = checkSpeed(*model, *rom, dataset, &monitor);
   }
-  rom.recordSpeedCheck(speed.toJson());
+  rom->recordSpeedCheck(speed.toJson());
+  return rom;
 }
 
 }  // namespace mbdrom

@@ -12,19 +12,24 @@
 #include "engine/rom/rollout_check.h"
 
 #include <chrono>
+#include <memory>
 
 namespace mbdrom {
 
-/// Finishes `rom`, trained on `dataset` in `trainingTime`: records its envelope and,
-/// given the mechanism `model` (may be null: then nothing more), judges it by the
-/// held-out rollout of a model `retrain` trains (unless the method judged its own:
-/// metric "rollout" present), runs it from the start of its own training runs (metric
-/// "training_rollout") and records the speed check. Throws SolverError, naming the run and
-/// the time, when the model blows up on one of its own training runs (it is not to be
-/// kept) unless `ownRunFailure` keeps it; Cancelled when `monitor` stops it.
-void finishTrainedModel(ReducedModel& rom, const Dataset& dataset, const Model* model,
-                        const HeldOutTrainer& retrain, Monitor& monitor,
-                        std::chrono::steady_clock::duration trainingTime,
-                        OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
+/// Finishes `rom`, trained on `dataset` in `trainingTime`, and returns the model to write:
+/// records its envelope and, given the mechanism `model` (may be null: then nothing more),
+/// judges it by the held-out rollout of a model `retrain` trains (unless the method judged its
+/// own: metric "rollout" present), runs it from the start of its own training runs (metric
+/// "training_rollout") and records the speed check. When `rom` misses or blows up on its own
+/// training runs while the held-out check's model followed the held-out runs and follows its
+/// own, that model comes back instead, its verdict saying so: the model the verdict speaks for.
+/// Throws SolverError, naming the run and the time, when the model to write blows up on one of
+/// its own training runs (it is not to be kept) unless `ownRunFailure` keeps it; Cancelled
+/// when `monitor` stops it.
+std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> rom, const Dataset& dataset,
+                                                 const Model* model, const HeldOutTrainer& retrain,
+                                                 Monitor& monitor,
+                                                 std::chrono::steady_clock::duration trainingTime,
+                                                 OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
 
 }  // namespace mbdrom

@@ -170,28 +170,28 @@ TEST_CASE("a model that blows up after the first half second of its training run
 TEST_CASE("a model whose held-out rollout blew up gets no speed figure", "[speed_check_test]") {
   const RailData r;
   // A verdict recorded before (as SINDy records its own): its held-out run blew up at 0.3 s.
-  ReplayThenDiverge written(r.model, r.samples, 10.0);
+  auto first = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   RolloutCheck blown;
   blown.done = blown.failed = true;
   blown.failedAt = 0.3;
   blown.failure = "the positions turned non-finite at t = 0.3 s";
   blown.run = "push run";
-  written.recordHeldOutRollout(blown);
+  first->recordHeldOutRollout(blown);
   Monitor monitor;
   bool retrained = false;
-  finishTrainedModel(
-      written, r.dataset(), &r.model,
+  const auto done = finishTrainedModel(
+      std::move(first), r.dataset(), &r.model,
       [&](const Dataset&, Monitor&) {
         retrained = true;
         return std::unique_ptr<ReducedModel>();
       },
       monitor, std::chrono::seconds(1));
   CHECK_FALSE(retrained);  // judged already
-  REQUIRE(written.metrics().at("verdict_kind") == "rollout blows up");
-  const SpeedCheck c = SpeedCheck::fromJson(written.metrics().at("speed_check"), "test");
+  REQUIRE(done->metrics().at("verdict_kind") == "rollout blows up");
+  const SpeedCheck c = SpeedCheck::fromJson(done->metrics().at("speed_check"), "test");
   CHECK(c.speedUp == 0.0);
   CHECK_THAT(c.failure, Catch::Contains("held-out rollout blew up") && Catch::Contains("t = 0.3"));
-  CHECK_THAT(speedCheckText(written), Catch::StartsWith("speed not measured: the held-out rollout blew up"));
+  CHECK_THAT(speedCheckText(*done), Catch::StartsWith("speed not measured: the held-out rollout blew up"));
 }
 
 TEST_CASE("a trained file whose speed check or sample spacing has the wrong shape is refused naming it",

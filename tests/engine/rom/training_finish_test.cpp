@@ -55,11 +55,11 @@ std::unique_ptr<ReducedModel> noRetraining(const Dataset&, Monitor&) {
 TEST_CASE("a model that blows up on its own training run is refused, naming the run and the time",
           "[training_finish_test]") {
   const FinishRail r;
-  ReplayThenDiverge rom(r.model, r.samples, 0.6);
-  recordFollowed(rom);
+  auto rom = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.6);
+  recordFollowed(*rom);
   Monitor monitor;
   try {
-    finishTrainedModel(rom, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
+    finishTrainedModel(std::move(rom), r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
     FAIL("a model that blows up on its own training run was kept");
   } catch (const SolverError& e) {
     CHECK_THAT(e.what(), Catch::Contains("blows up on its own training run \"push run\"") &&
@@ -67,14 +67,63 @@ TEST_CASE("a model that blows up on its own training run is refused, naming the 
   }
 }
 
+TEST_CASE(
+    "the held-out check's model is written, its verdict saying why, when the model trained on every run "
+    "blows up "
+    "on its own runs and the judged one follows both its held-out and its own runs",
+    "[training_finish_test]") {
+  const FinishRail r;
+  Dataset twoRuns = r.dataset();
+  addRun(twoRuns, runFromSamples(r.samples, "push again", "push"));
+  const ReducedModel* judged = nullptr;
+  const auto retrain = [&](const Dataset& rest, Monitor&) -> std::unique_ptr<ReducedModel> {
+    REQUIRE(rest.runs.size() == 1);
+    auto probe = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
+    judged = probe.get();
+    return probe;
+  };
+  Monitor monitor;
+  const auto written = finishTrainedModel(std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.6),
+                                          twoRuns, &r.model, retrain, monitor, std::chrono::seconds(1));
+  REQUIRE(written.get() == judged);
+  CHECK(written->metrics().at("verdict_kind") == "rollout follows");
+  CHECK_THAT(
+      written->metrics().at("verdict").get<std::string>(),
+      Catch::Contains("a model trained on 1 of the 2 runs (the written one itself, since the model trained "
+                      "on all 2 runs blew up on its own run") &&
+          Catch::Contains("at t = 0.6"));
+  CHECK(written->metrics().at("rollout").at("written_instead").get<std::string>() != "");
+  CHECK_FALSE(failsItsOwnRuns(*written));
+  CHECK(validationWarning(*written).empty());
+  CHECK(written->envelope().joint().calibrated());  // its held-out check's bound is its own
+  CHECK(written->metrics().contains("speed_check"));
+}
+
+TEST_CASE(
+    "a model trained on every run that blows up on its own runs is refused when the held-out check's "
+    "model fails too",
+    "[training_finish_test]") {
+  const FinishRail r;
+  Dataset twoRuns = r.dataset();
+  addRun(twoRuns, runFromSamples(r.samples, "push again", "push"));
+  const auto retrain = [&](const Dataset&, Monitor&) -> std::unique_ptr<ReducedModel> {
+    return std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.7);
+  };
+  Monitor monitor;
+  CHECK_THROWS_WITH(finishTrainedModel(std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.6), twoRuns,
+                                       &r.model, retrain, monitor, std::chrono::seconds(1)),
+                    Catch::Contains("blows up on its own training run") && Catch::Contains("at t = 0.6"));
+}
+
 TEST_CASE("a model that reproduces its own training run records how closely", "[training_finish_test]") {
   const FinishRail r;
   // The replay is the run itself: its error on its own run is zero, and it gets a speed figure.
-  ReplayThenDiverge rom(r.model, r.samples, 10.0);
-  recordFollowed(rom);
+  auto replay = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
+  recordFollowed(*replay);
   Monitor monitor;
-  finishTrainedModel(rom, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
-  const auto& own = rom.metrics().at("training_rollout");
+  const auto rom = finishTrainedModel(std::move(replay), r.dataset(), &r.model, noRetraining, monitor,
+                                      std::chrono::seconds(1));
+  const auto& own = rom->metrics().at("training_rollout");
   REQUIRE(own.at("done").get<bool>());
   CHECK_FALSE(own.at("failed").get<bool>());
   CHECK(own.at("run") == "push run");
@@ -107,19 +156,21 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   check.wholeRuns = true;
   check.heldOutDistance = 1.0;
 
-  ReplayThenDiverge missed(r.model, r.samples, 10.0);
+  auto missedFirst = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   check.error = 0.12;
-  missed.recordHeldOutRollout(check);
-  finishTrainedModel(missed, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
-  REQUIRE(missed.envelope().joint().known());
-  CHECK_FALSE(missed.envelope().joint().calibrated());
+  missedFirst->recordHeldOutRollout(check);
+  const auto missed = finishTrainedModel(std::move(missedFirst), r.dataset(), &r.model, noRetraining, monitor,
+                                         std::chrono::seconds(1));
+  REQUIRE(missed->envelope().joint().known());
+  CHECK_FALSE(missed->envelope().joint().calibrated());
 
-  ReplayThenDiverge followed(r.model, r.samples, 10.0);
+  auto followedFirst = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   check.error = 0.03;
-  followed.recordHeldOutRollout(check);
-  finishTrainedModel(followed, r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
-  REQUIRE(followed.envelope().joint().calibrated());
-  CHECK(followed.envelope().joint().heldOutError() == 0.03);
+  followedFirst->recordHeldOutRollout(check);
+  const auto followed = finishTrainedModel(std::move(followedFirst), r.dataset(), &r.model, noRetraining,
+                                           monitor, std::chrono::seconds(1));
+  REQUIRE(followed->envelope().joint().calibrated());
+  CHECK(followed->envelope().joint().heldOutError() == 0.03);
 }
 
 TEST_CASE(
