@@ -14,7 +14,7 @@
 namespace mbdrom {
 
 void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
-                       const std::vector<int>& independent) {
+                       const std::vector<int>& independent, bool charts) {
   if (!model.spec().drivers.empty())
     throw InputError(method + " models of a mechanism with drivers (\"" + model.spec().drivers.front().name +
                      "\") cannot be exported as C or as an FMU yet: the drivers' time laws are not in C");
@@ -53,7 +53,21 @@ void writeCConstraints(CModelWriter& writer, const Model& model, const std::stri
   writer.declarations("#define NI " + std::to_string(ni) + "\n#define ND " + std::to_string(nd) + "\n" +
                       "TABLE int asm_independent[] = " + cIntArrayLiteral(independent) + ";\n" +
                       "TABLE int asm_dependent[] = " + cIntArrayLiteral(dependent) + ";\n");
-  writer.constant("cst_row_scale", mechanismScales(model).rowScale);
+  const MechanismScales scales = mechanismScales(model);
+  writer.constant("cst_row_scale", scales.rowScale);
+  if (charts) {
+    writer.declarations(
+        "#define ASM_CHARTS 1\n#define ASM_IND(k) ((int)ASM_CHART[k])\n#define ASM_DEP(k) "
+        "((int)ASM_OTHERS[k])\n");
+    writer.state("ASM_CHART", ni);
+    writer.state("ASM_OTHERS", std::max(nd, 1));
+    std::vector<double> coordinateScale;
+    for (int i = 0; i < nq; ++i) coordinateScale.push_back(scales.coordinateScale(i));
+    writer.constant("asm_coordinate_scale", coordinateScale);
+  } else {
+    writer.declarations(
+        "#define ASM_CHARTS 0\n#define ASM_IND(k) asm_independent[k]\n#define ASM_DEP(k) asm_dependent[k]\n");
+  }
   writer.scratch("ASM_N", std::max(nd * nd, 1));
   writer.scratch("ASM_L", std::max(nd * nd, 1));
   writer.scratch("ASM_Y", std::max(nd, 1));

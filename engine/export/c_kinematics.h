@@ -20,10 +20,12 @@ class TrainingEnvelope;
 /// Adds the constraints of `model` (tables, scratch and the C functions constraint_values,
 /// constraint_jacobian, project_onto_constraints). With `independent` coordinates (indices,
 /// NI of them) also the positions and velocities in them (engine/export/c/independent.c.in:
-/// assemble_positions, independent_split). Throws InputError for a mechanism with drivers
-/// (their time laws are not in C yet), naming `method`.
+/// assemble_positions, independent_split); with `charts`, in a chart that starts as
+/// `independent` and may change during a run (chart_reset, chart_stretch, chart_swap: the
+/// engine's generalised coordinate partitioning). Throws InputError for a mechanism with
+/// drivers (their time laws are not in C yet), naming `method`.
 void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
-                       const std::vector<int>& independent = {});
+                       const std::vector<int>& independent = {}, bool charts = false);
 
 /// Adds the kinematic table a reduced run of `model` in its coordinate `independent` makes
 /// (SINDy's and the neural ODE's steppers): anchored where the run starts, at `reference`

@@ -3,7 +3,7 @@
 // kinematic table for one degree of freedom (exported over the trained range widened by its
 // width on each side) or by assembly (Gauss-Newton on the constraints in C), the known forces
 // (loads, springs, dampers), the identified terms Ξᵀ λ(u, u̇, t) with friction columns, and
-// (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ.
+// (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ; the change of chart where u stops determining the motion.
 
 #include "engine/core/error.h"
 #include "engine/export/c_forces.h"
@@ -79,14 +79,36 @@ static void sindy_known_forces(S* s, double* f) {
 #endif
 }
 
+/* The identified terms at (t, u, ud) into SLAMBDA; after a change of chart at the model's own
+   coordinates (from SQ, SQD), the force Xi^T lambda on them into SFORCE, which enters through
+   their rows of R, as SindyStepper::addIdentifiedForce. */
+static void sindy_identified(S* s, double t, const double* u, const double* ud) {
+  int i, j;
+  if (SCHART[1] == 0.0) {
+    for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, u, ud, t);
+    return;
+  }
+  for (i = 0; i < NR; ++i) {
+    SUOWN[i] = SQ[sindy_independent[i]] - sindy_reference[sindy_independent[i]];
+    SUDOWN[i] = SQD[sindy_independent[i]];
+  }
+  for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, SUOWN, SUDOWN, t);
+  for (i = 0; i < NR; ++i) {
+    double sum = 0.0;
+    for (j = 0; j < SINDY_TERMS; ++j) sum += sindy_xi[j * NR + i] * SLAMBDA[j];
+    SFORCE[i] = sum;
+  }
+}
+
 /* u'' (NR) at (t, u, ud) into a, leaving SQ, SQD, SR (NQ x NR) and SC of that state: the
    natural coordinates from the kinematic table (one degree of freedom) or assembled from the
    last ones (SQG), as SindyStepper::accelerations. */
 static void sindy_acceleration(S* s, double t, const double* u, const double* ud, double* a) {
   int i, j, k;
-  for (i = 0; i < NR; ++i) SQG[asm_independent[i]] = sindy_reference[asm_independent[i]] + u[i];
+  for (i = 0; i < NR; ++i) SQG[ASM_IND(i)] = sindy_reference[ASM_IND(i)] + u[i];
 #if SINDY_TABLE
-  if (!kinematic_table(SQG[asm_independent[0]], ud[0], SQG, SR, SQD, SC))
+  /* Tabulated along one branch of the model's own coordinate: not after a change of chart. */
+  if (SCHART[1] != 0.0 || !kinematic_table(SQG[ASM_IND(0)], ud[0], SQG, SR, SQD, SC))
 #endif
   {
     /* Past the exported table (where the engine makes more nodes), or more than one degree of
@@ -99,7 +121,7 @@ static void sindy_acceleration(S* s, double t, const double* u, const double* ud
   }
   for (i = 0; i < NQ; ++i) SQ[i] = SQG[i];
   sindy_known_forces(s, SF);
-  for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, u, ud, t);
+  sindy_identified(s, t, u, ud);
   mass_times(SR, NR, SMR);
   for (i = 0; i < NR; ++i) {
     double rhs = 0.0, inertia = 0.0, identified = 0.0;
@@ -110,7 +132,10 @@ static void sindy_acceleration(S* s, double t, const double* u, const double* ud
     }
     for (k = 0; k < NQ; ++k) rhs += SR[k * NR + i] * SF[k];
     for (k = 0; k < NQ; ++k) inertia += SMR[k * NR + i] * SC[k];
-    for (j = 0; j < SINDY_TERMS; ++j) identified += sindy_xi[j * NR + i] * SLAMBDA[j];
+    if (SCHART[1] == 0.0)
+      for (j = 0; j < SINDY_TERMS; ++j) identified += sindy_xi[j * NR + i] * SLAMBDA[j];
+    else
+      for (k = 0; k < NR; ++k) identified += SR[sindy_independent[k] * NR + i] * SFORCE[k];
     SRHS[i] = (rhs - inertia) + identified;
   }
   if (NR == 1) {
@@ -133,14 +158,35 @@ static void method_init(S* s) {
   }
   for (i = 0; i < NQ; ++i) SQG[i] = sindy_reference[i];
   STOPPED[0] = 0.0;
+  chart_reset(s);
+  SCHART[0] = -1.0;
+  SCHART[1] = 0.0;
+}
+
+/* Where the chart degenerated (its stretch SINDY_CHART_STRETCH times the one it started with),
+   the state at t0 continues in the next chart and A1 is found again, as SindyStepper::advance. */
+static void sindy_chart(S* s, double t0) {
+  int i, row = 0, col = 0;
+  if (STOPPED[0] != 0.0) return;
+  if (SCHART[0] < 0.0) SCHART[0] = chart_stretch(s, SR, &row, &col);
+  if (!(chart_stretch(s, SR, &row, &col) > SINDY_CHART_STRETCH * SCHART[0])) return;
+  chart_swap(s, row, col);
+  for (i = 0; i < NR; ++i) {
+    U[i] = SQ[ASM_IND(i)] - sindy_reference[ASM_IND(i)];
+    UD[i] = SQD[ASM_IND(i)];
+  }
+  SCHART[1] = 1.0;
+  sindy_acceleration(s, t0, U, UD, A1);
+  SCHART[0] = chart_stretch(s, SR, &row, &col);
 }
 
 /* Classic RK4 from t0 = (step - 1) h, as SindyStepper::advance. */
 static void method_step(S* s, double t, double h) {
   const double t0 = (double)(s->step - 1) * h;
   int i;
-  for (i = 0; i < NR; ++i) V1[i] = UD[i];
   sindy_acceleration(s, t0, U, UD, A1);
+  sindy_chart(s, t0);
+  for (i = 0; i < NR; ++i) V1[i] = UD[i];
   for (i = 0; i < NR; ++i) {
     U2[i] = U[i] + 0.5 * h * V1[i];
     V2[i] = UD[i] + 0.5 * h * A1[i];
@@ -177,9 +223,11 @@ static void method_coordinates(S* s, double* q, double* qd) {
   }
 }
 
+/* The model's own coordinates, also after a change of chart (SQ: the state's positions). */
 static void method_reduced(const S* s, double* xr) {
   int i;
-  for (i = 0; i < NR; ++i) xr[i] = U[i];
+  for (i = 0; i < NR; ++i)
+    xr[i] = SCHART[1] == 0.0 ? U[i] : SQ[sindy_independent[i]] - sindy_reference[sindy_independent[i]];
 }
 
 /* [u; u'] = [q_I - q_ref,I; q'_I]. */
@@ -226,7 +274,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                  (known.external ? "1" : "0") + "\n#define SINDY_SPRINGS " + (known.spring ? "1" : "0") +
                  "\n#define SINDY_DAMPERS " + (known.damper ? "1" : "0") + "\n#define SINDY_ELEMENTS " +
                  (known.elements.empty() ? "0" : "1") + "\n#define SINDY_TABLE " + (tabulated ? "1" : "0") +
-                 "\n");
+                 "\n#define SINDY_CHART_STRETCH " + cNumber(kSindyChartStretch) + "\n");
   w.declarations("TABLE int sindy_kind[] = " + cIntArrayLiteral(kind) +
                  ";\nTABLE int sindy_powers[] = " + cIntArrayLiteral(powers) +
                  ";\nTABLE int sindy_coordinate[] = " + cIntArrayLiteral(coordinate) +
@@ -244,6 +292,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.state("UD", n);
   w.state("SQG", nq);  // the last assembled positions: the next assembly starts there
   w.state("STOPPED", 1);
+  w.state("SCHART", 2);  // the chart's stretch where it was taken (negative: not yet); 1 once it changed
   for (const char* name : {"V1", "U2", "V2", "U3", "V3", "U4", "V4", "A1", "A2", "A3", "A4", "SRHS"})
     w.scratch(name, n);
   w.scratch("SQ", nq);
@@ -256,6 +305,9 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.scratch("SMRR", n * n);
   w.scratch("SL", n * n);
   w.scratch("SLAMBDA", std::max(L, 1));
+  w.scratch("SUOWN", n);
+  w.scratch("SUDOWN", n);
+  w.scratch("SFORCE", n);
 
   if (tabulated) {
     // The table a run makes (SindyStepper): anchored at the first state, assembled from the
@@ -263,7 +315,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
     const int c = independent_.front();
     writeCRunKinematicTable(w, model, c, qRef_, qRef_(c) + u0_(0), envelope(), qRef_(c), "sindy");
   }
-  writeCConstraints(w, model, "SINDy", independent_);
+  writeCConstraints(w, model, "SINDy", independent_, true);
   w.code(kSindyCode);
   std::vector<std::string> names;
   for (int i = 1; i <= n; ++i) names.push_back("x_r" + std::to_string(i));

@@ -883,6 +883,7 @@ class SindyStepper final : public ReducedStepper {
       : rom_(rom),
         model_(model),
         loadCase_(o.loadCase),
+        chart_(rom.independent_),
         frictionOf_(std::move(frictionOf)),
         frictionChannelOf_(std::move(frictionChannelOf)),
         frictionChannel_(
@@ -920,7 +921,15 @@ class SindyStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
-    const Eigen::VectorXd a1 = accelerations(t0, u_, ud_), v1 = ud_;
+    Eigen::VectorXd a1 = accelerations(t0, u_, ud_);
+    // A chart degenerates where its coordinates stop determining the motion (a pendulum's
+    // horizontal coordinate near the horizontal): its stretch grows without bound.
+    if (chartStart_ < 0.0) chartStart_ = stretch();
+    if (switchChart()) {
+      a1 = accelerations(t0, u_, ud_);
+      chartStart_ = stretch();
+    }
+    const Eigen::VectorXd v1 = ud_;
     const Eigen::VectorXd u2 = u_ + 0.5 * h * v1, v2 = ud_ + 0.5 * h * a1;
     const Eigen::VectorXd a2 = accelerations(t0 + 0.5 * h, u2, v2);
     const Eigen::VectorXd u3 = u_ + 0.5 * h * v2, v3 = ud_ + 0.5 * h * a2;
@@ -933,6 +942,10 @@ class SindyStepper final : public ReducedStepper {
 
   bool finite() const override { return u_.allFinite() && ud_.allFinite(); }
 
+  void finish(RomSimulationSummary& summary) override {
+    summary.figures = {{"chart_switches", static_cast<double>(switches_)}};
+  }
+
   void fill(Sample& s) override {
     (void)accelerations(s.t, u_, ud_);
     s.q = q_;
@@ -943,15 +956,14 @@ class SindyStepper final : public ReducedStepper {
 
  private:
   // ü at (t, uu, vv); leaves q, qd, qdd of that state.
+  // ü at (t, uu, vv), the state in the current chart's coordinates; leaves q, qd, qdd of that state.
   Eigen::VectorXd accelerations(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
-    const std::vector<int>& independent = rom_.independent_;
     const Eigen::Index n = uu.size();
     for (Eigen::Index i = 0; i < n; ++i)
-      q_(independent[static_cast<std::size_t>(i)]) =
-          rom_.qRef_(independent[static_cast<std::size_t>(i)]) + uu(i);
-    if (!table_ || !table_->eval(q_(independent[0]), vv(0), q_, R_, qd_, c_)) {
+      q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
+    if (!table_ || !table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_)) {
       q_ = assemblePositions(model_, q_, t, assembly_).q;
-      IndependentSplit split = independentSplit(model_, q_, vv, t, independent);
+      IndependentSplit split = independentSplit(model_, q_, vv, t, chart_);
       R_ = std::move(split.R);
       c_ = std::move(split.c);
       qd_ = std::move(split.qd);
@@ -959,19 +971,11 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::MatrixXd& R = R_;
     const Eigen::VectorXd& c = c_;
     knownForce_.eval(loadCase_, q_, qd_, t, fk_);
-    if (frictionElement_) fr_ = frictionValues(model_, q_, qd_);
-    if (frictionChannel_) evalFrictionForces(model_, q_, qd_, Eigen::VectorXd(), fFriction_);
-    for (std::size_t j = 0; j < terms_.size(); ++j) {
-      cols_(0) = 0.0;
-      if (frictionOf_[j] >= 0) cols_(0) = fr_(frictionOf_[j]);
-      if (frictionChannelOf_[j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[j]);
-      lambda_(static_cast<Eigen::Index>(j)) = evalSindyTerm(terms_[j], uu, vv, t, cols_);
-    }
     MR_.noalias() = M_ * R;  // M symmetric: Rᵀ M c = (M R)ᵀ c
     Mr_.noalias() = R.transpose() * MR_;
     rhs_.noalias() = R.transpose() * fk_;
     rhs_.noalias() -= MR_.transpose() * c;
-    rhs_.noalias() += rom_.result_.Xi.transpose() * lambda_;
+    addIdentifiedForce(t, uu, vv);
     Eigen::VectorXd a =
         Mr_.size() == 1 ? Eigen::VectorXd(rhs_ / Mr_(0, 0)) : SymmetricSolver(Mr_).solve(rhs_);
     qdd_ = c;
@@ -979,9 +983,82 @@ class SindyStepper final : public ReducedStepper {
     return a;
   }
 
+  // The identified force Ξᵀθ(u, u̇) acts on the coordinates the model was identified in; in
+  // another chart it enters through their virtual displacements, rows `independent` of R.
+  void addIdentifiedForce(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
+    const std::vector<int>& independent = rom_.independent_;
+    const bool own = chart_ == independent;
+    if (!own) {
+      const auto n = static_cast<Eigen::Index>(independent.size());
+      uOwn_.resize(n);
+      udOwn_.resize(n);
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const int k = independent[static_cast<std::size_t>(i)];
+        uOwn_(i) = q_(k) - rom_.qRef_(k);
+        udOwn_(i) = qd_(k);
+      }
+    }
+    const Eigen::VectorXd& u = own ? uu : uOwn_;
+    const Eigen::VectorXd& ud = own ? vv : udOwn_;
+    if (frictionElement_) fr_ = frictionValues(model_, q_, qd_);
+    if (frictionChannel_) evalFrictionForces(model_, q_, qd_, Eigen::VectorXd(), fFriction_);
+    for (std::size_t j = 0; j < terms_.size(); ++j) {
+      cols_(0) = 0.0;
+      if (frictionOf_[j] >= 0) cols_(0) = fr_(frictionOf_[j]);
+      if (frictionChannelOf_[j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[j]);
+      lambda_(static_cast<Eigen::Index>(j)) = evalSindyTerm(terms_[j], u, ud, t, cols_);
+    }
+    if (own) {
+      rhs_.noalias() += rom_.result_.Xi.transpose() * lambda_;
+      return;
+    }
+    force_.noalias() = rom_.result_.Xi.transpose() * lambda_;
+    for (std::size_t i = 0; i < independent.size(); ++i)
+      rhs_.noalias() += R_.row(independent[i]).transpose() * force_(static_cast<Eigen::Index>(i));
+  }
+
+  // How much faster (scaled) the fastest coordinate moves than the chart's own: the largest
+  // |R_ij| s_j / s_i (1 for the chart's rows), at (i, j) into `at` when given.
+  double stretch(std::pair<Eigen::Index, Eigen::Index>* at = nullptr) const {
+    const MechanismScales& scales = *assembly_.scales;
+    double most = 0.0;
+    for (Eigen::Index j = 0; j < R_.cols(); ++j)
+      for (Eigen::Index i = 0; i < R_.rows(); ++i) {
+        const double x = std::abs(R_(i, j)) * scales.coordinateScale(chart_[static_cast<std::size_t>(j)]) /
+                         scales.coordinateScale(static_cast<int>(i));
+        if (x > most) {
+          most = x;
+          if (at) *at = {i, j};
+        }
+      }
+    return most;
+  }
+
+  // Generalised coordinate partitioning (Wehage and Haug): the chart's coordinate j that
+  // stopped determining the motion gives way to the coordinate i that moves fastest with it,
+  // and the state (q_, qd_ of (u_, ud_)) continues in the new chart. False when the chart
+  // has not degenerated.
+  bool switchChart() {
+    std::pair<Eigen::Index, Eigen::Index> at{0, 0};
+    if (!(stretch(&at) > kSindyChartStretch * chartStart_)) return false;
+    chart_[static_cast<std::size_t>(at.second)] = static_cast<int>(at.first);
+    for (std::size_t k = 0; k < chart_.size(); ++k) {
+      u_(static_cast<Eigen::Index>(k)) = q_(chart_[k]) - rom_.qRef_(chart_[k]);
+      ud_(static_cast<Eigen::Index>(k)) = qd_(chart_[k]);
+    }
+    assembly_.fixedCoordinates = chart_;
+    table_.reset();  // tabulated along one branch of the model's own coordinate
+    ++switches_;
+    return true;
+  }
+
   const SindyModel& rom_;
   const Model& model_;
   int loadCase_;
+  std::vector<int> chart_;  // the coordinates integrated now: the model's own until they degenerate
+  long long switches_ = 0;
+  double chartStart_ = -1.0;  // the chart's stretch where it was taken; negative: not yet measured
+  Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;

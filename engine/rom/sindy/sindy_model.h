@@ -8,7 +8,10 @@
 ///
 /// q from u by assembly (independent coordinates held), q̇ = R u̇, c the
 /// velocity part of q̈ (Φ_q c = −(Φ_q q̇)_q q̇ with c = 0 on the independent
-/// coordinates), with classic RK4 at the run's step. Output samples are the
+/// coordinates), with classic RK4 at the run's step. Where the independent coordinates stop
+/// determining the motion (a pendulum's horizontal coordinate at the horizontal), the run goes
+/// on in another chart (generalised coordinate partitioning, Wehage and Haug), the identified
+/// force acting through the virtual displacements of u. Output samples are the
 /// full model's channels at q, q̇, q̈ = R ü + c (ReducedSample).
 ///
 /// Settings (JSON, every key optional):
@@ -127,6 +130,11 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
                                 const Eigen::VectorXd& qRef = {}, Eigen::MatrixXd* meanReducedMass = nullptr);
 
 struct SindyHint;
+
+/// A run leaves its chart where the chart's stretch (the largest scaled |R_ij|: how much faster
+/// a coordinate moves than the chart's) grows this many times past the one it started with; a
+/// lever's constant ratio is no degeneration [-].
+inline constexpr double kSindyChartStretch = 3.0;
 
 namespace internal {
 class SindyStepper;
