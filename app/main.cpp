@@ -1,5 +1,6 @@
 // mbdrom: the workbench. Thin front end over the engine.
 
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/stop_signal_notifier.h"
 #include "engine/core/version.h"
@@ -117,7 +118,7 @@ int main(int argc, char** argv) {
   const QString path =
       parser.positionalArguments().isEmpty() ? QString() : parser.positionalArguments().first();
   if (parser.isSet(screenshot)) {
-    if (!path.isEmpty()) window.openModel(path);
+    if (!path.isEmpty()) window.files()->openModel(path);
   } else {
     window.start(path);
   }

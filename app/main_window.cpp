@@ -1,7 +1,10 @@
 #include "app/main_window.h"
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "app/message_box.h"
 #include "app/mirror_dialog.h"
 #include "app/model_details_dialog.h"
 #include "app/models_panel.h"
@@ -86,8 +89,6 @@ namespace mbdrom::app {
 
 namespace {
 
-constexpr int kMaxRecent = 10;
-
 // Hands the samples of one sweep case to its recorder (runSweep owns the sinks).
 class ForwardingSink : public TrajectorySink {
  public:
@@ -136,6 +137,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(central);
 
   createDocks();
+  files_ = new ProjectFiles(this, doc_, runner_, log_, statusBar());
+  connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
+  connect(modelTree_, &widgets::ModelTree::newProjectRequested, files_, &ProjectFiles::newProject);
   createActions();
   createViewActions();
   createMenus();
@@ -149,8 +153,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
   statusBar()->showMessage(tr("Ready"), 3000);
   connect(startHint_, &QLabel::linkActivated, this, [this](const QString& link) {
-    if (link == "new") newProject();
-    if (link == "open") openProjectDialog();
+    if (link == "new") files_->newProject();
+    if (link == "open") files_->openProjectDialog();
     if (link == "guide") openUserGuide();
   });
   connect(runner_, &JobRunner::jobFinished, this,
@@ -164,23 +168,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runner_, &JobRunner::jobStarted, this, [this] { cancelJobAction_->setEnabled(true); });
   connect(runner_, &JobRunner::idle, this, [this] { cancelJobAction_->setEnabled(false); });
 
-  autosaveTimer_ = new QTimer(this);
-  const int seconds = qEnvironmentVariableIsSet("MBDROM_AUTOSAVE_SECONDS")
-                          ? qEnvironmentVariableIntValue("MBDROM_AUTOSAVE_SECONDS")
-                          : 60;
-  autosaveTimer_->setInterval(std::max(1, seconds) * 1000);
-  connect(autosaveTimer_, &QTimer::timeout, this, &MainWindow::autosaveNow);
-  autosaveTimer_->start();
-
   readSettings();
   updateTitle();
   updateActions();
   log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
 }
 
-MainWindow::~MainWindow() {
-  if (!keepAutosave_) removeAutosave();
-}
+MainWindow::~MainWindow() = default;
 
 std::shared_ptr<const Model> MainWindow::model() const {
   return doc_->model();
@@ -304,7 +298,6 @@ void MainWindow::createDocks() {
       default: addElement(kind, parent); break;  // none left: every kind has its dialog
     }
   });
-  connect(modelTree_, &widgets::ModelTree::newProjectRequested, this, &MainWindow::newProject);
   connect(modelTree_, &widgets::ModelTree::duplicateRequested, this, &MainWindow::duplicateElement);
   connect(modelTree_, &widgets::ModelTree::removeRequested, this, &MainWindow::removeElement);
   connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
@@ -349,34 +342,6 @@ void MainWindow::connectDocument() {
 }
 
 void MainWindow::createActions() {
-  newProjectAction_ = new QAction(tr("&New Project"), this);
-  newProjectAction_->setObjectName("newProjectAction");
-  newProjectAction_->setShortcut(QKeySequence::New);
-  newProjectAction_->setStatusTip(
-      tr("Start an untitled project with an empty mechanism: ground, gravity, a load case"));
-  connect(newProjectAction_, &QAction::triggered, this, &MainWindow::newProject);
-
-  openModelAction_ = new QAction(tr("New Project from &Model File..."), this);
-  openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
-  openModelAction_->setStatusTip(tr("Start an untitled project from a mechanism model file (.json)"));
-  connect(openModelAction_, &QAction::triggered, this, &MainWindow::openModelDialog);
-
-  openProjectAction_ = new QAction(tr("&Open Project..."), this);
-  openProjectAction_->setShortcut(QKeySequence::Open);
-  openProjectAction_->setStatusTip(
-      tr("Open a project directory (mechanism, runs, datasets, trained models)"));
-  connect(openProjectAction_, &QAction::triggered, this, &MainWindow::openProjectDialog);
-
-  saveAction_ = new QAction(tr("&Save Project"), this);
-  saveAction_->setShortcut(QKeySequence::Save);
-  connect(saveAction_, &QAction::triggered, this, &MainWindow::save);
-  saveAsAction_ = new QAction(tr("Save Project &As..."), this);
-  saveAsAction_->setShortcut(QKeySequence::SaveAs);
-  connect(saveAsAction_, &QAction::triggered, this, &MainWindow::saveAsDialog);
-  closeAction_ = new QAction(tr("&Close Project"), this);
-  closeAction_->setShortcut(QKeySequence::Close);
-  connect(closeAction_, &QAction::triggered, this, &MainWindow::closeProject);
-
   undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
   undoAction_->setShortcut(QKeySequence::Undo);
   redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
@@ -475,26 +440,9 @@ void MainWindow::createActions() {
 
 void MainWindow::createMenus() {
   fileMenu_ = menuBar()->addMenu(tr("&File"));
-  fileMenu_->addAction(newProjectAction_);
-  fileMenu_->addAction(openModelAction_);
-  fileMenu_->addAction(openProjectAction_);
-  auto* examples = fileMenu_->addMenu(tr("New Project from &Example"));
-  const QDir dir(examplesDir());
-  for (const QString& file : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
-    const QString path = dir.filePath(file);
-    connect(examples->addAction(QFileInfo(file).completeBaseName()), &QAction::triggered, this, [this, path] {
-      if (maybeSave()) openModel(path);
-    });
-  }
-  examples->setEnabled(!examples->isEmpty());
-  recentMenu_ = fileMenu_->addMenu(tr("Open &Recent"));
-  fileMenu_->addSeparator();
-  fileMenu_->addAction(saveAction_);
-  fileMenu_->addAction(saveAsAction_);
-  fileMenu_->addAction(closeAction_);
+  files_->addToMenu(fileMenu_);
   fileMenu_->addSeparator();
   fileMenu_->addAction(quitAction_);
-  updateRecentMenu();
 
   editMenu_ = menuBar()->addMenu(tr("&Edit"));
   editMenu_->addAction(undoAction_);
@@ -621,294 +569,19 @@ void MainWindow::updateTitle() {
 
 void MainWindow::updateActions() {
   const bool have = doc_->hasModel();
-  for (QAction* a :
-       {saveAction_, saveAsAction_, closeAction_, duplicateAction_, mirrorAction_, deleteAction_, infoAction_,
-        assembleAction_, mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
+  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_, infoAction_, assembleAction_,
+                     mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
+  files_->enableForProject(have);
   for (auto& [method, action] : trainActions_) action->setEnabled(have);
   playAction_->setEnabled(have && viewport_->hasMotion());
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
 
-QStringList MainWindow::recentFiles() const {
-  return QSettings().value("recentFiles").toStringList();
-}
-
-void MainWindow::addRecentFile(const QString& path) {
-  QStringList files = recentFiles();
-  const QString absolute = QFileInfo(path).absoluteFilePath();
-  files.removeAll(absolute);
-  files.prepend(absolute);
-  while (files.size() > kMaxRecent) files.removeLast();
-  QSettings().setValue("recentFiles", files);
-  updateRecentMenu();
-}
-
-void MainWindow::updateRecentMenu() {
-  recentMenu_->clear();
-  const QStringList files = recentFiles();
-  for (int i = 0; i < files.size(); ++i) {
-    const QString path = files[i];
-    const bool project = QFileInfo(path).isDir();
-    auto* action =
-        recentMenu_->addAction(QStringLiteral("&%1 %2%3")
-                                   .arg(i + 1)
-                                   .arg(QFileInfo(path).fileName(), project ? tr(" (project)") : QString()));
-    action->setToolTip(path);
-    connect(action, &QAction::triggered, this, [this, path] {
-      if (maybeSave()) openModel(path);
-    });
-  }
-  recentMenu_->setEnabled(!files.isEmpty());
-  if (!files.isEmpty()) {
-    recentMenu_->addSeparator();
-    connect(recentMenu_->addAction(tr("Clear List")), &QAction::triggered, this, [this] {
-      QSettings().remove("recentFiles");
-      updateRecentMenu();
-    });
-  }
-}
-
-QString MainWindow::examplesDir() {
-  const QStringList candidates = {
-      qEnvironmentVariable("MBDROM_EXAMPLES_DIR"),
-      QCoreApplication::applicationDirPath() + "/../share/mbdrom/examples",
-      sourceTreePath(QStringLiteral("/resources/examples")),
-  };
-  for (const QString& dir : candidates)
-    if (!dir.isEmpty() && QDir(dir).exists()) return QDir(dir).canonicalPath();
-  return {};
-}
-
-// ---------------------------------------------------------------- files
-
-bool MainWindow::maybeSave() {
-  if (!doc_->isModified()) return true;
-  const auto answer = QMessageBox::warning(
-      this, tr("Unsaved changes"), tr("\"%1\" has unsaved changes. Save them?").arg(doc_->displayName()),
-      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
-  if (answer == QMessageBox::Save) return save();
-  return answer == QMessageBox::Discard;
-}
-
-void MainWindow::openModelDialog() {
-  if (!maybeSave()) return;
-  const QString start =
-      doc_->sourceFile().isEmpty() ? examplesDir() : QFileInfo(doc_->sourceFile()).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), start,
-                                                    tr("mbdrom models (*.json);;All files (*)"));
-  if (!path.isEmpty()) openModel(path);
-}
-
-void MainWindow::openProjectDialog() {
-  if (!maybeSave()) return;
-  const QString dir = QFileDialog::getExistingDirectory(this, tr("Open Project"), doc_->directory());
-  if (!dir.isEmpty()) openProject(dir);
-}
-
-bool MainWindow::openModel(const QString& path) {
-  if (QFileInfo(path).isDir()) return openProject(path);
-  try {
-    doc_->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
-  } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
-    showMessage(QMessageBox::Warning, tr("Cannot open model"), QString::fromStdString(e.what()));
-    return false;
-  }
-  removeAutosave();
-  addRecentFile(path);
-  const MobilityReport r = analyzeMobility(*doc_->model(), doc_->model()->q0());
-  log_->info(
-      tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
-          .arg(QFileInfo(path).fileName())
-          .arg(r.nq)
-          .arg(r.nc)
-          .arg(r.dof)
-          .arg(r.redundantRows.empty() ? QString() : tr(", %1 redundant").arg(r.redundantRows.size())));
-  return true;
-}
-
-bool MainWindow::openProject(const QString& dir) {
-  try {
-    doc_->openProject(dir);
-  } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
-    showMessage(QMessageBox::Warning, tr("Cannot open project"), QString::fromStdString(e.what()));
-    return false;
-  }
-  removeAutosave();
-  addRecentFile(doc_->directory());
-  log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size()))
-                 .arg(doc_->directory()));
-  readPendingModels();
-  if (!doc_->readOnlyReason().isEmpty())
-    log_->warning(
-        tr("Opened read-only: %1. Save As keeps changes in another folder.").arg(doc_->readOnlyReason()));
-  updateTitle();
-  return true;
-}
-
-void MainWindow::readPendingModels() {
-  for (const PendingModelLoad& pending : doc_->pendingModelLoads()) {
-    auto rom = std::make_shared<std::shared_ptr<const ReducedModel>>();
-    const std::string file = pending.file.toStdString();
-    runner_->submit(
-        tr("Read trained model %1").arg(QFileInfo(pending.file).fileName()),
-        [rom, file](Monitor& monitor) { *rom = loadReducedModel(file, monitor); },
-        [this, rom, id = pending.id](JobRunner::Outcome outcome, const QString& message) {
-          doc_->finishModelLoad(id, *rom, outcome == JobRunner::Outcome::Failed ? message : QString());
-        });
-  }
-}
-
-bool MainWindow::saveProject(const QString& dir) {
-  try {
-    doc_->saveTo(dir);
-  } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
-    showMessage(QMessageBox::Warning, tr("Cannot save project"), QString::fromStdString(e.what()));
-    return false;
-  }
-  removeAutosave();
-  addRecentFile(doc_->directory());
-  for (const QString& note : doc_->saveNotes()) log_->info(note);
-  log_->info(tr("Saved project %1").arg(doc_->directory()));
-  statusBar()->showMessage(tr("Saved"), 3000);
-  return true;
-}
-
-bool MainWindow::save() {
-  if (!doc_->hasModel()) return false;
-  if (doc_->directory().isEmpty()) return saveAsDialog();
-  return saveProject(doc_->directory());
-}
-
-namespace {
-
-// Save As: the project's folder, new or existing, in Qt's own dialog (the same on
-// every desktop). Qt's folder mode refuses a name that does not exist yet and
-// leaves the name field alone when a folder is picked; as a save dialog it takes
-// a new name (saving creates the folder), and here a picked folder fills the field.
-// Save on an existing folder takes it when it is empty or a project, and opens it otherwise.
-class ProjectFolderDialog : public QFileDialog {
- public:
-  ProjectFolderDialog(QWidget* parent, const QString& caption, const QString& start)
-      : QFileDialog(parent, caption, start) {
-    setObjectName("saveAsDialog");
-    setOption(QFileDialog::DontUseNativeDialog);
-    setOption(QFileDialog::ShowDirsOnly);
-    setFileMode(QFileDialog::AnyFile);
-    setAcceptMode(QFileDialog::AcceptSave);
-    setLabelText(QFileDialog::FileName, tr("Folder name:"));
-    // A click in the list may leave the keyboard in the name field, so the field follows the
-    // current folder whatever has the focus; typing a name only selects, it does not move it.
-    connect(this, &QFileDialog::currentChanged, this, [this](const QString& path) {
-      auto* name = findChild<QLineEdit*>("fileNameEdit");
-      if (name && QFileInfo(path).isDir()) name->setText(QFileInfo(path).fileName());
-    });
-  }
-  QString folder() const { return folder_; }
-
-  void accept() override {
-    const QString path = selectedFiles().value(0);
-    const QFileInfo info(path);
-    if (info.exists() && !info.isDir()) {
-      QMessageBox::warning(this, windowTitle(), tr("%1 is a file: choose a folder.").arg(path));
-      return;
-    }
-    const bool usable = !info.exists() || QDir(path).isEmpty() ||
-                        isProjectDirectory(QDir::toNativeSeparators(path).toStdString());
-    if (!path.isEmpty() && usable) {
-      folder_ = info.absoluteFilePath();
-      QDialog::accept();
-      return;
-    }
-    QFileDialog::accept();  // a folder with other things in it: opened, to make a new one inside
-  }
-
- private:
-  QString folder_;
-};
-
-}  // namespace
-
-bool MainWindow::saveAsDialog() {
-  if (!doc_->hasModel()) return false;
-  const QString start = doc_->directory().isEmpty()
-                            ? QDir::home().filePath(QString::fromStdString(doc_->spec().name))
-                            : doc_->directory();
-  ProjectFolderDialog dialog(this, tr("Save Project As (a new or empty folder)"), start);
-  if (dialog.exec() != QDialog::Accepted || dialog.folder().isEmpty()) return false;
-  const QString dir = dialog.folder();
-  const QDir target(dir);
-  if (target.exists() && !target.isEmpty() && !isProjectDirectory(dir.toStdString())) {
-    showMessage(QMessageBox::Warning, tr("Cannot save project"),
-                tr("%1 is not empty and not an mbdrom project: choose a new or empty folder.").arg(dir));
-    return false;
-  }
-  return saveProject(dir);
-}
-
-void MainWindow::closeProject() {
-  if (!maybeSave()) return;
-  doc_->close();
-  removeAutosave();
-}
-
-// ---------------------------------------------------------------- autosave
-
-QString MainWindow::autosaveRoot() {
-  return QStandardPaths::writableLocation(QStandardPaths::AppLocalDataLocation) + "/autosave";
-}
-
-bool MainWindow::autosaveNow() {
-  if (!doc_->isModified()) return false;
-  if (autosaveDir_.isEmpty()) {
-    autosaveDir_ = QDir(autosaveRoot())
-                       .filePath(QStringLiteral("%1-%2")
-                                     .arg(QDateTime::currentDateTimeUtc().toString("yyyyMMddTHHmmss"))
-                                     .arg(QCoreApplication::applicationPid()));
-    QDir().mkpath(autosaveDir_);
-    // Held while this session runs: a recovery in another session skips it.
-    autosaveLock_ = std::make_unique<QLockFile>(autosaveDir_ + "/session.lock");
-    autosaveLock_->setStaleLockTime(0);
-    autosaveLock_->tryLock(0);
-  }
-  try {
-    doc_->writeCopy(autosaveDir_ + "/project");
-    QFile origin(autosaveDir_ + "/origin.txt");
-    if (origin.open(QIODevice::WriteOnly | QIODevice::Truncate)) origin.write(doc_->directory().toUtf8());
-  } catch (const Error& e) {
-    log_->warning(tr("Autosave failed: %1").arg(QString::fromStdString(e.what())));
-    return false;
-  }
-  statusBar()->showMessage(tr("Autosaved"), 2000);
-  return true;
-}
-
-void MainWindow::removeAutosave() {
-  if (!recoveredDir_.isEmpty() && doc_->directory() != recoveredDir_ + "/project") {
-    // The recovered runs have been saved elsewhere or dropped by now.
-    bool stillReading = false;
-    for (const RunEntry& r : doc_->runs())
-      if (r.storedFile.startsWith(recoveredDir_)) stillReading = true;
-    for (const ModelEntry& m : doc_->models())  // a trained model still being read from there
-      if (m.loading && m.storedFile.startsWith(recoveredDir_)) stillReading = true;
-    if (!stillReading) {
-      QDir(recoveredDir_).removeRecursively();
-      recoveredDir_.clear();
-    }
-  }
-  if (autosaveDir_.isEmpty()) return;
-  autosaveLock_.reset();
-  QDir(autosaveDir_).removeRecursively();
-  autosaveDir_.clear();
-}
-
 void MainWindow::start(const QString& path) {
-  if (!path.isEmpty()) openModel(path);
+  if (!path.isEmpty()) files_->openModel(path);
   // However it was started: a pending autosave is offered once the window shows.
-  QTimer::singleShot(0, this, [this] { recoverAutosave(); });
+  QTimer::singleShot(0, this, [this] { files_->recoverAutosave(); });
 }
 
 void MainWindow::stopForSignal(const QString& signalName) {
@@ -916,51 +589,12 @@ void MainWindow::stopForSignal(const QString& signalName) {
   stopping_ = true;
   log_->warning(tr("%1 received: cancelling the running jobs and quitting").arg(signalName));
   runner_->cancelAllAndWait();
-  if (autosaveNow()) {
-    keepAutosave_ = true;
-    autosaveLock_.reset();  // released, so the next session offers it
+  if (const QString kept = files_->autosave()->keepForNextStart(); !kept.isEmpty())
     std::fprintf(stderr,
                  "mbdrom: %s: unsaved changes autosaved in %s; the next start offers to recover them\n",
-                 qPrintable(signalName), qPrintable(autosaveDir_));
-  } else if (!autosaveDir_.isEmpty()) {
-    removeAutosave();  // nothing unsaved since the last autosave was made obsolete
-  }
+                 qPrintable(signalName), qPrintable(kept));
   writeSettings();
   QApplication::quit();
-}
-
-bool MainWindow::recoverAutosave(bool ask) {
-  QDir root(autosaveRoot());
-  QStringList candidates;
-  for (const QString& name : root.entryList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name | QDir::Reversed)) {
-    const QString dir = root.filePath(name);
-    if (dir == autosaveDir_ || dir == recoveredDir_) continue;
-    QLockFile lock(dir + "/session.lock");
-    lock.setStaleLockTime(0);
-    if (!lock.tryLock(0)) continue;  // another session is running and owns it
-    lock.unlock();
-    if (isProjectDirectory((dir + "/project").toStdString())) candidates << dir;
-  }
-  if (candidates.isEmpty()) return false;
-  const QString dir = candidates.first();
-  QFile originFile(dir + "/origin.txt");
-  const QString origin =
-      originFile.open(QIODevice::ReadOnly) ? QString::fromUtf8(originFile.readAll()) : QString();
-  if (ask) {
-    const auto answer = QMessageBox::question(
-        this, tr("Recover unsaved work"),
-        tr("mbdrom stopped with unsaved changes to %1 (autosaved %2). Recover them?")
-            .arg(origin.isEmpty() ? tr("an untitled project") : origin,
-                 QFileInfo(dir + "/project/project.json").lastModified().toString(Qt::ISODate)),
-        QMessageBox::Yes | QMessageBox::No | QMessageBox::Discard, QMessageBox::Yes);
-    if (answer == QMessageBox::Discard) QDir(dir).removeRecursively();
-    if (answer != QMessageBox::Yes) return false;
-  }
-  if (!openProject(dir + "/project")) return false;
-  recoveredDir_ = dir;
-  doc_->markRecovered(origin);
-  log_->warning(tr("Recovered unsaved work from %1; save it to keep it").arg(dir));
-  return true;
 }
 
 // ---------------------------------------------------------------- editing
@@ -1604,11 +1238,7 @@ void MainWindow::playRun(int index) {
 // ---------------------------------------------------------------- misc
 
 void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
-  // Window-modal but non-blocking: no nested event loop.
-  auto* box = new QMessageBox(icon, title, text, QMessageBox::Ok, this);
-  box->setObjectName("messageBox");
-  box->setAttribute(Qt::WA_DeleteOnClose);
-  box->open();
+  showMessageBox(this, icon, title, text);
 }
 
 void MainWindow::readSettings() {
@@ -1639,12 +1269,12 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     }
     runner_->cancelAllAndWait();
   }
-  if (!maybeSave()) {
+  if (!files_->maybeSave()) {
     event->ignore();
     return;
   }
   writeSettings();
-  removeAutosave();
+  files_->autosave()->remove();
   event->accept();
 }
 

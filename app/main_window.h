@@ -23,7 +23,6 @@
 class QAction;
 class QDockWidget;
 class QLabel;
-class QLockFile;
 class QMenu;
 
 namespace mbdrom {
@@ -55,6 +54,7 @@ class ModelsPanel;
 class PlaybackBar;
 class Viewport;
 class ProjectDocument;
+class ProjectFiles;
 class RunPlotPanel;
 class RunsPanel;
 class TrainingPanel;
@@ -83,9 +83,6 @@ class MainWindow : public QMainWindow {
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
 
-  /// File ▸ New Project: an empty mechanism (ground, gravity along -z, load case
-  /// "free") after asking about unsaved changes.
-  void newProject();
   /// The dialogs that create elements, each a single undoable edit checked as a
   /// whole (Edit menu, the tree's Add, the 3D view's selection). They open
   /// window-modal and return at once; the dialog is a FormDialog child of the
@@ -114,14 +111,8 @@ class MainWindow : public QMainWindow {
   /// Time the last live mobility update took [ms].
   double lastMobilityMs() const { return lastMobilityMs_; }
 
-  /// Opens a model file as a new untitled project (or a project directory).
-  /// Errors go to the message log and a dialog, the current project is kept;
-  /// returns success. Does not ask about unsaved changes (the menus do).
-  bool openModel(const QString& path);
-  /// Opens a project directory; same error handling as openModel.
-  bool openProject(const QString& dir);
-  /// Saves the project to `dir` (Save As); errors are shown, returns success.
-  bool saveProject(const QString& dir);
+  /// Project files: new, open, save, the recent list, the autosave and its recovery.
+  ProjectFiles* files() const { return files_; }
   /// Runs the full model on the worker thread; when it ends (also cancelled or
   /// failed, with the samples computed so far) the run joins the project and
   /// plays in the 3D view. Returns the job id.
@@ -162,22 +153,9 @@ class MainWindow : public QMainWindow {
   bool isPlaying() const;
   Viewport* viewport() const { return viewport_; }
 
-  /// Folder of the bundled example mechanisms (empty when not found).
-  static QString examplesDir();
   /// The open mechanism, or null.
   std::shared_ptr<const Model> model() const;
 
-  /// Adds a model file or project to the recent list (kept in QSettings).
-  void addRecentFile(const QString& path);
-  QStringList recentFiles() const;
-
-  /// Folder for autosaves (per user); the autosave of this session lives in a subfolder.
-  static QString autosaveRoot();
-  /// Writes the autosave copy now when there are unsaved changes; returns whether it wrote.
-  bool autosaveNow();
-  /// Offers to recover projects autosaved by sessions that did not end cleanly.
-  /// With `ask` false the newest one is recovered without a question (tests).
-  bool recoverAutosave(bool ask = true);
   /// How the workbench starts: opens `path` (a model file or project; none when empty),
   /// then offers to recover autosaved work of a session that did not end cleanly.
   void start(const QString& path);
@@ -197,14 +175,6 @@ class MainWindow : public QMainWindow {
   void refreshModel();
   void updateTitle();
   void updateActions();
-  void updateRecentMenu();
-
-  bool maybeSave();
-  void openModelDialog();
-  void openProjectDialog();
-  bool save();
-  bool saveAsDialog();
-  void closeProject();
 
   QString applyEdit(const ModelSpec& spec, const QString& description);
   void addElement(ElementKind kind, int parent);
@@ -251,11 +221,9 @@ class MainWindow : public QMainWindow {
   void about();
   void readSettings();
   void writeSettings() const;
-  void removeAutosave();
-  // Reads the opened project's trained models on the worker thread, each with progress.
-  void readPendingModels();
 
   ProjectDocument* doc_ = nullptr;
+  ProjectFiles* files_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
@@ -286,19 +254,12 @@ class MainWindow : public QMainWindow {
   std::vector<std::string> shapeNotes_;      // said in the log for the shown mechanism
 
   QMenu* fileMenu_ = nullptr;
-  QMenu* recentMenu_ = nullptr;
   QMenu* editMenu_ = nullptr;
   QMenu* modelMenu_ = nullptr;
   QMenu* simulateMenu_ = nullptr;
   QMenu* trainMenu_ = nullptr;
   QMenu* viewMenu_ = nullptr;
   QMenu* helpMenu_ = nullptr;
-  QAction* newProjectAction_ = nullptr;
-  QAction* openModelAction_ = nullptr;
-  QAction* openProjectAction_ = nullptr;
-  QAction* saveAction_ = nullptr;
-  QAction* saveAsAction_ = nullptr;
-  QAction* closeAction_ = nullptr;
   QAction* undoAction_ = nullptr;
   QAction* mirrorAction_ = nullptr;
   widgets::HardpointTable* hardpoints_ = nullptr;
@@ -344,13 +305,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const ModesResult> modeShapes_;
   std::shared_ptr<const Eigen::VectorXd> modeEquilibrium_;
 
-  QTimer* autosaveTimer_ = nullptr;
-  QString autosaveDir_;
-  std::unique_ptr<QLockFile> autosaveLock_;
-  QString recoveredDir_;
-  bool keepAutosave_ = false;  // stopped by a signal: the autosave is what the next start recovers
-  bool stopping_ = false;      // stopped by a signal: the window closes without questions  //
-                               // autosave a recovered project still reads its runs from
+  bool stopping_ = false;  // stopped by a signal: the window closes without questions
 };
 
 }  // namespace mbdrom::app

@@ -93,15 +93,6 @@ QStringList ownersOf(const ModelSpec& spec, const std::string& point) {
 
 // ---------------------------------------------------------------- new project, help
 
-void MainWindow::newProject() {
-  if (!maybeSave()) return;
-  doc_->newFromSpec(emptyMechanism("untitled"), QString());
-  removeAutosave();
-  log_->info(
-      tr("New project: an empty mechanism with gravity along -z and the load case \"free\". Add points "
-         "(Edit ▸ Add Point, or click the work plane), make bodies from them, then join the bodies."));
-}
-
 void MainWindow::openUserGuide() {
   const QStringList candidates = {
       QCoreApplication::applicationDirPath() + "/../share/doc/mbdrom/user-guide.md",

@@ -4,6 +4,8 @@
 // a reduced run that stops early keeping its partial curve.
 
 #include "app/compare_panel.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/playback_bar.h"
@@ -350,7 +352,7 @@ TEST_CASE(
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   // Trained on the chirp (2000 +- 800 N at the wheel), compared under "train" (2000 +- 1500 N).
   mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("chirp");

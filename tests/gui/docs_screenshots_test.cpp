@@ -6,6 +6,8 @@
 //   xvfb-run -s "-screen 0 1600x1000x24" tests/gui/mbdrom_gui_tests "[.docs]"
 // writes to the test-output folder's docs//; copy what you looked at to docs/images.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/models_panel.h"
@@ -87,8 +89,8 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   window.move(0, 0);
   window.resize(1600, 1000);
   window.show();
-  REQUIRE(
-      window.openModel(QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
+  REQUIRE(window.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
   window.findChild<QDockWidget*>("logDock")->raise();
 
   // 1. File > New Project from Example.
@@ -115,7 +117,7 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   shoot("mobility_bricard.png");
 
   // 3. The MacPherson example: the simulation dialog, then a run.
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   shootDialog("simulation_dialog.png", [&] { action(window, "Run Reference Simulation...")->trigger(); });
   mbdrom::RunOptions o;

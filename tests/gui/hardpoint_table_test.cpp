@@ -3,6 +3,8 @@
 // in the model tree.
 
 #include "engine/model/hardpoint_table.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
 #include "gui_helpers.h"
@@ -24,7 +26,7 @@ TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step,
   MainWindow window;
   window.resize(1280, 800);
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* table = window.findChild<mbdrom::widgets::HardpointTable*>("hardpointTable");
   REQUIRE(table != nullptr);

@@ -1,4 +1,6 @@
 #include "app/main_window.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/project_document.h"
 #include "gui_helpers.h"
 #include "widgets/property_editor.h"
@@ -120,7 +122,7 @@ TEST_CASE("opening the MacPherson example fills the model tree and draws the mec
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
   const QImage empty = renderScene(view);
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   REQUIRE(window.model() != nullptr);
   CHECK(window.model()->nq() == 24);
@@ -149,7 +151,7 @@ TEST_CASE("opening a malformed model file keeps the window usable and names the 
   }
   MainWindow window;
   window.show();
-  CHECK_FALSE(window.openModel(path));
+  CHECK_FALSE(window.files()->openModel(path));
   CHECK(window.model() == nullptr);
   auto* box = window.findChild<QMessageBox*>("messageBox");
   REQUIRE(box != nullptr);
@@ -161,7 +163,7 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   MainWindow window;
   window.resize(1280, 800);
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* view = window.sceneView();
   mbdrom::RunOptions options;
@@ -184,7 +186,7 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
 TEST_CASE("selecting a tree element shows its properties in the editor") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* tree = window.findChild<QTreeWidget*>("modelTree");
   REQUIRE(tree != nullptr);
@@ -210,7 +212,7 @@ TEST_CASE(
   window.move(0, 0);
   window.resize(1600, 1000);  // the size of the user guide's screenshots
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   QAction* run = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
@@ -264,7 +266,7 @@ TEST_CASE(
 TEST_CASE("the simulation dialog chooses the integrator automatically and the run records the one that ran") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   QAction* run = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
@@ -314,7 +316,7 @@ TEST_CASE("the simulation dialog chooses the integrator automatically and the ru
 TEST_CASE("the sweep dialog steps at the default tolerance and refuses a tolerance that is not one") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   QAction* sweep = nullptr;
   for (QAction* a : window.findChildren<QAction*>())

@@ -4,6 +4,8 @@
 // Model Details shows a test-only method's sections (its model's and a run's)
 // and, for a method that describes none, its title, summary and key figure.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/model_details_dialog.h"
 #include "app/project_document.h"
@@ -276,7 +278,7 @@ TEST_CASE(
   REQUIRE(train != nullptr);
   CHECK(train->actions().contains(action));
 
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   CHECK(action->isEnabled());
   mbdrom::app::TrainDialog dialog("echo_gui", *window.document(), OJson::object(), "echo", &window);

@@ -4,6 +4,8 @@
 // and every plot exports PNG, SVG and CSV.
 
 #include "app/method_views.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/model_details_dialog.h"
 #include "app/project_document.h"
@@ -542,7 +544,7 @@ TEST_CASE(
   mbdrom::app::MainWindow window;
   window.resize(1200, 800);
   window.show();
-  REQUIRE(window.openModel(example("pendulum_carriage")));
+  REQUIRE(window.files()->openModel(example("pendulum_carriage")));
   ProjectDocument& doc = *window.document();
   const int run = addRun(doc, "train", 2.0, 1e-3, 0.01);
   const auto rom = train(doc, "pod", {{"nr", 2}}, run);

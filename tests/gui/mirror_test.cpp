@@ -2,6 +2,8 @@
 // y = 0 in one undo step; a second mirror, whose names are taken, is refused in
 // the dialog before OK.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/mirror_dialog.h"
 #include "app/project_document.h"
@@ -59,7 +61,7 @@ TEST_CASE("the MacPherson corner mirrored from the Edit menu is one undo step, a
   MainWindow window;
   window.resize(1280, 800);
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
   auto* doc = window.document();
   const std::size_t bodies = doc->spec().bodies.size();

@@ -2,6 +2,8 @@
 // mobility, run and cancel reference simulations, save the project, reopen it.
 
 #include "app/compare_panel.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/models_panel.h"
@@ -40,6 +42,7 @@
 #include <QUndoStack>
 #include "tests/test_paths.h"
 
+using mbdrom::app::Autosave;
 using mbdrom::app::MainWindow;
 using mbdrom::app::StopSignalNotifier;
 using mbdrom::test::waitFor;
@@ -90,7 +93,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   MainWindow window;
   window.resize(1400, 860);
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   auto* doc = window.document();
   const int bj = pointIndex(doc->spec(), "BJ");
   REQUIRE(bj >= 0);
@@ -181,7 +184,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
 
   // Save, then reopen in a new window: the same runs, with their samples.
   const QString dir = freshOutputPath("macpherson_project");
-  REQUIRE(window.saveProject(dir));
+  REQUIRE(window.files()->saveProject(dir));
   CHECK_FALSE(window.isWindowModified());
   CHECK(QFile::exists(dir + "/project.json"));
   CHECK(QFile::exists(dir + "/model.json"));
@@ -189,7 +192,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   // While this window has the project open, a second workbench is refused it.
   MainWindow second;
   second.show();
-  CHECK_FALSE(second.openProject(dir));
+  CHECK_FALSE(second.files()->openProject(dir));
   auto* refusal = second.findChild<QMessageBox*>("messageBox");
   REQUIRE(refusal != nullptr);
   CHECK(refusal->text().contains("open in another mbdrom workbench"));
@@ -199,7 +202,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Close Project") a->trigger();  // saved: no question asked
   CHECK_FALSE(window.document()->hasModel());
-  REQUIRE(second.openProject(dir));
+  REQUIRE(second.files()->openProject(dir));
   const auto& runs = second.document()->runs();
   REQUIRE(runs.size() == 2);
   CHECK(runs[0].record.name == firstRunName);
@@ -216,7 +219,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
 TEST_CASE("a broken project shows the error and keeps the open one") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   const QString dir = freshOutputPath("broken_project");
   QDir().mkpath(dir);
   QFile manifest(dir + "/project.json");
@@ -224,7 +227,7 @@ TEST_CASE("a broken project shows the error and keeps the open one") {
   manifest.write(R"({"format": "mbdrom-project", "version": 1, "name": "x", "model": "model.json",
                     "runs": [{"name": "a", "file": "runs/a.csv"}]})");
   manifest.close();
-  CHECK_FALSE(window.openProject(dir));
+  CHECK_FALSE(window.files()->openProject(dir));
   CHECK(window.model() != nullptr);
   CHECK(window.model()->spec().name == "macpherson");
   auto* box = window.findChild<QMessageBox*>("messageBox");
@@ -234,29 +237,28 @@ TEST_CASE("a broken project shows the error and keeps the open one") {
 }
 
 TEST_CASE("unsaved edits are autosaved and recovered after a crash") {
-  QDir(MainWindow::autosaveRoot()).removeRecursively();
+  QDir(Autosave::root()).removeRecursively();
   QString crashed;
   {
     MainWindow window;
     window.show();
-    REQUIRE(window.openModel(kMacPherson));
-    CHECK_FALSE(window.autosaveNow());  // nothing to save yet
+    REQUIRE(window.files()->openModel(kMacPherson));
+    CHECK_FALSE(window.files()->autosave()->saveNow());  // nothing to save yet
     const int bj = pointIndex(window.document()->spec(), "BJ");
     mbdrom::ModelSpec spec = window.document()->spec();
     spec.points[static_cast<std::size_t>(bj)].position.z() = 0.125;
     REQUIRE(window.document()->edit(spec, "move BJ").isEmpty());
-    REQUIRE(window.autosaveNow());
+    REQUIRE(window.files()->autosave()->saveNow());
     // A crash leaves the autosave behind, without a live session holding it.
-    const QStringList dirs = QDir(MainWindow::autosaveRoot()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    const QStringList dirs = QDir(Autosave::root()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     REQUIRE(dirs.size() == 1);
-    crashed = MainWindow::autosaveRoot() + "/crashed-session";
+    crashed = Autosave::root() + "/crashed-session";
     REQUIRE(QDir().mkpath(crashed));
-    REQUIRE(
-        QDir().rename(MainWindow::autosaveRoot() + "/" + dirs.first() + "/project", crashed + "/project"));
+    REQUIRE(QDir().rename(Autosave::root() + "/" + dirs.first() + "/project", crashed + "/project"));
   }
   MainWindow restarted;
   restarted.show();
-  REQUIRE(restarted.recoverAutosave(false));
+  REQUIRE(restarted.files()->recoverAutosave(false));
   const auto& spec = restarted.document()->spec();
   CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.125);
   CHECK(restarted.document()->isModified());
@@ -266,7 +268,7 @@ TEST_CASE("unsaved edits are autosaved and recovered after a crash") {
 TEST_CASE("a sweep from the Simulate menu adds one run per case") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   mbdrom::RunOptions base = trainRun(*window.model(), 0.2);
   window.runSweep(base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}));
   REQUIRE(waitFor([&] { return window.document()->runs().size() == 2; }, 60000));
@@ -287,7 +289,7 @@ TEST_CASE("a sweep from the Simulate menu adds one run per case") {
 TEST_CASE("linearised modes are listed and a picked mode animates in the 3D view") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   QAction* modes = nullptr;
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Linearised Modes") modes = a;
@@ -310,7 +312,7 @@ TEST_CASE("linearised modes are listed and a picked mode animates in the 3D view
 TEST_CASE("a load's time function is edited with a preview, and undone") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"))));
   const int train = window.model()->findLoadCase("train");
   window.modelTree()->selectElement({mbdrom::ElementKind::Load, train, 0});
@@ -335,8 +337,8 @@ TEST_CASE("a load's time function is edited with a preview, and undone") {
 TEST_CASE("a redundant constraint found by the mobility check selects its element in the tree") {
   MainWindow window;
   window.show();
-  REQUIRE(
-      window.openModel(QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
+  REQUIRE(window.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
   window.checkMobility();
   CHECK(window.analysisPanel()->shownDof() == 1);
   const auto found = window.analysisPanel()->findItems("rod5", Qt::MatchContains | Qt::MatchRecursive);
@@ -351,7 +353,7 @@ TEST_CASE("a redundant constraint found by the mobility check selects its elemen
 TEST_CASE("deleting an element still in use names what depends on it, and Cancel keeps everything") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   const int bj = pointIndex(window.document()->spec(), "BJ");
   window.modelTree()->selectElement({mbdrom::ElementKind::Point, bj, 0});
   QAction* del = nullptr;
@@ -396,14 +398,14 @@ TEST_CASE(
   {
     MainWindow window;
     window.show();
-    REQUIRE(window.openModel(base + "/work/slider.json"));
-    REQUIRE(window.saveProject(dir));  // the workbench's real save path
+    REQUIRE(window.files()->openModel(base + "/work/slider.json"));
+    REQUIRE(window.files()->saveProject(dir));  // the workbench's real save path
     CHECK(window.logView()->toPlainText().contains("copied into the project as tables/pull.csv"));
   }
   QDir(base + "/shared").removeRecursively();
   MainWindow reopened;
   reopened.show();
-  REQUIRE(reopened.openProject(dir));
+  REQUIRE(reopened.files()->openProject(dir));
   CHECK(reopened.model()->spec().loadCases[0].loads[0].function.file == "tables/pull.csv");
   CHECK(reopened.model()->spec().loadCases[0].loads[0].function(1.5) == 5.0);
 }
@@ -414,8 +416,8 @@ TEST_CASE("the workbench saving a project whose models folder links to its paren
   {
     MainWindow window;
     window.show();
-    REQUIRE(window.openModel(kMacPherson));
-    REQUIRE(window.saveProject(dir));
+    REQUIRE(window.files()->openModel(kMacPherson));
+    REQUIRE(window.files()->saveProject(dir));
   }
   {
     QFile mine(base + "/thesis.txt");
@@ -425,8 +427,8 @@ TEST_CASE("the workbench saving a project whose models folder links to its paren
   REQUIRE(QFile::link("..", dir + "/models"));
   MainWindow window;
   window.show();
-  REQUIRE(window.openProject(dir));
-  REQUIRE(window.saveProject(dir));  // the real save path, with its clean-up
+  REQUIRE(window.files()->openProject(dir));
+  REQUIRE(window.files()->saveProject(dir));  // the real save path, with its clean-up
   CHECK(QFile::exists(base + "/thesis.txt"));
   CHECK(QFileInfo(dir + "/models").isSymLink());
 }
@@ -443,7 +445,7 @@ QString projectWithLargeModel() {
   window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
   REQUIRE(
       waitFor([&] { return window.document()->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
-  REQUIRE(window.saveProject(dir));
+  REQUIRE(window.files()->saveProject(dir));
   const std::string file = window.document()->models().front().storedFile.toStdString();
   OJson j = OJson::parse(mbdrom::readRegularFile(file, mbdrom::kMaxTrainedModelBytes, "trained model"));
   std::vector<double> padding(3'000'000);
@@ -476,7 +478,7 @@ TEST_CASE(
   });
   QElapsedTimer opening;
   opening.start();
-  REQUIRE(window.openProject(dir));
+  REQUIRE(window.files()->openProject(dir));
   const qint64 openMs = opening.elapsed();
   clock.start();
   probe.start(10);
@@ -500,7 +502,7 @@ TEST_CASE(
 
   // Stopped while reading: the model stays listed as not read, and a save keeps its file.
   MainWindow& second = window;
-  REQUIRE(second.openProject(dir));
+  REQUIRE(second.files()->openProject(dir));
   second.jobRunner()->cancel();
   REQUIRE(waitFor([&] { return !second.document()->models().front().loading; }, 60000));
   const mbdrom::app::ModelEntry& stopped = second.document()->models().front();
@@ -509,27 +511,26 @@ TEST_CASE(
     CHECK(second.modelsPanel()->topLevelItem(0)->text(3) == "cannot be read");
   }
   const QString copy = freshOutputPath("large_model_copy") + "/project";
-  REQUIRE(second.saveProject(copy));
+  REQUIRE(second.files()->saveProject(copy));
   const QString saved = second.document()->models().front().storedFile;
   CHECK(QFileInfo(saved).size() == QFileInfo(doc->models().front().storedFile).size());
   CHECK(mbdrom::loadReducedModel(saved.toStdString())->method() == "pod");
 }
 
 TEST_CASE("recovery of autosaved work is offered when the workbench starts with a path too") {
-  QDir(MainWindow::autosaveRoot()).removeRecursively();
-  const QString crashed = MainWindow::autosaveRoot() + "/crashed-session";
+  QDir(Autosave::root()).removeRecursively();
+  const QString crashed = Autosave::root() + "/crashed-session";
   {
     MainWindow window;
-    REQUIRE(window.openModel(kMacPherson));
+    REQUIRE(window.files()->openModel(kMacPherson));
     mbdrom::ModelSpec spec = window.document()->spec();
     spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() = 0.126;
     REQUIRE(window.document()->edit(spec, "move BJ").isEmpty());
-    REQUIRE(window.autosaveNow());
-    const QStringList dirs = QDir(MainWindow::autosaveRoot()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    REQUIRE(window.files()->autosave()->saveNow());
+    const QStringList dirs = QDir(Autosave::root()).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
     REQUIRE(dirs.size() == 1);
     REQUIRE(QDir().mkpath(crashed));
-    REQUIRE(
-        QDir().rename(MainWindow::autosaveRoot() + "/" + dirs.first() + "/project", crashed + "/project"));
+    REQUIRE(QDir().rename(Autosave::root() + "/" + dirs.first() + "/project", crashed + "/project"));
   }
   MainWindow restarted;
   restarted.show();
@@ -550,12 +551,12 @@ TEST_CASE("recovery of autosaved work is offered when the workbench starts with 
 }
 
 TEST_CASE("SIGTERM autosaves unsaved work and quits without a question and the next start offers it") {
-  QDir(MainWindow::autosaveRoot()).removeRecursively();
+  QDir(Autosave::root()).removeRecursively();
   {
     MainWindow window;
     const StopSignalNotifier stopSignals;
     QObject::connect(&stopSignals, &StopSignalNotifier::received, &window, &MainWindow::stopForSignal);
-    REQUIRE(window.openModel(kMacPherson));
+    REQUIRE(window.files()->openModel(kMacPherson));
     mbdrom::ModelSpec spec = window.document()->spec();
     spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() = 0.127;
     REQUIRE(window.document()->edit(spec, "move BJ").isEmpty());
@@ -567,12 +568,12 @@ TEST_CASE("SIGTERM autosaves unsaved work and quits without a question and the n
     CHECK(QApplication::exec() == 0);
     CHECK_FALSE(window.isVisible());
     CHECK(QApplication::activeModalWidget() == nullptr);
-    CHECK_FALSE(QDir(MainWindow::autosaveRoot()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());
+    CHECK_FALSE(QDir(Autosave::root()).entryList(QDir::Dirs | QDir::NoDotAndDotDot).isEmpty());
   }
   // The window is gone (as the process would be): its autosave stays, unlocked.
   MainWindow restarted;
   restarted.show();
-  REQUIRE(restarted.recoverAutosave(false));
+  REQUIRE(restarted.files()->recoverAutosave(false));
   const auto& spec = restarted.document()->spec();
   CHECK(spec.points[static_cast<std::size_t>(pointIndex(spec, "BJ"))].position.z() == 0.127);
 }
@@ -584,7 +585,7 @@ TEST_CASE("a project on a read-only file system opens read-only and saves elsewh
   REQUIRE_FALSE(project.isEmpty());
   MainWindow window;
   window.show();
-  REQUIRE(window.openProject(project));
+  REQUIRE(window.files()->openProject(project));
   auto* doc = window.document();
   CHECK(doc->readOnlyReason().contains("Read-only file system"));
   CHECK(window.windowTitle().contains("(read-only)"));
@@ -600,9 +601,9 @@ TEST_CASE("a project on a read-only file system opens read-only and saves elsewh
     if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) box->close();
   });
   closer.start(50);
-  CHECK_FALSE(window.saveProject(project));
+  CHECK_FALSE(window.files()->saveProject(project));
   CHECK(window.logView()->toPlainText().contains("opened read-only"));
-  REQUIRE(window.saveProject(elsewhere));
+  REQUIRE(window.files()->saveProject(elsewhere));
   CHECK(doc->readOnlyReason().isEmpty());
   CHECK_FALSE(window.windowTitle().contains("(read-only)"));
   CHECK(QFileInfo::exists(elsewhere + "/project.json"));

@@ -1,6 +1,8 @@
 // The 3D view: picking and dragging points with undo, playback
 // drawing the run's positions, trails, exports and the frame time.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/playback_bar.h"
@@ -59,7 +61,7 @@ struct PlayingWindow {
   PlayingWindow() {
     window.resize(1400, 900);
     window.show();
-    REQUIRE(window.openModel(kMacPherson));
+    REQUIRE(window.files()->openModel(kMacPherson));
     mbdrom::RunOptions options;
     options.loadCase = window.model()->findLoadCase("train");
     options.tEnd = 0.6;
@@ -85,7 +87,7 @@ TEST_CASE("a click in the 3D view selects the point in the tree, its handle drag
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
   const int bj = window.model()->findPoint("BJ");
@@ -135,7 +137,7 @@ TEST_CASE("points are placed on the work plane and joined into a body from the s
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));

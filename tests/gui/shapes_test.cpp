@@ -3,6 +3,8 @@
 // screenshots; the property editor edits a body's shapes with undo; a mesh
 // that cannot be read is named in the log and the rest is drawn.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
 #include "engine/geometry/body_pose.h"
@@ -72,7 +74,7 @@ TEST_CASE("the examples' shapes are drawn on their bodies, follow the motion and
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(kExamples + "macpherson.json"));
+  REQUIRE(window.files()->openModel(kExamples + "macpherson.json"));
   auto* view = window.sceneView();
   REQUIRE(waitFor([&] { return view->framesRendered() > 0; }));
   const mbdrom::Model& model = *window.model();
@@ -155,7 +157,7 @@ TEST_CASE("the examples' shapes are drawn on their bodies, follow the motion and
   // The other examples with parts draw them all too.
   for (const char* file : {"four_bar.json", "slider_crank.json", "bricard.json"}) {
     INFO(file);
-    REQUIRE(window.openModel(kExamples + file));
+    REQUIRE(window.files()->openModel(kExamples + file));
     CHECK(view->scene().shapeCount() == shapeCount(window.model()->spec()));
     CHECK(view->scene().shapeCount() >= 3);
     CHECK(view->scene().shapeNotes().empty());
@@ -167,7 +169,7 @@ TEST_CASE("a body's shapes are edited in the property editor, each edit one undo
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(kExamples + "four_bar.json"));
+  REQUIRE(window.files()->openModel(kExamples + "four_bar.json"));
   REQUIRE(window.modelTree()->selectByName(mbdrom::ElementKind::Body, "coupler"));
   auto* editor = window.propertyEditor();
   auto* doc = window.document();
@@ -245,7 +247,7 @@ TEST_CASE("a mesh that cannot be read is named in the log and the rest is drawn"
   MainWindow window;
   window.resize(1200, 800);
   window.show();
-  REQUIRE(window.openModel(path));
+  REQUIRE(window.files()->openModel(path));
   REQUIRE(waitFor([&] { return window.sceneView()->framesRendered() > 0; }));
   CHECK(window.sceneView()->scene().shapeCount() == shapeCount(spec) - 1);
   const QString log = window.logView()->toPlainText();
@@ -264,7 +266,7 @@ TEST_CASE("a mesh that cannot be read is named in the log and the rest is drawn"
     bytes.append(2, '\0');
     stl << bytes;
   }
-  REQUIRE(window.openModel(path));
+  REQUIRE(window.files()->openModel(path));
   CHECK(window.sceneView()->scene().shapeCount() == shapeCount(spec));
   CHECK(window.sceneView()->scene().shapeNotes().empty());
 }
@@ -274,7 +276,7 @@ TEST_CASE("the wheel over a field without focus scrolls the panel and edits noth
   window.resize(1400, 600);
   window.show();
   QApplication::setActiveWindow(&window);
-  REQUIRE(window.openModel(kExamples + "four_bar.json"));
+  REQUIRE(window.files()->openModel(kExamples + "four_bar.json"));
   REQUIRE(window.modelTree()->selectByName(mbdrom::ElementKind::Body, "coupler"));
   auto* editor = window.propertyEditor();
   auto* doc = window.document();

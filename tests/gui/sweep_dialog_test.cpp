@@ -2,6 +2,8 @@
 // model numbers with a live preview of the table, run on the worker thread.
 
 #include "app/sweep_dialog.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
 #include "engine/model/model_file.h"
@@ -104,7 +106,7 @@ TEST_CASE(
     "a Sobol sweep over the release position runs on the worker thread and every run joins the project") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   QAction* sweep = sweepAction(window);
   REQUIRE(sweep != nullptr);

@@ -3,6 +3,8 @@
 // queued, cancelled, stopped-early and failing jobs, and the CLI reading a model
 // the workbench saved.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/models_panel.h"
@@ -199,7 +201,7 @@ TEST_CASE(
 
   // Saved with the project, the model file is read by the command-line tool.
   const QString dir = freshOutputPath("training_project");
-  REQUIRE(window.saveProject(dir));
+  REQUIRE(window.files()->saveProject(dir));
   const QString file = doc->models().front().storedFile;
   REQUIRE(QFileInfo::exists(file));
   QProcess cli;
@@ -212,7 +214,7 @@ TEST_CASE(
   CHECK(out.contains("pendulum"));
 
   // Reopened, the project lists the model again.
-  REQUIRE(window.openProject(dir));
+  REQUIRE(window.files()->openProject(dir));
   REQUIRE(doc->models().size() == 1);
   REQUIRE(waitFor([&] { return !doc->models().front().loading; }, 30000));
   CHECK(doc->models().front().rom != nullptr);
@@ -462,7 +464,7 @@ TEST_CASE("a trained model is exported from the Models panel as an FMU, its refu
 TEST_CASE("training on a new sweep runs the sweep first and trains on its runs") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kPendulumCarriage));
+  REQUIRE(window.files()->openModel(kPendulumCarriage));
   auto* doc = window.document();
   mbdrom::RunOptions base;
   base.loadCase = window.model()->findLoadCase("train");
@@ -481,8 +483,8 @@ TEST_CASE("training on a new sweep runs the sweep first and trains on its runs")
 TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown forces") {
   MainWindow window;
   window.show();
-  REQUIRE(
-      window.openModel(QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/duffing.json"))));
+  REQUIRE(window.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/duffing.json"))));
   mbdrom::RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = 20.0;

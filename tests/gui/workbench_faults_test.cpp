@@ -5,6 +5,8 @@
 // Save As folder dialog and the modified mark after undo.
 
 #include "app/compare_panel.h"
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/playback_bar.h"
@@ -249,7 +251,7 @@ TEST_CASE(
     "size on a 1920x1080 and on a 1280x800 screen") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   // The free area of each screen: less a desktop panel of 40 px.
   for (const QRect available : {QRect(0, 0, 1920, 1040), QRect(0, 0, 1280, 760)}) {
     INFO(available.width() << "x" << available.height());
@@ -432,7 +434,7 @@ TEST_CASE("closing the project or opening another one empties the plot dock") {
   openWithRun(window, 0.3);
   window.plotRun(0);
   REQUIRE(plot->curves().size() == 2);
-  REQUIRE(window.openModel(
+  REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
   CHECK(plot->curves().empty());
   CHECK(plot->chart()->series().isEmpty());
@@ -444,7 +446,7 @@ TEST_CASE(
   MainWindow window;
   window.resize(1400, 900);
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   const QString parent = freshOutputDir("save_as");
   REQUIRE(QDir(parent).mkdir("picked"));
   QAction* saveAs = nullptr;
@@ -536,7 +538,7 @@ TEST_CASE(
   openWithRun(window, 0.3);
   auto* doc = window.document();
   REQUIRE(window.isWindowModified());  // the run is not saved yet
-  REQUIRE(window.saveProject(freshOutputDir("undo_to_saved") + "/project"));
+  REQUIRE(window.files()->saveProject(freshOutputDir("undo_to_saved") + "/project"));
   REQUIRE_FALSE(window.isWindowModified());
   CHECK(window.windowTitle().contains("[*]"));  // where Qt draws the mark
 
@@ -594,7 +596,7 @@ TEST_CASE(
 TEST_CASE("the neural ODE training dialog leaves its network size and epochs to the data by default") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   mbdrom::app::TrainDialog dialog("node", *window.document(), {}, "neural ODE", &window);
   dialog.fitToScreen(QRect(0, 0, 1280, 760));
   dialog.show();
@@ -622,7 +624,7 @@ TEST_CASE("the neural ODE training dialog leaves its network size and epochs to 
 TEST_CASE("the SINDy training dialog offers the weak formulation, automatic by default") {
   MainWindow window;
   window.show();
-  REQUIRE(window.openModel(kMacPherson));
+  REQUIRE(window.files()->openModel(kMacPherson));
   mbdrom::app::TrainDialog dialog("sindy", *window.document(), {}, "SINDy", &window);
   dialog.fitToScreen(QRect(0, 0, 1280, 760));
   dialog.show();

@@ -1,6 +1,8 @@
 #pragma once
 // The workbench states that several GUI test files start from.
 
+#include "app/files/autosave.h"
+#include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
@@ -35,7 +37,7 @@ inline QString freshOutputDir(const QString& name) {
 /// Opens `model` and runs its load case "train" for tEnd seconds (1 ms steps), waiting for the run.
 inline void openWithRun(app::MainWindow& window, double tEnd, const QString& model = kMacPherson,
                         double outputDt = 0.005) {
-  REQUIRE(window.openModel(model));
+  REQUIRE(window.files()->openModel(model));
   RunOptions o;
   o.loadCase = window.model()->findLoadCase("train");
   o.tEnd = tEnd;

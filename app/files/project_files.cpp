@@ -1,0 +1,311 @@
+#include "app/files/project_files.h"
+
+#include "app/files/autosave.h"
+#include "app/files/project_folder_dialog.h"
+#include "app/job_runner.h"
+#include "app/message_box.h"
+#include "app/project_document.h"
+#include "app/source_tree.h"
+#include "engine/core/error.h"
+#include "engine/core/monitor.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+#include "engine/model/spec_build.h"
+#include "engine/project/project.h"
+#include "engine/rom/reduced_model.h"
+#include "widgets/log_view.h"
+
+#include <QAction>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+
+#include <memory>
+
+namespace mbdrom::app {
+
+namespace {
+
+constexpr int kMaxRecent = 10;
+
+}  // namespace
+
+ProjectFiles::ProjectFiles(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
+                           QStatusBar* status)
+    : QObject(window),
+      window_(window),
+      doc_(doc),
+      runner_(runner),
+      log_(log),
+      status_(status),
+      autosave_(new Autosave(doc, log, status, this)),
+      newProjectAction_(new QAction(tr("&New Project"), this)),
+      openModelAction_(new QAction(tr("New Project from &Model File..."), this)),
+      openProjectAction_(new QAction(tr("&Open Project..."), this)),
+      saveAction_(new QAction(tr("&Save Project"), this)),
+      saveAsAction_(new QAction(tr("Save Project &As..."), this)),
+      closeAction_(new QAction(tr("&Close Project"), this)) {
+  newProjectAction_->setObjectName("newProjectAction");
+  newProjectAction_->setShortcut(QKeySequence::New);
+  newProjectAction_->setStatusTip(
+      tr("Start an untitled project with an empty mechanism: ground, gravity, a load case"));
+  connect(newProjectAction_, &QAction::triggered, this, &ProjectFiles::newProject);
+  openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  openModelAction_->setStatusTip(tr("Start an untitled project from a mechanism model file (.json)"));
+  connect(openModelAction_, &QAction::triggered, this, &ProjectFiles::openModelDialog);
+  openProjectAction_->setShortcut(QKeySequence::Open);
+  openProjectAction_->setStatusTip(
+      tr("Open a project directory (mechanism, runs, datasets, trained models)"));
+  connect(openProjectAction_, &QAction::triggered, this, &ProjectFiles::openProjectDialog);
+  saveAction_->setShortcut(QKeySequence::Save);
+  connect(saveAction_, &QAction::triggered, this, &ProjectFiles::save);
+  saveAsAction_->setShortcut(QKeySequence::SaveAs);
+  connect(saveAsAction_, &QAction::triggered, this, &ProjectFiles::saveAsDialog);
+  closeAction_->setShortcut(QKeySequence::Close);
+  connect(closeAction_, &QAction::triggered, this, &ProjectFiles::closeProject);
+}
+
+void ProjectFiles::addToMenu(QMenu* menu) {
+  menu->addAction(newProjectAction_);
+  menu->addAction(openModelAction_);
+  menu->addAction(openProjectAction_);
+  auto* examples = menu->addMenu(tr("New Project from &Example"));
+  const QDir dir(examplesDir());
+  for (const QString& file : dir.entryList({"*.json"}, QDir::Files, QDir::Name)) {
+    const QString path = dir.filePath(file);
+    connect(examples->addAction(QFileInfo(file).completeBaseName()), &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openModel(path);
+    });
+  }
+  examples->setEnabled(!examples->isEmpty());
+  recentMenu_ = menu->addMenu(tr("Open &Recent"));
+  menu->addSeparator();
+  menu->addAction(saveAction_);
+  menu->addAction(saveAsAction_);
+  menu->addAction(closeAction_);
+  updateRecentMenu();
+}
+
+void ProjectFiles::enableForProject(bool open) {
+  for (QAction* a : {saveAction_, saveAsAction_, closeAction_}) a->setEnabled(open);
+}
+
+void ProjectFiles::newProject() {
+  if (!maybeSave()) return;
+  doc_->newFromSpec(emptyMechanism("untitled"), QString());
+  autosave_->remove();
+  log_->info(
+      tr("New project: an empty mechanism with gravity along -z and the load case \"free\". Add points "
+         "(Edit ▸ Add Point, or click the work plane), make bodies from them, then join the bodies."));
+}
+
+// ---------------------------------------------------------------- recent files and examples
+
+QStringList ProjectFiles::recentFiles() const {
+  return QSettings().value("recentFiles").toStringList();
+}
+
+void ProjectFiles::addRecentFile(const QString& path) {
+  QStringList files = recentFiles();
+  const QString absolute = QFileInfo(path).absoluteFilePath();
+  files.removeAll(absolute);
+  files.prepend(absolute);
+  while (files.size() > kMaxRecent) files.removeLast();
+  QSettings().setValue("recentFiles", files);
+  updateRecentMenu();
+}
+
+void ProjectFiles::updateRecentMenu() {
+  if (!recentMenu_) return;
+  recentMenu_->clear();
+  const QStringList files = recentFiles();
+  for (int i = 0; i < files.size(); ++i) {
+    const QString path = files[i];
+    const bool project = QFileInfo(path).isDir();
+    auto* action =
+        recentMenu_->addAction(QStringLiteral("&%1 %2%3")
+                                   .arg(i + 1)
+                                   .arg(QFileInfo(path).fileName(), project ? tr(" (project)") : QString()));
+    action->setToolTip(path);
+    connect(action, &QAction::triggered, this, [this, path] {
+      if (maybeSave()) openModel(path);
+    });
+  }
+  recentMenu_->setEnabled(!files.isEmpty());
+  if (!files.isEmpty()) {
+    recentMenu_->addSeparator();
+    connect(recentMenu_->addAction(tr("Clear List")), &QAction::triggered, this, [this] {
+      QSettings().remove("recentFiles");
+      updateRecentMenu();
+    });
+  }
+}
+
+QString ProjectFiles::examplesDir() {
+  const QStringList candidates = {
+      qEnvironmentVariable("MBDROM_EXAMPLES_DIR"),
+      QCoreApplication::applicationDirPath() + "/../share/mbdrom/examples",
+      sourceTreePath(QStringLiteral("/resources/examples")),
+  };
+  for (const QString& dir : candidates)
+    if (!dir.isEmpty() && QDir(dir).exists()) return QDir(dir).canonicalPath();
+  return {};
+}
+
+// ---------------------------------------------------------------- open, save, close
+
+bool ProjectFiles::maybeSave() {
+  if (!doc_->isModified()) return true;
+  const auto answer = QMessageBox::warning(
+      window_, tr("Unsaved changes"), tr("\"%1\" has unsaved changes. Save them?").arg(doc_->displayName()),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void ProjectFiles::openModelDialog() {
+  if (!maybeSave()) return;
+  const QString start =
+      doc_->sourceFile().isEmpty() ? examplesDir() : QFileInfo(doc_->sourceFile()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(window_, tr("Open Model"), start,
+                                                    tr("mbdrom models (*.json);;All files (*)"));
+  if (!path.isEmpty()) openModel(path);
+}
+
+void ProjectFiles::openProjectDialog() {
+  if (!maybeSave()) return;
+  const QString dir = QFileDialog::getExistingDirectory(window_, tr("Open Project"), doc_->directory());
+  if (!dir.isEmpty()) openProject(dir);
+}
+
+bool ProjectFiles::openModel(const QString& path) {
+  if (QFileInfo(path).isDir()) return openProject(path);
+  try {
+    doc_->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(tr("Cannot open model"), QString::fromStdString(e.what()));
+    return false;
+  }
+  autosave_->remove();
+  addRecentFile(path);
+  const MobilityReport r = analyzeMobility(*doc_->model(), doc_->model()->q0());
+  log_->info(
+      tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
+          .arg(QFileInfo(path).fileName())
+          .arg(r.nq)
+          .arg(r.nc)
+          .arg(r.dof)
+          .arg(r.redundantRows.empty() ? QString() : tr(", %1 redundant").arg(r.redundantRows.size())));
+  return true;
+}
+
+bool ProjectFiles::openProject(const QString& dir) {
+  try {
+    doc_->openProject(dir);
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(tr("Cannot open project"), QString::fromStdString(e.what()));
+    return false;
+  }
+  autosave_->remove();
+  addRecentFile(doc_->directory());
+  log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size()))
+                 .arg(doc_->directory()));
+  readPendingModels();
+  if (!doc_->readOnlyReason().isEmpty())
+    log_->warning(
+        tr("Opened read-only: %1. Save As keeps changes in another folder.").arg(doc_->readOnlyReason()));
+  emit projectOpened();
+  return true;
+}
+
+void ProjectFiles::readPendingModels() {
+  for (const PendingModelLoad& pending : doc_->pendingModelLoads()) {
+    auto rom = std::make_shared<std::shared_ptr<const ReducedModel>>();
+    const std::string file = pending.file.toStdString();
+    runner_->submit(
+        tr("Read trained model %1").arg(QFileInfo(pending.file).fileName()),
+        [rom, file](Monitor& monitor) { *rom = loadReducedModel(file, monitor); },
+        [this, rom, id = pending.id](JobRunner::Outcome outcome, const QString& message) {
+          doc_->finishModelLoad(id, *rom, outcome == JobRunner::Outcome::Failed ? message : QString());
+        });
+  }
+}
+
+bool ProjectFiles::saveProject(const QString& dir) {
+  try {
+    doc_->saveTo(dir);
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(tr("Cannot save project"), QString::fromStdString(e.what()));
+    return false;
+  }
+  autosave_->remove();
+  addRecentFile(doc_->directory());
+  for (const QString& note : doc_->saveNotes()) log_->info(note);
+  log_->info(tr("Saved project %1").arg(doc_->directory()));
+  status_->showMessage(tr("Saved"), 3000);
+  return true;
+}
+
+bool ProjectFiles::save() {
+  if (!doc_->hasModel()) return false;
+  if (doc_->directory().isEmpty()) return saveAsDialog();
+  return saveProject(doc_->directory());
+}
+
+bool ProjectFiles::saveAsDialog() {
+  if (!doc_->hasModel()) return false;
+  const QString start = doc_->directory().isEmpty()
+                            ? QDir::home().filePath(QString::fromStdString(doc_->spec().name))
+                            : doc_->directory();
+  ProjectFolderDialog dialog(window_, tr("Save Project As (a new or empty folder)"), start);
+  if (dialog.exec() != QDialog::Accepted || dialog.folder().isEmpty()) return false;
+  const QString dir = dialog.folder();
+  const QDir target(dir);
+  if (target.exists() && !target.isEmpty() && !isProjectDirectory(dir.toStdString())) {
+    showMessage(tr("Cannot save project"),
+                tr("%1 is not empty and not an mbdrom project: choose a new or empty folder.").arg(dir));
+    return false;
+  }
+  return saveProject(dir);
+}
+
+void ProjectFiles::closeProject() {
+  if (!maybeSave()) return;
+  doc_->close();
+  autosave_->remove();
+}
+
+bool ProjectFiles::recoverAutosave(bool ask) {
+  const Autosave::Left left = autosave_->newestLeft();
+  if (left.dir.isEmpty()) return false;
+  if (ask) {
+    const auto answer = QMessageBox::question(
+        window_, tr("Recover unsaved work"),
+        tr("mbdrom stopped with unsaved changes to %1 (autosaved %2). Recover them?")
+            .arg(left.origin.isEmpty() ? tr("an untitled project") : left.origin,
+                 QFileInfo(left.dir + "/project/project.json").lastModified().toString(Qt::ISODate)),
+        QMessageBox::Yes | QMessageBox::No | QMessageBox::Discard, QMessageBox::Yes);
+    if (answer == QMessageBox::Discard) QDir(left.dir).removeRecursively();
+    if (answer != QMessageBox::Yes) return false;
+  }
+  if (!openProject(left.dir + "/project")) return false;
+  autosave_->markRecovered(left);
+  doc_->markRecovered(left.origin);
+  log_->warning(tr("Recovered unsaved work from %1; save it to keep it").arg(left.dir));
+  return true;
+}
+
+void ProjectFiles::showMessage(const QString& title, const QString& text) {
+  showMessageBox(window_, QMessageBox::Warning, title, text);
+}
+
+}  // namespace mbdrom::app
