@@ -4,6 +4,8 @@
 #include "engine/core/number_text.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/dynamics/scales.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/dynamics/trajectory.h"
 #include "engine/experiments/design_parameter.h"
 #include "engine/rom/equation_residual.h"
 #include "engine/rom/method_registry.h"
@@ -323,13 +325,14 @@ std::string RolloutCheck::text() const {
   if (!done) return "no held-out rollout (" + note + ")";
   if (failed)
     return "its run from the start of \"" + run + "\" blows up at t = " + formatText("%g", failedAt) +
-           " s (" + failure + ")";
+           " s (" + failure + ")" + sensitivityText();
   const std::string atPoint = percent(error) + " relative RMS at point " + coordinate +
                               " (its worst, over the whole run; goal " + percent(tolerance) + ")";
   if (wholeRuns)
     return (passed() ? "it follows held-out run \"" + run + "\" within "
                      : "it misses held-out run \"" + run + "\" by ") +
-           atPoint + (caveat.empty() ? "" : "; " + caveat) + (step.empty() ? "" : "; " + step);
+           atPoint + (caveat.empty() ? "" : "; " + caveat) + (step.empty() ? "" : "; " + step) +
+           sensitivityText();
   if (pointMeasure)
     return "its run from the start of \"" + run +
            (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint +
@@ -350,11 +353,21 @@ std::string RolloutCheck::text() const {
                   : "its run from the start of \"" + run + "\" misses " + judged + " by " + figures;
 }
 
+std::string RolloutCheck::sensitivityText() const {
+  if (!(loadSensitivity > tolerance)) return {};
+  return "; the full model itself ends " + percent(loadSensitivity) + " away from run \"" + run +
+         "\" under loads " + percent(kSensitivityLoadChange) +
+         " larger: its motion is too sensitive to its loads for any model to follow such runs one by one "
+         "(judge "
+         "it by what the runs have in common, or narrow the loads)";
+}
+
 nlohmann::ordered_json RolloutCheck::toJson() const {
   nlohmann::ordered_json j{{"done", done}, {"text", text()}};
   if (!done) return j;
   j["failed"] = failed;
   j["run"] = run;
+  if (loadSensitivity >= 0.0) j["load_sensitivity"] = loadSensitivity;
   if (failed) {
     j["failed_at"] = failedAt;
     return j;
@@ -393,6 +406,76 @@ std::vector<std::pair<std::string, std::vector<int>>> pointCoordinates(const Mod
 }
 
 }  // namespace
+
+namespace {
+
+struct WorstPoint {
+  double relative = -1.0;  ///< negative: no point moves
+  std::string point;
+};
+
+// The worst point of `run` (rows: the coordinates of `points` in order, columns: the samples of
+// `data`) against `data`: per point the RMS of |error| over the RMS of |motion about the mean|,
+// both over the whole run, as mbdrom-cli compare measures.
+WorstPoint worstPointError(const std::vector<std::pair<std::string, std::vector<int>>>& points,
+                           const DatasetRun& data, const Eigen::MatrixXd& run) {
+  const Eigen::Index N = data.samples();
+  std::vector<double> motion, error;
+  Eigen::Index row = 0;
+  for (const auto& [name, indices] : points) {
+    double moved = 0.0, missed = 0.0;
+    for (const int c : indices) {
+      const Eigen::VectorXd q = data.q.row(c).transpose();
+      moved += (q.array() - q.mean()).square().sum();
+      missed += (run.row(row++).transpose() - q).squaredNorm();
+    }
+    motion.push_back(std::sqrt(moved / static_cast<double>(N)));
+    error.push_back(std::sqrt(missed / static_cast<double>(N)));
+  }
+  WorstPoint worst;
+  const double most = *std::max_element(motion.begin(), motion.end());
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    if (!(most > 0.0) || motion[p] < 1e-6 * most) continue;  // a point still but for round-off: no target
+    if (error[p] / motion[p] > worst.relative) worst = {error[p] / motion[p], points[p].first};
+  }
+  return worst;
+}
+
+}  // namespace
+
+double loadSensitivity(const Model& model, const DatasetRun& data, double relative, Monitor* monitor) {
+  const Replay replay = replayOf(model, data);
+  if (!replay.why.empty() || replay.loadCase < 0) return -1.0;
+  ModelSpec spec = (replay.model ? *replay.model : model).spec();
+  for (LoadSpec& load : spec.loadCases.at(static_cast<std::size_t>(replay.loadCase)).loads)
+    load.direction *= 1.0 + relative;
+  const Model perturbed(spec);
+  RunOptions o;
+  o.loadCase = replay.loadCase;
+  o.q0 = data.q.col(0);
+  o.qd0 = data.qd.col(0);
+  o.outputDt = replay.dt;
+  o.tEnd = data.t(data.samples() - 1);
+  TrajectoryRecorder recorder;
+  try {
+    simulate(perturbed, o, recorder, monitor);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error&) {
+    return -1.0;  // a run that cannot be made says nothing about the motion's sensitivity
+  }
+  const auto points = pointCoordinates(model);
+  if (points.empty() || static_cast<Eigen::Index>(recorder.samples().size()) != data.samples()) return -1.0;
+  Eigen::MatrixXd run(static_cast<Eigen::Index>(points.size() * 3), data.samples());
+  Eigen::Index rows = 0;
+  for (const auto& [name, indices] : points)
+    for (const int c : indices) {
+      for (Eigen::Index k = 0; k < data.samples(); ++k)
+        run(rows, k) = recorder.samples()[static_cast<std::size_t>(k)].q(c);
+      ++rows;
+    }
+  return worstPointError(points, data, run.topRows(rows)).relative;
+}
 
 RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
@@ -433,29 +516,12 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     check.done = true;
     check.equationResidual = std::fmax(check.equationResidual, residual.relative());  // NaN: not measured
     if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());
-    // Per point: RMS of |error| over RMS of |motion about the mean|, both over the whole run.
-    std::vector<double> motion, error;
-    Eigen::Index row = 0;
-    for (const auto& [name, indices] : points) {
-      double moved = 0.0, missed = 0.0;
-      for (const int c : indices) {
-        const Eigen::VectorXd q = data.q.row(c).transpose();
-        moved += (q.array() - q.mean()).square().sum();
-        missed += (run.row(row++).transpose() - q).squaredNorm();
-      }
-      motion.push_back(std::sqrt(moved / static_cast<double>(N)));
-      error.push_back(std::sqrt(missed / static_cast<double>(N)));
-    }
-    const double most = *std::max_element(motion.begin(), motion.end());
-    for (std::size_t p = 0; p < points.size(); ++p) {
-      if (!(most > 0.0) || motion[p] < 1e-6 * most) continue;  // a point still but for round-off: no target
-      const double relative = error[p] / motion[p];
-      if (relative > worst && !check.failed) {
-        worst = relative;
-        check.run = data.name;
-        check.coordinate = points[p].first;
-        check.error = relative;
-      }
+    const WorstPoint e = worstPointError(points, data, run);
+    if (e.relative > worst && !check.failed) {
+      worst = e.relative;
+      check.run = data.name;
+      check.coordinate = e.point;
+      check.error = e.relative;
     }
   }
   if (!check.done && check.note.empty()) check.note = "no held-out run could be run again";
@@ -644,6 +710,20 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
 // The second training gets the first one's time: a network stopped early by the user
 // (or a budget of a million epochs) is judged by a model trained about as long, and a
 // stop-and-keep request during the check ends its training the same way.
+namespace {
+
+// The full model's own sensitivity to its loads on the run of a check that missed or blew up.
+void measureSensitivity(const Model& model, const Dataset& dataset, RolloutCheck& check, Monitor& monitor) {
+  if (!check.done || check.passed()) return;
+  for (const DatasetRun& run : dataset.runs)
+    if (run.name == check.run) {
+      monitor.reportNow({"held-out check: the full model under loads 0.1 % larger", 0, 1, {}});
+      check.loadSensitivity = loadSensitivity(model, run, kSensitivityLoadChange, &monitor);
+    }
+}
+
+}  // namespace
+
 HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
                                        const HeldOutTrainer& retrain, Monitor& monitor,
                                        std::chrono::steady_clock::duration budget) {
@@ -681,6 +761,7 @@ HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset
         return c;
       };
       check = chooseOwnStep(rom, *probe, judge(), judge, monitor);
+      measureSensitivity(model, dataset, check, quiet);
       judged.probe = std::move(probe);
       judged.heldOut = heldOut;
     } else {

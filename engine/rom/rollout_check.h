@@ -79,6 +79,11 @@ struct RolloutCheck {
   double equationResidual = std::numeric_limits<double>::quiet_NaN();
   int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
   int totalRuns = 0;    ///< runs of the data set (whole runs held out)
+  /// How far the full model itself moves from the run of the worst figure when that run's loads
+  /// are kSensitivityLoadChange off (the held-out check's measure, loadSensitivity); measured when
+  /// the check missed or blew up, negative when not. Above the tolerance, no model can follow
+  /// such runs one by one, and the verdict says so [-].
+  double loadSensitivity = -1.0;
   /// Why the judged model itself is the one written, said with the verdict (the model trained
   /// on every run missed its own runs); empty: the written model was trained on every run.
   std::string writtenInstead;
@@ -90,6 +95,8 @@ struct RolloutCheck {
   /// The figures as metrics: done, text, and (when done) failed, run, then failed_at or
   /// coordinate, held_out_from, error, explained, tolerance.
   nlohmann::ordered_json toJson() const;
+  /// "; the full model itself ends X away …" when loadSensitivity exceeds the tolerance; "" else.
+  std::string sensitivityText() const;
 };
 
 /// Runs `rom` from the first sample of every run of `dataset` (data of `model`,
@@ -155,6 +162,19 @@ HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb
 
 /// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].
 inline constexpr double kHeldOutTolerance = 0.05;
+
+/// The relative change of a run's loads that loadSensitivity applies: about the force error of a
+/// good reduced model [-].
+inline constexpr double kSensitivityLoadChange = 1e-3;
+
+/// How far the full `model` moves from run `data` (of `model`, uniformly sampled from t = 0, under
+/// a load case or at design values) when every load of the run is `relative` larger: the worst
+/// point's relative RMS over the whole run, as checkHeldOutRuns measures. A motion that moves by
+/// more than the held-out tolerance under loads 0.1 % off cannot be followed run by run by any
+/// model. Negative when the run cannot be run again or has no loads. Cancelled when `monitor`
+/// stops it.
+double loadSensitivity(const Model& model, const DatasetRun& data, double relative,
+                       Monitor* monitor = nullptr);
 
 /// Trains the method again on `head` (the runs without their held-out ends) with the
 /// first training's settings and inputs, reporting to the monitor it is given.
