@@ -1,5 +1,6 @@
 #include "app/main_window.h"
 
+#include "app/export/exports.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/job_runner.h"
@@ -138,6 +139,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   createDocks();
   files_ = new ProjectFiles(this, doc_, runner_, log_, statusBar());
+  exports_ = new Exports(this, doc_, runner_, log_, viewport_, runsPanel_);
+  connect(modelsPanel_, &ModelsPanel::exportRequested, exports_, &Exports::exportModel);
+  connect(modelsPanel_, &ModelsPanel::exportFmuRequested, exports_, &Exports::exportFmu);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
   connect(modelTree_, &widgets::ModelTree::newProjectRequested, files_, &ProjectFiles::newProject);
   createActions();
@@ -320,8 +324,6 @@ void MainWindow::createDocks() {
     showMessage(QMessageBox::Warning, tr("Models"), message);
   });
   connect(modelsPanel_, &ModelsPanel::detailsRequested, this, &MainWindow::showModelDetails);
-  connect(modelsPanel_, &ModelsPanel::exportRequested, this, &MainWindow::exportModelDialog);
-  connect(modelsPanel_, &ModelsPanel::exportFmuRequested, this, &MainWindow::exportFmuDialog);
   connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
     const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
     if (e.rom)
@@ -1140,21 +1142,6 @@ void MainWindow::showModelDetails(int index) {
   auto* dialog = new ModelDetailsDialog(*doc_, index, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->show();
-}
-
-void MainWindow::exportModelDialog(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
-  const QString name = QString::fromStdString(doc_->models()[static_cast<std::size_t>(index)].record.name);
-  const QString path = QFileDialog::getSaveFileName(this, tr("Export Trained Model"), name + ".json",
-                                                    tr("Trained models (*.json)"));
-  if (path.isEmpty()) return;
-  try {
-    doc_->exportModel(index, path);
-    log_->info(tr("Model \"%1\" exported to %2").arg(name, path));
-  } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
-    showMessage(QMessageBox::Warning, tr("Export Model"), QString::fromStdString(e.what()));
-  }
 }
 
 // ---------------------------------------------------------------- playback

@@ -48,6 +48,7 @@ class SceneView;
 namespace mbdrom::app {
 
 class ComparePanel;
+class Exports;
 class FormDialog;
 class JobRunner;
 class ModelsPanel;
@@ -197,9 +198,6 @@ class MainWindow : public QMainWindow {
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
   void movePoint(int point, const Eigen::Vector3d& position);
   void addPointAt(const Eigen::Vector3d& position);
-  void exportViewDialog();
-  void exportAnimationDialog();
-  void exportRunDialog(bool paraview);
   void showMechanismInfo();
   void runAssembly();
   void runStatics();
@@ -210,8 +208,6 @@ class MainWindow : public QMainWindow {
   void mirrorDialog();
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
                      OwnRunFailure ownRunFailure, std::function<Dataset()> makeData);
-  void exportModelDialog(int index);
-  void exportFmuDialog(int index);
   /// `method`: the integrator that ran (SimulationSummary::method), recorded with the run.
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
                       const RunOptions& options, IntegratorMethod method,
@@ -224,6 +220,7 @@ class MainWindow : public QMainWindow {
 
   ProjectDocument* doc_ = nullptr;
   ProjectFiles* files_ = nullptr;
+  Exports* exports_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
@@ -294,11 +291,6 @@ class MainWindow : public QMainWindow {
   QLabel* mobilityLabel_ = nullptr;
   QLabel* startHint_ = nullptr;
   double lastMobilityMs_ = 0.0;
-  QAction* exportViewAction_ = nullptr;
-  QAction* exportAnimationAction_ = nullptr;
-  QAction* exportRunCsvAction_ = nullptr;
-  QAction* exportRunPvdAction_ = nullptr;
-  QMenu* exportMenu_ = nullptr;
   bool syncingSelection_ = false;
 
   // Last modes result, for the animation of a picked mode.

@@ -2,6 +2,7 @@
 // Train menu entry, and the comparison report.
 
 #include "app/compare_panel.h"
+#include "app/export/exports.h"
 #include "app/main_window.h"
 
 #include "app/project_document.h"
@@ -55,10 +56,10 @@ void MainWindow::createCompare() {
   reportAction_->setObjectName("reportAction");
   reportAction_->setEnabled(false);
   connect(reportAction_, &QAction::triggered, this, &MainWindow::comparisonReportDialog);
-  exportMenu_->addAction(reportAction_);
+  exports_->menu()->addAction(reportAction_);
 
   // Every plot on screen, by its title: image (PNG or SVG) or data (CSV).
-  auto* plots = exportMenu_->addMenu(tr("&Plot"));
+  auto* plots = exports_->menu()->addMenu(tr("&Plot"));
   plots->setObjectName("exportPlotMenu");
   connect(plots, &QMenu::aboutToShow, this, [this, plots] {
     plots->clear();

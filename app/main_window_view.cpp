@@ -2,6 +2,7 @@
 // points are dragged and created in the view, bodies and joints are made from
 // the selection, and the view, animations and runs are exported.
 
+#include "app/export/exports.h"
 #include "app/main_window.h"
 
 #include "app/playback_bar.h"
@@ -109,22 +110,10 @@ void MainWindow::createViewActions() {
   createJointAction_->setStatusTip(
       tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"));
   connect(createJointAction_, &QAction::triggered, this, &MainWindow::createJointFromSelection);
-
-  exportViewAction_ = new QAction(tr("3D View as &PNG..."), this);
-  connect(exportViewAction_, &QAction::triggered, this, &MainWindow::exportViewDialog);
-  exportAnimationAction_ = new QAction(tr("&Animation (video or PNG frames)..."), this);
-  connect(exportAnimationAction_, &QAction::triggered, this, &MainWindow::exportAnimationDialog);
-  exportRunCsvAction_ = new QAction(tr("Selected Run as &CSV..."), this);
-  connect(exportRunCsvAction_, &QAction::triggered, this, [this] { exportRunDialog(false); });
-  exportRunPvdAction_ = new QAction(tr("Selected Run as Para&View Series..."), this);
-  connect(exportRunPvdAction_, &QAction::triggered, this, [this] { exportRunDialog(true); });
 }
 
 void MainWindow::connectView() {
-  exportMenu_ = new QMenu(tr("&Export"), this);
-  for (QAction* a : {exportViewAction_, exportAnimationAction_, exportRunCsvAction_, exportRunPvdAction_})
-    exportMenu_->addAction(a);
-  fileMenu_->insertMenu(quitAction_, exportMenu_);
+  fileMenu_->insertMenu(quitAction_, exports_->menu());
   fileMenu_->insertSeparator(quitAction_);
 
   editMenu_->addSeparator();
@@ -275,93 +264,6 @@ void MainWindow::addPointAt(const Eigen::Vector3d& clicked) {
                     .arg(position.y(), 0, 'g', 6)
                     .arg(position.z(), 0, 'g', 6),
                 {});
-}
-
-void MainWindow::exportViewDialog() {
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
-  if (path.isEmpty()) return;
-  const QString error = viewport_->saveScreenshot(path);
-  if (!error.isEmpty())
-    showMessage(QMessageBox::Warning, tr("Export 3D View"), error);
-  else
-    log_->info(tr("3D view saved to %1").arg(path));
-}
-
-void MainWindow::exportAnimationDialog() {
-  if (!viewport_->hasMotion()) {
-    showMessage(QMessageBox::Information, tr("Export Animation"),
-                tr("Play a run first (Runs dock, double-click)."));
-    return;
-  }
-  QString filter;
-  const QString path =
-      QFileDialog::getSaveFileName(this, tr("Export Animation"), "animation.ogv",
-                                   tr("Ogg Theora video (*.ogv);;Folder of PNG frames (*)"), &filter);
-  if (path.isEmpty()) return;
-  auto* progress =
-      new QProgressDialog(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0, 100, this);
-  progress->setWindowModality(Qt::WindowModal);
-  progress->setAttribute(Qt::WA_DeleteOnClose);
-  progress->setMinimumDuration(300);
-  connect(viewport_, &Viewport::exportProgress, progress, [progress](int done, int total) {
-    progress->setMaximum(total);
-    progress->setValue(done);
-  });
-  connect(progress, &QProgressDialog::canceled, viewport_, &Viewport::cancelExport);
-  const QString error =
-      viewport_->startAnimationExport(path, 25.0, [this, path, progress](const QString& result) {
-        progress->close();
-        if (result.isEmpty())
-          log_->info(tr("Animation saved to %1").arg(path));
-        else if (result == tr("cancelled"))
-          log_->warning(tr("Animation export cancelled; nothing was written"));
-        else
-          showMessage(QMessageBox::Warning, tr("Export Animation"), result);
-      });
-  if (!error.isEmpty()) {
-    progress->close();
-    showMessage(QMessageBox::Warning, tr("Export Animation"), error);
-  }
-}
-
-void MainWindow::exportRunDialog(bool paraview) {
-  int index = runsPanel_->currentRun();
-  if (index < 0) index = static_cast<int>(doc_->runs().size()) - 1;
-  if (index < 0) {
-    showMessage(QMessageBox::Information, tr("Export Run"), tr("The project has no runs yet."));
-    return;
-  }
-  const RunEntry& run = doc_->runs()[static_cast<std::size_t>(index)];
-  const QString name = QString::fromStdString(run.record.name);
-  try {
-    if (!paraview) {
-      const QString path =
-          QFileDialog::getSaveFileName(this, tr("Export Run as CSV"), name + ".csv", tr("CSV files (*.csv)"));
-      if (path.isEmpty()) return;
-      doc_->exportRun(index, path);
-      log_->info(tr("Run \"%1\" saved to %2").arg(name, path));
-      return;
-    }
-    const QString dir = QFileDialog::getSaveFileName(this, tr("Export Run as ParaView Series (folder)"), name,
-                                                     tr("Folder (*)"));
-    if (dir.isEmpty()) return;
-    const RunMotion motion = doc_->runMotion(index);
-    Eigen::VectorXd t(static_cast<Eigen::Index>(motion.t.size()));
-    Eigen::MatrixXd q(run.model->nq(), static_cast<Eigen::Index>(motion.q.size()));
-    for (std::size_t k = 0; k < motion.q.size(); ++k) {
-      t(static_cast<Eigen::Index>(k)) = motion.t[k];
-      q.col(static_cast<Eigen::Index>(k)) = motion.q[k];
-    }
-    const ParaviewExportResult result = exportParaview(*run.model, t, q, dir.toStdString());
-    log_->info(tr("Run \"%1\": %2 frames written to %3")
-                   .arg(name)
-                   .arg(result.frames)
-                   .arg(QString::fromStdString(result.collection)));
-    for (const std::string& note : result.notes) log_->warning(QString::fromStdString(note));
-  } catch (const Error& e) {
-    showMessage(QMessageBox::Warning, tr("Export Run"), QString::fromStdString(e.what()));
-  }
 }
 
 }  // namespace mbdrom::app

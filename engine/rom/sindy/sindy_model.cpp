@@ -987,7 +987,7 @@ class SindyStepper final : public ReducedStepper {
   // another chart it enters through their virtual displacements, rows `independent` of R.
   void addIdentifiedForce(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
     const std::vector<int>& independent = rom_.independent_;
-    const bool own = chart_ == independent;
+    const bool own = switches_ == 0;  // as the exported C: once changed, always through R
     if (!own) {
       const auto n = static_cast<Eigen::Index>(independent.size());
       uOwn_.resize(n);

@@ -23,6 +23,12 @@ namespace {
 
 struct FinishRail : PushedRailRun {
   FinishRail() : PushedRailRun("finish_push.csv") {}
+  // The push run twice, under two names: one is held out whole.
+  Dataset twoRuns() const {
+    Dataset d = dataset();
+    addRun(d, runFromSamples(samples, "push again", "push"));
+    return d;
+  }
 };
 
 // A check that ran "push run" to its end, at its worst point "cart", error `error`.
@@ -69,12 +75,11 @@ TEST_CASE("a model that blows up on its own training run is refused, naming the 
 
 TEST_CASE(
     "the held-out check's model is written, its verdict saying why, when the model trained on every run "
-    "blows up "
-    "on its own runs and the judged one follows both its held-out and its own runs",
+    "blows "
+    "up on its own runs and the judged one follows both its held-out and its own runs",
     "[training_finish_test]") {
   const FinishRail r;
-  Dataset twoRuns = r.dataset();
-  addRun(twoRuns, runFromSamples(r.samples, "push again", "push"));
+  const Dataset twoRuns = r.twoRuns();
   const ReducedModel* judged = nullptr;
   const auto retrain = [&](const Dataset& rest, Monitor&) -> std::unique_ptr<ReducedModel> {
     REQUIRE(rest.runs.size() == 1);
@@ -104,8 +109,7 @@ TEST_CASE(
     "model fails too",
     "[training_finish_test]") {
   const FinishRail r;
-  Dataset twoRuns = r.dataset();
-  addRun(twoRuns, runFromSamples(r.samples, "push again", "push"));
+  const Dataset twoRuns = r.twoRuns();
   const auto retrain = [&](const Dataset&, Monitor&) -> std::unique_ptr<ReducedModel> {
     return std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.7);
   };

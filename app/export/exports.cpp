@@ -1,0 +1,233 @@
+#include "app/export/exports.h"
+
+#include "app/form_dialog.h"
+#include "app/job_runner.h"
+#include "app/message_box.h"
+#include "app/project_document.h"
+#include "app/runs_panel.h"
+#include "app/viewport.h"
+#include "engine/core/error.h"
+#include "engine/data/paraview_export.h"
+#include "engine/export/fmu_export.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+#include "widgets/log_view.h"
+
+#include <QAction>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProgressDialog>
+
+#include <memory>
+
+namespace mbdrom::app {
+
+Exports::Exports(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
+                 Viewport* viewport, RunsPanel* runs)
+    : QObject(window),
+      window_(window),
+      doc_(doc),
+      runner_(runner),
+      log_(log),
+      viewport_(viewport),
+      runs_(runs),
+      menu_(new QMenu(tr("&Export"), window)) {
+  connect(menu_->addAction(tr("3D View as &PNG...")), &QAction::triggered, this, &Exports::exportView);
+  connect(menu_->addAction(tr("&Animation (video or PNG frames)...")), &QAction::triggered, this,
+          &Exports::exportAnimation);
+  connect(menu_->addAction(tr("Selected Run as &CSV...")), &QAction::triggered, this,
+          [this] { exportRun(false); });
+  connect(menu_->addAction(tr("Selected Run as Para&View Series...")), &QAction::triggered, this,
+          [this] { exportRun(true); });
+}
+
+void Exports::exportModel(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
+  const QString name = QString::fromStdString(doc_->models()[static_cast<std::size_t>(index)].record.name);
+  const QString path = QFileDialog::getSaveFileName(window_, tr("Export Trained Model"), name + ".json",
+                                                    tr("Trained models (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    doc_->exportModel(index, path);
+    log_->info(tr("Model \"%1\" exported to %2").arg(name, path));
+  } catch (const Error& e) {
+    log_->error(QString::fromStdString(e.what()));
+    showMessage(true, tr("Export Model"), QString::fromStdString(e.what()));
+  }
+}
+
+void Exports::exportFmu(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
+  const ModelEntry& entry = doc_->models()[static_cast<std::size_t>(index)];
+  const std::shared_ptr<const Model> model = doc_->model();
+  const std::shared_ptr<const ReducedModel> rom = entry.rom;
+  const QString name = QString::fromStdString(entry.record.name);
+  if (!model || !rom) {
+    showMessage(true, tr("Export FMU"),
+                rom ? tr("Open the mechanism the model was trained for first.") : entry.loadError);
+    return;
+  }
+  QStringList cases;
+  for (const LoadCase& lc : model->spec().loadCases) cases << QString::fromStdString(lc.name);
+  if (cases.isEmpty()) {
+    showMessage(
+        false, tr("Export FMU"),
+        tr("The mechanism has no load case: an FMU's inputs are the loads of one. Add a load case first."));
+    return;
+  }
+  QStringList markers;
+  for (const CompiledMarker& m : model->markers()) markers << QString::fromStdString(m.name);
+  auto* d = new FormDialog(tr("Export FMU"), "fmuDialog", window_);
+  d->setAttribute(Qt::WA_DeleteOnClose);
+  d->addChoice("loadCase", tr("Load case (inputs)"), cases, cases.front());
+  d->addText("outputs", tr("Output points"), markers.join(", "));
+  d->addNote(
+      tr("An FMI 2.0 Co-Simulation FMU of \"%1\" in plain C: the load case's loads become its inputs "
+         "[N, N m], held over each communication step; its outputs are the points' positions [m] and "
+         "velocities [m/s], the reduced coordinates and the distance outside the training envelope. "
+         "Output points: points or markers, comma-separated (empty: every marker, or every free point). "
+         "The FMU is built with the system's C compiler and carries its sources.")
+          .arg(name));
+  d->setAccept([this, d, model, rom, name] {
+    CExportOptions options;
+    options.loadCase = d->choice("loadCase").toStdString();
+    for (const QString& p : d->text("outputs").split(',', Qt::SkipEmptyParts))
+      if (!p.trimmed().isEmpty()) options.outputs.push_back(p.trimmed().toStdString());
+    options.identifier = cIdentifierFrom(name.toStdString());
+    try {
+      (void)exportCModel(*rom, *model, options);  // what would refuse the export, said now
+    } catch (const Error& e) {
+      return QString::fromStdString(e.what());
+    }
+    const QString path =
+        QFileDialog::getSaveFileName(window_, tr("Export FMU"), name + ".fmu", tr("FMUs (FMI 2.0) (*.fmu)"));
+    if (path.isEmpty()) return QString(FormDialog::kFieldError);
+    options.identifier = cIdentifierFrom(QFileInfo(path).completeBaseName().toStdString());
+    auto result = std::make_shared<FmuExport>();
+    runner_->submit(
+        tr("Export FMU %1").arg(QFileInfo(path).fileName()),
+        [model, rom, options, path, result](Monitor& monitor) {
+          // Cancel stops the C compiler too.
+          *result =
+              mbdrom::exportFmu(*rom, *model, options, path.toStdString(), "", kCompilerTimeout, &monitor);
+        },
+        [this, path, result](JobRunner::Outcome outcome, const QString& message) {
+          if (outcome == JobRunner::Outcome::Failed) {
+            log_->error(message);
+            showMessage(true, tr("Export FMU"), message);
+            return;
+          }
+          if (outcome != JobRunner::Outcome::Succeeded) return;
+          const QString text = tr("FMU %1 written (%2 inputs, %3 outputs, step %4 s): %5")
+                                   .arg(path)
+                                   .arg(result->model.inputs.size())
+                                   .arg(result->model.outputs.size())
+                                   .arg(result->model.dt)
+                                   .arg(QString::fromStdString(result->note));
+          if (result->binary && result->windowsFailure.empty()) {
+            log_->info(text);
+          } else if (result->binary) {
+            log_->warning(text);  // MinGW-w64 is installed but built no Windows DLL: the note says why
+          } else {
+            log_->warning(text);
+            showMessage(true, tr("Export FMU"), text);
+          }
+        });
+    return QString();
+  });
+  d->open();
+}
+
+void Exports::exportView() {
+  const QString path =
+      QFileDialog::getSaveFileName(window_, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
+  if (path.isEmpty()) return;
+  const QString error = viewport_->saveScreenshot(path);
+  if (!error.isEmpty())
+    showMessage(true, tr("Export 3D View"), error);
+  else
+    log_->info(tr("3D view saved to %1").arg(path));
+}
+
+void Exports::exportAnimation() {
+  if (!viewport_->hasMotion()) {
+    showMessage(false, tr("Export Animation"), tr("Play a run first (Runs dock, double-click)."));
+    return;
+  }
+  QString filter;
+  const QString path =
+      QFileDialog::getSaveFileName(window_, tr("Export Animation"), "animation.ogv",
+                                   tr("Ogg Theora video (*.ogv);;Folder of PNG frames (*)"), &filter);
+  if (path.isEmpty()) return;
+  auto* progress = new QProgressDialog(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0,
+                                       100, window_);
+  progress->setWindowModality(Qt::WindowModal);
+  progress->setAttribute(Qt::WA_DeleteOnClose);
+  progress->setMinimumDuration(300);
+  connect(viewport_, &Viewport::exportProgress, progress, [progress](int done, int total) {
+    progress->setMaximum(total);
+    progress->setValue(done);
+  });
+  connect(progress, &QProgressDialog::canceled, viewport_, &Viewport::cancelExport);
+  const QString error =
+      viewport_->startAnimationExport(path, 25.0, [this, path, progress](const QString& result) {
+        progress->close();
+        if (result.isEmpty())
+          log_->info(tr("Animation saved to %1").arg(path));
+        else if (result == tr("cancelled"))
+          log_->warning(tr("Animation export cancelled; nothing was written"));
+        else
+          showMessage(true, tr("Export Animation"), result);
+      });
+  if (!error.isEmpty()) {
+    progress->close();
+    showMessage(true, tr("Export Animation"), error);
+  }
+}
+
+void Exports::exportRun(bool paraview) {
+  int index = runs_->currentRun();
+  if (index < 0) index = static_cast<int>(doc_->runs().size()) - 1;
+  if (index < 0) {
+    showMessage(false, tr("Export Run"), tr("The project has no runs yet."));
+    return;
+  }
+  const RunEntry& run = doc_->runs()[static_cast<std::size_t>(index)];
+  const QString name = QString::fromStdString(run.record.name);
+  try {
+    if (!paraview) {
+      const QString path = QFileDialog::getSaveFileName(window_, tr("Export Run as CSV"), name + ".csv",
+                                                        tr("CSV files (*.csv)"));
+      if (path.isEmpty()) return;
+      doc_->exportRun(index, path);
+      log_->info(tr("Run \"%1\" saved to %2").arg(name, path));
+      return;
+    }
+    const QString dir = QFileDialog::getSaveFileName(window_, tr("Export Run as ParaView Series (folder)"),
+                                                     name, tr("Folder (*)"));
+    if (dir.isEmpty()) return;
+    const RunMotion motion = doc_->runMotion(index);
+    Eigen::VectorXd t(static_cast<Eigen::Index>(motion.t.size()));
+    Eigen::MatrixXd q(run.model->nq(), static_cast<Eigen::Index>(motion.q.size()));
+    for (std::size_t k = 0; k < motion.q.size(); ++k) {
+      t(static_cast<Eigen::Index>(k)) = motion.t[k];
+      q.col(static_cast<Eigen::Index>(k)) = motion.q[k];
+    }
+    const ParaviewExportResult result = exportParaview(*run.model, t, q, dir.toStdString());
+    log_->info(tr("Run \"%1\": %2 frames written to %3")
+                   .arg(name)
+                   .arg(result.frames)
+                   .arg(QString::fromStdString(result.collection)));
+    for (const std::string& note : result.notes) log_->warning(QString::fromStdString(note));
+  } catch (const Error& e) {
+    showMessage(true, tr("Export Run"), QString::fromStdString(e.what()));
+  }
+}
+
+void Exports::showMessage(bool warning, const QString& title, const QString& text) {
+  showMessageBox(window_, warning ? QMessageBox::Warning : QMessageBox::Information, title, text);
+}
+
+}  // namespace mbdrom::app

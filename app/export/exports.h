@@ -1,0 +1,55 @@
+#pragma once
+// Exports: the File ▸ Export menu (the 3D view as PNG, an animation, the selected run as CSV or
+// as a ParaView series) and a trained model as its file or as an FMU (Models dock), each asked
+// for in a dialog; the FMU is built on the worker thread.
+
+#include <QObject>
+#include <QString>
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace mbdrom::widgets {
+class LogView;
+}
+
+namespace mbdrom::app {
+
+class JobRunner;
+class ProjectDocument;
+class RunsPanel;
+class Viewport;
+
+class Exports : public QObject {
+  Q_OBJECT
+ public:
+  /// Dialogs open over `window`; the selected run is `runs`' current one (else the last).
+  Exports(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log, Viewport* viewport,
+          RunsPanel* runs);
+
+  /// File ▸ Export (others add their entries: the comparison report, the plots).
+  QMenu* menu() const { return menu_; }
+
+  /// Writes trained model `index` of the project to a file the user picks.
+  void exportModel(int index);
+  /// Exports trained model `index` as an FMU: the load case of its inputs and its output points
+  /// asked for and checked at once, the build on the worker thread.
+  void exportFmu(int index);
+
+ private:
+  void exportView();
+  void exportAnimation();
+  void exportRun(bool paraview);
+  void showMessage(bool warning, const QString& title, const QString& text);
+
+  QWidget* window_;
+  ProjectDocument* doc_;
+  JobRunner* runner_;
+  widgets::LogView* log_;
+  Viewport* viewport_;
+  RunsPanel* runs_;
+  QMenu* menu_;
+};
+
+}  // namespace mbdrom::app
