@@ -357,3 +357,48 @@ TEST_CASE("the sweep dialog steps at the default tolerance and refuses a toleran
     CHECK(run.samples->back().t == Approx(0.2).margin(1e-12));
   }
 }
+
+TEST_CASE("the File menu holds the project files' and the exports' entries, enabled with a project",
+          "[gui]") {
+  MainWindow window;
+  window.show();
+  QMenu* file = nullptr;
+  for (QAction* a : window.menuBar()->actions())
+    if (a->text() == QStringLiteral("&File")) file = a->menu();
+  REQUIRE(file != nullptr);
+  const auto texts = [](const QMenu* menu) {
+    QStringList out;
+    for (const QAction* a : menu->actions())
+      if (!a->isSeparator()) out << a->text();
+    return out;
+  };
+  CHECK(texts(file) == QStringList{"&New Project", "New Project from &Model File...", "&Open Project...",
+                                   "New Project from &Example", "Open &Recent", "&Save Project",
+                                   "Save Project &As...", "&Close Project", "&Export", "&Quit"});
+  QMenu* exportMenu = nullptr;
+  QAction* save = nullptr;
+  for (QAction* a : file->actions()) {
+    if (a->text() == QStringLiteral("&Export")) exportMenu = a->menu();
+    if (a->text() == QStringLiteral("&Save Project")) save = a;
+  }
+  REQUIRE(exportMenu != nullptr);
+  CHECK(texts(exportMenu) == QStringList{"3D View as &PNG...", "&Animation (video or PNG frames)...",
+                                         "Selected Run as &CSV...", "Selected Run as Para&View Series...",
+                                         "Comparison &Report (HTML)...", "&Plot"});
+  CHECK_FALSE(save->isEnabled());
+  REQUIRE(window.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/duffing.json"))));
+  CHECK(save->isEnabled());
+  // With MBDROM_SCREENSHOT_DIR set: the File menu and its Export submenu open, as a user sees them.
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    file->popup(window.mapToGlobal(QPoint(10, 30)));
+    REQUIRE(mbdrom::test::waitFor([&] { return file->isVisible(); }));
+    exportMenu->popup(file->geometry().topRight());
+    REQUIRE(mbdrom::test::waitFor([&] { return exportMenu->isVisible(); }));
+    QTest::qWait(200);
+    const QRect area = file->frameGeometry().united(exportMenu->frameGeometry());
+    CHECK(QGuiApplication::primaryScreen()->grabWindow(0).copy(area).save(shots + "/file_menu.png"));
+    exportMenu->close();
+    file->close();
+  }
+}
