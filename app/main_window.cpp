@@ -1,10 +1,12 @@
 #include "app/main_window.h"
 
+#include "app/analysis/analyses.h"
 #include "app/export/exports.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
+#include "app/load_case_name.h"
 #include "app/message_box.h"
 #include "app/mirror_dialog.h"
 #include "app/model_details_dialog.h"
@@ -102,12 +104,6 @@ class ForwardingSink : public TrajectorySink {
   std::shared_ptr<TrajectoryRecorder> target_;
 };
 
-QString loadCaseName(const Model& model, int loadCase) {
-  return loadCase < 0
-             ? QObject::tr("gravity only")
-             : QString::fromStdString(model.spec().loadCases[static_cast<std::size_t>(loadCase)].name);
-}
-
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
@@ -140,6 +136,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createDocks();
   files_ = new ProjectFiles(this, doc_, runner_, log_, statusBar());
   exports_ = new Exports(this, doc_, runner_, log_, viewport_, runsPanel_);
+  analyses_ = new Analyses(this, doc_, runner_, log_, viewport_, analysis_, analysisDock_);
   connect(modelsPanel_, &ModelsPanel::exportRequested, exports_, &Exports::exportModel);
   connect(modelsPanel_, &ModelsPanel::exportFmuRequested, exports_, &Exports::exportFmu);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
@@ -312,7 +309,6 @@ void MainWindow::createDocks() {
                                                      : ElementKind::Body;
             if (modelTree_->selectByName(k, name)) modelDock_->raise();
           });
-  connect(analysis_, &widgets::AnalysisPanel::modeSelected, this, &MainWindow::animateMode);
   connect(runsPanel_, &RunsPanel::playRequested, this, &MainWindow::playRun);
   connect(runsPanel_, &RunsPanel::plotRequested, this, &MainWindow::plotRun);
   connect(runsPanel_, &RunsPanel::failed, this, [this](const QString& message) {
@@ -373,26 +369,6 @@ void MainWindow::createActions() {
   connect(deleteAction_, &QAction::triggered, this, [this] {
     if (auto ref = modelTree_->currentElement()) removeElement(*ref);
   });
-
-  infoAction_ = new QAction(tr("Mechanism &Information"), this);
-  infoAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_I));
-  connect(infoAction_, &QAction::triggered, this, &MainWindow::showMechanismInfo);
-  assembleAction_ = new QAction(tr("&Assemble"), this);
-  assembleAction_->setStatusTip(
-      tr("Solve the position constraints from the reference configuration and show the result"));
-  connect(assembleAction_, &QAction::triggered, this, &MainWindow::runAssembly);
-  mobilityAction_ = new QAction(tr("Check &Mobility"), this);
-  mobilityAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_M));
-  mobilityAction_->setStatusTip(
-      tr("Degrees of freedom and redundant constraints at the reference configuration"));
-  connect(mobilityAction_, &QAction::triggered, this, &MainWindow::checkMobility);
-  staticsAction_ = new QAction(tr("&Static Equilibrium"), this);
-  staticsAction_->setStatusTip(tr("Solve the static equilibrium under the first load case and show it"));
-  connect(staticsAction_, &QAction::triggered, this, &MainWindow::runStatics);
-  modesAction_ = new QAction(tr("Linearised M&odes"), this);
-  modesAction_->setStatusTip(
-      tr("Natural frequencies, damping ratios and mode shapes about the static equilibrium"));
-  connect(modesAction_, &QAction::triggered, this, &MainWindow::runModes);
 
   plotAction_ = new QAction(tr("&Plot Measures"), this);
   plotAction_->setStatusTip(tr("Measures of the selected run (e.g. camber and toe against wheel travel)"));
@@ -455,11 +431,7 @@ void MainWindow::createMenus() {
   editMenu_->addAction(deleteAction_);
 
   modelMenu_ = menuBar()->addMenu(tr("&Model"));
-  modelMenu_->addAction(infoAction_);
-  modelMenu_->addAction(assembleAction_);
-  modelMenu_->addAction(mobilityAction_);
-  modelMenu_->addAction(staticsAction_);
-  modelMenu_->addAction(modesAction_);
+  analyses_->addToMenu(modelMenu_);
   modelMenu_->addSeparator();
   modelMenu_->addAction(plotAction_);
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
@@ -571,8 +543,8 @@ void MainWindow::updateTitle() {
 
 void MainWindow::updateActions() {
   const bool have = doc_->hasModel();
-  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_, infoAction_, assembleAction_,
-                     mobilityAction_, staticsAction_, modesAction_, simulateAction_, sweepAction_})
+  analyses_->enableForProject(have);
+  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
   files_->enableForProject(have);
   for (auto& [method, action] : trainActions_) action->setEnabled(have);
@@ -663,125 +635,6 @@ void MainWindow::renameElement(const ElementRef& ref) {
 }
 
 // ---------------------------------------------------------------- analyses
-
-void MainWindow::showMechanismInfo() {
-  auto model = doc_->model();
-  if (!model) return;
-  const MobilityReport r = analyzeMobility(*model, model->q0());
-  QString text = tr("<b>%1</b><br>mechanism hash %2<br><br>"
-                    "coordinates: %3<br>constraints: %4<br>rank of Φ<sub>q</sub>: %5<br>"
-                    "degrees of freedom: <b>%6</b><br>redundant constraints: %7")
-                     .arg(QString::fromStdString(model->spec().name).toHtmlEscaped(),
-                          QString::fromStdString(hashToString(model->mechanismHash())))
-                     .arg(r.nq)
-                     .arg(r.nc)
-                     .arg(r.rank)
-                     .arg(r.dof)
-                     .arg(r.redundantRows.size());
-  for (const auto& label : r.redundantLabels)
-    text += "<br>&nbsp;&nbsp;" + QString::fromStdString(label).toHtmlEscaped();
-  if (r.dof == 0) text += tr("<br><br><b>The mechanism is locked (0 degrees of freedom).</b>");
-  showMessage(QMessageBox::Information, tr("Mechanism information"), text);
-}
-
-void MainWindow::checkMobility() {
-  auto model = doc_->model();
-  if (!model) return;
-  const MobilityReport r = analyzeMobility(*model, model->q0());
-  analysis_->showMobility(r, QString::fromStdString(model->spec().name));
-  analysisDock_->show();
-  analysisDock_->raise();
-  log_->info(tr("Mobility: %1 degree(s) of freedom, %2 redundant constraint(s)")
-                 .arg(r.dof)
-                 .arg(r.redundantRows.size()));
-}
-
-void MainWindow::runAssembly() {
-  auto model = doc_->model();
-  if (!model) return;
-  auto q = std::make_shared<Eigen::VectorXd>();
-  auto residual = std::make_shared<double>(0.0);
-  runner_->submit(
-      tr("Assemble %1").arg(QString::fromStdString(model->spec().name)),
-      [model, q, residual](Monitor&) {
-        const AssemblyResult a = assemblePositions(*model, model->q0());
-        *q = a.q;
-        *residual = a.residual;
-      },
-      [this, model, q, residual](JobRunner::Outcome outcome, const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed)
-          showMessage(QMessageBox::Warning, tr("Assembly failed"), message);
-        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
-        scene_->updateConfiguration(*model, *q);
-        log_->info(tr("Assembled: max |Φ| = %1").arg(*residual, 0, 'g', 3));
-      });
-}
-
-void MainWindow::runStatics() {
-  auto model = doc_->model();
-  if (!model) return;
-  const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
-  auto result = std::make_shared<StaticsResult>();
-  const QString caseName = loadCaseName(*model, loadCase);
-  runner_->submit(
-      tr("Static equilibrium (%1)").arg(caseName),
-      [model, loadCase, result](Monitor& monitor) {
-        *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
-      },
-      [this, model, result, caseName](JobRunner::Outcome outcome, const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed)
-          showMessage(QMessageBox::Warning, tr("Static equilibrium failed"), message);
-        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
-        viewport_->playback()->pause();
-        scene_->updateConfiguration(*model, result->q);
-        analysis_->showStatics(*result, caseName);
-        analysisDock_->raise();
-      });
-}
-
-void MainWindow::runModes() {
-  auto model = doc_->model();
-  if (!model) return;
-  const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
-  auto statics = std::make_shared<StaticsResult>();
-  auto result = std::make_shared<ModesResult>();
-  const QString caseName = loadCaseName(*model, loadCase);
-  runner_->submit(
-      tr("Linearised modes (%1)").arg(caseName),
-      [model, loadCase, statics, result](Monitor& monitor) {
-        *statics = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
-        *result = computeModes(*model, loadCase, *statics);
-      },
-      [this, model, statics, result, caseName](JobRunner::Outcome outcome, const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed)
-          showMessage(QMessageBox::Warning, tr("Modes failed"), message);
-        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
-        // Kept for the animation of a picked mode.
-        modeShapes_ = result;
-        modeEquilibrium_ = std::make_shared<Eigen::VectorXd>(statics->q);
-        analysis_->showModes(*result, caseName);
-        analysisDock_->raise();
-      });
-}
-
-void MainWindow::animateMode(int index) {
-  auto model = doc_->model();
-  if (!model || !modeShapes_ || !modeEquilibrium_ || index < 0 ||
-      static_cast<std::size_t>(index) >= modeShapes_->modes.size())
-    return;
-  const Mode& mode = modeShapes_->modes[static_cast<std::size_t>(index)];
-  // Linearised shape: small amplitude (max coordinate change 3 cm) at a
-  // watchable 0.8 Hz, not the mode's frequency.
-  auto motion = std::make_shared<RunMotion>();
-  constexpr int n = 48;
-  for (int k = 0; k <= n; ++k) {
-    const double t = 1.25 * k / n;
-    motion->t.push_back(t);
-    motion->q.push_back(*modeEquilibrium_ + 0.03 * std::sin(2.0 * M_PI * 0.8 * t) * mode.shape);
-  }
-  viewport_->play(model, motion);
-  log_->info(tr("Animating mode %1 (%2 Hz)").arg(index + 1).arg(mode.frequency, 0, 'g', 5));
-}
 
 // ---------------------------------------------------------------- simulation
 

@@ -47,6 +47,7 @@ class SceneView;
 
 namespace mbdrom::app {
 
+class Analyses;
 class ComparePanel;
 class Exports;
 class FormDialog;
@@ -114,6 +115,8 @@ class MainWindow : public QMainWindow {
 
   /// Project files: new, open, save, the recent list, the autosave and its recovery.
   ProjectFiles* files() const { return files_; }
+  /// The mechanism's analyses (Model menu): information, assembly, mobility, statics, modes.
+  Analyses* analyses() const { return analyses_; }
   /// Runs the full model on the worker thread; when it ends (also cancelled or
   /// failed, with the samples computed so far) the run joins the project and
   /// plays in the 3D view. Returns the job id.
@@ -142,8 +145,6 @@ class MainWindow : public QMainWindow {
   void trainDialog(const QString& method, const nlohmann::ordered_json& initial, const QString& name = {});
   /// Shows a trained model's settings and metrics.
   void showModelDetails(int index);
-  /// Mobility analysis at the reference configuration, shown in the analysis dock.
-  void checkMobility();
   /// Plots the measures of run `index`: angles against the travel measure when
   /// the mechanism has one (suspension kinematics), else every measure against time.
   void plotRun(int index);
@@ -198,11 +199,6 @@ class MainWindow : public QMainWindow {
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
   void movePoint(int point, const Eigen::Vector3d& position);
   void addPointAt(const Eigen::Vector3d& position);
-  void showMechanismInfo();
-  void runAssembly();
-  void runStatics();
-  void runModes();
-  void animateMode(int index);
   void runSimulationDialog();
   void runSweepDialog();
   void mirrorDialog();
@@ -221,6 +217,7 @@ class MainWindow : public QMainWindow {
   ProjectDocument* doc_ = nullptr;
   ProjectFiles* files_ = nullptr;
   Exports* exports_ = nullptr;
+  Analyses* analyses_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
@@ -264,11 +261,6 @@ class MainWindow : public QMainWindow {
   QAction* redoAction_ = nullptr;
   QAction* duplicateAction_ = nullptr;
   QAction* deleteAction_ = nullptr;
-  QAction* infoAction_ = nullptr;
-  QAction* assembleAction_ = nullptr;
-  QAction* mobilityAction_ = nullptr;
-  QAction* staticsAction_ = nullptr;
-  QAction* modesAction_ = nullptr;
   QAction* simulateAction_ = nullptr;
   QAction* sweepAction_ = nullptr;
   QAction* playAction_ = nullptr;
@@ -292,10 +284,6 @@ class MainWindow : public QMainWindow {
   QLabel* startHint_ = nullptr;
   double lastMobilityMs_ = 0.0;
   bool syncingSelection_ = false;
-
-  // Last modes result, for the animation of a picked mode.
-  std::shared_ptr<const ModesResult> modeShapes_;
-  std::shared_ptr<const Eigen::VectorXd> modeEquilibrium_;
 
   bool stopping_ = false;  // stopped by a signal: the window closes without questions
 };

@@ -4,6 +4,7 @@
 // written as a file (tests/data/mechanisms/four_bar_xz_revolute.json), and undo
 // back to the empty project. Also: refusals in place, and the redo shortcut.
 
+#include "app/analysis/analyses.h"
 #include "app/form_dialog.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
@@ -501,13 +502,13 @@ TEST_CASE("a mobility check's findings go when an edit or an undo changes the me
   window.resize(1600, 1000);
   window.show();
   buildFourBar(window);
-  window.checkMobility();
+  window.analyses()->checkMobility();
   CHECK(window.analysisPanel()->shownDof() == 1);
   CHECK(!window.analysisPanel()->findItems("redundant", Qt::MatchContains | Qt::MatchRecursive).isEmpty());
   window.document()->undoStack()->undo();  // the spring goes: the finding was about the mechanism with it
   CHECK(window.analysisPanel()->shownDof() == -1);
   CHECK(window.analysisPanel()->topLevelItemCount() == 0);
-  window.checkMobility();
+  window.analyses()->checkMobility();
   window.document()->undoStack()->redo();
   CHECK(window.analysisPanel()->shownDof() == -1);
 }

@@ -1,6 +1,7 @@
 // The workbench as a user drives it: edit a hardpoint and undo it, check
 // mobility, run and cancel reference simulations, save the project, reopen it.
 
+#include "app/analysis/analyses.h"
 #include "app/compare_panel.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
@@ -133,7 +134,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.y() == 0.72);
 
   // Mobility: one degree of freedom, no redundant constraint.
-  window.checkMobility();
+  window.analyses()->checkMobility();
   CHECK(window.analysisPanel()->shownDof() == 1);
 
   // A reference run to completion joins the project.
@@ -339,7 +340,7 @@ TEST_CASE("a redundant constraint found by the mobility check selects its elemen
   window.show();
   REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/bricard.json"))));
-  window.checkMobility();
+  window.analyses()->checkMobility();
   CHECK(window.analysisPanel()->shownDof() == 1);
   const auto found = window.analysisPanel()->findItems("rod5", Qt::MatchContains | Qt::MatchRecursive);
   REQUIRE(found.size() == 1);

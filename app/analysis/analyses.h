@@ -1,0 +1,73 @@
+#pragma once
+// The mechanism's analyses (Model menu): information, assembly, mobility, static equilibrium and
+// linearised modes, each shown in the Analysis dock or the 3D view; statics and modes run on the
+// worker thread, and a mode picked in the dock is animated.
+
+#include <Eigen/Core>
+#include <QObject>
+
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QMenu;
+class QWidget;
+
+namespace mbdrom {
+struct ModesResult;
+}
+
+namespace mbdrom::widgets {
+class AnalysisPanel;
+class LogView;
+class SceneView;
+}  // namespace mbdrom::widgets
+
+namespace mbdrom::app {
+
+class JobRunner;
+class ProjectDocument;
+class Viewport;
+
+class Analyses : public QObject {
+  Q_OBJECT
+ public:
+  /// Results go to `panel` in `dock`, configurations to `viewport`'s scene; messages over `window`.
+  Analyses(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
+           Viewport* viewport, widgets::AnalysisPanel* panel, QDockWidget* dock);
+
+  /// Adds Mechanism Information, Assemble, Check Mobility, Static Equilibrium and Linearised
+  /// Modes to `menu`.
+  void addToMenu(QMenu* menu);
+  /// The analyses enabled when a project is open.
+  void enableForProject(bool open);
+
+  /// Mobility analysis at the reference configuration, shown in the analysis dock.
+  void checkMobility();
+
+ private:
+  void showMechanismInfo();
+  void runAssembly();
+  void runStatics();
+  void runModes();
+  void animateMode(int index);
+  void warn(const QString& title, const QString& text);
+
+  QWidget* window_;
+  ProjectDocument* doc_;
+  JobRunner* runner_;
+  widgets::LogView* log_;
+  Viewport* viewport_;
+  widgets::AnalysisPanel* panel_;
+  QDockWidget* dock_;
+  QAction* infoAction_;
+  QAction* assembleAction_;
+  QAction* mobilityAction_;
+  QAction* staticsAction_;
+  QAction* modesAction_;
+  // The last modes and their equilibrium, for the animation of a picked mode.
+  std::shared_ptr<const ModesResult> modeShapes_;
+  std::shared_ptr<const Eigen::VectorXd> modeEquilibrium_;
+};
+
+}  // namespace mbdrom::app
