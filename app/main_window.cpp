@@ -19,6 +19,7 @@
 #include "app/stepping_rows.h"
 #include "app/sweep_dialog.h"
 #include "app/train_dialog.h"
+#include "app/training/model_training.h"
 #include "app/training_panel.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
@@ -137,6 +138,18 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   files_ = new ProjectFiles(this, doc_, runner_, log_, statusBar());
   exports_ = new Exports(this, doc_, runner_, log_, viewport_, runsPanel_);
   analyses_ = new Analyses(this, doc_, runner_, log_, viewport_, analysis_, analysisDock_);
+  training_ = new ModelTraining(this, doc_, runner_, log_, trainingPanel_, trainingDock_,
+                                [this](const RunOptions& base, const std::vector<SweepCase>& cases,
+                                       std::function<void(const std::vector<int>&)> onRunsAdded) {
+                                  return runSweep(base, cases, std::move(onRunsAdded));
+                                });
+  connect(modelsPanel_, &ModelsPanel::detailsRequested, training_, &ModelTraining::showModelDetails);
+  connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
+    const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
+    if (e.rom)
+      training_->trainDialog(QString::fromStdString(e.rom->method()), e.rom->settings(),
+                             doc_->uniqueModelName(QString::fromStdString(e.record.name) + tr(" retrained")));
+  });
   connect(modelsPanel_, &ModelsPanel::exportRequested, exports_, &Exports::exportModel);
   connect(modelsPanel_, &ModelsPanel::exportFmuRequested, exports_, &Exports::exportFmu);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
@@ -175,7 +188,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  files_->autosave()->endSession();  // while the document lives: its runs may still read a recovered folder
+}
 
 std::shared_ptr<const Model> MainWindow::model() const {
   return doc_->model();
@@ -267,10 +282,10 @@ void MainWindow::createDocks() {
   plotDock_->setWidget(plotPanel_);
   addDockWidget(Qt::BottomDockWidgetArea, plotDock_);
   tabifyDockWidget(logDock_, plotDock_);
-  training_ = new TrainingPanel(runner_, this);
+  trainingPanel_ = new TrainingPanel(runner_, this);
   trainingDock_ = new QDockWidget(tr("Training"), this);
   trainingDock_->setObjectName("trainingDock");
-  trainingDock_->setWidget(training_);
+  trainingDock_->setWidget(trainingPanel_);
   addDockWidget(Qt::BottomDockWidgetArea, trainingDock_);
   tabifyDockWidget(plotDock_, trainingDock_);
   logDock_->raise();
@@ -318,13 +333,6 @@ void MainWindow::createDocks() {
   connect(modelsPanel_, &ModelsPanel::failed, this, [this](const QString& message) {
     log_->error(message);
     showMessage(QMessageBox::Warning, tr("Models"), message);
-  });
-  connect(modelsPanel_, &ModelsPanel::detailsRequested, this, &MainWindow::showModelDetails);
-  connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
-    const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
-    if (e.rom)
-      trainDialog(QString::fromStdString(e.rom->method()), e.rom->settings(),
-                  doc_->uniqueModelName(QString::fromStdString(e.record.name) + tr(" retrained")));
   });
 }
 
@@ -395,18 +403,6 @@ void MainWindow::createActions() {
   connect(new QShortcut(QKeySequence(Qt::Key_Space), plot_, nullptr, nullptr, Qt::WidgetWithChildrenShortcut),
           &QShortcut::activated, playAction_, &QAction::trigger);
 
-  for (const MethodInfo& m : MethodRegistry::global().methods()) {
-    QString text = QString::fromStdString(m.displayName);
-    text[0] = text[0].toUpper();
-    auto* action = new QAction(text + "...", this);
-    const QString tip = QString::fromStdString(methodTitle(m) + ": " + m.summary);
-    action->setStatusTip(tip);
-    action->setToolTip(tip);
-    const QString method = QString::fromStdString(m.name);
-    connect(action, &QAction::triggered, this, [this, method] { trainDialog(method); });
-    trainActions_[method] = action;
-  }
-
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -442,12 +438,7 @@ void MainWindow::createMenus() {
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
   trainMenu_->setToolTipsVisible(true);
-  for (int group = 0; group < 2; ++group) {
-    if (group > 0) trainMenu_->addSeparator();
-    for (const MethodInfo& m : MethodRegistry::global().methods())
-      if ((m.group > 0 ? 1 : 0) == group)
-        trainMenu_->addAction(trainActions_.at(QString::fromStdString(m.name)));
-  }
+  training_->addToMenu(trainMenu_);
 
   viewMenu_ = menuBar()->addMenu(tr("&View"));
   for (QDockWidget* dock : {modelDock_, propertiesDock_, hardpointsDock_, runsDock_, modelsDock_,
@@ -547,7 +538,7 @@ void MainWindow::updateActions() {
   for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_, simulateAction_, sweepAction_})
     a->setEnabled(have);
   files_->enableForProject(have);
-  for (auto& [method, action] : trainActions_) action->setEnabled(have);
+  training_->enableForProject(have);
   playAction_->setEnabled(have && viewport_->hasMotion());
   plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
 }
@@ -869,133 +860,6 @@ int MainWindow::runSweep(const RunOptions& base, const std::vector<SweepCase>& c
 }
 
 // ---------------------------------------------------------------- training
-
-QAction* MainWindow::trainAction(const QString& method) const {
-  const auto it = trainActions_.find(method);
-  return it == trainActions_.end() ? nullptr : it->second;
-}
-
-void MainWindow::trainDialog(const QString& method) {
-  trainDialog(method, nlohmann::ordered_json{});
-}
-
-void MainWindow::trainDialog(const QString& method, const nlohmann::ordered_json& initial,
-                             const QString& name) {
-  if (!doc_->hasModel()) return;
-  nlohmann::ordered_json shown = initial;
-  if (!shown.is_object() || shown.empty()) {
-    // The project remembers the last settings per method.
-    shown = nlohmann::ordered_json::parse(doc_->trainingSettings(method).toStdString(), nullptr, false);
-    if (shown.is_discarded()) shown = nlohmann::ordered_json::object();
-    // Settings the workbench prefers to the method's defaults (a validation curve to watch).
-    for (const auto& [key, value] :
-         MethodRegistry::global().at(method.toStdString()).workbenchSettings.items())
-      if (!shown.contains(key)) shown[key] = value;
-  }
-  const QString shortName =
-      QString::fromStdString(MethodRegistry::global().at(method.toStdString()).shortName);
-  const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
-  TrainDialog dialog(method, *doc_, shown, defaultName, this);
-  if (dialog.exec() != QDialog::Accepted) return;
-  doc_->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
-  const OwnRunFailure keep = dialog.keepFailing() ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
-  if (dialog.makeSweep()) {
-    RunOptions base;
-    base.loadCase = dialog.sweepLoadCase();
-    base.tEnd = dialog.sweepEndTime();
-    base.integrator.dt = dialog.sweepTimeStep();
-    base.outputDt = dialog.sweepOutputStep();
-    trainModelOnSweep(method, dialog.settings(), base,
-                      sweepGrid(dialog.sweepAmplitudes(), dialog.sweepFrequencies()), dialog.modelName(),
-                      keep);
-  } else {
-    trainModel(method, dialog.settings(), dialog.chosenRuns(), dialog.modelName(), keep);
-  }
-}
-
-int MainWindow::trainModel(const QString& method, const nlohmann::ordered_json& settings,
-                           const std::vector<int>& runs, const QString& name, OwnRunFailure ownRunFailure) {
-  auto model = doc_->model();
-  if (!model) return -1;
-  std::vector<RunEntry> chosen;  // copies: the worker must not read the document
-  for (int i : runs) chosen.push_back(doc_->runs().at(static_cast<std::size_t>(i)));
-  return submitTraining(method, settings, name, ownRunFailure,
-                        [model, chosen] { return ProjectDocument::makeTrainingDataset(*model, chosen); });
-}
-
-int MainWindow::trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
-                                  const RunOptions& base, const std::vector<SweepCase>& cases,
-                                  const QString& name, OwnRunFailure ownRunFailure) {
-  auto model = doc_->model();
-  if (!model) return -1;
-  // The sweep's end (GUI thread) hands its runs over before the training job starts.
-  auto runs = std::make_shared<std::vector<RunEntry>>();
-  runSweep(base, cases, [this, runs](const std::vector<int>& added) {
-    for (int i : added) runs->push_back(doc_->runs().at(static_cast<std::size_t>(i)));
-  });
-  return submitTraining(method, settings, name, ownRunFailure, [model, runs] {
-    if (runs->empty()) throw InputError("the sweep that was to make the training data gave no runs");
-    return ProjectDocument::makeTrainingDataset(*model, *runs);
-  });
-}
-
-int MainWindow::submitTraining(const QString& method, const nlohmann::ordered_json& settings,
-                               const QString& name, OwnRunFailure ownRunFailure,
-                               std::function<Dataset()> makeData) {
-  auto model = doc_->model();
-  auto result = std::make_shared<std::shared_ptr<const ReducedModel>>();
-  const std::string methodName = method.toStdString();
-  const QString title = tr("Train %1: %2").arg(methodTitle(method), name);
-  auto id = std::make_shared<int>(0);
-  *id = runner_->submit(
-      title,
-      [model, methodName, settings, makeData, result, log = QPointer<widgets::LogView>(log_), title,
-       ownRunFailure](Monitor& m) {
-        const Dataset dataset = makeData();
-        // What the held-out check cannot do with these runs, said before the training starts.
-        for (const std::string& w : heldOutPlanWarnings(*model, dataset))
-          QMetaObject::invokeMethod(
-              log,
-              [log, title, text = QString::fromStdString(w)] {
-                if (log) log->warning(QObject::tr("%1: %2").arg(title, text));
-              },
-              Qt::QueuedConnection);
-        *result = trainReducedModel(methodName, dataset, settings, m, model.get(), ownRunFailure);
-      },
-      [this, result, name, id](JobRunner::Outcome outcome, const QString&) {
-        if (outcome != JobRunner::Outcome::Succeeded || !*result) return;
-        if (doc_->model() == nullptr) return;  // the project was closed meanwhile
-        doc_->addModel(name, *result);
-        const int index = static_cast<int>(doc_->models().size()) - 1;
-        const QString stored = QString::fromStdString(doc_->models().back().record.name);
-        const QString figure = ModelsPanel::keyFigure(*doc_, index);
-        // Whether it is worth running: its speed against the full model, measured after training.
-        const QString speed = QString::fromStdString(speedCheckText(**result));
-        training_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure) +
-                                         (speed.isEmpty() ? QString() : QStringLiteral("; ") + speed));
-        log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
-        if (!speed.isEmpty()) {
-          const std::optional<SpeedCheck> check = speedCheckOf(**result);
-          if (check && check->speedUp > 0.0 && check->speedUp < 1.0)
-            log_->warning(tr("Model \"%1\" is %2").arg(stored, speed));
-          else
-            log_->info(tr("Model \"%1\": %2").arg(stored, speed));
-        }
-      });
-  training_->addJob(*id, title, MethodRegistry::global().at(method.toStdString()).canStopEarly);
-  trainingDock_->show();
-  trainingDock_->raise();
-  if (trainingDock_->height() < 260) resizeDocks({trainingDock_}, {300}, Qt::Vertical);
-  return *id;
-}
-
-void MainWindow::showModelDetails(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
-  // Not modal: the method views may stay open while the project goes on (the dialog holds copies).
-  auto* dialog = new ModelDetailsDialog(*doc_, index, this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  dialog->show();
-}
 
 // ---------------------------------------------------------------- playback
 

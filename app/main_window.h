@@ -52,6 +52,7 @@ class ComparePanel;
 class Exports;
 class FormDialog;
 class JobRunner;
+class ModelTraining;
 class ModelsPanel;
 class PlaybackBar;
 class Viewport;
@@ -76,12 +77,13 @@ class MainWindow : public QMainWindow {
   widgets::PlotView* plotView() const { return plot_; }
   RunPlotPanel* runPlotPanel() const { return plotPanel_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
-  TrainingPanel* trainingPanel() const { return training_; }
+  TrainingPanel* trainingPanel() const { return trainingPanel_; }
+  /// Training reduced models: the Train menu's dialogs, training jobs, a model's details.
+  ModelTraining* training() const { return training_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
   ComparePanel* comparePanel() const { return compare_; }
   /// Shows and raises the compare dock (Train ▸ Compare Full and Reduced).
   void showCompare();
-  QAction* trainAction(const QString& method) const;
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
 
@@ -126,25 +128,9 @@ class MainWindow : public QMainWindow {
   /// then `onRunsAdded` (if given) gets the indices of the new runs.
   int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                std::function<void(const std::vector<int>&)> onRunsAdded = {});
-  /// Queues the training of a reduced model (`method`: a registered name) on project
-  /// runs `runs` with checked `settings`; the model joins the project as `name` when
-  /// it succeeds (a model that blows up on one of its own training runs only with
-  /// `ownRunFailure` Keep). Shown in the training panel. Returns the job id.
-  int trainModel(const QString& method, const nlohmann::ordered_json& settings, const std::vector<int>& runs,
-                 const QString& name, OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
   /// Runs every row of a design of experiments (engine/experiments) on both cores; each
   /// finished run joins the project with the mechanism it ran on. Returns the job's id.
   int runDesign(const RunOptions& base, const ExperimentDesign& design);
-  /// Queues a sweep and then the training on its runs; returns the training job's id.
-  int trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings, const RunOptions& base,
-                        const std::vector<SweepCase>& cases, const QString& name,
-                        OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
-  /// Opens the training dialog of `method` (Train menu); `initial` settings and
-  /// `name` prefill it (retraining), else the project's last settings are shown.
-  void trainDialog(const QString& method);
-  void trainDialog(const QString& method, const nlohmann::ordered_json& initial, const QString& name = {});
-  /// Shows a trained model's settings and metrics.
-  void showModelDetails(int index);
   /// Plots the measures of run `index`: angles against the travel measure when
   /// the mechanism has one (suspension kinematics), else every measure against time.
   void plotRun(int index);
@@ -202,8 +188,6 @@ class MainWindow : public QMainWindow {
   void runSimulationDialog();
   void runSweepDialog();
   void mirrorDialog();
-  int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
-                     OwnRunFailure ownRunFailure, std::function<Dataset()> makeData);
   /// `method`: the integrator that ran (SimulationSummary::method), recorded with the run.
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
                       const RunOptions& options, IntegratorMethod method,
@@ -218,6 +202,7 @@ class MainWindow : public QMainWindow {
   ProjectFiles* files_ = nullptr;
   Exports* exports_ = nullptr;
   Analyses* analyses_ = nullptr;
+  ModelTraining* training_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
@@ -229,7 +214,7 @@ class MainWindow : public QMainWindow {
   QDockWidget* plotDock_ = nullptr;
   QAction* plotAction_ = nullptr;
   RunsPanel* runsPanel_ = nullptr;
-  TrainingPanel* training_ = nullptr;
+  TrainingPanel* trainingPanel_ = nullptr;
   QDockWidget* trainingDock_ = nullptr;
   ComparePanel* compare_ = nullptr;
   QDockWidget* compareDock_ = nullptr;
@@ -237,7 +222,6 @@ class MainWindow : public QMainWindow {
   QAction* reportAction_ = nullptr;
   ModelsPanel* modelsPanel_ = nullptr;
   QDockWidget* modelsDock_ = nullptr;
-  std::map<QString, QAction*> trainActions_;
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;
   QDockWidget* runsDock_ = nullptr;

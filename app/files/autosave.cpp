@@ -28,7 +28,9 @@ Autosave::Autosave(ProjectDocument* doc, widgets::LogView* log, QStatusBar* stat
   timer_->start();
 }
 
-Autosave::~Autosave() {
+Autosave::~Autosave() = default;
+
+void Autosave::endSession() {
   if (!keep_) remove();
 }
 

@@ -44,6 +44,9 @@ class Autosave : public QObject {
   Left newestLeft() const;
   /// The project now open was recovered from `left`: its folder goes once it is saved elsewhere.
   void markRecovered(const Left& left);
+  /// The session ends (the window closes, its document still alive): its copy goes, unless kept
+  /// for the next start (keepForNextStart); a recovered folder goes once nothing reads from it.
+  void endSession();
   /// Writes what is unsaved and keeps it for the next start (the session stops on a signal);
   /// returns the folder written, or "" when nothing was unsaved.
   QString keepForNextStart();

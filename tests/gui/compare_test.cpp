@@ -10,6 +10,7 @@
 #include "app/main_window.h"
 #include "app/playback_bar.h"
 #include "app/project_document.h"
+#include "app/training/model_training.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
@@ -68,9 +69,10 @@ TEST_CASE(
   window.show();
   openWithRun(window, 2.0);
   auto* doc = window.document();
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
-  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 4}, {"seed", 3}}), {0},
-                    "PCA");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
+  window.training()->trainModel(
+      "pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 4}, {"seed", 3}}), {0}, "PCA");
   REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 120000));
   // A model of another mechanism is listed but cannot be ticked, with the reason.
   {
@@ -362,7 +364,8 @@ TEST_CASE(
   window.runSimulation(o);
   auto* doc = window.document();
   REQUIRE(waitFor([&] { return doc->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
   REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
   window.showCompare();
   ComparePanel* panel = window.comparePanel();
@@ -416,7 +419,8 @@ TEST_CASE("the compare view runs the full and the reduced models at a design poi
   window.show();
   openWithRun(window, 1.0);
   auto* doc = window.document();
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
   REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
   window.showCompare();
   ComparePanel* panel = window.comparePanel();

@@ -12,6 +12,7 @@
 #include "app/main_window.h"
 #include "app/models_panel.h"
 #include "app/project_document.h"
+#include "app/training/model_training.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "gui_helpers.h"
@@ -136,12 +137,13 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   shoot("modes.png");
 
   // 5. The local PCA training dialog.
-  shootDialog("pca_dialog.png", [&] { window.trainDialog("pca"); });
+  shootDialog("pca_dialog.png", [&] { window.training()->trainDialog("pca"); });
 
   // 6. Models dock and a model's details.
-  window.trainModel("pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 8}, {"seed", 3}}), {0},
-                    "PCA 8");
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  window.training()->trainModel(
+      "pca", mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 8}, {"seed", 3}}), {0}, "PCA 8");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
   REQUIRE(
       waitFor([&] { return window.document()->models().size() == 2 && !window.jobRunner()->busy(); }, 60000));
   window.findChild<QDockWidget*>("modelsDock")->raise();
@@ -152,7 +154,7 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   shoot("training_dock_pod.png");
   window.findChild<QDockWidget*>("logDock")->raise();
   // The details dialog is not modal: find it among the top-level windows.
-  window.showModelDetails(0);
+  window.training()->showModelDetails(0);
   settle(1500);
   QWidget* details = nullptr;
   for (QWidget* w : QApplication::topLevelWidgets())

@@ -10,6 +10,7 @@
 #include "app/model_details_dialog.h"
 #include "app/project_document.h"
 #include "app/train_dialog.h"
+#include "app/training/model_training.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
@@ -268,7 +269,7 @@ TEST_CASE(
   if (!registry.find("echo_gui")) registry.add(echoMethod());
   MainWindow window;
   window.show();
-  QAction* action = window.trainAction("echo_gui");
+  QAction* action = window.training()->trainAction("echo_gui");
   REQUIRE(action != nullptr);
   CHECK(action->text() == "Echo...");
   CHECK(action->statusTip().startsWith("echo (Doe, Roe): A test method"));

@@ -9,6 +9,7 @@
 #include "app/main_window.h"
 #include "app/model_details_dialog.h"
 #include "app/project_document.h"
+#include "app/training/model_training.h"
 #include "engine/core/monitor.h"
 #include "engine/dynamics/measures.h"
 #include "engine/dynamics/simulation.h"
@@ -549,7 +550,7 @@ TEST_CASE(
   const int run = addRun(doc, "train", 2.0, 1e-3, 0.01);
   const auto rom = train(doc, "pod", {{"nr", 2}}, run);
   const auto& pod = static_cast<const mbdrom::PodModel&>(*rom);
-  window.showModelDetails(0);
+  window.training()->showModelDetails(0);
   auto* dialog = window.findChild<ModelDetailsDialog*>();
   REQUIRE(dialog);
   CHECK(dialog->isVisible());

@@ -11,6 +11,7 @@
 #include "app/project_document.h"
 #include "app/runs_panel.h"
 #include "app/stop_signal_notifier.h"
+#include "app/training/model_training.h"
 #include "engine/core/file_io.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
@@ -443,7 +444,8 @@ QString projectWithLargeModel() {
   MainWindow window;
   window.show();
   openWithRun(window, 1.0, kPendulum, 0.01);
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "POD");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
   REQUIRE(
       waitFor([&] { return window.document()->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   REQUIRE(window.files()->saveProject(dir));

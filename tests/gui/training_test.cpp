@@ -10,6 +10,7 @@
 #include "app/models_panel.h"
 #include "app/project_document.h"
 #include "app/train_dialog.h"
+#include "app/training/model_training.h"
 #include "app/training_panel.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
@@ -122,8 +123,8 @@ TEST_CASE(
     setText(d, "epochs", "1500");
     d.accept();
   });
-  REQUIRE(window.trainAction("ae")->isEnabled());
-  window.trainAction("ae")->trigger();
+  REQUIRE(window.training()->trainAction("ae")->isEnabled());
+  window.training()->trainAction("ae")->trigger();
   CHECK(stillOpen);
   CHECK_THAT(refusal.toStdString(), Catch::Contains("epochs"));
   const int job = panel->selectedJob();
@@ -196,7 +197,7 @@ TEST_CASE(
     shownEpochs = qobject_cast<QLineEdit*>(d.editor("epochs"))->text();
     d.reject();
   });
-  window.trainAction("ae")->trigger();
+  window.training()->trainAction("ae")->trigger();
   CHECK(shownEpochs == "1500");
 
   // Saved with the project, the model file is read by the command-line tool.
@@ -236,11 +237,12 @@ TEST_CASE(
   OJson tooManyClusters = mbdrom::checkReducedModelSettings("pca", OJson{{"clusters", 100000}});
   // Stopped after a few epochs it may not hold on its own run (a slow build stops it sooner): kept
   // here, as the queue, not the model, is under test.
-  const int stopped = window.trainModel("ae", longAe, {0}, "long AE", mbdrom::OwnRunFailure::Keep);
-  const int cancelled = window.trainModel("pod", pod, {0}, "POD to cancel");
-  const int failing = window.trainModel("pca", tooManyClusters, {0}, "too many clusters");
-  const int finishing = window.trainModel("pod", pod, {0}, "POD");
-  const int discarded = window.trainModel("ae", longAe, {0}, "AE to discard");
+  const int stopped =
+      window.training()->trainModel("ae", longAe, {0}, "long AE", mbdrom::OwnRunFailure::Keep);
+  const int cancelled = window.training()->trainModel("pod", pod, {0}, "POD to cancel");
+  const int failing = window.training()->trainModel("pca", tooManyClusters, {0}, "too many clusters");
+  const int finishing = window.training()->trainModel("pod", pod, {0}, "POD");
+  const int discarded = window.training()->trainModel("ae", longAe, {0}, "AE to discard");
   CHECK(panel->jobState(cancelled) == "queued");
 
   // Cancel a queued job from the panel: it leaves the queue.
@@ -287,7 +289,8 @@ TEST_CASE("a model that misses its own training run joins the project, and the M
   // One POD mode of the MacPherson under its "train" load: 6.3 % off its own run (as from the CLI).
   openWithRun(window, 4.0, kMacPherson, 0.01);
   auto* doc = window.document();
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0}, "one mode");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "one mode");
   REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   const auto& rom = *doc->models().front().rom;
   REQUIRE(mbdrom::failsItsOwnRuns(rom));
@@ -310,7 +313,7 @@ TEST_CASE("a model that blows up on its own training run is not added, the job n
   auto* panel = window.trainingPanel();
   // Twenty epochs: the auto-encoder leaves its training range on its own run (as from the CLI).
   const OJson smoke = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 20}, {"force_epochs", 20}});
-  const int job = window.trainModel("ae", smoke, {0}, "twenty epochs");
+  const int job = window.training()->trainModel("ae", smoke, {0}, "twenty epochs");
   REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 60000));
   INFO(panel->jobState(job).toStdString());
   CHECK(panel->jobState(job).startsWith("failed"));
@@ -341,7 +344,7 @@ TEST_CASE("a model that blows up on its own training run is not added, the job n
       CHECK(d.grab().save(shots + "/train_dialog_keep.png"));
     d.accept();
   });
-  window.trainAction("ae")->trigger();
+  window.training()->trainAction("ae")->trigger();
   CHECK(offered);
   REQUIRE(waitFor([&] { return !window.jobRunner()->busy() && !doc->models().empty(); }, 60000));
   REQUIRE(doc->models().size() == 1);
@@ -353,7 +356,7 @@ TEST_CASE("closing the window during training asks, then cancels the job cleanly
   window->show();
   openWithRun(*window, 2.0, kPendulumCarriage, 0.01);
   OJson longAe = mbdrom::checkReducedModelSettings("ae", OJson{{"epochs", 1000000}, {"hidden", {16, 8}}});
-  const int job = window->trainModel("ae", longAe, {0}, "AE");
+  const int job = window->training()->trainModel("ae", longAe, {0}, "AE");
   REQUIRE(waitFor([&] { return window->trainingPanel()->lossPoints(job) >= 1; }, 60000));
 
   // Answers the next message box with `answer`, and a question about unsaved work with Discard.
@@ -385,8 +388,8 @@ TEST_CASE("a trained model is renamed, exported, refused a taken name and delete
   openWithRun(window, 1.0, kPendulumCarriage, 0.01);
   auto* doc = window.document();
   const OJson pod = mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}});
-  window.trainModel("pod", pod, {0}, "first");
-  window.trainModel("pod", pod, {0}, "second");
+  window.training()->trainModel("pod", pod, {0}, "first");
+  window.training()->trainModel("pod", pod, {0}, "second");
   REQUIRE(waitFor([&] { return doc->models().size() == 2 && !window.jobRunner()->busy(); }, 60000));
   auto* panel = window.modelsPanel();
   REQUIRE(panel->topLevelItemCount() == 2);
@@ -431,7 +434,8 @@ TEST_CASE("a trained model is exported from the Models panel as an FMU, its refu
   window.show();
   openWithRun(window, 1.0, kPendulumCarriage, 0.01);
   auto* doc = window.document();
-  window.trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}), {0}, "pod");
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}), {0},
+                                "pod");
   REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   emit window.modelsPanel()->exportFmuRequested(0);
   auto* d = mbdrom::test::visibleDialog(window, "fmuDialog");
@@ -471,7 +475,8 @@ TEST_CASE("training on a new sweep runs the sweep first and trains on its runs")
   base.tEnd = 1.0;
   base.integrator.dt = 1e-3;
   base.outputDt = 0.01;
-  const int job = window.trainModelOnSweep("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}),
+  const int job =
+      window.training()->trainModelOnSweep("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 2}}),
                                            base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}), "POD on sweep");
   REQUIRE(waitFor([&] { return window.trainingPanel()->jobState(job) == "done"; }, 120000));
   CHECK(doc->runs().size() == 2);
@@ -493,7 +498,7 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   window.runSimulation(o);
   REQUIRE(
       waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
-  REQUIRE(window.trainAction("sindy")->isEnabled());
+  REQUIRE(window.training()->trainAction("sindy")->isEnabled());
 
   // Known part: the applied load; the spring and damper forces are to be found.
   QString refusal;
@@ -504,7 +509,7 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
     refusal = d.errorText();
     if (d.isVisible()) d.reject();
   });
-  window.trainAction("sindy")->trigger();
+  window.training()->trainAction("sindy")->trigger();
   REQUIRE(refusal.toStdString() == "");
   const int job = window.trainingPanel()->selectedJob();
   REQUIRE(waitFor([&] { return !window.jobRunner()->busy(); }, 60000));
@@ -522,7 +527,7 @@ TEST_CASE(
   MainWindow window;
   window.show();
   openWithRun(window, 3.0, kPendulumCarriage, 0.01);
-  REQUIRE(window.trainAction("node")->isEnabled());
+  REQUIRE(window.training()->trainAction("node")->isEnabled());
   QString refusal;
   whenDialogOpens([&](TrainDialog& d) {
     setText(d, "hidden", "32, 32");
@@ -538,7 +543,7 @@ TEST_CASE(
       d.reject();
     }
   });
-  window.trainAction("node")->trigger();
+  window.training()->trainAction("node")->trigger();
   CHECK(refusal.contains("decay"));
   CHECK_FALSE(refusal.contains("still open"));
   const int job = window.trainingPanel()->selectedJob();
