@@ -14,6 +14,7 @@
 #include "app/playback_bar.h"
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
+#include "app/runs/reference_runs.h"
 #include "app/runs_panel.h"
 #include "app/source_tree.h"
 #include "app/stepping_rows.h"
@@ -91,21 +92,7 @@
 
 namespace mbdrom::app {
 
-namespace {
-
-// Hands the samples of one sweep case to its recorder (runSweep owns the sinks).
-class ForwardingSink : public TrajectorySink {
- public:
-  explicit ForwardingSink(std::shared_ptr<TrajectoryRecorder> target) : target_(std::move(target)) {}
-  void begin(const Model& model, const RunInfo& info) override { target_->begin(model, info); }
-  void write(const Sample& sample) override { target_->write(sample); }
-  void end(RunStatus status, const std::string& message) override { target_->end(status, message); }
-
- private:
-  std::shared_ptr<TrajectoryRecorder> target_;
-};
-
-}  // namespace
+namespace {}  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
@@ -138,10 +125,15 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   files_ = new ProjectFiles(this, doc_, runner_, log_, statusBar());
   exports_ = new Exports(this, doc_, runner_, log_, viewport_, runsPanel_);
   analyses_ = new Analyses(this, doc_, runner_, log_, viewport_, analysis_, analysisDock_);
+  runs_ = new ReferenceRuns(this, doc_, runner_, log_);
+  connect(runs_, &ReferenceRuns::simulated, this,
+          [this](int index, const std::shared_ptr<const Model>& model) {
+            if (model == doc_->model()) playRun(index);
+          });
   training_ = new ModelTraining(this, doc_, runner_, log_, trainingPanel_, trainingDock_,
                                 [this](const RunOptions& base, const std::vector<SweepCase>& cases,
                                        std::function<void(const std::vector<int>&)> onRunsAdded) {
-                                  return runSweep(base, cases, std::move(onRunsAdded));
+                                  return runs_->runSweep(base, cases, std::move(onRunsAdded));
                                 });
   connect(modelsPanel_, &ModelsPanel::detailsRequested, training_, &ModelTraining::showModelDetails);
   connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
@@ -385,13 +377,6 @@ void MainWindow::createActions() {
     plotRun(selected >= 0 ? selected : static_cast<int>(doc_->runs().size()) - 1);
   });
 
-  simulateAction_ = new QAction(tr("&Run Reference Simulation..."), this);
-  simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-  simulateAction_->setStatusTip(tr("Run the full (reference) model under a load case on a worker thread"));
-  connect(simulateAction_, &QAction::triggered, this, &MainWindow::runSimulationDialog);
-  sweepAction_ = new QAction(tr("Run S&weep..."), this);
-  sweepAction_->setStatusTip(tr("One reference run per load amplitude and frequency scale, on both cores"));
-  connect(sweepAction_, &QAction::triggered, this, &MainWindow::runSweepDialog);
   playAction_ = new QAction(tr("&Play / Pause"), this);
   playAction_->setObjectName("playAction");
   playAction_->setShortcut(QKeySequence(Qt::Key_Space));
@@ -431,8 +416,7 @@ void MainWindow::createMenus() {
   modelMenu_->addSeparator();
   modelMenu_->addAction(plotAction_);
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
-  simulateMenu_->addAction(simulateAction_);
-  simulateMenu_->addAction(sweepAction_);
+  runs_->addToMenu(simulateMenu_);
   simulateMenu_->addAction(playAction_);
   simulateMenu_->addSeparator();
   simulateMenu_->addAction(cancelJobAction_);
@@ -535,8 +519,8 @@ void MainWindow::updateTitle() {
 void MainWindow::updateActions() {
   const bool have = doc_->hasModel();
   analyses_->enableForProject(have);
-  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_, simulateAction_, sweepAction_})
-    a->setEnabled(have);
+  runs_->enableForProject(have);
+  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_}) a->setEnabled(have);
   files_->enableForProject(have);
   training_->enableForProject(have);
   playAction_->setEnabled(have && viewport_->hasMotion());
@@ -628,236 +612,6 @@ void MainWindow::renameElement(const ElementRef& ref) {
 // ---------------------------------------------------------------- analyses
 
 // ---------------------------------------------------------------- simulation
-
-void MainWindow::runSimulationDialog() {
-  auto model = doc_->model();
-  if (!model) return;
-  QDialog dialog(this);
-  dialog.setObjectName("simulationDialog");
-  dialog.setWindowTitle(tr("Run Reference Simulation"));
-  auto* form = new QFormLayout(&dialog);
-  auto* loadCase = new QComboBox(&dialog);
-  loadCase->addItem(tr("gravity only"), -1);
-  for (std::size_t i = 0; i < model->spec().loadCases.size(); ++i)
-    loadCase->addItem(QString::fromStdString(model->spec().loadCases[i].name), static_cast<int>(i));
-  if (loadCase->count() > 1) loadCase->setCurrentIndex(1);
-  auto* tEnd = new QDoubleSpinBox(&dialog);
-  tEnd->setRange(0.001, 1e6);
-  tEnd->setDecimals(3);
-  tEnd->setValue(5.0);
-  tEnd->setSuffix(" s");
-  tEnd->setToolTip(tr("Simulated time"));
-  form->addRow(tr("Load case"), loadCase);
-  form->addRow(tr("End time"), tEnd);
-  auto* stepping = new SteppingRows(form, &dialog);
-  // Which integrator the run will get and why, before it starts (a close call is
-  // decided by a trial at the run's start, which the preview does not run).
-  auto* choice = new QLabel(&dialog);
-  choice->setObjectName("integratorChoice");
-  choice->setWordWrap(true);
-  choice->setMinimumWidth(420);
-  form->addRow(tr("Chosen"), choice);
-  const auto preview = [model, loadCase, tEnd, stepping, choice] {
-    RunOptions o;
-    o.loadCase = loadCase->currentData().toInt();
-    o.tEnd = tEnd->value();
-    if (const QString problem = stepping->apply(o); !problem.isEmpty()) {
-      choice->setText(problem);
-      return;
-    }
-    o.integrator.span = o.tEnd;
-    const IntegratorChoice c = chooseIntegrator(*model, o, false);
-    choice->setText(QStringLiteral("%1: %2").arg(QString::fromLatin1(integratorMethodName(c.method)),
-                                                 QString::fromStdString(c.reason)));
-  };
-  connect(stepping, &SteppingRows::changed, &dialog, preview);
-  connect(loadCase, &QComboBox::currentIndexChanged, &dialog, preview);
-  connect(tEnd, &QDoubleSpinBox::valueChanged, &dialog, preview);
-  preview();
-  auto* check = new QCheckBox(tr("Check accuracy"), &dialog);
-  check->setObjectName("checkAccuracy");
-  check->setToolTip(
-      tr("Run again at a 100 times tighter tolerance (fixed steps: a tenth of the step) and "
-         "log the largest position difference, the run's error; chaotic runs are reported "
-         "as diverging"));
-  form->addRow(QString(), check);
-  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-  form->addRow(buttons);
-  connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-  connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-  if (dialog.exec() != QDialog::Accepted) return;
-
-  RunOptions options;
-  options.loadCase = loadCase->currentData().toInt();
-  options.tEnd = tEnd->value();
-  if (const QString problem = stepping->apply(options); !problem.isEmpty()) {
-    QMessageBox::warning(this, tr("Run Reference Simulation"), problem);
-    return;
-  }
-  if (check->isChecked() && !(options.outputDt > 0.0)) {
-    QMessageBox::warning(this, tr("Run Reference Simulation"),
-                         tr("The accuracy check compares the samples at the output times: give an output "
-                            "interval."));
-    return;
-  }
-  runSimulation(options, check->isChecked());
-}
-
-void MainWindow::addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                                const RunOptions& options, IntegratorMethod method,
-                                const std::shared_ptr<const TrajectoryRecorder>& recorder) {
-  RunEntry run;
-  run.record.name = doc_->uniqueRunName(name).toStdString();
-  run.record.loadCase = recorder->info().loadCase;
-  run.record.tEnd = options.tEnd;
-  run.record.tReached = recorder->samples().empty() ? 0.0 : recorder->samples().back().t;
-  run.record.dt = options.integrator.tolerance > 0.0 ? 0.0 : options.integrator.dt;
-  run.record.tolerance = options.integrator.tolerance;
-  run.record.integrator = integratorMethodName(method);
-  run.record.outputDt = options.outputDt;
-  run.record.status = runStatusName(recorder->status());
-  run.record.message = recorder->message();
-  run.record.created = utcTimestamp();
-  run.record.mechanism = hashToString(model->mechanismHash());
-  run.model = model;
-  run.info = recorder->info();
-  run.samples = std::shared_ptr<const std::vector<Sample>>(recorder, &recorder->samples());
-  doc_->addRun(std::move(run));
-}
-
-int MainWindow::runSimulation(const RunOptions& options, bool checkAccuracy) {
-  auto model = doc_->model();
-  if (!model) return -1;
-  const QString caseName = loadCaseName(*model, options.loadCase);
-  auto recorder = std::make_shared<TrajectoryRecorder>();
-  auto summary = std::make_shared<SimulationSummary>();
-  auto accuracy = std::make_shared<AccuracyCheck>();
-  const QString title = tr("Simulate %1 (%2, %3 s)")
-                            .arg(QString::fromStdString(model->spec().name), caseName)
-                            .arg(options.tEnd);
-  if (const std::string w = runLengthWarning(*model, options); !w.empty())
-    log_->warning(tr("%1: %2").arg(title, QString::fromStdString(w)));
-  return runner_->submit(
-      title,
-      [model, options, recorder, summary, accuracy, checkAccuracy](Monitor& m) {
-        simulate(*model, options, *recorder, &m, summary.get());
-        if (!checkAccuracy) return;
-        RunOptions same = options;
-        same.integrator.method = summary->method;
-        *accuracy = mbdrom::checkAccuracy(*model, same, recorder->samples(), &m);
-      },
-      [this, model, options, recorder, summary, accuracy, caseName](JobRunner::Outcome outcome,
-                                                                    const QString& message) {
-        if (outcome == JobRunner::Outcome::Failed)
-          showMessage(
-              QMessageBox::Warning, tr("Simulation failed"),
-              message + (recorder->samples().empty() ? QString()
-                                                     : tr("\n\nThe samples up to then are kept as a run.")));
-        if (recorder->samples().empty()) return;
-        // Cancelled and failed runs keep what was computed: they join the project too.
-        addFinishedRun(model, caseName, options, summary->method, recorder);
-        log_->info(tr("Integrator: %1 (%2)")
-                       .arg(QString::fromLatin1(integratorMethodName(summary->method)),
-                            QString::fromStdString(summary->integratorReason)));
-        for (const std::string& w : summary->warnings) log_->warning(QString::fromStdString(w));
-        if (!accuracy->message.empty()) {
-          const QString text = tr("Accuracy check: %1").arg(QString::fromStdString(accuracy->message));
-          if (accuracy->diverged)
-            log_->warning(text);
-          else
-            log_->info(text);
-        }
-        log_->info(
-            tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
-                .arg(summary->steps)
-                .arg(summary->tEnd)
-                .arg(summary->wallSeconds, 0, 'g', 3)
-                .arg(summary->realTimeFactor, 0, 'g', 3)
-                .arg(summary->maxResidualPosition, 0, 'g', 2)
-                .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
-        if (model == doc_->model()) playRun(static_cast<int>(doc_->runs().size()) - 1);
-      });
-}
-
-void MainWindow::runSweepDialog() {
-  auto model = doc_->model();
-  if (!model) return;
-  SweepDialog dialog(model, this);
-  if (dialog.exec() != QDialog::Accepted) return;
-  runDesign(dialog.options(), dialog.design());
-}
-
-int MainWindow::runDesign(const RunOptions& base, const ExperimentDesign& design) {
-  auto model = doc_->model();
-  if (!model || design.runs() == 0) return -1;
-  auto results = std::make_shared<std::vector<ExperimentRunResult>>();
-  auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
-  for (int i = 0; i < design.runs(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
-  const QString caseName = loadCaseName(*model, base.loadCase);
-  const QString title = tr("Sweep %1: %2 design (%n run(s))", nullptr, design.runs())
-                            .arg(caseName, QString::fromStdString(designTypeName(design.type)));
-  return runner_->submit(
-      title,
-      [model, base, design, recorders, results](Monitor& m) {
-        const DesignApplier applier(*model, base, design);
-        std::vector<int> rows(static_cast<std::size_t>(design.runs()));
-        for (int i = 0; i < design.runs(); ++i) rows[static_cast<std::size_t>(i)] = i;
-        ExperimentOptions options;
-        options.workers = 2;  // both cores
-        *results = runExperiment(
-            applier, rows,
-            [recorders](int row, const Model&) {
-              return std::make_unique<ForwardingSink>((*recorders)[static_cast<std::size_t>(row)]);
-            },
-            options, &m);
-        m.checkpoint();
-        std::string failed;
-        int count = 0;
-        for (const ExperimentRunResult& r : *results)
-          if (!r.ok && !r.cancelled && ++count <= 5) failed += "\n" + r.name + ": " + r.error;
-        if (count)
-          throw SolverError(std::to_string(count) + " of " + std::to_string(results->size()) +
-                            " runs failed (the others joined the project):" + failed);
-      },
-      [this, base, recorders, results, caseName](JobRunner::Outcome, const QString&) {
-        for (const ExperimentRunResult& r : *results) {
-          const auto& recorder = (*recorders)[static_cast<std::size_t>(r.row)];
-          if (r.model && !recorder->samples().empty())
-            addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base, r.summary.method,
-                           recorder);
-        }
-      });
-}
-
-int MainWindow::runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
-                         std::function<void(const std::vector<int>&)> onRunsAdded) {
-  auto model = doc_->model();
-  if (!model || cases.empty()) return -1;
-  auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
-  for (std::size_t i = 0; i < cases.size(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
-  auto results = std::make_shared<std::vector<SweepResult>>();
-  const QString caseName = loadCaseName(*model, base.loadCase);
-  return runner_->submit(
-      tr("Sweep %1 (%n run(s))", nullptr, static_cast<int>(cases.size())).arg(caseName),
-      [model, base, cases, recorders, results](Monitor& m) {
-        *results = mbdrom::runSweep(
-            *model, base, cases,
-            [recorders](std::size_t i) { return std::make_unique<ForwardingSink>((*recorders)[i]); }, 2, &m);
-      },
-      [this, model, base, cases, recorders, results, caseName, onRunsAdded](JobRunner::Outcome,
-                                                                            const QString&) {
-        std::vector<int> added;
-        for (std::size_t i = 0; i < cases.size(); ++i)
-          if (!(*recorders)[i]->samples().empty()) {
-            const IntegratorMethod method =
-                i < results->size() ? (*results)[i].summary.method : chooseIntegrator(*model, base).method;
-            addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, method,
-                           (*recorders)[i]);
-            added.push_back(static_cast<int>(doc_->runs().size()) - 1);
-          }
-        if (onRunsAdded) onRunsAdded(added);
-      });
-}
 
 // ---------------------------------------------------------------- training
 

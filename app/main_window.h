@@ -58,6 +58,7 @@ class PlaybackBar;
 class Viewport;
 class ProjectDocument;
 class ProjectFiles;
+class ReferenceRuns;
 class RunPlotPanel;
 class RunsPanel;
 class TrainingPanel;
@@ -80,6 +81,8 @@ class MainWindow : public QMainWindow {
   TrainingPanel* trainingPanel() const { return trainingPanel_; }
   /// Training reduced models: the Train menu's dialogs, training jobs, a model's details.
   ModelTraining* training() const { return training_; }
+  /// Reference runs: a simulation, sweeps and designs of experiments.
+  ReferenceRuns* runs() const { return runs_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
   ComparePanel* comparePanel() const { return compare_; }
   /// Shows and raises the compare dock (Train ▸ Compare Full and Reduced).
@@ -119,18 +122,6 @@ class MainWindow : public QMainWindow {
   ProjectFiles* files() const { return files_; }
   /// The mechanism's analyses (Model menu): information, assembly, mobility, statics, modes.
   Analyses* analyses() const { return analyses_; }
-  /// Runs the full model on the worker thread; when it ends (also cancelled or
-  /// failed, with the samples computed so far) the run joins the project and
-  /// plays in the 3D view. Returns the job id.
-  /// checkAccuracy: run again tighter afterwards and log the difference (checkAccuracy()).
-  int runSimulation(const RunOptions& options, bool checkAccuracy = false);
-  /// Runs a sweep (one run per case, both cores); every finished run joins the project,
-  /// then `onRunsAdded` (if given) gets the indices of the new runs.
-  int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
-               std::function<void(const std::vector<int>&)> onRunsAdded = {});
-  /// Runs every row of a design of experiments (engine/experiments) on both cores; each
-  /// finished run joins the project with the mechanism it ran on. Returns the job's id.
-  int runDesign(const RunOptions& base, const ExperimentDesign& design);
   /// Plots the measures of run `index`: angles against the travel measure when
   /// the mechanism has one (suspension kinematics), else every measure against time.
   void plotRun(int index);
@@ -185,13 +176,7 @@ class MainWindow : public QMainWindow {
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
   void movePoint(int point, const Eigen::Vector3d& position);
   void addPointAt(const Eigen::Vector3d& position);
-  void runSimulationDialog();
-  void runSweepDialog();
   void mirrorDialog();
-  /// `method`: the integrator that ran (SimulationSummary::method), recorded with the run.
-  void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
-                      const RunOptions& options, IntegratorMethod method,
-                      const std::shared_ptr<const TrajectoryRecorder>& recorder);
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();
@@ -203,6 +188,7 @@ class MainWindow : public QMainWindow {
   Exports* exports_ = nullptr;
   Analyses* analyses_ = nullptr;
   ModelTraining* training_ = nullptr;
+  ReferenceRuns* runs_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
@@ -245,8 +231,6 @@ class MainWindow : public QMainWindow {
   QAction* redoAction_ = nullptr;
   QAction* duplicateAction_ = nullptr;
   QAction* deleteAction_ = nullptr;
-  QAction* simulateAction_ = nullptr;
-  QAction* sweepAction_ = nullptr;
   QAction* playAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* cancelJobAction_ = nullptr;

@@ -4,6 +4,7 @@
 #include "app/compare_panel.h"
 #include "app/export/exports.h"
 #include "app/main_window.h"
+#include "app/runs/reference_runs.h"
 
 #include "app/project_document.h"
 #include "app/viewport.h"
@@ -30,7 +31,7 @@ void MainWindow::createCompare() {
   compare_->setAddRun([this](const std::shared_ptr<const Model>& model, const QString& name,
                              const RunOptions& options,
                              const std::shared_ptr<const TrajectoryRecorder>& recorder) {
-    addFinishedRun(model, name, options, chooseIntegrator(*model, options).method, recorder);
+    runs_->addFinishedRun(model, name, options, chooseIntegrator(*model, options).method, recorder);
   });
   compareDock_ = new QDockWidget(tr("Compare"), this);
   compareDock_->setObjectName("compareDock");

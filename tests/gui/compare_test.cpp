@@ -10,6 +10,7 @@
 #include "app/main_window.h"
 #include "app/playback_bar.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "app/training/model_training.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
@@ -361,7 +362,7 @@ TEST_CASE(
   o.tEnd = 2.0;
   o.integrator.dt = 1e-3;
   o.outputDt = 0.005;
-  window.runSimulation(o);
+  window.runs()->runSimulation(o);
   auto* doc = window.document();
   REQUIRE(waitFor([&] { return doc->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},

@@ -7,6 +7,7 @@
 #include "app/form_dialog.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "engine/model/spec_build.h"
@@ -99,7 +100,7 @@ const mbdrom::app::RunEntry& simulateRun(MainWindow& w, double tEnd) {
   options.integrator.tolerance = 1e-9;
   options.loadCase = w.model()->findLoadCase("free");
   const std::size_t before = w.document()->runs().size();
-  w.runSimulation(options);
+  w.runs()->runSimulation(options);
   REQUIRE(waitFor([&] { return w.document()->runs().size() > before && w.document()->runs().back().samples; },
                   60000));
   return w.document()->runs().back();

@@ -8,6 +8,7 @@
 #include "app/form_dialog.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
@@ -178,7 +179,7 @@ TEST_CASE(
   options.outputDt = 0.01;
   options.integrator.tolerance = 1e-8;
   options.loadCase = window.model()->findLoadCase("free");
-  window.runSimulation(options);
+  window.runs()->runSimulation(options);
   REQUIRE(waitFor(
       [&] { return !window.document()->runs().empty() && window.document()->runs().back().samples; }, 60000));
   const auto& run = window.document()->runs().back();
@@ -491,7 +492,7 @@ TEST_CASE("user guide screenshots of a first mechanism built from nothing", "[.d
   options.tEnd = 3.0;
   options.outputDt = 0.01;
   options.loadCase = window.model()->findLoadCase("free");
-  window.runSimulation(options);
+  window.runs()->runSimulation(options);
   REQUIRE(waitFor([&] { return !window.document()->runs().empty() && window.hasPlayback(); }, 60000));
   waitFor([] { return false; }, 1200);
   shoot("first_playing.png");

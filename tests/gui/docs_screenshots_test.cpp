@@ -12,6 +12,7 @@
 #include "app/main_window.h"
 #include "app/models_panel.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "app/training/model_training.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
@@ -126,7 +127,7 @@ TEST_CASE("user guide screenshots of the MacPherson workflow", "[.docs]") {
   o.tEnd = 4.0;
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;
-  window.runSimulation(o);
+  window.runs()->runSimulation(o);
   REQUIRE(
       waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
 

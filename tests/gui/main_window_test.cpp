@@ -2,6 +2,7 @@
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "gui_helpers.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
@@ -171,7 +172,7 @@ TEST_CASE("a simulation runs on the worker thread and its motion plays in the 3D
   options.tEnd = 1.0;
   options.outputDt = 0.01;
   options.integrator.dt = 1e-3;
-  window.runSimulation(options);
+  window.runs()->runSimulation(options);
   REQUIRE(waitFor([&] { return window.hasPlayback(); }, 30000));
   CHECK(window.isPlaying());
   // The wheel moves up and down: frames a fraction of a period apart differ.
@@ -385,10 +386,36 @@ TEST_CASE("the File menu holds the project files' and the exports' entries, enab
   CHECK(texts(exportMenu) == QStringList{"3D View as &PNG...", "&Animation (video or PNG frames)...",
                                          "Selected Run as &CSV...", "Selected Run as Para&View Series...",
                                          "Comparison &Report (HTML)...", "&Plot"});
+  // The analyses, reference runs and training methods in their menus, in order.
+  const auto menuNamed = [&](const QString& title) -> QMenu* {
+    for (QAction* a : window.menuBar()->actions())
+      if (a->text() == title) return a->menu();
+    return nullptr;
+  };
+  const auto inOrder = [&](const QStringList& have, const QStringList& want) {
+    qsizetype at = 0;
+    for (const QString& w : want) {
+      at = have.indexOf(w, at);
+      if (at < 0) return false;
+    }
+    return true;
+  };
+  REQUIRE(menuNamed("&Model"));
+  CHECK(inOrder(texts(menuNamed("&Model")), {"Mechanism &Information", "&Assemble", "Check &Mobility",
+                                             "&Static Equilibrium", "Linearised M&odes"}));
+  REQUIRE(menuNamed("&Simulate"));
+  CHECK(inOrder(texts(menuNamed("&Simulate")),
+                {"&Run Reference Simulation...", "Run S&weep...", "&Play / Pause", "&Cancel Running Job"}));
+  REQUIRE(menuNamed("&Train"));
+  CHECK(texts(menuNamed("&Train")).size() >= 5);
+  for (const QAction* a : menuNamed("&Model")->actions())
+    if (a->text() == "Check &Mobility") CHECK_FALSE(a->isEnabled());
   CHECK_FALSE(save->isEnabled());
   REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/duffing.json"))));
   CHECK(save->isEnabled());
+  for (const QAction* a : menuNamed("&Model")->actions())
+    if (a->text() == "Check &Mobility") CHECK(a->isEnabled());
   // With MBDROM_SCREENSHOT_DIR set: the File menu and its Export submenu open, as a user sees them.
   if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
     file->popup(window.mapToGlobal(QPoint(10, 30)));

@@ -9,6 +9,7 @@
 #include "app/main_window.h"
 #include "app/models_panel.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "app/runs_panel.h"
 #include "app/stop_signal_notifier.h"
 #include "app/training/model_training.h"
@@ -139,7 +140,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   CHECK(window.analysisPanel()->shownDof() == 1);
 
   // A reference run to completion joins the project.
-  window.runSimulation(trainRun(*window.model(), 0.5));
+  window.runs()->runSimulation(trainRun(*window.model(), 0.5));
   REQUIRE(waitFor([&] { return doc->runs().size() == 1; }, 60000));
   CHECK(doc->runs()[0].record.status == "completed");
   CHECK(doc->runs()[0].samples->size() == 51);
@@ -162,7 +163,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   }
 
   // A second, long one is cancelled: its partial run is kept.
-  window.runSimulation(trainRun(*window.model(), 600.0));
+  window.runs()->runSimulation(trainRun(*window.model(), 600.0));
   REQUIRE(waitFor([&] { return window.jobRunner()->busy(); }, 10000));
   waitFor([] { return false; }, 300);
   window.jobRunner()->cancel();
@@ -272,7 +273,7 @@ TEST_CASE("a sweep from the Simulate menu adds one run per case") {
   window.show();
   REQUIRE(window.files()->openModel(kMacPherson));
   mbdrom::RunOptions base = trainRun(*window.model(), 0.2);
-  window.runSweep(base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}));
+  window.runs()->runSweep(base, mbdrom::sweepGrid({0.5, 1.0}, {1.0}));
   REQUIRE(waitFor([&] { return window.document()->runs().size() == 2; }, 60000));
   for (const auto& run : window.document()->runs()) {
     CHECK(run.record.status == "completed");

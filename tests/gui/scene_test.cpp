@@ -8,6 +8,7 @@
 #include "app/playback_bar.h"
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
+#include "app/runs/reference_runs.h"
 #include "app/runs_panel.h"
 #include "app/viewport.h"
 #include "engine/data/trajectory_csv.h"
@@ -67,7 +68,7 @@ struct PlayingWindow {
     options.tEnd = 0.6;
     options.outputDt = 0.01;
     options.integrator.dt = 1e-3;
-    window.runSimulation(options);
+    window.runs()->runSimulation(options);
     REQUIRE(waitFor([&] { return window.hasPlayback() && !window.jobRunner()->busy(); }, 60000));
     REQUIRE(waitFor([&] { return window.sceneView()->framesRendered() > 2; }));
   }

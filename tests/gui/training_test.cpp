@@ -9,6 +9,7 @@
 #include "app/main_window.h"
 #include "app/models_panel.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "app/train_dialog.h"
 #include "app/training/model_training.h"
 #include "app/training_panel.h"
@@ -495,7 +496,7 @@ TEST_CASE("SINDy from the Train menu identifies the Duffing oscillator's unknown
   o.tEnd = 20.0;
   o.integrator.dt = 1e-3;
   o.outputDt = 0.01;
-  window.runSimulation(o);
+  window.runs()->runSimulation(o);
   REQUIRE(
       waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
   REQUIRE(window.training()->trainAction("sindy")->isEnabled());

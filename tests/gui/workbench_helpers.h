@@ -6,6 +6,7 @@
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
+#include "app/runs/reference_runs.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
 #include "gui_helpers.h"
@@ -43,7 +44,7 @@ inline void openWithRun(app::MainWindow& window, double tEnd, const QString& mod
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
   o.outputDt = outputDt;
-  window.runSimulation(o);
+  window.runs()->runSimulation(o);
   REQUIRE(
       waitFor([&] { return window.document()->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
 }

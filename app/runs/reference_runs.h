@@ -1,0 +1,81 @@
+#pragma once
+// Reference runs of the full model (Simulate menu): a run asked for in a dialog (load case, span,
+// stepping, the integrator it will get and why, an accuracy check), sweeps and designs of
+// experiments on both cores; every run that computed something joins the project, failed and
+// cancelled ones with their samples.
+
+#include "engine/dynamics/integrator_method.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+class QAction;
+class QMenu;
+class QWidget;
+
+namespace mbdrom {
+struct ExperimentDesign;
+class Model;
+struct RunOptions;
+struct SweepCase;
+class TrajectoryRecorder;
+}  // namespace mbdrom
+
+namespace mbdrom::widgets {
+class LogView;
+}
+
+namespace mbdrom::app {
+
+class JobRunner;
+class ProjectDocument;
+
+class ReferenceRuns : public QObject {
+  Q_OBJECT
+ public:
+  /// Dialogs open over `window`.
+  ReferenceRuns(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log);
+
+  /// Adds Run Reference Simulation and Run Sweep to `menu`.
+  void addToMenu(QMenu* menu);
+  /// The actions enabled when a project is open.
+  void enableForProject(bool open);
+
+  /// Runs the full model on the worker thread; when it ends (also cancelled or failed, with the
+  /// samples computed so far) the run joins the project (runAdded). `checkAccuracy`: run again
+  /// tighter afterwards and log the difference. Returns the job id.
+  int runSimulation(const RunOptions& options, bool checkAccuracy = false);
+  /// Runs a sweep (one run per case, both cores); every finished run joins the project, then
+  /// `onRunsAdded` (if given) gets the indices of the new runs.
+  int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
+               std::function<void(const std::vector<int>&)> onRunsAdded = {});
+  /// Runs every row of a design of experiments (engine/experiments) on both cores; each finished
+  /// run joins the project with the mechanism it ran on. Returns the job's id.
+  int runDesign(const RunOptions& base, const ExperimentDesign& design);
+  /// Adds a run of `model` under `options` (`method`: the integrator that ran) to the project.
+  void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
+                      const RunOptions& options, IntegratorMethod method,
+                      const std::shared_ptr<const TrajectoryRecorder>& recorder);
+
+ signals:
+  /// A reference simulation asked for by runSimulation joined the project as run `index`, its
+  /// mechanism `model`.
+  void simulated(int index, std::shared_ptr<const Model> model);
+
+ private:
+  void runSimulationDialog();
+  void runSweepDialog();
+
+  QWidget* window_;
+  ProjectDocument* doc_;
+  JobRunner* runner_;
+  widgets::LogView* log_;
+  QAction* simulateAction_;
+  QAction* sweepAction_;
+};
+
+}  // namespace mbdrom::app
