@@ -122,15 +122,16 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setCentralWidget(central);
 
   createDocks();
-  files_ = new ProjectFiles(this, doc_, runner_, log_, statusBar());
-  exports_ = new Exports(this, doc_, runner_, log_, viewport_, runsPanel_);
-  analyses_ = new Analyses(this, doc_, runner_, log_, viewport_, analysis_, analysisDock_);
-  runs_ = new ReferenceRuns(this, doc_, runner_, log_);
+  const WorkbenchContext wb{this, doc_, runner_, log_};
+  files_ = new ProjectFiles(wb, statusBar());
+  exports_ = new Exports(wb, viewport_, runsPanel_);
+  analyses_ = new Analyses(wb, viewport_, analysis_, analysisDock_);
+  runs_ = new ReferenceRuns(wb);
   connect(runs_, &ReferenceRuns::simulated, this,
           [this](int index, const std::shared_ptr<const Model>& model) {
             if (model == doc_->model()) playRun(index);
           });
-  training_ = new ModelTraining(this, doc_, runner_, log_, trainingPanel_, trainingDock_,
+  training_ = new ModelTraining(wb, trainingPanel_, trainingDock_,
                                 [this](const RunOptions& base, const std::vector<SweepCase>& cases,
                                        std::function<void(const std::vector<int>&)> onRunsAdded) {
                                   return runs_->runSweep(base, cases, std::move(onRunsAdded));

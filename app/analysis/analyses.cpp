@@ -18,6 +18,7 @@
 
 #include <QAction>
 #include <QDockWidget>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 
@@ -25,13 +26,10 @@
 
 namespace mbdrom::app {
 
-Analyses::Analyses(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
-                   Viewport* viewport, widgets::AnalysisPanel* panel, QDockWidget* dock)
-    : QObject(window),
-      window_(window),
-      doc_(doc),
-      runner_(runner),
-      log_(log),
+Analyses::Analyses(const WorkbenchContext& wb, Viewport* viewport, widgets::AnalysisPanel* panel,
+                   QDockWidget* dock)
+    : QObject(wb.window),
+      wb_(wb),
       viewport_(viewport),
       panel_(panel),
       dock_(dock),
@@ -68,7 +66,7 @@ void Analyses::enableForProject(bool open) {
 }
 
 void Analyses::showMechanismInfo() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
   const MobilityReport r = analyzeMobility(*model, model->q0());
   QString text = tr("<b>%1</b><br>mechanism hash %2<br><br>"
@@ -84,27 +82,27 @@ void Analyses::showMechanismInfo() {
   for (const auto& label : r.redundantLabels)
     text += "<br>&nbsp;&nbsp;" + QString::fromStdString(label).toHtmlEscaped();
   if (r.dof == 0) text += tr("<br><br><b>The mechanism is locked (0 degrees of freedom).</b>");
-  showMessageBox(window_, QMessageBox::Information, tr("Mechanism information"), text);
+  showMessageBox(wb_.window, QMessageBox::Information, tr("Mechanism information"), text);
 }
 
 void Analyses::checkMobility() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
   const MobilityReport r = analyzeMobility(*model, model->q0());
   panel_->showMobility(r, QString::fromStdString(model->spec().name));
   dock_->show();
   dock_->raise();
-  log_->info(tr("Mobility: %1 degree(s) of freedom, %2 redundant constraint(s)")
-                 .arg(r.dof)
-                 .arg(r.redundantRows.size()));
+  wb_.log->info(tr("Mobility: %1 degree(s) of freedom, %2 redundant constraint(s)")
+                    .arg(r.dof)
+                    .arg(r.redundantRows.size()));
 }
 
 void Analyses::runAssembly() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
   auto q = std::make_shared<Eigen::VectorXd>();
   auto residual = std::make_shared<double>(0.0);
-  runner_->submit(
+  wb_.runner->submit(
       tr("Assemble %1").arg(QString::fromStdString(model->spec().name)),
       [model, q, residual](Monitor&) {
         const AssemblyResult a = assemblePositions(*model, model->q0());
@@ -113,26 +111,26 @@ void Analyses::runAssembly() {
       },
       [this, model, q, residual](JobRunner::Outcome outcome, const QString& message) {
         if (outcome == JobRunner::Outcome::Failed) warn(tr("Assembly failed"), message);
-        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
+        if (outcome != JobRunner::Outcome::Succeeded || model != wb_.doc->model()) return;
         viewport_->scene()->updateConfiguration(*model, *q);
-        log_->info(tr("Assembled: max |Φ| = %1").arg(*residual, 0, 'g', 3));
+        wb_.log->info(tr("Assembled: max |Φ| = %1").arg(*residual, 0, 'g', 3));
       });
 }
 
 void Analyses::runStatics() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
   const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
   auto result = std::make_shared<StaticsResult>();
   const QString caseName = loadCaseName(*model, loadCase);
-  runner_->submit(
+  wb_.runner->submit(
       tr("Static equilibrium (%1)").arg(caseName),
       [model, loadCase, result](Monitor& monitor) {
         *result = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
       },
       [this, model, result, caseName](JobRunner::Outcome outcome, const QString& message) {
         if (outcome == JobRunner::Outcome::Failed) warn(tr("Static equilibrium failed"), message);
-        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
+        if (outcome != JobRunner::Outcome::Succeeded || model != wb_.doc->model()) return;
         viewport_->playback()->pause();
         viewport_->scene()->updateConfiguration(*model, result->q);
         panel_->showStatics(*result, caseName);
@@ -141,13 +139,13 @@ void Analyses::runStatics() {
 }
 
 void Analyses::runModes() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
   const int loadCase = model->spec().loadCases.empty() ? -1 : 0;
   auto statics = std::make_shared<StaticsResult>();
   auto result = std::make_shared<ModesResult>();
   const QString caseName = loadCaseName(*model, loadCase);
-  runner_->submit(
+  wb_.runner->submit(
       tr("Linearised modes (%1)").arg(caseName),
       [model, loadCase, statics, result](Monitor& monitor) {
         *statics = solveStatics(*model, loadCase, model->q0(), {}, &monitor);
@@ -155,7 +153,7 @@ void Analyses::runModes() {
       },
       [this, model, statics, result, caseName](JobRunner::Outcome outcome, const QString& message) {
         if (outcome == JobRunner::Outcome::Failed) warn(tr("Modes failed"), message);
-        if (outcome != JobRunner::Outcome::Succeeded || model != doc_->model()) return;
+        if (outcome != JobRunner::Outcome::Succeeded || model != wb_.doc->model()) return;
         // Kept for the animation of a picked mode.
         modeShapes_ = result;
         modeEquilibrium_ = std::make_shared<Eigen::VectorXd>(statics->q);
@@ -165,7 +163,7 @@ void Analyses::runModes() {
 }
 
 void Analyses::animateMode(int index) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model || !modeShapes_ || !modeEquilibrium_ || index < 0 ||
       static_cast<std::size_t>(index) >= modeShapes_->modes.size())
     return;
@@ -180,11 +178,11 @@ void Analyses::animateMode(int index) {
     motion->q.push_back(*modeEquilibrium_ + 0.03 * std::sin(2.0 * M_PI * 0.8 * t) * mode.shape);
   }
   viewport_->play(model, motion);
-  log_->info(tr("Animating mode %1 (%2 Hz)").arg(index + 1).arg(mode.frequency, 0, 'g', 5));
+  wb_.log->info(tr("Animating mode %1 (%2 Hz)").arg(index + 1).arg(mode.frequency, 0, 'g', 5));
 }
 
 void Analyses::warn(const QString& title, const QString& text) {
-  showMessageBox(window_, QMessageBox::Warning, title, text);
+  showMessageBox(wb_.window, QMessageBox::Warning, title, text);
 }
 
 }  // namespace mbdrom::app

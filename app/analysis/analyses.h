@@ -4,6 +4,8 @@
 // worker thread, and a mode picked in the dock is animated.
 
 #include <Eigen/Core>
+#include "app/workbench_context.h"
+
 #include <QObject>
 
 #include <memory>
@@ -19,22 +21,18 @@ struct ModesResult;
 
 namespace mbdrom::widgets {
 class AnalysisPanel;
-class LogView;
 class SceneView;
 }  // namespace mbdrom::widgets
 
 namespace mbdrom::app {
 
-class JobRunner;
-class ProjectDocument;
 class Viewport;
 
 class Analyses : public QObject {
   Q_OBJECT
  public:
-  /// Results go to `panel` in `dock`, configurations to `viewport`'s scene; messages over `window`.
-  Analyses(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
-           Viewport* viewport, widgets::AnalysisPanel* panel, QDockWidget* dock);
+  /// Results go to `panel` in `dock`, configurations to `viewport`'s scene; messages over the window of `wb`.
+  Analyses(const WorkbenchContext& wb, Viewport* viewport, widgets::AnalysisPanel* panel, QDockWidget* dock);
 
   /// Adds Mechanism Information, Assemble, Check Mobility, Static Equilibrium and Linearised
   /// Modes to `menu`.
@@ -53,10 +51,7 @@ class Analyses : public QObject {
   void animateMode(int index);
   void warn(const QString& title, const QString& text);
 
-  QWidget* window_;
-  ProjectDocument* doc_;
-  JobRunner* runner_;
-  widgets::LogView* log_;
+  WorkbenchContext wb_;
   Viewport* viewport_;
   widgets::AnalysisPanel* panel_;
   QDockWidget* dock_;

@@ -16,6 +16,7 @@
 #include <QAction>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 #include <QProgressDialog>
@@ -24,16 +25,12 @@
 
 namespace mbdrom::app {
 
-Exports::Exports(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
-                 Viewport* viewport, RunsPanel* runs)
-    : QObject(window),
-      window_(window),
-      doc_(doc),
-      runner_(runner),
-      log_(log),
+Exports::Exports(const WorkbenchContext& wb, Viewport* viewport, RunsPanel* runs)
+    : QObject(wb.window),
+      wb_(wb),
       viewport_(viewport),
       runs_(runs),
-      menu_(new QMenu(tr("&Export"), window)) {
+      menu_(new QMenu(tr("&Export"), wb.window)) {
   connect(menu_->addAction(tr("3D View as &PNG...")), &QAction::triggered, this, &Exports::exportView);
   connect(menu_->addAction(tr("&Animation (video or PNG frames)...")), &QAction::triggered, this,
           &Exports::exportAnimation);
@@ -44,24 +41,24 @@ Exports::Exports(QWidget* window, ProjectDocument* doc, JobRunner* runner, widge
 }
 
 void Exports::exportModel(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
-  const QString name = QString::fromStdString(doc_->models()[static_cast<std::size_t>(index)].record.name);
-  const QString path = QFileDialog::getSaveFileName(window_, tr("Export Trained Model"), name + ".json",
+  if (index < 0 || static_cast<std::size_t>(index) >= wb_.doc->models().size()) return;
+  const QString name = QString::fromStdString(wb_.doc->models()[static_cast<std::size_t>(index)].record.name);
+  const QString path = QFileDialog::getSaveFileName(wb_.window, tr("Export Trained Model"), name + ".json",
                                                     tr("Trained models (*.json)"));
   if (path.isEmpty()) return;
   try {
-    doc_->exportModel(index, path);
-    log_->info(tr("Model \"%1\" exported to %2").arg(name, path));
+    wb_.doc->exportModel(index, path);
+    wb_.log->info(tr("Model \"%1\" exported to %2").arg(name, path));
   } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
+    wb_.log->error(QString::fromStdString(e.what()));
     showMessage(true, tr("Export Model"), QString::fromStdString(e.what()));
   }
 }
 
 void Exports::exportFmu(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
-  const ModelEntry& entry = doc_->models()[static_cast<std::size_t>(index)];
-  const std::shared_ptr<const Model> model = doc_->model();
+  if (index < 0 || static_cast<std::size_t>(index) >= wb_.doc->models().size()) return;
+  const ModelEntry& entry = wb_.doc->models()[static_cast<std::size_t>(index)];
+  const std::shared_ptr<const Model> model = wb_.doc->model();
   const std::shared_ptr<const ReducedModel> rom = entry.rom;
   const QString name = QString::fromStdString(entry.record.name);
   if (!model || !rom) {
@@ -79,7 +76,7 @@ void Exports::exportFmu(int index) {
   }
   QStringList markers;
   for (const CompiledMarker& m : model->markers()) markers << QString::fromStdString(m.name);
-  auto* d = new FormDialog(tr("Export FMU"), "fmuDialog", window_);
+  auto* d = new FormDialog(tr("Export FMU"), "fmuDialog", wb_.window);
   d->setAttribute(Qt::WA_DeleteOnClose);
   d->addChoice("loadCase", tr("Load case (inputs)"), cases, cases.front());
   d->addText("outputs", tr("Output points"), markers.join(", "));
@@ -101,12 +98,12 @@ void Exports::exportFmu(int index) {
     } catch (const Error& e) {
       return QString::fromStdString(e.what());
     }
-    const QString path =
-        QFileDialog::getSaveFileName(window_, tr("Export FMU"), name + ".fmu", tr("FMUs (FMI 2.0) (*.fmu)"));
+    const QString path = QFileDialog::getSaveFileName(wb_.window, tr("Export FMU"), name + ".fmu",
+                                                      tr("FMUs (FMI 2.0) (*.fmu)"));
     if (path.isEmpty()) return QString(FormDialog::kFieldError);
     options.identifier = cIdentifierFrom(QFileInfo(path).completeBaseName().toStdString());
     auto result = std::make_shared<FmuExport>();
-    runner_->submit(
+    wb_.runner->submit(
         tr("Export FMU %1").arg(QFileInfo(path).fileName()),
         [model, rom, options, path, result](Monitor& monitor) {
           // Cancel stops the C compiler too.
@@ -115,7 +112,7 @@ void Exports::exportFmu(int index) {
         },
         [this, path, result](JobRunner::Outcome outcome, const QString& message) {
           if (outcome == JobRunner::Outcome::Failed) {
-            log_->error(message);
+            wb_.log->error(message);
             showMessage(true, tr("Export FMU"), message);
             return;
           }
@@ -127,11 +124,11 @@ void Exports::exportFmu(int index) {
                                    .arg(result->model.dt)
                                    .arg(QString::fromStdString(result->note));
           if (result->binary && result->windowsFailure.empty()) {
-            log_->info(text);
+            wb_.log->info(text);
           } else if (result->binary) {
-            log_->warning(text);  // MinGW-w64 is installed but built no Windows DLL: the note says why
+            wb_.log->warning(text);  // MinGW-w64 is installed but built no Windows DLL: the note says why
           } else {
-            log_->warning(text);
+            wb_.log->warning(text);
             showMessage(true, tr("Export FMU"), text);
           }
         });
@@ -142,13 +139,13 @@ void Exports::exportFmu(int index) {
 
 void Exports::exportView() {
   const QString path =
-      QFileDialog::getSaveFileName(window_, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
+      QFileDialog::getSaveFileName(wb_.window, tr("Export 3D View"), "view.png", tr("PNG images (*.png)"));
   if (path.isEmpty()) return;
   const QString error = viewport_->saveScreenshot(path);
   if (!error.isEmpty())
     showMessage(true, tr("Export 3D View"), error);
   else
-    log_->info(tr("3D view saved to %1").arg(path));
+    wb_.log->info(tr("3D view saved to %1").arg(path));
 }
 
 void Exports::exportAnimation() {
@@ -158,11 +155,11 @@ void Exports::exportAnimation() {
   }
   QString filter;
   const QString path =
-      QFileDialog::getSaveFileName(window_, tr("Export Animation"), "animation.ogv",
+      QFileDialog::getSaveFileName(wb_.window, tr("Export Animation"), "animation.ogv",
                                    tr("Ogg Theora video (*.ogv);;Folder of PNG frames (*)"), &filter);
   if (path.isEmpty()) return;
   auto* progress = new QProgressDialog(tr("Exporting %1...").arg(QFileInfo(path).fileName()), tr("Cancel"), 0,
-                                       100, window_);
+                                       100, wb_.window);
   progress->setWindowModality(Qt::WindowModal);
   progress->setAttribute(Qt::WA_DeleteOnClose);
   progress->setMinimumDuration(300);
@@ -175,9 +172,9 @@ void Exports::exportAnimation() {
       viewport_->startAnimationExport(path, 25.0, [this, path, progress](const QString& result) {
         progress->close();
         if (result.isEmpty())
-          log_->info(tr("Animation saved to %1").arg(path));
+          wb_.log->info(tr("Animation saved to %1").arg(path));
         else if (result == tr("cancelled"))
-          log_->warning(tr("Animation export cancelled; nothing was written"));
+          wb_.log->warning(tr("Animation export cancelled; nothing was written"));
         else
           showMessage(true, tr("Export Animation"), result);
       });
@@ -189,26 +186,26 @@ void Exports::exportAnimation() {
 
 void Exports::exportRun(bool paraview) {
   int index = runs_->currentRun();
-  if (index < 0) index = static_cast<int>(doc_->runs().size()) - 1;
+  if (index < 0) index = static_cast<int>(wb_.doc->runs().size()) - 1;
   if (index < 0) {
     showMessage(false, tr("Export Run"), tr("The project has no runs yet."));
     return;
   }
-  const RunEntry& run = doc_->runs()[static_cast<std::size_t>(index)];
+  const RunEntry& run = wb_.doc->runs()[static_cast<std::size_t>(index)];
   const QString name = QString::fromStdString(run.record.name);
   try {
     if (!paraview) {
-      const QString path = QFileDialog::getSaveFileName(window_, tr("Export Run as CSV"), name + ".csv",
+      const QString path = QFileDialog::getSaveFileName(wb_.window, tr("Export Run as CSV"), name + ".csv",
                                                         tr("CSV files (*.csv)"));
       if (path.isEmpty()) return;
-      doc_->exportRun(index, path);
-      log_->info(tr("Run \"%1\" saved to %2").arg(name, path));
+      wb_.doc->exportRun(index, path);
+      wb_.log->info(tr("Run \"%1\" saved to %2").arg(name, path));
       return;
     }
-    const QString dir = QFileDialog::getSaveFileName(window_, tr("Export Run as ParaView Series (folder)"),
+    const QString dir = QFileDialog::getSaveFileName(wb_.window, tr("Export Run as ParaView Series (folder)"),
                                                      name, tr("Folder (*)"));
     if (dir.isEmpty()) return;
-    const RunMotion motion = doc_->runMotion(index);
+    const RunMotion motion = wb_.doc->runMotion(index);
     Eigen::VectorXd t(static_cast<Eigen::Index>(motion.t.size()));
     Eigen::MatrixXd q(run.model->nq(), static_cast<Eigen::Index>(motion.q.size()));
     for (std::size_t k = 0; k < motion.q.size(); ++k) {
@@ -216,18 +213,18 @@ void Exports::exportRun(bool paraview) {
       q.col(static_cast<Eigen::Index>(k)) = motion.q[k];
     }
     const ParaviewExportResult result = exportParaview(*run.model, t, q, dir.toStdString());
-    log_->info(tr("Run \"%1\": %2 frames written to %3")
-                   .arg(name)
-                   .arg(result.frames)
-                   .arg(QString::fromStdString(result.collection)));
-    for (const std::string& note : result.notes) log_->warning(QString::fromStdString(note));
+    wb_.log->info(tr("Run \"%1\": %2 frames written to %3")
+                      .arg(name)
+                      .arg(result.frames)
+                      .arg(QString::fromStdString(result.collection)));
+    for (const std::string& note : result.notes) wb_.log->warning(QString::fromStdString(note));
   } catch (const Error& e) {
     showMessage(true, tr("Export Run"), QString::fromStdString(e.what()));
   }
 }
 
 void Exports::showMessage(bool warning, const QString& title, const QString& text) {
-  showMessageBox(window_, warning ? QMessageBox::Warning : QMessageBox::Information, title, text);
+  showMessageBox(wb_.window, warning ? QMessageBox::Warning : QMessageBox::Information, title, text);
 }
 
 }  // namespace mbdrom::app

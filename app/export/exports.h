@@ -3,6 +3,8 @@
 // as a ParaView series) and a trained model as its file or as an FMU (Models dock), each asked
 // for in a dialog; the FMU is built on the worker thread.
 
+#include "app/workbench_context.h"
+
 #include <QObject>
 #include <QString>
 
@@ -10,23 +12,16 @@ class QAction;
 class QMenu;
 class QWidget;
 
-namespace mbdrom::widgets {
-class LogView;
-}
-
 namespace mbdrom::app {
 
-class JobRunner;
-class ProjectDocument;
 class RunsPanel;
 class Viewport;
 
 class Exports : public QObject {
   Q_OBJECT
  public:
-  /// Dialogs open over `window`; the selected run is `runs`' current one (else the last).
-  Exports(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log, Viewport* viewport,
-          RunsPanel* runs);
+  /// Dialogs open over `wb`'s window; the selected run is `runs`' current one (else the last).
+  Exports(const WorkbenchContext& wb, Viewport* viewport, RunsPanel* runs);
 
   /// File ▸ Export (others add their entries: the comparison report, the plots).
   QMenu* menu() const { return menu_; }
@@ -43,10 +38,7 @@ class Exports : public QObject {
   void exportRun(bool paraview);
   void showMessage(bool warning, const QString& title, const QString& text);
 
-  QWidget* window_;
-  ProjectDocument* doc_;
-  JobRunner* runner_;
-  widgets::LogView* log_;
+  WorkbenchContext wb_;
   Viewport* viewport_;
   RunsPanel* runs_;
   QMenu* menu_;

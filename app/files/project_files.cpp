@@ -21,6 +21,7 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 #include <QSettings>
@@ -36,15 +37,11 @@ constexpr int kMaxRecent = 10;
 
 }  // namespace
 
-ProjectFiles::ProjectFiles(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
-                           QStatusBar* status)
-    : QObject(window),
-      window_(window),
-      doc_(doc),
-      runner_(runner),
-      log_(log),
+ProjectFiles::ProjectFiles(const WorkbenchContext& wb, QStatusBar* status)
+    : QObject(wb.window),
+      wb_(wb),
       status_(status),
-      autosave_(new Autosave(doc, log, status, this)),
+      autosave_(new Autosave(wb.doc, wb.log, status, this)),
       newProjectAction_(new QAction(tr("&New Project"), this)),
       openModelAction_(new QAction(tr("New Project from &Model File..."), this)),
       openProjectAction_(new QAction(tr("&Open Project..."), this)),
@@ -98,9 +95,9 @@ void ProjectFiles::enableForProject(bool open) {
 
 void ProjectFiles::newProject() {
   if (!maybeSave()) return;
-  doc_->newFromSpec(emptyMechanism("untitled"), QString());
+  wb_.doc->newFromSpec(emptyMechanism("untitled"), QString());
   autosave_->remove();
-  log_->info(
+  wb_.log->info(
       tr("New project: an empty mechanism with gravity along -z and the load case \"free\". Add points "
          "(Edit ▸ Add Point, or click the work plane), make bodies from them, then join the bodies."));
 }
@@ -161,10 +158,11 @@ QString ProjectFiles::examplesDir() {
 // ---------------------------------------------------------------- open, save, close
 
 bool ProjectFiles::maybeSave() {
-  if (!doc_->isModified()) return true;
-  const auto answer = QMessageBox::warning(
-      window_, tr("Unsaved changes"), tr("\"%1\" has unsaved changes. Save them?").arg(doc_->displayName()),
-      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (!wb_.doc->isModified()) return true;
+  const auto answer =
+      QMessageBox::warning(wb_.window, tr("Unsaved changes"),
+                           tr("\"%1\" has unsaved changes. Save them?").arg(wb_.doc->displayName()),
+                           QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
   if (answer == QMessageBox::Save) return save();
   return answer == QMessageBox::Discard;
 }
@@ -172,31 +170,31 @@ bool ProjectFiles::maybeSave() {
 void ProjectFiles::openModelDialog() {
   if (!maybeSave()) return;
   const QString start =
-      doc_->sourceFile().isEmpty() ? examplesDir() : QFileInfo(doc_->sourceFile()).absolutePath();
-  const QString path = QFileDialog::getOpenFileName(window_, tr("Open Model"), start,
+      wb_.doc->sourceFile().isEmpty() ? examplesDir() : QFileInfo(wb_.doc->sourceFile()).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(wb_.window, tr("Open Model"), start,
                                                     tr("mbdrom models (*.json);;All files (*)"));
   if (!path.isEmpty()) openModel(path);
 }
 
 void ProjectFiles::openProjectDialog() {
   if (!maybeSave()) return;
-  const QString dir = QFileDialog::getExistingDirectory(window_, tr("Open Project"), doc_->directory());
+  const QString dir = QFileDialog::getExistingDirectory(wb_.window, tr("Open Project"), wb_.doc->directory());
   if (!dir.isEmpty()) openProject(dir);
 }
 
 bool ProjectFiles::openModel(const QString& path) {
   if (QFileInfo(path).isDir()) return openProject(path);
   try {
-    doc_->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
+    wb_.doc->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
   } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
+    wb_.log->error(QString::fromStdString(e.what()));
     showMessage(tr("Cannot open model"), QString::fromStdString(e.what()));
     return false;
   }
   autosave_->remove();
   addRecentFile(path);
-  const MobilityReport r = analyzeMobility(*doc_->model(), doc_->model()->q0());
-  log_->info(
+  const MobilityReport r = analyzeMobility(*wb_.doc->model(), wb_.doc->model()->q0());
+  wb_.log->info(
       tr("Opened %1: %2 coordinates, %3 constraints, %4 degree(s) of freedom%5")
           .arg(QFileInfo(path).fileName())
           .arg(r.nq)
@@ -208,65 +206,65 @@ bool ProjectFiles::openModel(const QString& path) {
 
 bool ProjectFiles::openProject(const QString& dir) {
   try {
-    doc_->openProject(dir);
+    wb_.doc->openProject(dir);
   } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
+    wb_.log->error(QString::fromStdString(e.what()));
     showMessage(tr("Cannot open project"), QString::fromStdString(e.what()));
     return false;
   }
   autosave_->remove();
-  addRecentFile(doc_->directory());
-  log_->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(doc_->runs().size()))
-                 .arg(doc_->directory()));
+  addRecentFile(wb_.doc->directory());
+  wb_.log->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(wb_.doc->runs().size()))
+                    .arg(wb_.doc->directory()));
   readPendingModels();
-  if (!doc_->readOnlyReason().isEmpty())
-    log_->warning(
-        tr("Opened read-only: %1. Save As keeps changes in another folder.").arg(doc_->readOnlyReason()));
+  if (!wb_.doc->readOnlyReason().isEmpty())
+    wb_.log->warning(
+        tr("Opened read-only: %1. Save As keeps changes in another folder.").arg(wb_.doc->readOnlyReason()));
   emit projectOpened();
   return true;
 }
 
 void ProjectFiles::readPendingModels() {
-  for (const PendingModelLoad& pending : doc_->pendingModelLoads()) {
+  for (const PendingModelLoad& pending : wb_.doc->pendingModelLoads()) {
     auto rom = std::make_shared<std::shared_ptr<const ReducedModel>>();
     const std::string file = pending.file.toStdString();
-    runner_->submit(
+    wb_.runner->submit(
         tr("Read trained model %1").arg(QFileInfo(pending.file).fileName()),
         [rom, file](Monitor& monitor) { *rom = loadReducedModel(file, monitor); },
         [this, rom, id = pending.id](JobRunner::Outcome outcome, const QString& message) {
-          doc_->finishModelLoad(id, *rom, outcome == JobRunner::Outcome::Failed ? message : QString());
+          wb_.doc->finishModelLoad(id, *rom, outcome == JobRunner::Outcome::Failed ? message : QString());
         });
   }
 }
 
 bool ProjectFiles::saveProject(const QString& dir) {
   try {
-    doc_->saveTo(dir);
+    wb_.doc->saveTo(dir);
   } catch (const Error& e) {
-    log_->error(QString::fromStdString(e.what()));
+    wb_.log->error(QString::fromStdString(e.what()));
     showMessage(tr("Cannot save project"), QString::fromStdString(e.what()));
     return false;
   }
   autosave_->remove();
-  addRecentFile(doc_->directory());
-  for (const QString& note : doc_->saveNotes()) log_->info(note);
-  log_->info(tr("Saved project %1").arg(doc_->directory()));
+  addRecentFile(wb_.doc->directory());
+  for (const QString& note : wb_.doc->saveNotes()) wb_.log->info(note);
+  wb_.log->info(tr("Saved project %1").arg(wb_.doc->directory()));
   status_->showMessage(tr("Saved"), 3000);
   return true;
 }
 
 bool ProjectFiles::save() {
-  if (!doc_->hasModel()) return false;
-  if (doc_->directory().isEmpty()) return saveAsDialog();
-  return saveProject(doc_->directory());
+  if (!wb_.doc->hasModel()) return false;
+  if (wb_.doc->directory().isEmpty()) return saveAsDialog();
+  return saveProject(wb_.doc->directory());
 }
 
 bool ProjectFiles::saveAsDialog() {
-  if (!doc_->hasModel()) return false;
-  const QString start = doc_->directory().isEmpty()
-                            ? QDir::home().filePath(QString::fromStdString(doc_->spec().name))
-                            : doc_->directory();
-  ProjectFolderDialog dialog(window_, tr("Save Project As (a new or empty folder)"), start);
+  if (!wb_.doc->hasModel()) return false;
+  const QString start = wb_.doc->directory().isEmpty()
+                            ? QDir::home().filePath(QString::fromStdString(wb_.doc->spec().name))
+                            : wb_.doc->directory();
+  ProjectFolderDialog dialog(wb_.window, tr("Save Project As (a new or empty folder)"), start);
   if (dialog.exec() != QDialog::Accepted || dialog.folder().isEmpty()) return false;
   const QString dir = dialog.folder();
   const QDir target(dir);
@@ -280,7 +278,7 @@ bool ProjectFiles::saveAsDialog() {
 
 void ProjectFiles::closeProject() {
   if (!maybeSave()) return;
-  doc_->close();
+  wb_.doc->close();
   autosave_->remove();
 }
 
@@ -289,7 +287,7 @@ bool ProjectFiles::recoverAutosave(bool ask) {
   if (left.dir.isEmpty()) return false;
   if (ask) {
     const auto answer = QMessageBox::question(
-        window_, tr("Recover unsaved work"),
+        wb_.window, tr("Recover unsaved work"),
         tr("mbdrom stopped with unsaved changes to %1 (autosaved %2). Recover them?")
             .arg(left.origin.isEmpty() ? tr("an untitled project") : left.origin,
                  QFileInfo(left.dir + "/project/project.json").lastModified().toString(Qt::ISODate)),
@@ -299,13 +297,13 @@ bool ProjectFiles::recoverAutosave(bool ask) {
   }
   if (!openProject(left.dir + "/project")) return false;
   autosave_->markRecovered(left);
-  doc_->markRecovered(left.origin);
-  log_->warning(tr("Recovered unsaved work from %1; save it to keep it").arg(left.dir));
+  wb_.doc->markRecovered(left.origin);
+  wb_.log->warning(tr("Recovered unsaved work from %1; save it to keep it").arg(left.dir));
   return true;
 }
 
 void ProjectFiles::showMessage(const QString& title, const QString& text) {
-  showMessageBox(window_, QMessageBox::Warning, title, text);
+  showMessageBox(wb_.window, QMessageBox::Warning, title, text);
 }
 
 }  // namespace mbdrom::app

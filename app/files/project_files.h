@@ -3,6 +3,8 @@
 // recent list and the bundled examples, with their actions and the File menu's entries; the
 // autosave (Autosave) and the recovery of a session that did not end cleanly.
 
+#include "app/workbench_context.h"
+
 #include <QObject>
 #include <QString>
 #include <QStringList>
@@ -12,22 +14,16 @@ class QMenu;
 class QStatusBar;
 class QWidget;
 
-namespace mbdrom::widgets {
-class LogView;
-}
-
 namespace mbdrom::app {
 
 class Autosave;
-class JobRunner;
-class ProjectDocument;
 
 class ProjectFiles : public QObject {
   Q_OBJECT
  public:
-  /// Dialogs open over `window`; trained models of an opened project are read on `runner`.
-  ProjectFiles(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
-               QStatusBar* status);
+  /// Dialogs open over `wb`'s window; trained models of an opened project are read on its runner;
+  /// `status` shows "Saved" and "Autosaved".
+  ProjectFiles(const WorkbenchContext& wb, QStatusBar* status);
 
   /// Adds New Project, New Project from Model File, Open Project, New Project from Example,
   /// Open Recent, Save Project, Save Project As and Close Project to `menu`.
@@ -77,10 +73,7 @@ class ProjectFiles : public QObject {
   void readPendingModels();
   void showMessage(const QString& title, const QString& text);
 
-  QWidget* window_;
-  ProjectDocument* doc_;
-  JobRunner* runner_;
-  widgets::LogView* log_;
+  WorkbenchContext wb_;
   QStatusBar* status_;
   Autosave* autosave_;
   QAction* newProjectAction_;

@@ -25,6 +25,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QMainWindow>
 #include <QMenu>
 #include <QMessageBox>
 
@@ -46,12 +47,9 @@ class ForwardingSink : public TrajectorySink {
 
 }  // namespace
 
-ReferenceRuns::ReferenceRuns(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log)
-    : QObject(window),
-      window_(window),
-      doc_(doc),
-      runner_(runner),
-      log_(log),
+ReferenceRuns::ReferenceRuns(const WorkbenchContext& wb)
+    : QObject(wb.window),
+      wb_(wb),
       simulateAction_(new QAction(tr("&Run Reference Simulation..."), this)),
       sweepAction_(new QAction(tr("Run S&weep..."), this)) {
   simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
@@ -72,9 +70,9 @@ void ReferenceRuns::enableForProject(bool open) {
 }
 
 void ReferenceRuns::runSimulationDialog() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
-  QDialog dialog(window_);
+  QDialog dialog(wb_.window);
   dialog.setObjectName("simulationDialog");
   dialog.setWindowTitle(tr("Run Reference Simulation"));
   auto* form = new QFormLayout(&dialog);
@@ -133,11 +131,11 @@ void ReferenceRuns::runSimulationDialog() {
   options.loadCase = loadCase->currentData().toInt();
   options.tEnd = tEnd->value();
   if (const QString problem = stepping->apply(options); !problem.isEmpty()) {
-    QMessageBox::warning(window_, tr("Run Reference Simulation"), problem);
+    QMessageBox::warning(wb_.window, tr("Run Reference Simulation"), problem);
     return;
   }
   if (check->isChecked() && !(options.outputDt > 0.0)) {
-    QMessageBox::warning(window_, tr("Run Reference Simulation"),
+    QMessageBox::warning(wb_.window, tr("Run Reference Simulation"),
                          tr("The accuracy check compares the samples at the output times: give an output "
                             "interval."));
     return;
@@ -149,7 +147,7 @@ void ReferenceRuns::addFinishedRun(const std::shared_ptr<const Model>& model, co
                                    const RunOptions& options, IntegratorMethod method,
                                    const std::shared_ptr<const TrajectoryRecorder>& recorder) {
   RunEntry run;
-  run.record.name = doc_->uniqueRunName(name).toStdString();
+  run.record.name = wb_.doc->uniqueRunName(name).toStdString();
   run.record.loadCase = recorder->info().loadCase;
   run.record.tEnd = options.tEnd;
   run.record.tReached = recorder->samples().empty() ? 0.0 : recorder->samples().back().t;
@@ -164,11 +162,11 @@ void ReferenceRuns::addFinishedRun(const std::shared_ptr<const Model>& model, co
   run.model = model;
   run.info = recorder->info();
   run.samples = std::shared_ptr<const std::vector<Sample>>(recorder, &recorder->samples());
-  doc_->addRun(std::move(run));
+  wb_.doc->addRun(std::move(run));
 }
 
 int ReferenceRuns::runSimulation(const RunOptions& options, bool checkAccuracy) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return -1;
   const QString caseName = loadCaseName(*model, options.loadCase);
   auto recorder = std::make_shared<TrajectoryRecorder>();
@@ -178,8 +176,8 @@ int ReferenceRuns::runSimulation(const RunOptions& options, bool checkAccuracy) 
                             .arg(QString::fromStdString(model->spec().name), caseName)
                             .arg(options.tEnd);
   if (const std::string w = runLengthWarning(*model, options); !w.empty())
-    log_->warning(tr("%1: %2").arg(title, QString::fromStdString(w)));
-  return runner_->submit(
+    wb_.log->warning(tr("%1: %2").arg(title, QString::fromStdString(w)));
+  return wb_.runner->submit(
       title,
       [model, options, recorder, summary, accuracy, checkAccuracy](Monitor& m) {
         simulate(*model, options, *recorder, &m, summary.get());
@@ -192,24 +190,24 @@ int ReferenceRuns::runSimulation(const RunOptions& options, bool checkAccuracy) 
                                                                     const QString& message) {
         if (outcome == JobRunner::Outcome::Failed)
           showMessageBox(
-              window_, QMessageBox::Warning, tr("Simulation failed"),
+              wb_.window, QMessageBox::Warning, tr("Simulation failed"),
               message + (recorder->samples().empty() ? QString()
                                                      : tr("\n\nThe samples up to then are kept as a run.")));
         if (recorder->samples().empty()) return;
         // Cancelled and failed runs keep what was computed: they join the project too.
         addFinishedRun(model, caseName, options, summary->method, recorder);
-        log_->info(tr("Integrator: %1 (%2)")
-                       .arg(QString::fromLatin1(integratorMethodName(summary->method)),
-                            QString::fromStdString(summary->integratorReason)));
-        for (const std::string& w : summary->warnings) log_->warning(QString::fromStdString(w));
+        wb_.log->info(tr("Integrator: %1 (%2)")
+                          .arg(QString::fromLatin1(integratorMethodName(summary->method)),
+                               QString::fromStdString(summary->integratorReason)));
+        for (const std::string& w : summary->warnings) wb_.log->warning(QString::fromStdString(w));
         if (!accuracy->message.empty()) {
           const QString text = tr("Accuracy check: %1").arg(QString::fromStdString(accuracy->message));
           if (accuracy->diverged)
-            log_->warning(text);
+            wb_.log->warning(text);
           else
-            log_->info(text);
+            wb_.log->info(text);
         }
-        log_->info(
+        wb_.log->info(
             tr("%1 steps, %2 s of motion in %3 s wall time (%4x real time), max |Phi| %5%6")
                 .arg(summary->steps)
                 .arg(summary->tEnd)
@@ -217,20 +215,20 @@ int ReferenceRuns::runSimulation(const RunOptions& options, bool checkAccuracy) 
                 .arg(summary->realTimeFactor, 0, 'g', 3)
                 .arg(summary->maxResidualPosition, 0, 'g', 2)
                 .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
-        emit simulated(static_cast<int>(doc_->runs().size()) - 1, model);
+        emit simulated(static_cast<int>(wb_.doc->runs().size()) - 1, model);
       });
 }
 
 void ReferenceRuns::runSweepDialog() {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return;
-  SweepDialog dialog(model, window_);
+  SweepDialog dialog(model, wb_.window);
   if (dialog.exec() != QDialog::Accepted) return;
   runDesign(dialog.options(), dialog.design());
 }
 
 int ReferenceRuns::runDesign(const RunOptions& base, const ExperimentDesign& design) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model || design.runs() == 0) return -1;
   auto results = std::make_shared<std::vector<ExperimentRunResult>>();
   auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
@@ -238,7 +236,7 @@ int ReferenceRuns::runDesign(const RunOptions& base, const ExperimentDesign& des
   const QString caseName = loadCaseName(*model, base.loadCase);
   const QString title = tr("Sweep %1: %2 design (%n run(s))", nullptr, design.runs())
                             .arg(caseName, QString::fromStdString(designTypeName(design.type)));
-  return runner_->submit(
+  return wb_.runner->submit(
       title,
       [model, base, design, recorders, results](Monitor& m) {
         const DesignApplier applier(*model, base, design);
@@ -273,13 +271,13 @@ int ReferenceRuns::runDesign(const RunOptions& base, const ExperimentDesign& des
 
 int ReferenceRuns::runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                             std::function<void(const std::vector<int>&)> onRunsAdded) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model || cases.empty()) return -1;
   auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
   for (std::size_t i = 0; i < cases.size(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
   auto results = std::make_shared<std::vector<SweepResult>>();
   const QString caseName = loadCaseName(*model, base.loadCase);
-  return runner_->submit(
+  return wb_.runner->submit(
       tr("Sweep %1 (%n run(s))", nullptr, static_cast<int>(cases.size())).arg(caseName),
       [model, base, cases, recorders, results](Monitor& m) {
         *results = mbdrom::runSweep(
@@ -295,7 +293,7 @@ int ReferenceRuns::runSweep(const RunOptions& base, const std::vector<SweepCase>
                 i < results->size() ? (*results)[i].summary.method : chooseIntegrator(*model, base).method;
             addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, method,
                            (*recorders)[i]);
-            added.push_back(static_cast<int>(doc_->runs().size()) - 1);
+            added.push_back(static_cast<int>(wb_.doc->runs().size()) - 1);
           }
         if (onRunsAdded) onRunsAdded(added);
       });

@@ -6,6 +6,8 @@
 
 #include "engine/dynamics/integrator_method.h"
 
+#include "app/workbench_context.h"
+
 #include <QObject>
 #include <QString>
 
@@ -25,20 +27,13 @@ struct SweepCase;
 class TrajectoryRecorder;
 }  // namespace mbdrom
 
-namespace mbdrom::widgets {
-class LogView;
-}
-
 namespace mbdrom::app {
-
-class JobRunner;
-class ProjectDocument;
 
 class ReferenceRuns : public QObject {
   Q_OBJECT
  public:
-  /// Dialogs open over `window`.
-  ReferenceRuns(QWidget* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log);
+  /// Dialogs open over `wb`'s window.
+  explicit ReferenceRuns(const WorkbenchContext& wb);
 
   /// Adds Run Reference Simulation and Run Sweep to `menu`.
   void addToMenu(QMenu* menu);
@@ -70,10 +65,7 @@ class ReferenceRuns : public QObject {
   void runSimulationDialog();
   void runSweepDialog();
 
-  QWidget* window_;
-  ProjectDocument* doc_;
-  JobRunner* runner_;
-  widgets::LogView* log_;
+  WorkbenchContext wb_;
   QAction* simulateAction_;
   QAction* sweepAction_;
 };

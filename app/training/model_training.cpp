@@ -28,17 +28,9 @@
 
 namespace mbdrom::app {
 
-ModelTraining::ModelTraining(QMainWindow* window, ProjectDocument* doc, JobRunner* runner,
-                             widgets::LogView* log, TrainingPanel* panel, QDockWidget* dock,
+ModelTraining::ModelTraining(const WorkbenchContext& wb, TrainingPanel* panel, QDockWidget* dock,
                              SweepRunner sweep)
-    : QObject(window),
-      window_(window),
-      doc_(doc),
-      runner_(runner),
-      log_(log),
-      panel_(panel),
-      dock_(dock),
-      sweep_(std::move(sweep)) {
+    : QObject(wb.window), wb_(wb), panel_(panel), dock_(dock), sweep_(std::move(sweep)) {
   for (const MethodInfo& m : MethodRegistry::global().methods()) {
     QString text = QString::fromStdString(m.displayName);
     text[0] = text[0].toUpper();
@@ -75,11 +67,11 @@ void ModelTraining::trainDialog(const QString& method) {
 
 void ModelTraining::trainDialog(const QString& method, const nlohmann::ordered_json& initial,
                                 const QString& name) {
-  if (!doc_->hasModel()) return;
+  if (!wb_.doc->hasModel()) return;
   nlohmann::ordered_json shown = initial;
   if (!shown.is_object() || shown.empty()) {
     // The project remembers the last settings per method.
-    shown = nlohmann::ordered_json::parse(doc_->trainingSettings(method).toStdString(), nullptr, false);
+    shown = nlohmann::ordered_json::parse(wb_.doc->trainingSettings(method).toStdString(), nullptr, false);
     if (shown.is_discarded()) shown = nlohmann::ordered_json::object();
     // Settings the workbench prefers to the method's defaults (a validation curve to watch).
     for (const auto& [key, value] :
@@ -88,10 +80,10 @@ void ModelTraining::trainDialog(const QString& method, const nlohmann::ordered_j
   }
   const QString shortName =
       QString::fromStdString(MethodRegistry::global().at(method.toStdString()).shortName);
-  const QString defaultName = name.isEmpty() ? doc_->uniqueModelName(shortName) : name;
-  TrainDialog dialog(method, *doc_, shown, defaultName, window_);
+  const QString defaultName = name.isEmpty() ? wb_.doc->uniqueModelName(shortName) : name;
+  TrainDialog dialog(method, *wb_.doc, shown, defaultName, wb_.window);
   if (dialog.exec() != QDialog::Accepted) return;
-  doc_->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
+  wb_.doc->setTrainingSettings(method, QString::fromStdString(dialog.settings().dump()));
   const OwnRunFailure keep = dialog.keepFailing() ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
   if (dialog.makeSweep()) {
     RunOptions base;
@@ -110,10 +102,10 @@ void ModelTraining::trainDialog(const QString& method, const nlohmann::ordered_j
 int ModelTraining::trainModel(const QString& method, const nlohmann::ordered_json& settings,
                               const std::vector<int>& runs, const QString& name,
                               OwnRunFailure ownRunFailure) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return -1;
   std::vector<RunEntry> chosen;  // copies: the worker must not read the document
-  for (int i : runs) chosen.push_back(doc_->runs().at(static_cast<std::size_t>(i)));
+  for (int i : runs) chosen.push_back(wb_.doc->runs().at(static_cast<std::size_t>(i)));
   return submitTraining(method, settings, name, ownRunFailure,
                         [model, chosen] { return ProjectDocument::makeTrainingDataset(*model, chosen); });
 }
@@ -121,12 +113,12 @@ int ModelTraining::trainModel(const QString& method, const nlohmann::ordered_jso
 int ModelTraining::trainModelOnSweep(const QString& method, const nlohmann::ordered_json& settings,
                                      const RunOptions& base, const std::vector<SweepCase>& cases,
                                      const QString& name, OwnRunFailure ownRunFailure) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   if (!model) return -1;
   // The sweep's end (GUI thread) hands its runs over before the training job starts.
   auto runs = std::make_shared<std::vector<RunEntry>>();
   sweep_(base, cases, [this, runs](const std::vector<int>& added) {
-    for (int i : added) runs->push_back(doc_->runs().at(static_cast<std::size_t>(i)));
+    for (int i : added) runs->push_back(wb_.doc->runs().at(static_cast<std::size_t>(i)));
   });
   return submitTraining(method, settings, name, ownRunFailure, [model, runs] {
     if (runs->empty()) throw InputError("the sweep that was to make the training data gave no runs");
@@ -137,14 +129,14 @@ int ModelTraining::trainModelOnSweep(const QString& method, const nlohmann::orde
 int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered_json& settings,
                                   const QString& name, OwnRunFailure ownRunFailure,
                                   std::function<Dataset()> makeData) {
-  auto model = doc_->model();
+  auto model = wb_.doc->model();
   auto result = std::make_shared<std::shared_ptr<const ReducedModel>>();
   const std::string methodName = method.toStdString();
   const QString title = tr("Train %1: %2").arg(methodTitle(method), name);
   auto id = std::make_shared<int>(0);
-  *id = runner_->submit(
+  *id = wb_.runner->submit(
       title,
-      [model, methodName, settings, makeData, result, log = QPointer<widgets::LogView>(log_), title,
+      [model, methodName, settings, makeData, result, log = QPointer<widgets::LogView>(wb_.log), title,
        ownRunFailure](Monitor& m) {
         const Dataset dataset = makeData();
         // What the held-out check cannot do with these runs, said before the training starts.
@@ -159,35 +151,35 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
       },
       [this, result, name, id](JobRunner::Outcome outcome, const QString&) {
         if (outcome != JobRunner::Outcome::Succeeded || !*result) return;
-        if (doc_->model() == nullptr) return;  // the project was closed meanwhile
-        doc_->addModel(name, *result);
-        const int index = static_cast<int>(doc_->models().size()) - 1;
-        const QString stored = QString::fromStdString(doc_->models().back().record.name);
-        const QString figure = ModelsPanel::keyFigure(*doc_, index);
+        if (wb_.doc->model() == nullptr) return;  // the project was closed meanwhile
+        wb_.doc->addModel(name, *result);
+        const int index = static_cast<int>(wb_.doc->models().size()) - 1;
+        const QString stored = QString::fromStdString(wb_.doc->models().back().record.name);
+        const QString figure = ModelsPanel::keyFigure(*wb_.doc, index);
         // Whether it is worth running: its speed against the full model, measured after training.
         const QString speed = QString::fromStdString(speedCheckText(**result));
         panel_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure) +
                                       (speed.isEmpty() ? QString() : QStringLiteral("; ") + speed));
-        log_->info(tr("Trained model \"%1\": %2").arg(stored, figure));
+        wb_.log->info(tr("Trained model \"%1\": %2").arg(stored, figure));
         if (!speed.isEmpty()) {
           const std::optional<SpeedCheck> check = speedCheckOf(**result);
           if (check && check->speedUp > 0.0 && check->speedUp < 1.0)
-            log_->warning(tr("Model \"%1\" is %2").arg(stored, speed));
+            wb_.log->warning(tr("Model \"%1\" is %2").arg(stored, speed));
           else
-            log_->info(tr("Model \"%1\": %2").arg(stored, speed));
+            wb_.log->info(tr("Model \"%1\": %2").arg(stored, speed));
         }
       });
   panel_->addJob(*id, title, MethodRegistry::global().at(method.toStdString()).canStopEarly);
   dock_->show();
   dock_->raise();
-  if (dock_->height() < 260) window_->resizeDocks({dock_}, {300}, Qt::Vertical);
+  if (dock_->height() < 260) wb_.window->resizeDocks({dock_}, {300}, Qt::Vertical);
   return *id;
 }
 
 void ModelTraining::showModelDetails(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->models().size()) return;
+  if (index < 0 || static_cast<std::size_t>(index) >= wb_.doc->models().size()) return;
   // Not modal: the method views may stay open while the project goes on (the dialog holds copies).
-  auto* dialog = new ModelDetailsDialog(*doc_, index, window_);
+  auto* dialog = new ModelDetailsDialog(*wb_.doc, index, wb_.window);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->show();
 }

@@ -5,6 +5,8 @@
 
 #include "engine/rom/own_run_failure.h"
 
+#include "app/workbench_context.h"
+
 #include <QObject>
 #include <QString>
 #include <nlohmann/json_fwd.hpp>
@@ -25,14 +27,8 @@ struct RunOptions;
 struct SweepCase;
 }  // namespace mbdrom
 
-namespace mbdrom::widgets {
-class LogView;
-}
-
 namespace mbdrom::app {
 
-class JobRunner;
-class ProjectDocument;
 class TrainingPanel;
 
 class ModelTraining : public QObject {
@@ -43,9 +39,8 @@ class ModelTraining : public QObject {
   using SweepRunner = std::function<int(const RunOptions& base, const std::vector<SweepCase>& cases,
                                         std::function<void(const std::vector<int>&)> onRunsAdded)>;
 
-  /// Jobs show in `panel` in `dock` of `window`; `sweep` makes the runs of a training on a sweep.
-  ModelTraining(QMainWindow* window, ProjectDocument* doc, JobRunner* runner, widgets::LogView* log,
-                TrainingPanel* panel, QDockWidget* dock, SweepRunner sweep);
+  /// Jobs show in `panel` in `dock` of `wb`'s window; `sweep` makes the runs of a training on a sweep.
+  ModelTraining(const WorkbenchContext& wb, TrainingPanel* panel, QDockWidget* dock, SweepRunner sweep);
 
   /// Adds an action per registered method to `menu`, in the registry's groups.
   void addToMenu(QMenu* menu);
@@ -75,10 +70,7 @@ class ModelTraining : public QObject {
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
                      OwnRunFailure ownRunFailure, std::function<Dataset()> makeData);
 
-  QMainWindow* window_;
-  ProjectDocument* doc_;
-  JobRunner* runner_;
-  widgets::LogView* log_;
+  WorkbenchContext wb_;
   TrainingPanel* panel_;
   QDockWidget* dock_;
   SweepRunner sweep_;
