@@ -11,6 +11,7 @@
 #include "app/mirror_dialog.h"
 #include "app/model_details_dialog.h"
 #include "app/models_panel.h"
+#include "app/playback/run_playback.h"
 #include "app/playback_bar.h"
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
@@ -126,10 +127,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   files_ = new ProjectFiles(wb, statusBar());
   exports_ = new Exports(wb, viewport_, runsPanel_);
   analyses_ = new Analyses(wb, viewport_, analysis_, analysisDock_);
+  playback_ = new RunPlayback(wb, viewport_, runsPanel_, plot_, plotDock_, plotPanel_);
+  connect(runsPanel_, &RunsPanel::playRequested, playback_, &RunPlayback::playRun);
+  connect(runsPanel_, &RunsPanel::plotRequested, playback_, &RunPlayback::plotRun);
   runs_ = new ReferenceRuns(wb);
   connect(runs_, &ReferenceRuns::simulated, this,
           [this](int index, const std::shared_ptr<const Model>& model) {
-            if (model == doc_->model()) playRun(index);
+            if (model == doc_->model()) playback_->playRun(index);
           });
   training_ = new ModelTraining(wb, trainingPanel_, trainingDock_,
                                 [this](const RunOptions& base, const std::vector<SweepCase>& cases,
@@ -317,8 +321,6 @@ void MainWindow::createDocks() {
                                                      : ElementKind::Body;
             if (modelTree_->selectByName(k, name)) modelDock_->raise();
           });
-  connect(runsPanel_, &RunsPanel::playRequested, this, &MainWindow::playRun);
-  connect(runsPanel_, &RunsPanel::plotRequested, this, &MainWindow::plotRun);
   connect(runsPanel_, &RunsPanel::failed, this, [this](const QString& message) {
     log_->error(message);
     showMessage(QMessageBox::Warning, tr("Runs"), message);
@@ -371,24 +373,6 @@ void MainWindow::createActions() {
     if (auto ref = modelTree_->currentElement()) removeElement(*ref);
   });
 
-  plotAction_ = new QAction(tr("&Plot Measures"), this);
-  plotAction_->setStatusTip(tr("Measures of the selected run (e.g. camber and toe against wheel travel)"));
-  connect(plotAction_, &QAction::triggered, this, [this] {
-    const int selected = runsPanel_->currentRun();
-    plotRun(selected >= 0 ? selected : static_cast<int>(doc_->runs().size()) - 1);
-  });
-
-  playAction_ = new QAction(tr("&Play / Pause"), this);
-  playAction_->setObjectName("playAction");
-  playAction_->setShortcut(QKeySequence(Qt::Key_Space));
-  // The menu shows Space, but only the 3D view and the plot take it (the view's key and the
-  // plot's shortcut below): a focused checkbox, button or list keeps Space for itself.
-  playAction_->setShortcutContext(Qt::WidgetShortcut);
-  connect(playAction_, &QAction::triggered, viewport_->playback(), &PlaybackBar::togglePlay);
-  connect(scene_, &widgets::SceneView::playPauseRequested, playAction_, &QAction::trigger);
-  connect(new QShortcut(QKeySequence(Qt::Key_Space), plot_, nullptr, nullptr, Qt::WidgetWithChildrenShortcut),
-          &QShortcut::activated, playAction_, &QAction::trigger);
-
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -415,10 +399,10 @@ void MainWindow::createMenus() {
   modelMenu_ = menuBar()->addMenu(tr("&Model"));
   analyses_->addToMenu(modelMenu_);
   modelMenu_->addSeparator();
-  modelMenu_->addAction(plotAction_);
+  modelMenu_->addAction(playback_->plotAction());
   simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
   runs_->addToMenu(simulateMenu_);
-  simulateMenu_->addAction(playAction_);
+  simulateMenu_->addAction(playback_->playAction());
   simulateMenu_->addSeparator();
   simulateMenu_->addAction(cancelJobAction_);
   trainMenu_ = menuBar()->addMenu(tr("&Train"));
@@ -524,8 +508,7 @@ void MainWindow::updateActions() {
   for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_}) a->setEnabled(have);
   files_->enableForProject(have);
   training_->enableForProject(have);
-  playAction_->setEnabled(have && viewport_->hasMotion());
-  plotAction_->setEnabled(have && !doc_->runs().empty() && !doc_->spec().measures.empty());
+  playback_->enableForProject(have);
 }
 
 void MainWindow::start(const QString& path) {
@@ -617,82 +600,6 @@ void MainWindow::renameElement(const ElementRef& ref) {
 // ---------------------------------------------------------------- training
 
 // ---------------------------------------------------------------- playback
-
-void MainWindow::plotRun(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->runs().size()) return;
-  const RunEntry& run = doc_->runs()[static_cast<std::size_t>(index)];
-  RunMotion motion;
-  try {
-    motion = doc_->runMotion(index);
-  } catch (const Error& e) {
-    log_->error(tr("Cannot plot run: %1").arg(QString::fromStdString(e.what())));
-    return;
-  }
-  const auto& measures = run.model->spec().measures;
-  if (measures.empty()) {
-    log_->warning(tr("%1 has no measures to plot (add them in the model file)")
-                      .arg(QString::fromStdString(run.model->spec().name)));
-    return;
-  }
-  auto isAngle = [](MeasureType t) {
-    return t == MeasureType::Camber || t == MeasureType::Toe || t == MeasureType::JointAngle;
-  };
-  int travel = -1;
-  for (std::size_t m = 0; m < measures.size(); ++m)
-    if (measures[m].type == MeasureType::Travel) travel = static_cast<int>(m);
-  const QString runName = QString::fromStdString(run.record.name);
-  std::vector<widgets::PlotView::Curve> curves;
-  if (travel >= 0) {
-    // Suspension kinematics: angles [deg] against travel [mm].
-    for (std::size_t m = 0; m < measures.size(); ++m) {
-      if (!isAngle(measures[m].type)) continue;
-      widgets::PlotView::Curve c{QString::fromStdString(measures[m].name), {}, {}};
-      for (const Eigen::VectorXd& v : motion.measures) {
-        c.x.push_back(1e3 * v(travel));
-        c.y.push_back(v(static_cast<Eigen::Index>(m)) * 180.0 / M_PI);
-      }
-      curves.push_back(std::move(c));
-    }
-    plot_->plot(
-        tr("%1: kinematics over run \"%2\"").arg(QString::fromStdString(run.model->spec().name), runName),
-        tr("%1 [mm]").arg(QString::fromStdString(measures[static_cast<std::size_t>(travel)].name)),
-        tr("angle [deg]"), std::move(curves));
-    plot_->setCursorEnabled(false);
-  } else {
-    for (std::size_t m = 0; m < measures.size(); ++m) {
-      const bool angle = isAngle(measures[m].type);
-      widgets::PlotView::Curve c{
-          QString::fromStdString(measures[m].name) + (angle ? " [deg]" : " [mm]"), motion.t, {}};
-      for (const Eigen::VectorXd& v : motion.measures)
-        c.y.push_back(v(static_cast<Eigen::Index>(m)) * (angle ? 180.0 / M_PI : 1e3));
-      curves.push_back(std::move(c));
-    }
-    plot_->plot(tr("Measures of run \"%1\"").arg(runName), tr("time [s]"), tr("value [deg or mm]"),
-                std::move(curves));
-    plot_->setCursorEnabled(true);
-  }
-  plotDock_->show();
-  plotDock_->raise();
-  if (plotDock_->height() < 250) resizeDocks({plotDock_}, {260}, Qt::Vertical);
-}
-
-void MainWindow::playRun(int index) {
-  if (index < 0 || static_cast<std::size_t>(index) >= doc_->runs().size()) return;
-  try {
-    auto motion = std::make_shared<RunMotion>(doc_->runMotion(index));
-    if (motion->t.empty()) return;
-    auto model = doc_->model();
-    if (motion->q.front().size() != model->nq())
-      throw InputError("the run has " + std::to_string(motion->q.front().size()) +
-                       " coordinates, the mechanism " + std::to_string(model->nq()));
-    viewport_->play(model, motion);
-    updateActions();  // Play / Pause has a motion now
-    if (const QString error = plotPanel_->setRun(*doc_, index); !error.isEmpty())
-      log_->warning(tr("Run channels not available: %1").arg(error));
-  } catch (const Error& e) {
-    log_->error(tr("Cannot play run: %1").arg(QString::fromStdString(e.what())));
-  }
-}
 
 // ---------------------------------------------------------------- misc
 

@@ -59,6 +59,7 @@ class Viewport;
 class ProjectDocument;
 class ProjectFiles;
 class ReferenceRuns;
+class RunPlayback;
 class RunPlotPanel;
 class RunsPanel;
 class TrainingPanel;
@@ -83,6 +84,8 @@ class MainWindow : public QMainWindow {
   ModelTraining* training() const { return training_; }
   /// Reference runs: a simulation, sweeps and designs of experiments.
   ReferenceRuns* runs() const { return runs_; }
+  /// Runs played in the 3D view and their measures plotted.
+  RunPlayback* playback() const { return playback_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
   ComparePanel* comparePanel() const { return compare_; }
   /// Shows and raises the compare dock (Train ▸ Compare Full and Reduced).
@@ -122,11 +125,6 @@ class MainWindow : public QMainWindow {
   ProjectFiles* files() const { return files_; }
   /// The mechanism's analyses (Model menu): information, assembly, mobility, statics, modes.
   Analyses* analyses() const { return analyses_; }
-  /// Plots the measures of run `index`: angles against the travel measure when
-  /// the mechanism has one (suspension kinematics), else every measure against time.
-  void plotRun(int index);
-  /// Plays run `index` of the project in the 3D view.
-  void playRun(int index);
   /// Whether a motion is loaded for playback, and whether it is playing.
   bool hasPlayback() const;
   bool isPlaying() const;
@@ -189,6 +187,7 @@ class MainWindow : public QMainWindow {
   Analyses* analyses_ = nullptr;
   ModelTraining* training_ = nullptr;
   ReferenceRuns* runs_ = nullptr;
+  RunPlayback* playback_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
   widgets::LogView* log_ = nullptr;
@@ -198,7 +197,6 @@ class MainWindow : public QMainWindow {
   widgets::PlotView* plot_ = nullptr;
   RunPlotPanel* plotPanel_ = nullptr;
   QDockWidget* plotDock_ = nullptr;
-  QAction* plotAction_ = nullptr;
   RunsPanel* runsPanel_ = nullptr;
   TrainingPanel* trainingPanel_ = nullptr;
   QDockWidget* trainingDock_ = nullptr;
@@ -231,7 +229,6 @@ class MainWindow : public QMainWindow {
   QAction* redoAction_ = nullptr;
   QAction* duplicateAction_ = nullptr;
   QAction* deleteAction_ = nullptr;
-  QAction* playAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* cancelJobAction_ = nullptr;
   QAction* labelsAction_ = nullptr;

@@ -4,6 +4,7 @@
 #include "app/compare_panel.h"
 #include "app/export/exports.h"
 #include "app/main_window.h"
+#include "app/playback/run_playback.h"
 #include "app/runs/reference_runs.h"
 
 #include "app/project_document.h"
@@ -79,7 +80,7 @@ void MainWindow::createCompare() {
   for (widgets::PlotView* plot : {compare_->seriesPlot(), compare_->errorPlot()})
     connect(
         new QShortcut(QKeySequence(Qt::Key_Space), plot, nullptr, nullptr, Qt::WidgetWithChildrenShortcut),
-        &QShortcut::activated, playAction_, &QAction::trigger);
+        &QShortcut::activated, playback_->playAction(), &QAction::trigger);
 
   connect(compare_, &ComparePanel::reportRequested, this, &MainWindow::comparisonReportDialog);
   connect(compare_, &ComparePanel::comparisonReady, this, [this] {

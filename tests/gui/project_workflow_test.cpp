@@ -8,6 +8,7 @@
 #include "app/job_runner.h"
 #include "app/main_window.h"
 #include "app/models_panel.h"
+#include "app/playback/run_playback.h"
 #include "app/project_document.h"
 #include "app/runs/reference_runs.h"
 #include "app/runs_panel.h"
@@ -147,7 +148,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   CHECK(window.hasPlayback());
 
   // Kinematics of the run: camber and toe against wheel travel, exported.
-  window.plotRun(0);
+  window.playback()->plotRun(0);
   const auto& curves = window.plotView()->curves();
   REQUIRE(curves.size() == 2);
   CHECK(curves[0].name == "camber");
@@ -214,7 +215,7 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   const mbdrom::app::RunMotion motion = second.document()->runMotion(1);
   CHECK(motion.t.size() == partialSamples);
   CHECK((motion.q.back() - cancelledLastQ).norm() < 1e-9);
-  second.playRun(0);
+  second.playback()->playRun(0);
   CHECK(second.hasPlayback());
   CHECK(second.isPlaying());
 }

@@ -9,6 +9,7 @@
 #include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
+#include "app/playback/run_playback.h"
 #include "app/playback_bar.h"
 #include "app/project_document.h"
 #include "app/run_plot_panel.h"
@@ -432,7 +433,7 @@ TEST_CASE("closing the project or opening another one empties the plot dock") {
 
   // Another project replaces one with plotted measures (the kinematics plot).
   openWithRun(window, 0.3);
-  window.plotRun(0);
+  window.playback()->plotRun(0);
   REQUIRE(plot->curves().size() == 2);
   REQUIRE(window.files()->openModel(
       QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/pendulum.json"))));
