@@ -27,6 +27,7 @@
 #include <QSettings>
 #include <QStatusBar>
 
+#include <functional>
 #include <memory>
 
 namespace mbdrom::app {
@@ -184,13 +185,10 @@ void ProjectFiles::openProjectDialog() {
 
 bool ProjectFiles::openModel(const QString& path) {
   if (QFileInfo(path).isDir()) return openProject(path);
-  try {
-    wb_.doc->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
-  } catch (const Error& e) {
-    wb_.log->error(QString::fromStdString(e.what()));
-    showMessage(tr("Cannot open model"), QString::fromStdString(e.what()));
+  if (!tried(tr("Cannot open model"), [&] {
+        wb_.doc->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
+      }))
     return false;
-  }
   autosave_->remove();
   addRecentFile(path);
   const MobilityReport r = analyzeMobility(*wb_.doc->model(), wb_.doc->model()->q0());
@@ -205,13 +203,7 @@ bool ProjectFiles::openModel(const QString& path) {
 }
 
 bool ProjectFiles::openProject(const QString& dir) {
-  try {
-    wb_.doc->openProject(dir);
-  } catch (const Error& e) {
-    wb_.log->error(QString::fromStdString(e.what()));
-    showMessage(tr("Cannot open project"), QString::fromStdString(e.what()));
-    return false;
-  }
+  if (!tried(tr("Cannot open project"), [&] { wb_.doc->openProject(dir); })) return false;
   autosave_->remove();
   addRecentFile(wb_.doc->directory());
   wb_.log->info(tr("Opened project %1: %n run(s)", nullptr, static_cast<int>(wb_.doc->runs().size()))
@@ -238,13 +230,7 @@ void ProjectFiles::readPendingModels() {
 }
 
 bool ProjectFiles::saveProject(const QString& dir) {
-  try {
-    wb_.doc->saveTo(dir);
-  } catch (const Error& e) {
-    wb_.log->error(QString::fromStdString(e.what()));
-    showMessage(tr("Cannot save project"), QString::fromStdString(e.what()));
-    return false;
-  }
+  if (!tried(tr("Cannot save project"), [&] { wb_.doc->saveTo(dir); })) return false;
   autosave_->remove();
   addRecentFile(wb_.doc->directory());
   for (const QString& note : wb_.doc->saveNotes()) wb_.log->info(note);
@@ -300,6 +286,17 @@ bool ProjectFiles::recoverAutosave(bool ask) {
   wb_.doc->markRecovered(left.origin);
   wb_.log->warning(tr("Recovered unsaved work from %1; save it to keep it").arg(left.dir));
   return true;
+}
+
+bool ProjectFiles::tried(const QString& title, const std::function<void()>& act) {
+  try {
+    act();
+    return true;
+  } catch (const Error& e) {
+    wb_.log->error(QString::fromStdString(e.what()));
+    showMessage(title, QString::fromStdString(e.what()));
+    return false;
+  }
 }
 
 void ProjectFiles::showMessage(const QString& title, const QString& text) {

@@ -9,6 +9,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
+
 class QAction;
 class QMenu;
 class QStatusBar;
@@ -71,6 +73,8 @@ class ProjectFiles : public QObject {
   void updateRecentMenu();
   // Reads the opened project's trained models on the worker thread, each with progress.
   void readPendingModels();
+  // Runs `act`; an Error it throws goes to the log and a message titled `title`: false.
+  bool tried(const QString& title, const std::function<void()>& act);
   void showMessage(const QString& title, const QString& text);
 
   WorkbenchContext wb_;

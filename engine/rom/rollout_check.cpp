@@ -414,6 +414,14 @@ struct WorstPoint {
   std::string point;
 };
 
+// Every point's coordinates in order: the rows of a rollout that worstPointError compares.
+std::vector<int> flattened(const std::vector<std::pair<std::string, std::vector<int>>>& points) {
+  std::vector<int> coordinates;
+  for (const auto& [name, indices] : points)
+    coordinates.insert(coordinates.end(), indices.begin(), indices.end());
+  return coordinates;
+}
+
 // The worst point of `run` (rows: the coordinates of `points` in order, columns: the samples of
 // `data`) against `data`: per point the RMS of |error| over the RMS of |motion about the mean|,
 // both over the whole run, as mbdrom-cli compare measures.
@@ -466,15 +474,12 @@ double loadSensitivity(const Model& model, const DatasetRun& data, double relati
   }
   const auto points = pointCoordinates(model);
   if (points.empty() || static_cast<Eigen::Index>(recorder.samples().size()) != data.samples()) return -1.0;
-  Eigen::MatrixXd run(static_cast<Eigen::Index>(points.size() * 3), data.samples());
-  Eigen::Index rows = 0;
-  for (const auto& [name, indices] : points)
-    for (const int c : indices) {
-      for (Eigen::Index k = 0; k < data.samples(); ++k)
-        run(rows, k) = recorder.samples()[static_cast<std::size_t>(k)].q(c);
-      ++rows;
-    }
-  return worstPointError(points, data, run.topRows(rows)).relative;
+  const std::vector<int> coordinates = flattened(points);
+  Eigen::MatrixXd run(static_cast<Eigen::Index>(coordinates.size()), data.samples());
+  for (Eigen::Index r = 0; r < run.rows(); ++r)
+    for (Eigen::Index k = 0; k < run.cols(); ++k)
+      run(r, k) = recorder.samples()[static_cast<std::size_t>(k)].q(coordinates[static_cast<std::size_t>(r)]);
+  return worstPointError(points, data, run).relative;
 }
 
 RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
@@ -490,9 +495,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
   check.totalRuns = static_cast<int>(dataset.runs.size());
   check.tolerance = tolerance;
   const auto points = pointCoordinates(model);
-  std::vector<int> coordinates;
-  for (const auto& [name, indices] : points)
-    coordinates.insert(coordinates.end(), indices.begin(), indices.end());
+  const std::vector<int> coordinates = flattened(points);
   if (coordinates.empty()) {
     check.note = "the mechanism has no points to compare";
     return check;
@@ -742,7 +745,8 @@ HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset
     if (dataset.runs.empty()) throw InputError("no runs");
     const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
     if (!heldOut.empty()) {
-      Dataset rest = dataset;
+      Dataset& rest = judged.trainedOn;
+      rest = dataset;
       rest.runs.clear();
       for (std::size_t k = 0; k < dataset.runs.size(); ++k)
         if (std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end())
@@ -763,7 +767,6 @@ HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset
       check = chooseOwnStep(rom, *probe, judge(), judge, monitor);
       measureSensitivity(model, dataset, check, quiet);
       judged.probe = std::move(probe);
-      judged.heldOut = heldOut;
     } else {
       monitor.reportNow({"held-out check: training without the last quarter of each run", 0, 1, {}});
       const Dataset head = withoutHeldOutEnds(dataset, options.heldOutFraction);

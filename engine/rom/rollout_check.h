@@ -193,7 +193,7 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
 struct HeldOutJudgement {
   std::unique_ptr<ReducedModel> probe;  ///< null when none was trained or nothing was held out whole
   RolloutCheck check;
-  std::vector<std::size_t> heldOut;  ///< the runs held out (indices into the data set's runs)
+  Dataset trainedOn;  ///< the runs `probe` was trained on: the data set without the held-out runs
 };
 
 /// Judges `rom`, trained on `dataset` of `model`, by its behaviour. With two or more runs

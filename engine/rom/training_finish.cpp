@@ -75,11 +75,7 @@ std::unique_ptr<ReducedModel> judgedModelInstead(const ReducedModel& rom, const 
                                                  const Model& model, Monitor& monitor) {
   if (!judged.probe || !judged.check.wholeRuns || !judged.check.passed() || !failsItsOwnRuns(rom))
     return nullptr;
-  Dataset rest = dataset;
-  rest.runs.clear();
-  for (std::size_t k = 0; k < dataset.runs.size(); ++k)
-    if (std::find(judged.heldOut.begin(), judged.heldOut.end(), k) == judged.heldOut.end())
-      rest.runs.push_back(dataset.runs[k]);
+  const Dataset& rest = judged.trainedOn;
   monitor.reportNow({"the held-out check's model on its own training runs", 0, 1, {}});
   const RolloutCheck itsOwn = checkTrainingRuns(model, *judged.probe, rest, &monitor);
   if (!itsOwn.passed()) return nullptr;

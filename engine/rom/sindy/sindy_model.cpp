@@ -955,7 +955,6 @@ class SindyStepper final : public ReducedStepper {
   }
 
  private:
-  // ü at (t, uu, vv); leaves q, qd, qdd of that state.
   // ü at (t, uu, vv), the state in the current chart's coordinates; leaves q, qd, qdd of that state.
   Eigen::VectorXd accelerations(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
     const Eigen::Index n = uu.size();

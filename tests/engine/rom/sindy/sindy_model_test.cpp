@@ -204,14 +204,9 @@ TEST_CASE(
   unseen.loads.at(1).function = TimeFunction::sine(5.0, 0.35);
   spec.loadCases.push_back(unseen);
   const Model model(spec);
-  RunOptions o;
-  o.loadCase = model.findLoadCase("train");
-  o.tEnd = 6.0;
-  o.outputDt = 0.005;
-  TrajectoryRecorder recorder;
-  simulate(model, o, recorder);
   Dataset dataset = makeDataset(model);
-  addRun(dataset, runFromSamples(recorder.samples(), "over the top", "train"));
+  addRun(dataset, runFromSamples(fullRun(model, "train", 6.0, tempPath("sindy_over_the_top_train.csv")),
+                                 "over the top", "train"));
 
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, OJson::object(), monitor, &model);
