@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 # under ASan; their code paths run there through the shorter tests. Leaks are
 # checked everywhere; tests/sanitizers/lsan.supp names the few of libraries
 # outside mbdrom, each with its reason.
-slow='AE of the |AE reduced energy is conserved|AE latent coordinate|AE reports the reconstruction|a network fits|node on the pendulum on a carriage follows|node in the latent coordinate of an auto-encoder|a validation fraction holds|node with a parameter learns|mechanisms from outside definitions run to the end at the default step|at a tight tolerance the two integrators agree|node with default inputs learns|meets its goals on the MacPherson sweep|node with its defaults sizes itself|sindy at 5 % noise|an excitation left out of the library|sindy refuses to identify from positions|only their own scheme fits the training span|a sweep in parts under mpirun'
+slow='AE of the |AE reduced energy is conserved|AE latent coordinate|AE reports the reconstruction|a network fits|node on the pendulum on a carriage follows|node in the latent coordinate of an auto-encoder|a validation fraction holds|node with a parameter learns|mechanisms from outside definitions run to the end at the default step|at a tight tolerance the two integrators agree|node with default inputs learns|meets its goals on the MacPherson sweep|node with its defaults sizes itself|sindy at 5 % noise|an excitation left out of the library|sindy refuses to identify from positions|only their own scheme fits the training span|a sweep in parts under mpirun|no reduced run on the textbook mechanisms misses'
 cmake --preset asan >/dev/null
 cmake --build --preset asan -j"$(nproc)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1

@@ -9,25 +9,23 @@
 
 #include <filesystem>
 #include <fstream>
-#include <source_location>
 #include <sstream>
 #include <string>
 
 namespace mbdrom::test {
 
 /// The path of folder `name` of the calling test file in the system's temporary folder, removed.
-inline std::filesystem::path freshPath(const std::string& name,
-                                       std::source_location where = std::source_location::current()) {
-  const std::string file = std::filesystem::path(where.file_name()).stem().string();
+/// (__builtin_FILE: clang 14 with libstdc++ 12 has no std::source_location.)
+inline std::filesystem::path freshPath(const std::string& name, const char* caller = __builtin_FILE()) {
+  const std::string file = std::filesystem::path(caller).stem().string();
   const std::filesystem::path dir = std::filesystem::temp_directory_path() / ("mbdrom_" + file + "_" + name);
   std::filesystem::remove_all(dir);
   return dir;
 }
 
 /// Folder `name` of the calling test file in the system's temporary folder, created empty.
-inline std::filesystem::path freshDir(const std::string& name,
-                                      std::source_location where = std::source_location::current()) {
-  const std::filesystem::path dir = freshPath(name, where);
+inline std::filesystem::path freshDir(const std::string& name, const char* caller = __builtin_FILE()) {
+  const std::filesystem::path dir = freshPath(name, caller);
   std::filesystem::create_directories(dir);
   return dir;
 }

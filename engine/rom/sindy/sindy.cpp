@@ -685,7 +685,7 @@ SindyWeakRows sindyWeakForm(const SindySamples& s, const Eigen::MatrixXd& Theta,
       const double dt = 0.5 * (left + right), x = s.t(k);
       const double phi = (x - a) * (x - a) * (b - x) * (b - x) * norm;
       const double dphi = 2.0 * (x - a) * (b - x) * (a + b - 2.0 * x) * norm;
-      w.Theta.row(j) += dt * phi * Theta.row(k);
+      if (L > 0) w.Theta.row(j) += dt * phi * Theta.row(k);  // no row of a matrix without columns (null data)
       w.Y.row(j) += dt * (phi * s.force.col(k) - dphi * s.momentum.col(k)).transpose();
     }
     w.lastSample.push_back(k1);
