@@ -8,6 +8,7 @@
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 #include "engine/rom/ae/ae_model.h"
+#include "engine/rom/chart_kinematics.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/node/node_coordinates.h"
@@ -58,6 +59,7 @@ class NaturalPositions {
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
     if (independent && !latent && envelope && KinematicTable::applies(model, indices))
       spacing_ = kinematicTableSpacing(*envelope, assembly_.scales->coordinateScale(indices.front()));
+    if (independent && !latent) kinematics_.emplace(model, indices, assembly_);
   }
   const Eigen::VectorXd& at(const Eigen::VectorXd& x, double t) {
     if (latent_) {
@@ -70,7 +72,7 @@ class NaturalPositions {
     }
     if (table_ && table_->eval(x(0), 0.0, q_, R_, qd_, c_)) return q_;
     for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
-    q_ = assemblePositions(model_, q_, t, assembly_).q;
+    kinematics_->assemble(q_, t);
     if (!table_ && spacing_ > 0.0) table_.emplace(model_, indices_.front(), q_, spacing_);
     return q_;
   }
@@ -83,11 +85,20 @@ class NaturalPositions {
       q = q_;
       return;
     }
-    q = at(x, t);
-    IndependentSplit split = independentSplit(model_, q, v, t, indices_);
-    qd = std::move(split.qd);
-    R = std::move(split.R);
-    c = std::move(split.c);
+    if (table_ || spacing_ > 0.0 || !kinematics_) {  // a table to start, or no chart
+      q = at(x, t);
+      IndependentSplit split = independentSplit(model_, q, v, t, indices_);
+      qd = std::move(split.qd);
+      R = std::move(split.R);
+      c = std::move(split.c);
+      return;
+    }
+    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
+    kinematics_->solve(q_, v, t);
+    q = q_;
+    qd = kinematics_->qd();
+    R = kinematics_->R();
+    c = kinematics_->c();
   }
 
  private:
@@ -100,6 +111,7 @@ class NaturalPositions {
   AssemblyOptions assembly_;
   double spacing_ = 0.0;
   std::optional<KinematicTable> table_;
+  std::optional<ChartKinematics> kinematics_;  // of the independent coordinates
 };
 
 // u = f_ext of the load case at the natural positions of the stage's state.

@@ -12,6 +12,7 @@
 #include "engine/dynamics/scales.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
+#include "engine/rom/chart_kinematics.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
@@ -904,11 +905,16 @@ class SindyStepper final : public ReducedStepper {
       if (o.q0.size()) u_(i) = o.q0(c) - rom.qRef_(c);
       if (o.qd0.size()) ud_(i) = o.qd0(c);
     }
+    kinematics_.emplace(model, chart_, assembly_);
     q_ = rom.qRef_;
     qd_.resize(nq);
     qdd_.resize(nq);
     fk_.resize(nq);
-    lambda_.resize(static_cast<Eigen::Index>(rom.terms_.size()));
+    lambda_.setZero(static_cast<Eigen::Index>(rom.terms_.size()));
+    // Thresholding leaves a few of the library's terms (4 of 37 on a 2-DOF absorber): only they are
+    // evaluated.
+    for (std::size_t j = 0; j < rom.terms_.size(); ++j)
+      if ((rom.result_.Xi.row(static_cast<Eigen::Index>(j)).array() != 0.0).any()) active_.push_back(j);
     if (KinematicTable::applies(model, rom.independent_)) {
       const int c = rom.independent_.front();
       Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
@@ -921,23 +927,21 @@ class SindyStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
-    Eigen::VectorXd a1 = accelerations(t0, u_, ud_);
+    accelerations(t0, u_, ud_, a_[0]);
     // A chart degenerates where its coordinates stop determining the motion (a pendulum's
     // horizontal coordinate near the horizontal): its stretch grows without bound.
     if (chartStart_ < 0.0) chartStart_ = stretch();
     if (switchChart()) {
-      a1 = accelerations(t0, u_, ud_);
+      accelerations(t0, u_, ud_, a_[0]);
       chartStart_ = stretch();
     }
-    const Eigen::VectorXd v1 = ud_;
-    const Eigen::VectorXd u2 = u_ + 0.5 * h * v1, v2 = ud_ + 0.5 * h * a1;
-    const Eigen::VectorXd a2 = accelerations(t0 + 0.5 * h, u2, v2);
-    const Eigen::VectorXd u3 = u_ + 0.5 * h * v2, v3 = ud_ + 0.5 * h * a2;
-    const Eigen::VectorXd a3 = accelerations(t0 + 0.5 * h, u3, v3);
-    const Eigen::VectorXd u4 = u_ + h * v3, v4 = ud_ + h * a3;
-    const Eigen::VectorXd a4 = accelerations(t, u4, v4);
-    u_ += h / 6.0 * (v1 + 2.0 * v2 + 2.0 * v3 + v4);
-    ud_ += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+    // Classic RK4 into storage of the right size: a stage allocates nothing.
+    v_[0] = ud_;
+    stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
+    stage(u_, ud_, 0.5 * h, 1, t0 + 0.5 * h, 2);
+    stage(u_, ud_, h, 2, t, 3);
+    u_ += h / 6.0 * (v_[0] + 2.0 * v_[1] + 2.0 * v_[2] + v_[3]);
+    ud_ += h / 6.0 * (a_[0] + 2.0 * a_[1] + 2.0 * a_[2] + a_[3]);
   }
 
   bool finite() const override { return u_.allFinite() && ud_.allFinite(); }
@@ -947,7 +951,7 @@ class SindyStepper final : public ReducedStepper {
   }
 
   void fill(Sample& s) override {
-    (void)accelerations(s.t, u_, ud_);
+    accelerations(s.t, u_, ud_, a_[0]);
     s.q = q_;
     s.qd = qd_;
     s.qdd = qdd_;
@@ -955,17 +959,24 @@ class SindyStepper final : public ReducedStepper {
   }
 
  private:
-  // ü at (t, uu, vv), the state in the current chart's coordinates; leaves q, qd, qdd of that state.
-  Eigen::VectorXd accelerations(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
+  // RK4's stage `k`: the state `from` + h × stage `k - 1`'s rates, and its accelerations at t.
+  void stage(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double h, int previous, double t, int k) {
+    uStage_ = u + h * v_[previous];
+    v_[k] = ud + h * a_[previous];
+    accelerations(t, uStage_, v_[k], a_[k]);
+  }
+
+  // ü (into `a`) at (t, uu, vv), the state in the current chart's coordinates; leaves q, qd, qdd
+  // of that state.
+  void accelerations(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv, Eigen::VectorXd& a) {
     const Eigen::Index n = uu.size();
     for (Eigen::Index i = 0; i < n; ++i)
       q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
     if (!table_ || !table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_)) {
-      q_ = assemblePositions(model_, q_, t, assembly_).q;
-      IndependentSplit split = independentSplit(model_, q_, vv, t, chart_);
-      R_ = std::move(split.R);
-      c_ = std::move(split.c);
-      qd_ = std::move(split.qd);
+      kinematics_->solve(q_, vv, t);
+      R_ = kinematics_->R();
+      c_ = kinematics_->c();
+      qd_ = kinematics_->qd();
     }
     const Eigen::MatrixXd& R = R_;
     const Eigen::VectorXd& c = c_;
@@ -975,11 +986,15 @@ class SindyStepper final : public ReducedStepper {
     rhs_.noalias() = R.transpose() * fk_;
     rhs_.noalias() -= MR_.transpose() * c;
     addIdentifiedForce(t, uu, vv);
-    Eigen::VectorXd a =
-        Mr_.size() == 1 ? Eigen::VectorXd(rhs_ / Mr_(0, 0)) : SymmetricSolver(Mr_).solve(rhs_);
+    a = rhs_;
+    if (Mr_.size() == 1) {
+      a(0) /= Mr_(0, 0);
+    } else {
+      reducedMass_.compute(Mr_);
+      reducedMass_.solveInPlace(a);
+    }
     qdd_ = c;
     qdd_.noalias() += R * a;
-    return a;
   }
 
   // The identified force Ξᵀθ(u, u̇) acts on the coordinates the model was identified in; in
@@ -1001,7 +1016,7 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::VectorXd& ud = own ? vv : udOwn_;
     if (frictionElement_) fr_ = frictionValues(model_, q_, qd_);
     if (frictionChannel_) evalFrictionForces(model_, q_, qd_, Eigen::VectorXd(), fFriction_);
-    for (std::size_t j = 0; j < terms_.size(); ++j) {
+    for (const std::size_t j : active_) {
       cols_(0) = 0.0;
       if (frictionOf_[j] >= 0) cols_(0) = fr_(frictionOf_[j]);
       if (frictionChannelOf_[j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[j]);
@@ -1046,6 +1061,7 @@ class SindyStepper final : public ReducedStepper {
       ud_(static_cast<Eigen::Index>(k)) = qd_(chart_[k]);
     }
     assembly_.fixedCoordinates = chart_;
+    kinematics_->setChart(chart_);
     table_.reset();  // tabulated along one branch of the model's own coordinate
     ++switches_;
     return true;
@@ -1061,12 +1077,16 @@ class SindyStepper final : public ReducedStepper {
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
-  std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
+  std::vector<SindyTerm> terms_;     // a column term reads the one value of cols_
+  std::vector<std::size_t> active_;  // the terms with a coefficient; the others' λ stay 0
   bool frictionElement_;
   AssemblyOptions assembly_;
+  std::optional<ChartKinematics> kinematics_;  // of chart_
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
   Eigen::MatrixXd R_, MR_, Mr_;
+  SymmetricSolver reducedMass_;           // of Mr_
+  Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, lambda_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
 };

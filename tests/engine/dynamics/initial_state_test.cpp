@@ -1,4 +1,5 @@
 #include "dynamics_models.h"
+#include "tests/engine/test_coordinates.h"
 
 #include "engine/core/error.h"
 #include "engine/dynamics/initial_state.h"
@@ -14,15 +15,8 @@ using namespace mbdrom::test;
 
 namespace {
 
-int coordinate(const Model& model, const std::string& name) {
-  for (int i = 0; i < model.nq(); ++i)
-    if (model.coordinateName(i) == name) return i;
-  FAIL("no coordinate " << name);
-  return -1;
-}
-
 Eigen::Vector3d point(const Model& model, const Eigen::VectorXd& q, const std::string& name) {
-  const int x = coordinate(model, name + ".x");
+  const int x = test::coordinateIndex(model, name + ".x");
   return q.segment<3>(x);
 }
 
@@ -37,9 +31,9 @@ double velocityResidual(const Model& model, const Eigen::VectorXd& q, const Eige
 // The four-bar at crank angle theta (rad, from +x) by assembly with the crank tip held there.
 Eigen::VectorXd fourBarAt(const Model& model, double theta) {
   const double r = std::hypot(0.3, 0.9);
-  return initialPositions(model, {{coordinate(model, "B.x"), r * std::cos(theta)},
-                                  {coordinate(model, "B.y"), r * std::sin(theta)},
-                                  {coordinate(model, "B.z"), 0.0}});
+  return initialPositions(model, {{test::coordinateIndex(model, "B.x"), r * std::cos(theta)},
+                                  {test::coordinateIndex(model, "B.y"), r * std::sin(theta)},
+                                  {test::coordinateIndex(model, "B.z"), 0.0}});
 }
 
 }  // namespace
@@ -72,7 +66,8 @@ TEST_CASE("a rate the constraints forbid is reported with what was used instead"
   // B moves on a circle about A: a rate along AB contradicts the crank's length.
   const double r = std::hypot(0.3, 0.9);
   const InitialVelocities v = initialVelocities(
-      model, model.q0(), 0.0, {{coordinate(model, "B.x"), 0.3 / r}, {coordinate(model, "B.y"), 0.9 / r}});
+      model, model.q0(), 0.0,
+      {{test::coordinateIndex(model, "B.x"), 0.3 / r}, {test::coordinateIndex(model, "B.y"), 0.9 / r}});
   CHECK_FALSE(v.kept);
   REQUIRE(v.achieved.size() == 2);
   CHECK(std::abs(v.achieved[0] * 0.3 + v.achieved[1] * 0.9) < 1e-12);  // no stretch
@@ -83,13 +78,14 @@ TEST_CASE("a rate the constraints forbid is reported with what was used instead"
 TEST_CASE("one rate of a two-DOF pendulum is kept and the free component gets the least kinetic energy") {
   const double L = 0.7, tilt = 0.4;
   const Model model = modelFromJson(pendulumJson(1.5, L, tilt));
-  const InitialVelocities v = initialVelocities(model, model.q0(), 0.0, {{coordinate(model, "P.y"), 0.8}});
+  const InitialVelocities v =
+      initialVelocities(model, model.q0(), 0.0, {{test::coordinateIndex(model, "P.y"), 0.8}});
   CHECK(v.kept);
   CHECK(v.chosen == 1);
-  CHECK(v.qd(coordinate(model, "P.y")) == Approx(0.8).epsilon(1e-14));
+  CHECK(v.qd(test::coordinateIndex(model, "P.y")) == Approx(0.8).epsilon(1e-14));
   // The free direction is the swing in the x-z plane, whose speed only adds energy: zero.
-  CHECK(std::abs(v.qd(coordinate(model, "P.x"))) < 1e-12);
-  CHECK(std::abs(v.qd(coordinate(model, "P.z"))) < 1e-12);
+  CHECK(std::abs(v.qd(test::coordinateIndex(model, "P.x"))) < 1e-12);
+  CHECK(std::abs(v.qd(test::coordinateIndex(model, "P.z"))) < 1e-12);
   CHECK(v.kineticEnergy == Approx(0.5 * 1.5 * 0.64).epsilon(1e-12));
 }
 
@@ -97,13 +93,14 @@ TEST_CASE("velocities that leave components free warn once, naming every rate th
   // A carriage on a rail carrying a pendulum that swings across it (two degrees of freedom):
   // the carriage's rate alone leaves the swing free; the rod takes the bob along.
   const Model model = readExample("pendulum_carriage.json");
-  const InitialVelocities v = initialVelocities(model, model.q0(), 0.0, {{coordinate(model, "C.x"), 0.5}});
+  const InitialVelocities v =
+      initialVelocities(model, model.q0(), 0.0, {{test::coordinateIndex(model, "C.x"), 0.5}});
   REQUIRE(v.chosen == 1);
   REQUIRE(v.setLabels.size() == v.setRates.size());
   bool bob = false;
   for (std::size_t k = 0; k < v.setLabels.size(); ++k) {
     CHECK(v.setLabels[k] != "C.x");  // given, not set
-    CHECK(v.setRates[k] == Approx(v.qd(coordinate(model, v.setLabels[k]))));
+    CHECK(v.setRates[k] == Approx(v.qd(test::coordinateIndex(model, v.setLabels[k]))));
     bob = bob || v.setLabels[k] == "P.x";
   }
   CHECK(bob);
@@ -112,7 +109,8 @@ TEST_CASE("velocities that leave components free warn once, naming every rate th
                           Catch::Contains("P.x = 0.5"));
   // Every rate given: nothing left free, no warning.
   const InitialVelocities all = initialVelocities(
-      model, model.q0(), 0.0, {{coordinate(model, "C.x"), 0.5}, {coordinate(model, "P.y"), 0.0}});
+      model, model.q0(), 0.0,
+      {{test::coordinateIndex(model, "C.x"), 0.5}, {test::coordinateIndex(model, "P.y"), 0.0}});
   CHECK(all.chosen == 0);
   CHECK(freeVelocityWarning(all).empty());
 }
@@ -137,9 +135,9 @@ TEST_CASE("a driven mechanism starts with its driver's speed and refuses a contr
   const InitialVelocities free = initialVelocities(model, model.q0(), 0.0, {});
   const double omega = rate + amplitude * 2.0 * 3.14159265358979323846 * f;
   CHECK((point(model, free.qd, "A") - Eigen::Vector3d(0, r * omega, 0)).norm() < 1e-12);
-  CHECK(std::abs(free.qd(coordinate(model, "B.x"))) < 1e-12);  // dead centre
+  CHECK(std::abs(free.qd(test::coordinateIndex(model, "B.x"))) < 1e-12);  // dead centre
   const InitialVelocities pushed =
-      initialVelocities(model, model.q0(), 0.0, {{coordinate(model, "B.x"), 1.0}});
+      initialVelocities(model, model.q0(), 0.0, {{test::coordinateIndex(model, "B.x"), 1.0}});
   CHECK_FALSE(pushed.kept);
   CHECK(std::abs(pushed.achieved[0]) < 1e-12);
 }
@@ -150,9 +148,9 @@ TEST_CASE("an initial position holds the given coordinates and assembles the res
   Eigen::VectorXd Phi;
   evalPhi(model, q, 0.0, Phi);
   CHECK(Phi.lpNorm<Eigen::Infinity>() < 1e-10);
-  CHECK(q(coordinate(model, "B.x")) == std::hypot(0.3, 0.9) * std::cos(1.0));
+  CHECK(q(test::coordinateIndex(model, "B.x")) == std::hypot(0.3, 0.9) * std::cos(1.0));
   // The rocker cannot reach a crank tip 5 m away.
-  CHECK_THROWS_WITH(initialPositions(model, {{coordinate(model, "B.x"), 5.0}}),
+  CHECK_THROWS_WITH(initialPositions(model, {{test::coordinateIndex(model, "B.x"), 5.0}}),
                     Catch::Contains("no position of the mechanism has B.x = 5"));
-  CHECK_THROWS_AS(initialPositions(model, {{coordinate(model, "B.x"), std::nan("")}}), InputError);
+  CHECK_THROWS_AS(initialPositions(model, {{test::coordinateIndex(model, "B.x"), std::nan("")}}), InputError);
 }

@@ -5,6 +5,7 @@
 #include "engine/rom/kinematic_table.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
+#include "tests/engine/test_coordinates.h"
 
 #include <catch2/catch.hpp>
 
@@ -43,13 +44,6 @@ Model sliderCrank(double r, double l) {
     "load_cases": [{"name": "free", "loads": []}]})"));
 }
 
-int coordinate(const Model& model, const std::string& name) {
-  for (int i = 0; i < model.nq(); ++i)
-    if (model.coordinateName(i) == name) return i;
-  FAIL("no coordinate " << name);
-  return -1;
-}
-
 // x(y) = sqrt(a² − y²) and its first two derivatives.
 struct Root {
   double x, dx, ddx;
@@ -66,7 +60,8 @@ struct Errors {
 // Largest errors over off-grid points of [-0.8 r, 0.8 r] with the table's spacing h.
 Errors tableErrors(double r, double l, double h) {
   const Model model = sliderCrank(r, l);
-  const int y = coordinate(model, "A.y"), ax = coordinate(model, "A.x"), bx = coordinate(model, "B.x");
+  const int y = test::coordinateIndex(model, "A.y"), ax = test::coordinateIndex(model, "A.x"),
+            bx = test::coordinateIndex(model, "B.x");
   KinematicTable table(model, y, model.q0(), h);
   Errors e;
   const double yd = 0.7 * r;  // [m/s]
@@ -115,7 +110,7 @@ TEST_CASE("kinematic table follows the slider-crank's closed form to the order o
 
 TEST_CASE("kinematic table declines where the mechanism does not assemble", "[kinematic_table]") {
   const Model model = sliderCrank(0.1, 0.25);
-  KinematicTable table(model, coordinate(model, "A.y"), model.q0(), 0.002);
+  KinematicTable table(model, test::coordinateIndex(model, "A.y"), model.q0(), 0.002);
   Eigen::VectorXd q, qd, c;
   Eigen::MatrixXd R;
   CHECK(table.eval(0.09, 0.0, q, R, qd, c));
@@ -127,6 +122,6 @@ TEST_CASE("kinematic table declines where the mechanism does not assemble", "[ki
   CHECK_FALSE(table.eval(std::nan(""), 0.0, q, R, qd, c));
   CHECK_FALSE(table.eval(1e12, 0.0, q, R, qd, c));  // a diverged run: no table of a billion nodes
   CHECK(table.nodes() < 100);
-  CHECK(KinematicTable::applies(model, {coordinate(model, "A.y")}));
+  CHECK(KinematicTable::applies(model, {test::coordinateIndex(model, "A.y")}));
   CHECK_FALSE(KinematicTable::applies(model, {0, 1}));
 }

@@ -1,0 +1,143 @@
+#include "engine/rom/chart_kinematics.h"
+
+#include "engine/dynamics/scales.h"
+#include "engine/model/constraints.h"
+#include "engine/rom/rom_support.h"
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+
+namespace mbdrom {
+
+ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
+    : model_(model), assembly_(std::move(assembly)) {
+  if (!assembly_.scales) assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
+  setChart(std::move(chart));
+}
+
+void ChartKinematics::setChart(std::vector<int> chart) {
+  chart_ = std::move(chart);
+  assembly_.fixedCoordinates = chart_;
+  const Eigen::Index nq = model_.nq(), nc = model_.nc(), n = static_cast<Eigen::Index>(chart_.size());
+  dependent_.clear();
+  for (int i = 0; i < nq; ++i)
+    if (std::find(chart_.begin(), chart_.end(), i) == chart_.end()) dependent_.push_back(i);
+  partitioned_ = nc > 0 && nc == static_cast<Eigen::Index>(dependent_.size()) && nq < kLargeModelCoordinates;
+  R_.setZero(nq, n);
+  qd_.setZero(nq);
+  c_.setZero(nq);
+  if (!partitioned_) return;
+  const MechanismScales& scales = *assembly_.scales;
+  w_ = scales.rowScale.cwiseInverse();
+  sd_.resize(nc);
+  for (Eigen::Index k = 0; k < nc; ++k)
+    sd_(k) = scales.coordinateScale(dependent_[static_cast<std::size_t>(k)]);
+  A_.resize(nc, nc);
+  B_.resize(nc, n);
+  X_.resize(nc, n);
+  Phi_.resize(nc);
+  step_.resize(nc);
+  rhs_.resize(nc);
+  lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nc);
+  factorised_ = false;
+}
+
+void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
+  if (partitioned_) {
+    start_ = q;
+    if (newton(q, t) && split(q, ud, t)) return;
+    q = start_;
+  }
+  general(q, ud, t);
+}
+
+void ChartKinematics::assemble(Eigen::VectorXd& q, double t) {
+  if (partitioned_) {
+    start_ = q;
+    if (newton(q, t)) return;
+    q = start_;
+  }
+  ++general_;
+  factorised_ = false;
+  q = assemblePositions(model_, q, t, assembly_).q;
+}
+
+double ChartKinematics::scaledResidual() const {
+  return w_.cwiseProduct(Phi_).lpNorm<Eigen::Infinity>();
+}
+
+bool ChartKinematics::newton(Eigen::VectorXd& q, double t) {
+  // The factorisation of the previous stage's positions first (a chord step: they are a stage
+  // apart); one of these positions when it does not contract twice per iteration.
+  double previous = std::numeric_limits<double>::infinity();
+  bool fresh = false;
+  for (int it = 0; it <= kIterations; ++it) {
+    evalPhi(model_, q, t, Phi_);
+    const double r = scaledResidual();
+    if (r <= assembly_.tolerance) return true;
+    if (!(r < 0.5 * previous)) {  // NaN, or not contracting
+      if (fresh) return false;
+      factorised_ = false;
+    }
+    if (!factorised_) {
+      if (!factorise(q, t)) return false;
+      fresh = true;
+    }
+    previous = r;
+    rhs_ = w_.cwiseProduct(Phi_);
+    step_.noalias() = lu_.solve(rhs_);
+    for (std::size_t k = 0; k < dependent_.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      q(dependent_[k]) -= sd_(i) * step_(i);
+    }
+  }
+  return false;
+}
+
+bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
+  evalPhiQ(model_, q, t, Phi_q_);
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    A_.col(i) = w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i);
+  }
+  lu_.compute(A_);
+  const auto pivots = lu_.matrixLU().diagonal().cwiseAbs();
+  factorised_ = pivots.minCoeff() > kSingular * pivots.maxCoeff();
+  return factorised_;
+}
+
+bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
+  if (!factorise(q, t)) return false;
+  for (std::size_t j = 0; j < chart_.size(); ++j)
+    B_.col(static_cast<Eigen::Index>(j)) = w_.cwiseProduct(Phi_q_.col(chart_[j]));
+  X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
+  R_.setZero();
+  for (std::size_t j = 0; j < chart_.size(); ++j) R_(chart_[j], static_cast<Eigen::Index>(j)) = 1.0;
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    R_.row(dependent_[k]) = -sd_(i) * X_.row(i);
+  }
+  qd_.noalias() = R_ * ud;
+  evalPhiQdotQd(model_, q, qd_, t, gamma_);
+  rhs_ = w_.cwiseProduct(gamma_);
+  step_.noalias() = lu_.solve(rhs_);
+  c_.setZero();
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    c_(dependent_[k]) = -sd_(i) * step_(i);
+  }
+  return true;
+}
+
+void ChartKinematics::general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
+  ++general_;
+  factorised_ = false;
+  q = assemblePositions(model_, q, t, assembly_).q;
+  IndependentSplit split = independentSplit(model_, q, ud, t, chart_);
+  R_ = std::move(split.R);
+  qd_ = std::move(split.qd);
+  c_ = std::move(split.c);
+}
+
+}  // namespace mbdrom

@@ -1,0 +1,175 @@
+// The chart kinematics of a reduced run against a planar double pendulum's closed form (a
+// textbook mechanism: bars of lengths l1 = O-A and l2 = A-B from a fixed pin O, in the plane
+// z = 0, the chart the horizontal coordinates a = A.x and b = B.x), against the general
+// assembly and independentSplit on the examples, and where it must hand over to them.
+
+#include "engine/rom/chart_kinematics.h"
+#include "engine/core/error.h"
+#include "engine/dynamics/mobility.h"
+#include "engine/model/constraints.h"
+#include "engine/model/model.h"
+#include "engine/model/model_file.h"
+#include "engine/rom/rom_support.h"
+#include "tests/engine/test_coordinates.h"
+#include "tests/engine/test_files.h"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+using namespace mbdrom;
+
+namespace {
+
+Model doublePendulum(double l1, double l2) {
+  const std::string a = std::to_string(l1), b = std::to_string(l1 + l2), ca = std::to_string(l1 / 2),
+                    cb = std::to_string(l1 + l2 / 2);
+  return Model(parseModelSpec(
+      R"({"format": "mbdrom-model", "version": 1, "name": "double pendulum", "gravity": [0, -9.81, 0],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
+               {"name": "A", "position": [)" +
+      a + R"(, 0, 0]}, {"name": "B", "position": [)" + b + R"(, 0, 0]}],
+    "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true}],
+    "bodies": [{"name": "upper", "type": "bar", "points": ["O", "A"], "mass": 1, "com": [)" +
+      ca + R"(, 0, 0]},
+               {"name": "lower", "type": "bar", "points": ["A", "B"], "mass": 1, "com": [)" +
+      cb + R"(, 0, 0]}],
+    "joints": [{"name": "A_plane", "type": "point_on_plane", "body1": "ground", "body2": "upper",
+                "point1": "O", "point2": "A", "axis1": "z0"},
+               {"name": "B_plane", "type": "point_on_plane", "body1": "ground", "body2": "lower",
+                "point1": "O", "point2": "B", "axis1": "z0"}],
+    "load_cases": [{"name": "free", "loads": []}]})"));
+}
+
+// The hanging double pendulum at chart values (a, b): q, dq/du (nq x 2) and c for rates (ad, bd).
+struct Exact {
+  Eigen::VectorXd q, c;
+  Eigen::MatrixXd R;
+};
+Exact closedForm(const Model& model, double l1, double l2, double a, double b, double ad, double bd) {
+  const int ax = test::coordinateIndex(model, "A.x"), ay = test::coordinateIndex(model, "A.y"),
+            bx = test::coordinateIndex(model, "B.x"), by = test::coordinateIndex(model, "B.y");
+  const double s1 = std::sqrt(l1 * l1 - a * a), d = b - a, s2 = std::sqrt(l2 * l2 - d * d);
+  Exact e{Eigen::VectorXd::Zero(model.nq()), Eigen::VectorXd::Zero(model.nq()),
+          Eigen::MatrixXd::Zero(model.nq(), 2)};
+  e.q(ax) = a;
+  e.q(bx) = b;
+  e.q(ay) = -s1;
+  e.q(by) = -s1 - s2;
+  e.R(ax, 0) = 1.0;
+  e.R(bx, 1) = 1.0;
+  e.R(ay, 0) = a / s1;
+  e.R(by, 0) = a / s1 - d / s2;
+  e.R(by, 1) = d / s2;
+  e.c(ay) = l1 * l1 / (s1 * s1 * s1) * ad * ad;
+  e.c(by) = e.c(ay) + l2 * l2 / (s2 * s2 * s2) * (bd - ad) * (bd - ad);
+  return e;
+}
+
+// The general assembly's options holding `chart`.
+AssemblyOptions assembled(const std::vector<int>& chart) {
+  AssemblyOptions o;
+  o.fixedCoordinates = chart;
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("chart kinematics of a double pendulum meet its closed form along a swing", "[chart_kinematics]") {
+  // Metres and millimetres: the scaled Newton step and the tests mean the same in both.
+  for (const double unit : {1.0, 1000.0}) {
+    const double l1 = 0.5 * unit, l2 = 0.3 * unit;
+    const Model model = doublePendulum(l1, l2);
+    const int ax = test::coordinateIndex(model, "A.x"), bx = test::coordinateIndex(model, "B.x");
+    ChartKinematics chart(model, {ax, bx}, AssemblyOptions{});
+    // Stages of a swing: each starts from the previous stage's positions, as in a run.
+    Exact previous = closedForm(model, l1, l2, 0.1 * unit, 0.2 * unit, 0.0, 0.0);
+    Eigen::VectorXd q = previous.q;
+    for (int k = 1; k <= 40; ++k) {
+      const double phase = 0.15 * k, a = 0.4 * l1 * std::sin(phase), b = a + 0.6 * l2 * std::sin(1.7 * phase);
+      const double ad = 0.4 * l1 * std::cos(phase), bd = ad + 1.02 * l2 * std::cos(1.7 * phase);
+      const Exact exact = closedForm(model, l1, l2, a, b, ad, bd);
+      q(ax) = a;
+      q(bx) = b;
+      chart.solve(q, Eigen::Vector2d(ad, bd), 0.0);
+      INFO("unit " << unit << ", stage " << k);
+      CHECK((q - exact.q).cwiseAbs().maxCoeff() < 1e-11 * unit);
+      CHECK((chart.R() - exact.R).cwiseAbs().maxCoeff() < 1e-9);
+      CHECK((chart.qd() - exact.R * Eigen::Vector2d(ad, bd)).cwiseAbs().maxCoeff() < 1e-9 * unit);
+      CHECK((chart.c() - exact.c).cwiseAbs().maxCoeff() < 1e-8 * unit);
+    }
+    CHECK(chart.generalCalls() == 0);  // every stage the partitioned way
+  }
+}
+
+TEST_CASE("chart kinematics agree with the general assembly and independentSplit on the examples",
+          "[chart_kinematics]") {
+  for (const char* file :
+       {"four_bar.json", "slider_crank.json", "pendulum_carriage.json", "macpherson.json"}) {
+    const Model model = test::readExample(file);
+    const std::vector<int> chart = suggestIndependentCoordinates(model, model.q0());
+    ChartKinematics kinematics(model, chart, AssemblyOptions{});
+    const Eigen::VectorXd ud = Eigen::VectorXd::LinSpaced(static_cast<Eigen::Index>(chart.size()), 0.3, 0.7);
+    Eigen::VectorXd q = model.q0(), reference = model.q0();
+    for (int k = 1; k <= 5; ++k) {
+      for (const int i : chart) q(i) = reference(i) = model.q0()(i) + 1e-3 * k * (i % 2 ? 1.0 : -1.0);
+      kinematics.solve(q, ud, 0.0);
+      reference = assemblePositions(model, reference, 0.0, assembled(chart)).q;
+      const IndependentSplit split = independentSplit(model, reference, ud, 0.0, chart);
+      INFO(file << ", stage " << k);
+      Eigen::VectorXd Phi;
+      evalPhi(model, q, 0.0, Phi);
+      CHECK(Phi.cwiseAbs().maxCoeff() < 1e-10);
+      CHECK((q - reference).cwiseAbs().maxCoeff() < 1e-10);
+      CHECK((kinematics.R() - split.R).cwiseAbs().maxCoeff() < 1e-8);
+      CHECK((kinematics.c() - split.c).cwiseAbs().maxCoeff() < 1e-8 * (1.0 + split.c.cwiseAbs().maxCoeff()));
+    }
+  }
+}
+
+TEST_CASE("chart kinematics hand over to the general way where the chart stops determining the motion",
+          "[chart_kinematics]") {
+  const double l1 = 0.5, l2 = 0.3;
+  const Model model = doublePendulum(l1, l2);
+  const int ax = test::coordinateIndex(model, "A.x"), bx = test::coordinateIndex(model, "B.x");
+  ChartKinematics chart(model, {ax, bx}, AssemblyOptions{});
+  Eigen::VectorXd q = closedForm(model, l1, l2, 0.1, 0.2, 0.0, 0.0).q;
+  chart.solve(q, Eigen::Vector2d(0.1, 0.1), 0.0);
+  REQUIRE(chart.generalCalls() == 0);
+  // The upper bar horizontal: A.x = l1 leaves A.y undetermined (Φ_d singular, Newton's method
+  // only creeps towards the double root). The call goes the general way, with its outcome.
+  q(ax) = l1;
+  q(bx) = l1 + 0.1;
+  Eigen::VectorXd reference = q;
+  reference = assemblePositions(model, reference, 0.0, assembled({ax, bx})).q;
+  const IndependentSplit split = independentSplit(model, reference, Eigen::Vector2d(0.1, 0.1), 0.0, {ax, bx});
+  chart.solve(q, Eigen::Vector2d(0.1, 0.1), 0.0);
+  CHECK(chart.generalCalls() == 1);
+  CHECK((q - reference).cwiseAbs().maxCoeff() == 0.0);
+  CHECK((chart.R() - split.R).cwiseAbs().maxCoeff() == 0.0);
+  // Beyond the bar's reach the mechanism does not assemble: the general way's error.
+  q(ax) = 1.2 * l1;
+  CHECK_THROWS_AS(chart.solve(q, Eigen::Vector2d(0.1, 0.1), 0.0), SolverError);
+  CHECK(chart.generalCalls() == 2);
+  // Another chart there (A.y, B.x) determines the motion again, the partitioned way.
+  chart.setChart({test::coordinateIndex(model, "A.y"), bx});
+  q = closedForm(model, l1, l2, 0.1, 0.2, 0.0, 0.0).q;
+  chart.solve(q, Eigen::Vector2d(0.1, 0.1), 0.0);
+  CHECK(chart.generalCalls() == 2);
+}
+
+TEST_CASE("chart kinematics of redundant constraints go the general way", "[chart_kinematics]") {
+  // Bricard's linkage: six bars closed by more constraint rows than dependent coordinates.
+  const Model model = test::readOutsideMechanism("bricard_m.json");
+  const std::vector<int> chart = suggestIndependentCoordinates(model, model.q0());
+  REQUIRE(model.nc() > model.nq() - static_cast<int>(chart.size()));
+  ChartKinematics kinematics(model, chart, AssemblyOptions{});
+  Eigen::VectorXd q = model.q0();
+  for (const int i : chart) q(i) += 1e-3;
+  kinematics.solve(q, Eigen::VectorXd::Ones(static_cast<Eigen::Index>(chart.size())), 0.0);
+  CHECK(kinematics.generalCalls() == 1);
+  Eigen::VectorXd Phi;
+  evalPhi(model, q, 0.0, Phi);
+  CHECK(Phi.cwiseAbs().maxCoeff() < 1e-9);
+}
