@@ -128,6 +128,12 @@ bool failsItsOwnRuns(const ReducedModel& rom) {
          (own->value("failed", false) || !ownRunsMissed(rom).empty());
 }
 
+bool boundedByFollowedRuns(const ReducedModel& rom) {
+  const auto excluded = rom.metrics().find("envelope_excludes");
+  return excluded != rom.metrics().end() && excluded->is_array() && !excluded->empty() &&
+         !ownRunsMissed(rom).empty();
+}
+
 std::string ownRunsMissed(const ReducedModel& rom) {
   const auto own = rom.metrics().find("training_rollout");
   if (own == rom.metrics().end() || !own->is_object() || !own->value("done", false) ||
@@ -143,8 +149,9 @@ std::string validationWarning(const ReducedModel& rom) {
     return "the model blows up on its own training runs (" + own->value("text", std::string("a run failed")) +
            "): do not trust its runs";
   // Judged only by a model trained without the held-out runs, the written one can still miss
-  // the runs it was trained on: then no held-out figure speaks for it.
-  if (const std::string own = ownRunsMissed(rom); !own.empty())
+  // the runs it was trained on: then no held-out figure speaks for it, unless its envelope keeps
+  // only the runs it follows (each run then warns by its own distance from them).
+  if (const std::string own = ownRunsMissed(rom); !own.empty() && !boundedByFollowedRuns(rom))
     return "the written model misses its own training runs (" + own + "): do not trust its runs";
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
@@ -176,7 +183,11 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 }
 
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
-  if (summary.leftEnvelope()) return "the run " + envelopeSummaryText(summary);
+  if (summary.leftEnvelope())
+    return "the run " + envelopeSummaryText(summary) +
+           (boundedByFollowedRuns(rom)
+                ? " (the envelope keeps only the training runs the model follows: " + ownRunsMissed(rom) + ")"
+                : "");
   // A model not validated, or found wrong, says so on every run already.
   if (!validationWarning(rom).empty()) return {};
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
@@ -357,13 +368,33 @@ void ReducedModel::calibrateJointEnvelope() {
   // No bound from a held-out check that did not run, blew up or missed (twice a miss is no limit
   // to the next one: such runs warn that the model failed its check instead), nor for a written
   // model that misses or blows up on its own training runs (the held-out figure is of another model).
+  // A model whose envelope keeps only the runs it follows is bounded by the worse of the held-out
+  // error and theirs.
+  const bool followedOnly = boundedByFollowedRuns(*this);
   const bool bounded = it != metrics_.end() && it->is_object() && it->value("done", false) &&
-                       !it->value("failed", true) && !missedItsGoal(*it) && !failsItsOwnRuns(*this) &&
+                       !it->value("failed", true) && !missedItsGoal(*it) &&
+                       (!failsItsOwnRuns(*this) || followedOnly) &&
                        it->value("held_out_distance", -1.0) >= 0.0;
-  if (bounded)
-    envelope_.calibrateJoint(it->value("held_out_distance", -1.0), it->value("error", 0.0));
-  else
+  if (!bounded) {
     envelope_.uncalibrateJoint();
+    return;
+  }
+  double error = it->value("error", 0.0);
+  if (followedOnly) error = std::max(error, metrics_["training_rollout"].value("followed_error", error));
+  envelope_.calibrateJoint(it->value("held_out_distance", -1.0), error);
+}
+
+void ReducedModel::boundByFollowedRuns(const Dataset& followed, const std::vector<std::string>& missed) {
+  envelope_.replaceJoint(NeighbourEnvelope::fromDataset(followed, takesLoads()));
+  metrics_["envelope_excludes"] = missed;
+  std::string names;
+  for (const std::string& name : missed) names += (names.empty() ? "\"" : ", \"") + name + "\"";
+  if (metrics_.contains("verdict"))
+    metrics_["verdict"] = metrics_["verdict"].get<std::string>() + "; its envelope leaves out " + names +
+                          ", which it misses: a run that goes where only " +
+                          (missed.size() == 1 ? "that run" : "those runs") +
+                          " went leaves the envelope and warns, the others state their bound";
+  calibrateJointEnvelope();
 }
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
@@ -505,7 +536,8 @@ std::unique_ptr<ReducedModel> reducedModelFromJson(const OJson& j, const std::st
     checkMetrics(rom->metrics_, source);
     if (const OJson* envelope = r.find("envelope"))
       rom->envelope_ = TrainingEnvelope::fromJson(*envelope, source);
-    if (failsItsOwnRuns(*rom)) rom->envelope_.uncalibrateJoint();  // a file of an earlier version
+    if (failsItsOwnRuns(*rom) && !boundedByFollowedRuns(*rom))
+      rom->envelope_.uncalibrateJoint();  // a file of an earlier version
     checkStoredStart(*rom, source);
     return rom;
   } catch (const OJson::exception& e) {

@@ -146,6 +146,10 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
 std::string ownRunsMissed(const ReducedModel& rom);
 /// True when the written model missed (ownRunsMissed) or blew up on one of its own training runs.
 bool failsItsOwnRuns(const ReducedModel& rom);
+/// True when the written model missed some of its own training runs, and its joint envelope holds
+/// only the runs it follows, calibrated (ReducedModel::boundByFollowedRuns): a run then warns by
+/// its own distance instead of every run warning.
+bool boundedByFollowedRuns(const ReducedModel& rom);
 
 /// What a finished reduced run warns of, as every front end says it: modelWarnings,
 /// then envelopeWarning when there is one.
@@ -214,6 +218,13 @@ class ReducedModel {
   /// Records how this model ran its own training runs from their start (checkTrainingRuns):
   /// metric "training_rollout" (RolloutCheck::toJson).
   void recordTrainingRollout(const RolloutCheck& check);
+  /// For a model that misses its own training runs `missed` and follows the others, `followed`
+  /// (the data set without them), after a held-out check it passed: its joint envelope holds
+  /// `followed` alone (metric "envelope_excludes": the missed runs), calibrated by the held-out
+  /// distance and the larger of the held-out error and the followed runs' worst error. A run
+  /// that goes where only the missed runs went then leaves the envelope and warns; one near the
+  /// followed runs states its bound.
+  void boundByFollowedRuns(const Dataset& followed, const std::vector<std::string>& missed);
 
   /// Runs the reduced model under a load case of `model` and streams back-projected
   /// samples to `sink` (begin, write..., end). Values in options.parameters that are not

@@ -386,6 +386,10 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
     j["total_runs"] = totalRuns;
     if (!writtenInstead.empty()) j["written_instead"] = writtenInstead;
   }
+  if (!missedRuns.empty()) {
+    j["missed_runs"] = missedRuns;
+    if (followedError >= 0.0) j["followed_error"] = followedError;
+  }
   return j;
 }
 
@@ -543,8 +547,9 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
   // Run by run: one that cannot be set up (no online step, options it cannot run: not its
   // motion's fault) is noted, and loses no other run's figure or failure.
   const int total = static_cast<int>(dataset.runs.size());
-  double residual = std::numeric_limits<double>::quiet_NaN();
+  double residual = std::numeric_limits<double>::quiet_NaN(), followed = -1.0;
   std::string note;
+  std::vector<std::string> missed;
   for (const std::size_t k : replayable) {
     RolloutCheck one;
     try {
@@ -558,10 +563,14 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
       continue;
     }
     residual = std::fmax(residual, one.equationResidual);
+    if (!one.failed && !one.passed()) missed.push_back(one.run);
+    if (one.passed()) followed = std::max(followed, one.error);
     // The first failure, else the worst run, speaks for the check.
     if (!check.failed && (one.failed || !check.done || one.error > check.error)) check = std::move(one);
   }
   check.equationResidual = residual;
+  check.missedRuns = std::move(missed);
+  check.followedError = followed;
   if (!note.empty()) check.note = note;
   check.wholeRuns = false;  // its own runs: nothing was held out
   return check;

@@ -84,6 +84,10 @@ struct RolloutCheck {
   /// the check missed or blew up, negative when not. Above the tolerance, no model can follow
   /// such runs one by one, and the verdict says so [-].
   double loadSensitivity = -1.0;
+  /// Own runs (checkTrainingRuns): the runs missed beyond the tolerance (not blown up), and the
+  /// largest error of the runs followed [-] (negative: none was followed).
+  std::vector<std::string> missedRuns;
+  double followedError = -1.0;
   /// Why the judged model itself is the one written, said with the verdict (the model trained
   /// on every run missed its own runs); empty: the written model was trained on every run.
   std::string writtenInstead;

@@ -95,6 +95,8 @@ class TrainingEnvelope {
   }
   /// Drops the joint envelope's calibration: no bound, no gate.
   void uncalibrateJoint() { joint_.uncalibrate(); }
+  /// Replaces the joint envelope (of other runs than the ranges'), uncalibrated.
+  void replaceJoint(NeighbourEnvelope joint) { joint_ = std::move(joint); }
 
   /// "input W.z" / "state x_r2" / "parameter level": the component of a distance, for messages.
   std::string describe(const EnvelopeDistance& d) const;

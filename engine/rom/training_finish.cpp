@@ -91,6 +91,21 @@ std::unique_ptr<ReducedModel> judgedModelInstead(const ReducedModel& rom, const 
   return instead;
 }
 
+// A written model that misses some of its own runs (`own`) and follows the others, after a
+// held-out check that passed: its envelope keeps the runs it follows (at least two), so a run
+// warns by its own distance from them instead of every run warning (boundByFollowedRuns).
+void boundByTheRunsItFollows(ReducedModel& rom, const RolloutCheck& own, const HeldOutJudgement& judged,
+                             const Dataset& dataset) {
+  if (own.failed || own.missedRuns.empty() || own.followedError < 0.0 || !judged.check.wholeRuns ||
+      !judged.check.passed())
+    return;
+  Dataset followed = dataset;
+  std::erase_if(followed.runs, [&](const DatasetRun& run) {
+    return std::find(own.missedRuns.begin(), own.missedRuns.end(), run.name) != own.missedRuns.end();
+  });
+  if (followed.runs.size() >= 2) rom.boundByFollowedRuns(followed, own.missedRuns);
+}
+
 }  // namespace
 
 std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> rom, const Dataset& dataset,
@@ -108,6 +123,8 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   if (auto instead = judgedModelInstead(*rom, own, judged, dataset, *model, monitor)) {
     rom = std::move(instead);
     own = RolloutCheck{};
+  } else {
+    boundByTheRunsItFollows(*rom, own, judged, dataset);
   }
   refuseIfItBlowsUpOnItsOwnRuns(*rom, own, ownRunFailure);
   SpeedCheck speed;

@@ -277,3 +277,65 @@ TEST_CASE("a run that leaves more force unbalanced than its model's training run
   s.expectedError = 0.08;
   CHECK_THAT(envelopeWarning(rom, s), Catch::StartsWith("the run expects up to 8 % relative RMS error"));
 }
+
+TEST_CASE(
+    "a written model that misses some of its own training runs is bounded by the runs it follows, and a run "
+    "warns only when it leaves them",
+    "[training_finish_test]") {
+  const FinishRail r;
+  ReplayThenDiverge rom(r.model, r.samples, 10.0);
+  rom.recordEnvelope(r.twoRuns());
+  RolloutCheck heldOut = ranToItsEnd(0.01);
+  heldOut.wholeRuns = true;
+  heldOut.heldOutDistance = 1.0;
+  rom.recordHeldOutRollout(heldOut);
+  RolloutCheck own = ranToItsEnd(0.2);
+  own.run = "push again";
+  own.missedRuns = {"push again"};
+  own.followedError = 0.02;
+  rom.recordTrainingRollout(own);
+  REQUIRE_FALSE(rom.envelope().joint().calibrated());
+  REQUIRE_FALSE(validationWarning(rom).empty());
+
+  rom.boundByFollowedRuns(r.dataset(), own.missedRuns);
+  CHECK(boundedByFollowedRuns(rom));
+  REQUIRE(rom.envelope().joint().calibrated());
+  CHECK(rom.envelope().joint().heldOutError() == 0.02);  // the followed runs' worst, above the held-out 1 %
+  CHECK(validationWarning(rom).empty());
+  CHECK_THAT(rom.metrics()["verdict"].get<std::string>(),
+             Catch::Contains("its envelope leaves out \"push again\", which it misses"));
+  // Near the runs it follows: a bound of its own and no warning; past the gate: a warning that
+  // says what the envelope holds.
+  RomSimulationSummary inside;
+  inside.envelopeKnown = true;
+  inside.jointGate = rom.envelope().joint().gate();
+  inside.jointDistance = 0.5 * inside.jointGate;
+  inside.expectedError = rom.envelope().joint().expectedError(inside.jointDistance);
+  CHECK(reducedRunWarnings(rom, RunOptions{}, inside).empty());
+  RomSimulationSummary left = inside;
+  left.jointDistance = 2.0 * inside.jointGate;
+  left.jointLeftAt = 0.4;
+  left.expectedError = std::nan("");
+  REQUIRE(left.leftEnvelope());
+  CHECK_THAT(reducedRunWarnings(rom, RunOptions{}, left).front(),
+             Catch::StartsWith("the run left its training envelope at t = 0.4 s") &&
+                 Catch::Contains("the envelope keeps only the training runs the model follows") &&
+                 Catch::Contains("push again"));
+}
+
+TEST_CASE("a model file whose envelope keeps the runs it follows is read with its bound",
+          "[training_finish_test]") {
+  const FinishRail r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  REQUIRE(pod->envelope().joint().calibrated());
+  OJson j = pod->toJson();
+  j["metrics"]["training_rollout"]["error"] = 0.2;
+  j["metrics"]["training_rollout"]["missed_runs"] = {"push again"};
+  j["metrics"]["training_rollout"]["followed_error"] = 0.02;
+  CHECK_FALSE(reducedModelFromJson(j, "missed.json")->envelope().joint().calibrated());
+  j["metrics"]["envelope_excludes"] = {"push again"};
+  const auto bounded = reducedModelFromJson(j, "bounded.json");
+  CHECK(boundedByFollowedRuns(*bounded));
+  CHECK(bounded->envelope().joint().calibrated());
+}
