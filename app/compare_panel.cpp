@@ -457,7 +457,10 @@ int ComparePanel::compare() {
       }
       own.insert(*it);
     }
-    for (const std::string& w : modelWarnings(*e.rom, own))
+    // The span compared: the stored reference's, else the new run's.
+    const double span = reference() >= 0 ? doc_->runs().at(static_cast<std::size_t>(reference())).record.tEnd
+                                         : tEnd_->value();
+    for (const std::string& w : modelWarnings(*e.rom, own, span))
       outside << tr("\"%1\": %2").arg(QString::fromStdString(e.record.name), QString::fromStdString(w));
     parameters.push_back(std::move(own));
   }

@@ -1,6 +1,7 @@
 #include "app/main_window.h"
 
 #include "app/analysis/analyses.h"
+#include "app/editing/model_editing.h"
 #include "app/export/exports.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
@@ -60,11 +61,13 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
+#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QDoubleSpinBox>
+#include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
@@ -84,6 +87,7 @@
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QUndoStack>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -131,6 +135,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(runsPanel_, &RunsPanel::playRequested, playback_, &RunPlayback::playRun);
   connect(runsPanel_, &RunsPanel::plotRequested, playback_, &RunPlayback::plotRun);
   runs_ = new ReferenceRuns(wb);
+  editing_ = new ModelEditing(wb, scene_, modelTree_);
+  connect(modelTree_, &widgets::ModelTree::addRequested, editing_, &ModelEditing::addDialog);
+  connect(modelTree_, &widgets::ModelTree::removeRequested, editing_, &ModelEditing::removeElement);
   connect(runs_, &ReferenceRuns::simulated, this,
           [this](int index, const std::shared_ptr<const Model>& model) {
             if (model == doc_->model()) playback_->playRun(index);
@@ -295,24 +302,7 @@ void MainWindow::createDocks() {
     if (const auto ref = modelTree_->currentElement(); ref && ref->kind == ElementKind::Point)
       hardpoints_->selectPoint(ref->index);
   });
-  connect(modelTree_, &widgets::ModelTree::addRequested, this, [this](ElementKind kind, int parent) {
-    switch (kind) {
-      case ElementKind::Point: addPointDialog(); break;
-      case ElementKind::Vector: addVectorDialog(); break;
-      case ElementKind::Body: createBodyFromSelection(); break;
-      case ElementKind::Joint: createJointFromSelection(); break;
-      case ElementKind::Marker: addMarkerDialog(parent); break;
-      case ElementKind::SpringDamper: addSpringDialog(); break;
-      case ElementKind::Driver: addDriverDialog(); break;
-      case ElementKind::Friction: addFrictionDialog(); break;
-      case ElementKind::LoadCase: addLoadCaseDialog(); break;
-      case ElementKind::Load: addLoadDialog(parent); break;
-      case ElementKind::Measure: addMeasureDialog(); break;
-      default: addElement(kind, parent); break;  // none left: every kind has its dialog
-    }
-  });
   connect(modelTree_, &widgets::ModelTree::duplicateRequested, this, &MainWindow::duplicateElement);
-  connect(modelTree_, &widgets::ModelTree::removeRequested, this, &MainWindow::removeElement);
   connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
   connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this,
           [this](const QString& kind, const QString& name) {
@@ -370,7 +360,7 @@ void MainWindow::createActions() {
   deleteAction_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
   modelTree_->addAction(deleteAction_);
   connect(deleteAction_, &QAction::triggered, this, [this] {
-    if (auto ref = modelTree_->currentElement()) removeElement(*ref);
+    if (auto ref = modelTree_->currentElement()) editing_->removeElement(*ref);
   });
 
   quitAction_ = new QAction(tr("&Quit"), this);
@@ -533,29 +523,7 @@ void MainWindow::stopForSignal(const QString& signalName) {
 // ---------------------------------------------------------------- editing
 
 QString MainWindow::applyEdit(const ModelSpec& spec, const QString& description) {
-  const QString error = doc_->edit(spec, description);
-  if (!error.isEmpty()) log_->warning(tr("Edit refused: %1").arg(error));
-  return error;
-}
-
-void MainWindow::addElement(ElementKind kind, int parent) {
-  ModelSpec spec = doc_->spec();
-  try {
-    const ElementRef ref = mbdrom::addElement(spec, kind, parent);
-    // A new element is usually incomplete (a joint without points): it is only
-    // added when the mechanism stays valid, else the message says what is missing.
-    const QString error = applyEdit(spec, tr("add %1").arg(QString::fromLatin1(elementKindName(kind))));
-    if (!error.isEmpty()) {
-      showMessage(QMessageBox::Information, tr("Cannot add"),
-                  tr("A new %1 would leave the mechanism invalid:\n%2\n\nDuplicate an existing one instead, "
-                     "then edit it.")
-                      .arg(QString::fromLatin1(elementKindName(kind)), error));
-      return;
-    }
-    modelTree_->selectElement(ref);
-  } catch (const Error& e) {
-    showMessage(QMessageBox::Warning, tr("Cannot add"), QString::fromStdString(e.what()));
-  }
+  return editing_->apply(spec, description);
 }
 
 void MainWindow::duplicateElement(const ElementRef& ref) {
@@ -642,6 +610,43 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   writeSettings();
   files_->autosave()->remove();
   event->accept();
+}
+
+void MainWindow::openUserGuide() {
+  const QStringList candidates = {
+      QCoreApplication::applicationDirPath() + "/../share/doc/mbdrom/user-guide.md",
+      sourceTreePath(QStringLiteral("/docs/user-guide.md"))};
+  for (const QString& path : candidates) {
+    if (!QFileInfo::exists(path)) continue;
+    if (QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath()))) return;
+    showMessage(QMessageBox::Information, tr("User Guide"),
+                tr("No program is set up to open %1. Open the file with a text editor or a Markdown viewer.")
+                    .arg(path));
+    return;
+  }
+  showMessage(QMessageBox::Information, tr("User Guide"),
+              tr("The user guide (user-guide.md) is not installed next to the workbench; it is "
+                 "docs/user-guide.md in the "
+                 "source tree."));
+}
+
+void MainWindow::updateMobilityStatus() {
+  auto model = doc_->model();
+  if (!model) {
+    mobilityLabel_->clear();
+    mobilityLabel_->setToolTip({});
+    return;
+  }
+  QElapsedTimer clock;
+  clock.start();
+  const MobilityReport r = analyzeMobility(*model, model->q0());
+  lastMobilityMs_ = static_cast<double>(clock.nsecsElapsed()) * 1e-6;
+  QString text = tr("%1 coordinates · %2 constraints · %3 DOF").arg(r.nq).arg(r.nc).arg(r.dof);
+  text += r.redundantRows.empty() ? QString() : tr(" · %1 redundant").arg(r.redundantRows.size());
+  mobilityLabel_->setText(text);
+  QStringList tip{tr("Mobility at the reference configuration (rank of Φ_q), updated after each edit")};
+  for (const auto& label : r.redundantLabels) tip << tr("redundant: %1").arg(QString::fromStdString(label));
+  mobilityLabel_->setToolTip(tip.join('\n'));
 }
 
 }  // namespace mbdrom::app

@@ -50,8 +50,8 @@ namespace mbdrom::app {
 class Analyses;
 class ComparePanel;
 class Exports;
-class FormDialog;
 class JobRunner;
+class ModelEditing;
 class ModelTraining;
 class ModelsPanel;
 class PlaybackBar;
@@ -93,31 +93,8 @@ class MainWindow : public QMainWindow {
   JobRunner* jobRunner() const { return runner_; }
   ProjectDocument* document() const { return doc_; }
 
-  /// The dialogs that create elements, each a single undoable edit checked as a
-  /// whole (Edit menu, the tree's Add, the 3D view's selection). They open
-  /// window-modal and return at once; the dialog is a FormDialog child of the
-  /// window named pointDialog, vectorDialog, bodyDialog, jointDialog,
-  /// markerDialog or springDialog (and as below).
-  void addPointDialog(const Eigen::Vector3d& at = Eigen::Vector3d::Zero());
-  void addVectorDialog();
-  void createBodyFromSelection();
-  void createJointFromSelection();
-  void addMarkerDialog(int body = -1);
-  void addSpringDialog();
-  /// Drivers (distance, angle about an axis found or added on body 1, a free
-  /// point's coordinate) with their time function: driverDialog.
-  void addDriverDialog();
-  /// Friction along a sliding direction found or added on body 1: frictionDialog.
-  void addFrictionDialog();
-  /// A force at a point or marker, or a torque on a body, in load case `loadCase`
-  /// (-1: the last one): loadDialog.
-  void addLoadDialog(int loadCase = -1);
-  /// A load case, asked by name: loadCaseDialog.
-  void addLoadCaseDialog();
-  /// A measure of any type (joint angle, distance, wheel camber, ...): measureDialog.
-  void addMeasureDialog();
-  /// Deletes an element, after asking when others depend on it (they go too, one undo step).
-  void removeElement(const ElementRef& ref);
+  /// Model editing: the dialogs that create elements, points placed on the work plane, deletion.
+  ModelEditing* editing() const { return editing_; }
   /// Time the last live mobility update took [ms].
   double lastMobilityMs() const { return lastMobilityMs_; }
 
@@ -154,12 +131,7 @@ class MainWindow : public QMainWindow {
   void updateActions();
 
   QString applyEdit(const ModelSpec& spec, const QString& description);
-  void addElement(ElementKind kind, int parent);
   void duplicateElement(const ElementRef& ref);
-  FormDialog* openForm(const QString& title, const QString& objectName);
-  void announceBuilt(const QString& what, const std::vector<std::string>& notes);
-  bool requireModel(const QString& title);
-  Eigen::Vector3d workPlaneNormal() const;
   void updateMobilityStatus();
   void openUserGuide();
   void renameElement(const ElementRef& ref);
@@ -173,7 +145,6 @@ class MainWindow : public QMainWindow {
   void selectFromTree();
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
   void movePoint(int point, const Eigen::Vector3d& position);
-  void addPointAt(const Eigen::Vector3d& position);
   void mirrorDialog();
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
@@ -187,6 +158,7 @@ class MainWindow : public QMainWindow {
   Analyses* analyses_ = nullptr;
   ModelTraining* training_ = nullptr;
   ReferenceRuns* runs_ = nullptr;
+  ModelEditing* editing_ = nullptr;
   RunPlayback* playback_ = nullptr;
   Viewport* viewport_ = nullptr;
   widgets::SceneView* scene_ = nullptr;
@@ -232,19 +204,6 @@ class MainWindow : public QMainWindow {
   QAction* quitAction_ = nullptr;
   QAction* cancelJobAction_ = nullptr;
   QAction* labelsAction_ = nullptr;
-  QAction* addPointAction_ = nullptr;
-  QAction* createBodyAction_ = nullptr;
-  QAction* createJointAction_ = nullptr;
-  QAction* addPointDialogAction_ = nullptr;
-  QAction* addVectorAction_ = nullptr;
-  QAction* addMarkerAction_ = nullptr;
-  QAction* addSpringAction_ = nullptr;
-  QAction* addDriverAction_ = nullptr;
-  QAction* addFrictionAction_ = nullptr;
-  QAction* addLoadCaseAction_ = nullptr;
-  QAction* addLoadAction_ = nullptr;
-  QAction* addMeasureAction_ = nullptr;
-  QAction* snapAction_ = nullptr;
   QLabel* mobilityLabel_ = nullptr;
   QLabel* startHint_ = nullptr;
   double lastMobilityMs_ = 0.0;

@@ -1,7 +1,8 @@
-// MainWindow, continued: the 3D view. Selection is shared with the model tree,
-// points are dragged and created in the view, bodies and joints are made from
-// the selection, and the view, animations and runs are exported.
+// MainWindow, continued: the 3D view. Selection is shared with the model tree and
+// points are dragged in the view; placing points and making bodies and joints from
+// the selection is model editing's (app/editing).
 
+#include "app/editing/model_editing.h"
 #include "app/export/exports.h"
 #include "app/main_window.h"
 
@@ -44,92 +45,13 @@ void MainWindow::createViewActions() {
   labelsAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
   labelsAction_->setStatusTip(tr("Names of the points and markers in the 3D view"));
   connect(labelsAction_, &QAction::toggled, scene_, &widgets::SceneView::setLabelsVisible);
-
-  addPointAction_ = new QAction(tr("&Add Point on Work Plane"), this);
-  addPointAction_->setObjectName("addPointAction");
-  addPointAction_->setCheckable(true);
-  addPointAction_->setStatusTip(
-      tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc "
-         "ends)"));
-  connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
-
-  addPointDialogAction_ = new QAction(tr("Add &Point..."), this);
-  addPointDialogAction_->setObjectName("addPointDialogAction");
-  addPointDialogAction_->setStatusTip(tr("A point by its coordinates, on the ground or on a rigid body"));
-  connect(addPointDialogAction_, &QAction::triggered, this, [this] { addPointDialog(); });
-  addVectorAction_ = new QAction(tr("Add Unit &Vector..."), this);
-  addVectorAction_->setObjectName("addVectorAction");
-  addVectorAction_->setStatusTip(
-      tr("A unit vector typed or from two selected points, on the ground or on a body"));
-  connect(addVectorAction_, &QAction::triggered, this, &MainWindow::addVectorDialog);
-  addMarkerAction_ = new QAction(tr("Add &Marker..."), this);
-  addMarkerAction_->setObjectName("addMarkerAction");
-  addMarkerAction_->setStatusTip(tr("A body-fixed point anywhere on a body (e.g. a bar's midpoint)"));
-  connect(addMarkerAction_, &QAction::triggered, this, [this] { addMarkerDialog(); });
-  addSpringAction_ = new QAction(tr("Add &Spring-Damper..."), this);
-  addSpringAction_->setObjectName("addSpringAction");
-  addSpringAction_->setStatusTip(tr("A spring-damper between two points or markers (the two selected ones)"));
-  connect(addSpringAction_, &QAction::triggered, this, &MainWindow::addSpringDialog);
-  addDriverAction_ = new QAction(tr("Add Dr&iver..."), this);
-  addDriverAction_->setObjectName("addDriverAction");
-  addDriverAction_->setStatusTip(
-      tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"));
-  connect(addDriverAction_, &QAction::triggered, this, &MainWindow::addDriverDialog);
-  addFrictionAction_ = new QAction(tr("Add &Friction..."), this);
-  addFrictionAction_->setObjectName("addFrictionAction");
-  addFrictionAction_->setStatusTip(
-      tr("Coulomb or tanh friction of a point sliding along a direction of another body"));
-  connect(addFrictionAction_, &QAction::triggered, this, &MainWindow::addFrictionDialog);
-  addLoadCaseAction_ = new QAction(tr("Add Load &Case..."), this);
-  addLoadCaseAction_->setObjectName("addLoadCaseAction");
-  addLoadCaseAction_->setStatusTip(tr("A named set of forces and torques; every run names one"));
-  connect(addLoadCaseAction_, &QAction::triggered, this, &MainWindow::addLoadCaseDialog);
-  addLoadAction_ = new QAction(tr("Add &Load..."), this);
-  addLoadAction_->setObjectName("addLoadAction");
-  addLoadAction_->setStatusTip(
-      tr("A force at a point or marker, or a torque on a body, times a function of time"));
-  connect(addLoadAction_, &QAction::triggered, this, [this] { addLoadDialog(); });
-  addMeasureAction_ = new QAction(tr("Add Measur&e..."), this);
-  addMeasureAction_->setObjectName("addMeasureAction");
-  addMeasureAction_->setStatusTip(
-      tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"));
-  connect(addMeasureAction_, &QAction::triggered, this, &MainWindow::addMeasureDialog);
-  snapAction_ = new QAction(tr("S&nap to Grid (0.05 m)"), this);
-  snapAction_->setObjectName("snapAction");
-  snapAction_->setCheckable(true);
-  snapAction_->setChecked(true);
-  snapAction_->setStatusTip(tr("Points placed or dragged on the work plane land on a 0.05 m grid"));
-
-  createBodyAction_ = new QAction(tr("Create &Body from Selection..."), this);
-  createBodyAction_->setObjectName("createBodyAction");
-  createBodyAction_->setStatusTip(
-      tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
-  connect(createBodyAction_, &QAction::triggered, this, &MainWindow::createBodyFromSelection);
-  createJointAction_ = new QAction(tr("Create &Joint..."), this);
-  createJointAction_->setObjectName("createJointAction");
-  createJointAction_->setStatusTip(
-      tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"));
-  connect(createJointAction_, &QAction::triggered, this, &MainWindow::createJointFromSelection);
 }
 
 void MainWindow::connectView() {
   fileMenu_->insertMenu(quitAction_, exports_->menu());
   fileMenu_->insertSeparator(quitAction_);
 
-  editMenu_->addSeparator();
-  editMenu_->addAction(addPointAction_);
-  editMenu_->addAction(snapAction_);
-  editMenu_->addAction(addPointDialogAction_);
-  editMenu_->addAction(addVectorAction_);
-  editMenu_->addAction(createBodyAction_);
-  editMenu_->addAction(createJointAction_);
-  editMenu_->addAction(addMarkerAction_);
-  editMenu_->addAction(addSpringAction_);
-  editMenu_->addAction(addDriverAction_);
-  editMenu_->addAction(addFrictionAction_);
-  editMenu_->addAction(addLoadCaseAction_);
-  editMenu_->addAction(addLoadAction_);
-  editMenu_->addAction(addMeasureAction_);
+  editing_->addToMenu(editMenu_);
 
   viewMenu_->addAction(labelsAction_);
   auto* planes = viewMenu_->addMenu(tr("&Work Plane"));
@@ -155,7 +77,7 @@ void MainWindow::connectView() {
     if (!(modifiers & Qt::ControlModifier)) scene_->setSelection({}, {});
   });
   connect(scene_, &widgets::SceneView::pointDragged, this, &MainWindow::movePoint);
-  connect(scene_, &widgets::SceneView::workPlaneClicked, this, &MainWindow::addPointAt);
+  connect(scene_, &widgets::SceneView::workPlaneClicked, editing_, &ModelEditing::addPointAt);
   connect(viewport_, &Viewport::frameShown, this, [this](int, double t) {
     statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3));
     plot_->setCursorX(t);
@@ -235,35 +157,6 @@ void MainWindow::movePoint(int point, const Eigen::Vector3d& position) {
                  .arg(position.x(), 0, 'g', 5)
                  .arg(position.y(), 0, 'g', 5)
                  .arg(position.z(), 0, 'g', 5));
-}
-
-void MainWindow::addPointAt(const Eigen::Vector3d& clicked) {
-  if (!requireModel(tr("Add Point on Work Plane"))) {
-    addPointAction_->setChecked(false);
-    return;
-  }
-  constexpr double kGrid = 0.05;  // [m]
-  const Eigen::Vector3d position =
-      snapAction_->isChecked() ? Eigen::Vector3d((clicked / kGrid).array().round() * kGrid) : clicked;
-  ModelSpec spec = doc_->spec();
-  PointSpec p;
-  p.name = uniqueName(spec, ElementKind::Point, "P");
-  p.position = position;
-  // Fixed until a body takes it: a free point outside every body is invalid.
-  p.fixed = true;
-  spec.points.push_back(p);
-  const QString error = applyEdit(spec, tr("add point %1").arg(QString::fromStdString(p.name)));
-  if (!error.isEmpty()) {
-    showMessage(QMessageBox::Warning, tr("Cannot add a point"), error);
-    return;
-  }
-  modelTree_->selectByName(ElementKind::Point, QString::fromStdString(p.name));
-  announceBuilt(tr("Added point %1 at (%2, %3, %4) m, fixed to ground until a body moves it")
-                    .arg(QString::fromStdString(p.name))
-                    .arg(position.x(), 0, 'g', 6)
-                    .arg(position.y(), 0, 'g', 6)
-                    .arg(position.z(), 0, 'g', 6),
-                {});
 }
 
 }  // namespace mbdrom::app

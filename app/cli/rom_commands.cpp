@@ -392,7 +392,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     o.parameters[name] = values.front();
   }
   // Outside the range trained on the model extrapolates, unvalidated it may not hold: say so, run anyway.
-  for (const std::string& w : modelWarnings(*rom, o.parameters))
+  for (const std::string& w : modelWarnings(*rom, o.parameters, o.tEnd))
     err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   TrajectoryCsvWriter writer(outPath);
   RomSimulationSummary s;

@@ -175,10 +175,15 @@ std::string validationWarning(const ReducedModel& rom) {
 }
 
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
-                                       const std::map<std::string, double>& parameters) {
+                                       const std::map<std::string, double>& parameters, double tEnd) {
   std::vector<std::string> warnings = parameterRangeWarnings(rom, parameters);
   if (const std::string unvalidated = validationWarning(rom); !unvalidated.empty())
     warnings.push_back(unvalidated);
+  if (const double span = rom.trainedSpan(); span > 0.0 && tEnd > span * (1.0 + 1e-9))
+    warnings.push_back(
+        "the run lasts " + shortNumberText(tEnd) + " s, past t = " + shortNumberText(span) +
+        " s, the length of the longest training run: the model was never trained on motion this "
+        "long");
   return warnings;
 }
 
@@ -225,7 +230,7 @@ double trainingEquationResidual(const ReducedModel& rom) {
 
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,
                                             const RomSimulationSummary& summary) {
-  std::vector<std::string> warnings = modelWarnings(rom, options.parameters);
+  std::vector<std::string> warnings = modelWarnings(rom, options.parameters, options.tEnd);
   if (std::string w = envelopeWarning(rom, summary); !w.empty()) warnings.push_back(std::move(w));
   return warnings;
 }

@@ -124,10 +124,12 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 /// kept although it does (OwnRunFailure::Keep), "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
 
-/// What a run of `rom` at `parameters` warns of before it starts, as every front end
-/// says it: parameterRangeWarnings, then validationWarning when there is one.
+/// What a run of `rom` at `parameters` to `tEnd` [s] warns of before it starts, as every front end
+/// says it: parameterRangeWarnings, then validationWarning when there is one, then a run longer
+/// than the longest training run (ReducedModel::trainedSpan; tEnd 0: not said), as the exported
+/// FMU says it.
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
-                                       const std::map<std::string, double>& parameters);
+                                       const std::map<std::string, double>& parameters, double tEnd = 0.0);
 
 /// The largest equation residual of `rom`'s own training runs, run from their start by training
 /// (metric "training_rollout"."equation_residual") [-]; NaN when not recorded.

@@ -5,6 +5,7 @@
 // back to the empty project. Also: refusals in place, and the redo shortcut.
 
 #include "app/analysis/analyses.h"
+#include "app/editing/model_editing.h"
 #include "app/form_dialog.h"
 #include "app/main_window.h"
 #include "app/project_document.h"
@@ -326,7 +327,7 @@ TEST_CASE("deleting a point offers to delete what depends on it, as one undo ste
       box->button(QMessageBox::Yes)->click();
     }
   });
-  window.removeElement({mbdrom::ElementKind::Point, 2, 0});  // A
+  window.editing()->removeElement({mbdrom::ElementKind::Point, 2, 0});  // A
   // The view redraws at once, without a click: the crank and coupler are gone from it.
   REQUIRE(waitFor([&] { return view->framesRendered() > frames; }, 3000));
   const QImage first = view->grabFramebuffer();

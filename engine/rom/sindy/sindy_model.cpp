@@ -1242,11 +1242,8 @@ InputPlan sindyPlan(const Given& given) {
   return {false, false, false};
 }
 
-// train sindy --measured: with the model a simulable reduced model, with --mass a fit for the report.
-TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
-  const Given& in = request.inputs;
-  const std::string path = givenValue(in, "--measured");
-  SindySettings settings = SindySettings::fromJson(request.settings);
+// The columns of a measured table (train sindy --measured) and their smoothing.
+SindyTableLayout measuredLayout(const Given& in, const SindySettings& settings) {
   SindyTableLayout layout;
   layout.time = in.count("--time") ? givenValue(in, "--time") : std::string("t");
   layout.positions = splitCommaList(givenValue(in, "--positions"));
@@ -1255,21 +1252,98 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
   if (in.count("--columns")) layout.columns = namedColumns(givenValue(in, "--columns"));
   layout.smoothing.order = settings.sgOrder;
   layout.smoothing.window = settings.sgWindow;
+  return layout;
+}
+
+// M = diag(--mass) of a mechanism-free fit, one mass per position column (n).
+Eigen::MatrixXd measuredMasses(const Given& in, Eigen::Index n) {
+  const std::vector<std::string> masses = splitCommaList(givenValue(in, "--mass"));
+  if (static_cast<Eigen::Index>(masses.size()) != n)
+    throw InputError("--mass: one mass per position column (" + std::to_string(n) + ") expected, got " +
+                     std::to_string(masses.size()));
+  Eigen::MatrixXd M = Eigen::MatrixXd::Zero(n, n);
+  for (Eigen::Index i = 0; i < n; ++i)
+    M(i, i) = positiveNumber("--mass", masses[static_cast<std::size_t>(i)], "[kg]");
+  return M;
+}
+
+// A mechanism-free fit of measured data `m` from `path` (--mass): the coefficients, equations,
+// verdict and hint as the report; no model.
+void reportMechanismFreeFit(const SindyMeasured& m, const SindySettings& settings,
+                            const SindyTableLayout& layout, const std::string& masses,
+                            const std::string& path, std::ostringstream& report) {
+  const SindyLibrary library = buildSindyLibrary(m.samples, settings.library, m.columns);
+  // As with a mechanism: the weak form where the derivatives were estimated.
+  const bool weak = settings.formulation == "weak" || (settings.formulation == "auto" && m.window > 0);
+  StlsResult r;
+  if (weak) {
+    const int W = sindyWeakWindow(m.window, m.samples.t.size());
+    const SindyWeakRows w = sindyWeakForm(m.samples, library.Theta, W);
+    StlsOptions o = settings.stls;
+    o.targetNoise.clear();
+    o.motionScale = sindyMotionScale(sindyInertiaRows(m.samples, W));
+    r = stls(w.Theta, w.Y, library.names(), m.samples.coordinates, o);
+    report << "weak form: " << w.Theta.rows() << " test functions of " << W << " samples\n";
+  } else {
+    StlsOptions o = settings.stls;
+    o.motionScale = sindyMotionScale(sindyInertiaRows(m.samples, 0));
+    r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
+  }
+  std::string known;
+  for (const std::string& name : layout.known) known += (known.empty() ? "" : ",") + name;
+  report << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag("
+         << masses << "), f^k = " << (known.empty() ? std::string("0") : known) << ")\n";
+  report << "coefficients (terms as columns, coordinates as rows):\n" << sindyCoefficientTable(r);
+  report << "equations:\n" << sindyEquations(r);
+  report << r.verdict << "\n";
+  report << "no held-out rollout: mechanism-free data (give --model to run the identified model)\n";
+  const std::vector<SindyHint> hints = sindyResidualHints(m.samples, settings.library, library, r);
+  if (r.libraryIncomplete && !hints.empty() && hints.front().correlation > kSindyHintCorrelation)
+    report << "the residual of " << hints.front().coordinate << " correlates most with " << hints.front().term
+           << " (" << hints.front().family << ", " << formatText("%.2f", hints.front().correlation)
+           << "): " << hints.front().advice << "\n";
+}
+
+// A reduced model of `model` identified from measured data `m` of the coordinates `independent`
+// (the request's data set becomes the run made of it).
+std::unique_ptr<ReducedModel> modelFromMeasured(TrainingRequest& request, SindyMeasured& m,
+                                                SindySettings settings, const std::vector<int>& independent,
+                                                const std::string& path, Monitor& monitor) {
+  const Model& model = *request.model;
+  const Given& in = request.inputs;
+  const Eigen::VectorXd qRef = model.q0();
+  if (in.count("--absolute-positions"))
+    for (Eigen::Index i = 0; i < m.samples.u.rows(); ++i)
+      m.samples.u.row(i).array() -= qRef(independent[static_cast<std::size_t>(i)]);
+  const int loadCase = in.count("--load-case") ? model.requireLoadCase(givenValue(in, "--load-case")) : -1;
+  request.dataset = makeDataset(model);
+  Eigen::MatrixXd Mr;
+  addRun(request.dataset, sindyRunFromMeasured(model, m, independent, loadCase,
+                                               std::filesystem::path(path).filename().string(), qRef, &Mr));
+  // The noise of the estimated accelerations in the targets Rᵀ M R ü (mean reduced mass).
+  const Eigen::VectorXd noise =
+      (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
+  settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
+  settings.positionNoise = m.positionNoise;
+  settings.estimatedWindow = m.window;
+  return SindyModel::train(request.dataset, settings, monitor, model, {m.columns});
+}
+
+// train sindy --measured: with the model a simulable reduced model, with --mass a fit for the report.
+TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
+  const Given& in = request.inputs;
+  const std::string path = givenValue(in, "--measured");
+  SindySettings settings = SindySettings::fromJson(request.settings);
+  SindyTableLayout layout = measuredLayout(in, settings);
   const auto n = static_cast<Eigen::Index>(layout.positions.size());
   Eigen::MatrixXd M = Eigen::MatrixXd::Identity(n, n);
   std::vector<int> independent;
-  const Model* model = request.model;
-  if (!model) {
-    const std::vector<std::string> masses = splitCommaList(givenValue(in, "--mass"));
-    if (static_cast<Eigen::Index>(masses.size()) != n)
-      throw InputError("--mass: one mass per position column (" + std::to_string(n) + ") expected, got " +
-                       std::to_string(masses.size()));
-    for (Eigen::Index i = 0; i < n; ++i)
-      M(i, i) = positiveNumber("--mass", masses[static_cast<std::size_t>(i)], "[kg]");
+  if (!request.model) {
+    M = measuredMasses(in, n);
     // Mechanism-free: the known forces are force columns; "auto" has no loads to find.
     layout.known = resolvedKnownForces(settings.knownForces, false);
   } else {
-    independent = sindyCoordinateIndices(*model, settings.coordinates);
+    independent = sindyCoordinateIndices(*request.model, settings.coordinates);
     if (static_cast<Eigen::Index>(independent.size()) != n)
       throw InputError("--coordinates: one natural coordinate per position column (" + std::to_string(n) +
                        ") expected, got " + std::to_string(independent.size()));
@@ -1280,7 +1354,6 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
   } catch (const InputError& e) {
     throw InputError(path + ": " + e.what());
   }
-  TrainingOutcome outcome;
   std::ostringstream report;
   if (m.window > 0)
     report << "derivatives estimated by Savitzky-Golay: order " << settings.sgOrder << ", window " << m.window
@@ -1289,56 +1362,11 @@ TrainingOutcome trainSindyMeasured(TrainingRequest& request, Monitor& monitor) {
                                      : "cross-validated signal window " + std::to_string(m.signalWindow))
            << ")\n";
   settings.stls.targetNoise = m.targetNoise;
-  if (!model) {
-    const SindyLibrary library = buildSindyLibrary(m.samples, settings.library, m.columns);
-    // As with a mechanism: the weak form where the derivatives were estimated.
-    const bool weak = settings.formulation == "weak" || (settings.formulation == "auto" && m.window > 0);
-    StlsResult r;
-    if (weak) {
-      const int W = sindyWeakWindow(m.window, m.samples.t.size());
-      const SindyWeakRows w = sindyWeakForm(m.samples, library.Theta, W);
-      StlsOptions o = settings.stls;
-      o.targetNoise.clear();
-      o.motionScale = sindyMotionScale(sindyInertiaRows(m.samples, W));
-      r = stls(w.Theta, w.Y, library.names(), m.samples.coordinates, o);
-      report << "weak form: " << w.Theta.rows() << " test functions of " << W << " samples\n";
-    } else {
-      StlsOptions o = settings.stls;
-      o.motionScale = sindyMotionScale(sindyInertiaRows(m.samples, 0));
-      r = stls(library.Theta, m.samples.target.transpose(), library.names(), m.samples.coordinates, o);
-    }
-    std::string known;
-    for (const std::string& name : layout.known) known += (known.empty() ? "" : ",") + name;
-    report << "identified " << m.samples.t.size() << " samples of " << path << " (mechanism-free, M = diag("
-           << givenValue(in, "--mass") << "), f^k = " << (known.empty() ? std::string("0") : known) << ")\n";
-    report << "coefficients (terms as columns, coordinates as rows):\n" << sindyCoefficientTable(r);
-    report << "equations:\n" << sindyEquations(r);
-    report << r.verdict << "\n";
-    report << "no held-out rollout: mechanism-free data (give --model to run the identified model)\n";
-    const std::vector<SindyHint> hints = sindyResidualHints(m.samples, settings.library, library, r);
-    if (r.libraryIncomplete && !hints.empty() && hints.front().correlation > kSindyHintCorrelation)
-      report << "the residual of " << hints.front().coordinate << " correlates most with "
-             << hints.front().term << " (" << hints.front().family << ", "
-             << formatText("%.2f", hints.front().correlation) << "): " << hints.front().advice << "\n";
-    outcome.report = report.str();
-    return outcome;
-  }
-  const Eigen::VectorXd qRef = model->q0();
-  if (in.count("--absolute-positions"))
-    for (Eigen::Index i = 0; i < n; ++i)
-      m.samples.u.row(i).array() -= qRef(independent[static_cast<std::size_t>(i)]);
-  const int loadCase = in.count("--load-case") ? model->requireLoadCase(givenValue(in, "--load-case")) : -1;
-  request.dataset = makeDataset(*model);
-  Eigen::MatrixXd Mr;
-  addRun(request.dataset, sindyRunFromMeasured(*model, m, independent, loadCase,
-                                               std::filesystem::path(path).filename().string(), qRef, &Mr));
-  // The noise of the estimated accelerations in the targets Rᵀ M R ü (mean reduced mass).
-  const Eigen::VectorXd noise =
-      (Mr.array().square().matrix() * m.uddNoise.array().square().matrix()).cwiseSqrt();
-  settings.stls.targetNoise.assign(noise.data(), noise.data() + noise.size());
-  settings.positionNoise = m.positionNoise;
-  settings.estimatedWindow = m.window;
-  outcome.model = SindyModel::train(request.dataset, settings, monitor, *model, {m.columns});
+  TrainingOutcome outcome;
+  if (!request.model)
+    reportMechanismFreeFit(m, settings, layout, givenValue(in, "--mass"), path, report);
+  else
+    outcome.model = modelFromMeasured(request, m, settings, independent, path, monitor);
   outcome.report = report.str();
   return outcome;
 }

@@ -13,6 +13,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
@@ -338,4 +339,30 @@ TEST_CASE("a model file whose envelope keeps the runs it follows is read with it
   const auto bounded = reducedModelFromJson(j, "bounded.json");
   CHECK(boundedByFollowedRuns(*bounded));
   CHECK(bounded->envelope().joint().calibrated());
+}
+
+TEST_CASE("a run longer than the longest training run warns before it starts, as the exported FMU does",
+          "[training_finish_test]") {
+  const FinishRail r;
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const double span = pod->trainedSpan();
+  REQUIRE(span > 0.0);
+  auto spanWarnings = [&](double tEnd) {
+    int n = 0;
+    for (const std::string& w : modelWarnings(*pod, {}, tEnd))
+      n += w.find("longest training run") != std::string::npos;
+    return n;
+  };
+  CHECK(spanWarnings(0.0) == 0);
+  CHECK(spanWarnings(span) == 0);
+  CHECK(spanWarnings(1.5 * span) == 1);
+  RunOptions longer;
+  longer.tEnd = 2.0 * span;
+  RomSimulationSummary s;
+  s.envelopeKnown = true;
+  const std::vector<std::string> after = reducedRunWarnings(*pod, longer, s);
+  CHECK(std::any_of(after.begin(), after.end(), [](const std::string& w) {
+    return w.find("was never trained on motion this long") != std::string::npos;
+  }));
 }

@@ -1,0 +1,304 @@
+// Model editing: bodies and joints made from the selection in the 3D view or the tree.
+
+#include "app/editing/model_editing.h"
+
+#include "app/editing/spec_names.h"
+#include "app/form_dialog.h"
+#include "app/project_document.h"
+#include "engine/core/error.h"
+#include "engine/model/joint_types.h"
+#include "engine/model/model.h"
+#include "engine/model/spec_build.h"
+#include "widgets/log_view.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/model_tree.h"
+#include "widgets/number_text.h"
+#include "widgets/scene_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QPushButton>
+#include <QStatusBar>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbdrom::app {
+
+using editing::bodyNames;
+using editing::findBody;
+using editing::ownersOf;
+using editing::pointNames;
+using editing::positionOf;
+using editing::q;
+
+void ModelEditing::createBodyFromSelection() {
+  if (!requireModel(tr("Create Body"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  std::vector<std::string> names;
+  for (int i : scene_->selectedPoints())
+    if (i >= 0 && static_cast<std::size_t>(i) < spec.points.size())
+      names.push_back(spec.points[static_cast<std::size_t>(i)].name);
+  // Markers sit on a body already: they cannot make one.
+  QStringList markers;
+  for (int i : scene_->selectedPoints())
+    if (i >= 0 && static_cast<std::size_t>(i) >= spec.points.size())
+      markers << q(scene_->scene().drawnPointName(i));
+  if (!markers.isEmpty()) {
+    showMessage(
+        QMessageBox::Information, tr("Create Body"),
+        tr("The selection holds the marker(s) %1, which already belong to a body and cannot make another: "
+           "select basic points only.")
+            .arg(markers.join(", ")));
+    return;
+  }
+  if (names.empty()) {
+    showMessage(QMessageBox::Information, tr("Create Body"),
+                tr("Select the body's points in the 3D view first (click, Ctrl+click adds): one for a "
+                   "particle, two for a "
+                   "bar, more for a rigid body."));
+    return;
+  }
+  auto* d = openForm(tr("Create Body"), "bodyDialog");
+  d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::Body, "body")));
+  const QStringList types{"particle", "bar", "rigid"};
+  d->addChoice("type", tr("Type"), types, types[std::min<std::size_t>(names.size(), 3) - 1]);
+  QStringList list;
+  for (const auto& n : names) list << q(n);
+  d->addNote(
+      tr("Points: %1. Tick the fixed points that are to move with the body; the others stay on the ground.")
+          .arg(list.join(", ")));
+  for (const auto& n : names) {
+    bool fixed = false;
+    for (const auto& p : spec.points)
+      if (p.name == n) fixed = p.fixed;
+    if (fixed)
+      d->addCheck("free_" + q(n), tr("%1 moves with the body (now fixed to ground)").arg(q(n)), false);
+  }
+  d->addText("vectors", tr("Unit vectors (rigid)"), QString());
+  const QStringList sources{tr("typed"), tr("solid rod between the first two points"), tr("solid sphere"),
+                            tr("solid box")};
+  d->addChoice("mass_source", tr("Mass from"), sources, names.size() == 1 ? sources[2] : sources[1]);
+  d->addNumber("mass", tr("Mass"), "kg", 1.0, true);
+  d->addVector("inertia", tr("Inertia Ixx, Iyy, Izz (rigid, typed)"), "kg m²",
+               Eigen::Vector3d::Constant(0.01));
+  d->addNumber("density", tr("Density"), "kg/m³", 7850.0, true);
+  d->addNumber("radius", tr("Radius (rod, sphere)"), "m", 0.01, true);
+  d->addVector("box", tr("Box edges along x, y, z"), "m", Eigen::Vector3d::Constant(0.1));
+  auto* source = qobject_cast<QComboBox*>(d->field("mass_source"));
+  auto* type = qobject_cast<QComboBox*>(d->field("type"));
+  auto show = [d, source, type] {
+    const int s = source->currentIndex();
+    d->setRowVisible("mass", s == 0);
+    d->setRowVisible("inertia", s == 0 && type->currentText() == "rigid");
+    d->setRowVisible("density", s != 0);
+    d->setRowVisible("radius", s == 1 || s == 2);
+    d->setRowVisible("box", s == 3);
+    d->setRowVisible("vectors", type->currentText() == "rigid");
+  };
+  connect(source, &QComboBox::currentIndexChanged, d, show);
+  connect(type, &QComboBox::currentIndexChanged, d, show);
+  show();
+  d->setAccept([this, d, names] {
+    ModelSpec next = wb_.doc->spec();
+    BodyRequest r;
+    r.name = d->text("name").toStdString();
+    const QString typeName = d->choice("type");
+    r.type = typeName == "particle" ? BodyType::Particle
+             : typeName == "bar"    ? BodyType::Bar
+                                    : BodyType::Rigid;
+    r.points = names;
+    for (const auto& n : names)
+      if (d->checked("free_" + q(n))) r.freePoints.push_back(n);
+    if (r.type == BodyType::Rigid)  // the field is shown for rigid bodies only
+      for (const QString& v : d->text("vectors").split(',', Qt::SkipEmptyParts))
+        r.vectors.push_back(v.trimmed().toStdString());
+    if (r.type == BodyType::Rigid && r.points.size() + r.vectors.size() < 4) {
+      d->setError("vectors",
+                  tr("a rigid body needs four points and unit vectors together (%1 given): name unit "
+                     "vectors here (Edit ▸ Add Unit Vector makes them), select more points, or make a bar")
+                      .arg(r.points.size() + r.vectors.size()));
+      return QString(FormDialog::kFieldError);
+    }
+    std::vector<Eigen::Vector3d> at;
+    for (const auto& n : names) at.push_back(positionOf(next, n));
+    Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+    for (const auto& p : at) centroid += p / static_cast<double>(at.size());
+    try {
+      switch (qobject_cast<QComboBox*>(d->field("mass_source"))->currentIndex()) {
+        case 0: {
+          const auto m = d->number("mass");
+          const auto inertia = r.type == BodyType::Rigid ? d->vector("inertia")
+                                                         : std::optional(Eigen::Vector3d::Zero().eval());
+          if (!m || !inertia) return QString(FormDialog::kFieldError);
+          r.mass.mass = *m;
+          r.mass.com = r.type == BodyType::Bar ? Eigen::Vector3d(0.5 * (at[0] + at.at(1))) : centroid;
+          if (r.type == BodyType::Rigid)
+            r.mass.inertia = inertia->asDiagonal();  // shown for rigid bodies only
+          break;
+        }
+        case 1: {
+          const auto rho = d->number("density"), radius = d->number("radius");
+          if (!rho || !radius) return QString(FormDialog::kFieldError);
+          if (at.size() < 2) return tr("a rod needs two points");
+          r.mass = rodMassProperties(at[0], at[1], *radius, *rho);
+          const double L = (at[1] - at[0]).norm();
+          r.transverseInertia = r.mass.mass * (3.0 * *radius * *radius + L * L) / 12.0;
+          break;
+        }
+        case 2: {
+          const auto rho = d->number("density"), radius = d->number("radius");
+          if (!rho || !radius) return QString(FormDialog::kFieldError);
+          r.mass = sphereMassProperties(centroid, *radius, *rho);
+          break;
+        }
+        default: {
+          const auto rho = d->number("density");
+          const auto box = d->vector("box");
+          if (!rho || !box) return QString(FormDialog::kFieldError);
+          r.mass = boxMassProperties(centroid, *box, *rho);
+          break;
+        }
+      }
+      const BuildResult built = createBody(next, r);
+      const QString name = q(next.bodies.back().name);
+      const QString error = apply(next, tr("create body %1").arg(name));
+      if (error.isEmpty()) {
+        modelTree_->selectByName(ElementKind::Body, name);
+        announceBuilt(tr("Created %1 %2 (%3 kg)").arg(typeName, name).arg(r.mass.mass, 0, 'g', 4),
+                      built.notes);
+      }
+      return error;
+    } catch (const Error& e) {
+      return q(e.what());
+    }
+  });
+  d->open();
+}
+
+void ModelEditing::createJointFromSelection() {
+  if (!requireModel(tr("Create Joint"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  if (spec.bodies.empty()) {
+    showMessage(
+        QMessageBox::Information, tr("Create Joint"),
+        tr("A joint joins two bodies (or a body and the ground): create a body first (select points, then "
+           "Edit ▸ Create Body from Selection)."));
+    return;
+  }
+  const auto& mech = scene_->scene();
+  std::vector<std::string> picked;
+  for (int i : scene_->selectedPoints()) picked.push_back(mech.drawnPointName(i));
+  QString body1 = "ground", body2, point1, point2;
+  if (!picked.empty()) {
+    point1 = q(picked[0]);
+    const QStringList owners1 = ownersOf(spec, picked[0]);
+    if (picked.size() == 1) {
+      // A shared point: the first two bodies that hold it.
+      if (!owners1.isEmpty()) body1 = owners1[0];
+      if (owners1.size() > 1) body2 = owners1[1];
+    } else {
+      point2 = q(picked[1]);
+      const QStringList owners2 = ownersOf(spec, picked[1]);
+      if (!owners1.isEmpty()) body1 = owners1[0];
+      for (const QString& o : owners2)
+        if (o != body1) {
+          body2 = o;
+          break;
+        }
+    }
+  }
+  auto* d = openForm(tr("Create Joint"), "jointDialog");
+  d->addText("name", tr("Name"), QString());
+  QStringList types;
+  for (const JointTypeInfo& t : jointTypes()) types << QString::fromLatin1(t.name);
+  d->addChoice("type", tr("Type"), types, "revolute");
+  d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), body1);
+  d->addChoice("body2", tr("Body 2"), bodyNames(spec, true), body2);
+  const QStringList points = pointNames(spec);
+  d->addChoice("point1", tr("Point on body 1"), points, point1);
+  d->addChoice("point2", tr("Point on body 2"), QStringList{tr("(the same point)")} + points,
+               point2.isEmpty() ? tr("(the same point)") : point2);
+  d->addVector("axis", tr("Axis"), "–", workPlaneNormal());
+  d->addVector("axis2", tr("Axis on body 2 (universal)"), "–", Eigen::Vector3d::UnitX());
+  d->addNumber("length", tr("Length (distance; empty: as placed)"), "m", std::nullopt);
+  d->addCheck("join_apart",
+              tr("Join the points although they do not coincide (the assembly pulls them together)"), false);
+  d->addNote(
+      tr("Where natural coordinates need unit vectors for the axis, the workbench adds them (a bar becomes a "
+         "rigid body) and says so in the message log."));
+  auto* type = qobject_cast<QComboBox*>(d->field("type"));
+  auto show = [d, type] {
+    const auto t = static_cast<JointType>(type->currentIndex());
+    d->setRowVisible("axis", t != JointType::Spherical && t != JointType::Distance);
+    d->setRowVisible("axis2", t == JointType::Universal);
+    d->setRowVisible("length", t == JointType::Distance);
+  };
+  connect(type, &QComboBox::currentIndexChanged, d, show);
+  show();
+  d->setRowVisible("join_apart", false);
+  d->setAccept([this, d] {
+    JointRequest r;
+    r.name = d->text("name").toStdString();
+    r.type = static_cast<JointType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
+    r.body1 = d->choice("body1").toStdString();
+    r.body2 = d->choice("body2").toStdString();
+    r.point1 = d->choice("point1").toStdString();
+    const QString p2 = d->choice("point2");
+    r.point2 = p2 == tr("(the same point)") ? std::string() : p2.toStdString();
+    const bool axisTypes = r.type != JointType::Spherical && r.type != JointType::Distance;
+    if (axisTypes) {
+      const auto axis = d->vector("axis");
+      if (!axis) return QString(FormDialog::kFieldError);
+      if (!(axis->norm() > 0.0)) {
+        d->setError("axis", tr("the axis cannot be zero"));
+        return QString(FormDialog::kFieldError);
+      }
+      r.axis = *axis;
+    }
+    if (r.type == JointType::Universal) {
+      const auto axis2 = d->vector("axis2");
+      if (!axis2) return QString(FormDialog::kFieldError);
+      r.axis2 = *axis2;
+    }
+    if (r.type == JointType::Distance && !d->isEmpty("length")) {
+      const auto L = d->number("length");
+      if (!L) return QString(FormDialog::kFieldError);
+      r.length = *L;
+    }
+    ModelSpec next = wb_.doc->spec();
+    try {
+      // Points that do not coincide are joined only when the user says so.
+      const double gap = jointPointGap(next, r);
+      if (!jointTypeInfo(r.type).pointsApart &&
+          gap > 1e-9 * std::max(1.0, positionOf(next, r.point1).norm()) && !d->checked("join_apart")) {
+        d->setRowVisible("join_apart", true);
+        d->setError("point2",
+                    tr("%1 and %2 are %3 m apart: a %4 joint makes them coincide. Pick the shared point, or "
+                       "tick the box below to join them anyway.")
+                        .arg(q(r.point1), q(r.point2))
+                        .arg(gap, 0, 'g', 4)
+                        .arg(QString::fromLatin1(jointTypeName(r.type))));
+        return QString(FormDialog::kFieldError);
+      }
+      const BuildResult built = createJoint(next, r);
+      const QString name = q(next.joints.back().name);
+      const QString error = apply(next, tr("create joint %1").arg(name));
+      if (error.isEmpty()) {
+        modelTree_->selectByName(ElementKind::Joint, name);
+        announceBuilt(tr("Created %1 joint %2 between %3 and %4")
+                          .arg(QString::fromLatin1(jointTypeName(r.type)), name, q(r.body1), q(r.body2)),
+                      built.notes);
+      }
+      return error;
+    } catch (const Error& e) {
+      return q(e.what());
+    }
+  });
+  d->open();
+}
+
+}  // namespace mbdrom::app

@@ -1,0 +1,557 @@
+// Model editing: spring-dampers, drivers, frictions, load cases, loads and measures.
+
+#include "app/editing/model_editing.h"
+
+#include "app/editing/spec_names.h"
+#include "app/form_dialog.h"
+#include "app/project_document.h"
+#include "engine/core/error.h"
+#include "engine/model/joint_types.h"
+#include "engine/model/model.h"
+#include "engine/model/spec_build.h"
+#include "widgets/log_view.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/model_tree.h"
+#include "widgets/number_text.h"
+#include "widgets/scene_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMainWindow>
+#include <QPushButton>
+#include <QStatusBar>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbdrom::app {
+
+using editing::bodyNames;
+using editing::findBody;
+using editing::ownersOf;
+using editing::pointNames;
+using editing::positionOf;
+using editing::q;
+
+namespace {
+
+// The first joint of one of `types`, or null.
+const JointSpec* firstJoint(const ModelSpec& spec, std::initializer_list<JointType> types) {
+  for (const auto& j : spec.joints)
+    if (std::find(types.begin(), types.end(), j.type) != types.end()) return &j;
+  return nullptr;
+}
+
+Eigen::Vector3d directionOf(const ModelSpec& spec, const std::string& vector,
+                            const Eigen::Vector3d& otherwise) {
+  for (const auto& v : spec.vectors)
+    if (v.name == vector) return v.direction;
+  return otherwise;
+}
+
+// Shows "choose ..." under an empty choice; returns whether it was empty.
+bool missingChoice(FormDialog* d, const QString& key, const QString& what) {
+  if (!d->choice(key).isEmpty()) return false;
+  d->setError(
+      key, QCoreApplication::translate("ModelEditing", "choose %1 (the mechanism has none yet)").arg(what));
+  return true;
+}
+
+}  // namespace
+
+void ModelEditing::addSpringDialog() {
+  if (!requireModel(tr("Add Spring-Damper"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  const auto& mech = scene_->scene();
+  const auto& selected = scene_->selectedPoints();
+  const QStringList points = pointNames(spec);
+  auto* d = openForm(tr("Add Spring-Damper"), "springDialog");
+  d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::SpringDamper, "spring")));
+  d->addChoice("point1", tr("Point 1"), points,
+               selected.size() > 0 ? q(mech.drawnPointName(selected[0])) : QString());
+  d->addChoice("point2", tr("Point 2"), points,
+               selected.size() > 1 ? q(mech.drawnPointName(selected[1])) : QString());
+  d->addNumber("stiffness", tr("Stiffness"), "N/m", 1000.0);
+  d->addNumber("damping", tr("Damping"), "N s/m", 0.0);
+  d->addNumber("free_length", tr("Free length (empty: as placed)"), "m", std::nullopt);
+  d->setAccept([this, d] {
+    const auto k = d->number("stiffness"), c = d->number("damping");
+    if (!k || !c) return QString(FormDialog::kFieldError);
+    ModelSpec next = wb_.doc->spec();
+    SpringDamperSpec s;
+    s.name = d->text("name").toStdString();
+    if (!nameIsFree(next, ElementKind::SpringDamper, s.name)) {
+      d->setError("name", tr("\"%1\" is empty or already a spring-damper").arg(d->text("name")));
+      return QString(FormDialog::kFieldError);
+    }
+    s.point1 = d->choice("point1").toStdString();
+    s.point2 = d->choice("point2").toStdString();
+    if (s.point1 == s.point2) {
+      d->setError("point2", tr("choose two different points"));
+      return QString(FormDialog::kFieldError);
+    }
+    s.stiffness = {*k};
+    s.damping = *c;
+    if (d->isEmpty("free_length")) {
+      s.freeLength = (positionOf(next, s.point2) - positionOf(next, s.point1)).norm();
+    } else {
+      const auto L = d->number("free_length");
+      if (!L) return QString(FormDialog::kFieldError);
+      s.freeLength = *L;
+    }
+    next.springDampers.push_back(s);
+    const QString error = apply(next, tr("add spring-damper %1").arg(q(s.name)));
+    if (error.isEmpty()) {
+      modelTree_->selectByName(ElementKind::SpringDamper, q(s.name));
+      announceBuilt(tr("Added spring-damper %1 from %2 to %3 (free length %4 m)")
+                        .arg(q(s.name), q(s.point1), q(s.point2))
+                        .arg(s.freeLength, 0, 'g', 6),
+                    {});
+    }
+    return error;
+  });
+  d->open();
+}
+
+void ModelEditing::addDriverDialog() {
+  if (!requireModel(tr("Add Driver"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  // Preset from the first pin: an angle driver about it is the usual first driver.
+  const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
+  const auto& selected = scene_->selectedPoints();
+  auto* d = openForm(tr("Add Driver"), "driverDialog");
+  d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: named after its type"));
+  const QStringList types{"distance", "angle", "coordinate"};  // DriverType's order
+  d->addChoice("type", tr("Type"), types, "angle");
+  d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), pin ? q(pin->body1) : QStringLiteral("ground"));
+  d->addChoice("body2", tr("Body 2 (driven)"), bodyNames(spec, true),
+               pin                   ? q(pin->body2)
+               : spec.bodies.empty() ? QString()
+                                     : q(spec.bodies.front().name));
+  const QStringList points = pointNames(spec);
+  d->addChoice("point1", tr("Point on body 1"), points,
+               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
+  d->addChoice("point2", tr("Point on body 2"), points,
+               selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
+  QStringList freePoints;
+  for (const auto& p : spec.points)
+    if (!p.fixed) freePoints << q(p.name);
+  d->addChoice("point", tr("Driven point"), freePoints,
+               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
+  d->addChoice("component", tr("Coordinate"), {"x", "y", "z"}, "x");
+  d->addVector("axis", tr("Axis (body 1)"), "–",
+               pin ? directionOf(spec, pin->axis1, workPlaneNormal()) : workPlaneNormal());
+  d->addTimeFunction("function", "rad", TimeFunction::sine(0.5, 0.5));
+  auto* note = new QLabel(d);
+  note->setWordWrap(true);
+  d->addRow(QString(), note);
+  auto* type = qobject_cast<QComboBox*>(d->field("type"));
+  auto show = [d, type, note] {
+    const auto t = static_cast<DriverType>(type->currentIndex());
+    d->setRowVisible("body1", t != DriverType::Coordinate);
+    d->setRowVisible("body2", t != DriverType::Coordinate);
+    d->setRowVisible("point1", t == DriverType::Distance);
+    d->setRowVisible("point2", t == DriverType::Distance);
+    d->setRowVisible("point", t == DriverType::Coordinate);
+    d->setRowVisible("component", t == DriverType::Coordinate);
+    d->setRowVisible("axis", t == DriverType::Angle);
+    d->setUnit("function", t == DriverType::Angle ? "rad" : "m");
+    note->setText(
+        t == DriverType::Angle
+            ? tr("f(t) is the rotation of body 2 relative to body 1 about the axis, right-handed, 0 as "
+                 "placed. "
+                 "The axis is a unit vector of body 1, found or added; a bar on either side becomes a rigid "
+                 "body.")
+        : t == DriverType::Distance
+            ? tr("f(t) is the distance between the two points; at t = 0 it should be the distance as placed.")
+            : tr("f(t) is the chosen coordinate of a free point; at t = 0 it should be the coordinate as "
+                 "placed."));
+  };
+  connect(type, &QComboBox::currentIndexChanged, d, show);
+  show();
+  d->setAccept([this, d] {
+    DriverRequest r;
+    r.name = d->text("name").toStdString();
+    r.type = static_cast<DriverType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
+    r.body1 = d->choice("body1").toStdString();
+    r.body2 = d->choice("body2").toStdString();
+    bool fields = true;
+    switch (r.type) {
+      case DriverType::Distance:
+        fields = !missingChoice(d, "point1", tr("a point"));
+        fields = !missingChoice(d, "point2", tr("a point")) && fields;
+        r.point1 = d->choice("point1").toStdString();
+        r.point2 = d->choice("point2").toStdString();
+        if (fields && r.point1 == r.point2) {
+          d->setError("point2", tr("choose two different points"));
+          fields = false;
+        }
+        break;
+      case DriverType::Coordinate:
+        fields = !missingChoice(d, "point", tr("a free point"));
+        r.point1 = d->choice("point").toStdString();
+        r.component = qobject_cast<QComboBox*>(d->field("component"))->currentIndex();
+        break;
+      case DriverType::Angle: {
+        const auto axis = d->vector("axis");
+        if (!axis) {
+          fields = false;
+        } else if (!(axis->norm() > 0.0)) {
+          d->setError("axis", tr("an angle driver needs an axis: it cannot be zero"));
+          fields = false;
+        }
+        if (axis) r.axis = *axis;
+        break;
+      }
+    }
+    if (r.type != DriverType::Coordinate && !missingChoice(d, "body2", tr("a body")) && r.body1 == r.body2) {
+      d->setError("body2", tr("choose a body other than body 1"));
+      fields = false;
+    }
+    const auto f = d->timeFunction("function");
+    if (!f || !fields) return QString(FormDialog::kFieldError);
+    r.function = *f;
+    if (!r.name.empty() && !nameIsFree(wb_.doc->spec(), ElementKind::Driver, r.name)) {
+      d->setError("name", tr("\"%1\" is already a driver").arg(q(r.name)));
+      return QString(FormDialog::kFieldError);
+    }
+    ModelSpec next = wb_.doc->spec();
+    try {
+      const BuildResult built = createDriver(next, r);
+      const QString name = q(next.drivers.back().name);
+      const QString error = apply(next, tr("add driver %1").arg(name));
+      if (error.isEmpty()) {
+        modelTree_->selectElement(built.element);
+        announceBuilt(tr("Added %1 driver %2").arg(QString::fromLatin1(driverTypeName(r.type)), name),
+                      built.notes);
+      }
+      return error;
+    } catch (const Error& e) {
+      return q(e.what());
+    }
+  });
+  d->open();
+}
+
+void ModelEditing::addFrictionDialog() {
+  if (!requireModel(tr("Add Friction"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  // Preset from the first sliding joint: friction usually acts along it.
+  const JointSpec* slide =
+      firstJoint(spec, {JointType::Prismatic, JointType::PointOnLine, JointType::Cylindrical});
+  const QStringList points = pointNames(spec);
+  auto* d = openForm(tr("Add Friction"), "frictionDialog");
+  d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::Friction, "friction")));
+  d->addChoice("body1", tr("Body 1 (guide)"), bodyNames(spec, true),
+               slide ? q(slide->body1) : QStringLiteral("ground"));
+  d->addChoice("body2", tr("Body 2 (slides)"), bodyNames(spec, true),
+               slide                 ? q(slide->body2)
+               : spec.bodies.empty() ? QString()
+                                     : q(spec.bodies.front().name));
+  d->addChoice("point1", tr("Point on body 1"), points, slide ? q(slide->point1) : QString());
+  d->addChoice("point2", tr("Point on body 2"), points, slide ? q(slide->point2) : QString());
+  d->addVector("axis", tr("Sliding direction (body 1)"), "–",
+               slide ? directionOf(spec, slide->axis1, Eigen::Vector3d::UnitX()) : Eigen::Vector3d::UnitX());
+  d->addNumber("mu", tr("Friction coefficient μ"), "–", 0.2);
+  d->addNumber("normal_force", tr("Normal force N"), "N", 10.0);
+  d->addChoice("law", tr("Law"), {"coulomb", "tanh"}, "coulomb");
+  d->addNumber("regularisation_velocity", tr("Regularisation velocity"), "m/s", 1e-3, true);
+  d->addNote(
+      tr("The force on point 2 is −μ N φ(v) along the direction, v the sliding speed along it; φ = sign(v) "
+         "(coulomb) or tanh(v / v_reg). The direction is a unit vector of body 1, found or added."));
+  auto* law = qobject_cast<QComboBox*>(d->field("law"));
+  auto show = [d, law] { d->setRowVisible("regularisation_velocity", law->currentText() == "tanh"); };
+  connect(law, &QComboBox::currentIndexChanged, d, show);
+  show();
+  d->setAccept([this, d] {
+    FrictionRequest r;
+    r.name = d->text("name").toStdString();
+    if (!nameIsFree(wb_.doc->spec(), ElementKind::Friction, r.name)) {
+      d->setError("name", tr("\"%1\" is empty or already a friction element").arg(d->text("name")));
+      return QString(FormDialog::kFieldError);
+    }
+    r.body1 = d->choice("body1").toStdString();
+    r.body2 = d->choice("body2").toStdString();
+    r.point1 = d->choice("point1").toStdString();
+    r.point2 = d->choice("point2").toStdString();
+    bool fields = !missingChoice(d, "body2", tr("a body"));
+    fields = !missingChoice(d, "point1", tr("a point")) && fields;  // every empty choice says so
+    fields = !missingChoice(d, "point2", tr("a point")) && fields;
+    if (fields && r.body1 == r.body2) {
+      d->setError("body2", tr("choose a body other than body 1"));
+      fields = false;
+    }
+    const auto axis = d->vector("axis");
+    if (axis && !(axis->norm() > 0.0)) {
+      d->setError("axis", tr("the sliding direction cannot be zero"));
+      fields = false;
+    }
+    const auto mu = d->number("mu"), normal = d->number("normal_force");
+    if (mu && *mu < 0.0) d->setError("mu", tr("must be 0 or more"));
+    if (normal && *normal < 0.0) d->setError("normal_force", tr("must be 0 or more"));
+    r.law = d->choice("law") == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb;
+    std::optional<double> vreg = r.regularisationVelocity;
+    if (r.law == FrictionLaw::Tanh) vreg = d->number("regularisation_velocity");
+    if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg)
+      return QString(FormDialog::kFieldError);
+    r.axis = *axis;
+    r.mu = *mu;
+    r.normalForce = *normal;
+    r.regularisationVelocity = *vreg;
+    ModelSpec next = wb_.doc->spec();
+    try {
+      const BuildResult built = createFriction(next, r);
+      const QString name = q(next.frictions.back().name);
+      const QString error = apply(next, tr("add friction %1").arg(name));
+      if (error.isEmpty()) {
+        modelTree_->selectElement(built.element);
+        announceBuilt(tr("Added friction %1 between %2 and %3").arg(name, q(r.body1), q(r.body2)),
+                      built.notes);
+      }
+      return error;
+    } catch (const Error& e) {
+      return q(e.what());
+    }
+  });
+  d->open();
+}
+
+void ModelEditing::addLoadCaseDialog() {
+  if (!requireModel(tr("Add Load Case"))) return;
+  auto* d = openForm(tr("Add Load Case"), "loadCaseDialog");
+  d->addText("name", tr("Name"), q(uniqueName(wb_.doc->spec(), ElementKind::LoadCase, "case")));
+  d->addNote(
+      tr("A load case is a named set of forces and torques; every run names one. Add loads to it next."));
+  d->setAccept([this, d] {
+    ModelSpec next = wb_.doc->spec();
+    const std::string name = d->text("name").toStdString();
+    if (!nameIsFree(next, ElementKind::LoadCase, name)) {
+      d->setError("name", tr("\"%1\" is empty or already a load case").arg(d->text("name")));
+      return QString(FormDialog::kFieldError);
+    }
+    next.loadCases.push_back({name, {}});
+    const QString error = apply(next, tr("add load case %1").arg(q(name)));
+    if (error.isEmpty()) {
+      modelTree_->selectElement({ElementKind::LoadCase, static_cast<int>(next.loadCases.size()) - 1, 0});
+      announceBuilt(tr("Added load case %1").arg(q(name)), {});
+    }
+    return error;
+  });
+  d->open();
+}
+
+void ModelEditing::addLoadDialog(int loadCase) {
+  if (!requireModel(tr("Add Load"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  if (spec.loadCases.empty()) {
+    showMessage(QMessageBox::Information, tr("Add Load"),
+                tr("A load belongs to a load case: add a load case first."));
+    return;
+  }
+  QStringList cases;
+  for (const auto& c : spec.loadCases) cases << q(c.name);
+  const auto index = static_cast<std::size_t>(loadCase);
+  const QString current =
+      loadCase >= 0 && index < spec.loadCases.size() ? q(spec.loadCases[index].name) : cases.back();
+  const auto& selected = scene_->selectedPoints();
+  QStringList bodies;
+  for (const auto& b : spec.bodies)
+    if (b.type != BodyType::Particle) bodies << q(b.name);
+  auto* d = openForm(tr("Add Load"), "loadDialog");
+  d->addChoice("load_case", tr("Load case"), cases, current);
+  d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: \"force\" or \"torque\""));
+  d->addChoice("type", tr("Type"), {"force", "torque"}, "force");
+  d->addChoice("point", tr("At point or marker"), pointNames(spec),
+               selected.empty() ? QString() : q(scene_->scene().drawnPointName(selected[0])));
+  d->addChoice("body", tr("On body"), bodies,
+               scene_->selectedBodies().empty()
+                   ? QString()
+                   : q(scene_->scene().bodyName(scene_->selectedBodies().front())));
+  d->addVector("direction", tr("Direction × f(t)"), "N", Eigen::Vector3d(0.0, 0.0, -1.0));
+  d->addTimeFunction("function", "–", TimeFunction::constant(1.0));
+  d->addNote(tr("The load is the direction (global, its length is the magnitude) times f(t)."));
+  auto* type = qobject_cast<QComboBox*>(d->field("type"));
+  auto show = [d, type] {
+    const bool force = type->currentText() == "force";
+    d->setRowVisible("point", force);
+    d->setRowVisible("body", !force);
+    d->setUnit("direction", force ? "N" : "N m");
+  };
+  connect(type, &QComboBox::currentIndexChanged, d, show);
+  show();
+  d->setAccept([this, d] {
+    ModelSpec next = wb_.doc->spec();
+    const int c = qobject_cast<QComboBox*>(d->field("load_case"))->currentIndex();
+    if (c < 0 || static_cast<std::size_t>(c) >= next.loadCases.size()) return tr("choose a load case");
+    LoadSpec l;
+    l.type = d->choice("type") == "force" ? LoadSpec::Type::Force : LoadSpec::Type::Torque;
+    l.name = d->text("name").toStdString();
+    if (l.name.empty())
+      l.name = uniqueName(next, ElementKind::Load, l.type == LoadSpec::Type::Force ? "force" : "torque", c);
+    if (!nameIsFree(next, ElementKind::Load, l.name, c)) {
+      d->setError("name", tr("\"%1\" is already a load of %2").arg(q(l.name), d->choice("load_case")));
+      return QString(FormDialog::kFieldError);
+    }
+    const bool force = l.type == LoadSpec::Type::Force;
+    const bool missing = force ? missingChoice(d, "point", tr("a point"))
+                               : missingChoice(d, "body", tr("a body that is not a particle"));
+    const auto direction = d->vector("direction");
+    const auto f = d->timeFunction("function");
+    if (missing || !direction || !f) return QString(FormDialog::kFieldError);
+    if (force)
+      l.point = d->choice("point").toStdString();
+    else
+      l.body = d->choice("body").toStdString();
+    l.direction = *direction;
+    l.function = *f;
+    auto& loads = next.loadCases[static_cast<std::size_t>(c)].loads;
+    loads.push_back(l);
+    const ElementRef ref{ElementKind::Load, c, static_cast<int>(loads.size()) - 1};
+    const QString error = apply(next, tr("add load %1").arg(q(l.name)));
+    if (error.isEmpty()) {
+      modelTree_->selectElement(ref);
+      announceBuilt(tr("Added %1 %2 to load case %3")
+                        .arg(force ? tr("force") : tr("torque"), q(l.name), d->choice("load_case")),
+                    {});
+    }
+    return error;
+  });
+  d->open();
+}
+
+void ModelEditing::addMeasureDialog() {
+  if (!requireModel(tr("Add Measure"))) return;
+  const ModelSpec& spec = wb_.doc->spec();
+  const auto& selected = scene_->selectedPoints();
+  QStringList joints, vectors{tr("(a body's axis)")};
+  for (const auto& j : spec.joints) joints << q(j.name);
+  for (const auto& v : spec.vectors) vectors << q(v.name);
+  const QStringList points = pointNames(spec);
+  auto* d = openForm(tr("Add Measure"), "measureDialog");
+  d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: named after its type"));
+  QStringList types;
+  for (int t = 0; t <= static_cast<int>(MeasureType::Toe); ++t)
+    types << QString::fromLatin1(measureTypeName(static_cast<MeasureType>(t)));
+  const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
+  d->addChoice("type", tr("Type"), types, pin ? "joint_angle" : "distance");
+  d->addChoice("joint", tr("Joint"), joints, pin ? q(pin->name) : QString());
+  d->addChoice("point1", tr("Point"), points,
+               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
+  d->addChoice("point2", tr("Second point"), points,
+               selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
+  d->addChoice("vector", tr("Spin axis vector"), vectors, vectors.front());
+  d->addChoice("body", tr("Wheel body"), bodyNames(spec, false), QString());
+  d->addVector("axis", tr("Spin axis (as placed)"), "–", Eigen::Vector3d::UnitY());
+  auto* note = new QLabel(d);
+  note->setWordWrap(true);
+  d->addRow(QString(), note);
+  auto* type = qobject_cast<QComboBox*>(d->field("type"));
+  auto* vector = qobject_cast<QComboBox*>(d->field("vector"));
+  auto show = [d, type, vector, note] {
+    const auto t = static_cast<MeasureType>(type->currentIndex());
+    const bool joint = t == MeasureType::JointAngle || t == MeasureType::JointDisplacement;
+    const bool wheel = t == MeasureType::Camber || t == MeasureType::Toe;
+    d->setRowVisible("joint", joint);
+    d->setRowVisible("point1", t == MeasureType::Distance || t == MeasureType::Travel);
+    d->setRowVisible("point2", t == MeasureType::Distance);
+    d->setRowVisible("vector", wheel);
+    d->setRowVisible("body", wheel && vector->currentIndex() == 0);
+    d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
+    const char* text[] = {
+        QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed "
+                   "(revolute or "
+                   "cylindrical joint)."),
+        QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or "
+                   "cylindrical joint)."),
+        QT_TR_NOOP("Distance between the two points [m]."),
+        QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
+        QT_TR_NOOP(
+            "Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
+        QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive.")};
+    note->setText(tr(text[static_cast<int>(t)]));
+  };
+  connect(type, &QComboBox::currentIndexChanged, d, show);
+  connect(vector, &QComboBox::currentIndexChanged, d, show);
+  show();
+  d->setAccept([this, d] {
+    ModelSpec next = wb_.doc->spec();
+    MeasureSpec m;
+    m.type = static_cast<MeasureType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
+    m.name = d->text("name").toStdString();
+    if (m.name.empty()) m.name = uniqueName(next, ElementKind::Measure, measureTypeName(m.type));
+    if (!nameIsFree(next, ElementKind::Measure, m.name)) {
+      d->setError("name", tr("\"%1\" is already a measure").arg(q(m.name)));
+      return QString(FormDialog::kFieldError);
+    }
+    switch (m.type) {
+      case MeasureType::JointAngle:
+      case MeasureType::JointDisplacement: {
+        const bool angle = m.type == MeasureType::JointAngle;
+        if (missingChoice(
+                d, "joint",
+                angle ? tr("a revolute or cylindrical joint") : tr("a prismatic or cylindrical joint")))
+          return QString(FormDialog::kFieldError);
+        m.joint = d->choice("joint").toStdString();
+        for (const auto& j : next.joints) {
+          if (j.name != m.joint) continue;
+          const bool fits = angle ? j.type == JointType::Revolute || j.type == JointType::Cylindrical
+                                  : j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
+          if (!fits) {
+            d->setError("joint",
+                        tr("%1 is a %2 joint; %3 needs a %4 joint")
+                            .arg(q(m.joint), QString::fromLatin1(jointTypeName(j.type)),
+                                 QString::fromLatin1(measureTypeName(m.type)),
+                                 angle ? tr("revolute or cylindrical") : tr("prismatic or cylindrical")));
+            return QString(FormDialog::kFieldError);
+          }
+        }
+        break;
+      }
+      case MeasureType::Distance:
+      case MeasureType::Travel:
+        if (missingChoice(d, "point1", tr("a point")) ||
+            (m.type == MeasureType::Distance && missingChoice(d, "point2", tr("a point"))))
+          return QString(FormDialog::kFieldError);
+        m.point1 = d->choice("point1").toStdString();
+        if (m.type == MeasureType::Distance) {
+          m.point2 = d->choice("point2").toStdString();
+          if (m.point1 == m.point2) {
+            d->setError("point2", tr("choose two different points"));
+            return QString(FormDialog::kFieldError);
+          }
+        }
+        break;
+      case MeasureType::Camber:
+      case MeasureType::Toe:
+        if (qobject_cast<QComboBox*>(d->field("vector"))->currentIndex() > 0) {
+          m.vector = d->choice("vector").toStdString();
+        } else {
+          if (missingChoice(d, "body", tr("a body"))) return QString(FormDialog::kFieldError);
+          const auto axis = d->vector("axis");
+          if (!axis) return QString(FormDialog::kFieldError);
+          if (!(axis->norm() > 0.0)) {
+            d->setError("axis", tr("the spin axis cannot be zero"));
+            return QString(FormDialog::kFieldError);
+          }
+          m.body = d->choice("body").toStdString();
+          m.axis = axis->normalized();
+        }
+        break;
+    }
+    next.measures.push_back(m);
+    const QString error = apply(next, tr("add measure %1").arg(q(m.name)));
+    if (error.isEmpty()) {
+      modelTree_->selectElement({ElementKind::Measure, static_cast<int>(next.measures.size()) - 1, 0});
+      announceBuilt(tr("Added measure %1 (%2); runs from now on record it")
+                        .arg(q(m.name), QString::fromLatin1(measureTypeName(m.type))),
+                    {});
+    }
+    return error;
+  });
+  d->open();
+}
+
+}  // namespace mbdrom::app

@@ -1,0 +1,214 @@
+#include "app/editing/model_editing.h"
+
+#include "app/editing/spec_names.h"
+#include "app/form_dialog.h"
+#include "app/message_box.h"
+#include "app/project_document.h"
+#include "engine/core/error.h"
+#include "engine/model/model_spec.h"
+#include "widgets/log_view.h"
+#include "widgets/model_tree.h"
+#include "widgets/scene_view.h"
+
+#include <QAction>
+#include <QMainWindow>
+#include <QMenu>
+#include <QStatusBar>
+
+namespace mbdrom::app {
+
+using editing::q;
+
+ModelEditing::ModelEditing(const WorkbenchContext& wb, widgets::SceneView* scene, widgets::ModelTree* tree)
+    : QObject(wb.window), wb_(wb), scene_(scene), modelTree_(tree) {
+  createActions();
+}
+
+void ModelEditing::createActions() {
+  addPointAction_ = new QAction(tr("&Add Point on Work Plane"), this);
+  addPointAction_->setObjectName("addPointAction");
+  addPointAction_->setCheckable(true);
+  addPointAction_->setStatusTip(
+      tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc "
+         "ends)"));
+  connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
+
+  auto* addPointDialogAction = new QAction(tr("Add &Point..."), this);
+  addPointDialogAction->setObjectName("addPointDialogAction");
+  addPointDialogAction->setStatusTip(tr("A point by its coordinates, on the ground or on a rigid body"));
+  connect(addPointDialogAction, &QAction::triggered, this, [this] { addPointDialog(); });
+  auto* addVectorAction = new QAction(tr("Add Unit &Vector..."), this);
+  addVectorAction->setObjectName("addVectorAction");
+  addVectorAction->setStatusTip(
+      tr("A unit vector typed or from two selected points, on the ground or on a body"));
+  connect(addVectorAction, &QAction::triggered, this, &ModelEditing::addVectorDialog);
+  auto* addMarkerAction = new QAction(tr("Add &Marker..."), this);
+  addMarkerAction->setObjectName("addMarkerAction");
+  addMarkerAction->setStatusTip(tr("A body-fixed point anywhere on a body (e.g. a bar's midpoint)"));
+  connect(addMarkerAction, &QAction::triggered, this, [this] { addMarkerDialog(); });
+  auto* addSpringAction = new QAction(tr("Add &Spring-Damper..."), this);
+  addSpringAction->setObjectName("addSpringAction");
+  addSpringAction->setStatusTip(tr("A spring-damper between two points or markers (the two selected ones)"));
+  connect(addSpringAction, &QAction::triggered, this, &ModelEditing::addSpringDialog);
+  auto* addDriverAction = new QAction(tr("Add Dr&iver..."), this);
+  addDriverAction->setObjectName("addDriverAction");
+  addDriverAction->setStatusTip(
+      tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"));
+  connect(addDriverAction, &QAction::triggered, this, &ModelEditing::addDriverDialog);
+  auto* addFrictionAction = new QAction(tr("Add &Friction..."), this);
+  addFrictionAction->setObjectName("addFrictionAction");
+  addFrictionAction->setStatusTip(
+      tr("Coulomb or tanh friction of a point sliding along a direction of another body"));
+  connect(addFrictionAction, &QAction::triggered, this, &ModelEditing::addFrictionDialog);
+  auto* addLoadCaseAction = new QAction(tr("Add Load &Case..."), this);
+  addLoadCaseAction->setObjectName("addLoadCaseAction");
+  addLoadCaseAction->setStatusTip(tr("A named set of forces and torques; every run names one"));
+  connect(addLoadCaseAction, &QAction::triggered, this, &ModelEditing::addLoadCaseDialog);
+  auto* addLoadAction = new QAction(tr("Add &Load..."), this);
+  addLoadAction->setObjectName("addLoadAction");
+  addLoadAction->setStatusTip(
+      tr("A force at a point or marker, or a torque on a body, times a function of time"));
+  connect(addLoadAction, &QAction::triggered, this, [this] { addLoadDialog(); });
+  auto* addMeasureAction = new QAction(tr("Add Measur&e..."), this);
+  addMeasureAction->setObjectName("addMeasureAction");
+  addMeasureAction->setStatusTip(
+      tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"));
+  connect(addMeasureAction, &QAction::triggered, this, &ModelEditing::addMeasureDialog);
+  snapAction_ = new QAction(tr("S&nap to Grid (0.05 m)"), this);
+  snapAction_->setObjectName("snapAction");
+  snapAction_->setCheckable(true);
+  snapAction_->setChecked(true);
+  snapAction_->setStatusTip(tr("Points placed or dragged on the work plane land on a 0.05 m grid"));
+
+  auto* createBodyAction = new QAction(tr("Create &Body from Selection..."), this);
+  createBodyAction->setObjectName("createBodyAction");
+  createBodyAction->setStatusTip(
+      tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
+  connect(createBodyAction, &QAction::triggered, this, &ModelEditing::createBodyFromSelection);
+  auto* createJointAction = new QAction(tr("Create &Joint..."), this);
+  createJointAction->setObjectName("createJointAction");
+  createJointAction->setStatusTip(
+      tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"));
+  connect(createJointAction, &QAction::triggered, this, &ModelEditing::createJointFromSelection);
+  creating_ = {addPointDialogAction, addVectorAction, createBodyAction, createJointAction,
+               addMarkerAction,      addSpringAction, addDriverAction,  addFrictionAction,
+               addLoadCaseAction,    addLoadAction,   addMeasureAction};
+}
+
+void ModelEditing::addToMenu(QMenu* edit) {
+  edit->addSeparator();
+  edit->addAction(addPointAction_);
+  edit->addAction(snapAction_);
+  for (QAction* a : creating_) edit->addAction(a);
+}
+
+void ModelEditing::addDialog(ElementKind kind, int parent) {
+  switch (kind) {
+    case ElementKind::Point: addPointDialog(); break;
+    case ElementKind::Vector: addVectorDialog(); break;
+    case ElementKind::Body: createBodyFromSelection(); break;
+    case ElementKind::Joint: createJointFromSelection(); break;
+    case ElementKind::Marker: addMarkerDialog(parent); break;
+    case ElementKind::SpringDamper: addSpringDialog(); break;
+    case ElementKind::Driver: addDriverDialog(); break;
+    case ElementKind::Friction: addFrictionDialog(); break;
+    case ElementKind::LoadCase: addLoadCaseDialog(); break;
+    case ElementKind::Load: addLoadDialog(parent); break;
+    case ElementKind::Measure: addMeasureDialog(); break;
+    case ElementKind::Mechanism: break;
+  }
+}
+
+QString ModelEditing::apply(const ModelSpec& spec, const QString& description) {
+  const QString error = wb_.doc->edit(spec, description);
+  if (!error.isEmpty()) wb_.log->warning(tr("Edit refused: %1").arg(error));
+  return error;
+}
+
+void ModelEditing::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
+  showMessageBox(wb_.window, icon, title, text);
+}
+
+FormDialog* ModelEditing::openForm(const QString& title, const QString& objectName) {
+  auto* dialog = new FormDialog(title, objectName, wb_.window);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  return dialog;
+}
+
+void ModelEditing::announceBuilt(const QString& what, const std::vector<std::string>& notes) {
+  QStringList said;
+  for (const auto& n : notes) said << q(n);
+  wb_.log->info(said.isEmpty() ? what : tr("%1: %2").arg(what, said.join("; ")));
+  wb_.window->statusBar()->showMessage(said.isEmpty() ? what : tr("%1 — %2").arg(what, said.join("; ")),
+                                       15000);
+}
+
+bool ModelEditing::requireModel(const QString& title) {
+  if (wb_.doc->hasModel()) return true;
+  showMessage(
+      QMessageBox::Information, title,
+      tr("Start a project first: File ▸ New Project for an empty mechanism, or open a model or an example."));
+  return false;
+}
+
+void ModelEditing::removeElement(const ElementRef& ref) {
+  if (ref.kind == ElementKind::Mechanism || !wb_.doc->hasModel()) return;
+  ModelSpec spec = wb_.doc->spec();
+  const QString name = q(elementName(spec, ref));
+  const QString what = tr("%1 \"%2\"").arg(QString::fromLatin1(elementKindName(ref.kind)), name);
+  std::vector<std::string> also;
+  try {
+    also = removeWithDependents(spec, ref);
+  } catch (const Error& e) {
+    showMessage(QMessageBox::Warning, tr("Cannot delete"), q(e.what()));
+    return;
+  }
+  if (!also.empty()) {
+    QStringList list;
+    for (const auto& a : also) list << q(a);
+    QMessageBox box(
+        QMessageBox::Question, tr("Delete %1").arg(what),
+        tr("%1 is needed by other elements. Deleting it also deletes:\n\n%2\n\n(one step: Undo brings all "
+           "back)")
+            .arg(what, list.join("\n")),
+        QMessageBox::Yes | QMessageBox::Cancel, wb_.window);
+    box.setObjectName("deleteDependents");
+    box.setDefaultButton(QMessageBox::Cancel);
+    if (box.exec() != QMessageBox::Yes) return;
+  }
+  const QString error =
+      apply(spec, also.empty() ? tr("delete %1").arg(name)
+                               : tr("delete %1 and %2 dependent element(s)").arg(name).arg(also.size()));
+  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot delete"), error);
+}
+
+void ModelEditing::addPointAt(const Eigen::Vector3d& clicked) {
+  if (!requireModel(tr("Add Point on Work Plane"))) {
+    addPointAction_->setChecked(false);
+    return;
+  }
+  constexpr double kGrid = 0.05;  // [m]
+  const Eigen::Vector3d position =
+      snapAction_->isChecked() ? Eigen::Vector3d((clicked / kGrid).array().round() * kGrid) : clicked;
+  ModelSpec spec = wb_.doc->spec();
+  PointSpec p;
+  p.name = uniqueName(spec, ElementKind::Point, "P");
+  p.position = position;
+  // Fixed until a body takes it: a free point outside every body is invalid.
+  p.fixed = true;
+  spec.points.push_back(p);
+  const QString error = apply(spec, tr("add point %1").arg(QString::fromStdString(p.name)));
+  if (!error.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Cannot add a point"), error);
+    return;
+  }
+  modelTree_->selectByName(ElementKind::Point, QString::fromStdString(p.name));
+  announceBuilt(tr("Added point %1 at (%2, %3, %4) m, fixed to ground until a body moves it")
+                    .arg(QString::fromStdString(p.name))
+                    .arg(position.x(), 0, 'g', 6)
+                    .arg(position.y(), 0, 'g', 6)
+                    .arg(position.z(), 0, 'g', 6),
+                {});
+}
+
+}  // namespace mbdrom::app

@@ -1,0 +1,95 @@
+#pragma once
+// Model editing (Edit menu, the model tree's Add and Delete, the 3D view's selection and clicks):
+// the dialogs that create points, unit vectors, bodies, joints, markers, spring-dampers, drivers,
+// frictions, load cases, loads and measures, points placed on the work plane, and deletion with
+// what depends on it. Each is a single undoable edit of the open mechanism, checked as a whole
+// before it is applied; what the engine adds on its own (unit vectors a pin needs) is said in the
+// log and the status bar.
+
+#include "app/workbench_context.h"
+#include "engine/model/spec_edit.h"
+
+#include <Eigen/Core>
+#include <QMessageBox>
+#include <QObject>
+#include <QString>
+
+#include <string>
+#include <vector>
+
+class QAction;
+class QMenu;
+
+namespace mbdrom {
+struct ModelSpec;
+}
+
+namespace mbdrom::widgets {
+class ModelTree;
+class SceneView;
+}  // namespace mbdrom::widgets
+
+namespace mbdrom::app {
+
+class FormDialog;
+
+class ModelEditing : public QObject {
+  Q_OBJECT
+ public:
+  /// Dialogs open over `wb`'s window; `scene` gives the selection and the work plane, `tree` shows
+  /// what was made.
+  ModelEditing(const WorkbenchContext& wb, widgets::SceneView* scene, widgets::ModelTree* tree);
+
+  /// Adds the placing and creating actions to the Edit menu.
+  void addToMenu(QMenu* edit);
+
+  /// The dialogs open window-modal and return at once; each is a FormDialog child of the window
+  /// named pointDialog, vectorDialog, bodyDialog, jointDialog, markerDialog, springDialog,
+  /// driverDialog, frictionDialog, loadCaseDialog, loadDialog or measureDialog.
+  void addPointDialog(const Eigen::Vector3d& at = Eigen::Vector3d::Zero());
+  void addVectorDialog();
+  void createBodyFromSelection();
+  void createJointFromSelection();
+  void addMarkerDialog(int body = -1);
+  void addSpringDialog();
+  /// Drivers (distance, angle about an axis found or added on body 1, a free point's coordinate)
+  /// with their time function.
+  void addDriverDialog();
+  /// Friction along a sliding direction found or added on body 1.
+  void addFrictionDialog();
+  /// A force at a point or marker, or a torque on a body, in load case `loadCase` (-1: the last).
+  void addLoadDialog(int loadCase = -1);
+  /// A load case, asked by name.
+  void addLoadCaseDialog();
+  /// A measure of any type (joint angle, distance, wheel camber, ...).
+  void addMeasureDialog();
+  /// The dialog that creates an element of `kind` (the tree's Add) under `parent` (a body for a
+  /// marker, a load case for a load).
+  void addDialog(ElementKind kind, int parent);
+  /// A point fixed to ground at `clicked` [m] on the work plane, on the 0.05 m grid when
+  /// snapping is on.
+  void addPointAt(const Eigen::Vector3d& clicked);
+  /// Deletes an element, after asking when others depend on it (they go too, one undo step).
+  void removeElement(const ElementRef& ref);
+
+  /// Applies `spec` as one undoable edit named `description`; the refusal ("" when applied),
+  /// also in the log.
+  QString apply(const ModelSpec& spec, const QString& description);
+
+ private:
+  void createActions();
+  FormDialog* openForm(const QString& title, const QString& objectName);
+  void announceBuilt(const QString& what, const std::vector<std::string>& notes);
+  bool requireModel(const QString& title);
+  Eigen::Vector3d workPlaneNormal() const;
+  void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
+
+  WorkbenchContext wb_;
+  widgets::SceneView* scene_;
+  widgets::ModelTree* modelTree_;
+  QAction* addPointAction_ = nullptr;
+  QAction* snapAction_ = nullptr;
+  std::vector<QAction*> creating_;  // the dialogs' actions, in the Edit menu's order
+};
+
+}  // namespace mbdrom::app
