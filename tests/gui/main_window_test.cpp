@@ -408,6 +408,12 @@ TEST_CASE("the File menu holds the project files' and the exports' entries, enab
                 {"&Run Reference Simulation...", "Run S&weep...", "&Play / Pause", "&Cancel Running Job"}));
   REQUIRE(menuNamed("&Train"));
   CHECK(texts(menuNamed("&Train")).size() >= 5);
+  QMenu* edit = menuNamed("&Edit");
+  REQUIRE(edit);
+  CHECK(inOrder(texts(edit), {"&Add Point on Work Plane", "S&nap to Grid (0.05 m)", "Add &Point...",
+                              "Add Unit &Vector...", "Create &Body from Selection...", "Create &Joint...",
+                              "Add &Marker...", "Add &Spring-Damper...", "Add Dr&iver...", "Add &Friction...",
+                              "Add Load &Case...", "Add &Load...", "Add Measur&e..."}));
   for (const QAction* a : menuNamed("&Model")->actions())
     if (a->text() == "Check &Mobility") CHECK_FALSE(a->isEnabled());
   CHECK_FALSE(save->isEnabled());
@@ -427,5 +433,13 @@ TEST_CASE("the File menu holds the project files' and the exports' entries, enab
     CHECK(QGuiApplication::primaryScreen()->grabWindow(0).copy(area).save(shots + "/file_menu.png"));
     exportMenu->close();
     file->close();
+    edit->popup(window.mapToGlobal(QPoint(60, 30)));
+    REQUIRE(mbdrom::test::waitFor([&] { return edit->isVisible(); }));
+    QTest::qWait(200);
+    CHECK(QGuiApplication::primaryScreen()
+              ->grabWindow(0)
+              .copy(edit->frameGeometry())
+              .save(shots + "/edit_menu.png"));
+    edit->close();
   }
 }
