@@ -9,7 +9,6 @@
 #include "app/job_status_widget.h"
 #include "app/load_case_name.h"
 #include "app/message_box.h"
-#include "app/mirror_dialog.h"
 #include "app/model_details_dialog.h"
 #include "app/models_panel.h"
 #include "app/playback/run_playback.h"
@@ -138,6 +137,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   editing_ = new ModelEditing(wb, scene_, modelTree_);
   connect(modelTree_, &widgets::ModelTree::addRequested, editing_, &ModelEditing::addDialog);
   connect(modelTree_, &widgets::ModelTree::removeRequested, editing_, &ModelEditing::removeElement);
+  connect(modelTree_, &widgets::ModelTree::duplicateRequested, editing_, &ModelEditing::duplicateElement);
   connect(runs_, &ReferenceRuns::simulated, this,
           [this](int index, const std::shared_ptr<const Model>& model) {
             if (model == doc_->model()) playback_->playRun(index);
@@ -302,7 +302,6 @@ void MainWindow::createDocks() {
     if (const auto ref = modelTree_->currentElement(); ref && ref->kind == ElementKind::Point)
       hardpoints_->selectPoint(ref->index);
   });
-  connect(modelTree_, &widgets::ModelTree::duplicateRequested, this, &MainWindow::duplicateElement);
   connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
   connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this,
           [this](const QString& kind, const QString& name) {
@@ -345,24 +344,6 @@ void MainWindow::createActions() {
   redoAction_->setShortcuts(redoKeys);
   redoAction_->setObjectName("redoAction");
   undoAction_->setObjectName("undoAction");
-  duplicateAction_ = new QAction(tr("D&uplicate Element"), this);
-  duplicateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
-  connect(duplicateAction_, &QAction::triggered, this, [this] {
-    if (auto ref = modelTree_->currentElement()) duplicateElement(*ref);
-  });
-  mirrorAction_ = new QAction(tr("&Mirror..."), this);
-  mirrorAction_->setObjectName("mirrorAction");
-  mirrorAction_->setStatusTip(
-      tr("Renamed copies of bodies, joints, forces and loads mirrored about a plane"));
-  connect(mirrorAction_, &QAction::triggered, this, &MainWindow::mirrorDialog);
-  deleteAction_ = new QAction(tr("&Delete Element"), this);
-  deleteAction_->setShortcut(QKeySequence::Delete);
-  deleteAction_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
-  modelTree_->addAction(deleteAction_);
-  connect(deleteAction_, &QAction::triggered, this, [this] {
-    if (auto ref = modelTree_->currentElement()) editing_->removeElement(*ref);
-  });
-
   quitAction_ = new QAction(tr("&Quit"), this);
   quitAction_->setShortcut(QKeySequence::Quit);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
@@ -382,9 +363,7 @@ void MainWindow::createMenus() {
   editMenu_->addAction(undoAction_);
   editMenu_->addAction(redoAction_);
   editMenu_->addSeparator();
-  editMenu_->addAction(duplicateAction_);
-  editMenu_->addAction(mirrorAction_);
-  editMenu_->addAction(deleteAction_);
+  editing_->addToMenu(editMenu_);
 
   modelMenu_ = menuBar()->addMenu(tr("&Model"));
   analyses_->addToMenu(modelMenu_);
@@ -495,7 +474,7 @@ void MainWindow::updateActions() {
   const bool have = doc_->hasModel();
   analyses_->enableForProject(have);
   runs_->enableForProject(have);
-  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_}) a->setEnabled(have);
+  editing_->enableForProject(have);
   files_->enableForProject(have);
   training_->enableForProject(have);
   playback_->enableForProject(have);
@@ -524,32 +503,6 @@ void MainWindow::stopForSignal(const QString& signalName) {
 
 QString MainWindow::applyEdit(const ModelSpec& spec, const QString& description) {
   return editing_->apply(spec, description);
-}
-
-void MainWindow::duplicateElement(const ElementRef& ref) {
-  ModelSpec spec = doc_->spec();
-  try {
-    const ElementRef copy = mbdrom::duplicateElement(spec, ref);
-    const QString error =
-        applyEdit(spec, tr("duplicate %1").arg(QString::fromStdString(elementName(doc_->spec(), ref))));
-    if (!error.isEmpty()) {
-      showMessage(QMessageBox::Warning, tr("Cannot duplicate"), error);
-      return;
-    }
-    modelTree_->selectElement(copy);
-  } catch (const Error& e) {
-    showMessage(QMessageBox::Warning, tr("Cannot duplicate"), QString::fromStdString(e.what()));
-  }
-}
-
-void MainWindow::mirrorDialog() {
-  if (!doc_->hasModel()) return;
-  MirrorDialog dialog(doc_->spec(), {}, this);
-  if (dialog.exec() != QDialog::Accepted) return;
-  const MirrorPlane plane = dialog.plane();
-  const QString error =
-      applyEdit(dialog.result(), tr("mirror about %1 = %2 m").arg(QChar('x' + plane.axis)).arg(plane.offset));
-  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot mirror"), error);
 }
 
 void MainWindow::renameElement(const ElementRef& ref) {

@@ -131,7 +131,6 @@ class MainWindow : public QMainWindow {
   void updateActions();
 
   QString applyEdit(const ModelSpec& spec, const QString& description);
-  void duplicateElement(const ElementRef& ref);
   void updateMobilityStatus();
   void openUserGuide();
   void renameElement(const ElementRef& ref);
@@ -144,8 +143,6 @@ class MainWindow : public QMainWindow {
   void connectView();
   void selectFromTree();
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
-  void movePoint(int point, const Eigen::Vector3d& position);
-  void mirrorDialog();
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();
@@ -195,12 +192,9 @@ class MainWindow : public QMainWindow {
   QMenu* viewMenu_ = nullptr;
   QMenu* helpMenu_ = nullptr;
   QAction* undoAction_ = nullptr;
-  QAction* mirrorAction_ = nullptr;
   widgets::HardpointTable* hardpoints_ = nullptr;
   QDockWidget* hardpointsDock_ = nullptr;
   QAction* redoAction_ = nullptr;
-  QAction* duplicateAction_ = nullptr;
-  QAction* deleteAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* cancelJobAction_ = nullptr;
   QAction* labelsAction_ = nullptr;

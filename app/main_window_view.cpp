@@ -51,8 +51,6 @@ void MainWindow::connectView() {
   fileMenu_->insertMenu(quitAction_, exports_->menu());
   fileMenu_->insertSeparator(quitAction_);
 
-  editing_->addToMenu(editMenu_);
-
   viewMenu_->addAction(labelsAction_);
   auto* planes = viewMenu_->addMenu(tr("&Work Plane"));
   auto* group = new QActionGroup(this);
@@ -76,7 +74,7 @@ void MainWindow::connectView() {
   connect(scene_, &widgets::SceneView::emptyClicked, this, [this](Qt::KeyboardModifiers modifiers) {
     if (!(modifiers & Qt::ControlModifier)) scene_->setSelection({}, {});
   });
-  connect(scene_, &widgets::SceneView::pointDragged, this, &MainWindow::movePoint);
+  connect(scene_, &widgets::SceneView::pointDragged, editing_, &ModelEditing::movePoint);
   connect(scene_, &widgets::SceneView::workPlaneClicked, editing_, &ModelEditing::addPointAt);
   connect(viewport_, &Viewport::frameShown, this, [this](int, double t) {
     statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3));
@@ -137,26 +135,6 @@ void MainWindow::selectInView(int drawnPoint, int body, Qt::KeyboardModifiers mo
   properties_->showElement(doc_->spec(), modelTree_->currentElement());
   scene_->setSelection(points, bodies);
   viewport_->setTracedPoints(points);
-}
-
-void MainWindow::movePoint(int point, const Eigen::Vector3d& position) {
-  ModelSpec spec = doc_->spec();
-  if (point < 0 || static_cast<std::size_t>(point) >= spec.points.size()) return;
-  auto& p = spec.points[static_cast<std::size_t>(point)];
-  p.position = position;
-  const QString name = QString::fromStdString(p.name);
-  const QString error = applyEdit(spec, tr("move point %1").arg(name));
-  if (!error.isEmpty()) {
-    showMessage(QMessageBox::Warning, tr("Cannot move %1").arg(name), error);
-    return;
-  }
-  modelTree_->selectByName(ElementKind::Point, name);
-  scene_->setSelection({point}, {});
-  log_->info(tr("Moved %1 to (%2, %3, %4) m")
-                 .arg(name)
-                 .arg(position.x(), 0, 'g', 5)
-                 .arg(position.y(), 0, 'g', 5)
-                 .arg(position.z(), 0, 'g', 5));
 }
 
 }  // namespace mbdrom::app

@@ -3,6 +3,7 @@
 #include "app/editing/spec_names.h"
 #include "app/form_dialog.h"
 #include "app/message_box.h"
+#include "app/mirror_dialog.h"
 #include "app/project_document.h"
 #include "engine/core/error.h"
 #include "engine/model/model_spec.h"
@@ -25,6 +26,23 @@ ModelEditing::ModelEditing(const WorkbenchContext& wb, widgets::SceneView* scene
 }
 
 void ModelEditing::createActions() {
+  duplicateAction_ = new QAction(tr("D&uplicate Element"), this);
+  duplicateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
+  connect(duplicateAction_, &QAction::triggered, this, [this] {
+    if (auto ref = modelTree_->currentElement()) duplicateElement(*ref);
+  });
+  mirrorAction_ = new QAction(tr("&Mirror..."), this);
+  mirrorAction_->setObjectName("mirrorAction");
+  mirrorAction_->setStatusTip(
+      tr("Renamed copies of bodies, joints, forces and loads mirrored about a plane"));
+  connect(mirrorAction_, &QAction::triggered, this, &ModelEditing::mirrorDialog);
+  deleteAction_ = new QAction(tr("&Delete Element"), this);
+  deleteAction_->setShortcut(QKeySequence::Delete);
+  deleteAction_->setShortcutContext(Qt::WidgetWithChildrenShortcut);
+  modelTree_->addAction(deleteAction_);
+  connect(deleteAction_, &QAction::triggered, this, [this] {
+    if (auto ref = modelTree_->currentElement()) removeElement(*ref);
+  });
   addPointAction_ = new QAction(tr("&Add Point on Work Plane"), this);
   addPointAction_->setObjectName("addPointAction");
   addPointAction_->setCheckable(true);
@@ -96,10 +114,17 @@ void ModelEditing::createActions() {
 }
 
 void ModelEditing::addToMenu(QMenu* edit) {
+  edit->addAction(duplicateAction_);
+  edit->addAction(mirrorAction_);
+  edit->addAction(deleteAction_);
   edit->addSeparator();
   edit->addAction(addPointAction_);
   edit->addAction(snapAction_);
   for (QAction* a : creating_) edit->addAction(a);
+}
+
+void ModelEditing::enableForProject(bool open) {
+  for (QAction* a : {duplicateAction_, mirrorAction_, deleteAction_}) a->setEnabled(open);
 }
 
 void ModelEditing::addDialog(ElementKind kind, int parent) {
@@ -209,6 +234,52 @@ void ModelEditing::addPointAt(const Eigen::Vector3d& clicked) {
                     .arg(position.y(), 0, 'g', 6)
                     .arg(position.z(), 0, 'g', 6),
                 {});
+}
+
+void ModelEditing::duplicateElement(const ElementRef& ref) {
+  ModelSpec spec = wb_.doc->spec();
+  try {
+    const ElementRef copy = mbdrom::duplicateElement(spec, ref);
+    const QString error =
+        apply(spec, tr("duplicate %1").arg(QString::fromStdString(elementName(wb_.doc->spec(), ref))));
+    if (!error.isEmpty()) {
+      showMessage(QMessageBox::Warning, tr("Cannot duplicate"), error);
+      return;
+    }
+    modelTree_->selectElement(copy);
+  } catch (const Error& e) {
+    showMessage(QMessageBox::Warning, tr("Cannot duplicate"), QString::fromStdString(e.what()));
+  }
+}
+
+void ModelEditing::mirrorDialog() {
+  if (!wb_.doc->hasModel()) return;
+  MirrorDialog dialog(wb_.doc->spec(), {}, wb_.window);
+  if (dialog.exec() != QDialog::Accepted) return;
+  const MirrorPlane plane = dialog.plane();
+  const QString error =
+      apply(dialog.result(), tr("mirror about %1 = %2 m").arg(QChar('x' + plane.axis)).arg(plane.offset));
+  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot mirror"), error);
+}
+
+void ModelEditing::movePoint(int point, const Eigen::Vector3d& position) {
+  ModelSpec spec = wb_.doc->spec();
+  if (point < 0 || static_cast<std::size_t>(point) >= spec.points.size()) return;
+  auto& p = spec.points[static_cast<std::size_t>(point)];
+  p.position = position;
+  const QString name = QString::fromStdString(p.name);
+  const QString error = apply(spec, tr("move point %1").arg(name));
+  if (!error.isEmpty()) {
+    showMessage(QMessageBox::Warning, tr("Cannot move %1").arg(name), error);
+    return;
+  }
+  modelTree_->selectByName(ElementKind::Point, name);
+  scene_->setSelection({point}, {});
+  wb_.log->info(tr("Moved %1 to (%2, %3, %4) m")
+                    .arg(name)
+                    .arg(position.x(), 0, 'g', 5)
+                    .arg(position.y(), 0, 'g', 5)
+                    .arg(position.z(), 0, 'g', 5));
 }
 
 }  // namespace mbdrom::app

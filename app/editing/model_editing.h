@@ -1,5 +1,6 @@
 #pragma once
-// Model editing (Edit menu, the model tree's Add and Delete, the 3D view's selection and clicks):
+// Model editing (Edit menu, the model tree's Add, Duplicate and Delete, the 3D view's selection,
+// clicks and drags):
 // the dialogs that create points, unit vectors, bodies, joints, markers, spring-dampers, drivers,
 // frictions, load cases, loads and measures, points placed on the work plane, and deletion with
 // what depends on it. Each is a single undoable edit of the open mechanism, checked as a whole
@@ -40,8 +41,10 @@ class ModelEditing : public QObject {
   /// what was made.
   ModelEditing(const WorkbenchContext& wb, widgets::SceneView* scene, widgets::ModelTree* tree);
 
-  /// Adds the placing and creating actions to the Edit menu.
+  /// Adds Duplicate, Mirror and Delete, then the placing and creating actions, to the Edit menu.
   void addToMenu(QMenu* edit);
+  /// The actions on existing elements, enabled when a project is open.
+  void enableForProject(bool open);
 
   /// The dialogs open window-modal and return at once; each is a FormDialog child of the window
   /// named pointDialog, vectorDialog, bodyDialog, jointDialog, markerDialog, springDialog,
@@ -71,6 +74,12 @@ class ModelEditing : public QObject {
   void addPointAt(const Eigen::Vector3d& clicked);
   /// Deletes an element, after asking when others depend on it (they go too, one undo step).
   void removeElement(const ElementRef& ref);
+  /// A renamed copy of an element, selected in the tree.
+  void duplicateElement(const ElementRef& ref);
+  /// Renamed copies of bodies, joints, forces and loads mirrored about a plane asked in a dialog.
+  void mirrorDialog();
+  /// Basic point `point` moved to `position` [m] (dragged in the 3D view).
+  void movePoint(int point, const Eigen::Vector3d& position);
 
   /// Applies `spec` as one undoable edit named `description`; the refusal ("" when applied),
   /// also in the log.
@@ -87,6 +96,9 @@ class ModelEditing : public QObject {
   WorkbenchContext wb_;
   widgets::SceneView* scene_;
   widgets::ModelTree* modelTree_;
+  QAction* duplicateAction_ = nullptr;
+  QAction* mirrorAction_ = nullptr;
+  QAction* deleteAction_ = nullptr;
   QAction* addPointAction_ = nullptr;
   QAction* snapAction_ = nullptr;
   std::vector<QAction*> creating_;  // the dialogs' actions, in the Edit menu's order
