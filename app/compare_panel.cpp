@@ -1,6 +1,7 @@
 #include "app/compare_panel.h"
 
 #include "app/job_runner.h"
+#include "app/load_case_name.h"
 #include "app/playback_bar.h"
 #include "app/project_document.h"
 #include "app/viewport.h"
@@ -936,9 +937,7 @@ QString ComparePanel::writeReport(const QString& dir, const QImage* view) {
       << "</head><body>\n<h1>Full against reduced: "
       << htmlEscape(QString::fromStdString(r.model->spec().name)) << "</h1>\n"
       << "<p>Reference run <b>" << htmlEscape(r.referenceName) << "</b> (load case "
-      << htmlEscape(QString::fromStdString(r.referenceInfo.loadCase.empty() ? "gravity only"
-                                                                            : r.referenceInfo.loadCase))
-      << ", " << r.referenceInfo.tEnd << " s, "
+      << htmlEscape(loadCaseName(r.referenceInfo.loadCase)) << ", " << r.referenceInfo.tEnd << " s, "
       << (r.referenceInfo.dt > 0.0 ? "step " : "error-controlled steps, tolerance ")
       << (r.referenceInfo.dt > 0.0 ? r.referenceInfo.dt : r.referenceInfo.tolerance)
       << (r.referenceInfo.dt > 0.0 ? " s" : "") << ", output every " << r.referenceInfo.outputDt

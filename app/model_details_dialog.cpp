@@ -1,6 +1,7 @@
 #include "app/model_details_dialog.h"
 
 #include "app/details_page.h"
+#include "app/load_case_name.h"
 #include "app/models_panel.h"
 #include "engine/rom/method_registry.h"
 #include "widgets/plot_view.h"
@@ -49,9 +50,8 @@ ModelDetailsDialog::ModelDetailsDialog(const ProjectDocument& doc, int modelInde
     runBox_->setToolTip(
         tr("The method's views are computed for this run (runs of the model's mechanism only)"));
     for (const RunEntry& run : runs_)
-      runBox_->addItem(tr("%1 (%2)").arg(
-          QString::fromStdString(run.record.name),
-          run.record.loadCase.empty() ? tr("gravity only") : QString::fromStdString(run.record.loadCase)));
+      runBox_->addItem(
+          tr("%1 (%2)").arg(QString::fromStdString(run.record.name), loadCaseName(run.record.loadCase)));
     top->addWidget(runBox_, 1);
     status_ = new QLabel(this);
     status_->setObjectName("detailsStatus");

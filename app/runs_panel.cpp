@@ -1,5 +1,6 @@
 #include "app/runs_panel.h"
 
+#include "app/load_case_name.h"
 #include "app/project_document.h"
 #include "engine/core/error.h"
 
@@ -44,8 +45,7 @@ void RunsPanel::rebuild() {
   clear();
   for (const RunEntry& r : doc_->runs()) {
     auto* item = new QTreeWidgetItem(
-        this, {QString::fromStdString(r.record.name),
-               r.record.loadCase.empty() ? tr("gravity only") : QString::fromStdString(r.record.loadCase),
+        this, {QString::fromStdString(r.record.name), loadCaseName(r.record.loadCase),
                QString::fromStdString(r.record.status),
                r.record.status != "completed"
                    ? tr("%1 of %2 s").arg(r.record.tReached, 0, 'g', 4).arg(r.record.tEnd, 0, 'g', 4)

@@ -1,5 +1,6 @@
 #include "app/train_dialog.h"
 
+#include "app/load_case_name.h"
 #include "app/project_document.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
@@ -166,11 +167,10 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
     if (current) {
       item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
       item->setCheckState(r.record.status == "completed" ? Qt::Checked : Qt::Unchecked);
-      item->setToolTip(
-          tr("%1, %2 s, %3")
-              .arg(QString::fromStdString(r.record.loadCase.empty() ? "gravity only" : r.record.loadCase))
-              .arg(r.record.tReached)
-              .arg(QString::fromStdString(r.record.status)));
+      item->setToolTip(tr("%1, %2 s, %3")
+                           .arg(loadCaseName(r.record.loadCase))
+                           .arg(r.record.tReached)
+                           .arg(QString::fromStdString(r.record.status)));
       anyRun = true;
     } else {
       item->setFlags(Qt::NoItemFlags);
