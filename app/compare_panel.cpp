@@ -548,18 +548,15 @@ int ComparePanel::compare() {
             result->referenceMotion = std::make_shared<RunMotion>(motionOf(*samples));
             first = samples->front();
           } else {
-            reference = readTrajectoryCsv(storedFile.toStdString());
-            const DatasetRun stored = runFromTable(mech, reference, result->referenceName.toStdString(),
-                                                   result->referenceInfo.loadCase);
+            StoredReference stored =
+                readStoredReference(mech, storedFile.toStdString(), result->referenceName.toStdString(),
+                                    result->referenceInfo.loadCase);
             auto motion = std::make_shared<RunMotion>();
-            for (int k = 0; k < stored.samples(); ++k) {
-              motion->t.push_back(stored.t(k));
-              motion->q.push_back(stored.q.col(k));
-            }
+            motion->t = std::move(stored.t);
+            motion->q = std::move(stored.q);
             result->referenceMotion = motion;
-            first.t = stored.t(0);
-            first.q = stored.q.col(0);
-            first.qd = stored.qd.col(0);
+            reference = std::move(stored.table);
+            first = std::move(stored.first);
           }
           c = compareWithStoredReference(mech, std::move(reference), result->referenceInfo, first, models, {},
                                          &monitor);

@@ -1,6 +1,7 @@
 #include "engine/rom/model_comparison.h"
 
 #include "engine/core/error.h"
+#include "engine/data/dataset.h"
 #include "engine/experiments/design_parameter.h"
 
 #include <cmath>
@@ -141,6 +142,22 @@ ModelComparison compareWithStoredReference(const Model& model, TrajectoryTable r
   c.full = timeFullModel(model, timing, monitor);
   compareEach(model, c, first, models, points, monitor);
   return c;
+}
+
+StoredReference readStoredReference(const Model& model, const std::string& path, const std::string& name,
+                                    const std::string& loadCase) {
+  StoredReference out;
+  out.table = readTrajectoryCsv(path);
+  const DatasetRun stored = runFromTable(model, out.table, name, loadCase);
+  if (stored.samples() == 0) throw FileError(path + ": the stored run has no samples");
+  for (Eigen::Index k = 0; k < stored.samples(); ++k) {
+    out.t.push_back(stored.t(k));
+    out.q.push_back(stored.q.col(k));
+  }
+  out.first.t = stored.t(0);
+  out.first.q = stored.q.col(0);
+  out.first.qd = stored.qd.col(0);
+  return out;
 }
 
 }  // namespace mbdrom

@@ -94,6 +94,20 @@ ModelComparison compareWithNewReference(const Model& model, const RunOptions& op
                                         const std::vector<std::string>& points, TrajectoryRecorder& recorder,
                                         Monitor* monitor = nullptr);
 
+/// A reference run stored as a trajectory CSV of `model` (`path`; the project keeps a run there
+/// once it no longer holds it in memory), named `name`, under load case `loadCase` ("" for
+/// none): its table, its first sample (t, q, qd; size nq) and its positions sample by sample
+/// (t [s], q of size nq), e.g. to play it. Throws FileError naming the file, InputError when its
+/// columns are not of `model`.
+struct StoredReference {
+  TrajectoryTable table;
+  Sample first;
+  std::vector<double> t;
+  std::vector<Eigen::VectorXd> q;
+};
+StoredReference readStoredReference(const Model& model, const std::string& path, const std::string& name,
+                                    const std::string& loadCase);
+
 /// The same against a stored reference run: its table, its conditions `info` (load case,
 /// span, dt or tolerance, output interval) and its first sample (q, qd); the full model's
 /// cost is measured under those conditions, its samples discarded.

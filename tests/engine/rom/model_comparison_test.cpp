@@ -203,3 +203,21 @@ TEST_CASE("one run-options type: a reduced model refuses a tolerance, the full m
   p.parameters["k"] = 1.0;
   CHECK_THROWS_WITH(simulate(r.model, p, sink), Catch::Contains("no parameters") && Catch::Contains("k"));
 }
+
+TEST_CASE("a stored reference run read back gives its samples' positions and its first state",
+          "[model_comparison_test]") {
+  const SliderCrankRun r;
+  const StoredReference stored = readStoredReference(r.model, r.csv, "stored", "drive");
+  REQUIRE(stored.t.size() == r.samples.size());
+  REQUIRE(stored.q.size() == r.samples.size());
+  for (std::size_t k = 0; k < r.samples.size(); k += 17) {
+    CHECK(stored.t[k] == r.samples[k].t);
+    CHECK((stored.q[k] - r.samples[k].q).cwiseAbs().maxCoeff() == 0.0);  // bit-identical through the CSV
+  }
+  CHECK(stored.first.t == r.samples.front().t);
+  CHECK((stored.first.q - r.samples.front().q).cwiseAbs().maxCoeff() == 0.0);
+  CHECK((stored.first.qd - r.samples.front().qd).cwiseAbs().maxCoeff() == 0.0);
+  CHECK(stored.table.data.rows() == static_cast<Eigen::Index>(r.samples.size()));
+  CHECK_THROWS_WITH(readStoredReference(r.model, r.csv + ".missing", "stored", "drive"),
+                    Catch::Contains("cmp_ref.csv.missing"));
+}
