@@ -385,3 +385,26 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
     back = pickle.loads(pickle.dumps(outside))
     assert back.left_envelope and back.envelope == outside.envelope
     assert outside.expected_error is None and back.expected_error is None  # outside: no bound
+
+
+def test_a_reduced_run_longer_than_its_longest_training_run_warns_as_the_cli_and_the_fmu_do(
+        mbdrom, examples, cli, tmp_path):
+    model = mbdrom.Model.load(str(examples / "macpherson.json"))
+    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
+            for t in (0.6, 0.8)]
+    rom = mbdrom.train("pod", model, runs, nr=1)
+    span = "past t = 0.8 s, the length of the longest training run"
+    with pytest.warns(mbdrom.EnvelopeWarning, match=span):
+        longer = rom.simulate(model, load_case="train", t_end=1.2)
+    assert any(span in w for w in longer.warnings)
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        within = rom.simulate(model, load_case="train", t_end=0.8)
+    assert not any("longest training run" in str(w.message) for w in seen)
+    assert not any("longest training run" in w for w in within.warnings)
+    rom.save(str(tmp_path / "pod.json"))
+    r = subprocess.run([cli, "rom-simulate", str(tmp_path / "pod.json"), "--model", str(examples / "macpherson.json"),
+                        "-o", str(tmp_path / "longer.csv"), "--load-case", "train", "--t-end", "1.2"],
+                       capture_output=True, text=True, check=True)
+    assert "warning: the run lasts 1.2 s, " + span in r.stderr
