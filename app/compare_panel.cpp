@@ -445,6 +445,9 @@ int ComparePanel::compare() {
   }
   std::vector<std::map<std::string, double>> parameters;
   QStringList outside;  // values beyond the range a model was trained on
+  // The span compared: the stored reference's, else the new run's.
+  const double span =
+      reference() >= 0 ? doc_->runs().at(static_cast<std::size_t>(reference())).record.tEnd : tEnd_->value();
   for (int i : chosen) {
     const ModelEntry& e = doc_->models()[static_cast<std::size_t>(i)];
     std::map<std::string, double> own;
@@ -458,9 +461,6 @@ int ComparePanel::compare() {
       }
       own.insert(*it);
     }
-    // The span compared: the stored reference's, else the new run's.
-    const double span = reference() >= 0 ? doc_->runs().at(static_cast<std::size_t>(reference())).record.tEnd
-                                         : tEnd_->value();
     for (const std::string& w : modelWarnings(*e.rom, own, span))
       outside << tr("\"%1\": %2").arg(QString::fromStdString(e.record.name), QString::fromStdString(w));
     parameters.push_back(std::move(own));

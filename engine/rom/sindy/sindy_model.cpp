@@ -953,12 +953,18 @@ class SindyStepper final : public ReducedStepper {
   void fill(Sample& s) override {
     accelerations(s.t, u_, ud_, a_[0]);
     s.q = q_;
-    s.qd = qd_;
+    s.qd = velocities();
     s.qdd = qdd_;
     s.potentialEnergy = mechanismPotential(model_, s.q);
   }
 
  private:
+  // R, q̇ and c of the last state: the table's where it holds, else the chart kinematics' (read in
+  // place: a stage copies nothing).
+  const Eigen::MatrixXd& velocityMap() const { return tabulated_ ? R_ : kinematics_->R(); }
+  const Eigen::VectorXd& velocities() const { return tabulated_ ? qd_ : kinematics_->qd(); }
+  const Eigen::VectorXd& velocityPart() const { return tabulated_ ? c_ : kinematics_->c(); }
+
   // RK4's stage `k`: the state `from` + h × stage `k - 1`'s rates, and its accelerations at t.
   void stage(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double h, int previous, double t, int k) {
     uStage_ = u + h * v_[previous];
@@ -972,15 +978,11 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::Index n = uu.size();
     for (Eigen::Index i = 0; i < n; ++i)
       q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
-    if (!table_ || !table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_)) {
-      kinematics_->solve(q_, vv, t);
-      R_ = kinematics_->R();
-      c_ = kinematics_->c();
-      qd_ = kinematics_->qd();
-    }
-    const Eigen::MatrixXd& R = R_;
-    const Eigen::VectorXd& c = c_;
-    knownForce_.eval(loadCase_, q_, qd_, t, fk_);
+    tabulated_ = table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_);
+    if (!tabulated_) kinematics_->solve(q_, vv, t);
+    const Eigen::MatrixXd& R = velocityMap();
+    const Eigen::VectorXd& c = velocityPart();
+    knownForce_.eval(loadCase_, q_, velocities(), t, fk_);
     MR_.noalias() = M_ * R;  // M symmetric: Rᵀ M c = (M R)ᵀ c
     Mr_.noalias() = R.transpose() * MR_;
     rhs_.noalias() = R.transpose() * fk_;
@@ -1009,13 +1011,13 @@ class SindyStepper final : public ReducedStepper {
       for (Eigen::Index i = 0; i < n; ++i) {
         const int k = independent[static_cast<std::size_t>(i)];
         uOwn_(i) = q_(k) - rom_.qRef_(k);
-        udOwn_(i) = qd_(k);
+        udOwn_(i) = velocities()(k);
       }
     }
     const Eigen::VectorXd& u = own ? uu : uOwn_;
     const Eigen::VectorXd& ud = own ? vv : udOwn_;
-    if (frictionElement_) fr_ = frictionValues(model_, q_, qd_);
-    if (frictionChannel_) evalFrictionForces(model_, q_, qd_, Eigen::VectorXd(), fFriction_);
+    if (frictionElement_) fr_ = frictionValues(model_, q_, velocities());
+    if (frictionChannel_) evalFrictionForces(model_, q_, velocities(), Eigen::VectorXd(), fFriction_);
     for (const std::size_t j : active_) {
       cols_(0) = 0.0;
       if (frictionOf_[j] >= 0) cols_(0) = fr_(frictionOf_[j]);
@@ -1028,7 +1030,7 @@ class SindyStepper final : public ReducedStepper {
     }
     force_.noalias() = rom_.result_.Xi.transpose() * lambda_;
     for (std::size_t i = 0; i < independent.size(); ++i)
-      rhs_.noalias() += R_.row(independent[i]).transpose() * force_(static_cast<Eigen::Index>(i));
+      rhs_.noalias() += velocityMap().row(independent[i]).transpose() * force_(static_cast<Eigen::Index>(i));
   }
 
   // How much faster (scaled) the fastest coordinate moves than the chart's own: the largest
@@ -1036,9 +1038,10 @@ class SindyStepper final : public ReducedStepper {
   double stretch(std::pair<Eigen::Index, Eigen::Index>* at = nullptr) const {
     const MechanismScales& scales = *assembly_.scales;
     double most = 0.0;
-    for (Eigen::Index j = 0; j < R_.cols(); ++j)
-      for (Eigen::Index i = 0; i < R_.rows(); ++i) {
-        const double x = std::abs(R_(i, j)) * scales.coordinateScale(chart_[static_cast<std::size_t>(j)]) /
+    const Eigen::MatrixXd& R = velocityMap();
+    for (Eigen::Index j = 0; j < R.cols(); ++j)
+      for (Eigen::Index i = 0; i < R.rows(); ++i) {
+        const double x = std::abs(R(i, j)) * scales.coordinateScale(chart_[static_cast<std::size_t>(j)]) /
                          scales.coordinateScale(static_cast<int>(i));
         if (x > most) {
           most = x;
@@ -1058,7 +1061,7 @@ class SindyStepper final : public ReducedStepper {
     chart_[static_cast<std::size_t>(at.second)] = static_cast<int>(at.first);
     for (std::size_t k = 0; k < chart_.size(); ++k) {
       u_(static_cast<Eigen::Index>(k)) = q_(chart_[k]) - rom_.qRef_(chart_[k]);
-      ud_(static_cast<Eigen::Index>(k)) = qd_(chart_[k]);
+      ud_(static_cast<Eigen::Index>(k)) = velocities()(chart_[k]);
     }
     assembly_.fixedCoordinates = chart_;
     kinematics_->setChart(chart_);
@@ -1084,7 +1087,8 @@ class SindyStepper final : public ReducedStepper {
   std::optional<ChartKinematics> kinematics_;  // of chart_
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
-  Eigen::MatrixXd R_, MR_, Mr_;
+  Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_): the table's
+  bool tabulated_ = false;                // the last state's R, q̇, c are the table's
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
