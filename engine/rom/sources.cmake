@@ -10,6 +10,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/model_comparison.cpp
   rom/kinematic_table.cpp
   rom/chart_kinematics.cpp
+  rom/linear_step.cpp
   rom/rollout_check.cpp
   rom/rom_support.cpp
   rom/speed_check.cpp

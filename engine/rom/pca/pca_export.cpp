@@ -1,12 +1,14 @@
 // Local PCA's online step as C (ReducedModel::writeC): PcaStepper's arithmetic on the
-// model's tables — each cluster's local linear model under central differences (Angeli et al., local PCA,
-// Algorithm 1), the nearest-centroid switch with hysteresis, and the energy-preserving
-// projection at a switch (eq. 29-31), its level-set solve with a Jacobi eigen-solver in
-// place of Eigen's (they agree to rounding).
+// model's tables — each cluster's local linear model stepped exactly (its matrix exponential
+// at the export's step, in the tables), the nearest-centroid switch with hysteresis and the
+// energy-preserving projection at a switch (Angeli et al., local PCA, Algorithm 1 and
+// eq. 29-31), its level-set solve with a Jacobi eigen-solver in place of Eigen's (they
+// agree to rounding).
 
 #include "engine/core/error.h"
 #include "engine/export/c_model.h"
 #include "engine/model/forces.h"
+#include "engine/rom/linear_step.h"
 #include "engine/rom/pca/pca_model.h"
 
 #include <Eigen/LU>
@@ -49,18 +51,58 @@ static void pca_back_project(int c, const double* x, double* q) {
   for (i = 0; i < NQ; ++i) q[i] += pca_centroid[(size_t)c * NQ + i];
 }
 
+/* F: the full model's loads at the back-projection of XR (into Q). */
+static void forces_at(S* s) {
+  pca_back_project((int)CLUSTER[0], XR, Q);
+  external_forces(s, Q, F);
+}
+
+/* FR: the loads in the current cluster's coordinates. */
+static void reduce_forces(S* s) {
+  mat_t_vec(pca_basis + (size_t)CLUSTER[0] * NQ * PNR, NQ, PNR, F, FR);
+}
+
+/* AR from XR, VR and FR, and the power of the loads without gravity and of the damping. */
 static void accelerations(S* s) {
   const int c = (int)CLUSTER[0];
   int i;
-  pca_back_project(c, XR, Q);
-  external_forces(s, Q, F);
-  mat_t_vec(pca_basis + (size_t)c * NQ * PNR, NQ, PNR, F, FR);
   mat_vec(CL_MAT(pca_damping, c), PNR, PNR, VR, DAMP);
   for (i = 0; i < PNR; ++i) TMP[i] = ((FR[i] + CL_VEC(pca_beta, c)[i]) - CL_VEC(pca_offset, c)[i]) - DAMP[i];
   LOADPOWER[0] = dot(VR, TMP, PNR);
   mat_vec(CL_MAT(pca_stiffness, c), PNR, PNR, XR, KX);
-  for (i = 0; i < PNR; ++i) FR[i] -= (KX[i] + CL_VEC(pca_offset, c)[i]) + DAMP[i];
-  mat_vec(CL_MAT(pca_mass_inverse, c), PNR, PNR, FR, AR);
+  for (i = 0; i < PNR; ++i) TMP[i] = FR[i] - ((KX[i] + CL_VEC(pca_offset, c)[i]) + DAMP[i]);
+  mat_vec(CL_MAT(pca_mass_inverse, c), PNR, PNR, TMP, AR);
+}
+
+/* The cluster's linear model over one step, exactly (the engine's exactLinearStep tables), the
+   loads varying linearly between their values at the step's ends; those at the end at the
+   position the loads of the start alone reach. */
+static void step_exactly(S* s) {
+  const int c = (int)CLUSTER[0];
+  const double* phi = pca_phi + (size_t)c * 4 * PNR * PNR;
+  const double* g0 = pca_g0 + (size_t)c * 2 * PNR * PNR;
+  const double* g1 = pca_g1 + (size_t)c * 2 * PNR * PNR;
+  int i;
+  for (i = 0; i < PNR; ++i) {
+    ZSTART[i] = XR[i];
+    ZSTART[PNR + i] = VR[i];
+    TMP[i] = FR[i] - CL_VEC(pca_offset, c)[i];
+  }
+  mat_vec(phi, 2 * PNR, 2 * PNR, ZSTART, Z);
+  mat_vec(g0, 2 * PNR, PNR, TMP, ZG);
+  for (i = 0; i < 2 * PNR; ++i) Z[i] += ZG[i];
+  for (i = 0; i < PNR; ++i) XR[i] = Z[i];
+  forces_at(s);
+  mat_t_vec(pca_basis + (size_t)c * NQ * PNR, NQ, PNR, F, FRNEXT);
+  for (i = 0; i < PNR; ++i) TMP[i] = FRNEXT[i] - FR[i];
+  mat_vec(g1, 2 * PNR, PNR, TMP, ZG);
+  for (i = 0; i < 2 * PNR; ++i) Z[i] += ZG[i];
+  for (i = 0; i < PNR; ++i) {
+    XR[i] = Z[i];
+    VR[i] = Z[PNR + i];
+    FR[i] = FRNEXT[i];
+  }
+  accelerations(s);
 }
 
 /* g(nu) of the level-set solve: w = (w0 - nu beta) ./ (1 + nu lambda) and
@@ -295,9 +337,9 @@ static void switch_to(S* s, int to) {
     XR[i] = XNEW[i];
     VR[i] = VNEW[i];
   }
-  mat_vec(T, PNR, PNR, AR, TMP); /* eq. 31 */
-  for (i = 0; i < PNR; ++i) AR[i] = TMP[i];
   CLUSTER[0] = (double)to;
+  reduce_forces(s);
+  accelerations(s);
 }
 
 static void method_init(S* s) {
@@ -308,6 +350,8 @@ static void method_init(S* s) {
     VR[i] = pca_start_v[i];
   }
   LEFT[0] = 0.0;
+  forces_at(s);
+  reduce_forces(s);
   accelerations(s);
 }
 
@@ -336,12 +380,7 @@ static void method_step(S* s, double t, double dt) {
     if (nearest != c && x2 + d_nearest < PCA_HYSTERESIS * x2) switch_to(s, nearest);
   }
   power_prev = LOADPOWER[0];
-  for (i = 0; i < PNR; ++i) {
-    PREV[i] = AR[i];
-    XR[i] += dt * VR[i] + (0.5 * dt * dt) * PREV[i];
-  }
-  accelerations(s);
-  for (i = 0; i < PNR; ++i) VR[i] += (0.5 * dt) * (PREV[i] + AR[i]);
+  step_exactly(s);
   WORK[0] += 0.5 * dt * (power_prev + LOADPOWER[0]);
   for (i = 0; i < PNR; ++i) norm2 += XR[i] * XR[i];
   if (sqrt(norm2) > PCA_SPAN) LEFT[0] = STOP_LEFT_RANGE; /* left the region of its training data */
@@ -414,6 +453,12 @@ void padInto(std::vector<double>& out, const Eigen::MatrixXd& m, int nr) {
     for (int c = 0; c < nr; ++c) out.push_back(padded(r, c));
 }
 
+// The rows of m, one after the other.
+void appendRows(std::vector<double>& out, const Eigen::MatrixXd& m) {
+  for (Eigen::Index r = 0; r < m.rows(); ++r)
+    for (Eigen::Index c = 0; c < m.cols(); ++c) out.push_back(m(r, c));
+}
+
 Eigen::MatrixXd rowOf(const std::vector<double>& v) {
   Eigen::MatrixXd m(1, static_cast<Eigen::Index>(v.size()));
   for (std::size_t i = 0; i < v.size(); ++i) m(0, static_cast<Eigen::Index>(i)) = v[i];
@@ -424,13 +469,11 @@ Eigen::MatrixXd rowOf(const std::vector<double>& v) {
 
 void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWriter& w) const {
   checkMechanism(model);
-  if (dt >= stabilityDt())
-    throw InputError("dt = " + std::to_string(dt) +
-                     " s is above the stability limit of the explicit local PCA integrator (" +
-                     std::to_string(stabilityDt()) + " s); use a smaller step");
+  if (!(dt > 0.0)) throw InputError("local PCA's C code needs a step dt > 0, not " + std::to_string(dt));
   const int nr = nr_, nq = model.nq();
   const auto k = static_cast<int>(clusters_.size());
-  std::vector<double> basis, centroid, mass, massInverse, stiffness, damping, offset, beta, c0, radius, G, h;
+  std::vector<double> phi, g0, g1, basis, centroid, mass, massInverse, stiffness, damping, offset, beta, c0,
+      radius, G, h;
   for (int c = 0; c < k; ++c) {
     const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
     const ClusterCache& cc = cache_[static_cast<std::size_t>(c)];
@@ -445,6 +488,10 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
     padInto(massInverse, minv, nr);
     padInto(stiffness, cl.stiffness, nr);
     padInto(damping, cl.damping, nr);
+    const LinearStep step = exactLinearStep(cl.mass, cl.damping, cl.stiffness, dt);
+    appendRows(phi, step.Phi);
+    appendRows(g0, step.G0);
+    appendRows(g1, step.G1);
     for (int i = 0; i < nr; ++i) {
       offset.push_back(cl.offset(i));
       beta.push_back(b(i));
@@ -484,6 +531,9 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.constant("pca_mass_inverse", rowOf(massInverse));
   w.constant("pca_stiffness", rowOf(stiffness));
   w.constant("pca_damping", rowOf(damping));
+  w.constant("pca_phi", rowOf(phi));
+  w.constant("pca_g0", rowOf(g0));
+  w.constant("pca_g1", rowOf(g1));
   w.constant("pca_offset", rowOf(offset));
   w.constant("pca_beta", rowOf(beta));
   w.constant("pca_c0", rowOf(c0));
@@ -512,11 +562,14 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.state("VR", nr);
   w.state("AR", nr);
   w.state("Q", nq);
+  w.state("F", nq);
+  w.state("FR", nr);
   w.state("LOADPOWER", 1);
   w.state("WORK", 1);
   w.state("LEFT", 1);
-  for (const char* name : {"F", "TMPQ", "TMPQ2"}) w.scratch(name, nq);
-  for (const char* name : {"FR", "DAMP", "TMP", "TMP2", "KX", "PREV", "XLS", "VLS", "XNEW", "VNEW", "BASE",
+  for (const char* name : {"TMPQ", "TMPQ2"}) w.scratch(name, nq);
+  for (const char* name : {"ZSTART", "Z", "ZG"}) w.scratch(name, 2 * nr);
+  for (const char* name : {"FRNEXT", "DAMP", "TMP", "TMP2", "KX", "XLS", "VLS", "XNEW", "VNEW", "BASE",
                            "LS_B", "LS_Z0", "LS_Z", "LS_LAMBDA", "LS_W0", "LS_BETA", "LS_W"})
     w.scratch(name, nr);
   w.scratch("LS_A", nr * nr);

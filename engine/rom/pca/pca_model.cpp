@@ -7,6 +7,7 @@
 #include "engine/core/ordered_json.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/forces.h"
+#include "engine/rom/linear_step.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/pca/kmeans.h"
 #include "engine/rom/reduced_run.h"
@@ -348,8 +349,8 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   metrics["kmeans_iterations"] = km.iterations;
   metrics["relative_reconstruction_error"] = centredSq > 0.0 ? std::sqrt(reconstructionSq / centredSq) : 0.0;
   metrics["switches_in_data"] = switches;
-  const double dtMax = rom->stabilityDt();
-  metrics["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
+  const double fastest = rom->fastestModeTime();
+  metrics["fastest_mode_time"] = std::isfinite(fastest) ? OJson(fastest) : OJson(nullptr);
   metrics["cluster"] = clusterMetrics;
   // A stop asked for during the last stage cancels too: no model comes back after a stop.
   monitor.checkpoint();
@@ -421,10 +422,10 @@ void PcaModel::buildTransitions() {
 }
 
 double PcaModel::ownStep() const {
-  return std::min(ReducedModel::ownStep(), 0.5 * stabilityDt());
+  return ReducedModel::ownStep();
 }
 
-double PcaModel::stabilityDt() const {
+double PcaModel::fastestModeTime() const {
   double dt = std::numeric_limits<double>::infinity();
   for (const PcaCluster& c : clusters_) {
     const Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> eig(c.stiffness, c.mass);
@@ -557,7 +558,6 @@ class PcaStepper final : public ReducedStepper {
          (q0 - rom.clusters_[static_cast<std::size_t>(c_)].centroid);
     v_ = rom.cache_[static_cast<std::size_t>(c_)].P * qd0;
     a_.resize(nr);
-    aPrev_.resize(nr);
     q_.resize(n);
     fExt_.resize(n);
     fr_.resize(nr);
@@ -571,9 +571,18 @@ class PcaStepper final : public ReducedStepper {
       span_ = std::max(span_,
                        std::sqrt(cc.h.maxCoeff()) + 3.0 * *std::max_element(radius_.begin(), radius_.end()));
     hysteresis_ = (1.0 - rom.pcaSettings_.switchHysteresis) * (1.0 - rom.pcaSettings_.switchHysteresis);
+    for (const PcaCluster& cl : rom.clusters_)
+      step_.push_back(exactLinearStep(cl.mass, cl.damping, cl.stiffness, o.integrator.dt));
+    z_.resize(2 * nr);
+    zStart_.resize(2 * nr);
+    frNext_.resize(nr);
   }
 
-  void start() override { accelerations(0.0); }
+  void start() override {
+    forcesAt(0.0);
+    reduceForces();
+    accelerations();
+  }
 
   void advance(long long step, double t, double dt) override {
     if (rom_.clusters_.size() > 1) {
@@ -588,10 +597,7 @@ class PcaStepper final : public ReducedStepper {
         switchTo(nearest, step, t - dt);
     }
     const double powerPrev = loadPower_;
-    aPrev_ = a_;
-    x_ += dt * v_ + (0.5 * dt * dt) * aPrev_;
-    accelerations(t);
-    v_ += (0.5 * dt) * (aPrev_ + a_);
+    stepExactly(t);
     work_ += 0.5 * dt * (powerPrev + loadPower_);
     if (x_.norm() > span_)  // |x| is the scaled distance from the current centroid, the nearest one
       throw SolverError(
@@ -630,17 +636,50 @@ class PcaStepper final : public ReducedStepper {
   }
 
  private:
-  void accelerations(double t) {
+  // The cluster's linear model over one step, exactly (exactLinearStep), the loads varying
+  // linearly between their values at the step's ends; those at the end are evaluated at the
+  // position the loads of the start alone reach (a predictor), as they depend on the position
+  // only through the back-projection.
+  void stepExactly(double t) {
+    const PcaCluster& cl = rom_.clusters_[static_cast<std::size_t>(c_)];
+    const LinearStep& ls = step_[static_cast<std::size_t>(c_)];
+    const Eigen::Index nr = x_.size();
+    frNet_ = fr_ - cl.offset;
+    zStart_ << x_, v_;
+    z_.noalias() = ls.Phi * zStart_;
+    z_.noalias() += ls.G0 * frNet_;
+    x_ = z_.head(nr);
+    forcesAt(t);
+    frNext_.noalias() = cl.basis.transpose() * fExt_;
+    frNet_ = frNext_ - fr_;
+    z_.noalias() += ls.G1 * frNet_;
+    x_ = z_.head(nr);
+    v_ = z_.tail(nr);
+    fr_ = frNext_;
+    accelerations();
+  }
+
+  // The full model's loads at the back-projected position of x_, at time t.
+  void forcesAt(double t) {
     const PcaCluster& cl = rom_.clusters_[static_cast<std::size_t>(c_)];
     q_.noalias() = cl.basis * x_;
     q_ += cl.centroid;
     evalExternalForces(model_, loadCase_, q_, t, fExt_);
-    fr_.noalias() = cl.basis.transpose() * fExt_;
-    dampingForce_.noalias() = cl.damping * v_;  // eq. 36: damping with the previous velocity
-    // Power of the loads without gravity and of the damping, for the energy balance.
+  }
+
+  // fr_: the loads in the current cluster's coordinates.
+  void reduceForces() {
+    fr_.noalias() = rom_.clusters_[static_cast<std::size_t>(c_)].basis.transpose() * fExt_;
+  }
+
+  // a_ from x_, v_ and fr_, and the power of the loads without gravity and of the damping.
+  void accelerations() {
+    const PcaCluster& cl = rom_.clusters_[static_cast<std::size_t>(c_)];
+    dampingForce_.noalias() = cl.damping * v_;
     loadPower_ = v_.dot(fr_ + live_[static_cast<std::size_t>(c_)].beta - cl.offset - dampingForce_);
-    fr_ -= cl.stiffness * x_ + cl.offset + dampingForce_;
-    a_.noalias() = live_[static_cast<std::size_t>(c_)].Minv * fr_;
+    frNet_ = fr_;
+    frNet_ -= cl.stiffness * x_ + cl.offset + dampingForce_;
+    a_.noalias() = live_[static_cast<std::size_t>(c_)].Minv * frNet_;
   }
 
   void switchTo(int to, long long step, double t) {
@@ -673,9 +712,9 @@ class PcaStepper final : public ReducedStepper {
         // Where the potential is flat along the free directions the level can lie far
         // away; a shift beyond a fraction of the cluster's radius is not a projection.
         const Eigen::VectorXd z0 = tr.N.transpose() * xLs;
-        if (closestPointOnLevelSet(A, b, potentialOf(next, ln, base) - uPrev, z0, z_) &&
-            (z_ - z0).norm() <= maxShift * radius_[static_cast<std::size_t>(to)])
-          xNew = base + tr.N * z_;
+        if (closestPointOnLevelSet(A, b, potentialOf(next, ln, base) - uPrev, z0, zLevel_) &&
+            (zLevel_ - z0).norm() <= maxShift * radius_[static_cast<std::size_t>(to)])
+          xNew = base + tr.N * zLevel_;
         else
           sw.positionFallback = true;
       }
@@ -690,8 +729,8 @@ class PcaStepper final : public ReducedStepper {
       } else {
         const Eigen::MatrixXd A = tr.N.transpose() * next.mass * tr.N;
         const Eigen::VectorXd b = tr.N.transpose() * (next.mass * baseV);
-        if (closestPointOnLevelSet(A, b, kineticOf(next, baseV) - target, tr.N.transpose() * vLs, z_))
-          vNew = baseV + tr.N * z_;
+        if (closestPointOnLevelSet(A, b, kineticOf(next, baseV) - target, tr.N.transpose() * vLs, zLevel_))
+          vNew = baseV + tr.N * zLevel_;
         else
           sw.velocityFallback = true;
       }
@@ -700,8 +739,11 @@ class PcaStepper final : public ReducedStepper {
     }
     x_ = xNew;
     v_ = vNew;
-    a_ = tr.T * a_;  // eq. 31
     c_ = to;
+    // The loads in the new coordinates, and the acceleration they give (eq. 31 projects the
+    // previous one; the new model's own is consistent with its state).
+    reduceForces();
+    accelerations();
     sw.energyAfter = potentialOf(next, ln, x_) + kineticOf(next, v_);
     log_.switches.push_back(sw);
   }
@@ -713,7 +755,9 @@ class PcaStepper final : public ReducedStepper {
   PcaRunLog& log_;
   std::vector<LiveCluster> live_;
   int c_ = 0;
-  Eigen::VectorXd x_, v_, a_, aPrev_, q_, fExt_, fr_, dampingForce_, distance_, z_;
+  std::vector<LinearStep> step_;  // per cluster, at the run's step
+  Eigen::VectorXd x_, v_, a_, q_, fExt_, fr_, frNext_, frNet_, dampingForce_, distance_, z_, zStart_;
+  Eigen::VectorXd zLevel_;  // closestPointOnLevelSet's solution
   double loadPower_ = 0.0, work_ = 0.0, span_ = 0.0, hysteresis_ = 0.0;
   std::vector<double> radius_;  // RMS distance of a cluster's samples from its centroid (scaled)
 };
@@ -724,12 +768,6 @@ std::unique_ptr<internal::PcaStepper> PcaModel::startStepper(const Model& model,
                                                              PcaRunLog* log) const {
   checkMechanism(model);
   planReducedRun(model, o, scale_.size(), method());
-  const double dtMax = stabilityDt();
-  if (o.integrator.dt >= dtMax)
-    throw InputError("dt = " + shortNumberText(o.integrator.dt) +
-                     " s is above the stability limit of the explicit local PCA integrator (" +
-                     shortNumberText(dtMax) +
-                     " s = 2 / omega_max of the stiffest cluster); use a smaller step");
   return std::make_unique<internal::PcaStepper>(*this, model, o, log);
 }
 
@@ -780,14 +818,11 @@ PcaRunView pcaRunView(const PcaModel& pca, const Model& model, const DatasetRun&
   for (std::size_t c = 0; c < clusters.size(); ++c)
     v.centroids.col(static_cast<Eigen::Index>(c)) = v.project(S, clusters[c].centroid);
 
-  // The model's own run: from the run's first state, under its load case, at the run's
-  // sample spacing, with a step the explicit scheme is stable with (about 1 µs per step).
+  // The model's own run: from the run's first state, under its load case, at its own step cut
+  // to divide the run's sample spacing.
   if (N < 2) return v;
   const double h = (run.t(N - 1) - run.t(0)) / static_cast<double>(N - 1);
-  double dt = std::min(1e-3, h);
-  const double stable = pca.stabilityDt();
-  if (std::isfinite(stable)) dt = std::min(dt, 0.5 * stable);
-  dt = h / std::ceil(h / dt - 1e-9);
+  const double dt = h / std::ceil(h / std::min(h, pca.ownStep()) - 1e-9);
   RunOptions o;
   o.loadCase = -1;
   if (!run.loadCase.empty()) {
@@ -986,8 +1021,9 @@ MethodInfo pcaMethod() {
   m.infoText = [](const ReducedModel& rom) {
     const auto& pca = dynamic_cast<const PcaModel&>(rom);
     std::ostringstream out;
-    out << "clusters     " << pca.clusters().size() << " (stable dt " << pca.stabilityDt()
-        << " s, explicit integrator limit)\n";
+    out << "clusters     " << pca.clusters().size()
+        << " (fastest local mode 2 / omega_max = " << pca.fastestModeTime()
+        << " s; each cluster's model is stepped exactly, at any step)\n";
     const Eigen::IOFormat fmt(4, 0, " ", " ", "", "");
     for (std::size_t i = 0; i < pca.clusters().size(); ++i) {
       const PcaCluster& c = pca.clusters()[i];

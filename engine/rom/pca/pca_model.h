@@ -67,14 +67,22 @@
 ///      kinetic energy (the previous total energy minus the new potential, which is
 ///      the previous kinetic energy when the position met its level), common
 ///      components kept;
-///    - acceleration (eq. 31): `qdd_r = V^T V_prev qdd_r,prev`;
+///    - acceleration: the new cluster's own, from the projected state and the loads
+///      (eq. 31 projects the previous one instead);
 ///    - a level that cannot be met (no real solution, or a position level only
 ///      reached by shifting the state more than 0.1 of the new cluster's RMS radius,
 ///      as happens where the potential is flat) falls back to the least-squares
 ///      projection; such switches are counted (PcaRunLog, summary) and reported.
 ///    With `energy_projection: false` every switch is the least-squares projection;
-/// 3. explicit update eq. 34-38 (damping with the previous velocity). The step must
-///    stay below 2 / omega_max of every cluster (`stability_dt`); larger steps are refused.
+/// 3. the cluster's linear model `M_r qdd_r + D_r qd_r + K_r q_r = Phi^T f_ext - b` advanced
+///    exactly over the step (engine/rom/linear_step.h: its matrix exponential, the loads
+///    varying linearly between their values at the step's ends, those at the end evaluated at
+///    the position the loads of the start alone reach). The paper's explicit update (eq. 34-38,
+///    damping with the previous velocity) is first order in the step and stable only below
+///    2 / omega_max; stepped exactly, a model is stable at any step and its error is the
+///    clusters' and the switches', not the integrator's (the vibration absorber of
+///    bench/rom_trust.py at 5 ms: 0.09 % instead of 4.7 %). The step is the training
+///    samples' spacing unless the held-out check halves it.
 /// The run stops with SolverError (samples kept) when the reduced coordinates are not
 /// finite or the state leaves the region of the data (farther from the nearest centroid
 /// than the largest centroid distance plus three cluster radii): with n_r above the
@@ -184,9 +192,10 @@ class PcaModel : public ReducedModel {
   const Eigen::VectorXd& scale() const { return scale_; }
   /// Cluster whose centroid is nearest to q [m, -] (size nq) in the scaled norm (eq. 22).
   int nearestCluster(const Eigen::VectorXd& q) const;
-  /// Largest stable step of the explicit scheme over all clusters [s] (infinity without stiffness).
-  double stabilityDt() const;
-  /// The training samples' spacing, or half the stability limit when that is smaller.
+  /// 2 / omega_max of the stiffest cluster [s] (infinity without stiffness): the time scale of
+  /// the fastest local mode (an explicit scheme's stability limit; the exact step has none).
+  double fastestModeTime() const;
+  /// The training samples' spacing (a held-out check may halve it).
   double ownStep() const override;
   bool stepIsFree() const override { return true; }
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;

@@ -4,6 +4,7 @@
 
 #include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/export/c_model.h"
 #include "engine/rom/pod/pod_model.h"
 
@@ -120,10 +121,10 @@ void PodModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   checkMechanism(model);
   const bool implicit = podSettings_.integrator == "newmark";
   if (!implicit && dt >= stabilityDt())
-    throw InputError("dt = " + std::to_string(dt) +
+    throw InputError("dt = " + shortNumberText(dt) +
                      " s is above the stability limit of the explicit reduced "
                      "integrator (" +
-                     std::to_string(stabilityDt()) + " s = 2 / omega_max); use a smaller step");
+                     shortNumberText(stabilityDt()) + " s = 2 / omega_max); use a smaller step");
   const auto nr = static_cast<int>(Phi_.cols()), nq = static_cast<int>(Phi_.rows());
   w.constant("pod_basis", Phi_);
   w.constant("pod_mean", mu_);

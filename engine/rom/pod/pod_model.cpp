@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/measures.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
@@ -271,9 +272,9 @@ std::unique_ptr<internal::PodStepper> PodModel::startStepper(const Model& model,
   const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
   if (!implicit && o.integrator.dt >= dtMax)
-    throw InputError("dt = " + std::to_string(o.integrator.dt) +
+    throw InputError("dt = " + shortNumberText(o.integrator.dt) +
                      " s is above the stability limit of the explicit reduced " + "integrator (" +
-                     std::to_string(dtMax) + " s = 2 / omega_max); use a smaller step");
+                     shortNumberText(dtMax) + " s = 2 / omega_max); use a smaller step");
   return std::make_unique<internal::PodStepper>(*this, model, o, implicit);
 }
 

