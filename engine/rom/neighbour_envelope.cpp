@@ -259,8 +259,18 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
     // neither the largest nor a gate the largest has not passed: no search.
     const double bound =
         searched_ ? searchedDistance_ + (x_ - searchedX_).norm() : std::numeric_limits<double>::infinity();
+    // Else the sample found nearest last time is often still near enough: its distance
+    // bounds the nearest one's in a pass over the features instead of a search.
+    const double nearLast = bound <= largest_ || hint_ < 0 || hint_ >= e.samples_.cols()
+                                ? bound
+                                : (e.samples_.col(hint_) - x_).norm();
     if (bound <= largest_) {
       d = bound;
+    } else if (nearLast <= largest_) {
+      d = nearLast;
+      searchedX_ = x_;
+      searchedDistance_ = d;
+      searched_ = true;
     } else {
       d = e.distance(x_, hint_);
       searchedX_ = x_;
