@@ -1,6 +1,6 @@
 #pragma once
 // A load case as the workbench names it: its name, or "gravity only" for none (-1, or a run
-// recorded without one).
+// recorded without one); translatable, where the CLI takes the engine's loadCaseLabel.
 
 #include "engine/model/model.h"
 

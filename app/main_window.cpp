@@ -34,7 +34,6 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/dynamics/statics.h"
 #include "engine/experiments/experiment_run.h"
-#include "engine/model/hardpoint_table.h"
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
@@ -67,7 +66,6 @@
 #include <QDockWidget>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
-#include <QFileDialog>
 #include <QFileInfo>
 #include <QFontDatabase>
 #include <QFormLayout>
@@ -156,6 +154,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   });
   connect(modelsPanel_, &ModelsPanel::exportRequested, exports_, &Exports::exportModel);
   connect(modelsPanel_, &ModelsPanel::exportFmuRequested, exports_, &Exports::exportFmu);
+  connect(findChild<QPushButton*>("exportHardpoints"), &QPushButton::clicked, exports_,
+          &Exports::exportHardpoints);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
   connect(modelTree_, &widgets::ModelTree::newProjectRequested, files_, &ProjectFiles::newProject);
   createActions();
@@ -202,20 +202,23 @@ std::shared_ptr<const Model> MainWindow::model() const {
 
 // ---------------------------------------------------------------- set-up
 
+QDockWidget* MainWindow::addDock(const QString& title, const char* objectName, QWidget* widget,
+                                 Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(objectName);
+  dock->setWidget(widget);
+  addDockWidget(area, dock);
+  return dock;
+}
+
 void MainWindow::createDocks() {
   modelTree_ = new widgets::ModelTree(this);
-  modelDock_ = new QDockWidget(tr("Model"), this);
-  modelDock_->setObjectName("modelDock");
-  modelDock_->setWidget(modelTree_);
-  addDockWidget(Qt::LeftDockWidgetArea, modelDock_);
+  modelDock_ = addDock(tr("Model"), "modelDock", modelTree_, Qt::LeftDockWidgetArea);
 
   properties_ = new widgets::PropertyEditor(this);
   properties_->setEditHandler(
       [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
-  propertiesDock_ = new QDockWidget(tr("Properties"), this);
-  propertiesDock_->setObjectName("propertiesDock");
-  propertiesDock_->setWidget(properties_);
-  addDockWidget(Qt::LeftDockWidgetArea, propertiesDock_);
+  propertiesDock_ = addDock(tr("Properties"), "propertiesDock", properties_, Qt::LeftDockWidgetArea);
   splitDockWidget(modelDock_, propertiesDock_, Qt::Vertical);
 
   hardpoints_ = new widgets::HardpointTable(this);
@@ -228,10 +231,7 @@ void MainWindow::createDocks() {
   auto* exportHardpoints = new QPushButton(tr("Export CSV..."), hardpointsBox);
   exportHardpoints->setObjectName("exportHardpoints");
   hardpointsLayout->addWidget(exportHardpoints, 0, Qt::AlignRight);
-  hardpointsDock_ = new QDockWidget(tr("Hardpoints"), this);
-  hardpointsDock_->setObjectName("hardpointsDock");
-  hardpointsDock_->setWidget(hardpointsBox);
-  addDockWidget(Qt::LeftDockWidgetArea, hardpointsDock_);
+  hardpointsDock_ = addDock(tr("Hardpoints"), "hardpointsDock", hardpointsBox, Qt::LeftDockWidgetArea);
   tabifyDockWidget(propertiesDock_, hardpointsDock_);
   propertiesDock_->raise();
   connect(hardpoints_, &widgets::HardpointTable::pointSelected, this, [this](int index) {
@@ -239,58 +239,28 @@ void MainWindow::createDocks() {
   });
   connect(hardpoints_, &widgets::HardpointTable::editRefused, this,
           [this](const QString& message) { log_->warning(tr("Hardpoints: %1").arg(message)); });
-  connect(exportHardpoints, &QPushButton::clicked, this, [this] {
-    if (!doc_->hasModel()) return;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export Hardpoints"),
-                                                      QStringLiteral("hardpoints.csv"), tr("CSV (*.csv)"));
-    if (path.isEmpty()) return;
-    try {
-      writeFileAtomically(path.toStdString(), hardpointCsv(doc_->spec()));
-      log_->info(tr("Hardpoints written to %1").arg(path));
-    } catch (const Error& e) {
-      showMessage(QMessageBox::Warning, tr("Cannot export"), QString::fromStdString(e.what()));
-    }
-  });
 
   runsPanel_ = new RunsPanel(doc_, this);
-  runsDock_ = new QDockWidget(tr("Runs"), this);
-  runsDock_->setObjectName("runsDock");
-  runsDock_->setWidget(runsPanel_);
-  addDockWidget(Qt::RightDockWidgetArea, runsDock_);
+  runsDock_ = addDock(tr("Runs"), "runsDock", runsPanel_, Qt::RightDockWidgetArea);
 
   analysis_ = new widgets::AnalysisPanel(this);
-  analysisDock_ = new QDockWidget(tr("Analysis"), this);
-  analysisDock_->setObjectName("analysisDock");
-  analysisDock_->setWidget(analysis_);
-  addDockWidget(Qt::RightDockWidgetArea, analysisDock_);
+  analysisDock_ = addDock(tr("Analysis"), "analysisDock", analysis_, Qt::RightDockWidgetArea);
   splitDockWidget(runsDock_, analysisDock_, Qt::Vertical);
 
   modelsPanel_ = new ModelsPanel(doc_, this);
-  modelsDock_ = new QDockWidget(tr("Models"), this);
-  modelsDock_->setObjectName("modelsDock");
-  modelsDock_->setWidget(modelsPanel_);
-  addDockWidget(Qt::RightDockWidgetArea, modelsDock_);
+  modelsDock_ = addDock(tr("Models"), "modelsDock", modelsPanel_, Qt::RightDockWidgetArea);
   tabifyDockWidget(runsDock_, modelsDock_);
   runsDock_->raise();
 
   log_ = new widgets::LogView(this);
-  logDock_ = new QDockWidget(tr("Messages"), this);
-  logDock_->setObjectName("logDock");
-  logDock_->setWidget(log_);
-  addDockWidget(Qt::BottomDockWidgetArea, logDock_);
+  logDock_ = addDock(tr("Messages"), "logDock", log_, Qt::BottomDockWidgetArea);
 
   plotPanel_ = new RunPlotPanel(this);
   plot_ = plotPanel_->plotView();
-  plotDock_ = new QDockWidget(tr("Plot"), this);
-  plotDock_->setObjectName("plotDock");
-  plotDock_->setWidget(plotPanel_);
-  addDockWidget(Qt::BottomDockWidgetArea, plotDock_);
+  plotDock_ = addDock(tr("Plot"), "plotDock", plotPanel_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(logDock_, plotDock_);
   trainingPanel_ = new TrainingPanel(runner_, this);
-  trainingDock_ = new QDockWidget(tr("Training"), this);
-  trainingDock_->setObjectName("trainingDock");
-  trainingDock_->setWidget(trainingPanel_);
-  addDockWidget(Qt::BottomDockWidgetArea, trainingDock_);
+  trainingDock_ = addDock(tr("Training"), "trainingDock", trainingPanel_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(plotDock_, trainingDock_);
   logDock_->raise();
   resizeDocks({modelDock_, runsDock_}, {360, 320}, Qt::Horizontal);

@@ -122,6 +122,8 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  QDockWidget* addDock(const QString& title, const char* objectName, QWidget* widget,
+                       Qt::DockWidgetArea area);
   void createActions();
   void createMenus();
   void createDocks();

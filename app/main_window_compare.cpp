@@ -1,7 +1,7 @@
 // MainWindow, part: the compare view (full against reduced) in its dock, the
 // Train menu entry, and the comparison report.
 
-#include "app/compare_panel.h"
+#include "app/comparison/compare_panel.h"
 #include "app/export/exports.h"
 #include "app/main_window.h"
 #include "app/playback/run_playback.h"

@@ -6,6 +6,7 @@
 #include "engine/dynamics/modes.h"
 #include "engine/dynamics/reactions.h"
 #include "engine/dynamics/statics.h"
+#include "engine/model/load_case_label.h"
 #include "engine/model/model_file.h"
 
 #include <iomanip>
@@ -30,11 +31,6 @@ const char* const kModesUsage =
     "damping ratios and the exact damped poles.\n";
 
 namespace {
-
-std::string loadCaseName(const Model& model, int index) {
-  return index < 0 ? std::string("gravity only")
-                   : "\"" + model.spec().loadCases[static_cast<std::size_t>(index)].name + "\"";
-}
 
 void printPositions(const Model& model, const Eigen::VectorXd& q, std::ostream& out) {
   out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "x [m]"
@@ -152,7 +148,7 @@ int runStatics(const std::vector<std::string>& args, std::ostream& out, std::ost
   const int lc = e.loadCase;
   const StaticsOptions& options = e.options;
   const StaticsResult& s = e.result;
-  out << "static equilibrium of \"" << model.spec().name << "\" under " << loadCaseName(model, lc)
+  out << "static equilibrium of \"" << model.spec().name << "\" under " << loadCaseLabel(model, lc)
       << " at t = " << options.time << " s\n";
   out << "Newton iterations " << s.iterations << " in " << s.loadSteps << " load step(s); residual force "
       << s.forceResidual << " N; max |Phi| " << s.constraintResidual << "\n";
@@ -170,7 +166,7 @@ int runModes(const std::vector<std::string>& args, std::ostream& out, std::ostre
   const StaticsResult& s = e.result;
   const ModesResult m = computeModes(model, lc, s, options.time);
   out << "linearised modes of \"" << model.spec().name << "\" about the equilibrium under "
-      << loadCaseName(model, lc) << " (" << m.modes.size() << " degrees of freedom)\n";
+      << loadCaseLabel(model, lc) << " (" << m.modes.size() << " degrees of freedom)\n";
   out << "  mode   frequency [Hz]   omega [rad/s]   damping ratio\n";
   for (std::size_t k = 0; k < m.modes.size(); ++k) {
     const Mode& mode = m.modes[k];

@@ -1,6 +1,7 @@
 #include "app/cli/project_command.h"
 
 #include "app/cli/arguments.h"
+#include "engine/model/load_case_label.h"
 #include "engine/model/model.h"
 #include "engine/project/project_check.h"
 
@@ -35,8 +36,7 @@ void printInfo(const Project& p, std::ostream& out) {
   out << "runs             " << p.manifest.runs.size() << "\n";
   for (const ProjectRun& r : p.manifest.runs) {
     out << "  " << std::left << std::setw(20) << r.name << std::right << " " << r.file << "  "
-        << (r.loadCase.empty() ? std::string("gravity only") : r.loadCase) << ", " << r.status
-        << ", to t = " << r.tReached << " s, ";
+        << loadCaseLabel(r.loadCase) << ", " << r.status << ", to t = " << r.tReached << " s, ";
     if (r.tolerance > 0.0)
       out << "tolerance " << r.tolerance << "\n";
     else

@@ -11,6 +11,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/experiments/sweep_directory.h"
 #include "engine/model/constraints.h"
+#include "engine/model/load_case_label.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 
@@ -269,9 +270,7 @@ bool isTerminal(std::ostream& err) {
 }
 
 std::string describe(const Model& model, int loadCase) {
-  return "\"" + model.spec().name + "\" under " +
-         (loadCase < 0 ? std::string("gravity only")
-                       : "\"" + model.spec().loadCases[static_cast<std::size_t>(loadCase)].name + "\"");
+  return "\"" + model.spec().name + "\" under " + loadCaseLabel(model, loadCase);
 }
 
 void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream& out) {

@@ -165,13 +165,9 @@ void ModelEditing::createBodyFromSelection() {
       }
       const BuildResult built = createBody(next, r);
       const QString name = q(next.bodies.back().name);
-      const QString error = apply(next, tr("create body %1").arg(name));
-      if (error.isEmpty()) {
-        modelTree_->selectByName(ElementKind::Body, name);
-        announceBuilt(tr("Created %1 %2 (%3 kg)").arg(typeName, name).arg(r.mass.mass, 0, 'g', 4),
-                      built.notes);
-      }
-      return error;
+      return applyBuilt(next, tr("create body %1").arg(name), ElementKind::Body, name,
+                        tr("Created %1 %2 (%3 kg)").arg(typeName, name).arg(r.mass.mass, 0, 'g', 4),
+                        built.notes);
     } catch (const Error& e) {
       return q(e.what());
     }
@@ -286,14 +282,10 @@ void ModelEditing::createJointFromSelection() {
       }
       const BuildResult built = createJoint(next, r);
       const QString name = q(next.joints.back().name);
-      const QString error = apply(next, tr("create joint %1").arg(name));
-      if (error.isEmpty()) {
-        modelTree_->selectByName(ElementKind::Joint, name);
-        announceBuilt(tr("Created %1 joint %2 between %3 and %4")
-                          .arg(QString::fromLatin1(jointTypeName(r.type)), name, q(r.body1), q(r.body2)),
-                      built.notes);
-      }
-      return error;
+      return applyBuilt(next, tr("create joint %1").arg(name), ElementKind::Joint, name,
+                        tr("Created %1 joint %2 between %3 and %4")
+                            .arg(QString::fromLatin1(jointTypeName(r.type)), name, q(r.body1), q(r.body2)),
+                        built.notes);
     } catch (const Error& e) {
       return q(e.what());
     }

@@ -103,15 +103,10 @@ void ModelEditing::addSpringDialog() {
       s.freeLength = *L;
     }
     next.springDampers.push_back(s);
-    const QString error = apply(next, tr("add spring-damper %1").arg(q(s.name)));
-    if (error.isEmpty()) {
-      modelTree_->selectByName(ElementKind::SpringDamper, q(s.name));
-      announceBuilt(tr("Added spring-damper %1 from %2 to %3 (free length %4 m)")
-                        .arg(q(s.name), q(s.point1), q(s.point2))
-                        .arg(s.freeLength, 0, 'g', 6),
-                    {});
-    }
-    return error;
+    return applyBuilt(next, tr("add spring-damper %1").arg(q(s.name)), ElementKind::SpringDamper, q(s.name),
+                      tr("Added spring-damper %1 from %2 to %3 (free length %4 m)")
+                          .arg(q(s.name), q(s.point1), q(s.point2))
+                          .arg(s.freeLength, 0, 'g', 6));
   });
   d->open();
 }
@@ -222,13 +217,9 @@ void ModelEditing::addDriverDialog() {
     try {
       const BuildResult built = createDriver(next, r);
       const QString name = q(next.drivers.back().name);
-      const QString error = apply(next, tr("add driver %1").arg(name));
-      if (error.isEmpty()) {
-        modelTree_->selectElement(built.element);
-        announceBuilt(tr("Added %1 driver %2").arg(QString::fromLatin1(driverTypeName(r.type)), name),
-                      built.notes);
-      }
-      return error;
+      return applyBuilt(next, tr("add driver %1").arg(name), built.element,
+                        tr("Added %1 driver %2").arg(QString::fromLatin1(driverTypeName(r.type)), name),
+                        built.notes);
     } catch (const Error& e) {
       return q(e.what());
     }
@@ -305,13 +296,9 @@ void ModelEditing::addFrictionDialog() {
     try {
       const BuildResult built = createFriction(next, r);
       const QString name = q(next.frictions.back().name);
-      const QString error = apply(next, tr("add friction %1").arg(name));
-      if (error.isEmpty()) {
-        modelTree_->selectElement(built.element);
-        announceBuilt(tr("Added friction %1 between %2 and %3").arg(name, q(r.body1), q(r.body2)),
-                      built.notes);
-      }
-      return error;
+      return applyBuilt(next, tr("add friction %1").arg(name), built.element,
+                        tr("Added friction %1 between %2 and %3").arg(name, q(r.body1), q(r.body2)),
+                        built.notes);
     } catch (const Error& e) {
       return q(e.what());
     }
@@ -333,12 +320,9 @@ void ModelEditing::addLoadCaseDialog() {
       return QString(FormDialog::kFieldError);
     }
     next.loadCases.push_back({name, {}});
-    const QString error = apply(next, tr("add load case %1").arg(q(name)));
-    if (error.isEmpty()) {
-      modelTree_->selectElement({ElementKind::LoadCase, static_cast<int>(next.loadCases.size()) - 1, 0});
-      announceBuilt(tr("Added load case %1").arg(q(name)), {});
-    }
-    return error;
+    return applyBuilt(next, tr("add load case %1").arg(q(name)),
+                      {ElementKind::LoadCase, static_cast<int>(next.loadCases.size()) - 1, 0},
+                      tr("Added load case %1").arg(q(name)));
   });
   d->open();
 }
@@ -410,14 +394,9 @@ void ModelEditing::addLoadDialog(int loadCase) {
     auto& loads = next.loadCases[static_cast<std::size_t>(c)].loads;
     loads.push_back(l);
     const ElementRef ref{ElementKind::Load, c, static_cast<int>(loads.size()) - 1};
-    const QString error = apply(next, tr("add load %1").arg(q(l.name)));
-    if (error.isEmpty()) {
-      modelTree_->selectElement(ref);
-      announceBuilt(tr("Added %1 %2 to load case %3")
-                        .arg(force ? tr("force") : tr("torque"), q(l.name), d->choice("load_case")),
-                    {});
-    }
-    return error;
+    return applyBuilt(next, tr("add load %1").arg(q(l.name)), ref,
+                      tr("Added %1 %2 to load case %3")
+                          .arg(force ? tr("force") : tr("torque"), q(l.name), d->choice("load_case")));
   });
   d->open();
 }
@@ -542,14 +521,10 @@ void ModelEditing::addMeasureDialog() {
         break;
     }
     next.measures.push_back(m);
-    const QString error = apply(next, tr("add measure %1").arg(q(m.name)));
-    if (error.isEmpty()) {
-      modelTree_->selectElement({ElementKind::Measure, static_cast<int>(next.measures.size()) - 1, 0});
-      announceBuilt(tr("Added measure %1 (%2); runs from now on record it")
-                        .arg(q(m.name), QString::fromLatin1(measureTypeName(m.type))),
-                    {});
-    }
-    return error;
+    return applyBuilt(next, tr("add measure %1").arg(q(m.name)),
+                      {ElementKind::Measure, static_cast<int>(next.measures.size()) - 1, 0},
+                      tr("Added measure %1 (%2); runs from now on record it")
+                          .arg(q(m.name), QString::fromLatin1(measureTypeName(m.type))));
   });
   d->open();
 }

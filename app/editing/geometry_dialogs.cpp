@@ -62,12 +62,8 @@ void ModelEditing::addPointDialog(const Eigen::Vector3d& at) {
     if (!ground)
       for (auto& b : next.bodies)
         if (b.name == d->choice("body").toStdString()) b.points.push_back(name);
-    const QString error = apply(next, tr("add point %1").arg(q(name)));
-    if (error.isEmpty()) {
-      modelTree_->selectByName(ElementKind::Point, q(name));
-      announceBuilt(tr("Added point %1").arg(q(name)), {});
-    }
-    return error;
+    return applyBuilt(next, tr("add point %1").arg(q(name)), ElementKind::Point, q(name),
+                      tr("Added point %1").arg(q(name)));
   });
   d->open();
 }
@@ -124,12 +120,8 @@ void ModelEditing::addVectorDialog() {
     } catch (const Error& e) {
       return q(e.what());
     }
-    const QString error = apply(next, tr("add unit vector %1").arg(q(name)));
-    if (error.isEmpty()) {
-      modelTree_->selectByName(ElementKind::Vector, q(name));
-      announceBuilt(tr("Added unit vector %1").arg(q(name)), notes);
-    }
-    return error;
+    return applyBuilt(next, tr("add unit vector %1").arg(q(name)), ElementKind::Vector, q(name),
+                      tr("Added unit vector %1").arg(q(name)), notes);
   });
   d->open();
 }
@@ -176,12 +168,8 @@ void ModelEditing::addMarkerDialog(int body) {
       const BuildResult built =
           createMarker(next, d->choice("body").toStdString(), d->text("name").toStdString(), *position);
       const QString name = q(next.bodies[static_cast<std::size_t>(built.element.index)].markers.back().name);
-      const QString error = apply(next, tr("add marker %1").arg(name));
-      if (error.isEmpty()) {
-        modelTree_->selectElement(built.element);
-        announceBuilt(tr("Added marker %1 on %2").arg(name, d->choice("body")), {});
-      }
-      return error;
+      return applyBuilt(next, tr("add marker %1").arg(name), built.element,
+                        tr("Added marker %1 on %2").arg(name, d->choice("body")));
     } catch (const Error& e) {
       return q(e.what());
     }

@@ -160,6 +160,27 @@ FormDialog* ModelEditing::openForm(const QString& title, const QString& objectNa
   return dialog;
 }
 
+QString ModelEditing::applyBuilt(const ModelSpec& spec, const QString& description, const ElementRef& element,
+                                 const QString& done, const std::vector<std::string>& notes) {
+  const QString error = apply(spec, description);
+  if (error.isEmpty()) {
+    modelTree_->selectElement(element);
+    announceBuilt(done, notes);
+  }
+  return error;
+}
+
+QString ModelEditing::applyBuilt(const ModelSpec& spec, const QString& description, ElementKind kind,
+                                 const QString& name, const QString& done,
+                                 const std::vector<std::string>& notes) {
+  const QString error = apply(spec, description);
+  if (error.isEmpty()) {
+    modelTree_->selectByName(kind, name);
+    announceBuilt(done, notes);
+  }
+  return error;
+}
+
 void ModelEditing::announceBuilt(const QString& what, const std::vector<std::string>& notes) {
   QStringList said;
   for (const auto& n : notes) said << q(n);

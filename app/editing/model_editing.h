@@ -84,6 +84,13 @@ class ModelEditing : public QObject {
   /// Applies `spec` as one undoable edit named `description`; the refusal ("" when applied),
   /// also in the log.
   QString apply(const ModelSpec& spec, const QString& description);
+  /// apply() that, once the edit took, selects `element` in the tree and announces `done` with
+  /// the builder's `notes`.
+  QString applyBuilt(const ModelSpec& spec, const QString& description, const ElementRef& element,
+                     const QString& done, const std::vector<std::string>& notes = {});
+  /// The same, selecting the element of `kind` named `name`.
+  QString applyBuilt(const ModelSpec& spec, const QString& description, ElementKind kind, const QString& name,
+                     const QString& done, const std::vector<std::string>& notes = {});
 
  private:
   void createActions();

@@ -7,8 +7,10 @@
 #include "app/runs_panel.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/data/paraview_export.h"
 #include "engine/export/fmu_export.h"
+#include "engine/model/hardpoint_table.h"
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
 #include "widgets/log_view.h"
@@ -38,6 +40,19 @@ Exports::Exports(const WorkbenchContext& wb, Viewport* viewport, RunsPanel* runs
           [this] { exportRun(false); });
   connect(menu_->addAction(tr("Selected Run as Para&View Series...")), &QAction::triggered, this,
           [this] { exportRun(true); });
+}
+
+void Exports::exportHardpoints() {
+  if (!wb_.doc->hasModel()) return;
+  const QString path = QFileDialog::getSaveFileName(wb_.window, tr("Export Hardpoints"),
+                                                    QStringLiteral("hardpoints.csv"), tr("CSV (*.csv)"));
+  if (path.isEmpty()) return;
+  try {
+    writeFileAtomically(path.toStdString(), hardpointCsv(wb_.doc->spec()));
+    wb_.log->info(tr("Hardpoints written to %1").arg(path));
+  } catch (const Error& e) {
+    showMessage(true, tr("Cannot export"), QString::fromStdString(e.what()));
+  }
 }
 
 void Exports::exportModel(int index) {

@@ -31,6 +31,8 @@ class Exports : public QObject {
   /// Exports trained model `index` as an FMU: the load case of its inputs and its output points
   /// asked for and checked at once, the build on the worker thread.
   void exportFmu(int index);
+  /// Writes the mechanism's hardpoints (every basic point and its body) to a CSV file the user picks.
+  void exportHardpoints();
 
  private:
   void exportView();

@@ -3,7 +3,7 @@
 // reduced positions, the HTML report, a model of another mechanism refused, and
 // a reduced run that stops early keeping its partial curve.
 
-#include "app/compare_panel.h"
+#include "app/comparison/compare_panel.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/job_runner.h"

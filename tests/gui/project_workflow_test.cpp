@@ -2,7 +2,7 @@
 // mobility, run and cancel reference simulations, save the project, reopen it.
 
 #include "app/analysis/analyses.h"
-#include "app/compare_panel.h"
+#include "app/comparison/compare_panel.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/job_runner.h"

@@ -4,7 +4,7 @@
 // screens, a browser that cannot be opened, the plot of a closed project, the
 // Save As folder dialog and the modified mark after undo.
 
-#include "app/compare_panel.h"
+#include "app/comparison/compare_panel.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/job_runner.h"

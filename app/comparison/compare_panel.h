@@ -8,6 +8,7 @@
 // the position error of its point against time. It hands the motions to the 3D
 // view as ghosts and writes an HTML report.
 
+#include "app/comparison/comparison_job.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/rom/model_comparison.h"
@@ -16,6 +17,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -46,19 +48,7 @@ struct RunMotion;
 class ComparePanel : public QWidget {
   Q_OBJECT
  public:
-  /// What a comparison produced (immutable once handed to the GUI thread).
-  struct Result {
-    std::shared_ptr<const Model> model;
-    QString referenceName;
-    RunInfo referenceInfo;
-    TrajectoryTable reference;
-    std::shared_ptr<const RunMotion> referenceMotion;
-    FullModelTiming full;
-    QStringList names;                       ///< model names as in the project
-    std::vector<ReducedRunComparison> runs;  ///< one per compared model
-    std::vector<std::shared_ptr<const RunMotion>> motions;
-    std::vector<QColor> colours;
-  };
+  using Result = ComparisonResult;
 
   ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* parent = nullptr);
   /// The 3D view that plays a finished comparison: the reference with every
@@ -122,10 +112,31 @@ class ComparePanel : public QWidget {
   void reportRequested();
 
  private:
+  QWidget* buildNewRunFields(QWidget* parent);
+  QWidget* buildControls();
+  void buildLayout(QWidget* controls);
+  // Emits failed("Compare: why"); returns -1.
+  int refuse(const QString& why);
+  std::vector<int> chosenModels() const;
+  // The reference of `job` (the chosen project run, or a new run at `design`) and its name in
+  // `result`; `referenceModel` becomes the design point's mechanism. False (refused) when the
+  // design point cannot be built.
+  bool prepareReference(ComparisonResult& result, ComparisonJob& job,
+                        const std::map<std::string, double>& design,
+                        std::shared_ptr<const Model>& referenceModel);
+  int submit(const std::shared_ptr<ComparisonResult>& result, ComparisonJob job,
+             const std::shared_ptr<const Model>& referenceModel);
+  QString reportHtml(const QStringList& figures, bool withView) const;
+  // The report's files into the folder `temp`; the error, empty on success.
+  QString writeReportFiles(const QString& temp, const QImage* view) const;
   void refreshLists();
   void updateNewRunFields();
   void showResult();
-  void plotChannel();
+  void fillChannels(const Result& r);
+  void fillMetricsTable(const Result& r);  // compare_table.cpp
+  void fillModelColumn(const ReducedRunComparison& c, int col);
+  void fillPointRows(const Result& r, const std::string& point);
+  void plotChannel();  // compare_plots.cpp
 
   ProjectDocument* doc_;
   JobRunner* runner_;
