@@ -1,6 +1,7 @@
 #include "app/main_window.h"
 
 #include "app/analysis/analyses.h"
+#include "app/comparison/comparisons.h"
 #include "app/editing/model_editing.h"
 #include "app/export/exports.h"
 #include "app/files/autosave.h"
@@ -163,7 +164,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   createMenus();
   connectDocument();
   connectView();
-  createCompare();
+  comparisons_ = new Comparisons(
+      wb, viewport_, playback_, runs_, exports_,
+      {.tabWith = trainingDock_, .trainMenu = trainMenu_, .viewMenu = viewMenu_, .viewPosition = 8});
+  logDock_->raise();
+  exports_->addPlotMenu();
 
   mobilityLabel_ = new QLabel(this);
   mobilityLabel_->setObjectName("mobilityStatus");
@@ -493,6 +498,14 @@ void MainWindow::renameElement(const ElementRef& ref) {
 // ---------------------------------------------------------------- playback
 
 // ---------------------------------------------------------------- misc
+
+ComparePanel* MainWindow::comparePanel() const {
+  return comparisons_->panel();
+}
+
+void MainWindow::showCompare() {
+  comparisons_->show();
+}
 
 void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
   showMessageBox(this, icon, title, text);

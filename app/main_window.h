@@ -49,6 +49,7 @@ namespace mbdrom::app {
 
 class Analyses;
 class ComparePanel;
+class Comparisons;
 class Exports;
 class JobRunner;
 class ModelEditing;
@@ -87,7 +88,7 @@ class MainWindow : public QMainWindow {
   /// Runs played in the 3D view and their measures plotted.
   RunPlayback* playback() const { return playback_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
-  ComparePanel* comparePanel() const { return compare_; }
+  ComparePanel* comparePanel() const;
   /// Shows and raises the compare dock (Train ▸ Compare Full and Reduced).
   void showCompare();
   JobRunner* jobRunner() const { return runner_; }
@@ -140,8 +141,6 @@ class MainWindow : public QMainWindow {
   // The 3D view (main_window_view.cpp): selection shared with the tree,
   // building from the view, and exports.
   void createViewActions();
-  void createCompare();
-  void comparisonReportDialog();
   void connectView();
   void selectFromTree();
   void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
@@ -171,10 +170,7 @@ class MainWindow : public QMainWindow {
   RunsPanel* runsPanel_ = nullptr;
   TrainingPanel* trainingPanel_ = nullptr;
   QDockWidget* trainingDock_ = nullptr;
-  ComparePanel* compare_ = nullptr;
-  QDockWidget* compareDock_ = nullptr;
-  QAction* compareAction_ = nullptr;
-  QAction* reportAction_ = nullptr;
+  Comparisons* comparisons_ = nullptr;
   ModelsPanel* modelsPanel_ = nullptr;
   QDockWidget* modelsDock_ = nullptr;
   QDockWidget* modelDock_ = nullptr;

@@ -14,6 +14,7 @@
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
 #include "widgets/log_view.h"
+#include "widgets/plot_view.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -40,6 +41,23 @@ Exports::Exports(const WorkbenchContext& wb, Viewport* viewport, RunsPanel* runs
           [this] { exportRun(false); });
   connect(menu_->addAction(tr("Selected Run as Para&View Series...")), &QAction::triggered, this,
           [this] { exportRun(true); });
+}
+
+void Exports::addPlotMenu() {
+  auto* plots = menu_->addMenu(tr("&Plot"));
+  plots->setObjectName("exportPlotMenu");
+  connect(plots, &QMenu::aboutToShow, this, [this, plots] {
+    plots->clear();
+    for (widgets::PlotView* plot : wb_.window->findChildren<widgets::PlotView*>()) {
+      if (!plot->isVisible() || plot->curves().empty()) continue;
+      const QString title = plot->title().isEmpty() ? plot->objectName() : plot->title();
+      connect(plots->addAction(tr("%1: Image...").arg(title)), &QAction::triggered, plot,
+              [plot] { plot->exportImageDialog(); });
+      connect(plots->addAction(tr("%1: Data (CSV)...").arg(title)), &QAction::triggered, plot,
+              [plot] { plot->exportDataDialog(); });
+    }
+    if (plots->isEmpty()) plots->addAction(tr("(no plot shown)"))->setEnabled(false);
+  });
 }
 
 void Exports::exportHardpoints() {

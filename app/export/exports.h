@@ -33,6 +33,8 @@ class Exports : public QObject {
   void exportFmu(int index);
   /// Writes the mechanism's hardpoints (every basic point and its body) to a CSV file the user picks.
   void exportHardpoints();
+  /// Adds Export ▸ Plot: every plot on screen, by its title, as an image or its data.
+  void addPlotMenu();
 
  private:
   void exportView();

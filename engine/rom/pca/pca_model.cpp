@@ -153,7 +153,7 @@ long long PcaRunLog::fallbacks() const {
 PcaSettings PcaSettings::fromJson(const OJson& j) {
   JsonObjectReader<OJson> r(j, {.where = "pca settings"});
   PcaSettings s;
-  s.clusters = r.integer("clusters", s.clusters, {.min = 1, .max = 1000000});
+  s.clusters = r.integer("clusters", s.clusters, {.min = 0, .max = 1000000, .note = "(0: automatic)"});
   s.nr = r.integer("nr", s.nr, {.min = 0, .max = 1000000, .note = "(0: the degrees of freedom)"});
   s.vectorLength = r.number("vector_length", s.vectorLength, {.min = 0.0, .note = "[m] (0: automatic)"});
   s.stiffnessForces = r.choice("stiffness_forces", s.stiffnessForces, {"spring", "internal"});
@@ -789,9 +789,8 @@ MethodInfo pcaMethod() {
   m.summary =
       "Clustered local linear models of the motion with energy-preserving switching between clusters.";
   m.defaultsAssume =
-      "16 clusters of n_r = the mechanism's degrees of freedom: runs long enough to visit each region of the "
-      "motion "
-      "several times (hundreds of samples or more).";
+      "16 clusters (one per 30 samples for fewer than 480) of n_r = the mechanism's degrees of freedom: runs "
+      "long enough to visit each region of the motion several times (hundreds of samples or more).";
   m.group = 0;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -804,9 +803,10 @@ MethodInfo pcaMethod() {
   };
   m.settingsSchema = {
       SettingSpec{"clusters", "Clusters n_p", SettingKind::Integer,
-                  "Number of k-means clusters, each with its own local linear model"}
+                  "Number of k-means clusters, each with its own local linear model; 0: automatic (16, "
+                  "one per 30 samples for fewer)"}
           .placeholder("K")
-          .range(1, 1e6),
+          .range(0, 1e6),
       SettingSpec{"nr", "Coordinates per cluster n_r", SettingKind::Integer,
                   "Principal directions per cluster; 0: the mechanism's DOF"}
           .range(0, 1e6),

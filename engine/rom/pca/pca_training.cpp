@@ -36,6 +36,8 @@ PcaSettings pcaTrainingSettings(const Dataset& dataset, const PcaSettings& setti
   if (s.nr >= n)
     throw InputError("pca: nr = " + std::to_string(s.nr) + " must be below the number of coordinates (" +
                      std::to_string(n) + ")");
+  if (s.clusters == 0)
+    s.clusters = static_cast<int>(std::clamp<long long>(total / kSamplesPerCluster, 1, kAutomaticClusters));
   if (s.clusters > total)
     throw InputError("pca: " + std::to_string(s.clusters) + " clusters asked for, but the dataset has only " +
                      std::to_string(total) + " samples");

@@ -19,7 +19,7 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
   CHECK(checkReducedModelSettings("pod", OJson::object()).dump() ==
         R"({"nr":2,"vector_length":0.0,"stiffness_forces":"internal","integrator":"central_difference"})");
   CHECK(checkReducedModelSettings("pca", OJson::object()).dump() ==
-        R"({"clusters":16,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
+        R"({"clusters":0,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
         R"("common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
   CHECK(checkReducedModelSettings("sindy", OJson::object()).dump() ==
         R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
@@ -76,7 +76,7 @@ TEST_CASE("settings of pod, pca and sindy name the key and the wrong value", "[r
         "pod settings: unknown setting \"nrr\" (known: nr, vector_length, stiffness_forces, integrator)");
   CHECK(message("pca", {{"seed", -1}}) == "pca settings: seed must be an integer >= 0, got -1");
   CHECK(message("pca", {{"clusters", 2000000}}) ==
-        "pca settings: clusters must be an integer in 1..1000000, got 2000000");
+        "pca settings: clusters must be an integer in 0..1000000 (0: automatic), got 2000000");
   CHECK(message("pca", {{"common_tolerance", 1.0}}) ==
         "pca settings: common_tolerance must be in (0, 1), got 1.0");
   CHECK(message("pca", {{"energy_projection", 1}}) ==

@@ -66,7 +66,7 @@ const PcaMacPherson& pcaMacPherson() {
 
 PcaSettings pendulumSettings() {
   return PcaSettings{};
-}  // 16 clusters, internal forces
+}  // automatic clusters (16 for these 1001 samples), internal forces
 
 }  // namespace
 
@@ -146,8 +146,8 @@ TEST_CASE("local PCA reports clusters, singular values and fit errors", "[pca_mo
   const auto rom =
       PcaModel::train(pendulumCarriage().dataset, pendulumSettings(), monitor, pendulumCarriage().model);
   const auto& metrics = rom->metrics();
-  CHECK(metrics.at("clusters").get<int>() == 16);
-  REQUIRE(metrics.at("cluster").size() == 16);
+  CHECK(metrics.at("clusters").get<int>() == kAutomaticClusters);
+  REQUIRE(metrics.at("cluster").size() == static_cast<std::size_t>(kAutomaticClusters));
   int total = 0;
   for (const PcaCluster& c : rom->clusters()) {
     total += c.samples;
@@ -298,6 +298,28 @@ TEST_CASE("a local PCA model saved and loaded again simulates bit-identically", 
   CHECK_THROWS_WITH(loadReducedModel(path, pendulum), Catch::Contains("not for \"pendulum\""));
   TrajectoryRecorder recorder;
   CHECK_THROWS_AS(rom->simulate(pendulum, RunOptions{}, recorder), InputError);
+}
+
+TEST_CASE("the automatic cluster count takes one cluster per 30 samples of short data, and a set one stays",
+          "[pca_model_test]") {
+  const PendulumCarriage& p = pendulumCarriage();
+  Dataset shortData = makeDataset(p.model);
+  const DatasetRun& whole = p.dataset.runs.front();
+  // The first 300 samples: 10 clusters.
+  DatasetRun head = whole;
+  for (Eigen::MatrixXd DatasetRun::*channel :
+       {&DatasetRun::q, &DatasetRun::qd, &DatasetRun::qdd, &DatasetRun::f_ext, &DatasetRun::f_spring,
+        &DatasetRun::f_damper})
+    if ((whole.*channel).cols() > 0) head.*channel = (whole.*channel).leftCols(300);
+  head.t = whole.t.head(300);
+  addRun(shortData, head);
+  Monitor monitor;
+  CHECK(PcaModel::train(shortData, PcaSettings{}, monitor, p.model)->clusters().size() == 10);
+  PcaSettings set;
+  set.clusters = 16;
+  CHECK(PcaModel::train(p.dataset, set, monitor, p.model)->clusters().size() == 16);
+  CHECK(PcaModel::train(p.dataset, PcaSettings{}, monitor, p.model)->clusters().size() ==
+        static_cast<std::size_t>(kAutomaticClusters));
 }
 
 TEST_CASE("local PCA refuses impossible clusterings and foreign data with clear messages",
