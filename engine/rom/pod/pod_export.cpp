@@ -1,11 +1,13 @@
 // The POD baseline's online step as C (ReducedModel::writeC): the same arithmetic as
-// PodStepper, central differences (Angeli et al., local PCA, Algorithm 1 with one cluster) or the
-// implicit Newmark rule, on the model's tables.
+// PodStepper, the exact step (its matrix exponential at the export's step, in the tables),
+// central differences (Angeli et al., local PCA, Algorithm 1 with one cluster) or the implicit
+// Newmark rule, on the model's tables.
 
 #include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
 #include "engine/export/c_model.h"
+#include "engine/rom/linear_step.h"
 #include "engine/rom/pod/pod_model.h"
 
 #include <string>
@@ -30,7 +32,9 @@ static void back_project(const double* x, double* q) {
   for (i = 0; i < NQ; ++i) q[i] += pod_mean[i];
 }
 
-static int method_failure(const S* s) { return all_finite(QR, NR) && all_finite(QDR, NR) ? 0 : STOP_DIVERGED; }
+static int method_failure(const S* s) {
+  return all_finite(QR, NR) && all_finite(QDR, NR) && all_finite(QDDR, NR) ? 0 : STOP_DIVERGED;
+}
 
 static void method_coordinates(S* s, double* q, double* qd) {
   int i;
@@ -51,16 +55,22 @@ static void method_envelope_state(S* s, const double* q, const double* qd, doubl
   mat_vec(pod_projector, NR, NQ, qd, e + NR);
 }
 
-/* qdd_r from M_r qdd_r = Phi^T f - (K x + b) - D v at the current state (the damping with the
-   velocity of the previous step, eq. 36), as PodStepper computes it, and the start of every run. */
-static void accelerations(S* s) {
+/* qdd_r from M_r qdd_r = LOAD - (K x + b) - D v (the damping with the velocity of the previous
+   step in central differences, eq. 36), as PodStepper computes it. */
+static void reduced_accelerations(S* s) {
   int i;
-  external_forces(s, Q, F);
-  mat_t_vec(pod_basis, NQ, NR, F, FR);
   mat_vec(pod_stiffness, NR, NR, QR, KX);
   mat_vec(pod_damping, NR, NR, QDR, DV);
-  for (i = 0; i < NR; ++i) FR[i] -= (KX[i] + pod_stiffness_offset[i]) + DV[i];
+  for (i = 0; i < NR; ++i) FR[i] = LOAD[i] - ((KX[i] + pod_stiffness_offset[i]) + DV[i]);
   cholesky_solve(pod_mass_factor, NR, FR, QDDR);
+}
+
+/* LOAD = Phi^T f at Q, and the accelerations: every step of central differences and the start
+   of every run. */
+static void accelerations(S* s) {
+  external_forces(s, Q, F);
+  mat_t_vec(pod_basis, NQ, NR, F, LOAD);
+  reduced_accelerations(s);
 }
 
 static void method_init(S* s) {
@@ -87,6 +97,37 @@ static void method_step(S* s, double t, double dt) {
   back_project(QR, Q);
   accelerations(s);
   for (i = 0; i < NR; ++i) QDR[i] += 0.5 * dt * (PREV[i] + QDDR[i]);
+}
+)c";
+
+// The exact step of PodStepper: the loads linear between the step's ends, those at the end at the
+// position the loads of the start alone reach.
+const char* const kPodExact = R"c(
+static void method_step(S* s, double t, double dt) {
+  int i;
+  (void)t;
+  (void)dt;
+  for (i = 0; i < NR; ++i) {
+    ZSTART[i] = QR[i];
+    ZSTART[NR + i] = QDR[i];
+    FR[i] = LOAD[i] - pod_stiffness_offset[i];
+  }
+  mat_vec(pod_phi, 2 * NR, 2 * NR, ZSTART, Z);
+  mat_vec(pod_g0, 2 * NR, NR, FR, ZG);
+  for (i = 0; i < 2 * NR; ++i) Z[i] += ZG[i];
+  back_project(Z, Q);
+  external_forces(s, Q, F);
+  mat_t_vec(pod_basis, NQ, NR, F, FRNEXT);
+  for (i = 0; i < NR; ++i) FR[i] = FRNEXT[i] - LOAD[i];
+  mat_vec(pod_g1, 2 * NR, NR, FR, ZG);
+  for (i = 0; i < 2 * NR; ++i) Z[i] += ZG[i];
+  for (i = 0; i < NR; ++i) {
+    QR[i] = Z[i];
+    QDR[i] = Z[NR + i];
+    LOAD[i] = FRNEXT[i];
+  }
+  back_project(QR, Q);
+  reduced_accelerations(s);
 }
 )c";
 
@@ -119,8 +160,8 @@ static void method_step(S* s, double t, double dt) {
 
 void PodModel::writeC(const Model& model, const RunOptions&, double dt, CModelWriter& w) const {
   checkMechanism(model);
-  const bool implicit = podSettings_.integrator == "newmark";
-  if (!implicit && dt >= stabilityDt())
+  const bool implicit = podSettings_.integrator == "newmark", exact = podSettings_.integrator == "exact";
+  if (podSettings_.integrator == "central_difference" && dt >= stabilityDt())
     throw InputError("dt = " + shortNumberText(dt) +
                      " s is above the stability limit of the explicit reduced "
                      "integrator (" +
@@ -135,6 +176,12 @@ void PodModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.constant("pod_initial_qr", qr0_);
   w.constant("pod_initial_qdr", qdr0_);
   w.constant("pod_mass_factor", choleskyFactor(M_r_, "reduced mass matrix"));
+  if (exact) {
+    const LinearStep step = exactLinearStep(M_r_, D_r_, K_r_, dt);
+    w.constant("pod_phi", step.Phi);
+    w.constant("pod_g0", step.G0);
+    w.constant("pod_g1", step.G1);
+  }
   if (implicit)
     w.constant("pod_newmark_factor", choleskyFactor(M_r_ + (0.5 * dt) * D_r_ + (0.25 * dt * dt) * K_r_,
                                                     "Newmark iteration matrix"));
@@ -142,6 +189,7 @@ void PodModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.state("QDR", nr);
   w.state("QDDR", nr);
   w.state("Q", nq);
+  w.state("LOAD", nr);
   w.scratch("F", nq);
   w.scratch("FR", nr);
   w.scratch("KX", nr);
@@ -150,8 +198,10 @@ void PodModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.scratch("XP", nr);
   w.scratch("VP", nr);
   w.scratch("TMPQ", nq);
+  w.scratch("FRNEXT", nr);
+  for (const char* name : {"ZSTART", "Z", "ZG"}) w.scratch(name, 2 * nr);
   w.code(kPodCommon);
-  w.code(implicit ? kPodNewmark : kPodExplicit);
+  w.code(exact ? kPodExact : implicit ? kPodNewmark : kPodExplicit);
   std::vector<std::string> names;
   for (int i = 1; i <= nr; ++i) names.push_back("x_r" + std::to_string(i));
   w.reducedCoordinates(names);

@@ -2,6 +2,7 @@
 
 #include "engine/core/dense_solvers.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/linear_step.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
@@ -19,6 +20,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 namespace mbdrom {
@@ -29,7 +31,7 @@ PodSettings PodSettings::fromJson(const OJson& j) {
   s.nr = r.integer("nr", s.nr, {.min = 1});
   s.vectorLength = r.number("vector_length", s.vectorLength, {.min = 0.0, .note = "[m] (0: automatic)"});
   s.stiffnessForces = r.choice("stiffness_forces", s.stiffnessForces, {"spring", "internal"});
-  s.integrator = r.choice("integrator", s.integrator, {"central_difference", "newmark"});
+  s.integrator = r.choice("integrator", s.integrator, {"exact", "central_difference", "newmark"});
   r.finish();
   return s;
 }
@@ -136,6 +138,7 @@ std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSetti
 }
 
 double PodModel::ownStep() const {
+  if (podSettings_.integrator != "central_difference") return ReducedModel::ownStep();
   return std::min(ReducedModel::ownStep(), 0.5 * stabilityDt());
 }
 
@@ -198,11 +201,11 @@ namespace internal {
 // Seed 003 Algorithm 1 with a single cluster (eq. 35-38), or the implicit Newmark rule.
 class PodStepper final : public ReducedStepper {
  public:
-  PodStepper(const PodModel& rom, const Model& model, const RunOptions& o, bool implicit)
+  PodStepper(const PodModel& rom, const Model& model, const RunOptions& o, const std::string& integrator)
       : rom_(rom),
         model_(model),
         loadCase_(o.loadCase),
-        implicit_(implicit),
+        implicit_(integrator == "newmark"),
         Phi_(rom.basis()),
         mu_(rom.mean()),
         massLlt_(rom.reducedMass()),
@@ -214,10 +217,17 @@ class PodStepper final : public ReducedStepper {
         f_ext_(model.nq()),
         fr_(Phi_.cols()),
         qddr_(Phi_.cols()) {
+    if (integrator == "exact") {
+      exact_.emplace(
+          exactLinearStep(rom.reducedMass(), rom.reducedDamping(), rom.reducedStiffness(), o.integrator.dt));
+      z_.resize(2 * Phi_.cols());
+      zStart_.resize(2 * Phi_.cols());
+    }
     accelerations(0.0);
   }
 
   void advance(long long, double t, double dt) override {
+    if (exact_) return stepExactly(t);
     if (implicit_) {
       newmark_.step(model_, loadCase_, t, Phi_, mu_, q_, f_ext_, qr_, qdr_, qddr_);
       return;
@@ -230,7 +240,8 @@ class PodStepper final : public ReducedStepper {
     qdr_ += 0.5 * dt * (qddPrev + qddr_);
   }
 
-  bool finite() const override { return qr_.allFinite() && qdr_.allFinite(); }
+  // Accelerations too: the exact step keeps the state finite under a load whose accelerations overflow.
+  bool finite() const override { return qr_.allFinite() && qdr_.allFinite() && qddr_.allFinite(); }
 
   void fill(Sample& s) override {
     s.q = q_;
@@ -240,13 +251,44 @@ class PodStepper final : public ReducedStepper {
   }
 
  private:
+  // The loads at q_ and t: load_ = Phi^T f_ext, and the accelerations they give.
   void accelerations(double t) {
     evalExternalForces(model_, loadCase_, q_, t, f_ext_);
-    fr_.noalias() = Phi_.transpose() * f_ext_;
-    // eq. 36: damping with the velocity of the previous step
+    load_.noalias() = Phi_.transpose() * f_ext_;
+    reducedAccelerations();
+  }
+
+  // M_r qdd_r = load_ - (K_r q_r + b) - D_r qd_r (explicitly: damping with the velocity of the
+  // previous step, eq. 36).
+  void reducedAccelerations() {
+    fr_ = load_;
     fr_ -= rom_.reducedStiffness() * qr_ + rom_.stiffnessOffset() + rom_.reducedDamping() * qdr_;
     qddr_ = fr_;
     massLlt_.solveInPlace(qddr_);
+  }
+
+  // The linear reduced model over one step, exactly (exactLinearStep), the loads varying linearly
+  // between their values at the step's ends; those at the end are evaluated at the position the
+  // loads of the start alone reach.
+  void stepExactly(double t) {
+    const LinearStep& ls = *exact_;
+    const Eigen::Index n = qr_.size();
+    fr_ = load_ - rom_.stiffnessOffset();
+    zStart_ << qr_, qdr_;
+    z_.noalias() = ls.Phi * zStart_;
+    z_.noalias() += ls.G0 * fr_;
+    q_.noalias() = Phi_ * z_.head(n);
+    q_ += mu_;
+    evalExternalForces(model_, loadCase_, q_, t, f_ext_);
+    loadNext_.noalias() = Phi_.transpose() * f_ext_;
+    fr_ = loadNext_ - load_;
+    z_.noalias() += ls.G1 * fr_;
+    qr_ = z_.head(n);
+    qdr_ = z_.tail(n);
+    load_ = loadNext_;
+    q_.noalias() = Phi_ * qr_;
+    q_ += mu_;
+    reducedAccelerations();
   }
 
   const PodModel& rom_;
@@ -257,7 +299,8 @@ class PodStepper final : public ReducedStepper {
   const Eigen::VectorXd& mu_;
   const Cholesky massLlt_;
   const NewmarkStepper newmark_;
-  Eigen::VectorXd qr_, qdr_, q_, f_ext_, fr_, qddr_;
+  std::optional<LinearStep> exact_;
+  Eigen::VectorXd qr_, qdr_, q_, f_ext_, fr_, qddr_, load_, loadNext_, z_, zStart_;
 };
 
 }  // namespace internal
@@ -269,13 +312,12 @@ std::unique_ptr<ReducedStepper> PodModel::stepperAtStep(const Model& model, cons
 std::unique_ptr<internal::PodStepper> PodModel::startStepper(const Model& model, const RunOptions& o) const {
   checkMechanism(model);
   planReducedRun(model, o, mu_.size(), method());
-  const bool implicit = podSettings_.integrator == "newmark";
   const double dtMax = stabilityDt();
-  if (!implicit && o.integrator.dt >= dtMax)
+  if (podSettings_.integrator == "central_difference" && o.integrator.dt >= dtMax)
     throw InputError("dt = " + shortNumberText(o.integrator.dt) +
                      " s is above the stability limit of the explicit reduced " + "integrator (" +
                      shortNumberText(dtMax) + " s = 2 / omega_max); use a smaller step");
-  return std::make_unique<internal::PodStepper>(*this, model, o, implicit);
+  return std::make_unique<internal::PodStepper>(*this, model, o, podSettings_.integrator);
 }
 
 RomSimulationSummary PodModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
@@ -350,9 +392,9 @@ MethodInfo podMethod() {
       {"integrator",
        "Integrator",
        SettingKind::Choice,
-       "central_difference: explicit, as Angeli, Naets and Desmet use it; newmark: implicit, unconditionally "
-       "stable",
-       {"central_difference", "newmark"}},
+       "exact: the linear model stepped exactly, stable at any step; central_difference: explicit, as "
+       "Angeli, Naets and Desmet use it; newmark: implicit, unconditionally stable",
+       {"exact", "central_difference", "newmark"}},
   };
   m.checkSettings = [](const OJsonR& settings) { return PodSettings::fromJson(settings).toJson(); };
   m.train = [](const Dataset& dataset, const OJsonR& settings, Monitor& monitor,
@@ -369,7 +411,7 @@ MethodInfo podMethod() {
     out << "M_r [kg]     " << pod.reducedMass().format(fmt) << "\n";
     out << "K_r [N/m]    " << pod.reducedStiffness().format(fmt) << "\n";
     out << "D_r [N s/m]  " << pod.reducedDamping().format(fmt) << "\n";
-    out << "stable dt    " << pod.stabilityDt() << " s (explicit integrator limit)\n";
+    out << "stable dt    " << pod.stabilityDt() << " s (the explicit central differences' limit)\n";
     return out.str();
   };
   m.details = [](const ReducedModel& rom) { return podDetails(static_cast<const PodModel&>(rom)); };

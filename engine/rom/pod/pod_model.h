@@ -30,6 +30,10 @@
 /// Online (simulate), external forces `Phi^T f_ext(Phi q_r + mu, t)` evaluated at the
 /// back-projected coordinates every step (eq. 20), with the integrator of the
 /// `integrator` setting:
+/// - "exact" (default): the linear reduced model advanced exactly over a step
+///   (engine/rom/linear_step.h, as local PCA steps each cluster), the loads varying linearly
+///   between their values at the step's ends, those at the end evaluated at the position the
+///   loads of the start alone reach; stable at any step, no damping lag;
 /// - "central_difference": the explicit scheme of Angeli et al., local PCA, Algorithm 1 (eq. 34-38)
 ///   with one cluster; the step must stay below 2 / omega_max of (M_r, K_r)
 ///   (`stability_dt` in the metrics); larger steps are refused;
@@ -55,8 +59,8 @@ struct PodSettings {
   int nr = 2;                 ///< number of reduced coordinates, 1 <= nr <= rank of the data
   double vectorLength = 0.0;  ///< characteristic length L for unit-vector coordinates [m]; 0: automatic
   std::string stiffnessForces = "internal";  ///< "internal" or "spring" (see the file comment)
-  std::string integrator =
-      "central_difference";  ///< "central_difference" (Angeli et al., local PCA) or "newmark" (implicit)
+  /// "exact", "central_difference" (Angeli et al., local PCA) or "newmark" (implicit).
+  std::string integrator = "exact";
 
   /// From JSON {"nr", "vector_length", "stiffness_forces", "integrator"}; unknown keys or bad
   /// values throw InputError.

@@ -17,7 +17,7 @@ using OJson = nlohmann::ordered_json;
 
 TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][settings]") {
   CHECK(checkReducedModelSettings("pod", OJson::object()).dump() ==
-        R"({"nr":2,"vector_length":0.0,"stiffness_forces":"internal","integrator":"central_difference"})");
+        R"({"nr":2,"vector_length":0.0,"stiffness_forces":"internal","integrator":"exact"})");
   CHECK(checkReducedModelSettings("pca", OJson::object()).dump() ==
         R"({"clusters":0,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
         R"("common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
@@ -71,7 +71,7 @@ TEST_CASE("settings of pod, pca and sindy name the key and the wrong value", "[r
   CHECK(message("pod", {{"vector_length", -1.0}}) ==
         "pod settings: vector_length must be >= 0 [m] (0: automatic), got -1.0");
   CHECK(message("pod", {{"integrator", "euler"}}) ==
-        "pod settings: integrator must be \"central_difference\" or \"newmark\", got \"euler\"");
+        "pod settings: integrator must be \"exact\", \"central_difference\" or \"newmark\", got \"euler\"");
   CHECK(message("pod", {{"nrr", 2}}) ==
         "pod settings: unknown setting \"nrr\" (known: nr, vector_length, stiffness_forces, integrator)");
   CHECK(message("pca", {{"seed", -1}}) == "pca settings: seed must be an integer >= 0, got -1");
