@@ -346,6 +346,16 @@ struct MechanismScene::Actors {
     handlePoints->Modified();
     handleData->Modified();
   }
+
+  // What show() builds, piece by piece, for a mechanism whose glyph radius is r [m].
+  int drawnIndex(const Model& model, const std::string& name) const;  // a point's or marker's, -1: none
+  void placePoints(const Model& model);                               // names, fixed flags, labels
+  void buildBodies(const Model& model, double r);                     // polygons, marker spokes, arrows' feet
+  void buildSprings(const Model& model, double r);
+  void buildPointGlyphs(double r);  // free and fixed points, markers, vectors
+  void buildJoints(const Model& model, double r);
+  void buildShapes(const Model& model);
+  void buildHighlights(double r);
 };
 
 MechanismScene::MechanismScene(vtkRenderer* renderer) : a_(std::make_unique<Actors>()) {
@@ -446,62 +456,46 @@ void MechanismScene::bounds(double out[6]) const {
   }
 }
 
-void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
-  clear();
-  auto& a = *a_;
+int MechanismScene::Actors::drawnIndex(const Model& model, const std::string& name) const {
+  const int p = model.findPoint(name);
+  if (p >= 0) return p;
+  const int m = model.findMarker(name);
+  return m >= 0 ? np + m : -1;
+}
+
+void MechanismScene::Actors::placePoints(const Model& model) {
   const auto& spec = model.spec();
-  const int np = static_cast<int>(spec.points.size());
   const int nm = static_cast<int>(model.markers().size());
-  a.np = np;
-
-  // Glyph sizes follow the mechanism's size.
-  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
-  for (const auto& p : spec.points) {
-    lo = lo.cwiseMin(p.position);
-    hi = hi.cwiseMax(p.position);
-  }
-  // A lone point has no size: 0.1 m. A millimetre mechanism gets millimetre glyphs.
-  const double span = np > 0 ? (hi - lo).norm() : 0.0;
-  const double size = span > 1e-9 ? span : (np > 0 ? 0.1 : 1.0);
-  // A ghost is drawn a little larger, so that a translucent sheath shows
-  // around the opaque mechanism even where the two motions nearly coincide.
-  const double r = 0.018 * size * (a.ghost ? 1.3 : 1.0);
-  a.radius = r;
-
-  a.points->SetNumberOfPoints(np + nm);
-  a.names.clear();
-  a.fixed.clear();
-  a.labelNames->SetNumberOfValues(np + nm);
-  a.freePoints.at.clear();
-  a.fixedPoints.at.clear();
+  points->SetNumberOfPoints(np + nm);
+  names.clear();
+  fixed.clear();
+  labelNames->SetNumberOfValues(np + nm);
+  freePoints.at.clear();
+  fixedPoints.at.clear();
   for (int i = 0; i < np; ++i) {
     const auto& p = spec.points[static_cast<std::size_t>(i)];
-    (p.fixed ? a.fixedPoints.at : a.freePoints.at).push_back(i);
-    a.names.push_back(p.name);
-    a.fixed.push_back(p.fixed);
+    (p.fixed ? fixedPoints.at : freePoints.at).push_back(i);
+    names.push_back(p.name);
+    fixed.push_back(p.fixed);
   }
-  a.markers.at.clear();
+  markers.at.clear();
   for (int i = 0; i < nm; ++i) {
-    a.markers.at.push_back(np + i);
-    a.names.push_back(model.markers()[static_cast<std::size_t>(i)].name);
-    a.fixed.push_back(false);
+    markers.at.push_back(np + i);
+    names.push_back(model.markers()[static_cast<std::size_t>(i)].name);
+    fixed.push_back(false);
   }
-  for (int i = 0; i < np + nm; ++i) a.labelNames->SetValue(i, a.names[static_cast<std::size_t>(i)]);
+  for (int i = 0; i < np + nm; ++i) labelNames->SetValue(i, names[static_cast<std::size_t>(i)]);
+}
 
-  auto drawnIndex = [&](const std::string& name) -> int {
-    const int p = model.findPoint(name);
-    if (p >= 0) return p;
-    const int m = model.findMarker(name);
-    return m >= 0 ? np + m : -1;
-  };
-
+void MechanismScene::Actors::buildBodies(const Model& model, double r) {
+  const auto& spec = model.spec();
   // Bodies: a closed polygon through their points (a segment for two), and a
   // spoke from the first point to each marker.
-  a.bodies.lines->Reset();
-  a.bodyNames.clear();
-  a.bodySegments.clear();
-  a.vectors.at.clear();
-  a.vectorIndex.clear();
+  bodies.lines->Reset();
+  bodyNames.clear();
+  bodySegments.clear();
+  vectors.at.clear();
+  vectorIndex.clear();
   int markerBase = np;
   for (const auto& body : spec.bodies) {
     std::vector<int> ids;
@@ -517,74 +511,82 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
     markerBase += static_cast<int>(body.markers.size());
     for (const auto& [i, j] : segments) {
       const vtkIdType seg[2] = {i, j};
-      a.bodies.lines->InsertNextCell(2, seg);
+      bodies.lines->InsertNextCell(2, seg);
     }
     for (const auto& name : body.vectors)
       if (!ids.empty()) {
-        a.vectors.at.push_back(ids.front());
-        a.vectorIndex.push_back(model.findVector(name));
+        vectors.at.push_back(ids.front());
+        vectorIndex.push_back(model.findVector(name));
       }
-    a.bodyNames.push_back(body.name);
-    a.bodySegments.push_back(std::move(segments));
+    bodyNames.push_back(body.name);
+    bodySegments.push_back(std::move(segments));
   }
-  a.bodies.build(a.points, (a.ghost ? 0.75 : 0.4) * r, 12);
-  a.bodies.actor->GetProperty()->SetColor(0.27, 0.51, 0.71);
-  a.bodies.actor->GetProperty()->SetSpecular(0.3);
+  bodies.build(points, (ghost ? 0.75 : 0.4) * r, 12);
+  bodies.actor->GetProperty()->SetColor(0.27, 0.51, 0.71);
+  bodies.actor->GetProperty()->SetSpecular(0.3);
+}
 
+void MechanismScene::Actors::buildSprings(const Model& model, double r) {
+  const auto& spec = model.spec();
   // Springs as coils that stretch with the spring.
-  a.springEnds.clear();
-  a.coilRadius.clear();
+  springEnds.clear();
+  coilRadius.clear();
   for (const auto& sd : spec.springDampers) {
-    const int i = drawnIndex(sd.point1), j = drawnIndex(sd.point2);
+    const int i = drawnIndex(model, sd.point1), j = drawnIndex(model, sd.point2);
     if (i >= 0 && j >= 0) {
-      a.springEnds.emplace_back(i, j);
-      a.coilRadius.push_back(sd.coilRadius.value_or(0.9 * r));
+      springEnds.emplace_back(i, j);
+      coilRadius.push_back(sd.coilRadius.value_or(0.9 * r));
     }
   }
-  a.coilPoints->SetNumberOfPoints(static_cast<vtkIdType>(a.springEnds.size()) * kCoilPoints);
-  a.springs.lines->Reset();
-  for (std::size_t s = 0; s < a.springEnds.size(); ++s) {
+  coilPoints->SetNumberOfPoints(static_cast<vtkIdType>(springEnds.size()) * kCoilPoints);
+  springs.lines->Reset();
+  for (std::size_t s = 0; s < springEnds.size(); ++s) {
     std::vector<vtkIdType> ids(kCoilPoints);
     for (int k = 0; k < kCoilPoints; ++k)
       ids[static_cast<std::size_t>(k)] = static_cast<vtkIdType>(s) * kCoilPoints + k;
-    a.springs.lines->InsertNextCell(kCoilPoints, ids.data());
+    springs.lines->InsertNextCell(kCoilPoints, ids.data());
   }
   double wire = 0.12 * r;
-  for (double c : a.coilRadius) wire = std::max(wire, 0.1 * c);
-  a.springs.build(a.coilPoints, wire, 6);
-  a.springs.actor->GetProperty()->SetColor(0.93, 0.55, 0.15);
+  for (double c : coilRadius) wire = std::max(wire, 0.1 * c);
+  springs.build(coilPoints, wire, 6);
+  springs.actor->GetProperty()->SetColor(0.93, 0.55, 0.15);
+}
 
+void MechanismScene::Actors::buildPointGlyphs(double r) {
   vtkNew<vtkSphereSource> sphere;
   sphere->SetRadius(r);
   sphere->SetThetaResolution(16);
   sphere->SetPhiResolution(12);
-  a.freePoints.build(sphere, false);
-  a.freePoints.actor->GetProperty()->SetColor(0.85, 0.85, 0.88);
+  freePoints.build(sphere, false);
+  freePoints.actor->GetProperty()->SetColor(0.85, 0.85, 0.88);
 
   vtkNew<vtkCubeSource> cube;
   cube->SetXLength(2.2 * r);
   cube->SetYLength(2.2 * r);
   cube->SetZLength(2.2 * r);
-  a.fixedPoints.build(cube, false);
-  a.fixedPoints.actor->GetProperty()->SetColor(0.25, 0.25, 0.28);
+  fixedPoints.build(cube, false);
+  fixedPoints.actor->GetProperty()->SetColor(0.25, 0.25, 0.28);
 
   vtkNew<vtkSphereSource> small;
   small->SetRadius(0.6 * r);
-  a.markers.build(small, false);
-  a.markers.actor->GetProperty()->SetColor(0.30, 0.69, 0.31);
+  markers.build(small, false);
+  markers.actor->GetProperty()->SetColor(0.30, 0.69, 0.31);
 
   vtkNew<vtkArrowSource> arrow;
   arrow->SetTipRadius(0.12);
   arrow->SetShaftRadius(0.04);
-  a.vectors.build(arrow, true, 4.0 * r);
-  a.vectors.actor->GetProperty()->SetColor(0.80, 0.22, 0.60);
+  vectors.build(arrow, true, 4.0 * r);
+  vectors.actor->GetProperty()->SetColor(0.80, 0.22, 0.60);
+}
 
+void MechanismScene::Actors::buildJoints(const Model& model, double r) {
+  const auto& spec = model.spec();
   // Joint glyphs: revolute a short cylinder along its axis, spherical a
   // ball, prismatic/cylindrical a long box along the axis, the
   // others a small octahedron.
-  for (auto& list : a.jointAt) list.clear();
+  for (auto& list : jointAt) list.clear();
   for (const auto& joint : spec.joints) {
-    const int at = drawnIndex(joint.point1);
+    const int at = drawnIndex(model, joint.point1);
     if (at < 0) continue;
     int kind = 3;
     switch (joint.type) {
@@ -594,7 +596,7 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
       case JointType::Cylindrical: kind = 2; break;
       default: kind = 3; break;
     }
-    a.jointAt[kind].emplace_back(at, joint.axis1.empty() ? -1 : model.findVector(joint.axis1));
+    jointAt[kind].emplace_back(at, joint.axis1.empty() ? -1 : model.findVector(joint.axis1));
   }
   vtkNew<vtkCylinderSource> cylinder;
   cylinder->SetRadius(1.15 * r);
@@ -613,21 +615,24 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
   octahedron->SetRadius(1.6 * r);
   octahedron->SetThetaResolution(4);
   octahedron->SetPhiResolution(3);
-  a.joints[0].build(cylinderX, true);
-  a.joints[1].build(ball, false);
-  a.joints[2].build(slider, true);
-  a.joints[3].build(octahedron, true);
-  a.joints[0].actor->GetProperty()->SetColor(0.72, 0.26, 0.20);
-  a.joints[1].actor->GetProperty()->SetColor(0.85, 0.35, 0.30);
-  a.joints[2].actor->GetProperty()->SetColor(0.50, 0.32, 0.72);
-  a.joints[3].actor->GetProperty()->SetColor(0.45, 0.60, 0.40);
-  for (int k = 0; k < 4; ++k) a.joints[static_cast<std::size_t>(k)].resize(a.jointAt[k].size());
+  joints[0].build(cylinderX, true);
+  joints[1].build(ball, false);
+  joints[2].build(slider, true);
+  joints[3].build(octahedron, true);
+  joints[0].actor->GetProperty()->SetColor(0.72, 0.26, 0.20);
+  joints[1].actor->GetProperty()->SetColor(0.85, 0.35, 0.30);
+  joints[2].actor->GetProperty()->SetColor(0.50, 0.32, 0.72);
+  joints[3].actor->GetProperty()->SetColor(0.45, 0.60, 0.40);
+  for (int k = 0; k < 4; ++k) joints[static_cast<std::size_t>(k)].resize(jointAt[k].size());
+}
 
+void MechanismScene::Actors::buildShapes(const Model& model) {
+  const auto& spec = model.spec();
   // Display shapes, from the engine's triangles (meshes read once, kept in the cache).
-  a.shapes.clear();
-  a.poses = std::make_unique<BodyPoses>(model);
-  ShapeParts parts = buildShapeParts(spec, &a.meshCache);
-  a.shapeNotes = std::move(parts.notes);
+  shapes.clear();
+  poses = std::make_unique<BodyPoses>(model);
+  ShapeParts parts = buildShapeParts(spec, &meshCache);
+  shapeNotes = std::move(parts.notes);
   for (const ShapePart& part : parts.parts) {
     auto shape = std::make_unique<ShapeActor>();
     shape->body = part.body;
@@ -636,41 +641,72 @@ void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
     shape->build(part.mesh);
     shape->actor->GetProperty()->SetColor(part.colour[0], part.colour[1], part.colour[2]);
     shape->actor->GetProperty()->SetOpacity(part.opacity);
-    a.shapes.push_back(std::move(shape));
+    shapes.push_back(std::move(shape));
   }
-  a.selectedBodyList.clear();
-  a.hoverBodyIndex = -1;
+  selectedBodyList.clear();
+  hoverBodyIndex = -1;
+}
 
+void MechanismScene::Actors::buildHighlights(double r) {
   // Highlights.
   vtkNew<vtkSphereSource> halo;
   halo->SetRadius(1.9 * r);
   halo->SetThetaResolution(14);
   halo->SetPhiResolution(10);
-  a.selectedPoints.build(halo, false);
-  a.selectedPoints.actor->GetProperty()->SetColor(1.0, 0.85, 0.1);
-  a.selectedPoints.actor->GetProperty()->SetRepresentationToWireframe();
-  a.selectedPoints.actor->GetProperty()->SetLighting(false);
-  a.hoverPoint.build(halo, false);
-  a.hoverPoint.actor->GetProperty()->SetColor(0.1, 0.85, 0.95);
-  a.hoverPoint.actor->GetProperty()->SetRepresentationToWireframe();
-  a.hoverPoint.actor->GetProperty()->SetLighting(false);
-  a.selectedBodies.build(a.points, 0.85 * r, 12);
-  a.selectedBodies.actor->GetProperty()->SetColor(1.0, 0.85, 0.1);
-  a.selectedBodies.actor->GetProperty()->SetOpacity(0.5);
-  a.hoverBody.build(a.points, 0.75 * r, 12);
-  a.hoverBody.actor->GetProperty()->SetColor(0.1, 0.85, 0.95);
-  a.hoverBody.actor->GetProperty()->SetOpacity(0.4);
-  a.selection.clear();
-  a.hover = -1;
-  a.handleAt = -1;
+  selectedPoints.build(halo, false);
+  selectedPoints.actor->GetProperty()->SetColor(1.0, 0.85, 0.1);
+  selectedPoints.actor->GetProperty()->SetRepresentationToWireframe();
+  selectedPoints.actor->GetProperty()->SetLighting(false);
+  hoverPoint.build(halo, false);
+  hoverPoint.actor->GetProperty()->SetColor(0.1, 0.85, 0.95);
+  hoverPoint.actor->GetProperty()->SetRepresentationToWireframe();
+  hoverPoint.actor->GetProperty()->SetLighting(false);
+  selectedBodies.build(points, 0.85 * r, 12);
+  selectedBodies.actor->GetProperty()->SetColor(1.0, 0.85, 0.1);
+  selectedBodies.actor->GetProperty()->SetOpacity(0.5);
+  hoverBody.build(points, 0.75 * r, 12);
+  hoverBody.actor->GetProperty()->SetColor(0.1, 0.85, 0.95);
+  hoverBody.actor->GetProperty()->SetOpacity(0.4);
+  selection.clear();
+  hover = -1;
+  handleAt = -1;
   // The highlights' segments index the previous mechanism's points: start empty.
-  a.selectedBodies.lines->Reset();
-  a.hoverBody.lines->Reset();
-  a.handleActor->VisibilityOff();
-  a.labels->SetVisibility(a.labelsVisible);
-  a.applyGhost();
-  a.applyVisibility();
+  selectedBodies.lines->Reset();
+  hoverBody.lines->Reset();
+  handleActor->VisibilityOff();
+  labels->SetVisibility(labelsVisible);
+  applyGhost();
+  applyVisibility();
+}
 
+void MechanismScene::show(const Model& model, const Eigen::VectorXd& q) {
+  clear();
+  auto& a = *a_;
+  const auto& spec = model.spec();
+  const int np = static_cast<int>(spec.points.size());
+  a.np = np;
+
+  // Glyph sizes follow the mechanism's size.
+  Eigen::Vector3d lo = Eigen::Vector3d::Constant(1e300), hi = -lo;
+  for (const auto& p : spec.points) {
+    lo = lo.cwiseMin(p.position);
+    hi = hi.cwiseMax(p.position);
+  }
+  // A lone point has no size: 0.1 m. A millimetre mechanism gets millimetre glyphs.
+  const double span = np > 0 ? (hi - lo).norm() : 0.0;
+  const double size = span > 1e-9 ? span : (np > 0 ? 0.1 : 1.0);
+  // A ghost is drawn a little larger, so that a translucent sheath shows
+  // around the opaque mechanism even where the two motions nearly coincide.
+  const double r = 0.018 * size * (a.ghost ? 1.3 : 1.0);
+  a.radius = r;
+
+  a.placePoints(model);
+  a.buildBodies(model, r);
+  a.buildSprings(model, r);
+  a.buildPointGlyphs(r);
+  a.buildJoints(model, r);
+  a.buildShapes(model);
+  a.buildHighlights(r);
   for (vtkProp* prop : a.props()) a.renderer->AddViewProp(prop);
   a.shown = true;
   update(model, q);
