@@ -84,38 +84,11 @@ QString jsonText(const OJson& v) {
 
 }  // namespace
 
-TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, const OJson& initial,
-                         const QString& defaultName, QWidget* parent)
-    : QDialog(parent), method_(method), model_(doc.model().get()) {
-  setObjectName("trainDialog");
-  setWindowTitle(tr("Train %1").arg(methodTitle(method)));
-  auto* layout = new QVBoxLayout(this);
-
-  // Engine defaults, overridden by what the caller remembers.
-  OJson values = checkReducedModelSettings(method.toStdString(), OJson::object());
-  if (initial.is_object())
-    for (const auto& [key, value] : initial.items())
-      if (values.contains(key)) values[key] = value;
-
-  auto* nameForm = new QFormLayout;
-  name_ = new QLineEdit(defaultName, this);
-  name_->setObjectName("modelName");
-  name_->setToolTip(tr("Name of the trained model in the project"));
-  nameForm->addRow(tr("Model name"), name_);
-  layout->addLayout(nameForm);
-
-  // The settings and the data scroll, so the buttons stay on screen however many settings a method has.
-  scroll_ = new QScrollArea(this);
-  scroll_->setObjectName("trainScroll");
-  scroll_->setWidgetResizable(true);
-  scroll_->setFrameShape(QFrame::NoFrame);
-  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-  auto* content = new QWidget(scroll_);
-  auto* contentLayout = new QVBoxLayout(content);
-  contentLayout->setContentsMargins(0, 0, 0, 0);
-  auto* settingsBox = new QGroupBox(tr("Settings"), content);
+// The method's settings, one editor each, filled with `values`.
+QGroupBox* TrainDialog::buildSettings(const OJson& values, QWidget* parent) {
+  auto* settingsBox = new QGroupBox(tr("Settings"), parent);
   auto* form = new QFormLayout(settingsBox);
-  for (const SettingField& f : settingFields(method)) {
+  for (const SettingField& f : settingFields(method_)) {
     QWidget* editor = nullptr;
     const OJson& v = values.contains(f.key) ? values[f.key] : OJson();
     switch (f.kind) {
@@ -147,11 +120,11 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
     form->addRow(label, editor);
     editors_.push_back(editor);
   }
-  contentLayout->addWidget(settingsBox);
+  return settingsBox;
+}
 
-  // Data: runs of the project, or a sweep made first.
-  auto* dataBox = new QGroupBox(tr("Training data"), content);
-  auto* dataLayout = new QVBoxLayout(dataBox);
+// The project's runs, those of the open mechanism ticked when completed; true when there is one.
+bool TrainDialog::buildRunList(const ProjectDocument& doc, QGroupBox* dataBox) {
   useRuns_ = new QRadioButton(tr("Runs of the project"), dataBox);
   useRuns_->setObjectName("useRuns");
   runs_ = new QListWidget(dataBox);
@@ -179,6 +152,11 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
              "the open mechanism"));
     }
   }
+  return anyRun;
+}
+
+// A sweep of the open mechanism made first: its load case, scales, span and steps.
+QFormLayout* TrainDialog::buildSweepFields(QGroupBox* dataBox) {
   useSweep_ = new QRadioButton(tr("New sweep, made first"), dataBox);
   useSweep_->setObjectName("useSweep");
   auto* sweepForm = new QFormLayout;
@@ -202,6 +180,46 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   sweepForm->addRow(tr("End time [s]"), tEnd_);
   sweepForm->addRow(tr("Time step [s]"), dt_);
   sweepForm->addRow(tr("Output step [s]"), outputDt_);
+  return sweepForm;
+}
+
+TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, const OJson& initial,
+                         const QString& defaultName, QWidget* parent)
+    : QDialog(parent), method_(method), model_(doc.model().get()) {
+  setObjectName("trainDialog");
+  setWindowTitle(tr("Train %1").arg(methodTitle(method)));
+  auto* layout = new QVBoxLayout(this);
+
+  // Engine defaults, overridden by what the caller remembers.
+  OJson values = checkReducedModelSettings(method.toStdString(), OJson::object());
+  if (initial.is_object())
+    for (const auto& [key, value] : initial.items())
+      if (values.contains(key)) values[key] = value;
+
+  auto* nameForm = new QFormLayout;
+  name_ = new QLineEdit(defaultName, this);
+  name_->setObjectName("modelName");
+  name_->setToolTip(tr("Name of the trained model in the project"));
+  nameForm->addRow(tr("Model name"), name_);
+  layout->addLayout(nameForm);
+
+  // The settings and the data scroll, so the buttons stay on screen however many settings a method has.
+  scroll_ = new QScrollArea(this);
+  scroll_->setObjectName("trainScroll");
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  scroll_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  auto* content = new QWidget(scroll_);
+  auto* contentLayout = new QVBoxLayout(content);
+  contentLayout->setContentsMargins(0, 0, 0, 0);
+  auto* settingsBox = buildSettings(values, content);
+  contentLayout->addWidget(settingsBox);
+
+  // Data: runs of the project, or a sweep made first.
+  auto* dataBox = new QGroupBox(tr("Training data"), content);
+  auto* dataLayout = new QVBoxLayout(dataBox);
+  const bool anyRun = buildRunList(doc, dataBox);
+  auto* sweepForm = buildSweepFields(dataBox);
   dataLayout->addWidget(useRuns_);
   dataLayout->addWidget(runs_);
   dataLayout->addWidget(useSweep_);

@@ -17,6 +17,7 @@
 class QCheckBox;
 class QComboBox;
 class QFormLayout;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QListWidget;
@@ -86,6 +87,9 @@ class TrainDialog : public QDialog {
   void accept() override;
 
  private:
+  QGroupBox* buildSettings(const nlohmann::ordered_json& values, QWidget* parent);
+  bool buildRunList(const ProjectDocument& doc, QGroupBox* dataBox);
+  QFormLayout* buildSweepFields(QGroupBox* dataBox);
   // Reads the form into settings JSON; returns the refusal, or empty.
   QString readForm(nlohmann::ordered_json& out) const;
   void showError(const QString& text);
