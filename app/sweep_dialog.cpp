@@ -38,18 +38,8 @@ DesignType typeAt(int index) {
 
 }  // namespace
 
-SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
-    : QDialog(parent), model_(std::move(model)) {
-  setWindowTitle(tr("Run Sweep"));
-  auto* layout = new QVBoxLayout(this);
-  auto* form = new QFormLayout;
-  layout->addLayout(form);
-  loadCase_ = new QComboBox(this);
-  loadCase_->setObjectName("loadCase");
-  for (std::size_t i = 0; i < model_->spec().loadCases.size(); ++i)
-    loadCase_->addItem(QString::fromStdString(model_->spec().loadCases[i].name), static_cast<int>(i));
-  form->addRow(tr("Load case"), loadCase_);
-
+// Design type, number of runs and seed, in one row.
+void SweepDialog::addDesignRow(QFormLayout* form) {
   type_ = new QComboBox(this);
   type_->setObjectName("designType");
   type_->addItems({tr("Full grid"), tr("Latin hypercube (McKay, Beckman & Conover)"),
@@ -73,7 +63,10 @@ SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
   typeRow->addWidget(new QLabel(tr("Seed"), this));
   typeRow->addWidget(seed_);
   form->addRow(tr("Design"), typeRow);
+}
 
+// The parameters' table, with Add Parameter (a menu of the mechanism's candidates) and Remove.
+void SweepDialog::addParameterRows(QFormLayout* form) {
   parameters_ = new QTableWidget(0, 4, this);
   parameters_->setObjectName("parameters");
   parameters_->setHorizontalHeaderLabels({tr("Parameter"), tr("Low"), tr("High"), tr("Levels")});
@@ -89,20 +82,9 @@ SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
   add->setObjectName("addParameter");
   add->setText(tr("Add Parameter"));
   add->setPopupMode(QToolButton::InstantPopup);
-  auto* menu = new QMenu(add);
-  add->setMenu(menu);
-  auto fillMenu = [this, menu] {
-    menu->clear();
-    for (const auto& [group, names] : designParameterCandidates(*model_, loadCase_->currentData().toInt())) {
-      if (names.empty()) continue;
-      QMenu* sub = menu->addMenu(QString::fromStdString(group));
-      for (const std::string& name : names) {
-        const QString text = QString::fromStdString(name);
-        connect(sub->addAction(text), &QAction::triggered, this, [this, text] { addFromMenu(text); });
-      }
-    }
-  };
-  fillMenu();
+  parameterMenu_ = new QMenu(add);
+  add->setMenu(parameterMenu_);
+  fillParameterMenu();
   auto* remove = new QPushButton(tr("Remove"), this);
   remove->setObjectName("removeParameter");
   auto* buttonsRow = new QHBoxLayout;
@@ -113,6 +95,56 @@ SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
   parameterBox->addWidget(parameters_);
   parameterBox->addLayout(buttonsRow);
   form->addRow(tr("Parameters"), parameterBox);
+  connect(remove, &QPushButton::clicked, this, [this] {
+    const int row = parameters_->currentRow() >= 0 ? parameters_->currentRow() : parameters_->rowCount() - 1;
+    if (row >= 0) parameters_->removeRow(row);
+    updatePreview();
+  });
+}
+
+// The design parameters of the chosen load case and the mechanism, by group.
+void SweepDialog::fillParameterMenu() {
+  parameterMenu_->clear();
+  for (const auto& [group, names] : designParameterCandidates(*model_, loadCase_->currentData().toInt())) {
+    if (names.empty()) continue;
+    QMenu* sub = parameterMenu_->addMenu(QString::fromStdString(group));
+    for (const std::string& name : names) {
+      const QString text = QString::fromStdString(name);
+      connect(sub->addAction(text), &QAction::triggered, this, [this, text] { addFromMenu(text); });
+    }
+  }
+}
+
+// OK: accepted when the design and the steps are valid, else the problem said under the form.
+void SweepDialog::acceptIfValid() {
+  QString problem;
+  if (loadCase_->count() == 0) {
+    bool loads = false;
+    for (int r = 0; r < parameters_->rowCount(); ++r)
+      loads = loads || parameters_->item(r, Name)->text().startsWith("load.");
+    if (loads) return error_->setText(tr("The mechanism has no load case to vary."));
+  }
+  if (!buildDesign(problem)) return error_->setText(problem);
+  RunOptions probe;
+  if (const QString p = stepping_->apply(probe); !p.isEmpty()) return error_->setText(p);
+  accept();
+}
+
+SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
+    : QDialog(parent), model_(std::move(model)) {
+  setWindowTitle(tr("Run Sweep"));
+  auto* layout = new QVBoxLayout(this);
+  auto* form = new QFormLayout;
+  layout->addLayout(form);
+  loadCase_ = new QComboBox(this);
+  loadCase_->setObjectName("loadCase");
+  for (std::size_t i = 0; i < model_->spec().loadCases.size(); ++i)
+    loadCase_->addItem(QString::fromStdString(model_->spec().loadCases[i].name), static_cast<int>(i));
+  form->addRow(tr("Load case"), loadCase_);
+
+  addDesignRow(form);
+
+  addParameterRows(form);
 
   preview_ = new QTableWidget(this);
   preview_->setObjectName("preview");
@@ -141,32 +173,15 @@ SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
   // The sweep of before designs: the loads at half and full amplitude.
   if (loadCase_->count() > 0) addParameter(QStringLiteral("load.amplitude_scale"), 0.5, 1.0, 2);
 
-  connect(loadCase_, &QComboBox::currentIndexChanged, this, [this, fillMenu] {
-    fillMenu();
+  connect(loadCase_, &QComboBox::currentIndexChanged, this, [this] {
+    fillParameterMenu();
     updatePreview();
   });
   connect(type_, &QComboBox::currentIndexChanged, this, &SweepDialog::updatePreview);
   connect(runs_, &QSpinBox::valueChanged, this, &SweepDialog::updatePreview);
   connect(seed_, &QSpinBox::valueChanged, this, &SweepDialog::updatePreview);
   connect(parameters_, &QTableWidget::itemChanged, this, &SweepDialog::updatePreview);
-  connect(remove, &QPushButton::clicked, this, [this] {
-    const int row = parameters_->currentRow() >= 0 ? parameters_->currentRow() : parameters_->rowCount() - 1;
-    if (row >= 0) parameters_->removeRow(row);
-    updatePreview();
-  });
-  connect(buttons, &QDialogButtonBox::accepted, this, [this] {
-    QString problem;
-    if (loadCase_->count() == 0) {
-      bool loads = false;
-      for (int r = 0; r < parameters_->rowCount(); ++r)
-        loads = loads || parameters_->item(r, Name)->text().startsWith("load.");
-      if (loads) return error_->setText(tr("The mechanism has no load case to vary."));
-    }
-    if (!buildDesign(problem)) return error_->setText(problem);
-    RunOptions probe;
-    if (const QString p = stepping_->apply(probe); !p.isEmpty()) return error_->setText(p);
-    accept();
-  });
+  connect(buttons, &QDialogButtonBox::accepted, this, &SweepDialog::acceptIfValid);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   updatePreview();
   resize(780, 820);

@@ -13,6 +13,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QLabel;
+class QMenu;
 class QSpinBox;
 class QTableWidget;
 
@@ -33,6 +34,10 @@ class SweepDialog : public QDialog {
   void addParameter(const QString& name, double low, double high, int levels);
 
  private:
+  void addDesignRow(QFormLayout* form);
+  void addParameterRows(QFormLayout* form);
+  void fillParameterMenu();
+  void acceptIfValid();
   void addFromMenu(const QString& name);
   void updatePreview();
   bool buildDesign(QString& problem);
@@ -43,6 +48,7 @@ class SweepDialog : public QDialog {
   QComboBox* type_ = nullptr;
   QSpinBox* runs_ = nullptr;
   QSpinBox* seed_ = nullptr;
+  QMenu* parameterMenu_ = nullptr;
   QTableWidget* parameters_ = nullptr;
   QTableWidget* preview_ = nullptr;
   QLabel* summary_ = nullptr;
