@@ -25,6 +25,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 namespace mbdrom::app {
 
@@ -35,8 +36,55 @@ using editing::pointNames;
 using editing::positionOf;
 using editing::q;
 
-void ModelEditing::createBodyFromSelection() {
-  if (!requireModel(tr("Create Body"))) return;
+namespace {
+
+// The mass properties of `r` from the dialog's "Mass from" choice: typed, or a solid rod, sphere
+// or box of the given density at the points `at` [m]; the refusal, empty when read.
+QString readBodyMass(FormDialog& d, BodyRequest& r, const std::vector<Eigen::Vector3d>& at) {
+  Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
+  for (const auto& p : at) centroid += p / static_cast<double>(at.size());
+  switch (qobject_cast<QComboBox*>(d.field("mass_source"))->currentIndex()) {
+    case 0: {
+      const auto m = d.number("mass");
+      const auto inertia =
+          r.type == BodyType::Rigid ? d.vector("inertia") : std::optional(Eigen::Vector3d::Zero().eval());
+      if (!m || !inertia) return QString(FormDialog::kFieldError);
+      r.mass.mass = *m;
+      r.mass.com = r.type == BodyType::Bar ? Eigen::Vector3d(0.5 * (at[0] + at.at(1))) : centroid;
+      if (r.type == BodyType::Rigid) r.mass.inertia = inertia->asDiagonal();  // shown for rigid bodies only
+      break;
+    }
+    case 1: {
+      const auto rho = d.number("density"), radius = d.number("radius");
+      if (!rho || !radius) return QString(FormDialog::kFieldError);
+      if (at.size() < 2) return ModelEditing::tr("a rod needs two points");
+      r.mass = rodMassProperties(at[0], at[1], *radius, *rho);
+      const double L = (at[1] - at[0]).norm();
+      r.transverseInertia = r.mass.mass * (3.0 * *radius * *radius + L * L) / 12.0;
+      break;
+    }
+    case 2: {
+      const auto rho = d.number("density"), radius = d.number("radius");
+      if (!rho || !radius) return QString(FormDialog::kFieldError);
+      r.mass = sphereMassProperties(centroid, *radius, *rho);
+      break;
+    }
+    default: {
+      const auto rho = d.number("density");
+      const auto box = d.vector("box");
+      if (!rho || !box) return QString(FormDialog::kFieldError);
+      r.mass = boxMassProperties(centroid, *box, *rho);
+      break;
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+// The basic points selected in the 3D view, by name; nullopt (said in a message) when markers
+// are selected or nothing is.
+std::optional<std::vector<std::string>> ModelEditing::selectedBodyPoints() {
   const ModelSpec& spec = wb_.doc->spec();
   std::vector<std::string> names;
   for (int i : scene_->selectedPoints())
@@ -53,19 +101,22 @@ void ModelEditing::createBodyFromSelection() {
         tr("The selection holds the marker(s) %1, which already belong to a body and cannot make another: "
            "select basic points only.")
             .arg(markers.join(", ")));
-    return;
+    return std::nullopt;
   }
   if (names.empty()) {
     showMessage(QMessageBox::Information, tr("Create Body"),
                 tr("Select the body's points in the 3D view first (click, Ctrl+click adds): one for a "
                    "particle, two for a "
                    "bar, more for a rigid body."));
-    return;
+    return std::nullopt;
   }
-  auto* d = openForm(tr("Create Body"), "bodyDialog");
-  d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::Body, "body")));
-  const QStringList types{"particle", "bar", "rigid"};
-  d->addChoice("type", tr("Type"), types, types[std::min<std::size_t>(names.size(), 3) - 1]);
+  return names;
+}
+
+// The Create Body dialog's fields below the name and type: which fixed points move with the body,
+// its unit vectors and where its mass comes from, shown as the choices need them.
+void ModelEditing::addBodyFields(FormDialog* d, const std::vector<std::string>& names) {
+  const ModelSpec& spec = wb_.doc->spec();
   QStringList list;
   for (const auto& n : names) list << q(n);
   d->addNote(
@@ -102,6 +153,19 @@ void ModelEditing::createBodyFromSelection() {
   connect(source, &QComboBox::currentIndexChanged, d, show);
   connect(type, &QComboBox::currentIndexChanged, d, show);
   show();
+}
+
+void ModelEditing::createBodyFromSelection() {
+  if (!requireModel(tr("Create Body"))) return;
+  const auto selected = selectedBodyPoints();
+  if (!selected) return;
+  const std::vector<std::string>& names = *selected;
+  const ModelSpec& spec = wb_.doc->spec();
+  auto* d = openForm(tr("Create Body"), "bodyDialog");
+  d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::Body, "body")));
+  const QStringList types{"particle", "bar", "rigid"};
+  d->addChoice("type", tr("Type"), types, types[std::min<std::size_t>(names.size(), 3) - 1]);
+  addBodyFields(d, names);
   d->setAccept([this, d, names] {
     ModelSpec next = wb_.doc->spec();
     BodyRequest r;
@@ -125,44 +189,8 @@ void ModelEditing::createBodyFromSelection() {
     }
     std::vector<Eigen::Vector3d> at;
     for (const auto& n : names) at.push_back(positionOf(next, n));
-    Eigen::Vector3d centroid = Eigen::Vector3d::Zero();
-    for (const auto& p : at) centroid += p / static_cast<double>(at.size());
     try {
-      switch (qobject_cast<QComboBox*>(d->field("mass_source"))->currentIndex()) {
-        case 0: {
-          const auto m = d->number("mass");
-          const auto inertia = r.type == BodyType::Rigid ? d->vector("inertia")
-                                                         : std::optional(Eigen::Vector3d::Zero().eval());
-          if (!m || !inertia) return QString(FormDialog::kFieldError);
-          r.mass.mass = *m;
-          r.mass.com = r.type == BodyType::Bar ? Eigen::Vector3d(0.5 * (at[0] + at.at(1))) : centroid;
-          if (r.type == BodyType::Rigid)
-            r.mass.inertia = inertia->asDiagonal();  // shown for rigid bodies only
-          break;
-        }
-        case 1: {
-          const auto rho = d->number("density"), radius = d->number("radius");
-          if (!rho || !radius) return QString(FormDialog::kFieldError);
-          if (at.size() < 2) return tr("a rod needs two points");
-          r.mass = rodMassProperties(at[0], at[1], *radius, *rho);
-          const double L = (at[1] - at[0]).norm();
-          r.transverseInertia = r.mass.mass * (3.0 * *radius * *radius + L * L) / 12.0;
-          break;
-        }
-        case 2: {
-          const auto rho = d->number("density"), radius = d->number("radius");
-          if (!rho || !radius) return QString(FormDialog::kFieldError);
-          r.mass = sphereMassProperties(centroid, *radius, *rho);
-          break;
-        }
-        default: {
-          const auto rho = d->number("density");
-          const auto box = d->vector("box");
-          if (!rho || !box) return QString(FormDialog::kFieldError);
-          r.mass = boxMassProperties(centroid, *box, *rho);
-          break;
-        }
-      }
+      if (const QString error = readBodyMass(*d, r, at); !error.isEmpty()) return error;
       const BuildResult built = createBody(next, r);
       const QString name = q(next.bodies.back().name);
       return applyBuilt(next, tr("create body %1").arg(name), ElementKind::Body, name,

@@ -15,6 +15,7 @@
 #include <QObject>
 #include <QString>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,8 @@ class ModelEditing : public QObject {
                      const QString& done, const std::vector<std::string>& notes = {});
 
  private:
+  std::optional<std::vector<std::string>> selectedBodyPoints();
+  void addBodyFields(FormDialog* d, const std::vector<std::string>& names);
   void createActions();
   FormDialog* openForm(const QString& title, const QString& objectName);
   void announceBuilt(const QString& what, const std::vector<std::string>& notes);
