@@ -401,6 +401,96 @@ void ModelEditing::addLoadDialog(int loadCase) {
   d->open();
 }
 
+namespace {
+
+// The Add Measure dialog's rows the chosen type needs, and what it measures.
+void showMeasureRows(FormDialog* d, QComboBox* type, QComboBox* vector, QLabel* note) {
+  const auto t = static_cast<MeasureType>(type->currentIndex());
+  const bool joint = t == MeasureType::JointAngle || t == MeasureType::JointDisplacement;
+  const bool wheel = t == MeasureType::Camber || t == MeasureType::Toe;
+  d->setRowVisible("joint", joint);
+  d->setRowVisible("point1", t == MeasureType::Distance || t == MeasureType::Travel);
+  d->setRowVisible("point2", t == MeasureType::Distance);
+  d->setRowVisible("vector", wheel);
+  d->setRowVisible("body", wheel && vector->currentIndex() == 0);
+  d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
+  const char* text[] = {
+      QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed "
+                 "(revolute or "
+                 "cylindrical joint)."),
+      QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or "
+                 "cylindrical joint)."),
+      QT_TR_NOOP("Distance between the two points [m]."),
+      QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
+      QT_TR_NOOP(
+          "Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
+      QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive.")};
+  note->setText(ModelEditing::tr(text[static_cast<int>(t)]));
+}
+
+// What measure `m` (its type set) measures: its joint, points, or spin axis, checked against `next`;
+// false with the field's error set when one is missing or does not fit.
+bool readMeasureTarget(FormDialog* d, const ModelSpec& next, MeasureSpec& m) {
+  switch (m.type) {
+    case MeasureType::JointAngle:
+    case MeasureType::JointDisplacement: {
+      const bool angle = m.type == MeasureType::JointAngle;
+      if (missingChoice(d, "joint",
+                        angle ? ModelEditing::tr("a revolute or cylindrical joint")
+                              : ModelEditing::tr("a prismatic or cylindrical joint")))
+        return false;
+      m.joint = d->choice("joint").toStdString();
+      for (const auto& j : next.joints) {
+        if (j.name != m.joint) continue;
+        const bool fits = angle ? j.type == JointType::Revolute || j.type == JointType::Cylindrical
+                                : j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
+        if (!fits) {
+          d->setError("joint", ModelEditing::tr("%1 is a %2 joint; %3 needs a %4 joint")
+                                   .arg(q(m.joint), QString::fromLatin1(jointTypeName(j.type)),
+                                        QString::fromLatin1(measureTypeName(m.type)),
+                                        angle ? ModelEditing::tr("revolute or cylindrical")
+                                              : ModelEditing::tr("prismatic or cylindrical")));
+          return false;
+        }
+      }
+      return true;
+    }
+    case MeasureType::Distance:
+    case MeasureType::Travel:
+      if (missingChoice(d, "point1", ModelEditing::tr("a point")) ||
+          (m.type == MeasureType::Distance && missingChoice(d, "point2", ModelEditing::tr("a point"))))
+        return false;
+      m.point1 = d->choice("point1").toStdString();
+      if (m.type == MeasureType::Distance) {
+        m.point2 = d->choice("point2").toStdString();
+        if (m.point1 == m.point2) {
+          d->setError("point2", ModelEditing::tr("choose two different points"));
+          return false;
+        }
+      }
+      return true;
+    case MeasureType::Camber:
+    case MeasureType::Toe:
+      if (qobject_cast<QComboBox*>(d->field("vector"))->currentIndex() > 0) {
+        m.vector = d->choice("vector").toStdString();
+      } else {
+        if (missingChoice(d, "body", ModelEditing::tr("a body"))) return false;
+        const auto axis = d->vector("axis");
+        if (!axis) return false;
+        if (!(axis->norm() > 0.0)) {
+          d->setError("axis", ModelEditing::tr("the spin axis cannot be zero"));
+          return false;
+        }
+        m.body = d->choice("body").toStdString();
+        m.axis = axis->normalized();
+      }
+      return true;
+  }
+  return true;
+}
+
+}  // namespace
+
 void ModelEditing::addMeasureDialog() {
   if (!requireModel(tr("Add Measure"))) return;
   const ModelSpec& spec = wb_.doc->spec();
@@ -429,29 +519,7 @@ void ModelEditing::addMeasureDialog() {
   d->addRow(QString(), note);
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto* vector = qobject_cast<QComboBox*>(d->field("vector"));
-  auto show = [d, type, vector, note] {
-    const auto t = static_cast<MeasureType>(type->currentIndex());
-    const bool joint = t == MeasureType::JointAngle || t == MeasureType::JointDisplacement;
-    const bool wheel = t == MeasureType::Camber || t == MeasureType::Toe;
-    d->setRowVisible("joint", joint);
-    d->setRowVisible("point1", t == MeasureType::Distance || t == MeasureType::Travel);
-    d->setRowVisible("point2", t == MeasureType::Distance);
-    d->setRowVisible("vector", wheel);
-    d->setRowVisible("body", wheel && vector->currentIndex() == 0);
-    d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
-    const char* text[] = {
-        QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed "
-                   "(revolute or "
-                   "cylindrical joint)."),
-        QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or "
-                   "cylindrical joint)."),
-        QT_TR_NOOP("Distance between the two points [m]."),
-        QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
-        QT_TR_NOOP(
-            "Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
-        QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive.")};
-    note->setText(tr(text[static_cast<int>(t)]));
-  };
+  auto show = [d, type, vector, note] { showMeasureRows(d, type, vector, note); };
   connect(type, &QComboBox::currentIndexChanged, d, show);
   connect(vector, &QComboBox::currentIndexChanged, d, show);
   show();
@@ -465,61 +533,7 @@ void ModelEditing::addMeasureDialog() {
       d->setError("name", tr("\"%1\" is already a measure").arg(q(m.name)));
       return QString(FormDialog::kFieldError);
     }
-    switch (m.type) {
-      case MeasureType::JointAngle:
-      case MeasureType::JointDisplacement: {
-        const bool angle = m.type == MeasureType::JointAngle;
-        if (missingChoice(
-                d, "joint",
-                angle ? tr("a revolute or cylindrical joint") : tr("a prismatic or cylindrical joint")))
-          return QString(FormDialog::kFieldError);
-        m.joint = d->choice("joint").toStdString();
-        for (const auto& j : next.joints) {
-          if (j.name != m.joint) continue;
-          const bool fits = angle ? j.type == JointType::Revolute || j.type == JointType::Cylindrical
-                                  : j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
-          if (!fits) {
-            d->setError("joint",
-                        tr("%1 is a %2 joint; %3 needs a %4 joint")
-                            .arg(q(m.joint), QString::fromLatin1(jointTypeName(j.type)),
-                                 QString::fromLatin1(measureTypeName(m.type)),
-                                 angle ? tr("revolute or cylindrical") : tr("prismatic or cylindrical")));
-            return QString(FormDialog::kFieldError);
-          }
-        }
-        break;
-      }
-      case MeasureType::Distance:
-      case MeasureType::Travel:
-        if (missingChoice(d, "point1", tr("a point")) ||
-            (m.type == MeasureType::Distance && missingChoice(d, "point2", tr("a point"))))
-          return QString(FormDialog::kFieldError);
-        m.point1 = d->choice("point1").toStdString();
-        if (m.type == MeasureType::Distance) {
-          m.point2 = d->choice("point2").toStdString();
-          if (m.point1 == m.point2) {
-            d->setError("point2", tr("choose two different points"));
-            return QString(FormDialog::kFieldError);
-          }
-        }
-        break;
-      case MeasureType::Camber:
-      case MeasureType::Toe:
-        if (qobject_cast<QComboBox*>(d->field("vector"))->currentIndex() > 0) {
-          m.vector = d->choice("vector").toStdString();
-        } else {
-          if (missingChoice(d, "body", tr("a body"))) return QString(FormDialog::kFieldError);
-          const auto axis = d->vector("axis");
-          if (!axis) return QString(FormDialog::kFieldError);
-          if (!(axis->norm() > 0.0)) {
-            d->setError("axis", tr("the spin axis cannot be zero"));
-            return QString(FormDialog::kFieldError);
-          }
-          m.body = d->choice("body").toStdString();
-          m.axis = axis->normalized();
-        }
-        break;
-    }
+    if (!readMeasureTarget(d, next, m)) return QString(FormDialog::kFieldError);
     next.measures.push_back(m);
     return applyBuilt(next, tr("add measure %1").arg(q(m.name)),
                       {ElementKind::Measure, static_cast<int>(next.measures.size()) - 1, 0},
