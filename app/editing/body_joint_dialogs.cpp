@@ -203,6 +203,73 @@ void ModelEditing::createBodyFromSelection() {
   d->open();
 }
 
+namespace {
+
+// The joint the Create Joint dialog describes; nullopt with the field's error set when a number
+// or an axis is missing or zero.
+std::optional<JointRequest> readJointRequest(FormDialog* d) {
+  JointRequest r;
+  r.name = d->text("name").toStdString();
+  r.type = static_cast<JointType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
+  r.body1 = d->choice("body1").toStdString();
+  r.body2 = d->choice("body2").toStdString();
+  r.point1 = d->choice("point1").toStdString();
+  const QString p2 = d->choice("point2");
+  r.point2 = p2 == ModelEditing::tr("(the same point)") ? std::string() : p2.toStdString();
+  const bool axisTypes = r.type != JointType::Spherical && r.type != JointType::Distance;
+  if (axisTypes) {
+    const auto axis = d->vector("axis");
+    if (!axis) return std::nullopt;
+    if (!(axis->norm() > 0.0)) {
+      d->setError("axis", ModelEditing::tr("the axis cannot be zero"));
+      return std::nullopt;
+    }
+    r.axis = *axis;
+  }
+  if (r.type == JointType::Universal) {
+    const auto axis2 = d->vector("axis2");
+    if (!axis2) return std::nullopt;
+    r.axis2 = *axis2;
+  }
+  if (r.type == JointType::Distance && !d->isEmpty("length")) {
+    const auto L = d->number("length");
+    if (!L) return std::nullopt;
+    r.length = *L;
+  }
+  return r;
+}
+
+}  // namespace
+
+// The bodies and points a joint of the selection joins: one shared point between the first two
+// bodies holding it, two points each on a body of its own; the ground when none is.
+ModelEditing::JointEnds ModelEditing::jointEndsFromSelection() const {
+  const ModelSpec& spec = wb_.doc->spec();
+  const auto& mech = scene_->scene();
+  std::vector<std::string> picked;
+  for (int i : scene_->selectedPoints()) picked.push_back(mech.drawnPointName(i));
+  JointEnds ends;
+  if (!picked.empty()) {
+    ends.point1 = q(picked[0]);
+    const QStringList owners1 = ownersOf(spec, picked[0]);
+    if (picked.size() == 1) {
+      // A shared point: the first two bodies that hold it.
+      if (!owners1.isEmpty()) ends.body1 = owners1[0];
+      if (owners1.size() > 1) ends.body2 = owners1[1];
+    } else {
+      ends.point2 = q(picked[1]);
+      const QStringList owners2 = ownersOf(spec, picked[1]);
+      if (!owners1.isEmpty()) ends.body1 = owners1[0];
+      for (const QString& o : owners2)
+        if (o != ends.body1) {
+          ends.body2 = o;
+          break;
+        }
+    }
+  }
+  return ends;
+}
+
 void ModelEditing::createJointFromSelection() {
   if (!requireModel(tr("Create Joint"))) return;
   const ModelSpec& spec = wb_.doc->spec();
@@ -213,39 +280,18 @@ void ModelEditing::createJointFromSelection() {
            "Edit ▸ Create Body from Selection)."));
     return;
   }
-  const auto& mech = scene_->scene();
-  std::vector<std::string> picked;
-  for (int i : scene_->selectedPoints()) picked.push_back(mech.drawnPointName(i));
-  QString body1 = "ground", body2, point1, point2;
-  if (!picked.empty()) {
-    point1 = q(picked[0]);
-    const QStringList owners1 = ownersOf(spec, picked[0]);
-    if (picked.size() == 1) {
-      // A shared point: the first two bodies that hold it.
-      if (!owners1.isEmpty()) body1 = owners1[0];
-      if (owners1.size() > 1) body2 = owners1[1];
-    } else {
-      point2 = q(picked[1]);
-      const QStringList owners2 = ownersOf(spec, picked[1]);
-      if (!owners1.isEmpty()) body1 = owners1[0];
-      for (const QString& o : owners2)
-        if (o != body1) {
-          body2 = o;
-          break;
-        }
-    }
-  }
+  const JointEnds ends = jointEndsFromSelection();
   auto* d = openForm(tr("Create Joint"), "jointDialog");
   d->addText("name", tr("Name"), QString());
   QStringList types;
   for (const JointTypeInfo& t : jointTypes()) types << QString::fromLatin1(t.name);
   d->addChoice("type", tr("Type"), types, "revolute");
-  d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), body1);
-  d->addChoice("body2", tr("Body 2"), bodyNames(spec, true), body2);
+  d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), ends.body1);
+  d->addChoice("body2", tr("Body 2"), bodyNames(spec, true), ends.body2);
   const QStringList points = pointNames(spec);
-  d->addChoice("point1", tr("Point on body 1"), points, point1);
+  d->addChoice("point1", tr("Point on body 1"), points, ends.point1);
   d->addChoice("point2", tr("Point on body 2"), QStringList{tr("(the same point)")} + points,
-               point2.isEmpty() ? tr("(the same point)") : point2);
+               ends.point2.isEmpty() ? tr("(the same point)") : ends.point2);
   d->addVector("axis", tr("Axis"), "–", workPlaneNormal());
   d->addVector("axis2", tr("Axis on body 2 (universal)"), "–", Eigen::Vector3d::UnitX());
   d->addNumber("length", tr("Length (distance; empty: as placed)"), "m", std::nullopt);
@@ -265,34 +311,9 @@ void ModelEditing::createJointFromSelection() {
   show();
   d->setRowVisible("join_apart", false);
   d->setAccept([this, d] {
-    JointRequest r;
-    r.name = d->text("name").toStdString();
-    r.type = static_cast<JointType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
-    r.body1 = d->choice("body1").toStdString();
-    r.body2 = d->choice("body2").toStdString();
-    r.point1 = d->choice("point1").toStdString();
-    const QString p2 = d->choice("point2");
-    r.point2 = p2 == tr("(the same point)") ? std::string() : p2.toStdString();
-    const bool axisTypes = r.type != JointType::Spherical && r.type != JointType::Distance;
-    if (axisTypes) {
-      const auto axis = d->vector("axis");
-      if (!axis) return QString(FormDialog::kFieldError);
-      if (!(axis->norm() > 0.0)) {
-        d->setError("axis", tr("the axis cannot be zero"));
-        return QString(FormDialog::kFieldError);
-      }
-      r.axis = *axis;
-    }
-    if (r.type == JointType::Universal) {
-      const auto axis2 = d->vector("axis2");
-      if (!axis2) return QString(FormDialog::kFieldError);
-      r.axis2 = *axis2;
-    }
-    if (r.type == JointType::Distance && !d->isEmpty("length")) {
-      const auto L = d->number("length");
-      if (!L) return QString(FormDialog::kFieldError);
-      r.length = *L;
-    }
+    const std::optional<JointRequest> request = readJointRequest(d);
+    if (!request) return QString(FormDialog::kFieldError);
+    const JointRequest& r = *request;
     ModelSpec next = wb_.doc->spec();
     try {
       // Points that do not coincide are joined only when the user says so.

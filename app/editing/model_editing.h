@@ -94,6 +94,10 @@ class ModelEditing : public QObject {
                      const QString& done, const std::vector<std::string>& notes = {});
 
  private:
+  struct JointEnds {
+    QString body1 = "ground", body2, point1, point2;
+  };
+  JointEnds jointEndsFromSelection() const;
   std::optional<std::vector<std::string>> selectedBodyPoints();
   void addBodyFields(FormDialog* d, const std::vector<std::string>& names);
   void createActions();
