@@ -26,7 +26,11 @@ namespace {
 
 void setTextIfIdle(QLineEdit* edit, const QString& text) {
   // Leave a field the user is typing in alone.
-  if (!edit->hasFocus() || !edit->isModified()) edit->setText(text);
+  if (!edit->hasFocus() || !edit->isModified()) {
+    edit->setText(text);
+    // A number wider than its field shows its start: 0.0982254 must not read "98225".
+    if (!edit->hasFocus()) edit->setCursorPosition(0);
+  }
   edit->setModified(false);
 }
 
