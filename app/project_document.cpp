@@ -427,18 +427,21 @@ void ProjectDocument::removeRun(int index) {
   setRunsModified(true);
 }
 
+RunMotion runMotionOf(const std::vector<Sample>& samples) {
+  RunMotion motion;
+  for (const Sample& s : samples) {
+    motion.t.push_back(s.t);
+    motion.q.push_back(s.q);
+    motion.measures.push_back(s.measures);
+  }
+  return motion;
+}
+
 RunMotion ProjectDocument::runMotion(int index) const {
   const RunEntry& run = runs_.at(static_cast<std::size_t>(index));
-  RunMotion motion;
+  RunMotion motion = run.samples ? runMotionOf(*run.samples) : RunMotion{};
   for (const MeasureSpec& m : run.model->spec().measures) motion.measureNames.push_back(m.name);
-  if (run.samples) {
-    for (const Sample& s : *run.samples) {
-      motion.t.push_back(s.t);
-      motion.q.push_back(s.q);
-      motion.measures.push_back(s.measures);
-    }
-    return motion;
-  }
+  if (run.samples) return motion;
   const TrajectoryTable table = readTrajectoryCsv(path(run.storedFile));
   const DatasetRun data = runFromTable(*run.model, table, run.record.name);
   std::vector<int> columns;

@@ -52,6 +52,9 @@ struct RunMotion {
   std::vector<Eigen::VectorXd> measures;  ///< per sample, measureNames order [m or rad]
 };
 
+/// The motion of recorded samples (their times, coordinates and measures; no measure names).
+RunMotion runMotionOf(const std::vector<Sample>& samples);
+
 class ProjectDocument : public QObject {
   Q_OBJECT
  public:

@@ -8,21 +8,11 @@ namespace mbdrom::app {
 
 namespace {
 
-RunMotion motionOfSamples(const std::vector<Sample>& samples) {
-  RunMotion m;
-  for (const Sample& s : samples) {
-    m.t.push_back(s.t);
-    m.q.push_back(s.q);
-    m.measures.push_back(s.measures);
-  }
-  return m;
-}
-
 // The stored reference as a table, its first sample, and its motion into `result`.
 TrajectoryTable storedReference(const ComparisonJob& job, ComparisonResult& result, Sample& first) {
   const Model& mech = *result.model;
   if (job.storedSamples) {
-    result.referenceMotion = std::make_shared<RunMotion>(motionOfSamples(*job.storedSamples));
+    result.referenceMotion = std::make_shared<RunMotion>(runMotionOf(*job.storedSamples));
     first = job.storedSamples->front();
     return trajectoryTable(mech, *job.storedSamples);
   }
@@ -47,7 +37,7 @@ void runComparison(const ComparisonJob& job, ComparisonResult& result, Trajector
   ModelComparison c;
   if (job.storedRun < 0) {
     c = compareWithNewReference(mech, job.newRun, models, {}, recorder, &monitor);
-    result.referenceMotion = std::make_shared<RunMotion>(motionOfSamples(recorder.samples()));
+    result.referenceMotion = std::make_shared<RunMotion>(runMotionOf(recorder.samples()));
   } else {
     Sample first;
     TrajectoryTable reference = storedReference(job, result, first);
@@ -59,7 +49,7 @@ void runComparison(const ComparisonJob& job, ComparisonResult& result, Trajector
   result.full = c.full;
   result.runs = std::move(c.runs);
   for (const ReducedRunComparison& r : result.runs)
-    result.motions.push_back(std::make_shared<RunMotion>(motionOfSamples(r.samples)));
+    result.motions.push_back(std::make_shared<RunMotion>(runMotionOf(r.samples)));
 }
 
 }  // namespace mbdrom::app

@@ -134,6 +134,20 @@ bool boundedByFollowedRuns(const ReducedModel& rom) {
          !ownRunsMissed(rom).empty();
 }
 
+namespace {
+
+// Why a model's bound may sit above the goal although it follows the run: it misses some of its
+// own training runs and is bounded by the others (boundedByFollowedRuns). Empty otherwise.
+std::string missedRunsClause(const ReducedModel& rom) {
+  if (!boundedByFollowedRuns(rom)) return {};
+  std::string names;
+  for (const auto& name : rom.metrics().at("envelope_excludes"))
+    if (name.is_string()) names += (names.empty() ? "\"" : ", \"") + name.get<std::string>() + "\"";
+  return "; the model misses its own training runs " + names + " and is bounded by those it follows";
+}
+
+}  // namespace
+
 std::string ownRunsMissed(const ReducedModel& rom) {
   const auto own = rom.metrics().find("training_rollout");
   if (own == rom.metrics().end() || !own->is_object() || !own->value("done", false) ||
@@ -215,8 +229,9 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            " % its held-out check asks (the bound its training calibrated" +
            (summary.jointDistance > summary.jointHeldOutDistance
                 ? " for a run that goes this far from the training samples, farther than the held-out runs "
-                  "went)"
-                : ": twice the held-out error)");
+                  "went"
+                : ": twice the held-out error") +
+           missedRunsClause(rom) + ")";
   return {};
 }
 
