@@ -1,7 +1,10 @@
 #include "app/main_window.h"
 
 #include "app/analysis/analyses.h"
+#include "app/analysis/mobility_status.h"
 #include "app/comparison/comparisons.h"
+#include "app/dock.h"
+#include "app/editing/model_browser.h"
 #include "app/editing/model_editing.h"
 #include "app/export/exports.h"
 #include "app/files/autosave.h"
@@ -95,8 +98,6 @@
 
 namespace mbdrom::app {
 
-namespace {}  // namespace
-
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
@@ -104,8 +105,60 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
 
   doc_ = new ProjectDocument(this);
   runner_ = new JobRunner(this);
+  createCentral();
+  createDocks();
+  createFeatures();
+  connectPanels();
+  createMenus();
+  connectDocument();
+  connectView();
+  connect(runner_, &JobRunner::jobFinished, this,
+          [this](int, const QString& title, JobRunner::Outcome outcome, const QString& message) {
+            switch (outcome) {
+              case JobRunner::Outcome::Succeeded: log_->info(tr("%1: done").arg(title)); break;
+              case JobRunner::Outcome::Cancelled: log_->warning(tr("%1: cancelled").arg(title)); break;
+              case JobRunner::Outcome::Failed: log_->error(tr("%1: %2").arg(title, message)); break;
+            }
+          });
+
+  readSettings();
+  updateTitle();
+  updateActions();
+  log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
+}
+
+MainWindow::~MainWindow() {
+  files_->autosave()->endSession();  // while the document lives: its runs may still read a recovered folder
+}
+
+std::shared_ptr<const Model> MainWindow::model() const {
+  return doc_->model();
+}
+
+widgets::SceneView* MainWindow::sceneView() const {
+  return viewport_->scene();
+}
+
+widgets::ModelTree* MainWindow::modelTree() const {
+  return browser_->tree();
+}
+
+widgets::PropertyEditor* MainWindow::propertyEditor() const {
+  return browser_->properties();
+}
+
+widgets::PlotView* MainWindow::plotView() const {
+  return plotPanel_->plotView();
+}
+
+double MainWindow::lastMobilityMs() const {
+  return mobility_->lastMs();
+}
+
+// ---------------------------------------------------------------- set-up
+
+void MainWindow::createCentral() {
   viewport_ = new Viewport(this);
-  scene_ = viewport_->scene();
   // Without a project a banner above the 3D view says how to start (the view is
   // a native OpenGL window: nothing can be drawn over it).
   auto* central = new QWidget(this);
@@ -123,29 +176,71 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   centralLayout->addWidget(startHint_);
   centralLayout->addWidget(viewport_, 1);
   setCentralWidget(central);
+  connect(startHint_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == "new") files_->newProject();
+    if (link == "open") files_->openProjectDialog();
+    if (link == "guide") openUserGuide();
+  });
+}
 
-  createDocks();
+void MainWindow::createDocks() {
+  log_ = new widgets::LogView(this);  // the model's docks report to it: made first, docked below
+  browser_ =
+      new ModelBrowser(this, doc_, viewport_, log_,
+                       [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
+
+  runsPanel_ = new RunsPanel(doc_, this);
+  runsDock_ = addDock(this, tr("Runs"), "runsDock", runsPanel_, Qt::RightDockWidgetArea);
+  analysis_ = new widgets::AnalysisPanel(this);
+  analysisDock_ = addDock(this, tr("Analysis"), "analysisDock", analysis_, Qt::RightDockWidgetArea);
+  splitDockWidget(runsDock_, analysisDock_, Qt::Vertical);
+  modelsPanel_ = new ModelsPanel(doc_, this);
+  modelsDock_ = addDock(this, tr("Models"), "modelsDock", modelsPanel_, Qt::RightDockWidgetArea);
+  tabifyDockWidget(runsDock_, modelsDock_);
+  runsDock_->raise();
+
+  logDock_ = addDock(this, tr("Messages"), "logDock", log_, Qt::BottomDockWidgetArea);
+  plotPanel_ = new RunPlotPanel(this);
+  plotDock_ = addDock(this, tr("Plot"), "plotDock", plotPanel_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(logDock_, plotDock_);
+  trainingPanel_ = new TrainingPanel(runner_, this);
+  trainingDock_ = addDock(this, tr("Training"), "trainingDock", trainingPanel_, Qt::BottomDockWidgetArea);
+  tabifyDockWidget(plotDock_, trainingDock_);
+  logDock_->raise();
+  resizeDocks({browser_->modelDock(), runsDock_}, {360, 320}, Qt::Horizontal);
+  resizeDocks({logDock_}, {170}, Qt::Vertical);
+  resizeDocks({browser_->modelDock(), browser_->propertiesDock()}, {340, 400}, Qt::Vertical);
+}
+
+// One controller per feature, each owning its actions and dialogs.
+void MainWindow::createFeatures() {
   const WorkbenchContext wb{this, doc_, runner_, log_};
   files_ = new ProjectFiles(wb, statusBar());
   exports_ = new Exports(wb, viewport_, runsPanel_);
   analyses_ = new Analyses(wb, viewport_, analysis_, analysisDock_);
-  playback_ = new RunPlayback(wb, viewport_, runsPanel_, plot_, plotDock_, plotPanel_);
-  connect(runsPanel_, &RunsPanel::playRequested, playback_, &RunPlayback::playRun);
-  connect(runsPanel_, &RunsPanel::plotRequested, playback_, &RunPlayback::plotRun);
+  playback_ = new RunPlayback(wb, viewport_, runsPanel_, plotPanel_->plotView(), plotDock_, plotPanel_);
   runs_ = new ReferenceRuns(wb);
-  editing_ = new ModelEditing(wb, scene_, modelTree_);
-  connect(modelTree_, &widgets::ModelTree::addRequested, editing_, &ModelEditing::addDialog);
-  connect(modelTree_, &widgets::ModelTree::removeRequested, editing_, &ModelEditing::removeElement);
-  connect(modelTree_, &widgets::ModelTree::duplicateRequested, editing_, &ModelEditing::duplicateElement);
-  connect(runs_, &ReferenceRuns::simulated, this,
-          [this](int index, const std::shared_ptr<const Model>& model) {
-            if (model == doc_->model()) playback_->playRun(index);
-          });
+  editing_ = new ModelEditing(wb, viewport_->scene(), browser_->tree());
   training_ = new ModelTraining(wb, trainingPanel_, trainingDock_,
                                 [this](const RunOptions& base, const std::vector<SweepCase>& cases,
                                        std::function<void(const std::vector<int>&)> onRunsAdded) {
                                   return runs_->runSweep(base, cases, std::move(onRunsAdded));
                                 });
+}
+
+// What the docks' panels ask of the features.
+void MainWindow::connectPanels() {
+  widgets::ModelTree* tree = browser_->tree();
+  connect(tree, &widgets::ModelTree::addRequested, editing_, &ModelEditing::addDialog);
+  connect(tree, &widgets::ModelTree::removeRequested, editing_, &ModelEditing::removeElement);
+  connect(tree, &widgets::ModelTree::duplicateRequested, editing_, &ModelEditing::duplicateElement);
+  connect(tree, &widgets::ModelTree::newProjectRequested, files_, &ProjectFiles::newProject);
+  connect(runsPanel_, &RunsPanel::playRequested, playback_, &RunPlayback::playRun);
+  connect(runsPanel_, &RunsPanel::plotRequested, playback_, &RunPlayback::plotRun);
+  connect(runs_, &ReferenceRuns::simulated, this,
+          [this](int index, const std::shared_ptr<const Model>& model) {
+            if (model == doc_->model()) playback_->playRun(index);
+          });
   connect(modelsPanel_, &ModelsPanel::detailsRequested, training_, &ModelTraining::showModelDetails);
   connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
     const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
@@ -158,141 +253,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   connect(findChild<QPushButton*>("exportHardpoints"), &QPushButton::clicked, exports_,
           &Exports::exportHardpoints);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
-  connect(modelTree_, &widgets::ModelTree::newProjectRequested, files_, &ProjectFiles::newProject);
-  createActions();
-  createViewActions();
-  createMenus();
-  connectDocument();
-  connectView();
-  comparisons_ = new Comparisons(
-      wb, viewport_, playback_, runs_, exports_,
-      {.tabWith = trainingDock_, .trainMenu = trainMenu_, .viewMenu = viewMenu_, .viewPosition = 8});
-  logDock_->raise();
-  exports_->addPlotMenu();
-
-  mobilityLabel_ = new QLabel(this);
-  mobilityLabel_->setObjectName("mobilityStatus");
-  statusBar()->addPermanentWidget(mobilityLabel_);
-  statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
-  statusBar()->showMessage(tr("Ready"), 3000);
-  connect(startHint_, &QLabel::linkActivated, this, [this](const QString& link) {
-    if (link == "new") files_->newProject();
-    if (link == "open") files_->openProjectDialog();
-    if (link == "guide") openUserGuide();
-  });
-  connect(runner_, &JobRunner::jobFinished, this,
-          [this](int, const QString& title, JobRunner::Outcome outcome, const QString& message) {
-            switch (outcome) {
-              case JobRunner::Outcome::Succeeded: log_->info(tr("%1: done").arg(title)); break;
-              case JobRunner::Outcome::Cancelled: log_->warning(tr("%1: cancelled").arg(title)); break;
-              case JobRunner::Outcome::Failed: log_->error(tr("%1: %2").arg(title, message)); break;
-            }
-          });
-  connect(runner_, &JobRunner::jobStarted, this, [this] { cancelJobAction_->setEnabled(true); });
-  connect(runner_, &JobRunner::idle, this, [this] { cancelJobAction_->setEnabled(false); });
-
-  readSettings();
-  updateTitle();
-  updateActions();
-  log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
-}
-
-MainWindow::~MainWindow() {
-  files_->autosave()->endSession();  // while the document lives: its runs may still read a recovered folder
-}
-
-std::shared_ptr<const Model> MainWindow::model() const {
-  return doc_->model();
-}
-
-// ---------------------------------------------------------------- set-up
-
-QDockWidget* MainWindow::addDock(const QString& title, const char* objectName, QWidget* widget,
-                                 Qt::DockWidgetArea area) {
-  auto* dock = new QDockWidget(title, this);
-  dock->setObjectName(objectName);
-  dock->setWidget(widget);
-  addDockWidget(area, dock);
-  return dock;
-}
-
-void MainWindow::createDocks() {
-  modelTree_ = new widgets::ModelTree(this);
-  modelDock_ = addDock(tr("Model"), "modelDock", modelTree_, Qt::LeftDockWidgetArea);
-
-  properties_ = new widgets::PropertyEditor(this);
-  properties_->setEditHandler(
-      [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
-  propertiesDock_ = addDock(tr("Properties"), "propertiesDock", properties_, Qt::LeftDockWidgetArea);
-  splitDockWidget(modelDock_, propertiesDock_, Qt::Vertical);
-
-  hardpoints_ = new widgets::HardpointTable(this);
-  hardpoints_->setEditHandler(
-      [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
-  auto* hardpointsBox = new QWidget(this);
-  auto* hardpointsLayout = new QVBoxLayout(hardpointsBox);
-  hardpointsLayout->setContentsMargins(0, 0, 0, 0);
-  hardpointsLayout->addWidget(hardpoints_);
-  auto* exportHardpoints = new QPushButton(tr("Export CSV..."), hardpointsBox);
-  exportHardpoints->setObjectName("exportHardpoints");
-  hardpointsLayout->addWidget(exportHardpoints, 0, Qt::AlignRight);
-  hardpointsDock_ = addDock(tr("Hardpoints"), "hardpointsDock", hardpointsBox, Qt::LeftDockWidgetArea);
-  tabifyDockWidget(propertiesDock_, hardpointsDock_);
-  propertiesDock_->raise();
-  connect(hardpoints_, &widgets::HardpointTable::pointSelected, this, [this](int index) {
-    modelTree_->selectElement({ElementKind::Point, index, 0});
-  });
-  connect(hardpoints_, &widgets::HardpointTable::editRefused, this,
-          [this](const QString& message) { log_->warning(tr("Hardpoints: %1").arg(message)); });
-
-  runsPanel_ = new RunsPanel(doc_, this);
-  runsDock_ = addDock(tr("Runs"), "runsDock", runsPanel_, Qt::RightDockWidgetArea);
-
-  analysis_ = new widgets::AnalysisPanel(this);
-  analysisDock_ = addDock(tr("Analysis"), "analysisDock", analysis_, Qt::RightDockWidgetArea);
-  splitDockWidget(runsDock_, analysisDock_, Qt::Vertical);
-
-  modelsPanel_ = new ModelsPanel(doc_, this);
-  modelsDock_ = addDock(tr("Models"), "modelsDock", modelsPanel_, Qt::RightDockWidgetArea);
-  tabifyDockWidget(runsDock_, modelsDock_);
-  runsDock_->raise();
-
-  log_ = new widgets::LogView(this);
-  logDock_ = addDock(tr("Messages"), "logDock", log_, Qt::BottomDockWidgetArea);
-
-  plotPanel_ = new RunPlotPanel(this);
-  plot_ = plotPanel_->plotView();
-  plotDock_ = addDock(tr("Plot"), "plotDock", plotPanel_, Qt::BottomDockWidgetArea);
-  tabifyDockWidget(logDock_, plotDock_);
-  trainingPanel_ = new TrainingPanel(runner_, this);
-  trainingDock_ = addDock(tr("Training"), "trainingDock", trainingPanel_, Qt::BottomDockWidgetArea);
-  tabifyDockWidget(plotDock_, trainingDock_);
-  logDock_->raise();
-  resizeDocks({modelDock_, runsDock_}, {360, 320}, Qt::Horizontal);
-  resizeDocks({logDock_}, {170}, Qt::Vertical);
-  resizeDocks({modelDock_, propertiesDock_}, {340, 400}, Qt::Vertical);
-
-  connect(modelTree_, &widgets::ModelTree::currentElementChanged, this, [this] {
-    properties_->showElement(doc_->spec(), modelTree_->currentElement());
-    if (const auto ref = modelTree_->currentElement(); ref && ref->kind == ElementKind::Point)
-      hardpoints_->selectPoint(ref->index);
-  });
-  connect(modelTree_, &widgets::ModelTree::renameRequested, this, &MainWindow::renameElement);
   connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this,
           [this](const QString& kind, const QString& name) {
-            const ElementKind k = kind == "joint"    ? ElementKind::Joint
-                                  : kind == "driver" ? ElementKind::Driver
-                                                     : ElementKind::Body;
-            if (modelTree_->selectByName(k, name)) modelDock_->raise();
+            browser_->selectByName(kind == "joint"    ? ElementKind::Joint
+                                   : kind == "driver" ? ElementKind::Driver
+                                                      : ElementKind::Body,
+                                   name);
           });
-  connect(runsPanel_, &RunsPanel::failed, this, [this](const QString& message) {
-    log_->error(message);
-    showMessage(QMessageBox::Warning, tr("Runs"), message);
-  });
-  connect(modelsPanel_, &ModelsPanel::failed, this, [this](const QString& message) {
-    log_->error(message);
-    showMessage(QMessageBox::Warning, tr("Models"), message);
-  });
+  auto reportFailure = [this](const QString& title) {
+    return [this, title](const QString& message) {
+      log_->error(message);
+      showMessage(QMessageBox::Warning, title, message);
+    };
+  };
+  connect(runsPanel_, &RunsPanel::failed, this, reportFailure(tr("Runs")));
+  connect(modelsPanel_, &ModelsPanel::failed, this, reportFailure(tr("Models")));
 }
 
 void MainWindow::connectDocument() {
@@ -306,85 +281,89 @@ void MainWindow::connectDocument() {
   connect(doc_, &ProjectDocument::replaced, plotPanel_, &RunPlotPanel::clear);
 }
 
-void MainWindow::createActions() {
-  undoAction_ = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
-  undoAction_->setShortcut(QKeySequence::Undo);
-  redoAction_ = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
+void MainWindow::createMenus() {
+  addFileAndEditMenus();
+  QMenu* modelMenu = menuBar()->addMenu(tr("&Model"));
+  analyses_->addToMenu(modelMenu);
+  modelMenu->addSeparator();
+  modelMenu->addAction(playback_->plotAction());
+  QMenu* simulateMenu = menuBar()->addMenu(tr("&Simulate"));
+  runs_->addToMenu(simulateMenu);
+  simulateMenu->addAction(playback_->playAction());
+  simulateMenu->addSeparator();
+  auto* cancelJob = simulateMenu->addAction(tr("&Cancel Running Job"));
+  cancelJob->setShortcut(Qt::Key_Escape);
+  cancelJob->setEnabled(false);
+  connect(cancelJob, &QAction::triggered, runner_, &JobRunner::cancel);
+  QMenu* trainMenu = menuBar()->addMenu(tr("&Train"));
+  trainMenu->setToolTipsVisible(true);
+  training_->addToMenu(trainMenu);
+  QMenu* viewMenu = addViewMenu();
+  comparisons_ = new Comparisons(
+      WorkbenchContext{this, doc_, runner_, log_}, viewport_, playback_, runs_, exports_,
+      {.tabWith = trainingDock_, .trainMenu = trainMenu, .viewMenu = viewMenu, .viewPosition = 8});
+  logDock_->raise();
+  exports_->addPlotMenu();
+  addHelpMenu();
+  createStatusBar(cancelJob);
+}
+
+void MainWindow::addFileAndEditMenus() {
+  QMenu* fileMenu = menuBar()->addMenu(tr("&File"));
+  files_->addToMenu(fileMenu);
+  fileMenu->addSeparator();
+  fileMenu->addMenu(exports_->menu());
+  fileMenu->addSeparator();
+  auto* quit = fileMenu->addAction(tr("&Quit"));
+  quit->setShortcut(QKeySequence::Quit);
+  connect(quit, &QAction::triggered, this, &QWidget::close);
+
+  QMenu* editMenu = menuBar()->addMenu(tr("&Edit"));
+  QAction* undo = doc_->undoStack()->createUndoAction(this, tr("&Undo"));
+  undo->setShortcut(QKeySequence::Undo);
+  undo->setObjectName("undoAction");
+  QAction* redo = doc_->undoStack()->createRedoAction(this, tr("&Redo"));
   // Ctrl+Shift+Z is QKeySequence::Redo on X11: listing it twice made the shortcut ambiguous, so it never
   // fired.
   QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
   for (const QKeySequence& key :
        {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Z), QKeySequence(Qt::CTRL | Qt::Key_Y)})
     if (!redoKeys.contains(key)) redoKeys << key;
-  redoAction_->setShortcuts(redoKeys);
-  redoAction_->setObjectName("redoAction");
-  undoAction_->setObjectName("undoAction");
-  quitAction_ = new QAction(tr("&Quit"), this);
-  quitAction_->setShortcut(QKeySequence::Quit);
-  connect(quitAction_, &QAction::triggered, this, &QWidget::close);
-  cancelJobAction_ = new QAction(tr("&Cancel Running Job"), this);
-  cancelJobAction_->setShortcut(Qt::Key_Escape);
-  cancelJobAction_->setEnabled(false);
-  connect(cancelJobAction_, &QAction::triggered, runner_, &JobRunner::cancel);
+  redo->setShortcuts(redoKeys);
+  redo->setObjectName("redoAction");
+  editMenu->addAction(undo);
+  editMenu->addAction(redo);
+  editMenu->addSeparator();
+  editing_->addToMenu(editMenu);
 }
 
-void MainWindow::createMenus() {
-  fileMenu_ = menuBar()->addMenu(tr("&File"));
-  files_->addToMenu(fileMenu_);
-  fileMenu_->addSeparator();
-  fileMenu_->addAction(quitAction_);
+QMenu* MainWindow::addViewMenu() {
+  QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+  std::vector<QDockWidget*> docks = browser_->docks();
+  docks.insert(docks.end(), {runsDock_, modelsDock_, analysisDock_, logDock_, plotDock_, trainingDock_});
+  for (QDockWidget* dock : docks) viewMenu->addAction(dock->toggleViewAction());
+  viewMenu->addSeparator();
+  addViewEntries(viewMenu);
+  return viewMenu;
+}
 
-  editMenu_ = menuBar()->addMenu(tr("&Edit"));
-  editMenu_->addAction(undoAction_);
-  editMenu_->addAction(redoAction_);
-  editMenu_->addSeparator();
-  editing_->addToMenu(editMenu_);
-
-  modelMenu_ = menuBar()->addMenu(tr("&Model"));
-  analyses_->addToMenu(modelMenu_);
-  modelMenu_->addSeparator();
-  modelMenu_->addAction(playback_->plotAction());
-  simulateMenu_ = menuBar()->addMenu(tr("&Simulate"));
-  runs_->addToMenu(simulateMenu_);
-  simulateMenu_->addAction(playback_->playAction());
-  simulateMenu_->addSeparator();
-  simulateMenu_->addAction(cancelJobAction_);
-  trainMenu_ = menuBar()->addMenu(tr("&Train"));
-  trainMenu_->setToolTipsVisible(true);
-  training_->addToMenu(trainMenu_);
-
-  viewMenu_ = menuBar()->addMenu(tr("&View"));
-  for (QDockWidget* dock : {modelDock_, propertiesDock_, hardpointsDock_, runsDock_, modelsDock_,
-                            analysisDock_, logDock_, plotDock_, trainingDock_})
-    viewMenu_->addAction(dock->toggleViewAction());
-  viewMenu_->addSeparator();
-  using Preset = widgets::SceneView::CameraPreset;
-  const struct {
-    const char* text;
-    Preset preset;
-    Qt::Key key;
-  } presets[] = {{"&Isometric", Preset::Iso, Qt::Key_0},
-                 {"&Front", Preset::Front, Qt::Key_1},
-                 {"&Side", Preset::Side, Qt::Key_2},
-                 {"&Top", Preset::Top, Qt::Key_3}};
-  auto* cameraMenu = viewMenu_->addMenu(tr("&Camera"));
-  for (const auto& p : presets) {
-    auto* action = cameraMenu->addAction(tr(p.text));
-    action->setShortcut(QKeySequence(Qt::CTRL | p.key));
-    const Preset preset = p.preset;
-    connect(action, &QAction::triggered, this, [this, preset] { scene_->setCameraPreset(preset); });
-  }
-  auto* fit = viewMenu_->addAction(tr("&Fit View"));
-  fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
-  connect(fit, &QAction::triggered, scene_, &widgets::SceneView::fitView);
-
-  helpMenu_ = menuBar()->addMenu(tr("&Help"));
-  auto* guide = helpMenu_->addAction(tr("&User Guide"));
+void MainWindow::addHelpMenu() {
+  QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
+  auto* guide = helpMenu->addAction(tr("&User Guide"));
   guide->setObjectName("userGuideAction");
   guide->setShortcut(QKeySequence::HelpContents);
   connect(guide, &QAction::triggered, this, &MainWindow::openUserGuide);
-  connect(helpMenu_->addAction(tr("&About mbdrom")), &QAction::triggered, this, &MainWindow::about);
-  connect(helpMenu_->addAction(tr("About &Qt")), &QAction::triggered, qApp, &QApplication::aboutQt);
+  connect(helpMenu->addAction(tr("&About mbdrom")), &QAction::triggered, this, &MainWindow::about);
+  connect(helpMenu->addAction(tr("About &Qt")), &QAction::triggered, qApp, &QApplication::aboutQt);
+}
+
+void MainWindow::createStatusBar(QAction* cancelJob) {
+  mobility_ = new MobilityStatus(this);
+  statusBar()->addPermanentWidget(mobility_);
+  statusBar()->addPermanentWidget(new JobStatusWidget(runner_, this));
+  statusBar()->showMessage(tr("Ready"), 3000);
+  connect(runner_, &JobRunner::jobStarted, this, [cancelJob] { cancelJob->setEnabled(true); });
+  connect(runner_, &JobRunner::idle, this, [cancelJob] { cancelJob->setEnabled(false); });
 }
 
 void MainWindow::about() {
@@ -402,33 +381,10 @@ void MainWindow::about() {
 void MainWindow::refreshModel() {
   auto model = doc_->model();
   // Results of an earlier version (a redundant joint that an undo removed) no longer apply.
-  if (model != shownModel_) analysis_->clearResults();
-  if (!model) {
-    modelTree_->clearSpec();
-    hardpoints_->clearSpec();
-    properties_->showElement({}, std::nullopt);
-    scene_->clearMechanism();
-    shownModel_.reset();
-  } else {
-    modelTree_->setSpec(doc_->spec());
-    hardpoints_->setSpec(doc_->spec());
-    properties_->showElement(doc_->spec(), modelTree_->currentElement());
-    // A new mechanism gets a fitted camera; an edit of the same one keeps the view.
-    // While a new design has its first few points, the view follows them.
-    const bool sameMechanism = shownModel_ && shownModel_->spec().name == model->spec().name &&
-                               shownModel_->spec().points.size() >= 3;
-    scene_->showMechanism(*model, model->q0(), !sameMechanism);
-    // A mesh that cannot be drawn is said once, not at every edit.
-    const std::vector<std::string>& notes = scene_->scene().shapeNotes();
-    if (notes != shapeNotes_)
-      for (const std::string& note : notes)
-        if (std::find(shapeNotes_.begin(), shapeNotes_.end(), note) == shapeNotes_.end())
-          log_->warning(QString::fromStdString(note));
-    shapeNotes_ = notes;
-    shownModel_ = model;
-  }
-  if (viewport_->hasMotion() && viewport_->motionModel() != model.get()) viewport_->unload();
-  updateMobilityStatus();
+  if (model.get() != viewport_->shownMechanism()) analysis_->clearResults();
+  browser_->refresh();
+  for (const std::string& note : viewport_->showMechanism(model)) log_->warning(QString::fromStdString(note));
+  mobility_->showModel(model.get());
   startHint_->setVisible(!model);
   updateActions();
 }
@@ -479,23 +435,6 @@ void MainWindow::stopForSignal(const QString& signalName) {
 QString MainWindow::applyEdit(const ModelSpec& spec, const QString& description) {
   return editing_->apply(spec, description);
 }
-
-void MainWindow::renameElement(const ElementRef& ref) {
-  modelTree_->selectElement(ref);
-  propertiesDock_->raise();
-  if (auto* name = qobject_cast<QLineEdit*>(properties_->fieldWidget("name"))) {
-    name->setFocus();
-    name->selectAll();
-  }
-}
-
-// ---------------------------------------------------------------- analyses
-
-// ---------------------------------------------------------------- simulation
-
-// ---------------------------------------------------------------- training
-
-// ---------------------------------------------------------------- playback
 
 // ---------------------------------------------------------------- misc
 
@@ -564,25 +503,6 @@ void MainWindow::openUserGuide() {
               tr("The user guide (user-guide.md) is not installed next to the workbench; it is "
                  "docs/user-guide.md in the "
                  "source tree."));
-}
-
-void MainWindow::updateMobilityStatus() {
-  auto model = doc_->model();
-  if (!model) {
-    mobilityLabel_->clear();
-    mobilityLabel_->setToolTip({});
-    return;
-  }
-  QElapsedTimer clock;
-  clock.start();
-  const MobilityReport r = analyzeMobility(*model, model->q0());
-  lastMobilityMs_ = static_cast<double>(clock.nsecsElapsed()) * 1e-6;
-  QString text = tr("%1 coordinates · %2 constraints · %3 DOF").arg(r.nq).arg(r.nc).arg(r.dof);
-  text += r.redundantRows.empty() ? QString() : tr(" · %1 redundant").arg(r.redundantRows.size());
-  mobilityLabel_->setText(text);
-  QStringList tip{tr("Mobility at the reference configuration (rank of Φ_q), updated after each edit")};
-  for (const auto& label : r.redundantLabels) tip << tr("redundant: %1").arg(QString::fromStdString(label));
-  mobilityLabel_->setToolTip(tip.join('\n'));
 }
 
 }  // namespace mbdrom::app

@@ -52,6 +52,8 @@ class ComparePanel;
 class Comparisons;
 class Exports;
 class JobRunner;
+class MobilityStatus;
+class ModelBrowser;
 class ModelEditing;
 class ModelTraining;
 class ModelsPanel;
@@ -72,12 +74,12 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  widgets::SceneView* sceneView() const { return scene_; }
+  widgets::SceneView* sceneView() const;
   widgets::LogView* logView() const { return log_; }
-  widgets::ModelTree* modelTree() const { return modelTree_; }
-  widgets::PropertyEditor* propertyEditor() const { return properties_; }
+  widgets::ModelTree* modelTree() const;
+  widgets::PropertyEditor* propertyEditor() const;
   widgets::AnalysisPanel* analysisPanel() const { return analysis_; }
-  widgets::PlotView* plotView() const { return plot_; }
+  widgets::PlotView* plotView() const;
   RunPlotPanel* runPlotPanel() const { return plotPanel_; }
   RunsPanel* runsPanel() const { return runsPanel_; }
   TrainingPanel* trainingPanel() const { return trainingPanel_; }
@@ -97,7 +99,7 @@ class MainWindow : public QMainWindow {
   /// Model editing: the dialogs that create elements, points placed on the work plane, deletion.
   ModelEditing* editing() const { return editing_; }
   /// Time the last live mobility update took [ms].
-  double lastMobilityMs() const { return lastMobilityMs_; }
+  double lastMobilityMs() const;
 
   /// Project files: new, open, save, the recent list, the autosave and its recovery.
   ProjectFiles* files() const { return files_; }
@@ -123,27 +125,24 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  QDockWidget* addDock(const QString& title, const char* objectName, QWidget* widget,
-                       Qt::DockWidgetArea area);
-  void createActions();
-  void createMenus();
+  void createCentral();
   void createDocks();
+  void createFeatures();
+  void connectPanels();
+  void createMenus();
+  void addFileAndEditMenus();
+  QMenu* addViewMenu();
+  void addViewEntries(QMenu* viewMenu);
+  void addHelpMenu();
+  void createStatusBar(QAction* cancelJob);
   void connectDocument();
+  void connectView();
   void refreshModel();
   void updateTitle();
   void updateActions();
 
   QString applyEdit(const ModelSpec& spec, const QString& description);
-  void updateMobilityStatus();
   void openUserGuide();
-  void renameElement(const ElementRef& ref);
-
-  // The 3D view (main_window_view.cpp): selection shared with the tree,
-  // building from the view, and exports.
-  void createViewActions();
-  void connectView();
-  void selectFromTree();
-  void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void about();
@@ -151,55 +150,33 @@ class MainWindow : public QMainWindow {
   void writeSettings() const;
 
   ProjectDocument* doc_ = nullptr;
+  JobRunner* runner_ = nullptr;
+  // Features.
   ProjectFiles* files_ = nullptr;
-  Exports* exports_ = nullptr;
-  Analyses* analyses_ = nullptr;
-  ModelTraining* training_ = nullptr;
-  ReferenceRuns* runs_ = nullptr;
   ModelEditing* editing_ = nullptr;
+  Analyses* analyses_ = nullptr;
+  ReferenceRuns* runs_ = nullptr;
   RunPlayback* playback_ = nullptr;
-  Viewport* viewport_ = nullptr;
-  widgets::SceneView* scene_ = nullptr;
-  widgets::LogView* log_ = nullptr;
-  widgets::ModelTree* modelTree_ = nullptr;
-  widgets::PropertyEditor* properties_ = nullptr;
-  widgets::AnalysisPanel* analysis_ = nullptr;
-  widgets::PlotView* plot_ = nullptr;
-  RunPlotPanel* plotPanel_ = nullptr;
-  QDockWidget* plotDock_ = nullptr;
-  RunsPanel* runsPanel_ = nullptr;
-  TrainingPanel* trainingPanel_ = nullptr;
-  QDockWidget* trainingDock_ = nullptr;
+  ModelTraining* training_ = nullptr;
   Comparisons* comparisons_ = nullptr;
+  Exports* exports_ = nullptr;
+  // The view, the docks' panels and the docks the features raise.
+  Viewport* viewport_ = nullptr;
+  QLabel* startHint_ = nullptr;
+  ModelBrowser* browser_ = nullptr;
+  RunsPanel* runsPanel_ = nullptr;
   ModelsPanel* modelsPanel_ = nullptr;
-  QDockWidget* modelsDock_ = nullptr;
-  QDockWidget* modelDock_ = nullptr;
-  QDockWidget* propertiesDock_ = nullptr;
+  widgets::AnalysisPanel* analysis_ = nullptr;
+  widgets::LogView* log_ = nullptr;
+  RunPlotPanel* plotPanel_ = nullptr;
+  TrainingPanel* trainingPanel_ = nullptr;
   QDockWidget* runsDock_ = nullptr;
+  QDockWidget* modelsDock_ = nullptr;
   QDockWidget* analysisDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;
-  JobRunner* runner_ = nullptr;
-  std::shared_ptr<const Model> shownModel_;  // what the 3D view shows
-  std::vector<std::string> shapeNotes_;      // said in the log for the shown mechanism
-
-  QMenu* fileMenu_ = nullptr;
-  QMenu* editMenu_ = nullptr;
-  QMenu* modelMenu_ = nullptr;
-  QMenu* simulateMenu_ = nullptr;
-  QMenu* trainMenu_ = nullptr;
-  QMenu* viewMenu_ = nullptr;
-  QMenu* helpMenu_ = nullptr;
-  QAction* undoAction_ = nullptr;
-  widgets::HardpointTable* hardpoints_ = nullptr;
-  QDockWidget* hardpointsDock_ = nullptr;
-  QAction* redoAction_ = nullptr;
-  QAction* quitAction_ = nullptr;
-  QAction* cancelJobAction_ = nullptr;
-  QAction* labelsAction_ = nullptr;
-  QLabel* mobilityLabel_ = nullptr;
-  QLabel* startHint_ = nullptr;
-  double lastMobilityMs_ = 0.0;
-  bool syncingSelection_ = false;
+  QDockWidget* plotDock_ = nullptr;
+  QDockWidget* trainingDock_ = nullptr;
+  MobilityStatus* mobility_ = nullptr;
 
   bool stopping_ = false;  // stopped by a signal: the window closes without questions
 };

@@ -32,39 +32,7 @@ ModelDetailsDialog::ModelDetailsDialog(const ProjectDocument& doc, int modelInde
   setWindowTitle(tr("Model %1").arg(QString::fromStdString(entry.record.name)));
   auto* layout = new QVBoxLayout(this);
 
-  int otherMechanism = 0;
-  if (rom_ && detailsNeedRun(*rom_)) {
-    for (std::size_t i = 0; i < doc.runs().size(); ++i) {
-      const RunEntry& run = doc.runs()[i];
-      if (run.model && run.model->matchesHash(rom_->mechanismHash())) {
-        runs_.push_back(run);
-        runIndices_.push_back(static_cast<int>(i));
-      } else {
-        ++otherMechanism;
-      }
-    }
-    auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Reference run:"), this));
-    runBox_ = new QComboBox(this);
-    runBox_->setObjectName("detailsRunBox");
-    runBox_->setToolTip(
-        tr("The method's views are computed for this run (runs of the model's mechanism only)"));
-    for (const RunEntry& run : runs_)
-      runBox_->addItem(
-          tr("%1 (%2)").arg(QString::fromStdString(run.record.name), loadCaseName(run.record.loadCase)));
-    top->addWidget(runBox_, 1);
-    status_ = new QLabel(this);
-    status_->setObjectName("detailsStatus");
-    status_->setWordWrap(true);
-    top->addWidget(status_, 2);
-    layout->addLayout(top);
-    if (runs_.empty())
-      status_->setText(tr("No run of mechanism \"%1\" in the project: simulate one to see the method views.")
-                           .arg(QString::fromStdString(rom_->mechanismName())));
-    if (otherMechanism > 0)
-      runNote_ = tr("%n run(s) of other mechanisms or earlier versions of this one are not listed.", "",
-                    otherMechanism);
-  }
+  if (rom_ && detailsNeedRun(*rom_)) buildRunPicker(doc, layout);
 
   tabs_ = new QTabWidget(this);
   tabs_->setObjectName("detailsTabs");
@@ -89,21 +57,55 @@ ModelDetailsDialog::ModelDetailsDialog(const ProjectDocument& doc, int modelInde
     showRunDetails();
   });
   if (runBox_ && !runs_.empty()) {
-    // Start with the model's first training run when the project still has it.
-    int first = 0;
-    const auto& trained = rom_->metrics().value("training_runs", nlohmann::ordered_json::array());
-    if (!trained.empty() && trained.front().contains("name"))
-      for (std::size_t i = 0; i < runs_.size(); ++i)
-        if (runs_[i].record.name == trained.front().at("name").get<std::string>()) {
-          first = static_cast<int>(i);
-          break;
-        }
-    runBox_->setCurrentIndex(first);
+    runBox_->setCurrentIndex(firstTrainingRun());
     connect(runBox_, &QComboBox::currentIndexChanged, this, [this] { startComputation(); });
     startComputation();
   } else if (runBox_) {
     runBox_->setEnabled(false);
   }
+}
+
+void ModelDetailsDialog::buildRunPicker(const ProjectDocument& doc, QVBoxLayout* layout) {
+  int otherMechanism = 0;
+  for (std::size_t i = 0; i < doc.runs().size(); ++i) {
+    const RunEntry& run = doc.runs()[i];
+    if (run.model && run.model->matchesHash(rom_->mechanismHash())) {
+      runs_.push_back(run);
+      runIndices_.push_back(static_cast<int>(i));
+    } else {
+      ++otherMechanism;
+    }
+  }
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Reference run:"), this));
+  runBox_ = new QComboBox(this);
+  runBox_->setObjectName("detailsRunBox");
+  runBox_->setToolTip(
+      tr("The method's views are computed for this run (runs of the model's mechanism only)"));
+  for (const RunEntry& run : runs_)
+    runBox_->addItem(
+        tr("%1 (%2)").arg(QString::fromStdString(run.record.name), loadCaseName(run.record.loadCase)));
+  top->addWidget(runBox_, 1);
+  status_ = new QLabel(this);
+  status_->setObjectName("detailsStatus");
+  status_->setWordWrap(true);
+  top->addWidget(status_, 2);
+  layout->addLayout(top);
+  if (runs_.empty())
+    status_->setText(tr("No run of mechanism \"%1\" in the project: simulate one to see the method views.")
+                         .arg(QString::fromStdString(rom_->mechanismName())));
+  if (otherMechanism > 0)
+    runNote_ = tr("%n run(s) of other mechanisms or earlier versions of this one are not listed.", "",
+                  otherMechanism);
+}
+
+int ModelDetailsDialog::firstTrainingRun() const {
+  const auto& trained = rom_->metrics().value("training_runs", nlohmann::ordered_json::array());
+  if (trained.empty() || !trained.front().contains("name")) return 0;
+  const std::string name = trained.front().at("name").get<std::string>();
+  for (std::size_t i = 0; i < runs_.size(); ++i)
+    if (runs_[i].record.name == name) return static_cast<int>(i);
+  return 0;
 }
 
 ModelDetailsDialog::~ModelDetailsDialog() {

@@ -22,6 +22,7 @@
 class QComboBox;
 class QLabel;
 class QTabWidget;
+class QVBoxLayout;
 
 namespace mbdrom::widgets {
 class PlotView;
@@ -55,6 +56,11 @@ class ModelDetailsDialog : public QDialog {
   void runViewsReady();
 
  private:
+  // The "Reference run" row: the project's runs of the model's mechanism, and the status of
+  // their views.
+  void buildRunPicker(const ProjectDocument& doc, QVBoxLayout* layout);
+  // The run to show first: the model's first training run when the project still has it.
+  int firstTrainingRun() const;
   void buildSummary(const ProjectDocument& doc, int modelIndex);
   /// Adds the tab of `section`, or replaces the tab of the same title.
   void showSection(const DetailsSection& section);

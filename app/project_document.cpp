@@ -183,82 +183,44 @@ void ProjectDocument::loadPendingModels() {
   }
 }
 
+namespace {
+
+// Whether `storedFile` is the file `file` of the project folder `absDir`: such a file stays where it is.
+bool storedInProjectDir(const QString& absDir, const QString& storedFile, const std::string& file) {
+  return !storedFile.isEmpty() && !file.empty() &&
+         QFileInfo(storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(file)));
+}
+
+ProjectFileWriter projectFileCopy(const std::string& file, const std::string& from) {
+  return {file, [from](const std::string& target) { copyFileAtomically(from, target); }};
+}
+
+// A run's CSV: from its samples in memory, else a copy of its stored file.
+ProjectFileWriter runFileWriter(const RunEntry& r, const std::string& file) {
+  if (!r.samples) return projectFileCopy(file, path(r.storedFile));
+  auto model = r.model;
+  auto samples = r.samples;
+  const RunInfo info = r.info;
+  return {file,
+          [model, samples, info](const std::string& target) { writeRunCsv(*model, info, *samples, target); }};
+}
+
+// A trained model's file: from memory, or a copy of a file that could not be read.
+ProjectFileWriter modelFileWriter(const ModelEntry& e, const std::string& file) {
+  if (!e.rom) return projectFileCopy(file, path(e.storedFile));
+  auto rom = e.rom;
+  return {file, [rom](const std::string& target) { saveReducedModel(*rom, target); }};
+}
+
+}  // namespace
+
 void ProjectDocument::write(const QString& dir, bool adopt) {
   const QString absDir = QDir(dir).absolutePath();
   ProjectManifest m = manifest_;
   m.name = spec_.name;
   if (m.created.empty()) m.created = utcTimestamp();
   m.modified = utcTimestamp();
-  m.runs.clear();
-
-  // Runs already stored in this directory keep their file; others get one.
-  std::vector<std::string> taken;
-  for (const ProjectItem& d : m.datasets) taken.push_back(d.file);
-  std::vector<ProjectRun> records;
-  std::vector<bool> inPlace;
-  for (const RunEntry& r : runs_) {
-    const bool here =
-        !r.storedFile.isEmpty() && !r.record.file.empty() &&
-        QFileInfo(r.storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(r.record.file)));
-    inPlace.push_back(here);
-    if (here) taken.push_back(r.record.file);
-  }
-  auto storedHere = [&absDir](const QString& storedFile, const std::string& file) {
-    return !storedFile.isEmpty() && !file.empty() &&
-           QFileInfo(storedFile) == QFileInfo(QDir(absDir).filePath(QString::fromStdString(file)));
-  };
-  std::vector<bool> modelInPlace;
-  for (const ModelEntry& e : models_) {
-    modelInPlace.push_back(storedHere(e.storedFile, e.record.file));
-    if (modelInPlace.back()) taken.push_back(e.record.file);
-  }
-  std::vector<ProjectFileWriter> writers;
-  for (std::size_t i = 0; i < runs_.size(); ++i) {
-    const RunEntry& r = runs_[i];
-    ProjectRun record = r.record;
-    if (!inPlace[i]) {
-      record.file = projectFileName(record.name, "runs", ".csv", taken);
-      taken.push_back(record.file);
-      if (r.samples) {
-        auto model = r.model;
-        auto samples = r.samples;
-        const RunInfo info = r.info;
-        writers.push_back({record.file, [model, samples, info](const std::string& target) {
-                             writeRunCsv(*model, info, *samples, target);
-                           }});
-      } else {
-        const std::string from = path(r.storedFile);
-        writers.push_back(
-            {record.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
-      }
-    }
-    m.runs.push_back(record);
-  }
-  // Trained models: from memory, or a copy of a file that could not be read.
-  m.models.clear();
-  for (std::size_t i = 0; i < models_.size(); ++i) {
-    const ModelEntry& e = models_[i];
-    ProjectItem item = e.record;
-    if (!modelInPlace[i]) {
-      item.file = projectFileName(item.name, "models", ".json", taken);
-      taken.push_back(item.file);
-      if (e.rom) {
-        auto rom = e.rom;
-        writers.push_back({item.file, [rom](const std::string& target) { saveReducedModel(*rom, target); }});
-      } else {
-        const std::string from = path(e.storedFile);
-        writers.push_back(
-            {item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
-      }
-    }
-    m.models.push_back(item);
-  }
-  // Datasets travel with the project when it moves.
-  if (!dir_.isEmpty() && QDir(dir_).absolutePath() != absDir)
-    for (const ProjectItem& item : m.datasets) {
-      const std::string from = path(QDir(dir_).filePath(QString::fromStdString(item.file)));
-      writers.push_back({item.file, [from](const std::string& target) { copyFileAtomically(from, target); }});
-    }
+  const std::vector<ProjectFileWriter> writers = planStoredFiles(absDir, m);
 
   if (adopt && !readOnlyReason_.isEmpty() && absDir == QDir(dir_).absolutePath())
     throw FileError(path(absDir) + ": the project was opened read-only: " + readOnlyReason_.toStdString() +
@@ -267,12 +229,60 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
   const QString sourceModelDir =
       !dir_.isEmpty() ? dir_ : (!sourceFile_.isEmpty() ? QFileInfo(sourceFile_).absolutePath() : QString());
   ProjectSaveResult saved = saveProject(path(absDir), m, spec_, writers, path(sourceModelDir));
-  m = saved.manifest;
   notes_.clear();
   for (const std::string& note : saved.notes) notes_ << QString::fromStdString(note);
   if (!adopt) return;
-  spec_ = saved.spec;  // table files now inside the project; the mechanism itself is unchanged
-  manifest_ = m;
+  adoptSaved(absDir, std::move(saved), std::move(lock));
+}
+
+std::vector<ProjectFileWriter> ProjectDocument::planStoredFiles(const QString& absDir,
+                                                                ProjectManifest& m) const {
+  // Runs and trained models already stored in this directory keep their file; others get one.
+  std::vector<std::string> taken;
+  for (const ProjectItem& d : m.datasets) taken.push_back(d.file);
+  std::vector<bool> runInPlace;
+  for (const RunEntry& r : runs_) {
+    runInPlace.push_back(storedInProjectDir(absDir, r.storedFile, r.record.file));
+    if (runInPlace.back()) taken.push_back(r.record.file);
+  }
+  std::vector<bool> modelInPlace;
+  for (const ModelEntry& e : models_) {
+    modelInPlace.push_back(storedInProjectDir(absDir, e.storedFile, e.record.file));
+    if (modelInPlace.back()) taken.push_back(e.record.file);
+  }
+  std::vector<ProjectFileWriter> writers;
+  m.runs.clear();
+  for (std::size_t i = 0; i < runs_.size(); ++i) {
+    ProjectRun record = runs_[i].record;
+    if (!runInPlace[i]) {
+      record.file = projectFileName(record.name, "runs", ".csv", taken);
+      taken.push_back(record.file);
+      writers.push_back(runFileWriter(runs_[i], record.file));
+    }
+    m.runs.push_back(record);
+  }
+  m.models.clear();
+  for (std::size_t i = 0; i < models_.size(); ++i) {
+    ProjectItem item = models_[i].record;
+    if (!modelInPlace[i]) {
+      item.file = projectFileName(item.name, "models", ".json", taken);
+      taken.push_back(item.file);
+      writers.push_back(modelFileWriter(models_[i], item.file));
+    }
+    m.models.push_back(item);
+  }
+  // Datasets travel with the project when it moves.
+  if (!dir_.isEmpty() && QDir(dir_).absolutePath() != absDir)
+    for (const ProjectItem& item : m.datasets)
+      writers.push_back(
+          projectFileCopy(item.file, path(QDir(dir_).filePath(QString::fromStdString(item.file)))));
+  return writers;
+}
+
+void ProjectDocument::adoptSaved(const QString& absDir, ProjectSaveResult saved,
+                                 std::unique_ptr<WriteLock> lock) {
+  spec_ = std::move(saved.spec);  // table files now inside the project; the mechanism itself is unchanged
+  manifest_ = std::move(saved.manifest);
   dir_ = absDir;
   if (lock) {
     lock_ = std::move(lock);
@@ -281,12 +291,12 @@ void ProjectDocument::write(const QString& dir, bool adopt) {
   sourceFile_.clear();
   readOnlyReason_.clear();  // saved elsewhere: that folder was written
   for (std::size_t i = 0; i < runs_.size(); ++i) {
-    runs_[i].record = m.runs[i];
-    runs_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.runs[i].file));
+    runs_[i].record = manifest_.runs[i];
+    runs_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(manifest_.runs[i].file));
   }
   for (std::size_t i = 0; i < models_.size(); ++i) {
-    models_[i].record = m.models[i];
-    models_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(m.models[i].file));
+    models_[i].record = manifest_.models[i];
+    models_[i].storedFile = QDir(absDir).filePath(QString::fromStdString(manifest_.models[i].file));
   }
   savedSpecText_ = serializeModelSpec(spec_);
   undo_->setClean();

@@ -154,6 +154,11 @@ class ProjectDocument : public QObject {
 
  private:
   void write(const QString& dir, bool adopt);
+  // Names in `m` the files of the runs and trained models as saved into `absDir`, and returns
+  // the writers of those not stored there yet (and of the datasets when the project moves).
+  std::vector<ProjectFileWriter> planStoredFiles(const QString& absDir, ProjectManifest& m) const;
+  // After a save into `absDir`: the project lives there, as saved, with `lock` when it took one.
+  void adoptSaved(const QString& absDir, ProjectSaveResult saved, std::unique_ptr<WriteLock> lock);
   static std::unique_ptr<WriteLock> lockProject(const QString& dir);
   // A new project: undo history and runs cleared. announceReplaced() tells the views.
   void replace(ModelSpec spec, std::shared_ptr<const Model> model, const QString& dir,

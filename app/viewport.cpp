@@ -127,6 +127,27 @@ void Viewport::unload() {
   scene_->scene().clearTrails();
 }
 
+std::vector<std::string> Viewport::showMechanism(std::shared_ptr<const Model> model) {
+  std::vector<std::string> newNotes;
+  if (!model) {
+    scene_->clearMechanism();
+    shown_.reset();
+  } else {
+    // While a new design has its first few points, the view follows them.
+    const bool sameMechanism =
+        shown_ && shown_->spec().name == model->spec().name && shown_->spec().points.size() >= 3;
+    scene_->showMechanism(*model, model->q0(), !sameMechanism);
+    const std::vector<std::string>& notes = scene_->scene().shapeNotes();
+    for (const std::string& note : notes)
+      if (std::find(shapeNotes_.begin(), shapeNotes_.end(), note) == shapeNotes_.end())
+        newNotes.push_back(note);
+    shapeNotes_ = notes;
+    shown_ = std::move(model);
+  }
+  if (hasMotion() && motionModel() != shown_.get()) unload();
+  return newNotes;
+}
+
 void Viewport::setTracedPoints(std::vector<int> drawnPoints) {
   traced_ = std::move(drawnPoints);
   updateTrails();

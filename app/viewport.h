@@ -11,6 +11,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 class QTimer;
@@ -68,6 +69,14 @@ class Viewport : public QWidget {
   void setReferenceVisible(bool visible);
   bool referenceVisible() const;
 
+  /// Shows `model` at its reference configuration, or clears the view when null: a new mechanism
+  /// gets a fitted camera, an edit of the shown one keeps the view, and a loaded motion of another
+  /// mechanism is unloaded. Returns the notes on shapes it cannot draw that it had not returned
+  /// before for this mechanism (said once, not at every edit).
+  std::vector<std::string> showMechanism(std::shared_ptr<const Model> model);
+  /// The mechanism the view shows, or null.
+  const Model* shownMechanism() const { return shown_.get(); }
+
   /// Unloads the motion (the view keeps its last configuration).
   void unload();
   bool hasMotion() const { return motion_ != nullptr; }
@@ -112,6 +121,8 @@ class Viewport : public QWidget {
   std::vector<bool> overlayOn_;
   std::vector<int> overlayFrame_;
   std::vector<char> overlayOutside_;
+  std::shared_ptr<const Model> shown_;
+  std::vector<std::string> shapeNotes_;  // of the shown mechanism, said already
 
   struct Export;
   std::unique_ptr<Export> export_;

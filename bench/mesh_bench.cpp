@@ -1,4 +1,4 @@
-// Issue 33 point 6: a 100,000-triangle mesh loads in under 1 s. A sphere of
+// The goal: a 100,000-triangle mesh loads in under 1 s. A sphere of
 // 100,000 triangles written as binary STL (5 MB), ASCII STL (~27 MB) and OBJ,
 // read from disk by readMeshFile (vertices shared, normals computed), and its
 // decimation to 20,000 triangles for display.

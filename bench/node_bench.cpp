@@ -81,7 +81,7 @@ void BM_NodeSliderCrankSoft(benchmark::State& state) {
   runCase(state, sliderCrankCase(false));
 }
 
-// Issue 29's comparison: one budget for every case (mbdrom's default network,
+// The comparison with the published neural ODE setting: one budget for every case (mbdrom's default network,
 // 2n -> 64 -> 64 -> n, with the "64" budget above), seeds 1 to 5, on the clean
 // data and on the data as the authors' public code makes them. Counters are the
 // medians over the seeds; every seed's figures are printed.

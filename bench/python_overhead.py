@@ -1,4 +1,4 @@
-"""Issue 31's goal: a run of 10,000 steps through Python costs within 2 % of the same run
+"""The goal: a run of 10,000 steps through Python costs within 2 % of the same run
 through the engine directly. Times mbdrom.simulate on the MacPherson under "train"
 (10 s at dt = 1 ms, samples every 10 ms: what BM_SimulateRecordedTable does in C++)
 `repetitions` times and prints the median wall time in ms.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 28 point 4: every method trained with its defaults (POD with one mode, its only
+# Every method trained with its defaults (POD with one mode, its only
 # required setting) on a forced sweep of the MacPherson example, then run on
 #   - "train", amplitude 1.0 of the sweep: a training load;
 #   - "a1.2": the same load 1.2 times (an unseen load of the same kind, inside the sweep);

@@ -125,7 +125,7 @@ void BM_SimulateA02(benchmark::State& state) {
   state.counters["max_residual_position"] = last.maxResidualPosition;
 }
 
-// Issue 23: MacPherson "train" for 10 s, samples every 10 ms, fixed 1 ms steps
+// MacPherson "train" for 10 s, samples every 10 ms, fixed 1 ms steps
 // (argument 0) against error-controlled steps at tolerance 10^-arg. Counters:
 // real-time factor and the largest coordinate error over the samples against a
 // run at dt = 0.05 ms (second order: its own error is ~400x below the 1 ms run's).

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 32 point 5: a 64-run MacPherson sweep (a Latin hypercube over the tyre load's
+# A 64-run MacPherson sweep (a Latin hypercube over the tyre load's
 # amplitude and frequency and the coil-over's rate: 64 mechanisms, 10 s each) on one
 # process and on two processes (the two parts of --shard, one per core, each with one
 # worker thread), wall time of the whole sweep, best of REPEATS (default 3). Also one

@@ -1,5 +1,7 @@
 #include "widgets/model_tree.h"
 
+#include "engine/model/force_element_types.h"
+
 #include <QHeaderView>
 #include <QMenu>
 
@@ -15,6 +17,10 @@ constexpr int kKindRole = Qt::UserRole;
 constexpr int kIndexRole = Qt::UserRole + 1;
 constexpr int kSubRole = Qt::UserRole + 2;
 constexpr int kGroupRole = Qt::UserRole + 3;
+
+QString kindLabel(ForceElementKind kind) {
+  return QString::fromLatin1(forceElementKindInfo(kind).label);
+}
 
 QString vec(const Eigen::Vector3d& v) {
   return QStringLiteral("(%1, %2, %3)").arg(v.x(), 0, 'g', 6).arg(v.y(), 0, 'g', 6).arg(v.z(), 0, 'g', 6);
@@ -138,18 +144,19 @@ void ModelTree::setSpec(const ModelSpec& s) {
             ElementKind::Driver, static_cast<int>(i));
   auto* forces = group(tr("Forces"), s.springDampers.size() + s.frictions.size(), ElementKind::SpringDamper);
   for (std::size_t i = 0; i < s.springDampers.size(); ++i)
-    element(forces, s.springDampers[i].name, tr("spring-damper"), ElementKind::SpringDamper,
-            static_cast<int>(i));
+    element(forces, s.springDampers[i].name, kindLabel(ForceElementKind::SpringDamper),
+            ElementKind::SpringDamper, static_cast<int>(i));
   for (std::size_t i = 0; i < s.frictions.size(); ++i)
-    element(forces, s.frictions[i].name, tr("friction"), ElementKind::Friction, static_cast<int>(i));
+    element(forces, s.frictions[i].name, kindLabel(ForceElementKind::Friction), ElementKind::Friction,
+            static_cast<int>(i));
   auto* cases = group(tr("Load cases"), s.loadCases.size(), ElementKind::LoadCase);
   for (std::size_t i = 0; i < s.loadCases.size(); ++i) {
     const auto& lc = s.loadCases[i];
     auto* item = element(cases, lc.name, tr("%n load(s)", nullptr, static_cast<int>(lc.loads.size())),
                          ElementKind::LoadCase, static_cast<int>(i));
     for (std::size_t l = 0; l < lc.loads.size(); ++l)
-      element(item, lc.loads[l].name, lc.loads[l].type == LoadSpec::Type::Force ? tr("force") : tr("torque"),
-              ElementKind::Load, static_cast<int>(i), static_cast<int>(l));
+      element(item, lc.loads[l].name, QString::fromLatin1(loadTypeName(lc.loads[l].type)), ElementKind::Load,
+              static_cast<int>(i), static_cast<int>(l));
     item->setExpanded(!collapsed.count(item->text(0)));
   }
   auto* measures = group(tr("Measures"), s.measures.size(), ElementKind::Measure);

@@ -174,6 +174,123 @@ QString withUnit(const PlotView::Curve& curve) {
   return curve.unit.isEmpty() ? curve.name : QStringLiteral("%1 [%2]").arg(curve.name, curve.unit);
 }
 
+// The box the plotted points span.
+struct PlottedRange {
+  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+};
+
+// The y axis: base-10 logarithmic or linear.
+QAbstractAxis* newYAxis(bool logY) {
+  if (logY) {
+    auto* log = new QLogValueAxis;
+    log->setBase(10.0);
+    log->setLabelFormat("%.0e");
+    return log;
+  }
+  auto* lin = new QValueAxis;
+  lin->setLabelFormat("%.4g");  // millimetre errors in metres would otherwise elide to "..."
+  return lin;
+}
+
+// A curve's series (a line or a scatter) with its finite points; `range` grows to hold them.
+QXYSeries* newCurveSeries(const PlotView::Curve& curve, bool logY, PlottedRange& range) {
+  QXYSeries* series = nullptr;
+  if (curve.style == PlotView::Curve::Style::Markers) {
+    auto* scatter = new QScatterSeries;
+    scatter->setMarkerSize(curve.markerSize);
+    scatter->setMarkerShape(QScatterSeries::MarkerShapeCircle);
+    series = scatter;
+  } else {
+    series = new QLineSeries;
+  }
+  series->setName(withUnit(curve));
+  QList<QPointF> points;
+  for (std::size_t i = 0; i < std::min(curve.x.size(), curve.y.size()); ++i) {
+    if (!std::isfinite(curve.x[i]) || !std::isfinite(curve.y[i])) continue;
+    if (logY && !(curve.y[i] > 0.0)) continue;  // a log axis cannot show it
+    points.append({curve.x[i], curve.y[i]});
+    range.x0 = std::min(range.x0, curve.x[i]), range.x1 = std::max(range.x1, curve.x[i]);
+    range.y0 = std::min(range.y0, curve.y[i]), range.y1 = std::max(range.y1, curve.y[i]);
+  }
+  series->replace(points);
+  return series;
+}
+
+// The curve's own colour, width and dashes, over the theme's. Only once the series is
+// in the chart: the theme decorates a series when it joins the chart.
+void styleCurveSeries(QXYSeries* series, const PlotView::Curve& curve) {
+  if (auto* scatter = qobject_cast<QScatterSeries*>(series)) {
+    if (curve.color.isValid()) {
+      scatter->setColor(curve.color);
+      scatter->setBorderColor(curve.color.darker(140));
+    }
+  } else if (curve.color.isValid() || curve.lineStyle != Qt::SolidLine || curve.lineWidth > 0.0) {
+    QPen pen = series->pen();
+    if (curve.color.isValid()) pen.setColor(curve.color);
+    if (curve.lineWidth > 0.0) pen.setWidthF(curve.lineWidth);
+    pen.setStyle(curve.lineStyle);
+    series->setPen(pen);
+  }
+}
+
+// The playback cursor: a dashed vertical line, hidden, and left out of the legend.
+QLineSeries* addPlaybackCursor(QChart* c, QAbstractAxis* ax, QAbstractAxis* ay) {
+  auto* cursor = new QLineSeries;
+  cursor->setName(PlotView::tr("playback time"));
+  QPen pen(QColor(200, 40, 40));
+  pen.setWidthF(1.5);
+  pen.setStyle(Qt::DashLine);
+  cursor->setPen(pen);
+  c->addSeries(cursor);
+  cursor->attachAxis(ax);
+  cursor->attachAxis(ay);
+  for (QLegendMarker* marker : c->legend()->markers(cursor)) marker->setVisible(false);
+  cursor->setVisible(false);
+  return cursor;
+}
+
+// The x range: integers only (indices, term counts) get a tick on every integer.
+void fitXAxis(QValueAxis* ax, const PlottedRange& range, const std::vector<PlotView::Curve>& curves) {
+  const double x0 = range.x0, x1 = range.x1;
+  bool integerX = x1 - x0 <= 24.0;
+  for (const PlotView::Curve& curve : curves)
+    for (double x : curve.x) integerX = integerX && (!std::isfinite(x) || x == std::round(x));
+  if (integerX) {
+    // Half a step of room on each side, so markers at the ends are drawn whole.
+    const double lo = std::floor(x0), hi = std::max(std::ceil(x1), lo + 1.0);
+    ax->setRange(lo - 0.5, hi + 0.5);
+    ax->setTickType(QValueAxis::TicksDynamic);
+    ax->setTickAnchor(lo);
+    ax->setTickInterval(hi - lo > 12.0 ? 2.0 : 1.0);  // more labels would elide to "..."
+    ax->setLabelFormat("%.0f");
+  } else {
+    ax->setRange(x0, x1 > x0 ? x1 : x0 + 1.0);
+    niceTicks(ax);
+  }
+}
+
+void fitYAxis(QAbstractAxis* ay, const PlottedRange& range) {
+  const double y0 = range.y0, y1 = range.y1;
+  if (auto* log = qobject_cast<QLogValueAxis*>(ay)) {
+    // Whole decades around the data; over many decades a tick every few decades
+    // (the base), so the labels do not crowd each other out.
+    const double d0 = std::floor(std::log10(y0)), d1 = std::max(std::ceil(std::log10(y1)), d0 + 1.0);
+    const double step = std::ceil((d1 - d0) / 8.0);
+    const double lo = std::floor(d0 / step) * step, hi = std::ceil(d1 / step) * step;
+    log->setBase(std::pow(10.0, step));
+    log->setMinorTickCount(step > 1.0 ? 0 : -1);
+    log->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
+  } else {
+    auto* lin = static_cast<QValueAxis*>(ay);
+    // A flat curve (a constant error) gets a range around its value: padded by a fraction
+    // of its span alone, its ticks would be 1e-12 apart and all read the same.
+    const double span = y1 - y0, size = std::max(std::abs(y0), std::abs(y1));
+    const double py = span > 1e-9 * size ? 0.05 * span : (size > 0.0 ? 0.05 * size : 1.0);
+    lin->setRange(y0 - py, y1 + py);
+    niceTicks(lin);
+  }
+}
+
 }  // namespace
 
 void PlotView::rebuild() {
@@ -186,104 +303,23 @@ void PlotView::rebuild() {
   }
   c->setTitle(title_);
   auto* ax = new QValueAxis;
-  QAbstractAxis* ay = nullptr;
-  if (logY_) {
-    auto* log = new QLogValueAxis;
-    log->setBase(10.0);
-    log->setLabelFormat("%.0e");
-    ay = log;
-  } else {
-    auto* lin = new QValueAxis;
-    lin->setLabelFormat("%.4g");  // millimetre errors in metres would otherwise elide to "..."
-    ay = lin;
-  }
+  QAbstractAxis* ay = newYAxis(logY_);
   ax->setTitleText(xTitle_);
   ay->setTitleText(yTitle_);
   c->addAxis(ax, Qt::AlignBottom);
   c->addAxis(ay, Qt::AlignLeft);
-  double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
+  PlottedRange range;
   for (const Curve& curve : curves_) {
-    QXYSeries* series = nullptr;
-    if (curve.style == Curve::Style::Markers) {
-      auto* scatter = new QScatterSeries;
-      scatter->setMarkerSize(curve.markerSize);
-      scatter->setMarkerShape(QScatterSeries::MarkerShapeCircle);
-      series = scatter;
-    } else {
-      series = new QLineSeries;
-    }
-    series->setName(withUnit(curve));
-    QList<QPointF> points;
-    for (std::size_t i = 0; i < std::min(curve.x.size(), curve.y.size()); ++i) {
-      if (!std::isfinite(curve.x[i]) || !std::isfinite(curve.y[i])) continue;
-      if (logY_ && !(curve.y[i] > 0.0)) continue;  // a log axis cannot show it
-      points.append({curve.x[i], curve.y[i]});
-      x0 = std::min(x0, curve.x[i]), x1 = std::max(x1, curve.x[i]);
-      y0 = std::min(y0, curve.y[i]), y1 = std::max(y1, curve.y[i]);
-    }
-    series->replace(points);
+    QXYSeries* series = newCurveSeries(curve, logY_, range);
     c->addSeries(series);
-    // After addSeries: the theme decorates a series when it joins the chart.
-    if (auto* scatter = qobject_cast<QScatterSeries*>(series)) {
-      if (curve.color.isValid()) {
-        scatter->setColor(curve.color);
-        scatter->setBorderColor(curve.color.darker(140));
-      }
-    } else if (curve.color.isValid() || curve.lineStyle != Qt::SolidLine || curve.lineWidth > 0.0) {
-      QPen pen = series->pen();
-      if (curve.color.isValid()) pen.setColor(curve.color);
-      if (curve.lineWidth > 0.0) pen.setWidthF(curve.lineWidth);
-      pen.setStyle(curve.lineStyle);
-      series->setPen(pen);
-    }
+    styleCurveSeries(series, curve);
     series->attachAxis(ax);
     series->attachAxis(ay);
   }
-  cursor_ = new QLineSeries;
-  cursor_->setName(tr("playback time"));
-  QPen pen(QColor(200, 40, 40));
-  pen.setWidthF(1.5);
-  pen.setStyle(Qt::DashLine);
-  cursor_->setPen(pen);
-  c->addSeries(cursor_);
-  cursor_->attachAxis(ax);
-  cursor_->attachAxis(ay);
-  for (QLegendMarker* marker : c->legend()->markers(cursor_)) marker->setVisible(false);
-  cursor_->setVisible(false);
-  if (x0 <= x1) {
-    bool integerX = x1 - x0 <= 24.0;  // indices, term counts: a tick on every integer
-    for (const Curve& curve : curves_)
-      for (double x : curve.x) integerX = integerX && (!std::isfinite(x) || x == std::round(x));
-    if (integerX) {
-      // Half a step of room on each side, so markers at the ends are drawn whole.
-      const double lo = std::floor(x0), hi = std::max(std::ceil(x1), lo + 1.0);
-      ax->setRange(lo - 0.5, hi + 0.5);
-      ax->setTickType(QValueAxis::TicksDynamic);
-      ax->setTickAnchor(lo);
-      ax->setTickInterval(hi - lo > 12.0 ? 2.0 : 1.0);  // more labels would elide to "..."
-      ax->setLabelFormat("%.0f");
-    } else {
-      ax->setRange(x0, x1 > x0 ? x1 : x0 + 1.0);
-      niceTicks(ax);
-    }
-    if (auto* log = qobject_cast<QLogValueAxis*>(ay)) {
-      // Whole decades around the data; over many decades a tick every few decades
-      // (the base), so the labels do not crowd each other out.
-      const double d0 = std::floor(std::log10(y0)), d1 = std::max(std::ceil(std::log10(y1)), d0 + 1.0);
-      const double step = std::ceil((d1 - d0) / 8.0);
-      const double lo = std::floor(d0 / step) * step, hi = std::ceil(d1 / step) * step;
-      log->setBase(std::pow(10.0, step));
-      log->setMinorTickCount(step > 1.0 ? 0 : -1);
-      log->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
-    } else {
-      auto* lin = static_cast<QValueAxis*>(ay);
-      // A flat curve (a constant error) gets a range around its value: padded by a fraction
-      // of its span alone, its ticks would be 1e-12 apart and all read the same.
-      const double span = y1 - y0, size = std::max(std::abs(y0), std::abs(y1));
-      const double py = span > 1e-9 * size ? 0.05 * span : (size > 0.0 ? 0.05 * size : 1.0);
-      lin->setRange(y0 - py, y1 + py);
-      niceTicks(lin);
-    }
+  cursor_ = addPlaybackCursor(c, ax, ay);
+  if (range.x0 <= range.x1) {
+    fitXAxis(ax, range, curves_);
+    fitYAxis(ay, range);
   }
 }
 

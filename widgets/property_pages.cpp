@@ -4,7 +4,9 @@
 #include "widgets/property_editor.h"
 
 #include "engine/core/error.h"
+#include "engine/model/force_element_types.h"
 #include "engine/model/joint_types.h"
+#include "widgets/type_choices.h"
 
 #include <QStringList>
 
@@ -139,13 +141,9 @@ void PropertyEditor::driverPage(std::size_t i, std::size_t) {
   addName();
   // Type, bodies, points, axis and component depend on each other: staged, applied together.
   addChoice(
-      "type", tr("Type"), enumNames<DriverType>(3, &driverTypeName),
+      "type", tr("Type"), typeChoices(driverTypes()),
       [i](const ModelSpec& s) { return std::string(driverTypeName(s.drivers[i].type)); },
-      [i](ModelSpec& s, const std::string& v) {
-        for (int t = 0; t < 3; ++t)
-          if (v == driverTypeName(static_cast<DriverType>(t))) s.drivers[i].type = static_cast<DriverType>(t);
-      },
-      true);
+      [i](ModelSpec& s, const std::string& v) { setType(driverTypes(), v, s.drivers[i].type); }, true);
   const QStringList bodies = names(ElementKind::Body, true, true),
                     points = names(ElementKind::Point, false, true),
                     axes = names(ElementKind::Vector, false, true);
@@ -171,9 +169,7 @@ void PropertyEditor::driverPage(std::size_t i, std::size_t) {
                                                                          : v == "y" ? 1
                                                                                     : 0; },
       true);
-  addNote(
-      tr("distance: bodies and points · angle: bodies and axis 1 (a vector of body 1) · coordinate: point 1 "
-         "(free) and its component"));
+  addNote(typesTake(driverTypes()));
   addStagedApply(tr("Apply connection"));
   addTimeFunction(
       "function", [i](const ModelSpec& s) { return s.drivers[i].function; },
@@ -234,13 +230,9 @@ void PropertyEditor::frictionPage(std::size_t i, std::size_t) {
       "normal_force", tr("Normal force"), "N", [i](const ModelSpec& s) { return s.frictions[i].normalForce; },
       [i](ModelSpec& s, double v) { s.frictions[i].normalForce = v; });
   addChoice(
-      "law", tr("Law"), {"coulomb", "tanh"},
-      [i](const ModelSpec& s) {
-        return std::string(s.frictions[i].law == FrictionLaw::Tanh ? "tanh" : "coulomb");
-      },
-      [i](ModelSpec& s, const std::string& v) {
-        s.frictions[i].law = v == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb;
-      });
+      "law", tr("Law"), typeChoices(frictionLaws()),
+      [i](const ModelSpec& s) { return std::string(frictionLawName(s.frictions[i].law)); },
+      [i](ModelSpec& s, const std::string& v) { setType(frictionLaws(), v, s.frictions[i].law); });
   if (spec_.frictions[i].law == FrictionLaw::Tanh)
     addNumber(
         "regularisation_velocity", tr("Regularisation velocity"), "m/s",

@@ -1,90 +1,37 @@
 #include "widgets/scene_view.h"
 
 #include "widgets/mechanism_scene.h"
+#include "widgets/scene_view_vtk.h"
 
 #include <QElapsedTimer>
 #include <QFile>
-#include <QKeyEvent>
 #include <QLabel>
-#include <QMouseEvent>
 #include <QOpenGLContext>
 #include <QOpenGLExtraFunctions>
 #include <QOpenGLWindow>
 #include <QPainter>
 #include <QSurfaceFormat>
 #include <QTimer>
-#include <QToolTip>
 #include <QVBoxLayout>
-#include <QWheelEvent>
 
 #include "engine/model/model.h"
 
-#include <vtkAxesActor.h>
 #include <vtkCallbackCommand.h>
 #include <vtkCamera.h>
 #include <vtkCellArray.h>
-#include <vtkGenericOpenGLRenderWindow.h>
-#include <vtkGenericRenderWindowInteractor.h>
 #include <vtkImageData.h>
-#include <vtkInteractorStyleTrackballCamera.h>
-#include <vtkNew.h>
 #include <vtkOggTheoraWriter.h>
 #include <vtkOpenGLFramebufferObject.h>
 #include <vtkOpenGLState.h>
-#include <vtkOrientationMarkerWidget.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
 #include <vtkPolyDataMapper.h>
 #include <vtkProperty.h>
-#include <vtkRenderer.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstring>
-#include <optional>
 
 namespace mbdrom::widgets {
-
-// The native OpenGL window VTK draws into. Input goes to the SceneView.
-class SceneView::Surface : public QOpenGLWindow {
- public:
-  explicit Surface(SceneView* view) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate), view_(view) {}
-
- protected:
-  void initializeGL() override { view_->initializeVtk(); }
-  void paintGL() override { view_->renderVtk(); }
-  void mousePressEvent(QMouseEvent* e) override { view_->mousePressEvent(e); }
-  void mouseReleaseEvent(QMouseEvent* e) override { view_->mouseReleaseEvent(e); }
-  void mouseMoveEvent(QMouseEvent* e) override { view_->mouseMoveEvent(e); }
-  void wheelEvent(QWheelEvent* e) override { view_->wheelEvent(e); }
-  void keyPressEvent(QKeyEvent* e) override { view_->keyPressEvent(e); }
-  bool event(QEvent* e) override {
-    if (e->type() == QEvent::Leave) view_->leaveEvent(e);
-    return QOpenGLWindow::event(e);
-  }
-
- private:
-  SceneView* view_;
-};
-
-struct SceneView::Vtk {
-  vtkNew<vtkGenericOpenGLRenderWindow> window;
-  vtkNew<vtkGenericRenderWindowInteractor> interactor;
-  vtkNew<vtkInteractorStyleTrackballCamera> style;
-  vtkNew<vtkRenderer> renderer;
-  vtkNew<vtkActor> grid;
-  vtkNew<vtkAxesActor> axes;
-  vtkNew<vtkAxesActor> orientationAxes;
-  vtkNew<vtkOrientationMarkerWidget> orientation;
-  std::unique_ptr<MechanismScene> mech;
-  std::vector<std::unique_ptr<MechanismScene>> overlays;  // ghosts of compared motions
-  long long frames = 0;
-  double lastRenderMs = 0.0;
-  bool initialized = false;
-  // The context and surface the window renders with (captured in initializeVtk).
-  QOpenGLContext* context = nullptr;
-  QSurface* surface = nullptr;
-};
 
 void SceneView::setDefaultSurfaceFormat() {
   QSurfaceFormat format;
@@ -103,6 +50,17 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   setMouseTracking(true);
   setMinimumSize(320, 240);
 
+  createSurface();
+  vtk_->mech = std::make_unique<MechanismScene>(vtk_->renderer);
+  setUpRenderWindow();
+  setUpInteractor();
+  buildGroundGrid();
+  buildAxes();
+  setCameraPreset(CameraPreset::Iso);
+}
+
+// The native window VTK draws into, in a container; or a label that says why there is none.
+void SceneView::createSurface() {
   surface_ = new Surface(this);
   // An opaque window: no alpha channel for the window system to blend.
   QSurfaceFormat format = QSurfaceFormat::defaultFormat();
@@ -138,9 +96,11 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
     setFocusProxy(container_);
     layout->addWidget(container_);
   }
+}
 
+// VTK's window draws into the surface's framebuffer, with the surface's context.
+void SceneView::setUpRenderWindow() {
   auto& v = *vtk_;
-  v.mech = std::make_unique<MechanismScene>(v.renderer);
   v.window->SetOwnContext(false);
   v.window->SetMultiSamples(0);  // MSAA framebuffers fail on Mesa llvmpipe
   v.window->SetFrameBlitModeToNoBlit();
@@ -169,14 +129,21 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   isCurrent->SetCallback(isCurrentCallback);
   isCurrent->SetClientData(&v);
   v.window->AddObserver(vtkCommand::WindowIsCurrentEvent, isCurrent);
+}
 
+void SceneView::setUpInteractor() {
+  auto& v = *vtk_;
   // The interactor never renders itself: every event ends in requestRender(),
   // and rendering happens only with the surface's context current.
   v.interactor->SetRenderWindow(v.window);
   v.interactor->SetInteractorStyle(v.style);
   v.interactor->EnableRenderOff();
   v.style->SetDefaultRenderer(v.renderer);
+}
 
+// A plain background and the ground grid under the mechanism.
+void SceneView::buildGroundGrid() {
+  auto& v = *vtk_;
   // A plain background: with software OpenGL a gradient costs a few ms per frame.
   v.renderer->SetBackground(0.62, 0.67, 0.74);
 
@@ -204,7 +171,11 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   v.grid->GetProperty()->SetLighting(false);
   v.grid->PickableOff();
   v.renderer->AddActor(v.grid);
+}
 
+// The world axes at the origin, and the orientation marker in the bottom-left corner.
+void SceneView::buildAxes() {
+  auto& v = *vtk_;
   v.axes->SetTotalLength(0.3, 0.3, 0.3);
   v.axes->SetShaftTypeToCylinder();
   v.axes->SetCylinderRadius(0.02);
@@ -218,8 +189,6 @@ SceneView::SceneView(QWidget* parent) : QWidget(parent), vtk_(std::make_unique<V
   v.orientation->SetOrientationMarker(v.orientationAxes);
   v.orientation->SetInteractor(v.interactor);
   v.orientation->SetViewport(0.0, 0.0, 0.18, 0.18);
-
-  setCameraPreset(CameraPreset::Iso);
 }
 
 SceneView::~SceneView() {
@@ -527,260 +496,6 @@ void SceneView::setWorkPlane(WorkPlane plane) {
 void SceneView::setLabelsVisible(bool visible) {
   vtk_->mech->setLabelsVisible(visible);
   requestRender();
-}
-
-// ---------------------------------------------------------------- picking
-
-QPointF SceneView::displayPosition(int drawnPoint) const {
-  return worldToWidget(vtk_->mech->drawnPoint(drawnPoint));
-}
-
-QPointF SceneView::worldToWidget(const Eigen::Vector3d& p) const {
-  auto* renderer = vtk_->renderer.Get();
-  const double ratio = pixelRatio();
-  const int pw = std::max(1, static_cast<int>(surface_->width() * ratio));
-  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
-  vtk_->window->SetSize(pw, ph);
-  renderer->SetWorldPoint(p.x(), p.y(), p.z(), 1.0);
-  renderer->WorldToDisplay();
-  double d[3];
-  renderer->GetDisplayPoint(d);
-  return {d[0] / ratio, (ph - d[1]) / ratio};
-}
-
-int SceneView::pointAt(QPointF pos) const {
-  const auto& mech = *vtk_->mech;
-  if (!mech.shown()) return -1;
-  constexpr double kTolerance = 9.0;  // logical pixels
-  int best = -1;
-  double bestDistance = kTolerance;
-  for (int i = 0; i < mech.drawnPointCount(); ++i) {
-    const QPointF d = displayPosition(i) - pos;
-    const double distance = std::hypot(d.x(), d.y());
-    if (distance < bestDistance) {
-      bestDistance = distance;
-      best = i;
-    }
-  }
-  return best;
-}
-
-int SceneView::bodyAt(QPointF pos) const {
-  auto& mech = *vtk_->mech;
-  if (!mech.shown()) return -1;
-  constexpr double kTolerance = 6.0;
-  int best = -1;
-  double bestDistance = kTolerance;
-  Eigen::Vector3d onSegment = Eigen::Vector3d::Zero();
-  for (int b = 0; b < mech.bodyCount(); ++b)
-    for (const auto& [i, j] : mech.bodySegments(b)) {
-      const QPointF a = displayPosition(i), c = displayPosition(j);
-      const QPointF ac = c - a, ap = pos - a;
-      const double len2 = QPointF::dotProduct(ac, ac);
-      const double s = len2 > 0 ? std::clamp(QPointF::dotProduct(ap, ac) / len2, 0.0, 1.0) : 0.0;
-      const QPointF d = pos - (a + s * ac);
-      const double distance = std::hypot(d.x(), d.y());
-      if (distance < bestDistance) {
-        bestDistance = distance;
-        best = b;
-        onSegment = mech.drawnPoint(i) + s * (mech.drawnPoint(j) - mech.drawnPoint(i));
-      }
-    }
-  // A display shape under the pointer: its body, unless a stick is in front of it.
-  const double ratio = pixelRatio();
-  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
-  Eigen::Vector3d onShape;
-  const int shape = mech.shapeBodyAt(pos.x() * ratio, ph - pos.y() * ratio, &onShape);
-  if (shape < 0) return best;
-  if (best < 0) return shape;
-  double eye[3];
-  vtk_->renderer->GetActiveCamera()->GetPosition(eye);
-  const Eigen::Vector3d camera(eye[0], eye[1], eye[2]);
-  return (onSegment - camera).norm() < (onShape - camera).norm() ? best : shape;
-}
-
-std::pair<Eigen::Vector3d, Eigen::Vector3d> SceneView::rayAt(QPointF pos) const {
-  auto* renderer = vtk_->renderer.Get();
-  const double ratio = pixelRatio();
-  const int ph = std::max(1, static_cast<int>(surface_->height() * ratio));
-  auto unproject = [&](double z) {
-    renderer->SetDisplayPoint(pos.x() * ratio, ph - pos.y() * ratio, z);
-    renderer->DisplayToWorld();
-    double w[4];
-    renderer->GetWorldPoint(w);
-    return Eigen::Vector3d(w[0] / w[3], w[1] / w[3], w[2] / w[3]);
-  };
-  const Eigen::Vector3d near = unproject(0.0), far = unproject(1.0);
-  return {near, (far - near).normalized()};
-}
-
-namespace {
-
-// Intersection of a ray with the plane through `point` normal to `normal`; nullopt when parallel.
-std::optional<Eigen::Vector3d> intersect(const std::pair<Eigen::Vector3d, Eigen::Vector3d>& ray,
-                                         const Eigen::Vector3d& point, const Eigen::Vector3d& normal) {
-  const double denominator = normal.dot(ray.second);
-  if (std::abs(denominator) < 1e-9) return std::nullopt;
-  const double s = normal.dot(point - ray.first) / denominator;
-  return ray.first + s * ray.second;
-}
-
-}  // namespace
-
-Eigen::Vector3d SceneView::dragPosition(QPointF pos) const {
-  double n[3];
-  vtk_->renderer->GetActiveCamera()->GetDirectionOfProjection(n);
-  return intersect(rayAt(pos), dragStart_, Eigen::Vector3d(n[0], n[1], n[2])).value_or(dragStart_);
-}
-
-void SceneView::updateHover(QPointF pos, QPointF global) {
-  const int point = pointAt(pos);
-  const int body = point < 0 ? bodyAt(pos) : -1;
-  if (point == hoverPoint_ && body == hoverBody_) return;
-  hoverPoint_ = point;
-  hoverBody_ = body;
-  auto& mech = *vtk_->mech;
-  mech.setHover(point, body);
-  requestRender();
-  if (point >= 0) {
-    const Eigen::Vector3d p = mech.drawnPoint(point);
-    const QString kind = point >= mech.basicPointCount() ? tr("marker")
-                         : mech.drawnPointFixed(point)   ? tr("fixed point")
-                                                         : tr("point");
-    QToolTip::showText(global.toPoint(),
-                       tr("%1 %2\n(%3, %4, %5) m")
-                           .arg(kind, QString::fromStdString(mech.drawnPointName(point)))
-                           .arg(p.x(), 0, 'g', 4)
-                           .arg(p.y(), 0, 'g', 4)
-                           .arg(p.z(), 0, 'g', 4),
-                       this);
-  } else if (body >= 0) {
-    QToolTip::showText(global.toPoint(), tr("body %1").arg(QString::fromStdString(mech.bodyName(body))),
-                       this);
-  } else {
-    QToolTip::hideText();
-  }
-}
-
-// ---------------------------------------------------------------- input
-
-void SceneView::forwardMouse(QMouseEvent* event, unsigned long vtkEvent) {
-  const double ratio = pixelRatio();
-  const QPointF p = event->position() * ratio;
-  auto& iren = *vtk_->interactor;
-  iren.SetEventInformationFlipY(static_cast<int>(p.x()), static_cast<int>(p.y()),
-                                (event->modifiers() & Qt::ControlModifier) ? 1 : 0,
-                                (event->modifiers() & Qt::ShiftModifier) ? 1 : 0);
-  iren.InvokeEvent(vtkEvent, nullptr);
-  requestRender();
-}
-
-void SceneView::mousePressEvent(QMouseEvent* event) {
-  switch (event->button()) {
-    case Qt::LeftButton: {
-      pressed_ = true;
-      pressPos_ = event->position();
-      const auto& mech = *vtk_->mech;
-      if (!addPointMode_ && selectedPoints_.size() == 1 && selectedBodies_.empty()) {
-        const int p = pointAt(event->position());
-        if (p == selectedPoints_[0] && p < mech.basicPointCount() && !mech.drawnPointFixed(p)) {
-          draggingPoint_ = p;
-          dragStart_ = mech.drawnPoint(p);
-          return;  // the handle, not the camera, follows the mouse
-        }
-      }
-      forwardMouse(event, vtkCommand::LeftButtonPressEvent);
-      break;
-    }
-    case Qt::MiddleButton: forwardMouse(event, vtkCommand::MiddleButtonPressEvent); break;
-    case Qt::RightButton: forwardMouse(event, vtkCommand::RightButtonPressEvent); break;
-    default: break;
-  }
-}
-
-void SceneView::mouseReleaseEvent(QMouseEvent* event) {
-  switch (event->button()) {
-    case Qt::LeftButton: {
-      const bool click = pressed_ && (event->position() - pressPos_).manhattanLength() < 4.0;
-      pressed_ = false;
-      if (draggingPoint_ >= 0) {
-        const int point = draggingPoint_;
-        draggingPoint_ = -1;
-        if (!click) emit pointDragged(point, dragPosition(event->position()));
-        vtk_->mech->setSelection(selectedPoints_, selectedBodies_, point);  // back to the model's position
-        requestRender();
-        return;
-      }
-      forwardMouse(event, vtkCommand::LeftButtonReleaseEvent);
-      if (!click) break;
-      if (addPointMode_) {
-        Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
-        if (workPlane_ == WorkPlane::XZ) normal = Eigen::Vector3d::UnitY();
-        if (workPlane_ == WorkPlane::YZ) normal = Eigen::Vector3d::UnitX();
-        if (auto p = intersect(rayAt(event->position()), Eigen::Vector3d::Zero(), normal))
-          emit workPlaneClicked(*p);
-        break;
-      }
-      const int point = pointAt(event->position());
-      const int body = point < 0 ? bodyAt(event->position()) : -1;
-      if (point >= 0)
-        emit pointClicked(point, event->modifiers());
-      else if (body >= 0)
-        emit bodyClicked(body, event->modifiers());
-      else
-        emit emptyClicked(event->modifiers());
-      break;
-    }
-    case Qt::MiddleButton: forwardMouse(event, vtkCommand::MiddleButtonReleaseEvent); break;
-    case Qt::RightButton: forwardMouse(event, vtkCommand::RightButtonReleaseEvent); break;
-    default: break;
-  }
-}
-
-void SceneView::mouseMoveEvent(QMouseEvent* event) {
-  if (draggingPoint_ >= 0) {
-    vtk_->mech->moveHandle(dragPosition(event->position()));
-    requestRender();
-    return;
-  }
-  if (event->buttons() == Qt::NoButton) {
-    updateHover(event->position(), event->globalPosition());
-    return;
-  }
-  forwardMouse(event, vtkCommand::MouseMoveEvent);
-}
-
-void SceneView::wheelEvent(QWheelEvent* event) {
-  const double ratio = pixelRatio();
-  const QPointF p = event->position() * ratio;
-  auto& iren = *vtk_->interactor;
-  iren.SetEventInformationFlipY(static_cast<int>(p.x()), static_cast<int>(p.y()));
-  iren.InvokeEvent(
-      event->angleDelta().y() > 0 ? vtkCommand::MouseWheelForwardEvent : vtkCommand::MouseWheelBackwardEvent,
-      nullptr);
-  requestRender();
-}
-
-void SceneView::keyPressEvent(QKeyEvent* event) {
-  switch (event->key()) {
-    case Qt::Key_F: fitView(); break;
-    case Qt::Key_1: setCameraPreset(CameraPreset::Front); break;
-    case Qt::Key_2: setCameraPreset(CameraPreset::Side); break;
-    case Qt::Key_3: setCameraPreset(CameraPreset::Top); break;
-    case Qt::Key_0: setCameraPreset(CameraPreset::Iso); break;
-    case Qt::Key_Escape: setAddPointMode(false); break;
-    case Qt::Key_Space: emit playPauseRequested(); break;
-    default: QWidget::keyPressEvent(event); break;
-  }
-}
-
-void SceneView::leaveEvent(QEvent* event) {
-  if (hoverPoint_ >= 0 || hoverBody_ >= 0) {
-    hoverPoint_ = hoverBody_ = -1;
-    vtk_->mech->setHover(-1, -1);
-    requestRender();
-  }
-  QWidget::leaveEvent(event);
 }
 
 }  // namespace mbdrom::widgets

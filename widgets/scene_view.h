@@ -151,6 +151,13 @@ class SceneView : public QWidget {
   class Surface;
   struct Vtk;
 
+  // What the constructor sets up, in this order.
+  void createSurface();
+  void setUpRenderWindow();
+  void setUpInteractor();
+  void buildGroundGrid();
+  void buildAxes();
+
   void initializeVtk();
   void renderVtk();
   void forwardMouse(QMouseEvent* event, unsigned long vtkEvent);

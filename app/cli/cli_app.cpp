@@ -8,6 +8,7 @@
 #include "app/cli/project_command.h"
 #include "app/cli/rom_commands.h"
 #include "app/cli/simulate_command.h"
+#include "app/cli/sweep_command.h"
 
 #include "engine/core/error.h"
 #include "engine/core/version.h"

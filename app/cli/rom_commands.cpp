@@ -363,15 +363,10 @@ int runClusters(const std::vector<std::string>& args, std::ostream& out, std::os
   return 0;
 }
 
-int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args,
-                    {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt",
-                     "--outside", "--envelope-margin", "--hold-inputs"},
-                    {"--benchmark"}, {"--parameter"});
-  const std::string romPath = a.single("ROM.json");
-  if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
-  const std::string outPath = output(a, "OUT.csv");
-  checkOutputPath(outPath, {romPath, a.value("--model")});
+namespace {
+
+// The span, step and output interval of a reduced run, and what it does outside its training envelope.
+RunOptions romSimulateOptions(const Arguments& a) {
   RunOptions o;
   o.tEnd = a.number("--t-end", 1.0);
   o.integrator.dt = a.has("--dt") ? a.number("--dt", 0.0) : 0.0;  // 0: the model's own step
@@ -385,6 +380,97 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   o.stopOutsideEnvelope = outside == "stop";
   o.envelopeMargin = a.number("--envelope-margin", kDefaultEnvelopeMargin);
   if (!(o.envelopeMargin >= 0.0)) throw UsageError("--envelope-margin must be >= 0");
+  return o;
+}
+
+double msPerSimulatedSecond(double realTimeFactor) {
+  return realTimeFactor > 0.0 ? 1e3 / realTimeFactor : 0.0;
+}
+
+void printReducedRun(const ReducedModel& rom, const Model& model, const RomSimulationSummary& s, bool ownStep,
+                     std::ostream& out) {
+  out << "reduced model (" << rom.method() << ", n_r = " << rom.reducedDimension() << ") of \""
+      << model.spec().name << "\"\n";
+  out << "steps                  " << s.steps << " of " << s.dt << " s" << (ownStep ? " (its own step)" : "")
+      << " to t = " << s.tEnd << " s (" << s.samples << " samples)\n";
+  out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s ("
+      << s.secondsPerStep * 1e6 << " us per step, " << msPerSimulatedSecond(s.realTimeFactor)
+      << " ms per simulated second, writing and the equation check excluded)\n";
+  out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
+  for (const auto& [name, value] : s.figures)
+    out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
+  out << "training envelope      " << envelopeSummaryText(s) << "\n";
+  out << "equations of motion    " << equationResidualText(s) << "\n";
+}
+
+// The full model under the same conditions as the reduced run. At a design point
+// (--parameter load.*, q0.*, qd0.*) it runs there too: its options carry the design
+// values, the reduced model gets them with its own.
+RunOptions benchmarkReferenceOptions(const RunOptions& o, bool ownStep) {
+  RunOptions full = o;
+  full.parameters.clear();
+  for (const auto& [name, value] : o.parameters)
+    if (parameterKind(name) != ParameterKind::ModelNumber) full.parameters[name] = value;
+  full.q0.resize(0);
+  full.qd0.resize(0);
+  if (ownStep) {
+    full.integrator.dt = IntegratorOptions{}.dt;  // the first step's scale; the tolerance steers
+    full.integrator.tolerance = kDefaultTolerance;
+  }
+  return full;
+}
+
+void printBenchmark(const ReducedModel& rom, const ModelComparison& c, std::ostream& out, std::ostream& err) {
+  const ReducedRunComparison& r = c.runs.front();
+  out << "full model             " << std::setprecision(4) << msPerSimulatedSecond(c.full.realTimeFactor)
+      << " ms per simulated second (" << c.full.steps << " steps, " << c.full.secondsPerStep * 1e6
+      << " us per step)\n";
+  out << "reduced model          " << msPerSimulatedSecond(r.summary.realTimeFactor)
+      << " ms per simulated second (" << r.summary.steps << " steps of " << r.summary.dt << " s, "
+      << r.summary.secondsPerStep * 1e6 << " us per step) from the full model's first state"
+      << (r.status == RunStatus::Completed ? "" : " (" + r.message + ")") << "\n";
+  out << "speed-up               " << r.speedUp << " x per simulated second at the same output rate\n";
+  if (r.status == RunStatus::Completed && r.speedUp > 0.0 && r.speedUp < 1.0)
+    err << "mbdrom-cli rom-simulate: warning: the reduced model (" << rom.method()
+        << ") is slower than the full model per simulated second (" << r.speedUp << " x)\n";
+  if (r.compared)
+    out << "against the full model " << r.comparison.overall.relativeRmse * 100.0 << " % relative RMSE, max "
+        << r.comparison.overall.maxError << " m over every point\n";
+  else
+    out << "against the full model not compared: " << r.compareError << "\n";
+  out << std::setprecision(6);
+}
+
+// --benchmark: the engine's comparison (as the workbench's Compare dock), the full model
+// as the reference, then the reduced model again from its first state. Exit code 1 when
+// the full model fails (the reduced run is written by then).
+int runBenchmark(const ReducedModel& rom, const Model& model, const RunOptions& o, bool ownStep,
+                 std::ostream& out, std::ostream& err) {
+  TrajectoryRecorder reference;
+  ModelComparison c;
+  try {
+    c = compareWithNewReference(model, benchmarkReferenceOptions(o, ownStep), {{&rom, o.parameters}}, {},
+                                reference);
+  } catch (const SolverError& e) {
+    err << "mbdrom-cli rom-simulate: --benchmark: " << e.what() << " (the reduced run is written)\n";
+    return 1;
+  }
+  printBenchmark(rom, c, out, err);
+  return 0;
+}
+
+}  // namespace
+
+int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+  const Arguments a(args,
+                    {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt",
+                     "--outside", "--envelope-margin", "--hold-inputs"},
+                    {"--benchmark"}, {"--parameter"});
+  const std::string romPath = a.single("ROM.json");
+  if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
+  const std::string outPath = output(a, "OUT.csv");
+  checkOutputPath(outPath, {romPath, a.value("--model")});
+  RunOptions o = romSimulateOptions(a);
   const Model model = readModel(a.value("--model"));
   const auto rom = loadReducedModel(romPath, model);
   o.loadCase = loadCaseOption(model, a);
@@ -406,68 +492,12 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
           << writer.writtenPath() << "\n";
     throw;
   }
-  out << "reduced model (" << rom->method() << ", n_r = " << rom->reducedDimension() << ") of \""
-      << model.spec().name << "\"\n";
-  out << "steps                  " << s.steps << " of " << s.dt << " s"
-      << (a.has("--dt") ? "" : " (its own step)") << " to t = " << s.tEnd << " s (" << s.samples
-      << " samples)\n";
-  out << "wall time              " << std::setprecision(4) << s.wallSeconds << " s ("
-      << s.secondsPerStep * 1e6 << " us per step, " << (s.realTimeFactor > 0.0 ? 1e3 / s.realTimeFactor : 0.0)
-      << " ms per simulated second, writing and the equation check excluded)\n";
-  out << "real-time factor       " << s.realTimeFactor << "\n" << std::setprecision(6);
-  for (const auto& [name, value] : s.figures)
-    out << std::left << std::setw(23) << name + " " << std::right << value << "\n";
-  out << "training envelope      " << envelopeSummaryText(s) << "\n";
-  out << "equations of motion    " << equationResidualText(s) << "\n";
+  const bool ownStep = !a.has("--dt");
+  printReducedRun(*rom, model, s, ownStep, out);
   if (const std::string w = envelopeWarning(*rom, s); !w.empty())
     err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   out << "written                " << writer.writtenPath() << "\n";
-  if (a.has("--benchmark")) {
-    // The engine's comparison (as the workbench's Compare dock): the full model under the
-    // same conditions as the reference, then the reduced model again from its first state.
-    // At a design point (--parameter load.*, q0.*, qd0.*) both run there: the full model's
-    // options carry the design values, the reduced model gets them with its own.
-    RunOptions full = o;
-    full.parameters.clear();
-    for (const auto& [name, value] : o.parameters)
-      if (parameterKind(name) != ParameterKind::ModelNumber) full.parameters[name] = value;
-    full.q0.resize(0);
-    full.qd0.resize(0);
-    if (!a.has("--dt")) {
-      full.integrator.dt = IntegratorOptions{}.dt;  // the first step's scale; the tolerance steers
-      full.integrator.tolerance = kDefaultTolerance;
-    }
-    TrajectoryRecorder reference;
-    ModelComparison c;
-    try {
-      c = compareWithNewReference(model, full, {{rom.get(), o.parameters}}, {}, reference);
-    } catch (const SolverError& e) {
-      err << "mbdrom-cli rom-simulate: --benchmark: " << e.what() << " (the reduced run is written)\n";
-      return 1;
-    }
-    const ReducedRunComparison& r = c.runs.front();
-    const auto perSimulatedSecond = [](double realTimeFactor) {
-      return realTimeFactor > 0.0 ? 1e3 / realTimeFactor : 0.0;
-    };
-    out << "full model             " << std::setprecision(4) << perSimulatedSecond(c.full.realTimeFactor)
-        << " ms per simulated second (" << c.full.steps << " steps, " << c.full.secondsPerStep * 1e6
-        << " us per step)\n";
-    out << "reduced model          " << perSimulatedSecond(r.summary.realTimeFactor)
-        << " ms per simulated second (" << r.summary.steps << " steps of " << r.summary.dt << " s, "
-        << r.summary.secondsPerStep * 1e6 << " us per step) from the full model's first state"
-        << (r.status == RunStatus::Completed ? "" : " (" + r.message + ")") << "\n";
-    out << "speed-up               " << r.speedUp << " x per simulated second at the same output rate\n";
-    if (r.status == RunStatus::Completed && r.speedUp > 0.0 && r.speedUp < 1.0)
-      err << "mbdrom-cli rom-simulate: warning: the reduced model (" << rom->method()
-          << ") is slower than the full model per simulated second (" << r.speedUp << " x)\n";
-    if (r.compared)
-      out << "against the full model " << r.comparison.overall.relativeRmse * 100.0
-          << " % relative RMSE, max " << r.comparison.overall.maxError << " m over every point\n";
-    else
-      out << "against the full model not compared: " << r.compareError << "\n";
-    out << std::setprecision(6);
-  }
-  return 0;
+  return a.has("--benchmark") ? runBenchmark(*rom, model, o, ownStep, out, err) : 0;
 }
 
 int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {

@@ -6,6 +6,7 @@
 #include "app/form_dialog.h"
 #include "app/project_document.h"
 #include "engine/core/error.h"
+#include "engine/model/force_element_types.h"
 #include "engine/model/joint_types.h"
 #include "engine/model/model.h"
 #include "engine/model/spec_build.h"
@@ -14,6 +15,7 @@
 #include "widgets/model_tree.h"
 #include "widgets/number_text.h"
 #include "widgets/scene_view.h"
+#include "widgets/type_choices.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -111,101 +113,142 @@ void ModelEditing::addSpringDialog() {
   d->open();
 }
 
+namespace {
+
+// The Add Driver dialog's rows; the points picked in the view (empty: none) preset the points.
+void addDriverRows(FormDialog* d, const ModelSpec& spec, const JointSpec* pin, const QString& picked1,
+                   const QString& picked2) {
+  d->addText("name", QCoreApplication::translate("ModelEditing", "Name"), QString())
+      ->setPlaceholderText(QCoreApplication::translate("ModelEditing", "empty: named after its type"));
+  d->addChoice("type", QCoreApplication::translate("ModelEditing", "Type"),
+               widgets::typeChoices(driverTypes()), driverTypeName(DriverType::Angle));
+  d->addChoice("body1", QCoreApplication::translate("ModelEditing", "Body 1"), bodyNames(spec, true),
+               pin ? q(pin->body1) : QStringLiteral("ground"));
+  d->addChoice("body2", QCoreApplication::translate("ModelEditing", "Body 2 (driven)"), bodyNames(spec, true),
+               pin                   ? q(pin->body2)
+               : spec.bodies.empty() ? QString()
+                                     : q(spec.bodies.front().name));
+  const QStringList points = pointNames(spec);
+  d->addChoice("point1", QCoreApplication::translate("ModelEditing", "Point on body 1"), points, picked1);
+  d->addChoice("point2", QCoreApplication::translate("ModelEditing", "Point on body 2"), points, picked2);
+  QStringList freePoints;
+  for (const auto& p : spec.points)
+    if (!p.fixed) freePoints << q(p.name);
+  d->addChoice("point", QCoreApplication::translate("ModelEditing", "Driven point"), freePoints, picked1);
+  d->addChoice("component", QCoreApplication::translate("ModelEditing", "Coordinate"), {"x", "y", "z"}, "x");
+}
+
+// The rows a driver type needs, and what its f(t) is.
+void showDriverRows(FormDialog* d, DriverType t, QLabel* note) {
+  d->setRowVisible("body1", t != DriverType::Coordinate);
+  d->setRowVisible("body2", t != DriverType::Coordinate);
+  d->setRowVisible("point1", t == DriverType::Distance);
+  d->setRowVisible("point2", t == DriverType::Distance);
+  d->setRowVisible("point", t == DriverType::Coordinate);
+  d->setRowVisible("component", t == DriverType::Coordinate);
+  d->setRowVisible("axis", t == DriverType::Angle);
+  d->setUnit("function", t == DriverType::Angle ? "rad" : "m");
+  const char* text = "";
+  switch (t) {
+    case DriverType::Angle:
+      text = QT_TRANSLATE_NOOP(
+          "ModelEditing",
+          "f(t) is the rotation of body 2 relative to body 1 about the axis, right-handed, 0 "
+          "as placed. The axis is a unit vector of body 1, found or added; a bar on either "
+          "side becomes a rigid body.");
+      break;
+    case DriverType::Distance:
+      text =
+          QT_TRANSLATE_NOOP("ModelEditing",
+                            "f(t) is the distance between the two points; at t = 0 it should be the distance "
+                            "as placed.");
+      break;
+    case DriverType::Coordinate:
+      text = QT_TRANSLATE_NOOP("ModelEditing",
+                               "f(t) is the chosen coordinate of a free point; at t = 0 it should be the "
+                               "coordinate as placed.");
+      break;
+  }
+  note->setText(QCoreApplication::translate("ModelEditing", text));
+}
+
+// The driver type chosen in the dialog.
+DriverType chosenDriverType(FormDialog* d) {
+  const int index = qobject_cast<QComboBox*>(d->field("type"))->currentIndex();
+  return driverTypes().at(static_cast<std::size_t>(std::max(index, 0))).value;
+}
+
+// The ends and the axis of the dialog's driver type into `r`; false (each culprit marked) when
+// a field is missing or wrong.
+bool readDriverEnds(FormDialog* d, DriverRequest& r) {
+  bool fields = true;
+  switch (r.type) {
+    case DriverType::Distance:
+      fields = !missingChoice(d, "point1", QCoreApplication::translate("ModelEditing", "a point"));
+      fields = !missingChoice(d, "point2", QCoreApplication::translate("ModelEditing", "a point")) && fields;
+      r.point1 = d->choice("point1").toStdString();
+      r.point2 = d->choice("point2").toStdString();
+      if (fields && r.point1 == r.point2) {
+        d->setError("point2", QCoreApplication::translate("ModelEditing", "choose two different points"));
+        fields = false;
+      }
+      break;
+    case DriverType::Coordinate:
+      fields = !missingChoice(d, "point", QCoreApplication::translate("ModelEditing", "a free point"));
+      r.point1 = d->choice("point").toStdString();
+      r.component = qobject_cast<QComboBox*>(d->field("component"))->currentIndex();
+      break;
+    case DriverType::Angle: {
+      const auto axis = d->vector("axis");
+      if (!axis) {
+        fields = false;
+      } else if (!(axis->norm() > 0.0)) {
+        d->setError("axis", QCoreApplication::translate("ModelEditing",
+                                                        "an angle driver needs an axis: it cannot be zero"));
+        fields = false;
+      }
+      if (axis) r.axis = *axis;
+      break;
+    }
+  }
+  if (r.type != DriverType::Coordinate &&
+      !missingChoice(d, "body2", QCoreApplication::translate("ModelEditing", "a body")) &&
+      r.body1 == r.body2) {
+    d->setError("body2", QCoreApplication::translate("ModelEditing", "choose a body other than body 1"));
+    fields = false;
+  }
+  return fields;
+}
+
+}  // namespace
+
 void ModelEditing::addDriverDialog() {
   if (!requireModel(tr("Add Driver"))) return;
   const ModelSpec& spec = wb_.doc->spec();
   // Preset from the first pin: an angle driver about it is the usual first driver.
   const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
   const auto& selected = scene_->selectedPoints();
+  auto picked = [&](std::size_t k) {
+    return selected.size() > k ? q(scene_->scene().drawnPointName(selected[k])) : QString();
+  };
   auto* d = openForm(tr("Add Driver"), "driverDialog");
-  d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: named after its type"));
-  const QStringList types{"distance", "angle", "coordinate"};  // DriverType's order
-  d->addChoice("type", tr("Type"), types, "angle");
-  d->addChoice("body1", tr("Body 1"), bodyNames(spec, true), pin ? q(pin->body1) : QStringLiteral("ground"));
-  d->addChoice("body2", tr("Body 2 (driven)"), bodyNames(spec, true),
-               pin                   ? q(pin->body2)
-               : spec.bodies.empty() ? QString()
-                                     : q(spec.bodies.front().name));
-  const QStringList points = pointNames(spec);
-  d->addChoice("point1", tr("Point on body 1"), points,
-               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
-  d->addChoice("point2", tr("Point on body 2"), points,
-               selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
-  QStringList freePoints;
-  for (const auto& p : spec.points)
-    if (!p.fixed) freePoints << q(p.name);
-  d->addChoice("point", tr("Driven point"), freePoints,
-               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
-  d->addChoice("component", tr("Coordinate"), {"x", "y", "z"}, "x");
+  addDriverRows(d, spec, pin, picked(0), picked(1));
   d->addVector("axis", tr("Axis (body 1)"), "–",
                pin ? directionOf(spec, pin->axis1, workPlaneNormal()) : workPlaneNormal());
   d->addTimeFunction("function", "rad", TimeFunction::sine(0.5, 0.5));
   auto* note = new QLabel(d);
   note->setWordWrap(true);
   d->addRow(QString(), note);
-  auto* type = qobject_cast<QComboBox*>(d->field("type"));
-  auto show = [d, type, note] {
-    const auto t = static_cast<DriverType>(type->currentIndex());
-    d->setRowVisible("body1", t != DriverType::Coordinate);
-    d->setRowVisible("body2", t != DriverType::Coordinate);
-    d->setRowVisible("point1", t == DriverType::Distance);
-    d->setRowVisible("point2", t == DriverType::Distance);
-    d->setRowVisible("point", t == DriverType::Coordinate);
-    d->setRowVisible("component", t == DriverType::Coordinate);
-    d->setRowVisible("axis", t == DriverType::Angle);
-    d->setUnit("function", t == DriverType::Angle ? "rad" : "m");
-    note->setText(
-        t == DriverType::Angle
-            ? tr("f(t) is the rotation of body 2 relative to body 1 about the axis, right-handed, 0 as "
-                 "placed. "
-                 "The axis is a unit vector of body 1, found or added; a bar on either side becomes a rigid "
-                 "body.")
-        : t == DriverType::Distance
-            ? tr("f(t) is the distance between the two points; at t = 0 it should be the distance as placed.")
-            : tr("f(t) is the chosen coordinate of a free point; at t = 0 it should be the coordinate as "
-                 "placed."));
-  };
-  connect(type, &QComboBox::currentIndexChanged, d, show);
+  auto show = [d, note] { showDriverRows(d, chosenDriverType(d), note); };
+  connect(qobject_cast<QComboBox*>(d->field("type")), &QComboBox::currentIndexChanged, d, show);
   show();
   d->setAccept([this, d] {
     DriverRequest r;
     r.name = d->text("name").toStdString();
-    r.type = static_cast<DriverType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
+    r.type = chosenDriverType(d);
     r.body1 = d->choice("body1").toStdString();
     r.body2 = d->choice("body2").toStdString();
-    bool fields = true;
-    switch (r.type) {
-      case DriverType::Distance:
-        fields = !missingChoice(d, "point1", tr("a point"));
-        fields = !missingChoice(d, "point2", tr("a point")) && fields;
-        r.point1 = d->choice("point1").toStdString();
-        r.point2 = d->choice("point2").toStdString();
-        if (fields && r.point1 == r.point2) {
-          d->setError("point2", tr("choose two different points"));
-          fields = false;
-        }
-        break;
-      case DriverType::Coordinate:
-        fields = !missingChoice(d, "point", tr("a free point"));
-        r.point1 = d->choice("point").toStdString();
-        r.component = qobject_cast<QComboBox*>(d->field("component"))->currentIndex();
-        break;
-      case DriverType::Angle: {
-        const auto axis = d->vector("axis");
-        if (!axis) {
-          fields = false;
-        } else if (!(axis->norm() > 0.0)) {
-          d->setError("axis", tr("an angle driver needs an axis: it cannot be zero"));
-          fields = false;
-        }
-        if (axis) r.axis = *axis;
-        break;
-      }
-    }
-    if (r.type != DriverType::Coordinate && !missingChoice(d, "body2", tr("a body")) && r.body1 == r.body2) {
-      d->setError("body2", tr("choose a body other than body 1"));
-      fields = false;
-    }
+    const bool fields = readDriverEnds(d, r);
     const auto f = d->timeFunction("function");
     if (!f || !fields) return QString(FormDialog::kFieldError);
     r.function = *f;
@@ -248,13 +291,15 @@ void ModelEditing::addFrictionDialog() {
                slide ? directionOf(spec, slide->axis1, Eigen::Vector3d::UnitX()) : Eigen::Vector3d::UnitX());
   d->addNumber("mu", tr("Friction coefficient μ"), "–", 0.2);
   d->addNumber("normal_force", tr("Normal force N"), "N", 10.0);
-  d->addChoice("law", tr("Law"), {"coulomb", "tanh"}, "coulomb");
+  d->addChoice("law", tr("Law"), widgets::typeChoices(frictionLaws()), frictionLawName(FrictionLaw::Coulomb));
   d->addNumber("regularisation_velocity", tr("Regularisation velocity"), "m/s", 1e-3, true);
   d->addNote(
       tr("The force on point 2 is −μ N φ(v) along the direction, v the sliding speed along it; φ = sign(v) "
          "(coulomb) or tanh(v / v_reg). The direction is a unit vector of body 1, found or added."));
   auto* law = qobject_cast<QComboBox*>(d->field("law"));
-  auto show = [d, law] { d->setRowVisible("regularisation_velocity", law->currentText() == "tanh"); };
+  auto show = [d, law] {
+    d->setRowVisible("regularisation_velocity", law->currentText() == frictionLawName(FrictionLaw::Tanh));
+  };
   connect(law, &QComboBox::currentIndexChanged, d, show);
   show();
   d->setAccept([this, d] {
@@ -283,7 +328,7 @@ void ModelEditing::addFrictionDialog() {
     const auto mu = d->number("mu"), normal = d->number("normal_force");
     if (mu && *mu < 0.0) d->setError("mu", tr("must be 0 or more"));
     if (normal && *normal < 0.0) d->setError("normal_force", tr("must be 0 or more"));
-    r.law = d->choice("law") == "tanh" ? FrictionLaw::Tanh : FrictionLaw::Coulomb;
+    widgets::setType(frictionLaws(), d->choice("law").toStdString(), r.law);
     std::optional<double> vreg = r.regularisationVelocity;
     if (r.law == FrictionLaw::Tanh) vreg = d->number("regularisation_velocity");
     if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg)
@@ -347,7 +392,7 @@ void ModelEditing::addLoadDialog(int loadCase) {
   auto* d = openForm(tr("Add Load"), "loadDialog");
   d->addChoice("load_case", tr("Load case"), cases, current);
   d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: \"force\" or \"torque\""));
-  d->addChoice("type", tr("Type"), {"force", "torque"}, "force");
+  d->addChoice("type", tr("Type"), widgets::typeChoices(loadTypes()), loadTypeName(LoadSpec::Type::Force));
   d->addChoice("point", tr("At point or marker"), pointNames(spec),
                selected.empty() ? QString() : q(scene_->scene().drawnPointName(selected[0])));
   d->addChoice("body", tr("On body"), bodies,
@@ -359,7 +404,7 @@ void ModelEditing::addLoadDialog(int loadCase) {
   d->addNote(tr("The load is the direction (global, its length is the magnitude) times f(t)."));
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto show = [d, type] {
-    const bool force = type->currentText() == "force";
+    const bool force = type->currentText() == loadTypeName(LoadSpec::Type::Force);
     d->setRowVisible("point", force);
     d->setRowVisible("body", !force);
     d->setUnit("direction", force ? "N" : "N m");
@@ -371,10 +416,9 @@ void ModelEditing::addLoadDialog(int loadCase) {
     const int c = qobject_cast<QComboBox*>(d->field("load_case"))->currentIndex();
     if (c < 0 || static_cast<std::size_t>(c) >= next.loadCases.size()) return tr("choose a load case");
     LoadSpec l;
-    l.type = d->choice("type") == "force" ? LoadSpec::Type::Force : LoadSpec::Type::Torque;
+    widgets::setType(loadTypes(), d->choice("type").toStdString(), l.type);
     l.name = d->text("name").toStdString();
-    if (l.name.empty())
-      l.name = uniqueName(next, ElementKind::Load, l.type == LoadSpec::Type::Force ? "force" : "torque", c);
+    if (l.name.empty()) l.name = uniqueName(next, ElementKind::Load, loadTypeName(l.type), c);
     if (!nameIsFree(next, ElementKind::Load, l.name, c)) {
       d->setError("name", tr("\"%1\" is already a load of %2").arg(q(l.name), d->choice("load_case")));
       return QString(FormDialog::kFieldError);
@@ -396,7 +440,7 @@ void ModelEditing::addLoadDialog(int loadCase) {
     const ElementRef ref{ElementKind::Load, c, static_cast<int>(loads.size()) - 1};
     return applyBuilt(next, tr("add load %1").arg(q(l.name)), ref,
                       tr("Added %1 %2 to load case %3")
-                          .arg(force ? tr("force") : tr("torque"), q(l.name), d->choice("load_case")));
+                          .arg(QString::fromLatin1(loadTypeName(l.type)), q(l.name), d->choice("load_case")));
   });
   d->open();
 }

@@ -25,16 +25,33 @@ ModelEditing::ModelEditing(const WorkbenchContext& wb, widgets::SceneView* scene
   createActions();
 }
 
+namespace {
+
+// An Edit menu action with the name tests find it by and its status-bar tip.
+QAction* newEditAction(const QString& text, const char* objectName, const QString& statusTip,
+                       QObject* parent) {
+  auto* action = new QAction(text, parent);
+  action->setObjectName(objectName);
+  action->setStatusTip(statusTip);
+  return action;
+}
+
+}  // namespace
+
 void ModelEditing::createActions() {
+  createSelectedElementActions();
+  createAddingActions();
+}
+
+void ModelEditing::createSelectedElementActions() {
   duplicateAction_ = new QAction(tr("D&uplicate Element"), this);
   duplicateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_D));
   connect(duplicateAction_, &QAction::triggered, this, [this] {
     if (auto ref = modelTree_->currentElement()) duplicateElement(*ref);
   });
-  mirrorAction_ = new QAction(tr("&Mirror..."), this);
-  mirrorAction_->setObjectName("mirrorAction");
-  mirrorAction_->setStatusTip(
-      tr("Renamed copies of bodies, joints, forces and loads mirrored about a plane"));
+  mirrorAction_ =
+      newEditAction(tr("&Mirror..."), "mirrorAction",
+                    tr("Renamed copies of bodies, joints, forces and loads mirrored about a plane"), this);
   connect(mirrorAction_, &QAction::triggered, this, &ModelEditing::mirrorDialog);
   deleteAction_ = new QAction(tr("&Delete Element"), this);
   deleteAction_->setShortcut(QKeySequence::Delete);
@@ -43,70 +60,64 @@ void ModelEditing::createActions() {
   connect(deleteAction_, &QAction::triggered, this, [this] {
     if (auto ref = modelTree_->currentElement()) removeElement(*ref);
   });
-  addPointAction_ = new QAction(tr("&Add Point on Work Plane"), this);
-  addPointAction_->setObjectName("addPointAction");
-  addPointAction_->setCheckable(true);
-  addPointAction_->setStatusTip(
+}
+
+void ModelEditing::createAddingActions() {
+  addPointAction_ = newEditAction(
+      tr("&Add Point on Work Plane"), "addPointAction",
       tr("Click in the 3D view to place a fixed point on the work plane; a body made from it frees it (Esc "
-         "ends)"));
+         "ends)"),
+      this);
+  addPointAction_->setCheckable(true);
   connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
 
-  auto* addPointDialogAction = new QAction(tr("Add &Point..."), this);
-  addPointDialogAction->setObjectName("addPointDialogAction");
-  addPointDialogAction->setStatusTip(tr("A point by its coordinates, on the ground or on a rigid body"));
+  auto* addPointDialogAction =
+      newEditAction(tr("Add &Point..."), "addPointDialogAction",
+                    tr("A point by its coordinates, on the ground or on a rigid body"), this);
   connect(addPointDialogAction, &QAction::triggered, this, [this] { addPointDialog(); });
-  auto* addVectorAction = new QAction(tr("Add Unit &Vector..."), this);
-  addVectorAction->setObjectName("addVectorAction");
-  addVectorAction->setStatusTip(
-      tr("A unit vector typed or from two selected points, on the ground or on a body"));
+  auto* addVectorAction =
+      newEditAction(tr("Add Unit &Vector..."), "addVectorAction",
+                    tr("A unit vector typed or from two selected points, on the ground or on a body"), this);
   connect(addVectorAction, &QAction::triggered, this, &ModelEditing::addVectorDialog);
-  auto* addMarkerAction = new QAction(tr("Add &Marker..."), this);
-  addMarkerAction->setObjectName("addMarkerAction");
-  addMarkerAction->setStatusTip(tr("A body-fixed point anywhere on a body (e.g. a bar's midpoint)"));
+  auto* addMarkerAction =
+      newEditAction(tr("Add &Marker..."), "addMarkerAction",
+                    tr("A body-fixed point anywhere on a body (e.g. a bar's midpoint)"), this);
   connect(addMarkerAction, &QAction::triggered, this, [this] { addMarkerDialog(); });
-  auto* addSpringAction = new QAction(tr("Add &Spring-Damper..."), this);
-  addSpringAction->setObjectName("addSpringAction");
-  addSpringAction->setStatusTip(tr("A spring-damper between two points or markers (the two selected ones)"));
+  auto* addSpringAction =
+      newEditAction(tr("Add &Spring-Damper..."), "addSpringAction",
+                    tr("A spring-damper between two points or markers (the two selected ones)"), this);
   connect(addSpringAction, &QAction::triggered, this, &ModelEditing::addSpringDialog);
-  auto* addDriverAction = new QAction(tr("Add Dr&iver..."), this);
-  addDriverAction->setObjectName("addDriverAction");
-  addDriverAction->setStatusTip(
-      tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"));
+  auto* addDriverAction = newEditAction(
+      tr("Add Dr&iver..."), "addDriverAction",
+      tr("Drive a distance, an angle about an axis or a point's coordinate as a function of time"), this);
   connect(addDriverAction, &QAction::triggered, this, &ModelEditing::addDriverDialog);
-  auto* addFrictionAction = new QAction(tr("Add &Friction..."), this);
-  addFrictionAction->setObjectName("addFrictionAction");
-  addFrictionAction->setStatusTip(
-      tr("Coulomb or tanh friction of a point sliding along a direction of another body"));
+  auto* addFrictionAction = newEditAction(
+      tr("Add &Friction..."), "addFrictionAction",
+      tr("Coulomb or tanh friction of a point sliding along a direction of another body"), this);
   connect(addFrictionAction, &QAction::triggered, this, &ModelEditing::addFrictionDialog);
-  auto* addLoadCaseAction = new QAction(tr("Add Load &Case..."), this);
-  addLoadCaseAction->setObjectName("addLoadCaseAction");
-  addLoadCaseAction->setStatusTip(tr("A named set of forces and torques; every run names one"));
+  auto* addLoadCaseAction = newEditAction(tr("Add Load &Case..."), "addLoadCaseAction",
+                                          tr("A named set of forces and torques; every run names one"), this);
   connect(addLoadCaseAction, &QAction::triggered, this, &ModelEditing::addLoadCaseDialog);
-  auto* addLoadAction = new QAction(tr("Add &Load..."), this);
-  addLoadAction->setObjectName("addLoadAction");
-  addLoadAction->setStatusTip(
-      tr("A force at a point or marker, or a torque on a body, times a function of time"));
+  auto* addLoadAction = newEditAction(
+      tr("Add &Load..."), "addLoadAction",
+      tr("A force at a point or marker, or a torque on a body, times a function of time"), this);
   connect(addLoadAction, &QAction::triggered, this, [this] { addLoadDialog(); });
-  auto* addMeasureAction = new QAction(tr("Add Measur&e..."), this);
-  addMeasureAction->setObjectName("addMeasureAction");
-  addMeasureAction->setStatusTip(
-      tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"));
+  auto* addMeasureAction = newEditAction(
+      tr("Add Measur&e..."), "addMeasureAction",
+      tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"), this);
   connect(addMeasureAction, &QAction::triggered, this, &ModelEditing::addMeasureDialog);
-  snapAction_ = new QAction(tr("S&nap to Grid (0.05 m)"), this);
-  snapAction_->setObjectName("snapAction");
+  snapAction_ = newEditAction(tr("S&nap to Grid (0.05 m)"), "snapAction",
+                              tr("Points placed or dragged on the work plane land on a 0.05 m grid"), this);
   snapAction_->setCheckable(true);
   snapAction_->setChecked(true);
-  snapAction_->setStatusTip(tr("Points placed or dragged on the work plane land on a 0.05 m grid"));
 
-  auto* createBodyAction = new QAction(tr("Create &Body from Selection..."), this);
-  createBodyAction->setObjectName("createBodyAction");
-  createBodyAction->setStatusTip(
-      tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"));
+  auto* createBodyAction = newEditAction(
+      tr("Create &Body from Selection..."), "createBodyAction",
+      tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"), this);
   connect(createBodyAction, &QAction::triggered, this, &ModelEditing::createBodyFromSelection);
-  auto* createJointAction = new QAction(tr("Create &Joint..."), this);
-  createJointAction->setObjectName("createJointAction");
-  createJointAction->setStatusTip(
-      tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"));
+  auto* createJointAction = newEditAction(
+      tr("Create &Joint..."), "createJointAction",
+      tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"), this);
   connect(createJointAction, &QAction::triggered, this, &ModelEditing::createJointFromSelection);
   creating_ = {addPointDialogAction, addVectorAction, createBodyAction, createJointAction,
                addMarkerAction,      addSpringAction, addDriverAction,  addFrictionAction,

@@ -101,6 +101,11 @@ class ModelEditing : public QObject {
   std::optional<std::vector<std::string>> selectedBodyPoints();
   void addBodyFields(FormDialog* d, const std::vector<std::string>& names);
   void createActions();
+  // Duplicate, mirror and delete: on the element picked in the model tree.
+  void createSelectedElementActions();
+  // Everything that adds to the mechanism: points on the work plane, with the grid they snap to,
+  // and a dialog for each kind of element.
+  void createAddingActions();
   FormDialog* openForm(const QString& title, const QString& objectName);
   void announceBuilt(const QString& what, const std::vector<std::string>& notes);
   bool requireModel(const QString& title);

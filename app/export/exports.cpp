@@ -135,39 +135,44 @@ void Exports::exportFmu(int index) {
                                                       tr("FMUs (FMI 2.0) (*.fmu)"));
     if (path.isEmpty()) return QString(FormDialog::kFieldError);
     options.identifier = cIdentifierFrom(QFileInfo(path).completeBaseName().toStdString());
-    auto result = std::make_shared<FmuExport>();
-    wb_.runner->submit(
-        tr("Export FMU %1").arg(QFileInfo(path).fileName()),
-        [model, rom, options, path, result](Monitor& monitor) {
-          // Cancel stops the C compiler too.
-          *result =
-              mbdrom::exportFmu(*rom, *model, options, path.toStdString(), "", kCompilerTimeout, &monitor);
-        },
-        [this, path, result](JobRunner::Outcome outcome, const QString& message) {
-          if (outcome == JobRunner::Outcome::Failed) {
-            wb_.log->error(message);
-            showMessage(true, tr("Export FMU"), message);
-            return;
-          }
-          if (outcome != JobRunner::Outcome::Succeeded) return;
-          const QString text = tr("FMU %1 written (%2 inputs, %3 outputs, step %4 s): %5")
-                                   .arg(path)
-                                   .arg(result->model.inputs.size())
-                                   .arg(result->model.outputs.size())
-                                   .arg(result->model.dt)
-                                   .arg(QString::fromStdString(result->note));
-          if (result->binary && result->windowsFailure.empty()) {
-            wb_.log->info(text);
-          } else if (result->binary) {
-            wb_.log->warning(text);  // MinGW-w64 is installed but built no Windows DLL: the note says why
-          } else {
-            wb_.log->warning(text);
-            showMessage(true, tr("Export FMU"), text);
-          }
-        });
+    buildFmu(model, rom, options, path);
     return QString();
   });
   d->open();
+}
+
+void Exports::buildFmu(std::shared_ptr<const Model> model, std::shared_ptr<const ReducedModel> rom,
+                       const CExportOptions& options, const QString& path) {
+  auto result = std::make_shared<FmuExport>();
+  wb_.runner->submit(
+      tr("Export FMU %1").arg(QFileInfo(path).fileName()),
+      [model, rom, options, path, result](Monitor& monitor) {
+        // Cancel stops the C compiler too.
+        *result =
+            mbdrom::exportFmu(*rom, *model, options, path.toStdString(), "", kCompilerTimeout, &monitor);
+      },
+      [this, path, result](JobRunner::Outcome outcome, const QString& message) {
+        if (outcome == JobRunner::Outcome::Failed) {
+          wb_.log->error(message);
+          showMessage(true, tr("Export FMU"), message);
+          return;
+        }
+        if (outcome != JobRunner::Outcome::Succeeded) return;
+        const QString text = tr("FMU %1 written (%2 inputs, %3 outputs, step %4 s): %5")
+                                 .arg(path)
+                                 .arg(result->model.inputs.size())
+                                 .arg(result->model.outputs.size())
+                                 .arg(result->model.dt)
+                                 .arg(QString::fromStdString(result->note));
+        if (result->binary && result->windowsFailure.empty()) {
+          wb_.log->info(text);
+        } else if (result->binary) {
+          wb_.log->warning(text);  // MinGW-w64 is installed but built no Windows DLL: the note says why
+        } else {
+          wb_.log->warning(text);
+          showMessage(true, tr("Export FMU"), text);
+        }
+      });
 }
 
 void Exports::exportView() {

@@ -8,9 +8,17 @@
 #include <QObject>
 #include <QString>
 
+#include <memory>
+
 class QAction;
 class QMenu;
 class QWidget;
+
+namespace mbdrom {
+struct CExportOptions;
+class Model;
+class ReducedModel;
+}  // namespace mbdrom
 
 namespace mbdrom::app {
 
@@ -40,6 +48,9 @@ class Exports : public QObject {
   void exportView();
   void exportAnimation();
   void exportRun(bool paraview);
+  // Builds the FMU of `rom` on the worker thread into `path`, then says how it went.
+  void buildFmu(std::shared_ptr<const Model> model, std::shared_ptr<const ReducedModel> rom,
+                const CExportOptions& options, const QString& path);
   void showMessage(bool warning, const QString& title, const QString& text);
 
   WorkbenchContext wb_;

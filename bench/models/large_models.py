@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the large models of the sparse-core benchmark (issue 27) into DIR:
+"""Writes the large models of the sparse-core benchmark into DIR:
 
   particles_10000.json  a rope of 10,000 particles (10 g each, 1 cm apart along x)
                         joined by distance joints, the first to a fixed point:

@@ -59,15 +59,6 @@ const char* jointTypeName(JointType type) {
   return jointTypeInfo(type).name;
 }
 
-const char* driverTypeName(DriverType type) {
-  switch (type) {
-    case DriverType::Distance: return "distance";
-    case DriverType::Angle: return "angle";
-    case DriverType::Coordinate: return "coordinate";
-  }
-  return "distance";
-}
-
 Model::Model(ModelSpec spec) : spec_(std::move(spec)) {
   // What its file would refuse is refused however the spec was made (Python, the workbench, a design).
   checkModelFileRules(spec_);

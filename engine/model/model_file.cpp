@@ -1,4 +1,5 @@
 #include "engine/model/model_file.h"
+#include "engine/model/force_element_types.h"
 #include "engine/model/joint_types.h"
 
 #include "engine/core/error.h"
@@ -86,6 +87,14 @@ std::vector<std::pair<const char*, JointType>> jointTypeNames() {
   return names;
 }
 
+// A force element's types' file names, from their table.
+template <typename Enum>
+std::vector<std::pair<const char*, Enum>> typeNames(const std::vector<ForceElementType<Enum>>& types) {
+  std::vector<std::pair<const char*, Enum>> names;
+  for (const ForceElementType<Enum>& t : types) names.emplace_back(t.name, t.value);
+  return names;
+}
+
 template <typename Enum, std::size_t N>
 Enum parseEnum(const std::string& text, const std::pair<const char*, Enum> (&table)[N],
                const std::string& where, const char* what) {
@@ -103,12 +112,6 @@ const std::pair<const char*, TimeFunction::Type> kFunctionTypes[] = {
     {"sum", TimeFunction::Type::Sum}};
 const std::pair<const char*, BodyType> kBodyTypes[] = {
     {"rigid", BodyType::Rigid}, {"bar", BodyType::Bar}, {"particle", BodyType::Particle}};
-const std::pair<const char*, DriverType> kDriverTypes[] = {
-    {"distance", DriverType::Distance}, {"angle", DriverType::Angle}, {"coordinate", DriverType::Coordinate}};
-const std::pair<const char*, FrictionLaw> kFrictionLaws[] = {{"coulomb", FrictionLaw::Coulomb},
-                                                             {"tanh", FrictionLaw::Tanh}};
-const std::pair<const char*, LoadSpec::Type> kLoadTypes[] = {{"force", LoadSpec::Type::Force},
-                                                             {"torque", LoadSpec::Type::Torque}};
 const std::pair<const char*, int> kComponents[] = {{"x", 0}, {"y", 1}, {"z", 2}};
 const std::pair<const char*, MeasureType> kMeasureTypes[] = {
     {"joint_angle", MeasureType::JointAngle}, {"joint_displacement", MeasureType::JointDisplacement},
@@ -311,7 +314,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     Obj o(drivers[i], entryWhere("drivers", i, drivers[i]));
     DriverSpec d;
     d.name = o.text("name");
-    d.type = parseEnum(o.text("type"), kDriverTypes, o.where(), "driver type");
+    d.type = parseEnum(o.text("type"), typeNames(driverTypes()), o.where(), "driver type");
     d.body1 = o.text("body1", "");
     d.body2 = o.text("body2", "");
     d.point1 = o.text("point1", "");
@@ -356,7 +359,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     f.axis1 = o.text("axis1");
     f.mu = o.number("mu");
     f.normalForce = o.number("normal_force");
-    f.law = parseEnum(o.text("law", "coulomb"), kFrictionLaws, o.where(), "friction law");
+    f.law = parseEnum(o.text("law", "coulomb"), typeNames(frictionLaws()), o.where(), "friction law");
     f.regularisationVelocity = o.number("regularisation_velocity", f.regularisationVelocity);
     o.finish();
     spec.frictions.push_back(std::move(f));
@@ -371,7 +374,7 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
       Obj l(loads[k], o.where() + ": " + entryWhere("loads", k, loads[k]));
       LoadSpec ls;
       ls.name = l.text("name");
-      ls.type = parseEnum(l.text("type"), kLoadTypes, l.where(), "load type");
+      ls.type = parseEnum(l.text("type"), typeNames(loadTypes()), l.where(), "load type");
       if (ls.type == LoadSpec::Type::Force)
         ls.point = l.text("point");
       else
@@ -653,7 +656,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
     o["axis1"] = f.axis1;
     o["mu"] = f.mu;
     o["normal_force"] = f.normalForce;
-    o["law"] = f.law == FrictionLaw::Coulomb ? "coulomb" : "tanh";
+    o["law"] = frictionLawName(f.law);
     o["regularisation_velocity"] = f.regularisationVelocity;
     frictions.push_back(o);
   }
@@ -695,7 +698,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
       for (const LoadSpec& l : lc.loads) {
         OJson o;
         o["name"] = l.name;
-        o["type"] = l.type == LoadSpec::Type::Force ? "force" : "torque";
+        o["type"] = loadTypeName(l.type);
         if (l.type == LoadSpec::Type::Force)
           o["point"] = l.point;
         else

@@ -5,6 +5,7 @@ target_sources(mbdrom_engine PRIVATE
   model/forces.cpp
   model/model.cpp
   model/joint_types.cpp
+  model/force_element_types.cpp
   model/model_file.cpp
   model/time_function.cpp
   model/hardpoint_table.cpp

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 32, point 4: a MacPherson sweep (Sobol design over the tyre load's amplitude
+# A MacPherson sweep (Sobol design over the tyre load's amplitude
 # and the coil-over's rate: a family of mechanisms) run in four parts with real
 # mpirun, in four parts as Slurm array tasks (variables set by hand), and in two
 # parts of which one is killed and run again, merges into datasets bit-identical

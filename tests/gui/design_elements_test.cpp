@@ -15,6 +15,7 @@
 #include "gui_helpers.h"
 #include "widgets/model_tree.h"
 #include "widgets/property_editor.h"
+#include "widgets/type_choices.h"
 
 #include <catch2/catch.hpp>
 
@@ -25,6 +26,7 @@
 #include <QUndoStack>
 
 #include <cmath>
+#include <tuple>
 
 using mbdrom::app::FormDialog;
 using mbdrom::app::MainWindow;
@@ -460,6 +462,52 @@ TEST_CASE("the property editor edits a driver's, a friction's and a measure's co
   CHECK(editor->fieldError("connection").isEmpty());
   CHECK(b.spec().measures[0].type == mbdrom::MeasureType::Travel);
   CHECK(b.spec().measures[0].point1 == "P");
+}
+
+TEST_CASE("every type of the force element tables is offered by the add dialogs and the property editor") {
+  mbdrom::ModelSpec spec = slider();
+  mbdrom::FrictionRequest fr;
+  fr.name = "rub";
+  fr.body1 = "ground";
+  fr.body2 = "block";
+  fr.point1 = "O";
+  fr.point2 = "P";
+  fr.axis = Eigen::Vector3d::UnitX();
+  mbdrom::createFriction(spec, fr);
+  spec.drivers.push_back({"push", mbdrom::DriverType::Coordinate, "", "", "P", "", "", 0,
+                          mbdrom::TimeFunction::sine(0.1, 1.0, 0.0, 1.0)});
+  Workbench b(spec);
+  auto items = [](QComboBox* c) {
+    REQUIRE(c != nullptr);
+    QStringList out;
+    for (int i = 0; i < c->count(); ++i) out << c->itemText(i);
+    return out;
+  };
+  const QStringList drivers = mbdrom::widgets::typeChoices(mbdrom::driverTypes()),
+                    laws = mbdrom::widgets::typeChoices(mbdrom::frictionLaws()),
+                    loads = mbdrom::widgets::typeChoices(mbdrom::loadTypes());
+  REQUIRE(drivers.size() == 3);
+  REQUIRE(laws.size() == 2);
+  REQUIRE(loads.size() == 2);
+  for (const auto& [action, dialog, key, expected] :
+       {std::tuple{"addDriverAction", "driverDialog", "type", drivers},
+        std::tuple{"addFrictionAction", "frictionDialog", "law", laws},
+        std::tuple{"addLoadAction", "loadDialog", "type", loads}}) {
+    INFO(dialog);
+    FormDialog* d = openDialog(b.window, action, dialog);
+    CHECK(items(qobject_cast<QComboBox*>(d->field(key))) == expected);
+    // Each type chosen shows its rows and is accepted as a choice.
+    for (const QString& type : expected) {
+      choose(d, key, type);
+      CHECK(d->choice(key) == type);
+    }
+    cancel(d);
+  }
+  auto* editor = b.window.propertyEditor();
+  b.window.modelTree()->selectElement({mbdrom::ElementKind::Driver, 0, 0});
+  CHECK(items(qobject_cast<QComboBox*>(editor->fieldWidget("type"))) == drivers);
+  b.window.modelTree()->selectElement({mbdrom::ElementKind::Friction, 0, 0});
+  CHECK(items(qobject_cast<QComboBox*>(editor->fieldWidget("law"))) == laws);
 }
 
 TEST_CASE("grabs of the element dialogs and property editors", "[.screens]") {

@@ -163,7 +163,7 @@ TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cu
     CHECK(full->metrics().at("verdict_kind") == "not validated");
     CHECK(full->metrics().at("rollout").at("over_whole_run") == true);
     CHECK_THAT(full->result().verdict, Catch::Contains("the residual: fit ok"));
-    // Issue 29 point 3: the weak form (chosen because the derivatives are estimated) finds the
+    // The weak form (chosen because the derivatives are estimated) finds the
     // four terms within 10 %, and no other.
     CHECK(full->metrics().at("formulation") == "weak");
     CHECK(full->result().activeTerms() == 4);

@@ -1,0 +1,157 @@
+#include "app/editing/model_browser.h"
+
+#include "app/dock.h"
+#include "app/project_document.h"
+#include "app/viewport.h"
+#include "widgets/hardpoint_table.h"
+#include "widgets/log_view.h"
+#include "widgets/mechanism_scene.h"
+#include "widgets/model_tree.h"
+#include "widgets/property_editor.h"
+#include "widgets/scene_view.h"
+
+#include <QLineEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+namespace mbdrom::app {
+
+ModelBrowser::ModelBrowser(QMainWindow* window, ProjectDocument* doc, Viewport* viewport,
+                           widgets::LogView* log, EditHandler edit)
+    : QObject(window), doc_(doc), viewport_(viewport), log_(log) {
+  createTreeAndProperties(window, edit);
+  createHardpoints(window, edit);
+  connect(tree_, &widgets::ModelTree::currentElementChanged, this, [this] {
+    properties_->showElement(doc_->spec(), tree_->currentElement());
+    if (const auto ref = tree_->currentElement(); ref && ref->kind == ElementKind::Point)
+      hardpoints_->selectPoint(ref->index);
+  });
+  connect(tree_, &widgets::ModelTree::renameRequested, this, &ModelBrowser::rename);
+  connectView();
+}
+
+void ModelBrowser::createTreeAndProperties(QMainWindow* window, const EditHandler& edit) {
+  tree_ = new widgets::ModelTree(window);
+  modelDock_ = addDock(window, tr("Model"), "modelDock", tree_, Qt::LeftDockWidgetArea);
+  properties_ = new widgets::PropertyEditor(window);
+  properties_->setEditHandler(edit);
+  propertiesDock_ = addDock(window, tr("Properties"), "propertiesDock", properties_, Qt::LeftDockWidgetArea);
+  window->splitDockWidget(modelDock_, propertiesDock_, Qt::Vertical);
+}
+
+void ModelBrowser::createHardpoints(QMainWindow* window, const EditHandler& edit) {
+  hardpoints_ = new widgets::HardpointTable(window);
+  hardpoints_->setEditHandler(edit);
+  auto* box = new QWidget(window);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(hardpoints_);
+  auto* exportCsv = new QPushButton(tr("Export CSV..."), box);
+  exportCsv->setObjectName("exportHardpoints");  // the export feature connects to it
+  layout->addWidget(exportCsv, 0, Qt::AlignRight);
+  hardpointsDock_ = addDock(window, tr("Hardpoints"), "hardpointsDock", box, Qt::LeftDockWidgetArea);
+  window->tabifyDockWidget(propertiesDock_, hardpointsDock_);
+  propertiesDock_->raise();
+  connect(hardpoints_, &widgets::HardpointTable::pointSelected, this, [this](int index) {
+    tree_->selectElement({ElementKind::Point, index, 0});
+  });
+  connect(hardpoints_, &widgets::HardpointTable::editRefused, this,
+          [this](const QString& message) { log_->warning(tr("Hardpoints: %1").arg(message)); });
+}
+
+void ModelBrowser::connectView() {
+  widgets::SceneView* scene = viewport_->scene();
+  connect(tree_, &widgets::ModelTree::currentElementChanged, this, &ModelBrowser::selectFromTree);
+  connect(scene, &widgets::SceneView::pointClicked, this,
+          [this](int point, Qt::KeyboardModifiers modifiers) { selectInView(point, -1, modifiers); });
+  connect(scene, &widgets::SceneView::bodyClicked, this,
+          [this](int body, Qt::KeyboardModifiers modifiers) { selectInView(-1, body, modifiers); });
+  connect(scene, &widgets::SceneView::emptyClicked, this, [scene](Qt::KeyboardModifiers modifiers) {
+    if (!(modifiers & Qt::ControlModifier)) scene->setSelection({}, {});
+  });
+}
+
+void ModelBrowser::refresh() {
+  if (!doc_->hasModel()) {
+    tree_->clearSpec();
+    hardpoints_->clearSpec();
+    properties_->showElement({}, std::nullopt);
+    return;
+  }
+  tree_->setSpec(doc_->spec());
+  hardpoints_->setSpec(doc_->spec());
+  properties_->showElement(doc_->spec(), tree_->currentElement());
+}
+
+void ModelBrowser::selectByName(ElementKind kind, const QString& name) {
+  if (tree_->selectByName(kind, name)) modelDock_->raise();
+}
+
+void ModelBrowser::rename(const ElementRef& ref) {
+  tree_->selectElement(ref);
+  propertiesDock_->raise();
+  if (auto* name = qobject_cast<QLineEdit*>(properties_->fieldWidget("name"))) {
+    name->setFocus();
+    name->selectAll();
+  }
+}
+
+void ModelBrowser::selectFromTree() {
+  if (syncingSelection_ || !doc_->hasModel()) return;
+  const auto ref = tree_->currentElement();
+  std::vector<int> points, bodies;
+  if (ref) {
+    const ModelSpec& spec = doc_->spec();
+    if (ref->kind == ElementKind::Point) {
+      points.push_back(ref->index);
+    } else if (ref->kind == ElementKind::Body) {
+      bodies.push_back(ref->index);
+    } else if (ref->kind == ElementKind::Marker) {
+      int flat = static_cast<int>(spec.points.size());
+      for (int b = 0; b < ref->index; ++b)
+        flat += static_cast<int>(spec.bodies[static_cast<std::size_t>(b)].markers.size());
+      points.push_back(flat + ref->sub);
+    }
+  }
+  viewport_->scene()->setSelection(points, bodies);
+  viewport_->setTracedPoints(points);
+}
+
+void ModelBrowser::selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers) {
+  widgets::SceneView* scene = viewport_->scene();
+  std::vector<int> points = scene->selectedPoints(), bodies = scene->selectedBodies();
+  auto toggle = [](std::vector<int>& list, int i) {
+    const auto it = std::find(list.begin(), list.end(), i);
+    if (it == list.end())
+      list.push_back(i);
+    else
+      list.erase(it);
+  };
+  if (modifiers & Qt::ControlModifier) {
+    if (drawnPoint >= 0) toggle(points, drawnPoint);
+    if (body >= 0) toggle(bodies, body);
+  } else {
+    points.clear();
+    bodies.clear();
+    if (drawnPoint >= 0) points.push_back(drawnPoint);
+    if (body >= 0) bodies.push_back(body);
+  }
+  // The tree shows the element clicked last.
+  syncingSelection_ = true;
+  const auto& mech = scene->scene();
+  if (drawnPoint >= 0) {
+    const bool marker = drawnPoint >= mech.basicPointCount();
+    tree_->selectByName(marker ? ElementKind::Marker : ElementKind::Point,
+                        QString::fromStdString(mech.drawnPointName(drawnPoint)));
+  } else if (body >= 0) {
+    tree_->selectByName(ElementKind::Body, QString::fromStdString(mech.bodyName(body)));
+  }
+  syncingSelection_ = false;
+  properties_->showElement(doc_->spec(), tree_->currentElement());
+  scene->setSelection(points, bodies);
+  viewport_->setTracedPoints(points);
+}
+
+}  // namespace mbdrom::app

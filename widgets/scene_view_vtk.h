@@ -1,0 +1,67 @@
+#pragma once
+// The inside of SceneView, shared by its sources: the native OpenGL window VTK
+// draws into and the VTK objects of the view. Included only by the scene view's
+// sources (tests/check_view_deps.cmake).
+
+#include "widgets/mechanism_scene.h"
+#include "widgets/scene_view.h"
+
+#include <QOpenGLContext>
+#include <QOpenGLWindow>
+
+#include <vtkActor.h>
+#include <vtkAxesActor.h>
+#include <vtkGenericOpenGLRenderWindow.h>
+#include <vtkGenericRenderWindowInteractor.h>
+#include <vtkInteractorStyleTrackballCamera.h>
+#include <vtkNew.h>
+#include <vtkOrientationMarkerWidget.h>
+#include <vtkRenderer.h>
+
+#include <memory>
+#include <vector>
+
+namespace mbdrom::widgets {
+
+// The native OpenGL window VTK draws into. Input goes to the SceneView.
+class SceneView::Surface : public QOpenGLWindow {
+ public:
+  explicit Surface(SceneView* view) : QOpenGLWindow(QOpenGLWindow::NoPartialUpdate), view_(view) {}
+
+ protected:
+  void initializeGL() override { view_->initializeVtk(); }
+  void paintGL() override { view_->renderVtk(); }
+  void mousePressEvent(QMouseEvent* e) override { view_->mousePressEvent(e); }
+  void mouseReleaseEvent(QMouseEvent* e) override { view_->mouseReleaseEvent(e); }
+  void mouseMoveEvent(QMouseEvent* e) override { view_->mouseMoveEvent(e); }
+  void wheelEvent(QWheelEvent* e) override { view_->wheelEvent(e); }
+  void keyPressEvent(QKeyEvent* e) override { view_->keyPressEvent(e); }
+  bool event(QEvent* e) override {
+    if (e->type() == QEvent::Leave) view_->leaveEvent(e);
+    return QOpenGLWindow::event(e);
+  }
+
+ private:
+  SceneView* view_;
+};
+
+struct SceneView::Vtk {
+  vtkNew<vtkGenericOpenGLRenderWindow> window;
+  vtkNew<vtkGenericRenderWindowInteractor> interactor;
+  vtkNew<vtkInteractorStyleTrackballCamera> style;
+  vtkNew<vtkRenderer> renderer;
+  vtkNew<vtkActor> grid;
+  vtkNew<vtkAxesActor> axes;
+  vtkNew<vtkAxesActor> orientationAxes;
+  vtkNew<vtkOrientationMarkerWidget> orientation;
+  std::unique_ptr<MechanismScene> mech;
+  std::vector<std::unique_ptr<MechanismScene>> overlays;  // ghosts of compared motions
+  long long frames = 0;
+  double lastRenderMs = 0.0;
+  bool initialized = false;
+  // The context and surface the window renders with (captured in initializeVtk).
+  QOpenGLContext* context = nullptr;
+  QSurface* surface = nullptr;
+};
+
+}  // namespace mbdrom::widgets
