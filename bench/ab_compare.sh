@@ -1,6 +1,7 @@
 #!/bin/sh
-# Compares two builds of the benchmark program in one run: the
-# per-step costs of every reduced-model method, rounds interleaved (A B, B A, ...) on
+# Compares two builds of a benchmark program in one run: the per-step costs of
+# every reduced-model method (mbdrom_bench; or the per-operation costs of
+# mbdrom_workbench_bench, counter us_per_op, run under a display), rounds interleaved (A B, B A, ...) on
 # one core so drift of the machine hits both alike, and the trained-model files of
 # the two builds byte for byte once wall times and time stamps are taken out.
 #   sh bench/ab_compare.sh OLD/mbdrom_bench NEW/mbdrom_bench [ROUNDS] [FILTER]
@@ -29,8 +30,9 @@ def costs(which):
     per = {}
     for i in range(1, rounds + 1):
         for b in json.load(open(f"{work}/{which}.{i}.json"))["benchmarks"]:
-            if "us_per_step" in b:
-                per.setdefault(b.get("label") or b["name"], []).append(b["us_per_step"])
+            for counter in ("us_per_step", "us_per_op"):
+                if counter in b:
+                    per.setdefault(b.get("label") or b["name"], []).append(b[counter])
     return per
 old, new = costs("old"), costs("new")
 print(f"{rounds} interleaved rounds; us per step, median and best of the rounds")
