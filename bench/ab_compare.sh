@@ -1,9 +1,10 @@
 #!/bin/sh
 # Compares two builds of a benchmark program in one run: the per-step costs of
-# every reduced-model method (mbdrom_bench; or the per-operation costs of
-# mbdrom_workbench_bench, counter us_per_op, run under a display), rounds interleaved (A B, B A, ...) on
-# one core so drift of the machine hits both alike, and the trained-model files of
-# the two builds byte for byte once wall times and time stamps are taken out.
+# every reduced-model method (mbdrom_bench's counter us_per_step), the per-operation
+# costs of mbdrom_workbench_bench (us_per_op; run the script under a display), or any
+# benchmark's time per iteration; rounds interleaved (A B, B A, ...) on one core so
+# drift of the machine hits both alike; and the trained-model files of the two builds
+# byte for byte once wall times and time stamps are taken out.
 #   sh bench/ab_compare.sh OLD/mbdrom_bench NEW/mbdrom_bench [ROUNDS] [FILTER]
 set -eu
 old=$1
@@ -30,12 +31,14 @@ def costs(which):
     per = {}
     for i in range(1, rounds + 1):
         for b in json.load(open(f"{work}/{which}.{i}.json"))["benchmarks"]:
-            for counter in ("us_per_step", "us_per_op"):
-                if counter in b:
-                    per.setdefault(b.get("label") or b["name"], []).append(b[counter])
+            value = b.get("us_per_step", b.get("us_per_op"))
+            if value is None and b.get("run_type", "iteration") == "iteration":  # its time per iteration
+                value = b["real_time"] * {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}[b["time_unit"]]
+            if value is not None:
+                per.setdefault(b.get("label") or b["name"], []).append(value)
     return per
 old, new = costs("old"), costs("new")
-print(f"{rounds} interleaved rounds; us per step, median and best of the rounds")
+print(f"{rounds} interleaved rounds; us per step (or operation, or iteration), median and best of the rounds")
 print(f"{'method':<10}{'old median':>12}{'new median':>12}{'change':>9}{'old best':>12}{'new best':>12}{'change':>9}")
 for name in old:
     nn = new.get(name, [float('nan')])

@@ -5,6 +5,8 @@
 #   <prefix>/share/applications/org.mbdrom.mbdrom.desktop
 #   <prefix>/share/icons/hicolor/scalable/apps/org.mbdrom.mbdrom.svg
 #   <prefix>/share/metainfo/org.mbdrom.mbdrom.metainfo.xml
+#   <prefix>/share/mime/packages/org.mbdrom.mbdrom.xml  project and model file types
+#   <prefix>/share/man/man1/mbdrom-cli.1.gz            (written from its help, app/cli/)
 #   <prefix>/share/doc/mbdrom/                       copyright, README, user guide
 #
 # Build the package from a build directory with `cpack -G DEB`; the package's
@@ -22,6 +24,8 @@ if(MBDROM_BUILD_GUI)
   install(FILES ${_pkg}/${MBDROM_APP_ID}.desktop DESTINATION ${CMAKE_INSTALL_DATADIR}/applications)
   install(FILES ${_pkg}/${MBDROM_APP_ID}.svg DESTINATION ${CMAKE_INSTALL_DATADIR}/icons/hicolor/scalable/apps)
   install(FILES ${_pkg}/${MBDROM_APP_ID}.metainfo.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/metainfo)
+  install(FILES ${_pkg}/${MBDROM_APP_ID}.mime.xml DESTINATION ${CMAKE_INSTALL_DATADIR}/mime/packages
+          RENAME ${MBDROM_APP_ID}.xml)
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME copyright)
 install(FILES ${PROJECT_SOURCE_DIR}/README.md ${PROJECT_SOURCE_DIR}/docs/user-guide.md
@@ -35,13 +39,14 @@ set(CPACK_PACKAGE_VENDOR "The mbdrom authors")
 set(CPACK_PACKAGE_CONTACT "The mbdrom authors <mbdrom@localhost>")
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "workbench for reduced-order models of multibody mechanisms")
-set(CPACK_PACKAGE_DESCRIPTION
+# One string (CONCAT), not a list: a list's separators are semicolons, and removing them
+# took the text's own semicolon too.
+string(CONCAT CPACK_PACKAGE_DESCRIPTION
     "Build a mechanism in natural coordinates, check its mobility, run reference\n"
     "simulations and train reduced-order models (global POD, auto-encoder minimal\n"
-    "coordinates, local PCA, SINDy) with live progress; watch full and reduced motion\n"
-    "in 3D and export plots, data and models. Includes mbdrom-cli for scripts and\n"
-    "example mechanisms in /usr/share/mbdrom/examples.")
-string(REPLACE ";" "" CPACK_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
+    "coordinates, local PCA, neural ODE, SINDy) with live progress; watch full and\n"
+    "reduced motion in 3D and export plots, data and models (FMU, C). Includes\n"
+    "mbdrom-cli for scripts and example mechanisms in /usr/share/mbdrom/examples.")
 set(CPACK_RESOURCE_FILE_LICENSE ${PROJECT_SOURCE_DIR}/LICENSE)
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_GENERATOR DEB)

@@ -83,13 +83,30 @@ void HardpointTable::cellEdited(QTableWidgetItem* item) {
   try {
     pasteHardpoints(next, row, column, text.toStdString());
   } catch (const Error& e) {
-    setSpec(spec_);
-    emit editRefused(QString::fromStdString(e.what()));
+    refuse(e);
     return;
   }
   apply(
       next,
       tr("edit hardpoint %1").arg(QString::fromStdString(spec_.points[static_cast<std::size_t>(row)].name)));
+}
+
+QString HardpointTable::refuse(const Error& error) {
+  setSpec(spec_);
+  const QString message = QString::fromStdString(error.what());
+  if (const auto* cell = dynamic_cast<const HardpointCellError*>(&error); cell && cell->row() >= 0) {
+    const int column = std::max(0, cell->column());
+    if (QTableWidgetItem* refused = item(cell->row(), column)) {
+      refused->setBackground(QColor(255, 205, 200));
+      refused->setToolTip(message);
+      filling_ = true;
+      setCurrentCell(cell->row(), column);
+      scrollToItem(refused);
+      filling_ = false;
+    }
+  }
+  emit editRefused(message);
+  return message;
 }
 
 QString HardpointTable::pasteText(const QString& text) {
@@ -98,8 +115,7 @@ QString HardpointTable::pasteText(const QString& text) {
   try {
     pasteHardpoints(next, row, column, text.toStdString());
   } catch (const Error& e) {
-    emit editRefused(QString::fromStdString(e.what()));
-    return QString::fromStdString(e.what());
+    return refuse(e);
   }
   return apply(next, tr("paste %1 hardpoint row(s)").arg(text.trimmed().count('\n') + 1));
 }

@@ -4,6 +4,7 @@
 // (one undo step), Ctrl+C copies the selected cells as tab-separated text.
 // Edits go through the window's handler, which applies them with undo.
 
+#include "engine/core/error.h"
 #include "engine/model/model_spec.h"
 
 #include <QTableWidget>
@@ -32,7 +33,7 @@ class HardpointTable : public QTableWidget {
  signals:
   /// The user moved to the row of point `index`.
   void pointSelected(int index);
-  /// An edit or paste was refused (the message names the cell).
+  /// An edit or paste was refused (the message names the cell, which the table marks).
   void editRefused(const QString& message);
 
  protected:
@@ -41,6 +42,8 @@ class HardpointTable : public QTableWidget {
  private:
   void cellEdited(QTableWidgetItem* item);
   QString apply(const ModelSpec& next, const QString& description);
+  // Shows the model again with the refused cell (or row) marked and current, and says why.
+  QString refuse(const Error& error);
 
   ModelSpec spec_;
   bool filling_ = false;

@@ -10,6 +10,8 @@
 
 #include <QStringList>
 
+#include <cmath>
+
 namespace mbdrom::widgets {
 
 namespace {
@@ -72,9 +74,20 @@ void PropertyEditor::bodyPage(std::size_t i, std::size_t) {
               .arg(QString::fromLatin1(bodyTypeName(b.type)))
               .arg(b.points.size())
               .arg(b.vectors.size()));
+  // The same body made heavier: its inertia scales with its mass (the shape stays), as the
+  // note says; an inertia typed afterwards sets it apart.
   addNumber(
       "mass", tr("Mass"), "kg", [i](const ModelSpec& s) { return s.bodies[i].mass; },
-      [i](ModelSpec& s, double v) { s.bodies[i].mass = v; });
+      [i](ModelSpec& s, double v) {
+        BodySpec& body = s.bodies[i];
+        if (body.mass > 0.0 && std::isfinite(v) && v > 0.0) {
+          body.inertia *= v / body.mass;
+          if (body.transverseInertia) *body.transverseInertia *= v / body.mass;
+        }
+        body.mass = v;
+      });
+  if (b.type == BodyType::Rigid || (b.type == BodyType::Bar && b.transverseInertia))
+    addNote(tr("The inertia follows the mass: a new mass scales it."));
   addVector(
       "com", tr("Centre of mass"), "m", [i](const ModelSpec& s) { return s.bodies[i].com; },
       [i](ModelSpec& s, const Eigen::Vector3d& v) { s.bodies[i].com = v; });

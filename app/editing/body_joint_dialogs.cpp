@@ -132,13 +132,16 @@ void ModelEditing::addBodyFields(FormDialog* d, const std::vector<std::string>& 
   d->addText("vectors", tr("Unit vectors (rigid)"), QString());
   const QStringList sources{tr("typed"), tr("solid rod between the first two points"), tr("solid sphere"),
                             tr("solid box")};
-  d->addChoice("mass_source", tr("Mass from"), sources, names.size() == 1 ? sources[2] : sources[1]);
-  d->addNumber("mass", tr("Mass"), "kg", 1.0, true);
-  d->addVector("inertia", tr("Inertia Ixx, Iyy, Izz (rigid, typed)"), "kg m²",
-               Eigen::Vector3d::Constant(0.01));
-  d->addNumber("density", tr("Density"), "kg/m³", 7850.0, true);
-  d->addNumber("radius", tr("Radius (rod, sphere)"), "m", 0.01, true);
-  d->addVector("box", tr("Box edges along x, y, z"), "m", Eigen::Vector3d::Constant(0.1));
+  // The last body's choice again (a rod needs two points), else a rod or a steel sphere.
+  const int first = lastMass_.source >= 0 && !(lastMass_.source == 1 && names.size() < 2) ? lastMass_.source
+                    : names.size() == 1                                                   ? 2
+                                                                                          : 1;
+  d->addChoice("mass_source", tr("Mass from"), sources, sources[first]);
+  d->addNumber("mass", tr("Mass"), "kg", lastMass_.mass, true);
+  d->addVector("inertia", tr("Inertia Ixx, Iyy, Izz (rigid, typed)"), "kg m²", lastMass_.inertia);
+  d->addNumber("density", tr("Density"), "kg/m³", lastMass_.density, true);
+  d->addNumber("radius", tr("Radius (rod, sphere)"), "m", lastMass_.radius, true);
+  d->addVector("box", tr("Box edges along x, y, z"), "m", lastMass_.box);
   auto* source = qobject_cast<QComboBox*>(d->field("mass_source"));
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto show = [d, source, type] {
@@ -153,6 +156,15 @@ void ModelEditing::addBodyFields(FormDialog* d, const std::vector<std::string>& 
   connect(source, &QComboBox::currentIndexChanged, d, show);
   connect(type, &QComboBox::currentIndexChanged, d, show);
   show();
+}
+
+void ModelEditing::rememberMassChoice(FormDialog* d) {
+  lastMass_.source = qobject_cast<QComboBox*>(d->field("mass_source"))->currentIndex();
+  if (const auto v = d->number("mass")) lastMass_.mass = *v;
+  if (const auto v = d->number("density")) lastMass_.density = *v;
+  if (const auto v = d->number("radius")) lastMass_.radius = *v;
+  if (const auto v = d->vector("inertia")) lastMass_.inertia = *v;
+  if (const auto v = d->vector("box")) lastMass_.box = *v;
 }
 
 void ModelEditing::createBodyFromSelection() {
@@ -192,6 +204,7 @@ void ModelEditing::createBodyFromSelection() {
     try {
       if (const QString error = readBodyMass(*d, r, at); !error.isEmpty()) return error;
       const BuildResult built = createBody(next, r);
+      rememberMassChoice(d);
       const QString name = q(next.bodies.back().name);
       return applyBuilt(next, tr("create body %1").arg(name), ElementKind::Body, name,
                         tr("Created %1 %2 (%3 kg)").arg(typeName, name).arg(r.mass.mass, 0, 'g', 4),

@@ -10,6 +10,7 @@
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
+#include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
 #include <QVBoxLayout>
@@ -48,6 +49,13 @@ void ModelBrowser::createHardpoints(QMainWindow* window, const EditHandler& edit
   auto* layout = new QVBoxLayout(box);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(hardpoints_);
+  // A refused edit or paste is said under the table (its cell marked in it), not only in the log.
+  refusal_ = new QLabel(box);
+  refusal_->setObjectName("hardpointRefusal");
+  refusal_->setWordWrap(true);
+  refusal_->setStyleSheet("color: #b00020;");
+  refusal_->hide();
+  layout->addWidget(refusal_);
   auto* exportCsv = new QPushButton(tr("Export CSV..."), box);
   exportCsv->setObjectName("exportHardpoints");  // the export feature connects to it
   layout->addWidget(exportCsv, 0, Qt::AlignRight);
@@ -57,8 +65,11 @@ void ModelBrowser::createHardpoints(QMainWindow* window, const EditHandler& edit
   connect(hardpoints_, &widgets::HardpointTable::pointSelected, this, [this](int index) {
     tree_->selectElement({ElementKind::Point, index, 0});
   });
-  connect(hardpoints_, &widgets::HardpointTable::editRefused, this,
-          [this](const QString& message) { log_->warning(tr("Hardpoints: %1").arg(message)); });
+  connect(hardpoints_, &widgets::HardpointTable::editRefused, this, [this](const QString& message) {
+    log_->warning(tr("Hardpoints: %1").arg(message));
+    refusal_->setText(message);
+    refusal_->show();
+  });
 }
 
 void ModelBrowser::connectView() {
@@ -74,6 +85,7 @@ void ModelBrowser::connectView() {
 }
 
 void ModelBrowser::refresh() {
+  refusal_->hide();  // the model changed: what was refused is past
   if (!doc_->hasModel()) {
     tree_->clearSpec();
     hardpoints_->clearSpec();

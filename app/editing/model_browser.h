@@ -14,6 +14,7 @@
 #include <vector>
 
 class QDockWidget;
+class QLabel;
 class QMainWindow;
 
 namespace mbdrom::widgets {
@@ -71,6 +72,7 @@ class ModelBrowser : public QObject {
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;
   QDockWidget* hardpointsDock_ = nullptr;
+  QLabel* refusal_ = nullptr;      // the last refused hardpoint edit, until the model changes
   bool syncingSelection_ = false;  // the tree follows a click in the view: not back to the view
 };
 

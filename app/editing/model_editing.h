@@ -100,6 +100,7 @@ class ModelEditing : public QObject {
   JointEnds jointEndsFromSelection() const;
   std::optional<std::vector<std::string>> selectedBodyPoints();
   void addBodyFields(FormDialog* d, const std::vector<std::string>& names);
+  void rememberMassChoice(FormDialog* d);
   void createActions();
   // Duplicate, mirror and delete: on the element picked in the model tree.
   void createSelectedElementActions();
@@ -121,6 +122,14 @@ class ModelEditing : public QObject {
   QAction* addPointAction_ = nullptr;
   QAction* snapAction_ = nullptr;
   std::vector<QAction*> creating_;  // the dialogs' actions, in the Edit menu's order
+  // The Create Body dialog's last mass choice, which the next one starts from (source -1: none
+  // yet, a rod or a sphere by the points).
+  struct MassChoice {
+    int source = -1;
+    double mass = 1.0, density = 7850.0, radius = 0.01;
+    Eigen::Vector3d inertia = Eigen::Vector3d::Constant(0.01), box = Eigen::Vector3d::Constant(0.1);
+  };
+  MassChoice lastMass_;
 };
 
 }  // namespace mbdrom::app

@@ -19,6 +19,7 @@
 #include <QAction>
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMainWindow>
@@ -185,6 +186,11 @@ void ProjectFiles::openProjectDialog() {
 
 bool ProjectFiles::openModel(const QString& path) {
   if (QFileInfo(path).isDir()) return openProject(path);
+  // A project's manifest, as a file manager opens it (its MIME type, by the format near its
+  // start): the project, its folder.
+  if (QFile manifest(path);
+      manifest.open(QIODevice::ReadOnly) && manifest.read(256).contains("\"mbdrom-project\""))
+    return openProject(QFileInfo(path).absolutePath());
   if (!tried(tr("Cannot open model"), [&] {
         wb_.doc->newFromSpec(readModelSpec(path.toStdString()), QFileInfo(path).absoluteFilePath());
       }))

@@ -74,50 +74,109 @@ std::string hardpointCsv(const ModelSpec& spec) {
   return text;
 }
 
+namespace {
+
+std::string lowered(std::string s) {
+  for (char& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+// The table columns a header row names, or empty when the row is data: a header names at
+// least two columns and holds no number.
+std::vector<int> headerColumns(const std::vector<std::string>& first) {
+  std::vector<int> columns;
+  int named = 0;
+  for (const std::string& cell : first) {
+    if (parseWholeNumber(cell)) return {};
+    const auto* it = std::find(std::begin(kColumnNames), std::end(kColumnNames), lowered(cell));
+    columns.push_back(it == std::end(kColumnNames) ? -1 : static_cast<int>(it - std::begin(kColumnNames)));
+    named += columns.back() >= 0;
+  }
+  if (named < 2) return {};
+  for (std::size_t c = 0; c < columns.size(); ++c)
+    if (columns[c] < 0)
+      throw HardpointCellError("paste: the header's column \"" + first[c] +
+                                   "\" is not one of the table's (name, x, y, z, fixed, bodies)",
+                               -1, -1);
+  return columns;
+}
+
+// One pasted cell into point `target` at table column `col`.
+void pasteCell(ModelSpec& out, int target, int col, const std::string& cell, bool renames) {
+  const std::string where = "paste: row " + std::to_string(target + 1) + ", column " +
+                            (col >= 0 && col <= kHardpointBodies ? kColumnNames[col] : "?");
+  auto refuse = [&](const std::string& why) { throw HardpointCellError(where + ": " + why, target, col); };
+  PointSpec& p = out.points[static_cast<std::size_t>(target)];
+  if (col < 0 || col > kHardpointBodies) refuse("the table has 6 columns");
+  if (col == kHardpointName) {
+    if (cell == p.name || !renames) return;
+    try {
+      renameElement(out, {ElementKind::Point, target, 0}, cell);
+    } catch (const InputError& e) {
+      refuse(e.what());
+    }
+  } else if (col >= kHardpointX && col <= kHardpointZ) {
+    const std::optional<double> x = parseWholeNumber(cell);
+    if (!x || !std::isfinite(*x)) refuse("\"" + cell + "\" is not a number (metres)");
+    if (!(std::abs(*x) <= kMaxModelNumber))
+      refuse("\"" + cell + "\" is beyond the model format's range (|value| <= 1e15 m)");
+    p.position(col - kHardpointX) = *x;
+  } else if (col == kHardpointFixed) {
+    const std::string v = lowered(cell);
+    if (v == "true" || v == "yes" || v == "1" || v == "x" || v == "fixed")
+      p.fixed = true;
+    else if (v == "false" || v == "no" || v == "0" || v.empty() || v == "free")
+      p.fixed = false;
+    else
+      refuse("\"" + cell + "\" is not true or false");
+  } else if (cell != hardpointBodies(out, target)) {
+    refuse("the bodies column is read-only (it lists the bodies that name the point)");
+  }
+}
+
+// The point named `name`, or -1.
+int pointNamed(const ModelSpec& spec, const std::string& name) {
+  for (std::size_t i = 0; i < spec.points.size(); ++i)
+    if (spec.points[i].name == name) return static_cast<int>(i);
+  return -1;
+}
+
+}  // namespace
+
 void pasteHardpoints(ModelSpec& spec, int row, int column, const std::string& text) {
-  const std::vector<std::vector<std::string>> block = cells(text);
+  std::vector<std::vector<std::string>> block = cells(text);
   if (block.empty()) throw InputError("paste: nothing to paste");
+  std::vector<int> columns = headerColumns(block.front());
+  const bool header = !columns.empty();
+  if (header) block.erase(block.begin());
+  if (block.empty()) throw InputError("paste: a header row and nothing under it");
+  const auto byName = std::find(columns.begin(), columns.end(), static_cast<int>(kHardpointName));
   ModelSpec out = spec;
   for (std::size_t r = 0; r < block.size(); ++r) {
-    const int target = row + static_cast<int>(r);
-    if (target < 0 || target >= static_cast<int>(out.points.size()))
-      throw InputError("paste: row " + std::to_string(target + 1) + " is past the table's " +
-                       std::to_string(out.points.size()) + " points");
+    int target = row + static_cast<int>(r);
+    if (byName != columns.end()) {
+      const auto nameCell = static_cast<std::size_t>(byName - columns.begin());
+      const std::string name = nameCell < block[r].size() ? block[r][nameCell] : std::string();
+      target = pointNamed(out, name);
+      if (target < 0)
+        throw HardpointCellError("paste: row " + std::to_string(r + 1) +
+                                     " of the block: the mechanism has no point \"" + name + "\"",
+                                 -1, kHardpointName);
+    } else if (target < 0 || target >= static_cast<int>(out.points.size())) {
+      throw HardpointCellError("paste: row " + std::to_string(target + 1) + " is past the table's " +
+                                   std::to_string(out.points.size()) + " points",
+                               -1, -1);
+    }
     for (std::size_t c = 0; c < block[r].size(); ++c) {
-      const int col = column + static_cast<int>(c);
-      const std::string& cell = block[r][c];
-      const std::string where = "paste: row " + std::to_string(target + 1) + ", column " +
-                                (col >= 0 && col <= kHardpointBodies ? kColumnNames[col] : "?");
-      PointSpec& p = out.points[static_cast<std::size_t>(target)];
-      if (col < 0 || col > kHardpointBodies) throw InputError(where + ": the table has 6 columns");
-      if (col == kHardpointName) {
-        if (cell != p.name) {
-          try {
-            renameElement(out, {ElementKind::Point, target, 0}, cell);
-          } catch (const InputError& e) {
-            throw InputError(where + ": " + e.what());
-          }
-        }
-      } else if (col >= kHardpointX && col <= kHardpointZ) {
-        const std::optional<double> x = parseWholeNumber(cell);
-        if (!x || !std::isfinite(*x)) throw InputError(where + ": \"" + cell + "\" is not a number (metres)");
-        if (!(std::abs(*x) <= kMaxModelNumber))
-          throw InputError(where + ": \"" + cell +
-                           "\" is beyond the model format's range (|value| <= 1e15 m)");
-        p.position(col - kHardpointX) = *x;
-      } else if (col == kHardpointFixed) {
-        std::string v = cell;
-        for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-        if (v == "true" || v == "yes" || v == "1" || v == "x" || v == "fixed")
-          p.fixed = true;
-        else if (v == "false" || v == "no" || v == "0" || v.empty() || v == "free")
-          p.fixed = false;
-        else
-          throw InputError(where + ": \"" + cell + "\" is not true or false");
-      } else if (cell != hardpointBodies(out, target)) {
-        throw InputError(where +
-                         ": the bodies column is read-only (it lists the bodies that name the point)");
+      if (header && c >= columns.size()) {
+        if (block[r][c].empty()) continue;  // a spreadsheet's trailing separators
+        throw HardpointCellError("paste: row " + std::to_string(r + 1) + " of the block has a cell (\"" +
+                                     block[r][c] + "\") past the header's " + std::to_string(columns.size()) +
+                                     " columns",
+                                 target, -1);
       }
+      const int col = header ? columns[c] : column + static_cast<int>(c);
+      pasteCell(out, target, col, block[r][c], byName == columns.end());
     }
   }
   spec = std::move(out);

@@ -332,8 +332,9 @@ RunOptions ReducedModel::resolveStep(const RunOptions& options) const {
 RomSimulationSummary ReducedModel::simulate(const Model& model, const RunOptions& options,
                                             TrajectorySink& sink, Monitor* monitor) const {
   const DesignRun point = designPointRun(model, options, parameterNames());
-  if (!point.model) return simulateAtStep(model, resolveStep(options), sink, monitor);
-  return simulateAtStep(*point.model, resolveStep(point.options), sink, monitor);
+  const RunOptions resolved = resolveStep(point.model ? point.options : options);
+  checkReducedRunGrid(resolved);
+  return simulateAtStep(point.model ? *point.model : model, resolved, sink, monitor);
 }
 
 std::unique_ptr<ReducedStepper> ReducedModel::stepperAtStep(const Model&, const RunOptions&) const {

@@ -2,6 +2,7 @@
 
 #include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/dynamics/measures.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
@@ -103,6 +104,31 @@ ReducedRunPlan reducedRunGrid(const RunOptions& o) {
   grid.steps = static_cast<long long>(std::ceil(o.tEnd / o.integrator.dt - 1e-9));
   grid.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.integrator.dt)) : 1;
   return grid;
+}
+
+void checkReducedRunGrid(const RunOptions& o) {
+  // A reduced model steps at one fixed step, which its stepper may have built its matrices for:
+  // its samples land on the output times and its last step on the end time only when both are
+  // whole numbers of steps (the full model shortens its last step instead).
+  const double dt = o.integrator.dt;
+  if (!(dt > 0.0) || !std::isfinite(dt) || !(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
+    return;  // checkRunValues
+  if (o.outputDt > 0.0) {
+    const double ratio = o.outputDt / dt;
+    const double stride = std::max(1.0, std::round(ratio));
+    if (std::abs(ratio - stride) > 1e-9 * std::max(1.0, ratio))
+      throw InputError("the output interval " + shortNumberText(o.outputDt) +
+                       " s is not a multiple of the reduced run's step " + shortNumberText(dt) +
+                       " s: choose a step that divides it (e.g. " +
+                       shortNumberText(o.outputDt / std::ceil(ratio - 1e-9)) +
+                       " s), or leave the step to the model (its own step, cut to divide the interval)");
+  }
+  const double steps = o.tEnd / dt;
+  if (steps < 1e12 && std::abs(steps - std::round(steps)) > 1e-9 * std::max(1.0, steps))
+    throw InputError("the end time " + shortNumberText(o.tEnd) + " s is not a whole number of the reduced " +
+                     "run's steps of " + shortNumberText(dt) + " s (a reduced model takes one fixed step " +
+                     "and ends on it): choose " + shortNumberText(std::floor(steps) * dt) + " s or " +
+                     shortNumberText(std::ceil(steps) * dt) + " s, or another step");
 }
 
 ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::Index romCoordinates,

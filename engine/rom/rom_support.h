@@ -56,6 +56,10 @@ struct ReducedRunPlan {
 
 /// The steps and output stride of a run of `o` (o.integrator.dt > 0), as planReducedRun plans them.
 ReducedRunPlan reducedRunGrid(const RunOptions& o);
+/// Refuses (InputError, naming the values that would do) a whole reduced run of `o` whose output
+/// interval is not a whole number of its steps, or whose end time is not: a reduced model takes one
+/// fixed step, so its samples would drift off the output times or its last one pass t_end.
+void checkReducedRunGrid(const RunOptions& o);
 
 /// Checks `o` against `model` (dt, no tolerance, t_end, output_dt, load case, initial-condition
 /// sizes, the reduced model's coordinate count `romCoordinates`, the parameters μ

@@ -91,13 +91,29 @@ py::handle unvalidatedWarningClass() {
   return cls;
 }
 
+namespace {
+
+// An error class of the module under `base` (mbdrom.Error) and a built-in one.
+py::object errorClass(py::module_& m, const char* name, const py::object& base, PyObject* builtin) {
+  const std::string full = m.attr("__name__").cast<std::string>() + "." + name;
+  const py::tuple bases = py::make_tuple(base, py::handle(builtin));
+  auto cls = py::reinterpret_steal<py::object>(PyErr_NewException(full.c_str(), bases.ptr(), nullptr));
+  if (!cls) throw py::error_already_set();
+  m.attr(name) = cls;
+  return cls;
+}
+
+}  // namespace
+
 void registerErrors(py::module_& m) {
   // The engine's errors, root and subtypes, with the engine's messages.
   ErrorClasses& c = errorClasses();
   c.error = py::exception<Error>(m, "Error", PyExc_RuntimeError);
-  c.input = py::exception<InputError>(m, "InputError", c.error.ptr());
-  c.model = py::exception<ModelError>(m, "ModelError", c.error.ptr());
-  c.file = py::exception<FileError>(m, "FileError", c.error.ptr());
+  // Also the built-in error Python code catches for them: a bad argument or model file is a
+  // ValueError, a file that cannot be read or written an OSError.
+  c.input = errorClass(m, "InputError", c.error, PyExc_ValueError);
+  c.model = errorClass(m, "ModelError", c.error, PyExc_ValueError);
+  c.file = errorClass(m, "FileError", c.error, PyExc_OSError);
   c.solver = py::exception<SolverError>(m, "SolverError", c.error.ptr());
   c.cancelled = py::exception<Cancelled>(m, "Cancelled", c.error.ptr());
   // A reduced run outside what its model was trained on: a warning, not an error

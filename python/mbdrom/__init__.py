@@ -10,7 +10,8 @@ A thin layer over the mbdrom engine (the library behind the workbench and mbdrom
     print(mbdrom.compare(run, rom_run, points=["W"])["points"]["W"]["relative_rmse"])
 
 Runs' channels are NumPy arrays; errors are mbdrom.Error and its subtypes (InputError,
-ModelError, FileError, SolverError, Cancelled) with the engine's messages.
+ModelError, FileError, SolverError, Cancelled) with the engine's messages; InputError and
+ModelError are also ValueErrors, FileError an OSError.
 """
 
 from ._mbdrom import (  # noqa: F401

@@ -450,6 +450,9 @@ TEST_CASE("user guide screenshots of a first mechanism built from nothing", "[.d
   {
     selectPoints(window, {"A", "B"});
     FormDialog* d = openDialog(window, "createBodyAction", "bodyDialog");
+    // The next body starts from the last one's mass choice, not from a steel rod again.
+    CHECK(d->choice("mass_source") == "typed");
+    CHECK(d->number("mass") == 0.3);
     setText(d, "name", "coupler");
     choose(d, "type", "bar");
     choose(d, "mass_source", "typed");
@@ -560,6 +563,11 @@ TEST_CASE(
   };
   type(inertia, "0.5");
   CHECK(window.document()->spec().bodies[0].transverseInertia == 0.5);
+  // The inertia follows the mass: the same bar twice as heavy.
+  const double mass = window.document()->spec().bodies[0].mass;
+  type(editor->findChild<QLineEdit*>("mass_value"), QString::number(2.0 * mass, 'g', 17));
+  CHECK(window.document()->spec().bodies[0].mass == Catch::Detail::Approx(2.0 * mass));
+  CHECK(window.document()->spec().bodies[0].transverseInertia.value_or(0.0) == Catch::Detail::Approx(1.0));
   type(editor->findChild<QLineEdit*>("transverse_inertia_value"), "");
   CHECK(editor->fieldError("transverse_inertia").isEmpty());
   CHECK(!window.document()->spec().bodies[0].transverseInertia.has_value());

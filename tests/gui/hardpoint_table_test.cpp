@@ -14,6 +14,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QDockWidget>
+#include <QLabel>
 #include <QTest>
 #include <QUndoStack>
 
@@ -62,6 +63,26 @@ TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step,
   CHECK(refused.contains("is not a number"));
   CHECK(doc->undoStack()->count() == undo + 1);
 
+  // The refused cell is marked and current, and the dock says why under the table.
+  CHECK(table->currentRow() == bj);
+  CHECK(table->currentColumn() == mbdrom::kHardpointY);
+  CHECK(table->item(bj, mbdrom::kHardpointY)->background().color() == QColor(255, 205, 200));
+  CHECK(table->item(bj, mbdrom::kHardpointY)->toolTip().contains("is not a number"));
+  auto* refusal = window.findChild<QLabel*>("hardpointRefusal");
+  REQUIRE(refusal != nullptr);
+  CHECK(refusal->isVisible());
+  CHECK(refusal->text().contains("is not a number"));
+
+  // A block with its header row and name column (as a spreadsheet or the table's own CSV
+  // export has it) goes to the points it names, wherever it is pasted.
+  table->setCurrentCell(0, mbdrom::kHardpointFixed);
+  CHECK(table->pasteText("name,x,y,z\nBJ,0.02,0.74,0.13\n").isEmpty());
+  CHECK(doc->undoStack()->count() == undo + 2);
+  CHECK(
+      doc->spec().points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0.02, 0.74, 0.13)));
+  CHECK_FALSE(refusal->isVisible());  // the model changed
+
+  doc->undoStack()->undo();
   doc->undoStack()->undo();
   CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0, 0.72, 0.12)));
 }

@@ -206,7 +206,9 @@ TEST_CASE("edit a hardpoint, undo it, check mobility, simulate, cancel, save and
   for (QAction* a : window.findChildren<QAction*>())
     if (a->text().remove('&') == "Close Project") a->trigger();  // saved: no question asked
   CHECK_FALSE(window.document()->hasModel());
-  REQUIRE(second.files()->openProject(dir));
+  // Opened as a file manager opens a project (its manifest, by its MIME type): the project.
+  REQUIRE(second.files()->openModel(QDir(dir).filePath("project.json")));
+  CHECK(QDir(second.document()->directory()) == QDir(dir));
   const auto& runs = second.document()->runs();
   REQUIRE(runs.size() == 2);
   CHECK(runs[0].record.name == firstRunName);

@@ -65,6 +65,20 @@ if [ $gui = yes ]; then
   [ -f "$root/usr/bin/../share/mbdrom/examples/macpherson.json" ] || fail "examples not next to the workbench"
 fi
 
+step "package description and manual page"
+dpkg-deb -f "$deb" Description | grep -q "with live progress; watch full and" ||
+  fail "the description lost its text: $(dpkg-deb -f "$deb" Description)"
+man_page=$root/usr/share/man/man1/mbdrom-cli.1.gz
+[ -f "$man_page" ] || fail "usr/share/man/man1/mbdrom-cli.1.gz is not in the package"
+if command -v man >/dev/null 2>&1; then
+  MANWIDTH=100 man --warnings -l "$man_page" >"$work/man.txt" 2>"$work/man.err" || fail "man -l: $(cat "$work/man.err")"
+  [ ! -s "$work/man.err" ] || fail "man --warnings: $(cat "$work/man.err")"
+  # Every command of the program's own overview has its section.
+  for command in $("$root/usr/bin/mbdrom-cli" --help | sed -n '/^commands:/,/^$/p' | awk '/^  [a-z]/ {print $1}'); do
+    [ "$command" = help ] || grep -q "^   $command\$" "$work/man.txt" || fail "the manual page has no section for $command"
+  done
+fi
+
 step "installed mbdrom-cli"
 cli=$root/usr/bin/mbdrom-cli
 ex=$root/usr/share/mbdrom/examples
@@ -100,6 +114,16 @@ if [ $gui = yes ]; then
 
   step "desktop-file-validate, appstreamcli validate --no-net"
   desktop-file-validate "$root/usr/share/applications/org.mbdrom.mbdrom.desktop" || fail "desktop-file-validate"
+  grep -q "^MimeType=application/x-mbdrom-project;application/x-mbdrom-model;" \
+    "$root/usr/share/applications/org.mbdrom.mbdrom.desktop" || fail "the desktop entry names no MIME type"
+  if command -v update-mime-database >/dev/null 2>&1; then
+    step "update-mime-database on the package's MIME types"
+    cp -r "$root/usr/share/mime" "$work/mime"
+    update-mime-database "$work/mime" || fail "update-mime-database"
+    for type in application/x-mbdrom-project application/x-mbdrom-model; do
+      grep -qx "$type" "$work/mime/types" || fail "$type is not a MIME type of the package"
+    done
+  fi
   appstreamcli validate --no-net "$root/usr/share/metainfo/org.mbdrom.mbdrom.metainfo.xml" || fail "appstreamcli validate"
 fi
 

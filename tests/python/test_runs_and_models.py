@@ -117,6 +117,27 @@ def test_every_method_trains_from_python_and_is_judged(mbdrom, macpherson, metho
         assert out.q.shape[1] == len(macpherson.coordinates)
 
 
+def test_a_reduced_run_ends_on_t_end_with_its_samples_on_the_output_grid(mbdrom, macpherson):
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=0.5, output_dt=0.005)
+    rom = mbdrom.train("pod", macpherson, [run], nr=2, keep_failing=True)
+    out = rom.simulate(macpherson, load_case="train", t_end=0.9, output_dt=0.0075)  # 1.5 own steps
+    assert out.t[-1] == pytest.approx(0.9, abs=1e-12)
+    assert np.diff(out.t) == pytest.approx(np.full(len(out.t) - 1, 0.0075), abs=1e-12)
+    with pytest.raises(mbdrom.InputError, match="choose a step that divides it"):
+        rom.simulate(macpherson, load_case="train", t_end=1.0, dt=0.003, output_dt=0.01)
+    with pytest.raises(mbdrom.InputError, match="is not a whole number of the reduced run's steps"):
+        rom.simulate(macpherson, load_case="train", t_end=1.0, output_dt=0.0033)
+
+
+def test_the_engine_errors_are_also_the_built_in_errors_python_code_catches(mbdrom, macpherson, tmp_path):
+    assert issubclass(mbdrom.InputError, ValueError) and issubclass(mbdrom.InputError, mbdrom.Error)
+    assert issubclass(mbdrom.ModelError, ValueError) and issubclass(mbdrom.FileError, OSError)
+    with pytest.raises(ValueError, match="clusterz"):
+        mbdrom.train("pca", macpherson, [mbdrom.simulate(macpherson, t_end=0.1)], clusterz=3)
+    with pytest.raises(OSError, match="cannot open"):
+        mbdrom.Model.load(str(tmp_path / "missing.json"))
+
+
 def test_bad_arguments_name_the_argument(mbdrom, macpherson):
     with pytest.raises(ValueError, match="load_case"):
         mbdrom.simulate(macpherson, load_case="nope")

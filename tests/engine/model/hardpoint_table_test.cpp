@@ -67,3 +67,42 @@ TEST_CASE("the hardpoint table exports as CSV that reads back exactly", "[hardpo
   pasteHardpoints(again, 0, kHardpointName, csv.substr(csv.find('\n') + 1));
   CHECK(serializeModelSpec(again) == serializeModelSpec(spec));
 }
+
+TEST_CASE("a pasted table with its header row goes by column names and by point names", "[hardpoints]") {
+  ModelSpec spec = hardpointMacpherson();
+  const int bj = hardpointIndex(spec, "BJ"), t = hardpointIndex(spec, "T");
+  REQUIRE(bj >= 0);
+  REQUIRE(t >= 0);
+  // Columns in another order, rows in another order than the table's, pasted anywhere.
+  pasteHardpoints(spec, 0, kHardpointFixed,
+                  "Z\tname\tX\tY\r\n0.5\tT\t0.01\t0.6\r\n0.125\tBJ\t0.02\t0.73\r\n");
+  CHECK(spec.points[static_cast<std::size_t>(t)].position.isApprox(Eigen::Vector3d(0.01, 0.6, 0.5)));
+  CHECK(spec.points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0.02, 0.73, 0.125)));
+  // The table's own CSV export pastes back unchanged, bodies column and all.
+  const ModelSpec before = spec;
+  pasteHardpoints(spec, 3, 2, hardpointCsv(spec));
+  CHECK(hardpointCsv(spec) == hardpointCsv(before));
+}
+
+TEST_CASE("a refused cell of a pasted table is named with its place in the table", "[hardpoints]") {
+  ModelSpec spec = hardpointMacpherson();
+  const ModelSpec before = spec;
+  const int t = hardpointIndex(spec, "T");
+  try {
+    pasteHardpoints(spec, 0, 0, "name,x,y,z\nBJ,0,0.7,0.1\nT,0,north,0.5\n");
+    FAIL("refused");
+  } catch (const HardpointCellError& e) {
+    CHECK(e.row() == t);
+    CHECK(e.column() == kHardpointY);
+    CHECK_THAT(e.what(), Catch::Contains("column y: \"north\" is not a number"));
+  }
+  CHECK(hardpointCsv(spec) == hardpointCsv(before));  // all or nothing
+  CHECK_THROWS_WITH(pasteHardpoints(spec, 0, 0, "name,x,y,z\nXX,0,0,0\n"),
+                    Catch::Contains("row 1 of the block: the mechanism has no point \"XX\""));
+  CHECK_THROWS_WITH(pasteHardpoints(spec, 0, 0, "name,x,colour\nT,0,red\n"),
+                    Catch::Contains("the header's column \"colour\" is not one of the table's"));
+  CHECK_THROWS_WITH(pasteHardpoints(spec, 0, 0, "name,x\nT,0,7\n"),
+                    Catch::Contains("has a cell (\"7\") past the header's 2 columns"));
+  CHECK_THROWS_WITH(pasteHardpoints(spec, 0, 0, "name\tx\n"),
+                    Catch::Contains("a header row and nothing under it"));
+}

@@ -120,6 +120,37 @@ TEST_CASE("a POD model refuses to run or load for another mechanism", "[pod_mode
   CHECK_THROWS_AS(rom->simulate(pendulum, RunOptions{}, recorder), InputError);
 }
 
+TEST_CASE("a POD run ends on its end time with every sample on the output grid", "[pod_model_test]") {
+  const PodMacPherson& m = podMacPherson();
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", m.dataset, {{"nr", 2}}, monitor);
+  REQUIRE(rom->ownStep() == Approx(1e-3));
+  RunOptions o;
+  o.loadCase = m.model.findLoadCase("train");
+  o.tEnd = 0.5;
+  o.integrator.dt = 0.0;  // the model's own step
+  o.outputDt = 0.0025;    // 2.5 own steps: the step is cut to a third of it
+  TrajectoryRecorder recorder;
+  rom->simulate(m.model, o, recorder);
+  const std::vector<Sample>& samples = recorder.samples();
+  REQUIRE(samples.size() == 201);
+  for (std::size_t k = 0; k < samples.size(); ++k) CHECK(samples[k].t == Approx(0.0025 * k).margin(1e-12));
+  CHECK(samples.back().t == Approx(0.5).epsilon(1e-12));
+  // A step that does not divide the interval, or an end between two steps, is refused by name.
+  o.integrator.dt = 0.003;
+  o.outputDt = 0.01;
+  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder),
+                    Catch::Contains("the output interval 0.01 s is not a multiple of the reduced run's step "
+                                    "0.003 s: choose a step that divides it (e.g. 0.0025 s)"));
+  o.integrator.dt = 0.0;
+  o.outputDt = 0.0033;
+  o.tEnd = 1.0;
+  CHECK_THROWS_WITH(rom->simulate(m.model, o, recorder),
+                    Catch::Contains("the end time 1 s is not a whole number of the reduced run's steps of "
+                                    "0.000825 s") &&
+                        Catch::Contains("choose 0.9999 s or 1.00073 s"));
+}
+
 TEST_CASE("POD training and simulation reject bad input with clear messages", "[pod_model_test]") {
   const PodMacPherson& m = podMacPherson();
   Monitor monitor;
@@ -175,6 +206,7 @@ TEST_CASE(
   // Twice the explicit limit: refused explicitly, stable and finite implicitly.
   o.integrator.dt = 2.0 * explicitRom->stabilityDt();
   o.tEnd = 200 * o.integrator.dt;
+  o.outputDt = 0.0;  // every step
   TrajectoryRecorder c;
   CHECK_THROWS_WITH(explicitRom->simulate(m.model, o, c), Catch::Contains("above the stability limit"));
   TrajectoryRecorder d;
