@@ -9,6 +9,7 @@
 #include "app/export/exports.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
+#include "app/help/user_guide_window.h"
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
 #include "app/load_case_name.h"
@@ -63,7 +64,6 @@
 #include <QComboBox>
 #include <QCoreApplication>
 #include <QDateTime>
-#include <QDesktopServices>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QDir>
@@ -493,10 +493,12 @@ void MainWindow::openUserGuide() {
       sourceTreePath(QStringLiteral("/docs/user-guide.md"))};
   for (const QString& path : candidates) {
     if (!QFileInfo::exists(path)) continue;
-    if (QDesktopServices::openUrl(QUrl::fromLocalFile(QFileInfo(path).canonicalFilePath()))) return;
-    showMessage(QMessageBox::Information, tr("User Guide"),
-                tr("No program is set up to open %1. Open the file with a text editor or a Markdown viewer.")
-                    .arg(path));
+    // Rendered here: a desktop without a Markdown viewer shows it too.
+    auto* guide = findChild<UserGuideWindow*>("userGuideWindow");
+    if (!guide) guide = new UserGuideWindow(path, this);
+    guide->show();
+    guide->raise();
+    guide->activateWindow();
     return;
   }
   showMessage(QMessageBox::Information, tr("User Guide"),

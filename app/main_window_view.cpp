@@ -43,7 +43,10 @@ void MainWindow::addViewEntries(QMenu* viewMenu) {
     connect(action, &QAction::triggered, scene, [scene, preset] { scene->setCameraPreset(preset); });
   }
   auto* fit = viewMenu->addAction(tr("&Fit View"));
-  fit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_F));
+  // F as in other CAD tools, wherever the focus is but in a field being typed in (a line edit
+  // takes its own letters first): a table with the focus fits the view, it does not start editing.
+  fit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_F), QKeySequence(Qt::Key_F)});
+  fit->setObjectName("fitViewAction");
   connect(fit, &QAction::triggered, scene, &widgets::SceneView::fitView);
 
   auto* labels = viewMenu->addAction(tr("Show &Labels"));

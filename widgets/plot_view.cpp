@@ -11,6 +11,7 @@
 #include <QFormLayout>
 #include <QImage>
 #include <QLabel>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
@@ -19,6 +20,7 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QSaveFile>
 #include <QScatterSeries>
 #include <QSpinBox>
@@ -48,6 +50,31 @@ PlotView::PlotView(QWidget* parent) : QChartView(new QChart, parent) {
   chart()->setMargins(QMargins(4, 2, 4, 2));
   setMinimumHeight(150);
   setRubberBand(QChartView::RectangleRubberBand);
+}
+
+void PlotView::placeLegend(QChart* chart, int entries, QSize area) {
+  // Rows of the legend at the theme's font and at a compact 7 pt, and what the title and the
+  // axes' labels need besides [px] (measured: six curves in the 170 px Training dock).
+  constexpr int kRow = 22, kCompactRow = 19, kAround = 40;
+  constexpr double kCompactPoints = 7.0;
+  QLegend* legend = chart->legend();
+  if (!legend->property("normalPoints").isValid())
+    legend->setProperty("normalPoints", legend->font().pointSizeF());
+  const double normalPoints = legend->property("normalPoints").toDouble();
+  const bool fits = entries * kRow + kAround <= area.height();
+  const bool fitsCompact = entries * kCompactRow + kAround <= area.height();
+  // Beside the plot while its rows fit (smaller if need be); else under it, small, so the axes keep
+  // their labels however many curves there are.
+  const Qt::Alignment wanted = fits || fitsCompact ? Qt::AlignRight : Qt::AlignBottom;
+  QFont font = legend->font();
+  font.setPointSizeF(fits ? normalPoints : std::min(normalPoints, kCompactPoints));
+  if (legend->font() != font) legend->setFont(font);
+  if (legend->alignment() != wanted) legend->setAlignment(wanted);
+}
+
+void PlotView::resizeEvent(QResizeEvent* event) {
+  placeLegend(chart(), static_cast<int>(curves_.size()), event->size());
+  QChartView::resizeEvent(event);
 }
 
 void PlotView::setCursorEnabled(bool enabled) {
@@ -302,6 +329,7 @@ void PlotView::rebuild() {
     delete axis;
   }
   c->setTitle(title_);
+  placeLegend(c, static_cast<int>(curves_.size()), size());
   auto* ax = new QValueAxis;
   QAbstractAxis* ay = newYAxis(logY_);
   ax->setTitleText(xTitle_);

@@ -32,6 +32,11 @@ class PlotView : public QChartView {
 
   explicit PlotView(QWidget* parent = nullptr);
 
+  /// Puts `chart`'s legend of `entries` beside the plot while they fit the height of `area`
+  /// [px] (in a smaller font if need be), else under it: the axes keep room for their labels
+  /// and titles however many curves there are.
+  static void placeLegend(QChart* chart, int entries, QSize area);
+
   /// Replaces the plot.
   void plot(const QString& title, const QString& xTitle, const QString& yTitle, std::vector<Curve> curves);
   /// Back to the empty plot of a new view (no curves, no axes, no cursor).
@@ -82,6 +87,7 @@ class PlotView : public QChartView {
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void rebuild();

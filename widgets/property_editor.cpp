@@ -8,6 +8,7 @@
 #include <QComboBox>
 #include <QFormLayout>
 #include <QHBoxLayout>
+#include <QKeyEvent>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
@@ -189,6 +190,26 @@ QLabel* PropertyEditor::addRow(const QString& label, QWidget* editor, const QStr
   v->addWidget(error);
   layout_->addRow(label, box);
   return error;
+}
+
+void PropertyEditor::revert() {
+  for (QLineEdit* edit : findChildren<QLineEdit*>()) edit->setModified(false);
+  staged_.reset();
+  if (stagedApply_) stagedApply_->setEnabled(false);
+  for (const Field& f : fields_) {
+    if (f.refresh) f.refresh(spec_);
+    if (f.error) f.error->hide();
+  }
+}
+
+void PropertyEditor::keyPressEvent(QKeyEvent* event) {
+  // A field passes Escape on: the values the model holds come back, as in a spreadsheet.
+  if (event->key() == Qt::Key_Escape && event->modifiers() == Qt::NoModifier) {
+    revert();
+    event->accept();
+    return;
+  }
+  QScrollArea::keyPressEvent(event);
 }
 
 void PropertyEditor::showError(const QString& key, const QString& message) {

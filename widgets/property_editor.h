@@ -38,6 +38,13 @@ class PropertyEditor : public QScrollArea {
   /// The inline message of a field (empty when the last edit was accepted).
   QString fieldError(const QString& key) const;
 
+  /// Shows the element's values again, dropping what was typed or refused and not applied
+  /// (Escape in a field).
+  void revert();
+
+ protected:
+  void keyPressEvent(QKeyEvent* event) override;
+
  private:
   struct Field {
     QString key;

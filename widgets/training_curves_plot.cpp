@@ -8,6 +8,7 @@
 #include <QLogValueAxis>
 #include <QMenu>
 #include <QPen>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 #include <QValueAxis>
 
@@ -110,6 +111,12 @@ void TrainingCurvesPlot::addCurve(const QString& key, const QString& name, const
   s->attachAxis(xAxis_);
   s->attachAxis(yAxis_);
   series_.insert(key, s);
+  PlotView::placeLegend(chart_, static_cast<int>(series_.size()), view_->size());
+}
+
+void TrainingCurvesPlot::resizeEvent(QResizeEvent* event) {
+  PlotView::placeLegend(chart_, static_cast<int>(series_.size()), event->size());
+  QWidget::resizeEvent(event);
 }
 
 bool TrainingCurvesPlot::hasCurve(const QString& key) const {

@@ -57,6 +57,9 @@ class TrainingCurvesPlot : public QWidget {
   /// The plot the exports are drawn from: a hidden PlotView of the current curves.
   PlotView* exportView();
 
+ protected:
+  void resizeEvent(QResizeEvent* event) override;
+
  private:
   /// The right-click menu: PlotView's Export Image… and Export Data… on exportView().
   void showExportMenu(const QPoint& at);

@@ -10,11 +10,15 @@
 #include "gui_helpers.h"
 #include "widgets/hardpoint_table.h"
 #include "widgets/model_tree.h"
+#include "widgets/property_editor.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDockWidget>
 #include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
 #include <QTest>
 #include <QUndoStack>
 
@@ -85,4 +89,44 @@ TEST_CASE("a spreadsheet block pasted into the hardpoint table is one undo step,
   doc->undoStack()->undo();
   doc->undoStack()->undo();
   CHECK(doc->spec().points[static_cast<std::size_t>(bj)].position.isApprox(Eigen::Vector3d(0, 0.72, 0.12)));
+}
+
+TEST_CASE(
+    "F fits the view from a table without editing it, a field takes its F, Escape reverts a refused field") {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&window));
+  window.activateWindow();  // a window's shortcuts act in the active window
+  REQUIRE(QTest::qWaitForWindowActive(&window));
+  REQUIRE(window.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/resources/examples/macpherson.json"))));
+  auto* fit = window.findChild<QAction*>("fitViewAction");
+  REQUIRE(fit != nullptr);
+  QSignalSpy fits(fit, &QAction::triggered);
+  auto* table = window.findChild<mbdrom::widgets::HardpointTable*>("hardpointTable");
+  window.findChild<QDockWidget*>("hardpointsDock")->raise();
+  table->setCurrentCell(0, mbdrom::kHardpointX);
+  table->setFocus();
+  QTest::keyClick(table, Qt::Key_F);
+  CHECK(fits.count() == 1);
+  CHECK(table->viewport()->findChild<QLineEdit*>() == nullptr);  // no cell editor opened
+
+  // The Properties of a point: F typed into a field is text; a refused value, Escape brings the
+  // model's back.
+  window.findChild<QDockWidget*>("propertiesDock")->raise();
+  window.modelTree()->selectElement({mbdrom::ElementKind::Body, 0, 0});
+  auto* mass = window.propertyEditor()->findChild<QLineEdit*>("mass_value");
+  REQUIRE(mass != nullptr);
+  const QString shown = mass->text();
+  mass->setFocus();
+  mass->selectAll();
+  QTest::keyClicks(mass, "F");
+  CHECK(mass->text() == "F");
+  CHECK(fits.count() == 1);
+  QTest::keyClick(mass, Qt::Key_Return);
+  CHECK(window.propertyEditor()->fieldError("mass").contains("is not a number"));
+  QTest::keyClick(mass, Qt::Key_Escape);
+  CHECK(mass->text() == shown);
+  CHECK(window.propertyEditor()->fieldError("mass").isEmpty());
 }

@@ -1,6 +1,7 @@
 #include "app/main_window.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
+#include "app/help/user_guide_window.h"
 #include "app/project_document.h"
 #include "app/runs/reference_runs.h"
 #include "gui_helpers.h"
@@ -18,9 +19,13 @@
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QScreen>
+#include <QTest>
+#include <QTextBlock>
+#include <QTextBrowser>
 #include <QTimer>
 #include <QTreeWidget>
 
@@ -442,4 +447,41 @@ TEST_CASE("the File menu holds the project files' and the exports' entries, enab
               .save(shots + "/edit_menu.png"));
     edit->close();
   }
+}
+
+TEST_CASE("Help > User Guide shows the guide inside the workbench with its contents, images and a find") {
+  MainWindow window;
+  window.resize(1280, 800);
+  window.show();
+  QAction* guide = window.findChild<QAction*>("userGuideAction");
+  REQUIRE(guide != nullptr);
+  CHECK(guide->shortcut() == QKeySequence(QKeySequence::HelpContents));
+  guide->trigger();
+  auto* shown = window.findChild<mbdrom::app::UserGuideWindow*>("userGuideWindow");
+  REQUIRE(shown != nullptr);
+  REQUIRE(waitFor([&] { return shown->isVisible(); }));
+  QTextBrowser* browser = shown->browser();
+  CHECK(browser->toPlainText().startsWith("mbdrom user guide"));
+  // Every heading of the first three levels in the table of contents, and a click goes there.
+  REQUIRE(shown->contents()->count() >= 20);
+  int python = -1;
+  for (int i = 0; i < shown->contents()->count(); ++i)
+    if (shown->contents()->item(i)->text().trimmed().startsWith("Python")) python = i;
+  REQUIRE(python >= 0);
+  shown->contents()->setCurrentRow(python);
+  CHECK(browser->textCursor().block().text().startsWith("Python"));
+  // The screenshots beside the guide load from its folder.
+  const QVariant image =
+      browser->document()->resource(QTextDocument::ImageResource, QUrl("images/first_built.png"));
+  CHECK(image.isValid());
+  // The guide's own links to its headings go there.
+  shown->follow(QUrl("#installing"));
+  CHECK(browser->textCursor().block().text() == "Installing");
+  CHECK(shown->find("rom-simulate"));
+  CHECK_FALSE(shown->find("no such phrase in the guide"));
+  // Asked again, the same window comes up, not a second one.
+  guide->trigger();
+  CHECK(window.findChildren<mbdrom::app::UserGuideWindow*>().size() == 1);
+  QTest::qWait(100);
+  shown->grab().save(QString::fromStdString(mbdrom::test::outputPath("/user_guide_window.png")));
 }

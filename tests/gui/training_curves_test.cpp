@@ -9,6 +9,8 @@
 #include <catch2/catch.hpp>
 
 #include <QAction>
+#include <QChart>
+#include <QChartView>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
@@ -89,4 +91,38 @@ TEST_CASE("the training curves export as an image from their menu and as CSV, as
   // SVG too, through the same path.
   REQUIRE(curves.save(dir + "/curves.svg").isEmpty());
   CHECK(QFile(dir + "/curves.svg").size() > 1000);
+}
+
+TEST_CASE(
+    "six training curves in a short dock keep their axes' labels: a smaller legend, or one under the plot") {
+  widgets::TrainingCurvesPlot curves;
+  curves.resize(1000, 500);
+  curves.setTitle("auto-encoder: three networks");
+  const char* names[] = {"encoder", "encoder (validation)", "force", "force (validation)",
+                         "decoder", "decoder (validation)"};
+  for (int k = 0; k < 6; ++k) {
+    curves.addCurve(QString::number(k), names[k], QColor::fromHsv(60 * k, 200, 200), k % 2 == 1);
+    QList<QPointF> points;
+    for (int epoch = 1; epoch <= 100; ++epoch)
+      points.append({double(epoch), (k + 1) * std::exp(-epoch / 30.0)});
+    curves.setPoints(QString::number(k), points);
+  }
+  curves.rescale(100);
+  curves.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&curves));
+  auto* chart = curves.findChild<QChartView*>("trainingCurvesView")->chart();
+  CHECK(chart->legend()->alignment() == Qt::AlignRight);  // tall enough for six rows beside it
+  const double normal = chart->legend()->font().pointSizeF();
+  curves.resize(1000, 170);  // the Training dock's height in the workbench: a smaller legend
+  QCoreApplication::processEvents();
+  CHECK(chart->legend()->alignment() == Qt::AlignRight);
+  CHECK(chart->legend()->font().pointSizeF() < normal);
+  CHECK(chart->plotArea().height() > 60.0);  // the axes keep their room
+  curves.grab().save(QString::fromStdString(outputPath("/training_curves_six.png")));
+  curves.resize(1000, 120);  // shorter still: under the plot
+  QCoreApplication::processEvents();
+  CHECK(chart->legend()->alignment() == Qt::AlignBottom);
+  curves.resize(1000, 500);
+  QCoreApplication::processEvents();
+  CHECK(chart->legend()->font().pointSizeF() == normal);
 }
