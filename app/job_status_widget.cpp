@@ -33,6 +33,9 @@ JobStatusWidget::JobStatusWidget(JobRunner* runner, QWidget* parent)
 
 void JobStatusWidget::onStarted(int, const QString& title) {
   clock_.start();
+  stageClock_.start();
+  stage_.clear();
+  stageFraction_ = 0.0;
   const int waiting = runner_->queued();
   label_->setText(waiting > 0 ? tr("%1 (+%2 queued)").arg(title).arg(waiting) : title);
   bar_->setRange(0, 0);  // busy until the first progress record
@@ -44,8 +47,13 @@ void JobStatusWidget::onProgress(int, const mbdrom::Progress& p) {
   if (p.total > 0) {
     bar_->setRange(0, 1000);
     bar_->setValue(static_cast<int>(1000.0 * p.fraction()));
-    const double elapsed = static_cast<double>(clock_.elapsed()) / 1000.0;
     const double frac = p.fraction();
+    if (QString::fromStdString(p.stage) != stage_ || frac < stageFraction_) {
+      stage_ = QString::fromStdString(p.stage);
+      stageClock_.restart();
+    }
+    stageFraction_ = frac;
+    const double elapsed = static_cast<double>(stageClock_.elapsed()) / 1000.0;
     if (frac > 0.01) {
       const double eta = elapsed * (1.0 - frac) / frac;
       bar_->setFormat(tr("%p% · ETA %1 s").arg(eta, 0, 'f', eta < 10 ? 1 : 0));

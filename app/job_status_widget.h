@@ -27,6 +27,11 @@ class JobStatusWidget : public QWidget {
   QProgressBar* bar_;
   QToolButton* cancel_;
   QElapsedTimer clock_;
+  // The stage the bar shows and when it began: its time left is the stage's own (a job's next
+  // stage starts from 0 %: the job's elapsed time over it made the time left jump).
+  QElapsedTimer stageClock_;
+  QString stage_;
+  double stageFraction_ = 0.0;
 };
 
 }  // namespace mbdrom::app

@@ -575,4 +575,14 @@ void ProjectDocument::setTrainingSettings(const QString& method, const QString& 
   setRunsModified(true);
 }
 
+QString ProjectDocument::workbenchState(const QString& panel) const {
+  const auto it = manifest_.workbenchState.find(panel.toStdString());
+  return it == manifest_.workbenchState.end() ? QString() : QString::fromStdString(it->second);
+}
+
+void ProjectDocument::setWorkbenchState(const QString& panel, const QString& json) {
+  // Kept with the next save; a choice in a panel does not make the project "modified".
+  manifest_.workbenchState[panel.toStdString()] = json.toStdString();
+}
+
 }  // namespace mbdrom::app

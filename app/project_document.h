@@ -141,6 +141,12 @@ class ProjectDocument : public QObject {
   QString trainingSettings(const QString& method) const;
   /// Remembers settings for `method`; the project counts as modified when they changed.
   void setTrainingSettings(const QString& method, const QString& json);
+  /// What panel `panel` ("compare", ...) had chosen, as JSON object text saved with the project;
+  /// empty when nothing was.
+  QString workbenchState(const QString& panel) const;
+  /// Keeps a panel's choices with the project (written by the next save; no undo step, and the
+  /// project does not count as modified for it).
+  void setWorkbenchState(const QString& panel, const QString& json);
 
  signals:
   /// The mechanism was replaced (edit, undo, open, new, close).

@@ -111,7 +111,9 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   connect(stopKeep_, &QPushButton::clicked, this, [this] {
     if (shown_ && runner_->finishJobEarly(shown_)) {
       if (Job* j = job(shown_)) {
-        j->item->setText(1, tr("stopping, keeping the best weights..."));
+        // The whole job ends soon: the networks not reached yet train briefly, none is trained
+        // again for a held-out check.
+        j->item->setText(1, tr("stopping: best weights kept, no held-out check..."));
         emit stopKeepRequested(shown_);
       }
     }

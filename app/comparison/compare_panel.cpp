@@ -195,6 +195,14 @@ ComparePanel::ComparePanel(ProjectDocument* doc, JobRunner* runner, QWidget* par
   connect(doc_, &ProjectDocument::runsChanged, this, &ComparePanel::refreshLists);
   connect(doc_, &ProjectDocument::modelsChanged, this, &ComparePanel::refreshLists);
   connect(doc_, &ProjectDocument::modelChanged, this, &ComparePanel::refreshLists);
+  // A project opened (or closed): its own choices, kept when it was saved.
+  connect(doc_, &ProjectDocument::replaced, this, [this] {
+    refreshLists();
+    restoreChoices();
+  });
+  connect(referenceBox_, &QComboBox::currentIndexChanged, this, &ComparePanel::saveChoices);
+  connect(loadCaseBox_, &QComboBox::currentIndexChanged, this, &ComparePanel::saveChoices);
+  connect(modelList_, &QListWidget::itemChanged, this, &ComparePanel::saveChoices);
   refreshLists();
 }
 
@@ -252,6 +260,14 @@ void ComparePanel::playInViewport() {
 }
 
 void ComparePanel::refreshLists() {
+  const bool wasRestoring = restoring_;
+  restoring_ = true;  // refilled: not a choice of the user's
+  refill();
+  restoring_ = wasRestoring;
+  tickPendingModels();
+}
+
+void ComparePanel::refill() {
   const auto model = doc_->model();
   const int keepReference = reference();
   std::vector<bool> ticked;

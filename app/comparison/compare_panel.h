@@ -130,6 +130,12 @@ class ComparePanel : public QWidget {
   // The report's files into the folder `temp`; the error, empty on success.
   QString writeReportFiles(const QString& temp, const QImage* view) const;
   void refreshLists();
+  void refill();  // the lists from the document, keeping what is chosen where it still exists
+  // The reference, load case and models chosen, kept with the project and chosen again when
+  // it is opened (compare_choices.cpp).
+  void saveChoices();
+  void restoreChoices();
+  void tickPendingModels();
   void updateNewRunFields();
   void showResult();
   void fillChannels(const Result& r);
@@ -145,6 +151,8 @@ class ComparePanel : public QWidget {
   QComboBox* loadCaseBox_ = nullptr;
   QDoubleSpinBox *tEnd_ = nullptr, *dt_ = nullptr, *outputDt_ = nullptr;
   QListWidget* modelList_ = nullptr;
+  bool restoring_ = false;     // the lists are filled or chosen again: nothing to keep
+  QStringList pendingModels_;  // models to tick again once they are loaded
   QLabel* parametersLabel_ = nullptr;
   QStringList modelParameterNames_;  // of the listed models: the field is for them (else a design point)
   QLineEdit* parameters_ = nullptr;  // "name=value, ..." for models with parameters μ

@@ -56,12 +56,18 @@ class Monitor {
   void requestStop() { stop_.store(true, std::memory_order_relaxed); }
   bool stopRequested() const { return stop_.load(std::memory_order_relaxed); }
   /// Asks a running training to end its current stage now and keep the best
-  /// weights so far (the result is marked as stopped early); later stages
-  /// still run. Safe from any thread.
-  void requestFinish() { finish_.store(true, std::memory_order_relaxed); }
+  /// weights so far (the result is marked as stopped early); the job then ends
+  /// promptly too (finishingEarly()): later networks train briefly, nothing is
+  /// trained again to judge it. Safe from any thread.
+  void requestFinish() {
+    finishing_.store(true, std::memory_order_relaxed);
+    finish_.store(true, std::memory_order_relaxed);
+  }
   bool finishRequested() const { return finish_.load(std::memory_order_relaxed); }
-  /// Whether an early finish was requested; clears the request.
+  /// Whether an early finish was requested; clears the request (the stage it ends).
   bool takeFinishRequest() { return finish_.exchange(false, std::memory_order_relaxed); }
+  /// Whether an early finish was ever requested of this job: it stays set.
+  bool finishingEarly() const { return finishing_.load(std::memory_order_relaxed); }
 
  private:
   MonitorCallback callback_;
@@ -70,6 +76,7 @@ class Monitor {
   bool reported_ = false;
   std::atomic<bool> stop_{false};
   std::atomic<bool> finish_{false};
+  std::atomic<bool> finishing_{false};
 };
 
 }  // namespace mbdrom

@@ -109,6 +109,29 @@ class ManifestReader {
   std::string source_;
 };
 
+// An optional object of JSON objects by name (`key`: training settings per method, panel choices
+// per panel) into `out` as their text.
+void objectsByName(const ManifestReader& r, const Json& j, const char* key, const char* what,
+                   std::map<std::string, std::string>& out) {
+  const auto it = j.find(key);
+  if (it == j.end()) return;
+  if (!it->is_object()) r.fail(key, std::string("must be an object of ") + what);
+  for (const auto& [name, value] : it->items()) {
+    if (!value.is_object()) r.fail(std::string(key) + "." + name, "must be an object");
+    out[name] = value.dump();
+  }
+}
+
+void writeObjectsByName(Json& j, const char* key, const std::map<std::string, std::string>& objects) {
+  if (objects.empty()) return;
+  Json& all = j[key];
+  all = Json::object();
+  for (const auto& [name, text] : objects) {
+    Json value = Json::parse(text, nullptr, false);
+    all[name] = value.is_object() ? value : Json::object();
+  }
+}
+
 }  // namespace
 
 ProjectManifest parseProjectManifest(const std::string& text, const std::string& source) {
@@ -184,13 +207,8 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
   };
   items("datasets", m.datasets, false);
   items("models", m.models, true);
-  if (const auto ts = j.find("training_settings"); ts != j.end()) {
-    if (!ts->is_object()) r.fail("training_settings", "must be an object of method settings");
-    for (const auto& [method, settings] : ts->items()) {
-      if (!settings.is_object()) r.fail("training_settings." + method, "must be an object");
-      m.trainingSettings[method] = settings.dump();
-    }
-  }
+  objectsByName(r, j, "training_settings", "method settings", m.trainingSettings);
+  objectsByName(r, j, "workbench_state", "panel choices", m.workbenchState);
   return m;
 }
 
@@ -218,14 +236,8 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
   j["models"] = Json::array();
   for (const ProjectItem& d : m.models)
     j["models"].push_back({{"name", d.name}, {"method", d.method}, {"file", d.file}});
-  if (!m.trainingSettings.empty()) {
-    Json& ts = j["training_settings"];
-    ts = Json::object();
-    for (const auto& [method, text] : m.trainingSettings) {
-      Json settings = Json::parse(text, nullptr, false);
-      ts[method] = settings.is_object() ? settings : Json::object();
-    }
-  }
+  writeObjectsByName(j, "training_settings", m.trainingSettings);
+  writeObjectsByName(j, "workbench_state", m.workbenchState);
   return j.dump(2) + "\n";
 }
 

@@ -15,7 +15,8 @@
 /// "t_end", "t_reached", "dt", "output_dt", "tolerance" (error-controlled runs only), "status", "message",
 /// "created"}], "datasets":
 /// [{"name", "file"}], "models": [{"name", "method", "file"}], "training_settings":
-/// {METHOD: {...}}}` (the last settings used per training method; optional). Paths are
+/// {METHOD: {...}}, "workbench_state": {PANEL: {...}}}` (the last settings used per training
+/// method, and what the workbench's panels had chosen; both optional). Paths are
 /// relative to the project directory and may not leave it.
 ///
 /// Saving writes every data file and the model atomically (temporary file,
@@ -68,6 +69,9 @@ struct ProjectManifest {
   std::vector<ProjectItem> models;
   /// Last settings used per training method ("pod", "ae", ...): JSON object text.
   std::map<std::string, std::string> trainingSettings;
+  /// What the workbench's panels had chosen, per panel ("compare", ...): JSON object text the
+  /// engine keeps as it is.
+  std::map<std::string, std::string> workbenchState;
 };
 
 /// A project read from disk.

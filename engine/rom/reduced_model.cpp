@@ -156,20 +156,32 @@ std::string ownRunsMissed(const ReducedModel& rom) {
   return missedItsGoal(*own) ? own->value("text", std::string("a run missed")) : std::string();
 }
 
+// Why no run judged the model (a training stopped early), or empty.
+std::string notValidatedReason(const ReducedModel& rom) {
+  const auto rollout = rom.metrics().find("rollout");
+  if (rollout == rom.metrics().end() || !rollout->is_object()) return {};
+  const auto why = rollout->find("not_validated");
+  return why != rollout->end() && why->is_string() ? why->get<std::string>() : std::string();
+}
+
 std::string validationWarning(const ReducedModel& rom) {
+  const std::string unjudged = notValidatedReason(rom);
+  const std::string alsoUnjudged = unjudged.empty() ? std::string() : "; it is unvalidated: " + unjudged;
   // Kept although it blows up on a run it was trained on (OwnRunFailure::Keep).
   if (const auto own = rom.metrics().find("training_rollout");
       own != rom.metrics().end() && own->is_object() && own->value("failed", false))
     return "the model blows up on its own training runs (" + own->value("text", std::string("a run failed")) +
-           "): do not trust its runs";
+           "): do not trust its runs" + alsoUnjudged;
   // Judged only by a model trained without the held-out runs, the written one can still miss
   // the runs it was trained on: then no held-out figure speaks for it, unless its envelope keeps
   // only the runs it follows (each run then warns by its own distance from them).
   if (const std::string own = ownRunsMissed(rom); !own.empty() && !boundedByFollowedRuns(rom))
-    return "the written model misses its own training runs (" + own + "): do not trust its runs";
+    return "the written model misses its own training runs (" + own + "): do not trust its runs" +
+           alsoUnjudged;
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
   if (*kind == "not validated") {
+    if (!unjudged.empty()) return "the model is unvalidated: " + unjudged;
     const auto runs = rom.metrics().find("training_runs");
     const std::size_t n = runs != rom.metrics().end() && runs->is_array() ? runs->size() : 1;
     if (n >= 2)

@@ -209,6 +209,8 @@ HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb
                                     std::to_string(check.totalRuns) + " runs (" + writtenModel(check) + "): "
                               : verb + " without the last quarter of the run, ";
   if (!check.done) return {"not judged", check.text()};
+  if (!check.notValidated.empty())
+    return {"not validated", "not validated (" + check.notValidated + "); on its own runs, " + check.text()};
   if (!check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5))
     return {"not validated",
             "not validated (" +
@@ -367,6 +369,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   if (!done) return j;
   j["failed"] = failed;
   j["run"] = run;
+  if (!notValidated.empty()) j["not_validated"] = notValidated;
   if (loadSensitivity >= 0.0) j["load_sensitivity"] = loadSensitivity;
   if (failed) {
     j["failed_at"] = failedAt;

@@ -77,6 +77,9 @@ struct RolloutCheck {
   /// Largest equation residual (EquationResidual) of the runs checked, each measured as a
   /// reduced run measures its own [-]; NaN: not measured.
   double equationResidual = std::numeric_limits<double>::quiet_NaN();
+  /// Why no run judged the model (a training stopped early): the verdict is then "not
+  /// validated" with this reason, whatever the figures (of its own runs). Empty: judged.
+  std::string notValidated;
   int trainedRuns = 0;  ///< runs the judged model was trained on (whole runs held out)
   int totalRuns = 0;    ///< runs of the data set (whole runs held out)
   /// How far the full model itself moves from the run of the worst figure when that run's loads

@@ -117,9 +117,19 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   if (!model) return rom;
   recordLoadRanges(*rom, dataset, *model);
   HeldOutJudgement judged;
-  if (!dataset.runs.empty() && !rom->metrics().contains("rollout"))
+  // Stopped early (Stop & Keep Best): nothing is trained again to judge it; it is judged on its
+  // own runs and says it is not validated.
+  const bool stoppedEarly = monitor.finishingEarly();
+  if (!dataset.runs.empty() && !rom->metrics().contains("rollout") && !stoppedEarly)
     judged = judgeByHeldOutRollout(*rom, dataset, *model, retrain, monitor, trainingTime);
   RolloutCheck own = checkItsOwnRuns(*rom, dataset, *model, monitor);
+  if (stoppedEarly && !dataset.runs.empty() && !rom->metrics().contains("rollout")) {
+    RolloutCheck unjudged = own;
+    unjudged.notValidated =
+        "stopped early with Stop & Keep Best: no run was held out and trained without to judge it; "
+        "train again to the end for a verdict";
+    rom->recordHeldOutRollout(unjudged);
+  }
   if (auto instead = judgedModelInstead(*rom, own, judged, dataset, *model, monitor)) {
     rom = std::move(instead);
     own = RolloutCheck{};

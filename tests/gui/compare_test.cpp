@@ -36,6 +36,7 @@
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QMenu>
 #include <QProcess>
 #include <QRegularExpression>
@@ -467,4 +468,37 @@ TEST_CASE("the compare view runs the full and the reduced models at a design poi
   // The reduced model ran there too: its error is a figure of that run, not of the training load.
   CHECK(r.runs.front().compared);
   window.grab().save(QString::fromStdString(mbdrom::test::outputPath("/compare_design_point.png")));
+}
+
+TEST_CASE(
+    "the compare dock comes back to its reference, load case and models when its project is opened again") {
+  const QString dir = freshOutputDir("compare_choices_project");
+  {
+    MainWindow window;
+    window.resize(1400, 900);
+    window.show();
+    openWithRun(window, 1.0);
+    auto* doc = window.document();
+    window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                  "POD");
+    REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
+    window.showCompare();
+    ComparePanel* panel = window.comparePanel();
+    auto* loadCase = panel->findChild<QComboBox*>("compareLoadCase");
+    loadCase->setCurrentIndex(loadCase->findText("chirp"));
+    panel->setReference(0);
+    REQUIRE(panel->setModelChecked(0, true));
+    doc->saveTo(QDir(dir).filePath("project"));
+  }
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  REQUIRE(window.files()->openProject(QDir(dir).filePath("project")));
+  ComparePanel* panel = window.comparePanel();
+  CHECK(panel->reference() == 0);
+  CHECK(panel->findChild<QComboBox*>("compareLoadCase")->currentText() == "chirp");
+  // The model is read in the background: ticked again once it is there.
+  auto* models = panel->findChild<QListWidget*>("compareModels");
+  REQUIRE(
+      waitFor([&] { return models->count() == 1 && models->item(0)->checkState() == Qt::Checked; }, 30000));
 }

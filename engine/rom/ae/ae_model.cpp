@@ -157,6 +157,10 @@ double weightedSquareLoss(const Eigen::MatrixXd& R, const Eigen::ArrayXd& w, Eig
   return (R.array().square().colwise() * w).sum() * norm;
 }
 
+// After Stop & Keep Best: a network the stop came before trains briefly (a tenth of its epochs,
+// at most this long [s]), so the model runs, and is marked stopped early.
+constexpr double kBriefStageSeconds = 5.0;
+
 // A force network's stage: its epochs, a seed and a held-out share of its own, 15 % of the budget.
 nn::TrainingHistory trainForceStage(nn::TrainingProblem& p, const AeSettings& s, const char* stage,
                                     int offset, Monitor& monitor) {
@@ -166,7 +170,15 @@ nn::TrainingHistory trainForceStage(nn::TrainingProblem& p, const AeSettings& s,
   ts.seed = s.seed + static_cast<std::uint64_t>(offset);
   std::vector<int> trainIdx, validationIdx;
   holdOut(p, s.validationFraction, s.seed + 10 + static_cast<std::uint64_t>(offset), trainIdx, validationIdx);
-  return trainBudgeted(p, ts, monitor, s.seconds > 0.0 ? 0.15 * s.seconds : 0.0);
+  double budget = s.seconds > 0.0 ? 0.15 * s.seconds : 0.0;
+  const bool brief = monitor.finishingEarly();
+  if (brief) {
+    ts.epochs = std::max(1, ts.epochs / 10);
+    budget = budget > 0.0 ? std::min(budget, kBriefStageSeconds) : kBriefStageSeconds;
+  }
+  nn::TrainingHistory h = trainBudgeted(p, ts, monitor, budget);
+  if (brief) h.finishedEarly = true;
+  return h;
 }
 
 OJson historyJson(const nn::TrainingHistory& h, double fitError) {

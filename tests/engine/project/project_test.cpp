@@ -150,6 +150,8 @@ TEST_CASE("Manifest errors name the entry at fault", "[project]") {
   CHECK_THAT(error(head + R"("models": [{"name": "a", "file": "models/a.json"}]})"),
              Catch::Contains("models[0]") && Catch::Contains("method"));
   CHECK_THAT(error(head + R"("training_settings": {"ae": 3}})"), Catch::Contains("training_settings.ae"));
+  CHECK_THAT(error(head + R"("workbench_state": {"compare": [1]}})"),
+             Catch::Contains("workbench_state.compare") && Catch::Contains("must be an object"));
   CHECK_THAT(error(head + R"("runs": [{"name": "a", "file": "runs/a.csv", "integrator": "euler"}]})"),
              Catch::Contains("runs[0]") && Catch::Contains("\"euler\"") && Catch::Contains("dopri5"));
 }
@@ -186,6 +188,16 @@ TEST_CASE("The last training settings per method survive a manifest round trip",
   // Without any, the key is absent and old manifests read as before.
   m.trainingSettings.clear();
   CHECK(serializeProjectManifest(m).find("training_settings") == std::string::npos);
+}
+
+TEST_CASE("What the workbench's panels chose survives a manifest round trip, kept as it is", "[project]") {
+  ProjectManifest m;
+  m.name = "x";
+  m.workbenchState["compare"] = R"({"reference":"train","load_case":"chirp","models":["POD","PCA"]})";
+  const ProjectManifest back = parseProjectManifest(serializeProjectManifest(m), "p.json");
+  CHECK(back.workbenchState == m.workbenchState);
+  m.workbenchState.clear();
+  CHECK(serializeProjectManifest(m).find("workbench_state") == std::string::npos);
 }
 
 TEST_CASE("Reading a project with a missing file names it", "[project]") {
