@@ -434,6 +434,12 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                                                 const OJson& settings, Monitor& monitor, const Model* model,
                                                 OwnRunFailure ownRunFailure) {
   const MethodInfo& info = MethodRegistry::global().at(method);
+  // A setting without a default (pod's n_r) is asked for by every front end alike: the CLI's
+  // "missing --nr", here for Python and the workbench.
+  for (const SettingSpec& spec : info.settingsSchema)
+    if (spec.required && !(settings.is_object() && settings.contains(spec.key)))
+      throw InputError(method + ": the setting \"" + spec.key + "\" has no default: give it (" + spec.help +
+                       ")");
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
   const auto start = std::chrono::steady_clock::now();

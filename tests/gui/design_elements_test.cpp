@@ -83,6 +83,25 @@ mbdrom::ModelSpec slider() {
   return s;
 }
 
+// The slider with a friction element "rub" of its block along x (mu 0.2, N 5 N) and a coordinate
+// driver "push" of its point P.
+mbdrom::ModelSpec sliderWithFrictionAndDriver() {
+  mbdrom::ModelSpec spec = slider();
+  mbdrom::FrictionRequest fr;
+  fr.name = "rub";
+  fr.body1 = "ground";
+  fr.body2 = "block";
+  fr.point1 = "O";
+  fr.point2 = "P";
+  fr.axis = Eigen::Vector3d::UnitX();
+  fr.mu = 0.2;
+  fr.normalForce = 5;
+  mbdrom::createFriction(spec, fr);
+  spec.drivers.push_back({"push", mbdrom::DriverType::Coordinate, "", "", "P", "", "", 0,
+                          mbdrom::TimeFunction::sine(0.1, 1.0, 0.0, 1.0)});
+  return spec;
+}
+
 struct Workbench {
   MainWindow window;
   explicit Workbench(const mbdrom::ModelSpec& spec) {
@@ -378,20 +397,8 @@ TEST_CASE("the tree's Add opens the dialog of every kind, so no new element is r
 }
 
 TEST_CASE("the property editor edits a driver's, a friction's and a measure's connections together") {
-  mbdrom::ModelSpec spec = slider();
-  mbdrom::FrictionRequest fr;
-  fr.name = "rub";
-  fr.body1 = "ground";
-  fr.body2 = "block";
-  fr.point1 = "O";
-  fr.point2 = "P";
-  fr.axis = Eigen::Vector3d::UnitX();
-  fr.mu = 0.2;
-  fr.normalForce = 5;
-  mbdrom::createFriction(spec, fr);
+  mbdrom::ModelSpec spec = sliderWithFrictionAndDriver();
   spec.vectors.push_back({"z0", Eigen::Vector3d::UnitZ(), true});
-  spec.drivers.push_back({"push", mbdrom::DriverType::Coordinate, "", "", "P", "", "", 0,
-                          mbdrom::TimeFunction::sine(0.1, 1.0, 0.0, 1.0)});
   spec.measures.push_back(
       {"gap", mbdrom::MeasureType::Distance, "", "O", "P", "", "", Eigen::Vector3d::UnitY()});
   Workbench b(spec);
@@ -465,18 +472,7 @@ TEST_CASE("the property editor edits a driver's, a friction's and a measure's co
 }
 
 TEST_CASE("every type of the force element tables is offered by the add dialogs and the property editor") {
-  mbdrom::ModelSpec spec = slider();
-  mbdrom::FrictionRequest fr;
-  fr.name = "rub";
-  fr.body1 = "ground";
-  fr.body2 = "block";
-  fr.point1 = "O";
-  fr.point2 = "P";
-  fr.axis = Eigen::Vector3d::UnitX();
-  mbdrom::createFriction(spec, fr);
-  spec.drivers.push_back({"push", mbdrom::DriverType::Coordinate, "", "", "P", "", "", 0,
-                          mbdrom::TimeFunction::sine(0.1, 1.0, 0.0, 1.0)});
-  Workbench b(spec);
+  Workbench b(sliderWithFrictionAndDriver());
   auto items = [](QComboBox* c) {
     REQUIRE(c != nullptr);
     QStringList out;

@@ -429,3 +429,9 @@ def test_a_reduced_run_longer_than_its_longest_training_run_warns_as_the_cli_and
                         "-o", str(tmp_path / "longer.csv"), "--load-case", "train", "--t-end", "1.2"],
                        capture_output=True, text=True, check=True)
     assert "warning: the run lasts 1.2 s, " + span in r.stderr
+
+
+def test_pod_without_nr_is_refused_as_from_the_cli(mbdrom, macpherson):
+    run = mbdrom.simulate(macpherson, load_case="train", t_end=0.2)
+    with pytest.raises(mbdrom.InputError, match='the setting "nr" has no default'):
+        mbdrom.train("pod", macpherson, [run])
