@@ -14,6 +14,14 @@ ModelError, FileError, SolverError, Cancelled) with the engine's messages; Input
 ModelError are also ValueErrors, FileError an OSError.
 """
 
+try:
+    import numpy  # noqa: F401  (runs' channels are NumPy arrays: said here, not at the first one read)
+except ImportError as error:
+    raise ImportError(
+        "mbdrom needs NumPy: its runs' channels are NumPy arrays "
+        "(Debian: apt-get install python3-numpy; pip: pip install 'numpy<2')"
+    ) from error
+
 from ._mbdrom import (  # noqa: F401
     Cancelled,
     EnvelopeWarning,

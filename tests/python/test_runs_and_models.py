@@ -435,3 +435,12 @@ def test_pod_without_nr_is_refused_as_from_the_cli(mbdrom, macpherson):
     run = mbdrom.simulate(macpherson, load_case="train", t_end=0.2)
     with pytest.raises(mbdrom.InputError, match='the setting "nr" has no default'):
         mbdrom.train("pod", macpherson, [run])
+
+
+def test_a_missing_numpy_is_said_at_import(mbdrom):
+    # A Python without NumPy (its import made to fail): import mbdrom names what is missing.
+    code = "import sys\nsys.modules['numpy'] = None\ntry:\n    import mbdrom\nexcept ImportError as e:\n    print(e)\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, check=True).stdout
+    assert "mbdrom needs NumPy" in out
+    assert "python3-numpy" in out
