@@ -49,6 +49,9 @@ struct Run {
 pybind11::handle envelopeWarningClass();
 pybind11::handle unvalidatedWarningClass();
 
+/// The run of `model` whose table a sink made, named `name`, under load case `loadCase` (-1: none).
+std::shared_ptr<Run> tableRun(const std::shared_ptr<Model>& model, TrajectoryTable table,
+                              const std::string& name, int loadCase);
 /// The run of `model` a recorder holds, named `name`, under load case `loadCase` (-1: none).
 std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,
                                  const std::string& name, int loadCase);

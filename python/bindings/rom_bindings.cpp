@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/data/trajectory_table_sink.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
@@ -71,14 +72,15 @@ void bindReducedModel(py::module_& m) {
             o.stopOutsideEnvelope = outside == "stop";
             o.envelopeMargin = envelopeMargin;
             o.parameters = parameters;
-            TrajectoryRecorder recorder;
+            // The table is filled as the run goes: an interrupted run hands its samples over at once.
+            TrajectoryTableSink table;
             RomSimulationSummary summary;
             EngineCall call(progress);
-            const auto result = [&] { return recordedRun(model, recorder, rom.method(), o.loadCase); };
+            const auto result = [&] { return tableRun(model, table.take(), rom.method(), o.loadCase); };
             try {
-              call.run([&] { summary = rom.simulate(*model, o, recorder, &call.monitor()); });
+              call.run([&] { summary = rom.simulate(*model, o, table, &call.monitor()); });
             } catch (...) {
-              raiseWithPartialRun(recorder.samples().empty() ? nullptr : result());
+              raiseWithPartialRun(table.samples() == 0 ? nullptr : result());
             }
             auto run = result();
             run->warnings = reducedRunWarnings(rom, o, summary);

@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/data/trajectory_table_sink.h"
 #include "engine/dynamics/integrator_method.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
@@ -112,14 +113,19 @@ class ForwardingSink final : public TrajectorySink {
 
 }  // namespace
 
-std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,
-                                 const std::string& name, int loadCase) {
+std::shared_ptr<Run> tableRun(const std::shared_ptr<Model>& model, TrajectoryTable table,
+                              const std::string& name, int loadCase) {
   auto run = std::make_shared<Run>();
   run->model = model;
-  run->table = trajectoryTable(*model, recorder.samples());
+  run->table = std::move(table);
   if (loadCase >= 0) run->loadCase = model->spec().loadCases[static_cast<std::size_t>(loadCase)].name;
   run->name = !name.empty() ? name : !run->loadCase.empty() ? run->loadCase : "gravity";
   return run;
+}
+
+std::shared_ptr<Run> recordedRun(const std::shared_ptr<Model>& model, const TrajectoryRecorder& recorder,
+                                 const std::string& name, int loadCase) {
+  return tableRun(model, trajectoryTable(*model, recorder.samples()), name, loadCase);
 }
 
 void bindRun(py::module_& m) {
@@ -314,20 +320,26 @@ void bindRun(py::module_& m) {
         if (checkAccuracy && !(o.outputDt > 0.0))
           throw py::value_error(
               "check_accuracy compares the samples at the output times: give output_dt > 0");
+        // The samples themselves only for the accuracy check; else the table is filled as the run
+        // goes (an interrupted run hands it over at once, a run too large for memory is refused).
         TrajectoryRecorder recorder;
+        TrajectoryTableSink table;
+        TrajectorySink& sink = checkAccuracy ? static_cast<TrajectorySink&>(recorder) : table;
         SimulationSummary summary;
         EngineCall call(progress);
         const auto result = [&] {
-          auto run = recordedRun(model, recorder, name, o.loadCase);
+          auto run = checkAccuracy ? recordedRun(model, recorder, name, o.loadCase)
+                                   : tableRun(model, table.take(), name, o.loadCase);
           run->integrator = integratorMethodName(summary.method);
           run->integratorReason = summary.integratorReason;
           run->warnings = summary.warnings;
           return run;
         };
         try {
-          call.run([&] { simulate(*model, o, recorder, &call.monitor(), &summary); });
+          call.run([&] { simulate(*model, o, sink, &call.monitor(), &summary); });
         } catch (...) {
-          raiseWithPartialRun(recorder.samples().empty() ? nullptr : result());
+          const bool none = checkAccuracy ? recorder.samples().empty() : table.samples() == 0;
+          raiseWithPartialRun(none ? nullptr : result());
         }
         auto run = result();
         for (const std::string& w : summary.warnings)

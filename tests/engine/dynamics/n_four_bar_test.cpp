@@ -75,9 +75,9 @@ double exactAngle(int n, double tEnd) {
   return th;
 }
 
-class CallbackSink : public TrajectorySink {
+class FourBarSink : public TrajectorySink {
  public:
-  explicit CallbackSink(std::function<void(const Sample&)> f) : f_(std::move(f)) {}
+  explicit FourBarSink(std::function<void(const Sample&)> f) : f_(std::move(f)) {}
   void begin(const Model&, const RunInfo&) override {}
   void write(const Sample& s) override {
     f_(s);
@@ -111,7 +111,7 @@ TEST_CASE("N-four-bar (A02, N = 4) passes its singular positions conserving ener
     int crossings = 0;
     double previousY = 1.0, maxSpread = 0.0, maxKinetic = 0.0;
     const int b0y = 1, bny = 3 * n + 1;  // B0.y, Bn.y
-    CallbackSink sink([&](const Sample& s) {
+    FourBarSink sink([&](const Sample& s) {
       if ((s.q(b0y) > 0.0) != (previousY > 0.0)) ++crossings;  // a crank passing horizontal
       previousY = s.q(b0y);
       maxSpread = std::max(maxSpread, std::abs(s.q(b0y) - s.q(bny)));
@@ -157,7 +157,7 @@ TEST_CASE("N-four-bar (A02, N = 4) passes its singular positions with the Dorman
   int crossings = 0;
   double previousY = 1.0, maxSpread = 0.0;
   const int b0y = 1, bny = 3 * n + 1;
-  CallbackSink sink([&](const Sample& s) {
+  FourBarSink sink([&](const Sample& s) {
     if ((s.q(b0y) > 0.0) != (previousY > 0.0)) ++crossings;
     previousY = s.q(b0y);
     maxSpread = std::max(maxSpread, std::abs(s.q(b0y) - s.q(bny)));
