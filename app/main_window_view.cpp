@@ -4,7 +4,7 @@
 
 #include "app/editing/model_editing.h"
 #include "app/main_window.h"
-#include "app/run_plot_panel.h"
+#include "app/playback/run_plot_panel.h"
 #include "app/viewport.h"
 #include "widgets/log_view.h"
 #include "widgets/plot_view.h"

@@ -1,6 +1,6 @@
 #include "app/viewport.h"
 
-#include "app/playback_bar.h"
+#include "app/playback/playback_bar.h"
 #include "app/project_document.h"
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"

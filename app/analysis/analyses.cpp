@@ -3,7 +3,7 @@
 #include "app/job_runner.h"
 #include "app/load_case_name.h"
 #include "app/message_box.h"
-#include "app/playback_bar.h"
+#include "app/playback/playback_bar.h"
 #include "app/project_document.h"
 #include "app/viewport.h"
 #include "engine/dynamics/assembly.h"

@@ -4,7 +4,7 @@
 #include "app/comparison/comparison_parameters.h"
 #include "app/job_runner.h"
 #include "app/load_case_name.h"
-#include "app/playback_bar.h"
+#include "app/playback/playback_bar.h"
 #include "app/project_document.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"

@@ -1,9 +1,9 @@
 #include "app/editing/model_editing.h"
 
+#include "app/editing/mirror_dialog.h"
 #include "app/editing/spec_names.h"
 #include "app/form_dialog.h"
 #include "app/message_box.h"
-#include "app/mirror_dialog.h"
 #include "app/project_document.h"
 #include "engine/core/error.h"
 #include "engine/model/model_spec.h"

@@ -4,7 +4,7 @@
 #include "app/job_runner.h"
 #include "app/message_box.h"
 #include "app/project_document.h"
-#include "app/runs_panel.h"
+#include "app/runs/runs_panel.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"

@@ -1,9 +1,9 @@
 #include "app/playback/run_playback.h"
 
-#include "app/playback_bar.h"
+#include "app/playback/playback_bar.h"
+#include "app/playback/run_plot_panel.h"
 #include "app/project_document.h"
-#include "app/run_plot_panel.h"
-#include "app/runs_panel.h"
+#include "app/runs/runs_panel.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"

@@ -8,7 +8,7 @@
 #include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
-#include "app/playback_bar.h"
+#include "app/playback/playback_bar.h"
 #include "app/project_document.h"
 #include "app/runs/reference_runs.h"
 #include "app/training/model_training.h"

@@ -3,12 +3,12 @@
 // auto-encoder latent coordinates, the neural ODE rollout, POD singular values —
 // and every plot exports PNG, SVG and CSV.
 
-#include "app/method_views.h"
+#include "app/training/method_views.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/main_window.h"
-#include "app/model_details_dialog.h"
 #include "app/project_document.h"
+#include "app/training/model_details_dialog.h"
 #include "app/training/model_training.h"
 #include "engine/core/monitor.h"
 #include "engine/dynamics/measures.h"

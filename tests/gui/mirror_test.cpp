@@ -2,10 +2,10 @@
 // y = 0 in one undo step; a second mirror, whose names are taken, is refused in
 // the dialog before OK.
 
+#include "app/editing/mirror_dialog.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/main_window.h"
-#include "app/mirror_dialog.h"
 #include "app/project_document.h"
 #include "gui_helpers.h"
 

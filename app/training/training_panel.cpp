@@ -1,4 +1,4 @@
-#include "app/training_panel.h"
+#include "app/training/training_panel.h"
 
 #include "app/job_runner.h"
 #include "widgets/training_curves_plot.h"

@@ -9,8 +9,8 @@
 // on a worker thread and replace the model's section of the same title; the
 // dialog holds copies, so the project may change while it is open.
 
-#include "app/method_views.h"
 #include "app/project_document.h"
+#include "app/training/method_views.h"
 
 #include <QDialog>
 #include <QFutureWatcher>

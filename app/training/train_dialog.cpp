@@ -1,4 +1,4 @@
-#include "app/train_dialog.h"
+#include "app/training/train_dialog.h"
 
 #include "app/load_case_name.h"
 #include "app/project_document.h"

@@ -1,4 +1,4 @@
-#include "app/run_plot_panel.h"
+#include "app/playback/run_plot_panel.h"
 
 #include "app/project_document.h"
 #include "engine/core/error.h"

@@ -1,4 +1,4 @@
-#include "app/mirror_dialog.h"
+#include "app/editing/mirror_dialog.h"
 
 #include "engine/core/error.h"
 

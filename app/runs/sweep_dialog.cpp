@@ -1,6 +1,6 @@
-#include "app/sweep_dialog.h"
+#include "app/runs/sweep_dialog.h"
 
-#include "app/stepping_rows.h"
+#include "app/runs/stepping_rows.h"
 #include "engine/core/error.h"
 
 #include <QComboBox>

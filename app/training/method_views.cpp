@@ -1,4 +1,4 @@
-#include "app/method_views.h"
+#include "app/training/method_views.h"
 
 #include "engine/rom/method_registry.h"
 

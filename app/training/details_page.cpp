@@ -1,4 +1,4 @@
-#include "app/details_page.h"
+#include "app/training/details_page.h"
 
 #include "widgets/plot_view.h"
 

@@ -1,4 +1,4 @@
-#include "app/runs_panel.h"
+#include "app/runs/runs_panel.h"
 
 #include "app/load_case_name.h"
 #include "app/project_document.h"

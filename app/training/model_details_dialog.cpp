@@ -1,8 +1,8 @@
-#include "app/model_details_dialog.h"
+#include "app/training/model_details_dialog.h"
 
-#include "app/details_page.h"
 #include "app/load_case_name.h"
-#include "app/models_panel.h"
+#include "app/training/details_page.h"
+#include "app/training/models_panel.h"
 #include "engine/rom/method_registry.h"
 #include "widgets/plot_view.h"
 

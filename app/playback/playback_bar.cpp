@@ -1,4 +1,4 @@
-#include "app/playback_bar.h"
+#include "app/playback/playback_bar.h"
 
 #include <QCheckBox>
 #include <QComboBox>

@@ -1,7 +1,7 @@
-#include "app/models_panel.h"
+#include "app/training/models_panel.h"
 
 #include "app/project_document.h"
-#include "app/train_dialog.h"
+#include "app/training/train_dialog.h"
 #include "engine/core/error.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"

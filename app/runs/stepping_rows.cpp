@@ -1,4 +1,4 @@
-#include "app/stepping_rows.h"
+#include "app/runs/stepping_rows.h"
 
 #include "widgets/number_text.h"
 
