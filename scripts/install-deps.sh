@@ -20,6 +20,7 @@ test_pkgs=(
   catch2 libbenchmark-dev
   xvfb xauth libgl1-mesa-dri
   appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
+  man-db shared-mime-info       # ... renders its manual page and reads its MIME types
   clang-format-14               # scripts/check-format.sh: the formatter, pinned
   python3                       # bench/rom_goals.sh, run as the reduced models' goals test
   python3-pytest                # tests/python: the Python module's tests
