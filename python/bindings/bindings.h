@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <map>
 #include <vector>
 
 namespace mbdrom::python {
@@ -29,6 +30,9 @@ struct Run {
   TrajectoryTable table;
   std::string name;
   std::string loadCase;
+  /// A sweep run's design values by the names sweep --vary and rom-simulate --parameter take
+  /// ("load.amplitude_scale", "load.frequency_scale"); empty for other runs.
+  std::map<std::string, double> design;
   std::string error;                      ///< why the run stopped early ('' when it completed)
   std::string integrator;                 ///< the integrator that made it ('' for a run read from a file)
   std::string integratorReason;           ///< why that one

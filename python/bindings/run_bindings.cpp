@@ -162,6 +162,10 @@ void bindRun(py::module_& m) {
           "The run's name, as training records it (a CSV's file name; a new run's: its load case, or "
           "'gravity'); runs trained together need different names.")
       .def_readonly("load_case", &Run::loadCase, "The load case it ran under ('' when unknown).")
+      .def_readonly("design", &Run::design,
+                    "A sweep run's design values: {'load.amplitude_scale': a, 'load.frequency_scale': f}, the "
+                    "load case's loads scaled (the names 'mbdrom-cli sweep --vary' and 'rom-simulate "
+                    "--parameter' take); {} for other runs.")
       .def_readonly("error", &Run::error,
                     "Why the run stopped early ('' when it completed): a sweep keeps its failed runs.")
       .def_readonly("integrator", &Run::integrator,
@@ -394,6 +398,9 @@ void bindRun(py::module_& m) {
           std::vector<std::shared_ptr<Run>> out;
           for (std::size_t i = 0; i < cases.size(); ++i) {
             auto run = recordedRun(model, recorders[i], cases[i].name, o.loadCase);
+            // Its loads are the load case's scaled: said, so that the run can be told and made again.
+            run->design = {{"load.amplitude_scale", cases[i].amplitudeScale},
+                           {"load.frequency_scale", cases[i].frequencyScale}};
             if (i < results.size() && !results[i].ok) run->error = results[i].error;
             if (i < results.size() && recorders[i].samples().size() > 0) {
               run->integrator = integratorMethodName(results[i].summary.method);

@@ -109,6 +109,9 @@ class Run:
     @property
     def load_case(self) -> str: ...
     @property
+    def design(self) -> Dict[str, float]:
+        """A sweep run's design values ('load.amplitude_scale', 'load.frequency_scale'); {} otherwise."""
+    @property
     def error(self) -> str:
         """Why the run stopped early ('' when it completed)."""
     @property

@@ -83,6 +83,9 @@ def test_a_sweep_scales_the_load_and_its_runs_match_single_simulations(mbdrom, h
                         dt=1e-3, jobs=2)
     assert [r.name for r in runs] == ["a0_f1", "a0_f3", "a0.5_f1", "a0.5_f3", "a2_f1", "a2_f3"]
     assert all(r.error == "" and r.load_case == "shake" for r in runs)
+    # Each run says how its loads were scaled, by the names a design takes.
+    assert runs[3].design == {"load.amplitude_scale": 0.5, "load.frequency_scale": 3.0}
+    assert mbdrom.simulate(hanging, "shake", t_end=0.1).design == {}
     # Linear: the motion is the drop from rest under gravity (amplitude 0) plus the forced part,
     # and four times the load gives four times the forced part, at either frequency.
     for f in (0, 1):
