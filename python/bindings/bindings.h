@@ -14,10 +14,10 @@
 #include <nlohmann/json.hpp>
 
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
-#include <map>
 #include <vector>
 
 namespace mbdrom::python {

@@ -162,10 +162,11 @@ void bindRun(py::module_& m) {
           "The run's name, as training records it (a CSV's file name; a new run's: its load case, or "
           "'gravity'); runs trained together need different names.")
       .def_readonly("load_case", &Run::loadCase, "The load case it ran under ('' when unknown).")
-      .def_readonly("design", &Run::design,
-                    "A sweep run's design values: {'load.amplitude_scale': a, 'load.frequency_scale': f}, the "
-                    "load case's loads scaled (the names 'mbdrom-cli sweep --vary' and 'rom-simulate "
-                    "--parameter' take); {} for other runs.")
+      .def_readonly(
+          "design", &Run::design,
+          "A sweep run's design values: {'load.amplitude_scale': a, 'load.frequency_scale': f}, the "
+          "load case's loads scaled (the names 'mbdrom-cli sweep --vary' and 'rom-simulate "
+          "--parameter' take); {} for other runs.")
       .def_readonly("error", &Run::error,
                     "Why the run stopped early ('' when it completed): a sweep keeps its failed runs.")
       .def_readonly("integrator", &Run::integrator,
