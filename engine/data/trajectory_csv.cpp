@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
+#include "engine/data/trajectory_table_sink.h"
 #include "engine/model/constraints.h"
 
 #include <charconv>
@@ -60,20 +61,13 @@ void trajectoryValues(const Model& model, const Sample& s, std::vector<double>& 
 }
 
 TrajectoryTable trajectoryTable(const Model& model, const std::vector<Sample>& samples) {
-  TrajectoryTable table;
-  table.columns = trajectoryColumns(model);
-  table.data.resize(static_cast<Eigen::Index>(samples.size()),
-                    static_cast<Eigen::Index>(table.columns.size()));
-  std::vector<double> values;
-  for (std::size_t k = 0; k < samples.size(); ++k) {
-    trajectoryValues(model, samples[k], values);
-    if (values.size() != table.columns.size())
-      throw InputError("trajectory sample " + std::to_string(k + 1) + " does not fit the model \"" +
-                       model.spec().name + "\"");
-    table.data.row(static_cast<Eigen::Index>(k)) =
-        Eigen::Map<const Eigen::RowVectorXd>(values.data(), table.data.cols());
-  }
-  return table;
+  // The rows a run's table sink makes, from samples already kept.
+  TrajectoryTableSink sink;
+  RunInfo info;
+  info.totalSteps = static_cast<long long>(samples.size()) - 1;  // one sample a step and the first
+  sink.begin(model, info);
+  for (const Sample& s : samples) sink.write(s);
+  return sink.take();
 }
 
 TrajectoryCsvWriter::TrajectoryCsvWriter(std::string path)

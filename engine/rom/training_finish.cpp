@@ -119,16 +119,17 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   HeldOutJudgement judged;
   // Stopped early (Stop & Keep Best): nothing is trained again to judge it; it is judged on its
   // own runs and says it is not validated.
+  const bool unjudged = !dataset.runs.empty() && !rom->metrics().contains("rollout");
   const bool stoppedEarly = monitor.finishingEarly();
-  if (!dataset.runs.empty() && !rom->metrics().contains("rollout") && !stoppedEarly)
+  if (unjudged && !stoppedEarly)
     judged = judgeByHeldOutRollout(*rom, dataset, *model, retrain, monitor, trainingTime);
   RolloutCheck own = checkItsOwnRuns(*rom, dataset, *model, monitor);
-  if (stoppedEarly && !dataset.runs.empty() && !rom->metrics().contains("rollout")) {
-    RolloutCheck unjudged = own;
-    unjudged.notValidated =
+  if (unjudged && stoppedEarly) {
+    RolloutCheck notJudged = own;
+    notJudged.notValidated =
         "stopped early with Stop & Keep Best: no run was held out and trained without to judge it; "
         "train again to the end for a verdict";
-    rom->recordHeldOutRollout(unjudged);
+    rom->recordHeldOutRollout(notJudged);
   }
   if (auto instead = judgedModelInstead(*rom, own, judged, dataset, *model, monitor)) {
     rom = std::move(instead);

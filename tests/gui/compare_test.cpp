@@ -61,6 +61,19 @@ double tableValue(const QTableWidget* table, int row, int column) {
   return item->data(Qt::UserRole).toDouble();
 }
 
+// The window shown with the MacPherson, a 1 s reference run and one POD mode trained on it; its
+// Compare dock open.
+ComparePanel* compareWithOnePod(MainWindow& window) {
+  window.show();
+  openWithRun(window, 1.0);
+  auto* doc = window.document();
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
+  REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
+  window.showCompare();
+  return window.comparePanel();
+}
+
 }  // namespace
 
 TEST_CASE(
@@ -418,14 +431,8 @@ TEST_CASE(
 TEST_CASE("the compare view runs the full and the reduced models at a design point given by its values") {
   MainWindow window;
   window.resize(1600, 1000);
-  window.show();
-  openWithRun(window, 1.0);
+  ComparePanel* panel = compareWithOnePod(window);
   auto* doc = window.document();
-  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
-                                "POD");
-  REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
-  window.showCompare();
-  ComparePanel* panel = window.comparePanel();
   REQUIRE(panel->setModelChecked(0, true));
   QStringList errors;
   QObject::connect(panel, &ComparePanel::failed, [&](const QString& m) { errors << m; });
@@ -476,14 +483,8 @@ TEST_CASE(
   {
     MainWindow window;
     window.resize(1400, 900);
-    window.show();
-    openWithRun(window, 1.0);
+    ComparePanel* panel = compareWithOnePod(window);
     auto* doc = window.document();
-    window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
-                                  "POD");
-    REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
-    window.showCompare();
-    ComparePanel* panel = window.comparePanel();
     auto* loadCase = panel->findChild<QComboBox*>("compareLoadCase");
     loadCase->setCurrentIndex(loadCase->findText("chirp"));
     panel->setReference(0);
