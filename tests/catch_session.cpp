@@ -5,6 +5,56 @@
 
 #include "tests/catch_session.h"
 
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <string>
+#include <system_error>
+
+#include <unistd.h>
+
+namespace {
+
+// Every temporary file of a test process goes into a folder of its own, which
+// goes when the tests pass: the tests' files (a wine prefix alone is 700 MB)
+// filled a CI machine's disk when they stayed in the system's temporary folder.
+// A failing run keeps its folder for inspection and names it.
+class TestTempFolder {
+ public:
+  TestTempFolder() {
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    std::string pattern = ((ec ? std::filesystem::path("/tmp") : base) / "mbdrom-tests-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) return;  // the tests then use the system's folder
+    path_ = pattern;
+    ::setenv("TMPDIR", path_.c_str(), 1);
+  }
+
+  void finish(bool passed) const {
+    if (path_.empty()) return;
+    if (!passed) {
+      std::cerr << "the failed tests' temporary files are kept in " << path_ << "\n";
+      return;
+    }
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+
+ private:
+  std::string path_;
+};
+
+}  // namespace
+
 int mbdrom::test::runCatchSession(int argc, char** argv) {
-  return Catch::Session().run(argc, argv);
+  Catch::Session session;
+  if (const int bad = session.applyCommandLine(argc, argv); bad != 0) return bad;
+  const Catch::ConfigData& config = session.configData();
+  // A listing (test discovery at build time) writes nothing, and its exit code is the count.
+  if (config.listTests || config.listTestNamesOnly || config.listTags || config.listReporters)
+    return session.run();
+  const TestTempFolder temp;
+  const int failed = session.run();
+  temp.finish(failed == 0);
+  return failed;
 }
