@@ -15,6 +15,8 @@ for f in $harnesses; do
   work=$(mktemp -d)
   cp -r "tests/fuzz/corpus/${f%_loader}/." "$work"/ 2>/dev/null || true
   # A crash, leak, hang or undefined behaviour fails the stage (the input is saved as crash-*).
-  "build/fuzz/tests/fuzz/${f}_fuzzer" "$work" -max_total_time=6 -rss_limit_mb=2048 -timeout=10 2>&1 | tail -n 3
-  rm -rf "$work"
+  # The harness's own temporary files go with the corpus copy.
+  scratch=$(mktemp -d)
+  TMPDIR="$scratch" "build/fuzz/tests/fuzz/${f}_fuzzer" "$work" -max_total_time=6 -rss_limit_mb=2048 -timeout=10 2>&1 | tail -n 3
+  rm -rf "$work" "$scratch"
 done
