@@ -1,6 +1,7 @@
 #include "app/main_window.h"
 
 #include "app/analysis/analyses.h"
+#include "app/analysis/measure_tool.h"
 #include "app/analysis/mobility_status.h"
 #include "app/comparison/comparisons.h"
 #include "app/dock.h"
@@ -221,6 +222,10 @@ void MainWindow::createFeatures() {
   playback_ = new RunPlayback(wb, viewport_, runsPanel_, plotPanel_->plotView(), plotDock_, plotPanel_);
   runs_ = new ReferenceRuns(wb);
   editing_ = new ModelEditing(wb, viewport_->scene(), browser_->tree());
+  auto* measure =
+      new MeasureTool(this, doc_, viewport_, browser_->tree(),
+                      [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
+  tabifyDockWidget(analysisDock_, measure->dock());
   training_ = new ModelTraining(wb, trainingPanel_, trainingDock_,
                                 [this](const RunOptions& base, const std::vector<SweepCase>& cases,
                                        std::function<void(const std::vector<int>&)> onRunsAdded) {
@@ -287,6 +292,7 @@ void MainWindow::createMenus() {
   analyses_->addToMenu(modelMenu);
   modelMenu->addSeparator();
   modelMenu->addAction(playback_->plotAction());
+  if (auto* measure = findChild<MeasureTool*>()) modelMenu->addAction(measure->action());
   QMenu* simulateMenu = menuBar()->addMenu(tr("&Simulate"));
   runs_->addToMenu(simulateMenu);
   simulateMenu->addAction(playback_->playAction());
@@ -305,6 +311,7 @@ void MainWindow::createMenus() {
   logDock_->raise();
   exports_->addPlotMenu();
   addHelpMenu();
+  createToolBar();
   createStatusBar(cancelJob);
 }
 
@@ -341,6 +348,7 @@ QMenu* MainWindow::addViewMenu() {
   QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
   std::vector<QDockWidget*> docks = browser_->docks();
   docks.insert(docks.end(), {runsDock_, modelsDock_, analysisDock_, logDock_, plotDock_, trainingDock_});
+  if (auto* measure = findChild<QDockWidget*>("measureDock")) docks.push_back(measure);
   for (QDockWidget* dock : docks) viewMenu->addAction(dock->toggleViewAction());
   viewMenu->addSeparator();
   addViewEntries(viewMenu);

@@ -137,6 +137,8 @@ class MainWindow : public QMainWindow {
   void createStatusBar(QAction* cancelJob);
   void connectDocument();
   void connectView();
+  // The Build toolbar: the common actions of the features, with the typed-coordinates field.
+  void createToolBar();
   void refreshModel();
   void updateTitle();
   void updateActions();

@@ -1,5 +1,5 @@
-// MainWindow, continued: the 3D view's menu entries (camera, labels, work plane) and what
-// the view reports. Selection shared with the model tree is the model browser's
+// MainWindow, continued: the 3D view's menu entries (camera, labels, work plane), the Build toolbar and
+// what the view reports. Selection shared with the model tree is the model browser's
 // (app/editing); placing and dragging points is model editing's.
 
 #include "app/editing/model_editing.h"
@@ -14,6 +14,7 @@
 #include <QActionGroup>
 #include <QMenu>
 #include <QStatusBar>
+#include <QToolBar>
 
 namespace mbdrom::app {
 
@@ -67,12 +68,59 @@ void MainWindow::addViewEntries(QMenu* viewMenu) {
   }
 }
 
+void MainWindow::createToolBar() {
+  auto* bar = addToolBar(tr("Build"));
+  bar->setObjectName("buildToolBar");
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  // The common actions, by the names their features give them, with short labels.
+  auto add = [this, bar](const char* name, const QString& label) {
+    auto* action = findChild<QAction*>(QString::fromLatin1(name));
+    if (!action) return;
+    action->setIconText(label);
+    bar->addAction(action);
+  };
+  add("newProjectAction", tr("New"));
+  add("openProjectAction", tr("Open"));
+  add("saveAction", tr("Save"));
+  bar->addSeparator();
+  add("addPointAction", tr("Point (P)"));
+  bar->addWidget(editing_->createCoordinatesField(bar));
+  add("snapAction", tr("Snap"));
+  bar->addSeparator();
+  add("createBodyAction", tr("Body (B)"));
+  add("createJointAction", tr("Joint (J)"));
+  add("addSpringAction", tr("Spring (S)"));
+  add("addMarkerAction", tr("Marker"));
+  add("measureToolAction", tr("Measure (M)"));
+  bar->addSeparator();
+  add("simulateAction", tr("Simulate"));
+  add("playAction", tr("Play"));
+  add("fitViewAction", tr("Fit (F)"));
+}
+
 void MainWindow::connectView() {
   widgets::SceneView* scene = viewport_->scene();
   connect(scene, &widgets::SceneView::graphicsFailed, this,
           [this](const QString& message) { log_->error(tr("3D view: %1").arg(message)); });
   connect(scene, &widgets::SceneView::pointDragged, editing_, &ModelEditing::movePoint);
   connect(scene, &widgets::SceneView::workPlaneClicked, editing_, &ModelEditing::addPointAt);
+  connect(scene, &widgets::SceneView::placementHovered, this, [this](const widgets::SceneView::Placement& p) {
+    if (p.description.isEmpty())
+      statusBar()->clearMessage();
+    else
+      statusBar()->showMessage(
+          tr("Click adds a point at %1 m; Alt: no snapping; Esc ends").arg(p.description));
+  });
+  // The view's native window has the keyboard focus: the window's shortcuts are triggered from here.
+  connect(scene, &widgets::SceneView::shortcutKeyPressed, this, [this](const QKeySequence& key) {
+    for (QAction* action : findChildren<QAction*>())
+      if (action->isEnabled() && action->shortcuts().contains(key) &&
+          (action->shortcutContext() == Qt::WindowShortcut ||
+           action->shortcutContext() == Qt::ApplicationShortcut)) {
+        action->trigger();
+        return;
+      }
+  });
   connect(viewport_, &Viewport::frameShown, this, [this](int, double t) {
     statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3));
     plotPanel_->plotView()->setCursorX(t);

@@ -11,6 +11,7 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QRectF>
 #include <QSaveFile>
 #include <QTimer>
 #include <QVBoxLayout>
@@ -136,7 +137,17 @@ std::vector<std::string> Viewport::showMechanism(std::shared_ptr<const Model> mo
     // While a new design has its first few points, the view follows them.
     const bool sameMechanism =
         shown_ && shown_->spec().name == model->spec().name && shown_->spec().points.size() >= 3;
+    const std::size_t pointsBefore = shown_ ? shown_->spec().points.size() : 0;
     scene_->showMechanism(*model, model->q0(), !sameMechanism);
+    // An edit that added points the camera does not see refits it: new entities are shown.
+    if (sameMechanism && model->spec().points.size() > pointsBefore) {
+      const QRectF inside = QRectF(scene_->rect()).adjusted(8, 8, -8, -8);
+      for (std::size_t i = pointsBefore; i < model->spec().points.size(); ++i)
+        if (!inside.contains(scene_->displayPosition(static_cast<int>(i)))) {
+          scene_->fitView();
+          break;
+        }
+    }
     const std::vector<std::string>& notes = scene_->scene().shapeNotes();
     for (const std::string& note : notes)
       if (std::find(shapeNotes_.begin(), shapeNotes_.end(), note) == shapeNotes_.end())

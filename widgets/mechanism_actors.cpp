@@ -392,8 +392,12 @@ void MechanismScene::Actors::buildJoints(const Model& model, double r) {
   // ball, prismatic/cylindrical a long box along the axis, the
   // others a small octahedron.
   for (auto& list : jointAt) list.clear();
+  jointNames.clear();
+  jointPoint.clear();
   for (const auto& joint : spec.joints) {
     const int at = drawnIndex(model, joint.point1);
+    jointNames.push_back(joint.name);
+    jointPoint.push_back(at);
     if (at < 0) continue;
     int kind = 3;
     switch (joint.type) {

@@ -54,6 +54,8 @@ struct MechanismScene::Actors {
   // Joints, by glyph kind: revolute, spherical, sliding, other.
   std::array<GlyphSet, 4> joints;
   std::vector<std::pair<int, int>> jointAt[4];  // (drawn point, axis vector or -1)
+  std::vector<std::string> jointNames;          // every joint of the model, in its order
+  std::vector<int> jointPoint;                  // drawn point of each joint, -1: none
 
   vtkNew<vtkPolyData> labelData;
   vtkNew<vtkStringArray> labelNames;

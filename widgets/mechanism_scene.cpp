@@ -41,6 +41,21 @@ bool MechanismScene::drawnPointFixed(int i) const {
 const std::vector<std::pair<int, int>>& MechanismScene::bodySegments(int b) const {
   return a_->bodySegments.at(static_cast<std::size_t>(b));
 }
+int MechanismScene::jointCount() const {
+  return static_cast<int>(a_->jointNames.size());
+}
+const std::string& MechanismScene::jointName(int j) const {
+  return a_->jointNames.at(static_cast<std::size_t>(j));
+}
+int MechanismScene::jointPoint(int j) const {
+  return a_->jointPoint.at(static_cast<std::size_t>(j));
+}
+std::vector<int> MechanismScene::jointsAt(int drawnPoint) const {
+  std::vector<int> out;
+  for (std::size_t j = 0; j < a_->jointPoint.size(); ++j)
+    if (a_->jointPoint[j] == drawnPoint && drawnPoint >= 0) out.push_back(static_cast<int>(j));
+  return out;
+}
 int MechanismScene::bodyCount() const {
   return static_cast<int>(a_->bodyNames.size());
 }

@@ -52,6 +52,13 @@ class MechanismScene {
   int bodyCount() const;
   const std::string& bodyName(int b) const;
 
+  /// Joints of the mechanism, in the model's order; each is drawn at a drawn point.
+  int jointCount() const;
+  const std::string& jointName(int j) const;
+  /// The drawn point joint j is drawn at (-1: none).
+  int jointPoint(int j) const;
+  /// The joints drawn at drawn point i, in the model's order.
+  std::vector<int> jointsAt(int drawnPoint) const;
   /// Highlights drawn points and bodies (selection in yellow); `handlePoint`
   /// (a drawn point or -1) gets the x/y/z drag handle.
   void setSelection(const std::vector<int>& points, const std::vector<int>& bodies, int handlePoint);

@@ -43,14 +43,63 @@ ModelTree::ModelTree(QWidget* parent) : QTreeWidget(parent) {
   header()->setStretchLastSection(true);
   setContextMenuPolicy(Qt::CustomContextMenu);
   connect(this, &QTreeWidget::customContextMenuRequested, this, &ModelTree::showContextMenu);
+  setSelectionMode(QAbstractItemView::ExtendedSelection);
   connect(this, &QTreeWidget::currentItemChanged, this, [this] { emit currentElementChanged(); });
+  connect(this, &QTreeWidget::itemSelectionChanged, this, [this] { emit selectedElementsChanged(); });
 }
 
-std::optional<ElementRef> ModelTree::currentElement() const {
-  const QTreeWidgetItem* item = currentItem();
+namespace {
+
+std::optional<ElementRef> refOf(const QTreeWidgetItem* item) {
   if (!item || !item->data(0, kKindRole).isValid()) return std::nullopt;
   return ElementRef{static_cast<ElementKind>(item->data(0, kKindRole).toInt()),
                     item->data(0, kIndexRole).toInt(), item->data(0, kSubRole).toInt()};
+}
+
+void expandTo(QTreeWidgetItem* item) {
+  for (QTreeWidgetItem* p = item->parent(); p; p = p->parent()) p->setExpanded(true);
+}
+
+}  // namespace
+
+std::vector<ElementRef> ModelTree::selectedElements() const {
+  std::vector<ElementRef> out;
+  for (QTreeWidgetItemIterator it(const_cast<ModelTree*>(this), QTreeWidgetItemIterator::Selected); *it; ++it)
+    if (auto ref = refOf(*it)) out.push_back(*ref);
+  return out;
+}
+
+void ModelTree::selectElements(const std::vector<ElementRef>& refs,
+                               const std::optional<ElementRef>& current) {
+  {
+    const QSignalBlocker block(this);
+    clearSelection();
+    QTreeWidgetItem* currentFound = nullptr;
+    for (const ElementRef& ref : refs)
+      if (QTreeWidgetItem* item = findItem(ref)) {
+        expandTo(item);
+        item->setSelected(true);
+        if (current && ref == *current) currentFound = item;
+      }
+    if (currentFound) {
+      setCurrentItem(currentFound, 0, QItemSelectionModel::NoUpdate);
+      scrollToItem(currentFound);
+    }
+  }
+  emit selectedElementsChanged();
+  emit currentElementChanged();
+}
+
+std::optional<ElementRef> ModelTree::elementNamed(ElementKind kind, const QString& name) const {
+  for (QTreeWidgetItemIterator it(const_cast<ModelTree*>(this)); *it; ++it)
+    if ((*it)->data(0, kKindRole).isValid() && (*it)->data(0, kKindRole).toInt() == static_cast<int>(kind) &&
+        (*it)->text(0) == name)
+      return refOf(*it);
+  return std::nullopt;
+}
+
+std::optional<ElementRef> ModelTree::currentElement() const {
+  return refOf(currentItem());
 }
 
 QTreeWidgetItem* ModelTree::findItem(const ElementRef& ref) const {
@@ -91,6 +140,7 @@ void ModelTree::clearSpec() {
 
 void ModelTree::setSpec(const ModelSpec& s) {
   const std::optional<ElementRef> selected = currentElement();
+  const std::vector<ElementRef> selection = selectedElements();
   std::set<QString> collapsed;
   const bool first = !haveSpec_;
   for (QTreeWidgetItemIterator it(this); *it; ++it)
@@ -165,7 +215,14 @@ void ModelTree::setSpec(const ModelSpec& s) {
             ElementKind::Measure, static_cast<int>(i));
   root->setExpanded(true);
   resizeColumnToContents(0);
-  if (selected && elementExists(s, *selected)) selectElement(*selected);
+  if (selection.size() > 1) {
+    std::vector<ElementRef> kept;
+    for (const ElementRef& ref : selection)
+      if (elementExists(s, ref)) kept.push_back(ref);
+    selectElements(kept, selected);
+  } else if (selected && elementExists(s, *selected)) {
+    selectElement(*selected);
+  }
 }
 
 void ModelTree::showContextMenu(const QPoint& pos) {

@@ -9,6 +9,7 @@
 #include <QTreeWidget>
 
 #include <optional>
+#include <vector>
 
 namespace mbdrom::widgets {
 
@@ -20,9 +21,16 @@ class ModelTree : public QTreeWidget {
   /// Shows `spec`; keeps the selected element when it still exists.
   void setSpec(const ModelSpec& spec);
   void clearSpec();
+  /// The element whose properties are shown (the last one clicked).
   std::optional<ElementRef> currentElement() const;
-  /// Selects an element (no-op when it does not exist).
+  /// Every selected element (Ctrl or Shift click for several), in the tree's order.
+  std::vector<ElementRef> selectedElements() const;
+  /// Selects an element alone (no-op when it does not exist).
   void selectElement(const ElementRef& ref);
+  /// Selects `refs` (those that exist), with `current` the current one when it is among them.
+  void selectElements(const std::vector<ElementRef>& refs, const std::optional<ElementRef>& current);
+  /// The element of this kind and name, if there is one.
+  std::optional<ElementRef> elementNamed(ElementKind kind, const QString& name) const;
   /// Selects the element with this kind and name (joint, body, ...); returns success.
   bool selectByName(ElementKind kind, const QString& name);
 
@@ -30,6 +38,8 @@ class ModelTree : public QTreeWidget {
   /// The context menu with no mechanism shown offers a new project.
   void newProjectRequested();
   void currentElementChanged();
+  /// The set of selected elements changed.
+  void selectedElementsChanged();
   void addRequested(mbdrom::ElementKind kind, int parent);
   void duplicateRequested(const mbdrom::ElementRef& ref);
   void removeRequested(const mbdrom::ElementRef& ref);

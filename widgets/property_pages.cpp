@@ -283,7 +283,7 @@ void PropertyEditor::loadPage(std::size_t i, std::size_t k) {
 
 void PropertyEditor::measurePage(std::size_t i, std::size_t) {
   addName();
-  constexpr int types = static_cast<int>(MeasureType::Toe) + 1;
+  constexpr int types = static_cast<int>(MeasureType::PointAngle) + 1;
   addChoice(
       "type", tr("Type"), enumNames<MeasureType>(types, &measureTypeName),
       [i](const ModelSpec& s) { return std::string(measureTypeName(s.measures[i].type)); },
@@ -305,6 +305,9 @@ void PropertyEditor::measurePage(std::size_t i, std::size_t) {
       "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.measures[i].point2; },
       [i](ModelSpec& s, const std::string& v) { s.measures[i].point2 = v; }, true);
   addChoice(
+      "point3", tr("Point 3"), points, [i](const ModelSpec& s) { return s.measures[i].point3; },
+      [i](ModelSpec& s, const std::string& v) { s.measures[i].point3 = v; }, true);
+  addChoice(
       "vector", tr("Spin axis vector"), names(ElementKind::Vector, false, true),
       [i](const ModelSpec& s) { return s.measures[i].vector; },
       [i](ModelSpec& s, const std::string& v) { s.measures[i].vector = v; }, true);
@@ -314,7 +317,8 @@ void PropertyEditor::measurePage(std::size_t i, std::size_t) {
       [i](ModelSpec& s, const std::string& v) { s.measures[i].body = v; }, true);
   addNote(
       tr("joint_angle, joint_displacement: the joint · distance: points 1 and 2 · travel: point 1 · camber, "
-         "toe: the spin axis vector, or none and a wheel body with the axis below"));
+         "toe: the spin axis vector, or none and a wheel body with the axis below · point_angle: the angle "
+         "at point 2 between points 1 and 3"));
   addStagedApply(tr("Apply definition"));
   addVector(
       "axis", tr("Spin axis (body)"), "–", [i](const ModelSpec& s) { return s.measures[i].axis; },

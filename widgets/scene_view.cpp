@@ -471,22 +471,24 @@ void SceneView::setCameraPreset(CameraPreset preset) {
   fitView();
 }
 
-void SceneView::setSelection(const std::vector<int>& points, const std::vector<int>& bodies) {
+void SceneView::setSelection(const std::vector<int>& points, const std::vector<int>& bodies,
+                             const std::vector<int>& joints) {
   selectedPoints_ = points;
   selectedBodies_ = bodies;
+  selectedJoints_ = joints;
   auto& mech = *vtk_->mech;
   int handle = -1;
-  if (points.size() == 1 && bodies.empty() && points[0] >= 0 && points[0] < mech.basicPointCount() &&
-      !mech.drawnPointFixed(points[0]))
+  if (points.size() == 1 && bodies.empty() && joints.empty() && points[0] >= 0 &&
+      points[0] < mech.basicPointCount() && !mech.drawnPointFixed(points[0]))
     handle = points[0];
-  mech.setSelection(points, bodies, handle);
+  // A joint is highlighted at the point it is drawn at.
+  std::vector<int> highlighted = points;
+  if (mech.shown())
+    for (int j : joints)
+      if (j >= 0 && j < mech.jointCount() && mech.jointPoint(j) >= 0)
+        highlighted.push_back(mech.jointPoint(j));
+  mech.setSelection(highlighted, bodies, handle);
   requestRender();
-}
-
-void SceneView::setAddPointMode(bool on) {
-  addPointMode_ = on;
-  container_->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
-  surface_->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
 }
 
 void SceneView::setWorkPlane(WorkPlane plane) {

@@ -8,9 +8,13 @@
 #include <QPointF>
 #include <QWidget>
 
+#include <QString>
+
 #include <memory>
+#include <optional>
 #include <vector>
 
+class QKeySequence;
 class QOpenGLWindow;
 
 namespace mbdrom {
@@ -53,17 +57,35 @@ class SceneView : public QWidget {
   void fitView();
   void setCameraPreset(CameraPreset preset);
 
-  /// Selection: drawn points (basic points then markers) and bodies. A single
-  /// free basic point gets a drag handle.
-  void setSelection(const std::vector<int>& points, const std::vector<int>& bodies);
+  /// Selection: drawn points (basic points then markers), bodies and joints (in
+  /// the model's order; a joint is highlighted at its point). A single free basic
+  /// point gets a drag handle.
+  void setSelection(const std::vector<int>& points, const std::vector<int>& bodies,
+                    const std::vector<int>& joints = {});
   const std::vector<int>& selectedPoints() const { return selectedPoints_; }
   const std::vector<int>& selectedBodies() const { return selectedBodies_; }
+  const std::vector<int>& selectedJoints() const { return selectedJoints_; }
 
-  /// While on, a left click on empty space creates a point on the work plane.
+  /// While on, a left click creates a point on the work plane where placementAt() says.
   void setAddPointMode(bool on);
   bool addPointMode() const { return addPointMode_; }
   void setWorkPlane(WorkPlane plane);
   WorkPlane workPlane() const { return workPlane_; }
+  /// The grid placements snap to [m]; 0: none.
+  void setGridStep(double step) { gridStep_ = step; }
+  double gridStep() const { return gridStep_; }
+
+  /// Where a click places a point, and why there.
+  struct Placement {
+    Eigen::Vector3d position = Eigen::Vector3d::Zero();  ///< on the work plane [m]
+    /// Each coordinate with what it snapped to, e.g. "x 0.3 (A), y 0 (work plane), z 0.35 (grid)".
+    QString description;
+  };
+  /// The placement under a widget position: on the work plane, each in-plane coordinate
+  /// taken from the nearest existing point or axis whose line passes within a few pixels
+  /// of the pointer, else from the grid; `snap` false: where the pointer is. nullopt when
+  /// the plane is seen edge-on.
+  std::optional<Placement> placementAt(QPointF pos, bool snap = true) const;
 
   void setLabelsVisible(bool visible);
 
@@ -126,15 +148,25 @@ class SceneView : public QWidget {
   void rendered();
   /// OpenGL is not usable: the view stays empty; `message` says why.
   void graphicsFailed(const QString& message);
-  /// A click picked drawn point i or body b (with Ctrl: toggle in the selection).
+  /// A click picked drawn point i, body b or joint j (with Ctrl: toggle in the
+  /// selection, with Shift: add to it). A second plain click on a selected point that
+  /// carries joints picks its joints in turn, then the point again.
   void pointClicked(int drawnPoint, Qt::KeyboardModifiers modifiers);
   void bodyClicked(int body, Qt::KeyboardModifiers modifiers);
+  void jointClicked(int joint, Qt::KeyboardModifiers modifiers);
   /// A click on empty space (clears the selection unless Ctrl is held).
   void emptyClicked(Qt::KeyboardModifiers modifiers);
   /// The drag handle moved basic point `point` to `position` [m] (on release).
   void pointDragged(int point, const Eigen::Vector3d& position);
-  /// Add-point mode: the work plane was clicked at `position` [m].
+  /// Add-point mode: the work plane was clicked at `position` [m] (snapped, as placementAt()).
   void workPlaneClicked(const Eigen::Vector3d& position);
+  /// Add-point mode: the pointer is over the work plane where a click would place a point
+  /// (`placement.description` empty: it left the view).
+  void placementHovered(const mbdrom::widgets::SceneView::Placement& placement);
+  void addPointModeChanged(bool on);
+  /// A key the view does not use itself (the view's native window has the keyboard
+  /// focus, so the window's shortcuts do not see it): the window triggers its action.
+  void shortcutKeyPressed(const QKeySequence& key);
   /// Space was pressed in the view (play or pause the motion). Keys reach the view's
   /// OpenGL window, which takes the focus from every widget, so no widget shortcut sees them.
   void playPauseRequested();
@@ -166,14 +198,21 @@ class SceneView : public QWidget {
   std::pair<Eigen::Vector3d, Eigen::Vector3d> rayAt(QPointF pos) const;
   Eigen::Vector3d dragPosition(QPointF pos) const;
   void updateHover(QPointF pos, QPointF global);
+  void clickAt(QPointF pos, Qt::KeyboardModifiers modifiers);
+  // The picks of a click on drawn point `point` with no modifier: its joints in turn.
+  void clickPoint(int point, Qt::KeyboardModifiers modifiers);
+  void showPlacement(QPointF pos, Qt::KeyboardModifiers modifiers);
+  void hidePlacement();
+  Eigen::Vector3d workPlaneNormal() const;
 
   std::unique_ptr<Vtk> vtk_;
   QString graphicsError_;
   Surface* surface_ = nullptr;
   QWidget* container_ = nullptr;
-  std::vector<int> selectedPoints_, selectedBodies_;
+  std::vector<int> selectedPoints_, selectedBodies_, selectedJoints_;
   bool addPointMode_ = false;
   WorkPlane workPlane_ = WorkPlane::XY;
+  double gridStep_ = 0.0;
   // Mouse state: a press becomes a click if the mouse hardly moved.
   QPointF pressPos_;
   bool pressed_ = false;

@@ -8,7 +8,9 @@
 #include "widgets/scene_view_vtk.h"
 
 #include <QKeyEvent>
+#include <QKeySequence>
 #include <QMouseEvent>
+#include <QStringList>
 #include <QToolTip>
 #include <QWheelEvent>
 
@@ -106,23 +108,10 @@ std::pair<Eigen::Vector3d, Eigen::Vector3d> SceneView::rayAt(QPointF pos) const 
   return {near, (far - near).normalized()};
 }
 
-namespace {
-
-// Intersection of a ray with the plane through `point` normal to `normal`; nullopt when parallel.
-std::optional<Eigen::Vector3d> intersect(const std::pair<Eigen::Vector3d, Eigen::Vector3d>& ray,
-                                         const Eigen::Vector3d& point, const Eigen::Vector3d& normal) {
-  const double denominator = normal.dot(ray.second);
-  if (std::abs(denominator) < 1e-9) return std::nullopt;
-  const double s = normal.dot(point - ray.first) / denominator;
-  return ray.first + s * ray.second;
-}
-
-}  // namespace
-
 Eigen::Vector3d SceneView::dragPosition(QPointF pos) const {
   double n[3];
   vtk_->renderer->GetActiveCamera()->GetDirectionOfProjection(n);
-  return intersect(rayAt(pos), dragStart_, Eigen::Vector3d(n[0], n[1], n[2])).value_or(dragStart_);
+  return rayPlaneIntersection(rayAt(pos), dragStart_, Eigen::Vector3d(n[0], n[1], n[2])).value_or(dragStart_);
 }
 
 void SceneView::updateHover(QPointF pos, QPointF global) {
@@ -139,13 +128,16 @@ void SceneView::updateHover(QPointF pos, QPointF global) {
     const QString kind = point >= mech.basicPointCount() ? tr("marker")
                          : mech.drawnPointFixed(point)   ? tr("fixed point")
                                                          : tr("point");
-    QToolTip::showText(global.toPoint(),
-                       tr("%1 %2\n(%3, %4, %5) m")
-                           .arg(kind, QString::fromStdString(mech.drawnPointName(point)))
-                           .arg(p.x(), 0, 'g', 4)
-                           .arg(p.y(), 0, 'g', 4)
-                           .arg(p.z(), 0, 'g', 4),
-                       this);
+    QStringList joints;
+    for (int j : mech.jointsAt(point)) joints << QString::fromStdString(mech.jointName(j));
+    QString text = tr("%1 %2\n(%3, %4, %5) m")
+                       .arg(kind, QString::fromStdString(mech.drawnPointName(point)))
+                       .arg(p.x(), 0, 'g', 4)
+                       .arg(p.y(), 0, 'g', 4)
+                       .arg(p.z(), 0, 'g', 4);
+    if (!joints.isEmpty())
+      text += tr("\njoint %1: click the selected point again to pick it").arg(joints.join(", "));
+    QToolTip::showText(global.toPoint(), text, this);
   } else if (body >= 0) {
     QToolTip::showText(global.toPoint(), tr("body %1").arg(QString::fromStdString(mech.bodyName(body))),
                        this);
@@ -204,29 +196,53 @@ void SceneView::mouseReleaseEvent(QMouseEvent* event) {
         return;
       }
       forwardMouse(event, vtkCommand::LeftButtonReleaseEvent);
-      if (!click) break;
-      if (addPointMode_) {
-        Eigen::Vector3d normal = Eigen::Vector3d::UnitZ();
-        if (workPlane_ == WorkPlane::XZ) normal = Eigen::Vector3d::UnitY();
-        if (workPlane_ == WorkPlane::YZ) normal = Eigen::Vector3d::UnitX();
-        if (auto p = intersect(rayAt(event->position()), Eigen::Vector3d::Zero(), normal))
-          emit workPlaneClicked(*p);
-        break;
-      }
-      const int point = pointAt(event->position());
-      const int body = point < 0 ? bodyAt(event->position()) : -1;
-      if (point >= 0)
-        emit pointClicked(point, event->modifiers());
-      else if (body >= 0)
-        emit bodyClicked(body, event->modifiers());
-      else
-        emit emptyClicked(event->modifiers());
+      if (click) clickAt(event->position(), event->modifiers());
       break;
     }
     case Qt::MiddleButton: forwardMouse(event, vtkCommand::MiddleButtonReleaseEvent); break;
     case Qt::RightButton: forwardMouse(event, vtkCommand::RightButtonReleaseEvent); break;
     default: break;
   }
+}
+
+void SceneView::clickAt(QPointF pos, Qt::KeyboardModifiers modifiers) {
+  const int point = pointAt(pos);
+  // In add-point mode a click on an existing point picks it (a body or joint is made from picks).
+  if (addPointMode_ && point < 0) {
+    if (auto placement = placementAt(pos, !(modifiers & Qt::AltModifier)))
+      emit workPlaneClicked(placement->position);
+    return;
+  }
+  const int body = point < 0 ? bodyAt(pos) : -1;
+  if (point >= 0)
+    clickPoint(point, modifiers);
+  else if (body >= 0)
+    emit bodyClicked(body, modifiers);
+  else
+    emit emptyClicked(modifiers);
+}
+
+void SceneView::clickPoint(int point, Qt::KeyboardModifiers modifiers) {
+  const std::vector<int> joints = vtk_->mech->jointsAt(point);
+  if (joints.empty() || (modifiers & (Qt::ControlModifier | Qt::ShiftModifier))) {
+    emit pointClicked(point, modifiers);
+    return;
+  }
+  if (selectedJoints_.size() == 1 && selectedPoints_.empty() && selectedBodies_.empty()) {
+    auto it = std::find(joints.begin(), joints.end(), selectedJoints_[0]);
+    if (it != joints.end()) {
+      if (++it != joints.end())
+        emit jointClicked(*it, modifiers);
+      else
+        emit pointClicked(point, modifiers);
+      return;
+    }
+  }
+  if (selectedPoints_ == std::vector<int>{point} && selectedBodies_.empty() && selectedJoints_.empty()) {
+    emit jointClicked(joints.front(), modifiers);
+    return;
+  }
+  emit pointClicked(point, modifiers);
 }
 
 void SceneView::mouseMoveEvent(QMouseEvent* event) {
@@ -236,7 +252,13 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
     return;
   }
   if (event->buttons() == Qt::NoButton) {
-    updateHover(event->position(), event->globalPosition());
+    if (addPointMode_ && pointAt(event->position()) < 0) {
+      updateHover(QPointF(-1e6, -1e6), event->globalPosition());  // nothing hovered
+      showPlacement(event->position(), event->modifiers());
+    } else {
+      hidePlacement();
+      updateHover(event->position(), event->globalPosition());
+    }
     return;
   }
   forwardMouse(event, vtkCommand::MouseMoveEvent);
@@ -262,11 +284,16 @@ void SceneView::keyPressEvent(QKeyEvent* event) {
     case Qt::Key_0: setCameraPreset(CameraPreset::Iso); break;
     case Qt::Key_Escape: setAddPointMode(false); break;
     case Qt::Key_Space: emit playPauseRequested(); break;
-    default: QWidget::keyPressEvent(event); break;
+    default:
+      if (event->key() < Qt::Key_Shift || event->key() > Qt::Key_ScrollLock)  // not a lone modifier
+        emit shortcutKeyPressed(QKeySequence(event->keyCombination()));
+      QWidget::keyPressEvent(event);
+      break;
   }
 }
 
 void SceneView::leaveEvent(QEvent* event) {
+  hidePlacement();
   if (hoverPoint_ >= 0 || hoverBody_ >= 0) {
     hoverPoint_ = hoverBody_ = -1;
     vtk_->mech->setHover(-1, -1);

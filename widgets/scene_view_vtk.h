@@ -18,7 +18,12 @@
 #include <vtkOrientationMarkerWidget.h>
 #include <vtkRenderer.h>
 
+#include <Eigen/Core>
+
+#include <cmath>
 #include <memory>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace mbdrom::widgets {
@@ -52,6 +57,7 @@ struct SceneView::Vtk {
   vtkNew<vtkRenderer> renderer;
   vtkNew<vtkActor> grid;
   vtkNew<vtkAxesActor> axes;
+  vtkNew<vtkActor> placement;  // where a click in add-point mode places a point
   vtkNew<vtkAxesActor> orientationAxes;
   vtkNew<vtkOrientationMarkerWidget> orientation;
   std::unique_ptr<MechanismScene> mech;
@@ -63,5 +69,16 @@ struct SceneView::Vtk {
   QOpenGLContext* context = nullptr;
   QSurface* surface = nullptr;
 };
+
+// Intersection of a ray (origin, unit direction) with the plane through `point`
+// normal to `normal`; nullopt when they are parallel.
+inline std::optional<Eigen::Vector3d> rayPlaneIntersection(
+    const std::pair<Eigen::Vector3d, Eigen::Vector3d>& ray, const Eigen::Vector3d& point,
+    const Eigen::Vector3d& normal) {
+  const double denominator = normal.dot(ray.second);
+  if (std::abs(denominator) < 1e-9) return std::nullopt;
+  const double s = normal.dot(point - ray.first) / denominator;
+  return ray.first + s * ray.second;
+}
 
 }  // namespace mbdrom::widgets

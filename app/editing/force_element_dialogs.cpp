@@ -453,8 +453,10 @@ void showMeasureRows(FormDialog* d, QComboBox* type, QComboBox* vector, QLabel* 
   const bool joint = t == MeasureType::JointAngle || t == MeasureType::JointDisplacement;
   const bool wheel = t == MeasureType::Camber || t == MeasureType::Toe;
   d->setRowVisible("joint", joint);
-  d->setRowVisible("point1", t == MeasureType::Distance || t == MeasureType::Travel);
-  d->setRowVisible("point2", t == MeasureType::Distance);
+  const bool angle = t == MeasureType::PointAngle;
+  d->setRowVisible("point1", t == MeasureType::Distance || t == MeasureType::Travel || angle);
+  d->setRowVisible("point2", t == MeasureType::Distance || angle);
+  d->setRowVisible("point3", angle);
   d->setRowVisible("vector", wheel);
   d->setRowVisible("body", wheel && vector->currentIndex() == 0);
   d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
@@ -468,7 +470,9 @@ void showMeasureRows(FormDialog* d, QComboBox* type, QComboBox* vector, QLabel* 
       QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
       QT_TR_NOOP(
           "Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
-      QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive.")};
+      QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive."),
+      QT_TR_NOOP("Angle at the second point (the vertex) between the directions to the first and the "
+                 "third point [rad], 0 to pi.")};
   note->setText(ModelEditing::tr(text[static_cast<int>(t)]));
 }
 
@@ -513,6 +517,20 @@ bool readMeasureTarget(FormDialog* d, const ModelSpec& next, MeasureSpec& m) {
         }
       }
       return true;
+    case MeasureType::PointAngle:
+      if (missingChoice(d, "point1", ModelEditing::tr("a point")) ||
+          missingChoice(d, "point2", ModelEditing::tr("a point")) ||
+          missingChoice(d, "point3", ModelEditing::tr("a point")))
+        return false;
+      m.point1 = d->choice("point1").toStdString();
+      m.point2 = d->choice("point2").toStdString();
+      m.point3 = d->choice("point3").toStdString();
+      if (m.point1 == m.point2 || m.point1 == m.point3 || m.point2 == m.point3) {
+        d->setError(m.point1 == m.point2 ? "point2" : "point3",
+                    ModelEditing::tr("choose three different points"));
+        return false;
+      }
+      return true;
     case MeasureType::Camber:
     case MeasureType::Toe:
       if (qobject_cast<QComboBox*>(d->field("vector"))->currentIndex() > 0) {
@@ -546,7 +564,7 @@ void ModelEditing::addMeasureDialog() {
   auto* d = openForm(tr("Add Measure"), "measureDialog");
   d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: named after its type"));
   QStringList types;
-  for (int t = 0; t <= static_cast<int>(MeasureType::Toe); ++t)
+  for (int t = 0; t <= static_cast<int>(MeasureType::PointAngle); ++t)
     types << QString::fromLatin1(measureTypeName(static_cast<MeasureType>(t)));
   const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
   d->addChoice("type", tr("Type"), types, pin ? "joint_angle" : "distance");
@@ -555,6 +573,8 @@ void ModelEditing::addMeasureDialog() {
                selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
   d->addChoice("point2", tr("Second point"), points,
                selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
+  d->addChoice("point3", tr("Third point"), points,
+               selected.size() > 2 ? q(scene_->scene().drawnPointName(selected[2])) : QString());
   d->addChoice("vector", tr("Spin axis vector"), vectors, vectors.front());
   d->addChoice("body", tr("Wheel body"), bodyNames(spec, false), QString());
   d->addVector("axis", tr("Spin axis (as placed)"), "–", Eigen::Vector3d::UnitY());

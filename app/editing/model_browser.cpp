@@ -74,13 +74,18 @@ void ModelBrowser::createHardpoints(QMainWindow* window, const EditHandler& edit
 
 void ModelBrowser::connectView() {
   widgets::SceneView* scene = viewport_->scene();
-  connect(tree_, &widgets::ModelTree::currentElementChanged, this, &ModelBrowser::selectFromTree);
-  connect(scene, &widgets::SceneView::pointClicked, this,
-          [this](int point, Qt::KeyboardModifiers modifiers) { selectInView(point, -1, modifiers); });
-  connect(scene, &widgets::SceneView::bodyClicked, this,
-          [this](int body, Qt::KeyboardModifiers modifiers) { selectInView(-1, body, modifiers); });
-  connect(scene, &widgets::SceneView::emptyClicked, this, [scene](Qt::KeyboardModifiers modifiers) {
-    if (!(modifiers & Qt::ControlModifier)) scene->setSelection({}, {});
+  connect(tree_, &widgets::ModelTree::selectedElementsChanged, this, &ModelBrowser::selectFromTree);
+  connect(scene, &widgets::SceneView::pointClicked, this, [this](int point, Qt::KeyboardModifiers modifiers) {
+    selectInView({ElementKind::Point, point}, modifiers);
+  });
+  connect(scene, &widgets::SceneView::bodyClicked, this, [this](int body, Qt::KeyboardModifiers modifiers) {
+    selectInView({ElementKind::Body, body}, modifiers);
+  });
+  connect(scene, &widgets::SceneView::jointClicked, this, [this](int joint, Qt::KeyboardModifiers modifiers) {
+    selectInView({ElementKind::Joint, joint}, modifiers);
+  });
+  connect(scene, &widgets::SceneView::emptyClicked, this, [this](Qt::KeyboardModifiers modifiers) {
+    if (!(modifiers & (Qt::ControlModifier | Qt::ShiftModifier))) tree_->selectElements({}, std::nullopt);
   });
 }
 
@@ -110,60 +115,62 @@ void ModelBrowser::rename(const ElementRef& ref) {
   }
 }
 
+namespace {
+
+// The drawn point (basic points, then markers body by body) of a point or marker element.
+int drawnPointOf(const ModelSpec& spec, const ElementRef& ref) {
+  if (ref.kind == ElementKind::Point) return ref.index;
+  int flat = static_cast<int>(spec.points.size());
+  for (int b = 0; b < ref.index; ++b)
+    flat += static_cast<int>(spec.bodies[static_cast<std::size_t>(b)].markers.size());
+  return flat + ref.sub;
+}
+
+}  // namespace
+
 void ModelBrowser::selectFromTree() {
-  if (syncingSelection_ || !doc_->hasModel()) return;
-  const auto ref = tree_->currentElement();
-  std::vector<int> points, bodies;
-  if (ref) {
-    const ModelSpec& spec = doc_->spec();
-    if (ref->kind == ElementKind::Point) {
-      points.push_back(ref->index);
-    } else if (ref->kind == ElementKind::Body) {
-      bodies.push_back(ref->index);
-    } else if (ref->kind == ElementKind::Marker) {
-      int flat = static_cast<int>(spec.points.size());
-      for (int b = 0; b < ref->index; ++b)
-        flat += static_cast<int>(spec.bodies[static_cast<std::size_t>(b)].markers.size());
-      points.push_back(flat + ref->sub);
-    }
+  if (!doc_->hasModel()) return;
+  const ModelSpec& spec = doc_->spec();
+  std::vector<int> points, bodies, joints;
+  for (const ElementRef& ref : tree_->selectedElements()) {
+    if (ref.kind == ElementKind::Point || ref.kind == ElementKind::Marker)
+      points.push_back(drawnPointOf(spec, ref));
+    if (ref.kind == ElementKind::Body) bodies.push_back(ref.index);
+    if (ref.kind == ElementKind::Joint) joints.push_back(ref.index);
   }
-  viewport_->scene()->setSelection(points, bodies);
+  viewport_->scene()->setSelection(points, bodies, joints);
   viewport_->setTracedPoints(points);
 }
 
-void ModelBrowser::selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers) {
-  widgets::SceneView* scene = viewport_->scene();
-  std::vector<int> points = scene->selectedPoints(), bodies = scene->selectedBodies();
-  auto toggle = [](std::vector<int>& list, int i) {
-    const auto it = std::find(list.begin(), list.end(), i);
-    if (it == list.end())
-      list.push_back(i);
-    else
-      list.erase(it);
-  };
-  if (modifiers & Qt::ControlModifier) {
-    if (drawnPoint >= 0) toggle(points, drawnPoint);
-    if (body >= 0) toggle(bodies, body);
-  } else {
-    points.clear();
-    bodies.clear();
-    if (drawnPoint >= 0) points.push_back(drawnPoint);
-    if (body >= 0) bodies.push_back(body);
+std::optional<ElementRef> ModelBrowser::elementOf(const ViewPick& pick) const {
+  const auto& mech = viewport_->scene()->scene();
+  switch (pick.kind) {
+    case ElementKind::Point: {
+      const bool marker = pick.index >= mech.basicPointCount();
+      return tree_->elementNamed(marker ? ElementKind::Marker : ElementKind::Point,
+                                 QString::fromStdString(mech.drawnPointName(pick.index)));
+    }
+    case ElementKind::Body:
+      return tree_->elementNamed(ElementKind::Body, QString::fromStdString(mech.bodyName(pick.index)));
+    case ElementKind::Joint:
+      return tree_->elementNamed(ElementKind::Joint, QString::fromStdString(mech.jointName(pick.index)));
+    default: return std::nullopt;
   }
-  // The tree shows the element clicked last.
-  syncingSelection_ = true;
-  const auto& mech = scene->scene();
-  if (drawnPoint >= 0) {
-    const bool marker = drawnPoint >= mech.basicPointCount();
-    tree_->selectByName(marker ? ElementKind::Marker : ElementKind::Point,
-                        QString::fromStdString(mech.drawnPointName(drawnPoint)));
-  } else if (body >= 0) {
-    tree_->selectByName(ElementKind::Body, QString::fromStdString(mech.bodyName(body)));
-  }
-  syncingSelection_ = false;
-  properties_->showElement(doc_->spec(), tree_->currentElement());
-  scene->setSelection(points, bodies);
-  viewport_->setTracedPoints(points);
+}
+
+void ModelBrowser::selectInView(const ViewPick& pick, Qt::KeyboardModifiers modifiers) {
+  const std::optional<ElementRef> clicked = elementOf(pick);
+  if (!clicked) return;
+  std::vector<ElementRef> selection;
+  if (modifiers & (Qt::ControlModifier | Qt::ShiftModifier)) selection = tree_->selectedElements();
+  const auto it = std::find(selection.begin(), selection.end(), *clicked);
+  if (it == selection.end())
+    selection.push_back(*clicked);
+  else if (modifiers & Qt::ControlModifier)
+    selection.erase(it);  // Ctrl toggles; Shift only adds
+  const bool kept = std::find(selection.begin(), selection.end(), *clicked) != selection.end();
+  tree_->selectElements(
+      selection, kept ? clicked : (selection.empty() ? std::nullopt : std::optional(selection.back())));
 }
 
 }  // namespace mbdrom::app

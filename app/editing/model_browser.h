@@ -11,6 +11,7 @@
 #include <Qt>
 
 #include <functional>
+#include <optional>
 #include <vector>
 
 class QDockWidget;
@@ -60,8 +61,15 @@ class ModelBrowser : public QObject {
   void createHardpoints(QMainWindow* window, const EditHandler& edit);
   void connectView();
   void rename(const ElementRef& ref);
+  // The view's selection follows the tree's (points, markers, bodies and joints); a click in
+  // the view selects in the tree (with Ctrl toggling, with Shift adding).
   void selectFromTree();
-  void selectInView(int drawnPoint, int body, Qt::KeyboardModifiers modifiers);
+  struct ViewPick {
+    ElementKind kind;  // Point (a drawn point: basic point or marker), Body or Joint
+    int index;         // in the view's drawing
+  };
+  std::optional<ElementRef> elementOf(const ViewPick& pick) const;
+  void selectInView(const ViewPick& pick, Qt::KeyboardModifiers modifiers);
 
   ProjectDocument* doc_;
   Viewport* viewport_;
@@ -72,8 +80,7 @@ class ModelBrowser : public QObject {
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;
   QDockWidget* hardpointsDock_ = nullptr;
-  QLabel* refusal_ = nullptr;      // the last refused hardpoint edit, until the model changes
-  bool syncingSelection_ = false;  // the tree follows a click in the view: not back to the view
+  QLabel* refusal_ = nullptr;  // the last refused hardpoint edit, until the model changes
 };
 
 }  // namespace mbdrom::app

@@ -2,6 +2,7 @@
 
 #include "app/editing/mirror_dialog.h"
 #include "app/editing/spec_names.h"
+#include "app/editing/typed_point.h"
 #include "app/form_dialog.h"
 #include "app/message_box.h"
 #include "app/project_document.h"
@@ -12,6 +13,7 @@
 #include "widgets/scene_view.h"
 
 #include <QAction>
+#include <QLineEdit>
 #include <QMainWindow>
 #include <QMenu>
 #include <QStatusBar>
@@ -26,6 +28,8 @@ ModelEditing::ModelEditing(const WorkbenchContext& wb, widgets::SceneView* scene
 }
 
 namespace {
+
+constexpr double kGridStep = 0.05;  // [m], of the Snap to Grid action
 
 // An Edit menu action with the name tests find it by and its status-bar tip.
 QAction* newEditAction(const QString& text, const char* objectName, const QString& statusTip,
@@ -69,7 +73,9 @@ void ModelEditing::createAddingActions() {
          "ends)"),
       this);
   addPointAction_->setCheckable(true);
+  addPointAction_->setShortcut(QKeySequence(Qt::Key_P));
   connect(addPointAction_, &QAction::toggled, scene_, &widgets::SceneView::setAddPointMode);
+  connect(scene_, &widgets::SceneView::addPointModeChanged, addPointAction_, &QAction::setChecked);
 
   auto* addPointDialogAction =
       newEditAction(tr("Add &Point..."), "addPointDialogAction",
@@ -86,6 +92,7 @@ void ModelEditing::createAddingActions() {
   auto* addSpringAction =
       newEditAction(tr("Add &Spring-Damper..."), "addSpringAction",
                     tr("A spring-damper between two points or markers (the two selected ones)"), this);
+  addSpringAction->setShortcut(QKeySequence(Qt::Key_S));
   connect(addSpringAction, &QAction::triggered, this, &ModelEditing::addSpringDialog);
   auto* addDriverAction = newEditAction(
       tr("Add Dr&iver..."), "addDriverAction",
@@ -102,22 +109,31 @@ void ModelEditing::createAddingActions() {
       tr("Add &Load..."), "addLoadAction",
       tr("A force at a point or marker, or a torque on a body, times a function of time"), this);
   connect(addLoadAction, &QAction::triggered, this, [this] { addLoadDialog(); });
-  auto* addMeasureAction = newEditAction(
-      tr("Add Measur&e..."), "addMeasureAction",
-      tr("An output recorded by every run: joint angle, displacement, distance, travel, camber, toe"), this);
+  auto* addMeasureAction = newEditAction(tr("Add Measur&e..."), "addMeasureAction",
+                                         tr("An output recorded by every run: joint angle, displacement, "
+                                            "distance, angle at a point, travel, camber, toe"),
+                                         this);
   connect(addMeasureAction, &QAction::triggered, this, &ModelEditing::addMeasureDialog);
   snapAction_ = newEditAction(tr("S&nap to Grid (0.05 m)"), "snapAction",
-                              tr("Points placed or dragged on the work plane land on a 0.05 m grid"), this);
+                              tr("Points placed on the work plane snap to the lines of existing points and "
+                                 "the axes, else to a 0.05 m "
+                                 "grid (Alt: no snapping)"),
+                              this);
   snapAction_->setCheckable(true);
   snapAction_->setChecked(true);
+  scene_->setGridStep(kGridStep);
+  connect(snapAction_, &QAction::toggled, scene_,
+          [this](bool on) { scene_->setGridStep(on ? kGridStep : 0.0); });
 
   auto* createBodyAction = newEditAction(
       tr("Create &Body from Selection..."), "createBodyAction",
       tr("A particle (1 point), bar (2) or rigid body (more) through the selected points"), this);
+  createBodyAction->setShortcut(QKeySequence(Qt::Key_B));
   connect(createBodyAction, &QAction::triggered, this, &ModelEditing::createBodyFromSelection);
   auto* createJointAction = newEditAction(
       tr("Create &Joint..."), "createJointAction",
       tr("A joint of any type between two bodies at a point (the selected one or two), with an axis"), this);
+  createJointAction->setShortcut(QKeySequence(Qt::Key_J));
   connect(createJointAction, &QAction::triggered, this, &ModelEditing::createJointFromSelection);
   creating_ = {addPointDialogAction, addVectorAction, createBodyAction, createJointAction,
                addMarkerAction,      addSpringAction, addDriverAction,  addFrictionAction,
@@ -239,26 +255,25 @@ void ModelEditing::removeElement(const ElementRef& ref) {
   if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot delete"), error);
 }
 
-void ModelEditing::addPointAt(const Eigen::Vector3d& clicked) {
+void ModelEditing::addPointAt(const Eigen::Vector3d& position) {
   if (!requireModel(tr("Add Point on Work Plane"))) {
     addPointAction_->setChecked(false);
     return;
   }
-  constexpr double kGrid = 0.05;  // [m]
-  const Eigen::Vector3d position =
-      snapAction_->isChecked() ? Eigen::Vector3d((clicked / kGrid).array().round() * kGrid) : clicked;
+  const QString error = addFixedPoint(QString(), position);
+  if (!error.isEmpty()) showMessage(QMessageBox::Warning, tr("Cannot add a point"), error);
+}
+
+QString ModelEditing::addFixedPoint(const QString& name, const Eigen::Vector3d& position) {
   ModelSpec spec = wb_.doc->spec();
   PointSpec p;
-  p.name = uniqueName(spec, ElementKind::Point, "P");
+  p.name = name.isEmpty() ? uniqueName(spec, ElementKind::Point, "P") : name.toStdString();
   p.position = position;
   // Fixed until a body takes it: a free point outside every body is invalid.
   p.fixed = true;
   spec.points.push_back(p);
   const QString error = apply(spec, tr("add point %1").arg(QString::fromStdString(p.name)));
-  if (!error.isEmpty()) {
-    showMessage(QMessageBox::Warning, tr("Cannot add a point"), error);
-    return;
-  }
+  if (!error.isEmpty()) return error;
   modelTree_->selectByName(ElementKind::Point, QString::fromStdString(p.name));
   announceBuilt(tr("Added point %1 at (%2, %3, %4) m, fixed to ground until a body moves it")
                     .arg(QString::fromStdString(p.name))
@@ -266,6 +281,34 @@ void ModelEditing::addPointAt(const Eigen::Vector3d& clicked) {
                     .arg(position.y(), 0, 'g', 6)
                     .arg(position.z(), 0, 'g', 6),
                 {});
+  return {};
+}
+
+QLineEdit* ModelEditing::createCoordinatesField(QWidget* parent) {
+  auto* field = new QLineEdit(parent);
+  field->setObjectName("pointCoordinatesField");
+  field->setPlaceholderText(tr("x y z [m] or name: x y z, then Enter"));
+  field->setToolTip(tr(
+      "Adds a point fixed to ground at the typed coordinates [m], e.g. \"0.3 0 1.2\" or \"A: 0.3, 0, 1.2\""));
+  field->setClearButtonEnabled(true);
+  field->setMinimumWidth(field->fontMetrics().horizontalAdvance(field->placeholderText()) + 40);
+  connect(field, &QLineEdit::textEdited, field, [field] { field->setStyleSheet({}); });
+  connect(field, &QLineEdit::returnPressed, this, [this, field] {
+    if (!requireModel(tr("Add Point"))) return;
+    const TypedPoint typed = parseTypedPoint(field->text());
+    QString error = typed.error;
+    if (error.isEmpty()) error = addFixedPoint(typed.name, typed.position);
+    if (error.isEmpty()) {
+      field->clear();
+      return;
+    }
+    // Refused: the field says why and keeps the text to correct.
+    field->setStyleSheet(QStringLiteral("QLineEdit { border: 1px solid #b00020; }"));
+    field->setToolTip(error);
+    wb_.log->warning(tr("Add Point: %1").arg(error));
+    wb_.window->statusBar()->showMessage(tr("Point not added: %1").arg(error), 8000);
+  });
+  return field;
 }
 
 void ModelEditing::duplicateElement(const ElementRef& ref) {

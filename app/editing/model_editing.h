@@ -20,6 +20,8 @@
 #include <vector>
 
 class QAction;
+class QLineEdit;
+class QWidget;
 class QMenu;
 
 namespace mbdrom {
@@ -70,9 +72,11 @@ class ModelEditing : public QObject {
   /// The dialog that creates an element of `kind` (the tree's Add) under `parent` (a body for a
   /// marker, a load case for a load).
   void addDialog(ElementKind kind, int parent);
-  /// A point fixed to ground at `clicked` [m] on the work plane, on the 0.05 m grid when
-  /// snapping is on.
-  void addPointAt(const Eigen::Vector3d& clicked);
+  /// A point fixed to ground at `position` [m] (where the 3D view placed it on the work plane).
+  void addPointAt(const Eigen::Vector3d& position);
+  /// The field that adds a point fixed to ground from typed coordinates ("x y z" or
+  /// "name: x y z" [m], then Enter; objectName pointCoordinatesField), for the toolbar.
+  QLineEdit* createCoordinatesField(QWidget* parent);
   /// Deletes an element, after asking when others depend on it (they go too, one undo step).
   void removeElement(const ElementRef& ref);
   /// A renamed copy of an element, selected in the tree.
@@ -98,6 +102,8 @@ class ModelEditing : public QObject {
     QString body1 = "ground", body2, point1, point2;
   };
   JointEnds jointEndsFromSelection() const;
+  // Adds a point fixed to ground (named `name`, or P1, P2, ... when empty); the refusal, empty when added.
+  QString addFixedPoint(const QString& name, const Eigen::Vector3d& position);
   std::optional<std::vector<std::string>> selectedBodyPoints();
   void addBodyFields(FormDialog* d, const std::vector<std::string>& names);
   void rememberMassChoice(FormDialog* d);

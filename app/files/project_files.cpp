@@ -58,10 +58,12 @@ ProjectFiles::ProjectFiles(const WorkbenchContext& wb, QStatusBar* status)
   openModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
   openModelAction_->setStatusTip(tr("Start an untitled project from a mechanism model file (.json)"));
   connect(openModelAction_, &QAction::triggered, this, &ProjectFiles::openModelDialog);
+  openProjectAction_->setObjectName("openProjectAction");
   openProjectAction_->setShortcut(QKeySequence::Open);
   openProjectAction_->setStatusTip(
       tr("Open a project directory (mechanism, runs, datasets, trained models)"));
   connect(openProjectAction_, &QAction::triggered, this, &ProjectFiles::openProjectDialog);
+  saveAction_->setObjectName("saveAction");
   saveAction_->setShortcut(QKeySequence::Save);
   connect(saveAction_, &QAction::triggered, this, &ProjectFiles::save);
   saveAsAction_->setShortcut(QKeySequence::SaveAs);

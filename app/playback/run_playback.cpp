@@ -88,7 +88,8 @@ void RunPlayback::plotRun(int index) {
     return;
   }
   auto isAngle = [](MeasureType t) {
-    return t == MeasureType::Camber || t == MeasureType::Toe || t == MeasureType::JointAngle;
+    return t == MeasureType::Camber || t == MeasureType::Toe || t == MeasureType::JointAngle ||
+           t == MeasureType::PointAngle;
   };
   int travel = -1;
   for (std::size_t m = 0; m < measures.size(); ++m)

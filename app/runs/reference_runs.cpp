@@ -54,6 +54,7 @@ ReferenceRuns::ReferenceRuns(const WorkbenchContext& wb)
       sweepAction_(new QAction(tr("Run S&weep..."), this)) {
   simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   simulateAction_->setStatusTip(tr("Run the full (reference) model under a load case on a worker thread"));
+  simulateAction_->setObjectName("simulateAction");
   connect(simulateAction_, &QAction::triggered, this, &ReferenceRuns::runSimulationDialog);
   sweepAction_->setStatusTip(tr("One reference run per load amplitude and frequency scale, on both cores"));
   connect(sweepAction_, &QAction::triggered, this, &ReferenceRuns::runSweepDialog);

@@ -40,6 +40,11 @@ MeasureSet::MeasureSet(const Model& model) {
       if (v < 0) throw ModelError(where + ": vector \"" + name + "\" is not defined");
       return v;
     };
+    // A basic point or marker named in `field`.
+    auto point = [&](const std::string& name, const char* field) {
+      if (name.empty()) throw ModelError(std::string(field) + " is missing");
+      return model.pointCombination(name);
+    };
     auto basicVector = [&](int v) {
       const int index = model.vectorCoordinate(v);
       return index >= 0 ? Combination::coordinate(index) : Combination::constant(model.vectorDirection(v));
@@ -77,11 +82,16 @@ MeasureSet::MeasureSet(const Model& model) {
           break;
         }
         case MeasureType::Distance:
-          c.a = model.pointCombination(m.point1);
-          c.b = model.pointCombination(m.point2);
+          c.a = point(m.point1, "point1");
+          c.b = point(m.point2, "point2");
+          break;
+        case MeasureType::PointAngle:
+          c.a = point(m.point1, "point1");
+          c.b = point(m.point2, "point2");
+          c.point3 = point(m.point3, "point3");
           break;
         case MeasureType::Travel:
-          c.a = model.pointCombination(m.point1);
+          c.a = point(m.point1, "point");
           c.reference = c.a.value(model.q0()).z();
           break;
         case MeasureType::Camber:
@@ -107,7 +117,8 @@ const char* MeasureSet::unit(int i) const {
   switch (type(i)) {
     case MeasureType::JointAngle:
     case MeasureType::Camber:
-    case MeasureType::Toe: return "rad";
+    case MeasureType::Toe:
+    case MeasureType::PointAngle: return "rad";
     default: return "m";
   }
 }
@@ -133,6 +144,13 @@ void MeasureSet::eval(const Eigen::VectorXd& q, Eigen::VectorXd& values) const {
         v = c.axis.value(q).normalized().dot(c.b.value(q) - c.a.value(q)) - c.reference;
         break;
       case MeasureType::Distance: v = (c.b.value(q) - c.a.value(q)).norm(); break;
+      case MeasureType::PointAngle: {
+        // atan2(0, 0) = 0 for a zero-length leg.
+        const Eigen::Vector3d vertex = c.b.value(q), u = c.a.value(q) - vertex,
+                              w = c.point3.value(q) - vertex;
+        v = std::atan2(u.cross(w).norm(), u.dot(w));
+        break;
+      }
       case MeasureType::Travel: v = c.a.value(q).z() - c.reference; break;
       case MeasureType::Camber: {
         const Eigen::Vector3d s = c.axis.value(q);

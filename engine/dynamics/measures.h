@@ -1,8 +1,9 @@
 #pragma once
 /// @file
 /// Measures: named output quantities of a configuration (the model file's
-/// `measures`): joint angles and displacements, distances, and for suspensions
-/// wheel travel, camber and toe. Axes as everywhere: x forward, y left, z up.
+/// `measures`): joint angles and displacements, distances, angles between three
+/// points, and for suspensions wheel travel, camber and toe. Axes as everywhere:
+/// x forward, y left, z up.
 ///
 /// Definitions (q: coordinates; values at the reference configuration q0 in
 /// brackets):
@@ -13,6 +14,10 @@
 /// - joint_displacement (prismatic or cylindrical joint): axis1.(point2 - point1)
 ///   minus its value at q0 [m] (0 at q0), positive when point2 moves along axis1.
 /// - distance: |point2 - point1| [m] (absolute).
+/// - point_angle: the angle at the vertex point2 between the directions to
+///   point1 and point3, in [0, pi] [rad]: with u = point1 - point2 and
+///   v = point3 - point2, atan2(|u x v|, u.v) (accurate near 0 and pi, where
+///   acos of the normalised dot product is not); 0 while a leg has zero length.
 /// - travel: z of the point minus its z at q0 [m] (0 at q0), up positive
 ///   (bump), e.g. the wheel centre marker.
 /// - camber: with s the wheel spin axis pointing away from the vehicle,
@@ -59,6 +64,7 @@ class MeasureSet {
     std::string name;
     MeasureType type = MeasureType::Distance;
     Combination a, b;        // angle: body1 and body2 vectors; others: point1 and point2 (travel: a)
+    Combination point3;      // point_angle
     Combination axis;        // angle, displacement: axis1; camber, toe: spin axis
     double reference = 0.0;  // displacement, travel: value at q0
   };

@@ -116,7 +116,8 @@ const std::pair<const char*, int> kComponents[] = {{"x", 0}, {"y", 1}, {"z", 2}}
 const std::pair<const char*, MeasureType> kMeasureTypes[] = {
     {"joint_angle", MeasureType::JointAngle}, {"joint_displacement", MeasureType::JointDisplacement},
     {"distance", MeasureType::Distance},      {"travel", MeasureType::Travel},
-    {"camber", MeasureType::Camber},          {"toe", MeasureType::Toe}};
+    {"camber", MeasureType::Camber},          {"toe", MeasureType::Toe},
+    {"point_angle", MeasureType::PointAngle}};
 
 // Where the CSV files a model names are: relative to the model file's folder
 // (base), and, for a model in a project, inside that directory (confine).
@@ -203,6 +204,11 @@ MeasureSpec readMeasure(Obj& o) {
     case MeasureType::Distance:
       m.point1 = o.text("point1");
       m.point2 = o.text("point2");
+      break;
+    case MeasureType::PointAngle:
+      m.point1 = o.text("point1");
+      m.point2 = o.text("point2");
+      m.point3 = o.text("point3");
       break;
     case MeasureType::Travel: m.point1 = o.text("point"); break;
     case MeasureType::Camber:
@@ -675,6 +681,11 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
         case MeasureType::Distance:
           o["point1"] = m.point1;
           o["point2"] = m.point2;
+          break;
+        case MeasureType::PointAngle:
+          o["point1"] = m.point1;
+          o["point2"] = m.point2;
+          o["point3"] = m.point3;
           break;
         case MeasureType::Travel: o["point"] = m.point1; break;
         case MeasureType::Camber:

@@ -175,6 +175,7 @@ enum class MeasureType {
   Travel,             ///< vertical (z) displacement of `point1` from its reference position [m], up positive
   Camber,             ///< camber angle of a wheel spin axis [rad], top of the wheel outward positive
   Toe,                ///< toe angle of a wheel spin axis [rad], toe-in positive
+  PointAngle,         ///< angle at `point2` between the directions to `point1` and `point3`, in [0, pi] [rad]
 };
 
 /// A named output quantity evaluated from the coordinates (not part of the
@@ -188,10 +189,14 @@ struct MeasureSpec {
   std::string name;
   MeasureType type = MeasureType::Distance;
   std::string joint;           ///< joint_angle, joint_displacement
-  std::string point1, point2;  ///< distance: both; travel: point1 (basic point or marker)
+  std::string point1, point2;  ///< distance, point_angle (point2: the vertex): both; travel: point1
+                               ///< (basic point or marker)
   std::string vector;          ///< camber, toe: basic unit vector along the spin axis
   std::string body;            ///< camber, toe: body carrying `axis` (when no `vector`)
   Eigen::Vector3d axis = Eigen::Vector3d::UnitY();  ///< camber, toe: spin axis at reference [-]
+  /// point_angle: the third point (basic point or marker). Last and with an
+  /// initializer, so brace-initialisations that end at `axis` stay valid.
+  std::string point3 = {};
 };
 
 /// A whole mechanism and its load cases.
@@ -217,7 +222,8 @@ struct ModelSpec {
 const char* bodyTypeName(BodyType type);
 const char* jointTypeName(JointType type);
 const char* driverTypeName(DriverType type);
-/// File name of a measure type: "joint_angle", "joint_displacement", "distance", "travel", "camber", "toe".
+/// File name of a measure type: "joint_angle", "joint_displacement", "distance", "travel", "camber", "toe",
+/// "point_angle".
 const char* measureTypeName(MeasureType type);
 
 }  // namespace mbdrom

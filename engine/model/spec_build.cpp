@@ -572,8 +572,8 @@ std::vector<std::string> removeWithDependents(ModelSpec& spec, const ElementRef&
     }
   for (std::size_t i = 0; i < spec.measures.size(); ++i) {
     const auto& m = spec.measures[i];
-    if (hit(joints, {&m.joint}) || hit(points, {&m.point1, &m.point2}) || hit(vectors, {&m.vector}) ||
-        hit(bodies, {&m.body}))
+    if (hit(joints, {&m.joint}) || hit(points, {&m.point1, &m.point2, &m.point3}) ||
+        hit(vectors, {&m.vector}) || hit(bodies, {&m.body}))
       others.insert({ElementKind::Measure, static_cast<int>(i)});
   }
 

@@ -66,7 +66,7 @@ void forEachReference(Spec& spec, NameSpace ns, Fn&& fn) {
   for (auto& m : spec.measures) {
     const std::string user = quoted("measure", m.name);
     if (ns == NameSpace::Joint) fn(m.joint, user);
-    if (ns == NameSpace::Point) fn(m.point1, user), fn(m.point2, user);
+    if (ns == NameSpace::Point) fn(m.point1, user), fn(m.point2, user), fn(m.point3, user);
     if (ns == NameSpace::Vector) fn(m.vector, user);
     if (ns == NameSpace::Body) fn(m.body, user);
   }

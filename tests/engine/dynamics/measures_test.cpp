@@ -196,3 +196,95 @@ TEST_CASE("bad measures are named with their entry") {
           R"([{"name": "t", "type": "travel", "point": "A"}, {"name": "t", "type": "travel", "point": "P"}])"),
       Catch::Contains("measures[1] \"t\": duplicate name"));
 }
+
+TEST_CASE("point angle is the unsigned angle at the vertex, 0 to 180 degrees, as the arm turns") {
+  // Vertex O, legs to the arm's tip A (at angle theta from +x) and the fixed G on +y.
+  const Model model = modelFromJson(jointsJson(
+      R"([{"name": "spread", "type": "point_angle", "point1": "A", "point2": "O", "point3": "G"}])"));
+  const MeasureSet measures(model);
+  REQUIRE(measures.size() == 1);
+  CHECK(measures.type(0) == MeasureType::PointAngle);
+  CHECK(std::string(measures.unit(0)) == "rad");
+  const double pi = std::acos(-1.0);
+  CHECK(measures.eval(model.q0())(0) == Approx(pi / 2).epsilon(1e-15));
+  for (const auto& [theta, expected] : {std::pair{pi / 6, pi / 3},
+                                        {pi / 2, 0.0},
+                                        {-pi / 2, pi},
+                                        {2 * pi / 3, pi / 6},
+                                        {-2 * pi / 3, 5 * pi / 6}}) {
+    INFO("theta " << theta);
+    Eigen::VectorXd q = model.q0();
+    rotate(model, q, {"A"}, {"v"}, Eigen::AngleAxisd(theta, Eigen::Vector3d::UnitZ()).toRotationMatrix(),
+           Eigen::Vector3d::Zero());
+    CHECK(measures.eval(q)(0) == Approx(expected).epsilon(1e-15).margin(1e-15));
+  }
+}
+
+TEST_CASE("point angle keeps full relative accuracy 1e-7 rad from 0 and from pi") {
+  // acos of the normalised dot product is off by ~4e-11 rad at both (4e-4 relative near 0).
+  const Model model = modelFromJson(jointsJson(
+      R"([{"name": "spread", "type": "point_angle", "point1": "A", "point2": "O", "point3": "G"}])"));
+  const MeasureSet measures(model);
+  const int a = model.pointCoordinate(model.findPoint("A"));
+  const double delta = 1e-7, pi = std::acos(-1.0);
+  Eigen::VectorXd q = model.q0();
+  q.segment<3>(a) = Eigen::Vector3d(std::sin(delta), std::cos(delta), 0.0);  // delta from OG
+  CHECK(measures.eval(q)(0) == Approx(delta).epsilon(1e-12));
+  q.segment<3>(a) =
+      Eigen::Vector3d(std::sin(delta), -std::cos(delta), 0.0);  // delta from the extension of OG
+  CHECK(std::abs(measures.eval(q)(0) - (pi - delta)) < 1e-15);
+}
+
+TEST_CASE("point angle at a moving vertex agrees with the law of cosines of the three distances") {
+  // Vertex P (the block), legs to A (the arm) and O (fixed). Measures are geometry:
+  // the configurations need not satisfy the joints, so A also leaves the x-y plane.
+  const Model model = modelFromJson(jointsJson(R"([
+    {"name": "at_P", "type": "point_angle", "point1": "A", "point2": "P", "point3": "O"},
+    {"name": "PA", "type": "distance", "point1": "P", "point2": "A"},
+    {"name": "PO", "type": "distance", "point1": "P", "point2": "O"},
+    {"name": "AO", "type": "distance", "point1": "A", "point2": "O"}])"));
+  const MeasureSet measures(model);
+  const int p = model.pointCoordinate(model.findPoint("P"));
+  const Eigen::Vector3d tilt = Eigen::Vector3d(1, 2, 3).normalized();
+  for (const auto& [angle, slide] : {std::pair{0.4, 0.3}, {1.3, -0.9}, {-2.2, 1.7}, {2.9, -0.2}}) {
+    INFO("angle " << angle << ", slide " << slide);
+    Eigen::VectorXd q = model.q0();
+    rotate(model, q, {"A"}, {"v"}, Eigen::AngleAxisd(angle, tilt).toRotationMatrix(),
+           Eigen::Vector3d::Zero());
+    q(p) += slide;
+    const Eigen::VectorXd m = measures.eval(q);
+    const double a = m(1), b = m(2), c = m(3);
+    const double byCosines = std::acos((a * a + b * b - c * c) / (2 * a * b));
+    CHECK(m(0) > 0.1);  // away from 0 and pi, where acos is accurate
+    CHECK(m(0) < 3.0);
+    CHECK(m(0) == Approx(byCosines).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("point angle with a zero-length leg is 0") {
+  const Model model = modelFromJson(jointsJson(
+      R"([{"name": "none", "type": "point_angle", "point1": "O", "point2": "O", "point3": "A"}])"));
+  CHECK(evalMeasures(model, model.q0())(0) == 0.0);
+}
+
+TEST_CASE("point angle with a missing or unknown point is refused, naming the measure and the point") {
+  auto refusal = [](const std::string& measures) {
+    try {
+      const Model model = modelFromJson(jointsJson(measures));
+      MeasureSet set(model);
+    } catch (const ModelError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  CHECK_THAT(
+      refusal(R"([{"name": "g", "type": "point_angle", "point1": "A", "point2": "O", "point3": "Q"}])"),
+      Catch::Contains("measures[0] \"g\": point \"Q\" is not defined"));
+  CHECK_THAT(
+      refusal(R"([{"name": "g", "type": "point_angle", "point1": "Q", "point2": "O", "point3": "A"}])"),
+      Catch::Contains("measures[0] \"g\": point \"Q\" is not defined"));
+  CHECK_THAT(refusal(R"([{"name": "g", "type": "point_angle", "point1": "A", "point2": "O", "point3": ""}])"),
+             Catch::Contains("measures[0] \"g\": point3 is missing"));
+  CHECK_THAT(refusal(R"([{"name": "g", "type": "point_angle", "point1": "A", "point2": "", "point3": "G"}])"),
+             Catch::Contains("measures[0] \"g\": point2 is missing"));
+}

@@ -85,3 +85,36 @@ TEST_CASE("bad measure entries are named when reading") {
   j["measures"] = Json::parse(R"([{"name": "m", "type": "camber", "body": "arm", "axis": [0, 1]}])");
   CHECK_THAT(readError(j), Catch::Contains("measures[0] \"m\": \"axis\" must have 3 numbers"));
 }
+
+TEST_CASE("a point angle measure keeps its type and its three points through the model file") {
+  Json j = arm();
+  j["measures"] = Json::parse(
+      R"([{"name": "elbow", "type": "point_angle", "point1": "tip", "point2": "O", "point3": "A"}])");
+  const ModelSpec spec = parseModelSpec(j.dump());
+  REQUIRE(spec.measures.size() == 1);
+  CHECK(spec.measures[0].type == MeasureType::PointAngle);
+  CHECK(std::string(measureTypeName(spec.measures[0].type)) == "point_angle");
+  CHECK(
+      (spec.measures[0].point1 == "tip" && spec.measures[0].point2 == "O" && spec.measures[0].point3 == "A"));
+  const std::string text = serializeModelSpec(spec);
+  const ModelSpec again = parseModelSpec(text);
+  REQUIRE(again.measures.size() == 1);
+  CHECK(again.measures[0].type == MeasureType::PointAngle);
+  CHECK((again.measures[0].point1 == "tip" && again.measures[0].point2 == "O" &&
+         again.measures[0].point3 == "A"));
+  CHECK(serializeModelSpec(again) == text);
+}
+
+TEST_CASE("a point angle without one of its points is refused when reading, naming the measure and the key") {
+  Json j = arm();
+  j["measures"] = Json::parse(R"([{"name": "g", "type": "point_angle", "point1": "tip", "point2": "O"}])");
+  CHECK_THAT(readError(j), Catch::Contains("measures[0] \"g\": \"point3\" is missing"));
+  j["measures"] = Json::parse(R"([{"name": "g", "type": "point_angle", "point2": "O", "point3": "A"}])");
+  CHECK_THAT(readError(j), Catch::Contains("measures[0] \"g\": \"point1\" is missing"));
+  // point3 belongs to point_angle only.
+  j["measures"] =
+      Json::parse(R"([{"name": "d", "type": "distance", "point1": "O", "point2": "A", "point3": "tip"}])");
+  CHECK_THAT(readError(j), Catch::Contains("measures[0] \"d\": unknown key \"point3\""));
+  j["measures"] = Json::parse(R"([{"name": "g", "type": "angle3"}])");
+  CHECK_THAT(readError(j), Catch::Contains("toe, point_angle)"));
+}

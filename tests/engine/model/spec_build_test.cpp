@@ -272,6 +272,26 @@ TEST_CASE(
   CHECK_THROWS_AS(removeWithDependents(t, {ElementKind::Body, 7, 0}), InputError);
 }
 
+TEST_CASE("Deleting a point takes the point angles that name it, also as their third point", "[spec_build]") {
+  ModelSpec s = fourBarBarsOnly();
+  MeasureSpec atO;  // at O between Q and A: needs A as its third point
+  atO.name = "crank_angle";
+  atO.type = MeasureType::PointAngle;
+  atO.point1 = "Q";
+  atO.point2 = "O";
+  atO.point3 = "A";
+  MeasureSpec atQ = atO;  // at Q between O and B: does not need A
+  atQ.name = "rocker_angle";
+  atQ.point1 = "O";
+  atQ.point2 = "Q";
+  atQ.point3 = "B";
+  s.measures = {atO, atQ};
+  const auto removed = removeWithDependents(s, {ElementKind::Point, 2, 0});  // A
+  CHECK(std::find(removed.begin(), removed.end(), "measure \"crank_angle\"") != removed.end());
+  REQUIRE(s.measures.size() == 1);
+  CHECK(s.measures[0].name == "rocker_angle");
+}
+
 namespace {
 
 // A 0.5 m pendulum pinned about y at the origin (the pin made the bar rigid).

@@ -7,6 +7,8 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 #include "tests/test_paths.h"
 
 using namespace mbdrom;
@@ -105,4 +107,22 @@ TEST_CASE("A draft mechanism may have points no body lists yet, but not a joint 
   } catch (const ModelError& e) {
     CHECK_THAT(e.what(), Catch::Contains("pin") && Catch::Contains("barr"));
   }
+}
+
+TEST_CASE("Renaming a point renames it as a point angle's third point too", "[spec_edit]") {
+  ModelSpec spec = macpherson();
+  MeasureSpec angle;
+  angle.name = "arm_angle";
+  angle.type = MeasureType::PointAngle;
+  angle.point1 = "F";
+  angle.point2 = "R";
+  angle.point3 = "BJ";
+  spec.measures.push_back(angle);
+  const ElementRef bj{ElementKind::Point, pointIndex(spec, "BJ"), 0};
+  REQUIRE(bj.index >= 0);
+  const auto users = elementUsers(spec, bj);
+  CHECK(std::find(users.begin(), users.end(), "measure \"arm_angle\"") != users.end());
+  renameElement(spec, bj, "ball_joint");
+  CHECK(spec.measures.back().point3 == "ball_joint");
+  CHECK((spec.measures.back().point1 == "F" && spec.measures.back().point2 == "R"));
 }

@@ -1,0 +1,88 @@
+#pragma once
+// The measure tool (Model ▸ Measure, M): distance, angle and relative velocity
+// between the points or bodies picked in the 3D view or the model tree, live
+// while a run plays; a measure of points can be kept in the mechanism, so that
+// every run records it.
+//
+// Two points: distance, its rate and the relative speed |v2 - v1|; three points:
+// the angle at the second and its rate; two bodies: the distance between the
+// centroids of their points and the angle of their relative rotation since the
+// reference configuration, with their rates. Rates are central differences of
+// the played run's samples; with no run played the mechanism is at rest.
+
+#include "engine/model/spec_edit.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMainWindow;
+class QPushButton;
+
+namespace mbdrom {
+class BodyPoses;
+class Model;
+}  // namespace mbdrom
+
+namespace mbdrom::widgets {
+class ModelTree;
+}
+
+namespace mbdrom::app {
+
+class ProjectDocument;
+class Viewport;
+
+class MeasureTool : public QObject {
+  Q_OBJECT
+ public:
+  /// Applies an edited specification with a description for the undo stack; returns the
+  /// reason it was refused, empty when applied.
+  using EditHandler = std::function<QString(const ModelSpec& spec, const QString& description)>;
+  /// Adds the Measure dock (objectName measureDock, hidden until asked for) to `window`.
+  MeasureTool(QMainWindow* window, ProjectDocument* doc, Viewport* viewport, widgets::ModelTree* tree,
+              EditHandler edit);
+  ~MeasureTool() override;
+  /// Shows and raises the dock (objectName measureToolAction, key M).
+  QAction* action() const { return action_; }
+  QDockWidget* dock() const { return dock_; }
+
+  /// What is measured now: "" when the selection gives nothing to measure.
+  QString quantity() const { return quantity_; }
+  /// The values shown, in the units shown (m, m/s, degrees, degrees/s); NaN for a rate with no run played.
+  double value() const { return value_; }
+  double rate() const { return rate_; }
+  double relativeSpeed() const { return relativeSpeed_; }
+
+ private:
+  void update();
+  void measurePoints(const Model& model, const std::vector<int>& points);
+  void measureBodies(const Model& model, int body1, int body2);
+  void keep();
+  void show(const QString& quantity, const QString& between, const QString& valueText,
+            const QString& rateText, const QString& speedText);
+
+  ProjectDocument* doc_;
+  Viewport* viewport_;
+  EditHandler edit_;
+  QAction* action_ = nullptr;
+  QDockWidget* dock_ = nullptr;
+  QLabel* between_ = nullptr;
+  QLabel* valueLabel_ = nullptr;
+  QLabel* rateLabel_ = nullptr;
+  QLabel* speedLabel_ = nullptr;
+  QPushButton* keep_ = nullptr;
+  int frame_ = -1;  // of the played run, -1: none
+  QString quantity_;
+  double value_ = 0.0, rate_ = 0.0, relativeSpeed_ = 0.0;
+  std::vector<std::string> keepPoints_;  // the points of a measure that can be kept
+  const Model* posesOf_ = nullptr;
+  std::unique_ptr<BodyPoses> poses_;
+};
+
+}  // namespace mbdrom::app
