@@ -51,6 +51,9 @@ QLabel* FormDialog::errorLabel(const QString& key, QWidget* box) {
 }
 
 void FormDialog::addRow(const QString& label, QWidget* widget) {
+  // A button in a row fills in fields: Enter after clicking it still accepts the dialog.
+  for (auto* button : widget->findChildren<QPushButton*>()) button->setAutoDefault(false);
+  if (auto* button = qobject_cast<QPushButton*>(widget)) button->setAutoDefault(false);
   form_->addRow(label, widget);
 }
 
@@ -322,6 +325,13 @@ void FormDialog::fit() {
         layout()->hasHeightForWidth() ? layout()->totalHeightForWidth(width()) : sizeHint().height();
     if (isVisible() && needed > height()) resize(width(), needed);
   });
+}
+
+void FormDialog::setFirstField(const QString& key) {
+  QWidget* w = field(key);
+  if (!w) return;
+  w->setFocus(Qt::TabFocusReason);
+  if (auto* edit = qobject_cast<QLineEdit*>(w)) edit->selectAll();
 }
 
 QWidget* FormDialog::field(const QString& key) const {

@@ -63,6 +63,8 @@ class FormDialog : public QDialog {
   QString choice(const QString& key) const;
   bool checked(const QString& key) const;
   QWidget* field(const QString& key) const;
+  /// The field that has the keyboard when the dialog opens, its text selected (typing replaces it).
+  void setFirstField(const QString& key);
 
   /// Shows `message` under field `key` (empty key: under the form).
   void setError(const QString& key, const QString& message);

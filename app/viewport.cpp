@@ -134,9 +134,8 @@ std::vector<std::string> Viewport::showMechanism(std::shared_ptr<const Model> mo
     scene_->clearMechanism();
     shown_.reset();
   } else {
-    // While a new design has its first few points, the view follows them.
-    const bool sameMechanism =
-        shown_ && shown_->spec().name == model->spec().name && shown_->spec().points.size() >= 3;
+    // An edit keeps the camera (a new design's first points land in the view of the ground grid).
+    const bool sameMechanism = shown_ && shown_->spec().name == model->spec().name;
     const std::size_t pointsBefore = shown_ ? shown_->spec().points.size() : 0;
     scene_->showMechanism(*model, model->q0(), !sameMechanism);
     // An edit that added points the camera does not see refits it: new entities are shown.

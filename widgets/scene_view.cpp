@@ -414,10 +414,12 @@ void SceneView::showMechanism(const Model& model, const Eigen::VectorXd& q, bool
   vtk_->axes->SetTotalLength(length, length, length);
   selectedPoints_.clear();
   selectedBodies_.clear();
+  selectedJoints_.clear();
   hoverPoint_ = hoverBody_ = -1;
   draggingPoint_ = -1;
   if (fit) fitView();
   requestRender();
+  emit mechanismShown();
 }
 
 void SceneView::updateConfiguration(const Model& model, const Eigen::VectorXd& q) {

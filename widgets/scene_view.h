@@ -38,7 +38,7 @@ class SceneView : public QWidget {
   /// (fixed ones as dark cubes), bodies as tubes, springs as coils, unit
   /// vectors as arrows, markers as small spheres, joints as glyphs by type.
   /// Replaces any previous one; `fit`: fit the camera to it (false keeps the
-  /// view, e.g. after an edit). The selection is cleared.
+  /// view, e.g. after an edit). The selection is cleared (mechanismShown() says so).
   void showMechanism(const Model& model, const Eigen::VectorXd& q, bool fit = true);
   /// Moves the shown mechanism to q; actors are updated, never re-created.
   void updateConfiguration(const Model& model, const Eigen::VectorXd& q);
@@ -164,6 +164,8 @@ class SceneView : public QWidget {
   /// (`placement.description` empty: it left the view).
   void placementHovered(const mbdrom::widgets::SceneView::Placement& placement);
   void addPointModeChanged(bool on);
+  /// showMechanism() drew a mechanism (and cleared the selection).
+  void mechanismShown();
   /// A key the view does not use itself (the view's native window has the keyboard
   /// focus, so the window's shortcuts do not see it): the window triggers its action.
   void shortcutKeyPressed(const QKeySequence& key);

@@ -10,6 +10,7 @@
 #include "widgets/scene_view.h"
 
 #include <QAction>
+#include <QDockWidget>
 #include <QFormLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -130,6 +131,10 @@ MeasureTool::MeasureTool(QMainWindow* window, ProjectDocument* doc, Viewport* vi
     if (dock_->isVisible()) update();
   });
   connect(doc_, &ProjectDocument::modelChanged, this, &MeasureTool::update);
+  // Hidden (behind another dock's tab) it follows the frames and measures when shown.
+  connect(dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible) update();
+  });
   update();
 }
 
@@ -138,6 +143,7 @@ MeasureTool::~MeasureTool() = default;
 void MeasureTool::show(const QString& quantity, const QString& between, const QString& valueText,
                        const QString& rateText, const QString& speedText) {
   quantity_ = quantity;
+  if (quantity.isEmpty()) value_ = rate_ = relativeSpeed_ = std::numeric_limits<double>::quiet_NaN();
   between_->setText(between);
   valueLabel_->setText(valueText);
   rateLabel_->setText(rateText);

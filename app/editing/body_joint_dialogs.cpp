@@ -262,14 +262,11 @@ ModelEditing::JointEnds ModelEditing::jointEndsFromSelection() const {
   std::vector<std::string> picked;
   for (int i : scene_->selectedPoints()) picked.push_back(mech.drawnPointName(i));
   JointEnds ends;
+  if (picked.size() == 1) return jointEndsAt(picked[0]);
   if (!picked.empty()) {
     ends.point1 = q(picked[0]);
     const QStringList owners1 = ownersOf(spec, picked[0]);
-    if (picked.size() == 1) {
-      // A shared point: the first two bodies that hold it.
-      if (!owners1.isEmpty()) ends.body1 = owners1[0];
-      if (owners1.size() > 1) ends.body2 = owners1[1];
-    } else {
+    {
       ends.point2 = q(picked[1]);
       const QStringList owners2 = ownersOf(spec, picked[1]);
       if (!owners1.isEmpty()) ends.body1 = owners1[0];
@@ -283,6 +280,63 @@ ModelEditing::JointEnds ModelEditing::jointEndsFromSelection() const {
   return ends;
 }
 
+// A shared point: the first two bodies that hold it (the second the ground when one holds it).
+ModelEditing::JointEnds ModelEditing::jointEndsAt(const std::string& point) const {
+  const QStringList owners = ownersOf(wb_.doc->spec(), point);
+  JointEnds ends;
+  ends.point1 = q(point);
+  if (!owners.isEmpty()) ends.body1 = owners[0];
+  ends.body2 = owners.size() > 1 ? owners[1] : QStringLiteral("ground");
+  return ends;
+}
+
+void ModelEditing::createJointsAtPoints(const std::vector<std::string>& points) {
+  QStringList names;
+  for (const auto& p : points) names << q(p);
+  auto* d = openForm(tr("Create Joints"), "jointsDialog");
+  d->addNote(
+      tr("A joint at each of %1, between the two bodies that hold the point (or its body and the ground).")
+          .arg(names.join(", ")));
+  QStringList types;
+  for (const JointTypeInfo& t : jointTypes())
+    if (!t.pointsApart && (t.axes < 2 || t.parallelAxes)) types << QString::fromLatin1(t.name);
+  d->addChoice("type", tr("Type"), types, "revolute");
+  d->addVector("axis", tr("Axis"), "–", jointAxisDefault());
+  d->setAccept([this, d, points] {
+    const auto axis = d->vector("axis");
+    if (!axis) return QString(FormDialog::kFieldError);
+    if (!(axis->norm() > 0.0)) {
+      d->setError("axis", tr("the axis cannot be zero"));
+      return QString(FormDialog::kFieldError);
+    }
+    JointType type = JointType::Revolute;
+    for (const JointTypeInfo& t : jointTypes())
+      if (d->choice("type") == QString::fromLatin1(t.name)) type = t.type;
+    ModelSpec next = wb_.doc->spec();
+    std::vector<std::string> notes;
+    QStringList made;
+    for (const auto& point : points) {
+      const JointEnds ends = jointEndsAt(point);
+      JointRequest r;
+      r.type = type;
+      r.body1 = ends.body1.toStdString();
+      r.body2 = ends.body2.toStdString();
+      r.point1 = point;
+      if (jointTypeInfo(r.type).axes > 0) r.axis = *axis;
+      try {
+        const BuildResult built = createJoint(next, r);
+        notes.insert(notes.end(), built.notes.begin(), built.notes.end());
+        made << q(next.joints.back().name);
+      } catch (const Error& e) {
+        return tr("at %1: %2").arg(q(point), q(e.what()));
+      }
+    }
+    return applyBuilt(next, tr("create %1 joints").arg(made.size()), ElementKind::Joint, made.back(),
+                      tr("Created %1 joints: %2").arg(made.size()).arg(made.join(", ")), notes);
+  });
+  d->open();
+}
+
 void ModelEditing::createJointFromSelection() {
   if (!requireModel(tr("Create Joint"))) return;
   const ModelSpec& spec = wb_.doc->spec();
@@ -291,6 +345,12 @@ void ModelEditing::createJointFromSelection() {
         QMessageBox::Information, tr("Create Joint"),
         tr("A joint joins two bodies (or a body and the ground): create a body first (select points, then "
            "Edit ▸ Create Body from Selection)."));
+    return;
+  }
+  if (scene_->selectedPoints().size() >= 3) {
+    std::vector<std::string> points;
+    for (int i : scene_->selectedPoints()) points.push_back(scene_->scene().drawnPointName(i));
+    createJointsAtPoints(points);
     return;
   }
   const JointEnds ends = jointEndsFromSelection();
@@ -305,7 +365,7 @@ void ModelEditing::createJointFromSelection() {
   d->addChoice("point1", tr("Point on body 1"), points, ends.point1);
   d->addChoice("point2", tr("Point on body 2"), QStringList{tr("(the same point)")} + points,
                ends.point2.isEmpty() ? tr("(the same point)") : ends.point2);
-  d->addVector("axis", tr("Axis"), "–", workPlaneNormal());
+  d->addVector("axis", tr("Axis"), "–", jointAxisDefault());
   d->addVector("axis2", tr("Axis on body 2 (universal)"), "–", Eigen::Vector3d::UnitX());
   d->addNumber("length", tr("Length (distance; empty: as placed)"), "m", std::nullopt);
   d->addCheck("join_apart",

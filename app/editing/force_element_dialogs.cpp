@@ -79,6 +79,8 @@ void ModelEditing::addSpringDialog() {
   d->addNumber("stiffness", tr("Stiffness"), "N/m", 1000.0);
   d->addNumber("damping", tr("Damping"), "N s/m", 0.0);
   d->addNumber("free_length", tr("Free length (empty: as placed)"), "m", std::nullopt);
+  // Made from two picked points, its numbers are what is left to type.
+  if (selected.size() >= 2) d->setFirstField("stiffness");
   d->setAccept([this, d] {
     const auto k = d->number("stiffness"), c = d->number("damping");
     if (!k || !c) return QString(FormDialog::kFieldError);

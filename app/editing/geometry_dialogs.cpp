@@ -177,6 +177,35 @@ void ModelEditing::addMarkerDialog(int body) {
   d->open();
 }
 
+// The normal of the plane every point of the mechanism lies in (a planar linkage's pins turn about
+// it), else the work plane's.
+Eigen::Vector3d ModelEditing::jointAxisDefault() const {
+  const auto& points = wb_.doc->spec().points;
+  if (points.size() < 3) return workPlaneNormal();
+  // The two points farthest apart, then the point farthest from their line, span the plane.
+  const Eigen::Vector3d& a = points.front().position;
+  Eigen::Vector3d b = a, normal = Eigen::Vector3d::Zero();
+  for (const auto& p : points)
+    if ((p.position - a).norm() > (b - a).norm()) b = p.position;
+  const double size = (b - a).norm();
+  if (!(size > 0.0)) return workPlaneNormal();
+  const Eigen::Vector3d along = (b - a) / size;
+  for (const auto& p : points) {
+    const Eigen::Vector3d n = along.cross(p.position - a);
+    if (n.norm() > normal.norm()) normal = n;
+  }
+  if (normal.norm() < 1e-6 * size) return workPlaneNormal();  // all on one line
+  normal.normalize();
+  for (const auto& p : points)
+    if (std::abs(normal.dot(p.position - a)) > 1e-9 * std::max(1.0, size)) return workPlaneNormal();
+  // Round the tiny components of an axis-aligned plane, and point it along a positive axis.
+  for (int k = 0; k < 3; ++k)
+    if (std::abs(normal[k]) < 1e-12) normal[k] = 0.0;
+  Eigen::Index largest = 0;
+  normal.cwiseAbs().maxCoeff(&largest);
+  return normal[largest] < 0 ? Eigen::Vector3d(-normal) : normal;
+}
+
 Eigen::Vector3d ModelEditing::workPlaneNormal() const {
   using Plane = widgets::SceneView::WorkPlane;
   switch (scene_->workPlane()) {

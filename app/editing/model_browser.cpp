@@ -75,6 +75,8 @@ void ModelBrowser::createHardpoints(QMainWindow* window, const EditHandler& edit
 void ModelBrowser::connectView() {
   widgets::SceneView* scene = viewport_->scene();
   connect(tree_, &widgets::ModelTree::selectedElementsChanged, this, &ModelBrowser::selectFromTree);
+  // A run played or an edit redrawn: the tree's selection is drawn again.
+  connect(scene, &widgets::SceneView::mechanismShown, this, &ModelBrowser::selectFromTree);
   connect(scene, &widgets::SceneView::pointClicked, this, [this](int point, Qt::KeyboardModifiers modifiers) {
     selectInView({ElementKind::Point, point}, modifiers);
   });
@@ -131,12 +133,17 @@ int drawnPointOf(const ModelSpec& spec, const ElementRef& ref) {
 void ModelBrowser::selectFromTree() {
   if (!doc_->hasModel()) return;
   const ModelSpec& spec = doc_->spec();
+  const auto& mech = viewport_->scene()->scene();
   std::vector<int> points, bodies, joints;
+  // Only what the drawing has (a run of an older version of the mechanism may be shown).
+  auto add = [](std::vector<int>& list, int i, int count) {
+    if (i >= 0 && i < count) list.push_back(i);
+  };
   for (const ElementRef& ref : tree_->selectedElements()) {
     if (ref.kind == ElementKind::Point || ref.kind == ElementKind::Marker)
-      points.push_back(drawnPointOf(spec, ref));
-    if (ref.kind == ElementKind::Body) bodies.push_back(ref.index);
-    if (ref.kind == ElementKind::Joint) joints.push_back(ref.index);
+      add(points, drawnPointOf(spec, ref), mech.drawnPointCount());
+    if (ref.kind == ElementKind::Body) add(bodies, ref.index, mech.bodyCount());
+    if (ref.kind == ElementKind::Joint) add(joints, ref.index, mech.jointCount());
   }
   viewport_->scene()->setSelection(points, bodies, joints);
   viewport_->setTracedPoints(points);

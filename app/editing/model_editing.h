@@ -117,6 +117,10 @@ class ModelEditing : public QObject {
   void announceBuilt(const QString& what, const std::vector<std::string>& notes);
   bool requireModel(const QString& title);
   Eigen::Vector3d workPlaneNormal() const;
+  Eigen::Vector3d jointAxisDefault() const;
+  // A joint of one type at each of three or more selected points, between the bodies holding it.
+  void createJointsAtPoints(const std::vector<std::string>& points);
+  JointEnds jointEndsAt(const std::string& point) const;
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
 
   WorkbenchContext wb_;
