@@ -13,6 +13,7 @@
 #include <vtkProperty.h>
 #include <vtkSphereSource.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace mbdrom::widgets {
@@ -97,6 +98,7 @@ void SceneView::showPlacement(QPointF pos, Qt::KeyboardModifiers modifiers) {
   auto& v = *vtk_;
   if (!v.placement->GetMapper()) {
     vtkNew<vtkSphereSource> ball;
+    ball->SetRadius(1.0);  // scaled to the radius below
     ball->SetThetaResolution(16);
     ball->SetPhiResolution(12);
     vtkNew<vtkPolyDataMapper> mapper;
@@ -106,7 +108,11 @@ void SceneView::showPlacement(QPointF pos, Qt::KeyboardModifiers modifiers) {
     v.placement->PickableOff();
     v.renderer->AddActor(v.placement);
   }
-  const double r = v.mech->shown() ? 1.3 * v.mech->radius() : 0.02;
+  // About 6 pixels across, whatever the zoom: the spot must be seen before the click.
+  double r = v.mech->shown() ? 1.3 * v.mech->radius() : 0.02;
+  const auto edge =
+      rayPlaneIntersection(rayAt(pos + QPointF(6.0, 0.0)), placement->position, workPlaneNormal());
+  if (edge) r = std::max(r, (*edge - placement->position).norm());
   v.placement->SetScale(r);
   v.placement->SetPosition(placement->position.x(), placement->position.y(), placement->position.z());
   v.placement->SetVisibility(true);

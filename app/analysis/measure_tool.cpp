@@ -74,7 +74,7 @@ Frames framesOf(const Viewport& viewport, int frame) {
 
 QString number(double v, const char* unit) {
   if (!std::isfinite(v)) return QObject::tr("– (play a run for rates)");
-  return QStringLiteral("%1 %2").arg(v, 0, 'g', 5).arg(QString::fromLatin1(unit));
+  return QStringLiteral("%1 %2").arg(v, 0, 'g', 5).arg(QString::fromUtf8(unit));
 }
 
 }  // namespace

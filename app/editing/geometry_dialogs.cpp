@@ -198,12 +198,13 @@ Eigen::Vector3d ModelEditing::jointAxisDefault() const {
   normal.normalize();
   for (const auto& p : points)
     if (std::abs(normal.dot(p.position - a)) > 1e-9 * std::max(1.0, size)) return workPlaneNormal();
-  // Round the tiny components of an axis-aligned plane, and point it along a positive axis.
-  for (int k = 0; k < 3; ++k)
-    if (std::abs(normal[k]) < 1e-12) normal[k] = 0.0;
+  // Pointed along a positive axis, with the tiny components of an axis-aligned plane made 0.
   Eigen::Index largest = 0;
   normal.cwiseAbs().maxCoeff(&largest);
-  return normal[largest] < 0 ? Eigen::Vector3d(-normal) : normal;
+  if (normal[largest] < 0) normal = -normal;
+  for (int k = 0; k < 3; ++k)
+    if (std::abs(normal[k]) < 1e-12) normal[k] = 0.0;
+  return normal;
 }
 
 Eigen::Vector3d ModelEditing::workPlaneNormal() const {

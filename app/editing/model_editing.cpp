@@ -291,7 +291,7 @@ QLineEdit* ModelEditing::createCoordinatesField(QWidget* parent) {
   field->setToolTip(tr(
       "Adds a point fixed to ground at the typed coordinates [m], e.g. \"0.3 0 1.2\" or \"A: 0.3, 0, 1.2\""));
   field->setClearButtonEnabled(true);
-  field->setMinimumWidth(field->fontMetrics().horizontalAdvance(field->placeholderText()) + 40);
+  field->setFixedWidth(field->fontMetrics().horizontalAdvance(field->placeholderText()) + 40);
   connect(field, &QLineEdit::textEdited, field, [field] { field->setStyleSheet({}); });
   connect(field, &QLineEdit::returnPressed, this, [this, field] {
     if (!requireModel(tr("Add Point"))) return;

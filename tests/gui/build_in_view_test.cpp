@@ -35,6 +35,7 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QPushButton>
+#include <QScreen>
 #include <QTabBar>
 #include <QToolBar>
 #include <QToolButton>
@@ -179,10 +180,10 @@ void clickMenus(Inputs& in, MainWindow& w, const QStringList& path) {
 }
 
 // Selects the points named in the model tree (the view follows).
-void selectInTree(MainWindow& w, std::initializer_list<const char*> names) {
+void selectInTreeByName(MainWindow& w, const std::vector<std::string>& names) {
   std::vector<mbdrom::ElementRef> refs;
-  for (const char* name : names) {
-    auto ref = w.modelTree()->elementNamed(mbdrom::ElementKind::Point, QString::fromLatin1(name));
+  for (const std::string& name : names) {
+    auto ref = w.modelTree()->elementNamed(mbdrom::ElementKind::Point, QString::fromStdString(name));
     REQUIRE(ref);
     refs.push_back(*ref);
   }
@@ -190,8 +191,12 @@ void selectInTree(MainWindow& w, std::initializer_list<const char*> names) {
   REQUIRE(w.sceneView()->selectedPoints().size() == names.size());
 }
 
+void selectInTree(MainWindow& w, std::initializer_list<const char*> names) {
+  selectInTreeByName(w, std::vector<std::string>(names.begin(), names.end()));
+}
+
 // The four-bar of the user's trial, in the x-y work plane [m].
-const Eigen::Vector3d kO(0, 0, 0), kQ(1, 0, 0), kA(0, 0.3, 0), kB(1, 0.8, 0), kS(0.5, 1.2, 0);
+const Eigen::Vector3d kO(0, 0, 0), kQ(1, 0, 0), kA(0, 0.3, 0), kB(1, 0.8, 0), kS(0.25, 1.2, 0);
 
 // Builds it from a new project; returns the number of joints (checked by the caller).
 void buildFourBar(Inputs& in, MainWindow& w) {
@@ -421,4 +426,64 @@ TEST_CASE(
   CHECK(measure->value() == Approx(0.3).epsilon(1e-6));
   CHECK(std::abs(measure->rate()) < 1e-4);
   CHECK(measure->relativeSpeed() > 0.01);
+}
+
+// The user guide's pictures of building in the view (hidden: run with "[.docs]" under
+// xvfb-run -s "-screen 0 1600x1000x24"); written to the test-output folder's docs/.
+TEST_CASE("user guide screenshots of building in the view and of the measure tool", "[.docs]") {
+  const QString out = QString::fromStdString(mbdrom::test::outputPath("/docs"));
+  QDir().mkpath(out);
+  auto shoot = [&out](const QString& name) {
+    waitFor([] { return false; }, 500);
+    const QImage image = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
+    CHECK(mbdrom::test::greyVariance(image) > 100.0);
+    REQUIRE(image.save(out + "/" + name));
+  };
+  MainWindow window;
+  window.move(0, 0);
+  window.resize(1600, 1000);
+  window.show();
+  window.activateWindow();
+  REQUIRE(QTest::qWaitForWindowActive(&window));
+  Inputs in;
+
+  // Placing points: the Point tool on, the marker under the pointer and its coordinates below.
+  in.key(&window, Qt::Key_N, Qt::ControlModifier);
+  QWindow* view = nativeView();
+  in.click(toolButton(window, "addPointAction"));
+  for (const Eigen::Vector3d& p : {kO, kQ, kA}) in.click(view, onScreen(window, p));
+  QTest::mouseMove(view, onScreen(window, Eigen::Vector3d(1.02, 0.79, 0)));
+  shoot("build_placing.png");
+  in.key(view, Qt::Key_Escape);
+
+  // The four-bar built; its four pivots picked and J pressed.
+  MainWindow built;
+  built.move(0, 0);
+  built.resize(1600, 1000);
+  window.hide();  // (closing would ask to save the three points)
+  built.show();
+  built.activateWindow();
+  REQUIRE(QTest::qWaitForWindowActive(&built));
+  buildFourBar(in, built);
+  built.sceneView()->fitView();
+  QWindow* builtView = nativeView();
+  pick(in, builtView, built,
+       {pointAt(built, kO), pointAt(built, kA), pointAt(built, kQ), pointAt(built, kB)});
+  in.key(builtView, Qt::Key_J);
+  auto* joints = mbdrom::test::visibleDialog(built, "jointsDialog");
+  shoot("build_picking.png");
+  joints->reject();
+
+  // The measure tool during playback: the angle at A between O and B.
+  mbdrom::RunOptions options;
+  options.tEnd = 2.0;
+  options.outputDt = 0.01;
+  options.loadCase = 0;
+  built.runs()->runSimulation(options);
+  REQUIRE(waitFor([&] { return built.hasPlayback() && !built.jobRunner()->busy(); }, 60000));
+  built.viewport()->playback()->pause();
+  built.viewport()->playback()->seek(80);
+  built.findChild<QAction*>("measureToolAction")->trigger();
+  selectInTreeByName(built, {pointAt(built, kO), pointAt(built, kA), pointAt(built, kB)});
+  shoot("measure_tool.png");
 }
