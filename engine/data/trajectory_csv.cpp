@@ -233,8 +233,7 @@ TrajectoryTable parseTrajectoryCsv(std::istream& in, const std::string& path) {
                       " columns");
   }
   const auto rows = static_cast<Eigen::Index>(values.size() / std::max<std::size_t>(1, n));
-  table.data = Eigen::Map<const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>>(
-      values.data(), rows, static_cast<Eigen::Index>(n));
+  table.data = Eigen::Map<const TrajectoryTable::Data>(values.data(), rows, static_cast<Eigen::Index>(n));
   return table;
 }
 

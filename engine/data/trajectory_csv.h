@@ -76,8 +76,11 @@ class TrajectoryCsvWriter : public TrajectorySink {
 
 /// A trajectory CSV read back: column names and one row per sample.
 struct TrajectoryTable {
+  /// Samples x columns, one sample a contiguous row: a table filled as a run goes (and read
+  /// row by row from a file) gives back its unused rows in place, without a copy.
+  using Data = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   std::vector<std::string> columns;
-  Eigen::MatrixXd data;  ///< samples x columns
+  Data data;  ///< samples x columns
   /// Index of a column by name, or -1.
   int column(const std::string& name) const;
 };

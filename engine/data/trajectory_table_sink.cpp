@@ -65,6 +65,7 @@ void TrajectoryTableSink::end(RunStatus, const std::string&) {}
 TrajectoryTable TrajectoryTableSink::take() {
   TrajectoryTable table;
   table.columns = std::move(columns_);
+  // Row-major: fewer rows is the same storage, shortened in place (no copy of the samples).
   if (rows_ < data_.rows()) data_.conservativeResize(rows_, Eigen::NoChange);
   table.data = std::move(data_);
   data_.resize(0, 0);

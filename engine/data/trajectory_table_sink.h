@@ -37,7 +37,7 @@ class TrajectoryTableSink : public TrajectorySink {
   const Model* model_ = nullptr;
   std::vector<std::string> columns_;
   std::vector<double> values_;  // one sample's row
-  Eigen::MatrixXd data_;        // rows: the capacity (grown by doubling when not known in advance)
+  TrajectoryTable::Data data_;  // rows: the capacity (grown by doubling when not known in advance)
   Eigen::Index rows_ = 0;
 };
 

@@ -88,9 +88,29 @@ pybind11::object progressArgument(const pybind11::object& progress);
 RunOptions runOptionsArgument(const Model& model, const pybind11::object& loadCase, double tEnd,
                               double outputDt);
 
+/// Run options of simulate, sweep and run_design: runOptionsArgument, and fixed steps dt [s] or
+/// error control to `tolerance`, with the integrator by name (ValueError naming the argument).
+RunOptions simulationOptions(const Model& model, const pybind11::object& loadCase, double tEnd,
+                             const pybind11::object& dt, const pybind11::object& tolerance, double outputDt,
+                             const std::string& integrator);
+
+/// A run's sink handed to a sweep, which destroys its sinks: it passes everything on to `target`,
+/// which outlives the sweep.
+class ForwardingSink final : public TrajectorySink {
+ public:
+  explicit ForwardingSink(TrajectorySink& target) : target_(target) {}
+  void begin(const Model& model, const RunInfo& info) override { target_.begin(model, info); }
+  void write(const Sample& sample) override { target_.write(sample); }
+  void end(RunStatus status, const std::string& message) override { target_.end(status, message); }
+
+ private:
+  TrajectorySink& target_;
+};
+
 void bindModel(pybind11::module_& m);
 void bindMechanism(pybind11::module_& m);
 void bindRun(pybind11::module_& m);
 void bindReducedModel(pybind11::module_& m);
+void bindDesign(pybind11::module_& m);
 
 }  // namespace mbdrom::python

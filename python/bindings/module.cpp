@@ -240,4 +240,5 @@ PYBIND11_MODULE(_mbdrom, m) {
   python::bindMechanism(m);
   python::bindRun(m);
   python::bindReducedModel(m);
+  python::bindDesign(m);
 }

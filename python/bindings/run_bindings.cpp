@@ -77,7 +77,8 @@ double positiveNumber(const py::object& value, const char* argument) {
   return x;
 }
 
-// Run options of simulate and sweep: fixed steps dt [s] or error control to `tolerance`.
+}  // namespace
+
 RunOptions simulationOptions(const Model& model, const py::object& loadCase, double tEnd,
                              const py::object& dt, const py::object& tolerance, double outputDt,
                              const std::string& integrator) {
@@ -98,20 +99,6 @@ RunOptions simulationOptions(const Model& model, const py::object& loadCase, dou
   }
   return o;
 }
-
-// A sweep run's sink: the sweep destroys its sinks, the recorders outlive it.
-class ForwardingSink final : public TrajectorySink {
- public:
-  explicit ForwardingSink(TrajectoryRecorder& recorder) : recorder_(recorder) {}
-  void begin(const Model& model, const RunInfo& info) override { recorder_.begin(model, info); }
-  void write(const Sample& sample) override { recorder_.write(sample); }
-  void end(RunStatus status, const std::string& message) override { recorder_.end(status, message); }
-
- private:
-  TrajectoryRecorder& recorder_;
-};
-
-}  // namespace
 
 std::shared_ptr<Run> tableRun(const std::shared_ptr<Model>& model, TrajectoryTable table,
                               const std::string& name, int loadCase) {
@@ -263,7 +250,7 @@ void bindRun(py::module_& m) {
           py::arg("path"), "Writes the run as a trajectory CSV (atomic), byte for byte as simulate -o.")
       .def(py::pickle(
           [](const Run& run) {
-            const Eigen::MatrixXd& d = run.table.data;
+            const TrajectoryTable::Data& d = run.table.data;
             Array data({static_cast<py::ssize_t>(d.rows()), static_cast<py::ssize_t>(d.cols())});
             auto a = data.mutable_unchecked<2>();
             for (Eigen::Index r = 0; r < d.rows(); ++r)

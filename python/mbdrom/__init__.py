@@ -24,6 +24,7 @@ except ImportError as error:
 
 from ._mbdrom import (  # noqa: F401
     Cancelled,
+    Design,
     EnvelopeWarning,
     Error,
     FileError,
@@ -37,7 +38,9 @@ from ._mbdrom import (  # noqa: F401
     UnvalidatedWarning,
     __version__,
     compare,
+    design,
     methods,
+    run_design,
     simulate,
     sweep,
     train,

@@ -222,6 +222,36 @@ def sweep(
     jobs: int = 2,
     progress: Optional[ProgressCallback] = None,
 ) -> List[Run]: ...
+class Design:
+    """A design of experiments: one row per run, one column per varied parameter."""
+    @property
+    def type(self) -> str: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def parameters(self) -> List[str]: ...
+    @property
+    def points(self) -> npt.NDArray[np.float64]: ...
+    @property
+    def run_names(self) -> List[str]: ...
+    @property
+    def hash(self) -> str: ...
+    def row(self, run: int) -> Dict[str, float]: ...
+    def __len__(self) -> int: ...
+
+def design(kind: str, factors: Dict[str, Sequence[float]], runs: int = 0, seed: int = 1) -> Design: ...
+def run_design(
+    model: Model,
+    design: Design,
+    load_case: Optional[str] = None,
+    t_end: float = 1.0,
+    dt: Optional[float] = None,
+    tolerance: Optional[float] = None,
+    output_dt: float = 0.01,
+    integrator: str = "auto",
+    jobs: int = 2,
+    progress: Optional[ProgressCallback] = None,
+) -> List[Run]: ...
 def train(
     method: str,
     model: Model,

@@ -329,13 +329,14 @@ TEST_CASE(
 
   // Save: Ctrl+S asks for a folder, typed whole, Enter.
   const QString folder = QDir::tempPath() + "/fb";
+  bool offeredNameSelected = false;
+  // (No REQUIRE in here: it runs in a timer's event handler, which must not throw.)
   mbdrom::test::whenModal([&](QWidget* modal) {
     auto* files = qobject_cast<QFileDialog*>(modal);
     if (!files) return false;
     auto* name = files->findChild<QLineEdit*>("fileNameEdit");
-    if (!name) return false;
-    REQUIRE(name->hasFocus());
-    REQUIRE(name->selectedText() == name->text());  // the offered name goes as one types
+    if (!name || !name->hasFocus()) return false;                // not shown yet: the next tick
+    offeredNameSelected = name->selectedText() == name->text();  // the offered name goes as one types
     in.type(name, folder);
     in.key(name, Qt::Key_Return);
     return true;
@@ -346,6 +347,7 @@ TEST_CASE(
   in.key(&window, Qt::Key_S, Qt::ControlModifier);
   REQUIRE(
       waitFor([&] { return !window.document()->isModified() && QDir(folder).exists("model.json"); }, 10000));
+  CHECK(offeredNameSelected);
 
   // Reopen it from File > Open Recent.
   clickMenus(in, window, {"File", "Open Recent", "fb"});

@@ -446,24 +446,27 @@ def test_a_missing_numpy_is_said_at_import(mbdrom):
     assert "python3-numpy" in out
 
 
-def test_ctrl_c_stops_a_long_reduced_run_holding_a_table_filled_as_it_went(mbdrom, macpherson):
-    # The run's table is filled sample by sample (no Sample kept, nothing converted at the end). What
-    # is left after Ctrl+C is the copy of the partial table into its exact size: about 0.5 s at 400,000
-    # samples of the MacPherson's 218 channels here (2.1 s at 264,000 before); the issue asks 0.1 s.
+def test_ctrl_c_stops_a_long_reduced_run_within_a_tenth_of_a_second_however_many_samples_it_holds(
+        mbdrom, macpherson):
+    # The run's table is filled sample by sample into rows of one contiguous block; after Ctrl+C
+    # its unused rows are given back in place: nothing is copied or converted, so the latency does
+    # not grow with the samples held (3 ms at 545,000 samples of the MacPherson's 218 channels;
+    # 0.5 s at 400,000 when the table was column-major and shrinking it copied every sample).
     run = mbdrom.simulate(macpherson, load_case="train", t_end=0.5, output_dt=0.005)
     rom = mbdrom.train("pod", macpherson, [run], nr=1, keep_failing=True)
-    sent = []
+    for wait in (0.3, 1.0):
+        sent = []
 
-    def interrupt():
-        sent.append(time.monotonic())
-        os.kill(os.getpid(), signal.SIGINT)
+        def interrupt():
+            sent.append(time.monotonic())
+            os.kill(os.getpid(), signal.SIGINT)
 
-    timer = threading.Timer(1.5, interrupt)
-    timer.start()
-    with pytest.raises(KeyboardInterrupt) as e:
-        rom.simulate(macpherson, load_case="train", t_end=3000, output_dt=0.005)
-    latency = time.monotonic() - sent[0]
-    held = len(e.value.partial_run)
-    assert held > 10000
-    assert latency < 1.5, f"{latency:.3f} s to stop with {held} samples"
-    timer.join()
+        timer = threading.Timer(wait, interrupt)
+        timer.start()
+        with pytest.raises(KeyboardInterrupt) as e:
+            rom.simulate(macpherson, load_case="train", t_end=3000, output_dt=0.005)
+        latency = time.monotonic() - sent[0]
+        held = len(e.value.partial_run)
+        assert held > 10000
+        assert latency < 0.1, f"{latency:.3f} s to stop with {held} samples"
+        timer.join()

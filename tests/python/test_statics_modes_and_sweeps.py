@@ -150,3 +150,80 @@ def test_models_runs_mechanisms_and_reduced_models_pickle(mbdrom, hanging):
     a = rom.simulate(hanging, "shake", t_end=0.2)
     b = copy.simulate(hanging, "shake", t_end=0.2)
     assert np.array_equal(a.q, b.q)
+
+
+def test_a_latin_hypercube_puts_one_point_in_each_stratum_of_every_parameter(mbdrom):
+    # McKay, Beckman & Conover (1979): each range cut into n equal strata, one point in each.
+    n = 16
+    d = mbdrom.design("latin-hypercube", {"spring_dampers.spring.stiffness.0": (800.0, 1600.0),
+                                          "load.weight.value": (0.0, 12.0)}, runs=n, seed=7)
+    assert d.type == "latin-hypercube" and len(d) == n and d.points.shape == (n, 2)
+    assert d.parameters == ["spring_dampers.spring.stiffness.0", "load.weight.value"]
+    for c, (low, high) in enumerate([(800.0, 1600.0), (0.0, 12.0)]):
+        strata = np.floor((d.points[:, c] - low) / (high - low) * n).astype(int)
+        assert sorted(strata) == list(range(n))
+    # The seed makes it: the same seed the same design, another seed another one.
+    again = mbdrom.design("latin-hypercube", {"spring_dampers.spring.stiffness.0": (800.0, 1600.0),
+                                              "load.weight.value": (0.0, 12.0)}, runs=n, seed=7)
+    assert np.array_equal(again.points, d.points) and again.hash == d.hash
+    other = mbdrom.design("latin-hypercube", {"spring_dampers.spring.stiffness.0": (800.0, 1600.0),
+                                              "load.weight.value": (0.0, 12.0)}, runs=n, seed=8)
+    assert not np.array_equal(other.points, d.points)
+    assert d.row(3) == {"spring_dampers.spring.stiffness.0": d.points[3, 0], "load.weight.value": d.points[3, 1]}
+
+
+def test_a_sobol_design_of_eight_points_fills_each_half_and_quarter_evenly(mbdrom):
+    # Sobol' (1967), unscrambled: the first point at the low ends; 2^k points put 2^k / 2^j in each
+    # of the 2^j equal intervals of every parameter (j <= k).
+    d = mbdrom.design("sobol", {"a": (0.0, 1.0), "b": (10.0, 20.0)}, runs=8)
+    assert np.array_equal(d.points[0], [0.0, 10.0])
+    for c, (low, high) in enumerate([(0.0, 1.0), (10.0, 20.0)]):
+        u = (d.points[:, c] - low) / (high - low)
+        for parts in (2, 4, 8):
+            counts = np.bincount(np.floor(u * parts).astype(int), minlength=parts)
+            assert list(counts) == [8 // parts] * parts
+
+
+def test_grid_and_list_designs_and_what_they_refuse(mbdrom):
+    g = mbdrom.design("grid", {"a": [1.0, 2.0], "b": [10.0, 20.0, 30.0]})
+    assert g.points.tolist() == [[1, 10], [1, 20], [1, 30], [2, 10], [2, 20], [2, 30]]
+    listed = mbdrom.design("list", {"a": [1.0, 2.0], "b": [5.0, 6.0]})
+    assert listed.points.tolist() == [[1, 5], [2, 6]]
+    with pytest.raises(ValueError, match="one value per run"):
+        mbdrom.design("list", {"a": [1.0, 2.0], "b": [5.0]})
+    with pytest.raises(ValueError, match="latin-hypercube"):
+        mbdrom.design("halton", {"a": (0.0, 1.0)}, runs=4)
+    with pytest.raises(ValueError, match="low < high"):
+        mbdrom.design("sobol", {"a": (1.0, 0.0)}, runs=4)
+    with pytest.raises(ValueError, match="runs"):
+        mbdrom.design("latin-hypercube", {"a": (0.0, 1.0)})
+    with pytest.raises(ValueError, match="finite"):
+        mbdrom.design("grid", {"a": [float("nan")]})
+
+
+def test_a_designs_runs_settle_where_each_rows_spring_and_load_put_the_mass(mbdrom, hanging):
+    # The hanging mass with its stiffness and push varied: every run ends at rest at the static
+    # stretch (m g + push) / k of its own row (damping ratio >= 0.1: settled after 4 s).
+    d = mbdrom.design("latin-hypercube", {"spring_dampers.spring.stiffness.0": (800.0, 1600.0),
+                                          "load.weight.value": (0.0, 12.0)}, runs=6, seed=3)
+    runs = mbdrom.run_design(hanging, d, load_case="push", t_end=4.0, dt=1e-3, output_dt=0.01, jobs=2)
+    assert [r.name for r in runs] == d.run_names
+    for i, run in enumerate(runs):
+        k, push = d.points[i]
+        assert run.error == "" and run.load_case == "push"
+        assert run.design == {"spring_dampers.spring.stiffness.0": k, "load.weight.value": push}
+        assert run.point("P")[-1, 1] == pytest.approx(-(3.0 * G + push) / k, rel=2e-3)
+    # A row of the design is the same run as the mechanism edited by hand and simulated.
+    text = json.loads(hanging_mass_text(3.0, d.points[0, 0], 18.0, d.points[0, 1]))
+    by_hand = mbdrom.simulate(mbdrom.Model.from_json(json.dumps(text)), "push", t_end=4.0, dt=1e-3,
+                              output_dt=0.01)
+    np.testing.assert_allclose(runs[0].q, by_hand.q, rtol=0, atol=1e-12)
+
+
+def test_a_design_over_a_parameter_the_model_lacks_is_refused_before_anything_runs(mbdrom, hanging):
+    d = mbdrom.design("grid", {"spring_dampers.strut.stiffness": [1000.0]})
+    with pytest.raises(mbdrom.InputError, match="strut"):
+        mbdrom.run_design(hanging, d, load_case="push", t_end=0.1)
+    with pytest.raises(ValueError, match="jobs"):
+        mbdrom.run_design(hanging, mbdrom.design("grid", {"load.weight.value": [1.0]}), load_case="push",
+                          jobs=0)
