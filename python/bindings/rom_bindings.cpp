@@ -53,6 +53,8 @@ void bindReducedModel(py::module_& m) {
       .def_property_readonly(
           "envelope", [](const ReducedModel& rom) { return fromJson(rom.envelope().toJson()); },
           "The ranges of state and inputs seen in training.")
+      .def_property_readonly("parameters", &ReducedModel::parameterNames,
+                             "The parameters mu it takes (simulate's `parameters`), in order; [] for none.")
       .def(
           "simulate",
           [](const ReducedModel& rom, const std::shared_ptr<Model>& model, const py::object& loadCase,
@@ -146,7 +148,11 @@ void bindReducedModel(py::module_& m) {
             if (other.name == run->name)
               throw py::value_error("runs: two runs are named \"" + run->name +
                                     "\"; name them apart (run.name = ..., or simulate(..., name=...))");
-          addRun(request.dataset, runFromTable(*model, run->table, run->name, run->loadCase));
+          DatasetRun datasetRun = runFromTable(*model, run->table, run->name, run->loadCase);
+          // A design's or a sweep's run: its design values are its parameters mu (a neural ODE over
+          // parameters learns their effect), as training from a sweep's runs does in the CLI.
+          datasetRun.parameters = run->design;
+          addRun(request.dataset, std::move(datasetRun));
         }
         // What the held-out check cannot do with these runs, said before the training starts.
         for (const std::string& w : heldOutPlanWarnings(*model, request.dataset))
@@ -160,7 +166,8 @@ void bindReducedModel(py::module_& m) {
       py::arg("method"), py::arg("model"), py::arg("runs"), py::kw_only(), py::arg("progress") = py::none(),
       py::arg("keep_failing") = false,
       "Trains a reduced model of a registered method (mbdrom.methods()) from runs of the model, as "
-      "'mbdrom-cli train METHOD': the settings as keywords (e.g. clusters=16), checked by the method "
+      "'mbdrom-cli train METHOD' (runs of mbdrom.run_design or mbdrom.sweep bring their design values, "
+      "run.design, as parameters mu): the settings as keywords (e.g. clusters=16), checked by the method "
       "(InputError naming a bad key); the training ends with the held-out rollout, the model's runs of its "
       "own training runs and the speed check. A model that blows up on one of its own training runs raises "
       "SolverError naming the run and the time, unless keep_failing=True keeps it for inspection (every run "

@@ -227,3 +227,22 @@ def test_a_design_over_a_parameter_the_model_lacks_is_refused_before_anything_ru
     with pytest.raises(ValueError, match="jobs"):
         mbdrom.run_design(hanging, mbdrom.design("grid", {"load.weight.value": [1.0]}), load_case="push",
                           jobs=0)
+
+
+def test_a_neural_ode_over_parameters_trains_on_a_designs_runs_and_takes_their_values(mbdrom, hanging):
+    # The design's values reach training as the runs' parameters mu (as a sweep's do in the CLI):
+    # the model takes the push by name, knows the range it was trained over, and a run outside
+    # that range warns.
+    d = mbdrom.design("list", {"load.weight.value": [2.0, 6.0, 10.0]})
+    runs = mbdrom.run_design(hanging, d, load_case="push", t_end=1.0, dt=1e-3, output_dt=0.01, jobs=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rom = mbdrom.train("node", hanging, runs, parameters=["load.weight.value"], inputs="none",
+                           hidden=[8], epochs=20, keep_failing=True)
+    assert rom.parameters == ["load.weight.value"]
+    assert rom.metrics["parameter_ranges"]["load.weight.value"] == [2.0, 10.0]
+    assert [r["parameters"]["load.weight.value"] for r in rom.metrics["training_runs"]] == [2.0, 6.0, 10.0]
+    inside = rom.simulate(hanging, "push", t_end=0.2, parameters={"load.weight.value": 4.0})
+    assert len(inside) > 0
+    with pytest.warns(mbdrom.EnvelopeWarning, match="load.weight.value"):
+        rom.simulate(hanging, "push", t_end=0.2, parameters={"load.weight.value": 30.0})
