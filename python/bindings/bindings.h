@@ -73,6 +73,12 @@ int loadCaseArgument(const Model& model, const pybind11::object& name, const cha
 /// Python class, a Python exception such as KeyboardInterrupt as it is) with the samples
 /// the engine kept up to then as its attribute `partial_run` (None when there are none).
 [[noreturn]] void raiseWithPartialRun(const std::shared_ptr<Run>& partial);
+/// Inside a catch block of a batch of runs (a sweep, a design): re-raises as raiseWithPartialRun
+/// does, with the runs that hold samples as `partial_runs`.
+[[noreturn]] void raiseWithPartialRuns(const std::vector<std::shared_ptr<Run>>& runs);
+/// A RuntimeWarning naming the runs of a batch that failed ("`what`: runs that failed ..."); none
+/// when every run completed.
+void warnFailedRuns(const std::vector<std::shared_ptr<Run>>& runs, const std::string& what);
 /// The same with `value` as the exception's attribute `attribute` (a sweep's `partial_runs`).
 [[noreturn]] void raiseWithAttribute(const char* attribute, const pybind11::object& value);
 /// The Python class of the engine's error classes (module.cpp registers them).
@@ -112,5 +118,11 @@ void bindMechanism(pybind11::module_& m);
 void bindRun(pybind11::module_& m);
 void bindReducedModel(pybind11::module_& m);
 void bindDesign(pybind11::module_& m);
+void bindDataset(pybind11::module_& m);
+
+/// The dataset training makes of runs of `model`: each run checked to be of the mechanism and
+/// named apart (ValueError), its design values (run.design) as its parameters mu.
+std::shared_ptr<Dataset> datasetOfRuns(const std::shared_ptr<Model>& model,
+                                       const std::vector<std::shared_ptr<Run>>& runs);
 
 }  // namespace mbdrom::python

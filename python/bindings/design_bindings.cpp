@@ -191,21 +191,10 @@ void bindDesign(py::module_& m) {
                 options, &call.monitor());
           });
         } catch (...) {
-          py::list partial;
-          for (const auto& run : runs())
-            if (run->table.data.rows() > 0) partial.append(run);
-          raiseWithAttribute("partial_runs", partial);
+          raiseWithPartialRuns(runs());
         }
         std::vector<std::shared_ptr<Run>> out = runs();
-        std::string failed;
-        for (const auto& run : out)
-          if (!run->error.empty()) failed += "\n  " + run->name + ": " + run->error;
-        if (!failed.empty())
-          if (PyErr_WarnEx(
-                  PyExc_RuntimeWarning,
-                  ("run_design: runs that failed (their samples up to then are kept):" + failed).c_str(),
-                  1) != 0)
-            throw py::error_already_set();
+        warnFailedRuns(out, "run_design");
         return out;
       },
       py::arg("model"), py::arg("design"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0,

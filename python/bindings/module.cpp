@@ -241,4 +241,5 @@ PYBIND11_MODULE(_mbdrom, m) {
   python::bindRun(m);
   python::bindReducedModel(m);
   python::bindDesign(m);
+  python::bindDataset(m);
 }

@@ -21,6 +21,29 @@ namespace py = pybind11;
 
 namespace mbdrom::python {
 
+namespace {
+
+std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shared_ptr<Model>& model,
+                                      const Dataset& dataset, const py::object& progress, bool keepFailing,
+                                      const py::kwargs& settings) {
+  const MethodInfo& info = MethodRegistry::global().at(method);  // InputError naming the unknown method
+  TrainingRequest request;
+  request.settings = toJson(settings, "settings");
+  request.model = model.get();
+  request.ownRunFailure = keepFailing ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
+  request.dataset = dataset;
+  // What the held-out check cannot do with these runs, said before the training starts.
+  for (const std::string& w : heldOutPlanWarnings(*model, request.dataset))
+    if (PyErr_WarnEx(unvalidatedWarningClass().ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
+  TrainingOutcome outcome;
+  EngineCall call(progress);
+  call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });
+  if (!outcome.model) throw InputError(method + ": training gave no model: " + outcome.report);
+  return std::shared_ptr<ReducedModel>(std::move(outcome.model));
+}
+
+}  // namespace
+
 void bindReducedModel(py::module_& m) {
   py::class_<ReducedModel, std::shared_ptr<ReducedModel>>(
       m, "ReducedModel", "A trained reduced model of one mechanism (any registered method).")
@@ -123,57 +146,44 @@ void bindReducedModel(py::module_& m) {
                "\", n_r = " + std::to_string(rom.reducedDimension()) + ">";
       });
 
+  const char* trainHelp =
+      "Trains a reduced model of a registered method (mbdrom.methods()) from runs of the model or a "
+      "mbdrom.Dataset, as 'mbdrom-cli train METHOD' (runs of mbdrom.run_design or mbdrom.sweep bring their "
+      "design values, run.design, as parameters mu): the settings as keywords (e.g. clusters=16), checked "
+      "by the method (InputError naming a bad key); the training ends with the held-out rollout, the "
+      "model's runs of its own training runs and the speed check. A model that blows up on one of its own "
+      "training runs raises SolverError naming the run and the time, unless keep_failing=True keeps it for "
+      "inspection (every run of it then warns). progress: None or a callable taking a dict (stage, step, "
+      "total, fraction, loss, ...), at most ten times a second. Ctrl+C stops it (KeyboardInterrupt). The "
+      "GIL is released while it trains.";
   m.def(
       "train",
       [](const std::string& method, const std::shared_ptr<Model>& model,
          const std::vector<std::shared_ptr<Run>>& runs, const py::object& progress, bool keepFailing,
          const py::kwargs& settings) {
-        const MethodInfo& info = MethodRegistry::global().at(method);  // InputError naming the unknown method
         if (!model) throw py::type_error("model must be an mbdrom.Model (the mechanism of the runs)");
         if (runs.empty()) throw py::value_error("runs: give at least one run");
-        TrainingRequest request;
-        request.settings = toJson(settings, "settings");
-        request.model = model.get();
-        request.ownRunFailure = keepFailing ? OwnRunFailure::Keep : OwnRunFailure::Refuse;
-        request.dataset = makeDataset(*model);
-        const std::string hash = hashToString(mechanismHash(model->spec()));
-        for (const auto& run : runs) {
-          if (!run) throw py::type_error("runs must be mbdrom.Run objects");
-          if (run->model && mechanismHash(run->model->spec()) != mechanismHash(model->spec()))
-            throw py::value_error("runs: run \"" + run->name + "\" is of mechanism \"" +
-                                  run->model->spec().name + "\" (hash " +
-                                  hashToString(mechanismHash(run->model->spec())) +
-                                  "), not of the model's \"" + model->spec().name + "\" (hash " + hash + ")");
-          for (const DatasetRun& other : request.dataset.runs)
-            if (other.name == run->name)
-              throw py::value_error("runs: two runs are named \"" + run->name +
-                                    "\"; name them apart (run.name = ..., or simulate(..., name=...))");
-          DatasetRun datasetRun = runFromTable(*model, run->table, run->name, run->loadCase);
-          // A design's or a sweep's run: its design values are its parameters mu (a neural ODE over
-          // parameters learns their effect), as training from a sweep's runs does in the CLI.
-          datasetRun.parameters = run->design;
-          addRun(request.dataset, std::move(datasetRun));
-        }
-        // What the held-out check cannot do with these runs, said before the training starts.
-        for (const std::string& w : heldOutPlanWarnings(*model, request.dataset))
-          if (PyErr_WarnEx(unvalidatedWarningClass().ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
-        TrainingOutcome outcome;
-        EngineCall call(progress);
-        call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });
-        if (!outcome.model) throw InputError(method + ": training gave no model: " + outcome.report);
-        return std::shared_ptr<ReducedModel>(std::move(outcome.model));
+        MethodRegistry::global().at(method);  // InputError naming an unknown method, before the runs' checks
+        return trainOn(method, model, *datasetOfRuns(model, runs), progress, keepFailing, settings);
       },
       py::arg("method"), py::arg("model"), py::arg("runs"), py::kw_only(), py::arg("progress") = py::none(),
-      py::arg("keep_failing") = false,
-      "Trains a reduced model of a registered method (mbdrom.methods()) from runs of the model, as "
-      "'mbdrom-cli train METHOD' (runs of mbdrom.run_design or mbdrom.sweep bring their design values, "
-      "run.design, as parameters mu): the settings as keywords (e.g. clusters=16), checked by the method "
-      "(InputError naming a bad key); the training ends with the held-out rollout, the model's runs of its "
-      "own training runs and the speed check. A model that blows up on one of its own training runs raises "
-      "SolverError naming the run and the time, unless keep_failing=True keeps it for inspection (every run "
-      "of it then warns). "
-      "progress: None or a callable taking a dict (stage, step, total, fraction, loss, ...), at most ten "
-      "times a second. Ctrl+C stops it (KeyboardInterrupt). The GIL is released while it trains.");
+      py::arg("keep_failing") = false, trainHelp);
+  m.def(
+      "train",
+      [](const std::string& method, const std::shared_ptr<Model>& model,
+         const std::shared_ptr<Dataset>& dataset, const py::object& progress, bool keepFailing,
+         const py::kwargs& settings) {
+        if (!model) throw py::type_error("model must be an mbdrom.Model (the mechanism of the dataset)");
+        if (!dataset || dataset->runs.empty()) throw py::value_error("runs: the dataset has no run");
+        if (dataset->mechanismHash != mechanismHash(model->spec()))
+          throw py::value_error("runs: the dataset is of mechanism \"" + dataset->mechanismName +
+                                "\" (hash " + hashToString(dataset->mechanismHash) +
+                                "), not of the model's \"" + model->spec().name + "\" (hash " +
+                                hashToString(mechanismHash(model->spec())) + ")");
+        return trainOn(method, model, *dataset, progress, keepFailing, settings);
+      },
+      py::arg("method"), py::arg("model"), py::arg("runs"), py::kw_only(), py::arg("progress") = py::none(),
+      py::arg("keep_failing") = false, trainHelp);
 }
 
 }  // namespace mbdrom::python

@@ -79,6 +79,22 @@ double positiveNumber(const py::object& value, const char* argument) {
 
 }  // namespace
 
+void raiseWithPartialRuns(const std::vector<std::shared_ptr<Run>>& runs) {
+  py::list partial;
+  for (const auto& run : runs)
+    if (run->table.data.rows() > 0) partial.append(run);
+  raiseWithAttribute("partial_runs", partial);
+}
+
+void warnFailedRuns(const std::vector<std::shared_ptr<Run>>& runs, const std::string& what) {
+  std::string failed;
+  for (const auto& run : runs)
+    if (!run->error.empty()) failed += "\n  " + run->name + ": " + run->error;
+  if (failed.empty()) return;
+  const std::string text = what + ": runs that failed (their samples up to then are kept):" + failed;
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+}
+
 RunOptions simulationOptions(const Model& model, const py::object& loadCase, double tEnd,
                              const py::object& dt, const py::object& tolerance, double outputDt,
                              const std::string& integrator) {
@@ -411,18 +427,10 @@ void bindRun(py::module_& m) {
                 &call.monitor());
           });
         } catch (...) {
-          py::list partial;
-          for (const auto& run : runs())
-            if (run->table.data.rows() > 0) partial.append(run);
-          raiseWithAttribute("partial_runs", partial);
+          raiseWithPartialRuns(runs());
         }
         std::vector<std::shared_ptr<Run>> out = runs();
-        std::string failed;
-        for (const auto& run : out)
-          if (!run->error.empty()) failed += "\n  " + run->name + ": " + run->error;
-        if (!failed.empty())
-          PyErr_WarnEx(PyExc_RuntimeWarning,
-                       ("sweep: runs that failed (their samples up to then are kept):" + failed).c_str(), 1);
+        warnFailedRuns(out, "sweep");
         return out;
       },
       py::arg("model"), py::arg("load_case"), py::arg("amplitudes") = std::vector<double>{1.0},

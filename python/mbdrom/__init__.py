@@ -24,6 +24,7 @@ except ImportError as error:
 
 from ._mbdrom import (  # noqa: F401
     Cancelled,
+    Dataset,
     Design,
     EnvelopeWarning,
     Error,

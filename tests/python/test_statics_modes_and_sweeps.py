@@ -3,6 +3,7 @@ mechanisms described in words (not the examples the engine was developed on)."""
 
 import json
 import pickle
+import subprocess
 import warnings
 
 import numpy as np
@@ -246,3 +247,39 @@ def test_a_neural_ode_over_parameters_trains_on_a_designs_runs_and_takes_their_v
     assert len(inside) > 0
     with pytest.warns(mbdrom.EnvelopeWarning, match="load.weight.value"):
         rom.simulate(hanging, "push", t_end=0.2, parameters={"load.weight.value": 30.0})
+
+
+def test_a_dataset_merged_by_the_cli_gives_the_designs_values_as_arrays_and_trains(mbdrom, cli, tmp_path):
+    # The same Latin hypercube made by 'mbdrom-cli sweep --design' (then merged) and by mbdrom.design.
+    path = tmp_path / "hanging.json"
+    path.write_text(hanging_mass_text(3.0, 1200.0, 18.0, 6.0))
+    sweep = tmp_path / "sweep"
+    subprocess.run([cli, "sweep", str(path), "-o", str(sweep), "--load-case", "push",
+                    "--vary", "load.weight.value=0:12", "--design", "latin-hypercube", "--runs", "4",
+                    "--seed", "5", "--t-end", "0.5", "--jobs", "1"], check=True, capture_output=True)
+    merged = tmp_path / "merged.json"
+    subprocess.run([cli, "merge", str(sweep), "-o", str(merged)], check=True, capture_output=True)
+    model = mbdrom.Model.load(str(path))
+    data = mbdrom.Dataset.load(str(merged), model)
+    d = mbdrom.design("latin-hypercube", {"load.weight.value": (0.0, 12.0)}, runs=4, seed=5)
+    assert len(data) == 4 and data.samples > 0
+    np.testing.assert_array_equal(data.parameters["load.weight.value"], d.points[:, 0])
+    first = data.run(0)
+    assert first["q"].shape == (len(first["t"]), len(data.coordinates))
+    # The merged runs are the runs Python makes of the same design.
+    runs = mbdrom.run_design(model, d, load_case="push", t_end=0.5, jobs=1)
+    np.testing.assert_array_equal(first["q"], runs[0].q)
+    # Training takes the dataset as it takes runs; a dataset of another mechanism is refused.
+    rom = mbdrom.train("pod", model, data, nr=1, keep_failing=True)
+    assert rom.reduced_dimension == 1
+    other = mbdrom.Model.from_json(hanging_mass_text(4.0, 1200.0, 18.0, 6.0))
+    with pytest.raises(ValueError, match="not of the model"):
+        mbdrom.train("pod", other, data, nr=1)
+    with pytest.raises(mbdrom.InputError, match="not of the model"):
+        mbdrom.Dataset.load(str(merged), other)
+    # Made from runs, saved and read back: the same data.
+    saved = tmp_path / "mine.json"
+    mbdrom.Dataset.from_runs(model, runs).save(str(saved))
+    again = mbdrom.Dataset.load(str(saved))
+    np.testing.assert_array_equal(again.parameters["load.weight.value"], d.points[:, 0])
+    np.testing.assert_array_equal(again.run(2)["qd"], data.run(2)["qd"])
