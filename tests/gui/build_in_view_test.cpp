@@ -171,9 +171,11 @@ void clickMenus(Inputs& in, MainWindow& w, const QStringList& path) {
     for (QAction* a : menu->actions())
       if (a->text().remove('&').contains(path[i])) entry = a;
     REQUIRE(entry != nullptr);
+    // (Read before the click: a triggered entry may rebuild its menu, as Open Recent does.)
+    QMenu* submenu = entry->menu();
     in.click(menu, menu->actionGeometry(entry).center());
-    if (entry->menu()) {
-      menu = entry->menu();
+    if (submenu) {
+      menu = submenu;
       REQUIRE(waitFor([&] { return menu->isVisible(); }, 3000));
     }
   }
