@@ -25,8 +25,8 @@ class TestTempFolder {
     std::error_code ec;
     const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
     std::string pattern = ((ec ? std::filesystem::path("/tmp") : base) / "mbdrom-tests-XXXXXX").string();
-    if (::mkdtemp(pattern.data()) == nullptr) return;  // the tests then use the system's folder
-    path_ = pattern;
+    if (::mkdtemp(pattern.data()) == nullptr) return;     // the tests then use the system's folder
+    path_ = std::filesystem::absolute(pattern).string();  // removed at exit, wherever the tests cd to
     ::setenv("TMPDIR", path_.c_str(), 1);
   }
 

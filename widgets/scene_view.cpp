@@ -431,6 +431,7 @@ void SceneView::clearMechanism() {
   vtk_->mech->clear();
   selectedPoints_.clear();
   selectedBodies_.clear();
+  selectedJoints_.clear();
   hoverPoint_ = hoverBody_ = -1;
   draggingPoint_ = -1;
   requestRender();

@@ -71,13 +71,15 @@ struct SceneView::Vtk {
 };
 
 // Intersection of a ray (origin, unit direction) with the plane through `point`
-// normal to `normal`; nullopt when they are parallel.
+// normal to `normal`; nullopt when they are parallel or the plane is behind the ray's origin
+// (a click above the horizon of a work plane seen in perspective).
 inline std::optional<Eigen::Vector3d> rayPlaneIntersection(
     const std::pair<Eigen::Vector3d, Eigen::Vector3d>& ray, const Eigen::Vector3d& point,
     const Eigen::Vector3d& normal) {
   const double denominator = normal.dot(ray.second);
   if (std::abs(denominator) < 1e-9) return std::nullopt;
   const double s = normal.dot(point - ray.first) / denominator;
+  if (!(s > 0.0)) return std::nullopt;
   return ray.first + s * ray.second;
 }
 

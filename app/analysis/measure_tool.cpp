@@ -130,7 +130,10 @@ MeasureTool::MeasureTool(QMainWindow* window, ProjectDocument* doc, Viewport* vi
     frame_ = frame;
     if (dock_->isVisible()) update();
   });
-  connect(doc_, &ProjectDocument::modelChanged, this, &MeasureTool::update);
+  // After an edit or a run the view draws the new mechanism and its selection: measured then.
+  connect(viewport_->scene(), &widgets::SceneView::mechanismShown, this, &MeasureTool::update,
+          Qt::QueuedConnection);
+  connect(doc_, &ProjectDocument::modelChanged, this, &MeasureTool::update, Qt::QueuedConnection);
   // Hidden (behind another dock's tab) it follows the frames and measures when shown.
   connect(dock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
     if (visible) update();
@@ -201,10 +204,8 @@ void MeasureTool::measurePoints(const Model& model, const std::vector<int>& poin
 void MeasureTool::measureBodies(const Model& model, int body1, int body2) {
   const int nb = static_cast<int>(model.bodies().size());
   if (body1 < 0 || body2 < 0 || body1 >= nb || body2 >= nb) return show({}, {}, {}, {}, {});
-  if (posesOf_ != &model) {
-    poses_ = std::make_unique<BodyPoses>(model);
-    posesOf_ = &model;
-  }
+  // Built for this model each time (cheap): a model is replaced by every edit.
+  const BodyPoses poses(model);
   const Frames f = framesOf(*viewport_, frame_);
   // The centroid of a body's points, carried from the reference by the body's pose.
   auto centroid = [&](const Eigen::VectorXd& q, int b) {
@@ -216,20 +217,22 @@ void MeasureTool::measureBodies(const Model& model, int body1, int body2) {
         sum += model.spec().points[static_cast<std::size_t>(e)].position;
         ++n;
       }
-    return Eigen::Vector3d(poses_->pose(model, q, b) * (n > 0 ? Eigen::Vector3d(sum / n) : sum));
+    return Eigen::Vector3d(poses.pose(model, q, b) * (n > 0 ? Eigen::Vector3d(sum / n) : sum));
   };
   auto centroidDistance = [&](const Eigen::VectorXd& q) {
     return (centroid(q, body2) - centroid(q, body1)).norm();
   };
-  auto relativeAngle = [&](const Eigen::VectorXd& q) {
-    const Eigen::Matrix3d r =
-        poses_->pose(model, q, body1).linear().transpose() * poses_->pose(model, q, body2).linear();
-    return Eigen::AngleAxisd(r).angle() * kDegrees;
+  auto relative = [&](const Eigen::VectorXd& q) -> Eigen::Matrix3d {
+    return poses.pose(model, q, body1).linear().transpose() * poses.pose(model, q, body2).linear();
   };
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const bool rates = f.span > 0.0;
-  value_ = relativeAngle(*f.now);
-  rate_ = rates ? (relativeAngle(*f.after) - relativeAngle(*f.before)) / f.span : nan;
+  value_ = Eigen::AngleAxisd(relative(*f.now)).angle() * kDegrees;
+  // The relative angular speed: the turn from the frame before to the frame after, over their span
+  // (the displayed angle, in [0, 180], would turn back at 180 degrees).
+  rate_ = rates ? Eigen::AngleAxisd(relative(*f.before).transpose() * relative(*f.after)).angle() * kDegrees /
+                      f.span
+                : nan;
   const double distance = centroidDistance(*f.now);
   relativeSpeed_ = rates ? (centroidDistance(*f.after) - centroidDistance(*f.before)) / f.span : nan;
   const QString names = QString::fromStdString(model.spec().bodies[static_cast<std::size_t>(body1)].name) +

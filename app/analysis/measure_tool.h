@@ -7,8 +7,10 @@
 // Two points: distance, its rate and the relative speed |v2 - v1|; three points:
 // the angle at the second and its rate; two bodies: the distance between the
 // centroids of their points and the angle of their relative rotation since the
-// reference configuration, with their rates. Rates are central differences of
-// the played run's samples; with no run played the mechanism is at rest.
+// reference configuration, with the rate of the distance and the relative
+// angular speed. Rates are central differences of the played run's samples (of
+// the displayed value: a three-point angle's rate changes sign at 0 and 180
+// degrees); with no run played the mechanism is at rest.
 
 #include "engine/model/spec_edit.h"
 
@@ -16,7 +18,6 @@
 #include <QString>
 
 #include <functional>
-#include <memory>
 
 class QAction;
 class QDockWidget;
@@ -25,7 +26,6 @@ class QMainWindow;
 class QPushButton;
 
 namespace mbdrom {
-class BodyPoses;
 class Model;
 }  // namespace mbdrom
 
@@ -81,8 +81,6 @@ class MeasureTool : public QObject {
   QString quantity_;
   double value_ = 0.0, rate_ = 0.0, relativeSpeed_ = 0.0;
   std::vector<std::string> keepPoints_;  // the points of a measure that can be kept
-  const Model* posesOf_ = nullptr;
-  std::unique_ptr<BodyPoses> poses_;
 };
 
 }  // namespace mbdrom::app

@@ -11,6 +11,7 @@
 #include "python/bindings/bindings.h"
 #include "python/bindings/engine_call.h"
 
+#include <pybind11/eigen.h>
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -203,7 +204,8 @@ void bindDesign(py::module_& m) {
       "Runs every row of a design, as 'mbdrom-cli sweep --design': each its own mechanism, loads and initial "
       "state, on `jobs` threads. Returns one Run per row, in the design's order, named by its run name, with "
       "its design values in run.design (the parameters mu of a dataset made of them) and, when the design "
-      "varies the mechanism, that mechanism in run.model. A parameter the model does not have is refused "
+      "varies the mechanism, that mechanism in run.model (such runs train per mechanism: train and "
+      "Dataset.from_runs take the runs of one). A parameter the model does not have is refused "
       "before anything runs (InputError); a run that fails keeps its samples up to then, says why in "
       "run.error and is named in a RuntimeWarning (the others go on). Other arguments as simulate; progress "
       "counts finished runs; Ctrl+C stops them all (the error's partial_runs holds what ran).");

@@ -92,7 +92,13 @@ void warnFailedRuns(const std::vector<std::shared_ptr<Run>>& runs, const std::st
     if (!run->error.empty()) failed += "\n  " + run->name + ": " + run->error;
   if (failed.empty()) return;
   const std::string text = what + ": runs that failed (their samples up to then are kept):" + failed;
-  if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) != 0) throw py::error_already_set();
+  if (PyErr_WarnEx(PyExc_RuntimeWarning, text.c_str(), 1) == 0) return;
+  // Warnings made errors: the error carries the runs, as a stopped batch's does.
+  try {
+    throw py::error_already_set();
+  } catch (...) {
+    raiseWithPartialRuns(runs);
+  }
 }
 
 RunOptions simulationOptions(const Model& model, const py::object& loadCase, double tEnd,
@@ -274,11 +280,11 @@ void bindRun(py::module_& m) {
             return py::make_tuple(run.model ? py::cast(serializeModelSpec(run.model->spec())) : py::none(),
                                   run.table.columns, data, run.name, run.loadCase, run.error, run.integrator,
                                   run.integratorReason, run.warnings, run.envelope, run.leftEnvelope,
-                                  run.expectedError, run.equationResidual, run.equations);
+                                  run.expectedError, run.equationResidual, run.equations, run.design);
           },
           [](const py::tuple& state) {
             if (state.size() != 6 && state.size() != 9 && state.size() != 11 && state.size() != 12 &&
-                state.size() != 14)
+                state.size() != 14 && state.size() != 15)
               throw py::value_error("not the pickled state of an mbdrom.Run");
             auto run = std::make_shared<Run>();
             if (!state[0].is_none())
@@ -308,6 +314,7 @@ void bindRun(py::module_& m) {
               run->equationResidual = state[12].cast<double>();
               run->equations = state[13].cast<std::string>();
             }
+            if (state.size() >= 15) run->design = state[14].cast<std::map<std::string, double>>();
             return run;
           }))
       .def("__len__", [](const Run& run) { return run.table.data.rows(); })

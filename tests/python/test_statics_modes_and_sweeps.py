@@ -209,6 +209,8 @@ def test_a_designs_runs_settle_where_each_rows_spring_and_load_put_the_mass(mbdr
                                           "load.weight.value": (0.0, 12.0)}, runs=6, seed=3)
     runs = mbdrom.run_design(hanging, d, load_case="push", t_end=4.0, dt=1e-3, output_dt=0.01, jobs=2)
     assert [r.name for r in runs] == d.run_names
+    # A pickled run keeps its design values (they are its parameters mu in training).
+    assert pickle.loads(pickle.dumps(runs[2])).design == runs[2].design
     for i, run in enumerate(runs):
         k, push = d.points[i]
         assert run.error == "" and run.load_case == "push"
