@@ -30,6 +30,8 @@ const DatasetRun& datasetRunAt(const Dataset& d, const py::object& key) {
       if (r.name == name) return r;
     throw py::key_error("the dataset has no run \"" + name + "\"");
   }
+  if (!py::isinstance<py::int_>(key))
+    throw py::type_error("run: an index or a run's name, not " + std::string(py::str(py::type::of(key))));
   const auto i = key.cast<long long>();
   const auto n = static_cast<long long>(d.runs.size());
   if (i < -n || i >= n)

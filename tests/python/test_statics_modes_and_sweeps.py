@@ -267,6 +267,11 @@ def test_a_dataset_merged_by_the_cli_gives_the_designs_values_as_arrays_and_trai
     assert len(data) == 4 and data.samples > 0
     np.testing.assert_array_equal(data.parameters["load.weight.value"], d.points[:, 0])
     first = data.run(0)
+    assert data.run(-1)["name"] == data.run(3)["name"] == data.run_names[3]
+    with pytest.raises(TypeError, match="an index or a run's name"):
+        data.run(1.5)
+    with pytest.raises(IndexError):
+        data.run(4)
     assert first["q"].shape == (len(first["t"]), len(data.coordinates))
     # The merged runs are the runs Python makes of the same design.
     runs = mbdrom.run_design(model, d, load_case="push", t_end=0.5, jobs=1)
