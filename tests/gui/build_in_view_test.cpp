@@ -4,6 +4,7 @@
 // midpoint, then simulated, plotted, saved and reopened.
 
 #include "app/analysis/measure_tool.h"
+#include "app/editing/model_editing.h"
 #include "app/files/project_files.h"
 #include "app/job_runner.h"
 #include "app/main_window.h"
@@ -490,4 +491,57 @@ TEST_CASE("user guide screenshots of building in the view and of the measure too
   built.findChild<QAction*>("measureToolAction")->trigger();
   selectInTreeByName(built, {pointAt(built, kO), pointAt(built, kA), pointAt(built, kB)});
   shoot("measure_tool.png");
+}
+
+TEST_CASE(
+    "the measure tool's turn of two bodies and its rate follow the engine's angle of the pin that joins "
+    "them") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  REQUIRE(window.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/tests/data/mechanisms/four_bar_xz_revolute.json"))));
+  // The engine's own measure of the pin between crank and coupler, recorded by the run.
+  mbdrom::ModelSpec spec = window.document()->spec();
+  mbdrom::MeasureSpec pin;
+  pin.name = "pin_A_angle";
+  pin.type = mbdrom::MeasureType::JointAngle;
+  pin.joint = "pin_A";
+  spec.measures.push_back(pin);
+  REQUIRE(window.editing()->apply(spec, "measure the pin").isEmpty());
+  mbdrom::RunOptions options;
+  options.tEnd = 1.0;
+  options.outputDt = 0.01;
+  options.loadCase = window.model()->findLoadCase("free");
+  window.runs()->runSimulation(options);
+  REQUIRE(waitFor([&] { return window.hasPlayback() && !window.jobRunner()->busy(); }, 60000));
+  window.viewport()->playback()->pause();
+  window.findChild<QAction*>("measureToolAction")->trigger();
+  auto* measure = window.findChild<mbdrom::app::MeasureTool*>();
+  const auto refOf = [&](const char* name) {
+    auto ref = window.modelTree()->elementNamed(mbdrom::ElementKind::Body, QString::fromLatin1(name));
+    REQUIRE(ref);
+    return *ref;
+  };
+  window.modelTree()->selectElements({refOf("crank"), refOf("coupler")}, refOf("coupler"));
+  REQUIRE(window.sceneView()->selectedBodies().size() == 2);
+  const auto* motion = window.viewport()->motion();
+  REQUIRE(motion->measureNames == std::vector<std::string>{"pin_A_angle"});
+  const double toDegrees = 180.0 / 3.14159265358979323846;
+  bool turned = false;
+  for (int frame : {20, 50, 80}) {
+    window.viewport()->playback()->seek(frame);
+    REQUIRE(measure->quantity() == "bodies");
+    const auto k = static_cast<std::size_t>(frame);
+    const double angle = motion->measures[k][0] - motion->measures[0][0];
+    INFO("frame " << frame << ": pin angle " << angle * toDegrees << " deg");
+    // The turn since the reference is the pin's angle (planar: about the pin's axis), in magnitude.
+    CHECK(measure->value() == Approx(std::abs(angle) * toDegrees).margin(1e-6));
+    // Its rate is the relative angular speed: the pin's angle's central difference, in magnitude.
+    const double rate =
+        (motion->measures[k + 1][0] - motion->measures[k - 1][0]) / (motion->t[k + 1] - motion->t[k - 1]);
+    CHECK(measure->rate() == Approx(std::abs(rate) * toDegrees).epsilon(1e-6).margin(1e-6));
+    turned = turned || std::abs(angle) > 0.05;
+  }
+  CHECK(turned);
 }
