@@ -200,6 +200,7 @@ class SceneView : public QWidget {
   std::pair<Eigen::Vector3d, Eigen::Vector3d> rayAt(QPointF pos) const;
   Eigen::Vector3d dragPosition(QPointF pos) const;
   void updateHover(QPointF pos, QPointF global);
+  void clearHover();
   void clickAt(QPointF pos, Qt::KeyboardModifiers modifiers);
   // The picks of a click on drawn point `point` with no modifier: its joints in turn.
   void clickPoint(int point, Qt::KeyboardModifiers modifiers);

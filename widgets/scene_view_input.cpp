@@ -253,7 +253,7 @@ void SceneView::mouseMoveEvent(QMouseEvent* event) {
   }
   if (event->buttons() == Qt::NoButton) {
     if (addPointMode_ && pointAt(event->position()) < 0) {
-      updateHover(QPointF(-1e6, -1e6), event->globalPosition());  // nothing hovered
+      clearHover();
       showPlacement(event->position(), event->modifiers());
     } else {
       hidePlacement();
@@ -292,13 +292,17 @@ void SceneView::keyPressEvent(QKeyEvent* event) {
   }
 }
 
+void SceneView::clearHover() {
+  if (hoverPoint_ < 0 && hoverBody_ < 0) return;
+  hoverPoint_ = hoverBody_ = -1;
+  vtk_->mech->setHover(-1, -1);
+  QToolTip::hideText();
+  requestRender();
+}
+
 void SceneView::leaveEvent(QEvent* event) {
   hidePlacement();
-  if (hoverPoint_ >= 0 || hoverBody_ >= 0) {
-    hoverPoint_ = hoverBody_ = -1;
-    vtk_->mech->setHover(-1, -1);
-    requestRender();
-  }
+  clearHover();
   QWidget::leaveEvent(event);
 }
 

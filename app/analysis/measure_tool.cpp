@@ -43,16 +43,9 @@ double angleAt(const Eigen::Vector3d& a, const Eigen::Vector3d& b, const Eigen::
   return std::atan2(u.cross(v).norm(), u.dot(v));
 }
 
-// The coordinates a measure is evaluated at: the played run's frame and its neighbours, or the
-// mechanism at rest.
-struct Frames {
-  const Model* model = nullptr;
-  const Eigen::VectorXd* now = nullptr;
-  const Eigen::VectorXd *before = nullptr, *after = nullptr;
-  double span = 0.0;  // time from `before` to `after` [s]; 0: no rates
-};
+}  // namespace
 
-Frames framesOf(const Viewport& viewport, int frame) {
+MeasureTool::Frames MeasureTool::framesOf(const Viewport& viewport, int frame) {
   Frames f;
   const RunMotion* motion = viewport.motion();
   if (motion && viewport.motionModel() && frame >= 0 && static_cast<std::size_t>(frame) < motion->q.size()) {
@@ -71,6 +64,8 @@ Frames framesOf(const Viewport& viewport, int frame) {
   }
   return f;
 }
+
+namespace {
 
 QString number(double v, const char* unit) {
   if (!std::isfinite(v)) return QObject::tr("– (play a run for rates)");
@@ -162,24 +157,24 @@ void MeasureTool::update() {
   const std::vector<int>& points = scene->selectedPoints();
   const std::vector<int>& bodies = scene->selectedBodies();
   if (f.model && bodies.empty() && (points.size() == 2 || points.size() == 3)) {
-    measurePoints(*f.model, points);
+    measurePoints(f, points);
   } else if (f.model && points.empty() && bodies.size() == 2) {
-    measureBodies(*f.model, bodies[0], bodies[1]);
+    measureBodies(f, bodies[0], bodies[1]);
   } else {
     show({}, tr("nothing to measure: pick 2 or 3 points, or 2 bodies"), {}, {}, {});
   }
 }
 
-void MeasureTool::measurePoints(const Model& model, const std::vector<int>& points) {
-  const Frames f = framesOf(*viewport_, frame_);
+void MeasureTool::measurePoints(const Frames& f, const std::vector<int>& points) {
+  const Model& model = *f.model;
   const int np = static_cast<int>(model.spec().points.size());
   for (int i : points)
     if (i < 0 || i >= np + static_cast<int>(model.markers().size())) return show({}, {}, {}, {}, {});
   auto at = [&](const Eigen::VectorXd& q, std::size_t k) { return drawnPosition(model, q, points[k]); };
   QStringList names;
   for (int i : points) {
-    names << QString::fromStdString(drawnName(model, i));
     keepPoints_.push_back(drawnName(model, i));
+    names << QString::fromStdString(keepPoints_.back());
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const bool rates = f.span > 0.0;
@@ -201,12 +196,12 @@ void MeasureTool::measurePoints(const Model& model, const std::vector<int>& poin
        number(rate_, "°/s"), tr("– (of two points)"));
 }
 
-void MeasureTool::measureBodies(const Model& model, int body1, int body2) {
+void MeasureTool::measureBodies(const Frames& f, int body1, int body2) {
+  const Model& model = *f.model;
   const int nb = static_cast<int>(model.bodies().size());
   if (body1 < 0 || body2 < 0 || body1 >= nb || body2 >= nb) return show({}, {}, {}, {}, {});
   // Built for this model each time (cheap): a model is replaced by every edit.
   const BodyPoses poses(model);
-  const Frames f = framesOf(*viewport_, frame_);
   // The centroid of a body's points, carried from the reference by the body's pose.
   auto centroid = [&](const Eigen::VectorXd& q, int b) {
     const int np = static_cast<int>(model.spec().points.size());

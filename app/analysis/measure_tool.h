@@ -12,12 +12,15 @@
 // the displayed value: a three-point angle's rate changes sign at 0 and 180
 // degrees); with no run played the mechanism is at rest.
 
+#include "app/editing/model_browser.h"
 #include "engine/model/spec_edit.h"
+
+#include <Eigen/Core>
 
 #include <QObject>
 #include <QString>
 
-#include <functional>
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -41,9 +44,8 @@ class Viewport;
 class MeasureTool : public QObject {
   Q_OBJECT
  public:
-  /// Applies an edited specification with a description for the undo stack; returns the
-  /// reason it was refused, empty when applied.
-  using EditHandler = std::function<QString(const ModelSpec& spec, const QString& description)>;
+  /// Applies an edited specification (as the model browser's docks do).
+  using EditHandler = ModelBrowser::EditHandler;
   /// Adds the Measure dock (objectName measureDock, hidden until asked for) to `window`.
   MeasureTool(QMainWindow* window, ProjectDocument* doc, Viewport* viewport, widgets::ModelTree* tree,
               EditHandler edit);
@@ -60,9 +62,19 @@ class MeasureTool : public QObject {
   double relativeSpeed() const { return relativeSpeed_; }
 
  private:
+  // The coordinates a measure is evaluated at: the played run's frame and its neighbours, or the
+  // mechanism at rest.
+  struct Frames {
+    const Model* model = nullptr;
+    const Eigen::VectorXd* now = nullptr;
+    const Eigen::VectorXd *before = nullptr, *after = nullptr;
+    double span = 0.0;  // time from `before` to `after` [s]; 0: no rates
+  };
+  static Frames framesOf(const Viewport& viewport, int frame);
+
   void update();
-  void measurePoints(const Model& model, const std::vector<int>& points);
-  void measureBodies(const Model& model, int body1, int body2);
+  void measurePoints(const Frames& f, const std::vector<int>& points);
+  void measureBodies(const Frames& f, int body1, int body2);
   void keep();
   void show(const QString& quantity, const QString& between, const QString& valueText,
             const QString& rateText, const QString& speedText);

@@ -10,6 +10,12 @@ namespace mbdrom::app {
 
 namespace {
 
+bool isNumberText(const QString& word) {
+  bool ok = false;
+  word.toDouble(&ok);
+  return ok;
+}
+
 QString typedPointText(const char* text) {
   return QCoreApplication::translate("TypedPoint", text);
 }
@@ -21,12 +27,11 @@ TypedPoint parseTypedPoint(const QString& text) {
   QString rest = text.trimmed();
   rest.remove(QRegularExpression(QStringLiteral("[()\\[\\]]")));
   QStringList words = rest.split(QRegularExpression(QStringLiteral("[\\s,;]+")), Qt::SkipEmptyParts);
+  // A first word that is not a number names the point ("A" or "A:").
   if (!words.isEmpty()) {
-    bool number = false;
     QString first = words.front();
     if (first.endsWith(':')) first.chop(1);
-    first.toDouble(&number);
-    if (!number) {
+    if (!isNumberText(first)) {
       out.name = first;
       words.pop_front();
     }

@@ -120,6 +120,11 @@ void bindReducedModel(pybind11::module_& m);
 void bindDesign(pybind11::module_& m);
 void bindDataset(pybind11::module_& m);
 
+/// "<what> is of mechanism "<name>" (hash ...), not of the model's "<name>" (hash ...)": the
+/// refusal of runs or a dataset of another mechanism than `model`'s.
+std::string otherMechanismText(const std::string& what, const std::string& name, std::uint64_t hash,
+                               const Model& model);
+
 /// The dataset training makes of runs of `model`: each run checked to be of the mechanism and
 /// named apart (ValueError), its design values (run.design) as its parameters mu.
 std::shared_ptr<Dataset> datasetOfRuns(const std::shared_ptr<Model>& model,

@@ -73,16 +73,20 @@ py::dict runDict(const DatasetRun& r) {
 
 }  // namespace
 
+std::string otherMechanismText(const std::string& what, const std::string& name, std::uint64_t hash,
+                               const Model& model) {
+  return what + " is of mechanism \"" + name + "\" (hash " + hashToString(hash) + "), not of the model's \"" +
+         model.spec().name + "\" (hash " + hashToString(mechanismHash(model.spec())) + ")";
+}
+
 std::shared_ptr<Dataset> datasetOfRuns(const std::shared_ptr<Model>& model,
                                        const std::vector<std::shared_ptr<Run>>& runs) {
   auto dataset = std::make_shared<Dataset>(makeDataset(*model));
   for (const auto& run : runs) {
     if (!run) throw py::type_error("runs must be mbdrom.Run objects");
     if (run->model && mechanismHash(run->model->spec()) != mechanismHash(model->spec()))
-      throw py::value_error("runs: run \"" + run->name + "\" is of mechanism \"" + run->model->spec().name +
-                            "\" (hash " + hashToString(mechanismHash(run->model->spec())) +
-                            "), not of the model's \"" + model->spec().name + "\" (hash " +
-                            hashToString(mechanismHash(model->spec())) + ")");
+      throw py::value_error(otherMechanismText("runs: run \"" + run->name + "\"", run->model->spec().name,
+                                               mechanismHash(run->model->spec()), *model));
     for (const DatasetRun& other : dataset->runs)
       if (other.name == run->name)
         throw py::value_error("runs: two runs are named \"" + run->name +
@@ -107,10 +111,8 @@ void bindDataset(py::module_& m) {
           [](const std::filesystem::path& path, const std::shared_ptr<Model>& model) {
             auto d = std::make_shared<Dataset>(loadDataset(path.string()));
             if (model && d->mechanismHash != mechanismHash(model->spec()))
-              throw InputError(path.string() + ": a dataset of mechanism \"" + d->mechanismName +
-                               "\" (hash " + hashToString(d->mechanismHash) + "), not of the model's \"" +
-                               model->spec().name + "\" (hash " + hashToString(mechanismHash(model->spec())) +
-                               ")");
+              throw InputError(otherMechanismText(path.string() + ": a dataset", d->mechanismName,
+                                                  d->mechanismHash, *model));
             return d;
           },
           py::arg("path"), py::arg("model") = nullptr,

@@ -176,10 +176,8 @@ void bindReducedModel(py::module_& m) {
         if (!model) throw py::type_error("model must be an mbdrom.Model (the mechanism of the dataset)");
         if (!dataset || dataset->runs.empty()) throw py::value_error("runs: the dataset has no run");
         if (dataset->mechanismHash != mechanismHash(model->spec()))
-          throw py::value_error("runs: the dataset is of mechanism \"" + dataset->mechanismName +
-                                "\" (hash " + hashToString(dataset->mechanismHash) +
-                                "), not of the model's \"" + model->spec().name + "\" (hash " +
-                                hashToString(mechanismHash(model->spec())) + ")");
+          throw py::value_error(otherMechanismText("runs: the dataset", dataset->mechanismName,
+                                                   dataset->mechanismHash, *model));
         return trainOn(method, model, *dataset, progress, keepFailing, settings);
       },
       py::arg("method"), py::arg("model"), py::arg("runs"), py::kw_only(), py::arg("progress") = py::none(),

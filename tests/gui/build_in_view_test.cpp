@@ -198,6 +198,24 @@ void selectInTree(MainWindow& w, std::initializer_list<const char*> names) {
   selectInTreeByName(w, std::vector<std::string>(names.begin(), names.end()));
 }
 
+// The x-z four-bar written as a file (tests/data/mechanisms), in a shown window.
+void openFourBarFile(MainWindow& w) {
+  w.resize(1600, 1000);
+  w.show();
+  REQUIRE(w.files()->openModel(
+      QString::fromStdString(mbdrom::test::sourcePath("/tests/data/mechanisms/four_bar_xz_revolute.json"))));
+}
+
+// A second of the mechanism released under load case "free", played in the view.
+void playFreeRun(MainWindow& w) {
+  mbdrom::RunOptions options;
+  options.tEnd = 1.0;
+  options.outputDt = 0.01;
+  options.loadCase = w.model()->findLoadCase("free");
+  w.runs()->runSimulation(options);
+  REQUIRE(waitFor([&] { return w.hasPlayback() && !w.jobRunner()->busy(); }, 60000));
+}
+
 // The four-bar of the user's trial, in the x-y work plane [m].
 const Eigen::Vector3d kO(0, 0, 0), kQ(1, 0, 0), kA(0, 0.3, 0), kB(1, 0.8, 0), kS(0.25, 1.2, 0);
 
@@ -370,10 +388,7 @@ TEST_CASE(
     "Keep "
     "as Measure makes runs record them") {
   MainWindow window;
-  window.resize(1600, 1000);
-  window.show();
-  REQUIRE(window.files()->openModel(
-      QString::fromStdString(mbdrom::test::sourcePath("/tests/data/mechanisms/four_bar_xz_revolute.json"))));
+  openFourBarFile(window);
   auto* measure = window.findChild<mbdrom::app::MeasureTool*>();
   REQUIRE(measure != nullptr);
   window.findChild<QAction*>("measureToolAction")->trigger();
@@ -399,12 +414,7 @@ TEST_CASE(
   CHECK(measures[1].point2 == "A");
 
   // A run records both; at every frame the tool shows what the run recorded.
-  mbdrom::RunOptions options;
-  options.tEnd = 1.0;
-  options.outputDt = 0.01;
-  options.loadCase = window.model()->findLoadCase("free");
-  window.runs()->runSimulation(options);
-  REQUIRE(waitFor([&] { return window.hasPlayback() && !window.jobRunner()->busy(); }, 60000));
+  playFreeRun(window);
   const auto* motion = window.viewport()->motion();
   REQUIRE(motion != nullptr);
   REQUIRE(motion->measureNames.size() == 2);
@@ -497,10 +507,7 @@ TEST_CASE(
     "the measure tool's turn of two bodies and its rate follow the engine's angle of the pin that joins "
     "them") {
   MainWindow window;
-  window.resize(1600, 1000);
-  window.show();
-  REQUIRE(window.files()->openModel(
-      QString::fromStdString(mbdrom::test::sourcePath("/tests/data/mechanisms/four_bar_xz_revolute.json"))));
+  openFourBarFile(window);
   // The engine's own measure of the pin between crank and coupler, recorded by the run.
   mbdrom::ModelSpec spec = window.document()->spec();
   mbdrom::MeasureSpec pin;
@@ -509,12 +516,7 @@ TEST_CASE(
   pin.joint = "pin_A";
   spec.measures.push_back(pin);
   REQUIRE(window.editing()->apply(spec, "measure the pin").isEmpty());
-  mbdrom::RunOptions options;
-  options.tEnd = 1.0;
-  options.outputDt = 0.01;
-  options.loadCase = window.model()->findLoadCase("free");
-  window.runs()->runSimulation(options);
-  REQUIRE(waitFor([&] { return window.hasPlayback() && !window.jobRunner()->busy(); }, 60000));
+  playFreeRun(window);
   window.viewport()->playback()->pause();
   window.findChild<QAction*>("measureToolAction")->trigger();
   auto* measure = window.findChild<mbdrom::app::MeasureTool*>();
@@ -544,4 +546,37 @@ TEST_CASE(
     turned = turned || std::abs(angle) > 0.05;
   }
   CHECK(turned);
+}
+
+TEST_CASE(
+    "a point typed in the toolbar's field is added where it says, and a bad line is refused in the field") {
+  MainWindow window;
+  window.resize(1600, 1000);
+  window.show();
+  window.findChild<QAction*>("newProjectAction")->trigger();
+  auto* field = window.findChild<QLineEdit*>("pointCoordinatesField");
+  REQUIRE(field != nullptr);
+  auto enter = [&](const QString& text) {
+    field->setText(text);
+    QTest::keyClick(field, Qt::Key_Return);
+  };
+  enter("A: 0.3, 0, 1.2");
+  enter("(1 2 -0.5)");
+  const auto& points = window.document()->spec().points;
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].name == "A");
+  CHECK(points[0].position == Eigen::Vector3d(0.3, 0, 1.2));
+  CHECK(points[0].fixed);
+  CHECK(points[1].position == Eigen::Vector3d(1, 2, -0.5));
+  CHECK(field->text().isEmpty());
+  // Refused: the text stays to correct, the field says why, nothing is added.
+  for (const auto& [text, why] :
+       {std::pair{"B 1 x 2", "\"x\" is not a number"}, std::pair{"1 2", "three coordinates"},
+        std::pair{"A 0 0 0", "point \"A\": duplicate name"}}) {
+    enter(QString::fromLatin1(text));
+    INFO(text << ": " << field->toolTip().toStdString());
+    CHECK(field->text() == QString::fromLatin1(text));
+    CHECK(field->toolTip().contains(QString::fromLatin1(why)));
+    CHECK(points.size() == 2);
+  }
 }
