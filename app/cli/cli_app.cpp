@@ -8,6 +8,7 @@
 #include "app/cli/project_command.h"
 #include "app/cli/rom_commands.h"
 #include "app/cli/simulate_command.h"
+#include "app/cli/study_command.h"
 #include "app/cli/sweep_command.h"
 
 #include "engine/core/error.h"
@@ -35,6 +36,8 @@ commands:
                    hypercube, Sobol; loads, initial states, model numbers), sharded
   merge DIR...     join a sweep's parts into one dataset per mechanism
   train METHOD     train a reduced model (%METHODS%) from reference runs
+  study MODEL      every method over a design of experiments, scored on held-out
+                   points: a leaderboard and a recommendation
   clusters         k-means within-cluster error per cluster count (for train pca)
   rom-simulate ROM run a trained reduced model to a trajectory CSV
   rom-info ROM     method, mechanism, matrices and metrics of a trained model
@@ -92,6 +95,7 @@ std::map<std::string, Command> commands() {
   cmds["modes"] = {"linearised modes", kModesUsage, runModes};
   cmds["simulate"] = {"reference simulation to a trajectory CSV", kSimulateUsage, runSimulate};
   cmds["sweep"] = {"simulations over a design of experiments", kSweepUsage, runSweepCommand};
+  cmds["study"] = {"every method over a design, with a leaderboard", kStudyUsage, runStudyCommand};
   cmds["merge"] = {"join a sweep's parts into datasets", kMergeUsage, runMergeCommand};
   cmds["train"] = {"train a reduced model", trainUsage(), runTrain};
   cmds["clusters"] = {"k-means error per cluster count", kClustersUsage, runClusters};

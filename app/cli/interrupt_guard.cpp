@@ -1,6 +1,9 @@
 #include "app/cli/interrupt_guard.h"
 
+#include "engine/core/monitor.h"
+
 #include <atomic>
+#include <chrono>
 #include <csignal>
 
 namespace mbdrom::cli {
@@ -47,6 +50,19 @@ int InterruptGuard::signal() {
 
 int interruptedExitCode(int signal) {
   return 128 + (signal > 0 ? signal : SIGINT);
+}
+
+InterruptForwarder::InterruptForwarder(Monitor& monitor)
+    : thread_([this, &monitor] {
+        while (watching_.load()) {
+          if (InterruptGuard::interrupted()) monitor.requestStop();
+          std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        }
+      }) {}
+
+InterruptForwarder::~InterruptForwarder() {
+  watching_.store(false);
+  thread_.join();
 }
 
 }  // namespace mbdrom::cli

@@ -4,6 +4,13 @@
 // wrote, removes its temporaries and stops any process it started. A second signal ends
 // the process at once.
 
+#include <atomic>
+#include <thread>
+
+namespace mbdrom {
+class Monitor;
+}
+
 namespace mbdrom::cli {
 
 class InterruptGuard {
@@ -23,5 +30,20 @@ class InterruptGuard {
 
 /// The exit code of a command stopped by `signal` (128 + the signal; 130 without one).
 int interruptedExitCode(int signal);
+
+/// Passes Ctrl+C and SIGTERM on to `monitor` (a stop request) while it lives, for engine calls
+/// that run on threads of their own (a sweep's runs, a study's candidates). Needs an
+/// InterruptGuard installed.
+class InterruptForwarder {
+ public:
+  explicit InterruptForwarder(Monitor& monitor);
+  ~InterruptForwarder();
+  InterruptForwarder(const InterruptForwarder&) = delete;
+  InterruptForwarder& operator=(const InterruptForwarder&) = delete;
+
+ private:
+  std::atomic<bool> watching_{true};
+  std::thread thread_;
+};
 
 }  // namespace mbdrom::cli

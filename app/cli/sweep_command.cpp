@@ -200,6 +200,8 @@ ExperimentDesign sweepDesign(const Arguments& a) {
   return design;
 }
 
+}  // namespace
+
 // Faults of the command line's design are usage errors; a design table's are its file's.
 ExperimentDesign commandLineDesign(const Arguments& a) {
   try {
@@ -211,6 +213,8 @@ ExperimentDesign commandLineDesign(const Arguments& a) {
     throw UsageError(e.what());
   }
 }
+
+namespace {
 
 // The part of the design this process runs: --shard, else a Slurm job array's or an MPI launcher's.
 Shard sweepShard(const Arguments& a) {
@@ -248,28 +252,6 @@ SweepRequest sweepRequest(const Arguments& a) {
   r.shard = sweepShard(a);
   return r;
 }
-
-// Passes Ctrl+C and SIGTERM on to the sweep monitor, which stops the runs, while it lives.
-class InterruptForwarder {
- public:
-  explicit InterruptForwarder(Monitor& monitor)
-      : thread_([this, &monitor] {
-          while (watching_.load()) {
-            if (InterruptGuard::interrupted()) monitor.requestStop();
-            std::this_thread::sleep_for(std::chrono::milliseconds(50));
-          }
-        }) {}
-  ~InterruptForwarder() {
-    watching_.store(false);
-    thread_.join();
-  }
-  InterruptForwarder(const InterruptForwarder&) = delete;
-  InterruptForwarder& operator=(const InterruptForwarder&) = delete;
-
- private:
-  std::atomic<bool> watching_{true};
-  std::thread thread_;
-};
 
 struct SweepPart {
   SweepDirectoryOutcome outcome;

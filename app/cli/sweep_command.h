@@ -6,7 +6,17 @@
 #include <string>
 #include <vector>
 
+namespace mbdrom {
+struct ExperimentDesign;
+}
+
 namespace mbdrom::cli {
+
+class Arguments;
+
+/// The design the command line gives (--vary, --design, --runs, --seed, --design-table,
+/// --amplitudes, --frequencies): its faults are usage errors, a design table's its file's.
+ExperimentDesign commandLineDesign(const Arguments& a);
 
 int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -130,6 +130,13 @@ struct TrainingRequest {
   OwnRunFailure ownRunFailure = OwnRunFailure::Refuse;
 };
 
+/// A key setting a study searches (engine/study): its JSON key and the values tried, the
+/// method's default among them.
+struct SearchAxis {
+  std::string key;
+  std::vector<nlohmann::ordered_json> values;
+};
+
 /// What such a training gives back.
 struct TrainingOutcome {
   std::unique_ptr<ReducedModel> model;  ///< null: nothing to write (the report is the result)
@@ -176,6 +183,15 @@ struct MethodInfo {
   std::function<std::vector<DetailsSection>(const ReducedModel& rom, const Model& model,
                                             const DatasetRun& run, Monitor* monitor)>
       runDetails;
+  /// The key settings a study tries, every combination of their values (the others at their
+  /// defaults); empty: the defaults alone.
+  std::vector<SearchAxis> searchSpace;
+  /// Settings for a shorter training of about `share` (0 < share < 1) of the effort of `settings`
+  /// (checked, defaults filled) on `dataset`, for a study's early rounds (successive halving).
+  /// Null: the method trains in one go, and a study trains it once.
+  std::function<nlohmann::ordered_json(const nlohmann::ordered_json& settings, const Dataset& dataset,
+                                       double share)>
+      shorterTraining;
   /// Every setting, in the order a dialog shows them.
   std::vector<SettingSpec> settingsSchema;
   /// Checks settings (JSON object) and returns them complete, defaults filled in,

@@ -982,6 +982,13 @@ MethodInfo aeMethod() {
   m.workbenchSettings = OJsonR{{"validation_fraction", 0.1}};
   m.smokeSettings = OJsonR{{"nr", 1},      {"hidden", {4}},      {"force_hidden", {4}},
                            {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
+  m.searchSpace = {{"hidden", {OJsonR{32, 16}, OJsonR{64, 32}}}};
+  m.shorterTraining = [](const OJsonR& settings, const Dataset&, double share) {
+    OJsonR s = settings;
+    for (const char* key : {"epochs", "force_epochs"})
+      s[key] = std::max<long long>(1, std::llround(share * settings.at(key).get<double>()));
+    return s;
+  };
   m.settingsSchema = {
       SettingSpec{"nr", "Latent coordinates n_r", SettingKind::Integer,
                   "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"}

@@ -797,6 +797,18 @@ MethodInfo nodeMethod() {
   m.needsMechanism = true;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"hidden", {8}}, {"epochs", 5}, {"batch_size", 16}};
+  m.searchSpace = {{"hidden", {OJsonR::array(), OJsonR{32, 32}}},
+                   {"coordinates", {OJsonR::array(), OJsonR{"all"}}}};
+  // Epochs 0 (from the data) are resolved on every sample, as training resolves them on its pairs.
+  m.shorterTraining = [](const OJsonR& settings, const Dataset& dataset, double share) {
+    OJsonR s = settings;
+    const int epochs = settings.at("epochs").get<int>();
+    const int full =
+        epochs > 0 ? epochs
+                   : nodeEpochs(static_cast<int>(dataset.samples()), settings.at("batch_size").get<int>());
+    s["epochs"] = std::max(1, static_cast<int>(std::lround(share * full)));
+    return s;
+  };
   m.keyFigure = [](const OJsonR& metrics) {
     const double mse = metricNumber(metrics, "rollout_mse_first_run");
     return mse >= 0.0 ? formatText("rollout MSE %.3g (first run)", mse) : std::string();

@@ -373,6 +373,7 @@ MethodInfo podMethod() {
   m.needsMechanism = false;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"nr", 1}};
+  m.searchSpace = {{"nr", {1, 2, 3, 4}}};
   m.keyFigure = [](const OJsonR& metrics) {
     const double e = metricNumber(metrics, "energy_captured");
     return e >= 0.0 ? formatText("energy captured %.3f %%", 100.0 * e) : std::string();

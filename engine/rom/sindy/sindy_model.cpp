@@ -1484,6 +1484,7 @@ MethodInfo sindyMethod() {
   m.needsMechanism = true;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"polynomial_degree", 1}};
+  m.searchSpace = {{"polynomial_degree", {3, 2}}, {"kappa", {0.05, 0.01}}};
   m.keyFigure = [](const OJsonR& metrics) {
     if (!metrics.contains("active_terms") || !metrics.contains("verdict") || !metrics["verdict"].is_string())
       return std::string();
