@@ -38,8 +38,9 @@ struct LeaderboardRow {
 /// row beats in both validated bound (lower) and speed-up (higher).
 void markParetoFront(std::vector<LeaderboardRow>& rows);
 
-/// Marks and returns the recommendation: among trained rows without a silent miss, the
-/// fastest whose bound is within `goal` (ties: the lower bound); -1 when none is.
+/// Marks and returns the recommendation: among trained rows without a silent miss and faster
+/// than the full model, the fastest whose bound is within `goal` (ties: the lower bound); -1
+/// when none is.
 int markRecommendation(std::vector<LeaderboardRow>& rows, double goal);
 
 /// One line for the user: "local PCA, clusters = 4 (pca_2): 58x faster, validated bound 0.9 %

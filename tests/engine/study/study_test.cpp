@@ -125,8 +125,12 @@ TEST_CASE("the Pareto front and the recommendation follow the validated bound an
   CHECK(markRecommendation(rows, 0.02) == 0);  // e misses silently, c is past the goal: a is the fastest left
   CHECK(rows[0].recommended);
   CHECK(markRecommendation(rows, 0.004) == -1);
-  CHECK_THAT(recommendationText(rows, -1, 0.004), Catch::Contains("none meets the goal of 0.4 %") &&
-                                                      Catch::Contains("(b), validated bound 0.5 %"));
+  CHECK_THAT(recommendationText(rows, -1, 0.004),
+             Catch::Contains("none is within the goal of 0.4 %") && Catch::Contains("(b), validated bound 0.5 %"));
+  // A reduced model slower than the full model is no recommendation, however accurate.
+  std::vector<LeaderboardRow> slow = {scoredRow("s", 0.001, 0.8)};
+  CHECK(markRecommendation(slow, 0.02) == -1);
+  CHECK_THAT(recommendationText(slow, -1, 0.02), Catch::Contains("0.8x the full model's speed"));
   const std::string csv = leaderboardCsv(rows);
   CHECK(std::count(csv.begin(), csv.end(), '\n') == 6);
   CHECK_THAT(csv, Catch::StartsWith("id,method,settings,status,effort,median_error_percent"));
