@@ -24,6 +24,7 @@
 #include "app/runs/stepping_rows.h"
 #include "app/runs/sweep_dialog.h"
 #include "app/source_tree.h"
+#include "app/studies/studies.h"
 #include "app/training/model_details_dialog.h"
 #include "app/training/model_training.h"
 #include "app/training/models_panel.h"
@@ -308,6 +309,12 @@ void MainWindow::createMenus() {
   comparisons_ = new Comparisons(
       WorkbenchContext{this, doc_, runner_, log_}, viewport_, playback_, runs_, exports_,
       {.tabWith = trainingDock_, .trainMenu = trainMenu, .viewMenu = viewMenu, .viewPosition = 8});
+  auto* studies = new Studies(
+      WorkbenchContext{this, doc_, runner_, log_}, viewport_,
+      {.tabWith = trainingDock_, .trainMenu = trainMenu, .viewMenu = viewMenu, .viewPosition = 9});
+  connect(doc_, &ProjectDocument::stateChanged, studies,
+          [this, studies] { studies->enableForProject(doc_->hasModel()); });
+  studies->enableForProject(doc_->hasModel());
   logDock_->raise();
   exports_->addPlotMenu();
   addHelpMenu();

@@ -182,6 +182,12 @@ void PlotView::setLogY(bool on) {
   if (cursorShown) setCursorX(cursorX_);
 }
 
+void PlotView::setLogX(bool on) {
+  if (on == logX_) return;
+  logX_ = on;
+  if (!curves_.empty()) rebuild();
+}
+
 namespace {
 
 // Nice numbers, and ticks counted from zero when the range holds it: Qt's ticks
@@ -206,9 +212,9 @@ struct PlottedRange {
   double x0 = INFINITY, x1 = -INFINITY, y0 = INFINITY, y1 = -INFINITY;
 };
 
-// The y axis: base-10 logarithmic or linear.
-QAbstractAxis* newYAxis(bool logY) {
-  if (logY) {
+// An axis: base-10 logarithmic or linear.
+QAbstractAxis* newAxis(bool logarithmic) {
+  if (logarithmic) {
     auto* log = new QLogValueAxis;
     log->setBase(10.0);
     log->setLabelFormat("%.0e");
@@ -220,7 +226,7 @@ QAbstractAxis* newYAxis(bool logY) {
 }
 
 // A curve's series (a line or a scatter) with its finite points; `range` grows to hold them.
-QXYSeries* newCurveSeries(const PlotView::Curve& curve, bool logY, PlottedRange& range) {
+QXYSeries* newCurveSeries(const PlotView::Curve& curve, bool logX, bool logY, PlottedRange& range) {
   QXYSeries* series = nullptr;
   if (curve.style == PlotView::Curve::Style::Markers) {
     auto* scatter = new QScatterSeries;
@@ -234,7 +240,8 @@ QXYSeries* newCurveSeries(const PlotView::Curve& curve, bool logY, PlottedRange&
   QList<QPointF> points;
   for (std::size_t i = 0; i < std::min(curve.x.size(), curve.y.size()); ++i) {
     if (!std::isfinite(curve.x[i]) || !std::isfinite(curve.y[i])) continue;
-    if (logY && !(curve.y[i] > 0.0)) continue;  // a log axis cannot show it
+    if ((logY && !(curve.y[i] > 0.0)) || (logX && !(curve.x[i] > 0.0)))
+      continue;  // a log axis cannot show it
     points.append({curve.x[i], curve.y[i]});
     range.x0 = std::min(range.x0, curve.x[i]), range.x1 = std::max(range.x1, curve.x[i]);
     range.y0 = std::min(range.y0, curve.y[i]), range.y1 = std::max(range.y1, curve.y[i]);
@@ -296,17 +303,21 @@ void fitXAxis(QValueAxis* ax, const PlottedRange& range, const std::vector<PlotV
   }
 }
 
+// Whole decades around [v0, v1]; over many decades a tick every few decades (the base), so the
+// labels do not crowd each other out.
+void fitLogAxis(QLogValueAxis* log, double v0, double v1) {
+  const double d0 = std::floor(std::log10(v0)), d1 = std::max(std::ceil(std::log10(v1)), d0 + 1.0);
+  const double step = std::ceil((d1 - d0) / 8.0);
+  const double lo = std::floor(d0 / step) * step, hi = std::ceil(d1 / step) * step;
+  log->setBase(std::pow(10.0, step));
+  log->setMinorTickCount(step > 1.0 ? 0 : -1);
+  log->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
+}
+
 void fitYAxis(QAbstractAxis* ay, const PlottedRange& range) {
   const double y0 = range.y0, y1 = range.y1;
   if (auto* log = qobject_cast<QLogValueAxis*>(ay)) {
-    // Whole decades around the data; over many decades a tick every few decades
-    // (the base), so the labels do not crowd each other out.
-    const double d0 = std::floor(std::log10(y0)), d1 = std::max(std::ceil(std::log10(y1)), d0 + 1.0);
-    const double step = std::ceil((d1 - d0) / 8.0);
-    const double lo = std::floor(d0 / step) * step, hi = std::ceil(d1 / step) * step;
-    log->setBase(std::pow(10.0, step));
-    log->setMinorTickCount(step > 1.0 ? 0 : -1);
-    log->setRange(std::pow(10.0, lo), std::pow(10.0, hi));
+    fitLogAxis(log, y0, y1);
   } else {
     auto* lin = static_cast<QValueAxis*>(ay);
     // A flat curve (a constant error) gets a range around its value: padded by a fraction
@@ -330,15 +341,15 @@ void PlotView::rebuild() {
   }
   c->setTitle(title_);
   placeLegend(c, static_cast<int>(curves_.size()), size());
-  auto* ax = new QValueAxis;
-  QAbstractAxis* ay = newYAxis(logY_);
+  QAbstractAxis* ax = newAxis(logX_);
+  QAbstractAxis* ay = newAxis(logY_);
   ax->setTitleText(xTitle_);
   ay->setTitleText(yTitle_);
   c->addAxis(ax, Qt::AlignBottom);
   c->addAxis(ay, Qt::AlignLeft);
   PlottedRange range;
   for (const Curve& curve : curves_) {
-    QXYSeries* series = newCurveSeries(curve, logY_, range);
+    QXYSeries* series = newCurveSeries(curve, logX_, logY_, range);
     c->addSeries(series);
     styleCurveSeries(series, curve);
     series->attachAxis(ax);
@@ -346,7 +357,10 @@ void PlotView::rebuild() {
   }
   cursor_ = addPlaybackCursor(c, ax, ay);
   if (range.x0 <= range.x1) {
-    fitXAxis(ax, range, curves_);
+    if (auto* log = qobject_cast<QLogValueAxis*>(ax))
+      fitLogAxis(log, range.x0, range.x1);
+    else
+      fitXAxis(static_cast<QValueAxis*>(ax), range, curves_);
     fitYAxis(ay, range);
   }
 }
@@ -371,6 +385,7 @@ void PlotView::renderCopy(QPainter& painter, QSize size) const {
   copy.setAttribute(Qt::WA_DontShowOnScreen);
   copy.resize(size);
   copy.logY_ = logY_;
+  copy.logX_ = logX_;
   if (!curves_.empty() || !title_.isEmpty()) copy.plot(title_, xTitle_, yTitle_, curves_);
   // The current zoom: the ranges the axes show now.
   for (Qt::Orientation o : {Qt::Horizontal, Qt::Vertical}) {

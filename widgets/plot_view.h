@@ -1,6 +1,6 @@
 #pragma once
 // A 2D plot (Qt Charts) of named curves (lines or markers), with axis titles
-// and units, an optional logarithmic y axis and a right-click menu; saved as
+// and units, optional logarithmic axes and a right-click menu; saved as
 // PNG or SVG at a chosen size (never with the playback cursor), its data as CSV.
 
 #include <QChartView>
@@ -50,6 +50,10 @@ class PlotView : public QChartView {
   /// curves at once; points with y <= 0 are not drawn then.
   void setLogY(bool on);
   bool logY() const { return logY_; }
+  /// Logarithmic x axis (base 10), as setLogY (e.g. a speed-up over decades); points with x <= 0
+  /// are not drawn then.
+  void setLogX(bool on);
+  bool logX() const { return logX_; }
 
   /// A vertical cursor at x (e.g. the playback time) when enabled; curves with
   /// another x (kinematics against travel) keep it off.
@@ -98,6 +102,7 @@ class PlotView : public QChartView {
   QLineSeries* cursor_ = nullptr;
   bool cursorEnabled_ = false;
   bool logY_ = false;
+  bool logX_ = false;
   double cursorX_ = 0.0;
   QPointF panFrom_;
   bool panning_ = false;

@@ -127,7 +127,13 @@ void SweepDialog::acceptIfValid() {
   if (!buildDesign(problem)) return error_->setText(problem);
   RunOptions probe;
   if (const QString p = stepping_->apply(probe); !p.isEmpty()) return error_->setText(p);
+  if (const QString p = extraProblem(); !p.isEmpty()) return error_->setText(p);
   accept();
+}
+
+void SweepDialog::useLatinHypercube(int runs) {
+  type_->setCurrentIndex(1);  // Latin hypercube
+  runs_->setValue(runs);
 }
 
 SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
@@ -135,6 +141,7 @@ SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
   setWindowTitle(tr("Run Sweep"));
   auto* layout = new QVBoxLayout(this);
   auto* form = new QFormLayout;
+  form_ = form;
   layout->addLayout(form);
   loadCase_ = new QComboBox(this);
   loadCase_->setObjectName("loadCase");

@@ -33,6 +33,16 @@ class SweepDialog : public QDialog {
   /// Adds a row (the Add menu does this with the parameter's value +-20 %).
   void addParameter(const QString& name, double low, double high, int levels);
 
+ protected:
+  /// The dialog's form, for a dialog that asks more (its rows go after the stepping).
+  QFormLayout* form() const { return form_; }
+  const std::shared_ptr<const Model>& model() const { return model_; }
+  /// Starts with a Latin hypercube of `runs` points instead of a grid.
+  void useLatinHypercube(int runs);
+  /// What else keeps the dialog from being accepted once the design is built (design() is
+  /// valid then); empty: nothing.
+  virtual QString extraProblem() { return {}; }
+
  private:
   void addDesignRow(QFormLayout* form);
   void addParameterRows(QFormLayout* form);
@@ -55,6 +65,7 @@ class SweepDialog : public QDialog {
   QDoubleSpinBox* tEnd_ = nullptr;
   SteppingRows* stepping_ = nullptr;
   QLabel* error_ = nullptr;
+  QFormLayout* form_ = nullptr;
   bool updating_ = false;
 };
 

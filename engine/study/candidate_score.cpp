@@ -29,16 +29,7 @@ void worstPoint(const TrajectoryComparison& c, HeldOutResult& r) {
 
 HeldOutResult runAt(const ReducedModel& rom, const HeldOutPoint& point, double fullRealTimeFactor,
                     Monitor* monitor) {
-  // The model's own step on the design's output grid (as reducedOptionsFor sets a run up).
-  RunOptions o;
-  o.loadCase = point.options.loadCase;
-  o.tEnd = point.options.tEnd;
-  o.outputDt = point.options.outputDt;
-  o.q0 = point.reference.first.q;
-  o.qd0 = point.reference.first.qd;
-  for (const std::string& name : rom.parameterNames())
-    if (const auto it = point.parameters.find(name); it != point.parameters.end())
-      o.parameters[name] = it->second;
+  const RunOptions o = heldOutRunOptions(rom, point);
   const ReducedRunComparison c =
       compareReducedModel(*point.model, rom, point.reference.table, o, {}, fullRealTimeFactor, monitor);
   HeldOutResult r;
@@ -96,6 +87,20 @@ void summarise(CandidateScore& s) {
 }
 
 }  // namespace
+
+RunOptions heldOutRunOptions(const ReducedModel& rom, const HeldOutPoint& point) {
+  // The model's own step on the point's output grid, as reducedOptionsFor sets a comparison up.
+  RunOptions o;
+  o.loadCase = point.options.loadCase;
+  o.tEnd = point.options.tEnd;
+  o.outputDt = point.options.outputDt;
+  o.q0 = point.reference.first.q;
+  o.qd0 = point.reference.first.qd;
+  for (const std::string& name : rom.parameterNames())
+    if (const auto it = point.parameters.find(name); it != point.parameters.end())
+      o.parameters[name] = it->second;
+  return o;
+}
 
 bool CandidateScore::complete() const {
   return !runs.empty() && std::isfinite(worst);

@@ -64,6 +64,11 @@ struct CandidateScore {
   static CandidateScore fromJson(const nlohmann::ordered_json& j, const std::string& source);
 };
 
+/// The options of `rom`'s run at `point`: from the full model's first state there, at the
+/// model's own step on the point's output grid, with the point's values of the model's
+/// parameters μ.
+RunOptions heldOutRunOptions(const ReducedModel& rom, const HeldOutPoint& point);
+
 /// Runs `rom` at every point (in order) and scores it. `fullRealTimeFactor` is the full
 /// model's simulated seconds per wall second at the points (0: no speed-up). A run that
 /// diverges is a result (HeldOutResult::failure); throws Cancelled when `monitor` stops it.

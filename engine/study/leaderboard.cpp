@@ -65,7 +65,8 @@ int markRecommendation(std::vector<LeaderboardRow>& rows, double goal) {
   for (std::size_t k = 0; k < rows.size(); ++k) {
     LeaderboardRow& r = rows[k];
     r.recommended = false;
-    if (!scored(r) || r.score.silentMisses > 0 || !(r.score.bound <= goal) || !(r.score.speedUp > 1.0)) continue;
+    if (!scored(r) || r.score.silentMisses > 0 || !(r.score.bound <= goal) || !(r.score.speedUp > 1.0))
+      continue;
     const LeaderboardRow* b = best < 0 ? nullptr : &rows[static_cast<std::size_t>(best)];
     if (!b || r.score.speedUp > b->score.speedUp ||
         (r.score.speedUp == b->score.speedUp && r.score.bound < b->score.bound))
@@ -87,9 +88,10 @@ std::string recommendationText(const std::vector<LeaderboardRow>& rows, int reco
     if (scored(r) && (!closest || r.score.bound < closest->score.bound)) closest = &r;
   if (!closest) return "none: no candidate completed its held-out runs";
   return "none is within the goal of " + percentText(goal) +
-         ", faster than the full model and without a silent miss; the most accurate is " + rowTitle(*closest) +
-         ", validated bound " + percentText(closest->score.bound) +
-         (closest->score.speedUp > 0.0 ? formatText(", %.3gx the full model's speed", closest->score.speedUp) : "") +
+         ", faster than the full model and without a silent miss; the most accurate is " +
+         rowTitle(*closest) + ", validated bound " + percentText(closest->score.bound) +
+         (closest->score.speedUp > 0.0 ? formatText(", %.3gx the full model's speed", closest->score.speedUp)
+                                       : "") +
          (closest->score.silentMisses ? formatText(", %d silent miss(es)", closest->score.silentMisses) : "");
 }
 

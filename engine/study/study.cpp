@@ -29,8 +29,9 @@ using Clock = std::chrono::steady_clock;
 
 // Everything the candidates' trainings share.
 struct StudyContext {
-  StudyContext(const Model& m, const StudyOptions& o, std::string folder, Monitor& mon, const StudyLog& l)
-      : model(m), options(o), dir(std::move(folder)), monitor(mon), log(l) {}
+  StudyContext(const Model& m, const StudyOptions& o, std::string folder, Monitor& mon, const StudyLog& l,
+               const StudyScored& s)
+      : model(m), options(o), dir(std::move(folder)), monitor(mon), log(l), scored(s) {}
 
   const Model& model;
   const StudyOptions& options;
@@ -41,11 +42,13 @@ struct StudyContext {
   double fullRealTimeFactor = 0.0;
   Monitor& monitor;
   const StudyLog& log;
+  const StudyScored& scored;
   Clock::time_point start = Clock::now();
   std::vector<LeaderboardRow> rows;
   std::mutex mutex;
   int resumed = 0;
   bool budgetSpent = false;
+  long long jobsDone = 0, jobsPlanned = 0;  // trainings of every round, for progress
 
   void say(const std::string& line) {
     if (log) log(line);
@@ -84,8 +87,7 @@ Dataset runDesign(const Model& model, const RunOptions& base, const ExperimentDe
   return std::move(merge.datasets.front());
 }
 
-HeldOutPoint heldOutPoint(const Model& model, const DesignApplier& applier, int row,
-                          const std::string& runs) {
+HeldOutPoint designPoint(const Model& model, const DesignApplier& applier, int row, const std::string& runs) {
   DesignRun run = applier.run(row);
   const int lc = run.options.loadCase;
   const std::string loadCase = lc >= 0 ? model.spec().loadCases[static_cast<std::size_t>(lc)].name : "";
@@ -215,6 +217,8 @@ void runJob(StudyContext& ctx, const Job& job) {
   ctx.resumed += resumed ? 1 : 0;
   ctx.rows[job.row] = row;
   ctx.say(scoreLine(row, job, resumed));
+  if (ctx.scored) ctx.scored(row);
+  ctx.monitor.reportNow({"study: " + row.candidate.id, ++ctx.jobsDone, ctx.jobsPlanned, {}});
 }
 
 // The jobs of one round on the study's worker threads.
@@ -290,6 +294,10 @@ void halve(StudyContext& ctx, Group& g) {
 
 void trainCandidates(StudyContext& ctx) {
   std::vector<Group> groups = groupsOf(ctx.rows);
+  for (const Group& g : groups)
+    for (std::size_t n = g.alive.size(), r = 0; r <= static_cast<std::size_t>(g.halvings);
+         ++r, n = (n + 1) / 2)
+      ctx.jobsPlanned += static_cast<long long>(n);
   for (bool pending = true; pending;) {
     std::vector<Job> jobs;
     for (const Group& g : groups)
@@ -361,17 +369,30 @@ StudyResult finish(StudyContext& ctx, const ExperimentDesign& design, StudyResul
 
 }  // namespace
 
-StudyResult runStudy(const Model& model, const RunOptions& base, const ExperimentDesign& design,
-                     const std::string& dir, const StudyOptions& options, Monitor& monitor,
-                     const StudyLog& log) {
+void checkStudyRequest(const Model& model, const RunOptions& base, const ExperimentDesign& design,
+                       const StudyOptions& options) {
   checkStudyOptions(options);
   checkDesign(design);
   refuseMechanismFamily(design);
+  studyCandidates(MethodRegistry::global(), options.methods);
+  studyHeldOutRows(design, options.heldOutShare);
+  const DesignApplier applier(model, base, design);  // names a parameter the model lacks
+}
+
+HeldOutPoint studyDesignPoint(const Model& model, const RunOptions& base, const ExperimentDesign& design,
+                              int row, const std::string& dir) {
+  return designPoint(model, DesignApplier(model, base, design), row, dir + "/runs");
+}
+
+StudyResult runStudy(const Model& model, const RunOptions& base, const ExperimentDesign& design,
+                     const std::string& dir, const StudyOptions& options, Monitor& monitor,
+                     const StudyLog& log, const StudyScored& scored) {
+  checkStudyRequest(model, base, design, options);
   const std::vector<StudyCandidate> candidates = studyCandidates(MethodRegistry::global(), options.methods);
   const std::vector<int> heldRows = studyHeldOutRows(design, options.heldOutShare);
-  const DesignApplier applier(model, base, design);  // names a parameter the model lacks
+  const DesignApplier applier(model, base, design);
 
-  StudyContext ctx(model, options, dir, monitor, log);
+  StudyContext ctx(model, options, dir, monitor, log, scored);
   fs::create_directories(dir + "/candidates");
   StudyResult result;
   ctx.say(formatText("full model at %d design points", design.runs()));
@@ -383,7 +404,7 @@ StudyResult runStudy(const Model& model, const RunOptions& base, const Experimen
     const std::string& name = design.runNames[static_cast<std::size_t>(r)];
     (held ? result.heldOut : result.trainedOn).push_back(name);
     if (held)
-      ctx.points.push_back(heldOutPoint(model, applier, r, dir + "/runs"));
+      ctx.points.push_back(designPoint(model, applier, r, dir + "/runs"));
     else
       for (const DatasetRun& run : all.runs)
         if (run.name == name) ctx.training.runs.push_back(run);

@@ -48,6 +48,20 @@ struct StudyResult {
 /// A line for the user as the study goes (a candidate scored, a stage begun); called from
 /// the worker threads, one at a time.
 using StudyLog = std::function<void(const std::string& line)>;
+/// A candidate's row as each of its trainings is scored (or taken from its record), from the
+/// worker threads, one at a time: e.g. a leaderboard that fills as the study goes.
+using StudyScored = std::function<void(const LeaderboardRow& row)>;
+
+/// The checks runStudy makes before anything runs (see there), for a front end to make
+/// while the user edits the request: throws InputError naming the cause.
+void checkStudyRequest(const Model& model, const RunOptions& base, const ExperimentDesign& design,
+                       const StudyOptions& options);
+
+/// Design row `row` of a study in folder `dir` as scoring runs it: the point's mechanism,
+/// options and design values, and the full model's run read from `dir`/runs. Throws what
+/// DesignApplier throws, FileError when the run is not there.
+HeldOutPoint studyDesignPoint(const Model& model, const RunOptions& base, const ExperimentDesign& design,
+                              int row, const std::string& dir);
 
 /// Runs the study of `model` over `design` (loads and initial states only: a design over
 /// the model's own numbers is a family of mechanisms) with the run options `base` (load case,
@@ -58,6 +72,6 @@ using StudyLog = std::function<void(const std::string& line)>;
 /// Cancelled when `monitor` stops it, after writing what is finished.
 StudyResult runStudy(const Model& model, const RunOptions& base, const ExperimentDesign& design,
                      const std::string& dir, const StudyOptions& options, Monitor& monitor,
-                     const StudyLog& log = {});
+                     const StudyLog& log = {}, const StudyScored& scored = {});
 
 }  // namespace mbdrom

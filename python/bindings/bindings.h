@@ -119,6 +119,7 @@ void bindRun(pybind11::module_& m);
 void bindReducedModel(pybind11::module_& m);
 void bindDesign(pybind11::module_& m);
 void bindDataset(pybind11::module_& m);
+void bindStudy(pybind11::module_& m);
 
 /// "<what> is of mechanism "<name>" (hash ...), not of the model's "<name>" (hash ...)": the
 /// refusal of runs or a dataset of another mechanism than `model`'s.

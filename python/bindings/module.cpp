@@ -242,4 +242,5 @@ PYBIND11_MODULE(_mbdrom, m) {
   python::bindReducedModel(m);
   python::bindDesign(m);
   python::bindDataset(m);
+  python::bindStudy(m);
 }

@@ -43,6 +43,7 @@ from ._mbdrom import (  # noqa: F401
     methods,
     run_design,
     simulate,
+    study,
     sweep,
     train,
 )

@@ -254,6 +254,23 @@ def run_design(
     jobs: int = 2,
     progress: Optional[ProgressCallback] = None,
 ) -> List[Run]: ...
+def study(
+    model: Model,
+    design: Design,
+    folder: str,
+    load_case: Optional[str] = None,
+    t_end: float = 1.0,
+    dt: Optional[float] = None,
+    tolerance: Optional[float] = None,
+    output_dt: float = 0.01,
+    integrator: str = "auto",
+    held_out: float = 0.2,
+    goal: float = 0.02,
+    budget: float = 900.0,
+    methods: Sequence[str] = (),
+    jobs: int = 2,
+    progress: Optional[ProgressCallback] = None,
+) -> Dict[str, Any]: ...
 class Dataset:
     """Training data of one mechanism (per run: t, q, qd, qdd, forces, parameters mu)."""
     @staticmethod

@@ -1,0 +1,86 @@
+#pragma once
+// Reduced-model studies in the workbench: Train ▸ Reduced-Model Study (the dialog), the study
+// on the worker thread with its progress and cancel, the Study dock filling as candidates are
+// scored, a candidate shown against the full model on its worst held-out point, and a
+// candidate added to the project. The engine call is the CLI's and Python's (runStudy).
+
+#include "app/workbench_context.h"
+#include "engine/dynamics/run_options.h"
+#include "engine/experiments/experiment_design.h"
+#include "engine/study/study_plan.h"
+
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+class QAction;
+class QDockWidget;
+class QMenu;
+
+namespace mbdrom {
+class Model;
+}
+
+namespace mbdrom::app {
+
+class StudyPanel;
+class Viewport;
+
+class Studies : public QObject {
+  Q_OBJECT
+ public:
+  /// Where the controller puts its parts: the dock tabbed with `tabWith` in the bottom area
+  /// (hidden until a study runs), its toggle in `viewMenu` before entry `viewPosition`, the study
+  /// action in `trainMenu`.
+  struct Placement {
+    QDockWidget* tabWith = nullptr;
+    QMenu* trainMenu = nullptr;
+    QMenu* viewMenu = nullptr;
+    int viewPosition = 0;
+  };
+  Studies(const WorkbenchContext& wb, Viewport* viewport, const Placement& placement);
+
+  QAction* studyAction() const { return action_; }
+  StudyPanel* panel() const { return panel_; }
+  QDockWidget* dock() const { return dock_; }
+  void enableForProject(bool open);
+
+  /// Opens the study dialog and starts the study it describes.
+  void studyDialog();
+  /// Starts a study of the open mechanism in `folder`; returns the job's id (-1: no mechanism).
+  int start(const RunOptions& base, const ExperimentDesign& design, const StudyOptions& options,
+            const QString& folder);
+  /// Runs candidate `candidate` (index into the panel's rows) at its worst held-out point and plays
+  /// it as a ghost over the full model's run there; returns the job's id (-1: nothing to show).
+  int showCandidate(int candidate);
+  /// Adds candidate `candidate`'s trained model to the project's models.
+  void addCandidate(int candidate);
+
+ signals:
+  /// The study job ended (also cancelled or failed: what it finished is in the panel).
+  void studyFinished();
+
+ private:
+  void createActions(const Placement& placement);
+  QString proposedFolder() const;
+
+  struct Request {
+    std::shared_ptr<const Model> model;
+    RunOptions base;
+    ExperimentDesign design;
+    StudyOptions options;
+    QString folder;
+  };
+
+  WorkbenchContext wb_;
+  Viewport* viewport_;
+  StudyPanel* panel_;
+  QDockWidget* dock_;
+  QAction* action_ = nullptr;
+  std::optional<Request> last_;  // the study the panel shows
+  int jobId_ = -1;               // the study job, whose progress the panel shows
+};
+
+}  // namespace mbdrom::app

@@ -1,0 +1,56 @@
+"""mbdrom.study: the reduced-model study of 'mbdrom-cli study' from Python, on a mechanism described
+in words (a mass hung from a spring on a vertical rail, shaken by a sine force)."""
+
+import csv
+import json
+import subprocess
+
+import pytest
+
+from test_statics_modes_and_sweeps import hanging, hanging_mass_text  # noqa: F401 (a fixture)
+
+FACTORS = {"load.shaker.amplitude": (1.0, 3.0), "load.shaker.frequency": (0.8, 1.6)}
+
+
+def test_a_study_from_python_ranks_the_candidates_and_the_cli_resumes_it(mbdrom, cli, tmp_path):
+    text = hanging_mass_text(3.0, 1200.0, 18.0, 6.0)
+    model = mbdrom.Model.from_json(text)
+    design = mbdrom.design("latin-hypercube", FACTORS, runs=8, seed=1)
+    folder = str(tmp_path / "study")
+    seen = []
+    result = mbdrom.study(model, design, folder, load_case="shake", t_end=2.0, output_dt=0.01,
+                          methods=["pca", "sindy"], jobs=1, progress=seen.append)
+    rows = result["leaderboard"]
+    assert [r["method"] for r in rows] == ["pca"] * 3 + ["sindy"] * 4
+    assert len(result["held_out"]) == 2 and len(result["trained_on"]) == 6
+    assert result["design_runs_made"] == 8
+    assert seen and seen[-1]["stage"].startswith("study: ") and seen[-1]["total"] == 7
+    best = result["recommended"]
+    assert best is not None and best["recommended"]
+    assert best["bound"] <= 0.02 and best["silent_misses"] == 0 and best["speed_up"] > 1.0
+    assert mbdrom.ReducedModel.load(best["model_file"]).method == best["method"]
+    with open(f"{folder}/leaderboard.csv") as f:
+        table = list(csv.DictReader(f))
+    assert [r["id"] for r in table] == [r["id"] for r in rows]
+    assert next(r for r in table if r["recommended"] == "yes")["id"] == best["id"]
+
+    # The CLI on the same folder, model and design: the same engine call, every candidate resumed.
+    (tmp_path / "hanging.json").write_text(text)
+    out = subprocess.run([cli, "study", str(tmp_path / "hanging.json"), "-o", folder, "--load-case", "shake",
+                          "--vary", "load.shaker.amplitude=1:3", "--vary", "load.shaker.frequency=0.8:1.6",
+                          "--design", "latin-hypercube", "--runs", "8", "--seed", "1", "--t-end", "2",
+                          "--output-dt", "0.01", "--methods", "pca,sindy", "--jobs", "1"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "(0 run now)" in out and "7 candidate training(s) taken from earlier records" in out
+    assert json.load(open(f"{folder}/study.json"))["recommended"] == best["id"]
+
+
+def test_a_study_refuses_a_small_design_and_an_unknown_method_before_it_runs(mbdrom, hanging, tmp_path):
+    folder = tmp_path / "refused"
+    small = mbdrom.design("latin-hypercube", FACTORS, runs=3)
+    with pytest.raises(mbdrom.InputError, match=r"a design of 3 point\(s\) is too small"):
+        mbdrom.study(hanging, small, str(folder), load_case="shake")
+    with pytest.raises(ValueError, match="unknown reduced-model method"):
+        mbdrom.study(hanging, mbdrom.design("latin-hypercube", FACTORS, runs=8), str(folder),
+                     load_case="shake", methods=["pca", "bogus"])
+    assert not folder.exists()
