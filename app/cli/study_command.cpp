@@ -8,11 +8,13 @@
 #include "engine/core/monitor.h"
 #include "engine/core/number_text.h"
 #include "engine/experiments/experiment_design.h"
+#include "engine/experiments/shard.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/method_registry.h"
 #include "engine/study/study.h"
 
 #include <cmath>
+#include <cstdlib>
 #include <iomanip>
 #include <mutex>
 #include <ostream>
@@ -26,7 +28,7 @@ const char* const kStudyUsage =
     "grid|latin-hypercube|sobol]\n"
     "         [--runs N] [--seed S] [--design-table FILE.csv] [--amplitudes A1,A2,...] [--frequencies "
     "F1,...]\n"
-    "         [--held-out SHARE] [--goal E] [--budget S] [--methods M1,M2,...] [--jobs N]\n"
+    "         [--held-out SHARE] [--goal E] [--budget S] [--methods M1,M2,...] [--jobs N] [--shard I/N]\n"
     "         [--t-end T] [--dt DT | --tolerance RTOL [--max-step H]] [--output-dt H] [--integrator NAME]\n\n"
     "A reduced-model study: runs the full model over a design of experiments (the\n"
     "design options as sweep takes them; loads and initial states), holds out a share\n"
@@ -36,17 +38,25 @@ const char* const kStudyUsage =
     "candidate on the held-out points: the relative RMS error of the worst point as\n"
     "compare defines it (median, 95th percentile, worst), the runs more than 5 % off\n"
     "that did not warn (silent misses), and the speed-up against the full model per\n"
-    "simulated second. Methods whose training can be shortened (the networks) go\n"
+    "simulated second (each candidate timed alone once every training is done).\n"
+    "Methods whose training can be shortened (the networks) go\n"
     "through successive halving: every setting trains briefly, the better half\n"
     "goes on, until one trains in full. --budget S (default 900) limits the wall time\n"
     "of training and scoring; candidates left when it is spent are listed as not\n"
-    "trained. The recommendation is the fastest candidate without a silent miss\n"
-    "whose validated bound (its worst held-out error, or the largest bound its runs\n"
-    "stated when larger) is within --goal (default 0.02, 2 %).\n\n"
+    "trained. The recommendation is the fastest candidate faster than the full\n"
+    "model, without a silent miss, whose validated bound (its worst held-out error,\n"
+    "or the largest bound its runs stated when larger) is within --goal (default\n"
+    "0.02, 2 %); speed-ups within 20 % of the fastest count as equal, and the\n"
+    "lowest bound among them wins.\n\n"
     "DIR gets runs/ (the design's sweep), candidates/ (every trained model and its\n"
     "record), leaderboard.csv and study.json. The same command again resumes: design\n"
     "runs and candidates already done are taken from their files. Ctrl+C keeps what is\n"
-    "finished. Candidates train on N threads (--jobs, default 2).\n";
+    "finished. Candidates train on N threads (--jobs, default 2).\n\n"
+    "Past one machine: --shard I/N (or a Slurm job array, or mpirun, as sweep reads\n"
+    "them) makes this process part I of N sharing DIR: it runs its share of the\n"
+    "design rows and of each round's trainings, waits for the other parts' records,\n"
+    "and part 1 writes the leaderboard. Each part's speed-ups are measured where it\n"
+    "runs.\n";
 
 namespace {
 
@@ -65,6 +75,8 @@ StudyOptions studyOptions(const Arguments& a) {
       throw UsageError("--methods names no method (known: " + MethodRegistry::global().names() + ")");
   }
   try {
+    o.shard = a.has("--shard") ? parseShard(a.value("--shard"))
+                               : shardFromEnvironment([](const char* name) { return std::getenv(name); });
     checkStudyOptions(o);
     studyCandidates(MethodRegistry::global(), o.methods);
   } catch (const InputError& e) {
@@ -111,7 +123,7 @@ int runStudyCommand(const std::vector<std::string>& args, std::ostream& out, std
       args, {"-o",         "--output",     "--load-case", "--t-end",      "--dt",           "--tolerance",
              "--max-step", "--integrator", "--output-dt", "--amplitudes", "--frequencies",  "--jobs",
              "--vary",     "--design",     "--runs",      "--seed",       "--design-table", "--held-out",
-             "--goal",     "--budget",     "--methods"},
+             "--goal",     "--budget",     "--methods",   "--shard"},
       {}, {"--vary"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string dir = a.output();
@@ -138,6 +150,9 @@ int runStudyCommand(const std::vector<std::string>& args, std::ostream& out, std
       << design.runs() << " points (" << result.designRunsMade << " run now), held out: ";
   for (std::size_t k = 0; k < result.heldOut.size(); ++k) out << (k ? ", " : "") << result.heldOut[k];
   out << "\n";
+  if (options.shard.count > 1)
+    out << "part " << options.shard.index + 1 << " of " << options.shard.count << " (" << options.shard.source
+        << ")" << (options.shard.index ? ": part 1 writes the leaderboard" : "") << "\n";
   if (result.resumed)
     out << result.resumed << " candidate training(s) taken from earlier records (resumed)\n";
   printLeaderboard(result, out);

@@ -171,6 +171,7 @@ SweepDialog::SweepDialog(std::shared_ptr<const Model> model, QWidget* parent)
   form->addRow(tr("End time"), tEnd_);
   stepping_ = new SteppingRows(form, this);
   error_ = new QLabel(this);
+  error_->setObjectName("dialogError");
   error_->setStyleSheet("color: #c0392b;");
   error_->setWordWrap(true);
   layout->addWidget(error_);

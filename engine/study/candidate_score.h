@@ -55,7 +55,9 @@ struct CandidateScore {
   double bound = HeldOutResult::kNaN;
   /// Held-out runs more than kHeldOutTolerance off the full model without a warning.
   int silentMisses = 0;
-  double speedUp = 0.0;  ///< median over the held-out runs; 0 when a run failed
+  /// Median over the held-out runs; 0 when a run failed. A study replaces it by the candidate run
+  /// alone on its core once every training is done (the runs here may share the machine).
+  double speedUp = 0.0;
 
   /// Every held-out run completed and was compared.
   bool complete() const;

@@ -3,6 +3,7 @@
 #include "engine/core/number_text.h"
 #include "engine/rom/method_registry.h"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -61,15 +62,21 @@ void markParetoFront(std::vector<LeaderboardRow>& rows) {
 }
 
 int markRecommendation(std::vector<LeaderboardRow>& rows, double goal) {
+  const auto eligible = [goal](const LeaderboardRow& r) {
+    return scored(r) && r.score.silentMisses == 0 && r.score.bound <= goal && r.score.speedUp > 1.0;
+  };
+  double fastest = 0.0;
+  for (LeaderboardRow& r : rows) {
+    r.recommended = false;
+    if (eligible(r)) fastest = std::max(fastest, r.score.speedUp);
+  }
+  // Speed-ups within kSpeedTie of the fastest are the same speed (timings of one model vary by
+  // that much between runs); among them the lowest bound wins.
   int best = -1;
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    LeaderboardRow& r = rows[k];
-    r.recommended = false;
-    if (!scored(r) || r.score.silentMisses > 0 || !(r.score.bound <= goal) || !(r.score.speedUp > 1.0))
-      continue;
-    const LeaderboardRow* b = best < 0 ? nullptr : &rows[static_cast<std::size_t>(best)];
-    if (!b || r.score.speedUp > b->score.speedUp ||
-        (r.score.speedUp == b->score.speedUp && r.score.bound < b->score.bound))
+    const LeaderboardRow& r = rows[k];
+    if (!eligible(r) || r.score.speedUp < (1.0 - kSpeedTie) * fastest) continue;
+    if (best < 0 || r.score.bound < rows[static_cast<std::size_t>(best)].score.bound)
       best = static_cast<int>(k);
   }
   if (best >= 0) rows[static_cast<std::size_t>(best)].recommended = true;

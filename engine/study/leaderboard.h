@@ -38,9 +38,12 @@ struct LeaderboardRow {
 /// row beats in both validated bound (lower) and speed-up (higher).
 void markParetoFront(std::vector<LeaderboardRow>& rows);
 
-/// Marks and returns the recommendation: among trained rows without a silent miss and faster
-/// than the full model, the fastest whose bound is within `goal` (ties: the lower bound); -1
-/// when none is.
+/// Speed-ups this close to each other (relative) count as the same speed [-].
+inline constexpr double kSpeedTie = 0.2;
+
+/// Marks and returns the recommendation: among trained rows without a silent miss, faster than
+/// the full model and with a bound within `goal`, the fastest; rows within kSpeedTie of its
+/// speed-up tie with it, and the lowest bound among them wins. -1 when no row qualifies.
 int markRecommendation(std::vector<LeaderboardRow>& rows, double goal);
 
 /// One line for the user: "local PCA, clusters = 4 (pca_2): 58x faster, validated bound 0.9 %

@@ -9,6 +9,7 @@
 #include "engine/experiments/sweep_directory.h"
 #include "engine/model/model.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/reduced_model.h"
 
 #include <algorithm>
 #include <atomic>
@@ -69,14 +70,36 @@ void refuseMechanismFamily(const ExperimentDesign& design) {
                        "initial states (q0.*, qd0.*), or study each mechanism on its own");
 }
 
+// Waits a moment for the other parts of a study, or stops when `monitor` is stopped.
+void waitForOthers(Monitor& monitor) {
+  for (int k = 0; k < 20; ++k) {
+    monitor.checkpoint();
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+// The design's runs once every part has written its own.
+SweepMerge mergeWhenComplete(const std::string& runs, const Shard& shard, Monitor& monitor) {
+  for (;;) {
+    try {
+      return mergeSweepDirectories({runs});
+    } catch (const InputError& e) {
+      if (shard.count <= 1 || std::string(e.what()).find("are missing or unfinished") == std::string::npos)
+        throw;
+    }
+    waitForOthers(monitor);
+  }
+}
+
 // The design's full-model runs, made or found in dir/runs, as one dataset.
 Dataset runDesign(const Model& model, const RunOptions& base, const ExperimentDesign& design,
                   const std::string& runs, const StudyOptions& options, Monitor& monitor, int& made) {
   ExperimentOptions o;
   o.workers = options.workers;
-  made = static_cast<int>(runSweepDirectory(model, base, design, runs, {}, o, &monitor).results.size());
+  made = static_cast<int>(
+      runSweepDirectory(model, base, design, runs, options.shard, o, &monitor).results.size());
   monitor.checkpoint();
-  SweepMerge merge = mergeSweepDirectories({runs});
+  SweepMerge merge = mergeWhenComplete(runs, options.shard, monitor);
   if (!merge.failed.empty()) {
     std::string names;
     for (const std::string& f : merge.failed) names += (names.empty() ? "" : "; ") + f;
@@ -113,13 +136,21 @@ std::string recordPath(const StudyContext& ctx, const Job& job) {
          ".json";
 }
 
-// An earlier record of this job in this study, or false (none, another study's, unreadable).
-bool takeRecord(StudyContext& ctx, const Job& job, LeaderboardRow& row) {
+// An earlier record of this job in this study, or false (none, another study's, unreadable). A
+// record of a training another part left for want of budget counts only as that part's answer
+// (`theirs`): a later run of the study trains it.
+bool takeRecord(StudyContext& ctx, const Job& job, LeaderboardRow& row, bool theirs = false) {
   const std::string path = recordPath(ctx, job);
   if (!fs::exists(path)) return false;
   try {
     const OJson j = OJson::parse(readRegularFile(path, kMaxModelFileBytes, "study record"));
     if (j.at("key") != ctx.key || j.at("settings") != row.candidate.settings) return false;
+    if (j.at("status") == "not trained") {
+      if (!theirs) return false;
+      row.note = j.at("note").get<std::string>();
+      row.status = row.score.runs.empty() ? CandidateStatus::NotTrained : CandidateStatus::Stopped;
+      return true;
+    }
     row.status = j.at("status") == "failed" ? CandidateStatus::Failed : CandidateStatus::Trained;
     row.note = j.at("note").get<std::string>();
     row.trainingSeconds = j.at("training_seconds").get<double>();
@@ -142,7 +173,9 @@ void writeRecord(const StudyContext& ctx, const Job& job, const LeaderboardRow& 
   j["settings"] = row.candidate.settings;
   j["effort"] = job.effort;
   j["trained_with"] = trainedWith;
-  j["status"] = row.status == CandidateStatus::Failed ? "failed" : "trained";
+  j["status"] = row.status == CandidateStatus::Failed    ? "failed"
+                : row.status == CandidateStatus::Trained ? "trained"
+                                                         : "not trained";
   j["note"] = row.note;
   j["training_seconds"] = row.trainingSeconds;
   j["score"] = row.score.toJson();
@@ -204,8 +237,9 @@ void runJob(StudyContext& ctx, const Job& job) {
       ctx.budgetSpent = true;
       LeaderboardRow& r = ctx.rows[job.row];
       r.note = formatText("the budget of %g s was spent before ", ctx.options.budgetSeconds) +
-               (job.effort < 1.0 || r.score.runs.empty() ? "its turn" : "its full training");
-      if (r.score.runs.empty()) r.status = CandidateStatus::NotTrained;
+               (r.score.runs.empty() ? "its turn" : "its full training");
+      r.status = r.score.runs.empty() ? CandidateStatus::NotTrained : CandidateStatus::Stopped;
+      if (ctx.options.shard.count > 1) writeRecord(ctx, job, r, OJson());  // the other parts' answer
       return;
     }
     OJson trainedWith;
@@ -221,8 +255,8 @@ void runJob(StudyContext& ctx, const Job& job) {
   ctx.monitor.reportNow({"study: " + row.candidate.id, ++ctx.jobsDone, ctx.jobsPlanned, {}});
 }
 
-// The jobs of one round on the study's worker threads.
-void runRound(StudyContext& ctx, const std::vector<Job>& jobs) {
+// This part's jobs of one round on the study's worker threads.
+void runOwnJobs(StudyContext& ctx, const std::vector<Job>& jobs) {
   std::atomic<std::size_t> next{0};
   std::exception_ptr failure;
   std::mutex failureMutex;
@@ -245,6 +279,31 @@ void runRound(StudyContext& ctx, const std::vector<Job>& jobs) {
   for (std::thread& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
   ctx.monitor.checkpoint();
+}
+
+// A job another part of the study runs, once its record is there.
+void awaitJob(StudyContext& ctx, const Job& job) {
+  LeaderboardRow row;
+  {
+    const std::lock_guard<std::mutex> lock(ctx.mutex);
+    row = ctx.rows[job.row];
+  }
+  while (!takeRecord(ctx, job, row, true)) waitForOthers(ctx.monitor);
+  if (row.status != CandidateStatus::NotTrained) row.effort = job.effort;
+  const std::lock_guard<std::mutex> lock(ctx.mutex);
+  ctx.rows[job.row] = row;
+  ctx.say(row.candidate.id + " from another part of the study");
+  if (ctx.scored) ctx.scored(row);
+}
+
+// The jobs of one round: this part's on its worker threads, then the other parts' records.
+void runRound(StudyContext& ctx, const std::vector<Job>& all) {
+  const Shard& shard = ctx.options.shard;
+  std::vector<Job> jobs, theirs;
+  for (std::size_t k = 0; k < all.size(); ++k)
+    (static_cast<int>(k) % std::max(1, shard.count) == shard.index ? jobs : theirs).push_back(all[k]);
+  runOwnJobs(ctx, jobs);
+  for (const Job& job : theirs) awaitJob(ctx, job);
 }
 
 // Candidates of one method trained together: successive halving when the method's training
@@ -314,6 +373,44 @@ void trainCandidates(StudyContext& ctx) {
   }
 }
 
+// Simulated seconds per wall second of `rom` at `point`, alone on its core: the median of up to 5
+// runs (as many as fit in 0.3 s after the first).
+double reducedSpeed(const ReducedModel& rom, const HeldOutPoint& point, Monitor& monitor) {
+  std::vector<double> rtf;
+  const Clock::time_point t0 = Clock::now();
+  while (rtf.size() < 5 && (rtf.empty() || Clock::now() - t0 < std::chrono::milliseconds(300))) {
+    TrajectoryRecorder recorder;
+    rtf.push_back(
+        rom.simulate(*point.model, heldOutRunOptions(rom, point), recorder, &monitor).realTimeFactor);
+  }
+  std::sort(rtf.begin(), rtf.end());
+  return rtf[rtf.size() / 2];
+}
+
+// The speed-up of each candidate scored in full on its held-out runs, timed alone on the first
+// held-out point once every training is done (a run timed beside a training on the other core
+// reads slow), kept in its record ("speed_up_alone") so that a resumed study states the same.
+// The part that writes the leaderboard times them.
+void timeCandidates(StudyContext& ctx) {
+  if (ctx.options.shard.index != 0 || !(ctx.fullRealTimeFactor > 0.0)) return;
+  for (std::size_t k = 0; k < ctx.rows.size(); ++k) {
+    LeaderboardRow& row = ctx.rows[k];
+    if (!row.score.complete() ||
+        (row.status != CandidateStatus::Trained && row.status != CandidateStatus::Stopped))
+      continue;
+    const std::string path = recordPath(ctx, {k, row.effort});
+    OJson record = OJson::parse(readRegularFile(path, kMaxModelFileBytes, "study record"));
+    if (const auto it = record.find("speed_up_alone"); it != record.end() && it->is_number()) {
+      row.score.speedUp = it->get<double>();
+      continue;
+    }
+    const auto rom = loadReducedModel(ctx.dir + "/candidates/" + row.candidate.id + ".json");
+    row.score.speedUp = reducedSpeed(*rom, ctx.points.front(), ctx.monitor) / ctx.fullRealTimeFactor;
+    record["speed_up_alone"] = row.score.speedUp;
+    writeFileAtomically(path, record.dump(1) + "\n");
+  }
+}
+
 OJson studyJson(const StudyContext& ctx, const ExperimentDesign& design, const StudyResult& result) {
   OJson j;
   j["format"] = "mbdrom-study";
@@ -362,8 +459,10 @@ StudyResult finish(StudyContext& ctx, const ExperimentDesign& design, StudyResul
   result.resumed = ctx.resumed;
   result.budgetSpent = ctx.budgetSpent;
   result.fullRealTimeFactor = ctx.fullRealTimeFactor;
-  writeFileAtomically(ctx.dir + "/leaderboard.csv", leaderboardCsv(result.rows));
-  writeFileAtomically(ctx.dir + "/study.json", studyJson(ctx, design, result).dump(1) + "\n");
+  if (ctx.options.shard.index == 0) {  // every part finds the same; one writes it
+    writeFileAtomically(ctx.dir + "/leaderboard.csv", leaderboardCsv(result.rows));
+    writeFileAtomically(ctx.dir + "/study.json", studyJson(ctx, design, result).dump(1) + "\n");
+  }
   return result;
 }
 
@@ -419,6 +518,8 @@ StudyResult runStudy(const Model& model, const RunOptions& base, const Experimen
   ctx.start = Clock::now();
   try {
     trainCandidates(ctx);
+    ctx.say("timing the candidates alone");
+    timeCandidates(ctx);
   } catch (const Cancelled&) {
     for (LeaderboardRow& row : ctx.rows)
       if (row.status == CandidateStatus::NotTrained && row.note.empty())

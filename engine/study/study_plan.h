@@ -6,6 +6,7 @@
 /// anything runs.
 
 #include "engine/experiments/experiment_design.h"
+#include "engine/experiments/shard.h"
 
 #include <nlohmann/json.hpp>
 
@@ -32,6 +33,10 @@ struct StudyOptions {
   std::vector<std::string> methods;
   /// Threads that train candidates at once (and run the design), >= 1.
   int workers = 2;
+  /// This process's part of the study when several share its folder (a Slurm array, mpirun):
+  /// it runs the design rows and the candidate trainings of each round that fall to it, waits
+  /// for the others' records, and its part 0 writes the leaderboard. The budget counts per part.
+  Shard shard;
 };
 
 /// One candidate: a method with the values of its search space (the other settings at

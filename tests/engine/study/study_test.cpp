@@ -125,8 +125,12 @@ TEST_CASE("the Pareto front and the recommendation follow the validated bound an
   CHECK(markRecommendation(rows, 0.02) == 0);  // e misses silently, c is past the goal: a is the fastest left
   CHECK(rows[0].recommended);
   CHECK(markRecommendation(rows, 0.004) == -1);
-  CHECK_THAT(recommendationText(rows, -1, 0.004),
-             Catch::Contains("none is within the goal of 0.4 %") && Catch::Contains("(b), validated bound 0.5 %"));
+  CHECK_THAT(recommendationText(rows, -1, 0.004), Catch::Contains("none is within the goal of 0.4 %") &&
+                                                      Catch::Contains("(b), validated bound 0.5 %"));
+  // Speed-ups within 20 % of each other are one speed: the more accurate of the two is chosen.
+  std::vector<LeaderboardRow> close = {scoredRow("fast", 0.015, 25.0), scoredRow("sure", 0.002, 21.0),
+                                       scoredRow("slow", 0.001, 19.0)};
+  CHECK(markRecommendation(close, 0.02) == 1);
   // A reduced model slower than the full model is no recommendation, however accurate.
   std::vector<LeaderboardRow> slow = {scoredRow("s", 0.001, 0.8)};
   CHECK(markRecommendation(slow, 0.02) == -1);
