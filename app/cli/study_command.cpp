@@ -39,7 +39,9 @@ const char* const kStudyUsage =
     "compare defines it (median, 95th percentile, worst), the runs more than 5 % off\n"
     "that did not warn (silent misses), and the speed-up against the full model per\n"
     "simulated second (each candidate timed alone once every training is done).\n"
-    "Methods whose training can be shortened (the networks) go\n"
+    "Candidates that train in one go (POD, local PCA, SINDy) are also trained\n"
+    "without up to two further folds of as many inside points and judged on them\n"
+    "too. Methods whose training can be shortened (the networks) go\n"
     "through successive halving: every setting trains briefly, the better half\n"
     "goes on, until one trains in full. --budget S (default 900) limits the wall time\n"
     "of training and scoring; candidates left when it is spent are listed as not\n"
@@ -150,6 +152,9 @@ int runStudyCommand(const std::vector<std::string>& args, std::ostream& out, std
       << design.runs() << " points (" << result.designRunsMade << " run now), held out: ";
   for (std::size_t k = 0; k < result.heldOut.size(); ++k) out << (k ? ", " : "") << result.heldOut[k];
   out << "\n";
+  if (!result.extraFolds.empty())
+    out << "and for the methods that train in one go, " << result.extraFolds.size() << " further fold(s) of "
+        << result.extraFolds.front().size() << " points each (trained without them, judged on them)\n";
   if (options.shard.count > 1)
     out << "part " << options.shard.index + 1 << " of " << options.shard.count << " (" << options.shard.source
         << ")" << (options.shard.index ? ": part 1 writes the leaderboard" : "") << "\n";

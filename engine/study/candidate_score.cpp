@@ -61,7 +61,7 @@ OJson numberJson(double x) {
   return std::isfinite(x) ? OJson(x) : OJson(nullptr);
 }
 
-void summarise(CandidateScore& s) {
+void summariseScore(CandidateScore& s) {
   std::vector<double> errors, speeds;
   bool failed = false;
   double stated = 0.0;
@@ -117,6 +117,7 @@ OJson CandidateScore::toJson() const {
   j["runs"] = OJson::array();
   for (const HeldOutResult& r : runs)
     j["runs"].push_back({{"run", r.run},
+                         {"fold", r.fold},
                          {"error", numberJson(r.error)},
                          {"point", r.point},
                          {"expected", numberJson(r.expected)},
@@ -132,6 +133,7 @@ CandidateScore CandidateScore::fromJson(const OJson& j, const std::string& sourc
     for (const OJson& r : j.at("runs")) {
       HeldOutResult h;
       h.run = r.at("run").get<std::string>();
+      h.fold = r.value("fold", 0);
       h.error = numberOr(r, "error", HeldOutResult::kNaN);
       h.point = r.at("point").get<std::string>();
       h.expected = numberOr(r, "expected", HeldOutResult::kNaN);
@@ -143,15 +145,22 @@ CandidateScore CandidateScore::fromJson(const OJson& j, const std::string& sourc
   } catch (const nlohmann::json::exception& e) {
     throw FileError(source + ": a candidate's held-out runs are malformed (" + e.what() + ")");
   }
-  summarise(s);
+  s.summarise();
   return s;
 }
 
+void CandidateScore::summarise() {
+  summariseScore(*this);
+}
+
 CandidateScore scoreCandidate(const ReducedModel& rom, const std::vector<HeldOutPoint>& points,
-                              double fullRealTimeFactor, Monitor* monitor) {
+                              double fullRealTimeFactor, Monitor* monitor, int fold) {
   CandidateScore s;
-  for (const HeldOutPoint& point : points) s.runs.push_back(runAt(rom, point, fullRealTimeFactor, monitor));
-  summarise(s);
+  for (const HeldOutPoint& point : points) {
+    s.runs.push_back(runAt(rom, point, fullRealTimeFactor, monitor));
+    s.runs.back().fold = fold;
+  }
+  s.summarise();
   return s;
 }
 

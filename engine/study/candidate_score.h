@@ -36,6 +36,9 @@ struct HeldOutPoint {
 struct HeldOutResult {
   static constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
   std::string run;
+  /// 0: a held-out point of the written model; k > 0: of the model trained without fold k
+  /// (studyExtraFolds), judged on that fold.
+  int fold = 0;
   double error = kNaN;                ///< relative RMS of the worst point [-]; NaN: not compared
   std::string point;                  ///< the worst point
   double expected = kNaN;             ///< the bound the run stated ("expect <= X"), NaN: none [-]
@@ -61,6 +64,8 @@ struct CandidateScore {
 
   /// Every held-out run completed and was compared.
   bool complete() const;
+  /// The figures again from `runs` (after runs were added).
+  void summarise();
   nlohmann::ordered_json toJson() const;
   /// Reads toJson's form; throws FileError naming `source`.
   static CandidateScore fromJson(const nlohmann::ordered_json& j, const std::string& source);
@@ -71,10 +76,10 @@ struct CandidateScore {
 /// parameters μ.
 RunOptions heldOutRunOptions(const ReducedModel& rom, const HeldOutPoint& point);
 
-/// Runs `rom` at every point (in order) and scores it. `fullRealTimeFactor` is the full
-/// model's simulated seconds per wall second at the points (0: no speed-up). A run that
-/// diverges is a result (HeldOutResult::failure); throws Cancelled when `monitor` stops it.
+/// Runs `rom` at every point (in order) and scores it; the runs are of fold `fold`. `fullRealTimeFactor` is
+/// the full model's simulated seconds per wall second at the points (0: no speed-up). A run that diverges is
+/// a result (HeldOutResult::failure); throws Cancelled when `monitor` stops it.
 CandidateScore scoreCandidate(const ReducedModel& rom, const std::vector<HeldOutPoint>& points,
-                              double fullRealTimeFactor, Monitor* monitor = nullptr);
+                              double fullRealTimeFactor, Monitor* monitor = nullptr, int fold = 0);
 
 }  // namespace mbdrom

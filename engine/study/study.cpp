@@ -37,10 +37,17 @@ struct StudyContext {
   const Model& model;
   const StudyOptions& options;
   std::string dir;
-  std::string key;  // the design's runs and the split: records of another study are not taken
-  Dataset training;
+  std::string key;   // the design's runs and the split: records of another study are not taken
+  Dataset training;  // the written models': every point but the held-out ones
   std::vector<HeldOutPoint> points;
-  double fullRealTimeFactor = 0.0;
+  // Further folds: the data without each, and its points (candidates that train in one go).
+  struct Fold {
+    Dataset training;
+    std::vector<HeldOutPoint> points;
+  };
+  std::vector<Fold> extraFolds;
+  double fullRealTimeFactor = 0.0;  // the median of fullAt
+  std::vector<double> fullAt;       // the full model's real-time factor at each held-out point
   Monitor& monitor;
   const StudyLog& log;
   const StudyScored& scored;
@@ -123,14 +130,6 @@ HeldOutPoint designPoint(const Model& model, const DesignApplier& applier, int r
   return p;
 }
 
-// The full model's simulated seconds per wall second at the first held-out point (median of 3).
-double fullModelSpeed(const HeldOutPoint& p, Monitor& monitor) {
-  std::vector<double> rtf;
-  for (int k = 0; k < 3; ++k) rtf.push_back(timeFullModel(*p.model, p.options, &monitor).realTimeFactor);
-  std::sort(rtf.begin(), rtf.end());
-  return rtf[1];
-}
-
 std::string recordPath(const StudyContext& ctx, const Job& job) {
   return ctx.dir + "/candidates/" + ctx.rows[job.row].candidate.id + ".e" + formatText("%.4g", job.effort) +
          ".json";
@@ -182,6 +181,36 @@ void writeRecord(const StudyContext& ctx, const Job& job, const LeaderboardRow& 
   writeFileAtomically(recordPath(ctx, job), j.dump(1) + "\n");
 }
 
+// The candidate trained again without each further fold and judged on it: its runs join `score`.
+// A training that fails there fails those points.
+void scoreExtraFolds(StudyContext& ctx, const MethodInfo& method, const TrainingRequest& request,
+                     Monitor& monitor, CandidateScore& score) {
+  for (std::size_t f = 0; f < ctx.extraFolds.size(); ++f) {
+    const StudyContext::Fold& fold = ctx.extraFolds[f];
+    TrainingRequest again = request;
+    again.dataset = fold.training;
+    const int index = static_cast<int>(f) + 1;
+    try {
+      const TrainingOutcome outcome = trainFromRequest(method, again, monitor);
+      if (!outcome.model) throw InputError("the method wrote no model");
+      const CandidateScore s =
+          scoreCandidate(*outcome.model, fold.points, ctx.fullRealTimeFactor, &monitor, index);
+      score.runs.insert(score.runs.end(), s.runs.begin(), s.runs.end());
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error& e) {
+      for (const HeldOutPoint& p : fold.points) {
+        HeldOutResult r;
+        r.run = p.name;
+        r.fold = index;
+        r.failure = std::string("trained without this fold: ") + e.what();
+        score.runs.push_back(std::move(r));
+      }
+    }
+  }
+  score.summarise();
+}
+
 // Trains and scores one candidate at one effort: the row it gives (not yet the study's).
 LeaderboardRow trainAndScore(StudyContext& ctx, const Job& job, OJson& trainedWith) {
   LeaderboardRow row = ctx.rows[job.row];
@@ -203,6 +232,7 @@ LeaderboardRow trainAndScore(StudyContext& ctx, const Job& job, OJson& trainedWi
     saveReducedModel(*outcome.model, ctx.dir + "/candidates/" + row.candidate.id + ".json");
     row.score = scoreCandidate(*outcome.model, ctx.points, ctx.fullRealTimeFactor, &sub);
     row.status = CandidateStatus::Trained;
+    if (!method.shorterTraining) scoreExtraFolds(ctx, method, request, sub, row.score);
   } catch (const Cancelled&) {
     throw;
   } catch (const Error& e) {
@@ -217,8 +247,8 @@ std::string scoreLine(const LeaderboardRow& r, const Job& job, bool resumed) {
   std::string line = r.candidate.id + " (" + settingsText(r.candidate.settings) + ")" +
                      (job.effort < 1.0 ? formatText(" at %.2g of its training", job.effort) : "") + ": ";
   if (r.status == CandidateStatus::Failed) return line + "failed: " + r.note;
-  line += formatText("held-out median %.3g %%, worst %.3g %%, bound %.3g %%", 100.0 * r.score.median,
-                     100.0 * r.score.worst, 100.0 * r.score.bound);
+  line += formatText("%zu held-out runs: median %.3g %%, worst %.3g %%, bound %.3g %%", r.score.runs.size(),
+                     100.0 * r.score.median, 100.0 * r.score.worst, 100.0 * r.score.bound);
   if (r.score.speedUp > 0.0) line += formatText(", %.3gx faster", r.score.speedUp);
   if (r.score.silentMisses) line += formatText(", %d silent miss(es)", r.score.silentMisses);
   return line + formatText(", trained in %.3g s", r.trainingSeconds) + (resumed ? " (from its record)" : "");
@@ -374,23 +404,33 @@ void trainCandidates(StudyContext& ctx) {
 }
 
 // Simulated seconds per wall second of `rom` at `point`, alone on its core: the median of up to 5
-// runs (as many as fit in 0.3 s after the first).
-double reducedSpeed(const ReducedModel& rom, const HeldOutPoint& point, Monitor& monitor) {
+// runs (as many as fit in 0.3 s after the first); `rom` null: the full model's.
+double speedAt(const ReducedModel* rom, const HeldOutPoint& point, Monitor& study) {
+  Monitor monitor(
+      [&study](const Progress&) { return !study.stopRequested(); });  // the runs' progress is no study's
   std::vector<double> rtf;
   const Clock::time_point t0 = Clock::now();
   while (rtf.size() < 5 && (rtf.empty() || Clock::now() - t0 < std::chrono::milliseconds(300))) {
     TrajectoryRecorder recorder;
     rtf.push_back(
-        rom.simulate(*point.model, heldOutRunOptions(rom, point), recorder, &monitor).realTimeFactor);
+        rom ? rom->simulate(*point.model, heldOutRunOptions(*rom, point), recorder, &monitor).realTimeFactor
+            : timeFullModel(*point.model, point.options, &monitor).realTimeFactor);
   }
   std::sort(rtf.begin(), rtf.end());
   return rtf[rtf.size() / 2];
 }
 
-// The speed-up of each candidate scored in full on its held-out runs, timed alone on the first
-// held-out point once every training is done (a run timed beside a training on the other core
-// reads slow), kept in its record ("speed_up_alone") so that a resumed study states the same.
-// The part that writes the leaderboard times them.
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The speed-up of each candidate scored in full on its held-out runs: the median over the held-out
+// points of its real-time factor over the full model's there (the full model's cost varies from
+// point to point), each run alone on its core once every training is done (a run timed beside a
+// training on the other core reads slow). Kept in its record ("speed_up_alone") so that a resumed
+// study states the same; the part that writes the leaderboard times them.
 void timeCandidates(StudyContext& ctx) {
   if (ctx.options.shard.index != 0 || !(ctx.fullRealTimeFactor > 0.0)) return;
   for (std::size_t k = 0; k < ctx.rows.size(); ++k) {
@@ -405,7 +445,10 @@ void timeCandidates(StudyContext& ctx) {
       continue;
     }
     const auto rom = loadReducedModel(ctx.dir + "/candidates/" + row.candidate.id + ".json");
-    row.score.speedUp = reducedSpeed(*rom, ctx.points.front(), ctx.monitor) / ctx.fullRealTimeFactor;
+    std::vector<double> ratios;
+    for (std::size_t p = 0; p < ctx.points.size(); ++p)
+      ratios.push_back(speedAt(rom.get(), ctx.points[p], ctx.monitor) / ctx.fullAt[p]);
+    row.score.speedUp = median(ratios);
     record["speed_up_alone"] = row.score.speedUp;
     writeFileAtomically(path, record.dump(1) + "\n");
   }
@@ -422,6 +465,7 @@ OJson studyJson(const StudyContext& ctx, const ExperimentDesign& design, const S
       {"type", designTypeName(design.type)}, {"seed", design.seed},   {"hash", design.hash()},
       {"parameters", design.parameters},     {"runs", design.runs()}, {"table", "runs/design.csv"}};
   j["held_out"] = result.heldOut;
+  j["extra_folds"] = result.extraFolds;
   j["trained_on"] = result.trainedOn;
   j["options"] = {{"held_out_share", ctx.options.heldOutShare},
                   {"budget_seconds", ctx.options.budgetSeconds},
@@ -508,8 +552,23 @@ StudyResult runStudy(const Model& model, const RunOptions& base, const Experimen
       for (const DatasetRun& run : all.runs)
         if (run.name == name) ctx.training.runs.push_back(run);
   }
+  for (const std::vector<int>& rows : studyExtraFolds(design, heldRows)) {
+    StudyContext::Fold fold;
+    fold.training = all;
+    fold.training.runs.clear();
+    std::vector<std::string> names;
+    for (const int r : rows) {
+      fold.points.push_back(designPoint(model, applier, r, dir + "/runs"));
+      names.push_back(design.runNames[static_cast<std::size_t>(r)]);
+    }
+    for (const DatasetRun& run : all.runs)
+      if (std::find(names.begin(), names.end(), run.name) == names.end()) fold.training.runs.push_back(run);
+    result.extraFolds.push_back(names);
+    ctx.extraFolds.push_back(std::move(fold));
+  }
   ctx.key = sweepSetupHash(model, base, design) + ":" + std::to_string(options.heldOutShare);
-  ctx.fullRealTimeFactor = fullModelSpeed(ctx.points.front(), monitor);
+  for (const HeldOutPoint& p : ctx.points) ctx.fullAt.push_back(speedAt(nullptr, p, monitor));
+  ctx.fullRealTimeFactor = median(ctx.fullAt);
   for (const StudyCandidate& c : candidates) {
     LeaderboardRow row;
     row.candidate = c;

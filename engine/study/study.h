@@ -5,7 +5,9 @@
 /// trains every candidate (study_plan.h) on the others with successive halving (Jamieson &
 /// Talwalkar 2016; Li et al. 2018) for the methods whose training can be shortened,
 /// scores each on the held-out points (candidate_score.h) and recommends one
-/// (leaderboard.h).
+/// (leaderboard.h). The candidates that train in one go (cheap) are also trained without
+/// further folds of the design and judged on those, so that their figures rest on more
+/// points than a fifth of the design: a bound from three points is the worst of three.
 ///
 /// A study folder holds
 /// - `runs/`: the design's sweep directory (sweep_directory.h; resumable);
@@ -37,12 +39,15 @@ struct StudyResult {
   std::vector<LeaderboardRow> rows;    ///< one per candidate, in search order
   std::vector<std::string> heldOut;    ///< the held-out design points' run names
   std::vector<std::string> trainedOn;  ///< the other points'
-  int recommended = -1;                ///< index into rows, -1: none meets the goal
-  std::string recommendation;          ///< recommendationText
-  int designRunsMade = 0;              ///< full-model runs made now (the others were found done)
-  int resumed = 0;                     ///< candidate trainings taken from earlier records
-  bool budgetSpent = false;            ///< some candidate was not trained for want of budget
-  double fullRealTimeFactor = 0.0;     ///< the full model's simulated seconds per wall second
+  /// Further folds (studyExtraFolds): the candidates that train in one go are also trained
+  /// without each and judged on it, by run name.
+  std::vector<std::vector<std::string>> extraFolds;
+  int recommended = -1;             ///< index into rows, -1: none meets the goal
+  std::string recommendation;       ///< recommendationText
+  int designRunsMade = 0;           ///< full-model runs made now (the others were found done)
+  int resumed = 0;                  ///< candidate trainings taken from earlier records
+  bool budgetSpent = false;         ///< some candidate was not trained for want of budget
+  double fullRealTimeFactor = 0.0;  ///< the full model's simulated seconds per wall second
 };
 
 /// A line for the user as the study goes (a candidate scored, a stage begun); called from

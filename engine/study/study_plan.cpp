@@ -92,6 +92,23 @@ std::vector<int> studyHeldOutRows(const ExperimentDesign& design, double share) 
   return rows;
 }
 
+std::vector<std::vector<int>> studyExtraFolds(const ExperimentDesign& design, const std::vector<int>& heldOut,
+                                              int extra) {
+  std::vector<int> rest;
+  for (int k = 0; k < design.runs(); ++k)
+    if (insideOthers(design, k) && std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end())
+      rest.push_back(k);
+  const std::size_t size = heldOut.size();
+  const int folds = std::min(extra, static_cast<int>(rest.size() / std::max<std::size_t>(1, size)));
+  std::vector<std::vector<int>> out(static_cast<std::size_t>(std::max(0, folds)));
+  // Row j of the rest goes to fold j mod folds: each fold spread over the design's order.
+  for (std::size_t j = 0; j < static_cast<std::size_t>(folds) * size; ++j)
+    out[j % static_cast<std::size_t>(folds)].push_back(
+        rest[j * rest.size() / (static_cast<std::size_t>(folds) * size)]);
+  for (std::vector<int>& fold : out) std::sort(fold.begin(), fold.end());
+  return out;
+}
+
 void checkStudyOptions(const StudyOptions& options) {
   if (!(options.heldOutShare > 0.0 && options.heldOutShare < 1.0))
     throw InputError("the held-out share must lie in (0, 1), not " + shortNumberText(options.heldOutShare));

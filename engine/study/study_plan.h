@@ -65,6 +65,13 @@ std::vector<StudyCandidate> studyCandidates(const MethodRegistry& registry,
 /// the held-out points plus two to train on) or too few rows inside the others' ranges.
 std::vector<int> studyHeldOutRows(const ExperimentDesign& design, double share);
 
+/// Further folds of a study: groups of as many design rows as studyHeldOutRows holds out, from the
+/// other rows inside the others' ranges (spread over the design's order), at most `extra` of them.
+/// Candidates that train in one go are also trained without each fold and judged on it, so their
+/// figures rest on more points than the first split's few.
+std::vector<std::vector<int>> studyExtraFolds(const ExperimentDesign& design, const std::vector<int>& heldOut,
+                                              int extra = 2);
+
 /// Checks the options (share in (0, 1), budget >= kMinStudyBudget, goal in (0, 1),
 /// workers >= 1); throws InputError naming the one at fault.
 void checkStudyOptions(const StudyOptions& options);

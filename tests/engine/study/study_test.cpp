@@ -57,6 +57,9 @@ TEST_CASE("a study holds out at least two design points, spread, and none at the
   const ExperimentDesign grid = gridDesign({{"load.a", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}}});
   CHECK(studyHeldOutRows(grid, 0.2) == std::vector<int>{3, 7});  // of the inside rows 1..8
   CHECK(studyHeldOutRows(grid, 0.01).size() == 2u);              // at least two, whatever the share
+  // Further folds: the other inside rows (1, 2, 4, 5, 6, 8) in folds of two, spread, at most two.
+  CHECK(studyExtraFolds(grid, {3, 7}) == std::vector<std::vector<int>>{{1, 5}, {2, 6}});
+  CHECK(studyExtraFolds(grid, {3, 7}, 5).size() == 3u);  // as many as the inside rows give
   const ExperimentDesign lhs =
       latinHypercubeDesign({{"load.a", {}, 0.0, 1.0}, {"load.b", {}, 5.0, 9.0}}, 20, 3);
   const std::vector<int> held = studyHeldOutRows(lhs, 0.2);
@@ -163,7 +166,12 @@ TEST_CASE("a study of the rail oscillator scores its candidates as independent r
   // against a full-model run made here at the point's design values.
   const auto rom = loadReducedModel(dir + "/candidates/" + best.candidate.id + ".json");
   const DesignApplier applier(s.model, s.base, s.design);
+  // The methods that train in one go are judged on two further folds of two points as well.
+  REQUIRE(r.extraFolds.size() == 2u);
+  CHECK(r.extraFolds[0].size() == 2u);
+  CHECK(best.score.runs.size() == 6u);
   for (const HeldOutResult& h : best.score.runs) {
+    if (h.fold != 0) continue;  // of the models trained without the further folds
     const auto row =
         std::find(s.design.runNames.begin(), s.design.runNames.end(), h.run) - s.design.runNames.begin();
     const DesignRun point = applier.run(static_cast<int>(row));
