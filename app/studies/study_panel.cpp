@@ -82,8 +82,9 @@ StudyPanel::StudyPanel(QWidget* parent) : QWidget(parent) {
   plot_->setMinimumWidth(360);
   split->addWidget(table_);
   split->addWidget(plot_);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
+  split->setSizes({560, 440});
   layout->addWidget(split, 1);
   createButtons();
   connect(table_, &QTableWidget::cellDoubleClicked, this, [this](int r, int) {
@@ -140,7 +141,6 @@ void StudyPanel::begin(const std::vector<StudyCandidate>& candidates, double goa
     table_->insertRow(table_->rowCount());
     fillRow(table_->rowCount() - 1, row);
   }
-  table_->setSortingEnabled(true);
   plot_->clear();
   showProgress(tr("Running the full model over the design..."));
 }
@@ -151,9 +151,10 @@ void StudyPanel::updateRow(const LeaderboardRow& row) {
   if (it == rows_.end()) return;
   *it = row;
   const int candidate = static_cast<int>(it - rows_.begin());
+  const bool sorting = table_->isSortingEnabled();
   table_->setSortingEnabled(false);
   fillRow(tableRowOf(candidate), row);
-  table_->setSortingEnabled(true);
+  table_->setSortingEnabled(sorting);
   replot();
 }
 
@@ -163,6 +164,9 @@ void StudyPanel::showProgress(const QString& text) {
 
 void StudyPanel::showResult(const std::vector<LeaderboardRow>& rows, const QString& recommendation) {
   for (const LeaderboardRow& row : rows) updateRow(row);
+  // Sorted by the bound once the study is done; a click on a header sorts by that column.
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(Bound, Qt::AscendingOrder);
   status_->setText(tr("Recommended: %1").arg(recommendation));
   for (int r = 0; r < table_->rowCount(); ++r)
     if (rows_[static_cast<std::size_t>(table_->item(r, Id)->data(Qt::UserRole).toInt())].recommended)
@@ -265,8 +269,7 @@ void StudyPanel::replot() {
     goal.lineStyle = Qt::DashLine;
     curves.push_back(goal);
   }
-  plot_->plot(tr("Validated bound against speed-up"), tr("speed-up against the full model [x]"),
-              tr("validated bound [%]"), std::move(curves));
+  plot_->plot(tr("Validated bound against speed-up"), tr("speed-up [x]"), tr("bound [%]"), std::move(curves));
 }
 
 QString StudyPanel::exportTable(const QString& path) const {
