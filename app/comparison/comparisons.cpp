@@ -40,13 +40,7 @@ Comparisons::Comparisons(const WorkbenchContext& wb, Viewport* viewport, RunPlay
   });
   dock_->setObjectName("compareDock");
   dock_->setWidget(panel_);
-  wb.window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
-  wb.window->tabifyDockWidget(placement.tabWith, dock_);
-  // Hidden until asked for (Train ▸ Compare, or View): a hidden dock costs the bottom area
-  // nothing when its other tabs are raised and laid out.
-  dock_->hide();
-  placement.viewMenu->insertAction(placement.viewMenu->actions().value(placement.viewPosition),
-                                   dock_->toggleViewAction());
+  placeTrainDock(wb.window, dock_, placement);  // shown by Train ▸ Compare, or View
   createActions(exports, placement);
   // Space plays in the compare plots too, as in the plot dock's.
   for (widgets::PlotView* plot : {panel_->seriesPlot(), panel_->errorPlot()})

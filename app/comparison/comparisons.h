@@ -2,6 +2,7 @@
 // Comparisons: the Compare dock (full against reduced), Train ▸ Compare Full and Reduced,
 // and the comparison report (File ▸ Export); a new reference run joins the project's runs.
 
+#include "app/dock.h"
 #include "app/workbench_context.h"
 
 #include <QObject>
@@ -22,15 +23,9 @@ class Viewport;
 class Comparisons : public QObject {
   Q_OBJECT
  public:
-  /// Where the controller puts its parts: the dock tabbed with `tabWith` in the bottom area
-  /// (hidden until asked for), its toggle in `viewMenu` before entry `viewPosition`, the compare
-  /// action in `trainMenu`, the report in `exports`' menu; Space in its plots plays `playback`.
-  struct Placement {
-    QDockWidget* tabWith = nullptr;
-    QMenu* trainMenu = nullptr;
-    QMenu* viewMenu = nullptr;
-    int viewPosition = 0;
-  };
+  /// Where the controller puts its parts (TrainDockPlacement; the dock hidden until asked for),
+  /// the report in `exports`' menu; Space in its plots plays `playback`.
+  using Placement = TrainDockPlacement;
   Comparisons(const WorkbenchContext& wb, Viewport* viewport, RunPlayback* playback, ReferenceRuns* runs,
               Exports* exports, const Placement& placement);
 

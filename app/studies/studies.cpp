@@ -51,11 +51,7 @@ Studies::Studies(const WorkbenchContext& wb, Viewport* viewport, const Placement
       dock_(new QDockWidget(tr("Study"), wb.window)) {
   dock_->setObjectName("studyDock");
   dock_->setWidget(panel_);
-  wb.window->addDockWidget(Qt::BottomDockWidgetArea, dock_);
-  wb.window->tabifyDockWidget(placement.tabWith, dock_);
-  dock_->hide();  // until a study runs, or View asks for it
-  placement.viewMenu->insertAction(placement.viewMenu->actions().value(placement.viewPosition),
-                                   dock_->toggleViewAction());
+  placeTrainDock(wb.window, dock_, placement);  // shown when a study runs, or by View
   createActions(placement);
   connect(panel_, &StudyPanel::showRequested, this, &Studies::showCandidate);
   connect(panel_, &StudyPanel::addRequested, this, &Studies::addCandidate);

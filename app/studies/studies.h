@@ -4,6 +4,7 @@
 // scored, a candidate shown against the full model on its worst held-out point, and a
 // candidate added to the project. The engine call is the CLI's and Python's (runStudy).
 
+#include "app/dock.h"
 #include "app/workbench_context.h"
 #include "engine/dynamics/run_options.h"
 #include "engine/experiments/experiment_design.h"
@@ -31,15 +32,8 @@ class Viewport;
 class Studies : public QObject {
   Q_OBJECT
  public:
-  /// Where the controller puts its parts: the dock tabbed with `tabWith` in the bottom area
-  /// (hidden until a study runs), its toggle in `viewMenu` before entry `viewPosition`, the study
-  /// action in `trainMenu`.
-  struct Placement {
-    QDockWidget* tabWith = nullptr;
-    QMenu* trainMenu = nullptr;
-    QMenu* viewMenu = nullptr;
-    int viewPosition = 0;
-  };
+  /// Where the controller puts its parts (TrainDockPlacement; the dock hidden until a study runs).
+  using Placement = TrainDockPlacement;
   Studies(const WorkbenchContext& wb, Viewport* viewport, const Placement& placement);
 
   QAction* studyAction() const { return action_; }

@@ -117,7 +117,7 @@ TEST_CASE("a study in the workbench fills its leaderboard, plots its front and s
   Studies* studies = studiesOf(window);
   mbdrom::app::StudyPanel* panel = studies->panel();
   QTableWidget* table = panel->table();
-  REQUIRE(table->rowCount() == 7);
+  REQUIRE(table->rowCount() == 10);
   CHECK(panel->findChild<QLabel*>("studyStatus")->text().startsWith("Recommended: "));
   int recommended = -1, scored = 0;
   for (std::size_t k = 0; k < panel->rows().size(); ++k) {

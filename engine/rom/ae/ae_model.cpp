@@ -982,7 +982,8 @@ MethodInfo aeMethod() {
   m.workbenchSettings = OJsonR{{"validation_fraction", 0.1}};
   m.smokeSettings = OJsonR{{"nr", 1},      {"hidden", {4}},      {"force_hidden", {4}},
                            {"epochs", 30}, {"force_epochs", 30}, {"batch_size", 16}};
-  m.searchSpace = {{"hidden", {OJsonR{32, 16}, OJsonR{64, 32}}}};
+  m.searchSpace = {{"nr", {0, 2}},
+                   {"hidden", {OJsonR{32, 16}, OJsonR{64, 32}}}};  // n_r 0: the degrees of freedom
   m.shorterTraining = [](const OJsonR& settings, const Dataset&, double share) {
     OJsonR s = settings;
     for (const char* key : {"epochs", "force_epochs"})

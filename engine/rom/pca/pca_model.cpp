@@ -795,7 +795,7 @@ MethodInfo pcaMethod() {
   m.needsMechanism = true;
   m.canStopEarly = false;
   m.smokeSettings = OJsonR{{"clusters", 2}, {"nr", 1}};
-  m.searchSpace = {{"clusters", {0, 4, 32}}};
+  m.searchSpace = {{"clusters", {0, 4, 32}}, {"nr", {0, 2}}};  // n_r 0: the degrees of freedom
   m.keyFigure = [](const OJsonR& metrics) {
     const double clusters = metricNumber(metrics, "clusters");
     if (clusters < 0.0) return std::string();

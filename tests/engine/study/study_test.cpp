@@ -149,7 +149,7 @@ TEST_CASE("a study of the rail oscillator scores its candidates as independent r
   const std::string dir = test::freshPath("rail").string();
   Monitor monitor;
   const StudyResult r = runStudy(s.model, s.base, s.design, dir, s.options, monitor);
-  REQUIRE(r.rows.size() == 11u);
+  REQUIRE(r.rows.size() == 14u);
   REQUIRE(r.heldOut.size() == 2u);
   CHECK(r.designRunsMade == 8);
   for (const LeaderboardRow& row : r.rows) {
@@ -195,7 +195,7 @@ TEST_CASE("a study of the rail oscillator scores its candidates as independent r
   const std::string csv = test::slurp(dir + "/leaderboard.csv");
   const StudyResult again = runStudy(s.model, s.base, s.design, dir, s.options, monitor);
   CHECK(again.designRunsMade == 0);
-  CHECK(again.resumed == 11);
+  CHECK(again.resumed == 14);
   CHECK(test::slurp(dir + "/leaderboard.csv") == csv);
   CHECK(test::slurp(dir + "/study.json").find("\"recommended\": \"" + best.candidate.id + "\"") !=
         std::string::npos);
@@ -213,7 +213,7 @@ TEST_CASE("a cancelled study keeps the candidates it finished and resumes from t
   };
   CHECK_THROWS_AS(runStudy(s.model, s.base, s.design, dir, s.options, monitor, stopAfterTwo), Cancelled);
   const std::string csv = test::slurp(dir + "/leaderboard.csv");
-  CHECK(std::count(csv.begin(), csv.end(), '\n') == 12);
+  CHECK(std::count(csv.begin(), csv.end(), '\n') == 15);
   CHECK(csv.find(",not trained,") != std::string::npos);
   Monitor fresh;
   const StudyResult r = runStudy(s.model, s.base, s.design, dir, s.options, fresh);
