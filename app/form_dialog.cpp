@@ -400,6 +400,12 @@ void FormDialog::setError(const QString& key, const QString& message) {
   fit();
 }
 
+bool FormDialog::missingChoice(const QString& key, const QString& what) {
+  if (!choice(key).isEmpty()) return false;
+  setError(key, tr("choose %1 (the mechanism has none yet)").arg(what));
+  return true;
+}
+
 void FormDialog::accept() {
   for (auto& [key, label] : errors_) label->hide();
   generalError_->hide();

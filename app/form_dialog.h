@@ -68,6 +68,9 @@ class FormDialog : public QDialog {
 
   /// Shows `message` under field `key` (empty key: under the form).
   void setError(const QString& key, const QString& message);
+  /// Shows "choose `what` (the mechanism has none yet)" under an empty choice `key`;
+  /// returns whether it was empty.
+  bool missingChoice(const QString& key, const QString& what);
   /// What `accept` returns when a field already shows why.
   static constexpr const char* kFieldError = "-";
   /// Run on OK: returns an error message (the dialog stays open) or empty (it closes).

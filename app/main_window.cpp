@@ -10,93 +10,46 @@
 #include "app/export/exports.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
-#include "app/help/user_guide_window.h"
+#include "app/help/help_menu.h"
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
-#include "app/load_case_name.h"
 #include "app/message_box.h"
-#include "app/playback/playback_bar.h"
 #include "app/playback/run_playback.h"
 #include "app/playback/run_plot_panel.h"
 #include "app/project_document.h"
 #include "app/runs/reference_runs.h"
 #include "app/runs/runs_panel.h"
-#include "app/runs/stepping_rows.h"
-#include "app/runs/sweep_dialog.h"
-#include "app/source_tree.h"
 #include "app/studies/studies.h"
-#include "app/training/model_details_dialog.h"
 #include "app/training/model_training.h"
 #include "app/training/models_panel.h"
-#include "app/training/train_dialog.h"
 #include "app/training/training_panel.h"
 #include "app/viewport.h"
-#include "engine/core/error.h"
-#include "engine/core/file_io.h"
 #include "engine/core/version.h"
-#include "engine/dynamics/assembly.h"
-#include "engine/dynamics/integrator_choice.h"
-#include "engine/dynamics/mobility.h"
-#include "engine/dynamics/modes.h"
-#include "engine/dynamics/simulation.h"
-#include "engine/dynamics/statics.h"
-#include "engine/experiments/experiment_run.h"
 #include "engine/model/model.h"
-#include "engine/model/model_file.h"
-#include "engine/rom/method_registry.h"
-#include "engine/rom/reduced_model.h"
-#include "engine/rom/rollout_check.h"
-#include "engine/rom/speed_check.h"
 #include "widgets/analysis_panel.h"
-#include "widgets/hardpoint_table.h"
 #include "widgets/log_view.h"
-#include "widgets/mechanism_scene.h"
 #include "widgets/model_tree.h"
 #include "widgets/plot_view.h"
-#include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 #include "widgets/wheel_guard.h"
 
-#include <nlohmann/json.hpp>
-
 #include <QAction>
 #include <QApplication>
-#include <QCheckBox>
 #include <QCloseEvent>
-#include <QComboBox>
-#include <QCoreApplication>
-#include <QDateTime>
-#include <QDialog>
-#include <QDialogButtonBox>
-#include <QDir>
 #include <QDockWidget>
-#include <QDoubleSpinBox>
-#include <QElapsedTimer>
-#include <QFileInfo>
-#include <QFontDatabase>
-#include <QFormLayout>
-#include <QInputDialog>
 #include <QLabel>
-#include <QLineEdit>
-#include <QLockFile>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QPlainTextEdit>
-#include <QPointer>
 #include <QPushButton>
 #include <QSettings>
-#include <QShortcut>
-#include <QStandardPaths>
 #include <QStatusBar>
+#include <QTimer>
+#include <QToolBar>
 #include <QUndoStack>
-#include <QUrl>
 #include <QVBoxLayout>
 
-#include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <mutex>
 
 namespace mbdrom::app {
 
@@ -181,7 +134,7 @@ void MainWindow::createCentral() {
   connect(startHint_, &QLabel::linkActivated, this, [this](const QString& link) {
     if (link == "new") files_->newProject();
     if (link == "open") files_->openProjectDialog();
-    if (link == "guide") openUserGuide();
+    if (link == "guide") openUserGuide(this);
   });
 }
 
@@ -223,10 +176,8 @@ void MainWindow::createFeatures() {
   playback_ = new RunPlayback(wb, viewport_, runsPanel_, plotPanel_->plotView(), plotDock_, plotPanel_);
   runs_ = new ReferenceRuns(wb);
   editing_ = new ModelEditing(wb, viewport_->scene(), browser_->tree());
-  auto* measure =
-      new MeasureTool(this, doc_, viewport_, browser_->tree(),
-                      [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
-  tabifyDockWidget(analysisDock_, measure->dock());
+  analyses_->addMeasureTool(
+      browser_->tree(), [this](const ModelSpec& spec, const QString& text) { return applyEdit(spec, text); });
   training_ = new ModelTraining(wb, trainingPanel_, trainingDock_,
                                 [this](const RunOptions& base, const std::vector<SweepCase>& cases,
                                        std::function<void(const std::vector<int>&)> onRunsAdded) {
@@ -243,29 +194,15 @@ void MainWindow::connectPanels() {
   connect(tree, &widgets::ModelTree::newProjectRequested, files_, &ProjectFiles::newProject);
   connect(runsPanel_, &RunsPanel::playRequested, playback_, &RunPlayback::playRun);
   connect(runsPanel_, &RunsPanel::plotRequested, playback_, &RunPlayback::plotRun);
-  connect(runs_, &ReferenceRuns::simulated, this,
-          [this](int index, const std::shared_ptr<const Model>& model) {
-            if (model == doc_->model()) playback_->playRun(index);
-          });
+  connect(runs_, &ReferenceRuns::simulated, playback_, &RunPlayback::playNewRun);
   connect(modelsPanel_, &ModelsPanel::detailsRequested, training_, &ModelTraining::showModelDetails);
-  connect(modelsPanel_, &ModelsPanel::retrainRequested, this, [this](int index) {
-    const ModelEntry& e = doc_->models().at(static_cast<std::size_t>(index));
-    if (e.rom)
-      training_->trainDialog(QString::fromStdString(e.rom->method()), e.rom->settings(),
-                             doc_->uniqueModelName(QString::fromStdString(e.record.name) + tr(" retrained")));
-  });
+  connect(modelsPanel_, &ModelsPanel::retrainRequested, training_, &ModelTraining::retrain);
   connect(modelsPanel_, &ModelsPanel::exportRequested, exports_, &Exports::exportModel);
   connect(modelsPanel_, &ModelsPanel::exportFmuRequested, exports_, &Exports::exportFmu);
   connect(findChild<QPushButton*>("exportHardpoints"), &QPushButton::clicked, exports_,
           &Exports::exportHardpoints);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
-  connect(analysis_, &widgets::AnalysisPanel::culpritSelected, this,
-          [this](const QString& kind, const QString& name) {
-            browser_->selectByName(kind == "joint"    ? ElementKind::Joint
-                                   : kind == "driver" ? ElementKind::Driver
-                                                      : ElementKind::Body,
-                                   name);
-          });
+  connect(analysis_, &widgets::AnalysisPanel::culpritSelected, browser_, &ModelBrowser::selectCulprit);
   auto reportFailure = [this](const QString& title) {
     return [this, title](const QString& message) {
       log_->error(message);
@@ -293,7 +230,7 @@ void MainWindow::createMenus() {
   analyses_->addToMenu(modelMenu);
   modelMenu->addSeparator();
   modelMenu->addAction(playback_->plotAction());
-  if (auto* measure = findChild<MeasureTool*>()) modelMenu->addAction(measure->action());
+  modelMenu->addAction(analyses_->measureTool()->action());
   QMenu* simulateMenu = menuBar()->addMenu(tr("&Simulate"));
   runs_->addToMenu(simulateMenu);
   simulateMenu->addAction(playback_->playAction());
@@ -309,15 +246,13 @@ void MainWindow::createMenus() {
   comparisons_ = new Comparisons(
       WorkbenchContext{this, doc_, runner_, log_}, viewport_, playback_, runs_, exports_,
       {.tabWith = trainingDock_, .trainMenu = trainMenu, .viewMenu = viewMenu, .viewPosition = 8});
-  auto* studies = new Studies(
-      WorkbenchContext{this, doc_, runner_, log_}, viewport_,
+  studies_ = new Studies(
+      WorkbenchContext{this, doc_, runner_, log_}, viewport_, runs_,
       {.tabWith = trainingDock_, .trainMenu = trainMenu, .viewMenu = viewMenu, .viewPosition = 9});
-  connect(doc_, &ProjectDocument::stateChanged, studies,
-          [this, studies] { studies->enableForProject(doc_->hasModel()); });
-  studies->enableForProject(doc_->hasModel());
+  simulateMenu->insertAction(playback_->playAction(), studies_->designAction());
   logDock_->raise();
   exports_->addPlotMenu();
-  addHelpMenu();
+  addHelpEntries(menuBar()->addMenu(tr("&Help")), this);
   createToolBar();
   createStatusBar(cancelJob);
 }
@@ -355,21 +290,11 @@ QMenu* MainWindow::addViewMenu() {
   QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
   std::vector<QDockWidget*> docks = browser_->docks();
   docks.insert(docks.end(), {runsDock_, modelsDock_, analysisDock_, logDock_, plotDock_, trainingDock_});
-  if (auto* measure = findChild<QDockWidget*>("measureDock")) docks.push_back(measure);
+  docks.push_back(analyses_->measureTool()->dock());
   for (QDockWidget* dock : docks) viewMenu->addAction(dock->toggleViewAction());
   viewMenu->addSeparator();
-  addViewEntries(viewMenu);
+  viewport_->addToMenu(viewMenu);
   return viewMenu;
-}
-
-void MainWindow::addHelpMenu() {
-  QMenu* helpMenu = menuBar()->addMenu(tr("&Help"));
-  auto* guide = helpMenu->addAction(tr("&User Guide"));
-  guide->setObjectName("userGuideAction");
-  guide->setShortcut(QKeySequence::HelpContents);
-  connect(guide, &QAction::triggered, this, &MainWindow::openUserGuide);
-  connect(helpMenu->addAction(tr("&About mbdrom")), &QAction::triggered, this, &MainWindow::about);
-  connect(helpMenu->addAction(tr("About &Qt")), &QAction::triggered, qApp, &QApplication::aboutQt);
 }
 
 void MainWindow::createStatusBar(QAction* cancelJob) {
@@ -379,16 +304,6 @@ void MainWindow::createStatusBar(QAction* cancelJob) {
   statusBar()->showMessage(tr("Ready"), 3000);
   connect(runner_, &JobRunner::jobStarted, this, [cancelJob] { cancelJob->setEnabled(true); });
   connect(runner_, &JobRunner::idle, this, [cancelJob] { cancelJob->setEnabled(false); });
-}
-
-void MainWindow::about() {
-  QMessageBox::about(this, tr("About mbdrom"),
-                     tr("<h3>mbdrom %1</h3>"
-                        "<p>Workbench for data-driven reduced-order modelling of multibody mechanisms: "
-                        "build a mechanism, simulate it, train reduced models (auto-encoder, local PCA, "
-                        "neural ODE, SINDy) and compare them with the full model.</p>"
-                        "<p>Build %2 · Qt %3</p><p>BSD-3-Clause licence.</p>")
-                         .arg(kVersion, kGitCommit, qVersion()));
 }
 
 // ---------------------------------------------------------------- document state
@@ -424,6 +339,7 @@ void MainWindow::updateActions() {
   files_->enableForProject(have);
   training_->enableForProject(have);
   playback_->enableForProject(have);
+  studies_->enableForProject(have);
 }
 
 void MainWindow::start(const QString& path) {
@@ -502,24 +418,72 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   event->accept();
 }
 
-void MainWindow::openUserGuide() {
-  const QStringList candidates = {
-      QCoreApplication::applicationDirPath() + "/../share/doc/mbdrom/user-guide.md",
-      sourceTreePath(QStringLiteral("/docs/user-guide.md"))};
-  for (const QString& path : candidates) {
-    if (!QFileInfo::exists(path)) continue;
-    // Rendered here: a desktop without a Markdown viewer shows it too.
-    auto* guide = findChild<UserGuideWindow*>("userGuideWindow");
-    if (!guide) guide = new UserGuideWindow(path, this);
-    guide->show();
-    guide->raise();
-    guide->activateWindow();
-    return;
-  }
-  showMessage(QMessageBox::Information, tr("User Guide"),
-              tr("The user guide (user-guide.md) is not installed next to the workbench; it is "
-                 "docs/user-guide.md in the "
-                 "source tree."));
+// ---------------------------------------------------------------- the toolbar and the view
+
+bool MainWindow::hasPlayback() const {
+  return viewport_->hasMotion();
+}
+bool MainWindow::isPlaying() const {
+  return viewport_->isPlaying();
+}
+
+void MainWindow::createToolBar() {
+  auto* bar = addToolBar(tr("Build"));
+  bar->setObjectName("buildToolBar");
+  bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  // The common actions, by the names their features give them, with short labels.
+  auto add = [this, bar](const char* name, const QString& label) {
+    auto* action = findChild<QAction*>(QString::fromLatin1(name));
+    if (!action) return;
+    action->setIconText(label);
+    bar->addAction(action);
+  };
+  add("newProjectAction", tr("New"));
+  add("openProjectAction", tr("Open"));
+  add("saveAction", tr("Save"));
+  bar->addSeparator();
+  add("addPointAction", tr("Point (P)"));
+  bar->addWidget(editing_->createCoordinatesField(bar));
+  add("snapAction", tr("Snap"));
+  bar->addSeparator();
+  add("createBodyAction", tr("Body (B)"));
+  add("createJointAction", tr("Joint (J)"));
+  add("addSpringAction", tr("Spring (S)"));
+  add("addMarkerAction", tr("Marker"));
+  add("measureToolAction", tr("Measure (M)"));
+  bar->addSeparator();
+  add("simulateAction", tr("Simulate"));
+  add("playAction", tr("Play"));
+  add("fitViewAction", tr("Fit (F)"));
+}
+
+void MainWindow::connectView() {
+  widgets::SceneView* scene = viewport_->scene();
+  connect(scene, &widgets::SceneView::graphicsFailed, this,
+          [this](const QString& message) { log_->error(tr("3D view: %1").arg(message)); });
+  connect(scene, &widgets::SceneView::pointDragged, editing_, &ModelEditing::movePoint);
+  connect(scene, &widgets::SceneView::workPlaneClicked, editing_, &ModelEditing::addPointAt);
+  connect(scene, &widgets::SceneView::placementHovered, this, [this](const widgets::SceneView::Placement& p) {
+    if (p.description.isEmpty())
+      statusBar()->clearMessage();
+    else
+      statusBar()->showMessage(
+          tr("Click adds a point at %1 m; Alt: no snapping; Esc ends").arg(p.description));
+  });
+  // The view's native window has the keyboard focus: the window's shortcuts are triggered from here.
+  connect(scene, &widgets::SceneView::shortcutKeyPressed, this, [this](const QKeySequence& key) {
+    for (QAction* action : findChildren<QAction*>())
+      if (action->isEnabled() && action->shortcuts().contains(key) &&
+          (action->shortcutContext() == Qt::WindowShortcut ||
+           action->shortcutContext() == Qt::ApplicationShortcut)) {
+        action->trigger();
+        return;
+      }
+  });
+  connect(viewport_, &Viewport::frameShown, this, [this](int, double t) {
+    statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3));
+    plotPanel_->plotView()->setCursorX(t);
+  });
 }
 
 }  // namespace mbdrom::app

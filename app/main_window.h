@@ -3,36 +3,18 @@
 // runs, analysis and messages in docks; menus; the job runner's status in the
 // status bar. The open project (mechanism with undo, runs) is a ProjectDocument.
 
-#include "engine/dynamics/integrator_method.h"
 #include "engine/model/spec_edit.h"
-#include "engine/rom/own_run_failure.h"
 
-#include <Eigen/Core>
-#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QMessageBox>
-#include <QStringList>
-#include <QTimer>
-#include <nlohmann/json_fwd.hpp>
 
-#include <functional>
-#include <map>
 #include <memory>
-#include <vector>
 
-class QAction;
 class QDockWidget;
 class QLabel;
-class QMenu;
 
 namespace mbdrom {
-struct Dataset;
 class Model;
-struct RunOptions;
-struct SweepCase;
-struct ExperimentDesign;
-struct ModesResult;
-class TrajectoryRecorder;
 }  // namespace mbdrom
 
 namespace mbdrom::widgets {
@@ -41,7 +23,6 @@ class LogView;
 class ModelTree;
 class PlotView;
 class PropertyEditor;
-class HardpointTable;
 class SceneView;
 }  // namespace mbdrom::widgets
 
@@ -57,16 +38,15 @@ class ModelBrowser;
 class ModelEditing;
 class ModelTraining;
 class ModelsPanel;
-class PlaybackBar;
-class Viewport;
 class ProjectDocument;
 class ProjectFiles;
 class ReferenceRuns;
 class RunPlayback;
 class RunPlotPanel;
 class RunsPanel;
+class Studies;
 class TrainingPanel;
-struct RunMotion;
+class Viewport;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -87,6 +67,8 @@ class MainWindow : public QMainWindow {
   ModelTraining* training() const { return training_; }
   /// Reference runs: a simulation, sweeps and designs of experiments.
   ReferenceRuns* runs() const { return runs_; }
+  /// Designs of experiments and reduced-model studies.
+  Studies* studies() const { return studies_; }
   /// Runs played in the 3D view and their measures plotted.
   RunPlayback* playback() const { return playback_; }
   ModelsPanel* modelsPanel() const { return modelsPanel_; }
@@ -132,8 +114,6 @@ class MainWindow : public QMainWindow {
   void createMenus();
   void addFileAndEditMenus();
   QMenu* addViewMenu();
-  void addViewEntries(QMenu* viewMenu);
-  void addHelpMenu();
   void createStatusBar(QAction* cancelJob);
   void connectDocument();
   void connectView();
@@ -144,10 +124,8 @@ class MainWindow : public QMainWindow {
   void updateActions();
 
   QString applyEdit(const ModelSpec& spec, const QString& description);
-  void openUserGuide();
 
   void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
-  void about();
   void readSettings();
   void writeSettings() const;
 
@@ -161,6 +139,7 @@ class MainWindow : public QMainWindow {
   RunPlayback* playback_ = nullptr;
   ModelTraining* training_ = nullptr;
   Comparisons* comparisons_ = nullptr;
+  Studies* studies_ = nullptr;
   Exports* exports_ = nullptr;
   // The view, the docks' panels and the docks the features raise.
   Viewport* viewport_ = nullptr;

@@ -9,8 +9,11 @@
 #include "widgets/scene_view.h"
 #include "widgets/video_writer.h"
 
+#include <QAction>
+#include <QActionGroup>
 #include <QDir>
 #include <QFileInfo>
+#include <QMenu>
 #include <QRectF>
 #include <QSaveFile>
 #include <QTimer>
@@ -345,6 +348,49 @@ void Viewport::finishExport(const QString& error) {
     if (e->wasPlaying) bar_->play();
   }
   if (e->done) e->done(error);
+}
+
+void Viewport::addToMenu(QMenu* viewMenu) {
+  widgets::SceneView* scene = scene_;
+  using Preset = widgets::SceneView::CameraPreset;
+  const struct {
+    const char* text;
+    Preset preset;
+    Qt::Key key;
+  } presets[] = {{"&Isometric", Preset::Iso, Qt::Key_0},
+                 {"&Front", Preset::Front, Qt::Key_1},
+                 {"&Side", Preset::Side, Qt::Key_2},
+                 {"&Top", Preset::Top, Qt::Key_3}};
+  auto* cameraMenu = viewMenu->addMenu(tr("&Camera"));
+  for (const auto& p : presets) {
+    auto* action = cameraMenu->addAction(tr(p.text));
+    action->setShortcut(QKeySequence(Qt::CTRL | p.key));
+    const Preset preset = p.preset;
+    connect(action, &QAction::triggered, scene, [scene, preset] { scene->setCameraPreset(preset); });
+  }
+  auto* fit = viewMenu->addAction(tr("&Fit View"));
+  // F as in other CAD tools, wherever the focus is but in a field being typed in (a line edit
+  // takes its own letters first): a table with the focus fits the view, it does not start editing.
+  fit->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_F), QKeySequence(Qt::Key_F)});
+  fit->setObjectName("fitViewAction");
+  connect(fit, &QAction::triggered, scene, &widgets::SceneView::fitView);
+
+  auto* labels = viewMenu->addAction(tr("Show &Labels"));
+  labels->setCheckable(true);
+  labels->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  labels->setStatusTip(tr("Names of the points and markers in the 3D view"));
+  connect(labels, &QAction::toggled, scene, &widgets::SceneView::setLabelsVisible);
+  auto* planes = viewMenu->addMenu(tr("&Work Plane"));
+  auto* group = new QActionGroup(this);
+  using Plane = widgets::SceneView::WorkPlane;
+  for (const auto& [text, plane] : {std::pair{"x-y (z = 0)", Plane::XY}, std::pair{"x-z (y = 0)", Plane::XZ},
+                                    std::pair{"y-z (x = 0)", Plane::YZ}}) {
+    auto* action = planes->addAction(QString::fromLatin1(text));
+    action->setCheckable(true);
+    action->setChecked(plane == Plane::XY);
+    group->addAction(action);
+    connect(action, &QAction::triggered, scene, [scene, p = plane] { scene->setWorkPlane(p); });
+  }
 }
 
 }  // namespace mbdrom::app

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+class QMenu;
 class QTimer;
 
 namespace mbdrom {
@@ -37,6 +38,8 @@ class Viewport : public QWidget {
   ~Viewport() override;
 
   widgets::SceneView* scene() const { return scene_; }
+  /// Adds the view's entries to `viewMenu`: camera presets, Fit View (F), Show Labels, Work Plane.
+  void addToMenu(QMenu* viewMenu);
   PlaybackBar* playback() const { return bar_; }
 
   /// Loads a motion of `model` (q sized model.nq()) and plays it from the start.

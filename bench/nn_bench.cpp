@@ -1,4 +1,4 @@
-// Network benchmarks (issue: NN core). Compare with bench/torch_nn_bench.py,
+// Network benchmarks of the neural-network core. Compare with bench/torch_nn_bench.py,
 // which runs the same architecture, data, batch size and precision in PyTorch.
 #include "engine/nn/mlp.h"
 #include "engine/nn/optimizer.h"

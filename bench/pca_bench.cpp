@@ -37,7 +37,7 @@ void BM_PcaStepMacPherson(benchmark::State& state) {
 }
 
 // Training time and the accuracy it reaches, with the default ("internal") and the
-// seed's ("spring") stiffness data.
+// paper's ("spring") stiffness data (Angeli et al., local PCA).
 void BM_PcaTrainMacPherson(benchmark::State& state) {
   const MacPhersonData& d = macPherson();
   for (auto _ : state) {
@@ -56,7 +56,7 @@ void BM_PcaTrainMacPherson(benchmark::State& state) {
 }
 
 // Pendulum on a carriage (Angeli et al., local PCA, Fig. 1-4): tip error of local PCA, of the same model
-// without the energy-preserving projection, with the seed's spring-only stiffness, and
+// without the energy-preserving projection, with the paper's spring-only stiffness, and
 // of global POD at the same n_r = 2.
 void BM_PcaPendulumCarriage(benchmark::State& state) {
   const Model model = example("pendulum_carriage");

@@ -1,7 +1,11 @@
 #include "widgets/function_preview.h"
 
 #include "widgets/number_text.h"
+#include "widgets/plot_view.h"
 
+#include <QAction>
+#include <QContextMenuEvent>
+#include <QMenu>
 #include <QPainter>
 #include <QPainterPath>
 
@@ -41,8 +45,7 @@ void FunctionPreview::paintEvent(QPaintEvent*) {
   p.fillRect(rect(), palette().base());
   constexpr int n = 400;
   const double T = span();
-  std::vector<double> f(n + 1);
-  for (int i = 0; i <= n; ++i) f[static_cast<std::size_t>(i)] = f_(T * i / n);
+  const std::vector<double> f = samples(n);
   double lo = *std::min_element(f.begin(), f.end()), hi = *std::max_element(f.begin(), f.end());
   if (!std::isfinite(lo) || !std::isfinite(hi)) lo = -1.0, hi = 1.0;
   if (hi - lo < 1e-12 * std::max(1.0, std::abs(hi))) lo -= 1.0, hi += 1.0;
@@ -67,6 +70,41 @@ void FunctionPreview::paintEvent(QPaintEvent*) {
   }
   p.setPen(QPen(QColor(0x1f, 0x77, 0xb4), 1.6));
   p.drawPath(path);
+}
+
+std::vector<double> FunctionPreview::samples(int n) const {
+  const double T = span();
+  std::vector<double> f(static_cast<std::size_t>(n) + 1);
+  for (int i = 0; i <= n; ++i) f[static_cast<std::size_t>(i)] = f_(T * i / n);
+  return f;
+}
+
+PlotView* FunctionPreview::exportView() {
+  if (!exportView_) {
+    exportView_ = new PlotView(this);
+    exportView_->setObjectName("functionPreviewExport");
+    exportView_->hide();
+  }
+  constexpr int n = 400;
+  PlotView::Curve c;
+  c.name = QStringLiteral("f(t)");
+  c.y = samples(n);
+  for (int i = 0; i <= n; ++i) c.x.push_back(span() * i / n);
+  exportView_->plot(tr("f(t)"), tr("t [s]"), tr("f"), {std::move(c)});
+  return exportView_;
+}
+
+QString FunctionPreview::save(const QString& path, QSize imageSize) {
+  return exportView()->save(path, imageSize.isValid() ? imageSize : QSize(640, 360));
+}
+
+void FunctionPreview::contextMenuEvent(QContextMenuEvent* event) {
+  QMenu* menu = exportView()->createContextMenu(this);
+  // Only the exports: the preview has no zoom.
+  for (const char* name : {"plotResetZoom", "plotZoomOut"})
+    if (auto* action = menu->findChild<QAction*>(name)) action->setVisible(false);
+  menu->setAttribute(Qt::WA_DeleteOnClose);
+  menu->popup(event->globalPos());
 }
 
 }  // namespace mbdrom::widgets

@@ -232,7 +232,7 @@ void MechanismScene::Actors::movePoints(const Model& model, const Eigen::VectorX
 }
 
 void MechanismScene::Actors::moveJoints(const Model& model, const Eigen::VectorXd& q) {
-  for (int kind = 0; kind < 4; ++kind) {
+  for (int kind = 0; kind < kJointGlyphCount; ++kind) {
     auto& g = joints[static_cast<std::size_t>(kind)];
     const auto& list = jointAt[kind];
     for (std::size_t k = 0; k < list.size(); ++k) {
@@ -388,25 +388,19 @@ void MechanismScene::Actors::buildPointGlyphs(double r) {
 
 void MechanismScene::Actors::buildJoints(const Model& model, double r) {
   const auto& spec = model.spec();
-  // Joint glyphs: revolute a short cylinder along its axis, spherical a
-  // ball, prismatic/cylindrical a long box along the axis, the
-  // others a small octahedron.
+  // Joint glyphs as the joint table says (JointGlyph): a hinge is a short cylinder along its axis,
+  // a ball a ball, a slider a long box along the axis, the others a small octahedron.
   for (auto& list : jointAt) list.clear();
   jointNames.clear();
   jointPoint.clear();
+  jointGlyph.clear();
   for (const auto& joint : spec.joints) {
     const int at = drawnIndex(model, joint.point1);
     jointNames.push_back(joint.name);
     jointPoint.push_back(at);
+    jointGlyph.push_back(jointTypeInfo(joint.type).glyph);
     if (at < 0) continue;
-    int kind = 3;
-    switch (joint.type) {
-      case JointType::Revolute: kind = 0; break;
-      case JointType::Spherical: kind = 1; break;
-      case JointType::Prismatic:
-      case JointType::Cylindrical: kind = 2; break;
-      default: kind = 3; break;
-    }
+    const int kind = static_cast<int>(jointGlyph.back());
     jointAt[kind].emplace_back(at, joint.axis1.empty() ? -1 : model.findVector(joint.axis1));
   }
   vtkNew<vtkCylinderSource> cylinder;
@@ -426,15 +420,19 @@ void MechanismScene::Actors::buildJoints(const Model& model, double r) {
   octahedron->SetRadius(1.6 * r);
   octahedron->SetThetaResolution(4);
   octahedron->SetPhiResolution(3);
-  joints[0].build(cylinderX, true);
-  joints[1].build(ball, false);
-  joints[2].build(slider, true);
-  joints[3].build(octahedron, true);
-  joints[0].actor->GetProperty()->SetColor(0.72, 0.26, 0.20);
-  joints[1].actor->GetProperty()->SetColor(0.85, 0.35, 0.30);
-  joints[2].actor->GetProperty()->SetColor(0.50, 0.32, 0.72);
-  joints[3].actor->GetProperty()->SetColor(0.45, 0.60, 0.40);
-  for (int k = 0; k < 4; ++k) joints[static_cast<std::size_t>(k)].resize(jointAt[k].size());
+  auto& hinges = joints[static_cast<std::size_t>(JointGlyph::Hinge)];
+  auto& balls = joints[static_cast<std::size_t>(JointGlyph::Ball)];
+  auto& sliders = joints[static_cast<std::size_t>(JointGlyph::Slider)];
+  auto& nodes = joints[static_cast<std::size_t>(JointGlyph::Node)];
+  hinges.build(cylinderX, true);
+  balls.build(ball, false);
+  sliders.build(slider, true);
+  nodes.build(octahedron, true);
+  hinges.actor->GetProperty()->SetColor(0.72, 0.26, 0.20);
+  balls.actor->GetProperty()->SetColor(0.85, 0.35, 0.30);
+  sliders.actor->GetProperty()->SetColor(0.50, 0.32, 0.72);
+  nodes.actor->GetProperty()->SetColor(0.45, 0.60, 0.40);
+  for (int k = 0; k < kJointGlyphCount; ++k) joints[static_cast<std::size_t>(k)].resize(jointAt[k].size());
 }
 
 void MechanismScene::Actors::buildShapes(const Model& model) {

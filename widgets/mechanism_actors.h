@@ -8,6 +8,7 @@
 
 #include "engine/geometry/body_pose.h"
 #include "engine/geometry/shape_mesh.h"
+#include "engine/model/joint_types.h"
 
 #include <vtkActor.h>
 #include <vtkActor2D.h>
@@ -52,10 +53,11 @@ struct MechanismScene::Actors {
   std::vector<double> coilRadius;  // per spring [m]
 
   // Joints, by glyph kind: revolute, spherical, sliding, other.
-  std::array<GlyphSet, 4> joints;
-  std::vector<std::pair<int, int>> jointAt[4];  // (drawn point, axis vector or -1)
-  std::vector<std::string> jointNames;          // every joint of the model, in its order
-  std::vector<int> jointPoint;                  // drawn point of each joint, -1: none
+  std::array<GlyphSet, kJointGlyphCount> joints;               // one set per JointGlyph
+  std::vector<std::pair<int, int>> jointAt[kJointGlyphCount];  // per JointGlyph: (drawn point, axis or -1)
+  std::vector<std::string> jointNames;                         // every joint of the model, in its order
+  std::vector<int> jointPoint;                                 // drawn point of each joint, -1: none
+  std::vector<JointGlyph> jointGlyph;                          // glyph of each joint
 
   vtkNew<vtkPolyData> labelData;
   vtkNew<vtkStringArray> labelNames;

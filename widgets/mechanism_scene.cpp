@@ -50,6 +50,12 @@ const std::string& MechanismScene::jointName(int j) const {
 int MechanismScene::jointPoint(int j) const {
   return a_->jointPoint.at(static_cast<std::size_t>(j));
 }
+JointGlyph MechanismScene::jointGlyph(int j) const {
+  return a_->jointGlyph.at(static_cast<std::size_t>(j));
+}
+int MechanismScene::glyphsDrawn(JointGlyph glyph) const {
+  return static_cast<int>(a_->joints[static_cast<std::size_t>(glyph)].locations->GetNumberOfPoints());
+}
 std::vector<int> MechanismScene::jointsAt(int drawnPoint) const {
   std::vector<int> out;
   for (std::size_t j = 0; j < a_->jointPoint.size(); ++j)

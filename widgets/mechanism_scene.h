@@ -6,6 +6,8 @@
 // "Drawn points" are the basic points [0, np) followed by the markers
 // [np, np + nm) in the model's marker order. Positions are in m.
 
+#include "engine/model/joint_types.h"
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -57,6 +59,9 @@ class MechanismScene {
   const std::string& jointName(int j) const;
   /// The drawn point joint j is drawn at (-1: none).
   int jointPoint(int j) const;
+  /// The glyph joint j is drawn as (the joint table's), and how many glyphs of a kind the view draws.
+  JointGlyph jointGlyph(int j) const;
+  int glyphsDrawn(JointGlyph glyph) const;
   /// The joints drawn at drawn point i, in the model's order.
   std::vector<int> jointsAt(int drawnPoint) const;
   /// Highlights drawn points and bodies (selection in yellow); `handlePoint`

@@ -138,13 +138,104 @@ void ModelTree::clearSpec() {
   clear();
 }
 
+namespace {
+
+// Fills a spec's tree group by group; on a refill each group and item keeps the
+// expansion the user left it in.
+class TreeFiller {
+ public:
+  TreeFiller(QTreeWidgetItem* root, bool first, const std::set<QString>& collapsed)
+      : root_(root), first_(first), collapsed_(collapsed) {}
+
+  void addGeometry(const ModelSpec& s) const {
+    auto* points = group(ModelTree::tr("Points"), s.points.size(), ElementKind::Point);
+    for (std::size_t i = 0; i < s.points.size(); ++i) {
+      const auto& p = s.points[i];
+      element(points, p.name, p.fixed ? ModelTree::tr("fixed point") : ModelTree::tr("point"),
+              ElementKind::Point, static_cast<int>(i))
+          ->setToolTip(0, vec(p.position) + " m");
+    }
+    auto* vectors = group(ModelTree::tr("Vectors"), s.vectors.size(), ElementKind::Vector);
+    for (std::size_t i = 0; i < s.vectors.size(); ++i) {
+      const auto& v = s.vectors[i];
+      element(vectors, v.name, v.fixed ? ModelTree::tr("fixed vector") : ModelTree::tr("unit vector"),
+              ElementKind::Vector, static_cast<int>(i))
+          ->setToolTip(0, vec(v.direction));
+    }
+    auto* bodies = group(ModelTree::tr("Bodies"), s.bodies.size(), ElementKind::Body);
+    for (std::size_t i = 0; i < s.bodies.size(); ++i) {
+      const auto& b = s.bodies[i];
+      auto* item = element(bodies, b.name, QString::fromLatin1(bodyTypeName(b.type)), ElementKind::Body,
+                           static_cast<int>(i));
+      item->setToolTip(0, ModelTree::tr("mass %1 kg").arg(b.mass));
+      for (std::size_t m = 0; m < b.markers.size(); ++m)
+        element(item, b.markers[m].name, ModelTree::tr("marker"), ElementKind::Marker, static_cast<int>(i),
+                static_cast<int>(m))
+            ->setToolTip(0, vec(b.markers[m].position) + " m");
+      item->setExpanded(!first_ && !collapsed_.count(item->text(0)));
+    }
+  }
+
+  void addConnections(const ModelSpec& s) const {
+    auto* joints = group(ModelTree::tr("Joints"), s.joints.size(), ElementKind::Joint);
+    for (std::size_t i = 0; i < s.joints.size(); ++i)
+      element(joints, s.joints[i].name, QString::fromLatin1(jointTypeName(s.joints[i].type)),
+              ElementKind::Joint, static_cast<int>(i));
+    auto* drivers = group(ModelTree::tr("Drivers"), s.drivers.size(), ElementKind::Driver);
+    for (std::size_t i = 0; i < s.drivers.size(); ++i)
+      element(drivers, s.drivers[i].name, QString::fromLatin1(driverTypeName(s.drivers[i].type)),
+              ElementKind::Driver, static_cast<int>(i));
+    auto* forces = group(ModelTree::tr("Forces"), s.springDampers.size() + s.frictions.size(),
+                         ElementKind::SpringDamper);
+    for (std::size_t i = 0; i < s.springDampers.size(); ++i)
+      element(forces, s.springDampers[i].name, kindLabel(ForceElementKind::SpringDamper),
+              ElementKind::SpringDamper, static_cast<int>(i));
+    for (std::size_t i = 0; i < s.frictions.size(); ++i)
+      element(forces, s.frictions[i].name, kindLabel(ForceElementKind::Friction), ElementKind::Friction,
+              static_cast<int>(i));
+  }
+
+  void addLoadsAndMeasures(const ModelSpec& s) const {
+    auto* cases = group(ModelTree::tr("Load cases"), s.loadCases.size(), ElementKind::LoadCase);
+    for (std::size_t i = 0; i < s.loadCases.size(); ++i) {
+      const auto& lc = s.loadCases[i];
+      auto* item =
+          element(cases, lc.name, ModelTree::tr("%n load(s)", nullptr, static_cast<int>(lc.loads.size())),
+                  ElementKind::LoadCase, static_cast<int>(i));
+      for (std::size_t l = 0; l < lc.loads.size(); ++l)
+        element(item, lc.loads[l].name, QString::fromLatin1(loadTypeName(lc.loads[l].type)),
+                ElementKind::Load, static_cast<int>(i), static_cast<int>(l));
+      item->setExpanded(!collapsed_.count(item->text(0)));
+    }
+    auto* measures = group(ModelTree::tr("Measures"), s.measures.size(), ElementKind::Measure);
+    for (std::size_t i = 0; i < s.measures.size(); ++i)
+      element(measures, s.measures[i].name, QString::fromLatin1(measureTypeName(s.measures[i].type)),
+              ElementKind::Measure, static_cast<int>(i));
+  }
+
+ private:
+  // A group is open the first time when it is short; later as the user left it.
+  QTreeWidgetItem* group(const QString& title, std::size_t count, ElementKind kind) const {
+    auto* item = new QTreeWidgetItem(root_, {title, QString::number(count)});
+    item->setData(0, kGroupRole, static_cast<int>(kind));
+    item->setExpanded(first_ ? (count > 0 && count <= 12) : !collapsed_.count(title));
+    return item;
+  }
+
+  QTreeWidgetItem* root_;
+  bool first_;
+  const std::set<QString>& collapsed_;
+};
+
+}  // namespace
+
 void ModelTree::setSpec(const ModelSpec& s) {
   const std::optional<ElementRef> selected = currentElement();
   const std::vector<ElementRef> selection = selectedElements();
   std::set<QString> collapsed;
-  const bool first = !haveSpec_;
   for (QTreeWidgetItemIterator it(this); *it; ++it)
     if ((*it)->childCount() > 0 && !(*it)->isExpanded()) collapsed.insert((*it)->text(0));
+  const bool first = !haveSpec_;
   spec_ = s;
   haveSpec_ = true;
   const QSignalBlocker block(this);
@@ -152,67 +243,10 @@ void ModelTree::setSpec(const ModelSpec& s) {
 
   auto* root = element(invisibleRootItem(), s.name, tr("mechanism"), ElementKind::Mechanism, 0);
   root->setToolTip(0, QString::fromStdString(s.description));
-  auto group = [&](const QString& title, std::size_t count, ElementKind kind) {
-    auto* item = new QTreeWidgetItem(root, {title, QString::number(count)});
-    item->setData(0, kGroupRole, static_cast<int>(kind));
-    item->setExpanded(first ? (count > 0 && count <= 12) : !collapsed.count(title));
-    return item;
-  };
-  auto* points = group(tr("Points"), s.points.size(), ElementKind::Point);
-  for (std::size_t i = 0; i < s.points.size(); ++i) {
-    const auto& p = s.points[i];
-    element(points, p.name, p.fixed ? tr("fixed point") : tr("point"), ElementKind::Point,
-            static_cast<int>(i))
-        ->setToolTip(0, vec(p.position) + " m");
-  }
-  auto* vectors = group(tr("Vectors"), s.vectors.size(), ElementKind::Vector);
-  for (std::size_t i = 0; i < s.vectors.size(); ++i) {
-    const auto& v = s.vectors[i];
-    element(vectors, v.name, v.fixed ? tr("fixed vector") : tr("unit vector"), ElementKind::Vector,
-            static_cast<int>(i))
-        ->setToolTip(0, vec(v.direction));
-  }
-  auto* bodies = group(tr("Bodies"), s.bodies.size(), ElementKind::Body);
-  for (std::size_t i = 0; i < s.bodies.size(); ++i) {
-    const auto& b = s.bodies[i];
-    auto* item = element(bodies, b.name, QString::fromLatin1(bodyTypeName(b.type)), ElementKind::Body,
-                         static_cast<int>(i));
-    item->setToolTip(0, tr("mass %1 kg").arg(b.mass));
-    for (std::size_t m = 0; m < b.markers.size(); ++m)
-      element(item, b.markers[m].name, tr("marker"), ElementKind::Marker, static_cast<int>(i),
-              static_cast<int>(m))
-          ->setToolTip(0, vec(b.markers[m].position) + " m");
-    item->setExpanded(!first && !collapsed.count(item->text(0)));
-  }
-  auto* joints = group(tr("Joints"), s.joints.size(), ElementKind::Joint);
-  for (std::size_t i = 0; i < s.joints.size(); ++i)
-    element(joints, s.joints[i].name, QString::fromLatin1(jointTypeName(s.joints[i].type)),
-            ElementKind::Joint, static_cast<int>(i));
-  auto* drivers = group(tr("Drivers"), s.drivers.size(), ElementKind::Driver);
-  for (std::size_t i = 0; i < s.drivers.size(); ++i)
-    element(drivers, s.drivers[i].name, QString::fromLatin1(driverTypeName(s.drivers[i].type)),
-            ElementKind::Driver, static_cast<int>(i));
-  auto* forces = group(tr("Forces"), s.springDampers.size() + s.frictions.size(), ElementKind::SpringDamper);
-  for (std::size_t i = 0; i < s.springDampers.size(); ++i)
-    element(forces, s.springDampers[i].name, kindLabel(ForceElementKind::SpringDamper),
-            ElementKind::SpringDamper, static_cast<int>(i));
-  for (std::size_t i = 0; i < s.frictions.size(); ++i)
-    element(forces, s.frictions[i].name, kindLabel(ForceElementKind::Friction), ElementKind::Friction,
-            static_cast<int>(i));
-  auto* cases = group(tr("Load cases"), s.loadCases.size(), ElementKind::LoadCase);
-  for (std::size_t i = 0; i < s.loadCases.size(); ++i) {
-    const auto& lc = s.loadCases[i];
-    auto* item = element(cases, lc.name, tr("%n load(s)", nullptr, static_cast<int>(lc.loads.size())),
-                         ElementKind::LoadCase, static_cast<int>(i));
-    for (std::size_t l = 0; l < lc.loads.size(); ++l)
-      element(item, lc.loads[l].name, QString::fromLatin1(loadTypeName(lc.loads[l].type)), ElementKind::Load,
-              static_cast<int>(i), static_cast<int>(l));
-    item->setExpanded(!collapsed.count(item->text(0)));
-  }
-  auto* measures = group(tr("Measures"), s.measures.size(), ElementKind::Measure);
-  for (std::size_t i = 0; i < s.measures.size(); ++i)
-    element(measures, s.measures[i].name, QString::fromLatin1(measureTypeName(s.measures[i].type)),
-            ElementKind::Measure, static_cast<int>(i));
+  const TreeFiller fill(root, first, collapsed);
+  fill.addGeometry(s);
+  fill.addConnections(s);
+  fill.addLoadsAndMeasures(s);
   root->setExpanded(true);
   resizeColumnToContents(0);
   if (selection.size() > 1) {

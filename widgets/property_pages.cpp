@@ -135,14 +135,18 @@ void PropertyEditor::jointPage(std::size_t i, std::size_t) {
   addChoice(
       "point2", tr("Point 2"), points, [i](const ModelSpec& s) { return s.joints[i].point2; },
       [i](ModelSpec& s, const std::string& v) { s.joints[i].point2 = v; }, true);
-  addChoice(
-      "axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.joints[i].axis1; },
-      [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; }, true);
-  addChoice(
-      "axis2", tr("Axis 2"), axes, [i](const ModelSpec& s) { return s.joints[i].axis2; },
-      [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; }, true);
+  // The fields the joint table says the type takes (the page is rebuilt when the type changes).
+  const JointTypeInfo& info = jointTypeInfo(spec_.joints[i].type);
+  if (info.axes >= 1)
+    addChoice(
+        "axis1", tr("Axis 1"), axes, [i](const ModelSpec& s) { return s.joints[i].axis1; },
+        [i](ModelSpec& s, const std::string& v) { s.joints[i].axis1 = v; }, true);
+  if (info.axes == 2)
+    addChoice(
+        "axis2", tr("Axis 2"), axes, [i](const ModelSpec& s) { return s.joints[i].axis2; },
+        [i](ModelSpec& s, const std::string& v) { s.joints[i].axis2 = v; }, true);
   addStagedApply(tr("Apply connection"));
-  if (spec_.joints[i].type == JointType::Distance)
+  if (info.length)
     addNumber(
         "length", tr("Length"), "m",
         [i](const ModelSpec& s) { return s.joints[i].length.value_or(std::nan("")); },
@@ -246,7 +250,7 @@ void PropertyEditor::frictionPage(std::size_t i, std::size_t) {
       "law", tr("Law"), typeChoices(frictionLaws()),
       [i](const ModelSpec& s) { return std::string(frictionLawName(s.frictions[i].law)); },
       [i](ModelSpec& s, const std::string& v) { setType(frictionLaws(), v, s.frictions[i].law); });
-  if (spec_.frictions[i].law == FrictionLaw::Tanh)
+  if (typeTakes(frictionLaws(), spec_.frictions[i].law, "regularisation_velocity"))
     addNumber(
         "regularisation_velocity", tr("Regularisation velocity"), "m/s",
         [i](const ModelSpec& s) { return s.frictions[i].regularisationVelocity; },
@@ -260,9 +264,10 @@ void PropertyEditor::loadCasePage(std::size_t i, std::size_t) {
 
 void PropertyEditor::loadPage(std::size_t i, std::size_t k) {
   addName();
-  const bool force = spec_.loadCases[i].loads[k].type == LoadSpec::Type::Force;
+  const LoadSpec::Type type = spec_.loadCases[i].loads[k].type;
+  const bool force = type == LoadSpec::Type::Force;
   addNote(force ? tr("force at a point") : tr("torque on a body"));
-  if (force)
+  if (typeTakes(loadTypes(), type, "point"))
     addChoice(
         "point", tr("Point"), names(ElementKind::Point),
         [i, k](const ModelSpec& s) { return s.loadCases[i].loads[k].point; },

@@ -1,5 +1,6 @@
 #include "app/analysis/analyses.h"
 
+#include "app/analysis/measure_tool.h"
 #include "app/job_runner.h"
 #include "app/load_case_name.h"
 #include "app/message_box.h"
@@ -53,6 +54,13 @@ Analyses::Analyses(const WorkbenchContext& wb, Viewport* viewport, widgets::Anal
       tr("Natural frequencies, damping ratios and mode shapes about the static equilibrium"));
   connect(modesAction_, &QAction::triggered, this, &Analyses::runModes);
   connect(panel_, &widgets::AnalysisPanel::modeSelected, this, &Analyses::animateMode);
+}
+
+void Analyses::addMeasureTool(
+    widgets::ModelTree* tree,
+    std::function<QString(const ModelSpec& spec, const QString& description)> edit) {
+  measure_ = new MeasureTool(wb_.window, wb_.doc, viewport_, tree, std::move(edit));
+  wb_.window->tabifyDockWidget(dock_, measure_->dock());
 }
 
 void Analyses::addToMenu(QMenu* menu) {

@@ -8,6 +8,7 @@
 
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 class QAction;
@@ -16,16 +17,19 @@ class QMenu;
 class QWidget;
 
 namespace mbdrom {
+struct ModelSpec;
 struct ModesResult;
-}
+}  // namespace mbdrom
 
 namespace mbdrom::widgets {
 class AnalysisPanel;
+class ModelTree;
 class SceneView;
 }  // namespace mbdrom::widgets
 
 namespace mbdrom::app {
 
+class MeasureTool;
 class Viewport;
 
 class Analyses : public QObject {
@@ -43,6 +47,12 @@ class Analyses : public QObject {
   /// Mobility analysis at the reference configuration, shown in the analysis dock.
   void checkMobility();
 
+  /// Adds the Measure tool, tabbed with the Analysis dock; it selects in `tree` and applies the
+  /// reference geometry it creates through `edit`.
+  void addMeasureTool(widgets::ModelTree* tree,
+                      std::function<QString(const ModelSpec& spec, const QString& description)> edit);
+  MeasureTool* measureTool() const { return measure_; }
+
  private:
   void showMechanismInfo();
   void runAssembly();
@@ -55,6 +65,7 @@ class Analyses : public QObject {
   Viewport* viewport_;
   widgets::AnalysisPanel* panel_;
   QDockWidget* dock_;
+  MeasureTool* measure_ = nullptr;
   QAction* infoAction_;
   QAction* assembleAction_;
   QAction* mobilityAction_;

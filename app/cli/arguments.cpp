@@ -13,6 +13,7 @@ namespace mbdrom::cli {
 
 Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
                      const std::set<std::string>& flags, const std::set<std::string>& repeatable) {
+  bool shortOutput = false;  // -o was given (for the error when --output follows)
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a.size() > 1 && a[0] == '-' &&
@@ -24,10 +25,17 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
         inlineValue = a.substr(eq + 1);
         hasInline = true;
       }
+      // -o is --output's short form wherever a command writes an output.
+      if (name == "-o" && valueOptions.count("--output")) {
+        if (shortOutput) throw UsageError("option -o is given twice");
+        shortOutput = true;
+        name = "--output";
+        if (values_.count(name)) throw UsageError("-o and --output are the same option: give it once");
+      } else if (name == "--output" && shortOutput) {
+        throw UsageError("-o and --output are the same option: give it once");
+      }
       if (values_.count(name) && !repeatable.count(name))
         throw UsageError("option " + name + " is given twice");
-      if ((name == "-o" && values_.count("--output")) || (name == "--output" && values_.count("-o")))
-        throw UsageError("-o and --output are the same option: give it once");
       if (valueOptions.count(name) || repeatable.count(name)) {
         if (!hasInline && i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
         values_[name] = hasInline ? inlineValue : args[++i];

@@ -23,7 +23,8 @@ class UsageError : public InputError {
 
 class Arguments {
  public:
-  /// valueOptions: options that take a value (e.g. "--load-case");
+  /// valueOptions: options that take a value (e.g. "--load-case"; with "--output", "-o" is
+  /// its short form);
   /// flags: options without one; repeatable: value options that may be given more
   /// than once (all(): every value). Anything else starting with "--" is an error,
   /// and so is any other option given twice.
@@ -37,7 +38,7 @@ class Arguments {
   bool has(const std::string& option) const { return values_.count(option) > 0; }
   std::string value(const std::string& option, const std::string& fallback = {}) const;
   /// The output path or folder: `-o` or its long form `--output` ("" when neither is given).
-  std::string output() const { return has("-o") ? value("-o") : value("--output"); }
+  std::string output() const { return value("--output"); }
   /// Every value of a repeatable option, in command-line order.
   std::vector<std::string> all(const std::string& option) const;
   /// A number option; throws UsageError when it is not a finite number.

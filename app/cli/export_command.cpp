@@ -33,7 +33,7 @@ const char* const kExportPvdUsage =
 namespace {}  // namespace
 
 int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
-  const Arguments a(args, {"-o", "--output", "--stride"}, {"--no-replace"});
+  const Arguments a(args, {"--output", "--stride"}, {"--no-replace"});
   if (a.positional().size() < 2)
     throw UsageError(a.positional().empty() ? "missing MODEL.json" : "missing RUN.csv");
   if (a.positional().size() > 2) throw UsageError("unexpected argument '" + a.positional()[2] + "'");
@@ -52,7 +52,7 @@ int runExportPvd(const std::vector<std::string>& args, std::ostream& out, std::o
   options.replace = !a.has("--no-replace");
 
   InterruptGuard guard;  // a stop leaves nothing behind
-  Monitor monitor([](const Progress&) { return !InterruptGuard::interrupted(); });
+  Monitor monitor = interruptibleMonitor();
   const ParaviewExportResult result = exportParaview(model, run.t, run.q, dir, options, &monitor);
   const Eigen::Index last = static_cast<Eigen::Index>(result.frames - 1) * options.stride;
   out << "exported " << result.frames << " frames of \"" << model.spec().name << "\" (t = " << run.t(0)

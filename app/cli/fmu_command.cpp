@@ -81,8 +81,8 @@ void printVariables(const CModel& m, std::ostream& out) {
 }  // namespace
 
 int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(
-      args, {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--cc", "--cc-timeout"});
+  const Arguments a(args,
+                    {"--model", "--load-case", "--output", "--outputs", "--dt", "--cc", "--cc-timeout"});
   const std::string path = a.output();
   if (path.empty()) throw UsageError("missing -o NAME.fmu");
   if (std::filesystem::path(path).extension() != ".fmu")
@@ -95,7 +95,7 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
     throw UsageError("--cc-timeout must be a positive number of seconds (got " + a.value("--cc-timeout") +
                      ")");
   const InterruptGuard guard;  // a stop ends the compiler too, and removes its build folder
-  Monitor monitor([](const Progress&) { return !InterruptGuard::interrupted(); });
+  Monitor monitor = interruptibleMonitor();
   const FmuExport e = exportFmu(*r.rom, r.model, r.options, path, a.value("--cc"), timeout, &monitor);
   out << "FMU (FMI 2.0 Co-Simulation) of the " << e.model.methodName << " model of \"" << e.model.mechanism
       << "\" under \"" << e.model.loadCase << "\"\n";
@@ -115,7 +115,7 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
 }
 
 int runExportC(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
-  const Arguments a(args, {"--model", "--load-case", "-o", "--output", "--outputs", "--dt", "--name"});
+  const Arguments a(args, {"--model", "--load-case", "--output", "--outputs", "--dt", "--name"});
   const std::string dir = a.output();
   if (dir.empty()) throw UsageError("missing -o DIR");
   const std::string name =

@@ -52,6 +52,15 @@ int interruptedExitCode(int signal) {
   return 128 + (signal > 0 ? signal : SIGINT);
 }
 
+Monitor interruptibleMonitor(std::function<void(const Progress&)> show, std::chrono::milliseconds interval) {
+  return Monitor(
+      [show = std::move(show)](const Progress& p) {
+        if (show) show(p);
+        return !InterruptGuard::interrupted();
+      },
+      interval);
+}
+
 InterruptForwarder::InterruptForwarder(Monitor& monitor)
     : thread_([this, &monitor] {
         while (watching_.load()) {

@@ -4,12 +4,12 @@
 // wrote, removes its temporaries and stops any process it started. A second signal ends
 // the process at once.
 
-#include <atomic>
-#include <thread>
+#include "engine/core/monitor.h"
 
-namespace mbdrom {
-class Monitor;
-}
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <thread>
 
 namespace mbdrom::cli {
 
@@ -30,6 +30,12 @@ class InterruptGuard {
 
 /// The exit code of a command stopped by `signal` (128 + the signal; 130 without one).
 int interruptedExitCode(int signal);
+
+/// The monitor of every command's engine call: it stops the call on Ctrl+C or SIGTERM, and
+/// passes each report to `show` first (a progress line; nothing when empty), at most once per
+/// `interval`. Needs an InterruptGuard installed.
+Monitor interruptibleMonitor(std::function<void(const Progress&)> show = {},
+                             std::chrono::milliseconds interval = std::chrono::milliseconds(40));
 
 /// Passes Ctrl+C and SIGTERM on to `monitor` (a stop request) while it lives, for engine calls
 /// that run on threads of their own (a sweep's runs, a study's candidates). Needs an

@@ -168,7 +168,7 @@ Monitor trainMonitor(std::ostream& err) {
     std::chrono::steady_clock::time_point line = std::chrono::steady_clock::now();
   };
   auto state = std::make_shared<State>();
-  return Monitor([state, &err](const Progress& p) {
+  return interruptibleMonitor([state, &err](const Progress& p) {
     const auto now = std::chrono::steady_clock::now();
     if (p.stage != state->stage || now - state->line >= std::chrono::seconds(1) ||
         (p.total > 0 && p.step == p.total)) {
@@ -179,7 +179,6 @@ Monitor trainMonitor(std::ostream& err) {
       state->stage = p.stage;
       state->line = now;
     }
-    return !InterruptGuard::interrupted();
   });
 }
 
@@ -446,12 +445,12 @@ void printBenchmark(const ReducedModel& rom, const ModelComparison& c, std::ostr
 // as the reference, then the reduced model again from its first state. Exit code 1 when
 // the full model fails (the reduced run is written by then).
 int runBenchmark(const ReducedModel& rom, const Model& model, const RunOptions& o, bool ownStep,
-                 std::ostream& out, std::ostream& err) {
+                 Monitor& monitor, std::ostream& out, std::ostream& err) {
   TrajectoryRecorder reference;
   ModelComparison c;
   try {
     c = compareWithNewReference(model, benchmarkReferenceOptions(o, ownStep), {{&rom, o.parameters}}, {},
-                                reference);
+                                reference, &monitor);
   } catch (const SolverError& e) {
     err << "mbdrom-cli rom-simulate: --benchmark: " << e.what() << " (the reduced run is written)\n";
     return 1;
@@ -464,8 +463,8 @@ int runBenchmark(const ReducedModel& rom, const Model& model, const RunOptions& 
 
 int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
-                    {"--model", "-o", "--output", "--load-case", "--t-end", "--dt", "--output-dt",
-                     "--outside", "--envelope-margin", "--hold-inputs"},
+                    {"--model", "--output", "--load-case", "--t-end", "--dt", "--output-dt", "--outside",
+                     "--envelope-margin", "--hold-inputs"},
                     {"--benchmark"}, {"--parameter"});
   const std::string romPath = a.single("ROM.json");
   if (!a.has("--model")) throw UsageError("missing --model MODEL.json");
@@ -484,9 +483,11 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
     err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   TrajectoryCsvWriter writer(outPath);
   RomSimulationSummary s;
+  const InterruptGuard guard;  // a stop keeps the samples written so far
+  Monitor monitor = interruptibleMonitor();
   try {
-    s = a.has("--hold-inputs") ? simulateWithHeldInputs(*rom, model, o, holdInterval(a), writer)
-                               : rom->simulate(model, o, writer);
+    s = a.has("--hold-inputs") ? simulateWithHeldInputs(*rom, model, o, holdInterval(a), writer, &monitor)
+                               : rom->simulate(model, o, writer, &monitor);
   } catch (const Error&) {
     if (!writer.writtenPath().empty())
       err << "mbdrom-cli rom-simulate: the reduced run stopped; its samples so far are kept in "
@@ -498,7 +499,7 @@ int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std:
   if (const std::string w = envelopeWarning(*rom, s); !w.empty())
     err << "mbdrom-cli rom-simulate: warning: " << w << "\n";
   out << "written                " << writer.writtenPath() << "\n";
-  return a.has("--benchmark") ? runBenchmark(*rom, model, o, ownStep, out, err) : 0;
+  return a.has("--benchmark") ? runBenchmark(*rom, model, o, ownStep, monitor, out, err) : 0;
 }
 
 int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {

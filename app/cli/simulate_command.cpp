@@ -260,7 +260,7 @@ void printSummary(const SimulationSummary& s, const RunOptions& o, std::ostream&
 
 int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
-                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
+                    {"--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
                      "--integrator", "--output-dt", "--velocity", "--position", "--angular-velocity"},
                     {"--check-accuracy"}, {"--angular-velocity"});
   const std::string modelPath = a.single("MODEL.json");
@@ -279,7 +279,7 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
   InterruptGuard guard;
   // Without a terminal (a log file, a cluster job): a progress line every 5 s.
   auto lastLine = std::chrono::steady_clock::now();
-  Monitor monitor(
+  Monitor monitor = interruptibleMonitor(
       [&](const Progress& p) {
         if (!bar && std::chrono::steady_clock::now() - lastLine > std::chrono::seconds(5)) {
           lastLine = std::chrono::steady_clock::now();
@@ -294,7 +294,6 @@ int runSimulate(const std::vector<std::string>& args, std::ostream& out, std::os
               << static_cast<int>(p.fraction() * 100.0) << "%  t = " << std::fixed << std::setprecision(3)
               << p.metric("t") << " s" << std::defaultfloat << std::flush;
         }
-        return !InterruptGuard::interrupted();
       },
       std::chrono::milliseconds(100));
   const bool checking = a.has("--check-accuracy");

@@ -122,10 +122,10 @@ void printLeaderboard(const StudyResult& r, std::ostream& out) {
 
 int runStudyCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(
-      args, {"-o",         "--output",     "--load-case", "--t-end",      "--dt",           "--tolerance",
-             "--max-step", "--integrator", "--output-dt", "--amplitudes", "--frequencies",  "--jobs",
-             "--vary",     "--design",     "--runs",      "--seed",       "--design-table", "--held-out",
-             "--goal",     "--budget",     "--methods",   "--shard"},
+      args, {"--output",     "--load-case", "--t-end",      "--dt",           "--tolerance", "--max-step",
+             "--integrator", "--output-dt", "--amplitudes", "--frequencies",  "--jobs",      "--vary",
+             "--design",     "--runs",      "--seed",       "--design-table", "--held-out",  "--goal",
+             "--budget",     "--methods",   "--shard"},
       {}, {"--vary"});
   const std::string modelPath = a.single("MODEL.json");
   const std::string dir = a.output();
@@ -138,7 +138,7 @@ int runStudyCommand(const std::vector<std::string>& args, std::ostream& out, std
 
   InterruptGuard guard;
   std::mutex errMutex;
-  Monitor monitor([](const Progress&) { return !InterruptGuard::interrupted(); });
+  Monitor monitor = interruptibleMonitor();
   const StudyLog log = [&](const std::string& line) {
     const std::lock_guard<std::mutex> lock(errMutex);
     err << "mbdrom-cli study: " << line << "\n";

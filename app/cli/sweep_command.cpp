@@ -261,10 +261,9 @@ struct SweepPart {
 // Runs this process's part of the sweep, a line on `err` as each run ends.
 SweepPart runSweepPart(const Model& model, const SweepRequest& r, std::ostream& err) {
   std::mutex errMutex;
-  Monitor monitor([&](const Progress& p) {
+  Monitor monitor = interruptibleMonitor([&](const Progress& p) {
     const std::lock_guard<std::mutex> lock(errMutex);
     err << "mbdrom-cli sweep: " << p.step << "/" << p.total << " runs done\n";
-    return !InterruptGuard::interrupted();
   });
   SweepPart part;
   std::chrono::steady_clock::time_point wall0;
@@ -323,7 +322,7 @@ SweepTally printSweepRuns(const std::vector<ExperimentRunResult>& results, std::
 
 int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args,
-                    {"-o", "--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
+                    {"--output", "--load-case", "--t-end", "--dt", "--tolerance", "--max-step",
                      "--integrator", "--output-dt", "--amplitudes", "--frequencies", "--jobs", "--vary",
                      "--design", "--runs", "--seed", "--design-table", "--shard", "--run-time-limit"},
                     {}, {"--vary"});
@@ -350,7 +349,7 @@ int runSweepCommand(const std::vector<std::string>& args, std::ostream& out, std
 }
 
 int runMergeCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-  const Arguments a(args, {"-o", "--output"});
+  const Arguments a(args, {"--output"});
   const std::string output = a.output();
   if (output.empty()) throw UsageError("missing -o DATASET.json");
   if (a.positional().empty()) throw UsageError("missing DIR (the sweep directories)");

@@ -19,7 +19,7 @@ constexpr std::size_t kOptionColumn = 21;  // where an option's help starts
 constexpr std::size_t kUsageIndent = 28;   // continuation lines of a synopsis
 
 // Options of train whatever the method.
-const std::set<std::string> kCommonValueOptions = {"--model", "-o", "--output"};
+const std::set<std::string> kCommonValueOptions = {"--model", "--output"};
 const std::string kKeepFailing = "--keep-failing";
 
 // What checkSettings fills in for no settings; empty when it asks for some.

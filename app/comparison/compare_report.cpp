@@ -8,6 +8,7 @@
 #include "engine/core/error.h"
 #include "engine/core/file_io.h"
 #include "engine/model/model.h"
+#include "engine/project/project.h"
 #include "widgets/plot_view.h"
 
 #include <QDir>

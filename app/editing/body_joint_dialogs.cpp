@@ -223,14 +223,16 @@ namespace {
 std::optional<JointRequest> readJointRequest(FormDialog* d) {
   JointRequest r;
   r.name = d->text("name").toStdString();
-  r.type = static_cast<JointType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
+  r.type = jointTypes()
+               .at(static_cast<std::size_t>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex()))
+               .type;
   r.body1 = d->choice("body1").toStdString();
   r.body2 = d->choice("body2").toStdString();
   r.point1 = d->choice("point1").toStdString();
   const QString p2 = d->choice("point2");
   r.point2 = p2 == ModelEditing::tr("(the same point)") ? std::string() : p2.toStdString();
-  const bool axisTypes = r.type != JointType::Spherical && r.type != JointType::Distance;
-  if (axisTypes) {
+  const JointTypeInfo& info = jointTypeInfo(r.type);
+  if (info.axes > 0) {
     const auto axis = d->vector("axis");
     if (!axis) return std::nullopt;
     if (!(axis->norm() > 0.0)) {
@@ -239,12 +241,12 @@ std::optional<JointRequest> readJointRequest(FormDialog* d) {
     }
     r.axis = *axis;
   }
-  if (r.type == JointType::Universal) {
+  if (info.axes == 2 && !info.parallelAxes) {
     const auto axis2 = d->vector("axis2");
     if (!axis2) return std::nullopt;
     r.axis2 = *axis2;
   }
-  if (r.type == JointType::Distance && !d->isEmpty("length")) {
+  if (info.length && !d->isEmpty("length")) {
     const auto L = d->number("length");
     if (!L) return std::nullopt;
     r.length = *L;
@@ -375,10 +377,10 @@ void ModelEditing::createJointFromSelection() {
          "rigid body) and says so in the message log."));
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto show = [d, type] {
-    const auto t = static_cast<JointType>(type->currentIndex());
-    d->setRowVisible("axis", t != JointType::Spherical && t != JointType::Distance);
-    d->setRowVisible("axis2", t == JointType::Universal);
-    d->setRowVisible("length", t == JointType::Distance);
+    const JointTypeInfo& t = jointTypes().at(static_cast<std::size_t>(type->currentIndex()));
+    d->setRowVisible("axis", t.axes > 0);
+    d->setRowVisible("axis2", t.axes == 2 && !t.parallelAxes);
+    d->setRowVisible("length", t.length);
   };
   connect(type, &QComboBox::currentIndexChanged, d, show);
   show();

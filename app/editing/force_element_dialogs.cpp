@@ -1,4 +1,4 @@
-// Model editing: spring-dampers, drivers, frictions, load cases, loads and measures.
+// Model editing: spring-dampers, drivers, frictions, load cases and loads.
 
 #include "app/editing/model_editing.h"
 
@@ -33,6 +33,7 @@ namespace mbdrom::app {
 
 using editing::bodyNames;
 using editing::findBody;
+using editing::firstJoint;
 using editing::ownersOf;
 using editing::pointNames;
 using editing::positionOf;
@@ -40,26 +41,11 @@ using editing::q;
 
 namespace {
 
-// The first joint of one of `types`, or null.
-const JointSpec* firstJoint(const ModelSpec& spec, std::initializer_list<JointType> types) {
-  for (const auto& j : spec.joints)
-    if (std::find(types.begin(), types.end(), j.type) != types.end()) return &j;
-  return nullptr;
-}
-
 Eigen::Vector3d directionOf(const ModelSpec& spec, const std::string& vector,
                             const Eigen::Vector3d& otherwise) {
   for (const auto& v : spec.vectors)
     if (v.name == vector) return v.direction;
   return otherwise;
-}
-
-// Shows "choose ..." under an empty choice; returns whether it was empty.
-bool missingChoice(FormDialog* d, const QString& key, const QString& what) {
-  if (!d->choice(key).isEmpty()) return false;
-  d->setError(
-      key, QCoreApplication::translate("ModelEditing", "choose %1 (the mechanism has none yet)").arg(what));
-  return true;
 }
 
 }  // namespace
@@ -142,13 +128,16 @@ void addDriverRows(FormDialog* d, const ModelSpec& spec, const JointSpec* pin, c
 
 // The rows a driver type needs, and what its f(t) is.
 void showDriverRows(FormDialog* d, DriverType t, QLabel* note) {
-  d->setRowVisible("body1", t != DriverType::Coordinate);
-  d->setRowVisible("body2", t != DriverType::Coordinate);
-  d->setRowVisible("point1", t == DriverType::Distance);
-  d->setRowVisible("point2", t == DriverType::Distance);
-  d->setRowVisible("point", t == DriverType::Coordinate);
-  d->setRowVisible("component", t == DriverType::Coordinate);
-  d->setRowVisible("axis", t == DriverType::Angle);
+  // The fields the driver table says the type takes; its free point1 is the "Driven point" row.
+  const auto takes = [t](const char* field) { return typeTakes(driverTypes(), t, field); };
+  const bool freePoint = takes("component");
+  d->setRowVisible("body1", takes("body1"));
+  d->setRowVisible("body2", takes("body2"));
+  d->setRowVisible("point1", takes("point1") && !freePoint);
+  d->setRowVisible("point2", takes("point2"));
+  d->setRowVisible("point", takes("point1") && freePoint);
+  d->setRowVisible("component", freePoint);
+  d->setRowVisible("axis", takes("axis1"));
   d->setUnit("function", t == DriverType::Angle ? "rad" : "m");
   const char* text = "";
   switch (t) {
@@ -186,8 +175,8 @@ bool readDriverEnds(FormDialog* d, DriverRequest& r) {
   bool fields = true;
   switch (r.type) {
     case DriverType::Distance:
-      fields = !missingChoice(d, "point1", QCoreApplication::translate("ModelEditing", "a point"));
-      fields = !missingChoice(d, "point2", QCoreApplication::translate("ModelEditing", "a point")) && fields;
+      fields = !d->missingChoice("point1", QCoreApplication::translate("ModelEditing", "a point"));
+      fields = !d->missingChoice("point2", QCoreApplication::translate("ModelEditing", "a point")) && fields;
       r.point1 = d->choice("point1").toStdString();
       r.point2 = d->choice("point2").toStdString();
       if (fields && r.point1 == r.point2) {
@@ -196,7 +185,7 @@ bool readDriverEnds(FormDialog* d, DriverRequest& r) {
       }
       break;
     case DriverType::Coordinate:
-      fields = !missingChoice(d, "point", QCoreApplication::translate("ModelEditing", "a free point"));
+      fields = !d->missingChoice("point", QCoreApplication::translate("ModelEditing", "a free point"));
       r.point1 = d->choice("point").toStdString();
       r.component = qobject_cast<QComboBox*>(d->field("component"))->currentIndex();
       break;
@@ -214,7 +203,7 @@ bool readDriverEnds(FormDialog* d, DriverRequest& r) {
     }
   }
   if (r.type != DriverType::Coordinate &&
-      !missingChoice(d, "body2", QCoreApplication::translate("ModelEditing", "a body")) &&
+      !d->missingChoice("body2", QCoreApplication::translate("ModelEditing", "a body")) &&
       r.body1 == r.body2) {
     d->setError("body2", QCoreApplication::translate("ModelEditing", "choose a body other than body 1"));
     fields = false;
@@ -228,7 +217,7 @@ void ModelEditing::addDriverDialog() {
   if (!requireModel(tr("Add Driver"))) return;
   const ModelSpec& spec = wb_.doc->spec();
   // Preset from the first pin: an angle driver about it is the usual first driver.
-  const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
+  const JointSpec* pin = firstJoint(spec, &JointTypeInfo::rotation);
   const auto& selected = scene_->selectedPoints();
   auto picked = [&](std::size_t k) {
     return selected.size() > k ? q(scene_->scene().drawnPointName(selected[k])) : QString();
@@ -276,8 +265,7 @@ void ModelEditing::addFrictionDialog() {
   if (!requireModel(tr("Add Friction"))) return;
   const ModelSpec& spec = wb_.doc->spec();
   // Preset from the first sliding joint: friction usually acts along it.
-  const JointSpec* slide =
-      firstJoint(spec, {JointType::Prismatic, JointType::PointOnLine, JointType::Cylindrical});
+  const JointSpec* slide = firstJoint(spec, &JointTypeInfo::translation);
   const QStringList points = pointNames(spec);
   auto* d = openForm(tr("Add Friction"), "frictionDialog");
   d->addText("name", tr("Name"), q(uniqueName(spec, ElementKind::Friction, "friction")));
@@ -315,9 +303,9 @@ void ModelEditing::addFrictionDialog() {
     r.body2 = d->choice("body2").toStdString();
     r.point1 = d->choice("point1").toStdString();
     r.point2 = d->choice("point2").toStdString();
-    bool fields = !missingChoice(d, "body2", tr("a body"));
-    fields = !missingChoice(d, "point1", tr("a point")) && fields;  // every empty choice says so
-    fields = !missingChoice(d, "point2", tr("a point")) && fields;
+    bool fields = !d->missingChoice("body2", tr("a body"));
+    fields = !d->missingChoice("point1", tr("a point")) && fields;  // every empty choice says so
+    fields = !d->missingChoice("point2", tr("a point")) && fields;
     if (fields && r.body1 == r.body2) {
       d->setError("body2", tr("choose a body other than body 1"));
       fields = false;
@@ -426,8 +414,8 @@ void ModelEditing::addLoadDialog(int loadCase) {
       return QString(FormDialog::kFieldError);
     }
     const bool force = l.type == LoadSpec::Type::Force;
-    const bool missing = force ? missingChoice(d, "point", tr("a point"))
-                               : missingChoice(d, "body", tr("a body that is not a particle"));
+    const bool missing = force ? d->missingChoice("point", tr("a point"))
+                               : d->missingChoice("body", tr("a body that is not a particle"));
     const auto direction = d->vector("direction");
     const auto f = d->timeFunction("function");
     if (missing || !direction || !f) return QString(FormDialog::kFieldError);
@@ -443,168 +431,6 @@ void ModelEditing::addLoadDialog(int loadCase) {
     return applyBuilt(next, tr("add load %1").arg(q(l.name)), ref,
                       tr("Added %1 %2 to load case %3")
                           .arg(QString::fromLatin1(loadTypeName(l.type)), q(l.name), d->choice("load_case")));
-  });
-  d->open();
-}
-
-namespace {
-
-// The Add Measure dialog's rows the chosen type needs, and what it measures.
-void showMeasureRows(FormDialog* d, QComboBox* type, QComboBox* vector, QLabel* note) {
-  const auto t = static_cast<MeasureType>(type->currentIndex());
-  const bool joint = t == MeasureType::JointAngle || t == MeasureType::JointDisplacement;
-  const bool wheel = t == MeasureType::Camber || t == MeasureType::Toe;
-  d->setRowVisible("joint", joint);
-  const bool angle = t == MeasureType::PointAngle;
-  d->setRowVisible("point1", t == MeasureType::Distance || t == MeasureType::Travel || angle);
-  d->setRowVisible("point2", t == MeasureType::Distance || angle);
-  d->setRowVisible("point3", angle);
-  d->setRowVisible("vector", wheel);
-  d->setRowVisible("body", wheel && vector->currentIndex() == 0);
-  d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
-  const char* text[] = {
-      QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed "
-                 "(revolute or "
-                 "cylindrical joint)."),
-      QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or "
-                 "cylindrical joint)."),
-      QT_TR_NOOP("Distance between the two points [m]."),
-      QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
-      QT_TR_NOOP(
-          "Camber of a wheel's spin axis (pointing away from the vehicle) [rad], top outward positive."),
-      QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive."),
-      QT_TR_NOOP("Angle at the second point (the vertex) between the directions to the first and the "
-                 "third point [rad], 0 to pi.")};
-  note->setText(ModelEditing::tr(text[static_cast<int>(t)]));
-}
-
-// What measure `m` (its type set) measures: its joint, points, or spin axis, checked against `next`;
-// false with the field's error set when one is missing or does not fit.
-bool readMeasureTarget(FormDialog* d, const ModelSpec& next, MeasureSpec& m) {
-  switch (m.type) {
-    case MeasureType::JointAngle:
-    case MeasureType::JointDisplacement: {
-      const bool angle = m.type == MeasureType::JointAngle;
-      if (missingChoice(d, "joint",
-                        angle ? ModelEditing::tr("a revolute or cylindrical joint")
-                              : ModelEditing::tr("a prismatic or cylindrical joint")))
-        return false;
-      m.joint = d->choice("joint").toStdString();
-      for (const auto& j : next.joints) {
-        if (j.name != m.joint) continue;
-        const bool fits = angle ? j.type == JointType::Revolute || j.type == JointType::Cylindrical
-                                : j.type == JointType::Prismatic || j.type == JointType::Cylindrical;
-        if (!fits) {
-          d->setError("joint", ModelEditing::tr("%1 is a %2 joint; %3 needs a %4 joint")
-                                   .arg(q(m.joint), QString::fromLatin1(jointTypeName(j.type)),
-                                        QString::fromLatin1(measureTypeName(m.type)),
-                                        angle ? ModelEditing::tr("revolute or cylindrical")
-                                              : ModelEditing::tr("prismatic or cylindrical")));
-          return false;
-        }
-      }
-      return true;
-    }
-    case MeasureType::Distance:
-    case MeasureType::Travel:
-      if (missingChoice(d, "point1", ModelEditing::tr("a point")) ||
-          (m.type == MeasureType::Distance && missingChoice(d, "point2", ModelEditing::tr("a point"))))
-        return false;
-      m.point1 = d->choice("point1").toStdString();
-      if (m.type == MeasureType::Distance) {
-        m.point2 = d->choice("point2").toStdString();
-        if (m.point1 == m.point2) {
-          d->setError("point2", ModelEditing::tr("choose two different points"));
-          return false;
-        }
-      }
-      return true;
-    case MeasureType::PointAngle:
-      if (missingChoice(d, "point1", ModelEditing::tr("a point")) ||
-          missingChoice(d, "point2", ModelEditing::tr("a point")) ||
-          missingChoice(d, "point3", ModelEditing::tr("a point")))
-        return false;
-      m.point1 = d->choice("point1").toStdString();
-      m.point2 = d->choice("point2").toStdString();
-      m.point3 = d->choice("point3").toStdString();
-      if (m.point1 == m.point2 || m.point1 == m.point3 || m.point2 == m.point3) {
-        d->setError(m.point1 == m.point2 ? "point2" : "point3",
-                    ModelEditing::tr("choose three different points"));
-        return false;
-      }
-      return true;
-    case MeasureType::Camber:
-    case MeasureType::Toe:
-      if (qobject_cast<QComboBox*>(d->field("vector"))->currentIndex() > 0) {
-        m.vector = d->choice("vector").toStdString();
-      } else {
-        if (missingChoice(d, "body", ModelEditing::tr("a body"))) return false;
-        const auto axis = d->vector("axis");
-        if (!axis) return false;
-        if (!(axis->norm() > 0.0)) {
-          d->setError("axis", ModelEditing::tr("the spin axis cannot be zero"));
-          return false;
-        }
-        m.body = d->choice("body").toStdString();
-        m.axis = axis->normalized();
-      }
-      return true;
-  }
-  return true;
-}
-
-}  // namespace
-
-void ModelEditing::addMeasureDialog() {
-  if (!requireModel(tr("Add Measure"))) return;
-  const ModelSpec& spec = wb_.doc->spec();
-  const auto& selected = scene_->selectedPoints();
-  QStringList joints, vectors{tr("(a body's axis)")};
-  for (const auto& j : spec.joints) joints << q(j.name);
-  for (const auto& v : spec.vectors) vectors << q(v.name);
-  const QStringList points = pointNames(spec);
-  auto* d = openForm(tr("Add Measure"), "measureDialog");
-  d->addText("name", tr("Name"), QString())->setPlaceholderText(tr("empty: named after its type"));
-  QStringList types;
-  for (int t = 0; t <= static_cast<int>(MeasureType::PointAngle); ++t)
-    types << QString::fromLatin1(measureTypeName(static_cast<MeasureType>(t)));
-  const JointSpec* pin = firstJoint(spec, {JointType::Revolute, JointType::Cylindrical});
-  d->addChoice("type", tr("Type"), types, pin ? "joint_angle" : "distance");
-  d->addChoice("joint", tr("Joint"), joints, pin ? q(pin->name) : QString());
-  d->addChoice("point1", tr("Point"), points,
-               selected.size() > 0 ? q(scene_->scene().drawnPointName(selected[0])) : QString());
-  d->addChoice("point2", tr("Second point"), points,
-               selected.size() > 1 ? q(scene_->scene().drawnPointName(selected[1])) : QString());
-  d->addChoice("point3", tr("Third point"), points,
-               selected.size() > 2 ? q(scene_->scene().drawnPointName(selected[2])) : QString());
-  d->addChoice("vector", tr("Spin axis vector"), vectors, vectors.front());
-  d->addChoice("body", tr("Wheel body"), bodyNames(spec, false), QString());
-  d->addVector("axis", tr("Spin axis (as placed)"), "–", Eigen::Vector3d::UnitY());
-  auto* note = new QLabel(d);
-  note->setWordWrap(true);
-  d->addRow(QString(), note);
-  auto* type = qobject_cast<QComboBox*>(d->field("type"));
-  auto* vector = qobject_cast<QComboBox*>(d->field("vector"));
-  auto show = [d, type, vector, note] { showMeasureRows(d, type, vector, note); };
-  connect(type, &QComboBox::currentIndexChanged, d, show);
-  connect(vector, &QComboBox::currentIndexChanged, d, show);
-  show();
-  d->setAccept([this, d] {
-    ModelSpec next = wb_.doc->spec();
-    MeasureSpec m;
-    m.type = static_cast<MeasureType>(qobject_cast<QComboBox*>(d->field("type"))->currentIndex());
-    m.name = d->text("name").toStdString();
-    if (m.name.empty()) m.name = uniqueName(next, ElementKind::Measure, measureTypeName(m.type));
-    if (!nameIsFree(next, ElementKind::Measure, m.name)) {
-      d->setError("name", tr("\"%1\" is already a measure").arg(q(m.name)));
-      return QString(FormDialog::kFieldError);
-    }
-    if (!readMeasureTarget(d, next, m)) return QString(FormDialog::kFieldError);
-    next.measures.push_back(m);
-    return applyBuilt(next, tr("add measure %1").arg(q(m.name)),
-                      {ElementKind::Measure, static_cast<int>(next.measures.size()) - 1, 0},
-                      tr("Added measure %1 (%2); runs from now on record it")
-                          .arg(q(m.name), QString::fromLatin1(measureTypeName(m.type))));
   });
   d->open();
 }

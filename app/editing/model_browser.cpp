@@ -108,6 +108,13 @@ void ModelBrowser::selectByName(ElementKind kind, const QString& name) {
   if (tree_->selectByName(kind, name)) modelDock_->raise();
 }
 
+void ModelBrowser::selectCulprit(const QString& kind, const QString& name) {
+  selectByName(kind == "joint"    ? ElementKind::Joint
+               : kind == "driver" ? ElementKind::Driver
+                                  : ElementKind::Body,
+               name);
+}
+
 void ModelBrowser::rename(const ElementRef& ref) {
   tree_->selectElement(ref);
   propertiesDock_->raise();

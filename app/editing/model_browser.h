@@ -55,6 +55,8 @@ class ModelBrowser : public QObject {
   /// Selects the element of `kind` named `name` in the tree and raises the Model dock
   /// (an analysis naming a culprit).
   void selectByName(ElementKind kind, const QString& name);
+  /// The same for an analysis's culprit of `kind` "joint", "driver" or "body".
+  void selectCulprit(const QString& kind, const QString& name);
 
  private:
   void createTreeAndProperties(QMainWindow* window, const EditHandler& edit);

@@ -2,6 +2,7 @@
 // Names and positions of a mechanism's elements as the editing dialogs list them.
 
 #include "engine/core/error.h"
+#include "engine/model/joint_types.h"
 #include "engine/model/model_spec.h"
 #include "engine/model/spec_build.h"
 
@@ -16,6 +17,13 @@ namespace mbdrom::app::editing {
 
 inline QString q(const std::string& s) {
   return QString::fromStdString(s);
+}
+
+// The first joint whose type leaves `freedom` (JointTypeInfo::rotation or ::translation), or null.
+inline const JointSpec* firstJoint(const ModelSpec& spec, bool JointTypeInfo::*freedom) {
+  for (const auto& j : spec.joints)
+    if (jointTypeInfo(j.type).*freedom) return &j;
+  return nullptr;
 }
 
 inline const BodySpec* findBody(const ModelSpec& spec, const std::string& name) {

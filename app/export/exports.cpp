@@ -15,6 +15,7 @@
 #include "engine/rom/reduced_model.h"
 #include "widgets/log_view.h"
 #include "widgets/plot_view.h"
+#include "widgets/training_curves_plot.h"
 
 #include <QAction>
 #include <QFileDialog>
@@ -55,6 +56,14 @@ void Exports::addPlotMenu() {
               [plot] { plot->exportImageDialog(); });
       connect(plots->addAction(tr("%1: Data (CSV)...").arg(title)), &QAction::triggered, plot,
               [plot] { plot->exportDataDialog(); });
+    }
+    // The training curves draw live; their export is a PlotView of the curves shown.
+    for (widgets::TrainingCurvesPlot* curves : wb_.window->findChildren<widgets::TrainingCurvesPlot*>()) {
+      if (!curves->isVisible() || curves->pointCount() == 0) continue;
+      connect(plots->addAction(tr("%1: Image...").arg(curves->title())), &QAction::triggered, curves,
+              [curves] { curves->exportView()->exportImageDialog(); });
+      connect(plots->addAction(tr("%1: Data (CSV)...").arg(curves->title())), &QAction::triggered, curves,
+              [curves] { curves->exportView()->exportDataDialog(); });
     }
     if (plots->isEmpty()) plots->addAction(tr("(no plot shown)"))->setEnabled(false);
   });

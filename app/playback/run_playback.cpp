@@ -53,6 +53,10 @@ void RunPlayback::enableForProject(bool open) {
   plotAction_->setEnabled(open && !wb_.doc->runs().empty() && !wb_.doc->spec().measures.empty());
 }
 
+void RunPlayback::playNewRun(int index, const std::shared_ptr<const Model>& model) {
+  if (model == wb_.doc->model()) playRun(index);
+}
+
 void RunPlayback::playRun(int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= wb_.doc->runs().size()) return;
   try {

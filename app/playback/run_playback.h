@@ -7,8 +7,14 @@
 
 #include <QObject>
 
+#include <memory>
+
 class QAction;
 class QDockWidget;
+
+namespace mbdrom {
+class Model;
+}
 
 namespace mbdrom::widgets {
 class PlotView;
@@ -36,6 +42,8 @@ class RunPlayback : public QObject {
 
   /// Plays run `index` of the project in the 3D view, its channels in the run plot.
   void playRun(int index);
+  /// Plays run `index` just simulated when `model` is still the project's mechanism.
+  void playNewRun(int index, const std::shared_ptr<const Model>& model);
   /// Plots the measures of run `index`: angles against the travel measure when the mechanism has
   /// one (suspension kinematics), else every measure against time.
   void plotRun(int index);

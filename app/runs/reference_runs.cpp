@@ -4,8 +4,8 @@
 #include "app/load_case_name.h"
 #include "app/message_box.h"
 #include "app/project_document.h"
+#include "app/runs/forwarding_sink.h"
 #include "app/runs/stepping_rows.h"
-#include "app/runs/sweep_dialog.h"
 #include "engine/core/error.h"
 #include "engine/dynamics/integrator_choice.h"
 #include "engine/dynamics/simulation.h"
@@ -31,43 +31,20 @@
 
 namespace mbdrom::app {
 
-namespace {
-
-// Hands the samples of one sweep case to its recorder (runSweep owns the sinks).
-class ForwardingSink : public TrajectorySink {
- public:
-  explicit ForwardingSink(std::shared_ptr<TrajectoryRecorder> target) : target_(std::move(target)) {}
-  void begin(const Model& model, const RunInfo& info) override { target_->begin(model, info); }
-  void write(const Sample& sample) override { target_->write(sample); }
-  void end(RunStatus status, const std::string& message) override { target_->end(status, message); }
-
- private:
-  std::shared_ptr<TrajectoryRecorder> target_;
-};
-
-}  // namespace
-
 ReferenceRuns::ReferenceRuns(const WorkbenchContext& wb)
-    : QObject(wb.window),
-      wb_(wb),
-      simulateAction_(new QAction(tr("&Run Reference Simulation..."), this)),
-      sweepAction_(new QAction(tr("Run S&weep..."), this)) {
+    : QObject(wb.window), wb_(wb), simulateAction_(new QAction(tr("&Run Reference Simulation..."), this)) {
   simulateAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   simulateAction_->setStatusTip(tr("Run the full (reference) model under a load case on a worker thread"));
   simulateAction_->setObjectName("simulateAction");
   connect(simulateAction_, &QAction::triggered, this, &ReferenceRuns::runSimulationDialog);
-  sweepAction_->setStatusTip(tr("One reference run per load amplitude and frequency scale, on both cores"));
-  connect(sweepAction_, &QAction::triggered, this, &ReferenceRuns::runSweepDialog);
 }
 
 void ReferenceRuns::addToMenu(QMenu* menu) {
   menu->addAction(simulateAction_);
-  menu->addAction(sweepAction_);
 }
 
 void ReferenceRuns::enableForProject(bool open) {
   simulateAction_->setEnabled(open);
-  sweepAction_->setEnabled(open);
 }
 
 void ReferenceRuns::runSimulationDialog() {
@@ -217,56 +194,6 @@ int ReferenceRuns::runSimulation(const RunOptions& options, bool checkAccuracy) 
                 .arg(summary->maxResidualPosition, 0, 'g', 2)
                 .arg(outcome == JobRunner::Outcome::Succeeded ? QString() : tr(" (partial run kept)")));
         emit simulated(static_cast<int>(wb_.doc->runs().size()) - 1, model);
-      });
-}
-
-void ReferenceRuns::runSweepDialog() {
-  auto model = wb_.doc->model();
-  if (!model) return;
-  SweepDialog dialog(model, wb_.window);
-  if (dialog.exec() != QDialog::Accepted) return;
-  runDesign(dialog.options(), dialog.design());
-}
-
-int ReferenceRuns::runDesign(const RunOptions& base, const ExperimentDesign& design) {
-  auto model = wb_.doc->model();
-  if (!model || design.runs() == 0) return -1;
-  auto results = std::make_shared<std::vector<ExperimentRunResult>>();
-  auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
-  for (int i = 0; i < design.runs(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
-  const QString caseName = loadCaseName(*model, base.loadCase);
-  const QString title = tr("Sweep %1: %2 design (%n run(s))", nullptr, design.runs())
-                            .arg(caseName, QString::fromStdString(designTypeName(design.type)));
-  return wb_.runner->submit(
-      title,
-      [model, base, design, recorders, results](Monitor& m) {
-        const DesignApplier applier(*model, base, design);
-        std::vector<int> rows(static_cast<std::size_t>(design.runs()));
-        for (int i = 0; i < design.runs(); ++i) rows[static_cast<std::size_t>(i)] = i;
-        ExperimentOptions options;
-        options.workers = 2;  // both cores
-        *results = runExperiment(
-            applier, rows,
-            [recorders](int row, const Model&) {
-              return std::make_unique<ForwardingSink>((*recorders)[static_cast<std::size_t>(row)]);
-            },
-            options, &m);
-        m.checkpoint();
-        std::string failed;
-        int count = 0;
-        for (const ExperimentRunResult& r : *results)
-          if (!r.ok && !r.cancelled && ++count <= 5) failed += "\n" + r.name + ": " + r.error;
-        if (count)
-          throw SolverError(std::to_string(count) + " of " + std::to_string(results->size()) +
-                            " runs failed (the others joined the project):" + failed);
-      },
-      [this, base, recorders, results, caseName](JobRunner::Outcome, const QString&) {
-        for (const ExperimentRunResult& r : *results) {
-          const auto& recorder = (*recorders)[static_cast<std::size_t>(r.row)];
-          if (r.model && !recorder->samples().empty())
-            addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base, r.summary.method,
-                           recorder);
-        }
       });
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Reference runs of the full model (Simulate menu): a run asked for in a dialog (load case, span,
-// stepping, the integrator it will get and why, an accuracy check), sweeps and designs of
-// experiments on both cores; every run that computed something joins the project, failed and
-// cancelled ones with their samples.
+// stepping, the integrator it will get and why, an accuracy check) and sweeps on both cores; every
+// run that computed something joins the project, failed and cancelled ones with their samples.
+// Designs of experiments are the studies' feature (app/studies/), whose runs join through here.
 
 #include "engine/dynamics/integrator_method.h"
 
@@ -20,7 +20,6 @@ class QMenu;
 class QWidget;
 
 namespace mbdrom {
-struct ExperimentDesign;
 class Model;
 struct RunOptions;
 struct SweepCase;
@@ -35,7 +34,7 @@ class ReferenceRuns : public QObject {
   /// Dialogs open over `wb`'s window.
   explicit ReferenceRuns(const WorkbenchContext& wb);
 
-  /// Adds Run Reference Simulation and Run Sweep to `menu`.
+  /// Adds Run Reference Simulation to `menu`.
   void addToMenu(QMenu* menu);
   /// The actions enabled when a project is open.
   void enableForProject(bool open);
@@ -48,9 +47,6 @@ class ReferenceRuns : public QObject {
   /// `onRunsAdded` (if given) gets the indices of the new runs.
   int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                std::function<void(const std::vector<int>&)> onRunsAdded = {});
-  /// Runs every row of a design of experiments (engine/experiments) on both cores; each finished
-  /// run joins the project with the mechanism it ran on. Returns the job's id.
-  int runDesign(const RunOptions& base, const ExperimentDesign& design);
   /// Adds a run of `model` under `options` (`method`: the integrator that ran) to the project.
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
                       const RunOptions& options, IntegratorMethod method,
@@ -63,11 +59,9 @@ class ReferenceRuns : public QObject {
 
  private:
   void runSimulationDialog();
-  void runSweepDialog();
 
   WorkbenchContext wb_;
   QAction* simulateAction_;
-  QAction* sweepAction_;
 };
 
 }  // namespace mbdrom::app

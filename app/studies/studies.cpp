@@ -1,12 +1,17 @@
 #include "app/studies/studies.h"
 
 #include "app/job_runner.h"
+#include "app/load_case_name.h"
 #include "app/message_box.h"
 #include "app/project_document.h"
+#include "app/runs/forwarding_sink.h"
+#include "app/runs/reference_runs.h"
 #include "app/studies/study_dialog.h"
 #include "app/studies/study_panel.h"
+#include "app/studies/sweep_dialog.h"
 #include "app/viewport.h"
 #include "engine/core/error.h"
+#include "engine/experiments/experiment_run.h"
 #include "engine/model/model.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
@@ -43,10 +48,12 @@ std::shared_ptr<RunMotion> motionOf(const std::vector<double>& t, const std::vec
 
 }  // namespace
 
-Studies::Studies(const WorkbenchContext& wb, Viewport* viewport, const Placement& placement)
+Studies::Studies(const WorkbenchContext& wb, Viewport* viewport, ReferenceRuns* runs,
+                 const Placement& placement)
     : QObject(wb.window),
       wb_(wb),
       viewport_(viewport),
+      runs_(runs),
       panel_(new StudyPanel(wb.window)),
       dock_(new QDockWidget(tr("Study"), wb.window)) {
   dock_->setObjectName("studyDock");
@@ -73,10 +80,68 @@ void Studies::createActions(const Placement& placement) {
   action_->setEnabled(false);
   connect(action_, &QAction::triggered, this, &Studies::studyDialog);
   placement.trainMenu->addAction(action_);
+  designAction_ = new QAction(tr("Run S&weep..."), wb_.window);
+  designAction_->setObjectName("sweepAction");
+  designAction_->setStatusTip(
+      tr("A design of experiments (a grid, a Latin hypercube or a Sobol sequence over loads and the "
+         "model's numbers), one reference run per point on both cores"));
+  designAction_->setEnabled(false);
+  connect(designAction_, &QAction::triggered, this, &Studies::designDialog);
 }
 
 void Studies::enableForProject(bool open) {
   action_->setEnabled(open);
+  designAction_->setEnabled(open);
+}
+
+void Studies::designDialog() {
+  auto model = wb_.doc->model();
+  if (!model) return;
+  SweepDialog dialog(model, wb_.window);
+  if (dialog.exec() != QDialog::Accepted) return;
+  runDesign(dialog.options(), dialog.design());
+}
+
+int Studies::runDesign(const RunOptions& base, const ExperimentDesign& design) {
+  auto model = wb_.doc->model();
+  if (!model || design.runs() == 0) return -1;
+  auto results = std::make_shared<std::vector<ExperimentRunResult>>();
+  auto recorders = std::make_shared<std::vector<std::shared_ptr<TrajectoryRecorder>>>();
+  for (int i = 0; i < design.runs(); ++i) recorders->push_back(std::make_shared<TrajectoryRecorder>());
+  const QString caseName = loadCaseName(*model, base.loadCase);
+  const QString title = tr("Sweep %1: %2 design (%n run(s))", nullptr, design.runs())
+                            .arg(caseName, QString::fromStdString(designTypeName(design.type)));
+  return wb_.runner->submit(
+      title,
+      [model, base, design, recorders, results](Monitor& m) {
+        const DesignApplier applier(*model, base, design);
+        std::vector<int> rows(static_cast<std::size_t>(design.runs()));
+        for (int i = 0; i < design.runs(); ++i) rows[static_cast<std::size_t>(i)] = i;
+        ExperimentOptions options;
+        options.workers = 2;  // both cores
+        *results = runExperiment(
+            applier, rows,
+            [recorders](int row, const Model&) {
+              return std::make_unique<ForwardingSink>((*recorders)[static_cast<std::size_t>(row)]);
+            },
+            options, &m);
+        m.checkpoint();
+        std::string failed;
+        int count = 0;
+        for (const ExperimentRunResult& r : *results)
+          if (!r.ok && !r.cancelled && ++count <= 5) failed += "\n" + r.name + ": " + r.error;
+        if (count)
+          throw SolverError(std::to_string(count) + " of " + std::to_string(results->size()) +
+                            " runs failed (the others joined the project):" + failed);
+      },
+      [this, base, recorders, results, caseName](JobRunner::Outcome, const QString&) {
+        for (const ExperimentRunResult& r : *results) {
+          const auto& recorder = (*recorders)[static_cast<std::size_t>(r.row)];
+          if (r.model && !recorder->samples().empty())
+            runs_->addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base,
+                                  r.summary.method, recorder);
+        }
+      });
 }
 
 QString Studies::proposedFolder() const {

@@ -1,8 +1,10 @@
 #pragma once
-// Reduced-model studies in the workbench: Train ▸ Reduced-Model Study (the dialog), the study
-// on the worker thread with its progress and cancel, the Study dock filling as candidates are
-// scored, a candidate shown against the full model on its worst held-out point, and a
-// candidate added to the project. The engine call is the CLI's and Python's (runStudy).
+// Designs of experiments and reduced-model studies in the workbench: Simulate ▸ Run Sweep (a
+// design of experiments, its runs joining the project), Train ▸ Reduced-Model Study (the dialog),
+// the study on the worker thread with its progress and cancel, the Study dock filling as
+// candidates are scored, a candidate shown against the full model on its worst held-out point,
+// and a candidate added to the project. The engine calls are the CLI's and Python's
+// (runExperiment, runStudy).
 
 #include "app/dock.h"
 #include "app/workbench_context.h"
@@ -26,6 +28,7 @@ class Model;
 
 namespace mbdrom::app {
 
+class ReferenceRuns;
 class StudyPanel;
 class Viewport;
 
@@ -34,12 +37,21 @@ class Studies : public QObject {
  public:
   /// Where the controller puts its parts (TrainDockPlacement; the dock hidden until a study runs).
   using Placement = TrainDockPlacement;
-  Studies(const WorkbenchContext& wb, Viewport* viewport, const Placement& placement);
+  /// A design's runs join the project through `runs`.
+  Studies(const WorkbenchContext& wb, Viewport* viewport, ReferenceRuns* runs, const Placement& placement);
 
   QAction* studyAction() const { return action_; }
+  /// Simulate ▸ Run Sweep: a design of experiments of the open mechanism.
+  QAction* designAction() const { return designAction_; }
   StudyPanel* panel() const { return panel_; }
   QDockWidget* dock() const { return dock_; }
   void enableForProject(bool open);
+
+  /// Opens the sweep dialog and runs the design it describes.
+  void designDialog();
+  /// Runs every row of a design of experiments (engine/experiments) on both cores; each finished
+  /// run joins the project with the mechanism it ran on. Returns the job's id.
+  int runDesign(const RunOptions& base, const ExperimentDesign& design);
 
   /// Opens the study dialog and starts the study it describes.
   void studyDialog();
@@ -70,9 +82,11 @@ class Studies : public QObject {
 
   WorkbenchContext wb_;
   Viewport* viewport_;
+  ReferenceRuns* runs_;
   StudyPanel* panel_;
   QDockWidget* dock_;
   QAction* action_ = nullptr;
+  QAction* designAction_ = nullptr;
   std::optional<Request> last_;  // the study the panel shows
   int jobId_ = -1;               // the study job, whose progress the panel shows
 };

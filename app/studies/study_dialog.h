@@ -4,7 +4,7 @@
 // and the folder the study writes. Everything the engine checks before a study runs is
 // checked here, with its message, before the dialog closes.
 
-#include "app/runs/sweep_dialog.h"
+#include "app/studies/sweep_dialog.h"
 #include "engine/study/study_plan.h"
 
 #include <vector>

@@ -176,6 +176,14 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
   return *id;
 }
 
+void ModelTraining::retrain(int index) {
+  if (index < 0 || static_cast<std::size_t>(index) >= wb_.doc->models().size()) return;
+  const ModelEntry& e = wb_.doc->models().at(static_cast<std::size_t>(index));
+  if (e.rom)
+    trainDialog(QString::fromStdString(e.rom->method()), e.rom->settings(),
+                wb_.doc->uniqueModelName(QString::fromStdString(e.record.name) + tr(" retrained")));
+}
+
 void ModelTraining::showModelDetails(int index) {
   if (index < 0 || static_cast<std::size_t>(index) >= wb_.doc->models().size()) return;
   // Not modal: the method views may stay open while the project goes on (the dialog holds copies).

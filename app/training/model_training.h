@@ -65,6 +65,8 @@ class ModelTraining : public QObject {
                         OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
   /// Shows a trained model's settings and metrics.
   void showModelDetails(int index);
+  /// Opens the training dialog with project model `index`'s method and settings, named after it.
+  void retrain(int index);
 
  private:
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,

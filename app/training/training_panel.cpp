@@ -48,8 +48,21 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   layout->setContentsMargins(2, 2, 2, 2);
   auto* splitter = new QSplitter(Qt::Horizontal, this);
   layout->addWidget(splitter);
+  splitter->addWidget(createJobList(splitter));
+  splitter->addWidget(createCurves(splitter));
+  splitter->setStretchFactor(1, 3);
+  splitter->setSizes({260, 700});
 
-  auto* left = new QWidget(splitter);
+  chartTimer_ = new QTimer(this);
+  chartTimer_->setSingleShot(true);
+  chartTimer_->setInterval(200);
+  connect(chartTimer_, &QTimer::timeout, this, &TrainingPanel::flushChart);
+  connectJobs();
+  updateButtons();
+}
+
+QWidget* TrainingPanel::createJobList(QWidget* parent) {
+  auto* left = new QWidget(parent);
   auto* leftLayout = new QVBoxLayout(left);
   leftLayout->setContentsMargins(0, 0, 0, 0);
   list_ = new QTreeWidget(left);
@@ -72,8 +85,11 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   buttons->addWidget(stopKeep_);
   buttons->addWidget(cancel_);
   leftLayout->addLayout(buttons);
+  return left;
+}
 
-  auto* right = new QWidget(splitter);
+QWidget* TrainingPanel::createCurves(QWidget* parent) {
+  auto* right = new QWidget(parent);
   auto* rightLayout = new QVBoxLayout(right);
   rightLayout->setContentsMargins(0, 0, 0, 0);
   plot_ = new widgets::TrainingCurvesPlot(right);
@@ -89,16 +105,10 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   // A fixed height: new figures must not re-lay the dock (and the chart) out.
   figures_->setFixedHeight(4 * figures_->fontMetrics().lineSpacing() + 4);
   rightLayout->addWidget(figures_);
-  splitter->addWidget(left);
-  splitter->addWidget(right);
-  splitter->setStretchFactor(1, 3);
-  splitter->setSizes({260, 700});
+  return right;
+}
 
-  chartTimer_ = new QTimer(this);
-  chartTimer_->setSingleShot(true);
-  chartTimer_->setInterval(200);
-  connect(chartTimer_, &QTimer::timeout, this, &TrainingPanel::flushChart);
-
+void TrainingPanel::connectJobs() {
   connect(runner_, &JobRunner::jobStarted, this, [this](int id, const QString&) { onStarted(id); });
   connect(runner_, &JobRunner::jobProgress, this, &TrainingPanel::onProgress);
   connect(runner_, &JobRunner::jobFinished, this,
@@ -121,7 +131,6 @@ TrainingPanel::TrainingPanel(JobRunner* runner, QWidget* parent) : QWidget(paren
   connect(cancel_, &QPushButton::clicked, this, [this] {
     if (shown_) runner_->cancelJob(shown_);
   });
-  updateButtons();
 }
 
 TrainingPanel::Job* TrainingPanel::job(int id) {

@@ -73,6 +73,9 @@ class TrainingPanel : public QWidget {
     QTreeWidgetItem* item = nullptr;
   };
 
+  QWidget* createJobList(QWidget* parent);  // the jobs and their buttons
+  QWidget* createCurves(QWidget* parent);   // the loss curves and the figures
+  void connectJobs();
   Job* job(int id);
   const Job* job(int id) const;
   void onStarted(int id);

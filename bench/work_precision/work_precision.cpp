@@ -1,4 +1,4 @@
-// Work-precision benchmark (issue "faster than Simbody at every accuracy"):
+// Work-precision benchmark (faster than Simbody at every accuracy?):
 // the same mechanisms in mbdrom (both integrators) and in Simbody 3.7
 // (Runge-Kutta-Merson, its natural steps, outputs interpolated), wall time
 // against the largest position error of the tracked points over 10 ms samples,

@@ -31,7 +31,7 @@ constexpr double kDormandPrinceFloor = 1e-2;
 constexpr double kDormandPrinceSmallest = 1e-11;
 
 // Dormand & Prince (1980), RK5(4)7M: nodes, stages, the 5th-order weights (the
-// last stage row) and the error weights b - b^ (Hairer, Norsett & Wanner, Table II.5.2).
+// last stage row) and the error weights b - b^ (Hairer, Norsett & Wanner 1993, Table II.5.2).
 constexpr double kC[7] = {0.0, 1.0 / 5.0, 3.0 / 10.0, 4.0 / 5.0, 8.0 / 9.0, 1.0, 1.0};
 constexpr double kA[7][6] = {
     {0, 0, 0, 0, 0, 0},

@@ -3,9 +3,9 @@
 /// A second, independent integrator of the full model: the embedded
 /// Runge-Kutta pair 5(4) of Dormand & Prince (1980), with the error estimate
 /// of its 4th-order companion and the step control of Hairer, Norsett &
-/// Wanner (Solving ODEs I, II.4-5), on the index-1 form of the equations of
+/// Wanner 1993 (Solving ODEs I, II.4-5), on the index-1 form of the equations of
 /// motion, followed by a projection onto the constraints (Hairer, Lubich &
-/// Roche; Eich 1993) after every step.
+/// Roche 1989; Eich 1993) after every step.
 ///
 /// The state y = (q, qd, W) (W: work of the non-conservative forces, carried
 /// to the same order for the energy balance). Its derivative (qd, qdd, power)

@@ -1,6 +1,7 @@
 #include "engine/dynamics/measures.h"
 
 #include "engine/core/error.h"
+#include "engine/model/joint_types.h"
 
 #include <Eigen/Geometry>
 
@@ -61,13 +62,11 @@ MeasureSet::MeasureSet(const Model& model) {
             if (j.name == m.joint) joint = &j;
           if (!joint) throw ModelError("joint \"" + m.joint + "\" is not defined");
           const bool angle = m.type == MeasureType::JointAngle;
-          const bool fits =
-              angle ? (joint->type == JointType::Revolute || joint->type == JointType::Cylindrical)
-                    : (joint->type == JointType::Prismatic || joint->type == JointType::Cylindrical);
-          if (!fits)
+          const auto freedom = angle ? &JointTypeInfo::rotation : &JointTypeInfo::translation;
+          if (!(jointTypeInfo(joint->type).*freedom))
             throw ModelError(std::string("joint \"") + m.joint + "\" is " + jointTypeName(joint->type) +
-                             "; " + measureTypeName(m.type) + " needs a " +
-                             (angle ? "revolute or cylindrical" : "prismatic or cylindrical") + " joint");
+                             "; " + measureTypeName(m.type) + " needs a " + jointTypesWith(freedom) +
+                             " joint");
           const int v = vectorIndex(joint->axis1);
           c.axis = basicVector(v);
           if (angle) {

@@ -124,4 +124,16 @@ const char* loadTypeName(LoadSpec::Type type) {
   return e ? e->name : "force";
 }
 
+bool takesField(const char* takes, std::string_view field) {
+  std::string_view rest = takes ? takes : "";
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    std::string_view item = rest.substr(0, comma);
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    if (item.substr(0, item.find(' ')) == field) return true;
+  }
+  return false;
+}
+
 }  // namespace mbdrom

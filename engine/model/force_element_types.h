@@ -7,6 +7,7 @@
 
 #include "engine/model/model_spec.h"
 
+#include <string_view>
 #include <vector>
 
 namespace mbdrom {
@@ -32,8 +33,10 @@ struct ForceElementKindInfo {
 template <typename Enum>
 struct ForceElementType {
   Enum value{};
-  const char* name = nullptr;         ///< in model files and menus, e.g. "coulomb"
-  const char* takes = nullptr;        ///< the entities this type uses, e.g. "body1, body2, axis1"
+  const char* name = nullptr;  ///< in model files and menus, e.g. "coulomb"
+  /// The fields of the element this type uses, as the model file names them: "body1, body2, axis1";
+  /// "(free)" after a point: a point of no body. The editors show these fields (takesField).
+  const char* takes = nullptr;
   const char* description = nullptr;  ///< one line: what it prescribes or applies
 };
 
@@ -47,6 +50,16 @@ const std::vector<ForceElementType<DriverType>>& driverTypes();
 const std::vector<ForceElementType<FrictionLaw>>& frictionLaws();
 /// Every load type, in the order of LoadSpec::Type.
 const std::vector<ForceElementType<LoadSpec::Type>>& loadTypes();
+
+/// Whether `takes` (a type's list, "body1, body2, axis1") names `field` ("axis1").
+bool takesField(const char* takes, std::string_view field);
+/// The same for the type `value` of `table` (driverTypes(), frictionLaws(), loadTypes()).
+template <typename Enum>
+bool typeTakes(const std::vector<ForceElementType<Enum>>& table, Enum value, std::string_view field) {
+  for (const auto& t : table)
+    if (t.value == value) return takesField(t.takes, field);
+  return false;
+}
 
 /// File name of a friction law: "coulomb", "tanh".
 const char* frictionLawName(FrictionLaw law);

@@ -6,64 +6,100 @@ namespace {
 
 // The table: one case per type (the compiler names a JointType without one), nullptr past the last.
 const JointTypeInfo* lookUp(JointType type) {
-  static const JointTypeInfo spherical{JointType::Spherical,
-                                       "spherical",
-                                       0,
-                                       false,
-                                       false,
-                                       false,
-                                       "point2 coincides with point1 (a ball joint)"};
-  static const JointTypeInfo revolute{JointType::Revolute,
-                                      "revolute",
-                                      2,
-                                      true,
-                                      false,
-                                      false,
-                                      "a spherical joint whose axes stay parallel (a hinge)"};
-  static const JointTypeInfo prismatic{JointType::Prismatic,
-                                       "prismatic",
-                                       2,
-                                       true,
-                                       true,
-                                       false,
-                                       "a cylindrical joint without rotation about its axis (a slider)"};
-  static const JointTypeInfo cylindrical{JointType::Cylindrical,
-                                         "cylindrical",
-                                         2,
-                                         true,
-                                         true,
-                                         false,
-                                         "point2 on the line (point1, axis1), the axes parallel"};
-  static const JointTypeInfo universal{JointType::Universal,
-                                       "universal",
-                                       2,
-                                       false,
-                                       false,
-                                       false,
-                                       "a spherical joint whose axes stay normal (a Cardan joint)"};
-  static const JointTypeInfo fixed{JointType::Fixed,
-                                   "fixed",
-                                   2,
-                                   true,
-                                   false,
-                                   false,
-                                   "a weld: a spherical joint without relative rotation"};
-  static const JointTypeInfo pointOnLine{JointType::PointOnLine,
-                                         "point_on_line",
-                                         1,
-                                         false,
-                                         true,
-                                         false,
-                                         "point2 on the line through point1 along axis1"};
-  static const JointTypeInfo pointOnPlane{JointType::PointOnPlane,
-                                          "point_on_plane",
-                                          1,
-                                          false,
-                                          true,
-                                          false,
-                                          "point2 on the plane through point1 normal to axis1"};
-  static const JointTypeInfo distance{
-      JointType::Distance, "distance", 0, false, true, true, "a massless rod: |point2 - point1| = length"};
+  static const JointTypeInfo spherical{.type = JointType::Spherical,
+                                       .name = "spherical",
+                                       .axes = 0,
+                                       .parallelAxes = false,
+                                       .pointsApart = false,
+                                       .length = false,
+                                       .rotation = false,
+                                       .translation = false,
+                                       .glyph = JointGlyph::Ball,
+                                       .description = "point2 coincides with point1 (a ball joint)"};
+  static const JointTypeInfo revolute{.type = JointType::Revolute,
+                                      .name = "revolute",
+                                      .axes = 2,
+                                      .parallelAxes = true,
+                                      .pointsApart = false,
+                                      .length = false,
+                                      .rotation = true,
+                                      .translation = false,
+                                      .glyph = JointGlyph::Hinge,
+                                      .description = "a spherical joint whose axes stay parallel (a hinge)"};
+  static const JointTypeInfo prismatic{
+      .type = JointType::Prismatic,
+      .name = "prismatic",
+      .axes = 2,
+      .parallelAxes = true,
+      .pointsApart = true,
+      .length = false,
+      .rotation = false,
+      .translation = true,
+      .glyph = JointGlyph::Slider,
+      .description = "a cylindrical joint without rotation about its axis (a slider)"};
+  static const JointTypeInfo cylindrical{
+      .type = JointType::Cylindrical,
+      .name = "cylindrical",
+      .axes = 2,
+      .parallelAxes = true,
+      .pointsApart = true,
+      .length = false,
+      .rotation = true,
+      .translation = true,
+      .glyph = JointGlyph::Slider,
+      .description = "point2 on the line (point1, axis1), the axes parallel"};
+  static const JointTypeInfo universal{
+      .type = JointType::Universal,
+      .name = "universal",
+      .axes = 2,
+      .parallelAxes = false,
+      .pointsApart = false,
+      .length = false,
+      .rotation = false,
+      .translation = false,
+      .glyph = JointGlyph::Node,
+      .description = "a spherical joint whose axes stay normal (a Cardan joint)"};
+  static const JointTypeInfo fixed{.type = JointType::Fixed,
+                                   .name = "fixed",
+                                   .axes = 2,
+                                   .parallelAxes = true,
+                                   .pointsApart = false,
+                                   .length = false,
+                                   .rotation = false,
+                                   .translation = false,
+                                   .glyph = JointGlyph::Node,
+                                   .description = "a weld: a spherical joint without relative rotation"};
+  static const JointTypeInfo pointOnLine{.type = JointType::PointOnLine,
+                                         .name = "point_on_line",
+                                         .axes = 1,
+                                         .parallelAxes = false,
+                                         .pointsApart = true,
+                                         .length = false,
+                                         .rotation = false,
+                                         .translation = true,
+                                         .glyph = JointGlyph::Node,
+                                         .description = "point2 on the line through point1 along axis1"};
+  static const JointTypeInfo pointOnPlane{
+      .type = JointType::PointOnPlane,
+      .name = "point_on_plane",
+      .axes = 1,
+      .parallelAxes = false,
+      .pointsApart = true,
+      .length = false,
+      .rotation = false,
+      .translation = false,
+      .glyph = JointGlyph::Node,
+      .description = "point2 on the plane through point1 normal to axis1"};
+  static const JointTypeInfo distance{.type = JointType::Distance,
+                                      .name = "distance",
+                                      .axes = 0,
+                                      .parallelAxes = false,
+                                      .pointsApart = true,
+                                      .length = true,
+                                      .rotation = false,
+                                      .translation = false,
+                                      .glyph = JointGlyph::Node,
+                                      .description = "a massless rod: |point2 - point1| = length"};
   switch (type) {
     case JointType::Spherical: return &spherical;
     case JointType::Revolute: return &revolute;
@@ -92,6 +128,16 @@ const std::vector<JointTypeInfo>& jointTypes() {
     return v;
   }();
   return all;
+}
+
+std::string jointTypesWith(bool JointTypeInfo::*freedom) {
+  std::vector<const char*> names;
+  for (const JointTypeInfo& t : jointTypes())
+    if (t.*freedom) names.push_back(t.name);
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+  return text;
 }
 
 }  // namespace mbdrom

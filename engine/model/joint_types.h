@@ -1,25 +1,43 @@
 #pragma once
 /// @file
-/// Every joint type described once: its file name, the entities it takes and a line for the
-/// user. The model file's reader, the mechanism's equations, the builder, both editors and the
-/// add dialog ask this table; a type missing from it does not compile (jointTypeInfo switches
-/// over every JointType).
+/// Every joint type described once: its file name, the entities it takes, the freedom it leaves,
+/// how the 3D view draws it and a line for the user. The model file's reader and writer, the
+/// builder, the measures, the model tree, both editors, the add dialogs, the 3D view and Python
+/// ask this table; a type missing from it does not compile (jointTypeInfo switches over every
+/// JointType), and its equations are switches over every JointType too.
 
 #include "engine/model/model_spec.h"
 
+#include <string>
 #include <vector>
 
 namespace mbdrom {
 
+/// How the 3D view draws a joint.
+enum class JointGlyph {
+  Hinge,   ///< a short cylinder along axis1
+  Ball,    ///< a ball
+  Slider,  ///< a long box along axis1
+  Node,    ///< a small octahedron
+};
+/// How many JointGlyph values there are.
+inline constexpr int kJointGlyphCount = 4;
+
 /// What a joint type is and takes.
 struct JointTypeInfo {
   JointType type = JointType::Spherical;
-  const char* name = nullptr;         ///< in model files and menus, e.g. "point_on_plane"
-  int axes = 0;                       ///< basic vectors it takes: 0, axis1, or axis1 and axis2
-  bool parallelAxes = false;          ///< axis2 lies along axis1 (the builder makes both of one direction)
-  bool pointsApart = false;           ///< its two points need not coincide (a line, a plane, a rod)
-  bool length = false;                ///< it takes a length [m] (the distance joint)
-  const char* description = nullptr;  ///< one line: what it constrains
+  const char* name = nullptr;  ///< in model files and menus, e.g. "point_on_plane"
+  int axes = 0;                ///< basic vectors it takes: 0, axis1, or axis1 and axis2
+  bool parallelAxes = false;   ///< axis2 lies along axis1 (the builder makes both of one direction)
+  bool pointsApart = false;    ///< its two points need not coincide (a line, a plane, a rod)
+  bool length = false;         ///< it takes a length [m] (the distance joint)
+  /// Leaves the rotation about axis1 free: a joint angle measures it, an angle driver drives it.
+  bool rotation = false;
+  /// Point2 slides along the line through point1 along axis1: a joint displacement measures it,
+  /// friction acts along it.
+  bool translation = false;
+  JointGlyph glyph = JointGlyph::Node;  ///< how the 3D view draws it
+  const char* description = nullptr;    ///< one line: what it constrains
 };
 
 /// The description of `type`.
@@ -27,5 +45,9 @@ const JointTypeInfo& jointTypeInfo(JointType type);
 
 /// Every joint type, in the order of JointType.
 const std::vector<JointTypeInfo>& jointTypes();
+
+/// The file names of the types with `rotation` (or `translation`), as a user reads them:
+/// "revolute or cylindrical".
+std::string jointTypesWith(bool JointTypeInfo::*freedom);
 
 }  // namespace mbdrom

@@ -315,9 +315,10 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     o.finish();
     spec.joints.push_back(std::move(j));
   }
-  const Json& drivers = top.array("drivers");
+  const char* const driversKey = forceElementKindInfo(ForceElementKind::Driver).section;
+  const Json& drivers = top.array(driversKey);
   for (std::size_t i = 0; i < drivers.size(); ++i) {
-    Obj o(drivers[i], entryWhere("drivers", i, drivers[i]));
+    Obj o(drivers[i], entryWhere(driversKey, i, drivers[i]));
     DriverSpec d;
     d.name = o.text("name");
     d.type = parseEnum(o.text("type"), typeNames(driverTypes()), o.where(), "driver type");
@@ -332,9 +333,10 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     o.finish();
     spec.drivers.push_back(std::move(d));
   }
-  const Json& springs = top.array("spring_dampers");
+  const char* const springsKey = forceElementKindInfo(ForceElementKind::SpringDamper).section;
+  const Json& springs = top.array(springsKey);
   for (std::size_t i = 0; i < springs.size(); ++i) {
-    Obj o(springs[i], entryWhere("spring_dampers", i, springs[i]));
+    Obj o(springs[i], entryWhere(springsKey, i, springs[i]));
     SpringDamperSpec s;
     s.name = o.text("name");
     s.point1 = o.text("point1");
@@ -353,9 +355,10 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     o.finish();
     spec.springDampers.push_back(std::move(s));
   }
-  const Json& frictions = top.array("frictions");
+  const char* const frictionsKey = forceElementKindInfo(ForceElementKind::Friction).section;
+  const Json& frictions = top.array(frictionsKey);
   for (std::size_t i = 0; i < frictions.size(); ++i) {
-    Obj o(frictions[i], entryWhere("frictions", i, frictions[i]));
+    Obj o(frictions[i], entryWhere(frictionsKey, i, frictions[i]));
     FrictionSpec f;
     f.name = o.text("name");
     f.body1 = o.text("body1");
@@ -375,9 +378,10 @@ ModelSpec readSpec(const Json& root, const TablePlace& place) {
     Obj o(cases[i], entryWhere("load_cases", i, cases[i]));
     LoadCase lc;
     lc.name = o.text("name");
-    const Json& loads = o.array("loads");
+    const char* const loadsKey = forceElementKindInfo(ForceElementKind::Load).section;
+    const Json& loads = o.array(loadsKey);
     for (std::size_t k = 0; k < loads.size(); ++k) {
-      Obj l(loads[k], o.where() + ": " + entryWhere("loads", k, loads[k]));
+      Obj l(loads[k], o.where() + ": " + entryWhere(loadsKey, k, loads[k]));
       LoadSpec ls;
       ls.name = l.text("name");
       ls.type = parseEnum(l.text("type"), typeNames(loadTypes()), l.where(), "load type");
@@ -636,7 +640,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
     o["function"] = writeFunction(d.function, !withMeta || inlineTables);
     drivers.push_back(o);
   }
-  root["drivers"] = drivers;
+  root[forceElementKindInfo(ForceElementKind::Driver).section] = drivers;
   OJson springs = OJson::array();
   for (const SpringDamperSpec& s : spec.springDampers) {
     OJson o;
@@ -650,7 +654,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
     if (withMeta && s.coilRadius) o["coil_radius"] = *s.coilRadius;  // display only: outside the hash
     springs.push_back(o);
   }
-  root["spring_dampers"] = springs;
+  root[forceElementKindInfo(ForceElementKind::SpringDamper).section] = springs;
   OJson frictions = OJson::array();
   for (const FrictionSpec& f : spec.frictions) {
     OJson o;
@@ -666,7 +670,7 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
     o["regularisation_velocity"] = f.regularisationVelocity;
     frictions.push_back(o);
   }
-  root["frictions"] = frictions;
+  root[forceElementKindInfo(ForceElementKind::Friction).section] = frictions;
   // Measures are outputs, not mechanism: outside the hash; left out when none
   // so that files without them keep their text.
   if (withMeta && !spec.measures.empty()) {
@@ -718,7 +722,8 @@ OJson writeSpec(const ModelSpec& spec, bool withMeta, bool inlineTables = false,
         o["function"] = writeFunction(l.function, inlineTables);
         loads.push_back(o);
       }
-      cases.push_back(OJson{{"name", lc.name}, {"loads", loads}});
+      cases.push_back(
+          OJson{{"name", lc.name}, {forceElementKindInfo(ForceElementKind::Load).section, loads}});
     }
     root["load_cases"] = cases;
   }

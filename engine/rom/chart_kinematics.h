@@ -2,7 +2,7 @@
 /// @file
 /// A mechanism's positions, velocities and the velocity part of its accelerations from its
 /// independent coordinates u (a chart), stage after stage of a reduced run: generalised
-/// coordinate partitioning (Wehage and Haug). The constraint Jacobian splits into the columns
+/// coordinate partitioning (Wehage & Haug 1982). The constraint Jacobian splits into the columns
 /// of the dependent coordinates, Φ_d (square), and the chart's, Φ_u; Newton's method moves the
 /// dependent coordinates onto the constraints, and
 ///

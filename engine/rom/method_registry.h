@@ -214,8 +214,9 @@ struct MethodInfo {
   /// Other forms of the command line, after "mbdrom-cli train NAME " (e.g. sindy's --measured FILE.csv ...).
   std::vector<std::string> otherUsages;
   /// Checks the options given together, before any file is read: every option of the
-  /// command line -> its values ("--data": the run files, "--model", "-o", the settings'
-  /// options, the inputs'), and says what they need; throws InputError. Null: the default plan.
+  /// command line -> its values ("--data": the run files, "--model", "--output" (also given as
+  /// -o), the settings' options, the inputs'), and says what they need; throws InputError. Null: the
+  /// default plan.
   std::function<InputPlan(const std::map<std::string, std::vector<std::string>>& given)> planInputs;
   /// Trains with the inputs (called instead of train when set, also when none is given).
   std::function<TrainingOutcome(TrainingRequest& request, Monitor& monitor)> trainRequest;

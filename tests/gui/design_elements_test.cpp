@@ -329,7 +329,8 @@ TEST_CASE(
   CHECK(d->choice("type") == "joint_angle");
   CHECK(d->choice("joint") == "pin");
   choose(d, "type", "joint_displacement");
-  CHECK(ok(d).contains("pin is a revolute joint; joint_displacement needs a prismatic or cylindrical joint"));
+  CHECK(ok(d).contains(
+      "pin is a revolute joint; joint_displacement needs a prismatic, cylindrical or point_on_line joint"));
   CHECK(fieldError(d, "joint").contains("revolute"));
   choose(d, "type", "distance");
   choose(d, "point1", "O");
@@ -479,12 +480,14 @@ TEST_CASE("every type of the force element tables is offered by the add dialogs 
     for (int i = 0; i < c->count(); ++i) out << c->itemText(i);
     return out;
   };
-  const QStringList drivers = mbdrom::widgets::typeChoices(mbdrom::driverTypes()),
-                    laws = mbdrom::widgets::typeChoices(mbdrom::frictionLaws()),
-                    loads = mbdrom::widgets::typeChoices(mbdrom::loadTypes());
-  REQUIRE(drivers.size() == 3);
-  REQUIRE(laws.size() == 2);
-  REQUIRE(loads.size() == 2);
+  // The engine's tables' names, read here without the widgets' helper the editors use.
+  auto namesOf = [](const auto& table) {
+    QStringList out;
+    for (const auto& t : table) out << QString::fromLatin1(t.name);
+    return out;
+  };
+  const QStringList drivers = namesOf(mbdrom::driverTypes()), laws = namesOf(mbdrom::frictionLaws()),
+                    loads = namesOf(mbdrom::loadTypes());
   for (const auto& [action, dialog, key, expected] :
        {std::tuple{"addDriverAction", "driverDialog", "type", drivers},
         std::tuple{"addFrictionAction", "frictionDialog", "law", laws},
@@ -499,11 +502,25 @@ TEST_CASE("every type of the force element tables is offered by the add dialogs 
     }
     cancel(d);
   }
+  // The Add Driver dialog shows the rows each driver type's table entry takes.
+  FormDialog* d = openDialog(b.window, "addDriverAction", "driverDialog");
+  for (const auto& t : mbdrom::driverTypes()) {
+    INFO(t.name);
+    choose(d, "type", QString::fromLatin1(t.name));
+    const bool freePoint = mbdrom::takesField(t.takes, "component");
+    CHECK(d->field("body1")->isVisibleTo(d) == mbdrom::takesField(t.takes, "body1"));
+    CHECK(d->field("axis")->isVisibleTo(d) == mbdrom::takesField(t.takes, "axis1"));
+    CHECK(d->field("point2")->isVisibleTo(d) == mbdrom::takesField(t.takes, "point2"));
+    CHECK(d->field("point")->isVisibleTo(d) == freePoint);
+  }
+  cancel(d);
   auto* editor = b.window.propertyEditor();
   b.window.modelTree()->selectElement({mbdrom::ElementKind::Driver, 0, 0});
   CHECK(items(qobject_cast<QComboBox*>(editor->fieldWidget("type"))) == drivers);
   b.window.modelTree()->selectElement({mbdrom::ElementKind::Friction, 0, 0});
   CHECK(items(qobject_cast<QComboBox*>(editor->fieldWidget("law"))) == laws);
+  CHECK((editor->fieldWidget("regularisation_velocity") != nullptr) ==
+        mbdrom::typeTakes(mbdrom::frictionLaws(), b.spec().frictions[0].law, "regularisation_velocity"));
 }
 
 TEST_CASE("grabs of the element dialogs and property editors", "[.screens]") {

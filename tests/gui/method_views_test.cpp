@@ -236,7 +236,7 @@ TEST_CASE(
   ProjectDocument doc;
   doc.newFromSpec(mbdrom::readModelSpec(example("duffing").toStdString()), example("duffing"));
   const int run = addRun(doc, "train", 40.0, 0.01, 0.01);
-  // Seed 004 identifies the forcing: no force known.
+  // Slimak et al. 2023 identify the forcing: no force known.
   const auto rom = train(doc, "sindy", {{"omegas", {1.2}}, {"known_forces", OJson::array()}}, run);
   const auto& sindy = static_cast<const mbdrom::SindyModel&>(*rom);
   const mbdrom::StlsResult& r = sindy.result();

@@ -1,7 +1,7 @@
 // The Run Sweep dialog: designs over loads, initial states and
 // model numbers with a live preview of the table, run on the worker thread.
 
-#include "app/runs/sweep_dialog.h"
+#include "app/studies/sweep_dialog.h"
 #include "app/files/autosave.h"
 #include "app/files/project_files.h"
 #include "app/main_window.h"

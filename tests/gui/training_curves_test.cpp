@@ -1,7 +1,9 @@
-// The training curves export as every plot does (PlotView's one path): an image at the size
-// asked after its file name, from the right-click menu, and the points as CSV.
+// The training curves and the time-function preview export as every plot does (PlotView's one
+// path): an image at the size asked after its file name, from the right-click menu, and the points
+// as CSV.
 
 #include "gui_helpers.h"
+#include "widgets/function_preview.h"
 #include "widgets/plot_view.h"
 #include "widgets/training_curves_plot.h"
 #include "workbench_helpers.h"
@@ -11,6 +13,7 @@
 #include <QAction>
 #include <QChart>
 #include <QChartView>
+#include <QContextMenuEvent>
 #include <QDialogButtonBox>
 #include <QFile>
 #include <QFileDialog>
@@ -125,4 +128,46 @@ TEST_CASE(
   curves.resize(1000, 500);
   QCoreApplication::processEvents();
   CHECK(chart->legend()->font().pointSizeF() == normal);
+}
+
+TEST_CASE("the time-function preview exports f(t) as CSV, PNG and SVG from its right-click menu") {
+  widgets::FunctionPreview preview(nullptr);
+  preview.resize(500, 120);
+  // 0.2 sin(2 pi 2 t): span 2 s (four periods at 2 Hz), peaks of 0.2.
+  preview.setFunction(TimeFunction::sine(0.2, 2.0, 0.0, 0.0));
+  preview.show();
+  REQUIRE(QTest::qWaitForWindowExposed(&preview));
+  QContextMenuEvent click(QContextMenuEvent::Mouse, QPoint(50, 50), preview.mapToGlobal(QPoint(50, 50)));
+  QCoreApplication::sendEvent(&preview, &click);
+  QMenu* menu = nullptr;
+  REQUIRE(waitFor([&] { return (menu = preview.findChild<QMenu*>("plotContextMenu")) != nullptr; }));
+  CHECK(menu->findChild<QAction*>("plotExportImage")->isEnabled());
+  CHECK(menu->findChild<QAction*>("plotExportData")->isEnabled());
+  menu->close();
+
+  const QString dir = freshOutputDir("function_preview_export");
+  REQUIRE(preview.save(dir + "/f.csv").isEmpty());
+  QFile file(dir + "/f.csv");
+  REQUIRE(file.open(QIODevice::ReadOnly | QIODevice::Text));
+  CHECK(QString::fromUtf8(file.readLine()).trimmed().toStdString() == "t [s],f(t)");
+  double peak = 0.0, lastT = 0.0;
+  int rows = 0;
+  while (!file.atEnd()) {
+    const QStringList row = QString::fromUtf8(file.readLine()).trimmed().split(',');
+    REQUIRE(row.size() == 2);
+    const double t = row[0].toDouble(), f = row[1].toDouble();
+    CHECK(f == Approx(0.2 * std::sin(2.0 * M_PI * 2.0 * t)).margin(1e-12));
+    peak = std::max(peak, std::abs(f));
+    lastT = t;
+    ++rows;
+  }
+  CHECK(rows == 401);
+  CHECK(lastT == Approx(preview.span()));
+  CHECK(peak == Approx(0.2).epsilon(1e-3));
+  REQUIRE(preview.save(dir + "/f.png").isEmpty());
+  const QImage image(dir + "/f.png");
+  REQUIRE_FALSE(image.isNull());
+  CHECK(greyVariance(image) > 20.0);
+  REQUIRE(preview.save(dir + "/f.svg").isEmpty());
+  CHECK(QFile(dir + "/f.svg").size() > 1000);
 }

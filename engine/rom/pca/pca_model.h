@@ -30,7 +30,7 @@
 ///   included (`Phi^T (f_ext - f_damper) - M_r qdd_r`), fitted with an offset b. The
 ///   chart of a cluster is flat, so the constraint forces that bend the motion (a
 ///   pendulum's rod tension) have a component along it that restores like a
-///   spring; the seed's spring-only fit leaves gravity piecewise constant there
+///   spring; Angeli et al.'s spring-only fit (local PCA) leaves gravity piecewise constant there
 ///   (docs/benchmarks.md: pendulum on a carriage 2.6 % with "internal", tens of %
 ///   with "spring"; the MacPherson strut is good with both);
 /// - damping (eq. 19): `Phi^T f_damper` against `qd_r = V^T S qd` (eq. 18), same

@@ -198,7 +198,7 @@ std::unique_ptr<PodModel> PodModel::fromJson(const OJson& j, const std::string& 
 
 namespace internal {
 
-// Seed 003 Algorithm 1 with a single cluster (eq. 35-38), or the implicit Newmark rule.
+// Angeli et al.'s local PCA (Algorithm 1) with a single cluster (eq. 35-38), or the implicit Newmark rule.
 class PodStepper final : public ReducedStepper {
  public:
   PodStepper(const PodModel& rom, const Model& model, const RunOptions& o, const std::string& integrator)

@@ -21,7 +21,7 @@
 ///   (`stiffness_forces: "internal"`) y is the whole position-dependent internal
 ///   force the reduced equation has to supply, constraint forces included:
 ///   `y = Phi^T (f_ext - f_damper) - M_r qdd_r`; this keeps the loads in balance
-///   in directions the constraints held. With `"spring"` (the seed's choice)
+///   in directions the constraints held. With `"spring"` (Angeli et al.'s choice)
 ///   y = Phi^T f_spring: such directions are then unrestrained and the reduced
 ///   model drifts along them under gravity and loads;
 /// - damping (eq. 19): `Phi^T f_damper` fitted as `D_r qd_r`, same symmetric least

@@ -1051,7 +1051,7 @@ class SindyStepper final : public ReducedStepper {
     return most;
   }
 
-  // Generalised coordinate partitioning (Wehage and Haug): the chart's coordinate j that
+  // Generalised coordinate partitioning (Wehage & Haug 1982): the chart's coordinate j that
   // stopped determining the motion gives way to the coordinate i that moves fastest with it,
   // and the state (q_, qd_ of (u_, ud_)) continues in the new chart. False when the chart
   // has not degenerated.
@@ -1233,9 +1233,9 @@ InputPlan sindyPlan(const Given& given) {
                        ") expected, got " + std::to_string(splitCommaList(givenValue(given, option)).size()));
   if (!has("--mass")) return {true, false, true};
   for (const char* option :
-       {"--coordinates", "--friction-columns", "--absolute-positions", "--load-case", "-o", "--output"})
+       {"--coordinates", "--friction-columns", "--absolute-positions", "--load-case", "--output"})
     if (has(option))
-      throw InputError(std::string("option ") + option +
+      throw InputError(std::string("option ") + (option == std::string("--output") ? "-o/--output" : option) +
                        " does not apply to a mechanism-free fit (--mass): it prints "
                        "the coefficients and writes no model");
   const std::vector<std::string> masses = splitCommaList(givenValue(given, "--mass"));

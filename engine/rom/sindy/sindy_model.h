@@ -10,7 +10,7 @@
 /// velocity part of q̈ (Φ_q c = −(Φ_q q̇)_q q̇ with c = 0 on the independent
 /// coordinates), with classic RK4 at the run's step. Where the independent coordinates stop
 /// determining the motion (a pendulum's horizontal coordinate at the horizontal), the run goes
-/// on in another chart (generalised coordinate partitioning, Wehage and Haug), the identified
+/// on in another chart (generalised coordinate partitioning, Wehage & Haug 1982), the identified
 /// force acting through the virtual displacements of u. Output samples are the
 /// full model's channels at q, q̇, q̈ = R ü + c (ReducedSample).
 ///

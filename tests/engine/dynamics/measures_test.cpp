@@ -83,6 +83,21 @@ TEST_CASE("joint displacement and distance follow a known slide") {
   CHECK(evalMeasures(model, model.q0())(0) == 0.0);
 }
 
+TEST_CASE("joint displacement follows a point sliding on a line, whatever it turns") {
+  // A particle P on the line through the fixed G along a fixed unit vector u = (0.6, 0.8, 0).
+  const Model model = modelFromJson(R"({"format": "mbdrom-model", "version": 1, "name": "bead",
+  "points": [{"name": "G", "position": [1, 2, 0], "fixed": true}, {"name": "P", "position": [1.3, 2.4, 0]}],
+  "vectors": [{"name": "u", "direction": [0.6, 0.8, 0], "fixed": true}],
+  "bodies": [{"name": "bead", "type": "particle", "points": ["P"], "mass": 1}],
+  "joints": [{"name": "wire", "type": "point_on_line", "body1": "ground", "body2": "bead", "point1": "G",
+              "point2": "P", "axis1": "u"}],
+  "measures": [{"name": "s", "type": "joint_displacement", "joint": "wire"}]})");
+  CHECK(evalMeasures(model, model.q0())(0) == 0.0);  // 0.5 m out along u at the reference
+  Eigen::VectorXd q = model.q0();
+  q.segment<3>(model.pointCoordinate(model.findPoint("P"))) = Eigen::Vector3d(1.0 - 0.6, 2.0 - 0.8, 0.0);
+  CHECK(evalMeasures(model, q)(0) == Approx(-1.0 - 0.5).margin(1e-14));  // 1 m behind G: 1.5 m back
+}
+
 TEST_CASE("camber and toe of known wheel orientations, left and right") {
   // Two free wheels: spin axes s along +y (left) and -y (right), pointing outward.
   const Model model = modelFromJson(R"({"format": "mbdrom-model", "version": 1, "name": "wheels",
@@ -184,7 +199,7 @@ TEST_CASE("bad measures are named with their entry") {
              Catch::Contains("measures[0] \"a\": joint \"rail\" is prismatic; joint_angle needs a revolute "
                              "or cylindrical joint"));
   CHECK_THAT(message(R"([{"name": "d", "type": "joint_displacement", "joint": "hinge"}])"),
-             Catch::Contains("needs a prismatic or cylindrical joint"));
+             Catch::Contains("needs a prismatic, cylindrical or point_on_line joint"));
   CHECK_THAT(message(R"([{"name": "d", "type": "distance", "point1": "O", "point2": "Q"}])"),
              Catch::Contains("measures[0] \"d\": point \"Q\" is not defined"));
   CHECK_THAT(message(R"([{"name": "c", "type": "camber", "body": "hub", "axis": [0, 1, 0]}])"),

@@ -213,7 +213,7 @@ TEST_CASE("driven slider-crank follows its closed-form kinematics") {
 }
 
 TEST_CASE("friction slider sticks and slips where the Coulomb criterion says") {
-  // Seed 004: m = 1, k = 250, d = 5, F = 10 cos(5 t), mu = 0.2, N = m g.
+  // Slimak et al. 2023's friction slider: m = 1, k = 250, d = 5, F = 10 cos(5 t), mu = 0.2, N = m g.
   const double m = 1.0, k = 250.0, d = 5.0, mu = 0.2, F0 = 10.0, omega = 5.0, h = 1e-4;
   const double muN = mu * m * 9.81;
   const Model model = modelFromJson(frictionSliderJson(m, k, d, mu, F0, omega));

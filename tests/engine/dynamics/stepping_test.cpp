@@ -1,6 +1,5 @@
 // Error-controlled stepping, step recovery, the absence of an accuracy floor at
-// small steps and independence of the unit of length (issue "reference
-// simulation you can trust").
+// small steps and independence of the unit of length: a reference simulation a user can trust.
 
 #include "dynamics_models.h"
 

@@ -1,5 +1,5 @@
-// Projects from a hostile or unlucky user (issue "exchanged files and
-// projects"): links out of the project, unplain paths, outside tables, Save
+// Projects from a hostile or unlucky user, as exchanged files and projects
+// arrive: links out of the project, unplain paths, outside tables, Save
 // into an existing project. Nothing outside the project is read, written or
 // deleted.
 

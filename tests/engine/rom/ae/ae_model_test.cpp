@@ -3,7 +3,7 @@
 // differences, file round trip, bad input, divergence and cancel.
 //
 // Training budgets are small (fixed epochs, fixed seeds: a few seconds each in an
-// optimised build); thresholds are 2x the goals. docs/benchmarks.md has the
+// optimised build); thresholds are 2x the method's accuracy goals. docs/benchmarks.md has the
 // figures with the full budget.
 
 #include "engine/rom/ae/ae_model.h"

@@ -41,7 +41,7 @@ const PodMacPherson& podMacPherson() {
 
 }  // namespace
 
-// The issue asks for <= 2 % with nr = 2. A single global linear basis does not
+// The goal is <= 2 % with nr = 2. A single global linear basis does not
 // reach it on this strut (measured: docs/benchmarks.md): the suspension
 // kinematics are non-linear over the travel, and the second POD direction (the
 // curvature of the wheel path) is held by constraint forces the unconstrained
@@ -68,7 +68,7 @@ TEST_CASE("POD of the MacPherson strut follows an unseen chirp load", "[pod_mode
   const double twoSpring = relativeError(2, "spring");
   CHECK(one <= 0.10);
   CHECK(two <= 0.50);
-  // The seed's spring-only stiffness leaves the curvature direction unrestrained.
+  // Angeli et al.'s spring-only stiffness leaves the curvature direction unrestrained.
   CHECK(twoSpring > two);
 }
 

@@ -90,7 +90,7 @@ TEST_CASE(
   // The slider let go 0.3 m from rest, unforced, for the 1 s it slips (it sticks at 1.05 s, where
   // sgn(u̇) of a velocity of 1e-13 m/s means nothing). Library: spring, damper and a constant, no sgn(u̇), no
   // friction column. (Driven into a periodic steady state, friction is hard to tell from harmonics of the
-  // drive: the residual of the seed's forced run correlates best with cos(15 t), its third harmonic.)
+  // drive: the residual of Slimak et al.'s forced run correlates best with cos(15 t), its third harmonic.)
   SindyLibraryOptions library;
   library.polynomialDegree = 1;
   library.signVelocity = false;

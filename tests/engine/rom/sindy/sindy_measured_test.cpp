@@ -85,7 +85,7 @@ SindyTableLayout layoutU() {
   return l;
 }
 
-// Seed 004's Duffing library on P.x.
+// Slimak et al. 2023's Duffing library on P.x.
 OJson seedSettings() {
   return OJson{
       {"coordinates", {"P.x"}},
@@ -113,7 +113,7 @@ TEST_CASE("sindy identifies Duffing through the mechanism from a CSV of time and
   INFO("window " << m.window << " (cross-validated " << m.signalWindow << ")");
   CHECK(m.window >= 7);
   const int train = measuredDuffing().model.findLoadCase("train");
-  // Seed 004's first row (f^k = 0) and second row (f^k = 0.65 cos(1.2 t), the load case).
+  // Slimak et al. 2023's first row (f^k = 0) and second row (f^k = 0.65 cos(1.2 t), the load case).
   checkRow(trainMeasured(m, seedSettings(), -1)->result(),
            {{"P.x", 1}, {"P.x_dot", -0.3}, {"P.x^3", -1}, {"cos(1.2t)", 0.65}}, 0.01);
   OJson known = seedSettings();

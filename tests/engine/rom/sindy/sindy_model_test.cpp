@@ -41,7 +41,7 @@ const DuffingData& duffingData() {
   return d;
 }
 
-// Seed 004's Duffing table identifies the forcing too, so no force is known.
+// Slimak et al. 2023's Duffing table identifies the forcing too, so no force is known.
 nlohmann::ordered_json duffingSettings() {
   return nlohmann::ordered_json{{"known_forces", nlohmann::ordered_json::array()},
                                 {"omegas", nlohmann::ordered_json::array({1.2})},
@@ -155,7 +155,7 @@ TEST_CASE("sindy by default takes the loads of forced runs as known and follows 
   const double known =
       relativeError(reference, romRun(*rom, model, "other", 10.0, tempPath("sindy_known.csv"), 0.01), "P");
 
-  // Seed 004's way, the forcing identified as a term of time, follows the training load only.
+  // Slimak et al. 2023's way, the forcing identified as a term of time, follows the training load only.
   OJson identified = settings;
   identified["known_forces"] = OJson::array();
   const auto timeTerm = trainReducedModel("sindy", d.dataset, identified, monitor, &model);

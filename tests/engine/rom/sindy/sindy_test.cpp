@@ -59,7 +59,7 @@ const EngineRun& slider() {
   return r;
 }
 
-// Seed 004's library (its column order) for one coordinate named "u".
+// Slimak et al. 2023's library (its column order) for one coordinate named "u".
 SindyLibraryOptions seedLibrary(double omega, bool withFriction) {
   SindyLibraryOptions o;
   o.polynomialDegree = 3;

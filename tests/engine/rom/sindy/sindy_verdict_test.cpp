@@ -67,8 +67,9 @@ const HardDuffing& hardDuffing() {
   return d;
 }
 
-// The library of the issue: degree 3 in (u, u̇), constant, sgn(u̇), cos and sin of 1.7 t; no force known.
-OJson issueLibrary(double share) {
+// The library the verdicts are judged with: degree 3 in (u, u̇), constant, sgn(u̇), cos and sin of 1.7 t; no
+// force known.
+OJson verdictLibrary(double share) {
   OJson s{{"known_forces", OJson::array()}, {"omegas", OJson::array({1.7})}, {"sine_time", true}};
   if (share > 0.0) s["derivatives"] = "estimate";
   return s;
@@ -85,7 +86,7 @@ TEST_CASE(
     "sindy trained on one run judges its fit without the last quarter over the whole run, and says "
     "it is not validated",
     "[sindy_verdict]") {
-  const auto rom = identify(hardDuffing().data(0.0, 1), issueLibrary(0.0));
+  const auto rom = identify(hardDuffing().data(0.0, 1), verdictLibrary(0.0));
   const OJson& m = rom->metrics();
   INFO(rom->equations() << rom->result().verdict);
   CHECK(m.at("verdict_kind") == "not validated");
@@ -102,7 +103,7 @@ TEST_CASE(
 
 TEST_CASE("sindy calls a model without the cubic wrong although its residual looks fine", "[sindy_verdict]") {
   // u³ left out, u u̇² kept: the residual is 8.7 %, below the 10 % that flags the library.
-  OJson s = issueLibrary(0.0);
+  OJson s = verdictLibrary(0.0);
   s["terms"] = {"1",           "P.x",          "P.x_dot",       "P.x^2",
                 "P.x*P.x_dot", "P.x_dot^2",    "P.x^2*P.x_dot", "P.x*P.x_dot^2",
                 "P.x_dot^3",   "sgn(P.x_dot)", "cos(1.7t)",     "sin(1.7t)"};
@@ -119,7 +120,7 @@ TEST_CASE("sindy calls a model without the cubic wrong although its residual loo
 }
 
 TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_verdict]") {
-  OJson s = issueLibrary(0.0);
+  OJson s = verdictLibrary(0.0);
   s["kappa"] = 0.2;  // the damping (0.15) goes
   s["threshold"] = "absolute";
   s["kappa_search"] = false;
@@ -136,7 +137,7 @@ TEST_CASE("sindy calls a threshold that removes needed terms wrong", "[sindy_ver
 
 TEST_CASE("sindy lowers a threshold that removes needed terms when its held-out check does better",
           "[sindy_verdict]") {
-  OJson s = issueLibrary(0.0);
+  OJson s = verdictLibrary(0.0);
   s["kappa"] = 0.5;  // as a share of the force: the damping and the forcing go
   const auto rom = identify(hardDuffing().data(0.0, 1), s);
   INFO(rom->equations() << rom->result().verdict);
@@ -158,7 +159,7 @@ TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cu
   for (unsigned seed : {11u, 12u, 13u}) {
     INFO("seed " << seed);
     const Dataset noisy = hardDuffing().data(0.05, seed);
-    const auto full = identify(noisy, issueLibrary(0.05));
+    const auto full = identify(noisy, verdictLibrary(0.05));
     INFO(full->equations() << full->result().verdict);
     CHECK(full->metrics().at("verdict_kind") == "not validated");
     CHECK(full->metrics().at("rollout").at("over_whole_run") == true);
@@ -180,7 +181,7 @@ TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cu
     const double explained = full->metrics().at("rollout").at("explained").get<double>();
     CHECK(explained > 0.03);
     CHECK(explained < 0.10);
-    OJson quadratic = issueLibrary(0.05);
+    OJson quadratic = verdictLibrary(0.05);
     quadratic["polynomial_degree"] = 2;
     const auto missing = identify(noisy, quadratic);
     INFO(missing->equations() << missing->result().verdict);
@@ -193,11 +194,11 @@ TEST_CASE("sindy at 5 % noise: the full library passes, a library without the cu
 TEST_CASE("sindy refuses to identify from positions whose noise is half their amplitude, naming it",
           "[sindy_verdict]") {
   const Dataset noisy = hardDuffing().data(0.5, 21);
-  CHECK_THROWS_WITH(identify(noisy, issueLibrary(0.5)),
+  CHECK_THROWS_WITH(identify(noisy, verdictLibrary(0.5)),
                     Catch::Contains("nothing can be identified: the noise of P.x") &&
                         Catch::Contains("of its amplitude") && Catch::Contains("above 40 %"));
   // A fifth of it still gives a model, and a verdict with what noise explains.
-  const auto rom = identify(hardDuffing().data(0.2, 21), issueLibrary(0.2));
+  const auto rom = identify(hardDuffing().data(0.2, 21), verdictLibrary(0.2));
   CHECK(rom->metrics().at("rollout").at("explained").get<double>() > 0.15);
 }
 

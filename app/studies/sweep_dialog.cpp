@@ -1,4 +1,4 @@
-#include "app/runs/sweep_dialog.h"
+#include "app/studies/sweep_dialog.h"
 
 #include "app/runs/stepping_rows.h"
 #include "engine/core/error.h"
