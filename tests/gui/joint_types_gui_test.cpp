@@ -120,5 +120,11 @@ TEST_CASE("every joint type is made by the Create Joint dialog, named in the tre
       const auto glyph = static_cast<mbdrom::JointGlyph>(g);
       CHECK(scene.glyphsDrawn(glyph) == (glyph == t.glyph ? 1 : 0));
     }
+    // With MBDROM_SCREENSHOT_DIR set: the window with the joint's page and glyph, per type.
+    if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+      waitFor([] { return false; }, 200);
+      CHECK(mbdrom::widgets::SceneView::grabWindow(&w).save(
+          QStringLiteral("%1/joint_%2.png").arg(shots, QString::fromLatin1(t.name))));
+    }
   }
 }
