@@ -56,30 +56,6 @@ QString PropertyEditor::fieldError(const QString& key) const {
   return {};
 }
 
-QStringList PropertyEditor::names(ElementKind kind, bool withGround, bool withEmpty) const {
-  QStringList out;
-  if (withEmpty) out << QString();
-  if (withGround) out << QStringLiteral("ground");
-  switch (kind) {
-    case ElementKind::Point:
-      for (const auto& p : spec_.points) out << QString::fromStdString(p.name);
-      for (const auto& b : spec_.bodies)
-        for (const auto& m : b.markers) out << QString::fromStdString(m.name);
-      break;
-    case ElementKind::Vector:
-      for (const auto& v : spec_.vectors) out << QString::fromStdString(v.name);
-      break;
-    case ElementKind::Body:
-      for (const auto& b : spec_.bodies) out << QString::fromStdString(b.name);
-      break;
-    case ElementKind::Joint:
-      for (const auto& j : spec_.joints) out << QString::fromStdString(j.name);
-      break;
-    default: break;
-  }
-  return out;
-}
-
 QString PropertyEditor::structureKey(const ModelSpec& spec) const {
   if (!ref_ || !elementExists(spec, *ref_)) return {};
   const ElementRef& r = *ref_;
@@ -159,19 +135,58 @@ void PropertyEditor::build() {
       new QLabel(QStringLiteral("<b>%1</b>").arg(QString::fromLatin1(elementKindName(r.kind))), form_);
   layout_->addRow(title);
 
-  switch (r.kind) {
-    case ElementKind::Mechanism: mechanismPage(i, k); break;
-    case ElementKind::Point: pointPage(i, k); break;
-    case ElementKind::Vector: vectorPage(i, k); break;
-    case ElementKind::Body: bodyPage(i, k); break;
-    case ElementKind::Marker: markerPage(i, k); break;
-    case ElementKind::Joint: jointPage(i, k); break;
-    case ElementKind::Driver: driverPage(i, k); break;
-    case ElementKind::SpringDamper: springDamperPage(i, k); break;
-    case ElementKind::Friction: frictionPage(i, k); break;
-    case ElementKind::LoadCase: loadCasePage(i, k); break;
-    case ElementKind::Load: loadPage(i, k); break;
-    case ElementKind::Measure: measurePage(i, k); break;
+  // The page is its kind's description, walked in order.
+  const FieldAt at{i, k};
+  for (const FieldDescription& f : pageDescription(r.kind))
+    if (!f.shown || f.shown(spec_, at)) addField(f, at);
+}
+
+void PropertyEditor::addField(const FieldDescription& f, FieldAt at) {
+  const QString key = QString::fromLatin1(f.key), label = tr(f.label), unit = QString::fromUtf8(f.unit);
+  using Type = FieldDescription::Type;
+  switch (f.type) {
+    case Type::Name: addName(); break;
+    case Type::Text:
+      addText(
+          key, label, [get = f.getText, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setText, at](ModelSpec& s, const std::string& v) { set(s, at, v); });
+      break;
+    case Type::Number:
+      addNumber(
+          key, label, unit, [get = f.getNumber, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setNumber, at](ModelSpec& s, double v) { set(s, at, v); },
+          f.reset ? std::function<void(ModelSpec&)>([reset = f.reset, at](ModelSpec& s) { reset(s, at); })
+                  : std::function<void(ModelSpec&)>());
+      break;
+    case Type::Vector:
+      addVector(
+          key, label, unit, [get = f.getVector, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setVector, at](ModelSpec& s, const Eigen::Vector3d& v) { set(s, at, v); });
+      break;
+    case Type::NumberList:
+      addNumberList(
+          key, label, unit, [get = f.getList, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setList, at](ModelSpec& s, const std::vector<double>& v) { set(s, at, v); });
+      break;
+    case Type::Choice:
+      addChoice(
+          key, label, f.options(spec_), [get = f.getText, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setText, at](ModelSpec& s, const std::string& v) { set(s, at, v); }, f.staged);
+      break;
+    case Type::Check:
+      addCheck(
+          key, label, [get = f.getCheck, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setCheck, at](ModelSpec& s, bool v) { set(s, at, v); });
+      break;
+    case Type::TimeFunction:
+      addTimeFunction(
+          key, [get = f.getFunction, at](const ModelSpec& s) { return get(s, at); },
+          [set = f.setFunction, at](ModelSpec& s, const TimeFunction& v) { set(s, at, v); });
+      break;
+    case Type::Note: addNote(f.text ? f.text(spec_, at) : label); break;
+    case Type::StagedApply: addStagedApply(label); break;
+    case Type::Inertia: addInertia(); break;
+    case Type::Shapes: addShapes(static_cast<int>(at.i)); break;
   }
 }
 

@@ -6,6 +6,7 @@
 // next to the field and nothing changes.
 
 #include "engine/model/spec_edit.h"
+#include "widgets/property_fields.h"
 
 #include <QScrollArea>
 
@@ -92,20 +93,9 @@ class PropertyEditor : public QScrollArea {
   void showError(const QString& key, const QString& message);
   void build();
   // One page per element kind: its fields (i: the element, k: its sub-element, a marker or a load).
-  void mechanismPage(std::size_t i, std::size_t k);
-  void pointPage(std::size_t i, std::size_t k);
-  void vectorPage(std::size_t i, std::size_t k);
-  void bodyPage(std::size_t i, std::size_t k);
-  void markerPage(std::size_t i, std::size_t k);
-  void jointPage(std::size_t i, std::size_t k);
-  void driverPage(std::size_t i, std::size_t k);
-  void springDamperPage(std::size_t i, std::size_t k);
-  void frictionPage(std::size_t i, std::size_t k);
-  void loadCasePage(std::size_t i, std::size_t k);
-  void loadPage(std::size_t i, std::size_t k);
-  void measurePage(std::size_t i, std::size_t k);
+  // Adds field `f` of the page's description (property_pages.cpp) for element `at`.
+  void addField(const FieldDescription& f, FieldAt at);
   QString structureKey(const ModelSpec& spec) const;
-  QStringList names(ElementKind kind, bool withGround = false, bool withEmpty = false) const;
 
   EditHandler applyEdit_;
   ModelSpec spec_;
