@@ -13,7 +13,6 @@
 #include "app/help/help_menu.h"
 #include "app/job_runner.h"
 #include "app/job_status_widget.h"
-#include "app/message_box.h"
 #include "app/playback/run_playback.h"
 #include "app/playback/run_plot_panel.h"
 #include "app/project_document.h"
@@ -203,14 +202,7 @@ void MainWindow::connectPanels() {
           &Exports::exportHardpoints);
   connect(files_, &ProjectFiles::projectOpened, this, &MainWindow::updateTitle);
   connect(analysis_, &widgets::AnalysisPanel::culpritSelected, browser_, &ModelBrowser::selectCulprit);
-  auto reportFailure = [this](const QString& title) {
-    return [this, title](const QString& message) {
-      log_->error(message);
-      showMessage(QMessageBox::Warning, title, message);
-    };
-  };
-  connect(runsPanel_, &RunsPanel::failed, this, reportFailure(tr("Runs")));
-  connect(modelsPanel_, &ModelsPanel::failed, this, reportFailure(tr("Models")));
+  connect(modelsPanel_, &ModelsPanel::failed, training_, &ModelTraining::reportModelsFailure);
 }
 
 void MainWindow::connectDocument() {
@@ -377,10 +369,6 @@ void MainWindow::showCompare() {
   comparisons_->show();
 }
 
-void MainWindow::showMessage(QMessageBox::Icon icon, const QString& title, const QString& text) {
-  showMessageBox(this, icon, title, text);
-}
-
 void MainWindow::readSettings() {
   QSettings settings;
   if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
@@ -480,10 +468,8 @@ void MainWindow::connectView() {
         return;
       }
   });
-  connect(viewport_, &Viewport::frameShown, this, [this](int, double t) {
-    statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3));
-    plotPanel_->plotView()->setCursorX(t);
-  });
+  connect(viewport_, &Viewport::frameShown, this,
+          [this](int, double t) { statusBar()->showMessage(tr("t = %1 s").arg(t, 0, 'f', 3)); });
 }
 
 }  // namespace mbdrom::app

@@ -6,7 +6,6 @@
 #include "engine/model/spec_edit.h"
 
 #include <QMainWindow>
-#include <QMessageBox>
 
 #include <memory>
 
@@ -125,7 +124,6 @@ class MainWindow : public QMainWindow {
 
   QString applyEdit(const ModelSpec& spec, const QString& description);
 
-  void showMessage(QMessageBox::Icon icon, const QString& title, const QString& text);
   void readSettings();
   void writeSettings() const;
 

@@ -1,5 +1,6 @@
 #include "app/playback/run_playback.h"
 
+#include "app/message_box.h"
 #include "app/playback/playback_bar.h"
 #include "app/playback/run_plot_panel.h"
 #include "app/project_document.h"
@@ -29,6 +30,13 @@ RunPlayback::RunPlayback(const WorkbenchContext& wb, Viewport* viewport, RunsPan
       plot_(plot),
       plotDock_(plotDock),
       channels_(channels) {
+  // What went wrong in the Runs dock (a rename refused, an export failed) is said over the window.
+  connect(runs_, &RunsPanel::failed, this, [this](const QString& message) {
+    wb_.log->error(message);
+    showMessageBox(wb_.window, QMessageBox::Warning, tr("Runs"), message);
+  });
+  // The measures' plot marks the time of the frame shown.
+  connect(viewport_, &Viewport::frameShown, plot_, [this](int, double t) { plot_->setCursorX(t); });
   plotAction_ = new QAction(tr("&Plot Measures"), this);
   plotAction_->setStatusTip(tr("Measures of the selected run (e.g. camber and toe against wheel travel)"));
   connect(plotAction_, &QAction::triggered, this, [this] {

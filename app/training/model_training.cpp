@@ -1,6 +1,7 @@
 #include "app/training/model_training.h"
 
 #include "app/job_runner.h"
+#include "app/message_box.h"
 #include "app/project_document.h"
 #include "app/runs/stepping_rows.h"
 #include "app/training/model_details_dialog.h"
@@ -182,6 +183,11 @@ void ModelTraining::retrain(int index) {
   if (e.rom)
     trainDialog(QString::fromStdString(e.rom->method()), e.rom->settings(),
                 wb_.doc->uniqueModelName(QString::fromStdString(e.record.name) + tr(" retrained")));
+}
+
+void ModelTraining::reportModelsFailure(const QString& message) {
+  wb_.log->error(message);
+  showMessageBox(wb_.window, QMessageBox::Warning, tr("Models"), message);
 }
 
 void ModelTraining::showModelDetails(int index) {

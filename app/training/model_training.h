@@ -67,6 +67,8 @@ class ModelTraining : public QObject {
   void showModelDetails(int index);
   /// Opens the training dialog with project model `index`'s method and settings, named after it.
   void retrain(int index);
+  /// Says over the window what went wrong in the Models dock (a rename refused, a file unreadable).
+  void reportModelsFailure(const QString& message);
 
  private:
   int submitTraining(const QString& method, const nlohmann::ordered_json& settings, const QString& name,
