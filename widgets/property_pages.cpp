@@ -264,10 +264,8 @@ FD entity(const char* key, const char* label, std::function<QStringList(const Mo
 }
 
 std::vector<FD> jointFields() {
-  // The fields the joint table says the type takes (the page is rebuilt when the type changes).
-  auto axes = [](int n) {
-    return [n](const ModelSpec& s, FieldAt e) { return jointTypeInfo(s.joints[e.i].type).axes >= n; };
-  };
+  // The length the joint table says the type takes (the page is rebuilt when the type changes).
+
   const auto bodies = namesOf(ElementKind::Body, true), points = namesOf(ElementKind::Point),
              vectors = namesOf(ElementKind::Vector, false, true);
   return {
@@ -284,8 +282,9 @@ std::vector<FD> jointFields() {
       entity("body2", TR("Body 2"), bodies, &ModelSpec::joints, &JointSpec::body2),
       entity("point1", TR("Point 1"), points, &ModelSpec::joints, &JointSpec::point1),
       entity("point2", TR("Point 2"), points, &ModelSpec::joints, &JointSpec::point2),
-      shownIf(entity("axis1", TR("Axis 1"), vectors, &ModelSpec::joints, &JointSpec::axis1), axes(1)),
-      shownIf(entity("axis2", TR("Axis 2"), vectors, &ModelSpec::joints, &JointSpec::axis2), axes(2)),
+      // Both axes always: the type is staged, and a new type's axes are set before it is applied.
+      entity("axis1", TR("Axis 1"), vectors, &ModelSpec::joints, &JointSpec::axis1),
+      entity("axis2", TR("Axis 2"), vectors, &ModelSpec::joints, &JointSpec::axis2),
       apply(TR("Apply connection")),
       shownIf(number(
                   "length", TR("Length"), "m",

@@ -25,6 +25,7 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
         inlineValue = a.substr(eq + 1);
         hasInline = true;
       }
+      const std::string given = name;  // as typed, for the messages
       // -o is --output's short form wherever a command writes an output.
       if (name == "-o" && valueOptions.count("--output")) {
         if (shortOutput) throw UsageError("option -o is given twice");
@@ -37,7 +38,7 @@ Arguments::Arguments(const std::vector<std::string>& args, const std::set<std::s
       if (values_.count(name) && !repeatable.count(name))
         throw UsageError("option " + name + " is given twice");
       if (valueOptions.count(name) || repeatable.count(name)) {
-        if (!hasInline && i + 1 >= args.size()) throw UsageError("option " + name + " needs a value");
+        if (!hasInline && i + 1 >= args.size()) throw UsageError("option " + given + " needs a value");
         values_[name] = hasInline ? inlineValue : args[++i];
         repeated_[name].push_back(values_[name]);
       } else if (flags.count(name) && !hasInline) {

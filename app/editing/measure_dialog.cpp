@@ -37,10 +37,8 @@ void showMeasureRows(FormDialog* d, QComboBox* type, QComboBox* vector, QLabel* 
   d->setRowVisible("axis", wheel && vector->currentIndex() == 0);
   const char* text[] = {
       QT_TR_NOOP("Rotation of the joint's body 2 relative to body 1 about its axis [rad], 0 as placed "
-                 "(revolute or "
-                 "cylindrical joint)."),
-      QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (prismatic or "
-                 "cylindrical joint)."),
+                 "(%1 joint)."),
+      QT_TR_NOOP("Displacement of the joint's point 2 along its axis [m], 0 as placed (%1 joint)."),
       QT_TR_NOOP("Distance between the two points [m]."),
       QT_TR_NOOP("Vertical (z) displacement of the point [m], 0 as placed, up positive."),
       QT_TR_NOOP(
@@ -48,7 +46,11 @@ void showMeasureRows(FormDialog* d, QComboBox* type, QComboBox* vector, QLabel* 
       QT_TR_NOOP("Toe of a wheel's spin axis (pointing away from the vehicle) [rad], toe-in positive."),
       QT_TR_NOOP("Angle at the second point (the vertex) between the directions to the first and the "
                  "third point [rad], 0 to pi.")};
-  note->setText(ModelEditing::tr(text[static_cast<int>(t)]));
+  // The joint types a joint measure takes, from the joint table.
+  const QString fitting = QString::fromStdString(
+      jointTypesWith(t == MeasureType::JointAngle ? &JointTypeInfo::rotation : &JointTypeInfo::translation));
+  QString shown = ModelEditing::tr(text[static_cast<int>(t)]);
+  note->setText(joint ? shown.arg(fitting) : shown);
 }
 
 // What measure `m` (its type set) measures: its joint, points, or spin axis, checked against `next`;

@@ -36,7 +36,7 @@ RunPlayback::RunPlayback(const WorkbenchContext& wb, Viewport* viewport, RunsPan
     showMessageBox(wb_.window, QMessageBox::Warning, tr("Runs"), message);
   });
   // The measures' plot marks the time of the frame shown.
-  connect(viewport_, &Viewport::frameShown, plot_, [this](int, double t) { plot_->setCursorX(t); });
+  connect(viewport_, &Viewport::frameShown, plot_, [plot = plot_](int, double t) { plot->setCursorX(t); });
   plotAction_ = new QAction(tr("&Plot Measures"), this);
   plotAction_->setStatusTip(tr("Measures of the selected run (e.g. camber and toe against wheel travel)"));
   connect(plotAction_, &QAction::triggered, this, [this] {
