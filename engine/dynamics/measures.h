@@ -11,7 +11,7 @@
 ///   body1 about axis1, right-handed, in (-pi, pi] [rad] (0 at q0); a
 ///   body-fixed vector normal to the axis is followed on both bodies. The
 ///   caller unwraps a time history.
-/// - joint_displacement (prismatic or cylindrical joint): axis1.(point2 - point1)
+/// - joint_displacement (prismatic, cylindrical or point_on_line joint): axis1.(point2 - point1)
 ///   minus its value at q0 [m] (0 at q0), positive when point2 moves along axis1.
 /// - distance: |point2 - point1| [m] (absolute).
 /// - point_angle: the angle at the vertex point2 between the directions to

@@ -169,13 +169,13 @@ struct LoadCase {
 
 enum class MeasureType {
   JointAngle,         ///< revolute/cylindrical `joint`: rotation of body2 relative to body1 about axis1 [rad]
-  JointDisplacement,  ///< prismatic/cylindrical `joint`: axis1.(point2 - point1), minus its reference value
-                      ///< [m]
-  Distance,           ///< |point2 - point1| [m]
-  Travel,             ///< vertical (z) displacement of `point1` from its reference position [m], up positive
-  Camber,             ///< camber angle of a wheel spin axis [rad], top of the wheel outward positive
-  Toe,                ///< toe angle of a wheel spin axis [rad], toe-in positive
-  PointAngle,         ///< angle at `point2` between the directions to `point1` and `point3`, in [0, pi] [rad]
+  JointDisplacement,  ///< prismatic/cylindrical/point_on_line `joint`: axis1.(point2 - point1), minus its
+                      ///< reference value [m]
+  Distance,    ///< |point2 - point1| [m]
+  Travel,      ///< vertical (z) displacement of `point1` from its reference position [m], up positive
+  Camber,      ///< camber angle of a wheel spin axis [rad], top of the wheel outward positive
+  Toe,         ///< toe angle of a wheel spin axis [rad], toe-in positive
+  PointAngle,  ///< angle at `point2` between the directions to `point1` and `point3`, in [0, pi] [rad]
 };
 
 /// A named output quantity evaluated from the coordinates (not part of the
