@@ -168,9 +168,9 @@ struct LoadCase {
 };
 
 enum class MeasureType {
-  JointAngle,         ///< revolute/cylindrical `joint`: rotation of body2 relative to body1 about axis1 [rad]
-  JointDisplacement,  ///< prismatic/cylindrical/point_on_line `joint`: axis1.(point2 - point1), minus its
-                      ///< reference value [m]
+  JointAngle,  ///< revolute/cylindrical `joint`: rotation of body2 relative to body1 about axis1 [rad]
+  /// prismatic/cylindrical/point_on_line `joint`: axis1.(point2 - point1), minus its reference value [m]
+  JointDisplacement,
   Distance,    ///< |point2 - point1| [m]
   Travel,      ///< vertical (z) displacement of `point1` from its reference position [m], up positive
   Camber,      ///< camber angle of a wheel spin axis [rad], top of the wheel outward positive
