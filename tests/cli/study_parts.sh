@@ -11,7 +11,7 @@ rm -rf "$work"
 mkdir -p "$work"
 study() {
   "$cli" study "$model" --load-case train --vary load.amplitude_scale=0.6:1.4 --design latin-hypercube \
-    --runs 8 --t-end 1 --output-dt 0.005 --methods pca,sindy --jobs 1 "$@"
+    --runs 6 --t-end 0.5 --output-dt 0.005 --methods pca,sindy --jobs 1 "$@"
 }
 study -o "$work/parts" --shard 1/2 >"$work/part1.txt" 2>&1 &
 first=$!

@@ -48,15 +48,15 @@ Studies* studiesOf(MainWindow& window) {
   return window.findChild<Studies*>();
 }
 
-// A study of the MacPherson example's local PCA and SINDy over 8 amplitudes, 1 s each.
+// A study of the MacPherson example's local PCA and SINDy over 6 amplitudes, 0.5 s each.
 void runSmallStudy(MainWindow& window, const QString& folder) {
   REQUIRE(window.files()->openModel(mbdrom::test::kMacPherson));
   mbdrom::RunOptions base;
   base.loadCase = window.model()->findLoadCase("train");
-  base.tEnd = 1.0;
+  base.tEnd = 0.5;
   base.outputDt = 0.005;
   const mbdrom::ExperimentDesign design =
-      mbdrom::latinHypercubeDesign({{"load.amplitude_scale", {}, 0.6, 1.4}}, 8, 1);
+      mbdrom::latinHypercubeDesign({{"load.amplitude_scale", {}, 0.6, 1.4}}, 6, 1);
   mbdrom::StudyOptions options;
   options.methods = {"pca", "sindy"};
   Studies* studies = studiesOf(window);
