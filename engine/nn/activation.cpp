@@ -157,4 +157,47 @@ void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::Ve
   }
 }
 
+void activateWithDerivatives(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a, Eigen::MatrixXd& d,
+                             Eigen::MatrixXd* d2) {
+  if (act == Activation::Linear || act == Activation::ReLU) {
+    activate(act, z, a);
+    activateDerivative(act, z, d);
+    if (d2) activateSecondDerivative(act, z, *d2);
+    return;
+  }
+  a.resize(z.rows(), z.cols());
+  d.resize(z.rows(), z.cols());
+  if (d2) d2->resize(z.rows(), z.cols());
+  const double* x = z.data();
+  double *pa = a.data(), *pd = d.data(), *p2 = d2 ? d2->data() : nullptr;
+  for (Eigen::Index i = 0; i < z.size(); ++i) {
+    if (act == Activation::Tanh) {
+      // Eigen's tanh of doubles is std::tanh element by element (the test checks it).
+      const double t = std::tanh(x[i]), dt = 1.0 - t * t;
+      pa[i] = t;
+      pd[i] = dt;
+      if (p2) p2[i] = -2.0 * t * dt;
+      continue;
+    }
+    const double s = sigmoid(x[i]), ds = s * (1.0 - s);
+    switch (act) {
+      case Activation::Sigmoid:
+        pa[i] = s;
+        pd[i] = ds;
+        if (p2) p2[i] = ds * (1.0 - 2.0 * s);
+        break;
+      case Activation::Softplus:
+        pa[i] = softplus(x[i]);
+        pd[i] = s;
+        if (p2) p2[i] = ds;
+        break;
+      default:  // SiLU
+        pa[i] = x[i] * s;
+        pd[i] = s * (1.0 + x[i] * (1.0 - s));
+        if (p2) p2[i] = 2.0 * ds + x[i] * ds * (1.0 - 2.0 * s);
+        break;
+    }
+  }
+}
+
 }  // namespace mbdrom::nn

@@ -25,5 +25,11 @@ void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::M
 /// sigma, sigma' and sigma'' of one vector in one pass (outputs resized to z's size).
 void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0,
                              Eigen::VectorXd& s1, Eigen::VectorXd& s2);
+/// a = sigma(z), d = sigma'(z) and, when `d2` is given, d2 = sigma''(z), element-wise, in one
+/// pass over z: the logistic function or tanh evaluated once per element, where activate,
+/// activateDerivative and activateSecondDerivative evaluate it each. The values are theirs,
+/// bit for bit.
+void activateWithDerivatives(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a, Eigen::MatrixXd& d,
+                             Eigen::MatrixXd* d2);
 
 }  // namespace mbdrom::nn

@@ -145,13 +145,20 @@ void Mlp::forward(const Eigen::MatrixXd& X, Eigen::MatrixXd& Y, Workspace& ws) c
   checkInput(X.rows(), "network input");
   const int L = layerCount();
   ws.z.resize(static_cast<std::size_t>(L));
+  ws.s1.resize(ws.derivatives ? static_cast<std::size_t>(L) : 0);
   ws.a.resize(static_cast<std::size_t>(L + 1));
   ws.a[0] = (X.colwise() - inMean_).array().colwise() / inScale_.array();
   for (int l = 0; l < L; ++l) {
     auto& z = ws.z[static_cast<std::size_t>(l)];
     z.noalias() = W(l) * ws.a[static_cast<std::size_t>(l)];
     z.colwise() += b(l);
-    activate(layers_[static_cast<std::size_t>(l)].activation, z, ws.a[static_cast<std::size_t>(l + 1)]);
+    const Activation act = layers_[static_cast<std::size_t>(l)].activation;
+    auto& a = ws.a[static_cast<std::size_t>(l + 1)];
+    // The derivative too, for backward: the activation is evaluated once.
+    if (ws.derivatives)
+      activateWithDerivatives(act, z, a, ws.s1[static_cast<std::size_t>(l)], nullptr);
+    else
+      activate(act, z, a);
   }
   Y = (ws.a.back().array().colwise() * outScale_.array()).matrix();
   Y.colwise() += outMean_;
@@ -159,9 +166,18 @@ void Mlp::forward(const Eigen::MatrixXd& X, Eigen::MatrixXd& Y, Workspace& ws) c
 
 Eigen::MatrixXd Mlp::predict(const Eigen::MatrixXd& X) const {
   Workspace ws;
+  ws.derivatives = false;
   Eigen::MatrixXd Y;
   forward(X, Y, ws);
   return Y;
+}
+
+void Mlp::derivativeAt(Workspace& ws, int l) const {
+  const auto k = static_cast<std::size_t>(l);
+  if (k < ws.s1.size())
+    ws.d = ws.s1[k];
+  else
+    activateDerivative(layers_[k].activation, ws.z[k], ws.d);
 }
 
 void Mlp::backward(Workspace& ws, const Eigen::MatrixXd& dY, Eigen::VectorXd& grad,
@@ -172,8 +188,7 @@ void Mlp::backward(Workspace& ws, const Eigen::MatrixXd& dY, Eigen::VectorXd& gr
   Eigen::MatrixXd delta = (dY.array().colwise() * outScale_.array()).matrix();
   for (int l = layerCount() - 1; l >= 0; --l) {
     const Offsets& o = offsets_[static_cast<std::size_t>(l)];
-    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, ws.z[static_cast<std::size_t>(l)],
-                       ws.d);
+    derivativeAt(ws, l);
     ws.d.array() *= delta.array();  // dL/dz
     Eigen::Map<Eigen::MatrixXd>(grad.data() + o.w, o.out, o.in).noalias() +=
         ws.d * ws.a[static_cast<std::size_t>(l)].transpose();
@@ -190,9 +205,8 @@ void Mlp::jacobian(const Eigen::VectorXd& x, Eigen::VectorXd& y, Eigen::MatrixXd
   Eigen::MatrixXd z, d, act;
   for (int l = 0; l < layerCount(); ++l) {
     z = W(l) * a + b(l);
-    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, z, d);
+    activateWithDerivatives(layers_[static_cast<std::size_t>(l)].activation, z, act, d, nullptr);
     Jh = d.col(0).asDiagonal() * (W(l) * Jh);
-    activate(layers_[static_cast<std::size_t>(l)].activation, z, act);
     a = act.col(0);
   }
   y = outMean_ + outScale_.cwiseProduct(a);
@@ -240,8 +254,7 @@ void Mlp::inputGradient(const Eigen::MatrixXd& X, Eigen::MatrixXd& G) const {
   forward(X, Y, ws);
   Eigen::MatrixXd delta = Eigen::MatrixXd::Constant(1, X.cols(), outScale_(0));
   for (int l = layerCount() - 1; l >= 0; --l) {
-    activateDerivative(layers_[static_cast<std::size_t>(l)].activation, ws.z[static_cast<std::size_t>(l)],
-                       ws.d);
+    derivativeAt(ws, l);
     ws.d.array() *= delta.array();
     delta.noalias() = W(l).transpose() * ws.d;
   }
@@ -262,18 +275,17 @@ void Mlp::inputGradientBackward(const Eigen::MatrixXd& X, const Eigen::MatrixXd&
   // propagate (a, a_dot) forward, then reverse through both.
   const int L = layerCount();
   std::vector<Eigen::MatrixXd> z(static_cast<std::size_t>(L)), zd(static_cast<std::size_t>(L)),
-      a(static_cast<std::size_t>(L + 1)), ad(static_cast<std::size_t>(L + 1));
+      a(static_cast<std::size_t>(L + 1)), ad(static_cast<std::size_t>(L + 1)),
+      s1(static_cast<std::size_t>(L)), s2(static_cast<std::size_t>(L));
   a[0] = (X.colwise() - inMean_).array().colwise() / inScale_.array();
   ad[0] = (R.array().colwise() / inScale_.array()).matrix();
-  Eigen::MatrixXd s1, s2;
   for (int l = 0; l < L; ++l) {
     const auto k = static_cast<std::size_t>(l);
     z[k].noalias() = W(l) * a[k];
     z[k].colwise() += b(l);
     zd[k].noalias() = W(l) * ad[k];
-    activate(layers_[k].activation, z[k], a[k + 1]);
-    activateDerivative(layers_[k].activation, z[k], s1);
-    ad[k + 1] = s1.cwiseProduct(zd[k]);
+    activateWithDerivatives(layers_[k].activation, z[k], a[k + 1], s1[k], &s2[k]);
+    ad[k + 1] = s1[k].cwiseProduct(zd[k]);
   }
   Eigen::MatrixXd abar = Eigen::MatrixXd::Zero(1, X.cols());
   Eigen::MatrixXd adbar = Eigen::MatrixXd::Constant(1, X.cols(), outScale_(0));
@@ -281,10 +293,8 @@ void Mlp::inputGradientBackward(const Eigen::MatrixXd& X, const Eigen::MatrixXd&
   for (int l = L - 1; l >= 0; --l) {
     const auto k = static_cast<std::size_t>(l);
     const Offsets& o = offsets_[k];
-    activateDerivative(layers_[k].activation, z[k], s1);
-    activateSecondDerivative(layers_[k].activation, z[k], s2);
-    zdbar = s1.cwiseProduct(adbar);
-    zbar = s2.cwiseProduct(zd[k]).cwiseProduct(adbar) + s1.cwiseProduct(abar);
+    zdbar = s1[k].cwiseProduct(adbar);
+    zbar = s2[k].cwiseProduct(zd[k]).cwiseProduct(adbar) + s1[k].cwiseProduct(abar);
     auto gW = Eigen::Map<Eigen::MatrixXd>(grad.data() + o.w, o.out, o.in);
     gW.noalias() += zdbar * ad[k].transpose();
     gW.noalias() += zbar * a[k].transpose();

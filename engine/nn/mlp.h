@@ -31,7 +31,9 @@ enum class Init {
 /// Intermediate values of a batched forward pass, kept for the backward pass.
 struct Workspace {
   std::vector<Eigen::MatrixXd> z, a;  // per layer: pre-activation, activation; a[0] = x_hat
+  std::vector<Eigen::MatrixXd> s1;    // per layer: the activation's derivative at z (for backward)
   Eigen::MatrixXd d, delta;           // scratch
+  bool derivatives = true;            // forward keeps s1; off for a forward pass alone
 };
 
 class Mlp {
@@ -96,6 +98,8 @@ class Mlp {
   static Mlp fromJson(const nlohmann::json& j);
 
  private:
+  // ws.d = the activation's derivative at layer l's z: kept by forward, or computed.
+  void derivativeAt(Workspace& ws, int l) const;
   struct Offsets {
     int in = 0, out = 0, w = 0, b = 0;
   };

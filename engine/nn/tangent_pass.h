@@ -30,6 +30,7 @@ class TangentPass {
     z_.resize(L);
     zd_.resize(L);
     s1_.resize(L);
+    s2_.resize(L);
     a_.resize(L + 1);
     ad_.resize(L + 1);
     a_[0] = (X.colwise() - net_.inputMean()).array().colwise() / net_.inputScale().array();
@@ -38,8 +39,8 @@ class TangentPass {
       z_[k].noalias() = W(k) * a_[k];
       z_[k].colwise() += B(k);
       zd_[k].noalias() = W(k) * ad_[k];
-      activate(net_.layers()[k].activation, z_[k], a_[k + 1]);
-      activateDerivative(net_.layers()[k].activation, z_[k], s1_[k]);
+      // sigma'' too, for backward: one pass evaluates the activation once.
+      activateWithDerivatives(net_.layers()[k].activation, z_[k], a_[k + 1], s1_[k], &s2_[k]);
       ad_[k + 1] = s1_[k].cwiseProduct(zd_[k]);
     }
     Y = (a_[L].array().colwise() * net_.outputScale().array()).matrix();
@@ -53,9 +54,8 @@ class TangentPass {
     for (int l = static_cast<int>(offsets_.size()) - 1; l >= 0; --l) {
       const auto k = static_cast<std::size_t>(l);
       const Offsets& o = offsets_[k];
-      activateSecondDerivative(net_.layers()[k].activation, z_[k], s2_);
       zdbar_ = s1_[k].cwiseProduct(adbar_);
-      zbar_ = s2_.cwiseProduct(zd_[k]).cwiseProduct(adbar_) + s1_[k].cwiseProduct(abar_);
+      zbar_ = s2_[k].cwiseProduct(zd_[k]).cwiseProduct(adbar_) + s1_[k].cwiseProduct(abar_);
       auto gW = Eigen::Map<Eigen::MatrixXd>(grad.data() + o.w, o.out, o.in);
       gW.noalias() += zdbar_ * ad_[k].transpose();
       gW.noalias() += zbar_ * a_[k].transpose();
@@ -80,8 +80,8 @@ class TangentPass {
 
   const Mlp& net_;
   std::vector<Offsets> offsets_;
-  std::vector<Eigen::MatrixXd> z_, zd_, s1_, a_, ad_;
-  Eigen::MatrixXd s2_, abar_, adbar_, zbar_, zdbar_;
+  std::vector<Eigen::MatrixXd> z_, zd_, s1_, s2_, a_, ad_;
+  Eigen::MatrixXd abar_, adbar_, zbar_, zdbar_;
 };
 
 }  // namespace mbdrom::nn

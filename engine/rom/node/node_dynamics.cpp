@@ -278,7 +278,11 @@ Eigen::MatrixXd NodeDynamics::stage(const Eigen::MatrixXd& Q, const Eigen::Matri
   if (ws) {
     net_.forward(X, A, *ws);
   } else {
-    thread_local nn::Workspace scratch;
+    thread_local nn::Workspace scratch = [] {
+      nn::Workspace w;
+      w.derivatives = false;  // a forward pass alone
+      return w;
+    }();
     net_.forward(X, A, scratch);
   }
   return A;
