@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace mbdrom {
 
@@ -34,6 +35,46 @@ constexpr double kNearResolutionFloor = 1e-4;
 // K += Ja^T * B * Jb for the combinations a and b.
 void addBlock(Eigen::MatrixXd& K, const Combination& a, const Combination& b, const Eigen::Matrix3d& B) {
   BlockAccumulator(K).addCombinations(a, b, B);
+}
+
+// A += Phi_q^T diag(beta w) Phi_q (A: nq x nq, Phi_q: rows x nq, w: size rows). A constraint of
+// natural coordinates couples the few coordinates of its points and vectors: summed row by row over
+// each row's nonzeros, the product costs the sum of their squares instead of rows nq^2. Where the
+// rows are not that sparse, the dense product (vectorised) is the faster.
+void addWeightedGram(const Eigen::MatrixXd& Phi_q, double beta, const Eigen::VectorXd& w,
+                     Eigen::MatrixXd& A) {
+  thread_local std::vector<Eigen::Index> cols, rowEnd;
+  thread_local Eigen::MatrixXd weighted;
+  const Eigen::Index rows = Phi_q.rows(), nq = Phi_q.cols();
+  cols.clear();
+  rowEnd.clear();
+  double squares = 0.0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const std::size_t before = cols.size();
+    for (Eigen::Index j = 0; j < nq; ++j)
+      if (Phi_q(i, j) != 0.0) cols.push_back(j);
+    rowEnd.push_back(static_cast<Eigen::Index>(cols.size()));
+    squares += std::pow(static_cast<double>(cols.size() - before), 2);
+  }
+  if (4.0 * squares > static_cast<double>(rows) * static_cast<double>(nq * nq)) {
+    weighted.noalias() = (beta * w).asDiagonal() * Phi_q;
+    A.noalias() += Phi_q.transpose() * weighted;
+    return;
+  }
+  Eigen::Index begin = 0;
+  for (Eigen::Index i = 0; i < rows; ++i) {
+    const Eigen::Index end = rowEnd[static_cast<std::size_t>(i)];
+    const double wi = beta * w(i);
+    for (Eigen::Index p = begin; p < end; ++p) {
+      const Eigen::Index a = cols[static_cast<std::size_t>(p)];
+      const double wa = wi * Phi_q(i, a);
+      for (Eigen::Index r = begin; r < end; ++r) {
+        const Eigen::Index b = cols[static_cast<std::size_t>(r)];
+        A(b, a) += wa * Phi_q(i, b);
+      }
+    }
+    begin = end;
+  }
 }
 
 }  // namespace
@@ -68,7 +109,6 @@ Integrator::Integrator(const Model& model, int loadCase, const IntegratorOptions
   for (Eigen::VectorXd* v : {&lambdaEff_, &sigma_, &res_, &penalty_}) v->setZero(ncx);
   sparse_ = phi_.sparse();
   if (!sparse_) {  // the sparse path holds no nq x nq or nc x nq dense object
-    Phi_qW_.setZero(ncx, nq_);
     for (Eigen::MatrixXd* m : {&K_, &Dq_, &Dqd_, &Kext_, &A_, &P_}) m->setZero(nq_, nq_);
     lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nq_);
   }
@@ -217,8 +257,7 @@ void Integrator::factorize(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, 
   } else {
     P_ = A_;
   }
-  Phi_qW_.noalias() = (beta_ * rowWeight2_).asDiagonal() * phi_.dense();
-  A_.noalias() += phi_.dense().transpose() * Phi_qW_;
+  addWeightedGram(phi_.dense(), beta_, rowWeight2_, A_);
   lu_.compute(A_);
   factor_ = Factor::Dense;
   factorValid_ = true;

@@ -308,7 +308,6 @@ class Integrator {
 
   // Workspaces (sized once).
   Eigen::VectorXd Phi_, PhiM_, Phi_t_, PhiTM_, c_, cM_, cT_;
-  Eigen::MatrixXd Phi_qW_;  // diag(beta W^2) Phi_q (dense penalty)
   Eigen::VectorXd f_ext_, f_s_, f_d_, f_f_, Q_, r_, dq_, lambdaEff_, sigma_, res_, g_, xs_, tmp_, inc_,
       penalty_;
   Eigen::MatrixXd K_, Dq_, Dqd_, Kext_, A_, P_;
