@@ -106,6 +106,15 @@ bool CandidateScore::complete() const {
   return !runs.empty() && std::isfinite(worst);
 }
 
+std::string CandidateScore::stoppedRunsNote() const {
+  const auto stopped = [](const HeldOutResult& r) { return !r.failure.empty(); };
+  const auto first = std::find_if(runs.begin(), runs.end(), stopped);
+  if (first == runs.end()) return {};
+  const auto count = std::count_if(runs.begin(), runs.end(), stopped);
+  return std::to_string(count) + " of its " + std::to_string(runs.size()) +
+         " held-out runs stopped; the first, \"" + first->run + "\": " + first->failure;
+}
+
 OJson CandidateScore::toJson() const {
   OJson j;
   j["median_error"] = numberJson(median);

@@ -64,6 +64,9 @@ struct CandidateScore {
 
   /// Every held-out run completed and was compared.
   bool complete() const;
+  /// Which held-out runs stopped and why the first did ("2 of its 8 held-out runs stopped; the
+  /// first, \"run_03\": ..."); empty when none did.
+  std::string stoppedRunsNote() const;
   /// The figures again from `runs` (after runs were added).
   void summarise();
   nlohmann::ordered_json toJson() const;

@@ -27,7 +27,7 @@ struct LeaderboardRow {
   StudyCandidate candidate;
   CandidateStatus status = CandidateStatus::NotTrained;
   double effort = 1.0;           ///< share of the full training it had [-]
-  std::string note;              ///< why it failed or was not trained
+  std::string note;              ///< why it failed or was not trained, or which held-out runs stopped
   CandidateScore score;          ///< empty unless scored
   double trainingSeconds = 0.0;  ///< wall time of its training (the last one) [s]
   bool pareto = false;           ///< on the Pareto front of bound against speed-up

@@ -233,6 +233,7 @@ LeaderboardRow trainAndScore(StudyContext& ctx, const Job& job, OJson& trainedWi
     row.score = scoreCandidate(*outcome.model, ctx.points, ctx.fullRealTimeFactor, &sub);
     row.status = CandidateStatus::Trained;
     if (!method.shorterTraining) scoreExtraFolds(ctx, method, request, sub, row.score);
+    row.note = row.score.stoppedRunsNote();  // an infinite worst error says why
   } catch (const Cancelled&) {
     throw;
   } catch (const Error& e) {
@@ -251,6 +252,7 @@ std::string scoreLine(const LeaderboardRow& r, const Job& job, bool resumed) {
                      100.0 * r.score.median, 100.0 * r.score.worst, 100.0 * r.score.bound);
   if (r.score.speedUp > 0.0) line += formatText(", %.3gx faster", r.score.speedUp);
   if (r.score.silentMisses) line += formatText(", %d silent miss(es)", r.score.silentMisses);
+  if (!r.note.empty()) line += "; " + r.note;
   return line + formatText(", trained in %.3g s", r.trainingSeconds) + (resumed ? " (from its record)" : "");
 }
 
