@@ -161,9 +161,6 @@ void MainWindow::createDocks() {
   trainingDock_ = addDock(this, tr("Training"), "trainingDock", trainingPanel_, Qt::BottomDockWidgetArea);
   tabifyDockWidget(plotDock_, trainingDock_);
   logDock_->raise();
-  resizeDocks({browser_->modelDock(), runsDock_}, {360, 320}, Qt::Horizontal);
-  resizeDocks({logDock_}, {170}, Qt::Vertical);
-  resizeDocks({browser_->modelDock(), browser_->propertiesDock()}, {340, 400}, Qt::Vertical);
 }
 
 // One controller per feature, each owning its actions and dialogs.
@@ -372,7 +369,12 @@ void MainWindow::showCompare() {
 void MainWindow::readSettings() {
   QSettings settings;
   if (!restoreGeometry(settings.value("window/geometry").toByteArray())) resize(1400, 860);
-  restoreState(settings.value("window/state").toByteArray());
+  if (restoreState(settings.value("window/state").toByteArray())) return;
+  // The first start: the docks' sizes once the window has its size and every feature its dock
+  // (sized earlier, the side docks opened 120 px wide and the properties cut off).
+  resizeDocks({browser_->modelDock(), runsDock_}, {360, 320}, Qt::Horizontal);
+  resizeDocks({logDock_}, {170}, Qt::Vertical);
+  resizeDocks({browser_->modelDock(), browser_->propertiesDock()}, {340, 400}, Qt::Vertical);
 }
 
 void MainWindow::writeSettings() const {

@@ -54,7 +54,8 @@ void addWeightedGram(const Eigen::MatrixXd& Phi_q, double beta, const Eigen::Vec
     for (Eigen::Index j = 0; j < nq; ++j)
       if (Phi_q(i, j) != 0.0) cols.push_back(j);
     rowEnd.push_back(static_cast<Eigen::Index>(cols.size()));
-    squares += std::pow(static_cast<double>(cols.size() - before), 2);
+    const auto nonzeros = static_cast<double>(cols.size() - before);
+    squares += nonzeros * nonzeros;
   }
   if (4.0 * squares > static_cast<double>(rows) * static_cast<double>(nq * nq)) {
     weighted.noalias() = (beta * w).asDiagonal() * Phi_q;

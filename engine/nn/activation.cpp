@@ -106,60 +106,71 @@ void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::M
   }
 }
 
+namespace {
+
+// a, d and (when d2 is not null) d2 of a smooth activation at n values x, the logistic function
+// or tanh evaluated once per value: the formulas of activate, activateDerivative and
+// activateSecondDerivative, so the values are theirs bit for bit.
+void smoothWithDerivatives(Activation act, const double* x, Eigen::Index n, double* a, double* d,
+                           double* d2) {
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (act == Activation::Tanh) {
+      // Eigen's tanh of doubles is std::tanh element by element (the test checks it).
+      const double t = std::tanh(x[i]), dt = 1.0 - t * t;
+      a[i] = t;
+      d[i] = dt;
+      if (d2) d2[i] = -2.0 * t * dt;
+      continue;
+    }
+    const double s = sigmoid(x[i]), ds = s * (1.0 - s);
+    switch (act) {
+      case Activation::Sigmoid:
+        a[i] = s;
+        d[i] = ds;
+        if (d2) d2[i] = ds * (1.0 - 2.0 * s);
+        break;
+      case Activation::Softplus:
+        a[i] = softplus(x[i]);
+        d[i] = s;
+        if (d2) d2[i] = ds;
+        break;
+      default:  // SiLU
+        a[i] = x[i] * s;
+        d[i] = s * (1.0 + x[i] * (1.0 - s));
+        if (d2) d2[i] = 2.0 * ds + x[i] * ds * (1.0 - 2.0 * s);
+        break;
+    }
+  }
+}
+
+bool piecewiseLinear(Activation act) {
+  return act == Activation::Linear || act == Activation::ReLU;
+}
+
+}  // namespace
+
 void activateWithDerivatives(Activation act, const Eigen::VectorXd& z, Eigen::VectorXd& s0,
                              Eigen::VectorXd& s1, Eigen::VectorXd& s2) {
   const Eigen::Index n = z.size();
   s0.resize(n);
   s1.resize(n);
   s2.resize(n);
+  if (!piecewiseLinear(act)) {
+    smoothWithDerivatives(act, z.data(), n, s0.data(), s1.data(), s2.data());
+    return;
+  }
+  const bool relu = act == Activation::ReLU;
   for (Eigen::Index i = 0; i < n; ++i) {
     const double x = z(i);
-    switch (act) {
-      case Activation::Linear:
-        s0(i) = x;
-        s1(i) = 1.0;
-        s2(i) = 0.0;
-        break;
-      case Activation::ReLU:
-        s0(i) = x > 0.0 ? x : 0.0;
-        s1(i) = x > 0.0 ? 1.0 : 0.0;
-        s2(i) = 0.0;
-        break;
-      case Activation::Sigmoid: {
-        const double s = sigmoid(x), ds = s * (1.0 - s);
-        s0(i) = s;
-        s1(i) = ds;
-        s2(i) = ds * (1.0 - 2.0 * s);
-        break;
-      }
-      case Activation::Tanh: {
-        const double t = std::tanh(x), dt = 1.0 - t * t;
-        s0(i) = t;
-        s1(i) = dt;
-        s2(i) = -2.0 * t * dt;
-        break;
-      }
-      case Activation::Softplus: {
-        const double s = sigmoid(x);
-        s0(i) = softplus(x);
-        s1(i) = s;
-        s2(i) = s * (1.0 - s);
-        break;
-      }
-      case Activation::SiLU: {
-        const double s = sigmoid(x), ds = s * (1.0 - s);
-        s0(i) = x * s;
-        s1(i) = s + x * ds;
-        s2(i) = 2.0 * ds + x * ds * (1.0 - 2.0 * s);
-        break;
-      }
-    }
+    s0(i) = relu && !(x > 0.0) ? 0.0 : x;
+    s1(i) = relu && !(x > 0.0) ? 0.0 : 1.0;
+    s2(i) = 0.0;
   }
 }
 
 void activateWithDerivatives(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a, Eigen::MatrixXd& d,
                              Eigen::MatrixXd* d2) {
-  if (act == Activation::Linear || act == Activation::ReLU) {
+  if (piecewiseLinear(act)) {
     activate(act, z, a);
     activateDerivative(act, z, d);
     if (d2) activateSecondDerivative(act, z, *d2);
@@ -168,36 +179,7 @@ void activateWithDerivatives(Activation act, const Eigen::MatrixXd& z, Eigen::Ma
   a.resize(z.rows(), z.cols());
   d.resize(z.rows(), z.cols());
   if (d2) d2->resize(z.rows(), z.cols());
-  const double* x = z.data();
-  double *pa = a.data(), *pd = d.data(), *p2 = d2 ? d2->data() : nullptr;
-  for (Eigen::Index i = 0; i < z.size(); ++i) {
-    if (act == Activation::Tanh) {
-      // Eigen's tanh of doubles is std::tanh element by element (the test checks it).
-      const double t = std::tanh(x[i]), dt = 1.0 - t * t;
-      pa[i] = t;
-      pd[i] = dt;
-      if (p2) p2[i] = -2.0 * t * dt;
-      continue;
-    }
-    const double s = sigmoid(x[i]), ds = s * (1.0 - s);
-    switch (act) {
-      case Activation::Sigmoid:
-        pa[i] = s;
-        pd[i] = ds;
-        if (p2) p2[i] = ds * (1.0 - 2.0 * s);
-        break;
-      case Activation::Softplus:
-        pa[i] = softplus(x[i]);
-        pd[i] = s;
-        if (p2) p2[i] = ds;
-        break;
-      default:  // SiLU
-        pa[i] = x[i] * s;
-        pd[i] = s * (1.0 + x[i] * (1.0 - s));
-        if (p2) p2[i] = 2.0 * ds + x[i] * ds * (1.0 - 2.0 * s);
-        break;
-    }
-  }
+  smoothWithDerivatives(act, z.data(), z.size(), a.data(), d.data(), d2 ? d2->data() : nullptr);
 }
 
 }  // namespace mbdrom::nn

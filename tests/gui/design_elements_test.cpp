@@ -18,6 +18,7 @@
 #include "widgets/type_choices.h"
 
 #include <catch2/catch.hpp>
+#include "tests/test_paths.h"
 
 #include <QComboBox>
 #include <QDir>
@@ -526,7 +527,9 @@ TEST_CASE("every type of the force element tables is offered by the add dialogs 
 TEST_CASE("grabs of the element dialogs and property editors", "[.screens]") {
   const auto settle = [] { waitFor([] { return false; }, 200); };
   Workbench b(pendulum());
-  const QString dir = QDir::tempPath();
+  // Kept after the run (the test-output folder's screens/), to be looked at.
+  const QString dir = QString::fromStdString(mbdrom::test::outputPath("/screens"));
+  QDir().mkpath(dir);
   for (const auto& [action, dialog] : {std::pair{"addDriverAction", "driverDialog"},
                                        {"addFrictionAction", "frictionDialog"},
                                        {"addLoadCaseAction", "loadCaseDialog"},
@@ -564,7 +567,8 @@ TEST_CASE("grabs of the element dialogs and property editors", "[.screens]") {
   auto* dock = b.window.propertyEditor()->parentWidget();
   while (dock && !dock->inherits("QDockWidget")) dock = dock->parentWidget();
   REQUIRE(dock != nullptr);
-  for (const auto& [kind, file] : {std::pair{mbdrom::ElementKind::Driver, "driverProperties"},
+  for (const auto& [kind, file] : {std::pair{mbdrom::ElementKind::Joint, "jointProperties"},
+                                   {mbdrom::ElementKind::Driver, "driverProperties"},
                                    {mbdrom::ElementKind::Measure, "measureProperties"}}) {
     b.window.modelTree()->selectElement({kind, 0, 0});
     settle();

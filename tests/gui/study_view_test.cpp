@@ -30,6 +30,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QToolTip>
 
 #include <catch2/catch.hpp>
 
@@ -183,4 +184,20 @@ TEST_CASE("user guide screenshot of a study's leaderboard and Pareto plot", "[.d
   const QImage image = QGuiApplication::primaryScreen()->grabWindow(0).toImage();
   CHECK(mbdrom::test::greyVariance(image) > 100.0);
   REQUIRE(image.save(out + "/study_view.png"));
+
+  // A candidate whose held-out runs stopped (local PCA with more coordinates than the strut's one
+  // degree of freedom): its status's tooltip says how many and why the first did.
+  QTableWidget* table = studies->panel()->table();
+  const int statusColumn = 3;
+  QTableWidgetItem* stopped = nullptr;
+  for (int r = 0; r < table->rowCount() && !stopped; ++r)
+    if (table->item(r, statusColumn)->toolTip().contains("held-out runs stopped"))
+      stopped = table->item(r, statusColumn);
+  REQUIRE(stopped != nullptr);
+  table->scrollToItem(stopped);
+  table->setCurrentItem(stopped);
+  QToolTip::showText(table->viewport()->mapToGlobal(table->visualItemRect(stopped).center()),
+                     stopped->toolTip(), table->viewport());
+  waitFor([] { return false; }, 800);
+  REQUIRE(QGuiApplication::primaryScreen()->grabWindow(0).toImage().save(out + "/study_stopped_note.png"));
 }
