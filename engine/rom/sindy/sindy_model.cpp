@@ -927,7 +927,10 @@ class SindyStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
-    accelerations(t0, u_, ud_, a_[0]);
+    // A sample made at this state computed the first stage already (and left its kinematics),
+    // unless the known forces changed since (an importer's inputs, held from t0 on).
+    if (!(sampled_ && sampledAt_ == t0 && knownForcesUnchanged(t0))) accelerations(t0, u_, ud_, a_[0]);
+    sampled_ = false;
     // A chart degenerates where its coordinates stop determining the motion (a pendulum's
     // horizontal coordinate near the horizontal): its stretch grows without bound.
     if (chartStart_ < 0.0) chartStart_ = stretch();
@@ -952,6 +955,8 @@ class SindyStepper final : public ReducedStepper {
 
   void fill(Sample& s) override {
     accelerations(s.t, u_, ud_, a_[0]);
+    sampled_ = true;
+    sampledAt_ = s.t;
     s.q = q_;
     s.qd = velocities();
     s.qdd = qdd_;
@@ -964,6 +969,12 @@ class SindyStepper final : public ReducedStepper {
   const Eigen::MatrixXd& velocityMap() const { return tabulated_ ? R_ : kinematics_->R(); }
   const Eigen::VectorXd& velocities() const { return tabulated_ ? qd_ : kinematics_->qd(); }
   const Eigen::VectorXd& velocityPart() const { return tabulated_ ? c_ : kinematics_->c(); }
+
+  // True when the known forces at the last state (the sample's) and t are those the sample took.
+  bool knownForcesUnchanged(double t) {
+    knownForce_.eval(loadCase_, q_, velocities(), t, fkCheck_);
+    return fkCheck_ == fk_;
+  }
 
   // RK4's stage `k`: the state `from` + h × stage `k - 1`'s rates, and its accelerations at t.
   void stage(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double h, int previous, double t, int k) {
@@ -1076,6 +1087,8 @@ class SindyStepper final : public ReducedStepper {
   std::vector<int> chart_;  // the coordinates integrated now: the model's own until they degenerate
   long long switches_ = 0;
   double chartStart_ = -1.0;  // the chart's stretch where it was taken; negative: not yet measured
+  bool sampled_ = false;      // a_[0] and the kinematics are those of the state at sampledAt_ [s]
+  double sampledAt_ = 0.0;
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
@@ -1092,7 +1105,7 @@ class SindyStepper final : public ReducedStepper {
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
-  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, lambda_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
+  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fkCheck_, lambda_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
 };
 
 }  // namespace internal
