@@ -12,7 +12,7 @@ ex=$3/macpherson.json
 rm -rf "$work"
 mkdir -p "$work"
 design="--load-case train --vary load.tyre.amplitude=800:2000 --vary spring_dampers.coilover.stiffness.0=20000:40000
-        --design sobol --runs 8 --t-end 30 --output-dt 0.05 --jobs 1"
+        --design sobol --runs 8 --t-end 10 --output-dt 0.05 --jobs 1"
 fail() {
   echo "FAILED: $*"
   exit 1
