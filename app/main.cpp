@@ -79,7 +79,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     // Answer --version and --help without a display.
     if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) {
-      std::printf("mbdrom %s (%s)\n", mbdrom::kVersion, mbdrom::kGitCommit);
+      std::printf("mbdrom %s (%s)\n", mbdrom::kVersion, mbdrom::gitCommit());
       return 0;
     }
     if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ||

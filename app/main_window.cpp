@@ -78,7 +78,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   readSettings();
   updateTitle();
   updateActions();
-  log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, kGitCommit));
+  log_->info(tr("mbdrom %1 (%2) started").arg(kVersion, gitCommit()));
 }
 
 MainWindow::~MainWindow() {

@@ -74,7 +74,7 @@ struct Command {
 };
 
 int printVersion(std::ostream& out) {
-  out << "mbdrom-cli " << kVersion << " (" << kGitCommit << ")\n";
+  out << "mbdrom-cli " << kVersion << " (" << gitCommit() << ")\n";
   return 0;
 }
 

@@ -25,7 +25,7 @@ void showAbout(QWidget* window) {
                          "build a mechanism, simulate it, train reduced models (auto-encoder, local PCA, "
                          "neural ODE, SINDy) and compare them with the full model.</p>"
                          "<p>Build %2 · Qt %3</p><p>BSD-3-Clause licence.</p>")
-                         .arg(kVersion, kGitCommit, qVersion()));
+                         .arg(kVersion, gitCommit(), qVersion()));
 }
 
 }  // namespace

@@ -358,7 +358,7 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
       {"MECHANISM", commentText(model.spec().name)},
       {"METHOD_NAME", commentText(out.methodName)},
       {"LOAD_CASE", commentText(spec.name)},
-      {"VERSION", std::string(kVersion) + " (" + kGitCommit + ")"},
+      {"VERSION", std::string(kVersion) + " (" + gitCommit() + ")"},
       {"DATE", today()},
       {"NU", std::to_string(nu)},
       {"NY", std::to_string(ny)},

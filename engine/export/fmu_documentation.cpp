@@ -65,7 +65,7 @@ std::string fmuDocumentation(const CModel& m, const std::string& guid) {
        "Boolean parameter <code>stop_outside_envelope</code> makes leaving the envelope a stop.</li>\n"
     << "<li>The FMU state can be saved, restored and serialised.</li>\n</ul>\n";
   x << "<h2>How it was made</h2>\n<p>Exported by mbdrom "
-    << markupText(std::string(kVersion) + " (" + kGitCommit + ")")
+    << markupText(std::string(kVersion) + " (" + gitCommit() + ")")
     << (m.created.empty() ? std::string() : "; trained " + markupText(m.created)) << ". GUID <code>"
     << markupText(guid) << "</code>. Settings of the training: <code>" << markupText(m.settings)
     << "</code>.</p>\n<p>The C source is in <code>sources/</code>: build it for another platform with "

@@ -219,7 +219,7 @@ std::string fmuModelDescription(const CModel& m, const std::string& guid) {
     << markupText("reduced model of \"" + m.mechanism + "\" (" + m.methodName + ") under load case \"" +
                   m.loadCase + "\"; fmi2DoStep takes whole steps of " + xmlNumber(m.dt) +
                   " s with the inputs held over the communication step")
-    << "\"\n  generationTool=\"mbdrom " << markupText(std::string(kVersion) + " (" + kGitCommit + ")")
+    << "\"\n  generationTool=\"mbdrom " << markupText(std::string(kVersion) + " (" + gitCommit() + ")")
     << "\" variableNamingConvention=\"flat\" numberOfEventIndicators=\"0\">\n";
   x << "  <CoSimulation modelIdentifier=\"" << m.identifier
     << "\" needsExecutionTool=\"false\" canHandleVariableCommunicationStepSize=\"true\""

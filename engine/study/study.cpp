@@ -460,7 +460,7 @@ OJson studyJson(const StudyContext& ctx, const ExperimentDesign& design, const S
   OJson j;
   j["format"] = "mbdrom-study";
   j["version"] = 1;
-  j["tool"] = std::string("mbdrom ") + kVersion + " (" + kGitCommit + ")";
+  j["tool"] = std::string("mbdrom ") + kVersion + " (" + gitCommit() + ")";
   j["mechanism"] = ctx.training.mechanismName;
   j["mechanism_hash"] = formatText("%016llx", static_cast<unsigned long long>(ctx.model.mechanismHash()));
   j["design"] = {

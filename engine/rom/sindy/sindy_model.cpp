@@ -1105,7 +1105,8 @@ class SindyStepper final : public ReducedStepper {
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
-  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fkCheck_, lambda_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
+  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fkCheck_, lambda_, fFriction_, c_, fr_,
+      cols_ = Eigen::VectorXd::Zero(1);
 };
 
 }  // namespace internal
