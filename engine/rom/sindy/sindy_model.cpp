@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <sstream>
 
@@ -929,8 +930,8 @@ class SindyStepper final : public ReducedStepper {
     const double t0 = static_cast<double>(step - 1) * h;
     // A sample made at this state computed the first stage already (and left its kinematics),
     // unless the known forces changed since (an importer's inputs, held from t0 on).
-    if (!(sampled_ && sampledAt_ == t0 && knownForcesUnchanged(t0))) accelerations(t0, u_, ud_, a_[0]);
-    sampled_ = false;
+    if (!(sampledAt_ == t0 && knownForcesUnchanged(t0))) accelerations(t0, u_, ud_, a_[0]);
+    sampledAt_ = std::numeric_limits<double>::quiet_NaN();
     // A chart degenerates where its coordinates stop determining the motion (a pendulum's
     // horizontal coordinate near the horizontal): its stretch grows without bound.
     if (chartStart_ < 0.0) chartStart_ = stretch();
@@ -955,7 +956,6 @@ class SindyStepper final : public ReducedStepper {
 
   void fill(Sample& s) override {
     accelerations(s.t, u_, ud_, a_[0]);
-    sampled_ = true;
     sampledAt_ = s.t;
     s.q = q_;
     s.qd = velocities();
@@ -1087,8 +1087,8 @@ class SindyStepper final : public ReducedStepper {
   std::vector<int> chart_;  // the coordinates integrated now: the model's own until they degenerate
   long long switches_ = 0;
   double chartStart_ = -1.0;  // the chart's stretch where it was taken; negative: not yet measured
-  bool sampled_ = false;      // a_[0] and the kinematics are those of the state at sampledAt_ [s]
-  double sampledAt_ = 0.0;
+  // a_[0] and the kinematics are those of the state sampled at this time [s]; NaN: not since a step.
+  double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
