@@ -22,7 +22,13 @@ namespace mbdrom::test {
 inline bool waitFor(const std::function<bool()>& done, int timeoutMs = 10000) {
   QElapsedTimer clock;
   clock.start();
-  while (!done() && clock.elapsed() < timeoutMs) QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+  // Sleeps until an event comes, a timer waking it every 5 ms: processEvents without waiting
+  // returns at once when nothing is pending, and the loop spun a core that the worker thread it
+  // waits for (and the test beside it) needed.
+  QTimer tick;
+  tick.start(5);
+  while (!done() && clock.elapsed() < timeoutMs)
+    QCoreApplication::processEvents(QEventLoop::AllEvents | QEventLoop::WaitForMoreEvents);
   return done();
 }
 

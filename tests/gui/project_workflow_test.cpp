@@ -441,8 +441,8 @@ TEST_CASE("the workbench saving a project whose models folder links to its paren
 
 namespace {
 
-// A pendulum project whose one trained model (POD) is padded with 3 million numbers
-// (about 60 MB), so that reading it takes a while.
+// A pendulum project whose one trained model (POD) is padded with a million numbers
+// (about 20 MB), so that reading it takes a while.
 QString projectWithLargeModel() {
   const QString dir = freshOutputPath("large_model") + "/project";
   MainWindow window;
@@ -455,7 +455,7 @@ QString projectWithLargeModel() {
   REQUIRE(window.files()->saveProject(dir));
   const std::string file = window.document()->models().front().storedFile.toStdString();
   OJson j = OJson::parse(mbdrom::readRegularFile(file, mbdrom::kMaxTrainedModelBytes, "trained model"));
-  std::vector<double> padding(3'000'000);
+  std::vector<double> padding(1'000'000);
   for (std::size_t i = 0; i < padding.size(); ++i) padding[i] = 1.0 / (1.0 + static_cast<double>(i));
   j["metrics"]["padding"] = padding;
   mbdrom::writeFileAtomically(file, j.dump());

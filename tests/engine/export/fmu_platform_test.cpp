@@ -144,9 +144,11 @@ TEST_CASE("every method's Windows DLL, built with MinGW-w64, runs under wine as 
     }
     std::ostringstream command;
     command.precision(17);
-    command << "cd " << dir << " && WINEDEBUG=-all WINEPREFIX=" << prefix << " " << loader << " " << hostDir
-            << "/host.exe " << id << ".dll \"" << e.guid << "\" " << e.model.inputs.size() << " "
-            << e.model.outputs.size() << " " << steps << " " << h
+    // Without winemenubuilder, which would write menu folders into $HOME when the prefix is made.
+    command << "cd " << dir
+            << " && WINEDEBUG=-all WINEDLLOVERRIDES='winemenubuilder.exe,mscoree,mshtml=d' WINEPREFIX="
+            << prefix << " " << loader << " " << hostDir << "/host.exe " << id << ".dll \"" << e.guid << "\" "
+            << e.model.inputs.size() << " " << e.model.outputs.size() << " " << steps << " " << h
             << " inputs.txt 2>wine.log; echo \"exit $?\"";
     const std::string out = run(command.str());
     INFO(out.substr(out.size() > 400 ? out.size() - 400 : 0));
