@@ -3,13 +3,14 @@
 # (the fuzz preset, clang), and 6 s of each libFuzzer harness.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/install-deps.sh --fuzz
+source scripts/timed.sh
+timed "install-deps" scripts/install-deps.sh --fuzz
 cmake --preset fuzz >/dev/null
 harnesses="model_loader network_loader project_loader trained_model_loader trajectory_csv_loader sweep_loader mesh_loader"
 targets="mbdrom-cli"
 for f in $harnesses; do targets="$targets ${f}_fuzzer"; done
 # shellcheck disable=SC2086
-cmake --build --preset fuzz -j"$(nproc)" --target $targets
+timed "build" cmake --build --preset fuzz -j"$(nproc)" --target $targets
 build/fuzz/app/cli/mbdrom-cli --version
 for f in $harnesses; do
   work=$(mktemp -d)

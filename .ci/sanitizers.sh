@@ -8,14 +8,15 @@ cd "$(dirname "$0")/.."
 # checked everywhere; tests/sanitizers/lsan.supp names the few of libraries
 # outside mbdrom, each with its reason.
 slow='AE of the |AE reduced energy is conserved|AE latent coordinate|AE reports the reconstruction|a network fits|node on the pendulum on a carriage follows|node in the latent coordinate of an auto-encoder|a validation fraction holds|node with a parameter learns|mechanisms from outside definitions run to the end at the default step|at a tight tolerance the two integrators agree|node with default inputs learns|meets its goals on the MacPherson sweep|node with its defaults sizes itself|sindy at 5 % noise|an excitation left out of the library|sindy refuses to identify from positions|only their own scheme fits the training span|a sweep in parts under mpirun|no reduced run on the textbook mechanisms misses'
+source scripts/timed.sh
 cmake --preset asan >/dev/null
-cmake --build --preset asan -j"$(nproc)"
+timed "build" cmake --build --preset asan -j"$(nproc)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp"
-ctest --preset asan -j2 --output-on-failure -E "^gui|^packaging|$slow"
+timed "engine and CLI tests" ctest --preset asan -j2 --output-on-failure -E "^gui|^packaging|$slow"
 # LeakSanitizer's tracer crashes at exit in about 1 of 60 runs of a GUI test ("Tracer caught
 # signal 11 ... LeakSanitizer has encountered a fatal error", after every assertion passed; with
 # Mesa's threads alive): a failing GUI test runs once more. A leak fails both times; the log
 # keeps the first failure (a test that fails only now and then also runs in the ci stage).
-xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" ctest --preset asan -j2 --output-on-failure --repeat until-pass:2 \
+timed "workbench tests" xvfb-run -a -s "-screen 0 1920x1080x24 -noreset" ctest --preset asan -j2 --output-on-failure --repeat until-pass:2 \
   -R "^gui" -E "$slow"

@@ -4,13 +4,7 @@
 # run under xvfb-run when there is no display. Each step prints its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-timed() {  # timed LABEL COMMAND...: runs the command, then prints how long it took
-  local label=$1 t0
-  shift
-  t0=$(date +%s)
-  "$@"
-  echo "test.sh: $label took $(($(date +%s) - t0)) s"
-}
+source scripts/timed.sh
 timed "install-deps" scripts/install-deps.sh
 timed "configure" cmake --preset ci
 timed "build" cmake --build --preset ci -j"$(nproc)"
