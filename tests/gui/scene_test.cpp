@@ -382,11 +382,14 @@ TEST_CASE("frame update of the MacPherson playback in a 1280 x 800 view", "[late
       ms.size(), median, frame_timing::at(ms, 95));
   // The goal is 33 ms with shapes (30 frames per second); the test guards against regressions
   // with room for a loaded machine. The figures of docs/benchmarks.md come from the benchmark below.
-  // Under the sanitizers the figure times their instrumentation (48-53 ms), not the workbench:
-  // the playback runs there for what they find, unguarded.
-#ifndef MBDROM_SANITIZED
-  CHECK(median < 40.0);
+  // Under the sanitizers the figure includes their instrumentation (48-53 ms where the ci build
+  // takes 30): the guard there is twice as wide.
+#ifdef MBDROM_SANITIZED
+  constexpr double kMedianLimit = 80.0;  // [ms]
+#else
+  constexpr double kMedianLimit = 40.0;  // [ms]
 #endif
+  CHECK(median < kMedianLimit);
 }
 
 // The figures of docs/benchmarks.md ("Workbench: 3D frame update"): the empty view, the
