@@ -149,6 +149,34 @@ TEST_CASE(
              Catch::Contains("the runs' loads are not among its load cases"));
 }
 
+TEST_CASE("the full model's timed run stops at its wall-time budget and says how far it came",
+          "[speed_check_test]") {
+  const RailData r;
+  Monitor monitor;
+  auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const SpeedCheck whole = checkSpeed(r.model, *pod, r.dataset());
+  CHECK(whole.fullTimedSeconds == 0.0);  // 1.2 s of an oscillator: well inside a second of wall time
+  // A budget the first progress report already passes: the rate of the first steps.
+  const SpeedCheck cut = checkSpeed(r.model, *pod, r.dataset(), nullptr, 0.0, 1e-9);
+  CHECK(cut.failure.empty());
+  CHECK(cut.simulatedSeconds == Approx(1.2));
+  CHECK(cut.fullTimedSeconds > 0.0);
+  CHECK(cut.fullTimedSeconds < 1.2);
+  CHECK(cut.fullPerSecond > 0.0);
+  CHECK(cut.speedUp == Approx(cut.fullPerSecond / cut.reducedPerSecond));
+  const SpeedCheck back = SpeedCheck::fromJson(cut.toJson(), "test");
+  CHECK(back.fullTimedSeconds == cut.fullTimedSeconds);
+  CHECK_FALSE(whole.toJson().contains("full_timed_seconds"));
+  pod->recordSpeedCheck(cut.toJson());
+  CHECK_THAT(speedCheckText(*pod), Catch::Contains("; the full model timed over its first "));
+  pod->recordSpeedCheck(whole.toJson());
+  CHECK_THAT(speedCheckText(*pod), !Catch::Contains("timed over its first"));
+  // The training's own stop still cancels it.
+  Monitor stopped;
+  stopped.requestStop();
+  CHECK_THROWS_AS(checkSpeed(r.model, *pod, r.dataset(), &stopped, 0.0, 1e-9), Cancelled);
+}
+
 TEST_CASE("a speed check whose reduced run fails says so instead of a figure", "[speed_check_test]") {
   const RailData r;
   const ReplayThenDiverge replay(r.model, r.samples, 0.2);
