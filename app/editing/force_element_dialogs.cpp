@@ -286,9 +286,13 @@ void ModelEditing::addFrictionDialog() {
   d->addNote(
       tr("The force on point 2 is −μ N φ(v) along the direction, v the sliding speed along it; φ = sign(v) "
          "(coulomb) or tanh(v / v_reg). The direction is a unit vector of body 1, found or added."));
+  // The fields the friction table says the law takes.
   auto* law = qobject_cast<QComboBox*>(d->field("law"));
   auto show = [d, law] {
-    d->setRowVisible("regularisation_velocity", law->currentText() == frictionLawName(FrictionLaw::Tanh));
+    FrictionLaw l = FrictionLaw::Coulomb;
+    widgets::setType(frictionLaws(), law->currentText().toStdString(), l);
+    for (const char* field : {"mu", "normal_force", "regularisation_velocity"})
+      d->setRowVisible(field, typeTakes(frictionLaws(), l, field));
   };
   connect(law, &QComboBox::currentIndexChanged, d, show);
   show();
@@ -315,12 +319,15 @@ void ModelEditing::addFrictionDialog() {
       d->setError("axis", tr("the sliding direction cannot be zero"));
       fields = false;
     }
-    const auto mu = d->number("mu"), normal = d->number("normal_force");
+    widgets::setType(frictionLaws(), d->choice("law").toStdString(), r.law);
+    // A field the law does not take keeps the request's value (unused by that law).
+    const auto taken = [&](const char* field, double unused) {
+      return typeTakes(frictionLaws(), r.law, field) ? d->number(field) : std::optional<double>(unused);
+    };
+    const auto mu = taken("mu", r.mu), normal = taken("normal_force", r.normalForce);
     if (mu && *mu < 0.0) d->setError("mu", tr("must be 0 or more"));
     if (normal && *normal < 0.0) d->setError("normal_force", tr("must be 0 or more"));
-    widgets::setType(frictionLaws(), d->choice("law").toStdString(), r.law);
-    std::optional<double> vreg = r.regularisationVelocity;
-    if (r.law == FrictionLaw::Tanh) vreg = d->number("regularisation_velocity");
+    const std::optional<double> vreg = taken("regularisation_velocity", r.regularisationVelocity);
     if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg)
       return QString(FormDialog::kFieldError);
     r.axis = *axis;
@@ -392,12 +399,14 @@ void ModelEditing::addLoadDialog(int loadCase) {
   d->addVector("direction", tr("Direction × f(t)"), "N", Eigen::Vector3d(0.0, 0.0, -1.0));
   d->addTimeFunction("function", "–", TimeFunction::constant(1.0));
   d->addNote(tr("The load is the direction (global, its length is the magnitude) times f(t)."));
+  // The fields the load table says the type takes: a force's point, a torque's body.
   auto* type = qobject_cast<QComboBox*>(d->field("type"));
   auto show = [d, type] {
-    const bool force = type->currentText() == loadTypeName(LoadSpec::Type::Force);
-    d->setRowVisible("point", force);
-    d->setRowVisible("body", !force);
-    d->setUnit("direction", force ? "N" : "N m");
+    LoadSpec::Type t = LoadSpec::Type::Force;
+    widgets::setType(loadTypes(), type->currentText().toStdString(), t);
+    d->setRowVisible("point", typeTakes(loadTypes(), t, "point"));
+    d->setRowVisible("body", typeTakes(loadTypes(), t, "body"));
+    d->setUnit("direction", typeTakes(loadTypes(), t, "point") ? "N" : "N m");  // at a point: a force
   };
   connect(type, &QComboBox::currentIndexChanged, d, show);
   show();
@@ -413,13 +422,13 @@ void ModelEditing::addLoadDialog(int loadCase) {
       d->setError("name", tr("\"%1\" is already a load of %2").arg(q(l.name), d->choice("load_case")));
       return QString(FormDialog::kFieldError);
     }
-    const bool force = l.type == LoadSpec::Type::Force;
-    const bool missing = force ? d->missingChoice("point", tr("a point"))
-                               : d->missingChoice("body", tr("a body that is not a particle"));
+    const bool atPoint = typeTakes(loadTypes(), l.type, "point");
+    const bool missing = atPoint ? d->missingChoice("point", tr("a point"))
+                                 : d->missingChoice("body", tr("a body that is not a particle"));
     const auto direction = d->vector("direction");
     const auto f = d->timeFunction("function");
     if (missing || !direction || !f) return QString(FormDialog::kFieldError);
-    if (force)
+    if (atPoint)
       l.point = d->choice("point").toStdString();
     else
       l.body = d->choice("body").toStdString();

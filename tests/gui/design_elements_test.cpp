@@ -515,6 +515,23 @@ TEST_CASE("every type of the force element tables is offered by the add dialogs 
     CHECK(d->field("point")->isVisibleTo(d) == freePoint);
   }
   cancel(d);
+  // The Add Friction and Add Load dialogs show the rows their tables' entries take.
+  d = openDialog(b.window, "addFrictionAction", "frictionDialog");
+  for (const auto& t : mbdrom::frictionLaws()) {
+    INFO(t.name);
+    choose(d, "law", QString::fromLatin1(t.name));
+    for (const char* field : {"mu", "normal_force", "regularisation_velocity"})
+      CHECK(d->field(field)->isVisibleTo(d) == mbdrom::takesField(t.takes, field));
+  }
+  cancel(d);
+  d = openDialog(b.window, "addLoadAction", "loadDialog");
+  for (const auto& t : mbdrom::loadTypes()) {
+    INFO(t.name);
+    choose(d, "type", QString::fromLatin1(t.name));
+    CHECK(d->field("point")->isVisibleTo(d) == mbdrom::takesField(t.takes, "point"));
+    CHECK(d->field("body")->isVisibleTo(d) == mbdrom::takesField(t.takes, "body"));
+  }
+  cancel(d);
   auto* editor = b.window.propertyEditor();
   b.window.modelTree()->selectElement({mbdrom::ElementKind::Driver, 0, 0});
   CHECK(items(qobject_cast<QComboBox*>(editor->fieldWidget("type"))) == drivers);
