@@ -33,7 +33,8 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   sd_.resize(nc);
   for (Eigen::Index k = 0; k < nc; ++k)
     sd_(k) = scales.coordinateScale(dependent_[static_cast<std::size_t>(k)]);
-  A_.resize(nc, nc);
+  // No factorisation yet: NaN equals nothing, so the first factorise() computes one.
+  A_.setConstant(nc, nc, std::numeric_limits<double>::quiet_NaN());
   B_.resize(nc, n);
   X_.resize(nc, n);
   Phi_.resize(nc);
@@ -97,11 +98,16 @@ bool ChartKinematics::newton(Eigen::VectorXd& q, double t) {
 
 bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
   evalPhiQ(model_, q, t, Phi_q_);
+  // lu_ holds the factorisation of A_: where the scaled Φ_d is the same to the bit (constraints
+  // linear in the dependent coordinates: every stage), it is kept rather than computed again.
+  bool same = true;
   for (std::size_t k = 0; k < dependent_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
-    A_.col(i) = w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i);
+    const auto column = w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i);
+    same = same && (column.array() == A_.col(i).array()).all();
+    if (!same) A_.col(i) = column;
   }
-  lu_.compute(A_);
+  if (!same) lu_.compute(A_);
   const auto pivots = lu_.matrixLU().diagonal().cwiseAbs();
   factorised_ = pivots.minCoeff() > kSingular * pivots.maxCoeff();
   return factorised_;
