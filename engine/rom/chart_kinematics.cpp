@@ -36,7 +36,7 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   // No factorisation yet: NaN equals nothing, so the first factorise() computes one.
   A_.setConstant(nc, nc, std::numeric_limits<double>::quiet_NaN());
   B_.resize(nc, n);
-  X_.resize(nc, n);
+  X_.setConstant(nc, n, std::numeric_limits<double>::quiet_NaN());  // R_ not split from it yet
   Phi_.resize(nc);
   step_.resize(nc);
   rhs_.resize(nc);
@@ -107,7 +107,10 @@ bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
     same = same && (column.array() == A_.col(i).array()).all();
     if (!same) A_.col(i) = column;
   }
-  if (!same) lu_.compute(A_);
+  if (!same) {
+    lu_.compute(A_);
+    X_.setConstant(std::numeric_limits<double>::quiet_NaN());  // A⁻¹ B of another factorisation
+  }
   const auto pivots = lu_.matrixLU().diagonal().cwiseAbs();
   factorised_ = pivots.minCoeff() > kSingular * pivots.maxCoeff();
   return factorised_;
@@ -115,14 +118,23 @@ bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
 
 bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
   if (!factorise(q, t)) return false;
-  for (std::size_t j = 0; j < chart_.size(); ++j)
-    B_.col(static_cast<Eigen::Index>(j)) = w_.cwiseProduct(Phi_q_.col(chart_[j]));
-  X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
-  R_.setZero();
-  for (std::size_t j = 0; j < chart_.size(); ++j) R_(chart_[j], static_cast<Eigen::Index>(j)) = 1.0;
-  for (std::size_t k = 0; k < dependent_.size(); ++k) {
-    const auto i = static_cast<Eigen::Index>(k);
-    R_.row(dependent_[k]) = -sd_(i) * X_.row(i);
+  // X_ and R_ stay while B and the factorisation are those they were made of, to the bit (X_ is
+  // NaN once either may have changed: a new factorisation, the general way, a new chart).
+  bool same = !X_.hasNaN();
+  for (std::size_t j = 0; j < chart_.size(); ++j) {
+    const auto col = static_cast<Eigen::Index>(j);
+    const auto column = w_.cwiseProduct(Phi_q_.col(chart_[j]));
+    same = same && (column.array() == B_.col(col).array()).all();
+    if (!same) B_.col(col) = column;
+  }
+  if (!same) {
+    X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
+    R_.setZero();
+    for (std::size_t j = 0; j < chart_.size(); ++j) R_(chart_[j], static_cast<Eigen::Index>(j)) = 1.0;
+    for (std::size_t k = 0; k < dependent_.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      R_.row(dependent_[k]) = -sd_(i) * X_.row(i);
+    }
   }
   qd_.noalias() = R_ * ud;
   evalPhiQdotQd(model_, q, qd_, t, gamma_);
@@ -141,6 +153,7 @@ void ChartKinematics::general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, dou
   factorised_ = false;
   q = assemblePositions(model_, q, t, assembly_).q;
   IndependentSplit split = independentSplit(model_, q, ud, t, chart_);
+  X_.setConstant(std::numeric_limits<double>::quiet_NaN());  // R_ is not split from it any more
   R_ = std::move(split.R);
   qd_ = std::move(split.qd);
   c_ = std::move(split.c);
