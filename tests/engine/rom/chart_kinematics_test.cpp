@@ -173,3 +173,39 @@ TEST_CASE("chart kinematics of redundant constraints go the general way", "[char
   evalPhi(model, q, 0.0, Phi);
   CHECK(Phi.cwiseAbs().maxCoeff() < 1e-9);
 }
+
+TEST_CASE("chart kinematics of linear constraints keep their split, bit for bit a fresh one's",
+          "[chart_kinematics]") {
+  // A bead on a fixed line through O along (1, 2, 0): its constraints are linear, so the scaled
+  // dependent Jacobian and the split from it stay the same at every stage and are kept.
+  const Model model(parseModelSpec(
+      R"({"format": "mbdrom-model", "version": 1, "name": "inclined bead",
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [0.5, 1, 0]}],
+    "vectors": [{"name": "e", "direction": [0.4472135954999579, 0.8944271909999159, 0], "fixed": true}],
+    "bodies": [{"name": "bead", "type": "particle", "points": ["P"], "mass": 1}],
+    "joints": [{"name": "guide", "type": "point_on_line", "body1": "ground", "body2": "bead",
+                "point1": "O", "point2": "P", "axis1": "e"}],
+    "load_cases": [{"name": "free", "loads": []}]})"));
+  const int px = test::coordinateIndex(model, "P.x"), py = test::coordinateIndex(model, "P.y");
+  ChartKinematics kept(model, {px}, AssemblyOptions{});
+  Eigen::VectorXd q = model.q0();
+  for (int k = 1; k <= 12; ++k) {
+    // The chart changes once midway and back: a new chart splits afresh.
+    if (k == 5) kept.setChart({py});
+    if (k == 9) kept.setChart({px});
+    const int u = k >= 5 && k < 9 ? py : px;
+    q(u) = 0.1 * k;
+    const Eigen::VectorXd ud = Eigen::VectorXd::Constant(1, 0.2 * k);
+    Eigen::VectorXd fresh = q;
+    ChartKinematics once(model, {u}, AssemblyOptions{});
+    once.solve(fresh, ud, 0.0);
+    kept.solve(q, ud, 0.0);
+    INFO("stage " << k);
+    CHECK((q - fresh).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((kept.R() - once.R()).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((kept.qd() - once.qd()).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((kept.c() - once.c()).cwiseAbs().maxCoeff() == 0.0);
+    CHECK(q(py) == Approx(2.0 * q(px)));  // on the line
+  }
+  CHECK(kept.generalCalls() == 0);
+}
