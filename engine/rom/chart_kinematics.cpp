@@ -10,6 +10,19 @@
 
 namespace mbdrom {
 
+namespace {
+
+// Writes `column` into `target` unless it and every column before it (`same`) are equal to the
+// bit to what is there; returns whether they all still are.
+template <class Column, class Target>
+bool sameOrAssign(bool same, const Column& column, Target&& target) {
+  same = same && (column.array() == target.array()).all();
+  if (!same) target = column;
+  return same;
+}
+
+}  // namespace
+
 ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
     : model_(model), assembly_(std::move(assembly)) {
   if (!assembly_.scales) assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
@@ -103,9 +116,7 @@ bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
   bool same = true;
   for (std::size_t k = 0; k < dependent_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
-    const auto column = w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i);
-    same = same && (column.array() == A_.col(i).array()).all();
-    if (!same) A_.col(i) = column;
+    same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i), A_.col(i));
   }
   if (!same) {
     lu_.compute(A_);
@@ -121,12 +132,8 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
   // X_ and R_ stay while B and the factorisation are those they were made of, to the bit (X_ is
   // NaN once either may have changed: a new factorisation, the general way, a new chart).
   bool same = !X_.hasNaN();
-  for (std::size_t j = 0; j < chart_.size(); ++j) {
-    const auto col = static_cast<Eigen::Index>(j);
-    const auto column = w_.cwiseProduct(Phi_q_.col(chart_[j]));
-    same = same && (column.array() == B_.col(col).array()).all();
-    if (!same) B_.col(col) = column;
-  }
+  for (std::size_t j = 0; j < chart_.size(); ++j)
+    same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(chart_[j])), B_.col(static_cast<Eigen::Index>(j)));
   if (!same) {
     X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
     R_.setZero();

@@ -59,7 +59,7 @@ SimulationSummary timeFullRun(const Model& model, const RunOptions& options, Mon
   TrajectoryRecorder recorder;
   SimulationSummary summary;
   try {
-    summary = simulate(model, options, recorder, &bounded, &summary);
+    simulate(model, options, recorder, &bounded, &summary);  // the summary also when it stops
   } catch (const Cancelled&) {
     if (monitor && monitor->stopRequested()) throw;
   }
