@@ -21,10 +21,21 @@ bool sameOrAssign(bool same, const Column& column, Target&& target) {
   return same;
 }
 
+// True when every constraint row is linear in q with a factor that does not change in time: each
+// product has a constant side, and no angle driver turns its factors. Φ_q is then constant, and
+// (Φ_q q̇)_q q̇ + Φ_qt q̇ is zero.
+bool hasConstantJacobian(const Model& model) {
+  return std::all_of(model.constraints().begin(), model.constraints().end(), [](const ConstraintRow& row) {
+    return row.law != ConstraintRow::Law::Angle &&
+           std::all_of(row.products.begin(), row.products.end(),
+                       [](const ConstraintRow::Product& p) { return p.a.isConstant() || p.b.isConstant(); });
+  });
+}
+
 }  // namespace
 
 ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
-    : model_(model), assembly_(std::move(assembly)) {
+    : model_(model), assembly_(std::move(assembly)), constantJacobian_(hasConstantJacobian(model)) {
   if (!assembly_.scales) assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
   setChart(std::move(chart));
 }
@@ -55,6 +66,7 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   rhs_.resize(nc);
   lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nc);
   factorised_ = false;
+  cKept_ = false;
 }
 
 void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
@@ -110,17 +122,21 @@ bool ChartKinematics::newton(Eigen::VectorXd& q, double t) {
 }
 
 bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
-  evalPhiQ(model_, q, t, Phi_q_);
-  // lu_ holds the factorisation of A_: where the scaled Φ_d is the same to the bit (constraints
-  // linear in the dependent coordinates: every stage), it is kept rather than computed again.
-  bool same = true;
-  for (std::size_t k = 0; k < dependent_.size(); ++k) {
-    const auto i = static_cast<Eigen::Index>(k);
-    same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i), A_.col(i));
-  }
-  if (!same) {
-    lu_.compute(A_);
-    X_.setConstant(std::numeric_limits<double>::quiet_NaN());  // A⁻¹ B of another factorisation
+  // A constant Φ_q is evaluated once per chart (A_ is NaN until then).
+  if (!constantJacobian_ || A_.hasNaN()) {
+    evalPhiQ(model_, q, t, Phi_q_);
+    // lu_ holds the factorisation of A_: where the scaled Φ_d is the same to the bit (constraints
+    // linear in the dependent coordinates), it is kept rather than computed again.
+    bool same = true;
+    for (std::size_t k = 0; k < dependent_.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(dependent_[k])) * sd_(i), A_.col(i));
+    }
+    if (!same) {
+      lu_.compute(A_);
+      X_.setConstant(std::numeric_limits<double>::quiet_NaN());  // A⁻¹ B of another factorisation
+      cKept_ = false;
+    }
   }
   const auto pivots = lu_.matrixLU().diagonal().cwiseAbs();
   factorised_ = pivots.minCoeff() > kSingular * pivots.maxCoeff();
@@ -132,7 +148,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
   // X_ and R_ stay while B and the factorisation are those they were made of, to the bit (X_ is
   // NaN once either may have changed: a new factorisation, the general way, a new chart).
   bool same = !X_.hasNaN();
-  for (std::size_t j = 0; j < chart_.size(); ++j)
+  for (std::size_t j = 0; j < chart_.size() && !(same && constantJacobian_); ++j)
     same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(chart_[j])), B_.col(static_cast<Eigen::Index>(j)));
   if (!same) {
     X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
@@ -144,6 +160,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
     }
   }
   qd_.noalias() = R_ * ud;
+  if (cKept_) return true;  // γ = 0 at every state: c_ as last split
   evalPhiQdotQd(model_, q, qd_, t, gamma_);
   rhs_ = w_.cwiseProduct(gamma_);
   step_.noalias() = lu_.solve(rhs_);
@@ -152,6 +169,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
     const auto i = static_cast<Eigen::Index>(k);
     c_(dependent_[k]) = -sd_(i) * step_(i);
   }
+  cKept_ = constantJacobian_ && (gamma_.array() == 0.0).all();
   return true;
 }
 
@@ -161,6 +179,7 @@ void ChartKinematics::general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, dou
   q = assemblePositions(model_, q, t, assembly_).q;
   IndependentSplit split = independentSplit(model_, q, ud, t, chart_);
   X_.setConstant(std::numeric_limits<double>::quiet_NaN());  // R_ is not split from it any more
+  cKept_ = false;
   R_ = std::move(split.R);
   qd_ = std::move(split.qd);
   c_ = std::move(split.c);

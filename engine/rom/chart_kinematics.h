@@ -11,7 +11,9 @@
 /// from one LU factorisation of the scaled Φ_d per stage into storage of the right size (Newton's
 /// method starts from the previous stage's factorisation, a chord step), where the general
 /// assembly and a column-pivoting QR of [Φ_q; E_u] (independentSplit) factorise several times
-/// and allocate (SINDy on a 2-DOF absorber: 6.3 µs per RK4 step instead of 16.8). Where that
+/// and allocate (SINDy on a 2-DOF absorber: 6.3 µs per RK4 step instead of 16.8). Constraints
+/// linear in q (sliders, fixed bodies) have one Φ_q: it is evaluated and factorised once per
+/// chart, and R and c are kept from stage to stage. Where that
 /// is not possible — more constraint rows than dependent coordinates (redundant constraints),
 /// Φ_d near singular (the chart degenerates), Newton's method not converging from the
 /// previous stage's positions, a large model — the call goes the general way, with its
@@ -68,7 +70,11 @@ class ChartKinematics {
   std::vector<int> chart_, dependent_;
   AssemblyOptions assembly_;
   bool partitioned_ = false;  // nc = nq - n: Φ_d square
-  bool factorised_ = false;   // lu_ holds a regular Φ_d of this chart (of the last positions factorised)
+  // Every row linear in q with a constant factor: Φ_q, its factorisation, R and γ = 0 are the
+  // same at every state (a slider's or a fixed body's constraints).
+  bool constantJacobian_ = false;
+  bool cKept_ = false;       // c_ is split from γ = 0 with this factorisation
+  bool factorised_ = false;  // lu_ holds a regular Φ_d of this chart (of the last positions factorised)
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
   Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_;

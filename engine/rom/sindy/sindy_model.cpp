@@ -994,20 +994,28 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::MatrixXd& R = velocityMap();
     const Eigen::VectorXd& c = velocityPart();
     knownForce_.eval(loadCase_, q_, velocities(), t, fk_);
-    MR_.noalias() = M_ * R;  // M symmetric: Rᵀ M c = (M R)ᵀ c
-    Mr_.noalias() = R.transpose() * MR_;
+    reduceMass(R);
     rhs_.noalias() = R.transpose() * fk_;
     rhs_.noalias() -= MR_.transpose() * c;
     addIdentifiedForce(t, uu, vv);
     a = rhs_;
-    if (Mr_.size() == 1) {
+    if (Mr_.size() == 1)
       a(0) /= Mr_(0, 0);
-    } else {
-      reducedMass_.compute(Mr_);
+    else
       reducedMass_.solveInPlace(a);
-    }
     qdd_ = c;
     qdd_.noalias() += R * a;
+  }
+
+  // M R, Rᵀ M R and its factorisation for this R; kept while R is the same to the bit (M is
+  // constant: constraints linear in the dependent coordinates keep R from stage to stage).
+  void reduceMass(const Eigen::MatrixXd& R) {
+    if (R.rows() == massOf_.rows() && R.cols() == massOf_.cols() && (R.array() == massOf_.array()).all())
+      return;
+    massOf_ = R;
+    MR_.noalias() = M_ * R;  // M symmetric: Rᵀ M c = (M R)ᵀ c
+    Mr_.noalias() = R.transpose() * MR_;
+    if (Mr_.size() != 1) reducedMass_.compute(Mr_);
   }
 
   // The identified force Ξᵀθ(u, u̇) acts on the coordinates the model was identified in; in
@@ -1101,6 +1109,7 @@ class SindyStepper final : public ReducedStepper {
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
   Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_): the table's
+  Eigen::MatrixXd massOf_;                // the R of MR_, Mr_ and reducedMass_
   bool tabulated_ = false;                // the last state's R, q̇, c are the table's
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions

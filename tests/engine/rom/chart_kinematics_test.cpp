@@ -209,3 +209,44 @@ TEST_CASE("chart kinematics of linear constraints keep their split, bit for bit 
   }
   CHECK(kept.generalCalls() == 0);
 }
+
+TEST_CASE("chart kinematics of constraints linear in q match independentSplit at every state",
+          "[chart_kinematics]") {
+  // Two masses on lines through fixed points, as a two-stage vibration absorber: every row is
+  // linear in q, so Φ_q, its factorisation, R and c = 0 are evaluated once and kept; the general
+  // way (a column-pivoting QR of [Φ_q; E_u] at each state) is the independent reference.
+  const Model model(parseModelSpec(
+      R"({"format": "mbdrom-model", "version": 1, "name": "two sliders",
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
+               {"name": "G", "position": [0, 0.2, 0], "fixed": true},
+               {"name": "M", "position": [0.5, 0.1, 0]}, {"name": "B", "position": [0.9, 0.2, 0]}],
+    "vectors": [{"name": "e", "direction": [0.9805806756909202, 0.19611613513818404, 0], "fixed": true},
+                {"name": "x0", "direction": [1, 0, 0], "fixed": true}],
+    "bodies": [{"name": "main", "type": "particle", "points": ["M"], "mass": 2},
+               {"name": "absorber", "type": "particle", "points": ["B"], "mass": 0.3}],
+    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "main",
+                "point1": "O", "point2": "M", "axis1": "e"},
+               {"name": "guide", "type": "point_on_line", "body1": "ground", "body2": "absorber",
+                "point1": "G", "point2": "B", "axis1": "x0"}],
+    "load_cases": [{"name": "free", "loads": []}]})"));
+  const std::vector<int> chart = {test::coordinateIndex(model, "M.x"), test::coordinateIndex(model, "B.x")};
+  ChartKinematics kinematics(model, chart, AssemblyOptions{});
+  Eigen::VectorXd q = model.q0();
+  for (int k = 1; k <= 8; ++k) {
+    q(chart[0]) = 0.5 + 0.07 * k;
+    q(chart[1]) = 0.9 - 0.05 * k * k;
+    const Eigen::Vector2d ud(std::sin(k), 0.3 * k);
+    kinematics.solve(q, ud, 0.0);
+    const IndependentSplit split = independentSplit(model, q, ud, 0.0, chart);
+    INFO("stage " << k);
+    Eigen::VectorXd Phi;
+    evalPhi(model, q, 0.0, Phi);
+    CHECK(Phi.cwiseAbs().maxCoeff() < 1e-12);
+    CHECK(q(test::coordinateIndex(model, "M.y")) == Approx(0.2 * q(chart[0])).margin(1e-12));
+    CHECK((kinematics.R() - split.R).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK((kinematics.qd() - split.qd).cwiseAbs().maxCoeff() < 1e-12);
+    CHECK(kinematics.c().cwiseAbs().maxCoeff() == 0.0);
+    CHECK(split.c.cwiseAbs().maxCoeff() < 1e-12);
+  }
+  CHECK(kinematics.generalCalls() == 0);
+}
