@@ -33,12 +33,24 @@ std::string section(const std::string& doc, const std::string& heading) {
   return doc.substr(start, end == std::string::npos ? std::string::npos : end - start);
 }
 
-// Every type has its row in the section's table.
+// Every type has its row in the section's table, and the row's last column (its keys) names
+// every key the table entry takes ("point1 (free), component": point1 and component).
 template <typename Enum>
 void checkDocumented(const std::vector<ForceElementType<Enum>>& types, const std::string& text) {
   for (const ForceElementType<Enum>& t : types) {
     INFO(t.name);
-    CHECK_THAT(text, Catch::Contains("| `" + std::string(t.name) + "`"));
+    const std::size_t start = text.find("\n| `" + std::string(t.name) + "`");
+    REQUIRE(start != std::string::npos);
+    std::string row = text.substr(start + 1, text.find('\n', start + 1) - start - 1);
+    row.pop_back();  // the closing '|'
+    const std::string keys = row.substr(row.rfind('|') + 1);
+    std::string item;
+    std::stringstream takes(t.takes);
+    while (std::getline(takes, item, ',')) {
+      std::string key;
+      std::stringstream(item) >> key;
+      CHECK_THAT(keys, Catch::Contains(key));
+    }
   }
 }
 

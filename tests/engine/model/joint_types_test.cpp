@@ -3,17 +3,93 @@
 // there. The workbench's side is tests/gui/joint_types_gui_test.cpp.
 
 #include "engine/model/joint_types.h"
+#include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "tests/test_paths.h"
 
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace mbdrom;
+
+namespace {
+
+// The joint table of docs/model-format.md: the rows between "## Joints" and the next section.
+std::string documentedJointTable() {
+  std::ifstream in(mbdrom::test::sourcePath("/docs/model-format.md"));
+  REQUIRE(in);
+  std::stringstream doc;
+  doc << in.rdbuf();
+  const std::string format = doc.str();
+  const std::size_t section = format.find("## Joints");
+  REQUIRE(section != std::string::npos);
+  return format.substr(section, format.find("\n## ", section + 1) - section);
+}
+
+// The cells of the table's row of `name` (type, equations, needs), trimmed.
+std::vector<std::string> documentedRow(const std::string& table, const std::string& name) {
+  const std::size_t start = table.find("\n| `" + name + "` |");
+  REQUIRE(start != std::string::npos);
+  std::stringstream row(table.substr(start + 1, table.find('\n', start + 1) - start - 1));
+  std::vector<std::string> cells;
+  for (std::string cell; std::getline(row, cell, '|');) {
+    const std::size_t first = cell.find_first_not_of(' '), last = cell.find_last_not_of(' ');
+    if (first != std::string::npos) cells.push_back(cell.substr(first, last - first + 1));
+  }
+  return cells;
+}
+
+// The equations a row says its type adds: the counts in parentheses, "(2)" or "(1; ...)", plus
+// those of the type it starts from ("spherical + ...").
+int documentedEquations(const std::string& table, const std::string& name) {
+  const std::string cell = documentedRow(table, name).at(1);
+  int count = 0;
+  const std::size_t plus = cell.find(" + ");
+  if (plus != std::string::npos && cell.find('(') > plus)
+    count += documentedEquations(table, cell.substr(0, plus));
+  for (std::size_t open = cell.find('('); open != std::string::npos; open = cell.find('(', open + 1))
+    if (open + 1 < cell.size() && std::isdigit(static_cast<unsigned char>(cell[open + 1])))
+      count += std::stoi(cell.substr(open + 1));
+  return count;
+}
+
+// The equations a joint of type `t` adds between the ground and a rigid body whose entities it
+// does not share: the model's rows with the joint less those without it.
+int compiledEquations(const JointTypeInfo& t) {
+  const auto model = [](const std::string& joints) {
+    return Model(parseModelSpec(
+        R"({"format": "mbdrom-model", "version": 1, "name": "joint", "gravity": [0, 0, 0],
+      "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A1", "position": [0, 0, 0]},
+                 {"name": "A2", "position": [1, 0, 0]}],
+      "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true},
+                  {"name": "a1", "direction": [0, 0, 1]}, {"name": "a2", "direction": [0, 1, 0]}],
+      "bodies": [{"name": "A", "points": ["A1", "A2"], "vectors": ["a1", "a2"], "mass": 1, "com": [0.5, 0, 0],
+                  "inertia": [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]}],
+      "joints": [)" +
+            joints + "]}",
+        "<joint>"));
+  };
+  // Perpendicular axes for a type that keeps them so, parallel ones otherwise; a distance
+  // between two points apart (its length is the reference distance).
+  const std::string axes =
+      t.axes == 0   ? ""
+      : t.axes == 1 ? R"(, "axis1": "z0")"
+                    : std::string(R"(, "axis1": "z0", "axis2": ")") + (t.parallelAxes ? "a1" : "a2") + "\"";
+  const std::string point2 = t.length ? "A2" : "A1";
+  const std::string joint = R"({"name": "j", "type": ")" + std::string(t.name) +
+                            R"(", "body1": "ground", "body2": "A", "point1": "O", "point2": ")" + point2 +
+                            "\"" + axes + "}";
+  return model(joint).nc() - model("").nc();
+}
+
+}  // namespace
 
 TEST_CASE("the joint table holds every joint type once, in order, with what each takes") {
   const auto& types = jointTypes();
@@ -43,15 +119,7 @@ TEST_CASE("the joint table holds every joint type once, in order, with what each
 
 TEST_CASE(
     "every joint type of the table is read from a model file, written back and documented in its format") {
-  std::ifstream in(mbdrom::test::sourcePath("/docs/model-format.md"));
-  REQUIRE(in);
-  std::stringstream doc;
-  doc << in.rdbuf();
-  // The joint table of the format: the rows between "## Joints" and the next section.
-  const std::string format = doc.str();
-  const std::size_t section = format.find("## Joints");
-  REQUIRE(section != std::string::npos);
-  const std::string table = format.substr(section, format.find("\n## ", section + 1) - section);
+  const std::string table = documentedJointTable();
   for (const JointTypeInfo& t : jointTypes()) {
     INFO(t.name);
     CHECK_THAT(table, Catch::Contains("\n| `" + std::string(t.name) + "` |"));
@@ -83,4 +151,18 @@ TEST_CASE(
       "body1": "ground", "body2": "ground", "point1": "O", "point2": "O"}]})",
                      "<screw>"),
       Catch::Contains("unknown joint type \"screw\" (known: spherical, revolute"));
+}
+
+TEST_CASE("the format's joint table states what each type takes and how many equations it adds") {
+  // Its rows are checked against the joint table and the equations the model compiles, so a
+  // row that goes out of date fails here.
+  const std::string table = documentedJointTable();
+  for (const JointTypeInfo& t : jointTypes()) {
+    INFO(t.name);
+    const std::vector<std::string> row = documentedRow(table, t.name);
+    REQUIRE(row.size() == 3);
+    CHECK(row[2] == (t.axes == 0 ? "points" : t.axes == 1 ? "points, axis1" : "points, axes"));
+    CHECK(documentedEquations(table, t.name) == compiledEquations(t));
+    if (t.length) CHECK_THAT(row[1], Catch::Contains("`length`"));
+  }
 }
