@@ -22,11 +22,21 @@ bool sameOrAssign(bool same, const Column& column, Target&& target) {
 }
 
 // True when every constraint row is linear in q with a factor that does not change in time: each
-// product has a constant side, and no angle driver turns its factors. Φ_q is then constant, and
+// product has a constant side, and the row's law keeps its factors. Φ_q is then constant, and
 // (Φ_q q̇)_q q̇ + Φ_qt q̇ is zero.
 bool hasConstantJacobian(const Model& model) {
-  return std::all_of(model.constraints().begin(), model.constraints().end(), [](const ConstraintRow& row) {
-    return row.law != ConstraintRow::Law::Angle &&
+  const auto constantFactors = [](ConstraintRow::Law law) {
+    switch (law) {
+      case ConstraintRow::Law::Constant:
+      case ConstraintRow::Law::Distance:
+      case ConstraintRow::Law::Coordinate: return true;
+      case ConstraintRow::Law::Angle:  // its factors turn with the driver's angle
+        return false;
+    }
+    return false;
+  };
+  return std::all_of(model.constraints().begin(), model.constraints().end(), [&](const ConstraintRow& row) {
+    return constantFactors(row.law) &&
            std::all_of(row.products.begin(), row.products.end(),
                        [](const ConstraintRow::Product& p) { return p.a.isConstant() || p.b.isConstant(); });
   });

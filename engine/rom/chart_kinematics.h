@@ -12,8 +12,8 @@
 /// method starts from the previous stage's factorisation, a chord step), where the general
 /// assembly and a column-pivoting QR of [Φ_q; E_u] (independentSplit) factorise several times
 /// and allocate (SINDy on a 2-DOF absorber: 6.3 µs per RK4 step instead of 16.8). Constraints
-/// linear in q (sliders, fixed bodies) have one Φ_q: it is evaluated and factorised once per
-/// chart, and R and c are kept from stage to stage. Where that
+/// linear in q (particles on fixed lines and planes) have one Φ_q: it is evaluated and
+/// factorised once per chart, and R and c are kept from stage to stage. Where that
 /// is not possible — more constraint rows than dependent coordinates (redundant constraints),
 /// Φ_d near singular (the chart degenerates), Newton's method not converging from the
 /// previous stage's positions, a large model — the call goes the general way, with its
@@ -60,7 +60,7 @@ class ChartKinematics {
 
  private:
   bool newton(Eigen::VectorXd& q, double t);
-  // Factorises the scaled Φ_d at q; false when near singular.
+  // Factorises the scaled Φ_d at q (a constant one once per chart); false when near singular.
   bool factorise(const Eigen::VectorXd& q, double t);
   bool split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);
   void general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);

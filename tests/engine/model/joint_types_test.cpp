@@ -55,8 +55,11 @@ int documentedEquations(const std::string& table, const std::string& name) {
   if (plus != std::string::npos && cell.find('(') > plus)
     count += documentedEquations(table, cell.substr(0, plus));
   for (std::size_t open = cell.find('('); open != std::string::npos; open = cell.find('(', open + 1))
-    if (open + 1 < cell.size() && std::isdigit(static_cast<unsigned char>(cell[open + 1])))
-      count += std::stoi(cell.substr(open + 1));
+    if (open + 1 < cell.size() && std::isdigit(static_cast<unsigned char>(cell[open + 1]))) {
+      std::size_t digits = 0;
+      count += std::stoi(cell.substr(open + 1), &digits);
+      CHECK(std::string(");").find(cell.at(open + 1 + digits)) != std::string::npos);  // "(2)" or "(1; ...)"
+    }
   return count;
 }
 
@@ -162,7 +165,8 @@ TEST_CASE("the format's joint table states what each type takes and how many equ
     const std::vector<std::string> row = documentedRow(table, t.name);
     REQUIRE(row.size() == 3);
     CHECK(row[2] == (t.axes == 0 ? "points" : t.axes == 1 ? "points, axis1" : "points, axes"));
-    CHECK(documentedEquations(table, t.name) == compiledEquations(t));
+    const int documented = documentedEquations(table, t.name), compiled = compiledEquations(t);
+    CHECK(documented == compiled);
     if (t.length) CHECK_THAT(row[1], Catch::Contains("`length`"));
   }
 }
