@@ -131,14 +131,15 @@ EnvelopeDistance TrainingEnvelope::distance(const Eigen::VectorXd& state, const 
                                             EnvelopeDistance* loadsAndParameters) const {
   EnvelopeDistance d;
   if (loadsAndParameters) *loadsAndParameters = {};
-  auto consider = [&](int group, Eigen::Index i, double x) {
+  // A run's every output sample is judged: the group's kind is read once, not per component.
+  auto consider = [&](int group, bool isState, Eigen::Index i, double x) {
     const EnvelopeGroup& g = groups_[static_cast<std::size_t>(group)];
     if (std::isnan(x)) return;
     const double excess = std::max({g.low(i) - x, x - g.high(i), 0.0}) / g.unit(i);
     // A non-finite value (a diverging state) is as far out as it gets.
     const double dist = std::isfinite(x) ? excess : std::numeric_limits<double>::infinity();
     if (dist > d.distance) d = {dist, group, static_cast<int>(i)};
-    if (loadsAndParameters && g.name != "state" && dist > loadsAndParameters->distance)
+    if (loadsAndParameters && !isState && dist > loadsAndParameters->distance)
       *loadsAndParameters = {dist, group, static_cast<int>(i)};
   };
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
@@ -146,14 +147,14 @@ EnvelopeDistance TrainingEnvelope::distance(const Eigen::VectorXd& state, const 
     const int group = static_cast<int>(gi);
     if (g.name == "state") {
       if (state.size() != g.low.size()) continue;
-      for (Eigen::Index i = 0; i < state.size(); ++i) consider(group, i, state(i));
+      for (Eigen::Index i = 0; i < state.size(); ++i) consider(group, true, i, state(i));
     } else if (g.name == "inputs") {
       if (f_ext.size() != g.low.size()) continue;
-      for (Eigen::Index i = 0; i < f_ext.size(); ++i) consider(group, i, f_ext(i));
+      for (Eigen::Index i = 0; i < f_ext.size(); ++i) consider(group, false, i, f_ext(i));
     } else if (g.name == "parameters") {
       for (std::size_t i = 0; i < g.labels.size(); ++i) {
         const auto it = parameters.find(g.labels[i]);
-        if (it != parameters.end()) consider(group, static_cast<Eigen::Index>(i), it->second);
+        if (it != parameters.end()) consider(group, false, static_cast<Eigen::Index>(i), it->second);
       }
     }
   }
