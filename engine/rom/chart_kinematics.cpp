@@ -45,7 +45,10 @@ bool hasConstantJacobian(const Model& model) {
 }  // namespace
 
 ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
-    : model_(model), assembly_(std::move(assembly)), constantJacobian_(hasConstantJacobian(model)) {
+    : model_(model),
+      assembly_(std::move(assembly)),
+      constantJacobian_(hasConstantJacobian(model)),
+      driven_(!model.spec().drivers.empty()) {
   if (!assembly_.scales) assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
   setChart(std::move(chart));
 }
@@ -170,8 +173,19 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
     }
   }
   qd_.noalias() = R_ * ud;
+  if (driven_) {  // the drivers move the dependent coordinates too: −Φ_d⁻¹ Φ_t
+    evalPhiT(model_, q, t, gammaT_);
+    rhs_ = w_.cwiseProduct(gammaT_);
+    step_.noalias() = lu_.solve(rhs_);
+    for (std::size_t k = 0; k < dependent_.size(); ++k)
+      qd_(dependent_[k]) -= sd_(static_cast<Eigen::Index>(k)) * step_(static_cast<Eigen::Index>(k));
+  }
   if (cKept_) return true;  // γ = 0 at every state: c_ as last split
   evalPhiQdotQd(model_, q, qd_, t, gamma_);
+  if (driven_) {
+    evalPhiTdot(model_, q, qd_, t, gammaT_);
+    gamma_ += gammaT_;
+  }
   rhs_ = w_.cwiseProduct(gamma_);
   step_.noalias() = lu_.solve(rhs_);
   c_.setZero();
@@ -179,7 +193,8 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
     const auto i = static_cast<Eigen::Index>(k);
     c_(dependent_[k]) = -sd_(i) * step_(i);
   }
-  cKept_ = constantJacobian_ && (gamma_.array() == 0.0).all();
+  // A driver's γ is zero at some instants only (a sine's Φ_tt at its zeros): never kept.
+  cKept_ = constantJacobian_ && !driven_ && (gamma_.array() == 0.0).all();
   return true;
 }
 

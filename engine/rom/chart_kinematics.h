@@ -6,7 +6,8 @@
 /// of the dependent coordinates, Φ_d (square), and the chart's, Φ_u; Newton's method moves the
 /// dependent coordinates onto the constraints, and
 ///
-///     R = [I; −Φ_d⁻¹ Φ_u],   q̇ = R u̇,   c = [0; −Φ_d⁻¹ γ],   γ = (Φ_q q̇)_q q̇,
+///     R = [I; −Φ_d⁻¹ Φ_u],   q̇ = R u̇ + [0; −Φ_d⁻¹ Φ_t],   c = [0; −Φ_d⁻¹ γ],
+///     γ = (Φ_q q̇)_q q̇ + 2 Φ_qt q̇ + Φ_tt   (Φ_t and its derivatives: drivers only),
 ///
 /// from one LU factorisation of the scaled Φ_d per stage into storage of the right size (Newton's
 /// method starts from the previous stage's factorisation, a chord step), where the general
@@ -74,10 +75,11 @@ class ChartKinematics {
   // same at every state (a slider's or a fixed body's constraints).
   bool constantJacobian_ = false;
   bool cKept_ = false;       // c_ is split from γ = 0 with this factorisation
+  bool driven_ = false;      // drivers: q̇ and c take Φ_t and its time derivative
   bool factorised_ = false;  // lu_ holds a regular Φ_d of this chart (of the last positions factorised)
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
-  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_;
+  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, gammaT_, qd_, c_;
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };

@@ -256,7 +256,18 @@ IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, 
   out.R = qr.solve(E);
   out.qd = out.R * ud;
   Eigen::VectorXd gamma, b = Eigen::VectorXd::Zero(nc + n);
+  const bool driven = !model.spec().drivers.empty();
+  if (driven) {  // Φ_q q̇ = −Φ_t: the drivers move the other coordinates too
+    evalPhiT(model, q, t, gamma);
+    b.head(nc) = -gamma;
+    out.qd += qr.solve(b);
+  }
   evalPhiQdotQd(model, q, out.qd, t, gamma);
+  if (driven) {
+    Eigen::VectorXd gammaT;
+    evalPhiTdot(model, q, out.qd, t, gammaT);
+    gamma += gammaT;
+  }
   b.head(nc) = -gamma;
   out.c = qr.solve(b);
   return out;

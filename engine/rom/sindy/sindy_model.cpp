@@ -398,7 +398,11 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
                                                 std::string& coordinateNote) {
   auto rom = std::make_unique<SindyModel>();
   rom->sindySettings_ = settings;
-  rom->knownForces_ = resolvedKnownForces(settings.knownForces, runsCarryLoads(model, dataset));
+  // Drivers make the reduced forces depend on time through the driven coordinates (gravity's on a
+  // pendulum whose pivot a driver moves), which a library in (u, u̇) cannot express: the model's
+  // external forces, gravity among them, are then known as where the runs carry loads.
+  const bool externalKnown = runsCarryLoads(model, dataset) || !model.spec().drivers.empty();
+  rom->knownForces_ = resolvedKnownForces(settings.knownForces, externalKnown);
   rom->qRef_ = model.q0();
   const DatasetRun& first = dataset.runs.front();
   if (settings.coordinates.empty()) {
@@ -1498,7 +1502,8 @@ MethodInfo sindyMethod() {
       "moving coordinates when the library in those is linearly dependent on the runs), which must "
       "determine the motion all along (a crank turning through its dead points has no such coordinate: "
       "runs stop there), the runs' loads as known forces when they carry "
-      "any (known forces auto; --known none identifies the forcing as library terms), and a polynomial "
+      "any or the mechanism has drivers (known forces auto; --known none identifies the forcing as "
+      "library terms), and a polynomial "
       "library of degree 3 with sign terms, thresholded at 0.05 of each coordinate's force (a term "
       "contributing less than 5 % of the larger of its unknown and its inertial force goes; --threshold "
       "absolute: coefficients below kappa in the data's units), and at a tenth and a hundredth of that, "
