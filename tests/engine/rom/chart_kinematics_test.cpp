@@ -257,21 +257,7 @@ TEST_CASE("chart kinematics of a driven mechanism give the full model's velociti
   // A pendulum hanging from a cart whose position a driver prescribes: the chart is the bob's x,
   // the cart's coordinate is dependent and moves with time. The full model's own run is the
   // reference for q̇ and q̈ = R ü + c.
-  const Model model(parseModelSpec(
-      R"({"format": "mbdrom-model", "version": 1, "name": "pendulum on a driven cart", "gravity": [0, -9.81, 0],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
-               {"name": "C", "position": [0, 0, 0]}, {"name": "P", "position": [0.6, -0.8, 0]}],
-    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true},
-                {"name": "z0", "direction": [0, 0, 1], "fixed": true}],
-    "bodies": [{"name": "cart", "type": "particle", "points": ["C"], "mass": 2},
-               {"name": "bob", "type": "particle", "points": ["P"], "mass": 1}],
-    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "cart", "point1": "O",
-                "point2": "C", "axis1": "x0"},
-               {"name": "rod", "type": "distance", "body1": "cart", "body2": "bob", "point1": "C", "point2": "P"},
-               {"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bob", "point1": "O",
-                "point2": "P", "axis1": "z0"}],
-    "drivers": [{"name": "shake", "type": "coordinate", "point1": "C", "component": "x",
-                 "function": {"type": "sine", "amplitude": 0.3, "frequency": 1.3}}]})"));
+  const Model model = test::readOutsideMechanism("pendulum_driven_support.json");
   RunOptions o;
   o.tEnd = 1.0;
   o.outputDt = 0.125;

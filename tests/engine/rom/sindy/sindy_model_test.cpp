@@ -6,6 +6,7 @@
 #include "engine/data/dataset.h"
 
 #include "tests/engine/rom/rom_test_support.h"
+#include "tests/engine/test_files.h"
 
 #include <catch2/catch.hpp>
 #include "tests/engine/rom/sindy/sindy_test_support.h"
@@ -236,22 +237,7 @@ TEST_CASE("sindy with its defaults follows a pendulum whose pivot a driver moves
   // A pendulum hanging from a cart whose x a coordinate driver prescribes: the reduced forces
   // depend on time through the cart, so gravity is known, and the chart's velocities and
   // accelerations take the driver's (Φ_t and its derivative).
-  const Model model(parseModelSpec(
-      R"({"format": "mbdrom-model", "version": 1, "name": "pendulum on a driven cart", "gravity": [0, -9.81, 0],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
-               {"name": "C", "position": [0, 0, 0]}, {"name": "P", "position": [0.6, -0.8, 0]}],
-    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true},
-                {"name": "z0", "direction": [0, 0, 1], "fixed": true}],
-    "bodies": [{"name": "cart", "type": "particle", "points": ["C"], "mass": 2},
-               {"name": "bob", "type": "particle", "points": ["P"], "mass": 1}],
-    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "cart", "point1": "O",
-                "point2": "C", "axis1": "x0"},
-               {"name": "rod", "type": "distance", "body1": "cart", "body2": "bob", "point1": "C", "point2": "P"},
-               {"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bob", "point1": "O",
-                "point2": "P", "axis1": "z0"}],
-    "drivers": [{"name": "shake", "type": "coordinate", "point1": "C", "component": "x",
-                 "function": {"type": "sine", "amplitude": 0.3, "frequency": 1.3}}],
-    "load_cases": [{"name": "free", "loads": []}]})"));
+  const Model model = test::readOutsideMechanism("pendulum_driven_support.json");
   Dataset dataset = makeDataset(model);
   RunOptions o;
   o.loadCase = 0;
