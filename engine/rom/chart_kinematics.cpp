@@ -124,14 +124,18 @@ bool ChartKinematics::newton(Eigen::VectorXd& q, double t) {
       fresh = true;
     }
     previous = r;
-    rhs_ = w_.cwiseProduct(Phi_);
-    step_.noalias() = lu_.solve(rhs_);
-    for (std::size_t k = 0; k < dependent_.size(); ++k) {
-      const auto i = static_cast<Eigen::Index>(k);
-      q(dependent_[k]) -= sd_(i) * step_(i);
-    }
+    subtractDependent(Phi_, q);
   }
   return false;
+}
+
+void ChartKinematics::subtractDependent(const Eigen::VectorXd& v, Eigen::VectorXd& x) {
+  rhs_ = w_.cwiseProduct(v);
+  step_.noalias() = lu_.solve(rhs_);  // S_d⁻¹ Φ_d⁻¹ v, since A = W Φ_d S_d
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    x(dependent_[k]) -= sd_(i) * step_(i);
+  }
 }
 
 bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
@@ -160,9 +164,11 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
   if (!factorise(q, t)) return false;
   // X_ and R_ stay while B and the factorisation are those they were made of, to the bit (X_ is
   // NaN once either may have changed: a new factorisation, the general way, a new chart).
+  // A constant Φ_u is the one X_ was made of.
   bool same = !X_.hasNaN();
-  for (std::size_t j = 0; j < chart_.size() && !(same && constantJacobian_); ++j)
-    same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(chart_[j])), B_.col(static_cast<Eigen::Index>(j)));
+  if (!(same && constantJacobian_))
+    for (std::size_t j = 0; j < chart_.size(); ++j)
+      same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(chart_[j])), B_.col(static_cast<Eigen::Index>(j)));
   if (!same) {
     X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
     R_.setZero();
@@ -174,25 +180,17 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
   }
   qd_.noalias() = R_ * ud;
   if (driven_) {  // the drivers move the dependent coordinates too: −Φ_d⁻¹ Φ_t
-    evalPhiT(model_, q, t, gammaT_);
-    rhs_ = w_.cwiseProduct(gammaT_);
-    step_.noalias() = lu_.solve(rhs_);
-    for (std::size_t k = 0; k < dependent_.size(); ++k)
-      qd_(dependent_[k]) -= sd_(static_cast<Eigen::Index>(k)) * step_(static_cast<Eigen::Index>(k));
+    evalPhiT(model_, q, t, driverTerm_);
+    subtractDependent(driverTerm_, qd_);
   }
   if (cKept_) return true;  // γ = 0 at every state: c_ as last split
   evalPhiQdotQd(model_, q, qd_, t, gamma_);
   if (driven_) {
-    evalPhiTdot(model_, q, qd_, t, gammaT_);
-    gamma_ += gammaT_;
+    evalPhiTdot(model_, q, qd_, t, driverTerm_);
+    gamma_ += driverTerm_;
   }
-  rhs_ = w_.cwiseProduct(gamma_);
-  step_.noalias() = lu_.solve(rhs_);
   c_.setZero();
-  for (std::size_t k = 0; k < dependent_.size(); ++k) {
-    const auto i = static_cast<Eigen::Index>(k);
-    c_(dependent_[k]) = -sd_(i) * step_(i);
-  }
+  subtractDependent(gamma_, c_);
   // A driver's γ is zero at some instants only (a sine's Φ_tt at its zeros): never kept.
   cKept_ = constantJacobian_ && !driven_ && (gamma_.array() == 0.0).all();
   return true;

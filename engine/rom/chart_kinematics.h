@@ -64,6 +64,8 @@ class ChartKinematics {
   // Factorises the scaled Φ_d at q (a constant one once per chart); false when near singular.
   bool factorise(const Eigen::VectorXd& q, double t);
   bool split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);
+  // x(dependent) −= Φ_d⁻¹ v (v size nc) from the factorisation held.
+  void subtractDependent(const Eigen::VectorXd& v, Eigen::VectorXd& x);
   void general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);
   double scaledResidual() const;
 
@@ -79,7 +81,8 @@ class ChartKinematics {
   bool factorised_ = false;  // lu_ holds a regular Φ_d of this chart (of the last positions factorised)
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
-  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, gammaT_, qd_, c_;
+  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_;
+  Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
 };

@@ -258,8 +258,9 @@ IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, 
   Eigen::VectorXd gamma, b = Eigen::VectorXd::Zero(nc + n);
   const bool driven = !model.spec().drivers.empty();
   if (driven) {  // Φ_q q̇ = −Φ_t: the drivers move the other coordinates too
-    evalPhiT(model, q, t, gamma);
-    b.head(nc) = -gamma;
+    Eigen::VectorXd Phi_t;
+    evalPhiT(model, q, t, Phi_t);
+    b.head(nc) = -Phi_t;
     out.qd += qr.solve(b);
   }
   evalPhiQdotQd(model, q, out.qd, t, gamma);

@@ -238,20 +238,12 @@ TEST_CASE("sindy with its defaults follows a pendulum whose pivot a driver moves
   // depend on time through the cart, so gravity is known, and the chart's velocities and
   // accelerations take the driver's (Φ_t and its derivative).
   const Model model = test::readOutsideMechanism("pendulum_driven_support.json");
-  Dataset dataset = makeDataset(model);
-  RunOptions o;
-  o.loadCase = 0;
-  o.tEnd = 6.0;
-  o.outputDt = 0.005;
-  TrajectoryRecorder recorder;
-  simulate(model, o, recorder);
-  addRun(dataset, runFromSamples(recorder.samples(), "free", "free"));
   const std::string csv = tempPath("sindy_driven_cart.csv");
-  fullRun(model, "free", 6.0, csv, 0.005);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(fullRun(model, "free", 6.0, csv), "free", "free"));
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, OJson::object(), monitor, &model);
-  const TrajectoryTable reduced =
-      romRun(*rom, model, "free", 6.0, tempPath("sindy_driven_cart_rom.csv"), 0.005);
+  const TrajectoryTable reduced = romRun(*rom, model, "free", 6.0, tempPath("sindy_driven_cart_rom.csv"));
   const double e = relativeError(csv, reduced, "P");
   INFO(dynamic_cast<const SindyModel&>(*rom).equations() << "relative RMSE of P over 6 s: " << e);
   CHECK(e < 0.02);
