@@ -338,28 +338,30 @@ void NodeDynamics::step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q,
 }
 
 void NodeDynamics::stepAtStates(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q,
-                                Eigen::VectorXd& qd, const NodeStateInput& input) const {
+                                Eigen::VectorXd& qd, const NodeStateInput& input,
+                                const Eigen::VectorXd* firstStage) const {
   // The same arithmetic as step(), with the input of each stage at that stage's state.
   auto a = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& vs, double t) -> Eigen::VectorXd {
     Eigen::MatrixXd U(m_, 1);
     if (m_ > 0) U.col(0) = input(t, qs, vs);
     return stage(qs, vs, U, nullptr).col(0);
   };
+  auto first = [&]() -> Eigen::VectorXd { return firstStage ? *firstStage : a(q, qd, t0); };
   switch (integrator) {
     case NodeIntegrator::Euler: {
-      const Eigen::VectorXd a1 = a(q, qd, t0);
+      const Eigen::VectorXd a1 = first();
       q += h * qd;
       qd += h * a1;
       return;
     }
     case NodeIntegrator::SymplecticEuler: {
-      const Eigen::VectorXd a1 = a(q, qd, t0);
+      const Eigen::VectorXd a1 = first();
       qd += h * a1;
       q += h * qd;
       return;
     }
     case NodeIntegrator::Rk4: {
-      const Eigen::VectorXd a1 = a(q, qd, t0);
+      const Eigen::VectorXd a1 = first();
       const Eigen::VectorXd v2 = qd + 0.5 * h * a1;
       const Eigen::VectorXd a2 = a(q + 0.5 * h * qd, v2, t0 + 0.5 * h);
       const Eigen::VectorXd v3 = qd + 0.5 * h * a2;

@@ -73,9 +73,11 @@ class NodeDynamics {
             const Eigen::MatrixXd& U0, const Eigen::MatrixXd& Uh, const Eigen::MatrixXd& U1,
             Tape* tape = nullptr) const;
   /// One step of size h [s] of the single state (q, qd) (size n) from t0 [s], with
-  /// the input evaluated at each stage's time and state (none when m = 0).
+  /// the input evaluated at each stage's time and state (none when m = 0). `firstStage`:
+  /// the accelerations at (t0, q, qd) when the caller has them (size n), used as the
+  /// first stage's; the input is then not evaluated there.
   void stepAtStates(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q, Eigen::VectorXd& qd,
-                    const NodeStateInput& input) const;
+                    const NodeStateInput& input, const Eigen::VectorXd* firstStage = nullptr) const;
   /// Backward pass of the taped step: gQ, gQd hold dL/d(state after the step) and
   /// become dL/d(state before); dL/dθ is added to grad (size parameterCount()).
   void stepBackward(NodeIntegrator integrator, double h, Tape& tape, Eigen::MatrixXd& gQ,

@@ -545,7 +545,13 @@ class NodeStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
-    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_);
+    // A sample made at this state computed the first stage already, unless the input there
+    // changed since (an importer's inputs, held from t0 on); the check takes the first stage's
+    // call of the input, so the input is called as often, in the same order, as without it.
+    const bool sampled = sampledAt_ == t0 && inputUnchanged(t0);
+    sampledAt_ = std::numeric_limits<double>::quiet_NaN();
+    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_,
+                                sampled ? &sampledA_ : nullptr);
     if (!finite()) throw reducedRunDiverged(rom_.method(), step, t);
     project(t);
   }
@@ -573,7 +579,10 @@ class NodeStepper final : public ReducedStepper {
     const int m = rom_.dynamics_.inputs();
     Eigen::MatrixXd U(m, 1);
     if (m > 0) U.col(0) = input_(t, x_, v_);
-    const Eigen::VectorXd a = rom_.dynamics_.accelerations(x_, v_, U).col(0);
+    sampledA_ = rom_.dynamics_.accelerations(x_, v_, U).col(0);
+    sampledU_ = U.col(0);
+    sampledAt_ = t;
+    const Eigen::VectorXd& a = sampledA_;
     if (rom_.latent_) {
       Eigen::MatrixXd J;
       Eigen::VectorXd d2;
@@ -599,6 +608,13 @@ class NodeStepper final : public ReducedStepper {
     qdd_ = R * a + c;
   }
 
+  // True when the input at the state (x_, v_) and t is the one the last sample took.
+  bool inputUnchanged(double t) const {
+    if (rom_.dynamics_.inputs() == 0) return true;
+    const Eigen::VectorXd u = input_(t, x_, v_);
+    return u.size() == sampledU_.size() && (u.array() == sampledU_.array()).all();
+  }
+
   void project(double t) {
     if (!constraint_.active()) return;
     maxDrift_ = std::max(maxDrift_, projectOntoConstraints(constraint_, t, x_, v_));
@@ -614,6 +630,9 @@ class NodeStepper final : public ReducedStepper {
   std::unique_ptr<NaturalPositions> stagePositions_, outputPositions_;
   NodeStateInput input_;
   Eigen::VectorXd x_, v_, q_, qd_, qdd_;
+  // The accelerations and input of the state sampled at sampledAt_ [s]; NaN: not since a step.
+  Eigen::VectorXd sampledA_, sampledU_;
+  double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
   double maxDrift_ = 0.0, maxResidual_ = 0.0;
 };
 
