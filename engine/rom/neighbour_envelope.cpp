@@ -61,6 +61,37 @@ std::vector<Eigen::Index> thinned(const Eigen::MatrixXd& x, double r) {
   return kept;
 }
 
+// The distance to a kept sample nearer than r, the first one met walking out from `start` (x's
+// place in the samples' order by their first feature), that sample's index in `found`; -1 when
+// no sample is that near. Enough to show that x sets no new largest distance, mostly after a few
+// samples, where the nearest one needs a walk over most of them.
+double firstWithin(const Eigen::MatrixXd& samples, Eigen::Index start, const Eigen::VectorXd& x, double r,
+                   int& found) {
+  if (!x.allFinite()) return -1.0;
+  const Eigen::Index n = samples.rows(), K = samples.cols();
+  const double r2 = r * r;
+  const double* s = samples.data();
+  // The distance to sample k when it is nearer than r (at most r after rounding), else -1.
+  const auto within = [&](Eigen::Index k) {
+    const double* c = s + k * n;
+    double sum = 0.0;
+    for (Eigen::Index i = 0; i < n && sum < r2; ++i) sum += (c[i] - x(i)) * (c[i] - x(i));
+    if (sum >= r2) return -1.0;
+    found = static_cast<int>(k);
+    return std::min(std::sqrt(sum), r);
+  };
+  for (Eigen::Index lo = start - 1, hi = start; lo >= 0 || hi < K; --lo, ++hi) {
+    const bool below = lo >= 0 && (x(0) - s[lo * n]) * (x(0) - s[lo * n]) < r2;
+    const bool above = hi < K && (s[hi * n] - x(0)) * (s[hi * n] - x(0)) < r2;
+    if (!below && !above) break;
+    if (const double d = below ? within(lo) : -1.0; d >= 0.0) return d;
+    if (const double d = above ? within(hi) : -1.0; d >= 0.0) return d;
+    if (!below) lo = -1;
+    if (!above) hi = K;
+  }
+  return -1.0;
+}
+
 }  // namespace
 
 NeighbourEnvelope NeighbourEnvelope::fromDataset(const Dataset& dataset, bool loads) {
@@ -260,14 +291,17 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
     const double bound =
         searched_ ? searchedDistance_ + (x_ - searchedX_).norm() : std::numeric_limits<double>::infinity();
     // Else the sample found nearest last time is often still near enough: its distance
-    // bounds the nearest one's in a pass over the features instead of a search.
+    // bounds the nearest one's in a pass over the features instead of a search; else any
+    // sample nearer than the largest does, and a walk finds one sooner than the nearest.
     const double nearLast = bound <= largest_ || hint_ < 0 || hint_ >= e.samples_.cols()
                                 ? bound
                                 : (e.samples_.col(hint_) - x_).norm();
+    double within = -1.0;
     if (bound <= largest_) {
       d = bound;
-    } else if (nearLast <= largest_) {
-      d = nearLast;
+    } else if (nearLast <= largest_ ||
+               (within = firstWithin(e.samples_, e.firstAtLeast(x_(0)), x_, largest_, hint_)) >= 0.0) {
+      d = within >= 0.0 ? within : nearLast;
       searchedX_ = x_;
       searchedDistance_ = d;
       searched_ = true;

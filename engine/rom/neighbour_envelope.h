@@ -109,7 +109,7 @@ class NeighbourEnvelope {
             const Eigen::VectorXd& rates, Eigen::VectorXd& x) const;
   /// The training means on the principal directions (after the bases are set).
   void project();
-  /// Sorts the kept samples by their first feature (distance() walks that order).
+  /// Sorts the kept samples by their first feature (distance() walks in that order).
   void sortSamples();
   /// The first kept sample whose first feature is at least `key` (cols() when none).
   Eigen::Index firstAtLeast(double key) const;

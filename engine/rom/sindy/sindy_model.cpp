@@ -998,28 +998,47 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::MatrixXd& R = velocityMap();
     const Eigen::VectorXd& c = velocityPart();
     knownForce_.eval(loadCase_, q_, velocities(), t, fk_);
-    reduceMass(R);
-    rhs_.noalias() = R.transpose() * fk_;
-    rhs_.noalias() -= MR_.transpose() * c;
+    const bool massKept = reduceMass(R);
+    // Coefficient-wise products: these matrices are a few coordinates wide.
+    rhs_.noalias() = R.transpose().lazyProduct(fk_);
+    rhs_.noalias() -= MR_.transpose().lazyProduct(c);
     addIdentifiedForce(t, uu, vv);
     a = rhs_;
-    if (Mr_.size() == 1)
+    if (Mr_.size() == 1) {
       a(0) /= Mr_(0, 0);
-    else
+    } else if (massKept) {
+      // The same reduced mass a second time: its inverse, once, for a product per stage.
+      if (MrInverse_.rows() != Mr_.rows()) invertReducedMass();
+      a.noalias() = MrInverse_.lazyProduct(rhs_);
+    } else {
       reducedMass_.solveInPlace(a);
+    }
     qdd_ = c;
-    qdd_.noalias() += R * a;
+    qdd_.noalias() += R.lazyProduct(a);
   }
 
   // M R, Rᵀ M R and its factorisation for this R; kept while R is the same to the bit (M is
   // constant: constraints linear in the dependent coordinates keep R from stage to stage).
-  void reduceMass(const Eigen::MatrixXd& R) {
+  // True when R was the last one's.
+  bool reduceMass(const Eigen::MatrixXd& R) {
     if (R.rows() == massOf_.rows() && R.cols() == massOf_.cols() && (R.array() == massOf_.array()).all())
-      return;
+      return true;
     massOf_ = R;
     MR_.noalias() = M_ * R;  // M symmetric: Rᵀ M c = (M R)ᵀ c
     Mr_.noalias() = R.transpose() * MR_;
     if (Mr_.size() != 1) reducedMass_.compute(Mr_);
+    MrInverse_.resize(0, 0);
+    return false;
+  }
+
+  void invertReducedMass() {
+    const Eigen::Index n = Mr_.rows();
+    MrInverse_.setIdentity(n, n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      column_ = MrInverse_.col(j);
+      reducedMass_.solveInPlace(column_);
+      MrInverse_.col(j) = column_;
+    }
   }
 
   // The identified force Ξᵀθ(u, u̇) acts on the coordinates the model was identified in; in
@@ -1047,11 +1066,16 @@ class SindyStepper final : public ReducedStepper {
       if (frictionChannelOf_[j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[j]);
       lambda_(static_cast<Eigen::Index>(j)) = evalSindyTerm(terms_[j], u, ud, t, cols_);
     }
-    if (own) {
-      rhs_.noalias() += rom_.result_.Xi.transpose() * lambda_;
-      return;
+    // Ξᵀλ over the terms with a coefficient (the other rows of Ξ are zero): a few products,
+    // where a matrix-vector product of Eigen's costs more in its dispatch.
+    const Eigen::MatrixXd& Xi = rom_.result_.Xi;
+    if (!own) force_.setZero(Xi.cols());
+    Eigen::VectorXd& f = own ? rhs_ : force_;
+    for (const std::size_t j : active_) {
+      const double l = lambda_(static_cast<Eigen::Index>(j));
+      for (Eigen::Index i = 0; i < Xi.cols(); ++i) f(i) += Xi(static_cast<Eigen::Index>(j), i) * l;
     }
-    force_.noalias() = rom_.result_.Xi.transpose() * lambda_;
+    if (own) return;
     for (std::size_t i = 0; i < independent.size(); ++i)
       rhs_.noalias() += velocityMap().row(independent[i]).transpose() * force_(static_cast<Eigen::Index>(i));
   }
@@ -1112,8 +1136,10 @@ class SindyStepper final : public ReducedStepper {
   std::optional<ChartKinematics> kinematics_;  // of chart_
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
-  Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_): the table's
-  Eigen::MatrixXd massOf_;                // the R of MR_, Mr_ and reducedMass_
+  Eigen::MatrixXd R_, MR_, Mr_;  // R_ (with qd_, c_): the table's
+  Eigen::MatrixXd massOf_;       // the R of MR_, Mr_ and reducedMass_
+  Eigen::MatrixXd MrInverse_;    // of Mr_ once it was used twice (0 x 0: not yet)
+  Eigen::VectorXd column_;
   bool tabulated_ = false;                // the last state's R, q̇, c are the table's
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
