@@ -111,11 +111,11 @@ class ReducedSample {
 };
 
 /// The velocity map of a mechanism in independent coordinates u (indices `independent`
-/// into q): q̇ = R u̇ and q̈ = R ü + c.
+/// into q): q̇ = R u̇ − Φ_d⁻¹Φ_t (the drivers' part; none without drivers) and q̈ = R ü + c.
 struct IndependentSplit {
   Eigen::MatrixXd R;   ///< nq x n: Φ_q R = 0, the rows of `independent` the identity
-  Eigen::VectorXd qd;  ///< size nq: R u̇ [m/s, 1/s]
-  Eigen::VectorXd c;   ///< size nq [m/s^2, 1/s^2]: Φ_q c = −(Φ_q q̇)_q q̇, zero on u
+  Eigen::VectorXd qd;  ///< size nq: R u̇ − Φ_d⁻¹Φ_t [m/s, 1/s], Φ_d the dependent columns
+  Eigen::VectorXd c;   ///< size nq [m/s^2, 1/s^2]: Φ_q c = γ (−(Φ_q q̇)_q q̇ undriven), zero on u
 };
 
 /// R, q̇ and c at q (size nq), u̇ (size n, the independent velocities), t [s] from one
