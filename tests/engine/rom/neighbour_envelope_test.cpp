@@ -110,6 +110,7 @@ TEST_CASE("the tracker along a run finds the largest distance and its time as a 
     if (k == 0) continue;
     const double exact = e.distance(jointFeaturesAt(e, other, k), hint);
     CHECK(tracked >= exact - 1e-12);  // the distance, or a bound above it below the largest so far
+    if (tracked > exact + 1e-12) CHECK(tracked <= largest + 1e-12);
     bounded += tracked > exact + 1e-12 ? 1 : 0;
     if (exact > largest) {
       largest = exact;
