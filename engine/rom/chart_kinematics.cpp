@@ -21,6 +21,26 @@ bool sameOrAssign(bool same, const Column& column, Target&& target) {
   return same;
 }
 
+// x = A⁻¹ b (a column each) from A's partial-pivoting LU (P A = L U) by substitution, in the
+// order of Eigen's triangular solves for up to 8 unknowns: for the few dependent coordinates of
+// a chart these loops cost a fraction of the general solve's dispatch.
+template <class Rhs, class Out>
+void luSolve(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const Rhs& b, Out& x) {
+  const Eigen::MatrixXd& LU = lu.matrixLU();
+  const auto& p = lu.permutationP().indices();
+  const Eigen::Index n = LU.rows();
+  x.resize(n, b.cols());
+  for (Eigen::Index c = 0; c < b.cols(); ++c) {
+    for (Eigen::Index i = 0; i < n; ++i) x(p(i), c) = b(i, c);
+    for (Eigen::Index j = 0; j < n; ++j)  // L unit lower
+      for (Eigen::Index i = j + 1; i < n; ++i) x(i, c) -= x(j, c) * LU(i, j);
+    for (Eigen::Index j = n - 1; j >= 0; --j) {  // U upper
+      x(j, c) /= LU(j, j);
+      for (Eigen::Index i = 0; i < j; ++i) x(i, c) -= x(j, c) * LU(i, j);
+    }
+  }
+}
+
 // True when every constraint row is linear in q with a factor that does not change in time: each
 // product has a constant side, and the row's law keeps its factors. Φ_q is then constant, and
 // (Φ_q q̇)_q q̇ + Φ_qt q̇ is zero.
@@ -131,7 +151,7 @@ bool ChartKinematics::newton(Eigen::VectorXd& q, double t) {
 
 void ChartKinematics::subtractDependent(const Eigen::VectorXd& v, Eigen::VectorXd& x) {
   rhs_ = w_.cwiseProduct(v);
-  step_.noalias() = lu_.solve(rhs_);  // S_d⁻¹ Φ_d⁻¹ v, since A = W Φ_d S_d
+  luSolve(lu_, rhs_, step_);  // S_d⁻¹ Φ_d⁻¹ v, since A = W Φ_d S_d
   for (std::size_t k = 0; k < dependent_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
     x(dependent_[k]) -= sd_(i) * step_(i);
@@ -170,7 +190,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
     for (std::size_t j = 0; j < chart_.size(); ++j)
       same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(chart_[j])), B_.col(static_cast<Eigen::Index>(j)));
   if (!same) {
-    X_.noalias() = lu_.solve(B_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
+    luSolve(lu_, B_, X_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
     R_.setZero();
     for (std::size_t j = 0; j < chart_.size(); ++j) R_(chart_[j], static_cast<Eigen::Index>(j)) = 1.0;
     for (std::size_t k = 0; k < dependent_.size(); ++k) {
