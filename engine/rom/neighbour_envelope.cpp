@@ -76,7 +76,7 @@ double firstWithin(const Eigen::MatrixXd& samples, Eigen::Index start, const Eig
     const double* c = s + k * n;
     double sum = 0.0;
     for (Eigen::Index i = 0; i < n && sum < r2; ++i) sum += (c[i] - x(i)) * (c[i] - x(i));
-    if (sum >= r2) return -1.0;
+    if (!(sum < r2)) return -1.0;  // a NaN feature is no witness
     found = static_cast<int>(k);
     return std::min(std::sqrt(sum), r);
   };

@@ -545,13 +545,10 @@ class NodeStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
-    // A sample made at this state computed the first stage already, unless the input there
-    // changed since (an importer's inputs, held from t0 on); the check takes the first stage's
-    // call of the input, so the input is called as often, in the same order, as without it.
-    const bool sampled = sampledAt_ == t0 && inputUnchanged(t0);
+    // A sample made at this state computed the first stage already.
+    const Eigen::VectorXd* first = sampledAt_ == t0 ? firstStageAt(t0) : nullptr;
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
-    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_,
-                                sampled ? &sampledA_ : nullptr);
+    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_, first);
     if (!finite()) throw reducedRunDiverged(rom_.method(), step, t);
     project(t);
   }
@@ -609,10 +606,18 @@ class NodeStepper final : public ReducedStepper {
   }
 
   // True when the input at the state (x_, v_) and t is the one the last sample took.
-  bool inputUnchanged(double t) const {
-    if (rom_.dynamics_.inputs() == 0) return true;
+  // The first stage's accelerations at the sample's state and time t: the sample's, unless the
+  // input there changed since (an importer's inputs, held from t on), then from the input as it
+  // is now. The input is called once here in place of the first stage's call: as often, in the
+  // same order, as a step that computes every stage.
+  const Eigen::VectorXd* firstStageAt(double t) {
+    if (rom_.dynamics_.inputs() == 0) return &sampledA_;
     const Eigen::VectorXd u = input_(t, x_, v_);
-    return u.size() == sampledU_.size() && (u.array() == sampledU_.array()).all();
+    if (u.size() != sampledU_.size() || (u.array() != sampledU_.array()).any()) {
+      sampledA_ = rom_.dynamics_.accelerations(x_, v_, u).col(0);
+      sampledU_ = u;
+    }
+    return &sampledA_;
   }
 
   void project(double t) {
