@@ -61,35 +61,44 @@ std::vector<Eigen::Index> thinned(const Eigen::MatrixXd& x, double r) {
   return kept;
 }
 
-// The distance to a kept sample nearer than r, the first one met walking out from `start` (x's
-// place in the samples' order by their first feature), that sample's index in `found`; -1 when
-// no sample is that near. Enough to show that x sets no new largest distance, mostly after a few
-// samples, where the nearest one needs a walk over most of them.
-double firstWithin(const Eigen::MatrixXd& samples, Eigen::Index start, const Eigen::VectorXd& x, double r,
-                   int& found) {
-  if (!x.allFinite()) return -1.0;
+// Walks the kept samples (sorted by their first feature) out from `start`, x's place in that
+// order, on each side while the first feature alone is nearer than √best2: a sample nearer than
+// that lowers best2 (a squared distance) and becomes `found`; with `firstOnly` the walk ends at
+// the first such sample. True when one was found.
+bool walkNearer(const Eigen::MatrixXd& samples, Eigen::Index start, const Eigen::VectorXd& x, double& best2,
+                int& found, bool firstOnly) {
   const Eigen::Index n = samples.rows(), K = samples.cols();
-  const double r2 = r * r;
   const double* s = samples.data();
-  // The distance to sample k when it is nearer than r (at most r after rounding), else -1.
-  const auto within = [&](Eigen::Index k) {
+  bool any = false;
+  const auto nearer = [&](Eigen::Index k) {
     const double* c = s + k * n;
     double sum = 0.0;
-    for (Eigen::Index i = 0; i < n && sum < r2; ++i) sum += (c[i] - x(i)) * (c[i] - x(i));
-    if (!(sum < r2)) return -1.0;  // a NaN feature is no witness
+    for (Eigen::Index i = 0; i < n && sum < best2; ++i) sum += (c[i] - x(i)) * (c[i] - x(i));
+    if (!(sum < best2)) return false;  // farther, or a NaN feature
+    best2 = sum;
     found = static_cast<int>(k);
-    return std::min(std::sqrt(sum), r);
+    any = true;
+    return true;
   };
-  for (Eigen::Index lo = start - 1, hi = start; lo >= 0 || hi < K; --lo, ++hi) {
-    const bool below = lo >= 0 && (x(0) - s[lo * n]) * (x(0) - s[lo * n]) < r2;
-    const bool above = hi < K && (s[hi * n] - x(0)) * (s[hi * n] - x(0)) < r2;
-    if (!below && !above) break;
-    if (const double d = below ? within(lo) : -1.0; d >= 0.0) return d;
-    if (const double d = above ? within(hi) : -1.0; d >= 0.0) return d;
-    if (!below) lo = -1;
-    if (!above) hi = K;
+  const auto gap2 = [&](Eigen::Index k) { return (s[k * n] - x(0)) * (s[k * n] - x(0)); };
+  bool down = true, up = true;
+  for (Eigen::Index lo = start - 1, hi = start; down || up; --lo, ++hi) {
+    down = down && lo >= 0 && gap2(lo) < best2;
+    if (down && nearer(lo) && firstOnly) return true;
+    up = up && hi < K && gap2(hi) < best2;
+    if (up && nearer(hi) && firstOnly) return true;
   }
-  return -1.0;
+  return any;
+}
+
+// The distance to some kept sample nearer than r, the first one the walk meets, its index in
+// `found`; -1 when none is that near. Enough to show that x sets no new largest distance, mostly
+// after a few samples, where the nearest one needs a walk over most of them.
+double firstWithin(const Eigen::MatrixXd& samples, Eigen::Index start, const Eigen::VectorXd& x, double r,
+                   int& found) {
+  double best2 = r * r;
+  if (!x.allFinite() || !walkNearer(samples, start, x, best2, found, true)) return -1.0;
+  return std::min(std::sqrt(best2), r);  // at most r after rounding
 }
 
 }  // namespace
@@ -193,35 +202,13 @@ void NeighbourEnvelope::project() {
 }
 
 double NeighbourEnvelope::distance(const Eigen::VectorXd& x, int& hint) const {
-  const Eigen::Index K = samples_.cols(), n = samples_.rows();
+  const Eigen::Index K = samples_.cols();
   if (K == 0) return 0.0;
   if (!x.allFinite()) return std::numeric_limits<double>::infinity();
   if (hint < 0 || hint >= K) hint = 0;
-  double best = (samples_.col(hint) - x).squaredNorm();
-  const double* s = samples_.data();
-  // The samples are sorted by their first feature: walk out from x's place in that order
-  // and stop on each side once the first feature alone is farther than the best so far.
-  auto visit = [&](Eigen::Index k) {
-    const double* c = s + k * n;
-    double sum = 0.0;
-    for (Eigen::Index i = 0; i < n && sum < best; ++i) sum += (c[i] - x(i)) * (c[i] - x(i));
-    if (sum < best) {
-      best = sum;
-      hint = static_cast<int>(k);
-    }
-  };
-  Eigen::Index lo = firstAtLeast(x(0)), hi = lo;
-  for (--lo; lo >= 0; --lo) {
-    const double d0 = x(0) - s[lo * n];
-    if (d0 * d0 >= best) break;
-    visit(lo);
-  }
-  for (; hi < K; ++hi) {
-    const double d0 = s[hi * n] - x(0);
-    if (d0 * d0 >= best) break;
-    visit(hi);
-  }
-  return std::sqrt(best);
+  double best2 = (samples_.col(hint) - x).squaredNorm();
+  walkNearer(samples_, firstAtLeast(x(0)), x, best2, hint, false);
+  return std::sqrt(best2);
 }
 
 Eigen::Index NeighbourEnvelope::firstAtLeast(double key) const {

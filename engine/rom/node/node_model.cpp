@@ -605,7 +605,6 @@ class NodeStepper final : public ReducedStepper {
     qdd_ = R * a + c;
   }
 
-  // True when the input at the state (x_, v_) and t is the one the last sample took.
   // The first stage's accelerations at the sample's state and time t: the sample's, unless the
   // input there changed since (an importer's inputs, held from t on), then from the input as it
   // is now. The input is called once here in place of the first stage's call: as often, in the

@@ -1008,7 +1008,8 @@ class SindyStepper final : public ReducedStepper {
       a(0) /= Mr_(0, 0);
     } else if (massKept) {
       // The same reduced mass a second time: its inverse, once, for a product per stage.
-      if (MrInverse_.rows() != Mr_.rows()) invertReducedMass();
+      if (MrInverse_.rows() != Mr_.rows())
+        MrInverse_ = reducedMass_.solve(Eigen::MatrixXd(Eigen::MatrixXd::Identity(Mr_.rows(), Mr_.cols())));
       a.noalias() = MrInverse_.lazyProduct(rhs_);
     } else {
       reducedMass_.solveInPlace(a);
@@ -1029,16 +1030,6 @@ class SindyStepper final : public ReducedStepper {
     if (Mr_.size() != 1) reducedMass_.compute(Mr_);
     MrInverse_.resize(0, 0);
     return false;
-  }
-
-  void invertReducedMass() {
-    const Eigen::Index n = Mr_.rows();
-    MrInverse_.setIdentity(n, n);
-    for (Eigen::Index j = 0; j < n; ++j) {
-      column_ = MrInverse_.col(j);
-      reducedMass_.solveInPlace(column_);
-      MrInverse_.col(j) = column_;
-    }
   }
 
   // The identified force Ξᵀθ(u, u̇) acts on the coordinates the model was identified in; in
@@ -1136,10 +1127,9 @@ class SindyStepper final : public ReducedStepper {
   std::optional<ChartKinematics> kinematics_;  // of chart_
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
-  Eigen::MatrixXd R_, MR_, Mr_;  // R_ (with qd_, c_): the table's
-  Eigen::MatrixXd massOf_;       // the R of MR_, Mr_ and reducedMass_
-  Eigen::MatrixXd MrInverse_;    // of Mr_ once it was used twice (0 x 0: not yet)
-  Eigen::VectorXd column_;
+  Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_): the table's
+  Eigen::MatrixXd massOf_;                // the R of MR_, Mr_ and reducedMass_
+  Eigen::MatrixXd MrInverse_;             // of Mr_ once it was used twice (0 x 0: not yet)
   bool tabulated_ = false;                // the last state's R, q̇, c are the table's
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions

@@ -11,6 +11,7 @@
 #include "engine/model/model.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/rom_support.h"
+#include "tests/engine/dynamics/run_helpers.h"
 #include "tests/engine/test_coordinates.h"
 #include "tests/engine/test_files.h"
 
@@ -258,15 +259,11 @@ TEST_CASE("chart kinematics of a driven mechanism give the full model's velociti
   // the cart's coordinate is dependent and moves with time. The full model's own run is the
   // reference for q̇ and q̈ = R ü + c.
   const Model model = test::readOutsideMechanism("pendulum_driven_support.json");
-  RunOptions o;
-  o.tEnd = 1.0;
-  o.outputDt = 0.125;
-  o.integrator.tolerance = 1e-10;
-  TrajectoryRecorder keep;
-  simulate(model, o, keep);
+  const std::vector<Sample> run =
+      test::recordRun(model, test::runOptions(1.0, 1e-10, IntegratorMethod::Automatic, -1, 0.125));
   const int px = test::coordinateIndex(model, "P.x");
   ChartKinematics kinematics(model, {px}, AssemblyOptions{});
-  for (const Sample& s : keep.samples()) {
+  for (const Sample& s : run) {
     INFO("t = " << s.t);
     const Eigen::VectorXd ud = Eigen::VectorXd::Constant(1, s.qd(px));
     const Eigen::VectorXd udd = Eigen::VectorXd::Constant(1, s.qdd(px));
