@@ -46,16 +46,16 @@ struct SimulationSummary : RunSummary {
   double finalEnergyError = 0.0;  ///< at the last sample [J]
   double energyScale = 0.0;       ///< max(|T|, |V - V0|, |W_nc|) over the samples [J], to judge the error
   /// What a user must know of a completed run (an energy balance error above
-  /// kEnergyWarningShare of the energy exchanged, the trapezoidal rule below
-  /// kTrapezoidalTightestTolerance, a last output interval cut short); every front
-  /// end shows them.
+  /// kEnergyWarningShare of the energy exchanged and above the energies' rounding, the
+  /// trapezoidal rule below kTrapezoidalTightestTolerance, a last output interval cut
+  /// short); every front end shows them.
   std::vector<std::string> warnings;
 };
 
 /// Tolerances below this make the trapezoidal rule warn, naming dopri5 [-].
 inline constexpr double kTrapezoidalTightestTolerance = 1e-8;
 
-/// Share of the energy exchanged above which a run's energy balance error warns [-].
+/// Share of the energy exchanged above which a run's energy balance error warns, once above rounding [-].
 inline constexpr double kEnergyWarningShare = 0.01;
 
 /// How far a run is from the truth, measured by running it again tighter (checkAccuracy).

@@ -102,6 +102,41 @@ TEST_CASE("a run whose energy balance is off by more than a hundredth of the ene
   CHECK_THAT(summary.warnings[0], Catch::Contains("energy balance") && Catch::Contains("shorten"));
 }
 
+TEST_CASE("a mechanism resting in its equilibrium under gravity runs without an energy warning") {
+  // A quarter-car: two masses on a vertical line, springs whose free lengths hold them where
+  // they start (m g / k of compression, so the forces cancel only to rounding).
+  const double body = 250.0, wheel = 35.0, suspension = 16000.0, tyre = 160000.0, g = 9.81;
+  const Model model = modelFromJson(R"({"format": "mbdrom-model", "version": 1, "name": "quarter-car",
+  "gravity": [0, 0, -9.81],
+  "points": [{"name": "G", "position": [0, 0, 0], "fixed": true}, {"name": "W", "position": [0, 0, 0.3]},
+             {"name": "B", "position": [0, 0, 0.6]}],
+  "vectors": [{"name": "z", "direction": [0, 0, 1], "fixed": true}],
+  "bodies": [{"name": "wheel", "type": "particle", "points": ["W"], "mass": )" +
+                                    num(wheel) + R"(},
+             {"name": "body", "type": "particle", "points": ["B"], "mass": )" +
+                                    num(body) + R"(}],
+  "joints": [{"name": "wheel_guide", "type": "point_on_line", "body1": "ground", "body2": "wheel",
+              "point1": "G", "point2": "W", "axis1": "z"},
+             {"name": "body_guide", "type": "point_on_line", "body1": "ground", "body2": "body",
+              "point1": "G", "point2": "B", "axis1": "z"}],
+  "spring_dampers": [{"name": "tyre", "point1": "G", "point2": "W", "free_length": )" +
+                                    num(0.3 + (body + wheel) * g / tyre) + R"(, "stiffness": [)" + num(tyre) +
+                                    R"(], "damping": 50},
+                     {"name": "suspension", "point1": "W", "point2": "B", "free_length": )" +
+                                    num(0.3 + body * g / suspension) + R"(, "stiffness": [)" +
+                                    num(suspension) + R"(], "damping": 1000}]})");
+  for (const IntegratorMethod method : {IntegratorMethod::DormandPrince, IntegratorMethod::Trapezoidal}) {
+    SimulationSummary summary;
+    const auto samples = recordRun(model, runOptions(2.0, 1e-7, method, -1, 0.01), &summary);
+    INFO(integratorMethodName(method)
+         << ": energy error " << summary.maxEnergyError << " J of " << summary.energyScale << " J exchanged");
+    double moved = 0.0;
+    for (const Sample& s : samples) moved = std::max(moved, (s.q - model.q0()).cwiseAbs().maxCoeff());
+    CHECK(moved < 1e-9);
+    CHECK(summary.warnings.empty());
+  }
+}
+
 TEST_CASE("the accuracy check is within 3x of the true error of a run that is not chaotic") {
   for (const OutsideRun& c : kOutside) {
     const Model model = readOutsideMechanism(c.file);
