@@ -71,6 +71,10 @@ struct Command {
   std::string summary;
   std::string usage;
   std::function<int(const std::vector<std::string>&, std::ostream&, std::ostream&)> run;
+  // Builds the usage when it is asked for, where building it costs (train's lists every
+  // method's settings): not on every run of every command.
+  std::string (*makeUsage)() = nullptr;
+  std::string help() const { return makeUsage ? makeUsage() : usage; }
 };
 
 int printVersion(std::ostream& out) {
@@ -97,7 +101,7 @@ std::map<std::string, Command> commands() {
   cmds["sweep"] = {"simulations over a design of experiments", kSweepUsage, runSweepCommand};
   cmds["study"] = {"every method over a design, with a leaderboard", kStudyUsage, runStudyCommand};
   cmds["merge"] = {"join a sweep's parts into datasets", kMergeUsage, runMergeCommand};
-  cmds["train"] = {"train a reduced model", trainUsage(), runTrain};
+  cmds["train"] = {"train a reduced model", {}, runTrain, trainUsage};
   cmds["clusters"] = {"k-means error per cluster count", kClustersUsage, runClusters};
   cmds["rom-simulate"] = {"run a reduced model", kRomSimulateUsage, runRomSimulate};
   cmds["rom-info"] = {"describe a trained model", kRomInfoUsage, runRomInfo};
@@ -134,7 +138,7 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
       err << "mbdrom-cli: unknown command '" << args[1] << "'\n\n" << usageText();
       return 2;
     }
-    out << it->second.usage;
+    out << it->second.help();
     return 0;
   }
   const auto it = cmds.find(first);
@@ -147,13 +151,13 @@ int run(const std::vector<std::string>& args, std::ostream& out, std::ostream& e
   // 'mbdrom-cli COMMAND --help' anywhere on the line shows that command's help.
   for (auto a = args.begin() + 1; a != args.end(); ++a)
     if (*a == "--help" || *a == "-h") {
-      out << it->second.usage;
+      out << it->second.help();
       return 0;
     }
   try {
     return it->second.run({args.begin() + 1, args.end()}, out, err);
   } catch (const UsageError& e) {
-    err << "mbdrom-cli " << first << ": " << e.what() << "\n\n" << it->second.usage;
+    err << "mbdrom-cli " << first << ": " << e.what() << "\n\n" << it->second.help();
     return 2;
   } catch (const Cancelled&) {
     const int signal = InterruptGuard::signal();
