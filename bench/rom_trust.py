@@ -63,6 +63,13 @@ CHECK_SET = {
                               amplitude=(10.0, 30.0), frequency=(0.3, 1.2), t_end=6.0, output_dt=0.005, nr=2),
     "slider_crank": dict(file="../../../resources/examples/slider_crank.json", load="motor", amplitude=(1.0, 3.0),
                          frequency=(0.5, 2.0), t_end=4.0, output_dt=0.005, nr=1, case="drive"),
+    # Added on 2026-12-01, after the methods' defaults and the bound's factor were set: a quarter-car
+    # (resonances at 1.2 and 11.3 Hz, a stiff tyre, gravity preload) and a crank-rocker four-bar on a
+    # spring (a closed loop of nonlinear constraints, 2.5 Hz), both written from textbook descriptions.
+    "quarter_car": dict(file="quarter_car.json", load="road", amplitude=(200.0, 800.0), frequency=(0.8, 12.0),
+                        t_end=4.0, output_dt=0.005, nr=2),
+    "spring_four_bar": dict(file="spring_four_bar.json", load="push", amplitude=(0.5, 1.5),
+                            frequency=(0.75, 3.75), t_end=5.0, output_dt=0.005, nr=1),
 }
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
 # Unseen loads outside the design (content above its band): a warning there is no false alarm.
