@@ -58,7 +58,8 @@ const char* const kRomSimulateUsage =
     "               of reduced state, load forces and parameters seen in training, or the joint\n"
     "               distance of its state and loads to the training samples past the gate its\n"
     "               held-out check set): warn (default: run on, say when and how far) or stop\n"
-    "               (end the run there with an error, exit 1, the samples so far written).\n"
+    "               (end the run there with an error, exit 1, the samples so far kept in\n"
+    "               OUT.partial.csv).\n"
     "               Inside, a run states the error to expect (\"expect <= X %\") and warns when\n"
     "               X is above the 5 % goal\n"
     "  --envelope-margin X  distance outside the ranges, in units of the training range,\n"
@@ -69,7 +70,10 @@ const char* const kRomSimulateUsage =
     "               tolerance), then the reduced model again from its first state at its own\n"
     "               step; prints the wall time per simulated second of both, the speed-up\n"
     "               (their ratio: fair when the steps differ) and the reduced run's error (a\n"
-    "               failing full model is named as the reference run; the reduced run is written)\n";
+    "               failing full model is named as the reference run; the reduced run is written)\n"
+    "  --hold-inputs H  the load case's loads held over each interval of H [s], as an FMU\n"
+    "               holds the inputs an importer sets for its communication step (export-fmu),\n"
+    "               so the FMU and this run can be compared exactly\n";
 const char* const kRomInfoUsage =
     "usage: mbdrom-cli rom-info ROM.json\n\n"
     "Method, mechanism (name and hash), settings, reduced matrices, training envelope and\n"
@@ -432,7 +436,8 @@ void printBenchmark(const ReducedModel& rom, const ModelComparison& c, std::ostr
   out << "speed-up               " << r.speedUp << " x per simulated second at the same output rate\n";
   if (r.status == RunStatus::Completed && r.speedUp > 0.0 && r.speedUp < 1.0)
     err << "mbdrom-cli rom-simulate: warning: the reduced model (" << rom.method()
-        << ") is slower than the full model per simulated second (" << r.speedUp << " x)\n";
+        << ") is slower than the full model per simulated second (" << formatText("%.4g", r.speedUp)
+        << " x)\n";
   if (r.compared)
     out << "against the full model " << r.comparison.overall.relativeRmse * 100.0 << " % relative RMSE, max "
         << r.comparison.overall.maxError << " m over every point\n";

@@ -421,6 +421,15 @@ DesignRun designPointRun(const Model& model, const RunOptions& options,
   RunOptions rest = options;
   for (const auto& [name, value] : options.parameters) {
     if (parameterKind(name) == ParameterKind::ModelNumber) continue;
+    // Said of the run, not of a one-run design ("run_01", "the sweep"), which the user never named.
+    if (!std::isfinite(value))
+      throw InputError("parameter " + name + " = " + shortNumberText(value) + " is not a finite number");
+    if (parameterKind(name) == ParameterKind::Load && options.loadCase < 0 &&
+        name != "load.amplitude_scale" && name != "load.frequency_scale")
+      throw InputError(
+          "parameter " + name +
+          " sets a load of a load case, and the run has none: run it under the load case that has load \"" +
+          splitPath(name).at(1) + "\"");
     names.push_back(name);
     values.push_back(value);
     // A model's own parameter that is a design value (a neural ODE trained on a sweep) is both.

@@ -42,6 +42,51 @@ std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shar
   return std::shared_ptr<ReducedModel>(std::move(outcome.model));
 }
 
+// Issues `warnings` of a run of `rom` as Python warnings (UnvalidatedWarning for the model's
+// validation warning, EnvelopeWarning for the others). One that the warning filters turn into an
+// exception is raised with `run` as its attribute `attribute`, so its samples are not lost.
+void issueWarnings(const ReducedModel& rom, const std::vector<std::string>& warnings,
+                   const std::shared_ptr<Run>& run, const char* attribute) {
+  const std::string unvalidated = validationWarning(rom);
+  for (const std::string& w : warnings) {
+    const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();
+    if (PyErr_WarnEx(cls.ptr(), w.c_str(), 1) == 0) continue;
+    try {
+      throw py::error_already_set();
+    } catch (...) {
+      raiseWithAttribute(attribute, run ? py::cast(run) : py::none());
+    }
+  }
+}
+
+// True when the exception in flight is Python's (KeyboardInterrupt, the progress callable's).
+bool pythonRaised() {
+  try {
+    throw;
+  } catch (const py::error_already_set&) {
+    return true;
+  } catch (...) {
+    return false;
+  }
+}
+
+// The envelope line of a run that outside="stop" ended (the engine's error: "reduced model
+// (METHOD) left its training envelope ...; stopped there (outside: stop), ..."), from the
+// exception in flight; empty for any other error.
+std::string envelopeStop() {
+  try {
+    throw;
+  } catch (const SolverError& e) {
+    const std::string text = e.what();
+    const std::size_t left = text.find(") left its training envelope");
+    const std::size_t stop = text.find("; stopped there (outside: stop)");
+    if (left == std::string::npos || stop == std::string::npos || stop < left) return {};
+    return text.substr(left + 2, stop - left - 2);
+  } catch (...) {
+    return {};
+  }
+}
+
 }  // namespace
 
 void bindReducedModel(py::module_& m) {
@@ -105,7 +150,18 @@ void bindReducedModel(py::module_& m) {
             try {
               call.run([&] { summary = rom.simulate(*model, o, table, &call.monitor()); });
             } catch (...) {
-              raiseWithPartialRun(table.samples() == 0 ? nullptr : result());
+              // A run that stops says what the CLI says before it starts (an unvalidated model, a
+              // parameter outside its range, a run longer than training), and where it left.
+              const std::shared_ptr<Run> partial = table.samples() == 0 ? nullptr : result();
+              const std::vector<std::string> before = modelWarnings(rom, o.parameters, o.tEnd);
+              const std::string left = envelopeStop();
+              if (partial) {
+                partial->warnings = before;
+                partial->envelope = left;
+                partial->leftEnvelope = !left.empty();
+              }
+              if (!pythonRaised()) issueWarnings(rom, before, partial, "partial_run");
+              raiseWithPartialRun(partial);
             }
             auto run = result();
             run->warnings = reducedRunWarnings(rom, o, summary);
@@ -114,11 +170,7 @@ void bindReducedModel(py::module_& m) {
             run->expectedError = summary.expectedError;
             run->equationResidual = summary.equationResidual;
             run->equations = equationResidualText(summary);
-            const std::string unvalidated = validationWarning(rom);
-            for (const std::string& w : run->warnings) {
-              const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();
-              if (PyErr_WarnEx(cls.ptr(), w.c_str(), 1) != 0) throw py::error_already_set();
-            }
+            issueWarnings(rom, run->warnings, run, "run");
             return run;
           },
           py::arg("model"), py::arg("load_case") = py::none(), py::arg("t_end") = 1.0,
@@ -135,7 +187,8 @@ void bindReducedModel(py::module_& m) {
           "run.left_envelope, "
           "run.envelope), as does every run of a model trained on one run (mbdrom.UnvalidatedWarning); "
           "outside='stop' ends the run there with an error instead (its samples so far "
-          "as the error's partial_run).")
+          "as the error's partial_run, with its warnings and where it left). A warning the "
+          "warning filters raise carries the run as its attribute run (partial_run when it stopped).")
       .def(py::pickle([](const ReducedModel& rom) { return rom.toJson().dump(); },
                       [](const std::string& text) {
                         return std::shared_ptr<ReducedModel>(

@@ -397,8 +397,31 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
     assert any(w in r.stderr for w in outside.warnings if "envelope" not in w)  # unvalidated, or failed its check
 
     with pytest.raises(mbdrom.SolverError, match=r"outside: stop") as e:
-        rom.simulate(model, load_case="harder", t_end=1.0, outside="stop")
-    assert e.value.partial_run is not None and len(e.value.partial_run) < 101
+        with pytest.warns(mbdrom.UnvalidatedWarning):  # what the CLI prints before the run, a stop too
+            rom.simulate(model, load_case="harder", t_end=1.0, outside="stop")
+    stopped = e.value.partial_run
+    assert stopped is not None and len(stopped) < 101
+    assert stopped.left_envelope and stopped.envelope.startswith("left its training envelope at t = ")
+    assert stopped.envelope in str(e.value)
+    r = subprocess.run([cli, "rom-simulate", str(tmp_path / "pod.json"), "--model", str(path), "-o",
+                        str(tmp_path / "stopped.csv"), "--load-case", "harder", "--t-end", "1", "--outside", "stop"],
+                       capture_output=True, text=True)
+    assert r.returncode == 1 and stopped.warnings
+    assert [line.split("warning: ", 1)[1] for line in r.stderr.splitlines() if "warning: " in line] == stopped.warnings
+
+    # A warning the filters raise carries its run: the samples are not lost.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", mbdrom.UnvalidatedWarning)
+        warnings.simplefilter("error", mbdrom.EnvelopeWarning)
+        with pytest.raises(mbdrom.EnvelopeWarning, match="left its training envelope") as raised:
+            rom.simulate(model, load_case="harder", t_end=1.0)
+    assert len(raised.value.run) == 101 and raised.value.run.left_envelope
+
+    # Design values are said of the run, as the CLI says them.
+    with pytest.raises(mbdrom.InputError, match='sets a load of a load case, and the run has none.*load "tyre"'):
+        rom.simulate(model, t_end=0.1, parameters={"load.tyre.amplitude": 1000.0})
+    with pytest.raises(mbdrom.InputError, match="load.tyre.amplitude = nan is not a finite number"):
+        rom.simulate(model, load_case="train", t_end=0.1, parameters={"load.tyre.amplitude": float("nan")})
     with pytest.raises(ValueError, match="outside must be 'warn' or 'stop'"):
         rom.simulate(model, load_case="harder", outside="ignore")
     with pytest.raises(mbdrom.InputError, match="the envelope margin must be a number >= 0"):  # the engine's check
