@@ -70,6 +70,9 @@ CHECK_SET = {
                         t_end=4.0, output_dt=0.005, nr=2),
     "spring_four_bar": dict(file="spring_four_bar.json", load="push", amplitude=(0.5, 1.5),
                             frequency=(0.75, 3.75), t_end=5.0, output_dt=0.005, nr=1),
+    # An elastic pendulum (swing 0.70 Hz, spring 2.25 Hz, nonlinearly coupled), added the same day.
+    "elastic_pendulum": dict(file="elastic_pendulum.json", load="push", amplitude=(0.1, 0.4),
+                             frequency=(0.35, 1.05), t_end=6.0, output_dt=0.005, nr=2),
 }
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
 # Unseen loads outside the design (content above its band): a warning there is no false alarm.
