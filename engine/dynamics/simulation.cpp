@@ -24,10 +24,11 @@ namespace mbdrom {
 
 namespace {
 
-// An energy balance error below this share of the energies' own size (T, V from its datum,
-// W_nc) is the rounding of their sums, not an error of the motion: a mechanism resting in
-// its equilibrium exchanges energy at that level only, and any error is 100 % of it.
-constexpr double kEnergyRoundingShare = 1e-12;
+// An energy balance error below this share of its terms' size (|T| + |V| + |V0| + |W_nc|, V from
+// its datum) is the rounding of their sums (a few hundred ulp), not an error of the motion: a
+// mechanism resting in its equilibrium exchanges energy at that level only, and any error is
+// 100 % of it.
+constexpr double kEnergyRoundingShare = 1e-13;
 
 std::string simText(double x) {
   std::ostringstream out;
@@ -181,8 +182,8 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, c
       sum.energyScale =
           std::max({sum.energyScale, std::abs(sample.kineticEnergy),
                     std::abs(sample.potentialEnergy - potential0), std::abs(sample.workNonConservative)});
-      energySize = std::max({energySize, std::abs(sample.kineticEnergy), std::abs(sample.potentialEnergy),
-                             std::abs(sample.workNonConservative)});
+      energySize = std::max(energySize, std::abs(sample.kineticEnergy) + std::abs(sample.potentialEnergy) +
+                                            std::abs(potential0) + std::abs(sample.workNonConservative));
     };
     auto record = [&](const StepReport& r) {
       ++sum.steps;

@@ -424,12 +424,14 @@ DesignRun designPointRun(const Model& model, const RunOptions& options,
     // Said of the run, not of a one-run design ("run_01", "the sweep"), which the user never named.
     if (!std::isfinite(value))
       throw InputError("parameter " + name + " = " + shortNumberText(value) + " is not a finite number");
-    if (parameterKind(name) == ParameterKind::Load && options.loadCase < 0 &&
-        name != "load.amplitude_scale" && name != "load.frequency_scale")
+    // load.<load>.<field> names a load of the run's load case (load_cases.* names the file's own).
+    const std::vector<std::string> path = splitPath(name);
+    if (options.loadCase < 0 && path.size() >= 3 && path[0] == "load" && !path[1].empty())
       throw InputError(
           "parameter " + name +
-          " sets a load of a load case, and the run has none: run it under the load case that has load \"" +
-          splitPath(name).at(1) + "\"");
+          " sets a load of a load case, and the run has none: run it under the load case that has "
+          "load \"" +
+          path[1] + "\"");
     names.push_back(name);
     values.push_back(value);
     // A model's own parameter that is a design value (a neural ODE trained on a sweep) is both.

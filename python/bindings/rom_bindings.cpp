@@ -44,13 +44,18 @@ std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shar
 
 // Issues `warnings` of a run of `rom` as Python warnings (UnvalidatedWarning for the model's
 // validation warning, EnvelopeWarning for the others). One that the warning filters turn into an
-// exception is raised with `run` as its attribute `attribute`, so its samples are not lost.
+// exception is raised with `run` as its attribute `attribute`, so its samples are not lost; with
+// `attribute` null it is dropped instead (the run's own error is on its way, and says more).
 void issueWarnings(const ReducedModel& rom, const std::vector<std::string>& warnings,
                    const std::shared_ptr<Run>& run, const char* attribute) {
   const std::string unvalidated = validationWarning(rom);
   for (const std::string& w : warnings) {
     const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();
     if (PyErr_WarnEx(cls.ptr(), w.c_str(), 1) == 0) continue;
+    if (!attribute) {
+      PyErr_Clear();
+      continue;
+    }
     try {
       throw py::error_already_set();
     } catch (...) {
@@ -160,7 +165,7 @@ void bindReducedModel(py::module_& m) {
                 partial->envelope = left;
                 partial->leftEnvelope = !left.empty();
               }
-              if (!pythonRaised()) issueWarnings(rom, before, partial, "partial_run");
+              if (!pythonRaised() && !PyErr_Occurred()) issueWarnings(rom, before, partial, nullptr);
               raiseWithPartialRun(partial);
             }
             auto run = result();
@@ -188,7 +193,9 @@ void bindReducedModel(py::module_& m) {
           "run.envelope), as does every run of a model trained on one run (mbdrom.UnvalidatedWarning); "
           "outside='stop' ends the run there with an error instead (its samples so far "
           "as the error's partial_run, with its warnings and where it left). A warning the "
-          "warning filters raise carries the run as its attribute run (partial_run when it stopped).")
+          "warning filters raise carries the run as its attribute run (a run that stops raises its own "
+          "error, "
+          "its warnings on its partial_run).")
       .def(py::pickle([](const ReducedModel& rom) { return rom.toJson().dump(); },
                       [](const std::string& text) {
                         return std::shared_ptr<ReducedModel>(

@@ -417,9 +417,19 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
             rom.simulate(model, load_case="harder", t_end=1.0)
     assert len(raised.value.run) == 101 and raised.value.run.left_envelope
 
+    # A run that stops raises its own error even where the filters make its warnings errors.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(mbdrom.SolverError, match=r"outside: stop") as e:
+            rom.simulate(model, load_case="harder", t_end=1.0, outside="stop")
+    assert e.value.partial_run.warnings == stopped.warnings
+
     # Design values are said of the run, as the CLI says them.
     with pytest.raises(mbdrom.InputError, match='sets a load of a load case, and the run has none.*load "tyre"'):
         rom.simulate(model, t_end=0.1, parameters={"load.tyre.amplitude": 1000.0})
+    # A number the model file names from its root needs no load case of the run.
+    assert len(rom.simulate(model, t_end=0.05, output_dt=0.005,
+                            parameters={"load_cases.train.loads.tyre.function.terms.1.amplitude": 1000.0})) == 11
     with pytest.raises(mbdrom.InputError, match="load.tyre.amplitude = nan is not a finite number"):
         rom.simulate(model, load_case="train", t_end=0.1, parameters={"load.tyre.amplitude": float("nan")})
     with pytest.raises(ValueError, match="outside must be 'warn' or 'stop'"):
