@@ -64,29 +64,25 @@ void issueWarnings(const ReducedModel& rom, const std::vector<std::string>& warn
   }
 }
 
-// True when the exception in flight is Python's (KeyboardInterrupt, the progress callable's).
-bool pythonRaised() {
+// The exception in flight: Python's own (KeyboardInterrupt, the progress callable's), or the
+// engine's stop at the training envelope with its line ("left its training envelope at ...", from
+// "reduced model (METHOD) left ...; stopped there (outside: stop), ..."), or another error.
+struct InFlight {
+  bool python = false;
+  std::string envelope;  // empty: not a stop at the envelope
+};
+
+InFlight inFlight() {
   try {
     throw;
   } catch (const py::error_already_set&) {
-    return true;
-  } catch (...) {
-    return false;
-  }
-}
-
-// The envelope line of a run that outside="stop" ended (the engine's error: "reduced model
-// (METHOD) left its training envelope ...; stopped there (outside: stop), ..."), from the
-// exception in flight; empty for any other error.
-std::string envelopeStop() {
-  try {
-    throw;
+    return {.python = true, .envelope = {}};
   } catch (const SolverError& e) {
     const std::string text = e.what();
     const std::size_t left = text.find(") left its training envelope");
     const std::size_t stop = text.find("; stopped there (outside: stop)");
     if (left == std::string::npos || stop == std::string::npos || stop < left) return {};
-    return text.substr(left + 2, stop - left - 2);
+    return {.python = false, .envelope = text.substr(left + 2, stop - left - 2)};
   } catch (...) {
     return {};
   }
@@ -159,13 +155,13 @@ void bindReducedModel(py::module_& m) {
               // parameter outside its range, a run longer than training), and where it left.
               const std::shared_ptr<Run> partial = table.samples() == 0 ? nullptr : result();
               const std::vector<std::string> before = modelWarnings(rom, o.parameters, o.tEnd);
-              const std::string left = envelopeStop();
+              const InFlight error = inFlight();
               if (partial) {
                 partial->warnings = before;
-                partial->envelope = left;
-                partial->leftEnvelope = !left.empty();
+                partial->envelope = error.envelope;
+                partial->leftEnvelope = !error.envelope.empty();
               }
-              if (!pythonRaised() && !PyErr_Occurred()) issueWarnings(rom, before, partial, nullptr);
+              if (!error.python && !PyErr_Occurred()) issueWarnings(rom, before, partial, nullptr);
               raiseWithPartialRun(partial);
             }
             auto run = result();
