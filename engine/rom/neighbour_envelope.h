@@ -23,7 +23,7 @@
 /// a held-out run reached from the samples of the model that did not see it, and
 /// `heldOutError`, that run's relative RMS error. A run whose largest distance d stays within
 /// the gate (kGateFactor times the larger of heldOutDistance and resolution) is inside and
-/// expects at most kBoundFactor * heldOutError * max(1, d / that scale); beyond the gate it is
+/// expects at most 1.8 * heldOutError * max(1, d / that scale) (factor: the .cpp); beyond, it is
 /// outside, with no bound.
 ///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
@@ -44,7 +44,7 @@ class NeighbourEnvelope {
  public:
   static constexpr int kMaxKept = 400;
   static constexpr double kGateFactor = 2.0;
-  static constexpr double kBoundFactor = 2.0;
+  static constexpr double kBoundFactor = 2.0;  // unused: expectedError() has its own factor
 
   /// True when the envelope has training samples.
   bool known() const { return samples_.cols() > 0; }

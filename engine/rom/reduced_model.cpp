@@ -242,7 +242,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            (summary.jointDistance > summary.jointHeldOutDistance
                 ? " for a run that goes this far from the training samples, farther than the held-out runs "
                   "went"
-                : ": twice the held-out error") +
+                : ": 1.8 times the held-out error") +
            missedRunsClause(rom) + ")";
   return {};
 }

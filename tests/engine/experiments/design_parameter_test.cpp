@@ -21,7 +21,7 @@ namespace {
 constexpr double kPi = 3.14159265358979323846;
 
 // A 1 m pendulum with a 1 kg bob (massless bar), pivot at the origin, gravity -y, in the plane z = 0.
-Model pendulum() {
+Model planarPendulum() {
   return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "pendulum",
     "gravity": [0, -9.81, 0],
     "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [1, 0, 0]}],
@@ -89,7 +89,7 @@ std::vector<std::vector<std::pair<double, double>>> runAll(
 
 TEST_CASE("a sweep over the release angle gives the pendulum's large-amplitude periods (4 sqrt(L/g) K)",
           "[experiments]") {
-  const Model model = pendulum();
+  const Model model = planarPendulum();
   RunOptions base;
   base.loadCase = model.findLoadCase("free");
   base.tEnd = 8.0;

@@ -624,7 +624,7 @@ TEST_CASE("a SINDy FMU changes chart where its coordinates stop determining the 
   // The pendulum on a carriage swung over the top (a torque of 6 N m): the engine's run goes on
   // in other coordinates at the horizontal (generalised coordinate partitioning), and so does
   // the exported C, at the same steps.
-  ModelSpec spec = readModel(sourcePath("/resources/examples/pendulum_carriage.json")).spec();
+  ModelSpec spec = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json")).spec();
   spec.loadCases.at(0).loads.at(1).function.amplitude = 6.0;
   const Model model(spec);
   const Dataset dataset = simulatedDataset(model, "train", 4.0, 0.005);
