@@ -26,7 +26,11 @@ bool KinematicTable::applies(const Model& model, const std::vector<int>& indepen
 
 KinematicTable::KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start,
                                double spacing)
-    : model_(model), independent_(independent), u0_(start(independent)), h_(spacing) {
+    : model_(model),
+      scales_(std::make_shared<const MechanismScales>(mechanismScales(model))),
+      independent_(independent),
+      u0_(start(independent)),
+      h_(spacing) {
   if (!(h_ > 0.0) || !std::isfinite(h_)) throw InputError("kinematic table: the spacing must be > 0");
   Node n;
   if (!make(0, start, n)) throw SolverError("kinematic table: the start configuration does not assemble");
@@ -36,6 +40,7 @@ KinematicTable::KinematicTable(const Model& model, int independent, const Eigen:
 bool KinematicTable::make(long k, const Eigen::VectorXd& guess, Node& out) const {
   AssemblyOptions assembly;
   assembly.fixedCoordinates = {independent_};
+  assembly.scales = scales_;
   Eigen::VectorXd q = guess;
   q(independent_) = u0_ + static_cast<double>(k) * h_;
   try {
@@ -53,12 +58,17 @@ bool KinematicTable::make(long k, const Eigen::VectorXd& guess, Node& out) const
   return out.q.allFinite() && out.R.allFinite() && out.S.allFinite();
 }
 
+Eigen::VectorXd KinematicTable::predict(const Node& from, double du) {
+  // Second order in du, so Newton's method starts within O(h³) of the node.
+  return from.q + du * from.R + (0.5 * du * du) * from.S;
+}
+
 bool KinematicTable::reach(long k) {
   const long last = first_ + static_cast<long>(nodes_.size()) - 1;
   if (k < first_ - maxNodes || k > last + maxNodes || k <= failedBelow_ || k >= failedAbove_) return false;
   while (k < first_) {
     Node n;
-    if (!make(first_ - 1, nodes_.front().q, n)) {
+    if (!make(first_ - 1, predict(nodes_.front(), -h_), n)) {
       failedBelow_ = first_ - 1;  // not tried again at every stage near a dead point
       return false;
     }
@@ -68,7 +78,7 @@ bool KinematicTable::reach(long k) {
   while (k > first_ + static_cast<long>(nodes_.size()) - 1) {
     Node n;
     const long next = first_ + static_cast<long>(nodes_.size());
-    if (!make(next, nodes_.back().q, n)) {
+    if (!make(next, predict(nodes_.back(), h_), n)) {
       failedAbove_ = next;
       return false;
     }

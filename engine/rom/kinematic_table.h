@@ -11,12 +11,14 @@
 
 #include <deque>
 #include <limits>
+#include <memory>
 #include <vector>
 
 namespace mbdrom {
 
 class Model;
 class TrainingEnvelope;
+struct MechanismScales;
 
 /// Node spacing for a reduced model's runs: 1/50 of the trained range of u (the first
 /// component of the envelope's "state" group), at most 1/100 of the coordinate's scale
@@ -27,7 +29,7 @@ double kinematicTableSpacing(const TrainingEnvelope& envelope, double scale);
 /// Nodes u_k = u_0 + k h hold q(u_k) (assembled), R(u_k) = dq/du and S(u_k) = dR/du, so
 /// that q and R are cubic Hermite interpolants (error O(h⁴)) and c = S u̇² takes S as the
 /// derivative of R's interpolant (O(h³)). Nodes are made when a run first reaches them, each assembled from
-/// its neighbour, so the table follows the branch the run is on.
+/// its neighbour's Taylor step q + R h + S h²/2, so the table follows the branch the run is on.
 class KinematicTable {
  public:
   /// True when `model` can be tabulated in `independent`: one independent coordinate
@@ -65,9 +67,12 @@ class KinematicTable {
     Eigen::VectorXd q, R, S;
   };
   bool make(long k, const Eigen::VectorXd& guess, Node& out) const;
+  /// The next node's start for Newton's method: `from`'s configuration a step `du` on.
+  static Eigen::VectorXd predict(const Node& from, double du);
   bool reach(long k);
 
   const Model& model_;
+  std::shared_ptr<const MechanismScales> scales_;  // once, not at every node's assembly
   int independent_;
   double u0_, h_;
   long first_ = 0;  // index of nodes_.front()
