@@ -23,7 +23,7 @@
 /// a held-out run reached from the samples of the model that did not see it, and
 /// `heldOutError`, that run's relative RMS error. A run whose largest distance d stays within
 /// the gate (kGateFactor times the larger of heldOutDistance and resolution) is inside and
-/// expects at most 1.8 * heldOutError * max(1, d / that scale) (factor: the .cpp); beyond, it is
+/// expects at most 1.8 * heldOutError * max(0.9, d / that scale) (see the .cpp); beyond, it is
 /// outside, with no bound.
 ///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of

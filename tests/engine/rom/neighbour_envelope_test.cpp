@@ -147,10 +147,12 @@ TEST_CASE("the calibrated bound grows with the distance and the gate is twice th
   e.calibrate(std::max(1.0, e.resolution()), 0.02);
   const double scale = std::max(1.0, e.resolution());
   CHECK(e.gate() == Approx(2.0 * scale));
-  CHECK(e.expectedError(0.1) == Approx(0.036));          // at most the held-out distance: 1.8 x its error
-  CHECK(e.expectedError(1.5 * scale) == Approx(0.054));  // beyond: in proportion
-  e.calibrate(NAN, 0.02);                                // a check without a figure changes nothing
-  CHECK(e.expectedError(0.1) == Approx(0.036));
+  CHECK(e.expectedError(scale) == Approx(0.036));          // at the held-out distance: 1.8 x its error
+  CHECK(e.expectedError(1.5 * scale) == Approx(0.054));    // beyond: in proportion
+  CHECK(e.expectedError(0.95 * scale) == Approx(0.0342));  // nearer: in proportion too,
+  CHECK(e.expectedError(0.1) == Approx(0.0324));           // down to 0.9 of it
+  e.calibrate(NAN, 0.02);                                  // a check without a figure changes nothing
+  CHECK(e.expectedError(0.1) == Approx(0.0324));
 }
 
 TEST_CASE("a model trained on two runs states a bound its training runs keep and warns outside it",
