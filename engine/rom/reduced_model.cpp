@@ -239,7 +239,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
     return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
            " % its held-out check asks (the bound its training calibrated" +
-           (summary.jointDistance > summary.jointHeldOutDistance
+           (summary.jointDistance > summary.jointGate / NeighbourEnvelope::kGateFactor
                 ? " for a run that goes this far from the training samples, farther than the held-out runs "
                   "went"
                 : ": 1.8 times the held-out error, down to 0.9 of that as a run stays nearer the training "
