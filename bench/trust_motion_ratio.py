@@ -16,9 +16,9 @@ import os
 import statistics
 import sys
 
-from rom_trust import MISS, pooled
+from rom_trust import pooled
+from trust_bound_factor import restate
 
-EXPECTS = "the run expects up to"
 
 def ref_rms(work, mech, method, case):
     """Reference RMS about the mean of every tracked point of one run (None: no compare log)."""
@@ -47,10 +47,7 @@ def scaled(rows, work, power, cap=100.0):
             ref = statistics.median(d[pt] for d in design if pt in d)
             ratio = min(cap, max(1.0, ref / mine[pt])) ** power
             r['ratio'] = ratio
-            r['bound'] *= ratio
-            r['warnings'] = [w for w in r['warnings'] if not w.startswith(EXPECTS)]
-            if r['bound'] > MISS:
-                r['warnings'].append(f"{EXPECTS} {100 * r['bound']:.2g} %")
+            restate(r, ratio)
     return out
 
 

@@ -15,9 +15,9 @@ import os
 import re
 import sys
 
-from rom_trust import MISS, pooled
+from rom_trust import pooled
+from trust_bound_factor import restate
 
-EXPECTS = "the run expects up to"
 RE = re.compile(r"joint distance ([0-9.eE+-]+), gate ([0-9.eE+-]+)")
 def dist(work, mech, method, case):
     """The run's largest joint distance and its gate, from its log (None: not printed)."""
@@ -34,9 +34,7 @@ def scaled(rows, work, floor):
             dg = dist(work, row['mechanism'], row['method'], r['case'])
             if not dg: continue
             d, g = dg; x = d / (g / 2.0)
-            r['bound'] *= max(floor, x) / max(1.0, x)
-            r['warnings'] = [w for w in r['warnings'] if not w.startswith(EXPECTS)]
-            if r['bound'] > MISS: r['warnings'].append(f"{EXPECTS} {100*r['bound']:.2g} %")
+            restate(r, max(floor, x) / max(1.0, x))
     return out
 
 def main():
