@@ -25,9 +25,9 @@ bool KinematicTable::applies(const Model& model, const std::vector<int>& indepen
 }
 
 KinematicTable::KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start,
-                               double spacing)
+                               double spacing, std::shared_ptr<const MechanismScales> scales)
     : model_(model),
-      scales_(std::make_shared<const MechanismScales>(mechanismScales(model))),
+      scales_(scales ? std::move(scales) : std::make_shared<const MechanismScales>(mechanismScales(model))),
       independent_(independent),
       u0_(start(independent)),
       h_(spacing) {

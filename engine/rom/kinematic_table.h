@@ -37,8 +37,10 @@ class KinematicTable {
   static bool applies(const Model& model, const std::vector<int>& independent);
 
   /// `independent`: the coordinate index of u; `start` (size nq): an assembled
-  /// configuration of the branch; `spacing` h (> 0) [unit of u].
-  KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start, double spacing);
+  /// configuration of the branch; `spacing` h (> 0) [unit of u]; `scales`: the model's
+  /// mechanismScales when the caller has them (null: computed here).
+  KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start, double spacing,
+                 std::shared_ptr<const MechanismScales> scales = nullptr);
 
   /// q (size nq), q̇ = R u̇ and c (size nq) at u (the coordinate's value) and u̇; R is
   /// nq x 1. False when u is further than `maxNodes` nodes from the table or a node

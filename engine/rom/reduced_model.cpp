@@ -235,16 +235,19 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   // A bound above the goal is a warning wherever it comes from (a held-out error near the goal,
   // or a run that goes farther from the training samples than the held-out runs went): the
   // residual alone let runs 6-11 % off pass in the goals benchmark.
-  if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance)
+  if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance) {
+    const double heldOut = rom.envelope().joint().heldOutError();
+    const std::string how =
+        summary.jointDistance > summary.jointGate / NeighbourEnvelope::kGateFactor
+            ? " for a run that goes this far from the training samples, farther than the held-out runs went"
+        : heldOut > 0.0 ? ": " + formatText("%.2g", summary.expectedError / heldOut) +
+                              " times its held-out error of " + formatText("%.2g", 100.0 * heldOut) + " %"
+                        : "";
     return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
-           " % its held-out check asks (the bound its training calibrated" +
-           (summary.jointDistance > summary.jointGate / NeighbourEnvelope::kGateFactor
-                ? " for a run that goes this far from the training samples, farther than the held-out runs "
-                  "went"
-                : ": 1.8 times the held-out error, down to 0.9 of that as a run stays nearer the training "
-                  "samples than the held-out runs went") +
-           missedRunsClause(rom) + ")";
+           " % its held-out check asks (the bound its training calibrated" + how + missedRunsClause(rom) +
+           ")";
+  }
   return {};
 }
 

@@ -73,7 +73,7 @@ class NaturalPositions {
     if (table_ && table_->eval(x(0), 0.0, q_, R_, qd_, c_)) return q_;
     for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
     kinematics_->assemble(q_, t);
-    if (!table_ && spacing_ > 0.0) table_.emplace(model_, indices_.front(), q_, spacing_);
+    if (!table_ && spacing_ > 0.0) table_.emplace(model_, indices_.front(), q_, spacing_, assembly_.scales);
     return q_;
   }
 

@@ -926,7 +926,8 @@ class SindyStepper final : public ReducedStepper {
       start(c) = rom.qRef_(c) + u_(0);
       start = assemblePositions(model, start, 0.0, assembly_).q;
       table_.emplace(model, c, start,
-                     kinematicTableSpacing(rom.envelope(), assembly_.scales->coordinateScale(c)));
+                     kinematicTableSpacing(rom.envelope(), assembly_.scales->coordinateScale(c)),
+                     assembly_.scales);
     }
   }
 
