@@ -4,7 +4,6 @@
 #include "engine/core/error.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdarg>
 #include <cstdio>
 #include <sstream>
@@ -51,17 +50,17 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
                                       request.ownRunFailure);
     return outcome;
   }
-  const auto start = std::chrono::steady_clock::now();
   outcome = method.trainRequest(request, monitor);
-  const auto trainingTime = std::chrono::steady_clock::now() - start;
   if (!outcome.model) return outcome;
+  const OJson settings = heldOutSettings(*outcome.model, request.settings);
   const auto retrain = [&](const Dataset& head, Monitor& m) {
     TrainingRequest again = request;
     again.dataset = head;
+    again.settings = settings;
     return method.trainRequest(again, m).model;
   };
   outcome.model = finishTrainedModel(std::move(outcome.model), request.dataset, request.model, retrain,
-                                     monitor, trainingTime, request.ownRunFailure);
+                                     monitor, request.ownRunFailure);
   return outcome;
 }
 

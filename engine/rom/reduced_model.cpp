@@ -446,14 +446,13 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                        ")");
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
-  const auto start = std::chrono::steady_clock::now();
   std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
-  const auto trainingTime = std::chrono::steady_clock::now() - start;
+  const OJson again = heldOutSettings(*rom, checked);
   // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
   return finishTrainedModel(
       std::move(rom), dataset, model,
-      [&](const Dataset& head, Monitor& m) { return info.train(head, checked, m, model); }, monitor,
-      trainingTime, ownRunFailure);
+      [&](const Dataset& head, Monitor& m) { return info.train(head, again, m, model); }, monitor,
+      ownRunFailure);
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {

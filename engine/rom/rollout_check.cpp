@@ -13,7 +13,6 @@
 #include "engine/rom/rom_support.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -722,9 +721,9 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
 // A model is judged by its behaviour, not by its loss alone: the method trains again
 // without the held-out runs (or the last quarter of every run) and that model runs from
 // each run's first sample, compared with the run.
-// The second training gets the first one's time: a network stopped early by the user
-// (or a budget of a million epochs) is judged by a model trained about as long, and a
-// stop-and-keep request during the check ends its training the same way.
+// The second training gets the first one's settings and so its epochs, never a share of
+// the clock: a verdict must not depend on how busy the machine was. A stop-and-keep
+// request during the check ends its training as it would the first.
 namespace {
 
 // The full model's own sensitivity to its loads on the run of a check that missed or blew up.
@@ -740,16 +739,13 @@ void measureSensitivity(const Model& model, const Dataset& dataset, RolloutCheck
 }  // namespace
 
 HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
-                                       const HeldOutTrainer& retrain, Monitor& monitor,
-                                       std::chrono::steady_clock::duration budget) {
+                                       const HeldOutTrainer& retrain, Monitor& monitor) {
   RolloutCheckOptions options;
   HeldOutJudgement judged;
   RolloutCheck& check = judged.check;
-  const auto start = std::chrono::steady_clock::now();
   Monitor* self = nullptr;
   Monitor quiet([&](const Progress& p) {
-    if (self && (monitor.takeFinishRequest() || std::chrono::steady_clock::now() - start > budget))
-      self->requestFinish();
+    if (self && monitor.takeFinishRequest()) self->requestFinish();
     return monitor.report({"held-out check: " + p.stage, p.step, p.total, {}});
   });
   self = &quiet;

@@ -22,7 +22,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <functional>
 #include <limits>
 #include <memory>
@@ -211,11 +210,11 @@ struct HeldOutJudgement {
 /// validated", and as an indication `retrain` trains without the last quarter of the run, which
 /// runs from its first sample (checkRollout over the independent coordinates the mobility
 /// analysis suggests). ReducedModel::recordHeldOutRollout records the outcome on `rom`. The
-/// second training gets about the first one's time `budget` (an early-stop request during it
-/// ends it as the first). Progress goes to `monitor` as "held-out check: ..."; throws Cancelled
-/// when it stops the check; other errors leave the model "not judged", saying why.
+/// second training is `retrain`'s, with no time limit added: the same settings give the same
+/// epochs whatever the machine's load (an early-stop request during it ends it as the first).
+/// Progress goes to `monitor` as "held-out check: ..."; throws Cancelled when it stops the
+/// check; other errors leave the model "not judged", saying why.
 HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset, const Model& model,
-                                       const HeldOutTrainer& retrain, Monitor& monitor,
-                                       std::chrono::steady_clock::duration budget);
+                                       const HeldOutTrainer& retrain, Monitor& monitor);
 
 }  // namespace mbdrom

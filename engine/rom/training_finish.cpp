@@ -110,9 +110,7 @@ void boundByTheRunsItFollows(ReducedModel& rom, const RolloutCheck& own, const H
 
 std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> rom, const Dataset& dataset,
                                                  const Model* model, const HeldOutTrainer& retrain,
-                                                 Monitor& monitor,
-                                                 std::chrono::steady_clock::duration trainingTime,
-                                                 OwnRunFailure ownRunFailure) {
+                                                 Monitor& monitor, OwnRunFailure ownRunFailure) {
   rom->recordEnvelope(dataset);
   if (!model) return rom;
   recordLoadRanges(*rom, dataset, *model);
@@ -121,8 +119,7 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   // own runs and says it is not validated.
   const bool unjudged = !dataset.runs.empty() && !rom->metrics().contains("rollout");
   const bool stoppedEarly = monitor.finishingEarly();
-  if (unjudged && !stoppedEarly)
-    judged = judgeByHeldOutRollout(*rom, dataset, *model, retrain, monitor, trainingTime);
+  if (unjudged && !stoppedEarly) judged = judgeByHeldOutRollout(*rom, dataset, *model, retrain, monitor);
   RolloutCheck own = checkItsOwnRuns(*rom, dataset, *model, monitor);
   if (unjudged && stoppedEarly) {
     RolloutCheck notJudged = own;
@@ -147,6 +144,14 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   }
   rom->recordSpeedCheck(speed.toJson());
   return rom;
+}
+
+OJson heldOutSettings(const ReducedModel& rom, OJson settings) {
+  const auto measured = rom.metrics().find("held_out_settings");
+  if (measured == rom.metrics().end() || !measured->is_object()) return settings;
+  if (!settings.is_object()) settings = OJson::object();
+  for (const auto& [key, value] : measured->items()) settings[key] = value;
+  return settings;
 }
 
 }  // namespace mbdrom

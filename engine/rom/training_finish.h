@@ -11,12 +11,11 @@
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 
-#include <chrono>
 #include <memory>
 
 namespace mbdrom {
 
-/// Finishes `rom`, trained on `dataset` in `trainingTime`, and returns the model to write:
+/// Finishes `rom`, trained on `dataset`, and returns the model to write:
 /// records its envelope and, given the mechanism `model` (may be null: then nothing more),
 /// judges it by the held-out rollout of a model `retrain` trains (unless the method judged its
 /// own: metric "rollout" present), runs it from the start of its own training runs (metric
@@ -29,7 +28,11 @@ namespace mbdrom {
 std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> rom, const Dataset& dataset,
                                                  const Model* model, const HeldOutTrainer& retrain,
                                                  Monitor& monitor,
-                                                 std::chrono::steady_clock::duration trainingTime,
                                                  OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
+
+/// `settings` with what `rom`'s training measured for its held-out check to repeat (metric
+/// "held_out_settings", e.g. the epochs a wall-time budget allowed) put over them: the check's
+/// second training then trains as long as the first did, whatever the machine's load then.
+nlohmann::ordered_json heldOutSettings(const ReducedModel& rom, nlohmann::ordered_json settings);
 
 }  // namespace mbdrom

@@ -518,6 +518,15 @@ void AeModel::recordTrainingMetrics(const Dataset& dataset, const Model* model,
   if (hasPotential_) m["potential"] = historyJson(h.potential, h.potentialError);
   if (hasDamper_) m["damper"] = historyJson(h.damper, h.damperError);
   m["training_seconds"] = secondsSince(trainStart);
+  // A wall-time budget chose these epochs: the held-out check trains as many, not as long.
+  if (aeSettings_.seconds > 0.0) {
+    std::size_t force = 1;
+    if (hasPotential_) force = std::max(force, h.potential.trainLoss.size());
+    if (hasDamper_) force = std::max(force, h.damper.trainLoss.size());
+    m["held_out_settings"] = {{"seconds", 0.0},
+                              {"epochs", std::max<std::size_t>(1, h.autoencoder.trainLoss.size())},
+                              {"force_epochs", force}};
+  }
   // Stages ended early by the user keep their best weights so far; the model says so.
   OJson early = OJson::array();
   if (h.autoencoder.finishedEarly) early.push_back("autoencoder");

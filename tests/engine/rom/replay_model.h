@@ -28,6 +28,10 @@ class ReplayThenDiverge : public ReducedModel {
   std::string method() const override { return "replay"; }
   int reducedDimension() const override { return 1; }
   std::vector<std::string> parameterNames() const override { return parameters_; }
+  // A metric as a method's training records it.
+  void recordMetric(const std::string& key, nlohmann::ordered_json value) {
+    metrics_[key] = std::move(value);
+  }
   std::map<std::string, double> lastParameters() const {
     const std::lock_guard<std::mutex> lock(mutex_);
     return last_;

@@ -213,7 +213,7 @@ TEST_CASE("a model whose held-out rollout blew up gets no speed figure", "[speed
         retrained = true;
         return std::unique_ptr<ReducedModel>();
       },
-      monitor, std::chrono::seconds(1));
+      monitor);
   CHECK_FALSE(retrained);  // judged already
   REQUIRE(done->metrics().at("verdict_kind") == "rollout blows up");
   const SpeedCheck c = SpeedCheck::fromJson(done->metrics().at("speed_check"), "test");

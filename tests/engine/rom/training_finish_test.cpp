@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <thread>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -66,7 +67,7 @@ TEST_CASE("a model that blows up on its own training run is refused, naming the 
   recordFollowed(*rom);
   Monitor monitor;
   try {
-    finishTrainedModel(std::move(rom), r.dataset(), &r.model, noRetraining, monitor, std::chrono::seconds(1));
+    finishTrainedModel(std::move(rom), r.dataset(), &r.model, noRetraining, monitor);
     FAIL("a model that blows up on its own training run was kept");
   } catch (const SolverError& e) {
     CHECK_THAT(e.what(), Catch::Contains("blows up on its own training run \"push run\"") &&
@@ -90,7 +91,7 @@ TEST_CASE(
   };
   Monitor monitor;
   const auto written = finishTrainedModel(std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.6),
-                                          twoRuns, &r.model, retrain, monitor, std::chrono::seconds(1));
+                                          twoRuns, &r.model, retrain, monitor);
   REQUIRE(written.get() == judged);
   CHECK(written->metrics().at("verdict_kind") == "rollout follows");
   CHECK_THAT(
@@ -116,7 +117,7 @@ TEST_CASE(
   };
   Monitor monitor;
   CHECK_THROWS_WITH(finishTrainedModel(std::make_unique<ReplayThenDiverge>(r.model, r.samples, 0.6), twoRuns,
-                                       &r.model, retrain, monitor, std::chrono::seconds(1)),
+                                       &r.model, retrain, monitor),
                     Catch::Contains("blows up on its own training run") && Catch::Contains("at t = 0.6"));
 }
 
@@ -126,8 +127,7 @@ TEST_CASE("a model that reproduces its own training run records how closely", "[
   auto replay = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   recordFollowed(*replay);
   Monitor monitor;
-  const auto rom = finishTrainedModel(std::move(replay), r.dataset(), &r.model, noRetraining, monitor,
-                                      std::chrono::seconds(1));
+  const auto rom = finishTrainedModel(std::move(replay), r.dataset(), &r.model, noRetraining, monitor);
   const auto& own = rom->metrics().at("training_rollout");
   REQUIRE(own.at("done").get<bool>());
   CHECK_FALSE(own.at("failed").get<bool>());
@@ -164,16 +164,16 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   auto missedFirst = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   check.error = 0.12;
   missedFirst->recordHeldOutRollout(check);
-  const auto missed = finishTrainedModel(std::move(missedFirst), r.dataset(), &r.model, noRetraining, monitor,
-                                         std::chrono::seconds(1));
+  const auto missed =
+      finishTrainedModel(std::move(missedFirst), r.dataset(), &r.model, noRetraining, monitor);
   REQUIRE(missed->envelope().joint().known());
   CHECK_FALSE(missed->envelope().joint().calibrated());
 
   auto followedFirst = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   check.error = 0.03;
   followedFirst->recordHeldOutRollout(check);
-  const auto followed = finishTrainedModel(std::move(followedFirst), r.dataset(), &r.model, noRetraining,
-                                           monitor, std::chrono::seconds(1));
+  const auto followed =
+      finishTrainedModel(std::move(followedFirst), r.dataset(), &r.model, noRetraining, monitor);
   REQUIRE(followed->envelope().joint().calibrated());
   CHECK(followed->envelope().joint().heldOutError() == 0.03);
 }
@@ -365,4 +365,38 @@ TEST_CASE("a run longer than the longest training run warns before it starts, as
   CHECK(std::any_of(after.begin(), after.end(), [](const std::string& w) {
     return w.find("was never trained on motion this long") != std::string::npos;
   }));
+}
+
+TEST_CASE("the held-out check's second training is not cut short by the clock, however slow the machine is",
+          "[training_finish_test]") {
+  const FinishRail r;
+  const Dataset twoRuns = r.twoRuns();
+  bool cut = false;
+  const auto slowRetrain = [&](const Dataset&, Monitor& m) -> std::unique_ptr<ReducedModel> {
+    // Far longer than the first training (which took no time): a loaded machine.
+    for (int epoch = 0; epoch < 20 && !cut; ++epoch) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      m.reportNow({"epoch", epoch, 20, {}});
+      cut = m.finishRequested() || m.finishingEarly();
+    }
+    return std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
+  };
+  Monitor monitor;
+  const auto written = finishTrainedModel(std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0),
+                                          twoRuns, &r.model, slowRetrain, monitor);
+  CHECK_FALSE(cut);
+  CHECK(written->metrics().at("rollout").at("done").get<bool>());
+}
+
+TEST_CASE("the held-out check trains with the epochs a wall-time budget gave the written model",
+          "[training_finish_test]") {
+  const FinishRail r;
+  ReplayThenDiverge rom(r.model, r.samples, 10.0);
+  const OJson given = {{"epochs", 2000}, {"seconds", 3.0}, {"seed", 4}};
+  CHECK(heldOutSettings(rom, given) == given);  // nothing measured: the settings as given
+  rom.recordMetric("held_out_settings", {{"seconds", 0.0}, {"epochs", 137}});
+  const OJson again = heldOutSettings(rom, given);
+  CHECK(again.at("epochs") == 137);
+  CHECK(again.at("seconds") == 0.0);
+  CHECK(again.at("seed") == 4);
 }
