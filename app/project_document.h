@@ -3,10 +3,10 @@
 // its reference runs (new ones in memory until saved), and where it is stored.
 // Disk format and checks are the engine's (engine/project).
 
+#include "engine/data/dataset.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 #include "engine/project/project.h"
-#include "engine/rom/reduced_model.h"
 
 #include <QObject>
 #include <QString>
@@ -16,6 +16,10 @@
 #include <vector>
 
 class QUndoStack;
+
+namespace mbdrom {
+class ReducedModel;
+}  // namespace mbdrom
 
 namespace mbdrom::app {
 

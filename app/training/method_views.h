@@ -9,11 +9,14 @@
 #include "engine/data/dataset.h"
 #include "engine/model/model.h"
 #include "engine/rom/method_details.h"
-#include "engine/rom/reduced_model.h"
 
 #include <cstddef>
 #include <string>
 #include <vector>
+
+namespace mbdrom {
+class ReducedModel;
+}  // namespace mbdrom
 
 namespace mbdrom::app {
 

@@ -44,7 +44,6 @@ class NeighbourEnvelope {
  public:
   static constexpr int kMaxKept = 400;
   static constexpr double kGateFactor = 2.0;
-  static constexpr double kBoundFactor = 2.0;  // unused: expectedError() has its own factor
 
   /// True when the envelope has training samples.
   bool known() const { return samples_.cols() > 0; }

@@ -109,6 +109,19 @@ std::string envelopeSummaryText(const RomSimulationSummary& summary);
 /// one line for summaries and logs.
 std::string equationResidualText(const RomSimulationSummary& summary);
 
+/// The error a run told to stop outside its envelope (RunOptions::stopOutsideEnvelope) ends with
+/// where it leaves: the run's summary up to there, whose envelopeSummaryText says where and how,
+/// so that no front end needs to read it back from the message.
+class EnvelopeStop : public SolverError {
+ public:
+  EnvelopeStop(const std::string& what, RomSimulationSummary summary)
+      : SolverError(what), summary_(std::move(summary)) {}
+  const RomSimulationSummary& summary() const { return summary_; }
+
+ private:
+  RomSimulationSummary summary_;
+};
+
 class ReducedModel;
 
 /// "parameter level = 3 is outside the range trained on [0, 1]: the model extrapolates",

@@ -172,8 +172,9 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged) {
   sinkSeconds_ += secondsSince(w0);
   ++summary_.samples;
   if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
-    throw SolverError("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
-                      "; stopped there (outside: stop), the samples up to then are kept");
+    throw EnvelopeStop("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
+                           "; stopped there (outside: stop), the samples up to then are kept",
+                       summary_);
 }
 
 void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t) {

@@ -16,6 +16,7 @@
 #include <pybind11/stl/filesystem.h>
 
 #include <cmath>
+#include <optional>
 
 namespace py = pybind11;
 
@@ -65,24 +66,19 @@ void issueWarnings(const ReducedModel& rom, const std::vector<std::string>& warn
 }
 
 // The exception in flight: Python's own (KeyboardInterrupt, the progress callable's), or the
-// engine's stop at the training envelope with its line ("left its training envelope at ...", from
-// "reduced model (METHOD) left ...; stopped there (outside: stop), ..."), or another error.
+// engine's stop at the training envelope with the run's summary up to there, or another error.
 struct InFlight {
   bool python = false;
-  std::string envelope;  // empty: not a stop at the envelope
+  std::optional<RomSimulationSummary> stoppedOutside;  // empty: not a stop at the envelope
 };
 
 InFlight inFlight() {
   try {
     throw;
   } catch (const py::error_already_set&) {
-    return {.python = true, .envelope = {}};
-  } catch (const SolverError& e) {
-    const std::string text = e.what();
-    const std::size_t left = text.find(") left its training envelope");
-    const std::size_t stop = text.find("; stopped there (outside: stop)");
-    if (left == std::string::npos || stop == std::string::npos || stop < left) return {};
-    return {.python = false, .envelope = text.substr(left + 2, stop - left - 2)};
+    return {.python = true, .stoppedOutside = {}};
+  } catch (const EnvelopeStop& e) {
+    return {.python = false, .stoppedOutside = e.summary()};
   } catch (...) {
     return {};
   }
@@ -158,8 +154,12 @@ void bindReducedModel(py::module_& m) {
               const InFlight error = inFlight();
               if (partial) {
                 partial->warnings = before;
-                partial->envelope = error.envelope;
-                partial->leftEnvelope = !error.envelope.empty();
+                if (error.stoppedOutside) {
+                  partial->envelope = envelopeSummaryText(*error.stoppedOutside);
+                  partial->leftEnvelope = error.stoppedOutside->leftEnvelope();
+                  partial->equationResidual = error.stoppedOutside->equationResidual;
+                  partial->equations = equationResidualText(*error.stoppedOutside);
+                }
               }
               if (!error.python && !PyErr_Occurred()) issueWarnings(rom, before, partial, nullptr);
               raiseWithPartialRun(partial);

@@ -13,6 +13,7 @@
 #include "app/project_document.h"
 #include "app/runs/reference_runs.h"
 #include "app/viewport.h"
+#include "engine/dynamics/run_options.h"
 #include "engine/model/model_spec.h"
 #include "form_helpers.h"
 #include "gui_helpers.h"

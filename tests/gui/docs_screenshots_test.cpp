@@ -16,6 +16,7 @@
 #include "app/training/models_panel.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
 #include "gui_helpers.h"
 
 #include <nlohmann/json.hpp>

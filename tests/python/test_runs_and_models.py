@@ -403,6 +403,8 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
     assert stopped is not None and len(stopped) < 101
     assert stopped.left_envelope and stopped.envelope.startswith("left its training envelope at t = ")
     assert stopped.envelope in str(e.value)
+    # The engine's figures of the run up to the stop, not its message read back.
+    assert stopped.equations.startswith(("the force no constraint balances is ", "not measured"))
     r = subprocess.run([cli, "rom-simulate", str(tmp_path / "pod.json"), "--model", str(path), "-o",
                         str(tmp_path / "stopped.csv"), "--load-case", "harder", "--t-end", "1", "--outside", "stop"],
                        capture_output=True, text=True)
