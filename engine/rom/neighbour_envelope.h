@@ -21,10 +21,11 @@
 ///
 /// Calibration (at training, from the held-out check): `heldOutDistance`, the largest distance
 /// a held-out run reached from the samples of the model that did not see it, and
-/// `heldOutError`, that run's relative RMS error. A run whose largest distance d stays within
-/// the gate (kGateFactor times the larger of heldOutDistance and resolution) is inside and
-/// expects at most 1.8 * heldOutError * max(0.9, d / that scale) (see the .cpp); beyond, it is
-/// outside, with no bound.
+/// `heldOutError`, that run's relative RMS error. The scale is the larger of heldOutDistance
+/// and resolution. A run whose largest distance d stays within the gate is inside and expects
+/// at most 1.8 * heldOutError * max(0.9, d / scale) (see the .cpp); beyond, it is outside, with
+/// no bound. The gate is where that bound reaches the error goal (kHeldOutTolerance), but at
+/// least kGateFactor and at most kMostGateFactor times the scale.
 ///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
@@ -44,6 +45,7 @@ class NeighbourEnvelope {
  public:
   static constexpr int kMaxKept = 400;
   static constexpr double kGateFactor = 2.0;
+  static constexpr double kMostGateFactor = 3.0;
 
   /// True when the envelope has training samples.
   bool known() const { return samples_.cols() > 0; }
@@ -79,6 +81,8 @@ class NeighbourEnvelope {
   double heldOutDistance() const { return heldOutDistance_; }
   double heldOutError() const { return heldOutError_; }
   double resolution() const { return resolution_; }
+  /// The distance the bound grows from: the larger of heldOutDistance and resolution.
+  double scale() const;
   /// The distance beyond which a run is outside (calibrated only).
   double gate() const;
   /// The relative RMS error a run whose largest distance is `d` (<= gate()) expects [-].

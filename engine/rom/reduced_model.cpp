@@ -238,7 +238,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance) {
     const double heldOut = rom.envelope().joint().heldOutError();
     const std::string how =
-        summary.jointDistance > summary.jointGate / NeighbourEnvelope::kGateFactor
+        summary.jointDistance > rom.envelope().joint().scale()
             ? " for a run that goes this far from the training samples, farther than the held-out runs went"
         : heldOut > 0.0 ? ": " + formatText("%.2g", summary.expectedError / heldOut) +
                               " times its held-out error of " + formatText("%.2g", 100.0 * heldOut) + " %"

@@ -18,6 +18,7 @@
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
 #include "engine/model/model.h"
+#include "engine/rom/error_goal.h"
 #include "engine/rom/reduced_model.h"
 
 #include <nlohmann/json.hpp>
@@ -165,9 +166,6 @@ struct HeldOutVerdict {
   std::string kind, text;
 };
 HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb);
-
-/// The largest relative RMS error of a held-out run a model may have and be said to follow it [-].
-inline constexpr double kHeldOutTolerance = 0.05;
 
 /// The relative change of a run's loads that loadSensitivity applies: about the force error of a
 /// good reduced model [-].

@@ -146,13 +146,32 @@ TEST_CASE("the calibrated bound grows with the distance and the gate is twice th
   CHECK_FALSE(e.calibrated());
   e.calibrate(std::max(1.0, e.resolution()), 0.02);
   const double scale = std::max(1.0, e.resolution());
-  CHECK(e.gate() == Approx(2.0 * scale));
-  CHECK(e.expectedError(scale) == Approx(0.036));          // at the held-out distance: 1.8 x its error
+  CHECK(e.scale() == Approx(scale));
+  CHECK(e.gate() == Approx(2.0 * scale));          // its bound there, 7.2 %, is past the 5 % goal already
+  CHECK(e.expectedError(scale) == Approx(0.036));  // at the held-out distance: 1.8 x its error
   CHECK(e.expectedError(1.5 * scale) == Approx(0.054));    // beyond: in proportion
   CHECK(e.expectedError(0.95 * scale) == Approx(0.0342));  // nearer: in proportion too,
   CHECK(e.expectedError(0.1) == Approx(0.0324));           // down to 0.9 of it
   e.calibrate(NAN, 0.02);                                  // a check without a figure changes nothing
   CHECK(e.expectedError(0.1) == Approx(0.0324));
+}
+
+TEST_CASE(
+    "a model far better than the goal keeps its bound out to where it reaches the goal, at most three "
+    "times the held-out distance",
+    "[rom][envelope]") {
+  NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
+  const double scale = std::max(1.0, e.resolution());
+  e.calibrate(scale, 0.01);  // its bound reaches 5 % at 5 / 1.8 = 2.78 times the scale
+  CHECK(e.gate() == Approx(5.0 / 1.8 * scale));
+  CHECK(e.expectedError(e.gate()) == Approx(0.05));
+  e.calibrate(scale, 0.001);  // it would reach 5 % at 28 times: the gate stops at 3
+  CHECK(e.gate() == Approx(3.0 * scale));
+  CHECK(e.expectedError(e.gate()) == Approx(0.0054));
+  e.calibrate(scale, 0.0);  // a held-out run followed exactly: as far as any
+  CHECK(e.gate() == Approx(3.0 * scale));
+  e.calibrate(scale, 0.04);  // near the goal: twice, the bound there far past it
+  CHECK(e.gate() == Approx(2.0 * scale));
 }
 
 TEST_CASE("a model trained on two runs states a bound its training runs keep and warns outside it",
