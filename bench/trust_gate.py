@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """What a gate that follows the held-out error would do to the trust signals.
 
-The engine ends a run's error bound at the gate, 2 x the scale of the joint distance (the larger of
-the held-out runs' distance and the envelope's resolution): past it the run "left its training
-envelope" and warns, however small the bound would still be. This recounts a rom_trust.py JSON
+The engine ended a run's error bound at the gate, 2 x the scale of the joint distance (the larger of
+the held-out runs' distance and the envelope's resolution), before 2026-12-01: past it the run "left
+its training envelope" and warned, however small the bound would still have been. This recounts a rom_trust.py JSON
 file with the gate at scale x clamp(goal / (1.8 x held-out error), 2, G) for each G given: a run
 that left by the joint distance only, within the new gate, states the bound 1.8 x e_h x d / scale
 instead, and warns only as the engine then would (its equation residual, or a bound above the goal).

@@ -181,7 +181,8 @@ double loadSensitivity(const Model& model, const DatasetRun& data, double relati
                        Monitor* monitor = nullptr);
 
 /// Trains the method again on `head` (the runs without their held-out ends) with the
-/// first training's settings and inputs, reporting to the monitor it is given.
+/// first training's settings (what its metric "held_out_settings" measured laid over them:
+/// heldOutSettings) and inputs, reporting to the monitor it is given.
 using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset& head, Monitor& monitor)>;
 
 /// For a model whose step is free (ReducedModel::stepIsFree): `check`, the held-out check of

@@ -518,7 +518,8 @@ void AeModel::recordTrainingMetrics(const Dataset& dataset, const Model* model,
   if (hasPotential_) m["potential"] = historyJson(h.potential, h.potentialError);
   if (hasDamper_) m["damper"] = historyJson(h.damper, h.damperError);
   m["training_seconds"] = secondsSince(trainStart);
-  // A wall-time budget chose these epochs: the held-out check trains as many, not as long.
+  // A wall-time budget chose these epochs: the held-out check trains as many, not as long (its
+  // cosine schedule over them, and both force networks for the larger of their two counts).
   if (aeSettings_.seconds > 0.0) {
     std::size_t force = 1;
     if (hasPotential_) force = std::max(force, h.potential.trainLoss.size());
@@ -1033,7 +1034,8 @@ MethodInfo aeMethod() {
       {"velocity_weight", "Velocity weight", SettingKind::Number,
        "Weight of the tangent (velocity) reconstruction term; 0: the paper's loss (eq. 10) only"},
       {"seconds", "Time budget [s]", SettingKind::Number,
-       "Wall-time budget of the whole training; 0: none (the epochs decide)"},
+       "Wall-time budget of the whole training; 0: none (the epochs decide). The held-out check trains "
+       "for the epochs the budget gave, not for a time"},
       {"validation_fraction", "Validation fraction", SettingKind::Number,
        "Share of the samples held out to measure a validation loss (it also picks the weights kept); 0: "
        "none"},

@@ -21,8 +21,10 @@ namespace {
 // Replays the positions of its first training run, stored in its file.
 class FirstRunReplay : public ReducedModel {
  public:
-  static std::unique_ptr<ReducedModel> train(const Dataset& dataset, const OJson& settings) {
+  static std::unique_ptr<FirstRunReplay> train(const Dataset& dataset, const OJson& settings,
+                                               std::string name = "first_run_replay") {
     auto rom = std::make_unique<FirstRunReplay>();
+    rom->name_ = std::move(name);
     rom->t_ = dataset.runs.at(0).t;
     rom->q_ = dataset.runs.at(0).q;
     rom->stampTraining(dataset, settings);
@@ -34,7 +36,9 @@ class FirstRunReplay : public ReducedModel {
     rom->q_ = matrixFromJson(j.at("matrices").at("q"), -1, rom->t_.size(), source + ": matrices.q");
     return rom;
   }
-  std::string method() const override { return "first_run_replay"; }
+  std::string method() const override { return name_; }
+  // A metric as a method's training records it.
+  void recordMetric(const std::string& key, OJson value) { metrics_[key] = std::move(value); }
   int reducedDimension() const override { return 0; }
   RomSimulationSummary simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,
                                       Monitor* monitor) const override {
@@ -72,6 +76,7 @@ class FirstRunReplay : public ReducedModel {
  private:
   Eigen::VectorXd t_;
   Eigen::MatrixXd q_;
+  std::string name_ = "first_run_replay";
 };
 
 MethodInfo replayMethod() {
@@ -172,4 +177,57 @@ TEST_CASE(
   for (std::size_t k = 0; k < samples.size(); ++k) CHECK(out.samples[k].q == samples[k].q);
   std::remove(path.c_str());
   std::remove(csv.c_str());
+}
+
+TEST_CASE(
+    "the held-out check's second training gets the epochs the first recorded for it, by either entry point",
+    "[registry]") {
+  // A method whose training stopped at 7 of its 1000 epochs (as the auto-encoder under a wall-time
+  // budget records it), and which remembers the settings of each training it was given.
+  static std::vector<OJson> given;
+  const auto train = [](const Dataset& d, const OJson& s, const std::string& name) {
+    given.push_back(s);
+    auto rom = FirstRunReplay::train(d, s, name);
+    rom->recordMetric("held_out_settings", {{"epochs", 7}});
+    return rom;
+  };
+  MethodRegistry& r = MethodRegistry::global();
+  if (!r.find("stopped_replay")) {
+    MethodInfo m = replayMethod();
+    m.name = "stopped_replay";
+    m.checkSettings = [](const OJson& s) { return s; };
+    m.train = [train](const Dataset& d, const OJson& s, Monitor&,
+                      const Model*) -> std::unique_ptr<ReducedModel> {
+      return train(d, s, "stopped_replay");
+    };
+    r.add(m);
+    m.name = "stopped_request_replay";
+    m.trainRequest = [train](TrainingRequest& request, Monitor&) {
+      return TrainingOutcome{train(request.dataset, request.settings, "stopped_request_replay"), ""};
+    };
+    r.add(m);
+  }
+  const Model model = readModel(test::example("pendulum"));
+  const auto samples = test::fullRun(model, "free", 0.5, test::tempPath("held_out_settings.csv"), 0.01);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(samples, "free", "free"));
+  addRun(dataset, runFromSamples(samples, "free again", "free"));  // two runs: one is held out whole
+  const OJson settings = {{"epochs", 1000}, {"seed", 3}};
+  Monitor monitor;
+
+  given.clear();
+  trainReducedModel("stopped_replay", dataset, settings, monitor, &model);
+  REQUIRE(given.size() == 2);
+  CHECK(given[0] == settings);
+  CHECK(given[1] == OJson{{"epochs", 7}, {"seed", 3}});
+
+  given.clear();
+  TrainingRequest request;
+  request.settings = settings;
+  request.model = &model;
+  request.dataset = dataset;
+  trainFromRequest(r.at("stopped_request_replay"), request, monitor);
+  REQUIRE(given.size() == 2);
+  CHECK(given[0] == settings);
+  CHECK(given[1] == OJson{{"epochs", 7}, {"seed", 3}});
 }

@@ -140,8 +140,9 @@ TEST_CASE("a joint envelope reads back with its distances, and a bad scale is re
                     Catch::Contains("m.json: envelope.joint") && Catch::Contains("scale"));
 }
 
-TEST_CASE("the calibrated bound grows with the distance and the gate is twice the held-out distance",
-          "[rom][envelope]") {
+TEST_CASE(
+    "the calibrated bound grows with the distance and the gate is twice the scale for a model near the goal",
+    "[rom][envelope]") {
   NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
   CHECK_FALSE(e.calibrated());
   e.calibrate(std::max(1.0, e.resolution()), 0.02);
