@@ -72,6 +72,15 @@ struct InFlight {
   std::optional<RomSimulationSummary> stoppedOutside;  // empty: not a stop at the envelope
 };
 
+// What the engine's summary says of a reduced run (whole, or up to where it stopped).
+void describeRun(Run& run, const RomSimulationSummary& summary) {
+  run.envelope = envelopeSummaryText(summary);
+  run.leftEnvelope = summary.leftEnvelope();
+  run.expectedError = summary.expectedError;
+  run.equationResidual = summary.equationResidual;
+  run.equations = equationResidualText(summary);
+}
+
 InFlight inFlight() {
   try {
     throw;
@@ -154,23 +163,14 @@ void bindReducedModel(py::module_& m) {
               const InFlight error = inFlight();
               if (partial) {
                 partial->warnings = before;
-                if (error.stoppedOutside) {
-                  partial->envelope = envelopeSummaryText(*error.stoppedOutside);
-                  partial->leftEnvelope = error.stoppedOutside->leftEnvelope();
-                  partial->equationResidual = error.stoppedOutside->equationResidual;
-                  partial->equations = equationResidualText(*error.stoppedOutside);
-                }
+                if (error.stoppedOutside) describeRun(*partial, *error.stoppedOutside);
               }
               if (!error.python && !PyErr_Occurred()) issueWarnings(rom, before, partial, nullptr);
               raiseWithPartialRun(partial);
             }
             auto run = result();
             run->warnings = reducedRunWarnings(rom, o, summary);
-            run->envelope = envelopeSummaryText(summary);
-            run->leftEnvelope = summary.leftEnvelope();
-            run->expectedError = summary.expectedError;
-            run->equationResidual = summary.equationResidual;
-            run->equations = equationResidualText(summary);
+            describeRun(*run, summary);
             issueWarnings(rom, run->warnings, run, "run");
             return run;
           },
