@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/model/forces.h"
+#include "engine/model/joint_types.h"
 
 #include <Eigen/Dense>
 
@@ -116,6 +117,24 @@ class Builder {
     return vectorValue(model_, q_, model_.findVector(name)).normalized();
   }
 
+  // The wrench directions one block of a joint's equations transmits, on body2 about its point2.
+  void addReaction(Connection& c, const JointSpec& j, JointBlock block) const {
+    const Eigen::Vector3d& P = c.reaction.point;
+    switch (block) {
+      case JointBlock::Coincident: c.forces(P); break;
+      case JointBlock::OnLine: c.forcesNormalTo(axis(j.axis1)); break;
+      case JointBlock::Parallel: c.momentsNormalTo(axis(j.axis1)); break;
+      case JointBlock::NoRotation: c.moment(axis(j.axis1)); break;
+      case JointBlock::NormalAxes: c.moment(axis(j.axis1).cross(axis(j.axis2)).normalized()); break;
+      case JointBlock::OnPlane: c.force(P, axis(j.axis1)); break;
+      case JointBlock::Length: {
+        const Eigen::Vector3d d = P - point(j.point1);
+        if (d.norm() > 0.0) c.force(P, d.normalized());
+        break;
+      }
+    }
+  }
+
   std::vector<Connection> connections() {
     std::vector<Connection> out;
     const auto& spec = model_.spec();
@@ -130,36 +149,7 @@ class Builder {
       c.reaction.body2 = body(j.body2);
       c.reaction.point = point(j.point2);
       const Eigen::Vector3d P = c.reaction.point;
-      switch (j.type) {
-        case JointType::Spherical: c.forces(P); break;
-        case JointType::Revolute:
-          c.forces(P);
-          c.momentsNormalTo(axis(j.axis1));
-          break;
-        case JointType::Cylindrical:
-          c.forcesNormalTo(axis(j.axis1));
-          c.momentsNormalTo(axis(j.axis1));
-          break;
-        case JointType::Prismatic:
-          c.forcesNormalTo(axis(j.axis1));
-          c.moments();
-          break;
-        case JointType::Fixed:
-          c.forces(P);
-          c.moments();
-          break;
-        case JointType::Universal:
-          c.forces(P);
-          c.moment(axis(j.axis1).cross(axis(j.axis2)).normalized());
-          break;
-        case JointType::PointOnLine: c.forcesNormalTo(axis(j.axis1)); break;
-        case JointType::PointOnPlane: c.force(P, axis(j.axis1)); break;
-        case JointType::Distance: {
-          const Eigen::Vector3d d = P - point(j.point1);
-          if (d.norm() > 0.0) c.force(P, d.normalized());
-          break;
-        }
-      }
+      for (const JointBlock block : jointTypeInfo(j.type).blocks) addReaction(c, j, block);
       // A shared point transmits a force, a shared axis moments normal to it,
       // whatever the type says (they are in its span for consistent types).
       const std::pair<int, int> pair = orderedPair(c.reaction.body1, c.reaction.body2);

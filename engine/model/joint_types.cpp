@@ -14,6 +14,7 @@ const JointTypeInfo* lookUp(JointType type) {
                                        .length = false,
                                        .rotation = false,
                                        .translation = false,
+                                       .blocks = {JointBlock::Coincident},
                                        .glyph = JointGlyph::Ball,
                                        .description = "point2 coincides with point1 (a ball joint)"};
   static const JointTypeInfo revolute{.type = JointType::Revolute,
@@ -24,6 +25,7 @@ const JointTypeInfo* lookUp(JointType type) {
                                       .length = false,
                                       .rotation = true,
                                       .translation = false,
+                                      .blocks = {JointBlock::Coincident, JointBlock::Parallel},
                                       .glyph = JointGlyph::Hinge,
                                       .description = "a spherical joint whose axes stay parallel (a hinge)"};
   static const JointTypeInfo prismatic{
@@ -35,6 +37,7 @@ const JointTypeInfo* lookUp(JointType type) {
       .length = false,
       .rotation = false,
       .translation = true,
+      .blocks = {JointBlock::OnLine, JointBlock::Parallel, JointBlock::NoRotation},
       .glyph = JointGlyph::Slider,
       .description = "a cylindrical joint without rotation about its axis (a slider)"};
   static const JointTypeInfo cylindrical{
@@ -46,6 +49,7 @@ const JointTypeInfo* lookUp(JointType type) {
       .length = false,
       .rotation = true,
       .translation = true,
+      .blocks = {JointBlock::OnLine, JointBlock::Parallel},
       .glyph = JointGlyph::Slider,
       .description = "point2 on the line (point1, axis1), the axes parallel"};
   static const JointTypeInfo universal{
@@ -57,18 +61,21 @@ const JointTypeInfo* lookUp(JointType type) {
       .length = false,
       .rotation = false,
       .translation = false,
+      .blocks = {JointBlock::Coincident, JointBlock::NormalAxes},
       .glyph = JointGlyph::Node,
       .description = "a spherical joint whose axes stay normal (a Cardan joint)"};
-  static const JointTypeInfo fixed{.type = JointType::Fixed,
-                                   .name = "fixed",
-                                   .axes = 2,
-                                   .parallelAxes = true,
-                                   .pointsApart = false,
-                                   .length = false,
-                                   .rotation = false,
-                                   .translation = false,
-                                   .glyph = JointGlyph::Node,
-                                   .description = "a weld: a spherical joint without relative rotation"};
+  static const JointTypeInfo fixed{
+      .type = JointType::Fixed,
+      .name = "fixed",
+      .axes = 2,
+      .parallelAxes = true,
+      .pointsApart = false,
+      .length = false,
+      .rotation = false,
+      .translation = false,
+      .blocks = {JointBlock::Coincident, JointBlock::Parallel, JointBlock::NoRotation},
+      .glyph = JointGlyph::Node,
+      .description = "a weld: a spherical joint without relative rotation"};
   static const JointTypeInfo pointOnLine{.type = JointType::PointOnLine,
                                          .name = "point_on_line",
                                          .axes = 1,
@@ -77,6 +84,7 @@ const JointTypeInfo* lookUp(JointType type) {
                                          .length = false,
                                          .rotation = false,
                                          .translation = true,
+                                         .blocks = {JointBlock::OnLine},
                                          .glyph = JointGlyph::Node,
                                          .description = "point2 on the line through point1 along axis1"};
   static const JointTypeInfo pointOnPlane{
@@ -88,6 +96,7 @@ const JointTypeInfo* lookUp(JointType type) {
       .length = false,
       .rotation = false,
       .translation = false,
+      .blocks = {JointBlock::OnPlane},
       .glyph = JointGlyph::Node,
       .description = "point2 on the plane through point1 normal to axis1"};
   static const JointTypeInfo distance{.type = JointType::Distance,
@@ -98,6 +107,7 @@ const JointTypeInfo* lookUp(JointType type) {
                                       .length = true,
                                       .rotation = false,
                                       .translation = false,
+                                      .blocks = {JointBlock::Length},
                                       .glyph = JointGlyph::Node,
                                       .description = "a massless rod: |point2 - point1| = length"};
   switch (type) {
@@ -115,6 +125,19 @@ const JointTypeInfo* lookUp(JointType type) {
 }
 
 }  // namespace
+
+int jointBlockRows(JointBlock block) {
+  switch (block) {
+    case JointBlock::Coincident: return 3;
+    case JointBlock::OnLine:
+    case JointBlock::Parallel: return 2;
+    case JointBlock::NoRotation:
+    case JointBlock::NormalAxes:
+    case JointBlock::OnPlane:
+    case JointBlock::Length: return 1;
+  }
+  return 0;
+}
 
 const JointTypeInfo& jointTypeInfo(JointType type) {
   const JointTypeInfo* info = lookUp(type);

@@ -709,41 +709,25 @@ void Model::compileJoints() {
     };
     // Rotation about the axis: a body2 vector equal to na at reference stays normal to nb.
     auto lockRotation = [&] { row("rotation", r.bodyVector(b1, nb0), r.bodyVector(b2, na0), 0.0); };
-    switch (j.type) {
-      case JointType::Spherical: coincident(); break;
-      case JointType::Revolute:
-        coincident();
-        parallel();
-        break;
-      case JointType::Cylindrical:
-        onLine();
-        parallel();
-        break;
-      case JointType::Prismatic:
-        onLine();
-        parallel();
-        lockRotation();
-        break;
-      case JointType::Fixed:
-        coincident();
-        parallel();
-        lockRotation();
-        break;
-      case JointType::PointOnLine: onLine(); break;
-      case JointType::Universal: {
-        const Eigen::Vector3d u20 = vectorDirection(findVector(j.axis2));
-        if (std::abs(u10.dot(u20)) > 1e-6)
-          throw ModelError(where + ": axis1 and axis2 are not perpendicular");
-        coincident();
-        row("normal axes", u1, u2, 0.0);
-        break;
-      }
-      case JointType::PointOnPlane: row("plane", u1, p2 - p1, 0.0); break;
-      case JointType::Distance: {
-        const double L = j.length.value_or((r.pointReference(j.point2) - r.pointReference(j.point1)).norm());
-        if (!(std::isfinite(L) && L > 0.0)) throw ModelError(where + ": length must be positive");
-        row("distance", p2 - p1, p2 - p1, L * L);
-        break;
+    auto normalAxes = [&] {
+      const Eigen::Vector3d u20 = vectorDirection(findVector(j.axis2));
+      if (std::abs(u10.dot(u20)) > 1e-6) throw ModelError(where + ": axis1 and axis2 are not perpendicular");
+      row("normal axes", u1, u2, 0.0);
+    };
+    auto length = [&] {
+      const double L = j.length.value_or((r.pointReference(j.point2) - r.pointReference(j.point1)).norm());
+      if (!(std::isfinite(L) && L > 0.0)) throw ModelError(where + ": length must be positive");
+      row("distance", p2 - p1, p2 - p1, L * L);
+    };
+    for (const JointBlock block : jointTypeInfo(j.type).blocks) {
+      switch (block) {
+        case JointBlock::Coincident: coincident(); break;
+        case JointBlock::OnLine: onLine(); break;
+        case JointBlock::Parallel: parallel(); break;
+        case JointBlock::NoRotation: lockRotation(); break;
+        case JointBlock::NormalAxes: normalAxes(); break;
+        case JointBlock::OnPlane: row("plane", u1, p2 - p1, 0.0); break;
+        case JointBlock::Length: length(); break;
       }
     }
   }

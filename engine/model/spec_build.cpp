@@ -353,15 +353,16 @@ BuildResult createJoint(ModelSpec& spec, const JointRequest& r) {
           j.axis2 = putVectorOnBody(spec, indexOf(spec.bodies, j.body2), a, j.axis1, result.notes);
       }
     }
-    if (r.type == JointType::Universal) {
+    if (jointTypeInfo(r.type).axes == 2 && !twoAxes) {
+      const std::string type(jointTypeName(r.type));
       if (!r.axis2 || !(r.axis2->norm() > 0.0) || !r.axis2->allFinite())
-        throw InputError(what + ": a universal joint needs body 2's axis too");
+        throw InputError(what + ": a " + type + " joint needs body 2's axis too");
       if (std::abs(a.dot(r.axis2->normalized())) > 1e-6)
-        throw InputError(what + ": the two axes of a universal joint must be normal");
+        throw InputError(what + ": the two axes of a " + type + " joint must be normal");
       j.axis2 = axisOn(spec, j.body2, r.axis2->normalized(), result.notes);
     }
   }
-  if (r.type == JointType::Distance) {
+  if (jointTypeInfo(r.type).length) {
     if (r.length && !(std::isfinite(*r.length) && *r.length > 0.0))
       throw InputError(what + ": the length must be positive");
     j.length = r.length;

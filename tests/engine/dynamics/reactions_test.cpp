@@ -4,6 +4,7 @@
 #include "engine/dynamics/statics.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
+#include "engine/model/joint_types.h"
 
 #include <catch2/catch.hpp>
 
@@ -127,4 +128,39 @@ TEST_CASE("four-bar reactions are balanced but not unique in the redundant loop"
   // In-plane forces are determined; the forces along the parallel axes and
   // the moments normal to them are not (3D revolutes in a planar loop).
   for (const JointReaction& j : r.reactions) CHECK_FALSE(j.unique);
+}
+
+TEST_CASE("a body released on any joint type of the table: its joint alone balances it, uniquely") {
+  // A rigid body hanging on one joint under a tilted gravity: the joint's reaction, in the
+  // directions its equation blocks transmit, must be the whole of what holds the body. A block
+  // transmitting too little leaves the body unbalanced; one transmitting too much leaves the
+  // reaction undetermined.
+  const Eigen::Vector3d gravity(1.0, -2.0, -9.81);
+  for (const JointTypeInfo& t : jointTypes()) {
+    INFO(t.name);
+    const std::string axes =
+        t.axes == 0   ? ""
+        : t.axes == 1 ? R"(, "axis1": "z0")"
+                      : std::string(R"(, "axis1": "z0", "axis2": ")") + (t.parallelAxes ? "a1" : "a2") + "\"";
+    const Model model = modelFromJson(
+        R"({"format": "mbdrom-model", "version": 1, "name": "joint", "gravity": [1, -2, -9.81],
+      "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A1", "position": [0, 0, 0]},
+                 {"name": "A2", "position": [1, 0, 0]}],
+      "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true},
+                  {"name": "a1", "direction": [0, 0, 1]}, {"name": "a2", "direction": [0, 1, 0]}],
+      "bodies": [{"name": "A", "points": ["A1", "A2"], "vectors": ["a1", "a2"], "mass": 2, "com": [0.5, 0.2, 0.1],
+                  "inertia": [[0.1, 0, 0], [0, 0.2, 0], [0, 0, 0.25]]}],
+      "joints": [{"name": "j", "type": ")" +
+        std::string(t.name) + R"(", "body1": "ground", "body2": "A", "point1": "O", "point2": ")" +
+        (t.length ? "A2" : "A1") + "\"" + axes + "}]}");
+    const Eigen::VectorXd qd = Eigen::VectorXd::Zero(model.nq());
+    const Eigen::VectorXd qdd = accelerationsAtRest(model, -1, model.q0());
+    const ReactionsResult r = computeReactions(model, -1, model.q0(), 0.0, qd, qdd);
+    CHECK(r.residual < 1e-9);
+    const JointReaction& j = find(r, "j");
+    CHECK(j.unique);
+    // Newton: the joint's force and the weight accelerate the centre of mass.
+    const Eigen::Vector3d comAcceleration = model.bodyPoint(0, model.spec().bodies[0].com).rate(qdd);
+    CHECK((j.force + 2.0 * gravity - 2.0 * comAcceleration).norm() < 1e-9);
+  }
 }

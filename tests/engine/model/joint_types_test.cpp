@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <map>
@@ -112,6 +113,24 @@ TEST_CASE("the joint table holds every joint type once, in order, with what each
     CHECK(static_cast<int>(t.glyph) >= 0);
     CHECK(static_cast<int>(t.glyph) < kJointGlyphCount);
     if (t.rotation || t.translation) CHECK(t.axes >= 1);
+    CHECK_FALSE(t.blocks.empty());
+    for (const JointBlock b : t.blocks) {
+      const bool onAxis1 = b != JointBlock::Coincident && b != JointBlock::Length;
+      if (onAxis1) CHECK(t.axes >= 1);
+      if (b == JointBlock::Parallel) CHECK(t.parallelAxes);
+      if (b == JointBlock::NormalAxes) CHECK((t.axes == 2 && !t.parallelAxes));
+      if (b == JointBlock::Length) CHECK(t.length);
+      if (b == JointBlock::OnLine || b == JointBlock::OnPlane || b == JointBlock::Length)
+        CHECK(t.pointsApart);
+    }
+  }
+  // Every block is some type's: none is dead code in the model's rows or the reactions.
+  for (int b = 0; b < kJointBlockCount; ++b) {
+    INFO("block " << b);
+    int users = 0;
+    for (const JointTypeInfo& t : types)
+      users += static_cast<int>(std::count(t.blocks.begin(), t.blocks.end(), static_cast<JointBlock>(b)));
+    CHECK(users > 0);
   }
   CHECK(jointTypeInfo(JointType::Distance).length);
   CHECK(jointTypeInfo(JointType::PointOnPlane).axes == 1);
@@ -167,6 +186,9 @@ TEST_CASE("the format's joint table states what each type takes and how many equ
     CHECK(row[2] == (t.axes == 0 ? "points" : t.axes == 1 ? "points, axis1" : "points, axes"));
     const int documented = documentedEquations(table, t.name), compiled = compiledEquations(t);
     CHECK(documented == compiled);
+    int blockRows = 0;
+    for (const JointBlock b : t.blocks) blockRows += jointBlockRows(b);
+    CHECK(blockRows == compiled);
     if (t.length) CHECK_THAT(row[1], Catch::Contains("`length`"));
   }
 }
