@@ -211,6 +211,43 @@ bool readDriverEnds(FormDialog* d, DriverRequest& r) {
   return fields;
 }
 
+// The friction's bodies, points, direction and the fields its law takes into `r`; false (each
+// culprit marked) when a field is missing or wrong. A field the law does not take keeps the
+// request's value (unused by that law).
+bool readFriction(FormDialog* d, FrictionRequest& r) {
+  const auto tr = [](const char* text) { return QCoreApplication::translate("ModelEditing", text); };
+  r.body1 = d->choice("body1").toStdString();
+  r.body2 = d->choice("body2").toStdString();
+  r.point1 = d->choice("point1").toStdString();
+  r.point2 = d->choice("point2").toStdString();
+  bool fields = !d->missingChoice("body2", tr("a body"));
+  fields = !d->missingChoice("point1", tr("a point")) && fields;  // every empty choice says so
+  fields = !d->missingChoice("point2", tr("a point")) && fields;
+  if (fields && r.body1 == r.body2) {
+    d->setError("body2", tr("choose a body other than body 1"));
+    fields = false;
+  }
+  const auto axis = d->vector("axis");
+  if (axis && !(axis->norm() > 0.0)) {
+    d->setError("axis", tr("the sliding direction cannot be zero"));
+    fields = false;
+  }
+  widgets::setType(frictionLaws(), d->choice("law").toStdString(), r.law);
+  const auto taken = [&](const char* field, double unused) {
+    return typeTakes(frictionLaws(), r.law, field) ? d->number(field) : std::optional<double>(unused);
+  };
+  const auto mu = taken("mu", r.mu), normal = taken("normal_force", r.normalForce);
+  if (mu && *mu < 0.0) d->setError("mu", tr("must be 0 or more"));
+  if (normal && *normal < 0.0) d->setError("normal_force", tr("must be 0 or more"));
+  const std::optional<double> vreg = taken("regularisation_velocity", r.regularisationVelocity);
+  if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg) return false;
+  r.axis = *axis;
+  r.mu = *mu;
+  r.normalForce = *normal;
+  r.regularisationVelocity = *vreg;
+  return true;
+}
+
 }  // namespace
 
 void ModelEditing::addDriverDialog() {
@@ -303,37 +340,7 @@ void ModelEditing::addFrictionDialog() {
       d->setError("name", tr("\"%1\" is empty or already a friction element").arg(d->text("name")));
       return QString(FormDialog::kFieldError);
     }
-    r.body1 = d->choice("body1").toStdString();
-    r.body2 = d->choice("body2").toStdString();
-    r.point1 = d->choice("point1").toStdString();
-    r.point2 = d->choice("point2").toStdString();
-    bool fields = !d->missingChoice("body2", tr("a body"));
-    fields = !d->missingChoice("point1", tr("a point")) && fields;  // every empty choice says so
-    fields = !d->missingChoice("point2", tr("a point")) && fields;
-    if (fields && r.body1 == r.body2) {
-      d->setError("body2", tr("choose a body other than body 1"));
-      fields = false;
-    }
-    const auto axis = d->vector("axis");
-    if (axis && !(axis->norm() > 0.0)) {
-      d->setError("axis", tr("the sliding direction cannot be zero"));
-      fields = false;
-    }
-    widgets::setType(frictionLaws(), d->choice("law").toStdString(), r.law);
-    // A field the law does not take keeps the request's value (unused by that law).
-    const auto taken = [&](const char* field, double unused) {
-      return typeTakes(frictionLaws(), r.law, field) ? d->number(field) : std::optional<double>(unused);
-    };
-    const auto mu = taken("mu", r.mu), normal = taken("normal_force", r.normalForce);
-    if (mu && *mu < 0.0) d->setError("mu", tr("must be 0 or more"));
-    if (normal && *normal < 0.0) d->setError("normal_force", tr("must be 0 or more"));
-    const std::optional<double> vreg = taken("regularisation_velocity", r.regularisationVelocity);
-    if (!fields || !axis || !mu || !normal || *mu < 0.0 || *normal < 0.0 || !vreg)
-      return QString(FormDialog::kFieldError);
-    r.axis = *axis;
-    r.mu = *mu;
-    r.normalForce = *normal;
-    r.regularisationVelocity = *vreg;
+    if (!readFriction(d, r)) return QString(FormDialog::kFieldError);
     ModelSpec next = wb_.doc->spec();
     try {
       const BuildResult built = createFriction(next, r);
