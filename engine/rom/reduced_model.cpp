@@ -16,6 +16,7 @@
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
 #include "engine/rom/training_finish.h"
+#include "engine/rom/training_retrace.h"
 
 #include <chrono>
 #include <cmath>
@@ -50,6 +51,13 @@ std::string jointInsideText(const RomSimulationSummary& s) {
          " % relative RMS error (calibrated on the model's held-out check";
 }
 
+// "; it retraces training run "r" ...: expect <= 1.2 % ... (measured ..." of a run inside.
+std::string retraceText(const RomSimulationSummary& s) {
+  return "; it retraces training run \"" + s.retracedRun +
+         "\" (its loads, start, step and span): expect <= " + formatText("%.2g", 100.0 * s.expectedError) +
+         " % relative RMS error (measured on that run when the model was trained";
+}
+
 }  // namespace
 
 std::string equationResidualText(const RomSimulationSummary& s) {
@@ -70,7 +78,7 @@ std::string envelopeSummaryText(const RomSimulationSummary& s) {
     std::snprintf(text, sizeof text,
                   "stayed inside its training envelope (largest %sdistance %.3g, margin %g",
                   s.jointGate > 0.0 ? "load or parameter " : "", s.envelopeDistance, s.envelopeMargin);
-    return text + jointInsideText(s) + ")";
+    return text + (s.retracedRun.empty() ? jointInsideText(s) : retraceText(s)) + ")";
   }
   if (s.envelopeLeftAt < 0.0 || (s.jointLeftAt >= 0.0 && s.jointLeftAt < s.envelopeLeftAt))
     return "left its training envelope at t = " + shortNumberText(s.jointLeftAt) +
@@ -235,6 +243,11 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   // A bound above the goal is a warning wherever it comes from (a held-out error near the goal,
   // or a run that goes farther from the training samples than the held-out runs went): the
   // residual alone let runs 6-11 % off pass in the goals benchmark.
+  if (!summary.retracedRun.empty() && summary.expectedError > kHeldOutTolerance)
+    return "the run retraces training run \"" + summary.retracedRun + "\", which the model missed by " +
+           formatText("%.2g", 100.0 * summary.expectedError) +
+           " % relative RMS error when it was trained, more than the " +
+           formatText("%g", 100.0 * kHeldOutTolerance) + " % goal";
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance) {
     const double heldOut = rom.envelope().joint().heldOutError();
     const std::string how =
@@ -276,6 +289,8 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
     OJson run{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}};
     if (r.samples() > 0) run["duration"] = r.t(r.samples() - 1) - r.t(0);
     if (!r.parameters.empty()) run["parameters"] = r.parameters;
+    if (OJson fingerprint = retraceFingerprint(r); !fingerprint.is_null())
+      run["retrace"] = std::move(fingerprint);
     runs.push_back(std::move(run));
   }
   metrics_["training_runs"] = runs;

@@ -80,6 +80,9 @@ struct RomSimulationSummary : RunSummary {
   /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no
   /// bound: the envelope is not calibrated, or the run left it).
   double expectedError = std::numeric_limits<double>::quiet_NaN();
+  /// The training run the run retraces (its loads, start, step and span; retracedTrainingRun):
+  /// expectedError is then the error training measured on it. Empty: none.
+  std::string retracedRun;
   /// How far the run's motion is from the full model's equations (EquationResidual: the force
   /// no constraint can balance over the inertial force, RMS over up to kResidualSamples output
   /// samples spread over the run) [-]; NaN: not measured.

@@ -1,4 +1,5 @@
 #include "engine/rom/reduced_run.h"
+#include "engine/rom/training_retrace.h"
 
 #include "engine/core/number_text.h"
 #include "engine/model/forces.h"
@@ -102,6 +103,12 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       summary_.expectedError = joint.expectedError(0.0);
     }
   }
+  // A run of a training run's conditions has the error training measured on it, not a bound
+  // calibrated on other runs.
+  if (const std::optional<Retrace> retrace = retracedTrainingRun(rom, model, options)) {
+    summary_.retracedRun = retrace->run;
+    summary_.expectedError = retrace->error;
+  }
 }
 
 void ReducedRunOutput::checkJoint(const Sample& s) {
@@ -113,7 +120,7 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
       summary_.jointWorstTime = joint_->largestAt();
       summary_.jointWorst = joint_->largestPart();
     }
-    if (joint.calibrated()) {
+    if (joint.calibrated() && summary_.retracedRun.empty()) {
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
       summary_.expectedError = joint.expectedError(summary_.jointDistance);
     }

@@ -392,6 +392,11 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
     j["missed_runs"] = missedRuns;
     if (followedError >= 0.0) j["followed_error"] = followedError;
   }
+  if (!runErrors.empty()) {
+    nlohmann::ordered_json errors = nlohmann::ordered_json::object();
+    for (const auto& [name, e] : runErrors) errors[name] = e;
+    j["run_errors"] = std::move(errors);
+  }
   return j;
 }
 
@@ -552,6 +557,7 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
   double residual = std::numeric_limits<double>::quiet_NaN(), followed = -1.0;
   std::string note;
   std::vector<std::string> missed;
+  std::vector<std::pair<std::string, double>> runErrors;
   for (const std::size_t k : replayable) {
     RolloutCheck one;
     try {
@@ -565,6 +571,7 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
       continue;
     }
     residual = std::fmax(residual, one.equationResidual);
+    if (!one.failed) runErrors.emplace_back(one.run, one.error);
     if (!one.failed && !one.passed()) missed.push_back(one.run);
     if (one.passed()) followed = std::max(followed, one.error);
     // The first failure, else the worst run, speaks for the check.
@@ -573,6 +580,7 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
   check.equationResidual = residual;
   check.missedRuns = std::move(missed);
   check.followedError = followed;
+  check.runErrors = std::move(runErrors);
   if (!note.empty()) check.note = note;
   check.wholeRuns = false;  // its own runs: nothing was held out
   return check;

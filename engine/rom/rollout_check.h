@@ -91,6 +91,9 @@ struct RolloutCheck {
   /// largest error of the runs followed [-] (negative: none was followed).
   std::vector<std::string> missedRuns;
   double followedError = -1.0;
+  /// Own runs (checkTrainingRuns): each run's error, as `error` measures the worst (name, [-]);
+  /// a run that blew up has none. A run that retraces one of them states its figure.
+  std::vector<std::pair<std::string, double>> runErrors;
   /// Why the judged model itself is the one written, said with the verdict (the model trained
   /// on every run missed its own runs); empty: the written model was trained on every run.
   std::string writtenInstead;

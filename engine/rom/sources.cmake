@@ -17,6 +17,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/neighbour_envelope.cpp
   rom/training_envelope.cpp
   rom/training_finish.cpp
+  rom/training_retrace.cpp
   rom/equation_residual.cpp
 )
 # A method is a folder of its own (engine/rom/<method>/, registered in

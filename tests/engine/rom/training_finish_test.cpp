@@ -149,6 +149,7 @@ TEST_CASE("a trained POD model's error on its own training run is the error of r
   const RolloutCheck again = checkHeldOutRuns(r.model, *pod, r.dataset(), {0}, 1, kHeldOutTolerance);
   CHECK(own.at("error").get<double>() == Approx(again.error).epsilon(1e-12));
   CHECK(own.at("error").get<double>() < kHeldOutTolerance);  // one DOF, one mode: it reproduces its run
+  CHECK(own.at("run_errors").at("push run").get<double>() == own.at("error").get<double>());
 }
 
 TEST_CASE("a model that missed its held-out runs states no error bound, one that followed them does",

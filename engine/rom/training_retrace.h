@@ -1,0 +1,42 @@
+#pragma once
+/// @file
+/// A reduced run that retraces one of its model's training runs: the same loads, start, step,
+/// output samples and span. Training measured the written model's error on each of its runs
+/// (metric "training_rollout"."run_errors"); such a run states that measured figure instead of
+/// the bound its joint distance gives, which is calibrated on other runs.
+
+#include "engine/core/ordered_json.h"
+#include "engine/data/dataset.h"
+#include "engine/dynamics/run_options.h"
+#include "engine/model/model.h"
+
+#include <optional>
+#include <string>
+
+namespace mbdrom {
+
+class ReducedModel;
+
+/// A training run's fingerprint (metrics "training_runs"[k]["retrace"]): checksums of its
+/// first state and of its loads (gravity included) at up to 48 of its samples, spread so that
+/// no periodic load is sampled at its zeros only. Null when the run recorded no loads.
+nlohmann::ordered_json retraceFingerprint(const DatasetRun& run);
+
+/// The training run a run retraces, and the relative RMS error training measured on it.
+struct Retrace {
+  std::string run;     ///< its name in the model's training runs
+  double error = 0.0;  ///< relative RMS error of the written model on it [-]
+};
+
+/// The training run of `rom` that a run of `options` on `model` (the run's mechanism, a design
+/// point's loads applied; options.integrator.dt resolved) retraces, or nothing: the run's loads
+/// equal the training run's at every fingerprint time (to 1e-9 of their size), it starts from
+/// the training run's first state (options.q0 and qd0, or none given and the training run
+/// starts where the first one does, the default start), steps at the step training replayed it
+/// with, writes the training run's samples (outputDt its spacing) up to its end, and takes its
+/// parameters μ. A run whose loads depend on the motion is not recognised (its loads are
+/// evaluated at the start).
+std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model& model,
+                                           const RunOptions& options);
+
+}  // namespace mbdrom

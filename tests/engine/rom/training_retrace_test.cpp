@@ -1,0 +1,129 @@
+// A reduced run that retraces one of its model's training runs states the error training
+// measured on that run, and that figure is the run's own error against the full model; a run
+// that differs in its loads, start, step, samples or span does not.
+
+#include "engine/rom/training_retrace.h"
+#include "engine/rom/reduced_model.h"
+
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+// The rail oscillator with the training run's push under another name, and a push 1 % larger.
+Model withOtherCases() {
+  return railOscillator({{"push", 30.0}, {"push again", 30.0}, {"push 1 % more", 30.3}});
+}
+
+// The training run's conditions: its load case, span and samples, the model's own step.
+RunOptions trainingConditions(const Model& model, const std::string& loadCase) {
+  RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = 1.2;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.0;  // the model's own step, as a run that leaves it the choice
+  return o;
+}
+
+struct RunOutcome {
+  RomSimulationSummary summary;
+  double error = 0.0;  // against the full model's run of the same load case
+};
+
+RunOutcome runAndCompare(const ReducedModel& rom, const Model& model, const RunOptions& options,
+                         const std::string& name) {
+  RunOutcome out;
+  {
+    TrajectoryCsvWriter writer(tempPath(name + "_rom.csv"));
+    out.summary = rom.simulate(model, options, writer);
+  }
+  const std::string loadCase = model.spec().loadCases[static_cast<std::size_t>(options.loadCase)].name;
+  fullRun(model, loadCase, options.tEnd, tempPath(name + "_full.csv"), 0.01);
+  out.error = compareTrajectories(readTrajectoryCsv(tempPath(name + "_full.csv")),
+                                  readTrajectoryCsv(tempPath(name + "_rom.csv")), {"P"})
+                  .points.front()
+                  .relativeRmse;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a run that retraces a training run states the error training measured on it, its own error",
+          "[training_retrace]") {
+  const PushedRailRun r("retrace_push.csv");
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const auto& own = pod->metrics().at("training_rollout");
+  REQUIRE(own.at("run_errors").contains("push run"));
+  const double measured = own.at("run_errors").at("push run").get<double>();
+  CHECK(measured == own.at("error").get<double>());  // its only run is its worst
+  CHECK(measured > 1e-6);                            // a figure, not a round zero
+
+  // The same loads under another load case's name: the benchmark's way of running a training
+  // run again, and a user's.
+  const Model model = withOtherCases();
+  const RunOutcome again = runAndCompare(*pod, model, trainingConditions(model, "push again"), "again");
+  CHECK(again.summary.retracedRun == "push run");
+  CHECK(again.summary.expectedError == measured);
+  CHECK(again.error == Approx(measured).epsilon(1e-6));  // the truth: the run's own error
+  CHECK_THAT(envelopeSummaryText(again.summary),
+             Catch::Contains("it retraces training run \"push run\"") && Catch::Contains("expect <= "));
+}
+
+TEST_CASE(
+    "a run that differs from every training run in its loads, start, step, samples or span retraces none",
+    "[training_retrace]") {
+  const PushedRailRun r("retrace_other.csv");
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const Model model = withOtherCases();
+  REQUIRE(retracedTrainingRun(*pod, model, pod->resolveStep(trainingConditions(model, "push"))));
+
+  RunOptions larger = trainingConditions(model, "push 1 % more");
+  CHECK_FALSE(retracedTrainingRun(*pod, model, pod->resolveStep(larger)));
+  RunOptions shorter = trainingConditions(model, "push");
+  shorter.tEnd = 0.6;  // the error over part of the run is not the error over the run
+  CHECK_FALSE(retracedTrainingRun(*pod, model, pod->resolveStep(shorter)));
+  RunOptions sparser = trainingConditions(model, "push");
+  sparser.outputDt = 0.02;
+  CHECK_FALSE(retracedTrainingRun(*pod, model, pod->resolveStep(sparser)));
+  RunOptions finer = trainingConditions(model, "push");
+  finer.integrator.dt = pod->stepFor(0.01) / 2.0;
+  CHECK_FALSE(retracedTrainingRun(*pod, model, finer));
+  RunOptions moved = trainingConditions(model, "push");
+  moved.q0 = r.samples.front().q;
+  moved.qd0 = r.samples.front().qd;
+  CHECK(retracedTrainingRun(*pod, model, pod->resolveStep(moved)));  // its start, given
+  moved.q0(0) += 1e-3;
+  CHECK_FALSE(retracedTrainingRun(*pod, model, pod->resolveStep(moved)));
+
+  // Unseen: the bound of the joint distance, not a measured figure.
+  const RunOutcome unseen = runAndCompare(*pod, model, larger, "larger");
+  CHECK(unseen.summary.retracedRun.empty());
+  CHECK_THAT(envelopeSummaryText(unseen.summary), !Catch::Contains("retraces"));
+}
+
+TEST_CASE("a training run's fingerprint needs its loads, and no regular grid of times",
+          "[training_retrace]") {
+  const PushedRailRun r("retrace_print.csv");
+  DatasetRun run = r.dataset().runs.front();
+  const auto fingerprint = retraceFingerprint(run);
+  REQUIRE(fingerprint.is_object());
+  const auto& times = fingerprint.at("times");
+  CHECK(times.size() == 48);
+  CHECK(times.front().get<double>() == run.t(0));
+  CHECK(times.back().get<double>() == run.t(run.samples() - 1));
+  // Not a regular grid: the gaps between the times differ.
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < times.size(); ++i)
+    gaps.push_back(times[i].get<double>() - times[i - 1].get<double>());
+  CHECK(*std::max_element(gaps.begin(), gaps.end()) > 1.5 * *std::min_element(gaps.begin(), gaps.end()));
+  run.f_ext.resize(0, 0);  // measured data without loads
+  CHECK(retraceFingerprint(run).is_null());
+}
