@@ -138,6 +138,7 @@ def model_with_cases(spec, src, dst, sweep_dir, quick):
     for i, row in enumerate(design_rows(sweep_dir)[:2]):
         case = copy.deepcopy(base)
         case["name"] = f"design_{i + 1}"
+        case["_design_run"] = row["run"]  # the sweep run it repeats (taken out before writing)
         fn = next(l for l in case["loads"] if l["name"] == load)["function"]
         if fn["type"] == "sum":  # the one term with an amplitude, as the design's names address it
             fn = next(t for t in fn["terms"] if "amplitude" in t)
@@ -153,8 +154,18 @@ def model_with_cases(spec, src, dst, sweep_dir, quick):
         next(l for l in case["loads"] if l["name"] == load)["function"] = fn
         m["load_cases"].append(case)
         kinds[name] = "beyond" if name in BEYOND else "unseen"
+    repeats = {c["name"]: c.pop("_design_run") for c in m["load_cases"] if "_design_run" in c}
     json.dump(m, open(dst, "w"), indent=1)
-    return kinds
+    return kinds, repeats
+
+
+def trained_runs(rom_file):
+    """The names of the runs the written model was trained on (its held-out check's model, when
+    that one was written instead, lacks the runs it held out)."""
+    try:
+        return {r.get("name") for r in json.load(open(rom_file))["metrics"].get("training_runs", [])}
+    except (OSError, ValueError, KeyError):
+        return None
 
 
 def worst_point(compare_json):
@@ -194,7 +205,7 @@ def mechanism(name, spec, args, out):
     if code:
         sys.exit(f"{name}: merge failed: {err.strip()}")
     model = f"{work}/model.json"
-    kinds = model_with_cases(spec, src, model, f"{work}/sweep", args.quick)
+    kinds, repeats = model_with_cases(spec, src, model, f"{work}/sweep", args.quick)
     for case in kinds:
         code, _, err = run([cli, "simulate", model, "-o", f"{work}/ref_{case}.csv", "--load-case", case] + span,
                            f"{work}/ref_{case}.log")
@@ -218,7 +229,12 @@ def mechanism(name, spec, args, out):
         # The written model on all its training runs (train's own check), worst run.
         own = re.search(r"^training runs\s+.*?(?:within|by) ([0-9.eE+-]+) %", stdout, re.M)
         row["own_runs"] = float(own.group(1)) / 100 if own else None
+        trained = trained_runs(f"{work}/{method}.json")
         for case, kind in kinds.items():
+            # A design run the written model did not train on (one its held-out check held out,
+            # that model written instead) is unseen by it.
+            if kind == "training" and trained is not None and repeats.get(case) not in trained:
+                kind = "unseen"
             csv_out = f"{work}/{method}_{case}.csv"
             cmd = [cli, "rom-simulate", f"{work}/{method}.json", "--model", model, "--load-case", case, "-o",
                    csv_out] + span + (["--benchmark"] if case == "chirp" else [])

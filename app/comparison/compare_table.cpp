@@ -98,6 +98,9 @@ void ComparePanel::fillModelColumn(const ReducedRunComparison& c, int col) {
   put(table_, 10, col,
       !e.envelopeKnown   ? tr("not known")
       : e.leftEnvelope() ? tr("left at %1 s (%2)").arg(e.leftAt()).arg(compareNumber(e.envelopeDistance, 3))
+      : !e.retracedRun.empty()
+          ? tr("measured on %1: %2 %")
+                .arg(QString::fromStdString(e.retracedRun), compareNumber(100.0 * e.expectedError, 2))
       : std::isfinite(e.expectedError)
           ? tr("inside, expect ≤ %1 %").arg(compareNumber(100.0 * e.expectedError, 2))
           : tr("inside (%1)").arg(compareNumber(e.envelopeDistance, 3)),

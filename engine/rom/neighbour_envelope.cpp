@@ -340,7 +340,7 @@ double NeighbourEnvelope::scale() const {
 double NeighbourEnvelope::gate() const {
   const double reach =
       heldOutError_ > 0.0 ? kHeldOutTolerance / (kExpectedErrorFactor * heldOutError_) : kMostGateFactor;
-  return scale() * std::clamp(reach, kGateFactor, kMostGateFactor);
+  return scale() * std::clamp(reach, kLeastGateFactor, kMostGateFactor);
 }
 
 double NeighbourEnvelope::expectedError(double d) const {

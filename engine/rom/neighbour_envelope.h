@@ -25,7 +25,7 @@
 /// and resolution. A run whose largest distance d stays within the gate is inside and expects
 /// at most 1.8 * heldOutError * max(0.9, d / scale) (see the .cpp); beyond, it is outside, with
 /// no bound. The gate is where that bound reaches the error goal (kHeldOutTolerance), but at
-/// least kGateFactor and at most kMostGateFactor times the scale.
+/// least kLeastGateFactor and at most kMostGateFactor times the scale.
 ///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
@@ -44,7 +44,7 @@ struct Dataset;
 class NeighbourEnvelope {
  public:
   static constexpr int kMaxKept = 400;
-  static constexpr double kGateFactor = 2.0;
+  static constexpr double kLeastGateFactor = 2.0;
   static constexpr double kMostGateFactor = 3.0;
 
   /// True when the envelope has training samples.

@@ -289,8 +289,6 @@ void ReducedModel::stampTraining(const Dataset& dataset, OJson settings) {
     OJson run{{"name", r.name}, {"load_case", r.loadCase}, {"samples", r.samples()}};
     if (r.samples() > 0) run["duration"] = r.t(r.samples() - 1) - r.t(0);
     if (!r.parameters.empty()) run["parameters"] = r.parameters;
-    if (OJson fingerprint = retraceFingerprint(r); !fingerprint.is_null())
-      run["retrace"] = std::move(fingerprint);
     runs.push_back(std::move(run));
   }
   metrics_["training_runs"] = runs;
@@ -517,6 +515,8 @@ void checkMetrics(const OJson& m, const std::string& source) {
           for (const auto& [name, x] : run["parameters"].items())
             if (!x.is_number()) fail(key + "[].parameters." + name, "a number");
         }
+        for (const char* figure : {"duration", "samples"})
+          if (run.contains(figure) && !run[figure].is_number()) fail(key + "[]." + figure, "a number");
       }
     } else if (key == "pareto") {
       if (!v.is_array()) fail(key, "an array of points");
@@ -535,6 +535,18 @@ void checkMetrics(const OJson& m, const std::string& source) {
     } else if (key == "training_rollout") {
       if (!v.is_object() || !v.contains("text") || !v["text"].is_string())
         fail(key, "an object with a \"text\"");
+      if (v.contains("run_errors")) {
+        if (!v["run_errors"].is_object()) fail(key + ".run_errors", "an object of numbers");
+        for (const auto& [name, x] : v["run_errors"].items())
+          if (!x.is_number() || !(x.get<double>() >= 0.0)) fail(key + ".run_errors." + name, "a number >= 0");
+      }
+      if (v.contains("retraces")) {
+        if (!v["retraces"].is_object()) fail(key + ".retraces", "an object of fingerprints");
+        for (const auto& [name, f] : v["retraces"].items())
+          if (!retraceFingerprintValid(f))
+            fail(key + ".retraces." + name,
+                 "{\"times\", \"loads\"} arrays of as many numbers and \"start\" two numbers");
+      }
     } else if (key == "speed_check") {
       (void)SpeedCheck::fromJson(v, source);
     }

@@ -1,4 +1,5 @@
 #include "engine/rom/rollout_check.h"
+#include "engine/rom/training_retrace.h"
 
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
@@ -397,6 +398,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
     for (const auto& [name, e] : runErrors) errors[name] = e;
     j["run_errors"] = std::move(errors);
   }
+  if (!retraces.empty()) j["retraces"] = retraces;
   return j;
 }
 
@@ -558,6 +560,7 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
   std::string note;
   std::vector<std::string> missed;
   std::vector<std::pair<std::string, double>> runErrors;
+  OJson retraces = OJson::object();
   for (const std::size_t k : replayable) {
     RolloutCheck one;
     try {
@@ -571,7 +574,14 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
       continue;
     }
     residual = std::fmax(residual, one.equationResidual);
-    if (!one.failed) runErrors.emplace_back(one.run, one.error);
+    if (!one.failed && std::isfinite(one.error)) {
+      runErrors.emplace_back(one.run, one.error);
+      const DatasetRun& data = dataset.runs[k];
+      if (const Replay replay = replayOf(model, data); replay.why.empty()) {
+        OJson fingerprint = retraceFingerprint(replay.model ? *replay.model : model, replay.loadCase, data);
+        if (!fingerprint.is_null()) retraces[data.name] = std::move(fingerprint);
+      }
+    }
     if (!one.failed && !one.passed()) missed.push_back(one.run);
     if (one.passed()) followed = std::max(followed, one.error);
     // The first failure, else the worst run, speaks for the check.
@@ -581,6 +591,7 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
   check.missedRuns = std::move(missed);
   check.followedError = followed;
   check.runErrors = std::move(runErrors);
+  check.retraces = std::move(retraces);
   if (!note.empty()) check.note = note;
   check.wholeRuns = false;  // its own runs: nothing was held out
   return check;

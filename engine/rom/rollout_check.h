@@ -94,6 +94,8 @@ struct RolloutCheck {
   /// Own runs (checkTrainingRuns): each run's error, as `error` measures the worst (name, [-]);
   /// a run that blew up has none. A run that retraces one of them states its figure.
   std::vector<std::pair<std::string, double>> runErrors;
+  /// Own runs: each run's fingerprint (retraceFingerprint), by name, that a run retracing it matches.
+  nlohmann::ordered_json retraces = nlohmann::ordered_json::object();
   /// Why the judged model itself is the one written, said with the verdict (the model trained
   /// on every run missed its own runs); empty: the written model was trained on every run.
   std::string writtenInstead;

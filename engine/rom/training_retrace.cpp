@@ -46,40 +46,36 @@ std::vector<Eigen::Index> fingerprintSamples(Eigen::Index N) {
   return k;
 }
 
-// The training run's fingerprint, or null.
-const OJson* fingerprintOf(const OJson& run) {
-  const auto f = run.find("retrace");
-  if (f == run.end() || !f->is_object() || !f->contains("times") || !f->contains("loads") ||
-      !f->contains("start"))
-    return nullptr;
-  const OJson& t = (*f)["times"];
-  const OJson& l = (*f)["loads"];
-  const OJson& s = (*f)["start"];
-  if (!t.is_array() || !l.is_array() || t.size() != l.size() || t.empty() || !s.is_array() || s.size() != 2)
-    return nullptr;
-  return &*f;
+bool numbers(const OJson& v) {
+  return v.is_array() && std::all_of(v.begin(), v.end(), [](const OJson& x) { return x.is_number(); });
 }
 
-bool startMatches(const OJson& fingerprint, const OJson& firstRun, const RunOptions& options) {
+// The training run's fingerprint (training_rollout.retraces), or null.
+const OJson* fingerprintOf(const OJson& retraces, const std::string& name) {
+  const auto f = retraces.find(name);
+  return f != retraces.end() && retraceFingerprintValid(*f) ? &*f : nullptr;
+}
+
+double numberIn(const OJson& object, const char* key, double fallback) {
+  const auto v = object.find(key);
+  return v != object.end() && v->is_number() ? v->get<double>() : fallback;
+}
+
+bool startMatches(const OJson& fingerprint, const OJson* firstRun, const RunOptions& options) {
   const OJson& start = fingerprint["start"];
-  if (options.q0.size() == 0 && options.qd0.size() == 0) {
-    // The default start is the first sample of the first training run.
-    const OJson* first = fingerprintOf(firstRun);
-    return first && (*first)["start"] == start;
-  }
+  if (options.q0.size() == 0 && options.qd0.size() == 0)
+    return firstRun && (*firstRun)["start"] == start;  // the default: the first training run's start
   if (options.q0.size() == 0 || options.qd0.size() == 0) return false;
   return sameChecksum(start[0].get<double>(), checksum(options.q0)) &&
          sameChecksum(start[1].get<double>(), checksum(options.qd0));
 }
 
 bool loadsMatch(const OJson& fingerprint, const Model& model, const RunOptions& options) {
-  const Eigen::VectorXd q = options.q0.size() == model.nq() ? options.q0 : model.q0();
   Eigen::VectorXd f;
   const OJson& times = fingerprint["times"];
   const OJson& loads = fingerprint["loads"];
   for (std::size_t m = 0; m < times.size(); ++m) {
-    if (!times[m].is_number() || !loads[m].is_number()) return false;
-    evalExternalForces(model, options.loadCase, q, times[m].get<double>(), f);
+    evalExternalForces(model, options.loadCase, model.q0(), times[m].get<double>(), f);
     if (!sameChecksum(loads[m].get<double>(), checksum(f))) return false;
   }
   return true;
@@ -98,10 +94,9 @@ bool parametersMatch(const ReducedModel& rom, const OJson& run, const RunOptions
 
 // The run's step, samples and span are those training replayed `run` with.
 bool gridMatches(const ReducedModel& rom, const OJson& run, const RunOptions& options) {
-  const double duration = run.value("duration", -1.0);
-  const int samples = run.value("samples", 0);
-  if (!(duration > 0.0) || samples < 2) return false;
-  const double spacing = duration / (samples - 1);
+  const double duration = numberIn(run, "duration", -1.0), samples = numberIn(run, "samples", 0.0);
+  if (!(duration > 0.0) || !(samples >= 2.0) || !std::isfinite(samples)) return false;
+  const double spacing = duration / (samples - 1.0);
   const double output = options.outputDt > 0.0 ? options.outputDt : options.integrator.dt;
   return near(options.tEnd, duration) && near(output, spacing) &&
          near(options.integrator.dt, rom.stepFor(spacing)) && options.integrator.tolerance == 0.0;
@@ -109,15 +104,25 @@ bool gridMatches(const ReducedModel& rom, const OJson& run, const RunOptions& op
 
 }  // namespace
 
-OJson retraceFingerprint(const DatasetRun& run) {
+bool retraceFingerprintValid(const OJson& fingerprint) {
+  if (!fingerprint.is_object() || !fingerprint.contains("times") || !fingerprint.contains("loads") ||
+      !fingerprint.contains("start"))
+    return false;
+  const OJson& times = fingerprint["times"];
+  const OJson& start = fingerprint["start"];
+  return numbers(times) && !times.empty() && numbers(fingerprint["loads"]) &&
+         fingerprint["loads"].size() == times.size() && numbers(start) && start.size() == 2;
+}
+
+OJson retraceFingerprint(const Model& model, int loadCase, const DatasetRun& run) {
   const Eigen::Index N = run.samples();
-  if (N < 2 || run.f_ext.cols() != N || run.f_ext.rows() != run.q.rows() || run.q.cols() != N ||
-      run.qd.cols() != N)
-    return nullptr;
+  if (N < 2 || run.q.cols() != N || run.qd.cols() != N || run.q.rows() != model.nq()) return nullptr;
   OJson times = OJson::array(), loads = OJson::array();
+  Eigen::VectorXd f;
   for (const Eigen::Index k : fingerprintSamples(N)) {
     times.push_back(run.t(k));
-    loads.push_back(checksum(run.f_ext.col(k)).first);
+    evalExternalForces(model, loadCase, model.q0(), run.t(k), f);
+    loads.push_back(checksum(f).first);
   }
   return {{"times", std::move(times)},
           {"loads", std::move(loads)},
@@ -129,16 +134,27 @@ std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model&
   const auto runs = rom.metrics().find("training_runs");
   const auto own = rom.metrics().find("training_rollout");
   if (runs == rom.metrics().end() || !runs->is_array() || runs->empty() || own == rom.metrics().end() ||
-      !own->is_object() || !own->contains("run_errors") || !(*own)["run_errors"].is_object())
+      !own->is_object() || !own->contains("run_errors") || !own->contains("retraces"))
     return std::nullopt;
   const OJson& errors = (*own)["run_errors"];
+  const OJson& retraces = (*own)["retraces"];
+  if (!errors.is_object() || !retraces.is_object()) return std::nullopt;
+  const auto nameOf = [](const OJson& run) {
+    return run.is_object() && run.contains("name") && run["name"].is_string() ? run["name"].get<std::string>()
+                                                                              : std::string();
+  };
+  const OJson* first = fingerprintOf(retraces, nameOf(runs->front()));
   for (const OJson& run : *runs) {
-    const std::string name = run.value("name", std::string());
+    const std::string name = nameOf(run);
+    // Two runs of one name (a file edited by hand) would share one recorded error.
+    if (name.empty() || std::count_if(runs->begin(), runs->end(),
+                                      [&](const OJson& other) { return nameOf(other) == name; }) != 1)
+      continue;
     const auto error = errors.find(name);
-    const OJson* fingerprint = fingerprintOf(run);
+    const OJson* fingerprint = fingerprintOf(retraces, name);
     if (error == errors.end() || !error->is_number() || !fingerprint) continue;
     if (gridMatches(rom, run, options) && parametersMatch(rom, run, options) &&
-        startMatches(*fingerprint, runs->front(), options) && loadsMatch(*fingerprint, model, options))
+        startMatches(*fingerprint, first, options) && loadsMatch(*fingerprint, model, options))
       return Retrace{name, error->get<double>()};
   }
   return std::nullopt;

@@ -17,10 +17,16 @@ namespace mbdrom {
 
 class ReducedModel;
 
-/// A training run's fingerprint (metrics "training_runs"[k]["retrace"]): checksums of its
-/// first state and of its loads (gravity included) at up to 48 of its samples, spread so that
-/// no periodic load is sampled at its zeros only. Null when the run recorded no loads.
-nlohmann::ordered_json retraceFingerprint(const DatasetRun& run);
+/// A training run's fingerprint (metrics "training_rollout"."retraces"[name]): checksums of
+/// its first state and of the loads (gravity included) that load case `loadCase` of `model` (the
+/// mechanism training replayed the run on, a design point's loads applied) gives at the
+/// reference configuration at up to 48 of its sample times, spread so that no periodic load is
+/// sampled at its zeros only. At the reference configuration, loads that turn with the motion
+/// (a torque about a moving axis) are compared as well as fixed ones.
+nlohmann::ordered_json retraceFingerprint(const Model& model, int loadCase, const DatasetRun& run);
+
+/// True when `fingerprint` has the shape retraceFingerprint writes (a file's check).
+bool retraceFingerprintValid(const nlohmann::ordered_json& fingerprint);
 
 /// The training run a run retraces, and the relative RMS error training measured on it.
 struct Retrace {
@@ -34,8 +40,7 @@ struct Retrace {
 /// the training run's first state (options.q0 and qd0, or none given and the training run
 /// starts where the first one does, the default start), steps at the step training replayed it
 /// with, writes the training run's samples (outputDt its spacing) up to its end, and takes its
-/// parameters μ. A run whose loads depend on the motion is not recognised (its loads are
-/// evaluated at the start).
+/// parameters μ.
 std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model& model,
                                            const RunOptions& options);
 

@@ -191,8 +191,10 @@ void bindRun(py::module_& m) {
             return std::isnan(run.expectedError) ? py::none() : py::cast(run.expectedError);
           },
           "A reduced run's calibrated error bound: the relative RMS error [-] it expects from how far it "
-          "went from its model's training samples ('expect <= X %' in run.envelope); None outside the "
-          "envelope, for a model whose training could not calibrate it, and for full runs.")
+          "went from its model's training samples ('expect <= X %' in run.envelope), or, for a run that "
+          "retraces one of its model's training runs (its loads, start, step and span), the error training "
+          "measured on that run ('it retraces training run ...'); None outside the envelope, for a model "
+          "whose training could not calibrate it, and for full runs.")
       .def_property_readonly(
           "equation_residual",
           [](const Run& run) -> py::object {

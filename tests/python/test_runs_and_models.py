@@ -466,6 +466,29 @@ def test_a_reduced_run_longer_than_its_longest_training_run_warns_as_the_cli_and
     assert "warning: the run lasts 1.2 s, " + span in r.stderr
 
 
+def test_a_run_that_retraces_a_training_run_states_the_error_measured_on_it_as_the_cli_does(
+        mbdrom, examples, cli, tmp_path):
+    import warnings
+    model = mbdrom.Model.load(str(examples / "macpherson.json"))
+    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
+            for t in (0.6, 0.8)]
+    rom = mbdrom.train("pod", model, runs, nr=1)
+    measured = rom.metrics["training_rollout"]["run_errors"]["train_0.8"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # two runs: what its check said is not the point here
+        again = rom.simulate(model, load_case="train", t_end=0.8, output_dt=0.005)
+        shorter = rom.simulate(model, load_case="train", t_end=0.7, output_dt=0.005)
+    assert again.expected_error == measured
+    assert 'it retraces training run "train_0.8"' in again.envelope
+    assert pickle.loads(pickle.dumps(again)).envelope == again.envelope
+    assert "retraces" not in shorter.envelope  # part of a run: not the run training measured
+    rom.save(str(tmp_path / "pod.json"))
+    r = subprocess.run([cli, "rom-simulate", str(tmp_path / "pod.json"), "--model", str(examples / "macpherson.json"),
+                        "-o", str(tmp_path / "again.csv"), "--load-case", "train", "--t-end", "0.8",
+                        "--output-dt", "0.005"], capture_output=True, text=True, check=True)
+    assert "training envelope      " + again.envelope in r.stdout
+
+
 def test_pod_without_nr_is_refused_as_from_the_cli(mbdrom, macpherson):
     run = mbdrom.simulate(macpherson, load_case="train", t_end=0.2)
     with pytest.raises(mbdrom.InputError, match='the setting "nr" has no default'):

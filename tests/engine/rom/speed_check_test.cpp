@@ -244,6 +244,24 @@ TEST_CASE("a trained file whose speed check or sample spacing has the wrong shap
   j["metrics"]["sample_spacing"] = -0.01;
   CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
                     Catch::Contains("bad.json: metrics.sample_spacing must be a number > 0 [s]"));
+  // What a run that retraces a training run reads: each run's fingerprint and measured error.
+  REQUIRE(good["metrics"]["training_rollout"]["retraces"].contains("push run"));
+  j = good;
+  j["metrics"]["training_rollout"]["retraces"]["push run"]["times"] = "often";
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.training_rollout.retraces.push run must be"));
+  j = good;
+  j["metrics"]["training_rollout"]["retraces"]["push run"]["loads"].erase(0);
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.training_rollout.retraces.push run must be"));
+  j = good;
+  j["metrics"]["training_runs"][0]["duration"] = "long";
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.training_runs[].duration must be a number"));
+  j = good;
+  j["metrics"]["training_rollout"]["run_errors"] = {{"r", -0.5}};
+  CHECK_THROWS_WITH(reducedModelFromJson(j, "bad.json"),
+                    Catch::Contains("bad.json: metrics.training_rollout.run_errors.r must be a number >= 0"));
 }
 
 namespace {

@@ -109,11 +109,56 @@ TEST_CASE(
   CHECK_THAT(envelopeSummaryText(unseen.summary), !Catch::Contains("retraces"));
 }
 
-TEST_CASE("a training run's fingerprint needs its loads, and no regular grid of times",
+TEST_CASE("a run under a torque about a moving axis retraces the training run of that torque",
+          "[training_retrace]") {
+  // The slider-crank's motor turns with the crank: its generalized forces depend on the motion,
+  // so the fingerprint compares them at the reference configuration.
+  Model model = readModel(example("slider_crank"));
+  ModelSpec spec = model.spec();
+  LoadCase again = spec.loadCases.at(static_cast<std::size_t>(model.findLoadCase("drive")));
+  again.name = "drive again";
+  spec.loadCases.push_back(again);
+  model = Model(spec);
+  const std::vector<Sample> samples = fullRun(model, "drive", 1.0, tempPath("retrace_drive.csv"), 0.01);
+  Dataset d = makeDataset(model);
+  addRun(d, runFromSamples(samples, "drive run", "drive"));
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+  RunOptions o;
+  o.loadCase = model.findLoadCase("drive again");
+  o.tEnd = 1.0;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.0;
+  const auto retrace = retracedTrainingRun(*pod, model, pod->resolveStep(o));
+  REQUIRE(retrace);
+  CHECK(retrace->run == "drive run");
+  CHECK(retrace->error ==
+        pod->metrics().at("training_rollout").at("run_errors").at("drive run").get<double>());
+  o.loadCase = model.findLoadCase("free");
+  CHECK_FALSE(retracedTrainingRun(*pod, model, pod->resolveStep(o)));
+}
+
+TEST_CASE(
+    "a model file naming two training runs alike retraces neither: one recorded error would speak for both",
+    "[training_retrace]") {
+  const PushedRailRun r("retrace_twice.csv");
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const Model model = withOtherCases();
+  REQUIRE(retracedTrainingRun(*pod, model, pod->resolveStep(trainingConditions(model, "push"))));
+  nlohmann::ordered_json edited = pod->toJson();  // a dataset refuses two runs of one name; a file may not
+  auto& runs = edited["metrics"]["training_runs"];
+  runs.push_back(runs[0]);
+  const auto twice = reducedModelFromJson(edited, "twice.json");
+  CHECK_FALSE(retracedTrainingRun(*twice, model, twice->resolveStep(trainingConditions(model, "push"))));
+}
+
+TEST_CASE("a training run's fingerprint is of its loads at the reference configuration, on no regular grid",
           "[training_retrace]") {
   const PushedRailRun r("retrace_print.csv");
-  DatasetRun run = r.dataset().runs.front();
-  const auto fingerprint = retraceFingerprint(run);
+  const Dataset d = r.dataset();
+  const DatasetRun& run = d.runs.front();
+  const auto fingerprint = retraceFingerprint(r.model, r.model.findLoadCase("push"), run);
   REQUIRE(fingerprint.is_object());
   const auto& times = fingerprint.at("times");
   CHECK(times.size() == 48);
@@ -124,6 +169,8 @@ TEST_CASE("a training run's fingerprint needs its loads, and no regular grid of 
   for (std::size_t i = 1; i < times.size(); ++i)
     gaps.push_back(times[i].get<double>() - times[i - 1].get<double>());
   CHECK(*std::max_element(gaps.begin(), gaps.end()) > 1.5 * *std::min_element(gaps.begin(), gaps.end()));
-  run.f_ext.resize(0, 0);  // measured data without loads
-  CHECK(retraceFingerprint(run).is_null());
+  // Another load case's forces give other checksums.
+  const auto free = retraceFingerprint(r.model, r.model.findLoadCase("free"), run);
+  CHECK(free.at("loads") != fingerprint.at("loads"));
+  CHECK(free.at("start") == fingerprint.at("start"));
 }
