@@ -120,9 +120,10 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
       summary_.jointWorstTime = joint_->largestAt();
       summary_.jointWorst = joint_->largestPart();
     }
-    if (joint.calibrated() && summary_.retracedRun.empty()) {
+    if (joint.calibrated()) {
+      // A run that passes the gate leaves, whatever training run it seems to retrace.
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
-      summary_.expectedError = joint.expectedError(summary_.jointDistance);
+      if (summary_.retracedRun.empty()) summary_.expectedError = joint.expectedError(summary_.jointDistance);
     }
   }
   if (summary_.leftEnvelope())

@@ -577,8 +577,10 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
     if (!one.failed && std::isfinite(one.error)) {
       runErrors.emplace_back(one.run, one.error);
       const DatasetRun& data = dataset.runs[k];
-      if (const Replay replay = replayOf(model, data); replay.why.empty()) {
-        OJson fingerprint = retraceFingerprint(replay.model ? *replay.model : model, replay.loadCase, data);
+      // Runs whose forces were recorded only: a run without them is replayed as if under gravity.
+      if (const Replay replay = replayOf(model, data); replay.why.empty() && hasRecordedForces(model, data)) {
+        OJson fingerprint =
+            retraceFingerprint(rom, replay.model ? *replay.model : model, replay.loadCase, data);
         if (!fingerprint.is_null()) retraces[data.name] = std::move(fingerprint);
       }
     }

@@ -14,11 +14,17 @@ namespace {
 constexpr int kFingerprintTimes = 48;
 constexpr double kGolden = 0.6180339887498949;
 
-// Σ w_i v_i with weights no two components share, and Σ |w_i v_i| (its size).
+// An irregular weight in [0.5, 1.5): no two indices share one, and no low-order pattern of
+// changes (a swap, a constant or linear shift) cancels in a sum of them.
+double weight(Eigen::Index i) {
+  return 0.5 + std::fmod(kGolden * static_cast<double>(i + 1), 1.0);
+}
+
+// Σ w_i v_i, and Σ |w_i v_i| (its size).
 std::pair<double, double> checksum(const Eigen::VectorXd& v) {
   double sum = 0.0, size = 0.0;
   for (Eigen::Index i = 0; i < v.size(); ++i) {
-    const double w = 1.0 + kGolden * static_cast<double>(i);
+    const double w = weight(i);
     sum += w * v(i);
     size += std::abs(w * v(i));
   }
@@ -33,17 +39,43 @@ bool near(double a, double b) {
   return std::abs(a - b) <= 1e-9 * std::max({1.0, std::abs(a), std::abs(b)});
 }
 
-// The samples of a fingerprint: the first, the last and golden-ratio points between (never a
-// regular grid, whose points can all fall on a sine's zeros), ascending.
-std::vector<Eigen::Index> fingerprintSamples(Eigen::Index N) {
-  std::vector<Eigen::Index> k{0, N - 1};
-  for (int m = 1; m < kFingerprintTimes - 1 && static_cast<Eigen::Index>(k.size()) < N; ++m) {
-    const double x = std::fmod(kGolden * m, 1.0);
-    k.push_back(static_cast<Eigen::Index>(std::lround(x * static_cast<double>(N - 1))));
+// The times of a fingerprint over a run of `duration` [s]: its start, its end and golden-ratio
+// points between, off the sample grid (a load that equals another at every sample, a sine of the
+// sampling frequency apart, differs there), ascending.
+std::vector<double> fingerprintTimes(double duration) {
+  std::vector<double> t{0.0, duration};
+  for (int m = 1; m < kFingerprintTimes - 1; ++m) t.push_back(std::fmod(kGolden * m, 1.0) * duration);
+  std::sort(t.begin(), t.end());
+  return t;
+}
+
+// The loads' checksum over every sample time and every midpoint of a run of `samples` samples
+// `spacing` [s] apart: what changed between the fingerprint's times changes it.
+std::pair<double, double> wholeRunLoads(const Model& model, int loadCase, Eigen::Index samples,
+                                        double spacing) {
+  Eigen::VectorXd f;
+  double sum = 0.0, size = 0.0;
+  for (Eigen::Index k = 0; k < 2 * samples - 1; ++k) {
+    evalExternalForces(model, loadCase, model.q0(), 0.5 * static_cast<double>(k) * spacing, f);
+    const auto [c, n] = checksum(f);
+    sum += weight(k) * c;
+    size += weight(k) * n;
   }
-  std::sort(k.begin(), k.end());
-  k.erase(std::unique(k.begin(), k.end()), k.end());
-  return k;
+  return {sum, size};
+}
+
+// The reduced state a run starts from without an initial state equals the one from `q0`, `qd0`.
+bool startsThereByDefault(const ReducedModel& rom, const Model& model, const Eigen::VectorXd& q0,
+                          const Eigen::VectorXd& qd0) {
+  const Eigen::VectorXd stored = rom.storedStart().state;
+  const Eigen::VectorXd given = rom.envelopeState(model.massMatrix(), q0, qd0);
+  if (stored.size() == 0 || stored.size() != given.size()) return false;
+  for (Eigen::Index i = 0; i < stored.size(); ++i) {
+    const double a = stored(i), b = given(i);
+    if (std::isnan(a) && std::isnan(b)) continue;  // a chart the state is not in
+    if (!(std::abs(a - b) <= 1e-9 * (1.0 + std::abs(a) + std::abs(b)))) return false;
+  }
+  return true;
 }
 
 bool numbers(const OJson& v) {
@@ -61,16 +93,23 @@ double numberIn(const OJson& object, const char* key, double fallback) {
   return v != object.end() && v->is_number() ? v->get<double>() : fallback;
 }
 
-bool startMatches(const OJson& fingerprint, const OJson* firstRun, const RunOptions& options) {
+bool startMatches(const OJson& fingerprint, const RunOptions& options) {
   const OJson& start = fingerprint["start"];
-  if (options.q0.size() == 0 && options.qd0.size() == 0)
-    return firstRun && (*firstRun)["start"] == start;  // the default: the first training run's start
+  if (options.q0.size() == 0 && options.qd0.size() == 0)  // the model's default start
+    return fingerprint.contains("default_start") && fingerprint["default_start"] == true;
   if (options.q0.size() == 0 || options.qd0.size() == 0) return false;
   return sameChecksum(start[0].get<double>(), checksum(options.q0)) &&
          sameChecksum(start[1].get<double>(), checksum(options.qd0));
 }
 
-bool loadsMatch(const OJson& fingerprint, const Model& model, const RunOptions& options) {
+bool loadsMatch(const OJson& fingerprint, const Model& model, const RunOptions& options, const OJson& run) {
+  const double samples = numberIn(run, "samples", 0.0), duration = numberIn(run, "duration", 0.0);
+  if (!(samples <= 1e7)) return false;  // a file's figure, not a run to evaluate a load at each sample of
+  const OJson& whole = fingerprint["whole"];
+  if (!sameChecksum(whole[0].get<double>(),
+                    wholeRunLoads(model, options.loadCase, static_cast<Eigen::Index>(samples),
+                                  duration / (samples - 1.0))))
+    return false;
   Eigen::VectorXd f;
   const OJson& times = fingerprint["times"];
   const OJson& loads = fingerprint["loads"];
@@ -111,22 +150,28 @@ bool retraceFingerprintValid(const OJson& fingerprint) {
   const OJson& times = fingerprint["times"];
   const OJson& start = fingerprint["start"];
   return numbers(times) && !times.empty() && numbers(fingerprint["loads"]) &&
-         fingerprint["loads"].size() == times.size() && numbers(start) && start.size() == 2;
+         fingerprint["loads"].size() == times.size() && numbers(start) && start.size() == 2 &&
+         fingerprint.contains("whole") && numbers(fingerprint["whole"]) && fingerprint["whole"].size() == 2;
 }
 
-OJson retraceFingerprint(const Model& model, int loadCase, const DatasetRun& run) {
+OJson retraceFingerprint(const ReducedModel& rom, const Model& model, int loadCase, const DatasetRun& run) {
   const Eigen::Index N = run.samples();
   if (N < 2 || run.q.cols() != N || run.qd.cols() != N || run.q.rows() != model.nq()) return nullptr;
+  // As a run computes its grid: from t = 0, spaced by the span over the intervals.
+  const double duration = run.t(N - 1) - run.t(0), spacing = duration / static_cast<double>(N - 1);
+  const auto whole = wholeRunLoads(model, loadCase, N, spacing);
   OJson times = OJson::array(), loads = OJson::array();
   Eigen::VectorXd f;
-  for (const Eigen::Index k : fingerprintSamples(N)) {
-    times.push_back(run.t(k));
-    evalExternalForces(model, loadCase, model.q0(), run.t(k), f);
+  for (const double t : fingerprintTimes(duration)) {
+    times.push_back(t);
+    evalExternalForces(model, loadCase, model.q0(), t, f);
     loads.push_back(checksum(f).first);
   }
   return {{"times", std::move(times)},
           {"loads", std::move(loads)},
-          {"start", {checksum(run.q.col(0)).first, checksum(run.qd.col(0)).first}}};
+          {"whole", {whole.first, whole.second}},
+          {"start", {checksum(run.q.col(0)).first, checksum(run.qd.col(0)).first}},
+          {"default_start", startsThereByDefault(rom, model, run.q.col(0), run.qd.col(0))}};
 }
 
 std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model& model,
@@ -143,7 +188,6 @@ std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model&
     return run.is_object() && run.contains("name") && run["name"].is_string() ? run["name"].get<std::string>()
                                                                               : std::string();
   };
-  const OJson* first = fingerprintOf(retraces, nameOf(runs->front()));
   for (const OJson& run : *runs) {
     const std::string name = nameOf(run);
     // Two runs of one name (a file edited by hand) would share one recorded error.
@@ -154,7 +198,7 @@ std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model&
     const OJson* fingerprint = fingerprintOf(retraces, name);
     if (error == errors.end() || !error->is_number() || !fingerprint) continue;
     if (gridMatches(rom, run, options) && parametersMatch(rom, run, options) &&
-        startMatches(*fingerprint, first, options) && loadsMatch(*fingerprint, model, options))
+        startMatches(*fingerprint, options) && loadsMatch(*fingerprint, model, options, run))
       return Retrace{name, error->get<double>()};
   }
   return std::nullopt;

@@ -17,13 +17,15 @@ namespace mbdrom {
 
 class ReducedModel;
 
-/// A training run's fingerprint (metrics "training_rollout"."retraces"[name]): checksums of
-/// its first state and of the loads (gravity included) that load case `loadCase` of `model` (the
-/// mechanism training replayed the run on, a design point's loads applied) gives at the
-/// reference configuration at up to 48 of its sample times, spread so that no periodic load is
-/// sampled at its zeros only. At the reference configuration, loads that turn with the motion
-/// (a torque about a moving axis) are compared as well as fixed ones.
-nlohmann::ordered_json retraceFingerprint(const Model& model, int loadCase, const DatasetRun& run);
+/// A training run's fingerprint (metrics "training_rollout"."retraces"[name]) as `rom` was
+/// trained on it: checksums of its first state, whether `rom` starts there when a run gives no
+/// initial state, and of the loads (gravity included) that load case `loadCase` of `model` (the
+/// mechanism training replayed the run on, a design point's loads applied) gives at the reference
+/// configuration: at 48 times off the sample grid, and summed over every sample time and
+/// midpoint. At the reference configuration, loads that turn with the motion (a torque about a
+/// moving axis) are compared as well as fixed ones.
+nlohmann::ordered_json retraceFingerprint(const ReducedModel& rom, const Model& model, int loadCase,
+                                          const DatasetRun& run);
 
 /// True when `fingerprint` has the shape retraceFingerprint writes (a file's check).
 bool retraceFingerprintValid(const nlohmann::ordered_json& fingerprint);
@@ -36,9 +38,9 @@ struct Retrace {
 
 /// The training run of `rom` that a run of `options` on `model` (the run's mechanism, a design
 /// point's loads applied; options.integrator.dt resolved) retraces, or nothing: the run's loads
-/// equal the training run's at every fingerprint time (to 1e-9 of their size), it starts from
-/// the training run's first state (options.q0 and qd0, or none given and the training run
-/// starts where the first one does, the default start), steps at the step training replayed it
+/// equal the training run's at every fingerprint time and over every sample and midpoint (to
+/// 1e-9 of their size), it starts from the training run's first state (options.q0 and qd0, or
+/// none given where the model's default start is that state), steps at the step training replayed it
 /// with, writes the training run's samples (outputDt its spacing) up to its end, and takes its
 /// parameters μ.
 std::optional<Retrace> retracedTrainingRun(const ReducedModel& rom, const Model& model,

@@ -153,24 +153,43 @@ TEST_CASE(
   CHECK_FALSE(retracedTrainingRun(*twice, model, twice->resolveStep(trainingConditions(model, "push"))));
 }
 
-TEST_CASE("a training run's fingerprint is of its loads at the reference configuration, on no regular grid",
+TEST_CASE("a training run's fingerprint is of its loads at the reference configuration, off the sample grid",
           "[training_retrace]") {
   const PushedRailRun r("retrace_print.csv");
   const Dataset d = r.dataset();
   const DatasetRun& run = d.runs.front();
-  const auto fingerprint = retraceFingerprint(r.model, r.model.findLoadCase("push"), run);
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &r.model);
+  const auto fingerprint = retraceFingerprint(*pod, r.model, r.model.findLoadCase("push"), run);
   REQUIRE(fingerprint.is_object());
+  CHECK(fingerprint.at("default_start") == true);  // POD starts from its first sample's projection
   const auto& times = fingerprint.at("times");
   CHECK(times.size() == 48);
-  CHECK(times.front().get<double>() == run.t(0));
-  CHECK(times.back().get<double>() == run.t(run.samples() - 1));
-  // Not a regular grid: the gaps between the times differ.
-  std::vector<double> gaps;
-  for (std::size_t i = 1; i < times.size(); ++i)
-    gaps.push_back(times[i].get<double>() - times[i - 1].get<double>());
-  CHECK(*std::max_element(gaps.begin(), gaps.end()) > 1.5 * *std::min_element(gaps.begin(), gaps.end()));
+  CHECK(times.front().get<double>() == 0.0);
+  CHECK(times.back().get<double>() == Approx(run.t(run.samples() - 1)));
+  // Off the sample grid: a time between samples.
+  CHECK(std::any_of(times.begin(), times.end(), [](const auto& t) {
+    const double k = t.template get<double>() / 0.01;
+    return std::abs(k - std::round(k)) > 0.1;
+  }));
   // Another load case's forces give other checksums.
-  const auto free = retraceFingerprint(r.model, r.model.findLoadCase("free"), run);
+  const auto free = retraceFingerprint(*pod, r.model, r.model.findLoadCase("free"), run);
   CHECK(free.at("loads") != fingerprint.at("loads"));
+  CHECK(free.at("whole") != fingerprint.at("whole"));
   CHECK(free.at("start") == fingerprint.at("start"));
+}
+
+TEST_CASE("a load equal to the training run's at every sample time but not between retraces nothing",
+          "[training_retrace]") {
+  // A sine 100 Hz faster than the training push, sampled every 10 ms: the same value at every
+  // sample, another motion.
+  const PushedRailRun r("retrace_alias.csv");
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  nlohmann::ordered_json spec = nlohmann::ordered_json::parse(serializeModelSpec(withOtherCases().spec()));
+  for (auto& c : spec["load_cases"])
+    if (c["name"] == "push again") c["loads"][0]["function"]["frequency"] = 101.5;
+  const Model model(parseModelSpec(spec.dump(), "<alias>"));
+  CHECK_FALSE(retracedTrainingRun(*pod, model, pod->resolveStep(trainingConditions(model, "push again"))));
+  CHECK(retracedTrainingRun(*pod, model, pod->resolveStep(trainingConditions(model, "push"))));
 }
