@@ -22,8 +22,8 @@ class ReducedModel;
 /// initial state, and of the loads (gravity included) that load case `loadCase` of `model` (the
 /// mechanism training replayed the run on, a design point's loads applied) gives at the reference
 /// configuration: at 48 times off the sample grid, and summed over every sample time and
-/// midpoint. At the reference configuration, loads that turn with the motion (a torque about a
-/// moving axis) are compared as well as fixed ones.
+/// midpoint (one number). At the reference configuration, loads that turn with the motion (a
+/// torque about a moving axis) are compared as well as fixed ones.
 nlohmann::ordered_json retraceFingerprint(const ReducedModel& rom, const Model& model, int loadCase,
                                           const DatasetRun& run);
 

@@ -1,6 +1,7 @@
 #include "engine/study/candidate_score.h"
 
 #include "engine/core/error.h"
+#include "engine/core/ordered_json.h"
 #include "engine/model/model.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
@@ -11,8 +12,6 @@
 namespace mbdrom {
 
 namespace {
-
-using OJson = nlohmann::ordered_json;
 
 // The worst point of a comparison, leaving out points that hardly move (their relative
 // error divides by almost nothing), as the held-out check does.
@@ -48,11 +47,6 @@ double quantile(std::vector<double> v, double p) {
   const double at = p * static_cast<double>(v.size() - 1);
   const auto k = static_cast<std::size_t>(std::floor(at));
   return k + 1 < v.size() ? v[k] + (at - static_cast<double>(k)) * (v[k + 1] - v[k]) : v[k];
-}
-
-double numberOr(const OJson& j, const char* key, double fallback) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
 }
 
 // Infinite and NaN figures have no JSON number: written as null, read back as NaN, and a failed

@@ -21,6 +21,12 @@ Model withOtherCases() {
   return railOscillator({{"push", 30.0}, {"push again", 30.0}, {"push 1 % more", 30.3}});
 }
 
+// POD with one mode, trained with its defaults: a model fast to train whose runs are deterministic.
+std::unique_ptr<ReducedModel> podOf(const Dataset& data, const Model& model) {
+  Monitor monitor;
+  return trainReducedModel("pod", data, {{"nr", 1}}, monitor, &model);
+}
+
 // The training run's conditions: its load case, span and samples, the model's own step.
 RunOptions trainingConditions(const Model& model, const std::string& loadCase) {
   RunOptions o;
@@ -57,8 +63,7 @@ RunOutcome runAndCompare(const ReducedModel& rom, const Model& model, const RunO
 TEST_CASE("a run that retraces a training run states the error training measured on it, its own error",
           "[training_retrace]") {
   const PushedRailRun r("retrace_push.csv");
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const auto pod = podOf(r.dataset(), r.model);
   const auto& own = pod->metrics().at("training_rollout");
   REQUIRE(own.at("run_errors").contains("push run"));
   const double measured = own.at("run_errors").at("push run").get<double>();
@@ -80,8 +85,7 @@ TEST_CASE(
     "a run that differs from every training run in its loads, start, step, samples or span retraces none",
     "[training_retrace]") {
   const PushedRailRun r("retrace_other.csv");
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const auto pod = podOf(r.dataset(), r.model);
   const Model model = withOtherCases();
   REQUIRE(retracedTrainingRun(*pod, model, pod->resolveStep(trainingConditions(model, "push"))));
 
@@ -122,8 +126,7 @@ TEST_CASE("a run under a torque about a moving axis retraces the training run of
   const std::vector<Sample> samples = fullRun(model, "drive", 1.0, tempPath("retrace_drive.csv"), 0.01);
   Dataset d = makeDataset(model);
   addRun(d, runFromSamples(samples, "drive run", "drive"));
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+  const auto pod = podOf(d, model);
   RunOptions o;
   o.loadCase = model.findLoadCase("drive again");
   o.tEnd = 1.0;
@@ -142,8 +145,7 @@ TEST_CASE(
     "a model file naming two training runs alike retraces neither: one recorded error would speak for both",
     "[training_retrace]") {
   const PushedRailRun r("retrace_twice.csv");
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const auto pod = podOf(r.dataset(), r.model);
   const Model model = withOtherCases();
   REQUIRE(retracedTrainingRun(*pod, model, pod->resolveStep(trainingConditions(model, "push"))));
   nlohmann::ordered_json edited = pod->toJson();  // a dataset refuses two runs of one name; a file may not
@@ -158,8 +160,7 @@ TEST_CASE("a training run's fingerprint is of its loads at the reference configu
   const PushedRailRun r("retrace_print.csv");
   const Dataset d = r.dataset();
   const DatasetRun& run = d.runs.front();
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &r.model);
+  const auto pod = podOf(d, r.model);
   const auto fingerprint = retraceFingerprint(*pod, r.model, r.model.findLoadCase("push"), run);
   REQUIRE(fingerprint.is_object());
   CHECK(fingerprint.at("default_start") == true);  // POD starts from its first sample's projection
@@ -184,8 +185,7 @@ TEST_CASE("a load equal to the training run's at every sample time but not betwe
   // A sine 100 Hz faster than the training push, sampled every 10 ms: the same value at every
   // sample, another motion.
   const PushedRailRun r("retrace_alias.csv");
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", r.dataset(), {{"nr", 1}}, monitor, &r.model);
+  const auto pod = podOf(r.dataset(), r.model);
   nlohmann::ordered_json spec = nlohmann::ordered_json::parse(serializeModelSpec(withOtherCases().spec()));
   for (auto& c : spec["load_cases"])
     if (c["name"] == "push again") c["loads"][0]["function"]["frequency"] = 101.5;
