@@ -16,6 +16,7 @@
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
+#include "engine/rom/step_probe.h"
 #include "widgets/log_view.h"
 
 #include <QAction>
@@ -162,6 +163,17 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
         panel_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure) +
                                       (speed.isEmpty() ? QString() : QStringLiteral("; ") + speed));
         wb_.log->info(tr("Trained model \"%1\": %2").arg(stored, figure));
+        // A model that misses a held step of its loads says so where its runs' bounds will.
+        bool missed = false;
+        if (const std::string probe = stepProbeText(**result, &missed); !probe.empty()) {
+          const QString text = tr("Model \"%1\", step probe: %2").arg(stored, QString::fromStdString(probe));
+          if (missed)
+            wb_.log->warning(text +
+                             tr("; runs that hold their loads longer than its training runs state that "
+                                "figure as their bound"));
+          else
+            wb_.log->info(text);
+        }
         if (!speed.isEmpty()) {
           const std::optional<SpeedCheck> check = speedCheckOf(**result);
           if (check && check->speedUp > 0.0 && check->speedUp < 1.0)

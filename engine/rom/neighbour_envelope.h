@@ -27,10 +27,19 @@
 /// no bound. The gate is where that bound reaches the error goal (kHeldOutTolerance), but at
 /// least kLeastGateFactor and at most kMostGateFactor times the scale.
 ///
+/// Held loads: a step holds its load where oscillating training loads only pass. The loads'
+/// running mean (the load features above, from 0 at a run's start, averaged with the time
+/// constant heldTime(), the longest period of the training loads) measures it; heldTrained() is its largest
+/// norm over the training samples. Training runs the written model once under a step of its loads inside the
+/// design (engine/rom/step_probe.h) and records its error: a run whose loads are held beyond
+/// kHeldMargin times what training held expects at least kExpectedErrorFactor times that error,
+/// times its running mean over the probe's (at most 1).
+///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
-/// {"held_out_distance", "held_out_error"} (absent: not calibrated)}.
+/// {"held_out_distance", "held_out_error"} (absent: not calibrated), "held_loads": {"time",
+/// "trained", and after a probe "probe_error", "probe_held"} (absent in older files: not measured)}.
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
@@ -46,6 +55,9 @@ class NeighbourEnvelope {
   static constexpr int kMaxKept = 400;
   static constexpr double kLeastGateFactor = 2.0;
   static constexpr double kMostGateFactor = 3.0;
+  /// A run holds its loads beyond training when its running mean exceeds this multiple of the
+  /// training runs' largest.
+  static constexpr double kHeldMargin = 1.25;
 
   /// True when the envelope has training samples.
   bool known() const { return samples_.cols() > 0; }
@@ -85,8 +97,24 @@ class NeighbourEnvelope {
   double scale() const;
   /// The distance beyond which a run is outside (calibrated only).
   double gate() const;
-  /// The relative RMS error a run whose largest distance is `d` (<= gate()) expects [-].
-  double expectedError(double d) const;
+  /// The relative RMS error a run whose largest distance is `d` (<= gate()) and whose loads'
+  /// running mean reached `held` (NeighbourTracker::held; 0: not held) expects [-].
+  double expectedError(double d, double held = 0.0) const;
+
+  /// Time constant of the loads' running mean [s] (0: no load features).
+  double heldTime() const { return heldTime_; }
+  /// Largest norm of the running mean over the training samples [load feature units].
+  double heldTrained() const { return heldTrained_; }
+  /// True when a run whose running mean reached `held` holds its loads beyond training and a
+  /// step probe measured what the model does then.
+  bool heldBeyondTraining(double held) const {
+    return probeError_ >= 0.0 && held > kHeldMargin * heldTrained_;
+  }
+  /// Records the step probe's relative RMS error [-] and the running mean it reached.
+  void recordProbe(double error, double held);
+  /// The step probe's error [-] (negative: no probe) and running mean [load feature units].
+  double probeError() const { return probeError_; }
+  double probeHeld() const { return probeHeld_; }
 
   /// The tables distance() uses, for code that computes it elsewhere (the exported C): the
   /// positions' basis (nq x m), the loads' (nq x mf), the kept samples (features x kept, sorted
@@ -112,6 +140,8 @@ class NeighbourEnvelope {
             const Eigen::VectorXd& rates, Eigen::VectorXd& x) const;
   /// The training means on the principal directions (after the bases are set).
   void project();
+  /// heldTime_ and heldTrained_ from the training runs' loads (after project()).
+  void measureHeldLoads(const Dataset& dataset);
   /// Sorts the kept samples by their first feature (distance() walks in that order).
   void sortSamples();
   /// The first kept sample whose first feature is at least `key` (cols() when none).
@@ -126,6 +156,7 @@ class NeighbourEnvelope {
   double resolution_ = 0.0;
   Eigen::MatrixXd samples_;  // features x kept
   double heldOutDistance_ = -1.0, heldOutError_ = 0.0;
+  double heldTime_ = 0.0, heldTrained_ = 0.0, probeError_ = -1.0, probeHeld_ = -1.0;
 };
 
 /// The joint distance along a run, sample after sample: the load rate from the sample before
@@ -146,11 +177,15 @@ class NeighbourTracker {
   double largestAt() const { return largestT_; }  ///< its time [s]
   /// NeighbourEnvelope::farthestPart there ("" before the first measured sample).
   const std::string& largestPart() const { return largestPart_; }
+  /// The largest norm of the loads' running mean so far (NeighbourEnvelope::heldTime) [load
+  /// feature units]; 0 without load features.
+  double held() const { return held_; }
 
  private:
   const NeighbourEnvelope& envelope_;
   Eigen::VectorXd x_, loads_, previous_, rates_;  // features; projected loads now, before; their rates
-  double previousT_ = 0.0, largest_ = 0.0, largestT_ = 0.0;
+  Eigen::VectorXd mean_;                          // the load features' running mean
+  double previousT_ = 0.0, largest_ = 0.0, largestT_ = 0.0, held_ = 0.0;
   std::string largestPart_;
   bool started_ = false;
   int hint_ = 0;

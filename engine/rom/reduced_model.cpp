@@ -15,6 +15,7 @@
 #include "engine/rom/method_registry.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
+#include "engine/rom/step_probe.h"
 #include "engine/rom/training_finish.h"
 #include "engine/rom/training_retrace.h"
 
@@ -47,8 +48,10 @@ std::string jointInsideText(const RomSimulationSummary& s) {
            " (not calibrated: the model passed no held-out check, or misses its own training runs, so no "
            "error bound)";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
-         "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) +
-         " % relative RMS error (calibrated on the model's held-out check";
+         "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) + " % relative RMS error (" +
+         (s.heldBound ? "what a step of its loads, held, missed by at training: the run holds its loads "
+                        "beyond its training runs"
+                      : "calibrated on the model's held-out check");
 }
 
 // "; it retraces training run "r" ...: expect <= 1.2 % ... (measured ..." of a run inside.
@@ -251,6 +254,14 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   // residual alone let runs 6-11 % off pass in the goals benchmark.
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance) {
     const double heldOut = rom.envelope().joint().heldOutError();
+    if (summary.heldBound)
+      return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
+             " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
+             " % goal: it holds its loads (their running mean reaches " +
+             formatText("%.2g", summary.heldLoad / std::max(rom.envelope().joint().heldTrained(), 1e-300)) +
+             " times what its training runs held), and a step of its loads, held, was missed by " +
+             formatText("%.2g", 100.0 * rom.envelope().joint().probeError()) +
+             " % when the model was trained: the model does not hold under held loads";
     const std::string how =
         summary.jointDistance > rom.envelope().joint().scale()
             ? " for a run that goes this far from the training samples, farther than the held-out runs went"
@@ -396,6 +407,11 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
   metrics_["verdict"] = v.text;
   metrics_["verdict_kind"] = v.kind;
   calibrateJointEnvelope();
+}
+
+void ReducedModel::recordStepProbe(const StepProbe& probe) {
+  metrics_["step_probe"] = probe.toJson();
+  if (probe.done) envelope_.recordJointProbe(probe.error, probe.held);
 }
 
 void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {

@@ -41,6 +41,7 @@ namespace mbdrom {
 class CModelWriter;
 
 struct RolloutCheck;
+struct StepProbe;
 
 class ReducedRun;
 class ReducedStepper;
@@ -80,6 +81,12 @@ struct RomSimulationSummary : RunSummary {
   /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no
   /// bound: the envelope is not calibrated, or the run left it).
   double expectedError = std::numeric_limits<double>::quiet_NaN();
+  /// The largest norm of the run's loads' running mean (NeighbourTracker::held) [load feature
+  /// units]; negative: not measured.
+  double heldLoad = -1.0;
+  /// True when the run holds its loads beyond training and the step probe's error, not the
+  /// distance, set expectedError (NeighbourEnvelope::expectedError).
+  bool heldBound = false;
   /// The training run the run retraces (its loads, start, step and span; retracedTrainingRun):
   /// expectedError is then the error training measured on it. Empty: none.
   std::string retracedRun;
@@ -233,6 +240,8 @@ class ReducedModel {
   /// that ran (RolloutCheck::heldOutDistance and its error).
   /// trainReducedModel does it for every method that does not judge its own model.
   void recordHeldOutRollout(const RolloutCheck& check);
+  /// Records the step probe (metrics "step_probe") and its figures in the joint envelope.
+  void recordStepProbe(const StepProbe& probe);
   /// Records how this model ran its own training runs from their start (checkTrainingRuns):
   /// metric "training_rollout" (RolloutCheck::toJson).
   void recordTrainingRollout(const RolloutCheck& check);

@@ -120,10 +120,14 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
       summary_.jointWorstTime = joint_->largestAt();
       summary_.jointWorst = joint_->largestPart();
     }
+    summary_.heldLoad = joint_->held();
     if (joint.calibrated()) {
       // A run that passes the gate leaves, whatever training run it seems to retrace.
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
-      if (summary_.retracedRun.empty()) summary_.expectedError = joint.expectedError(summary_.jointDistance);
+      if (summary_.retracedRun.empty()) {
+        summary_.expectedError = joint.expectedError(summary_.jointDistance, summary_.heldLoad);
+        summary_.heldBound = summary_.expectedError > joint.expectedError(summary_.jointDistance);
+      }
     }
   }
   if (summary_.leftEnvelope())

@@ -14,6 +14,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/rollout_check.cpp
   rom/rom_support.cpp
   rom/speed_check.cpp
+  rom/step_probe.cpp
   rom/neighbour_envelope.cpp
   rom/training_envelope.cpp
   rom/training_finish.cpp

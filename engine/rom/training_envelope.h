@@ -93,6 +93,8 @@ class TrainingEnvelope {
   void calibrateJoint(double heldOutDistance, double heldOutError) {
     joint_.calibrate(heldOutDistance, heldOutError);
   }
+  /// Records the step probe's error and running mean (NeighbourEnvelope::recordProbe).
+  void recordJointProbe(double error, double held) { joint_.recordProbe(error, held); }
   /// Drops the joint envelope's calibration: no bound, no gate.
   void uncalibrateJoint() { joint_.uncalibrate(); }
   /// Replaces the joint envelope (of other runs than the ranges'), uncalibrated.

@@ -4,6 +4,7 @@
 #include "engine/core/ordered_json.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/speed_check.h"
+#include "engine/rom/step_probe.h"
 
 #include <algorithm>
 #include <cmath>
@@ -128,13 +129,16 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
         "train again to the end for a verdict";
     rom->recordHeldOutRollout(notJudged);
   }
+  const Dataset* written = &dataset;
   if (auto instead = judgedModelInstead(*rom, own, judged, dataset, *model, monitor)) {
     rom = std::move(instead);
     own = RolloutCheck{};
+    written = &judged.trainedOn;
   } else {
     boundByTheRunsItFollows(*rom, own, judged, dataset);
   }
   refuseIfItBlowsUpOnItsOwnRuns(*rom, own, ownRunFailure);
+  rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
     speed.failure = "the held-out rollout blew up (" + failure + "); a model that does not run has no speed";

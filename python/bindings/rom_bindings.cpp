@@ -123,7 +123,8 @@ void bindReducedModel(py::module_& m) {
       .def_property_readonly(
           "metrics", [](const ReducedModel& rom) { return fromJson(rom.metrics()); },
           "The training's figures (method-specific; every method: speed_check, rollout, verdict, "
-          "verdict_kind).")
+          "verdict_kind, and step_probe for a model whose dynamics take loads: the error of a held step "
+          "of its loads, which runs that hold their loads beyond training state as their bound).")
       .def_property_readonly(
           "envelope", [](const ReducedModel& rom) { return fromJson(rom.envelope().toJson()); },
           "The ranges of state and inputs seen in training.")

@@ -528,3 +528,23 @@ def test_ctrl_c_stops_a_long_reduced_run_within_a_tenth_of_a_second_however_many
         assert held > 10000
         assert latency < 0.1, f"{latency:.3f} s to stop with {held} samples"
         timer.join()
+
+
+def test_training_probes_a_held_step_of_the_loads_and_says_so_as_the_cli_does(mbdrom, examples, cli, tmp_path):
+    import warnings
+    model = mbdrom.Model.load(str(examples / "macpherson.json"))
+    for t in (0.6, 0.8):
+        cli_run(cli, "simulate", examples / "macpherson.json", "-o", tmp_path / f"train_{t}.csv", "--load-case",
+                "train", "--t-end", t, "--output-dt", 0.005)
+    r = subprocess.run([cli, "train", "pod", "--model", str(examples / "macpherson.json"), "--data",
+                        str(tmp_path / "train_0.6.csv"), str(tmp_path / "train_0.8.csv"),
+                        "-o", str(tmp_path / "cli.json"), "--nr", "1"], capture_output=True, text=True, check=True)
+    runs = [mbdrom.Run.from_csv(str(tmp_path / f"train_{t}.csv"), model) for t in (0.6, 0.8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rom = mbdrom.train("pod", model, runs, nr=1)
+    probe = rom.metrics["step_probe"]
+    assert probe["done"] and 0 <= probe["error"]
+    assert "step probe " + probe["text"] + "\n" in r.stdout
+    held = rom.envelope["joint"]["held_loads"]
+    assert held["probe_error"] == probe["error"] and held["time"] > 0

@@ -1,0 +1,229 @@
+#include "engine/rom/step_probe.h"
+
+#include "engine/core/error.h"
+#include "engine/core/number_text.h"
+#include "engine/core/ordered_json.h"
+#include "engine/dynamics/simulation.h"
+#include "engine/experiments/design_parameter.h"
+#include "engine/rom/error_goal.h"
+#include "engine/rom/rollout_check.h"
+#include "engine/rom/rom_support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+namespace mbdrom {
+
+namespace {
+
+constexpr double kStartFraction = 0.2;       // the step starts at this share of the run's span
+constexpr double kRateFraction = 0.5;        // the step's steepest rate, of the training loads' steepest
+constexpr double kQuinticPeak = 15.0 / 8.0;  // a quintic smooth step's steepest rate over its mean
+
+// The model and load case that give a run's loads: its own load case, or its design point's.
+struct RunLoads {
+  std::shared_ptr<const Model> designPoint;  // null: `model` itself
+  int loadCase = -1;
+  const Model& of(const Model& model) const { return designPoint ? *designPoint : model; }
+};
+
+bool runLoads(const Model& model, const DatasetRun& run, RunLoads& out) {
+  out = {};
+  out.loadCase = run.loadCase.empty() ? -1 : model.findLoadCase(run.loadCase);
+  if (out.loadCase >= 0 && recordedFromLoadCase(model, run, out.loadCase)) return true;
+  out.designPoint = designPointModel(model, run, out.loadCase);
+  return out.designPoint && out.loadCase >= 0;
+}
+
+// Each load's mean, largest deviation from it [N or N m] and steepest rate [N/s or N m/s] over
+// the runs, for the loads of `names` (a run's load of that name, in whatever load case it ran).
+struct LoadExtremes {
+  std::vector<double> mean, deviation, steepest;
+};
+
+LoadExtremes loadExtremes(const Model& model, const Dataset& dataset, const std::vector<std::string>& names) {
+  const std::size_t loads = names.size();
+  std::vector<std::vector<double>> values(loads);
+  LoadExtremes x{std::vector<double>(loads, 0.0), std::vector<double>(loads, 0.0),
+                 std::vector<double>(loads, 0.0)};
+  for (const DatasetRun& run : dataset.runs) {
+    RunLoads rl;
+    if (!runLoads(model, run, rl)) continue;
+    const Model& m = rl.of(model);
+    const std::vector<LoadSpec>& specs = m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads;
+    for (std::size_t j = 0; j < specs.size(); ++j) {
+      const auto k =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), specs[j].name) - names.begin());
+      if (k == loads) continue;
+      const CompiledLoad& load = m.loads(rl.loadCase)[j];
+      const double unit = load.direction.norm();
+      for (Eigen::Index i = 0; i < run.t.size(); ++i) {
+        values[k].push_back(unit * load.function(run.t(i)));
+        if (i > 0 && run.t(i) > run.t(i - 1))
+          x.steepest[k] =
+              std::max(x.steepest[k], std::abs(values[k].back() - values[k][values[k].size() - 2]) /
+                                          (run.t(i) - run.t(i - 1)));
+      }
+    }
+  }
+  for (std::size_t k = 0; k < loads; ++k) {
+    if (values[k].empty()) continue;
+    for (const double u : values[k]) x.mean[k] += u / static_cast<double>(values[k].size());
+    for (const double u : values[k]) x.deviation[k] = std::max(x.deviation[k], std::abs(u - x.mean[k]));
+  }
+  return x;
+}
+
+StepProbe notProbed(std::string why) {
+  StepProbe p;
+  p.note = std::move(why);
+  return p;
+}
+
+// The probe's mechanism: `m` with load case `lc`'s loads held at their training mean, stepping by
+// `sign` times their largest deviation from it (probe.levels says from what to what).
+Model steppedModel(const Model& m, int lc, const LoadExtremes& x, double sign, StepProbe& probe) {
+  ModelSpec spec = m.spec();
+  LoadCase& loadCase = spec.loadCases[static_cast<std::size_t>(lc)];
+  for (std::size_t k = 0; k < loadCase.loads.size(); ++k) {
+    const double unit = m.loads(lc)[k].direction.norm();
+    if (!(unit > 0.0)) continue;
+    const double step = sign * x.deviation[k];
+    loadCase.loads[k].function =
+        TimeFunction::sum({TimeFunction::constant(x.mean[k] / unit),
+                           TimeFunction::smoothStep(probe.start, probe.start + probe.rise, step / unit)});
+    const std::string unitName = loadCase.loads[k].type == LoadSpec::Type::Torque ? " N m" : " N";
+    probe.levels +=
+        (probe.levels.empty() ? "" : ", ") + loadCase.loads[k].name + " " +
+        (std::abs(x.mean[k]) > 1e-9 * x.deviation[k] ? shortNumberText(x.mean[k]) + unitName + " to " : "") +
+        shortNumberText(x.mean[k] + step) + unitName;
+  }
+  return Model(spec);
+}
+
+// The running mean of the loads (NeighbourTracker::held) that `run` reached, as `rom`'s envelope measures it.
+double heldLoads(const ReducedModel& rom, const DatasetRun& run) {
+  NeighbourTracker tracker(rom.envelope().joint());
+  for (Eigen::Index k = 0; k < run.samples(); ++k)
+    tracker.add(run.t(k), run.q.col(k), run.qd.col(k), run.f_ext.col(k));
+  return tracker.held();
+}
+
+// The full model and `rom` under the step of `stepped` (load case `lc`) from the start of training
+// run `first`, at its spacing over its span: the figures into `probe` (done false, with a note,
+// when a run cannot be made).
+void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const DatasetRun& first,
+              Monitor& monitor, StepProbe& probe) {
+  monitor.reportNow({"the model under a step of its loads", 0, 1, {}});
+  const Eigen::Index N = first.samples();
+  RunOptions o;
+  o.loadCase = lc;
+  o.q0 = first.q.col(0);
+  o.qd0 = first.qd.col(0);
+  o.tEnd = first.t(N - 1);
+  o.outputDt = o.tEnd / static_cast<double>(N - 1);
+  TrajectoryRecorder recorder;
+  try {
+    simulate(stepped, o, recorder, &monitor);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    probe.note = std::string("the full model's run under the step failed: ") + e.what();
+    return;
+  }
+  if (static_cast<Eigen::Index>(recorder.samples().size()) != N) {
+    probe.note = "the full model's run under the step has other samples than the training run's";
+    return;
+  }
+  Dataset runs;
+  runs.runs.push_back(runFromSamples(recorder.samples(), "step probe",
+                                     stepped.spec().loadCases[static_cast<std::size_t>(lc)].name));
+  for (const auto& [key, value] : first.parameters)
+    if (parameterKind(key) != ParameterKind::Load) runs.runs.back().parameters[key] = value;
+  const RolloutCheck check = checkHeldOutRuns(stepped, rom, runs, {0}, 1, kHeldOutTolerance, &monitor);
+  if (!check.done) {
+    probe.note = "the reduced model's run under the step could not be made (" + check.note + ")";
+    return;
+  }
+  probe.done = true;
+  probe.failed = check.failed;
+  probe.failure = check.failure;
+  probe.error = check.failed ? 1.0 : check.error;
+  probe.point = check.coordinate;
+  probe.held = heldLoads(rom, runs.runs.back());
+}
+
+}  // namespace
+
+std::string StepProbe::text() const {
+  if (!done) return "no step probe (" + note + ")";
+  const std::string step = "a step of the loads (" + levels + " at t = " + shortNumberText(start) +
+                           " s, rising over " + shortNumberText(rise) + " s), held";
+  if (failed) return step + ": the reduced model blew up (" + failure + ")";
+  return step + ": " + (error <= kHeldOutTolerance ? "followed within " : "missed by ") +
+         formatText("%.2g", 100.0 * error) + " % relative RMS at point " + point +
+         " (its worst, over the whole run)";
+}
+
+nlohmann::ordered_json StepProbe::toJson() const {
+  OJson j{{"done", done}, {"text", text()}};
+  if (!done) return j;
+  j["failed"] = failed;
+  if (!failed) {
+    j["error"] = error;
+    j["point"] = point;
+  }
+  j["held"] = held;
+  j["start"] = start;
+  j["rise"] = rise;
+  return j;
+}
+
+std::string stepProbeText(const ReducedModel& rom, bool* missed) {
+  const auto probe = rom.metrics().find("step_probe");
+  if (probe == rom.metrics().end() || !probe->is_object() || !probe->value("done", false)) return {};
+  if (missed) *missed = probe->value("failed", false) || probe->value("error", 0.0) > kHeldOutTolerance;
+  return probe->value("text", std::string());
+}
+
+StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                         Monitor& monitor) {
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  if (!rom.takesLoads() || !joint.known() || !(joint.heldTime() > 0.0))
+    return notProbed("the model's dynamics take no varying loads");
+  if (!joint.calibrated()) return notProbed("its envelope states no bound");
+  for (const std::string& name : rom.parameterNames())
+    if (parameterKind(name) == ParameterKind::Load) return notProbed("its parameters set the loads");
+  const DatasetRun* first = nullptr;
+  RunLoads rl;
+  for (const DatasetRun& run : dataset.runs)
+    if (run.samples() >= 8 && runLoads(model, run, rl) && !rl.of(model).loads(rl.loadCase).empty()) {
+      first = &run;
+      break;
+    }
+  if (!first) return notProbed("no training run names a load case with loads, nor a design point of one");
+  const Model& m = rl.of(model);
+  std::vector<std::string> names;
+  for (const LoadSpec& load : m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads)
+    names.push_back(load.name);
+  const LoadExtremes x = loadExtremes(model, dataset, names);
+  const Eigen::Index N = first->samples();
+  const double span = first->t(N - 1), dt = span / static_cast<double>(N - 1);
+  StepProbe worst;
+  for (const double sign : {1.0, -1.0}) {
+    StepProbe probe;
+    probe.start = dt * std::round(kStartFraction * span / dt);
+    for (std::size_t k = 0; k < x.deviation.size(); ++k)
+      if (x.steepest[k] > 0.0)
+        probe.rise = std::max(probe.rise, kQuinticPeak * x.deviation[k] / (kRateFraction * x.steepest[k]));
+    probe.rise = std::max(probe.rise, 2.0 * dt);
+    stepOnce(steppedModel(m, rl.loadCase, x, sign, probe), rl.loadCase, rom, *first, monitor, probe);
+    if (!probe.done) return probe;
+    if (!worst.done || probe.failed || (!worst.failed && probe.error > worst.error)) worst = std::move(probe);
+    if (worst.failed) break;
+  }
+  return worst;
+}
+
+}  // namespace mbdrom

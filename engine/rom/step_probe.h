@@ -1,0 +1,57 @@
+#pragma once
+/// @file
+/// A step of the training loads, run once at training with the full model and the written
+/// reduced model. Oscillating training loads (sines, chirps) only pass through each level; a
+/// step holds one. A model can follow every sine of its design and still miss the ringing
+/// about a held load, with its joint distance and equation residual no larger than on the
+/// runs it follows; the probe measures that miss, and the joint envelope states it for runs
+/// that hold their loads beyond what training held (NeighbourEnvelope, "held loads").
+///
+/// The step: every load of the first training run's load case (its design point's, for a design
+/// of experiments) is held at its mean over the training runs (the loads of its name, whatever
+/// their load case) and steps from there by its largest deviation from that mean in training, at 0.2 of the
+/// run's span, over the time that keeps its steepest rate at half the training loads' steepest (a quintic
+/// smooth step: 15/8 of the mean rate), and holds; from that run's start, at its spacing, over its span. Once
+/// in each direction; the worse is the probe's figure (a mechanism pushed one way need not answer as pushed
+/// the other).
+
+#include "engine/core/monitor.h"
+#include "engine/data/dataset.h"
+#include "engine/model/model.h"
+#include "engine/rom/reduced_model.h"
+
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+
+namespace mbdrom {
+
+struct StepProbe {
+  bool done = false;  ///< false: not probed (`note` says why)
+  std::string note;
+  bool failed = false;  ///< the reduced run blew up (`failure`)
+  std::string failure;
+  double error = 0.0;  ///< relative RMS error of the worst point over the whole run [-]
+  std::string point;   ///< that point
+  double held = 0.0;   ///< the running mean of the loads it reached (NeighbourTracker::held)
+  double start = 0.0;  ///< when the loads start to rise [s]
+  double rise = 0.0;   ///< over how long [s]
+  std::string levels;  ///< each load's level, e.g. "push 0.75 N"
+  /// One line, e.g. "a step of the loads (push 1.48 N at t = 1 s, rising over 0.28 s), held:
+  /// missed by 12 % relative RMS at point A (its worst, over the whole run)".
+  std::string text() const;
+  nlohmann::ordered_json toJson() const;
+};
+
+/// The recorded probe's line of `rom` (metrics "step_probe"), "" when it was not probed; `missed`
+/// (optional) says whether the probe missed beyond the error goal.
+std::string stepProbeText(const ReducedModel& rom, bool* missed = nullptr);
+
+/// The probe of `rom` (trained on `dataset` of `model`, with its joint envelope): not done for a
+/// model that takes no loads, whose envelope has no load features or is not calibrated, with
+/// parameters of the loads, or when no training run names a load case with loads (or a design
+/// point of one). Cancelled when `monitor` stops it.
+StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                         Monitor& monitor);
+
+}  // namespace mbdrom

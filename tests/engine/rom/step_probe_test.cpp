@@ -1,0 +1,189 @@
+// Training runs its written model once under a step of its loads, held: the figure it records is
+// the reduced run's own error against the full model under that step, and a run that holds its
+// loads beyond its training runs states it as its bound.
+
+#include "engine/rom/step_probe.h"
+#include "engine/rom/neighbour_envelope.h"
+#include "engine/rom/reduced_model.h"
+
+#include "tests/engine/rom/rom_test_support.h"
+
+#include <catch2/catch.hpp>
+
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+
+using namespace mbdrom;
+using namespace mbdrom::test;
+
+namespace {
+
+// The rail oscillator pushed by sines of 20 and 30 N (1.5 Hz), one run each, 1.2 s every 10 ms.
+struct SineRuns {
+  Model model = railOscillator({{"push", 30.0}, {"push 20", 20.0}});
+  Dataset dataset() const {
+    Dataset d = makeDataset(model);
+    addRun(d, runFromSamples(fullRun(model, "push", 1.2, tempPath("probe_30.csv"), 0.01), "run 30", "push"));
+    addRun(d, runFromSamples(fullRun(model, "push 20", 1.2, tempPath("probe_20.csv"), 0.01), "run 20",
+                             "push 20"));
+    return d;
+  }
+};
+
+std::unique_ptr<ReducedModel> podOf(const Dataset& data, const Model& model) {
+  Monitor monitor;
+  return trainReducedModel("pod", data, {{"nr", 1}}, monitor, &model);
+}
+
+// The rail oscillator with one more load case, "other": the push as `function` [N].
+Model withPush(const TimeFunction& function) {
+  ModelSpec spec = railOscillator({{"push", 30.0}, {"push 20", 20.0}}).spec();
+  LoadCase extra = spec.loadCases.front();
+  extra.name = "other";
+  extra.loads.front().function = function;
+  spec.loadCases.push_back(extra);
+  return Model(spec);
+}
+
+double pointError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
+                  const std::string& name, RomSimulationSummary* summary = nullptr) {
+  RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = 1.2;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.0;  // the model's own step, as the probe runs it
+  {
+    TrajectoryCsvWriter writer(tempPath(name + "_rom.csv"));
+    const RomSimulationSummary s = rom.simulate(model, o, writer);
+    if (summary) *summary = s;
+  }
+  fullRun(model, loadCase, 1.2, tempPath(name + "_full.csv"), 0.01);
+  return compareTrajectories(readTrajectoryCsv(tempPath(name + "_full.csv")),
+                             readTrajectoryCsv(tempPath(name + "_rom.csv")), {"P"})
+      .points.front()
+      .relativeRmse;
+}
+
+}  // namespace
+
+TEST_CASE("the step probe's error is the reduced run's own error under the step it describes",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  const auto& probe = pod->metrics().at("step_probe");
+  REQUIRE(probe.at("done").get<bool>());
+  REQUIRE_FALSE(probe.at("failed").get<bool>());
+  // The documented step: held at the pushes' training mean, then by their largest deviation from
+  // it, from 0.2 of the span, rising so that its steepest rate (15/8 of the mean) is half the
+  // pushes' steepest; once each way. The push is the force on P.x.
+  const Dataset d = r.dataset();
+  const int x = r.model.pointCoordinate(r.model.findPoint("P"));  // its x
+  double mean = 0.0, deviation = 0.0, steepest = 0.0, count = 0.0;
+  for (const DatasetRun& run : d.runs) {
+    mean += run.f_ext.row(x).sum();
+    count += static_cast<double>(run.samples());
+    for (Eigen::Index k = 1; k < run.samples(); ++k)
+      steepest =
+          std::max(steepest, std::abs(run.f_ext(x, k) - run.f_ext(x, k - 1)) / (run.t(k) - run.t(k - 1)));
+  }
+  mean /= count;
+  for (const DatasetRun& run : d.runs)
+    deviation = std::max(deviation, (run.f_ext.row(x).array() - mean).abs().maxCoeff());
+  CHECK(deviation == Approx(30.0).epsilon(0.05));  // the larger sine's peak, about a mean near 0
+  const double start = 0.24, rise = 15.0 / 8.0 * deviation / (0.5 * steepest);
+  CHECK(probe.at("start").get<double>() == Approx(start));
+  CHECK(probe.at("rise").get<double>() == Approx(rise).epsilon(1e-9));
+  const auto stepped = [&](double sign) {
+    return withPush(TimeFunction::sum(
+        {TimeFunction::constant(mean), TimeFunction::smoothStep(start, start + rise, sign * deviation)}));
+  };
+  const double up = pointError(*pod, stepped(1.0), "other", "probe_up");
+  const double down = pointError(*pod, stepped(-1.0), "other", "probe_down");
+  CHECK(probe.at("error").get<double>() == Approx(std::max(up, down)).epsilon(1e-6));
+  CHECK(std::min(up, down) > 1e-9);  // figures, not round zeros
+  CHECK_THAT(probe.at("text").get<std::string>(), Catch::Contains("at t = 0.24 s, rising over"));
+}
+
+TEST_CASE("a held load's running mean exceeds what oscillating training loads held; another sine's does not",
+          "[step_probe]") {
+  const SineRuns r;
+  const NeighbourEnvelope e = NeighbourEnvelope::fromDataset(r.dataset(), true);
+  // About the sines' period (1/1.5 Hz), from how often the loads cross their mean in 1.2 s.
+  CHECK(e.heldTime() > 0.5);
+  CHECK(e.heldTime() < 0.9);
+  CHECK(e.heldTrained() > 0.0);
+  const auto held = [&](const TimeFunction& function) {
+    const Model model = withPush(function);
+    const std::vector<Sample> run = fullRun(model, "other", 1.2, tempPath("held.csv"), 0.01);
+    NeighbourTracker tracker(e);
+    for (const Sample& s : run) tracker.add(s.t, s.q, s.qd, s.f_ext);
+    return tracker.held();
+  };
+  const double margin = NeighbourEnvelope::kHeldMargin * e.heldTrained();
+  CHECK(held(TimeFunction::sine(25.0, 2.5)) < margin);
+  CHECK(held(TimeFunction::sine(30.0, 1.5, 1.0)) < margin);
+  CHECK(held(TimeFunction::smoothStep(0.3, 0.35, 20.0)) > margin);
+  CHECK(held(TimeFunction::constant(-20.0)) > margin);
+}
+
+TEST_CASE("a run that holds its loads beyond training states the step probe's error as its bound, and warns",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  REQUIRE(pod->envelope().joint().probeError() >= 0.0);
+  // The same model, as if its step probe had missed by 20 %.
+  nlohmann::ordered_json j = pod->toJson();
+  j["envelope"]["joint"]["held_loads"]["probe_error"] = 0.2;
+  const auto missing = reducedModelFromJson(j, "edited.json");
+  REQUIRE(missing->envelope().joint().probeError() == 0.2);
+
+  const Model model = withPush(TimeFunction::smoothStep(0.3, 0.4, 20.0));
+  RomSimulationSummary step;
+  pointError(*missing, model, "other", "held_step", &step);
+  CHECK(step.heldBound);
+  // The probe's error, scaled to the run's held load (20 N where the probe held 30 N).
+  const double share = step.heldLoad / missing->envelope().joint().probeHeld();
+  CHECK(share > 0.5);
+  CHECK(share < 0.8);
+  CHECK(step.expectedError == Approx(1.8 * 0.2 * share));
+  CHECK_THAT(envelopeWarning(*missing, step),
+             Catch::Contains("holds its loads") && Catch::Contains("was missed by 20 %"));
+
+  // A sine of the design's range and frequency holds nothing: its bound is the distance's.
+  const Model sine = withPush(TimeFunction::sine(25.0, 1.5));
+  RomSimulationSummary passing;
+  pointError(*missing, sine, "other", "sine_25", &passing);
+  CHECK_FALSE(passing.heldBound);
+  CHECK(passing.expectedError < 0.36);
+  // The unedited model: the probe's own figure, small, leaves the step's bound to the distance.
+  RomSimulationSummary unedited;
+  pointError(*pod, model, "other", "held_step_unedited", &unedited);
+  CHECK_FALSE(unedited.heldBound);
+}
+
+TEST_CASE("a model file's held loads are read back, and hostile values are refused naming the key",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  const nlohmann::ordered_json j = pod->toJson();
+  const auto back = reducedModelFromJson(j, "m.json");
+  CHECK(back->envelope().joint().heldTime() == pod->envelope().joint().heldTime());
+  CHECK(back->envelope().joint().probeError() == pod->envelope().joint().probeError());
+  const auto refused = [&](const char* key, const nlohmann::ordered_json& value, const char* message) {
+    nlohmann::ordered_json bad = j;
+    bad["envelope"]["joint"]["held_loads"][key] = value;
+    CHECK_THROWS_WITH(reducedModelFromJson(bad, "m.json"), Catch::Contains(message));
+  };
+  refused("time", 0.0, "held_loads");
+  refused("time", -1.0, "time");
+  refused("trained", "x", "trained");
+  refused("probe_error", -0.5, "probe_error");
+  refused("surprise", 1.0, "surprise");
+  nlohmann::ordered_json missingHeld = j;
+  missingHeld["envelope"]["joint"]["held_loads"].erase("probe_held");
+  CHECK_THROWS_WITH(reducedModelFromJson(missingHeld, "m.json"), Catch::Contains("probe_held"));
+  nlohmann::ordered_json older = j;  // a file written before held loads: read, nothing held
+  older["envelope"]["joint"].erase("held_loads");
+  CHECK(reducedModelFromJson(older, "m.json")->envelope().joint().probeError() < 0.0);
+}
