@@ -477,6 +477,9 @@ double loadSensitivity(const Model& model, const DatasetRun& data, double relati
   o.qd0 = data.qd.col(0);
   o.outputDt = replay.dt;
   o.tEnd = data.t(data.samples() - 1);
+  // The full model's default run, as the data's are made: fixed steps of 1 ms would measure their
+  // own error on a stiff mechanism, not the loads' effect.
+  o.integrator.tolerance = kDefaultTolerance;
   TrajectoryRecorder recorder;
   try {
     simulate(perturbed, o, recorder, monitor);

@@ -123,6 +123,7 @@ void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const Datas
   o.qd0 = first.qd.col(0);
   o.tEnd = first.t(N - 1);
   o.outputDt = o.tEnd / static_cast<double>(N - 1);
+  o.integrator.tolerance = kDefaultTolerance;  // the full model's default run, as the data's are made
   TrajectoryRecorder recorder;
   try {
     simulate(stepped, o, recorder, &monitor);

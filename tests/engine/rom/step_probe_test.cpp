@@ -58,7 +58,13 @@ double pointError(const ReducedModel& rom, const Model& model, const std::string
     const RomSimulationSummary s = rom.simulate(model, o, writer);
     if (summary) *summary = s;
   }
-  fullRun(model, loadCase, 1.2, tempPath(name + "_full.csv"), 0.01);
+  {  // the full model's default run (error-controlled), as training's data and its probe are made
+    RunOptions full = o;
+    full.integrator.dt = 1e-3;
+    full.integrator.tolerance = kDefaultTolerance;
+    TrajectoryCsvWriter writer(tempPath(name + "_full.csv"));
+    simulate(model, full, writer);
+  }
   return compareTrajectories(readTrajectoryCsv(tempPath(name + "_full.csv")),
                              readTrajectoryCsv(tempPath(name + "_rom.csv")), {"P"})
       .points.front()
