@@ -96,18 +96,6 @@ std::string percent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
 }
 
-// The load case that gives a run's loads: its own, or one that reproduces the forces it
-// recorded; -2 when none does (a sweep's scaled loads).
-int replayLoadCase(const Model& model, const DatasetRun& data) {
-  int loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
-  if (hasRecordedForces(model, data) && !recordedFromLoadCase(model, data, loadCase)) {
-    loadCase = -2;
-    for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && loadCase < -1; ++k)
-      if (recordedFromLoadCase(model, data, k)) loadCase = k;
-  }
-  return loadCase;
-}
-
 // How a run is run again from its start: its spacing dt [s] and the load case that
 // gives its loads (of `model`: the mechanism with a design point's loads, null: the
 // given one), or why it cannot be (`why` not empty).
@@ -232,6 +220,16 @@ std::string heldOutCaveat(const Dataset& dataset, const std::vector<std::size_t>
   for (const std::size_t k : heldOut)
     if (std::string caveat = edgeOfDesign(dataset, k, every); !caveat.empty()) return caveat;
   return {};
+}
+
+int replayLoadCase(const Model& model, const DatasetRun& data) {
+  int loadCase = data.loadCase.empty() ? -1 : model.findLoadCase(data.loadCase);
+  if (hasRecordedForces(model, data) && !recordedFromLoadCase(model, data, loadCase)) {
+    loadCase = -2;
+    for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && loadCase < -1; ++k)
+      if (recordedFromLoadCase(model, data, k)) loadCase = k;
+  }
+  return loadCase;
 }
 
 std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetRun& data, int& loadCase) {

@@ -137,6 +137,11 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
 RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                                Monitor* monitor = nullptr);
 
+/// The load case of `model` that gives the loads of run `data`: its own, or one that reproduces
+/// the forces it recorded (-1: gravity only); -2 when none does (a sweep's scaled loads, a
+/// design point: designPointModel).
+int replayLoadCase(const Model& model, const DatasetRun& data);
+
 /// A run of a design of experiments (data of `model`): the mechanism with its load case's
 /// loads set to the run's design values (DatasetRun::parameters named `load.*`: scales,
 /// amplitudes, frequencies), when they give the forces the run recorded; its load case in

@@ -21,7 +21,8 @@ constexpr double kStartFraction = 0.2;       // the step starts at this share of
 constexpr double kRateFraction = 0.5;        // the step's steepest rate, of the training loads' steepest
 constexpr double kQuinticPeak = 15.0 / 8.0;  // a quintic smooth step's steepest rate over its mean
 
-// The model and load case that give a run's loads: its own load case, or its design point's.
+// The model and load case that give a run's loads (replayLoadCase): the load case it names or whose
+// forces it recorded, or its design point's.
 struct RunLoads {
   std::shared_ptr<const Model> designPoint;  // null: `model` itself
   int loadCase = -1;
@@ -30,10 +31,9 @@ struct RunLoads {
 
 bool runLoads(const Model& model, const DatasetRun& run, RunLoads& out) {
   out = {};
-  out.loadCase = run.loadCase.empty() ? -1 : model.findLoadCase(run.loadCase);
-  if (out.loadCase >= 0 && recordedFromLoadCase(model, run, out.loadCase)) return true;
-  out.designPoint = designPointModel(model, run, out.loadCase);
-  return out.designPoint && out.loadCase >= 0;
+  out.loadCase = replayLoadCase(model, run);
+  if (out.loadCase < -1) out.designPoint = designPointModel(model, run, out.loadCase);
+  return out.loadCase >= 0;
 }
 
 // Each load's mean, largest deviation from it [N or N m] and steepest rate [N/s or N m/s] over
@@ -196,12 +196,14 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
   if (!joint.calibrated()) return notProbed("its envelope states no bound");
   for (const std::string& name : rom.parameterNames())
     if (parameterKind(name) == ParameterKind::Load) return notProbed("its parameters set the loads");
+  // The longest run with loads (the first of them): the step holds longest there.
   const DatasetRun* first = nullptr;
-  RunLoads rl;
+  RunLoads rl, candidate;
   for (const DatasetRun& run : dataset.runs)
-    if (run.samples() >= 8 && runLoads(model, run, rl) && !rl.of(model).loads(rl.loadCase).empty()) {
+    if (run.samples() >= 8 && (!first || run.t(run.samples() - 1) > first->t(first->samples() - 1)) &&
+        runLoads(model, run, candidate) && !candidate.of(model).loads(candidate.loadCase).empty()) {
       first = &run;
-      break;
+      rl = candidate;
     }
   if (!first) return notProbed("no training run names a load case with loads, nor a design point of one");
   const Model& m = rl.of(model);

@@ -7,7 +7,7 @@
 /// runs it follows; the probe measures that miss, and the joint envelope states it for runs
 /// that hold their loads beyond what training held (NeighbourEnvelope, "held loads").
 ///
-/// The step: every load of the first training run's load case (its design point's, for a design
+/// The step: every load of the longest training run's load case (its design point's, for a design
 /// of experiments) is held at its mean over the training runs (the loads of its name, whatever
 /// their load case) and steps from there by its largest deviation from that mean in training, at 0.2 of the
 /// run's span, over the time that keeps its steepest rate at half the training loads' steepest (a quintic

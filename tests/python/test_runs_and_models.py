@@ -536,13 +536,13 @@ def test_training_probes_a_held_step_of_the_loads_and_says_so_as_the_cli_does(mb
     for t in (0.6, 0.8):
         cli_run(cli, "simulate", examples / "macpherson.json", "-o", tmp_path / f"train_{t}.csv", "--load-case",
                 "train", "--t-end", t, "--output-dt", 0.005)
-    r = subprocess.run([cli, "train", "pod", "--model", str(examples / "macpherson.json"), "--data",
+    r = subprocess.run([cli, "train", "sindy", "--model", str(examples / "macpherson.json"), "--data",
                         str(tmp_path / "train_0.6.csv"), str(tmp_path / "train_0.8.csv"),
-                        "-o", str(tmp_path / "cli.json"), "--nr", "1"], capture_output=True, text=True, check=True)
+                        "-o", str(tmp_path / "cli.json")], capture_output=True, text=True, check=True)
     runs = [mbdrom.Run.from_csv(str(tmp_path / f"train_{t}.csv"), model) for t in (0.6, 0.8)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        rom = mbdrom.train("pod", model, runs, nr=1)
+        rom = mbdrom.train("sindy", model, runs)
     probe = rom.metrics["step_probe"]
     assert probe["done"] and 0 <= probe["error"]
     assert "step probe " + probe["text"] + "\n" in r.stdout
