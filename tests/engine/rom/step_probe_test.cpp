@@ -111,8 +111,9 @@ TEST_CASE("the step probe's error is the reduced run's own error under the step 
   CHECK_THAT(probe.at("text").get<std::string>(), Catch::Contains("at t = 0.24 s, rising over"));
 }
 
-TEST_CASE("a held load's running mean exceeds what oscillating training loads held, and another sine's does not",
-          "[step_probe]") {
+TEST_CASE(
+    "a held load's running mean exceeds what oscillating training loads held, and another sine's does not",
+    "[step_probe]") {
   const SineRuns r;
   const NeighbourEnvelope e = NeighbourEnvelope::fromDataset(r.dataset(), true);
   // About the sines' period (1/1.5 Hz), from how often the loads cross their mean in 1.2 s.
