@@ -169,8 +169,8 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           const QString text = tr("Model \"%1\", step probe: %2").arg(stored, QString::fromStdString(probe));
           if (missed)
             wb_.log->warning(text +
-                             tr("; runs that hold their loads longer than its training runs state that "
-                                "figure as their bound"));
+                             tr("; runs that hold their loads longer than its training runs expect 1.8 times "
+                                "that figure or more, and warn"));
           else
             wb_.log->info(text);
         }

@@ -401,14 +401,16 @@ double NeighbourEnvelope::expectedError(double d, double held) const {
   // A step's miss grows with its level (the sprung four-bar's neural ODE: 4.5 %, 6.9 % and 12 % at
   // half, 0.7 and all of the largest load): the probe's, scaled down to the run's held load.
   if (!heldBeyondTraining(held)) return bound;
+  if (probeFailed_) return std::numeric_limits<double>::quiet_NaN();
   const double share = probeHeld_ > 0.0 ? std::min(1.0, held / probeHeld_) : 1.0;
   return std::max(bound, kExpectedErrorFactor * probeError_ * share);
 }
 
-void NeighbourEnvelope::recordProbe(double error, double held) {
+void NeighbourEnvelope::recordProbe(double error, double held, bool failed) {
   if (!(error >= 0.0) || !std::isfinite(error) || !(held >= 0.0) || !std::isfinite(held)) return;
   probeError_ = error;
   probeHeld_ = held;
+  probeFailed_ = failed;
 }
 
 OJson NeighbourEnvelope::toJson() const {
@@ -429,6 +431,7 @@ OJson NeighbourEnvelope::toJson() const {
     if (probeError_ >= 0.0) {
       j["held_loads"]["probe_error"] = probeError_;
       j["held_loads"]["probe_held"] = probeHeld_;
+      if (probeFailed_) j["held_loads"]["probe_failed"] = true;
     }
   }
   return j;
@@ -470,9 +473,15 @@ NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string&
     e.heldTime_ = hr.number("time", {.min = 0});
     if (!(e.heldTime_ > 0.0)) hr.fail("time is not positive");
     e.heldTrained_ = hr.number("trained", {.min = 0});
+    if (!(e.heldTrained_ > 0.0)) hr.fail("trained is not positive");
     if (hr.find("probe_error")) {
       e.probeError_ = hr.number("probe_error", {.min = 0});
       e.probeHeld_ = hr.number("probe_held", {.min = 0});
+      if (!(e.probeHeld_ > 0.0)) hr.fail("probe_held is not positive");
+      if (const OJson* failed = hr.find("probe_failed")) {
+        if (!failed->is_boolean()) hr.fail("probe_failed is not true or false");
+        e.probeFailed_ = failed->get<bool>();
+      }
     }
     hr.finish();
   }

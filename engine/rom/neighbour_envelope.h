@@ -31,15 +31,16 @@
 /// running mean (the load features above, from 0 at a run's start, averaged with the time
 /// constant heldTime(), the longest period of the training loads) measures it; heldTrained() is its largest
 /// norm over the training samples. Training runs the written model once under a step of its loads inside the
-/// design (engine/rom/step_probe.h) and records its error: a run whose loads are held beyond
-/// kHeldMargin times what training held expects at least kExpectedErrorFactor times that error,
-/// times its running mean over the probe's (at most 1).
+/// design (engine/rom/step_probe.h, once each way) and records the worse error: a run whose loads are held
+/// beyond kHeldMargin times what training held expects at least kExpectedErrorFactor times that error, times
+/// its running mean over the probe's (at most 1), and no bound when the model blew up under the step.
 ///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
 /// {"held_out_distance", "held_out_error"} (absent: not calibrated), "held_loads": {"time",
-/// "trained", and after a probe "probe_error", "probe_held"} (absent in older files: not measured)}.
+/// "trained", and after a probe "probe_error", "probe_held", "probe_failed"} (absent in older files:
+/// not measured)}.
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
@@ -110,8 +111,11 @@ class NeighbourEnvelope {
   bool heldBeyondTraining(double held) const {
     return probeError_ >= 0.0 && held > kHeldMargin * heldTrained_;
   }
-  /// Records the step probe's relative RMS error [-] and the running mean it reached.
-  void recordProbe(double error, double held);
+  /// Records the step probe's relative RMS error [-] and the running mean it reached [load
+  /// feature units]; `failed`: the reduced model blew up under the step (a run holding its loads
+  /// beyond training then has no bound).
+  void recordProbe(double error, double held, bool failed = false);
+  bool probeFailed() const { return probeFailed_; }
   /// The step probe's error [-] (negative: no probe) and running mean [load feature units].
   double probeError() const { return probeError_; }
   double probeHeld() const { return probeHeld_; }
@@ -157,6 +161,7 @@ class NeighbourEnvelope {
   Eigen::MatrixXd samples_;  // features x kept
   double heldOutDistance_ = -1.0, heldOutError_ = 0.0;
   double heldTime_ = 0.0, heldTrained_ = 0.0, probeError_ = -1.0, probeHeld_ = -1.0;
+  bool probeFailed_ = false;
 };
 
 /// The joint distance along a run, sample after sample: the load rate from the sample before

@@ -47,6 +47,11 @@ std::string jointInsideText(const RomSimulationSummary& s) {
     return "; joint distance " + shortNumberText(s.jointDistance) +
            " (not calibrated: the model passed no held-out check, or misses its own training runs, so no "
            "error bound)";
+  if (s.heldBound && !std::isfinite(s.expectedError))
+    return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
+           "): no error bound (the run holds its loads beyond its training runs, and the model blew up under "
+           "a "
+           "held step of its loads when it was trained";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
          "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) + " % relative RMS error (" +
          (s.heldBound ? "what a step of its loads, held, missed by at training: the run holds its loads "
@@ -224,6 +229,29 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
   return warnings;
 }
 
+namespace {
+
+// A run whose bound the step probe set (RomSimulationSummary::heldBound): what it held and what the
+// probe measured; "" when that bound is within the goal.
+std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  const std::string held = "it holds its loads (their running mean reaches " +
+                           formatText("%.2g", summary.heldLoad / joint.heldTrained()) +
+                           " times what its training runs held)";
+  if (joint.probeFailed())
+    return "the run states no error bound: " + held +
+           ", and the model blew up under a held step of its loads when it was trained: the model does not "
+           "hold under held loads";
+  if (!(summary.expectedError > kHeldOutTolerance)) return {};
+  return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
+         " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
+         " % goal: " + held + ", and a step of its loads, held, was missed by " +
+         formatText("%.2g", 100.0 * joint.probeError()) +
+         " % when the model was trained: the model does not hold under held loads";
+}
+
+}  // namespace
+
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   if (summary.leftEnvelope())
     return "the run " + envelopeSummaryText(summary) +
@@ -249,19 +277,12 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            formatText("%.2g", 100.0 * summary.expectedError) +
            " % relative RMS error when it was trained, more than the " +
            formatText("%g", 100.0 * kHeldOutTolerance) + " % goal";
+  if (summary.heldBound) return heldLoadWarning(rom, summary);
   // A bound above the goal is a warning wherever it comes from (a held-out error near the goal,
   // or a run that goes farther from the training samples than the held-out runs went): the
   // residual alone let runs 6-11 % off pass in the goals benchmark.
   if (std::isfinite(summary.expectedError) && summary.expectedError > kHeldOutTolerance) {
     const double heldOut = rom.envelope().joint().heldOutError();
-    if (summary.heldBound)
-      return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
-             " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
-             " % goal: it holds its loads (their running mean reaches " +
-             formatText("%.2g", summary.heldLoad / std::max(rom.envelope().joint().heldTrained(), 1e-300)) +
-             " times what its training runs held), and a step of its loads, held, was missed by " +
-             formatText("%.2g", 100.0 * rom.envelope().joint().probeError()) +
-             " % when the model was trained: the model does not hold under held loads";
     const std::string how =
         summary.jointDistance > rom.envelope().joint().scale()
             ? " for a run that goes this far from the training samples, farther than the held-out runs went"
@@ -411,7 +432,7 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
 
 void ReducedModel::recordStepProbe(const StepProbe& probe) {
   metrics_["step_probe"] = probe.toJson();
-  if (probe.done) envelope_.recordJointProbe(probe.error, probe.held);
+  if (probe.done) envelope_.recordJointProbe(probe.error, probe.held, probe.failed);
 }
 
 void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {

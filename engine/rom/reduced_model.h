@@ -82,10 +82,10 @@ struct RomSimulationSummary : RunSummary {
   /// bound: the envelope is not calibrated, or the run left it).
   double expectedError = std::numeric_limits<double>::quiet_NaN();
   /// The largest norm of the run's loads' running mean (NeighbourTracker::held) [load feature
-  /// units]; negative: not measured.
+  /// units]; negative: no joint envelope, 0: one without load features.
   double heldLoad = -1.0;
-  /// True when the run holds its loads beyond training and the step probe's error, not the
-  /// distance, set expectedError (NeighbourEnvelope::expectedError).
+  /// True when the run holds its loads beyond training and the step probe, not the distance, set
+  /// expectedError (NeighbourEnvelope::expectedError; NaN when the model blew up under the probe).
   bool heldBound = false;
   /// The training run the run retraces (its loads, start, step and span; retracedTrainingRun):
   /// expectedError is then the error training measured on it. Empty: none.

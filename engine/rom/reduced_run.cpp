@@ -126,7 +126,8 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
       if (summary_.retracedRun.empty()) {
         summary_.expectedError = joint.expectedError(summary_.jointDistance, summary_.heldLoad);
-        summary_.heldBound = summary_.expectedError > joint.expectedError(summary_.jointDistance);
+        summary_.heldBound = joint.heldBeyondTraining(summary_.heldLoad) &&
+                             !(summary_.expectedError <= joint.expectedError(summary_.jointDistance));
       }
     }
   }

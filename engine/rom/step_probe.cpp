@@ -222,7 +222,10 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
         probe.rise = std::max(probe.rise, kQuinticPeak * x.deviation[k] / (kRateFraction * x.steepest[k]));
     probe.rise = std::max(probe.rise, 2.0 * dt);
     stepOnce(steppedModel(m, rl.loadCase, x, sign, probe), rl.loadCase, rom, *first, monitor, probe);
-    if (!probe.done) return probe;
+    if (!probe.done) {  // a run that could not be made: the other direction's figure, if any
+      if (worst.done) break;
+      return probe;
+    }
     if (!worst.done || probe.failed || (!worst.failed && probe.error > worst.error)) worst = std::move(probe);
     if (worst.failed) break;
   }

@@ -33,12 +33,13 @@ struct StepProbe {
   std::string failure;
   double error = 0.0;  ///< relative RMS error of the worst point over the whole run [-]
   std::string point;   ///< that point
-  double held = 0.0;   ///< the running mean of the loads it reached (NeighbourTracker::held)
+  double held =
+      0.0;  ///< the running mean of the loads it reached (NeighbourTracker::held) [load feature units]
   double start = 0.0;  ///< when the loads start to rise [s]
   double rise = 0.0;   ///< over how long [s]
   std::string levels;  ///< each load's level, e.g. "push 0.75 N"
-  /// One line, e.g. "a step of the loads (push 1.48 N at t = 1 s, rising over 0.28 s), held:
-  /// missed by 12 % relative RMS at point A (its worst, over the whole run)".
+  /// One line, e.g. "a step of the loads (push 0.022 N to 1.52 N at t = 1 s, rising over 0.28 s),
+  /// held: missed by 10 % relative RMS at point A (its worst, over the whole run)".
   std::string text() const;
   nlohmann::ordered_json toJson() const;
 };
@@ -49,8 +50,10 @@ std::string stepProbeText(const ReducedModel& rom, bool* missed = nullptr);
 
 /// The probe of `rom` (trained on `dataset` of `model`, with its joint envelope): not done for a
 /// model that takes no loads, whose envelope has no load features or is not calibrated, with
-/// parameters of the loads, or when no training run names a load case with loads (or a design
-/// point of one). Cancelled when `monitor` stops it.
+/// parameters of the loads, when no training run names a load case with loads (or a design
+/// point of one), or when neither direction's runs could be made (a full model that fails under
+/// the step: the other direction's figure stands alone when it could). Cancelled when `monitor`
+/// stops it.
 StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                          Monitor& monitor);
 

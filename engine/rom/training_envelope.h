@@ -94,7 +94,7 @@ class TrainingEnvelope {
     joint_.calibrate(heldOutDistance, heldOutError);
   }
   /// Records the step probe's error and running mean (NeighbourEnvelope::recordProbe).
-  void recordJointProbe(double error, double held) { joint_.recordProbe(error, held); }
+  void recordJointProbe(double error, double held, bool failed) { joint_.recordProbe(error, held, failed); }
   /// Drops the joint envelope's calibration: no bound, no gate.
   void uncalibrateJoint() { joint_.uncalibrate(); }
   /// Replaces the joint envelope (of other runs than the ranges'), uncalibrated.

@@ -169,6 +169,25 @@ TEST_CASE("a run that holds its loads beyond training states the step probe's er
   CHECK_FALSE(unedited.heldBound);
 }
 
+TEST_CASE("a run that holds its loads beyond training states no bound when the model blew up under the probe",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  nlohmann::ordered_json j = pod->toJson();
+  j["envelope"]["joint"]["held_loads"]["probe_failed"] = true;
+  const auto blew = reducedModelFromJson(j, "edited.json");
+  RomSimulationSummary step;
+  pointError(*blew, withPush(TimeFunction::smoothStep(0.3, 0.4, 20.0)), "other", "blew_step", &step);
+  CHECK(step.heldBound);
+  CHECK(std::isnan(step.expectedError));
+  CHECK_THAT(envelopeSummaryText(step), Catch::Contains("no error bound"));
+  CHECK_THAT(envelopeWarning(*blew, step), Catch::Contains("blew up under a held step of its loads"));
+  RomSimulationSummary sine;
+  pointError(*blew, withPush(TimeFunction::sine(25.0, 1.5)), "other", "blew_sine", &sine);
+  CHECK_FALSE(sine.heldBound);
+  CHECK(std::isfinite(sine.expectedError));
+}
+
 TEST_CASE("a model file's held loads are read back, and hostile values are refused naming the key",
           "[step_probe]") {
   const SineRuns r;
@@ -186,6 +205,9 @@ TEST_CASE("a model file's held loads are read back, and hostile values are refus
   refused("time", -1.0, "time");
   refused("trained", "x", "trained");
   refused("probe_error", -0.5, "probe_error");
+  refused("trained", 0.0, "trained is not positive");
+  refused("probe_held", 0.0, "probe_held is not positive");
+  refused("probe_failed", "yes", "probe_failed");
   refused("surprise", 1.0, "surprise");
   nlohmann::ordered_json missingHeld = j;
   missingHeld["envelope"]["joint"]["held_loads"].erase("probe_held");
