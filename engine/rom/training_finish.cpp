@@ -94,17 +94,20 @@ std::unique_ptr<ReducedModel> judgedModelInstead(const ReducedModel& rom, const 
 
 // A written model that misses some of its own runs (`own`) and follows the others, after a
 // held-out check that passed: its envelope keeps the runs it follows (at least two), so a run
-// warns by its own distance from them instead of every run warning (boundByFollowedRuns).
-void boundByTheRunsItFollows(ReducedModel& rom, const RolloutCheck& own, const HeldOutJudgement& judged,
-                             const Dataset& dataset) {
+// warns by its own distance from them instead of every run warning (boundByFollowedRuns). True
+// when it does, with those runs in `followed`.
+bool boundByTheRunsItFollows(ReducedModel& rom, const RolloutCheck& own, const HeldOutJudgement& judged,
+                             const Dataset& dataset, Dataset& followed) {
   if (own.failed || own.missedRuns.empty() || own.followedError < 0.0 || !judged.check.wholeRuns ||
       !judged.check.passed())
-    return;
-  Dataset followed = dataset;
+    return false;
+  followed = dataset;
   std::erase_if(followed.runs, [&](const DatasetRun& run) {
     return std::find(own.missedRuns.begin(), own.missedRuns.end(), run.name) != own.missedRuns.end();
   });
-  if (followed.runs.size() >= 2) rom.boundByFollowedRuns(followed, own.missedRuns);
+  if (followed.runs.size() < 2) return false;
+  rom.boundByFollowedRuns(followed, own.missedRuns);
+  return true;
 }
 
 }  // namespace
@@ -130,12 +133,14 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
     rom->recordHeldOutRollout(notJudged);
   }
   const Dataset* written = &dataset;
+  Dataset followed;
   if (auto instead = judgedModelInstead(*rom, own, judged, dataset, *model, monitor)) {
     rom = std::move(instead);
     own = RolloutCheck{};
     written = &judged.trainedOn;
   } else {
-    boundByTheRunsItFollows(*rom, own, judged, dataset);
+    // The probe steps from the runs the envelope keeps, as the envelope measures held loads by them.
+    if (boundByTheRunsItFollows(*rom, own, judged, dataset, followed)) written = &followed;
   }
   refuseIfItBlowsUpOnItsOwnRuns(*rom, own, ownRunFailure);
   rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
