@@ -586,3 +586,27 @@ TEST_CASE(
   CHECK(window.trainingPanel()->lossPoints(job) > 0);
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("rollout MSE"));
 }
+
+TEST_CASE("a model trained on two runs from the Train menu logs its step probe in the Messages",
+          "[training]") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  openWithRun(window, 0.8);
+  mbdrom::RunOptions o;
+  o.loadCase = window.model()->findLoadCase("train");
+  o.tEnd = 0.6;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.005;
+  window.runs()->runSimulation(o);
+  REQUIRE(
+      waitFor([&] { return window.document()->runs().size() == 2 && !window.jobRunner()->busy(); }, 60000));
+  whenDialogOpens([&](TrainDialog& d) { d.accept(); });
+  window.training()->trainAction("sindy")->trigger();
+  REQUIRE(waitFor([&] { return window.document()->models().size() == 1 && !window.jobRunner()->busy(); },
+                  120000));
+  const QString log = window.logView()->toPlainText();
+  CHECK(log.contains("step probe: a step of the loads (tyre"));
+  CHECK(log.contains("held: followed within"));
+  window.logView()->grab().save(QString::fromStdString(outputPath("/training_step_probe_log.png")));
+}
