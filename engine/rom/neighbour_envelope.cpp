@@ -325,11 +325,11 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
   }
   const bool measured = started_ && t > previousT_;
   if (e.fBasis_.cols() > 0 && e.heldTime_ > 0.0) {
-    const Eigen::VectorXd scaled = loads_.cwiseQuotient(e.fScale_);
+    // In place, as the distance's features: no allocation per sample.
     if (!started_)
       mean_.setZero();  // from the loads' training mean: a load there from the start is held too
     else if (measured)
-      runningMean(mean_, scaled, t - previousT_, e.heldTime_);
+      mean_ += (1.0 - std::exp(-(t - previousT_) / e.heldTime_)) * (loads_.cwiseQuotient(e.fScale_) - mean_);
     held_ = std::max(held_, mean_.norm());
   }
   double d = -1.0;
