@@ -111,6 +111,11 @@ class NeighbourEnvelope {
   bool heldBeyondTraining(double held) const {
     return probeError_ >= 0.0 && held > kHeldMargin * heldTrained_;
   }
+  /// True when a run whose running mean reached `held` holds its loads beyond training and no step
+  /// probe measured the model (training could not make one: its bound is the distance's alone).
+  bool heldUnprobed(double held) const {
+    return probeError_ < 0.0 && heldTrained_ > 0.0 && held > kHeldMargin * heldTrained_;
+  }
   /// Records the step probe's relative RMS error [-] and the running mean it reached [load
   /// feature units]; `failed`: the reduced model blew up under the step (a run holding its loads
   /// beyond training then has no bound).

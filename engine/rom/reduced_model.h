@@ -87,6 +87,9 @@ struct RomSimulationSummary : RunSummary {
   /// True when the run holds its loads beyond training and the step probe, not the distance, set
   /// expectedError (NeighbourEnvelope::expectedError; NaN when the model blew up under the probe).
   bool heldBound = false;
+  /// True when the run holds its loads beyond training and training made no step probe
+  /// (NeighbourEnvelope::heldUnprobed): expectedError is the distance's, from runs that did not hold theirs.
+  bool heldUnprobed = false;
   /// The training run the run retraces (its loads, start, step and span; retracedTrainingRun):
   /// expectedError is then the error training measured on it. Empty: none.
   std::string retracedRun;

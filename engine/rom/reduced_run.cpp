@@ -128,6 +128,7 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
         summary_.expectedError = joint.expectedError(summary_.jointDistance, summary_.heldLoad);
         summary_.heldBound = joint.heldBeyondTraining(summary_.heldLoad) &&
                              !(summary_.expectedError <= joint.expectedError(summary_.jointDistance));
+        summary_.heldUnprobed = joint.heldUnprobed(summary_.heldLoad);
       }
     }
   }

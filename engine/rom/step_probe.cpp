@@ -36,68 +36,36 @@ bool runLoads(const Model& model, const DatasetRun& run, RunLoads& out) {
   return out.loadCase >= 0;
 }
 
-// Each load's mean, largest deviation from it [N or N m] and steepest rate [N/s or N m/s] over
-// the runs, for the loads of `names` (a run's load of that name, in whatever load case it ran).
-struct LoadExtremes {
-  std::vector<double> mean, deviation, steepest;
-};
-
-LoadExtremes loadExtremes(const Model& model, const Dataset& dataset, const std::vector<std::string>& names) {
-  const std::size_t loads = names.size();
-  std::vector<std::vector<double>> values(loads);
-  LoadExtremes x{std::vector<double>(loads, 0.0), std::vector<double>(loads, 0.0),
-                 std::vector<double>(loads, 0.0)};
-  for (const DatasetRun& run : dataset.runs) {
-    RunLoads rl;
-    if (!runLoads(model, run, rl)) continue;
-    const Model& m = rl.of(model);
-    const std::vector<LoadSpec>& specs = m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads;
-    for (std::size_t j = 0; j < specs.size(); ++j) {
-      const auto k =
-          static_cast<std::size_t>(std::find(names.begin(), names.end(), specs[j].name) - names.begin());
-      if (k == loads) continue;
-      const CompiledLoad& load = m.loads(rl.loadCase)[j];
-      const double unit = load.direction.norm();
-      for (Eigen::Index i = 0; i < run.t.size(); ++i) {
-        values[k].push_back(unit * load.function(run.t(i)));
-        if (i > 0 && run.t(i) > run.t(i - 1))
-          x.steepest[k] =
-              std::max(x.steepest[k], std::abs(values[k].back() - values[k][values[k].size() - 2]) /
-                                          (run.t(i) - run.t(i - 1)));
-      }
-    }
-  }
-  for (std::size_t k = 0; k < loads; ++k) {
-    if (values[k].empty()) continue;
-    for (const double u : values[k]) x.mean[k] += u / static_cast<double>(values[k].size());
-    for (const double u : values[k]) x.deviation[k] = std::max(x.deviation[k], std::abs(u - x.mean[k]));
-  }
-  return x;
-}
-
 StepProbe notProbed(std::string why) {
   StepProbe p;
   p.note = std::move(why);
   return p;
 }
 
-// The probe's mechanism: `m` with load case `lc`'s loads held at their training mean, stepping by
-// `sign` times their largest deviation from it (probe.levels says from what to what).
-Model steppedModel(const Model& m, int lc, const LoadExtremes& x, double sign, StepProbe& probe) {
+// How far a load steps from its mean: up to its largest training value, or down to its smallest.
+double stepOf(const TrainingLoadRange& r, double sign) {
+  return sign > 0.0 ? r.high - r.mean : r.low - r.mean;
+}
+
+// The probe's mechanism: `m` with load case `lc`'s loads held at their training mean, stepping up
+// (sign > 0) or down to their training extreme (probe.levels says from what to what).
+Model steppedModel(const Model& m, int lc, const std::vector<TrainingLoadRange>& x, double sign,
+                   StepProbe& probe) {
   ModelSpec spec = m.spec();
   LoadCase& loadCase = spec.loadCases[static_cast<std::size_t>(lc)];
   for (std::size_t k = 0; k < loadCase.loads.size(); ++k) {
     const double unit = m.loads(lc)[k].direction.norm();
     if (!(unit > 0.0)) continue;
-    const double step = sign * x.deviation[k];
+    const double step = stepOf(x[k], sign);
     loadCase.loads[k].function =
-        TimeFunction::sum({TimeFunction::constant(x.mean[k] / unit),
+        TimeFunction::sum({TimeFunction::constant(x[k].mean / unit),
                            TimeFunction::smoothStep(probe.start, probe.start + probe.rise, step / unit)});
     const std::string unitName = loadCase.loads[k].type == LoadSpec::Type::Torque ? " N m" : " N";
+    const double span = x[k].high - x[k].low;
     probe.levels +=
         (probe.levels.empty() ? "" : ", ") + loadCase.loads[k].name + " " +
-        (std::abs(x.mean[k]) > 1e-9 * x.deviation[k] ? shortNumberText(x.mean[k]) + unitName + " to " : "") +
-        shortNumberText(x.mean[k] + step) + unitName;
+        (std::abs(x[k].mean) > 1e-9 * span ? shortNumberText(x[k].mean) + unitName + " to " : "") +
+        shortNumberText(x[k].mean + step) + unitName;
   }
   return Model(spec);
 }
@@ -157,6 +125,41 @@ void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const Datas
 
 }  // namespace
 
+std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Dataset& dataset,
+                                                  const std::vector<std::string>& names) {
+  std::vector<TrainingLoadRange> x(names.size());
+  std::vector<double> sum(names.size(), 0.0);
+  std::vector<long long> count(names.size(), 0);
+  for (std::size_t k = 0; k < names.size(); ++k) x[k].name = names[k];
+  for (const DatasetRun& run : dataset.runs) {
+    RunLoads rl;
+    if (!runLoads(model, run, rl)) continue;
+    const Model& m = rl.of(model);
+    const std::vector<LoadSpec>& specs = m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads;
+    for (std::size_t j = 0; j < specs.size(); ++j) {
+      const auto k =
+          static_cast<std::size_t>(std::find(names.begin(), names.end(), specs[j].name) - names.begin());
+      if (k == names.size()) continue;
+      const CompiledLoad& load = m.loads(rl.loadCase)[j];
+      const double unit = load.direction.norm();
+      double previous = 0.0;
+      for (Eigen::Index i = 0; i < run.t.size(); ++i) {
+        const double u = unit * load.function(run.t(i));
+        x[k].low = count[k] ? std::min(x[k].low, u) : u;
+        x[k].high = count[k] ? std::max(x[k].high, u) : u;
+        sum[k] += u;
+        ++count[k];
+        if (i > 0 && run.t(i) > run.t(i - 1))
+          x[k].steepest = std::max(x[k].steepest, std::abs(u - previous) / (run.t(i) - run.t(i - 1)));
+        previous = u;
+      }
+    }
+  }
+  for (std::size_t k = 0; k < names.size(); ++k)
+    if (count[k]) x[k].mean = sum[k] / static_cast<double>(count[k]);
+  return x;
+}
+
 std::string StepProbe::text() const {
   if (!done) return "no step probe (" + note + ")";
   const std::string step = "a step of the loads (" + levels + " at t = " + shortNumberText(start) +
@@ -210,16 +213,17 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
   std::vector<std::string> names;
   for (const LoadSpec& load : m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads)
     names.push_back(load.name);
-  const LoadExtremes x = loadExtremes(model, dataset, names);
+  const std::vector<TrainingLoadRange> x = trainingLoadRanges(model, dataset, names);
   const Eigen::Index N = first->samples();
   const double span = first->t(N - 1), dt = span / static_cast<double>(N - 1);
   StepProbe worst;
   for (const double sign : {1.0, -1.0}) {
     StepProbe probe;
     probe.start = dt * std::round(kStartFraction * span / dt);
-    for (std::size_t k = 0; k < x.deviation.size(); ++k)
-      if (x.steepest[k] > 0.0)
-        probe.rise = std::max(probe.rise, kQuinticPeak * x.deviation[k] / (kRateFraction * x.steepest[k]));
+    for (const TrainingLoadRange& r : x)
+      if (r.steepest > 0.0)
+        probe.rise =
+            std::max(probe.rise, kQuinticPeak * std::abs(stepOf(r, sign)) / (kRateFraction * r.steepest));
     probe.rise = std::max(probe.rise, 2.0 * dt);
     stepOnce(steppedModel(m, rl.loadCase, x, sign, probe), rl.loadCase, rom, *first, monitor, probe);
     if (!probe.done) {  // a run that could not be made: the other direction's figure, if any

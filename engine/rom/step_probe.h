@@ -9,11 +9,12 @@
 ///
 /// The step: every load of the longest training run's load case (its design point's, for a design
 /// of experiments) is held at its mean over the training runs (the loads of its name, whatever
-/// their load case) and steps from there by its largest deviation from that mean in training, at 0.2 of the
-/// run's span, over the time that keeps its steepest rate at half the training loads' steepest (a quintic
-/// smooth step: 15/8 of the mean rate), and holds; from that run's start, at its spacing, over its span. Once
-/// in each direction; the worse is the probe's figure (a mechanism pushed one way need not answer as pushed
-/// the other).
+/// their load case) and steps from there to its largest value in training, or to its smallest, at 0.2 of
+/// the run's span, over the time that keeps its steepest rate at half the training loads' steepest (a
+/// quintic smooth step: 15/8 of the mean rate), and holds; from that run's start, at its spacing, over its
+/// span. Once in each direction; the worse is the probe's figure (a mechanism pushed one way need not
+/// answer as pushed the other). A load that is never negative (pulses from 0) is so probed inside its
+/// range, not below it.
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
@@ -23,6 +24,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <string>
+#include <vector>
 
 namespace mbdrom {
 
@@ -47,6 +49,18 @@ struct StepProbe {
 /// The recorded probe's line of `rom` (metrics "step_probe"), "" when it was not probed; `missed`
 /// (optional) says whether the probe missed beyond the error goal.
 std::string stepProbeText(const ReducedModel& rom, bool* missed = nullptr);
+
+/// What the training runs did with one load: its name, mean, smallest and largest value [N or N m]
+/// (the load's magnitude along its direction) and steepest rate [N/s or N m/s], over every run whose
+/// load case (or design point) has a load of that name.
+struct TrainingLoadRange {
+  std::string name;
+  double mean = 0.0, low = 0.0, high = 0.0, steepest = 0.0;
+};
+
+/// The ranges of the loads of `names` over `dataset`'s runs of `model` (a load no run gave: all 0).
+std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Dataset& dataset,
+                                                  const std::vector<std::string>& names);
 
 /// The probe of `rom` (trained on `dataset` of `model`, with its joint envelope): not done for a
 /// model that takes no loads, whose envelope has no load features or is not calibrated, with

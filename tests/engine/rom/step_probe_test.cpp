@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <limits>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -80,33 +81,36 @@ TEST_CASE("the step probe's error is the reduced run's own error under the step 
   const auto& probe = pod->metrics().at("step_probe");
   REQUIRE(probe.at("done").get<bool>());
   REQUIRE_FALSE(probe.at("failed").get<bool>());
-  // The documented step: held at the pushes' training mean, then by their largest deviation from
-  // it, from 0.2 of the span, rising so that its steepest rate (15/8 of the mean) is half the
-  // pushes' steepest; once each way. The push is the force on P.x.
+  // The documented step: held at the pushes' training mean, then up to their largest value in
+  // training or down to their smallest, from 0.2 of the span, rising so that its steepest rate (15/8
+  // of the mean) is half the pushes' steepest; once each way. The push is the force on P.x.
   const Dataset d = r.dataset();
   const int x = r.model.pointCoordinate(r.model.findPoint("P"));  // its x
-  double mean = 0.0, deviation = 0.0, steepest = 0.0, count = 0.0;
+  double mean = 0.0, steepest = 0.0, count = 0.0;
+  double low = std::numeric_limits<double>::infinity(), high = -low;
   for (const DatasetRun& run : d.runs) {
     mean += run.f_ext.row(x).sum();
     count += static_cast<double>(run.samples());
+    low = std::min(low, run.f_ext.row(x).minCoeff());
+    high = std::max(high, run.f_ext.row(x).maxCoeff());
     for (Eigen::Index k = 1; k < run.samples(); ++k)
       steepest =
           std::max(steepest, std::abs(run.f_ext(x, k) - run.f_ext(x, k - 1)) / (run.t(k) - run.t(k - 1)));
   }
   mean /= count;
-  for (const DatasetRun& run : d.runs)
-    deviation = std::max(deviation, (run.f_ext.row(x).array() - mean).abs().maxCoeff());
-  CHECK(deviation == Approx(30.0).epsilon(0.05));  // the larger sine's peak, about a mean near 0
-  const double start = 0.24, rise = 15.0 / 8.0 * deviation / (0.5 * steepest);
+  CHECK(high == Approx(30.0).epsilon(0.05));  // the larger sine's peaks, about a mean near 0
+  CHECK(low == Approx(-30.0).epsilon(0.05));
+  const double start = 0.24;
+  const auto rise = [&](double level) { return 15.0 / 8.0 * std::abs(level - mean) / (0.5 * steepest); };
   CHECK(probe.at("start").get<double>() == Approx(start));
-  CHECK(probe.at("rise").get<double>() == Approx(rise).epsilon(1e-9));
-  const auto stepped = [&](double sign) {
+  const auto stepped = [&](double level) {
     return withPush(TimeFunction::sum(
-        {TimeFunction::constant(mean), TimeFunction::smoothStep(start, start + rise, sign * deviation)}));
+        {TimeFunction::constant(mean), TimeFunction::smoothStep(start, start + rise(level), level - mean)}));
   };
-  const double up = pointError(*pod, stepped(1.0), "other", "probe_up");
-  const double down = pointError(*pod, stepped(-1.0), "other", "probe_down");
+  const double up = pointError(*pod, stepped(high), "other", "probe_up");
+  const double down = pointError(*pod, stepped(low), "other", "probe_down");
   CHECK(probe.at("error").get<double>() == Approx(std::max(up, down)).epsilon(1e-6));
+  CHECK(probe.at("rise").get<double>() == Approx(rise(up > down ? high : low)).epsilon(1e-9));
   CHECK(std::min(up, down) > 1e-9);  // figures, not round zeros
   CHECK_THAT(probe.at("text").get<std::string>(), Catch::Contains("at t = 0.24 s, rising over"));
 }
@@ -186,6 +190,68 @@ TEST_CASE("a run that holds its loads beyond training states no bound when the m
   pointError(*blew, withPush(TimeFunction::sine(25.0, 1.5)), "other", "blew_sine", &sine);
   CHECK_FALSE(sine.heldBound);
   CHECK(std::isfinite(sine.expectedError));
+}
+
+TEST_CASE(
+    "a load that is never negative is probed inside its training range, up to its largest and down to "
+    "its smallest",
+    "[step_probe]") {
+  // Pulses of 30 N and 20 N from 0: about their mean, the largest deviation reaches below 0.
+  ModelSpec spec = railOscillator({{"push", 30.0}, {"push 20", 20.0}}).spec();
+  const auto pulses = [](double level) {
+    return TimeFunction::table({0.0, 0.2, 0.25, 0.35, 0.4, 0.8, 0.85, 0.95, 1.0, 1.2},
+                               {0.0, 0.0, level, level, 0.0, 0.0, level, level, 0.0, 0.0});
+  };
+  spec.loadCases[0].loads[0].function = pulses(30.0);
+  spec.loadCases[1].loads[0].function = pulses(20.0);
+  const Model model(spec);
+  Dataset d = makeDataset(model);
+  addRun(d, runFromSamples(fullRun(model, "push", 1.2, tempPath("pulse_30.csv"), 0.01), "run 30", "push"));
+  addRun(d,
+         runFromSamples(fullRun(model, "push 20", 1.2, tempPath("pulse_20.csv"), 0.01), "run 20", "push 20"));
+
+  const std::vector<TrainingLoadRange> ranges = trainingLoadRanges(model, d, {"push", "absent"});
+  REQUIRE(ranges.size() == 2);
+  CHECK(ranges[0].low == Approx(0.0).margin(1e-12));
+  CHECK(ranges[0].high == Approx(30.0));
+  CHECK(ranges[0].mean > 3.0);  // a quarter of the time at 20-30 N
+  CHECK(ranges[0].mean < 8.0);
+  CHECK(ranges[0].steepest == Approx(30.0 / 0.05).epsilon(0.05));  // the 30 N pulses' flanks
+  CHECK(ranges[1].high == 0.0);                                    // no run gave it
+
+  const auto pod = podOf(d, model);
+  const auto& probe = pod->metrics().at("step_probe");
+  REQUIRE(probe.at("done").get<bool>());
+  // Whichever way was worse, it went to the training's largest or smallest push, never below 0.
+  const std::string text = probe.at("text").get<std::string>();
+  CHECK_THAT(text, Catch::Contains(" to 30 N at t =") || Catch::Contains(" to 0 N at t ="));
+  CHECK_THAT(text, !Catch::Contains(" to -"));
+}
+
+TEST_CASE(
+    "a run that holds its loads beyond training, of a model training could not probe, warns that its "
+    "bound is unprobed",
+    "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  nlohmann::ordered_json j = pod->toJson();
+  j["envelope"]["joint"]["held_loads"].erase("probe_error");
+  j["envelope"]["joint"]["held_loads"].erase("probe_held");
+  j["metrics"]["step_probe"] = {{"done", false}, {"text", "no step probe (its parameters set the loads)"}};
+  const auto unprobed = reducedModelFromJson(j, "edited.json");
+  REQUIRE(unprobed->envelope().joint().probeError() < 0.0);
+  RomSimulationSummary step;
+  pointError(*unprobed, withPush(TimeFunction::smoothStep(0.3, 0.4, 20.0)), "other", "unprobed_step", &step);
+  CHECK(step.heldUnprobed);
+  CHECK_FALSE(step.heldBound);
+  CHECK(std::isfinite(step.expectedError));  // the distance's bound, said to be unprobed
+  CHECK_THAT(envelopeWarning(*unprobed, step), Catch::Contains("did not run the model under a held step") &&
+                                                   Catch::Contains("its parameters set the loads") &&
+                                                   Catch::Contains("may miss by more"));
+  RomSimulationSummary sine;
+  pointError(*unprobed, withPush(TimeFunction::sine(25.0, 1.5)), "other", "unprobed_sine", &sine);
+  CHECK_FALSE(sine.heldUnprobed);
+  CHECK(envelopeWarning(*unprobed, sine).empty());
 }
 
 TEST_CASE("a model file's held loads are read back, and hostile values are refused naming the key",
