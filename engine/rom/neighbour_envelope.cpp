@@ -112,21 +112,27 @@ double firstWithin(const Eigen::MatrixXd& samples, Eigen::Index start, const Eig
   return std::min(std::sqrt(best2), r);  // at most r after rounding
 }
 
-// The period of `x` sampled at `t`: twice the span over the times it crosses its mean (a crossing
-// counted once x passes a tenth of its RMS about the mean on the other side), the span itself when
-// it crosses fewer than twice [s].
+// The period of `x` sampled at `t` [s]: twice the mean time between its crossings of its mean (a
+// crossing counted when x passes half its RMS about the mean on the other side: a sine passes 0.7 of
+// it, while measurement noise of a tenth of the RMS, flickering about the mean, does not count). Timed
+// from the first crossing to the last, so that a run's ends, a part of a half period, do not count;
+// the span itself when it crosses fewer than twice.
 double crossingPeriod(const Eigen::VectorXd& t, const Eigen::RowVectorXd& x) {
   const Eigen::Index N = x.size();
   const double span = t(N - 1) - t(0), mean = x.mean();
-  const double h = 0.1 * std::sqrt((x.array() - mean).square().mean());
+  const double h = 0.5 * std::sqrt((x.array() - mean).square().mean());
   int side = 0, crossings = 0;
+  double first = 0.0, last = 0.0;
   for (Eigen::Index k = 0; k < N; ++k) {
     const double v = x(k) - mean;
     const int now = v > h ? 1 : v < -h ? -1 : side;
-    if (side != 0 && now != side) ++crossings;
+    if (side != 0 && now != side) {
+      if (crossings++ == 0) first = t(k);
+      last = t(k);
+    }
     side = now;
   }
-  return crossings >= 2 ? 2.0 * span / crossings : span;
+  return crossings >= 2 && last > first ? 2.0 * (last - first) / (crossings - 1) : span;
 }
 
 // One step of a running mean with time constant tau [s] over a step of dt [s] towards x.

@@ -14,6 +14,7 @@
 
 #include <cmath>
 #include <limits>
+#include <random>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -73,6 +74,21 @@ double pointError(const ReducedModel& rom, const Model& model, const std::string
 }
 
 }  // namespace
+
+TEST_CASE("the held loads' time constant of noisy training loads is their sines' period", "[step_probe]") {
+  const SineRuns r;
+  Dataset noisy = r.dataset();
+  // Measurement noise of a tenth of the larger push's amplitude on the push (P.x), seeded.
+  const int x = r.model.pointCoordinate(r.model.findPoint("P"));
+  std::mt19937 random(7);
+  std::normal_distribution<double> noise(0.0, 3.0);
+  for (DatasetRun& run : noisy.runs)
+    for (Eigen::Index k = 0; k < run.samples(); ++k) run.f_ext(x, k) += noise(random);
+  const double clean = NeighbourEnvelope::fromDataset(r.dataset(), true).heldTime();
+  const double withNoise = NeighbourEnvelope::fromDataset(noisy, true).heldTime();
+  CHECK(clean == Approx(1.0 / 1.5).epsilon(0.02));
+  CHECK(withNoise == Approx(clean).epsilon(0.1));
+}
 
 TEST_CASE("the step probe's error is the reduced run's own error under the step it describes",
           "[step_probe]") {
