@@ -96,15 +96,7 @@ std::string percent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
 }
 
-// How a run is run again from its start: its spacing dt [s] and the load case that
-// gives its loads (of `model`: the mechanism with a design point's loads, null: the
-// given one), or why it cannot be (`why` not empty).
-struct Replay {
-  std::string why;
-  double dt = 0.0;
-  int loadCase = -1;
-  std::shared_ptr<const Model> model;
-};
+}  // namespace
 
 Replay replayOf(const Model& model, const DatasetRun& data) {
   Replay r;
@@ -127,6 +119,8 @@ Replay replayOf(const Model& model, const DatasetRun& data) {
                   "\" recorded loads that no load case of the model gives, nor its design values");
   return r;
 }
+
+namespace {
 
 // The options of a run of `rom` from the start of `data`, as `replay` says.
 RunOptions replayOptions(const ReducedModel& rom, const DatasetRun& data, const Replay& replay) {
@@ -465,7 +459,7 @@ WorstPoint worstPointError(const std::vector<std::pair<std::string, std::vector<
 double loadSensitivity(const Model& model, const DatasetRun& data, double relative, Monitor* monitor) {
   const Replay replay = replayOf(model, data);
   if (!replay.why.empty() || replay.loadCase < 0) return -1.0;
-  ModelSpec spec = (replay.model ? *replay.model : model).spec();
+  ModelSpec spec = replay.of(model).spec();
   for (LoadSpec& load : spec.loadCases.at(static_cast<std::size_t>(replay.loadCase)).loads)
     load.direction *= 1.0 + relative;
   const Model perturbed(spec);
@@ -525,7 +519,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     const Eigen::Index N = data.samples();
     Eigen::MatrixXd run;
     joint.restart();
-    const Model& runModel = replay.model ? *replay.model : model;
+    const Model& runModel = replay.of(model);
     EquationResidual residual(runModel);
     if (!recordedRollout(runModel, probe, replayOptions(probe, data, replay), coordinates, N, monitor,
                          data.name, check, run, envelope.known() ? &joint : nullptr, &residual))
@@ -580,8 +574,7 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
       const DatasetRun& data = dataset.runs[k];
       // Runs whose forces were recorded only: a run without them is replayed as if under gravity.
       if (const Replay replay = replayOf(model, data); replay.why.empty() && hasRecordedForces(model, data)) {
-        OJson fingerprint =
-            retraceFingerprint(rom, replay.model ? *replay.model : model, replay.loadCase, data);
+        OJson fingerprint = retraceFingerprint(rom, replay.of(model), replay.loadCase, data);
         if (!fingerprint.is_null()) retraces[data.name] = std::move(fingerprint);
       }
     }
@@ -623,7 +616,7 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
         static_cast<Eigen::Index>(std::ceil((1.0 - opt.heldOutFraction) * static_cast<double>(N - 1)));
     const Eigen::Index span = opt.judgeWholeRun ? N : N - k0;
     Eigen::MatrixXd nominal;
-    const Model& runModel = replay.model ? *replay.model : model;
+    const Model& runModel = replay.of(model);
     if (!recordedRollout(runModel, rom, o, opt.coordinates, N, monitor, data.name, check, nominal)) continue;
     check.done = true;
     // The second run, started where the noise could have put the start.

@@ -137,6 +137,22 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
 RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                                Monitor* monitor = nullptr);
 
+/// How a run is run again from its start: its spacing dt [s] and the load case that gives its
+/// loads, of `model` (the mechanism with a design point's loads; null: the given one), or why it
+/// cannot be (`why` not empty: fewer than 8 samples, not uniform from t = 0, loads that no load
+/// case nor design point gives).
+struct Replay {
+  std::string why;
+  double dt = 0.0;
+  int loadCase = -1;
+  std::shared_ptr<const Model> model;
+  /// The mechanism the run is replayed on: `model`, else the given one.
+  const Model& of(const Model& given) const { return model ? *model : given; }
+};
+
+/// How `data`, a run of `model`, is run again from its start.
+Replay replayOf(const Model& model, const DatasetRun& data);
+
 /// The load case of `model` that gives the loads of run `data`: its own, or one that reproduces
 /// the forces it recorded (-1: gravity only); -2 when none does (a sweep's scaled loads, a
 /// design point: designPointModel).

@@ -21,19 +21,10 @@ constexpr double kStartFraction = 0.2;       // the step starts at this share of
 constexpr double kRateFraction = 0.5;        // the step's steepest rate, of the training loads' steepest
 constexpr double kQuinticPeak = 15.0 / 8.0;  // a quintic smooth step's steepest rate over its mean
 
-// The model and load case that give a run's loads (replayLoadCase): the load case it names or whose
-// forces it recorded, or its design point's.
-struct RunLoads {
-  std::shared_ptr<const Model> designPoint;  // null: `model` itself
-  int loadCase = -1;
-  const Model& of(const Model& model) const { return designPoint ? *designPoint : model; }
-};
-
-bool runLoads(const Model& model, const DatasetRun& run, RunLoads& out) {
-  out = {};
-  out.loadCase = replayLoadCase(model, run);
-  if (out.loadCase < -1) out.designPoint = designPointModel(model, run, out.loadCase);
-  return out.loadCase >= 0;
+// The replay of a run whose loads a load case (or a design point of one) gives.
+bool runLoads(const Model& model, const DatasetRun& run, Replay& out) {
+  out = replayOf(model, run);
+  return out.why.empty() && out.loadCase >= 0;
 }
 
 StepProbe notProbed(std::string why) {
@@ -132,7 +123,7 @@ std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Data
   std::vector<long long> count(names.size(), 0);
   for (std::size_t k = 0; k < names.size(); ++k) x[k].name = names[k];
   for (const DatasetRun& run : dataset.runs) {
-    RunLoads rl;
+    Replay rl;
     if (!runLoads(model, run, rl)) continue;
     const Model& m = rl.of(model);
     const std::vector<LoadSpec>& specs = m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads;
@@ -201,14 +192,17 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
     if (parameterKind(name) == ParameterKind::Load) return notProbed("its parameters set the loads");
   // The longest run with loads (the first of them): the step holds longest there.
   const DatasetRun* first = nullptr;
-  RunLoads rl, candidate;
+  Replay rl, candidate;
   for (const DatasetRun& run : dataset.runs)
-    if (run.samples() >= 8 && (!first || run.t(run.samples() - 1) > first->t(first->samples() - 1)) &&
-        runLoads(model, run, candidate) && !candidate.of(model).loads(candidate.loadCase).empty()) {
+    if (runLoads(model, run, candidate) && !candidate.of(model).loads(candidate.loadCase).empty() &&
+        (!first || run.t(run.samples() - 1) > first->t(first->samples() - 1))) {
       first = &run;
       rl = candidate;
     }
-  if (!first) return notProbed("no training run names a load case with loads, nor a design point of one");
+  if (!first)
+    return notProbed(
+        "no training run sampled uniformly from t = 0 names a load case with loads, nor a design point of "
+        "one");
   const Model& m = rl.of(model);
   std::vector<std::string> names;
   for (const LoadSpec& load : m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads)
