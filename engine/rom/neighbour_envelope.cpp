@@ -112,27 +112,44 @@ double firstWithin(const Eigen::MatrixXd& samples, Eigen::Index start, const Eig
   return std::min(std::sqrt(best2), r);  // at most r after rounding
 }
 
-// The period of `x` sampled at `t` [s]: twice the mean time between its crossings of its mean (a
-// crossing counted when x passes half its RMS about the mean on the other side: a sine passes 0.7 of
-// it, while measurement noise of a tenth of the RMS, flickering about the mean, does not count). Timed
-// from the first crossing to the last, so that a run's ends, a part of a half period, do not count;
-// the span itself when it crosses fewer than twice.
+// The period of `x` sampled at `t` [s]: the mean time between its crossings of its mean in one
+// direction, from the first such crossing to the last (so that a run's ends do not count, and a
+// pulse's high and low parts need not be alike), up and down averaged; twice the time between its two
+// crossings when it crosses only once each way, the span itself when fewer. A crossing counts once x
+// passes the mean by half its RMS on the other side (a sine's peak is 1.4 times its RMS; measurement
+// noise of a tenth of it, flickering about the mean, does not count), or by half its extreme on that
+// side when that is nearer (pulses from 0 of a small duty cycle sit just below their mean).
 double crossingPeriod(const Eigen::VectorXd& t, const Eigen::RowVectorXd& x) {
   const Eigen::Index N = x.size();
   const double span = t(N - 1) - t(0), mean = x.mean();
   const double h = 0.5 * std::sqrt((x.array() - mean).square().mean());
-  int side = 0, crossings = 0;
-  double first = 0.0, last = 0.0;
+  const double above = std::min(h, 0.5 * (x.maxCoeff() - mean)),
+               below = std::min(h, 0.5 * (mean - x.minCoeff()));
+  struct Crossings {
+    int count = 0;
+    double first = 0.0, last = 0.0;
+  } up, down;
+  int side = 0;
   for (Eigen::Index k = 0; k < N; ++k) {
     const double v = x(k) - mean;
-    const int now = v > h ? 1 : v < -h ? -1 : side;
+    const int now = v > above ? 1 : v < -below ? -1 : side;
     if (side != 0 && now != side) {
-      if (crossings++ == 0) first = t(k);
-      last = t(k);
+      Crossings& c = now > 0 ? up : down;
+      if (c.count++ == 0) c.first = t(k);
+      c.last = t(k);
     }
     side = now;
   }
-  return crossings >= 2 && last > first ? 2.0 * (last - first) / (crossings - 1) : span;
+  double sum = 0.0;
+  int periods = 0;
+  for (const Crossings& c : {up, down})
+    if (c.count >= 2 && c.last > c.first) {
+      sum += (c.last - c.first) / (c.count - 1);
+      ++periods;
+    }
+  if (periods) return sum / periods;
+  if (up.count == 1 && down.count == 1) return 2.0 * std::abs(up.first - down.first);
+  return span;
 }
 
 // One step of a running mean with time constant tau [s] over a step of dt [s] towards x.

@@ -106,13 +106,14 @@ class NeighbourEnvelope {
   double heldTime() const { return heldTime_; }
   /// Largest norm of the running mean over the training samples [load feature units].
   double heldTrained() const { return heldTrained_; }
-  /// True when a run whose running mean reached `held` holds its loads beyond training and a
-  /// step probe measured what the model does then.
+  /// True when a run whose running mean reached `held` [load feature units] holds its loads beyond
+  /// training and a step probe measured what the model does then.
   bool heldBeyondTraining(double held) const {
     return probeError_ >= 0.0 && held > kHeldMargin * heldTrained_;
   }
-  /// True when a run whose running mean reached `held` holds its loads beyond training and no step
-  /// probe measured the model (training could not make one: its bound is the distance's alone).
+  /// True when a run whose running mean reached `held` [load feature units] holds its loads beyond
+  /// training and no step probe measured the model (training could not make one: its bound is the
+  /// distance's alone).
   bool heldUnprobed(double held) const {
     return probeError_ < 0.0 && heldTrained_ > 0.0 && held > kHeldMargin * heldTrained_;
   }

@@ -88,7 +88,9 @@ struct RomSimulationSummary : RunSummary {
   /// expectedError (NeighbourEnvelope::expectedError; NaN when the model blew up under the probe).
   bool heldBound = false;
   /// True when the run holds its loads beyond training and training made no step probe
-  /// (NeighbourEnvelope::heldUnprobed): expectedError is the distance's, from runs that did not hold theirs.
+  /// (NeighbourEnvelope::heldUnprobed): expectedError is the distance's, from runs that did not hold
+  /// theirs, and the run's envelope line says so (a note, not a warning: a sine of the design's
+  /// largest amplitude at its lowest frequency can hold that much too).
   bool heldUnprobed = false;
   /// The training run the run retraces (its loads, start, step and span; retracedTrainingRun):
   /// expectedError is then the error training measured on it. Empty: none.

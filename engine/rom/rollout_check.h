@@ -138,9 +138,9 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
                                Monitor* monitor = nullptr);
 
 /// How a run is run again from its start: its spacing dt [s] and the load case that gives its
-/// loads, of `model` (the mechanism with a design point's loads; null: the given one), or why it
-/// cannot be (`why` not empty: fewer than 8 samples, not uniform from t = 0, loads that no load
-/// case nor design point gives).
+/// loads (-1: none, gravity only), of `model` (the mechanism with a design point's loads; null: the given
+/// one), or why it cannot be (`why` not empty: fewer than 8 samples, not uniform from t = 0, loads that no
+/// load case nor design point gives).
 struct Replay {
   std::string why;
   double dt = 0.0;

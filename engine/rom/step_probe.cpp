@@ -27,6 +27,15 @@ bool runLoads(const Model& model, const DatasetRun& run, Replay& out) {
   return out.why.empty() && out.loadCase >= 0;
 }
 
+// The load case (of the design point's mechanism, in `out.model`) that gives a run's loads, however
+// it was sampled: its loads count in the training ranges even when it cannot be run again.
+bool loadsOf(const Model& model, const DatasetRun& run, Replay& out) {
+  out = {};
+  out.loadCase = replayLoadCase(model, run);
+  if (out.loadCase < -1) out.model = designPointModel(model, run, out.loadCase);
+  return out.loadCase >= 0;
+}
+
 StepProbe notProbed(std::string why) {
   StepProbe p;
   p.note = std::move(why);
@@ -124,7 +133,7 @@ std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Data
   for (std::size_t k = 0; k < names.size(); ++k) x[k].name = names[k];
   for (const DatasetRun& run : dataset.runs) {
     Replay rl;
-    if (!runLoads(model, run, rl)) continue;
+    if (!loadsOf(model, run, rl)) continue;
     const Model& m = rl.of(model);
     const std::vector<LoadSpec>& specs = m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads;
     for (std::size_t j = 0; j < specs.size(); ++j) {
@@ -151,14 +160,17 @@ std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Data
   return x;
 }
 
-std::string StepProbe::text() const {
-  if (!done) return "no step probe (" + note + ")";
-  const std::string step = "a step of the loads (" + levels + " at t = " + shortNumberText(start) +
-                           " s, rising over " + shortNumberText(rise) + " s), held";
-  if (failed) return step + ": the reduced model blew up (" + failure + ")";
-  return step + ": " + (error <= kHeldOutTolerance ? "followed within " : "missed by ") +
+std::string StepProbe::outcome() const {
+  if (failed) return "the reduced model blew up (" + failure + ")";
+  return (error <= kHeldOutTolerance ? "followed within " : "missed by ") +
          formatText("%.2g", 100.0 * error) + " % relative RMS at point " + point +
          " (its worst, over the whole run)";
+}
+
+std::string StepProbe::text() const {
+  if (!done) return "no step probe (" + note + ")";
+  return "a step of the loads (" + levels + " at t = " + shortNumberText(start) + " s, rising over " +
+         shortNumberText(rise) + " s), held: " + outcome();
 }
 
 nlohmann::ordered_json StepProbe::toJson() const {
@@ -172,6 +184,7 @@ nlohmann::ordered_json StepProbe::toJson() const {
   j["held"] = held;
   j["start"] = start;
   j["rise"] = rise;
+  j["directions"] = directions;
   return j;
 }
 
@@ -210,7 +223,8 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
   const std::vector<TrainingLoadRange> x = trainingLoadRanges(model, dataset, names);
   const Eigen::Index N = first->samples();
   const double span = first->t(N - 1), dt = span / static_cast<double>(N - 1);
-  StepProbe worst;
+  StepProbe worst, unmade;
+  std::vector<std::string> directions;
   for (const double sign : {1.0, -1.0}) {
     StepProbe probe;
     probe.start = dt * std::round(kStartFraction * span / dt);
@@ -221,13 +235,17 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
     probe.rise = std::max(probe.rise, 2.0 * dt);
     stepOnce(steppedModel(m, rl.loadCase, x, sign, probe), rl.loadCase, rom, *first, monitor, probe);
     if (!probe.done) {  // a run that could not be made: the other direction's figure, if any
-      if (worst.done) break;
-      return probe;
+      directions.push_back(probe.levels + ": not run (" + probe.note + ")");
+      if (!worst.done) unmade = std::move(probe);
+      continue;
     }
+    directions.push_back(probe.levels + ": " + probe.outcome());
     if (!worst.done || probe.failed || (!worst.failed && probe.error > worst.error)) worst = std::move(probe);
     if (worst.failed) break;
   }
-  return worst;
+  StepProbe& probe = worst.done ? worst : unmade;
+  probe.directions = std::move(directions);
+  return probe;
 }
 
 }  // namespace mbdrom

@@ -40,6 +40,12 @@ struct StepProbe {
   double start = 0.0;  ///< when the loads start to rise [s]
   double rise = 0.0;   ///< over how long [s]
   std::string levels;  ///< each load's level, e.g. "push 0.75 N"
+  /// Each direction run, in order (up, then down): its levels and outcome, e.g. "push 0.02 N to 1.5 N:
+  /// followed within 1.2 % relative RMS at point A (its worst, over the whole run)".
+  std::vector<std::string> directions;
+  /// "followed within 1.2 % relative RMS at point A (...)", "missed by ..." or "the reduced model blew up
+  /// (...)".
+  std::string outcome() const;
   /// One line, e.g. "a step of the loads (push 0.022 N to 1.52 N at t = 1 s, rising over 0.28 s),
   /// held: missed by 10 % relative RMS at point A (its worst, over the whole run)".
   std::string text() const;
@@ -64,10 +70,10 @@ std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Data
 
 /// The probe of `rom` (trained on `dataset` of `model`, with its joint envelope): not done for a
 /// model that takes no loads, whose envelope has no load features or is not calibrated, with
-/// parameters of the loads, when no training run names a load case with loads (or a design
-/// point of one), or when neither direction's runs could be made (a full model that fails under
-/// the step: the other direction's figure stands alone when it could). Cancelled when `monitor`
-/// stops it.
+/// parameters of the loads, when no training run sampled uniformly from t = 0 names a load case
+/// with loads (or a design point of one), or when neither direction's runs could be made (a full
+/// model that fails under the step: the other direction's figure stands alone when it could). Cancelled when
+/// `monitor` stops it.
 StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                          Monitor& monitor);
 
