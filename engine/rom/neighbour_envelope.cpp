@@ -153,7 +153,9 @@ double crossingPeriod(const Eigen::VectorXd& t, const Eigen::RowVectorXd& x) {
 }
 
 // One step of a running mean with time constant tau [s] over a step of dt [s] towards x.
-void runningMean(Eigen::VectorXd& mean, const Eigen::VectorXd& x, double dt, double tau) {
+// A template, so that a tracker's scaled loads enter as an expression: no allocation per sample.
+template <class X>
+void runningMean(Eigen::VectorXd& mean, const Eigen::MatrixBase<X>& x, double dt, double tau) {
   mean += (1.0 - std::exp(-dt / tau)) * (x - mean);
 }
 
@@ -348,11 +350,10 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
   }
   const bool measured = started_ && t > previousT_;
   if (e.fBasis_.cols() > 0 && e.heldTime_ > 0.0) {
-    // In place, as the distance's features: no allocation per sample.
     if (!started_)
       mean_.setZero();  // from the loads' training mean: a load there from the start is held too
     else if (measured)
-      mean_ += (1.0 - std::exp(-(t - previousT_) / e.heldTime_)) * (loads_.cwiseQuotient(e.fScale_) - mean_);
+      runningMean(mean_, loads_.cwiseQuotient(e.fScale_), t - previousT_, e.heldTime_);
     held_ = std::max(held_, mean_.norm());
   }
   double d = -1.0;
@@ -419,14 +420,20 @@ double NeighbourEnvelope::gate() const {
   return scale() * std::clamp(reach, kLeastGateFactor, kMostGateFactor);
 }
 
-double NeighbourEnvelope::expectedError(double d, double held) const {
+double NeighbourEnvelope::expectedError(double d, double held, bool* fromProbe) const {
+  if (fromProbe) *fromProbe = false;
   const double bound = kExpectedErrorFactor * heldOutError_ * std::max(kNearestFraction, d / scale());
   // A step's miss grows with its level (the sprung four-bar's neural ODE: 4.5 %, 6.9 % and 12 % at
   // half, 0.7 and all of the largest load): the probe's, scaled down to the run's held load.
   if (!heldBeyondTraining(held)) return bound;
-  if (probeFailed_) return std::numeric_limits<double>::quiet_NaN();
   const double share = probeHeld_ > 0.0 ? std::min(1.0, held / probeHeld_) : 1.0;
-  return std::max(bound, kExpectedErrorFactor * probeError_ * share);
+  const double probed =
+      probeFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * probeError_ * share;
+  if (!(probed <= bound)) {
+    if (fromProbe) *fromProbe = true;
+    return probed;
+  }
+  return bound;
 }
 
 void NeighbourEnvelope::recordProbe(double error, double held, bool failed) {

@@ -99,8 +99,10 @@ class NeighbourEnvelope {
   /// The distance beyond which a run is outside (calibrated only).
   double gate() const;
   /// The relative RMS error a run whose largest distance is `d` (<= gate()) and whose loads'
-  /// running mean reached `held` (NeighbourTracker::held; 0: not held) expects [-].
-  double expectedError(double d, double held = 0.0) const;
+  /// running mean reached `held` (NeighbourTracker::held; 0: not held) expects [-]. `fromProbe`
+  /// (optional): set when the step probe, not the distance, gives it (NaN when the model blew up
+  /// under the probe).
+  double expectedError(double d, double held = 0.0, bool* fromProbe = nullptr) const;
 
   /// Time constant of the loads' running mean [s] (0: no load features).
   double heldTime() const { return heldTime_; }

@@ -125,9 +125,8 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
       // A run that passes the gate leaves, whatever training run it seems to retrace.
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
       if (summary_.retracedRun.empty()) {
-        summary_.expectedError = joint.expectedError(summary_.jointDistance, summary_.heldLoad);
-        summary_.heldBound = joint.heldBeyondTraining(summary_.heldLoad) &&
-                             !(summary_.expectedError <= joint.expectedError(summary_.jointDistance));
+        summary_.expectedError =
+            joint.expectedError(summary_.jointDistance, summary_.heldLoad, &summary_.heldBound);
         summary_.heldUnprobed = joint.heldUnprobed(summary_.heldLoad);
       }
     }

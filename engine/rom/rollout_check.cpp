@@ -98,6 +98,13 @@ std::string percent(double x) {
 
 }  // namespace
 
+Replay replayLoads(const Model& model, const DatasetRun& data) {
+  Replay r;
+  r.loadCase = replayLoadCase(model, data);
+  if (r.loadCase < -1) r.model = designPointModel(model, data, r.loadCase);
+  return r;
+}
+
 Replay replayOf(const Model& model, const DatasetRun& data) {
   Replay r;
   const auto refuse = [](std::string why) {
@@ -112,8 +119,9 @@ Replay replayOf(const Model& model, const DatasetRun& data) {
   for (Eigen::Index k = 1; k < N && uniform; ++k)
     uniform = std::abs(data.t(k) - data.t(k - 1) - r.dt) <= 1e-6 * r.dt;
   if (!uniform) return refuse("\"" + data.name + "\" does not start at t = 0 with uniform samples");
-  r.loadCase = replayLoadCase(model, data);
-  if (r.loadCase < -1) r.model = designPointModel(model, data, r.loadCase);
+  const Replay loads = replayLoads(model, data);
+  r.loadCase = loads.loadCase;
+  r.model = loads.model;
   if (r.loadCase < -1)
     return refuse("\"" + data.name +
                   "\" recorded loads that no load case of the model gives, nor its design values");

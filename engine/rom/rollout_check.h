@@ -152,6 +152,9 @@ struct Replay {
 
 /// How `data`, a run of `model`, is run again from its start.
 Replay replayOf(const Model& model, const DatasetRun& data);
+/// The load case (and design point's mechanism) of replayOf alone, however `data` was sampled:
+/// `why` empty, dt 0; loadCase -2 when no load case nor design point gives its loads.
+Replay replayLoads(const Model& model, const DatasetRun& data);
 
 /// The load case of `model` that gives the loads of run `data`: its own, or one that reproduces
 /// the forces it recorded (-1: gravity only); -2 when none does (a sweep's scaled loads, a

@@ -27,15 +27,6 @@ bool runLoads(const Model& model, const DatasetRun& run, Replay& out) {
   return out.why.empty() && out.loadCase >= 0;
 }
 
-// The load case (of the design point's mechanism, in `out.model`) that gives a run's loads, however
-// it was sampled: its loads count in the training ranges even when it cannot be run again.
-bool loadsOf(const Model& model, const DatasetRun& run, Replay& out) {
-  out = {};
-  out.loadCase = replayLoadCase(model, run);
-  if (out.loadCase < -1) out.model = designPointModel(model, run, out.loadCase);
-  return out.loadCase >= 0;
-}
-
 StepProbe notProbed(std::string why) {
   StepProbe p;
   p.note = std::move(why);
@@ -132,8 +123,9 @@ std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Data
   std::vector<long long> count(names.size(), 0);
   for (std::size_t k = 0; k < names.size(); ++k) x[k].name = names[k];
   for (const DatasetRun& run : dataset.runs) {
-    Replay rl;
-    if (!loadsOf(model, run, rl)) continue;
+    // However it was sampled: its loads count in the ranges even when it cannot be run again.
+    const Replay rl = replayLoads(model, run);
+    if (rl.loadCase < 0) continue;
     const Model& m = rl.of(model);
     const std::vector<LoadSpec>& specs = m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads;
     for (std::size_t j = 0; j < specs.size(); ++j) {
