@@ -23,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -137,6 +138,12 @@ struct SearchAxis {
   std::vector<nlohmann::ordered_json> values;
 };
 
+/// A second training a method proposes when its first model missed its held-out check.
+struct SecondTry {
+  nlohmann::ordered_json settings;  ///< the second training's settings, checked
+  std::string first, second;        ///< what differs, for people: "16 clusters", "32 clusters"
+};
+
 /// What such a training gives back.
 struct TrainingOutcome {
   std::unique_ptr<ReducedModel> model;  ///< null: nothing to write (the report is the result)
@@ -202,6 +209,11 @@ struct MethodInfo {
   std::function<std::unique_ptr<ReducedModel>(const Dataset& dataset, const nlohmann::ordered_json& settings,
                                               Monitor& monitor, const Model* model)>
       train;
+  /// Settings to train once more with when the model trained with `settings` (checked) missed
+  /// its held-out check or blew up in it (trainReducedModel writes the better of the two by that
+  /// check). Null, or nullopt returned: no second training (a setting the user chose is kept).
+  std::function<std::optional<SecondTry>(const nlohmann::ordered_json& settings, const ReducedModel& first)>
+      secondTry;
   /// The method part of a trained-model file (the common fields are read by the caller);
   /// throws FileError naming `source`.
   std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& file, const std::string& source)>

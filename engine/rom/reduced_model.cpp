@@ -475,6 +475,11 @@ void ReducedModel::calibrateJointEnvelope() {
   envelope_.calibrateJoint(it->value("held_out_distance", -1.0), error);
 }
 
+void ReducedModel::recordSecondTry(OJson figures, const std::string& verdictNote) {
+  metrics_["second_try"] = std::move(figures);
+  metrics_["verdict"] = metrics_.value("verdict", std::string()) + verdictNote;
+}
+
 void ReducedModel::boundByFollowedRuns(const Dataset& followed, const std::vector<std::string>& missed) {
   envelope_.replaceJoint(NeighbourEnvelope::fromDataset(followed, takesLoads()));
   metrics_["envelope_excludes"] = missed;
@@ -488,6 +493,23 @@ void ReducedModel::boundByFollowedRuns(const Dataset& followed, const std::vecto
   calibrateJointEnvelope();
 }
 
+namespace {
+
+// One training of `info` with `checked` settings, finished (finishTrainedModel).
+std::unique_ptr<ReducedModel> trainAndFinish(const MethodInfo& info, const Dataset& dataset,
+                                             const OJson& checked, Monitor& monitor, const Model* model,
+                                             OwnRunFailure ownRunFailure) {
+  std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
+  const OJson again = heldOutSettings(*rom, checked);
+  // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
+  return finishTrainedModel(
+      std::move(rom), dataset, model,
+      [&](const Dataset& head, Monitor& m) { return info.train(head, again, m, model); }, monitor,
+      ownRunFailure);
+}
+
+}  // namespace
+
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const OJson& settings, Monitor& monitor, const Model* model,
                                                 OwnRunFailure ownRunFailure) {
@@ -500,13 +522,24 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                        ")");
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
-  std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
-  const OJson again = heldOutSettings(*rom, checked);
-  // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
-  return finishTrainedModel(
-      std::move(rom), dataset, model,
-      [&](const Dataset& head, Monitor& m) { return info.train(head, again, m, model); }, monitor,
-      ownRunFailure);
+  std::unique_ptr<ReducedModel> rom = trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
+  if (!info.secondTry || !model || monitor.finishingEarly() || !missedHeldOutCheck(*rom)) return rom;
+  const std::optional<SecondTry> next = info.secondTry(checked, *rom);
+  if (!next) return rom;
+  monitor.reportNow({"the held-out check missed: training again with " + next->second, 0, 1, {}});
+  std::unique_ptr<ReducedModel> second;
+  try {
+    second = trainAndFinish(info, dataset, next->settings, monitor, model, ownRunFailure);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    rom->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", e.what()}},
+                         "; with " + next->first + " it missed this check, and training again with " +
+                             next->second + " failed (" + e.what() + "): the model with " + next->first +
+                             " is written");
+    return rom;
+  }
+  return betterByHeldOutCheck(std::move(rom), std::move(second), next->first, next->second);
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {

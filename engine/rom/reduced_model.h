@@ -230,6 +230,9 @@ class ReducedModel {
   /// Records the speed check against the full model (metric "speed_check",
   /// speed_check.h; finishTrainedModel does it after the held-out verdict).
   void recordSpeedCheck(nlohmann::ordered_json check) { metrics_["speed_check"] = std::move(check); }
+  /// Records a second training tried after a missed held-out check (metric "second_try",
+  /// betterByHeldOutCheck) and says so at the end of the verdict.
+  void recordSecondTry(nlohmann::ordered_json figures, const std::string& verdictNote);
   /// Records the range of each load's magnitude over the training runs (metric "load_ranges":
   /// load name -> [min, max] [N or N m]; finishTrainedModel does it when every run names a
   /// load case of the mechanism).

@@ -92,11 +92,11 @@ double rms(const Eigen::VectorXd& v) {
   return v.size() ? std::sqrt(v.squaredNorm() / static_cast<double>(v.size())) : 0.0;
 }
 
-std::string percent(double x) {
+}  // namespace
+
+std::string verdictPercent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
 }
-
-}  // namespace
 
 Replay replayLoads(const Model& model, const DatasetRun& data) {
   Replay r;
@@ -328,8 +328,8 @@ std::string RolloutCheck::text() const {
   if (failed)
     return "its run from the start of \"" + run + "\" blows up at t = " + formatText("%g", failedAt) +
            " s (" + failure + ")" + sensitivityText();
-  const std::string atPoint = percent(error) + " relative RMS at point " + coordinate +
-                              " (its worst, over the whole run; goal " + percent(tolerance) + ")";
+  const std::string atPoint = verdictPercent(error) + " relative RMS at point " + coordinate +
+                              " (its worst, over the whole run; goal " + verdictPercent(tolerance) + ")";
   if (wholeRuns)
     return (passed() ? "it follows held-out run \"" + run + "\" within "
                      : "it misses held-out run \"" + run + "\" by ") +
@@ -341,15 +341,15 @@ std::string RolloutCheck::text() const {
            (step.empty() ? "" : "; " + step);
   const std::string where =
       overWholeRun ? " over the whole run" : " after t = " + formatText("%g", heldOutFrom) + " s";
-  const std::string figures = percent(error) + " of the amplitude of " + coordinate + where +
-                              " (noise explains " + percent(explained) + ")";
+  const std::string figures = verdictPercent(error) + " of the amplitude of " + coordinate + where +
+                              " (noise explains " + verdictPercent(explained) + ")";
   if (explained > 0.5)
     return "its run from the start of \"" + run + "\" cannot be judged over the " +
            (overWholeRun ? "whole run" : "held-out end") +
            ": started as far "
            "away as the noise allows, a second run ends " +
-           percent(explained) + " of the amplitude of " + coordinate +
-           " away (the motion is sensitive to its start); the run misses by " + percent(error);
+           verdictPercent(explained) + " of the amplitude of " + coordinate +
+           " away (the motion is sensitive to its start); the run misses by " + verdictPercent(error);
   const std::string judged = overWholeRun ? "the run" : "the held-out end";
   return passed() ? "its run from the start of \"" + run + "\" follows " + judged + " within " + figures
                   : "its run from the start of \"" + run + "\" misses " + judged + " by " + figures;
@@ -357,8 +357,8 @@ std::string RolloutCheck::text() const {
 
 std::string RolloutCheck::sensitivityText() const {
   if (!(loadSensitivity > tolerance)) return {};
-  return "; the full model itself ends " + percent(loadSensitivity) + " away from run \"" + run +
-         "\" under loads " + percent(kSensitivityLoadChange) +
+  return "; the full model itself ends " + verdictPercent(loadSensitivity) + " away from run \"" + run +
+         "\" under loads " + verdictPercent(kSensitivityLoadChange) +
          " larger: its motion is too sensitive to its loads for any model to follow such runs one by one "
          "(judge "
          "it by what the runs have in common, or narrow the loads)";
@@ -735,7 +735,7 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   out.step = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * tried[chosen].first);
   for (std::size_t k = 0; k < tried.size(); ++k)
     out.step += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
-                (std::isfinite(checkedError(tried[k].second)) ? percent(tried[k].second.error)
+                (std::isfinite(checkedError(tried[k].second)) ? verdictPercent(tried[k].second.error)
                                                               : std::string("fails"));
   out.step += ")";
   return out;

@@ -196,6 +196,9 @@ struct HeldOutVerdict {
 };
 HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb);
 
+/// A relative error [-] as the verdicts print it: "1.1 %", "12 %".
+std::string verdictPercent(double fraction);
+
 /// The relative change of a run's loads that loadSensitivity applies: about the force error of a
 /// good reduced model [-].
 inline constexpr double kSensitivityLoadChange = 1e-3;

@@ -155,6 +155,52 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   return rom;
 }
 
+bool missedHeldOutCheck(const ReducedModel& rom) {
+  const std::string kind = rom.metrics().value("verdict_kind", std::string());
+  return kind == "rollout misses" || kind == "rollout blows up";
+}
+
+namespace {
+
+// The held-out check's error of `rom` [-]: infinite when its rollout blew up, NaN when not known.
+double heldOutError(const ReducedModel& rom) {
+  const auto it = rom.metrics().find("rollout");
+  if (it == rom.metrics().end() || !it->is_object() || !it->value("done", false)) return NAN;
+  if (it->value("failed", false)) return HUGE_VAL;
+  return it->value("error", NAN);
+}
+
+std::string heldOutErrorText(double error) {
+  return std::isfinite(error) ? verdictPercent(error) : std::string("blew up");
+}
+
+}  // namespace
+
+std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel> first,
+                                                   std::unique_ptr<ReducedModel> second,
+                                                   const std::string& firstLabel,
+                                                   const std::string& secondLabel) {
+  const double e1 = heldOutError(*first), e2 = heldOutError(*second);
+  const bool keepSecond = e2 < e1;
+  const auto figure = [](double e) { return std::isfinite(e) ? OJson(e) : OJson(nullptr); };
+  OJson figures{{"first", firstLabel},
+                {"second", secondLabel},
+                {"first_error", figure(e1)},
+                {"second_error", figure(e2)},
+                {"kept", keepSecond ? "second" : "first"}};
+  const std::string tried = "with " + firstLabel + " it missed this check (" + heldOutErrorText(e1) +
+                            "), so it was trained again with " + secondLabel + " (" + heldOutErrorText(e2) +
+                            "): ";
+  if (keepSecond) {
+    second->recordSecondTry(std::move(figures),
+                            "; " + tried + "the model with " + secondLabel + " is written");
+    return second;
+  }
+  first->recordSecondTry(std::move(figures),
+                         "; " + tried + "no better, the model with " + firstLabel + " is written");
+  return first;
+}
+
 OJson heldOutSettings(const ReducedModel& rom, OJson settings) {
   const auto measured = rom.metrics().find("held_out_settings");
   if (measured == rom.metrics().end() || !measured->is_object()) return settings;

@@ -12,6 +12,7 @@
 #include "engine/rom/rollout_check.h"
 
 #include <memory>
+#include <string>
 
 namespace mbdrom {
 
@@ -29,6 +30,19 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
                                                  const Model* model, const HeldOutTrainer& retrain,
                                                  Monitor& monitor,
                                                  OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
+
+/// True when the held-out check of `rom` ran and its model missed the held-out runs or blew up
+/// on them (metric "verdict_kind").
+bool missedHeldOutCheck(const ReducedModel& rom);
+
+/// Of `first`, whose held-out check missed, and `second`, trained again with other settings, the
+/// one whose held-out check erred less (a blow-up errs most; `first` when neither is better),
+/// with metric "second_try" and a verdict that says what was tried: `firstLabel` and
+/// `secondLabel` name how the two trainings differ ("16 clusters", "32 clusters").
+std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel> first,
+                                                   std::unique_ptr<ReducedModel> second,
+                                                   const std::string& firstLabel,
+                                                   const std::string& secondLabel);
 
 /// `settings` with what `rom`'s training measured for its held-out check to repeat (metric
 /// "held_out_settings", e.g. the epochs a wall-time budget allowed) put over them: the check's

@@ -11,6 +11,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <set>
 
 using namespace mbdrom;
@@ -67,8 +68,11 @@ class FirstRunReplay : public ReducedModel {
     const FirstRunReplay& rom_;
   };
 
- public:
  protected:
+  // Its online step, as the held-out check runs it.
+  std::unique_ptr<ReducedStepper> stepperAtStep(const Model&, const RunOptions&) const override {
+    return std::make_unique<Stepper>(*this);
+  }
   void writeMethodJson(OJson& j) const override {
     j["matrices"] = {{"t", vectorJson(t_)}, {"q", matrixJson(q_)}};
   }
@@ -230,4 +234,87 @@ TEST_CASE(
   REQUIRE(given.size() == 2);
   CHECK(given[0] == settings);
   CHECK(given[1] == OJson{{"epochs", 7}, {"seed", 3}});
+}
+
+namespace {
+
+// Replays its first training run with every position scaled by the setting "scale": 1 follows a
+// copy of that run held out, 1.5 misses it by half its motion.
+std::unique_ptr<FirstRunReplay> scaledReplay(const Dataset& d, const OJson& s) {
+  Dataset scaled = d;
+  for (DatasetRun& run : scaled.runs) run.q *= s.at("scale").get<double>();
+  return FirstRunReplay::train(scaled, s, "scaled_replay");
+}
+
+// What the scaled replay tries after a missed held-out check, and how often it was asked.
+struct ScaledReplaySecondTry {
+  double next = 1.0;
+  int asked = 0;
+};
+
+ScaledReplaySecondTry& scaledReplayMethod() {
+  static ScaledReplaySecondTry second;
+  MethodRegistry& r = MethodRegistry::global();
+  if (r.find("scaled_replay")) return second;
+  MethodInfo m = replayMethod();
+  m.name = "scaled_replay";
+  m.checkSettings = [](const OJson& s) { return s; };
+  m.train = [](const Dataset& d, const OJson& s, Monitor&, const Model*) -> std::unique_ptr<ReducedModel> {
+    return scaledReplay(d, s);
+  };
+  m.secondTry = [](const OJson& s, const ReducedModel&) -> std::optional<SecondTry> {
+    ++second.asked;
+    return SecondTry{{{"scale", second.next}},
+                     "scale " + std::to_string(s.at("scale").get<double>()).substr(0, 3),
+                     "scale " + std::to_string(second.next).substr(0, 3)};
+  };
+  r.add(m);
+  return second;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a model that misses its held-out check is trained again as its method proposes, the better written",
+    "[registry]") {
+  const Model model = readModel(test::example("pendulum"));
+  const auto samples = test::fullRun(model, "free", 0.5, test::tempPath("second_try.csv"), 0.01);
+  Dataset dataset = makeDataset(model);
+  addRun(dataset, runFromSamples(samples, "free", "free"));
+  addRun(dataset, runFromSamples(samples, "free again", "free"));  // one of them is held out whole
+  Monitor monitor;
+  ScaledReplaySecondTry& second = scaledReplayMethod();
+  second.asked = 0;
+
+  SECTION("a better second training is written, its verdict saying what the first missed") {
+    second.next = 1.0;
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
+    CHECK(second.asked == 1);
+    CHECK(rom->settings() == OJson{{"scale", 1.0}});
+    CHECK(rom->metrics().at("verdict_kind") == "rollout follows");
+    const OJson& tried = rom->metrics().at("second_try");
+    CHECK(tried.at("kept") == "second");
+    CHECK(tried.at("first_error").get<double>() > 1.0);
+    CHECK(tried.at("second_error").get<double>() < 1e-9);
+    CHECK_THAT(rom->metrics().at("verdict").get<std::string>(),
+               Catch::Contains("with scale 1.5 it missed this check (143 %), so it was trained again with "
+                               "scale 1.0 (0 %): the model with scale 1.0 is written"));
+  }
+  SECTION("a worse second training is not written, and the verdict says it was tried") {
+    second.next = 2.0;
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
+    CHECK(second.asked == 1);
+    CHECK(rom->settings() == OJson{{"scale", 1.5}});
+    CHECK(rom->metrics().at("verdict_kind") == "rollout misses");
+    CHECK(rom->metrics().at("second_try").at("kept") == "first");
+    CHECK_THAT(
+        rom->metrics().at("verdict").get<std::string>(),
+        Catch::Contains("again with scale 2.0 (285 %): no better, the model with scale 1.5 is written"));
+  }
+  SECTION("a model that passes its held-out check is trained once") {
+    second.next = 2.0;
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.0}}, monitor, &model);
+    CHECK(second.asked == 0);
+    CHECK(!rom->metrics().contains("second_try"));
+  }
 }
