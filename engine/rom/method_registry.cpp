@@ -43,14 +43,35 @@ std::string trainedMetricsText(const ReducedModel& model) {
   return out.str();
 }
 
-TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
-  TrainingOutcome outcome;
-  if (!method.trainRequest) {
-    outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, request.model,
-                                      request.ownRunFailure);
-    return outcome;
+std::unique_ptr<ReducedModel> trainedAgainIfMissed(
+    const MethodInfo& method, std::unique_ptr<ReducedModel> first, const OJson& settings, const Model* model,
+    Monitor& monitor, const std::function<std::unique_ptr<ReducedModel>(const OJson&)>& train) {
+  if (!first || !method.secondTry || !model || monitor.finishingEarly() || !missedHeldOutCheck(*first))
+    return first;
+  const std::optional<SecondTry> next = method.secondTry(settings, *first);
+  if (!next) return first;
+  monitor.reportNow({"the held-out check missed: training again with " + next->second, 0, 1, {}});
+  std::unique_ptr<ReducedModel> second;
+  try {
+    second = train(next->settings);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    first->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", e.what()}},
+                           "; with " + next->first + " it missed this check, and training again with " +
+                               next->second + " failed (" + e.what() + "): the model with " + next->first +
+                               " is written");
+    return first;
   }
-  outcome = method.trainRequest(request, monitor);
+  if (!second) return first;
+  return betterByHeldOutCheck(std::move(first), std::move(second), next->first, next->second);
+}
+
+namespace {
+
+// One training through the method's trainRequest, finished (finishTrainedModel).
+TrainingOutcome trainRequestAndFinish(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
+  TrainingOutcome outcome = method.trainRequest(request, monitor);
   if (!outcome.model) return outcome;
   const OJson settings = heldOutSettings(*outcome.model, request.settings);
   const auto retrain = [&](const Dataset& head, Monitor& m) {
@@ -61,6 +82,29 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
   };
   outcome.model = finishTrainedModel(std::move(outcome.model), request.dataset, request.model, retrain,
                                      monitor, request.ownRunFailure);
+  return outcome;
+}
+
+}  // namespace
+
+TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
+  TrainingOutcome outcome;
+  if (!method.trainRequest) {
+    outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, request.model,
+                                      request.ownRunFailure);
+    return outcome;
+  }
+  // The request as given: a second training starts from it, as the first did.
+  const TrainingRequest given = method.secondTry ? request : TrainingRequest{};
+  outcome = trainRequestAndFinish(method, request, monitor);
+  if (!outcome.model) return outcome;
+  outcome.model =
+      trainedAgainIfMissed(method, std::move(outcome.model), method.checkSettings(request.settings),
+                           request.model, monitor, [&](const OJson& settings) {
+                             TrainingRequest again = given;
+                             again.settings = settings;
+                             return trainRequestAndFinish(method, again, monitor).model;
+                           });
   return outcome;
 }
 

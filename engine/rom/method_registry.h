@@ -250,6 +250,15 @@ std::vector<std::string> splitCommaList(const std::string& text);
 /// line each ("parameter level trained on [0, 1]", "metrics {...}").
 std::string trainedMetricsText(const ReducedModel& model);
 
+/// `first`, trained with `settings` (checked) and finished, or, when it missed its held-out check
+/// and `method` proposes other settings (MethodInfo::secondTry), the better by that check of it
+/// and the model `train` gives with those (betterByHeldOutCheck). A second training that fails
+/// leaves `first`, its verdict saying so. `model` null, or a stop asked for: `first`.
+std::unique_ptr<ReducedModel> trainedAgainIfMissed(
+    const MethodInfo& method, std::unique_ptr<ReducedModel> first, const nlohmann::ordered_json& settings,
+    const Model* model, Monitor& monitor,
+    const std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& settings)>& train);
+
 /// Trains as a front end does: through the method's trainRequest when it has one
 /// (inputs of its own, e.g. node's --latent), else trainReducedModel with the request's
 /// settings; either way the model is finished the same (finishTrainedModel: the envelope,

@@ -522,24 +522,10 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                        ")");
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
-  std::unique_ptr<ReducedModel> rom = trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
-  if (!info.secondTry || !model || monitor.finishingEarly() || !missedHeldOutCheck(*rom)) return rom;
-  const std::optional<SecondTry> next = info.secondTry(checked, *rom);
-  if (!next) return rom;
-  monitor.reportNow({"the held-out check missed: training again with " + next->second, 0, 1, {}});
-  std::unique_ptr<ReducedModel> second;
-  try {
-    second = trainAndFinish(info, dataset, next->settings, monitor, model, ownRunFailure);
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const Error& e) {
-    rom->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", e.what()}},
-                         "; with " + next->first + " it missed this check, and training again with " +
-                             next->second + " failed (" + e.what() + "): the model with " + next->first +
-                             " is written");
-    return rom;
-  }
-  return betterByHeldOutCheck(std::move(rom), std::move(second), next->first, next->second);
+  return trainedAgainIfMissed(info, trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure),
+                              checked, model, monitor, [&](const OJson& again) {
+                                return trainAndFinish(info, dataset, again, monitor, model, ownRunFailure);
+                              });
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {

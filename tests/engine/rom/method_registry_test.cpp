@@ -5,12 +5,14 @@
 #include "engine/rom/method_registry.h"
 #include "engine/core/error.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/pca/pca_model.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/reduced_run.h"
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <optional>
 #include <set>
 
@@ -269,6 +271,11 @@ ScaledReplaySecondTry& scaledReplayMethod() {
                      "scale " + std::to_string(second.next).substr(0, 3)};
   };
   r.add(m);
+  m.name = "scaled_request_replay";  // the same through a trainRequest, as the CLI trains node or sindy
+  m.trainRequest = [](TrainingRequest& request, Monitor&) {
+    return TrainingOutcome{scaledReplay(request.dataset, request.settings), ""};
+  };
+  r.add(m);
   return second;
 }
 
@@ -285,6 +292,7 @@ TEST_CASE(
   Monitor monitor;
   ScaledReplaySecondTry& second = scaledReplayMethod();
   second.asked = 0;
+  const MethodRegistry& r = MethodRegistry::global();
 
   SECTION("a better second training is written, its verdict saying what the first missed") {
     second.next = 1.0;
@@ -299,6 +307,14 @@ TEST_CASE(
     CHECK_THAT(rom->metrics().at("verdict").get<std::string>(),
                Catch::Contains("with scale 1.5 it missed this check (143 %), so it was trained again with "
                                "scale 1.0 (0 %): the model with scale 1.0 is written"));
+    TrainingRequest request;
+    request.settings = {{"scale", 1.5}};
+    request.model = &model;
+    request.dataset = dataset;
+    const TrainingOutcome outcome = trainFromRequest(r.at("scaled_request_replay"), request, monitor);
+    CHECK(second.asked == 2);
+    CHECK(outcome.model->settings() == OJson{{"scale", 1.0}});
+    CHECK(outcome.model->metrics().at("second_try").at("kept") == "second");
   }
   SECTION("a worse second training is not written, and the verdict says it was tried") {
     second.next = 2.0;
@@ -317,4 +333,42 @@ TEST_CASE(
     CHECK(second.asked == 0);
     CHECK(!rom->metrics().contains("second_try"));
   }
+}
+
+TEST_CASE(
+    "local PCA's automatic clusters and the neural ODE's automatic epochs are tried again doubled after a "
+    "missed check, a count the user set is kept",
+    "[registry]") {
+  const MethodRegistry& r = MethodRegistry::global();
+  const Model model = readModel(test::example("pendulum"));
+  Dataset dataset = makeDataset(model);
+  addRun(dataset,
+         runFromSamples(test::fullRun(model, "free", 0.1, test::tempPath("second_try_defaults.csv"), 0.01),
+                        "free", "free"));
+  const auto first = FirstRunReplay::train(dataset, OJson::object());
+
+  const MethodInfo& pca = r.at("pca");
+  const OJson pcaDefaults = pca.checkSettings(OJson::object());
+  first->recordMetric("clusters", kAutomaticClusters);
+  const std::optional<SecondTry> clusters = pca.secondTry(pcaDefaults, *first);
+  REQUIRE(clusters);
+  CHECK(clusters->settings.at("clusters") == 2 * kAutomaticClusters);
+  CHECK(clusters->first == "16 clusters");
+  CHECK(clusters->second == "32 clusters");
+  CHECK(!pca.secondTry(pca.checkSettings(OJson{{"clusters", 16}}), *first));
+  first->recordMetric("clusters", 10);  // short data gave fewer: 32 would be 15 samples each or fewer
+  CHECK(!pca.secondTry(pcaDefaults, *first));
+
+  const MethodInfo& node = r.at("node");
+  const OJson nodeDefaults = node.checkSettings(OJson::object());
+  first->recordMetric("epochs", 100);
+  first->recordMetric("decay", std::pow(0.98, 4.0));  // 0.98 spread over 100 epochs as over 400
+  const std::optional<SecondTry> epochs = node.secondTry(nodeDefaults, *first);
+  REQUIRE(epochs);
+  CHECK(epochs->settings.at("epochs") == 200);
+  // The learning rate falls over the 200 epochs as far as over the first training's 100.
+  CHECK(std::pow(epochs->settings.at("decay").get<double>(), 200.0) == Approx(std::pow(0.98, 400.0)));
+  CHECK(epochs->first == "100 epochs");
+  CHECK(epochs->second == "200 epochs");
+  CHECK(!node.secondTry(node.checkSettings(OJson{{"epochs", 100}}), *first));
 }
