@@ -50,17 +50,20 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     return first;
   const std::optional<SecondTry> next = method.secondTry(settings, *first);
   if (!next) return first;
-  monitor.reportNow({"the held-out check missed: training again with " + next->second, 0, 1, {}});
+  monitor.reportNow({"the model missed its held-out check: training again with " + next->second, 0, 1, {}});
   std::unique_ptr<ReducedModel> second;
   try {
     second = train(next->settings);
   } catch (const Cancelled&) {
     throw;
   } catch (const Error& e) {
-    first->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", e.what()}},
-                           "; with " + next->first + " it missed this check, and training again with " +
-                               next->second + " failed (" + e.what() + "): the model with " + next->first +
-                               " is written");
+    // The reason, without the advice a refused training gives its user (it does not apply here).
+    std::string why = e.what();
+    why = why.substr(0, why.find(", so it is not kept"));
+    first->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", why}},
+                           "; the model with " + next->first +
+                               " missed this check, and training again with " + next->second + " failed (" +
+                               why + "): the model with " + next->first + " is written");
     return first;
   }
   if (!second) return first;
@@ -91,19 +94,20 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
   TrainingOutcome outcome;
   if (!method.trainRequest) {
     outcome.model = trainReducedModel(method.name, request.dataset, request.settings, monitor, request.model,
-                                      request.ownRunFailure);
+                                      request.ownRunFailure, request.secondTry);
     return outcome;
   }
   // The request as given: a second training starts from it, as the first did.
-  const TrainingRequest given = method.secondTry ? request : TrainingRequest{};
+  const bool tryAgain = method.secondTry && request.secondTry;
+  const TrainingRequest given = tryAgain ? request : TrainingRequest{};
   outcome = trainRequestAndFinish(method, request, monitor);
-  if (!outcome.model) return outcome;
+  if (!outcome.model || !tryAgain) return outcome;
   outcome.model =
       trainedAgainIfMissed(method, std::move(outcome.model), method.checkSettings(request.settings),
                            request.model, monitor, [&](const OJson& settings) {
-                             TrainingRequest again = given;
-                             again.settings = settings;
-                             return trainRequestAndFinish(method, again, monitor).model;
+                             TrainingRequest second = given;
+                             second.settings = settings;
+                             return trainRequestAndFinish(method, second, monitor).model;
                            });
   return outcome;
 }

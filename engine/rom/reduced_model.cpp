@@ -512,7 +512,7 @@ std::unique_ptr<ReducedModel> trainAndFinish(const MethodInfo& info, const Datas
 
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const OJson& settings, Monitor& monitor, const Model* model,
-                                                OwnRunFailure ownRunFailure) {
+                                                OwnRunFailure ownRunFailure, bool secondTry) {
   const MethodInfo& info = MethodRegistry::global().at(method);
   // A setting without a default (pod's n_r) is asked for by every front end alike: the CLI's
   // "missing --nr", here for Python and the workbench.
@@ -522,6 +522,7 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                        ")");
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
+  if (!secondTry) return trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
   return trainedAgainIfMissed(info, trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure),
                               checked, model, monitor, [&](const OJson& again) {
                                 return trainAndFinish(info, dataset, again, monitor, model, ownRunFailure);

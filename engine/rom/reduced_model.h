@@ -353,11 +353,14 @@ class ReducedModel {
 /// centroids), "sindy" needs it (mass matrix, constraints, known forces), "ae" uses it
 /// for its default n_r. Throws InputError for an unknown
 /// method, bad settings, or a missing or different mechanism; SolverError when the model
-/// blows up on one of its own training runs, unless `ownRunFailure` keeps it.
+/// blows up on one of its own training runs, unless `ownRunFailure` keeps it. A model that misses its
+/// held-out check is trained once more when its method proposes other settings and `secondTry` allows it
+/// (trainedAgainIfMissed: the better by that check is returned).
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const nlohmann::ordered_json& settings, Monitor& monitor,
                                                 const Model* model = nullptr,
-                                                OwnRunFailure ownRunFailure = OwnRunFailure::Refuse);
+                                                OwnRunFailure ownRunFailure = OwnRunFailure::Refuse,
+                                                bool secondTry = true);
 
 /// Checks method settings without training and returns them complete (every
 /// key, defaults filled in), as training would store them. Throws InputError

@@ -162,15 +162,19 @@ bool missedHeldOutCheck(const ReducedModel& rom) {
 
 namespace {
 
-// The held-out check's error of `rom` [-]: infinite when its rollout blew up, NaN when not known.
+// The held-out check's error of `rom` [-]: infinite when its rollout blew up, NaN when not judged
+// (no check, or one on its own runs only: stopped early).
 double heldOutError(const ReducedModel& rom) {
   const auto it = rom.metrics().find("rollout");
-  if (it == rom.metrics().end() || !it->is_object() || !it->value("done", false)) return NAN;
+  if (it == rom.metrics().end() || !it->is_object() || !it->value("done", false) ||
+      it->contains("not_validated"))
+    return NAN;
   if (it->value("failed", false)) return HUGE_VAL;
   return it->value("error", NAN);
 }
 
 std::string heldOutErrorText(double error) {
+  if (std::isnan(error)) return "not judged";
   return std::isfinite(error) ? verdictPercent(error) : std::string("blew up");
 }
 
@@ -188,7 +192,7 @@ std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel>
                 {"first_error", figure(e1)},
                 {"second_error", figure(e2)},
                 {"kept", keepSecond ? "second" : "first"}};
-  const std::string tried = "with " + firstLabel + " it missed this check (" + heldOutErrorText(e1) +
+  const std::string tried = "the model with " + firstLabel + " missed this check (" + heldOutErrorText(e1) +
                             "), so it was trained again with " + secondLabel + " (" + heldOutErrorText(e2) +
                             "): ";
   if (keepSecond) {

@@ -224,6 +224,7 @@ LeaderboardRow trainAndScore(StudyContext& ctx, const Job& job, OJson& trainedWi
   request.settings = trainedWith;
   request.model = &ctx.model;
   request.dataset = ctx.training;
+  request.secondTry = false;  // each candidate is trained with its own settings, every round alike
   const Clock::time_point t0 = Clock::now();
   try {
     TrainingOutcome outcome = trainFromRequest(method, request, sub);

@@ -829,7 +829,8 @@ MethodInfo nodeMethod() {
     const int epochs = settings.at("epochs").get<int>();
     const int full =
         epochs > 0 ? epochs
-                   : nodeEpochs(static_cast<int>(dataset.samples()), settings.at("batch_size").get<int>());
+                   : settings.value("epochs_scale", 1) * nodeEpochs(static_cast<int>(dataset.samples()),
+                                                                    settings.at("batch_size").get<int>());
     s["epochs"] = std::max(1, static_cast<int>(std::lround(share * full)));
     return s;
   };
@@ -871,6 +872,9 @@ MethodInfo nodeMethod() {
                   "100 to 400 epochs (the decay then spreads over them as over 400), twice as many when "
                   "those miss the held-out check"}
           .range(0, 1e8),
+      SettingSpec{"epochs_scale", "Epochs factor", SettingKind::Integer,
+                  "With epochs 0: the data's epochs times this, the learning rate falling as far over them"}
+          .range(1, 64),
       SettingSpec{"batch_size", "Batch size", SettingKind::Integer, "State pairs per mini-batch"}.range(1,
                                                                                                         1e6),
       {"learning_rate", "Learning rate", SettingKind::Number, "Initial Adam step size"},
@@ -898,15 +902,15 @@ MethodInfo nodeMethod() {
     if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
     return NodeModel::train(dataset, s, monitor, *model);
   };
-  // The schedule from the data missed the held-out check: twice the epochs, the learning rate
-  // falling as far over them (the networks were still improving near their last epoch).
+  // The schedule from the data missed the held-out check: twice its epochs, resolved by each
+  // training on its own data (the held-out check's too), the learning rate falling as far over them
+  // (the networks were still improving near their last epoch).
   m.secondTry = [](const OJsonR& settings, const ReducedModel& first) -> std::optional<SecondTry> {
-    const double epochs = metricNumber(first.metrics(), "epochs"),
-                 decay = metricNumber(first.metrics(), "decay");
-    if (settings.value("epochs", 0) != 0 || !(epochs > 0.0) || !(decay > 0.0)) return std::nullopt;
+    const double epochs = metricNumber(first.metrics(), "epochs");
+    if (settings.value("epochs", 0) != 0 || settings.value("epochs_scale", 1) != 1 || !(epochs > 0.0))
+      return std::nullopt;
     OJsonR more = settings;
-    more["epochs"] = 2 * static_cast<int>(epochs);
-    more["decay"] = std::sqrt(decay);
+    more["epochs_scale"] = 2;
     return SecondTry{NodeSettings::fromJson(more).toJson(), formatText("%g epochs", epochs),
                      formatText("%g epochs", 2.0 * epochs)};
   };

@@ -61,6 +61,7 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
   s.integrator = nodeIntegratorFromName(
       r.choice("integrator", nodeIntegratorName(s.integrator), {"rk4", "euler", "symplectic_euler"}));
   s.epochs = r.integer("epochs", s.epochs, {.min = 0, .max = 100000000});
+  s.epochsScale = r.integer("epochs_scale", s.epochsScale, {.min = 1, .max = 64});
   s.batchSize = r.integer("batch_size", s.batchSize, {.min = 1, .max = 100000000});
   s.learningRate = r.number("learning_rate", s.learningRate, {.min = 0.0, .minOpen = true});
   s.decay = r.number("decay", s.decay, {.min = 0.0, .max = 1.0, .minOpen = true});
@@ -88,6 +89,7 @@ OJson NodeSettings::toJson() const {
   j["activation"] = nn::activationName(activation);
   j["integrator"] = nodeIntegratorName(integrator);
   j["epochs"] = epochs;
+  j["epochs_scale"] = epochsScale;
   j["batch_size"] = batchSize;
   j["learning_rate"] = learningRate;
   j["decay"] = decay;

@@ -40,6 +40,9 @@ struct NodeSettings {
   NodeIntegrator integrator = NodeIntegrator::Rk4;
   /// 0: from the data (nodeEpochs: about 13,600 optimiser steps, 100 to 400 epochs).
   int epochs = 0;
+  /// With epochs 0: the data's epochs times this (each training of the held-out check resolves
+  /// them on its own data), the learning rate still falling over them as over 400 epochs.
+  int epochsScale = 1;
   int batchSize = 32;
   double learningRate = 1e-3;
   /// Learning-rate factor per epoch; with epochs from the data, per 1/400 of the training

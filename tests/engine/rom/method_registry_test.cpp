@@ -12,7 +12,6 @@
 
 #include <catch2/catch.hpp>
 
-#include <cmath>
 #include <optional>
 #include <set>
 
@@ -243,6 +242,7 @@ namespace {
 // Replays its first training run with every position scaled by the setting "scale": 1 follows a
 // copy of that run held out, 1.5 misses it by half its motion.
 std::unique_ptr<FirstRunReplay> scaledReplay(const Dataset& d, const OJson& s) {
+  if (!(s.at("scale").get<double>() > 0.0)) throw InputError("scaled_replay: the scale must be > 0");
   Dataset scaled = d;
   for (DatasetRun& run : scaled.runs) run.q *= s.at("scale").get<double>();
   return FirstRunReplay::train(scaled, s, "scaled_replay");
@@ -304,9 +304,10 @@ TEST_CASE(
     CHECK(tried.at("kept") == "second");
     CHECK(tried.at("first_error").get<double>() > 1.0);
     CHECK(tried.at("second_error").get<double>() < 1e-9);
-    CHECK_THAT(rom->metrics().at("verdict").get<std::string>(),
-               Catch::Contains("with scale 1.5 it missed this check (143 %), so it was trained again with "
-                               "scale 1.0 (0 %): the model with scale 1.0 is written"));
+    CHECK_THAT(
+        rom->metrics().at("verdict").get<std::string>(),
+        Catch::Contains("the model with scale 1.5 missed this check (143 %), so it was trained again with "
+                        "scale 1.0 (0 %): the model with scale 1.0 is written"));
     TrainingRequest request;
     request.settings = {{"scale", 1.5}};
     request.model = &model;
@@ -326,6 +327,30 @@ TEST_CASE(
     CHECK_THAT(
         rom->metrics().at("verdict").get<std::string>(),
         Catch::Contains("again with scale 2.0 (285 %): no better, the model with scale 1.5 is written"));
+  }
+  SECTION("a second training that fails leaves the first model, its verdict saying why") {
+    second.next = 0.0;
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
+    CHECK(second.asked == 1);
+    CHECK(rom->settings() == OJson{{"scale", 1.5}});
+    CHECK_THAT(rom->metrics().at("verdict").get<std::string>(),
+               Catch::Contains("training again with scale 0.0 failed (scaled_replay: the scale must be > 0): "
+                               "the model with scale 1.5 is written"));
+  }
+  SECTION("a caller that turns the second training off (a study) gets the first model") {
+    second.next = 1.0;
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model,
+                                       OwnRunFailure::Refuse, false);
+    TrainingRequest request;
+    request.settings = {{"scale", 1.5}};
+    request.model = &model;
+    request.dataset = dataset;
+    request.secondTry = false;
+    const TrainingOutcome outcome = trainFromRequest(r.at("scaled_request_replay"), request, monitor);
+    CHECK(second.asked == 0);
+    CHECK(rom->settings() == OJson{{"scale", 1.5}});
+    CHECK(outcome.model->settings() == OJson{{"scale", 1.5}});
+    CHECK(!outcome.model->metrics().contains("second_try"));
   }
   SECTION("a model that passes its held-out check is trained once") {
     second.next = 2.0;
@@ -350,25 +375,29 @@ TEST_CASE(
   const MethodInfo& pca = r.at("pca");
   const OJson pcaDefaults = pca.checkSettings(OJson::object());
   first->recordMetric("clusters", kAutomaticClusters);
+  first->recordMetric("samples", 1920);  // 32 clusters of 30 samples in half the data
   const std::optional<SecondTry> clusters = pca.secondTry(pcaDefaults, *first);
   REQUIRE(clusters);
   CHECK(clusters->settings.at("clusters") == 2 * kAutomaticClusters);
   CHECK(clusters->first == "16 clusters");
   CHECK(clusters->second == "32 clusters");
   CHECK(!pca.secondTry(pca.checkSettings(OJson{{"clusters", 16}}), *first));
-  first->recordMetric("clusters", 10);  // short data gave fewer: 32 would be 15 samples each or fewer
+  first->recordMetric("samples", 1919);
+  CHECK(!pca.secondTry(pcaDefaults, *first));
+  first->recordMetric("samples", 1920);
+  first->recordMetric("clusters", 10);  // short data gave fewer
   CHECK(!pca.secondTry(pcaDefaults, *first));
 
   const MethodInfo& node = r.at("node");
   const OJson nodeDefaults = node.checkSettings(OJson::object());
   first->recordMetric("epochs", 100);
-  first->recordMetric("decay", std::pow(0.98, 4.0));  // 0.98 spread over 100 epochs as over 400
   const std::optional<SecondTry> epochs = node.secondTry(nodeDefaults, *first);
   REQUIRE(epochs);
-  CHECK(epochs->settings.at("epochs") == 200);
-  // The learning rate falls over the 200 epochs as far as over the first training's 100.
-  CHECK(std::pow(epochs->settings.at("decay").get<double>(), 200.0) == Approx(std::pow(0.98, 400.0)));
+  // Twice the data's epochs, resolved by each training on its own data (the held-out check's too).
+  CHECK(epochs->settings.at("epochs") == 0);
+  CHECK(epochs->settings.at("epochs_scale") == 2);
   CHECK(epochs->first == "100 epochs");
   CHECK(epochs->second == "200 epochs");
   CHECK(!node.secondTry(node.checkSettings(OJson{{"epochs", 100}}), *first));
+  CHECK(!node.secondTry(epochs->settings, *first));  // once only
 }
