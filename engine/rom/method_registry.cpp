@@ -76,15 +76,15 @@ namespace {
 TrainingOutcome trainRequestAndFinish(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
   TrainingOutcome outcome = method.trainRequest(request, monitor);
   if (!outcome.model) return outcome;
-  const OJson settings = heldOutSettings(*outcome.model, request.settings);
-  const auto retrain = [&](const Dataset& head, Monitor& m) {
-    TrainingRequest again = request;
-    again.dataset = head;
-    again.settings = settings;
-    return method.trainRequest(again, m).model;
-  };
-  outcome.model = finishTrainedModel(std::move(outcome.model), request.dataset, request.model, retrain,
-                                     monitor, request.ownRunFailure);
+  outcome.model = finishWithTrainer(
+      std::move(outcome.model), request.settings, request.dataset, request.model,
+      [&](const Dataset& d, const OJson& s, Monitor& m) {
+        TrainingRequest again = request;
+        again.dataset = d;
+        again.settings = s;
+        return method.trainRequest(again, m).model;
+      },
+      monitor, request.ownRunFailure);
   return outcome;
 }
 

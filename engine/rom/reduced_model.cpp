@@ -499,12 +499,10 @@ namespace {
 std::unique_ptr<ReducedModel> trainAndFinish(const MethodInfo& info, const Dataset& dataset,
                                              const OJson& checked, Monitor& monitor, const Model* model,
                                              OwnRunFailure ownRunFailure) {
-  std::unique_ptr<ReducedModel> rom = info.train(dataset, checked, monitor, model);
-  const OJson again = heldOutSettings(*rom, checked);
   // SINDy judges its own (its fit without the held-out ends is a second fit, not a training).
-  return finishTrainedModel(
-      std::move(rom), dataset, model,
-      [&](const Dataset& head, Monitor& m) { return info.train(head, again, m, model); }, monitor,
+  return finishWithTrainer(
+      info.train(dataset, checked, monitor, model), checked, dataset, model,
+      [&](const Dataset& d, const OJson& s, Monitor& m) { return info.train(d, s, m, model); }, monitor,
       ownRunFailure);
 }
 

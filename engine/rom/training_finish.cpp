@@ -205,6 +205,16 @@ std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel>
   return first;
 }
 
+std::unique_ptr<ReducedModel> finishWithTrainer(std::unique_ptr<ReducedModel> rom, const OJson& settings,
+                                                const Dataset& dataset, const Model* model,
+                                                const SettingsTrainer& train, Monitor& monitor,
+                                                OwnRunFailure ownRunFailure) {
+  const OJson again = heldOutSettings(*rom, settings);
+  return finishTrainedModel(
+      std::move(rom), dataset, model, [&](const Dataset& head, Monitor& m) { return train(head, again, m); },
+      monitor, ownRunFailure);
+}
+
 OJson heldOutSettings(const ReducedModel& rom, OJson settings) {
   const auto measured = rom.metrics().find("held_out_settings");
   if (measured == rom.metrics().end() || !measured->is_object()) return settings;

@@ -11,6 +11,7 @@
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -43,6 +44,18 @@ std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel>
                                                    std::unique_ptr<ReducedModel> second,
                                                    const std::string& firstLabel,
                                                    const std::string& secondLabel);
+
+/// A method's trainer on `dataset` with `settings`, reporting to the monitor it is given.
+using SettingsTrainer = std::function<std::unique_ptr<ReducedModel>(
+    const Dataset& dataset, const nlohmann::ordered_json& settings, Monitor& monitor)>;
+
+/// finishTrainedModel of `rom`, trained by `train` with `settings`: the held-out check trains again
+/// with `train` and the settings heldOutSettings gives.
+std::unique_ptr<ReducedModel> finishWithTrainer(std::unique_ptr<ReducedModel> rom,
+                                                const nlohmann::ordered_json& settings,
+                                                const Dataset& dataset, const Model* model,
+                                                const SettingsTrainer& train, Monitor& monitor,
+                                                OwnRunFailure ownRunFailure);
 
 /// `settings` with what `rom`'s training measured for its held-out check to repeat (metric
 /// "held_out_settings", e.g. the epochs a wall-time budget allowed) put over them: the check's

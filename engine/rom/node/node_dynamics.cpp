@@ -473,7 +473,7 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& series, cons
     if (hi - lo > 1e-9 * std::max({1.0, std::abs(lo), std::abs(hi)})) ++varying;
   }
   result.hidden = s.hidden.empty() ? std::vector<int>(2, nodeNetworkWidth(varying)) : s.hidden;
-  result.epochs = s.epochs > 0 ? s.epochs : s.epochsScale * nodeEpochs(result.trainSamples, s.batchSize);
+  result.epochs = s.resolvedEpochs(result.trainSamples);
   result.decay = s.epochs > 0 ? s.decay : std::pow(s.decay, 400.0 / result.epochs);
   result.dynamics = NodeDynamics(n, m, result.hidden, s.activation, s.seed);
   Eigen::VectorXd sigmaA;

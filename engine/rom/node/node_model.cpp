@@ -826,11 +826,7 @@ MethodInfo nodeMethod() {
   // Epochs 0 (from the data) are resolved on every sample, as training resolves them on its pairs.
   m.shorterTraining = [](const OJsonR& settings, const Dataset& dataset, double share) {
     OJsonR s = settings;
-    const int epochs = settings.at("epochs").get<int>();
-    const int full =
-        epochs > 0 ? epochs
-                   : settings.value("epochs_scale", 1) * nodeEpochs(static_cast<int>(dataset.samples()),
-                                                                    settings.at("batch_size").get<int>());
+    const int full = NodeSettings::fromJson(settings).resolvedEpochs(static_cast<int>(dataset.samples()));
     s["epochs"] = std::max(1, static_cast<int>(std::lround(share * full)));
     return s;
   };

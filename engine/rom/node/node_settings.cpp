@@ -107,6 +107,10 @@ int nodeNetworkWidth(int inputsThatVary) {
   return inputsThatVary <= 8 ? 64 : (inputsThatVary <= 16 ? 128 : 256);
 }
 
+int NodeSettings::resolvedEpochs(int trainSamples) const {
+  return epochs > 0 ? epochs : epochsScale * nodeEpochs(trainSamples, batchSize);
+}
+
 int nodeEpochs(int trainSamples, int batchSize) {
   const int batches = std::max(1, (trainSamples + batchSize - 1) / std::max(1, batchSize));
   return std::clamp((13600 + batches - 1) / batches, 100, 400);

@@ -56,6 +56,10 @@ struct NodeSettings {
   double gradientClip = 0.0;
   std::uint64_t seed = 1;
 
+  /// The epochs a training on `trainSamples` state pairs runs: `epochs`, or with 0 epochsScale
+  /// times nodeEpochs.
+  int resolvedEpochs(int trainSamples) const;
+
   /// From JSON (keys in the file comment); unknown keys or bad values throw InputError.
   static NodeSettings fromJson(const nlohmann::ordered_json& j);
   nlohmann::ordered_json toJson() const;
