@@ -512,7 +512,9 @@ def test_ctrl_c_stops_a_long_reduced_run_within_a_tenth_of_a_second_however_many
     # 0.5 s at 400,000 when the table was column-major and shrinking it copied every sample).
     run = mbdrom.simulate(macpherson, load_case="train", t_end=0.5, output_dt=0.005)
     rom = mbdrom.train("pod", macpherson, [run], nr=1, keep_failing=True)
-    for wait in (0.3, 1.0):
+    # A loaded machine (CI runs two tests at once on two cores) can delay the process by more than
+    # the bound once; a latency that grows with the samples misses it on every try.
+    def stop_after(wait):
         sent = []
 
         def interrupt():
@@ -524,10 +526,16 @@ def test_ctrl_c_stops_a_long_reduced_run_within_a_tenth_of_a_second_however_many
         with pytest.raises(KeyboardInterrupt) as e:
             rom.simulate(macpherson, load_case="train", t_end=3000, output_dt=0.005)
         latency = time.monotonic() - sent[0]
-        held = len(e.value.partial_run)
-        assert held > 10000
-        assert latency < 0.1, f"{latency:.3f} s to stop with {held} samples"
         timer.join()
+        return latency, len(e.value.partial_run)
+
+    for wait in (0.3, 1.0):
+        tries = [stop_after(wait)]
+        while tries[-1][0] >= 0.1 and len(tries) < 3:
+            tries.append(stop_after(wait))
+        assert all(held > 10000 for _, held in tries)
+        latency, held = min(tries)
+        assert latency < 0.1, f"{latency:.3f} s to stop with {held} samples (best of 3)"
 
 
 def test_training_probes_a_held_step_of_the_loads_and_says_so_as_the_cli_does(mbdrom, examples, cli, tmp_path):
