@@ -499,11 +499,11 @@ Dataset ProjectDocument::makeTrainingDataset(const Model& model, const std::vect
           ", the open one is " + hashToString(model.mechanismHash()) +
           "): the mechanism was edited since, or the run is of a sweep over model numbers; train "
           "on runs of the open mechanism");
-    if (run.samples)
-      mbdrom::addRun(dataset, runFromSamples(*run.samples, run.record.name, run.record.loadCase));
-    else
-      mbdrom::addRun(dataset, runFromTable(model, readTrajectoryCsv(path(run.storedFile)), run.record.name,
-                                           run.record.loadCase));
+    DatasetRun data = run.samples ? runFromSamples(*run.samples, run.record.name, run.record.loadCase)
+                                  : runFromTable(model, readTrajectoryCsv(path(run.storedFile)),
+                                                 run.record.name, run.record.loadCase);
+    data.parameters = run.record.parameters;  // the design values its held-out check runs it by
+    mbdrom::addRun(dataset, std::move(data));
   }
   if (dataset.runs.empty()) throw InputError("no training runs were chosen");
   return dataset;

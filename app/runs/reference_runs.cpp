@@ -123,7 +123,8 @@ void ReferenceRuns::runSimulationDialog() {
 
 void ReferenceRuns::addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
                                    const RunOptions& options, IntegratorMethod method,
-                                   const std::shared_ptr<const TrajectoryRecorder>& recorder) {
+                                   const std::shared_ptr<const TrajectoryRecorder>& recorder,
+                                   const std::map<std::string, double>& parameters) {
   RunEntry run;
   run.record.name = wb_.doc->uniqueRunName(name).toStdString();
   run.record.loadCase = recorder->info().loadCase;
@@ -137,6 +138,7 @@ void ReferenceRuns::addFinishedRun(const std::shared_ptr<const Model>& model, co
   run.record.message = recorder->message();
   run.record.created = utcTimestamp();
   run.record.mechanism = hashToString(model->mechanismHash());
+  run.record.parameters = parameters;
   run.model = model;
   run.info = recorder->info();
   run.samples = std::shared_ptr<const std::vector<Sample>>(recorder, &recorder->samples());
@@ -219,8 +221,11 @@ int ReferenceRuns::runSweep(const RunOptions& base, const std::vector<SweepCase>
           if (!(*recorders)[i]->samples().empty()) {
             const IntegratorMethod method =
                 i < results->size() ? (*results)[i].summary.method : chooseIntegrator(*model, base).method;
+            // Its scales as the CLI's sweep names them: training runs it again by them.
             addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, method,
-                           (*recorders)[i]);
+                           (*recorders)[i],
+                           {{"load.amplitude_scale", cases[i].amplitudeScale},
+                            {"load.frequency_scale", cases[i].frequencyScale}});
             added.push_back(static_cast<int>(wb_.doc->runs().size()) - 1);
           }
         if (onRunsAdded) onRunsAdded(added);

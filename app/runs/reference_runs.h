@@ -47,10 +47,12 @@ class ReferenceRuns : public QObject {
   /// `onRunsAdded` (if given) gets the indices of the new runs.
   int runSweep(const RunOptions& base, const std::vector<SweepCase>& cases,
                std::function<void(const std::vector<int>&)> onRunsAdded = {});
-  /// Adds a run of `model` under `options` (`method`: the integrator that ran) to the project.
+  /// Adds a run of `model` under `options` (`method`: the integrator that ran) to the project,
+  /// with the design values it was made with (`parameters`: ProjectRun::parameters).
   void addFinishedRun(const std::shared_ptr<const Model>& model, const QString& name,
                       const RunOptions& options, IntegratorMethod method,
-                      const std::shared_ptr<const TrajectoryRecorder>& recorder);
+                      const std::shared_ptr<const TrajectoryRecorder>& recorder,
+                      const std::map<std::string, double>& parameters = {});
 
  signals:
   /// A reference simulation asked for by runSimulation joined the project as run `index`, its

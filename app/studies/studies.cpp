@@ -139,7 +139,7 @@ int Studies::runDesign(const RunOptions& base, const ExperimentDesign& design) {
           const auto& recorder = (*recorders)[static_cast<std::size_t>(r.row)];
           if (r.model && !recorder->samples().empty())
             runs_->addFinishedRun(r.model, caseName + " " + QString::fromStdString(r.name), base,
-                                  r.summary.method, recorder);
+                                  r.summary.method, recorder, r.parameters);
         }
       });
 }

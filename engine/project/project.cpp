@@ -122,6 +122,22 @@ void objectsByName(const ManifestReader& r, const Json& j, const char* key, cons
   }
 }
 
+// A run's optional "parameters": an object of finite numbers by design parameter name.
+std::map<std::string, double> designValues(const ManifestReader& r, const Json& jr,
+                                           const std::string& where) {
+  std::map<std::string, double> values;
+  const auto it = jr.find("parameters");
+  if (it == jr.end()) return values;
+  if (!it->is_object()) r.fail(where, "\"parameters\" must be an object of numbers by parameter name");
+  for (const auto& [name, value] : it->items()) {
+    if (name.empty()) r.fail(where, "\"parameters\" has an empty name");
+    if (!value.is_number() || !std::isfinite(value.get<double>()))
+      r.fail(where, "parameter \"" + name + "\" must be a finite number");
+    values[name] = value.get<double>();
+  }
+  return values;
+}
+
 void writeObjectsByName(Json& j, const char* key, const std::map<std::string, std::string>& objects) {
   if (objects.empty()) return;
   Json& all = j[key];
@@ -188,6 +204,7 @@ ProjectManifest parseProjectManifest(const std::string& text, const std::string&
     if (!run.mechanism.empty() && (run.mechanism.size() != 16 ||
                                    run.mechanism.find_first_not_of("0123456789abcdef") != std::string::npos))
       r.fail(where, "\"mechanism\" must be a hash of 16 hex digits");
+    run.parameters = designValues(r, jr, where);
     m.runs.push_back(std::move(run));
   }
   auto items = [&](const char* key, std::vector<ProjectItem>& out, bool withMethod) {
@@ -229,6 +246,7 @@ std::string serializeProjectManifest(const ProjectManifest& m) {
     if (r.tolerance > 0.0) run["tolerance"] = r.tolerance;                // fixed-step runs leave it out
     if (r.integrator != "trapezoidal") run["integrator"] = r.integrator;  // older files: trapezoidal
     if (!r.mechanism.empty()) run["mechanism"] = r.mechanism;  // older files: the project's mechanism
+    if (!r.parameters.empty()) run["parameters"] = r.parameters;
     j["runs"].push_back(std::move(run));
   }
   j["datasets"] = Json::array();

@@ -51,6 +51,10 @@ struct ProjectRun {
   /// Hash of the mechanism it ran on (hashToString); empty in older files: the project's. A run
   /// of a sweep over model numbers ran on another mechanism than the project's model.
   std::string mechanism;
+  /// The design values the run was made with (a sweep's load.amplitude_scale and
+  /// load.frequency_scale, a design's load.<load>.<field>, ...: docs/cli.md, "sweep"), by
+  /// which training runs it again for its held-out check. Empty: the load case as it is.
+  std::map<std::string, double> parameters;
 };
 
 /// A dataset or trained model stored in a project.

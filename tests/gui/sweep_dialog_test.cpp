@@ -139,5 +139,8 @@ TEST_CASE(
     CHECK(runs[k].samples->front().q(ay) == Approx(y0[k]).margin(1e-9));
     CHECK(runs[k].samples->back().t == Approx(0.3).margin(1e-12));
     CHECK(runs[k].record.mechanism == mbdrom::hashToString(runs[k].model->mechanismHash()));
+    // Its design value, by which training runs it again for a held-out check.
+    REQUIRE(runs[k].record.parameters.size() == 1);
+    CHECK(runs[k].record.parameters.at("q0.A.y") == Approx(y0[k]).margin(1e-12));
   }
 }

@@ -610,3 +610,57 @@ TEST_CASE("a model trained on two runs from the Train menu logs its step probe i
   CHECK(log.contains("held: followed within"));
   window.logView()->grab().save(QString::fromStdString(outputPath("/training_step_probe_log.png")));
 }
+
+TEST_CASE(
+    "a model trained on a sweep of the Train dialog is judged on held-out runs at their scales, and "
+    "trained again when it misses",
+    "[training]") {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  REQUIRE(window.files()->openModel(kPendulumCarriage));
+  auto* doc = window.document();
+  mbdrom::RunOptions base;
+  base.loadCase = window.model()->findLoadCase("train");
+  base.tEnd = 6.0;
+  base.outputDt = 0.005;
+  // Ten runs of scaled loads (2,410 samples: enough for local PCA's 32 clusters in its check).
+  const int job = window.training()->trainModelOnSweep(
+      "pca", mbdrom::checkReducedModelSettings("pca", OJson::object()), base,
+      mbdrom::sweepGrid({0.5, 0.75, 1.0, 1.25, 1.5}, {0.6, 2.4}), "local PCA");
+  REQUIRE(waitFor([&] { return window.trainingPanel()->jobState(job) == "done"; }, 240000));
+  REQUIRE(doc->runs().size() == 10);
+  CHECK(doc->runs()[0].record.parameters ==
+        std::map<std::string, double>{{"load.amplitude_scale", 0.5}, {"load.frequency_scale", 0.6}});
+  REQUIRE(doc->models().size() == 1);
+  // The runs' loads are replayed at their scales: a verdict from held-out runs, not "no held-out
+  // rollout (... recorded loads that no load case of the model gives)".
+  const auto& m = doc->models()[0].rom->metrics();
+  const std::string verdict = m.at("verdict").get<std::string>();
+  INFO(verdict);
+  CHECK(m.at("verdict_kind") == "rollout misses");
+  CHECK_THAT(verdict,
+             Catch::Contains("held-out run \"train a") && Catch::Contains("misses its own training runs"));
+  REQUIRE(m.contains("second_try"));
+  CHECK(m.at("second_try").at("first") == "16 clusters");
+  CHECK(m.at("second_try").at("kept") == "second");
+  CHECK_THAT(verdict, Catch::Contains("so it was trained again with 32 clusters"));
+  const QString figure = window.modelsPanel()->topLevelItem(0)->text(3);
+  INFO(figure.toStdString());
+  CHECK(figure.contains("32 clusters"));
+  CHECK(figure.contains("held-out rollout misses"));
+  // The scales are saved with the runs, so a training on them after reopening judges as well.
+  const QString dir = freshOutputPath("sweep_scales_project");
+  REQUIRE(window.files()->saveProject(dir));
+  QFile manifest(dir + "/project.json");
+  REQUIRE(manifest.open(QIODevice::ReadOnly));
+  const auto saved = mbdrom::parseProjectManifest(manifest.readAll().toStdString(), "project.json");
+  CHECK(saved.runs.back().parameters.at("load.amplitude_scale") == 1.5);
+  window.findChild<QDockWidget*>("trainingDock")->raise();
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/sweep_training_judged.png"));
+    window.findChild<QDockWidget*>("modelsDock")->raise();
+    waitFor([] { return false; }, 300);
+    CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/sweep_model_judged.png"));
+  }
+}

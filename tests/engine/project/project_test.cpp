@@ -8,6 +8,7 @@
 #include "engine/model/model_file.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
 #include "tests/engine/test_files.h"
 
 #include <filesystem>
@@ -307,4 +308,36 @@ TEST_CASE("A file that is not a mesh is never copied into a project, saved or pi
   CHECK(importMeshFile(dir.string(), (work / "part.obj").string()) == "meshes/part.obj");
   CHECK(importMeshFile(dir.string(), (work / "part.obj").string()) == "meshes/part_2.obj");
   CHECK(slurp(dir / "meshes/part_2.obj") == slurp(work / "part.obj"));
+}
+
+TEST_CASE("A run keeps the design values it was made with, older manifests have none", "[project]") {
+  ProjectManifest m;
+  m.name = "x";
+  ProjectRun run;
+  run.name = "train a0.5_f2";
+  run.file = "runs/a.csv";
+  run.parameters = {{"load.amplitude_scale", 0.5}, {"load.frequency_scale", 2.0}};
+  m.runs.push_back(run);
+  run.name = "old";
+  run.file = "runs/old.csv";
+  run.parameters.clear();
+  m.runs.push_back(run);
+  const std::string text = serializeProjectManifest(m);
+  const ProjectManifest back = parseProjectManifest(text, "p.json");
+  CHECK(back.runs[0].parameters == m.runs[0].parameters);
+  CHECK(back.runs[1].parameters.empty());
+  const auto parsed = nlohmann::json::parse(text);
+  CHECK_FALSE(parsed["runs"][1].contains("parameters"));  // as older manifests
+  for (const auto& [value, why] : std::vector<std::pair<nlohmann::json, std::string>>{
+           {"half", "parameter \"load.amplitude_scale\" must be a finite number"},
+           {nullptr, "parameter \"load.amplitude_scale\" must be a finite number"}}) {
+    nlohmann::json bad = parsed;
+    bad["runs"][0]["parameters"]["load.amplitude_scale"] = value;
+    CHECK_THROWS_WITH(parseProjectManifest(bad.dump(), "p.json"),
+                      Catch::Contains("runs[0]") && Catch::Contains(why));
+  }
+  nlohmann::json notObject = parsed;
+  notObject["runs"][0]["parameters"] = nlohmann::json::array({0.5, 2.0});
+  CHECK_THROWS_WITH(parseProjectManifest(notObject.dump(), "p.json"),
+                    Catch::Contains("\"parameters\" must be an object of numbers by parameter name"));
 }
