@@ -501,9 +501,7 @@ int ComparePanel::submit(const std::shared_ptr<ComparisonResult>& result, Compar
         compareButton_->setEnabled(true);
         // A new reference run joins the project even when the comparison stopped after it.
         if (work->storedRun < 0 && !recorder->samples().empty() && addRun_) {
-          RunOptions runOptions = work->newRun;
-          runOptions.parameters.clear();  // the design values are in the run's model
-          addRun_(referenceModel, result->referenceName, runOptions, recorder);
+          addRun_(referenceModel, result->referenceName, work->newRun, recorder);
         }
         if (outcome != JobRunner::Outcome::Succeeded) {
           status_->setText(outcome == JobRunner::Outcome::Cancelled ? tr("Cancelled.")

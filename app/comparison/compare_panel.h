@@ -92,7 +92,8 @@ class ComparePanel : public QWidget {
   /// Returns an error, empty on success.
   QString writeReport(const QString& dir, const QImage* view);
 
-  /// A new full-model run made as the reference joins the project through this.
+  /// A new full-model run made as the reference joins the project through this (the run's model
+  /// and options, its design values in the options' parameters).
   void setAddRun(std::function<void(const std::shared_ptr<const Model>&, const QString&, const RunOptions&,
                                     const std::shared_ptr<const TrajectoryRecorder>&)>
                      addRun) {

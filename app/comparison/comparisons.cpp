@@ -36,7 +36,11 @@ Comparisons::Comparisons(const WorkbenchContext& wb, Viewport* viewport, RunPlay
   panel_->setAddRun([runs](const std::shared_ptr<const Model>& model, const QString& name,
                            const RunOptions& options,
                            const std::shared_ptr<const TrajectoryRecorder>& recorder) {
-    runs->addFinishedRun(model, name, options, chooseIntegrator(*model, options).method, recorder);
+    // The design values are in the run's model already; the run keeps them to be made again.
+    RunOptions applied = options;
+    applied.parameters.clear();
+    runs->addFinishedRun(model, name, applied, chooseIntegrator(*model, applied).method, recorder,
+                         options.parameters);
   });
   dock_->setObjectName("compareDock");
   dock_->setWidget(panel_);

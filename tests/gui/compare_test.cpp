@@ -471,6 +471,8 @@ TEST_CASE("the compare view runs the full and the reduced models at a design poi
   // The new reference moved the wheel about half as far as the training run (the loads halved,
   // gravity and the static preload of the spring kept: between a third and two thirds).
   REQUIRE(doc->runs().size() == 2);
+  // The new run keeps its design value, by which a training on it runs it again.
+  CHECK(doc->runs().back().record.parameters == std::map<std::string, double>{{"load.amplitude_scale", 0.5}});
   const auto travel = [](const mbdrom::TrajectoryTable& t) {
     const auto z = t.data.col(t.column("W.z"));
     return z.maxCoeff() - z.minCoeff();
