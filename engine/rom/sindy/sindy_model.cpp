@@ -43,12 +43,25 @@ void appendRows(Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
   to.bottomRows(from.rows()) = from;
 }
 
-// The terms `wider` keeps that `narrower` removed, comma-separated.
+// The terms `wider` keeps that `narrower` removed, comma-separated, per equation: a term
+// removed from some coordinates' equations only names them ("C2.x_dot (in C2.x)"), since a
+// threshold often drops a small term from one equation and keeps it in another.
 std::string termsOnlyIn(const StlsResult& wider, const StlsResult& narrower) {
   std::string out;
-  for (Eigen::Index j = 0; j < wider.Xi.rows(); ++j)
-    if (wider.Xi.row(j).cwiseAbs().maxCoeff() > 0.0 && narrower.Xi.row(j).cwiseAbs().maxCoeff() == 0.0)
-      out += (out.empty() ? "" : ", ") + wider.terms[static_cast<std::size_t>(j)];
+  for (Eigen::Index j = 0; j < wider.Xi.rows(); ++j) {
+    std::string where;
+    bool everywhere = true;
+    for (Eigen::Index c = 0; c < wider.Xi.cols(); ++c) {
+      const bool removed = wider.Xi(j, c) != 0.0 && narrower.Xi(j, c) == 0.0;
+      if (removed)
+        where += (where.empty() ? "" : ", ") + wider.coordinates[static_cast<std::size_t>(c)];
+      else if (narrower.Xi(j, c) != 0.0)
+        everywhere = false;
+    }
+    if (where.empty()) continue;
+    out += (out.empty() ? "" : ", ") + wider.terms[static_cast<std::size_t>(j)] +
+           (everywhere ? std::string() : " (in " + where + ")");
+  }
   return out;
 }
 
