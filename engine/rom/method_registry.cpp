@@ -39,7 +39,20 @@ std::string trainedMetricsText(const ReducedModel& model) {
     for (const auto& [name, range] : model.metrics().at("parameter_ranges").items())
       out << "parameter " << name << " trained on [" << range[0].get<double>() << ", "
           << range[1].get<double>() << "]\n";
-  out << "metrics " << model.metrics().dump() << "\n";
+  // The figures of one value; the lists and tables (every training run's retrace, ...) run to
+  // tens of kilobytes on one line: rom-info shows them.
+  OJson figures = OJson::object();
+  bool more = false;
+  for (const auto& [name, value] : model.metrics().items()) {
+    const bool figure = value.is_number() || value.is_boolean() ||
+                        (value.is_string() && value.get_ref<const std::string&>().size() <= 40);
+    if (figure)
+      figures[name] = value;
+    else
+      more = true;
+  }
+  out << "metrics " << figures.dump() << (more ? " (lists, tables and texts: mbdrom-cli rom-info)" : "")
+      << "\n";
   return out.str();
 }
 
