@@ -8,6 +8,7 @@
 #include <cmath>
 #include <complex>
 #include <set>
+#include <vector>
 
 namespace mbdrom {
 
@@ -82,13 +83,27 @@ SpectralPeak spectralPeak(const Eigen::VectorXd& t, const Eigen::VectorXd& x, do
   return peak;
 }
 
+// π / the median sample spacing of t [rad/s]: above it a spectrum of the samples repeats the lines
+// below (2π/Δt + ω aliases ω). From the spacing, not the span: runs one after another restart
+// their time, so the span is one run's while the samples are all of them.
+double nyquistFrequency(const Eigen::VectorXd& t) {
+  std::vector<double> steps;
+  for (Eigen::Index k = 1; k < t.size(); ++k)
+    if (t(k) > t(k - 1)) steps.push_back(t(k) - t(k - 1));
+  if (steps.empty()) return 0.0;
+  const auto middle = steps.begin() + static_cast<std::ptrdiff_t>(steps.size() / 2);
+  std::nth_element(steps.begin(), middle, steps.end());
+  return kPi / *middle;
+}
+
 // The frequency of an excitation missing from the library, read from the residual r: its
 // spectrum's peak up to five times the motion's own dominant frequency (that of the positions
 // u), when it stands out (20 times the mean power); 0 for broad-band residuals (noise, friction).
 double missingExcitation(const Eigen::VectorXd& t, const Eigen::VectorXd& r, const Eigen::VectorXd& u) {
-  const double nyquist = kPi * static_cast<double>(t.size()) / (t.maxCoeff() - t.minCoeff());
+  const double nyquist = nyquistFrequency(t);
+  if (!(nyquist > 0.0)) return 0.0;
   const double motion = spectralPeak(t, u, nyquist).omega;
-  const SpectralPeak peak = spectralPeak(t, r, motion > 0.0 ? 5.0 * motion : nyquist);
+  const SpectralPeak peak = spectralPeak(t, r, motion > 0.0 ? std::min(5.0 * motion, nyquist) : nyquist);
   return peak.prominence > 20.0 ? peak.omega : 0.0;
 }
 
