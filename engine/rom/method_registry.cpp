@@ -39,14 +39,12 @@ std::string trainedMetricsText(const ReducedModel& model) {
     for (const auto& [name, range] : model.metrics().at("parameter_ranges").items())
       out << "parameter " << name << " trained on [" << range[0].get<double>() << ", "
           << range[1].get<double>() << "]\n";
-  // The figures of one value; the lists and tables (every training run's retrace, ...) run to
-  // tens of kilobytes on one line: rom-info shows them.
+  // The metrics of a few numbers; the long ones (every training run's retrace, the verdict's
+  // text) run to tens of kilobytes on one line: rom-info shows them.
   OJson figures = OJson::object();
   bool more = false;
   for (const auto& [name, value] : model.metrics().items()) {
-    const bool figure = value.is_number() || value.is_boolean() ||
-                        (value.is_string() && value.get_ref<const std::string&>().size() <= 40);
-    if (figure)
+    if (value.dump().size() <= 1000)
       figures[name] = value;
     else
       more = true;
