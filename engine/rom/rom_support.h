@@ -108,6 +108,7 @@ class ReducedSample {
   MeasureSet measures_;  // compiled once, not at every sample
   Sample s_;
   Eigen::VectorXd Phi_;
+  Eigen::VectorXd momentum_;  // M q̇, kept: a run completes every sample it writes
 };
 
 /// The velocity map of a mechanism in independent coordinates u (indices `independent`

@@ -35,12 +35,20 @@ struct LiveCluster {
   double c0 = 0.0;
 };
 
+// ½ xᵀ A x of a few reduced coordinates, without the product's temporary (every sample takes it).
+double halfQuadratic(const Eigen::MatrixXd& A, const Eigen::VectorXd& x) {
+  double sum = 0.0;
+  for (Eigen::Index j = 0; j < x.size(); ++j)
+    for (Eigen::Index i = 0; i < x.size(); ++i) sum += x(i) * A(i, j) * x(j);
+  return 0.5 * sum;
+}
+
 double potentialOf(const PcaCluster& c, const LiveCluster& l, const Eigen::VectorXd& x) {
-  return l.c0 + l.beta.dot(x) + 0.5 * x.dot(c.stiffness * x);
+  return l.c0 + l.beta.dot(x) + halfQuadratic(c.stiffness, x);
 }
 
 double kineticOf(const PcaCluster& c, const Eigen::VectorXd& v) {
-  return 0.5 * v.dot(c.mass * v);
+  return halfQuadratic(c.mass, v);
 }
 
 }  // namespace
@@ -439,9 +447,10 @@ class PcaStepper final : public ReducedStepper {
 
   void fill(Sample& s) override {
     const PcaCluster& cl = rom_.clusters_[static_cast<std::size_t>(c_)];
-    s.q = cl.basis * x_ + cl.centroid;
-    s.qd = cl.basis * v_;
-    s.qdd = cl.basis * a_;
+    s.q = cl.centroid;  // into the sample's storage: a product into a sum would allocate
+    s.q.noalias() += cl.basis * x_;
+    s.qd.noalias() = cl.basis * v_;
+    s.qdd.noalias() = cl.basis * a_;
     s.potentialEnergy = potentialOf(cl, live_[static_cast<std::size_t>(c_)], x_);
     if (log_.keepSampleClusters) log_.sampleCluster.push_back(c_);
   }
@@ -910,12 +919,22 @@ Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Vec
   }
   // The second chart only near the border between the two (within 1.5 times the distance).
   if (!(dSecond <= 2.25 * dNearest)) second = -1;
-  const Eigen::VectorXd s2 = scale_.cwiseAbs2();
+  // Vᵀ S² (q - centroid) and Vᵀ S² q̇ by hand: a run measures this at every sample, and Eigen's
+  // products of these expressions allocate their operands.
+  const Eigen::Index nq = scale_.size();
   for (const int i : {nearest, second}) {
     if (i < 0) continue;
     const PcaCluster& c = clusters_[static_cast<std::size_t>(i)];
-    x.segment(block * i, nr) = c.basis.transpose() * s2.cwiseProduct(q - c.centroid);
-    x.segment(block * i + nr, nr) = c.basis.transpose() * s2.cwiseProduct(qd);
+    for (Eigen::Index j = 0; j < nr; ++j) {
+      double position = 0.0, velocity = 0.0;
+      for (Eigen::Index k = 0; k < nq; ++k) {
+        const double w = scale_(k) * scale_(k) * c.basis(k, j);
+        position += w * (q(k) - c.centroid(k));
+        velocity += w * qd(k);
+      }
+      x(block * i + j) = position;
+      x(block * i + nr + j) = velocity;
+    }
   }
   return x;
 }
