@@ -83,7 +83,8 @@ const char* const kCompareUsage =
     "usage: mbdrom-cli compare REF.csv OTHER.csv [--points W,BJ] [--json]\n\n"
     "Position error of OTHER against REF over the common time span (OTHER linearly\n"
     "interpolated at REF's samples): per point and overall RMSE [m], max error [m] and\n"
-    "relative RMSE (RMSE / RMS of the reference displacement about its mean).\n"
+    "relative RMSE in per cent (100 x RMSE / RMS of the reference displacement about\n"
+    "its mean; --json gives it as a fraction, relative_rmse).\n"
     "Default points: every point, vector and marker the two files share.\n";
 
 namespace {
@@ -558,13 +559,14 @@ int runCompare(const std::vector<std::string>& args, std::ostream& out, std::ost
   }
   out << "compared " << c.samples << " samples over t = " << c.tBegin << " .. " << c.tEnd << " s\n";
   out << "  " << std::left << std::setw(16) << "point" << std::right << std::setw(14) << "RMSE [m]"
-      << std::setw(14) << "max [m]" << std::setw(16) << "relative RMSE"
+      << std::setw(14) << "max [m]" << std::setw(20) << "relative RMSE [%]"
       << "\n";
   auto row = [&](const PointError& p) {
     out << "  " << std::left << std::setw(16) << p.name << std::right << std::setprecision(4) << std::setw(14)
-        << p.rmse << std::setw(14) << p.maxError << std::setw(16);
+        << p.rmse << std::setw(14) << p.maxError << std::setw(20);
+    // In per cent, as every other figure of an error the CLI prints (train, rom-simulate).
     if (std::isfinite(p.relativeRmse))
-      out << p.relativeRmse;
+      out << 100.0 * p.relativeRmse;
     else
       out << "- (no motion)";
     out << "\n";
