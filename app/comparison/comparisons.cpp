@@ -37,9 +37,7 @@ Comparisons::Comparisons(const WorkbenchContext& wb, Viewport* viewport, RunPlay
                            const RunOptions& options,
                            const std::shared_ptr<const TrajectoryRecorder>& recorder) {
     // The design values are in the run's model already; the run keeps them to be made again.
-    RunOptions applied = options;
-    applied.parameters.clear();
-    runs->addFinishedRun(model, name, applied, chooseIntegrator(*model, applied).method, recorder,
+    runs->addFinishedRun(model, name, options, chooseIntegrator(*model, options).method, recorder,
                          options.parameters);
   });
   dock_->setObjectName("compareDock");

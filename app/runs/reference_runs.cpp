@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/dynamics/integrator_choice.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/experiments/experiment_design.h"
 #include "engine/experiments/experiment_run.h"
 #include "engine/model/model.h"
@@ -221,11 +222,8 @@ int ReferenceRuns::runSweep(const RunOptions& base, const std::vector<SweepCase>
           if (!(*recorders)[i]->samples().empty()) {
             const IntegratorMethod method =
                 i < results->size() ? (*results)[i].summary.method : chooseIntegrator(*model, base).method;
-            // Its scales as the CLI's sweep names them: training runs it again by them.
             addFinishedRun(model, caseName + " " + QString::fromStdString(cases[i].name), base, method,
-                           (*recorders)[i],
-                           {{"load.amplitude_scale", cases[i].amplitudeScale},
-                            {"load.frequency_scale", cases[i].frequencyScale}});
+                           (*recorders)[i], sweepCaseDesignValues(cases[i]));
             added.push_back(static_cast<int>(wb_.doc->runs().size()) - 1);
           }
         if (onRunsAdded) onRunsAdded(added);

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
 #include "engine/dynamics/initial_state.h"
+#include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
 
 #include <nlohmann/json.hpp>
@@ -289,6 +290,10 @@ std::optional<double> parameterValue(const Model& model, int loadCase, const std
   const Json* at = target(root, name, caseName, problem);
   if (!at || !at->is_number()) return std::nullopt;
   return at->get<double>();
+}
+
+std::map<std::string, double> sweepCaseDesignValues(const SweepCase& c) {
+  return {{"load.amplitude_scale", c.amplitudeScale}, {"load.frequency_scale", c.frequencyScale}};
 }
 
 ParameterKind parameterKind(const std::string& name) {

@@ -43,6 +43,11 @@ enum class ParameterKind {
 /// The kind of a parameter name (by its form; not checked against a model).
 ParameterKind parameterKind(const std::string& name);
 
+struct SweepCase;
+/// The design values of a scaled sweep's case `c` (load.amplitude_scale, load.frequency_scale),
+/// as its runs record them: by these a run of it is made again (a held-out check, a design point).
+std::map<std::string, double> sweepCaseDesignValues(const SweepCase& c);
+
 /// Names a design can vary on `model` under load case `loadCase` (-1: none), by
 /// group: "Loads" (load.amplitude_scale, load.frequency_scale, then every number
 /// of each load's time function and direction), "Initial position" (q0.*),

@@ -6,6 +6,7 @@
 #include "engine/data/trajectory_table_sink.h"
 #include "engine/dynamics/integrator_method.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
 #include "python/bindings/bindings.h"
@@ -412,8 +413,7 @@ void bindRun(py::module_& m) {
           for (std::size_t i = 0; i < cases.size(); ++i) {
             auto run = recordedRun(model, recorders[i], cases[i].name, o.loadCase);
             // Its loads are the load case's scaled: said, so that the run can be told and made again.
-            run->design = {{"load.amplitude_scale", cases[i].amplitudeScale},
-                           {"load.frequency_scale", cases[i].frequencyScale}};
+            run->design = sweepCaseDesignValues(cases[i]);
             if (i < results.size() && !results[i].ok) run->error = results[i].error;
             if (i < results.size() && recorders[i].samples().size() > 0) {
               run->integrator = integratorMethodName(results[i].summary.method);
