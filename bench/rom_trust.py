@@ -232,7 +232,9 @@ def mechanism(name, spec, args, out):
                                  "-o", f"{work}/{method}.json"] + extra, f"{work}/{method}.train.log")
         row = {"mechanism": name, "method": method, "training_seconds": time.time() - t0, "runs": []}
         out.append(row)
-        if code:
+        if code == 3:  # written, but it fails its checks: its runs say so, and are counted
+            row["failed_checks"] = True
+        elif code:
             row["training_failed"] = (err.strip().splitlines() or ["?"])[-1]
             continue
         verdict = re.search(r"^verdict\s+(.*)$", stdout, re.M)

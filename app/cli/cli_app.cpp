@@ -56,7 +56,8 @@ options:
 Run 'mbdrom-cli COMMAND --help' or 'mbdrom-cli help COMMAND' for a command's options.
 Example mechanisms: resources/examples in the source tree, share/mbdrom/examples
 under the install prefix (/usr/share/mbdrom/examples from the Debian package).
-Exit codes: 0 success, 1 error, 2 bad command line, 130 cancelled (Ctrl+C), 143 stopped by SIGTERM.
+Exit codes: 0 success, 1 error, 2 bad command line, 3 a trained model written but failing its
+checks (train), 130 cancelled (Ctrl+C), 143 stopped by SIGTERM.
 )";
 
 // The usage with the registered methods filled in.

@@ -110,6 +110,14 @@ std::string envelopeText(const TrainingEnvelope& e) {
     for (Eigen::Index i = 0; i < g.low.size(); ++i) varied += g.high(i) > g.low(i);
     text << g.name << ": " << g.labels.size() << " components, " << varied << " varied in training";
   }
+  // The fastest load's band: runs whose loads swing faster than 1.25 times it are outside.
+  const LoadBand& band = e.band();
+  if (band.known() && band.frequencies().size() > 0 && band.frequencies().maxCoeff() > 0.0) {
+    Eigen::Index fastest = 0;
+    band.frequencies().maxCoeff(&fastest);
+    text << "; load band up to " << std::setprecision(2) << band.frequencies()(fastest) / (2.0 * M_PI)
+         << " Hz (" << band.labels()[static_cast<std::size_t>(fastest)] << ")";
+  }
   return text.str();
 }
 
@@ -340,6 +348,11 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!outFile) throw UsageError("missing -o ROM.json");
   writeTrained(*outcome.model, *outFile);
   printTrained(*outcome.model, request.dataset, outPath, out);
+  // Written for inspection, but a script must not take it for a model that holds.
+  if (failedItsChecks(*outcome.model)) {
+    err << "mbdrom-cli train: warning: " << validationWarning(*outcome.model) << "\n";
+    return kTrainedButFailedExitCode;
+  }
   return 0;
 }
 

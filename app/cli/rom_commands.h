@@ -7,6 +7,9 @@
 
 namespace mbdrom::cli {
 
+/// train's exit code when it wrote a model that fails its checks (failedItsChecks).
+inline constexpr int kTrainedButFailedExitCode = 3;
+
 int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runClusters(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 int runRomSimulate(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);

@@ -306,8 +306,10 @@ std::string trainUsage(const MethodRegistry& registry) {
   }
   text +=
       "\nTrains a reduced model from reference runs (trajectory CSVs of MODEL) and writes the trained-model\n"
-      "file. Progress on stderr; Ctrl+C cancels training and writes no file. The options of each\n"
-      "method follow, made from its settings (defaults in brackets).\n\n";
+      "file. Progress on stderr; Ctrl+C cancels training and writes no file. A model that fails its\n"
+      "checks (it misses its held-out runs or its own training runs) is written, with a warning, and\n"
+      "train exits with code 3. The options of each method follow, made from its settings (defaults in\n"
+      "brackets).\n\n";
   text += optionLine("--model", "MODEL.json", "the mechanism the runs are trajectories of");
   text += optionLine("--data", "RUN.csv",
                      "one or more runs (more after --data, or --data repeated with commas); a "

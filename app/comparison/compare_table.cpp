@@ -96,7 +96,10 @@ void ComparePanel::fillModelColumn(const ReducedRunComparison& c, int col) {
   // How far the run went outside what its model was trained on (the value: the largest distance).
   const RomSimulationSummary& e = c.summary;
   put(table_, 10, col,
-      !e.envelopeKnown   ? tr("not known")
+      !e.envelopeKnown ? tr("not known")
+      : e.leftLoadBand() && e.envelopeLeftAt < 0.0 && e.jointLeftAt < 0.0
+          ? tr("loads at %1 Hz, trained up to %2 Hz")
+                .arg(compareNumber(e.loadBandFrequency, 2), compareNumber(e.loadBandTrained, 2))
       : e.leftEnvelope() ? tr("left at %1 s (%2)").arg(e.leftAt()).arg(compareNumber(e.envelopeDistance, 3))
       : !e.retracedRun.empty()
           ? tr("measured on %1: %2 %")
@@ -154,7 +157,13 @@ QString comparisonSummary(const ComparisonResult& r) {
                      "place.")
                      .arg(r.names[static_cast<int>(k)], compareNumber(r.runs[k].speedUp, 3));
   for (std::size_t k = 0; k < r.runs.size(); ++k)
-    if (r.runs[k].summary.leftEnvelope())
+    if (r.runs[k].summary.leftLoadBand())
+      summary += ComparePanel::tr(
+                     " %1: its loads swing faster than its training runs' (%2 Hz, trained up to %3 Hz): "
+                     "its results are extrapolated.")
+                     .arg(r.names[static_cast<int>(k)], compareNumber(r.runs[k].summary.loadBandFrequency, 2),
+                          compareNumber(r.runs[k].summary.loadBandTrained, 2));
+    else if (r.runs[k].summary.leftEnvelope())
       summary +=
           ComparePanel::tr(
               " %1 left its training envelope at t = %2 s: its results from there on are extrapolated.")

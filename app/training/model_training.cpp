@@ -163,6 +163,10 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
         panel_->setJobResult(*id, tr("Model \"%1\" added to the project: %2").arg(stored, figure) +
                                       (speed.isEmpty() ? QString() : QStringLiteral("; ") + speed));
         wb_.log->info(tr("Trained model \"%1\": %2").arg(stored, figure));
+        // Kept for inspection, as the CLI writes it (exit code 3) and Python returns it (a warning).
+        if (failedItsChecks(**result))
+          wb_.log->warning(
+              tr("Model \"%1\": %2").arg(stored, QString::fromStdString(validationWarning(**result))));
         // A model that misses a held step of its loads says so where its runs' bounds will.
         bool missed = false;
         if (const std::string probe = stepProbeText(**result, &missed); !probe.empty()) {

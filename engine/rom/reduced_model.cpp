@@ -80,11 +80,20 @@ std::string equationResidualText(const RomSimulationSummary& s) {
          std::to_string(RomSimulationSummary::kResidualSamples) + " samples; the full model's own motion: 0)";
 }
 
-std::string envelopeSummaryText(const RomSimulationSummary& s) {
+namespace {
+
+// "its load on C2.x swings at about 8 Hz ..., faster than its fastest training run's (4.9 Hz)".
+std::string loadBandText(const RomSimulationSummary& s) {
+  return "its load on " + s.loadBandInput + " swings at about " + formatText("%.2g", s.loadBandFrequency) +
+         " Hz (its rate's RMS over its RMS swing), " + formatText("%.2g", s.loadBandRatio) +
+         " times as fast as its fastest training run's (" + formatText("%.2g", s.loadBandTrained) +
+         " Hz): the model was not trained on this frequency band";
+}
+
+// The text of a run judged by its sampled distances (ranges and joint), the band left aside.
+std::string sampledExitText(const RomSimulationSummary& s) {
   char text[320];
-  if (!s.envelopeKnown)
-    return "no training envelope is known (the model was trained before envelopes were recorded)";
-  if (!s.leftEnvelope()) {
+  if (s.envelopeLeftAt < 0.0 && s.jointLeftAt < 0.0) {
     // With a calibrated joint distance the ranges judge the loads and parameters only.
     std::snprintf(text, sizeof text,
                   "stayed inside its training envelope (largest %sdistance %.3g, margin %g",
@@ -104,6 +113,18 @@ std::string envelopeSummaryText(const RomSimulationSummary& s) {
       "margin %g); results there are extrapolated",
       s.envelopeLeftAt, s.envelopeWorst.c_str(), s.envelopeDistance, s.envelopeWorstTime, s.envelopeMargin);
   return text;
+}
+
+}  // namespace
+
+std::string envelopeSummaryText(const RomSimulationSummary& s) {
+  if (!s.envelopeKnown)
+    return "no training envelope is known (the model was trained before envelopes were recorded)";
+  if (!s.leftLoadBand()) return sampledExitText(s);
+  if (s.envelopeLeftAt < 0.0 && s.jointLeftAt < 0.0)
+    return "left its training envelope over the whole run: " + loadBandText(s) +
+           "; results are extrapolated, with no error bound";
+  return sampledExitText(s) + "; over the whole run, " + loadBandText(s);
 }
 
 std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
@@ -172,6 +193,8 @@ std::string ownRunsMissed(const ReducedModel& rom) {
   if (own == rom.metrics().end() || !own->is_object() || !own->value("done", false) ||
       own->value("failed", false))
     return {};
+  // A run the full model itself cannot follow under loads 0.1 % off judges no model.
+  if (own->value("load_sensitivity", -1.0) > own->value("tolerance", kHeldOutTolerance)) return {};
   return missedItsGoal(*own) ? own->value("text", std::string("a run missed")) : std::string();
 }
 
@@ -183,40 +206,67 @@ std::string notValidatedReason(const ReducedModel& rom) {
   return why != rollout->end() && why->is_string() ? why->get<std::string>() : std::string();
 }
 
-std::string validationWarning(const ReducedModel& rom) {
+namespace {
+
+// validationWarning's text, and whether it says "do not trust its runs".
+struct Validation {
+  std::string warning;
+  bool failed = false;
+};
+
+Validation validation(const ReducedModel& rom) {
   const std::string unjudged = notValidatedReason(rom);
   const std::string alsoUnjudged = unjudged.empty() ? std::string() : "; it is unvalidated: " + unjudged;
   // Kept although it blows up on a run it was trained on (OwnRunFailure::Keep).
   if (const auto own = rom.metrics().find("training_rollout");
       own != rom.metrics().end() && own->is_object() && own->value("failed", false))
-    return "the model blows up on its own training runs (" + own->value("text", std::string("a run failed")) +
-           "): do not trust its runs" + alsoUnjudged;
+    return {"the model blows up on its own training runs (" +
+                own->value("text", std::string("a run failed")) + "): do not trust its runs" + alsoUnjudged,
+            true};
   // Judged only by a model trained without the held-out runs, the written one can still miss
   // the runs it was trained on: then no held-out figure speaks for it, unless its envelope keeps
   // only the runs it follows (each run then warns by its own distance from them).
   if (const std::string own = ownRunsMissed(rom); !own.empty() && !boundedByFollowedRuns(rom))
-    return "the written model misses its own training runs (" + own + "): do not trust its runs" +
-           alsoUnjudged;
+    return {
+        "the written model misses its own training runs (" + own + "): do not trust its runs" + alsoUnjudged,
+        true};
   const auto kind = rom.metrics().find("verdict_kind");
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
   if (*kind == "not validated") {
-    if (!unjudged.empty()) return "the model is unvalidated: " + unjudged;
+    if (!unjudged.empty()) return {"the model is unvalidated: " + unjudged};
+    if (const auto rollout = rom.metrics().find("rollout");
+        rollout != rom.metrics().end() && rollout->is_object() &&
+        rollout->value("load_sensitivity", -1.0) > rollout->value("tolerance", kHeldOutTolerance))
+      return {"the model is unvalidated: its held-out check cannot judge it (" +
+              rolloutText(rom, "the run is too sensitive to its loads") + ")"};
     const auto runs = rom.metrics().find("training_runs");
     const std::size_t n = runs != rom.metrics().end() && runs->is_array() ? runs->size() : 1;
     if (n >= 2)
-      return "the model is unvalidated: of the " + std::to_string(n) +
-             " runs it was trained on, fewer than two can be run again from their start (their loads are no "
-             "load case or design point the model knows), so no whole run was held out to judge it";
-    return "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
-           "(train on 2 runs or more)";
+      return {"the model is unvalidated: of the " + std::to_string(n) +
+              " runs it was trained on, fewer than two can be run again from their start (their loads are no "
+              "load case or design point the model knows), so no whole run was held out to judge it"};
+    return {
+        "the model is unvalidated: it was trained on one run, so no whole run was held out to judge it "
+        "(train on 2 runs or more)"};
   }
   if (*kind == "not judged")
-    return "the model is unvalidated: its held-out check could not run (" +
-           rolloutText(rom, "no held-out rollout") + ")";
+    return {"the model is unvalidated: its held-out check could not run (" +
+            rolloutText(rom, "no held-out rollout") + ")"};
   if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
   // A model its own check found wrong is as wrong in every run of it.
-  return "the model failed its check in training (" + rolloutText(rom, "it missed") +
-         "): do not trust its runs";
+  return {
+      "the model failed its check in training (" + rolloutText(rom, "it missed") + "): do not trust its runs",
+      true};
+}
+
+}  // namespace
+
+std::string validationWarning(const ReducedModel& rom) {
+  return validation(rom).warning;
+}
+
+bool failedItsChecks(const ReducedModel& rom) {
+  return validation(rom).failed;
 }
 
 std::vector<std::string> modelWarnings(const ReducedModel& rom,

@@ -101,14 +101,25 @@ struct RomSimulationSummary : RunSummary {
   double equationResidual = std::numeric_limits<double>::quiet_NaN();
   /// The output samples the equation residual is measured on, at most, spread over a run.
   static constexpr int kResidualSamples = 16;
+  /// The run's loads against the model's band (LoadBand::judge over the whole run): the largest
+  /// ratio of a load's effective frequency to the fastest training run's [-]; NaN: not judged
+  /// (no band, or the run did not reach its end).
+  double loadBandRatio = std::numeric_limits<double>::quiet_NaN();
+  std::string loadBandInput;       ///< the component of loadBandRatio, e.g. "C2.x"
+  double loadBandFrequency = 0.0;  ///< the run's effective frequency there [Hz]
+  double loadBandTrained = 0.0;    ///< the fastest training run's there [Hz]
+  /// True when the run's loads swing faster than the trained band allows (LoadBand::kMargin).
+  bool leftLoadBand() const { return loadBandRatio > LoadBand::kMargin; }
   /// True when the run left its envelope (a range distance above the margin, or the joint
-  /// distance above its gate, at some sample).
-  bool leftEnvelope() const { return envelopeLeftAt >= 0.0 || jointLeftAt >= 0.0; }
-  /// When the run first left its envelope [s] (either way); negative: never.
+  /// distance above its gate, at some sample, or loads beyond the trained band over the run).
+  bool leftEnvelope() const { return envelopeLeftAt >= 0.0 || jointLeftAt >= 0.0 || leftLoadBand(); }
+  /// When the run first left its envelope [s] (either way; a run beyond the band left at its
+  /// start: the band judges it whole); negative: never.
   double leftAt() const {
-    return envelopeLeftAt < 0.0 ? jointLeftAt
-           : jointLeftAt < 0.0  ? envelopeLeftAt
-                                : std::min(envelopeLeftAt, jointLeftAt);
+    const double sampled = envelopeLeftAt < 0.0 ? jointLeftAt
+                           : jointLeftAt < 0.0  ? envelopeLeftAt
+                                                : std::min(envelopeLeftAt, jointLeftAt);
+    return leftLoadBand() ? 0.0 : sampled;
   }
 };
 
@@ -151,6 +162,12 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 /// held-out run missed or blew up, "the model blows up on its own training runs (...)" for one
 /// kept although it does (OwnRunFailure::Keep), "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
+
+/// True when validationWarning tells the user not to trust the model's runs: its held-out run
+/// missed or blew up, the written model misses its own training runs, or it was kept although it
+/// blows up on one (an unvalidated model is not failed: nothing judged it). The front ends say so
+/// when they write it (the CLI's `train` exits with code 3; Python warns with FailedCheckWarning).
+bool failedItsChecks(const ReducedModel& rom);
 
 /// What a run of `rom` at `parameters` to `tEnd` [s] warns of before it starts, as every front end
 /// says it: parameterRangeWarnings, then validationWarning when there is one, then a run longer

@@ -103,6 +103,8 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       summary_.expectedError = joint.expectedError(0.0);
     }
   }
+  if (const LoadBand& band = rom.envelope().band(); band.known() && band.frequencies().size() == model.nq())
+    band_.emplace(model.nq());
   // A run of a training run's conditions has the error training measured on it, not a bound
   // calibrated on other runs.
   if (const std::optional<Retrace> retrace = retracedTrainingRun(rom, model, options)) {
@@ -180,6 +182,7 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged) {
   }
   judgeRanges(s, judged);
   checkJoint(s);
+  if (band_) band_->add(s.t, s.f_ext);
   const auto w0 = std::chrono::steady_clock::now();
   sink_.write(s);
   sinkSeconds_ += secondsSince(w0);
@@ -187,6 +190,24 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged) {
   if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
     throw EnvelopeStop("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
                            "; stopped there (outside: stop), the samples up to then are kept",
+                       summary_);
+}
+
+void ReducedRunOutput::finish() {
+  if (!band_) return;
+  const LoadBand& band = rom_.envelope().band();
+  const LoadBandJudgement j = band.judge(*band_);
+  if (j.component < 0) return;
+  constexpr double kTwoPi = 6.283185307179586;
+  summary_.loadBandRatio = j.ratio;
+  summary_.loadBandInput = band.labels()[static_cast<std::size_t>(j.component)];
+  summary_.loadBandFrequency = j.frequency / kTwoPi;
+  summary_.loadBandTrained = j.trained / kTwoPi;
+  if (!summary_.leftLoadBand()) return;
+  summary_.expectedError = std::numeric_limits<double>::quiet_NaN();  // no bound outside
+  if (options_.stopOutsideEnvelope)
+    throw EnvelopeStop("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
+                           " (outside: stop; the band is judged over the whole run, so every sample is kept)",
                        summary_);
 }
 

@@ -123,6 +123,10 @@ class ReducedRunOutput {
   void write(const Sample& s);
   /// Time spent in the sink's write and in the equation check [s]: not the model's cost.
   double sinkSeconds() const { return sinkSeconds_; }
+  /// Judges the run's loads, now whole, against the model's band (RomSimulationSummary::
+  /// loadBandRatio): beyond it the run states no bound, and a run told to stop outside its
+  /// envelope throws EnvelopeStop (the band is known only at the end: every sample is kept).
+  void finish();
 
  private:
   /// The distance of `s` the run is judged by, with its component (none: inside), and in `all`
@@ -141,6 +145,7 @@ class ReducedRunOutput {
   RomSimulationSummary& summary_;
   double sinkSeconds_ = 0.0, energy0_ = 0.0;
   std::optional<NeighbourTracker> joint_;  // the joint envelope's distance along the run
+  std::optional<LoadBandMeter> band_;      // the run's loads, for the band judged at the end
   EquationResidual residual_;              // measured on every residualEvery_-th sample written
   long long residualEvery_ = 1, written_ = 0;
   /// Keeps the joint-envelope figures of `s` in the summary.
@@ -193,6 +198,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom
         if (!monitor->report(progress)) monitor->checkpoint();
       }
     }
+    output.finish();
   });
   stepper.finish(summary);
   completeReducedRun(sink, summary, internal::secondsSince(wall0) - output.sinkSeconds());

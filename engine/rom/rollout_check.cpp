@@ -201,7 +201,7 @@ HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb
   if (!check.done) return {"not judged", check.text()};
   if (!check.notValidated.empty())
     return {"not validated", "not validated (" + check.notValidated + "); on its own runs, " + check.text()};
-  if (!check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5))
+  if (!check.wholeRuns && !check.failed && (check.passed() || check.explained > 0.5 || check.tooSensitive()))
     return {"not validated",
             "not validated (" +
                 (check.totalRuns >= 2
@@ -210,6 +210,11 @@ HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb
                            ", fewer can, their loads being no load case or design point the model knows"
                      : std::string("needs 2 runs or more: whole runs are held out to judge a model")) +
                 "); " + how + check.text()};
+  // A held-out run the full model itself cannot follow under loads 0.1 % off judges no model.
+  if (check.wholeRuns && !check.failed && !check.passed() && check.tooSensitive())
+    return {"not validated", "not validated (held-out run \"" + check.run +
+                                 "\" is too sensitive to its loads to judge any model by it); " + how +
+                                 check.text()};
   if (check.failed || !check.passed())
     return {check.failed ? "rollout blows up" : "rollout misses",
             "the model is wrong: " + how + check.text()};
@@ -338,11 +343,17 @@ std::string RolloutCheck::text() const {
   if (pointMeasure)
     return "its run from the start of \"" + run +
            (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint +
-           (step.empty() ? "" : "; " + step);
+           (step.empty() ? "" : "; " + step) + sensitivityText();
   const std::string where =
       overWholeRun ? " over the whole run" : " after t = " + formatText("%g", heldOutFrom) + " s";
   const std::string figures = verdictPercent(error) + " of the amplitude of " + coordinate + where +
                               " (noise explains " + verdictPercent(explained) + ")";
+  if (tooSensitive() && !passed())
+    return "its run from the start of \"" + run + "\" cannot be judged over the " +
+           (overWholeRun ? "whole run" : "held-out end") + ": the full model itself ends " +
+           verdictPercent(loadSensitivity) + " away from it under loads " +
+           verdictPercent(kSensitivityLoadChange) +
+           " larger (the motion is sensitive to its loads); the run misses by " + verdictPercent(error);
   if (explained > 0.5)
     return "its run from the start of \"" + run + "\" cannot be judged over the " +
            (overWholeRun ? "whole run" : "held-out end") +
@@ -577,6 +588,10 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
       continue;
     }
     residual = std::fmax(residual, one.equationResidual);
+    // A miss of a run whose full model moves by more than the goal under loads 0.1 % off is no
+    // evidence against the model: no model could follow that run from its start.
+    if (!one.failed && !one.passed())
+      one.loadSensitivity = loadSensitivity(model, dataset.runs[k], kSensitivityLoadChange, monitor);
     if (!one.failed && std::isfinite(one.error)) {
       runErrors.emplace_back(one.run, one.error);
       const DatasetRun& data = dataset.runs[k];
@@ -586,10 +601,13 @@ RolloutCheck checkTrainingRuns(const Model& model, const ReducedModel& rom, cons
         if (!fingerprint.is_null()) retraces[data.name] = std::move(fingerprint);
       }
     }
-    if (!one.failed && !one.passed()) missed.push_back(one.run);
+    if (!one.failed && !one.passed() && !one.tooSensitive()) missed.push_back(one.run);
     if (one.passed()) followed = std::max(followed, one.error);
-    // The first failure, else the worst run, speaks for the check.
-    if (!check.failed && (one.failed || !check.done || one.error > check.error)) check = std::move(one);
+    // The first failure, else the worst run that can be judged, else the worst run, speaks for the
+    // check.
+    const bool worse =
+        one.tooSensitive() == check.tooSensitive() ? one.error > check.error : check.tooSensitive();
+    if (!check.failed && (one.failed || !check.done || worse)) check = std::move(one);
   }
   check.equationResidual = residual;
   check.missedRuns = std::move(missed);
@@ -680,6 +698,11 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
   }
   for (const std::string& s : skipped) check.note += (check.note.empty() ? "" : "; ") + s;
   if (!check.done && check.note.empty()) check.note = "no runs";
+  // A miss the noise does not explain: whether the full model itself could follow the run.
+  if (check.done && !check.failed && !check.passed() && check.explained <= 0.5)
+    for (const DatasetRun& data : dataset.runs)
+      if (data.name == check.run)
+        check.loadSensitivity = loadSensitivity(model, data, kSensitivityLoadChange, monitor);
   return check;
 }
 
@@ -818,6 +841,7 @@ HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset
         return c;
       };
       check = chooseOwnStep(rom, *probe, judge(), judge, monitor);
+      measureSensitivity(model, dataset, check, quiet);
     }
   } catch (const Cancelled&) {
     throw;  // a stop is a stop, wherever training is (no model, as from the training itself)

@@ -109,6 +109,9 @@ struct RolloutCheck {
   nlohmann::ordered_json toJson() const;
   /// "; the full model itself ends X away …" when loadSensitivity exceeds the tolerance; "" else.
   std::string sensitivityText() const;
+  /// True when the full model itself moves by more than the tolerance from the run under loads
+  /// kSensitivityLoadChange larger (loadSensitivity): no model can be judged by following it.
+  bool tooSensitive() const { return loadSensitivity > tolerance; }
 };
 
 /// Runs `rom` from the first sample of every run of `dataset` (data of `model`,

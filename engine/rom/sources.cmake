@@ -16,6 +16,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/speed_check.cpp
   rom/step_probe.cpp
   rom/neighbour_envelope.cpp
+  rom/load_band.cpp
   rom/training_envelope.cpp
   rom/training_finish.cpp
   rom/training_retrace.cpp

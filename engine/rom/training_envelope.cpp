@@ -99,6 +99,7 @@ TrainingEnvelope TrainingEnvelope::fromDataset(const ReducedModel& rom, const Da
     std::vector<std::string> labels = dataset.coordinateNames;
     labels.resize(static_cast<std::size_t>(inputs.rows()));
     e.groups_.push_back(rangesOf("inputs", std::move(labels), inputs));
+    e.band_ = LoadBand::fromDataset(dataset);
   }
 
   std::vector<std::string> names;
@@ -184,6 +185,7 @@ OJson TrainingEnvelope::toJson() const {
   }
   OJson j{{"groups", groups}};
   if (joint_.known()) j["joint"] = joint_.toJson();
+  if (band_.known()) j["load_band"] = band_.toJson();
   return j;
 }
 
@@ -194,6 +196,7 @@ TrainingEnvelope TrainingEnvelope::fromJson(const OJson& j, const std::string& s
   const OJson& groups = r.array("groups");
   if (!groups.is_array()) r.wrong("groups", "an array of groups", groups);
   if (const OJson* joint = r.find("joint")) e.joint_ = NeighbourEnvelope::fromJson(*joint, source);
+  if (const OJson* band = r.find("load_band")) e.band_ = LoadBand::fromJson(*band, source);
   r.finish();
   for (std::size_t gi = 0; gi < groups.size(); ++gi) {
     const std::string where = source + ": envelope.groups[" + std::to_string(gi) + "]";

@@ -27,13 +27,17 @@
 ///
 /// Beside the ranges, the joint envelope (NeighbourEnvelope): the distance of a run's
 /// positions, velocities, loads and load rates together to the nearest training sample,
-/// calibrated by the held-out check.
+/// calibrated by the held-out check; and for models that take loads, the band of their
+/// frequencies (LoadBand), judged over the whole run.
 ///
 /// File: the trained model's "envelope" object,
 /// `{"groups": [{"name", "labels": [...], "low": [...], "high": [...], "unit": [...]}, ...], "joint":
-/// {...}}`. Files written before envelopes have none: they load, and their runs say that no envelope is
-/// known; files written before the joint envelope have no "joint": their runs state no bound.
+/// {...}, "load_band": {...}}`. Files written before envelopes have none: they load, and their runs say
+/// that no envelope is known; files written before the joint envelope have no "joint": their runs
+/// state no bound; files written before the band have no "load_band": their loads' frequencies are
+/// not judged.
 
+#include "engine/rom/load_band.h"
 #include "engine/rom/neighbour_envelope.h"
 
 #include <Eigen/Core>
@@ -99,6 +103,8 @@ class TrainingEnvelope {
   void uncalibrateJoint() { joint_.uncalibrate(); }
   /// Replaces the joint envelope (of other runs than the ranges'), uncalibrated.
   void replaceJoint(NeighbourEnvelope joint) { joint_ = std::move(joint); }
+  /// The frequency band of the training runs' loads (known() false without loads, or in older files).
+  const LoadBand& band() const { return band_; }
 
   /// "input W.z" / "state x_r2" / "parameter level": the component of a distance, for messages.
   std::string describe(const EnvelopeDistance& d) const;
@@ -110,6 +116,7 @@ class TrainingEnvelope {
  private:
   std::vector<EnvelopeGroup> groups_;
   NeighbourEnvelope joint_;
+  LoadBand band_;
 };
 
 }  // namespace mbdrom

@@ -52,6 +52,7 @@ struct Run {
 /// mbdrom.EnvelopeWarning and mbdrom.UnvalidatedWarning (UserWarnings), registered with the errors.
 pybind11::handle envelopeWarningClass();
 pybind11::handle unvalidatedWarningClass();
+pybind11::handle failedCheckWarningClass();
 
 /// The run of `model` whose table a sink made, named `name`, under load case `loadCase` (-1: none).
 std::shared_ptr<Run> tableRun(const std::shared_ptr<Model>& model, TrajectoryTable table,

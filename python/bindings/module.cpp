@@ -67,9 +67,9 @@ const py::object& classOf(const Error& e) {
 
 namespace {
 
-// A warning class of the module (a UserWarning), made once.
-py::handle warningClass(const char* name, const char* doc) {
-  return PyErr_NewExceptionWithDoc(name, doc, PyExc_UserWarning, nullptr);
+// A warning class of the module (a UserWarning, or a subclass of `base`), made once.
+py::handle warningClass(const char* name, const char* doc, PyObject* base = PyExc_UserWarning) {
+  return PyErr_NewExceptionWithDoc(name, doc, base, nullptr);
 }
 
 }  // namespace
@@ -88,6 +88,16 @@ py::handle unvalidatedWarningClass() {
                    "A run of a reduced model that training could not vouch for: never judged on "
                    "a run it did not see (trained on one run: train on 2 runs or more), or "
                    "found to miss one.");
+  return cls;
+}
+
+py::handle failedCheckWarningClass() {
+  static const py::handle cls =
+      warningClass("mbdrom.FailedCheckWarning",
+                   "A reduced model that failed its checks in training (it misses its held-out runs or "
+                   "its own training runs), issued when train returns it and on every run of it: do "
+                   "not trust its results. An UnvalidatedWarning.",
+                   unvalidatedWarningClass().ptr());
   return cls;
 }
 
@@ -120,6 +130,7 @@ void registerErrors(py::module_& m) {
   // (outside="stop" makes it one), so warnings.simplefilter can turn it either way.
   m.attr("EnvelopeWarning") = envelopeWarningClass();
   m.attr("UnvalidatedWarning") = unvalidatedWarningClass();
+  m.attr("FailedCheckWarning") = failedCheckWarningClass();
   py::register_exception_translator([](std::exception_ptr p) {
     try {
       if (p) std::rethrow_exception(p);

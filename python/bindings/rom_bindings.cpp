@@ -40,18 +40,26 @@ std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shar
   EngineCall call(progress);
   call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });
   if (!outcome.model) throw InputError(method + ": training gave no model: " + outcome.report);
-  return std::shared_ptr<ReducedModel>(std::move(outcome.model));
+  std::shared_ptr<ReducedModel> rom(std::move(outcome.model));
+  // Returned for inspection, as the CLI writes it, but not to be taken for a model that holds.
+  if (failedItsChecks(*rom) &&
+      PyErr_WarnEx(failedCheckWarningClass().ptr(), validationWarning(*rom).c_str(), 1) != 0)
+    throw py::error_already_set();
+  return rom;
 }
 
 // Issues `warnings` of a run of `rom` as Python warnings (UnvalidatedWarning for the model's
-// validation warning, EnvelopeWarning for the others). One that the warning filters turn into an
-// exception is raised with `run` as its attribute `attribute`, so its samples are not lost; with
-// `attribute` null it is dropped instead (the run's own error is on its way, and says more).
+// validation warning, FailedCheckWarning when it failed its checks, EnvelopeWarning for the others). One that
+// the warning filters turn into an exception is raised with `run` as its attribute `attribute`, so its
+// samples are not lost; with `attribute` null it is dropped instead (the run's own error is on its way, and
+// says more).
 void issueWarnings(const ReducedModel& rom, const std::vector<std::string>& warnings,
                    const std::shared_ptr<Run>& run, const char* attribute) {
   const std::string unvalidated = validationWarning(rom);
+  const py::handle validationClass =
+      failedItsChecks(rom) ? failedCheckWarningClass() : unvalidatedWarningClass();
   for (const std::string& w : warnings) {
-    const py::handle cls = w == unvalidated ? unvalidatedWarningClass() : envelopeWarningClass();
+    const py::handle cls = w == unvalidated ? validationClass : envelopeWarningClass();
     if (PyErr_WarnEx(cls.ptr(), w.c_str(), 1) == 0) continue;
     if (!attribute) {
       PyErr_Clear();

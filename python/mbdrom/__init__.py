@@ -27,6 +27,7 @@ from ._mbdrom import (  # noqa: F401
     Dataset,
     Design,
     EnvelopeWarning,
+    FailedCheckWarning,
     Error,
     FileError,
     InputError,

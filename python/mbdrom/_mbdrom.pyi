@@ -19,6 +19,11 @@ class UnvalidatedWarning(UserWarning):
     """A run of a reduced model that training could not vouch for: never judged on a run it did
     not see (trained on one run), or found to miss one."""
 
+class FailedCheckWarning(UnvalidatedWarning):
+    """A reduced model that failed its checks in training (it misses its held-out runs or its own
+    training runs), issued when train returns it and on every run of it: do not trust its
+    results. mbdrom-cli train exits with code 3 for such a model."""
+
 class Error(RuntimeError):
     partial_run: Optional[Run]
     """Set by simulate calls: the samples done before the run failed or was stopped."""

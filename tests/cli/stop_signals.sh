@@ -63,7 +63,8 @@ no_temporaries "$work"
 echo "train: exit 143, nothing written"
 
 # An FMU export whose compiler hangs (with a child of its own, as cc starts cc1).
-"$cli" train pod --model "$ex" --data "$work/train.csv" -o "$work/pod.json" --nr 1 > /dev/null 2>&1
+"$cli" train pod --model "$ex" --data "$work/train.csv" -o "$work/pod.json" --nr 1 > /dev/null 2>&1 ||
+  [ $? -eq 3 ]  # written, though one mode fails its checks
 mkdir -p "$work/out"
 printf '#!/bin/sh\nsleep 600 &\necho $! > %s/cc_child\necho $$ > %s/cc_shell\nwait\n' "$work" "$work" > "$work/hang_cc.sh"
 term_when "$work/cc_child" "$cli" export-fmu "$work/pod.json" --model "$ex" --load-case train -o "$work/out/pod.fmu" --cc "sh $work/hang_cc.sh"

@@ -89,10 +89,12 @@ loads="--load-case train --vary load.tyre.amplitude=800:2000 --vary q0.BJ.z=0.11
 grep -q "8 runs of macpherson" "$work/loads1.log" || fail "one dataset of 8 runs: $(cat "$work/loads1.log")"
 cmp -s "$work/loads1.json" "$work/loads2.json" || fail "the load design's dataset differs between 1 and 2 parts"
 echo "load design: one dataset of 8 runs, identical from two parts"
+# Exit code 3: written, but the model fails its checks (one POD mode, three epochs): trained all the same.
 "$cli" train pod --model "$ex" --data "$work/loads1.json" --nr 1 -o "$work/pod.json" > "$work/pod.log" 2>&1 ||
-  fail "train pod on the merged dataset: $(tail -n 3 "$work/pod.log")"
+  [ $? -eq 3 ] || fail "train pod on the merged dataset: $(tail -n 3 "$work/pod.log")"
 "$cli" train node --model "$ex" --data "$work/loads1.json" --parameter load.tyre.amplitude --hidden 8 --epochs 3 --keep-failing \
-  -o "$work/node.json" > "$work/node.log" 2>&1 || fail "train node on the merged dataset: $(tail -n 3 "$work/node.log")"
+  -o "$work/node.json" > "$work/node.log" 2>&1 || [ $? -eq 3 ] ||
+  fail "train node on the merged dataset: $(tail -n 3 "$work/node.log")"
 grep -q "parameter load.tyre.amplitude trained on" "$work/node.log" || fail "node's μ: $(cat "$work/node.log")"
 echo "trained pod and node (μ = load.tyre.amplitude) on the merged dataset"
 

@@ -310,6 +310,10 @@ TEST_CASE("a model that misses its own training run joins the project, and the M
   const QString figure = window.modelsPanel()->topLevelItem(0)->text(3);
   INFO(figure.toStdString());
   CHECK(figure.contains("misses its own training runs"));
+  // The log warns as the CLI's train does before it exits with code 3.
+  CHECK(mbdrom::failedItsChecks(rom));
+  CHECK(window.logView()->toPlainText().contains(QStringLiteral("Model \"one mode\": ") +
+                                                 QString::fromStdString(mbdrom::validationWarning(rom))));
   if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty())
     CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/models_misses_own_run.png"));
 }

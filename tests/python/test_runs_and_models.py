@@ -52,10 +52,18 @@ def test_a_trained_model_is_the_clis_bit_for_bit(mbdrom, macpherson, examples, c
     cli_run(cli, "simulate", examples / "macpherson.json", "-o", tmp_path / "train.csv", "--load-case", "train",
             "--t-end", 2, "--output-dt", 0.005)
     options = [x for k, v in settings.items() for x in (f"--{k}", v)]
-    cli_run(cli, "train", method, "--model", examples / "macpherson.json", "--data", tmp_path / "train.csv",
-            "-o", tmp_path / "cli.json", *options)
+    trained = subprocess.run([cli, "train", method, "--model", str(examples / "macpherson.json"), "--data",
+                              str(tmp_path / "train.csv"), "-o", str(tmp_path / "cli.json"), *map(str, options)],
+                             capture_output=True, text=True)
+    assert trained.returncode in (0, 3), trained.stderr  # 3: written, but it fails its checks
     run = mbdrom.Run.from_csv(str(tmp_path / "train.csv"), macpherson)
-    rom = mbdrom.train(method, macpherson, [run], **settings)
+    import warnings
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        rom = mbdrom.train(method, macpherson, [run], **settings)
+    # The CLI's exit code and Python's warning say the same of the same model.
+    failed = [w for w in seen if issubclass(w.category, mbdrom.FailedCheckWarning)]
+    assert bool(failed) == (trained.returncode == 3)
     rom.save(str(tmp_path / "python.json"))
     assert without_wall_times(tmp_path / "python.json") == without_wall_times(tmp_path / "cli.json")
     # Its run, too.
@@ -487,6 +495,32 @@ def test_a_run_that_retraces_a_training_run_states_the_error_measured_on_it_as_t
                         "-o", str(tmp_path / "again.csv"), "--load-case", "train", "--t-end", "0.8",
                         "--output-dt", "0.005"], capture_output=True, text=True, check=True)
     assert "training envelope      " + again.envelope in r.stdout
+
+
+def test_a_model_that_fails_its_checks_is_returned_with_a_warning_as_the_cli_exits_with_code_3(
+        mbdrom, examples, cli, tmp_path):
+    # One POD mode of the MacPherson under "train" for 4 s misses its own run by 6 %.
+    model = mbdrom.Model.load(str(examples / "macpherson.json"))
+    run = mbdrom.simulate(model, load_case="train", t_end=4.0, output_dt=0.01, name="mac4")
+    with pytest.warns(mbdrom.FailedCheckWarning, match=r"misses its own training runs .*do not trust its runs"):
+        rom = mbdrom.train("pod", model, [run], nr=1)
+    assert issubclass(mbdrom.FailedCheckWarning, mbdrom.UnvalidatedWarning)
+    with pytest.warns(mbdrom.FailedCheckWarning, match="misses its own training runs"):
+        rom.simulate(model, load_case="chirp", t_end=0.5)
+    run.to_csv(str(tmp_path / "mac4.csv"))
+    r = subprocess.run([cli, "train", "pod", "--model", str(examples / "macpherson.json"), "--data",
+                        str(tmp_path / "mac4.csv"), "-o", str(tmp_path / "pod.json"), "--nr", "1"],
+                       capture_output=True, text=True)
+    assert r.returncode == 3 and (tmp_path / "pod.json").exists()
+    assert "warning: the written model misses its own training runs (" in r.stderr
+
+    # A model that passes its checks (local PCA follows the held-out run within 0.5 %): no such warning.
+    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
+            for t in (0.6, 0.8)]
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mbdrom.FailedCheckWarning)
+        mbdrom.train("pca", model, runs)
 
 
 def test_pod_without_nr_is_refused_as_from_the_cli(mbdrom, macpherson):

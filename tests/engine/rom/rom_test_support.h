@@ -53,6 +53,41 @@ inline Model railOscillator(const std::vector<std::pair<std::string, double>>& p
       cases + R"({"name": "free", "loads": []}]})"));
 }
 
+/// A two-mass chain described in words: cart 1 (2 kg) tied to ground by a spring of 800 N/m and a
+/// damper of 4 N s/m, cart 2 (1 kg) tied to cart 1 by 300 N/m and 1 N s/m, both on rails along x,
+/// a horizontal force "push" on cart 2: five sines of 6-19 N at 1.2-4.8 Hz (load cases c1-c5),
+/// and the load cases of `moreCases` (JSON objects, each followed by a comma).
+inline Model twoCartChain(const std::string& moreCases = "") {
+  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "two-cart chain",
+    "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
+               {"name": "G", "position": [-0.5, 0, 0], "fixed": true},
+               {"name": "C1", "position": [0, 0, 0]}, {"name": "C2", "position": [0.4, 0, 0]}],
+    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
+    "bodies": [{"name": "cart1", "type": "particle", "points": ["C1"], "mass": 2},
+               {"name": "cart2", "type": "particle", "points": ["C2"], "mass": 1}],
+    "joints": [
+      {"name": "rail1", "type": "point_on_line", "body1": "ground", "body2": "cart1", "point1": "O",
+       "point2": "C1", "axis1": "x0"},
+      {"name": "rail2", "type": "point_on_line", "body1": "ground", "body2": "cart2", "point1": "O",
+       "point2": "C2", "axis1": "x0"}],
+    "spring_dampers": [
+      {"name": "k1", "point1": "G", "point2": "C1", "free_length": 0.5, "stiffness": [800], "damping": 4},
+      {"name": "k2", "point1": "C1", "point2": "C2", "free_length": 0.4, "stiffness": [300], "damping": 1}],
+    "load_cases": [)" + moreCases +
+                              R"(
+      {"name": "c1", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 6, "frequency": 1.2}}]},
+      {"name": "c2", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 19, "frequency": 1.9}}]},
+      {"name": "c3", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 10, "frequency": 2.8}}]},
+      {"name": "c4", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 15, "frequency": 3.9}}]},
+      {"name": "c5", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 8, "frequency": 4.8}}]}]})"));
+}
+
 /// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.
 inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
                                    const std::string& csv, double outputDt = 0.005) {
@@ -83,6 +118,12 @@ struct PushedRailRun {
     return d;
   }
 };
+
+/// POD with one mode, trained with its defaults: a model fast to train whose runs are deterministic.
+inline std::unique_ptr<ReducedModel> podOf(const Dataset& data, const Model& model) {
+  Monitor monitor;
+  return trainReducedModel("pod", data, {{"nr", 1}}, monitor, &model);
+}
 
 /// Reduced run of a load case (step 1 ms, samples every outputDt) through the CSV writer, read back.
 inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,

@@ -33,11 +33,6 @@ struct SineRuns {
   }
 };
 
-std::unique_ptr<ReducedModel> podOf(const Dataset& data, const Model& model) {
-  Monitor monitor;
-  return trainReducedModel("pod", data, {{"nr", 1}}, monitor, &model);
-}
-
 // The rail oscillator with one more load case, "other": the push as `function` [N].
 Model withPush(const TimeFunction& function) {
   ModelSpec spec = railOscillator({{"push", 30.0}, {"push 20", 20.0}}).spec();

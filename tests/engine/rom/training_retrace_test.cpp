@@ -21,12 +21,6 @@ Model withOtherCases() {
   return railOscillator({{"push", 30.0}, {"push again", 30.0}, {"push 1 % more", 30.3}});
 }
 
-// POD with one mode, trained with its defaults: a model fast to train whose runs are deterministic.
-std::unique_ptr<ReducedModel> podOf(const Dataset& data, const Model& model) {
-  Monitor monitor;
-  return trainReducedModel("pod", data, {{"nr", 1}}, monitor, &model);
-}
-
 // The training run's conditions: its load case, span and samples, the model's own step.
 RunOptions trainingConditions(const Model& model, const std::string& loadCase) {
   RunOptions o;

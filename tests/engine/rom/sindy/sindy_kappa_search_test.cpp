@@ -13,44 +13,16 @@
 #include "engine/rom/sindy/sindy_model.h"
 
 #include <catch2/catch.hpp>
+#include "tests/engine/rom/rom_test_support.h"
 #include "tests/engine/test_files.h"
 
 #include <string>
 
 using namespace mbdrom;
+using mbdrom::test::twoCartChain;
 using OJson = nlohmann::ordered_json;
 
 namespace {
-
-Model twoCartChain() {
-  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "two-cart chain",
-    "gravity": [0, 0, -9.81],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
-               {"name": "G", "position": [-0.5, 0, 0], "fixed": true},
-               {"name": "C1", "position": [0, 0, 0]}, {"name": "C2", "position": [0.4, 0, 0]}],
-    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
-    "bodies": [{"name": "cart1", "type": "particle", "points": ["C1"], "mass": 2},
-               {"name": "cart2", "type": "particle", "points": ["C2"], "mass": 1}],
-    "joints": [
-      {"name": "rail1", "type": "point_on_line", "body1": "ground", "body2": "cart1", "point1": "O",
-       "point2": "C1", "axis1": "x0"},
-      {"name": "rail2", "type": "point_on_line", "body1": "ground", "body2": "cart2", "point1": "O",
-       "point2": "C2", "axis1": "x0"}],
-    "spring_dampers": [
-      {"name": "k1", "point1": "G", "point2": "C1", "free_length": 0.5, "stiffness": [800], "damping": 4},
-      {"name": "k2", "point1": "C1", "point2": "C2", "free_length": 0.4, "stiffness": [300], "damping": 1}],
-    "load_cases": [
-      {"name": "c1", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
-        "function": {"type": "sine", "amplitude": 6, "frequency": 1.2}}]},
-      {"name": "c2", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
-        "function": {"type": "sine", "amplitude": 19, "frequency": 1.9}}]},
-      {"name": "c3", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
-        "function": {"type": "sine", "amplitude": 10, "frequency": 2.8}}]},
-      {"name": "c4", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
-        "function": {"type": "sine", "amplitude": 15, "frequency": 3.9}}]},
-      {"name": "c5", "loads": [{"name": "push", "type": "force", "point": "C2", "direction": [1, 0, 0],
-        "function": {"type": "sine", "amplitude": 8, "frequency": 4.8}}]}]})"));
-}
 
 // The chain's five runs, one per load case, written to CSV files and read back as the CLI
 // trains on them (the times as the file has them: 0.015, not 3 x 0.005).

@@ -1,0 +1,120 @@
+#include "engine/rom/load_band.h"
+
+#include "engine/core/json_reader.h"
+#include "engine/core/ordered_json.h"
+#include "engine/data/dataset.h"
+#include "engine/rom/rom_support.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+
+namespace mbdrom {
+
+namespace {
+
+// A component swings when its RMS about the mean is at least this share of the largest
+// component's (the gravity on a coordinate is constant; rounding is not a swing).
+constexpr double kSwingFraction = 1e-3;
+
+}  // namespace
+
+LoadBandMeter::LoadBandMeter(Eigen::Index components)
+    : last_(Eigen::VectorXd::Zero(components)),
+      sum_(Eigen::VectorXd::Zero(components)),
+      sumSquares_(Eigen::VectorXd::Zero(components)),
+      rateSquares_(Eigen::VectorXd::Zero(components)) {}
+
+void LoadBandMeter::add(double t, const Eigen::VectorXd& f) {
+  if (f.size() != sum_.size() || !f.allFinite()) return;
+  if (samples_ == 0) {
+    t0_ = t;
+  } else {
+    const double dt = t - tLast_;
+    if (!(dt > 0.0)) return;  // a repeated sample (a run's last one written twice) adds nothing
+    for (Eigen::Index i = 0; i < f.size(); ++i) {
+      const double df = f(i) - last_(i);
+      rateSquares_(i) += df * df / dt;
+    }
+  }
+  sum_ += f;
+  for (Eigen::Index i = 0; i < f.size(); ++i) sumSquares_(i) += f(i) * f(i);
+  last_ = f;
+  tLast_ = t;
+  ++samples_;
+}
+
+Eigen::VectorXd LoadBandMeter::swings() const {
+  if (samples_ < 2) return Eigen::VectorXd::Zero(sum_.size());
+  const double n = static_cast<double>(samples_);
+  const Eigen::VectorXd mean = sum_ / n;
+  return (sumSquares_ / n - mean.cwiseProduct(mean)).cwiseMax(0.0).cwiseSqrt();
+}
+
+Eigen::VectorXd LoadBandMeter::frequencies() const {
+  const Eigen::VectorXd swing = swings();
+  Eigen::VectorXd omega = Eigen::VectorXd::Zero(swing.size());
+  const double span = tLast_ - t0_;
+  if (!(span > 0.0) || swing.size() == 0) return omega;
+  const double floor = kSwingFraction * swing.maxCoeff();
+  for (Eigen::Index i = 0; i < swing.size(); ++i)
+    if (swing(i) > floor && swing(i) > 0.0) omega(i) = std::sqrt(rateSquares_(i) / span) / swing(i);
+  return omega;
+}
+
+LoadBand LoadBand::fromDataset(const Dataset& dataset) {
+  LoadBand band;
+  if (dataset.runs.empty()) return band;
+  const Eigen::Index n = dataset.runs.front().f_ext.rows();
+  for (const DatasetRun& run : dataset.runs)
+    if (n == 0 || run.f_ext.rows() != n || run.f_ext.cols() != run.samples()) return band;
+  band.frequency_ = Eigen::VectorXd::Zero(n);
+  band.swing_ = Eigen::VectorXd::Zero(n);
+  for (const DatasetRun& run : dataset.runs) {
+    LoadBandMeter meter(n);
+    for (Eigen::Index k = 0; k < run.samples(); ++k) meter.add(run.t(k), run.f_ext.col(k));
+    band.frequency_ = band.frequency_.cwiseMax(meter.frequencies());
+    band.swing_ = band.swing_.cwiseMax(meter.swings());
+  }
+  // Components that swung in no run compared with the others' swing: not judged.
+  const double floor = kSwingFraction * band.swing_.maxCoeff();
+  for (Eigen::Index i = 0; i < n; ++i)
+    if (!(band.swing_(i) > floor)) band.frequency_(i) = 0.0;
+  band.labels_ = dataset.coordinateNames;
+  band.labels_.resize(static_cast<std::size_t>(n));
+  return band;
+}
+
+LoadBandJudgement LoadBand::judge(const LoadBandMeter& meter) const {
+  LoadBandJudgement j;
+  const Eigen::VectorXd omega = meter.frequencies(), swing = meter.swings();
+  if (omega.size() != frequency_.size()) return j;
+  for (Eigen::Index i = 0; i < omega.size(); ++i) {
+    if (!(frequency_(i) > 0.0) || !(swing(i) >= kSwingFraction * swing_(i))) continue;
+    const double ratio = omega(i) / frequency_(i);
+    if (ratio > j.ratio) j = {ratio, static_cast<int>(i), omega(i), frequency_(i)};
+  }
+  return j;
+}
+
+OJson LoadBand::toJson() const {
+  return OJson{{"labels", labels_}, {"frequency", vectorJson(frequency_)}, {"swing", vectorJson(swing_)}};
+}
+
+LoadBand LoadBand::fromJson(const OJson& j, const std::string& source) {
+  const std::string where = source + ": envelope.load_band";
+  JsonObjectReader<OJson> r(j, {.where = where, .error = JsonErrorKind::File, .keyNoun = "key"});
+  LoadBand band;
+  band.labels_ = r.names("labels", {});
+  const auto n = static_cast<Eigen::Index>(band.labels_.size());
+  band.frequency_ = vectorFromJson(r.get("frequency"), n, where + ".frequency");
+  band.swing_ = vectorFromJson(r.get("swing"), n, where + ".swing");
+  r.finish();
+  if (!(band.frequency_.array() >= 0.0).all() || !band.frequency_.allFinite() ||
+      !(band.swing_.array() >= 0.0).all() || !band.swing_.allFinite())
+    r.fail("a frequency or swing is negative or not finite");
+  return band;
+}
+
+}  // namespace mbdrom

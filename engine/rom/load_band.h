@@ -1,0 +1,79 @@
+#pragma once
+/// @file
+/// The frequency band of a reduced model's loads. The training envelope's ranges and the joint
+/// distance judge a run's loads by their values and rates sample by sample; a sine of the
+/// trained amplitude at twice the trained frequency stays inside both, while the model (trained
+/// at its own step on slower loads) misses it by more than its bound said. The band judges the
+/// run as a whole: per component of f_ext, how fast it swings, its effective angular frequency
+///
+///     ω = RMS(ḟ) / RMS(f − mean(f))   [rad/s]
+///
+/// (exactly the frequency of a sine; a step or a bump counts by how fast it rises), against the
+/// fastest training run's.
+///
+/// File: the envelope's "load_band" object, `{"labels": [...], "frequency": [...] (rad/s, 0: the
+/// component did not swing in training), "swing": [...] (the largest RMS about the mean [N])}`.
+
+#include <Eigen/Core>
+#include <nlohmann/json_fwd.hpp>
+
+#include <string>
+#include <vector>
+
+namespace mbdrom {
+
+struct Dataset;
+
+/// A run's loads summed sample by sample, for their effective frequency (LoadBand).
+class LoadBandMeter {
+ public:
+  /// For loads of `components` components (f_ext: the mechanism's nq).
+  explicit LoadBandMeter(Eigen::Index components);
+  /// Adds the sample of loads `f` [N] (size components) at `t` [s] (after the last one's).
+  void add(double t, const Eigen::VectorXd& f);
+  /// RMS about the mean per component [N] (0 before two samples).
+  Eigen::VectorXd swings() const;
+  /// ω per component [rad/s]: RMS of the rate over RMS about the mean; 0 where it did not swing.
+  Eigen::VectorXd frequencies() const;
+
+ private:
+  long long samples_ = 0;
+  double t0_ = 0.0, tLast_ = 0.0;
+  Eigen::VectorXd last_, sum_, sumSquares_, rateSquares_;  // rateSquares_: ∫ ḟ² dt
+};
+
+/// Where a run's loads lie against the trained band.
+struct LoadBandJudgement {
+  double ratio = 0.0;      ///< the run's ω over the trained ω, largest over the components (0: none swung)
+  int component = -1;      ///< its component (-1: none)
+  double frequency = 0.0;  ///< the run's ω there [rad/s]
+  double trained = 0.0;    ///< the trained ω there [rad/s]
+};
+
+class LoadBand {
+ public:
+  /// A run whose loads swing faster than this times the fastest training run's left the band.
+  static constexpr double kMargin = 1.25;
+
+  /// The band of the runs of `dataset` (their t and f_ext; empty when a run lacks f_ext).
+  static LoadBand fromDataset(const Dataset& dataset);
+  /// True when the model has one (false for files written before it, and models without loads).
+  bool known() const { return !labels_.empty(); }
+  const std::vector<std::string>& labels() const { return labels_; }
+  /// The trained ω per component [rad/s] (0: did not swing in training).
+  const Eigen::VectorXd& frequencies() const { return frequency_; }
+
+  /// The run measured by `meter` against the band: components that swung in training, and in
+  /// the run by at least a thousandth of the training's swing.
+  LoadBandJudgement judge(const LoadBandMeter& meter) const;
+
+  nlohmann::ordered_json toJson() const;
+  /// Reads the envelope's "load_band"; throws FileError naming `source` and the field.
+  static LoadBand fromJson(const nlohmann::ordered_json& j, const std::string& source);
+
+ private:
+  std::vector<std::string> labels_;
+  Eigen::VectorXd frequency_, swing_;
+};
+
+}  // namespace mbdrom
