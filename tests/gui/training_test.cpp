@@ -314,8 +314,14 @@ TEST_CASE("a model that misses its own training run joins the project, and the M
   CHECK(mbdrom::failedItsChecks(rom));
   CHECK(window.logView()->toPlainText().contains(QStringLiteral("Model \"one mode\": ") +
                                                  QString::fromStdString(mbdrom::validationWarning(rom))));
-  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty())
+  if (const QString shots = qEnvironmentVariable("MBDROM_SCREENSHOT_DIR"); !shots.isEmpty()) {
     CHECK(mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/models_misses_own_run.png"));
+    for (QWidget* w = window.logView(); w; w = w->parentWidget())
+      if (auto* dock = qobject_cast<QDockWidget*>(w)) dock->raise();
+    QCoreApplication::processEvents();
+    CHECK(
+        mbdrom::widgets::SceneView::grabWindow(&window).save(shots + "/models_misses_own_run_messages.png"));
+  }
 }
 
 TEST_CASE("a model that blows up on its own training run is not added, the job naming the run and the time") {
