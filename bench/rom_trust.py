@@ -396,11 +396,14 @@ def pooled(rows):
                    f"{sum(1 for r in beyond if r['warnings'] or r['exit'])} warned, "
                    f"{bk.count('miss') + bk.count('silent miss')} misses, {bk.count('silent miss')} silent"
                    if beyond else "")
+    # The load band (its frequencies against the fastest training run's): runs it put outside.
+    band = lambda runs: sum(1 for r in runs if any("frequency band" in w for w in r["warnings"]))
+    band_line = f"; outside the load band: {band(unseen)} unseen runs, {band(beyond)} beyond the design"
     return (f"pooled over {len(unseen)} unseen runs: {kinds.count('miss') + kinds.count('silent miss')} misses "
             f"(> 5 %), {kinds.count('silent miss')} silent; {kinds.count('false alarm')} false alarms among the "
             f"{len(quiet)} runs within 2.5 %; {len(bounded)} runs stated a bound, which covered "
             f"{len(covered)} ({100 * len(covered) / max(1, len(bounded)):.0f} %), median bound / error "
-            f"{median:.2f}{residual_line}{beyond_line}")
+            f"{median:.2f}{residual_line}{beyond_line}{band_line}")
 
 
 def main():
