@@ -58,7 +58,6 @@ RomSimulationSummary simulateWithHeldInputs(const ReducedModel& rom, const Model
         if (!monitor->report(progress)) monitor->checkpoint();
       }
     }
-    output.finish();
   });
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   completeReducedRun(sink, summary, wall - output.sinkSeconds());

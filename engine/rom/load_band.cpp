@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace mbdrom {
 
@@ -17,11 +18,18 @@ namespace {
 // A component swings when its RMS about the mean is at least this share of the largest
 // component's (the gravity on a coordinate is constant; rounding is not a swing).
 constexpr double kSwingFraction = 1e-3;
+// A run's component is judged when it swings by at least this share of the training's swing (a
+// ripple of a slow load is not the load).
+constexpr double kJudgedSwing = 1e-2;
+// ... over at least this many periods of its trained frequency.
+constexpr double kJudgedPeriods = 2.0;
+constexpr double kTwoPi = 6.283185307179586;
 
 }  // namespace
 
-LoadBandMeter::LoadBandMeter(Eigen::Index components)
-    : last_(Eigen::VectorXd::Zero(components)),
+LoadBandMeter::LoadBandMeter(Eigen::Index components, double spacing)
+    : spacing_(std::max(spacing, 0.0)),
+      last_(Eigen::VectorXd::Zero(components)),
       sum_(Eigen::VectorXd::Zero(components)),
       sumSquares_(Eigen::VectorXd::Zero(components)),
       rateSquares_(Eigen::VectorXd::Zero(components)) {}
@@ -32,7 +40,9 @@ void LoadBandMeter::add(double t, const Eigen::VectorXd& f) {
     t0_ = t;
   } else {
     const double dt = t - tLast_;
-    if (!(dt > 0.0)) return;  // a repeated sample (a run's last one written twice) adds nothing
+    // A repeated sample (a run's last one written twice) adds nothing; nor does one nearer than
+    // the training data's spacing.
+    if (!(dt > 0.0) || dt < spacing_ * (1.0 - 1e-9)) return;
     for (Eigen::Index i = 0; i < f.size(); ++i) {
       const double df = f(i) - last_(i);
       rateSquares_(i) += df * df / dt;
@@ -71,6 +81,14 @@ LoadBand LoadBand::fromDataset(const Dataset& dataset) {
     if (n == 0 || run.f_ext.rows() != n || run.f_ext.cols() != run.samples()) return band;
   band.frequency_ = Eigen::VectorXd::Zero(n);
   band.swing_ = Eigen::VectorXd::Zero(n);
+  std::vector<double> spacings;
+  for (const DatasetRun& run : dataset.runs)
+    if (run.samples() > 1) spacings.push_back((run.t(run.samples() - 1) - run.t(0)) / (run.samples() - 1));
+  if (!spacings.empty()) {
+    std::nth_element(spacings.begin(), spacings.begin() + static_cast<std::ptrdiff_t>(spacings.size() / 2),
+                     spacings.end());
+    band.spacing_ = spacings[spacings.size() / 2];
+  }
   for (const DatasetRun& run : dataset.runs) {
     LoadBandMeter meter(n);
     for (Eigen::Index k = 0; k < run.samples(); ++k) meter.add(run.t(k), run.f_ext.col(k));
@@ -91,7 +109,9 @@ LoadBandJudgement LoadBand::judge(const LoadBandMeter& meter) const {
   const Eigen::VectorXd omega = meter.frequencies(), swing = meter.swings();
   if (omega.size() != frequency_.size()) return j;
   for (Eigen::Index i = 0; i < omega.size(); ++i) {
-    if (!(frequency_(i) > 0.0) || !(swing(i) >= kSwingFraction * swing_(i))) continue;
+    if (!(frequency_(i) > 0.0) || !(swing(i) >= kJudgedSwing * swing_(i)) ||
+        meter.span() * frequency_(i) < kJudgedPeriods * kTwoPi)
+      continue;
     const double ratio = omega(i) / frequency_(i);
     if (ratio > j.ratio) j = {ratio, static_cast<int>(i), omega(i), frequency_(i)};
   }
@@ -99,7 +119,10 @@ LoadBandJudgement LoadBand::judge(const LoadBandMeter& meter) const {
 }
 
 OJson LoadBand::toJson() const {
-  return OJson{{"labels", labels_}, {"frequency", vectorJson(frequency_)}, {"swing", vectorJson(swing_)}};
+  return OJson{{"labels", labels_},
+               {"frequency", vectorJson(frequency_)},
+               {"swing", vectorJson(swing_)},
+               {"spacing", spacing_}};
 }
 
 LoadBand LoadBand::fromJson(const OJson& j, const std::string& source) {
@@ -110,6 +133,7 @@ LoadBand LoadBand::fromJson(const OJson& j, const std::string& source) {
   const auto n = static_cast<Eigen::Index>(band.labels_.size());
   band.frequency_ = vectorFromJson(r.get("frequency"), n, where + ".frequency");
   band.swing_ = vectorFromJson(r.get("swing"), n, where + ".swing");
+  band.spacing_ = r.number("spacing", 0.0, {.min = 0.0, .note = "[s] (0: every sample of a run)"});
   r.finish();
   if (!(band.frequency_.array() >= 0.0).all() || !band.frequency_.allFinite() ||
       !(band.swing_.array() >= 0.0).all() || !band.swing_.allFinite())

@@ -9,10 +9,15 @@
 ///     ω = RMS(ḟ) / RMS(f − mean(f))   [rad/s]
 ///
 /// (exactly the frequency of a sine; a step or a bump counts by how fast it rises), against the
-/// fastest training run's.
+/// fastest training run's. The rate is a difference of samples, so a run is measured on samples
+/// no closer than the training data's (a step's rate grows as the spacing shrinks), and a load is
+/// judged only over a run of two periods of its trained frequency or more (a sine seen over a
+/// fraction of its period reads faster). Loads sampled more coarsely than their frequency alias
+/// low: the band cannot see them.
 ///
 /// File: the envelope's "load_band" object, `{"labels": [...], "frequency": [...] (rad/s, 0: the
-/// component did not swing in training), "swing": [...] (the largest RMS about the mean [N])}`.
+/// component did not swing in training), "swing": [...] (the largest RMS about the mean [N]),
+/// "spacing": the training runs' median sample spacing [s]}`.
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
@@ -27,10 +32,14 @@ struct Dataset;
 /// A run's loads summed sample by sample, for their effective frequency (LoadBand).
 class LoadBandMeter {
  public:
-  /// For loads of `components` components (f_ext: the mechanism's nq).
-  explicit LoadBandMeter(Eigen::Index components);
-  /// Adds the sample of loads `f` [N] (size components) at `t` [s] (after the last one's).
+  /// For loads of `components` components (f_ext: the mechanism's nq), taking samples at least
+  /// `spacing` [s] apart (0: every sample).
+  explicit LoadBandMeter(Eigen::Index components, double spacing = 0.0);
+  /// Adds the sample of loads `f` [N] (size components) at `t` [s] (after the last one's; one
+  /// nearer than the spacing to it is left out).
   void add(double t, const Eigen::VectorXd& f);
+  /// The time the samples taken span [s].
+  double span() const { return tLast_ - t0_; }
   /// RMS about the mean per component [N] (0 before two samples).
   Eigen::VectorXd swings() const;
   /// ω per component [rad/s]: RMS of the rate over RMS about the mean; 0 where it did not swing.
@@ -38,7 +47,7 @@ class LoadBandMeter {
 
  private:
   long long samples_ = 0;
-  double t0_ = 0.0, tLast_ = 0.0;
+  double spacing_ = 0.0, t0_ = 0.0, tLast_ = 0.0;
   Eigen::VectorXd last_, sum_, sumSquares_, rateSquares_;  // rateSquares_: ∫ ḟ² dt
 };
 
@@ -62,9 +71,12 @@ class LoadBand {
   const std::vector<std::string>& labels() const { return labels_; }
   /// The trained ω per component [rad/s] (0: did not swing in training).
   const Eigen::VectorXd& frequencies() const { return frequency_; }
+  /// The training runs' median sample spacing [s]: a run's meter takes samples this far apart.
+  double spacing() const { return spacing_; }
 
-  /// The run measured by `meter` against the band: components that swung in training, and in
-  /// the run by at least a thousandth of the training's swing.
+  /// The run measured by `meter` against the band: components that swung in training, that
+  /// swing in the run by at least a hundredth of the training's swing, over two periods of
+  /// their trained frequency or more.
   LoadBandJudgement judge(const LoadBandMeter& meter) const;
 
   nlohmann::ordered_json toJson() const;
@@ -74,6 +86,7 @@ class LoadBand {
  private:
   std::vector<std::string> labels_;
   Eigen::VectorXd frequency_, swing_;
+  double spacing_ = 0.0;
 };
 
 }  // namespace mbdrom

@@ -104,7 +104,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     }
   }
   if (const LoadBand& band = rom.envelope().band(); band.known() && band.frequencies().size() == model.nq())
-    band_.emplace(model.nq());
+    band_.emplace(model.nq(), band.spacing());
   // A run of a training run's conditions has the error training measured on it, not a bound
   // calibrated on other runs.
   if (const std::optional<Retrace> retrace = retracedTrainingRun(rom, model, options)) {

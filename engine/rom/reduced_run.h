@@ -125,7 +125,8 @@ class ReducedRunOutput {
   double sinkSeconds() const { return sinkSeconds_; }
   /// Judges the run's loads, now whole, against the model's band (RomSimulationSummary::
   /// loadBandRatio): beyond it the run states no bound, and a run told to stop outside its
-  /// envelope throws EnvelopeStop (the band is known only at the end: every sample is kept).
+  /// envelope throws EnvelopeStop (the band is known only at the end: every sample is kept). A
+  /// run with inputs held as an FMU host holds them is not judged by it, as the FMU is not.
   void finish();
 
  private:

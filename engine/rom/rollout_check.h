@@ -25,6 +25,7 @@
 
 #include <functional>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -87,6 +88,9 @@ struct RolloutCheck {
   /// the check missed or blew up, negative when not. Above the tolerance, no model can follow
   /// such runs one by one, and the verdict says so [-].
   double loadSensitivity = -1.0;
+  /// Held-out checks (checkHeldOutRuns, checkRollout): the runs missed beyond the tolerance (not
+  /// blown up), each judged by the full model's sensitivity (measureHeldOutSensitivity).
+  std::vector<std::string> missedHeldOut;
   /// Own runs (checkTrainingRuns): the runs missed beyond the tolerance (not blown up), and the
   /// largest error of the runs followed [-] (negative: none was followed).
   std::vector<std::string> missedRuns;
@@ -214,6 +218,14 @@ inline constexpr double kSensitivityLoadChange = 1e-3;
 /// stops it.
 double loadSensitivity(const Model& model, const DatasetRun& data, double relative,
                        Monitor* monitor = nullptr);
+
+/// The full model's sensitivity (loadSensitivity) on the runs of `dataset` that `check` missed
+/// (RolloutCheck::missedHeldOut; none: nothing is measured), each run once per `cache` (by name).
+/// Sets check.loadSensitivity to the speaking run's when every missed run is too sensitive to
+/// judge a model by, else to the least sensitive missed run's: one run that can judge the model
+/// judges it, whatever the others.
+void measureHeldOutSensitivity(const Model& model, const Dataset& dataset, RolloutCheck& check,
+                               Monitor& monitor, std::map<std::string, double>* cache = nullptr);
 
 /// Trains the method again on `head` (the runs without their held-out ends) with the
 /// first training's settings (what its metric "held_out_settings" measured laid over them:

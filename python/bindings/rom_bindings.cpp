@@ -41,10 +41,16 @@ std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shar
   call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });
   if (!outcome.model) throw InputError(method + ": training gave no model: " + outcome.report);
   std::shared_ptr<ReducedModel> rom(std::move(outcome.model));
-  // Returned for inspection, as the CLI writes it, but not to be taken for a model that holds.
+  // Returned for inspection, as the CLI writes it, but not to be taken for a model that holds. A
+  // warning the filters turn into an exception carries the model (its `model`): nothing is lost.
   if (failedItsChecks(*rom) &&
-      PyErr_WarnEx(failedCheckWarningClass().ptr(), validationWarning(*rom).c_str(), 1) != 0)
-    throw py::error_already_set();
+      PyErr_WarnEx(failedCheckWarningClass().ptr(), validationWarning(*rom).c_str(), 1) != 0) {
+    try {
+      throw py::error_already_set();
+    } catch (...) {
+      raiseWithAttribute("model", py::cast(rom));
+    }
+  }
   return rom;
 }
 

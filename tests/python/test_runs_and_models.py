@@ -514,13 +514,21 @@ def test_a_model_that_fails_its_checks_is_returned_with_a_warning_as_the_cli_exi
     assert r.returncode == 3 and (tmp_path / "pod.json").exists()
     assert "warning: the written model misses its own training runs (" in r.stderr
 
-    # A model that passes its checks (local PCA follows the held-out run within 0.5 %): no such warning.
-    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
-            for t in (0.6, 0.8)]
+    # A filter that makes the warning an error loses nothing: the exception carries the model.
     import warnings
     with warnings.catch_warnings():
         warnings.simplefilter("error", mbdrom.FailedCheckWarning)
-        mbdrom.train("pca", model, runs)
+        with pytest.raises(mbdrom.FailedCheckWarning) as raised:
+            mbdrom.train("pod", model, [run], nr=1)
+    assert raised.value.model.method == "pod" and raised.value.model.reduced_dimension == 1
+
+    # A model that passes its checks (local PCA follows the held-out run within 0.5 %): no such warning.
+    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
+            for t in (0.6, 0.8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mbdrom.FailedCheckWarning)
+        passing = mbdrom.train("pca", model, runs)
+    assert passing.metrics["verdict_kind"] == "rollout follows"
 
 
 def test_pod_without_nr_is_refused_as_from_the_cli(mbdrom, macpherson):

@@ -600,9 +600,13 @@ RolloutCheck SindyModel::validate(const Model& model, const Dataset& dataset, co
       for (Eigen::Index k = from; k < to; ++k) judgedRows.push_back(k);
     }
   }
+  // A miss the full model's own sensitivity explains judges no fit: measured once per run.
+  std::map<std::string, double> sensitivity;
   const auto judgeFit = [&](const StlsOptions& options) {
-    return heldOutRollout(model, rows.fitted, rows.thetaFit(), rows.yFit(), judgedRows, heldOut,
-                          rows.positionNoise, options, monitor);
+    RolloutCheck check = heldOutRollout(model, rows.fitted, rows.thetaFit(), rows.yFit(), judgedRows, heldOut,
+                                        rows.positionNoise, options, monitor);
+    measureHeldOutSensitivity(model, rows.fitted, check, monitor, &sensitivity);
+    return check;
   };
   // The step first, judged on the fullest fit (the smallest κ tried), so that the threshold
   // is then chosen on the motion, not on the integrator's error.

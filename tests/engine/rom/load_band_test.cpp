@@ -129,12 +129,51 @@ TEST_CASE("a run whose load swings faster than the training runs' leaves the env
   }
 }
 
+TEST_CASE("a run is measured as the training runs were: on samples as far apart, over two periods or more",
+          "[load_band]") {
+  // A step sampled every millisecond reads sqrt(5) times faster than every 5 ms (its rate's RMS
+  // grows as the samples close in on its jump); a meter at the training data's 5 ms reads both alike.
+  const auto step = [](double t) { return t >= 0.5 ? 12.0 : 0.0; };
+  const auto read = [&](double dt, double spacing) {
+    LoadBandMeter meter(1, spacing);
+    for (double t = 0.0; t <= 4.0 + 1e-12; t += dt) meter.add(t, Eigen::VectorXd::Constant(1, step(t)));
+    return meter.frequencies()(0);
+  };
+  CHECK(read(0.001, 0.0) > 1.5 * read(0.005, 0.0));
+  CHECK(read(0.001, 0.005) == Approx(read(0.005, 0.0)).epsilon(0.02));
+
+  // The trained band at 1.5 Hz judges no load over less than two of its periods (1.33 s): a sine
+  // of the trained frequency seen over a tenth of a second reads many times faster.
+  const BandTrained trained;
+  const Model same = railWithOther(TimeFunction::sine(30.0, 1.5));
+  RunOptions o;
+  o.loadCase = same.findLoadCase("other");
+  o.outputDt = 0.005;
+  for (const double tEnd : {0.1, 0.3, 1.2}) {
+    o.tEnd = tEnd;
+    TrajectoryRecorder recorder;
+    const RomSimulationSummary s = trained.rom->simulate(same, o, recorder);
+    INFO(tEnd << " s: " << envelopeSummaryText(s));
+    CHECK(std::isnan(s.loadBandRatio));
+    CHECK_FALSE(s.leftLoadBand());
+  }
+  o.tEnd = 2.0;
+  TrajectoryRecorder recorder;
+  const RomSimulationSummary whole = trained.rom->simulate(same, o, recorder);
+  CHECK(whole.loadBandRatio == Approx(1.0).epsilon(0.05));
+}
+
 TEST_CASE("the load band is kept by the model file, and a hostile one is refused naming it", "[load_band]") {
   const BandTrained trained;
   const std::string path = tempPath("band_pod.json");
   saveReducedModel(*trained.rom, path);
   const std::unique_ptr<ReducedModel> back = loadReducedModel(path, trained.model);
-  CHECK(back->envelope().band().frequencies() == trained.rom->envelope().band().frequencies());
+  const LoadBand &was = trained.rom->envelope().band(), &is = back->envelope().band();
+  CHECK(is.frequencies() == was.frequencies());
+  CHECK(is.labels() == was.labels());
+  CHECK(is.spacing() == was.spacing());
+  CHECK(is.spacing() == Approx(0.005));
+  CHECK(is.toJson() == was.toJson());
 
   OJson file = OJson::parse(slurp(path));
   SECTION("a negative frequency") {
@@ -146,7 +185,7 @@ TEST_CASE("the load band is kept by the model file, and a hostile one is refused
   SECTION("a frequency list of the wrong length") {
     file["envelope"]["load_band"]["frequency"] = OJson::array({1.0});
     std::ofstream(path) << file.dump();
-    CHECK_THROWS_AS(loadReducedModel(path), FileError);
+    CHECK_THROWS_WITH(loadReducedModel(path), Catch::Contains("envelope.load_band.frequency"));
   }
   SECTION("a file written before the band: loads, and its runs' loads are not judged") {
     file["envelope"].erase("load_band");

@@ -463,3 +463,29 @@ TEST_CASE("a model whose own run is too sensitive to its loads to follow is not 
   CHECK_FALSE(failedItsChecks(*pod));
   CHECK(pod->metrics().at("verdict_kind") == "not validated");
 }
+
+TEST_CASE("one held-out run the full model cannot follow does not excuse a miss of another",
+          "[rollout_check]") {
+  // The sensitivities as measured (the cache): run "a" moves 90 % under loads 0.1 % larger, "b" 1 %.
+  RolloutCheck check;
+  check.done = true;
+  check.wholeRuns = true;
+  check.run = "a";
+  check.error = 0.5;
+  check.tolerance = 0.05;
+  check.missedHeldOut = {"a", "b"};
+  std::map<std::string, double> measured{{"a", 0.9}, {"b", 0.01}};
+  Monitor monitor;
+  const Model model = railOscillator({{"push", 30.0}});  // not run: the cache holds both runs
+  const Dataset none;
+  measureHeldOutSensitivity(model, none, check, monitor, &measured);
+  CHECK(check.loadSensitivity == 0.01);
+  CHECK_FALSE(check.tooSensitive());
+  CHECK(heldOutVerdict(check, "trained").kind == "rollout misses");
+
+  measured["b"] = 0.7;  // both too sensitive: the speaking run's figure, and no verdict of wrong
+  measureHeldOutSensitivity(model, none, check, monitor, &measured);
+  CHECK(check.loadSensitivity == 0.9);
+  CHECK(check.tooSensitive());
+  CHECK(heldOutVerdict(check, "trained").kind == "not validated");
+}
