@@ -44,16 +44,6 @@ struct BandTrained {
   }
 };
 
-// The rail oscillator with one more load case, "other": the push as `function` [N].
-Model railWithOther(const TimeFunction& function) {
-  ModelSpec spec = railOscillator({{"push", 30.0}, {"push 20", 20.0}}).spec();
-  LoadCase extra = spec.loadCases.front();
-  extra.name = "other";
-  extra.loads.front().function = function;
-  spec.loadCases.push_back(extra);
-  return Model(spec);
-}
-
 RomSimulationSummary bandRun(const ReducedModel& rom, const Model& model, TrajectorySink& sink,
                              bool stopOutside = false) {
   RunOptions o;

@@ -88,6 +88,17 @@ inline Model twoCartChain(const std::string& moreCases = "") {
         "function": {"type": "sine", "amplitude": 8, "frequency": 4.8}}]}]})"));
 }
 
+/// The rail oscillator pushed by sines of 30 and 20 N ("push", "push 20") with one more load case,
+/// "other": the push as `function` [N].
+inline Model railWithOther(const TimeFunction& function) {
+  ModelSpec spec = railOscillator({{"push", 30.0}, {"push 20", 20.0}}).spec();
+  LoadCase extra = spec.loadCases.front();
+  extra.name = "other";
+  extra.loads.front().function = function;
+  spec.loadCases.push_back(extra);
+  return Model(spec);
+}
+
 /// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.
 inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
                                    const std::string& csv, double outputDt = 0.005) {

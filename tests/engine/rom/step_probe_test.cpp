@@ -33,16 +33,6 @@ struct SineRuns {
   }
 };
 
-// The rail oscillator with one more load case, "other": the push as `function` [N].
-Model withPush(const TimeFunction& function) {
-  ModelSpec spec = railOscillator({{"push", 30.0}, {"push 20", 20.0}}).spec();
-  LoadCase extra = spec.loadCases.front();
-  extra.name = "other";
-  extra.loads.front().function = function;
-  spec.loadCases.push_back(extra);
-  return Model(spec);
-}
-
 double pointError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
                   const std::string& name, RomSimulationSummary* summary = nullptr) {
   RunOptions o;
@@ -123,7 +113,7 @@ TEST_CASE("the step probe's error is the reduced run's own error under the step 
   const auto rise = [&](double level) { return 15.0 / 8.0 * std::abs(level - mean) / (0.5 * steepest); };
   CHECK(probe.at("start").get<double>() == Approx(start));
   const auto stepped = [&](double level) {
-    return withPush(TimeFunction::sum(
+    return railWithOther(TimeFunction::sum(
         {TimeFunction::constant(mean), TimeFunction::smoothStep(start, start + rise(level), level - mean)}));
   };
   const double up = pointError(*pod, stepped(high), "other", "probe_up");
@@ -144,7 +134,7 @@ TEST_CASE(
   CHECK(e.heldTime() < 0.9);
   CHECK(e.heldTrained() > 0.0);
   const auto held = [&](const TimeFunction& function) {
-    const Model model = withPush(function);
+    const Model model = railWithOther(function);
     const std::vector<Sample> run = fullRun(model, "other", 1.2, tempPath("held.csv"), 0.01);
     NeighbourTracker tracker(e);
     for (const Sample& s : run) tracker.add(s.t, s.q, s.qd, s.f_ext);
@@ -168,7 +158,7 @@ TEST_CASE("a run that holds its loads beyond training states the step probe's er
   const auto missing = reducedModelFromJson(j, "edited.json");
   REQUIRE(missing->envelope().joint().probeError() == 0.2);
 
-  const Model model = withPush(TimeFunction::smoothStep(0.3, 0.4, 20.0));
+  const Model model = railWithOther(TimeFunction::smoothStep(0.3, 0.4, 20.0));
   RomSimulationSummary step;
   pointError(*missing, model, "other", "held_step", &step);
   CHECK(step.heldBound);
@@ -181,7 +171,7 @@ TEST_CASE("a run that holds its loads beyond training states the step probe's er
              Catch::Contains("holds its loads") && Catch::Contains("was missed by 20 %"));
 
   // A sine of the design's range and frequency holds nothing: its bound is the distance's.
-  const Model sine = withPush(TimeFunction::sine(25.0, 1.5));
+  const Model sine = railWithOther(TimeFunction::sine(25.0, 1.5));
   RomSimulationSummary passing;
   pointError(*missing, sine, "other", "sine_25", &passing);
   CHECK_FALSE(passing.heldBound);
@@ -200,13 +190,13 @@ TEST_CASE("a run that holds its loads beyond training states no bound when the m
   j["envelope"]["joint"]["held_loads"]["probe_failed"] = true;
   const auto blew = reducedModelFromJson(j, "edited.json");
   RomSimulationSummary step;
-  pointError(*blew, withPush(TimeFunction::smoothStep(0.3, 0.4, 20.0)), "other", "blew_step", &step);
+  pointError(*blew, railWithOther(TimeFunction::smoothStep(0.3, 0.4, 20.0)), "other", "blew_step", &step);
   CHECK(step.heldBound);
   CHECK(std::isnan(step.expectedError));
   CHECK_THAT(envelopeSummaryText(step), Catch::Contains("no error bound"));
   CHECK_THAT(envelopeWarning(*blew, step), Catch::Contains("blew up under a held step of its loads"));
   RomSimulationSummary sine;
-  pointError(*blew, withPush(TimeFunction::sine(25.0, 1.5)), "other", "blew_sine", &sine);
+  pointError(*blew, railWithOther(TimeFunction::sine(25.0, 1.5)), "other", "blew_sine", &sine);
   CHECK_FALSE(sine.heldBound);
   CHECK(std::isfinite(sine.expectedError));
 }
@@ -264,13 +254,14 @@ TEST_CASE(
   const auto unprobed = reducedModelFromJson(j, "edited.json");
   REQUIRE(unprobed->envelope().joint().probeError() < 0.0);
   RomSimulationSummary step;
-  pointError(*unprobed, withPush(TimeFunction::smoothStep(0.3, 0.4, 20.0)), "other", "unprobed_step", &step);
+  pointError(*unprobed, railWithOther(TimeFunction::smoothStep(0.3, 0.4, 20.0)), "other", "unprobed_step",
+             &step);
   CHECK(step.heldUnprobed);
   CHECK_FALSE(step.heldBound);
   CHECK(std::isfinite(step.expectedError));  // the distance's bound, said to be unprobed
   CHECK_THAT(envelopeSummaryText(step), Catch::Contains("training made no step probe"));
   RomSimulationSummary sine;
-  pointError(*unprobed, withPush(TimeFunction::sine(25.0, 1.5)), "other", "unprobed_sine", &sine);
+  pointError(*unprobed, railWithOther(TimeFunction::sine(25.0, 1.5)), "other", "unprobed_sine", &sine);
   CHECK_FALSE(sine.heldUnprobed);
   CHECK_THAT(envelopeSummaryText(sine), !Catch::Contains("step probe"));
 }
