@@ -97,16 +97,17 @@ void ComparePanel::fillModelColumn(const ReducedRunComparison& c, int col) {
   const RomSimulationSummary& e = c.summary;
   put(table_, 10, col,
       !e.envelopeKnown ? tr("not known")
-      : e.leftLoadBand() && e.envelopeLeftAt < 0.0 && e.jointLeftAt < 0.0
-          ? tr("loads at %1 Hz, trained up to %2 Hz")
+      : e.leftLoadBand()  // outside over the whole run, wherever else it left (the tooltip says)
+          ? tr("left: %1 Hz, band %2 Hz")
                 .arg(compareNumber(e.loadBandFrequency, 2), compareNumber(e.loadBandTrained, 2))
-      : e.leftEnvelope() ? tr("left at %1 s (%2)").arg(e.leftAt()).arg(compareNumber(e.envelopeDistance, 3))
-      : !e.retracedRun.empty()
-          ? tr("measured on %1: %2 %")
-                .arg(QString::fromStdString(e.retracedRun), compareNumber(100.0 * e.expectedError, 2))
-      : std::isfinite(e.expectedError)
-          ? tr("inside, expect ≤ %1 %").arg(compareNumber(100.0 * e.expectedError, 2))
-          : tr("inside (%1)").arg(compareNumber(e.envelopeDistance, 3)),
+          : e.leftEnvelope()
+                ? tr("left at %1 s (%2)").arg(e.leftAt()).arg(compareNumber(e.envelopeDistance, 3))
+            : !e.retracedRun.empty()
+                ? tr("measured on %1: %2 %")
+                      .arg(QString::fromStdString(e.retracedRun), compareNumber(100.0 * e.expectedError, 2))
+            : std::isfinite(e.expectedError)
+                ? tr("inside, expect ≤ %1 %").arg(compareNumber(100.0 * e.expectedError, 2))
+                : tr("inside (%1)").arg(compareNumber(e.envelopeDistance, 3)),
       e.envelopeKnown ? e.envelopeDistance : std::numeric_limits<double>::quiet_NaN());
   table_->item(10, col)->setToolTip(QString::fromStdString(envelopeSummaryText(e)));
   // The second signal: the share of the inertial force the reduced motion leaves unbalanced.

@@ -27,6 +27,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fstream>
+
 #include <catch2/catch.hpp>
 
 #include <QCheckBox>
@@ -512,4 +514,58 @@ TEST_CASE(
   auto* models = panel->findChild<QListWidget*>("compareModels");
   REQUIRE(
       waitFor([&] { return models->count() == 1 && models->item(0)->checkState() == Qt::Checked; }, 30000));
+}
+
+TEST_CASE("a reduced run whose load swings faster than its training loads says so in the compare view") {
+  // A mass on a rail and a spring (2 kg, 800 N/m), pushed by a 30 N sine at 1.5 Hz in training and
+  // by a 10 N sine at 2.2 Hz when compared: its positions, velocities and loads stay within the
+  // training samples', its load swings 1.5 times as fast.
+  const std::string path = mbdrom::test::outputPath("/rail_band.json");
+  std::ofstream(path) << R"({"format": "mbdrom-model", "version": 1, "name": "rail", "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
+    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
+    "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": 2}],
+    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
+                "point2": "P", "axis1": "x0"}],
+    "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1, "stiffness": [800],
+                        "damping": 4}],
+    "load_cases": [
+      {"name": "train", "loads": [{"name": "push", "type": "force", "point": "P", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 30, "frequency": 1.5}}]},
+      {"name": "faster", "loads": [{"name": "push", "type": "force", "point": "P", "direction": [1, 0, 0],
+        "function": {"type": "sine", "amplitude": 10, "frequency": 2.2}}]}]})";
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  REQUIRE(window.files()->openModel(QString::fromStdString(path)));
+  mbdrom::RunOptions o;
+  o.loadCase = window.model()->findLoadCase("train");
+  o.tEnd = 2.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.005;
+  window.runs()->runSimulation(o);
+  auto* doc = window.document();
+  REQUIRE(waitFor([&] { return doc->runs().size() == 1 && !window.jobRunner()->busy(); }, 60000));
+  window.training()->trainModel("pod", mbdrom::checkReducedModelSettings("pod", OJson{{"nr", 1}}), {0},
+                                "POD");
+  REQUIRE(waitFor([&] { return doc->models().size() == 1 && !window.jobRunner()->busy(); }, 120000));
+  window.showCompare();
+  ComparePanel* panel = window.comparePanel();
+  panel->setReference(-1);
+  panel->setNewRunOptions(window.model()->findLoadCase("faster"), 2.0, 1e-3, 0.005);
+  REQUIRE(panel->setModelChecked(0, true));
+  REQUIRE(panel->compare() > 0);
+  REQUIRE(waitFor([&] { return panel->result() && !window.jobRunner()->busy(); }, 60000));
+  const auto& c = panel->result()->runs.front();
+  INFO(mbdrom::envelopeSummaryText(c.summary));
+  REQUIRE(c.summary.leftLoadBand());
+  const QTableWidgetItem* row = panel->metricsTable()->item(10, 1);
+  REQUIRE(row);
+  // The row names the band (outside over the whole run); the tooltip says where else it left.
+  CHECK(row->text() == "left: 2.2 Hz, band 1.5 Hz");
+  CHECK(row->toolTip().contains("not trained on this frequency band"));
+  CHECK(panel->findChild<QLabel*>("compareStatus")
+            ->text()
+            .contains("its loads swing faster than its training runs'"));
+  window.grab().save(QString::fromStdString(mbdrom::test::outputPath("/compare_load_band.png")));
 }
