@@ -73,11 +73,9 @@ QString ModelsPanel::keyFigure(const ProjectDocument& doc, int index) {
   if (kind == "not validated") {
     const auto runs = m.find("training_runs");
     const bool several = runs != m.end() && runs->is_array() && runs->size() >= 2;
-    const auto rollout = m.find("rollout");
-    const bool sensitive = rollout != m.end() && rollout->is_object() &&
-                           rollout->value("load_sensitivity", -1.0) > rollout->value("tolerance", 0.05);
     text += (text.isEmpty() ? QString() : QStringLiteral("; ")) +
-            (sensitive ? tr("not validated (its runs are too sensitive to their loads to judge it)")
+            (heldOutTooSensitive(*e.rom)
+                 ? tr("not validated (its runs are too sensitive to their loads to judge it)")
              : several ? tr("not validated (fewer than two of its runs can be run again)")
                        : tr("not validated (trained on one run)"));
   }

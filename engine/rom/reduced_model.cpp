@@ -188,13 +188,28 @@ std::string missedRunsClause(const ReducedModel& rom) {
 
 }  // namespace
 
+namespace {
+
+// A recorded check (metrics "rollout" or "training_rollout") whose missed run the full model
+// itself does not follow under loads 0.1 % larger (RolloutCheck::tooSensitive).
+bool tooSensitive(const OJson& check) {
+  return check.value("load_sensitivity", -1.0) > check.value("tolerance", kHeldOutTolerance);
+}
+
+}  // namespace
+
+bool heldOutTooSensitive(const ReducedModel& rom) {
+  const auto rollout = rom.metrics().find("rollout");
+  return rollout != rom.metrics().end() && rollout->is_object() && tooSensitive(*rollout);
+}
+
 std::string ownRunsMissed(const ReducedModel& rom) {
   const auto own = rom.metrics().find("training_rollout");
   if (own == rom.metrics().end() || !own->is_object() || !own->value("done", false) ||
       own->value("failed", false))
     return {};
   // A run the full model itself cannot follow under loads 0.1 % off judges no model.
-  if (own->value("load_sensitivity", -1.0) > own->value("tolerance", kHeldOutTolerance)) return {};
+  if (tooSensitive(*own)) return {};
   return missedItsGoal(*own) ? own->value("text", std::string("a run missed")) : std::string();
 }
 
@@ -234,9 +249,7 @@ Validation validation(const ReducedModel& rom) {
   if (kind == rom.metrics().end() || !kind->is_string()) return {};
   if (*kind == "not validated") {
     if (!unjudged.empty()) return {"the model is unvalidated: " + unjudged};
-    if (const auto rollout = rom.metrics().find("rollout");
-        rollout != rom.metrics().end() && rollout->is_object() &&
-        rollout->value("load_sensitivity", -1.0) > rollout->value("tolerance", kHeldOutTolerance))
+    if (heldOutTooSensitive(rom))
       return {"the model is unvalidated: its held-out check cannot judge it (" +
               rolloutText(rom, "the run is too sensitive to its loads") + ")"};
     const auto runs = rom.metrics().find("training_runs");

@@ -169,6 +169,11 @@ std::string validationWarning(const ReducedModel& rom);
 /// when they write it (the CLI's `train` exits with code 3; Python warns with FailedCheckWarning).
 bool failedItsChecks(const ReducedModel& rom);
 
+/// True when the model's held-out check missed a run that the full model itself does not follow
+/// under loads 0.1 % larger (metric "rollout"."load_sensitivity" above its tolerance): no verdict
+/// of wrong, the model is not validated.
+bool heldOutTooSensitive(const ReducedModel& rom);
+
 /// What a run of `rom` at `parameters` to `tEnd` [s] warns of before it starts, as every front end
 /// says it: parameterRangeWarnings, then validationWarning when there is one, then a run longer
 /// than the longest training run (ReducedModel::trainedSpan; tEnd 0: not said), as the exported
