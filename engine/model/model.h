@@ -154,7 +154,11 @@ class Model {
   void holdLoad(int loadCase, int load, double value) {
     loads_[static_cast<std::size_t>(loadCase)][static_cast<std::size_t>(load)].function =
         TimeFunction::constant(value);
+    ++loadHolds_;
   }
+  /// Calls of holdLoad so far: a reduced run's stepper that reuses forces computed at a sample
+  /// recomputes them once this changed.
+  long long loadHolds() const { return loadHolds_; }
 
   /// A point (basic point or marker) by name as a combination of q; throws ModelError if unknown.
   Combination pointCombination(const std::string& name) const;
@@ -203,6 +207,7 @@ class Model {
   std::vector<CompiledSpringDamper> springs_;
   std::vector<CompiledFriction> frictions_;
   std::vector<std::vector<CompiledLoad>> loads_;
+  long long loadHolds_ = 0;
   std::uint64_t hash_ = 0;
   std::uint64_t legacyHash_ = 0;
   std::unordered_map<std::string, int> pointByName_, vectorByName_,

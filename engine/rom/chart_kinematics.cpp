@@ -1,5 +1,6 @@
 #include "engine/rom/chart_kinematics.h"
 
+#include "engine/core/small_products.h"
 #include "engine/dynamics/scales.h"
 #include "engine/model/constraints.h"
 #include "engine/rom/rom_support.h"
@@ -100,18 +101,47 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nc);
   factorised_ = false;
   cKept_ = false;
+  anchored_ = false;
 }
 
 void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
+  if (followAnchor(q)) {
+    multiplyInto(R_, ud, qd_);  // c_ = 0 and R_ stay those of the anchor
+    return;
+  }
   if (partitioned_) {
     start_ = q;
-    if (newton(q, t) && split(q, ud, t)) return;
+    if (newton(q, t) && split(q, ud, t)) {
+      keepAnchor(q);
+      return;
+    }
     q = start_;
   }
   general(q, ud, t);
 }
 
+void ChartKinematics::keepAnchor(const Eigen::VectorXd& q) {
+  // cKept_ says Φ_q is constant, there are no drivers and c = 0: Φ(q) = Φ_q q + φ₀, and
+  // Φ_q R = 0 moves the anchor along the constraints exactly (up to rounding, not drifting:
+  // every configuration is measured from the same anchor).
+  if (!cKept_ || X_.hasNaN()) return;
+  anchor_ = q;
+  anchored_ = true;
+}
+
+bool ChartKinematics::followAnchor(Eigen::VectorXd& q) const {
+  if (!anchored_) return false;
+  for (const int d : dependent_) {
+    double x = anchor_(d);
+    for (std::size_t j = 0; j < chart_.size(); ++j)
+      x += R_(d, static_cast<Eigen::Index>(j)) * (q(chart_[j]) - anchor_(chart_[j]));
+    q(d) = x;
+  }
+  return true;
+}
+
 void ChartKinematics::assemble(Eigen::VectorXd& q, double t) {
+  if (followAnchor(q)) return;
   if (partitioned_) {
     start_ = q;
     if (newton(q, t)) return;
@@ -198,7 +228,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
       R_.row(dependent_[k]) = -sd_(i) * X_.row(i);
     }
   }
-  qd_.noalias() = R_ * ud;
+  multiplyInto(R_, ud, qd_);
   if (driven_) {  // the drivers move the dependent coordinates too: −Φ_d⁻¹ Φ_t
     evalPhiT(model_, q, t, driverTerm_);
     subtractDependent(driverTerm_, qd_);
@@ -219,6 +249,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
 void ChartKinematics::general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
   ++general_;
   factorised_ = false;
+  anchored_ = false;
   q = assemblePositions(model_, q, t, assembly_).q;
   IndependentSplit split = independentSplit(model_, q, ud, t, chart_);
   X_.setConstant(std::numeric_limits<double>::quiet_NaN());  // R_ is not split from it any more

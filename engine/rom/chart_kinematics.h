@@ -14,7 +14,9 @@
 /// assembly and a column-pivoting QR of [Φ_q; E_u] (independentSplit) factorise several times
 /// and allocate (SINDy on a 2-DOF absorber: 6.3 µs per RK4 step instead of 16.8). Constraints
 /// linear in q (particles on fixed lines and planes) have one Φ_q: it is evaluated and
-/// factorised once per chart, and R and c are kept from stage to stage. Where that
+/// factorised once per chart, and R and c are kept from stage to stage; without drivers Φ is
+/// then affine in q, and every configuration is that of the first stage plus R (u − u₁), with
+/// no Φ evaluated and no Newton iteration. Where that
 /// is not possible — more constraint rows than dependent coordinates (redundant constraints),
 /// Φ_d near singular (the chart degenerates), Newton's method not converging from the
 /// previous stage's positions, a large model — the call goes the general way, with its
@@ -68,6 +70,11 @@ class ChartKinematics {
   void subtractDependent(const Eigen::VectorXd& v, Eigen::VectorXd& x);
   void general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);
   double scaledResidual() const;
+  // Keeps q (on the constraints, split) as the anchor when Φ is affine in q and R, c = 0 hold.
+  void keepAnchor(const Eigen::VectorXd& q);
+  // The dependent coordinates of q from the anchor and R (exact for an affine Φ); false when
+  // there is no anchor.
+  bool followAnchor(Eigen::VectorXd& q) const;
 
   const Model& model_;
   std::vector<int> chart_, dependent_;
@@ -79,9 +86,10 @@ class ChartKinematics {
   bool cKept_ = false;       // c_ is split from γ = 0 with this factorisation
   bool driven_ = false;      // drivers: q̇ and c take Φ_t and its time derivative
   bool factorised_ = false;  // lu_ holds a regular Φ_d of this chart (of the last positions factorised)
+  bool anchored_ = false;    // anchor_ holds positions on the constraints of this chart's affine Φ
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
-  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_;
+  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_;
   Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;

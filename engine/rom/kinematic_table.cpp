@@ -52,6 +52,8 @@ bool KinematicTable::make(long k, const Eigen::VectorXd& guess, Node& out) const
     out.q = a.q;
     out.R = split.R.col(0);
     out.S = split.c;
+    out.MR.noalias() = model_.massMatrix() * out.R;
+    out.MS.noalias() = model_.massMatrix() * out.S;
   } catch (const Error&) {
     return false;  // a singular or unreachable position: the caller solves it exactly
   }
@@ -108,12 +110,30 @@ Eigen::MatrixXd KinematicTable::nodeColumns() const {
 
 bool KinematicTable::eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
                           Eigen::VectorXd& c) {
+  return interpolate<false>(u, ud, q, R, qd, c, nullptr);
+}
+
+bool KinematicTable::eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
+                          Eigen::VectorXd& c, Eigen::MatrixXd& MR) {
+  return interpolate<true>(u, ud, q, R, qd, c, &MR);
+}
+
+template <bool withMass>
+bool KinematicTable::interpolate(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R,
+                                 Eigen::VectorXd& qd, Eigen::VectorXd& c, Eigen::MatrixXd* MR) {
   const double x = (u - u0_) / h_;
   if (!std::isfinite(x) || std::abs(x) > 1e9) return false;
   const auto k = static_cast<long>(std::floor(x));
-  if (!reach(k) || !reach(k + 1)) return false;
-  const Node& a = nodes_[static_cast<std::size_t>(k - first_)];
-  const Node& b = nodes_[static_cast<std::size_t>(k + 1 - first_)];
+  // A run's stages stay mostly between the same two nodes: kept, they are not looked up again
+  // (a deque keeps its elements in place as it grows at either end).
+  if (k != pairAt_ || !pair_[0]) {
+    if (!reach(k) || !reach(k + 1)) return false;
+    pair_[0] = &nodes_[static_cast<std::size_t>(k - first_)];
+    pair_[1] = &nodes_[static_cast<std::size_t>(k + 1 - first_)];
+    pairAt_ = k;
+  }
+  const Node& a = *pair_[0];
+  const Node& b = *pair_[1];
   const double s = x - static_cast<double>(k), s2 = s * s, s3 = s2 * s;
   const double h00 = 2.0 * s3 - 3.0 * s2 + 1.0, h10 = (s3 - 2.0 * s2 + s) * h_, h01 = 3.0 * s2 - 2.0 * s3,
                h11 = (s3 - s2) * h_;
@@ -124,10 +144,10 @@ bool KinematicTable::eval(double u, double ud, Eigen::VectorXd& q, Eigen::Matrix
   // One loop over the coordinates, where four expressions of Eigen's cost four dispatches each
   // (this runs at every stage of a one-coordinate model); the same sums in the same order.
   const Eigen::Index n = a.q.size();
-  q.resize(n);
-  R.resize(n, 1);
-  qd.resize(n);
-  c.resize(n);
+  if (q.size() != n) q.resize(n);
+  if (R.rows() != n || R.cols() != 1) R.resize(n, 1);
+  if (qd.size() != n) qd.resize(n);
+  if (c.size() != n) c.resize(n);
   const double *aq = a.q.data(), *aR = a.R.data(), *aS = a.S.data(), *bq = b.q.data(), *bR = b.R.data(),
                *bS = b.S.data();
   double *qo = q.data(), *Ro = R.data(), *qdo = qd.data(), *co = c.data();
@@ -136,6 +156,13 @@ bool KinematicTable::eval(double u, double ud, Eigen::VectorXd& q, Eigen::Matrix
     Ro[i] = h00 * aR[i] + h10 * aS[i] + h01 * bR[i] + h11 * bS[i];
     qdo[i] = Ro[i] * ud;
     co[i] = e00 * aR[i] + e10 * aS[i] + e01 * bR[i] + e11 * bS[i];
+  }
+  if constexpr (withMass) {
+    // Hermite interpolation is linear in the nodes' values: M R's interpolant is M times R's.
+    if (MR->rows() != n || MR->cols() != 1) MR->resize(n, 1);
+    const double *aM = a.MR.data(), *aMS = a.MS.data(), *bM = b.MR.data(), *bMS = b.MS.data();
+    double* mo = MR->data();
+    for (Eigen::Index i = 0; i < n; ++i) mo[i] = h00 * aM[i] + h10 * aMS[i] + h01 * bM[i] + h11 * bMS[i];
   }
   q(independent_) = u;  // exact on the independent coordinate
   return true;

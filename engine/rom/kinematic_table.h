@@ -41,12 +41,21 @@ class KinematicTable {
   /// mechanismScales when the caller has them (null: computed here).
   KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start, double spacing,
                  std::shared_ptr<const MechanismScales> scales = nullptr);
+  // Moved, its nodes stay in place; a copy would interpolate the original's.
+  KinematicTable(const KinematicTable&) = delete;
+  KinematicTable& operator=(const KinematicTable&) = delete;
+  KinematicTable(KinematicTable&&) = default;
+  KinematicTable& operator=(KinematicTable&&) = default;
 
   /// q (size nq), q̇ = R u̇ and c (size nq) at u (the coordinate's value) and u̇; R is
   /// nq x 1. False when u is further than `maxNodes` nodes from the table or a node
   /// does not assemble: the caller solves that stage exactly.
   bool eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
             Eigen::VectorXd& c);
+  /// As eval, and M R (nq x 1; M the model's constant mass matrix) from the nodes' M R and
+  /// M S: R's interpolant times M, without the product at every stage.
+  bool eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
+            Eigen::VectorXd& c, Eigen::MatrixXd& MR);
 
   double spacing() const { return h_; }
   /// u_0 [unit of u]: node k is at u_0 + k h.
@@ -66,8 +75,11 @@ class KinematicTable {
 
  private:
   struct Node {
-    Eigen::VectorXd q, R, S;
+    Eigen::VectorXd q, R, S, MR, MS;  // MR = M R, MS = M S
   };
+  template <bool withMass>
+  bool interpolate(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
+                   Eigen::VectorXd& c, Eigen::MatrixXd* MR);
   bool make(long k, const Eigen::VectorXd& guess, Node& out) const;
   /// The next node's start for Newton's method: `from`'s configuration a step `du` on.
   static Eigen::VectorXd predict(const Node& from, double du);
@@ -79,6 +91,8 @@ class KinematicTable {
   double u0_, h_;
   long first_ = 0;  // index of nodes_.front()
   std::deque<Node> nodes_;
+  const Node* pair_[2] = {nullptr, nullptr};  // nodes pairAt_ and pairAt_ + 1, as last interpolated
+  long pairAt_ = 0;
   // The nearest nodes that did not assemble: the table ends there.
   long failedBelow_ = std::numeric_limits<long>::min(), failedAbove_ = std::numeric_limits<long>::max();
 };

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
 #include "engine/core/ordered_json.h"
+#include "engine/core/small_products.h"
 #include "engine/data/dataset.h"
 #include "engine/rom/error_goal.h"
 #include "engine/rom/rom_support.h"
@@ -263,12 +264,18 @@ Eigen::VectorXd NeighbourEnvelope::features(const Eigen::VectorXd& q, const Eige
 void NeighbourEnvelope::fill(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                              const Eigen::VectorXd& loads, const Eigen::VectorXd& rates,
                              Eigen::VectorXd& x) const {
-  const Eigen::Index m = qBasis_.cols(), mf = fBasis_.cols();
-  x.head(m).noalias() = qBasis_.transpose() * q;
-  x.head(m) -= qMeanProjected_;
-  x.head(m).array() /= qScale_.array();
-  x.segment(m, m).noalias() = qBasis_.transpose() * qd;
-  x.segment(m, m).array() /= vScale_.array();
+  const Eigen::Index m = qBasis_.cols(), mf = fBasis_.cols(), nq = qBasis_.rows();
+  // Plain loops: a run measures every sample it writes, and these are a few features wide.
+  const double* b = qBasis_.data();
+  for (Eigen::Index j = 0; j < m; ++j, b += nq) {
+    double p = 0.0, v = 0.0;
+    for (Eigen::Index i = 0; i < nq; ++i) {
+      p += b[i] * q(i);
+      v += b[i] * qd(i);
+    }
+    x(j) = (p - qMeanProjected_(j)) / qScale_(j);
+    x(m + j) = v / vScale_(j);
+  }
   if (mf > 0) {
     x.segment(2 * m, mf) = loads.cwiseQuotient(fScale_);
     x.tail(mf) = rates.cwiseQuotient(rateScale_);
@@ -345,8 +352,8 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
                              const Eigen::VectorXd& f_ext) {
   const NeighbourEnvelope& e = envelope_;
   if (e.fBasis_.cols() > 0) {
-    loads_.noalias() = e.fBasis_.transpose() * f_ext;
-    loads_ -= e.fMeanProjected_;
+    loads_ = -e.fMeanProjected_;
+    addTransposedProduct(e.fBasis_, f_ext, 1.0, loads_);
   }
   const bool measured = started_ && t > previousT_;
   if (e.fBasis_.cols() > 0 && e.heldTime_ > 0.0) {

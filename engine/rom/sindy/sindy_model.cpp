@@ -6,6 +6,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
 #include "engine/core/ordered_json.h"
+#include "engine/core/small_products.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
@@ -951,8 +952,8 @@ class SindyStepper final : public ReducedStepper {
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
     // A sample made at this state computed the first stage already (and left its kinematics),
-    // unless the known forces changed since (an importer's inputs, held from t0 on).
-    if (!(sampledAt_ == t0 && knownForcesUnchanged(t0))) accelerations(t0, u_, ud_, a_[0]);
+    // unless an importer's inputs were held anew since (from t0 on).
+    if (!(sampledAt_ == t0 && sampledHolds_ == model_.loadHolds())) accelerations(t0, u_, ud_, a_[0]);
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
     // A chart degenerates where its coordinates stop determining the motion (a pendulum's
     // horizontal coordinate near the horizontal): its stretch grows without bound.
@@ -979,6 +980,7 @@ class SindyStepper final : public ReducedStepper {
   void fill(Sample& s) override {
     accelerations(s.t, u_, ud_, a_[0]);
     sampledAt_ = s.t;
+    sampledHolds_ = model_.loadHolds();
     s.q = q_;
     s.qd = velocities();
     s.qdd = qdd_;
@@ -991,12 +993,6 @@ class SindyStepper final : public ReducedStepper {
   const Eigen::MatrixXd& velocityMap() const { return tabulated_ ? R_ : kinematics_->R(); }
   const Eigen::VectorXd& velocities() const { return tabulated_ ? qd_ : kinematics_->qd(); }
   const Eigen::VectorXd& velocityPart() const { return tabulated_ ? c_ : kinematics_->c(); }
-
-  // True when the known forces at the last state (the sample's) and t are those the sample took.
-  bool knownForcesUnchanged(double t) {
-    knownForce_.eval(loadCase_, q_, velocities(), t, fkCheck_);
-    return fkCheck_ == fk_;
-  }
 
   // RK4's stage `k`: the state `from` + h × stage `k - 1`'s rates, and its accelerations at t.
   void stage(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double h, int previous, double t, int k) {
@@ -1011,29 +1007,44 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::Index n = uu.size();
     for (Eigen::Index i = 0; i < n; ++i)
       q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
-    tabulated_ = table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_);
+    tabulated_ = table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_, MR_);
     if (!tabulated_) kinematics_->solve(q_, vv, t);
     const Eigen::MatrixXd& R = velocityMap();
     const Eigen::VectorXd& c = velocityPart();
     knownForce_.eval(loadCase_, q_, velocities(), t, fk_);
-    const bool massKept = reduceMass(R);
-    // Coefficient-wise products: these matrices are a few coordinates wide.
-    rhs_.noalias() = R.transpose().lazyProduct(fk_);
-    rhs_.noalias() -= MR_.transpose().lazyProduct(c);
+    const bool massKept = tabulated_ ? tabulatedMass() : reduceMass(R);
+    // Plain loops: these matrices are a few coordinates wide.
+    rhs_.setZero(R.cols());
+    addTransposedProduct(R, fk_, 1.0, rhs_);
+    addTransposedProduct(MR_, c, -1.0, rhs_);
     addIdentifiedForce(t, uu, vv);
-    a = rhs_;
     if (Mr_.size() == 1) {
+      a = rhs_;
       a(0) /= Mr_(0, 0);
     } else if (massKept) {
       // The same reduced mass a second time: its inverse, once, for a product per stage.
       if (MrInverse_.rows() != Mr_.rows())
         MrInverse_ = reducedMass_.solve(Eigen::MatrixXd(Eigen::MatrixXd::Identity(Mr_.rows(), Mr_.cols())));
-      a.noalias() = MrInverse_.lazyProduct(rhs_);
+      multiplyInto(MrInverse_, rhs_, a);
     } else {
+      a = rhs_;
       reducedMass_.solveInPlace(a);
     }
-    qdd_ = c;
-    qdd_.noalias() += R.lazyProduct(a);
+    multiplyInto(R, a, qdd_);
+    qdd_ += c;
+  }
+
+  // Rᵀ M R (1 x 1) from the table's M R; the next stage off the table computes M R again.
+  bool tabulatedMass() {
+    const double* r = R_.data();
+    const double* m = MR_.data();
+    double mr = 0.0;
+    for (Eigen::Index i = 0; i < R_.rows(); ++i) mr += r[i] * m[i];
+    Mr_.resize(1, 1);
+    Mr_(0, 0) = mr;
+    massOf_.resize(0, 0);
+    MrInverse_.resize(0, 0);
+    return false;
   }
 
   // M R, Rᵀ M R and its factorisation for this R; kept while R is the same to the bit (M is
@@ -1134,6 +1145,7 @@ class SindyStepper final : public ReducedStepper {
   double chartStart_ = -1.0;  // the chart's stretch where it was taken; negative: not yet measured
   // a_[0] and the kinematics are those of the state sampled at this time [s]; NaN: not since a step.
   double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
+  long long sampledHolds_ = 0;  // the model's loadHolds() then
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
@@ -1145,15 +1157,14 @@ class SindyStepper final : public ReducedStepper {
   std::optional<ChartKinematics> kinematics_;  // of chart_
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
-  Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_): the table's
+  Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_) and, on the table, MR_: the table's
   Eigen::MatrixXd massOf_;                // the R of MR_, Mr_ and reducedMass_
   Eigen::MatrixXd MrInverse_;             // of Mr_ once it was used twice (0 x 0: not yet)
   bool tabulated_ = false;                // the last state's R, q̇, c are the table's
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
-  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fkCheck_, lambda_, fFriction_, c_, fr_,
-      cols_ = Eigen::VectorXd::Zero(1);
+  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, lambda_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
 };
 
 }  // namespace internal

@@ -82,6 +82,16 @@ Errors tableErrors(double r, double l, double h) {
     CHECK(q(y) == u);
     CHECK(R(y, 0) == Approx(1.0).margin(1e-12));
     CHECK(qd(ax) == Approx(R(ax, 0) * yd).epsilon(1e-12));
+    // With M R: the same kinematics, and M R from the nodes' M R and M S equal to M times R.
+    Eigen::VectorXd q2, qd2, c2;
+    Eigen::MatrixXd R2, MR;
+    REQUIRE(table.eval(u, yd, q2, R2, qd2, c2, MR));
+    CHECK((q2.array() == q.array()).all());
+    CHECK((R2.array() == R.array()).all());
+    CHECK((qd2.array() == qd.array()).all());
+    CHECK((c2.array() == c.array()).all());
+    const Eigen::VectorXd product = model.massMatrix() * R;
+    CHECK((MR.col(0) - product).cwiseAbs().maxCoeff() <= 1e-13 * product.cwiseAbs().maxCoeff());
   }
   return e;
 }
