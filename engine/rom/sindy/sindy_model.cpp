@@ -967,8 +967,12 @@ class SindyStepper final : public ReducedStepper {
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
     stage(u_, ud_, 0.5 * h, 1, t0 + 0.5 * h, 2);
     stage(u_, ud_, h, 2, t, 3);
-    u_ += h / 6.0 * (v_[0] + 2.0 * v_[1] + 2.0 * v_[2] + v_[3]);
-    ud_ += h / 6.0 * (a_[0] + 2.0 * a_[1] + 2.0 * a_[2] + a_[3]);
+    // Plain loops over the few coordinates: the same sums, in the same order, as Eigen's.
+    const double w = h / 6.0;
+    for (Eigen::Index i = 0; i < u_.size(); ++i) {
+      u_(i) += w * (v_[0](i) + 2.0 * v_[1](i) + 2.0 * v_[2](i) + v_[3](i));
+      ud_(i) += w * (a_[0](i) + 2.0 * a_[1](i) + 2.0 * a_[2](i) + a_[3](i));
+    }
   }
 
   bool finite() const override { return u_.allFinite() && ud_.allFinite(); }
@@ -996,8 +1000,13 @@ class SindyStepper final : public ReducedStepper {
 
   // RK4's stage `k`: the state `from` + h × stage `k - 1`'s rates, and its accelerations at t.
   void stage(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double h, int previous, double t, int k) {
-    uStage_ = u + h * v_[previous];
-    v_[k] = ud + h * a_[previous];
+    const Eigen::Index n = u.size();
+    uStage_.resize(n);
+    v_[k].resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      uStage_(i) = u(i) + h * v_[previous](i);
+      v_[k](i) = ud(i) + h * a_[previous](i);
+    }
     accelerations(t, uStage_, v_[k], a_[k]);
   }
 
