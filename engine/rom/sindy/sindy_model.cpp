@@ -933,11 +933,22 @@ class SindyStepper final : public ReducedStepper {
     qd_.resize(nq);
     qdd_.resize(nq);
     fk_.resize(nq);
-    lambda_.setZero(static_cast<Eigen::Index>(rom.terms_.size()));
     // Thresholding leaves a few of the library's terms (4 of 37 on a 2-DOF absorber): only they are
-    // evaluated.
-    for (std::size_t j = 0; j < rom.terms_.size(); ++j)
-      if ((rom.result_.Xi.row(static_cast<Eigen::Index>(j)).array() != 0.0).any()) active_.push_back(j);
+    // evaluated, a monomial from its nonzero powers.
+    const Eigen::MatrixXd& Xi = rom.result_.Xi;
+    for (std::size_t j = 0; j < rom.terms_.size(); ++j) {
+      const auto row = static_cast<Eigen::Index>(j);
+      if (!(Xi.row(row).array() != 0.0).any()) continue;
+      ActiveTerm a;
+      a.j = j;
+      a.monomial = rom.terms_[j].kind == SindyTerm::Kind::Monomial;
+      if (a.monomial)
+        for (std::size_t k = 0; k < rom.terms_[j].powers.size(); ++k)
+          if (rom.terms_[j].powers[k] != 0)
+            a.factors.emplace_back(static_cast<int>(k), rom.terms_[j].powers[k]);
+      for (Eigen::Index i = 0; i < Xi.cols(); ++i) a.xi.push_back(Xi(row, i));
+      active_.push_back(std::move(a));
+    }
     if (KinematicTable::applies(model, rom.independent_)) {
       const int c = rom.independent_.front();
       Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
@@ -1089,20 +1100,26 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::VectorXd& ud = own ? vv : udOwn_;
     if (frictionElement_) fr_ = frictionValues(model_, q_, velocities());
     if (frictionChannel_) evalFrictionForces(model_, q_, velocities(), Eigen::VectorXd(), fFriction_);
-    for (const std::size_t j : active_) {
-      cols_(0) = 0.0;
-      if (frictionOf_[j] >= 0) cols_(0) = fr_(frictionOf_[j]);
-      if (frictionChannelOf_[j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[j]);
-      lambda_(static_cast<Eigen::Index>(j)) = evalSindyTerm(terms_[j], u, ud, t, cols_);
-    }
-    // Ξᵀλ over the terms with a coefficient (the other rows of Ξ are zero): a few products,
-    // where a matrix-vector product of Eigen's costs more in its dispatch.
-    const Eigen::MatrixXd& Xi = rom_.result_.Xi;
-    if (!own) force_.setZero(Xi.cols());
+    // Ξᵀθ over the terms with a coefficient (the other rows of Ξ are zero): a few products,
+    // where a matrix-vector product of Eigen's costs more in its dispatch. A monomial is the
+    // product evalSindyTerm forms, in its order.
+    const auto n = static_cast<Eigen::Index>(independent.size());
+    if (!own) force_.setZero(n);
     Eigen::VectorXd& f = own ? rhs_ : force_;
-    for (const std::size_t j : active_) {
-      const double l = lambda_(static_cast<Eigen::Index>(j));
-      for (Eigen::Index i = 0; i < Xi.cols(); ++i) f(i) += Xi(static_cast<Eigen::Index>(j), i) * l;
+    for (const ActiveTerm& a : active_) {
+      double l = 1.0;
+      if (a.monomial) {
+        for (const auto& [k, power] : a.factors) {
+          const double x = k < n ? u(k) : ud(k - n);
+          for (int e = 0; e < power; ++e) l *= x;
+        }
+      } else {
+        cols_(0) = 0.0;
+        if (frictionOf_[a.j] >= 0) cols_(0) = fr_(frictionOf_[a.j]);
+        if (frictionChannelOf_[a.j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[a.j]);
+        l = evalSindyTerm(terms_[a.j], u, ud, t, cols_);
+      }
+      for (Eigen::Index i = 0; i < n; ++i) f(i) += a.xi[static_cast<std::size_t>(i)] * l;
     }
     if (own) return;
     for (std::size_t i = 0; i < independent.size(); ++i)
@@ -1159,8 +1176,16 @@ class SindyStepper final : public ReducedStepper {
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
-  std::vector<SindyTerm> terms_;     // a column term reads the one value of cols_
-  std::vector<std::size_t> active_;  // the terms with a coefficient; the others' λ stay 0
+  std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
+  // A term with a coefficient: a monomial's nonzero powers (variable k: u_k for k < n, else
+  // u̇_(k−n)) in the order evalSindyTerm multiplies them, and its row of Ξ.
+  struct ActiveTerm {
+    std::size_t j = 0;
+    bool monomial = false;
+    std::vector<std::pair<int, int>> factors;
+    std::vector<double> xi;
+  };
+  std::vector<ActiveTerm> active_;
   bool frictionElement_;
   AssemblyOptions assembly_;
   std::optional<ChartKinematics> kinematics_;  // of chart_
@@ -1173,7 +1198,7 @@ class SindyStepper final : public ReducedStepper {
   SymmetricSolver reducedMass_;           // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
-  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, lambda_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
+  Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
 };
 
 }  // namespace internal
