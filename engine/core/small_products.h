@@ -2,7 +2,8 @@
 /// @file
 /// Matrix-vector products of the few coordinates of a reduced run's stage (a few rows or
 /// columns), as plain loops: there Eigen's product dispatch costs more than the arithmetic.
-/// Each sum runs over its terms in index order, as Eigen's column-major product adds them.
+/// Each sum runs over its terms in index order: A x as Eigen's column-major product adds them,
+/// Aᵀ x differing from Eigen's packet-wise dot products by rounding.
 
 #include <Eigen/Core>
 
@@ -11,6 +12,7 @@ namespace mbdrom {
 /// out = A x: A is rows x cols, x has size cols, out gets size rows.
 inline void multiplyInto(const Eigen::MatrixXd& A, const Eigen::VectorXd& x, Eigen::VectorXd& out) {
   const Eigen::Index rows = A.rows(), cols = A.cols();
+  eigen_assert(x.size() == cols && &out != &x);
   out.resize(rows);
   const double* a = A.data();
   double* o = out.data();
@@ -26,6 +28,7 @@ inline void multiplyInto(const Eigen::MatrixXd& A, const Eigen::VectorXd& x, Eig
 inline void addTransposedProduct(const Eigen::MatrixXd& A, const Eigen::VectorXd& x, double sign,
                                  Eigen::VectorXd& out) {
   const Eigen::Index rows = A.rows(), cols = A.cols();
+  eigen_assert(x.size() == rows && out.size() == cols && &out != &x);
   const double* a = A.data();
   const double* v = x.data();
   for (Eigen::Index j = 0; j < cols; ++j) {

@@ -41,19 +41,21 @@ class KinematicTable {
   /// mechanismScales when the caller has them (null: computed here).
   KinematicTable(const Model& model, int independent, const Eigen::VectorXd& start, double spacing,
                  std::shared_ptr<const MechanismScales> scales = nullptr);
-  // Moved, its nodes stay in place; a copy would interpolate the original's.
+  // Moved, its nodes stay in place (the moved-from table is not used again); a copy would
+  // interpolate the original's nodes. It refers to its model: not assignable.
   KinematicTable(const KinematicTable&) = delete;
   KinematicTable& operator=(const KinematicTable&) = delete;
   KinematicTable(KinematicTable&&) = default;
-  KinematicTable& operator=(KinematicTable&&) = default;
+  KinematicTable& operator=(KinematicTable&&) = delete;
 
   /// q (size nq), q̇ = R u̇ and c (size nq) at u (the coordinate's value) and u̇; R is
   /// nq x 1. False when u is further than `maxNodes` nodes from the table or a node
   /// does not assemble: the caller solves that stage exactly.
   bool eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
             Eigen::VectorXd& c);
-  /// As eval, and M R (nq x 1; M the model's constant mass matrix) from the nodes' M R and
-  /// M S: R's interpolant times M, without the product at every stage.
+  /// As eval, and M R (nq x 1; M the model's constant mass matrix; the generalised force per
+  /// unit of ü [N or N m per unit of u / s²]) from the nodes' M R and M S: R's interpolant
+  /// times M, without the product at every stage.
   bool eval(double u, double ud, Eigen::VectorXd& q, Eigen::MatrixXd& R, Eigen::VectorXd& qd,
             Eigen::VectorXd& c, Eigen::MatrixXd& MR);
 

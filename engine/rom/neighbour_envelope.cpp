@@ -253,9 +253,11 @@ Eigen::VectorXd NeighbourEnvelope::features(const Eigen::VectorXd& q, const Eige
                                             const Eigen::VectorXd& f_ext,
                                             const Eigen::VectorXd& f_rate) const {
   Eigen::VectorXd x(2 * qBasis_.cols() + 2 * fBasis_.cols()), loads, rates;
-  if (fBasis_.cols() > 0) {
-    loads = fBasis_.transpose() * f_ext - fMeanProjected_;
-    rates = fBasis_.transpose() * f_rate;
+  if (fBasis_.cols() > 0) {  // as the tracker projects them, to the bit
+    loads = -fMeanProjected_;
+    addTransposedProduct(fBasis_, f_ext, 1.0, loads);
+    rates.setZero(fBasis_.cols());
+    addTransposedProduct(fBasis_, f_rate, 1.0, rates);
   }
   fill(q, qd, loads, rates, x);
   return x;

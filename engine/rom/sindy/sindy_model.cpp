@@ -978,7 +978,7 @@ class SindyStepper final : public ReducedStepper {
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
     stage(u_, ud_, 0.5 * h, 1, t0 + 0.5 * h, 2);
     stage(u_, ud_, h, 2, t, 3);
-    // Plain loops over the few coordinates: the same sums, in the same order, as Eigen's.
+    // Plain loops: for one or two coordinates Eigen's expressions cost more than the arithmetic.
     const double w = h / 6.0;
     for (Eigen::Index i = 0; i < u_.size(); ++i) {
       u_(i) += w * (v_[0](i) + 2.0 * v_[1](i) + 2.0 * v_[2](i) + v_[3](i));

@@ -118,6 +118,27 @@ TEST_CASE("kinematic table follows the slider-crank's closed form to the order o
   }
 }
 
+TEST_CASE("kinematic table interpolates the same after growing at its front as a fresh table",
+          "[kinematic_table]") {
+  // Its last pair of nodes is kept between calls: growing the table at its front (a deque keeps
+  // its elements in place) and coming back must interpolate as a table made for that point alone.
+  const Model model = sliderCrank(0.1, 0.25);
+  const int y = test::coordinateIndex(model, "A.y");
+  KinematicTable grown(model, y, model.q0(), 0.002), fresh(model, y, model.q0(), 0.002);
+  Eigen::VectorXd q, qd, c, q2, qd2, c2;
+  Eigen::MatrixXd R, MR, R2, MR2;
+  const double u = 0.0137, ud = 0.3;
+  REQUIRE(grown.eval(u, ud, q, R, qd, c, MR));
+  grown.cover(-0.07, u);  // 35 nodes made in front of the first, the kept pair untouched
+  REQUIRE(grown.eval(u, ud, q, R, qd, c, MR));
+  REQUIRE(fresh.eval(u, ud, q2, R2, qd2, c2, MR2));
+  CHECK(grown.firstNode() < fresh.firstNode());
+  CHECK((q.array() == q2.array()).all());
+  CHECK((R.array() == R2.array()).all());
+  CHECK((c.array() == c2.array()).all());
+  CHECK((MR.array() == MR2.array()).all());
+}
+
 TEST_CASE("kinematic table declines where the mechanism does not assemble", "[kinematic_table]") {
   const Model model = sliderCrank(0.1, 0.25);
   KinematicTable table(model, test::coordinateIndex(model, "A.y"), model.q0(), 0.002);
