@@ -186,10 +186,6 @@ std::string missedRunsClause(const ReducedModel& rom) {
   return "; the model misses its own training runs " + names + " and is bounded by those it follows";
 }
 
-}  // namespace
-
-namespace {
-
 // A recorded check (metrics "rollout" or "training_rollout") whose missed run the full model
 // itself does not follow under loads 0.1 % larger (RolloutCheck::tooSensitive).
 bool tooSensitive(const OJson& check) {
