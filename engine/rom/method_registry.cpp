@@ -57,28 +57,38 @@ std::string trainedMetricsText(const ReducedModel& model) {
 std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     const MethodInfo& method, std::unique_ptr<ReducedModel> first, const OJson& settings, const Model* model,
     Monitor& monitor, const std::function<std::unique_ptr<ReducedModel>(const OJson&)>& train) {
-  if (!first || !method.secondTry || !model || monitor.finishingEarly() || !missedHeldOutCheck(*first))
-    return first;
-  const std::optional<SecondTry> next = method.secondTry(settings, *first);
-  if (!next) return first;
-  monitor.reportNow({"the model missed its held-out check: training again with " + next->second, 0, 1, {}});
-  std::unique_ptr<ReducedModel> second;
-  try {
-    second = train(next->settings);
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const Error& e) {
-    // The reason, without the advice a refused training gives its user (it does not apply here).
-    std::string why = e.what();
-    why = why.substr(0, why.find(", so it is not kept"));
-    first->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", why}},
-                           "; the model with " + next->first +
+  if (!first || !method.secondTry || !model) return first;
+  std::unique_ptr<ReducedModel> best = std::move(first);
+  OJson bestSettings = settings;
+  std::vector<std::string> tried;
+  std::string notes;  // what the tries added to the verdict of the model kept
+  while (!monitor.finishingEarly() && missedHeldOutCheck(*best)) {
+    const std::optional<SecondTry> next = method.secondTry(bestSettings, *best, tried);
+    if (!next) break;
+    tried.push_back(next->second);
+    monitor.reportNow({"the model missed its held-out check: training again with " + next->second, 0, 1, {}});
+    std::unique_ptr<ReducedModel> second;
+    try {
+      second = train(next->settings);
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error& e) {
+      // The reason, without the advice a refused training gives its user (it does not apply here).
+      std::string why = e.what();
+      why = why.substr(0, why.find(", so it is not kept"));
+      const std::string note = "; the model with " + next->first +
                                " missed this check, and training again with " + next->second + " failed (" +
-                               why + "): the model with " + next->first + " is written");
-    return first;
+                               why + "): the model with " + next->first + " is written";
+      best->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", why}}, note);
+      notes += note;
+      continue;
+    }
+    if (!second) continue;
+    const ReducedModel* challenger = second.get();
+    best = betterByHeldOutCheck(std::move(best), std::move(second), next->first, next->second, notes);
+    if (best.get() == challenger) bestSettings = next->settings;
   }
-  if (!second) return first;
-  return betterByHeldOutCheck(std::move(first), std::move(second), next->first, next->second);
+  return best;
 }
 
 namespace {

@@ -183,7 +183,7 @@ std::string heldOutErrorText(double error) {
 std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel> first,
                                                    std::unique_ptr<ReducedModel> second,
                                                    const std::string& firstLabel,
-                                                   const std::string& secondLabel) {
+                                                   const std::string& secondLabel, std::string& notes) {
   const double e1 = heldOutError(*first), e2 = heldOutError(*second);
   const bool keepSecond = e2 < e1;
   const auto figure = [](double e) { return std::isfinite(e) ? OJson(e) : OJson(nullptr); };
@@ -196,12 +196,14 @@ std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel>
                             "), so it was trained again with " + secondLabel + " (" + heldOutErrorText(e2) +
                             "): ";
   if (keepSecond) {
-    second->recordSecondTry(std::move(figures),
-                            "; " + tried + "the model with " + secondLabel + " is written");
+    const std::string note = "; " + tried + "the model with " + secondLabel + " is written";
+    second->recordSecondTry(std::move(figures), notes + note);
+    notes += note;
     return second;
   }
-  first->recordSecondTry(std::move(figures),
-                         "; " + tried + "no better, the model with " + firstLabel + " is written");
+  const std::string note = "; " + tried + "no better, the model with " + firstLabel + " is written";
+  first->recordSecondTry(std::move(figures), note);
+  notes += note;
   return first;
 }
 

@@ -39,11 +39,13 @@ bool missedHeldOutCheck(const ReducedModel& rom);
 /// Of `first`, whose held-out check missed, and `second`, trained again with other settings, the
 /// one whose held-out check erred less (a blow-up errs most; `first` when neither is better),
 /// with metric "second_try" and a verdict that says what was tried: `firstLabel` and
-/// `secondLabel` name how the two trainings differ ("16 clusters", "32 clusters").
+/// `secondLabel` name how the two trainings differ ("16 clusters", "32 clusters"). `notes`: what
+/// earlier tries added to `first`'s verdict (given to `second` when it is kept); this try's is
+/// appended.
 std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel> first,
                                                    std::unique_ptr<ReducedModel> second,
                                                    const std::string& firstLabel,
-                                                   const std::string& secondLabel);
+                                                   const std::string& secondLabel, std::string& notes);
 
 /// A method's trainer on `dataset` with `settings`, reporting to the monitor it is given.
 using SettingsTrainer = std::function<std::unique_ptr<ReducedModel>(

@@ -193,6 +193,10 @@ TEST_CASE("user guide screenshot of a study's leaderboard and Pareto plot", "[.d
   for (int r = 0; r < table->rowCount() && !stopped; ++r)
     if (table->item(r, statusColumn)->toolTip().contains("held-out runs stopped"))
       stopped = table->item(r, statusColumn);
+  for (int r = 0; r < table->rowCount(); ++r)
+    UNSCOPED_INFO(table->item(r, 0)->text().toStdString() << " " << table->item(r, 1)->text().toStdString() << ": "
+                  << table->item(r, statusColumn)->text().toStdString() << " | "
+                  << table->item(r, statusColumn)->toolTip().toStdString());
   REQUIRE(stopped != nullptr);
   table->scrollToItem(stopped);
   table->setCurrentItem(stopped);

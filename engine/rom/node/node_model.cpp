@@ -901,7 +901,9 @@ MethodInfo nodeMethod() {
   // The schedule from the data missed the held-out check: twice its epochs, resolved by each
   // training on its own data (the held-out check's too), the learning rate falling as far over them
   // (the networks were still improving near their last epoch).
-  m.secondTry = [](const OJsonR& settings, const ReducedModel& first) -> std::optional<SecondTry> {
+  m.secondTry = [](const OJsonR& settings, const ReducedModel& first,
+                   const std::vector<std::string>& tried) -> std::optional<SecondTry> {
+    if (!tried.empty()) return std::nullopt;  // once
     const double epochs = metricNumber(first.metrics(), "epochs");
     if (settings.value("epochs", 0) != 0 || settings.value("epochs_scale", 1) != 1 || !(epochs > 0.0))
       return std::nullopt;

@@ -40,8 +40,21 @@ static double potential_of(S* s, int c, const double* x) {
   return pca_c0[c] + dot(CL_VEC(pca_beta, c), x, PNR) + 0.5 * dot(x, KX, PNR);
 }
 
-static double kinetic_of(S* s, int c, const double* v) {
-  mat_vec(CL_MAT(pca_mass, c), PNR, PNR, v, KX);
+/* M(x) = M_r + sum_k x_k dM_k of cluster c into MX, x held to the cluster's curved range. */
+static void mass_at(S* s, int c, const double* x) {
+  int i, k;
+  for (i = 0; i < PNR * PNR; ++i) MX[i] = CL_MAT(pca_mass, c)[i];
+  if (!pca_has_slopes[c]) return;
+  for (k = 0; k < PNR; ++k) {
+    const double xk = fmin(fmax(x[k], pca_curved_lo[(size_t)c * PNR + k]), pca_curved_hi[(size_t)c * PNR + k]);
+    for (i = 0; i < PNR * PNR; ++i) MX[i] += xk * pca_mass_slopes[((size_t)c * PNR + (size_t)k) * PNR * PNR + i];
+  }
+}
+
+/* 1/2 v^T M(x) v of cluster c. */
+static double kinetic_of(S* s, int c, const double* x, const double* v) {
+  mass_at(s, c, x);
+  mat_vec(MX, PNR, PNR, v, KX);
   return 0.5 * dot(v, KX, PNR);
 }
 
@@ -62,21 +75,49 @@ static void reduce_forces(S* s) {
   mat_t_vec(pca_basis + (size_t)CLUSTER[0] * NQ * PNR, NQ, PNR, F, FR);
 }
 
-/* AR from XR, VR and FR, and the power of the loads without gravity and of the damping. */
+/* AR at XR, VR under the loads fr in cluster c, and what M(x) and C add to the linear model
+   (extra: M_r AR = fr - b - K XR - D VR - extra); DAMP = D VR + extra. */
+static void dynamics_at(S* s, int c, const double* fr, double* extra) {
+  int i, j, k = 0;
+  mat_vec(CL_MAT(pca_damping, c), PNR, PNR, VR, DAMP);
+  mat_vec(CL_MAT(pca_stiffness, c), PNR, PNR, XR, KX);
+  for (i = 0; i < PNR; ++i) RES[i] = fr[i] - ((KX[i] + CL_VEC(pca_offset, c)[i]) + DAMP[i]);
+  if (!pca_has_slopes[c]) {
+    mat_vec(CL_MAT(pca_mass_inverse, c), PNR, PNR, RES, AR);
+    for (i = 0; i < PNR; ++i) extra[i] = 0.0;
+    return;
+  }
+  for (i = 0; i < PNR; ++i)
+    for (j = i; j < PNR; ++j) PW[k++] = VR[i] * VR[j];
+  mat_vec(pca_convective + (size_t)c * PNR * PNW, PNR, PNW, PW, extra);
+  for (i = 0; i < PNR; ++i) RES[i] -= extra[i];
+  mass_at(s, c, XR);
+  if (!cholesky_factor(MX, PNR, ML)) {
+    LEFT[0] = STOP_DIVERGED; /* the chart's curvature taken too far: no positive mass */
+    for (i = 0; i < PNR; ++i) AR[i] = NAN;
+    return;
+  }
+  cholesky_solve(ML, PNR, RES, AR);
+  mat_vec(CL_MAT(pca_mass, c), PNR, PNR, AR, KX);
+  for (i = 0; i < PNR; ++i) {
+    extra[i] = (extra[i] + RES[i]) - KX[i];
+    DAMP[i] += extra[i];
+  }
+}
+
+/* AR and CV from XR, VR and FR, and the power of the loads without gravity, of the damping and of
+   what M(x) and C add. */
 static void accelerations(S* s) {
   const int c = (int)CLUSTER[0];
   int i;
-  mat_vec(CL_MAT(pca_damping, c), PNR, PNR, VR, DAMP);
+  dynamics_at(s, c, FR, CV);
   for (i = 0; i < PNR; ++i) TMP[i] = ((FR[i] + CL_VEC(pca_beta, c)[i]) - CL_VEC(pca_offset, c)[i]) - DAMP[i];
   LOADPOWER[0] = dot(VR, TMP, PNR);
-  mat_vec(CL_MAT(pca_stiffness, c), PNR, PNR, XR, KX);
-  for (i = 0; i < PNR; ++i) TMP[i] = FR[i] - ((KX[i] + CL_VEC(pca_offset, c)[i]) + DAMP[i]);
-  mat_vec(CL_MAT(pca_mass_inverse, c), PNR, PNR, TMP, AR);
 }
 
 /* The cluster's linear model over one step, exactly (the engine's exactLinearStep tables), the
-   loads varying linearly between their values at the step's ends; those at the end at the
-   position the loads of the start alone reach. */
+   loads and what M(x) and C add varying linearly between their values at the step's ends; those
+   at the end at the state the values of the start alone reach. */
 static void step_exactly(S* s) {
   const int c = (int)CLUSTER[0];
   const double* phi = pca_phi + (size_t)c * 4 * PNR * PNR;
@@ -86,7 +127,7 @@ static void step_exactly(S* s) {
   for (i = 0; i < PNR; ++i) {
     ZSTART[i] = XR[i];
     ZSTART[PNR + i] = VR[i];
-    TMP[i] = FR[i] - CL_VEC(pca_offset, c)[i];
+    TMP[i] = (FR[i] - CL_VEC(pca_offset, c)[i]) - CV[i];
   }
   mat_vec(phi, 2 * PNR, 2 * PNR, ZSTART, Z);
   mat_vec(g0, 2 * PNR, PNR, TMP, ZG);
@@ -94,7 +135,13 @@ static void step_exactly(S* s) {
   for (i = 0; i < PNR; ++i) XR[i] = Z[i];
   forces_at(s);
   mat_t_vec(pca_basis + (size_t)c * NQ * PNR, NQ, PNR, F, FRNEXT);
-  for (i = 0; i < PNR; ++i) TMP[i] = FRNEXT[i] - FR[i];
+  if (pca_has_slopes[c]) {
+    for (i = 0; i < PNR; ++i) VR[i] = Z[PNR + i];
+    dynamics_at(s, c, FRNEXT, CVNEXT);
+  } else {
+    for (i = 0; i < PNR; ++i) CVNEXT[i] = 0.0;
+  }
+  for (i = 0; i < PNR; ++i) TMP[i] = (FRNEXT[i] - CVNEXT[i]) - (FR[i] - CV[i]);
   mat_vec(g1, 2 * PNR, PNR, TMP, ZG);
   for (i = 0; i < 2 * PNR; ++i) Z[i] += ZG[i];
   for (i = 0; i < PNR; ++i) {
@@ -268,7 +315,7 @@ static void switch_to(S* s, int to) {
   const double* Rc = pca_tr_Rc + tr * PNR * PNR;
   const int nd = pca_tr_nd[tr], m = PNR - pca_tr_nd[tr];
   const double tolerance = 1e-9, max_shift = 0.1;
-  const double u_prev = potential_of(s, from, XR), k_prev = kinetic_of(s, from, VR);
+  const double u_prev = potential_of(s, from, XR), k_prev = kinetic_of(s, from, XR, VR);
   const double before = u_prev + k_prev;
   const double scale = fabs(u_prev) + k_prev + DBL_MIN;
   int i, position_fallback = 0, velocity_fallback = 0;
@@ -315,13 +362,14 @@ static void switch_to(S* s, int to) {
       velocity_fallback = 1;
     } else if (m == 0) {
       for (i = 0; i < PNR; ++i) VNEW[i] = BASE[i];
-      velocity_fallback = fabs(kinetic_of(s, to, BASE) - target) > tolerance * scale;
+      velocity_fallback = fabs(kinetic_of(s, to, XNEW, BASE) - target) > tolerance * scale;
     } else {
-      project_quadratic(N, m, CL_MAT(pca_mass, to), LS_A, TMP2);
-      mat_vec(CL_MAT(pca_mass, to), PNR, PNR, BASE, TMP);
+      const double level = kinetic_of(s, to, XNEW, BASE) - target; /* leaves M(XNEW) in MX */
+      project_quadratic(N, m, MX, LS_A, TMP2);
+      mat_vec(MX, PNR, PNR, BASE, TMP);
       padded_mat_t_vec(N, m, TMP, LS_B);
       padded_mat_t_vec(N, m, VLS, LS_Z0);
-      if (closest_point_on_level_set(s, LS_A, LS_B, kinetic_of(s, to, BASE) - target, LS_Z0, m, LS_Z)) {
+      if (closest_point_on_level_set(s, LS_A, LS_B, level, LS_Z0, m, LS_Z)) {
         padded_mat_vec(N, PNR, m, LS_Z, TMP);
         for (i = 0; i < PNR; ++i) VNEW[i] = BASE[i] + TMP[i];
       } else {
@@ -472,8 +520,8 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   if (!(dt > 0.0)) throw InputError("local PCA's C code needs a step dt > 0, not " + std::to_string(dt));
   const int nr = nr_, nq = model.nq();
   const auto k = static_cast<int>(clusters_.size());
-  std::vector<double> phi, g0, g1, basis, centroid, mass, massInverse, stiffness, damping, offset, beta, c0,
-      radius, G, h;
+  std::vector<double> phi, g0, g1, basis, centroid, mass, massInverse, stiffness, damping, convective, slopes,
+      hasSlopes, curvedLo, curvedHi, offset, beta, c0, radius, G, h;
   for (int c = 0; c < k; ++c) {
     const PcaCluster& cl = clusters_[static_cast<std::size_t>(c)];
     const ClusterCache& cc = cache_[static_cast<std::size_t>(c)];
@@ -488,6 +536,16 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
     padInto(massInverse, minv, nr);
     padInto(stiffness, cl.stiffness, nr);
     padInto(damping, cl.damping, nr);
+    appendRows(convective, cl.convective);
+    // The engine's stepper takes the mass slopes where C has a nonzero entry, the linear model elsewhere.
+    const bool curved = cl.convective.size() && cl.convective.cwiseAbs().maxCoeff() > 0.0;
+    hasSlopes.push_back(curved ? 1.0 : 0.0);
+    for (int i = 0; i < nr; ++i) {  // no range stored: the slopes hold everywhere
+      curvedLo.push_back(cl.curvedRange.size() ? cl.curvedRange(i, 0) : -1e300);
+      curvedHi.push_back(cl.curvedRange.size() ? cl.curvedRange(i, 1) : 1e300);
+    }
+    for (const Eigen::MatrixXd& dM : pcaMassSlopes(cl.convective))
+      padInto(slopes, curved ? dM : Eigen::MatrixXd::Zero(nr, nr), nr);
     const LinearStep step = exactLinearStep(cl.mass, cl.damping, cl.stiffness, dt);
     appendRows(phi, step.Phi);
     appendRows(g0, step.G0);
@@ -531,6 +589,11 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.constant("pca_mass_inverse", rowOf(massInverse));
   w.constant("pca_stiffness", rowOf(stiffness));
   w.constant("pca_damping", rowOf(damping));
+  w.constant("pca_convective", rowOf(convective));
+  w.constant("pca_mass_slopes", rowOf(slopes));
+  w.constant("pca_has_slopes", rowOf(hasSlopes));
+  w.constant("pca_curved_lo", rowOf(curvedLo));
+  w.constant("pca_curved_hi", rowOf(curvedHi));
   w.constant("pca_phi", rowOf(phi));
   w.constant("pca_g0", rowOf(g0));
   w.constant("pca_g1", rowOf(g1));
@@ -553,10 +616,11 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.code("static const int pca_tr_nd[] = {");
   for (std::size_t i = 0; i < nd.size(); ++i)
     w.code((i ? ", " : "") + std::to_string(static_cast<int>(nd[i])));
-  w.code("};\n#include <float.h>\n#define PNR " + std::to_string(nr) + "\n#define PCA_CLUSTERS " +
-         std::to_string(k) + "\n#define PCA_START_CLUSTER " + std::to_string(start) +
-         "\n#define PCA_ENERGY_PROJECTION " + (pcaSettings_.energyProjection ? "1" : "0") +
-         "\n#define PCA_HYSTERESIS " + cNumber(hysteresis) + "\n#define PCA_SPAN " + cNumber(span) + "\n");
+  w.code("};\n#include <float.h>\n#define PNR " + std::to_string(nr) + "\n#define PNW " +
+         std::to_string(nr * (nr + 1) / 2) + "\n#define PCA_CLUSTERS " + std::to_string(k) +
+         "\n#define PCA_START_CLUSTER " + std::to_string(start) + "\n#define PCA_ENERGY_PROJECTION " +
+         (pcaSettings_.energyProjection ? "1" : "0") + "\n#define PCA_HYSTERESIS " + cNumber(hysteresis) +
+         "\n#define PCA_SPAN " + cNumber(span) + "\n");
   w.state("CLUSTER", 1);
   w.state("XR", nr);
   w.state("VR", nr);
@@ -564,14 +628,18 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
   w.state("Q", nq);
   w.state("F", nq);
   w.state("FR", nr);
+  w.state("CV", nr);
   w.state("LOADPOWER", 1);
   w.state("WORK", 1);
   w.state("LEFT", 1);
   for (const char* name : {"TMPQ", "TMPQ2"}) w.scratch(name, nq);
   for (const char* name : {"ZSTART", "Z", "ZG"}) w.scratch(name, 2 * nr);
-  for (const char* name : {"FRNEXT", "DAMP", "TMP", "TMP2", "KX", "XLS", "VLS", "XNEW", "VNEW", "BASE",
-                           "LS_B", "LS_Z0", "LS_Z", "LS_LAMBDA", "LS_W0", "LS_BETA", "LS_W"})
+  for (const char* name : {"FRNEXT", "CVNEXT", "RES", "DAMP", "TMP", "TMP2", "KX", "XLS", "VLS", "XNEW",
+                           "VNEW", "BASE", "LS_B", "LS_Z0", "LS_Z", "LS_LAMBDA", "LS_W0", "LS_BETA", "LS_W"})
     w.scratch(name, nr);
+  w.scratch("PW", nr * (nr + 1) / 2);
+  w.scratch("MX", nr * nr);
+  w.scratch("ML", nr * nr);
   w.scratch("LS_A", nr * nr);
   w.scratch("LS_Q", nr * nr);
   w.code(kPcaCode);

@@ -33,6 +33,18 @@
 ///   spring; Angeli et al.'s spring-only fit (local PCA) leaves gravity piecewise constant there
 ///   (docs/benchmarks.md: pendulum on a carriage 2.6 % with "internal", tens of %
 ///   with "spring"; the MacPherson strut is good with both);
+/// - with "internal", the chart's curvature: a flat chart leaves out that the motion curves, and
+///   the constraint forces that keep a crank or a coupler on its path grow with the square of the
+///   speed. The reduced equation gets the convective force `C w(qd_r)` (w: the products
+///   qd_r,i qd_r,j, i <= j) with the reduced mass `M(q_r) = M_r + sum_k q_r,k dM_k` whose
+///   Christoffel symbols C are (pcaMassSlopes: every C is those of exactly one such mass), so that
+///   `1/2 qd_r^T M(q_r) qd_r + U` is kept as in a mechanism; C is fitted jointly with K_r by least
+///   squares, then K_r and b again on the rest. M(q_r) varies only within 1.5 times the extent of
+///   the cluster's samples (curvedRange), and C is scaled down where needed so that M(q_r) stays at
+///   least half of M_r there: a mechanism's mass varies strongly near a toggle position, and a
+///   slope taken across a whole cluster could make it vanish at the cluster's edge. The four-bar of
+///   bench/rom_trust.py leaves 11 % of the fitted force unexplained without C (the seed's models, fitted to
+///   structural vibration, have no such term);
 /// - damping (eq. 19): `Phi^T f_damper` against `qd_r = V^T S qd` (eq. 18), same
 ///   fit, no offset;
 /// - u_0 (eq. 12) = the model's spring potential at the centroid mu ("spring"); with
@@ -74,29 +86,31 @@
 ///      as happens where the potential is flat) falls back to the least-squares
 ///      projection; such switches are counted (PcaRunLog, summary) and reported.
 ///    With `energy_projection: false` every switch is the least-squares projection;
-/// 3. the cluster's linear model `M_r qdd_r + D_r qd_r + K_r q_r = Phi^T f_ext - b` advanced
-///    exactly over the step (engine/rom/linear_step.h: its matrix exponential, the loads
-///    varying linearly between their values at the step's ends, those at the end evaluated at
-///    the position the loads of the start alone reach). The paper's explicit update (eq. 34-38,
+/// 3. the cluster's model `M(q_r) qdd_r + C w(qd_r) + D_r qd_r + K_r q_r = Phi^T f_ext - b`: its
+///    linear part `M_r qdd_r + D_r qd_r + K_r q_r` advanced exactly over the step
+///    (engine/rom/linear_step.h: its matrix exponential), the loads and what M(q_r) and C add
+///    varying linearly between their values at the step's ends, those at the end evaluated at the
+///    state the values of the start alone reach. The paper's explicit update (eq. 34-38,
 ///    damping with the previous velocity) is first order in the step and stable only below
 ///    2 / omega_max; stepped exactly, a model is stable at any step and its error is the
 ///    clusters' and the switches', not the integrator's (the vibration absorber of
 ///    bench/rom_trust.py at 5 ms: 0.09 % instead of 4.7 %). The step is the training
 ///    samples' spacing unless the held-out check halves it.
 /// The run stops with SolverError (samples kept) when the reduced coordinates are not
-/// finite or the state leaves the region of the data (farther from the nearest centroid
-/// than the largest centroid distance plus three cluster radii): with n_r above the
-/// degrees of freedom the extra directions are held only by fitted constraint forces and
-/// the state can drift off the data (the MacPherson strut with n_r = 2 does).
+/// finite or the state leaves the region of the data (farther from the
+/// nearest centroid than the largest centroid distance plus three cluster radii): with n_r above the degrees
+/// of freedom the extra directions are held only by fitted constraint forces and the state can drift off the
+/// data (the MacPherson strut with n_r = 2 does).
 ///
 /// Output samples: q, qd, qdd back-projected with the current cluster; forces,
 /// markers, measures of the full model at that state; potential energy U_i(q_r);
-/// work of the applied loads (f_ext without gravity) and of the reduced damping;
+/// work of the applied loads (f_ext without gravity) and of the reduced damping and convective force;
 /// residual_position of the back-projected q.
 ///
 /// File (method "pca"): "settings", "normalisation" {"scale", "vector_length"},
 /// "matrices" {"clusters": [{"centroid", "basis", "mass", "stiffness", "offset",
-/// "damping", "u0", "singular_values", "samples"}...], "initial_q", "initial_qd"}.
+/// "damping", "convective" (optional: zero), "u0", "singular_values", "samples"}...], "initial_q",
+/// "initial_qd"}.
 
 #include "engine/rom/reduced_model.h"
 
@@ -121,31 +135,55 @@ struct PcaSettings {
   double vectorLength = 0.0;                 ///< characteristic length L [m]; 0: automatic
   std::string stiffnessForces = "internal";  ///< "internal" or "spring" (Angeli et al., local PCA)
   bool energyProjection = true;              ///< false: least-squares projection at switches
-  double commonTolerance = 1e-3;             ///< eps of eq. 26, in (0, 1)
+  /// With "internal": fit the convective force C w(qd_r) and its mass slopes ("on"; "off": C = 0,
+  /// the seed's linear models; "auto": on, and off in a second training after a missed held-out check).
+  std::string convectiveForce = "auto";
+  double commonTolerance = 1e-3;  ///< eps of eq. 26, in (0, 1)
   /// A switch needs the new centroid nearer than (1 - h) times the current one's distance, in [0, 1).
   double switchHysteresis = 0.1;
   std::uint64_t seed = 1;  ///< k-means++ seeding
   int restarts = 4;        ///< k-means restarts
 
   /// From JSON {"clusters", "nr", "vector_length", "stiffness_forces", "energy_projection",
-  /// "common_tolerance", "switch_hysteresis", "seed", "restarts"}; unknown keys or bad values throw
-  /// InputError.
+  /// "convective_force", "common_tolerance", "switch_hysteresis", "seed", "restarts"}; unknown keys or bad
+  /// values throw InputError.
   static PcaSettings fromJson(const nlohmann::ordered_json& j);
   nlohmann::ordered_json toJson() const;
 };
 
 /// One local linear model.
 struct PcaCluster {
-  Eigen::VectorXd centroid;        ///< mu [m, -], size nq
-  Eigen::MatrixXd basis;           ///< Phi = S^-1 V [m or - per unit q_r], nq x nr
-  Eigen::MatrixXd mass;            ///< M_r [kg], nr x nr
-  Eigen::MatrixXd stiffness;       ///< K_r [N/m], nr x nr, PSD
-  Eigen::VectorXd offset;          ///< b: reduced internal force at q_r = 0 [N], size nr
-  Eigen::MatrixXd damping;         ///< D_r [N s/m], nr x nr, PSD
+  Eigen::VectorXd centroid;   ///< mu [m, -], size nq
+  Eigen::MatrixXd basis;      ///< Phi = S^-1 V [m or - per unit q_r], nq x nr
+  Eigen::MatrixXd mass;       ///< M_r [kg], nr x nr
+  Eigen::MatrixXd stiffness;  ///< K_r [N/m], nr x nr, PSD
+  Eigen::VectorXd offset;     ///< b: reduced internal force at q_r = 0 [N], size nr
+  Eigen::MatrixXd damping;    ///< D_r [N s/m], nr x nr, PSD
+  /// C: reduced force of the products of the reduced velocities (velocityProducts) [N s^2/m^2],
+  /// nr x nr (nr + 1) / 2; zero with "spring".
+  Eigen::MatrixXd convective;
+  /// The box of q_r in which M(q_r) follows its slopes [m]: nr x 2 (lowest, highest), 1.5 times
+  /// the extent of the cluster's samples; outside it M(q_r) is that at the box's nearest point, so
+  /// the mass stays positive definite. Empty: no bound (no convective force).
+  Eigen::MatrixXd curvedRange;
   double u0 = 0.0;                 ///< spring potential at the centroid [J]
   Eigen::VectorXd singularValues;  ///< of the scaled, centred cluster data (all) [m]
   int samples = 0;                 ///< training samples in the cluster
 };
+
+/// The products v_i v_j (i <= j, row by row) of the reduced velocities v [m/s] (size nr), in
+/// the order of PcaCluster::convective's columns, into w [m^2/s^2] (size nr (nr + 1) / 2).
+inline void velocityProducts(const Eigen::VectorXd& v, Eigen::VectorXd& w) {
+  Eigen::Index k = 0;
+  for (Eigen::Index i = 0; i < v.size(); ++i)
+    for (Eigen::Index j = i; j < v.size(); ++j) w(k++) = v(i) * v(j);
+}
+
+/// dM_k = dM(q_r)/dq_r,k (k = 0 .. nr - 1, each nr x nr, symmetric) [kg per unit q_r] of the
+/// reduced mass whose convective force (Christoffel symbols of the first kind) is C w(qd_r), C of
+/// PcaCluster::convective (nr x nr (nr + 1) / 2): dM_k,ij = G_j,ik + G_i,jk with G_i,jj = C_i,(jj)
+/// and G_i,jk = C_i,(jk) / 2 for j != k.
+std::vector<Eigen::MatrixXd> pcaMassSlopes(const Eigen::MatrixXd& convective);
 
 /// A change of cluster during a run.
 struct PcaSwitch {

@@ -116,13 +116,94 @@ void fitClusterMass(const PcaClusterData& c, const Eigen::MatrixXd& M, PcaCluste
                      " is not positive definite (its basis moves no mass)");
 }
 
+// The products of the reduced velocities Xdr (nr x samples), velocityProducts of every column.
+Eigen::MatrixXd velocityProductColumns(const Eigen::MatrixXd& Xdr) {
+  const Eigen::Index nr = Xdr.rows();
+  Eigen::MatrixXd W(nr * (nr + 1) / 2, Xdr.cols());
+  Eigen::VectorXd w(W.rows());
+  for (Eigen::Index i = 0; i < Xdr.cols(); ++i) {
+    velocityProducts(Xdr.col(i), w);
+    W.col(i) = w;
+  }
+  return W;
+}
+
+// What the convective force C and the mass it implies add to the reduced equation of every
+// sample (PcaCluster::convectiveTerm): C w(v) + (M(x) - M_r) a, nr x samples.
+Eigen::MatrixXd convectiveTerms(const Eigen::MatrixXd& C, const Eigen::MatrixXd& X, const Eigen::MatrixXd& W,
+                                const Eigen::MatrixXd& A) {
+  const std::vector<Eigen::MatrixXd> slopes = pcaMassSlopes(C);
+  Eigen::MatrixXd T = C * W;
+  for (std::size_t k = 0; k < slopes.size(); ++k)
+    T += (slopes[k] * A).cwiseProduct(X.row(static_cast<Eigen::Index>(k)).replicate(A.rows(), 1));
+  return T;
+}
+
+// C of `Y ~ K X + b + C W + (M(X) - M_r) A` (K unconstrained here) by least squares over every
+// equation at once, each regressor scaled to unit RMS and directions of singular values below
+// 1e-8 of the largest dropped: a cluster whose speed barely varies gets no convective force from
+// noise. X, W, A: the samples' reduced positions, velocity products and accelerations.
+Eigen::MatrixXd fitConvective(const Eigen::MatrixXd& X, const Eigen::MatrixXd& W, const Eigen::MatrixXd& A,
+                              const Eigen::MatrixXd& Y) {
+  const Eigen::Index nr = X.rows(), nw = W.rows(), n = X.cols();
+  const Eigen::Index params = nr * nr + nr + nr * nw;
+  Eigen::MatrixXd R = Eigen::MatrixXd::Zero(nr * n, params);  // rows: equation i of sample s at i * n + s
+  for (Eigen::Index i = 0; i < nr; ++i) {
+    R.block(i * n, i * nr, n, nr) = X.transpose();  // K's row i
+    R.block(i * n, nr * nr + i, n, 1).setOnes();    // b_i
+  }
+  for (Eigen::Index p = 0; p < nr * nw; ++p) {
+    Eigen::MatrixXd unit = Eigen::MatrixXd::Zero(nr, nw);
+    unit(p / nw, p % nw) = 1.0;
+    const Eigen::MatrixXd T = convectiveTerms(unit, X, W, A);
+    for (Eigen::Index i = 0; i < nr; ++i) R.block(i * n, nr * nr + nr + p, n, 1) = T.row(i).transpose();
+  }
+  Eigen::VectorXd y(nr * n);
+  for (Eigen::Index i = 0; i < nr; ++i) y.segment(i * n, n) = Y.row(i).transpose();
+  Eigen::VectorXd rms =
+      (R.colwise().squaredNorm().transpose() / static_cast<double>(std::max<Eigen::Index>(1, n))).cwiseSqrt();
+  for (Eigen::Index r = 0; r < rms.size(); ++r)
+    if (!(rms(r) > 0.0)) rms(r) = 1.0;
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(R * rms.cwiseInverse().asDiagonal(),
+                                        Eigen::ComputeThinU | Eigen::ComputeThinV);
+  svd.setThreshold(1e-8);
+  const Eigen::VectorXd theta = rms.cwiseInverse().asDiagonal() * svd.solve(y);
+  Eigen::MatrixXd C(nr, nw);
+  for (Eigen::Index p = 0; p < nr * nw; ++p) C(p / nw, p % nw) = theta(nr * nr + nr + p);
+  return C;
+}
+
+// The factor in (0, 1] on C that keeps M(x) = M_r + sum_k x_k dM_k at least half of M_r (its
+// eigenvalues relative to M_r) in the box `range` (nr x 2): the lowest eigenvalue of a matrix
+// affine in x is concave, so the box's corners decide.
+double positiveMassScale(const Eigen::MatrixXd& M, const std::vector<Eigen::MatrixXd>& slopes,
+                         const Eigen::MatrixXd& range) {
+  const double floor = 0.5;
+  const Cholesky chol(M);
+  const Eigen::MatrixXd L = chol.matrixL();
+  const auto nr = static_cast<int>(slopes.size());
+  double lowest = 0.0;  // the most negative relative eigenvalue of sum_k x_k dM_k
+  for (int corner = 0; corner < (1 << nr); ++corner) {
+    Eigen::MatrixXd A = Eigen::MatrixXd::Zero(M.rows(), M.cols());
+    for (int k = 0; k < nr; ++k) A += range(k, (corner >> k) & 1) * slopes[static_cast<std::size_t>(k)];
+    const Eigen::MatrixXd B = L.triangularView<Eigen::Lower>().solve(
+        L.triangularView<Eigen::Lower>().solve(A).transpose());  // L^-1 A L^-T
+    lowest =
+        std::min(lowest, SymmetricEigen(0.5 * (B + B.transpose()), Eigen::EigenvaluesOnly).eigenvalues()(0));
+  }
+  return 1.0 + lowest >= floor ? 1.0 : (1.0 - floor) / -lowest;
+}
+
 // K_r and b (eq. 16) from the reduced coordinates Xr of the samples: the springs' force alone
-// through the origin ("spring", the seed), or the whole internal force with an offset
-// ("internal"). Returns the fitted force data Y.
+// through the origin ("spring", the seed), or the whole internal force with an offset and the
+// convective force of the reduced velocities Xdr ("internal"). Returns the fitted force data Y.
 Eigen::MatrixXd fitClusterStiffness(const PcaClusterData& c, const PcaSnapshots& d, const Eigen::MatrixXd& Xr,
-                                    const Eigen::MatrixXd& P, const std::string& forces, const Model& model,
-                                    PcaCluster& cl) {
+                                    const Eigen::MatrixXd& Xdr, const Eigen::MatrixXd& P,
+                                    const PcaSettings& s, const Model& model, PcaCluster& cl) {
+  const std::string& forces = s.stiffnessForces;
   Eigen::MatrixXd Y;
+  const Eigen::Index nr = Xr.rows();
+  cl.convective = Eigen::MatrixXd::Zero(nr, nr * (nr + 1) / 2);
   if (forces == "spring") {
     Eigen::VectorXd fsMu;
     evalSpringForces(model, cl.centroid, fsMu);
@@ -132,9 +213,21 @@ Eigen::MatrixXd fitClusterStiffness(const PcaClusterData& c, const PcaSnapshots&
     Y.colwise() += cl.offset;
     return Y;
   }
-  Y = cl.basis.transpose() * c.pick(d.Fi) - cl.mass * (P * c.pick(d.Xdd));
-  const Eigen::VectorXd xMean = Xr.rowwise().mean(), yMean = Y.rowwise().mean();
-  const Eigen::MatrixXd Xcen = Xr.colwise() - xMean, Ycen = Y.colwise() - yMean;
+  const Eigen::MatrixXd Xddr = P * c.pick(d.Xdd);
+  Y = cl.basis.transpose() * c.pick(d.Fi) - cl.mass * Xddr;
+  const Eigen::MatrixXd W = velocityProductColumns(Xdr);
+  const Eigen::VectorXd xMean = Xr.rowwise().mean();
+  const Eigen::MatrixXd Xcen = Xr.colwise() - xMean;
+  if (s.convectiveForce != "off") cl.convective = fitConvective(Xr, W, Xddr, Y);
+  if (cl.convective.cwiseAbs().maxCoeff() > 0.0) {
+    const double margin = 1.5;
+    cl.curvedRange.resize(nr, 2);
+    cl.curvedRange << margin * Xr.rowwise().minCoeff(), margin * Xr.rowwise().maxCoeff();
+    cl.convective *= positiveMassScale(cl.mass, pcaMassSlopes(cl.convective), cl.curvedRange);
+  }
+  const Eigen::MatrixXd Yk = Y - convectiveTerms(cl.convective, Xr, W, Xddr);  // what K and b carry
+  const Eigen::VectorXd yMean = Yk.rowwise().mean();
+  const Eigen::MatrixXd Ycen = Yk.colwise() - yMean;
   cl.stiffness = symmetricPsdFit(Xcen * Xcen.transpose(), Ycen * Xcen.transpose());
   cl.offset = yMean - cl.stiffness * xMean;
   return Y;
@@ -172,13 +265,15 @@ PcaCluster fitPcaCluster(const PcaClusterData& c, const PcaSnapshots& d, const P
   const Eigen::MatrixXd P = V.transpose() * d.S.asDiagonal();
   const Eigen::MatrixXd Xc = d.S.asDiagonal() * (c.pick(d.X).colwise() - cl.centroid);
   const Eigen::MatrixXd Xr = V.transpose() * Xc;
-  const Eigen::MatrixXd Y = fitClusterStiffness(c, d, Xr, P, s.stiffnessForces, model, cl);
   const Eigen::MatrixXd Xdr = P * c.pick(d.Xd);
+  const Eigen::MatrixXd Y = fitClusterStiffness(c, d, Xr, Xdr, P, s, model, cl);
   const Eigen::MatrixXd Yd = cl.basis.transpose() * c.pick(d.Fd);
   cl.damping = symmetricPsdFit(Xdr * Xdr.transpose(), Yd * Xdr.transpose());  // eq. 19
   cl.u0 = clusterPotentialLevel(c, d, Xr, s.stiffnessForces, model, cl);
 
-  const Eigen::MatrixXd kFit = (cl.stiffness * Xr).colwise() + cl.offset;
+  const Eigen::MatrixXd kFit =
+      ((cl.stiffness * Xr).colwise() + cl.offset) +
+      convectiveTerms(cl.convective, Xr, velocityProductColumns(Xdr), P * c.pick(d.Xdd));
   reconstructionSq += (Xc - V * (V.transpose() * Xc)).squaredNorm();
   centredSq += Xc.squaredNorm();
   const double energy = cl.singularValues.squaredNorm();

@@ -250,7 +250,7 @@ std::unique_ptr<FirstRunReplay> scaledReplay(const Dataset& d, const OJson& s) {
 
 // What the scaled replay tries after a missed held-out check, and how often it was asked.
 struct ScaledReplaySecondTry {
-  double next = 1.0;
+  std::vector<double> next{1.0};  // the scale of each try in turn
   int asked = 0;
 };
 
@@ -264,11 +264,14 @@ ScaledReplaySecondTry& scaledReplayMethod() {
   m.train = [](const Dataset& d, const OJson& s, Monitor&, const Model*) -> std::unique_ptr<ReducedModel> {
     return scaledReplay(d, s);
   };
-  m.secondTry = [](const OJson& s, const ReducedModel&) -> std::optional<SecondTry> {
+  m.secondTry = [](const OJson& s, const ReducedModel&,
+                   const std::vector<std::string>& tried) -> std::optional<SecondTry> {
+    if (tried.size() >= second.next.size()) return std::nullopt;
     ++second.asked;
-    return SecondTry{{{"scale", second.next}},
+    const double next = second.next[tried.size()];
+    return SecondTry{{{"scale", next}},
                      "scale " + std::to_string(s.at("scale").get<double>()).substr(0, 3),
-                     "scale " + std::to_string(second.next).substr(0, 3)};
+                     "scale " + std::to_string(next).substr(0, 3)};
   };
   r.add(m);
   m.name = "scaled_request_replay";  // the same through a trainRequest, as the CLI trains node or sindy
@@ -295,7 +298,7 @@ TEST_CASE(
   const MethodRegistry& r = MethodRegistry::global();
 
   SECTION("a better second training is written, its verdict saying what the first missed") {
-    second.next = 1.0;
+    second.next = {1.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
     CHECK(second.asked == 1);
     CHECK(rom->settings() == OJson{{"scale", 1.0}});
@@ -318,7 +321,7 @@ TEST_CASE(
     CHECK(outcome.model->metrics().at("second_try").at("kept") == "second");
   }
   SECTION("a worse second training is not written, and the verdict says it was tried") {
-    second.next = 2.0;
+    second.next = {2.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
     CHECK(second.asked == 1);
     CHECK(rom->settings() == OJson{{"scale", 1.5}});
@@ -328,8 +331,33 @@ TEST_CASE(
         rom->metrics().at("verdict").get<std::string>(),
         Catch::Contains("again with scale 2.0 (285 %): no better, the model with scale 1.5 is written"));
   }
+  SECTION("while the model kept still misses, the method's next proposal is tried, the best written") {
+    second.next = {2.0, 1.2, 1.0};
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
+    CHECK(second.asked == 3);
+    CHECK(rom->settings() == OJson{{"scale", 1.0}});
+    CHECK(rom->metrics().at("verdict_kind") == "rollout follows");
+    CHECK(rom->metrics().at("second_try").at("first") == "scale 1.2");
+    // Every try in the verdict of the model written, in order.
+    const std::string verdict = rom->metrics().at("verdict").get<std::string>();
+    const auto a = verdict.find("again with scale 2.0"), b = verdict.find("again with scale 1.2"),
+               c = verdict.find("again with scale 1.0");
+    INFO(verdict);
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    REQUIRE(c != std::string::npos);
+    CHECK((a < b && b < c));
+    CHECK_THAT(verdict, Catch::Contains("no better, the model with scale 1.5 is written"));
+    CHECK_THAT(verdict, Catch::EndsWith("the model with scale 1.0 is written"));
+  }
+  SECTION("a proposal that holds is the last: a model that passes is not trained again") {
+    second.next = {1.0, 2.0};
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
+    CHECK(second.asked == 1);
+    CHECK(rom->settings() == OJson{{"scale", 1.0}});
+  }
   SECTION("a second training that fails leaves the first model, its verdict saying why") {
-    second.next = 0.0;
+    second.next = {0.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model);
     CHECK(second.asked == 1);
     CHECK(rom->settings() == OJson{{"scale", 1.5}});
@@ -338,7 +366,7 @@ TEST_CASE(
                                "the model with scale 1.5 is written"));
   }
   SECTION("a caller that turns the second training off (a study) gets the first model") {
-    second.next = 1.0;
+    second.next = {1.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.5}}, monitor, &model,
                                        OwnRunFailure::Refuse, false);
     TrainingRequest request;
@@ -353,7 +381,7 @@ TEST_CASE(
     CHECK(!outcome.model->metrics().contains("second_try"));
   }
   SECTION("a model that passes its held-out check is trained once") {
-    second.next = 2.0;
+    second.next = {2.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.0}}, monitor, &model);
     CHECK(second.asked == 0);
     CHECK(!rom->metrics().contains("second_try"));
@@ -376,28 +404,40 @@ TEST_CASE(
   const OJson pcaDefaults = pca.checkSettings(OJson::object());
   first->recordMetric("clusters", kAutomaticClusters);
   first->recordMetric("samples", 1920);  // 32 clusters of 30 samples in half the data
-  const std::optional<SecondTry> clusters = pca.secondTry(pcaDefaults, *first);
+  const std::optional<SecondTry> clusters = pca.secondTry(pcaDefaults, *first, {});
   REQUIRE(clusters);
   CHECK(clusters->settings.at("clusters") == 2 * kAutomaticClusters);
   CHECK(clusters->first == "16 clusters");
   CHECK(clusters->second == "32 clusters");
-  CHECK(!pca.secondTry(pca.checkSettings(OJson{{"clusters", 16}}), *first));
+  // Then, the automatic convective force left out (with the clusters of the model kept).
+  const std::optional<SecondTry> linear = pca.secondTry(clusters->settings, *first, {"32 clusters"});
+  REQUIRE(linear);
+  CHECK(linear->settings.at("convective_force") == "off");
+  CHECK(linear->settings.at("clusters") == 2 * kAutomaticClusters);
+  CHECK(linear->first == "the convective force");
+  CHECK(linear->second == "no convective force");
+  CHECK(!pca.secondTry(linear->settings, *first, {"32 clusters", "no convective force"}));
+  // A count or a convective force the user set is kept.
+  const std::optional<SecondTry> set = pca.secondTry(pca.checkSettings(OJson{{"clusters", 16}}), *first, {});
+  REQUIRE(set);
+  CHECK(set->second == "no convective force");
+  CHECK(!pca.secondTry(pca.checkSettings(OJson{{"clusters", 16}, {"convective_force", "on"}}), *first, {}));
   first->recordMetric("samples", 1919);
-  CHECK(!pca.secondTry(pcaDefaults, *first));
+  CHECK(pca.secondTry(pcaDefaults, *first, {})->second == "no convective force");
   first->recordMetric("samples", 1920);
   first->recordMetric("clusters", 10);  // short data gave fewer
-  CHECK(!pca.secondTry(pcaDefaults, *first));
+  CHECK(pca.secondTry(pcaDefaults, *first, {})->second == "no convective force");
 
   const MethodInfo& node = r.at("node");
   const OJson nodeDefaults = node.checkSettings(OJson::object());
   first->recordMetric("epochs", 100);
-  const std::optional<SecondTry> epochs = node.secondTry(nodeDefaults, *first);
+  const std::optional<SecondTry> epochs = node.secondTry(nodeDefaults, *first, {});
   REQUIRE(epochs);
   // Twice the data's epochs, resolved by each training on its own data (the held-out check's too).
   CHECK(epochs->settings.at("epochs") == 0);
   CHECK(epochs->settings.at("epochs_scale") == 2);
   CHECK(epochs->first == "100 epochs");
   CHECK(epochs->second == "200 epochs");
-  CHECK(!node.secondTry(node.checkSettings(OJson{{"epochs", 100}}), *first));
-  CHECK(!node.secondTry(epochs->settings, *first));  // once only
+  CHECK(!node.secondTry(node.checkSettings(OJson{{"epochs", 100}}), *first, {}));
+  CHECK(!node.secondTry(epochs->settings, *first, {"200 epochs"}));  // once only
 }

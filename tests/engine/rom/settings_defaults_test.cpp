@@ -20,7 +20,7 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
         R"({"nr":2,"vector_length":0.0,"stiffness_forces":"internal","integrator":"exact"})");
   CHECK(checkReducedModelSettings("pca", OJson::object()).dump() ==
         R"({"clusters":0,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
-        R"("common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
+        R"("convective_force":"auto","common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
   CHECK(checkReducedModelSettings("sindy", OJson::object()).dump() ==
         R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
         R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
@@ -46,7 +46,7 @@ TEST_CASE("default settings of node and ae are stored unchanged", "[rom][setting
 TEST_CASE("settings other than the defaults are stored as given", "[rom][settings]") {
   const OJson pca = OJson::parse(
       R"({"clusters":3,"nr":2,"vector_length":0.5,"stiffness_forces":"spring","energy_projection":false,)"
-      R"("common_tolerance":0.25,"switch_hysteresis":0.0,"seed":18446744073709551615,"restarts":1000})");
+      R"("convective_force":"off","common_tolerance":0.25,"switch_hysteresis":0.0,"seed":18446744073709551615,"restarts":1000})");
   CHECK(checkReducedModelSettings("pca", pca) == pca);
   const OJson sindy = OJson::parse(
       R"({"coordinates":["P.x"],"columns":[{"name":"c","source":"f.csv"}],"known_forces":["springs"],)"
