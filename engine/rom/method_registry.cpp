@@ -62,9 +62,11 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
   OJson bestSettings = settings;
   std::vector<std::string> tried;
   std::string notes;  // what the tries added to the verdict of the model kept
-  while (!monitor.finishingEarly() && missedHeldOutCheck(*best)) {
+  while (!monitor.finishingEarly() && (missedHeldOutCheck(*best) || blowsUpOnItsOwnRuns(*best))) {
+    // Each proposal once, and a few at most, whatever the method proposes.
     const std::optional<SecondTry> next = method.secondTry(bestSettings, *best, tried);
-    if (!next) break;
+    if (!next || tried.size() >= 4 || std::find(tried.begin(), tried.end(), next->second) != tried.end())
+      break;
     tried.push_back(next->second);
     monitor.reportNow({"the model missed its held-out check: training again with " + next->second, 0, 1, {}});
     std::unique_ptr<ReducedModel> second;
@@ -87,6 +89,11 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     const ReducedModel* challenger = second.get();
     best = betterByHeldOutCheck(std::move(best), std::move(second), next->first, next->second, notes);
     if (best.get() == challenger) bestSettings = next->settings;
+  }
+  if (!tried.empty()) {  // every try in the figures of the last
+    OJson figures = best->metrics().value("second_try", OJson::object());
+    figures["tried"] = tried;
+    best->recordSecondTry(std::move(figures), "");
   }
   return best;
 }
@@ -118,10 +125,14 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
                                       request.ownRunFailure, request.secondTry);
     return outcome;
   }
-  // The request as given: a second training starts from it, as the first did.
-  const bool tryAgain = method.secondTry && request.secondTry;
+  // The request as given: a second training starts from it, as the first did. A model that blows
+  // up on its own training runs is kept until the tries are over, so that it gets them too.
+  const bool tryAgain = method.secondTry && request.secondTry && request.model;
+  const OwnRunFailure ownRunFailure = request.ownRunFailure;
+  if (tryAgain) request.ownRunFailure = OwnRunFailure::Keep;
   const TrainingRequest given = tryAgain ? request : TrainingRequest{};
   outcome = trainRequestAndFinish(method, request, monitor);
+  request.ownRunFailure = ownRunFailure;
   if (!outcome.model || !tryAgain) return outcome;
   outcome.model =
       trainedAgainIfMissed(method, std::move(outcome.model), method.checkSettings(request.settings),
@@ -130,6 +141,8 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
                              second.settings = settings;
                              return trainRequestAndFinish(method, second, monitor).model;
                            });
+  if (ownRunFailure == OwnRunFailure::Refuse)
+    refuseIfItBlowsUpOnItsOwnRuns(*outcome.model, triedText(*outcome.model));
   return outcome;
 }
 

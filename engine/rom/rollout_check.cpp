@@ -384,6 +384,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   if (loadSensitivity >= 0.0) j["load_sensitivity"] = loadSensitivity;
   if (failed) {
     j["failed_at"] = failedAt;
+    j["failure"] = failure;
     return j;
   }
   j["coordinate"] = coordinate;

@@ -31,18 +31,25 @@ RolloutCheck checkItsOwnRuns(ReducedModel& rom, const Dataset& dataset, const Mo
   return own;
 }
 
+// The refusal of a model that blew up on its own training run `run` at `failedAt` [s] because of
+// `failure`; `tried`: what trainings again tried first (empty: none).
+SolverError ownRunRefusal(const ReducedModel& rom, const std::string& run, double failedAt,
+                          const std::string& failure, const std::string& tried) {
+  return SolverError(
+      "the trained " + rom.method() + " model blows up on its own training run \"" + run +
+      "\" at t = " + formatText("%g", failedAt) + " s (" + failure + ")" + tried +
+      ", so it is not kept: a model that cannot reproduce the runs it was trained on has no "
+      "range where it holds. Train longer, at a smaller step, in other coordinates or with "
+      "another method; runs of a narrower range of loads are easier to reduce (or keep it for inspection: "
+      "--keep-failing, keep_failing=True or the training dialog's keep box)");
+}
+
 // Throws SolverError, naming the run and the time, when the model blew up on one of its own
 // training runs (`own`), unless `ownRunFailure` keeps it.
 void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const RolloutCheck& own,
                                    OwnRunFailure ownRunFailure) {
   if (!own.failed || ownRunFailure == OwnRunFailure::Keep) return;
-  throw SolverError(
-      "the trained " + rom.method() + " model blows up on its own training run \"" + own.run +
-      "\" at t = " + formatText("%g", own.failedAt) + " s (" + own.failure +
-      "), so it is not kept: a model that cannot reproduce the runs it was trained on has no "
-      "range where it holds. Train longer, at a smaller step, in other coordinates or with "
-      "another method; runs of a narrower range of loads are easier to reduce (or keep it for inspection: "
-      "--keep-failing, keep_failing=True or the training dialog's keep box)");
+  throw ownRunRefusal(rom, own.run, own.failedAt, own.failure, "");
 }
 
 // The range of each load's magnitude over the runs, when every run names a load case of the
@@ -155,6 +162,29 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   return rom;
 }
 
+bool blowsUpOnItsOwnRuns(const ReducedModel& rom) {
+  const auto own = rom.metrics().find("training_rollout");
+  return own != rom.metrics().end() && own->is_object() && own->value("failed", false);
+}
+
+void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& tried) {
+  if (!blowsUpOnItsOwnRuns(rom)) return;
+  const OJson& own = rom.metrics().at("training_rollout");
+  throw ownRunRefusal(rom, own.value("run", std::string()), own.value("failed_at", 0.0),
+                      own.value("failure", std::string()), tried);
+}
+
+std::string triedText(const ReducedModel& rom) {
+  const auto second = rom.metrics().find("second_try");
+  if (second == rom.metrics().end() || !second->is_object()) return "";
+  const auto tried = second->find("tried");
+  if (tried == second->end() || !tried->is_array() || tried->empty()) return "";
+  std::string text = "; trained again";
+  for (const OJson& label : *tried)
+    text += " with " + label.get<std::string>() + (&label == &tried->back() ? "" : " and");
+  return text + ", the best blows up too";
+}
+
 bool missedHeldOutCheck(const ReducedModel& rom) {
   const std::string kind = rom.metrics().value("verdict_kind", std::string());
   return kind == "rollout misses" || kind == "rollout blows up";
@@ -162,9 +192,10 @@ bool missedHeldOutCheck(const ReducedModel& rom) {
 
 namespace {
 
-// The held-out check's error of `rom` [-]: infinite when its rollout blew up, NaN when not judged
-// (no check, or one on its own runs only: stopped early).
+// The held-out check's error of `rom` [-]: infinite when its rollout or its run of a training run
+// blew up, NaN when not judged (no check, or one on its own runs only: stopped early).
 double heldOutError(const ReducedModel& rom) {
+  if (blowsUpOnItsOwnRuns(rom)) return HUGE_VAL;
   const auto it = rom.metrics().find("rollout");
   if (it == rom.metrics().end() || !it->is_object() || !it->value("done", false) ||
       it->contains("not_validated"))

@@ -77,8 +77,40 @@ static void reduce_forces(S* s) {
 
 /* AR at XR, VR under the loads fr in cluster c, and what M(x) and C add to the linear model
    (extra: M_r AR = fr - b - K XR - D VR - extra); DAMP = D VR + extra. */
+/* Whether XR[k] lies in cluster c's curved range. */
+static int in_curved_range(S* s, int c, int k) {
+  return XR[k] >= pca_curved_lo[(size_t)c * PNR + k] && XR[k] <= pca_curved_hi[(size_t)c * PNR + k];
+}
+
+/* The convective force of cluster c's mass at XR, VR into out: C w(VR) inside its curved range;
+   along a coordinate held to the range only the other coordinates' Christoffel terms. */
+static void christoffel_force(S* s, int c, double* out) {
+  int i, j, k, n = 0, inside = 1;
+  for (k = 0; k < PNR; ++k)
+    if (!in_curved_range(s, c, k)) inside = 0;
+  if (inside) {
+    for (i = 0; i < PNR; ++i)
+      for (j = i; j < PNR; ++j) PW[n++] = VR[i] * VR[j];
+    mat_vec(pca_convective + (size_t)c * PNR * PNW, PNR, PNW, PW, out);
+    return;
+  }
+  for (i = 0; i < PNR; ++i) out[i] = 0.0;
+  for (k = 0; k < PNR; ++k) {
+    const double* dM = pca_mass_slopes + ((size_t)c * PNR + (size_t)k) * PNR * PNR;
+    double vmv = 0.0;
+    if (!in_curved_range(s, c, k)) continue;
+    for (i = 0; i < PNR; ++i) {
+      double row = 0.0;
+      for (j = 0; j < PNR; ++j) row += dM[i * PNR + j] * VR[j];
+      out[i] += VR[k] * row;
+      vmv += VR[i] * row;
+    }
+    out[k] -= 0.5 * vmv;
+  }
+}
+
 static void dynamics_at(S* s, int c, const double* fr, double* extra) {
-  int i, j, k = 0;
+  int i;
   mat_vec(CL_MAT(pca_damping, c), PNR, PNR, VR, DAMP);
   mat_vec(CL_MAT(pca_stiffness, c), PNR, PNR, XR, KX);
   for (i = 0; i < PNR; ++i) RES[i] = fr[i] - ((KX[i] + CL_VEC(pca_offset, c)[i]) + DAMP[i]);
@@ -87,13 +119,11 @@ static void dynamics_at(S* s, int c, const double* fr, double* extra) {
     for (i = 0; i < PNR; ++i) extra[i] = 0.0;
     return;
   }
-  for (i = 0; i < PNR; ++i)
-    for (j = i; j < PNR; ++j) PW[k++] = VR[i] * VR[j];
-  mat_vec(pca_convective + (size_t)c * PNR * PNW, PNR, PNW, PW, extra);
+  christoffel_force(s, c, extra);
   for (i = 0; i < PNR; ++i) RES[i] -= extra[i];
   mass_at(s, c, XR);
   if (!cholesky_factor(MX, PNR, ML)) {
-    LEFT[0] = STOP_DIVERGED; /* the chart's curvature taken too far: no positive mass */
+    LEFT[0] = STOP_DIVERGED; /* the range keeps M(x) >= M_r / 2: only NaN gets here */
     for (i = 0; i < PNR; ++i) AR[i] = NAN;
     return;
   }

@@ -374,6 +374,8 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
           (cl.curvedRange.col(0).array() > cl.curvedRange.col(1).array()).any())
         throw FileError(where + ".curved_range: each row must be finite [lowest, highest]");
     }
+    if (cl.convective.allFinite() && cl.convective.cwiseAbs().maxCoeff() > 0.0 && cl.curvedRange.size() == 0)
+      throw FileError(where + ": a convective force needs its curved_range (where its mass varies)");
     cl.u0 = c.at("u0").get<double>();
     cl.singularValues = vectorFromJson(c.at("singular_values"), -1, where + ".singular_values");
     // A float out of int range would make get<int>() undefined behaviour.
@@ -573,28 +575,60 @@ class PcaStepper final : public ReducedStepper {
   void dynamicsAt(const PcaCluster& cl, const LiveCluster& l, const Eigen::VectorXd& fr,
                   Eigen::VectorXd& extra) {
     velocityForce_.noalias() = cl.damping * v_;
-    residual_ = fr;
-    residual_ -= cl.stiffness * x_ + cl.offset + velocityForce_;  // M(x) a + C w(v)
+    residual_.noalias() = cl.stiffness * x_;  // fr - (K x + b + D v) = M(x) a + C w(v), unallocated
+    residual_ += cl.offset;
+    residual_ += velocityForce_;
+    residual_ = fr - residual_;
     if (l.massSlopes.empty()) {
       a_.noalias() = l.Minv * residual_;
       extra.setZero();
       return;
     }
-    velocityProducts(v_, products_);
-    extra.noalias() = cl.convective * products_;
+    christoffelForce(cl, l, extra);
     residual_ -= extra;
     massAt(cl, l, x_, massX_);
     llt_.compute(massX_);
-    if (llt_.info() != Eigen::Success)
+    if (llt_.info() != Eigen::Success)  // the box keeps M(x) >= M_r / 2: only NaN gets here
       throw SolverError("reduced model (pca) diverged at t = " + shortNumberText(tNow_) + " s (cluster " +
                         std::to_string(c_ + 1) +
-                        "): its mass is not positive definite at non-finite reduced "
-                        "coordinates; the samples up to then are kept");
+                        "): its mass is not positive definite; the samples up to then "
+                        "are kept");
     a_ = residual_;
     llt_.solveInPlace(a_);
     extra += residual_;
     extra.noalias() -= cl.mass * a_;
     velocityForce_ += extra;
+  }
+
+  // The convective force of cluster cl's mass at x_, v_ into `out`: C w(v) inside its curved range;
+  // along a coordinate held to the range the mass does not vary, and the force keeps only the
+  // Christoffel terms of the others, sum_k a_k v_k dM_k v - 1/2 a_i v^T dM_i v (a_k = 1 where x_k
+  // is inside), so that 1/2 v^T M(x) v + U is kept there too.
+  void christoffelForce(const PcaCluster& cl, const LiveCluster& l, Eigen::VectorXd& out) {
+    const Eigen::Index nr = x_.size();
+    const auto inside = [&](Eigen::Index k) {
+      return cl.curvedRange.size() == 0 || (x_(k) >= cl.curvedRange(k, 0) && x_(k) <= cl.curvedRange(k, 1));
+    };
+    bool allInside = true;
+    for (Eigen::Index k = 0; k < nr; ++k) allInside = allInside && inside(k);
+    if (allInside) {
+      velocityProducts(v_, products_);
+      out.noalias() = cl.convective * products_;
+      return;
+    }
+    out.setZero();
+    for (Eigen::Index k = 0; k < nr; ++k) {
+      if (!inside(k)) continue;
+      const Eigen::MatrixXd& dM = l.massSlopes[static_cast<std::size_t>(k)];
+      double vMv = 0.0;
+      for (Eigen::Index i = 0; i < nr; ++i) {
+        double row = 0.0;  // (dM_k v)_i
+        for (Eigen::Index j = 0; j < nr; ++j) row += dM(i, j) * v_(j);
+        out(i) += v_(k) * row;
+        vMv += v_(i) * row;
+      }
+      out(k) -= 0.5 * vMv;
+    }
   }
 
   // a_ and what M(x) and C add from x_, v_ and fr_, and the power of the loads without gravity,

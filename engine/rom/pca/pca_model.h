@@ -44,7 +44,7 @@
 ///   least half of M_r there: a mechanism's mass varies strongly near a toggle position, and a
 ///   slope taken across a whole cluster could make it vanish at the cluster's edge. On the sprung
 ///   four-bar of bench/rom_trust.py the fitted force's error per cluster is 2.1 % (median) with C
-///   and 17 % without (the seed's models, fitted to structural vibration, have no such term);
+///   and 17 % without (Angeli, Naets and Desmet's models, fitted to structural vibration, have none);
 /// - damping (eq. 19): `Phi^T f_damper` against `qd_r = V^T S qd` (eq. 18), same
 ///   fit, no offset;
 /// - u_0 (eq. 12) = the model's spring potential at the centroid mu ("spring"); with
@@ -92,10 +92,12 @@
 ///    varying linearly between their values at the step's ends, those at the end evaluated at the
 ///    state the values of the start alone reach. The paper's explicit update (eq. 34-38,
 ///    damping with the previous velocity) is first order in the step and stable only below
-///    2 / omega_max; stepped exactly, a model is stable at any step and its error is the
+///    2 / omega_max; stepped exactly, a linear model is stable at any step and its error is the
 ///    clusters' and the switches', not the integrator's (the vibration absorber of
-///    bench/rom_trust.py at 5 ms: 0.09 % instead of 4.7 %). The step is the training
-///    samples' spacing unless the held-out check halves it.
+///    bench/rom_trust.py at 5 ms: 0.09 % instead of 4.7 %). What M(q_r) and C add is explicit:
+///    a model with them is stable only at steps that resolve its motion, as the held-out check
+///    at the model's own step and at half of it shows. The step is the training samples'
+///    spacing unless the held-out check halves it.
 /// The run stops with SolverError (samples kept) when the reduced coordinates are not
 /// finite or the state leaves the region of the data (farther from the
 /// nearest centroid than the largest centroid distance plus three cluster radii): with n_r above the degrees
@@ -109,8 +111,8 @@
 ///
 /// File (method "pca"): "settings", "normalisation" {"scale", "vector_length"},
 /// "matrices" {"clusters": [{"centroid", "basis", "mass", "stiffness", "offset",
-/// "damping", "convective" (optional: zero), "u0", "singular_values", "samples"}...], "initial_q",
-/// "initial_qd"}.
+/// "damping", "convective" (optional: zero), "curved_range" (with a convective force), "u0",
+/// "singular_values", "samples"}...], "initial_q", "initial_qd"}.
 
 #include "engine/rom/reduced_model.h"
 
@@ -126,6 +128,9 @@ namespace mbdrom {
 constexpr int kAutomaticClusters = 16;
 /// With fewer samples, one cluster per this many (each fits a local model of its own).
 constexpr int kSamplesPerCluster = 30;
+/// The convective force is fitted for at most this many reduced coordinates (its coefficients grow
+/// as n_r^3), and only on clusters with three samples per coefficient of their equations.
+constexpr int kMaxConvectiveNr = 4;
 
 struct PcaSettings {
   /// Number of clusters n_p >= 1; 0: automatic, kAutomaticClusters or one per
@@ -136,7 +141,8 @@ struct PcaSettings {
   std::string stiffnessForces = "internal";  ///< "internal" or "spring" (Angeli et al., local PCA)
   bool energyProjection = true;              ///< false: least-squares projection at switches
   /// With "internal": fit the convective force C w(qd_r) and its mass slopes ("on"; "off": C = 0,
-  /// the seed's linear models; "auto": on, and off in a second training after a missed held-out check).
+  /// Angeli, Naets and Desmet's linear models; "auto": on, and off in a second training after a missed
+  /// held-out check). Only for n_r <= kMaxConvectiveNr, on clusters of enough samples.
   std::string convectiveForce = "auto";
   double commonTolerance = 1e-3;  ///< eps of eq. 26, in (0, 1)
   /// A switch needs the new centroid nearer than (1 - h) times the current one's distance, in [0, 1).

@@ -36,6 +36,10 @@ PcaSettings pcaTrainingSettings(const Dataset& dataset, const PcaSettings& setti
   if (s.nr >= n)
     throw InputError("pca: nr = " + std::to_string(s.nr) + " must be below the number of coordinates (" +
                      std::to_string(n) + ")");
+  if (s.convectiveForce == "on" && s.nr > kMaxConvectiveNr)
+    throw InputError("pca: the convective force is fitted for nr <= " + std::to_string(kMaxConvectiveNr) +
+                     ", not nr = " + std::to_string(s.nr) +
+                     " (its coefficients grow as nr^3): use \"auto\" or \"off\"");
   if (s.clusters == 0)
     s.clusters = static_cast<int>(std::clamp<long long>(total / kSamplesPerCluster, 1, kAutomaticClusters));
   if (s.clusters > total)
@@ -218,7 +222,9 @@ Eigen::MatrixXd fitClusterStiffness(const PcaClusterData& c, const PcaSnapshots&
   const Eigen::MatrixXd W = velocityProductColumns(Xdr);
   const Eigen::VectorXd xMean = Xr.rowwise().mean();
   const Eigen::MatrixXd Xcen = Xr.colwise() - xMean;
-  if (s.convectiveForce != "off") cl.convective = fitConvective(Xr, W, Xddr, Y);
+  const Eigen::Index coefficients = nr * nr + nr + nr * W.rows();  // per cluster, over its equations
+  if (s.convectiveForce != "off" && nr <= kMaxConvectiveNr && Xr.cols() * nr >= 3 * coefficients)
+    cl.convective = fitConvective(Xr, W, Xddr, Y);
   if (cl.convective.cwiseAbs().maxCoeff() > 0.0) {
     const double margin = 1.5;
     cl.curvedRange.resize(nr, 2);

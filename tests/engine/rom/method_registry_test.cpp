@@ -4,10 +4,13 @@
 
 #include "engine/rom/method_registry.h"
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/pca/pca_model.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/reduced_run.h"
+#include "engine/rom/training_finish.h"
+#include "tests/engine/rom/replay_model.h"
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
@@ -385,6 +388,78 @@ TEST_CASE(
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.0}}, monitor, &model);
     CHECK(second.asked == 0);
     CHECK(!rom->metrics().contains("second_try"));
+  }
+}
+
+namespace {
+
+// Replays the pushed rail's run and fails at "fail_at" [s]; after a missed check it proposes
+// once to fail at "then" instead (0: no proposal).
+const test::PushedRailRun& divergingRail() {
+  static const test::PushedRailRun rail("diverging_replay.csv");
+  return rail;
+}
+
+const MethodInfo& divergingReplayMethod() {
+  MethodRegistry& r = MethodRegistry::global();
+  if (const MethodInfo* known = r.find("diverging_replay")) return *known;
+  MethodInfo m = replayMethod();
+  m.name = "diverging_replay";
+  m.checkSettings = [](const OJson& s) { return s; };
+  m.train = [](const Dataset&, const OJson& s, Monitor&, const Model*) -> std::unique_ptr<ReducedModel> {
+    return std::make_unique<test::ReplayThenDiverge>(divergingRail().model, divergingRail().samples,
+                                                     s.at("fail_at").get<double>());
+  };
+  m.secondTry = [](const OJson& s, const ReducedModel&,
+                   const std::vector<std::string>& tried) -> std::optional<SecondTry> {
+    const double then = s.at("then").get<double>();
+    if (!tried.empty() || then == 0.0) return std::nullopt;
+    return SecondTry{{{"fail_at", then}, {"then", 0.0}},
+                     "a failure at " + shortNumberText(s.at("fail_at").get<double>()) + " s",
+                     "a failure at " + shortNumberText(then) + " s"};
+  };
+  r.add(m);
+  return *r.find("diverging_replay");
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a model that blows up on its own training runs gets its method's tries too, and is refused when "
+    "the best still does",
+    "[registry]") {
+  const test::PushedRailRun& rail = divergingRail();
+  const Dataset data = rail.dataset();
+  divergingReplayMethod();
+  Monitor monitor;
+  SECTION("a try that follows its runs is written") {
+    const auto rom = trainReducedModel("diverging_replay", data, OJson{{"fail_at", 0.6}, {"then", 10.0}},
+                                       monitor, &rail.model);
+    CHECK_FALSE(blowsUpOnItsOwnRuns(*rom));  // the second model
+    CHECK(rom->metrics().at("second_try").at("kept") == "second");
+    CHECK(rom->metrics().at("second_try").at("tried") == OJson::array({"a failure at 10 s"}));
+    CHECK_THAT(
+        rom->metrics().at("verdict").get<std::string>(),
+        Catch::Contains("the model with a failure at 0.6 s missed this check (blew up), so it was trained "
+                        "again with a failure at 10 s"));
+  }
+  SECTION("when every try blows up too, the refusal says what was tried") {
+    CHECK_THROWS_WITH(
+        trainReducedModel("diverging_replay", data, OJson{{"fail_at", 0.6}, {"then", 0.8}}, monitor,
+                          &rail.model),
+        Catch::Contains("blows up on its own training run \"push run\" at t = 0.6") &&
+            Catch::Contains(
+                "; trained again with a failure at 0.8 s, the best blows up too, so it is not kept"));
+    // Kept for inspection when asked: the model that blows up, not a refusal.
+    const auto kept = trainReducedModel("diverging_replay", data, OJson{{"fail_at", 0.6}, {"then", 0.8}},
+                                        monitor, &rail.model, OwnRunFailure::Keep);
+    CHECK(blowsUpOnItsOwnRuns(*kept));
+  }
+  SECTION("without second tries (a study) the model is refused at once") {
+    CHECK_THROWS_WITH(
+        trainReducedModel("diverging_replay", data, OJson{{"fail_at", 0.6}, {"then", 10.0}}, monitor,
+                          &rail.model, OwnRunFailure::Refuse, false),
+        Catch::Contains("blows up on its own training run") && !Catch::Contains("trained again"));
   }
 }
 
