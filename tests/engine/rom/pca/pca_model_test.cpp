@@ -106,6 +106,20 @@ const FreeFourBar& freeFourBar() {
   return f;
 }
 
+// Two seconds of `rom` (one cluster, of the four-bar) under gravity alone from the swing's 50th
+// sample, at a step of 0.1 ms.
+std::vector<Sample> freeSwing(const PcaModel& rom, const FreeFourBar& f) {
+  RunOptions o;
+  o.loadCase = -1;
+  o.integrator.dt = 1e-4;
+  o.tEnd = 2.0;
+  o.q0 = f.samples[50].q;
+  o.qd0 = f.samples[50].qd;
+  TrajectoryRecorder recorder;
+  rom.simulate(f.model, o, recorder);
+  return recorder.samples();
+}
+
 }  // namespace
 
 TEST_CASE("the closest point on a quadratic level set is found on both sides and refused when none exists",
@@ -320,15 +334,7 @@ TEST_CASE("a local model of a curved motion keeps its energy with the mass of it
   s.clusters = 1;
   const auto rom = PcaModel::train(f.dataset, s, monitor, f.model);
   REQUIRE(rom->clusters().front().convective.cwiseAbs().maxCoeff() > 0.0);
-  RunOptions o;
-  o.loadCase = -1;
-  o.integrator.dt = 1e-4;
-  o.tEnd = 2.0;
-  o.q0 = f.samples[50].q;
-  o.qd0 = f.samples[50].qd;
-  TrajectoryRecorder recorder;
-  rom->simulate(f.model, o, recorder);
-  const std::vector<Sample>& run = recorder.samples();
+  const std::vector<Sample> run = freeSwing(*rom, f);
   REQUIRE(run.size() > 100);
   const double e0 = chartEnergy(*rom, 0, run.front()),
                flat0 = run.front().kineticEnergy + run.front().potentialEnergy;
@@ -368,15 +374,7 @@ TEST_CASE("outside the range where its mass varies a curved local model still ke
   std::ofstream(path) << file.dump();
   const auto cut = loadReducedModel(path, f.model);
   const auto& rom = dynamic_cast<const PcaModel&>(*cut);
-  RunOptions o;
-  o.loadCase = -1;
-  o.integrator.dt = 1e-4;
-  o.tEnd = 2.0;
-  o.q0 = f.samples[50].q;
-  o.qd0 = f.samples[50].qd;
-  TrajectoryRecorder recorder;
-  rom.simulate(f.model, o, recorder);
-  const std::vector<Sample>& run = recorder.samples();
+  const std::vector<Sample> run = freeSwing(rom, f);
   double kineticMax = 0.0, drift = 0.0, outside = 0.0;
   const double e0 = chartEnergy(rom, 0, run.front());
   const PcaCluster& cl = rom.clusters().front();
