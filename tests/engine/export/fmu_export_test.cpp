@@ -225,8 +225,8 @@ TEST_CASE("a local PCA model exported switches clusters as the engine does, to 1
   o.loadCase = model.requireLoadCase("train");
   Dataset dataset = simulatedDataset(model, "train", 4.0, 0.002);
   Monitor monitor;
-  const auto rom =
-      trainReducedModel("pca", dataset, {{"clusters", 8}, {"nr", 2}, {"convective_force", "on"}}, monitor, &model);
+  const auto rom = trainReducedModel("pca", dataset, {{"clusters", 8}, {"nr", 2}, {"convective_force", "on"}},
+                                     monitor, &model);
   // The chart's curvature in C too: the convective force and the mass slopes it implies.
   REQUIRE(dynamic_cast<const PcaModel&>(*rom).clusters().front().convective.cwiseAbs().maxCoeff() > 0.0);
   CExportOptions options;

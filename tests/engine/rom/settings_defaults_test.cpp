@@ -18,9 +18,10 @@ using OJson = nlohmann::ordered_json;
 TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][settings]") {
   CHECK(checkReducedModelSettings("pod", OJson::object()).dump() ==
         R"({"nr":2,"vector_length":0.0,"stiffness_forces":"internal","integrator":"exact"})");
-  CHECK(checkReducedModelSettings("pca", OJson::object()).dump() ==
-        R"({"clusters":0,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
-        R"("convective_force":"auto","common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
+  CHECK(
+      checkReducedModelSettings("pca", OJson::object()).dump() ==
+      R"({"clusters":0,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
+      R"("convective_force":"auto","common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
   CHECK(checkReducedModelSettings("sindy", OJson::object()).dump() ==
         R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
         R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
