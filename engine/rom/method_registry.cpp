@@ -62,7 +62,7 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
   OJson bestSettings = settings;
   std::vector<std::string> tried;
   std::string notes;  // what the tries added to the verdict of the model kept
-  while (!monitor.finishingEarly() && (missedHeldOutCheck(*best) || blowsUpOnItsOwnRuns(*best))) {
+  while (!monitor.finishingEarly() && (missedHeldOutCheck(*best) || failsItsOwnRuns(*best))) {
     // Each proposal once, and a few at most, whatever the method proposes.
     const std::optional<SecondTry> next = method.secondTry(bestSettings, *best, tried);
     if (!next || tried.size() >= 4 || std::find(tried.begin(), tried.end(), next->second) != tried.end())

@@ -192,8 +192,9 @@ bool missedHeldOutCheck(const ReducedModel& rom) {
 
 namespace {
 
-// The held-out check's error of `rom` [-]: infinite when its rollout or its run of a training run
-// blew up, NaN when not judged (no check, or one on its own runs only: stopped early).
+// The held-out check's error of `rom` [-], or its error on its own training runs where that is
+// larger and beyond the goal: infinite when its rollout or its run of a training run blew up, NaN
+// when not judged (no check, or one on its own runs only: stopped early).
 double heldOutError(const ReducedModel& rom) {
   if (blowsUpOnItsOwnRuns(rom)) return HUGE_VAL;
   const auto it = rom.metrics().find("rollout");
@@ -201,7 +202,10 @@ double heldOutError(const ReducedModel& rom) {
       it->contains("not_validated"))
     return NAN;
   if (it->value("failed", false)) return HUGE_VAL;
-  return it->value("error", NAN);
+  const double heldOut = it->value("error", NAN);
+  if (ownRunsMissed(rom).empty()) return heldOut;
+  const double own = rom.metrics().at("training_rollout").value("error", NAN);
+  return std::isnan(heldOut) ? own : std::max(heldOut, own);
 }
 
 std::string heldOutErrorText(double error) {
