@@ -56,7 +56,8 @@ std::string trainedMetricsText(const ReducedModel& model) {
 
 std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     const MethodInfo& method, std::unique_ptr<ReducedModel> first, const OJson& settings, const Model* model,
-    Monitor& monitor, const std::function<std::unique_ptr<ReducedModel>(const OJson&)>& train) {
+    Monitor& monitor, const std::function<std::unique_ptr<ReducedModel>(const OJson&)>& train,
+    OwnRunFailure ownRunFailure) {
   if (!first || !method.secondTry || !model) return first;
   std::unique_ptr<ReducedModel> best = std::move(first);
   OJson bestSettings = settings;
@@ -68,7 +69,7 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     if (!next || tried.size() >= 4 || std::find(tried.begin(), tried.end(), next->second) != tried.end())
       break;
     tried.push_back(next->second);
-    monitor.reportNow({"the model missed its held-out check: training again with " + next->second, 0, 1, {}});
+    monitor.reportNow({"the model missed its checks: training again with " + next->second, 0, 1, {}});
     std::unique_ptr<ReducedModel> second;
     try {
       second = train(next->settings);
@@ -90,11 +91,16 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     best = betterByHeldOutCheck(std::move(best), std::move(second), next->first, next->second, notes);
     if (best.get() == challenger) bestSettings = next->settings;
   }
-  if (!tried.empty()) {  // every try in the figures of the last
+  std::string triedText;  // for a refusal: "; trained again with A and with B, the best blows up too"
+  if (!tried.empty()) {   // every try in the figures of the last
     OJson figures = best->metrics().value("second_try", OJson::object());
     figures["tried"] = tried;
     best->recordSecondTry(std::move(figures), "");
+    for (const std::string& label : tried)
+      triedText += (triedText.empty() ? "; trained again with " : " and with ") + label;
+    triedText += ", the best blows up too";
   }
+  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItBlowsUpOnItsOwnRuns(*best, triedText);
   return best;
 }
 
@@ -134,15 +140,14 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
   outcome = trainRequestAndFinish(method, request, monitor);
   request.ownRunFailure = ownRunFailure;
   if (!outcome.model || !tryAgain) return outcome;
-  outcome.model =
-      trainedAgainIfMissed(method, std::move(outcome.model), method.checkSettings(request.settings),
-                           request.model, monitor, [&](const OJson& settings) {
-                             TrainingRequest second = given;
-                             second.settings = settings;
-                             return trainRequestAndFinish(method, second, monitor).model;
-                           });
-  if (ownRunFailure == OwnRunFailure::Refuse)
-    refuseIfItBlowsUpOnItsOwnRuns(*outcome.model, triedText(*outcome.model));
+  outcome.model = trainedAgainIfMissed(
+      method, std::move(outcome.model), method.checkSettings(request.settings), request.model, monitor,
+      [&](const OJson& settings) {
+        TrainingRequest second = given;
+        second.settings = settings;
+        return trainRequestAndFinish(method, second, monitor).model;
+      },
+      ownRunFailure);
   return outcome;
 }
 

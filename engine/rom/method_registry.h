@@ -261,10 +261,14 @@ std::string trainedMetricsText(const ReducedModel& model);
 /// (MethodInfo::secondTry), the better by that check of it and the model `train` gives with those
 /// (betterByHeldOutCheck), and so on while the better still misses and the method proposes more. A training
 /// that fails leaves the model before it, its verdict saying so. `model` null, or a stop asked for: `first`.
+/// The models come kept although they blow up on their own runs (OwnRunFailure::Keep), so that such
+/// a model gets the tries too; with `ownRunFailure` Refuse, the best that still blows up is refused,
+/// naming what was tried.
 std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     const MethodInfo& method, std::unique_ptr<ReducedModel> first, const nlohmann::ordered_json& settings,
     const Model* model, Monitor& monitor,
-    const std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& settings)>& train);
+    const std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& settings)>& train,
+    OwnRunFailure ownRunFailure);
 
 /// Trains as a front end does: through the method's trainRequest when it has one
 /// (inputs of its own, e.g. node's --latent), else trainReducedModel with the request's

@@ -583,13 +583,13 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
     return trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
   // A model that blows up on its own training runs is kept until the tries are over, so that it
   // gets them too.
-  auto best =
-      trainedAgainIfMissed(info, trainAndFinish(info, dataset, checked, monitor, model, OwnRunFailure::Keep),
-                           checked, model, monitor, [&](const OJson& again) {
-                             return trainAndFinish(info, dataset, again, monitor, model, OwnRunFailure::Keep);
-                           });
-  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItBlowsUpOnItsOwnRuns(*best, triedText(*best));
-  return best;
+  return trainedAgainIfMissed(
+      info, trainAndFinish(info, dataset, checked, monitor, model, OwnRunFailure::Keep), checked, model,
+      monitor,
+      [&](const OJson& again) {
+        return trainAndFinish(info, dataset, again, monitor, model, OwnRunFailure::Keep);
+      },
+      ownRunFailure);
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {

@@ -174,17 +174,6 @@ void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& t
                       own.value("failure", std::string()), tried);
 }
 
-std::string triedText(const ReducedModel& rom) {
-  const auto second = rom.metrics().find("second_try");
-  if (second == rom.metrics().end() || !second->is_object()) return "";
-  const auto tried = second->find("tried");
-  if (tried == second->end() || !tried->is_array() || tried->empty()) return "";
-  std::string text = "; trained again";
-  for (const OJson& label : *tried)
-    text += " with " + label.get<std::string>() + (&label == &tried->back() ? "" : " and");
-  return text + ", the best blows up too";
-}
-
 bool missedHeldOutCheck(const ReducedModel& rom) {
   const std::string kind = rom.metrics().value("verdict_kind", std::string());
   return kind == "rollout misses" || kind == "rollout blows up";

@@ -44,10 +44,6 @@ bool blowsUpOnItsOwnRuns(const ReducedModel& rom);
 /// and why; `tried` is added after the reason (what was trained again, "" for nothing).
 void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& tried);
 
-/// "; trained again with A and with B, the best blows up too" from the labels trainedAgainIfMissed
-/// tried (metric "second_try", "tried"), "" when nothing was tried.
-std::string triedText(const ReducedModel& rom);
-
 /// Of `first`, whose held-out check missed, and `second`, trained again with other settings, the
 /// one whose held-out check erred less (a blow-up errs most; `first` when neither is better),
 /// with metric "second_try" and a verdict that says what was tried: `firstLabel` and

@@ -665,7 +665,7 @@ TEST_CASE(
                           Catch::Contains("so it was trained again with no convective force"));
   const QString figure = window.modelsPanel()->topLevelItem(0)->text(3);
   INFO(figure.toStdString());
-  CHECK(figure.contains("clusters"));
+  CHECK(figure.contains("16 clusters"));  // the model without the force, as the verdict says
   CHECK(figure.contains("held-out rollout misses"));
   // The scales are saved with the runs, so a training on them after reopening judges as well.
   const QString dir = freshOutputPath("sweep_scales_project");

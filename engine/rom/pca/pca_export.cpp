@@ -568,7 +568,7 @@ void PcaModel::writeC(const Model& model, const RunOptions&, double dt, CModelWr
     padInto(damping, cl.damping, nr);
     appendRows(convective, cl.convective);
     // The engine's stepper takes the mass slopes where C has a nonzero entry, the linear model elsewhere.
-    const bool curved = cl.convective.size() && cl.convective.cwiseAbs().maxCoeff() > 0.0;
+    const bool curved = cl.curved();
     hasSlopes.push_back(curved ? 1.0 : 0.0);
     for (int i = 0; i < nr; ++i) {  // no range stored: the slopes hold everywhere
       curvedLo.push_back(cl.curvedRange.size() ? cl.curvedRange(i, 0) : -1e300);

@@ -374,7 +374,7 @@ std::unique_ptr<PcaModel> PcaModel::fromJson(const OJson& j, const std::string& 
           (cl.curvedRange.col(0).array() > cl.curvedRange.col(1).array()).any())
         throw FileError(where + ".curved_range: each row must be finite [lowest, highest]");
     }
-    if (cl.convective.allFinite() && cl.convective.cwiseAbs().maxCoeff() > 0.0 && cl.curvedRange.size() == 0)
+    if (cl.convective.allFinite() && cl.curved() && cl.curvedRange.size() == 0)
       throw FileError(where + ": a convective force needs its curved_range (where its mass varies)");
     cl.u0 = c.at("u0").get<double>();
     cl.singularValues = vectorFromJson(c.at("singular_values"), -1, where + ".singular_values");
@@ -431,8 +431,7 @@ class PcaStepper final : public ReducedStepper {
       l.Minv = cl.mass.inverse();
       l.beta = cl.offset - cl.basis.transpose() * fg;
       l.c0 = cl.u0 + gravityPotential(model, cl.centroid);
-      if (cl.convective.size() && cl.convective.cwiseAbs().maxCoeff() > 0.0)
-        l.massSlopes = pcaMassSlopes(cl.convective);
+      if (cl.curved()) l.massSlopes = pcaMassSlopes(cl.convective);
     }
     const Eigen::VectorXd q0 = o.q0.size() ? o.q0 : rom.q0_;
     const Eigen::VectorXd qd0 = o.qd0.size() ? o.qd0 : rom.qd0_;
@@ -687,7 +686,7 @@ class PcaStepper final : public ReducedStepper {
         massAt(next, ln, xNew, massX_);
         const Eigen::MatrixXd A = tr.N.transpose() * massX_ * tr.N;
         const Eigen::VectorXd b = tr.N.transpose() * (massX_ * baseV);
-        if (closestPointOnLevelSet(A, b, kineticOf(next, ln, xNew, baseV) - target, tr.N.transpose() * vLs,
+        if (closestPointOnLevelSet(A, b, halfQuadratic(massX_, baseV) - target, tr.N.transpose() * vLs,
                                    zLevel_))
           vNew = baseV + tr.N * zLevel_;
         else

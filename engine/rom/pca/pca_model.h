@@ -172,6 +172,9 @@ struct PcaCluster {
   /// the extent of the cluster's samples; outside it M(q_r) is that at the box's nearest point, so
   /// the mass stays positive definite. Empty: no bound (no convective force).
   Eigen::MatrixXd curvedRange;
+
+  /// Whether the cluster has a convective force (a nonzero C).
+  bool curved() const { return convective.size() && convective.cwiseAbs().maxCoeff() > 0.0; }
   double u0 = 0.0;                 ///< spring potential at the centroid [J]
   Eigen::VectorXd singularValues;  ///< of the scaled, centred cluster data (all) [m]
   int samples = 0;                 ///< training samples in the cluster

@@ -225,7 +225,7 @@ Eigen::MatrixXd fitClusterStiffness(const PcaClusterData& c, const PcaSnapshots&
   const Eigen::Index coefficients = nr * nr + nr + nr * W.rows();  // per cluster, over its equations
   if (s.convectiveForce != "off" && nr <= kMaxConvectiveNr && Xr.cols() * nr >= 3 * coefficients)
     cl.convective = fitConvective(Xr, W, Xddr, Y);
-  if (cl.convective.cwiseAbs().maxCoeff() > 0.0) {
+  if (cl.curved()) {
     const double margin = 1.5;
     cl.curvedRange.resize(nr, 2);
     cl.curvedRange << margin * Xr.rowwise().minCoeff(), margin * Xr.rowwise().maxCoeff();
