@@ -192,7 +192,10 @@ std::string shownValue(const OJson& v) {
   if (v.is_array()) {
     if (v.empty()) return "none";
     std::string text;
-    for (const OJson& x : v) text += (text.empty() ? "" : ",") + shownValue(x);
+    for (const OJson& x : v) {
+      if (!text.empty()) text += ',';
+      text += shownValue(x);
+    }
     return text;
   }
   if (v.is_number_float()) {
@@ -320,7 +323,8 @@ std::string trainUsage(const MethodRegistry& registry) {
                      "write a model that blows up on one of its own training runs (refused without it), "
                      "for inspection: every run of it warns so");
   for (const MethodInfo& m : registry.methods()) {
-    text += "\n" + layOut(m.name + ": ", words(methodTitle(m) + ". " + m.summary), 2);
+    text += '\n';
+    text += layOut(m.name + ": ", words(methodTitle(m) + ". " + m.summary), 2);
     if (!m.defaultsAssume.empty()) text += layOut("  ", words("Defaults assume " + m.defaultsAssume), 2);
     const OJson defaults = settingDefaults(m);
     for (const MethodOption& o : methodOptions(m))

@@ -63,13 +63,21 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
   OJson bestSettings = settings;
   std::vector<std::string> tried;
   std::string notes;  // what the tries added to the verdict of the model kept
-  while (!monitor.finishingEarly() && (missedHeldOutCheck(*best) || failsItsOwnRuns(*best))) {
+  // A model that passes its check but whose bound is above the goal would warn on every run as far
+  // from its data as the held-out run: it gets the tries too.
+  while (!monitor.finishingEarly() &&
+         (missedHeldOutCheck(*best) || failsItsOwnRuns(*best) || boundAboveGoal(*best))) {
     // Each proposal once, and a few at most, whatever the method proposes.
     const std::optional<SecondTry> next = method.secondTry(bestSettings, *best, tried);
     if (!next || tried.size() >= 4 || std::find(tried.begin(), tried.end(), next->second) != tried.end())
       break;
     tried.push_back(next->second);
-    monitor.reportNow({"the model missed its checks: training again with " + next->second, 0, 1, {}});
+    monitor.reportNow({(boundAboveGoal(*best) ? "the model's bound is above the goal: training again with "
+                                              : "the model missed its checks: training again with ") +
+                           next->second,
+                       0,
+                       1,
+                       {}});
     std::unique_ptr<ReducedModel> second;
     try {
       second = train(next->settings);
@@ -79,9 +87,9 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
       // The reason, without the advice a refused training gives its user (it does not apply here).
       std::string why = e.what();
       why = why.substr(0, why.find(", so it is not kept"));
-      const std::string note = "; the model with " + next->first +
-                               " missed this check, and training again with " + next->second + " failed (" +
-                               why + "): the model with " + next->first + " is written";
+      const std::string note = "; the model with " + next->first + " " + whyTrainedAgain(*best, "") +
+                               ", and training again with " + next->second + " failed (" + why +
+                               "): the model with " + next->first + " is written";
       best->recordSecondTry({{"first", next->first}, {"second", next->second}, {"failed", why}}, note);
       notes += note;
       continue;

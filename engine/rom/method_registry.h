@@ -213,8 +213,9 @@ struct MethodInfo {
                                               Monitor& monitor, const Model* model)>
       train;
   /// Settings to train once more with when the model trained with `settings` (checked) missed
-  /// its held-out check or blew up in it, or misses or blows up on its own training runs
-  /// (trainReducedModel writes the better of the two by those checks). Null, or nullopt returned: no second
+  /// its held-out check or blew up in it, followed it with a bound above the goal (boundAboveGoal),
+  /// or misses or blows up on its own training runs (trainReducedModel writes the better of the two
+  /// by those checks). Null, or nullopt returned: no second
   /// training (a setting the user chose is kept). Asked again while the model kept still misses, with that
   /// model's settings and the second labels of the trainings tried so far: each proposal is tried once.
   std::function<std::optional<SecondTry>(const nlohmann::ordered_json& settings, const ReducedModel& best,
@@ -256,8 +257,9 @@ std::vector<std::string> splitCommaList(const std::string& text);
 /// line each ("parameter level trained on [0, 1]", "metrics {...}").
 std::string trainedMetricsText(const ReducedModel& model);
 
-/// `first`, trained with `settings` (checked) and finished, or, when it missed its held-out check
-/// or fails its own training runs (failsItsOwnRuns) and `method` proposes other settings
+/// `first`, trained with `settings` (checked) and finished, or, when it missed its held-out check,
+/// followed it with a bound above the goal (boundAboveGoal) or fails its own training runs
+/// (failsItsOwnRuns) and `method` proposes other settings
 /// (MethodInfo::secondTry), the better by that check of it and the model `train` gives with those
 /// (betterByHeldOutCheck), and so on while the better still misses and the method proposes more. A training
 /// that fails leaves the model before it, its verdict saying so. `model` null, or a stop asked for: `first`.

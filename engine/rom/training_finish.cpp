@@ -2,7 +2,10 @@
 
 #include "engine/core/error.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/error_goal.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/neighbour_envelope.h"
+#include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
 #include "engine/rom/step_probe.h"
 
@@ -179,6 +182,20 @@ bool missedHeldOutCheck(const ReducedModel& rom) {
   return kind == "rollout misses" || kind == "rollout blows up";
 }
 
+bool boundAboveGoal(const ReducedModel& rom) {
+  if (rom.metrics().value("verdict_kind", std::string()) != "rollout follows") return false;
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  return joint.calibrated() && joint.expectedError(joint.heldOutDistance()) > kHeldOutTolerance;
+}
+
+std::string whyTrainedAgain(const ReducedModel& rom, const std::string& error) {
+  if (boundAboveGoal(rom))
+    return (error.empty() ? "followed it" : "followed it within " + error) +
+           ", which bounds a run as far from its data above the " + verdictPercent(kHeldOutTolerance) +
+           " goal";
+  return error.empty() ? "missed this check" : "missed this check (" + error + ")";
+}
+
 namespace {
 
 // The held-out check's error of `rom` [-], or its error on its own training runs where that is
@@ -216,9 +233,9 @@ std::unique_ptr<ReducedModel> betterByHeldOutCheck(std::unique_ptr<ReducedModel>
                 {"first_error", figure(e1)},
                 {"second_error", figure(e2)},
                 {"kept", keepSecond ? "second" : "first"}};
-  const std::string tried = "the model with " + firstLabel + " missed this check (" + heldOutErrorText(e1) +
-                            "), so it was trained again with " + secondLabel + " (" + heldOutErrorText(e2) +
-                            "): ";
+  const std::string tried =
+      "the model with " + firstLabel + " " + whyTrainedAgain(*first, heldOutErrorText(e1)) +
+      ", so it was trained again with " + secondLabel + " (" + heldOutErrorText(e2) + "): ";
   if (keepSecond) {
     const std::string note = "; " + tried + "the model with " + secondLabel + " is written";
     second->recordSecondTry(std::move(figures), notes + note);

@@ -36,6 +36,16 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
 /// on them (metric "verdict_kind").
 bool missedHeldOutCheck(const ReducedModel& rom);
 
+/// True when `rom` followed its held-out runs but the bound its envelope states for a run as far
+/// from its training samples as the held-out run went is above the goal (kHeldOutTolerance): every
+/// such run would warn although the check passed.
+bool boundAboveGoal(const ReducedModel& rom);
+
+/// Why `rom` was trained again, for its verdict: "missed this check (ERROR)", or where its bound is
+/// above the goal (boundAboveGoal) "followed it within ERROR, which bounds ..." (`error` empty:
+/// without the figure).
+std::string whyTrainedAgain(const ReducedModel& rom, const std::string& error);
+
 /// True when `rom`, kept (OwnRunFailure::Keep), blows up on one of its own training runs (metric
 /// "training_rollout").
 bool blowsUpOnItsOwnRuns(const ReducedModel& rom);

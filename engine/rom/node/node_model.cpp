@@ -813,7 +813,8 @@ MethodInfo nodeMethod() {
   m.defaultsAssume =
       "a network and schedule sized from the data (two hidden layers of 64, 128 or 256 as positions, "
       "velocities and the inputs that vary in training number up to 8, 16 or more; about 13,600 optimiser "
-      "steps, 100 to 400 epochs, twice as many when those miss the held-out check) and, when the runs carry "
+      "steps, 100 to 400 epochs, twice as many when those miss the held-out check or pass it with a bound "
+      "above the goal) and, when the runs carry "
       "loads besides gravity, those loads as inputs "
       "(inputs auto: the forces each run recorded, so the runs of a sweep need no load case of their own; "
       "runs of the trained model then name their load case).";
@@ -866,7 +867,7 @@ MethodInfo nodeMethod() {
       SettingSpec{"epochs", "Epochs", SettingKind::Integer,
                   "Passes over the training pairs; 0 (default): from the data, ~13,600 optimiser steps in "
                   "100 to 400 epochs (the decay then spreads over them as over 400), twice as many when "
-                  "those miss the held-out check"}
+                  "those miss the held-out check or pass it with a bound above the goal"}
           .range(0, 1e8),
       SettingSpec{"epochs_scale", "Epochs factor", SettingKind::Integer,
                   "With epochs 0: the data's epochs times this, the learning rate falling as far over them"}
@@ -898,9 +899,9 @@ MethodInfo nodeMethod() {
     if (!model) throw InputError("node: training needs the mechanism (coordinates, constraints, load cases)");
     return NodeModel::train(dataset, s, monitor, *model);
   };
-  // The schedule from the data missed the held-out check: twice its epochs, resolved by each
-  // training on its own data (the held-out check's too), the learning rate falling as far over them
-  // (the networks were still improving near their last epoch).
+  // The schedule from the data missed the held-out check (or passed it with a bound above the goal):
+  // twice its epochs, resolved by each training on its own data (the held-out check's too), the
+  // learning rate falling as far over them (the networks were still improving near their last epoch).
   m.secondTry = [](const OJsonR& settings, const ReducedModel& first,
                    const std::vector<std::string>& tried) -> std::optional<SecondTry> {
     if (!tried.empty()) return std::nullopt;  // once

@@ -389,6 +389,29 @@ TEST_CASE(
     CHECK(second.asked == 0);
     CHECK(!rom->metrics().contains("second_try"));
   }
+  SECTION("a model that passes with a bound above the goal is trained again, the better written") {
+    // About 3 % off the held-out run: within the goal, but its runs as far from the data would
+    // expect 1.8 times that, more than 5 %, and all of them would warn.
+    second.next = {1.0};
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.0105}}, monitor, &model);
+    CHECK(second.asked == 1);
+    CHECK(rom->settings() == OJson{{"scale", 1.0}});
+    CHECK_FALSE(boundAboveGoal(*rom));
+    const OJson& tried = rom->metrics().at("second_try");
+    CHECK(tried.at("kept") == "second");
+    CHECK(tried.at("first_error").get<double>() == Approx(0.03).epsilon(0.05));
+    CHECK_THAT(
+        rom->metrics().at("verdict").get<std::string>(),
+        Catch::Contains("followed it within 3 %, which bounds a run as far from its data above the 5 % "
+                        "goal, so it was trained again"));
+  }
+  SECTION("a model whose bound stays within the goal is trained once") {
+    second.next = {1.0};
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.005}}, monitor, &model);
+    CHECK(second.asked == 0);
+    CHECK(rom->metrics().at("verdict_kind") == "rollout follows");
+    CHECK_FALSE(boundAboveGoal(*rom));
+  }
 }
 
 namespace {
