@@ -108,13 +108,14 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
       << "\n";
   out << "written                " << path << "\n";
   if (!e.binary) err << "mbdrom-cli export-fmu: warning: " << e.note << "\n";
+  if (!e.stepWarning.empty()) err << "mbdrom-cli export-fmu: warning: " << e.stepWarning << "\n";
   if (!e.windowsFailure.empty())
     err << "mbdrom-cli export-fmu: warning: MinGW-w64 is installed but built no Windows DLL: "
         << e.windowsFailure << "\n";
   return 0;
 }
 
-int runExportC(const std::vector<std::string>& args, std::ostream& out, std::ostream&) {
+int runExportC(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   const Arguments a(args, {"--model", "--load-case", "--output", "--outputs", "--dt", "--name"});
   const std::string dir = a.output();
   if (dir.empty()) throw UsageError("missing -o DIR");
@@ -122,6 +123,8 @@ int runExportC(const std::vector<std::string>& args, std::ostream& out, std::ost
       a.has("--name") ? a.value("--name") : cIdentifierFrom(std::filesystem::path(dir).filename().string());
   const ExportRequest r = request(a, name);
   const CModel m = exportCSources(*r.rom, r.model, r.options, dir);
+  if (const std::string step = stepBeyondOwnText(*r.rom, m.dt); !step.empty())
+    err << "mbdrom-cli export-c: warning: the code " << step << "\n";
   out << "C (C99, no allocation) of the " << m.methodName << " model of \"" << m.mechanism << "\" under \""
       << m.loadCase << "\"\n";
   printVariables(m, out);

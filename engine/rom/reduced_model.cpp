@@ -47,6 +47,11 @@ std::string jointInsideText(const RomSimulationSummary& s) {
     return "; joint distance " + shortNumberText(s.jointDistance) +
            " (not calibrated: the model passed no held-out check, or misses its own training runs, so no "
            "error bound)";
+  if (s.beyondOwnStep())
+    return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
+           "): no error bound (the run steps " + shortNumberText(s.dt) +
+           " s, more than the model's own step of " + shortNumberText(s.ownStep) +
+           " s, at which its held-out check measured its error";
   if (s.heldBound && !std::isfinite(s.expectedError))
     return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
            "): no error bound (the run holds its loads beyond its training runs, and the model blew up under "
@@ -322,6 +327,10 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
                 : "");
   // A model not validated, or found wrong, says so on every run already.
   if (!validationWarning(rom).empty()) return {};
+  // Its check measured the model at its own step: farther steps add an error nothing measured.
+  if (summary.beyondOwnStep())
+    return "the run " + stepBeyondOwnText(rom, summary.dt) +
+           ", and no bound is stated (leave the step to the model to keep it)";
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
   // model's training runs did is one the model's dynamics do not support there.
   const double trained = trainingEquationResidual(rom);
@@ -357,6 +366,13 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            ")";
   }
   return {};
+}
+
+std::string stepBeyondOwnText(const ReducedModel& rom, double dt) {
+  const double own = rom.ownStep();
+  if (!(dt > own * (1.0 + 1e-9))) return {};
+  return "steps " + shortNumberText(dt) + " s, more than the model's own step of " + shortNumberText(own) +
+         " s at which its held-out check measured its error: its error at this step is not known";
 }
 
 double trainingEquationResidual(const ReducedModel& rom) {

@@ -62,6 +62,13 @@ struct RomSimulationSummary : RunSummary {
   std::string envelopeWorst;
   /// The step the run took [s] (ReducedModel::stepFor when the run left it to the model).
   double dt = 0.0;
+  /// The model's own step [s] (ReducedModel::ownStep), at which its held-out check measured its
+  /// error; 0: not known. A run at a larger step states no bound (beyondOwnStep).
+  double ownStep = 0.0;
+  /// True when the run steps farther than the model's own step: what its held-out check measured
+  /// does not bound it (a smaller step, as stepFor takes for an output interval the own step does
+  /// not divide, only integrates the same model closer).
+  bool beyondOwnStep() const { return ownStep > 0.0 && dt > ownStep * (1.0 + 1e-9); }
   /// The margin the run was judged with (RunOptions::envelopeMargin).
   double envelopeMargin = kDefaultEnvelopeMargin;
   /// Largest joint-envelope distance over the output samples (NeighbourEnvelope); negative:
@@ -189,9 +196,15 @@ double trainingEquationResidual(const ReducedModel& rom);
 /// validationWarning of its own: "the run left its training envelope at ..." when it did;
 /// inside, "the run's motion leaves X % of its inertial force unbalanced ..." when its equation
 /// residual exceeds EquationResidual::kWarnFactor times its model's training runs' (and
-/// kWarnFloor); else "the run expects up to X % ..." when its calibrated bound is above the
-/// held-out goal (kHeldOutTolerance). "" otherwise.
+/// kWarnFloor); "the run steps ... more than the model's own step" when it did
+/// (RomSimulationSummary::beyondOwnStep: no bound); else "the run expects up to X % ..." when its
+/// calibrated bound is above the held-out goal (kHeldOutTolerance). "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
+
+/// "steps 0.04 s, more than the model's own step of 0.005 s at which its held-out check measured
+/// its error: its error at this step is not known" for a step `dt` [s] beyond rom.ownStep() (a run's,
+/// an export's); "" otherwise.
+std::string stepBeyondOwnText(const ReducedModel& rom, double dt);
 
 /// The training's check of the written model on its own training runs (metrics
 /// "training_rollout") when it missed one beyond the held-out goal: its sentence; "" otherwise.

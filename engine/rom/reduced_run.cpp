@@ -89,6 +89,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     residualEvery_ = EquationResidual::every(reducedRunGrid(options).samples());
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
+  summary_.ownStep = rom.ownStep();
   const NeighbourEnvelope& joint = rom.envelope().joint();
   if (joint.known() && joint.coordinates() != model.nq())  // a file edited by hand
     throw InputError("reduced model (" + rom.method() + "): its envelope.joint is of " +
@@ -111,6 +112,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     summary_.retracedRun = retrace->run;
     summary_.expectedError = retrace->error;
   }
+  if (summary_.beyondOwnStep()) summary_.expectedError = std::numeric_limits<double>::quiet_NaN();
 }
 
 void ReducedRunOutput::checkJoint(const Sample& s) {
@@ -126,7 +128,7 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
     if (joint.calibrated()) {
       // A run that passes the gate leaves, whatever training run it seems to retrace.
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
-      if (summary_.retracedRun.empty()) {
+      if (summary_.retracedRun.empty() && !summary_.beyondOwnStep()) {
         summary_.expectedError =
             joint.expectedError(summary_.jointDistance, summary_.heldLoad, &summary_.heldBound);
         summary_.heldUnprobed = joint.heldUnprobed(summary_.heldLoad);

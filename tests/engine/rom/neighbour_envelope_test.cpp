@@ -4,6 +4,7 @@
 #include "engine/rom/neighbour_envelope.h"
 #include "engine/core/error.h"
 #include "engine/core/monitor.h"
+#include "engine/core/number_text.h"
 #include "engine/data/dataset.h"
 #include "engine/rom/reduced_model.h"
 #include "tests/engine/rom/rom_test_support.h"
@@ -206,6 +207,45 @@ TEST_CASE("a model trained on two runs states a bound its training runs keep and
   const RomSimulationSummary outside = rom->simulate(model, o, harder);
   CHECK(outside.leftEnvelope());
   CHECK_FALSE(std::isfinite(outside.expectedError));
+}
+
+TEST_CASE(
+    "a run that steps beyond the model's own step states no bound and says why, at a smaller step keeps it",
+    "[rom][envelope]") {
+  const Model& model = jointRailModel();
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", jointTrainingData(), OJson{{"nr", 1}}, monitor, &model);
+  REQUIRE(rom->ownStep() == Approx(0.01));
+  RunOptions o;
+  o.tEnd = 3.0;
+  o.outputDt = 0.04;
+  o.loadCase = model.findLoadCase("train");
+  const auto run = [&](double dt) {
+    o.integrator.dt = dt;
+    TrajectoryRecorder samples;
+    return rom->simulate(model, o, samples);
+  };
+  for (const double dt : {0.01, 0.005}) {
+    const RomSimulationSummary s = run(dt);
+    INFO("dt = " << dt);
+    CHECK_FALSE(s.beyondOwnStep());
+    CHECK(std::isfinite(s.expectedError));
+    CHECK(envelopeWarning(*rom, s).find("own step") == std::string::npos);
+    CHECK(stepBeyondOwnText(*rom, dt).empty());
+  }
+  // Twice the step and more: the held-out check measured nothing there.
+  for (const double dt : {0.02, 0.04}) {
+    const RomSimulationSummary s = run(dt);
+    INFO("dt = " << dt);
+    CHECK(s.beyondOwnStep());
+    CHECK_FALSE(std::isfinite(s.expectedError));
+    CHECK_THAT(envelopeWarning(*rom, s),
+               Catch::StartsWith("the run steps " + shortNumberText(dt) +
+                                 " s, more than the model's own step of 0.01 s at which its held-out check "
+                                 "measured its error") &&
+                   Catch::Contains("no bound is stated"));
+    CHECK_THAT(envelopeSummaryText(s), Catch::Contains("no error bound (the run steps"));
+  }
 }
 
 TEST_CASE("a trained-model file whose joint envelope is of another mechanism is refused when it runs",
