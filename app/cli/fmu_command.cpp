@@ -29,7 +29,8 @@ const char* const kExportFmuUsage =
     "same way, for comparison.\n"
     "  --outputs   points or markers whose motion is output (default: every marker, or\n"
     "              every free point of a mechanism without markers)\n"
-    "  --dt        the step [s] (default: the model's own)\n"
+    "  --dt        the step [s] (default: the model's own; a larger one warns: its error\n"
+    "              there was not measured)\n"
     "  --cc        the C compiler (default: $CC, else cc); without one the FMU holds\n"
     "              the sources only, and the command says so\n"
     "  --cc-timeout  seconds the compiler may take before it is stopped (default 300)\n"
@@ -108,7 +109,8 @@ int runExportFmu(const std::vector<std::string>& args, std::ostream& out, std::o
       << "\n";
   out << "written                " << path << "\n";
   if (!e.binary) err << "mbdrom-cli export-fmu: warning: " << e.note << "\n";
-  if (!e.stepWarning.empty()) err << "mbdrom-cli export-fmu: warning: " << e.stepWarning << "\n";
+  if (const std::string step = stepBeyondOwnText(*r.rom, e.model.dt); !step.empty())
+    err << "mbdrom-cli export-fmu: warning: the FMU " << step << "\n";
   if (!e.windowsFailure.empty())
     err << "mbdrom-cli export-fmu: warning: MinGW-w64 is installed but built no Windows DLL: "
         << e.windowsFailure << "\n";
@@ -124,7 +126,7 @@ int runExportC(const std::vector<std::string>& args, std::ostream& out, std::ost
   const ExportRequest r = request(a, name);
   const CModel m = exportCSources(*r.rom, r.model, r.options, dir);
   if (const std::string step = stepBeyondOwnText(*r.rom, m.dt); !step.empty())
-    err << "mbdrom-cli export-c: warning: the code " << step << "\n";
+    err << "mbdrom-cli export-c: warning: the exported C code " << step << "\n";
   out << "C (C99, no allocation) of the " << m.methodName << " model of \"" << m.mechanism << "\" under \""
       << m.loadCase << "\"\n";
   printVariables(m, out);

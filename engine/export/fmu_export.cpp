@@ -349,8 +349,6 @@ FmuExport exportFmu(const ReducedModel& rom, const Model& model, const CExportOp
   FmuExport out;
   out.model = exportCModel(rom, model, options);
   const CModel& m = out.model;
-  if (const std::string step = stepBeyondOwnText(rom, m.dt); !step.empty())
-    out.stepWarning = "the FMU " + step;
   out.guid = guidOf(m);
   const std::string id = m.identifier;
   const std::string wrapper = fillTemplate(

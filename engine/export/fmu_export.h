@@ -33,8 +33,6 @@ struct FmuExport {
   bool windows = false;        ///< a binaries/win64 DLL too (MinGW-w64 was found and built it)
   std::string windowsFailure;  ///< why MinGW-w64, found, built no DLL ("" when it did or was not found)
   std::string note;            ///< for the user: what was built, or why there is no binary
-  /// For the user when the FMU steps beyond the model's own step (stepBeyondOwnText); "" otherwise.
-  std::string stepWarning;
 };
 
 /// The modelDescription.xml of `model` (FMI 2.0, Co-Simulation).

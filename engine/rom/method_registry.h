@@ -129,8 +129,9 @@ struct TrainingRequest {
   std::map<std::string, std::vector<std::string>> inputs;
   /// A model that blows up on one of its own training runs: refused, or kept for inspection.
   OwnRunFailure ownRunFailure = OwnRunFailure::Refuse;
-  /// A second training when the model misses its held-out check and its method proposes one
-  /// (MethodInfo::secondTry); a study, which searches the settings itself, turns it off.
+  /// A second training when the model misses its held-out check (or passes it with a bound above
+  /// the goal, or fails its own runs) and its method proposes one (MethodInfo::secondTry); a study,
+  /// which searches the settings itself, turns it off.
   bool secondTry = true;
 };
 

@@ -327,10 +327,6 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
                 : "");
   // A model not validated, or found wrong, says so on every run already.
   if (!validationWarning(rom).empty()) return {};
-  // Its check measured the model at its own step: farther steps add an error nothing measured.
-  if (summary.beyondOwnStep())
-    return "the run " + stepBeyondOwnText(rom, summary.dt) +
-           ", and no bound is stated (leave the step to the model to keep it)";
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
   // model's training runs did is one the model's dynamics do not support there.
   const double trained = trainingEquationResidual(rom);
@@ -342,6 +338,10 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            formatText("%.2g", summary.equationResidual / std::max(trained, 1e-300)) +
            " times what its model's own training runs left (" + formatText("%.2g", 100.0 * trained) +
            " %): the model's dynamics do not hold there, and the run may miss by more than its bound";
+  // Its checks measured the model at its own step: a larger one adds an error nothing measured.
+  if (summary.beyondOwnStep())
+    return "the run " + stepBeyondOwnText(rom, summary.dt) +
+           ", so no bound is stated (a run at the model's own step, the default, states one)";
   // A run of a training run that the model missed: the measured figure, not a bound.
   if (!summary.retracedRun.empty() && summary.expectedError > kHeldOutTolerance)
     return "the run retraces training run \"" + summary.retracedRun + "\", which the model missed by " +
@@ -368,11 +368,19 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   return {};
 }
 
+bool stepBeyond(double dt, double own) {
+  return own > 0.0 && dt > own * (1.0 + 1e-6);
+}
+
+bool RomSimulationSummary::beyondOwnStep() const {
+  return stepBeyond(dt, ownStep);
+}
+
 std::string stepBeyondOwnText(const ReducedModel& rom, double dt) {
   const double own = rom.ownStep();
-  if (!(dt > own * (1.0 + 1e-9))) return {};
+  if (!stepBeyond(dt, own)) return {};
   return "steps " + shortNumberText(dt) + " s, more than the model's own step of " + shortNumberText(own) +
-         " s at which its held-out check measured its error: its error at this step is not known";
+         " s (the step its checks ran at): its error at this step was not measured";
 }
 
 double trainingEquationResidual(const ReducedModel& rom) {

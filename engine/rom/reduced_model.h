@@ -62,13 +62,13 @@ struct RomSimulationSummary : RunSummary {
   std::string envelopeWorst;
   /// The step the run took [s] (ReducedModel::stepFor when the run left it to the model).
   double dt = 0.0;
-  /// The model's own step [s] (ReducedModel::ownStep), at which its held-out check measured its
-  /// error; 0: not known. A run at a larger step states no bound (beyondOwnStep).
+  /// The model's own step [s] (ReducedModel::ownStep), the step its checks ran at; 0 in a summary
+  /// not made by a run. A run at a larger step states no bound (beyondOwnStep).
   double ownStep = 0.0;
-  /// True when the run steps farther than the model's own step: what its held-out check measured
-  /// does not bound it (a smaller step, as stepFor takes for an output interval the own step does
-  /// not divide, only integrates the same model closer).
-  bool beyondOwnStep() const { return ownStep > 0.0 && dt > ownStep * (1.0 + 1e-9); }
+  /// True when the run steps farther than the model's own step (stepBeyond): what its checks
+  /// measured does not bound it (a smaller step, as stepFor takes for an output interval the own
+  /// step does not divide, only integrates the same model closer).
+  bool beyondOwnStep() const;
   /// The margin the run was judged with (RunOptions::envelopeMargin).
   double envelopeMargin = kDefaultEnvelopeMargin;
   /// Largest joint-envelope distance over the output samples (NeighbourEnvelope); negative:
@@ -201,9 +201,12 @@ double trainingEquationResidual(const ReducedModel& rom);
 /// calibrated bound is above the held-out goal (kHeldOutTolerance). "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);
 
-/// "steps 0.04 s, more than the model's own step of 0.005 s at which its held-out check measured
-/// its error: its error at this step is not known" for a step `dt` [s] beyond rom.ownStep() (a run's,
-/// an export's); "" otherwise.
+/// True when a step `dt` [s] is beyond the own step `own` [s] (> 0) by more than the rounding of a
+/// step printed to six digits and given back.
+bool stepBeyond(double dt, double own);
+/// "steps 0.04 s, more than the model's own step of 0.005 s (the step its checks ran at): its error
+/// at this step was not measured" for a step `dt` [s] beyond rom.ownStep() (stepBeyond; a run's, an
+/// export's); "" otherwise.
 std::string stepBeyondOwnText(const ReducedModel& rom, double dt);
 
 /// The training's check of the written model on its own training runs (metrics
@@ -389,8 +392,9 @@ class ReducedModel {
 /// for its default n_r. Throws InputError for an unknown
 /// method, bad settings, or a missing or different mechanism; SolverError when the model
 /// blows up on one of its own training runs, unless `ownRunFailure` keeps it. A model that misses its
-/// held-out check is trained once more when its method proposes other settings and `secondTry` allows it
-/// (trainedAgainIfMissed: the better by that check is returned).
+/// held-out check (or passes it with a bound above the goal, or fails its own runs) is trained again
+/// when its method proposes other settings and `secondTry` allows it (trainedAgainIfMissed: the
+/// better by that check is returned).
 std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const Dataset& dataset,
                                                 const nlohmann::ordered_json& settings, Monitor& monitor,
                                                 const Model* model = nullptr,

@@ -112,7 +112,10 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     summary_.retracedRun = retrace->run;
     summary_.expectedError = retrace->error;
   }
-  if (summary_.beyondOwnStep()) summary_.expectedError = std::numeric_limits<double>::quiet_NaN();
+  if (summary_.beyondOwnStep()) {  // what training measured was at the own step
+    summary_.retracedRun.clear();
+    summary_.expectedError = std::numeric_limits<double>::quiet_NaN();
+  }
 }
 
 void ReducedRunOutput::checkJoint(const Sample& s) {

@@ -949,9 +949,8 @@ MethodInfo pcaMethod() {
   m.settingsSchema = {
       SettingSpec{"clusters", "Clusters n_p", SettingKind::Integer,
                   "Number of k-means clusters, each with its own local linear model; 0: automatic (16, "
-                  "one per 30 samples for fewer; 32 when 16 miss the held-out check or pass it with a bound "
-                  "above the "
-                  "goal)"}
+                  "one per 30 samples for fewer; 32 when 16 miss the held-out check or pass it with a "
+                  "bound above the goal)"}
           .placeholder("K")
           .range(0, 1e6),
       SettingSpec{"nr", "Coordinates per cluster n_r", SettingKind::Integer,

@@ -241,8 +241,8 @@ TEST_CASE(
     CHECK_FALSE(std::isfinite(s.expectedError));
     CHECK_THAT(envelopeWarning(*rom, s),
                Catch::StartsWith("the run steps " + shortNumberText(dt) +
-                                 " s, more than the model's own step of 0.01 s at which its held-out check "
-                                 "measured its error") &&
+                                 " s, more than the model's own step of 0.01 s (the step its checks ran at): "
+                                 "its error at this step was not measured") &&
                    Catch::Contains("no bound is stated"));
     CHECK_THAT(envelopeSummaryText(s), Catch::Contains("no error bound (the run steps"));
   }
