@@ -5,6 +5,7 @@ import gc
 import json
 import os
 import pickle
+import re
 import signal
 import subprocess
 import sys
@@ -472,6 +473,29 @@ def test_a_reduced_run_longer_than_its_longest_training_run_warns_as_the_cli_and
                         "-o", str(tmp_path / "longer.csv"), "--load-case", "train", "--t-end", "1.2"],
                        capture_output=True, text=True, check=True)
     assert "warning: the run lasts 1.2 s, " + span in r.stderr
+
+
+def test_a_reduced_run_beyond_its_own_step_states_no_bound_and_warns_as_the_cli_does(
+        mbdrom, examples, cli, tmp_path):
+    import warnings
+    model = mbdrom.Model.load(str(examples / "macpherson.json"))
+    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
+            for t in (0.6, 0.8)]
+    rom = mbdrom.train("pca", model, runs, clusters=4)
+    assert rom.metrics["verdict_kind"] == "rollout follows"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", mbdrom.EnvelopeWarning)  # at its own step: its bound, no warning
+        own = rom.simulate(model, load_case="train", t_end=0.6, output_dt=0.02)
+    assert own.expected_error is not None and "expect <= " in own.envelope
+    step = "the run steps 0.02 s, more than the model's own step of 0.005 s (the step its checks ran at)"
+    with pytest.warns(mbdrom.EnvelopeWarning, match=re.escape(step)):
+        beyond = rom.simulate(model, load_case="train", t_end=0.6, dt=0.02, output_dt=0.02)
+    assert beyond.expected_error is None and "no error bound (the run steps 0.02 s" in beyond.envelope
+    rom.save(str(tmp_path / "pca.json"))
+    r = subprocess.run([cli, "rom-simulate", str(tmp_path / "pca.json"), "--model", str(examples / "macpherson.json"),
+                        "-o", str(tmp_path / "beyond.csv"), "--load-case", "train", "--t-end", "0.6", "--dt", "0.02",
+                        "--output-dt", "0.02"], capture_output=True, text=True, check=True)
+    assert "warning: " + next(w for w in beyond.warnings if w.startswith(step)) in r.stderr
 
 
 def test_a_run_that_retraces_a_training_run_states_the_error_measured_on_it_as_the_cli_does(
