@@ -411,6 +411,15 @@ TEST_CASE(
     CHECK(rom->metrics().at("second_try").at("kept") == "first");
     CHECK_THAT(rom->metrics().at("verdict").get<std::string>(), Catch::Contains("not clearly better"));
   }
+  SECTION("a try for the bound that fails leaves the first model, its verdict naming the bound") {
+    second.next = {0.0};
+    const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.0105}}, monitor, &model);
+    CHECK(rom->settings() == OJson{{"scale", 1.0105}});
+    CHECK_THAT(
+        rom->metrics().at("verdict").get<std::string>(),
+        Catch::Contains("followed its held-out run, so a run as far from its training data expects up to "
+                        "5.4 %, above the 5 % goal, and training again with scale 0.0 failed"));
+  }
   SECTION("a model whose bound stays within the goal is trained once") {
     second.next = {1.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.005}}, monitor, &model);
