@@ -196,7 +196,8 @@ std::string whyTrainedAgain(const ReducedModel& rom, const std::string& error) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
   return "followed its held-out run" + (error.empty() ? std::string() : " within " + error) +
          ", so a run as far from its training data expects up to " +
-         verdictPercent(joint.expectedError(joint.heldOutDistance())) + ", above the " +
+         // Three digits: a bound just above the goal would print as the goal itself.
+         formatText("%.3g %%", 100.0 * joint.expectedError(joint.heldOutDistance())) + ", above the " +
          verdictPercent(kHeldOutTolerance) + " goal";
 }
 

@@ -400,9 +400,11 @@ TEST_CASE(
     const OJson& tried = rom->metrics().at("second_try");
     CHECK(tried.at("kept") == "second");
     CHECK(tried.at("first_error").get<double>() == Approx(0.03).epsilon(0.05));
-    CHECK_THAT(rom->metrics().at("verdict").get<std::string>(),
-               Catch::Contains("followed its held-out run within 3 %, so a run as far from its training data "
-                               "expects up to 5.4 %, above the 5 % goal; it was trained again"));
+    // The bound to three digits: one just above the goal does not print as the goal.
+    CHECK_THAT(
+        rom->metrics().at("verdict").get<std::string>(),
+        Catch::Matches(".*followed its held-out run within 3 %, so a run as far from its training data "
+                       "expects up to 5\\.[34][0-9] %, above the 5 % goal; it was trained again.*"));
   }
   SECTION("a model tried for its bound alone gives way only to one that errs clearly less") {
     second.next = {1.0101};  // 2.9 % against 3.0 %: better, not clearly
@@ -417,8 +419,8 @@ TEST_CASE(
     CHECK(rom->settings() == OJson{{"scale", 1.0105}});
     CHECK_THAT(
         rom->metrics().at("verdict").get<std::string>(),
-        Catch::Contains("followed its held-out run, so a run as far from its training data expects up to "
-                        "5.4 %, above the 5 % goal, and training again with scale 0.0 failed"));
+        Catch::Matches(".*followed its held-out run, so a run as far from its training data expects up to "
+                       "5\\.[34][0-9] %, above the 5 % goal, and training again with scale 0.0 failed.*"));
   }
   SECTION("a model whose bound stays within the goal is trained once") {
     second.next = {1.0};
