@@ -19,9 +19,9 @@ import os
 import re
 import sys
 
-from rom_trust import MISS, pooled
+from rom_trust import pooled
+from trust_bound_factor import restate
 
-EXPECTS = "the run expects up to"
 FACTOR, NEAREST = 1.8, 0.9
 
 
@@ -56,15 +56,12 @@ def restated(rows, growth):
             continue
         scale, error = row["_calibration"]
         for r in row["runs"]:
-            if r.get("bound") is None or r.get("_distance") is None:
+            if r.get("bound") is None or r.get("_distance") is None or not r["bound"] > 0:
                 continue
             x = r["_distance"] / scale
             if abs(FACTOR * error * max(NEAREST, x) - r["bound"]) > 0.06 * r["bound"] + 1e-4:
                 continue  # not the distance's bound (printed to two digits)
-            r["bound"] = FACTOR * error * max(NEAREST, growth(x) if x > 1.0 else x)
-            r["warnings"] = [w for w in r["warnings"] if not w.startswith(EXPECTS)]
-            if r["bound"] > MISS:
-                r["warnings"].append(f"{EXPECTS} {100 * r['bound']:.2g} %")
+            restate(r, FACTOR * error * max(NEAREST, growth(x) if x > 1.0 else x) / r["bound"])
     return out
 
 

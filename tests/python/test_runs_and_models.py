@@ -21,6 +21,13 @@ def macpherson(mbdrom, examples):
     return mbdrom.Model.load(str(examples / "macpherson.json"))
 
 
+@pytest.fixture(scope="module")
+def two_train_runs(mbdrom, macpherson):
+    """The MacPherson under "train" for 0.6 and 0.8 s: two runs, so that one is held out whole."""
+    return [mbdrom.simulate(macpherson, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
+            for t in (0.6, 0.8)]
+
+
 def cli_run(cli, *args):
     subprocess.run([cli, *map(str, args)], check=True, capture_output=True, text=True)
 
@@ -453,10 +460,8 @@ def test_a_reduced_run_outside_its_envelope_warns_as_the_cli_does_and_stops_when
 
 
 def test_a_reduced_run_longer_than_its_longest_training_run_warns_as_the_cli_and_the_fmu_do(
-        mbdrom, examples, cli, tmp_path):
-    model = mbdrom.Model.load(str(examples / "macpherson.json"))
-    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
-            for t in (0.6, 0.8)]
+        mbdrom, macpherson, two_train_runs, examples, cli, tmp_path):
+    model, runs = macpherson, two_train_runs
     rom = mbdrom.train("pod", model, runs, nr=1)
     span = "past t = 0.8 s, the length of the longest training run"
     with pytest.warns(mbdrom.EnvelopeWarning, match=span):
@@ -476,11 +481,9 @@ def test_a_reduced_run_longer_than_its_longest_training_run_warns_as_the_cli_and
 
 
 def test_a_reduced_run_beyond_its_own_step_states_no_bound_and_warns_as_the_cli_does(
-        mbdrom, examples, cli, tmp_path):
+        mbdrom, macpherson, two_train_runs, examples, cli, tmp_path):
     import warnings
-    model = mbdrom.Model.load(str(examples / "macpherson.json"))
-    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
-            for t in (0.6, 0.8)]
+    model, runs = macpherson, two_train_runs
     rom = mbdrom.train("pca", model, runs, clusters=4)
     assert rom.metrics["verdict_kind"] == "rollout follows"
     with warnings.catch_warnings():
@@ -499,11 +502,9 @@ def test_a_reduced_run_beyond_its_own_step_states_no_bound_and_warns_as_the_cli_
 
 
 def test_a_run_that_retraces_a_training_run_states_the_error_measured_on_it_as_the_cli_does(
-        mbdrom, examples, cli, tmp_path):
+        mbdrom, macpherson, two_train_runs, examples, cli, tmp_path):
     import warnings
-    model = mbdrom.Model.load(str(examples / "macpherson.json"))
-    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
-            for t in (0.6, 0.8)]
+    model, runs = macpherson, two_train_runs
     rom = mbdrom.train("pod", model, runs, nr=1)
     measured = rom.metrics["training_rollout"]["run_errors"]["train_0.8"]
     with warnings.catch_warnings():
@@ -522,7 +523,7 @@ def test_a_run_that_retraces_a_training_run_states_the_error_measured_on_it_as_t
 
 
 def test_a_model_that_fails_its_checks_is_returned_with_a_warning_as_the_cli_exits_with_code_3(
-        mbdrom, examples, cli, tmp_path):
+        mbdrom, two_train_runs, examples, cli, tmp_path):
     # One POD mode of the MacPherson under "train" for 4 s misses its own run by 6 %.
     model = mbdrom.Model.load(str(examples / "macpherson.json"))
     run = mbdrom.simulate(model, load_case="train", t_end=4.0, output_dt=0.01, name="mac4")
@@ -547,8 +548,7 @@ def test_a_model_that_fails_its_checks_is_returned_with_a_warning_as_the_cli_exi
     assert raised.value.model.method == "pod" and raised.value.model.reduced_dimension == 1
 
     # A model that passes its checks (local PCA follows the held-out run within 0.5 %): no such warning.
-    runs = [mbdrom.simulate(model, load_case="train", t_end=t, output_dt=0.005, name=f"train_{t}")
-            for t in (0.6, 0.8)]
+    runs = two_train_runs
     with warnings.catch_warnings():
         warnings.simplefilter("error", mbdrom.FailedCheckWarning)
         passing = mbdrom.train("pca", model, runs)
