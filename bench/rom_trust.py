@@ -21,9 +21,10 @@ absorber with two coupled resonances, a bar on a stiff spring carrying a pendulu
 millimetre geometry; their descriptions say which book), and the bundled MacPherson example.
 
   python3 bench/rom_trust.py [--cli build/release/app/cli/mbdrom-cli] [--work DIR]
-                             [--mechanisms NAME,...] [--check-set | --fresh-set]
+                             [--mechanisms NAME,...] [--check-set | --fresh-set | --fourth-set]
                              [--methods pod,ae,pca,node,sindy] [--quick] [--check] [--json FILE]
---check-set, --fresh-set: the second or third set of mechanisms (below, kept apart) instead of the first.
+--check-set, --fresh-set, --fourth-set: the second, third or fourth set of mechanisms (below, kept
+apart) instead of the first.
 --quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
 --check: exit 1 when a run misses silently, or a training run the model follows within 2.5 % warns
 (beyond what a model found wrong or not validated says on every run).
@@ -84,6 +85,17 @@ FRESH_SET = {
                             frequency=(0.4, 2.0), t_end=5.0, output_dt=0.005, nr=2),
     "inverted_pendulum": dict(file="inverted_pendulum.json", load="push", amplitude=(0.2, 0.6),
                               frequency=(0.3, 1.3), t_end=6.0, output_dt=0.005, nr=1),
+}
+# A fourth set, added on 2026-12-02 after the second tries for a bound above the goal and the bound
+# beyond the model's own step, kept apart from every tuning so far and the first with more than two
+# degrees of freedom: a triple pendulum of three bars (0.55, 1.37 and 2.58 Hz, all in the band) and a
+# half-car (bounce 1.18 Hz, pitch 1.53 Hz, wheel hops 11.2 and 12.0 Hz), both written from textbook
+# descriptions.
+FOURTH_SET = {
+    "triple_pendulum": dict(file="triple_pendulum.json", load="push", amplitude=(0.15, 0.45),
+                            frequency=(0.4, 3.0), t_end=6.0, output_dt=0.005, nr=3),
+    "half_car": dict(file="half_car.json", load="road", amplitude=(400.0, 1600.0), frequency=(0.8, 12.0),
+                     t_end=4.0, output_dt=0.005, nr=4),
 }
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
 # Unseen loads outside the design (content above its band): a warning there is no false alarm.
@@ -415,17 +427,20 @@ def main():
                    help="the second set of mechanisms (" + ", ".join(CHECK_SET) + ") instead")
     p.add_argument("--fresh-set", action="store_true",
                    help="the third set of mechanisms (" + ", ".join(FRESH_SET) + ") instead")
+    p.add_argument("--fourth-set", action="store_true",
+                   help="the fourth set of mechanisms (" + ", ".join(FOURTH_SET) + ") instead")
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--check", action="store_true")
     p.add_argument("--json")
     args = p.parse_args()
-    if args.check_set and args.fresh_set:
-        p.error("--check-set and --fresh-set choose different sets: give one")
+    if args.check_set + args.fresh_set + args.fourth_set > 1:
+        p.error("--check-set, --fresh-set and --fourth-set choose different sets: give one")
     args.cli = os.path.abspath(args.cli)
     args.methods = args.methods.split(",")
     rows = []
-    known = FRESH_SET if args.fresh_set else CHECK_SET if args.check_set else MECHANISMS
+    known = (FOURTH_SET if args.fourth_set else FRESH_SET if args.fresh_set else CHECK_SET if args.check_set
+             else MECHANISMS)
     for name in (args.mechanisms or ",".join(known)).split(","):
         if name not in known:
             sys.exit(f"unknown mechanism {name!r}: one of {', '.join(known)}")

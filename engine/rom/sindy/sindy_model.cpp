@@ -5,6 +5,7 @@
 #include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/message_text.h"
 #include "engine/core/ordered_json.h"
 #include "engine/core/small_products.h"
 #include "engine/data/trajectory_csv.h"
@@ -342,6 +343,21 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
   return run;
 }
 
+namespace {
+
+// The verdict's words on the `leftOut` terms of a library of `terms` (user columns aside).
+std::string leftOutNote(const std::vector<std::string>& leftOut, std::size_t terms) {
+  std::string some;
+  for (std::size_t k = 0; k < leftOut.size() && k < 3; ++k) some += (k ? ", " : "") + inQuotes(leftOut[k]);
+  if (leftOut.size() > 3) some += " and " + std::to_string(leftOut.size() - 3) + " more";
+  return "the library without " + std::to_string(leftOut.size()) + " of its " + std::to_string(terms) +
+         " terms, which these runs cannot tell apart from the others for any set of independent coordinates "
+         "(" +
+         some + "): runs that excite them apart would settle them";
+}
+
+}  // namespace
+
 namespace internal {
 
 // What training fits and judges, gathered from the runs: the library on every sample
@@ -371,8 +387,9 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
-  std::string coordinateNote;
-  std::unique_ptr<SindyModel> rom = prepare(model, dataset, settings, runColumns, coordinateNote);
+  std::string coordinateNote, libraryNote;
+  std::unique_ptr<SindyModel> rom =
+      prepare(model, dataset, settings, runColumns, coordinateNote, libraryNote);
 
   monitor.reportNow({"train sindy: library", 0, 4, {}});
   const internal::SindyRows rows = rom->gatherRows(model, dataset, settings, settingsIn, runColumns, monitor);
@@ -395,6 +412,10 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   std::string kind;
   const RolloutCheck rollout =
       rom->validate(model, dataset, rows, settings.kappaSearch, fitOptions, kind, monitor);
+  if (!libraryNote.empty()) {
+    rom->result_.verdict += "; " + libraryNote;
+    rom->metrics_["library_left_out"] = rom->leftOut_;
+  }
   if (!coordinateNote.empty()) {
     rom->result_.verdict += "; " + coordinateNote;
     rom->metrics_["coordinate_choice"] = coordinateNote;
@@ -409,7 +430,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
 std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Dataset& dataset,
                                                 const SindySettings& settings,
                                                 const std::vector<std::vector<SindyColumn>>& runColumns,
-                                                std::string& coordinateNote) {
+                                                std::string& coordinateNote, std::string& libraryNote) {
   auto rom = std::make_unique<SindyModel>();
   rom->sindySettings_ = settings;
   // Drivers make the reduced forces depend on time through the driven coordinates (gravity's on a
@@ -425,6 +446,8 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
         rom->qRef_);
     rom->independent_ = std::move(choice.coordinates);
     coordinateNote = std::move(choice.note);
+    rom->leftOut_ = std::move(choice.leftOut);
+    rom->thinned_ = std::move(choice.terms);
   } else {
     rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
@@ -438,8 +461,18 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
                      "\") needs its values on every run; they come with the data (" +
                      std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) +
                      " runs have them)");
-  rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
+  if (!rom->thinned_.empty()) {
+    libraryNote = leftOutNote(rom->leftOut_, rom->leftOut_.size() + rom->thinned_.size());
+    rom->thinned_.insert(rom->thinned_.end(), columnNames.begin(), columnNames.end());
+  }
+  rom->terms_ = sindyTerms(rom->names_, rom->fittedLibrary(settings.library), columnNames);
   return rom;
+}
+
+SindyLibraryOptions SindyModel::fittedLibrary(const SindyLibraryOptions& library) const {
+  SindyLibraryOptions fitted = library;
+  if (!thinned_.empty()) fitted.select = thinned_;
+  return fitted;
 }
 
 internal::SindyRows SindyModel::gatherRows(const Model& model, const Dataset& dataset,
@@ -470,7 +503,7 @@ internal::SindyRows SindyModel::gatherRows(const Model& model, const Dataset& da
         libraryColumns(model, run, r < runColumns.size() ? runColumns[r] : std::vector<SindyColumn>{});
     SindyLibrary lib;
     try {
-      lib = buildSindyLibrary(s, settings.library, columns);
+      lib = buildSindyLibrary(s, fittedLibrary(settings.library), columns);
     } catch (const InputError& e) {
       throw InputError("run \"" + run.name + "\": " + e.what());
     }

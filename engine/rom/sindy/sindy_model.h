@@ -23,7 +23,8 @@
 ///   `trig_positions` (false), `omegas` [rad/s] ([]), `harmonics` ([1]),
 ///   `sine_time` (false), `friction_columns` (false: a column `f_fric(<name>)` per
 ///   friction element, μ N φ(v) evaluated by the model on the data, the left-hand
-///   side force along its axis), `terms` ([]: keep every term; else these, in order);
+///   side force along its axis), `terms` ([]: every term the runs tell apart, see
+///   chooseSindyCoordinates; else these, in order);
 /// - `columns` ([]): user-named library columns, each {"name": library name, "source":
 ///   data column}; their values come with the data (SindyModel::train's `runColumns`).
 ///   In a run of the identified model a source `f_friction.<coordinate>` (the engine's
@@ -197,13 +198,15 @@ class SindyModel : public ReducedModel {
   void columnSources(const Model& model, std::vector<int>& frictionOf,
                      std::vector<int>& frictionChannelOf) const;
   // Training's phases: the model's coordinates and terms (`coordinateNote`: why not the
-  // suggested coordinates); the rows of every run; the noise check; the held-out check,
-  // choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's kind); what the
-  // residual says is missing; the metrics.
+  // suggested coordinates; `libraryNote`: which terms the runs cannot tell apart); the rows of every run; the
+  // noise check; the held-out check, choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's
+  // kind); what the residual says is missing; the metrics.
   static std::unique_ptr<SindyModel> prepare(const Model& model, const Dataset& dataset,
                                              const SindySettings& settings,
                                              const std::vector<std::vector<SindyColumn>>& runColumns,
-                                             std::string& coordinateNote);
+                                             std::string& coordinateNote, std::string& libraryNote);
+  // `library` with the terms training fits (thinned_) selected.
+  SindyLibraryOptions fittedLibrary(const SindyLibraryOptions& library) const;
   internal::SindyRows gatherRows(const Model& model, const Dataset& dataset, SindySettings& settings,
                                  const SindySettings& given,
                                  const std::vector<std::vector<SindyColumn>>& runColumns, Monitor& monitor);
@@ -242,6 +245,9 @@ class SindyModel : public ReducedModel {
   std::vector<std::string> names_;        // their names
   Eigen::VectorXd qRef_;                  // reference positions [m, -], size nq
   std::vector<SindyTerm> terms_;
+  // Training only: the library's terms fitted when some were left out (chooseSindyCoordinates),
+  // user columns last, and the ones left out; empty: every term.
+  std::vector<std::string> thinned_, leftOut_;
   StlsResult result_;
   Eigen::VectorXd u0_, ud0_;  // first sample of the first run
 };
