@@ -1659,7 +1659,7 @@ MethodInfo sindyMethod() {
       {"friction_columns", "Friction columns", SettingKind::Flag,
        "The model's friction laws evaluated on the data, one column each"},
       SettingSpec{"terms", "Only these terms", SettingKind::NameList,
-                  "Restrict the library to these term names; empty: all"}
+                  "Restrict the library to these term names; empty: every term the runs tell apart"}
           .placeholder("T,..."),
       {"kappa", "Threshold κ", SettingKind::Number,
        "STLS threshold: terms below it are removed, then the rest refitted"},
