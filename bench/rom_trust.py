@@ -22,12 +22,14 @@ millimetre geometry; their descriptions say which book), and the bundled MacPher
 
   python3 bench/rom_trust.py [--cli build/release/app/cli/mbdrom-cli] [--work DIR]
                              [--mechanisms NAME,...] [--check-set | --fresh-set | --fourth-set]
-                             [--methods pod,ae,pca,node,sindy] [--quick] [--check] [--json FILE]
+                             [--methods pod,ae,pca,node,sindy] [--quick] [--check [--must-train M,...]]
+                             [--json FILE]
 --check-set, --fresh-set, --fourth-set: the second, third or fourth set of mechanisms (below, kept
 apart) instead of the first.
 --quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
 --check: exit 1 when a run misses silently, or a training run the model follows within 2.5 % warns
-(beyond what a model found wrong or not validated says on every run).
+(beyond what a model found wrong or not validated says on every run); with --must-train METHODS, also
+when one of those methods refuses to train.
 """
 import argparse
 import copy
@@ -432,6 +434,8 @@ def main():
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--quick", action="store_true")
     p.add_argument("--check", action="store_true")
+    p.add_argument("--must-train", default="",
+                   help="with --check: also exit 1 when one of these methods (comma-separated) refuses to train")
     p.add_argument("--json")
     args = p.parse_args()
     if args.check_set + args.fresh_set + args.fourth_set > 1:
@@ -446,6 +450,9 @@ def main():
             sys.exit(f"unknown mechanism {name!r}: one of {', '.join(known)}")
         mechanism(name, known[name], args, rows)
     table, failed = report(rows)
+    must = set(filter(None, args.must_train.split(",")))
+    failed += [f"{row['mechanism']}/{row['method']}: refused to train: {row['training_failed']}"
+               for row in rows if row.get("method") in must and "training_failed" in row]
     print(table)
     for row in rows:
         for r in row.get("runs", []):
