@@ -438,6 +438,8 @@ def main():
                    help="with --check: also exit 1 when one of these methods (comma-separated) refuses to train")
     p.add_argument("--json")
     args = p.parse_args()
+    if args.must_train and not args.check:
+        p.error("--must-train is a condition of --check: give both")
     if args.check_set + args.fresh_set + args.fourth_set > 1:
         p.error("--check-set, --fresh-set and --fourth-set choose different sets: give one")
     args.cli = os.path.abspath(args.cli)

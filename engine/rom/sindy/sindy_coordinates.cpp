@@ -2,7 +2,6 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/scales.h"
-#include "engine/rom/rollout_check.h"
 
 #include <Eigen/Eigenvalues>
 
@@ -15,119 +14,43 @@ namespace {
 
 constexpr Eigen::Index kRowsPerRun = 200;  // samples of each run the library is built on
 constexpr std::size_t kMostSets = 2000;    // sets tried at most
-// A term is told apart from the ones before it when this share of it (at unit norm) lies outside
-// their span: its square is 1000 times checkSindyColumns' limit on the Gram matrix's eigenvalues,
-// a margin for the fit's other rows. Raised tenfold, twice, should the kept terms still fail it.
-constexpr double kSeparable = 1e-4;
 
 // The library of `library` (user columns aside) in the coordinates `set`, on about
-// kRowsPerRun samples of each run but the runs `skip`, from each run's start to `share` of it,
-// and its terms.
+// kRowsPerRun samples of each run, and its terms' names.
 struct SampledLibrary {
   Eigen::MatrixXd Theta;
   std::vector<std::string> names;
-  std::vector<SindyTerm> terms;
 };
 
 SampledLibrary sampledLibrary(const Model& model, const Dataset& dataset, const std::vector<int>& set,
-                              const SindyLibraryOptions& library, const Eigen::VectorXd& qRef,
-                              const std::vector<std::size_t>& skip, double share) {
+                              const SindyLibraryOptions& library, const Eigen::VectorXd& qRef) {
   std::vector<std::string> coordinates;
   for (int c : set) coordinates.push_back(model.coordinateName(c));
   SindyLibraryOptions probe = library;
   probe.select.clear();
+  const std::vector<SindyTerm> terms = sindyTerms(coordinates, probe);
   SampledLibrary out;
-  out.terms = sindyTerms(coordinates, probe);
-  for (const SindyTerm& t : out.terms) out.names.push_back(t.name);
-  const auto n = static_cast<Eigen::Index>(set.size()), L = static_cast<Eigen::Index>(out.terms.size());
+  for (const SindyTerm& t : terms) out.names.push_back(t.name);
+  const auto n = static_cast<Eigen::Index>(set.size()), L = static_cast<Eigen::Index>(terms.size());
   const auto strideOf = [](const DatasetRun& run) {
     return std::max<Eigen::Index>(1, run.samples() / kRowsPerRun);
   };
-  const auto endOf = [share](const DatasetRun& run) {
-    return std::max<Eigen::Index>(
-        1, static_cast<Eigen::Index>(std::ceil(share * static_cast<double>(run.samples()))));
-  };
-  const auto skipped = [&](std::size_t r) { return std::find(skip.begin(), skip.end(), r) != skip.end(); };
   Eigen::Index rows = 0;
-  for (std::size_t r = 0; r < dataset.runs.size(); ++r)
-    if (!skipped(r))
-      rows += (endOf(dataset.runs[r]) + strideOf(dataset.runs[r]) - 1) / strideOf(dataset.runs[r]);
+  for (const DatasetRun& run : dataset.runs) rows += (run.samples() + strideOf(run) - 1) / strideOf(run);
   out.Theta.resize(rows, L);
   Eigen::VectorXd u(n), ud(n), none;
   Eigen::Index row = 0;
-  for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
-    if (skipped(r)) continue;
-    const DatasetRun& run = dataset.runs[r];
-    for (Eigen::Index k = 0; k < endOf(run); k += strideOf(run), ++row) {
+  for (const DatasetRun& run : dataset.runs)
+    for (Eigen::Index k = 0; k < run.samples(); k += strideOf(run), ++row) {
       for (Eigen::Index i = 0; i < n; ++i) {
         const int c = set[static_cast<std::size_t>(i)];
         u(i) = run.q(c, k) - qRef(c);
         ud(i) = run.qd(c, k);
       }
       for (Eigen::Index j = 0; j < L; ++j)
-        out.Theta(row, j) = evalSindyTerm(out.terms[static_cast<std::size_t>(j)], u, ud, run.t(k), none);
+        out.Theta(row, j) = evalSindyTerm(terms[static_cast<std::size_t>(j)], u, ud, run.t(k), none);
     }
-  }
   return out;
-}
-
-// The columns of `Theta`, in order, that lie outside the span of the ones kept before them by
-// more than `tolerance` of their norm (modified Gram-Schmidt, each column orthogonalised twice).
-std::vector<Eigen::Index> separableColumns(const Eigen::MatrixXd& Theta, double tolerance) {
-  std::vector<Eigen::Index> kept;
-  Eigen::MatrixXd basis(Theta.rows(), Theta.cols());
-  Eigen::VectorXd v;
-  for (Eigen::Index j = 0; j < Theta.cols(); ++j) {
-    const double norm = Theta.col(j).norm();
-    if (!(norm > 0.0)) continue;
-    v = Theta.col(j) / norm;
-    for (int pass = 0; pass < 2; ++pass)
-      for (Eigen::Index i = 0; i < static_cast<Eigen::Index>(kept.size()); ++i)
-        v -= basis.col(i).dot(v) * basis.col(i);
-    const double outside = v.norm();
-    if (!(outside > tolerance)) continue;
-    basis.col(static_cast<Eigen::Index>(kept.size())) = v / outside;
-    kept.push_back(j);
-  }
-  return kept;
-}
-
-bool degreeAtMostOne(const SindyTerm& t) {
-  if (t.kind == SindyTerm::Kind::Constant) return true;
-  if (t.kind != SindyTerm::Kind::Monomial) return false;
-  int degree = 0;
-  for (int p : t.powers) degree += p;
-  return degree <= 1;
-}
-
-// `choice` with the terms of its coordinates' library `fit` tells apart; false when a term of
-// degree one or lower would go, or no tolerance leaves independent columns.
-bool thinLibrary(const SampledLibrary& fit, SindyCoordinateChoice& choice) {
-  for (const double tolerance : {kSeparable, 10.0 * kSeparable, 100.0 * kSeparable}) {
-    const std::vector<Eigen::Index> kept = separableColumns(fit.Theta, tolerance);
-    std::vector<bool> keep(fit.terms.size(), false);
-    for (const Eigen::Index j : kept) keep[static_cast<std::size_t>(j)] = true;
-    Eigen::MatrixXd Theta(fit.Theta.rows(), static_cast<Eigen::Index>(kept.size()));
-    std::vector<std::string> terms, leftOut;
-    for (std::size_t j = 0; j < fit.terms.size(); ++j) {
-      if (!keep[j]) {
-        if (degreeAtMostOne(fit.terms[j])) return false;
-        leftOut.push_back(fit.names[j]);
-        continue;
-      }
-      Theta.col(static_cast<Eigen::Index>(terms.size())) = fit.Theta.col(static_cast<Eigen::Index>(j));
-      terms.push_back(fit.names[j]);
-    }
-    try {
-      checkSindyColumns(Theta, terms);
-    } catch (const InputError&) {
-      continue;
-    }
-    choice.terms = std::move(terms);
-    choice.leftOut = std::move(leftOut);
-    return true;
-  }
-  return false;
 }
 
 // 1 / condition number of the unit-norm columns' Gram matrix (0: dependent or a zero column).
@@ -167,13 +90,9 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
                                              const std::vector<int>& suggested,
                                              const SindyLibraryOptions& library,
                                              const Eigen::VectorXd& qRef) {
-  SindyCoordinateChoice choice{suggested, {}, {}, {}};
+  SindyCoordinateChoice choice{suggested, {}};
   if (suggested.empty() || dataset.runs.empty() || !library.select.empty()) return choice;
-  // On the rows the held-out check fits on (the runs it does not hold out; with none, each run
-  // without its last quarter): a library independent there is independent on every run too.
-  const std::vector<std::size_t> held = heldOutRuns(model, dataset);
-  const double share = held.empty() ? 0.75 : 1.0;
-  const SampledLibrary given = sampledLibrary(model, dataset, suggested, library, qRef, held, share);
+  const SampledLibrary given = sampledLibrary(model, dataset, suggested, library, qRef);
   if (!given.Theta.allFinite()) return choice;  // bad data: the fit's checks name the row
   std::string dependent;
   try {
@@ -205,7 +124,7 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
     } catch (const InputError&) {
       continue;  // not a set of independent coordinates at the start
     }
-    const SampledLibrary candidate = sampledLibrary(model, dataset, set, library, qRef, held, share);
+    const SampledLibrary candidate = sampledLibrary(model, dataset, set, library, qRef);
     try {
       checkSindyColumns(candidate.Theta, candidate.names);  // duplicates too, as the fit will check
     } catch (const InputError&) {
@@ -218,10 +137,11 @@ SindyCoordinateChoice chooseSindyCoordinates(const Model& model, const Dataset& 
     }
   }
   if (!(best > 1e-11)) {  // checkSindyColumns' limit
+    // No set helps: the runs do not excite the library's terms apart, and training leaves out
+    // the ones they cannot tell from the others (SindyModel::train).
     choice.coordinates = suggested;
-    if (thinLibrary(given, choice)) return choice;
-    throw InputError(dependent + "; no other set of " + std::to_string(suggested.size()) +
-                     " independent coordinates gives an independent library either");
+    choice.note.clear();
+    return choice;
   }
   const std::string cut = dependent.substr(0, dependent.find("; remove"));
   choice.note = "coordinates " + namesOf(model, choice.coordinates) + " chosen: with " +

@@ -22,6 +22,7 @@
 #include "engine/rom/rom_support.h"
 #include "engine/rom/sindy/savitzky_golay.h"
 #include "engine/rom/sindy/sindy_hints.h"
+#include "engine/rom/sindy/sindy_separable.h"
 
 #include <Eigen/QR>
 
@@ -343,21 +344,6 @@ DatasetRun sindyRunFromMeasured(const Model& model, const SindyMeasured& measure
   return run;
 }
 
-namespace {
-
-// The verdict's words on the `leftOut` terms of a library of `terms` (user columns aside).
-std::string leftOutNote(const std::vector<std::string>& leftOut, std::size_t terms) {
-  std::string some;
-  for (std::size_t k = 0; k < leftOut.size() && k < 3; ++k) some += (k ? ", " : "") + inQuotes(leftOut[k]);
-  if (leftOut.size() > 3) some += " and " + std::to_string(leftOut.size() - 3) + " more";
-  return "the library without " + std::to_string(leftOut.size()) + " of its " + std::to_string(terms) +
-         " terms, which these runs cannot tell apart from the others for any set of independent coordinates "
-         "(" +
-         some + "): runs that excite them apart would settle them";
-}
-
-}  // namespace
-
 namespace internal {
 
 // What training fits and judges, gathered from the runs: the library on every sample
@@ -387,12 +373,14 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   if (dataset.runs.empty() || dataset.samples() < 2)
     throw InputError("sindy: the dataset needs at least 2 samples");
   checkDatasetMechanism(dataset, model, "sindy");
-  std::string coordinateNote, libraryNote;
-  std::unique_ptr<SindyModel> rom =
-      prepare(model, dataset, settings, runColumns, coordinateNote, libraryNote);
+  std::string coordinateNote;
+  std::unique_ptr<SindyModel> rom = prepare(model, dataset, settings, runColumns, coordinateNote);
 
   monitor.reportNow({"train sindy: library", 0, 4, {}});
-  const internal::SindyRows rows = rom->gatherRows(model, dataset, settings, settingsIn, runColumns, monitor);
+  internal::SindyRows rows = rom->gatherRows(model, dataset, settings, settingsIn, runColumns, monitor);
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+  const std::string libraryNote =
+      settings.library.select.empty() ? rom->leaveOutInseparable(rows, heldOutFitRows(rows, heldOut)) : "";
   monitor.checkpoint();
   monitor.reportNow({"train sindy: STLS", 1, 4, {}});
   rom->checkNoise(rows);
@@ -411,7 +399,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   rom->stampTraining(dataset, settings.toJson());
   std::string kind;
   const RolloutCheck rollout =
-      rom->validate(model, dataset, rows, settings.kappaSearch, fitOptions, kind, monitor);
+      rom->validate(model, rows, heldOut, settings.kappaSearch, fitOptions, kind, monitor);
   if (!libraryNote.empty()) {
     rom->result_.verdict += "; " + libraryNote;
     rom->metrics_["library_left_out"] = rom->leftOut_;
@@ -430,7 +418,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
 std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Dataset& dataset,
                                                 const SindySettings& settings,
                                                 const std::vector<std::vector<SindyColumn>>& runColumns,
-                                                std::string& coordinateNote, std::string& libraryNote) {
+                                                std::string& coordinateNote) {
   auto rom = std::make_unique<SindyModel>();
   rom->sindySettings_ = settings;
   // Drivers make the reduced forces depend on time through the driven coordinates (gravity's on a
@@ -446,8 +434,6 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
         rom->qRef_);
     rom->independent_ = std::move(choice.coordinates);
     coordinateNote = std::move(choice.note);
-    rom->leftOut_ = std::move(choice.leftOut);
-    rom->thinned_ = std::move(choice.terms);
   } else {
     rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
@@ -461,18 +447,8 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
                      "\") needs its values on every run; they come with the data (" +
                      std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) +
                      " runs have them)");
-  if (!rom->thinned_.empty()) {
-    libraryNote = leftOutNote(rom->leftOut_, rom->leftOut_.size() + rom->thinned_.size());
-    rom->thinned_.insert(rom->thinned_.end(), columnNames.begin(), columnNames.end());
-  }
-  rom->terms_ = sindyTerms(rom->names_, rom->fittedLibrary(settings.library), columnNames);
+  rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
   return rom;
-}
-
-SindyLibraryOptions SindyModel::fittedLibrary(const SindyLibraryOptions& library) const {
-  SindyLibraryOptions fitted = library;
-  if (!thinned_.empty()) fitted.select = thinned_;
-  return fitted;
 }
 
 internal::SindyRows SindyModel::gatherRows(const Model& model, const Dataset& dataset,
@@ -503,7 +479,7 @@ internal::SindyRows SindyModel::gatherRows(const Model& model, const Dataset& da
         libraryColumns(model, run, r < runColumns.size() ? runColumns[r] : std::vector<SindyColumn>{});
     SindyLibrary lib;
     try {
-      lib = buildSindyLibrary(s, fittedLibrary(settings.library), columns);
+      lib = buildSindyLibrary(s, settings.library, columns);
     } catch (const InputError& e) {
       throw InputError("run \"" + run.name + "\": " + e.what());
     }
@@ -619,21 +595,48 @@ void SindyModel::checkNoise(const internal::SindyRows& rows) const {
                      " library terms; give longer runs or formulation pointwise");
 }
 
-RolloutCheck SindyModel::validate(const Model& model, const Dataset& dataset, const internal::SindyRows& rows,
-                                  bool kappaSearch, StlsOptions& fit, std::string& kind, Monitor& monitor) {
+std::vector<Eigen::Index> SindyModel::heldOutFitRows(const internal::SindyRows& rows,
+                                                     const std::vector<std::size_t>& heldOut) {
   // With two runs or more that can be run again, whole runs are held out (the fit on the
   // others judged on them, as for every method); with one, the fit without its last quarter
   // is judged over the whole run.
-  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
-  std::vector<Eigen::Index> judgedRows = rows.weak ? rows.weakValidationRows : rows.validationRows;
-  if (!heldOut.empty()) {
-    judgedRows.clear();
-    for (std::size_t r = 0; r < dataset.runs.size(); ++r) {
-      if (std::find(heldOut.begin(), heldOut.end(), r) != heldOut.end()) continue;
-      const auto [from, to] = rows.weak ? rows.runWeakRows[r] : rows.runRows[r];
-      for (Eigen::Index k = from; k < to; ++k) judgedRows.push_back(k);
-    }
+  if (heldOut.empty()) return rows.weak ? rows.weakValidationRows : rows.validationRows;
+  std::vector<Eigen::Index> fitRows;
+  const auto& runRows = rows.weak ? rows.runWeakRows : rows.runRows;
+  for (std::size_t r = 0; r < runRows.size(); ++r) {
+    if (std::find(heldOut.begin(), heldOut.end(), r) != heldOut.end()) continue;
+    for (Eigen::Index k = runRows[r].first; k < runRows[r].second; ++k) fitRows.push_back(k);
   }
+  return fitRows;
+}
+
+std::string SindyModel::leaveOutInseparable(internal::SindyRows& rows,
+                                            const std::vector<Eigen::Index>& fitRows) {
+  const std::vector<Eigen::Index> kept = separableSindyColumns(rows.thetaFit(), fitRows, terms_);
+  if (kept.size() == terms_.size()) return {};
+  const std::size_t library = terms_.size();
+  std::vector<SindyTerm> terms;
+  std::vector<bool> keep(library, false);
+  for (const Eigen::Index j : kept) keep[static_cast<std::size_t>(j)] = true;
+  for (std::size_t j = 0; j < library; ++j)
+    (keep[j] ? terms.push_back(terms_[j]) : leftOut_.push_back(terms_[j].name));
+  terms_ = std::move(terms);
+  rows.termNames.clear();
+  for (const SindyTerm& t : terms_) rows.termNames.push_back(t.name);
+  rows.Theta = Eigen::MatrixXd(rows.Theta(Eigen::all, kept));
+  if (rows.weak) rows.ThetaW = Eigen::MatrixXd(rows.ThetaW(Eigen::all, kept));
+  std::string some;
+  for (std::size_t k = 0; k < leftOut_.size() && k < 3; ++k) some += (k ? ", " : "") + inQuotes(leftOut_[k]);
+  if (leftOut_.size() > 3) some += " and " + std::to_string(leftOut_.size() - 3) + " more";
+  return "the library without " + std::to_string(leftOut_.size()) + " of its " + std::to_string(library) +
+         " terms, which the runs it is fitted on cannot tell apart from the ones kept (" + some +
+         "): runs that excite them apart would settle them";
+}
+
+RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows& rows,
+                                  const std::vector<std::size_t>& heldOut, bool kappaSearch, StlsOptions& fit,
+                                  std::string& kind, Monitor& monitor) {
+  const std::vector<Eigen::Index> judgedRows = heldOutFitRows(rows, heldOut);
   // A miss the full model's own sensitivity explains judges no fit: measured once per run.
   std::map<std::string, double> sensitivity;
   const auto judgeFit = [&](const StlsOptions& options) {
@@ -1659,7 +1662,8 @@ MethodInfo sindyMethod() {
       {"friction_columns", "Friction columns", SettingKind::Flag,
        "The model's friction laws evaluated on the data, one column each"},
       SettingSpec{"terms", "Only these terms", SettingKind::NameList,
-                  "Restrict the library to these term names; empty: every term the runs tell apart"}
+                  "Restrict the library to these term names; empty: all (training leaves out those its runs "
+                  "cannot tell apart)"}
           .placeholder("T,..."),
       {"kappa", "Threshold κ", SettingKind::Number,
        "STLS threshold: terms below it are removed, then the rest refitted"},

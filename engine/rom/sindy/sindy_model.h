@@ -23,8 +23,8 @@
 ///   `trig_positions` (false), `omegas` [rad/s] ([]), `harmonics` ([1]),
 ///   `sine_time` (false), `friction_columns` (false: a column `f_fric(<name>)` per
 ///   friction element, μ N φ(v) evaluated by the model on the data, the left-hand
-///   side force along its axis), `terms` ([]: every term the runs tell apart, see
-///   chooseSindyCoordinates; else these, in order);
+///   side force along its axis), `terms` ([]: every term, but those the runs cannot tell apart
+///   (sindy_separable.h); else these, in order);
 /// - `columns` ([]): user-named library columns, each {"name": library name, "source":
 ///   data column}; their values come with the data (SindyModel::train's `runColumns`).
 ///   In a run of the identified model a source `f_friction.<coordinate>` (the engine's
@@ -198,21 +198,27 @@ class SindyModel : public ReducedModel {
   void columnSources(const Model& model, std::vector<int>& frictionOf,
                      std::vector<int>& frictionChannelOf) const;
   // Training's phases: the model's coordinates and terms (`coordinateNote`: why not the
-  // suggested coordinates; `libraryNote`: which terms the runs cannot tell apart); the rows of every run; the
-  // noise check; the held-out check, choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's
-  // kind); what the residual says is missing; the metrics.
+  // suggested coordinates); the rows of every run; the noise check; the held-out check,
+  // choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's kind); what the
+  // residual says is missing; the metrics.
   static std::unique_ptr<SindyModel> prepare(const Model& model, const Dataset& dataset,
                                              const SindySettings& settings,
                                              const std::vector<std::vector<SindyColumn>>& runColumns,
-                                             std::string& coordinateNote, std::string& libraryNote);
-  // `library` with the terms training fits (thinned_) selected.
-  SindyLibraryOptions fittedLibrary(const SindyLibraryOptions& library) const;
+                                             std::string& coordinateNote);
   internal::SindyRows gatherRows(const Model& model, const Dataset& dataset, SindySettings& settings,
                                  const SindySettings& given,
                                  const std::vector<std::vector<SindyColumn>>& runColumns, Monitor& monitor);
   void checkNoise(const internal::SindyRows& rows) const;
-  RolloutCheck validate(const Model& model, const Dataset& dataset, const internal::SindyRows& rows,
-                        bool kappaSearch, StlsOptions& fit, std::string& kind, Monitor& monitor);
+  // The rows of `rows` the held-out check fits on: those of the runs but `heldOut` (heldOutRuns);
+  // with none, each run without its last quarter.
+  static std::vector<Eigen::Index> heldOutFitRows(const internal::SindyRows& rows,
+                                                  const std::vector<std::size_t>& heldOut);
+  // Leaves out of terms_ and rows the terms the rows cannot tell apart (separableSindyColumns,
+  // `fitRows` the held-out check's); into leftOut_, and the verdict's words on them ("" when none).
+  std::string leaveOutInseparable(internal::SindyRows& rows, const std::vector<Eigen::Index>& fitRows);
+  RolloutCheck validate(const Model& model, const internal::SindyRows& rows,
+                        const std::vector<std::size_t>& heldOut, bool kappaSearch, StlsOptions& fit,
+                        std::string& kind, Monitor& monitor);
   std::vector<SindyHint> explain(const internal::SindyRows& rows, const SindyLibraryOptions& library,
                                  const std::string& kind);
   void recordMetrics(const internal::SindyRows& rows, const std::string& kind, const RolloutCheck& rollout,
@@ -245,9 +251,7 @@ class SindyModel : public ReducedModel {
   std::vector<std::string> names_;        // their names
   Eigen::VectorXd qRef_;                  // reference positions [m, -], size nq
   std::vector<SindyTerm> terms_;
-  // Training only: the library's terms fitted when some were left out (chooseSindyCoordinates),
-  // user columns last, and the ones left out; empty: every term.
-  std::vector<std::string> thinned_, leftOut_;
+  std::vector<std::string> leftOut_;  // training only: the library's terms its runs could not tell apart
   StlsResult result_;
   Eigen::VectorXd u0_, ud0_;  // first sample of the first run
 };
