@@ -1,6 +1,7 @@
 #include "engine/rom/training_finish.h"
 
 #include "engine/core/error.h"
+#include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
 #include "engine/rom/error_goal.h"
 #include "engine/rom/method_registry.h"
@@ -197,7 +198,7 @@ std::string whyTrainedAgain(const ReducedModel& rom, const std::string& error) {
   return "followed its held-out run" + (error.empty() ? std::string() : " within " + error) +
          ", so a run as far from its training data expects up to " +
          // Three digits: a bound just above the goal would print as the goal itself.
-         formatText("%.3g %%", 100.0 * joint.expectedError(joint.heldOutDistance())) + ", above the " +
+         figureText(100.0 * joint.expectedError(joint.heldOutDistance())) + " %, above the " +
          verdictPercent(kHeldOutTolerance) + " goal";
 }
 

@@ -616,10 +616,15 @@ std::string SindyModel::leaveOutInseparable(internal::SindyRows& rows,
   if (kept.size() == terms_.size()) return {};
   const std::size_t library = terms_.size();
   std::vector<SindyTerm> terms;
-  std::vector<bool> keep(library, false);
-  for (const Eigen::Index j : kept) keep[static_cast<std::size_t>(j)] = true;
-  for (std::size_t j = 0; j < library; ++j)
-    (keep[j] ? terms.push_back(terms_[j]) : leftOut_.push_back(terms_[j].name));
+  auto next = kept.begin();  // ascending
+  for (std::size_t j = 0; j < library; ++j) {
+    if (next != kept.end() && static_cast<std::size_t>(*next) == j) {
+      terms.push_back(terms_[j]);
+      ++next;
+    } else {
+      leftOut_.push_back(terms_[j].name);
+    }
+  }
   terms_ = std::move(terms);
   rows.termNames.clear();
   for (const SindyTerm& t : terms_) rows.termNames.push_back(t.name);

@@ -18,12 +18,13 @@ namespace {
 constexpr double kFirstTolerance = 1e-4;
 constexpr int kRaises = 2;
 
-bool independent(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names) {
+// checkSindyColumns' message for Θ's columns; "" when they are independent.
+std::string dependence(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names) {
   try {
     checkSindyColumns(Theta, names);
-    return true;
-  } catch (const InputError&) {
-    return false;
+    return {};
+  } catch (const InputError& e) {
+    return e.what();
   }
 }
 
@@ -87,8 +88,9 @@ std::optional<std::vector<Eigen::Index>> separableOn(const Eigen::MatrixXd& deci
     const std::optional<std::vector<Eigen::Index>> kept = spanning(decide, terms, tolerance, lost);
     if (!kept) return std::nullopt;
     const std::vector<std::string> names = namesOf(terms, *kept);
-    if (std::all_of(checked.begin(), checked.end(),
-                    [&](const Eigen::MatrixXd* m) { return independent((*m)(Eigen::all, *kept), names); }))
+    if (std::all_of(checked.begin(), checked.end(), [&](const Eigen::MatrixXd* m) {
+          return dependence((*m)(Eigen::all, *kept), names).empty();
+        }))
       return kept;
   }
   return std::nullopt;
@@ -103,25 +105,20 @@ std::vector<Eigen::Index> separableSindyColumns(const Eigen::MatrixXd& Theta,
   std::iota(all.begin(), all.end(), Eigen::Index{0});
   const std::vector<std::string> names = namesOf(terms, all);
   const Eigen::MatrixXd fit = Theta(fitRows, Eigen::all);
-  const bool fitApart = fitRows.empty() || independent(fit, names);
-  const bool allApart = independent(Theta, names);
-  if (fitApart && allApart) return all;
+  const std::string allDependence = dependence(Theta, names);
+  const bool fitApart = fitRows.empty() || dependence(fit, names).empty();
+  if (fitApart && allDependence.empty()) return all;
   std::string lost;
   if (!fitRows.empty())
     if (const auto kept = separableOn(fit, {&fit, &Theta}, terms, lost)) return *kept;
-  if (allApart) return all;
+  if (allDependence.empty()) return all;
   if (const auto kept = separableOn(Theta, {&Theta}, terms, lost)) return *kept;
-  try {
-    checkSindyColumns(Theta, names);
-  } catch (const InputError& e) {
-    throw InputError(std::string(e.what()) +
-                     (lost.empty()
-                          ? ""
-                          : "; leaving out the terms the runs cannot tell apart would leave out " +
-                                inQuotes(lost) +
-                                ", a term that is never left out (the constant, the linear terms, columns)"));
-  }
-  return all;
+  throw InputError(allDependence +
+                   (lost.empty() ? ""
+                                 : "; leaving out the terms the runs cannot tell apart would leave out " +
+                                       inQuotes(lost) +
+                                       ", a term that is never left out (the constant, the linear terms, "
+                                       "columns)"));
 }
 
 }  // namespace mbdrom
