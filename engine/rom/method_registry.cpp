@@ -1,4 +1,5 @@
 #include "engine/rom/method_registry.h"
+#include "engine/rom/confirmation_check.h"
 #include "engine/rom/training_finish.h"
 
 #include "engine/core/error.h"
@@ -114,6 +115,16 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
 
 namespace {
 
+// True when the method reads inputs of its own of `request` (a measured table, data columns): a
+// training on a part of the runs could not be given them (load cases and parameters are the runs').
+bool readsInputsItself(const MethodInfo& method, const TrainingRequest& request) {
+  for (const InputSpec& in : method.inputs)
+    if (request.inputs.count(in.option) && in.role != InputSpec::Role::LoadCases &&
+        in.role != InputSpec::Role::Parameters)
+      return true;
+  return false;
+}
+
 // One training through the method's trainRequest, finished (finishTrainedModel).
 TrainingOutcome trainRequestAndFinish(const MethodInfo& method, TrainingRequest& request, Monitor& monitor) {
   TrainingOutcome outcome = method.trainRequest(request, monitor);
@@ -147,15 +158,18 @@ TrainingOutcome trainFromRequest(const MethodInfo& method, TrainingRequest& requ
   const TrainingRequest given = tryAgain ? request : TrainingRequest{};
   outcome = trainRequestAndFinish(method, request, monitor);
   request.ownRunFailure = ownRunFailure;
-  if (!outcome.model || !tryAgain) return outcome;
-  outcome.model = trainedAgainIfMissed(
-      method, std::move(outcome.model), method.checkSettings(request.settings), request.model, monitor,
-      [&](const OJson& settings) {
-        TrainingRequest second = given;
-        second.settings = settings;
-        return trainRequestAndFinish(method, second, monitor).model;
-      },
-      ownRunFailure);
+  if (!outcome.model) return outcome;
+  if (tryAgain)
+    outcome.model = trainedAgainIfMissed(
+        method, std::move(outcome.model), method.checkSettings(request.settings), request.model, monitor,
+        [&](const OJson& settings) {
+          TrainingRequest second = given;
+          second.settings = settings;
+          return trainRequestAndFinish(method, second, monitor).model;
+        },
+        ownRunFailure);
+  if (outcome.model && request.secondTry && !readsInputsItself(method, request))
+    confirmChosenSettings(method, *outcome.model, request.dataset, request.model, monitor);
   return outcome;
 }
 

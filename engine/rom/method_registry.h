@@ -222,6 +222,11 @@ struct MethodInfo {
   std::function<std::optional<SecondTry>(const nlohmann::ordered_json& settings, const ReducedModel& best,
                                          const std::vector<std::string>& tried)>
       secondTry;
+  /// The settings that train a model like `rom` again with what its training chose on its held-out
+  /// runs fixed (a threshold, a step, a cluster count), for the confirmation of its held-out figure
+  /// on other runs (confirmation_check.h). Null: the method chooses nothing on its held-out runs
+  /// (its second tries aside), and its models get no confirmation.
+  std::function<nlohmann::ordered_json(const ReducedModel& rom)> chosenSettings;
   /// The method part of a trained-model file (the common fields are read by the caller);
   /// throws FileError naming `source`.
   std::function<std::unique_ptr<ReducedModel>(const nlohmann::ordered_json& file, const std::string& source)>

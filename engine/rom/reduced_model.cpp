@@ -12,6 +12,7 @@
 #include "engine/core/number_text.h"
 #include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/confirmation_check.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
@@ -516,6 +517,18 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
   calibrateJointEnvelope();
 }
 
+void ReducedModel::recordConfirmation(const RolloutCheck& check) {
+  metrics_["confirmation"] = check.toJson();
+  if (check.done && metrics_.contains("verdict"))
+    metrics_["verdict"] =
+        metrics_["verdict"].get<std::string>() +
+        "; held out again on other runs, since the check chose the settings: a model trained on " +
+        std::to_string(check.trainedRuns) + " of the " + std::to_string(check.totalRuns) +
+        " runs with those settings: " + check.text() +
+        (check.failed ? ": no error bound" : ": the error bound is calibrated on the worse of the two");
+  calibrateJointEnvelope();
+}
+
 void ReducedModel::recordStepProbe(const StepProbe& probe) {
   metrics_["step_probe"] = probe.toJson();
   if (probe.done) envelope_.recordJointProbe(probe.error, probe.held, probe.failed);
@@ -553,9 +566,19 @@ void ReducedModel::calibrateJointEnvelope() {
     envelope_.uncalibrateJoint();
     return;
   }
-  double error = it->value("error", 0.0);
+  double error = it->value("error", 0.0), distance = it->value("held_out_distance", -1.0);
   if (followedOnly) error = std::max(error, metrics_["training_rollout"].value("followed_error", error));
-  envelope_.calibrateJoint(it->value("held_out_distance", -1.0), error);
+  // The first check's figure is the best of the settings it chose among: the confirmation's, of
+  // other runs, is not.
+  if (const auto c = metrics_.find("confirmation"); c != metrics_.end() && c->value("done", false)) {
+    if (c->value("failed", true)) {
+      envelope_.uncalibrateJoint();
+      return;
+    }
+    error = std::max(error, c->value("error", error));
+    distance = std::max(distance, c->value("held_out_distance", distance));
+  }
+  envelope_.calibrateJoint(distance, error);
 }
 
 void ReducedModel::recordSecondTry(OJson figures, const std::string& verdictNote) {
@@ -603,17 +626,23 @@ std::unique_ptr<ReducedModel> trainReducedModel(const std::string& method, const
                        ")");
   // Every method's trainer gets its settings checked and complete.
   const OJson checked = info.checkSettings(settings);
-  if (!secondTry || !info.secondTry || !model)
-    return trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
-  // A model that blows up on its own training runs is kept until the tries are over, so that it
-  // gets them too.
-  return trainedAgainIfMissed(
-      info, trainAndFinish(info, dataset, checked, monitor, model, OwnRunFailure::Keep), checked, model,
-      monitor,
-      [&](const OJson& again) {
-        return trainAndFinish(info, dataset, again, monitor, model, OwnRunFailure::Keep);
-      },
-      ownRunFailure);
+  if (!secondTry) return trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
+  std::unique_ptr<ReducedModel> rom;
+  if (!info.secondTry || !model) {
+    rom = trainAndFinish(info, dataset, checked, monitor, model, ownRunFailure);
+  } else {
+    // A model that blows up on its own training runs is kept until the tries are over, so that it
+    // gets them too.
+    rom = trainedAgainIfMissed(
+        info, trainAndFinish(info, dataset, checked, monitor, model, OwnRunFailure::Keep), checked, model,
+        monitor,
+        [&](const OJson& again) {
+          return trainAndFinish(info, dataset, again, monitor, model, OwnRunFailure::Keep);
+        },
+        ownRunFailure);
+  }
+  if (rom) confirmChosenSettings(info, *rom, dataset, model, monitor);
+  return rom;
 }
 
 OJson checkReducedModelSettings(const std::string& method, const OJson& settings) {

@@ -12,6 +12,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/chart_kinematics.cpp
   rom/linear_step.cpp
   rom/rollout_check.cpp
+  rom/confirmation_check.cpp
   rom/rom_support.cpp
   rom/speed_check.cpp
   rom/step_probe.cpp

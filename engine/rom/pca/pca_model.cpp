@@ -1021,6 +1021,9 @@ MethodInfo pcaMethod() {
     }
     return std::nullopt;
   };
+  // The own step is chosen on the held-out runs; clusters and convective force by second tries,
+  // which leave them in the settings of the model kept.
+  m.chosenSettings = [](const ReducedModel& rom) { return rom.settings(); };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return PcaModel::fromJson(file, source);
   };

@@ -402,6 +402,8 @@ MethodInfo podMethod() {
                const Model*) -> std::unique_ptr<ReducedModel> {
     return PodModel::train(dataset, PodSettings::fromJson(settings), monitor);
   };
+  // The own step is chosen on the held-out runs.
+  m.chosenSettings = [](const ReducedModel& rom) { return rom.settings(); };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return PodModel::fromJson(file, source);
   };

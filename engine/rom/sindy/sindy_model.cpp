@@ -1721,6 +1721,15 @@ MethodInfo sindyMethod() {
       throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
     return SindyModel::train(dataset, s, monitor, *model);
   };
+  // κ and the own step are chosen on the held-out runs: κ fixed to the one chosen.
+  m.chosenSettings = [](const ReducedModel& rom) {
+    OJsonR s = rom.settings();
+    if (const auto k = rom.metrics().find("kappa_chosen"); k != rom.metrics().end() && k->is_number()) {
+      s["kappa"] = *k;
+      s["kappa_search"] = false;
+    }
+    return s;
+  };
   m.load = [](const OJsonR& file, const std::string& source) -> std::unique_ptr<ReducedModel> {
     return SindyModel::fromJson(file, source);
   };
