@@ -6,7 +6,7 @@
 /// least of several figures: too low to calibrate an error bound on. The confirmation holds out
 /// other whole runs inside the design, trains once more with the chosen settings fixed, and
 /// records that model's error on them (metric "confirmation"); the joint envelope is then
-/// calibrated on the worse of the two checks (ReducedModel::calibrateJointEnvelope).
+/// calibrated on both checks (ReducedModel::calibrateJointEnvelope).
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"

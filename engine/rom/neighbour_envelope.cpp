@@ -407,12 +407,13 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
   return d;
 }
 
-void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError) {
+void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError, double leastGate) {
   if (!(heldOutDistance >= 0.0) || !std::isfinite(heldOutDistance) || !(heldOutError >= 0.0) ||
       !std::isfinite(heldOutError))
     return;
   heldOutDistance_ = heldOutDistance;
   heldOutError_ = heldOutError;
+  leastGate_ = leastGate >= 0.0 && std::isfinite(leastGate) ? leastGate : 0.0;
 }
 
 double NeighbourEnvelope::scale() const {
@@ -424,9 +425,13 @@ double NeighbourEnvelope::scale() const {
 // benchmark's runs checked the bound's growth (docs/benchmarks.md, "A gate that follows the
 // held-out error").
 double NeighbourEnvelope::gate() const {
+  return std::max(leastGate_, gateFor(scale(), heldOutError_));
+}
+
+double NeighbourEnvelope::gateFor(double scale, double heldOutError) {
   const double reach =
-      heldOutError_ > 0.0 ? kHeldOutTolerance / (kExpectedErrorFactor * heldOutError_) : kMostGateFactor;
-  return scale() * std::clamp(reach, kLeastGateFactor, kMostGateFactor);
+      heldOutError > 0.0 ? kHeldOutTolerance / (kExpectedErrorFactor * heldOutError) : kMostGateFactor;
+  return scale * std::clamp(reach, kLeastGateFactor, kMostGateFactor);
 }
 
 double NeighbourEnvelope::expectedError(double d, double held, bool* fromProbe) const {
@@ -463,8 +468,10 @@ OJson NeighbourEnvelope::toJson() const {
           {"load_rate_scale", vectorJson(rateScale_)},
           {"resolution", resolution_},
           {"samples", matrixJson(samples_)}};
-  if (calibrated())
+  if (calibrated()) {
     j["calibration"] = OJson{{"held_out_distance", heldOutDistance_}, {"held_out_error", heldOutError_}};
+    if (leastGate_ > 0.0) j["calibration"]["least_gate"] = leastGate_;
+  }
   if (heldTime_ > 0.0) {
     j["held_loads"] = OJson{{"time", heldTime_}, {"trained", heldTrained_}};
     if (probeError_ >= 0.0) {
@@ -503,6 +510,7 @@ NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string&
         *c, {.where = where + ".calibration", .error = JsonErrorKind::File, .keyNoun = "key"});
     e.heldOutDistance_ = cr.number("held_out_distance", {.min = 0});
     e.heldOutError_ = cr.number("held_out_error", {.min = 0});
+    e.leastGate_ = cr.number("least_gate", 0.0, {.min = 0});
     cr.finish();
   }
   if (const OJson* h = r.find("held_loads")) {

@@ -38,9 +38,9 @@
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
-/// {"held_out_distance", "held_out_error"} (absent: not calibrated), "held_loads": {"time",
-/// "trained", and after a probe "probe_error", "probe_held", "probe_failed"} (absent in older files:
-/// not measured)}.
+/// {"held_out_distance", "held_out_error", and optionally "least_gate"} (absent: not calibrated),
+/// "held_loads": {"time", "trained", and after a probe "probe_error", "probe_held", "probe_failed"} (absent
+/// in older files: not measured)}.
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
@@ -84,12 +84,14 @@ class NeighbourEnvelope {
   std::string farthestPart(const Eigen::VectorXd& features, int nearest) const;
 
   /// Records the held-out check's figures: the largest distance of a held-out run [feature
-  /// units] and its relative RMS error [-].
-  void calibrate(double heldOutDistance, double heldOutError);
+  /// units] and its relative RMS error [-]; `leastGate` [feature units]: the gate lies no nearer
+  /// (a second check's own gate, gateFor, when its run went farther out).
+  void calibrate(double heldOutDistance, double heldOutError, double leastGate = 0.0);
   /// Forgets the calibration (calibrated() false).
   void uncalibrate() {
     heldOutDistance_ = -1.0;
     heldOutError_ = 0.0;
+    leastGate_ = 0.0;
   }
   double heldOutDistance() const { return heldOutDistance_; }
   double heldOutError() const { return heldOutError_; }
@@ -98,6 +100,8 @@ class NeighbourEnvelope {
   double scale() const;
   /// The distance beyond which a run is outside (calibrated only).
   double gate() const;
+  /// The gate of a check whose run went `scale` [feature units] out and missed by `heldOutError` [-].
+  static double gateFor(double scale, double heldOutError);
   /// The relative RMS error a run whose largest distance is `d` (<= gate()) and whose loads'
   /// running mean reached `held` (NeighbourTracker::held; 0: not held) expects [-]. `fromProbe`
   /// (optional): set when the step probe, not the distance, gives it (NaN when the model blew up
@@ -167,7 +171,7 @@ class NeighbourEnvelope {
   Eigen::VectorXd qScale_, vScale_, fScale_, rateScale_;
   double resolution_ = 0.0;
   Eigen::MatrixXd samples_;  // features x kept
-  double heldOutDistance_ = -1.0, heldOutError_ = 0.0;
+  double heldOutDistance_ = -1.0, heldOutError_ = 0.0, leastGate_ = 0.0;
   double heldTime_ = 0.0, heldTrained_ = 0.0, probeError_ = -1.0, probeHeld_ = -1.0;
   bool probeFailed_ = false;
 };

@@ -525,7 +525,7 @@ void ReducedModel::recordConfirmation(const RolloutCheck& check) {
         "; held out again on other runs, since the check chose the settings: a model trained on " +
         std::to_string(check.trainedRuns) + " of the " + std::to_string(check.totalRuns) +
         " runs with those settings: " + check.text() +
-        (check.failed ? ": no error bound" : ": the error bound is calibrated on the worse of the two");
+        (check.failed ? ": no error bound" : ": the error bound grows with the steeper of the two checks");
   calibrateJointEnvelope();
 }
 
@@ -566,19 +566,27 @@ void ReducedModel::calibrateJointEnvelope() {
     envelope_.uncalibrateJoint();
     return;
   }
-  double error = it->value("error", 0.0), distance = it->value("held_out_distance", -1.0);
+  double error = it->value("error", 0.0), distance = it->value("held_out_distance", -1.0), leastGate = 0.0;
   if (followedOnly) error = std::max(error, metrics_["training_rollout"].value("followed_error", error));
   // The first check's figure is the best of the settings it chose among: the confirmation's, of
-  // other runs, is not.
+  // other runs, is not. The bound (1.8 e max(0.9, x / d)) then grows with the steeper of the two
+  // checks' e / d, and near the samples it stands on the nearer check's error: a run nearer than
+  // both held-out runs is held to that one, not to a run that went farther out. Its gate lies no
+  // nearer than either check's: a run the model followed that far out is not outside.
   if (const auto c = metrics_.find("confirmation"); c != metrics_.end() && c->value("done", false)) {
     if (c->value("failed", true)) {
       envelope_.uncalibrateJoint();
       return;
     }
-    error = std::max(error, c->value("error", error));
-    distance = std::max(distance, c->value("held_out_distance", distance));
+    const double least = std::max(envelope_.joint().resolution(), 1e-12);
+    const double e1 = error, d1 = std::max(distance, least);
+    const double e2 = c->value("error", error), d2 = std::max(c->value("held_out_distance", distance), least);
+    const double slope = std::max(e1 / d1, e2 / d2);
+    distance = std::min(d1, d2);
+    error = std::max(d2 < d1 ? e2 : e1, slope * distance);
+    leastGate = std::max(NeighbourEnvelope::gateFor(d1, e1), NeighbourEnvelope::gateFor(d2, e2));
   }
-  envelope_.calibrateJoint(distance, error);
+  envelope_.calibrateJoint(distance, error, leastGate);
 }
 
 void ReducedModel::recordSecondTry(OJson figures, const std::string& verdictNote) {

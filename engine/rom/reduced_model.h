@@ -287,8 +287,9 @@ class ReducedModel {
   /// trainReducedModel does it for every method that does not judge its own model.
   void recordHeldOutRollout(const RolloutCheck& check);
   /// Records the confirmation of the held-out figure (confirmation_check.h; metric
-  /// "confirmation") and says it in the verdict when it ran; the joint envelope is then
-  /// calibrated on the worse of the two checks, and not at all when the confirmation blew up.
+  /// "confirmation") and says it in the verdict when it ran; the joint envelope's bound then
+  /// grows with the steeper of the two checks' error per distance and stands near the samples on
+  /// the nearer check's error, and there is none when the confirmation blew up.
   void recordConfirmation(const RolloutCheck& check);
   /// Records the step probe (metrics "step_probe") and its figures in the joint envelope.
   void recordStepProbe(const StepProbe& probe);

@@ -94,8 +94,8 @@ class TrainingEnvelope {
   /// The joint envelope (known() false when the runs lacked velocities, or in older files).
   const NeighbourEnvelope& joint() const { return joint_; }
   /// Calibrates the joint envelope (NeighbourEnvelope::calibrate).
-  void calibrateJoint(double heldOutDistance, double heldOutError) {
-    joint_.calibrate(heldOutDistance, heldOutError);
+  void calibrateJoint(double heldOutDistance, double heldOutError, double leastGate = 0.0) {
+    joint_.calibrate(heldOutDistance, heldOutError, leastGate);
   }
   /// Records the step probe's error and running mean (NeighbourEnvelope::recordProbe).
   void recordJointProbe(double error, double held, bool failed) { joint_.recordProbe(error, held, failed); }

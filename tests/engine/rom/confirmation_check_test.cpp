@@ -3,6 +3,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/experiments/design_parameter.h"
 #include "engine/experiments/experiment_design.h"
+#include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/rollout_check.h"
 
 #include "tests/engine/rom/rom_test_support.h"
@@ -81,14 +82,29 @@ TEST_CASE(
   const NeighbourEnvelope& joint = pod->envelope().joint();
   REQUIRE(joint.calibrated());
   const double first = m.at("rollout").at("error").get<double>(), second = c.at("error").get<double>();
-  CHECK(joint.heldOutError() == Approx(std::max(first, second)));
-  CHECK(joint.heldOutDistance() == Approx(std::max(m.at("rollout").at("held_out_distance").get<double>(),
-                                                   c.at("held_out_distance").get<double>())));
+  // The joint bound grows no slower than either check's 1.8 e x / d, and stands near the samples on
+  // the nearer check's 1.8 * 0.9 e.
+  const double least = joint.resolution();
+  const double d1 = std::max(m.at("rollout").at("held_out_distance").get<double>(), least);
+  const double d2 = std::max(c.at("held_out_distance").get<double>(), least);
+  const double nearer = d2 < d1 ? second : first;
+  for (const double x : {0.0, 0.5 * std::min(d1, d2), std::max(d1, d2), 2.0 * std::max(d1, d2)}) {
+    INFO("distance " << x);
+    CHECK(joint.expectedError(x) >=
+          0.999 * 1.8 * std::max(0.9 * nearer, x * std::max(first / d1, second / d2)));
+  }
+  CHECK(joint.expectedError(0.0) ==
+        Approx(1.8 * 0.9 * std::max(nearer, std::min(d1, d2) * std::max(first / d1, second / d2))));
+
+  // Its gate is no nearer than either check's own: a run the model followed that far is not outside.
+  CHECK(joint.gate() >= NeighbourEnvelope::gateFor(d1, first));
+  CHECK(joint.gate() >= NeighbourEnvelope::gateFor(d2, second));
 
   // A worse confirmation raises the bound; one that blew up leaves the model with none.
   const std::string path = tempPath("confirmation_pod.json");
   saveReducedModel(*pod, path);
   const auto copy = loadReducedModel(path);
+  CHECK(copy->envelope().joint().gate() == Approx(joint.gate()));
   RolloutCheck worse;
   worse.done = worse.wholeRuns = worse.pointMeasure = true;
   worse.run = "run_01";
@@ -98,7 +114,8 @@ TEST_CASE(
   worse.trainedRuns = 5;
   worse.totalRuns = 6;
   copy->recordConfirmation(worse);
-  CHECK(copy->envelope().joint().heldOutError() == Approx(worse.error));
+  CHECK(copy->envelope().joint().expectedError(std::max(worse.heldOutDistance, least)) >=
+        0.999 * 1.8 * worse.error);
   worse.failed = true;
   worse.failedAt = 0.5;
   copy->recordConfirmation(worse);
