@@ -39,6 +39,13 @@ class SolverError : public Error {
   using Error::Error;
 };
 
+/// A reduced run that left the region of its training data, where its method does not
+/// extrapolate: a stop at a named place, not a blow-up.
+class LeftDataError : public SolverError {
+ public:
+  using SolverError::SolverError;
+};
+
 /// Thrown when a monitor asked a long computation to stop.
 class Cancelled : public Error {
  public:

@@ -25,10 +25,12 @@ namespace {
 // Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
 // (N of them, the first the start, o.outputDt apart: 0 for one step each); throws the run's error with the
 // failing time in `failedAt`. With `joint`, the joint-envelope distances of the run's samples are tracked.
+// With `kept`, a run that left the region of its data (LeftDataError) in its second half returns the
+// columns before, their count in `kept` (else N).
 Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                         const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
                         Monitor* monitor, NeighbourTracker* joint = nullptr,
-                        EquationResidual* residual = nullptr) {
+                        EquationResidual* residual = nullptr, Eigen::Index* kept = nullptr) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
@@ -37,10 +39,18 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
   Sample filled;
   // The equation residual on as many samples as a reduced run measures.
   const auto every = static_cast<Eigen::Index>(EquationResidual::every(N));
+  if (kept) *kept = N;
   for (Eigen::Index k = 0; k < N; ++k) {
-    for (long long j = 0; j < per && k > 0; ++j) {
-      failedAt = run.t() + run.dt();
-      run.advance();
+    try {
+      for (long long j = 0; j < per && k > 0; ++j) {
+        failedAt = run.t() + run.dt();
+        run.advance();
+      }
+    } catch (const LeftDataError&) {
+      if (!kept || 2 * k < N) throw;
+      *kept = k;
+      out.conservativeResize(n, k);
+      return out;
     }
     const Sample* sample = &filled;
     const bool measured = residual && k % every == 0;
@@ -68,10 +78,11 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
 bool recordedRollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                      const std::vector<int>& coordinates, Eigen::Index N, Monitor* monitor,
                      const std::string& run, RolloutCheck& check, Eigen::MatrixXd& out,
-                     NeighbourTracker* joint = nullptr, EquationResidual* residual = nullptr) {
+                     NeighbourTracker* joint = nullptr, EquationResidual* residual = nullptr,
+                     Eigen::Index* kept = nullptr) {
   double failedAt = 0.0;
   try {
-    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint, residual);
+    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint, residual, kept);
     return true;
   } catch (const Cancelled&) {
     throw;
@@ -350,13 +361,15 @@ std::string RolloutCheck::text() const {
   if (failed)
     return "its run from the start of \"" + run + "\" blows up at t = " + formatText("%g", failedAt) +
            " s (" + failure + ")" + sensitivityText();
+  const std::string over =
+      !leftRun.empty() && leftRun == run ? "up to where it left the data" : "over the whole run";
   const std::string atPoint = verdictPercent(error) + " relative RMS at point " + coordinate +
-                              " (its worst, over the whole run; goal " + verdictPercent(tolerance) + ")";
+                              " (its worst, " + over + "; goal " + verdictPercent(tolerance) + ")";
   if (wholeRuns)
     return (passed() ? "it follows held-out run \"" + run + "\" within "
                      : "it misses held-out run \"" + run + "\" by ") +
-           atPoint + (caveat.empty() ? "" : "; " + caveat) + (step.empty() ? "" : "; " + step) +
-           sensitivityText();
+           atPoint + (leftData.empty() ? "" : "; " + leftData) + (caveat.empty() ? "" : "; " + caveat) +
+           (step.empty() ? "" : "; " + step) + sensitivityText();
   if (pointMeasure)
     return "its run from the start of \"" + run +
            (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint +
@@ -411,6 +424,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   j["explained"] = explained;
   j["tolerance"] = tolerance;
   if (heldOutDistance >= 0.0) j["held_out_distance"] = heldOutDistance;
+  if (!leftData.empty()) j["left_data"] = leftData;
   if (std::isfinite(equationResidual)) j["equation_residual"] = equationResidual;
   if (wholeRuns) {
     j["whole_runs"] = true;
@@ -467,15 +481,16 @@ std::vector<int> flattened(const std::vector<std::pair<std::string, std::vector<
 // The worst point of `run` (rows: the coordinates of `points` in order, columns: the samples of
 // `data`) against `data`: per point the RMS of |error| over the RMS of |motion about the mean|,
 // both over the whole run, as mbdrom-cli compare measures.
+// Over the first run.cols() samples of `data` (all of them, or those before a run left its data).
 WorstPoint worstPointError(const std::vector<std::pair<std::string, std::vector<int>>>& points,
                            const DatasetRun& data, const Eigen::MatrixXd& run) {
-  const Eigen::Index N = data.samples();
+  const Eigen::Index N = run.cols();
   std::vector<double> motion, error;
   Eigen::Index row = 0;
   for (const auto& [name, indices] : points) {
     double moved = 0.0, missed = 0.0;
     for (const int c : indices) {
-      const Eigen::VectorXd q = data.q.row(c).transpose();
+      const Eigen::VectorXd q = data.q.row(c).head(N).transpose();
       moved += (q.array() - q.mean()).square().sum();
       missed += (run.row(row++).transpose() - q).squaredNorm();
     }
@@ -558,10 +573,17 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     joint.restart();
     const Model& runModel = replay.of(model);
     EquationResidual residual(runModel);
+    Eigen::Index kept = N;
     if (!recordedRollout(runModel, probe, replayOptions(probe, data, replay), coordinates, N, monitor,
-                         data.name, check, run, envelope.known() ? &joint : nullptr, &residual))
+                         data.name, check, run, envelope.known() ? &joint : nullptr, &residual, &kept))
       continue;
     check.done = true;
+    if (kept < N && check.leftRun.empty()) {
+      check.leftRun = data.name;
+      check.leftData =
+          "held-out run \"" + data.name + "\" left the region of the data that model was trained on at t = " +
+          formatText("%g", data.t(kept)) + " s, where a run of the method stops: it is judged up to there";
+    }
     check.equationResidual = std::fmax(check.equationResidual, residual.relative());  // NaN: not measured
     if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());
     const WorstPoint e = worstPointError(points, data, run);

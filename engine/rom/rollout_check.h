@@ -54,9 +54,14 @@ struct RolloutCheck {
   std::string caveat;
   /// How the model's own step was chosen by this check (chooseOwnStep), said with it; empty: not.
   std::string step;
-  bool failed = false;        ///< a run blew up or its step failed
-  double failedAt = 0.0;      ///< t of the failure [s]
-  std::string failure;        ///< the engine's message
+  bool failed = false;    ///< a run blew up or its step failed
+  double failedAt = 0.0;  ///< t of the failure [s]
+  std::string failure;    ///< the engine's message
+  /// Whole runs held out: a held-out run that left the region of its model's data in its second
+  /// half (LeftDataError, a stop a run of the model makes too), judged up to there, said with the
+  /// verdict; empty: none did.
+  std::string leftData;
+  std::string leftRun;        ///< the run leftData names
   std::string run;            ///< the run of the worst figure (or of the failure)
   std::string coordinate;     ///< the coordinate of the worst figure
   double heldOutFrom = 0.0;   ///< start of that run's held-out span [s]

@@ -489,7 +489,7 @@ class PcaStepper final : public ReducedStepper {
     stepExactly(t);
     work_ += 0.5 * dt * (powerPrev + loadPower_);
     if (x_.norm() > span_)  // |x| is the scaled distance from the current centroid, the nearest one
-      throw SolverError(
+      throw LeftDataError(
           "reduced model (pca) left the region of its training data at t = " + shortNumberText(t) +
           " s (step " + std::to_string(step) + "): " + shortNumberText(x_.norm()) +
           " m from the nearest centroid, the data span " + shortNumberText(span_) +

@@ -489,3 +489,63 @@ TEST_CASE("one held-out run the full model cannot follow does not excuse a miss 
   CHECK(check.tooSensitive());
   CHECK(heldOutVerdict(check, "trained").kind == "not validated");
 }
+
+TEST_CASE(
+    "a held-out run that leaves the region of its model's data late is judged up to there, early it fails",
+    "[rollout_check]") {
+  // The rail oscillator (2 kg on 800 N/m: 3.18 Hz, 5 % damping) pushed by 20 N sines below its
+  // resonance, and once at it: that run's swing grows for seconds, beyond the others' data, where
+  // a local PCA run stops.
+  ModelSpec spec = railOscillator({{"push", 20.0}}).spec();
+  const LoadCase base = spec.loadCases.front();
+  spec.loadCases.clear();
+  for (const auto& [name, frequency] : std::vector<std::pair<std::string, double>>{
+           {"f1", 1.0}, {"f2", 1.6}, {"f3", 2.2}, {"resonance", 3.18}}) {
+    LoadCase c = base;
+    c.name = name;
+    c.loads.front().function = TimeFunction::sine(20.0, frequency);
+    spec.loadCases.push_back(c);
+  }
+  const Model model(spec);
+  Dataset trained = makeDataset(model);
+  for (const char* name : {"f1", "f2", "f3"})
+    addRun(trained, runFromSamples(fullRun(model, name, 3.0, tempPath("left_data.csv"), 0.01), name, name));
+  Monitor monitor;
+  const auto pca = trainReducedModel("pca", trained, OJson::object(), monitor, &model);
+
+  // When the reduced run of the resonance leaves the data.
+  RunOptions o;
+  o.loadCase = model.findLoadCase("resonance");
+  o.tEnd = 20.0;
+  o.outputDt = 0.01;
+  TrajectoryRecorder recorder;
+  CHECK_THROWS_AS(pca->simulate(model, o, recorder), LeftDataError);
+  REQUIRE(recorder.samples().size() > 10);
+  const double left = recorder.samples().back().t;
+  INFO("the reduced run leaves the data at t = " << left << " s");
+
+  // Whole tenths: uniform samples to the end.
+  for (const double length : {std::round(15.0 * left) / 10.0, std::round(30.0 * left) / 10.0}) {
+    INFO("held-out run of " << length << " s");
+    Dataset all = trained;
+    const std::vector<Sample> samples = fullRun(model, "resonance", length, tempPath("left_data.csv"), 0.01);
+    addRun(all, runFromSamples(samples, "resonance", "resonance"));
+    const RolloutCheck check = checkHeldOutRuns(model, *pca, all, {3}, 3, 0.05, nullptr, &trained);
+    INFO(check.text());
+    REQUIRE(check.done);
+    if (length < 2.0 * left) {
+      // Judged on its samples before it left, and followed there: the method is exact on one degree of
+      // freedom.
+      REQUIRE_FALSE(check.failed);
+      CHECK_THAT(check.leftData, Catch::Contains("held-out run \"resonance\" left the region of the data") &&
+                                     Catch::Contains("judged up to there"));
+      CHECK(check.passed());
+      CHECK(check.error < 0.05);
+      CHECK_THAT(check.text(), Catch::Contains(check.leftData));
+    } else {
+      CHECK(check.failed);
+      CHECK(check.leftData.empty());
+      CHECK_THAT(check.failure, Catch::Contains("left the region of its training data"));
+    }
+  }
+}
