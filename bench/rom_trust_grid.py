@@ -27,7 +27,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import rom_trust  # noqa: E402
 
 SETS = {"check_set": rom_trust.CHECK_SET, "fresh_set": rom_trust.FRESH_SET,
-        "fourth_set": rom_trust.FOURTH_SET, "fifth_set": rom_trust.FIFTH_SET}
+        "fourth_set": rom_trust.FOURTH_SET, "fifth_set": rom_trust.FIFTH_SET, "sixth_set": rom_trust.SIXTH_SET}
 
 
 def grid_cases(spec, template):

@@ -519,13 +519,29 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
 
 void ReducedModel::recordConfirmation(const RolloutCheck& check) {
   metrics_["confirmation"] = check.toJson();
-  if (check.done && metrics_.contains("verdict"))
+  if (check.done && metrics_.contains("verdict")) {
+    std::string verdict = metrics_["verdict"].get<std::string>();
+    // A model that misses or blows up on the other runs is wrong, as if its first check had: the
+    // first figure was the best of several tries.
+    const std::string follows = "held-out rollout: ";
+    if (!check.passed() && !check.tooSensitive() &&
+        metrics_.value("verdict_kind", std::string()) == "rollout follows" &&
+        verdict.rfind(follows, 0) == 0) {
+      verdict = "the model is wrong: " + verdict.substr(follows.size());
+      metrics_["verdict_kind"] = check.failed ? "rollout blows up" : "rollout misses";
+    }
     metrics_["verdict"] =
-        metrics_["verdict"].get<std::string>() +
-        "; held out again on other runs, since the check chose the settings: a model trained on " +
+        verdict + "; held out again on other runs, since the check chose the settings: a model trained on " +
         std::to_string(check.trainedRuns) + " of the " + std::to_string(check.totalRuns) +
         " runs with those settings: " + check.text() +
         (check.failed ? ": no error bound" : ": the error bound grows with the steeper of the two checks");
+    if (check.failed) {
+      SpeedCheck none;
+      none.failure = "the held-out rollout on other runs blew up (" + check.failure +
+                     "); a model that does not run has no speed";
+      recordSpeedCheck(none.toJson());
+    }
+  }
   calibrateJointEnvelope();
 }
 

@@ -289,7 +289,10 @@ class ReducedModel {
   /// Records the confirmation of the held-out figure (confirmation_check.h; metric
   /// "confirmation") and says it in the verdict when it ran; the joint envelope's bound then
   /// grows with the steeper of the two checks' error per distance and stands near the samples on
-  /// the nearer check's error, and there is none when the confirmation blew up.
+  /// the nearer check's error, and there is none when the confirmation blew up. A model the
+  /// first check passed and the confirmation does not (a miss on a run that can judge a model,
+  /// or a blow-up) is wrong: verdict "the model is wrong: ...", verdict_kind "rollout misses" or
+  /// "rollout blows up", and after a blow-up no speed figure.
   void recordConfirmation(const RolloutCheck& check);
   /// Records the step probe (metrics "step_probe") and its figures in the joint envelope.
   void recordStepProbe(const StepProbe& probe);

@@ -62,7 +62,8 @@ TEST_CASE("the second held-out runs are other runs inside the design, none when 
 }
 
 TEST_CASE(
-    "a model whose check chose its step is held out again on other runs, its bound from the worse figure",
+    "a model whose check chose its step is held out again on other runs: its bound from both, wrong when it "
+    "misses",
     "[confirmation_check]") {
   const Model model = railOscillator({{"push", 30.0}});
   const Dataset d = designRuns(model);
@@ -121,4 +122,21 @@ TEST_CASE(
   copy->recordConfirmation(worse);
   CHECK_FALSE(copy->envelope().joint().calibrated());
   CHECK_THAT(copy->metrics().at("verdict").get<std::string>(), Catch::EndsWith(": no error bound"));
+  CHECK(copy->metrics().at("verdict_kind") == "rollout blows up");
+  CHECK_THAT(copy->metrics().at("verdict").get<std::string>(),
+             Catch::StartsWith("the model is wrong: a model"));
+  CHECK(copy->metrics().at("speed_check").contains("failure"));
+
+  // A confirmation beyond the goal makes the model wrong, as a first check that missed would.
+  const auto missed = loadReducedModel(path);
+  REQUIRE(missed->metrics().at("verdict_kind") == "rollout follows");
+  worse.failed = false;
+  worse.error = 0.2;
+  worse.tolerance = kHeldOutTolerance;
+  missed->recordConfirmation(worse);
+  CHECK(missed->metrics().at("verdict_kind") == "rollout misses");
+  CHECK_THAT(missed->metrics().at("verdict").get<std::string>(),
+             Catch::StartsWith("the model is wrong: a model trained on 5 of the 6 runs") &&
+                 Catch::Contains("it misses held-out run \"run_01\" by 20 %"));
+  CHECK_FALSE(missed->metrics().at("speed_check").contains("failure"));
 }
