@@ -27,8 +27,9 @@ struct IntegratorChoice {
 inline constexpr int kStiffnessCheckCoordinates = 600;
 
 /// The pole of largest magnitude of the free motion linearised at q (size nq) [1/s]:
-/// springs, dampers and loads, at rest, without the constraint forces' geometric
-/// stiffness; 0 for a model without stiffness or damping, or too large to check.
+/// springs, dampers, loads and the constraint forces' geometric stiffness, with the
+/// multipliers that balance the forces at q as well as they can (exact at rest); 0 for a
+/// model without stiffness or damping, or too large to check.
 std::complex<double> fastestPole(const Model& model, int loadCase, const Eigen::VectorXd& q);
 
 /// options.integrator.method when it is not Automatic. Otherwise fixed-step runs get

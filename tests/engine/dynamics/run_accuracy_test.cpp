@@ -215,6 +215,19 @@ TEST_CASE("the automatic integrator is dopri5 unless Coulomb friction or stiffne
   CHECK_THAT(summary.integratorReason, Catch::Contains("stiff"));
 }
 
+TEST_CASE("the fastest mode the integrator choice names is the pendulum's own, sqrt(g / L)") {
+  // A point mass on a 0.5 m bar hanging from a pivot: only the bar's tension restores it.
+  const Model pendulum = modelFromJson(pendulumJson(2.0, 0.5, 0.0));
+  const double omega = std::sqrt(9.81 / 0.5);
+  CHECK(std::abs(fastestPole(pendulum, -1, pendulum.q0())) == Approx(omega).epsilon(1e-6));
+  RunOptions o;
+  o.tEnd = 5.0;
+  o.integrator.tolerance = 1e-7;
+  const IntegratorChoice choice = chooseIntegrator(pendulum, o);
+  INFO(choice.reason);
+  CHECK_THAT(choice.reason, Catch::Contains("fastest mode") && Catch::Contains("0.705 Hz"));
+}
+
 TEST_CASE("near the explicit stability limit a trial of both integrators picks the one with fewer solves") {
   // Two masses on a rail, a soft and a 1.6 kHz stiff mode (tests/data/mechanisms):
   // dopri5's stable step (0.33 ms) is within a factor of 30 of the trapezoidal rule's.
