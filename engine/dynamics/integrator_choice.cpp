@@ -7,10 +7,8 @@
 #include "engine/dynamics/modes.h"
 #include "engine/dynamics/run_options.h"
 #include "engine/dynamics/scales.h"
-#include "engine/model/constraints.h"
+#include "engine/dynamics/statics.h"
 #include "engine/model/forces.h"
-
-#include <Eigen/QR>
 
 #include <algorithm>
 #include <cmath>
@@ -198,15 +196,11 @@ std::complex<double> fastestPole(const Model& model, int loadCase, const Eigen::
   try {
     // The multipliers that balance the forces at q as well as they can (exact at rest): the
     // constraint forces' geometric stiffness is a pendulum's whole restoring stiffness.
-    Eigen::MatrixXd Phi_q;
-    evalPhiQ(model, q, 0.0, Phi_q);
-    if (Phi_q.rows() > 0) {
-      Eigen::VectorXd fe, fs;
-      evalExternalForces(model, loadCase, q, 0.0, fe);
-      evalSpringForces(model, q, fs);
-      at.lambda = Phi_q.transpose().completeOrthogonalDecomposition().solve(fe - fs);
-      if (!at.lambda.allFinite()) at.lambda.resize(0);
-    }
+    Eigen::VectorXd fe, fs;
+    evalExternalForces(model, loadCase, q, 0.0, fe);
+    evalSpringForces(model, q, fs);
+    at.lambda = balancingMultipliers(model, q, 0.0, fe - fs);
+    if (!at.lambda.allFinite()) at.lambda.resize(0);
     for (const std::complex<double>& p : computeModes(model, loadCase, at).poles)
       if (std::abs(p) > std::abs(fastest)) fastest = p;
   } catch (const Error&) {

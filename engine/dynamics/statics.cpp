@@ -180,6 +180,30 @@ bool newton(const Model& model, int loadCase, double s, const StaticsOptions& op
 
 }  // namespace
 
+Eigen::VectorXd balancingMultipliers(const Model& model, const Eigen::VectorXd& q, double t,
+                                     const Eigen::VectorXd& force) {
+  const int nq = model.nq(), nc = model.nc();
+  if (nc == 0) return Eigen::VectorXd(0);
+  if (nq >= kLargeModelCoordinates) {
+    // Least squares by the regularised normal equations (Phi_q Phi_q^T + d I) lambda = Phi_q f.
+    Eigen::SparseMatrix<double> Phi_q;
+    evalPhiQ(model, q, t, Phi_q);
+    Eigen::SparseMatrix<double> G = Phi_q * Phi_q.transpose();
+    const double largest =
+        G.nonZeros() ? Eigen::Map<const Eigen::VectorXd>(G.valuePtr(), G.nonZeros()).lpNorm<Eigen::Infinity>()
+                     : 1.0;
+    Eigen::SparseMatrix<double> I(nc, nc);
+    I.setIdentity();
+    G += (1e-12 * largest) * I;
+    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
+    return ldlt.info() == Eigen::Success ? Eigen::VectorXd(ldlt.solve(Phi_q * force))
+                                         : Eigen::VectorXd(Eigen::VectorXd::Zero(nc));
+  }
+  Eigen::MatrixXd Phi_q;
+  evalPhiQ(model, q, t, Phi_q);
+  return Phi_q.transpose().completeOrthogonalDecomposition().solve(force);
+}
+
 StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::VectorXd& qGuess,
                            const StaticsOptions& options, Monitor* monitor) {
   const int nq = model.nq(), nc = model.nc();
@@ -198,27 +222,7 @@ StaticsResult solveStatics(const Model& model, int loadCase, const Eigen::Vector
   evalSpringForces(model, result.q, fs);
   const double forceScale = std::max(1.0, fe.lpNorm<Eigen::Infinity>());
   // Start from the multipliers that balance the forces as well as they can.
-  if (nc == 0) {
-    result.lambda.resize(0);
-  } else if (nq >= kLargeModelCoordinates) {
-    // Least squares by the regularised normal equations (Phi_q Phi_q^T + d I) lambda = Phi_q f.
-    Eigen::SparseMatrix<double> Phi_q;
-    evalPhiQ(model, result.q, options.time, Phi_q);
-    Eigen::SparseMatrix<double> G = Phi_q * Phi_q.transpose();
-    const double largest =
-        G.nonZeros() ? Eigen::Map<const Eigen::VectorXd>(G.valuePtr(), G.nonZeros()).lpNorm<Eigen::Infinity>()
-                     : 1.0;
-    Eigen::SparseMatrix<double> I(nc, nc);
-    I.setIdentity();
-    G += (1e-12 * largest) * I;
-    const Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
-    result.lambda = ldlt.info() == Eigen::Success ? Eigen::VectorXd(ldlt.solve(Phi_q * (fe - fs)))
-                                                  : Eigen::VectorXd(Eigen::VectorXd::Zero(nc));
-  } else {
-    Eigen::MatrixXd Phi_q;
-    evalPhiQ(model, result.q, options.time, Phi_q);
-    result.lambda = Eigen::VectorXd(Phi_q.transpose().completeOrthogonalDecomposition().solve(fe - fs));
-  }
+  result.lambda = balancingMultipliers(model, result.q, options.time, fe - fs);
 
   auto accept = [&](const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {
     result.q = q;

@@ -27,6 +27,12 @@ struct StaticsResult {
   double constraintResidual = 0.0;  ///< max |Phi_i|
 };
 
+/// The multipliers (size nc) whose constraint forces balance `force` [N, N m] (size nq, e.g.
+/// f_ext - f_spring) at q (size nq) and time t [s] as well as they can: Phi_q^T lambda = force
+/// in the least-squares sense, minimum norm (exact at an equilibrium).
+Eigen::VectorXd balancingMultipliers(const Model& model, const Eigen::VectorXd& q, double t,
+                                     const Eigen::VectorXd& force);
+
 /// Equilibrium of `loadCase` (index, -1: gravity only) from qGuess (size nq,
 /// assembled or close to it). Tangent: K_spring - K_ext + sum lambda_i Phi_i,qq
 /// with Phi_q^T; minimum-norm solves, so redundant constraints are harmless.

@@ -523,11 +523,11 @@ void ReducedModel::recordConfirmation(const RolloutCheck& check) {
     std::string verdict = metrics_["verdict"].get<std::string>();
     // A model that misses or blows up on the other runs is wrong, as if its first check had: the
     // first figure was the best of several tries.
-    const std::string follows = "held-out rollout: ";
+    const std::string follows = kFollowsVerdict;
     if (!check.passed() && !check.tooSensitive() &&
         metrics_.value("verdict_kind", std::string()) == "rollout follows" &&
         verdict.rfind(follows, 0) == 0) {
-      verdict = "the model is wrong: " + verdict.substr(follows.size());
+      verdict = kWrongVerdict + verdict.substr(follows.size());
       metrics_["verdict_kind"] = check.failed ? "rollout blows up" : "rollout misses";
     }
     metrics_["verdict"] =
@@ -535,12 +535,9 @@ void ReducedModel::recordConfirmation(const RolloutCheck& check) {
         std::to_string(check.trainedRuns) + " of the " + std::to_string(check.totalRuns) +
         " runs with those settings: " + check.text() +
         (check.failed ? ": no error bound" : ": the error bound grows with the steeper of the two checks");
-    if (check.failed) {
-      SpeedCheck none;
-      none.failure = "the held-out rollout on other runs blew up (" + check.failure +
-                     "); a model that does not run has no speed";
-      recordSpeedCheck(none.toJson());
-    }
+    if (check.failed)
+      recordSpeedCheck(
+          noSpeedAfterBlowUp("the held-out rollout on other runs blew up (" + check.failure + ")").toJson());
   }
   calibrateJointEnvelope();
 }

@@ -227,9 +227,8 @@ HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb
                                  "\" is too sensitive to its loads to judge any model by it); " + how +
                                  check.text()};
   if (check.failed || !check.passed())
-    return {check.failed ? "rollout blows up" : "rollout misses",
-            "the model is wrong: " + how + check.text()};
-  return {"rollout follows", "held-out rollout: " + how + check.text()};
+    return {check.failed ? "rollout blows up" : "rollout misses", kWrongVerdict + how + check.text()};
+  return {"rollout follows", kFollowsVerdict + how + check.text()};
 }
 
 std::string heldOutCaveat(const Dataset& dataset, const std::vector<std::size_t>& heldOut) {
@@ -363,13 +362,19 @@ std::string RolloutCheck::text() const {
            " s (" + failure + ")" + sensitivityText();
   const std::string over =
       !leftRun.empty() && leftRun == run ? "up to where it left the data" : "over the whole run";
+  const std::string left = leftRun.empty()
+                               ? std::string()
+                               : "; held-out run \"" + leftRun +
+                                     "\" left the region of the data that model was trained on at t = " +
+                                     formatText("%g", leftAt) +
+                                     " s, where a run of the method stops: it is judged up to there";
   const std::string atPoint = verdictPercent(error) + " relative RMS at point " + coordinate +
                               " (its worst, " + over + "; goal " + verdictPercent(tolerance) + ")";
   if (wholeRuns)
     return (passed() ? "it follows held-out run \"" + run + "\" within "
                      : "it misses held-out run \"" + run + "\" by ") +
-           atPoint + (leftData.empty() ? "" : "; " + leftData) + (caveat.empty() ? "" : "; " + caveat) +
-           (step.empty() ? "" : "; " + step) + sensitivityText();
+           atPoint + left + (caveat.empty() ? "" : "; " + caveat) + (step.empty() ? "" : "; " + step) +
+           sensitivityText();
   if (pointMeasure)
     return "its run from the start of \"" + run +
            (passed() ? "\" follows the run within " : "\" misses the run by ") + atPoint +
@@ -424,7 +429,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   j["explained"] = explained;
   j["tolerance"] = tolerance;
   if (heldOutDistance >= 0.0) j["held_out_distance"] = heldOutDistance;
-  if (!leftData.empty()) j["left_data"] = leftData;
+  if (!leftRun.empty()) j["left_data"] = {{"run", leftRun}, {"t", leftAt}};
   if (std::isfinite(equationResidual)) j["equation_residual"] = equationResidual;
   if (wholeRuns) {
     j["whole_runs"] = true;
@@ -478,10 +483,10 @@ std::vector<int> flattened(const std::vector<std::pair<std::string, std::vector<
   return coordinates;
 }
 
-// The worst point of `run` (rows: the coordinates of `points` in order, columns: the samples of
-// `data`) against `data`: per point the RMS of |error| over the RMS of |motion about the mean|,
-// both over the whole run, as mbdrom-cli compare measures.
-// Over the first run.cols() samples of `data` (all of them, or those before a run left its data).
+// The worst point of `run` (rows: the coordinates of `points` in order, columns: the first samples
+// of `data`, all of them or those before a run left its data) against `data`: per point the RMS of
+// |error| over the RMS of |motion about the mean|, both over those samples, as mbdrom-cli compare
+// measures.
 WorstPoint worstPointError(const std::vector<std::pair<std::string, std::vector<int>>>& points,
                            const DatasetRun& data, const Eigen::MatrixXd& run) {
   const Eigen::Index N = run.cols();
@@ -580,9 +585,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     check.done = true;
     if (kept < N && check.leftRun.empty()) {
       check.leftRun = data.name;
-      check.leftData =
-          "held-out run \"" + data.name + "\" left the region of the data that model was trained on at t = " +
-          formatText("%g", data.t(kept)) + " s, where a run of the method stops: it is judged up to there";
+      check.leftAt = data.t(kept);
     }
     check.equationResidual = std::fmax(check.equationResidual, residual.relative());  // NaN: not measured
     if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());

@@ -57,11 +57,11 @@ struct RolloutCheck {
   bool failed = false;    ///< a run blew up or its step failed
   double failedAt = 0.0;  ///< t of the failure [s]
   std::string failure;    ///< the engine's message
-  /// Whole runs held out: a held-out run that left the region of its model's data in its second
-  /// half (LeftDataError, a stop a run of the model makes too), judged up to there, said with the
-  /// verdict; empty: none did.
-  std::string leftData;
-  std::string leftRun;        ///< the run leftData names
+  /// Whole runs held out: the first held-out run that left the region of its model's data in its
+  /// second half (LeftDataError, a stop a run of the model makes too), judged up to there, and the
+  /// time of its first sample not reached [s]; said with the verdict. Empty: none did.
+  std::string leftRun;
+  double leftAt = 0.0;
   std::string run;            ///< the run of the worst figure (or of the failure)
   std::string coordinate;     ///< the coordinate of the worst figure
   double heldOutFrom = 0.0;   ///< start of that run's held-out span [s]
@@ -213,6 +213,10 @@ struct HeldOutVerdict {
   std::string kind, text;
 };
 HeldOutVerdict heldOutVerdict(const RolloutCheck& check, const std::string& verb);
+/// How heldOutVerdict begins the verdict of a model that follows its held-out runs, and of one
+/// that misses or blows up on them.
+inline constexpr char kFollowsVerdict[] = "held-out rollout: ";
+inline constexpr char kWrongVerdict[] = "the model is wrong: ";
 
 /// A relative error [-] as the verdicts print it: "1.1 %", "12 %".
 std::string verdictPercent(double fraction);

@@ -111,6 +111,12 @@ std::optional<SpeedCheck> speedCheckOf(const ReducedModel& rom) {
   return SpeedCheck::fromJson(*it, "trained model");
 }
 
+SpeedCheck noSpeedAfterBlowUp(const std::string& what) {
+  SpeedCheck none;
+  none.failure = what + "; a model that does not run has no speed";
+  return none;
+}
+
 SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset, Monitor* monitor,
                       double span, double fullWallBudget) {
   SpeedCheck c;

@@ -49,6 +49,10 @@ struct SpeedCheck {
 /// Wall time after which the full model's timed run stops [s] (its rate so far is the figure).
 inline constexpr double kFullRunWallBudget = 2.0;
 
+/// The speed check of a model that blew up where `what` says (e.g. "the held-out rollout blew up
+/// (...)"): not measured, SpeedCheck::failure saying why.
+SpeedCheck noSpeedAfterBlowUp(const std::string& what);
+
 /// Runs the check for `rom`, trained on `dataset` of `model`, over the first held-out run
 /// (heldOutRuns), else the first run whose loads a load case gives (at most
 /// `span` seconds of it when `span` > 0); the full model's run stops after `fullWallBudget`

@@ -157,7 +157,7 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
-    speed.failure = "the held-out rollout blew up (" + failure + "); a model that does not run has no speed";
+    speed = noSpeedAfterBlowUp("the held-out rollout blew up (" + failure + ")");
   } else {
     monitor.reportNow({"speed check against the full model", 0, 1, {}});
     speed = checkSpeed(*model, *rom, dataset, &monitor);
