@@ -25,14 +25,22 @@ def test_a_study_from_python_ranks_the_candidates_and_the_cli_resumes_it(mbdrom,
     assert len(result["held_out"]) == 2 and len(result["trained_on"]) == 6
     assert result["design_runs_made"] == 8
     assert seen and seen[-1]["stage"].startswith("study: ") and seen[-1]["total"] == 10
+    # Accuracy is deterministic; the speed-up is timed and may fall to 1x or below when the machine is
+    # loaded, and then no candidate may be recommended, which the result must say consistently.
+    within = [r for r in rows if r["bound"] is not None and r["bound"] <= 0.02 and r["silent_misses"] == 0]
+    assert within, "no candidate within the 2 % goal"
     best = result["recommended"]
-    assert best is not None and best["recommended"]
-    assert best["bound"] <= 0.02 and best["silent_misses"] == 0 and best["speed_up"] > 1.0
-    assert mbdrom.ReducedModel.load(best["model_file"]).method == best["method"]
     with open(f"{folder}/leaderboard.csv") as f:
         table = list(csv.DictReader(f))
     assert [r["id"] for r in table] == [r["id"] for r in rows]
-    assert next(r for r in table if r["recommended"] == "yes")["id"] == best["id"]
+    if best is None:
+        assert all(r["speed_up"] <= 1.0 for r in within)
+        assert not any(r["recommended"] == "yes" for r in table)
+    else:
+        assert best["recommended"] and best in within and best["speed_up"] > 1.0
+        assert best["speed_up"] >= 0.8 * max(r["speed_up"] for r in within)  # ties within 20 % of the fastest
+        assert mbdrom.ReducedModel.load(best["model_file"]).method == best["method"]
+        assert next(r for r in table if r["recommended"] == "yes")["id"] == best["id"]
 
     # The CLI on the same folder, model and design: the same engine call, every candidate resumed.
     (tmp_path / "hanging.json").write_text(text)
@@ -42,7 +50,7 @@ def test_a_study_from_python_ranks_the_candidates_and_the_cli_resumes_it(mbdrom,
                           "--output-dt", "0.01", "--methods", "pca,sindy", "--jobs", "1"],
                          capture_output=True, text=True, check=True).stdout
     assert "(0 run now)" in out and "10 candidate training(s) taken from earlier records" in out
-    assert json.load(open(f"{folder}/study.json"))["recommended"] == best["id"]
+    assert json.load(open(f"{folder}/study.json"))["recommended"] == (best["id"] if best else None)
 
 
 def test_a_study_refuses_a_small_design_and_an_unknown_method_before_it_runs(mbdrom, hanging, tmp_path):
