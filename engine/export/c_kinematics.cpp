@@ -5,11 +5,14 @@
 #include "engine/dynamics/scales.h"
 #include "engine/export/c_combinations.h"
 #include "engine/export/c_templates.h"
+#include "engine/rom/kinematic_grid.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/training_envelope.h"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
+#include <vector>
 
 namespace mbdrom {
 
@@ -89,6 +92,27 @@ void writeCKinematicTable(CModelWriter& writer, const KinematicTable& table, int
   writer.scratch("KT_QD", static_cast<int>(nodes.rows() / 3));
   writer.scratch("KT_C", static_cast<int>(nodes.rows() / 3));
   writer.code(kCKinematicTableTemplate);
+}
+
+void writeCKinematicGrid(CModelWriter& writer, const KinematicGrid& grid) {
+  const long n1 = grid.size()(0), n2 = grid.size()(1);
+  // A node that did not assemble holds NaN, which C cannot write: 0 there (no cell uses it).
+  std::vector<double> nodes = grid.packed();
+  for (double& x : nodes)
+    if (!std::isfinite(x)) x = 0.0;
+  std::vector<int> cells(static_cast<std::size_t>(n1 * n2), 0);
+  for (long k2 = 0; k2 + 1 < n2; ++k2)
+    for (long k1 = 0; k1 + 1 < n1; ++k1)
+      cells[static_cast<std::size_t>(k2 * n1 + k1)] = grid.interpolates(k1, k2);
+  writer.constant("kg_nodes", nodes);
+  writer.declarations(
+      "TABLE int kg_cell[] = " + cIntArrayLiteral(cells) + ";\n#define KG_N1 " + std::to_string(n1) +
+      "L\n#define KG_N2 " + std::to_string(n2) + "L\n#define KG_U1 (" + cNumber(grid.origin()(0)) +
+      ")\n#define KG_U2 (" + cNumber(grid.origin()(1)) + ")\n#define KG_H1 " + cNumber(grid.spacing()(0)) +
+      "\n#define KG_H2 " + cNumber(grid.spacing()(1)) + "\n#define KG_PACKED " +
+      std::to_string(KinematicGrid::kPacked) + "\n#define KG_IND1 " + std::to_string(grid.independent()[0]) +
+      "\n#define KG_IND2 " + std::to_string(grid.independent()[1]) + "\n");
+  writer.code(kCKinematicGridTemplate);
 }
 
 void writeCRunKinematicTable(CModelWriter& writer, const Model& model, int independent,

@@ -14,6 +14,7 @@
 
 namespace mbdrom {
 
+class KinematicGrid;
 class KinematicTable;
 class TrainingEnvelope;
 
@@ -41,5 +42,9 @@ void writeCRunKinematicTable(CModelWriter& writer, const Model& model, int indep
 /// `independent`) made so far and the C function kinematic_table. Throws InputError when
 /// the table has fewer than two nodes.
 void writeCKinematicTable(CModelWriter& writer, const KinematicTable& table, int independent);
+
+/// The C of a two-coordinate kinematic grid (kinematic_grid(u1, u2, ud, q, R, qd, c), R row-major):
+/// its nodes and which cells a run interpolates, as the engine's runs do.
+void writeCKinematicGrid(CModelWriter& writer, const KinematicGrid& grid);
 
 }  // namespace mbdrom

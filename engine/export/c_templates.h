@@ -9,6 +9,7 @@ extern const char* const kCKernelsTemplate;           ///< dense kernels
 extern const char* const kCConstraintsTemplate;       ///< constraints, Jacobian, projection
 extern const char* const kCIndependentTemplate;       ///< positions and velocities in independent coordinates
 extern const char* const kCKinematicTableTemplate;    ///< a one-coordinate kinematic table
+extern const char* const kCKinematicGridTemplate;     ///< a two-coordinate kinematic grid
 extern const char* const kCForcesTemplate;            ///< spring-dampers, friction elements
 extern const char* const kCNetworkTemplate;           ///< multilayer perceptrons
 extern const char* const kCRuntimeFunctionsTemplate;  ///< combinations, external forces, envelope

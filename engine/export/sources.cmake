@@ -18,6 +18,7 @@ set(_mbdrom_c_templates
   "kCForcesTemplate:forces.c.in"
   "kCConstraintsTemplate:constraints.c.in"
   "kCKinematicTableTemplate:kinematic_table.c.in"
+  "kCKinematicGridTemplate:kinematic_grid.c.in"
   "kCIndependentTemplate:independent.c.in"
   "kCRuntimeFunctionsTemplate:runtime_functions.c.in"
   "kCRuntimeTemplate:runtime_api.c.in"

@@ -246,6 +246,15 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
   return true;
 }
 
+bool ChartKinematics::velocityPart(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, Eigen::VectorXd& c) {
+  if (!partitioned_ || !factorised_ || driven_ || X_.hasNaN()) return false;
+  multiplyInto(R_, ud, qdOther_);
+  evalPhiQdotQd(model_, q, qdOther_, 0.0, gamma_);
+  c.setZero(q.size());
+  subtractDependent(gamma_, c);
+  return true;
+}
+
 void ChartKinematics::general(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
   ++general_;
   factorised_ = false;

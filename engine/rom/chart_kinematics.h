@@ -47,6 +47,10 @@ class ChartKinematics {
   /// InputError when the chart does not determine the motion (as assemblePositions and
   /// independentSplit do).
   void solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);
+  /// c (size nq) at the positions of the last solve() for other velocities u̇ (size n), from
+  /// the factorisation that solve() left. False (c untouched) when that solve went the general
+  /// way or the model has drivers: the caller solves again.
+  bool velocityPart(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, Eigen::VectorXd& c);
   /// The positions alone, as solve() assembles them (R, q̇ and c are left as they were).
   void assemble(Eigen::VectorXd& q, double t);
 
@@ -89,7 +93,7 @@ class ChartKinematics {
   bool anchored_ = false;    // anchor_ holds positions on the constraints of this chart's affine Φ
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
-  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_;
+  Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_, qdOther_;
   Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   Eigen::PartialPivLU<Eigen::MatrixXd> lu_;

@@ -46,6 +46,22 @@ Eigen::VectorXd coordinateScale(const Dataset& dataset, double L) {
   return S;
 }
 
+Eigen::MatrixXd coordinateRange(const Dataset& dataset, const std::vector<int>& indices,
+                                const Eigen::VectorXd& reference) {
+  if (dataset.samples() == 0) return Eigen::MatrixXd(0, 2);
+  const auto n = static_cast<Eigen::Index>(indices.size());
+  Eigen::MatrixXd range(n, 2);
+  range.col(0).setConstant(std::numeric_limits<double>::infinity());
+  range.col(1).setConstant(-std::numeric_limits<double>::infinity());
+  for (const DatasetRun& run : dataset.runs)
+    for (Eigen::Index k = 0; k < n && run.samples() > 0; ++k) {
+      const int c = indices[static_cast<std::size_t>(k)];
+      range(k, 0) = std::min(range(k, 0), run.q.row(c).minCoeff() - reference(c));
+      range(k, 1) = std::max(range(k, 1), run.q.row(c).maxCoeff() - reference(c));
+    }
+  return range;
+}
+
 Eigen::MatrixXd stackRuns(const Dataset& dataset, Eigen::MatrixXd DatasetRun::*channel) {
   Eigen::MatrixXd all(dataset.nq(), static_cast<Eigen::Index>(dataset.samples()));
   Eigen::Index col = 0;

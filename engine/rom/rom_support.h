@@ -31,6 +31,12 @@ Eigen::VectorXd coordinateScale(const Dataset& dataset, double L);
 /// One channel of every run of `dataset` side by side (e.g. &DatasetRun::q: nq x samples).
 Eigen::MatrixXd stackRuns(const Dataset& dataset, Eigen::MatrixXd DatasetRun::*channel);
 
+/// The lowest and highest value over every sample of `dataset` of the coordinates `indices`
+/// less `reference` (size nq): one row per coordinate, [low, high] [m or -]; 0 x 2 without
+/// samples.
+Eigen::MatrixXd coordinateRange(const Dataset& dataset, const std::vector<int>& indices,
+                                const Eigen::VectorXd& reference);
+
 /// Throws InputError (prefixed with `method`) naming the first mismatch when
 /// `dataset` is not data of `model`: coordinate count, coordinate names, mechanism hash.
 void checkDatasetMechanism(const Dataset& dataset, const Model& model, const std::string& method);

@@ -9,6 +9,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/compare.cpp
   rom/model_comparison.cpp
   rom/kinematic_table.cpp
+  rom/kinematic_grid.cpp
   rom/chart_kinematics.cpp
   rom/linear_step.cpp
   rom/rollout_check.cpp

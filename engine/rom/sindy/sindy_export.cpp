@@ -9,6 +9,7 @@
 #include "engine/export/c_forces.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
+#include "engine/rom/kinematic_grid.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/sindy/sindy_model.h"
 
@@ -109,6 +110,9 @@ static void sindy_acceleration(S* s, double t, const double* u, const double* ud
 #if SINDY_TABLE
   /* Tabulated along one branch of the model's own coordinate: not after a change of chart. */
   if (SCHART[1] != 0.0 || !kinematic_table(SQG[ASM_IND(0)], ud[0], SQG, SR, SQD, SC))
+#elif SINDY_GRID
+  /* Tabulated in the model's own two coordinates over the trained region. */
+  if (SCHART[1] != 0.0 || !kinematic_grid(SQG[ASM_IND(0)], SQG[ASM_IND(1)], ud, SQG, SR, SQD, SC))
 #endif
   {
     /* Past the exported table (where the engine makes more nodes), or more than one degree of
@@ -251,6 +255,8 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   columnSources(model, frictionOf, frictionChannelOf);
   const int nq = model.nq(), n = reducedDimension();
   const bool tabulated = KinematicTable::applies(model, independent_);
+  // The grid the engine's runs use (SindyStepper), the same nodes.
+  const std::shared_ptr<const KinematicGrid> grid = tabulated ? nullptr : kinematicGrid(model);
   const auto L = static_cast<int>(terms_.size());
   std::vector<int> kind, powers, coordinate;
   std::vector<double> omega;
@@ -274,7 +280,8 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                  (known.external ? "1" : "0") + "\n#define SINDY_SPRINGS " + (known.spring ? "1" : "0") +
                  "\n#define SINDY_DAMPERS " + (known.damper ? "1" : "0") + "\n#define SINDY_ELEMENTS " +
                  (known.elements.empty() ? "0" : "1") + "\n#define SINDY_TABLE " + (tabulated ? "1" : "0") +
-                 "\n#define SINDY_CHART_STRETCH " + cNumber(kSindyChartStretch) + "\n");
+                 "\n#define SINDY_GRID " + (grid ? "1" : "0") + "\n#define SINDY_CHART_STRETCH " +
+                 cNumber(kSindyChartStretch) + "\n");
   w.declarations("TABLE int sindy_kind[] = " + cIntArrayLiteral(kind) +
                  ";\nTABLE int sindy_powers[] = " + cIntArrayLiteral(powers) +
                  ";\nTABLE int sindy_coordinate[] = " + cIntArrayLiteral(coordinate) +
@@ -315,6 +322,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
     const int c = independent_.front();
     writeCRunKinematicTable(w, model, c, qRef_, qRef_(c) + u0_(0), envelope(), qRef_(c), "sindy");
   }
+  if (grid) writeCKinematicGrid(w, *grid);
   writeCConstraints(w, model, "SINDy", independent_, true);
   w.code(kSindyCode);
   std::vector<std::string> names;

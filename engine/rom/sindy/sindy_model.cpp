@@ -15,6 +15,7 @@
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 #include "engine/rom/chart_kinematics.h"
+#include "engine/rom/kinematic_grid.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
@@ -438,6 +439,7 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
     rom->independent_ = sindyCoordinateIndices(model, settings.coordinates);
   }
   for (int i : rom->independent_) rom->names_.push_back(model.coordinateName(i));
+  rom->trainedRange_ = coordinateRange(dataset, rom->independent_, rom->qRef_);
   std::vector<std::string> columnNames =
       settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
   for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
@@ -998,6 +1000,21 @@ class SindyStepper final : public ReducedStepper {
       table_.emplace(model, c, start,
                      kinematicTableSpacing(rom.envelope(), assembly_.scales->coordinateScale(c)),
                      assembly_.scales);
+    } else if (const auto grid = rom.kinematicGrid(model)) {
+      // Used by this run when the grid holds its start: the grid's branch.
+      Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
+      for (Eigen::Index k = 0; k < 2; ++k)
+        start(chart_[static_cast<std::size_t>(k)]) = rom.qRef_(chart_[static_cast<std::size_t>(k)]) + u_(k);
+      try {
+        start = assemblePositions(model, start, 0.0, assembly_).q;
+        gridAt_.resize(2);
+        for (Eigen::Index k = 0; k < 2; ++k) gridAt_(k) = start(chart_[static_cast<std::size_t>(k)]);
+        Eigen::VectorXd q;
+        if (grid->eval(gridAt_, Eigen::VectorXd::Zero(2), cursor_, q, R_, qd_, c_, MR_) &&
+            ((q - start).cwiseAbs().array() <= 1e-6 * assembly_.scales->coordinateScale.array()).all())
+          grid_ = grid;
+      } catch (const Error&) {
+      }
     }
   }
 
@@ -1069,6 +1086,10 @@ class SindyStepper final : public ReducedStepper {
     for (Eigen::Index i = 0; i < n; ++i)
       q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
     tabulated_ = table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_, MR_);
+    if (grid_ && !tabulated_) {
+      for (Eigen::Index i = 0; i < n; ++i) gridAt_(i) = q_(chart_[static_cast<std::size_t>(i)]);
+      tabulated_ = grid_->eval(gridAt_, vv, cursor_, q_, R_, qd_, c_, MR_);
+    }
     if (!tabulated_) kinematics_->solve(q_, vv, t);
     const Eigen::MatrixXd& R = velocityMap();
     const Eigen::VectorXd& c = velocityPart();
@@ -1095,15 +1116,28 @@ class SindyStepper final : public ReducedStepper {
     qdd_ += c;
   }
 
-  // Rᵀ M R (1 x 1) from the table's M R; the next stage off the table computes M R again.
+  // Rᵀ M R from the table's or the grid's M R: 1 x 1; 2 x 2 with its inverse (true: use it);
+  // else factorised. The next stage off the table computes M R again.
   bool tabulatedMass() {
-    const double* r = R_.data();
-    const double* m = MR_.data();
-    double mr = 0.0;
-    for (Eigen::Index i = 0; i < R_.rows(); ++i) mr += r[i] * m[i];
-    Mr_.resize(1, 1);
-    Mr_(0, 0) = mr;
+    const Eigen::Index n = R_.cols(), nq = R_.rows();
+    Mr_.resize(n, n);
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = 0; i < n; ++i) {
+        const double* r = R_.data() + i * nq;
+        const double* m = MR_.data() + j * nq;
+        double mr = 0.0;
+        for (Eigen::Index k = 0; k < nq; ++k) mr += r[k] * m[k];
+        Mr_(i, j) = mr;
+      }
     massOf_.resize(0, 0);
+    // Two coordinates: the inverse in closed form while the reduced mass is positive definite.
+    const double det = n == 2 ? Mr_(0, 0) * Mr_(1, 1) - Mr_(0, 1) * Mr_(1, 0) : 0.0;
+    if (n == 2 && Mr_(0, 0) > 0.0 && det > 1e-12 * Mr_(0, 0) * Mr_(1, 1)) {
+      MrInverse_.resize(2, 2);
+      MrInverse_ << Mr_(1, 1) / det, -Mr_(0, 1) / det, -Mr_(1, 0) / det, Mr_(0, 0) / det;
+      return true;
+    }
+    if (n != 1) reducedMass_.compute(Mr_);
     MrInverse_.resize(0, 0);
     return false;
   }
@@ -1199,7 +1233,8 @@ class SindyStepper final : public ReducedStepper {
     }
     assembly_.fixedCoordinates = chart_;
     kinematics_->setChart(chart_);
-    table_.reset();  // tabulated along one branch of the model's own coordinate
+    table_.reset();  // tabulated along one branch of the model's own coordinates
+    grid_.reset();
     ++switches_;
     return true;
   }
@@ -1232,12 +1267,15 @@ class SindyStepper final : public ReducedStepper {
   std::optional<ChartKinematics> kinematics_;  // of chart_
   const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
-  Eigen::MatrixXd R_, MR_, Mr_;           // R_ (with qd_, c_) and, on the table, MR_: the table's
-  Eigen::MatrixXd massOf_;                // the R of MR_, Mr_ and reducedMass_
-  Eigen::MatrixXd MrInverse_;             // of Mr_ once it was used twice (0 x 0: not yet)
-  bool tabulated_ = false;                // the last state's R, q̇, c are the table's
-  SymmetricSolver reducedMass_;           // of Mr_
-  Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
+  std::shared_ptr<const KinematicGrid> grid_;  // the model's, for two coordinates
+  KinematicGrid::Cursor cursor_;               // this run's cell on it
+  Eigen::VectorXd gridAt_;                     // the chart's coordinates, as the grid reads them
+  Eigen::MatrixXd R_, MR_, Mr_;                // R_ (with qd_, c_) and, on the table, MR_: the table's
+  Eigen::MatrixXd massOf_;                     // the R of MR_, Mr_ and reducedMass_
+  Eigen::MatrixXd MrInverse_;                  // of Mr_ once it was used twice (0 x 0: not yet)
+  bool tabulated_ = false;                     // the last state's R, q̇, c are the table's
+  SymmetricSolver reducedMass_;                // of Mr_
+  Eigen::VectorXd a_[4], v_[4], uStage_;       // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
 };
@@ -1287,6 +1325,27 @@ std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& mo
 
 std::unique_ptr<ReducedStepper> SindyModel::stepperAtStep(const Model& model, const RunOptions& o) const {
   return startStepper(model, o);
+}
+
+std::shared_ptr<const KinematicGrid> SindyModel::kinematicGrid(const Model& model) const {
+  if (!KinematicGrid::applies(model, independent_)) return nullptr;
+  // The range of u in the envelope (a trained model's, as a file has it); before there is one (the
+  // checks of training), of the training runs.
+  Eigen::MatrixXd range = trainedRange_;
+  for (const EnvelopeGroup& g : envelope().groups())
+    if (g.name == "state" && g.high.size() >= 2) {
+      range.resize(2, 2);
+      range << g.low(0), g.high(0), g.low(1), g.high(1);
+    }
+  if (range.rows() != 2 || u0_.size() != 2) return nullptr;
+  // What the grid is made of: the mechanism, the trained region, the start.
+  const std::uint64_t hash = model.mechanismHash();
+  std::vector<double> key{static_cast<double>(hash >> 32), static_cast<double>(hash & 0xffffffffU)};
+  key.insert(key.end(), range.data(), range.data() + range.size());
+  key.insert(key.end(), u0_.data(), u0_.data() + u0_.size());
+  key.insert(key.end(), qRef_.data(), qRef_.data() + qRef_.size());
+  return grid_.get(
+      key, [&] { return trainedKinematicGrid(model, independent_, qRef_, u0_, range.col(0), range.col(1)); });
 }
 
 RomSimulationSummary SindyModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,

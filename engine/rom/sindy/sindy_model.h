@@ -53,11 +53,13 @@
 /// plus 10 % of the amplitude; the model is then "not validated". Otherwise "rollout
 /// misses" or "rollout blows up" (metrics "verdict_kind").
 
+#include "engine/rom/kinematic_grid.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/sindy/sindy.h"
 
 #include <functional>
+#include <memory>
 
 namespace mbdrom {
 
@@ -254,6 +256,10 @@ class SindyModel : public ReducedModel {
   std::vector<std::string> leftOut_;  // training only: the library's terms its runs could not tell apart
   StlsResult result_;
   Eigen::VectorXd u0_, ud0_;  // first sample of the first run
+  // The kinematic grid of runs in two coordinates over the trained region (trainedKinematicGrid).
+  std::shared_ptr<const KinematicGrid> kinematicGrid(const Model& model) const;
+  KinematicGridCache grid_;
+  Eigen::MatrixXd trainedRange_;  // n x 2: the training runs' lowest and highest u (offsets from qRef_)
 };
 
 /// The registry's entry of this method (engine/rom/method_registry.h).
