@@ -65,6 +65,8 @@ bool hasConstantJacobian(const Model& model) {
 
 }  // namespace
 
+bool ChartKinematics::constantJacobian(const Model& model) { return hasConstantJacobian(model); }
+
 ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
     : model_(model),
       assembly_(std::move(assembly)),

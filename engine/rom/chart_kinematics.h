@@ -57,6 +57,10 @@ class ChartKinematics {
   const Eigen::MatrixXd& R() const { return R_; }    ///< nq x n: Φ_q R = 0, the chart's rows the identity
   const Eigen::VectorXd& qd() const { return qd_; }  ///< size nq [m/s, 1/s]
   const Eigen::VectorXd& c() const { return c_; }    ///< size nq [m/s², 1/s²], zero on the chart
+  /// True when every constraint of `model` is linear in q with a constant factor: Φ_q is the
+  /// same at every state, and without drivers a chart's positions follow from one of them
+  /// through R, with no Newton iteration.
+  static bool constantJacobian(const Model& model);
   /// Calls that went the general way (for tests and benchmarks).
   long long generalCalls() const { return general_; }
 

@@ -74,7 +74,9 @@ bool packNode(ChartKinematics& kinematics, const Eigen::VectorXd& q, const NodeS
 }  // namespace
 
 bool KinematicGrid::applies(const Model& model, const std::vector<int>& independent) {
-  return independent.size() == 2 && model.spec().drivers.empty() && model.nc() > 0;
+  // Constraints linear in q are followed exactly and cheaper than interpolated (ChartKinematics).
+  return independent.size() == 2 && model.spec().drivers.empty() && model.nc() > 0 &&
+         !ChartKinematics::constantJacobian(model);
 }
 
 KinematicGrid::KinematicGrid(const Model& model, std::vector<int> independent, const Eigen::VectorXd& start,

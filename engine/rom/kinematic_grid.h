@@ -29,8 +29,9 @@ struct MechanismScales;
 /// Hermite interpolant of c and its slopes at the corners (O(h³)).
 class KinematicGrid {
  public:
-  /// True when `model` can be tabulated in `independent`: two independent coordinates and
-  /// no drivers (constraints that do not depend on time).
+  /// True when `model` is worth tabulating in `independent`: two independent coordinates, no
+  /// drivers (constraints that do not depend on time) and constraints not all linear in q
+  /// (those ChartKinematics follows exactly at less cost).
   static bool applies(const Model& model, const std::vector<int>& independent);
 
   /// Which cell a run's last evaluation was in, and that cell's moving rows: a run's own.
