@@ -65,7 +65,9 @@ bool hasConstantJacobian(const Model& model) {
 
 }  // namespace
 
-bool ChartKinematics::constantJacobian(const Model& model) { return hasConstantJacobian(model); }
+bool ChartKinematics::constantJacobian(const Model& model) {
+  return hasConstantJacobian(model);
+}
 
 ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
     : model_(model),

@@ -1048,6 +1048,10 @@ class SindyStepper final : public ReducedStepper {
 
   void finish(RomSimulationSummary& summary) override {
     summary.figures = {{"chart_switches", static_cast<double>(switches_)}};
+    // The share of the stages interpolated on the model's kinematic grid (the others solved exactly).
+    if ((grid_ || gridStages_ > 0) && stages_ > 0)
+      summary.figures.emplace_back("kinematic_grid_share",
+                                   static_cast<double>(gridStages_) / static_cast<double>(stages_));
   }
 
   void fill(Sample& s) override {
@@ -1086,9 +1090,11 @@ class SindyStepper final : public ReducedStepper {
     for (Eigen::Index i = 0; i < n; ++i)
       q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
     tabulated_ = table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_, MR_);
+    ++stages_;
     if (grid_ && !tabulated_) {
       for (Eigen::Index i = 0; i < n; ++i) gridAt_(i) = q_(chart_[static_cast<std::size_t>(i)]);
       tabulated_ = grid_->eval(gridAt_, vv, cursor_, q_, R_, qd_, c_, MR_);
+      gridStages_ += tabulated_ ? 1 : 0;
     }
     if (!tabulated_) kinematics_->solve(q_, vv, t);
     const Eigen::MatrixXd& R = velocityMap();
@@ -1270,6 +1276,7 @@ class SindyStepper final : public ReducedStepper {
   std::shared_ptr<const KinematicGrid> grid_;  // the model's, for two coordinates
   KinematicGrid::Cursor cursor_;               // this run's cell on it
   Eigen::VectorXd gridAt_;                     // the chart's coordinates, as the grid reads them
+  long long stages_ = 0, gridStages_ = 0;      // stages, and those on the grid
   Eigen::MatrixXd R_, MR_, Mr_;                // R_ (with qd_, c_) and, on the table, MR_: the table's
   Eigen::MatrixXd massOf_;                     // the R of MR_, Mr_ and reducedMass_
   Eigen::MatrixXd MrInverse_;                  // of Mr_ once it was used twice (0 x 0: not yet)
