@@ -1,7 +1,8 @@
 // SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic — classic RK4 on
 // the independent coordinates (u, u̇), every stage's natural coordinates, R and c from the
 // kinematic table for one degree of freedom (exported over the trained range widened by its
-// width on each side) or by assembly (Gauss-Newton on the constraints in C), the known forces
+// width on each side), from the model's kinematic grid for two (its nodes and cells), or by
+// assembly (Gauss-Newton on the constraints in C), the known forces
 // (loads, springs, dampers), the identified terms Ξᵀ λ(u, u̇, t) with friction columns, and
 // (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ; the change of chart where u stops determining the motion.
 
@@ -102,8 +103,8 @@ static void sindy_identified(S* s, double t, const double* u, const double* ud) 
 }
 
 /* u'' (NR) at (t, u, ud) into a, leaving SQ, SQD, SR (NQ x NR) and SC of that state: the
-   natural coordinates from the kinematic table (one degree of freedom) or assembled from the
-   last ones (SQG), as SindyStepper::accelerations. */
+   natural coordinates from the kinematic table (one degree of freedom), the kinematic grid (two)
+   or assembled from the last ones (SQG), as SindyStepper::accelerations. */
 static void sindy_acceleration(S* s, double t, const double* u, const double* ud, double* a) {
   int i, j, k;
   for (i = 0; i < NR; ++i) SQG[ASM_IND(i)] = sindy_reference[ASM_IND(i)] + u[i];

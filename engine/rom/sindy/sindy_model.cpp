@@ -941,8 +941,9 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
 namespace internal {
 
 // Classic RK4 on the independent coordinates (u, u̇); every stage finds the dependent
-// coordinates (from the kinematics table for one coordinate without drivers, else by
-// assembly) and solves the reduced equations of motion with the identified terms.
+// coordinates (from the kinematics table for one coordinate without drivers, the model's
+// kinematic grid for two, else by assembly) and solves the reduced equations of motion with
+// the identified terms.
 class SindyStepper final : public ReducedStepper {
  public:
   SindyStepper(const SindyModel& rom, const Model& model, const RunOptions& o, std::vector<int> frictionOf,
