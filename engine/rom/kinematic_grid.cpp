@@ -74,9 +74,10 @@ bool packNode(ChartKinematics& kinematics, const Eigen::VectorXd& q, const NodeS
 }  // namespace
 
 bool KinematicGrid::applies(const Model& model, const std::vector<int>& independent) {
-  // Constraints linear in q are followed exactly and cheaper than interpolated (ChartKinematics).
+  // Constraints linear in q are followed exactly and cheaper than interpolated (ChartKinematics);
+  // a model of many coordinates would spend seconds and tens of megabytes on its nodes.
   return independent.size() == 2 && model.spec().drivers.empty() && model.nc() > 0 &&
-         !ChartKinematics::constantJacobian(model);
+         model.nq() <= kMaxGridCoordinates && !ChartKinematics::constantJacobian(model);
 }
 
 KinematicGrid::KinematicGrid(const Model& model, std::vector<int> independent, const Eigen::VectorXd& start,

@@ -30,8 +30,8 @@ struct MechanismScales;
 class KinematicGrid {
  public:
   /// True when `model` is worth tabulating in `independent`: two independent coordinates, no
-  /// drivers (constraints that do not depend on time) and constraints not all linear in q
-  /// (those ChartKinematics follows exactly at less cost).
+  /// drivers (constraints that do not depend on time), constraints not all linear in q (those
+  /// ChartKinematics follows exactly at less cost) and at most kMaxGridCoordinates coordinates.
   static bool applies(const Model& model, const std::vector<int>& independent);
 
   /// Which cell a run's last evaluation was in, and that cell's moving rows: a run's own.
@@ -100,6 +100,8 @@ std::unique_ptr<const KinematicGrid> trainedKinematicGrid(
     const Model& model, const std::vector<int>& independent, const Eigen::VectorXd& reference,
     const Eigen::VectorXd& start, const Eigen::Vector2d& low, const Eigen::Vector2d& high);
 inline constexpr long kMaxGridNodes = 4096;
+/// Coordinates of the largest model tabulated (its nodes: 4096 x 10 x 64 values, 21 MB).
+inline constexpr int kMaxGridCoordinates = 64;
 
 /// A model's grid, made at its first run and shared by the runs after it, from any thread, while
 /// what it was made of (`key`: the mechanism's hash, the trained region, ...) stays the same.
