@@ -1278,7 +1278,7 @@ class SindyStepper final : public ReducedStepper {
   KinematicGrid::Cursor cursor_;               // this run's cell on it
   Eigen::VectorXd gridAt_;                     // the chart's coordinates, as the grid reads them
   long long stages_ = 0, gridStages_ = 0;      // stages, and those on the grid
-  Eigen::MatrixXd R_, MR_, Mr_;                // R_ (with qd_, c_) and, on the table, MR_: the table's
+  Eigen::MatrixXd R_, MR_, Mr_;                // R_ (with qd_, c_) and MR_: the table's or the grid's
   Eigen::MatrixXd massOf_;                     // the R of MR_, Mr_ and reducedMass_
   Eigen::MatrixXd MrInverse_;                  // of Mr_ once it was used twice (0 x 0: not yet)
   bool tabulated_ = false;                     // the last state's R, q̇, c are the table's
