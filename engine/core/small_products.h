@@ -6,6 +6,7 @@
 /// Aᵀ x differing from Eigen's packet-wise dot products by rounding.
 
 #include <Eigen/Core>
+#include <Eigen/SparseCore>
 
 namespace mbdrom {
 
@@ -37,6 +38,41 @@ inline void addTransposedProduct(const Eigen::MatrixXd& A, const Eigen::VectorXd
     for (Eigen::Index i = 0; i < rows; ++i) s += column[i] * v[i];
     out(j) += sign * s;
   }
+}
+
+/// out = S B: S is sparse rows x k (compressed, column-major), B is k x cols, out gets
+/// rows x cols. Each entry sums S's nonzeros of its row in column order.
+inline void sparseTimesDense(const Eigen::SparseMatrix<double>& S, const Eigen::MatrixXd& B,
+                             Eigen::MatrixXd& out) {
+  const Eigen::Index rows = S.rows(), k = S.cols(), cols = B.cols();
+  eigen_assert(B.rows() == k && S.isCompressed());
+  out.setZero(rows, cols);
+  const int* start = S.outerIndexPtr();
+  const int* row = S.innerIndexPtr();
+  const double* value = S.valuePtr();
+  for (Eigen::Index j = 0; j < cols; ++j) {
+    const double* b = B.data() + j * k;
+    double* o = out.data() + j * rows;
+    for (Eigen::Index c = 0; c < k; ++c) {
+      const double x = b[c];
+      for (int p = start[c]; p < start[c + 1]; ++p) o[row[p]] += value[p] * x;
+    }
+  }
+}
+
+/// out = Aᵀ B: A is rows x m, B is rows x n, out gets m x n.
+inline void transposedProduct(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, Eigen::MatrixXd& out) {
+  const Eigen::Index rows = A.rows(), m = A.cols(), n = B.cols();
+  eigen_assert(B.rows() == rows);
+  out.resize(m, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index i = 0; i < m; ++i) {
+      const double* a = A.data() + i * rows;
+      const double* b = B.data() + j * rows;
+      double s = 0.0;
+      for (Eigen::Index k = 0; k < rows; ++k) s += a[k] * b[k];
+      out(i, j) = s;
+    }
 }
 
 }  // namespace mbdrom

@@ -83,11 +83,17 @@ bool KinematicGrid::applies(const Model& model, const std::vector<int>& independ
 KinematicGrid::KinematicGrid(const Model& model, std::vector<int> independent, const Eigen::VectorXd& start,
                              const Eigen::Vector2d& low, const Eigen::Vector2d& high,
                              const Eigen::Vector2i& nodes)
-    : independent_(std::move(independent)),
-      u0_(low),
-      n_(nodes.cwiseMax(2)),
-      nq_(model.nq()),
-      M_(model.massMatrix()) {
+    : independent_(std::move(independent)), u0_(low), n_(nodes.cwiseMax(2)), nq_(model.nq()) {
+  const Eigen::SparseMatrix<double>& M = model.massMatrixSparse();
+  massStart_.push_back(0);
+  for (Eigen::Index j = 0; j < M.outerSize(); ++j) {
+    for (Eigen::SparseMatrix<double>::InnerIterator it(M, j); it; ++it)
+      if (it.value() != 0.0) {
+        massRow_.push_back(it.row());
+        massValue_.push_back(it.value());
+      }
+    massStart_.push_back(static_cast<Eigen::Index>(massRow_.size()));
+  }
   if (!((high - low).array() > 0.0).all() || !low.allFinite() || !high.allFinite())
     throw InputError("kinematic grid: the box has no width");
   h_ = (high - low).cwiseQuotient((n_ - Eigen::Vector2i::Ones()).cast<double>());
@@ -148,25 +154,44 @@ KinematicGrid::KinematicGrid(const Model& model, std::vector<int> independent, c
 void KinematicGrid::checkCells(ChartKinematics& kinematics, const MechanismScales& scales) {
   // Each cell's interpolants against the exact kinematics at its centre, where a cubic's error
   // is largest: near a point where the chart degenerates the slopes grow faster than a cubic
-  // follows, and runs there solve exactly.
+  // follows, and runs there solve exactly. c is compared along u̇ = e₁, e₂ and e₁ + e₂ against
+  // one scale: along one direction it can vanish (two coordinates moving together) while the
+  // others do not.
   inexact_.assign(ok_.size(), 0);
   Cursor cursor;
-  Eigen::VectorXd u(2), ud = Eigen::VectorXd::Ones(2), q, qd, c;
+  Eigen::VectorXd u(2), q, qd, exact, exactC[3];
+  Eigen::VectorXd c[3];
   Eigen::MatrixXd R, MR;
+  const Eigen::VectorXd directions[3] = {Eigen::VectorXd::Unit(2, 0), Eigen::VectorXd::Unit(2, 1),
+                                         Eigen::VectorXd::Ones(2)};
   for (long k2 = 0; k2 + 1 < n_(1); ++k2)
     for (long k1 = 0; k1 + 1 < n_(0); ++k1) {
       u << u0_(0) + (static_cast<double>(k1) + 0.5) * h_(0), u0_(1) + (static_cast<double>(k2) + 0.5) * h_(1);
-      if (!eval(u, ud, cursor, q, R, qd, c, MR)) continue;
-      Eigen::VectorXd exact = q;
-      bool close = false;
+      bool close = true;
+      for (int d = 0; d < 3 && close; ++d) close = eval(u, directions[d], cursor, q, R, qd, c[d], MR);
+      if (!close) continue;
       try {
-        kinematics.solve(exact, ud, 0.0);
-        const double cScale = std::max(c.cwiseAbs().maxCoeff(), kinematics.c().cwiseAbs().maxCoeff());
+        exact = q;
+        kinematics.solve(exact, directions[0], 0.0);
+        exactC[0] = kinematics.c();
         close = ((exact - q).cwiseAbs().array() <= kCellTolerance * scales.coordinateScale.array()).all() &&
                 (kinematics.R() - R).cwiseAbs().maxCoeff() <=
-                    1e2 * kCellTolerance * std::max(1.0, R.cwiseAbs().maxCoeff()) &&
-                (kinematics.c() - c).cwiseAbs().maxCoeff() <= 1e3 * kCellTolerance * cScale;
+                    1e2 * kCellTolerance * std::max(1.0, R.cwiseAbs().maxCoeff());
+        if (close) {
+          for (int d = 1; d < 3; ++d)
+            if (!kinematics.velocityPart(exact, directions[d], exactC[d])) {
+              kinematics.solve(exact, directions[d], 0.0);
+              exactC[d] = kinematics.c();
+            }
+          double cScale = 0.0, cError = 0.0;
+          for (int d = 0; d < 3; ++d) {
+            cScale = std::max({cScale, c[d].cwiseAbs().maxCoeff(), exactC[d].cwiseAbs().maxCoeff()});
+            cError = std::max(cError, (exactC[d] - c[d]).cwiseAbs().maxCoeff());
+          }
+          close = cError <= 1e3 * kCellTolerance * cScale;
+        }
       } catch (const Error&) {
+        close = false;
       }
       if (!close) inexact_[static_cast<std::size_t>(k2 * n_(0) + k1)] = 1;
     }
@@ -183,10 +208,12 @@ bool KinematicGrid::interpolates(long k1, long k2) const {
   return inexact_.empty() || !inexact_[static_cast<std::size_t>(k2 * n_(0) + k1)];
 }
 
-void KinematicGrid::findMovingRows(long cell, Cursor& cursor) const {
-  const long k1 = cell % n_(0), k2 = cell / n_(0);
+void KinematicGrid::enterCell(long k1, long k2, Cursor& cursor) const {
+  cursor.cell = k2 * n_(0) + k1;
+  cursor.interpolates = interpolates(k1, k2);
+  if (!cursor.interpolates) return;
   const double* corners[4] = {node(k1, k2), node(k1 + 1, k2), node(k1, k2 + 1), node(k1 + 1, k2 + 1)};
-  cursor.cell = cell;
+  std::copy(corners, corners + 4, cursor.corners);
   cursor.moving.clear();
   cursor.nonzero.assign(independent_.begin(), independent_.end());
   for (Eigen::Index i = 0; i < nq_; ++i) {
@@ -212,10 +239,11 @@ bool KinematicGrid::eval(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, Cu
   if (!(y1 >= 0.0 && y2 >= 0.0 && y1 <= n_(0) - 1 && y2 <= n_(1) - 1)) return false;
   const long k1 = std::min(static_cast<long>(y1), static_cast<long>(n_(0) - 2)),
              k2 = std::min(static_cast<long>(y2), static_cast<long>(n_(1) - 2));
-  if (!interpolates(k1, k2)) return false;
-  const double* corners[4] = {node(k1, k2), node(k1 + 1, k2), node(k1, k2 + 1), node(k1 + 1, k2 + 1)};
-  // A run's stages stay mostly in the same cell: its moving rows are not looked for again.
-  if (const long cell = k2 * n_(0) + k1; cell != cursor.cell) findMovingRows(cell, cursor);
+  // A run's stages stay mostly in the same cell: its corners and moving rows are not looked for
+  // again.
+  if (k2 * n_(0) + k1 != cursor.cell) enterCell(k1, k2, cursor);
+  if (!cursor.interpolates) return false;
+  const double* const* corners = cursor.corners;
   const double s = y1 - static_cast<double>(k1), t = y2 - static_cast<double>(k2);
   const double h1 = h_(0), h2 = h_(1);
   // Cubic Hermite bases on [0, 1] (values H, slopes G) and their derivatives.
@@ -291,14 +319,16 @@ bool KinematicGrid::eval(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, Cu
   // coordinates, where Eigen's dynamic products cost more in their dispatch.
   qd.setZero(n);
   MR.setZero(n, 2);
-  const double *r1 = R.data(), *r2 = R.data() + n, *m = M_.data();
+  const double *r1 = R.data(), *r2 = R.data() + n;
   double *m1 = MR.data(), *m2 = MR.data() + n;
   for (const Eigen::Index j : cursor.nonzero) {
-    qd(j) = r1[j] * ud(0) + r2[j] * ud(1);
-    const double *mj = m + j * n, a1 = r1[j], a2 = r2[j];  // M's column j (column-major)
-    for (Eigen::Index i = 0; i < n; ++i) {
-      m1[i] += mj[i] * a1;
-      m2[i] += mj[i] * a2;
+    const double a1 = r1[j], a2 = r2[j];
+    qd(j) = a1 * ud(0) + a2 * ud(1);
+    const auto from = static_cast<std::size_t>(massStart_[static_cast<std::size_t>(j)]),
+               to = static_cast<std::size_t>(massStart_[static_cast<std::size_t>(j) + 1]);
+    for (std::size_t k = from; k < to; ++k) {  // M's column j
+      m1[massRow_[k]] += massValue_[k] * a1;
+      m2[massRow_[k]] += massValue_[k] * a2;
     }
   }
   return true;

@@ -37,6 +37,8 @@ class KinematicGrid {
   /// Which cell a run's last evaluation was in, and that cell's moving rows: a run's own.
   struct Cursor {
     long cell = -1;
+    bool interpolates = false;  // interpolates() of the cell
+    const double* corners[4] = {};  // its nodes (k₁, k₂), (k₁ + 1, k₂), (k₁, k₂ + 1), (k₁ + 1, k₂ + 1)
     std::vector<Eigen::Index> moving;   // rows of q that move in the cell (not the chart's)
     std::vector<Eigen::Index> nonzero;  // the rows of R that are not zero: the chart's and moving
   };
@@ -77,14 +79,17 @@ class KinematicGrid {
  private:
   // The node's packed values, or null when it did not assemble.
   const double* node(long k1, long k2) const;
-  void findMovingRows(long cell, Cursor& cursor) const;
+  void enterCell(long k1, long k2, Cursor& cursor) const;
   void checkCells(ChartKinematics& kinematics, const MechanismScales& scales);
 
   std::vector<int> independent_;
   Eigen::Vector2d u0_, h_;
   Eigen::Vector2i n_;
   Eigen::Index nq_ = 0;
-  Eigen::MatrixXd M_;
+  // M's nonzeros by column (M constant and symmetric): column j's rows and values are
+  // massRow_/massValue_[massStart_[j] .. massStart_[j + 1]).
+  std::vector<Eigen::Index> massStart_, massRow_;
+  std::vector<double> massValue_;
   std::vector<double> packed_;
   std::vector<char> ok_, inexact_;  // per node; per cell (indexed as nodes)
   std::size_t assembled_ = 0;

@@ -233,7 +233,7 @@ void ReducedSample::complete() {
   evalDamperForces(model_, s_.q, s_.qd, s_.f_damper);
   for (Eigen::Index i = 0; i < s_.markers.cols(); ++i)
     s_.markers.col(i) = markerPosition(model_, s_.q, static_cast<int>(i));
-  momentum_.noalias() = model_.massMatrix() * s_.qd;
+  momentum_.noalias() = model_.massMatrixSparse() * s_.qd;
   s_.kineticEnergy = 0.5 * s_.qd.dot(momentum_);
   evalPhi(model_, s_.q, s_.t, Phi_);
   s_.residualPosition = Phi_.size() ? Phi_.cwiseAbs().maxCoeff() : 0.0;

@@ -958,8 +958,7 @@ class SindyStepper final : public ReducedStepper {
             std::any_of(frictionChannelOf_.begin(), frictionChannelOf_.end(), [](int i) { return i >= 0; })),
         knownForce_(model, sindyKnownForces(rom.knownForces_)),
         terms_(rom.terms_),
-        frictionElement_(std::any_of(frictionOf_.begin(), frictionOf_.end(), [](int i) { return i >= 0; })),
-        M_(model.massMatrix()) {
+        frictionElement_(std::any_of(frictionOf_.begin(), frictionOf_.end(), [](int i) { return i >= 0; })) {
     for (SindyTerm& term : terms_)
       if (term.kind == SindyTerm::Kind::Column) term.column = 0;
     const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
@@ -986,13 +985,11 @@ class SindyStepper final : public ReducedStepper {
       ActiveTerm a;
       a.j = j;
       a.monomial = rom.terms_[j].kind == SindyTerm::Kind::Monomial;
-      if (a.monomial)
-        for (std::size_t k = 0; k < rom.terms_[j].powers.size(); ++k)
-          if (rom.terms_[j].powers[k] != 0)
-            a.factors.emplace_back(static_cast<int>(k), rom.terms_[j].powers[k]);
-      for (Eigen::Index i = 0; i < Xi.cols(); ++i) a.xi.push_back(Xi(row, i));
-      active_.push_back(std::move(a));
+      if (a.monomial) a.node = monomialNode(rom.terms_[j].powers);
+      for (Eigen::Index i = 0; i < Xi.cols(); ++i) xi_.push_back(Xi(row, i));
+      active_.push_back(a);
     }
+    products_.resize(static_cast<Eigen::Index>(monomials_.size()) + 1);
     if (KinematicTable::applies(model, rom.independent_)) {
       const int c = rom.independent_.front();
       Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
@@ -1156,8 +1153,10 @@ class SindyStepper final : public ReducedStepper {
     if (R.rows() == massOf_.rows() && R.cols() == massOf_.cols() && (R.array() == massOf_.array()).all())
       return true;
     massOf_ = R;
-    MR_.noalias() = M_ * R;  // M symmetric: Rᵀ M c = (M R)ᵀ c
-    Mr_.noalias() = R.transpose() * MR_;
+    // Plain loops over M's nonzeros: a few columns, where Eigen's dense product dispatch costs
+    // more than the arithmetic. M symmetric: Rᵀ M c = (M R)ᵀ c.
+    sparseTimesDense(model_.massMatrixSparse(), R, MR_);
+    transposedProduct(R, MR_, Mr_);
     if (Mr_.size() != 1) reducedMass_.compute(Mr_);
     MrInverse_.resize(0, 0);
     return false;
@@ -1188,20 +1187,36 @@ class SindyStepper final : public ReducedStepper {
     const auto n = static_cast<Eigen::Index>(independent.size());
     if (!own) force_.setZero(n);
     Eigen::VectorXd& f = own ? rhs_ : force_;
-    for (const ActiveTerm& a : active_) {
-      double l = 1.0;
-      if (a.monomial) {
-        for (const auto& [k, power] : a.factors) {
-          const double x = k < n ? u(k) : ud(k - n);
-          for (int e = 0; e < power; ++e) l *= x;
-        }
-      } else {
-        cols_(0) = 0.0;
-        if (frictionOf_[a.j] >= 0) cols_(0) = fr_(frictionOf_[a.j]);
-        if (frictionChannelOf_[a.j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[a.j]);
-        l = evalSindyTerm(terms_[a.j], u, ud, t, cols_);
+    double* product = products_.data();
+    product[0] = 1.0;
+    for (std::size_t k = 0; k < monomials_.size(); ++k) {
+      const auto [parent, variable] = monomials_[k];
+      product[k + 1] = product[parent] * (variable < n ? u(variable) : ud(variable - n));
+    }
+    const auto term = [&](const ActiveTerm& a) {
+      if (a.monomial) return product[a.node];
+      cols_(0) = 0.0;
+      if (frictionOf_[a.j] >= 0) cols_(0) = fr_(frictionOf_[a.j]);
+      if (frictionChannelOf_[a.j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[a.j]);
+      return evalSindyTerm(terms_[a.j], u, ud, t, cols_);
+    };
+    const double* xi = xi_.data();
+    if (n == 2) {  // the common case, in registers
+      double f0 = f(0), f1 = f(1);
+      for (const ActiveTerm& a : active_) {
+        const double l = term(a);
+        f0 += xi[0] * l;
+        f1 += xi[1] * l;
+        xi += 2;
       }
-      for (Eigen::Index i = 0; i < n; ++i) f(i) += a.xi[static_cast<std::size_t>(i)] * l;
+      f(0) = f0;
+      f(1) = f1;
+    } else {
+      for (const ActiveTerm& a : active_) {
+        const double l = term(a);
+        for (Eigen::Index i = 0; i < n; ++i) f(i) += xi[i] * l;
+        xi += n;
+      }
     }
     if (own) return;
     for (std::size_t i = 0; i < independent.size(); ++i)
@@ -1260,19 +1275,37 @@ class SindyStepper final : public ReducedStepper {
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
   std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
-  // A term with a coefficient: a monomial's nonzero powers (variable k: u_k for k < n, else
-  // u̇_(k−n)) in the order evalSindyTerm multiplies them, and its row of Ξ.
+  // The node of a monomial of these powers (variable k: u_k for k < n, else u̇_(k−n)), made with
+  // the nodes of its prefixes: a monomial is its prefix's product times its last factor, the
+  // products in the order evalSindyTerm forms them (the same values to the bit).
+  int monomialNode(const std::vector<int>& powers) {
+    int node = 0;
+    for (std::size_t k = 0; k < powers.size(); ++k)
+      for (int e = 0; e < powers[k]; ++e) {
+        const std::pair<int, int> factor{node, static_cast<int>(k)};
+        const auto found = std::find(monomials_.begin(), monomials_.end(), factor);
+        node = static_cast<int>(found - monomials_.begin()) + 1;
+        if (found == monomials_.end()) monomials_.push_back(factor);
+      }
+    return node;
+  }
+
+  // A term with a coefficient (its row of Ξ in xi_, in this order): a monomial's node, or the
+  // library's term j evaluated.
   struct ActiveTerm {
     std::size_t j = 0;
     bool monomial = false;
-    std::vector<std::pair<int, int>> factors;
-    std::vector<double> xi;
+    int node = 0;
   };
   std::vector<ActiveTerm> active_;
+  std::vector<double> xi_;
+  // Node k + 1 is monomials_[k] = (parent node, variable): the product of the parent's and the
+  // variable's values (node 0 is 1); products_ holds a stage's values.
+  std::vector<std::pair<int, int>> monomials_;
+  Eigen::VectorXd products_;
   bool frictionElement_;
   AssemblyOptions assembly_;
   std::optional<ChartKinematics> kinematics_;  // of chart_
-  const Eigen::MatrixXd& M_;
   std::optional<KinematicTable> table_;
   std::shared_ptr<const KinematicGrid> grid_;  // the model's, for two coordinates
   KinematicGrid::Cursor cursor_;               // this run's cell on it

@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -171,4 +172,61 @@ TEST_CASE(
   CHECK(grid.assembled() > 800u);
   CHECK(KinematicGrid::applies(model, {ax, px}));
   CHECK_FALSE(KinematicGrid::applies(model, {ax}));
+}
+
+namespace {
+
+// A bar A-B of length L in the x-z plane: A slides on the vertical line x = 0, B moves in the
+// plane. In the chart u = (A.z, B.z), B.x = sqrt(L² − d²) with d = B.z − A.z: when both ends rise
+// together (u̇ along (1, 1)) c is zero, when they part it is −L² ḋ² / s³ (s = B.x).
+Model slidingBar(double L) {
+  return Model(parseModelSpec(
+      R"({"format": "mbdrom-model", "version": 1, "name": "sliding bar", "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "A", "position": [0, 0, 0]},
+               {"name": "B", "position": [)" +
+      decimal(L) + R"(, 0, 0]}],
+    "vectors": [{"name": "y0", "direction": [0, 1, 0], "fixed": true},
+                {"name": "z0", "direction": [0, 0, 1], "fixed": true}],
+    "bodies": [{"name": "bar", "type": "bar", "points": ["A", "B"], "mass": 2, "com": [)" +
+      decimal(L / 2) + R"(, 0, 0]}],
+    "joints": [{"name": "guide", "type": "point_on_line", "body1": "ground", "body2": "bar",
+                "point1": "O", "point2": "A", "axis1": "z0"},
+               {"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar",
+                "point1": "O", "point2": "B", "axis1": "y0"}],
+    "load_cases": [{"name": "free", "loads": []}]})"));
+}
+
+}  // namespace
+
+TEST_CASE("kinematic grid interpolates where c vanishes along one direction of the rates",
+          "[kinematic_grid]") {
+  const double L = 3.0;
+  const Model model = slidingBar(L);
+  const int az = test::coordinateIndex(model, "A.z"), bz = test::coordinateIndex(model, "B.z"),
+            bx = test::coordinateIndex(model, "B.x");
+  REQUIRE(KinematicGrid::applies(model, {az, bz}));
+  const KinematicGrid grid(model, {az, bz}, model.q0(), Eigen::Vector2d(-0.3, -0.3),
+                           Eigen::Vector2d(0.3, 0.3), Eigen::Vector2i(31, 31));
+  // Every cell: its check compares c along each direction against one scale, not along (1, 1)
+  // alone, where c is zero and any interpolant's rounding would fail it.
+  for (long k2 = 0; k2 < 30; ++k2)
+    for (long k1 = 0; k1 < 30; ++k1) CHECK(grid.interpolates(k1, k2));
+  KinematicGrid::Cursor cursor;
+  Eigen::VectorXd u(2), ud(2), q, qd, c;
+  Eigen::MatrixXd R, MR;
+  ud << 0.7, -0.4;  // [m/s]
+  double worstQ = 0.0, worstC = 0.0;
+  for (int i = 0; i < 9; ++i)
+    for (int j = 0; j < 9; ++j) {
+      u << -0.27 + 0.0613 * i, -0.26 + 0.0587 * j;
+      REQUIRE(grid.eval(u, ud, cursor, q, R, qd, c, MR));
+      const double d = u(1) - u(0), s = std::sqrt(L * L - d * d), dd = ud(1) - ud(0);
+      worstQ = std::max(worstQ, std::abs(q(bx) - s) / L);
+      worstC = std::max(worstC, std::abs(c(bx) + L * L * dd * dd / (s * s * s)) / (L * dd * dd / (s * s)));
+      CHECK(std::abs(R(bx, 0) - d / s) < 1e-7);
+      CHECK(std::abs(R(bx, 1) + d / s) < 1e-7);
+    }
+  INFO("q " << worstQ << ", c " << worstC);
+  CHECK(worstQ < 1e-9);
+  CHECK(worstC < 1e-5);
 }
