@@ -109,10 +109,10 @@ static void sindy_acceleration(S* s, double t, const double* u, const double* ud
   int i, j, k;
   for (i = 0; i < NR; ++i) SQG[ASM_IND(i)] = sindy_reference[ASM_IND(i)] + u[i];
 #if SINDY_TABLE
-  /* Tabulated along one branch of the model's own coordinate: not after a change of chart. */
+  /* Tabulated along one branch of the model's own coordinate: not in another chart or branch. */
   if (SCHART[1] != 0.0 || !kinematic_table(SQG[ASM_IND(0)], ud[0], SQG, SR, SQD, SC))
 #elif SINDY_GRID
-  /* Tabulated in the model's own two coordinates over the trained region. */
+  /* Tabulated in the model's own two coordinates over the trained region, on one branch. */
   if (SCHART[1] != 0.0 || !kinematic_grid(SQG[ASM_IND(0)], SQG[ASM_IND(1)], ud, SQG, SR, SQD, SC))
 #endif
   {
@@ -168,6 +168,29 @@ static void method_init(S* s) {
   SCHART[1] = 0.0;
 }
 
+/* After a change of chart: 1 when the run is back in the model's own chart on the branch of its
+   table or grid (they give the positions SQ, within 1e-6 of each coordinate's scale), as
+   SindyStepper::tablesHold. */
+static int sindy_tables_hold(S* s) {
+  int i;
+  for (i = 0; i < NR; ++i)
+    if (ASM_IND(i) != sindy_independent[i]) return 0;
+#if SINDY_TABLE || SINDY_GRID
+  {
+    double q[NQ], R[NQ * NR], qd[NQ], c[NQ];
+    for (i = 0; i < NQ; ++i) q[i] = SQ[i];
+#if SINDY_TABLE
+    if (!kinematic_table(SQ[ASM_IND(0)], UD[0], q, R, qd, c)) return 0;
+#else
+    if (!kinematic_grid(SQ[ASM_IND(0)], SQ[ASM_IND(1)], UD, q, R, qd, c)) return 0;
+#endif
+    for (i = 0; i < NQ; ++i)
+      if (!(fabs(q[i] - SQ[i]) <= 1e-6 * asm_coordinate_scale[i])) return 0;
+  }
+#endif
+  return 1;
+}
+
 /* Where the chart degenerated (its stretch SINDY_CHART_STRETCH times the one it started with),
    the state at t0 continues in the next chart and A1 is found again, as SindyStepper::advance. */
 static void sindy_chart(S* s, double t0) {
@@ -180,7 +203,7 @@ static void sindy_chart(S* s, double t0) {
     U[i] = SQ[ASM_IND(i)] - sindy_reference[ASM_IND(i)];
     UD[i] = SQD[ASM_IND(i)];
   }
-  SCHART[1] = 1.0;
+  SCHART[1] = sindy_tables_hold(s) ? 0.0 : 1.0;
   sindy_acceleration(s, t0, U, UD, A1);
   SCHART[0] = chart_stretch(s, SR, &row, &col);
 }
@@ -300,7 +323,9 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.state("UD", n);
   w.state("SQG", nq);  // the last assembled positions: the next assembly starts there
   w.state("STOPPED", 1);
-  w.state("SCHART", 2);  // the chart's stretch where it was taken (negative: not yet); 1 once it changed
+  // The chart's stretch where it was taken (negative: not yet); 0 in the model's own chart on the
+  // branch of its table or grid, else 1.
+  w.state("SCHART", 2);
   for (const char* name : {"V1", "U2", "V2", "U3", "V3", "U4", "V4", "A1", "A2", "A3", "A4", "SRHS"})
     w.scratch(name, n);
   w.scratch("SQ", nq);

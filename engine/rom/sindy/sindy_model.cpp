@@ -1087,9 +1087,9 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::Index n = uu.size();
     for (Eigen::Index i = 0; i < n; ++i)
       q_(chart_[static_cast<std::size_t>(i)]) = rom_.qRef_(chart_[static_cast<std::size_t>(i)]) + uu(i);
-    tabulated_ = table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_, MR_);
+    tabulated_ = tablesOn_ && table_ && table_->eval(q_(chart_[0]), vv(0), q_, R_, qd_, c_, MR_);
     ++stages_;
-    if (grid_ && !tabulated_) {
+    if (tablesOn_ && grid_ && !tabulated_) {
       for (Eigen::Index i = 0; i < n; ++i) gridAt_(i) = q_(chart_[static_cast<std::size_t>(i)]);
       tabulated_ = grid_->eval(gridAt_, vv, cursor_, q_, R_, qd_, c_, MR_);
       gridStages_ += tabulated_ ? 1 : 0;
@@ -1166,7 +1166,7 @@ class SindyStepper final : public ReducedStepper {
   // another chart it enters through their virtual displacements, rows `independent` of R.
   void addIdentifiedForce(double t, const Eigen::VectorXd& uu, const Eigen::VectorXd& vv) {
     const std::vector<int>& independent = rom_.independent_;
-    const bool own = switches_ == 0;  // as the exported C: once changed, always through R
+    const bool own = tablesOn_;  // as the exported C: in another chart through R
     if (!own) {
       const auto n = static_cast<Eigen::Index>(independent.size());
       uOwn_.resize(n);
@@ -1255,10 +1255,29 @@ class SindyStepper final : public ReducedStepper {
     }
     assembly_.fixedCoordinates = chart_;
     kinematics_->setChart(chart_);
-    table_.reset();  // tabulated along one branch of the model's own coordinates
-    grid_.reset();
+    tablesOn_ = tablesHold();
     ++switches_;
     return true;
+  }
+
+  // After a change of chart: whether the run is back in the model's own chart on the branch its
+  // table or grid follows (they give the positions it has, within 1e-6 of each coordinate's
+  // scale). Another branch (a pendulum that went over the top) or a position they do not hold
+  // solves exactly until the next change.
+  bool tablesHold() {
+    if (chart_ != rom_.independent_) return false;
+    if (!table_ && !grid_) return true;
+    const Eigen::Index n = u_.size();
+    Eigen::VectorXd q = q_, qd, c;
+    Eigen::MatrixXd R, MR;
+    bool held = false;
+    if (table_) {
+      held = table_->eval(q_(chart_[0]), ud_(0), q, R, qd, c, MR);
+    } else {
+      for (Eigen::Index i = 0; i < n; ++i) gridAt_(i) = q_(chart_[static_cast<std::size_t>(i)]);
+      held = grid_->eval(gridAt_, ud_, cursor_, q, R, qd, c, MR);
+    }
+    return held && ((q - q_).cwiseAbs().array() <= 1e-6 * assembly_.scales->coordinateScale.array()).all();
   }
 
   const SindyModel& rom_;
@@ -1308,15 +1327,18 @@ class SindyStepper final : public ReducedStepper {
   std::optional<ChartKinematics> kinematics_;  // of chart_
   std::optional<KinematicTable> table_;
   std::shared_ptr<const KinematicGrid> grid_;  // the model's, for two coordinates
-  KinematicGrid::Cursor cursor_;               // this run's cell on it
-  Eigen::VectorXd gridAt_;                     // the chart's coordinates, as the grid reads them
-  long long stages_ = 0, gridStages_ = 0;      // stages, and those on the grid
-  Eigen::MatrixXd R_, MR_, Mr_;                // R_ (with qd_, c_) and MR_: the table's or the grid's
-  Eigen::MatrixXd massOf_;                     // the R of MR_, Mr_ and reducedMass_
-  Eigen::MatrixXd MrInverse_;                  // of Mr_ once it was used twice (0 x 0: not yet)
-  bool tabulated_ = false;                     // the last state's R, q̇, c are the table's
-  SymmetricSolver reducedMass_;                // of Mr_
-  Eigen::VectorXd a_[4], v_[4], uStage_;       // RK4's stages: accelerations, velocities; a stage's positions
+  // The table or grid answers in this chart: the model's own, entered on their branch (from
+  // the start, or back from another chart where they give the positions the run has).
+  bool tablesOn_ = true;
+  KinematicGrid::Cursor cursor_;           // this run's cell on it
+  Eigen::VectorXd gridAt_;                 // the chart's coordinates, as the grid reads them
+  long long stages_ = 0, gridStages_ = 0;  // stages, and those on the grid
+  Eigen::MatrixXd R_, MR_, Mr_;            // R_ (with qd_, c_) and MR_: the table's or the grid's
+  Eigen::MatrixXd massOf_;                 // the R of MR_, Mr_ and reducedMass_
+  Eigen::MatrixXd MrInverse_;              // of Mr_ once it was used twice (0 x 0: not yet)
+  bool tabulated_ = false;                 // the last state's R, q̇, c are the table's
+  SymmetricSolver reducedMass_;            // of Mr_
+  Eigen::VectorXd a_[4], v_[4], uStage_;   // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
 };
