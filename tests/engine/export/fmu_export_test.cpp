@@ -673,6 +673,64 @@ TEST_CASE("a SINDy FMU changes chart where its coordinates stop determining the 
   CHECK(gap < 1e-8);
 }
 
+TEST_CASE("a SINDy run back in its own chart on its grid's branch steps on the grid again, as its FMU does",
+          "[fmu]") {
+  // The pendulum on a carriage trained over the top (6 N m), run under 4.5 N m: its chart (the
+  // carriage and the pendulum's horizontal coordinate) degenerates at the horizontal, the run
+  // goes on in another, and back below the horizontal, on the grid's branch, it interpolates
+  // again (before, a run that changed chart solved exactly to its end).
+  ModelSpec spec = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json")).spec();
+  spec.loadCases.at(0).loads.at(1).function.amplitude = 6.0;
+  LoadCase past = spec.loadCases.at(0);
+  past.name = "past";
+  past.loads.at(1).function.amplitude = 4.5;
+  spec.loadCases.push_back(past);
+  const Model model(spec);
+  const Dataset dataset = simulatedDataset(model, "train", 4.0, 0.005);
+  Monitor monitor;
+  const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
+  const int lc = model.requireLoadCase("past");
+  const auto figures = [&](double tEnd) {
+    RunOptions o;
+    o.loadCase = lc;
+    o.tEnd = tEnd;
+    o.outputDt = 0.005;
+    TrajectoryRecorder recorder;
+    std::map<std::string, double> f;
+    for (const auto& [name, value] : rom->simulate(model, o, recorder).figures) f[name] = value;
+    return f;
+  };
+  const double tEnd = 4.0;
+  std::map<std::string, double> whole = figures(tEnd);
+  double first = tEnd;  // the first change of chart is before this
+  for (double t = 0.05; t < tEnd; t += 0.05)
+    if (figures(t)["chart_switches"] >= 1.0) {
+      first = t;
+      break;
+    }
+  INFO("chart switches " << whole["chart_switches"] << ", share of the stages on the grid "
+                         << whole["kinematic_grid_share"]
+                         << ", the first change of chart before t = " << first);
+  REQUIRE(whole["chart_switches"] >= 2.0);
+  // More stages on the grid than there are before the first change.
+  CHECK(whole["kinematic_grid_share"] > first / tEnd + 0.1);
+
+  // The FMU takes the grid again at the same steps.
+  const std::string dir = tempDir("chart_back");
+  const Exported exported = exportAndUnpack(*rom, model, "chart_back", dir, {"P"}, "past");
+  const FmuExport& e = exported.fmu;
+  const Fmi2 fmi(exported.so);
+  const double h = e.model.dt;
+  const int steps = static_cast<int>(std::floor(tEnd / h));
+  Host host(fmi, "back", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  const Rows fmu = drive(host, model, lc, h, steps);
+  const Rows expected = engineRows(*rom, model, e.model, h, steps);
+  std::size_t channel = 0;
+  const double gap = worstRelativeGap(fmu, expected, &channel);
+  INFO("worst relative gap " << gap << " in " << e.model.outputs[channel].name);
+  CHECK(gap < 1e-8);
+}
+
 TEST_CASE("a communication step that is not a multiple of the model's step keeps to its grid", "[fmu]") {
   const Model model = barPendulum();
   const auto rom = trainPod(model, "central_difference");
