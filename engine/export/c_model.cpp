@@ -174,7 +174,7 @@ CModel exportCModel(const ReducedModel& rom, const Model& model, const CExportOp
   run.loadCase = lc;
   run.integrator.dt = options.dt;
   if (options.dt < 0.0 || !std::isfinite(options.dt)) throw InputError("the step must be a number >= 0 [s]");
-  out.dt = options.dt > 0.0 ? options.dt : rom.ownStep();
+  out.dt = options.dt > 0.0 ? options.dt : rom.heldInputStep();
   // fmi2DoStep refuses a communication step of more than 1e9 model steps: below 1e-12 s, a
   // millisecond would be one.
   if (out.dt < 1e-12)

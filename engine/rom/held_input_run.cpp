@@ -17,7 +17,7 @@ RomSimulationSummary simulateWithHeldInputs(const ReducedModel& rom, const Model
     throw InputError("the input hold interval must be a number > 0 [s]");
   // At a design point, as ReducedModel::simulate runs.
   const DesignRun point = designPointRun(model, options, rom.parameterNames());
-  const RunOptions o = rom.resolveStep(point.model ? point.options : options);
+  const RunOptions o = rom.resolveStep(point.model ? point.options : options, true);
   const ReducedRunPlan plan = planReducedRun(model, o, model.nq(), rom.method(), rom.parameterNames());
   Model driven = point.model ? *point.model : model;
   const int lc = o.loadCase;

@@ -443,20 +443,39 @@ double ReducedModel::trainedSpan() const {
   return span;
 }
 
-double ReducedModel::ownStep() const {
-  // Older files (and hand-written ones) without the spacing step at the former default.
-  double spacing = 1e-3;
-  const auto it = metrics_.find("sample_spacing");
-  if (it != metrics_.end() && it->is_number()) {
+namespace {
+
+// The spacing of the samples `metrics` says a model was trained on [s]; older files (and
+// hand-written ones) without it at the former default.
+double sampleSpacing(const OJson& metrics) {
+  const auto it = metrics.find("sample_spacing");
+  if (it != metrics.end() && it->is_number()) {
     const double h = it->get<double>();
-    if (h > 0.0 && std::isfinite(h)) spacing = h;
+    if (h > 0.0 && std::isfinite(h)) return h;
   }
+  return 1e-3;
+}
+
+// The largest step <= h [s] that divides `outputDt` [s] (> 0).
+double dividingStep(double h, double outputDt) {
+  if (outputDt <= h) return outputDt;
+  return outputDt / std::ceil(outputDt / h - 1e-9);
+}
+
+}  // namespace
+
+double ReducedModel::ownStep() const {
+  const double spacing = sampleSpacing(metrics_);
   const auto chosen = metrics_.find("chosen_step");
   if (chosen != metrics_.end() && chosen->is_number()) {
     const double h = chosen->get<double>();
-    if (h > 0.0 && std::isfinite(h)) return std::min(spacing, h);
+    if (h > 0.0 && std::isfinite(h)) return samplesBetweenSteps() ? h : std::min(spacing, h);
   }
   return spacing;
+}
+
+double ReducedModel::heldInputStep() const {
+  return std::min(ownStep(), sampleSpacing(metrics_));
 }
 
 void ReducedModel::setOwnStep(double h) {
@@ -465,16 +484,31 @@ void ReducedModel::setOwnStep(double h) {
   metrics_["chosen_step"] = h;
 }
 
-double ReducedModel::stepFor(double outputDt) const {
+double ReducedModel::stepFor(double outputDt, double tEnd) const {
   const double h = ownStep();
   if (!(outputDt > 0.0) || !std::isfinite(outputDt)) return h;  // every step (a bad interval: planReducedRun)
-  if (outputDt <= h) return outputDt;
-  return outputDt / std::ceil(outputDt / h - 1e-9);
+  if (!samplesBetweenSteps() || h < 2.0 * outputDt * (1.0 - 1e-9)) return dividingStep(h, outputDt);
+  // Whole output intervals, the samples between the steps interpolated; the last step on tEnd.
+  for (auto k = static_cast<long long>(std::floor(h / outputDt + 1e-9)); k > 1; --k) {
+    const double step = static_cast<double>(k) * outputDt;
+    const double steps = tEnd / step;
+    if (!(tEnd > 0.0) || !std::isfinite(tEnd) ||
+        std::abs(steps - std::round(steps)) <= 1e-9 * std::max(1.0, steps))
+      return step;
+  }
+  return outputDt;
 }
 
-RunOptions ReducedModel::resolveStep(const RunOptions& options) const {
+RunOptions ReducedModel::resolveStep(const RunOptions& options, bool heldInputs) const {
   RunOptions o = options;
-  if (o.integrator.dt == 0.0 && o.integrator.tolerance == 0.0) o.integrator.dt = stepFor(o.outputDt);
+  if (o.integrator.dt == 0.0 && o.integrator.tolerance == 0.0) {
+    if (!heldInputs)
+      o.integrator.dt = stepFor(o.outputDt, o.tEnd);
+    else
+      o.integrator.dt = o.outputDt > 0.0 && std::isfinite(o.outputDt)
+                            ? dividingStep(heldInputStep(), o.outputDt)
+                            : heldInputStep();
+  }
   return o;
 }
 
@@ -482,7 +516,7 @@ RomSimulationSummary ReducedModel::simulate(const Model& model, const RunOptions
                                             TrajectorySink& sink, Monitor* monitor) const {
   const DesignRun point = designPointRun(model, options, parameterNames());
   const RunOptions resolved = resolveStep(point.model ? point.options : options);
-  checkReducedRunGrid(resolved);
+  checkReducedRunGrid(resolved, samplesBetweenSteps());
   return simulateAtStep(point.model ? *point.model : model, resolved, sink, monitor);
 }
 

@@ -340,13 +340,26 @@ class ReducedModel {
   /// True for a method whose step is not learnt (an integrator of fitted equations): the
   /// held-out check then judges halved steps too and keeps the largest that holds (setOwnStep).
   virtual bool stepIsFree() const { return false; }
-  /// Lowers ownStep() to `h` [s] (> 0; metric "chosen_step"), kept in the file.
+  /// True for a method whose stepper samples between its steps (ReducedStepper::fillBetween):
+  /// its own step may then exceed the spacing of its training samples and a run's output
+  /// interval, the held-out check judging doubled steps too.
+  virtual bool samplesBetweenSteps() const { return false; }
+  /// Sets ownStep() to `h` [s] (> 0; metric "chosen_step"), kept in the file. Beyond the
+  /// training samples' spacing only for a model that samples between its steps.
   void setOwnStep(double h);
-  /// The largest step <= ownStep() [s] that divides the output interval `outputDt` [s]
-  /// (0: every step, ownStep()), so samples land on the output times.
-  double stepFor(double outputDt) const;
-  /// `options` with a step of 0 resolved to stepFor(options.outputDt); other steps as given.
-  RunOptions resolveStep(const RunOptions& options) const;
+  /// The step [s] of a run that lands on the output times (`outputDt` [s]; 0: every step,
+  /// ownStep()): the largest step <= ownStep() that divides it; for a model that samples
+  /// between its steps and an own step of two output intervals or more, the largest whole
+  /// number of intervals <= ownStep() that also divides the end time `tEnd` [s] (0: any).
+  double stepFor(double outputDt, double tEnd = 0.0) const;
+  /// The step [s] of a run whose inputs an importer holds over its communication steps (an
+  /// exported FMU): ownStep(), no larger than the training samples' spacing, since inputs held
+  /// from one communication point to the next are not known between them.
+  double heldInputStep() const;
+  /// `options` with a step of 0 resolved to stepFor(options.outputDt, options.tEnd), or with
+  /// `heldInputs` to the largest step <= heldInputStep() that divides the output interval;
+  /// other steps as given.
+  RunOptions resolveStep(const RunOptions& options, bool heldInputs = false) const;
 
   /// Mechanism it was trained for.
   const std::string& mechanismName() const { return mechanismName_; }

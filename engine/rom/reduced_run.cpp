@@ -1,6 +1,7 @@
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/training_retrace.h"
 
+#include "engine/core/error.h"
 #include "engine/core/number_text.h"
 #include "engine/model/forces.h"
 
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 namespace mbdrom {
 
@@ -46,11 +48,27 @@ void ReducedRun::advance() {
   steps_ = step;
 }
 
+void ReducedStepper::fillBetween(Sample&) {
+  throw std::logic_error("this reduced model's stepper samples at its steps only");
+}
+
 const Sample& ReducedRun::sample() {
+  return sampleAt(t());
+}
+
+const Sample& ReducedRun::sampleAt(double time) {
   Sample& s = out_.sample();
   s.step = steps_;
-  s.t = t();
-  stepper_->fill(s);
+  s.t = time;
+  if (steps_ > 0 && time < t() - 1e-9 * dt_) {
+    if (time <= t() - dt_ * (1.0 + 1e-9))
+      throw InputError("a reduced run samples at " + shortNumberText(time) +
+                       " s only inside its last step, after " + shortNumberText(t() - dt_) + " s");
+    stepper_->fillBetween(s);
+  } else {
+    s.t = t();
+    stepper_->fill(s);
+  }
   out_.complete();
   if (rom_.envelope().known())
     s.envelopeDistance =
@@ -216,11 +234,14 @@ void ReducedRunOutput::finish() {
                        summary_);
 }
 
-void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t) {
+void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, double t, bool between) {
   Sample& s = out_.sample();
   s.step = step;
   s.t = t;
-  stepper.fill(s);
+  if (between)
+    stepper.fillBetween(s);
+  else
+    stepper.fill(s);
   out_.complete();
   const EnvelopeDistance distance = checkEnvelope(s);
   if (const std::optional<double> work = stepper.work()) {

@@ -58,6 +58,11 @@ class ReducedStepper {
   /// Sets the natural coordinates q, qd, qdd [m, m/s, m/s^2] (size nq) and the
   /// potential energy [J] of `s` at s.t (s.step set) from the current state.
   virtual void fill(Sample& s) = 0;
+  /// As fill(), at a time s.t inside the last step (after advance(), before the next one), from
+  /// the state interpolated between the step's ends; the state stays the step's end. For a
+  /// method whose model samples between its steps (ReducedModel::samplesBetweenSteps); the
+  /// default throws std::logic_error.
+  virtual void fillBetween(Sample& s);
   /// Work of the non-conservative forces since t = 0 [J] when the method tracks it;
   /// the samples then carry it and the energy balance error.
   virtual std::optional<double> work() const { return std::nullopt; }
@@ -87,6 +92,10 @@ class ReducedRun {
   /// forces, markers, measures and the distance outside the training envelope, as
   /// simulate() writes it at this step.
   const Sample& sample();
+  /// As sample(), at a time `t` [s] inside the last step (t() - dt() < t <= t()): between the
+  /// step's ends, for a model that samples between its steps (a step of several output
+  /// intervals, as simulate() takes it); at t(), sample().
+  const Sample& sampleAt(double t);
   /// The method's stepper (its reduced state), for a caller that needs more.
   ReducedStepper& stepper() { return *stepper_; }
 
@@ -117,7 +126,9 @@ class ReducedRunOutput {
  public:
   ReducedRunOutput(const Model& model, const ReducedModel& rom, const RunOptions& options,
                    TrajectorySink& sink, RomSimulationSummary& summary);
-  void writeSample(ReducedStepper& stepper, long long step, double t);
+  /// Completes and writes the stepper's sample at step `step`, time t [s]; with `between`, at a
+  /// time t inside that step (ReducedStepper::fillBetween).
+  void writeSample(ReducedStepper& stepper, long long step, double t, bool between = false);
   /// Writes a sample completed elsewhere (ReducedRun::sample(), its envelope distance
   /// set): the summary's envelope figures, the sink, the stop outside the envelope.
   void write(const Sample& s);
@@ -192,6 +203,9 @@ RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom
       if (!stepper.finite()) throw reducedRunDiverged(method, step, t);
       summary.steps = step;
       summary.tEnd = t;
+      for (long long j = 1; j < plan.between; ++j)
+        output.writeSample(stepper, step,
+                           t - dt + dt * static_cast<double>(j) / static_cast<double>(plan.between), true);
       if (step % plan.stride == 0 || step == plan.steps) output.writeSample(stepper, step, t);
       if (monitor) {
         progress.step = step;

@@ -34,15 +34,18 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
-  // The model's steps per data sample (its own step divides the samples' spacing).
+  // The model's steps per data sample (its own step divides the samples' spacing), or, for a
+  // model whose step spans several samples, the samples between its steps interpolated.
   const long long per = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / run.dt())) : 1;
+  const bool between = o.outputDt > 0.0 && run.dt() > o.outputDt * (1.0 + 1e-9);
   Sample filled;
   // The equation residual on as many samples as a reduced run measures.
   const auto every = static_cast<Eigen::Index>(EquationResidual::every(N));
   if (kept) *kept = N;
   for (Eigen::Index k = 0; k < N; ++k) {
     try {
-      for (long long j = 0; j < per && k > 0; ++j) {
+      const double due = between ? static_cast<double>(k) * o.outputDt : 0.0;
+      for (long long j = 0; between ? run.t() < due - 1e-9 * run.dt() : j < per && k > 0; ++j) {
         failedAt = run.t() + run.dt();
         run.advance();
       }
@@ -54,14 +57,18 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
     }
     const Sample* sample = &filled;
     const bool measured = residual && k % every == 0;
+    const double at = between ? std::min(run.t(), static_cast<double>(k) * o.outputDt) : run.t();
     if (joint || measured) {
-      sample = &run.sample();  // with the loads the envelope and the residual measure
+      sample = &run.sampleAt(at);  // with the loads the envelope and the residual measure
       if (joint) joint->add(sample->t, sample->q, sample->qd, sample->f_ext);
       if (measured) residual->add(*sample);
     } else {
       filled.step = run.steps();
-      filled.t = run.t();
-      run.stepper().fill(filled);
+      filled.t = at;
+      if (at < run.t() - 1e-9 * run.dt())
+        run.stepper().fillBetween(filled);
+      else
+        run.stepper().fill(filled);
     }
     const Sample& s = *sample;
     for (Eigen::Index i = 0; i < n; ++i) out(i, k) = s.q(coordinates[static_cast<std::size_t>(i)]);
@@ -148,9 +155,9 @@ RunOptions replayOptions(const ReducedModel& rom, const DatasetRun& data, const 
   o.q0 = data.q.col(0);
   o.qd0 = data.qd.col(0);
   // The model's own step (as a run that leaves it the choice), output at the data's samples.
-  o.integrator.dt = rom.stepFor(replay.dt);
   o.outputDt = replay.dt;
   o.tEnd = data.t(data.samples() - 1);
+  o.integrator.dt = rom.stepFor(replay.dt, o.tEnd);
   for (const std::string& name : rom.parameterNames())  // a run may carry more (a design's values)
     if (const auto it = data.parameters.find(name); it != data.parameters.end())
       o.parameters[name] = it->second;
@@ -754,6 +761,46 @@ double checkedError(const RolloutCheck& c) {
   return c.done && !c.failed ? c.error : std::numeric_limits<double>::infinity();
 }
 
+// "its own step X ms, chosen by the held-out check (A ms: e %, ...)" of the steps `tried`.
+std::string chosenStepText(double chosen, const std::vector<std::pair<double, RolloutCheck>>& tried) {
+  std::string text = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * chosen);
+  for (std::size_t k = 0; k < tried.size(); ++k)
+    text += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
+            (std::isfinite(checkedError(tried[k].second)) ? verdictPercent(tried[k].second.error)
+                                                          : std::string("fails"));
+  return text + ")";
+}
+
+// For a model that samples between its steps and whose check at `step` [s] is within a tenth of
+// the goal: the check repeated at doubled steps (up to 8 times `step`) while it stays there,
+// the largest such step the model's own. Its error grows as a step's error does (h^4 for
+// RK4): a tenth of the goal leaves room for runs the check did not see.
+RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
+                         const std::function<RolloutCheck()>& judge, Monitor& monitor) {
+  const double target = 0.1 * check.tolerance;
+  std::vector<std::pair<double, RolloutCheck>> tried{{step, std::move(check)}};
+  std::size_t chosen = 0;
+  while (tried.size() < 4) {
+    const double h = 2.0 * tried.back().first;
+    probe.setOwnStep(h);
+    monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * h), 0, 1, {}});
+    try {
+      tried.emplace_back(h, judge());
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error&) {
+      break;  // a doubled step that cannot be judged: the steps tried so far decide
+    }
+    if (!(checkedError(tried.back().second) <= target)) break;
+    chosen = tried.size() - 1;
+  }
+  probe.setOwnStep(tried[chosen].first);
+  rom.setOwnStep(tried[chosen].first);
+  RolloutCheck out = tried[chosen].second;
+  if (tried.size() > 1) out.step = chosenStepText(tried[chosen].first, tried);
+  return out;
+}
+
 }  // namespace
 
 RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
@@ -763,6 +810,8 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   // The step a run takes on the data's samples (ReducedModel::stepFor), as the check ran it.
   const double spacing = probe.metrics().value("sample_spacing", 0.0);
   const auto runStep = [&] { return spacing > 0.0 ? probe.stepFor(spacing) : probe.ownStep(); };
+  if (rom.samplesBetweenSteps() && checkedError(check) <= 0.5 * target)
+    return growOwnStep(rom, probe, std::move(check), runStep(), judge, monitor);
   std::vector<std::pair<double, RolloutCheck>> tried{{runStep(), std::move(check)}};
   while (tried.size() < 4) {
     const double last = checkedError(tried.back().second);
@@ -797,12 +846,7 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   // The probe may be `rom` itself: both end at the chosen step, whichever was tried last.
   probe.setOwnStep(tried[chosen].first);
   rom.setOwnStep(tried[chosen].first);
-  out.step = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * tried[chosen].first);
-  for (std::size_t k = 0; k < tried.size(); ++k)
-    out.step += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
-                (std::isfinite(checkedError(tried[k].second)) ? verdictPercent(tried[k].second.error)
-                                                              : std::string("fails"));
-  out.step += ")";
+  out.step = chosenStepText(tried[chosen].first, tried);
   return out;
 }
 

@@ -119,17 +119,21 @@ ReducedRunPlan reducedRunGrid(const RunOptions& o) {
   ReducedRunPlan grid;
   grid.steps = static_cast<long long>(std::ceil(o.tEnd / o.integrator.dt - 1e-9));
   grid.stride = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / o.integrator.dt)) : 1;
+  if (o.outputDt > 0.0 && o.integrator.dt > o.outputDt * (1.0 + 1e-9))
+    grid.between = std::max(1LL, std::llround(o.integrator.dt / o.outputDt));
   return grid;
 }
 
-void checkReducedRunGrid(const RunOptions& o) {
+void checkReducedRunGrid(const RunOptions& o, bool between) {
   // A reduced model steps at one fixed step, which its stepper may have built its matrices for:
   // its samples land on the output times and its last step on the end time only when both are
   // whole numbers of steps (the full model shortens its last step instead).
   const double dt = o.integrator.dt;
   if (!(dt > 0.0) || !std::isfinite(dt) || !(o.tEnd >= 0.0) || !std::isfinite(o.tEnd))
     return;  // checkRunValues
-  if (o.outputDt > 0.0) {
+  const double intervals = o.outputDt > 0.0 ? dt / o.outputDt : 0.0;
+  const bool whole = std::abs(intervals - std::round(intervals)) <= 1e-9 * std::max(1.0, intervals);
+  if (o.outputDt > 0.0 && !(between && intervals > 1.0 && whole)) {
     const double ratio = o.outputDt / dt;
     const double stride = std::max(1.0, std::round(ratio));
     if (std::abs(ratio - stride) > 1e-9 * std::max(1.0, ratio))
@@ -186,6 +190,7 @@ ReducedRunPlan planReducedRun(const Model& model, const RunOptions& o, Eigen::In
   const ReducedRunPlan grid = reducedRunGrid(o);
   plan.steps = grid.steps;
   plan.stride = grid.stride;
+  plan.between = grid.between;
   plan.info.modelName = model.spec().name;
   plan.info.loadCase =
       o.loadCase >= 0 ? model.spec().loadCases[static_cast<std::size_t>(o.loadCase)].name : "";

@@ -54,18 +54,22 @@ double relativeFitError(const Eigen::MatrixXd& fit, const Eigen::MatrixXd& Y);
 struct ReducedRunPlan {
   long long steps = 0;
   long long stride = 1;
+  /// Output intervals per step (> 1: a step of several output intervals, the samples between
+  /// its ends filled by ReducedStepper::fillBetween; stride is then 1).
+  long long between = 1;
   RunInfo info;
   Eigen::VectorXd parameters;  ///< values of μ in the order of the model's parameter names
-  /// The samples the run writes: every stride-th step, the first and the last.
-  long long samples() const { return steps / stride + 1 + (steps % stride ? 1 : 0); }
+  /// The samples the run writes: every stride-th step, the first and the last, and those between.
+  long long samples() const { return between * (steps / stride) + 1 + (steps % stride ? 1 : 0); }
 };
 
 /// The steps and output stride of a run of `o` (o.integrator.dt > 0), as planReducedRun plans them.
 ReducedRunPlan reducedRunGrid(const RunOptions& o);
 /// Refuses (InputError, naming the values that would do) a whole reduced run of `o` whose output
-/// interval is not a whole number of its steps, or whose end time is not: a reduced model takes one
-/// fixed step, so its samples would drift off the output times or its last one pass t_end.
-void checkReducedRunGrid(const RunOptions& o);
+/// interval is not a whole number of its steps (nor, with `between`, its step a whole number of
+/// output intervals), or whose end time is not: a reduced model takes one fixed step, so its
+/// samples would drift off the output times or its last one pass t_end.
+void checkReducedRunGrid(const RunOptions& o, bool between = false);
 
 /// Checks `o` against `model` (dt, no tolerance, t_end, output_dt, load case, initial-condition
 /// sizes, the reduced model's coordinate count `romCoordinates`, the parameters μ

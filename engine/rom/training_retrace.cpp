@@ -131,7 +131,7 @@ bool gridMatches(const ReducedModel& rom, const OJson& run, const RunOptions& op
   const double spacing = duration / (samples - 1.0);
   const double output = options.outputDt > 0.0 ? options.outputDt : options.integrator.dt;
   return near(options.tEnd, duration) && near(output, spacing) &&
-         near(options.integrator.dt, rom.stepFor(spacing)) && options.integrator.tolerance == 0.0;
+         near(options.integrator.dt, rom.stepFor(spacing, duration)) && options.integrator.tolerance == 0.0;
 }
 
 }  // namespace

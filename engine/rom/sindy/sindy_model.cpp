@@ -7,6 +7,7 @@
 #include "engine/core/json_reader.h"
 #include "engine/core/message_text.h"
 #include "engine/core/ordered_json.h"
+#include "engine/core/quintic_hermite.h"
 #include "engine/core/small_products.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/assembly.h"
@@ -1029,6 +1030,12 @@ class SindyStepper final : public ReducedStepper {
       accelerations(t0, u_, ud_, a_[0]);
       chartStart_ = stretch();
     }
+    // The step's start, for samples between its ends (fillBetween).
+    stepStart_ = t0;
+    stepEnd_ = t;
+    u0_ = u_;
+    ud0_ = ud_;
+    udd0_ = a_[0];
     // Classic RK4 into storage of the right size: a stage allocates nothing.
     v_[0] = ud_;
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
@@ -1056,13 +1063,47 @@ class SindyStepper final : public ReducedStepper {
     accelerations(s.t, u_, ud_, a_[0]);
     sampledAt_ = s.t;
     sampledHolds_ = model_.loadHolds();
+    writeState(s);
+  }
+
+  // The state between the step's ends from the quintic Hermite interpolant of u through u, u̇
+  // and ü at both (ü at the end is the next step's first stage: computed once), its
+  // accelerations those of the identified equations there.
+  void fillBetween(Sample& s) override {
+    if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) {
+      accelerations(stepEnd_, u_, ud_, a_[0]);
+      sampledAt_ = stepEnd_;
+      sampledHolds_ = model_.loadHolds();
+    }
+    const double h = stepEnd_ - stepStart_;
+    double w[6], dw[6];
+    quinticHermiteWeights((s.t - stepStart_) / h, w, dw);
+    const Eigen::Index n = u_.size();
+    uBetween_.resize(n);
+    udBetween_.resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double p[6] = {u0_(i), h * ud0_(i), h * h * udd0_(i), h * h * a_[0](i), h * ud_(i), u_(i)};
+      double value = 0.0, slope = 0.0;
+      for (int k = 0; k < 6; ++k) {
+        value += w[k] * p[k];
+        slope += dw[k] * p[k];
+      }
+      uBetween_(i) = value;
+      udBetween_(i) = slope / h;
+    }
+    accelerations(s.t, uBetween_, udBetween_, aBetween_);
+    writeState(s);
+  }
+
+ private:
+  // q, q̇, q̈ and the potential of the last state evaluated into `s`.
+  void writeState(Sample& s) const {
     s.q = q_;
     s.qd = velocities();
     s.qdd = qdd_;
     s.potentialEnergy = mechanismPotential(model_, s.q);
   }
 
- private:
   // R, q̇ and c of the last state: the table's where it holds, else the chart kinematics' (read in
   // place: a stage copies nothing).
   const Eigen::MatrixXd& velocityMap() const { return tabulated_ ? R_ : kinematics_->R(); }
@@ -1341,6 +1382,9 @@ class SindyStepper final : public ReducedStepper {
   Eigen::VectorXd a_[4], v_[4], uStage_;   // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
+  // The last step's start (u, u̇, ü at stepStart_ [s]) and a state between its ends.
+  double stepStart_ = 0.0, stepEnd_ = 0.0;
+  Eigen::VectorXd u0_, ud0_, udd0_, uBetween_, udBetween_, aBetween_;
 };
 
 }  // namespace internal

@@ -165,6 +165,7 @@ class SindyModel : public ReducedModel {
   StoredStart storedStart() const override;
   bool takesLoads() const override;
   bool stepIsFree() const override { return true; }
+  bool samplesBetweenSteps() const override { return true; }
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
   const StlsResult& result() const { return result_; }

@@ -349,7 +349,8 @@ TEST_CASE("sindy leaves out the terms its runs cannot tell apart, and its held-o
   const auto& rollout = rom->metrics().at("rollout");
   CHECK(rollout.at("done").get<bool>());
   CHECK(rollout.at("whole_runs").get<bool>());
-  CHECK(rollout.at("error").get<double>() < 0.001);
+  // At the model's own step, which the check grows while it stays within a tenth of the goal.
+  CHECK(rollout.at("error").get<double>() < 0.005);
 }
 
 TEST_CASE("sindy trained on one forced run leaves out the terms it cannot tell apart instead of refusing",
@@ -444,4 +445,77 @@ TEST_CASE(
   }
   INFO("largest bar length error " << worst << " m");
   CHECK(worst < 2e-6);
+}
+
+TEST_CASE(
+    "a SINDy run whose step spans several output intervals fills the samples between from its step's ends",
+    "[sindy_model_test]") {
+  const DampedCarts carts(
+      {{"5.105121142083635", "3.5698471487020966"}, {"16.754490568914598", "1.635231218313736"}});
+  Monitor monitor;
+  auto rom = trainReducedModel("sindy", carts.dataset, OJson::object(), monitor, &carts.model);
+  REQUIRE(rom->samplesBetweenSteps());
+  rom->setOwnStep(0.03);  // three output intervals of 10 ms
+  const auto run = [&](double dt, double output) {
+    RunOptions o;
+    o.loadCase = 0;
+    o.tEnd = 2.4;
+    o.outputDt = output;
+    o.integrator.dt = dt;
+    TrajectoryRecorder recorder;
+    const RomSimulationSummary summary = rom->simulate(carts.model, o, recorder);
+    REQUIRE(recorder.status() == RunStatus::Completed);
+    return std::make_pair(summary, recorder.samples());
+  };
+  const auto [summary, between] = run(0.0, 0.01);  // its own step, the interval's samples between
+  const auto ends = run(0.03, 0.03).second;        // the same steps, sampled at their ends only
+  const auto fine = run(0.001, 0.01).second;       // far finer steps: nearly the exact solution
+  CHECK(summary.dt == Approx(0.03));
+  REQUIRE(between.size() == 241);
+  REQUIRE(fine.size() == 241);
+  REQUIRE(ends.size() == 81);
+  double endError = 0.0, betweenError = 0.0, endRateError = 0.0, betweenRateError = 0.0, motion = 0.0;
+  for (const Sample& s : fine) motion = std::max(motion, (s.q - fine[0].q).cwiseAbs().maxCoeff());
+  for (std::size_t k = 0; k < between.size(); ++k) {
+    CHECK(between[k].t == Approx(0.01 * static_cast<double>(k)).margin(1e-12));
+    const double error = (between[k].q - fine[k].q).cwiseAbs().maxCoeff();
+    const double rateError = (between[k].qd - fine[k].qd).cwiseAbs().maxCoeff();
+    if (k % 3 == 0) {
+      // The steps' ends: the same state as the run that samples there only, to the bit.
+      CHECK((between[k].q - ends[k / 3].q).cwiseAbs().maxCoeff() == 0.0);
+      CHECK((between[k].qd - ends[k / 3].qd).cwiseAbs().maxCoeff() == 0.0);
+      endError = std::max(endError, error);
+      endRateError = std::max(endRateError, rateError);
+    } else {
+      betweenError = std::max(betweenError, error);
+      betweenRateError = std::max(betweenRateError, rateError);
+    }
+  }
+  // The interpolant adds little to the step's own error: the samples between are as good as the ends.
+  INFO("ends " << endError << " m, " << endRateError << " m/s; between " << betweenError << " m, "
+               << betweenRateError << " m/s; motion " << motion << " m");
+  CHECK(endError < 0.01 * motion);
+  CHECK(betweenError < 1.5 * endError);
+  CHECK(betweenRateError < 1.5 * endRateError);
+
+  // A caller that advances the run itself samples between its steps as simulate() does.
+  RunOptions o;
+  o.loadCase = 0;
+  o.tEnd = 2.4;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.0;  // the model's own step
+  ReducedRun stepped = rom->startRun(carts.model, o);
+  CHECK(stepped.dt() == Approx(0.03));
+  for (std::size_t k = 1; k < between.size(); ++k) {
+    const double t = 0.01 * static_cast<double>(k);
+    while (stepped.t() < t - 1e-9) stepped.advance();
+    const Sample& s = stepped.sampleAt(between[k].t);  // the run loop's time, to the bit
+    INFO("sample " << k);
+    CHECK((s.q - between[k].q).cwiseAbs().maxCoeff() == 0.0);
+    CHECK((s.qdd - between[k].qdd).cwiseAbs().maxCoeff() == 0.0);
+  }
+  CHECK_THROWS_AS(stepped.sampleAt(stepped.t() - 0.05), InputError);
+
+  // An exported FMU cannot know its inputs between communication points: it keeps the spacing.
+  CHECK(rom->heldInputStep() == Approx(0.01));
 }

@@ -1,0 +1,28 @@
+#pragma once
+/// @file
+/// Quintic Hermite interpolation on one step: the polynomial of degree 5 through the values,
+/// first and second derivatives at both ends of [0, 1]. A run that steps past its output times
+/// (an explicit Runge-Kutta method of order 4) fills them from its step's ends with an error of
+/// the step's order or better.
+
+namespace mbdrom {
+
+/// The weights of (p0, p0', p0'', p1'', p1', p1) at s in [0, 1] (derivatives per unit of s), in
+/// `w`, and of the first derivative d/ds in `dw`.
+inline void quinticHermiteWeights(double s, double w[6], double dw[6]) {
+  const double s2 = s * s, s3 = s2 * s, s4 = s3 * s, s5 = s4 * s;
+  w[0] = 1.0 - 10.0 * s3 + 15.0 * s4 - 6.0 * s5;
+  w[1] = s - 6.0 * s3 + 8.0 * s4 - 3.0 * s5;
+  w[2] = 0.5 * (s2 - 3.0 * s3 + 3.0 * s4 - s5);
+  w[3] = 0.5 * (s3 - 2.0 * s4 + s5);
+  w[4] = -4.0 * s3 + 7.0 * s4 - 3.0 * s5;
+  w[5] = 10.0 * s3 - 15.0 * s4 + 6.0 * s5;
+  dw[0] = -30.0 * s2 + 60.0 * s3 - 30.0 * s4;
+  dw[1] = 1.0 - 18.0 * s2 + 32.0 * s3 - 15.0 * s4;
+  dw[2] = s - 4.5 * s2 + 6.0 * s3 - 2.5 * s4;
+  dw[3] = 1.5 * s2 - 4.0 * s3 + 2.5 * s4;
+  dw[4] = -12.0 * s2 + 28.0 * s3 - 15.0 * s4;
+  dw[5] = -dw[0];
+}
+
+}  // namespace mbdrom
