@@ -222,7 +222,7 @@ def worst_point(compare_json):
         c = json.loads(compare_json)
     except ValueError:
         return None, None
-    points = [p for p in c.get("points", []) if p.get("reference_rms", 0) > 0]
+    points = [p for p in c.get("points", []) if p.get("reference_rms", 0) > 0 and p.get("relative_rmse") is not None]
     if not points:
         return None, None
     p = max(points, key=lambda p: p["relative_rmse"])

@@ -93,6 +93,13 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
   result.samples = static_cast<long long>(rows.size());
   const double count = static_cast<double>(rows.size());
   double sumErr = 0.0, sumRef = 0.0;
+  // A point that moves by no more than the rounding of the mechanism's size (a pivot assembled to
+  // 1e-17 m) does not move: an error relative to that motion would be rounding over rounding.
+  double size = 0.0;
+  for (const std::string& name : names)
+    for (const int c : pointColumns(reference, name, "reference"))
+      for (Eigen::Index k : rows) size = std::max(size, std::abs(reference.data(k, c)));
+  const double still = kStillShare * size;
   result.overall.name = "overall";
   for (const std::string& name : names) {
     const auto cr = pointColumns(reference, name, "reference");
@@ -119,8 +126,9 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
     }
     pe.rmse = std::sqrt(err2 / count);
     pe.referenceRms = std::sqrt(ref2 / count);
-    pe.relativeRmse =
-        pe.referenceRms > 0.0 ? pe.rmse / pe.referenceRms : std::numeric_limits<double>::quiet_NaN();
+    pe.relativeRmse = pe.referenceRms > still && pe.referenceRms > 0.0
+                          ? pe.rmse / pe.referenceRms
+                          : std::numeric_limits<double>::quiet_NaN();
     sumErr += err2;
     sumRef += ref2;
     result.overall.maxError = std::max(result.overall.maxError, pe.maxError);

@@ -18,12 +18,18 @@
 
 namespace mbdrom {
 
+/// Share of the largest reference coordinate [-] below which a point's RMS motion counts as none
+/// (compareTrajectories: no relative error): some hundred times the rounding of a coordinate.
+inline constexpr double kStillShare = 1e-13;
+
 struct PointError {
   std::string name;
   double rmse = 0.0;          ///< [m]
   double maxError = 0.0;      ///< [m]
   double referenceRms = 0.0;  ///< RMS reference displacement about its mean [m]
-  double relativeRmse = 0.0;  ///< rmse / referenceRms [-]; NaN when the reference does not move
+  /// rmse / referenceRms [-]; NaN when the reference does not move (referenceRms no more than
+  /// kStillShare of the largest reference coordinate of the compared points)
+  double relativeRmse = 0.0;
 };
 
 struct TrajectoryComparison {

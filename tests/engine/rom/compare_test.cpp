@@ -67,3 +67,28 @@ TEST_CASE("compare names a missing point and disjoint time spans", "[compare_tes
   CHECK_THROWS_WITH(compareTrajectories(a, a, {"W"}), Catch::Contains("no point \"W\""));
   CHECK_THROWS_WITH(compareTrajectories(a, b), Catch::Contains("do not overlap"));
 }
+
+TEST_CASE("compare gives no relative error for a point whose reference moves by rounding only",
+          "[compare_test]") {
+  // Q is a pivot 5 m out, assembled to within 4e-15 m at each sample: its motion is rounding, and
+  // an error relative to it (of order one here) would name Q the worst point of an exact run.
+  const TrajectoryTable ref = table({{0, 0, 0, 0, 5, 5, 5, 0},
+                                     {1, 1, 0, 0, 5 + 4e-15, 5, 5, 0},
+                                     {2, 0, 0, 0, 5 - 4e-15, 5, 5, 0},
+                                     {3, -1, 0, 0, 5, 5, 5, 0}});
+  const TrajectoryTable other = table({{0, 0.001, 0, 0, 5, 5, 5, 0},
+                                       {1, 1.001, 0, 0, 5, 5, 5, 0},
+                                       {2, 0.001, 0, 0, 5, 5, 5, 0},
+                                       {3, -0.999, 0, 0, 5 + 4e-15, 5, 5, 0}});
+  const TrajectoryComparison c = compareTrajectories(ref, other);
+  REQUIRE(c.points.size() == 2);
+  CHECK(c.points[0].relativeRmse == Approx(0.001 / std::sqrt(0.5)));
+  CHECK(c.points[1].referenceRms > 0.0);
+  CHECK(std::isnan(c.points[1].relativeRmse));
+  // A motion of a micrometre at 5 m is motion.
+  const TrajectoryTable moving = table({{0, 0, 0, 0, 5, 5, 5, 0},
+                                        {1, 1, 0, 0, 5 + 1e-6, 5, 5, 0},
+                                        {2, 0, 0, 0, 5 - 1e-6, 5, 5, 0},
+                                        {3, -1, 0, 0, 5, 5, 5, 0}});
+  CHECK(std::isfinite(compareTrajectories(moving, other).points[1].relativeRmse));
+}
