@@ -538,6 +538,11 @@ int runRomInfo(const std::vector<std::string>& args, std::ostream& out, std::ost
     out << method->infoText(*rom);
   out << "envelope     " << envelopeText(rom->envelope()) << "\n";
   out << "own step     " << rom->ownStep() << " s (the step of a run that does not set --dt)\n";
+  if (rom->heldInputStep() < rom->ownStep())
+    out << "held inputs  " << rom->heldInputStep()
+        << " s (the step of an exported FMU and of --hold-inputs: inputs held between communication points "
+           "are "
+           "not known ahead)\n";
   if (const std::string speed = speedCheckText(*rom); !speed.empty()) out << "speed        " << speed << "\n";
   out << "metrics\n";
   for (const auto& [key, value] : rom->metrics().items())

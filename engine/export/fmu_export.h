@@ -6,7 +6,8 @@
 /// export time with the system's C compiler. No runtime: the shared object needs only
 /// libc and libm, and allocates once, at fmi2Instantiate.
 ///
-/// Stepping: fmi2DoStep takes whole steps of the model's own step h on its grid t_k = k h
+/// Stepping: fmi2DoStep takes whole steps of h = ReducedModel::heldInputStep() (the model's own
+/// step, at most its training samples' spacing) on its grid t_k = k h
 /// (from the experiment's start time), the inputs held over the communication step at the
 /// values set before it; a communication point between two grid times leaves the state
 /// at the grid time before it, and the next step catches up (the outputs lag by less
