@@ -24,7 +24,7 @@ ReducedRun::ReducedRun(const Model& model, const ReducedModel& rom, const RunOpt
     : model_(model),
       rom_(rom),
       method_(rom.method()),
-      parameters_(options.parameters),
+      parameterValues_(rom.envelope().parameterValues(options.parameters)),
       stepper_(std::move(stepper)),
       out_(model, options.loadCase),
       dt_(options.integrator.dt) {
@@ -69,11 +69,11 @@ const Sample& ReducedRun::sampleAt(double time) {
     s.t = t();
     stepper_->fill(s);
   }
-  out_.complete();
+  out_.complete(stepper_->fillsExternalForce());
   if (rom_.envelope().known())
     s.envelopeDistance =
         rom_.envelope()
-            .distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, parameters_)
+            .distanceAtValues(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, parameterValues_)
             .distance;
   if (const std::optional<double> work = stepper_->work()) {
     if (steps_ == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;
@@ -101,7 +101,8 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       out_(model, options.loadCase),
       sink_(sink),
       summary_(summary),
-      residual_(model) {
+      residual_(model),
+      parameterValues_(rom.envelope().parameterValues(options.parameters)) {
   // Of the samples the run writes, those training's check measures of a run of as many.
   if (options.integrator.dt > 0.0 && options.tEnd > 0.0)
     residualEvery_ = EquationResidual::every(reducedRunGrid(options).samples());
@@ -165,8 +166,8 @@ EnvelopeDistance ReducedRunOutput::judgedDistance(const Sample& s, double& all) 
   // chart's box in local PCA) is no exit while the motion stays near the training samples.
   // Loads and parameters past their ranges still are. The sample keeps every range's distance.
   EnvelopeDistance loadsAndParameters;
-  const EnvelopeDistance d = rom_.envelope().distance(rom_.envelopeState(model_.massMatrix(), s.q, s.qd),
-                                                      s.f_ext, options_.parameters, &loadsAndParameters);
+  const EnvelopeDistance d = rom_.envelope().distanceAtValues(
+      rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, parameterValues_, &loadsAndParameters);
   all = d.distance;
   return summary_.jointGate > 0.0 ? loadsAndParameters : d;
 }
@@ -242,7 +243,7 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
     stepper.fillBetween(s);
   else
     stepper.fill(s);
-  out_.complete();
+  out_.complete(stepper.fillsExternalForce());
   const EnvelopeDistance distance = checkEnvelope(s);
   if (const std::optional<double> work = stepper.work()) {
     if (step == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;

@@ -63,6 +63,9 @@ class ReducedStepper {
   /// method whose model samples between its steps (ReducedModel::samplesBetweenSteps); the
   /// default throws std::logic_error.
   virtual void fillBetween(Sample& s);
+  /// True when fill() and fillBetween() set s.f_ext [N] (size nq) too: the loads the stepper
+  /// evaluated at the same q and t, which completing the sample need not evaluate again.
+  virtual bool fillsExternalForce() const { return false; }
   /// Work of the non-conservative forces since t = 0 [J] when the method tracks it;
   /// the samples then carry it and the energy balance error.
   virtual std::optional<double> work() const { return std::nullopt; }
@@ -103,7 +106,7 @@ class ReducedRun {
   const Model& model_;
   const ReducedModel& rom_;
   std::string method_;
-  std::map<std::string, double> parameters_;
+  Eigen::VectorXd parameterValues_;  // the run's, as the envelope reads them (parameterValues)
   std::unique_ptr<ReducedStepper> stepper_;
   ReducedSample out_;
   double dt_ = 0.0, energy0_ = 0.0;
@@ -160,6 +163,7 @@ class ReducedRunOutput {
   std::optional<LoadBandMeter> band_;      // the run's loads, for the band judged at the end
   EquationResidual residual_;              // measured on every residualEvery_-th sample written
   long long residualEvery_ = 1, written_ = 0;
+  Eigen::VectorXd parameterValues_;  // the run's, as the envelope reads them (parameterValues)
   /// Keeps the joint-envelope figures of `s` in the summary.
   void checkJoint(const Sample& s);
   /// Keeps the largest judged per-range distance (checkEnvelope) and when it first passed the

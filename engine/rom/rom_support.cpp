@@ -232,8 +232,8 @@ ReducedSample::ReducedSample(const Model& model, int loadCase)
   s_.markers.resize(3, static_cast<Eigen::Index>(model.markers().size()));
 }
 
-void ReducedSample::complete() {
-  evalExternalForces(model_, loadCase_, s_.q, s_.t, s_.f_ext);
+void ReducedSample::complete(bool externalGiven) {
+  if (!externalGiven) evalExternalForces(model_, loadCase_, s_.q, s_.t, s_.f_ext);
   evalSpringForces(model_, s_.q, s_.f_spring);
   evalDamperForces(model_, s_.q, s_.qd, s_.f_damper);
   for (Eigen::Index i = 0; i < s_.markers.cols(); ++i)

@@ -109,8 +109,9 @@ class ReducedSample {
   ReducedSample(const Model& model, int loadCase);
   Sample& sample() { return s_; }
   /// Fills f_ext, f_spring, f_damper, markers, kinetic energy, residual_position
-  /// and measures from s.q, s.qd at s.t.
-  void complete();
+  /// and measures from s.q, s.qd at s.t; f_ext not when `externalGiven` (a stepper that set it
+  /// at the same q and t: ReducedStepper::fillsExternalForce).
+  void complete(bool externalGiven = false);
 
  private:
   const Model& model_;

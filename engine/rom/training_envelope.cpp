@@ -127,18 +127,40 @@ TrainingEnvelope TrainingEnvelope::fromDataset(const ReducedModel& rom, const Da
   return e;
 }
 
+Eigen::VectorXd TrainingEnvelope::parameterValues(const std::map<std::string, double>& parameters) const {
+  for (const EnvelopeGroup& g : groups_) {
+    if (g.name != "parameters") continue;
+    Eigen::VectorXd values(static_cast<Eigen::Index>(g.labels.size()));
+    for (std::size_t i = 0; i < g.labels.size(); ++i) {
+      const auto it = parameters.find(g.labels[i]);
+      values(static_cast<Eigen::Index>(i)) =
+          it == parameters.end() ? std::numeric_limits<double>::quiet_NaN() : it->second;
+    }
+    return values;
+  }
+  return {};
+}
+
 EnvelopeDistance TrainingEnvelope::distance(const Eigen::VectorXd& state, const Eigen::VectorXd& f_ext,
                                             const std::map<std::string, double>& parameters,
                                             EnvelopeDistance* loadsAndParameters) const {
+  return distanceAtValues(state, f_ext, parameterValues(parameters), loadsAndParameters);
+}
+
+EnvelopeDistance TrainingEnvelope::distanceAtValues(const Eigen::VectorXd& state,
+                                                    const Eigen::VectorXd& f_ext,
+                                                    const Eigen::VectorXd& parameterValues,
+                                                    EnvelopeDistance* loadsAndParameters) const {
   EnvelopeDistance d;
   if (loadsAndParameters) *loadsAndParameters = {};
   // A run's every output sample is judged: the group's kind is read once, not per component.
   auto consider = [&](int group, bool isState, Eigen::Index i, double x) {
     const EnvelopeGroup& g = groups_[static_cast<std::size_t>(group)];
     if (std::isnan(x)) return;
-    const double excess = std::max({g.low(i) - x, x - g.high(i), 0.0}) / g.unit(i);
+    const double below = g.low(i) - x, above = x - g.high(i);
+    const double excess = below > 0.0 ? below : above > 0.0 ? above : 0.0;
     // A non-finite value (a diverging state) is as far out as it gets.
-    const double dist = std::isfinite(x) ? excess : std::numeric_limits<double>::infinity();
+    const double dist = std::isfinite(x) ? excess / g.unit(i) : std::numeric_limits<double>::infinity();
     if (dist > d.distance) d = {dist, group, static_cast<int>(i)};
     if (loadsAndParameters && !isState && dist > loadsAndParameters->distance)
       *loadsAndParameters = {dist, group, static_cast<int>(i)};
@@ -146,17 +168,18 @@ EnvelopeDistance TrainingEnvelope::distance(const Eigen::VectorXd& state, const 
   for (std::size_t gi = 0; gi < groups_.size(); ++gi) {
     const EnvelopeGroup& g = groups_[gi];
     const int group = static_cast<int>(gi);
-    if (g.name == "state") {
+    // A group's name is "state", "inputs" or "parameters" (fromJson checks): its first letter
+    // tells them apart, for every output sample of a run.
+    const char kind = g.name.empty() ? '\0' : g.name.front();
+    if (kind == 's') {
       if (state.size() != g.low.size()) continue;
       for (Eigen::Index i = 0; i < state.size(); ++i) consider(group, true, i, state(i));
-    } else if (g.name == "inputs") {
+    } else if (kind == 'i') {
       if (f_ext.size() != g.low.size()) continue;
       for (Eigen::Index i = 0; i < f_ext.size(); ++i) consider(group, false, i, f_ext(i));
-    } else if (g.name == "parameters") {
-      for (std::size_t i = 0; i < g.labels.size(); ++i) {
-        const auto it = parameters.find(g.labels[i]);
-        if (it != parameters.end()) consider(group, false, static_cast<Eigen::Index>(i), it->second);
-      }
+    } else if (kind == 'p') {
+      if (parameterValues.size() != g.low.size()) continue;
+      for (Eigen::Index i = 0; i < parameterValues.size(); ++i) consider(group, false, i, parameterValues(i));
     }
   }
   return d;

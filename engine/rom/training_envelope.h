@@ -90,6 +90,13 @@ class TrainingEnvelope {
   EnvelopeDistance distance(const Eigen::VectorXd& state, const Eigen::VectorXd& f_ext,
                             const std::map<std::string, double>& parameters,
                             EnvelopeDistance* loadsAndParameters = nullptr) const;
+  /// distance() with the run's parameters as parameterValues() gives them: for every sample of a run.
+  EnvelopeDistance distanceAtValues(const Eigen::VectorXd& state, const Eigen::VectorXd& f_ext,
+                                    const Eigen::VectorXd& parameterValues,
+                                    EnvelopeDistance* loadsAndParameters = nullptr) const;
+  /// The values of `parameters` in the order of the parameters group's labels, NaN for one not
+  /// given (not judged); empty without that group.
+  Eigen::VectorXd parameterValues(const std::map<std::string, double>& parameters) const;
 
   /// The joint envelope (known() false when the runs lacked velocities, or in older files).
   const NeighbourEnvelope& joint() const { return joint_; }

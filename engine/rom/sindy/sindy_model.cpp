@@ -160,8 +160,8 @@ class KnownForceEvaluator {
   void eval(int loadCase, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t, Eigen::VectorXd& f) {
     f.setZero(model_.nq());
     if (known_.external) {
-      evalExternalForces(model_, loadCase, q, t, tmp_);
-      f += tmp_;
+      evalExternalForces(model_, loadCase, q, t, external_);
+      f += external_;
     }
     if (known_.spring) {
       evalSpringForces(model_, q, tmp_);
@@ -179,11 +179,14 @@ class KnownForceEvaluator {
     }
   }
 
+  /// The applied loads of the last eval [N] (size nq) when they are known forces; else empty.
+  const Eigen::VectorXd& external() const { return external_; }
+
  private:
   const Model& model_;
   SindyKnownForces known_;
   std::unique_ptr<Model> partial_;
-  Eigen::VectorXd tmp_;
+  Eigen::VectorXd tmp_, external_;
 };
 
 }  // namespace
@@ -963,6 +966,7 @@ class SindyStepper final : public ReducedStepper {
     for (SindyTerm& term : terms_)
       if (term.kind == SindyTerm::Kind::Column) term.column = 0;
     const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
+    external_ = sindyKnownForces(rom.knownForces_).external;
     assembly_.fixedCoordinates = rom.independent_;
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
     u_ = o.q0.size() ? Eigen::VectorXd(n) : rom.u0_;
@@ -1019,14 +1023,16 @@ class SindyStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
-    // A sample made at this state computed the first stage already (and left its kinematics),
+    // A sample made at this state computed the first stage already (and kept the end's stretch),
     // unless an importer's inputs were held anew since (from t0 on).
-    if (!(sampledAt_ == t0 && sampledHolds_ == model_.loadHolds())) accelerations(t0, u_, ud_, a_[0]);
+    if (!(sampledAt_ == t0 && sampledHolds_ == model_.loadHolds())) evaluateEnd(t0);
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
     // A chart degenerates where its coordinates stop determining the motion (a pendulum's
     // horizontal coordinate near the horizontal): its stretch grows without bound.
-    if (chartStart_ < 0.0) chartStart_ = stretch();
-    if (switchChart()) {
+    if (chartStart_ < 0.0) chartStart_ = end_.stretch;
+    if (end_.stretch > kSindyChartStretch * chartStart_) {
+      if (!kinematicsAtEnd_) evaluateEnd(t0);  // a sample between left its kinematics: the end's again
+      switchChart();
       accelerations(t0, u_, ud_, a_[0]);
       chartStart_ = stretch();
     }
@@ -1059,22 +1065,23 @@ class SindyStepper final : public ReducedStepper {
                                    static_cast<double>(gridStages_) / static_cast<double>(stages_));
   }
 
+  // A sample between made before it evaluated the step's end already: its state is kept.
   void fill(Sample& s) override {
-    accelerations(s.t, u_, ud_, a_[0]);
-    sampledAt_ = s.t;
-    sampledHolds_ = model_.loadHolds();
-    writeState(s);
+    if (!(sampledAt_ == s.t && sampledHolds_ == model_.loadHolds())) evaluateEnd(s.t);
+    s.q = end_.q;
+    s.qd = end_.qd;
+    s.qdd = end_.qdd;
+    s.f_ext = end_.f_ext;
+    s.potentialEnergy = mechanismPotential(model_, s.q);
   }
+
+  bool fillsExternalForce() const override { return external_; }
 
   // The state between the step's ends from the quintic Hermite interpolant of u through u, u̇
   // and ü at both (ü at the end is the next step's first stage: computed once), its
   // accelerations those of the identified equations there.
   void fillBetween(Sample& s) override {
-    if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) {
-      accelerations(stepEnd_, u_, ud_, a_[0]);
-      sampledAt_ = stepEnd_;
-      sampledHolds_ = model_.loadHolds();
-    }
+    if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) evaluateEnd(stepEnd_);
     const double h = stepEnd_ - stepStart_;
     double w[6], dw[6];
     quinticHermiteWeights((s.t - stepStart_) / h, w, dw);
@@ -1092,10 +1099,26 @@ class SindyStepper final : public ReducedStepper {
       udBetween_(i) = slope / h;
     }
     accelerations(s.t, uBetween_, udBetween_, aBetween_);
+    kinematicsAtEnd_ = false;
     writeState(s);
+    s.f_ext = knownForce_.external();
   }
 
  private:
+  // The state at the step's end t: ü (the next step's first stage) into a_[0]; q, q̇, q̈ and the
+  // chart's stretch kept for its sample and the next step, as samples between change the kinematics.
+  void evaluateEnd(double t) {
+    accelerations(t, u_, ud_, a_[0]);
+    sampledAt_ = t;
+    sampledHolds_ = model_.loadHolds();
+    end_.q = q_;
+    end_.qd = velocities();
+    end_.qdd = qdd_;
+    end_.f_ext = knownForce_.external();
+    end_.stretch = stretch();
+    kinematicsAtEnd_ = true;
+  }
+
   // q, q̇, q̈ and the potential of the last state evaluated into `s`.
   void writeState(Sample& s) const {
     s.q = q_;
@@ -1284,11 +1307,11 @@ class SindyStepper final : public ReducedStepper {
 
   // Generalised coordinate partitioning (Wehage & Haug 1982): the chart's coordinate j that
   // stopped determining the motion gives way to the coordinate i that moves fastest with it,
-  // and the state (q_, qd_ of (u_, ud_)) continues in the new chart. False when the chart
-  // has not degenerated.
-  bool switchChart() {
+  // and the state (q_, qd_ of (u_, ud_), the kinematics of the step's end) continues in the new
+  // chart.
+  void switchChart() {
     std::pair<Eigen::Index, Eigen::Index> at{0, 0};
-    if (!(stretch(&at) > kSindyChartStretch * chartStart_)) return false;
+    stretch(&at);
     chart_[static_cast<std::size_t>(at.second)] = static_cast<int>(at.first);
     for (std::size_t k = 0; k < chart_.size(); ++k) {
       u_(static_cast<Eigen::Index>(k)) = q_(chart_[k]) - rom_.qRef_(chart_[k]);
@@ -1298,7 +1321,6 @@ class SindyStepper final : public ReducedStepper {
     kinematics_->setChart(chart_);
     tablesOn_ = tablesHold();
     ++switches_;
-    return true;
   }
 
   // After a change of chart: whether the run is back in the model's own chart on the branch its
@@ -1330,6 +1352,11 @@ class SindyStepper final : public ReducedStepper {
   // a_[0] and the kinematics are those of the state sampled at this time [s]; NaN: not since a step.
   double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
   long long sampledHolds_ = 0;  // the model's loadHolds() then
+  struct EndState {
+    Eigen::VectorXd q, qd, qdd, f_ext;  // f_ext empty: not a known force
+    double stretch = 0.0;
+  } end_;                         // of the state evaluated at sampledAt_ (evaluateEnd)
+  bool kinematicsAtEnd_ = false;  // the kinematics (q_, R) are still end_'s
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
@@ -1364,6 +1391,7 @@ class SindyStepper final : public ReducedStepper {
   std::vector<std::pair<int, int>> monomials_;
   Eigen::VectorXd products_;
   bool frictionElement_;
+  bool external_ = false;  // the applied loads are known forces: evaluated for the samples too
   AssemblyOptions assembly_;
   std::optional<ChartKinematics> kinematics_;  // of chart_
   std::optional<KinematicTable> table_;

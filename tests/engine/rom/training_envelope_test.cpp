@@ -124,6 +124,17 @@ TEST_CASE("the training envelope holds the ranges of training and measures how f
   const EnvelopeDistance beyond = withLevel.distance(s0, run.f_ext.col(0), {{"level", 2.5}});
   CHECK(beyond.distance == Approx(0.5));
   CHECK(withLevel.describe(beyond) == "parameter level");
+  // A run's values read once give the same distance as the names at every sample; a parameter
+  // not given is not judged.
+  const Eigen::VectorXd values = withLevel.parameterValues({{"level", 2.5}, {"other", 9.0}});
+  REQUIRE(values.size() == 1);
+  const EnvelopeDistance atValues = withLevel.distanceAtValues(s0, run.f_ext.col(0), values);
+  CHECK(atValues.distance == beyond.distance);
+  CHECK(atValues.group == beyond.group);
+  CHECK(atValues.component == beyond.component);
+  CHECK(std::isnan(withLevel.parameterValues({})(0)));
+  CHECK(withLevel.distanceAtValues(s0, run.f_ext.col(0), withLevel.parameterValues({})).distance == 0.0);
+  CHECK(e.parameterValues({{"level", 2.5}}).size() == 0);  // no parameters group
 }
 
 TEST_CASE("a training envelope reads back bit for bit and a wrong field in a file is named", "[envelope]") {

@@ -4,6 +4,7 @@
 #include "engine/rom/sindy/sindy_model.h"
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
+#include "engine/model/forces.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 #include "tests/engine/test_files.h"
@@ -233,6 +234,23 @@ TEST_CASE(
   INFO("chart switches " << switches << ", relative RMSE of P " << error);
   CHECK(switches >= 2.0);  // over the top: the horizontal and back
   CHECK(error < 0.02);
+
+  // Steps of two output intervals, the samples between interpolated from the steps' ends:
+  // the chart is still judged, and changed, at the steps' ends.
+  rom->setOwnStep(0.01);
+  ro.integrator.dt = 0.0;  // the model's own step
+  const std::string coarseCsv = tempPath("sindy_over_the_top_rom_coarse.csv");
+  TrajectoryCsvWriter coarseWriter(coarseCsv);
+  const RomSimulationSummary coarse = rom->simulate(model, ro, coarseWriter);
+  double coarseSwitches = 0.0;
+  for (const auto& [name, value] : coarse.figures)
+    if (name == "chart_switches") coarseSwitches = value;
+  const double coarseError = relativeError(reference, readTrajectoryCsv(coarseCsv), "P");
+  INFO("own step " << coarse.dt << " s: chart switches " << coarseSwitches << ", relative RMSE of P "
+                   << coarseError);
+  CHECK(coarse.dt == Approx(0.01));
+  CHECK(coarseSwitches >= 2.0);
+  CHECK(coarseError < 0.02);
 }
 
 TEST_CASE("sindy with its defaults follows a pendulum whose pivot a driver moves", "[sindy_model_test]") {
@@ -475,15 +493,23 @@ TEST_CASE(
   REQUIRE(fine.size() == 241);
   REQUIRE(ends.size() == 81);
   double endError = 0.0, betweenError = 0.0, endRateError = 0.0, betweenRateError = 0.0, motion = 0.0;
+  double largestLoad = 0.0;
   for (const Sample& s : fine) motion = std::max(motion, (s.q - fine[0].q).cwiseAbs().maxCoeff());
   for (std::size_t k = 0; k < between.size(); ++k) {
     CHECK(between[k].t == Approx(0.01 * static_cast<double>(k)).margin(1e-12));
+    // The loads the stepper evaluated are the sample's: those at its q and t.
+    Eigen::VectorXd load;
+    evalExternalForces(carts.model, 0, between[k].q, between[k].t, load);
+    CHECK((between[k].f_ext - load).cwiseAbs().maxCoeff() == 0.0);
+    largestLoad = std::max(largestLoad, load.cwiseAbs().maxCoeff());
     const double error = (between[k].q - fine[k].q).cwiseAbs().maxCoeff();
     const double rateError = (between[k].qd - fine[k].qd).cwiseAbs().maxCoeff();
     if (k % 3 == 0) {
       // The steps' ends: the same state as the run that samples there only, to the bit.
       CHECK((between[k].q - ends[k / 3].q).cwiseAbs().maxCoeff() == 0.0);
       CHECK((between[k].qd - ends[k / 3].qd).cwiseAbs().maxCoeff() == 0.0);
+      CHECK((between[k].qdd - ends[k / 3].qdd).cwiseAbs().maxCoeff() == 0.0);
+      CHECK(between[k].potentialEnergy == ends[k / 3].potentialEnergy);
       endError = std::max(endError, error);
       endRateError = std::max(endRateError, rateError);
     } else {
@@ -494,6 +520,7 @@ TEST_CASE(
   // The interpolant adds little to the step's own error: the samples between are as good as the ends.
   INFO("ends " << endError << " m, " << endRateError << " m/s; between " << betweenError << " m, "
                << betweenRateError << " m/s; motion " << motion << " m");
+  CHECK(largestLoad > 0.0);
   CHECK(endError < 0.01 * motion);
   CHECK(betweenError < 1.5 * endError);
   CHECK(betweenRateError < 1.5 * endRateError);
