@@ -1031,7 +1031,8 @@ class SindyStepper final : public ReducedStepper {
     // horizontal coordinate near the horizontal): its stretch grows without bound.
     if (chartStart_ < 0.0) chartStart_ = end_.stretch;
     if (end_.stretch > kSindyChartStretch * chartStart_) {
-      if (!kinematicsAtEnd_) evaluateEnd(t0);  // a sample between left its kinematics: the end's again
+      if (!kinematicsAtEnd_)
+        accelerations(t0, u_, ud_, a_[0]);  // a sample between's kinematics: the end's again
       switchChart();
       accelerations(t0, u_, ud_, a_[0]);
       chartStart_ = stretch();
@@ -1047,6 +1048,7 @@ class SindyStepper final : public ReducedStepper {
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
     stage(u_, ud_, 0.5 * h, 1, t0 + 0.5 * h, 2);
     stage(u_, ud_, h, 2, t, 3);
+    kinematicsAtEnd_ = false;
     // Plain loops: for one or two coordinates Eigen's expressions cost more than the arithmetic.
     const double w = h / 6.0;
     for (Eigen::Index i = 0; i < u_.size(); ++i) {
@@ -1065,9 +1067,14 @@ class SindyStepper final : public ReducedStepper {
                                    static_cast<double>(gridStages_) / static_cast<double>(stages_));
   }
 
-  // A sample between made before it evaluated the step's end already: its state is kept.
+  // A sample between made before it evaluated the step's end already and kept its state.
   void fill(Sample& s) override {
     if (!(sampledAt_ == s.t && sampledHolds_ == model_.loadHolds())) evaluateEnd(s.t);
+    if (kinematicsAtEnd_) {
+      writeState(s);
+      s.f_ext = knownForce_.external();
+      return;
+    }
     s.q = end_.q;
     s.qd = end_.qd;
     s.qdd = end_.qdd;
@@ -1082,6 +1089,7 @@ class SindyStepper final : public ReducedStepper {
   // accelerations those of the identified equations there.
   void fillBetween(Sample& s) override {
     if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) evaluateEnd(stepEnd_);
+    if (kinematicsAtEnd_) keepEnd();  // the kinematics become this sample's
     const double h = stepEnd_ - stepStart_;
     double w[6], dw[6];
     quinticHermiteWeights((s.t - stepStart_) / h, w, dw);
@@ -1105,18 +1113,23 @@ class SindyStepper final : public ReducedStepper {
   }
 
  private:
-  // The state at the step's end t: ü (the next step's first stage) into a_[0]; q, q̇, q̈ and the
-  // chart's stretch kept for its sample and the next step, as samples between change the kinematics.
+  // The state at the step's end t: ü (the next step's first stage) into a_[0], and the chart's
+  // stretch for the next step.
   void evaluateEnd(double t) {
     accelerations(t, u_, ud_, a_[0]);
     sampledAt_ = t;
     sampledHolds_ = model_.loadHolds();
+    end_.stretch = stretch();
+    kinematicsAtEnd_ = true;
+  }
+
+  // The end's q, q̇, q̈ and loads, before a sample between changes the kinematics: for the end's
+  // own sample after it.
+  void keepEnd() {
     end_.q = q_;
     end_.qd = velocities();
     end_.qdd = qdd_;
     end_.f_ext = knownForce_.external();
-    end_.stretch = stretch();
-    kinematicsAtEnd_ = true;
   }
 
   // q, q̇, q̈ and the potential of the last state evaluated into `s`.
@@ -1355,8 +1368,10 @@ class SindyStepper final : public ReducedStepper {
   struct EndState {
     Eigen::VectorXd q, qd, qdd, f_ext;  // f_ext empty: not a known force
     double stretch = 0.0;
-  } end_;                         // of the state evaluated at sampledAt_ (evaluateEnd)
-  bool kinematicsAtEnd_ = false;  // the kinematics (q_, R) are still end_'s
+  } end_;  // of the state evaluated at sampledAt_ (evaluateEnd, keepEnd)
+  // The kinematics (q_, R) are those of the state at sampledAt_; else a sample between's, and
+  // end_ holds the state's q, q̇, q̈ and loads.
+  bool kinematicsAtEnd_ = false;
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
