@@ -135,8 +135,7 @@ bool DormandPrinceIntegrator::derivative(const Eigen::VectorXd& q, const Eigen::
   evalPhiTdot(model_, q, qd, t, cT_);
   c_ += cT_;
   evalExternalForces(model_, loadCase_, q, t, fExt_);
-  evalSpringForces(model_, q, fS_);
-  evalDamperForces(model_, q, qd, fD_);
+  evalSpringDamperForces(model_, q, qd, fS_, fD_);
   if (nf_ > 0)
     evalFrictionForces(model_, q, qd, Eigen::VectorXd(), fF_);
   else

@@ -197,8 +197,7 @@ void Integrator::evalVelocityTerms(const Eigen::VectorXd& q, const Eigen::Vector
 void Integrator::evalForces(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
                             const DynamicState& s) {
   evalExternalForces(model_, loadCase_, q, t, f_ext_);
-  evalSpringForces(model_, q, f_s_);
-  evalDamperForces(model_, q, qd, f_d_);
+  evalSpringDamperForces(model_, q, qd, f_s_, f_d_);
   f_f_.setZero();
   for (int i = 0; i < nf_; ++i) {
     const CompiledFriction& f = model_.frictions()[static_cast<std::size_t>(i)];

@@ -145,6 +145,18 @@ void evalDamperForces(const Model& model, const Eigen::VectorXd& q, const Eigen:
   }
 }
 
+void evalSpringDamperForces(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                            Eigen::VectorXd& f_spring, Eigen::VectorXd& f_damper) {
+  f_spring.setZero(model.nq());
+  f_damper.setZero(model.nq());
+  for (std::size_t i = 0; i < model.springDampers().size(); ++i) {
+    const SpringDamperSpec& spec = model.spec().springDampers[i];
+    const Segment g = segment(model.springDampers()[i], q);
+    g.d.addTransposed(f_spring, g.e, springForce(spec, g.l));
+    if (spec.damping != 0.0) g.d.addTransposed(f_damper, g.e, spec.damping * g.e.dot(g.d.rate(qd)));
+  }
+}
+
 void evalDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                          Eigen::MatrixXd& D_q, Eigen::MatrixXd& D_qd) {
   D_q.setZero(model.nq(), model.nq());

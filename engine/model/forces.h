@@ -22,14 +22,18 @@ double springForce(const SpringDamperSpec& spring, double length, double* dfdl =
 void evalSpringForces(const Model& model, const Eigen::VectorXd& q, Eigen::VectorXd& f_spring);
 /// K = d f_spring / dq [N/m], resized to nq x nq.
 void evalSpringJacobian(const Model& model, const Eigen::VectorXd& q, Eigen::MatrixXd& K);
-/// Potential energy of the springs [J], zero at the free length (tables: at their first length).
 /// K += scale * d f_spring / dq, into a dense matrix or triplets (BlockAccumulator).
 void addSpringJacobian(const Model& model, const Eigen::VectorXd& q, BlockAccumulator& K);
+/// Potential energy of the springs [J], zero at the free length (tables: at their first length).
 double springPotential(const Model& model, const Eigen::VectorXd& q);
 
 /// f_damper [N], resized to nq. qd: velocities [m/s, 1/s], size nq.
 void evalDamperForces(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                       Eigen::VectorXd& f_damper);
+/// evalSpringForces and evalDamperForces in one pass over the elements (each one's geometry
+/// found once): the same values, to the bit.
+void evalSpringDamperForces(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                            Eigen::VectorXd& f_spring, Eigen::VectorXd& f_damper);
 /// D_q = d f_damper / dq [N s/m / s], D_qd = d f_damper / dqd [N s/m], resized to nq x nq.
 void evalDamperJacobians(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                          Eigen::MatrixXd& D_q, Eigen::MatrixXd& D_qd);

@@ -234,8 +234,7 @@ ReducedSample::ReducedSample(const Model& model, int loadCase)
 
 void ReducedSample::complete(bool externalGiven) {
   if (!externalGiven) evalExternalForces(model_, loadCase_, s_.q, s_.t, s_.f_ext);
-  evalSpringForces(model_, s_.q, s_.f_spring);
-  evalDamperForces(model_, s_.q, s_.qd, s_.f_damper);
+  evalSpringDamperForces(model_, s_.q, s_.qd, s_.f_spring, s_.f_damper);
   for (Eigen::Index i = 0; i < s_.markers.cols(); ++i)
     s_.markers.col(i) = markerPosition(model_, s_.q, static_cast<int>(i));
   momentum_.noalias() = model_.massMatrixSparse() * s_.qd;
