@@ -166,8 +166,9 @@ EnvelopeDistance ReducedRunOutput::judgedDistance(const Sample& s, double& all) 
   // chart's box in local PCA) is no exit while the motion stays near the training samples.
   // Loads and parameters past their ranges still are. The sample keeps every range's distance.
   EnvelopeDistance loadsAndParameters;
-  const EnvelopeDistance d = rom_.envelope().distanceAtValues(
-      rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, parameterValues_, &loadsAndParameters);
+  rom_.envelopeStateInto(model_.massMatrix(), s.q, s.qd, envelopeState_);
+  const EnvelopeDistance d =
+      rom_.envelope().distanceAtValues(envelopeState_, s.f_ext, parameterValues_, &loadsAndParameters);
   all = d.distance;
   return summary_.jointGate > 0.0 ? loadsAndParameters : d;
 }

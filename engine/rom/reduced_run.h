@@ -163,7 +163,8 @@ class ReducedRunOutput {
   std::optional<LoadBandMeter> band_;      // the run's loads, for the band judged at the end
   EquationResidual residual_;              // measured on every residualEvery_-th sample written
   long long residualEvery_ = 1, written_ = 0;
-  Eigen::VectorXd parameterValues_;  // the run's, as the envelope reads them (parameterValues)
+  Eigen::VectorXd parameterValues_;        // the run's, as the envelope reads them (parameterValues)
+  mutable Eigen::VectorXd envelopeState_;  // a sample's (envelopeStateInto), its storage kept
   /// Keeps the joint-envelope figures of `s` in the summary.
   void checkJoint(const Sample& s);
   /// Keeps the largest judged per-range distance (checkEnvelope) and when it first passed the

@@ -241,7 +241,7 @@ void ReducedSample::complete(bool externalGiven) {
   s_.kineticEnergy = 0.5 * s_.qd.dot(momentum_);
   evalPhi(model_, s_.q, s_.t, Phi_);
   s_.residualPosition = Phi_.size() ? Phi_.cwiseAbs().maxCoeff() : 0.0;
-  s_.measures = measures_.eval(s_.q);
+  measures_.eval(s_.q, s_.measures);  // into the sample's storage: no allocation per sample
 }
 
 IndependentSplit independentSplit(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& ud,

@@ -2001,16 +2001,22 @@ MethodInfo sindyMethod() {
   return m;
 }
 
-Eigen::VectorXd SindyModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+Eigen::VectorXd SindyModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                           const Eigen::VectorXd& qd) const {
+  Eigen::VectorXd x;
+  envelopeStateInto(M, q, qd, x);
+  return x;
+}
+
+void SindyModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+                                   const Eigen::VectorXd& qd, Eigen::VectorXd& x) const {
   const Eigen::Index n = reducedDimension();
-  Eigen::VectorXd x(2 * n);
+  x.resize(2 * n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const int c = independent_[static_cast<std::size_t>(i)];
     x(i) = q(c) - qRef_(c);
     x(n + i) = qd(c);
   }
-  return x;
 }
 
 bool SindyModel::takesLoads() const {
