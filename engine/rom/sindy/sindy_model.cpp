@@ -181,6 +181,7 @@ class KnownForceEvaluator {
 
   /// The applied loads of the last eval [N] (size nq) when they are known forces; else empty.
   const Eigen::VectorXd& external() const { return external_; }
+  bool knowsExternal() const { return known_.external; }
 
  private:
   const Model& model_;
@@ -966,7 +967,6 @@ class SindyStepper final : public ReducedStepper {
     for (SindyTerm& term : terms_)
       if (term.kind == SindyTerm::Kind::Column) term.column = 0;
     const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
-    external_ = sindyKnownForces(rom.knownForces_).external;
     assembly_.fixedCoordinates = rom.independent_;
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
     u_ = o.q0.size() ? Eigen::VectorXd(n) : rom.u0_;
@@ -1082,7 +1082,7 @@ class SindyStepper final : public ReducedStepper {
     s.potentialEnergy = mechanismPotential(model_, s.q);
   }
 
-  bool fillsExternalForce() const override { return external_; }
+  bool fillsExternalForce() const override { return knownForce_.knowsExternal(); }
 
   // The state between the step's ends from the quintic Hermite interpolant of u through u, u̇
   // and ü at both (ü at the end is the next step's first stage: computed once), its
@@ -1406,7 +1406,6 @@ class SindyStepper final : public ReducedStepper {
   std::vector<std::pair<int, int>> monomials_;
   Eigen::VectorXd products_;
   bool frictionElement_;
-  bool external_ = false;  // the applied loads are known forces: evaluated for the samples too
   AssemblyOptions assembly_;
   std::optional<ChartKinematics> kinematics_;  // of chart_
   std::optional<KinematicTable> table_;
