@@ -25,4 +25,16 @@ inline void quinticHermiteWeights(double s, double w[6], double dw[6]) {
   dw[5] = -dw[0];
 }
 
+/// As above, with the weights of the second derivative d²/ds² in `ddw`.
+inline void quinticHermiteWeights(double s, double w[6], double dw[6], double ddw[6]) {
+  quinticHermiteWeights(s, w, dw);
+  const double s2 = s * s, s3 = s2 * s;
+  ddw[0] = -60.0 * s + 180.0 * s2 - 120.0 * s3;
+  ddw[1] = -36.0 * s + 96.0 * s2 - 60.0 * s3;
+  ddw[2] = 1.0 - 9.0 * s + 18.0 * s2 - 10.0 * s3;
+  ddw[3] = 3.0 * s - 12.0 * s2 + 10.0 * s3;
+  ddw[4] = -24.0 * s + 84.0 * s2 - 60.0 * s3;
+  ddw[5] = -ddw[0];
+}
+
 }  // namespace mbdrom

@@ -1029,10 +1029,8 @@ class SindyStepper final : public ReducedStepper {
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
     // A chart degenerates where its coordinates stop determining the motion (a pendulum's
     // horizontal coordinate near the horizontal): its stretch grows without bound.
-    if (chartStart_ < 0.0) chartStart_ = end_.stretch;
-    if (end_.stretch > kSindyChartStretch * chartStart_) {
-      if (!kinematicsAtEnd_)
-        accelerations(t0, u_, ud_, a_[0]);  // a sample between's kinematics: the end's again
+    if (chartStart_ < 0.0) chartStart_ = endStretch_;
+    if (endStretch_ > kSindyChartStretch * chartStart_) {
       switchChart();
       accelerations(t0, u_, ud_, a_[0]);
       chartStart_ = stretch();
@@ -1040,15 +1038,14 @@ class SindyStepper final : public ReducedStepper {
     // The step's start, for samples between its ends (fillBetween).
     stepStart_ = t0;
     stepEnd_ = t;
-    u0_ = u_;
-    ud0_ = ud_;
-    udd0_ = a_[0];
+    qStart_ = q_;
+    qdStart_ = velocities();
+    qddStart_ = qdd_;
     // Classic RK4 into storage of the right size: a stage allocates nothing.
     v_[0] = ud_;
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
     stage(u_, ud_, 0.5 * h, 1, t0 + 0.5 * h, 2);
     stage(u_, ud_, h, 2, t, 3);
-    kinematicsAtEnd_ = false;
     // Plain loops: for one or two coordinates Eigen's expressions cost more than the arithmetic.
     const double w = h / 6.0;
     for (Eigen::Index i = 0; i < u_.size(); ++i) {
@@ -1067,49 +1064,44 @@ class SindyStepper final : public ReducedStepper {
                                    static_cast<double>(gridStages_) / static_cast<double>(stages_));
   }
 
-  // A sample between made before it evaluated the step's end already and kept its state.
+  // A sample between made before it evaluated the step's end already.
   void fill(Sample& s) override {
     if (!(sampledAt_ == s.t && sampledHolds_ == model_.loadHolds())) evaluateEnd(s.t);
-    if (kinematicsAtEnd_) {
-      writeState(s);
-      s.f_ext = knownForce_.external();
-      return;
-    }
-    s.q = end_.q;
-    s.qd = end_.qd;
-    s.qdd = end_.qdd;
-    s.f_ext = end_.f_ext;
-    s.potentialEnergy = mechanismPotential(model_, s.q);
+    writeState(s);
+    s.f_ext = knownForce_.external();
   }
 
   bool fillsExternalForce() const override { return knownForce_.knowsExternal(); }
 
-  // The state between the step's ends from the quintic Hermite interpolant of u through u, u̇
-  // and ü at both (ü at the end is the next step's first stage: computed once), its
-  // accelerations those of the identified equations there.
+  // The state between the step's ends from the quintic Hermite interpolant of every coordinate
+  // through q, q̇ and q̈ at both (q̈ at the end is the next step's first stage: computed once):
+  // as accurate as the chart's own interpolant, with no kinematics solved and no force
+  // evaluated but the known loads. The step's end stays the state.
   void fillBetween(Sample& s) override {
     if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) evaluateEnd(stepEnd_);
-    if (kinematicsAtEnd_) keepEnd();  // the kinematics become this sample's
     const double h = stepEnd_ - stepStart_;
-    double w[6], dw[6];
-    quinticHermiteWeights((s.t - stepStart_) / h, w, dw);
-    const Eigen::Index n = u_.size();
-    uBetween_.resize(n);
-    udBetween_.resize(n);
-    for (Eigen::Index i = 0; i < n; ++i) {
-      const double p[6] = {u0_(i), h * ud0_(i), h * h * udd0_(i), h * h * a_[0](i), h * ud_(i), u_(i)};
-      double value = 0.0, slope = 0.0;
+    double w[6], dw[6], ddw[6];
+    quinticHermiteWeights((s.t - stepStart_) / h, w, dw, ddw);
+    const Eigen::VectorXd& qdEnd = velocities();
+    const Eigen::Index nq = q_.size();
+    s.q.resize(nq);
+    s.qd.resize(nq);
+    s.qdd.resize(nq);
+    for (Eigen::Index i = 0; i < nq; ++i) {
+      const double p[6] = {qStart_(i),      h * qdStart_(i), h * h * qddStart_(i),
+                           h * h * qdd_(i), h * qdEnd(i),    q_(i)};
+      double value = 0.0, slope = 0.0, curvature = 0.0;
       for (int k = 0; k < 6; ++k) {
         value += w[k] * p[k];
         slope += dw[k] * p[k];
+        curvature += ddw[k] * p[k];
       }
-      uBetween_(i) = value;
-      udBetween_(i) = slope / h;
+      s.q(i) = value;
+      s.qd(i) = slope / h;
+      s.qdd(i) = curvature / (h * h);
     }
-    accelerations(s.t, uBetween_, udBetween_, aBetween_);
-    kinematicsAtEnd_ = false;
-    writeState(s);
-    s.f_ext = knownForce_.external();
+    s.potentialEnergy = mechanismPotential(model_, s.q);
+    if (knownForce_.knowsExternal()) evalExternalForces(model_, loadCase_, s.q, s.t, s.f_ext);
   }
 
  private:
@@ -1119,17 +1111,7 @@ class SindyStepper final : public ReducedStepper {
     accelerations(t, u_, ud_, a_[0]);
     sampledAt_ = t;
     sampledHolds_ = model_.loadHolds();
-    end_.stretch = stretch();
-    kinematicsAtEnd_ = true;
-  }
-
-  // The end's q, q̇, q̈ and loads, before a sample between changes the kinematics: for the end's
-  // own sample after it.
-  void keepEnd() {
-    end_.q = q_;
-    end_.qd = velocities();
-    end_.qdd = qdd_;
-    end_.f_ext = knownForce_.external();
+    endStretch_ = stretch();
   }
 
   // q, q̇, q̈ and the potential of the last state evaluated into `s`.
@@ -1365,13 +1347,7 @@ class SindyStepper final : public ReducedStepper {
   // a_[0] and the kinematics are those of the state sampled at this time [s]; NaN: not since a step.
   double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
   long long sampledHolds_ = 0;  // the model's loadHolds() then
-  struct EndState {
-    Eigen::VectorXd q, qd, qdd, f_ext;  // f_ext empty: not a known force
-    double stretch = 0.0;
-  } end_;  // of the state evaluated at sampledAt_ (evaluateEnd, keepEnd)
-  // The kinematics (q_, R) are those of the state at sampledAt_; else a sample between's, and
-  // end_ holds the state's q, q̇, q̈ and loads.
-  bool kinematicsAtEnd_ = false;
+  double endStretch_ = 0.0;     // the chart's stretch at the state evaluated at sampledAt_
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
   bool frictionChannel_;
@@ -1424,9 +1400,9 @@ class SindyStepper final : public ReducedStepper {
   Eigen::VectorXd a_[4], v_[4], uStage_;   // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
-  // The last step's start (u, u̇, ü at stepStart_ [s]) and a state between its ends.
+  // The last step's start: q, q̇, q̈ at stepStart_ [s] (size nq).
   double stepStart_ = 0.0, stepEnd_ = 0.0;
-  Eigen::VectorXd u0_, ud0_, udd0_, uBetween_, udBetween_, aBetween_;
+  Eigen::VectorXd qStart_, qdStart_, qddStart_;
 };
 
 }  // namespace internal
