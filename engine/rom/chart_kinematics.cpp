@@ -1,5 +1,6 @@
 #include "engine/rom/chart_kinematics.h"
 
+#include "engine/core/small_lu.h"
 #include "engine/core/small_products.h"
 #include "engine/dynamics/scales.h"
 #include "engine/model/constraints.h"
@@ -20,26 +21,6 @@ bool sameOrAssign(bool same, const Column& column, Target&& target) {
   same = same && (column.array() == target.array()).all();
   if (!same) target = column;
   return same;
-}
-
-// x = A⁻¹ b (a column each) from A's partial-pivoting LU (P A = L U) by substitution, in the
-// order of Eigen's triangular solves for up to 8 unknowns: for the few dependent coordinates of
-// a chart these loops cost a fraction of the general solve's dispatch.
-template <class Rhs, class Out>
-void luSolve(const Eigen::PartialPivLU<Eigen::MatrixXd>& lu, const Rhs& b, Out& x) {
-  const Eigen::MatrixXd& LU = lu.matrixLU();
-  const auto& p = lu.permutationP().indices();
-  const Eigen::Index n = LU.rows();
-  x.resize(n, b.cols());
-  for (Eigen::Index c = 0; c < b.cols(); ++c) {
-    for (Eigen::Index i = 0; i < n; ++i) x(p(i), c) = b(i, c);
-    for (Eigen::Index j = 0; j < n; ++j)  // L unit lower
-      for (Eigen::Index i = j + 1; i < n; ++i) x(i, c) -= x(j, c) * LU(i, j);
-    for (Eigen::Index j = n - 1; j >= 0; --j) {  // U upper
-      x(j, c) /= LU(j, j);
-      for (Eigen::Index i = 0; i < j; ++i) x(i, c) -= x(j, c) * LU(i, j);
-    }
-  }
 }
 
 // True when every constraint row is linear in q with a factor that does not change in time: each
@@ -102,10 +83,10 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   Phi_.resize(nc);
   step_.resize(nc);
   rhs_.resize(nc);
-  lu_ = Eigen::PartialPivLU<Eigen::MatrixXd>(nc);
   factorised_ = false;
   cKept_ = false;
   anchored_ = false;
+  solved_.resize(0);
 }
 
 void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
@@ -115,13 +96,27 @@ void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, doubl
   }
   if (partitioned_) {
     start_ = q;
+    predict(q);
     if (newton(q, t) && split(q, ud, t)) {
       keepAnchor(q);
+      solved_ = q;
       return;
     }
     q = start_;
   }
   general(q, ud, t);
+  solved_ = q;
+}
+
+void ChartKinematics::predict(Eigen::VectorXd& q) const {
+  // Only from the last solve's own positions: a caller that placed the dependent coordinates
+  // itself (another branch, another source) keeps its guess.
+  if (solved_.size() != q.size()) return;
+  for (const int d : dependent_)
+    if (q(d) != solved_(d)) return;
+  for (const int d : dependent_)
+    for (std::size_t j = 0; j < chart_.size(); ++j)
+      q(d) += R_(d, static_cast<Eigen::Index>(j)) * (q(chart_[j]) - solved_(chart_[j]));
 }
 
 void ChartKinematics::keepAnchor(const Eigen::VectorXd& q) {
@@ -185,7 +180,7 @@ bool ChartKinematics::newton(Eigen::VectorXd& q, double t) {
 
 void ChartKinematics::subtractDependent(const Eigen::VectorXd& v, Eigen::VectorXd& x) {
   rhs_ = w_.cwiseProduct(v);
-  luSolve(lu_, rhs_, step_);  // S_d⁻¹ Φ_d⁻¹ v, since A = W Φ_d S_d
+  lu_.solve(rhs_, step_);  // S_d⁻¹ Φ_d⁻¹ v, since A = W Φ_d S_d
   for (std::size_t k = 0; k < dependent_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
     x(dependent_[k]) -= sd_(i) * step_(i);
@@ -209,8 +204,7 @@ bool ChartKinematics::factorise(const Eigen::VectorXd& q, double t) {
       cKept_ = false;
     }
   }
-  const auto pivots = lu_.matrixLU().diagonal().cwiseAbs();
-  factorised_ = pivots.minCoeff() > kSingular * pivots.maxCoeff();
+  factorised_ = lu_.minPivotRatio() > kSingular;
   return factorised_;
 }
 
@@ -224,7 +218,7 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
     for (std::size_t j = 0; j < chart_.size(); ++j)
       same = sameOrAssign(same, w_.cwiseProduct(Phi_q_.col(chart_[j])), B_.col(static_cast<Eigen::Index>(j)));
   if (!same) {
-    luSolve(lu_, B_, X_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
+    lu_.solve(B_, X_);  // S_d⁻¹ Φ_d⁻¹ Φ_u, since A = W Φ_d S_d
     R_.setZero();
     for (std::size_t j = 0; j < chart_.size(); ++j) R_(chart_[j], static_cast<Eigen::Index>(j)) = 1.0;
     for (std::size_t k = 0; k < dependent_.size(); ++k) {

@@ -10,7 +10,8 @@
 ///     γ = (Φ_q q̇)_q q̇ + 2 Φ_qt q̇ + Φ_tt   (Φ_t and its derivatives: drivers only),
 ///
 /// from one LU factorisation of the scaled Φ_d per stage into storage of the right size (Newton's
-/// method starts from the previous stage's factorisation, a chord step), where the general
+/// method starts from the previous stage's positions moved along its R, with its factorisation:
+/// a chord step), where the general
 /// assembly and a column-pivoting QR of [Φ_q; E_u] (independentSplit) factorise several times
 /// and allocate (SINDy on a 2-DOF absorber: 6.3 µs per RK4 step instead of 16.8). Constraints
 /// linear in q (particles on fixed lines and planes) have one Φ_q: it is evaluated and
@@ -22,10 +23,11 @@
 /// previous stage's positions, a large model — the call goes the general way, with its
 /// results and errors.
 
+#include "engine/core/small_lu.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/model/model.h"
 
-#include <Eigen/Dense>
+#include <Eigen/Core>
 
 #include <vector>
 
@@ -70,6 +72,9 @@ class ChartKinematics {
   static constexpr int kIterations = 8;
 
  private:
+  // Moves the dependent coordinates of q, when they are the last solve's, along that solve's R
+  // by the chart's change since (a first-order guess: Newton's method then needs fewer steps).
+  void predict(Eigen::VectorXd& q) const;
   bool newton(Eigen::VectorXd& q, double t);
   // Factorises the scaled Φ_d at q (a constant one once per chart); false when near singular.
   bool factorise(const Eigen::VectorXd& q, double t);
@@ -98,9 +103,10 @@ class ChartKinematics {
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
   Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_, qdOther_;
+  Eigen::VectorXd solved_;                 // the last solve's positions (with R_ of this chart); empty: none
   Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
-  Eigen::PartialPivLU<Eigen::MatrixXd> lu_;
+  SmallLu lu_;
 };
 
 }  // namespace mbdrom
