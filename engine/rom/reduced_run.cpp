@@ -194,11 +194,15 @@ void ReducedRunOutput::write(const Sample& s) {
   double all = 0.0;
   if (rom_.envelope().known() && s.envelopeDistance > summary_.envelopeDistance)
     judged = judgedDistance(s, all);
-  write(s, judged);
+  write(s, judged, false);
 }
 
-void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged) {
-  if (written_++ % residualEvery_ == 0) {
+void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bool between) {
+  // At a step's end: between the steps the accelerations are the interpolant's, not the
+  // model's equations', and would measure the interpolation.
+  residualDue_ = written_++ % residualEvery_ == 0 || residualDue_;
+  if (residualDue_ && !between) {
+    residualDue_ = false;
     // A check of the output, as writing it is: left out of the run's cost with the sink's time.
     const auto r0 = std::chrono::steady_clock::now();
     residual_.add(s);
@@ -251,7 +255,7 @@ void ReducedRunOutput::writeSample(ReducedStepper& stepper, long long step, doub
     s.workNonConservative = *work;
     s.energyError = s.kineticEnergy + s.potentialEnergy - energy0_ - *work;
   }
-  write(s, distance);
+  write(s, distance, between);
 }
 
 }  // namespace internal

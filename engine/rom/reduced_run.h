@@ -149,8 +149,9 @@ class ReducedRunOutput {
   EnvelopeDistance judgedDistance(const Sample& s, double& all) const;
   /// Sets s.envelopeDistance and returns judgedDistance (none: inside or no envelope).
   EnvelopeDistance checkEnvelope(Sample& s) const;
-  /// write(s) with the distance `s` is judged by (checkEnvelope).
-  void write(const Sample& s, const EnvelopeDistance& judged);
+  /// write(s) with the distance `s` is judged by (checkEnvelope); `between`: a sample between
+  /// the stepper's steps (ReducedStepper::fillBetween).
+  void write(const Sample& s, const EnvelopeDistance& judged, bool between);
 
   const Model& model_;
   const ReducedModel& rom_;
@@ -161,8 +162,10 @@ class ReducedRunOutput {
   double sinkSeconds_ = 0.0, energy0_ = 0.0;
   std::optional<NeighbourTracker> joint_;  // the joint envelope's distance along the run
   std::optional<LoadBandMeter> band_;      // the run's loads, for the band judged at the end
-  EquationResidual residual_;              // measured on every residualEvery_-th sample written
+  // Measured on every residualEvery_-th sample written, or the first step's end after it (due).
+  EquationResidual residual_;
   long long residualEvery_ = 1, written_ = 0;
+  bool residualDue_ = false;
   Eigen::VectorXd parameterValues_;        // the run's, as the envelope reads them (parameterValues)
   mutable Eigen::VectorXd envelopeState_;  // a sample's (envelopeStateInto), its storage kept
   /// Keeps the joint-envelope figures of `s` in the summary.

@@ -39,8 +39,9 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
   const long long per = o.outputDt > 0.0 ? std::max(1LL, std::llround(o.outputDt / run.dt())) : 1;
   const bool between = o.outputDt > 0.0 && run.dt() > o.outputDt * (1.0 + 1e-9);
   Sample filled;
-  // The equation residual on as many samples as a reduced run measures.
+  // The equation residual on as many samples as a reduced run measures, at steps' ends as it does.
   const auto every = static_cast<Eigen::Index>(EquationResidual::every(N));
+  bool residualDue = false;
   if (kept) *kept = N;
   for (Eigen::Index k = 0; k < N; ++k) {
     try {
@@ -56,8 +57,10 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
       return out;
     }
     const Sample* sample = &filled;
-    const bool measured = residual && k % every == 0;
     const double at = between ? std::min(run.t(), static_cast<double>(k) * o.outputDt) : run.t();
+    residualDue = (residual && k % every == 0) || residualDue;
+    const bool measured = residualDue && at >= run.t() - 1e-9 * run.dt();
+    residualDue = residualDue && !measured;
     if (joint || measured) {
       sample = &run.sampleAt(at);  // with the loads the envelope and the residual measure
       if (joint) joint->add(sample->t, sample->q, sample->qd, sample->f_ext);

@@ -5,6 +5,7 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/model/forces.h"
+#include "engine/rom/equation_residual.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 #include "tests/engine/test_files.h"
@@ -540,6 +541,14 @@ TEST_CASE(
   CHECK(betweenError < 1.5 * endError);
   CHECK(betweenRateError < 1.5 * endRateError);
   CHECK(betweenAccelerationError < 3.0 * endAccelerationError);
+  // The run's equation residual is measured at its steps' ends: between them the accelerations
+  // are the interpolant's, and the residual there would measure the interpolation.
+  EquationResidual atEnds(carts.model), atBetween(carts.model);
+  for (std::size_t k = 0; k < between.size(); ++k) (k % 3 == 0 ? atEnds : atBetween).add(between[k]);
+  INFO("run " << summary.equationResidual << ", every end " << atEnds.relative() << ", between "
+              << atBetween.relative());
+  CHECK(summary.equationResidual <= 2.0 * atEnds.relative());
+  CHECK(summary.equationResidual < 0.01 * atBetween.relative());
 
   // A caller that advances the run itself samples between its steps as simulate() does.
   RunOptions o;
