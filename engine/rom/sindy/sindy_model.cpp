@@ -1179,8 +1179,8 @@ class SindyStepper final : public ReducedStepper {
     qdd_ += c;
   }
 
-  // Rᵀ M R from the table's or the grid's M R: 1 x 1; 2 x 2 with its inverse (true: use it);
-  // else factorised. The next stage off the table computes M R again.
+  // Rᵀ M R from the table's or the grid's M R: 1 x 1; 2 x 2 or 3 x 3 with its inverse (true:
+  // use it); else factorised. The next stage off the table computes M R again.
   bool tabulatedMass() {
     const Eigen::Index n = R_.cols(), nq = R_.rows();
     Mr_.resize(n, n);
@@ -1193,21 +1193,49 @@ class SindyStepper final : public ReducedStepper {
         Mr_(i, j) = mr;
       }
     massOf_.resize(0, 0);
-    // Two coordinates: the inverse in closed form while the reduced mass is positive definite.
-    const double det = n == 2 ? Mr_(0, 0) * Mr_(1, 1) - Mr_(0, 1) * Mr_(1, 0) : 0.0;
-    if (n == 2 && Mr_(0, 0) > 0.0 && det > 1e-12 * Mr_(0, 0) * Mr_(1, 1)) {
-      MrInverse_.resize(2, 2);
-      MrInverse_ << Mr_(1, 1) / det, -Mr_(0, 1) / det, -Mr_(1, 0) / det, Mr_(0, 0) / det;
-      return true;
-    }
+    if (closedFormInverse()) return true;
     if (n != 1) reducedMass_.compute(Mr_);
     MrInverse_.resize(0, 0);
     return false;
   }
 
+  // Two or three coordinates: Mr_'s inverse in closed form (the adjugate over the determinant)
+  // into MrInverse_ while the reduced mass is clearly positive definite (leading minors); false
+  // otherwise, and the caller factorises.
+  bool closedFormInverse() {
+    const Eigen::MatrixXd& m = Mr_;
+    const Eigen::Index n = m.rows();
+    if (n == 2) {
+      const double det = m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0);
+      if (!(m(0, 0) > 0.0 && det > 1e-12 * m(0, 0) * m(1, 1))) return false;
+      MrInverse_.resize(2, 2);
+      MrInverse_ << m(1, 1) / det, -m(0, 1) / det, -m(1, 0) / det, m(0, 0) / det;
+      return true;
+    }
+    if (n != 3) return false;
+    const double c00 = m(1, 1) * m(2, 2) - m(1, 2) * m(2, 1), c01 = m(1, 2) * m(2, 0) - m(1, 0) * m(2, 2),
+                 c02 = m(1, 0) * m(2, 1) - m(1, 1) * m(2, 0);
+    const double minor2 = m(0, 0) * m(1, 1) - m(0, 1) * m(1, 0);
+    const double det = m(0, 0) * c00 + m(0, 1) * c01 + m(0, 2) * c02;
+    if (!(m(0, 0) > 0.0 && minor2 > 1e-12 * m(0, 0) * m(1, 1) && det > 1e-12 * minor2 * m(2, 2)))
+      return false;
+    MrInverse_.resize(3, 3);
+    MrInverse_(0, 0) = c00 / det;
+    MrInverse_(1, 0) = c01 / det;
+    MrInverse_(2, 0) = c02 / det;
+    MrInverse_(0, 1) = (m(0, 2) * m(2, 1) - m(0, 1) * m(2, 2)) / det;
+    MrInverse_(1, 1) = (m(0, 0) * m(2, 2) - m(0, 2) * m(2, 0)) / det;
+    MrInverse_(2, 1) = (m(0, 1) * m(2, 0) - m(0, 0) * m(2, 1)) / det;
+    MrInverse_(0, 2) = (m(0, 1) * m(1, 2) - m(0, 2) * m(1, 1)) / det;
+    MrInverse_(1, 2) = (m(0, 2) * m(1, 0) - m(0, 0) * m(1, 2)) / det;
+    MrInverse_(2, 2) = minor2 / det;
+    return true;
+  }
+
   // M R, Rᵀ M R and its factorisation for this R; kept while R is the same to the bit (M is
   // constant: constraints linear in the dependent coordinates keep R from stage to stage).
-  // True when R was the last one's.
+  // True when its inverse serves (MrInverse_, made when empty): R was the last one's, or two
+  // or three coordinates had it in closed form.
   bool reduceMass(const Eigen::MatrixXd& R) {
     if (R.rows() == massOf_.rows() && R.cols() == massOf_.cols() && (R.array() == massOf_.array()).all())
       return true;
@@ -1216,6 +1244,8 @@ class SindyStepper final : public ReducedStepper {
     // more than the arithmetic. M symmetric: Rᵀ M c = (M R)ᵀ c.
     sparseTimesDense(model_.massMatrixSparse(), R, MR_);
     transposedProduct(R, MR_, Mr_);
+    // A new R: the closed-form inverse serves as a kept mass does (MrInverse_).
+    if (closedFormInverse()) return true;
     if (Mr_.size() != 1) reducedMass_.compute(Mr_);
     MrInverse_.resize(0, 0);
     return false;
