@@ -51,23 +51,30 @@ class SmallLu {
     return largest > 0.0 ? pivots.minCoeff() / largest : 0.0;
   }
 
-  /// x = A⁻¹ b, column by column (b is n x m; x gets that size; x may not be b).
+  /// x = A⁻¹ b, column by column (b is n x m; x, a column-major matrix or vector, gets that
+  /// size; x may not be b).
   template <class Rhs, class Out>
   void solve(const Rhs& b, Out& x) const {
     const Eigen::Index n = lu_.rows();
     const double* a = lu_.data();
     x.resize(n, b.cols());
     for (Eigen::Index c = 0; c < b.cols(); ++c) {
-      for (Eigen::Index i = 0; i < n; ++i) x(i, c) = b(i, c);
+      double* y = x.data() + c * n;  // x's column c (column-major storage)
+      for (Eigen::Index i = 0; i < n; ++i) y[i] = b(i, c);
       for (Eigen::Index k = 0; k < n; ++k) {
         const Eigen::Index p = swaps_[static_cast<std::size_t>(k)];
-        if (p != k) std::swap(x(k, c), x(p, c));
+        if (p != k) std::swap(y[k], y[p]);
       }
-      for (Eigen::Index j = 0; j < n; ++j)  // L unit lower
-        for (Eigen::Index i = j + 1; i < n; ++i) x(i, c) -= x(j, c) * a[i + j * n];
+      for (Eigen::Index j = 0; j < n; ++j) {  // L unit lower
+        const double yj = y[j];
+        const double* column = a + j * n;
+        for (Eigen::Index i = j + 1; i < n; ++i) y[i] -= yj * column[i];
+      }
       for (Eigen::Index j = n - 1; j >= 0; --j) {  // U upper
-        x(j, c) /= a[j + j * n];
-        for (Eigen::Index i = 0; i < j; ++i) x(i, c) -= x(j, c) * a[i + j * n];
+        const double* column = a + j * n;
+        y[j] /= column[j];
+        const double yj = y[j];
+        for (Eigen::Index i = 0; i < j; ++i) y[i] -= yj * column[i];
       }
     }
   }

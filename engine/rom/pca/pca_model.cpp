@@ -1052,15 +1052,22 @@ MethodInfo pcaMethod() {
   return m;
 }
 
-Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
+Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
                                         const Eigen::VectorXd& qd) const {
+  Eigen::VectorXd x;
+  envelopeStateInto(M, q, qd, x);
+  return x;
+}
+
+void PcaModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 Eigen::VectorXd& x) const {
   // One block [q_r; qd_r] per cluster: the local coordinates of the nearest cluster and of the
   // second nearest within 1.5 times its distance, the others not a number (skipped), so each
   // chart has the ranges of its samples and of those by its border, where a run switches a
   // step earlier or later than the data did.
   const Eigen::Index nr = nr_, block = 2 * nr_;
-  Eigen::VectorXd x = Eigen::VectorXd::Constant(block * static_cast<Eigen::Index>(clusters_.size()),
-                                                std::numeric_limits<double>::quiet_NaN());
+  x.setConstant(block * static_cast<Eigen::Index>(clusters_.size()),
+                std::numeric_limits<double>::quiet_NaN());
   int nearest = -1, second = -1;
   double dNearest = std::numeric_limits<double>::infinity(), dSecond = dNearest;
   for (std::size_t c = 0; c < clusters_.size(); ++c) {
@@ -1077,7 +1084,7 @@ Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Vec
   }
   if (nearest < 0) {  // a position not a number: outside every chart
     x(0) = std::numeric_limits<double>::infinity();
-    return x;
+    return;
   }
   // The second chart only near the border between the two (within 1.5 times the distance).
   if (!(dSecond <= 2.25 * dNearest)) second = -1;
@@ -1098,7 +1105,6 @@ Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd&, const Eigen::Vec
       x(block * i + nr + j) = velocity;
     }
   }
-  return x;
 }
 
 StoredStart PcaModel::storedStart() const {

@@ -105,6 +105,38 @@ TEST_CASE("chart kinematics of a double pendulum meet its closed form along a sw
   }
 }
 
+TEST_CASE("chart kinematics keep a guess the caller placed on another branch", "[chart_kinematics]") {
+  // The next solve starts from the last solve's positions moved along its R only when the
+  // dependent coordinates are still that solve's: a caller's guess (a pendulum over the top)
+  // is kept, and Newton's method finds that branch.
+  const double l1 = 0.5, l2 = 0.3;
+  const Model model = doublePendulum(l1, l2);
+  const int ax = test::coordinateIndex(model, "A.x"), ay = test::coordinateIndex(model, "A.y"),
+            bx = test::coordinateIndex(model, "B.x"), by = test::coordinateIndex(model, "B.y");
+  ChartKinematics chart(model, {ax, bx}, AssemblyOptions{});
+  Eigen::VectorXd q = closedForm(model, l1, l2, 0.1, 0.2, 0.0, 0.0).q;
+  chart.solve(q, Eigen::Vector2d(0.3, 0.1), 0.0);
+  REQUIRE(q(ay) < 0.0);
+  // Both bars mirrored above the pivot, a little further along the chart.
+  q(ax) = 0.12;
+  q(bx) = 0.25;
+  q(ay) = -q(ay);
+  q(by) = -q(by);
+  chart.solve(q, Eigen::Vector2d(0.3, 0.1), 0.0);
+  CHECK(q(ay) == Approx(std::sqrt(l1 * l1 - 0.12 * 0.12)).epsilon(1e-10));
+  CHECK(q(by) == Approx(q(ay) + std::sqrt(l2 * l2 - 0.13 * 0.13)).epsilon(1e-10));
+  // The next stage, from that solve's own positions, stays on the upper branch, the partitioned
+  // way (the mirrored guess itself may have needed the general one: the factorisation held was
+  // the lower branch's).
+  const long long general = chart.generalCalls();
+  q(ax) = 0.13;
+  q(bx) = 0.27;
+  chart.solve(q, Eigen::Vector2d(0.3, 0.1), 0.0);
+  CHECK(q(ay) == Approx(std::sqrt(l1 * l1 - 0.13 * 0.13)).epsilon(1e-10));
+  CHECK(q(by) == Approx(q(ay) + std::sqrt(l2 * l2 - 0.14 * 0.14)).epsilon(1e-10));
+  CHECK(chart.generalCalls() == general);
+}
+
 TEST_CASE("chart kinematics agree with the general assembly and independentSplit on the examples",
           "[chart_kinematics]") {
   for (const char* file :
