@@ -2,8 +2,8 @@
 /// @file
 /// LU factorisation with partial pivoting of a small dense matrix (a chart's few dependent
 /// coordinates, stage after stage of a reduced run), as plain loops into storage that is kept:
-/// for a 6 x 6 or 9 x 9 matrix Eigen's blocked PartialPivLU spends most of its time in the
-/// dispatch of its block expressions. The same algorithm as Eigen's unblocked one (the largest
+/// for a 6 x 6 or 9 x 9 matrix Eigen's PartialPivLU spends most of its time in the dispatch of
+/// its block expressions. The same algorithm as Eigen's unblocked kernel (the largest
 /// magnitude of the column below the diagonal as pivot, rows swapped whole, a rank-one update
 /// of the rest), so the factors agree with it.
 
@@ -58,6 +58,7 @@ class SmallLu {
     const Eigen::Index n = lu_.rows();
     const double* a = lu_.data();
     x.resize(n, b.cols());
+    eigen_assert(x.outerStride() == n || b.cols() == 1);
     for (Eigen::Index c = 0; c < b.cols(); ++c) {
       double* y = x.data() + c * n;  // x's column c (column-major storage)
       for (Eigen::Index i = 0; i < n; ++i) y[i] = b(i, c);

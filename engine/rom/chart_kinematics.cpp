@@ -70,6 +70,11 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   R_.setZero(nq, n);
   qd_.setZero(nq);
   c_.setZero(nq);
+  // Nothing of another chart carries over, whichever way this one goes.
+  factorised_ = false;
+  cKept_ = false;
+  anchored_ = false;
+  solved_.resize(0);
   if (!partitioned_) return;
   const MechanismScales& scales = *assembly_.scales;
   w_ = scales.rowScale.cwiseInverse();
@@ -83,10 +88,6 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   Phi_.resize(nc);
   step_.resize(nc);
   rhs_.resize(nc);
-  factorised_ = false;
-  cKept_ = false;
-  anchored_ = false;
-  solved_.resize(0);
 }
 
 void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {

@@ -67,8 +67,11 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
       if (measured) residual->add(*sample);
     } else {
       filled.step = run.steps();
-      filled.t = at;
-      if (at < run.t() - 1e-9 * run.dt())
+      // At a step's end its own time, as ReducedRun::sampleAt takes it: a time a rounding below
+      // would evaluate the end again.
+      const bool inside = at < run.t() - 1e-9 * run.dt();
+      filled.t = inside ? at : run.t();
+      if (inside)
         run.stepper().fillBetween(filled);
       else
         run.stepper().fill(filled);

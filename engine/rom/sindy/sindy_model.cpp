@@ -1179,8 +1179,8 @@ class SindyStepper final : public ReducedStepper {
     qdd_ += c;
   }
 
-  // Rᵀ M R from the table's or the grid's M R: 1 x 1; 2 x 2 or 3 x 3 with its inverse (true:
-  // use it); else factorised. The next stage off the table computes M R again.
+  // Rᵀ M R from the table's or the grid's M R: 1 x 1; 2 x 2 with its inverse (true: use it);
+  // else factorised. The next stage off the table computes M R again.
   bool tabulatedMass() {
     const Eigen::Index n = R_.cols(), nq = R_.rows();
     Mr_.resize(n, n);
@@ -1424,10 +1424,11 @@ class SindyStepper final : public ReducedStepper {
   long long stages_ = 0, gridStages_ = 0;  // stages, and those on the grid
   Eigen::MatrixXd R_, MR_, Mr_;            // R_ (with qd_, c_) and MR_: the table's or the grid's
   Eigen::MatrixXd massOf_;                 // the R of MR_, Mr_ and reducedMass_
-  Eigen::MatrixXd MrInverse_;              // of Mr_ once it was used twice (0 x 0: not yet)
-  bool tabulated_ = false;                 // the last state's R, q̇, c are the table's
-  SymmetricSolver reducedMass_;            // of Mr_
-  Eigen::VectorXd a_[4], v_[4], uStage_;   // RK4's stages: accelerations, velocities; a stage's positions
+  Eigen::MatrixXd MrInverse_;    // of Mr_: in closed form for 2 or 3 coordinates, else once it was used twice
+                                 // (0 x 0: not yet)
+  bool tabulated_ = false;       // the last state's R, q̇, c are the table's
+  SymmetricSolver reducedMass_;  // of Mr_
+  Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
   // The last step's start: q, q̇, q̈ at stepStart_ [s] (size nq).
