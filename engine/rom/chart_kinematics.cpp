@@ -101,12 +101,14 @@ void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, doubl
     if (newton(q, t) && split(q, ud, t)) {
       keepAnchor(q);
       solved_ = q;
+      solvedUd_ = ud;
       return;
     }
     q = start_;
   }
   general(q, ud, t);
   solved_ = q;
+  solvedUd_ = ud;
 }
 
 void ChartKinematics::predict(Eigen::VectorXd& q) const {
@@ -115,9 +117,22 @@ void ChartKinematics::predict(Eigen::VectorXd& q) const {
   if (solved_.size() != q.size()) return;
   for (const int d : dependent_)
     if (q(d) != solved_(d)) return;
-  for (const int d : dependent_)
+  // The second-order term along the solve's rates u̇: c = Σ S_jk u̇_j u̇_k is q's curvature along
+  // them, and a stage moves the chart nearly along u̇ (τ: how far, in time).
+  double tau = 0.0, rate2 = 0.0;
+  if (!driven_)
+    for (std::size_t j = 0; j < chart_.size(); ++j) {
+      const double v = solvedUd_(static_cast<Eigen::Index>(j));
+      tau += v * (q(chart_[j]) - solved_(chart_[j]));
+      rate2 += v * v;
+    }
+  const double curvature = rate2 > 0.0 ? 0.5 * (tau / rate2) * (tau / rate2) : 0.0;
+  for (const int d : dependent_) {
+    double move = curvature * c_(d);
     for (std::size_t j = 0; j < chart_.size(); ++j)
-      q(d) += R_(d, static_cast<Eigen::Index>(j)) * (q(chart_[j]) - solved_(chart_[j]));
+      move += R_(d, static_cast<Eigen::Index>(j)) * (q(chart_[j]) - solved_(chart_[j]));
+    q(d) += move;
+  }
 }
 
 void ChartKinematics::keepAnchor(const Eigen::VectorXd& q) {
