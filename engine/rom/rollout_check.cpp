@@ -58,8 +58,9 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
     }
     const Sample* sample = &filled;
     const double at = between ? std::min(run.t(), static_cast<double>(k) * o.outputDt) : run.t();
+    const bool inside = at < run.t() - 1e-9 * run.dt();  // a sample between the steps' ends
     residualDue = (residual && k % every == 0) || residualDue;
-    const bool measured = residualDue && at >= run.t() - 1e-9 * run.dt();
+    const bool measured = residualDue && !inside;
     residualDue = residualDue && !measured;
     if (joint || measured) {
       sample = &run.sampleAt(at);  // with the loads the envelope and the residual measure
@@ -69,7 +70,6 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
       filled.step = run.steps();
       // At a step's end its own time, as ReducedRun::sampleAt takes it: a time a rounding below
       // would evaluate the end again.
-      const bool inside = at < run.t() - 1e-9 * run.dt();
       filled.t = inside ? at : run.t();
       if (inside)
         run.stepper().fillBetween(filled);
