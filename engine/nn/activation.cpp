@@ -1,6 +1,7 @@
 #include "engine/nn/activation.h"
 
 #include "engine/core/error.h"
+#include "engine/nn/dense_kernels.h"
 
 #include <cmath>
 
@@ -39,13 +40,22 @@ inline double softplus(double z) {
 }  // namespace
 
 void activate(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a) {
+  a.resize(z.rows(), z.cols());
+  activateValues(act, z.data(), a.data(), z.size());
+}
+
+void activateValues(Activation act, const double* z, double* a, Eigen::Index n) {
+  const Eigen::Map<const Eigen::ArrayXd> x(z, n);
+  Eigen::Map<Eigen::ArrayXd> y(a, n);
   switch (act) {
-    case Activation::Linear: a = z; break;
-    case Activation::ReLU: a = z.cwiseMax(0.0); break;
-    case Activation::Sigmoid: a = z.unaryExpr([](double x) { return sigmoid(x); }); break;
-    case Activation::Tanh: a = z.array().tanh().matrix(); break;
-    case Activation::Softplus: a = z.unaryExpr([](double x) { return softplus(x); }); break;
-    case Activation::SiLU: a = z.unaryExpr([](double x) { return x * sigmoid(x); }); break;
+    case Activation::Linear:
+      if (a != z) y = x;
+      break;
+    case Activation::ReLU: y = x.cwiseMax(0.0); break;
+    case Activation::Sigmoid: y = x.unaryExpr([](double v) { return sigmoid(v); }); break;
+    case Activation::Tanh: tanhValues(z, a, n); break;
+    case Activation::Softplus: y = x.unaryExpr([](double v) { return softplus(v); }); break;
+    case Activation::SiLU: y = x.unaryExpr([](double v) { return v * sigmoid(v); }); break;
   }
 }
 
@@ -60,10 +70,8 @@ void activateDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixX
       });
       break;
     case Activation::Tanh:
-      d = z.unaryExpr([](double x) {
-        const double t = std::tanh(x);
-        return 1.0 - t * t;
-      });
+      activate(act, z, d);
+      d = (1.0 - d.array().square()).matrix();
       break;
     case Activation::Softplus: d = z.unaryExpr([](double x) { return sigmoid(x); }); break;
     case Activation::SiLU:
@@ -86,10 +94,8 @@ void activateSecondDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::M
       });
       break;
     case Activation::Tanh:
-      d2 = z.unaryExpr([](double x) {
-        const double t = std::tanh(x);
-        return -2.0 * t * (1.0 - t * t);
-      });
+      activate(act, z, d2);
+      d2 = d2.unaryExpr([](double t) { return -2.0 * t * (1.0 - t * t); });
       break;
     case Activation::Softplus:
       d2 = z.unaryExpr([](double x) {
@@ -113,15 +119,16 @@ namespace {
 // activateSecondDerivative, so the values are theirs bit for bit.
 void smoothWithDerivatives(Activation act, const double* x, Eigen::Index n, double* a, double* d,
                            double* d2) {
-  for (Eigen::Index i = 0; i < n; ++i) {
-    if (act == Activation::Tanh) {
-      // Eigen's tanh of doubles is std::tanh element by element (the test checks it).
-      const double t = std::tanh(x[i]), dt = 1.0 - t * t;
-      a[i] = t;
+  if (act == Activation::Tanh) {
+    tanhValues(x, a, n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      const double t = a[i], dt = 1.0 - t * t;
       d[i] = dt;
       if (d2) d2[i] = -2.0 * t * dt;
-      continue;
     }
+    return;
+  }
+  for (Eigen::Index i = 0; i < n; ++i) {
     const double s = sigmoid(x[i]), ds = s * (1.0 - s);
     switch (act) {
       case Activation::Sigmoid:

@@ -17,6 +17,8 @@ Activation activationFromName(const std::string& name);
 
 /// a = sigma(z), element-wise; z and a have the same shape.
 void activate(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& a);
+/// a = sigma(z) of n values (a may be z), as activate gives them.
+void activateValues(Activation act, const double* z, double* a, Eigen::Index n);
 /// d = sigma'(z), element-wise.
 void activateDerivative(Activation act, const Eigen::MatrixXd& z, Eigen::MatrixXd& d);
 /// d2 = sigma''(z), element-wise (ReLU: 0 everywhere, its kink is ignored).

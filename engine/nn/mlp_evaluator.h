@@ -5,6 +5,7 @@
 // latent coordinates).
 
 #include "engine/nn/activation.h"
+#include "engine/nn/dense_kernels.h"
 #include "engine/nn/mlp.h"
 
 #include <Eigen/Core>
@@ -50,8 +51,21 @@ class MlpEvaluator {
 
   // y = f(x).
   void value(const Eigen::VectorXd& x, Eigen::VectorXd& y) {
-    forward(x);
-    y = net_.outputMean() + net_.outputScale().cwiseProduct(layers_.back().s0);
+    y.resize(net_.outputs());
+    value(x.data(), y.data());
+  }
+  // y (size outputs()) = f(x) (size inputs()), without derivatives.
+  void value(const double* x, double* y) {
+    const Eigen::VectorXd &inMean = net_.inputMean(), &inScale = net_.inputScale();
+    for (Eigen::Index i = 0; i < a0_.size(); ++i) a0_(i) = (x[i] - inMean(i)) / inScale(i);
+    const double* a = a0_.data();
+    for (Layer& L : layers_) {
+      affine(L.out, L.in, net_.parameters().data() + L.w, net_.parameters().data() + L.b, a, L.z.data());
+      activateValues(L.act, L.z.data(), L.s0.data(), L.out);
+      a = L.s0.data();
+    }
+    const Eigen::VectorXd &outMean = net_.outputMean(), &outScale = net_.outputScale();
+    for (Eigen::Index i = 0; i < outMean.size(); ++i) y[i] = outMean(i) + outScale(i) * a[i];
   }
 
   // Scalar networks: returns f(x), g = df/dx (reverse mode).

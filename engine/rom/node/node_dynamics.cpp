@@ -340,38 +340,69 @@ void NodeDynamics::step(NodeIntegrator integrator, double h, Eigen::MatrixXd& Q,
 void NodeDynamics::stepAtStates(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q,
                                 Eigen::VectorXd& qd, const NodeStateInput& input,
                                 const Eigen::VectorXd* firstStage) const {
-  // The same arithmetic as step(), with the input of each stage at that stage's state.
-  auto a = [&](const Eigen::VectorXd& qs, const Eigen::VectorXd& vs, double t) -> Eigen::VectorXd {
-    Eigen::MatrixXd U(m_, 1);
-    if (m_ > 0) U.col(0) = input(t, qs, vs);
-    return stage(qs, vs, U, nullptr).col(0);
-  };
-  auto first = [&]() -> Eigen::VectorXd { return firstStage ? *firstStage : a(q, qd, t0); };
+  NodeStageEvaluator(*this).step(integrator, h, t0, q, qd, input, firstStage);
+}
+
+NodeStageEvaluator::NodeStageEvaluator(const NodeDynamics& dynamics)
+    : n_(dynamics.coordinates()),
+      m_(dynamics.inputs()),
+      net_(dynamics.network()),
+      x_(2 * n_ + m_),
+      u_(m_),
+      qs_(n_),
+      a1_(n_),
+      a2_(n_),
+      a3_(n_),
+      a4_(n_),
+      v2_(n_),
+      v3_(n_),
+      v4_(n_) {}
+
+void NodeStageEvaluator::accelerations(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                       const Eigen::VectorXd& u, Eigen::VectorXd& a) {
+  x_.head(n_) = q;
+  x_.segment(n_, n_) = qd;
+  if (m_ > 0) x_.tail(m_) = u;
+  a.resize(n_);
+  net_.value(x_.data(), a.data());
+}
+
+void NodeStageEvaluator::stage(const NodeStateInput& input, const Eigen::VectorXd& q,
+                               const Eigen::VectorXd& qd, double t, Eigen::VectorXd& a) {
+  if (m_ > 0) u_ = input(t, q, qd);
+  accelerations(q, qd, u_, a);
+}
+
+void NodeStageEvaluator::step(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q,
+                              Eigen::VectorXd& qd, const NodeStateInput& input,
+                              const Eigen::VectorXd* firstStage) {
+  // The same arithmetic as NodeDynamics::step(), with the input of each stage at that stage's state.
+  if (firstStage)
+    a1_ = *firstStage;
+  else
+    stage(input, q, qd, t0, a1_);
   switch (integrator) {
-    case NodeIntegrator::Euler: {
-      const Eigen::VectorXd a1 = first();
+    case NodeIntegrator::Euler:
       q += h * qd;
-      qd += h * a1;
+      qd += h * a1_;
       return;
-    }
-    case NodeIntegrator::SymplecticEuler: {
-      const Eigen::VectorXd a1 = first();
-      qd += h * a1;
+    case NodeIntegrator::SymplecticEuler:
+      qd += h * a1_;
       q += h * qd;
       return;
-    }
-    case NodeIntegrator::Rk4: {
-      const Eigen::VectorXd a1 = first();
-      const Eigen::VectorXd v2 = qd + 0.5 * h * a1;
-      const Eigen::VectorXd a2 = a(q + 0.5 * h * qd, v2, t0 + 0.5 * h);
-      const Eigen::VectorXd v3 = qd + 0.5 * h * a2;
-      const Eigen::VectorXd a3 = a(q + 0.5 * h * v2, v3, t0 + 0.5 * h);
-      const Eigen::VectorXd v4 = qd + h * a3;
-      const Eigen::VectorXd a4 = a(q + h * v3, v4, t0 + h);
-      q += h / 6.0 * (qd + 2.0 * v2 + 2.0 * v3 + v4);
-      qd += h / 6.0 * (a1 + 2.0 * a2 + 2.0 * a3 + a4);
+    case NodeIntegrator::Rk4:
+      v2_ = qd + 0.5 * h * a1_;
+      qs_ = q + 0.5 * h * qd;
+      stage(input, qs_, v2_, t0 + 0.5 * h, a2_);
+      v3_ = qd + 0.5 * h * a2_;
+      qs_ = q + 0.5 * h * v2_;
+      stage(input, qs_, v3_, t0 + 0.5 * h, a3_);
+      v4_ = qd + h * a3_;
+      qs_ = q + h * v3_;
+      stage(input, qs_, v4_, t0 + h, a4_);
+      q += h / 6.0 * (qd + 2.0 * v2_ + 2.0 * v3_ + v4_);
+      qd += h / 6.0 * (a1_ + 2.0 * a2_ + 2.0 * a3_ + a4_);
       return;
-    }
   }
 }
 
@@ -571,9 +602,10 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, do
   Z.col(0) << q, qd;
   Eigen::VectorXd Phi, Phi_t;
   Eigen::MatrixXd Phi_q;
+  NodeStageEvaluator stages(d);
   for (int k = 1; k <= steps; ++k) {
     const double t = t0 + (k - 1) * h;
-    d.stepAtStates(integrator, h, t, q, qd, input);
+    stages.step(integrator, h, t, q, qd, input);
     if (!q.allFinite() || !qd.allFinite())
       throw SolverError("node: the rollout diverged at t = " + shortNumberText(t + h) + " s (step " +
                         std::to_string(k) + ")");

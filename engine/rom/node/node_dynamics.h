@@ -5,6 +5,7 @@
 /// trained model (engine/rom/node/node_model.h), reached directly by its tests.
 
 #include "engine/nn/mlp.h"
+#include "engine/nn/mlp_evaluator.h"
 #include "engine/nn/trainer.h"
 #include "engine/rom/node/node_settings.h"
 
@@ -91,6 +92,28 @@ class NodeDynamics {
 
   int n_ = 0, m_ = 0;
   nn::Mlp net_;
+};
+
+/// The stages of one state's steps (NodeDynamics::stepAtStates) in buffers of its own, the
+/// network evaluated one state at a time: a run's steps allocate nothing here. One per run,
+/// not shared between threads; `dynamics` must outlive it.
+class NodeStageEvaluator {
+ public:
+  explicit NodeStageEvaluator(const NodeDynamics& dynamics);
+  /// a (size n) = f_θ(q, q̇, u) at positions q and velocities q̇ (size n) and input u (size m).
+  void accelerations(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, const Eigen::VectorXd& u,
+                     Eigen::VectorXd& a);
+  /// One step, as NodeDynamics::stepAtStates.
+  void step(NodeIntegrator integrator, double h, double t0, Eigen::VectorXd& q, Eigen::VectorXd& qd,
+            const NodeStateInput& input, const Eigen::VectorXd* firstStage = nullptr);
+
+ private:
+  void stage(const NodeStateInput& input, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
+             Eigen::VectorXd& a);
+
+  int n_ = 0, m_ = 0;
+  nn::MlpEvaluator net_;
+  Eigen::VectorXd x_, u_, qs_, a1_, a2_, a3_, a4_, v2_, v3_, v4_;
 };
 
 /// Result of trainNodeDynamics.

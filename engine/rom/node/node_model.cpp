@@ -539,7 +539,8 @@ class NodeStepper final : public ReducedStepper {
         v_(std::move(v)),
         q_(rom.qRef_),
         qd_(model.nq()),
-        qdd_(model.nq()) {}
+        qdd_(model.nq()),
+        stages_(rom.dynamics_) {}
 
   void start() override { project(0.0); }
 
@@ -548,7 +549,7 @@ class NodeStepper final : public ReducedStepper {
     // A sample made at this state computed the first stage already.
     const Eigen::VectorXd* first = sampledAt_ == t0 ? firstStageAt(t0) : nullptr;
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
-    rom_.dynamics_.stepAtStates(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_, first);
+    stages_.step(rom_.nodeSettings_.integrator, h, t0, x_, v_, input_, first);
     if (!finite()) throw reducedRunDiverged(rom_.method(), step, t);
     project(t);
   }
@@ -573,11 +574,8 @@ class NodeStepper final : public ReducedStepper {
  private:
   // Natural coordinates, velocities and accelerations of the state (x, v) at t.
   void fullState(double t) {
-    const int m = rom_.dynamics_.inputs();
-    Eigen::MatrixXd U(m, 1);
-    if (m > 0) U.col(0) = input_(t, x_, v_);
-    sampledA_ = rom_.dynamics_.accelerations(x_, v_, U).col(0);
-    sampledU_ = U.col(0);
+    if (rom_.dynamics_.inputs() > 0) sampledU_ = input_(t, x_, v_);
+    stages_.accelerations(x_, v_, sampledU_, sampledA_);
     sampledAt_ = t;
     const Eigen::VectorXd& a = sampledA_;
     if (rom_.latent_) {
@@ -613,7 +611,7 @@ class NodeStepper final : public ReducedStepper {
     if (rom_.dynamics_.inputs() == 0) return &sampledA_;
     const Eigen::VectorXd u = input_(t, x_, v_);
     if (u.size() != sampledU_.size() || (u.array() != sampledU_.array()).any()) {
-      sampledA_ = rom_.dynamics_.accelerations(x_, v_, u).col(0);
+      stages_.accelerations(x_, v_, u, sampledA_);
       sampledU_ = u;
     }
     return &sampledA_;
@@ -637,6 +635,7 @@ class NodeStepper final : public ReducedStepper {
   // The accelerations and input of the state sampled at sampledAt_ [s]; NaN: not since a step.
   Eigen::VectorXd sampledA_, sampledU_;
   double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
+  NodeStageEvaluator stages_;
   double maxDrift_ = 0.0, maxResidual_ = 0.0;
 };
 
