@@ -51,7 +51,10 @@ void confirmHeldOutFigure(ReducedModel& rom, const Dataset& dataset, const Model
   try {
     std::unique_ptr<ReducedModel> probe = train(rest, quiet);
     if (!probe) throw InputError("the training gave no model");
-    if (probe->stepIsFree() && rom.ownStep() < probe->ownStep()) probe->setOwnStep(rom.ownStep());
+    // At the model's step: no larger for a free step, the same for a learnt one it grew.
+    if ((probe->stepIsFree() && rom.ownStep() < probe->ownStep()) ||
+        (!probe->stepIsFree() && probe->samplesBetweenSteps() && rom.ownStep() != probe->ownStep()))
+      probe->setOwnStep(rom.ownStep());
     check = checkHeldOutRuns(model, *probe, dataset, other, static_cast<int>(rest.runs.size()),
                              kHeldOutTolerance, &quiet, &rest);
     // A miss on a run the full model itself cannot follow under loads 0.1 % off judges no model.

@@ -807,11 +807,48 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
   return out;
 }
 
+// For a model whose step is learnt (a neural ODE's network under the integrator it was trained
+// through) and that samples between its steps: the check repeated at doubled steps (up to 8
+// times `step`) while the error stays within a twentieth of the goal of the learnt step's and
+// within the goal when that passes; the largest such step the model's own. The network is a
+// vector field, so a larger step integrates the same one: it holds while the integrator's error
+// at that step is small beside the model's own.
+RolloutCheck growLearntStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
+                            const std::function<RolloutCheck()>& judge, Monitor& monitor) {
+  const double base = checkedError(check), goal = check.tolerance;
+  const auto holds = [&](double e) { return e <= base + 0.05 * goal && (base > goal || e <= goal); };
+  std::vector<std::pair<double, RolloutCheck>> tried{{step, std::move(check)}};
+  std::size_t chosen = 0;
+  while (tried.size() < 4) {
+    const double h = 2.0 * tried.back().first;
+    probe.setOwnStep(h);
+    monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * h), 0, 1, {}});
+    try {
+      tried.emplace_back(h, judge());
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error&) {
+      break;
+    }
+    if (!holds(checkedError(tried.back().second))) break;
+    chosen = tried.size() - 1;
+  }
+  probe.setOwnStep(tried[chosen].first);
+  rom.setOwnStep(tried[chosen].first);
+  RolloutCheck out = tried[chosen].second;
+  if (tried.size() > 1) out.step = chosenStepText(tried[chosen].first, tried);
+  return out;
+}
+
 }  // namespace
 
 RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
                            const std::function<RolloutCheck()>& judge, Monitor& monitor) {
-  if (!rom.stepIsFree() || !check.done) return check;
+  if (!check.done) return check;
+  if (!rom.stepIsFree()) {
+    if (!rom.samplesBetweenSteps() || !std::isfinite(checkedError(check))) return check;
+    return growLearntStep(rom, probe, std::move(check), probe.ownStep(), judge, monitor);
+  }
   const double target = 0.2 * check.tolerance;
   // The step a run takes on the data's samples (ReducedModel::stepFor), as the check ran it.
   const double spacing = probe.metrics().value("sample_spacing", 0.0);

@@ -252,7 +252,10 @@ using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset
 /// error falls 1.5 times or more and stays above a fifth of the goal (an eighth of the step
 /// at most). The largest step whose error is within 1.5 times of the best, or within a
 /// fifth of the goal (and within the goal when the best is), becomes `rom`'s own step; its check comes back,
-/// saying so (RolloutCheck::step). Other models: `check` as it is.
+/// saying so (RolloutCheck::step). A model whose step is learnt but that samples between its
+/// steps (a neural ODE's) is judged at doubled steps instead, up to 8 times its own, and takes
+/// the largest whose error stays within a twentieth of the goal of the learnt step's. Other
+/// models: `check` as it is.
 RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,
                            const std::function<RolloutCheck()>& judge, Monitor& monitor);
 

@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
+#include "engine/core/quintic_hermite.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
@@ -546,6 +547,18 @@ class NodeStepper final : public ReducedStepper {
 
   void advance(long long step, double t, double h) override {
     const double t0 = static_cast<double>(step - 1) * h;
+    // The step's start, for samples between its ends (fillBetween): the sample made there, or
+    // found from this state when a sample between asks for it.
+    stepStart_ = t0;
+    stepEnd_ = t;
+    xStart_ = x_;
+    vStart_ = v_;
+    startKept_ = sampledAt_ == t0 && sampledHolds_ == model_.loadHolds();
+    if (startKept_) {
+      qStart_ = q_;
+      qdStart_ = qd_;
+      qddStart_ = qdd_;
+    }
     // A sample made at this state computed the first stage already.
     const Eigen::VectorXd* first = sampledAt_ == t0 ? firstStageAt(t0) : nullptr;
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
@@ -556,11 +569,41 @@ class NodeStepper final : public ReducedStepper {
 
   bool finite() const override { return x_.allFinite() && v_.allFinite(); }
 
+  // A sample between made before it evaluated the step's end already.
   void fill(Sample& s) override {
-    fullState(s.t);
+    if (!(sampledAt_ == s.t && sampledHolds_ == model_.loadHolds())) fullState(s.t);
     s.q = q_;
     s.qd = qd_;
     s.qdd = qdd_;
+    s.potentialEnergy = mechanismPotential(model_, s.q);
+  }
+
+  // The state between the step's ends from the quintic Hermite interpolant of every natural
+  // coordinate through q, q̇ and q̈ at both (the end's network evaluation is the next step's
+  // first stage: computed once), with no network evaluated and no kinematics solved for it.
+  void fillBetween(Sample& s) override {
+    if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) fullState(stepEnd_);
+    if (!startKept_) startState();
+    const double h = stepEnd_ - stepStart_;
+    double w[6], dw[6], ddw[6];
+    quinticHermiteWeights((s.t - stepStart_) / h, w, dw, ddw);
+    const Eigen::Index nq = q_.size();
+    s.q.resize(nq);
+    s.qd.resize(nq);
+    s.qdd.resize(nq);
+    for (Eigen::Index i = 0; i < nq; ++i) {
+      const double p[6] = {qStart_(i),      h * qdStart_(i), h * h * qddStart_(i),
+                           h * h * qdd_(i), h * qd_(i),      q_(i)};
+      double value = 0.0, slope = 0.0, curvature = 0.0;
+      for (int k = 0; k < 6; ++k) {
+        value += w[k] * p[k];
+        slope += dw[k] * p[k];
+        curvature += ddw[k] * p[k];
+      }
+      s.q(i) = value;
+      s.qd(i) = slope / h;
+      s.qdd(i) = curvature / (h * h);
+    }
     s.potentialEnergy = mechanismPotential(model_, s.q);
   }
 
@@ -572,35 +615,51 @@ class NodeStepper final : public ReducedStepper {
   }
 
  private:
-  // Natural coordinates, velocities and accelerations of the state (x, v) at t.
+  // Natural coordinates, velocities and accelerations of the state (x, v) at t, its network
+  // evaluation kept as the next step's first stage.
   void fullState(double t) {
     if (rom_.dynamics_.inputs() > 0) sampledU_ = input_(t, x_, v_);
     stages_.accelerations(x_, v_, sampledU_, sampledA_);
     sampledAt_ = t;
-    const Eigen::VectorXd& a = sampledA_;
+    sampledHolds_ = model_.loadHolds();
+    naturalState(t, x_, v_, sampledA_, q_, qd_, qdd_);
+  }
+
+  // The step's start in natural coordinates, from the state the step started at.
+  void startState() {
+    Eigen::VectorXd u, a;
+    if (rom_.dynamics_.inputs() > 0) u = input_(stepStart_, xStart_, vStart_);
+    stages_.accelerations(xStart_, vStart_, u, a);
+    naturalState(stepStart_, xStart_, vStart_, a, qStart_, qdStart_, qddStart_);
+    startKept_ = true;
+  }
+
+  // q, q̇, q̈ (size nq) of the state (x, v) with accelerations a at t.
+  void naturalState(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, const Eigen::VectorXd& a,
+                    Eigen::VectorXd& q, Eigen::VectorXd& qd, Eigen::VectorXd& qdd) {
     if (rom_.latent_) {
       Eigen::MatrixXd J;
       Eigen::VectorXd d2;
-      rom_.latent_->decoderDerivatives(x_, v_, q_, J, d2);
-      qd_ = J * v_;
-      qdd_ = J * a + d2;
-      maxDrift_ = std::max(maxDrift_, projectOntoConstraints(outputConstraint_, t, q_, qd_));
+      rom_.latent_->decoderDerivatives(x, v, q, J, d2);
+      qd = J * v;
+      qdd = J * a + d2;
+      maxDrift_ = std::max(maxDrift_, projectOntoConstraints(outputConstraint_, t, q, qd));
       Eigen::VectorXd Phi, Phi_t;
       Eigen::MatrixXd Phi_q;
-      outputConstraint_.eval(q_, t, Phi, Phi_q, Phi_t);
+      outputConstraint_.eval(q, t, Phi, Phi_q, Phi_t);
       if (Phi.size()) maxResidual_ = std::max(maxResidual_, Phi.cwiseAbs().maxCoeff());
       return;
     }
     if (!rom_.independent_) {
-      q_ = x_;
-      qd_ = v_;
-      qdd_ = a;
+      q = x;
+      qd = v;
+      qdd = a;
       return;
     }
     Eigen::MatrixXd R;
     Eigen::VectorXd c;
-    outputPositions_->state(x_, v_, t, q_, qd_, R, c);
-    qdd_ = R * a + c;
+    outputPositions_->state(x, v, t, q, qd, R, c);
+    qdd = R * a + c;
   }
 
   // The first stage's accelerations at the sample's state and time t: the sample's, unless the
@@ -613,6 +672,7 @@ class NodeStepper final : public ReducedStepper {
     if (u.size() != sampledU_.size() || (u.array() != sampledU_.array()).any()) {
       stages_.accelerations(x_, v_, u, sampledA_);
       sampledU_ = u;
+      startKept_ = false;  // the sample's q̈ was of the input before
     }
     return &sampledA_;
   }
@@ -635,7 +695,13 @@ class NodeStepper final : public ReducedStepper {
   // The accelerations and input of the state sampled at sampledAt_ [s]; NaN: not since a step.
   Eigen::VectorXd sampledA_, sampledU_;
   double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
+  long long sampledHolds_ = 0;  // the model's loadHolds() then
   NodeStageEvaluator stages_;
+  // The last step's ends [s], the state it started from and, once known (startKept_), that
+  // state's natural coordinates, velocities and accelerations.
+  double stepStart_ = 0.0, stepEnd_ = 0.0;
+  Eigen::VectorXd xStart_, vStart_, qStart_, qdStart_, qddStart_;
+  bool startKept_ = false;
   double maxDrift_ = 0.0, maxResidual_ = 0.0;
 };
 

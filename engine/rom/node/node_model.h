@@ -121,8 +121,12 @@ class NodeModel : public ReducedModel {
   const NodeSettings& nodeSettings() const { return nodeSettings_; }
   /// Sample spacing of the training data [s].
   double sampleSpacing() const { return h_; }
-  /// The spacing it was trained at: the step its network learned.
-  double ownStep() const override { return h_ > 0.0 ? h_ : ReducedModel::ownStep(); }
+  /// The spacing it was trained at (the step its network learned), or a multiple of it the
+  /// held-out check chose (chooseOwnStep: its runs sample between their steps).
+  double ownStep() const override {
+    return metrics().contains("chosen_step") || !(h_ > 0.0) ? ReducedModel::ownStep() : h_;
+  }
+  bool samplesBetweenSteps() const override { return true; }
 
   /// A run of the model's mechanism in the NODE's coordinates and its rollout from
   /// the first sample, as training measures it: both 2n x N ([q; q̇] per column).

@@ -384,6 +384,44 @@ TEST_CASE(
   CHECK(pod->ownStep() == Approx(h));
 }
 
+TEST_CASE("a learnt step grows while the held-out error stays within a twentieth of the goal of its own",
+          "[rollout_check]") {
+  const PushedRail r;
+  Monitor monitor;
+  const OJson settings{{"epochs", 5}, {"hidden", {8, 8}}, {"validation_fraction", 0.0}};
+  const auto node = trainReducedModel("node", r.twoRuns(), settings, monitor, &r.model);
+  REQUIRE_FALSE(node->stepIsFree());
+  REQUIRE(node->samplesBetweenSteps());
+  const double h = node->metrics().at("sample_spacing").get<double>();
+  // Errors by step: twice the step adds 0.2 points (within 0.25), four times 1.5 points.
+  const auto errorAt = [&](double step) { return step < 1.5 * h ? 0.02 : step < 3.0 * h ? 0.022 : 0.035; };
+  RolloutCheck first;
+  first.done = true;
+  first.tolerance = 0.05;
+  first.error = errorAt(h);
+  node->setOwnStep(h);
+  std::vector<double> judged;
+  const auto judge = [&] {
+    judged.push_back(node->ownStep());
+    RolloutCheck c = first;
+    c.error = errorAt(node->ownStep());
+    return c;
+  };
+  const RolloutCheck chosen = chooseOwnStep(*node, *node, first, judge, monitor);
+  CHECK(judged.size() == 2);  // 2 h holds, 4 h does not: no further
+  CHECK(node->ownStep() == Approx(2.0 * h));
+  CHECK(chosen.error == Approx(0.022));
+  CHECK_THAT(chosen.step, Catch::Contains("its own step " + formatText("%g", 2e3 * h) + " ms"));
+  // A check that failed at the learnt step keeps it.
+  node->setOwnStep(h);
+  RolloutCheck failed = first;
+  failed.failed = true;
+  judged.clear();
+  chooseOwnStep(*node, *node, failed, judge, monitor);
+  CHECK(judged.empty());
+  CHECK(node->ownStep() == Approx(h));
+}
+
 namespace {
 
 // Runs of `loadCases` of `model` (4 s, samples every 5 ms) as a data set.

@@ -306,19 +306,30 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   CHECK(rom->reducedDimension() == 1);
   INFO(rom->metrics().dump());
   CHECK(rom->metrics().at("rollout_mse_first_run").get<double>() < 1e-3);
-  // Left to choose, it steps at the spacing its network learned (10 ms here).
-  CHECK(rom->ownStep() == Approx(run.t(1) - run.t(0)));
+  // Left to choose, it steps at the spacing its network learned (10 ms here) or at a multiple of
+  // it that the held-out check chose (up to 8 times), sampling between its steps.
+  const double spacing = run.t(1) - run.t(0), own = rom->ownStep();
+  const double multiple = std::round(own / spacing);
+  CHECK(own == Approx(multiple * spacing));
+  CHECK((multiple == 1.0 || multiple == 2.0 || multiple == 4.0 || multiple == 8.0));
+  CHECK(rom->metrics().contains("chosen_step") == (multiple > 1.0));
   RunOptions o;
   o.loadCase = d.model.findLoadCase("free");
   o.tEnd = 0.3;
   o.integrator.dt = 0.0;
-  o.outputDt = 0.0;
+  o.outputDt = spacing;
   TrajectoryRecorder recorder;
-  CHECK(rom->simulate(d.model, o, recorder).dt == Approx(run.t(1) - run.t(0)));
+  const double dt = rom->simulate(d.model, o, recorder).dt;
+  CHECK(dt <= own + 1e-12);
+  REQUIRE(recorder.samples().size() == static_cast<std::size_t>(N));
   Eigen::VectorXd Phi;
   for (const Sample& s : recorder.samples()) {
     evalPhi(d.model, s.q, s.t, Phi);
-    CHECK(Phi.cwiseAbs().maxCoeff() < 1e-9);  // the dependent coordinate follows by assembly
+    // At the steps' ends the dependent coordinate follows by assembly; between them the samples
+    // are interpolated (within a micrometre of the bar's length).
+    const double steps = s.t / dt;
+    const bool end = std::abs(steps - std::round(steps)) < 1e-9;
+    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 1e-6));
   }
   CHECK(recorder.samples().back().q(1) == Approx(run.q(1, N - 1)).margin(0.02));
 }
