@@ -808,7 +808,7 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
 }
 
 // For a model whose step is learnt (a neural ODE's network under the integrator it was trained
-// through) and that samples between its steps: the check repeated at doubled steps (up to 8
+// through) and that samples between its steps: the check repeated at doubled steps (up to 16
 // times `step`) while the error stays within a twentieth of the goal of the learnt step's and
 // within the goal when that passes; the largest such step the model's own. The network is a
 // vector field, so a larger step integrates the same one: it holds while the integrator's error
@@ -819,7 +819,7 @@ RolloutCheck growLearntStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck
   const auto holds = [&](double e) { return e <= base + 0.05 * goal && (base > goal || e <= goal); };
   std::vector<std::pair<double, RolloutCheck>> tried{{step, std::move(check)}};
   std::size_t chosen = 0;
-  while (tried.size() < 4) {
+  while (tried.size() < 5) {
     const double h = 2.0 * tried.back().first;
     probe.setOwnStep(h);
     monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * h), 0, 1, {}});

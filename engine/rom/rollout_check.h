@@ -253,7 +253,7 @@ using HeldOutTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset
 /// at most). The largest step whose error is within 1.5 times of the best, or within a
 /// fifth of the goal (and within the goal when the best is), becomes `rom`'s own step; its check comes back,
 /// saying so (RolloutCheck::step). A model whose step is learnt but that samples between its
-/// steps (a neural ODE's) is judged at doubled steps instead, up to 8 times its own, and takes
+/// steps (a neural ODE's) is judged at doubled steps instead, up to 16 times its own, and takes
 /// the largest whose error stays within a twentieth of the goal of the learnt step's. Other
 /// models: `check` as it is.
 RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check,

@@ -307,11 +307,11 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   INFO(rom->metrics().dump());
   CHECK(rom->metrics().at("rollout_mse_first_run").get<double>() < 1e-3);
   // Left to choose, it steps at the spacing its network learned (10 ms here) or at a multiple of
-  // it that the held-out check chose (up to 8 times), sampling between its steps.
+  // it that the held-out check chose (up to 16 times), sampling between its steps.
   const double spacing = run.t(1) - run.t(0), own = rom->ownStep();
   const double multiple = std::round(own / spacing);
   CHECK(own == Approx(multiple * spacing));
-  CHECK((multiple == 1.0 || multiple == 2.0 || multiple == 4.0 || multiple == 8.0));
+  CHECK((multiple == 1.0 || multiple == 2.0 || multiple == 4.0 || multiple == 8.0 || multiple == 16.0));
   CHECK(rom->metrics().contains("chosen_step") == (multiple > 1.0));
   RunOptions o;
   o.loadCase = d.model.findLoadCase("free");
@@ -326,10 +326,11 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   for (const Sample& s : recorder.samples()) {
     evalPhi(d.model, s.q, s.t, Phi);
     // At the steps' ends the dependent coordinate follows by assembly; between them the samples
-    // are interpolated (within a micrometre of the bar's length).
+    // are interpolated, off the constraint by the interpolant's error (under 5e-6 at the 160 ms
+    // steps this model takes), far below the model's own (the 2 cm below).
     const double steps = s.t / dt;
     const bool end = std::abs(steps - std::round(steps)) < 1e-9;
-    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 1e-6));
+    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 2e-5));
   }
   CHECK(recorder.samples().back().q(1) == Approx(run.q(1, N - 1)).margin(0.02));
 }
