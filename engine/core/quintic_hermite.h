@@ -5,6 +5,8 @@
 /// (an explicit Runge-Kutta method of order 4) fills them from its step's ends with an error of
 /// the step's order or better.
 
+#include <cstddef>
+
 namespace mbdrom {
 
 /// The weights of (p0, p0', p0'', p1'', p1', p1) at s in [0, 1] (derivatives per unit of s), in
@@ -35,6 +37,28 @@ inline void quinticHermiteWeights(double s, double w[6], double dw[6], double dd
   ddw[3] = 3.0 * s - 12.0 * s2 + 10.0 * s3;
   ddw[4] = -24.0 * s + 84.0 * s2 - 60.0 * s3;
   ddw[5] = -ddw[0];
+}
+
+/// q, q̇ and q̈ (n values each) at s in [0, 1] of a step of h [s], from the quintic Hermite
+/// interpolant of every coordinate through its values q0, q1, rates qd0, qd1 and accelerations
+/// qdd0, qdd1 at the step's start and end.
+inline void quinticHermiteState(double s, double h, std::ptrdiff_t n, const double* q0, const double* qd0,
+                                const double* qdd0, const double* q1, const double* qd1, const double* qdd1,
+                                double* q, double* qd, double* qdd) {
+  double w[6], dw[6], ddw[6];
+  quinticHermiteWeights(s, w, dw, ddw);
+  for (std::ptrdiff_t i = 0; i < n; ++i) {
+    const double p[6] = {q0[i], h * qd0[i], h * h * qdd0[i], h * h * qdd1[i], h * qd1[i], q1[i]};
+    double value = 0.0, slope = 0.0, curvature = 0.0;
+    for (int k = 0; k < 6; ++k) {
+      value += w[k] * p[k];
+      slope += dw[k] * p[k];
+      curvature += ddw[k] * p[k];
+    }
+    q[i] = value;
+    qd[i] = slope / h;
+    qdd[i] = curvature / (h * h);
+  }
 }
 
 }  // namespace mbdrom

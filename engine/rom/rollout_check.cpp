@@ -777,16 +777,14 @@ std::string chosenStepText(double chosen, const std::vector<std::pair<double, Ro
   return text + ")";
 }
 
-// For a model that samples between its steps and whose check at `step` [s] is within a tenth of
-// the goal: the check repeated at doubled steps (up to 8 times `step`) while it stays there,
-// the largest such step the model's own. Its error grows as a step's error does (h^4 for
-// RK4): a tenth of the goal leaves room for runs the check did not see.
-RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
-                         const std::function<RolloutCheck()>& judge, Monitor& monitor) {
-  const double target = 0.1 * check.tolerance;
+// The check repeated by `judge` at doubled steps from `step` [s] while `holds` its error (at
+// most `tries` steps in all); the largest step that held becomes the model's own.
+RolloutCheck growStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
+                      std::size_t tries, const std::function<bool(double error)>& holds,
+                      const std::function<RolloutCheck()>& judge, Monitor& monitor) {
   std::vector<std::pair<double, RolloutCheck>> tried{{step, std::move(check)}};
   std::size_t chosen = 0;
-  while (tried.size() < 4) {
+  while (tried.size() < tries) {
     const double h = 2.0 * tried.back().first;
     probe.setOwnStep(h);
     monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * h), 0, 1, {}});
@@ -797,7 +795,7 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
     } catch (const Error&) {
       break;  // a doubled step that cannot be judged: the steps tried so far decide
     }
-    if (!(checkedError(tried.back().second) <= target)) break;
+    if (!holds(checkedError(tried.back().second))) break;
     chosen = tried.size() - 1;
   }
   probe.setOwnStep(tried[chosen].first);
@@ -805,6 +803,17 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
   RolloutCheck out = tried[chosen].second;
   if (tried.size() > 1) out.step = chosenStepText(tried[chosen].first, tried);
   return out;
+}
+
+// For a model that samples between its steps and whose check at `step` [s] is within a tenth of
+// the goal: the check repeated at doubled steps (up to 8 times `step`) while it stays there,
+// the largest such step the model's own. Its error grows as a step's error does (h^4 for
+// RK4): a tenth of the goal leaves room for runs the check did not see.
+RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
+                         const std::function<RolloutCheck()>& judge, Monitor& monitor) {
+  const double target = 0.1 * check.tolerance;
+  return growStep(
+      rom, probe, std::move(check), step, 4, [target](double e) { return e <= target; }, judge, monitor);
 }
 
 // For a model whose step is learnt (a neural ODE's network under the integrator it was trained
@@ -816,28 +825,8 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
 RolloutCheck growLearntStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
                             const std::function<RolloutCheck()>& judge, Monitor& monitor) {
   const double base = checkedError(check), goal = check.tolerance;
-  const auto holds = [&](double e) { return e <= base + 0.05 * goal && (base > goal || e <= goal); };
-  std::vector<std::pair<double, RolloutCheck>> tried{{step, std::move(check)}};
-  std::size_t chosen = 0;
-  while (tried.size() < 5) {
-    const double h = 2.0 * tried.back().first;
-    probe.setOwnStep(h);
-    monitor.reportNow({formatText("held-out check at a step of %g ms", 1e3 * h), 0, 1, {}});
-    try {
-      tried.emplace_back(h, judge());
-    } catch (const Cancelled&) {
-      throw;
-    } catch (const Error&) {
-      break;
-    }
-    if (!holds(checkedError(tried.back().second))) break;
-    chosen = tried.size() - 1;
-  }
-  probe.setOwnStep(tried[chosen].first);
-  rom.setOwnStep(tried[chosen].first);
-  RolloutCheck out = tried[chosen].second;
-  if (tried.size() > 1) out.step = chosenStepText(tried[chosen].first, tried);
-  return out;
+  const auto holds = [base, goal](double e) { return e <= base + 0.05 * goal && (base > goal || e <= goal); };
+  return growStep(rom, probe, std::move(check), step, 5, holds, judge, monitor);
 }
 
 }  // namespace

@@ -585,25 +585,12 @@ class NodeStepper final : public ReducedStepper {
     if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) fullState(stepEnd_);
     if (!startKept_) startState();
     const double h = stepEnd_ - stepStart_;
-    double w[6], dw[6], ddw[6];
-    quinticHermiteWeights((s.t - stepStart_) / h, w, dw, ddw);
     const Eigen::Index nq = q_.size();
     s.q.resize(nq);
     s.qd.resize(nq);
     s.qdd.resize(nq);
-    for (Eigen::Index i = 0; i < nq; ++i) {
-      const double p[6] = {qStart_(i),      h * qdStart_(i), h * h * qddStart_(i),
-                           h * h * qdd_(i), h * qd_(i),      q_(i)};
-      double value = 0.0, slope = 0.0, curvature = 0.0;
-      for (int k = 0; k < 6; ++k) {
-        value += w[k] * p[k];
-        slope += dw[k] * p[k];
-        curvature += ddw[k] * p[k];
-      }
-      s.q(i) = value;
-      s.qd(i) = slope / h;
-      s.qdd(i) = curvature / (h * h);
-    }
+    quinticHermiteState((s.t - stepStart_) / h, h, nq, qStart_.data(), qdStart_.data(), qddStart_.data(),
+                        q_.data(), qd_.data(), qdd_.data(), s.q.data(), s.qd.data(), s.qdd.data());
     s.potentialEnergy = mechanismPotential(model_, s.q);
   }
 
