@@ -34,9 +34,9 @@ void ReducedModel::checkMechanism(const Model& model) const {
                    hashToString(model.mechanismHash()) + "): retrain it for this mechanism");
 }
 
-Eigen::VectorXd ReducedModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd&,
-                                            const Eigen::VectorXd&) const {
-  return {};
+void ReducedModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                     Eigen::VectorXd& x) const {
+  x.resize(0);
 }
 
 namespace {

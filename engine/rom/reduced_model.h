@@ -247,14 +247,16 @@ class ReducedModel {
   /// the mass matrix M (nq x nq [kg]): reduced or latent coordinates and their rates,
   /// whose training ranges make the "state" group of the training envelope. Empty (the
   /// default): the method records no state ranges.
-  virtual Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                        const Eigen::VectorXd& qd) const;
-  /// envelopeState into `x`, whose storage a run reuses from sample to sample (a method may
-  /// write it in place; the default assigns envelopeState).
-  virtual void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                 const Eigen::VectorXd& qd, Eigen::VectorXd& x) const {
-    x = envelopeState(M, q, qd);
+  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                const Eigen::VectorXd& qd) const {
+    Eigen::VectorXd x;
+    envelopeStateInto(M, q, qd, x);
+    return x;
   }
+  /// envelopeState into `x`, whose storage a run reuses from sample to sample (a method may
+  /// write it in place).
+  virtual void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
+                                 const Eigen::VectorXd& qd, Eigen::VectorXd& x) const;
   /// Whether a run's loads enter the model's dynamics (the load case's f_ext): then the
   /// training envelope also holds the forces seen in training. True by default; false for
   /// a neural ODE without load inputs, and SINDy without the external forces as known.

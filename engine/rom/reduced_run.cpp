@@ -70,11 +70,10 @@ const Sample& ReducedRun::sampleAt(double time) {
     stepper_->fill(s);
   }
   out_.complete(stepper_->fillsExternalForce());
-  if (rom_.envelope().known())
-    s.envelopeDistance =
-        rom_.envelope()
-            .distanceAtValues(rom_.envelopeState(model_.massMatrix(), s.q, s.qd), s.f_ext, parameterValues_)
-            .distance;
+  if (rom_.envelope().known()) {
+    rom_.envelopeStateInto(model_.massMatrix(), s.q, s.qd, envelopeState_);
+    s.envelopeDistance = rom_.envelope().distanceAtValues(envelopeState_, s.f_ext, parameterValues_).distance;
+  }
   if (const std::optional<double> work = stepper_->work()) {
     if (steps_ == 0) energy0_ = s.kineticEnergy + s.potentialEnergy;
     s.workNonConservative = *work;

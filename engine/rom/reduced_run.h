@@ -107,6 +107,7 @@ class ReducedRun {
   const ReducedModel& rom_;
   std::string method_;
   Eigen::VectorXd parameterValues_;  // the run's, as the envelope reads them (parameterValues)
+  Eigen::VectorXd envelopeState_;    // the sample's, in storage kept from sample to sample
   std::unique_ptr<ReducedStepper> stepper_;
   ReducedSample out_;
   double dt_ = 0.0, energy0_ = 0.0;

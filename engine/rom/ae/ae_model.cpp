@@ -1092,17 +1092,16 @@ MethodInfo aeMethod() {
   return m;
 }
 
-Eigen::VectorXd AeModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                       const Eigen::VectorXd& qd) const {
+void AeModel::envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                Eigen::VectorXd& x) const {
   const Eigen::Index nr = reducedDimension();
-  Eigen::VectorXd x(2 * nr);
+  x.resize(2 * nr);
   x.head(nr) = encode(q);
   try {
     x.tail(nr) = projectVelocity(M, x.head(nr), qd);
   } catch (const Error&) {  // no reduced mass there: the rates are not checked
     x.tail(nr).setConstant(std::numeric_limits<double>::quiet_NaN());
   }
-  return x;
 }
 
 StoredStart AeModel::storedStart() const {

@@ -127,8 +127,8 @@ class AeModel : public ReducedModel {
 
   std::string method() const override { return "ae"; }
   int reducedDimension() const override { return encoder_.outputs(); }
-  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                const Eigen::VectorXd& qd) const override;
+  void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         Eigen::VectorXd& x) const override;
   std::vector<std::string> envelopeLabels() const override;
   StoredStart storedStart() const override;
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;

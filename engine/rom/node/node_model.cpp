@@ -1027,22 +1027,21 @@ MethodInfo nodeMethod() {
   return m;
 }
 
-Eigen::VectorXd NodeModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
-                                         const Eigen::VectorXd& qd) const {
+void NodeModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                  Eigen::VectorXd& x) const {
   const Eigen::Index n = reducedDimension();
-  Eigen::VectorXd x(2 * n);
+  x.resize(2 * n);
   if (latent_) {
     Eigen::VectorXd xq, xqd;
     encodeState(*latent_, q, qd, xq, xqd);
     x << xq, xqd;
-    return x;
+    return;
   }
   for (Eigen::Index i = 0; i < n; ++i) {
     const int c = indices_[static_cast<std::size_t>(i)];
     x(i) = q(c);
     x(n + i) = qd(c);
   }
-  return x;
 }
 
 StoredStart NodeModel::storedStart() const {

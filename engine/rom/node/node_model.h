@@ -99,8 +99,8 @@ class NodeModel : public ReducedModel {
 
   std::string method() const override { return "node"; }
   int reducedDimension() const override { return dynamics_.coordinates(); }
-  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                const Eigen::VectorXd& qd) const override;
+  void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         Eigen::VectorXd& x) const override;
   std::vector<std::string> envelopeLabels() const override;
   StoredStart storedStart() const override;
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;

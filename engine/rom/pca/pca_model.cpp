@@ -1052,13 +1052,6 @@ MethodInfo pcaMethod() {
   return m;
 }
 
-Eigen::VectorXd PcaModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                        const Eigen::VectorXd& qd) const {
-  Eigen::VectorXd x;
-  envelopeStateInto(M, q, qd, x);
-  return x;
-}
-
 void PcaModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                  Eigen::VectorXd& x) const {
   // One block [q_r; qd_r] per cluster: the local coordinates of the nearest cluster and of the

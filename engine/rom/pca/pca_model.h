@@ -233,8 +233,6 @@ class PcaModel : public ReducedModel {
 
   std::string method() const override { return "pca"; }
   int reducedDimension() const override { return nr_; }
-  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                const Eigen::VectorXd& qd) const override;
   void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                          Eigen::VectorXd& x) const override;
   std::vector<std::string> envelopeLabels() const override;

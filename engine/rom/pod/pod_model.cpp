@@ -421,11 +421,10 @@ MethodInfo podMethod() {
   return m;
 }
 
-Eigen::VectorXd PodModel::envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
-                                        const Eigen::VectorXd& qd) const {
-  Eigen::VectorXd x(2 * Phi_.cols());
+void PodModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                 Eigen::VectorXd& x) const {
+  x.resize(2 * Phi_.cols());
   x << project(q), P_ * qd;
-  return x;
 }
 
 StoredStart PodModel::storedStart() const {

@@ -79,8 +79,8 @@ class PodModel : public ReducedModel {
 
   std::string method() const override { return "pod"; }
   int reducedDimension() const override { return static_cast<int>(Phi_.cols()); }
-  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                const Eigen::VectorXd& qd) const override;
+  void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         Eigen::VectorXd& x) const override;
   std::vector<std::string> envelopeLabels() const override;
   StoredStart storedStart() const override;
   /// Basis in natural coordinates [m or - per unit q_r], nq x nr.

@@ -1993,13 +1993,6 @@ MethodInfo sindyMethod() {
   return m;
 }
 
-Eigen::VectorXd SindyModel::envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                          const Eigen::VectorXd& qd) const {
-  Eigen::VectorXd x;
-  envelopeStateInto(M, q, qd, x);
-  return x;
-}
-
 void SindyModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
                                    const Eigen::VectorXd& qd, Eigen::VectorXd& x) const {
   const Eigen::Index n = reducedDimension();

@@ -161,8 +161,6 @@ class SindyModel : public ReducedModel {
   int reducedDimension() const override { return static_cast<int>(independent_.size()); }
   void envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                          Eigen::VectorXd& x) const override;
-  Eigen::VectorXd envelopeState(const Eigen::MatrixXd& M, const Eigen::VectorXd& q,
-                                const Eigen::VectorXd& qd) const override;
   std::vector<std::string> envelopeLabels() const override;
   StoredStart storedStart() const override;
   bool takesLoads() const override;

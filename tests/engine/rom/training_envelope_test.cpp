@@ -49,9 +49,9 @@ class FirstCoordinate final : public ReducedModel {
  public:
   std::string method() const override { return "first_coordinate"; }
   int reducedDimension() const override { return 1; }
-  Eigen::VectorXd envelopeState(const Eigen::MatrixXd&, const Eigen::VectorXd& q,
-                                const Eigen::VectorXd& qd) const override {
-    return Eigen::Vector2d(q(0), qd(0));
+  void envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                         Eigen::VectorXd& x) const override {
+    x = Eigen::Vector2d(q(0), qd(0));
   }
   std::vector<std::string> envelopeLabels() const override { return reducedStateLabels(1, {"P.x"}); }
   RomSimulationSummary simulateAtStep(const Model&, const RunOptions&, TrajectorySink&,
