@@ -3,6 +3,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
+#include "engine/core/quintic_hermite.h"
 #include "engine/model/forces.h"
 
 #include <algorithm>
@@ -50,6 +51,19 @@ void ReducedRun::advance() {
 
 void ReducedStepper::fillBetween(Sample&) {
   throw std::logic_error("this reduced model's stepper samples at its steps only");
+}
+
+void ReducedStepper::interpolateBetween(const Model& model, Sample& s, double t0, double t1,
+                                        const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
+                                        const Eigen::VectorXd& qdd0, const Eigen::VectorXd& q1,
+                                        const Eigen::VectorXd& qd1, const Eigen::VectorXd& qdd1) {
+  const Eigen::Index nq = q1.size();
+  s.q.resize(nq);
+  s.qd.resize(nq);
+  s.qdd.resize(nq);
+  quinticHermiteState((s.t - t0) / (t1 - t0), t1 - t0, nq, q0.data(), qd0.data(), qdd0.data(), q1.data(),
+                      qd1.data(), qdd1.data(), s.q.data(), s.qd.data(), s.qdd.data());
+  s.potentialEnergy = mechanismPotential(model, s.q);
 }
 
 const Sample& ReducedRun::sample() {

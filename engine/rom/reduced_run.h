@@ -71,6 +71,15 @@ class ReducedStepper {
   virtual std::optional<double> work() const { return std::nullopt; }
   /// Method figures of the finished run (e.g. cluster switches), added to the summary.
   virtual void finish(RomSimulationSummary& /*summary*/) {}
+
+ protected:
+  /// For fillBetween: s.q, s.qd, s.qdd (size nq) and the potential energy at s.t in [t0, t1] [s]
+  /// from the quintic Hermite interpolant of every coordinate through q, q̇, q̈ at the step's
+  /// start (q0, qd0, qdd0) and end (q1, qd1, qdd1), sizes nq.
+  static void interpolateBetween(const Model& model, Sample& s, double t0, double t1,
+                                 const Eigen::VectorXd& q0, const Eigen::VectorXd& qd0,
+                                 const Eigen::VectorXd& qdd0, const Eigen::VectorXd& q1,
+                                 const Eigen::VectorXd& qd1, const Eigen::VectorXd& qdd1);
 };
 
 /// A reduced run advanced by its caller one step at a time (ReducedModel::startRun): the

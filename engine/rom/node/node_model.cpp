@@ -3,7 +3,6 @@
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
-#include "engine/core/quintic_hermite.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
@@ -584,14 +583,7 @@ class NodeStepper final : public ReducedStepper {
   void fillBetween(Sample& s) override {
     if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) fullState(stepEnd_);
     if (!startKept_) startState();
-    const double h = stepEnd_ - stepStart_;
-    const Eigen::Index nq = q_.size();
-    s.q.resize(nq);
-    s.qd.resize(nq);
-    s.qdd.resize(nq);
-    quinticHermiteState((s.t - stepStart_) / h, h, nq, qStart_.data(), qdStart_.data(), qddStart_.data(),
-                        q_.data(), qd_.data(), qdd_.data(), s.q.data(), s.qd.data(), s.qdd.data());
-    s.potentialEnergy = mechanismPotential(model_, s.q);
+    interpolateBetween(model_, s, stepStart_, stepEnd_, qStart_, qdStart_, qddStart_, q_, qd_, qdd_);
   }
 
   void finish(RomSimulationSummary& summary) override {

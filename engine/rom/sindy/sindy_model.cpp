@@ -7,7 +7,6 @@
 #include "engine/core/json_reader.h"
 #include "engine/core/message_text.h"
 #include "engine/core/ordered_json.h"
-#include "engine/core/quintic_hermite.h"
 #include "engine/core/small_products.h"
 #include "engine/data/trajectory_csv.h"
 #include "engine/dynamics/assembly.h"
@@ -1079,14 +1078,7 @@ class SindyStepper final : public ReducedStepper {
   // evaluated but the known loads. The step's end stays the state.
   void fillBetween(Sample& s) override {
     if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) evaluateEnd(stepEnd_);
-    const double h = stepEnd_ - stepStart_;
-    const Eigen::Index nq = q_.size();
-    s.q.resize(nq);
-    s.qd.resize(nq);
-    s.qdd.resize(nq);
-    quinticHermiteState((s.t - stepStart_) / h, h, nq, qStart_.data(), qdStart_.data(), qddStart_.data(),
-                        q_.data(), velocities().data(), qdd_.data(), s.q.data(), s.qd.data(), s.qdd.data());
-    s.potentialEnergy = mechanismPotential(model_, s.q);
+    interpolateBetween(model_, s, stepStart_, stepEnd_, qStart_, qdStart_, qddStart_, q_, velocities(), qdd_);
     if (knownForce_.knowsExternal()) evalExternalForces(model_, loadCase_, s.q, s.t, s.f_ext);
   }
 
