@@ -20,6 +20,25 @@
 
 namespace mbdrom {
 
+/// Which samples of a run the equation residual measures, in the order they come: every
+/// `every`-th (EquationResidual::every), or, when that one lies between a step's ends (its
+/// accelerations the interpolant's, which would measure the interpolation), the next step's end.
+class ResidualSchedule {
+ public:
+  explicit ResidualSchedule(long long every = 1) : every_(every) {}
+  /// Whether the next sample is measured; `between`: it lies between a step's ends.
+  bool measures(bool between) {
+    due_ = next_++ % every_ == 0 || due_;
+    if (!due_ || between) return false;
+    due_ = false;
+    return true;
+  }
+
+ private:
+  long long every_, next_ = 0;
+  bool due_ = false;
+};
+
 class EquationResidual {
  public:
   /// Of a run of `samples` output samples, every how many the residual is measured: at most

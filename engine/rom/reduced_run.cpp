@@ -118,7 +118,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       parameterValues_(rom.envelope().parameterValues(options.parameters)) {
   // Of the samples the run writes, those training's check measures of a run of as many.
   if (options.integrator.dt > 0.0 && options.tEnd > 0.0)
-    residualEvery_ = EquationResidual::every(reducedRunGrid(options).samples());
+    residualSchedule_ = ResidualSchedule(EquationResidual::every(reducedRunGrid(options).samples()));
   summary_.envelopeKnown = rom.envelope().known();
   summary_.envelopeMargin = options.envelopeMargin;
   summary_.ownStep = rom.ownStep();
@@ -213,9 +213,7 @@ void ReducedRunOutput::write(const Sample& s) {
 void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bool between) {
   // At a step's end: between the steps the accelerations are the interpolant's, not the
   // model's equations', and would measure the interpolation.
-  residualDue_ = written_++ % residualEvery_ == 0 || residualDue_;
-  if (residualDue_ && !between) {
-    residualDue_ = false;
+  if (residualSchedule_.measures(between)) {
     // A check of the output, as writing it is: left out of the run's cost with the sink's time.
     const auto r0 = std::chrono::steady_clock::now();
     residual_.add(s);

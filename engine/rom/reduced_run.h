@@ -172,10 +172,9 @@ class ReducedRunOutput {
   double sinkSeconds_ = 0.0, energy0_ = 0.0;
   std::optional<NeighbourTracker> joint_;  // the joint envelope's distance along the run
   std::optional<LoadBandMeter> band_;      // the run's loads, for the band judged at the end
-  // Measured on every residualEvery_-th sample written, or the first step's end after it (due).
+  // Measured on the samples residualSchedule_ says.
   EquationResidual residual_;
-  long long residualEvery_ = 1, written_ = 0;
-  bool residualDue_ = false;
+  ResidualSchedule residualSchedule_;
   Eigen::VectorXd parameterValues_;        // the run's, as the envelope reads them (parameterValues)
   mutable Eigen::VectorXd envelopeState_;  // a sample's (envelopeStateInto), its storage kept
   /// Keeps the joint-envelope figures of `s` in the summary.

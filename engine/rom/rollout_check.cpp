@@ -40,8 +40,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
   const bool between = o.outputDt > 0.0 && run.dt() > o.outputDt * (1.0 + 1e-9);
   Sample filled;
   // The equation residual on as many samples as a reduced run measures, at steps' ends as it does.
-  const auto every = static_cast<Eigen::Index>(EquationResidual::every(N));
-  bool residualDue = false;
+  ResidualSchedule schedule(EquationResidual::every(N));
   if (kept) *kept = N;
   for (Eigen::Index k = 0; k < N; ++k) {
     try {
@@ -59,9 +58,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
     const Sample* sample = &filled;
     const double at = between ? std::min(run.t(), static_cast<double>(k) * o.outputDt) : run.t();
     const bool inside = at < run.t() - 1e-9 * run.dt();  // a sample between the steps' ends
-    residualDue = (residual && k % every == 0) || residualDue;
-    const bool measured = residualDue && !inside;
-    residualDue = residualDue && !measured;
+    const bool measured = residual && schedule.measures(inside);
     if (joint || measured) {
       sample = &run.sampleAt(at);  // with the loads the envelope and the residual measure
       if (joint) joint->add(sample->t, sample->q, sample->qd, sample->f_ext);
