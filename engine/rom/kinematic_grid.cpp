@@ -5,6 +5,7 @@
 #include "engine/dynamics/scales.h"
 #include "engine/model/model.h"
 #include "engine/rom/chart_kinematics.h"
+#include "engine/rom/training_envelope.h"
 
 #include <algorithm>
 #include <cmath>
@@ -103,6 +104,7 @@ KinematicGrid::KinematicGrid(const Model& model, std::vector<int> independent, c
   AssemblyOptions assembly;
   assembly.fixedCoordinates = independent_;
   assembly.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
+  scale_ = assembly.scales->coordinateScale;
   ChartKinematics kinematics(model, independent_, assembly);
   // Every node from a neighbour's second-order Taylor step (Newton's method starts within
   // O(h³)), breadth first from the node nearest the start: the grid follows the start's branch.
@@ -229,6 +231,16 @@ void KinematicGrid::enterCell(long k1, long k2, Cursor& cursor) const {
       cursor.nonzero.push_back(i);
     }
   }
+}
+
+bool KinematicGrid::holds(const Eigen::VectorXd& q) const {
+  if (q.size() != nq_) return false;
+  const Eigen::Vector2d u(q(independent_[0]), q(independent_[1]));
+  Cursor cursor;
+  Eigen::VectorXd at, qd, c;
+  Eigen::MatrixXd R, MR;
+  return eval(u, Eigen::Vector2d::Zero(), cursor, at, R, qd, c, MR) &&
+         ((at - q).cwiseAbs().array() <= 1e-6 * scale_.array()).all();
 }
 
 bool KinematicGrid::eval(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, Cursor& cursor,
@@ -362,6 +374,26 @@ std::unique_ptr<const KinematicGrid> trainedKinematicGrid(
   } catch (const Error&) {
     return nullptr;
   }
+}
+
+Eigen::MatrixXd kinematicGridRegion(const TrainingEnvelope& envelope, const Eigen::MatrixXd& trained) {
+  for (const EnvelopeGroup& g : envelope.groups())
+    if (g.name == "state" && g.high.size() >= 2) {
+      Eigen::MatrixXd region(2, 2);
+      region << g.low(0), g.high(0), g.low(1), g.high(1);
+      return region;
+    }
+  return trained.rows() == 2 ? trained : Eigen::MatrixXd();
+}
+
+std::vector<double> kinematicGridKey(const Model& model, const Eigen::MatrixXd& region,
+                                     const Eigen::VectorXd& start, const Eigen::VectorXd& reference) {
+  const std::uint64_t hash = model.mechanismHash();
+  std::vector<double> key{static_cast<double>(hash >> 32), static_cast<double>(hash & 0xffffffffU)};
+  key.insert(key.end(), region.data(), region.data() + region.size());
+  key.insert(key.end(), start.data(), start.data() + start.size());
+  key.insert(key.end(), reference.data(), reference.data() + reference.size());
+  return key;
 }
 
 }  // namespace mbdrom

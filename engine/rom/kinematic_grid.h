@@ -19,6 +19,7 @@ namespace mbdrom {
 
 class ChartKinematics;
 class Model;
+class TrainingEnvelope;
 struct MechanismScales;
 
 /// Nodes u = u₀ + (k₁ h₁, k₂ h₂), 0 ≤ k_j < n_j, hold q (assembled), R = [∂q/∂u₁, ∂q/∂u₂],
@@ -58,6 +59,11 @@ class KinematicGrid {
   bool eval(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, Cursor& cursor, Eigen::VectorXd& q,
             Eigen::MatrixXd& R, Eigen::VectorXd& qd, Eigen::VectorXd& c, Eigen::MatrixXd& MR) const;
 
+  /// True when `q` (size nq, an assembled configuration) lies on the grid's branch: in a cell
+  /// runs interpolate, the interpolant at q's chart coordinates within 1e-6 of each coordinate's
+  /// scale of q. A run that starts there may take its kinematics from the grid.
+  bool holds(const Eigen::VectorXd& q) const;
+
   const std::vector<int>& independent() const { return independent_; }
   const Eigen::Vector2d& origin() const { return u0_; }  ///< u of node (0, 0)
   const Eigen::Vector2d& spacing() const { return h_; }
@@ -92,6 +98,7 @@ class KinematicGrid {
   std::vector<double> massValue_;
   std::vector<double> packed_;
   std::vector<char> ok_, inexact_;  // per node; per cell (indexed as nodes)
+  Eigen::VectorXd scale_;           // each coordinate's scale [m, -]
   std::size_t assembled_ = 0;
 };
 
@@ -105,6 +112,15 @@ std::unique_ptr<const KinematicGrid> trainedKinematicGrid(
     const Model& model, const std::vector<int>& independent, const Eigen::VectorXd& reference,
     const Eigen::VectorXd& start, const Eigen::Vector2d& low, const Eigen::Vector2d& high);
 inline constexpr long kMaxGridNodes = 4096;
+
+/// The region of a reduced model's grid: the first two components of `envelope`'s state group
+/// (2 x 2: lowest, highest [units of u]), or `trained` (the training runs' region, before the
+/// model has an envelope: the checks of training). Empty when neither has two.
+Eigen::MatrixXd kinematicGridRegion(const TrainingEnvelope& envelope, const Eigen::MatrixXd& trained);
+/// What a model's grid is made of, as KinematicGridCache compares it: the mechanism, the
+/// `region`, the `start` and the `reference` positions.
+std::vector<double> kinematicGridKey(const Model& model, const Eigen::MatrixXd& region,
+                                     const Eigen::VectorXd& start, const Eigen::VectorXd& reference);
 /// Coordinates of the largest model tabulated (its nodes: 4096 x 10 x 64 values, 21 MB).
 inline constexpr int kMaxGridCoordinates = 64;
 

@@ -3,10 +3,12 @@
 // every stage's state — in each of its coordinate sets: all natural coordinates (projected
 // onto the constraints after every step), independent ones of a mechanism with one degree
 // of freedom (the natural coordinates from its kinematic table, exported over the trained
-// range widened by its width on each side), or an auto-encoder's latent coordinates
+// range widened by its width on each side) or two (from the kinematic grid the engine's runs
+// use, its nodes carried), or an auto-encoder's latent coordinates
 // (decoded, then projected onto the constraints).
 
 #include "engine/core/error.h"
+#include "engine/dynamics/assembly.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
@@ -36,9 +38,14 @@ KERNEL const double* node_positions(S* s, const double* x) {
   int i;
 #if NODE_TABLE
   if (kinematic_table(x[0], 0.0, NODE_QS, KT_R, KT_QD, KT_C)) return NODE_QS;
+#elif NODE_GRID
+  {
+    const double still[2] = {0.0, 0.0};
+    if (kinematic_grid(x[0], x[1], still, NODE_QS, NODE_GR, NODE_GQD, NODE_GC)) return NODE_QS;
+  }
 #endif
-  /* Past the exported table (where the engine makes more nodes), or more than one degree of
-     freedom: assembled from the last positions. */
+  /* Past the exported table (where the engine makes more nodes) or grid, or more than two
+     degrees of freedom: assembled from the last positions. */
   for (i = 0; i < NR; ++i) NODE_QS[asm_independent[i]] = x[i];
   if (!assemble_positions(s, NODE_QS)) STOPPED[0] = STOP_NOT_ASSEMBLED;
   return NODE_QS;
@@ -142,6 +149,8 @@ static void method_coordinates(S* s, double* q, double* qd) {
 #elif NODE_MODE == NODE_INDEPENDENT
 #if NODE_TABLE
   if (!kinematic_table(XS[0], VS[0], NODE_QO, NODE_J, qd, NODE_D2))
+#elif NODE_GRID
+  if (!kinematic_grid(XS[0], XS[1], VS, NODE_QO, NODE_J, qd, NODE_D2))
 #endif
   {
     for (i = 0; i < NR; ++i) NODE_QO[asm_independent[i]] = XS[i];
@@ -236,7 +245,22 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
   w.scratch("NODE_J", nq * n);
   w.scratch("NETWORK_WORK", networkWork);
   const bool tabulated = mode == 1 && KinematicTable::applies(model, indices_);
-  w.declarations(std::string("#define NODE_TABLE ") + (tabulated ? "1" : "0") + "\n");
+  // The grid the engine's runs use (NaturalPositions), when it holds the exported start: the
+  // reference positions with the model's first state, assembled.
+  std::shared_ptr<const KinematicGrid> grid = mode == 1 && !tabulated ? kinematicGrid(model) : nullptr;
+  if (grid) {
+    Eigen::VectorXd start = qRef_;
+    for (int i = 0; i < n; ++i) start(indices_[static_cast<std::size_t>(i)]) = z0q_(i);
+    AssemblyOptions assembly;
+    assembly.fixedCoordinates = indices_;
+    try {
+      if (!grid->holds(assemblePositions(model, start, 0.0, assembly).q)) grid.reset();
+    } catch (const Error&) {
+      grid.reset();
+    }
+  }
+  w.declarations(std::string("#define NODE_TABLE ") + (tabulated ? "1" : "0") + "\n#define NODE_GRID " +
+                 (grid ? "1" : "0") + "\n");
   w.state("NODE_QS", nq);  // the last assembled positions of the stages and of the outputs
   w.state("NODE_QO", nq);
   writeCConstraints(w, model, "Neural ODE", mode == 1 ? indices_ : std::vector<int>{});
@@ -244,6 +268,12 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
     // The table a run makes, anchored where the run's is: at the first state, assembled from
     // the reference positions (NaturalPositions); the state is the coordinate's value.
     writeCRunKinematicTable(w, model, indices_.front(), qRef_, z0q_(0), envelope(), 0.0, "node");
+  }
+  if (grid) {
+    w.scratch("NODE_GR", nq * 2);
+    w.scratch("NODE_GQD", nq);
+    w.scratch("NODE_GC", nq);
+    writeCKinematicGrid(w, *grid);
   }
   w.code(kNodeCode);
   std::vector<std::string> names;

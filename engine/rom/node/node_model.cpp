@@ -50,16 +50,22 @@ namespace {
 class NaturalPositions {
  public:
   /// With the trained model's `envelope`, a mechanism of one degree of freedom without
-  /// drivers is tabulated (KinematicTable) from the first assembled state on.
+  /// drivers is tabulated (KinematicTable) from the first assembled state on; one of two
+  /// takes its kinematics from `grid` (the model's KinematicGrid) when the grid holds the
+  /// first state asked for (the run's start: the grid's branch).
   NaturalPositions(const Model& model, const std::vector<int>& indices, bool independent,
                    const Eigen::VectorXd& start, const AeModel* latent = nullptr,
-                   const TrainingEnvelope* envelope = nullptr)
+                   const TrainingEnvelope* envelope = nullptr,
+                   std::shared_ptr<const KinematicGrid> grid = nullptr)
       : model_(model), indices_(indices), independent_(independent), latent_(latent), q_(start) {
     assembly_.fixedCoordinates = indices;
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
     if (independent && !latent && envelope && KinematicTable::applies(model, indices))
       spacing_ = kinematicTableSpacing(*envelope, assembly_.scales->coordinateScale(indices.front()));
-    if (independent && !latent) kinematics_.emplace(model, indices, assembly_);
+    if (independent && !latent) {
+      kinematics_.emplace(model, indices, assembly_);
+      grid_ = std::move(grid);
+    }
   }
   const Eigen::VectorXd& at(const Eigen::VectorXd& x, double t) {
     if (latent_) {
@@ -70,23 +76,26 @@ class NaturalPositions {
       q_ = x;
       return q_;
     }
-    if (table_ && table_->eval(x(0), 0.0, q_, R_, qd_, c_)) return q_;
-    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
-    kinematics_->assemble(q_, t);
-    if (!table_ && spacing_ > 0.0) table_.emplace(model_, indices_.front(), q_, spacing_, assembly_.scales);
-    return q_;
+    ++calls_;
+    return independentAt(x, t);
   }
 
   /// Natural positions, velocities and the velocity part c of q̈ (q̈ = R a + c) of an
   /// independent-coordinate state (x, v).
   void state(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::VectorXd& q,
              Eigen::VectorXd& qd, Eigen::MatrixXd& R, Eigen::VectorXd& c) {
+    ++calls_;
     if (table_ && table_->eval(x(0), v(0), q_, R, qd, c)) {
       q = q_;
       return;
     }
+    if (onGrid(x, t) && grid_->eval(x, v, cursor_, q_, R, qd, c, MR_)) {
+      ++gridCalls_;
+      q = q_;
+      return;
+    }
     if (table_ || spacing_ > 0.0 || !kinematics_) {  // a table to start, or no chart
-      q = at(x, t);
+      q = independentAt(x, t);
       IndependentSplit split = independentSplit(model_, q, v, t, indices_);
       qd = std::move(split.qd);
       R = std::move(split.R);
@@ -101,17 +110,50 @@ class NaturalPositions {
     c = kinematics_->c();
   }
 
+  /// Evaluations of the positions, and those interpolated on the grid.
+  long long calls() const { return calls_; }
+  long long gridCalls() const { return gridCalls_; }
+
  private:
+  const Eigen::VectorXd& independentAt(const Eigen::VectorXd& x, double t) {
+    if (table_ && table_->eval(x(0), 0.0, q_, R_, qd_, c_)) return q_;
+    if (onGrid(x, t) && grid_->eval(x, still_, cursor_, q_, R_, qd_, c_, MR_)) {
+      ++gridCalls_;
+      return q_;
+    }
+    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
+    kinematics_->assemble(q_, t);
+    if (!table_ && spacing_ > 0.0) table_.emplace(model_, indices_.front(), q_, spacing_, assembly_.scales);
+    return q_;
+  }
+
+  // Whether the grid answers: decided at the first state asked for, assembled from the start
+  // the positions were given (a run's first state), by whether the grid holds it.
+  bool onGrid(const Eigen::VectorXd& x, double t) {
+    if (!grid_ || gridDecided_) return grid_ != nullptr;
+    gridDecided_ = true;
+    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
+    kinematics_->assemble(q_, t);
+    if (!grid_->holds(q_)) grid_.reset();
+    still_ = Eigen::VectorXd::Zero(x.size());
+    return grid_ != nullptr;
+  }
+
   const Model& model_;
   const std::vector<int>& indices_;
   bool independent_;
   const AeModel* latent_;
   Eigen::VectorXd q_, qd_, c_;
-  Eigen::MatrixXd R_;
+  Eigen::MatrixXd R_, MR_;
   AssemblyOptions assembly_;
   double spacing_ = 0.0;
   std::optional<KinematicTable> table_;
   std::optional<ChartKinematics> kinematics_;  // of the independent coordinates
+  std::shared_ptr<const KinematicGrid> grid_;  // null: not (or no more) used by this run
+  bool gridDecided_ = false;
+  KinematicGrid::Cursor cursor_;
+  Eigen::VectorXd still_;  // zero rates: the positions alone
+  long long calls_ = 0, gridCalls_ = 0;
 };
 
 // u = f_ext of the load case at the natural positions of the stage's state.
@@ -233,6 +275,13 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   rom->h_ = r.h;
   rom->z0q_ = series.front().q.col(0);
   rom->z0qd_ = series.front().qd.col(0);
+  rom->trainedRange_.resize(rom->z0q_.size(), 2);
+  rom->trainedRange_.col(0).setConstant(std::numeric_limits<double>::infinity());
+  rom->trainedRange_.col(1).setConstant(-std::numeric_limits<double>::infinity());
+  for (const NodeSeries& sr : series) {
+    rom->trainedRange_.col(0) = rom->trainedRange_.col(0).cwiseMin(sr.q.rowwise().minCoeff());
+    rom->trainedRange_.col(1) = rom->trainedRange_.col(1).cwiseMax(sr.q.rowwise().maxCoeff());
+  }
   rom->stampTraining(dataset, s.toJson());
   rom->recordTrainingMetrics(model, dataset, r, s, {choice, externalInputs, ranges, constraint.active()});
   return rom;
@@ -591,6 +640,13 @@ class NodeStepper final : public ReducedStepper {
       summary.figures.emplace_back("max drift removed by projection", maxDrift_);
       summary.figures.emplace_back("max constraint residual", maxResidual_);
     }
+    // The share of the natural positions interpolated on the model's kinematic grid (the others
+    // assembled).
+    const long long calls = stagePositions_->calls() + outputPositions_->calls(),
+                    onGrid = stagePositions_->gridCalls() + outputPositions_->gridCalls();
+    if (onGrid > 0 && calls > 0)
+      summary.figures.emplace_back("kinematic_grid_share",
+                                   static_cast<double>(onGrid) / static_cast<double>(calls));
   }
 
  private:
@@ -713,10 +769,11 @@ std::unique_ptr<internal::NodeStepper> NodeModel::startStepper(const Model& mode
   }
   // One assembly branch for the stages' inputs, one for the output samples.
   const Eigen::VectorXd start = o.q0.size() ? o.q0 : qRef_;
-  auto stagePositions =
-      std::make_unique<NaturalPositions>(model, indices_, independent_, start, latent_.get(), &envelope());
-  auto outputPositions =
-      std::make_unique<NaturalPositions>(model, indices_, independent_, start, latent_.get(), &envelope());
+  const std::shared_ptr<const KinematicGrid> grid = kinematicGrid(model);
+  auto stagePositions = std::make_unique<NaturalPositions>(model, indices_, independent_, start,
+                                                           latent_.get(), &envelope(), grid);
+  auto outputPositions = std::make_unique<NaturalPositions>(model, indices_, independent_, start,
+                                                            latent_.get(), &envelope(), grid);
   NodeStateInput input;
   if (loadInputs() > 0) {
     // Loads that do not depend on the positions (forces of fixed direction) are the same at
@@ -1017,6 +1074,20 @@ MethodInfo nodeMethod() {
     return nodeRunDetails(static_cast<const NodeModel&>(rom), model, run);
   };
   return m;
+}
+
+std::shared_ptr<const KinematicGrid> NodeModel::kinematicGrid(const Model& model) const {
+  if (!independent_ || latent_ || z0q_.size() != 2 || !KinematicGrid::applies(model, indices_))
+    return nullptr;
+  // The coordinates' range in the envelope (a trained model's, as a file has it); before there is
+  // one (the checks of training), of the training runs.
+  const Eigen::MatrixXd range = kinematicGridRegion(envelope(), trainedRange_);
+  if (range.rows() != 2 || !range.allFinite()) return nullptr;
+  const Eigen::Vector2d reference(qRef_(indices_[0]), qRef_(indices_[1]));
+  return grid_.get(kinematicGridKey(model, range, z0q_, qRef_), [&] {
+    return trainedKinematicGrid(model, indices_, qRef_, z0q_ - reference, range.col(0) - reference,
+                                range.col(1) - reference);
+  });
 }
 
 void NodeModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

@@ -66,6 +66,7 @@
 /// `rollout_steps` (1 = one-step loss), `constraint_weight` (1),
 /// `gradient_clip` (0 = off), `seed` (1).
 
+#include "engine/rom/kinematic_grid.h"
 #include "engine/rom/node/node_dynamics.h"
 #include "engine/rom/node/node_settings.h"
 #include "engine/rom/reduced_model.h"
@@ -174,6 +175,11 @@ class NodeModel : public ReducedModel {
   double h_ = 0.0;                         // training sample spacing [s]
   bool inputAtReference_ = false;          // files before inputs at the state: f_ext at qRef_
   std::shared_ptr<const AeModel> latent_;  // latent coordinates: the auto-encoder
+  // The kinematic grid of runs in two independent coordinates over the trained region
+  // (trainedKinematicGrid; null for other coordinate sets).
+  std::shared_ptr<const KinematicGrid> kinematicGrid(const Model& model) const;
+  KinematicGridCache grid_;
+  Eigen::MatrixXd trainedRange_;  // n x 2: the training runs' lowest and highest coordinates [m, -]
 };
 
 /// The constraints of `model` on all its natural coordinates.

@@ -1008,13 +1008,8 @@ class SindyStepper final : public ReducedStepper {
       for (Eigen::Index k = 0; k < 2; ++k)
         start(chart_[static_cast<std::size_t>(k)]) = rom.qRef_(chart_[static_cast<std::size_t>(k)]) + u_(k);
       try {
-        start = assemblePositions(model, start, 0.0, assembly_).q;
         gridAt_.resize(2);
-        for (Eigen::Index k = 0; k < 2; ++k) gridAt_(k) = start(chart_[static_cast<std::size_t>(k)]);
-        Eigen::VectorXd q;
-        if (grid->eval(gridAt_, Eigen::VectorXd::Zero(2), cursor_, q, R_, qd_, c_, MR_) &&
-            ((q - start).cwiseAbs().array() <= 1e-6 * assembly_.scales->coordinateScale.array()).all())
-          grid_ = grid;
+        if (grid->holds(assemblePositions(model, start, 0.0, assembly_).q)) grid_ = grid;
       } catch (const Error&) {
       }
     }
@@ -1465,21 +1460,11 @@ std::shared_ptr<const KinematicGrid> SindyModel::kinematicGrid(const Model& mode
   if (!KinematicGrid::applies(model, independent_)) return nullptr;
   // The range of u in the envelope (a trained model's, as a file has it); before there is one (the
   // checks of training), of the training runs.
-  Eigen::MatrixXd range = trainedRange_;
-  for (const EnvelopeGroup& g : envelope().groups())
-    if (g.name == "state" && g.high.size() >= 2) {
-      range.resize(2, 2);
-      range << g.low(0), g.high(0), g.low(1), g.high(1);
-    }
+  const Eigen::MatrixXd range = kinematicGridRegion(envelope(), trainedRange_);
   if (range.rows() != 2 || u0_.size() != 2) return nullptr;
-  // What the grid is made of: the mechanism, the trained region, the start.
-  const std::uint64_t hash = model.mechanismHash();
-  std::vector<double> key{static_cast<double>(hash >> 32), static_cast<double>(hash & 0xffffffffU)};
-  key.insert(key.end(), range.data(), range.data() + range.size());
-  key.insert(key.end(), u0_.data(), u0_.data() + u0_.size());
-  key.insert(key.end(), qRef_.data(), qRef_.data() + qRef_.size());
-  return grid_.get(
-      key, [&] { return trainedKinematicGrid(model, independent_, qRef_, u0_, range.col(0), range.col(1)); });
+  return grid_.get(kinematicGridKey(model, range, u0_, qRef_), [&] {
+    return trainedKinematicGrid(model, independent_, qRef_, u0_, range.col(0), range.col(1));
+  });
 }
 
 RomSimulationSummary SindyModel::simulateAtStep(const Model& model, const RunOptions& o, TrajectorySink& sink,

@@ -518,10 +518,8 @@ TEST_CASE("SINDy models exported run their library and the kinematic table in C 
 TEST_CASE(
     "SINDy and neural ODE models of two degrees of freedom take their kinematics in C as the engine does",
     "[fmu]") {
-  // The pendulum on a carriage in its independent coordinates P.x, P.y: the neural ODE's stages
-  // assemble the carriage and the rod by Gauss-Newton on the constraints and take R and c from
-  // them, in C as in the engine (Levenberg-Marquardt to 1e-12 there); SINDy's interpolate the
-  // kinematic grid made for the model, whose nodes the C carries.
+  // The pendulum on a carriage in its independent coordinates P.x, P.y: the stages of both
+  // interpolate the kinematic grid made for the model, whose nodes the C carries.
   const Model model = readModel(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"));
   RunOptions o;
   o.loadCase = model.requireLoadCase("train");
@@ -569,13 +567,11 @@ TEST_CASE(
       return std::sqrt((row[6] - row[0]) * (row[6] - row[0]) + (row[7] - row[1]) * (row[7] - row[1]) +
                        (row[8] - row[2]) * (row[8] - row[2]));
     };
-    // To the assembly's tolerance, or to the grid's (its cells are checked against the exact
-    // kinematics to that, relative to the mechanism's scale: 1.2e-9 measured).
-    const double held = c.name == "sindy" ? KinematicGrid::kCellTolerance : 1e-9;
-    for (const auto& row : fmu) CHECK(rodLength(row) == Approx(1.0).epsilon(held));
-    if (c.name == "sindy")
-      CHECK_THAT(unzipStored(dir + "/" + id + ".fmu").at("sources/" + id + ".c"),
-                 Catch::Contains("kinematic_grid("));
+    // To the grid's tolerance (its cells are checked against the exact kinematics to that,
+    // relative to the mechanism's scale: 1.2e-9 measured).
+    for (const auto& row : fmu) CHECK(rodLength(row) == Approx(1.0).epsilon(KinematicGrid::kCellTolerance));
+    CHECK_THAT(unzipStored(dir + "/" + id + ".fmu").at("sources/" + id + ".c"),
+               Catch::Contains("#define SINDY_GRID 1") || Catch::Contains("#define NODE_GRID 1"));
     exportCSources(*c.rom, model, options, dir + "/c");
     const std::string log = run("cd " + dir + "/c && cc -std=c99 -pedantic -Wall -Wextra -Werror -c " + id +
                                 ".c -o " + id + ".o 2>&1");

@@ -505,6 +505,55 @@ TEST_CASE("node on the pendulum on a carriage follows the full model with the lo
   CHECK(error < 0.10);
 }
 
+TEST_CASE(
+    "a neural ODE in two independent coordinates takes its positions from the kinematic grid, as "
+    "assembling them gives",
+    "[node_model_test]") {
+  // The pendulum on a carriage in P.x, P.y (a revolute joint: nonlinear constraints). The loads
+  // act at every stage's state, so each stage and sample needs the natural positions: on the
+  // grid made for the model they are interpolated; the same model read back without its envelope
+  // and the training runs' range (no grid) assembles them by Newton's method.
+  const Model model = readModel(example("pendulum_carriage"));
+  Dataset data = makeDataset(model);
+  addRun(data, runFromSamples(fullRun(model, "train", 2.0, tempPath("node_grid_train.csv"), 0.01), "train",
+                              "train"));
+  Monitor monitor;
+  const auto rom = trainReducedModel(
+      "node", data,
+      {{"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "external"}, {"coordinates", {"P.x", "P.y"}}}, monitor,
+      &model, OwnRunFailure::Keep);
+  nlohmann::ordered_json file = rom->toJson();
+  file.erase("envelope");
+  const auto assembled = reducedModelFromJson(file, "no envelope");
+  RunOptions o;
+  o.loadCase = model.requireLoadCase("train");
+  o.tEnd = 2.0;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.01;  // the learnt step for both
+  const auto shareOf = [](const RomSimulationSummary& s) {
+    for (const auto& [name, value] : s.figures)
+      if (name == "kinematic_grid_share") return value;
+    return 0.0;
+  };
+  TrajectoryRecorder onGrid, solved;
+  const double share = shareOf(rom->simulate(model, o, onGrid));
+  CHECK(shareOf(assembled->simulate(model, o, solved)) == 0.0);
+  CHECK(share > 0.95);
+  REQUIRE(onGrid.samples().size() == solved.samples().size());
+  // The grid's cells are checked to 1e-6 of each coordinate's scale (1 m here); the network's
+  // loads then differ by as little, and the runs stay within a few times that.
+  double worst = 0.0, swing = 0.0;
+  for (std::size_t k = 0; k < solved.samples().size(); ++k) {
+    worst = std::max(worst, (onGrid.samples()[k].q - solved.samples()[k].q).cwiseAbs().maxCoeff());
+    swing = std::max(swing, (solved.samples()[k].q - solved.samples().front().q).cwiseAbs().maxCoeff());
+  }
+  INFO("share of the positions on the grid " << share << ", largest difference " << worst
+                                             << " m of a swing of " << swing << " m");
+  CHECK(swing > 0.05);
+  CHECK(worst < 1e-6);
+  CHECK(worst > 0.0);  // two ways, not one
+}
+
 namespace {
 
 // The MacPherson strut's "train" run (2 s, a sample every 5 ms) and a small
