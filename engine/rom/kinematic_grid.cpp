@@ -360,6 +360,8 @@ std::unique_ptr<const KinematicGrid> trainedKinematicGrid(
     to(k) = reference(c) + high(k) + 0.1 * width;
     h(k) = std::min(width / 25.0, 2e-2 * scales.coordinateScale(c));
   }
+  // A region too wide to measure (a hand-edited file's ranges near the largest double) has no grid.
+  if (!(to - from).allFinite()) return nullptr;
   // Coarser where the nodes would be too many (a wide range of a coordinate with a small scale).
   const auto count = [&] { return ((to - from).cwiseQuotient(h).array().ceil() + 1.0).eval(); };
   while (count().prod() > static_cast<double>(kMaxGridNodes)) h *= 1.25;

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace mbdrom;
 
@@ -172,6 +173,28 @@ TEST_CASE(
   CHECK(grid.assembled() > 800u);
   CHECK(KinematicGrid::applies(model, {ax, px}));
   CHECK_FALSE(KinematicGrid::applies(model, {ax}));
+}
+
+TEST_CASE("a trained region too wide to measure gets no grid, and a grid holds only its own branch",
+          "[kinematic_grid]") {
+  const double L = 0.5;
+  const Model model = doublePendulum(L);
+  const int ax = test::coordinateIndex(model, "A.x"), px = test::coordinateIndex(model, "P.x");
+  const std::vector<int> chart{ax, px};
+  // Ranges of a hand-edited file: each finite, their spread beyond the largest double.
+  CHECK(trainedKinematicGrid(model, chart, model.q0(), Eigen::Vector2d::Zero(), Eigen::Vector2d(-1e308, -0.1),
+                             Eigen::Vector2d(0.8e308, 0.1)) == nullptr);
+  CHECK(trainedKinematicGrid(model, chart, model.q0(), Eigen::Vector2d::Zero(),
+                             Eigen::Vector2d(-0.1, std::nan("")), Eigen::Vector2d(0.1, 0.1)) == nullptr);
+  const auto grid = trainedKinematicGrid(model, chart, model.q0(), Eigen::Vector2d::Zero(),
+                                         Eigen::Vector2d(-0.2, -0.2), Eigen::Vector2d(0.2, 0.2));
+  REQUIRE(grid != nullptr);
+  // The hanging configuration, and the same chart values with the tip folded up (the other branch).
+  Eigen::VectorXd hanging = model.q0(), folded = model.q0();
+  CHECK(grid->holds(hanging));
+  folded(test::coordinateIndex(model, "P.z")) = 0.0;  // P above A: |AP| = L still
+  CHECK_FALSE(grid->holds(folded));
+  CHECK_FALSE(grid->holds(Eigen::VectorXd::Zero(3)));  // not a configuration of the mechanism
 }
 
 namespace {
