@@ -240,7 +240,12 @@ bool KinematicGrid::holds(const Eigen::VectorXd& q) const {
   Eigen::VectorXd at, qd, c;
   Eigen::MatrixXd R, MR;
   return eval(u, Eigen::Vector2d::Zero(), cursor, at, R, qd, c, MR) &&
-         ((at - q).cwiseAbs().array() <= 1e-6 * scale_.array()).all();
+         ((at - q).cwiseAbs().array() <= kCellTolerance * scale_.array()).all();
+}
+
+bool KinematicGrid::sameBranch(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const {
+  return a.size() == nq_ && b.size() == nq_ &&
+         ((a - b).cwiseAbs().array() <= kBranchTolerance * scale_.array()).all();
 }
 
 bool KinematicGrid::eval(const Eigen::VectorXd& u, const Eigen::VectorXd& ud, Cursor& cursor,

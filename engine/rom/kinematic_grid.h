@@ -63,6 +63,9 @@ class KinematicGrid {
   /// runs interpolate, the interpolant at q's chart coordinates within 1e-6 of each coordinate's
   /// scale of q. A run that starts there may take its kinematics from the grid.
   bool holds(const Eigen::VectorXd& q) const;
+  /// True when the configurations `a` and `b` (size nq) are within kBranchTolerance of each
+  /// coordinate's scale: the same branch, whatever the interpolation's error.
+  bool sameBranch(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const;
 
   const std::vector<int>& independent() const { return independent_; }
   const Eigen::Vector2d& origin() const { return u0_; }  ///< u of node (0, 0)
@@ -78,6 +81,9 @@ class KinematicGrid {
   /// units of each coordinate's scale; R 100 and c 1000 times this, relative) is solved
   /// exactly [-].
   static constexpr double kCellTolerance = 1e-6;
+  /// Two configurations further apart than this in some coordinate (in units of its scale) are
+  /// not taken for the same branch [-]: branches of a mechanism lie a fraction of its size apart.
+  static constexpr double kBranchTolerance = 1e-3;
   /// Whether runs interpolate in cell (k₁, k₂) (0 ≤ k_j < n_j − 1): its four corners assembled
   /// and its centre's interpolants within kCellTolerance of the exact kinematics.
   bool interpolates(long k1, long k2) const;
@@ -114,8 +120,8 @@ std::unique_ptr<const KinematicGrid> trainedKinematicGrid(
 inline constexpr long kMaxGridNodes = 4096;
 
 /// The region of a reduced model's grid: the first two components of `envelope`'s state group
-/// (2 x 2: lowest, highest [units of u]), or `trained` (the training runs' region, before the
-/// model has an envelope: the checks of training). Empty when neither has two.
+/// (2 x 2: lowest, highest, in the chart's units as the model's state holds them), or `trained` (the training
+/// runs' region, before the model has an envelope: the checks of training). Empty when neither has two.
 Eigen::MatrixXd kinematicGridRegion(const TrainingEnvelope& envelope, const Eigen::MatrixXd& trained);
 /// What a model's grid is made of, as KinematicGridCache compares it: the mechanism, the
 /// `region`, the `start` and the `reference` positions.

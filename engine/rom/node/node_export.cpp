@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/dynamics/assembly.h"
+#include "engine/dynamics/scales.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
@@ -29,6 +30,30 @@ const char* const kNodeCode = R"c(
 #define NODE_INDEPENDENT 1
 #define NODE_LATENT 2
 
+#if NODE_GRID
+/* q (NQ; the last positions on entry), R, qd and c from the kinematic grid at x and the rates v
+   where it answers. After positions left to assembly (NODE_LEFT[k]: 0 the stages', 1 the
+   outputs') only when assembling from the last ones reaches the grid's branch (within
+   NODE_BRANCH_TOLERANCE of each coordinate's scale), as the engine's NaturalPositions. */
+static int node_grid(S* s, const double* x, const double* v, double* q, double* R, double* qd, double* c,
+                     int k) {
+  int i;
+  if (NODE_LEFT[k] == 0.0) {
+    if (kinematic_grid(x[0], x[1], v, q, R, qd, c)) return 1;
+    NODE_LEFT[k] = 1.0;
+    return 0;
+  }
+  if (!kinematic_grid(x[0], x[1], v, NODE_GQ, R, qd, c)) return 0;
+  for (i = 0; i < NR; ++i) q[asm_independent[i]] = x[i];
+  if (!assemble_positions(s, q)) return 0;
+  for (i = 0; i < NQ; ++i)
+    if (!(fabs(NODE_GQ[i] - q[i]) <= NODE_BRANCH_TOLERANCE * node_coordinate_scale[i])) return 0;
+  for (i = 0; i < NQ; ++i) q[i] = NODE_GQ[i];
+  NODE_LEFT[k] = 0.0;
+  return 1;
+}
+#endif
+
 /* The natural coordinates (NQ) at the stage's state x, for the loads there. */
 KERNEL const double* node_positions(S* s, const double* x) {
 #if NODE_MODE == NODE_ALL
@@ -41,11 +66,11 @@ KERNEL const double* node_positions(S* s, const double* x) {
 #elif NODE_GRID
   {
     const double still[2] = {0.0, 0.0};
-    if (kinematic_grid(x[0], x[1], still, NODE_QS, NODE_GR, NODE_GQD, NODE_GC)) return NODE_QS;
+    if (node_grid(s, x, still, NODE_QS, NODE_GR, NODE_GQD, NODE_GC, 0)) return NODE_QS;
   }
 #endif
-  /* Past the exported table (where the engine makes more nodes) or grid, or more than two
-     degrees of freedom: assembled from the last positions. */
+  /* Past the exported table (where the engine makes more nodes), where the grid does not answer,
+     or more than two degrees of freedom: assembled from the last positions. */
   for (i = 0; i < NR; ++i) NODE_QS[asm_independent[i]] = x[i];
   if (!assemble_positions(s, NODE_QS)) STOPPED[0] = STOP_NOT_ASSEMBLED;
   return NODE_QS;
@@ -87,6 +112,9 @@ static void method_init(S* s) {
   }
   for (i = 0; i < NQ; ++i) NODE_QS[i] = NODE_QO[i] = node_reference[i]; /* the assemblies' start */
   STOPPED[0] = 0.0;
+#if NODE_GRID
+  NODE_LEFT[0] = NODE_LEFT[1] = 0.0;
+#endif
   node_project(s);
 }
 
@@ -150,7 +178,7 @@ static void method_coordinates(S* s, double* q, double* qd) {
 #if NODE_TABLE
   if (!kinematic_table(XS[0], VS[0], NODE_QO, NODE_J, qd, NODE_D2))
 #elif NODE_GRID
-  if (!kinematic_grid(XS[0], XS[1], VS, NODE_QO, NODE_J, qd, NODE_D2))
+  if (!node_grid(s, XS, VS, NODE_QO, NODE_J, qd, NODE_D2, 1))
 #endif
   {
     for (i = 0; i < NR; ++i) NODE_QO[asm_independent[i]] = XS[i];
@@ -260,7 +288,8 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
     }
   }
   w.declarations(std::string("#define NODE_TABLE ") + (tabulated ? "1" : "0") + "\n#define NODE_GRID " +
-                 (grid ? "1" : "0") + "\n");
+                 (grid ? "1" : "0") + "\n#define NODE_BRANCH_TOLERANCE " +
+                 cNumber(KinematicGrid::kBranchTolerance) + "\n");
   w.state("NODE_QS", nq);  // the last assembled positions of the stages and of the outputs
   w.state("NODE_QO", nq);
   writeCConstraints(w, model, "Neural ODE", mode == 1 ? indices_ : std::vector<int>{});
@@ -273,6 +302,9 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
     w.scratch("NODE_GR", nq * 2);
     w.scratch("NODE_GQD", nq);
     w.scratch("NODE_GC", nq);
+    w.scratch("NODE_GQ", nq);
+    w.state("NODE_LEFT", 2);  // the stages' and the outputs' positions were last assembled
+    w.constant("node_coordinate_scale", mechanismScales(model).coordinateScale);
     writeCKinematicGrid(w, *grid);
   }
   w.code(kNodeCode);

@@ -89,8 +89,7 @@ class NaturalPositions {
       q = q_;
       return;
     }
-    if (onGrid(x, t) && grid_->eval(x, v, cursor_, q_, R, qd, c, MR_)) {
-      ++gridCalls_;
+    if (fromGrid(x, v, t, R, qd, c)) {
       q = q_;
       return;
     }
@@ -110,31 +109,54 @@ class NaturalPositions {
     c = kinematics_->c();
   }
 
-  /// Evaluations of the positions, and those interpolated on the grid.
+  /// Evaluations of the positions, and those interpolated on the grid; whether the run was
+  /// offered a grid.
   long long calls() const { return calls_; }
   long long gridCalls() const { return gridCalls_; }
+  bool gridOffered() const { return gridOffered_; }
+  long long gridReturns() const { return returns_; }  ///< times back on the grid after leaving it
 
  private:
   const Eigen::VectorXd& independentAt(const Eigen::VectorXd& x, double t) {
     if (table_ && table_->eval(x(0), 0.0, q_, R_, qd_, c_)) return q_;
-    if (onGrid(x, t) && grid_->eval(x, still_, cursor_, q_, R_, qd_, c_, MR_)) {
-      ++gridCalls_;
-      return q_;
-    }
+    if (fromGrid(x, still_, t, R_, qd_, c_)) return q_;
     for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
     kinematics_->assemble(q_, t);
     if (!table_ && spacing_ > 0.0) table_.emplace(model_, indices_.front(), q_, spacing_, assembly_.scales);
     return q_;
   }
 
+  // q_ (R, q̇ and c at the rates v) from the grid where it answers. After positions the grid
+  // left to assembly (past its region or near a dead point, where a mechanism may change branch)
+  // only when assembling from the last positions reaches the grid's branch.
+  bool fromGrid(const Eigen::VectorXd& x, const Eigen::VectorXd& v, double t, Eigen::MatrixXd& R,
+                Eigen::VectorXd& qd, Eigen::VectorXd& c) {
+    if (!onGrid(x, t)) return false;
+    if (!left_) {
+      left_ = !grid_->eval(x, v, cursor_, q_, R, qd, c, MR_);
+      gridCalls_ += left_ ? 0 : 1;
+      return !left_;
+    }
+    if (!grid_->eval(x, v, cursor_, gridQ_, R, qd, c, MR_)) return false;
+    for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
+    kinematics_->assemble(q_, t);
+    if (!grid_->sameBranch(gridQ_, q_)) return false;
+    q_ = gridQ_;
+    left_ = false;
+    ++gridCalls_;
+    ++returns_;
+    return true;
+  }
+
   // Whether the grid answers: decided at the first state asked for, assembled from the start
   // the positions were given (a run's first state), by whether the grid holds it.
   bool onGrid(const Eigen::VectorXd& x, double t) {
     if (!grid_ || gridDecided_) return grid_ != nullptr;
-    gridDecided_ = true;
+    gridOffered_ = true;
     for (std::size_t i = 0; i < indices_.size(); ++i) q_(indices_[i]) = x(static_cast<Eigen::Index>(i));
     kinematics_->assemble(q_, t);
     if (!grid_->holds(q_)) grid_.reset();
+    gridDecided_ = true;
     still_ = Eigen::VectorXd::Zero(x.size());
     return grid_ != nullptr;
   }
@@ -150,10 +172,12 @@ class NaturalPositions {
   std::optional<KinematicTable> table_;
   std::optional<ChartKinematics> kinematics_;  // of the independent coordinates
   std::shared_ptr<const KinematicGrid> grid_;  // null: not (or no more) used by this run
-  bool gridDecided_ = false;
+  bool gridDecided_ = false, gridOffered_ = false;
+  bool left_ = false;  // the last positions were assembled, not interpolated
   KinematicGrid::Cursor cursor_;
   Eigen::VectorXd still_;  // zero rates: the positions alone
-  long long calls_ = 0, gridCalls_ = 0;
+  Eigen::VectorXd gridQ_;  // the grid's positions, while compared with assembly
+  long long calls_ = 0, gridCalls_ = 0, returns_ = 0;
 };
 
 // u = f_ext of the load case at the natural positions of the stage's state.
@@ -644,9 +668,11 @@ class NodeStepper final : public ReducedStepper {
     // assembled).
     const long long calls = stagePositions_->calls() + outputPositions_->calls(),
                     onGrid = stagePositions_->gridCalls() + outputPositions_->gridCalls();
-    if (onGrid > 0 && calls > 0)
+    if ((stagePositions_->gridOffered() || outputPositions_->gridOffered()) && calls > 0)
       summary.figures.emplace_back("kinematic_grid_share",
                                    static_cast<double>(onGrid) / static_cast<double>(calls));
+    if (const long long back = stagePositions_->gridReturns() + outputPositions_->gridReturns(); back > 0)
+      summary.figures.emplace_back("kinematic_grid_returns", static_cast<double>(back));
   }
 
  private:

@@ -195,6 +195,12 @@ TEST_CASE("a trained region too wide to measure gets no grid, and a grid holds o
   folded(test::coordinateIndex(model, "P.z")) = 0.0;  // P above A: |AP| = L still
   CHECK_FALSE(grid->holds(folded));
   CHECK_FALSE(grid->holds(Eigen::VectorXd::Zero(3)));  // not a configuration of the mechanism
+  // Branches apart by the mechanism's size; the interpolation's error (1e-6 of it) is no branch.
+  CHECK_FALSE(grid->sameBranch(hanging, folded));
+  Eigen::VectorXd near = hanging;
+  near(test::coordinateIndex(model, "P.z")) += 1e-5 * L;
+  CHECK(grid->sameBranch(hanging, near));
+  CHECK_FALSE(grid->sameBranch(hanging, Eigen::VectorXd::Zero(3)));
 }
 
 namespace {
