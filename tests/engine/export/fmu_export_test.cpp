@@ -541,15 +541,9 @@ TEST_CASE(
     REQUIRE(c.rom->reducedDimension() == 2);
     const std::string id = "carriage_" + c.name;
     const std::string dir = tempDir(id);
-    CExportOptions options;
-    options.identifier = id;
-    options.loadCase = "train";
-    options.outputs = {"C", "P"};
-    const FmuExport e = exportFmu(*c.rom, model, options, dir + "/" + id + ".fmu");
-    REQUIRE(e.binary);
-    std::ofstream(dir + "/" + id + ".so", std::ios::binary)
-        << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");
-    const Fmi2 fmi(dir + "/" + id + ".so");
+    const Exported exported = exportAndUnpack(*c.rom, model, id, dir, {"C", "P"}, "train");
+    const FmuExport& e = exported.fmu;
+    const Fmi2 fmi(exported.so);
     const double h = 2 * e.model.dt;
     const int steps = static_cast<int>(std::floor(1.5 / h));
     Host host(fmi, id, e.guid, e.model.inputs.size(), e.model.outputs.size());
@@ -572,6 +566,10 @@ TEST_CASE(
     for (const auto& row : fmu) CHECK(rodLength(row) == Approx(1.0).epsilon(KinematicGrid::kCellTolerance));
     CHECK_THAT(unzipStored(dir + "/" + id + ".fmu").at("sources/" + id + ".c"),
                Catch::Contains("#define SINDY_GRID 1") || Catch::Contains("#define NODE_GRID 1"));
+    CExportOptions options;
+    options.identifier = id;
+    options.loadCase = "train";
+    options.outputs = {"C", "P"};
     exportCSources(*c.rom, model, options, dir + "/c");
     const std::string log = run("cd " + dir + "/c && cc -std=c99 -pedantic -Wall -Wextra -Werror -c " + id +
                                 ".c -o " + id + ".o 2>&1");
@@ -599,15 +597,9 @@ TEST_CASE("a neural ODE FMU that leaves its kinematic grid and comes back keeps 
                                      monitor, &model, OwnRunFailure::Keep);
   const std::string id = "carriage_node_strong";
   const std::string dir = tempDir(id);
-  CExportOptions options;
-  options.identifier = id;
-  options.loadCase = "strong";
-  options.outputs = {"C", "P"};
-  const FmuExport e = exportFmu(*rom, model, options, dir + "/" + id + ".fmu");
-  REQUIRE(e.binary);
-  std::ofstream(dir + "/" + id + ".so", std::ios::binary)
-      << unzipStored(dir + "/" + id + ".fmu").at("binaries/linux64/" + id + ".so");
-  const Fmi2 fmi(dir + "/" + id + ".so");
+  const Exported exported = exportAndUnpack(*rom, model, id, dir, {"C", "P"}, "strong");
+  const FmuExport& e = exported.fmu;
+  const Fmi2 fmi(exported.so);
   const double h = 2 * e.model.dt;
   const int steps = static_cast<int>(std::floor(2.0 / h));
   Host host(fmi, id, e.guid, e.model.inputs.size(), e.model.outputs.size());
