@@ -58,7 +58,9 @@ RomSimulationSummary simulateWithHeldInputs(const ReducedModel& rom, const Model
         if (!monitor->report(progress)) monitor->checkpoint();
       }
     }
+    output.finish();  // the load band, judged over the whole run as simulate() judges it
   });
+  run.stepper().finish(summary);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
   completeReducedRun(sink, summary, wall - output.sinkSeconds());
   return summary;

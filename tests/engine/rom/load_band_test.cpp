@@ -4,6 +4,7 @@
 #include "engine/rom/load_band.h"
 #include "engine/core/error.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/held_input_run.h"
 #include "engine/rom/reduced_model.h"
 
 #include "tests/engine/rom/rom_test_support.h"
@@ -101,6 +102,22 @@ TEST_CASE("a run whose load swings faster than the training runs' leaves the env
     CHECK(std::any_of(warnings.begin(), warnings.end(), [](const std::string& w) {
       return w.find("not trained on this frequency band") != w.npos;
     }));
+  }
+  SECTION("with its loads held between samples, as an FMU's importer gives them: the same judgement") {
+    const Model faster = railWithOther(TimeFunction::sine(10.0, 2.2));
+    RunOptions o;
+    o.loadCase = faster.findLoadCase("other");
+    o.tEnd = 2.0;
+    o.outputDt = 0.005;
+    TrajectoryRecorder recorder;
+    const RomSimulationSummary s = simulateWithHeldInputs(*trained.rom, faster, o, 0.005, recorder);
+    CHECK(s.loadBandRatio == Approx(2.2 / 1.5).epsilon(0.03));
+    CHECK(s.leftLoadBand());
+    CHECK(std::isnan(s.expectedError));
+    o.stopOutsideEnvelope = true;
+    TrajectoryRecorder stopped;
+    CHECK_THROWS_AS(simulateWithHeldInputs(*trained.rom, faster, o, 0.005, stopped), EnvelopeStop);
+    CHECK(stopped.samples().size() == 401);
   }
   SECTION("told to stop outside: stopped at the end, every sample kept") {
     const Model faster = railWithOther(TimeFunction::sine(10.0, 2.2));
