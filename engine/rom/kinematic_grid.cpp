@@ -243,6 +243,16 @@ bool KinematicGrid::holds(const Eigen::VectorXd& q) const {
          ((at - q).cwiseAbs().array() <= kCellTolerance * scale_.array()).all();
 }
 
+bool KinematicGrid::holdsAssembled(const Model& model, const Eigen::VectorXd& q) const {
+  AssemblyOptions assembly;
+  assembly.fixedCoordinates = independent_;
+  try {
+    return holds(assemblePositions(model, q, 0.0, assembly).q);
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 bool KinematicGrid::sameBranch(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const {
   return a.size() == nq_ && b.size() == nq_ &&
          ((a - b).cwiseAbs().array() <= kBranchTolerance * scale_.array()).all();

@@ -63,6 +63,9 @@ class KinematicGrid {
   /// runs interpolate, the interpolant at q's chart coordinates within 1e-6 of each coordinate's
   /// scale of q. A run that starts there may take its kinematics from the grid.
   bool holds(const Eigen::VectorXd& q) const;
+  /// holds() of `q` (size nq) assembled with the grid's coordinates held at their values in q;
+  /// false where it does not assemble.
+  bool holdsAssembled(const Model& model, const Eigen::VectorXd& q) const;
   /// True when the configurations `a` and `b` (size nq) are within kBranchTolerance of each
   /// coordinate's scale: the same branch, whatever the interpolation's error.
   bool sameBranch(const Eigen::VectorXd& a, const Eigen::VectorXd& b) const;

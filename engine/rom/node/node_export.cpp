@@ -8,7 +8,6 @@
 // (decoded, then projected onto the constraints).
 
 #include "engine/core/error.h"
-#include "engine/dynamics/assembly.h"
 #include "engine/dynamics/scales.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
@@ -279,13 +278,7 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
   if (grid) {
     Eigen::VectorXd start = qRef_;
     for (int i = 0; i < n; ++i) start(indices_[static_cast<std::size_t>(i)]) = z0q_(i);
-    AssemblyOptions assembly;
-    assembly.fixedCoordinates = indices_;
-    try {
-      if (!grid->holds(assemblePositions(model, start, 0.0, assembly).q)) grid.reset();
-    } catch (const Error&) {
-      grid.reset();
-    }
+    if (!grid->holdsAssembled(model, start)) grid.reset();
   }
   w.declarations(std::string("#define NODE_TABLE ") + (tabulated ? "1" : "0") + "\n#define NODE_GRID " +
                  (grid ? "1" : "0") + "\n#define NODE_BRANCH_TOLERANCE " +

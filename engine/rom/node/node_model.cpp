@@ -299,13 +299,8 @@ std::unique_ptr<NodeModel> NodeModel::train(const Dataset& dataset, const NodeSe
   rom->h_ = r.h;
   rom->z0q_ = series.front().q.col(0);
   rom->z0qd_ = series.front().qd.col(0);
-  rom->trainedRange_.resize(rom->z0q_.size(), 2);
-  rom->trainedRange_.col(0).setConstant(std::numeric_limits<double>::infinity());
-  rom->trainedRange_.col(1).setConstant(-std::numeric_limits<double>::infinity());
-  for (const NodeSeries& sr : series) {
-    rom->trainedRange_.col(0) = rom->trainedRange_.col(0).cwiseMin(sr.q.rowwise().minCoeff());
-    rom->trainedRange_.col(1) = rom->trainedRange_.col(1).cwiseMax(sr.q.rowwise().maxCoeff());
-  }
+  if (rom->independent_)  // the coordinates' own values, as the envelope keeps them
+    rom->trainedRange_ = coordinateRange(dataset, rom->indices_, Eigen::VectorXd::Zero(model.nq()));
   rom->stampTraining(dataset, s.toJson());
   rom->recordTrainingMetrics(model, dataset, r, s, {choice, externalInputs, ranges, constraint.active()});
   return rom;

@@ -1007,11 +1007,8 @@ class SindyStepper final : public ReducedStepper {
       Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
       for (Eigen::Index k = 0; k < 2; ++k)
         start(chart_[static_cast<std::size_t>(k)]) = rom.qRef_(chart_[static_cast<std::size_t>(k)]) + u_(k);
-      try {
-        gridAt_.resize(2);
-        if (grid->holds(assemblePositions(model, start, 0.0, assembly_).q)) grid_ = grid;
-      } catch (const Error&) {
-      }
+      gridAt_.resize(2);
+      if (grid->holdsAssembled(model, start)) grid_ = grid;
     }
   }
 
