@@ -18,6 +18,22 @@ namespace mbdrom {
 /// Phi: constraint residuals, resized to nc. q: coordinates, size nq; t: time [s].
 void evalPhi(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi);
 
+/// Row i of Phi alone (size 1 of evalPhi).
+double evalPhiRow(const Model& model, int i, const Eigen::VectorXd& q, double t);
+
+/// Row i of Phi_q added into row `into` of `out` (nq columns).
+void addPhiQRow(const Model& model, int i, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& out,
+                int into);
+
+/// Row i of evalPhiQdotQd alone.
+double evalPhiQdotQdRow(const Model& model, int i, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                        double t);
+
+/// True when `row` is linear in q with a factor that does not change in time: each product has
+/// a constant side and the row's law keeps its factors. Its gradient is then the same at every
+/// state, and its evalPhiQdotQd is zero.
+bool hasConstantGradient(const ConstraintRow& row);
+
 /// Phi_q = dPhi/dq, resized to nc x nq (dense).
 void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& Phi_q);
 

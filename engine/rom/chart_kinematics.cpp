@@ -23,37 +23,16 @@ bool sameOrAssign(bool same, const Column& column, Target&& target) {
   return same;
 }
 
-// True when every constraint row is linear in q with a factor that does not change in time: each
-// product has a constant side, and the row's law keeps its factors. Φ_q is then constant, and
-// (Φ_q q̇)_q q̇ + Φ_qt q̇ is zero.
-bool hasConstantJacobian(const Model& model) {
-  const auto constantFactors = [](ConstraintRow::Law law) {
-    switch (law) {
-      case ConstraintRow::Law::Constant:
-      case ConstraintRow::Law::Distance:
-      case ConstraintRow::Law::Coordinate: return true;
-      case ConstraintRow::Law::Angle:  // its factors turn with the driver's angle
-        return false;
-    }
-    return false;
-  };
-  return std::all_of(model.constraints().begin(), model.constraints().end(), [&](const ConstraintRow& row) {
-    return constantFactors(row.law) &&
-           std::all_of(row.products.begin(), row.products.end(),
-                       [](const ConstraintRow::Product& p) { return p.a.isConstant() || p.b.isConstant(); });
-  });
-}
-
 }  // namespace
 
 bool ChartKinematics::constantJacobian(const Model& model) {
-  return hasConstantJacobian(model);
+  return std::all_of(model.constraints().begin(), model.constraints().end(), hasConstantGradient);
 }
 
 ChartKinematics::ChartKinematics(const Model& model, std::vector<int> chart, AssemblyOptions assembly)
     : model_(model),
       assembly_(std::move(assembly)),
-      constantJacobian_(hasConstantJacobian(model)),
+      constantJacobian_(constantJacobian(model)),
       driven_(!model.spec().drivers.empty()) {
   if (!assembly_.scales) assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
   setChart(std::move(chart));
@@ -88,6 +67,8 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   Phi_.resize(nc);
   step_.resize(nc);
   rhs_.resize(nc);
+  eliminated_ = false;
+  elimination_.prepare(model_, chart_, dependent_, w_, sd_, kSingular);
 }
 
 void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
@@ -95,7 +76,20 @@ void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, doubl
     multiplyInto(R_, ud, qd_);  // c_ = 0 and R_ stay those of the anchor
     return;
   }
-  if (partitioned_) {
+  eliminated_ = false;
+  if (elimination_.active()) {
+    start_ = q;
+    predict(q);
+    elimination_.project(q);
+    eliminated_ =
+        elimination_.newton(q, assembly_.tolerance, kIterations) && elimination_.split(q, ud, R_, qd_, c_);
+    if (eliminated_) {
+      solved_ = q;
+      solvedUd_ = ud;
+      return;
+    }
+    q = start_;
+  } else if (partitioned_) {
     start_ = q;
     predict(q);
     if (newton(q, t) && split(q, ud, t)) {
@@ -157,7 +151,12 @@ bool ChartKinematics::followAnchor(Eigen::VectorXd& q) const {
 
 void ChartKinematics::assemble(Eigen::VectorXd& q, double t) {
   if (followAnchor(q)) return;
-  if (partitioned_) {
+  if (elimination_.active()) {
+    start_ = q;
+    elimination_.project(q);
+    if (elimination_.newton(q, assembly_.tolerance, kIterations)) return;
+    q = start_;
+  } else if (partitioned_) {
     start_ = q;
     if (newton(q, t)) return;
     q = start_;
@@ -261,6 +260,11 @@ bool ChartKinematics::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud,
 }
 
 bool ChartKinematics::velocityPart(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, Eigen::VectorXd& c) {
+  if (elimination_.active()) {
+    if (!eliminated_) return false;
+    multiplyInto(R_, ud, qdOther_);
+    return elimination_.velocityPart(q, qdOther_, c);
+  }
   if (!partitioned_ || !factorised_ || driven_ || X_.hasNaN()) return false;
   multiplyInto(R_, ud, qdOther_);
   evalPhiQdotQd(model_, q, qdOther_, 0.0, gamma_);

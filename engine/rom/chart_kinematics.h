@@ -17,7 +17,8 @@
 /// linear in q (particles on fixed lines and planes) have one Φ_q: it is evaluated and
 /// factorised once per chart, and R and c are kept from stage to stage; without drivers Φ is
 /// then affine in q, and every configuration is that of the first stage plus R (u − u₁), with
-/// no Φ evaluated and no Newton iteration. Where that
+/// no Φ evaluated and no Newton iteration. Where only some rows are linear (LinearRowElimination),
+/// they are solved once per chart and Newton's method, R and c work on the others alone. Where that
 /// is not possible — more constraint rows than dependent coordinates (redundant constraints),
 /// Φ_d near singular (the chart degenerates), Newton's method not converging from the
 /// previous stage's positions, a large model — the call goes the general way, with its
@@ -26,6 +27,7 @@
 #include "engine/core/small_lu.h"
 #include "engine/dynamics/assembly.h"
 #include "engine/model/model.h"
+#include "engine/rom/linear_row_elimination.h"
 
 #include <Eigen/Core>
 
@@ -63,6 +65,9 @@ class ChartKinematics {
   /// same at every state, and without drivers a chart's positions follow from one of them
   /// through R, with no Newton iteration.
   static bool constantJacobian(const Model& model);
+  /// The constraint rows linear in q that this chart solves once (LinearRowElimination), while
+  /// Newton's method, R and c work on the others; 0 when it does not.
+  int eliminatedRows() const { return elimination_.linearRows(); }
   /// Calls that went the general way (for tests and benchmarks).
   long long generalCalls() const { return general_; }
 
@@ -100,6 +105,7 @@ class ChartKinematics {
   bool driven_ = false;      // drivers: q̇ and c take Φ_t and its time derivative
   bool factorised_ = false;  // lu_ holds a regular Φ_d of this chart (of the last positions factorised)
   bool anchored_ = false;    // anchor_ holds positions on the constraints of this chart's affine Φ
+  bool eliminated_ = false;  // the last solve went through elimination_ (its R_, q̇ and c_)
   long long general_ = 0;
   Eigen::VectorXd w_, sd_;  // 1 / rowScale (size nc); the dependent coordinates' scales (size nc)
   Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_, qdOther_;
@@ -108,6 +114,7 @@ class ChartKinematics {
   Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   SmallLu lu_;
+  LinearRowElimination elimination_;  // active for a chart of linear and nonlinear rows, undriven
 };
 
 }  // namespace mbdrom

@@ -11,6 +11,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/kinematic_table.cpp
   rom/kinematic_grid.cpp
   rom/chart_kinematics.cpp
+  rom/linear_row_elimination.cpp
   rom/linear_step.cpp
   rom/rollout_check.cpp
   rom/confirmation_check.cpp

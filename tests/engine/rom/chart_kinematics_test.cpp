@@ -332,3 +332,98 @@ TEST_CASE("chart kinematics of a driven mechanism give the full model's velociti
     CHECK((split.R * udd + split.c - s.qdd).cwiseAbs().maxCoeff() < 1e-4);
   }
 }
+
+TEST_CASE("chart kinematics of a double pendulum in its plane solve the plane's rows once",
+          "[chart_kinematics]") {
+  // The plane z = 0 gives A and B a linear row each, the bars a nonlinear one each: Newton's
+  // method works on the bars' two rows, and the closed-form test above holds on that path.
+  const Model model = doublePendulum(0.5, 0.3);
+  ChartKinematics chart(model, {test::coordinateIndex(model, "A.x"), test::coordinateIndex(model, "B.x")},
+                        AssemblyOptions{});
+  CHECK(chart.eliminatedRows() == 2);
+}
+
+TEST_CASE("chart kinematics of a half-car eliminate its guides and match the general way",
+          "[chart_kinematics]") {
+  // The bicycle ride model of vehicle-dynamics textbooks (Gillespie, ch. 5): wheels on vertical
+  // guides, a body bar whose front end slides on the front guide's line and whose rear end moves
+  // in the x-z plane. Seven of the eight rows are guides, linear in q; the body's length is the
+  // one left to Newton's method. Against the general assembly and independentSplit, in metres
+  // and in millimetres, along a pitching and bouncing motion.
+  for (const double unit : {1.0, 1000.0}) {
+    const auto at = [unit](double x, double z) {
+      return "[" + std::to_string(x * unit) + ", 0, " + std::to_string(z * unit) + "]";
+    };
+    const Model model(parseModelSpec(
+        R"({"format": "mbdrom-model", "version": 1, "name": "half-car", "gravity": [0, 0, -9.81],
+      "points": [{"name": "GF", "position": )" +
+        at(1.2, 0) + R"(, "fixed": true}, {"name": "GR", "position": )" + at(-1.4, 0) +
+        R"(, "fixed": true},
+                 {"name": "WF", "position": )" +
+        at(1.2, 0.3) + R"(}, {"name": "WR", "position": )" + at(-1.4, 0.3) + R"(},
+                 {"name": "F", "position": )" +
+        at(1.2, 0.6) + R"(}, {"name": "R", "position": )" + at(-1.4, 0.6) + R"(}],
+      "vectors": [{"name": "z0", "direction": [0, 0, 1], "fixed": true},
+                  {"name": "y0", "direction": [0, 1, 0], "fixed": true}],
+      "bodies": [{"name": "front_wheel", "type": "particle", "points": ["WF"], "mass": 40},
+                 {"name": "rear_wheel", "type": "particle", "points": ["WR"], "mass": 35},
+                 {"name": "body", "type": "bar", "points": ["R", "F"], "mass": 600, "com": )" +
+        at(0, 0.6) + R"(, "transverse_inertia": 650}],
+      "joints": [{"name": "front_wheel_guide", "type": "point_on_line", "body1": "ground", "body2": "front_wheel",
+                  "point1": "GF", "point2": "WF", "axis1": "z0"},
+                 {"name": "rear_wheel_guide", "type": "point_on_line", "body1": "ground", "body2": "rear_wheel",
+                  "point1": "GR", "point2": "WR", "axis1": "z0"},
+                 {"name": "body_front_guide", "type": "point_on_line", "body1": "ground", "body2": "body",
+                  "point1": "GF", "point2": "F", "axis1": "z0"},
+                 {"name": "body_plane", "type": "point_on_plane", "body1": "ground", "body2": "body",
+                  "point1": "GR", "point2": "R", "axis1": "y0"}],
+      "load_cases": [{"name": "free", "loads": []}]})"));
+    const std::vector<int> chart = {test::coordinateIndex(model, "WF.z"),
+                                    test::coordinateIndex(model, "WR.z"), test::coordinateIndex(model, "F.z"),
+                                    test::coordinateIndex(model, "R.z")};
+    ChartKinematics kinematics(model, chart, AssemblyOptions{});
+    REQUIRE(kinematics.eliminatedRows() == 7);
+    Eigen::VectorXd q = model.q0(), reference = model.q0();
+    for (int k = 1; k <= 30; ++k) {
+      const double s = 0.2 * k;
+      const Eigen::Vector4d u(0.3 + 0.02 * std::sin(3 * s), 0.3 - 0.02 * std::cos(2 * s),
+                              0.6 + 0.08 * std::sin(s), 0.6 - 0.1 * std::sin(0.7 * s));
+      const Eigen::Vector4d ud(0.06 * std::cos(3 * s), 0.04 * std::sin(2 * s), 0.08 * std::cos(s),
+                               -0.07 * std::cos(0.7 * s));
+      for (int j = 0; j < 4; ++j) q(chart[static_cast<std::size_t>(j)]) = u(j) * unit;
+      reference = q;
+      kinematics.solve(q, ud * unit, 0.0);
+      reference = assemblePositions(model, reference, 0.0, assembled(chart)).q;
+      const IndependentSplit split = independentSplit(model, reference, ud * unit, 0.0, chart);
+      INFO("unit " << unit << ", stage " << k);
+      Eigen::VectorXd Phi;
+      evalPhi(model, q, 0.0, Phi);
+      CHECK(Phi.cwiseAbs().maxCoeff() < 1e-10 * unit * unit);
+      CHECK((q - reference).cwiseAbs().maxCoeff() < 1e-10 * unit);
+      // The body keeps its length: R.x from the pitch, the guides' coordinates exact.
+      const double dz = u(2) - u(3);
+      CHECK(q(test::coordinateIndex(model, "R.x")) == Approx((1.2 - std::sqrt(2.6 * 2.6 - dz * dz)) * unit));
+      CHECK(q(test::coordinateIndex(model, "F.x")) == 1.2 * unit);
+      CHECK((kinematics.R() - split.R).cwiseAbs().maxCoeff() < 1e-9);
+      CHECK((kinematics.qd() - split.qd).cwiseAbs().maxCoeff() < 1e-9 * unit);
+      CHECK((kinematics.c() - split.c).cwiseAbs().maxCoeff() < 1e-9 * (1.0 + split.c.cwiseAbs().maxCoeff()));
+      // c for other rates from the same factorisation, as a fresh split gives it.
+      Eigen::VectorXd c;
+      const Eigen::Vector4d other(0.1, -0.2, 0.3, 0.05);
+      REQUIRE(kinematics.velocityPart(q, other * unit, c));
+      const IndependentSplit otherSplit = independentSplit(model, reference, other * unit, 0.0, chart);
+      CHECK((c - otherSplit.c).cwiseAbs().maxCoeff() < 1e-9 * (1.0 + otherSplit.c.cwiseAbs().maxCoeff()));
+    }
+    CHECK(kinematics.generalCalls() == 0);
+    // The body upright (F and R at one height's difference equal to its length) is where the
+    // pitch stops determining R.x: the general way takes over, with its error.
+    q(chart[2]) = (0.6 + 2.6) * unit;
+    q(chart[3]) = 0.6 * unit;
+    const long long before = kinematics.generalCalls();
+    try {
+      kinematics.solve(q, Eigen::Vector4d(0, 0, 0.1, 0) * unit, 0.0);
+    } catch (const SolverError&) {
+    }
+    CHECK(kinematics.generalCalls() == before + 1);
+  }
+}

@@ -1,0 +1,180 @@
+#include "engine/rom/linear_row_elimination.h"
+
+#include "engine/core/small_products.h"
+#include "engine/model/constraints.h"
+
+#include <Eigen/QR>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace mbdrom {
+
+namespace {
+
+// The largest |x_kk| over the diagonal, its smallest over its largest (0 when empty or zero).
+double diagonalRatio(const Eigen::MatrixXd& x) {
+  const Eigen::VectorXd d = x.diagonal().cwiseAbs();
+  const double largest = d.size() ? d.maxCoeff() : 0.0;
+  return largest > 0.0 ? d.minCoeff() / largest : 0.0;
+}
+
+}  // namespace
+
+bool LinearRowElimination::prepare(const Model& model, const std::vector<int>& chart,
+                                   const std::vector<int>& dependent, const Eigen::VectorXd& w,
+                                   const Eigen::VectorXd& sd, double singular) {
+  active_ = factorised_ = splitHeld_ = false;
+  linear_.clear();
+  other_.clear();
+  if (!model.spec().drivers.empty() || static_cast<int>(dependent.size()) != model.nc()) return false;
+  for (int i = 0; i < model.nc(); ++i)
+    (hasConstantGradient(model.constraints()[static_cast<std::size_t>(i)]) ? linear_ : other_).push_back(i);
+  if (linear_.empty() || other_.empty()) return false;
+  model_ = &model;
+  chart_ = chart;
+  dependent_ = dependent;
+  singular_ = singular;
+  sd_ = sd;
+  const auto nL = static_cast<Eigen::Index>(linear_.size()), nN = static_cast<Eigen::Index>(other_.size());
+  const auto nd = static_cast<Eigen::Index>(dependent.size()), n = static_cast<Eigen::Index>(chart.size());
+  wL_.resize(nL);
+  wN_.resize(nN);
+  for (Eigen::Index k = 0; k < nL; ++k) wL_(k) = w(linear_[static_cast<std::size_t>(k)]);
+  for (Eigen::Index k = 0; k < nN; ++k) wN_(k) = w(other_[static_cast<std::size_t>(k)]);
+  // The linear rows' gradient is the same at every q (zero positions will do).
+  Eigen::MatrixXd gradient = Eigen::MatrixXd::Zero(nL, model.nq());
+  for (Eigen::Index k = 0; k < nL; ++k)
+    addPhiQRow(model, linear_[static_cast<std::size_t>(k)], Eigen::VectorXd::Zero(model.nq()), 0.0, gradient,
+               static_cast<int>(k));
+  Eigen::MatrixXd AL(nL, nd), BL(nL, n);
+  for (Eigen::Index j = 0; j < nd; ++j)
+    AL.col(j) = wL_.cwiseProduct(gradient.col(dependent[static_cast<std::size_t>(j)])) * sd(j);
+  for (Eigen::Index j = 0; j < n; ++j)
+    BL.col(j) = wL_.cwiseProduct(gradient.col(chart[static_cast<std::size_t>(j)]));
+  // A_Lᵀ = Q [R₁; 0]: P = Q₁ R₁⁻ᵀ, Z = Q₂.
+  const Eigen::HouseholderQR<Eigen::MatrixXd> qr(AL.transpose());
+  const Eigen::MatrixXd R1 = qr.matrixQR().topLeftCorner(nL, nL).triangularView<Eigen::Upper>();
+  if (!(diagonalRatio(R1) > singular)) return false;
+  const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(nd, nd);
+  P_ = R1.triangularView<Eigen::Upper>().solve(Q.leftCols(nL).transpose()).transpose();
+  Z_ = Q.rightCols(nN);
+  PB_ = P_ * BL;
+  scale_ = std::max(AL.cwiseAbs().maxCoeff(), 1e-300);
+  active_ = true;
+  return true;
+}
+
+void LinearRowElimination::moveDependent(const Eigen::VectorXd& y, double sign, Eigen::VectorXd& q) const {
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    q(dependent_[k]) += sign * sd_(i) * y(i);
+  }
+}
+
+void LinearRowElimination::project(Eigen::VectorXd& q) {
+  rL_.resize(wL_.size());
+  for (std::size_t k = 0; k < linear_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    rL_(i) = wL_(i) * evalPhiRow(*model_, linear_[k], q, 0.0);
+  }
+  multiplyInto(P_, rL_, y_);
+  moveDependent(y_, -1.0, q);
+}
+
+bool LinearRowElimination::factorise(const Eigen::VectorXd& q) {
+  const auto nN = static_cast<Eigen::Index>(other_.size());
+  G_.setZero(nN, q.size());
+  for (Eigen::Index k = 0; k < nN; ++k)
+    addPhiQRow(*model_, other_[static_cast<std::size_t>(k)], q, 0.0, G_, static_cast<int>(k));
+  AN_.resize(nN, static_cast<Eigen::Index>(dependent_.size()));
+  for (std::size_t j = 0; j < dependent_.size(); ++j) {
+    const auto i = static_cast<Eigen::Index>(j);
+    AN_.col(i) = wN_.cwiseProduct(G_.col(dependent_[j])) * sd_(i);
+  }
+  M_.noalias() = AN_ * Z_;
+  lu_.compute(M_);
+  // A is singular exactly when A_N Z is (A_L has full row rank); its pivots are measured
+  // against the scaled rows' entries, which are of order one.
+  const double largest = std::max(scale_, AN_.cwiseAbs().maxCoeff());
+  factorised_ = lu_.matrixLU().diagonal().cwiseAbs().minCoeff() > singular_ * largest;
+  splitHeld_ = false;
+  return factorised_;
+}
+
+bool LinearRowElimination::newton(Eigen::VectorXd& q, double tolerance, int iterations) {
+  double previous = std::numeric_limits<double>::infinity();
+  bool fresh = false;
+  rN_.resize(wN_.size());
+  for (int it = 0; it <= iterations; ++it) {
+    double r = 0.0;
+    for (std::size_t k = 0; k < other_.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      rN_(i) = wN_(i) * evalPhiRow(*model_, other_[k], q, 0.0);
+      r = std::max(r, std::abs(rN_(i)));
+    }
+    if (r <= tolerance) return true;
+    if (!(r < 0.5 * previous)) {  // NaN, or not contracting
+      if (fresh) return false;
+      factorised_ = false;
+    }
+    if (!factorised_) {
+      if (!factorise(q)) return false;
+      fresh = true;
+    }
+    previous = r;
+    lu_.solve(rN_, z_);
+    multiplyInto(Z_, z_, y_);
+    moveDependent(y_, -1.0, q);
+  }
+  return false;
+}
+
+bool LinearRowElimination::split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, Eigen::MatrixXd& R,
+                                 Eigen::VectorXd& qd, Eigen::VectorXd& c) {
+  if (!factorise(q)) return false;
+  const auto nN = static_cast<Eigen::Index>(other_.size()), n = static_cast<Eigen::Index>(chart_.size());
+  BN_.resize(nN, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    BN_.col(j) = wN_.cwiseProduct(G_.col(chart_[static_cast<std::size_t>(j)]));
+  // X = A⁻¹ B = P B_L + Z (A_N Z)⁻¹ (B_N − A_N P B_L); R's dependent rows are −S_d X.
+  T_ = BN_;
+  T_.noalias() -= AN_ * PB_;
+  lu_.solve(T_, S_);
+  X_ = PB_;
+  X_.noalias() += Z_ * S_;
+  R.setZero(q.size(), n);
+  for (Eigen::Index j = 0; j < n; ++j) R(chart_[static_cast<std::size_t>(j)], j) = 1.0;
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    R.row(dependent_[k]) = -sd_(i) * X_.row(i);
+  }
+  multiplyInto(R, ud, qd);
+  curvature(q, qd, c);
+  splitHeld_ = true;
+  return true;
+}
+
+void LinearRowElimination::curvature(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                     Eigen::VectorXd& c) {
+  // The linear rows' γ is zero: A⁻¹ [0; W_N γ_N] = Z (A_N Z)⁻¹ W_N γ_N.
+  gamma_.resize(wN_.size());
+  for (std::size_t k = 0; k < other_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    gamma_(i) = wN_(i) * evalPhiQdotQdRow(*model_, other_[k], q, qd, 0.0);
+  }
+  lu_.solve(gamma_, z_);
+  multiplyInto(Z_, z_, y_);
+  c.setZero(q.size());
+  moveDependent(y_, -1.0, c);
+}
+
+bool LinearRowElimination::velocityPart(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                                        Eigen::VectorXd& c) {
+  if (!active_ || !splitHeld_) return false;
+  curvature(q, qd, c);
+  return true;
+}
+
+}  // namespace mbdrom
