@@ -367,7 +367,11 @@ std::vector<SweepCase> sweepGrid(const std::vector<double>& amplitudeScales,
   for (double a : amplitudeScales)
     for (double f : frequencyScales) {
       SweepCase c;
-      c.name = "a" + simText(a) + "_f" + simText(f);
+      // Appended piece by piece: GCC 12 warns of a false overflow in "a" + std::string here.
+      c.name = "a";
+      c.name += simText(a);
+      c.name += "_f";
+      c.name += simText(f);
       c.amplitudeScale = a;
       c.frequencyScale = f;
       cases.push_back(std::move(c));

@@ -80,7 +80,7 @@ void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, doubl
   if (elimination_.active()) {
     start_ = q;
     predict(q);
-    elimination_.project(q);
+    elimination_.project(q, assembly_.tolerance);
     eliminated_ =
         elimination_.newton(q, assembly_.tolerance, kIterations) && elimination_.split(q, ud, R_, qd_, c_);
     if (eliminated_) {
@@ -153,7 +153,7 @@ void ChartKinematics::assemble(Eigen::VectorXd& q, double t) {
   if (followAnchor(q)) return;
   if (elimination_.active()) {
     start_ = q;
-    elimination_.project(q);
+    elimination_.project(q, assembly_.tolerance);
     if (elimination_.newton(q, assembly_.tolerance, kIterations)) return;
     q = start_;
   } else if (partitioned_) {

@@ -13,6 +13,15 @@ namespace mbdrom {
 
 namespace {
 
+// Entries of x within kRounding of its largest set to zero: a coordinate that the linear rows
+// hold still (a particle in a fixed plane) keeps exact zeros in R and c, as the dense LU gives them,
+// where the Householder vectors leave rounding.
+constexpr double kRounding = 1e-13;
+void dropRounding(Eigen::MatrixXd& x) {
+  const double least = kRounding * (x.size() ? x.cwiseAbs().maxCoeff() : 0.0);
+  x = (x.array().abs() <= least).select(0.0, x);
+}
+
 // The largest |x_kk| over the diagonal, its smallest over its largest (0 when empty or zero).
 double diagonalRatio(const Eigen::MatrixXd& x) {
   const Eigen::VectorXd d = x.diagonal().cwiseAbs();
@@ -60,7 +69,10 @@ bool LinearRowElimination::prepare(const Model& model, const std::vector<int>& c
   const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(nd, nd);
   P_ = R1.triangularView<Eigen::Upper>().solve(Q.leftCols(nL).transpose()).transpose();
   Z_ = Q.rightCols(nN);
+  dropRounding(P_);
+  dropRounding(Z_);
   PB_ = P_ * BL;
+  dropRounding(PB_);
   scale_ = std::max(AL.cwiseAbs().maxCoeff(), 1e-300);
   active_ = true;
   return true;
@@ -73,12 +85,15 @@ void LinearRowElimination::moveDependent(const Eigen::VectorXd& y, double sign, 
   }
 }
 
-void LinearRowElimination::project(Eigen::VectorXd& q) {
+void LinearRowElimination::project(Eigen::VectorXd& q, double tolerance) {
   rL_.resize(wL_.size());
+  double r = 0.0;
   for (std::size_t k = 0; k < linear_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
     rL_(i) = wL_(i) * evalPhiRow(*model_, linear_[k], q, 0.0);
+    r = std::max(r, std::abs(rL_(i)));
   }
+  if (r <= tolerance) return;  // as Newton's method leaves q: a still coordinate stays to the bit
   multiplyInto(P_, rL_, y_);
   moveDependent(y_, -1.0, q);
 }

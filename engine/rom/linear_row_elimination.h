@@ -36,9 +36,9 @@ class LinearRowElimination {
   /// The linear rows solved once per chart (0 when inactive).
   int linearRows() const { return active_ ? static_cast<int>(linear_.size()) : 0; }
 
-  /// Moves the dependent coordinates of q (size nq) onto the linear rows: exact, since they are
-  /// affine in q.
-  void project(Eigen::VectorXd& q);
+  /// Moves the dependent coordinates of q (size nq) onto the linear rows where a scaled
+  /// residual exceeds `tolerance`: exact, since they are affine in q.
+  void project(Eigen::VectorXd& q, double tolerance);
   /// Newton's method on the nonlinear rows from q (on the linear ones), starting from the
   /// factorisation held (a chord step) while it contracts; true when every scaled nonlinear
   /// residual is at most `tolerance`, false when that takes more than `iterations` or the
