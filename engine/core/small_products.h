@@ -60,6 +60,22 @@ inline void sparseTimesDense(const Eigen::SparseMatrix<double>& S, const Eigen::
   }
 }
 
+/// out += sign A B: A is rows x m, B is m x n, out is rows x n (column-major, as A B adds its
+/// terms in Eigen's order).
+inline void addProduct(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, double sign,
+                       Eigen::MatrixXd& out) {
+  const Eigen::Index rows = A.rows(), m = A.cols(), n = B.cols();
+  eigen_assert(B.rows() == m && out.rows() == rows && out.cols() == n);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    double* o = out.data() + j * rows;
+    for (Eigen::Index k = 0; k < m; ++k) {
+      const double b = sign * B(k, j);
+      const double* a = A.data() + k * rows;
+      for (Eigen::Index i = 0; i < rows; ++i) o[i] += a[i] * b;
+    }
+  }
+}
+
 /// out = Aᵀ B: A is rows x m, B is rows x n, out gets m x n.
 inline void transposedProduct(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, Eigen::MatrixXd& out) {
   const Eigen::Index rows = A.rows(), m = A.cols(), n = B.cols();

@@ -99,21 +99,25 @@ void LinearRowElimination::project(Eigen::VectorXd& q, double tolerance) {
 }
 
 bool LinearRowElimination::factorise(const Eigen::VectorXd& q) {
-  const auto nN = static_cast<Eigen::Index>(other_.size());
+  const auto nN = static_cast<Eigen::Index>(other_.size()), nd = static_cast<Eigen::Index>(dependent_.size());
   G_.setZero(nN, q.size());
   for (Eigen::Index k = 0; k < nN; ++k)
     addPhiQRow(*model_, other_[static_cast<std::size_t>(k)], q, 0.0, G_, static_cast<int>(k));
-  AN_.resize(nN, static_cast<Eigen::Index>(dependent_.size()));
-  for (std::size_t j = 0; j < dependent_.size(); ++j) {
-    const auto i = static_cast<Eigen::Index>(j);
-    AN_.col(i) = wN_.cwiseProduct(G_.col(dependent_[j])) * sd_(i);
-  }
-  M_.noalias() = AN_ * Z_;
+  AN_.resize(nN, nd);
+  double largest = scale_;
+  for (Eigen::Index j = 0; j < nd; ++j)
+    for (Eigen::Index k = 0; k < nN; ++k) {
+      AN_(k, j) = wN_(k) * G_(k, dependent_[static_cast<std::size_t>(j)]) * sd_(j);
+      largest = std::max(largest, std::abs(AN_(k, j)));
+    }
+  M_.setZero(nN, nN);
+  addProduct(AN_, Z_, 1.0, M_);
   lu_.compute(M_);
   // A is singular exactly when A_N Z is (A_L has full row rank); its pivots are measured
   // against the scaled rows' entries, which are of order one.
-  const double largest = std::max(scale_, AN_.cwiseAbs().maxCoeff());
-  factorised_ = lu_.matrixLU().diagonal().cwiseAbs().minCoeff() > singular_ * largest;
+  double least = std::numeric_limits<double>::infinity();
+  for (Eigen::Index k = 0; k < nN; ++k) least = std::min(least, std::abs(lu_.matrixLU()(k, k)));
+  factorised_ = least > singular_ * largest;
   splitHeld_ = false;
   return factorised_;
 }
@@ -150,20 +154,21 @@ bool LinearRowElimination::split(const Eigen::VectorXd& q, const Eigen::VectorXd
                                  Eigen::VectorXd& qd, Eigen::VectorXd& c) {
   if (!factorise(q)) return false;
   const auto nN = static_cast<Eigen::Index>(other_.size()), n = static_cast<Eigen::Index>(chart_.size());
-  BN_.resize(nN, n);
-  for (Eigen::Index j = 0; j < n; ++j)
-    BN_.col(j) = wN_.cwiseProduct(G_.col(chart_[static_cast<std::size_t>(j)]));
   // X = A⁻¹ B = P B_L + Z (A_N Z)⁻¹ (B_N − A_N P B_L); R's dependent rows are −S_d X.
-  T_ = BN_;
-  T_.noalias() -= AN_ * PB_;
+  T_.resize(nN, n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    for (Eigen::Index k = 0; k < nN; ++k) T_(k, j) = wN_(k) * G_(k, chart_[static_cast<std::size_t>(j)]);
+  addProduct(AN_, PB_, -1.0, T_);
   lu_.solve(T_, S_);
   X_ = PB_;
-  X_.noalias() += Z_ * S_;
+  addProduct(Z_, S_, 1.0, X_);
   R.setZero(q.size(), n);
-  for (Eigen::Index j = 0; j < n; ++j) R(chart_[static_cast<std::size_t>(j)], j) = 1.0;
-  for (std::size_t k = 0; k < dependent_.size(); ++k) {
-    const auto i = static_cast<Eigen::Index>(k);
-    R.row(dependent_[k]) = -sd_(i) * X_.row(i);
+  for (Eigen::Index j = 0; j < n; ++j) {
+    R(chart_[static_cast<std::size_t>(j)], j) = 1.0;
+    for (std::size_t k = 0; k < dependent_.size(); ++k) {
+      const auto i = static_cast<Eigen::Index>(k);
+      R(dependent_[k], j) = -sd_(i) * X_(i, j);
+    }
   }
   multiplyInto(R, ud, qd);
   curvature(q, qd, c);

@@ -64,7 +64,7 @@ class LinearRowElimination {
   std::vector<int> chart_, dependent_, linear_, other_;  // other_: the nonlinear rows
   Eigen::VectorXd wL_, wN_, sd_;
   Eigen::MatrixXd P_, Z_, PB_;  // nd x nL, nd x nN, P B_L (nd x n: B_L = W_L Φ_u is constant)
-  Eigen::MatrixXd G_, AN_, M_, BN_, T_, S_, X_;
+  Eigen::MatrixXd G_, AN_, M_, T_, S_, X_;
   Eigen::VectorXd rL_, rN_, y_, z_, gamma_;
   SmallLu lu_;          // of M_ = A_N Z
   double scale_ = 1.0;  // the largest |entry| of the scaled A_L and A_N
