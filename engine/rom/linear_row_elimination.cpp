@@ -22,6 +22,11 @@ void dropRounding(Eigen::MatrixXd& x) {
   x = (x.array().abs() <= least).select(0.0, x);
 }
 
+// The larger of r and |x|, NaN when either is: a residual that is not a number never converges.
+double worse(double r, double x) {
+  return std::abs(x) <= r ? r : std::abs(x);
+}
+
 // The largest |x_kk| over the diagonal, its smallest over its largest (0 when empty or zero).
 double diagonalRatio(const Eigen::MatrixXd& x) {
   const Eigen::VectorXd d = x.diagonal().cwiseAbs();
@@ -91,7 +96,7 @@ void LinearRowElimination::project(Eigen::VectorXd& q, double tolerance) {
   for (std::size_t k = 0; k < linear_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
     rL_(i) = wL_(i) * evalPhiRow(*model_, linear_[k], q, 0.0);
-    r = std::max(r, std::abs(rL_(i)));
+    r = worse(r, rL_(i));
   }
   if (r <= tolerance) return;  // as Newton's method leaves q: a still coordinate stays to the bit
   multiplyInto(P_, rL_, y_);
@@ -108,7 +113,7 @@ bool LinearRowElimination::factorise(const Eigen::VectorXd& q) {
   for (Eigen::Index j = 0; j < nd; ++j)
     for (Eigen::Index k = 0; k < nN; ++k) {
       AN_(k, j) = wN_(k) * G_(k, dependent_[static_cast<std::size_t>(j)]) * sd_(j);
-      largest = std::max(largest, std::abs(AN_(k, j)));
+      largest = worse(largest, AN_(k, j));
     }
   M_.setZero(nN, nN);
   addProduct(AN_, Z_, 1.0, M_);
@@ -116,7 +121,10 @@ bool LinearRowElimination::factorise(const Eigen::VectorXd& q) {
   // A is singular exactly when A_N Z is (A_L has full row rank); its pivots are measured
   // against the scaled rows' entries, which are of order one.
   double least = std::numeric_limits<double>::infinity();
-  for (Eigen::Index k = 0; k < nN; ++k) least = std::min(least, std::abs(lu_.matrixLU()(k, k)));
+  for (Eigen::Index k = 0; k < nN; ++k) {
+    const double pivot = std::abs(lu_.matrixLU()(k, k));
+    least = pivot >= least ? least : pivot;  // NaN stays
+  }
   factorised_ = least > singular_ * largest;
   splitHeld_ = false;
   return factorised_;
@@ -131,7 +139,7 @@ bool LinearRowElimination::newton(Eigen::VectorXd& q, double tolerance, int iter
     for (std::size_t k = 0; k < other_.size(); ++k) {
       const auto i = static_cast<Eigen::Index>(k);
       rN_(i) = wN_(i) * evalPhiRow(*model_, other_[k], q, 0.0);
-      r = std::max(r, std::abs(rN_(i)));
+      r = worse(r, rN_(i));
     }
     if (r <= tolerance) return true;
     if (!(r < 0.5 * previous)) {  // NaN, or not contracting

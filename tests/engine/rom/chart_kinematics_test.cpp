@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <limits>
 #include <string>
 
 using namespace mbdrom;
@@ -425,5 +426,9 @@ TEST_CASE("chart kinematics of a half-car eliminate its guides and match the gen
     } catch (const SolverError&) {
     }
     CHECK(kinematics.generalCalls() == before + 1);
+    // A chart coordinate that is not a number gives no positions: the general way's error.
+    q = model.q0();
+    q(chart[0]) = std::numeric_limits<double>::quiet_NaN();
+    CHECK_THROWS(kinematics.solve(q, Eigen::Vector4d::Zero(), 0.0));
   }
 }
