@@ -62,6 +62,7 @@ bool LinearRowElimination::prepare(const Model& model, const std::vector<int>& c
   for (Eigen::Index k = 0; k < nL; ++k)
     addPhiQRow(model, linear_[static_cast<std::size_t>(k)], Eigen::VectorXd::Zero(model.nq()), 0.0, gradient,
                static_cast<int>(k));
+  keepLinearRows(model, gradient);
   Eigen::MatrixXd AL(nL, nd), BL(nL, n);
   for (Eigen::Index j = 0; j < nd; ++j)
     AL.col(j) = wL_.cwiseProduct(gradient.col(dependent[static_cast<std::size_t>(j)])) * sd(j);
@@ -79,8 +80,73 @@ bool LinearRowElimination::prepare(const Model& model, const std::vector<int>& c
   PB_ = P_ * BL;
   dropRounding(PB_);
   scale_ = std::max(AL.cwiseAbs().maxCoeff(), 1e-300);
+  keepRows(n);
   active_ = true;
   return true;
+}
+
+void LinearRowElimination::keepLinearRows(const Model& model, const Eigen::MatrixXd& gradient) {
+  // Φ_L(q) = Φ_L(0) + J_L q exactly (affine rows), scaled by W_L: a few terms per row.
+  const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nq());
+  linearStart_.assign(1, 0);
+  linearColumn_.clear();
+  linearValue_.clear();
+  linearAtZero_.resize(wL_.size());
+  for (Eigen::Index k = 0; k < gradient.rows(); ++k) {
+    for (Eigen::Index j = 0; j < gradient.cols(); ++j)
+      if (gradient(k, j) != 0.0) {
+        linearColumn_.push_back(j);
+        linearValue_.push_back(wL_(k) * gradient(k, j));
+      }
+    linearStart_.push_back(linearColumn_.size());
+    linearAtZero_(k) = wL_(k) * evalPhiRow(model, linear_[static_cast<std::size_t>(k)], zero, 0.0);
+  }
+}
+
+void LinearRowElimination::keepRows(Eigen::Index n) {
+  // A dependent coordinate whose row of Z is zero is affine in the chart: its row of R is
+  // constant and its c zero. Only the others (the pendulum's bob, the body's rear end) are
+  // solved for at each stage.
+  bending_.clear();
+  following_.clear();
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    if ((Z_.row(i).array() != 0.0).any()) bending_.push_back(k);
+    if ((PB_.row(i).array() != 0.0).any()) following_.push_back(k);
+  }
+  Zb_.resize(static_cast<Eigen::Index>(bending_.size()), Z_.cols());
+  for (std::size_t b = 0; b < bending_.size(); ++b)
+    Zb_.row(static_cast<Eigen::Index>(b)) = Z_.row(static_cast<Eigen::Index>(bending_[b]));
+  PBf_.resize(static_cast<Eigen::Index>(following_.size()), n);
+  for (std::size_t f = 0; f < following_.size(); ++f)
+    PBf_.row(static_cast<Eigen::Index>(f)) = PB_.row(static_cast<Eigen::Index>(following_[f]));
+  R0_.setZero(model_->nq(), n);
+  for (Eigen::Index j = 0; j < n; ++j) R0_(chart_[static_cast<std::size_t>(j)], j) = 1.0;
+  for (std::size_t k = 0; k < dependent_.size(); ++k) {
+    const auto i = static_cast<Eigen::Index>(k);
+    R0_.row(dependent_[k]) = -sd_(i) * PB_.row(i);
+  }
+}
+
+void LinearRowElimination::nonlinearColumns(const std::vector<std::size_t>& rows, Eigen::MatrixXd& A,
+                                            double& largest) const {
+  const auto nN = static_cast<Eigen::Index>(other_.size());
+  A.resize(nN, static_cast<Eigen::Index>(rows.size()));
+  for (std::size_t c = 0; c < rows.size(); ++c) {
+    const auto i = static_cast<Eigen::Index>(rows[c]);
+    for (Eigen::Index k = 0; k < nN; ++k) {
+      A(k, static_cast<Eigen::Index>(c)) = wN_(k) * G_(k, dependent_[rows[c]]) * sd_(i);
+      largest = worse(largest, A(k, static_cast<Eigen::Index>(c)));
+    }
+  }
+}
+
+void LinearRowElimination::moveBending(const Eigen::VectorXd& z, double sign, Eigen::VectorXd& q) const {
+  for (std::size_t b = 0; b < bending_.size(); ++b) {
+    double y = 0.0;
+    for (Eigen::Index l = 0; l < z.size(); ++l) y += Zb_(static_cast<Eigen::Index>(b), l) * z(l);
+    q(dependent_[bending_[b]]) += sign * sd_(static_cast<Eigen::Index>(bending_[b])) * y;
+  }
 }
 
 void LinearRowElimination::moveDependent(const Eigen::VectorXd& y, double sign, Eigen::VectorXd& q) const {
@@ -95,8 +161,11 @@ void LinearRowElimination::project(Eigen::VectorXd& q, double tolerance) {
   double r = 0.0;
   for (std::size_t k = 0; k < linear_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
-    rL_(i) = wL_(i) * evalPhiRow(*model_, linear_[k], q, 0.0);
-    r = worse(r, rL_(i));
+    double x = linearAtZero_(i);
+    for (std::size_t t = linearStart_[k]; t < linearStart_[k + 1]; ++t)
+      x += linearValue_[t] * q(linearColumn_[t]);
+    rL_(i) = x;
+    r = worse(r, x);
   }
   if (r <= tolerance) return;  // as Newton's method leaves q: a still coordinate stays to the bit
   multiplyInto(P_, rL_, y_);
@@ -104,19 +173,16 @@ void LinearRowElimination::project(Eigen::VectorXd& q, double tolerance) {
 }
 
 bool LinearRowElimination::factorise(const Eigen::VectorXd& q) {
-  const auto nN = static_cast<Eigen::Index>(other_.size()), nd = static_cast<Eigen::Index>(dependent_.size());
+  const auto nN = static_cast<Eigen::Index>(other_.size());
   G_.setZero(nN, q.size());
   for (Eigen::Index k = 0; k < nN; ++k)
     addPhiQRow(*model_, other_[static_cast<std::size_t>(k)], q, 0.0, G_, static_cast<int>(k));
-  AN_.resize(nN, nd);
+  // A_N's columns that meet a nonzero row of Z (for A_N Z) or of P B_L (for the split).
   double largest = scale_;
-  for (Eigen::Index j = 0; j < nd; ++j)
-    for (Eigen::Index k = 0; k < nN; ++k) {
-      AN_(k, j) = wN_(k) * G_(k, dependent_[static_cast<std::size_t>(j)]) * sd_(j);
-      largest = worse(largest, AN_(k, j));
-    }
+  nonlinearColumns(bending_, ANb_, largest);
+  nonlinearColumns(following_, ANf_, largest);
   M_.setZero(nN, nN);
-  addProduct(AN_, Z_, 1.0, M_);
+  addProduct(ANb_, Zb_, 1.0, M_);
   lu_.compute(M_);
   // A is singular exactly when A_N Z is (A_L has full row rank); its pivots are measured
   // against the scaled rows' entries, which are of order one.
@@ -152,8 +218,7 @@ bool LinearRowElimination::newton(Eigen::VectorXd& q, double tolerance, int iter
     }
     previous = r;
     lu_.solve(rN_, z_);
-    multiplyInto(Z_, z_, y_);
-    moveDependent(y_, -1.0, q);
+    moveBending(z_, -1.0, q);
   }
   return false;
 }
@@ -162,20 +227,20 @@ bool LinearRowElimination::split(const Eigen::VectorXd& q, const Eigen::VectorXd
                                  Eigen::VectorXd& qd, Eigen::VectorXd& c) {
   if (!factorise(q)) return false;
   const auto nN = static_cast<Eigen::Index>(other_.size()), n = static_cast<Eigen::Index>(chart_.size());
-  // X = A⁻¹ B = P B_L + Z (A_N Z)⁻¹ (B_N − A_N P B_L); R's dependent rows are −S_d X.
+  // X = A⁻¹ B = P B_L + Z (A_N Z)⁻¹ (B_N − A_N P B_L); R's dependent rows are −S_d X, constant
+  // where Z's row is zero.
   T_.resize(nN, n);
   for (Eigen::Index j = 0; j < n; ++j)
     for (Eigen::Index k = 0; k < nN; ++k) T_(k, j) = wN_(k) * G_(k, chart_[static_cast<std::size_t>(j)]);
-  addProduct(AN_, PB_, -1.0, T_);
+  addProduct(ANf_, PBf_, -1.0, T_);
   lu_.solve(T_, S_);
-  X_ = PB_;
-  addProduct(Z_, S_, 1.0, X_);
-  R.setZero(q.size(), n);
-  for (Eigen::Index j = 0; j < n; ++j) {
-    R(chart_[static_cast<std::size_t>(j)], j) = 1.0;
-    for (std::size_t k = 0; k < dependent_.size(); ++k) {
-      const auto i = static_cast<Eigen::Index>(k);
-      R(dependent_[k], j) = -sd_(i) * X_(i, j);
+  R = R0_;
+  for (std::size_t b = 0; b < bending_.size(); ++b) {
+    const auto i = static_cast<Eigen::Index>(bending_[b]);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      double x = PB_(i, j);
+      for (Eigen::Index l = 0; l < nN; ++l) x += Zb_(static_cast<Eigen::Index>(b), l) * S_(l, j);
+      R(dependent_[bending_[b]], j) = -sd_(i) * x;
     }
   }
   multiplyInto(R, ud, qd);
@@ -193,9 +258,8 @@ void LinearRowElimination::curvature(const Eigen::VectorXd& q, const Eigen::Vect
     gamma_(i) = wN_(i) * evalPhiQdotQdRow(*model_, other_[k], q, qd, 0.0);
   }
   lu_.solve(gamma_, z_);
-  multiplyInto(Z_, z_, y_);
   c.setZero(q.size());
-  moveDependent(y_, -1.0, c);
+  moveBending(z_, -1.0, c);
 }
 
 bool LinearRowElimination::velocityPart(const Eigen::VectorXd& q, const Eigen::VectorXd& qd,

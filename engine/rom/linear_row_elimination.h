@@ -59,12 +59,28 @@ class LinearRowElimination {
   // c's dependent part: −S_d Z (A_N Z)⁻¹ W_N γ_N for the nonlinear rows' γ at (q, qd).
   void curvature(const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& c);
   void moveDependent(const Eigen::VectorXd& y, double sign, Eigen::VectorXd& q) const;
+  // q(bending) += sign S_d Z z over the dependent coordinates whose row of Z is not zero.
+  void moveBending(const Eigen::VectorXd& z, double sign, Eigen::VectorXd& q) const;
+  // The scaled linear rows as Φ_L(0) and the nonzeros of J_L (from their `gradient`).
+  void keepLinearRows(const Model& model, const Eigen::MatrixXd& gradient);
+  // The bending and following rows, Z's and P B_L's rows of them, and R's constant rows.
+  void keepRows(Eigen::Index n);
+  // W_N Φ_N,d S_d's columns of the dependent coordinates `rows` (from G_) into A; `largest`
+  // grows to their largest magnitude.
+  void nonlinearColumns(const std::vector<std::size_t>& rows, Eigen::MatrixXd& A, double& largest) const;
 
   const Model* model_ = nullptr;
   std::vector<int> chart_, dependent_, linear_, other_;  // other_: the nonlinear rows
   Eigen::VectorXd wL_, wN_, sd_;
-  Eigen::MatrixXd P_, Z_, PB_;  // nd x nL, nd x nN, P B_L (nd x n: B_L = W_L Φ_u is constant)
-  Eigen::MatrixXd G_, AN_, M_, T_, S_, X_;
+  Eigen::MatrixXd P_, Z_, PB_;            // nd x nL, nd x nN, P B_L (nd x n: B_L = W_L Φ_u is constant)
+  std::vector<std::size_t> linearStart_;  // row k's terms: [linearStart_[k], linearStart_[k + 1])
+  std::vector<Eigen::Index> linearColumn_;
+  std::vector<double> linearValue_;     // W_L J_L's nonzeros
+  Eigen::VectorXd linearAtZero_;        // W_L Φ_L(0)
+  std::vector<std::size_t> bending_;    // dependent coordinates whose row of Z is not zero
+  std::vector<std::size_t> following_;  // ... whose row of P B_L is not zero
+  Eigen::MatrixXd Zb_, PBf_, R0_;       // those rows of Z and of P B_L; R with its constant rows
+  Eigen::MatrixXd G_, ANb_, ANf_, M_, T_, S_;
   Eigen::VectorXd rL_, rN_, y_, z_, gamma_;
   SmallLu lu_;          // of M_ = A_N Z
   double scale_ = 1.0;  // the largest |entry| of the scaled A_L and A_N
