@@ -47,6 +47,41 @@ RowTime rowTime(const Model& model, const ConstraintRow& row, double t) {
   return r;
 }
 
+// One row of each evaluator, inlined into the whole-model loops and the public per-row calls.
+inline double phiRow(const Model& model, int i, const Eigen::VectorXd& q, double t) {
+  const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+  const RowTime rt = rowTime(model, row, t);
+  double v = -rt.c[0];
+  for (std::size_t j = 0; j < row.products.size(); ++j)
+    v += rt.alpha[j][0] * row.products[j].a.value(q).dot(row.products[j].b.value(q));
+  return v;
+}
+
+inline void phiQRow(const Model& model, int i, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& out,
+                    int into) {
+  const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+  const RowTime rt = rowTime(model, row, t);
+  for (std::size_t j = 0; j < row.products.size(); ++j) {
+    const auto& p = row.products[j];
+    p.a.addGradient(out.row(into), p.b.value(q), rt.alpha[j][0]);
+    p.b.addGradient(out.row(into), p.a.value(q), rt.alpha[j][0]);
+  }
+}
+
+inline double phiQdotQdRow(const Model& model, int i, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
+                           double t) {
+  const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
+  const RowTime rt = rowTime(model, row, t);
+  double v = 0.0;
+  for (std::size_t j = 0; j < row.products.size(); ++j) {
+    const auto& p = row.products[j];
+    const Eigen::Vector3d ad = p.a.rate(qd), bd = p.b.rate(qd);
+    v += 2.0 * rt.alpha[j][0] * ad.dot(bd);
+    if (rt.alpha[j][1] != 0.0) v += rt.alpha[j][1] * (ad.dot(p.b.value(q)) + p.a.value(q).dot(bd));
+  }
+  return v;
+}
+
 }  // namespace
 
 bool hasConstantGradient(const ConstraintRow& row) {
@@ -62,33 +97,22 @@ bool hasConstantGradient(const ConstraintRow& row) {
 }
 
 double evalPhiRow(const Model& model, int i, const Eigen::VectorXd& q, double t) {
-  const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
-  const RowTime rt = rowTime(model, row, t);
-  double v = -rt.c[0];
-  for (std::size_t j = 0; j < row.products.size(); ++j)
-    v += rt.alpha[j][0] * row.products[j].a.value(q).dot(row.products[j].b.value(q));
-  return v;
+  return phiRow(model, i, q, t);
 }
 
 void evalPhi(const Model& model, const Eigen::VectorXd& q, double t, Eigen::VectorXd& Phi) {
   Phi.resize(model.nc());
-  for (int i = 0; i < model.nc(); ++i) Phi(i) = evalPhiRow(model, i, q, t);
+  for (int i = 0; i < model.nc(); ++i) Phi(i) = phiRow(model, i, q, t);
 }
 
 void addPhiQRow(const Model& model, int i, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& out,
                 int into) {
-  const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
-  const RowTime rt = rowTime(model, row, t);
-  for (std::size_t j = 0; j < row.products.size(); ++j) {
-    const auto& p = row.products[j];
-    p.a.addGradient(out.row(into), p.b.value(q), rt.alpha[j][0]);
-    p.b.addGradient(out.row(into), p.a.value(q), rt.alpha[j][0]);
-  }
+  phiQRow(model, i, q, t, out, into);
 }
 
 void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::MatrixXd& Phi_q) {
   Phi_q.setZero(model.nc(), model.nq());
-  for (int i = 0; i < model.nc(); ++i) addPhiQRow(model, i, q, t, Phi_q, i);
+  for (int i = 0; i < model.nc(); ++i) phiQRow(model, i, q, t, Phi_q, i);
 }
 
 void evalPhiQ(const Model& model, const Eigen::VectorXd& q, double t, Eigen::SparseMatrix<double>& Phi_q) {
@@ -126,22 +150,13 @@ void evalPhiT(const Model& model, const Eigen::VectorXd& q, double t, Eigen::Vec
 
 double evalPhiQdotQdRow(const Model& model, int i, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                         double t) {
-  const ConstraintRow& row = model.constraints()[static_cast<std::size_t>(i)];
-  const RowTime rt = rowTime(model, row, t);
-  double v = 0.0;
-  for (std::size_t j = 0; j < row.products.size(); ++j) {
-    const auto& p = row.products[j];
-    const Eigen::Vector3d ad = p.a.rate(qd), bd = p.b.rate(qd);
-    v += 2.0 * rt.alpha[j][0] * ad.dot(bd);
-    if (rt.alpha[j][1] != 0.0) v += rt.alpha[j][1] * (ad.dot(p.b.value(q)) + p.a.value(q).dot(bd));
-  }
-  return v;
+  return phiQdotQdRow(model, i, q, qd, t);
 }
 
 void evalPhiQdotQd(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
                    Eigen::VectorXd& out) {
   out.resize(model.nc());
-  for (int i = 0; i < model.nc(); ++i) out(i) = evalPhiQdotQdRow(model, i, q, qd, t);
+  for (int i = 0; i < model.nc(); ++i) out(i) = phiQdotQdRow(model, i, q, qd, t);
 }
 
 void evalPhiTdot(const Model& model, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, double t,
