@@ -53,6 +53,8 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   factorised_ = false;
   cKept_ = false;
   anchored_ = false;
+  eliminated_ = false;
+  elimination_.clear();
   solved_.resize(0);
   if (!partitioned_) return;
   const MechanismScales& scales = *assembly_.scales;
@@ -67,7 +69,6 @@ void ChartKinematics::setChart(std::vector<int> chart) {
   Phi_.resize(nc);
   step_.resize(nc);
   rhs_.resize(nc);
-  eliminated_ = false;
   elimination_.prepare(model_, chart_, dependent_, w_, sd_, kSingular);
 }
 
@@ -77,22 +78,10 @@ void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, doubl
     return;
   }
   eliminated_ = false;
-  if (elimination_.active()) {
+  if (partitioned_) {
     start_ = q;
     predict(q);
-    elimination_.project(q, assembly_.tolerance);
-    eliminated_ =
-        elimination_.newton(q, assembly_.tolerance, kIterations) && elimination_.split(q, ud, R_, qd_, c_);
-    if (eliminated_) {
-      solved_ = q;
-      solvedUd_ = ud;
-      return;
-    }
-    q = start_;
-  } else if (partitioned_) {
-    start_ = q;
-    predict(q);
-    if (newton(q, t) && split(q, ud, t)) {
+    if (positions(q, t) && velocities(q, ud, t)) {
       keepAnchor(q);
       solved_ = q;
       solvedUd_ = ud;
@@ -151,19 +140,26 @@ bool ChartKinematics::followAnchor(Eigen::VectorXd& q) const {
 
 void ChartKinematics::assemble(Eigen::VectorXd& q, double t) {
   if (followAnchor(q)) return;
-  if (elimination_.active()) {
+  if (partitioned_) {
     start_ = q;
-    elimination_.project(q, assembly_.tolerance);
-    if (elimination_.newton(q, assembly_.tolerance, kIterations)) return;
-    q = start_;
-  } else if (partitioned_) {
-    start_ = q;
-    if (newton(q, t)) return;
+    if (positions(q, t)) return;
     q = start_;
   }
   ++general_;
   factorised_ = false;
   q = assemblePositions(model_, q, t, assembly_).q;
+}
+
+bool ChartKinematics::positions(Eigen::VectorXd& q, double t) {
+  if (!elimination_.active()) return newton(q, t);
+  elimination_.project(q, assembly_.tolerance);
+  return elimination_.newton(q, assembly_.tolerance, kIterations);
+}
+
+bool ChartKinematics::velocities(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t) {
+  if (!elimination_.active()) return split(q, ud, t);
+  eliminated_ = elimination_.split(q, ud, R_, qd_, c_);
+  return eliminated_;
 }
 
 double ChartKinematics::scaledResidual() const {

@@ -81,6 +81,10 @@ class ChartKinematics {
   // by the chart's change since (a first-order guess: Newton's method then needs fewer steps).
   void predict(Eigen::VectorXd& q) const;
   bool newton(Eigen::VectorXd& q, double t);
+  // The dependent coordinates by Newton's method, over the nonlinear rows alone where the
+  // elimination is active; then R, q̇ and c the same way.
+  bool positions(Eigen::VectorXd& q, double t);
+  bool velocities(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);
   // Factorises the scaled Φ_d at q (a constant one once per chart); false when near singular.
   bool factorise(const Eigen::VectorXd& q, double t);
   bool split(const Eigen::VectorXd& q, const Eigen::VectorXd& ud, double t);

@@ -74,13 +74,13 @@ bool LinearRowElimination::prepare(const Model& model, const std::vector<int>& c
   if (!(diagonalRatio(R1) > singular)) return false;
   const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(nd, nd);
   P_ = R1.triangularView<Eigen::Upper>().solve(Q.leftCols(nL).transpose()).transpose();
-  Z_ = Q.rightCols(nN);
+  Eigen::MatrixXd Z = Q.rightCols(nN);
   dropRounding(P_);
-  dropRounding(Z_);
+  dropRounding(Z);
   PB_ = P_ * BL;
   dropRounding(PB_);
   scale_ = std::max(AL.cwiseAbs().maxCoeff(), 1e-300);
-  keepRows(n);
+  keepRows(Z, n);
   active_ = true;
   return true;
 }
@@ -103,7 +103,7 @@ void LinearRowElimination::keepLinearRows(const Model& model, const Eigen::Matri
   }
 }
 
-void LinearRowElimination::keepRows(Eigen::Index n) {
+void LinearRowElimination::keepRows(const Eigen::MatrixXd& Z, Eigen::Index n) {
   // A dependent coordinate whose row of Z is zero is affine in the chart: its row of R is
   // constant and its c zero. Only the others (the pendulum's bob, the body's rear end) are
   // solved for at each stage.
@@ -111,12 +111,12 @@ void LinearRowElimination::keepRows(Eigen::Index n) {
   following_.clear();
   for (std::size_t k = 0; k < dependent_.size(); ++k) {
     const auto i = static_cast<Eigen::Index>(k);
-    if ((Z_.row(i).array() != 0.0).any()) bending_.push_back(k);
+    if ((Z.row(i).array() != 0.0).any()) bending_.push_back(k);
     if ((PB_.row(i).array() != 0.0).any()) following_.push_back(k);
   }
-  Zb_.resize(static_cast<Eigen::Index>(bending_.size()), Z_.cols());
+  Zb_.resize(static_cast<Eigen::Index>(bending_.size()), Z.cols());
   for (std::size_t b = 0; b < bending_.size(); ++b)
-    Zb_.row(static_cast<Eigen::Index>(b)) = Z_.row(static_cast<Eigen::Index>(bending_[b]));
+    Zb_.row(static_cast<Eigen::Index>(b)) = Z.row(static_cast<Eigen::Index>(bending_[b]));
   PBf_.resize(static_cast<Eigen::Index>(following_.size()), n);
   for (std::size_t f = 0; f < following_.size(); ++f)
     PBf_.row(static_cast<Eigen::Index>(f)) = PB_.row(static_cast<Eigen::Index>(following_[f]));

@@ -33,6 +33,8 @@ class LinearRowElimination {
   bool prepare(const Model& model, const std::vector<int>& chart, const std::vector<int>& dependent,
                const Eigen::VectorXd& w, const Eigen::VectorXd& sd, double singular);
   bool active() const { return active_; }
+  /// Inactive until the next prepare() (a chart it does not apply to).
+  void clear() { active_ = factorised_ = splitHeld_ = false; }
   /// The linear rows solved once per chart (0 when inactive).
   int linearRows() const { return active_ ? static_cast<int>(linear_.size()) : 0; }
 
@@ -63,8 +65,8 @@ class LinearRowElimination {
   void moveBending(const Eigen::VectorXd& z, double sign, Eigen::VectorXd& q) const;
   // The scaled linear rows as Φ_L(0) and the nonzeros of J_L (from their `gradient`).
   void keepLinearRows(const Model& model, const Eigen::MatrixXd& gradient);
-  // The bending and following rows, Z's and P B_L's rows of them, and R's constant rows.
-  void keepRows(Eigen::Index n);
+  // The bending and following rows, Z's (nd x nN) and P B_L's rows of them, and R's constant rows.
+  void keepRows(const Eigen::MatrixXd& Z, Eigen::Index n);
   // W_N Φ_N,d S_d's columns of the dependent coordinates `rows` (from G_) into A; `largest`
   // grows to their largest magnitude.
   void nonlinearColumns(const std::vector<std::size_t>& rows, Eigen::MatrixXd& A, double& largest) const;
@@ -72,7 +74,7 @@ class LinearRowElimination {
   const Model* model_ = nullptr;
   std::vector<int> chart_, dependent_, linear_, other_;  // other_: the nonlinear rows
   Eigen::VectorXd wL_, wN_, sd_;
-  Eigen::MatrixXd P_, Z_, PB_;            // nd x nL, nd x nN, P B_L (nd x n: B_L = W_L Φ_u is constant)
+  Eigen::MatrixXd P_, PB_;                // nd x nL; P B_L (nd x n: B_L = W_L Φ_u is constant)
   std::vector<std::size_t> linearStart_;  // row k's terms: [linearStart_[k], linearStart_[k + 1])
   std::vector<Eigen::Index> linearColumn_;
   std::vector<double> linearValue_;     // W_L J_L's nonzeros
@@ -83,7 +85,7 @@ class LinearRowElimination {
   Eigen::MatrixXd G_, ANb_, ANf_, M_, T_, S_;
   Eigen::VectorXd rL_, rN_, y_, z_, gamma_;
   SmallLu lu_;          // of M_ = A_N Z
-  double scale_ = 1.0;  // the largest |entry| of the scaled A_L and A_N
+  double scale_ = 1.0;  // the largest |entry| of the scaled A_L
   double singular_ = 0.0;
   bool active_ = false;
   bool factorised_ = false;  // lu_ holds A_N Z at some earlier positions
