@@ -16,8 +16,8 @@ valgrind --tool=callgrind --callgrind-out-file="$work/cg" --toggle-collect='*sim
   --output-dt 0.005 >"$work/log" 2>&1
 steps=$("$cli" rom-simulate "$rom" --model "$model" --load-case "$load_case" -o "$work/run.csv" \
   --t-end "$t_end" --output-dt 0.005 2>&1 | awk '/^steps/ {print $2}')
-inclusive() { callgrind_annotate --inclusive=yes "$work/cg" 2>/dev/null | grep -m1 "$1" | awk '{print $1}' | tr -d ,; }
-total=$(callgrind_annotate "$work/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1}' | tr -d ,)
+inclusive() { callgrind_annotate --auto=no --inclusive=yes "$work/cg" 2>/dev/null | grep -m1 "$1" | awk '{print $1}' | tr -d ,; }
+total=$(callgrind_annotate --auto=no "$work/cg" 2>/dev/null | awk '/PROGRAM TOTALS/ {print $1}' | tr -d ,)
 csv=$(inclusive "TrajectoryCsvWriter::write")
 grid=$(inclusive "trainedKinematicGrid(")
 echo $(((total - ${csv:-0} - ${grid:-0}) / steps))

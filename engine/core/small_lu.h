@@ -20,8 +20,47 @@ class SmallLu {
   /// column below the diagonal leaves a zero pivot (see minPivotRatio).
   void compute(const Eigen::MatrixXd& A) {
     lu_ = A;
-    const Eigen::Index n = lu_.rows();
-    swaps_.resize(static_cast<std::size_t>(n));
+    swaps_.resize(static_cast<std::size_t>(lu_.rows()));
+    // Sizes known at compile time for the common few coordinates: the same operations in the
+    // same order, unrolled.
+    switch (lu_.rows()) {
+      case 1: return factorise<1>();
+      case 2: return factorise<2>();
+      case 3: return factorise<3>();
+      case 4: return factorise<4>();
+      default: return factorise<Eigen::Dynamic>();
+    }
+  }
+
+  /// The smallest pivot's magnitude over the largest's (0 for a singular matrix) [-].
+  double minPivotRatio() const {
+    const auto pivots = lu_.diagonal().cwiseAbs();
+    const double largest = pivots.size() ? pivots.maxCoeff() : 0.0;
+    return largest > 0.0 ? pivots.minCoeff() / largest : 0.0;
+  }
+
+  /// x = A⁻¹ b, column by column (b is n x m; x, a column-major matrix or vector, gets that
+  /// size; x may not be b).
+  template <class Rhs, class Out>
+  void solve(const Rhs& b, Out& x) const {
+    x.resize(lu_.rows(), b.cols());
+    eigen_assert(x.outerStride() == lu_.rows() || b.cols() == 1);
+    switch (lu_.rows()) {
+      case 1: return solveSized<1>(b, x);
+      case 2: return solveSized<2>(b, x);
+      case 3: return solveSized<3>(b, x);
+      case 4: return solveSized<4>(b, x);
+      default: return solveSized<Eigen::Dynamic>(b, x);
+    }
+  }
+
+  const Eigen::MatrixXd& matrixLU() const { return lu_; }
+
+ private:
+  // The factorisation of lu_ in place (size N, or lu_'s when dynamic).
+  template <int N>
+  void factorise() {
+    const Eigen::Index n = N == Eigen::Dynamic ? lu_.rows() : N;
     double* a = lu_.data();
     for (Eigen::Index k = 0; k < n; ++k) {
       Eigen::Index pivot = k;
@@ -44,21 +83,10 @@ class SmallLu {
     }
   }
 
-  /// The smallest pivot's magnitude over the largest's (0 for a singular matrix) [-].
-  double minPivotRatio() const {
-    const auto pivots = lu_.diagonal().cwiseAbs();
-    const double largest = pivots.size() ? pivots.maxCoeff() : 0.0;
-    return largest > 0.0 ? pivots.minCoeff() / largest : 0.0;
-  }
-
-  /// x = A⁻¹ b, column by column (b is n x m; x, a column-major matrix or vector, gets that
-  /// size; x may not be b).
-  template <class Rhs, class Out>
-  void solve(const Rhs& b, Out& x) const {
-    const Eigen::Index n = lu_.rows();
+  template <int N, class Rhs, class Out>
+  void solveSized(const Rhs& b, Out& x) const {
+    const Eigen::Index n = N == Eigen::Dynamic ? lu_.rows() : N;
     const double* a = lu_.data();
-    x.resize(n, b.cols());
-    eigen_assert(x.outerStride() == n || b.cols() == 1);
     for (Eigen::Index c = 0; c < b.cols(); ++c) {
       double* y = x.data() + c * n;  // x's column c (column-major storage)
       for (Eigen::Index i = 0; i < n; ++i) y[i] = b(i, c);
@@ -80,9 +108,6 @@ class SmallLu {
     }
   }
 
-  const Eigen::MatrixXd& matrixLU() const { return lu_; }
-
- private:
   Eigen::MatrixXd lu_;
   std::vector<Eigen::Index> swaps_;  // row k was swapped with row swaps_[k] at step k
 };

@@ -41,7 +41,8 @@ inline void addTransposedProduct(const Eigen::MatrixXd& A, const Eigen::VectorXd
 }
 
 /// out = S B: S is sparse rows x k (compressed, column-major), B is k x cols, out gets
-/// rows x cols. Each entry sums S's nonzeros of its row in column order.
+/// rows x cols. Each entry sums S's nonzeros of its row in column order, skipping B's zero
+/// entries (S finite: a zero term changes no sum).
 inline void sparseTimesDense(const Eigen::SparseMatrix<double>& S, const Eigen::MatrixXd& B,
                              Eigen::MatrixXd& out) {
   const Eigen::Index rows = S.rows(), k = S.cols(), cols = B.cols();
@@ -55,6 +56,7 @@ inline void sparseTimesDense(const Eigen::SparseMatrix<double>& S, const Eigen::
     double* o = out.data() + j * rows;
     for (Eigen::Index c = 0; c < k; ++c) {
       const double x = b[c];
+      if (x == 0.0) continue;
       for (int p = start[c]; p < start[c + 1]; ++p) o[row[p]] += value[p] * x;
     }
   }
@@ -76,19 +78,21 @@ inline void addProduct(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, doubl
   }
 }
 
-/// out = Aᵀ B: A is rows x m, B is rows x n, out gets m x n.
+/// out = Aᵀ B: A is rows x m, B is rows x n (finite), out gets m x n. Each entry sums its terms
+/// in row order; A's zero entries are skipped (a zero term changes no sum).
 inline void transposedProduct(const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, Eigen::MatrixXd& out) {
   const Eigen::Index rows = A.rows(), m = A.cols(), n = B.cols();
-  eigen_assert(B.rows() == rows);
-  out.resize(m, n);
-  for (Eigen::Index j = 0; j < n; ++j)
-    for (Eigen::Index i = 0; i < m; ++i) {
-      const double* a = A.data() + i * rows;
-      const double* b = B.data() + j * rows;
-      double s = 0.0;
-      for (Eigen::Index k = 0; k < rows; ++k) s += a[k] * b[k];
-      out(i, j) = s;
+  eigen_assert(B.rows() == rows && &out != &A && &out != &B);
+  out.setZero(m, n);
+  for (Eigen::Index i = 0; i < m; ++i) {
+    const double* a = A.data() + i * rows;
+    for (Eigen::Index k = 0; k < rows; ++k) {
+      const double x = a[k];
+      if (x == 0.0) continue;
+      const double* b = B.data() + k;
+      for (Eigen::Index j = 0; j < n; ++j) out(i, j) += x * b[j * rows];
     }
+  }
 }
 
 }  // namespace mbdrom

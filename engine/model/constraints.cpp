@@ -14,12 +14,8 @@ struct RowTime {
   double c[3] = {0.0, 0.0, 0.0};
 };
 
-RowTime rowTime(const Model& model, const ConstraintRow& row, double t) {
+RowTime drivenRowTime(const Model& model, const ConstraintRow& row, double t) {
   RowTime r;
-  if (row.law == ConstraintRow::Law::Constant) {
-    r.c[0] = row.c;
-    return r;
-  }
   const TimeValue f = model.spec().drivers[static_cast<std::size_t>(row.driver)].function.evaluate(t);
   switch (row.law) {
     case ConstraintRow::Law::Distance:
@@ -44,6 +40,14 @@ RowTime rowTime(const Model& model, const ConstraintRow& row, double t) {
     }
     case ConstraintRow::Law::Constant: break;
   }
+  return r;
+}
+
+// Inline for the constant rows, most of a mechanism's: the caller's loops then see α = 1.
+inline RowTime rowTime(const Model& model, const ConstraintRow& row, double t) {
+  if (row.law != ConstraintRow::Law::Constant) return drivenRowTime(model, row, t);
+  RowTime r;
+  r.c[0] = row.c;
   return r;
 }
 

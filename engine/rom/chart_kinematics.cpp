@@ -94,7 +94,7 @@ void ChartKinematics::solve(Eigen::VectorXd& q, const Eigen::VectorXd& ud, doubl
   solvedUd_ = ud;
 }
 
-void ChartKinematics::predict(Eigen::VectorXd& q) const {
+void ChartKinematics::predict(Eigen::VectorXd& q) {
   // Only from the last solve's own positions: a caller that placed the dependent coordinates
   // itself (another branch, another source) keeps its guess.
   if (solved_.size() != q.size()) return;
@@ -102,18 +102,21 @@ void ChartKinematics::predict(Eigen::VectorXd& q) const {
     if (q(d) != solved_(d)) return;
   // The second-order term along the solve's rates u̇: c = Σ S_jk u̇_j u̇_k is q's curvature along
   // them, and a stage moves the chart nearly along u̇ (τ: how far, in time).
+  const auto n = static_cast<Eigen::Index>(chart_.size());
+  chartMove_.resize(n);
+  for (Eigen::Index j = 0; j < n; ++j)
+    chartMove_(j) = q(chart_[static_cast<std::size_t>(j)]) - solved_(chart_[static_cast<std::size_t>(j)]);
   double tau = 0.0, rate2 = 0.0;
   if (!driven_)
-    for (std::size_t j = 0; j < chart_.size(); ++j) {
-      const double v = solvedUd_(static_cast<Eigen::Index>(j));
-      tau += v * (q(chart_[j]) - solved_(chart_[j]));
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const double v = solvedUd_(j);
+      tau += v * chartMove_(j);
       rate2 += v * v;
     }
   const double curvature = rate2 > 0.0 ? 0.5 * (tau / rate2) * (tau / rate2) : 0.0;
   for (const int d : dependent_) {
     double move = curvature * c_(d);
-    for (std::size_t j = 0; j < chart_.size(); ++j)
-      move += R_(d, static_cast<Eigen::Index>(j)) * (q(chart_[j]) - solved_(chart_[j]));
+    for (Eigen::Index j = 0; j < n; ++j) move += R_(d, j) * chartMove_(j);
     q(d) += move;
   }
 }

@@ -78,8 +78,9 @@ class ChartKinematics {
 
  private:
   // Moves the dependent coordinates of q, when they are the last solve's, along that solve's R
-  // by the chart's change since (a first-order guess: Newton's method then needs fewer steps).
-  void predict(Eigen::VectorXd& q) const;
+  // by the chart's change since, with the curvature c_ along the solve's rates (a guess to
+  // second order along them: Newton's method then needs fewer steps).
+  void predict(Eigen::VectorXd& q);
   bool newton(Eigen::VectorXd& q, double t);
   // The dependent coordinates by Newton's method, over the nonlinear rows alone where the
   // elimination is active; then R, q̇ and c the same way.
@@ -115,6 +116,7 @@ class ChartKinematics {
   Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_, qdOther_;
   Eigen::VectorXd solved_;                 // the last solve's positions (with R_ of this chart); empty: none
   Eigen::VectorXd solvedUd_;               // its chart rates (c_ is q's curvature along them)
+  Eigen::VectorXd chartMove_;              // the chart's move from solved_ to the predicted positions
   Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   SmallLu lu_;

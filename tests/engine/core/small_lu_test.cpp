@@ -10,7 +10,7 @@ using namespace mbdrom;
 TEST_CASE("small LU factorises and solves as Eigen's partial-pivoting LU does", "[small_lu]") {
   std::mt19937 rng(7);
   std::uniform_real_distribution<double> value(-1.0, 1.0);
-  for (const Eigen::Index n : {1, 2, 3, 6, 9, 14}) {
+  for (const Eigen::Index n : {1, 2, 3, 4, 5, 6, 9, 14}) {
     Eigen::MatrixXd A(n, n), B(n, 3);
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index i = 0; i < n; ++i) A(i, j) = value(rng);
