@@ -116,7 +116,7 @@ class ChartKinematics {
   Eigen::VectorXd start_, Phi_, rhs_, step_, gamma_, qd_, c_, anchor_, qdOther_;
   Eigen::VectorXd solved_;                 // the last solve's positions (with R_ of this chart); empty: none
   Eigen::VectorXd solvedUd_;               // its chart rates (c_ is q's curvature along them)
-  Eigen::VectorXd chartMove_;              // the chart's move from solved_ to the predicted positions
+  Eigen::VectorXd chartMove_;              // the chart coordinates' move from solved_ to the q predicted
   Eigen::VectorXd driverTerm_;             // the drivers' Φ_t, then their d/dt Φ_t (size nc)
   Eigen::MatrixXd Phi_q_, A_, B_, X_, R_;  // Φ_q; W Φ_d S_d; W Φ_u; A⁻¹ B
   SmallLu lu_;
