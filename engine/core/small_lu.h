@@ -10,6 +10,7 @@
 #include <Eigen/Core>
 
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 namespace mbdrom {
@@ -21,15 +22,7 @@ class SmallLu {
   void compute(const Eigen::MatrixXd& A) {
     lu_ = A;
     swaps_.resize(static_cast<std::size_t>(lu_.rows()));
-    // Sizes known at compile time for the common few coordinates: the same operations in the
-    // same order, unrolled.
-    switch (lu_.rows()) {
-      case 1: return factorise<1>();
-      case 2: return factorise<2>();
-      case 3: return factorise<3>();
-      case 4: return factorise<4>();
-      default: return factorise<Eigen::Dynamic>();
-    }
+    bySize(lu_.rows(), [this](auto size) { factorise<decltype(size)::value>(); });
   }
 
   /// The smallest pivot's magnitude over the largest's (0 for a singular matrix) [-].
@@ -45,18 +38,25 @@ class SmallLu {
   void solve(const Rhs& b, Out& x) const {
     x.resize(lu_.rows(), b.cols());
     eigen_assert(x.outerStride() == lu_.rows() || b.cols() == 1);
-    switch (lu_.rows()) {
-      case 1: return solveSized<1>(b, x);
-      case 2: return solveSized<2>(b, x);
-      case 3: return solveSized<3>(b, x);
-      case 4: return solveSized<4>(b, x);
-      default: return solveSized<Eigen::Dynamic>(b, x);
-    }
+    bySize(lu_.rows(), [&](auto size) { solveSized<decltype(size)::value>(b, x); });
   }
 
   const Eigen::MatrixXd& matrixLU() const { return lu_; }
 
  private:
+  // f(size) with the size n as a compile-time constant for the common few coordinates (1 to 4:
+  // the same operations in the same order, unrolled), Eigen::Dynamic otherwise.
+  template <class F>
+  static void bySize(Eigen::Index n, F&& f) {
+    switch (n) {
+      case 1: return f(std::integral_constant<int, 1>{});
+      case 2: return f(std::integral_constant<int, 2>{});
+      case 3: return f(std::integral_constant<int, 3>{});
+      case 4: return f(std::integral_constant<int, 4>{});
+      default: return f(std::integral_constant<int, Eigen::Dynamic>{});
+    }
+  }
+
   // The factorisation of lu_ in place (size N, or lu_'s when dynamic).
   template <int N>
   void factorise() {
