@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
+#include "engine/core/run_clock.h"
 
 #include <algorithm>
 #include <atomic>
@@ -152,11 +153,9 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, c
   Sample sample;
   bool begun = false;
   // The sink's time (a CSV file, a plot) is left out: the cost is that of computing the run.
-  double sinkSeconds = 0.0;
-  const auto wallStart = std::chrono::steady_clock::now();
+  RunClock clock;
   auto updateWall = [&](double t) {
-    sum.wallSeconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count() - sinkSeconds;
+    sum.wallSeconds = clock.seconds();
     sum.tEnd = t;
     sum.realTimeFactor = sum.wallSeconds > 0.0 ? t / sum.wallSeconds : 0.0;
     sum.secondsPerStep = sum.steps > 0 ? sum.wallSeconds / static_cast<double>(sum.steps) : 0.0;
@@ -165,17 +164,17 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, c
   DynamicState state;
   try {
     state = integrator.initialState(options.q0.size() ? options.q0 : model.q0(), options.qd0, 0.0);
-    const auto beginStart = std::chrono::steady_clock::now();
+    clock.pause();
     sink.begin(model, info);
-    sinkSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - beginStart).count();
+    clock.resume();
     begun = true;
     auto emit = [&](int newtonIterations) {
       integrator.evalSample(state, sample);
       sample.newtonIterations = newtonIterations;
       if (sum.samples == 0) potential0 = sample.potentialEnergy;
-      const auto sinkStart = std::chrono::steady_clock::now();
+      clock.pause();
       sink.write(sample);
-      sinkSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - sinkStart).count();
+      clock.resume();
       ++sum.samples;
       sum.finalEnergyError = sample.energyError;
       sum.maxEnergyError = std::max(sum.maxEnergyError, std::abs(sample.energyError));

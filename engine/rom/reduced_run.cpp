@@ -7,7 +7,6 @@
 #include "engine/model/forces.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -101,10 +100,6 @@ double mechanismPotential(const Model& model, const Eigen::VectorXd& q) {
 }
 
 namespace internal {
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, const RunOptions& options,
                                    TrajectorySink& sink, RomSimulationSummary& summary)
@@ -215,17 +210,17 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bo
   // model's equations', and would measure the interpolation.
   if (residualSchedule_.measures(between)) {
     // A check of the output, as writing it is: left out of the run's cost with the sink's time.
-    const auto r0 = std::chrono::steady_clock::now();
+    clock_.pause();
     residual_.add(s);
     summary_.equationResidual = residual_.relative();
-    sinkSeconds_ += secondsSince(r0);
+    clock_.resume();
   }
   judgeRanges(s, judged);
   checkJoint(s);
   if (band_) band_->add(s.t, s.f_ext);
-  const auto w0 = std::chrono::steady_clock::now();
+  clock_.pause();
   sink_.write(s);
-  sinkSeconds_ += secondsSince(w0);
+  clock_.resume();
   ++summary_.samples;
   if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
     throw EnvelopeStop("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +

@@ -7,13 +7,13 @@
 /// balance and the wall time of the stepping.
 
 #include "engine/core/monitor.h"
+#include "engine/core/run_clock.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/model/model.h"
 #include "engine/rom/equation_residual.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rom_support.h"
 
-#include <chrono>
 #include <map>
 #include <memory>
 #include <optional>
@@ -145,8 +145,11 @@ class ReducedRunOutput {
   /// Writes a sample completed elsewhere (ReducedRun::sample(), its envelope distance
   /// set): the summary's envelope figures, the sink, the stop outside the envelope.
   void write(const Sample& s);
-  /// Time spent in the sink's write and in the equation check [s]: not the model's cost.
-  double sinkSeconds() const { return sinkSeconds_; }
+  /// Starts the run's clock (after the sink's begin).
+  void startClock() { clock_ = RunClock(); }
+  /// Wall time since startClock() without the sink's writes and the equation check [s]: the
+  /// model's cost.
+  double runSeconds() const { return clock_.seconds(); }
   /// Judges the run's loads, now whole, against the model's band (RomSimulationSummary::
   /// loadBandRatio): beyond it the run states no bound, and a run told to stop outside its
   /// envelope throws EnvelopeStop (the band is known only at the end: every sample is kept). A
@@ -169,7 +172,8 @@ class ReducedRunOutput {
   ReducedSample out_;
   TrajectorySink& sink_;
   RomSimulationSummary& summary_;
-  double sinkSeconds_ = 0.0, energy0_ = 0.0;
+  RunClock clock_;
+  double energy0_ = 0.0;
   std::optional<NeighbourTracker> joint_;  // the joint envelope's distance along the run
   std::optional<LoadBandMeter> band_;      // the run's loads, for the band judged at the end
   // Measured on the samples residualSchedule_ says.
@@ -183,8 +187,6 @@ class ReducedRunOutput {
   /// margin.
   void judgeRanges(const Sample& s, const EnvelopeDistance& judged);
 };
-
-double secondsSince(std::chrono::steady_clock::time_point t0);
 
 }  // namespace internal
 
@@ -208,7 +210,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom
   summary.dt = o.integrator.dt;
   internal::ReducedRunOutput output(model, rom, o, sink, summary);
   sink.begin(model, plan.info);
-  const auto wall0 = std::chrono::steady_clock::now();
+  output.startClock();
   streamReducedRun(sink, [&] {
     stepper.start();
     output.writeSample(stepper, 0, 0.0);
@@ -233,7 +235,7 @@ RomSimulationSummary runReducedSteps(const Model& model, const ReducedModel& rom
     output.finish();
   });
   stepper.finish(summary);
-  completeReducedRun(sink, summary, internal::secondsSince(wall0) - output.sinkSeconds());
+  completeReducedRun(sink, summary, output.runSeconds());
   return summary;
 }
 
