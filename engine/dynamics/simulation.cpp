@@ -164,17 +164,19 @@ SimulationSummary runSimulation(const Model& model, const RunOptions& options, c
   DynamicState state;
   try {
     state = integrator.initialState(options.q0.size() ? options.q0 : model.q0(), options.qd0, 0.0);
-    clock.pause();
-    sink.begin(model, info);
-    clock.resume();
+    {
+      const RunClock::Pause sinkTime(clock);
+      sink.begin(model, info);
+    }
     begun = true;
     auto emit = [&](int newtonIterations) {
       integrator.evalSample(state, sample);
       sample.newtonIterations = newtonIterations;
       if (sum.samples == 0) potential0 = sample.potentialEnergy;
-      clock.pause();
-      sink.write(sample);
-      clock.resume();
+      {
+        const RunClock::Pause sinkTime(clock);
+        sink.write(sample);
+      }
       ++sum.samples;
       sum.finalEnergyError = sample.energyError;
       sum.maxEnergyError = std::max(sum.maxEnergyError, std::abs(sample.energyError));

@@ -210,17 +210,17 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bo
   // model's equations', and would measure the interpolation.
   if (residualSchedule_.measures(between)) {
     // A check of the output, as writing it is: left out of the run's cost with the sink's time.
-    clock_.pause();
+    const RunClock::Pause checkTime(clock_);
     residual_.add(s);
     summary_.equationResidual = residual_.relative();
-    clock_.resume();
   }
   judgeRanges(s, judged);
   checkJoint(s);
   if (band_) band_->add(s.t, s.f_ext);
-  clock_.pause();
-  sink_.write(s);
-  clock_.resume();
+  {
+    const RunClock::Pause sinkTime(clock_);
+    sink_.write(s);
+  }
   ++summary_.samples;
   if (options_.stopOutsideEnvelope && summary_.leftEnvelope())
     throw EnvelopeStop("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +
