@@ -18,12 +18,16 @@ for d in "$dir"/*/; do
 import json, sys
 names = [c['name'] for c in json.load(open(sys.argv[1]))['load_cases']]
 print('chirp' if 'chirp' in names else names[0])" "$d/model.json")
+  # A run that writes no CSV is reported, not compared with the last mechanism's file.
+  rm -f "$work/old.csv" "$work/new.csv"
   for which in old new; do
     if [ "$which" = old ]; then bin=$old; else bin=$new; fi
     (cd "$d" && "$bin" rom-simulate "$rom_file" --model model.json --load-case "$load_case" \
       -o "$work/$which.csv" --t-end "$t_end" --output-dt 0.005 >"$work/$which.log" 2>&1) || true
   done
-  if cmp -s "$work/old.csv" "$work/new.csv"; then
+  if [ ! -f "$work/old.csv" ] || [ ! -f "$work/new.csv" ]; then
+    result="no output from $( [ -f "$work/old.csv" ] && echo NEW || echo OLD): $(tail -n 1 "$work/old.log" "$work/new.log" | tr '\n' ' ')"
+  elif cmp -s "$work/old.csv" "$work/new.csv"; then
     result=identical
   else
     result=$(python3 - "$work/old.csv" "$work/new.csv" <<'PY'
