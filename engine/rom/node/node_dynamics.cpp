@@ -369,7 +369,7 @@ void NodeStageEvaluator::accelerations(const Eigen::VectorXd& q, const Eigen::Ve
 
 void NodeStageEvaluator::stage(const NodeStateInput& input, const Eigen::VectorXd& q,
                                const Eigen::VectorXd& qd, double t, Eigen::VectorXd& a) {
-  if (m_ > 0) u_ = input(t, q, qd);
+  if (m_ > 0) input(t, q, qd, u_);
   accelerations(q, qd, u_, a);
 }
 
@@ -581,7 +581,9 @@ Eigen::MatrixXd nodeRollout(const NodeDynamics& d, NodeIntegrator integrator, do
                             const NodeConstraint& constraint, double* drift, double* residual) {
   NodeStateInput stateInput;
   if (input)
-    stateInput = [&input](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) { return input(t); };
+    stateInput = [&input](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& u) {
+      u = input(t);
+    };
   return nodeRollout(d, integrator, h, q0, qd0, t0, steps, stateInput, constraint, drift, residual);
 }
 

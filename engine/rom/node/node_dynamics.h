@@ -41,10 +41,11 @@ struct NodeSeries {
   Eigen::MatrixXd u, uh;
 };
 
-/// Input evaluated at a state: u (size m) at time t [s], coordinates q and
-/// velocities qd (size n) of the NODE's state.
+/// Input evaluated at a state: writes u (size m) at time t [s], coordinates q and
+/// velocities qd (size n) of the NODE's state (into u's storage when its size is m already,
+/// so that a run's stages allocate nothing).
 using NodeStateInput =
-    std::function<Eigen::VectorXd(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd)>;
+    std::function<void(double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& u)>;
 
 /// The learned dynamics q̈ = f_θ(q, q̇, u) and its integrators. Batches are
 /// matrices with one state per column.

@@ -182,22 +182,41 @@ class NaturalPositions {
 
 // u = f_ext of the load case at the natural positions of the stage's state.
 NodeStateInput forcesAtState(const Model& model, int loadCase, NaturalPositions& positions) {
-  return [&model, loadCase, &positions](double t, const Eigen::VectorXd& x, const Eigen::VectorXd&) {
-    Eigen::VectorXd f;
-    evalExternalForces(model, loadCase, positions.at(x, t), t, f);
-    return f;
+  return [&model, loadCase, &positions](double t, const Eigen::VectorXd& x, const Eigen::VectorXd&,
+                                        Eigen::VectorXd& u) {
+    evalExternalForces(model, loadCase, positions.at(x, t), t, u);
+  };
+}
+
+// u = f_ext of the load case at the positions qRef: the same at every state, so that a time
+// asked for again (RK4's two stages at t + h/2, a step's first stage at the sample before it)
+// reuses the forces. Each copy keeps its own, so that copies may run on other threads.
+NodeStateInput forcesAtReference(const Model& model, int loadCase, const Eigen::VectorXd& qRef) {
+  return [&model, loadCase, &qRef, t0 = std::numeric_limits<double>::quiet_NaN(), holds = 0LL,
+          f = Eigen::VectorXd()](double t, const Eigen::VectorXd&, const Eigen::VectorXd&,
+                                 Eigen::VectorXd& u) mutable {
+    // An importer's held loads change the forces at a time already seen (Model::holdLoad).
+    if (!(t == t0 && holds == model.loadHolds())) {
+      evalExternalForces(model, loadCase, qRef, t, f);
+      t0 = t;
+      holds = model.loadHolds();
+    }
+    u = f;
   };
 }
 
 // The input with the parameters μ appended (u, μ); μ alone when there is no input.
 NodeStateInput withParameters(NodeStateInput input, const Eigen::VectorXd& mu) {
   if (mu.size() == 0) return input;
-  return [input = std::move(input), mu](double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd) {
-    if (!input) return Eigen::VectorXd(mu);
-    const Eigen::VectorXd u = input(t, q, qd);
-    Eigen::VectorXd all(u.size() + mu.size());
-    all << u, mu;
-    return all;
+  return [input = std::move(input), mu, f = Eigen::VectorXd()](
+             double t, const Eigen::VectorXd& q, const Eigen::VectorXd& qd, Eigen::VectorXd& u) mutable {
+    if (!input) {
+      u = mu;
+      return;
+    }
+    input(t, q, qd, f);
+    u.resize(f.size() + mu.size());
+    u << f, mu;
   };
 }
 
@@ -501,11 +520,7 @@ NodeModel::RunRollout NodeModel::rolloutOfRun(const Model& model, const DatasetR
   if (loadInputs() > 0) {
     const int lc = runLoadCase(model, run);
     if (inputAtReference_)
-      input = [&model, lc, this](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) {
-        Eigen::VectorXd f;
-        evalExternalForces(model, lc, qRef_, t, f);
-        return f;
-      };
+      input = forcesAtReference(model, lc, qRef_);
     else
       input = forcesAtState(model, lc, positions);
   }
@@ -674,7 +689,7 @@ class NodeStepper final : public ReducedStepper {
   // Natural coordinates, velocities and accelerations of the state (x, v) at t, its network
   // evaluation kept as the next step's first stage.
   void fullState(double t) {
-    if (rom_.dynamics_.inputs() > 0) sampledU_ = input_(t, x_, v_);
+    if (rom_.dynamics_.inputs() > 0) input_(t, x_, v_, sampledU_);
     stages_.accelerations(x_, v_, sampledU_, sampledA_);
     sampledAt_ = t;
     sampledHolds_ = model_.loadHolds();
@@ -684,7 +699,7 @@ class NodeStepper final : public ReducedStepper {
   // The step's start in natural coordinates, from the state the step started at.
   void startState() {
     Eigen::VectorXd u, a;
-    if (rom_.dynamics_.inputs() > 0) u = input_(stepStart_, xStart_, vStart_);
+    if (rom_.dynamics_.inputs() > 0) input_(stepStart_, xStart_, vStart_, u);
     stages_.accelerations(xStart_, vStart_, u, a);
     naturalState(stepStart_, xStart_, vStart_, a, qStart_, qdStart_, qddStart_);
     startKept_ = true;
@@ -712,10 +727,9 @@ class NodeStepper final : public ReducedStepper {
       qdd = a;
       return;
     }
-    Eigen::MatrixXd R;
-    Eigen::VectorXd c;
-    outputPositions_->state(x, v, t, q, qd, R, c);
-    qdd = R * a + c;
+    outputPositions_->state(x, v, t, q, qd, R_, c_);
+    qdd.noalias() = R_ * a;
+    qdd += c_;
   }
 
   // The first stage's accelerations at the sample's state and time t: the sample's, unless the
@@ -724,10 +738,10 @@ class NodeStepper final : public ReducedStepper {
   // same order, as a step that computes every stage.
   const Eigen::VectorXd* firstStageAt(double t) {
     if (rom_.dynamics_.inputs() == 0) return &sampledA_;
-    const Eigen::VectorXd u = input_(t, x_, v_);
-    if (u.size() != sampledU_.size() || (u.array() != sampledU_.array()).any()) {
-      stages_.accelerations(x_, v_, u, sampledA_);
-      sampledU_ = u;
+    input_(t, x_, v_, firstU_);
+    if (firstU_.size() != sampledU_.size() || (firstU_.array() != sampledU_.array()).any()) {
+      stages_.accelerations(x_, v_, firstU_, sampledA_);
+      sampledU_ = firstU_;
       startKept_ = false;  // the sample's q̈ was of the input before
     }
     return &sampledA_;
@@ -749,7 +763,11 @@ class NodeStepper final : public ReducedStepper {
   NodeStateInput input_;
   Eigen::VectorXd x_, v_, q_, qd_, qdd_;
   // The accelerations and input of the state sampled at sampledAt_ [s]; NaN: not since a step.
-  Eigen::VectorXd sampledA_, sampledU_;
+  Eigen::VectorXd sampledA_, sampledU_, firstU_;
+  // The natural accelerations' map at the last sample's state (q̈ = R a + c), kept so that a
+  // sample allocates nothing.
+  Eigen::MatrixXd R_;
+  Eigen::VectorXd c_;
   double sampledAt_ = std::numeric_limits<double>::quiet_NaN();
   long long sampledHolds_ = 0;  // the model's loadHolds() then
   NodeStageEvaluator stages_;
@@ -800,12 +818,7 @@ std::unique_ptr<internal::NodeStepper> NodeModel::startStepper(const Model& mode
     // Loads that do not depend on the positions (forces of fixed direction) are the same at
     // every stage's state: evaluated without assembling the natural coordinates there.
     if (inputAtReference_ || !externalForcesDependOnState(model, o.loadCase))
-      input = [&model, loadCase = o.loadCase, this](double t, const Eigen::VectorXd&,
-                                                    const Eigen::VectorXd&) {
-        Eigen::VectorXd f;
-        evalExternalForces(model, loadCase, qRef_, t, f);
-        return f;
-      };
+      input = forcesAtReference(model, o.loadCase, qRef_);
     else
       input = forcesAtState(model, o.loadCase, *stagePositions);
   }

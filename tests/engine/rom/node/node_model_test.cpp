@@ -455,8 +455,9 @@ TEST_CASE("node steps with inputs at the stages' states exactly as with inputs g
     Eigen::VectorXd q = Q.col(0), qd = Qd.col(0);
     const double t0 = 0.4, h = 0.05;
     d.step(integrator, h, Q, Qd, u(t0), u(t0 + 0.5 * h), u(t0 + h));
-    d.stepAtStates(integrator, h, t0, q, qd,
-                   [&](double t, const Eigen::VectorXd&, const Eigen::VectorXd&) { return u(t); });
+    d.stepAtStates(
+        integrator, h, t0, q, qd,
+        [&](double t, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& ut) { ut = u(t); });
     CHECK(q == Q.col(0));
     CHECK(qd == Qd.col(0));
   }
@@ -468,16 +469,16 @@ TEST_CASE("node steps with inputs at the stages' states exactly as with inputs g
   Eigen::VectorXd q2 = q, qd2 = qd;
   std::vector<double> seen;
   d.stepAtStates(NodeIntegrator::Rk4, 0.1, 0.0, q, qd,
-                 [&](double, const Eigen::VectorXd& x, const Eigen::VectorXd&) {
+                 [&](double, const Eigen::VectorXd& x, const Eigen::VectorXd&, Eigen::VectorXd& ux) {
                    seen.push_back(x(0));
-                   return Eigen::VectorXd::Constant(1, x(0));
+                   ux = Eigen::VectorXd::Constant(1, x(0));
                  });
   REQUIRE(seen.size() == 4);
   CHECK(seen[0] == 0.3);
   CHECK(seen[1] == Approx(0.3 + 0.05 * 1.0));
   d.stepAtStates(NodeIntegrator::Rk4, 0.1, 0.0, q2, qd2,
-                 [](double, const Eigen::VectorXd&, const Eigen::VectorXd&) {
-                   return Eigen::VectorXd::Constant(1, 0.3);
+                 [](double, const Eigen::VectorXd&, const Eigen::VectorXd&, Eigen::VectorXd& ux) {
+                   ux = Eigen::VectorXd::Constant(1, 0.3);
                  });
   CHECK(q != q2);
 }
