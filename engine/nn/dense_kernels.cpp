@@ -5,17 +5,21 @@
 #include <cmath>
 #include <cstdint>
 
-// Versions of each loop for AVX2, chosen when the program starts (GNU ifunc); the vectoriser's
-// dynamic cost model, since -O2's cheapest one leaves these loops scalar. tanh also has one with
-// fused multiply-adds (x86-64-v3): its polynomial's fourteen steps are a multiply and an add each,
-// fused 1.6 times faster; a fused step rounds once, not twice, so its last bits differ from the
-// other versions' (each within the stated 4 units in the last place). The product W x keeps the
-// engine's order and rounding everywhere: fusing its sums made it slower, not faster.
+// Versions of each loop for AVX-512 (x86-64-v4: eight doubles a vector, where the processor's
+// units are that wide, twice AVX2's work per instruction) and AVX2, chosen when the program starts
+// (GNU ifunc); the vectoriser's dynamic cost model, since -O2's cheapest one leaves these loops
+// scalar. Each element's arithmetic is the same in every version of the product W x: unfused
+// (fusing its sums made it slower, not faster) and in the engine's order, so all give the same
+// bits. tanh's versions with fused multiply-adds (x86-64-v4 and -v3, the same bits): its
+// polynomial's fourteen steps are a multiply and an add each, fused 1.6 times faster; a fused step
+// rounds once, not twice, so its last bits differ from the unfused versions' (each within the
+// stated 4 units in the last place).
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define MBDROM_VECTOR_LOOP \
-  __attribute__((target_clones("avx2", "default"), optimize("vect-cost-model=dynamic")))
-#define MBDROM_FUSED_VECTOR_LOOP                                     \
-  __attribute__((target_clones("arch=x86-64-v3", "avx2", "default"), \
+#define MBDROM_VECTOR_LOOP                                           \
+  __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"), \
+                 optimize("vect-cost-model=dynamic", "fp-contract=off")))
+#define MBDROM_FUSED_VECTOR_LOOP                                                       \
+  __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "avx2", "default"), \
                  optimize("vect-cost-model=dynamic", "fp-contract=fast")))
 #else
 #define MBDROM_VECTOR_LOOP
