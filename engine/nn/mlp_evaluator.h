@@ -20,8 +20,8 @@ namespace mbdrom::nn {
 // run's time step allocates nothing and two runs never share scratch memory. It evaluates the
 // network's parameters as they are when it is made: a copy in which each layer's weights and
 // bias, like value()'s buffers, start on a cache line, so that the kernels' vector loads cross
-// no line wherever the network's own vector happens to lie (a 64 x 64 layer's product took
-// 27 % less time on a line's start than 16 bytes past it, with AVX-512).
+// no line wherever the network's own vector happens to lie (a 64 x 64 layer's product is much
+// slower 16 bytes past a line's start with AVX-512: bench/nn_kernels/versions.sh).
 class MlpEvaluator {
  public:
   explicit MlpEvaluator(const Mlp& net) : net_(net) {
