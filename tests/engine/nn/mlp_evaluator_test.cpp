@@ -1,4 +1,5 @@
 #include "engine/nn/mlp_evaluator.h"
+#include "tests/engine/nn/nn_test_support.h"
 
 #include <catch2/catch.hpp>
 
@@ -13,27 +14,13 @@ namespace mlp_evaluator_test {
 // A network of hidden widths that are and are not whole cache lines (8 doubles), non-zero
 // biases and normalisation, so that a layer's weights or bias read from the wrong place show.
 Mlp oddNet(int in, int out, std::uint64_t seed) {
-  Mlp net(
-      in,
-      {{13, Activation::Tanh}, {64, Activation::Tanh}, {5, Activation::Softplus}, {out, Activation::Linear}},
-      seed);
-  std::mt19937_64 rng(seed + 1);
-  std::uniform_real_distribution<double> u(-0.5, 0.5);
-  Eigen::VectorXd p = net.parameters();
-  for (Eigen::Index i = 0; i < p.size(); ++i) p(i) += u(rng);
-  net.setParameters(p);
-  Eigen::VectorXd im(in), is(in), om(out), os(out);
-  for (int i = 0; i < in; ++i) {
-    im(i) = u(rng);
-    is(i) = 0.5 + std::abs(u(rng));
-  }
-  for (int i = 0; i < out; ++i) {
-    om(i) = u(rng);
-    os(i) = 0.5 + std::abs(u(rng));
-  }
-  net.setInputNormalization(im, is);
-  net.setOutputNormalization(om, os);
-  return net;
+  return mbdrom::test::perturbedNet(Mlp(in,
+                                        {{13, Activation::Tanh},
+                                         {64, Activation::Tanh},
+                                         {5, Activation::Softplus},
+                                         {out, Activation::Linear}},
+                                        seed),
+                                    seed + 1);
 }
 
 Eigen::VectorXd randomVector(int n, std::uint64_t seed) {

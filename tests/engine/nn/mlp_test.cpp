@@ -1,5 +1,6 @@
 #include "engine/nn/mlp.h"
 #include "engine/core/error.h"
+#include "tests/engine/nn/nn_test_support.h"
 
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
@@ -13,30 +14,14 @@ namespace {
 
 // A network with every smooth activation and non-trivial normalisation.
 Mlp mixedNet(int in, int out, std::uint64_t seed) {
-  Mlp net(in,
-          {{7, Activation::Tanh},
-           {6, Activation::Sigmoid},
-           {5, Activation::Softplus},
-           {4, Activation::SiLU},
-           {out, Activation::Linear}},
-          seed);
-  std::mt19937_64 rng(seed + 1);
-  std::uniform_real_distribution<double> u(-0.5, 0.5);
-  Eigen::VectorXd p = net.parameters();
-  for (Eigen::Index i = 0; i < p.size(); ++i) p(i) += u(rng);  // non-zero biases too
-  net.setParameters(p);
-  Eigen::VectorXd im(in), is(in), om(out), os(out);
-  for (int i = 0; i < in; ++i) {
-    im(i) = u(rng);
-    is(i) = 0.5 + std::abs(u(rng));
-  }
-  for (int i = 0; i < out; ++i) {
-    om(i) = u(rng);
-    os(i) = 0.5 + std::abs(u(rng));
-  }
-  net.setInputNormalization(im, is);
-  net.setOutputNormalization(om, os);
-  return net;
+  return mbdrom::test::perturbedNet(Mlp(in,
+                                        {{7, Activation::Tanh},
+                                         {6, Activation::Sigmoid},
+                                         {5, Activation::Softplus},
+                                         {4, Activation::SiLU},
+                                         {out, Activation::Linear}},
+                                        seed),
+                                    seed + 1);
 }
 
 Eigen::MatrixXd randomMatrix(int rows, int cols, std::uint64_t seed) {
