@@ -1,6 +1,6 @@
-// SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic — classic RK4 on
-// the independent coordinates (u, u̇), every stage's natural coordinates, R and c from the
-// kinematic table for one degree of freedom (exported over the trained range widened by its
+// SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic — classic RK4, or
+// ROS2 for a model trained to it, on the independent coordinates (u, u̇), every stage's natural coordinates, R
+// and c from the kinematic table for one degree of freedom (exported over the trained range widened by its
 // width on each side), from the model's kinematic grid for two (its nodes and cells), or by
 // assembly (Gauss-Newton on the constraints in C), the known forces
 // (loads, springs, dampers), the identified terms Ξᵀ λ(u, u̇, t) with friction columns, and
@@ -12,6 +12,7 @@
 #include "engine/export/c_model.h"
 #include "engine/rom/kinematic_grid.h"
 #include "engine/rom/kinematic_table.h"
+#include "engine/rom/sindy/rosenbrock_w.h"
 #include "engine/rom/sindy/sindy_model.h"
 
 #include <algorithm>
@@ -191,13 +192,111 @@ static int sindy_tables_hold(S* s) {
   return 1;
 }
 
+#if SINDY_ROS2
+/* ROS2's W = I - g h [[0, I], [Au, Av]] through its Schur complement S = I - g h Av - (g h)^2 Au
+   (NR x NR, row-major), LU-factorised with partial pivoting into LU, as RosenbrockW::factorise.
+   Returns 0 when S is singular. */
+static int rosenbrock_factor(const double* Au, const double* Av, double gh, double* LU, int* pivot) {
+  int i, j, k;
+  const double gh2 = gh * gh;
+  double largest = 0.0;
+  for (i = 0; i < NR; ++i)
+    for (j = 0; j < NR; ++j) {
+      LU[i * NR + j] = (i == j ? 1.0 : 0.0) - gh * Av[i * NR + j] - gh2 * Au[i * NR + j];
+      if (fabs(LU[i * NR + j]) > largest) largest = fabs(LU[i * NR + j]);
+    }
+  for (k = 0; k < NR; ++k) {
+    int p = k;
+    for (i = k + 1; i < NR; ++i)
+      if (fabs(LU[i * NR + k]) > fabs(LU[p * NR + k])) p = i;
+    if (!(fabs(LU[p * NR + k]) > 1e-14 * largest)) return 0;
+    pivot[k] = p;
+    if (p != k)
+      for (j = 0; j < NR; ++j) {
+        const double x = LU[k * NR + j];
+        LU[k * NR + j] = LU[p * NR + j];
+        LU[p * NR + j] = x;
+      }
+    for (i = k + 1; i < NR; ++i) {
+      LU[i * NR + k] /= LU[k * NR + k];
+      for (j = k + 1; j < NR; ++j) LU[i * NR + j] -= LU[i * NR + k] * LU[k * NR + j];
+    }
+  }
+  return 1;
+}
+
+/* W (ku, kv) = (ru, rv): S kv = rv + g h Au ru, ku = ru + g h kv, as RosenbrockW::solve. */
+static void rosenbrock_solve(const double* LU, const int* pivot, const double* Au, double gh, const double* ru,
+                             const double* rv, double* ku, double* kv) {
+  int i, j;
+  for (i = 0; i < NR; ++i) {
+    double sum = 0.0;
+    for (j = 0; j < NR; ++j) sum += Au[i * NR + j] * ru[j];
+    kv[i] = rv[i] + gh * sum;
+  }
+  for (i = 0; i < NR; ++i)
+    if (pivot[i] != i) {
+      const double x = kv[i];
+      kv[i] = kv[pivot[i]];
+      kv[pivot[i]] = x;
+    }
+  for (i = 0; i < NR; ++i)
+    for (j = 0; j < i; ++j) kv[i] -= LU[i * NR + j] * kv[j];
+  for (i = NR - 1; i >= 0; --i) {
+    for (j = i + 1; j < NR; ++j) kv[i] -= LU[i * NR + j] * kv[j];
+    kv[i] /= LU[i * NR + i];
+  }
+  for (i = 0; i < NR; ++i) ku[i] = ru[i] + gh * kv[i];
+}
+
+/* da/du and da/du' (SAU, SAV, NR x NR) at (t0, U, UD), whose u'' is A1, by forward differences,
+   as SindyStepper::jacobian. */
+static void sindy_jacobian(S* s, double t0, double h) {
+  int i, j;
+  for (j = 0; j < NR; ++j) {
+    const double scale = asm_coordinate_scale[ASM_IND(j)];
+    const double du = SINDY_JACOBIAN_STEP * (fabs(U[j]) > scale ? fabs(U[j]) : scale);
+    const double dv = SINDY_JACOBIAN_STEP * (fabs(UD[j]) > scale / h ? fabs(UD[j]) : scale / h);
+    for (i = 0; i < NR; ++i) U4[i] = U[i];
+    U4[j] += du;
+    sindy_acceleration(s, t0, U4, UD, A4);
+    for (i = 0; i < NR; ++i) SAU[i * NR + j] = (A4[i] - A1[i]) / du;
+    for (i = 0; i < NR; ++i) V4[i] = UD[i];
+    V4[j] += dv;
+    sindy_acceleration(s, t0, U, V4, A4);
+    for (i = 0; i < NR; ++i) SAV[i * NR + j] = (A4[i] - A1[i]) / dv;
+  }
+}
+
+/* Of the columns whose stretch in `row` is within SINDY_CHART_TIE of the largest, `most`, the
+   one whose diagonal of da/du is the smallest gives way (`col`: the first largest), as
+   SindyStepper::leastStiffTied. */
+static int sindy_least_stiff(S* s, double t0, double h, int row, int col, double most) {
+  int j, chosen = col;
+  sindy_jacobian(s, t0, h);
+  sindy_acceleration(s, t0, U, UD, A1);
+  for (j = 0; j < NR; ++j) {
+    const double x = fabs(SR[row * NR + j]) * asm_coordinate_scale[ASM_IND(j)] / asm_coordinate_scale[row];
+    if (x >= SINDY_CHART_TIE * most && fabs(SAU[j * NR + j]) < fabs(SAU[chosen * NR + chosen])) chosen = j;
+  }
+  return chosen;
+}
+#endif
+
 /* Where the chart degenerated (its stretch SINDY_CHART_STRETCH times the one it started with),
    the state at t0 continues in the next chart and A1 is found again, as SindyStepper::advance. */
-static void sindy_chart(S* s, double t0) {
+static void sindy_chart(S* s, double t0, double h) {
   int i, row = 0, col = 0;
+  double most;
   if (STOPPED[0] != 0.0) return;
   if (SCHART[0] < 0.0) SCHART[0] = chart_stretch(s, SR, &row, &col);
-  if (!(chart_stretch(s, SR, &row, &col) > SINDY_CHART_STRETCH * SCHART[0])) return;
+  most = chart_stretch(s, SR, &row, &col);
+  if (!(most > SINDY_CHART_STRETCH * SCHART[0])) return;
+#if SINDY_ROS2
+  col = sindy_least_stiff(s, t0, h, row, col, most);
+#else
+  (void)h;
+#endif
   chart_swap(s, row, col);
   for (i = 0; i < NR; ++i) {
     U[i] = SQ[ASM_IND(i)] - sindy_reference[ASM_IND(i)];
@@ -208,12 +307,42 @@ static void sindy_chart(S* s, double t0) {
   SCHART[0] = chart_stretch(s, SR, &row, &col);
 }
 
+#if SINDY_ROS2
+/* ROS2 (Verwer et al. 1999) from t0 = (step - 1) h, as SindyStepper::rosenbrockStep: the
+   Jacobian by forward differences at the step's start, two stages. */
+static void method_step(S* s, double t, double h) {
+  const double t0 = (double)(s->step - 1) * h, gh = SINDY_GAMMA * h;
+  int i, pivot[NR];
+  sindy_acceleration(s, t0, U, UD, A1);
+  sindy_chart(s, t0, h);
+  sindy_jacobian(s, t0, h);
+  if (!rosenbrock_factor(SAU, SAV, gh, SLU, pivot)) {
+    for (i = 0; i < NR; ++i) U[i] = NAN;
+    return;
+  }
+  rosenbrock_solve(SLU, pivot, SAU, gh, UD, A1, U3, V3);
+  for (i = 0; i < NR; ++i) {
+    U2[i] = U[i] + h * U3[i];
+    V2[i] = UD[i] + h * V3[i];
+  }
+  sindy_acceleration(s, t, U2, V2, A2);
+  for (i = 0; i < NR; ++i) {
+    V1[i] = V2[i] - 2.0 * U3[i];
+    A3[i] = A2[i] - 2.0 * V3[i];
+  }
+  rosenbrock_solve(SLU, pivot, SAU, gh, V1, A3, U4, V4);
+  for (i = 0; i < NR; ++i) {
+    U[i] += h * (1.5 * U3[i] + 0.5 * U4[i]);
+    UD[i] += h * (1.5 * V3[i] + 0.5 * V4[i]);
+  }
+}
+#else
 /* Classic RK4 from t0 = (step - 1) h, as SindyStepper::advance. */
 static void method_step(S* s, double t, double h) {
   const double t0 = (double)(s->step - 1) * h;
   int i;
   sindy_acceleration(s, t0, U, UD, A1);
-  sindy_chart(s, t0);
+  sindy_chart(s, t0, h);
   for (i = 0; i < NR; ++i) V1[i] = UD[i];
   for (i = 0; i < NR; ++i) {
     U2[i] = U[i] + 0.5 * h * V1[i];
@@ -235,6 +364,7 @@ static void method_step(S* s, double t, double h) {
     UD[i] += h / 6.0 * (((A1[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
   }
 }
+#endif
 
 static int method_failure(const S* s) {
   if (STOPPED[0] != 0.0) return (int)STOPPED[0];
@@ -305,7 +435,10 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                  "\n#define SINDY_DAMPERS " + (known.damper ? "1" : "0") + "\n#define SINDY_ELEMENTS " +
                  (known.elements.empty() ? "0" : "1") + "\n#define SINDY_TABLE " + (tabulated ? "1" : "0") +
                  "\n#define SINDY_GRID " + (grid ? "1" : "0") + "\n#define SINDY_CHART_STRETCH " +
-                 cNumber(kSindyChartStretch) + "\n");
+                 cNumber(kSindyChartStretch) + "\n#define SINDY_ROS2 " + (linearlyImplicit() ? "1" : "0") +
+                 "\n#define SINDY_CHART_TIE " + cNumber(kSindyChartTie) + "\n#define SINDY_GAMMA " +
+                 cNumber(RosenbrockW::kGamma) + "\n#define SINDY_JACOBIAN_STEP " +
+                 cNumber(kSindyJacobianStep) + "\n");
   w.declarations("TABLE int sindy_kind[] = " + cIntArrayLiteral(kind) +
                  ";\nTABLE int sindy_powers[] = " + cIntArrayLiteral(powers) +
                  ";\nTABLE int sindy_coordinate[] = " + cIntArrayLiteral(coordinate) +
@@ -336,6 +469,9 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.scratch("SR", nq * n);
   w.scratch("SMR", nq * n);
   w.scratch("SMRR", n * n);
+  w.scratch("SAU", n * n);  // ROS2's Jacobian blocks and W's factors
+  w.scratch("SAV", n * n);
+  w.scratch("SLU", n * n);
   w.scratch("SL", n * n);
   w.scratch("SLAMBDA", std::max(L, 1));
   w.scratch("SUOWN", n);

@@ -21,6 +21,7 @@
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/rom_support.h"
+#include "engine/rom/sindy/rosenbrock_w.h"
 #include "engine/rom/sindy/savitzky_golay.h"
 #include "engine/rom/sindy/sindy_hints.h"
 #include "engine/rom/sindy/sindy_separable.h"
@@ -661,7 +662,10 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
   StlsOptions fullest = fit;
   if (kappaSearch) fullest.kappa *= 0.01;
   const auto judgeFullest = [&] { return judgeFit(fullest); };
-  const std::string stepNote = chooseOwnStep(*this, *this, judgeFullest(), judgeFullest, monitor).step;
+  const RolloutCheck stepCheck = chooseOwnStep(*this, *this, judgeFullest(), judgeFullest, monitor);
+  std::string stepNote = stepCheck.step;
+  if (std::string note = chooseIntegrator(stepCheck, judgeFullest, monitor); !note.empty())
+    stepNote = std::move(note);
   RolloutCheck rollout = judgeFit(fit);
   kind = judge(rollout);
   if (kappaSearch)
@@ -671,6 +675,66 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
   metrics_["kappa_chosen"] = fit.kappa;  // the settings keep the κ asked for
   if (!stepNote.empty()) result_.verdict += "; " + stepNote;
   return rollout;
+}
+
+namespace {
+
+double checkedError(const RolloutCheck& c) {
+  return c.done && !c.failed ? c.error : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::function<RolloutCheck()>& judge,
+                                         Monitor& monitor) {
+  const double spacing = metrics_.value("sample_spacing", 0.0);
+  if (!rk4.done || !(spacing > 0.0)) return {};
+  // Evaluations of the accelerations per data spacing: RK4's four a step (the first shared with
+  // the sample) at its own step; ROS2's two and the Jacobian's 2 n a step.
+  const double rk4Step = stepFor(spacing), n = reducedDimension();
+  const double rk4Cost = 4.0 * spacing / rk4Step;
+  const double best = checkedError(rk4), goal = rk4.tolerance;
+  const bool rk4Misses = !(best <= goal);
+  // Near RK4's error (within 1.5 times, or a twentieth of the goal): the check sees a few
+  // runs, and a second-order step that misses more on them misses more on larger swings (a
+  // change of chart bends the slow motion's manifold into the stiff direction). Within the goal
+  // where RK4 misses.
+  const auto holds = [&](double e) {
+    return e <= goal && (rk4Misses || e <= std::max(0.05 * goal, 1.5 * best));
+  };
+  std::string tried;
+  metrics_["integrator"] = kSindyRos2;
+  for (double h = spacing; (2.0 + 2.0 * n) * spacing / h < rk4Cost || (rk4Misses && h >= 0.25 * spacing);
+       h *= 0.5) {
+    setOwnStep(h);
+    monitor.reportNow({formatText("held-out check with ROS2 at a step of %g ms", 1e3 * h), 0, 1, {}});
+    RolloutCheck ros2;
+    try {
+      ros2 = judge();
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error&) {
+      break;  // not judged: RK4's step stays
+    }
+    const double e = checkedError(ros2);
+    tried += (tried.empty() ? "" : ", ") + formatText("%g ms: ", 1e3 * h) +
+             (std::isfinite(e) ? verdictPercent(e) : std::string("fails"));
+    if (!holds(e)) continue;
+    std::string rk4Steps = rk4.step;
+    if (const std::size_t open = rk4Steps.find('('); open != std::string::npos && rk4Steps.back() == ')')
+      rk4Steps = rk4Steps.substr(open + 1, rk4Steps.size() - open - 2);
+    else
+      rk4Steps =
+          formatText("%g ms: ", 1e3 * rk4Step) + (std::isfinite(best) ? verdictPercent(best) : "fails");
+    return formatText(
+               "its own step %g ms with the Rosenbrock W-method ROS2 of Verwer et al. (linearly implicit: "
+               "a stiff motion does not limit its step), chosen by the held-out check (ROS2 at ",
+               1e3 * h) +
+           tried + "; classic RK4 at " + rk4Steps + ")";
+  }
+  metrics_.erase("integrator");
+  setOwnStep(rk4Step);
+  return {};
 }
 
 std::vector<SindyHint> SindyModel::explain(const internal::SindyRows& rows,
@@ -962,6 +1026,7 @@ class SindyStepper final : public ReducedStepper {
             std::any_of(frictionChannelOf_.begin(), frictionChannelOf_.end(), [](int i) { return i >= 0; })),
         knownForce_(model, sindyKnownForces(rom.knownForces_)),
         terms_(rom.terms_),
+        rosenbrock_(rom.linearlyImplicit()),
         frictionElement_(std::any_of(frictionOf_.begin(), frictionOf_.end(), [](int i) { return i >= 0; })) {
     for (SindyTerm& term : terms_)
       if (term.kind == SindyTerm::Kind::Column) term.column = 0;
@@ -1022,7 +1087,7 @@ class SindyStepper final : public ReducedStepper {
     // horizontal coordinate near the horizontal): its stretch grows without bound.
     if (chartStart_ < 0.0) chartStart_ = endStretch_;
     if (endStretch_ > kSindyChartStretch * chartStart_) {
-      switchChart();
+      switchChart(t0, h);
       accelerations(t0, u_, ud_, a_[0]);
       chartStart_ = stretch();
     }
@@ -1032,6 +1097,10 @@ class SindyStepper final : public ReducedStepper {
     qStart_ = q_;
     qdStart_ = velocities();
     qddStart_ = qdd_;
+    if (rosenbrock_) {
+      rosenbrockStep(t0, t, h);
+      return;
+    }
     // Classic RK4 into storage of the right size: a stage allocates nothing.
     v_[0] = ud_;
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
@@ -1108,6 +1177,58 @@ class SindyStepper final : public ReducedStepper {
       v_[k](i) = ud(i) + h * a_[previous](i);
     }
     accelerations(t, uStage_, v_[k], a_[k]);
+  }
+
+  // ROS2 (RosenbrockW) from (u_, ud_) at t0, whose ü is a_[0], to t = t0 + h; the Jacobian by
+  // forward differences at the step's start. W singular: the state becomes NaN (diverged).
+  void rosenbrockStep(double t0, double t, double h) {
+    jacobian(t0, h);
+    if (!w_.factorise(Au_, Av_, h)) {
+      u_.setConstant(std::numeric_limits<double>::quiet_NaN());
+      return;
+    }
+    const Eigen::Index n = u_.size();
+    w_.solve(ud_, a_[0], k1u_, k1v_);
+    uStage_.resize(n);
+    v_[1].resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      uStage_(i) = u_(i) + h * k1u_(i);
+      v_[1](i) = ud_(i) + h * k1v_(i);
+    }
+    accelerations(t, uStage_, v_[1], a_[1]);
+    v_[2].resize(n);
+    a_[2].resize(n);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      v_[2](i) = v_[1](i) - 2.0 * k1u_(i);
+      a_[2](i) = a_[1](i) - 2.0 * k1v_(i);
+    }
+    w_.solve(v_[2], a_[2], k2u_, k2v_);
+    for (Eigen::Index i = 0; i < n; ++i) {
+      u_(i) += h * (1.5 * k1u_(i) + 0.5 * k2u_(i));
+      ud_(i) += h * (1.5 * k1v_(i) + 0.5 * k2v_(i));
+    }
+  }
+
+  // da/du and da/du' (Au_, Av_, n x n) at (t0, u_, ud_) by forward differences from a_[0]: each
+  // coordinate moved by kSindyJacobianStep of the larger of its value and its scale (per step
+  // h [s] for a rate), as the exported C does.
+  void jacobian(double t0, double h) {
+    const Eigen::Index n = u_.size();
+    Au_.resize(n, n);
+    Av_.resize(n, n);
+    for (Eigen::Index j = 0; j < n; ++j) {
+      const double scale = assembly_.scales->coordinateScale(chart_[static_cast<std::size_t>(j)]);
+      uStage_ = u_;
+      const double du = kSindyJacobianStep * std::max(std::abs(u_(j)), scale);
+      uStage_(j) += du;
+      accelerations(t0, uStage_, ud_, a_[3]);
+      for (Eigen::Index i = 0; i < n; ++i) Au_(i, j) = (a_[3](i) - a_[0](i)) / du;
+      v_[3] = ud_;
+      const double dv = kSindyJacobianStep * std::max(std::abs(ud_(j)), scale / h);
+      v_[3](j) += dv;
+      accelerations(t0, u_, v_[3], a_[3]);
+      for (Eigen::Index i = 0; i < n; ++i) Av_(i, j) = (a_[3](i) - a_[0](i)) / dv;
+    }
   }
 
   // ü (into `a`) at (t, uu, vv), the state in the current chart's coordinates; leaves q, qd, qdd
@@ -1304,9 +1425,10 @@ class SindyStepper final : public ReducedStepper {
   // stopped determining the motion gives way to the coordinate i that moves fastest with it,
   // and the state (q_, qd_ of (u_, ud_), the kinematics of the step's end) continues in the new
   // chart.
-  void switchChart() {
+  void switchChart(double t0, double h) {
     std::pair<Eigen::Index, Eigen::Index> at{0, 0};
-    stretch(&at);
+    const double most = stretch(&at);
+    if (rosenbrock_) at.second = leastStiffTied(at.first, at.second, most, t0, h);
     chart_[static_cast<std::size_t>(at.second)] = static_cast<int>(at.first);
     for (std::size_t k = 0; k < chart_.size(); ++k) {
       u_(static_cast<Eigen::Index>(k)) = q_(chart_[k]) - rom_.qRef_(chart_[k]);
@@ -1316,6 +1438,25 @@ class SindyStepper final : public ReducedStepper {
     kinematics_->setChart(chart_);
     tablesOn_ = tablesHold();
     ++switches_;
+  }
+
+  // For ROS2: of the chart's columns whose stretch in row i is within 1 % of the largest, `most`
+  // (coordinates tied through their difference, as a bob's to its pivot's), the one whose diagonal
+  // of da/du at (t0, u_, ud_) is the smallest gives way (`j`: the first largest). A stiff spring's
+  // coordinate stays in the chart: in another, the slow motion's curved manifold meets the stiff
+  // direction, and a linearly implicit step leaves it by h^2 times its curvature.
+  Eigen::Index leastStiffTied(Eigen::Index i, Eigen::Index j, double most, double t0, double h) {
+    jacobian(t0, h);
+    accelerations(t0, u_, ud_, a_[0]);  // the state's kinematics again, after the differences
+    const MechanismScales& scales = *assembly_.scales;
+    const Eigen::MatrixXd& R = velocityMap();
+    Eigen::Index chosen = j;
+    for (Eigen::Index k = 0; k < R.cols(); ++k) {
+      const double x = std::abs(R(i, k)) * scales.coordinateScale(chart_[static_cast<std::size_t>(k)]) /
+                       scales.coordinateScale(static_cast<int>(i));
+      if (x >= kSindyChartTie * most && std::abs(Au_(k, k)) < std::abs(Au_(chosen, chosen))) chosen = k;
+    }
+    return chosen;
   }
 
   // After a change of chart: whether the run is back in the model's own chart on the branch its
@@ -1353,6 +1494,7 @@ class SindyStepper final : public ReducedStepper {
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
   std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
+  bool rosenbrock_;               // ROS2 rather than RK4
   // The node of a monomial of these powers (variable k: u_k for k < n, else u̇_(k−n)), made with
   // the nodes of its prefixes: a monomial is its prefix's product times its last factor, the
   // products in the order evalSindyTerm forms them (the same values to the bit).
@@ -1399,6 +1541,9 @@ class SindyStepper final : public ReducedStepper {
   bool tabulated_ = false;       // the last state's R, q̇, c are the table's
   SymmetricSolver reducedMass_;  // of Mr_
   Eigen::VectorXd a_[4], v_[4], uStage_;  // RK4's stages: accelerations, velocities; a stage's positions
+  RosenbrockW w_;                         // ROS2's W, and its stages and Jacobian blocks
+  Eigen::VectorXd k1u_, k1v_, k2u_, k2v_;
+  Eigen::MatrixXd Au_, Av_;
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
   // The last step's start: q, q̇, q̈ at stepStart_ [s] (size nq).

@@ -138,6 +138,14 @@ struct SindyHint;
 /// a coordinate moves than the chart's) grows this many times past the one it started with; a
 /// lever's constant ratio is no degeneration [-].
 inline constexpr double kSindyChartStretch = 3.0;
+/// The forward differences of ROS2's Jacobian move a coordinate by this share of the larger of
+/// its value and its scale (a rate: its scale per step).
+inline constexpr double kSindyJacobianStep = 1e-7;
+/// A ROS2 run's change of chart treats columns whose stretch is within this share of the largest
+/// as tied (SindyStepper::leastStiffTied).
+inline constexpr double kSindyChartTie = 0.99;
+/// Metric "integrator" of a model integrated by ROS2 (absent: classic RK4).
+inline constexpr const char* kSindyRos2 = "ros2";
 
 namespace internal {
 class SindyStepper;
@@ -166,6 +174,10 @@ class SindyModel : public ReducedModel {
   bool takesLoads() const override;
   bool stepIsFree() const override { return true; }
   bool samplesBetweenSteps() const override { return true; }
+  /// True when the model steps by the Rosenbrock W-method ROS2 (Verwer et al. 1999; RosenbrockW)
+  /// rather than classic RK4: training chose it where a stiff motion held RK4's step below
+  /// the data's spacing.
+  bool linearlyImplicit() const { return metrics_.value("integrator", std::string()) == kSindyRos2; }
   void writeC(const Model& model, const RunOptions& run, double dt, CModelWriter& writer) const override;
   /// The fit: terms, coordinates, Ξ (L x n), residuals, verdict.
   const StlsResult& result() const { return result_; }
@@ -219,6 +231,11 @@ class SindyModel : public ReducedModel {
   // Leaves out of terms_ and rows the terms the rows cannot tell apart (separableSindyColumns,
   // `fitRows` the held-out check's); into leftOut_, and the verdict's words on them ("" when none).
   std::string leaveOutInseparable(internal::SindyRows& rows, const std::vector<Eigen::Index>& fitRows);
+  // Where `rk4`, the held-out check at the own step chooseOwnStep gave, took a step below the
+  // data's spacing to cost fewer evaluations than ROS2 at the spacing, or missed: ROS2 at the
+  // spacing judged by `judge`, kept when it holds as well (then the note saying so; else "").
+  std::string chooseIntegrator(const RolloutCheck& rk4, const std::function<RolloutCheck()>& judge,
+                               Monitor& monitor);
   RolloutCheck validate(const Model& model, const internal::SindyRows& rows,
                         const std::vector<std::size_t>& heldOut, bool kappaSearch, StlsOptions& fit,
                         std::string& kind, Monitor& monitor);
