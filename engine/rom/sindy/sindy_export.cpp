@@ -167,6 +167,7 @@ static void method_init(S* s) {
   chart_reset(s);
   SCHART[0] = -1.0;
   SCHART[1] = 0.0;
+  SJAC[0] = 0.0;
 }
 
 /* After a change of chart: 1 when the run is back in the model's own chart on the branch of its
@@ -298,6 +299,9 @@ static void sindy_chart(S* s, double t0, double h) {
   (void)h;
 #endif
   chart_swap(s, row, col);
+#if SINDY_ROS2
+  SJAC[0] = 0.0; /* the Jacobian of the chart before */
+#endif
   for (i = 0; i < NR; ++i) {
     U[i] = SQ[ASM_IND(i)] - sindy_reference[ASM_IND(i)];
     UD[i] = SQD[ASM_IND(i)];
@@ -315,11 +319,17 @@ static void method_step(S* s, double t, double h) {
   int i, pivot[NR];
   sindy_acceleration(s, t0, U, UD, A1);
   sindy_chart(s, t0, h);
-  sindy_jacobian(s, t0, h);
-  if (!rosenbrock_factor(SAU, SAV, gh, SLU, pivot)) {
-    for (i = 0; i < NR; ++i) U[i] = NAN;
-    return;
+  if (SJAC[0] == 0.0 || SJAC[0] >= SINDY_JACOBIAN_STEPS) {
+    sindy_jacobian(s, t0, h);
+    SJAC[0] = 0.0;
+    if (!rosenbrock_factor(SAU, SAV, gh, SLU, pivot)) {
+      for (i = 0; i < NR; ++i) U[i] = NAN;
+      return;
+    }
+    for (i = 0; i < NR; ++i) SPIVOT[i] = (double)pivot[i];
   }
+  SJAC[0] += 1.0;
+  for (i = 0; i < NR; ++i) pivot[i] = (int)SPIVOT[i];
   rosenbrock_solve(SLU, pivot, SAU, gh, UD, A1, U3, V3);
   for (i = 0; i < NR; ++i) {
     U2[i] = U[i] + h * U3[i];
@@ -438,7 +448,8 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                  cNumber(kSindyChartStretch) + "\n#define SINDY_ROS2 " + (linearlyImplicit() ? "1" : "0") +
                  "\n#define SINDY_CHART_TIE " + cNumber(kSindyChartTie) + "\n#define SINDY_GAMMA " +
                  cNumber(RosenbrockW::kGamma) + "\n#define SINDY_JACOBIAN_STEP " +
-                 cNumber(kSindyJacobianStep) + "\n");
+                 cNumber(kSindyJacobianStep) + "\n#define SINDY_JACOBIAN_STEPS " +
+                 std::to_string(kSindyJacobianSteps) + "\n");
   w.declarations("TABLE int sindy_kind[] = " + cIntArrayLiteral(kind) +
                  ";\nTABLE int sindy_powers[] = " + cIntArrayLiteral(powers) +
                  ";\nTABLE int sindy_coordinate[] = " + cIntArrayLiteral(coordinate) +
@@ -469,9 +480,13 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.scratch("SR", nq * n);
   w.scratch("SMR", nq * n);
   w.scratch("SMRR", n * n);
-  w.scratch("SAU", n * n);  // ROS2's Jacobian blocks and W's factors
-  w.scratch("SAV", n * n);
-  w.scratch("SLU", n * n);
+  // ROS2's Jacobian blocks, W's factors and pivots, kept between steps, and the steps since the
+  // Jacobian (0: none yet, or a new chart).
+  w.state("SAU", n * n);
+  w.state("SAV", n * n);
+  w.state("SLU", n * n);
+  w.state("SPIVOT", n);
+  w.state("SJAC", 1);
   w.scratch("SL", n * n);
   w.scratch("SLAMBDA", std::max(L, 1));
   w.scratch("SUOWN", n);

@@ -1180,13 +1180,19 @@ class SindyStepper final : public ReducedStepper {
   }
 
   // ROS2 (RosenbrockW) from (u_, ud_) at t0, whose ü is a_[0], to t = t0 + h; the Jacobian by
-  // forward differences at the step's start. W singular: the state becomes NaN (diverged).
+  // forward differences at the start of every kSindyJacobianSteps-th step and after a change of
+  // chart, W kept in between (a W-method is of second order with any Jacobian). W singular: the
+  // state becomes NaN (diverged).
   void rosenbrockStep(double t0, double t, double h) {
-    jacobian(t0, h);
-    if (!w_.factorise(Au_, Av_, h)) {
-      u_.setConstant(std::numeric_limits<double>::quiet_NaN());
-      return;
+    if (jacobianAge_ == 0 || jacobianAge_ >= kSindyJacobianSteps) {
+      jacobian(t0, h);
+      jacobianAge_ = 0;
+      if (!w_.factorise(Au_, Av_, h)) {
+        u_.setConstant(std::numeric_limits<double>::quiet_NaN());
+        return;
+      }
     }
+    ++jacobianAge_;
     const Eigen::Index n = u_.size();
     w_.solve(ud_, a_[0], k1u_, k1v_);
     uStage_.resize(n);
@@ -1438,6 +1444,7 @@ class SindyStepper final : public ReducedStepper {
     kinematics_->setChart(chart_);
     tablesOn_ = tablesHold();
     ++switches_;
+    jacobianAge_ = 0;  // the Jacobian of the chart before
   }
 
   // For ROS2: of the chart's columns whose stretch in row i is within 1 % of the largest, `most`
@@ -1544,6 +1551,7 @@ class SindyStepper final : public ReducedStepper {
   RosenbrockW w_;                         // ROS2's W, and its stages and Jacobian blocks
   Eigen::VectorXd k1u_, k1v_, k2u_, k2v_;
   Eigen::MatrixXd Au_, Av_;
+  int jacobianAge_ = 0;  // steps taken with W since its Jacobian (0: none yet, or a new chart)
   Eigen::VectorXd rhs_;
   Eigen::VectorXd u_, ud_, q_, qd_, qdd_, fk_, fFriction_, c_, fr_, cols_ = Eigen::VectorXd::Zero(1);
   // The last step's start: q, q̇, q̈ at stepStart_ [s] (size nq).

@@ -141,6 +141,8 @@ inline constexpr double kSindyChartStretch = 3.0;
 /// The forward differences of ROS2's Jacobian move a coordinate by this share of the larger of
 /// its value and its scale (a rate: its scale per step).
 inline constexpr double kSindyJacobianStep = 1e-7;
+/// ROS2 computes its Jacobian at the start of every this many steps (and after a change of chart).
+inline constexpr int kSindyJacobianSteps = 4;
 /// A ROS2 run's change of chart treats columns whose stretch is within this share of the largest
 /// as tied (SindyStepper::leastStiffTied).
 inline constexpr double kSindyChartTie = 0.99;

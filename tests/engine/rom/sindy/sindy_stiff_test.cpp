@@ -21,22 +21,6 @@ using namespace mbdrom::test;
 
 namespace {
 
-// A full run of a load case with the full model's defaults (the automatic integrator: its
-// implicit rule for the stiff spring), sampled every 5 ms, as a user's sweep makes it.
-std::vector<Sample> defaultRun(const Model& model, const std::string& loadCase, const std::string& csv) {
-  RunOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = 4.0;
-  o.outputDt = 0.005;
-  TrajectoryRecorder recorder;
-  simulate(model, o, recorder);
-  TrajectoryCsvWriter writer(csv);
-  writer.begin(model, recorder.info());
-  for (const Sample& s : recorder.samples()) writer.write(s);
-  writer.end(RunStatus::Completed, "");
-  return recorder.samples();
-}
-
 // A run of `rom` at its own step, sampled every 5 ms, through the CSV writer.
 TrajectoryTable ownStepRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
                            const std::string& csv) {
@@ -56,7 +40,7 @@ TEST_CASE("sindy on a stiff spring steps by ROS2 at its data's spacing and follo
   const Model model = stiffSliderPendulum();
   Dataset dataset = makeDataset(model);
   for (const char* c : {"s1", "s2", "s3", "s4", "s5", "s6"})
-    addRun(dataset, runFromSamples(defaultRun(model, c, tempPath(std::string("stiff_") + c + ".csv")),
+    addRun(dataset, runFromSamples(fullRun(model, c, 4.0, tempPath(std::string("stiff_") + c + ".csv")),
                                    std::string("run ") + c, c));
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
@@ -68,7 +52,7 @@ TEST_CASE("sindy on a stiff spring steps by ROS2 at its data's spacing and follo
   CHECK_THAT(sindy.result().verdict, Catch::Contains("classic RK4 at 5 ms: fails"));
   for (const char* unseen : {"ramp", "drive"}) {
     const std::string reference = tempPath(std::string("stiff_full_") + unseen + ".csv");
-    defaultRun(model, unseen, reference);
+    fullRun(model, unseen, 4.0, reference);
     const TrajectoryTable reduced =
         ownStepRun(*rom, model, unseen, tempPath(std::string("stiff_rom_") + unseen + ".csv"));
     for (const char* point : {"C", "P"}) {
