@@ -760,8 +760,11 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
 
 namespace {
 
-double checkedError(const RolloutCheck& c) {
-  return c.done && !c.failed ? c.error : std::numeric_limits<double>::infinity();
+// The steps `tried` [s] and their judged errors, for RolloutCheck::stepsTried.
+std::vector<std::pair<double, double>> stepErrors(const std::vector<std::pair<double, RolloutCheck>>& tried) {
+  std::vector<std::pair<double, double>> out;
+  for (const auto& [h, check] : tried) out.emplace_back(h, check.judgedError());
+  return out;
 }
 
 // "its own step X ms, chosen by the held-out check (A ms: e %, ...)" of the steps `tried`.
@@ -769,7 +772,7 @@ std::string chosenStepText(double chosen, const std::vector<std::pair<double, Ro
   std::string text = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * chosen);
   for (std::size_t k = 0; k < tried.size(); ++k)
     text += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
-            (std::isfinite(checkedError(tried[k].second)) ? verdictPercent(tried[k].second.error)
+            (std::isfinite(tried[k].second.judgedError()) ? verdictPercent(tried[k].second.error)
                                                           : std::string("fails"));
   return text + ")";
 }
@@ -792,13 +795,16 @@ RolloutCheck growStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check
     } catch (const Error&) {
       break;  // a doubled step that cannot be judged: the steps tried so far decide
     }
-    if (!holds(checkedError(tried.back().second))) break;
+    if (!holds(tried.back().second.judgedError())) break;
     chosen = tried.size() - 1;
   }
   probe.setOwnStep(tried[chosen].first);
   rom.setOwnStep(tried[chosen].first);
   RolloutCheck out = tried[chosen].second;
-  if (tried.size() > 1) out.step = chosenStepText(tried[chosen].first, tried);
+  if (tried.size() > 1) {
+    out.step = chosenStepText(tried[chosen].first, tried);
+    out.stepsTried = stepErrors(tried);
+  }
   return out;
 }
 
@@ -821,7 +827,7 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
 // at that step is small beside the model's own.
 RolloutCheck growLearntStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
                             const std::function<RolloutCheck()>& judge, Monitor& monitor) {
-  const double base = checkedError(check), goal = check.tolerance;
+  const double base = check.judgedError(), goal = check.tolerance;
   const auto holds = [base, goal](double e) { return e <= base + 0.05 * goal && (base > goal || e <= goal); };
   return growStep(rom, probe, std::move(check), step, 5, holds, judge, monitor);
 }
@@ -832,21 +838,21 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
                            const std::function<RolloutCheck()>& judge, Monitor& monitor) {
   if (!check.done) return check;
   if (!rom.stepIsFree()) {
-    if (!rom.samplesBetweenSteps() || !std::isfinite(checkedError(check))) return check;
+    if (!rom.samplesBetweenSteps() || !std::isfinite(check.judgedError())) return check;
     return growLearntStep(rom, probe, std::move(check), probe.ownStep(), judge, monitor);
   }
   const double target = 0.2 * check.tolerance;
   // The step a run takes on the data's samples (ReducedModel::stepFor), as the check ran it.
   const double spacing = probe.metrics().value("sample_spacing", 0.0);
   const auto runStep = [&] { return spacing > 0.0 ? probe.stepFor(spacing) : probe.ownStep(); };
-  if (rom.samplesBetweenSteps() && checkedError(check) <= 0.5 * target)
+  if (rom.samplesBetweenSteps() && check.judgedError() <= 0.5 * target)
     return growOwnStep(rom, probe, std::move(check), runStep(), judge, monitor);
   std::vector<std::pair<double, RolloutCheck>> tried{{runStep(), std::move(check)}};
   while (tried.size() < 4) {
-    const double last = checkedError(tried.back().second);
+    const double last = tried.back().second.judgedError();
     if (last <= target) break;
     if (tried.size() >= 2) {
-      const double before = checkedError(tried[tried.size() - 2].second);
+      const double before = tried[tried.size() - 2].second.judgedError();
       // Halving on while it helps: a failure cured, or an error 1.5 times smaller.
       if (!std::isfinite(last) || (std::isfinite(before) && !(1.5 * last <= before))) break;
     }
@@ -862,20 +868,21 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
     }
   }
   double best = std::numeric_limits<double>::infinity();
-  for (const auto& t : tried) best = std::min(best, checkedError(t.second));
+  for (const auto& t : tried) best = std::min(best, t.second.judgedError());
   // Near the best, and passing the goal when the best does.
   const double goal = tried.front().second.tolerance;
   const auto acceptable = [&](double e) {
     return e <= std::max(target, 1.5 * best) && (best > goal || e <= goal);
   };
   std::size_t chosen = 0;
-  while (chosen + 1 < tried.size() && !acceptable(checkedError(tried[chosen].second))) ++chosen;
+  while (chosen + 1 < tried.size() && !acceptable(tried[chosen].second.judgedError())) ++chosen;
   RolloutCheck out = tried[chosen].second;
   if (tried.size() == 1) return out;
   // The probe may be `rom` itself: both end at the chosen step, whichever was tried last.
   probe.setOwnStep(tried[chosen].first);
   rom.setOwnStep(tried[chosen].first);
   out.step = chosenStepText(tried[chosen].first, tried);
+  out.stepsTried = stepErrors(tried);
   return out;
 }
 

@@ -54,6 +54,9 @@ struct RolloutCheck {
   std::string caveat;
   /// How the model's own step was chosen by this check (chooseOwnStep), said with it; empty: not.
   std::string step;
+  /// The steps chooseOwnStep judged [s] and each one's judgedError() [-], in the order tried
+  /// (empty: it judged none but the check's own).
+  std::vector<std::pair<double, double>> stepsTried;
   bool failed = false;    ///< a run blew up or its step failed
   double failedAt = 0.0;  ///< t of the failure [s]
   std::string failure;    ///< the engine's message
@@ -110,6 +113,9 @@ struct RolloutCheck {
   std::string writtenInstead;
   /// True when nothing failed and error <= explained + tolerance.
   bool passed() const { return done && !failed && error <= explained + tolerance; }
+  /// The error [-] of a check that ran and did not fail; infinity otherwise (so that it compares
+  /// as the worst).
+  double judgedError() const { return done && !failed ? error : std::numeric_limits<double>::infinity(); }
   /// One line, e.g. "held-out rollout misses run \"train\" by 45 % of the amplitude of
   /// P.x after t = 75 s (noise explains 5 %)".
   std::string text() const;

@@ -9,8 +9,9 @@
 /// Linearly implicit: L-stable with the exact Jacobian, second order with any approximation of
 /// it, so that a stiff spring limits neither its step nor its accuracy on the slow motion. W's
 /// 2n x 2n system is solved through its n x n Schur complement S = I - g h Av - (g h)^2 Au:
-/// S kv = rv + g h Au ru, ku = ru + g h kv. The arithmetic is the exported C's (rosenbrock_*
-/// in the C kernels), loop for loop, so that both give the same bits.
+/// S kv = rv + g h Au ru, ku = ru + g h kv. The arithmetic is the exported C's (rosenbrock_factor
+/// and rosenbrock_solve in engine/rom/sindy/sindy_export.cpp), loop for loop, so that both give
+/// the same bits.
 
 #include <Eigen/Core>
 
@@ -24,7 +25,7 @@ class RosenbrockW {
   static constexpr double kGamma = 1.7071067811865476;
 
   /// Factorises W for the step h [s] and the Jacobian blocks Au = da/du [1/s^2] and Av = da/du'
-  /// [1/s] (n x n each). False when S is singular (no pivot above 1e-14 of its column's largest entry).
+  /// [1/s] (n x n each). False when S is singular (no pivot above 1e-14 of S's largest entry).
   bool factorise(const Eigen::MatrixXd& Au, const Eigen::MatrixXd& Av, double h);
 
   /// Solves W (ku, kv) = (ru, rv): ru [units of u'], rv [units of u''] (size n each); ku, kv

@@ -197,7 +197,7 @@ static int sindy_tables_hold(S* s) {
 /* ROS2's W = I - g h [[0, I], [Au, Av]] through its Schur complement S = I - g h Av - (g h)^2 Au
    (NR x NR, row-major), LU-factorised with partial pivoting into LU, as RosenbrockW::factorise.
    Returns 0 when S is singular. */
-static int rosenbrock_factor(const double* Au, const double* Av, double gh, double* LU, int* pivot) {
+static int rosenbrock_factor(const double* Au, const double* Av, double gh, double* LU, double* pivot) {
   int i, j, k;
   const double gh2 = gh * gh;
   double largest = 0.0;
@@ -211,7 +211,7 @@ static int rosenbrock_factor(const double* Au, const double* Av, double gh, doub
     for (i = k + 1; i < NR; ++i)
       if (fabs(LU[i * NR + k]) > fabs(LU[p * NR + k])) p = i;
     if (!(fabs(LU[p * NR + k]) > 1e-14 * largest)) return 0;
-    pivot[k] = p;
+    pivot[k] = (double)p; /* state: doubles */
     if (p != k)
       for (j = 0; j < NR; ++j) {
         const double x = LU[k * NR + j];
@@ -227,7 +227,7 @@ static int rosenbrock_factor(const double* Au, const double* Av, double gh, doub
 }
 
 /* W (ku, kv) = (ru, rv): S kv = rv + g h Au ru, ku = ru + g h kv, as RosenbrockW::solve. */
-static void rosenbrock_solve(const double* LU, const int* pivot, const double* Au, double gh, const double* ru,
+static void rosenbrock_solve(const double* LU, const double* pivot, const double* Au, double gh, const double* ru,
                              const double* rv, double* ku, double* kv) {
   int i, j;
   for (i = 0; i < NR; ++i) {
@@ -235,12 +235,14 @@ static void rosenbrock_solve(const double* LU, const int* pivot, const double* A
     for (j = 0; j < NR; ++j) sum += Au[i * NR + j] * ru[j];
     kv[i] = rv[i] + gh * sum;
   }
-  for (i = 0; i < NR; ++i)
-    if (pivot[i] != i) {
+  for (i = 0; i < NR; ++i) {
+    const int p = (int)pivot[i];
+    if (p != i) {
       const double x = kv[i];
-      kv[i] = kv[pivot[i]];
-      kv[pivot[i]] = x;
+      kv[i] = kv[p];
+      kv[p] = x;
     }
+  }
   for (i = 0; i < NR; ++i)
     for (j = 0; j < i; ++j) kv[i] -= LU[i * NR + j] * kv[j];
   for (i = NR - 1; i >= 0; --i) {
@@ -312,25 +314,24 @@ static void sindy_chart(S* s, double t0, double h) {
 }
 
 #if SINDY_ROS2
-/* ROS2 (Verwer et al. 1999) from t0 = (step - 1) h, as SindyStepper::rosenbrockStep: the
-   Jacobian by forward differences at the step's start, two stages. */
+/* ROS2 (Verwer et al. 1999) from t0 = (step - 1) h, as SindyStepper::rosenbrockStep: two
+   stages, W from the Jacobian of every SINDY_JACOBIAN_STEPS-th step's start (and after a change
+   of chart). */
 static void method_step(S* s, double t, double h) {
   const double t0 = (double)(s->step - 1) * h, gh = SINDY_GAMMA * h;
-  int i, pivot[NR];
+  int i;
   sindy_acceleration(s, t0, U, UD, A1);
   sindy_chart(s, t0, h);
   if (SJAC[0] == 0.0 || SJAC[0] >= SINDY_JACOBIAN_STEPS) {
     sindy_jacobian(s, t0, h);
     SJAC[0] = 0.0;
-    if (!rosenbrock_factor(SAU, SAV, gh, SLU, pivot)) {
+    if (!rosenbrock_factor(SAU, SAV, gh, SLU, SPIVOT)) {
       for (i = 0; i < NR; ++i) U[i] = NAN;
       return;
     }
-    for (i = 0; i < NR; ++i) SPIVOT[i] = (double)pivot[i];
   }
   SJAC[0] += 1.0;
-  for (i = 0; i < NR; ++i) pivot[i] = (int)SPIVOT[i];
-  rosenbrock_solve(SLU, pivot, SAU, gh, UD, A1, U3, V3);
+  rosenbrock_solve(SLU, SPIVOT, SAU, gh, UD, A1, U3, V3);
   for (i = 0; i < NR; ++i) {
     U2[i] = U[i] + h * U3[i];
     V2[i] = UD[i] + h * V3[i];
@@ -340,7 +341,7 @@ static void method_step(S* s, double t, double h) {
     V1[i] = V2[i] - 2.0 * U3[i];
     A3[i] = A2[i] - 2.0 * V3[i];
   }
-  rosenbrock_solve(SLU, pivot, SAU, gh, V1, A3, U4, V4);
+  rosenbrock_solve(SLU, SPIVOT, SAU, gh, V1, A3, U4, V4);
   for (i = 0; i < NR; ++i) {
     U[i] += h * (1.5 * U3[i] + 0.5 * U4[i]);
     UD[i] += h * (1.5 * V3[i] + 0.5 * V4[i]);

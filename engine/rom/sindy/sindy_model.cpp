@@ -677,24 +677,22 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
   return rollout;
 }
 
-namespace {
-
-double checkedError(const RolloutCheck& c) {
-  return c.done && !c.failed ? c.error : std::numeric_limits<double>::infinity();
-}
-
-}  // namespace
-
 std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::function<RolloutCheck()>& judge,
                                          Monitor& monitor) {
   const double spacing = metrics_.value("sample_spacing", 0.0);
   if (!rk4.done || !(spacing > 0.0)) return {};
   // Evaluations of the accelerations per data spacing: RK4's four a step (the first shared with
-  // the sample) at its own step; ROS2's two and the Jacobian's 2 n a step.
+  // the sample) at its own step; ROS2's two a step and its Jacobian's 2 n every
+  // kSindyJacobianSteps steps.
   const double rk4Step = stepFor(spacing), n = reducedDimension();
-  const double rk4Cost = 4.0 * spacing / rk4Step;
-  const double best = checkedError(rk4), goal = rk4.tolerance;
+  const double rk4Cost = 4.0 * spacing / rk4Step, ros2StepCost = 2.0 + 2.0 * n / kSindyJacobianSteps;
+  const double best = rk4.judgedError(), goal = rk4.tolerance;
   const bool rk4Misses = !(best <= goal);
+  // Stiff: RK4 blew up at the spacing, where the check tried it first (its stability limit, not
+  // its accuracy, took its step below). A step limited by accuracy stays RK4's: a second-order
+  // method is no cheaper there.
+  const bool stiff = !rk4.stepsTried.empty() && !std::isfinite(rk4.stepsTried.front().second);
+  if (!stiff && !rk4Misses) return {};
   // Near RK4's error (within 1.5 times, or a twentieth of the goal): the check sees a few
   // runs, and a second-order step that misses more on them misses more on larger swings (a
   // change of chart bends the slow motion's manifold into the stiff direction). Within the goal
@@ -704,7 +702,7 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::fun
   };
   std::string tried;
   metrics_["integrator"] = kSindyRos2;
-  for (double h = spacing; (2.0 + 2.0 * n) * spacing / h < rk4Cost || (rk4Misses && h >= 0.25 * spacing);
+  for (double h = spacing; ros2StepCost * spacing / h < rk4Cost || (rk4Misses && h >= 0.25 * spacing);
        h *= 0.5) {
     setOwnStep(h);
     monitor.reportNow({formatText("held-out check with ROS2 at a step of %g ms", 1e3 * h), 0, 1, {}});
@@ -716,21 +714,18 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::fun
     } catch (const Error&) {
       break;  // not judged: RK4's step stays
     }
-    const double e = checkedError(ros2);
+    const double e = ros2.judgedError();
     tried += (tried.empty() ? "" : ", ") + formatText("%g ms: ", 1e3 * h) +
              (std::isfinite(e) ? verdictPercent(e) : std::string("fails"));
     if (!holds(e)) continue;
-    std::string rk4Steps = rk4.step;
-    if (const std::size_t open = rk4Steps.find('('); open != std::string::npos && rk4Steps.back() == ')')
-      rk4Steps = rk4Steps.substr(open + 1, rk4Steps.size() - open - 2);
-    else
-      rk4Steps =
-          formatText("%g ms: ", 1e3 * rk4Step) + (std::isfinite(best) ? verdictPercent(best) : "fails");
+    const std::string rk4Said = rk4.step.empty() ? formatText("%g ms: ", 1e3 * rk4Step) +
+                                                       (std::isfinite(best) ? verdictPercent(best) : "fails")
+                                                 : rk4.step;
     return formatText(
                "its own step %g ms with the Rosenbrock W-method ROS2 of Verwer et al. (linearly implicit: "
                "a stiff motion does not limit its step), chosen by the held-out check (ROS2 at ",
                1e3 * h) +
-           tried + "; classic RK4 at " + rk4Steps + ")";
+           tried + "); classic RK4: " + rk4Said;
   }
   metrics_.erase("integrator");
   setOwnStep(rk4Step);

@@ -233,9 +233,10 @@ class SindyModel : public ReducedModel {
   // Leaves out of terms_ and rows the terms the rows cannot tell apart (separableSindyColumns,
   // `fitRows` the held-out check's); into leftOut_, and the verdict's words on them ("" when none).
   std::string leaveOutInseparable(internal::SindyRows& rows, const std::vector<Eigen::Index>& fitRows);
-  // Where `rk4`, the held-out check at the own step chooseOwnStep gave, took a step below the
-  // data's spacing to cost fewer evaluations than ROS2 at the spacing, or missed: ROS2 at the
-  // spacing judged by `judge`, kept when it holds as well (then the note saying so; else "").
+  // Where `rk4`, the held-out check at the own step chooseOwnStep gave, blew up at the data's
+  // spacing (stiff) or missed: ROS2 at the spacing and halved steps judged by `judge` while they
+  // cost fewer evaluations than RK4's step, the first that holds as well kept (then the note
+  // saying so, with RK4's; else "").
   std::string chooseIntegrator(const RolloutCheck& rk4, const std::function<RolloutCheck()>& judge,
                                Monitor& monitor);
   RolloutCheck validate(const Model& model, const internal::SindyRows& rows,
