@@ -18,6 +18,7 @@ using namespace mbdrom;
 using mbdrom::Monitor;
 using mbdrom::Progress;
 using mbdrom::app::JobRunner;
+using mbdrom::test::latencyLimit;
 using mbdrom::test::waitFor;
 
 namespace {
@@ -93,7 +94,7 @@ TEST_CASE("job runner cancels a long MacPherson simulation while the GUI thread 
   ticker.stop();
 
   CHECK(finished.outcome == JobRunner::Outcome::Cancelled);
-  CHECK(worstGap - 10 < 50);
+  CHECK(worstGap - 10 < latencyLimit(50));
   CHECK(progressSignals > 0);
   CHECK(progressSignals <= 800 / 100 + 5);  // throttled to ~10 records per second
   CHECK_FALSE(runner.busy());
@@ -119,7 +120,7 @@ TEST_CASE("job runner cancels a long computation promptly") {
   clock.start();
   runner.cancel();
   REQUIRE(waitFor([&] { return finished.seen; }, 5000));
-  CHECK(clock.elapsed() < 200);
+  CHECK(clock.elapsed() < latencyLimit(200));
   CHECK(finished.outcome == JobRunner::Outcome::Cancelled);
   CHECK(done < iterations);
 }
