@@ -119,6 +119,11 @@ std::string verdictPercent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
 }
 
+std::string stepTryText(double step, double judgedError) {
+  return formatText("%g ms: ", 1e3 * step) +
+         (std::isfinite(judgedError) ? verdictPercent(judgedError) : "fails");
+}
+
 Replay replayLoads(const Model& model, const DatasetRun& data) {
   Replay r;
   r.loadCase = replayLoadCase(model, data);
@@ -767,13 +772,12 @@ std::vector<std::pair<double, double>> stepErrors(const std::vector<std::pair<do
   return out;
 }
 
-// "its own step X ms, chosen by the held-out check (A ms: e %, ...)" of the steps `tried`.
-std::string chosenStepText(double chosen, const std::vector<std::pair<double, RolloutCheck>>& tried) {
+// "its own step X ms, chosen by the held-out check (A ms: e %, ...)" of the steps `tried`
+// (RolloutCheck::stepsTried).
+std::string chosenStepText(double chosen, const std::vector<std::pair<double, double>>& tried) {
   std::string text = formatText("its own step %g ms, chosen by the held-out check (", 1e3 * chosen);
   for (std::size_t k = 0; k < tried.size(); ++k)
-    text += (k ? ", " : "") + formatText("%g ms: ", 1e3 * tried[k].first) +
-            (std::isfinite(tried[k].second.judgedError()) ? verdictPercent(tried[k].second.error)
-                                                          : std::string("fails"));
+    text += (k ? ", " : "") + stepTryText(tried[k].first, tried[k].second);
   return text + ")";
 }
 
@@ -802,8 +806,8 @@ RolloutCheck growStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check
   rom.setOwnStep(tried[chosen].first);
   RolloutCheck out = tried[chosen].second;
   if (tried.size() > 1) {
-    out.step = chosenStepText(tried[chosen].first, tried);
     out.stepsTried = stepErrors(tried);
+    out.step = chosenStepText(tried[chosen].first, out.stepsTried);
   }
   return out;
 }
@@ -881,8 +885,8 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   // The probe may be `rom` itself: both end at the chosen step, whichever was tried last.
   probe.setOwnStep(tried[chosen].first);
   rom.setOwnStep(tried[chosen].first);
-  out.step = chosenStepText(tried[chosen].first, tried);
   out.stepsTried = stepErrors(tried);
+  out.step = chosenStepText(tried[chosen].first, out.stepsTried);
   return out;
 }
 

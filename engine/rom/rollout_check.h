@@ -227,6 +227,10 @@ inline constexpr char kWrongVerdict[] = "the model is wrong: ";
 /// A relative error [-] as the verdicts print it: "1.1 %", "12 %".
 std::string verdictPercent(double fraction);
 
+/// One step tried by a held-out check, as verdicts list them: "5 ms: fails" or "2.5 ms: 0.42 %"
+/// (`step` [s], `judgedError` [-] as RolloutCheck::judgedError gives it).
+std::string stepTryText(double step, double judgedError);
+
 /// The relative change of a run's loads that loadSensitivity applies: about the force error of a
 /// good reduced model [-].
 inline constexpr double kSensitivityLoadChange = 1e-3;

@@ -715,12 +715,9 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::fun
       break;  // not judged: RK4's step stays
     }
     const double e = ros2.judgedError();
-    tried += (tried.empty() ? "" : ", ") + formatText("%g ms: ", 1e3 * h) +
-             (std::isfinite(e) ? verdictPercent(e) : std::string("fails"));
+    tried += (tried.empty() ? "" : ", ") + stepTryText(h, e);
     if (!holds(e)) continue;
-    const std::string rk4Said = rk4.step.empty() ? formatText("%g ms: ", 1e3 * rk4Step) +
-                                                       (std::isfinite(best) ? verdictPercent(best) : "fails")
-                                                 : rk4.step;
+    const std::string rk4Said = rk4.step.empty() ? stepTryText(rk4Step, best) : rk4.step;
     return formatText(
                "its own step %g ms with the Rosenbrock W-method ROS2 of Verwer et al. (linearly implicit: "
                "a stiff motion does not limit its step), chosen by the held-out check (ROS2 at ",
