@@ -1,4 +1,5 @@
 #include "engine/rom/sindy/sindy_model.h"
+#include "engine/rom/sindy/sindy_stiff_elements.h"
 
 #include "engine/rom/sindy/sindy_coordinates.h"
 
@@ -416,6 +417,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   }
   const std::vector<SindyHint> hints = rom->explain(rows, settings.library, kind);
   rom->recordMetrics(rows, kind, rollout, hints, front);
+  rom->recordStiffElements(model, dataset);
   monitor.checkpoint();
   monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
   return rom;
@@ -753,6 +755,18 @@ std::vector<SindyHint> SindyModel::explain(const internal::SindyRows& rows,
     result_.verdict += "; as likely: " + hints[k].term + " (" + hints[k].family + ", " +
                        formatText("%.2f", hints[k].correlation) + "): " + hints[k].advice;
   return hints;
+}
+
+void SindyModel::recordStiffElements(const Model& model, const Dataset& dataset) {
+  const DatasetRun& first = dataset.runs.front();
+  const std::vector<SindyStiffElement> stiff = sindyStiffElements(
+      model, first.q.col(0), first.t(0), independent_, knownForces_, metrics_.value("sample_spacing", 0.0));
+  if (stiff.empty()) return;
+  OJson list = OJson::array();
+  for (const SindyStiffElement& e : stiff)
+    list.push_back(
+        {{"name", e.name}, {"frequency", e.frequency}, {"samples_per_period", e.samplesPerPeriod}});
+  metrics_["stiff_elements"] = std::move(list);
 }
 
 void SindyModel::recordMetrics(const internal::SindyRows& rows, const std::string& kind,
@@ -2040,6 +2054,31 @@ MethodInfo sindyMethod() {
     if (!model)
       throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
     return SindyModel::train(dataset, s, monitor, *model);
+  };
+  // A model that missed its checks on a mechanism with spring-dampers too stiff for the data
+  // (sindy_stiff_elements.h) is trained again with them as known forces, once.
+  m.secondTry = [](const OJsonR& settings, const ReducedModel& best,
+                   const std::vector<std::string>& tried) -> std::optional<SecondTry> {
+    const auto stiff = best.metrics().find("stiff_elements");
+    if (!tried.empty() || stiff == best.metrics().end() || !stiff->is_array() || stiff->empty())
+      return std::nullopt;
+    std::vector<SindyStiffElement> elements;
+    std::vector<std::string> known = settings.value("known_forces", std::vector<std::string>{"auto"});
+    for (const OJsonR& e : *stiff) {
+      elements.push_back(
+          {e.value("name", ""), e.value("frequency", 0.0), e.value("samples_per_period", 0.0)});
+      known.push_back(elements.back().name);
+    }
+    OJsonR s = settings;
+    s["known_forces"] = known;
+    // The reason once, in the first label ("the model with ... identified missed this check").
+    std::string names;
+    for (const SindyStiffElement& e : elements) names += (names.empty() ? "\"" : ", \"") + e.name + "\"";
+    const bool one = elements.size() == 1;
+    return SecondTry{SindySettings::fromJson(s).toJson(),
+                     (one ? "the spring-damper " : "the spring-dampers ") + sindyStiffElementsText(elements) +
+                         " identified",
+                     names + (one ? " as a known force" : " as known forces")};
   };
   // κ and the own step are chosen on the held-out runs: κ fixed to the one chosen.
   m.chosenSettings = [](const ReducedModel& rom) {

@@ -244,6 +244,8 @@ class SindyModel : public ReducedModel {
                         std::string& kind, Monitor& monitor);
   std::vector<SindyHint> explain(const internal::SindyRows& rows, const SindyLibraryOptions& library,
                                  const std::string& kind);
+  // Metrics "stiff_elements": the spring-dampers too stiff for the data (sindy_stiff_elements.h).
+  void recordStiffElements(const Model& model, const Dataset& dataset);
   void recordMetrics(const internal::SindyRows& rows, const std::string& kind, const RolloutCheck& rollout,
                      const std::vector<SindyHint>& hints, const std::vector<SindySweepPoint>& front);
   // One run's parts of gatherRows: its estimated derivatives (their noise into `positionNoise`

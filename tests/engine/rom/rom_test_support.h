@@ -149,6 +149,19 @@ inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const
   return readTrajectoryCsv(csv);
 }
 
+/// Reduced run of a load case at the model's own step (the step of a run that sets none), samples
+/// every 5 ms, through the CSV writer, read back.
+inline TrajectoryTable ownStepRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
+                                  double tEnd, const std::string& csv) {
+  RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.outputDt = 0.005;
+  TrajectoryCsvWriter writer(csv);
+  rom.simulate(model, o, writer);
+  return readTrajectoryCsv(csv);
+}
+
 /// Relative RMSE of `point` of a reduced run against the reference CSV (the framework's measure).
 inline double relativeError(const std::string& referenceCsv, const TrajectoryTable& reduced,
                             const std::string& point) {
