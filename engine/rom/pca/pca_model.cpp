@@ -11,6 +11,7 @@
 #include "engine/rom/pca/kmeans.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
+#include "engine/rom/unresolved_modes.h"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -933,7 +934,9 @@ MethodInfo pcaMethod() {
       "16 clusters (one per 30 samples for fewer than 480; trained again with 32 when 16 miss the held-out "
       "check or pass it with a bound above the goal, then without the convective force while it still "
       "does, the best written) of n_r = the "
-      "mechanism's degrees of freedom, with the convective force of each chart's curvature: runs "
+      "mechanism's degrees of freedom (trained again first with n_r less the modes the data sample "
+      "fewer than 8 times a period, when it misses), with the convective force of each chart's curvature: "
+      "runs "
       "long enough to visit each region of the motion several times (hundreds of samples or more).";
   m.group = 0;
   m.needsMechanism = true;
@@ -992,8 +995,9 @@ MethodInfo pcaMethod() {
     return PcaModel::train(dataset, s, monitor, *model);
   };
   // A model that missed its held-out check (or passed it with a bound above the goal) is trained
-  // again, each proposal once, the better kept: with 32 clusters when 16 were automatic (smaller
-  // local charts follow curved motion closer but cost more per step, so they are tried only then;
+  // again, each proposal once, the better kept: with n_r below the degrees of freedom where the
+  // data do not resolve some of the mechanism's modes (above), with 32 clusters when 16 were automatic
+  // (smaller local charts follow curved motion closer but cost more per step, so they are tried only then;
   // only on data that gives 32 clusters their samples even when half of it is held out, so that
   // the held-out check's two trainings have 16 and 32 clusters too), then, with the automatic
   // convective force, without it: where the curvature of a chart barely changes over its cluster,
@@ -1003,6 +1007,25 @@ MethodInfo pcaMethod() {
     const auto untried = [&](const std::string& label) {
       return std::find(tried.begin(), tried.end(), label) == tried.end();
     };
+    // First, on a mechanism with modes the data do not resolve (a stiff joint beside slow
+    // motion), n_r without them: at the degrees of freedom, each cluster's second direction is
+    // the curvature of the slow motion rather than the stiff mode, whose deflection is smaller.
+    const auto modes = best.metrics().find("unresolved_modes");
+    const int dof = static_cast<int>(metricNumber(best.metrics(), "nr"));
+    if (modes != best.metrics().end() && modes->is_array() && settings.value("nr", 0) == 0 &&
+        dof - static_cast<int>(modes->size()) >= 1) {
+      std::vector<UnresolvedMode> unresolved;
+      for (const OJsonR& mode : *modes)
+        unresolved.push_back({mode.value("frequency", 0.0), mode.value("samples_per_period", 0.0)});
+      const int nr = dof - static_cast<int>(unresolved.size());
+      const std::string condensed =
+          formatText("n_r = %d, ", nr) + unresolvedModesText(unresolved) + " condensed";
+      if (untried(condensed)) {
+        OJsonR s = settings;
+        s["nr"] = nr;
+        return SecondTry{PcaSettings::fromJson(s).toJson(), formatText("n_r = %d", dof), condensed};
+      }
+    }
     const std::string more = formatText("%d clusters", 2 * kAutomaticClusters);
     if (untried(more) && settings.value("clusters", 0) == 0 &&
         metricNumber(best.metrics(), "clusters") == kAutomaticClusters &&

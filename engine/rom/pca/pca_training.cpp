@@ -9,6 +9,7 @@
 #include "engine/rom/pca/kmeans.h"
 #include "engine/rom/pca/pca_model.h"
 #include "engine/rom/rom_support.h"
+#include "engine/rom/unresolved_modes.h"
 
 #include <Eigen/SVD>
 
@@ -307,6 +308,17 @@ long long switchesInData(const Dataset& dataset, const std::vector<int>& assignm
   return switches;
 }
 
+// Metrics "unresolved_modes": the mechanism's modes the data sample too coarsely
+// (unresolved_modes.h), which a second try condenses.
+void recordUnresolvedModes(const Model& model, OJson& metrics) {
+  const std::vector<UnresolvedMode> modes = unresolvedModes(model, metrics.value("sample_spacing", 0.0));
+  if (modes.empty()) return;
+  OJson list = OJson::array();
+  for (const UnresolvedMode& m : modes)
+    list.push_back({{"frequency", m.frequency}, {"samples_per_period", m.samplesPerPeriod}});
+  metrics["unresolved_modes"] = std::move(list);
+}
+
 }  // namespace
 
 std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSettings& settings,
@@ -360,6 +372,7 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   const double fastest = rom->fastestModeTime();
   metrics["fastest_mode_time"] = std::isfinite(fastest) ? OJson(fastest) : OJson(nullptr);
   metrics["cluster"] = clusterMetrics;
+  recordUnresolvedModes(model, metrics);
   // A stop asked for during the last stage cancels too: no model comes back after a stop.
   monitor.checkpoint();
   monitor.reportNow({"train pca", k + 1, k + 1, {{"within_cluster_error", km.withinError}}});

@@ -1961,7 +1961,9 @@ MethodInfo sindyMethod() {
       "library of degree 3 with sign terms, thresholded at 0.05 of each coordinate's force (a term "
       "contributing less than 5 % of the larger of its unknown and its inertial force goes; --threshold "
       "absolute: coefficients below kappa in the data's units), and at a tenth and a hundredth of that, "
-      "the held-out check choosing (the sparser fit unless a smaller threshold's error is 1.5 times lower).";
+      "the held-out check choosing (the sparser fit unless a smaller threshold's error is 1.5 times lower); "
+      "a model that misses its checks is trained again with the spring-dampers too stiff for the data "
+      "(fewer than 8 samples a period of their own vibration) as known forces.";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;

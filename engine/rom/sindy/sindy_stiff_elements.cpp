@@ -4,6 +4,7 @@
 #include "engine/model/forces.h"
 #include "engine/model/model.h"
 #include "engine/rom/sindy/sindy.h"
+#include "engine/rom/unresolved_modes.h"
 
 #include <Eigen/Cholesky>
 
@@ -39,7 +40,7 @@ std::vector<SindyStiffElement> sindyStiffElements(const Model& model, const Eige
     if (!(omega2 > 0.0)) continue;
     const double omega = std::sqrt(omega2);
     const double samples = 2.0 * std::numbers::pi / (omega * spacing);
-    if (samples < kSindyStiffSamplesPerPeriod)
+    if (samples < kResolvedSamplesPerPeriod)
       stiff.push_back({spec.name, omega / (2.0 * std::numbers::pi), samples});
   }
   std::sort(stiff.begin(), stiff.end(),

@@ -5,9 +5,9 @@
 /// between two bodies that turn by a tenth of a radian transmits a fraction of a newton metre
 /// through a stiffness of thousands of newton metres per radian): a library of polynomials fits
 /// it to a few per cent at best, and the fitted model blows up. When its own vibration has
-/// fewer than kSamplesPerPeriod samples of the data a period, the data cannot resolve its motion
-/// either; SINDy's second try then takes such elements as known forces (from the mechanism's
-/// file, as the loads are) and identifies the rest.
+/// fewer than kResolvedSamplesPerPeriod samples of the data a period (unresolved_modes.h), the data cannot
+/// resolve its motion either; SINDy's second try then takes such elements as known forces (from the
+/// mechanism's file, as the loads are) and identifies the rest.
 ///
 /// Own frequency of element e at q: ω² = k_e gᵀ (RᵀMR)⁻¹ g, g = Rᵀ ∇_q l_e, with k_e = df_k/dl
 /// at its length, R the null-space basis of Φ_q in the independent coordinates: the frequency
@@ -29,12 +29,9 @@ struct SindyStiffElement {
   double samplesPerPeriod = 0.0;  ///< samples of the data per period of it [-]
 };
 
-/// Fewer samples a period than this: the element counts as stiff.
-inline constexpr double kSindyStiffSamplesPerPeriod = 8.0;
-
 /// The spring-dampers of `model` not among `known` (known-force names, "springs" for all of
 /// them) whose own frequency at `q` [m, -] (size nq), `t` [s], in the independent coordinates
-/// `independent` (indices into q), has fewer than kSindyStiffSamplesPerPeriod samples of
+/// `independent` (indices into q), has fewer than kResolvedSamplesPerPeriod samples of
 /// `spacing` [s] a period; largest frequency first. Throws InputError where the coordinates are
 /// not independent at q.
 std::vector<SindyStiffElement> sindyStiffElements(const Model& model, const Eigen::VectorXd& q, double t,
