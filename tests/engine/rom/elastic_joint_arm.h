@@ -5,6 +5,8 @@
 #include "engine/model/model_file.h"
 #include "engine/model/time_function.h"
 
+#include "tests/engine/rom/load_variants.h"
+
 #include <string>
 
 namespace mbdrom::test {
@@ -16,7 +18,8 @@ namespace mbdrom::test {
 // 0.042667 kg m²: ω² = 3200 (50 + 23.4375) = 235 000, 77.2 Hz; the link swings at 0.80 Hz (m g L/2 over I_O +
 // J). Six training sines of the motor's torque, a smooth step and two sines it never saw.
 inline Model elasticJointArm() {
-  ModelSpec spec = parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "elastic joint arm",
+  const ModelSpec spec =
+      parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "elastic joint arm",
     "gravity": [0, 0, -9.81],
     "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
                {"name": "W", "position": [-1, 0, -0.4], "fixed": true},
@@ -36,25 +39,17 @@ inline Model elasticJointArm() {
                         "damping": 0.4}],
     "load_cases": [{"name": "train", "loads": [{"name": "motor", "type": "torque", "body": "rotor",
       "direction": [0, 1, 0], "function": {"type": "sine", "amplitude": 0.1, "frequency": 0.7}}]}]})",
-                                  "<elastic joint arm>");
-  const LoadCase base = spec.loadCases.front();
-  spec.loadCases.clear();
-  const auto add = [&](const std::string& name, const TimeFunction& f) {
-    LoadCase c = base;
-    c.name = name;
-    c.loads.front().function = f;
-    spec.loadCases.push_back(c);
-  };
+                     "<elastic joint arm>");
   // A Latin hypercube over 0.04-0.16 N m and 0.3-1.8 Hz (the link's resonance inside).
-  add("s1", TimeFunction::sine(0.05, 1.45));
-  add("s2", TimeFunction::sine(0.14, 0.52));
-  add("s3", TimeFunction::sine(0.09, 1.75));
-  add("s4", TimeFunction::sine(0.12, 0.95));
-  add("s5", TimeFunction::sine(0.07, 0.33));
-  add("s6", TimeFunction::sine(0.155, 1.2));
-  add("step", TimeFunction::smoothStep(0.5, 1.2, 0.1));
-  add("drive", TimeFunction::sum({TimeFunction::sine(0.06, 0.45), TimeFunction::sine(0.05, 1.5)}));
-  return Model(spec);
+  return withLoadVariants(
+      spec, {{"s1", TimeFunction::sine(0.05, 1.45)},
+             {"s2", TimeFunction::sine(0.14, 0.52)},
+             {"s3", TimeFunction::sine(0.09, 1.75)},
+             {"s4", TimeFunction::sine(0.12, 0.95)},
+             {"s5", TimeFunction::sine(0.07, 0.33)},
+             {"s6", TimeFunction::sine(0.155, 1.2)},
+             {"step", TimeFunction::smoothStep(0.5, 1.2, 0.1)},
+             {"drive", TimeFunction::sum({TimeFunction::sine(0.06, 0.45), TimeFunction::sine(0.05, 1.5)})}});
 }
 
 }  // namespace mbdrom::test

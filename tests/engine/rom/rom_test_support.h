@@ -116,6 +116,16 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
   return recorder.samples();
 }
 
+/// A data set of the full model's runs of the load cases `cases`, each `tEnd` [s] long and named
+/// "run <case>", their CSVs the temporary files "<prefix><case>.csv".
+inline Dataset fullRunsDataset(const Model& model, const std::vector<std::string>& cases, double tEnd,
+                               const std::string& prefix) {
+  Dataset dataset = makeDataset(model);
+  for (const std::string& c : cases)
+    addRun(dataset, runFromSamples(fullRun(model, c, tEnd, tempPath(prefix + c + ".csv")), "run " + c, c));
+  return dataset;
+}
+
 /// The rail oscillator pushed at 30 N, sampled every 10 ms for 1.2 s (its CSV the temporary
 /// file `csv`), and a data set of that one run, "push run" under load case "push".
 struct PushedRailRun {

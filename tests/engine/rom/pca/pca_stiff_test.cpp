@@ -18,10 +18,7 @@ using namespace mbdrom::test;
 TEST_CASE("local pca condenses a mode its data do not resolve and follows loads it never saw",
           "[pca_stiff]") {
   const Model model = elasticJointArm();
-  Dataset dataset = makeDataset(model);
-  for (const char* c : {"s1", "s2", "s3", "s4", "s5", "s6"})
-    addRun(dataset, runFromSamples(fullRun(model, c, 4.0, tempPath(std::string("pca_arm_") + c + ".csv")),
-                                   std::string("run ") + c, c));
+  const Dataset dataset = fullRunsDataset(model, {"s1", "s2", "s3", "s4", "s5", "s6"}, 4.0, "pca_arm_");
   Monitor monitor;
   const auto rom = trainReducedModel("pca", dataset, nlohmann::ordered_json::object(), monitor, &model);
   const std::string verdict = rom->metrics().at("verdict").get<std::string>();

@@ -84,10 +84,7 @@ TEST_CASE("an elastic joint's own frequency is the torsional one of its two iner
 TEST_CASE("sindy trains again with a spring-damper too stiff for its data as a known force",
           "[sindy_stiff_elements]") {
   const Model model = elasticJointArm();
-  Dataset dataset = makeDataset(model);
-  for (const char* c : {"s1", "s2", "s3", "s4", "s5", "s6"})
-    addRun(dataset, runFromSamples(fullRun(model, c, 4.0, tempPath(std::string("arm_") + c + ".csv")),
-                                   std::string("run ") + c, c));
+  const Dataset dataset = fullRunsDataset(model, {"s1", "s2", "s3", "s4", "s5", "s6"}, 4.0, "arm_");
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
   const auto& sindy = dynamic_cast<const SindyModel&>(*rom);

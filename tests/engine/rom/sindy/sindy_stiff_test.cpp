@@ -22,10 +22,7 @@ using namespace mbdrom::test;
 TEST_CASE("sindy on a stiff spring steps by ROS2 at its data's spacing and follows loads it never saw",
           "[sindy_stiff]") {
   const Model model = stiffSliderPendulum();
-  Dataset dataset = makeDataset(model);
-  for (const char* c : {"s1", "s2", "s3", "s4", "s5", "s6"})
-    addRun(dataset, runFromSamples(fullRun(model, c, 4.0, tempPath(std::string("stiff_") + c + ".csv")),
-                                   std::string("run ") + c, c));
+  const Dataset dataset = fullRunsDataset(model, {"s1", "s2", "s3", "s4", "s5", "s6"}, 4.0, "stiff_");
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
   const auto& sindy = dynamic_cast<const SindyModel&>(*rom);

@@ -5,6 +5,8 @@
 #include "engine/model/model_file.h"
 #include "engine/model/time_function.h"
 
+#include "tests/engine/rom/load_variants.h"
+
 #include <string>
 
 namespace mbdrom::test {
@@ -13,7 +15,8 @@ namespace mbdrom::test {
 // about 140 Hz) carries a 0.4 m pendulum of 0.5 kg (0.79 Hz), pushed along x at its bob: six
 // training sines (amplitude [N], frequency [Hz]) and two loads of other waveforms ("drive": two sines).
 inline Model stiffSliderPendulum() {
-  ModelSpec spec = parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "stiff slider pendulum",
+  const ModelSpec spec =
+      parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "stiff slider pendulum",
     "gravity": [0, 0, -9.81],
     "points": [{"name": "O", "position": [0, 0, 0], "fixed": true},
                {"name": "W", "position": [-0.2, 0, 0], "fixed": true},
@@ -30,25 +33,17 @@ inline Model stiffSliderPendulum() {
                         "stiffness": [2000000], "damping": 200}],
     "load_cases": [{"name": "train", "loads": [{"name": "push", "type": "force", "point": "P",
       "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": 1, "frequency": 0.6}}]}]})",
-                                  "<stiff slider pendulum>");
-  const LoadCase base = spec.loadCases.front();
-  spec.loadCases.clear();
-  const auto add = [&](const std::string& name, const TimeFunction& f) {
-    LoadCase c = base;
-    c.name = name;
-    c.loads.front().function = f;
-    spec.loadCases.push_back(c);
-  };
+                     "<stiff slider pendulum>");
   // A Latin hypercube over 0.5-2 N and 0.3-1.5 Hz (the pendulum's resonance inside).
-  add("s1", TimeFunction::sine(0.59, 1.16));
-  add("s2", TimeFunction::sine(1.68, 1.06));
-  add("s3", TimeFunction::sine(0.86, 0.70));
-  add("s4", TimeFunction::sine(1.43, 0.80));
-  add("s5", TimeFunction::sine(1.04, 1.38));
-  add("s6", TimeFunction::sine(1.78, 0.34));
-  add("ramp", TimeFunction::smoothStep(0.5, 1.2, 1.2));
-  add("drive", TimeFunction::sum({TimeFunction::sine(0.7, 0.45), TimeFunction::sine(0.5, 1.1)}));
-  return Model(spec);
+  return withLoadVariants(
+      spec, {{"s1", TimeFunction::sine(0.59, 1.16)},
+             {"s2", TimeFunction::sine(1.68, 1.06)},
+             {"s3", TimeFunction::sine(0.86, 0.70)},
+             {"s4", TimeFunction::sine(1.43, 0.80)},
+             {"s5", TimeFunction::sine(1.04, 1.38)},
+             {"s6", TimeFunction::sine(1.78, 0.34)},
+             {"ramp", TimeFunction::smoothStep(0.5, 1.2, 1.2)},
+             {"drive", TimeFunction::sum({TimeFunction::sine(0.7, 0.45), TimeFunction::sine(0.5, 1.1)})}});
 }
 
 }  // namespace mbdrom::test
