@@ -1963,7 +1963,7 @@ MethodInfo sindyMethod() {
       "absolute: coefficients below kappa in the data's units), and at a tenth and a hundredth of that, "
       "the held-out check choosing (the sparser fit unless a smaller threshold's error is 1.5 times lower); "
       "a model that misses its checks is trained again with the spring-dampers too stiff for the data "
-      "(fewer than 8 samples a period of their own vibration) as known forces.";
+      "(fewer than 8 samples a period of their own vibration) as known forces, unless --known is given.";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -2058,14 +2058,16 @@ MethodInfo sindyMethod() {
     return SindyModel::train(dataset, s, monitor, *model);
   };
   // A model that missed its checks on a mechanism with spring-dampers too stiff for the data
-  // (sindy_stiff_elements.h) is trained again with them as known forces, once.
+  // (sindy_stiff_elements.h) is trained again with them as known forces, once; known forces the
+  // user named are kept as they are.
   m.secondTry = [](const OJsonR& settings, const ReducedModel& best,
                    const std::vector<std::string>& tried) -> std::optional<SecondTry> {
     const auto stiff = best.metrics().find("stiff_elements");
-    if (!tried.empty() || stiff == best.metrics().end() || !stiff->is_array() || stiff->empty())
+    std::vector<std::string> known = settings.value("known_forces", std::vector<std::string>{});
+    if (!tried.empty() || known != std::vector<std::string>{"auto"} || stiff == best.metrics().end() ||
+        !stiff->is_array() || stiff->empty())
       return std::nullopt;
     std::vector<SindyStiffElement> elements;
-    std::vector<std::string> known = settings.value("known_forces", std::vector<std::string>{"auto"});
     for (const OJsonR& e : *stiff) {
       elements.push_back(
           {e.value("name", ""), e.value("frequency", 0.0), e.value("samples_per_period", 0.0)});
