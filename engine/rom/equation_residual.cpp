@@ -2,6 +2,8 @@
 
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
+#include "engine/model/model.h"
+#include "engine/rom/unresolved_modes.h"
 
 #include <Eigen/QR>
 
@@ -16,10 +18,60 @@ long long EquationResidual::every(long long samples) {
   return std::max(1LL, (samples + kMost - 1) / kMost);
 }
 
-EquationResidual::EquationResidual(const Model& model, bool frictionInSamples)
+EquationResidual::EquationResidual(const Model& model, bool frictionInSamples, double spacing)
     : model_(model),
       measures_(model.nq() > 0 && model.nq() <= kMaxCoordinates),
-      frictionInSamples_(frictionInSamples) {}
+      frictionInSamples_(frictionInSamples),
+      spacing_(spacing) {}
+
+void EquationResidual::chooseRigidSprings(const Eigen::VectorXd& q, double t) {
+  chosen_ = true;
+  if (!(spacing_ > 0.0) || model_.springDampers().empty()) return;
+  // A basis of the motions the constraints allow: the trailing columns of Φ_qᵀ's QR.
+  Eigen::MatrixXd allowed = Eigen::MatrixXd::Identity(model_.nq(), model_.nq());
+  if (model_.nc() > 0) {
+    evalPhiQ(model_, q, t, phiQ_);
+    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(phiQ_.transpose());
+    const Eigen::MatrixXd Q = qr.householderQ();
+    allowed = Q.rightCols(model_.nq() - qr.rank());
+  }
+  for (const UnresolvedSpring& spring : unresolvedSprings(model_, q, allowed, spacing_))
+    rigid_.push_back(spring.index);
+  ends_.assign(rigid_.size(), EndSums());
+}
+
+void EquationResidual::addLengthErrors(const Eigen::VectorXd& q, const Eigen::VectorXd& lambda) {
+  const Eigen::Index nc = model_.nc();
+  for (std::size_t k = 0; k < rigid_.size(); ++k) {
+    const auto i = static_cast<std::size_t>(rigid_[k]);
+    const CompiledSpringDamper& spring = model_.springDampers()[i];
+    double stiffness = 0.0;
+    springForce(model_.spec().springDampers[i], spring.d.value(q).norm(), &stiffness);
+    if (stiffness > 0.0) {
+      const double error = lambda(nc + static_cast<Eigen::Index>(k)) / stiffness;
+      if (std::isfinite(error)) lengthSquares_ += error * error;
+    }
+    const Eigen::Vector3d p1 = spring.p1.value(q), p2 = spring.p2.value(q);
+    ends_[k].p1 += p1;
+    ends_[k].p2 += p2;
+    ends_[k].p1Squares += p1.squaredNorm();
+    ends_[k].p2Squares += p2.squaredNorm();
+  }
+  ++lengthSamples_;
+}
+
+bool EquationResidual::fillNormals(const Eigen::VectorXd& q, double t) {
+  const Eigen::Index nc = model_.nc(), rigid = static_cast<Eigen::Index>(rigid_.size());
+  if (nc + rigid == 0) return false;
+  normals_.resize(model_.nq(), nc + rigid);
+  if (nc > 0) {
+    evalPhiQ(model_, q, t, phiQ_);
+    normals_.leftCols(nc) = phiQ_.transpose();
+  }
+  for (Eigen::Index k = 0; k < rigid; ++k)
+    normals_.col(nc + k) = springLengthGradient(model_, rigid_[static_cast<std::size_t>(k)], q);
+  return true;
+}
 
 void EquationResidual::add(const Sample& s) {
   if (!measures_ || s.qdd.size() != model_.nq() || s.f_ext.size() != model_.nq()) return;
@@ -36,11 +88,12 @@ void EquationResidual::add(const Sample& s) {
     g_ += friction_;
   }
   double residual = g_.squaredNorm(), inertia = inertia_.squaredNorm();
-  if (model_.nc() > 0) {
-    // The components along the constraint normals (the range of Φ_qᵀ) are what λ takes:
-    // what remains of Qᵀ g beyond the rank is the unbalanced force.
-    evalPhiQ(model_, s.q, s.t, phiQ_);
-    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(phiQ_.transpose());
+  if (!chosen_) chooseRigidSprings(s.q, s.t);
+  if (fillNormals(s.q, s.t)) {
+    // The components along the normals (the range of Φ_qᵀ and the rigid springs' gradients)
+    // are what λ takes: what remains of Qᵀ g beyond the rank is the unbalanced force.
+    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(normals_);
+    if (!rigid_.empty()) addLengthErrors(s.q, qr.solve(g_));
     const Eigen::Index rank = qr.rank();
     g_.applyOnTheLeft(qr.householderQ().transpose());
     inertia_.applyOnTheLeft(qr.householderQ().transpose());
@@ -55,7 +108,32 @@ void EquationResidual::add(const Sample& s) {
   ++samples_;
 }
 
+std::string EquationResidual::rigidSpringsText() const {
+  std::string text;
+  for (const int i : rigid_)
+    text +=
+        (text.empty() ? "\"" : ", \"") + model_.spec().springDampers[static_cast<std::size_t>(i)].name + "\"";
+  return text;
+}
+
 double EquationResidual::relative() const {
+  return std::hypot(forceShare(), lengthShare());
+}
+
+double EquationResidual::lengthShare() const {
+  if (lengthSamples_ == 0) return 0.0;
+  // Of each spring, the end that moves more: a length error of a share of its motion is that
+  // share of it at the end. Ends still to a micrometre have no motion to compare with.
+  constexpr double kStill = 1e-12;  // [m²]
+  double motionSquares = 0.0;
+  const double n = lengthSamples_;
+  for (const EndSums& e : ends_)
+    motionSquares +=
+        std::max({0.0, e.p1Squares - e.p1.squaredNorm() / n, e.p2Squares - e.p2.squaredNorm() / n});
+  return motionSquares > kStill * n ? std::sqrt(lengthSquares_ / motionSquares) : 0.0;
+}
+
+double EquationResidual::forceShare() const {
   // A motion at rest has no inertial force to compare with: against a millionth of the loads,
   // round-off stays round-off.
   const double scale = std::max(inertiaSquares_, 1e-12 * forceSquares_);

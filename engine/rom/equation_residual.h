@@ -9,6 +9,17 @@
 /// has it in proportion. The figure of a run is the RMS of that part over the RMS of the
 /// inertial force M q̈ projected the same way, both over the samples added.
 ///
+/// A spring-damper stiffer than the model's training data resolve (unresolved_modes.h: its own
+/// vibration sampled fewer than kResolvedSamplesPerPeriod times a period) counts as a rigid
+/// link: its length gradient joins the constraint normals. A reduced model cannot follow such
+/// a vibration (it carries only the quasi-static deflection the data had), and the spring's
+/// force, a large stiffness times a small error in that deflection, would otherwise swamp the
+/// slow dynamics the figure is meant to judge. What the link's multiplier asks of it beyond the
+/// spring's own tension, over its stiffness, is the spring's length error: a motion whose stiff
+/// joint is off by a share of its ends' motion is off by as much at those ends. Its RMS over the
+/// RMS motion of the spring's ends joins the figure (in quadrature), so that a model that gets
+/// the deflection wrong is not hidden by the link.
+///
 /// In natural coordinates M is constant, so a sample costs Φ_q and one QR of Φ_qᵀ
 /// (nq x nc). Mechanisms of more than kMaxCoordinates coordinates are not measured (the
 /// dense QR would cost more than their run).
@@ -17,6 +28,8 @@
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
+
+#include <vector>
 
 namespace mbdrom {
 
@@ -55,7 +68,9 @@ class EquationResidual {
 
   /// `frictionInSamples`: the samples' f_friction are the forces the motion had (the full
   /// model's, sticking included); else each friction element's sliding force is evaluated.
-  explicit EquationResidual(const Model& model, bool frictionInSamples = false);
+  /// `spacing` [s]: the spacing of the training data's samples, which decides at the first
+  /// sample added the spring-dampers taken as rigid links (none when 0).
+  explicit EquationResidual(const Model& model, bool frictionInSamples = false, double spacing = 0.0);
   /// False for a mechanism too large to measure (nothing is added then).
   bool measures() const { return measures_; }
   /// Adds sample `s`: q, qd, qdd [m, m/s, m/s²] and f_ext, f_spring, f_damper [N] (size nq)
@@ -63,17 +78,45 @@ class EquationResidual {
   void add(const Sample& s);
   /// Samples added.
   int samples() const { return samples_; }
+  /// The spring-dampers taken as rigid links (indices into Model::springDampers()), once a
+  /// sample was added.
+  const std::vector<int>& rigidSprings() const { return rigid_; }
+  /// "\"joint\"", "\"k1\", \"k2\"": the rigid springs' names; empty: none.
+  std::string rigidSpringsText() const;
+  /// forceShare() and lengthShare() in quadrature [-]; NaN when nothing was added.
+  double relative() const;
   /// RMS of the unbalanced force over RMS of the inertial force, both on the allowed
   /// motions (at least a millionth of the loads' RMS, so that a motion at rest gives
   /// round-off, not noise over noise) [-]; NaN when nothing was added.
-  double relative() const;
+  double forceShare() const;
+  /// RMS of the rigid springs' length errors over the RMS motion of their ends (of each spring
+  /// the end that moves more, about its mean over the samples) [-]; 0 without rigid springs or
+  /// where their ends move by less than a micrometre RMS.
+  double lengthShare() const;
 
  private:
+  /// Fills normals_ (nq x k) with the directions forces take without motion: Φ_qᵀ and the
+  /// rigid springs' length gradients; false when there are none.
+  bool fillNormals(const Eigen::VectorXd& q, double t);
+  void chooseRigidSprings(const Eigen::VectorXd& q, double t);
+  /// Adds the rigid springs' length errors, from the multipliers `lambda` of the normals [N],
+  /// and their ends' positions at `q`.
+  void addLengthErrors(const Eigen::VectorXd& q, const Eigen::VectorXd& lambda);
+
+  /// Sums over the samples of a rigid spring's ends' positions [m] and their squares [m²].
+  struct EndSums {
+    Eigen::Vector3d p1 = Eigen::Vector3d::Zero(), p2 = Eigen::Vector3d::Zero();
+    double p1Squares = 0.0, p2Squares = 0.0;
+  };
+
   const Model& model_;
-  bool measures_ = false, frictionInSamples_ = false;
-  int samples_ = 0;
-  double residualSquares_ = 0.0, inertiaSquares_ = 0.0, forceSquares_ = 0.0;
-  Eigen::MatrixXd phiQ_;
+  bool measures_ = false, frictionInSamples_ = false, chosen_ = false;
+  double spacing_ = 0.0;
+  int samples_ = 0, lengthSamples_ = 0;
+  double residualSquares_ = 0.0, inertiaSquares_ = 0.0, forceSquares_ = 0.0, lengthSquares_ = 0.0;
+  std::vector<int> rigid_;
+  std::vector<EndSums> ends_;
+  Eigen::MatrixXd phiQ_, normals_;
   Eigen::VectorXd g_, inertia_, friction_;
 };
 

@@ -77,12 +77,27 @@ std::string retraceText(const RomSimulationSummary& s) {
 
 }  // namespace
 
+namespace {
+
+// ", with \"joint\" a rigid link (too stiff for the model's training data) and its length error
+// over its ends' motion added": what the residual of a run with stiff springs measures.
+std::string rigidSpringsClause(const RomSimulationSummary& s) {
+  if (s.rigidSprings.empty()) return {};
+  const bool one = s.rigidSprings.find(',') == std::string::npos;
+  return ", with " + s.rigidSprings + (one ? " a rigid link" : " rigid links") +
+         " (too stiff for the model's training data) and " +
+         (one ? "its length error" : "their length errors") + " over " + (one ? "its" : "their") +
+         " ends' motion added";
+}
+
+}  // namespace
+
 std::string equationResidualText(const RomSimulationSummary& s) {
   if (!std::isfinite(s.equationResidual))
     return "not measured (no sample with motion, or a mechanism of more than " +
            std::to_string(EquationResidual::kMaxCoordinates) + " coordinates)";
   return "the force no constraint balances is " + formatText("%.2g", 100.0 * s.equationResidual) +
-         " % of the inertial force (RMS over up to " +
+         " % of the inertial force" + rigidSpringsClause(s) + " (RMS over up to " +
          std::to_string(RomSimulationSummary::kResidualSamples) + " samples; the full model's own motion: 0)";
 }
 
@@ -335,8 +350,8 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
       summary.equationResidual >
           std::max(EquationResidual::kWarnFloor, EquationResidual::kWarnFactor * trained))
     return "the run's motion leaves " + formatText("%.2g", 100.0 * summary.equationResidual) +
-           " % of its inertial force unbalanced by the full model's equations, " +
-           formatText("%.2g", summary.equationResidual / std::max(trained, 1e-300)) +
+           " % of its inertial force unbalanced by the full model's equations" + rigidSpringsClause(summary) +
+           ", " + formatText("%.2g", summary.equationResidual / std::max(trained, 1e-300)) +
            " times what its model's own training runs left (" + formatText("%.2g", 100.0 * trained) +
            " %): the model's dynamics do not hold there, and the run may miss by more than its bound";
   // Its checks measured the model at its own step: a larger one adds an error nothing measured.
@@ -463,6 +478,12 @@ double dividingStep(double h, double outputDt) {
 }
 
 }  // namespace
+
+double ReducedModel::trainingSpacing() const {
+  const auto it = metrics_.find("sample_spacing");
+  const double h = it != metrics_.end() && it->is_number() ? it->get<double>() : 0.0;
+  return h > 0.0 && std::isfinite(h) ? h : 0.0;
+}
 
 double ReducedModel::ownStep() const {
   const double spacing = sampleSpacing(metrics_);

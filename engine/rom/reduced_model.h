@@ -106,6 +106,9 @@ struct RomSimulationSummary : RunSummary {
   /// no constraint can balance over the inertial force, RMS over up to kResidualSamples output
   /// samples spread over the run) [-]; NaN: not measured.
   double equationResidual = std::numeric_limits<double>::quiet_NaN();
+  /// The spring-dampers the equation residual takes as rigid links, quoted and joined by ", "
+  /// (EquationResidual::rigidSpringsText); empty: none.
+  std::string rigidSprings;
   /// The output samples the equation residual is measured on, at most, spread over a run.
   static constexpr int kResidualSamples = 16;
   /// The run's loads against the model's band (LoadBand::judge over the whole run): the largest
@@ -345,6 +348,9 @@ class ReducedModel {
   /// stability limit of POD's and local PCA's explicit scheme); 1 ms for a file written
   /// before the spacing was recorded.
   virtual double ownStep() const;
+  /// The median spacing of the samples the model was trained on [s] (metric
+  /// "sample_spacing"); 0 when the file does not say.
+  double trainingSpacing() const;
   /// True for a method whose step is not learnt (an integrator of fitted equations): the
   /// held-out check then judges halved steps too and keeps the largest that holds (setOwnStep).
   virtual bool stepIsFree() const { return false; }

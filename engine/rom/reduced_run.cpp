@@ -109,7 +109,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
       out_(model, options.loadCase),
       sink_(sink),
       summary_(summary),
-      residual_(model),
+      residual_(model, false, rom.trainingSpacing()),
       parameterValues_(rom.envelope().parameterValues(options.parameters)) {
   // Of the samples the run writes, those training's check measures of a run of as many.
   if (options.integrator.dt > 0.0 && options.tEnd > 0.0)
@@ -213,6 +213,7 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bo
     const RunClock::Pause checkTime(clock_);
     residual_.add(s);
     summary_.equationResidual = residual_.relative();
+    if (summary_.rigidSprings.empty()) summary_.rigidSprings = residual_.rigidSpringsText();
   }
   judgeRanges(s, judged);
   checkJoint(s);

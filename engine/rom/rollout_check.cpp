@@ -592,7 +592,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     Eigen::MatrixXd run;
     joint.restart();
     const Model& runModel = replay.of(model);
-    EquationResidual residual(runModel);
+    EquationResidual residual(runModel, false, probe.trainingSpacing());
     Eigen::Index kept = N;
     if (!recordedRollout(runModel, probe, replayOptions(probe, data, replay), coordinates, N, monitor,
                          data.name, check, run, envelope.known() ? &joint : nullptr, &residual, &kept))

@@ -1,9 +1,10 @@
 // The equation residual of a motion: zero for the full model's own motion (a second
 // integrator's samples satisfy the equations), exactly the share of a known error in the
-// accelerations, and measured on every reduced run.
+// accelerations, a spring too stiff for the data a rigid link, and measured on every reduced run.
 
 #include "engine/rom/equation_residual.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/model/forces.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/reduced_model.h"
 
@@ -116,4 +117,75 @@ TEST_CASE("nothing added measures nothing, a motion at rest round-off, and a red
   REQUIRE(std::isfinite(s.equationResidual));
   CHECK(s.equationResidual < 0.05);
   CHECK_THAT(equationResidualText(s), Catch::Contains("% of the inertial force"));
+}
+
+TEST_CASE("a spring-damper the data sample fewer than 8 times a period counts as a rigid link",
+          "[equation_residual_test]") {
+  // The two-cart chain's springs alone: k2 (300 N/m between 2 and 1 kg) at sqrt(300 (1/2 + 1))
+  // = 21.2 rad/s, 3.38 Hz; k1 (800 N/m on 2 kg) at 20 rad/s, 3.18 Hz. Eight samples a period
+  // of them: spacings of 37.0 and 39.3 ms.
+  const Model model = twoCartChain();
+  const std::vector<Sample> samples = residualRun(model, "c1", 2.0);
+  const auto rigidAt = [&](double spacing) {
+    EquationResidual residual(model, true, spacing);
+    residual.add(samples.front());
+    return residual.rigidSprings();
+  };
+  CHECK(rigidAt(0.0).empty());
+  CHECK(rigidAt(0.036).empty());
+  CHECK(rigidAt(0.038) == std::vector<int>{1});
+  CHECK(rigidAt(0.040) == std::vector<int>{1, 0});
+
+  // A motion whose stiff spring is 2 mm off its length, quickly (what a model that cannot
+  // follow its vibration does): as a rigid link, its force is balanced, and the length error is
+  // measured against the motion of the spring's ends. Accelerations 10 % too large stay in view:
+  // 0.1 / 1.1 of the inertial force, as without.
+  const int c1 = model.pointCoordinate(model.findPoint("C1"));
+  const int c2 = model.pointCoordinate(model.findPoint("C2"));
+  EquationResidual elastic(model, true), rigid(model, true, 0.038), faster(model, true, 0.038);
+  double offSquares = 0.0;
+  Eigen::VectorXd x1(static_cast<Eigen::Index>(samples.size())), x2(x1.size());
+  for (std::size_t k = 0; k < samples.size(); ++k) {
+    Sample s = samples[k];
+    const double off = 2e-3 * std::sin(2.0 * 3.141592653589793 * 21.0 * s.t);
+    s.q(c2) += off;
+    offSquares += off * off;
+    x1(static_cast<Eigen::Index>(k)) = s.q(c1);
+    x2(static_cast<Eigen::Index>(k)) = s.q(c2);
+    evalSpringForces(model, s.q, s.f_spring);
+    elastic.add(s);
+    rigid.add(s);
+    s.qdd *= 1.1;
+    faster.add(s);
+  }
+  const auto moved = [](const Eigen::VectorXd& x) { return (x.array() - x.mean()).square().sum(); };
+  CHECK(elastic.relative() > 0.01);
+  CHECK(elastic.lengthShare() == 0.0);
+  CHECK(rigid.forceShare() < 1e-6);
+  CHECK(rigid.lengthShare() == Approx(std::sqrt(offSquares / std::max(moved(x1), moved(x2)))).epsilon(1e-6));
+  CHECK(rigid.relative() == Approx(rigid.lengthShare()).epsilon(1e-6));
+  CHECK(faster.forceShare() == Approx(0.1 / 1.1).epsilon(1e-4));
+}
+
+TEST_CASE("a reduced run names the springs its residual takes as rigid links", "[equation_residual_test]") {
+  // Data sampled every 38 ms: k2 (3.38 Hz) has 7.8 samples a period, k1 (3.18 Hz) 8.3.
+  const Model model = twoCartChain();
+  Dataset d = makeDataset(model);
+  for (const char* name : {"c1", "c3"})
+    addRun(d,
+           runFromSamples(fullRun(model, name, 3.8, tempPath(std::string("coarse_") + name + ".csv"), 0.038),
+                          std::string(name) + " run", name));
+  Monitor monitor;
+  const auto pod = trainReducedModel("pod", d, {{"nr", 2}}, monitor, &model);
+  REQUIRE(pod->trainingSpacing() == Approx(0.038));
+  RunOptions o;
+  o.loadCase = model.findLoadCase("c2");
+  o.tEnd = 3.8;
+  o.outputDt = 0.038;
+  TrajectoryRecorder recorder;
+  const RomSimulationSummary s = pod->simulate(model, o, recorder);
+  CHECK(s.rigidSprings == "\"k2\"");
+  CHECK_THAT(equationResidualText(s),
+             Catch::StartsWith("the force no constraint balances is ") &&
+                 Catch::Contains("% of the inertial force, with \"k2\" a rigid link"));
 }
