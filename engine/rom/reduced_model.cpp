@@ -344,16 +344,21 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   // A model not validated, or found wrong, says so on every run already.
   if (!validationWarning(rom).empty()) return {};
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
-  // model's training runs did is one the model's dynamics do not support there.
-  const double trained = trainingEquationResidual(rom);
+  // model's training runs did, and than the held-out run its bound stands on, is one the model's
+  // dynamics do not support there.
+  const double trained = trainingEquationResidual(rom), heldOutResidual = heldOutEquationResidual(rom);
   if (std::isfinite(trained) && std::isfinite(summary.equationResidual) &&
       summary.equationResidual >
-          std::max(EquationResidual::kWarnFloor, EquationResidual::kWarnFactor * trained))
+          std::max({EquationResidual::kWarnFloor, EquationResidual::kWarnFactor * trained,
+                    std::isfinite(heldOutResidual) ? heldOutResidual : 0.0}))
     return "the run's motion leaves " + formatText("%.2g", 100.0 * summary.equationResidual) +
            " % of its inertial force unbalanced by the full model's equations" + rigidSpringsClause(summary) +
            ", " + formatText("%.2g", summary.equationResidual / std::max(trained, 1e-300)) +
-           " times what its model's own training runs left (" + formatText("%.2g", 100.0 * trained) +
-           " %): the model's dynamics do not hold there, and the run may miss by more than its bound";
+           " times what its model's own training runs left (" + formatText("%.2g", 100.0 * trained) + " %" +
+           (std::isfinite(heldOutResidual)
+                ? "; its held-out run " + formatText("%.2g", 100.0 * heldOutResidual) + " %"
+                : "") +
+           "): the model's dynamics do not hold there, and the run may miss by more than its bound";
   // Its checks measured the model at its own step: a larger one adds an error nothing measured.
   if (summary.beyondOwnStep())
     return "the run " + stepBeyondOwnText(rom, summary.dt) +
@@ -405,6 +410,19 @@ double trainingEquationResidual(const ReducedModel& rom) {
     return std::numeric_limits<double>::quiet_NaN();
   const auto r = own->find("equation_residual");
   return r != own->end() && r->is_number() ? r->get<double>() : std::numeric_limits<double>::quiet_NaN();
+}
+
+double heldOutEquationResidual(const ReducedModel& rom) {
+  double largest = std::numeric_limits<double>::quiet_NaN();
+  for (const char* key : {"rollout", "confirmation"}) {
+    const auto check = rom.metrics().find(key);
+    if (check == rom.metrics().end() || !check->is_object() || !check->value("done", false) ||
+        check->value("failed", true) || missedItsGoal(*check))
+      continue;
+    const auto r = check->find("equation_residual");
+    if (r != check->end() && r->is_number()) largest = std::fmax(largest, r->get<double>());
+  }
+  return largest;
 }
 
 std::vector<std::string> reducedRunWarnings(const ReducedModel& rom, const RunOptions& options,

@@ -195,11 +195,16 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 /// (metric "training_rollout"."equation_residual") [-]; NaN when not recorded.
 double trainingEquationResidual(const ReducedModel& rom);
 
+/// The largest equation residual of `rom`'s held-out checks that passed (metrics "rollout" and
+/// "confirmation": run, not blown up, within their goal) [-]; NaN when none recorded. A run that
+/// leaves no more than that is as far from the equations as a run the model's bound stands on.
+double heldOutEquationResidual(const ReducedModel& rom);
+
 /// What a finished run says of its envelope when it warns, for a model without a
 /// validationWarning of its own: "the run left its training envelope at ..." when it did;
 /// inside, "the run's motion leaves X % of its inertial force unbalanced ..." when its equation
 /// residual exceeds EquationResidual::kWarnFactor times its model's training runs' (and
-/// kWarnFloor); "the run steps ... more than the model's own step" when it did
+/// kWarnFloor, and heldOutEquationResidual); "the run steps ... more than the model's own step" when it did
 /// (RomSimulationSummary::beyondOwnStep: no bound); else "the run expects up to X % ..." when its
 /// calibrated bound is above the held-out goal (kHeldOutTolerance). "" otherwise.
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary);

@@ -281,6 +281,37 @@ TEST_CASE("a run that leaves more force unbalanced than its model's training run
 }
 
 TEST_CASE(
+    "a run that leaves no more force unbalanced than the held-out run its bound stands on does not warn",
+    "[training_finish_test]") {
+  const FinishRail r;
+  ReplayThenDiverge rom(r.model, r.samples, 10.0);
+  RolloutCheck heldOut = ranToItsEnd(0.04);
+  heldOut.wholeRuns = true;
+  heldOut.equationResidual = 0.03;
+  rom.recordHeldOutRollout(heldOut);
+  RolloutCheck own = ranToItsEnd(0.01);
+  own.equationResidual = 0.01;
+  rom.recordTrainingRollout(own);
+  REQUIRE(heldOutEquationResidual(rom) == 0.03);
+  RomSimulationSummary s;
+  s.envelopeKnown = true;
+  s.equationResidual = 0.029;  // twice the training runs', below the held-out run's
+  CHECK(envelopeWarning(rom, s).empty());
+  s.equationResidual = 0.031;
+  CHECK_THAT(envelopeWarning(rom, s),
+             Catch::Contains("3.1 times what its model's own training runs left (1 %; "
+                             "its held-out run 3 %)"));
+  // A held-out check that missed its goal, or blew up, is no reference.
+  heldOut.error = 0.08;
+  rom.recordHeldOutRollout(heldOut);
+  CHECK(std::isnan(heldOutEquationResidual(rom)));
+  heldOut.error = 0.04;
+  heldOut.failed = true;
+  rom.recordHeldOutRollout(heldOut);
+  CHECK(std::isnan(heldOutEquationResidual(rom)));
+}
+
+TEST_CASE(
     "a written model that misses some of its own training runs is bounded by the runs it follows, and a run "
     "warns only when it leaves them",
     "[training_finish_test]") {
