@@ -43,6 +43,17 @@ std::vector<Sample> residualRun(const Model& model, const std::string& loadCase,
   return recorder.samples();
 }
 
+// The summary of `rom`'s run under `loadCase` to `tEnd` [s], output every `outputDt` [s].
+RomSimulationSummary reducedRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
+                                double tEnd, double outputDt) {
+  RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.outputDt = outputDt;
+  TrajectoryRecorder recorder;
+  return rom.simulate(model, o, recorder);
+}
+
 }  // namespace
 
 TEST_CASE("the full model's own motion leaves no force unbalanced", "[equation_residual_test]") {
@@ -107,12 +118,7 @@ TEST_CASE("nothing added measures nothing, a motion at rest round-off, and a red
   addRun(d, runFromSamples(samples, "push run", "push"));
   Monitor monitor;
   const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
-  RunOptions o;
-  o.loadCase = model.findLoadCase("push");
-  o.tEnd = 2.0;
-  o.outputDt = 0.005;
-  TrajectoryRecorder recorder;
-  const RomSimulationSummary s = pod->simulate(model, o, recorder);
+  const RomSimulationSummary s = reducedRun(*pod, model, "push", 2.0, 0.005);
   // One freedom, one mode: POD's motion obeys the rail's equations to its step's accuracy.
   REQUIRE(std::isfinite(s.equationResidual));
   CHECK(s.equationResidual < 0.05);
@@ -178,12 +184,7 @@ TEST_CASE("a reduced run names the springs its residual takes as rigid links", "
   Monitor monitor;
   const auto pod = trainReducedModel("pod", d, {{"nr", 2}}, monitor, &model);
   REQUIRE(pod->trainingSpacing() == Approx(0.038));
-  RunOptions o;
-  o.loadCase = model.findLoadCase("c2");
-  o.tEnd = 3.8;
-  o.outputDt = 0.038;
-  TrajectoryRecorder recorder;
-  const RomSimulationSummary s = pod->simulate(model, o, recorder);
+  const RomSimulationSummary s = reducedRun(*pod, model, "c2", 3.8, 0.038);
   CHECK(s.rigidSprings == "\"k2\"");
   CHECK_THAT(equationResidualText(s),
              Catch::StartsWith("the force no constraint balances is ") &&
