@@ -1,5 +1,6 @@
 #include "engine/rom/equation_residual.h"
 
+#include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 #include "engine/model/model.h"
@@ -27,14 +28,8 @@ EquationResidual::EquationResidual(const Model& model, bool frictionInSamples, d
 void EquationResidual::chooseRigidSprings(const Eigen::VectorXd& q, double t) {
   chosen_ = true;
   if (!(spacing_ > 0.0) || model_.springDampers().empty()) return;
-  // A basis of the motions the constraints allow: the trailing columns of Φ_qᵀ's QR.
-  Eigen::MatrixXd allowed = Eigen::MatrixXd::Identity(model_.nq(), model_.nq());
-  if (model_.nc() > 0) {
-    evalPhiQ(model_, q, t, phiQ_);
-    const Eigen::ColPivHouseholderQR<Eigen::MatrixXd> qr(phiQ_.transpose());
-    const Eigen::MatrixXd Q = qr.householderQ();
-    allowed = Q.rightCols(model_.nq() - qr.rank());
-  }
+  // Of the motions the constraints allow (at most kMaxCoordinates: the dense analysis).
+  const Eigen::MatrixXd allowed = analyzeMobility(model_, q, t).nullSpace;
   for (const UnresolvedSpring& spring : unresolvedSprings(model_, q, allowed, spacing_))
     rigid_.push_back(spring.index);
   ends_.assign(rigid_.size(), EndSums());
@@ -108,12 +103,10 @@ void EquationResidual::add(const Sample& s) {
   ++samples_;
 }
 
-std::string EquationResidual::rigidSpringsText() const {
-  std::string text;
-  for (const int i : rigid_)
-    text +=
-        (text.empty() ? "\"" : ", \"") + model_.spec().springDampers[static_cast<std::size_t>(i)].name + "\"";
-  return text;
+std::vector<std::string> EquationResidual::rigidSpringNames() const {
+  std::vector<std::string> names;
+  for (const int i : rigid_) names.push_back(model_.spec().springDampers[static_cast<std::size_t>(i)].name);
+  return names;
 }
 
 double EquationResidual::relative() const {

@@ -29,6 +29,7 @@
 
 #include <Eigen/Core>
 
+#include <string>
 #include <vector>
 
 namespace mbdrom {
@@ -81,8 +82,8 @@ class EquationResidual {
   /// The spring-dampers taken as rigid links (indices into Model::springDampers()), once a
   /// sample was added.
   const std::vector<int>& rigidSprings() const { return rigid_; }
-  /// "\"joint\"", "\"k1\", \"k2\"": the rigid springs' names; empty: none.
-  std::string rigidSpringsText() const;
+  /// Their names.
+  std::vector<std::string> rigidSpringNames() const;
   /// forceShare() and lengthShare() in quadrature [-]; NaN when nothing was added.
   double relative() const;
   /// RMS of the unbalanced force over RMS of the inertial force, both on the allowed

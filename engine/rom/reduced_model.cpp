@@ -9,6 +9,7 @@
 #include "engine/core/error.h"
 #include "engine/core/json_input.h"
 #include "engine/core/json_reader.h"
+#include "engine/core/message_text.h"
 #include "engine/core/number_text.h"
 #include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
@@ -83,8 +84,10 @@ namespace {
 // over its ends' motion added": what the residual of a run with stiff springs measures.
 std::string rigidSpringsClause(const RomSimulationSummary& s) {
   if (s.rigidSprings.empty()) return {};
-  const bool one = s.rigidSprings.find(',') == std::string::npos;
-  return ", with " + s.rigidSprings + (one ? " a rigid link" : " rigid links") +
+  const bool one = s.rigidSprings.size() == 1;
+  std::string names;
+  for (const std::string& name : s.rigidSprings) names += (names.empty() ? "" : ", ") + inQuotes(name);
+  return ", with " + names + (one ? " a rigid link" : " rigid links") +
          " (too stiff for the model's training data) and " +
          (one ? "its length error" : "their length errors") + " over " + (one ? "its" : "their") +
          " ends' motion added";
@@ -478,15 +481,11 @@ double ReducedModel::trainedSpan() const {
 
 namespace {
 
-// The spacing of the samples `metrics` says a model was trained on [s]; older files (and
-// hand-written ones) without it at the former default.
-double sampleSpacing(const OJson& metrics) {
-  const auto it = metrics.find("sample_spacing");
-  if (it != metrics.end() && it->is_number()) {
-    const double h = it->get<double>();
-    if (h > 0.0 && std::isfinite(h)) return h;
-  }
-  return 1e-3;
+// The spacing of the samples `rom` was trained on [s]; older files (and hand-written ones)
+// without it at the former default.
+double spacingOrFormerDefault(const ReducedModel& rom) {
+  const double h = rom.trainingSpacing();
+  return h > 0.0 ? h : 1e-3;
 }
 
 // The largest step <= h [s] that divides `outputDt` [s] (> 0).
@@ -504,7 +503,7 @@ double ReducedModel::trainingSpacing() const {
 }
 
 double ReducedModel::ownStep() const {
-  const double spacing = sampleSpacing(metrics_);
+  const double spacing = spacingOrFormerDefault(*this);
   const auto chosen = metrics_.find("chosen_step");
   if (chosen != metrics_.end() && chosen->is_number()) {
     const double h = chosen->get<double>();
@@ -514,7 +513,7 @@ double ReducedModel::ownStep() const {
 }
 
 double ReducedModel::heldInputStep() const {
-  return std::min(ownStep(), sampleSpacing(metrics_));
+  return std::min(ownStep(), spacingOrFormerDefault(*this));
 }
 
 void ReducedModel::setOwnStep(double h) {

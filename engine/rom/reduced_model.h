@@ -106,9 +106,8 @@ struct RomSimulationSummary : RunSummary {
   /// no constraint can balance over the inertial force, RMS over up to kResidualSamples output
   /// samples spread over the run) [-]; NaN: not measured.
   double equationResidual = std::numeric_limits<double>::quiet_NaN();
-  /// The spring-dampers the equation residual takes as rigid links, quoted and joined by ", "
-  /// (EquationResidual::rigidSpringsText); empty: none.
-  std::string rigidSprings;
+  /// The spring-dampers the equation residual takes as rigid links (EquationResidual::rigidSpringNames).
+  std::vector<std::string> rigidSprings;
   /// The output samples the equation residual is measured on, at most, spread over a run.
   static constexpr int kResidualSamples = 16;
   /// The run's loads against the model's band (LoadBand::judge over the whole run): the largest

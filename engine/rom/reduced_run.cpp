@@ -213,7 +213,7 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bo
     const RunClock::Pause checkTime(clock_);
     residual_.add(s);
     summary_.equationResidual = residual_.relative();
-    if (summary_.rigidSprings.empty()) summary_.rigidSprings = residual_.rigidSpringsText();
+    if (summary_.rigidSprings.empty()) summary_.rigidSprings = residual_.rigidSpringNames();
   }
   judgeRanges(s, judged);
   checkJoint(s);

@@ -847,7 +847,7 @@ RolloutCheck chooseOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck 
   }
   const double target = 0.2 * check.tolerance;
   // The step a run takes on the data's samples (ReducedModel::stepFor), as the check ran it.
-  const double spacing = probe.metrics().value("sample_spacing", 0.0);
+  const double spacing = probe.trainingSpacing();
   const auto runStep = [&] { return spacing > 0.0 ? probe.stepFor(spacing) : probe.ownStep(); };
   if (rom.samplesBetweenSteps() && check.judgedError() <= 0.5 * target)
     return growOwnStep(rom, probe, std::move(check), runStep(), judge, monitor);

@@ -681,7 +681,7 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
 
 std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::function<RolloutCheck()>& judge,
                                          Monitor& monitor) {
-  const double spacing = metrics_.value("sample_spacing", 0.0);
+  const double spacing = trainingSpacing();
   if (!rk4.done || !(spacing > 0.0)) return {};
   // Evaluations of the accelerations per data spacing: RK4's four a step (the first shared with
   // the sample) at its own step; ROS2's two a step and its Jacobian's 2 n every
@@ -759,8 +759,8 @@ std::vector<SindyHint> SindyModel::explain(const internal::SindyRows& rows,
 
 void SindyModel::recordStiffElements(const Model& model, const Dataset& dataset) {
   const DatasetRun& first = dataset.runs.front();
-  const std::vector<SindyStiffElement> stiff = sindyStiffElements(
-      model, first.q.col(0), first.t(0), independent_, knownForces_, metrics_.value("sample_spacing", 0.0));
+  const std::vector<SindyStiffElement> stiff =
+      sindyStiffElements(model, first.q.col(0), first.t(0), independent_, knownForces_, trainingSpacing());
   if (stiff.empty()) return;
   OJson list = OJson::array();
   for (const SindyStiffElement& e : stiff)

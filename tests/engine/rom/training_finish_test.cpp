@@ -54,6 +54,18 @@ void recordFollowed(ReducedModel& rom) {
   rom.recordHeldOutRollout(followed);
 }
 
+// Records `own` (its training runs) with an equation residual of 1 %, and returns a run inside
+// the envelope whose residual is `residual`.
+RomSimulationSummary insideWithResidual(ReducedModel& rom, RolloutCheck own, double residual) {
+  own.equationResidual = 0.01;
+  rom.recordTrainingRollout(own);
+  REQUIRE(trainingEquationResidual(rom) == 0.01);
+  RomSimulationSummary s;
+  s.envelopeKnown = true;
+  s.equationResidual = residual;
+  return s;
+}
+
 std::unique_ptr<ReducedModel> noRetraining(const Dataset&, Monitor&) {
   return nullptr;
 }
@@ -257,12 +269,7 @@ TEST_CASE("a run that leaves more force unbalanced than its model's training run
   ReplayThenDiverge rom(r.model, r.samples, 10.0);
   recordFollowed(rom);
   RolloutCheck own = ranToItsEnd(0.01);
-  own.equationResidual = 0.01;
-  rom.recordTrainingRollout(own);
-  REQUIRE(trainingEquationResidual(rom) == 0.01);
-  RomSimulationSummary s;
-  s.envelopeKnown = true;
-  s.equationResidual = 0.03;
+  RomSimulationSummary s = insideWithResidual(rom, own, 0.03);
   CHECK_THAT(envelopeWarning(rom, s),
              Catch::Contains("leaves 3 % of its inertial force unbalanced") &&
                  Catch::Contains("3 times what its model's own training runs left (1 %)"));
@@ -290,12 +297,8 @@ TEST_CASE(
   heldOut.equationResidual = 0.03;
   rom.recordHeldOutRollout(heldOut);
   RolloutCheck own = ranToItsEnd(0.01);
-  own.equationResidual = 0.01;
-  rom.recordTrainingRollout(own);
-  REQUIRE(heldOutEquationResidual(rom) == 0.03);
-  RomSimulationSummary s;
-  s.envelopeKnown = true;
-  s.equationResidual = 0.029;  // twice the training runs', below the held-out run's
+  RomSimulationSummary s = insideWithResidual(rom, own, 0.029);
+  REQUIRE(heldOutEquationResidual(rom) == 0.03);  // twice the training runs', below the held-out run's
   CHECK(envelopeWarning(rom, s).empty());
   s.equationResidual = 0.031;
   CHECK_THAT(envelopeWarning(rom, s),
