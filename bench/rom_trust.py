@@ -358,6 +358,16 @@ def classify(r):
     return "ok, warned" if warned else "ok"
 
 
+# Warnings that judge a model as a whole, on every run of it: its training found it wrong or could
+# not judge it. Their runs within 2.5 % count as false alarms too; the pooled line says how many.
+MODEL_WARNINGS = ("the model failed its check", "the written model misses its own training runs",
+                  "the model blows up on its own training runs", "the model is unvalidated")
+
+
+def model_flagged(r):
+    return any(w.startswith(MODEL_WARNINGS) for w in r["warnings"])
+
+
 def pct(x):
     return "—" if x is None else ("%.2g %%" % (100 * x) if x < 0.01 else "%.1f %%" % (100 * x))
 
@@ -449,11 +459,15 @@ def pooled(rows):
                    f"{bk.count('miss') + bk.count('silent miss')} misses, {bk.count('silent miss')} silent"
                    if beyond else "")
     # The load band (its frequencies against the fastest training run's): runs it put outside.
+    flagged = [k for r, k in zip(unseen, kinds) if model_flagged(r) and r.get("error") is not None and r["error"] <= QUIET]
+    flagged_line = (f" ({flagged.count('false alarm')} of {len(flagged)} of models their training found wrong or "
+                    f"could not judge, {kinds.count('false alarm') - flagged.count('false alarm')} of "
+                    f"{len(quiet) - len(flagged)} of the others)")
     band = lambda runs: sum(1 for r in runs if any("frequency band" in w for w in r["warnings"]))
     band_line = f"; outside the load band: {band(unseen)} unseen runs, {band(beyond)} beyond the design"
     return (f"pooled over {len(unseen)} unseen runs: {kinds.count('miss') + kinds.count('silent miss')} misses "
             f"(> 5 %), {kinds.count('silent miss')} silent; {kinds.count('false alarm')} false alarms among the "
-            f"{len(quiet)} runs within 2.5 %; {len(bounded)} runs stated a bound, which covered "
+            f"{len(quiet)} runs within 2.5 %{flagged_line}; {len(bounded)} runs stated a bound, which covered "
             f"{len(covered)} ({100 * len(covered) / max(1, len(bounded)):.0f} %), median bound / error "
             f"{median:.2f}{residual_line}{beyond_line}{band_line}")
 

@@ -15,12 +15,65 @@ namespace mbdrom {
 
 namespace {
 
+// Two passed checks whose errors per distance lie further apart than this factor judge the
+// model differently: one of them is a fluke of its runs (SINDy on the stiff spring pendulum kept
+// another term without two of its runs: 0.0012 % and 1.1 % off), and a third set decides.
+constexpr double kChecksDisagree = 3.0;
+
 // A held-out check of whole runs that passed: one whose figure calibrates a bound.
 bool passedWholeRunCheck(const ReducedModel& rom) {
   const auto it = rom.metrics().find("rollout");
   return it != rom.metrics().end() && it->is_object() && it->value("done", false) &&
          it->value("whole_runs", false) && !it->value("failed", true) &&
          it->value("error", 1.0) <= it->value("tolerance", 0.0);
+}
+
+// The held-out check of a model `train` gives without the runs `held` of `dataset`, at `rom`'s
+// own step; progress to `monitor` as "`stage`: ...".
+RolloutCheck checkWithout(const ReducedModel& rom, const Dataset& dataset, const Model& model,
+                          const std::vector<std::size_t>& held, const FixedTrainer& train, Monitor& monitor,
+                          const std::string& stage) {
+  Monitor quiet([&](const Progress& p) {
+    return monitor.report({stage + ": " + p.stage, p.step, p.total, {}});
+  });
+  Dataset rest = dataset;
+  rest.runs.clear();
+  for (std::size_t k = 0; k < dataset.runs.size(); ++k)
+    if (std::find(held.begin(), held.end(), k) == held.end()) rest.runs.push_back(dataset.runs[k]);
+  monitor.reportNow(
+      {stage + ": training with the chosen settings without " + std::to_string(held.size()) + " other runs",
+       0,
+       1,
+       {}});
+  RolloutCheck check;
+  try {
+    std::unique_ptr<ReducedModel> probe = train(rest, quiet);
+    if (!probe) throw InputError("the training gave no model");
+    // At the model's step: no larger for a free step, the same for a learnt one it grew.
+    if ((probe->stepIsFree() && rom.ownStep() < probe->ownStep()) ||
+        (!probe->stepIsFree() && probe->samplesBetweenSteps() && rom.ownStep() != probe->ownStep()))
+      probe->setOwnStep(rom.ownStep());
+    check = checkHeldOutRuns(model, *probe, dataset, held, static_cast<int>(rest.runs.size()),
+                             kHeldOutTolerance, &quiet, &rest);
+    // A miss on a run the full model itself cannot follow under loads 0.1 % off judges no model.
+    measureHeldOutSensitivity(model, dataset, check, quiet);
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error& e) {
+    check = RolloutCheck{};
+    check.note = "the " + stage + " could not run: " + e.what();
+  }
+  return check;
+}
+
+// The error per distance of a recorded check (metric `key`) that passed; negative otherwise.
+double passedSlope(const ReducedModel& rom, const char* key) {
+  const auto c = rom.metrics().find(key);
+  if (c == rom.metrics().end() || !c->is_object() || !c->value("done", false) || c->value("failed", true) ||
+      !(c->value("error", 1.0) <= c->value("tolerance", 0.0)))
+    return -1.0;
+  const double least = std::max(rom.envelope().joint().resolution(), 1e-12);
+  return c->value("error", 0.0) / std::max(c->value("held_out_distance", 0.0), least);
 }
 
 }  // namespace
@@ -30,42 +83,25 @@ void confirmHeldOutFigure(ReducedModel& rom, const Dataset& dataset, const Model
   if (!passedWholeRunCheck(rom)) return;
   const std::vector<std::size_t> first = heldOutRuns(model, dataset);
   const std::vector<std::size_t> other = otherHeldOutRuns(model, dataset, first);
-  RolloutCheck check;
   if (other.empty()) {
-    check.note = "no other run inside the design is left to hold out";
-    rom.recordConfirmation(check);
+    RolloutCheck none;
+    none.note = "no other run inside the design is left to hold out";
+    rom.recordConfirmation(none);
     return;
   }
-  Monitor quiet([&](const Progress& p) {
-    return monitor.report({"confirmation: " + p.stage, p.step, p.total, {}});
-  });
-  Dataset rest = dataset;
-  rest.runs.clear();
-  for (std::size_t k = 0; k < dataset.runs.size(); ++k)
-    if (std::find(other.begin(), other.end(), k) == other.end()) rest.runs.push_back(dataset.runs[k]);
-  monitor.reportNow({"confirmation: training with the chosen settings without " +
-                         std::to_string(other.size()) + " other runs",
-                     0,
-                     1,
-                     {}});
-  try {
-    std::unique_ptr<ReducedModel> probe = train(rest, quiet);
-    if (!probe) throw InputError("the training gave no model");
-    // At the model's step: no larger for a free step, the same for a learnt one it grew.
-    if ((probe->stepIsFree() && rom.ownStep() < probe->ownStep()) ||
-        (!probe->stepIsFree() && probe->samplesBetweenSteps() && rom.ownStep() != probe->ownStep()))
-      probe->setOwnStep(rom.ownStep());
-    check = checkHeldOutRuns(model, *probe, dataset, other, static_cast<int>(rest.runs.size()),
-                             kHeldOutTolerance, &quiet, &rest);
-    // A miss on a run the full model itself cannot follow under loads 0.1 % off judges no model.
-    measureHeldOutSensitivity(model, dataset, check, quiet);
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const Error& e) {
-    check = RolloutCheck{};
-    check.note = std::string("the confirmation could not run: ") + e.what();
+  rom.recordConfirmation(checkWithout(rom, dataset, model, other, train, monitor, "confirmation"));
+  const double s1 = passedSlope(rom, "rollout"), s2 = passedSlope(rom, "confirmation");
+  if (!(s1 >= 0.0 && s2 >= 0.0) || std::max(s1, s2) <= kChecksDisagree * std::min(s1, s2)) return;
+  std::vector<std::size_t> taken = first;
+  taken.insert(taken.end(), other.begin(), other.end());
+  const std::vector<std::size_t> third = otherHeldOutRuns(model, dataset, taken, first.size());
+  if (third.empty()) {
+    RolloutCheck none;
+    none.note = "the two checks disagree, and no third set of runs inside the design is left to hold out";
+    rom.recordThirdCheck(none);
+    return;
   }
-  rom.recordConfirmation(check);
+  rom.recordThirdCheck(checkWithout(rom, dataset, model, third, train, monitor, "third check"));
 }
 
 void confirmChosenSettings(const MethodInfo& info, ReducedModel& rom, const Dataset& dataset,

@@ -6,7 +6,10 @@
 /// least of several figures: too low to calibrate an error bound on. The confirmation holds out
 /// other whole runs inside the design, trains once more with the chosen settings fixed, and
 /// records that model's error on them (metric "confirmation"); the joint envelope is then
-/// calibrated on both checks (ReducedModel::calibrateJointEnvelope).
+/// calibrated on both checks (ReducedModel::calibrateJointEnvelope). When both passed and their
+/// errors per distance lie more than three times apart, one of them is a fluke of its runs: a
+/// third set of other runs is held out the same way (metric "third_check") and the bound stands
+/// on the two of the three that agree best.
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
@@ -27,8 +30,10 @@ using FixedTrainer = std::function<std::unique_ptr<ReducedModel>(const Dataset& 
 /// held out whole runs and passed, `train` trains once more without other runs inside the design
 /// (otherHeldOutRuns; as many as the check held out), that model runs them at `rom`'s own step,
 /// and ReducedModel::recordConfirmation records it. Nothing happens when no other run is left
-/// (the verdict says the figure is unconfirmed). Progress goes to `monitor` as "confirmation:
-/// ..."; throws Cancelled when it stops it; another error is recorded as the confirmation's note.
+/// (the verdict says the figure is unconfirmed). When the two checks disagree, a third set
+/// (otherHeldOutRuns, as many again) is checked likewise (ReducedModel::recordThirdCheck).
+/// Progress goes to `monitor` as "confirmation: ..." and "third check: ..."; throws Cancelled when it stops
+/// it; another error is recorded as the confirmation's note.
 void confirmHeldOutFigure(ReducedModel& rom, const Dataset& dataset, const Model& model,
                           const FixedTrainer& train, Monitor& monitor);
 

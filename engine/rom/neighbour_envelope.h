@@ -23,9 +23,12 @@
 /// a held-out run reached from the samples of the model that did not see it, and
 /// `heldOutError`, that run's relative RMS error. The scale is the larger of heldOutDistance
 /// and resolution. A run whose largest distance d stays within the gate is inside and expects
-/// at most 1.8 * heldOutError * max(0.9, d / scale) (see the .cpp); beyond, it is outside, with
-/// no bound. The gate is where that bound reaches the error goal (kHeldOutTolerance), but at
-/// least kLeastGateFactor and at most kMostGateFactor times the scale.
+/// at most 1.8 times an error that grows in proportion to d beyond the scale (heldOutError *
+/// d / scale) and, nearer, goes linearly from the written model's worst error on its own training
+/// runs (at d = 0, where its samples are) to the held-out error at the scale; a model without
+/// that figure expects 1.8 * heldOutError * max(0.9, d / scale) (see the .cpp). Beyond the gate a
+/// run is outside, with no bound. The gate is where that bound reaches the error goal (kHeldOutTolerance),
+/// but at least kLeastGateFactor and at most kMostGateFactor times the scale.
 ///
 /// Held loads: a step holds its load where oscillating training loads only pass. The loads'
 /// running mean (the load features above, from 0 at a run's start, averaged with the time
@@ -38,7 +41,8 @@
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
-/// {"held_out_distance", "held_out_error", and optionally "least_gate"} (absent: not calibrated),
+/// {"held_out_distance", "held_out_error", and optionally "least_gate" and "training_error"}
+/// (absent: not calibrated),
 /// "held_loads": {"time", "trained", and after a probe "probe_error", "probe_held", "probe_failed"} (absent
 /// in older files: not measured)}.
 
@@ -85,13 +89,16 @@ class NeighbourEnvelope {
 
   /// Records the held-out check's figures: the largest distance of a held-out run [feature
   /// units] and its relative RMS error [-]; `leastGate` [feature units]: the gate lies no nearer
-  /// (a second check's own gate, gateFor, when its run went farther out).
-  void calibrate(double heldOutDistance, double heldOutError, double leastGate = 0.0);
+  /// (a second check's own gate, gateFor, when its run went farther out); `trainingError` [-]: the
+  /// written model's worst relative RMS error on its own training runs (negative: not measured).
+  void calibrate(double heldOutDistance, double heldOutError, double leastGate = 0.0,
+                 double trainingError = -1.0);
   /// Forgets the calibration (calibrated() false).
   void uncalibrate() {
     heldOutDistance_ = -1.0;
     heldOutError_ = 0.0;
     leastGate_ = 0.0;
+    trainingError_ = -1.0;
   }
   double heldOutDistance() const { return heldOutDistance_; }
   double heldOutError() const { return heldOutError_; }
@@ -171,7 +178,7 @@ class NeighbourEnvelope {
   Eigen::VectorXd qScale_, vScale_, fScale_, rateScale_;
   double resolution_ = 0.0;
   Eigen::MatrixXd samples_;  // features x kept
-  double heldOutDistance_ = -1.0, heldOutError_ = 0.0, leastGate_ = 0.0;
+  double heldOutDistance_ = -1.0, heldOutError_ = 0.0, leastGate_ = 0.0, trainingError_ = -1.0;
   double heldTime_ = 0.0, heldTrained_ = 0.0, probeError_ = -1.0, probeHeld_ = -1.0;
   bool probeFailed_ = false;
 };

@@ -417,7 +417,7 @@ double trainingEquationResidual(const ReducedModel& rom) {
 
 double heldOutEquationResidual(const ReducedModel& rom) {
   double largest = std::numeric_limits<double>::quiet_NaN();
-  for (const char* key : {"rollout", "confirmation"}) {
+  for (const char* key : {"rollout", "confirmation", "third_check"}) {
     const auto check = rom.metrics().find(key);
     if (check == rom.metrics().end() || !check->is_object() || !check->value("done", false) ||
         check->value("failed", true) || missedItsGoal(*check))
@@ -591,27 +591,39 @@ void ReducedModel::recordHeldOutRollout(const RolloutCheck& check) {
 
 void ReducedModel::recordConfirmation(const RolloutCheck& check) {
   metrics_["confirmation"] = check.toJson();
-  if (check.done && metrics_.contains("verdict")) {
-    std::string verdict = metrics_["verdict"].get<std::string>();
-    // A model that misses or blows up on the other runs is wrong, as if its first check had: the
-    // first figure was the best of several tries.
-    const std::string follows = kFollowsVerdict;
-    if (!check.passed() && !check.tooSensitive() &&
-        metrics_.value("verdict_kind", std::string()) == "rollout follows" &&
-        verdict.rfind(follows, 0) == 0) {
-      verdict = kWrongVerdict + verdict.substr(follows.size());
-      metrics_["verdict_kind"] = check.failed ? "rollout blows up" : "rollout misses";
-    }
-    metrics_["verdict"] =
-        verdict + "; held out again on other runs, since the check chose the settings: a model trained on " +
-        std::to_string(check.trainedRuns) + " of the " + std::to_string(check.totalRuns) +
-        " runs with those settings: " + check.text() +
-        (check.failed ? ": no error bound" : ": the error bound grows with the steeper of the two checks");
-    if (check.failed)
-      recordSpeedCheck(
-          noSpeedAfterBlowUp("the held-out rollout on other runs blew up (" + check.failure + ")").toJson());
-  }
+  metrics_.erase("third_check");  // of another confirmation
+  if (check.done && metrics_.contains("verdict"))
+    recordFurtherCheck(check, "held out again on other runs, since the check chose the settings",
+                       ": the error bound grows with the steeper of the two checks");
   calibrateJointEnvelope();
+}
+
+void ReducedModel::recordThirdCheck(const RolloutCheck& check) {
+  metrics_["third_check"] = check.toJson();
+  if (check.done && metrics_.contains("verdict"))
+    recordFurtherCheck(check, "held out a third time, since the two checks' errors per distance disagree",
+                       ": the error bound stands on the two of the three checks that agree best");
+  calibrateJointEnvelope();
+}
+
+void ReducedModel::recordFurtherCheck(const RolloutCheck& check, const std::string& why,
+                                      const std::string& boundText) {
+  std::string verdict = metrics_["verdict"].get<std::string>();
+  // A model that misses or blows up on the other runs is wrong, as if its first check had: the
+  // first figure was the best of several tries.
+  const std::string follows = kFollowsVerdict;
+  if (!check.passed() && !check.tooSensitive() &&
+      metrics_.value("verdict_kind", std::string()) == "rollout follows" && verdict.rfind(follows, 0) == 0) {
+    verdict = kWrongVerdict + verdict.substr(follows.size());
+    metrics_["verdict_kind"] = check.failed ? "rollout blows up" : "rollout misses";
+  }
+  metrics_["verdict"] = verdict + "; " + why + ": a model trained on " + std::to_string(check.trainedRuns) +
+                        " of the " + std::to_string(check.totalRuns) +
+                        " runs with those settings: " + check.text() +
+                        (check.failed ? ": no error bound" : boundText);
+  if (check.failed)
+    recordSpeedCheck(
+        noSpeedAfterBlowUp("the held-out rollout on other runs blew up (" + check.failure + ")").toJson());
 }
 
 void ReducedModel::recordStepProbe(const StepProbe& probe) {
@@ -635,6 +647,28 @@ void ReducedModel::recordEnvelope(const Dataset& dataset) {
   calibrateJointEnvelope();
 }
 
+namespace {
+
+// A held-out check's figures for the joint bound: its error [-] and how far its runs went
+// [feature units].
+struct CheckFigure {
+  double error = 0.0, distance = 1.0;
+};
+
+// Of three checks, the two whose error per distance agree best: the one farthest, as a ratio,
+// from the middle one is left out.
+std::vector<CheckFigure> agreeingPair(std::vector<CheckFigure> checks) {
+  std::sort(checks.begin(), checks.end(), [](const CheckFigure& a, const CheckFigure& b) {
+    return a.error / a.distance < b.error / b.distance;
+  });
+  const double low = checks[0].error / checks[0].distance, middle = checks[1].error / checks[1].distance,
+               high = checks[2].error / checks[2].distance;
+  if (high * low > middle * middle) return {checks[0], checks[1]};
+  return {checks[1], checks[2]};
+}
+
+}  // namespace
+
 void ReducedModel::calibrateJointEnvelope() {
   const auto it = metrics_.find("rollout");
   // No bound from a held-out check that did not run, blew up or missed (twice a miss is no limit
@@ -651,27 +685,51 @@ void ReducedModel::calibrateJointEnvelope() {
     envelope_.uncalibrateJoint();
     return;
   }
-  double error = it->value("error", 0.0), distance = it->value("held_out_distance", -1.0), leastGate = 0.0;
-  if (followedOnly) error = std::max(error, metrics_["training_rollout"].value("followed_error", error));
   // The first check's figure is the best of the settings it chose among: the confirmation's, of
-  // other runs, is not. The bound (1.8 e max(0.9, x / d)) then grows with the steeper of the two
+  // other runs, is not. The bound (1.8 e x / d beyond d) then grows with the steeper of the
   // checks' e / d, and near the samples it stands on the nearer check's error: a run nearer than
   // both held-out runs is held to that one, not to a run that went farther out. Its gate lies no
-  // nearer than either check's: a run the model followed that far out is not outside.
-  if (const auto c = metrics_.find("confirmation"); c != metrics_.end() && c->value("done", false)) {
+  // nearer than either check's: a run the model followed that far out is not outside. When the
+  // two disagreed and a third check passed, the one of the three farthest from the others goes.
+  const double least = std::max(envelope_.joint().resolution(), 1e-12);
+  const double followed = followedOnly ? metrics_["training_rollout"].value("followed_error", 0.0) : 0.0;
+  std::vector<CheckFigure> checks;
+  bool allPassed = true;
+  for (const char* key : {"rollout", "confirmation", "third_check"}) {
+    const auto c = metrics_.find(key);
+    if (c == metrics_.end() || !c->is_object() || !c->value("done", false)) continue;
     if (c->value("failed", true)) {
       envelope_.uncalibrateJoint();
       return;
     }
-    const double least = std::max(envelope_.joint().resolution(), 1e-12);
-    const double e1 = error, d1 = std::max(distance, least);
-    const double e2 = c->value("error", error), d2 = std::max(c->value("held_out_distance", distance), least);
-    const double slope = std::max(e1 / d1, e2 / d2);
-    distance = std::min(d1, d2);
-    error = std::max(d2 < d1 ? e2 : e1, slope * distance);
-    leastGate = std::max(NeighbourEnvelope::gateFor(d1, e1), NeighbourEnvelope::gateFor(d2, e2));
+    allPassed = allPassed && !missedItsGoal(*c);
+    checks.push_back({std::max(c->value("error", 0.0), followed),
+                      std::max(c->value("held_out_distance", it->value("held_out_distance", 0.0)), least)});
   }
-  envelope_.calibrateJoint(distance, error, leastGate);
+  // The gate still reaches as far as any check's: a run the model followed that far out is not
+  // outside, a fluke of its error per distance or not.
+  double leastGate = 0.0;
+  if (checks.size() > 1)
+    for (const CheckFigure& c : checks)
+      leastGate = std::max(leastGate, NeighbourEnvelope::gateFor(c.distance, c.error));
+  if (checks.size() == 3 && allPassed) checks = agreeingPair(checks);
+  double slope = 0.0, distance = checks.front().distance;
+  for (const CheckFigure& c : checks) {
+    slope = std::max(slope, c.error / c.distance);
+    distance = std::min(distance, c.distance);
+  }
+  double error = slope * distance;
+  for (const CheckFigure& c : checks)
+    if (c.distance == distance) error = std::max(error, c.error);
+  if (checks.size() == 1)
+    distance = it->value("held_out_distance", -1.0);  // as recorded: the scale takes the resolution
+  // Nearer than the held-out runs, the bound goes down to the written model's own error on the
+  // runs the envelope keeps: a run on its samples is one of them.
+  double trainingError = -1.0;
+  if (const auto own = metrics_.find("training_rollout");
+      own != metrics_.end() && own->is_object() && own->value("done", false) && !own->value("failed", true))
+    trainingError = own->value(followedOnly ? "followed_error" : "error", -1.0);
+  envelope_.calibrateJoint(distance, error, leastGate, trainingError);
 }
 
 void ReducedModel::recordSecondTry(OJson figures, const std::string& verdictNote) {

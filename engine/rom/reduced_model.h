@@ -194,9 +194,9 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 /// (metric "training_rollout"."equation_residual") [-]; NaN when not recorded.
 double trainingEquationResidual(const ReducedModel& rom);
 
-/// The largest equation residual of `rom`'s held-out checks that passed (metrics "rollout" and
-/// "confirmation": run, not blown up, within their goal) [-]; NaN when none recorded. A run that
-/// leaves no more than that is as far from the equations as a run the model's bound stands on.
+/// The largest equation residual of `rom`'s held-out checks that passed (metrics "rollout",
+/// "confirmation" and "third_check": run, not blown up, within their goal) [-]; NaN when none recorded. A run
+/// that leaves no more than that is as far from the equations as a run the model's bound stands on.
 double heldOutEquationResidual(const ReducedModel& rom);
 
 /// What a finished run says of its envelope when it warns, for a model without a
@@ -309,6 +309,12 @@ class ReducedModel {
   /// or a blow-up) is wrong: verdict "the model is wrong: ...", verdict_kind "rollout misses" or
   /// "rollout blows up", and after a blow-up no speed figure.
   void recordConfirmation(const RolloutCheck& check);
+  /// Records a third held-out check, run when the first two passed and disagree
+  /// (confirmation_check.h; metric "third_check"), and says it in the verdict. When it passes
+  /// too, the joint envelope stands on the two of the three checks whose error per distance
+  /// agree best (the one farthest from the middle one left out); when it misses or blows up the
+  /// model is wrong, as with a confirmation that does.
+  void recordThirdCheck(const RolloutCheck& check);
   /// Records the step probe (metrics "step_probe") and its figures in the joint envelope.
   void recordStepProbe(const StepProbe& probe);
   /// Records how this model ran its own training runs from their start (checkTrainingRuns):
@@ -412,6 +418,9 @@ class ReducedModel {
   void stampTraining(const Dataset& dataset, nlohmann::ordered_json settings);
   /// Calibrates the joint envelope from the recorded held-out check, when it ran.
   void calibrateJointEnvelope();
+  /// Says a confirmation or third check in the verdict (after `why`; `boundText` when it did not
+  /// blow up), makes the model wrong when it missed or blew up, and then takes its speed figure.
+  void recordFurtherCheck(const RolloutCheck& check, const std::string& why, const std::string& boundText);
 
   std::string mechanismName_;
   std::uint64_t mechanismHash_ = 0;

@@ -329,7 +329,7 @@ std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset)
 }
 
 std::vector<std::size_t> otherHeldOutRuns(const Model& model, const Dataset& dataset,
-                                          const std::vector<std::size_t>& taken) {
+                                          const std::vector<std::size_t>& taken, std::size_t wanted) {
   std::vector<std::string> why;
   const std::vector<std::size_t> replayable = replayableRuns(model, dataset, why);
   // Inside the design only: a run at its edge would judge an extrapolation, and the bound it
@@ -339,7 +339,7 @@ std::vector<std::size_t> otherHeldOutRuns(const Model& model, const Dataset& dat
     if (std::find(taken.begin(), taken.end(), k) == taken.end() &&
         edgeOfDesign(dataset, k, replayable).empty())
       pool.push_back(k);
-  const std::size_t count = std::min(taken.size(), pool.size());
+  const std::size_t count = std::min(wanted ? wanted : taken.size(), pool.size());
   std::vector<std::size_t> other;
   for (std::size_t j = 0; j < count; ++j) other.push_back(pool[((2 * j + 1) * pool.size()) / (2 * count)]);
   return other;

@@ -192,11 +192,12 @@ std::shared_ptr<const Model> designPointModel(const Model& model, const DatasetR
 /// extrapolation).
 std::vector<std::size_t> heldOutRuns(const Model& model, const Dataset& dataset);
 
-/// A second set of whole runs to hold out, disjoint from `taken` (heldOutRuns' choice): as many
-/// runs inside the design (each design value within the other runs' range), spread over the
-/// data set's order, as `taken` has, or as many as are left; none when none is.
+/// A further set of whole runs to hold out, disjoint from `taken` (heldOutRuns' choice, and the
+/// sets taken after it): `count` runs inside the design (each design value within the other
+/// runs' range; 0: as many as `taken` has), spread over the data set's order, or as many as are
+/// left; none when none is.
 std::vector<std::size_t> otherHeldOutRuns(const Model& model, const Dataset& dataset,
-                                          const std::vector<std::size_t>& taken);
+                                          const std::vector<std::size_t>& taken, std::size_t count = 0);
 
 /// What the held-out check will not be able to do with `dataset`, said before training (every
 /// front end warns of it): one run ("not validated"), runs that cannot be run again from their

@@ -101,8 +101,9 @@ class TrainingEnvelope {
   /// The joint envelope (known() false when the runs lacked velocities, or in older files).
   const NeighbourEnvelope& joint() const { return joint_; }
   /// Calibrates the joint envelope (NeighbourEnvelope::calibrate).
-  void calibrateJoint(double heldOutDistance, double heldOutError, double leastGate = 0.0) {
-    joint_.calibrate(heldOutDistance, heldOutError, leastGate);
+  void calibrateJoint(double heldOutDistance, double heldOutError, double leastGate = 0.0,
+                      double trainingError = -1.0) {
+    joint_.calibrate(heldOutDistance, heldOutError, leastGate, trainingError);
   }
   /// Records the step probe's error and running mean (NeighbourEnvelope::recordProbe).
   void recordJointProbe(double error, double held, bool failed) { joint_.recordProbe(error, held, failed); }

@@ -55,6 +55,8 @@ TEST_CASE("the second held-out runs are other runs inside the design, none when 
   const std::vector<std::size_t> first = heldOutRuns(model, d);
   REQUIRE(first == std::vector<std::size_t>{3});                            // level 4, inside 1 … 5
   CHECK(otherHeldOutRuns(model, d, first) == std::vector<std::size_t>{4});  // level 3, not 2's neighbour 1
+  // A third set, as many as the first, from what the first two left: level 2.
+  CHECK(otherHeldOutRuns(model, d, {3, 4}, 1) == std::vector<std::size_t>{2});
   // Of levels 1, 5 and 3 with 3 taken, the others lie at the design's edge.
   d.runs.erase(d.runs.begin() + 2, d.runs.begin() + 4);
   REQUIRE(heldOutRuns(model, d) == std::vector<std::size_t>{2});
@@ -83,19 +85,21 @@ TEST_CASE(
   const NeighbourEnvelope& joint = pod->envelope().joint();
   REQUIRE(joint.calibrated());
   const double first = m.at("rollout").at("error").get<double>(), second = c.at("error").get<double>();
-  // The joint bound grows no slower than either check's 1.8 e x / d, and stands near the samples on
-  // the nearer check's 1.8 * 0.9 e.
+  // The joint bound grows no slower than either check's 1.8 e x / d beyond the nearer check, stands
+  // there on the nearer check's error (or the steeper growth's), and nearer still goes down to the
+  // written model's own error on its training runs.
   const double least = joint.resolution();
   const double d1 = std::max(m.at("rollout").at("held_out_distance").get<double>(), least);
   const double d2 = std::max(c.at("held_out_distance").get<double>(), least);
-  const double nearer = d2 < d1 ? second : first;
-  for (const double x : {0.0, 0.5 * std::min(d1, d2), std::max(d1, d2), 2.0 * std::max(d1, d2)}) {
+  const double nearer = d2 < d1 ? second : first, slope = std::max(first / d1, second / d2);
+  const double near = std::min(d1, d2), atNear = std::max(nearer, near * slope);
+  for (const double x : {near, std::max(d1, d2), 2.0 * std::max(d1, d2)}) {
     INFO("distance " << x);
-    CHECK(joint.expectedError(x) >=
-          0.999 * 1.8 * std::max(0.9 * nearer, x * std::max(first / d1, second / d2)));
+    CHECK(joint.expectedError(x) >= 0.999 * 1.8 * std::max(atNear, x * slope));
   }
-  CHECK(joint.expectedError(0.0) ==
-        Approx(1.8 * 0.9 * std::max(nearer, std::min(d1, d2) * std::max(first / d1, second / d2))));
+  const double own = m.at("training_rollout").at("error").get<double>();
+  CHECK(joint.expectedError(0.0) == Approx(1.8 * own));
+  CHECK(joint.expectedError(0.5 * near) == Approx(1.8 * 0.5 * (own + atNear)));
 
   // Its gate is no nearer than either check's own: a run the model followed that far is not outside.
   CHECK(joint.gate() >= NeighbourEnvelope::gateFor(d1, first));
@@ -139,4 +143,74 @@ TEST_CASE(
              Catch::StartsWith("the model is wrong: a model trained on 5 of the 6 runs") &&
                  Catch::Contains("it misses held-out run \"run_01\" by 20 %"));
   CHECK_FALSE(missed->metrics().at("speed_check").contains("failure"));
+}
+
+TEST_CASE(
+    "two held-out checks that disagree are decided by a third: the bound stands on the two that agree, "
+    "and a third that misses makes the model wrong",
+    "[confirmation_check]") {
+  const Model model = railOscillator({{"push", 30.0}});
+  const Dataset d = designRuns(model);
+  Monitor monitor;
+  const std::string path = tempPath("third_check_pod.json");
+  {
+    const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+    saveReducedModel(*pod, path);
+  }
+  const auto base = loadReducedModel(path);
+  const OJson& rollout = base->metrics().at("rollout");
+  const double e1 = rollout.at("error").get<double>();
+  const double d1 =
+      std::max(rollout.at("held_out_distance").get<double>(), base->envelope().joint().resolution());
+  REQUIRE(e1 > 0.0);
+  const auto check = [&](const std::string& run, double error) {
+    RolloutCheck c;
+    c.done = c.wholeRuns = c.pointMeasure = true;
+    c.run = run;
+    c.coordinate = "P";
+    c.error = error;
+    c.tolerance = kHeldOutTolerance;
+    c.heldOutDistance = d1;
+    c.trainedRuns = 5;
+    c.totalRuns = 6;
+    return c;
+  };
+  // The confirmation ten times the first check at the same distance; a third check near the first.
+  const auto low = loadReducedModel(path);
+  low->recordConfirmation(check("run_02", 10.0 * e1));
+  CHECK(low->envelope().joint().expectedError(d1) == Approx(1.8 * 10.0 * e1));
+  low->recordThirdCheck(check("run_03", 1.5 * e1));
+  CHECK(low->envelope().joint().expectedError(d1) == Approx(1.8 * 1.5 * e1));
+  CHECK(low->envelope().joint().expectedError(2.0 * d1) == Approx(1.8 * 3.0 * e1));
+  CHECK_THAT(
+      low->metrics().at("verdict").get<std::string>(),
+      Catch::Contains("; held out a third time, since the two checks' errors per distance disagree: a model "
+                      "trained on 5 of the 6 runs with those settings: it follows held-out run \"run_03\"") &&
+          Catch::EndsWith(": the error bound stands on the two of the three checks that agree best"));
+  CHECK(low->metrics().at("verdict_kind") == "rollout follows");
+
+  // A third check near the confirmation: the first check's figure was the fluke.
+  const auto high = loadReducedModel(path);
+  high->recordConfirmation(check("run_02", 10.0 * e1));
+  high->recordThirdCheck(check("run_03", 8.0 * e1));
+  CHECK(high->envelope().joint().expectedError(d1) == Approx(1.8 * 10.0 * e1));
+
+  // A third check beyond the goal: the model is wrong, and its bound takes all three.
+  const auto wrong = loadReducedModel(path);
+  wrong->recordConfirmation(check("run_02", 10.0 * e1));
+  wrong->recordThirdCheck(check("run_03", 0.2));
+  CHECK(wrong->metrics().at("verdict_kind") == "rollout misses");
+  CHECK_THAT(wrong->metrics().at("verdict").get<std::string>(), Catch::StartsWith("the model is wrong: "));
+  CHECK(wrong->envelope().joint().expectedError(d1) == Approx(1.8 * 0.2));
+
+  // One that blew up leaves the model with no bound.
+  const auto blown = loadReducedModel(path);
+  blown->recordConfirmation(check("run_02", 10.0 * e1));
+  RolloutCheck failed = check("run_03", 0.0);
+  failed.failed = true;
+  failed.failedAt = 0.4;
+  failed.failure = "the step failed";
+  blown->recordThirdCheck(failed);
+  CHECK_FALSE(blown->envelope().joint().calibrated());
+  CHECK(blown->metrics().at("verdict_kind") == "rollout blows up");
 }

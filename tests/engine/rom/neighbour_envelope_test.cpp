@@ -159,6 +159,33 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "nearer than the held-out runs the bound goes from the model's error on its own runs to the held-out one",
+    "[rom][envelope]") {
+  NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
+  const double scale = std::max(1.0, e.resolution());
+  e.calibrate(scale, 0.04, 0.0, 0.0074);  // the elastic-joint arm's neural ODE: 4 % held out, 0.74 % own
+  CHECK(e.expectedError(0.0) == Approx(1.8 * 0.0074));  // on its samples: its own runs' error
+  CHECK(e.expectedError(0.2 * scale) == Approx(1.8 * (0.2 * 0.04 + 0.8 * 0.0074)));
+  CHECK(e.expectedError(scale) == Approx(1.8 * 0.04));        // at the held-out distance: as before
+  CHECK(e.expectedError(1.5 * scale) == Approx(1.8 * 0.06));  // beyond: in proportion, as before
+  // A model that misses its own runs by more than the held-out one expects that near them.
+  e.calibrate(scale, 0.02, 0.0, 0.03);
+  CHECK(e.expectedError(0.0) == Approx(1.8 * 0.03));
+  CHECK(e.expectedError(0.5 * scale) == Approx(1.8 * 0.025));
+  // The figure is kept in the file; a file without it keeps the floor of 0.9.
+  e.calibrate(scale, 0.04, 0.0, 0.0074);
+  const OJson saved = e.toJson();
+  CHECK(saved["calibration"]["training_error"].get<double>() == Approx(0.0074));
+  CHECK(NeighbourEnvelope::fromJson(saved, "m.json").expectedError(0.0) == Approx(1.8 * 0.0074));
+  OJson older = saved;
+  older["calibration"].erase("training_error");
+  CHECK(NeighbourEnvelope::fromJson(older, "m.json").expectedError(0.0) == Approx(1.8 * 0.04 * 0.9));
+  OJson bad = saved;
+  bad["calibration"]["training_error"] = -0.5;
+  CHECK_THROWS_WITH(NeighbourEnvelope::fromJson(bad, "m.json"), Catch::Contains("training_error"));
+}
+
+TEST_CASE(
     "a model far better than the goal keeps its bound out to where it reaches the goal, at most three "
     "times the held-out distance",
     "[rom][envelope]") {
