@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace mbdrom {
@@ -66,6 +67,13 @@ RolloutCheck checkWithout(const ReducedModel& rom, const Dataset& dataset, const
   return check;
 }
 
+// A check that did not run, and why.
+RolloutCheck notRun(std::string note) {
+  RolloutCheck check;
+  check.note = std::move(note);
+  return check;
+}
+
 // The error per distance of a recorded check (metric `key`) that passed; negative otherwise.
 double passedSlope(const ReducedModel& rom, const char* key) {
   const auto c = rom.metrics().find(key);
@@ -84,9 +92,7 @@ void confirmHeldOutFigure(ReducedModel& rom, const Dataset& dataset, const Model
   const std::vector<std::size_t> first = heldOutRuns(model, dataset);
   const std::vector<std::size_t> other = otherHeldOutRuns(model, dataset, first);
   if (other.empty()) {
-    RolloutCheck none;
-    none.note = "no other run inside the design is left to hold out";
-    rom.recordConfirmation(none);
+    rom.recordConfirmation(notRun("no other run inside the design is left to hold out"));
     return;
   }
   rom.recordConfirmation(checkWithout(rom, dataset, model, other, train, monitor, "confirmation"));
@@ -96,9 +102,8 @@ void confirmHeldOutFigure(ReducedModel& rom, const Dataset& dataset, const Model
   taken.insert(taken.end(), other.begin(), other.end());
   const std::vector<std::size_t> third = otherHeldOutRuns(model, dataset, taken, first.size());
   if (third.empty()) {
-    RolloutCheck none;
-    none.note = "the two checks disagree, and no third set of runs inside the design is left to hold out";
-    rom.recordThirdCheck(none);
+    rom.recordThirdCheck(
+        notRun("the two checks disagree, and no third set of runs inside the design is left to hold out"));
     return;
   }
   rom.recordThirdCheck(checkWithout(rom, dataset, model, third, train, monitor, "third check"));

@@ -602,7 +602,7 @@ void ReducedModel::recordThirdCheck(const RolloutCheck& check) {
   metrics_["third_check"] = check.toJson();
   if (check.done && metrics_.contains("verdict"))
     recordFurtherCheck(check, "held out a third time, since the two checks' errors per distance disagree",
-                       ": the error bound stands on the two of the three checks that agree best");
+                       ": the error bound stands instead on the two of the three checks that agree best");
   calibrateJointEnvelope();
 }
 

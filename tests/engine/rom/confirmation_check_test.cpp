@@ -186,7 +186,7 @@ TEST_CASE(
       low->metrics().at("verdict").get<std::string>(),
       Catch::Contains("; held out a third time, since the two checks' errors per distance disagree: a model "
                       "trained on 5 of the 6 runs with those settings: it follows held-out run \"run_03\"") &&
-          Catch::EndsWith(": the error bound stands on the two of the three checks that agree best"));
+          Catch::EndsWith(": the error bound stands instead on the two of the three checks that agree best"));
   CHECK(low->metrics().at("verdict_kind") == "rollout follows");
 
   // A third check near the confirmation: the first check's figure was the fluke.
