@@ -74,14 +74,10 @@ RolloutCheck notRun(std::string note) {
   return check;
 }
 
-// The error per distance of a recorded check (metric `key`) that passed; negative otherwise.
-double passedSlope(const ReducedModel& rom, const char* key) {
-  const auto c = rom.metrics().find(key);
-  if (c == rom.metrics().end() || !c->is_object() || !c->value("done", false) || c->value("failed", true) ||
-      !(c->value("error", 1.0) <= c->value("tolerance", 0.0)))
-    return -1.0;
-  const double least = std::max(rom.envelope().joint().resolution(), 1e-12);
-  return c->value("error", 0.0) / std::max(c->value("held_out_distance", 0.0), least);
+// Error per distance [1 / feature units] of a check that missed by `error` [-] at `distance`
+// from its model's samples, the envelope's resolution at least.
+double errorPerDistance(const ReducedModel& rom, double error, double distance) {
+  return error / std::max({distance, rom.envelope().joint().resolution(), 1e-12});
 }
 
 }  // namespace
@@ -95,9 +91,14 @@ void confirmHeldOutFigure(ReducedModel& rom, const Dataset& dataset, const Model
     rom.recordConfirmation(notRun("no other run inside the design is left to hold out"));
     return;
   }
-  rom.recordConfirmation(checkWithout(rom, dataset, model, other, train, monitor, "confirmation"));
-  const double s1 = passedSlope(rom, "rollout"), s2 = passedSlope(rom, "confirmation");
-  if (!(s1 >= 0.0 && s2 >= 0.0) || std::max(s1, s2) <= kChecksDisagree * std::min(s1, s2)) return;
+  const RolloutCheck confirmation = checkWithout(rom, dataset, model, other, train, monitor, "confirmation");
+  rom.recordConfirmation(confirmation);
+  if (!confirmation.passed()) return;
+  const OJson& firstCheck = rom.metrics().at("rollout");  // passed: passedWholeRunCheck
+  const double s1 =
+      errorPerDistance(rom, firstCheck.value("error", 0.0), firstCheck.value("held_out_distance", 0.0));
+  const double s2 = errorPerDistance(rom, confirmation.error, confirmation.heldOutDistance);
+  if (std::max(s1, s2) <= kChecksDisagree * std::min(s1, s2)) return;
   std::vector<std::size_t> taken = first;
   taken.insert(taken.end(), other.begin(), other.end());
   const std::vector<std::size_t> third = otherHeldOutRuns(model, dataset, taken, first.size());

@@ -40,6 +40,12 @@ Dataset designRuns(const Model& model) {
   return d;
 }
 
+// POD (n_r = 1) of the rail oscillator trained on designRuns, confirmation included.
+std::unique_ptr<ReducedModel> designPod(const Model& model) {
+  Monitor monitor;
+  return trainReducedModel("pod", designRuns(model), {{"nr", 1}}, monitor, &model);
+}
+
 }  // namespace
 
 TEST_CASE("the second held-out runs are other runs inside the design, none when only edge runs are left",
@@ -68,9 +74,7 @@ TEST_CASE(
     "misses",
     "[confirmation_check]") {
   const Model model = railOscillator({{"push", 30.0}});
-  const Dataset d = designRuns(model);
-  Monitor monitor;
-  const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
+  const auto pod = designPod(model);
   const OJson& m = pod->metrics();
   INFO(m.dump(1));
   REQUIRE(m.contains("confirmation"));
@@ -150,13 +154,8 @@ TEST_CASE(
     "and a third that misses makes the model wrong",
     "[confirmation_check]") {
   const Model model = railOscillator({{"push", 30.0}});
-  const Dataset d = designRuns(model);
-  Monitor monitor;
   const std::string path = tempPath("third_check_pod.json");
-  {
-    const auto pod = trainReducedModel("pod", d, {{"nr", 1}}, monitor, &model);
-    saveReducedModel(*pod, path);
-  }
+  saveReducedModel(*designPod(model), path);
   const auto base = loadReducedModel(path);
   const OJson& rollout = base->metrics().at("rollout");
   const double e1 = rollout.at("error").get<double>();
