@@ -218,7 +218,7 @@ std::vector<std::string> SindyLibrary::names() const {
 }
 
 std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, const SindyLibraryOptions& o,
-                                  const std::vector<std::string>& columnNames) {
+                                  const std::vector<std::string>& columnNames, std::size_t elementColumns) {
   const int n = static_cast<int>(coordinates.size());
   if (n < 1) throw InputError("sindy: no coordinates to identify");
   if (o.polynomialDegree < 0 || o.polynomialDegree > 9)
@@ -262,7 +262,13 @@ std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates, c
   for (std::size_t j = 0; j < columnNames.size(); ++j) {
     if (columnNames[j].empty())
       throw InputError("sindy: user column " + std::to_string(j + 1) + " has no name");
-    terms.push_back({SindyTerm::Kind::Column, columnNames[j], {}, 0, 0.0, static_cast<int>(j)});
+    const bool element = j + elementColumns >= columnNames.size();
+    terms.push_back({element ? SindyTerm::Kind::Element : SindyTerm::Kind::Column,
+                     columnNames[j],
+                     {},
+                     0,
+                     0.0,
+                     static_cast<int>(j)});
   }
   for (std::size_t a = 0; a < terms.size(); ++a)
     for (std::size_t b = a + 1; b < terms.size(); ++b)
@@ -306,7 +312,8 @@ double evalSindyTerm(const SindyTerm& t, const Eigen::VectorXd& u, const Eigen::
     case SindyTerm::Kind::Cos: return std::cos(u(t.coordinate));
     case SindyTerm::Kind::CosTime: return std::cos(t.omega * time);
     case SindyTerm::Kind::SinTime: return std::sin(t.omega * time);
-    case SindyTerm::Kind::Column: return columns(t.column);
+    case SindyTerm::Kind::Column:
+    case SindyTerm::Kind::Element: return columns(t.column);
   }
   return 0.0;
 }

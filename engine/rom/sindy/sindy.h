@@ -57,13 +57,15 @@ struct SindyLibraryOptions {
 
 /// One candidate term; evaluable at any state so an identified model can be simulated.
 struct SindyTerm {
-  enum class Kind { Constant, Monomial, Sign, Sin, Cos, CosTime, SinTime, Column };
+  /// Column: a user's or friction column (never left out); Element: a spring-damper's geometry
+  /// column (sindy_element_terms.h), left out where the data cannot tell it from the others.
+  enum class Kind { Constant, Monomial, Sign, Sin, Cos, CosTime, SinTime, Column, Element };
   Kind kind = Kind::Constant;
   std::string name;
   std::vector<int> powers;  ///< Monomial: powers of u_0..u_{n-1}, then of u̇_0..u̇_{n-1} (size 2n)
   int coordinate = 0;       ///< Sign (of u̇), Sin, Cos (of u): the coordinate
   double omega = 0.0;       ///< CosTime, SinTime: k ω [rad/s]
-  int column = 0;           ///< Column: index of the user column
+  int column = 0;           ///< Column, Element: index of the column among the columns given
 };
 
 /// A user-named library column, evaluated on the data (size N).
@@ -96,10 +98,12 @@ struct SindyLibrary {
 };
 
 /// The terms for n coordinates named `coordinates` (user columns appended with
-/// their names). Throws InputError for bad options or an unknown selected name.
+/// their names, the last `elementColumns` of them of kind Element). Throws InputError for bad
+/// options or an unknown selected name.
 std::vector<SindyTerm> sindyTerms(const std::vector<std::string>& coordinates,
                                   const SindyLibraryOptions& options,
-                                  const std::vector<std::string>& columnNames = {});
+                                  const std::vector<std::string>& columnNames = {},
+                                  std::size_t elementColumns = 0);
 
 /// Value of a term at one state: u, ud (size n), t [s], user column values `columns` (per column).
 double evalSindyTerm(const SindyTerm& term, const Eigen::VectorXd& u, const Eigen::VectorXd& ud, double t,

@@ -418,6 +418,13 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   (void)dt;
   std::vector<int> frictionOf, frictionChannelOf;
   columnSources(model, frictionOf, frictionChannelOf);
+  for (std::size_t j = 0; j < terms_.size(); ++j)
+    if (terms_[j].kind == SindyTerm::Kind::Element &&
+        (result_.Xi.row(static_cast<Eigen::Index>(j)).array() != 0.0).any())
+      throw InputError("sindy: the model's identified force uses the spring-damper geometry term \"" +
+                       terms_[j].name +
+                       "\", which the exported C code does not evaluate yet; export a model trained with "
+                       "element_terms off (the CLI's train prints which try was kept)");
   const int nq = model.nq(), n = reducedDimension();
   const bool tabulated = KinematicTable::applies(model, independent_);
   // The grid the engine's runs use (SindyStepper), the same nodes.

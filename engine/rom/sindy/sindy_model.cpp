@@ -1,4 +1,5 @@
 #include "engine/rom/sindy/sindy_model.h"
+#include "engine/rom/sindy/sindy_element_terms.h"
 #include "engine/rom/sindy/sindy_stiff_elements.h"
 
 #include "engine/rom/sindy/sindy_coordinates.h"
@@ -27,6 +28,7 @@
 #include "engine/rom/sindy/sindy_hints.h"
 #include "engine/rom/sindy/sindy_separable.h"
 
+#include <Eigen/LU>
 #include <Eigen/QR>
 
 #include <algorithm>
@@ -208,6 +210,7 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   lib.harmonics = r.integers("harmonics", lib.harmonics);
   lib.sineTime = r.boolean("sine_time", lib.sineTime);
   s.frictionColumns = r.boolean("friction_columns", s.frictionColumns);
+  s.elementTerms = r.boolean("element_terms", s.elementTerms);
   lib.select = r.names("terms", lib.select);
   s.stls.kappa = r.number("kappa", s.stls.kappa, {.min = 0.0});
   s.stls.normalise = r.boolean("normalise", s.stls.normalise);
@@ -252,6 +255,7 @@ OJson SindySettings::toJson() const {
   j["harmonics"] = library.harmonics;
   j["sine_time"] = library.sineTime;
   j["friction_columns"] = frictionColumns;
+  j["element_terms"] = elementTerms;
   j["terms"] = library.select;
   j["kappa"] = stls.kappa;
   j["normalise"] = stls.normalise;
@@ -418,6 +422,11 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   const std::vector<SindyHint> hints = rom->explain(rows, settings.library, kind);
   rom->recordMetrics(rows, kind, rollout, hints, front);
   rom->recordStiffElements(model, dataset);
+  // What a second try may add: the geometry of the spring-dampers whose force is identified.
+  if (!settings.elementTerms && settings.library.select.empty())
+    if (const std::size_t geometry =
+            sindyElementTerms(model, rom->names_, sindyKnownForces(rom->knownForces_)).size())
+      rom->metrics_["geometry_terms_available"] = geometry;
   monitor.checkpoint();
   monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
   return rom;
@@ -450,13 +459,18 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
   std::vector<std::string> columnNames =
       settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
   for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
+  std::vector<std::string> elementNames;
+  if (settings.elementTerms)
+    elementNames =
+        sindyElementTermNames(sindyElementTerms(model, rom->names_, sindyKnownForces(rom->knownForces_)));
+  columnNames.insert(columnNames.end(), elementNames.begin(), elementNames.end());
   if (!settings.columns.empty() && runColumns.size() != dataset.runs.size())
     throw InputError("sindy: the user column \"" + settings.columns.front().name + "\" (data column \"" +
                      settings.columns.front().source +
                      "\") needs its values on every run; they come with the data (" +
                      std::to_string(runColumns.size()) + " of " + std::to_string(dataset.runs.size()) +
                      " runs have them)");
-  rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames);
+  rom->terms_ = sindyTerms(rom->names_, settings.library, columnNames, elementNames.size());
   return rom;
 }
 
@@ -544,6 +558,11 @@ std::vector<SindyColumn> SindyModel::libraryColumns(const Model& model, const Da
       throw InputError("sindy: run \"" + run.name + "\" has no values for the user column \"" + c.name +
                        "\"");
     columns.push_back(*it);
+  }
+  if (sindySettings_.elementTerms) {
+    const std::vector<SindyColumn> element = sindyElementColumns(
+        model, run, independent_, qRef_, sindyElementTerms(model, names_, sindyKnownForces(knownForces_)));
+    columns.insert(columns.end(), element.begin(), element.end());
   }
   return columns;
 }
@@ -985,17 +1004,22 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
     if (i < 0 || i >= rom->qRef_.size())
       throw FileError(source + ": matrices.coordinate_indices out of range");
   const std::vector<std::string> terms = m.at("terms").get<std::vector<std::string>>();
-  // Friction columns are named after the elements; their names come from the file.
-  std::vector<std::string> columns;
+  // Friction and spring-damper geometry columns are named after the elements; their names come
+  // from the file (the geometry ones last, as training lists them).
+  std::vector<std::string> columns, elementColumns;
   for (const std::string& t : terms) {
     const bool user = std::any_of(rom->sindySettings_.columns.begin(), rom->sindySettings_.columns.end(),
                                   [&](const SindyColumnSource& c) { return c.name == t; });
-    if (user || t.rfind("f_fric(", 0) == 0) columns.push_back(t);
+    if (user || t.rfind("f_fric(", 0) == 0)
+      columns.push_back(t);
+    else if (rom->sindySettings_.elementTerms && t.rfind("g(", 0) == 0)
+      elementColumns.push_back(t);
   }
+  columns.insert(columns.end(), elementColumns.begin(), elementColumns.end());
   try {
     SindyLibraryOptions lib = rom->sindySettings_.library;
     lib.select = terms;
-    rom->terms_ = sindyTerms(rom->names_, lib, columns);
+    rom->terms_ = sindyTerms(rom->names_, lib, columns, elementColumns.size());
   } catch (const InputError& e) {
     throw FileError(source + ": matrices.terms do not match the settings: " + e.what());
   }
@@ -1021,7 +1045,8 @@ namespace internal {
 class SindyStepper final : public ReducedStepper {
  public:
   SindyStepper(const SindyModel& rom, const Model& model, const RunOptions& o, std::vector<int> frictionOf,
-               std::vector<int> frictionChannelOf)
+               std::vector<int> frictionChannelOf, std::vector<int> elementOf,
+               std::vector<SindyElementTerm> elementTerms)
       : rom_(rom),
         model_(model),
         loadCase_(o.loadCase),
@@ -1034,8 +1059,10 @@ class SindyStepper final : public ReducedStepper {
         terms_(rom.terms_),
         rosenbrock_(rom.linearlyImplicit()),
         frictionElement_(std::any_of(frictionOf_.begin(), frictionOf_.end(), [](int i) { return i >= 0; })) {
+    elementOf_ = std::move(elementOf);
     for (SindyTerm& term : terms_)
-      if (term.kind == SindyTerm::Kind::Column) term.column = 0;
+      if (term.kind == SindyTerm::Kind::Column || term.kind == SindyTerm::Kind::Element) term.column = 0;
+    if (!elementTerms.empty()) elements_.emplace(model, rom.qRef_, std::move(elementTerms));
     const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
     assembly_.fixedCoordinates = rom.independent_;
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
@@ -1373,6 +1400,7 @@ class SindyStepper final : public ReducedStepper {
     const Eigen::VectorXd& ud = own ? vv : udOwn_;
     if (frictionElement_) fr_ = frictionValues(model_, q_, velocities());
     if (frictionChannel_) evalFrictionForces(model_, q_, velocities(), Eigen::VectorXd(), fFriction_);
+    if (elements_) elements_->eval(q_, velocities(), ownBasis(), elementValues_);
     // Ξᵀθ over the terms with a coefficient (the other rows of Ξ are zero): a few products,
     // where a matrix-vector product of Eigen's costs more in its dispatch. A monomial is the
     // product evalSindyTerm forms, in its order.
@@ -1390,6 +1418,7 @@ class SindyStepper final : public ReducedStepper {
       cols_(0) = 0.0;
       if (frictionOf_[a.j] >= 0) cols_(0) = fr_(frictionOf_[a.j]);
       if (frictionChannelOf_[a.j] >= 0) cols_(0) = fFriction_(frictionChannelOf_[a.j]);
+      if (elementOf_[a.j] >= 0) cols_(0) = elementValues_(elementOf_[a.j]);
       return evalSindyTerm(terms_[a.j], u, ud, t, cols_);
     };
     const double* xi = xi_.data();
@@ -1413,6 +1442,19 @@ class SindyStepper final : public ReducedStepper {
     if (own) return;
     for (std::size_t i = 0; i < independent.size(); ++i)
       rhs_.noalias() += velocityMap().row(independent[i]).transpose() * force_(static_cast<Eigen::Index>(i));
+  }
+
+  // The velocity basis whose rows of the identified coordinates are the identity: the chart's own
+  // R in their chart, else R (R_I)⁻¹ with R_I its rows of those coordinates.
+  const Eigen::MatrixXd& ownBasis() {
+    const Eigen::MatrixXd& R = velocityMap();
+    if (chart_ == rom_.independent_) return R;
+    const auto n = static_cast<Eigen::Index>(chart_.size());
+    rowsOwn_.resize(n, n);
+    for (Eigen::Index i = 0; i < n; ++i)
+      rowsOwn_.row(i) = R.row(rom_.independent_[static_cast<std::size_t>(i)]);
+    basisOwn_.noalias() = R * rowsOwn_.inverse();
+    return basisOwn_;
   }
 
   // How much faster (scaled) the fastest coordinate moves than the chart's own: the largest
@@ -1504,6 +1546,10 @@ class SindyStepper final : public ReducedStepper {
   double endStretch_ = 0.0;     // the chart's stretch at the state evaluated at sampledAt_
   Eigen::VectorXd uOwn_, udOwn_, force_;
   std::vector<int> frictionOf_, frictionChannelOf_;
+  std::vector<int> elementOf_;                  // per term: its index among the geometry terms, or -1
+  std::optional<SindyElementValues> elements_;  // the spring-dampers' geometry terms
+  Eigen::VectorXd elementValues_;
+  Eigen::MatrixXd rowsOwn_, basisOwn_;  // ownBasis() in another chart
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
   std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
@@ -1598,14 +1644,29 @@ void SindyModel::columnSources(const Model& model, std::vector<int>& frictionOf,
   }
 }
 
+std::vector<SindyElementTerm> SindyModel::elementSources(const Model& model,
+                                                         std::vector<int>& elementOf) const {
+  elementOf.assign(terms_.size(), -1);
+  std::vector<std::string> names;
+  for (std::size_t j = 0; j < terms_.size(); ++j)
+    if (terms_[j].kind == SindyTerm::Kind::Element) {
+      elementOf[j] = static_cast<int>(names.size());
+      names.push_back(terms_[j].name);
+    }
+  if (names.empty()) return {};
+  return sindyElementTermsNamed(sindyElementTerms(model, names_, sindyKnownForces(knownForces_)), names);
+}
+
 std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& model,
                                                                  const RunOptions& o) const {
   checkMechanism(model);
   planReducedRun(model, o, qRef_.size(), method());
-  std::vector<int> frictionOf, frictionChannelOf;
+  std::vector<int> frictionOf, frictionChannelOf, elementOf;
   columnSources(model, frictionOf, frictionChannelOf);
+  std::vector<SindyElementTerm> elementTerms = elementSources(model, elementOf);
   return std::make_unique<internal::SindyStepper>(*this, model, o, std::move(frictionOf),
-                                                  std::move(frictionChannelOf));
+                                                  std::move(frictionChannelOf), std::move(elementOf),
+                                                  std::move(elementTerms));
 }
 
 std::unique_ptr<ReducedStepper> SindyModel::stepperAtStep(const Model& model, const RunOptions& o) const {
@@ -1941,6 +2002,54 @@ std::vector<DetailsSection> sindyDetails(const SindyModel& sindy) {
 
 }  // namespace
 
+namespace {
+
+using OJsonR = nlohmann::ordered_json;
+
+// The first second try: on a mechanism with spring-dampers too stiff for the data
+// (sindy_stiff_elements.h), those as known forces; known forces the user named are kept as they are.
+std::optional<SecondTry> stiffElementsKnown(const OJsonR& settings, const ReducedModel& best,
+                                            const std::vector<std::string>& tried) {
+  const auto stiff = best.metrics().find("stiff_elements");
+  std::vector<std::string> known = settings.value("known_forces", std::vector<std::string>{});
+  if (known != std::vector<std::string>{"auto"} || stiff == best.metrics().end() || !stiff->is_array() ||
+      stiff->empty())
+    return std::nullopt;
+  std::vector<SindyStiffElement> elements;
+  for (const OJsonR& e : *stiff) {
+    elements.push_back({e.value("name", ""), e.value("frequency", 0.0), e.value("samples_per_period", 0.0)});
+    known.push_back(elements.back().name);
+  }
+  std::string names;
+  for (const SindyStiffElement& e : elements) names += (names.empty() ? "\"" : ", \"") + e.name + "\"";
+  const bool one = elements.size() == 1;
+  const std::string label = names + (one ? " as a known force" : " as known forces");
+  if (std::find(tried.begin(), tried.end(), label) != tried.end()) return std::nullopt;
+  OJsonR s = settings;
+  s["known_forces"] = known;
+  // The reason once, in the first label ("the model with ... identified missed this check").
+  return SecondTry{
+      SindySettings::fromJson(s).toJson(),
+      (one ? "the spring-damper " : "the spring-dampers ") + sindyStiffElementsText(elements) + " identified",
+      label};
+}
+
+// Then, where spring-dampers' forces are identified, their geometry in the library
+// (sindy_element_terms.h): a spring that turns with the motion is no polynomial of the coordinates.
+std::optional<SecondTry> geometryTerms(const OJsonR& settings, const ReducedModel& best,
+                                       const std::vector<std::string>& tried) {
+  const std::string label = "the spring-dampers' geometry in its library";
+  if (settings.value("element_terms", false) ||
+      metricNumber(best.metrics(), "geometry_terms_available") < 1.0 ||
+      std::find(tried.begin(), tried.end(), label) != tried.end())
+    return std::nullopt;
+  OJsonR s = settings;
+  s["element_terms"] = true;
+  return SecondTry{SindySettings::fromJson(s).toJson(), "a library of polynomials only", label};
+}
+
+}  // namespace
+
 MethodInfo sindyMethod() {
   using OJsonR = nlohmann::ordered_json;
   MethodInfo m;
@@ -1963,7 +2072,9 @@ MethodInfo sindyMethod() {
       "absolute: coefficients below kappa in the data's units), and at a tenth and a hundredth of that, "
       "the held-out check choosing (the sparser fit unless a smaller threshold's error is 1.5 times lower); "
       "a model that misses its checks is trained again with the spring-dampers too stiff for the data "
-      "(fewer than 8 samples a period of their own vibration) as known forces, unless --known is given.";
+      "(fewer than 8 samples a period of their own vibration) as known forces, unless --known is given, "
+      "then with the geometry of the spring-dampers whose force it identifies in its library (their "
+      "direction in the coordinates times a law of their stretch and stretch rate).";
   m.group = 1;
   m.needsMechanism = true;
   m.canStopEarly = false;
@@ -2002,6 +2113,9 @@ MethodInfo sindyMethod() {
       {"sine_time", "sin(k ω t) too", SettingKind::Flag, "Also sine columns of the excitation frequencies"},
       {"friction_columns", "Friction columns", SettingKind::Flag,
        "The model's friction laws evaluated on the data, one column each"},
+      {"element_terms", "Spring-damper geometry", SettingKind::Flag,
+       "Columns from each spring-damper whose force is identified: its direction in the coordinates "
+       "times 1, its stretch, stretch^2, stretch^3 and stretch rate (a spring that turns with the motion)"},
       SettingSpec{"terms", "Only these terms", SettingKind::NameList,
                   "Restrict the library to these term names; empty: all (training leaves out those its runs "
                   "cannot tell apart)"}
@@ -2057,32 +2171,12 @@ MethodInfo sindyMethod() {
       throw InputError("sindy: training needs the mechanism (mass matrix, known forces, constraints)");
     return SindyModel::train(dataset, s, monitor, *model);
   };
-  // A model that missed its checks on a mechanism with spring-dampers too stiff for the data
-  // (sindy_stiff_elements.h) is trained again with them as known forces, once; known forces the
-  // user named are kept as they are.
+  // A model that missed its checks is trained again with the spring-dampers too stiff for the data
+  // as known forces, then with the spring-dampers' geometry in its library, each once.
   m.secondTry = [](const OJsonR& settings, const ReducedModel& best,
                    const std::vector<std::string>& tried) -> std::optional<SecondTry> {
-    const auto stiff = best.metrics().find("stiff_elements");
-    std::vector<std::string> known = settings.value("known_forces", std::vector<std::string>{});
-    if (!tried.empty() || known != std::vector<std::string>{"auto"} || stiff == best.metrics().end() ||
-        !stiff->is_array() || stiff->empty())
-      return std::nullopt;
-    std::vector<SindyStiffElement> elements;
-    for (const OJsonR& e : *stiff) {
-      elements.push_back(
-          {e.value("name", ""), e.value("frequency", 0.0), e.value("samples_per_period", 0.0)});
-      known.push_back(elements.back().name);
-    }
-    OJsonR s = settings;
-    s["known_forces"] = known;
-    // The reason once, in the first label ("the model with ... identified missed this check").
-    std::string names;
-    for (const SindyStiffElement& e : elements) names += (names.empty() ? "\"" : ", \"") + e.name + "\"";
-    const bool one = elements.size() == 1;
-    return SecondTry{SindySettings::fromJson(s).toJson(),
-                     (one ? "the spring-damper " : "the spring-dampers ") + sindyStiffElementsText(elements) +
-                         " identified",
-                     names + (one ? " as a known force" : " as known forces")};
+    if (std::optional<SecondTry> stiff = stiffElementsKnown(settings, best, tried)) return stiff;
+    return geometryTerms(settings, best, tried);
   };
   // κ and the own step are chosen on the held-out runs: κ fixed to the one chosen.
   m.chosenSettings = [](const ReducedModel& rom) {

@@ -89,6 +89,10 @@ struct SindySettings {
   std::vector<std::string> knownForces{"auto"};
   SindyLibraryOptions library;
   bool frictionColumns = false;
+  /// Columns from the geometry of every spring-damper whose force is not known
+  /// (sindy_element_terms.h): its direction in the identified coordinates times a law of its
+  /// stretch and rate.
+  bool elementTerms = false;
   StlsOptions stls = relativeThreshold();
   /// Also judge κ / 10 and κ / 100 on the held-out check and keep the best (the sparser when
   /// within 1.5 times; the verdict says so); off: κ as given, naming the terms it removed
@@ -148,6 +152,8 @@ inline constexpr int kSindyJacobianSteps = 4;
 inline constexpr double kSindyChartTie = 0.99;
 /// Metric "integrator" of a model integrated by ROS2 (absent: classic RK4).
 inline constexpr const char* kSindyRos2 = "ros2";
+
+struct SindyElementTerm;
 
 namespace internal {
 class SindyStepper;
@@ -214,6 +220,9 @@ class SindyModel : public ReducedModel {
   // Throws InputError for a column a run cannot evaluate.
   void columnSources(const Model& model, std::vector<int>& frictionOf,
                      std::vector<int>& frictionChannelOf) const;
+  // The spring-damper geometry terms of the library (sindy_element_terms.h) and, per library
+  // term, its index among them or -1 (elementOf). Throws InputError for a term `model` cannot give.
+  std::vector<SindyElementTerm> elementSources(const Model& model, std::vector<int>& elementOf) const;
   // Training's phases: the model's coordinates and terms (`coordinateNote`: why not the
   // suggested coordinates); the rows of every run; the noise check; the held-out check,
   // choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's kind); what the

@@ -22,12 +22,13 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
       checkReducedModelSettings("pca", OJson::object()).dump() ==
       R"({"clusters":0,"nr":0,"vector_length":0.0,"stiffness_forces":"internal","energy_projection":true,)"
       R"("convective_force":"auto","common_tolerance":0.001,"switch_hysteresis":0.1,"seed":1,"restarts":4})");
-  CHECK(checkReducedModelSettings("sindy", OJson::object()).dump() ==
-        R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
-        R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
-        R"("friction_columns":false,"terms":[],"kappa":0.05,"normalise":false,"threshold":"relative",)"
-        R"("kappa_search":true,"ridge":0.0,"max_iterations":50,)"
-        R"("derivatives":"data","sg_order":4,"sg_window":0,"formulation":"auto"})");
+  CHECK(
+      checkReducedModelSettings("sindy", OJson::object()).dump() ==
+      R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
+      R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
+      R"("friction_columns":false,"element_terms":false,"terms":[],"kappa":0.05,"normalise":false,"threshold":"relative",)"
+      R"("kappa_search":true,"ridge":0.0,"max_iterations":50,)"
+      R"("derivatives":"data","sg_order":4,"sg_window":0,"formulation":"auto"})");
 }
 
 TEST_CASE("default settings of node and ae are stored unchanged", "[rom][settings]") {
@@ -52,7 +53,8 @@ TEST_CASE("settings other than the defaults are stored as given", "[rom][setting
   const OJson sindy = OJson::parse(
       R"({"coordinates":["P.x"],"columns":[{"name":"c","source":"f.csv"}],"known_forces":["springs"],)"
       R"("polynomial_degree":2,"constant":false,"sign_velocity":false,"trig_positions":true,"omegas":[2.5],)"
-      R"("harmonics":[1,3],"sine_time":true,"friction_columns":true,"terms":["u"],"kappa":0.0,"normalise":true,)"
+      R"("harmonics":[1,3],"sine_time":true,"friction_columns":true,"element_terms":true,"terms":["u"],"kappa":0.0,)"
+      R"("normalise":true,)"
       R"("threshold":"absolute","kappa_search":false,"ridge":0.125,"max_iterations":1,"derivatives":"estimate","sg_order":2,"sg_window":5,)"
       R"("formulation":"weak"})");
   CHECK(checkReducedModelSettings("sindy", sindy) == sindy);
