@@ -13,6 +13,7 @@
 #include "engine/rom/kinematic_grid.h"
 #include "engine/rom/kinematic_table.h"
 #include "engine/rom/sindy/rosenbrock_w.h"
+#include "engine/rom/sindy/sindy_element_terms.h"
 #include "engine/rom/sindy/sindy_model.h"
 
 #include <algorithm>
@@ -24,9 +25,68 @@ namespace mbdrom {
 namespace {
 
 const char* const kSindyCode = R"c(
+/* g (NR) = R^T grad l in the current chart's basis, made that of the model's own coordinates:
+   with R_I the rows of R of those coordinates, (R_I)^T x = g solved in place by Gaussian
+   elimination with partial pivoting (R (R_I)^-1 has the identity in those rows). */
+static void sindy_own_rows_solve(S* s, double* g) {
+  int i, j, k;
+  for (i = 0; i < NR; ++i)
+    for (j = 0; j < NR; ++j) SAI[i * NR + j] = SR[sindy_independent[j] * NR + i];
+  for (k = 0; k < NR; ++k) {
+    int p = k;
+    for (i = k + 1; i < NR; ++i)
+      if (fabs(SAI[i * NR + k]) > fabs(SAI[p * NR + k])) p = i;
+    if (p != k) {
+      double x;
+      for (j = 0; j < NR; ++j) {
+        x = SAI[k * NR + j];
+        SAI[k * NR + j] = SAI[p * NR + j];
+        SAI[p * NR + j] = x;
+      }
+      x = g[k];
+      g[k] = g[p];
+      g[p] = x;
+    }
+    for (i = k + 1; i < NR; ++i) {
+      const double f = SAI[i * NR + k] / SAI[k * NR + k];
+      for (j = k; j < NR; ++j) SAI[i * NR + j] -= f * SAI[k * NR + j];
+      g[i] -= f * g[k];
+    }
+  }
+  for (i = NR - 1; i >= 0; --i) {
+    for (j = i + 1; j < NR; ++j) g[i] -= SAI[i * NR + j] * g[j];
+    g[i] /= SAI[i * NR + i];
+  }
+}
+
+/* Geometry term j: spring-damper e's length change per unit of the model's own coordinate c
+   (row c of R^T grad l in their basis) times the power p of its stretch from the reference
+   configuration (p < 0: its rate), at (SQ, SQD), as SindyElementValues::eval. */
+static double sindy_geometry(S* s, int j) {
+  const int e = sindy_element_of[j], p = sindy_element_power[j];
+  double dir[3], rate[3], l, law = 1.0;
+  int i, k;
+  l = sd_segment(e, SQ, dir);
+  for (k = 0; k < NQ; ++k) SGRAD[k] = 0.0;
+  sd_add_transposed(e, dir, 1.0, SGRAD);
+  for (i = 0; i < NR; ++i) {
+    double sum = 0.0;
+    for (k = 0; k < NQ; ++k) sum += SR[k * NR + i] * SGRAD[k];
+    SGEOM[i] = sum;
+  }
+  if (SCHART[1] != 0.0) sindy_own_rows_solve(s, SGEOM);
+  if (p < 0) {
+    sd_rate(e, SQD, rate);
+    law = dir[0] * rate[0] + dir[1] * rate[1] + dir[2] * rate[2];
+  } else {
+    for (k = 0; k < p; ++k) law *= l - sindy_element_length0[e];
+  }
+  return SGEOM[sindy_element_component[j]] * law;
+}
+
 /* The library's terms: kind 0 constant, 1 monomial (powers of u then u', 2 NR), 2 sign of u'_c,
    3 sin u_c, 4 cos u_c, 5 cos(omega t), 6 sin(omega t), 7 a column (friction element or
-   channel). */
+   channel), 8 a spring-damper's geometry. */
 static double sindy_term(S* s, int j, const double* u, const double* ud, double t) {
   int i, k;
   double v = 1.0, x;
@@ -48,6 +108,7 @@ static double sindy_term(S* s, int j, const double* u, const double* ud, double 
     case 5: return cos(sindy_omega[j] * t);
     case 6: return sin(sindy_omega[j] * t);
     default:
+      if (sindy_element_of[j] >= 0) return sindy_geometry(s, j);
       if (sindy_friction_of[j] >= 0) return friction_value(sindy_friction_of[j], SQ, SQD);
       if (sindy_channel_of[j] >= 0) {
         friction_forces(SQ, SQD, SF2);
@@ -416,15 +477,23 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   checkMechanism(model);
   (void)run;
   (void)dt;
-  std::vector<int> frictionOf, frictionChannelOf;
+  std::vector<int> frictionOf, frictionChannelOf, elementOf;
   columnSources(model, frictionOf, frictionChannelOf);
-  for (std::size_t j = 0; j < terms_.size(); ++j)
-    if (terms_[j].kind == SindyTerm::Kind::Element &&
-        (result_.Xi.row(static_cast<Eigen::Index>(j)).array() != 0.0).any())
-      throw InputError("sindy: the model's identified force uses the spring-damper geometry term \"" +
-                       terms_[j].name +
-                       "\", which the exported C code does not evaluate yet; export a model trained with "
-                       "element_terms off (the CLI's train prints which try was kept)");
+  const std::vector<SindyElementTerm> elementTerms = elementSources(model, elementOf);
+  // Per term: the spring-damper of a geometry term, its coordinate and its stretch's power (-1: rate).
+  std::vector<int> elementIndex(terms_.size(), -1), elementComponent(terms_.size(), 0),
+      elementPower(terms_.size(), 0);
+  for (std::size_t j = 0; j < terms_.size(); ++j) {
+    if (elementOf[j] < 0) continue;
+    const SindyElementTerm& e = elementTerms[static_cast<std::size_t>(elementOf[j])];
+    elementIndex[j] = e.element;
+    elementComponent[j] = e.component;
+    elementPower[j] = e.rate ? -1 : e.stretchPower;
+  }
+  Eigen::VectorXd length0 = Eigen::VectorXd::Zero(
+      std::max<Eigen::Index>(static_cast<Eigen::Index>(model.springDampers().size()), 1));
+  for (std::size_t i = 0; i < model.springDampers().size(); ++i)
+    length0(static_cast<Eigen::Index>(i)) = model.springDampers()[i].d.value(qRef_).norm();
   const int nq = model.nq(), n = reducedDimension();
   const bool tabulated = KinematicTable::applies(model, independent_);
   // The grid the engine's runs use (SindyStepper), the same nodes.
@@ -465,7 +534,11 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                  ";\nTABLE int sindy_channel_of[] = " + cIntArrayLiteral(frictionChannelOf) +
                  ";\nTABLE int sindy_all_elements[] = " + cIntArrayLiteral(all) +
                  ";\nTABLE int sindy_named_elements[] = " + cIntArrayLiteral(named) +
-                 ";\nTABLE int sindy_independent[] = " + cIntArrayLiteral(independent_) + ";\n");
+                 ";\nTABLE int sindy_independent[] = " + cIntArrayLiteral(independent_) +
+                 ";\nTABLE int sindy_element_of[] = " + cIntArrayLiteral(elementIndex) +
+                 ";\nTABLE int sindy_element_component[] = " + cIntArrayLiteral(elementComponent) +
+                 ";\nTABLE int sindy_element_power[] = " + cIntArrayLiteral(elementPower) + ";\n");
+  w.constant("sindy_element_length0", length0);
   w.constant("sindy_omega", omega);
   w.constant("sindy_xi", result_.Xi);
   w.constant("sindy_reference", qRef_);
@@ -500,6 +573,9 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.scratch("SUOWN", n);
   w.scratch("SUDOWN", n);
   w.scratch("SFORCE", n);
+  w.scratch("SGRAD", nq);
+  w.scratch("SGEOM", n);
+  w.scratch("SAI", n * n);
 
   if (tabulated) {
     // The table a run makes (SindyStepper): anchored at the first state, assembled from the

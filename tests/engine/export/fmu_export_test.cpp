@@ -31,6 +31,7 @@
 #include <cerrno>
 #include "tests/engine/export/fmu_host.h"
 #include "tests/engine/rom/sindy/stiff_slider_pendulum.h"
+#include "tests/engine/rom/swinging_spring.h"
 #include "tests/test_paths.h"
 
 #include <chrono>
@@ -733,6 +734,37 @@ TEST_CASE("a SINDy FMU of a stiff mechanism steps by ROS2 as the engine does", "
   double swing = 0.0;
   for (const auto& row : fmu) swing = std::max(swing, std::abs(row[px] - fmu.front()[px]));
   CHECK(swing > 0.01);  // the bob swung: the run is no rest
+}
+
+TEST_CASE("a SINDy FMU evaluates the spring-dampers' geometry terms in C as the engine does", "[fmu]") {
+  // The swinging spring: polynomials in the bob's Cartesian coordinates miss its spring, so
+  // training keeps the model with the springs' geometry in its library.
+  const Model model = test::swingingSpring();
+  Dataset dataset = simulatedDataset(model, "s1", 5.0, 0.005);
+  for (const char* c : {"s2", "s3", "s4", "s5", "s6"})
+    for (const DatasetRun& run : simulatedDataset(model, c, 5.0, 0.005).runs) dataset.runs.push_back(run);
+  Monitor monitor;
+  const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
+  REQUIRE(rom->settings().at("element_terms") == true);
+  const std::string dir = tempDir("sindy_geometry");
+  const Exported exported = exportAndUnpack(*rom, model, "sindy_geometry", dir, {"P"});
+  const FmuExport& e = exported.fmu;
+  const Fmi2 fmi(exported.so);
+  const double h = e.model.dt;
+  const int steps = static_cast<int>(std::floor(4.0 / h));
+  Host host(fmi, "geometry", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  const int lc = model.requireLoadCase("drive");
+  const Rows fmu = drive(host, model, lc, h, steps);
+  const Rows expected = engineRows(*rom, model, e.model, h, steps, {}, "drive");
+  const double gap = worstRelativeGap(fmu, expected);
+  INFO("worst relative gap " << gap);
+  CHECK(gap < 1e-10);
+  std::size_t px = 0;
+  while (px < e.model.outputs.size() && e.model.outputs[px].name != "P.x") ++px;
+  REQUIRE(px < e.model.outputs.size());
+  double swing = 0.0;
+  for (const auto& row : fmu) swing = std::max(swing, std::abs(row[px] - fmu.front()[px]));
+  CHECK(swing > 0.05);  // the bob swung: the run is no rest
 }
 
 TEST_CASE("a SINDy FMU changes chart where its coordinates stop determining the motion, as the engine does",
