@@ -639,13 +639,13 @@ TEST_CASE("the SINDy training dialog offers the weak formulation, automatic by d
   dialog.grab().save(QString::fromStdString(mbdrom::test::outputPath("/train_dialog_sindy_1280x760.png")));
   formulation->setCurrentText("weak");
   // The spring-dampers' geometry terms: off by default, a second try of training's own.
-  auto* geometry = qobject_cast<QCheckBox*>(dialog.editor("element_terms"));
+  auto* geometry = qobject_cast<QComboBox*>(dialog.editor("element_terms"));
   REQUIRE(geometry);
-  CHECK_FALSE(geometry->isChecked());
-  geometry->setChecked(true);
+  CHECK(geometry->currentText() == "auto");
+  geometry->setCurrentText("on");
   dialog.accept();
   INFO(dialog.errorText().toStdString());
   CHECK(dialog.errorText().isEmpty());
   CHECK(dialog.settings().at("formulation") == "weak");
-  CHECK(dialog.settings().at("element_terms") == true);
+  CHECK(dialog.settings().at("element_terms") == "on");
 }

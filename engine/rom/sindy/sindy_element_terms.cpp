@@ -108,6 +108,7 @@ std::vector<SindyColumn> sindyElementColumns(const Model& model, const DatasetRu
                                              const std::vector<int>& independent, const Eigen::VectorXd& qRef,
                                              const std::vector<SindyElementTerm>& terms) {
   std::vector<SindyColumn> columns;
+  if (terms.empty()) return columns;
   for (const SindyElementTerm& t : terms) columns.push_back({t.name, Eigen::VectorXd(run.samples())});
   SindyElementValues values(model, qRef, terms);
   Eigen::VectorXd at;

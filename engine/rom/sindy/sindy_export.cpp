@@ -484,7 +484,9 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   std::vector<int> elementIndex(terms_.size(), -1), elementComponent(terms_.size(), 0),
       elementPower(terms_.size(), 0);
   for (std::size_t j = 0; j < terms_.size(); ++j) {
-    if (elementOf[j] < 0) continue;
+    // A term without a coefficient is evaluated as 0 (in another chart its solve could divide by
+    // a vanishing pivot, and 0 times its infinity would be NaN).
+    if (elementOf[j] < 0 || !(result_.Xi.row(static_cast<Eigen::Index>(j)).array() != 0.0).any()) continue;
     const SindyElementTerm& e = elementTerms[static_cast<std::size_t>(elementOf[j])];
     elementIndex[j] = e.element;
     elementComponent[j] = e.component;

@@ -210,7 +210,7 @@ SindySettings SindySettings::fromJson(const OJson& j) {
   lib.harmonics = r.integers("harmonics", lib.harmonics);
   lib.sineTime = r.boolean("sine_time", lib.sineTime);
   s.frictionColumns = r.boolean("friction_columns", s.frictionColumns);
-  s.elementTerms = r.boolean("element_terms", s.elementTerms);
+  s.elementTerms = r.choice("element_terms", s.elementTerms, {"auto", "on", "off"});
   lib.select = r.names("terms", lib.select);
   s.stls.kappa = r.number("kappa", s.stls.kappa, {.min = 0.0});
   s.stls.normalise = r.boolean("normalise", s.stls.normalise);
@@ -423,7 +423,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   rom->recordMetrics(rows, kind, rollout, hints, front);
   rom->recordStiffElements(model, dataset);
   // What a second try may add: the geometry of the spring-dampers whose force is identified.
-  if (!settings.elementTerms && settings.library.select.empty())
+  if (settings.elementTerms == "auto" && settings.library.select.empty())
     if (const std::size_t geometry =
             sindyElementTerms(model, rom->names_, sindyKnownForces(rom->knownForces_)).size())
       rom->metrics_["geometry_terms_available"] = geometry;
@@ -460,7 +460,7 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
       settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
   for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
   std::vector<std::string> elementNames;
-  if (settings.elementTerms)
+  if (settings.geometryTerms())
     elementNames =
         sindyElementTermNames(sindyElementTerms(model, rom->names_, sindyKnownForces(rom->knownForces_)));
   columnNames.insert(columnNames.end(), elementNames.begin(), elementNames.end());
@@ -559,7 +559,7 @@ std::vector<SindyColumn> SindyModel::libraryColumns(const Model& model, const Da
                        "\"");
     columns.push_back(*it);
   }
-  if (sindySettings_.elementTerms) {
+  if (sindySettings_.geometryTerms()) {
     const std::vector<SindyColumn> element = sindyElementColumns(
         model, run, independent_, qRef_, sindyElementTerms(model, names_, sindyKnownForces(knownForces_)));
     columns.insert(columns.end(), element.begin(), element.end());
@@ -963,6 +963,10 @@ void SindyModel::writeMethodJson(OJson& j) const {
   m["coordinate_indices"] = independent_;
   m["known_forces"] = knownForces_;
   m["terms"] = result_.terms;
+  std::vector<std::string> geometry;  // the spring-dampers' geometry terms among them
+  for (const SindyTerm& t : terms_)
+    if (t.kind == SindyTerm::Kind::Element) geometry.push_back(t.name);
+  if (!geometry.empty()) m["element_terms"] = geometry;
   m["coefficients"] = matrixJson(result_.Xi);
   m["normalised_residual"] = vectorJson(result_.residual);
   m["initial_u"] = vectorJson(u0_);
@@ -1005,15 +1009,18 @@ std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::stri
       throw FileError(source + ": matrices.coordinate_indices out of range");
   const std::vector<std::string> terms = m.at("terms").get<std::vector<std::string>>();
   // Friction and spring-damper geometry columns are named after the elements; their names come
-  // from the file (the geometry ones last, as training lists them).
+  // from the file (the geometry ones listed apart, and last, as training lists them).
   std::vector<std::string> columns, elementColumns;
+  const std::vector<std::string> geometry = m.contains("element_terms")
+                                                ? m["element_terms"].get<std::vector<std::string>>()
+                                                : std::vector<std::string>{};
   for (const std::string& t : terms) {
     const bool user = std::any_of(rom->sindySettings_.columns.begin(), rom->sindySettings_.columns.end(),
                                   [&](const SindyColumnSource& c) { return c.name == t; });
-    if (user || t.rfind("f_fric(", 0) == 0)
-      columns.push_back(t);
-    else if (rom->sindySettings_.elementTerms && t.rfind("g(", 0) == 0)
+    if (std::find(geometry.begin(), geometry.end(), t) != geometry.end())
       elementColumns.push_back(t);
+    else if (user || t.rfind("f_fric(", 0) == 0)
+      columns.push_back(t);
   }
   columns.insert(columns.end(), elementColumns.begin(), elementColumns.end());
   try {
@@ -1062,7 +1069,6 @@ class SindyStepper final : public ReducedStepper {
     elementOf_ = std::move(elementOf);
     for (SindyTerm& term : terms_)
       if (term.kind == SindyTerm::Kind::Column || term.kind == SindyTerm::Kind::Element) term.column = 0;
-    if (!elementTerms.empty()) elements_.emplace(model, rom.qRef_, std::move(elementTerms));
     const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
     assembly_.fixedCoordinates = rom.independent_;
     assembly_.scales = std::make_shared<const MechanismScales>(mechanismScales(model));
@@ -1092,6 +1098,10 @@ class SindyStepper final : public ReducedStepper {
       active_.push_back(a);
     }
     products_.resize(static_cast<Eigen::Index>(monomials_.size()) + 1);
+    // The spring-dampers' geometry, evaluated at every stage only when a term of it has a coefficient.
+    if (std::any_of(active_.begin(), active_.end(),
+                    [&](const ActiveTerm& a) { return elementOf_[a.j] >= 0; }))
+      elements_.emplace(model, rom.qRef_, std::move(elementTerms));
     if (KinematicTable::applies(model, rom.independent_)) {
       const int c = rom.independent_.front();
       Eigen::VectorXd start = o.q0.size() ? o.q0 : rom.qRef_;
@@ -2039,13 +2049,13 @@ std::optional<SecondTry> stiffElementsKnown(const OJsonR& settings, const Reduce
 std::optional<SecondTry> geometryTerms(const OJsonR& settings, const ReducedModel& best,
                                        const std::vector<std::string>& tried) {
   const std::string label = "the spring-dampers' geometry in its library";
-  if (settings.value("element_terms", false) ||
+  if (settings.value("element_terms", std::string()) != "auto" ||
       metricNumber(best.metrics(), "geometry_terms_available") < 1.0 ||
       std::find(tried.begin(), tried.end(), label) != tried.end())
     return std::nullopt;
   OJsonR s = settings;
-  s["element_terms"] = true;
-  return SecondTry{SindySettings::fromJson(s).toJson(), "a library of polynomials only", label};
+  s["element_terms"] = "on";
+  return SecondTry{SindySettings::fromJson(s).toJson(), "no spring-damper geometry in its library", label};
 }
 
 }  // namespace
@@ -2113,9 +2123,14 @@ MethodInfo sindyMethod() {
       {"sine_time", "sin(k ω t) too", SettingKind::Flag, "Also sine columns of the excitation frequencies"},
       {"friction_columns", "Friction columns", SettingKind::Flag,
        "The model's friction laws evaluated on the data, one column each"},
-      {"element_terms", "Spring-damper geometry", SettingKind::Flag,
-       "Columns from each spring-damper whose force is identified: its direction in the coordinates "
-       "times 1, its stretch, stretch^2, stretch^3 and stretch rate (a spring that turns with the motion)"},
+      SettingSpec{
+          "element_terms",
+          "Spring-damper geometry",
+          SettingKind::Choice,
+          "Columns from each spring-damper whose force is identified: its direction in the coordinates "
+          "times 1, its stretch, stretch^2, stretch^3 and stretch rate (a spring that turns with the "
+          "motion); auto: added in a second try when the model misses its checks; on: always; off: never",
+          {"auto", "on", "off"}},
       SettingSpec{"terms", "Only these terms", SettingKind::NameList,
                   "Restrict the library to these term names; empty: all (training leaves out those its runs "
                   "cannot tell apart)"}

@@ -91,8 +91,10 @@ struct SindySettings {
   bool frictionColumns = false;
   /// Columns from the geometry of every spring-damper whose force is not known
   /// (sindy_element_terms.h): its direction in the identified coordinates times a law of its
-  /// stretch and rate.
-  bool elementTerms = false;
+  /// stretch and rate. "on", "off", or "auto": off, and on in a second try of a model that
+  /// misses its checks.
+  std::string elementTerms = "auto";
+  bool geometryTerms() const { return elementTerms == "on"; }
   StlsOptions stls = relativeThreshold();
   /// Also judge κ / 10 and κ / 100 on the held-out check and keep the best (the sparser when
   /// within 1.5 times; the verdict says so); off: κ as given, naming the terms it removed

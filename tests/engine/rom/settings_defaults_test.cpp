@@ -26,7 +26,7 @@ TEST_CASE("default settings of pod, pca and sindy are stored unchanged", "[rom][
       checkReducedModelSettings("sindy", OJson::object()).dump() ==
       R"({"coordinates":[],"columns":[],"known_forces":["auto"],"polynomial_degree":3,"constant":true,)"
       R"("sign_velocity":true,"trig_positions":false,"omegas":[],"harmonics":[1],"sine_time":false,)"
-      R"("friction_columns":false,"element_terms":false,"terms":[],"kappa":0.05,"normalise":false,"threshold":"relative",)"
+      R"("friction_columns":false,"element_terms":"auto","terms":[],"kappa":0.05,"normalise":false,"threshold":"relative",)"
       R"("kappa_search":true,"ridge":0.0,"max_iterations":50,)"
       R"("derivatives":"data","sg_order":4,"sg_window":0,"formulation":"auto"})");
 }
@@ -53,7 +53,7 @@ TEST_CASE("settings other than the defaults are stored as given", "[rom][setting
   const OJson sindy = OJson::parse(
       R"({"coordinates":["P.x"],"columns":[{"name":"c","source":"f.csv"}],"known_forces":["springs"],)"
       R"("polynomial_degree":2,"constant":false,"sign_velocity":false,"trig_positions":true,"omegas":[2.5],)"
-      R"("harmonics":[1,3],"sine_time":true,"friction_columns":true,"element_terms":true,"terms":["u"],"kappa":0.0,)"
+      R"("harmonics":[1,3],"sine_time":true,"friction_columns":true,"element_terms":"on","terms":["u"],"kappa":0.0,)"
       R"("normalise":true,)"
       R"("threshold":"absolute","kappa_search":false,"ridge":0.125,"max_iterations":1,"derivatives":"estimate","sg_order":2,"sg_window":5,)"
       R"("formulation":"weak"})");
