@@ -355,6 +355,7 @@ nn::TrainingHistory AeModel::trainAutoencoder(const internal::AeSnapshots& d, co
     history = trainBudgeted(p, ts, monitor, budget > 0.0 ? 0.7 * budget : 0.0);
     encoder_.parameters() = aeParams.head(pe);
     decoder_.parameters() = aeParams.tail(pd);
+    evaluators_.clear();
   }
   return history;
 }
@@ -599,6 +600,11 @@ Eigen::VectorXd AeModel::projectVelocity(const Eigen::MatrixXd& M, const Eigen::
   Eigen::VectorXd q, d2;
   Eigen::MatrixXd J;
   decoderDerivatives(xr, Eigen::VectorXd::Zero(xr.size()), q, J, d2);
+  return projectedVelocity(M, J, qd);
+}
+
+Eigen::VectorXd AeModel::projectedVelocity(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J,
+                                           const Eigen::VectorXd& qd) {
   if (qd.size() != J.rows() || M.rows() != J.rows() || M.cols() != J.rows())
     throw InputError("ae: velocity projection: expected " + std::to_string(J.rows()) + " coordinates");
   const Eigen::MatrixXd MJ = M * J;
@@ -1095,13 +1101,21 @@ MethodInfo aeMethod() {
 void AeModel::envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 Eigen::VectorXd& x) const {
   const Eigen::Index nr = reducedDimension();
+  if (q.size() != encoder_.inputs())
+    throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " +
+                     std::to_string(q.size()));
+  // As encode and projectVelocity, with evaluators kept from one sample to the next.
+  std::unique_ptr<AeEvaluatorPool::Pair> e = evaluators_.take(encoder_, decoder_);
+  e->encoder.value(q, e->xr);
+  e->decoder.valueJacobianCurvature(e->xr, Eigen::VectorXd::Zero(nr), e->q, e->J, e->d2);
   x.resize(2 * nr);
-  x.head(nr) = encode(q);
+  x.head(nr) = e->xr;
   try {
-    x.tail(nr) = projectVelocity(M, x.head(nr), qd);
+    x.tail(nr) = projectedVelocity(M, e->J, qd);
   } catch (const Error&) {  // no reduced mass there: the rates are not checked
     x.tail(nr).setConstant(std::numeric_limits<double>::quiet_NaN());
   }
+  evaluators_.give(std::move(e));
 }
 
 StoredStart AeModel::storedStart() const {

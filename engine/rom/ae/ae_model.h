@@ -69,6 +69,7 @@
 
 #include "engine/nn/mlp.h"
 #include "engine/nn/trainer.h"
+#include "engine/rom/ae/ae_evaluator_pool.h"
 #include "engine/rom/reduced_model.h"
 
 #include <chrono>
@@ -149,6 +150,9 @@ class AeModel : public ReducedModel {
   /// Mass-weighted pseudo-inverse of qd [m/s, 1/s] (size nq) at x_r: (J^T M J)^-1 J^T M qd, size nr.
   Eigen::VectorXd projectVelocity(const Eigen::MatrixXd& M, const Eigen::VectorXd& xr,
                                   const Eigen::VectorXd& qd) const;
+  /// The same with the decoder's Jacobian J (nq x nr) at x_r given.
+  static Eigen::VectorXd projectedVelocity(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J,
+                                           const Eigen::VectorXd& qd);
 
   const nn::Mlp& encoder() const { return encoder_; }
   const nn::Mlp& decoder() const { return decoder_; }
@@ -202,6 +206,7 @@ class AeModel : public ReducedModel {
   Eigen::VectorXd mu_, scale_;  // q_hat = (q - mu) ./ scale
   double vectorLength_ = 1.0;
   Eigen::VectorXd xr0_, xdr0_, latentMin_, latentMax_;
+  mutable AeEvaluatorPool evaluators_;  // for envelopeStateInto, every sample of a run
 };
 
 /// A run of the model's mechanism through the encoder: its latent coordinates
