@@ -61,6 +61,9 @@ class MlpEvaluator {
       std::copy(p + L.from, p + L.from + L.in * L.out, weights_.begin() + L.w);
       std::copy(p + L.from + L.in * L.out, p + L.from + (L.in + 1) * L.out, weights_.begin() + L.b);
     }
+    int widest = net.inputs();
+    for (const Layer& L : layers_) widest = std::max(widest, L.out);
+    zeros_.assign(static_cast<std::size_t>(widest), 0.0);
     a0_.setZero(net.inputs());
     ad0_.setZero(net.inputs());
     add0_.setZero(net.inputs());
@@ -114,12 +117,14 @@ class MlpEvaluator {
     const Eigen::VectorXd* add = &add0_;
     const Eigen::MatrixXd* Jh = &J0_;
     for (Layer& L : layers_) {
-      const auto Wl = W(L);
-      L.z.noalias() = Wl * *a;
-      L.z += B(L);
-      L.zd.noalias() = Wl * *ad;
-      L.zdd.noalias() = Wl * *add;
-      L.WJ.noalias() = Wl * *Jh;
+      // The value, both directional derivatives and each column of the Jacobian through the
+      // affine kernel: a few columns, where Eigen's matrix product packs its operands first.
+      const double* Wl = weights_.data() + L.w;
+      affine(L.out, L.in, Wl, weights_.data() + L.b, a->data(), L.z.data());
+      affine(L.out, L.in, Wl, zeros_.data(), ad->data(), L.zd.data());
+      affine(L.out, L.in, Wl, zeros_.data(), add->data(), L.zdd.data());
+      for (Eigen::Index k = 0; k < Jh->cols(); ++k)
+        affine(L.out, L.in, Wl, zeros_.data(), Jh->data() + k * L.in, L.WJ.data() + k * L.out);
       activateWithDerivatives(L.act, L.z, L.s0, L.s1, L.s2);
       L.Jh.noalias() = L.s1.asDiagonal() * L.WJ;
       L.ad = L.s1.cwiseProduct(L.zd);
@@ -167,6 +172,7 @@ class MlpEvaluator {
   std::vector<Layer> layers_;
   Lines weights_;  // each layer's W (out x in, column-major), then b, each from a line's start
   Lines values_;   // value()'s z and a of each layer, each from a line's start
+  Lines zeros_;    // a zero bias for the derivatives' affine maps, as wide as the widest layer
   Eigen::VectorXd a0_, ad0_, add0_;
   Eigen::MatrixXd J0_;
 };
