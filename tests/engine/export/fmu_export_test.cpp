@@ -680,9 +680,7 @@ TEST_CASE("a SINDy FMU of a stiff mechanism steps by ROS2 as the engine does", "
   // The stiff slider pendulum (a 140 Hz spring beside a 0.79 Hz swing): trained on six sines,
   // its model steps by ROS2, with the Jacobian by forward differences.
   const Model model = test::stiffSliderPendulum();
-  Dataset dataset = simulatedDataset(model, "s1", 4.0, 0.005);
-  for (const char* c : {"s2", "s3", "s4", "s5", "s6"})
-    for (const DatasetRun& run : simulatedDataset(model, c, 4.0, 0.005).runs) dataset.runs.push_back(run);
+  const Dataset dataset = sixSinesDataset(model, 4.0);
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
   INFO(rom->metrics().dump());
@@ -728,21 +726,14 @@ TEST_CASE("a SINDy FMU of a stiff mechanism steps by ROS2 as the engine does", "
   const double sliderGap = worstRelativeGap(channels(fmu, true), channels(expected, true));
   INFO("the slider's velocity: " << sliderGap);
   CHECK(sliderGap < 0.05);
-  std::size_t px = 0;
-  while (px < e.model.outputs.size() && e.model.outputs[px].name != "P.x") ++px;
-  REQUIRE(px < e.model.outputs.size());
-  double swing = 0.0;
-  for (const auto& row : fmu) swing = std::max(swing, std::abs(row[px] - fmu.front()[px]));
-  CHECK(swing > 0.01);  // the bob swung: the run is no rest
+  CHECK(outputSwing(fmu, e.model, "P.x") > 0.01);  // the bob swung: the run is no rest
 }
 
 TEST_CASE("a SINDy FMU evaluates the spring-dampers' geometry terms in C as the engine does", "[fmu]") {
   // The swinging spring: polynomials in the bob's Cartesian coordinates miss its spring, so
   // training keeps the model with the springs' geometry in its library.
   const Model model = test::swingingSpring();
-  Dataset dataset = simulatedDataset(model, "s1", 5.0, 0.005);
-  for (const char* c : {"s2", "s3", "s4", "s5", "s6"})
-    for (const DatasetRun& run : simulatedDataset(model, c, 5.0, 0.005).runs) dataset.runs.push_back(run);
+  const Dataset dataset = sixSinesDataset(model, 5.0);
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
   REQUIRE(rom->settings().at("element_terms") == "on");
@@ -759,12 +750,7 @@ TEST_CASE("a SINDy FMU evaluates the spring-dampers' geometry terms in C as the 
   const double gap = worstRelativeGap(fmu, expected);
   INFO("worst relative gap " << gap);
   CHECK(gap < 1e-10);
-  std::size_t px = 0;
-  while (px < e.model.outputs.size() && e.model.outputs[px].name != "P.x") ++px;
-  REQUIRE(px < e.model.outputs.size());
-  double swing = 0.0;
-  for (const auto& row : fmu) swing = std::max(swing, std::abs(row[px] - fmu.front()[px]));
-  CHECK(swing > 0.05);  // the bob swung: the run is no rest
+  CHECK(outputSwing(fmu, e.model, "P.x") > 0.05);  // the bob swung: the run is no rest
 }
 
 namespace {

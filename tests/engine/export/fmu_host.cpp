@@ -105,6 +105,22 @@ Exported exportMethod(const Trained& t, const Model& model, const std::string& p
   return exportAndUnpack(*t.rom, model, id, tempDir(id), {"A"});
 }
 
+Dataset sixSinesDataset(const Model& model, double tEnd) {
+  Dataset dataset = simulatedDataset(model, "s1", tEnd, 0.005);
+  for (const char* c : {"s2", "s3", "s4", "s5", "s6"})
+    for (const DatasetRun& run : simulatedDataset(model, c, tEnd, 0.005).runs) dataset.runs.push_back(run);
+  return dataset;
+}
+
+double outputSwing(const Rows& rows, const CModel& model, const std::string& name) {
+  std::size_t k = 0;
+  while (k < model.outputs.size() && model.outputs[k].name != name) ++k;
+  REQUIRE(k < model.outputs.size());
+  double swing = 0.0;
+  for (const auto& row : rows) swing = std::max(swing, std::abs(row[k] - rows.front()[k]));
+  return swing;
+}
+
 Dataset simulatedDataset(const Model& model, const std::string& loadCase, double tEnd, double outputDt) {
   RunOptions o;
   o.loadCase = model.requireLoadCase(loadCase);

@@ -44,6 +44,8 @@ const std::vector<Trained>& everyMethod();
 /// One run of `model` under `loadCase` from 0 to tEnd [s] (1 ms steps, samples every outputDt
 /// [s]) as a dataset, named after the load case.
 Dataset simulatedDataset(const Model& model, const std::string& loadCase, double tEnd, double outputDt);
+/// simulatedDataset of each of the load cases s1 ... s6 (a model's six training sines), sampled every 5 ms.
+Dataset sixSinesDataset(const Model& model, double tEnd);
 
 /// A fresh directory for one test's files.
 std::string tempDir(const std::string& name);
@@ -217,5 +219,9 @@ Rows engineRows(const ReducedModel& rom, const Model& model, const CModel& c, do
 /// is zero but for rounding is measured against a thousandth of the largest channel).
 /// channel: the channel of the largest, when given.
 double worstRelativeGap(const Rows& a, const Rows& b, std::size_t* channel = nullptr);
+
+/// The largest move of the output named `name` of `model` from its first row over `rows`
+/// (REQUIREs the output): a run that swung is no rest.
+double outputSwing(const Rows& rows, const CModel& model, const std::string& name);
 
 }  // namespace mbdrom::fmutest

@@ -21,6 +21,8 @@
 #include <cmath>
 #include <filesystem>
 #include <string>
+#include <thread>
+#include <vector>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -145,6 +147,39 @@ TEST_CASE("AE decoder, potential and damper derivatives match finite differences
   // The damper vanishes at rest and opposes motion along the data.
   CHECK(rom.damperForce(x, Eigen::VectorXd::Zero(1)).norm() == 0.0);
   CHECK(rom.damperForce(x, v)(0) * v(0) > 0.0);
+}
+
+TEST_CASE("AE envelope states from kept evaluators are those of fresh ones, on two threads at once",
+          "[ae_model_test]") {
+  const AeMacPherson& m = aeMacPherson();
+  const AeModel& rom = *m.rom;
+  const Eigen::MatrixXd& M = m.model.massMatrix();
+  std::vector<Eigen::VectorXd> expected;
+  for (std::size_t k = 0; k < m.samples.size(); k += 25) {
+    const Eigen::VectorXd x = rom.encode(m.samples[k].q);  // a fresh evaluator each
+    Eigen::VectorXd e(2 * x.size());
+    e << x, rom.projectVelocity(M, x, m.samples[k].qd);
+    expected.push_back(e);
+  }
+  const auto pass = [&](const AeModel& model, int& mismatches) {
+    Eigen::VectorXd x;
+    for (int round = 0; round < 20; ++round)
+      for (std::size_t i = 0; i < expected.size(); ++i) {
+        const Sample& s = m.samples[25 * i];
+        model.envelopeStateInto(M, s.q, s.qd, x);
+        mismatches += x == expected[i] ? 0 : 1;
+      }
+  };
+  int first = 0, second = 0, copied = 0;
+  std::thread a([&] { pass(rom, first); });
+  std::thread b([&] { pass(rom, second); });
+  a.join();
+  b.join();
+  const AeModel copy = rom;  // starts without kept evaluators
+  pass(copy, copied);
+  CHECK(first == 0);
+  CHECK(second == 0);
+  CHECK(copied == 0);
 }
 
 TEST_CASE("AE of the pendulum on a carriage (n_r = 2) follows its swing far better than POD",
