@@ -685,16 +685,9 @@ TEST_CASE("a SINDy FMU of a stiff mechanism steps by ROS2 as the engine does", "
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
   INFO(rom->metrics().dump());
   REQUIRE(dynamic_cast<const SindyModel&>(*rom).linearlyImplicit());
-  const std::string dir = tempDir("sindy_ros2");
-  const Exported exported = exportAndUnpack(*rom, model, "sindy_ros2", dir, {"C", "P"});
-  const FmuExport& e = exported.fmu;
-  const Fmi2 fmi(exported.so);
-  const double h = e.model.dt;
-  const int steps = static_cast<int>(std::floor(3.0 / h));
-  Host host(fmi, "ros2", e.guid, e.model.inputs.size(), e.model.outputs.size());
-  const int lc = model.requireLoadCase("drive");
-  const Rows fmu = drive(host, model, lc, h, steps);
-  const Rows expected = engineRows(*rom, model, e.model, h, steps, {}, "drive");
+  const DrivenFmu d = driveBesideEngine(*rom, model, "sindy_ros2", {"C", "P"}, 3.0);
+  const FmuExport& e = d.fmu;
+  const Rows &fmu = d.rows, &expected = d.expected;
   // The C takes the engine's steps: over the steps of its first four Jacobians (16) every output
   // agrees to rounding (1e-17 absolute). Then a stiff, swinging mechanism grows rounding
   // differences: RK4 on this model keeps to 9e-9 of the largest output, not 1e-10; ROS2's Jacobian
@@ -737,20 +730,11 @@ TEST_CASE("a SINDy FMU evaluates the spring-dampers' geometry terms in C as the 
   Monitor monitor;
   const auto rom = trainReducedModel("sindy", dataset, nlohmann::ordered_json::object(), monitor, &model);
   REQUIRE(rom->settings().at("element_terms") == "on");
-  const std::string dir = tempDir("sindy_geometry");
-  const Exported exported = exportAndUnpack(*rom, model, "sindy_geometry", dir, {"P"});
-  const FmuExport& e = exported.fmu;
-  const Fmi2 fmi(exported.so);
-  const double h = e.model.dt;
-  const int steps = static_cast<int>(std::floor(4.0 / h));
-  Host host(fmi, "geometry", e.guid, e.model.inputs.size(), e.model.outputs.size());
-  const int lc = model.requireLoadCase("drive");
-  const Rows fmu = drive(host, model, lc, h, steps);
-  const Rows expected = engineRows(*rom, model, e.model, h, steps, {}, "drive");
-  const double gap = worstRelativeGap(fmu, expected);
+  const DrivenFmu d = driveBesideEngine(*rom, model, "sindy_geometry", {"P"}, 4.0);
+  const double gap = worstRelativeGap(d.rows, d.expected);
   INFO("worst relative gap " << gap);
   CHECK(gap < 1e-10);
-  CHECK(outputSwing(fmu, e.model, "P.x") > 0.05);  // the bob swung: the run is no rest
+  CHECK(outputSwing(d.rows, d.fmu.model, "P.x") > 0.05);  // the bob swung: the run is no rest
 }
 
 namespace {

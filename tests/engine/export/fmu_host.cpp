@@ -112,6 +112,22 @@ Dataset sixSinesDataset(const Model& model, double tEnd) {
   return dataset;
 }
 
+DrivenFmu driveBesideEngine(const ReducedModel& rom, const Model& model, const std::string& id,
+                            const std::vector<std::string>& outputs, double seconds,
+                            const std::string& loadCase) {
+  const Exported exported = exportAndUnpack(rom, model, id, tempDir(id), outputs, loadCase);
+  DrivenFmu d;
+  d.fmu = exported.fmu;
+  const Fmi2 fmi(exported.so);
+  const double h = d.fmu.model.dt;
+  const int steps = static_cast<int>(std::floor(seconds / h));
+  Host host(fmi, id, d.fmu.guid, d.fmu.model.inputs.size(), d.fmu.model.outputs.size());
+  const int lc = model.requireLoadCase(loadCase);
+  d.rows = drive(host, model, lc, h, steps);
+  d.expected = engineRows(rom, model, d.fmu.model, h, steps, {}, loadCase);
+  return d;
+}
+
 double outputSwing(const Rows& rows, const CModel& model, const std::string& name) {
   std::size_t k = 0;
   while (k < model.outputs.size() && model.outputs[k].name != name) ++k;

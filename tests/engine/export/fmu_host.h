@@ -220,6 +220,17 @@ Rows engineRows(const ReducedModel& rom, const Model& model, const CModel& c, do
 /// channel: the channel of the largest, when given.
 double worstRelativeGap(const Rows& a, const Rows& b, std::size_t* channel = nullptr);
 
+/// An FMU of `rom` exported as ID in the fresh folder ID (outputs `outputs`, inputs the loads
+/// of `loadCase`), driven at its step over `seconds` with the load case's values held, and the
+/// engine's run with the same sampling (engineRows).
+struct DrivenFmu {
+  FmuExport fmu;
+  Rows rows, expected;
+};
+DrivenFmu driveBesideEngine(const ReducedModel& rom, const Model& model, const std::string& id,
+                            const std::vector<std::string>& outputs, double seconds,
+                            const std::string& loadCase = "drive");
+
 /// The largest move of the output named `name` of `model` from its first row over `rows`
 /// (REQUIREs the output): a run that swung is no rest.
 double outputSwing(const Rows& rows, const CModel& model, const std::string& name);
