@@ -1,8 +1,8 @@
 #pragma once
 /// @file
 /// Evaluators of an auto-encoder's encoder and decoder kept between calls: building one copies
-/// the network's weights into aligned storage and sizes a dozen buffers per layer, which cost
-/// a run's envelope check several times its step when done per sample. Taken and given back
+/// the network's weights into aligned storage and sizes a dozen buffers per layer, which cost a
+/// run's envelope check several times its step when done per sample. Borrowed and given back
 /// under a lock, so that runs on several threads share one model; a copy of the pool starts
 /// empty (its owner's networks may then change apart).
 
@@ -20,8 +20,20 @@ class AeEvaluatorPool {
   struct Pair {
     Pair(const nn::Mlp& encoderNet, const nn::Mlp& decoderNet) : encoder(encoderNet), decoder(decoderNet) {}
     nn::MlpEvaluator encoder, decoder;
-    Eigen::VectorXd xr, q, d2;  // scratch of the last use
-    Eigen::MatrixXd J;
+  };
+
+  /// A pair borrowed for a scope, given back when it ends.
+  class Lease {
+   public:
+    Lease(AeEvaluatorPool& pool, std::unique_ptr<Pair> pair) : pool_(pool), pair_(std::move(pair)) {}
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() { pool_.give(std::move(pair_)); }
+    Pair* operator->() const { return pair_.get(); }
+
+   private:
+    AeEvaluatorPool& pool_;
+    std::unique_ptr<Pair> pair_;
   };
 
   AeEvaluatorPool() = default;
@@ -32,20 +44,16 @@ class AeEvaluatorPool {
   }
 
   /// A pair of evaluators of these networks, a kept one when there is one.
-  std::unique_ptr<Pair> take(const nn::Mlp& encoder, const nn::Mlp& decoder) {
+  Lease borrow(const nn::Mlp& encoder, const nn::Mlp& decoder) {
     {
       const std::lock_guard<std::mutex> lock(mutex_);
       if (!free_.empty()) {
         std::unique_ptr<Pair> p = std::move(free_.back());
         free_.pop_back();
-        return p;
+        return Lease(*this, std::move(p));
       }
     }
-    return std::make_unique<Pair>(encoder, decoder);
-  }
-  void give(std::unique_ptr<Pair> pair) {
-    const std::lock_guard<std::mutex> lock(mutex_);
-    free_.push_back(std::move(pair));
+    return Lease(*this, std::make_unique<Pair>(encoder, decoder));
   }
   /// Forgets every kept evaluator: to be called when the networks' weights change.
   void clear() {
@@ -54,6 +62,11 @@ class AeEvaluatorPool {
   }
 
  private:
+  void give(std::unique_ptr<Pair> pair) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    free_.push_back(std::move(pair));
+  }
+
   std::mutex mutex_;
   std::vector<std::unique_ptr<Pair>> free_;
 };

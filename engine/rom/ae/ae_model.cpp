@@ -544,9 +544,8 @@ Eigen::VectorXd AeModel::encode(const Eigen::VectorXd& q) const {
   if (q.size() != encoder_.inputs())
     throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " +
                      std::to_string(q.size()));
-  nn::MlpEvaluator e(encoder_);
   Eigen::VectorXd y;
-  e.value(q, y);
+  evaluators_.borrow(encoder_, decoder_)->encoder.value(q, y);
   return y;
 }
 
@@ -554,9 +553,8 @@ Eigen::VectorXd AeModel::decode(const Eigen::VectorXd& xr) const {
   if (xr.size() != decoder_.inputs())
     throw InputError("ae: expected " + std::to_string(decoder_.inputs()) + " minimal coordinates, got " +
                      std::to_string(xr.size()));
-  nn::MlpEvaluator e(decoder_);
   Eigen::VectorXd y;
-  e.value(xr, y);
+  evaluators_.borrow(encoder_, decoder_)->decoder.value(xr, y);
   return y;
 }
 
@@ -565,8 +563,7 @@ void AeModel::decoderDerivatives(const Eigen::VectorXd& xr, const Eigen::VectorX
   if (xr.size() != decoder_.inputs() || v.size() != decoder_.inputs())
     throw InputError("ae: expected " + std::to_string(decoder_.inputs()) +
                      " minimal coordinates and velocities");
-  nn::MlpEvaluator e(decoder_);
-  e.valueJacobianCurvature(xr, v, q, J, d2);
+  evaluators_.borrow(encoder_, decoder_)->decoder.valueJacobianCurvature(xr, v, q, J, d2);
 }
 
 double AeModel::potential(const Eigen::VectorXd& xr) const {
@@ -600,11 +597,6 @@ Eigen::VectorXd AeModel::projectVelocity(const Eigen::MatrixXd& M, const Eigen::
   Eigen::VectorXd q, d2;
   Eigen::MatrixXd J;
   decoderDerivatives(xr, Eigen::VectorXd::Zero(xr.size()), q, J, d2);
-  return projectedVelocity(M, J, qd);
-}
-
-Eigen::VectorXd AeModel::projectedVelocity(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J,
-                                           const Eigen::VectorXd& qd) {
   if (qd.size() != J.rows() || M.rows() != J.rows() || M.cols() != J.rows())
     throw InputError("ae: velocity projection: expected " + std::to_string(J.rows()) + " coordinates");
   const Eigen::MatrixXd MJ = M * J;
@@ -1101,21 +1093,13 @@ MethodInfo aeMethod() {
 void AeModel::envelopeStateInto(const Eigen::MatrixXd& M, const Eigen::VectorXd& q, const Eigen::VectorXd& qd,
                                 Eigen::VectorXd& x) const {
   const Eigen::Index nr = reducedDimension();
-  if (q.size() != encoder_.inputs())
-    throw InputError("ae: expected " + std::to_string(encoder_.inputs()) + " coordinates, got " +
-                     std::to_string(q.size()));
-  // As encode and projectVelocity, with evaluators kept from one sample to the next.
-  std::unique_ptr<AeEvaluatorPool::Pair> e = evaluators_.take(encoder_, decoder_);
-  e->encoder.value(q, e->xr);
-  e->decoder.valueJacobianCurvature(e->xr, Eigen::VectorXd::Zero(nr), e->q, e->J, e->d2);
   x.resize(2 * nr);
-  x.head(nr) = e->xr;
+  x.head(nr) = encode(q);
   try {
-    x.tail(nr) = projectedVelocity(M, e->J, qd);
+    x.tail(nr) = projectVelocity(M, x.head(nr), qd);
   } catch (const Error&) {  // no reduced mass there: the rates are not checked
     x.tail(nr).setConstant(std::numeric_limits<double>::quiet_NaN());
   }
-  evaluators_.give(std::move(e));
 }
 
 StoredStart AeModel::storedStart() const {

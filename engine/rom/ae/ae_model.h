@@ -150,9 +150,6 @@ class AeModel : public ReducedModel {
   /// Mass-weighted pseudo-inverse of qd [m/s, 1/s] (size nq) at x_r: (J^T M J)^-1 J^T M qd, size nr.
   Eigen::VectorXd projectVelocity(const Eigen::MatrixXd& M, const Eigen::VectorXd& xr,
                                   const Eigen::VectorXd& qd) const;
-  /// The same with the decoder's Jacobian J (nq x nr) at x_r given.
-  static Eigen::VectorXd projectedVelocity(const Eigen::MatrixXd& M, const Eigen::MatrixXd& J,
-                                           const Eigen::VectorXd& qd);
 
   const nn::Mlp& encoder() const { return encoder_; }
   const nn::Mlp& decoder() const { return decoder_; }
@@ -206,7 +203,7 @@ class AeModel : public ReducedModel {
   Eigen::VectorXd mu_, scale_;  // q_hat = (q - mu) ./ scale
   double vectorLength_ = 1.0;
   Eigen::VectorXd xr0_, xdr0_, latentMin_, latentMax_;
-  mutable AeEvaluatorPool evaluators_;  // for envelopeStateInto, every sample of a run
+  mutable AeEvaluatorPool evaluators_;  // of encoder_ and decoder_, for encode, decode, their derivatives
 };
 
 /// A run of the model's mechanism through the encoder: its latent coordinates

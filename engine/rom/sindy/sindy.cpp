@@ -588,7 +588,7 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
 
 SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
                                  const std::vector<int>& independentIn, const SindyKnownForces& known,
-                                 const Eigen::VectorXd& qRefIn, bool weakForm) {
+                                 const Eigen::VectorXd& qRefIn, bool weakForm, bool keepBases) {
   const Eigen::Index nq = model.nq(), N = run.samples();
   if (run.q.rows() != nq) throw InputError("sindy: run \"" + run.name + "\" is not data of this mechanism");
   const Eigen::VectorXd qRef = qRefIn.size() ? qRefIn : model.q0();
@@ -636,6 +636,7 @@ SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
   Eigen::VectorXd fs, fd;
   for (Eigen::Index k = 0; k < N; ++k) {
     const Eigen::MatrixXd R = independentBasis(model, run.q.col(k), run.t(k), independent);
+    if (keepBases) s.bases.push_back(R);
     Eigen::VectorXd f = M * run.qdd.col(k);
     if (known.external) f -= run.f_ext.col(k);
     if (known.spring) f += run.f_spring.col(k);

@@ -88,6 +88,8 @@ struct SindySamples {
   /// p = Rᵀ M q̇ [N s, N m s] and g = −Ṙᵀ M q̇ − Rᵀ f^k [N, N m] (Ṙ along the motion), n x N
   /// each: neither needs the accelerations.
   Eigen::MatrixXd momentum, force;
+  /// With keepBases: per sample, the basis R (nq x n) whose rows of the coordinates are the identity.
+  std::vector<Eigen::MatrixXd> bases;
 };
 
 /// The library of a data set.
@@ -200,10 +202,11 @@ Eigen::MatrixXd independentBasis(const Model& model, const Eigen::VectorXd& q, d
 /// Regression samples of a run of `model` in the coordinates `independent` (indices
 /// into q; their count must be the DOF), displacements from `qRef` (size nq; empty:
 /// model.q0()). target = Rᵀ(M q̈ − f^k). Throws InputError.
-/// weakForm: also fills momentum and force.
+/// weakForm: also fills momentum and force; keepBases: bases.
 SindySamples sindySamplesFromRun(const Model& model, const DatasetRun& run,
                                  const std::vector<int>& independent, const SindyKnownForces& known,
-                                 const Eigen::VectorXd& qRef = {}, bool weakForm = false);
+                                 const Eigen::VectorXd& qRef = {}, bool weakForm = false,
+                                 bool keepBases = false);
 
 /// The weak (integral) form of the regression (Messenger and Bortz's weak SINDy): for test
 /// functions φ_j(t) = ((t − a)(b − t))² on windows [a, b] of `window` samples (odd, >= 5),

@@ -105,7 +105,8 @@ void SindyElementValues::eval(const Eigen::VectorXd& q, const Eigen::VectorXd& q
 }
 
 std::vector<SindyColumn> sindyElementColumns(const Model& model, const DatasetRun& run,
-                                             const std::vector<int>& independent, const Eigen::VectorXd& qRef,
+                                             const std::vector<Eigen::MatrixXd>& bases,
+                                             const Eigen::VectorXd& qRef,
                                              const std::vector<SindyElementTerm>& terms) {
   std::vector<SindyColumn> columns;
   if (terms.empty()) return columns;
@@ -113,8 +114,7 @@ std::vector<SindyColumn> sindyElementColumns(const Model& model, const DatasetRu
   SindyElementValues values(model, qRef, terms);
   Eigen::VectorXd at;
   for (int k = 0; k < run.samples(); ++k) {
-    const Eigen::MatrixXd basis = independentBasis(model, run.q.col(k), run.t(k), independent);
-    values.eval(run.q.col(k), run.qd.col(k), basis, at);
+    values.eval(run.q.col(k), run.qd.col(k), bases.at(static_cast<std::size_t>(k)), at);
     for (std::size_t c = 0; c < columns.size(); ++c) columns[c].values(k) = at(static_cast<Eigen::Index>(c));
   }
   return columns;

@@ -71,10 +71,11 @@ class SindyElementValues {
   Eigen::VectorXd stretch_, rate_;  // per element of the model
 };
 
-/// The geometry columns of `terms` on every sample of `run` (the basis from the mechanism's
-/// constraints at each sample, coordinates `independent`, indices into q).
+/// The geometry columns of `terms` on every sample of `run`, with `bases` the basis of each sample
+/// (SindySamples::bases, nq x n each).
 std::vector<SindyColumn> sindyElementColumns(const Model& model, const DatasetRun& run,
-                                             const std::vector<int>& independent, const Eigen::VectorXd& qRef,
+                                             const std::vector<Eigen::MatrixXd>& bases,
+                                             const Eigen::VectorXd& qRef,
                                              const std::vector<SindyElementTerm>& terms);
 
 }  // namespace mbdrom

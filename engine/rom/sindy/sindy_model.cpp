@@ -424,8 +424,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   rom->recordStiffElements(model, dataset);
   // What a second try may add: the geometry of the spring-dampers whose force is identified.
   if (settings.elementTerms == "auto" && settings.library.select.empty())
-    if (const std::size_t geometry =
-            sindyElementTerms(model, rom->names_, sindyKnownForces(rom->knownForces_)).size())
+    if (const std::size_t geometry = rom->geometryTermsOf(model).size())
       rom->metrics_["geometry_terms_available"] = geometry;
   monitor.checkpoint();
   monitor.reportNow({"train sindy", 4, 4, {{"residual", rom->result_.residual.maxCoeff()}}});
@@ -460,9 +459,7 @@ std::unique_ptr<SindyModel> SindyModel::prepare(const Model& model, const Datase
       settings.frictionColumns ? frictionNames(model) : std::vector<std::string>{};
   for (const SindyColumnSource& c : settings.columns) columnNames.push_back(c.name);
   std::vector<std::string> elementNames;
-  if (settings.geometryTerms())
-    elementNames =
-        sindyElementTermNames(sindyElementTerms(model, rom->names_, sindyKnownForces(rom->knownForces_)));
+  if (settings.geometryTerms()) elementNames = sindyElementTermNames(rom->geometryTermsOf(model));
   columnNames.insert(columnNames.end(), elementNames.begin(), elementNames.end());
   if (!settings.columns.empty() && runColumns.size() != dataset.runs.size())
     throw InputError("sindy: the user column \"" + settings.columns.front().name + "\" (data column \"" +
@@ -497,9 +494,10 @@ internal::SindyRows SindyModel::gatherRows(const Model& model, const Dataset& da
     if (settings.derivatives == "estimate")
       estimateRunDerivatives(model, run, settings, given.stls.targetNoise.empty(), window,
                              rows.positionNoise);
-    const SindySamples s = sindySamplesFromRun(model, run, independent_, known, qRef_, rows.weak);
+    const SindySamples s =
+        sindySamplesFromRun(model, run, independent_, known, qRef_, rows.weak, settings.geometryTerms());
     const std::vector<SindyColumn> columns =
-        libraryColumns(model, run, r < runColumns.size() ? runColumns[r] : std::vector<SindyColumn>{});
+        libraryColumns(model, run, s, r < runColumns.size() ? runColumns[r] : std::vector<SindyColumn>{});
     SindyLibrary lib;
     try {
       lib = buildSindyLibrary(s, settings.library, columns);
@@ -540,6 +538,7 @@ void SindyModel::estimateRunDerivatives(const Model& model, DatasetRun& run, Sin
 }
 
 std::vector<SindyColumn> SindyModel::libraryColumns(const Model& model, const DatasetRun& run,
+                                                    const SindySamples& s,
                                                     const std::vector<SindyColumn>& given) const {
   std::vector<SindyColumn> columns;
   if (sindySettings_.frictionColumns) {
@@ -560,8 +559,8 @@ std::vector<SindyColumn> SindyModel::libraryColumns(const Model& model, const Da
     columns.push_back(*it);
   }
   if (sindySettings_.geometryTerms()) {
-    const std::vector<SindyColumn> element = sindyElementColumns(
-        model, run, independent_, qRef_, sindyElementTerms(model, names_, sindyKnownForces(knownForces_)));
+    const std::vector<SindyColumn> element =
+        sindyElementColumns(model, run, s.bases, qRef_, geometryTermsOf(model));
     columns.insert(columns.end(), element.begin(), element.end());
   }
   return columns;
@@ -1664,7 +1663,11 @@ std::vector<SindyElementTerm> SindyModel::elementSources(const Model& model,
       names.push_back(terms_[j].name);
     }
   if (names.empty()) return {};
-  return sindyElementTermsNamed(sindyElementTerms(model, names_, sindyKnownForces(knownForces_)), names);
+  return sindyElementTermsNamed(geometryTermsOf(model), names);
+}
+
+std::vector<SindyElementTerm> SindyModel::geometryTermsOf(const Model& model) const {
+  return sindyElementTerms(model, names_, sindyKnownForces(knownForces_));
 }
 
 std::unique_ptr<internal::SindyStepper> SindyModel::startStepper(const Model& model,

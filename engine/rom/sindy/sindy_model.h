@@ -225,6 +225,8 @@ class SindyModel : public ReducedModel {
   // The spring-damper geometry terms of the library (sindy_element_terms.h) and, per library
   // term, its index among them or -1 (elementOf). Throws InputError for a term `model` cannot give.
   std::vector<SindyElementTerm> elementSources(const Model& model, std::vector<int>& elementOf) const;
+  // Every geometry term the library can have: of the spring-dampers whose force is not known.
+  std::vector<SindyElementTerm> geometryTermsOf(const Model& model) const;
   // Training's phases: the model's coordinates and terms (`coordinateNote`: why not the
   // suggested coordinates); the rows of every run; the noise check; the held-out check,
   // choosing the step and κ (`fit` ends at the κ kept; `kind`, the verdict's kind); what the
@@ -265,7 +267,7 @@ class SindyModel : public ReducedModel {
   void estimateRunDerivatives(const Model& model, DatasetRun& run, SindySettings& settings,
                               bool targetNoiseFromData, int& window,
                               std::vector<double>& positionNoise) const;
-  std::vector<SindyColumn> libraryColumns(const Model& model, const DatasetRun& run,
+  std::vector<SindyColumn> libraryColumns(const Model& model, const DatasetRun& run, const SindySamples& s,
                                           const std::vector<SindyColumn>& given) const;
   static void appendRun(internal::SindyRows& rows, const DatasetRun& run, const SindySamples& s,
                         const SindyLibrary& lib, int window);
