@@ -1462,7 +1462,12 @@ class SindyStepper final : public ReducedStepper {
     rowsOwn_.resize(n, n);
     for (Eigen::Index i = 0; i < n; ++i)
       rowsOwn_.row(i) = R.row(rom_.independent_[static_cast<std::size_t>(i)]);
-    basisOwn_.noalias() = R * rowsOwn_.inverse();
+    // Into storage of the right size: a stage allocates nothing.
+    rowsOwnLu_.compute(rowsOwn_);
+    inverseOwn_.resize(n, n);
+    inverseOwn_ = rowsOwnLu_.inverse();
+    basisOwn_.resize(R.rows(), n);
+    basisOwn_.noalias() = R * inverseOwn_;
     return basisOwn_;
   }
 
@@ -1558,7 +1563,8 @@ class SindyStepper final : public ReducedStepper {
   std::vector<int> elementOf_;                  // per term: its index among the geometry terms, or -1
   std::optional<SindyElementValues> elements_;  // the spring-dampers' geometry terms
   Eigen::VectorXd elementValues_;
-  Eigen::MatrixXd rowsOwn_, basisOwn_;  // ownBasis() in another chart
+  Eigen::MatrixXd rowsOwn_, inverseOwn_, basisOwn_;  // ownBasis() in another chart
+  Eigen::PartialPivLU<Eigen::MatrixXd> rowsOwnLu_;
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
   std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
