@@ -64,22 +64,27 @@ static void sindy_own_rows_solve(S* s, double* g) {
    configuration (p < 0: its rate), at (SQ, SQD), as SindyElementValues::eval. */
 static double sindy_geometry(S* s, int j) {
   const int e = sindy_element_of[j], p = sindy_element_power[j];
-  double dir[3], rate[3], l, law = 1.0;
+  double rate[3], law = 1.0;
   int i, k;
-  l = sd_segment(e, SQ, dir);
-  for (k = 0; k < NQ; ++k) SGRAD[k] = 0.0;
-  sd_add_transposed(e, dir, 1.0, SGRAD);
-  for (i = 0; i < NR; ++i) {
-    double sum = 0.0;
-    for (k = 0; k < NQ; ++k) sum += SR[k * NR + i] * SGRAD[k];
-    SGEOM[i] = sum;
+  /* The element's geometry once per evaluation of the terms (SGEOMAT: the element it holds, -1
+     after sindy_identified starts): its terms follow one another. */
+  if (SGEOMAT[0] != (double)e) {
+    SGEOMAT[1] = sd_segment(e, SQ, SGEOMAT + 2);
+    for (k = 0; k < NQ; ++k) SGRAD[k] = 0.0;
+    sd_add_transposed(e, SGEOMAT + 2, 1.0, SGRAD);
+    for (i = 0; i < NR; ++i) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += SR[k * NR + i] * SGRAD[k];
+      SGEOM[i] = sum;
+    }
+    if (SCHART[1] != 0.0) sindy_own_rows_solve(s, SGEOM);
+    SGEOMAT[0] = (double)e;
   }
-  if (SCHART[1] != 0.0) sindy_own_rows_solve(s, SGEOM);
   if (p < 0) {
     sd_rate(e, SQD, rate);
-    law = dir[0] * rate[0] + dir[1] * rate[1] + dir[2] * rate[2];
+    law = SGEOMAT[2] * rate[0] + SGEOMAT[3] * rate[1] + SGEOMAT[4] * rate[2];
   } else {
-    for (k = 0; k < p; ++k) law *= l - sindy_element_length0[e];
+    for (k = 0; k < p; ++k) law *= SGEOMAT[1] - sindy_element_length0[e];
   }
   return SGEOM[sindy_element_component[j]] * law;
 }
@@ -148,6 +153,7 @@ static void sindy_known_forces(S* s, double* f) {
    their rows of R, as SindyStepper::addIdentifiedForce. */
 static void sindy_identified(S* s, double t, const double* u, const double* ud) {
   int i, j;
+  SGEOMAT[0] = -1.0;
   if (SCHART[1] == 0.0) {
     for (j = 0; j < SINDY_TERMS; ++j) SLAMBDA[j] = sindy_term(s, j, u, ud, t);
     return;
@@ -577,6 +583,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.scratch("SFORCE", n);
   w.scratch("SGRAD", nq);
   w.scratch("SGEOM", n);
+  w.scratch("SGEOMAT", 5);  // the element SGEOM holds, its length [m] and direction
   w.scratch("SAI", n * n);
 
   if (tabulated) {
