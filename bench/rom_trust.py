@@ -27,6 +27,8 @@ millimetre geometry; their descriptions say which book), and the bundled MacPher
                              [--json FILE]
 --check-set, --fresh-set, --fourth-set, --fifth-set, --sixth-set, --seventh-set, --eighth-set: the
 second, ..., eighth set of mechanisms (below, kept apart) instead of the first.
+Every command runs on core 0 (BENCH_CORE=N: on core N; BENCH_PIN=0: on any). Two runs of this script at
+once need BENCH_CORE=0 and BENCH_CORE=1, or their speed-ups are measured on one shared core.
 --quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
 --check: exit 1 when a run misses silently, or a training run the model follows within 2.5 % warns
 (beyond what a model found wrong or not validated says on every run); with --must-train METHODS, also
@@ -159,10 +161,12 @@ SENSITIVITY_CHANGE = 1.001  # loads 0.1 % larger: about a good reduced model's f
 
 
 def run(cmd, log):
-    """Runs `cmd` on core 0; returns (exit code, stdout, stderr), both also written to `log`."""
-    # On core 0, as every benchmark; BENCH_PIN=0 (the CI test) leaves the scheduler free.
+    """Runs `cmd` on one core; returns (exit code, stdout, stderr), both also written to `log`."""
+    # On core 0, as every benchmark, or BENCH_CORE: two runs of this script at once each need a
+    # core of their own, or their timings share one. BENCH_PIN=0 (the CI test) leaves the
+    # scheduler free.
     pin = shutil.which("taskset") and os.environ.get("BENCH_PIN", "1") == "1"
-    full = ["taskset", "-c", "0"] + cmd if pin else cmd
+    full = ["taskset", "-c", os.environ.get("BENCH_CORE", "0")] + cmd if pin else cmd
     p = subprocess.run(full, capture_output=True, text=True)
     with open(log, "w") as f:
         f.write(" ".join(cmd) + "\n" + p.stdout + p.stderr)
