@@ -66,10 +66,13 @@ static double sindy_geometry(S* s, int j) {
   const int e = sindy_element_of[j], p = sindy_element_power[j];
   double rate[3], law = 1.0;
   int i, k;
-  /* The element's geometry once per evaluation of the terms (SGEOMAT: the element it holds, -1
-     after sindy_identified starts): its terms follow one another. */
+  /* The element's geometry, stretch and rate once per evaluation of the terms (SGEOMAT: the
+     element it holds, -1 after sindy_identified starts), as SindyElementValues::eval: its terms
+     follow one another. */
   if (SGEOMAT[0] != (double)e) {
-    SGEOMAT[1] = sd_segment(e, SQ, SGEOMAT + 2);
+    SGEOMAT[1] = sd_segment(e, SQ, SGEOMAT + 2) - sindy_element_length0[e];
+    sd_rate(e, SQD, rate);
+    SGEOMAT[5] = SGEOMAT[2] * rate[0] + SGEOMAT[3] * rate[1] + SGEOMAT[4] * rate[2];
     for (k = 0; k < NQ; ++k) SGRAD[k] = 0.0;
     sd_add_transposed(e, SGEOMAT + 2, 1.0, SGRAD);
     for (i = 0; i < NR; ++i) {
@@ -80,12 +83,10 @@ static double sindy_geometry(S* s, int j) {
     if (SCHART[1] != 0.0) sindy_own_rows_solve(s, SGEOM);
     SGEOMAT[0] = (double)e;
   }
-  if (p < 0) {
-    sd_rate(e, SQD, rate);
-    law = SGEOMAT[2] * rate[0] + SGEOMAT[3] * rate[1] + SGEOMAT[4] * rate[2];
-  } else {
-    for (k = 0; k < p; ++k) law *= SGEOMAT[1] - sindy_element_length0[e];
-  }
+  if (p < 0)
+    law = SGEOMAT[5];
+  else
+    for (k = 0; k < p; ++k) law *= SGEOMAT[1];
   return SGEOM[sindy_element_component[j]] * law;
 }
 
@@ -583,7 +584,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.scratch("SFORCE", n);
   w.scratch("SGRAD", nq);
   w.scratch("SGEOM", n);
-  w.scratch("SGEOMAT", 5);  // the element SGEOM holds, its length [m] and direction
+  w.scratch("SGEOMAT", 6);  // the element SGEOM holds, its stretch [m], direction, rate [m/s]
   w.scratch("SAI", n * n);
 
   if (tabulated) {
