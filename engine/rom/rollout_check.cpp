@@ -22,6 +22,14 @@ namespace mbdrom {
 
 namespace {
 
+// The figures of `run` (its stepper's, and "steps") added to `figures` by name.
+void addRunFigures(ReducedRun& run, std::map<std::string, double>& figures) {
+  RomSimulationSummary summary;
+  run.stepper().finish(summary);
+  for (const auto& [name, value] : summary.figures) figures[name] += value;
+  figures["steps"] += static_cast<double>(run.steps());
+}
+
 // Positions of `coordinates` of a run of `rom` from `o`, one column per sample of the data
 // (N of them, the first the start, o.outputDt apart: 0 for one step each); throws the run's error with the
 // failing time in `failedAt`. With `joint`, the joint-envelope distances of the run's samples are tracked.
@@ -30,7 +38,8 @@ namespace {
 Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOptions& o,
                         const std::vector<int>& coordinates, Eigen::Index N, double& failedAt,
                         Monitor* monitor, NeighbourTracker* joint = nullptr,
-                        EquationResidual* residual = nullptr, Eigen::Index* kept = nullptr) {
+                        EquationResidual* residual = nullptr, Eigen::Index* kept = nullptr,
+                        std::map<std::string, double>* figures = nullptr) {
   const auto n = static_cast<Eigen::Index>(coordinates.size());
   Eigen::MatrixXd out(n, N);
   ReducedRun run = rom.startRun(model, o);
@@ -53,6 +62,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
       if (!kept || 2 * k < N) throw;
       *kept = k;
       out.conservativeResize(n, k);
+      if (figures) addRunFigures(run, *figures);
       return out;
     }
     const Sample* sample = &filled;
@@ -79,6 +89,7 @@ Eigen::MatrixXd rollout(const Model& model, const ReducedModel& rom, const RunOp
       throw SolverError("the positions turned non-finite at t = " + formatText("%g", s.t) + " s");
     if (monitor && k % 1000 == 0) monitor->checkpoint();
   }
+  if (figures) addRunFigures(run, *figures);
   return out;
 }
 
@@ -92,7 +103,7 @@ bool recordedRollout(const Model& model, const ReducedModel& rom, const RunOptio
                      Eigen::Index* kept = nullptr) {
   double failedAt = 0.0;
   try {
-    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint, residual, kept);
+    out = rollout(model, rom, o, coordinates, N, failedAt, monitor, joint, residual, kept, &check.runFigures);
     return true;
   } catch (const Cancelled&) {
     throw;

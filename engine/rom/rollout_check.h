@@ -106,6 +106,9 @@ struct RolloutCheck {
   /// Own runs (checkTrainingRuns): each run's error, as `error` measures the worst (name, [-]);
   /// a run that blew up has none. A run that retraces one of them states its figure.
   std::vector<std::pair<std::string, double>> runErrors;
+  /// The runs' own figures (RomSimulationSummary::figures of each run that ended, summed by name),
+  /// with "steps": the steps they took; e.g. a method's count of the work its steps did.
+  std::map<std::string, double> runFigures;
   /// Own runs: each run's fingerprint (retraceFingerprint), by name, that a run retracing it matches.
   nlohmann::ordered_json retraces = nlohmann::ordered_json::object();
   /// Why the judged model itself is the one written, said with the verdict (the model trained

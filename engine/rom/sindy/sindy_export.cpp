@@ -1,10 +1,10 @@
-// SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic — classic RK4, or
-// ROS2 for a model trained to it, on the independent coordinates (u, u̇), every stage's natural coordinates, R
-// and c from the kinematic table for one degree of freedom (exported over the trained range widened by its
-// width on each side), from the model's kinematic grid for two (its nodes and cells), or by
-// assembly (Gauss-Newton on the constraints in C), the known forces
-// (loads, springs, dampers), the identified terms Ξᵀ λ(u, u̇, t) with friction columns, and
-// (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ; the change of chart where u stops determining the motion.
+// SINDy's online step as C (ReducedModel::writeC): SindyStepper's arithmetic — classic RK4, in
+// substeps controlled by their error or ROS2 for a model trained to them, on the independent coordinates (u,
+// u̇), every stage's natural coordinates, R and c from the kinematic table for one degree of freedom (exported
+// over the trained range widened by its width on each side), from the model's kinematic grid for two (its
+// nodes and cells), or by assembly (Gauss-Newton on the constraints in C), the known forces (loads, springs,
+// dampers), the identified terms Ξᵀ λ(u, u̇, t) with friction columns, and (RᵀMR) ü = Rᵀ f^k − Rᵀ M c + Ξᵀ λ;
+// the change of chart where u stops determining the motion.
 
 #include "engine/core/error.h"
 #include "engine/export/c_forces.h"
@@ -236,6 +236,7 @@ static void method_init(S* s) {
   SCHART[0] = -1.0;
   SCHART[1] = 0.0;
   SJAC[0] = 0.0;
+  SLEVEL[0] = 0.0;
 }
 
 /* After a change of chart: 1 when the run is back in the model's own chart on the branch of its
@@ -261,7 +262,7 @@ static int sindy_tables_hold(S* s) {
   return 1;
 }
 
-#if SINDY_ROS2
+#if SINDY_ROS2 || SINDY_SUBSTEPS
 /* ROS2's W = I - g h [[0, I], [Au, Av]] through its Schur complement S = I - g h Av - (g h)^2 Au
    (NR x NR, row-major), LU-factorised with partial pivoting into LU, as RosenbrockW::factorise.
    Returns 0 when S is singular. */
@@ -363,7 +364,7 @@ static void sindy_chart(S* s, double t0, double h) {
   if (SCHART[0] < 0.0) SCHART[0] = chart_stretch(s, SR, &row, &col);
   most = chart_stretch(s, SR, &row, &col);
   if (!(most > SINDY_CHART_STRETCH * SCHART[0])) return;
-#if SINDY_ROS2
+#if SINDY_ROS2 || SINDY_SUBSTEPS
   col = sindy_least_stiff(s, t0, h, row, col, most);
 #else
   (void)h;
@@ -413,6 +414,80 @@ static void method_step(S* s, double t, double h) {
   for (i = 0; i < NR; ++i) {
     U[i] += h * (1.5 * U3[i] + 0.5 * U4[i]);
     UD[i] += h * (1.5 * V3[i] + 0.5 * V4[i]);
+  }
+}
+#elif SINDY_SUBSTEPS
+/* One RK4 substep from (U, UD, A1) at s0 to s1 into (UN, VN), its end's u'' into A5; returns its
+   error estimate h/6 (k4 - k5) in the natural coordinates (R times the chart's) over their
+   scales, the largest, as SindyStepper::substep. */
+static double sindy_substep(S* s, double s0, double s1) {
+  const double hs = s1 - s0, w = hs / 6.0;
+  double error = 0.0;
+  int i, j;
+  for (i = 0; i < NR; ++i) V1[i] = UD[i];
+  for (i = 0; i < NR; ++i) {
+    U2[i] = U[i] + 0.5 * hs * V1[i];
+    V2[i] = UD[i] + 0.5 * hs * A1[i];
+  }
+  sindy_acceleration(s, s0 + 0.5 * hs, U2, V2, A2);
+  for (i = 0; i < NR; ++i) {
+    U3[i] = U[i] + 0.5 * hs * V2[i];
+    V3[i] = UD[i] + 0.5 * hs * A2[i];
+  }
+  sindy_acceleration(s, s0 + 0.5 * hs, U3, V3, A3);
+  for (i = 0; i < NR; ++i) {
+    U4[i] = U[i] + hs * V3[i];
+    V4[i] = UD[i] + hs * A3[i];
+  }
+  sindy_acceleration(s, s1, U4, V4, A4);
+  for (i = 0; i < NR; ++i) {
+    UN[i] = U[i] + w * (((V1[i] + 2.0 * V2[i]) + 2.0 * V3[i]) + V4[i]);
+    VN[i] = UD[i] + w * (((A1[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
+  }
+  sindy_acceleration(s, s1, UN, VN, A5);
+  for (j = 0; j < NQ; ++j) {
+    double eq = 0.0, eqd = 0.0, x;
+    for (i = 0; i < NR; ++i) {
+      eq += SR[j * NR + i] * (V4[i] - VN[i]);
+      eqd += SR[j * NR + i] * (A4[i] - A5[i]);
+    }
+    x = fabs(w * eq) / sindy_substep_scale[j];
+    if (error < x) error = x;
+    x = fabs(w * eqd) / sindy_substep_scale[NQ + j];
+    if (error < x) error = x;
+  }
+  return error;
+}
+
+/* Classic RK4 from t0 = (step - 1) h in substeps h / 2^SLEVEL, each taken again at half its
+   length where its error exceeds SINDY_SUBSTEP_TOLERANCE and letting the next double within a
+   32nd of it, the chart checked at each substep's end, as SindyStepper::substeps. */
+static void method_step(S* s, double t, double h) {
+  const double t0 = (double)(s->step - 1) * h;
+  const long ticks = 1L << SINDY_SUBSTEP_LEVELS;
+  long p = 0;
+  int i;
+  sindy_acceleration(s, t0, U, UD, A1);
+  sindy_chart(s, t0, h);
+  while (p < ticks) {
+    const int level = (int)SLEVEL[0];
+    const long span = 1L << (SINDY_SUBSTEP_LEVELS - level);
+    const double s0 = t0 + h * (double)p / (double)ticks;
+    const double s1 = p + span == ticks ? t : t0 + h * (double)(p + span) / (double)ticks;
+    const double error = sindy_substep(s, s0, s1);
+    if (!(error <= SINDY_SUBSTEP_TOLERANCE) && level < SINDY_SUBSTEP_LEVELS) {
+      SLEVEL[0] = (double)(level + 1);
+      continue;
+    }
+    for (i = 0; i < NR; ++i) {
+      U[i] = UN[i];
+      UD[i] = VN[i];
+      A1[i] = A5[i];
+    }
+    p += span;
+    if (p < ticks) sindy_chart(s, s1, s1 - s0);
+    if (error <= SINDY_SUBSTEP_TOLERANCE / 32.0 && level > 0 && p % (2 * span) == 0)
+      SLEVEL[0] = (double)(level - 1);
   }
 }
 #else
@@ -504,6 +579,10 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   for (std::size_t i = 0; i < model.springDampers().size(); ++i)
     length0(static_cast<Eigen::Index>(i)) = model.springDampers()[i].d.value(qRef_).norm();
   const int nq = model.nq(), n = reducedDimension();
+  // RK4 in controlled substeps: the engine's tolerance and scales (a file's checked).
+  const std::pair<double, Eigen::VectorXd> substep =
+      substepped() ? substepControl(nq)
+                   : std::pair<double, Eigen::VectorXd>{0.0, Eigen::VectorXd::Ones(2 * nq)};
   const bool tabulated = KinematicTable::applies(model, independent_);
   // The grid the engine's runs use (SindyStepper), the same nodes.
   const std::shared_ptr<const KinematicGrid> grid = tabulated ? nullptr : kinematicGrid(model);
@@ -526,16 +605,18 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
                    : 0;
   writeCForceElements(w, model);
   writeCMassMatrix(w, model);
-  w.declarations(std::string("#define SINDY_TERMS ") + std::to_string(L) + "\n#define SINDY_EXTERNAL " +
-                 (known.external ? "1" : "0") + "\n#define SINDY_SPRINGS " + (known.spring ? "1" : "0") +
-                 "\n#define SINDY_DAMPERS " + (known.damper ? "1" : "0") + "\n#define SINDY_ELEMENTS " +
-                 (known.elements.empty() ? "0" : "1") + "\n#define SINDY_TABLE " + (tabulated ? "1" : "0") +
-                 "\n#define SINDY_GRID " + (grid ? "1" : "0") + "\n#define SINDY_CHART_STRETCH " +
-                 cNumber(kSindyChartStretch) + "\n#define SINDY_ROS2 " + (linearlyImplicit() ? "1" : "0") +
-                 "\n#define SINDY_CHART_TIE " + cNumber(kSindyChartTie) + "\n#define SINDY_GAMMA " +
-                 cNumber(RosenbrockW::kGamma) + "\n#define SINDY_JACOBIAN_STEP " +
-                 cNumber(kSindyJacobianStep) + "\n#define SINDY_JACOBIAN_STEPS " +
-                 std::to_string(kSindyJacobianSteps) + "\n");
+  w.declarations(
+      std::string("#define SINDY_TERMS ") + std::to_string(L) + "\n#define SINDY_EXTERNAL " +
+      (known.external ? "1" : "0") + "\n#define SINDY_SPRINGS " + (known.spring ? "1" : "0") +
+      "\n#define SINDY_DAMPERS " + (known.damper ? "1" : "0") + "\n#define SINDY_ELEMENTS " +
+      (known.elements.empty() ? "0" : "1") + "\n#define SINDY_TABLE " + (tabulated ? "1" : "0") +
+      "\n#define SINDY_GRID " + (grid ? "1" : "0") + "\n#define SINDY_CHART_STRETCH " +
+      cNumber(kSindyChartStretch) + "\n#define SINDY_ROS2 " + (linearlyImplicit() ? "1" : "0") +
+      "\n#define SINDY_CHART_TIE " + cNumber(kSindyChartTie) + "\n#define SINDY_GAMMA " +
+      cNumber(RosenbrockW::kGamma) + "\n#define SINDY_JACOBIAN_STEP " + cNumber(kSindyJacobianStep) +
+      "\n#define SINDY_JACOBIAN_STEPS " + std::to_string(kSindyJacobianSteps) + "\n#define SINDY_SUBSTEPS " +
+      (substepped() ? "1" : "0") + "\n#define SINDY_SUBSTEP_LEVELS " + std::to_string(kSindySubstepLevels) +
+      "\n#define SINDY_SUBSTEP_TOLERANCE " + cNumber(substep.first) + "\n");
   w.declarations("TABLE int sindy_kind[] = " + cIntArrayLiteral(kind) +
                  ";\nTABLE int sindy_powers[] = " + cIntArrayLiteral(powers) +
                  ";\nTABLE int sindy_coordinate[] = " + cIntArrayLiteral(coordinate) +
@@ -553,6 +634,7 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.constant("sindy_reference", qRef_);
   w.constant("sindy_initial_u", u0_);
   w.constant("sindy_initial_ud", ud0_);
+  w.constant("sindy_substep_scale", substep.second);
   w.state("U", n);
   w.state("UD", n);
   w.state("SQG", nq);  // the last assembled positions: the next assembly starts there
@@ -577,6 +659,10 @@ void SindyModel::writeC(const Model& model, const RunOptions& run, double dt, CM
   w.state("SLU", n * n);
   w.state("SPIVOT", n);
   w.state("SJAC", 1);
+  w.state("SLEVEL", 1);  // the substeps' halvings of the step, carried over to the next
+  w.scratch("UN", n);
+  w.scratch("VN", n);
+  w.scratch("A5", n);
   w.scratch("SL", n * n);
   w.scratch("SLAMBDA", std::max(L, 1));
   w.scratch("SUOWN", n);

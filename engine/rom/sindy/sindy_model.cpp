@@ -39,6 +39,7 @@
 #include <limits>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 namespace mbdrom {
 
@@ -192,6 +193,39 @@ class KnownForceEvaluator {
   std::unique_ptr<Model> partial_;
   Eigen::VectorXd tmp_, external_;
 };
+
+// Per natural coordinate the range of motion of its point (or vector) over every run of `data`:
+// the largest range of the point's coordinates; then the same of its rates (2 nq; a point that
+// does not move: 1). The scales of RK4's substeps' errors, so that an error is judged as
+// mbdrom-cli compare judges a point's, against the point's own motion.
+Eigen::VectorXd substepScales(const Model& model, const Dataset& data) {
+  const Eigen::Index nq = model.nq();
+  Eigen::VectorXd lo = Eigen::VectorXd::Constant(2 * nq, std::numeric_limits<double>::infinity());
+  Eigen::VectorXd hi = -lo;
+  for (const DatasetRun& run : data.runs) {
+    lo.head(nq) = lo.head(nq).cwiseMin(run.q.rowwise().minCoeff());
+    hi.head(nq) = hi.head(nq).cwiseMax(run.q.rowwise().maxCoeff());
+    lo.tail(nq) = lo.tail(nq).cwiseMin(run.qd.rowwise().minCoeff());
+    hi.tail(nq) = hi.tail(nq).cwiseMax(run.qd.rowwise().maxCoeff());
+  }
+  const Eigen::VectorXd range = (hi - lo).unaryExpr([](double r) { return std::isfinite(r) ? r : 0.0; });
+  Eigen::VectorXd scale(2 * nq);
+  const auto owner = [&](Eigen::Index i) {
+    const std::string& name = model.coordinateName(static_cast<int>(i));
+    return name.substr(0, name.rfind('.'));
+  };
+  for (Eigen::Index i = 0; i < nq; ++i) {
+    double q = 0.0, qd = 0.0;
+    for (Eigen::Index j = 0; j < nq; ++j)
+      if (owner(j) == owner(i)) {
+        q = std::max(q, range(j));
+        qd = std::max(qd, range(nq + j));
+      }
+    scale(i) = q > 0.0 ? q : 1.0;
+    scale(nq + i) = qd > 0.0 ? qd : 1.0;
+  }
+  return scale;
+}
 
 }  // namespace
 
@@ -684,7 +718,9 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
   const auto judgeFullest = [&] { return judgeFit(fullest); };
   const RolloutCheck stepCheck = chooseOwnStep(*this, *this, judgeFullest(), judgeFullest, monitor);
   std::string stepNote = stepCheck.step;
-  if (std::string note = chooseIntegrator(stepCheck, judgeFullest, monitor); !note.empty())
+  if (std::string note =
+          chooseIntegrator(stepCheck, substepScales(model, rows.fitted), judgeFullest, monitor);
+      !note.empty())
     stepNote = std::move(note);
   RolloutCheck rollout = judgeFit(fit);
   kind = judge(rollout);
@@ -697,8 +733,8 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
   return rollout;
 }
 
-std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::function<RolloutCheck()>& judge,
-                                         Monitor& monitor) {
+std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const Eigen::VectorXd& scales,
+                                         const std::function<RolloutCheck()>& judge, Monitor& monitor) {
   const double spacing = trainingSpacing();
   if (!rk4.done || !(spacing > 0.0)) return {};
   // Evaluations of the accelerations per data spacing: RK4's four a step (the first shared with
@@ -712,7 +748,7 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::fun
   // its accuracy, took its step below). A step limited by accuracy stays RK4's: a second-order
   // method is no cheaper there.
   const bool stiff = !rk4.stepsTried.empty() && !std::isfinite(rk4.stepsTried.front().second);
-  if (!stiff && !rk4Misses) return {};
+  if (!stiff && !rk4Misses) return chooseSubsteps(rk4, scales, judge, monitor);
   // Near RK4's error (within 1.5 times, or a twentieth of the goal): the check sees a few
   // runs, and a second-order step that misses more on them misses more on larger swings (a
   // change of chart bends the slow motion's manifold into the stiff direction). Within the goal
@@ -745,6 +781,58 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const std::fun
            tried + "); classic RK4: " + rk4Said;
   }
   metrics_.erase("integrator");
+  setOwnStep(rk4Step);
+  return {};
+}
+
+std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::VectorXd& scales,
+                                       const std::function<RolloutCheck()>& judge, Monitor& monitor) {
+  const double spacing = trainingSpacing(), rk4Step = stepFor(spacing);
+  // A step below the spacing that the check chose for accuracy: where the motion is quiet, a
+  // substep may take the whole spacing.
+  if (!(rk4Step < 0.75 * spacing) || rk4.stepsTried.empty()) return {};
+  double best = rk4.judgedError();
+  for (const auto& tried : rk4.stepsTried) best = std::fmin(best, tried.second);
+  const double goal = rk4.tolerance;
+  const auto holds = [&](double e) { return e <= std::max(0.2 * goal, 1.5 * best) && e <= goal; };
+  metrics_["integrator"] = kSindyRk4Substeps;
+  metrics_["substep_scales"] = std::vector<double>(scales.data(), scales.data() + scales.size());
+  setOwnStep(spacing);
+  std::string tried;
+  for (const double tolerance : kSindySubstepTolerances) {
+    metrics_["substep_tolerance"] = tolerance;
+    monitor.reportNow({formatText("held-out check with RK4 in substeps, tolerance %g", tolerance), 0, 1, {}});
+    RolloutCheck check;
+    try {
+      check = judge();
+    } catch (const Cancelled&) {
+      throw;
+    } catch (const Error&) {
+      break;  // not judged: RK4's step stays
+    }
+    const double e = check.judgedError();
+    const auto figure = [&](const char* name) {
+      const auto it = check.runFigures.find(name);
+      return it == check.runFigures.end() ? 0.0 : it->second;
+    };
+    // Evaluations of the accelerations against RK4's at its own step over the same runs: four a
+    // substep (three stages and its end), tried again or not, as four a step of RK4's.
+    const double rk4Steps = figure("steps") * spacing / rk4Step;
+    const double share = rk4Steps > 0.0 ? (figure("substeps") + figure("substeps_rejected")) / rk4Steps : 1.0;
+    tried += (tried.empty() ? "" : ", ") + formatText("%g: ", tolerance) + verdictPercent(e) +
+             formatText(" with %.2g of RK4's evaluations", share);
+    if (!holds(e)) continue;
+    if (!(share <= 0.8)) break;  // a tighter tolerance costs more still
+    return formatText(
+               "its own step %g ms in substeps of classic RK4, each judged by the embedded third-order "
+               "solution and halved where it exceeds its tolerance of each coordinate's range of motion, "
+               "chosen by the held-out check (tolerance ",
+               1e3 * spacing) +
+           tried + "); RK4 in fixed steps: " + (rk4.step.empty() ? stepTryText(rk4Step, best) : rk4.step);
+  }
+  metrics_.erase("integrator");
+  metrics_.erase("substep_scales");
+  metrics_.erase("substep_tolerance");
   setOwnStep(rk4Step);
   return {};
 }
@@ -973,6 +1061,27 @@ void SindyModel::writeMethodJson(OJson& j) const {
   j["matrices"] = m;
 }
 
+std::pair<double, Eigen::VectorXd> SindyModel::substepControl(Eigen::Index nq) const {
+  const auto positive = [](const OJson& v) {
+    return v.is_number() && v.get<double>() > 0.0 && std::isfinite(v.get<double>());
+  };
+  const OJson& tolerance = metrics_.contains("substep_tolerance") ? metrics_["substep_tolerance"] : OJson();
+  if (!positive(tolerance))
+    throw InputError(
+        "sindy: metrics.substep_tolerance of a model stepped in substeps must be a positive number, got " +
+        tolerance.dump());
+  const OJson& scales = metrics_.contains("substep_scales") ? metrics_["substep_scales"] : OJson();
+  if (!scales.is_array() || static_cast<Eigen::Index>(scales.size()) != 2 * nq ||
+      !std::all_of(scales.begin(), scales.end(), positive))
+    throw InputError(
+        formatText("sindy: metrics.substep_scales must be %d positive numbers (each coordinate's "
+                   "range of motion, then its rate's)",
+                   static_cast<int>(2 * nq)));
+  Eigen::VectorXd out(2 * nq);
+  for (Eigen::Index i = 0; i < out.size(); ++i) out(i) = scales[static_cast<std::size_t>(i)].get<double>();
+  return {tolerance.get<double>(), out};
+}
+
 std::unique_ptr<SindyModel> SindyModel::fromJson(const OJson& j, const std::string& source) {
   auto rom = std::make_unique<SindyModel>();
   try {
@@ -1066,6 +1175,7 @@ class SindyStepper final : public ReducedStepper {
         rosenbrock_(rom.linearlyImplicit()),
         frictionElement_(std::any_of(frictionOf_.begin(), frictionOf_.end(), [](int i) { return i >= 0; })) {
     elementOf_ = std::move(elementOf);
+    if (rom.substepped()) std::tie(substepTolerance_, substepScale_) = rom.substepControl(model.nq());
     for (SindyTerm& term : terms_)
       if (term.kind == SindyTerm::Kind::Column || term.kind == SindyTerm::Kind::Element) term.column = 0;
     const Eigen::Index nq = model.nq(), n = rom.reducedDimension();
@@ -1143,6 +1253,10 @@ class SindyStepper final : public ReducedStepper {
       rosenbrockStep(t0, t, h);
       return;
     }
+    if (substepTolerance_ > 0.0) {
+      substeps(t0, t, h);
+      return;
+    }
     // Classic RK4 into storage of the right size: a stage allocates nothing.
     v_[0] = ud_;
     stage(u_, ud_, 0.5 * h, 0, t0 + 0.5 * h, 1);
@@ -1160,6 +1274,10 @@ class SindyStepper final : public ReducedStepper {
 
   void finish(RomSimulationSummary& summary) override {
     summary.figures = {{"chart_switches", static_cast<double>(switches_)}};
+    if (substepTolerance_ > 0.0) {
+      summary.figures.emplace_back("substeps", static_cast<double>(substepsTaken_));
+      summary.figures.emplace_back("substeps_rejected", static_cast<double>(substepsRejected_));
+    }
     // The share of the stages interpolated on the model's kinematic grid (the others solved exactly).
     if ((grid_ || gridStages_ > 0) && stages_ > 0)
       summary.figures.emplace_back("kinematic_grid_share",
@@ -1181,7 +1299,14 @@ class SindyStepper final : public ReducedStepper {
   // evaluated but the known loads. The step's end stays the state.
   void fillBetween(Sample& s) override {
     if (!(sampledAt_ == stepEnd_ && sampledHolds_ == model_.loadHolds())) evaluateEnd(stepEnd_);
-    interpolateBetween(model_, s, stepStart_, stepEnd_, qStart_, qdStart_, qddStart_, q_, velocities(), qdd_);
+    // Between the substeps' ends around s.t where the step took substeps.
+    std::size_t k = 0;
+    while (k < knotCount_ && knots_[k].t <= s.t) ++k;
+    const Knot* from = k > 0 ? &knots_[k - 1] : nullptr;
+    const Knot* to = k < knotCount_ ? &knots_[k] : nullptr;
+    interpolateBetween(model_, s, from ? from->t : stepStart_, to ? to->t : stepEnd_,
+                       from ? from->q : qStart_, from ? from->qd : qdStart_, from ? from->qdd : qddStart_,
+                       to ? to->q : q_, to ? to->qd : velocities(), to ? to->qdd : qdd_);
     if (knownForce_.knowsExternal()) evalExternalForces(model_, loadCase_, s.q, s.t, s.f_ext);
   }
 
@@ -1219,6 +1344,94 @@ class SindyStepper final : public ReducedStepper {
       v_[k](i) = ud(i) + h * a_[previous](i);
     }
     accelerations(t, uStage_, v_[k], a_[k]);
+  }
+
+  // RK4 from (u_, ud_) at t0 (whose ü is a_[0]) to t = t0 + h in substeps h / 2^level_, each
+  // judged by the embedded third-order solution that the next substep's first stage gives for
+  // free (weights 1/6, 1/3, 1/3, 0, 1/6 with f at the end: the error h/6 (k4 - k5)). A substep
+  // whose error exceeds the tolerance (of each coordinate's scale) is taken again at half its
+  // length; one within a 32nd of it lets the next, on the coarser grid, double. The level carries
+  // over to the next step; the step ends with its end's ü (the next first stage) evaluated, and
+  // the chart is checked at every substep's end inside the step as at a step's start.
+  void substeps(double t0, double t, double h) {
+    constexpr long long ticks = 1LL << kSindySubstepLevels;
+    const Eigen::Index n = u_.size();
+    uNew_.resize(n);
+    udNew_.resize(n);
+    knotCount_ = 0;
+    long long p = 0;
+    while (p < ticks) {
+      const long long span = 1LL << (kSindySubstepLevels - level_);
+      const double s0 = t0 + h * static_cast<double>(p) / static_cast<double>(ticks);
+      const double s1 =
+          p + span == ticks ? t : t0 + h * static_cast<double>(p + span) / static_cast<double>(ticks);
+      const double error = substep(s0, s1);
+      if (!(error <= substepTolerance_) && level_ < kSindySubstepLevels) {
+        ++level_;
+        ++substepsRejected_;
+        continue;
+      }
+      u_.swap(uNew_);
+      ud_.swap(udNew_);
+      a_[0].swap(aEnd_);
+      endStretch_ = stretch();
+      p += span;
+      ++substepsTaken_;
+      if (p < ticks) {
+        keepKnot(s1);
+        if (endStretch_ > kSindyChartStretch * chartStart_) {
+          switchChart(s1, s1 - s0);
+          accelerations(s1, u_, ud_, a_[0]);
+          chartStart_ = endStretch_ = stretch();
+        }
+      }
+      if (error <= substepTolerance_ / 32.0 && level_ > 0 && p % (2 * span) == 0) --level_;
+    }
+    sampledAt_ = t;
+    sampledHolds_ = model_.loadHolds();
+  }
+
+  // One RK4 substep from (u_, ud_, a_[0]) at s0 to s1 into (uNew_, udNew_), its end's ü into aEnd_
+  // (leaving the end's q, qd, qdd); returns its error estimate, the largest over the coordinates
+  // and rates of |h/6 (k4 - k5)| over the coordinate's scale.
+  double substep(double s0, double s1) {
+    const Eigen::Index n = u_.size();
+    const double hs = s1 - s0;
+    v_[0] = ud_;
+    stage(u_, ud_, 0.5 * hs, 0, s0 + 0.5 * hs, 1);
+    stage(u_, ud_, 0.5 * hs, 1, s0 + 0.5 * hs, 2);
+    stage(u_, ud_, hs, 2, s1, 3);
+    const double w = hs / 6.0;
+    for (Eigen::Index i = 0; i < n; ++i) {
+      uNew_(i) = u_(i) + w * (v_[0](i) + 2.0 * v_[1](i) + 2.0 * v_[2](i) + v_[3](i));
+      udNew_(i) = ud_(i) + w * (a_[0](i) + 2.0 * a_[1](i) + 2.0 * a_[2](i) + a_[3](i));
+    }
+    accelerations(s1, uNew_, udNew_, aEnd_);
+    // The error of the natural coordinates, R times the chart's: where the chart degenerates its
+    // coordinates' error moves the others many times over.
+    const Eigen::MatrixXd& R = velocityMap();
+    const Eigen::Index nq = R.rows();
+    double error = 0.0;
+    for (Eigen::Index j = 0; j < nq; ++j) {
+      double eq = 0.0, eqd = 0.0;
+      for (Eigen::Index i = 0; i < n; ++i) {
+        eq += R(j, i) * (v_[3](i) - udNew_(i));
+        eqd += R(j, i) * (a_[3](i) - aEnd_(i));
+      }
+      error =
+          std::max({error, std::abs(w * eq) / substepScale_(j), std::abs(w * eqd) / substepScale_(nq + j)});
+    }
+    return error;
+  }
+
+  // The state at a substep's end s inside the step, for samples between (fillBetween).
+  void keepKnot(double s) {
+    if (knots_.size() <= knotCount_) knots_.emplace_back();
+    Knot& k = knots_[knotCount_++];
+    k.t = s;
+    k.q = q_;
+    k.qd = velocities();
+    k.qdd = qdd_;
   }
 
   // ROS2 (RosenbrockW) from (u_, ud_) at t0, whose ü is a_[0], to t = t0 + h; the Jacobian by
@@ -1496,7 +1709,7 @@ class SindyStepper final : public ReducedStepper {
   void switchChart(double t0, double h) {
     std::pair<Eigen::Index, Eigen::Index> at{0, 0};
     const double most = stretch(&at);
-    if (rosenbrock_) at.second = leastStiffTied(at.first, at.second, most, t0, h);
+    if (rosenbrock_ || substepTolerance_ > 0.0) at.second = leastStiffTied(at.first, at.second, most, t0, h);
     chart_[static_cast<std::size_t>(at.second)] = static_cast<int>(at.first);
     for (std::size_t k = 0; k < chart_.size(); ++k) {
       u_(static_cast<Eigen::Index>(k)) = q_(chart_[k]) - rom_.qRef_(chart_[k]);
@@ -1567,8 +1780,19 @@ class SindyStepper final : public ReducedStepper {
   Eigen::PartialPivLU<Eigen::MatrixXd> rowsOwnLu_;
   bool frictionChannel_;
   KnownForceEvaluator knownForce_;
-  std::vector<SindyTerm> terms_;  // a column term reads the one value of cols_
-  bool rosenbrock_;               // ROS2 rather than RK4
+  std::vector<SindyTerm> terms_;   // a column term reads the one value of cols_
+  bool rosenbrock_;                // ROS2 rather than RK4
+  double substepTolerance_ = 0.0;  // RK4 in controlled substeps (substeps()); 0: one RK4 step a step
+  Eigen::VectorXd substepScale_;   // per natural coordinate, then per rate (2 nq): the scales of its error
+  int level_ = 0;                  // the substeps' halvings of the step
+  long long substepsTaken_ = 0, substepsRejected_ = 0;
+  Eigen::VectorXd uNew_, udNew_, aEnd_;
+  struct Knot {
+    double t = 0.0;
+    Eigen::VectorXd q, qd, qdd;
+  };
+  std::vector<Knot> knots_;    // the substeps' ends inside the last step, the first knotCount_ of them
+  std::size_t knotCount_ = 0;  // 0: the step took no substeps inside
   // The node of a monomial of these powers (variable k: u_k for k < n, else u̇_(k−n)), made with
   // the nodes of its prefixes: a monomial is its prefix's product times its last factor, the
   // products in the order evalSindyTerm forms them (the same values to the bit).

@@ -99,13 +99,15 @@ inline Model railWithOther(const TimeFunction& function) {
   return Model(spec);
 }
 
-/// Full-model run of a load case (step 1 ms, samples every outputDt), kept in memory and as CSV.
+/// Full-model run of a load case (step 1 ms, or error-controlled steps within `tolerance` when it
+/// is > 0; samples every outputDt), kept in memory and as CSV.
 inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCase, double tEnd,
-                                   const std::string& csv, double outputDt = 0.005) {
+                                   const std::string& csv, double outputDt = 0.005, double tolerance = 0.0) {
   RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.integrator.dt = 1e-3;
+  o.integrator.tolerance = tolerance;
   o.outputDt = outputDt;
   TrajectoryRecorder recorder;
   simulate(model, o, recorder);
@@ -117,12 +119,13 @@ inline std::vector<Sample> fullRun(const Model& model, const std::string& loadCa
 }
 
 /// A data set of the full model's runs of the load cases `cases`, each `tEnd` [s] long and named
-/// "run <case>", their CSVs the temporary files "<prefix><case>.csv".
+/// "run <case>", their CSVs the temporary files "<prefix><case>.csv" (fullRun's steps).
 inline Dataset fullRunsDataset(const Model& model, const std::vector<std::string>& cases, double tEnd,
-                               const std::string& prefix) {
+                               const std::string& prefix, double tolerance = 0.0) {
   Dataset dataset = makeDataset(model);
   for (const std::string& c : cases)
-    addRun(dataset, runFromSamples(fullRun(model, c, tEnd, tempPath(prefix + c + ".csv")), "run " + c, c));
+    addRun(dataset, runFromSamples(fullRun(model, c, tEnd, tempPath(prefix + c + ".csv"), 0.005, tolerance),
+                                   "run " + c, c));
   return dataset;
 }
 
@@ -167,6 +170,7 @@ inline TrajectoryTable ownStepRun(const ReducedModel& rom, const Model& model, c
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.outputDt = 0.005;
+  o.integrator.dt = 0.0;  // the default of a full model's run would set one
   TrajectoryCsvWriter writer(csv);
   rom.simulate(model, o, writer);
   return readTrajectoryCsv(csv);
