@@ -110,7 +110,8 @@ double missingExcitation(const Eigen::VectorXd& t, const Eigen::VectorXd& r, con
 }  // namespace
 
 std::vector<SindyHint> sindyResidualHints(const SindySamples& s, const SindyLibraryOptions& o,
-                                          const SindyLibrary& library, const StlsResult& result) {
+                                          const SindyLibrary& library, const StlsResult& result,
+                                          const std::vector<SindyColumn>& geometry) {
   const auto n = static_cast<Eigen::Index>(s.coordinates.size());
   const Eigen::Index N = s.t.size(), L = library.Theta.cols();
   std::vector<SindyHint> hints;
@@ -155,6 +156,24 @@ std::vector<SindyHint> sindyResidualHints(const SindySamples& s, const SindyLibr
       A.col(static_cast<Eigen::Index>(a)) = library.Theta.col(active[a]);
     const Eigen::HouseholderQR<Eigen::MatrixXd> qr(A);
     const Eigen::MatrixXd Q = qr.householderQ() * Eigen::MatrixXd::Identity(N, A.cols());
+    // A candidate column's part the library's active columns do not span, correlated with the
+    // residual: the family's best kept.
+    const auto consider = [&](Eigen::VectorXd column, const std::string& family, const std::string& term,
+                              const std::string& advice) {
+      const double full = column.norm();
+      if (!(full > 0.0)) return;
+      if (A.cols() > 0) column -= Q * (Q.transpose() * column);
+      const double rest = column.norm();
+      if (!(rest > 1e-8 * full)) return;  // the library spans it
+      const double correlation = std::abs(column.dot(residual.col(i))) / (rest * rNorm);
+      auto it =
+          std::find_if(best.begin(), best.end(), [&](const SindyHint& h) { return h.family == family; });
+      const SindyHint hint{family, term, s.coordinates[static_cast<std::size_t>(i)], correlation, advice};
+      if (it == best.end())
+        best.push_back(hint);
+      else if (correlation > it->correlation)
+        *it = hint;
+    };
     Eigen::VectorXd column(N), none;
     for (const SindyTerm& term : candidates) {
       if (present.count(term.name)) continue;
@@ -162,22 +181,12 @@ std::vector<SindyHint> sindyResidualHints(const SindySamples& s, const SindyLibr
       if (family.empty()) continue;
       for (Eigen::Index k = 0; k < N; ++k)
         column(k) = evalSindyTerm(term, s.u.col(k), s.ud.col(k), s.t(k), none);
-      const double full = column.norm();
-      if (!(full > 0.0)) continue;
-      if (A.cols() > 0) column -= Q * (Q.transpose() * column);
-      const double rest = column.norm();
-      if (!(rest > 1e-8 * full)) continue;  // the library spans it
-      const double correlation = std::abs(column.dot(residual.col(i))) / (rest * rNorm);
-      auto it =
-          std::find_if(best.begin(), best.end(), [&](const SindyHint& h) { return h.family == family; });
-      if (it == best.end()) {
-        best.push_back({family, term.name, s.coordinates[static_cast<std::size_t>(i)], correlation,
-                        adviceFor(family, term, o.polynomialDegree)});
-      } else if (correlation > it->correlation) {
-        *it = {family, term.name, s.coordinates[static_cast<std::size_t>(i)], correlation,
-               adviceFor(family, term, o.polynomialDegree)};
-      }
+      consider(column, family, term.name, adviceFor(family, term, o.polynomialDegree));
     }
+    for (const SindyColumn& g : geometry)
+      if (g.values.size() == N && !present.count(g.name))
+        consider(g.values, "spring-damper geometry", g.name,
+                 "add the spring-dampers' geometry terms (element_terms \"on\")");
   }
   std::sort(best.begin(), best.end(),
             [](const SindyHint& a, const SindyHint& b) { return a.correlation > b.correlation; });

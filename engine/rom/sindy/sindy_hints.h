@@ -10,7 +10,9 @@
 /// - "harmonics": cos and sin of k ω t, k = 1..5, for the library's ω or, without one,
 ///   the frequency at the peak of the residual's spectrum;
 /// - "sign/friction": sgn(u̇) (Coulomb friction);
-/// - "trigonometric": sin(u), cos(u) (angles, pendulum-like forces).
+/// - "trigonometric": sin(u), cos(u) (angles, pendulum-like forces);
+/// - "spring-damper geometry": the columns of sindy_element_terms.h, given by the caller (they
+///   need the mechanism), for a spring-damper that turns with the motion.
 
 #include "engine/rom/sindy/sindy.h"
 
@@ -34,8 +36,10 @@ struct SindyHint {
 
 /// The families' best candidates for the residual of `result` (a fit on `samples` with the
 /// library `library` built by `options`), best first; families whose columns the library
-/// already spans are left out.
+/// already spans are left out. `geometry`: the spring-dampers' geometry columns on every sample
+/// (values of size N each), or none.
 std::vector<SindyHint> sindyResidualHints(const SindySamples& samples, const SindyLibraryOptions& options,
-                                          const SindyLibrary& library, const StlsResult& result);
+                                          const SindyLibrary& library, const StlsResult& result,
+                                          const std::vector<SindyColumn>& geometry = {});
 
 }  // namespace mbdrom

@@ -453,7 +453,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
     rom->result_.verdict += "; " + coordinateNote;
     rom->metrics_["coordinate_choice"] = coordinateNote;
   }
-  const std::vector<SindyHint> hints = rom->explain(rows, settings.library, kind);
+  const std::vector<SindyHint> hints = rom->explain(model, rows, settings.library, kind);
   rom->recordMetrics(rows, kind, rollout, hints, front);
   rom->recordStiffElements(model, dataset);
   // What a second try may add: the geometry of the spring-dampers whose force is identified.
@@ -837,14 +837,41 @@ std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::Vec
   return {};
 }
 
-std::vector<SindyHint> SindyModel::explain(const internal::SindyRows& rows,
+std::vector<SindyColumn> SindyModel::geometryHintColumns(const Model& model,
+                                                         const internal::SindyRows& rows) const {
+  if (sindySettings_.geometryTerms() || !sindySettings_.library.select.empty()) return {};
+  const std::vector<SindyElementTerm> terms = geometryTermsOf(model);
+  if (terms.empty()) return {};
+  const Eigen::Index N = rows.all.t.size();
+  std::vector<SindyColumn> out;
+  for (const SindyElementTerm& term : terms) out.push_back({term.name, Eigen::VectorXd(N)});
+  const SindyKnownForces known = sindyKnownForces(knownForces_);
+  Eigen::Index at = 0;
+  for (const DatasetRun& run : rows.fitted.runs) {
+    const Eigen::Index n = run.samples();
+    if (at + n > N) return {};
+    const SindySamples s = sindySamplesFromRun(model, run, independent_, known, qRef_, false, true);
+    const std::vector<SindyColumn> columns = sindyElementColumns(model, run, s.bases, qRef_, terms);
+    for (std::size_t k = 0; k < out.size(); ++k) out[k].values.segment(at, n) = columns[k].values;
+    at += n;
+  }
+  if (at != N) return {};
+  return out;
+}
+
+std::vector<SindyHint> SindyModel::explain(const Model& model, const internal::SindyRows& rows,
                                            const SindyLibraryOptions& library, const std::string& kind) {
   SindyLibrary fitted;
   fitted.terms = terms_;
   fitted.Theta = rows.Theta;
-  const std::vector<SindyHint> hints = sindyResidualHints(rows.all, library, fitted, result_);
-  const bool kappaExplains = metrics_.contains("kappa_removed_needed");
-  const bool doubtful = kind == "rollout misses" || kind == "rollout blows up" || result_.libraryIncomplete;
+  const std::vector<SindyHint> hints =
+      sindyResidualHints(rows.all, library, fitted, result_, geometryHintColumns(model, rows));
+  const bool misses = kind == "rollout misses" || kind == "rollout blows up";
+  // A threshold that removed terms the run needs explains a miss, unless the model still misses
+  // with the lower one the held-out check chose.
+  const bool kappaExplains =
+      metrics_.contains("kappa_removed_needed") && !(misses && metrics_.contains("kappa_lowered_from"));
+  const bool doubtful = misses || result_.libraryIncomplete;
   if (kappaExplains || !doubtful || hints.empty()) return hints;
   // The missing terms are not the library's own, removed by κ (said already): what the residual says.
   if (hints.front().correlation <= kSindyHintCorrelation) {

@@ -278,8 +278,11 @@ class SindyModel : public ReducedModel {
   RolloutCheck validate(const Model& model, const internal::SindyRows& rows,
                         const std::vector<std::size_t>& heldOut, bool kappaSearch, StlsOptions& fit,
                         std::string& kind, Monitor& monitor);
-  std::vector<SindyHint> explain(const internal::SindyRows& rows, const SindyLibraryOptions& library,
-                                 const std::string& kind);
+  std::vector<SindyHint> explain(const Model& model, const internal::SindyRows& rows,
+                                 const SindyLibraryOptions& library, const std::string& kind);
+  // The spring-dampers' geometry columns on every sample of `rows` (the runs as fitted, one after
+  // another), for the residual's hints: none when the library has them or is selected by name.
+  std::vector<SindyColumn> geometryHintColumns(const Model& model, const internal::SindyRows& rows) const;
   // Metrics "stiff_elements": the spring-dampers too stiff for the data (sindy_stiff_elements.h).
   void recordStiffElements(const Model& model, const Dataset& dataset);
   void recordMetrics(const internal::SindyRows& rows, const std::string& kind, const RolloutCheck& rollout,

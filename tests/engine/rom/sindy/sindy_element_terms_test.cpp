@@ -115,3 +115,22 @@ TEST_CASE("sindy trains again with the spring-dampers' geometry where polynomial
   const TrajectoryTable b = ownStepRun(*copy, model, "drive", 2.0, tempPath("swing_b.csv"));
   CHECK(a.data == b.data);
 }
+
+TEST_CASE("a sindy model without the spring-dampers' geometry that misses names that family as what it lacks",
+          "[sindy_element_terms]") {
+  // The swinging spring with the geometry turned off: polynomials in the bob's coordinates miss
+  // the spring that turns with the swing, and the residual says what to add.
+  const Model model = swingingSpring();
+  const Dataset dataset = fullRunsDataset(model, {"s1", "s2", "s3", "s4", "s5", "s6"}, 5.0, "swing_off_");
+  Monitor monitor;
+  const auto rom = trainReducedModel("sindy", dataset, {{"element_terms", "off"}}, monitor, &model);
+  const std::string verdict = rom->metrics().at("verdict").get<std::string>();
+  INFO(verdict);
+  REQUIRE(rom->metrics().at("verdict_kind") != "rollout follows");
+  CHECK_THAT(verdict, Catch::Contains("(spring-damper geometry, "));
+  CHECK_THAT(verdict, Catch::Contains("add the spring-dampers' geometry terms (element_terms \"on\")"));
+  const auto& hints = rom->metrics().at("residual_hints");
+  REQUIRE(hints.is_array());
+  REQUIRE_FALSE(hints.empty());
+  CHECK(hints.front().at("family") == "spring-damper geometry");
+}
