@@ -787,17 +787,28 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const Eigen::V
 
 std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::VectorXd& scales,
                                        const std::function<RolloutCheck()>& judge, Monitor& monitor) {
-  const double spacing = trainingSpacing(), rk4Step = stepFor(spacing);
-  // A step below the spacing that the check chose for accuracy: where the motion is quiet, a
-  // substep may take the whole spacing.
-  if (!(rk4Step < 0.75 * spacing) || rk4.stepsTried.empty()) return {};
-  double best = rk4.judgedError();
-  for (const auto& tried : rk4.stepsTried) best = std::fmin(best, tried.second);
+  // The largest step the check tried, above the one it chose for accuracy (the spacing, where it
+  // halved the step; the doubled step it refused, where it grew it): where the motion is quiet, a
+  // substep may take it whole.
+  const double rk4Step = ownStep();
+  double step = 0.0, best = rk4.judgedError();
+  for (const auto& tried : rk4.stepsTried) {
+    step = std::max(step, tried.first);
+    best = std::fmin(best, tried.second);
+  }
+  if (!(step > 1.5 * rk4Step)) return {};
+  // Near RK4's error as the check judged its steps: within 1.5 times its best or a fifth of the
+  // goal where it halved them; where it grew them, within 1.5 times the chosen step's or a
+  // fiftieth of the goal, and a tenth of it (growOwnStep's limit).
   const double goal = rk4.tolerance;
-  const auto holds = [&](double e) { return e <= std::max(0.2 * goal, 1.5 * best) && e <= goal; };
+  const bool grown = rk4Step >= 0.75 * trainingSpacing();
+  const auto holds = [&](double e) {
+    return e <= goal && (grown ? e <= std::min(0.1 * goal, std::max(0.02 * goal, 1.5 * rk4.judgedError()))
+                               : e <= std::max(0.2 * goal, 1.5 * best));
+  };
   metrics_["integrator"] = kSindyRk4Substeps;
   metrics_["substep_scales"] = std::vector<double>(scales.data(), scales.data() + scales.size());
-  setOwnStep(spacing);
+  setOwnStep(step);
   std::string tried;
   for (const double tolerance : kSindySubstepTolerances) {
     metrics_["substep_tolerance"] = tolerance;
@@ -817,7 +828,7 @@ std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::Vec
     };
     // Evaluations of the accelerations against RK4's at its own step over the same runs: four a
     // substep (three stages and its end), tried again or not, as four a step of RK4's.
-    const double rk4Steps = figure("steps") * spacing / rk4Step;
+    const double rk4Steps = figure("steps") * step / rk4Step;
     const double share = rk4Steps > 0.0 ? (figure("substeps") + figure("substeps_rejected")) / rk4Steps : 1.0;
     tried += (tried.empty() ? "" : ", ") + formatText("%g: ", tolerance) + verdictPercent(e) +
              formatText(" with %.2g of RK4's evaluations", share);
@@ -827,7 +838,7 @@ std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::Vec
                "its own step %g ms in substeps of classic RK4, each judged by the embedded third-order "
                "solution and halved where it exceeds its tolerance of each coordinate's range of motion, "
                "chosen by the held-out check (tolerance ",
-               1e3 * spacing) +
+               1e3 * step) +
            tried + "); RK4 in fixed steps: " + (rk4.step.empty() ? stepTryText(rk4Step, best) : rk4.step);
   }
   metrics_.erase("integrator");

@@ -265,14 +265,16 @@ class SindyModel : public ReducedModel {
   // spacing (stiff) or missed: ROS2 at the spacing and halved steps judged by `judge` while they
   // cost fewer evaluations than RK4's step, the first that holds as well kept (then the note
   // saying so, with RK4's; else "").
-  // Where RK4's step is below the spacing for accuracy: chooseSubsteps. `scales` (2 nq): the
+  // Where RK4's step is limited by accuracy: chooseSubsteps. `scales` (2 nq): the
   // data's range of motion of each natural coordinate, then of its rate.
   std::string chooseIntegrator(const RolloutCheck& rk4, const Eigen::VectorXd& scales,
                                const std::function<RolloutCheck()>& judge, Monitor& monitor);
-  // RK4 in substeps of the spacing controlled by their error, at tolerances from the loosest,
-  // judged by `judge`: the first whose held-out error is near RK4's (within 1.5 times, or a fifth
-  // of the goal) and that costs at most 0.8 times RK4's evaluations at its own step over the
-  // check's runs is kept (then the note saying so; else "" and RK4's step).
+  // RK4 in substeps of the largest step `rk4` tried (the spacing where the check halved RK4's
+  // step, the doubled step it refused where it grew it), controlled by their error, at tolerances
+  // from the loosest, judged by `judge`: the first whose held-out error holds as a fixed step's
+  // would (within 1.5 times RK4's best or a fifth of the goal where the step was halved, a tenth
+  // of the goal where it grew) and that costs at most 0.8 times RK4's evaluations at its own step
+  // over the check's runs is kept (then the note saying so; else "" and RK4's step).
   std::string chooseSubsteps(const RolloutCheck& rk4, const Eigen::VectorXd& scales,
                              const std::function<RolloutCheck()>& judge, Monitor& monitor);
   RolloutCheck validate(const Model& model, const internal::SindyRows& rows,
