@@ -416,7 +416,30 @@ static void method_step(S* s, double t, double h) {
     UD[i] += h * (1.5 * V3[i] + 0.5 * V4[i]);
   }
 }
-#elif SINDY_SUBSTEPS
+#else
+/* Classic RK4's stages from (U, UD, A1) at t0 over h, the last at t1: V1 .. V4 and A2 .. A4, as
+   SindyStepper::stage. */
+static void sindy_rk4_stages(S* s, double t0, double h, double t1) {
+  int i;
+  for (i = 0; i < NR; ++i) V1[i] = UD[i];
+  for (i = 0; i < NR; ++i) {
+    U2[i] = U[i] + 0.5 * h * V1[i];
+    V2[i] = UD[i] + 0.5 * h * A1[i];
+  }
+  sindy_acceleration(s, t0 + 0.5 * h, U2, V2, A2);
+  for (i = 0; i < NR; ++i) {
+    U3[i] = U[i] + 0.5 * h * V2[i];
+    V3[i] = UD[i] + 0.5 * h * A2[i];
+  }
+  sindy_acceleration(s, t0 + 0.5 * h, U3, V3, A3);
+  for (i = 0; i < NR; ++i) {
+    U4[i] = U[i] + h * V3[i];
+    V4[i] = UD[i] + h * A3[i];
+  }
+  sindy_acceleration(s, t1, U4, V4, A4);
+}
+
+#if SINDY_SUBSTEPS
 /* One RK4 substep from (U, UD, A1) at s0 to s1 into (UN, VN), its end's u'' into A5; returns its
    error estimate h/6 (k4 - k5) in the natural coordinates (R times the chart's) over their
    scales, the largest, as SindyStepper::substep. */
@@ -424,22 +447,7 @@ static double sindy_substep(S* s, double s0, double s1) {
   const double hs = s1 - s0, w = hs / 6.0;
   double error = 0.0;
   int i, j;
-  for (i = 0; i < NR; ++i) V1[i] = UD[i];
-  for (i = 0; i < NR; ++i) {
-    U2[i] = U[i] + 0.5 * hs * V1[i];
-    V2[i] = UD[i] + 0.5 * hs * A1[i];
-  }
-  sindy_acceleration(s, s0 + 0.5 * hs, U2, V2, A2);
-  for (i = 0; i < NR; ++i) {
-    U3[i] = U[i] + 0.5 * hs * V2[i];
-    V3[i] = UD[i] + 0.5 * hs * A2[i];
-  }
-  sindy_acceleration(s, s0 + 0.5 * hs, U3, V3, A3);
-  for (i = 0; i < NR; ++i) {
-    U4[i] = U[i] + hs * V3[i];
-    V4[i] = UD[i] + hs * A3[i];
-  }
-  sindy_acceleration(s, s1, U4, V4, A4);
+  sindy_rk4_stages(s, s0, hs, s1);
   for (i = 0; i < NR; ++i) {
     UN[i] = U[i] + w * (((V1[i] + 2.0 * V2[i]) + 2.0 * V3[i]) + V4[i]);
     VN[i] = UD[i] + w * (((A1[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
@@ -497,27 +505,13 @@ static void method_step(S* s, double t, double h) {
   int i;
   sindy_acceleration(s, t0, U, UD, A1);
   sindy_chart(s, t0, h);
-  for (i = 0; i < NR; ++i) V1[i] = UD[i];
-  for (i = 0; i < NR; ++i) {
-    U2[i] = U[i] + 0.5 * h * V1[i];
-    V2[i] = UD[i] + 0.5 * h * A1[i];
-  }
-  sindy_acceleration(s, t0 + 0.5 * h, U2, V2, A2);
-  for (i = 0; i < NR; ++i) {
-    U3[i] = U[i] + 0.5 * h * V2[i];
-    V3[i] = UD[i] + 0.5 * h * A2[i];
-  }
-  sindy_acceleration(s, t0 + 0.5 * h, U3, V3, A3);
-  for (i = 0; i < NR; ++i) {
-    U4[i] = U[i] + h * V3[i];
-    V4[i] = UD[i] + h * A3[i];
-  }
-  sindy_acceleration(s, t, U4, V4, A4);
+  sindy_rk4_stages(s, t0, h, t);
   for (i = 0; i < NR; ++i) {
     U[i] += h / 6.0 * (((V1[i] + 2.0 * V2[i]) + 2.0 * V3[i]) + V4[i]);
     UD[i] += h / 6.0 * (((A1[i] + 2.0 * A2[i]) + 2.0 * A3[i]) + A4[i]);
   }
 }
+#endif
 #endif
 
 static int method_failure(const S* s) {

@@ -752,17 +752,9 @@ TEST_CASE(
   drive(host, model, lc, h, 4);
   fmi2FMUstate saved = nullptr;
   REQUIRE(fmi.fmi2GetFMUstate(host.c, &saved) == fmi2OK);
-  const auto rest = [&] {
-    Rows rows{host.outputs()};
-    for (int n = 4; n < 60; ++n) {
-      REQUIRE(host.step(n * h, h, inputsAt(model, lc, n * h)) == fmi2OK);
-      rows.push_back(host.outputs());
-    }
-    return rows;
-  };
-  const Rows first = rest();
+  const Rows first = driveOn(host, model, lc, h, 4, 60);
   REQUIRE(fmi.fmi2SetFMUstate(host.c, saved) == fmi2OK);
-  CHECK(rest() == first);
+  CHECK(driveOn(host, model, lc, h, 4, 60) == first);
   REQUIRE(fmi.fmi2FreeFMUstate(host.c, &saved) == fmi2OK);
 }
 

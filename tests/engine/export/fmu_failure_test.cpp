@@ -248,14 +248,7 @@ TEST_CASE("an FMU state saved and set again repeats the steps bit for bit, seria
     fmi2FMUstate saved = nullptr;
     REQUIRE(fmi.fmi2GetFMUstate(host.c, &saved) == fmi2OK);
     // The rest of the run, stepped from t = 20 h.
-    auto rest = [&] {
-      Rows rows{host.outputs()};
-      for (int n = 20; n < 120; ++n) {
-        REQUIRE(host.step(n * h, h, inputsAt(model, lc, n * h)) == fmi2OK);
-        rows.push_back(host.outputs());
-      }
-      return rows;
-    };
+    auto rest = [&] { return driveOn(host, model, lc, h, 20, 120); };
     const Rows first = rest();
     REQUIRE(fmi.fmi2SetFMUstate(host.c, saved) == fmi2OK);
     CHECK(rest() == first);

@@ -257,6 +257,15 @@ Rows drive(Host& host, const Model& model, int lc, double h, int steps, double s
   return rows;
 }
 
+Rows driveOn(Host& host, const Model& model, int lc, double h, int from, int to) {
+  Rows rows{host.outputs()};
+  for (int n = from; n < to; ++n) {
+    REQUIRE(host.step(n * h, h, inputsAt(model, lc, n * h)) == fmi2OK);
+    rows.push_back(host.outputs());
+  }
+  return rows;
+}
+
 // The engine's run with the same sampling, as the FMU's outputs: per point its position
 // and velocity, the reduced coordinates left out (index -1), the envelope distance.
 Rows engineRows(const ReducedModel& rom, const Model& model, const CModel& c, double h, int steps,

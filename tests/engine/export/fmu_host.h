@@ -208,6 +208,9 @@ std::vector<double> inputsAt(const Model& model, int lc, double t, double scale 
 
 /// The outputs of `steps` communication steps of h [s] with the load case's values held.
 Rows drive(Host& host, const Model& model, int lc, double h, int steps, double scale = 1.0);
+/// The outputs now and after each communication step of h [s] from step `from` to `to`
+/// (exclusive), at t = n h, with the load case's values held: a run continued.
+Rows driveOn(Host& host, const Model& model, int lc, double h, int from, int to);
 
 /// The engine's run with the same sampling, as the FMU's outputs: per point its position
 /// and velocity, the reduced coordinates left out (NaN), the envelope distance; under
