@@ -460,9 +460,9 @@ static double sindy_substep(S* s, double s0, double s1) {
       eqd += SR[j * NR + i] * (A4[i] - A5[i]);
     }
     x = fabs(w * eq) / sindy_substep_scale[j];
-    if (error < x) error = x;
+    if (!isnan(error) && !(x <= error)) error = x; /* a NaN is kept: the substep is taken again */
     x = fabs(w * eqd) / sindy_substep_scale[NQ + j];
-    if (error < x) error = x;
+    if (!isnan(error) && !(x <= error)) error = x;
   }
   return error;
 }

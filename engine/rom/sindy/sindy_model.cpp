@@ -828,7 +828,11 @@ std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::Vec
     };
     // Evaluations of the accelerations against RK4's at its own step over the same runs: four a
     // substep (three stages and its end), tried again or not, as four a step of RK4's.
-    const double rk4Steps = figure("steps") * step / rk4Step;
+    // RK4's steps over the check's runs, as its check counted them (a run's step divides its span,
+    // so not always rk4Step).
+    const auto counted = rk4.runFigures.find("steps");
+    const double rk4Steps =
+        counted != rk4.runFigures.end() ? counted->second : figure("steps") * step / rk4Step;
     const double share = rk4Steps > 0.0 ? (figure("substeps") + figure("substeps_rejected")) / rk4Steps : 1.0;
     tried += (tried.empty() ? "" : ", ") + formatText("%g: ", tolerance) + verdictPercent(e) +
              formatText(" with %.2g of RK4's evaluations", share);
@@ -1456,8 +1460,9 @@ class SindyStepper final : public ReducedStepper {
         eq += R(j, i) * (v_[3](i) - udNew_(i));
         eqd += R(j, i) * (a_[3](i) - aEnd_(i));
       }
-      error =
-          std::max({error, std::abs(w * eq) / substepScale_(j), std::abs(w * eqd) / substepScale_(nq + j)});
+      // A NaN (a trial gone wrong) is kept: the substep is taken again at half its length.
+      for (const double x : {std::abs(w * eq) / substepScale_(j), std::abs(w * eqd) / substepScale_(nq + j)})
+        if (!std::isnan(error) && !(x <= error)) error = x;
     }
     return error;
   }
