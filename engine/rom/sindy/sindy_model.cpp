@@ -37,6 +37,7 @@
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <tuple>
@@ -209,22 +210,41 @@ Eigen::VectorXd substepScales(const Model& model, const Dataset& data) {
     hi.tail(nq) = hi.tail(nq).cwiseMax(run.qd.rowwise().maxCoeff());
   }
   const Eigen::VectorXd range = (hi - lo).unaryExpr([](double r) { return std::isfinite(r) ? r : 0.0; });
-  Eigen::VectorXd scale(2 * nq);
-  const auto owner = [&](Eigen::Index i) {
-    const std::string& name = model.coordinateName(static_cast<int>(i));
-    return name.substr(0, name.rfind('.'));
-  };
+  // Per point (or vector), the largest range of its coordinates and of their rates.
+  std::vector<std::string> owner(static_cast<std::size_t>(nq));
+  std::map<std::string, std::pair<double, double>> largest;
   for (Eigen::Index i = 0; i < nq; ++i) {
-    double q = 0.0, qd = 0.0;
-    for (Eigen::Index j = 0; j < nq; ++j)
-      if (owner(j) == owner(i)) {
-        q = std::max(q, range(j));
-        qd = std::max(qd, range(nq + j));
-      }
+    const std::string& name = model.coordinateName(static_cast<int>(i));
+    owner[static_cast<std::size_t>(i)] = name.substr(0, name.rfind('.'));
+    auto& [q, qd] = largest[owner[static_cast<std::size_t>(i)]];
+    q = std::max(q, range(i));
+    qd = std::max(qd, range(nq + i));
+  }
+  Eigen::VectorXd scale(2 * nq);
+  for (Eigen::Index i = 0; i < nq; ++i) {
+    const auto& [q, qd] = largest.at(owner[static_cast<std::size_t>(i)]);
     scale(i) = q > 0.0 ? q : 1.0;
     scale(nq + i) = qd > 0.0 ? qd : 1.0;
   }
   return scale;
+}
+
+// The figure `name` of the runs of `check` (RolloutCheck::runFigures), 0 where they have none.
+double runFigure(const RolloutCheck& check, const std::string& name) {
+  const auto it = check.runFigures.find(name);
+  return it == check.runFigures.end() ? 0.0 : it->second;
+}
+
+// `judge`'s check into `out`; false when it could not be judged (an Error; a stop is a stop).
+bool judgedInto(const std::function<RolloutCheck()>& judge, RolloutCheck& out) {
+  try {
+    out = judge();
+    return true;
+  } catch (const Cancelled&) {
+    throw;
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 }  // namespace
@@ -763,13 +783,7 @@ std::string SindyModel::chooseIntegrator(const RolloutCheck& rk4, const Eigen::V
     setOwnStep(h);
     monitor.reportNow({formatText("held-out check with ROS2 at a step of %g ms", 1e3 * h), 0, 1, {}});
     RolloutCheck ros2;
-    try {
-      ros2 = judge();
-    } catch (const Cancelled&) {
-      throw;
-    } catch (const Error&) {
-      break;  // not judged: RK4's step stays
-    }
+    if (!judgedInto(judge, ros2)) break;  // not judged: RK4's step stays
     const double e = ros2.judgedError();
     tried += (tried.empty() ? "" : ", ") + stepTryText(h, e);
     if (!holds(e)) continue;
@@ -814,26 +828,14 @@ std::string SindyModel::chooseSubsteps(const RolloutCheck& rk4, const Eigen::Vec
     metrics_["substep_tolerance"] = tolerance;
     monitor.reportNow({formatText("held-out check with RK4 in substeps, tolerance %g", tolerance), 0, 1, {}});
     RolloutCheck check;
-    try {
-      check = judge();
-    } catch (const Cancelled&) {
-      throw;
-    } catch (const Error&) {
-      break;  // not judged: RK4's step stays
-    }
+    if (!judgedInto(judge, check)) break;  // not judged: RK4's step stays
     const double e = check.judgedError();
-    const auto figure = [&](const char* name) {
-      const auto it = check.runFigures.find(name);
-      return it == check.runFigures.end() ? 0.0 : it->second;
-    };
-    // Evaluations of the accelerations against RK4's at its own step over the same runs: four a
-    // substep (three stages and its end), tried again or not, as four a step of RK4's.
-    // RK4's steps over the check's runs, as its check counted them (a run's step divides its span,
-    // so not always rk4Step).
-    const auto counted = rk4.runFigures.find("steps");
-    const double rk4Steps =
-        counted != rk4.runFigures.end() ? counted->second : figure("steps") * step / rk4Step;
-    const double share = rk4Steps > 0.0 ? (figure("substeps") + figure("substeps_rejected")) / rk4Steps : 1.0;
+    // Evaluations of the accelerations against RK4's over the same runs, its steps as its check
+    // counted them: four a substep (three stages and its end), tried again or not, as four a step.
+    const double rk4Steps = runFigure(rk4, "steps");
+    const double share =
+        rk4Steps > 0.0 ? (runFigure(check, "substeps") + runFigure(check, "substeps_rejected")) / rk4Steps
+                       : 1.0;
     tried += (tried.empty() ? "" : ", ") + formatText("%g: ", tolerance) + verdictPercent(e) +
              formatText(" with %.2g of RK4's evaluations", share);
     if (!holds(e)) continue;
@@ -879,15 +881,18 @@ std::vector<SindyHint> SindyModel::explain(const Model& model, const internal::S
   SindyLibrary fitted;
   fitted.terms = terms_;
   fitted.Theta = rows.Theta;
-  const std::vector<SindyHint> hints =
-      sindyResidualHints(rows.all, library, fitted, result_, geometryHintColumns(model, rows));
   const bool misses = kind == "rollout misses" || kind == "rollout blows up";
   // A threshold that removed terms the run needs explains a miss, unless the model still misses
   // with the lower one the held-out check chose.
   const bool kappaExplains =
       metrics_.contains("kappa_removed_needed") && !(misses && metrics_.contains("kappa_lowered_from"));
   const bool doubtful = misses || result_.libraryIncomplete;
-  if (kappaExplains || !doubtful || hints.empty()) return hints;
+  const bool said = doubtful && !kappaExplains;  // the verdict names the best hint
+  // The geometry's columns take a pass over the data: only for a verdict that names a hint.
+  const std::vector<SindyHint> hints =
+      sindyResidualHints(rows.all, library, fitted, result_,
+                         said ? geometryHintColumns(model, rows) : std::vector<SindyColumn>{});
+  if (!said || hints.empty()) return hints;
   // The missing terms are not the library's own, removed by κ (said already): what the residual says.
   if (hints.front().correlation <= kSindyHintCorrelation) {
     result_.verdict +=
@@ -1277,14 +1282,8 @@ class SindyStepper final : public ReducedStepper {
     // unless an importer's inputs were held anew since (from t0 on).
     if (!(sampledAt_ == t0 && sampledHolds_ == model_.loadHolds())) evaluateEnd(t0);
     sampledAt_ = std::numeric_limits<double>::quiet_NaN();
-    // A chart degenerates where its coordinates stop determining the motion (a pendulum's
-    // horizontal coordinate near the horizontal): its stretch grows without bound.
     if (chartStart_ < 0.0) chartStart_ = endStretch_;
-    if (endStretch_ > kSindyChartStretch * chartStart_) {
-      switchChart(t0, h);
-      accelerations(t0, u_, ud_, a_[0]);
-      chartStart_ = stretch();
-    }
+    leaveDegenerateChart(t0, h);
     // The step's start, for samples between its ends (fillBetween).
     stepStart_ = t0;
     stepEnd_ = t;
@@ -1388,6 +1387,16 @@ class SindyStepper final : public ReducedStepper {
     accelerations(t, uStage_, v_[k], a_[k]);
   }
 
+  // A chart degenerates where its coordinates stop determining the motion (a pendulum's
+  // horizontal coordinate near the horizontal): its stretch grows without bound. Where the state
+  // at t (its stretch endStretch_, its ü a_[0]) is there, the chart changes (a step of h [s] next).
+  void leaveDegenerateChart(double t, double h) {
+    if (!(endStretch_ > kSindyChartStretch * chartStart_)) return;
+    switchChart(t, h);
+    accelerations(t, u_, ud_, a_[0]);
+    chartStart_ = stretch();
+  }
+
   // RK4 from (u_, ud_) at t0 (whose ü is a_[0]) to t = t0 + h in substeps h / 2^level_, each
   // judged by the embedded third-order solution that the next substep's first stage gives for
   // free (weights 1/6, 1/3, 1/3, 0, 1/6 with f at the end: the error h/6 (k4 - k5)). A substep
@@ -1421,11 +1430,7 @@ class SindyStepper final : public ReducedStepper {
       ++substepsTaken_;
       if (p < ticks) {
         keepKnot(s1);
-        if (endStretch_ > kSindyChartStretch * chartStart_) {
-          switchChart(s1, s1 - s0);
-          accelerations(s1, u_, ud_, a_[0]);
-          chartStart_ = endStretch_ = stretch();
-        }
+        leaveDegenerateChart(s1, s1 - s0);
       }
       if (error <= substepTolerance_ / 32.0 && level_ > 0 && p % (2 * span) == 0) --level_;
     }

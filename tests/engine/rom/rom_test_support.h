@@ -163,16 +163,18 @@ inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const
 }
 
 /// Reduced run of a load case at the model's own step (the step of a run that sets none), samples
-/// every 5 ms, through the CSV writer, read back.
+/// every 5 ms, through the CSV writer, read back; its summary into `summary` when given.
 inline TrajectoryTable ownStepRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
-                                  double tEnd, const std::string& csv) {
+                                  double tEnd, const std::string& csv,
+                                  RomSimulationSummary* summary = nullptr) {
   RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
   o.tEnd = tEnd;
   o.outputDt = 0.005;
   o.integrator.dt = 0.0;  // the default of a full model's run would set one
   TrajectoryCsvWriter writer(csv);
-  rom.simulate(model, o, writer);
+  const RomSimulationSummary run = rom.simulate(model, o, writer);
+  if (summary) *summary = run;
   return readTrajectoryCsv(csv);
 }
 

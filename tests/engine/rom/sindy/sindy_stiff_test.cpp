@@ -16,7 +16,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <utility>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -72,22 +71,6 @@ double substepRunFigure(const RomSimulationSummary& summary, const std::string& 
   return 0.0;
 }
 
-// A run of `rom` under `loadCase` for `tEnd` [s] at its own step, sampled every 5 ms: its summary,
-// its trajectory written to and read back from `csv`.
-std::pair<RomSimulationSummary, TrajectoryTable> substepRunWithSummary(const ReducedModel& rom,
-                                                                       const Model& model,
-                                                                       const std::string& loadCase,
-                                                                       double tEnd, const std::string& csv) {
-  RunOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.outputDt = 0.005;
-  o.integrator.dt = 0.0;  // its own step
-  TrajectoryCsvWriter writer(csv);
-  const RomSimulationSummary summary = rom.simulate(model, o, writer);
-  return {summary, readTrajectoryCsv(csv)};
-}
-
 }  // namespace
 
 TEST_CASE(
@@ -120,10 +103,11 @@ TEST_CASE(
   for (const char* unseen : {"ramp", "drive"}) {
     const std::string reference = tempPath(std::string("block_full_") + unseen + ".csv");
     fullRun(model, unseen, 4.0, reference, 0.005, 1e-7);
-    const auto [summary, reduced] = substepRunWithSummary(
-        *rom, model, unseen, 4.0, tempPath(std::string("block_rom_") + unseen + ".csv"));
-    const auto [fixedSummary, fixedRun] = substepRunWithSummary(
-        *fixed, model, unseen, 4.0, tempPath(std::string("block_rk4_") + unseen + ".csv"));
+    RomSimulationSummary summary;
+    const TrajectoryTable reduced =
+        ownStepRun(*rom, model, unseen, 4.0, tempPath(std::string("block_rom_") + unseen + ".csv"), &summary);
+    const TrajectoryTable fixedRun =
+        ownStepRun(*fixed, model, unseen, 4.0, tempPath(std::string("block_rk4_") + unseen + ".csv"));
     // Each substep and each substep taken again cost what a step of RK4 costs: four evaluations.
     const double substeps =
         substepRunFigure(summary, "substeps") + substepRunFigure(summary, "substeps_rejected");
@@ -135,7 +119,7 @@ TEST_CASE(
       const double error = relativeError(reference, reduced, point);
       const double fixedError = relativeError(reference, fixedRun, point);
       INFO(unseen << " at " << point << ": " << error << " in substeps, " << fixedError << " in fixed steps");
-      CHECK(error < 0.05);  // the goal on unseen loads
+      CHECK(error < 0.02);  // 1.8 % at the block: the goal on unseen loads is 5 %
       CHECK(error < std::max(3.0 * fixedError, 0.002));
     }
   }
