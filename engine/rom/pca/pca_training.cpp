@@ -319,6 +319,48 @@ void recordUnresolvedModes(const Model& model, OJson& metrics) {
   metrics["unresolved_modes"] = std::move(list);
 }
 
+// What the clustering and the local fits report, for the model's metrics.
+struct PcaFitReport {
+  KMeansResult km;
+  OJson clusters = OJson::array();
+  double reconstructionSq = 0.0, centredSq = 0.0;  // squared reconstruction error and centred norm, scaled
+};
+
+// The clustering phase: k-means on the scaled snapshots (eq. 21), each cluster's samples.
+std::vector<PcaClusterData> clusterSamples(const PcaSnapshots& d, const PcaSettings& s, Monitor& monitor,
+                                           KMeansResult& km) {
+  KMeansOptions ko;
+  ko.clusters = s.clusters;
+  ko.seed = s.seed;
+  ko.restarts = s.restarts;
+  try {
+    km = kMeans(d.S.asDiagonal() * d.X, ko, &monitor);
+  } catch (const InputError& e) {
+    throw InputError(std::string("pca: ") + e.what());
+  }
+  std::vector<PcaClusterData> clusters(static_cast<std::size_t>(s.clusters));
+  for (int c = 0; c < s.clusters; ++c)
+    clusters[static_cast<std::size_t>(c)] = {.index = c, .count = s.clusters, .members = {}};
+  for (Eigen::Index i = 0; i < d.X.cols(); ++i)
+    clusters[static_cast<std::size_t>(km.assignment[static_cast<std::size_t>(i)])].members.push_back(i);
+  return clusters;
+}
+
+void recordPcaMetrics(OJson& metrics, const PcaSettings& s, double vectorLength, double fastestModeTime,
+                      const Dataset& dataset, const Model& model, PcaFitReport& report) {
+  metrics["nr"] = s.nr;
+  metrics["clusters"] = s.clusters;
+  metrics["vector_length"] = vectorLength;
+  metrics["within_cluster_error"] = report.km.withinError;
+  metrics["kmeans_iterations"] = report.km.iterations;
+  metrics["relative_reconstruction_error"] =
+      report.centredSq > 0.0 ? std::sqrt(report.reconstructionSq / report.centredSq) : 0.0;
+  metrics["switches_in_data"] = switchesInData(dataset, report.km.assignment);
+  metrics["fastest_mode_time"] = std::isfinite(fastestModeTime) ? OJson(fastestModeTime) : OJson(nullptr);
+  metrics["cluster"] = std::move(report.clusters);
+  recordUnresolvedModes(model, metrics);
+}
+
 }  // namespace
 
 std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSettings& settings,
@@ -331,51 +373,24 @@ std::unique_ptr<PcaModel> PcaModel::train(const Dataset& dataset, const PcaSetti
   rom->scale_ = d.S;
 
   monitor.reportNow({"train pca: clustering", 0, k + 1, {}});
-  KMeansOptions ko;
-  ko.clusters = k;
-  ko.seed = s.seed;
-  ko.restarts = s.restarts;
-  KMeansResult km;
-  try {
-    km = kMeans(d.S.asDiagonal() * d.X, ko, &monitor);
-  } catch (const InputError& e) {
-    throw InputError(std::string("pca: ") + e.what());
-  }
-  std::vector<PcaClusterData> clusters(static_cast<std::size_t>(k));
-  for (int c = 0; c < k; ++c) clusters[static_cast<std::size_t>(c)] = {.index = c, .count = k, .members = {}};
-  for (Eigen::Index i = 0; i < d.X.cols(); ++i)
-    clusters[static_cast<std::size_t>(km.assignment[static_cast<std::size_t>(i)])].members.push_back(i);
-
-  OJson clusterMetrics = OJson::array();
-  double reconstructionSq = 0.0, centredSq = 0.0;
+  PcaFitReport report;
+  const std::vector<PcaClusterData> clusters = clusterSamples(d, s, monitor, report.km);
   for (const PcaClusterData& c : clusters) {
     monitor.checkpoint();
     monitor.reportNow({"train pca: local models", c.index + 1, k + 1, {}});
     rom->clusters_.push_back(
-        fitPcaCluster(c, d, s, dataset, model, clusterMetrics, reconstructionSq, centredSq));
+        fitPcaCluster(c, d, s, dataset, model, report.clusters, report.reconstructionSq, report.centredSq));
   }
   rom->nr_ = s.nr;
   rom->pcaSettings_ = s;
   rom->buildTransitions();
   rom->q0_ = dataset.runs.front().q.col(0);
   rom->qd0_ = dataset.runs.front().qd.col(0);
-
   rom->stampTraining(dataset, s.toJson());
-  OJson& metrics = rom->metrics_;
-  metrics["nr"] = s.nr;
-  metrics["clusters"] = k;
-  metrics["vector_length"] = rom->vectorLength_;
-  metrics["within_cluster_error"] = km.withinError;
-  metrics["kmeans_iterations"] = km.iterations;
-  metrics["relative_reconstruction_error"] = centredSq > 0.0 ? std::sqrt(reconstructionSq / centredSq) : 0.0;
-  metrics["switches_in_data"] = switchesInData(dataset, km.assignment);
-  const double fastest = rom->fastestModeTime();
-  metrics["fastest_mode_time"] = std::isfinite(fastest) ? OJson(fastest) : OJson(nullptr);
-  metrics["cluster"] = clusterMetrics;
-  recordUnresolvedModes(model, metrics);
+  recordPcaMetrics(rom->metrics_, s, rom->vectorLength_, rom->fastestModeTime(), dataset, model, report);
   // A stop asked for during the last stage cancels too: no model comes back after a stop.
   monitor.checkpoint();
-  monitor.reportNow({"train pca", k + 1, k + 1, {{"within_cluster_error", km.withinError}}});
+  monitor.reportNow({"train pca", k + 1, k + 1, {{"within_cluster_error", report.km.withinError}}});
   return rom;
 }
 

@@ -43,98 +43,129 @@ OJson PodSettings::toJson() const {
                {"integrator", integrator}};
 }
 
+namespace internal {
+
+// The training runs side by side, nq x (samples of every run).
+struct PodSnapshots {
+  Eigen::MatrixXd X, Xd, Xdd, Fd;
+  Eigen::MatrixXd Fk;  // the force the stiffness fits ("spring": f_spring; "internal": f_ext - f_damper)
+};
+
+// What the phases of training hand on: the scaled snapshots and their basis, the reduced
+// coordinates and the forces the reduced matrices were fitted to.
+struct PodFit {
+  Eigen::MatrixXd centred, Xs, V;  // centred positions (nq x N), scaled, scaled basis (nq x nr)
+  Eigen::Index rank = 0;
+  double vectorLength = 0.0;
+  Eigen::MatrixXd Qr, Qdr, Yk, Yd;  // reduced positions, velocities and forces (nr x N)
+};
+
+}  // namespace internal
+
+namespace {
+
+internal::PodSnapshots podSnapshots(const Dataset& dataset, const PodSettings& s) {
+  internal::PodSnapshots d;
+  d.X = stackRuns(dataset, &DatasetRun::q);
+  d.Xd = stackRuns(dataset, &DatasetRun::qd);
+  d.Xdd = stackRuns(dataset, &DatasetRun::qdd);
+  d.Fd = stackRuns(dataset, &DatasetRun::f_damper);
+  // "internal": minus the reduced inertia (fitReducedMatrices).
+  d.Fk = s.stiffnessForces == "spring" ? stackRuns(dataset, &DatasetRun::f_spring)
+                                       : Eigen::MatrixXd(stackRuns(dataset, &DatasetRun::f_ext) - d.Fd);
+  return d;
+}
+
+}  // namespace
+
 std::unique_ptr<PodModel> PodModel::train(const Dataset& dataset, const PodSettings& settings,
                                           Monitor& monitor) {
-  PodSettings checked = PodSettings::fromJson(settings.toJson());
+  const PodSettings checked = PodSettings::fromJson(settings.toJson());
   const Eigen::Index n = dataset.nq();
-  const long long total = dataset.samples();
-  if (dataset.runs.empty() || total < 2) throw InputError("pod: the dataset needs at least 2 samples");
+  if (dataset.runs.empty() || dataset.samples() < 2)
+    throw InputError("pod: the dataset needs at least 2 samples");
   if (dataset.M.rows() != n || dataset.M.cols() != n)
     throw InputError("pod: the dataset's mass matrix is not nq x nq");
   monitor.reportNow({"train pod: snapshots", 0, 3, {}});
-
-  // Snapshots, all runs side by side.
-  const auto N = static_cast<Eigen::Index>(total);
-  const Eigen::MatrixXd X = stackRuns(dataset, &DatasetRun::q), Xd = stackRuns(dataset, &DatasetRun::qd),
-                        Xdd = stackRuns(dataset, &DatasetRun::qdd),
-                        Fd = stackRuns(dataset, &DatasetRun::f_damper);
-  // "internal": minus the reduced inertia below.
-  const Eigen::MatrixXd Fk = checked.stiffnessForces == "spring"
-                                 ? stackRuns(dataset, &DatasetRun::f_spring)
-                                 : Eigen::MatrixXd(stackRuns(dataset, &DatasetRun::f_ext) - Fd);
-
+  const internal::PodSnapshots d = podSnapshots(dataset, checked);
   auto rom = std::make_unique<PodModel>();
-  rom->mu_ = X.rowwise().mean();
-  Eigen::MatrixXd centred = X.colwise() - rom->mu_;
-
-  const double L =
-      checked.vectorLength > 0.0 ? checked.vectorLength : characteristicLength(dataset, X, rom->mu_);
-  rom->scale_ = coordinateScale(dataset, L);
-
+  internal::PodFit fit;
   monitor.checkpoint();
   monitor.reportNow({"train pod: SVD", 1, 3, {}});
-  const Eigen::MatrixXd Xs = rom->scale_.asDiagonal() * centred;
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Xs, Eigen::ComputeThinU);
-  rom->sigma_ = svd.singularValues();
-  const double sigmaMax = rom->sigma_.size() ? rom->sigma_(0) : 0.0;
-  Eigen::Index rank = 0;
-  for (Eigen::Index i = 0; i < rom->sigma_.size(); ++i)
-    if (rom->sigma_(i) > 1e-10 * sigmaMax && rom->sigma_(i) > 0.0) ++rank;
-  if (checked.nr > rank)
-    throw InputError("pod: nr = " + std::to_string(checked.nr) + " exceeds the rank of the data (" +
-                     std::to_string(rank) + " independent position directions in " + std::to_string(N) +
-                     " samples)");
-  const Eigen::Index nr = checked.nr;
-  const Eigen::MatrixXd V = svd.matrixU().leftCols(nr);
-  rom->Phi_ = rom->scale_.cwiseInverse().asDiagonal() * V;
-  rom->P_ = V.transpose() * rom->scale_.asDiagonal();
-
+  rom->fitBasis(dataset, d, checked, fit);
   monitor.checkpoint();
   monitor.reportNow({"train pod: reduced matrices", 2, 3, {}});
-  rom->M_r_ = rom->Phi_.transpose() * dataset.M * rom->Phi_;
-  rom->M_r_ = (0.5 * (rom->M_r_ + rom->M_r_.transpose())).eval();  // eval: no aliasing of the transpose
-  if (Cholesky(rom->M_r_).info() != Eigen::Success)
-    throw InputError("pod: the reduced mass matrix is not positive definite (the basis moves no mass)");
-
-  const Eigen::MatrixXd Qr = rom->P_ * centred;
-  const Eigen::MatrixXd Qdr = rom->P_ * Xd;
-  Eigen::MatrixXd Yk = rom->Phi_.transpose() * Fk;
-  // "internal": the force the reduced equation leaves to K_r q_r + b, with the
-  // reduced inertia M_r qdd_r (not Phi^T M qdd) so the fit minimises its residual.
-  if (checked.stiffnessForces == "internal") Yk -= rom->M_r_ * (rom->P_ * Xdd);
-  const Eigen::MatrixXd Yd = rom->Phi_.transpose() * Fd;
-  const Eigen::VectorXd qMean = Qr.rowwise().mean(), yMean = Yk.rowwise().mean();
-  const Eigen::MatrixXd Qc = Qr.colwise() - qMean, Yc = Yk.colwise() - yMean;
-  rom->K_r_ = symmetricPsdFit(Qc * Qc.transpose(), Yc * Qc.transpose());
-  rom->b_ = yMean - rom->K_r_ * qMean;
-  rom->D_r_ = symmetricPsdFit(Qdr * Qdr.transpose(), Yd * Qdr.transpose());
-
-  const DatasetRun& first = dataset.runs.front();
-  rom->qr0_ = rom->project(first.q.col(0));
-  rom->qdr0_ = rom->P_ * first.qd.col(0);
-
-  // Metrics.
-  const double energy = rom->sigma_.squaredNorm();
-  const double captured = energy > 0.0 ? rom->sigma_.head(nr).squaredNorm() / energy : 1.0;
-  const Eigen::MatrixXd reconstructionError = Xs - V * (V.transpose() * Xs);
-  const double xsNorm = Xs.norm();
-  const Eigen::MatrixXd kFit = (rom->K_r_ * Qr).colwise() + rom->b_;
+  rom->fitReducedMatrices(dataset, d, checked, fit);
   rom->podSettings_ = checked;
   rom->stampTraining(dataset, checked.toJson());
-  OJson& m = rom->metrics_;
-  m["data_rank"] = rank;
-  m["vector_length"] = L;
-  m["singular_values"] = vectorJson(rom->sigma_.head(std::min<Eigen::Index>(rom->sigma_.size(), 20)));
-  m["energy_captured"] = captured;
-  m["relative_reconstruction_error"] = xsNorm > 0.0 ? reconstructionError.norm() / xsNorm : 0.0;
-  m["stiffness_fit_relative_error"] = relativeFitError(kFit, Yk);
-  m["damping_fit_relative_error"] = relativeFitError(rom->D_r_ * Qdr, Yd);
-  const double dtMax = rom->stabilityDt();
-  m["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
+  rom->recordFitMetrics(fit);
   // A stop asked for during the last stage cancels too: no model comes back after a stop.
   monitor.checkpoint();
-  monitor.reportNow({"train pod", 3, 3, {{"energy_captured", captured}}});
+  monitor.reportNow(
+      {"train pod", 3, 3, {{"energy_captured", rom->metrics_["energy_captured"].get<double>()}}});
   return rom;
+}
+
+void PodModel::fitBasis(const Dataset& dataset, const internal::PodSnapshots& d, const PodSettings& s,
+                        internal::PodFit& fit) {
+  mu_ = d.X.rowwise().mean();
+  fit.centred = d.X.colwise() - mu_;
+  fit.vectorLength = s.vectorLength > 0.0 ? s.vectorLength : characteristicLength(dataset, d.X, mu_);
+  scale_ = coordinateScale(dataset, fit.vectorLength);
+  fit.Xs = scale_.asDiagonal() * fit.centred;
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(fit.Xs, Eigen::ComputeThinU);
+  sigma_ = svd.singularValues();
+  const double sigmaMax = sigma_.size() ? sigma_(0) : 0.0;
+  for (Eigen::Index i = 0; i < sigma_.size(); ++i)
+    if (sigma_(i) > 1e-10 * sigmaMax && sigma_(i) > 0.0) ++fit.rank;
+  if (s.nr > fit.rank)
+    throw InputError("pod: nr = " + std::to_string(s.nr) + " exceeds the rank of the data (" +
+                     std::to_string(fit.rank) + " independent position directions in " +
+                     std::to_string(d.X.cols()) + " samples)");
+  fit.V = svd.matrixU().leftCols(s.nr);
+  Phi_ = scale_.cwiseInverse().asDiagonal() * fit.V;
+  P_ = fit.V.transpose() * scale_.asDiagonal();
+}
+
+void PodModel::fitReducedMatrices(const Dataset& dataset, const internal::PodSnapshots& d,
+                                  const PodSettings& s, internal::PodFit& fit) {
+  M_r_ = Phi_.transpose() * dataset.M * Phi_;
+  M_r_ = (0.5 * (M_r_ + M_r_.transpose())).eval();  // eval: no aliasing of the transpose
+  if (Cholesky(M_r_).info() != Eigen::Success)
+    throw InputError("pod: the reduced mass matrix is not positive definite (the basis moves no mass)");
+  fit.Qr = P_ * fit.centred;
+  fit.Qdr = P_ * d.Xd;
+  fit.Yk = Phi_.transpose() * d.Fk;
+  // "internal": the force the reduced equation leaves to K_r q_r + b, with the
+  // reduced inertia M_r qdd_r (not Phi^T M qdd) so the fit minimises its residual.
+  if (s.stiffnessForces == "internal") fit.Yk -= M_r_ * (P_ * d.Xdd);
+  fit.Yd = Phi_.transpose() * d.Fd;
+  const Eigen::VectorXd qMean = fit.Qr.rowwise().mean(), yMean = fit.Yk.rowwise().mean();
+  const Eigen::MatrixXd Qc = fit.Qr.colwise() - qMean, Yc = fit.Yk.colwise() - yMean;
+  K_r_ = symmetricPsdFit(Qc * Qc.transpose(), Yc * Qc.transpose());
+  b_ = yMean - K_r_ * qMean;
+  D_r_ = symmetricPsdFit(fit.Qdr * fit.Qdr.transpose(), fit.Yd * fit.Qdr.transpose());
+  const DatasetRun& first = dataset.runs.front();
+  qr0_ = project(first.q.col(0));
+  qdr0_ = P_ * first.qd.col(0);
+}
+
+void PodModel::recordFitMetrics(const internal::PodFit& fit) {
+  const Eigen::Index nr = Phi_.cols();
+  const double energy = sigma_.squaredNorm();
+  const Eigen::MatrixXd reconstructionError = fit.Xs - fit.V * (fit.V.transpose() * fit.Xs);
+  const double xsNorm = fit.Xs.norm();
+  const Eigen::MatrixXd kFit = (K_r_ * fit.Qr).colwise() + b_;
+  OJson& m = metrics_;
+  m["data_rank"] = fit.rank;
+  m["vector_length"] = fit.vectorLength;
+  m["singular_values"] = vectorJson(sigma_.head(std::min<Eigen::Index>(sigma_.size(), 20)));
+  m["energy_captured"] = energy > 0.0 ? sigma_.head(nr).squaredNorm() / energy : 1.0;
+  m["relative_reconstruction_error"] = xsNorm > 0.0 ? reconstructionError.norm() / xsNorm : 0.0;
+  m["stiffness_fit_relative_error"] = relativeFitError(kFit, fit.Yk);
+  m["damping_fit_relative_error"] = relativeFitError(D_r_ * fit.Qdr, fit.Yd);
+  const double dtMax = stabilityDt();
+  m["stability_dt"] = std::isfinite(dtMax) ? OJson(dtMax) : OJson(nullptr);
 }
 
 double PodModel::ownStep() const {

@@ -53,6 +53,8 @@ namespace mbdrom {
 
 namespace internal {
 class PodStepper;
+struct PodSnapshots;
+struct PodFit;
 }  // namespace internal
 
 struct PodSettings {
@@ -120,6 +122,12 @@ class PodModel : public ReducedModel {
  private:
   // The run's stepper, checked against `model` and `options`.
   std::unique_ptr<internal::PodStepper> startStepper(const Model& model, const RunOptions& options) const;
+  // The phases of training: the basis from the snapshots, the reduced matrices in it, the fit's metrics.
+  void fitBasis(const Dataset& dataset, const internal::PodSnapshots& d, const PodSettings& s,
+                internal::PodFit& fit);
+  void fitReducedMatrices(const Dataset& dataset, const internal::PodSnapshots& d, const PodSettings& s,
+                          internal::PodFit& fit);
+  void recordFitMetrics(const internal::PodFit& fit);
 
   PodSettings podSettings_;
   Eigen::VectorXd mu_, scale_, sigma_;
