@@ -117,66 +117,51 @@ SpeedCheck noSpeedAfterBlowUp(const std::string& what) {
   return none;
 }
 
-SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset, Monitor* monitor,
-                      double span, double fullWallBudget) {
-  SpeedCheck c;
-  // The first run whose loads a load case gives: its own, or one that reproduces the forces
-  // it recorded (a CSV run read without --load-case); the run's loads matter, for a reduced
-  // model trained under them may not hold up under others.
-  // A held-out run first: the representative run of conditions the model did not see.
-  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+namespace {
+
+// The run the check times, its load case (-1: gravity only) and, for a run of a design of
+// experiments, the model at its design values.
+struct TimedRunChoice {
+  const DatasetRun* run = nullptr;
+  int loadCase = -1;
+  std::shared_ptr<const Model> point;
+};
+
+// The first run whose loads a load case gives: its own, or one that reproduces the forces it
+// recorded (a CSV run read without --load-case); the run's loads matter, for a reduced model
+// trained under them may not hold up under others. A held-out run first: the representative
+// run of conditions the model did not see.
+TimedRunChoice representativeRun(const Model& model, const Dataset& dataset,
+                                 const std::vector<std::size_t>& heldOut) {
   std::vector<const DatasetRun*> order;
   for (std::size_t k : heldOut) order.push_back(&dataset.runs[k]);
   for (std::size_t k = 0; k < dataset.runs.size(); ++k)
     if (std::find(heldOut.begin(), heldOut.end(), k) == heldOut.end()) order.push_back(&dataset.runs[k]);
-  // A run of a design of experiments runs under its load case at its design values.
-  const DatasetRun* chosen = nullptr;
-  int loadCase = -1;
-  std::shared_ptr<const Model> point;
   for (const DatasetRun* candidate : order) {
     const DatasetRun& run = *candidate;
     if (run.samples() < 2) continue;
-    int lc = run.loadCase.empty() ? -2 : model.findLoadCase(run.loadCase);
+    TimedRunChoice choice{.run = &run,
+                          .loadCase = run.loadCase.empty() ? -2 : model.findLoadCase(run.loadCase),
+                          .point = nullptr};
+    int& lc = choice.loadCase;
     if (hasRecordedForces(model, run) && !(lc >= -1 && recordedFromLoadCase(model, run, lc))) {
       lc = -2;
       for (int k = -1; k < static_cast<int>(model.spec().loadCases.size()) && lc < -1; ++k)
         if (recordedFromLoadCase(model, run, k)) lc = k;
-      if (lc < -1) point = designPointModel(model, run, lc);
+      // A run of a design of experiments runs under its load case at its design values.
+      if (lc < -1) choice.point = designPointModel(model, run, lc);
     }
-    if (lc >= -1) {
-      chosen = &run;
-      loadCase = lc;
-      break;
-    }
+    if (lc >= -1) return choice;
   }
-  if (!chosen) {
-    c.failure =
-        "no training run has two samples under a load case of the model (the runs' loads are not "
-        "among its load cases)";
-    return c;
-  }
-  const DatasetRun& r = *chosen;
-  c.run = r.name;
-  c.heldOut = !heldOut.empty() && chosen == &dataset.runs[heldOut.front()];
-  c.designPoint = point != nullptr;
-  const Model& runModel = point ? *point : model;
-  if (loadCase >= 0) c.loadCase = model.spec().loadCases[static_cast<std::size_t>(loadCase)].name;
-  const Eigen::Index n = r.samples();
-  c.outputInterval = (r.t(n - 1) - r.t(0)) / static_cast<double>(n - 1);
-  c.simulatedSeconds = span > 0.0 ? std::min(span, r.t(n - 1) - r.t(0)) : r.t(n - 1) - r.t(0);
-  // Whole output intervals, so both runs end on the same sample.
-  c.simulatedSeconds =
-      c.outputInterval * std::max(1.0, std::floor(c.simulatedSeconds / c.outputInterval + 1e-9));
+  return {};
+}
 
-  RunOptions o;
-  o.loadCase = loadCase;
-  o.tEnd = c.simulatedSeconds;
-  o.outputDt = c.outputInterval;
-  o.q0 = r.q.col(0);
-  o.qd0 = r.qd.col(0);
+// The full model's and the reduced model's wall time per simulated second over `o`'s run (the
+// medians), into `c`; a run that fails is the check's result, named; a cancel goes on.
+void timeBothRuns(const Model& runModel, const ReducedModel& rom, const DatasetRun& r, const RunOptions& o,
+                  Monitor* monitor, double fullWallBudget, SpeedCheck& c) {
   // Cancelled through the training's monitor, without its progress (that is the training's).
   Monitor quiet([monitor](const Progress&) { return !(monitor && monitor->stopRequested()); });
-  // A run that fails is the check's result, named; a cancel goes on.
   const auto timed = [&](const char* which, const auto& run) {
     try {
       run();
@@ -216,6 +201,40 @@ SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset
       });
   if (timedBoth && c.fullPerSecond > 0.0 && c.reducedPerSecond > 0.0)
     c.speedUp = c.fullPerSecond / c.reducedPerSecond;
+}
+
+}  // namespace
+
+SpeedCheck checkSpeed(const Model& model, const ReducedModel& rom, const Dataset& dataset, Monitor* monitor,
+                      double span, double fullWallBudget) {
+  SpeedCheck c;
+  const std::vector<std::size_t> heldOut = heldOutRuns(model, dataset);
+  const TimedRunChoice chosen = representativeRun(model, dataset, heldOut);
+  if (!chosen.run) {
+    c.failure =
+        "no training run has two samples under a load case of the model (the runs' loads are not "
+        "among its load cases)";
+    return c;
+  }
+  const DatasetRun& r = *chosen.run;
+  c.run = r.name;
+  c.heldOut = !heldOut.empty() && chosen.run == &dataset.runs[heldOut.front()];
+  c.designPoint = chosen.point != nullptr;
+  if (chosen.loadCase >= 0)
+    c.loadCase = model.spec().loadCases[static_cast<std::size_t>(chosen.loadCase)].name;
+  const Eigen::Index n = r.samples();
+  c.outputInterval = (r.t(n - 1) - r.t(0)) / static_cast<double>(n - 1);
+  c.simulatedSeconds = span > 0.0 ? std::min(span, r.t(n - 1) - r.t(0)) : r.t(n - 1) - r.t(0);
+  // Whole output intervals, so both runs end on the same sample.
+  c.simulatedSeconds =
+      c.outputInterval * std::max(1.0, std::floor(c.simulatedSeconds / c.outputInterval + 1e-9));
+  RunOptions o;
+  o.loadCase = chosen.loadCase;
+  o.tEnd = c.simulatedSeconds;
+  o.outputDt = c.outputInterval;
+  o.q0 = r.q.col(0);
+  o.qd0 = r.qd.col(0);
+  timeBothRuns(chosen.point ? *chosen.point : model, rom, r, o, monitor, fullWallBudget, c);
   return c;
 }
 
