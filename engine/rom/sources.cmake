@@ -24,6 +24,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/training_finish.cpp
   rom/training_retrace.cpp
   rom/equation_residual.cpp
+  rom/constraint_tangent.cpp
   rom/unresolved_modes.cpp
 )
 # A method is a folder of its own (engine/rom/<method>/, registered in

@@ -6,6 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/export/c_forces.h"
+#include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
 #include "engine/rom/ae/ae_model.h"
@@ -16,12 +17,75 @@ namespace mbdrom {
 
 namespace {
 
+// The decoder's Jacobian projected onto the constraints' tangent space in the mass metric, as
+// ConstraintTangent does (engine/rom/constraint_tangent.h).
+const char* const kAeTangent = R"c(
+/* J (NQ x NR, row-major) := J - B S^+ Phi_q J at q, B = Mbar^-1 Phi_q^T, S = Phi_q B,
+   Mbar = M + ae_alpha[0] Phi_q^T Phi_q; S^+ without the directions whose eigenvalue is below
+   1e-13 of the largest. Returns 0 when Mbar is not positive definite. */
+static int ae_tangent(S* s, const double* q, double* J) {
+  int i, j, k, p;
+  double largest = 0.0;
+  constraint_jacobian(q, CST_J);
+  for (i = 0; i < NQ * NQ; ++i) TMB[i] = 0.0;
+  for (i = 0; i < NQ; ++i)
+    for (p = mass_row_first[i]; p < mass_row_first[i + 1]; ++p) TMB[i * NQ + mass_column[p]] = mass_value[p];
+  for (i = 0; i < NQ; ++i)
+    for (j = 0; j < NQ; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NC; ++k) sum += CST_J[(size_t)k * NQ + i] * CST_J[(size_t)k * NQ + j];
+      TMB[i * NQ + j] += ae_alpha[0] * sum;
+    }
+  if (!cholesky_factor(TMB, NQ, TML)) return 0;
+  for (k = 0; k < NC; ++k) {
+    for (i = 0; i < NQ; ++i) TCOL[i] = CST_J[(size_t)k * NQ + i];
+    cholesky_solve(TML, NQ, TCOL, TCOL);
+    for (i = 0; i < NQ; ++i) TB[i * NC + k] = TCOL[i];
+  }
+  for (i = 0; i < NC; ++i)
+    for (j = 0; j < NC; ++j) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += CST_J[(size_t)i * NQ + k] * TB[k * NC + j];
+      CST_G[i * NC + j] = sum;
+    }
+  jacobi_eigen(CST_G, NC, CST_LAMBDA, CST_V);
+  for (i = 0; i < NC; ++i)
+    if (fabs(CST_LAMBDA[i]) > largest) largest = fabs(CST_LAMBDA[i]);
+  for (p = 0; p < NR; ++p) {
+    for (i = 0; i < NC; ++i) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += CST_J[(size_t)i * NQ + k] * J[k * NR + p];
+      CST_Y[i] = sum;
+    }
+    for (i = 0; i < NC; ++i) {
+      double sum = 0.0;
+      for (j = 0; j < NC; ++j) sum += CST_V[j * NC + i] * CST_Y[j];
+      CST_Z[i] = CST_LAMBDA[i] > 1e-13 * largest ? sum / CST_LAMBDA[i] : 0.0;
+    }
+    for (j = 0; j < NC; ++j) {
+      double sum = 0.0;
+      for (i = 0; i < NC; ++i) sum += CST_V[j * NC + i] * CST_Z[i];
+      CST_Y[j] = sum;
+    }
+    for (k = 0; k < NQ; ++k) {
+      double sum = 0.0;
+      for (j = 0; j < NC; ++j) sum += TB[k * NC + j] * CST_Y[j];
+      J[k * NR + p] -= sum;
+    }
+  }
+  return 1;
+}
+)c";
+
 const char* const kAeCommon = R"c(
-/* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(x, v) - N(x, 0)).
-   Returns 0 when J^T M J is not positive definite. */
+/* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(x, v) - N(x, 0)),
+   J along the constraints (ae_tangent). Returns 0 when J^T M J is not positive definite. */
 static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
   int i, j, k;
   mlp_value_jacobian_curvature(&ae_decoder, x, v, AQ, AJ, AD2, NETWORK_WORK);
+#if AE_TANGENT
+  if (!ae_tangent(s, AQ, AJ)) return 0;
+#endif
   external_forces(s, AQ, AF);
   mass_times(AJ, NR, AMJ);
   for (i = 0; i < NR; ++i) {
@@ -184,6 +248,19 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
   w.declarations(std::string("#define AE_POTENTIAL ") + (hasPotential_ ? "1" : "0") + "\n#define AE_DAMPER " +
                  (hasDamper_ ? "1" : "0") + "\n");
   writeCMassMatrix(w, model);
+  const bool tangent = model.nc() > 0;
+  w.declarations(std::string("#define AE_TANGENT ") + (tangent ? "1" : "0") + "\n");
+  if (tangent) {
+    writeCConstraints(w, model, "Auto-encoder");
+    const Eigen::MatrixXd& M = model.massMatrix();
+    const double meanDiagonal = M.trace() / static_cast<double>(nq);
+    w.constant("ae_alpha", std::vector<double>{meanDiagonal > 0.0 ? meanDiagonal : 1.0});
+    w.scratch("TMB", nq * nq);
+    w.scratch("TML", nq * nq);
+    w.scratch("TCOL", nq);
+    w.scratch("TB", nq * model.nc());
+    w.code(kAeTangent);
+  }
   w.constant("ae_initial_x", xr0_);
   w.constant("ae_initial_v", xdr0_);
   w.constant("ae_lower", latentMin_ - width);

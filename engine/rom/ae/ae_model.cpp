@@ -3,6 +3,7 @@
 #include "engine/core/dense_solvers.h"
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/constraint_tangent.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
@@ -228,7 +229,7 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   AeHistories h;
   h.autoencoder = rom->trainAutoencoder(d, s, monitor);
   monitor.checkpoint();
-  const internal::AeLatentData l = rom->latentData(dataset.M, d);
+  const internal::AeLatentData l = rom->latentData(dataset.M, d, model);
   rom->latentMin_ = l.Z.rowwise().minCoeff();
   rom->latentMax_ = l.Z.rowwise().maxCoeff();
   rom->hasPotential_ = d.Fs.cwiseAbs().maxCoeff() > 0.0;
@@ -360,8 +361,10 @@ nn::TrainingHistory AeModel::trainAutoencoder(const internal::AeSnapshots& d, co
   return history;
 }
 
-internal::AeLatentData AeModel::latentData(const Eigen::MatrixXd& M, const internal::AeSnapshots& d) const {
-  // Latent data, Jacobians, projected forces and latent velocities (eq. 17-19).
+internal::AeLatentData AeModel::latentData(const Eigen::MatrixXd& M, const internal::AeSnapshots& d,
+                                           const Model* model) const {
+  // Latent data, Jacobians, projected forces and latent velocities (eq. 17-19); the forces
+  // through the Jacobian's part along the constraints, as the reduced run takes them.
   internal::AeLatentData l;
   l.Z = encoder_.predict(d.X);
   l.Xrec = decoder_.predict(l.Z);
@@ -371,6 +374,8 @@ internal::AeLatentData AeModel::latentData(const Eigen::MatrixXd& M, const inter
   l.Zd.resize(nr, N);
   {
     nn::MlpEvaluator decEval(decoder_);
+    std::optional<ConstraintTangent> tangent;
+    if (model) tangent.emplace(*model);
     Eigen::VectorXd y, d2, v = Eigen::VectorXd::Zero(nr);
     Eigen::MatrixXd J, MJ;
     for (Eigen::Index i = 0; i < N; ++i) {
@@ -383,6 +388,9 @@ internal::AeLatentData AeModel::latentData(const Eigen::MatrixXd& M, const inter
                           std::to_string(i + 1) +
                           " (the decoder moves no mass); train longer or change the network");
       l.Zd.col(i) = llt.solve(Eigen::VectorXd(MJ.transpose() * d.Xd.col(i)));
+      if (tangent && !tangent->project(y, d.T(i), J))
+        throw SolverError("ae: the mass matrix is singular across the constraints at sample " +
+                          std::to_string(i + 1) + " (a coordinate moves no mass)");
       l.G.col(i) = J.transpose() * d.Fs.col(i);
       l.H.col(i) = J.transpose() * d.Fd.col(i);
     }
@@ -680,7 +688,7 @@ namespace internal {
 class AeDynamics {
  public:
   AeDynamics(const AeModel& rom, const Model& model, int loadCase)
-      : model_(model), loadCase_(loadCase), M_(model.massMatrix()), dec_(rom.decoder()) {
+      : model_(model), loadCase_(loadCase), M_(model.massMatrix()), dec_(rom.decoder()), tangent_(model) {
     const int nr = rom.reducedDimension();
     const Eigen::Index n = model.nq();
     if (rom.hasPotential()) pot_.emplace(rom.potentialNetwork());
@@ -706,6 +714,7 @@ class AeDynamics {
   bool accelerations(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& xdd) {
     dec_.valueJacobianCurvature(x, v, q, J, d2);
     evalExternalForces(model_, loadCase_, q, t, f_ext);
+    if (!tangent_.project(q, t, J)) return false;
     MJ.noalias() = M_ * J;
     Mr.noalias() = J.transpose() * MJ;
     rhs.noalias() = J.transpose() * f_ext;
@@ -746,6 +755,7 @@ class AeDynamics {
   int loadCase_;
   const Eigen::MatrixXd& M_;
   nn::MlpEvaluator dec_;
+  ConstraintTangent tangent_;
   std::optional<nn::MlpEvaluator> pot_, damp_;
   Cholesky llt_;
 };

@@ -186,7 +186,8 @@ class AeModel : public ReducedModel {
   static int resolveLatentSize(const Dataset& dataset, const Model* model, AeSettings& s);
   internal::AeSnapshots normalise(const Dataset& dataset, const AeSettings& s);
   nn::TrainingHistory trainAutoencoder(const internal::AeSnapshots& d, const AeSettings& s, Monitor& monitor);
-  internal::AeLatentData latentData(const Eigen::MatrixXd& M, const internal::AeSnapshots& d) const;
+  internal::AeLatentData latentData(const Eigen::MatrixXd& M, const internal::AeSnapshots& d,
+                                    const Model* model) const;
   nn::TrainingHistory trainPotential(const internal::AeSnapshots& d, const internal::AeLatentData& l,
                                      const AeSettings& s, const Model* model, Monitor& monitor,
                                      double& error);
