@@ -8,25 +8,62 @@ ConstraintTangent::ConstraintTangent(const Model& model) : model_(model) {
   const Eigen::MatrixXd& M = model.massMatrix();
   const double meanDiagonal = M.size() ? M.trace() / static_cast<double>(M.rows()) : 0.0;
   alpha_ = meanDiagonal > 0.0 ? meanDiagonal : 1.0;
+  if (model.nc() == 0) return;
+  const Cholesky llt(M);
+  if (llt.info() == Eigen::Success)
+    massInverse_ = llt.solve(Eigen::MatrixXd(Eigen::MatrixXd::Identity(M.rows(), M.cols())));
 }
 
 bool ConstraintTangent::project(const Eigen::VectorXd& q, double t, Eigen::MatrixXd& J) {
   if (model_.nc() == 0) return true;
   evalPhiQ(model_, q, t, Phiq_);
-  Mbar_ = model_.massMatrix();
-  Mbar_.noalias() += alpha_ * (Phiq_.transpose() * Phiq_);
-  llt_.compute(Mbar_);
-  if (llt_.info() != Eigen::Success) return false;
-  B_ = llt_.solve(Eigen::MatrixXd(Phiq_.transpose()));
-  S_.noalias() = Phiq_ * B_;
+  const Eigen::Index nc = Phiq_.rows(), nq = Phiq_.cols(), nr = J.cols();
+  if (massInverse_.size()) {
+    // Φ_q has a few entries a row: the products over them cost nq times their number, not
+    // nq² nc; in the order the exported C takes them.
+    B_.setZero(nq, nc);
+    S_.setZero(nc, nc);
+    PhiJ_.setZero(nc, nr);
+    for (Eigen::Index r = 0; r < nc; ++r)
+      for (Eigen::Index k = 0; k < nq; ++k)
+        if (const double v = Phiq_(r, k); v != 0.0) B_.col(r) += v * massInverse_.col(k);
+    for (Eigen::Index i = 0; i < nc; ++i)
+      for (Eigen::Index k = 0; k < nq; ++k)
+        if (const double v = Phiq_(i, k); v != 0.0) {
+          S_.row(i) += v * B_.row(k);
+          PhiJ_.row(i) += v * J.row(k);
+        }
+  } else {
+    Mbar_ = model_.massMatrix();
+    Mbar_.noalias() += alpha_ * (Phiq_.transpose() * Phiq_);
+    llt_.compute(Mbar_);
+    if (llt_.info() != Eigen::Success) return false;
+    B_ = llt_.solve(Eigen::MatrixXd(Phiq_.transpose()));
+    S_.noalias() = Phiq_ * B_;
+    PhiJ_.noalias() = Phiq_ * J;
+  }
+  solveS(PhiJ_);
+  J.noalias() -= B_ * PhiJ_;
+  return true;
+}
+
+void ConstraintTangent::solveS(Eigen::MatrixXd& Y) {
+  // Cholesky while every pivot is above 1e-13 of the largest diagonal entry (independent
+  // constraints); else the pseudo-inverse, which leaves redundant directions out.
+  sllt_.compute(S_);
+  if (sllt_.info() == Eigen::Success &&
+      sllt_.matrixLLT().diagonal().cwiseAbs2().minCoeff() > 1e-13 * S_.diagonal().cwiseAbs().maxCoeff()) {
+    sllt_.matrixL().solveInPlace(Y);
+    sllt_.matrixU().solveInPlace(Y);
+    return;
+  }
   const SymmetricEigen eig(S_);
   const Eigen::VectorXd& lambda = eig.eigenvalues();
   const Eigen::MatrixXd& V = eig.eigenvectors();
   const double cut = 1e-13 * lambda.cwiseAbs().maxCoeff();
-  PhiJ_.noalias() = V.transpose() * (Phiq_ * J);
-  for (Eigen::Index i = 0; i < lambda.size(); ++i) PhiJ_.row(i) *= lambda(i) > cut ? 1.0 / lambda(i) : 0.0;
-  J.noalias() -= B_ * (V * PhiJ_);
-  return true;
+  Eigen::MatrixXd Z = V.transpose() * Y;
+  for (Eigen::Index i = 0; i < lambda.size(); ++i) Z.row(i) *= lambda(i) > cut ? 1.0 / lambda(i) : 0.0;
+  Y.noalias() = V * Z;
 }
 
 }  // namespace mbdrom

@@ -10,6 +10,7 @@
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
 #include "engine/rom/ae/ae_model.h"
+#include "engine/rom/constraint_tangent.h"
 
 #include <string>
 
@@ -20,59 +21,95 @@ namespace {
 // The decoder's Jacobian projected onto the constraints' tangent space in the mass metric, as
 // ConstraintTangent does (engine/rom/constraint_tangent.h).
 const char* const kAeTangent = R"c(
-/* J (NQ x NR, row-major) := J - B S^+ Phi_q J at q, B = Mbar^-1 Phi_q^T, S = Phi_q B,
-   Mbar = M + ae_alpha[0] Phi_q^T Phi_q; S^+ without the directions whose eigenvalue is below
-   1e-13 of the largest. Returns 0 when Mbar is not positive definite. */
-static int ae_tangent(S* s, const double* q, double* J) {
-  int i, j, k, p;
-  double largest = 0.0;
-  constraint_jacobian(q, CST_J);
-  for (i = 0; i < NQ * NQ; ++i) TMB[i] = 0.0;
-  for (i = 0; i < NQ; ++i)
-    for (p = mass_row_first[i]; p < mass_row_first[i + 1]; ++p) TMB[i * NQ + mass_column[p]] = mass_value[p];
-  for (i = 0; i < NQ; ++i)
-    for (j = 0; j < NQ; ++j) {
-      double sum = 0.0;
-      for (k = 0; k < NC; ++k) sum += CST_J[(size_t)k * NQ + i] * CST_J[(size_t)k * NQ + j];
-      TMB[i * NQ + j] += ae_alpha[0] * sum;
-    }
-  if (!cholesky_factor(TMB, NQ, TML)) return 0;
-  for (k = 0; k < NC; ++k) {
-    for (i = 0; i < NQ; ++i) TCOL[i] = CST_J[(size_t)k * NQ + i];
-    cholesky_solve(TML, NQ, TCOL, TCOL);
-    for (i = 0; i < NQ; ++i) TB[i * NC + k] = TCOL[i];
-  }
+/* Y (NC x NR, row-major) := S^+ Y for S (NC x NC) in CST_G: Cholesky while every pivot stays
+   above 1e-13 of S's largest diagonal entry, else the pseudo-inverse without the directions
+   whose eigenvalue is below 1e-13 of the largest (ConstraintTangent::solveS). */
+static void ae_solve_s(S* s, double* Y) {
+  int i, j, p;
+  double largest = 0.0, smallest = -1.0;
   for (i = 0; i < NC; ++i)
-    for (j = 0; j < NC; ++j) {
-      double sum = 0.0;
-      for (k = 0; k < NQ; ++k) sum += CST_J[(size_t)i * NQ + k] * TB[k * NC + j];
-      CST_G[i * NC + j] = sum;
+    if (fabs(CST_G[i * NC + i]) > largest) largest = fabs(CST_G[i * NC + i]);
+  if (cholesky_factor(CST_G, NC, TSL)) {
+    for (i = 0; i < NC; ++i)
+      if (smallest < 0.0 || TSL[i * NC + i] * TSL[i * NC + i] < smallest) smallest = TSL[i * NC + i] * TSL[i * NC + i];
+    if (smallest > 1e-13 * largest) {
+      for (p = 0; p < NR; ++p) {
+        for (i = 0; i < NC; ++i) CST_Y[i] = Y[i * NR + p];
+        cholesky_solve(TSL, NC, CST_Y, CST_Y);
+        for (i = 0; i < NC; ++i) Y[i * NR + p] = CST_Y[i];
+      }
+      return;
     }
+  }
   jacobi_eigen(CST_G, NC, CST_LAMBDA, CST_V);
+  largest = 0.0;
   for (i = 0; i < NC; ++i)
     if (fabs(CST_LAMBDA[i]) > largest) largest = fabs(CST_LAMBDA[i]);
   for (p = 0; p < NR; ++p) {
     for (i = 0; i < NC; ++i) {
       double sum = 0.0;
-      for (k = 0; k < NQ; ++k) sum += CST_J[(size_t)i * NQ + k] * J[k * NR + p];
-      CST_Y[i] = sum;
-    }
-    for (i = 0; i < NC; ++i) {
-      double sum = 0.0;
-      for (j = 0; j < NC; ++j) sum += CST_V[j * NC + i] * CST_Y[j];
+      for (j = 0; j < NC; ++j) sum += CST_V[j * NC + i] * Y[j * NR + p];
       CST_Z[i] = CST_LAMBDA[i] > 1e-13 * largest ? sum / CST_LAMBDA[i] : 0.0;
     }
     for (j = 0; j < NC; ++j) {
       double sum = 0.0;
       for (i = 0; i < NC; ++i) sum += CST_V[j * NC + i] * CST_Z[i];
-      CST_Y[j] = sum;
-    }
-    for (k = 0; k < NQ; ++k) {
-      double sum = 0.0;
-      for (j = 0; j < NC; ++j) sum += TB[k * NC + j] * CST_Y[j];
-      J[k * NR + p] -= sum;
+      Y[j * NR + p] = sum;
     }
   }
+}
+
+/* J (NQ x NR, row-major) := J - B S^+ Phi_q J at q, B = Mbar^-1 Phi_q^T, S = Phi_q B (in CST_G),
+   Mbar^-1 = ae_mass_inverse where M is positive definite, else Mbar = M + ae_alpha[0] Phi_q^T Phi_q
+   factorised here (ConstraintTangent). Returns 0 when Mbar is not positive definite. */
+static int ae_tangent(S* s, const double* q, double* J) {
+  int i, j, k;
+  constraint_jacobian(q, CST_J);
+#if AE_MASS_INVERSE
+  /* Phi_q's non-zero entries alone, in the engine's order (ConstraintTangent::project). */
+  for (i = 0; i < NQ * NC; ++i) TB[i] = 0.0;
+  for (j = 0; j < NC; ++j)
+    for (k = 0; k < NQ; ++k) {
+      const double v = CST_J[(size_t)j * NQ + k];
+      if (v == 0.0) continue;
+      for (i = 0; i < NQ; ++i) TB[i * NC + j] += v * ae_mass_inverse[i * NQ + k];
+    }
+#else
+  {
+    int p;
+    for (i = 0; i < NQ * NQ; ++i) TMB[i] = 0.0;
+    for (i = 0; i < NQ; ++i)
+      for (p = mass_row_first[i]; p < mass_row_first[i + 1]; ++p) TMB[i * NQ + mass_column[p]] = mass_value[p];
+    for (i = 0; i < NQ; ++i)
+      for (j = 0; j < NQ; ++j) {
+        double sum = 0.0;
+        for (k = 0; k < NC; ++k) sum += CST_J[(size_t)k * NQ + i] * CST_J[(size_t)k * NQ + j];
+        TMB[i * NQ + j] += ae_alpha[0] * sum;
+      }
+    if (!cholesky_factor(TMB, NQ, TML)) return 0;
+    for (k = 0; k < NC; ++k) {
+      for (i = 0; i < NQ; ++i) TCOL[i] = CST_J[(size_t)k * NQ + i];
+      cholesky_solve(TML, NQ, TCOL, TCOL);
+      for (i = 0; i < NQ; ++i) TB[i * NC + k] = TCOL[i];
+    }
+  }
+#endif
+  for (i = 0; i < NC * NC; ++i) CST_G[i] = 0.0;
+  for (i = 0; i < NC * NR; ++i) TY[i] = 0.0;
+  for (i = 0; i < NC; ++i)
+    for (k = 0; k < NQ; ++k) {
+      const double v = CST_J[(size_t)i * NQ + k];
+      if (v == 0.0) continue;
+      for (j = 0; j < NC; ++j) CST_G[i * NC + j] += v * TB[k * NC + j];
+      for (j = 0; j < NR; ++j) TY[i * NR + j] += v * J[k * NR + j];
+    }
+  ae_solve_s(s, TY);
+  for (k = 0; k < NQ; ++k)
+    for (j = 0; j < NR; ++j) {
+      double sum = 0.0;
+      for (i = 0; i < NC; ++i) sum += TB[k * NC + i] * TY[i * NR + j];
+      J[k * NR + j] -= sum;
+    }
   return 1;
 }
 )c";
@@ -252,13 +289,17 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
   w.declarations(std::string("#define AE_TANGENT ") + (tangent ? "1" : "0") + "\n");
   if (tangent) {
     writeCConstraints(w, model, "Auto-encoder");
-    const Eigen::MatrixXd& M = model.massMatrix();
-    const double meanDiagonal = M.trace() / static_cast<double>(nq);
-    w.constant("ae_alpha", std::vector<double>{meanDiagonal > 0.0 ? meanDiagonal : 1.0});
-    w.scratch("TMB", nq * nq);
-    w.scratch("TML", nq * nq);
+    const ConstraintTangent tangentOf(model);
+    const bool inverse = tangentOf.massInverse().size() > 0;
+    w.declarations(std::string("#define AE_MASS_INVERSE ") + (inverse ? "1" : "0") + "\n");
+    if (inverse) w.constant("ae_mass_inverse", tangentOf.massInverse());
+    w.constant("ae_alpha", std::vector<double>{tangentOf.alpha()});
+    w.scratch("TMB", inverse ? 1 : nq * nq);
+    w.scratch("TML", inverse ? 1 : nq * nq);
     w.scratch("TCOL", nq);
     w.scratch("TB", nq * model.nc());
+    w.scratch("TSL", model.nc() * model.nc());
+    w.scratch("TY", model.nc() * nr);
     w.code(kAeTangent);
   }
   w.constant("ae_initial_x", xr0_);

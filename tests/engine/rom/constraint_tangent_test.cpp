@@ -7,23 +7,14 @@
 #include "engine/model/forces.h"
 #include "engine/model/model_file.h"
 
+#include "tests/engine/rom/rom_test_support.h"
+
 #include <catch2/catch.hpp>
 
 using namespace mbdrom;
+using namespace mbdrom::test;
 
 namespace {
-
-// A 1 m, 2 kg bar hinged at the fixed point O, swinging in the x-z plane: the bar's length and
-// the plane are its constraints; its coordinates are P's.
-Model hingedBar() {
-  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "hinged bar",
-    "gravity": [0, 0, -9.81],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [0.6, 0, -0.8]}],
-    "vectors": [{"name": "y0", "direction": [0, 1, 0], "fixed": true}],
-    "bodies": [{"name": "bar", "type": "bar", "points": ["O", "P"], "mass": 2, "com": [0.3, 0, -0.4]}],
-    "joints": [{"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar", "point1": "O",
-                "point2": "P", "axis1": "y0"}]})"));
-}
 
 Eigen::MatrixXd column(double x, double y, double z) {
   Eigen::MatrixXd J(3, 1);

@@ -19,20 +19,6 @@ using namespace mbdrom::test;
 
 namespace {
 
-// A 1 m, 2 kg bar hinged at the fixed point O, swinging in the x-z plane under gravity and a
-// push at its tip: a constraint that is not linear (the bar's length).
-Model hingedBar() {
-  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "pushed pendulum",
-    "gravity": [0, 0, -9.81],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [0.6, 0, -0.8]}],
-    "vectors": [{"name": "y0", "direction": [0, 1, 0], "fixed": true}],
-    "bodies": [{"name": "bar", "type": "bar", "points": ["O", "P"], "mass": 2, "com": [0.3, 0, -0.4]}],
-    "joints": [{"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar", "point1": "O",
-                "point2": "P", "axis1": "y0"}],
-    "load_cases": [{"name": "push", "loads": [{"name": "push", "type": "force", "point": "P",
-      "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": 5, "frequency": 0.7}}]}]})"));
-}
-
 std::vector<Sample> residualRun(const Model& model, const std::string& loadCase, double tEnd) {
   RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);

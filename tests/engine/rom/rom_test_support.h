@@ -31,6 +31,20 @@ inline std::string tempPath(const std::string& name) {
       .string();
 }
 
+/// A 1 m, 2 kg bar hinged at the fixed point O, swinging in the x-z plane under gravity and a
+/// push at its tip: a constraint that is not linear (the bar's length).
+inline Model hingedBar() {
+  return Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1, "name": "pushed pendulum",
+    "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [0.6, 0, -0.8]}],
+    "vectors": [{"name": "y0", "direction": [0, 1, 0], "fixed": true}],
+    "bodies": [{"name": "bar", "type": "bar", "points": ["O", "P"], "mass": 2, "com": [0.3, 0, -0.4]}],
+    "joints": [{"name": "plane", "type": "point_on_plane", "body1": "ground", "body2": "bar", "point1": "O",
+                "point2": "P", "axis1": "y0"}],
+    "load_cases": [{"name": "push", "loads": [{"name": "push", "type": "force", "point": "P",
+      "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": 5, "frequency": 0.7}}]}]})"));
+}
+
 /// A 2 kg mass on a rail along x, held by an 800 N/m spring and a 4 N s/m damper (free
 /// length 1 m) to the fixed origin, gravity -z: for each (name, F) a load case pushing it
 /// along the rail by F sin(2 pi 1.5 t) [N], and "free". One degree of freedom, P.x.
