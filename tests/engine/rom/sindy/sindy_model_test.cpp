@@ -6,6 +6,7 @@
 #include "engine/data/dataset.h"
 #include "engine/model/forces.h"
 #include "engine/rom/equation_residual.h"
+#include "engine/rom/reduced_run.h"
 
 #include "tests/engine/rom/rom_test_support.h"
 #include "tests/engine/test_files.h"
