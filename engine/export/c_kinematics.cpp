@@ -17,10 +17,15 @@
 namespace mbdrom {
 
 void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
-                       const std::vector<int>& independent, bool charts) {
-  if (!model.spec().drivers.empty())
-    throw InputError(method + " models of a mechanism with drivers (\"" + model.spec().drivers.front().name +
+                       const std::vector<int>& independent, bool charts, ConstraintUse use) {
+  for (const ConstraintRow& row : model.constraints()) {
+    if (row.driver < 0 || (use == ConstraintUse::JacobianOnly && row.law != ConstraintRow::Law::Angle))
+      continue;
+    const std::string& name = model.spec().drivers[static_cast<std::size_t>(row.driver)].name;
+    throw InputError(method + " models of a mechanism with " +
+                     (use == ConstraintUse::JacobianOnly ? "an angle driver" : "drivers") + " (\"" + name +
                      "\") cannot be exported as C or as an FMU yet: the drivers' time laws are not in C");
+  }
   CCombinationTable combinations;
   std::vector<double> c;
   std::vector<int> rowFirst{0}, a, b;

@@ -18,15 +18,22 @@ class KinematicGrid;
 class KinematicTable;
 class TrainingEnvelope;
 
+/// What an exported model takes of the constraints: all of Φ(q, t), or its Jacobian Φ_q alone
+/// (which a driver with a coordinate or distance law leaves free of time).
+enum class ConstraintUse { Full, JacobianOnly };
+
 /// Adds the constraints of `model` (tables, scratch and the C functions constraint_values,
 /// constraint_jacobian, project_onto_constraints). With `independent` coordinates (indices,
 /// NI of them) also the positions and velocities in them (engine/export/c/independent.c.in:
 /// assemble_positions, independent_split); with `charts`, in a chart that starts as
 /// `independent` and may change during a run (chart_reset, chart_stretch, chart_swap: the
 /// engine's generalised coordinate partitioning). Throws InputError for a mechanism with
-/// drivers (their time laws are not in C yet), naming `method`.
+/// drivers (their time laws are not in C yet), naming `method`; with `use` JacobianOnly only
+/// for an angle driver (its Jacobian turns with the driven angle), and then constraint_values
+/// and project_onto_constraints do not hold the drivers' rows: call constraint_jacobian alone.
 void writeCConstraints(CModelWriter& writer, const Model& model, const std::string& method,
-                       const std::vector<int>& independent = {}, bool charts = false);
+                       const std::vector<int>& independent = {}, bool charts = false,
+                       ConstraintUse use = ConstraintUse::Full);
 
 /// Adds the kinematic table a reduced run of `model` in its coordinate `independent` makes
 /// (SINDy's and the neural ODE's steppers): anchored where the run starts, at `reference`

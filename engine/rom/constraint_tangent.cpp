@@ -2,6 +2,8 @@
 
 #include "engine/model/constraints.h"
 
+#include <cmath>
+
 namespace mbdrom {
 
 ConstraintTangent::ConstraintTangent(const Model& model) : model_(model) {
@@ -10,7 +12,8 @@ ConstraintTangent::ConstraintTangent(const Model& model) : model_(model) {
   alpha_ = meanDiagonal > 0.0 ? meanDiagonal : 1.0;
   if (model.nc() == 0) return;
   const Cholesky llt(M);
-  if (llt.info() == Eigen::Success)
+  const double largest = M.diagonal().cwiseAbs().maxCoeff();
+  if (llt.info() == Eigen::Success && llt.matrixLLT().diagonal().cwiseAbs2().minCoeff() > 1e-12 * largest)
     massInverse_ = llt.solve(Eigen::MatrixXd(Eigen::MatrixXd::Identity(M.rows(), M.cols())));
 }
 
@@ -48,22 +51,29 @@ bool ConstraintTangent::project(const Eigen::VectorXd& q, double t, Eigen::Matri
 }
 
 void ConstraintTangent::solveS(Eigen::MatrixXd& Y) {
-  // Cholesky while every pivot is above 1e-13 of the largest diagonal entry (independent
-  // constraints); else the pseudo-inverse, which leaves redundant directions out.
+  // D S D with D = diag(S)^-1/2 has a unit diagonal, so one tolerance holds for every unit of
+  // length and angle; S⁺ Y = D (D S D)⁺ D Y. Cholesky while every pivot is above 1e-10
+  // (independent constraints); else the pseudo-inverse, which leaves redundant directions out.
+  const Eigen::Index nc = S_.rows();
+  rowScale_.resize(nc);
+  for (Eigen::Index i = 0; i < nc; ++i) rowScale_(i) = S_(i, i) > 0.0 ? 1.0 / std::sqrt(S_(i, i)) : 1.0;
+  for (Eigen::Index j = 0; j < nc; ++j)
+    for (Eigen::Index i = 0; i < nc; ++i) S_(i, j) *= rowScale_(i) * rowScale_(j);
+  Y.array().colwise() *= rowScale_.array();
   sllt_.compute(S_);
-  if (sllt_.info() == Eigen::Success &&
-      sllt_.matrixLLT().diagonal().cwiseAbs2().minCoeff() > 1e-13 * S_.diagonal().cwiseAbs().maxCoeff()) {
+  if (sllt_.info() == Eigen::Success && sllt_.matrixLLT().diagonal().cwiseAbs2().minCoeff() > 1e-10) {
     sllt_.matrixL().solveInPlace(Y);
     sllt_.matrixU().solveInPlace(Y);
-    return;
+  } else {
+    const SymmetricEigen eig(S_);
+    const Eigen::VectorXd& lambda = eig.eigenvalues();
+    const Eigen::MatrixXd& V = eig.eigenvectors();
+    const double cut = 1e-13 * lambda.cwiseAbs().maxCoeff();
+    Eigen::MatrixXd Z = V.transpose() * Y;
+    for (Eigen::Index i = 0; i < lambda.size(); ++i) Z.row(i) *= lambda(i) > cut ? 1.0 / lambda(i) : 0.0;
+    Y.noalias() = V * Z;
   }
-  const SymmetricEigen eig(S_);
-  const Eigen::VectorXd& lambda = eig.eigenvalues();
-  const Eigen::MatrixXd& V = eig.eigenvectors();
-  const double cut = 1e-13 * lambda.cwiseAbs().maxCoeff();
-  Eigen::MatrixXd Z = V.transpose() * Y;
-  for (Eigen::Index i = 0; i < lambda.size(); ++i) Z.row(i) *= lambda(i) > cut ? 1.0 / lambda(i) : 0.0;
-  Y.noalias() = V * Z;
+  Y.array().colwise() *= rowScale_.array();
 }
 
 }  // namespace mbdrom

@@ -14,10 +14,12 @@
 /// acceleration's part across the constraints (which the curvature of the constraints sets)
 /// drops out of J_tᵀ M q̈ with no second derivative of Φ. M̄ is M made definite where points
 /// carry no mass (α: M's mean diagonal); J_tᵀ M̄ = J_tᵀ M, so the result is M's projection.
-/// M̄⁻¹ is M⁻¹, computed once, where M is positive definite (the projection is the same: B
-/// spans the same directions). S is solved by Cholesky while its pivots stay above 1e-13 of its
-/// largest diagonal entry; else by its pseudo-inverse, without the directions whose eigenvalue
-/// is below 1e-13 of the largest (redundant constraints), as the exported C does.
+/// M̄⁻¹ is M⁻¹, computed once, where M's Cholesky pivots all stay above 1e-12 of its largest
+/// diagonal entry (the projection is the same: B spans the same directions). S is taken with
+/// its rows and columns scaled to a unit diagonal (constraints in metres and in radians alike),
+/// then solved by Cholesky while its pivots stay above 1e-10; else by its pseudo-inverse,
+/// without the directions whose eigenvalue is below 1e-13 of the largest (redundant
+/// constraints), as the exported C does.
 
 #include "engine/core/dense_solvers.h"
 #include "engine/model/model.h"
@@ -36,19 +38,21 @@ class ConstraintTangent {
   /// M̄ is not positive definite (a coordinate moves no mass even across the constraints).
   bool project(const Eigen::VectorXd& q, double t, Eigen::MatrixXd& J);
 
-  /// M⁻¹ (nq x nq) [1/kg, ...] where M is positive definite and the model has constraints; else empty.
+  /// M⁻¹ (nq x nq) [1/kg, ...] where M is clearly positive definite and the model has
+  /// constraints; else empty.
   const Eigen::MatrixXd& massInverse() const { return massInverse_; }
   /// α of M̄ = M + α Φ_qᵀ Φ_q [kg]: M's mean diagonal entry (1 without mass).
   double alpha() const { return alpha_; }
 
  private:
-  // Y := S⁺ Y (nc x nr).
+  // Y := S⁺ Y (nc x nr), with S's diagonal scaling.
   void solveS(Eigen::MatrixXd& Y);
 
   const Model& model_;
   double alpha_ = 1.0;
   Eigen::MatrixXd massInverse_;  // M⁻¹ (nq x nq) where M is positive definite, else empty
   Eigen::MatrixXd Phiq_, Mbar_, B_, S_, PhiJ_;
+  Eigen::VectorXd rowScale_;
   Cholesky llt_, sllt_;
 };
 

@@ -21,42 +21,37 @@ namespace {
 // The decoder's Jacobian projected onto the constraints' tangent space in the mass metric, as
 // ConstraintTangent does (engine/rom/constraint_tangent.h).
 const char* const kAeTangent = R"c(
-/* Y (NC x NR, row-major) := S^+ Y for S (NC x NC) in CST_G: Cholesky while every pivot stays
-   above 1e-13 of S's largest diagonal entry, else the pseudo-inverse without the directions
-   whose eigenvalue is below 1e-13 of the largest (ConstraintTangent::solveS). */
+/* Y (NC x NR, row-major) := S^+ Y for S (NC x NC) in CST_G, scaled to a unit diagonal
+   (S^+ Y = D (D S D)^+ D Y, D = diag(S)^-1/2 in TD): Cholesky while every pivot stays above
+   1e-10, else the pseudo-inverse without the directions whose eigenvalue is below 1e-13 of the
+   largest (ConstraintTangent::solveS). */
 static void ae_solve_s(S* s, double* Y) {
-  int i, j, p;
-  double largest = 0.0, smallest = -1.0;
-  for (i = 0; i < NC; ++i)
-    if (fabs(CST_G[i * NC + i]) > largest) largest = fabs(CST_G[i * NC + i]);
+  int i, j, p, solved = 0;
+  for (i = 0; i < NC; ++i) TD[i] = CST_G[i * NC + i] > 0.0 ? 1.0 / sqrt(CST_G[i * NC + i]) : 1.0;
+  for (i = 0; i < NC; ++i) {
+    for (j = 0; j < NC; ++j) CST_G[i * NC + j] *= TD[i] * TD[j];
+    for (p = 0; p < NR; ++p) Y[i * NR + p] *= TD[i];
+  }
   if (cholesky_factor(CST_G, NC, TSL)) {
+    solved = 1;
     for (i = 0; i < NC; ++i)
-      if (smallest < 0.0 || TSL[i * NC + i] * TSL[i * NC + i] < smallest) smallest = TSL[i * NC + i] * TSL[i * NC + i];
-    if (smallest > 1e-13 * largest) {
-      for (p = 0; p < NR; ++p) {
-        for (i = 0; i < NC; ++i) CST_Y[i] = Y[i * NR + p];
-        cholesky_solve(TSL, NC, CST_Y, CST_Y);
-        for (i = 0; i < NC; ++i) Y[i * NR + p] = CST_Y[i];
-      }
-      return;
+      if (TSL[i * NC + i] * TSL[i * NC + i] <= 1e-10) solved = 0;
+    for (p = 0; solved && p < NR; ++p) {
+      for (i = 0; i < NC; ++i) CST_Y[i] = Y[i * NR + p];
+      cholesky_solve(TSL, NC, CST_Y, CST_Y);
+      for (i = 0; i < NC; ++i) Y[i * NR + p] = CST_Y[i];
     }
   }
-  jacobi_eigen(CST_G, NC, CST_LAMBDA, CST_V);
-  largest = 0.0;
+  if (!solved) {
+    jacobi_eigen(CST_G, NC, CST_LAMBDA, CST_V);
+    for (p = 0; p < NR; ++p) {
+      for (i = 0; i < NC; ++i) CST_Y[i] = Y[i * NR + p];
+      eigen_pinv_apply(CST_LAMBDA, CST_V, NC, CST_Y, CST_Z);
+      for (i = 0; i < NC; ++i) Y[i * NR + p] = CST_Y[i];
+    }
+  }
   for (i = 0; i < NC; ++i)
-    if (fabs(CST_LAMBDA[i]) > largest) largest = fabs(CST_LAMBDA[i]);
-  for (p = 0; p < NR; ++p) {
-    for (i = 0; i < NC; ++i) {
-      double sum = 0.0;
-      for (j = 0; j < NC; ++j) sum += CST_V[j * NC + i] * Y[j * NR + p];
-      CST_Z[i] = CST_LAMBDA[i] > 1e-13 * largest ? sum / CST_LAMBDA[i] : 0.0;
-    }
-    for (j = 0; j < NC; ++j) {
-      double sum = 0.0;
-      for (i = 0; i < NC; ++i) sum += CST_V[j * NC + i] * CST_Z[i];
-      Y[j * NR + p] = sum;
-    }
-  }
+    for (p = 0; p < NR; ++p) Y[i * NR + p] *= TD[i];
 }
 
 /* J (NQ x NR, row-major) := J - B S^+ Phi_q J at q, B = Mbar^-1 Phi_q^T, S = Phi_q B (in CST_G),
@@ -285,10 +280,10 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
   w.declarations(std::string("#define AE_POTENTIAL ") + (hasPotential_ ? "1" : "0") + "\n#define AE_DAMPER " +
                  (hasDamper_ ? "1" : "0") + "\n");
   writeCMassMatrix(w, model);
-  const bool tangent = model.nc() > 0;
+  const bool tangent = alongConstraints_ && model.nc() > 0;
   w.declarations(std::string("#define AE_TANGENT ") + (tangent ? "1" : "0") + "\n");
   if (tangent) {
-    writeCConstraints(w, model, "Auto-encoder");
+    writeCConstraints(w, model, "Auto-encoder", {}, false, ConstraintUse::JacobianOnly);
     const ConstraintTangent tangentOf(model);
     const bool inverse = tangentOf.massInverse().size() > 0;
     w.declarations(std::string("#define AE_MASS_INVERSE ") + (inverse ? "1" : "0") + "\n");
@@ -299,6 +294,7 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
     w.scratch("TCOL", nq);
     w.scratch("TB", nq * model.nc());
     w.scratch("TSL", model.nc() * model.nc());
+    w.scratch("TD", model.nc());
     w.scratch("TY", model.nc() * nr);
     w.code(kAeTangent);
   }

@@ -225,11 +225,12 @@ std::unique_ptr<AeModel> AeModel::train(const Dataset& dataset, const AeSettings
   const auto trainStart = Clock::now();
   const int dof = resolveLatentSize(dataset, model, s);
   auto rom = std::make_unique<AeModel>();
+  rom->alongConstraints_ = model && model->nc() > 0;
   const internal::AeSnapshots d = rom->normalise(dataset, s);
   AeHistories h;
   h.autoencoder = rom->trainAutoencoder(d, s, monitor);
   monitor.checkpoint();
-  const internal::AeLatentData l = rom->latentData(dataset.M, d, model);
+  const internal::AeLatentData l = rom->latentData(dataset.M, d, rom->alongConstraints_ ? model : nullptr);
   rom->latentMin_ = l.Z.rowwise().minCoeff();
   rom->latentMax_ = l.Z.rowwise().maxCoeff();
   rom->hasPotential_ = d.Fs.cwiseAbs().maxCoeff() > 0.0;
@@ -270,6 +271,14 @@ int AeModel::resolveLatentSize(const Dataset& dataset, const Model* model, AeSet
   if (s.nr >= n)
     throw InputError("ae: nr = " + std::to_string(s.nr) + " must be below the number of coordinates (" +
                      std::to_string(n) + "): an auto-encoder has to reduce");
+  // Minimal coordinates: the reduced equation holds along the directions the constraints
+  // leave; a latent coordinate beyond them has no equation of motion (it drifts).
+  if (dof >= 0 && s.nr > dof)
+    throw InputError("ae: nr = " + std::to_string(s.nr) + " is above the mechanism's " + std::to_string(dof) +
+                     " degrees of freedom: the constraints leave " + std::to_string(dof) +
+                     " directions of motion, and a latent coordinate beyond them has no equation of motion; "
+                     "give nr <= " +
+                     std::to_string(dof) + " (0: the degrees of freedom)");
   return dof;
 }
 
@@ -496,6 +505,7 @@ void AeModel::recordTrainingMetrics(const Dataset& dataset, const Model* model,
   OJson& m = metrics_;
   m["nr"] = static_cast<int>(l.Z.rows());
   if (dof >= 0) m["dof"] = dof;
+  m["along_constraints"] = alongConstraints_;
   m["vector_length"] = vectorLength_;
   m["normalisation_sigma"] = d.sigma;
   const Eigen::MatrixXd err = l.Xrec - d.X;
@@ -632,6 +642,7 @@ void AeModel::writeMethodJson(OJson& j) const {
   m["latent_min"] = vectorJson(latentMin_);
   m["latent_max"] = vectorJson(latentMax_);
   m["potential_offset"] = potentialOffset_;
+  m["along_constraints"] = alongConstraints_;
   j["matrices"] = m;
 }
 
@@ -676,6 +687,8 @@ std::unique_ptr<AeModel> AeModel::fromJson(const OJson& j, const std::string& so
   rom->latentMin_ = vectorFromJson(m.at("latent_min"), nr, source + ": matrices.latent_min");
   rom->latentMax_ = vectorFromJson(m.at("latent_max"), nr, source + ": matrices.latent_max");
   rom->potentialOffset_ = m.at("potential_offset").get<double>();
+  // Files without it projected wherever the mechanism had constraints.
+  rom->alongConstraints_ = m.contains("along_constraints") ? m.at("along_constraints").get<bool>() : true;
   return rom;
 }
 
@@ -688,7 +701,12 @@ namespace internal {
 class AeDynamics {
  public:
   AeDynamics(const AeModel& rom, const Model& model, int loadCase)
-      : model_(model), loadCase_(loadCase), M_(model.massMatrix()), dec_(rom.decoder()), tangent_(model) {
+      : model_(model),
+        loadCase_(loadCase),
+        M_(model.massMatrix()),
+        dec_(rom.decoder()),
+        tangent_(model),
+        along_(rom.alongConstraints() && model.nc() > 0) {
     const int nr = rom.reducedDimension();
     const Eigen::Index n = model.nq();
     if (rom.hasPotential()) pot_.emplace(rom.potentialNetwork());
@@ -697,6 +715,7 @@ class AeDynamics {
     d2.setZero(n);
     f_ext.setZero(n);
     J.setZero(n, nr);
+    Jt.setZero(n, nr);
     MJ.setZero(n, nr);
     Mr.setZero(nr, nr);
     rhs.setZero(nr);
@@ -714,10 +733,11 @@ class AeDynamics {
   bool accelerations(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& xdd) {
     dec_.valueJacobianCurvature(x, v, q, J, d2);
     evalExternalForces(model_, loadCase_, q, t, f_ext);
-    if (!tangent_.project(q, t, J)) return false;
-    MJ.noalias() = M_ * J;
-    Mr.noalias() = J.transpose() * MJ;
-    rhs.noalias() = J.transpose() * f_ext;
+    Jt = J;
+    if (along_ && !tangent_.project(q, t, Jt)) return false;
+    MJ.noalias() = M_ * Jt;
+    Mr.noalias() = Jt.transpose() * MJ;
+    rhs.noalias() = Jt.transpose() * f_ext;
     rhs.noalias() -= MJ.transpose() * d2;  // J^T M (d2 f_dec : xd xd), M symmetric
     if (pot_) {
       pot_->valueGradient(x, gradU);
@@ -740,15 +760,15 @@ class AeDynamics {
     return true;
   }
 
-  // Power of the applied loads (f_ext without gravity) and the NN damper at the last
-  // evaluation's state, with velocity v [W].
+  // Power of the applied loads (f_ext without gravity) on the decoded motion (velocity J v, J
+  // the decoder's own Jacobian) and of the NN damper at the last evaluation's state [W].
   double power(const Eigen::VectorXd& v) {
     fApplied.noalias() = J.transpose() * (f_ext - model_.gravityForce());
     return fApplied.dot(v) - (damp_ ? fd.dot(v) : 0.0);
   }
 
   Eigen::VectorXd q, d2, f_ext, rhs, gradU, fd, u, y0, y1, fApplied;
-  Eigen::MatrixXd J, MJ, Mr;
+  Eigen::MatrixXd J, Jt, MJ, Mr;  // the decoder's Jacobian, the one the reduced equation takes
 
  private:
   const Model& model_;
@@ -756,6 +776,7 @@ class AeDynamics {
   const Eigen::MatrixXd& M_;
   nn::MlpEvaluator dec_;
   ConstraintTangent tangent_;
+  bool along_;
   std::optional<nn::MlpEvaluator> pot_, damp_;
   Cholesky llt_;
 };
@@ -1010,7 +1031,7 @@ MethodInfo aeMethod() {
   };
   m.settingsSchema = {
       SettingSpec{"nr", "Latent coordinates n_r", SettingKind::Integer,
-                  "Minimal coordinates learnt by the auto-encoder; 0: the mechanism's DOF"}
+                  "Minimal coordinates learnt by the auto-encoder, at most the mechanism's DOF; 0: the DOF"}
           .range(0, 1e6),
       SettingSpec{"hidden", "Encoder hidden widths", SettingKind::IntegerList,
                   "Neurons per hidden layer of the encoder, e.g. 32, 16 (the decoder mirrors it)"}

@@ -159,6 +159,10 @@ class AeModel : public ReducedModel {
   const nn::Mlp& damperNetwork() const { return damper_; }
   bool hasPotential() const { return hasPotential_; }
   bool hasDamper() const { return hasDamper_; }
+  /// True when the reduced equation takes the decoder's Jacobian along the constraints
+  /// (ConstraintTangent), in training, runs and exported C alike: trained with the mechanism
+  /// (which then has n_r at most its degrees of freedom), and the mechanism has constraints.
+  bool alongConstraints() const { return alongConstraints_; }
   const AeSettings& aeSettings() const { return aeSettings_; }
   /// Range of the latent coordinates over the training data, size nr.
   const Eigen::VectorXd& latentMin() const { return latentMin_; }
@@ -199,7 +203,7 @@ class AeModel : public ReducedModel {
 
   AeSettings aeSettings_;
   nn::Mlp encoder_, decoder_, potential_, damper_;
-  bool hasPotential_ = false, hasDamper_ = false;
+  bool hasPotential_ = false, hasDamper_ = false, alongConstraints_ = false;
   double potentialOffset_ = 0.0;
   Eigen::VectorXd mu_, scale_;  // q_hat = (q - mu) ./ scale
   double vectorLength_ = 1.0;

@@ -7,9 +7,13 @@
 #include "engine/model/forces.h"
 #include "engine/model/model_file.h"
 
+#include "tests/engine/dynamics/dynamics_models.h"
 #include "tests/engine/rom/rom_test_support.h"
 
+#include <Eigen/Dense>
 #include <catch2/catch.hpp>
+#include <cstdlib>
+#include <string>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -85,4 +89,84 @@ TEST_CASE("without constraints a chart's Jacobian is left alone", "[constraint_t
   ConstraintTangent tangent(model);
   REQUIRE(tangent.project(Eigen::Vector3d::Zero(), 0.0, J));
   CHECK((J - column(0.3, -0.2, 0.9)).norm() == 0.0);
+}
+
+namespace {
+
+// The same projection by another route: N spans Φ_q's null space (the motions the constraints
+// allow), and J_t = N (Nᵀ M N)⁻¹ Nᵀ M J is J's M-orthogonal projection onto it.
+Eigen::MatrixXd tangentByNullSpace(const Model& model, const Eigen::VectorXd& q, const Eigen::MatrixXd& J) {
+  Eigen::MatrixXd Phiq;
+  evalPhiQ(model, q, 0.0, Phiq);
+  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Phiq, Eigen::ComputeFullV);
+  const Eigen::VectorXd& sigma = svd.singularValues();
+  Eigen::Index rank = 0;
+  while (rank < sigma.size() && sigma(rank) > 1e-10 * sigma(0)) ++rank;
+  const Eigen::MatrixXd N = svd.matrixV().rightCols(Phiq.cols() - rank);
+  const Eigen::MatrixXd& M = model.massMatrix();
+  return N * (N.transpose() * M * N).llt().solve(N.transpose() * M * J);
+}
+
+// The hinged bar with its plane joint given twice: a redundant constraint.
+Model twicePlaned() {
+  ModelSpec spec = hingedBar().spec();
+  spec.joints.push_back(spec.joints.front());
+  spec.joints.back().name = "plane again";
+  return Model(spec);
+}
+
+// A chart of three latent coordinates, from a fixed seed.
+Eigen::MatrixXd someChart(Eigen::Index nq) {
+  std::srand(11);
+  return Eigen::MatrixXd::Random(nq, 3);
+}
+
+}  // namespace
+
+TEST_CASE("the projection is the mass metric's onto the allowed motions, by another route",
+          "[constraint_tangent_test]") {
+  // Each way through ConstraintTangent: M positive definite (M⁻¹) with independent constraints
+  // (Cholesky of S) and with one twice (S singular: its pseudo-inverse); a four-bar of 3D
+  // revolute joints, whose constraints are redundant and whose M is singular (its links' axes
+  // carry no inertia about themselves: M̄); a planar double pendulum whose middle point carries
+  // no mass (the first bar's mass sits at the fixed pivot).
+  struct Case {
+    std::string name;
+    Model model;
+    bool massInverse;
+  };
+  const Case cases[] = {{"hinged bar", hingedBar(), true},
+                        {"hinged bar, its plane twice", twicePlaned(), true},
+                        {"four-bar of revolute joints", Model(parseModelSpec(fourBarJson())), false},
+                        {"double pendulum, massless middle point",
+                         Model(parseModelSpec(R"({"format": "mbdrom-model", "version": 1,
+    "name": "light middle", "gravity": [0, 0, -9.81],
+    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P1", "position": [0.6, 0, -0.8]},
+               {"name": "P2", "position": [1.4, 0, -1.4]}],
+    "vectors": [{"name": "y0", "direction": [0, 1, 0], "fixed": true}],
+    "bodies": [{"name": "rod1", "type": "bar", "points": ["O", "P1"], "mass": 1, "com": [0, 0, 0],
+                "transverse_inertia": 0},
+               {"name": "rod2", "type": "bar", "points": ["P1", "P2"], "mass": 0.5, "com": [1.4, 0, -1.4],
+                "transverse_inertia": 0}],
+    "joints": [{"name": "plane1", "type": "point_on_plane", "body1": "ground", "body2": "rod1", "point1": "O",
+                "point2": "P1", "axis1": "y0"},
+               {"name": "plane2", "type": "point_on_plane", "body1": "ground", "body2": "rod2", "point1": "O",
+                "point2": "P2", "axis1": "y0"}]})")),
+                         false}};
+  for (const Case& c : cases) {
+    INFO(c.name);
+    const Eigen::VectorXd q = c.model.q0();
+    ConstraintTangent tangent(c.model);
+    CHECK((tangent.massInverse().size() > 0) == c.massInverse);
+    const Eigen::MatrixXd J0 = someChart(c.model.nq());
+    Eigen::MatrixXd J = J0;
+    REQUIRE(tangent.project(q, 0.0, J));
+    const Eigen::MatrixXd expected = tangentByNullSpace(c.model, q, J0);
+    INFO("J_t " << J.transpose() << "\nexpected " << expected.transpose());
+    CHECK((J - expected).norm() < 1e-10 * J0.norm());
+    // Projected twice, it stays.
+    Eigen::MatrixXd again = J;
+    REQUIRE(tangent.project(q, 0.0, again));
+    CHECK((again - J).norm() < 1e-10 * J0.norm());
+  }
 }

@@ -214,6 +214,33 @@ TEST_CASE("AE of the pendulum on a carriage (n_r = 2) follows its swing far bett
   CHECK(eAe < 0.25 * ePod);
 }
 
+TEST_CASE(
+    "the reduced equation takes the decoder's Jacobian along the constraints when trained with the mechanism",
+    "[ae_model_test]") {
+  // The pendulum on a carriage has 2 degrees of freedom: a chart of 2 latent coordinates takes
+  // its Jacobian along the constraints, in training and in runs, and keeps that in its file; a
+  // chart of 3 is refused (a third latent coordinate has no equation of motion: run with the
+  // decoder's own Jacobian it left its range in 0.5 s); a model trained without the mechanism
+  // cannot know its constraints and takes the decoder's own Jacobian.
+  const Model model = readModel(example("pendulum_carriage"));
+  Dataset dataset = makeDataset(model);
+  addRun(dataset,
+         runFromSamples(fullRun(model, "train", 3.0, tempPath("ae_rank_train.csv")), "train", "train"));
+  Monitor monitor;
+  AeSettings s = smallBudget(150);
+  const auto rom = AeModel::train(dataset, s, monitor, &model);
+  CHECK(rom->alongConstraints());
+  CHECK(rom->metrics().at("along_constraints").get<bool>());
+  const auto again = reducedModelFromJson(rom->toJson(), "again");
+  CHECK(dynamic_cast<const AeModel&>(*again).alongConstraints());
+  s.nr = 3;
+  CHECK_THROWS_WITH(AeModel::train(dataset, s, monitor, &model),
+                    Catch::Contains("nr = 3 is above the mechanism's 2 degrees of freedom"));
+  const auto blind =
+      trainReducedModel("ae", dataset, {{"nr", 2}, {"epochs", 20}, {"force_epochs", 20}}, monitor);
+  CHECK_FALSE(dynamic_cast<const AeModel&>(*blind).alongConstraints());
+}
+
 TEST_CASE("AE reduced energy is conserved without damper and applied loads", "[ae_model_test]") {
   // The pendulum on a carriage without its damper: trained under its loads, run
   // under gravity only from a moving state. Drift relative to the largest kinetic energy.
