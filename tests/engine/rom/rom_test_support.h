@@ -45,15 +45,22 @@ inline Model hingedBar() {
       "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": 5, "frequency": 0.7}}]}]})"));
 }
 
-/// A 2 kg mass on a rail along x, held by an 800 N/m spring and a 4 N s/m damper (free
-/// length 1 m) to the fixed origin, gravity -z: for each (name, F) a load case pushing it
-/// along the rail by F sin(2 pi 1.5 t) [N], and "free". One degree of freedom, P.x.
-inline Model railOscillator(const std::vector<std::pair<std::string, double>>& pushes) {
+/// A load case of railOscillator: `name`, pushing by `force` sin(2 pi `frequency` t) [N, Hz].
+struct RailPush {
+  std::string name;
+  double force = 0.0;
+  double frequency = 1.5;
+};
+
+/// A 2 kg mass on a rail along x, held by an 800 N/m spring and a damper of `damping` N s/m
+/// (free length 1 m) to the fixed origin, gravity -z: for each push a load case pushing it along
+/// the rail, and "free". One degree of freedom, P.x.
+inline Model railOscillator(const std::vector<RailPush>& pushes, double damping = 4.0) {
   std::string cases;
-  for (const auto& [name, force] : pushes)
-    cases += R"({"name": ")" + name + R"(", "loads": [{"name": "push", "type": "force", "point": "P",
+  for (const RailPush& p : pushes)
+    cases += R"({"name": ")" + p.name + R"(", "loads": [{"name": "push", "type": "force", "point": "P",
         "direction": [1, 0, 0], "function": {"type": "sine", "amplitude": )" +
-             std::to_string(force) + R"(, "frequency": 1.5}}]}, )";
+             std::to_string(p.force) + R"(, "frequency": )" + std::to_string(p.frequency) + "}}]}, ";
   return Model(parseModelSpec(
       R"({"format": "mbdrom-model", "version": 1, "name": "rail oscillator", "gravity": [0, 0, -9.81],
     "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
@@ -62,7 +69,8 @@ inline Model railOscillator(const std::vector<std::pair<std::string, double>>& p
     "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
                 "point2": "P", "axis1": "x0"}],
     "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1, "stiffness": [800],
-                        "damping": 4}],
+                        "damping": )" +
+      std::to_string(damping) + R"(}],
     "load_cases": [)" +
       cases + R"({"name": "free", "loads": []}]})"));
 }
