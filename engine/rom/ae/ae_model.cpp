@@ -706,7 +706,7 @@ class AeDynamics {
         M_(model.massMatrix()),
         dec_(rom.decoder()),
         tangent_(model),
-        along_(rom.alongConstraints() && model.nc() > 0) {
+        along_(rom.alongConstraints()) {
     const int nr = rom.reducedDimension();
     const Eigen::Index n = model.nq();
     if (rom.hasPotential()) pot_.emplace(rom.potentialNetwork());

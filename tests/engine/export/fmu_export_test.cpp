@@ -33,6 +33,7 @@
 #include "tests/engine/rom/sindy/stiff_block_pendulum.h"
 #include "tests/engine/rom/sindy/stiff_slider_pendulum.h"
 #include "tests/engine/rom/swinging_spring.h"
+#include "tests/engine/test_files.h"
 #include "tests/test_paths.h"
 
 #include <chrono>
@@ -43,7 +44,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -335,8 +335,8 @@ TEST_CASE("an auto-encoder of a driven mechanism is exported with the constraint
   // C takes Φ_q, which that driver leaves free of time, so it exports and keeps with the
   // engine. An angle driver turns Φ_q with its angle: refused, naming it.
   const auto driven = [](const std::string& driver) {
-    std::ifstream in(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"));
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string text =
+        mbdrom::test::slurp(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json"));
     const std::string none = "\"drivers\": []";
     REQUIRE(text.find(none) != std::string::npos);
     text.replace(text.find(none), none.size(), "\"drivers\": [" + driver + "]");

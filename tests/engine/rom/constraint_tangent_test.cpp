@@ -3,6 +3,7 @@
 // the constraints' forces and the weight they carry do no work in a reduced equation.
 
 #include "engine/rom/constraint_tangent.h"
+#include "engine/dynamics/mobility.h"
 #include "engine/model/constraints.h"
 #include "engine/model/forces.h"
 #include "engine/model/model_file.h"
@@ -94,15 +95,11 @@ TEST_CASE("without constraints a chart's Jacobian is left alone", "[constraint_t
 namespace {
 
 // The same projection by another route: N spans Φ_q's null space (the motions the constraints
-// allow), and J_t = N (Nᵀ M N)⁻¹ Nᵀ M J is J's M-orthogonal projection onto it.
+// allow; the mobility analysis's SVD), and J_t = N (Nᵀ M N)⁻¹ Nᵀ M J is J's M-orthogonal
+// projection onto it.
 Eigen::MatrixXd tangentByNullSpace(const Model& model, const Eigen::VectorXd& q, const Eigen::MatrixXd& J) {
-  Eigen::MatrixXd Phiq;
-  evalPhiQ(model, q, 0.0, Phiq);
-  const Eigen::JacobiSVD<Eigen::MatrixXd> svd(Phiq, Eigen::ComputeFullV);
-  const Eigen::VectorXd& sigma = svd.singularValues();
-  Eigen::Index rank = 0;
-  while (rank < sigma.size() && sigma(rank) > 1e-10 * sigma(0)) ++rank;
-  const Eigen::MatrixXd N = svd.matrixV().rightCols(Phiq.cols() - rank);
+  const Eigen::MatrixXd N = analyzeMobility(model, q, 0.0).nullSpace;
+  REQUIRE(N.cols() > 0);
   const Eigen::MatrixXd& M = model.massMatrix();
   return N * (N.transpose() * M * N).llt().solve(N.transpose() * M * J);
 }
