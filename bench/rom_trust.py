@@ -24,12 +24,13 @@ millimetre geometry; their descriptions say which book), and the bundled MacPher
   python3 bench/rom_trust.py [--cli build/release/app/cli/mbdrom-cli] [--work DIR]
                              [--mechanisms NAME,...] [--check-set | --fresh-set | --fourth-set |
                              --fifth-set | --sixth-set | --seventh-set | --eighth-set]
-                             [--methods pod,ae,pca,node,sindy] [--quick] [--check [--must-train M,...]]
-                             [--json FILE]
+                             [--methods pod,ae,pca,node,sindy] [--train-args "ARGS"] [--quick]
+                             [--check [--must-train M,...]] [--json FILE]
 --check-set, --fresh-set, --fourth-set, --fifth-set, --sixth-set, --seventh-set, --eighth-set: the
 second, ..., eighth set of mechanisms (below, kept apart) instead of the first.
 Every command runs on core 0 (BENCH_CORE=N: on core N; BENCH_PIN=0: on any). Two runs of this script at
 once need BENCH_CORE=0 and BENCH_CORE=1, or their speed-ups are measured on one shared core.
+--train-args: more options for every method's `train` (e.g. "--activation softplus"), to try settings.
 --quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
 --check: exit 1 when a run misses silently, or a training run the model follows within 2.5 % warns
 (beyond what a model found wrong or not validated says on every run); with --must-train METHODS, also
@@ -297,7 +298,7 @@ def mechanism(name, spec, args, out):
     out.append(load_sensitivity(name, model, kinds, work, cli, span))
 
     for method in args.methods:
-        extra = ["--nr", str(spec["nr"])] if method == "pod" else []
+        extra = (["--nr", str(spec["nr"])] if method == "pod" else []) + args.train_args.split()
         t0 = time.time()
         code, stdout, err = run([cli, "train", method, "--model", src, "--data", f"{work}/dataset.json",
                                  "-o", f"{work}/{method}.json"] + extra, f"{work}/{method}.train.log")
@@ -517,6 +518,7 @@ def main():
         p.add_argument("--" + option.replace("_", "-"), action="store_true",
                        help=f"the {nth} set of mechanisms ({', '.join(mechanisms)}) instead")
     p.add_argument("--methods", default=",".join(METHODS))
+    p.add_argument("--train-args", default="", help="more options for every method's train command")
     p.add_argument("--quick", action="store_true")
     p.add_argument("--check", action="store_true")
     p.add_argument("--must-train", default="",

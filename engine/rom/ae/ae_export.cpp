@@ -1,14 +1,16 @@
 // The auto-encoder model's online step as C (ReducedModel::writeC): eq. 20 of Angeli et al., minimal
 // coordinates as AeDynamics evaluates it — the decoder with its Jacobian and second derivative along the
 // velocity, the mechanism's constant mass matrix and external forces, the potential's
-// gradient and the damper network — under the central-difference scheme or classical
-// Runge-Kutta, and the run's stop when x_r leaves the widened range of the training data.
+// gradient and the damper network, continued past the training data's latent range as AeChart
+// does — under the central-difference scheme or classical Runge-Kutta, and the run's stop when
+// x_r leaves the widened range of the training data (aeRunRange).
 
 #include "engine/core/error.h"
 #include "engine/export/c_forces.h"
 #include "engine/export/c_kinematics.h"
 #include "engine/export/c_model.h"
 #include "engine/export/c_network.h"
+#include "engine/rom/ae/ae_chart.h"
 #include "engine/rom/ae/ae_model.h"
 #include "engine/rom/constraint_tangent.h"
 
@@ -110,11 +112,44 @@ static int ae_tangent(S* s, const double* q, double* J) {
 )c";
 
 const char* const kAeCommon = R"c(
-/* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(x, v) - N(x, 0)),
-   J along the constraints (ae_tangent). Returns 0 when J^T M J is not positive definite. */
+/* x clamped to the training data's latent range into ACL, x - ACL into ADL; 1 when x is outside. */
+static int ae_clamp(S* s, const double* x) {
+  int i, outside = 0;
+  for (i = 0; i < NR; ++i) {
+    ACL[i] = x[i] < ae_data_lower[i] ? ae_data_lower[i] : (x[i] > ae_data_upper[i] ? ae_data_upper[i] : x[i]);
+    ADL[i] = x[i] - ACL[i];
+    if (ADL[i] != 0.0) outside = 1;
+  }
+  return outside;
+}
+
+/* The chart at (x, v) (AeChart): the decoder inside the range; past it, its tangent at the
+   nearest point c of the range, q = f_dec(c) + J(c) (x - c), curved by the rates inside only
+   (f_dec(c) into AQC). */
+static void ae_chart(S* s, const double* x, const double* v, double* q, double* J, double* d2) {
+  int i, k;
+  if (!ae_clamp(s, x)) {
+    mlp_value_jacobian_curvature(&ae_decoder, x, v, q, J, d2, NETWORK_WORK);
+    return;
+  }
+  for (i = 0; i < NR; ++i) AIN[i] = ADL[i] == 0.0 ? v[i] : 0.0;
+  mlp_value_jacobian_curvature(&ae_decoder, ACL, AIN, q, J, d2, NETWORK_WORK);
+  for (k = 0; k < NQ; ++k) {
+    double sum = 0.0;
+    for (i = 0; i < NR; ++i) sum += J[k * NR + i] * ADL[i];
+    AQC[k] = q[k];
+    q[k] += sum;
+  }
+}
+
+
+/* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(c, v) - N(c, 0)),
+   J along the constraints (ae_tangent), c = x clamped to the training data's range, U the
+   potential network inside it and U(c) + V_springs(q) - V_springs(f_dec(c)) past it. Returns 0
+   when J^T M J is not positive definite. */
 static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
   int i, j, k;
-  mlp_value_jacobian_curvature(&ae_decoder, x, v, AQ, AJ, AD2, NETWORK_WORK);
+  ae_chart(s, x, v, AQ, AJ, AD2); /* x clamped into ACL, as the force networks take it */
 #if AE_TANGENT
   if (!ae_tangent(s, AQ, AJ)) return 0;
 #endif
@@ -134,12 +169,31 @@ static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
     ARHS[i] = rhs - inertia;
   }
 #if AE_POTENTIAL
-  mlp_value_gradient(&ae_potential, x, AG, NETWORK_WORK);
+  mlp_value_gradient(&ae_potential, ACL, AG, NETWORK_WORK);
   for (i = 0; i < NR; ++i) ARHS[i] -= AG[i];
+  if (ae_clamp(s, x)) {
+    /* Past the training data: along a clamped coordinate the springs' force at q, so that the
+       force is the gradient of U(c) + V_springs(q) - V_springs(f_dec(c)); along the others
+       what the springs add to the network's force at c. */
+    spring_forces(AQ, ae_all_elements, AF);
+    spring_forces(AQC, ae_all_elements, AFC);
+    for (i = 0; i < NR; ++i) {
+      double sum = 0.0;
+      if (ADL[i] == 0.0) continue;
+      for (k = 0; k < NQ; ++k) sum += AJ[k * NR + i] * AFC[k];
+      ARHS[i] += AG[i] - sum;
+    }
+    for (k = 0; k < NQ; ++k) AF[k] -= AFC[k];
+    for (i = 0; i < NR; ++i) {
+      double sum = 0.0;
+      for (k = 0; k < NQ; ++k) sum += AJ[k * NR + i] * AF[k];
+      ARHS[i] -= sum;
+    }
+  }
 #endif
 #if AE_DAMPER
   for (i = 0; i < NR; ++i) {
-    AU[i] = x[i];
+    AU[i] = ACL[i];
     AU[NR + i] = v[i];
   }
   mlp_value(&ae_damper, AU, AY1, NETWORK_WORK);
@@ -167,7 +221,7 @@ static void method_init(S* s) {
 }
 
 /* The run stops where the engine's does: x_r outside the range of the training data widened
-   by its width on each side. */
+   on each side by its width, or by as far as the data moves along it (aeRunRange). */
 static void ae_check_range(S* s) {
   int i;
   for (i = 0; i < NR; ++i)
@@ -180,7 +234,7 @@ static int method_failure(const S* s) {
 }
 
 static void method_coordinates(S* s, double* q, double* qd) {
-  mlp_value_jacobian_curvature(&ae_decoder, XR, VR, q, AJ, AD2, NETWORK_WORK);
+  ae_chart(s, XR, VR, q, AJ, AD2);
   mat_vec(AJ, NQ, NR, VR, qd);
 }
 
@@ -264,7 +318,6 @@ static void method_step(S* s, double t, double dt) {
 void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter& w) const {
   checkMechanism(model);
   const int nr = reducedDimension(), nq = model.nq();
-  const Eigen::VectorXd width = (latentMax_ - latentMin_).cwiseMax(1e-12);
   writeCNetworkCode(w);
   writeCNetwork(w, "ae_encoder", encoder_);
   writeCNetwork(w, "ae_decoder", decoder_);
@@ -272,6 +325,11 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
   if (hasPotential_) {
     writeCNetwork(w, "ae_potential", potential_);
     networkWork = std::max(networkWork, cNetworkScratch(potential_));
+    writeCForceElements(w, model);
+    w.declarations(
+        "TABLE int ae_all_elements[] = " +
+        cIntArrayLiteral(std::vector<int>(std::max<std::size_t>(model.springDampers().size(), 1), 1)) +
+        ";\n");
   }
   if (hasDamper_) {
     writeCNetwork(w, "ae_damper", damper_);
@@ -300,15 +358,21 @@ void AeModel::writeC(const Model& model, const RunOptions&, double, CModelWriter
   }
   w.constant("ae_initial_x", xr0_);
   w.constant("ae_initial_v", xdr0_);
-  w.constant("ae_lower", latentMin_ - width);
-  w.constant("ae_upper", latentMax_ + width);
+  Eigen::VectorXd runLower, runUpper;
+  aeRunRange(decoder_, latentMin_, latentMax_, runLower, runUpper);
+  w.constant("ae_lower", runLower);
+  w.constant("ae_upper", runUpper);
+  w.constant("ae_data_lower", latentMin_);
+  w.constant("ae_data_upper", latentMax_);
   w.state("XR", nr);
   w.state("VR", nr);
   w.state("AR", nr);
   w.state("STOPPED", 1);
-  for (const char* name :
-       {"AOLD", "VP", "X2", "V2", "X3", "V3", "X4", "V4", "A2", "A3", "A4", "ARHS", "AG", "AY0", "AY1"})
+  for (const char* name : {"AOLD", "VP", "X2", "V2", "X3", "V3", "X4", "V4", "A2", "A3", "A4", "ARHS", "AG",
+                           "AY0", "AY1", "ACL", "ADL", "AIN"})
     w.scratch(name, nr);
+  w.scratch("AQC", nq);
+  w.scratch("AFC", nq);
   w.scratch("AU", 2 * nr);
   w.scratch("AMR", nr * nr);
   w.scratch("AL", nr * nr);

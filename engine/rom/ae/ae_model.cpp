@@ -3,6 +3,7 @@
 #include "engine/core/dense_solvers.h"
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
+#include "engine/rom/ae/ae_chart.h"
 #include "engine/rom/constraint_tangent.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
@@ -704,12 +705,13 @@ class AeDynamics {
       : model_(model),
         loadCase_(loadCase),
         M_(model.massMatrix()),
-        dec_(rom.decoder()),
+        chart_(rom.decoder(), rom.hasPotential() ? &rom.potentialNetwork() : nullptr, rom.latentMin(),
+               rom.latentMax()),
         tangent_(model),
-        along_(rom.alongConstraints()) {
+        along_(rom.alongConstraints()),
+        potential_(rom.hasPotential()) {
     const int nr = rom.reducedDimension();
     const Eigen::Index n = model.nq();
-    if (rom.hasPotential()) pot_.emplace(rom.potentialNetwork());
     if (rom.hasDamper()) damp_.emplace(rom.damperNetwork());
     q.setZero(n);
     d2.setZero(n);
@@ -731,7 +733,7 @@ class AeDynamics {
 
   // xdd at (t, x, v); false when J^T M J is not positive definite.
   bool accelerations(double t, const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::VectorXd& xdd) {
-    dec_.valueJacobianCurvature(x, v, q, J, d2);
+    chart_.decode(x, v, q, J, d2);
     evalExternalForces(model_, loadCase_, q, t, f_ext);
     Jt = J;
     if (along_ && !tangent_.project(q, t, Jt)) return false;
@@ -739,13 +741,25 @@ class AeDynamics {
     Mr.noalias() = Jt.transpose() * MJ;
     rhs.noalias() = Jt.transpose() * f_ext;
     rhs.noalias() -= MJ.transpose() * d2;  // J^T M (d2 f_dec : xd xd), M symmetric
-    if (pot_) {
-      pot_->valueGradient(x, gradU);
+    if (potential_) {
+      chart_.potential(x, gradU);
       rhs -= gradU;
+      if (chart_.outside()) {
+        // Past the training data the potential is U(c) + V_springs(q) - V_springs(f_dec(c)): along a
+        // clamped coordinate the springs' force at q, along the others what they add to U's at c.
+        evalSpringForces(model_, q, fs);
+        evalSpringForces(model_, chart_.centre(), fsCentre);
+        const Eigen::VectorXd& beyond = chart_.beyond();
+        for (Eigen::Index k = 0; k < beyond.size(); ++k)
+          if (beyond(k) != 0.0) rhs(k) += gradU(k) - Jt.col(k).dot(fsCentre);
+        fs -= fsCentre;
+        rhs.noalias() -= Jt.transpose() * fs;
+      }
     }
     if (damp_) {
+      // Past the training data's range, the damper of its nearest point there.
       const Eigen::Index nr = x.size();
-      u.head(nr) = x;
+      u.head(nr) = chart_.clamped(x);
       u.tail(nr) = v;
       damp_->value(u, y1);
       u.tail(nr).setZero();
@@ -767,17 +781,17 @@ class AeDynamics {
     return fApplied.dot(v) - (damp_ ? fd.dot(v) : 0.0);
   }
 
-  Eigen::VectorXd q, d2, f_ext, rhs, gradU, fd, u, y0, y1, fApplied;
+  Eigen::VectorXd q, d2, f_ext, rhs, gradU, fd, u, y0, y1, fApplied, fs, fsCentre;
   Eigen::MatrixXd J, Jt, MJ, Mr;  // the decoder's Jacobian, the one the reduced equation takes
 
  private:
   const Model& model_;
   int loadCase_;
   const Eigen::MatrixXd& M_;
-  nn::MlpEvaluator dec_;
+  AeChart chart_;
   ConstraintTangent tangent_;
-  bool along_;
-  std::optional<nn::MlpEvaluator> pot_, damp_;
+  bool along_, potential_;
+  std::optional<nn::MlpEvaluator> damp_;
   Cholesky llt_;
 };
 
@@ -792,14 +806,12 @@ class AeStepper final : public ReducedStepper {
         rk4_(rom.aeSettings().integrator == "rk4"),
         x_(std::move(x)),
         v_(std::move(v)),
-        decOut_(rom.decoder()) {
+        chartOut_(rom.decoder(), rom.hasPotential() ? &rom.potentialNetwork() : nullptr, rom.latentMin(),
+                  rom.latentMax()) {
     const Eigen::Index nr = x_.size();
     for (Eigen::VectorXd* w : {&a_, &aOld_, &vp_, &x2_, &v2_, &x3_, &v3_, &x4_, &v4_, &a2_, &a3_, &a4_})
       w->resize(nr);
-    const Eigen::VectorXd width = (rom.latentMax() - rom.latentMin()).cwiseMax(1e-12);
-    lower_ = rom.latentMin() - width;
-    upper_ = rom.latentMax() + width;
-    if (rom.hasPotential()) potOut_.emplace(rom.potentialNetwork());
+    aeRunRange(rom.decoder(), rom.latentMin(), rom.latentMax(), lower_, upper_);
   }
 
   void start() override {
@@ -837,9 +849,11 @@ class AeStepper final : public ReducedStepper {
     for (Eigen::Index k = 0; k < x_.size(); ++k)
       if (x_(k) < lower_(k) || x_(k) > upper_(k))
         fail(step, t,
-             "x_r[" + std::to_string(k) + "] = " + shortNumberText(x_(k)) +
-                 " left the range of the training data [" + shortNumberText(rom_.latentMin()(k)) + ", " +
-                 shortNumberText(rom_.latentMax()(k)) + "] widened by its width on each side");
+             "x_r[" + std::to_string(k) + "] = " + shortNumberText(x_(k)) + " left [" +
+                 shortNumberText(lower_(k)) + ", " + shortNumberText(upper_(k)) +
+                 "], the range of the training data [" + shortNumberText(rom_.latentMin()(k)) + ", " +
+                 shortNumberText(rom_.latentMax()(k)) +
+                 "] widened on each side by its width, or by as far as the data moves along it");
     const double powerNew = dyn_.power(v_);
     work_ += 0.5 * dt * (powerOld_ + powerNew);
     powerOld_ = powerNew;
@@ -848,12 +862,19 @@ class AeStepper final : public ReducedStepper {
   bool finite() const override { return x_.allFinite() && v_.allFinite() && a_.allFinite(); }
 
   void fill(Sample& s) override {
-    decOut_.valueJacobianCurvature(x_, v_, qo_, Jo_, d2o_);
+    chartOut_.decode(x_, v_, qo_, Jo_, d2o_);
     s.q = qo_;
     s.qd = Jo_ * v_;
     s.qdd = Jo_ * a_ + d2o_;
-    s.potentialEnergy = gravityPotential(model_, s.q) +
-                        (potOut_ ? potOut_->valueGradient(x_, gradOut_) + rom_.potentialOffset() : 0.0);
+    s.potentialEnergy = gravityPotential(model_, s.q);
+    if (rom_.hasPotential()) {
+      s.potentialEnergy += chartOut_.potential(x_, gradOut_) + rom_.potentialOffset();
+      if (chartOut_.outside()) {
+        // The potential of the force the run takes there: the network's gradient at the range's
+        // end and what the springs add beyond it.
+        s.potentialEnergy += springPotential(model_, s.q) - springPotential(model_, chartOut_.centre());
+      }
+    }
   }
 
   std::optional<double> work() const override { return work_; }
@@ -876,9 +897,8 @@ class AeStepper final : public ReducedStepper {
   Eigen::VectorXd x_, v_, a_, aOld_, vp_, x2_, v2_, x3_, v3_, x4_, v4_, a2_, a3_, a4_, lower_, upper_;
   double work_ = 0.0, powerOld_ = 0.0;
   // Output: its own evaluators, so a sample leaves the stepping's workspaces alone.
-  nn::MlpEvaluator decOut_;
-  std::optional<nn::MlpEvaluator> potOut_;
-  Eigen::VectorXd qo_, d2o_, gradOut_;
+  AeChart chartOut_;
+  Eigen::VectorXd qo_, d2o_, gradOut_, fsOut_;
   Eigen::MatrixXd Jo_;
 };
 

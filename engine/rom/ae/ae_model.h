@@ -45,10 +45,12 @@
 ///   written in velocity-Verlet form; velocity-dependent terms use the predicted
 ///   velocity xd_n + dt xdd_n;
 /// - "rk4": classical fourth-order Runge-Kutta on (x_r, xd_r).
-/// The run stops with SolverError (samples kept) when x_r or xd_r is not finite, the
-/// reduced mass matrix J^T M J is not positive definite, or x_r leaves the range of
-/// the training data widened by the range itself on each side (the decoder is
-/// meaningless there).
+/// Past the latent range of the training data the chart goes on along the decoder's tangent at
+/// the range's end, the force networks are taken there and the mechanism's springs add what they
+/// add beyond it (AeChart). The run stops with SolverError (samples kept) when x_r or xd_r is not
+/// finite, the reduced mass matrix J^T M J is not positive definite, or x_r leaves the range of
+/// the training data widened on each side by its width, or by as far as the data moves along it
+/// (aeRunRange).
 ///
 /// Output samples: q, qd = J xd_r, qdd = J xdd_r + d2 f_dec : xd_r xd_r back-projected;
 /// f_ext, f_spring, f_damper of the full model at the back-projected state; markers;

@@ -329,6 +329,52 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
   }
 }
 
+TEST_CASE("an auto-encoder FMU driven past its training data goes on as the engine's run does, to 1e-10",
+          "[fmu]") {
+  // The bar pendulum trained on its drive and driven by sines 1.6 times as large (the torque's
+  // constant, the FMU's start value, kept): x_r leaves the latent range of the data, where the
+  // chart goes on along the decoder's tangent and the spring carries the potential on; the FMU's
+  // C does the same.
+  nlohmann::json j = nlohmann::json::parse(kBarPendulum);
+  nlohmann::json larger = j["load_cases"][0];
+  larger["name"] = "larger";
+  larger["loads"][0]["function"]["amplitude"] = 2.0 * 1.6;
+  larger["loads"][1]["function"]["terms"][1]["amplitude"] = 0.4 * 1.6;
+  j["load_cases"].push_back(larger);
+  const Model model(parseModelSpec(j.dump(), "<bar pendulum, a larger drive>"));
+  Monitor monitor;
+  const auto rom = trainReducedModel(
+      "ae", simulatedDataset(model, "drive", 3.0, 0.004),
+      {{"nr", 1}, {"hidden", {12}}, {"force_hidden", {8}}, {"epochs", 80}, {"force_epochs", 80}, {"seed", 7}},
+      monitor, &model, OwnRunFailure::Keep);
+  const auto& ae = dynamic_cast<const AeModel&>(*rom);
+  CExportOptions options;
+  options.identifier = "ae_past";
+  options.loadCase = "drive";
+  options.outputs = {"A"};
+  const std::string dir = tempDir("ae_past");
+  const FmuExport e = exportFmu(*rom, model, options, dir + "/ae_past.fmu");
+  REQUIRE(e.binary);
+  std::ofstream(dir + "/ae_past.so", std::ios::binary)
+      << unzipStored(dir + "/ae_past.fmu").at("binaries/linux64/ae_past.so");
+  const Fmi2 fmi(dir + "/ae_past.so");
+  const double h = 4 * e.model.dt;
+  const int steps = static_cast<int>(std::floor(3.0 / h));
+  Host host(fmi, "ae", e.guid, e.model.inputs.size(), e.model.outputs.size());
+  const Rows fmu = drive(host, model, model.requireLoadCase("larger"), h, steps);
+  const Rows expected = engineRows(*rom, model, e.model, h, steps, {}, "larger");
+  const double gap = worstRelativeGap(fmu, expected);
+  INFO("worst relative gap " << gap);
+  CHECK(gap < 1e-10);
+  REQUIRE(e.model.outputs[6].name == "x_r1");
+  double beyond = 0.0;
+  for (const auto& row : fmu)
+    beyond = std::max({beyond, row[6] - ae.latentMax()(0), ae.latentMin()(0) - row[6]});
+  INFO("x_r1 went " << beyond << " past the data's range [" << ae.latentMin()(0) << ", " << ae.latentMax()(0)
+                    << "]");
+  CHECK(beyond > 0.1 * (ae.latentMax()(0) - ae.latentMin()(0)));
+}
+
 TEST_CASE("an auto-encoder of a driven mechanism is exported with the constraints' Jacobian alone, to 1e-10",
           "[fmu]") {
   // The pendulum on a carriage whose carriage a coordinate driver shakes: the auto-encoder's

@@ -278,6 +278,37 @@ TEST_CASE(
   CHECK(atOwn < 0.75 * atSpacing);
 }
 
+TEST_CASE(
+    "an auto-encoder run that its loads carry past its training data goes on, as the oscillator it learnt",
+    "[ae_model_test]") {
+  // A mass on a rail and a linear spring, trained on a push of 10 N, run under 25 N: the motion
+  // goes 2.5 times as far as the data. The sigmoid decoder flattens past its data, so such a run
+  // sped along the latent axis and stopped at 0.15 s; the chart goes on along its tangent and the
+  // mechanism's spring carries the potential on.
+  const Model model = railOscillator({{"small", 10.0}, {"large", 25.0}});
+  Dataset dataset = makeDataset(model);
+  addRun(dataset,
+         runFromSamples(fullRun(model, "small", 4.0, tempPath("ae_rail_small.csv")), "small", "small"));
+  const std::vector<Sample> large = fullRun(model, "large", 4.0, tempPath("ae_rail_large.csv"));
+  Monitor monitor;
+  const auto rom = AeModel::train(dataset, smallBudget(kSanitized ? 60 : 600), monitor, &model);
+  REQUIRE(rom->reducedDimension() == 1);
+  double lowest = 0.0, highest = 0.0;
+  for (const Sample& s : large) {
+    const double x = rom->encode(s.q)(0);
+    lowest = std::min(lowest, x);
+    highest = std::max(highest, x);
+  }
+  const double width = rom->latentMax()(0) - rom->latentMin()(0);
+  INFO("latent range of the data [" << rom->latentMin()(0) << ", " << rom->latentMax()(0) << "], of the run ["
+                                    << lowest << ", " << highest << "]");
+  CHECK(std::max(rom->latentMin()(0) - lowest, highest - rom->latentMax()(0)) > 0.3 * width);
+  const TrajectoryTable run = ownStepRun(*rom, model, "large", 4.0, tempPath("ae_rail_large_rom.csv"));
+  const double error = relativeError(tempPath("ae_rail_large.csv"), run, "P");
+  INFO("relative RMSE of P under 25 N: " << error);
+  if (!kSanitized) CHECK(error <= 0.05);
+}
+
 TEST_CASE("AE reduced energy is conserved without damper and applied loads", "[ae_model_test]") {
   // The pendulum on a carriage without its damper: trained under its loads, run
   // under gravity only from a moving state. Drift relative to the largest kinetic energy.
