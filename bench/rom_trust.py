@@ -43,6 +43,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -298,7 +299,7 @@ def mechanism(name, spec, args, out):
     out.append(load_sensitivity(name, model, kinds, work, cli, span))
 
     for method in args.methods:
-        extra = (["--nr", str(spec["nr"])] if method == "pod" else []) + args.train_args.split()
+        extra = (["--nr", str(spec["nr"])] if method == "pod" else []) + shlex.split(args.train_args)
         t0 = time.time()
         code, stdout, err = run([cli, "train", method, "--model", src, "--data", f"{work}/dataset.json",
                                  "-o", f"{work}/{method}.json"] + extra, f"{work}/{method}.train.log")

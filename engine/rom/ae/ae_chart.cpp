@@ -1,6 +1,7 @@
 #include "engine/rom/ae/ae_chart.h"
 
 #include <algorithm>
+#include <cassert>
 #include <utility>
 
 namespace mbdrom {
@@ -65,6 +66,7 @@ void AeChart::decode(const Eigen::VectorXd& x, const Eigen::VectorXd& v, Eigen::
 }
 
 double AeChart::potential(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
+  assert(potential_);
   return potential_->valueGradient(clamped(x), g);
 }
 

@@ -142,7 +142,6 @@ static void ae_chart(S* s, const double* x, const double* v, double* q, double* 
   }
 }
 
-
 /* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(c, v) - N(c, 0)),
    J along the constraints (ae_tangent), c = x clamped to the training data's range, U the
    potential network inside it and U(c) + V_springs(q) - V_springs(f_dec(c)) past it. Returns 0

@@ -775,14 +775,14 @@ class AeDynamics {
   }
 
   // Power of the applied loads (f_ext without gravity) on the decoded motion (velocity J v, J
-  // the decoder's own Jacobian) and of the NN damper at the last evaluation's state [W].
+  // the chart's own Jacobian, not projected) and of the NN damper at the last evaluation's state [W].
   double power(const Eigen::VectorXd& v) {
     fApplied.noalias() = J.transpose() * (f_ext - model_.gravityForce());
     return fApplied.dot(v) - (damp_ ? fd.dot(v) : 0.0);
   }
 
   Eigen::VectorXd q, d2, f_ext, rhs, gradU, fd, u, y0, y1, fApplied, fs, fsCentre;
-  Eigen::MatrixXd J, Jt, MJ, Mr;  // the decoder's Jacobian, the one the reduced equation takes
+  Eigen::MatrixXd J, Jt, MJ, Mr;  // the chart's Jacobian, the one the reduced equation takes
 
  private:
   const Model& model_;
@@ -898,7 +898,7 @@ class AeStepper final : public ReducedStepper {
   double work_ = 0.0, powerOld_ = 0.0;
   // Output: its own evaluators, so a sample leaves the stepping's workspaces alone.
   AeChart chartOut_;
-  Eigen::VectorXd qo_, d2o_, gradOut_, fsOut_;
+  Eigen::VectorXd qo_, d2o_, gradOut_;
   Eigen::MatrixXd Jo_;
 };
 
@@ -911,9 +911,11 @@ std::unique_ptr<internal::AeStepper> AeModel::startStepper(const Model& model, c
   // Initial state: x_r = f_enc(q0), velocity by the mass-weighted pseudo-inverse (or zero).
   Eigen::VectorXd x = o.q0.size() ? encode(o.q0) : xr0_;
   Eigen::VectorXd v = xdr0_;
+  // The velocity at the point of the latent range whose Jacobian the run's chart takes.
   if (o.qd0.size())
-    v = aeSettings_.initialVelocity == "zero" ? Eigen::VectorXd::Zero(nr)
-                                              : projectVelocity(model.massMatrix(), x, o.qd0);
+    v = aeSettings_.initialVelocity == "zero"
+            ? Eigen::VectorXd::Zero(nr)
+            : projectVelocity(model.massMatrix(), x.cwiseMax(latentMin_).cwiseMin(latentMax_), o.qd0);
   if (!x.allFinite() || !v.allFinite()) throw InputError("ae: the initial state is not finite");
   return std::make_unique<internal::AeStepper>(*this, model, o.loadCase, std::move(x), std::move(v));
 }

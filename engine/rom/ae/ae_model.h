@@ -145,7 +145,8 @@ class AeModel : public ReducedModel {
   /// Natural coordinates of x_r: f_dec(x_r). x_r size nr; result [m, -], size nq.
   Eigen::VectorXd decode(const Eigen::VectorXd& xr) const;
   /// q = f_dec(x_r) [m, -] (nq), J = d f_dec / d x_r (nq x nr) and
-  /// d2 = sum_jk d2 f_dec / dx_j dx_k v_j v_k (nq) along v (nr), as used every step.
+  /// d2 = sum_jk d2 f_dec / dx_j dx_k v_j v_k (nq) along v (nr): the decoder network's, the run's
+  /// chart inside the latent range of the training data (AeChart past it).
   void decoderDerivatives(const Eigen::VectorXd& xr, const Eigen::VectorXd& v, Eigen::VectorXd& q,
                           Eigen::MatrixXd& J, Eigen::VectorXd& d2) const;
   /// Reduced spring potential f_u,r(x_r) [J] including its constant (0 without springs).

@@ -331,48 +331,76 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
 
 TEST_CASE("an auto-encoder FMU driven past its training data goes on as the engine's run does, to 1e-10",
           "[fmu]") {
-  // The bar pendulum trained on its drive and driven by sines 1.6 times as large (the torque's
-  // constant, the FMU's start value, kept): x_r leaves the latent range of the data, where the
-  // chart goes on along the decoder's tangent and the spring carries the potential on; the FMU's
-  // C does the same.
-  nlohmann::json j = nlohmann::json::parse(kBarPendulum);
-  nlohmann::json larger = j["load_cases"][0];
-  larger["name"] = "larger";
-  larger["loads"][0]["function"]["amplitude"] = 2.0 * 1.6;
-  larger["loads"][1]["function"]["terms"][1]["amplitude"] = 0.4 * 1.6;
-  j["load_cases"].push_back(larger);
-  const Model model(parseModelSpec(j.dump(), "<bar pendulum, a larger drive>"));
-  Monitor monitor;
-  const auto rom = trainReducedModel(
-      "ae", simulatedDataset(model, "drive", 3.0, 0.004),
-      {{"nr", 1}, {"hidden", {12}}, {"force_hidden", {8}}, {"epochs", 80}, {"force_epochs", 80}, {"seed", 7}},
-      monitor, &model, OwnRunFailure::Keep);
-  const auto& ae = dynamic_cast<const AeModel&>(*rom);
-  CExportOptions options;
-  options.identifier = "ae_past";
-  options.loadCase = "drive";
-  options.outputs = {"A"};
-  const std::string dir = tempDir("ae_past");
-  const FmuExport e = exportFmu(*rom, model, options, dir + "/ae_past.fmu");
-  REQUIRE(e.binary);
-  std::ofstream(dir + "/ae_past.so", std::ios::binary)
-      << unzipStored(dir + "/ae_past.fmu").at("binaries/linux64/ae_past.so");
-  const Fmi2 fmi(dir + "/ae_past.so");
-  const double h = 4 * e.model.dt;
-  const int steps = static_cast<int>(std::floor(3.0 / h));
-  Host host(fmi, "ae", e.guid, e.model.inputs.size(), e.model.outputs.size());
-  const Rows fmu = drive(host, model, model.requireLoadCase("larger"), h, steps);
-  const Rows expected = engineRows(*rom, model, e.model, h, steps, {}, "larger");
-  const double gap = worstRelativeGap(fmu, expected);
-  INFO("worst relative gap " << gap);
-  CHECK(gap < 1e-10);
-  REQUIRE(e.model.outputs[6].name == "x_r1");
-  double beyond = 0.0;
-  for (const auto& row : fmu)
-    beyond = std::max({beyond, row[6] - ae.latentMax()(0), ae.latentMin()(0) - row[6]});
-  INFO("x_r1 went " << beyond << " past the data's range [" << ae.latentMin()(0) << ", " << ae.latentMax()(0)
-                    << "]");
-  CHECK(beyond > 0.1 * (ae.latentMax()(0) - ae.latentMin()(0)));
+  // Trained on one load case and driven by its sines `scale` times as large (constants, the FMU's
+  // start values, kept): x_r leaves the latent range of the data, where the chart goes on along
+  // the decoder's tangent and the springs carry the potential on; the FMU's C does the same. The
+  // bar pendulum (n_r = 1, central differences) and the pendulum on a carriage (n_r = 2, RK4:
+  // one latent coordinate past the range while the other moves inside it).
+  struct Case {
+    std::string text, loadCase, integrator, activation, point;
+    int nr;
+    double scale;
+  };
+  const Case cases[] = {
+      {kBarPendulum, "drive", "central_difference", "sigmoid", "A", 1, 1.6},
+      {mbdrom::test::slurp(mbdrom::test::sourcePath("/resources/examples/pendulum_carriage.json")), "train",
+       "rk4", "tanh", "P", 2, 1.1}};
+  for (const Case& c : cases) {
+    nlohmann::json j = nlohmann::json::parse(c.text);
+    nlohmann::json larger = j["load_cases"][0];
+    larger["name"] = "larger";
+    for (auto& load : larger["loads"]) {
+      auto& f = load["function"];
+      if (f["type"] == "sine") f["amplitude"] = c.scale * f["amplitude"].get<double>();
+      if (f["type"] == "sum")
+        for (auto& term : f["terms"])
+          if (term["type"] == "sine") term["amplitude"] = c.scale * term["amplitude"].get<double>();
+    }
+    j["load_cases"].push_back(larger);
+    const Model model(parseModelSpec(j.dump(), "<a larger drive>"));
+    INFO(model.spec().name << ": " << c.integrator);
+    Monitor monitor;
+    const auto rom = trainReducedModel("ae", simulatedDataset(model, c.loadCase, 3.0, 0.004),
+                                       {{"nr", c.nr},
+                                        {"hidden", {12}},
+                                        {"force_hidden", {8}},
+                                        {"epochs", 80},
+                                        {"force_epochs", 80},
+                                        {"integrator", c.integrator},
+                                        {"activation", c.activation},
+                                        {"seed", 7}},
+                                       monitor, &model, OwnRunFailure::Keep);
+    const auto& ae = dynamic_cast<const AeModel&>(*rom);
+    CExportOptions options;
+    options.identifier = "ae_past";
+    options.loadCase = c.loadCase;
+    options.outputs = {c.point};
+    const std::string dir = tempDir("ae_past_" + c.integrator);
+    const FmuExport e = exportFmu(*rom, model, options, dir + "/ae_past.fmu");
+    REQUIRE(e.binary);
+    std::ofstream(dir + "/ae_past.so", std::ios::binary)
+        << unzipStored(dir + "/ae_past.fmu").at("binaries/linux64/ae_past.so");
+    const Fmi2 fmi(dir + "/ae_past.so");
+    const double h = 4 * e.model.dt;
+    const int steps = static_cast<int>(std::floor(3.0 / h));
+    Host host(fmi, "ae", e.guid, e.model.inputs.size(), e.model.outputs.size());
+    const Rows fmu = drive(host, model, model.requireLoadCase("larger"), h, steps);
+    const Rows expected = engineRows(*rom, model, e.model, h, steps, {}, "larger");
+    const double gap = worstRelativeGap(fmu, expected);
+    INFO("worst relative gap " << gap);
+    CHECK(gap < 1e-10);
+    // How far past the data's range each latent coordinate went, in widths of the range.
+    double beyond = 0.0;
+    for (int k = 0; k < c.nr; ++k) {
+      REQUIRE(e.model.outputs[6 + k].name == "x_r" + std::to_string(k + 1));
+      const double width = ae.latentMax()(k) - ae.latentMin()(k);
+      for (const auto& row : fmu)
+        beyond = std::max(
+            {beyond, (row[6 + k] - ae.latentMax()(k)) / width, (ae.latentMin()(k) - row[6 + k]) / width});
+    }
+    INFO("x_r went " << beyond << " widths past the data's range");
+    CHECK(beyond > 0.1);
+  }
 }
 
 TEST_CASE("an auto-encoder of a driven mechanism is exported with the constraints' Jacobian alone, to 1e-10",
