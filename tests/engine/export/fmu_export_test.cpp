@@ -83,6 +83,23 @@ CExportOptions exportOptions(const std::string& id, const std::string& loadCase)
   return options;
 }
 
+// An auto-encoder of small networks (80 epochs, seed 7) trained on 3 s of `loadCase`, kept
+// whatever its own-run check says.
+std::unique_ptr<ReducedModel> smallAutoEncoder(const Model& model, const std::string& loadCase, int nr,
+                                               const std::string& integrator, const std::string& activation) {
+  Monitor monitor;
+  return trainReducedModel("ae", simulatedDataset(model, loadCase, 3.0, 0.004),
+                           {{"nr", nr},
+                            {"hidden", {12}},
+                            {"force_hidden", {8}},
+                            {"epochs", 80},
+                            {"force_epochs", 80},
+                            {"integrator", integrator},
+                            {"activation", activation},
+                            {"seed", 7}},
+                           monitor, &model, OwnRunFailure::Keep);
+}
+
 }  // namespace
 
 TEST_CASE("an exported POD FMU reproduces the engine's run with held inputs to 1e-10", "[fmu]") {
@@ -278,18 +295,7 @@ TEST_CASE("an auto-encoder model exported runs its networks in C as the engine d
     INFO(c.model.spec().name << ": " << c.integrator << ", " << c.activation);
     RunOptions o;
     o.loadCase = c.model.requireLoadCase(c.loadCase);
-    Dataset dataset = simulatedDataset(c.model, c.loadCase, 3.0, 0.004);
-    Monitor monitor;
-    const auto rom = trainReducedModel("ae", dataset,
-                                       {{"nr", c.nr},
-                                        {"hidden", {12}},
-                                        {"force_hidden", {8}},
-                                        {"epochs", 80},
-                                        {"force_epochs", 80},
-                                        {"integrator", c.integrator},
-                                        {"activation", c.activation},
-                                        {"seed", 7}},
-                                       monitor, &c.model, OwnRunFailure::Keep);
+    const auto rom = smallAutoEncoder(c.model, c.loadCase, c.nr, c.integrator, c.activation);
     const std::string id = "ae_" + c.integrator;
     CExportOptions options;
     options.identifier = id;
@@ -359,17 +365,7 @@ TEST_CASE("an auto-encoder FMU driven past its training data goes on as the engi
     j["load_cases"].push_back(larger);
     const Model model(parseModelSpec(j.dump(), "<a larger drive>"));
     INFO(model.spec().name << ": " << c.integrator);
-    Monitor monitor;
-    const auto rom = trainReducedModel("ae", simulatedDataset(model, c.loadCase, 3.0, 0.004),
-                                       {{"nr", c.nr},
-                                        {"hidden", {12}},
-                                        {"force_hidden", {8}},
-                                        {"epochs", 80},
-                                        {"force_epochs", 80},
-                                        {"integrator", c.integrator},
-                                        {"activation", c.activation},
-                                        {"seed", 7}},
-                                       monitor, &model, OwnRunFailure::Keep);
+    const auto rom = smallAutoEncoder(model, c.loadCase, c.nr, c.integrator, c.activation);
     const auto& ae = dynamic_cast<const AeModel&>(*rom);
     CExportOptions options;
     options.identifier = "ae_past";
