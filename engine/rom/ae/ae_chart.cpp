@@ -16,11 +16,11 @@ void aeRunRange(const nn::Mlp& decoder, const Eigen::VectorXd& dataLower, const 
   Eigen::MatrixXd jLow, jHigh;
   lower = dataLower - width;
   upper = dataUpper + width;
+  const Eigen::VectorXd none = Eigen::VectorXd::Zero(middle.size());
   for (Eigen::Index k = 0; k < middle.size(); ++k) {
     Eigen::VectorXd low = middle, high = middle;
     low(k) = dataLower(k);
     high(k) = dataUpper(k);
-    const Eigen::VectorXd none = Eigen::VectorXd::Zero(middle.size());
     dec.valueJacobianCurvature(low, none, qLow, jLow, d2);
     dec.valueJacobianCurvature(high, none, qHigh, jHigh, d2);
     // The data's motion along the axis per unit of x_r, against the tangent's at each end.

@@ -125,12 +125,12 @@ static int ae_clamp(S* s, const double* x) {
 
 /* The chart at (x, v) (AeChart): the decoder inside the range; past it, its tangent at the
    nearest point c of the range, q = f_dec(c) + J(c) (x - c), curved by the rates inside only
-   (f_dec(c) into AQC). */
-static void ae_chart(S* s, const double* x, const double* v, double* q, double* J, double* d2) {
+   (f_dec(c) into AQC). Returns 1 when x is past the range. */
+static int ae_chart(S* s, const double* x, const double* v, double* q, double* J, double* d2) {
   int i, k;
   if (!ae_clamp(s, x)) {
     mlp_value_jacobian_curvature(&ae_decoder, x, v, q, J, d2, NETWORK_WORK);
-    return;
+    return 0;
   }
   for (i = 0; i < NR; ++i) AIN[i] = ADL[i] == 0.0 ? v[i] : 0.0;
   mlp_value_jacobian_curvature(&ae_decoder, ACL, AIN, q, J, d2, NETWORK_WORK);
@@ -140,6 +140,7 @@ static void ae_chart(S* s, const double* x, const double* v, double* q, double* 
     AQC[k] = q[k];
     q[k] += sum;
   }
+  return 1;
 }
 
 /* xdd at (x, v) into a (NR): J^T M J a = J^T f - J^T M (d2 f_dec : v v) - grad U - (N(c, v) - N(c, 0)),
@@ -148,7 +149,7 @@ static void ae_chart(S* s, const double* x, const double* v, double* q, double* 
    when J^T M J is not positive definite. */
 static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
   int i, j, k;
-  ae_chart(s, x, v, AQ, AJ, AD2); /* x clamped into ACL, as the force networks take it */
+  const int outside = ae_chart(s, x, v, AQ, AJ, AD2); /* x clamped into ACL, as the force networks take it */
 #if AE_TANGENT
   if (!ae_tangent(s, AQ, AJ)) return 0;
 #endif
@@ -169,26 +170,28 @@ static int ae_accelerations(S* s, const double* x, const double* v, double* a) {
   }
 #if AE_POTENTIAL
   mlp_value_gradient(&ae_potential, ACL, AG, NETWORK_WORK);
-  for (i = 0; i < NR; ++i) ARHS[i] -= AG[i];
-  if (ae_clamp(s, x)) {
-    /* Past the training data: along a clamped coordinate the springs' force at q, so that the
-       force is the gradient of U(c) + V_springs(q) - V_springs(f_dec(c)); along the others
-       what the springs add to the network's force at c. */
+  if (outside) {
+    /* Past the training data the potential is U(c) + V_springs(q) - V_springs(f_dec(c)): along a
+       clamped coordinate the springs' force at f_dec(c) stands for U's gradient, and beyond it
+       the springs add f_spring(q) - f_spring(f_dec(c)). */
     spring_forces(AQ, ae_all_elements, AF);
     spring_forces(AQC, ae_all_elements, AFC);
     for (i = 0; i < NR; ++i) {
       double sum = 0.0;
       if (ADL[i] == 0.0) continue;
       for (k = 0; k < NQ; ++k) sum += AJ[k * NR + i] * AFC[k];
-      ARHS[i] += AG[i] - sum;
+      AG[i] = sum;
     }
     for (k = 0; k < NQ; ++k) AF[k] -= AFC[k];
     for (i = 0; i < NR; ++i) {
       double sum = 0.0;
       for (k = 0; k < NQ; ++k) sum += AJ[k * NR + i] * AF[k];
-      ARHS[i] -= sum;
+      AG[i] += sum;
     }
   }
+  for (i = 0; i < NR; ++i) ARHS[i] -= AG[i];
+#else
+  (void)outside;
 #endif
 #if AE_DAMPER
   for (i = 0; i < NR; ++i) {

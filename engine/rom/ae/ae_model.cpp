@@ -743,18 +743,19 @@ class AeDynamics {
     rhs.noalias() -= MJ.transpose() * d2;  // J^T M (d2 f_dec : xd xd), M symmetric
     if (potential_) {
       chart_.potential(x, gradU);
-      rhs -= gradU;
       if (chart_.outside()) {
         // Past the training data the potential is U(c) + V_springs(q) - V_springs(f_dec(c)): along a
-        // clamped coordinate the springs' force at q, along the others what they add to U's at c.
+        // clamped coordinate U(c) stays, so the springs' force at f_dec(c) stands for U's gradient,
+        // and beyond it the springs add f_spring(q) - f_spring(f_dec(c)).
         evalSpringForces(model_, q, fs);
         evalSpringForces(model_, chart_.centre(), fsCentre);
         const Eigen::VectorXd& beyond = chart_.beyond();
         for (Eigen::Index k = 0; k < beyond.size(); ++k)
-          if (beyond(k) != 0.0) rhs(k) += gradU(k) - Jt.col(k).dot(fsCentre);
+          if (beyond(k) != 0.0) gradU(k) = Jt.col(k).dot(fsCentre);
         fs -= fsCentre;
-        rhs.noalias() -= Jt.transpose() * fs;
+        gradU.noalias() += Jt.transpose() * fs;
       }
+      rhs -= gradU;
     }
     if (damp_) {
       // Past the training data's range, the damper of its nearest point there.
