@@ -173,7 +173,9 @@ EnvelopeDistance TrainingEnvelope::distanceAtValues(const Eigen::VectorXd& state
     const char kind = g.name.empty() ? '\0' : g.name.front();
     if (kind == 's') {
       if (state.size() != g.low.size()) continue;
-      for (Eigen::Index i = 0; i < state.size(); ++i) consider(group, true, i, state(i));
+      // Most of a local PCA model's state is not a number (the charts a sample is not near).
+      for (Eigen::Index i = 0; i < state.size(); ++i)
+        if (const double x = state(i); !std::isnan(x)) consider(group, true, i, x);
     } else if (kind == 'i') {
       if (f_ext.size() != g.low.size()) continue;
       for (Eigen::Index i = 0; i < f_ext.size(); ++i) consider(group, false, i, f_ext(i));

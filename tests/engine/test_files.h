@@ -40,6 +40,11 @@ inline Model readOutsideMechanism(const std::string& file) {
   return readModel(sourcePath("/tests/data/mechanisms/") + file);
 }
 
+/// The mechanism file at `relative`, a path from the source tree's root.
+inline Model readSourceModel(const std::string& relative) {
+  return readModel(sourcePath() + "/" + relative);
+}
+
 /// The bytes of a file ("" when it cannot be read).
 inline std::string slurp(const std::filesystem::path& p) {
   std::ifstream in(p, std::ios::binary);

@@ -5,6 +5,7 @@
 #include "engine/core/json_reader.h"
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
+#include "engine/core/small_cholesky.h"
 #include "engine/model/forces.h"
 #include "engine/rom/linear_step.h"
 #include "engine/rom/method_registry.h"
@@ -245,6 +246,15 @@ std::vector<double> pcaClusterErrors(const Dataset& dataset, const std::vector<i
 
 void PcaModel::buildTransitions() {
   const auto k = static_cast<int>(clusters_.size());
+  moving_.clear();
+  still_.clear();
+  for (Eigen::Index i = 0; i < scale_.size(); ++i) {
+    bool moves = clusters_.empty();
+    for (const PcaCluster& cl : clusters_)
+      moves =
+          moves || cl.centroid(i) != clusters_.front().centroid(i) || (cl.basis.row(i).array() != 0.0).any();
+    (moves ? moving_ : still_).push_back(i);
+  }
   const Eigen::VectorXd& S = scale_;
   cache_.assign(static_cast<std::size_t>(k), {});
   std::vector<Eigen::MatrixXd> V(static_cast<std::size_t>(k));
@@ -464,7 +474,7 @@ class PcaStepper final : public ReducedStepper {
     convectiveNext_.resize(nr);
     residual_.resize(nr);
     massX_.resize(nr, nr);
-    llt_.compute(Eigen::MatrixXd::Identity(nr, nr));
+    massFactor_.compute(Eigen::MatrixXd::Identity(nr, nr));
   }
 
   void start() override {
@@ -587,14 +597,13 @@ class PcaStepper final : public ReducedStepper {
     christoffelForce(cl, l, extra);
     residual_ -= extra;
     massAt(cl, l, x_, massX_);
-    llt_.compute(massX_);
-    if (llt_.info() != Eigen::Success)  // the box keeps M(x) >= M_r / 2: only NaN gets here
+    if (!massFactor_.compute(massX_))  // the box keeps M(x) >= M_r / 2: only NaN gets here
       throw SolverError("reduced model (pca) diverged at t = " + shortNumberText(tNow_) + " s (cluster " +
                         std::to_string(c_ + 1) +
                         "): its mass is not positive definite; the samples up to then "
                         "are kept");
     a_ = residual_;
-    llt_.solveInPlace(a_);
+    massFactor_.solveInPlace(a_);
     extra += residual_;
     extra.noalias() -= cl.mass * a_;
     velocityForce_ += extra;
@@ -719,7 +728,7 @@ class PcaStepper final : public ReducedStepper {
   // w(v_), what M(x) and C add at the step's start and end, M(x) a + C w(v), M(x) and its factor
   Eigen::VectorXd products_, convective_, convectiveNext_, residual_;
   Eigen::MatrixXd massX_;
-  Cholesky llt_;
+  SmallCholesky massFactor_;
   double tNow_ = 0.0;       // the time of the step being taken [s], for messages
   Eigen::VectorXd zLevel_;  // closestPointOnLevelSet's solution
   double loadPower_ = 0.0, work_ = 0.0, span_ = 0.0, hysteresis_ = 0.0;
@@ -1081,13 +1090,26 @@ void PcaModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& 
   // second nearest within 1.5 times its distance, the others not a number (skipped), so each
   // chart has the ranges of its samples and of those by its border, where a run switches a
   // step earlier or later than the data did.
-  const Eigen::Index nr = nr_, block = 2 * nr_;
-  x.setConstant(block * static_cast<Eigen::Index>(clusters_.size()),
-                std::numeric_limits<double>::quiet_NaN());
+  const Eigen::Index nr = nr_, block = 2 * nr_, nq = scale_.size();
+  x.resize(block * static_cast<Eigen::Index>(clusters_.size()));
+  std::fill_n(x.data(), x.size(), std::numeric_limits<double>::quiet_NaN());
   int nearest = -1, second = -1;
   double dNearest = std::numeric_limits<double>::infinity(), dSecond = dNearest;
+  // The scaled distances by hand, as the projections below: every sample of a run takes them.
+  const double *scale = scale_.data(), *qv = q.data(), *qdv = qd.data();
+  // The coordinates in which every centroid is alike add the same to each distance.
+  double still = 0.0;
+  for (const Eigen::Index k : still_) {
+    const double e = scale[k] * (qv[k] - clusters_.front().centroid(k));
+    still += e * e;
+  }
   for (std::size_t c = 0; c < clusters_.size(); ++c) {
-    const double d = scale_.cwiseProduct(q - clusters_[c].centroid).squaredNorm();
+    const double* centroid = clusters_[c].centroid.data();
+    double d = still;
+    for (const Eigen::Index k : moving_) {
+      const double e = scale[k] * (qv[k] - centroid[k]);
+      d += e * e;
+    }
     if (d < dNearest) {
       second = nearest;
       dSecond = dNearest;
@@ -1106,16 +1128,17 @@ void PcaModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& 
   if (!(dSecond <= 2.25 * dNearest)) second = -1;
   // Vᵀ S² (q - centroid) and Vᵀ S² q̇ by hand: a run measures this at every sample, and Eigen's
   // products of these expressions allocate their operands.
-  const Eigen::Index nq = scale_.size();
   for (const int i : {nearest, second}) {
     if (i < 0) continue;
     const PcaCluster& c = clusters_[static_cast<std::size_t>(i)];
+    const double* centroid = c.centroid.data();
     for (Eigen::Index j = 0; j < nr; ++j) {
+      const double* basis = c.basis.data() + j * nq;  // column j
       double position = 0.0, velocity = 0.0;
-      for (Eigen::Index k = 0; k < nq; ++k) {
-        const double w = scale_(k) * scale_(k) * c.basis(k, j);
-        position += w * (q(k) - c.centroid(k));
-        velocity += w * qd(k);
+      for (const Eigen::Index k : moving_) {  // a still coordinate's basis row is zero
+        const double w = scale[k] * scale[k] * basis[k];
+        position += w * (qv[k] - centroid[k]);
+        velocity += w * qdv[k];
       }
       x(block * i + j) = position;
       x(block * i + nr + j) = velocity;

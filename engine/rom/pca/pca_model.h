@@ -295,6 +295,9 @@ class PcaModel : public ReducedModel {
   std::vector<PcaCluster> clusters_;
   std::vector<Transition> transitions_;  // k x k, row-major (from, to)
   std::vector<ClusterCache> cache_;
+  // The coordinates in which the clusters' centroids or bases differ (the others, a fixed point's,
+  // have one centroid value and no basis row): what a sample's distance to each centroid reads.
+  std::vector<Eigen::Index> moving_, still_;
   Eigen::VectorXd q0_, qd0_;  // first sample of the first training run
 };
 

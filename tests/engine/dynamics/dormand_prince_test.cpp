@@ -18,16 +18,13 @@
 #include <numbers>
 #include <string>
 #include <vector>
+#include "tests/engine/test_files.h"
 #include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
 
 namespace {
-
-Model fromFile(const std::string& relative) {
-  return readModel(mbdrom::test::sourcePath() + "/" + relative);
-}
 
 struct Case {
   const char* file;
@@ -83,7 +80,7 @@ TEST_CASE("the Dormand-Prince and trapezoidal integrators agree to the tolerance
   // the estimates they report.
   for (std::size_t i = 0; i < std::size(kCases); i += kSanitizedStride) {
     const Case& c = kCases[i];
-    const Model model = fromFile(c.file);
+    const Model model = readSourceModel(c.file);
     const int lc = model.requireLoadCase(c.loadCase);
     const double tol = kDefaultTolerance, length = mechanismScales(model, lc).length;
     SimulationSummary st, sd;
@@ -105,7 +102,7 @@ TEST_CASE("the Dormand-Prince and trapezoidal integrators agree to the tolerance
 TEST_CASE("at a tight tolerance the two integrators agree to 1e-8 m on the non-chaotic mechanisms") {
   for (const Case& c : kCases) {
     if (!c.tight) continue;
-    const Model model = fromFile(c.file);
+    const Model model = readSourceModel(c.file);
     const int lc = model.requireLoadCase(c.loadCase);
     const auto a = recordRun(model, runOptions(0.5, 1e-12, IntegratorMethod::Trapezoidal, lc));
     const auto b = recordRun(model, runOptions(0.5, 1e-11, IntegratorMethod::DormandPrince, lc));
@@ -118,7 +115,7 @@ TEST_CASE("at a tight tolerance the two integrators agree to 1e-8 m on the non-c
 TEST_CASE("the Dormand-Prince integrator meets Andrews' squeezer's published angles at t = 0.03 s") {
   // Test Set for IVP Solvers (Mazzia & Magherini), problem "andrews": the
   // angles at 0.03 s relative to the start, wrapped to (-pi, pi].
-  const Model model = fromFile("tests/data/mechanisms/andrews_squeezer_m.json");
+  const Model model = readSourceModel("tests/data/mechanisms/andrews_squeezer_m.json");
   const std::map<std::string, double> expected{
       {"beta", -2.9770708352}, {"theta", 3.0931848617}, {"gamma", -0.4144575790},  {"phi", -0.7573985065},
       {"delta", 0.0370449863}, {"Omega", 0.7573985065}, {"epsilon", -0.1824667035}};
@@ -183,7 +180,7 @@ TEST_CASE("the Dormand-Prince integrator is fifth order at fixed steps") {
 }
 
 TEST_CASE("the Dormand-Prince integrator keeps the energy of a conservative mechanism") {
-  const Model model = fromFile("tests/data/mechanisms/double_pendulum_rods_3d.json");
+  const Model model = readSourceModel("tests/data/mechanisms/double_pendulum_rods_3d.json");
   SimulationSummary sum;
   recordRun(model, runOptions(5.0, 1e-9, IntegratorMethod::DormandPrince, model.requireLoadCase("free")),
             &sum);
@@ -194,7 +191,7 @@ TEST_CASE("the Dormand-Prince integrator keeps the energy of a conservative mech
 }
 
 TEST_CASE("the work of a driver is integrated with the motion (energy balance of the driven slider-crank)") {
-  const Model model = fromFile("resources/examples/slider_crank.json");
+  const Model model = readSourceModel("resources/examples/slider_crank.json");
   SimulationSummary sum;
   recordRun(model, runOptions(2.0, 1e-8, IntegratorMethod::DormandPrince, model.requireLoadCase("drive")),
             &sum);
@@ -205,7 +202,7 @@ TEST_CASE("the work of a driver is integrated with the motion (energy balance of
 
 TEST_CASE(
     "a mechanism with Coulomb friction is refused by the Dormand-Prince integrator, naming the element") {
-  const Model model = fromFile("resources/examples/friction_slider.json");
+  const Model model = readSourceModel("resources/examples/friction_slider.json");
   const int lc = model.requireLoadCase("train");
   try {
     recordRun(model, runOptions(0.1, 1e-6, IntegratorMethod::DormandPrince, lc));

@@ -20,16 +20,13 @@
 
 #include <cmath>
 #include <string>
+#include "tests/engine/test_files.h"
 #include "tests/test_paths.h"
 
 using namespace mbdrom;
 using namespace mbdrom::test;
 
 namespace {
-
-Model fromFile(const std::string& relative) {
-  return readModel(mbdrom::test::sourcePath() + "/" + relative);
-}
 
 /// A rope of n particles (10 g, 1 cm apart along x) on distance joints, the first
 /// to a fixed point; `twice`: the last link written twice (one redundant row).
@@ -118,7 +115,7 @@ TEST_CASE("the sparse mobility analysis finds the rank and a valid set of redund
         "tests/data/mechanisms/bricard_m.json", "tests/data/mechanisms/macpherson_strut_chirp.json",
         "tests/data/mechanisms/double_pendulum_rods_3d.json",
         "tests/data/mechanisms/andrews_squeezer_m.json"}) {
-    const Model model = fromFile(file);
+    const Model model = readSourceModel(file);
     const MobilityReport dense = analyzeMobility(model, model.q0());
     MobilityReport sparse;
     analyzeMobilitySparse(model, model.q0(), 0.0, 1e-9, sparse);
@@ -154,7 +151,7 @@ TEST_CASE("a rope of 2,000 particles is analysed sparse and a link written twice
 TEST_CASE("the Dormand-Prince integrator gives the same run on sparse and dense matrices") {
   for (const char* file :
        {"resources/examples/macpherson.json", "tests/data/mechanisms/four_bar_rigid_3d_revolute.json"}) {
-    const Model model = fromFile(file);
+    const Model model = readSourceModel(file);
     Eigen::VectorXd last[2];
     for (int sparse = 0; sparse < 2; ++sparse) {
       RunOptions o;
