@@ -176,29 +176,34 @@ std::string thresholdedName(const StlsOptions& o) {
 
 // The largest κ, halving from the largest coefficient, whose fit of coordinate c is not
 // incomplete (else the best fit found), as advice: the value and the terms it keeps.
-std::string workingKappa(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz,
-                         Eigen::Index c, const StlsOptions& o, const std::vector<std::string>& terms) {
+struct WorkingKappa {
+  CoordinateFit fit;  // xi empty: no κ keeps a term
+  double kappa = 0.0;
+};
+
+WorkingKappa searchWorkingKappa(const Eigen::MatrixXd& Theta, const Eigen::VectorXd& y, const Normalised& nz,
+                                Eigen::Index c, const StlsOptions& o) {
   StlsOptions probe = o;
   probe.kappa = 0.0;
   const double largest = fitCoordinate(Theta, y, nz, c, probe).largest;
-  CoordinateFit best;
-  double bestKappa = 0.0;
+  WorkingKappa best;
   for (double kappa = 0.5 * largest; kappa > 1e-12 * largest; kappa *= 0.5) {
     probe.kappa = kappa;
     const CoordinateFit fit = fitCoordinate(Theta, y, nz, c, probe);
     if (fit.empty) continue;
-    if (best.xi.size() == 0 || fit.residual < best.residual) {
-      best = fit;
-      bestKappa = kappa;
-    }
+    if (best.fit.xi.size() == 0 || fit.residual < best.fit.residual) best = {fit, kappa};
     if (fit.residual <= o.incompleteResidual) break;
   }
-  if (best.xi.size() == 0) return "choose a smaller kappa";
+  return best;
+}
+
+std::string workingKappaText(const WorkingKappa& w, const std::vector<std::string>& terms) {
+  if (w.fit.xi.size() == 0) return "choose a smaller kappa";
   std::string kept;
-  for (Eigen::Index j = 0; j < best.xi.size(); ++j)
-    if (best.xi(j) != 0.0) kept += (kept.empty() ? "" : ", ") + terms[static_cast<std::size_t>(j)];
-  return "kappa = " + shortNumberText(bestKappa) + " keeps " + kept + " (normalised residual " +
-         shortNumberText(100.0 * best.residual) + " %)";
+  for (Eigen::Index j = 0; j < w.fit.xi.size(); ++j)
+    if (w.fit.xi(j) != 0.0) kept += (kept.empty() ? "" : ", ") + terms[static_cast<std::size_t>(j)];
+  return "kappa = " + shortNumberText(w.kappa) + " keeps " + kept + " (normalised residual " +
+         shortNumberText(100.0 * w.fit.residual) + " %)";
 }
 
 void checkStlsOptions(const StlsOptions& o) {
@@ -427,12 +432,17 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
   double worst = 0.0, worstBeyond = 0.0, worstFloor = 0.0, worstResidual = 0.0;
   std::string worstName;
   for (Eigen::Index c = 0; c < n; ++c) {
-    const CoordinateFit fit = fitCoordinate(Theta, Y.col(c), nz, c, o);
+    CoordinateFit fit = fitCoordinate(Theta, Y.col(c), nz, c, o);
     const std::string& name = coordinates[static_cast<std::size_t>(c)];
-    if (fit.empty)
-      throw InputError("sindy: kappa = " + shortNumberText(o.kappa) + " removes every term of coordinate \"" +
-                       name + "\" (largest " + thresholdedName(o) + " " + shortNumberText(fit.largest) +
-                       "); " + workingKappa(Theta, Y.col(c), nz, c, o, terms));
+    if (fit.empty) {
+      const WorkingKappa w = searchWorkingKappa(Theta, Y.col(c), nz, c, o);
+      if (!(o.lowerWhereEmptyTo > 0.0 && w.kappa >= o.lowerWhereEmptyTo) || w.fit.xi.size() == 0)
+        throw InputError("sindy: kappa = " + shortNumberText(o.kappa) +
+                         " removes every term of coordinate \"" + name + "\" (largest " + thresholdedName(o) +
+                         " " + shortNumberText(fit.largest) + "); " + workingKappaText(w, terms));
+      fit = w.fit;
+      r.lowered.emplace_back(name, w.kappa);
+    }
     r.Xi.col(c) = fit.xi;
     r.residual(c) = fit.residual;
     r.iterations.push_back(fit.iterations);
@@ -460,6 +470,9 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
                         shortNumberText(100.0 * worstResidual) + " %" + noise + " (> " +
                         shortNumberText(100.0 * o.incompleteResidual) + " %); add candidate terms"
                   : "fit ok: largest normalised residual " + shortNumberText(100.0 * worst) + " %" + noise;
+  for (const auto& [name, kappa] : r.lowered)
+    r.verdict += "; \"" + name + "\" fitted with kappa = " + shortNumberText(kappa) +
+                 ", since kappa = " + shortNumberText(o.kappa) + " removes every term of it";
   return r;
 }
 

@@ -140,6 +140,11 @@ struct StlsOptions {
   /// scale times √N: a coordinate whose target is near zero (it carries no unknown force)
   /// is judged against its motion, not against zero.
   std::vector<double> motionScale;
+  /// When > 0, a coordinate whose every term falls below κ (that carries an unknown force) is
+  /// fitted with the largest κ, halving from its largest term, whose fit is complete (else the
+  /// best found), if that κ is at least this one, and named in StlsResult::lowered, instead of
+  /// an error.
+  double lowerWhereEmptyTo = 0.0;
 };
 
 /// Result of one STLS fit.
@@ -151,13 +156,16 @@ struct StlsResult {
   std::vector<int> iterations;     ///< STLS iterations per coordinate
   bool libraryIncomplete = false;  ///< some residual > incompleteResidual
   std::string verdict;             ///< one line: fine, or which coordinate the library misses
-  int activeTerms() const;         ///< non-zero coefficients
+  /// The coordinates fitted with a smaller κ (StlsOptions::lowerWhereEmptyTo) and that κ.
+  std::vector<std::pair<std::string, double>> lowered;
+  int activeTerms() const;  ///< non-zero coefficients
 };
 
 /// STLS of Y ≈ Θ Ξ per coordinate. Θ: N x L, Y: N x n. Throws InputError for bad
-/// options or sizes, for dependent columns (checkSindyColumns), and when κ removes
-/// every term of a coordinate that carries an unknown force (naming it, the largest
-/// coefficient, and a κ that keeps terms with what it keeps), never a silent zero model.
+/// options or sizes, for dependent columns (checkSindyColumns), and, unless
+/// StlsOptions::lowerWhereEmptyTo finds a smaller κ that keeps terms, when κ removes every
+/// term of a coordinate that carries an unknown force (naming it, the largest coefficient,
+/// and a κ that keeps terms with what it keeps), never a silent zero model.
 StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const std::vector<std::string>& terms,
                 const std::vector<std::string>& coordinates, const StlsOptions& options);
 

@@ -451,6 +451,10 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   rom->checkNoise(rows);
   settings.stls.motionScale = sindyMotionScale(rows.inertia);
   StlsOptions fitOptions = settings.stls;
+  // The defaults train on any mechanism: a coordinate whose every term falls below the threshold
+  // gets a smaller one, down to the smallest the κ search tries, which the held-out check then
+  // judges as it judges the rest.
+  if (settings.kappaSearch) fitOptions.lowerWhereEmptyTo = 0.01 * fitOptions.kappa;
   if (rows.weak) {
     fitOptions.targetNoise.clear();
     fitOptions.motionScale = sindyMotionScale(rows.weakInertia);
@@ -930,6 +934,7 @@ void SindyModel::recordMetrics(const internal::SindyRows& rows, const std::strin
   m["normalised_residual"] = vectorJson(result_.residual);
   m["library_incomplete"] = result_.libraryIncomplete;
   m["verdict"] = result_.verdict;
+  for (const auto& [name, kappa] : result_.lowered) m["kappa_lowered"][name] = kappa;
   m["verdict_kind"] = kind;
   m["formulation"] = rows.weak ? "weak" : "pointwise";
   if (rows.weak) m["weak_window"] = rows.weakWindow;

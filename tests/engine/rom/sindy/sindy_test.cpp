@@ -425,3 +425,42 @@ TEST_CASE("the weak form's momentum and force integrate to the equations of a pe
   driftOnly.momentum.setZero();
   CHECK(sindyWeakForm(driftOnly, s.target.transpose(), 201).Y.cwiseAbs().maxCoeff() > 0.05 * scale);
 }
+
+TEST_CASE(
+    "with the kappa search's room a coordinate whose every term falls below kappa is fitted with a "
+    "smaller one and named, else refused",
+    "[sindy_test]") {
+  // u carries a large unknown force; v one spread over three terms, each a smaller share of its
+  // force scale (its motion) than kappa, together more than kappa of it.
+  const Eigen::Index N = 2000;
+  Eigen::MatrixXd Theta(N, 3), Y(N, 2);
+  for (Eigen::Index k = 0; k < N; ++k) {
+    const double t = 20.0 * M_PI * static_cast<double>(k) / static_cast<double>(N);
+    Theta.row(k) << std::sin(t), std::cos(2.0 * t), std::sin(3.0 * t);
+    Y(k, 0) = 2.0 * std::sin(t) + std::cos(2.0 * t);
+    Y(k, 1) = 0.03 * (std::sin(t) + std::cos(2.0 * t) + std::sin(3.0 * t));
+  }
+  StlsOptions o;
+  o.relative = true;
+  o.kappa = 0.05;
+  o.motionScale = {0.5, 0.5};
+  const std::vector<std::string> terms{"a", "b", "c"}, coordinates{"u", "v"};
+  CHECK_THROWS_WITH(stls(Theta, Y, terms, coordinates, o),
+                    Catch::Contains("kappa = 0.05 removes every term of coordinate \"v\"") &&
+                        Catch::Contains("keeps a, b, c"));
+  o.lowerWhereEmptyTo = 0.01 * o.kappa;
+  const StlsResult r = stls(Theta, Y, terms, coordinates, o);
+  REQUIRE(r.lowered.size() == 1);
+  CHECK(r.lowered[0].first == "v");
+  CHECK(r.lowered[0].second < 0.05);
+  CHECK(r.lowered[0].second >= 0.0005);
+  for (Eigen::Index j = 0; j < 3; ++j) CHECK(r.Xi(j, 1) == Approx(0.03).margin(1e-9));
+  CHECK(r.Xi(0, 0) == Approx(2.0).margin(1e-9));
+  CHECK(r.Xi(2, 0) == 0.0);  // u's threshold is unchanged
+  CHECK_THAT(r.verdict, Catch::Contains("\"v\" fitted with kappa = ") &&
+                            Catch::Contains("since kappa = 0.05 removes every term of it"));
+  // A threshold the search would not go down to is refused as before.
+  o.lowerWhereEmptyTo = 0.9 * o.kappa;
+  CHECK_THROWS_WITH(stls(Theta, Y, terms, coordinates, o),
+                    Catch::Contains("kappa = 0.05 removes every term of coordinate \"v\""));
+}
