@@ -6,10 +6,11 @@
 /// dispatch of its block expressions. The operations, in their order, are those of the exported
 /// C models' `cholesky_factor` and `cholesky_solve`, so a model and its export round alike.
 
+#include "engine/core/small_size.h"
+
 #include <Eigen/Core>
 
 #include <cmath>
-#include <type_traits>
 
 namespace mbdrom {
 
@@ -19,46 +20,31 @@ class SmallCholesky {
   /// the factor unusable) when A is not positive definite or holds a NaN.
   bool compute(const Eigen::MatrixXd& A) {
     L_.resize(A.rows(), A.rows());
-    return bySize(A.rows(), [&](auto size) { return factorise<decltype(size)::value>(A); });
+    return bySmallSize(A.rows(), [&](auto size) { return factorise<decltype(size)::value>(A); });
   }
 
   /// b := A⁻¹ b (b of n rows).
   void solveInPlace(Eigen::VectorXd& b) const {
-    bySize(L_.rows(), [&](auto size) {
-      solveSized<decltype(size)::value>(b.data());
-      return true;
-    });
+    bySmallSize(L_.rows(), [&](auto size) { solveSized<decltype(size)::value>(b.data()); });
   }
 
   /// The factor L (n x n, lower triangular; zero above the diagonal).
   const Eigen::MatrixXd& matrixL() const { return L_; }
 
  private:
-  // f(size) with the size n as a compile-time constant for the common few coordinates (1 to 4:
-  // the same operations in the same order, unrolled), Eigen::Dynamic otherwise.
-  template <class F>
-  static bool bySize(Eigen::Index n, F&& f) {
-    switch (n) {
-      case 1: return f(std::integral_constant<int, 1>{});
-      case 2: return f(std::integral_constant<int, 2>{});
-      case 3: return f(std::integral_constant<int, 3>{});
-      case 4: return f(std::integral_constant<int, 4>{});
-      default: return f(std::integral_constant<int, Eigen::Dynamic>{});
-    }
-  }
-
   template <int N>
   bool factorise(const Eigen::MatrixXd& A) {
     const Eigen::Index n = N == Eigen::Dynamic ? A.rows() : N;
-    double* l = L_.data();  // L(i, j) at l[i + j n]
+    const double* a = A.data();  // A(i, j) at a[i + j n], as L's
+    double* l = L_.data();
     for (Eigen::Index j = 0; j < n; ++j) {
-      double d = A(j, j);
+      double d = a[j + j * n];
       for (Eigen::Index k = 0; k < j; ++k) d -= l[j + k * n] * l[j + k * n];
       if (!(d > 0.0)) return false;
       d = std::sqrt(d);
       l[j + j * n] = d;
       for (Eigen::Index i = j + 1; i < n; ++i) {
-        double sum = A(i, j);
+        double sum = a[i + j * n];
         for (Eigen::Index k = 0; k < j; ++k) sum -= l[i + k * n] * l[j + k * n];
         l[i + j * n] = sum / d;
       }

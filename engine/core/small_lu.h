@@ -7,10 +7,11 @@
 /// magnitude of the column below the diagonal as pivot, rows swapped whole, a rank-one update
 /// of the rest), so the factors agree with it.
 
+#include "engine/core/small_size.h"
+
 #include <Eigen/Core>
 
 #include <cmath>
-#include <type_traits>
 #include <vector>
 
 namespace mbdrom {
@@ -22,7 +23,7 @@ class SmallLu {
   void compute(const Eigen::MatrixXd& A) {
     lu_ = A;
     swaps_.resize(static_cast<std::size_t>(lu_.rows()));
-    bySize(lu_.rows(), [this](auto size) { factorise<decltype(size)::value>(); });
+    bySmallSize(lu_.rows(), [this](auto size) { factorise<decltype(size)::value>(); });
   }
 
   /// The smallest pivot's magnitude over the largest's (0 for a singular matrix) [-].
@@ -38,25 +39,12 @@ class SmallLu {
   void solve(const Rhs& b, Out& x) const {
     x.resize(lu_.rows(), b.cols());
     eigen_assert(x.outerStride() == lu_.rows() || b.cols() == 1);
-    bySize(lu_.rows(), [&](auto size) { solveSized<decltype(size)::value>(b, x); });
+    bySmallSize(lu_.rows(), [&](auto size) { solveSized<decltype(size)::value>(b, x); });
   }
 
   const Eigen::MatrixXd& matrixLU() const { return lu_; }
 
  private:
-  // f(size) with the size n as a compile-time constant for the common few coordinates (1 to 4:
-  // the same operations in the same order, unrolled), Eigen::Dynamic otherwise.
-  template <class F>
-  static void bySize(Eigen::Index n, F&& f) {
-    switch (n) {
-      case 1: return f(std::integral_constant<int, 1>{});
-      case 2: return f(std::integral_constant<int, 2>{});
-      case 3: return f(std::integral_constant<int, 3>{});
-      case 4: return f(std::integral_constant<int, 4>{});
-      default: return f(std::integral_constant<int, Eigen::Dynamic>{});
-    }
-  }
-
   // The factorisation of lu_ in place (size N, or lu_'s when dynamic).
   template <int N>
   void factorise() {
