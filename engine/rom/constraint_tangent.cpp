@@ -60,10 +60,12 @@ void ConstraintTangent::solveS(Eigen::MatrixXd& Y) {
   for (Eigen::Index j = 0; j < nc; ++j)
     for (Eigen::Index i = 0; i < nc; ++i) S_(i, j) *= rowScale_(i) * rowScale_(j);
   Y.array().colwise() *= rowScale_.array();
-  sllt_.compute(S_);
-  if (sllt_.info() == Eigen::Success && sllt_.matrixLLT().diagonal().cwiseAbs2().minCoeff() > 1e-10) {
-    sllt_.matrixL().solveInPlace(Y);
-    sllt_.matrixU().solveInPlace(Y);
+  if (sllt_.compute(S_) && sllt_.matrixL().diagonal().cwiseAbs2().minCoeff() > 1e-10) {
+    for (Eigen::Index p = 0; p < Y.cols(); ++p) {
+      column_ = Y.col(p);
+      sllt_.solveInPlace(column_);
+      Y.col(p) = column_;
+    }
   } else {
     const SymmetricEigen eig(S_);
     const Eigen::VectorXd& lambda = eig.eigenvalues();

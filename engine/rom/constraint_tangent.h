@@ -22,6 +22,7 @@
 /// constraints), as the exported C does.
 
 #include "engine/core/dense_solvers.h"
+#include "engine/core/small_cholesky.h"
 #include "engine/model/model.h"
 
 #include <Eigen/Core>
@@ -52,8 +53,9 @@ class ConstraintTangent {
   double alpha_ = 1.0;
   Eigen::MatrixXd massInverse_;  // M⁻¹ (nq x nq) where M is positive definite, else empty
   Eigen::MatrixXd Phiq_, Mbar_, B_, S_, PhiJ_;
-  Eigen::VectorXd rowScale_;
-  Cholesky llt_, sllt_;
+  Eigen::VectorXd rowScale_, column_;
+  Cholesky llt_;
+  SmallCholesky sllt_;  // of the scaled S, in the exported C's order
 };
 
 }  // namespace mbdrom
