@@ -1126,8 +1126,8 @@ void PcaModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& 
   }
   // The second chart only near the border between the two (within 1.5 times the distance).
   if (!(dSecond <= 2.25 * dNearest)) second = -1;
-  // Vᵀ S² (q - centroid) and Vᵀ S² q̇ by hand: a run measures this at every sample, and Eigen's
-  // products of these expressions allocate their operands.
+  // Vᵀ S² (q - centroid) and Vᵀ S² q̇ by hand (a run measures this at every sample, and Eigen's
+  // products of these expressions allocate their operands), in the exported C's order.
   for (const int i : {nearest, second}) {
     if (i < 0) continue;
     const PcaCluster& c = clusters_[static_cast<std::size_t>(i)];
@@ -1136,9 +1136,9 @@ void PcaModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::VectorXd& 
       const double* basis = c.basis.data() + j * nq;  // column j
       double position = 0.0, velocity = 0.0;
       for (const Eigen::Index k : moving_) {  // a still coordinate's basis row is zero
-        const double w = scale[k] * scale[k] * basis[k];
-        position += w * (qv[k] - centroid[k]);
-        velocity += w * qdv[k];
+        const double s2 = scale[k] * scale[k];
+        position += basis[k] * (s2 * (qv[k] - centroid[k]));
+        velocity += basis[k] * (s2 * qdv[k]);
       }
       x(block * i + j) = position;
       x(block * i + nr + j) = velocity;

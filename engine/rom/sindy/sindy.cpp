@@ -436,7 +436,7 @@ StlsResult stls(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y, const st
     const std::string& name = coordinates[static_cast<std::size_t>(c)];
     if (fit.empty) {
       const WorkingKappa w = searchWorkingKappa(Theta, Y.col(c), nz, c, o);
-      if (!(o.lowerWhereEmptyTo > 0.0 && w.kappa >= o.lowerWhereEmptyTo) || w.fit.xi.size() == 0)
+      if (!(o.lowerWhereEmptyTo > 0.0 && w.kappa >= o.lowerWhereEmptyTo))  // no κ found: w.kappa = 0
         throw InputError("sindy: kappa = " + shortNumberText(o.kappa) +
                          " removes every term of coordinate \"" + name + "\" (largest " + thresholdedName(o) +
                          " " + shortNumberText(fit.largest) + "); " + workingKappaText(w, terms));
