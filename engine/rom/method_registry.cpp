@@ -100,16 +100,20 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     best = betterByHeldOutCheck(std::move(best), std::move(second), next->first, next->second, notes);
     if (best.get() == challenger) bestSettings = next->settings;
   }
-  std::string triedText;  // for a refusal: "; trained again with A and with B, the best blows up too"
+  std::string triedText;  // for a refusal: "; trained again with A and with B"
   if (!tried.empty()) {   // every try in the figures of the last
     OJson figures = best->metrics().value("second_try", OJson::object());
     figures["tried"] = tried;
     best->recordSecondTry(std::move(figures), "");
     for (const std::string& label : tried)
       triedText += (triedText.empty() ? "; trained again with " : " and with ") + label;
-    triedText += ", the best blows up too";
   }
-  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItBlowsUpOnItsOwnRuns(*best, triedText);
+  if (ownRunFailure == OwnRunFailure::Refuse) {
+    refuseIfItBlowsUpOnItsOwnRuns(*best,
+                                  triedText.empty() ? triedText : triedText + ", the best blows up too");
+    refuseIfItRunsAwayInItsDesign(*best,
+                                  triedText.empty() ? triedText : triedText + ", the best fails both too");
+  }
   return best;
 }
 

@@ -446,6 +446,11 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   if (failed) {
     j["failed_at"] = failedAt;
     j["failure"] = failure;
+    if (wholeRuns) {
+      j["whole_runs"] = true;
+      j["trained_runs"] = trainedRuns;
+      j["total_runs"] = totalRuns;
+    }
     return j;
   }
   j["coordinate"] = coordinate;

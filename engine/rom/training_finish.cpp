@@ -35,17 +35,21 @@ RolloutCheck checkItsOwnRuns(ReducedModel& rom, const Dataset& dataset, const Mo
   return own;
 }
 
+// What a refused training's user can do, and how to keep the model anyway.
+constexpr const char* kRefusalAdvice =
+    "Train longer, at a smaller step, in other coordinates or with another method; runs of a narrower "
+    "range of loads are easier to reduce (or keep it for inspection: --keep-failing, keep_failing=True "
+    "or the training dialog's keep box)";
+
 // The refusal of a model that blew up on its own training run `run` at `failedAt` [s] because of
 // `failure`; `tried`: what trainings again tried first (empty: none).
 SolverError ownRunRefusal(const ReducedModel& rom, const std::string& run, double failedAt,
                           const std::string& failure, const std::string& tried) {
-  return SolverError(
-      "the trained " + rom.method() + " model blows up on its own training run \"" + run +
-      "\" at t = " + formatText("%g", failedAt) + " s (" + failure + ")" + tried +
-      ", so it is not kept: a model that cannot reproduce the runs it was trained on has no "
-      "range where it holds. Train longer, at a smaller step, in other coordinates or with "
-      "another method; runs of a narrower range of loads are easier to reduce (or keep it for inspection: "
-      "--keep-failing, keep_failing=True or the training dialog's keep box)");
+  return SolverError("the trained " + rom.method() + " model blows up on its own training run \"" + run +
+                     "\" at t = " + formatText("%g", failedAt) + " s (" + failure + ")" + tried +
+                     ", so it is not kept: a model that cannot reproduce the runs it was trained on has no "
+                     "range where it holds. " +
+                     kRefusalAdvice);
 }
 
 // Throws SolverError, naming the run and the time, when the model blew up on one of its own
@@ -154,6 +158,7 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
     if (boundByTheRunsItFollows(*rom, own, judged, dataset, followed)) written = &followed;
   }
   refuseIfItBlowsUpOnItsOwnRuns(*rom, own, ownRunFailure);
+  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItRunsAwayInItsDesign(*rom, "");
   rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
@@ -176,6 +181,23 @@ void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& t
   const OJson& own = rom.metrics().at("training_rollout");
   throw ownRunRefusal(rom, own.value("run", std::string()), own.value("failed_at", 0.0),
                       own.value("failure", std::string()), tried);
+}
+
+bool runsAwayInItsDesign(const ReducedModel& rom) {
+  return !rolloutFailure(rom).empty() && !ownRunsMissed(rom).empty();
+}
+
+void refuseIfItRunsAwayInItsDesign(const ReducedModel& rom, const std::string& tried) {
+  if (!runsAwayInItsDesign(rom)) return;
+  const OJson& heldOut = rom.metrics().at("rollout");
+  const int trained = heldOut.value("trained_runs", 0), total = heldOut.value("total_runs", 0);
+  const std::string judged = trained > 0 && total > 0
+                                 ? formatText("a model trained on %d of the %d runs: ", trained, total)
+                                 : std::string("the held-out check's model: ");
+  throw SolverError(
+      "the trained " + rom.method() + " model fails both of its checks: " + judged + rolloutFailure(rom) +
+      ", and the model trained on all the runs misses them too: " + ownRunsMissed(rom) + tried +
+      ", so it is not kept: its runs can run away inside the range it was trained on. " + kRefusalAdvice);
 }
 
 bool missedHeldOutCheck(const ReducedModel& rom) {

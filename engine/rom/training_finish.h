@@ -54,6 +54,15 @@ bool blowsUpOnItsOwnRuns(const ReducedModel& rom);
 /// and why; `tried` is added after the reason (what was trained again, "" for nothing).
 void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& tried);
 
+/// True when `rom` failed both of its checks: the held-out check's model blew up on a held-out run
+/// (a run of the training design) and `rom`, trained on every run, misses its own training runs
+/// (ownRunsMissed) as well: neither says a model of these runs holds anywhere in them.
+bool runsAwayInItsDesign(const ReducedModel& rom);
+
+/// Throws the SolverError a training that refuses such a model (runsAwayInItsDesign) throws, with
+/// both failures; `tried` is added after them (what was trained again, "" for nothing).
+void refuseIfItRunsAwayInItsDesign(const ReducedModel& rom, const std::string& tried);
+
 /// Of `first`, whose held-out check missed, and `second`, trained again with other settings, the
 /// one whose held-out check erred less (a blow-up errs most; `first` when neither is better),
 /// with metric "second_try" and a verdict that says what was tried: `firstLabel` and

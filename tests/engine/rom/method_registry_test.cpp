@@ -503,6 +503,55 @@ TEST_CASE(
   }
 }
 
+namespace {
+
+// The pushed rail's run twice. Trained on fewer runs than "runs" (the held-out check's model) it
+// blows up at 0.3 s; on all of them it replays its first run scaled by 1.5, missing every run.
+Dataset railTwice() {
+  Dataset d = divergingRail().dataset();
+  addRun(d, runFromSamples(divergingRail().samples, "push again", "push"));
+  return d;
+}
+
+void wrongTwiceReplayMethod() {
+  MethodRegistry& r = MethodRegistry::global();
+  if (r.find("wrong_twice_replay")) return;
+  MethodInfo m = replayMethod();
+  m.name = "wrong_twice_replay";
+  m.checkSettings = [](const OJson& s) { return s; };
+  m.train = [](const Dataset& d, const OJson& s, Monitor&, const Model*) -> std::unique_ptr<ReducedModel> {
+    if (static_cast<int>(d.runs.size()) < s.at("runs").get<int>())
+      return std::make_unique<test::ReplayThenDiverge>(divergingRail().model, divergingRail().samples, 0.3);
+    return scaledReplay(d, OJson{{"scale", 1.5}});
+  };
+  r.add(m);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a model whose held-out check blew up and that misses its own runs is refused with both failures, kept "
+    "when asked, and one whose held-out check only missed is written",
+    "[registry]") {
+  const Dataset data = railTwice();
+  const Model& model = divergingRail().model;
+  wrongTwiceReplayMethod();
+  Monitor monitor;
+  CHECK_THROWS_WITH(trainReducedModel("wrong_twice_replay", data, OJson{{"runs", 2}}, monitor, &model),
+                    Catch::Contains("model fails both of its checks: a model trained on 1 of the 2 runs: ") &&
+                        Catch::Contains("blows up at t = 0.3") &&
+                        Catch::Contains(", and the model trained on all the runs misses them too: ") &&
+                        Catch::Contains("so it is not kept") && Catch::Contains("--keep-failing"));
+  const auto kept =
+      trainReducedModel("wrong_twice_replay", data, OJson{{"runs", 2}}, monitor, &model, OwnRunFailure::Keep);
+  CHECK(runsAwayInItsDesign(*kept));
+  CHECK_FALSE(blowsUpOnItsOwnRuns(*kept));
+  // Its held-out model misses without blowing up: wrong, written, and its verdict says so.
+  const auto missed = trainReducedModel("wrong_twice_replay", data, OJson{{"runs", 1}}, monitor, &model);
+  CHECK_FALSE(runsAwayInItsDesign(*missed));
+  CHECK(missedHeldOutCheck(*missed));
+}
+
 TEST_CASE(
     "local PCA's automatic clusters and the neural ODE's automatic epochs are tried again doubled after a "
     "missed check, a count the user set is kept",
