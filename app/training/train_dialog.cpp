@@ -240,11 +240,14 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   layout->addWidget(scroll_, 1);
 
   keepFailing_ =
-      new QCheckBox(tr("Keep a model that blows up on its own training runs (for inspection)"), this);
+      new QCheckBox(tr("Keep a model that blows up on its own training runs or fails both checks (for "
+                       "inspection)"),
+                    this);
   keepFailing_->setObjectName("keepFailing");
   keepFailing_->setToolTip(
-      tr("Training refuses a model that blows up on a run it was trained on: it has no range where it holds. "
-         "Checked, such a model joins the project anyway, and every run of it warns so."));
+      tr("Training refuses a model that blows up on a run it was trained on, or whose held-out check's model "
+         "blew up on a held-out run while the model on every run misses its own: it has no range where it "
+         "holds. Checked, such a model joins the project anyway, and every run of it warns so."));
   layout->addWidget(keepFailing_);
 
   error_ = new QLabel(this);

@@ -61,7 +61,8 @@ class TrainDialog : public QDialog {
   /// Complete, checked settings (valid after accept()).
   const nlohmann::ordered_json& settings() const { return settings_; }
   QString modelName() const;
-  /// Keep a model that blows up on one of its own training runs (it is refused otherwise).
+  /// Keep a model that blows up on one of its own training runs or fails both checks (it is
+  /// refused otherwise).
   bool keepFailing() const;
   /// Indices of the chosen project runs (when not making a sweep).
   std::vector<int> chosenRuns() const;

@@ -224,8 +224,10 @@ void bindReducedModel(py::module_& m) {
       "design values, run.design, as parameters mu): the settings as keywords (e.g. clusters=16), checked "
       "by the method (InputError naming a bad key); the training ends with the held-out rollout, the "
       "model's runs of its own training runs and the speed check. A model that blows up on one of its own "
-      "training runs raises SolverError naming the run and the time, unless keep_failing=True keeps it for "
-      "inspection (every run of it then warns). progress: None or a callable taking a dict (stage, step, "
+      "training runs raises SolverError naming the run and the time, and so does one that fails both checks "
+      "(the held-out check's model blew up on a held-out run and the model on every run misses its own), "
+      "unless keep_failing=True keeps it for inspection (every run of it then warns). progress: None or a "
+      "callable taking a dict (stage, step, "
       "total, fraction, loss, ...), at most ten times a second. Ctrl+C stops it (KeyboardInterrupt). The "
       "GIL is released while it trains.";
   m.def(
