@@ -525,6 +525,14 @@ void wrongTwiceReplayMethod() {
     return scaledReplay(d, OJson{{"scale", 1.5}});
   };
   r.add(m);
+  // The same with one second try, which fails both checks too.
+  m.name = "wrong_twice_retried";
+  m.secondTry = [](const OJson& s, const ReducedModel&,
+                   const std::vector<std::string>& tried) -> std::optional<SecondTry> {
+    if (!tried.empty()) return std::nullopt;
+    return SecondTry{{{"runs", s.at("runs")}, {"again", true}}, "the first settings", "other settings"};
+  };
+  r.add(m);
 }
 
 }  // namespace
@@ -546,6 +554,11 @@ TEST_CASE(
       trainReducedModel("wrong_twice_replay", data, OJson{{"runs", 2}}, monitor, &model, OwnRunFailure::Keep);
   CHECK(runsAwayInItsDesign(*kept));
   CHECK_FALSE(blowsUpOnItsOwnRuns(*kept));
+  // After its method's tries, the refusal says what was tried.
+  CHECK_THROWS_WITH(trainReducedModel("wrong_twice_retried", data, OJson{{"runs", 2}}, monitor, &model),
+                    Catch::Contains("model fails both of its checks: ") &&
+                        Catch::Contains("; trained again with other settings, the best fails both too, so it "
+                                        "is not kept"));
   // Its held-out model misses without blowing up: wrong, written, and its verdict says so.
   const auto missed = trainReducedModel("wrong_twice_replay", data, OJson{{"runs", 1}}, monitor, &model);
   CHECK_FALSE(runsAwayInItsDesign(*missed));
