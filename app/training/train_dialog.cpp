@@ -239,10 +239,7 @@ TrainDialog::TrainDialog(const QString& method, const ProjectDocument& doc, cons
   scroll_->setWidget(content);
   layout->addWidget(scroll_, 1);
 
-  keepFailing_ =
-      new QCheckBox(tr("Keep a model that blows up on its own training runs or fails both checks (for "
-                       "inspection)"),
-                    this);
+  keepFailing_ = new QCheckBox(tr("Keep a model that training refuses (for inspection)"), this);
   keepFailing_->setObjectName("keepFailing");
   keepFailing_->setToolTip(
       tr("Training refuses a model that blows up on a run it was trained on, or whose held-out check's model "
