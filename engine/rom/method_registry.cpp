@@ -108,12 +108,7 @@ std::unique_ptr<ReducedModel> trainedAgainIfMissed(
     for (const std::string& label : tried)
       triedText += (triedText.empty() ? "; trained again with " : " and with ") + label;
   }
-  if (ownRunFailure == OwnRunFailure::Refuse) {
-    refuseIfItBlowsUpOnItsOwnRuns(*best,
-                                  triedText.empty() ? triedText : triedText + ", the best blows up too");
-    refuseIfItRunsAwayInItsDesign(*best,
-                                  triedText.empty() ? triedText : triedText + ", the best fails both too");
-  }
+  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItFailsItsChecks(*best, triedText);
   return best;
 }
 

@@ -443,14 +443,16 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   j["run"] = run;
   if (!notValidated.empty()) j["not_validated"] = notValidated;
   if (loadSensitivity >= 0.0) j["load_sensitivity"] = loadSensitivity;
+  // How the runs were split, for a check that failed too (its refusal names the split).
+  const auto recordSplit = [&] {
+    j["whole_runs"] = true;
+    j["trained_runs"] = trainedRuns;
+    j["total_runs"] = totalRuns;
+  };
   if (failed) {
     j["failed_at"] = failedAt;
     j["failure"] = failure;
-    if (wholeRuns) {
-      j["whole_runs"] = true;
-      j["trained_runs"] = trainedRuns;
-      j["total_runs"] = totalRuns;
-    }
+    if (wholeRuns) recordSplit();
     return j;
   }
   j["coordinate"] = coordinate;
@@ -463,9 +465,7 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
   if (!leftRun.empty()) j["left_data"] = {{"run", leftRun}, {"t", leftAt}};
   if (std::isfinite(equationResidual)) j["equation_residual"] = equationResidual;
   if (wholeRuns) {
-    j["whole_runs"] = true;
-    j["trained_runs"] = trainedRuns;
-    j["total_runs"] = totalRuns;
+    recordSplit();
     if (!writtenInstead.empty()) j["written_instead"] = writtenInstead;
   }
   if (!missedRuns.empty()) {

@@ -52,14 +52,6 @@ SolverError ownRunRefusal(const ReducedModel& rom, const std::string& run, doubl
                      kRefusalAdvice);
 }
 
-// Throws SolverError, naming the run and the time, when the model blew up on one of its own
-// training runs (`own`), unless `ownRunFailure` keeps it.
-void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const RolloutCheck& own,
-                                   OwnRunFailure ownRunFailure) {
-  if (!own.failed || ownRunFailure == OwnRunFailure::Keep) return;
-  throw ownRunRefusal(rom, own.run, own.failedAt, own.failure, "");
-}
-
 // The range of each load's magnitude over the runs, when every run names a load case of the
 // mechanism (runs of varied or unknown loads carry forces no load of the model gives).
 void recordLoadRanges(ReducedModel& rom, const Dataset& dataset, const Model& model) {
@@ -157,8 +149,7 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
     // The probe steps from the runs the envelope keeps, as the envelope measures held loads by them.
     if (boundByTheRunsItFollows(*rom, own, judged, dataset, followed)) written = &followed;
   }
-  refuseIfItBlowsUpOnItsOwnRuns(*rom, own, ownRunFailure);
-  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItRunsAwayInItsDesign(*rom, "");
+  if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItFailsItsChecks(*rom, "");
   rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
@@ -176,18 +167,17 @@ bool blowsUpOnItsOwnRuns(const ReducedModel& rom) {
   return own != rom.metrics().end() && own->is_object() && own->value("failed", false);
 }
 
-void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& tried) {
-  if (!blowsUpOnItsOwnRuns(rom)) return;
-  const OJson& own = rom.metrics().at("training_rollout");
-  throw ownRunRefusal(rom, own.value("run", std::string()), own.value("failed_at", 0.0),
-                      own.value("failure", std::string()), tried);
-}
-
 bool runsAwayInItsDesign(const ReducedModel& rom) {
   return !rolloutFailure(rom).empty() && !ownRunsMissed(rom).empty();
 }
 
-void refuseIfItRunsAwayInItsDesign(const ReducedModel& rom, const std::string& tried) {
+void refuseIfItFailsItsChecks(const ReducedModel& rom, const std::string& tried) {
+  if (blowsUpOnItsOwnRuns(rom)) {
+    const OJson& own = rom.metrics().at("training_rollout");
+    throw ownRunRefusal(rom, own.value("run", std::string()), own.value("failed_at", 0.0),
+                        own.value("failure", std::string()),
+                        tried.empty() ? tried : tried + ", the best blows up too");
+  }
   if (!runsAwayInItsDesign(rom)) return;
   const OJson& heldOut = rom.metrics().at("rollout");
   const int trained = heldOut.value("trained_runs", 0), total = heldOut.value("total_runs", 0);
@@ -196,7 +186,8 @@ void refuseIfItRunsAwayInItsDesign(const ReducedModel& rom, const std::string& t
                                  : std::string("the held-out check's model: ");
   throw SolverError(
       "the trained " + rom.method() + " model fails both of its checks: " + judged + rolloutFailure(rom) +
-      ", and the model trained on all the runs misses them too: " + ownRunsMissed(rom) + tried +
+      ", and the model trained on all the runs misses them too: " + ownRunsMissed(rom) +
+      (tried.empty() ? tried : tried + ", the best fails both too") +
       ", so it is not kept: its runs can run away inside the range it was trained on. " + kRefusalAdvice);
 }
 

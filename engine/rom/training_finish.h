@@ -50,18 +50,16 @@ std::string whyTrainedAgain(const ReducedModel& rom, const std::string& error);
 /// "training_rollout").
 bool blowsUpOnItsOwnRuns(const ReducedModel& rom);
 
-/// Throws the SolverError a training that refuses such a model throws, naming the run, the time
-/// and why; `tried` is added after the reason (what was trained again, "" for nothing).
-void refuseIfItBlowsUpOnItsOwnRuns(const ReducedModel& rom, const std::string& tried);
-
 /// True when `rom` failed both of its checks: the held-out check's model blew up on a held-out run
 /// (a run of the training design) and `rom`, trained on every run, misses its own training runs
 /// (ownRunsMissed) as well: neither says a model of these runs holds anywhere in them.
 bool runsAwayInItsDesign(const ReducedModel& rom);
 
-/// Throws the SolverError a training that refuses such a model (runsAwayInItsDesign) throws, with
-/// both failures; `tried` is added after them (what was trained again, "" for nothing).
-void refuseIfItRunsAwayInItsDesign(const ReducedModel& rom, const std::string& tried);
+/// Throws the SolverError of a training that refuses `rom`, naming what failed: it blows up on one of
+/// its own training runs (the run, the time and why), or it runs away in its design
+/// (runsAwayInItsDesign: both failures). `tried`: what was trained again first ("; trained again
+/// with A and with B"; "" for nothing), followed in the message by what the best of them did.
+void refuseIfItFailsItsChecks(const ReducedModel& rom, const std::string& tried);
 
 /// Of `first`, whose held-out check missed, and `second`, trained again with other settings, the
 /// one whose held-out check erred less (a blow-up errs most; `first` when neither is better),
