@@ -609,6 +609,11 @@ TEST_CASE("the neural ODE training dialog leaves its network size and epochs to 
   CHECK(hidden->toolTip().contains("sized from the data"));
   auto* epochs = qobject_cast<QSpinBox*>(dialog.editor("epochs"));
   if (epochs) CHECK(epochs->value() == 0);
+  // The linear part is fitted first by default; "none" is the network alone.
+  auto* linear = qobject_cast<QComboBox*>(dialog.editor("linear_part"));
+  REQUIRE(linear);
+  CHECK(linear->currentText() == "least_squares");
+  CHECK(linear->findText("none") >= 0);
   waitFor([] { return false; }, 100);
   dialog.grab().save(QString::fromStdString(mbdrom::test::outputPath("/train_dialog_node_1280x760.png")));
   // The empty field is accepted as the default, not refused as a missing list.

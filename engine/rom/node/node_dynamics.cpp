@@ -1,5 +1,6 @@
 #include "engine/rom/node/node_dynamics.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/core/number_text.h"
 
@@ -9,6 +10,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <complex>
 #include <limits>
 
 namespace mbdrom {
@@ -237,7 +239,48 @@ Eigen::MatrixXd differenceAccelerations(const Run& r, double h) {
   return a;
 }
 
-void normalise(NodeDynamics& d, const std::vector<Run>& runs, double h, Eigen::VectorXd& sigmaA) {
+// L (n x (d + 1)) of the least-squares fit A ≈ L [X; 1] of the accelerations A (n x N) over the
+// inputs X (d x N), on the inputs normalised by their means xm and spreads xs, with a ridge of
+// 1e-6 of each normalised column's square sum for inputs that the data tie to others exactly.
+Eigen::MatrixXd leastSquaresLinearPart(const Eigen::MatrixXd& X, const Eigen::MatrixXd& A,
+                                       const Eigen::VectorXd& xm, const Eigen::VectorXd& xs) {
+  const Eigen::Index d = X.rows(), N = X.cols();
+  Eigen::MatrixXd Z(d + 1, N);
+  Z.topRows(d) = (X.colwise() - xm).array().colwise() / xs.array();
+  Z.row(d).setOnes();
+  Eigen::MatrixXd G = Z * Z.transpose();
+  G.diagonal().array() += 1e-6 * static_cast<double>(N);
+  const Cholesky llt(G);
+  const Eigen::MatrixXd rhs = Z * A.transpose();
+  const Eigen::MatrixXd Ln = llt.solve(rhs).transpose();  // on the normalised inputs
+  Eigen::MatrixXd L(A.rows(), d + 1);
+  L.leftCols(d) = Ln.leftCols(d) * xs.cwiseInverse().asDiagonal();
+  L.col(d) = Ln.col(d) - L.leftCols(d) * xm;
+  return L;
+}
+
+// The fastest growth [1/s] of the linear part's own motion q̈ = L_q q + L_q̇ q̇ (L's first 2n
+// columns): the largest real part of the eigenvalues of [[0, I], [L_q, L_q̇]], less a thousandth
+// of each eigenvalue's size (a lightly damped mode whose fitted damping came out slightly negative
+// grows by less than 1 % a period).
+double linearGrowth(const Eigen::MatrixXd& L, int n) {
+  Eigen::MatrixXd S = Eigen::MatrixXd::Zero(2 * n, 2 * n);
+  S.topRightCorner(n, n).setIdentity();
+  S.bottomRows(n) = L.leftCols(2 * n);
+  const GeneralEigen eig(S, false);
+  if (eig.info() != Eigen::Success) return std::numeric_limits<double>::infinity();
+  double worst = -std::numeric_limits<double>::infinity();
+  for (const std::complex<double>& lambda : eig.eigenvalues())
+    worst = std::max(worst, lambda.real() - 1e-3 * std::abs(lambda));
+  return worst;
+}
+
+// The network's input and output normalisation from the data; with `fitLinear`, the linear
+// part first (NodeDynamics::linear), the outputs normalised by what it leaves, and
+// `linearRemainder` (NodeTrainingResult::linearRemainder) set; `growth` is that of a fit not
+// kept (NodeTrainingResult::linearGrowth).
+void normalise(NodeDynamics& d, const std::vector<Run>& runs, double h, bool fitLinear,
+               Eigen::VectorXd& sigmaA, double& linearRemainder, double& growth) {
   const int n = d.coordinates(), m = d.inputs();
   Eigen::Index total = 0;
   for (const Run& r : runs) total += r.q.cols();
@@ -252,9 +295,41 @@ void normalise(NodeDynamics& d, const std::vector<Run>& runs, double h, Eigen::V
     c += N;
   }
   const Eigen::VectorXd xm = X.rowwise().mean(), am = A.rowwise().mean();
-  d.network().setInputNormalization(xm, spread(X, xm));
+  const Eigen::VectorXd xs = spread(X, xm);
+  d.network().setInputNormalization(xm, xs);
   sigmaA = spread(A, am);
-  d.network().setOutputNormalization(am, sigmaA);
+  if (!fitLinear) {
+    d.network().setOutputNormalization(am, sigmaA);
+    return;
+  }
+  // A fit whose own motion grows within the training runs' span (a pendulum's height, which moves
+  // with the square of its swing, fitted linearly in its positions) is not kept: the network would
+  // have to cancel it everywhere, and a run that the network does not hold runs away with it.
+  const Eigen::MatrixXd L = leastSquaresLinearPart(X, A, xm, xs);
+  double span = 0.0;
+  for (const Run& r : runs) span = std::max(span, r.t(r.t.size() - 1) - r.t(0));
+  growth = linearGrowth(L, n);
+  if (!(growth <= 0.1 / std::max(span, h))) {
+    d.network().setOutputNormalization(am, sigmaA);
+    return;
+  }
+  growth = 0.0;
+  d.setLinear(L);
+  const Eigen::Index in = X.rows();
+  Eigen::MatrixXd R = A;
+  R.noalias() -= d.linear().leftCols(in) * X;
+  R.colwise() -= d.linear().col(in);
+  const Eigen::VectorXd rm = R.rowwise().mean();
+  // The network's outputs in units of what it has left to learn, within the spread() floor of A's.
+  Eigen::VectorXd rs = spread(R, rm);
+  for (Eigen::Index i = 0; i < rs.size(); ++i) rs(i) = std::max(rs(i), 1e-3 * sigmaA(i));
+  d.network().setOutputNormalization(rm, rs);
+  double left = 0.0, all = 0.0;
+  for (Eigen::Index i = 0; i < A.rows(); ++i) {
+    left += ((R.row(i).array() - rm(i)) / sigmaA(i)).square().sum();
+    all += ((A.row(i).array() - am(i)) / sigmaA(i)).square().sum();
+  }
+  linearRemainder = all > 0.0 ? std::sqrt(left / all) : 0.0;
 }
 
 }  // namespace
@@ -285,6 +360,10 @@ Eigen::MatrixXd NodeDynamics::stage(const Eigen::MatrixXd& Q, const Eigen::Matri
     }();
     net_.forward(X, A, scratch);
   }
+  if (linear_.size()) {
+    A.noalias() += linear_.leftCols(X.rows()) * X;
+    A.colwise() += linear_.col(X.rows());
+  }
   return A;
 }
 
@@ -292,8 +371,19 @@ void NodeDynamics::stageBackward(nn::Workspace& ws, const Eigen::MatrixXd& gA, E
                                  Eigen::MatrixXd& gQ, Eigen::MatrixXd& gQd) const {
   Eigen::MatrixXd dX;
   net_.backward(ws, gA, grad, &dX);
+  if (linear_.size()) dX.noalias() += linear_.leftCols(dX.rows()).transpose() * gA;
   gQ = dX.topRows(n_);
   gQd = dX.middleRows(n_, n_);
+}
+
+void NodeDynamics::setLinear(Eigen::MatrixXd linear) {
+  if (linear.size() && (linear.rows() != n_ || linear.cols() != 2 * n_ + m_ + 1))
+    throw InputError("node: the linear part is " + std::to_string(linear.rows()) + " x " +
+                     std::to_string(linear.cols()) + ", expected " + std::to_string(n_) + " x " +
+                     std::to_string(2 * n_ + m_ + 1) +
+                     " (a row per coordinate, a column per network input and one)");
+  if (!linear.allFinite()) throw InputError("node: the linear part has a value that is not finite");
+  linear_ = std::move(linear);
 }
 
 Eigen::MatrixXd NodeDynamics::accelerations(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
@@ -347,6 +437,9 @@ NodeStageEvaluator::NodeStageEvaluator(const NodeDynamics& dynamics)
     : n_(dynamics.coordinates()),
       m_(dynamics.inputs()),
       net_(dynamics.network()),
+      linearX_(dynamics.linear().leftCols(dynamics.linear().size() ? 2 * n_ + m_ : 0)),
+      linear0_(dynamics.linear().size() ? Eigen::VectorXd(dynamics.linear().col(2 * n_ + m_))
+                                        : Eigen::VectorXd()),
       x_(2 * n_ + m_),
       u_(m_),
       qs_(n_),
@@ -365,6 +458,10 @@ void NodeStageEvaluator::accelerations(const Eigen::VectorXd& q, const Eigen::Ve
   if (m_ > 0) x_.tail(m_) = u;
   a.resize(n_);
   net_.value(x_.data(), a.data());
+  if (linearX_.size()) {
+    a.noalias() += linearX_ * x_;
+    a += linear0_;
+  }
 }
 
 void NodeStageEvaluator::stage(const NodeStateInput& input, const Eigen::VectorXd& q,
@@ -508,7 +605,8 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& series, cons
   result.decay = s.epochs > 0 ? s.decay : std::pow(s.decay, 400.0 / result.epochs);
   result.dynamics = NodeDynamics(n, m, result.hidden, s.activation, s.seed);
   Eigen::VectorXd sigmaA;
-  normalise(result.dynamics, runs, result.h, sigmaA);
+  normalise(result.dynamics, runs, result.h, s.linearPart == "least_squares", sigmaA, result.linearRemainder,
+            result.linearGrowth);
   const NodeLoss loss(runs, s, constraint, result.h, sigmaA);
 
   nn::TrainingSettings ts;

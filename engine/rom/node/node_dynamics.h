@@ -59,6 +59,12 @@ class NodeDynamics {
   int inputs() const { return m_; }
   nn::Mlp& network() { return net_; }
   const nn::Mlp& network() const { return net_; }
+  /// The linear part L of the accelerations, q̈ = f_θ(x) + L [x; 1] with x = [q; q̇; u] the
+  /// network's inputs: n x (2n + m + 1), its columns in acceleration per unit of each input
+  /// and an acceleration; empty: none.
+  const Eigen::MatrixXd& linear() const { return linear_; }
+  /// Sets L (above; empty: none). Throws InputError for another shape or a value that is not finite.
+  void setLinear(Eigen::MatrixXd linear);
 
   /// Accelerations (n x B) at positions Q, velocities Qd (n x B) and inputs U (m x B).
   Eigen::MatrixXd accelerations(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
@@ -93,6 +99,7 @@ class NodeDynamics {
 
   int n_ = 0, m_ = 0;
   nn::Mlp net_;
+  Eigen::MatrixXd linear_;
 };
 
 /// The stages of one state's steps (NodeDynamics::stepAtStates) in buffers of its own, the
@@ -114,6 +121,8 @@ class NodeStageEvaluator {
 
   int n_ = 0, m_ = 0;
   nn::MlpEvaluator net_;
+  Eigen::MatrixXd linearX_;  // L's columns on the inputs, and its constant (NodeDynamics::linear)
+  Eigen::VectorXd linear0_;
   Eigen::VectorXd x_, u_, qs_, a1_, a2_, a3_, a4_, v2_, v3_, v4_;
 };
 
@@ -128,10 +137,20 @@ struct NodeTrainingResult {
   std::vector<int> hidden;
   int epochs = 0;
   double decay = 0.0;
+  /// With a linear part (NodeSettings::linearPart): the RMS of the accelerations it leaves to
+  /// the network over theirs about their mean, both in units of each coordinate's spread [-];
+  /// negative: no linear part.
+  double linearRemainder = -1.0;
+  /// The growth rate of the fitted linear part's own motion [1/s] when training did not keep it
+  /// for that (a growth above a tenth of the inverse of the longest training run's span); 0: kept
+  /// or not fitted.
+  double linearGrowth = 0.0;
 };
 
 /// Trains the dynamics on `runs` (all with the same n, m and spacing). With an
-/// active constraint, its residuals at every predicted state are penalised.
+/// active constraint, its residuals at every predicted state are penalised. With a
+/// linear part, L is the least-squares fit of the data's accelerations (central
+/// differences of the velocities) over [x; 1], fixed before the network learns the rest.
 /// Throws InputError for NaN or infinite values (naming the run, row and
 /// coordinate), uneven spacing (naming the row), runs of different spacing or
 /// size, fewer training samples than a batch, and bad settings.

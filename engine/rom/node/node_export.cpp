@@ -93,6 +93,17 @@ static void node_stage(S* s, const double* x, const double* v, double* a) {
 #endif
   for (i = 0; i < NP; ++i) NODE_IN[2 * NR + NODE_LOAD_INPUTS + i] = s->p[i];
   mlp_value(&node_network, NODE_IN, a, NETWORK_WORK);
+#if NODE_LINEAR_INPUTS
+  { /* the linear part: a += L [in; 1], L row by row */
+    int r, c;
+    for (r = 0; r < NR; ++r) {
+      const double* l = node_linear + r * (NODE_LINEAR_INPUTS + 1);
+      double sum = l[NODE_LINEAR_INPUTS];
+      for (c = 0; c < NODE_LINEAR_INPUTS; ++c) sum += l[c] * NODE_IN[c];
+      a[r] += sum;
+    }
+  }
+#endif
 }
 
 static void node_project(S* s) {
@@ -256,6 +267,10 @@ void NodeModel::writeC(const Model& model, const RunOptions& run, double dt, CMo
   if (loads > 0 && loads != nq)
     throw InputError("node: the model takes " + std::to_string(loads) + " load inputs, expected " +
                      std::to_string(nq));
+  const Eigen::MatrixXd& linear = dynamics_.linear();
+  w.declarations("#define NODE_LINEAR_INPUTS " +
+                 std::to_string(linear.size() ? dynamics_.network().inputs() : 0) + "\n");
+  if (linear.size()) w.constant("node_linear", linear);
   w.constant("node_initial_x", z0q_);
   w.constant("node_initial_v", z0qd_);
   w.constant("node_reference", qRef_);

@@ -473,6 +473,10 @@ void NodeModel::recordTrainingMetrics(const Model& model, const Dataset& dataset
   m["train_starts"] = r.trainSamples;
   m["validation_starts"] = r.validationSamples;
   m["hidden"] = r.hidden;  // as trained: the settings' widths, or sized from the data
+  if (r.linearRemainder >= 0.0) m["linear_part_remainder"] = r.linearRemainder;
+  if (r.linearGrowth > 0.0)
+    m["linear_part"] =
+        formatText("not kept: its own motion grows at %.3g /s; the network alone", r.linearGrowth);
   m["epochs"] = r.epochs;
   m["decay"] = r.decay;
   m["epochs_run"] = r.history.trainLoss.size();
@@ -543,6 +547,7 @@ void NodeModel::writeMethodJson(OJson& j) const {
   m["initial_q"] = vectorJson(z0q_);
   m["initial_qd"] = vectorJson(z0qd_);
   m["network"] = OJson::parse(dynamics_.network().toJson().dump());
+  if (dynamics_.linear().size()) m["linear_part"] = matrixJson(dynamics_.linear());
   if (latent_) m["latent"] = latent_->toJson();
   j["matrices"] = m;
 }
@@ -595,6 +600,14 @@ std::unique_ptr<NodeModel> NodeModel::fromJson(const OJson& j, const std::string
                     std::to_string(n));
   rom->dynamics_ = NodeDynamics(static_cast<int>(n), inputs + p, {1}, nn::Activation::Tanh, 0);
   rom->dynamics_.network() = std::move(net);
+  if (m.contains("linear_part")) {
+    try {
+      rom->dynamics_.setLinear(
+          matrixFromJson(m.at("linear_part"), n, 2 * n + inputs + p + 1, source + ": matrices.linear_part"));
+    } catch (const InputError& e) {
+      throw FileError(source + ": matrices.linear_part: " + e.what());
+    }
+  }
   rom->z0q_ = vectorFromJson(m.at("initial_q"), n, source + ": matrices.initial_q");
   rom->z0qd_ = vectorFromJson(m.at("initial_qd"), n, source + ": matrices.initial_qd");
   return rom;
@@ -999,6 +1012,12 @@ MethodInfo nodeMethod() {
        SettingKind::Choice,
        "One-step map in training and in runs",
        {"rk4", "euler", "symplectic_euler"}},
+      {"linear_part",
+       "Linear part",
+       SettingKind::Choice,
+       "least_squares: the accelerations' least-squares fit, linear in the state and loads, is fixed "
+       "first and the network learns what it leaves; none: the network alone",
+       {"least_squares", "none"}},
       SettingSpec{"epochs", "Epochs", SettingKind::Integer,
                   "Passes over the training pairs; 0 (default): from the data, ~13,600 optimiser steps in "
                   "100 to 400 epochs (the decay then spreads over them as over 400), twice as many when "

@@ -60,7 +60,8 @@
 /// "none" or "external": u = f_ext at the current state), `parameters` ([]: names of
 /// the parameters μ), `hidden`
 /// ([64, 64]), `activation` ("tanh"), `integrator` ("rk4", "euler",
-/// "symplectic_euler"), `epochs` (400), `batch_size` (32), `learning_rate`
+/// "symplectic_euler"), `linear_part` ("least_squares": a linear fit of the accelerations first,
+/// the network learning the rest; "none"), `epochs` (400), `batch_size` (32), `learning_rate`
 /// (1e-3), `decay` (0.98 per epoch), `min_learning_rate` (0: lower bound),
 /// `validation_fraction` (0.1), `patience` (0 = no early stopping),
 /// `rollout_steps` (1 = one-step loss), `constraint_weight` (1),

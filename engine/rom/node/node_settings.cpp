@@ -60,6 +60,7 @@ NodeSettings NodeSettings::fromJson(const OJson& j) {
                                                  {"linear", "relu", "sigmoid", "tanh", "softplus", "silu"}));
   s.integrator = nodeIntegratorFromName(
       r.choice("integrator", nodeIntegratorName(s.integrator), {"rk4", "euler", "symplectic_euler"}));
+  s.linearPart = r.choice("linear_part", s.linearPart, {"least_squares", "none"});
   s.epochs = r.integer("epochs", s.epochs, {.min = 0, .max = 100000000});
   s.epochsScale = r.integer("epochs_scale", s.epochsScale, {.min = 1, .max = 64});
   s.batchSize = r.integer("batch_size", s.batchSize, {.min = 1, .max = 100000000});
@@ -88,6 +89,7 @@ OJson NodeSettings::toJson() const {
   j["hidden"] = hidden;
   j["activation"] = nn::activationName(activation);
   j["integrator"] = nodeIntegratorName(integrator);
+  j["linear_part"] = linearPart;
   j["epochs"] = epochs;
   j["epochs_scale"] = epochsScale;
   j["batch_size"] = batchSize;

@@ -38,6 +38,10 @@ struct NodeSettings {
   std::vector<int> hidden;
   nn::Activation activation = nn::Activation::Tanh;
   NodeIntegrator integrator = NodeIntegrator::Rk4;
+  /// "least_squares": the accelerations' least-squares fit, linear in the network's inputs, is
+  /// fixed before training and the network learns what it leaves (NodeDynamics::linear); a
+  /// resonance's stiffness and damping then need no network's precision. "none": the network alone.
+  std::string linearPart = "least_squares";
   /// 0: from the data (nodeEpochs: about 13,600 optimiser steps, 100 to 400 epochs).
   int epochs = 0;
   /// With epochs 0: the data's epochs times this (each training of the held-out check resolves

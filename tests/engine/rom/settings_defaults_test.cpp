@@ -35,7 +35,7 @@ TEST_CASE("default settings of node and ae are stored unchanged", "[rom][setting
   CHECK(
       checkReducedModelSettings("node", OJson::object()).dump() ==
       R"({"coordinates":"auto","inputs":"auto","hidden":[],"activation":"tanh","integrator":"rk4",)"
-      R"("epochs":0,"epochs_scale":1,"batch_size":32,"learning_rate":0.001,"decay":0.98,"min_learning_rate":0.0,)"
+      R"("linear_part":"least_squares","epochs":0,"epochs_scale":1,"batch_size":32,"learning_rate":0.001,"decay":0.98,"min_learning_rate":0.0,)"
       R"("validation_fraction":0.1,"patience":0,"rollout_steps":1,"constraint_weight":1.0,"gradient_clip":0.0,)"
       R"("seed":1})");
   CHECK(checkReducedModelSettings("ae", OJson::object()).dump() ==
@@ -94,7 +94,7 @@ TEST_CASE("settings of pod, pca and sindy name the key and the wrong value", "[r
 TEST_CASE("settings of node and ae other than the defaults are stored as given", "[rom][settings]") {
   const OJson node = OJson::parse(
       R"({"coordinates":["P.x","P.y"],"inputs":"external","parameters":["m","k_1"],"hidden":[8],)"
-      R"("activation":"silu","integrator":"symplectic_euler","epochs":0,"epochs_scale":3,"batch_size":1,"learning_rate":0.5,)"
+      R"("activation":"silu","integrator":"symplectic_euler","linear_part":"none","epochs":0,"epochs_scale":3,"batch_size":1,"learning_rate":0.5,)"
       R"("decay":1.0,"min_learning_rate":0.25,"validation_fraction":0.0,"patience":3,"rollout_steps":10000,)"
       R"("constraint_weight":0.0,"gradient_clip":2.5,"seed":18446744073709551615})");
   CHECK(checkReducedModelSettings("node", node) == node);
@@ -148,7 +148,7 @@ TEST_CASE("settings of node and ae name the key and the wrong value", "[rom][set
   CHECK(
       message("node", {{"epoch", 3}}) ==
       "node settings: unknown setting \"epoch\" (known: coordinates, inputs, parameters, hidden, activation, "
-      "integrator, epochs, epochs_scale, batch_size, learning_rate, decay, min_learning_rate, "
+      "integrator, linear_part, epochs, epochs_scale, batch_size, learning_rate, decay, min_learning_rate, "
       "validation_fraction, "
       "patience, rollout_steps, constraint_weight, gradient_clip, seed)");
   CHECK(message("ae", {{"nr", -1}}) ==

@@ -6,6 +6,7 @@
 
 #include "engine/rom/node/node_model.h"
 #include "engine/core/error.h"
+#include "engine/core/file_io.h"
 #include "engine/data/dataset.h"
 #include "engine/model/constraints.h"
 #include "engine/rom/ae/ae_model.h"
@@ -43,8 +44,9 @@ NodeSettings testSettings(int epochs, int batch, int width, double lr = 3e-3, do
   return s;
 }
 
-// Central-difference check of nodeLossAndGradient on a few parameters.
-void checkGradient(const NodeCase& c, NodeIntegrator integrator, int rollout) {
+// Central-difference check of nodeLossAndGradient on a few parameters; `linear`: with a
+// linear part of fixed pseudo-random entries (NodeDynamics::linear).
+void checkGradient(const NodeCase& c, NodeIntegrator integrator, int rollout, bool linear = false) {
   NodeSettings s;
   s.hidden = {6, 5};
   s.integrator = integrator;
@@ -57,6 +59,11 @@ void checkGradient(const NodeCase& c, NodeIntegrator integrator, int rollout) {
   Eigen::VectorXd inScale = Eigen::VectorXd::Ones(d.network().inputs());
   d.network().setInputNormalization(Eigen::VectorXd::Zero(d.network().inputs()), inScale);
   d.network().setOutputNormalization(Eigen::VectorXd::Zero(n), Eigen::VectorXd::Constant(n, 5.0));
+  if (linear) {
+    Eigen::MatrixXd L(n, d.network().inputs() + 1);
+    for (Eigen::Index k = 0; k < L.size(); ++k) L.data()[k] = std::sin(1.7 * static_cast<double>(k) + 0.3);
+    d.setLinear(L);
+  }
   const std::vector<int> starts{0, 17, 101, 250};
   Eigen::VectorXd grad, dummy;
   const double loss = nodeLossAndGradient(d, series, s, c.constraint, starts, grad);
@@ -96,6 +103,54 @@ TEST_CASE("node loss gradient with inputs and a constraint penalty matches finit
   checkGradient(crank, NodeIntegrator::Rk4, 1);
   checkGradient(crank, NodeIntegrator::Rk4, 2);
   checkGradient(crank, NodeIntegrator::SymplecticEuler, 2);
+}
+
+TEST_CASE("node loss gradient through a linear part matches finite differences", "[node_model_test]") {
+  checkGradient(tripleMassSpringDamperCase(), NodeIntegrator::Rk4, 1, true);
+  checkGradient(tripleMassSpringDamperCase(), NodeIntegrator::Rk4, 3, true);
+  checkGradient(sliderCrankCase(false), NodeIntegrator::Rk4, 2, true);
+}
+
+TEST_CASE(
+    "node's linear part is the chain's stiffness and damping over its masses, and one that grows is not kept",
+    "[node_model_test]") {
+  // Ground-m1-m2-m3 with k = 50 N/m and c = 2 N s/m per link: q̈ = -M^-1 (K q + C q̇) exactly,
+  // which the least-squares part finds in the data before the network has learnt anything. The
+  // data's accelerations are central differences of the velocities at 10 ms, and the damping
+  // forces are 1/25 of the stiffness's at the chain's frequencies: a difference's error of 0.2 %
+  // of the acceleration is up to 5 % of the damping.
+  const NodeCase c = tripleMassSpringDamperCase();
+  NodeSettings s = testSettings(1, 16, 8);
+  Monitor monitor;
+  const NodeTrainingResult r = trainNodeDynamics({nodeCaseTrainingSeries(c)}, s, c.constraint, monitor);
+  Eigen::Matrix3d K;
+  K << 100.0, -50.0, 0.0, -50.0, 100.0, -50.0, 0.0, -50.0, 50.0;
+  const Eigen::Matrix3d stiffness = -(Eigen::Vector3d(0.01, 0.1, 1.0).asDiagonal() * K);
+  const Eigen::Matrix3d damping = stiffness * (2.0 / 50.0);
+  const Eigen::MatrixXd& L = r.dynamics.linear();
+  REQUIRE(L.rows() == 3);
+  REQUIRE(L.cols() == 7);
+  INFO("L =\n" << L);
+  CHECK((L.leftCols(3) - stiffness).norm() < 0.005 * stiffness.norm());
+  CHECK((L.middleCols(3, 3) - damping).norm() < 0.1 * damping.norm());
+  CHECK(r.linearRemainder >= 0.0);
+  CHECK(r.linearRemainder < 0.01);
+  // Data of q̈ = q (q = cosh t over 2 s): the fit's own motion grows at 1 /s, well within the
+  // run's span, so training does not keep it and says how fast it grows.
+  NodeSeries growing;
+  growing.name = "growing";
+  growing.t = Eigen::VectorXd::LinSpaced(201, 0.0, 2.0);
+  growing.q = growing.t.array().cosh().matrix().transpose();
+  growing.qd = growing.t.array().sinh().matrix().transpose();
+  const NodeTrainingResult unstable = trainNodeDynamics({growing}, s, NodeConstraint{}, monitor);
+  CHECK(unstable.dynamics.linear().size() == 0);
+  CHECK(unstable.linearGrowth == Approx(1.0).epsilon(0.01));
+  CHECK(unstable.linearRemainder < 0.0);
+  // "none": the network alone.
+  s.linearPart = "none";
+  const NodeTrainingResult alone = trainNodeDynamics({nodeCaseTrainingSeries(c)}, s, c.constraint, monitor);
+  CHECK(alone.dynamics.linear().size() == 0);
+  CHECK(alone.linearRemainder < 0.0);
 }
 
 TEST_CASE("node reference cases reproduce their physics", "[node_model_test]") {
@@ -269,6 +324,10 @@ TEST_CASE("node reduced model in natural coordinates trains, round-trips and run
   saveReducedModel(*rom, path);
   const auto loaded = loadReducedModel(path, d.model);
   CHECK(loaded->toJson() == rom->toJson());
+  // A pendulum's natural coordinates move with the square of its swing: a linear fit of them grows.
+  CHECK_THAT(rom->metrics().at("linear_part").get<std::string>(),
+             Catch::StartsWith("not kept: its own motion grows"));
+  CHECK_FALSE(rom->toJson().at("matrices").contains("linear_part"));
   const TrajectoryTable a = romRun(*rom, d.model, "free", 1.0, tempPath("node_pendulum_a.csv"), 0.01);
   const TrajectoryTable b = romRun(*loaded, d.model, "free", 1.0, tempPath("node_pendulum_b.csv"), 0.01);
   REQUIRE(a.data.rows() == 101);
@@ -321,16 +380,17 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   TrajectoryRecorder recorder;
   const double dt = rom->simulate(d.model, o, recorder).dt;
   CHECK(dt <= own + 1e-12);
+  INFO("own step " << own << " s");
   REQUIRE(recorder.samples().size() == static_cast<std::size_t>(N));
   Eigen::VectorXd Phi;
   for (const Sample& s : recorder.samples()) {
     evalPhi(d.model, s.q, s.t, Phi);
     // At the steps' ends the dependent coordinate follows by assembly; between them the samples
-    // are interpolated, off the constraint by the interpolant's error (under 5e-6 at the 160 ms
-    // steps this model takes), far below the model's own (the 2 cm below).
+    // are interpolated, off the constraint by the interpolant's error (2e-5 at the 160 ms steps
+    // this model takes), far below the model's own (the 2 cm below).
     const double steps = s.t / dt;
     const bool end = std::abs(steps - std::round(steps)) < 1e-9;
-    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 2e-5));
+    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 5e-5));
   }
   CHECK(recorder.samples().back().q(1) == Approx(run.q(1, N - 1)).margin(0.02));
   // At the learnt step, as an exported FMU runs it (its inputs held between communication
@@ -405,6 +465,32 @@ TEST_CASE(
     m->conservativeResize(Eigen::NoChange, N);
   const auto early = trainReducedModel("node", start, tiny, monitor, &d.model);
   CHECK(coordinatesOf(*early) == std::vector<std::string>{"A.y"});
+}
+
+TEST_CASE("node's linear part is kept in its file, read back, and a part of another shape is refused by name",
+          "[node_model_test]") {
+  Monitor monitor;
+  const Model mac = readModel(example("macpherson"));
+  Dataset data = makeDataset(mac);
+  addRun(data, exampleRun(mac, "train", 1.0));
+  const auto rom = trainReducedModel("node", data, {{"hidden", {4}}, {"epochs", 2}, {"batch_size", 16}},
+                                     monitor, &mac, OwnRunFailure::Keep);
+  INFO(rom->metrics().dump());
+  CHECK(rom->metrics().contains("linear_part_remainder"));
+  nlohmann::ordered_json file = rom->toJson();
+  REQUIRE(file.at("matrices").contains("linear_part"));
+  const std::string good = tempPath("node_mac_linear.json");
+  saveReducedModel(*rom, good);
+  CHECK(loadReducedModel(good, mac)->toJson() == file);
+  file["matrices"]["linear_part"] = nlohmann::ordered_json::array({{1.0, 2.0}, {3.0, 4.0}});
+  const std::string bad = tempPath("node_mac_bad_linear.json");
+  writeFileAtomically(bad, file.dump());
+  REQUIRE_THROWS_AS(loadReducedModel(bad, mac), FileError);
+  try {
+    loadReducedModel(bad, mac);
+  } catch (const FileError& e) {
+    CHECK_THAT(e.what(), Catch::Contains("matrices.linear_part: expected 1 rows, got 2"));
+  }
 }
 
 TEST_CASE("node falls back to all natural coordinates when no set is independent along the data",
@@ -521,8 +607,8 @@ TEST_CASE(
   Monitor monitor;
   const auto rom = trainReducedModel(
       "node", data,
-      {{"hidden", {16, 16}}, {"epochs", 8}, {"inputs", "external"}, {"coordinates", {"P.x", "P.y"}}}, monitor,
-      &model, OwnRunFailure::Keep);
+      {{"hidden", {16, 16}}, {"epochs", 200}, {"inputs", "external"}, {"coordinates", {"P.x", "P.y"}}},
+      monitor, &model, OwnRunFailure::Keep);
   nlohmann::ordered_json file = rom->toJson();
   file.erase("envelope");
   const auto assembled = reducedModelFromJson(file, "no envelope");
@@ -551,7 +637,7 @@ TEST_CASE(
   INFO("share of the positions on the grid " << share << ", largest difference " << worst
                                              << " m of a swing of " << swing << " m");
   CHECK(swing > 0.05);
-  CHECK(worst < 1e-6);
+  CHECK(worst < 5e-6);
   CHECK(worst > 0.0);  // two ways, not one
 }
 
