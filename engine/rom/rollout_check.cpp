@@ -841,14 +841,17 @@ RolloutCheck growOwnStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck ch
 
 // For a model whose step is learnt (a neural ODE's network under the integrator it was trained
 // through) and that samples between its steps: the check repeated at doubled steps (up to 16
-// times `step`) while the error stays within a twentieth of the goal of the learnt step's and
-// within the goal when that passes; the largest such step the model's own. The network is a
-// vector field, so a larger step integrates the same one: it holds while the integrator's error
-// at that step is small beside the model's own.
+// times `step`) while the error stays within a twentieth of the goal of the learnt step's, or
+// within a fifth of the goal, and within the goal when that passes; the largest such step the
+// model's own. The network is a vector field, so a larger step integrates the same one: it holds
+// while the integrator's error at that step is small beside the model's own, or beside the goal
+// for a model far within it (the vibration absorber's: 0.19 % at 10 ms, 0.51 % at 20 ms).
 RolloutCheck growLearntStep(ReducedModel& rom, ReducedModel& probe, RolloutCheck check, double step,
                             const std::function<RolloutCheck()>& judge, Monitor& monitor) {
   const double base = check.judgedError(), goal = check.tolerance;
-  const auto holds = [base, goal](double e) { return e <= base + 0.05 * goal && (base > goal || e <= goal); };
+  const auto holds = [base, goal](double e) {
+    return e <= std::max(base + 0.05 * goal, 0.2 * goal) && (base > goal || e <= goal);
+  };
   return growStep(rom, probe, std::move(check), step, 5, holds, judge, monitor);
 }
 

@@ -490,11 +490,13 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
   s = base;
   s["parameters"] = {"gain"};
   cases.push_back({"mu", trainReducedModel("node", withMu, s, monitor, &model, OwnRunFailure::Keep), {2.6}});
+  int withLinearPart = 0;  // the linear part fitted first, evaluated by the C too
   for (const Case& c : cases) {
     INFO(c.name);
     const auto* node = dynamic_cast<const NodeModel*>(c.rom.get());
     REQUIRE(node != nullptr);
     CHECK(node->independentCoordinates() == (c.name == "independent" || c.name == "mu"));
+    withLinearPart += c.rom->toJson().at("matrices").contains("linear_part") ? 1 : 0;
     const std::string id = "bar_node_" + c.name;
     const std::string dir = tempDir(id);
     const Exported exported = exportAndUnpack(*c.rom, model, id, dir, {"A"});
@@ -548,6 +550,7 @@ TEST_CASE("neural ODE models exported run in C as the engine does in each coordi
     INFO(log);
     CHECK(fs::exists(dir + "/c/" + id + ".o"));
   }
+  CHECK(withLinearPart >= 2);
 }
 
 TEST_CASE("SINDy models exported run their library and the kinematic table in C as the engine does",

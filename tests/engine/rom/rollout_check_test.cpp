@@ -386,8 +386,10 @@ TEST_CASE(
   CHECK(pod->ownStep() == Approx(h));
 }
 
-TEST_CASE("a learnt step grows while the held-out error stays within a twentieth of the goal of its own",
-          "[rollout_check]") {
+TEST_CASE(
+    "a learnt step grows while the held-out error stays within a twentieth of the goal of its own or a "
+    "fifth of the goal",
+    "[rollout_check]") {
   const PushedRail r;
   Monitor monitor;
   const OJson settings{{"epochs", 5}, {"hidden", {8, 8}}, {"validation_fraction", 0.0}};
@@ -414,6 +416,27 @@ TEST_CASE("a learnt step grows while the held-out error stays within a twentieth
   CHECK(node->ownStep() == Approx(2.0 * h));
   CHECK(chosen.error == Approx(0.022));
   CHECK_THAT(chosen.step, Catch::Contains("its own step " + formatText("%g", 2e3 * h) + " ms"));
+  // A model far within the goal grows its step while the error stays within a fifth of it:
+  // 0.2 % at h, 0.5 % at 2 h, 0.9 % at 4 h, 1.2 % at 8 h.
+  const auto accurateAt = [&](double step) {
+    return step < 1.5 * h ? 0.002 : step < 3.0 * h ? 0.005 : step < 6.0 * h ? 0.009 : 0.012;
+  };
+  RolloutCheck accurate = first;
+  accurate.error = accurateAt(h);
+  node->setOwnStep(h);
+  judged.clear();
+  const RolloutCheck grown = chooseOwnStep(
+      *node, *node, accurate,
+      [&] {
+        judged.push_back(node->ownStep());
+        RolloutCheck c = accurate;
+        c.error = accurateAt(node->ownStep());
+        return c;
+      },
+      monitor);
+  CHECK(judged.size() == 3);  // 2 h and 4 h hold, 8 h does not
+  CHECK(node->ownStep() == Approx(4.0 * h));
+  CHECK(grown.error == Approx(0.009));
   // A check that failed at the learnt step keeps it.
   node->setOwnStep(h);
   RolloutCheck failed = first;
