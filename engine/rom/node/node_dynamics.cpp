@@ -241,7 +241,12 @@ Eigen::MatrixXd differenceAccelerations(const Run& r, double h) {
 
 // L (n x (d + 1)) of the least-squares fit A ≈ L [X; 1] of the accelerations A (n x N) over the
 // inputs X (d x N), on the inputs normalised by their means xm and spreads xs, with a ridge of
-// 1e-6 of each normalised column's square sum for inputs that the data tie to others exactly.
+// 1e-6 N. The spreads have a floor of a thousandth of the largest input's (spread()), so a column
+// whose own spread is below it sums to less than N, and the ridge shrinks its coefficient: by
+// half for a spread of a millionth of the largest input's (a position in metres beside loads of
+// kilonewtons). That also tames inputs the data tie to others. It depends on the inputs' units
+// through the floor; a ridge of 1e-6 of each column's own square sum keeps such fits whole, and
+// a MacPherson strut's fit on one second of its run then grows (not kept).
 Eigen::MatrixXd leastSquaresLinearPart(const Eigen::MatrixXd& X, const Eigen::MatrixXd& A,
                                        const Eigen::VectorXd& xm, const Eigen::VectorXd& xs) {
   const Eigen::Index d = X.rows(), N = X.cols();

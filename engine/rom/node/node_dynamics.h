@@ -158,8 +158,10 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& runs, const 
                                      const NodeConstraint& constraint, Monitor& monitor);
 
 /// The one-step/rollout loss and its gradient for starting samples `starts`
-/// (column indices of the single run `run`), as training uses it; for the
-/// finite-difference test. Returns the mean loss; grad is resized and filled.
+/// (column indices of the single run `run`), as training uses it but with σ_a the
+/// network's output scale (training's is the spread of the data's accelerations, which a
+/// linear part leaves apart); for the finite-difference test. Returns the mean loss; grad
+/// is resized and filled.
 double nodeLossAndGradient(const NodeDynamics& dynamics, const NodeSeries& run, const NodeSettings& settings,
                            const NodeConstraint& constraint, const std::vector<int>& starts,
                            Eigen::VectorXd& grad);

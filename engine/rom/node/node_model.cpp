@@ -1015,7 +1015,8 @@ MethodInfo nodeMethod() {
       {"linear_part",
        "Linear part",
        SettingKind::Choice,
-       "least_squares: the accelerations' least-squares fit, linear in the state and loads, is fixed "
+       "least_squares: the accelerations' least-squares fit, linear in the state, loads and parameters, is "
+       "fixed "
        "first and the network learns what it leaves; none: the network alone",
        {"least_squares", "none"}},
       SettingSpec{"epochs", "Epochs", SettingKind::Integer,
