@@ -269,6 +269,7 @@ Eigen::MatrixXd leastSquaresLinearPart(const Eigen::MatrixXd& X, const Eigen::Ma
 // of each eigenvalue's size (a lightly damped mode whose fitted damping came out slightly negative
 // grows by less than 1 % a period).
 double linearGrowth(const Eigen::MatrixXd& L, int n) {
+  if (!L.allFinite()) return std::numeric_limits<double>::infinity();  // a fit that failed
   Eigen::MatrixXd S = Eigen::MatrixXd::Zero(2 * n, 2 * n);
   S.topRightCorner(n, n).setIdentity();
   S.bottomRows(n) = L.leftCols(2 * n);

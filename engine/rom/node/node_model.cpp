@@ -476,7 +476,9 @@ void NodeModel::recordTrainingMetrics(const Model& model, const Dataset& dataset
   if (r.linearRemainder >= 0.0) m["linear_part_remainder"] = r.linearRemainder;
   if (r.linearGrowth > 0.0)
     m["linear_part"] =
-        formatText("not kept: its own motion grows at %.3g /s; the network alone", r.linearGrowth);
+        std::isfinite(r.linearGrowth)
+            ? formatText("not kept: its own motion grows at %.3g /s; the network alone", r.linearGrowth)
+            : std::string("not kept: the least-squares fit failed; the network alone");
   m["epochs"] = r.epochs;
   m["decay"] = r.decay;
   m["epochs_run"] = r.history.trainLoss.size();
