@@ -281,52 +281,24 @@ double linearGrowth(const Eigen::MatrixXd& L, int n) {
   return worst;
 }
 
-// The network's input and output normalisation from the data; with `fitLinear`, the linear
-// part first (NodeDynamics::linear), the outputs normalised by what it leaves, and
-// `linearRemainder` (NodeTrainingResult::linearRemainder) set; `growth` is that of a fit not
-// kept (NodeTrainingResult::linearGrowth).
-void normalise(NodeDynamics& d, const std::vector<Run>& runs, double h, bool fitLinear,
-               Eigen::VectorXd& sigmaA, double& linearRemainder, double& growth) {
-  const int n = d.coordinates(), m = d.inputs();
-  Eigen::Index total = 0;
-  for (const Run& r : runs) total += r.q.cols();
-  Eigen::MatrixXd X(2 * n + m, total), A(n, total);
-  Eigen::Index c = 0;
-  for (const Run& r : runs) {
-    const Eigen::Index N = r.q.cols();
-    X.block(0, c, n, N) = r.q;
-    X.block(n, c, n, N) = r.qd;
-    if (m > 0) X.block(2 * n, c, m, N) = r.u;
-    A.middleCols(c, N) = differenceAccelerations(r, h);
-    c += N;
-  }
-  const Eigen::VectorXd xm = X.rowwise().mean(), am = A.rowwise().mean();
-  const Eigen::VectorXd xs = spread(X, xm);
-  d.network().setInputNormalization(xm, xs);
-  sigmaA = spread(A, am);
-  if (!fitLinear) {
-    d.network().setOutputNormalization(am, sigmaA);
-    return;
-  }
-  // A fit whose own motion grows within the training runs' span (a pendulum's height, which moves
-  // with the square of its swing, fitted linearly in its positions) is not kept: the network would
-  // have to cancel it everywhere, and a run that the network does not hold runs away with it.
-  const Eigen::MatrixXd L = leastSquaresLinearPart(X, A, xm, xs);
-  double span = 0.0;
-  for (const Run& r : runs) span = std::max(span, r.t(r.t.size() - 1) - r.t(0));
-  growth = linearGrowth(L, n);
-  if (!(growth <= 0.1 / std::max(span, h))) {
-    d.network().setOutputNormalization(am, sigmaA);
-    return;
-  }
-  growth = 0.0;
+// With L fitted (leastSquaresLinearPart) on the inputs X and accelerations A: the network's
+// outputs normalised by what L leaves (within the spread() floor of A's, sigmaA), and
+// r.linearRemainder set. A fit whose own motion grows within the training runs' `span` [s] (a
+// pendulum's height, which moves with the square of its swing, fitted linearly in its positions)
+// is not kept, r.linearGrowth saying how fast: the network would have to cancel it everywhere,
+// and a run that the network does not hold runs away with it. Returns whether L was kept.
+bool keepLinearPart(NodeTrainingResult& r, const Eigen::MatrixXd& L, const Eigen::MatrixXd& X,
+                    const Eigen::MatrixXd& A, const Eigen::VectorXd& am, const Eigen::VectorXd& sigmaA,
+                    double span) {
+  NodeDynamics& d = r.dynamics;
+  r.linearGrowth = linearGrowth(L, d.coordinates());
+  if (!(r.linearGrowth <= 0.1 / std::max(span, r.h))) return false;
+  r.linearGrowth = 0.0;
   d.setLinear(L);
-  const Eigen::Index in = X.rows();
-  Eigen::MatrixXd R = A;
-  R.noalias() -= d.linear().leftCols(in) * X;
-  R.colwise() -= d.linear().col(in);
+  Eigen::MatrixXd R = A;  // what L leaves
+  R.noalias() -= L.leftCols(X.rows()) * X;
+  R.colwise() -= L.col(X.rows());
   const Eigen::VectorXd rm = R.rowwise().mean();
-  // The network's outputs in units of what it has left to learn, within the spread() floor of A's.
   Eigen::VectorXd rs = spread(R, rm);
   for (Eigen::Index i = 0; i < rs.size(); ++i) rs(i) = std::max(rs(i), 1e-3 * sigmaA(i));
   d.network().setOutputNormalization(rm, rs);
@@ -335,7 +307,35 @@ void normalise(NodeDynamics& d, const std::vector<Run>& runs, double h, bool fit
     left += ((R.row(i).array() - rm(i)) / sigmaA(i)).square().sum();
     all += ((A.row(i).array() - am(i)) / sigmaA(i)).square().sum();
   }
-  linearRemainder = all > 0.0 ? std::sqrt(left / all) : 0.0;
+  r.linearRemainder = all > 0.0 ? std::sqrt(left / all) : 0.0;
+  return true;
+}
+
+// The network's input and output normalisation from the data (sigmaA: the accelerations'
+// spread, the loss's scale); with `fitLinear`, the linear part first (keepLinearPart).
+void normalise(NodeTrainingResult& r, const std::vector<Run>& runs, bool fitLinear, Eigen::VectorXd& sigmaA) {
+  NodeDynamics& d = r.dynamics;
+  const int n = d.coordinates(), m = d.inputs();
+  Eigen::Index total = 0;
+  for (const Run& run : runs) total += run.q.cols();
+  Eigen::MatrixXd X(2 * n + m, total), A(n, total);
+  Eigen::Index c = 0;
+  double span = 0.0;
+  for (const Run& run : runs) {
+    const Eigen::Index N = run.q.cols();
+    X.block(0, c, n, N) = run.q;
+    X.block(n, c, n, N) = run.qd;
+    if (m > 0) X.block(2 * n, c, m, N) = run.u;
+    A.middleCols(c, N) = differenceAccelerations(run, r.h);
+    span = std::max(span, run.t(run.t.size() - 1) - run.t(0));
+    c += N;
+  }
+  const Eigen::VectorXd xm = X.rowwise().mean(), am = A.rowwise().mean();
+  const Eigen::VectorXd xs = spread(X, xm);
+  d.network().setInputNormalization(xm, xs);
+  sigmaA = spread(A, am);
+  if (!fitLinear || !keepLinearPart(r, leastSquaresLinearPart(X, A, xm, xs), X, A, am, sigmaA, span))
+    d.network().setOutputNormalization(am, sigmaA);
 }
 
 }  // namespace
@@ -366,11 +366,15 @@ Eigen::MatrixXd NodeDynamics::stage(const Eigen::MatrixXd& Q, const Eigen::Matri
     }();
     net_.forward(X, A, scratch);
   }
-  if (linear_.size()) {
-    A.noalias() += linear_.leftCols(X.rows()) * X;
-    A.colwise() += linear_.col(X.rows());
-  }
+  addLinearPart(X, A);
   return A;
+}
+
+void NodeDynamics::addLinearPart(const Eigen::Ref<const Eigen::MatrixXd>& X,
+                                 Eigen::Ref<Eigen::MatrixXd> A) const {
+  if (!linear_.size()) return;
+  A.noalias() += linear_.leftCols(X.rows()) * X;
+  A.colwise() += linear_.col(X.rows());
 }
 
 void NodeDynamics::stageBackward(nn::Workspace& ws, const Eigen::MatrixXd& gA, Eigen::VectorXd& grad,
@@ -442,10 +446,8 @@ void NodeDynamics::stepAtStates(NodeIntegrator integrator, double h, double t0, 
 NodeStageEvaluator::NodeStageEvaluator(const NodeDynamics& dynamics)
     : n_(dynamics.coordinates()),
       m_(dynamics.inputs()),
+      dynamics_(dynamics),
       net_(dynamics.network()),
-      linearX_(dynamics.linear().leftCols(dynamics.linear().size() ? 2 * n_ + m_ : 0)),
-      linear0_(dynamics.linear().size() ? Eigen::VectorXd(dynamics.linear().col(2 * n_ + m_))
-                                        : Eigen::VectorXd()),
       x_(2 * n_ + m_),
       u_(m_),
       qs_(n_),
@@ -464,10 +466,7 @@ void NodeStageEvaluator::accelerations(const Eigen::VectorXd& q, const Eigen::Ve
   if (m_ > 0) x_.tail(m_) = u;
   a.resize(n_);
   net_.value(x_.data(), a.data());
-  if (linearX_.size()) {
-    a.noalias() += linearX_ * x_;
-    a += linear0_;
-  }
+  dynamics_.addLinearPart(x_, a);
 }
 
 void NodeStageEvaluator::stage(const NodeStateInput& input, const Eigen::VectorXd& q,
@@ -611,8 +610,7 @@ NodeTrainingResult trainNodeDynamics(const std::vector<NodeSeries>& series, cons
   result.decay = s.epochs > 0 ? s.decay : std::pow(s.decay, 400.0 / result.epochs);
   result.dynamics = NodeDynamics(n, m, result.hidden, s.activation, s.seed);
   Eigen::VectorXd sigmaA;
-  normalise(result.dynamics, runs, result.h, s.linearPart == "least_squares", sigmaA, result.linearRemainder,
-            result.linearGrowth);
+  normalise(result, runs, s.linearPart == "least_squares", sigmaA);
   const NodeLoss loss(runs, s, constraint, result.h, sigmaA);
 
   nn::TrainingSettings ts;

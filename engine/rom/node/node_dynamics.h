@@ -65,6 +65,8 @@ class NodeDynamics {
   const Eigen::MatrixXd& linear() const { return linear_; }
   /// Sets L (above; empty: none). Throws InputError for another shape or a value that is not finite.
   void setLinear(Eigen::MatrixXd linear);
+  /// A += L [X; 1] for inputs X ((2n + m) x B) and accelerations A (n x B); nothing without L.
+  void addLinearPart(const Eigen::Ref<const Eigen::MatrixXd>& X, Eigen::Ref<Eigen::MatrixXd> A) const;
 
   /// Accelerations (n x B) at positions Q, velocities Qd (n x B) and inputs U (m x B).
   Eigen::MatrixXd accelerations(const Eigen::MatrixXd& Q, const Eigen::MatrixXd& Qd,
@@ -120,9 +122,8 @@ class NodeStageEvaluator {
              Eigen::VectorXd& a);
 
   int n_ = 0, m_ = 0;
+  const NodeDynamics& dynamics_;
   nn::MlpEvaluator net_;
-  Eigen::MatrixXd linearX_;  // L's columns on the inputs, and its constant (NodeDynamics::linear)
-  Eigen::VectorXd linear0_;
   Eigen::VectorXd x_, u_, qs_, a1_, a2_, a3_, a4_, v2_, v3_, v4_;
 };
 

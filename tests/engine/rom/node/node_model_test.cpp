@@ -358,9 +358,11 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   run.t.conservativeResize(N);
   for (Eigen::MatrixXd* m : {&run.q, &run.qd, &run.qdd, &run.f_spring, &run.f_damper, &run.f_ext})
     m->conservativeResize(Eigen::NoChange, N);
-  const nlohmann::ordered_json settings{{"coordinates", {"A.y"}}, {"hidden", {16, 16}},
-                                        {"epochs", 300},          {"batch_size", 8},
-                                        {"learning_rate", 3e-3},  {"validation_fraction", 0.0}};
+  // The network alone: its steps and interpolant are what the bound below was set on (with a
+  // linear part the model's interpolant is 2.03e-5 off the constraint between 160 ms steps).
+  const nlohmann::ordered_json settings{
+      {"coordinates", {"A.y"}}, {"hidden", {16, 16}},         {"epochs", 300},        {"batch_size", 8},
+      {"learning_rate", 3e-3},  {"validation_fraction", 0.0}, {"linear_part", "none"}};
   const auto rom = trainReducedModel("node", data, settings, monitor, &d.model);
   CHECK(rom->reducedDimension() == 1);
   INFO(rom->metrics().dump());
@@ -386,11 +388,11 @@ TEST_CASE("node reduced model in an independent coordinate follows the pendulum"
   for (const Sample& s : recorder.samples()) {
     evalPhi(d.model, s.q, s.t, Phi);
     // At the steps' ends the dependent coordinate follows by assembly; between them the samples
-    // are interpolated, off the constraint by the interpolant's error (2e-5 at the 160 ms steps
-    // this model takes), far below the model's own (the 2 cm below).
+    // are interpolated, off the constraint by the interpolant's error (under 5e-6 at the 160 ms
+    // steps this model takes), far below the model's own (the 2 cm below).
     const double steps = s.t / dt;
     const bool end = std::abs(steps - std::round(steps)) < 1e-9;
-    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 5e-5));
+    CHECK(Phi.cwiseAbs().maxCoeff() < (end ? 1e-9 : 2e-5));
   }
   CHECK(recorder.samples().back().q(1) == Approx(run.q(1, N - 1)).margin(0.02));
   // At the learnt step, as an exported FMU runs it (its inputs held between communication
@@ -605,10 +607,15 @@ TEST_CASE(
   addRun(data, runFromSamples(fullRun(model, "train", 2.0, tempPath("node_grid_train.csv"), 0.01), "train",
                               "train"));
   Monitor monitor;
-  const auto rom = trainReducedModel(
-      "node", data,
-      {{"hidden", {16, 16}}, {"epochs", 200}, {"inputs", "external"}, {"coordinates", {"P.x", "P.y"}}},
-      monitor, &model, OwnRunFailure::Keep);
+  // The network alone, as the bound below was set on (a 200-epoch model with a linear part: 1.6e-6,
+  // its load columns passing the grid's error on).
+  const auto rom = trainReducedModel("node", data,
+                                     {{"hidden", {16, 16}},
+                                      {"epochs", 8},
+                                      {"inputs", "external"},
+                                      {"coordinates", {"P.x", "P.y"}},
+                                      {"linear_part", "none"}},
+                                     monitor, &model, OwnRunFailure::Keep);
   nlohmann::ordered_json file = rom->toJson();
   file.erase("envelope");
   const auto assembled = reducedModelFromJson(file, "no envelope");
@@ -637,7 +644,7 @@ TEST_CASE(
   INFO("share of the positions on the grid " << share << ", largest difference " << worst
                                              << " m of a swing of " << swing << " m");
   CHECK(swing > 0.05);
-  CHECK(worst < 5e-6);
+  CHECK(worst < 1e-6);
   CHECK(worst > 0.0);  // two ways, not one
 }
 
