@@ -235,6 +235,7 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
   if (const auto own = rom.metrics().find("training_rollout"); own != rom.metrics().end() && own->is_object())
     out << "training runs " << own->value("text", std::string()) << "\n";
   if (const std::string probe = stepProbeText(rom); !probe.empty()) out << "step probe " << probe << "\n";
+  if (const std::string probe = releaseProbeText(rom); !probe.empty()) out << "pulse probe " << probe << "\n";
   if (const std::string speed = speedCheckText(rom); !speed.empty()) out << "speed " << speed << "\n";
   // The held-out rollout's verdict, unless the method's report says it already (SINDy's).
   const auto verdict = rom.metrics().find("verdict");

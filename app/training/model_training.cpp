@@ -167,7 +167,8 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
         if (failedItsChecks(**result))
           wb_.log->warning(
               tr("Model \"%1\": %2").arg(stored, QString::fromStdString(validationWarning(**result))));
-        // A model that misses a held step of its loads says so where its runs' bounds will.
+        // A model that misses a held step or a released pulse of its loads says so where its runs'
+        // bounds will.
         bool missed = false;
         if (const std::string probe = stepProbeText(**result, &missed); !probe.empty()) {
           const QString text = tr("Model \"%1\", step probe: %2").arg(stored, QString::fromStdString(probe));
@@ -175,6 +176,15 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
             wb_.log->warning(text +
                              tr("; runs that hold their loads longer than its training runs expect 1.8 times "
                                 "that figure or more, and warn"));
+          else
+            wb_.log->info(text);
+        }
+        if (const std::string probe = releaseProbeText(**result, &missed); !probe.empty()) {
+          const QString text = tr("Model \"%1\", pulse probe: %2").arg(stored, QString::fromStdString(probe));
+          if (missed)
+            wb_.log->warning(
+                text + tr("; runs whose loads come back to rest and hold still longer than its training "
+                          "runs' expect 1.8 times that figure or more, and warn"));
           else
             wb_.log->info(text);
         }

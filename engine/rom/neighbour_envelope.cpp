@@ -160,6 +160,30 @@ void runningMean(Eigen::VectorXd& mean, const Eigen::MatrixBase<X>& x, double dt
   mean += (1.0 - std::exp(-dt / tau)) * (x - mean);
 }
 
+// Whether load rates `rates` (on the load directions) [N/s] are still: their features' norm below
+// kStillRate.
+bool stillRates(const Eigen::VectorXd& rates, const Eigen::VectorXd& rateScale) {
+  constexpr double still2 = NeighbourEnvelope::kStillRate * NeighbourEnvelope::kStillRate;
+  double sum = 0.0;
+  for (Eigen::Index i = 0; i < rates.size(); ++i)
+    sum += (rates(i) / rateScale(i)) * (rates(i) / rateScale(i));
+  return sum < still2;
+}
+
+// One sample of the loads' stillness from `before` to `t` [s]: `from` is when the present still stretch
+// began (negative while the loads move), `longest` the longest stretch so far; stretches count only
+// after the loads first moved (`moved`): a run at rest from its start holds nothing still.
+void trackStill(bool still, double before, double t, bool& moved, double& from, double& longest) {
+  if (!still) {
+    moved = true;
+    from = -1.0;
+    return;
+  }
+  if (!moved) return;
+  if (from < 0.0) from = before;
+  longest = std::max(longest, t - from);
+}
+
 }  // namespace
 
 void NeighbourEnvelope::measureHeldLoads(const Dataset& dataset) {
@@ -173,11 +197,18 @@ void NeighbourEnvelope::measureHeldLoads(const Dataset& dataset) {
   }
   if (!(heldTime_ > 0.0)) return;
   for (std::size_t r = 0; r < features.size(); ++r) {
-    const Eigen::VectorXd& t = dataset.runs[r].t;
+    const DatasetRun& run = dataset.runs[r];
+    const Eigen::VectorXd& t = run.t;
     Eigen::VectorXd mean = Eigen::VectorXd::Zero(features[r].rows());  // from the loads' training mean
+    bool moved = false;
+    double from = -1.0;
     for (Eigen::Index k = 1; k < t.size(); ++k) {
-      runningMean(mean, features[r].col(k), t(k) - t(k - 1), heldTime_);
+      const double dt = t(k) - t(k - 1);
+      if (!(dt > 0.0)) continue;
+      runningMean(mean, features[r].col(k), dt, heldTime_);
       heldTrained_ = std::max(heldTrained_, mean.norm());
+      const Eigen::VectorXd rates = fBasis_.transpose() * (run.f_ext.col(k) - run.f_ext.col(k - 1)) / dt;
+      trackStill(stillRates(rates, rateScale_), t(k - 1), t(k), moved, from, stillTrained_);
     }
   }
 }
@@ -347,6 +378,9 @@ void NeighbourTracker::restart() {
   largest_ = 0.0;
   largestT_ = 0.0;
   held_ = 0.0;
+  moved_ = false;
+  stillFrom_ = -1.0;
+  still_ = 0.0;
   largestPart_.clear();
 }
 
@@ -368,6 +402,8 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
   double d = -1.0;
   if (measured) {
     rates_ = (loads_ - previous_) / (t - previousT_);
+    if (e.heldTime_ > 0.0)
+      trackStill(stillRates(rates_, e.rateScale_), previousT_, t, moved_, stillFrom_, still_);
     e.fill(q, qd, loads_, rates_, x_);
     // The distance is a norm: it is at most the last searched sample's plus how far the run
     // moved since. While that bound stays below the largest so far, the sample can change
@@ -436,26 +472,43 @@ double NeighbourEnvelope::gateFor(double scale, double heldOutError) {
   return scale * std::clamp(reach, kLeastGateFactor, kMostGateFactor);
 }
 
-double NeighbourEnvelope::expectedError(double d, double held, bool* fromProbe) const {
-  if (fromProbe) *fromProbe = false;
+double NeighbourEnvelope::expectedError(double d, double held, double still, BoundSource* source) const {
+  if (source) *source = BoundSource::Distance;
   // Nearer than the held-out runs went, the error goes from the model's own on its training runs
   // (their samples, d = 0) to the held-out one: the elastic-joint arm's neural ODE, 4 % off its
   // held-out run and 0.74 % off its own, follows loads a fifth as far out within 0.3-0.8 %.
   const double x = d / scale();
   const double nearer = trainingError_ >= 0.0 ? heldOutError_ * x + trainingError_ * (1.0 - x)
                                               : heldOutError_ * std::max(kNearestFraction, x);
-  const double bound = kExpectedErrorFactor * (x < 1.0 ? nearer : heldOutError_ * x);
+  double bound = kExpectedErrorFactor * (x < 1.0 ? nearer : heldOutError_ * x);
   // A step's miss grows with its level (the sprung four-bar's neural ODE: 4.5 %, 6.9 % and 12 % at
   // half, 0.7 and all of the largest load): the probe's, scaled down to the run's held load.
-  if (!heldBeyondTraining(held)) return bound;
-  const double share = probeHeld_ > 0.0 ? std::min(1.0, held / probeHeld_) : 1.0;
-  const double probed =
-      probeFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * probeError_ * share;
-  if (!(probed <= bound)) {
-    if (fromProbe) *fromProbe = true;
-    return probed;
+  if (heldBeyondTraining(held)) {
+    const double share = probeHeld_ > 0.0 ? std::min(1.0, held / probeHeld_) : 1.0;
+    const double probed =
+        probeFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * probeError_ * share;
+    if (!(probed <= bound)) {
+      if (source) *source = BoundSource::HeldStep;
+      bound = probed;
+    }
+  }
+  // Loads come back to rest and stay: the slow return a released pulse measured (the mm slider-crank's
+  // neural ODE settles where the mechanism creeps on: 12 % off after a bump, 12 % under the pulse).
+  if (std::isfinite(bound) && stillBeyondTraining(still)) {
+    const double released =
+        releaseFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * releaseError_;
+    if (!(released <= bound)) {
+      if (source) *source = BoundSource::Release;
+      bound = released;
+    }
   }
   return bound;
+}
+
+void NeighbourEnvelope::recordRelease(double error, bool failed) {
+  if (!(error >= 0.0) || !std::isfinite(error)) return;
+  releaseError_ = error;
+  releaseFailed_ = failed;
 }
 
 void NeighbourEnvelope::recordProbe(double error, double held, bool failed) {
@@ -487,6 +540,11 @@ OJson NeighbourEnvelope::toJson() const {
       j["held_loads"]["probe_error"] = probeError_;
       j["held_loads"]["probe_held"] = probeHeld_;
       if (probeFailed_) j["held_loads"]["probe_failed"] = true;
+    }
+    if (releaseError_ >= 0.0) {
+      j["held_loads"]["release_error"] = releaseError_;
+      if (releaseFailed_) j["held_loads"]["release_failed"] = true;
+      j["held_loads"]["still_trained"] = stillTrained_;
     }
   }
   return j;
@@ -538,6 +596,14 @@ NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string&
       if (const OJson* failed = hr.find("probe_failed")) {
         if (!failed->is_boolean()) hr.fail("probe_failed is not true or false");
         e.probeFailed_ = failed->get<bool>();
+      }
+    }
+    if (hr.find("release_error")) {
+      e.releaseError_ = hr.number("release_error", {.min = 0});
+      e.stillTrained_ = hr.number("still_trained", {.min = 0});
+      if (const OJson* failed = hr.find("release_failed")) {
+        if (!failed->is_boolean()) hr.fail("release_failed is not true or false");
+        e.releaseFailed_ = failed->get<bool>();
       }
     }
     hr.finish();

@@ -38,17 +38,26 @@
 /// beyond kHeldMargin times what training held expects at least kExpectedErrorFactor times that error, times
 /// its running mean over the probe's (at most 1), and no bound when the model blew up under the step.
 ///
+/// Loads held still: a run's loads are still while their rate features stay below kStillRate (a constant
+/// load, not a sine passing its peak); stillTrained() is the longest such stretch of the training runs
+/// after their loads first moved. Training also runs the model under the step released (a pulse back to the
+/// mean, step_probe.h): a run whose loads, after they moved, hold still for longer than both heldTime() and
+/// kHeldMargin times stillTrained() expects at least kExpectedErrorFactor times that pulse's error, and no
+/// bound when the model blew up under it.
+///
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
 /// {"held_out_distance", "held_out_error", and optionally "least_gate" and "training_error"}
 /// (absent: not calibrated),
-/// "held_loads": {"time", "trained", and after a probe "probe_error", "probe_held", "probe_failed"} (absent
-/// in older files: not measured)}.
+/// "held_loads": {"time", "trained", and after a probe "probe_error", "probe_held", "probe_failed", after
+/// a pulse probe "release_error", "release_failed" and "still_trained"} (absent in older files: not
+/// measured)}.
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
 
+#include <algorithm>
 #include <string>
 
 namespace mbdrom {
@@ -63,6 +72,10 @@ class NeighbourEnvelope {
   /// A run holds its loads beyond training when its running mean exceeds this multiple of the
   /// training runs' largest.
   static constexpr double kHeldMargin = 1.25;
+  /// Loads are still while the norm of their rate features (rates over their training RMS) stays below this.
+  static constexpr double kStillRate = 1e-3;
+  /// What set a run's bound (expectedError).
+  enum class BoundSource { Distance, HeldStep, Release };
 
   /// True when the envelope has training samples.
   bool known() const { return samples_.cols() > 0; }
@@ -109,11 +122,11 @@ class NeighbourEnvelope {
   double gate() const;
   /// The gate of a check whose run went `scale` [feature units] out and missed by `heldOutError` [-].
   static double gateFor(double scale, double heldOutError);
-  /// The relative RMS error a run whose largest distance is `d` (<= gate()) and whose loads'
-  /// running mean reached `held` (NeighbourTracker::held; 0: not held) expects [-]. `fromProbe`
-  /// (optional): set when the step probe, not the distance, gives it (NaN when the model blew up
-  /// under the probe).
-  double expectedError(double d, double held = 0.0, bool* fromProbe = nullptr) const;
+  /// The relative RMS error a run whose largest distance is `d` (<= gate()), whose loads'
+  /// running mean reached `held` (NeighbourTracker::held; 0: not held) and whose loads held still
+  /// for `still` [s] after they moved (NeighbourTracker::still) expects [-]. `source` (optional): what
+  /// gave it, the distance or a probe (NaN when the model blew up under that probe).
+  double expectedError(double d, double held = 0.0, double still = 0.0, BoundSource* source = nullptr) const;
 
   /// Time constant of the loads' running mean [s] (0: no load features).
   double heldTime() const { return heldTime_; }
@@ -123,6 +136,13 @@ class NeighbourEnvelope {
   /// training and a step probe measured what the model does then.
   bool heldBeyondTraining(double held) const {
     return probeError_ >= 0.0 && held > kHeldMargin * heldTrained_;
+  }
+  /// The longest time the training runs' loads held still after they first moved [s].
+  double stillTrained() const { return stillTrained_; }
+  /// True when a run whose loads held still for `still` [s] after they moved holds them still beyond
+  /// training and a pulse probe measured what the model does then.
+  bool stillBeyondTraining(double still) const {
+    return releaseError_ >= 0.0 && still > std::max(heldTime_, kHeldMargin * stillTrained_);
   }
   /// True when a run whose running mean reached `held` [load feature units] holds its loads beyond
   /// training and no step probe measured the model (training could not make one: its bound is the
@@ -135,6 +155,11 @@ class NeighbourEnvelope {
   /// beyond training then has no bound).
   void recordProbe(double error, double held, bool failed = false);
   bool probeFailed() const { return probeFailed_; }
+  /// Records the released pulse's relative RMS error [-]; `failed`: the reduced model blew up under it.
+  void recordRelease(double error, bool failed = false);
+  /// The pulse probe's error [-] (negative: no probe).
+  double releaseError() const { return releaseError_; }
+  bool releaseFailed() const { return releaseFailed_; }
   /// The step probe's error [-] (negative: no probe) and running mean [load feature units].
   double probeError() const { return probeError_; }
   double probeHeld() const { return probeHeld_; }
@@ -181,6 +206,8 @@ class NeighbourEnvelope {
   double heldOutDistance_ = -1.0, heldOutError_ = 0.0, leastGate_ = 0.0, trainingError_ = -1.0;
   double heldTime_ = 0.0, heldTrained_ = 0.0, probeError_ = -1.0, probeHeld_ = -1.0;
   bool probeFailed_ = false;
+  double stillTrained_ = 0.0, releaseError_ = -1.0;
+  bool releaseFailed_ = false;
 };
 
 /// The joint distance along a run, sample after sample: the load rate from the sample before
@@ -204,14 +231,18 @@ class NeighbourTracker {
   /// The largest norm of the loads' running mean so far (NeighbourEnvelope::heldTime) [load
   /// feature units]; 0 without load features.
   double held() const { return held_; }
+  /// The longest time the loads held still after they first moved (NeighbourEnvelope::kStillRate) [s];
+  /// 0 without load features.
+  double still() const { return still_; }
 
  private:
   const NeighbourEnvelope& envelope_;
   Eigen::VectorXd x_, loads_, previous_, rates_;  // features; projected loads now, before; their rates
   Eigen::VectorXd mean_;                          // the load features' running mean
   double previousT_ = 0.0, largest_ = 0.0, largestT_ = 0.0, held_ = 0.0;
+  double stillFrom_ = -1.0, still_ = 0.0;  // when the loads' present stillness began (negative: moving)
   std::string largestPart_;
-  bool started_ = false;
+  bool started_ = false, moved_ = false;
   int hint_ = 0;
   Eigen::VectorXd searchedX_;  // features of the last sample searched, and its distance
   double searchedDistance_ = 0.0;

@@ -59,10 +59,19 @@ std::string jointInsideText(const RomSimulationSummary& s) {
            "): no error bound (the run holds its loads beyond its training runs, and the model blew up under "
            "a "
            "held step of its loads when it was trained";
+  if (s.releaseBound && !std::isfinite(s.expectedError))
+    return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
+           "): no error bound (the run holds its loads still, after they moved, longer than its training "
+           "runs "
+           "did, and the model blew up under a released pulse of its loads when it was trained";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
          "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) + " % relative RMS error (" +
          (s.heldBound ? "what a step of its loads, held, missed by at training: the run holds its loads "
                         "beyond its training runs"
+          : s.releaseBound
+              ? "what a pulse of its loads, released, missed by at training: the run holds its loads still "
+                "for " +
+                    shortNumberText(s.stillTime) + " s after they moved, longer than its training runs did"
           : s.heldUnprobed
               ? "calibrated on the model's held-out check, whose runs did not hold their loads as "
                 "this run does; training made no step probe to measure the model then"
@@ -336,6 +345,25 @@ std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary&
          " % when the model was trained: the model does not hold under held loads";
 }
 
+// A run whose bound the released pulse set (RomSimulationSummary::releaseBound): how long its loads held
+// still and what the pulse measured; "" when that bound is within the goal.
+std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  const std::string still = "its loads hold still for " + shortNumberText(summary.stillTime) +
+                            " s after they moved (its training runs held theirs still for at most " +
+                            shortNumberText(joint.stillTrained()) + " s)";
+  if (joint.releaseFailed())
+    return "the run states no error bound: " + still +
+           ", and the model blew up under a released pulse of its loads when it was trained: the model does "
+           "not hold when its loads come back to rest";
+  if (!(summary.expectedError > kHeldOutTolerance)) return {};
+  return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
+         " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
+         " % goal: " + still + ", and a pulse of its loads, released, was missed by " +
+         formatText("%.2g", 100.0 * joint.releaseError()) +
+         " % when the model was trained: the model does not hold when its loads come back to rest";
+}
+
 }  // namespace
 
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
@@ -373,6 +401,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            " % relative RMS error when it was trained, more than the " +
            formatText("%g", 100.0 * kHeldOutTolerance) + " % goal";
   if (summary.heldBound) return heldLoadWarning(rom, summary);
+  if (summary.releaseBound) return stillLoadWarning(rom, summary);
   // A bound above the goal is a warning wherever it comes from (a held-out error near the goal,
   // or a run that goes farther from the training samples than the held-out runs went): the
   // residual alone let runs 6-11 % off pass in the goals benchmark.
@@ -629,6 +658,11 @@ void ReducedModel::recordFurtherCheck(const RolloutCheck& check, const std::stri
 void ReducedModel::recordStepProbe(const StepProbe& probe) {
   metrics_["step_probe"] = probe.toJson();
   if (probe.done) envelope_.recordJointProbe(probe.error, probe.held, probe.failed);
+}
+
+void ReducedModel::recordReleaseProbe(const StepProbe& probe) {
+  metrics_["release_probe"] = probe.toJson();
+  if (probe.done) envelope_.recordJointRelease(probe.error, probe.failed);
 }
 
 void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {

@@ -94,6 +94,11 @@ struct RomSimulationSummary : RunSummary {
   /// True when the run holds its loads beyond training and the step probe, not the distance, set
   /// expectedError (NeighbourEnvelope::expectedError; NaN when the model blew up under the probe).
   bool heldBound = false;
+  /// The longest time the run's loads held still after they moved (NeighbourTracker::still) [s].
+  double stillTime = 0.0;
+  /// True when the run holds its loads still beyond training and the released pulse, not the distance,
+  /// set expectedError (NaN when the model blew up under that pulse).
+  bool releaseBound = false;
   /// True when the run holds its loads beyond training and training made no step probe
   /// (NeighbourEnvelope::heldUnprobed): expectedError is the distance's, from runs that did not hold
   /// theirs, and the run's envelope line says so (a note, not a warning: a sine of the design's
@@ -317,6 +322,9 @@ class ReducedModel {
   void recordThirdCheck(const RolloutCheck& check);
   /// Records the step probe (metrics "step_probe") and its figures in the joint envelope.
   void recordStepProbe(const StepProbe& probe);
+  /// Records the released pulse (probeWithAPulse; metrics "release_probe") and its figure in the joint
+  /// envelope.
+  void recordReleaseProbe(const StepProbe& probe);
   /// Records how this model ran its own training runs from their start (checkTrainingRuns):
   /// metric "training_rollout" (RolloutCheck::toJson).
   void recordTrainingRollout(const RolloutCheck& check);

@@ -155,12 +155,16 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
       summary_.jointWorst = joint_->largestPart();
     }
     summary_.heldLoad = joint_->held();
+    summary_.stillTime = joint_->still();
     if (joint.calibrated()) {
       // A run that passes the gate leaves, whatever training run it seems to retrace.
       if (d > summary_.jointGate && summary_.jointLeftAt < 0.0) summary_.jointLeftAt = s.t;
       if (summary_.retracedRun.empty() && !summary_.beyondOwnStep()) {
+        NeighbourEnvelope::BoundSource source{};
         summary_.expectedError =
-            joint.expectedError(summary_.jointDistance, summary_.heldLoad, &summary_.heldBound);
+            joint.expectedError(summary_.jointDistance, summary_.heldLoad, summary_.stillTime, &source);
+        summary_.heldBound = source == NeighbourEnvelope::BoundSource::HeldStep;
+        summary_.releaseBound = source == NeighbourEnvelope::BoundSource::Release;
         summary_.heldUnprobed = joint.heldUnprobed(summary_.heldLoad);
       }
     }

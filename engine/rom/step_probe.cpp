@@ -39,7 +39,8 @@ double stepOf(const TrainingLoadRange& r, double sign) {
 }
 
 // The probe's mechanism: `m` with load case `lc`'s loads held at their training mean, stepping up
-// (sign > 0) or down to their training extreme (probe.levels says from what to what).
+// (sign > 0) or down to their training extreme (probe.levels says from what to what), and for a
+// released probe back to their mean as fast.
 Model steppedModel(const Model& m, int lc, const std::vector<TrainingLoadRange>& x, double sign,
                    StepProbe& probe) {
   ModelSpec spec = m.spec();
@@ -48,9 +49,13 @@ Model steppedModel(const Model& m, int lc, const std::vector<TrainingLoadRange>&
     const double unit = m.loads(lc)[k].direction.norm();
     if (!(unit > 0.0)) continue;
     const double step = stepOf(x[k], sign);
-    loadCase.loads[k].function =
-        TimeFunction::sum({TimeFunction::constant(x[k].mean / unit),
-                           TimeFunction::smoothStep(probe.start, probe.start + probe.rise, step / unit)});
+    std::vector<TimeFunction> terms{
+        TimeFunction::constant(x[k].mean / unit),
+        TimeFunction::smoothStep(probe.start, probe.start + probe.rise, step / unit)};
+    if (probe.released)
+      terms.push_back(
+          TimeFunction::smoothStep(probe.start + probe.rise, probe.start + 2.0 * probe.rise, -step / unit));
+    loadCase.loads[k].function = TimeFunction::sum(std::move(terms));
     const std::string unitName = loadCase.loads[k].type == LoadSpec::Type::Torque ? " N m" : " N";
     const double span = x[k].high - x[k].low;
     probe.levels +=
@@ -74,7 +79,11 @@ double heldLoads(const ReducedModel& rom, const DatasetRun& run) {
 // when a run cannot be made).
 void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const DatasetRun& first,
               Monitor& monitor, StepProbe& probe) {
-  monitor.reportNow({"the model under a step of its loads", 0, 1, {}});
+  monitor.reportNow(
+      {probe.released ? "the model under a pulse of its loads" : "the model under a step of its loads",
+       0,
+       1,
+       {}});
   const Eigen::Index N = first.samples();
   RunOptions o;
   o.loadCase = lc;
@@ -160,7 +169,10 @@ std::string StepProbe::outcome() const {
 }
 
 std::string StepProbe::text() const {
-  if (!done) return "no step probe (" + note + ")";
+  if (!done) return (released ? "no pulse probe (" : "no step probe (") + note + ")";
+  if (released)
+    return "a pulse of the loads (" + levels + " and back at t = " + shortNumberText(start) +
+           " s, rising over " + shortNumberText(rise) + " s and falling as fast), released: " + outcome();
   return "a step of the loads (" + levels + " at t = " + shortNumberText(start) + " s, rising over " +
          shortNumberText(rise) + " s), held: " + outcome();
 }
@@ -180,15 +192,17 @@ nlohmann::ordered_json StepProbe::toJson() const {
   return j;
 }
 
-std::string stepProbeText(const ReducedModel& rom, bool* missed) {
-  const auto probe = rom.metrics().find("step_probe");
+namespace {
+
+std::string probeText(const ReducedModel& rom, const char* key, bool* missed) {
+  const auto probe = rom.metrics().find(key);
   if (probe == rom.metrics().end() || !probe->is_object() || !probe->value("done", false)) return {};
   if (missed) *missed = probe->value("failed", false) || probe->value("error", 0.0) > kHeldOutTolerance;
   return probe->value("text", std::string());
 }
 
-StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
-                         Monitor& monitor) {
+StepProbe probeOnce(const Model& model, const ReducedModel& rom, const Dataset& dataset, Monitor& monitor,
+                    bool released) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
   if (!rom.takesLoads() || !joint.known() || !(joint.heldTime() > 0.0))
     return notProbed("the model's dynamics take no varying loads");
@@ -219,6 +233,7 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
   std::vector<std::string> directions;
   for (const double sign : {1.0, -1.0}) {
     StepProbe probe;
+    probe.released = released;
     probe.start = dt * std::round(kStartFraction * span / dt);
     for (const TrainingLoadRange& r : x)
       if (r.steepest > 0.0)
@@ -237,6 +252,28 @@ StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Data
   }
   StepProbe& probe = worst.done ? worst : unmade;
   probe.directions = std::move(directions);
+  return probe;
+}
+
+}  // namespace
+
+std::string stepProbeText(const ReducedModel& rom, bool* missed) {
+  return probeText(rom, "step_probe", missed);
+}
+
+std::string releaseProbeText(const ReducedModel& rom, bool* missed) {
+  return probeText(rom, "release_probe", missed);
+}
+
+StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                         Monitor& monitor) {
+  return probeOnce(model, rom, dataset, monitor, false);
+}
+
+StepProbe probeWithAPulse(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                          Monitor& monitor) {
+  StepProbe probe = probeOnce(model, rom, dataset, monitor, true);
+  probe.released = true;  // a probe not made says which it was
   return probe;
 }
 

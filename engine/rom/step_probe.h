@@ -15,6 +15,12 @@
 /// span. Once in each direction; the worse is the probe's figure (a mechanism pushed one way need not
 /// answer as pushed the other). A load that is never negative (pulses from 0) is so probed inside its
 /// range, not below it.
+///
+/// The pulse (probeWithAPulse) is that step released: the loads fall back to their mean as fast as they
+/// rose and stay there. Oscillating training loads never hold still; a run whose loads come back to
+/// rest and stay (a bump, a step's end) shows the slow return of the mechanism, which a model can miss
+/// while it follows every sine and every held step: the joint envelope states the pulse's figure for
+/// runs whose loads hold still, after they moved, for longer than training held them still.
 
 #include "engine/core/monitor.h"
 #include "engine/data/dataset.h"
@@ -33,8 +39,9 @@ struct StepProbe {
   std::string note;
   bool failed = false;  ///< the reduced run blew up (`failure`)
   std::string failure;
-  double error = 0.0;  ///< relative RMS error of the worst point over the whole run [-]
-  std::string point;   ///< that point
+  bool released = false;  ///< a pulse, released (probeWithAPulse), not a step held
+  double error = 0.0;     ///< relative RMS error of the worst point over the whole run [-]
+  std::string point;      ///< that point
   double held =
       0.0;  ///< the running mean of the loads it reached (NeighbourTracker::held) [load feature units]
   double start = 0.0;  ///< when the loads start to rise [s]
@@ -47,7 +54,9 @@ struct StepProbe {
   /// (...)".
   std::string outcome() const;
   /// One line, e.g. "a step of the loads (push 0.022 N to 1.52 N at t = 1 s, rising over 0.28 s),
-  /// held: missed by 10 % relative RMS at point A (its worst, over the whole run)".
+  /// held: missed by 10 % relative RMS at point A (its worst, over the whole run)", or for a pulse "a
+  /// pulse of the loads (push 0.022 N to 1.52 N and back at t = 1 s, rising over 0.28 s and falling as
+  /// fast), released: ...".
   std::string text() const;
   nlohmann::ordered_json toJson() const;
 };
@@ -55,6 +64,8 @@ struct StepProbe {
 /// The recorded probe's line of `rom` (metrics "step_probe"), "" when it was not probed; `missed`
 /// (optional) says whether the probe missed beyond the error goal.
 std::string stepProbeText(const ReducedModel& rom, bool* missed = nullptr);
+/// The same of the released pulse (metrics "release_probe").
+std::string releaseProbeText(const ReducedModel& rom, bool* missed = nullptr);
 
 /// What the training runs did with one load: its name, mean, smallest and largest value [N or N m]
 /// (the load's magnitude along its direction) and steepest rate [N/s or N m/s], over every run whose
@@ -76,5 +87,9 @@ std::vector<TrainingLoadRange> trainingLoadRanges(const Model& model, const Data
 /// `monitor` stops it.
 StepProbe probeWithAStep(const Model& model, const ReducedModel& rom, const Dataset& dataset,
                          Monitor& monitor);
+/// The same step released: the loads fall back to their mean over the time they rose in and hold there
+/// (StepProbe::released), under the same conditions.
+StepProbe probeWithAPulse(const Model& model, const ReducedModel& rom, const Dataset& dataset,
+                          Monitor& monitor);
 
 }  // namespace mbdrom

@@ -107,6 +107,8 @@ class TrainingEnvelope {
   }
   /// Records the step probe's error and running mean (NeighbourEnvelope::recordProbe).
   void recordJointProbe(double error, double held, bool failed) { joint_.recordProbe(error, held, failed); }
+  /// Records the released pulse's error (NeighbourEnvelope::recordRelease).
+  void recordJointRelease(double error, bool failed) { joint_.recordRelease(error, failed); }
   /// Drops the joint envelope's calibration: no bound, no gate.
   void uncalibrateJoint() { joint_.uncalibrate(); }
   /// Replaces the joint envelope (of other runs than the ranges'), uncalibrated.

@@ -151,6 +151,7 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   }
   if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItFailsItsChecks(*rom, "");
   rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
+  rom->recordReleaseProbe(probeWithAPulse(*model, *rom, *written, monitor));
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
     speed = noSpeedAfterBlowUp("the held-out rollout blew up (" + failure + ")");

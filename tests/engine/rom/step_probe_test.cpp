@@ -294,3 +294,137 @@ TEST_CASE("a model file's held loads are read back, and hostile values are refus
   older["envelope"]["joint"].erase("held_loads");
   CHECK(reducedModelFromJson(older, "m.json")->envelope().joint().probeError() < 0.0);
 }
+
+namespace {
+
+// A push of 20 N from 0.3 s to 0.4 s (a half-sine), then none.
+TimeFunction bump() {
+  std::vector<double> t{0.0, 0.3}, v{0.0, 0.0};
+  for (int k = 1; k <= 10; ++k) {
+    t.push_back(0.3 + 0.01 * k);
+    v.push_back(20.0 * std::sin(3.141592653589793 * k / 10.0));
+  }
+  t.push_back(1.2);
+  v.push_back(0.0);
+  return TimeFunction::table(t, v);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "loads that hold still after they moved are still, a sine passing its peaks or a load at rest is not",
+    "[step_probe]") {
+  const SineRuns r;
+  const NeighbourEnvelope e = NeighbourEnvelope::fromDataset(r.dataset(), true);
+  // The sines' rate passes 0 at their peaks, within a sample: never still for long.
+  CHECK(e.stillTrained() < 0.025);
+  const auto still = [&](const TimeFunction& function) {
+    const Model model = railWithOther(function);
+    NeighbourTracker tracker(e);
+    for (const Sample& s : fullRun(model, "other", 1.2, tempPath("still.csv"), 0.01))
+      tracker.add(s.t, s.q, s.qd, s.f_ext);
+    return tracker.still();
+  };
+  CHECK(still(TimeFunction::sine(25.0, 2.5)) < 0.025);
+  CHECK(still(TimeFunction::smoothStep(0.3, 0.35, 20.0)) == Approx(1.2 - 0.35).margin(0.011));
+  CHECK(still(bump()) == Approx(1.2 - 0.4).margin(0.011));
+  CHECK(still(TimeFunction::constant(-20.0)) == 0.0);  // held from the start: it never moved
+}
+
+TEST_CASE("the pulse probe's error is the reduced run's own error under the released pulse it describes",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  const auto& step = pod->metrics().at("step_probe");
+  const auto& pulse = pod->metrics().at("release_probe");
+  REQUIRE(pulse.at("done").get<bool>());
+  REQUIRE_FALSE(pulse.at("failed").get<bool>());
+  // The step probe's step in each direction, falling back to the mean over the time it rose in.
+  const double start = pulse.at("start").get<double>();
+  CHECK(start == step.at("start").get<double>());
+  CHECK(pulse.at("rise").get<double>() == step.at("rise").get<double>());
+  const std::vector<TrainingLoadRange> ranges = trainingLoadRanges(r.model, r.dataset(), {"push"});
+  REQUIRE(ranges.size() == 1);
+  const double mean = ranges[0].mean;
+  const auto released = [&](double level) {
+    const double rise = 15.0 / 8.0 * std::abs(level - mean) / (0.5 * ranges[0].steepest);
+    return railWithOther(TimeFunction::sum(
+        {TimeFunction::constant(mean), TimeFunction::smoothStep(start, start + rise, level - mean),
+         TimeFunction::smoothStep(start + rise, start + 2 * rise, mean - level)}));
+  };
+  const double up = pointError(*pod, released(ranges[0].high), "other", "pulse_up");
+  const double down = pointError(*pod, released(ranges[0].low), "other", "pulse_down");
+  CHECK(pulse.at("error").get<double>() == Approx(std::max(up, down)).epsilon(1e-6));
+  CHECK(std::min(up, down) > 1e-9);
+  CHECK(pod->envelope().joint().releaseError() == pulse.at("error").get<double>());
+  CHECK_THAT(pulse.at("text").get<std::string>(),
+             Catch::Contains("a pulse of the loads (") &&
+                 Catch::Contains(" and back at t = 0.24 s, rising over") &&
+                 Catch::Contains("and falling as fast), released: "));
+  CHECK_THAT(releaseProbeText(*pod), Catch::Contains("released: "));
+}
+
+TEST_CASE("a run whose loads hold still after they moved states the pulse's error as its bound, and warns",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  REQUIRE(pod->envelope().joint().releaseError() >= 0.0);
+  // The same model, as if its pulse probe had missed by 20 %.
+  nlohmann::ordered_json j = pod->toJson();
+  j["envelope"]["joint"]["held_loads"]["release_error"] = 0.2;
+  const auto missing = reducedModelFromJson(j, "edited.json");
+  RomSimulationSummary bumped;
+  pointError(*missing, railWithOther(bump()), "other", "still_bump", &bumped);
+  CHECK(bumped.releaseBound);
+  CHECK_FALSE(bumped.heldBound);
+  CHECK(bumped.stillTime == Approx(0.8).margin(0.011));
+  CHECK(bumped.expectedError == Approx(1.8 * 0.2));
+  CHECK_THAT(envelopeSummaryText(bumped), Catch::Contains("what a pulse of its loads, released, missed by"));
+  CHECK_THAT(envelopeWarning(*missing, bumped),
+             Catch::Contains("hold still for 0.8") && Catch::Contains("was missed by 20 %"));
+  // A sine of the design never holds still: its bound is the distance's.
+  RomSimulationSummary sine;
+  pointError(*missing, railWithOther(TimeFunction::sine(25.0, 1.5)), "other", "still_sine", &sine);
+  CHECK_FALSE(sine.releaseBound);
+  CHECK(sine.expectedError < 0.36);
+  // Still for less than the training loads' longest period (about 0.67 s): not beyond training.
+  RomSimulationSummary late;
+  pointError(*missing, railWithOther(TimeFunction::smoothStep(0.7, 0.75, 5.0)), "other", "still_late", &late);
+  CHECK(late.stillTime < missing->envelope().joint().heldTime());
+  CHECK_FALSE(late.releaseBound);
+
+  j["envelope"]["joint"]["held_loads"]["release_failed"] = true;
+  const auto blew = reducedModelFromJson(j, "blew.json");
+  RomSimulationSummary blown;
+  pointError(*blew, railWithOther(bump()), "other", "still_blew", &blown);
+  CHECK(blown.releaseBound);
+  CHECK(std::isnan(blown.expectedError));
+  CHECK_THAT(envelopeSummaryText(blown), Catch::Contains("no error bound"));
+  CHECK_THAT(envelopeWarning(*blew, blown), Catch::Contains("blew up under a released pulse of its loads"));
+}
+
+TEST_CASE("a model file's pulse probe is read back, and hostile values are refused naming the key",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  const nlohmann::ordered_json j = pod->toJson();
+  const auto back = reducedModelFromJson(j, "m.json");
+  CHECK(back->envelope().joint().releaseError() == pod->envelope().joint().releaseError());
+  CHECK(back->envelope().joint().stillTrained() == pod->envelope().joint().stillTrained());
+  const auto refused = [&](const char* key, const nlohmann::ordered_json& value, const char* message) {
+    nlohmann::ordered_json bad = j;
+    bad["envelope"]["joint"]["held_loads"][key] = value;
+    CHECK_THROWS_WITH(reducedModelFromJson(bad, "m.json"), Catch::Contains(message));
+  };
+  refused("release_error", -0.5, "release_error");
+  refused("release_error", "x", "release_error");
+  refused("still_trained", -1.0, "still_trained");
+  refused("release_failed", "yes", "release_failed");
+  nlohmann::ordered_json noStill = j;
+  noStill["envelope"]["joint"]["held_loads"].erase("still_trained");
+  CHECK_THROWS_WITH(reducedModelFromJson(noStill, "m.json"), Catch::Contains("still_trained"));
+  nlohmann::ordered_json older = j;  // a file written before the pulse probe: read, nothing released
+  older["envelope"]["joint"]["held_loads"].erase("release_error");
+  older["envelope"]["joint"]["held_loads"].erase("still_trained");
+  CHECK(reducedModelFromJson(older, "m.json")->envelope().joint().releaseError() < 0.0);
+}
