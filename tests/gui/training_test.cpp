@@ -600,7 +600,7 @@ TEST_CASE(
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("rollout MSE"));
 }
 
-TEST_CASE("a model trained on two runs from the Train menu logs its step probe in the Messages",
+TEST_CASE("a model trained on two runs from the Train menu logs its step and pulse probes in the Messages",
           "[training]") {
   MainWindow window;
   window.resize(1400, 900);
@@ -621,6 +621,9 @@ TEST_CASE("a model trained on two runs from the Train menu logs its step probe i
   const QString log = window.logView()->toPlainText();
   CHECK(log.contains("step probe: a step of the loads (tyre"));
   CHECK(log.contains("held: followed within"));
+  CHECK(log.contains("pulse probe: a pulse of the loads (tyre"));
+  CHECK(log.contains("and back at t = "));
+  CHECK(log.contains("released: followed within"));
   window.logView()->grab().save(QString::fromStdString(outputPath("/training_step_probe_log.png")));
 }
 
