@@ -137,8 +137,9 @@ void bindReducedModel(py::module_& m) {
       .def_property_readonly(
           "metrics", [](const ReducedModel& rom) { return fromJson(rom.metrics()); },
           "The training's figures (method-specific; every method: speed_check, rollout, verdict, "
-          "verdict_kind, and step_probe for a model whose dynamics take loads: the error of a held step "
-          "of its loads, which runs that hold their loads beyond training state as their bound).")
+          "verdict_kind, and step_probe and release_probe for a model whose dynamics take loads: the error "
+          "of a held step of its loads, which runs that hold their loads beyond training state as their "
+          "bound, and of that step released, which runs whose loads hold still after they moved state).")
       .def_property_readonly(
           "envelope", [](const ReducedModel& rom) { return fromJson(rom.envelope().toJson()); },
           "The ranges of state and inputs seen in training.")
