@@ -326,42 +326,50 @@ std::vector<std::string> modelWarnings(const ReducedModel& rom,
 
 namespace {
 
-// A run whose bound the step probe set (RomSimulationSummary::heldBound): what it held and what the
+// What a probe that set a run's bound measured at training.
+struct ProbeFigure {
+  std::string what;        // "a step of its loads, held"
+  std::string blewUnder;   // "a held step of its loads"
+  std::string conclusion;  // "under held loads"
+  bool failed = false;
+  double error = 0.0;
+};
+
+// A run whose bound a probe set: `condition` (what the run did that training did not) and what the
 // probe measured; "" when that bound is within the goal.
-std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
-  const NeighbourEnvelope& joint = rom.envelope().joint();
-  const std::string held = "it holds its loads (their running mean reaches " +
-                           formatText("%.2g", summary.heldLoad / joint.heldTrained()) +
-                           " times what its training runs held)";
-  if (joint.probeFailed())
-    return "the run states no error bound: " + held +
-           ", and the model blew up under a held step of its loads when it was trained: the model does not "
-           "hold under held loads";
+std::string probeBoundWarning(const RomSimulationSummary& summary, const std::string& condition,
+                              const ProbeFigure& probe) {
+  if (probe.failed)
+    return "the run states no error bound: " + condition + ", and the model blew up under " +
+           probe.blewUnder + " when it was trained: the model does not hold " + probe.conclusion;
   if (!(summary.expectedError > kHeldOutTolerance)) return {};
   return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
          " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
-         " % goal: " + held + ", and a step of its loads, held, was missed by " +
-         formatText("%.2g", 100.0 * joint.probeError()) +
-         " % when the model was trained: the model does not hold under held loads";
+         " % goal: " + condition + ", and " + probe.what + ", was missed by " +
+         formatText("%.2g", 100.0 * probe.error) + " % when the model was trained: the model does not hold " +
+         probe.conclusion;
 }
 
-// A run whose bound the released pulse set (RomSimulationSummary::releaseBound): how long its loads held
-// still and what the pulse measured; "" when that bound is within the goal.
+// A run whose bound the step probe set (RomSimulationSummary::heldBound).
+std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  return probeBoundWarning(summary,
+                           "it holds its loads (their running mean reaches " +
+                               formatText("%.2g", summary.heldLoad / joint.heldTrained()) +
+                               " times what its training runs held)",
+                           {"a step of its loads, held", "a held step of its loads", "under held loads",
+                            joint.probeFailed(), joint.probeError()});
+}
+
+// A run whose bound the released pulse set (RomSimulationSummary::releaseBound).
 std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
-  const std::string still = "its loads hold still for " + shortNumberText(summary.stillTime) +
-                            " s after they moved (its training runs held theirs still for at most " +
-                            shortNumberText(joint.stillTrained()) + " s)";
-  if (joint.releaseFailed())
-    return "the run states no error bound: " + still +
-           ", and the model blew up under a released pulse of its loads when it was trained: the model does "
-           "not hold when its loads come back to rest";
-  if (!(summary.expectedError > kHeldOutTolerance)) return {};
-  return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
-         " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
-         " % goal: " + still + ", and a pulse of its loads, released, was missed by " +
-         formatText("%.2g", 100.0 * joint.releaseError()) +
-         " % when the model was trained: the model does not hold when its loads come back to rest";
+  return probeBoundWarning(summary,
+                           "its loads hold still for " + shortNumberText(summary.stillTime) +
+                               " s after they moved (its training runs held theirs still for at most " +
+                               shortNumberText(joint.stillTrained()) + " s)",
+                           {"a pulse of its loads, released", "a released pulse of its loads",
+                            "when its loads come back to rest", joint.releaseFailed(), joint.releaseError()});
 }
 
 }  // namespace
