@@ -126,14 +126,18 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
     }
     pe.rmse = std::sqrt(err2 / count);
     pe.referenceRms = std::sqrt(ref2 / count);
-    pe.relativeRmse = pe.referenceRms > still && pe.referenceRms > 0.0
-                          ? pe.rmse / pe.referenceRms
-                          : std::numeric_limits<double>::quiet_NaN();
     sumErr += err2;
     sumRef += ref2;
     result.overall.maxError = std::max(result.overall.maxError, pe.maxError);
     result.points.push_back(pe);
   }
+  double most = 0.0;
+  for (const PointError& pe : result.points) most = std::max(most, pe.referenceRms);
+  for (PointError& pe : result.points)
+    pe.relativeRmse =
+        pe.referenceRms > still && pe.referenceRms >= kStillMotionShare * most && pe.referenceRms > 0.0
+            ? pe.rmse / pe.referenceRms
+            : std::numeric_limits<double>::quiet_NaN();
   const double pooled = count * static_cast<double>(names.size());
   result.overall.rmse = std::sqrt(sumErr / pooled);
   result.overall.referenceRms = std::sqrt(sumRef / pooled);

@@ -8,6 +8,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/dynamics/trajectory.h"
 #include "engine/experiments/design_parameter.h"
+#include "engine/rom/compare.h"
 #include "engine/rom/equation_residual.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
@@ -536,7 +537,8 @@ WorstPoint worstPointError(const std::vector<std::pair<std::string, std::vector<
   WorstPoint worst;
   const double most = *std::max_element(motion.begin(), motion.end());
   for (std::size_t p = 0; p < points.size(); ++p) {
-    if (!(most > 0.0) || motion[p] < 1e-6 * most) continue;  // a point still but for round-off: no target
+    if (!(most > 0.0) || motion[p] < kStillMotionShare * most)
+      continue;  // still but for round-off: no target
     if (error[p] / motion[p] > worst.relative) worst = {error[p] / motion[p], points[p].first};
   }
   return worst;

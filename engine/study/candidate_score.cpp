@@ -3,6 +3,7 @@
 #include "engine/core/error.h"
 #include "engine/core/ordered_json.h"
 #include "engine/model/model.h"
+#include "engine/rom/compare.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 
@@ -20,7 +21,8 @@ void worstPoint(const TrajectoryComparison& c, HeldOutResult& r) {
   for (const PointError& p : c.points) moving = std::max(moving, p.referenceRms);
   r.error = 0.0;
   for (const PointError& p : c.points)
-    if (p.referenceRms > 1e-6 * moving && std::isfinite(p.relativeRmse) && p.relativeRmse >= r.error) {
+    if (p.referenceRms >= kStillMotionShare * moving && std::isfinite(p.relativeRmse) &&
+        p.relativeRmse >= r.error) {
       r.error = p.relativeRmse;
       r.point = p.name;
     }

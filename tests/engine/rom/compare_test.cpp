@@ -92,3 +92,27 @@ TEST_CASE("compare gives no relative error for a point whose reference moves by 
                                         {3, -1, 0, 0, 5, 5, 5, 0}});
   CHECK(std::isfinite(compareTrajectories(moving, other).points[1].relativeRmse));
 }
+
+TEST_CASE(
+    "compare gives no relative error for a point that moves a millionth of the most-moving point's motion",
+    "[compare_test]") {
+  // Q stands for a body's fixed unit vector (about 1 m from the origin) that the integrator's round-off
+  // moves by 1e-12 while P moves by a metre: above kStillShare of the size, but no motion to be off by.
+  const auto run = [&](double wander) {
+    return table({{0, 0, 0, 0, 1, 0, 0, 0},
+                  {1, 1, 0, 0, 1 + wander, 0, 0, 0},
+                  {2, 0, 0, 0, 1 - wander, 0, 0, 0},
+                  {3, -1, 0, 0, 1, 0, 0, 0}});
+  };
+  const TrajectoryTable other = table({{0, 0.001, 0, 0, 1, 0, 0, 0},
+                                       {1, 1.001, 0, 0, 1 - 1e-12, 0, 0, 0},
+                                       {2, 0.001, 0, 0, 1 + 1e-12, 0, 0, 0},
+                                       {3, -0.999, 0, 0, 1, 0, 0, 0}});
+  const TrajectoryComparison noise = compareTrajectories(run(1e-12), other);
+  REQUIRE(noise.points.size() == 2);
+  CHECK(noise.points[1].referenceRms > kStillShare * 1.0);  // the size's rule alone would judge it
+  CHECK(std::isnan(noise.points[1].relativeRmse));
+  CHECK(noise.points[0].relativeRmse == Approx(0.001 / std::sqrt(0.5)));
+  // Ten micrometres against P's metre is motion, and its error counts.
+  CHECK(std::isfinite(compareTrajectories(run(1e-5), other).points[1].relativeRmse));
+}
