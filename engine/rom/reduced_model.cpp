@@ -364,10 +364,13 @@ std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary&
 // A run whose bound the released pulse set (RomSimulationSummary::releaseBound).
 std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
+  const std::string trained =
+      joint.stillTrained() > 0.0
+          ? "its training runs held theirs still for at most " + shortNumberText(joint.stillTrained()) + " s"
+          : "its training runs never held theirs still";
   return probeBoundWarning(summary,
                            "its loads hold still for " + shortNumberText(summary.stillTime) +
-                               " s after they moved (its training runs held theirs still for at most " +
-                               shortNumberText(joint.stillTrained()) + " s)",
+                               " s after they moved (" + trained + ")",
                            {"a pulse of its loads, released", "a released pulse of its loads",
                             "when its loads come back to rest", joint.releaseFailed(), joint.releaseError()});
 }
