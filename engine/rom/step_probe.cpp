@@ -92,27 +92,28 @@ void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const Datas
   o.tEnd = first.t(N - 1);
   o.outputDt = o.tEnd / static_cast<double>(N - 1);
   o.integrator.tolerance = kDefaultTolerance;  // the full model's default run, as the data's are made
+  const std::string under = probe.released ? "under the pulse" : "under the step";
   TrajectoryRecorder recorder;
   try {
     simulate(stepped, o, recorder, &monitor);
   } catch (const Cancelled&) {
     throw;
   } catch (const Error& e) {
-    probe.note = std::string("the full model's run under the step failed: ") + e.what();
+    probe.note = "the full model's run " + under + " failed: " + e.what();
     return;
   }
   if (static_cast<Eigen::Index>(recorder.samples().size()) != N) {
-    probe.note = "the full model's run under the step has other samples than the training run's";
+    probe.note = "the full model's run " + under + " has other samples than the training run's";
     return;
   }
   Dataset runs;
-  runs.runs.push_back(runFromSamples(recorder.samples(), "step probe",
+  runs.runs.push_back(runFromSamples(recorder.samples(), probe.released ? "pulse probe" : "step probe",
                                      stepped.spec().loadCases[static_cast<std::size_t>(lc)].name));
   for (const auto& [key, value] : first.parameters)
     if (parameterKind(key) != ParameterKind::Load) runs.runs.back().parameters[key] = value;
   const RolloutCheck check = checkHeldOutRuns(stepped, rom, runs, {0}, 1, kHeldOutTolerance, &monitor);
   if (!check.done) {
-    probe.note = "the reduced model's run under the step could not be made (" + check.note + ")";
+    probe.note = "the reduced model's run " + under + " could not be made (" + check.note + ")";
     return;
   }
   probe.done = true;

@@ -248,7 +248,7 @@ TEST_CASE(
   // What the sampled envelope alone says: inside, and a bound below the run's error.
   REQUIRE(s.envelopeLeftAt < 0.0);
   REQUIRE(s.jointLeftAt < 0.0);
-  const double sampledBound = pca->envelope().joint().expectedError(s.jointDistance, s.heldLoad);
+  const double sampledBound = pca->envelope().joint().expectedError(s.jointDistance, s.heldLoad, s.stillTime);
   INFO("error " << worst << ", sampled bound " << sampledBound);
   CHECK(worst > sampledBound);
   // The band: outside, no bound.
