@@ -175,7 +175,7 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           if (missed)
             wb_.log->warning(text +
                              tr("; runs that hold their loads longer than its training runs expect 1.8 times "
-                                "that figure or more, and warn"));
+                                "that figure or more (no bound, when the model blew up under it), and warn"));
           else
             wb_.log->info(text);
         }
@@ -184,7 +184,8 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           if (missed)
             wb_.log->warning(
                 text + tr("; runs whose loads come back to rest and hold still longer than its training "
-                          "runs' expect 1.8 times that figure or more, and warn"));
+                          "runs' expect 1.8 times that figure or more (no bound, when the model blew up "
+                          "under it), and warn"));
           else
             wb_.log->info(text);
         }

@@ -505,6 +505,10 @@ double NeighbourEnvelope::expectedError(double d, double held, double still, Bou
   return bound;
 }
 
+double NeighbourEnvelope::probeBound(double error) {
+  return kExpectedErrorFactor * error;
+}
+
 void NeighbourEnvelope::recordRelease(double error, bool failed) {
   if (!(error >= 0.0) || !std::isfinite(error)) return;
   releaseError_ = error;

@@ -155,6 +155,9 @@ class NeighbourEnvelope {
   /// beyond training then has no bound).
   void recordProbe(double error, double held, bool failed = false);
   bool probeFailed() const { return probeFailed_; }
+  /// The bound a probe's relative RMS error `error` [-] sets for the runs it speaks for (at full share):
+  /// kExpectedErrorFactor times it.
+  static double probeBound(double error);
   /// Records the released pulse's relative RMS error [-]; `failed`: the reduced model blew up under it.
   void recordRelease(double error, bool failed = false);
   /// The pulse probe's error [-] (negative: no probe).

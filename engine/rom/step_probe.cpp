@@ -198,7 +198,9 @@ namespace {
 std::string probeText(const ReducedModel& rom, const char* key, bool* missed) {
   const auto probe = rom.metrics().find(key);
   if (probe == rom.metrics().end() || !probe->is_object() || !probe->value("done", false)) return {};
-  if (missed) *missed = probe->value("failed", false) || probe->value("error", 0.0) > kHeldOutTolerance;
+  if (missed)
+    *missed = probe->value("failed", false) ||
+              NeighbourEnvelope::probeBound(probe->value("error", 0.0)) > kHeldOutTolerance;
   return probe->value("text", std::string());
 }
 

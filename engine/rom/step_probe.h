@@ -62,7 +62,8 @@ struct StepProbe {
 };
 
 /// The recorded probe's line of `rom` (metrics "step_probe"), "" when it was not probed; `missed`
-/// (optional) says whether the probe missed beyond the error goal.
+/// (optional) says whether the runs it speaks for warn: the model blew up under it, or the bound it sets
+/// (NeighbourEnvelope::probeBound) is above the error goal.
 std::string stepProbeText(const ReducedModel& rom, bool* missed = nullptr);
 /// The same of the released pulse (metrics "release_probe").
 std::string releaseProbeText(const ReducedModel& rom, bool* missed = nullptr);

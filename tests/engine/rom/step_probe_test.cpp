@@ -428,3 +428,25 @@ TEST_CASE("a model file's pulse probe is read back, and hostile values are refus
   older["envelope"]["joint"]["held_loads"].erase("still_trained");
   CHECK(reducedModelFromJson(older, "m.json")->envelope().joint().releaseError() < 0.0);
 }
+
+TEST_CASE("a probe is reported as missed when the runs it speaks for warn, not only past the goal itself",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  const auto missed = [&](const char* key, double error, bool failed) {
+    nlohmann::ordered_json j = pod->toJson();
+    j["metrics"][key]["error"] = error;
+    j["metrics"][key]["failed"] = failed;
+    const auto edited = reducedModelFromJson(j, "edited.json");
+    bool m = false;
+    const std::string text =
+        std::string(key) == "step_probe" ? stepProbeText(*edited, &m) : releaseProbeText(*edited, &m);
+    CHECK_FALSE(text.empty());
+    return m;
+  };
+  for (const char* key : {"step_probe", "release_probe"}) {
+    CHECK_FALSE(missed(key, 0.02, false));  // 1.8 x 2 % = 3.6 %: runs state it, within the goal
+    CHECK(missed(key, 0.03, false));        // 5.4 %: runs warn, though the probe itself was within 5 %
+    CHECK(missed(key, 0.0, true));          // blew up: runs state no bound
+  }
+}
