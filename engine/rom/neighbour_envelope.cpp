@@ -202,12 +202,13 @@ void NeighbourEnvelope::measureHeldLoads(const Dataset& dataset) {
     Eigen::VectorXd mean = Eigen::VectorXd::Zero(features[r].rows());  // from the loads' training mean
     bool moved = false;
     double from = -1.0;
+    Eigen::VectorXd rates(fBasis_.cols());
     for (Eigen::Index k = 1; k < t.size(); ++k) {
       const double dt = t(k) - t(k - 1);
       if (!(dt > 0.0)) continue;
       runningMean(mean, features[r].col(k), dt, heldTime_);
       heldTrained_ = std::max(heldTrained_, mean.norm());
-      const Eigen::VectorXd rates = fBasis_.transpose() * (run.f_ext.col(k) - run.f_ext.col(k - 1)) / dt;
+      rates.noalias() = fBasis_.transpose() * (run.f_ext.col(k) - run.f_ext.col(k - 1)) / dt;
       trackStill(stillRates(rates, rateScale_), t(k - 1), t(k), moved, from, stillTrained_);
     }
   }
@@ -481,27 +482,25 @@ double NeighbourEnvelope::expectedError(double d, double held, double still, Bou
   const double nearer = trainingError_ >= 0.0 ? heldOutError_ * x + trainingError_ * (1.0 - x)
                                               : heldOutError_ * std::max(kNearestFraction, x);
   double bound = kExpectedErrorFactor * (x < 1.0 ? nearer : heldOutError_ * x);
+  // A probe's figure (NaN: the model blew up under it) replaces a smaller bound.
+  const auto raise = [&](double probed, BoundSource from) {
+    if (probed <= bound) return;
+    if (source) *source = from;
+    bound = probed;
+  };
   // A step's miss grows with its level (the sprung four-bar's neural ODE: 4.5 %, 6.9 % and 12 % at
   // half, 0.7 and all of the largest load): the probe's, scaled down to the run's held load.
   if (heldBeyondTraining(held)) {
     const double share = probeHeld_ > 0.0 ? std::min(1.0, held / probeHeld_) : 1.0;
-    const double probed =
-        probeFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * probeError_ * share;
-    if (!(probed <= bound)) {
-      if (source) *source = BoundSource::HeldStep;
-      bound = probed;
-    }
+    raise(
+        probeFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * probeError_ * share,
+        BoundSource::HeldStep);
   }
   // Loads come back to rest and stay: the slow return a released pulse measured (the mm slider-crank's
   // neural ODE settles where the mechanism creeps on: 12 % off after a bump, 12 % under the pulse).
-  if (std::isfinite(bound) && stillBeyondTraining(still)) {
-    const double released =
-        releaseFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * releaseError_;
-    if (!(released <= bound)) {
-      if (source) *source = BoundSource::Release;
-      bound = released;
-    }
-  }
+  if (std::isfinite(bound) && stillBeyondTraining(still))
+    raise(releaseFailed_ ? std::numeric_limits<double>::quiet_NaN() : kExpectedErrorFactor * releaseError_,
+          BoundSource::Release);
   return bound;
 }
 

@@ -21,6 +21,7 @@
 #include "engine/rom/reduced_model.h"
 #include "gui_helpers.h"
 #include "tests/engine/rom/replay_model.h"
+#include "tests/engine/rom/rom_test_support.h"
 #include "widgets/mechanism_scene.h"
 #include "widgets/plot_view.h"
 #include "widgets/scene_view.h"
@@ -571,28 +572,19 @@ TEST_CASE("a reduced run whose load swings faster than its training loads says s
 TEST_CASE(
     "a reduced run whose loads come back to rest after a pulse the model missed states its bound in the "
     "compare view") {
-  // The mass on a rail of the test above, trained under its 30 N sine at 1.5 Hz; the same POD model as if
-  // its pulse probe had missed by 20 % and its gate were wider, compared under a 10 N bump of 0.6 s whose
-  // push is then none for 2.1 s.
+  // The mass on a rail of the engine's tests (rom_test_support.h), trained under its 30 N sine at 1.5 Hz; the
+  // same POD model as if its pulse probe had missed by 20 % and its gate were wider, compared under a 10 N
+  // bump of 0.6 s whose push is then none for 2.1 s.
   const std::string path = mbdrom::test::outputPath("/rail_bump.json");
-  std::ofstream(path) << R"({"format": "mbdrom-model", "version": 1, "name": "rail", "gravity": [0, 0, -9.81],
-    "points": [{"name": "O", "position": [0, 0, 0], "fixed": true}, {"name": "P", "position": [1, 0, 0]}],
-    "vectors": [{"name": "x0", "direction": [1, 0, 0], "fixed": true}],
-    "bodies": [{"name": "mass", "type": "particle", "points": ["P"], "mass": 2}],
-    "joints": [{"name": "rail", "type": "point_on_line", "body1": "ground", "body2": "mass", "point1": "O",
-                "point2": "P", "axis1": "x0"}],
-    "spring_dampers": [{"name": "spring", "point1": "O", "point2": "P", "free_length": 1, "stiffness": [800],
-                        "damping": 4}],
-    "load_cases": [
-      {"name": "train", "loads": [{"name": "push", "type": "force", "point": "P", "direction": [1, 0, 0],
-        "function": {"type": "sine", "amplitude": 30, "frequency": 1.5}}]},
-      {"name": "bump", "loads": [{"name": "push", "type": "force", "point": "P", "direction": [1, 0, 0],
-        "function": {"type": "table", "times": [0, 0.3, 0.6, 0.9, 3], "values": [0, 0, 10, 0, 0]}}]}]})";
+  mbdrom::writeModelSpec(
+      mbdrom::test::railWithOther(mbdrom::TimeFunction::table({0, 0.3, 0.6, 0.9, 3}, {0, 0, 10, 0, 0}))
+          .spec(),
+      path);
   MainWindow window;
   window.resize(1400, 900);
   window.show();
   REQUIRE(window.files()->openModel(QString::fromStdString(path)));
-  ComparePanel* panel = comparePodUnder(window, "train", "bump", 3.0);
+  ComparePanel* panel = comparePodUnder(window, "push", "other", 3.0);
   auto* doc = window.document();
   OJson edited = doc->models().front().rom->toJson();
   REQUIRE(edited["envelope"]["joint"]["held_loads"].contains("release_error"));
