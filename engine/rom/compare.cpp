@@ -34,6 +34,22 @@ std::array<int, 3> pointColumns(const TrajectoryTable& table, const std::string&
   return c;
 }
 
+// RMS displacement about its mean [m] of the reference point at columns `c`, over `rows`.
+double referenceMotion(const TrajectoryTable& reference, const std::array<int, 3>& c,
+                       const std::vector<Eigen::Index>& rows) {
+  const double count = static_cast<double>(rows.size());
+  Eigen::Vector3d mean = Eigen::Vector3d::Zero();
+  for (Eigen::Index k : rows)
+    for (int a = 0; a < 3; ++a) mean(a) += reference.data(k, c[static_cast<std::size_t>(a)]) / count;
+  double sum = 0.0;
+  for (Eigen::Index k : rows)
+    for (int a = 0; a < 3; ++a) {
+      const double d = reference.data(k, c[static_cast<std::size_t>(a)]) - mean(a);
+      sum += d * d;
+    }
+  return std::sqrt(sum / count);
+}
+
 }  // namespace
 
 std::vector<std::string> trajectoryPointNames(const TrajectoryTable& table) {
@@ -94,11 +110,19 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
   const double count = static_cast<double>(rows.size());
   double sumErr = 0.0, sumRef = 0.0;
   // A point that moves by no more than the rounding of the mechanism's size (a pivot assembled to
-  // 1e-17 m) does not move: an error relative to that motion would be rounding over rounding.
-  double size = 0.0;
+  // 1e-17 m), or by a millionth of the most-moving point's motion, does not move: an error relative to
+  // that motion would be rounding over rounding. Both over every point of the reference, so that a
+  // still point compared alone is not "100 % off".
+  double size = 0.0, most = 0.0;
+  std::vector<std::string> all = trajectoryPointNames(reference);
   for (const std::string& name : names)
-    for (const int c : pointColumns(reference, name, "reference"))
+    if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(name);
+  for (const std::string& name : all) {
+    const auto cr = pointColumns(reference, name, "reference");
+    for (const int c : cr)
       for (Eigen::Index k : rows) size = std::max(size, std::abs(reference.data(k, c)));
+    most = std::max(most, referenceMotion(reference, cr, rows));
+  }
   const double still = kStillShare * size;
   result.overall.name = "overall";
   for (const std::string& name : names) {
@@ -106,33 +130,25 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
     const auto co = pointColumns(other, name, "other");
     PointError pe;
     pe.name = name;
-    Eigen::Vector3d mean = Eigen::Vector3d::Zero();
-    for (Eigen::Index k : rows)
-      for (int a = 0; a < 3; ++a) mean(a) += reference.data(k, cr[static_cast<std::size_t>(a)]) / count;
-    double err2 = 0.0, ref2 = 0.0;
+    double err2 = 0.0;
     for (std::size_t i = 0; i < rows.size(); ++i) {
-      Eigen::Vector3d e, d;
+      Eigen::Vector3d e;
       for (int a = 0; a < 3; ++a) {
         const auto ca = static_cast<std::size_t>(a);
-        const double pr = reference.data(rows[i], cr[ca]);
         const Eigen::Index lo = lower[i], hi = std::min<Eigen::Index>(lo + 1, other.data.rows() - 1);
         const double po = (1.0 - weight[i]) * other.data(lo, co[ca]) + weight[i] * other.data(hi, co[ca]);
-        e(a) = po - pr;
-        d(a) = pr - mean(a);
+        e(a) = po - reference.data(rows[i], cr[ca]);
       }
       err2 += e.squaredNorm();
-      ref2 += d.squaredNorm();
       pe.maxError = std::max(pe.maxError, e.norm());
     }
     pe.rmse = std::sqrt(err2 / count);
-    pe.referenceRms = std::sqrt(ref2 / count);
+    pe.referenceRms = referenceMotion(reference, cr, rows);
     sumErr += err2;
-    sumRef += ref2;
+    sumRef += count * pe.referenceRms * pe.referenceRms;
     result.overall.maxError = std::max(result.overall.maxError, pe.maxError);
     result.points.push_back(pe);
   }
-  double most = 0.0;
-  for (const PointError& pe : result.points) most = std::max(most, pe.referenceRms);
   for (PointError& pe : result.points)
     pe.relativeRmse =
         pe.referenceRms > still && pe.referenceRms >= kStillMotionShare * most && pe.referenceRms > 0.0

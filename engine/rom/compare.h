@@ -32,8 +32,8 @@ struct PointError {
   double maxError = 0.0;      ///< [m]
   double referenceRms = 0.0;  ///< RMS reference displacement about its mean [m]
   /// rmse / referenceRms [-]; NaN when the reference does not move (referenceRms no more than
-  /// kStillShare of the largest reference coordinate of the compared points, or below
-  /// kStillMotionShare of the largest referenceRms)
+  /// kStillShare of the largest coordinate of the reference's points, or below kStillMotionShare
+  /// of the RMS motion of its most-moving point, compared or not)
   double relativeRmse = 0.0;
 };
 

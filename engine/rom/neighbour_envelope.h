@@ -141,8 +141,15 @@ class NeighbourEnvelope {
   double stillTrained() const { return stillTrained_; }
   /// True when a run whose loads held still for `still` [s] after they moved holds them still beyond
   /// training and a pulse probe measured what the model does then.
-  bool stillBeyondTraining(double still) const {
-    return releaseError_ >= 0.0 && still > std::max(heldTime_, kHeldMargin * stillTrained_);
+  bool stillBeyondTraining(double still) const { return releaseError_ >= 0.0 && still > stillLimit(); }
+  /// How long a run's loads may hold still after they moved within what training covers [s]: the
+  /// training loads' longest period (heldTime) or kHeldMargin times stillTrained, the larger.
+  double stillLimit() const { return std::max(heldTime_, kHeldMargin * stillTrained_); }
+  /// True when a run whose loads held still for `still` [s] after they moved holds them still beyond
+  /// training and no pulse probe measured the model (none made, or a file from before it): its bound is
+  /// the distance's alone.
+  bool stillUnprobed(double still) const {
+    return releaseError_ < 0.0 && heldTime_ > 0.0 && still > stillLimit();
   }
   /// True when a run whose running mean reached `held` [load feature units] holds its loads beyond
   /// training and no step probe measured the model (training could not make one: its bound is the

@@ -42,6 +42,22 @@ void ReducedModel::envelopeStateInto(const Eigen::MatrixXd&, const Eigen::Vector
 
 namespace {
 
+// ", whose runs did not hold their loads as this run does; ..." of a run inside that holds its loads, or
+// holds them still, beyond training with no probe to measure the model then.
+std::string unprobedClause(const RomSimulationSummary& s) {
+  std::string unprobed;
+  if (s.heldUnprobed) unprobed = "hold their loads as this run does";
+  if (s.stillUnprobed)
+    unprobed += (unprobed.empty() ? "hold their loads" : ", nor hold them") + std::string(" still for ") +
+                shortNumberText(s.stillTime) + " s after they moved";
+  if (unprobed.empty()) return {};
+  return ", whose runs did not " + unprobed + "; training made no " +
+         (s.heldUnprobed && s.stillUnprobed ? "step or pulse probe"
+          : s.heldUnprobed                  ? "step probe"
+                                            : "pulse probe") +
+         " to measure the model then";
+}
+
 // "; joint distance 0.9 (gate 2.4): expect <= 1.2 % relative RMS error (...)" of a run inside.
 std::string jointInsideText(const RomSimulationSummary& s) {
   if (s.jointDistance < 0.0) return "";
@@ -72,10 +88,7 @@ std::string jointInsideText(const RomSimulationSummary& s) {
               ? "what a pulse of its loads, released, missed by at training: the run holds its loads still "
                 "for " +
                     shortNumberText(s.stillTime) + " s after they moved, longer than its training runs did"
-          : s.heldUnprobed
-              ? "calibrated on the model's held-out check, whose runs did not hold their loads as "
-                "this run does; training made no step probe to measure the model then"
-              : "calibrated on the model's held-out check");
+              : "calibrated on the model's held-out check" + unprobedClause(s));
 }
 
 // "; it retraces training run "r" ...: expect <= 1.2 % ... (measured ..." of a run inside.
@@ -368,11 +381,15 @@ std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary
       joint.stillTrained() > 0.0
           ? "its training runs held theirs still for at most " + shortNumberText(joint.stillTrained()) + " s"
           : "its training runs never held theirs still";
-  return probeBoundWarning(summary,
-                           "its loads hold still for " + shortNumberText(summary.stillTime) +
-                               " s after they moved (" + trained + ")",
-                           {"a pulse of its loads, released", "a released pulse of its loads",
-                            "when its loads come back to rest", joint.releaseFailed(), joint.releaseError()});
+  return probeBoundWarning(
+      summary,
+      "its loads hold still for " + shortNumberText(summary.stillTime) +
+          " s after they moved, more than the " + shortNumberText(joint.stillLimit()) +
+          " s its training covers (the training loads' longest period, " + shortNumberText(joint.heldTime()) +
+          " s, or " + formatText("%g", NeighbourEnvelope::kHeldMargin) +
+          " times the longest its training runs held theirs still, the larger: " + trained + ")",
+      {"a pulse of its loads, released", "a released pulse of its loads", "when its loads come back to rest",
+       joint.releaseFailed(), joint.releaseError()});
 }
 
 }  // namespace

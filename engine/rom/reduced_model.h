@@ -104,6 +104,9 @@ struct RomSimulationSummary : RunSummary {
   /// theirs, and the run's envelope line says so (a note, not a warning: a sine of the design's
   /// largest amplitude at its lowest frequency can hold that much too).
   bool heldUnprobed = false;
+  /// True when the run holds its loads still beyond training and training made no pulse probe
+  /// (NeighbourEnvelope::stillUnprobed): a note in the envelope line, as for heldUnprobed.
+  bool stillUnprobed = false;
   /// The training run the run retraces (its loads, start, step and span; retracedTrainingRun):
   /// expectedError is then the error training measured on it. Empty: none.
   std::string retracedRun;

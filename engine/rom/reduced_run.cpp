@@ -166,6 +166,7 @@ void ReducedRunOutput::checkJoint(const Sample& s) {
         summary_.heldBound = source == NeighbourEnvelope::BoundSource::HeldStep;
         summary_.releaseBound = source == NeighbourEnvelope::BoundSource::Release;
         summary_.heldUnprobed = joint.heldUnprobed(summary_.heldLoad);
+        summary_.stillUnprobed = joint.stillUnprobed(summary_.stillTime);
       }
     }
   }

@@ -20,6 +20,9 @@ namespace {
 constexpr double kStartFraction = 0.2;       // the step starts at this share of the run's span
 constexpr double kRateFraction = 0.5;        // the step's steepest rate, of the training loads' steepest
 constexpr double kQuinticPeak = 15.0 / 8.0;  // a quintic smooth step's steepest rate over its mean
+// A released pulse's run goes on until its loads have held still for this many times what a run must
+// to count as holding them still beyond training (NeighbourEnvelope::stillLimit).
+constexpr double kStillSpan = 2.0;
 
 // The replay of a run whose loads a load case (or a design point of one) gives.
 bool runLoads(const Model& model, const DatasetRun& run, Replay& out) {
@@ -66,31 +69,32 @@ Model steppedModel(const Model& m, int lc, const std::vector<TrainingLoadRange>&
   return Model(spec);
 }
 
-// The running mean of the loads (NeighbourTracker::held) that `run` reached, as `rom`'s envelope measures it.
-double heldLoads(const ReducedModel& rom, const DatasetRun& run) {
+// The running mean of the loads (NeighbourTracker::held) that `run` reached, and how long they held
+// still after they moved (NeighbourTracker::still), as `rom`'s envelope measures them, into `probe`.
+void measureLoads(const ReducedModel& rom, const DatasetRun& run, StepProbe& probe) {
   NeighbourTracker tracker(rom.envelope().joint());
   for (Eigen::Index k = 0; k < run.samples(); ++k)
     tracker.add(run.t(k), run.q.col(k), run.qd.col(k), run.f_ext.col(k));
-  return tracker.held();
+  probe.held = tracker.held();
+  probe.still = tracker.still();
 }
 
 // The full model and `rom` under the step of `stepped` (load case `lc`) from the start of training
-// run `first`, at its spacing over its span: the figures into `probe` (done false, with a note,
+// run `first`, at its spacing over `N` samples: the figures into `probe` (done false, with a note,
 // when a run cannot be made).
-void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const DatasetRun& first,
+void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const DatasetRun& first, Eigen::Index N,
               Monitor& monitor, StepProbe& probe) {
   monitor.reportNow(
       {probe.released ? "the model under a pulse of its loads" : "the model under a step of its loads",
        0,
        1,
        {}});
-  const Eigen::Index N = first.samples();
   RunOptions o;
   o.loadCase = lc;
   o.q0 = first.q.col(0);
   o.qd0 = first.qd.col(0);
-  o.tEnd = first.t(N - 1);
-  o.outputDt = o.tEnd / static_cast<double>(N - 1);
+  o.outputDt = first.t(first.samples() - 1) / static_cast<double>(first.samples() - 1);
+  o.tEnd = o.outputDt * static_cast<double>(N - 1);
   o.integrator.tolerance = kDefaultTolerance;  // the full model's default run, as the data's are made
   const std::string under = probe.released ? "under the pulse" : "under the step";
   TrajectoryRecorder recorder;
@@ -121,7 +125,15 @@ void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const Datas
   probe.failure = check.failure;
   probe.error = check.failed ? 1.0 : check.error;
   probe.point = check.coordinate;
-  probe.held = heldLoads(rom, runs.runs.back());
+  probe.end = o.tEnd;
+  measureLoads(rom, runs.runs.back(), probe);
+  const double limit = rom.envelope().joint().stillLimit();
+  if (probe.released && !(probe.still > limit)) {
+    probe.done = false;
+    probe.note = "its loads, back at their mean, held still for " + shortNumberText(probe.still) +
+                 " s, no longer than a run of its training may (" + shortNumberText(limit) +
+                 " s): it measured no rest beyond training";
+  }
 }
 
 }  // namespace
@@ -173,7 +185,8 @@ std::string StepProbe::text() const {
   if (!done) return (released ? "no pulse probe (" : "no step probe (") + note + ")";
   if (released)
     return "a pulse of the loads (" + levels + " and back at t = " + shortNumberText(start) +
-           " s, rising over " + shortNumberText(rise) + " s and falling as fast), released: " + outcome();
+           " s, rising over " + shortNumberText(rise) + " s and falling as fast, then still for " +
+           shortNumberText(still) + " s), released: " + outcome();
   return "a step of the loads (" + levels + " at t = " + shortNumberText(start) + " s, rising over " +
          shortNumberText(rise) + " s), held: " + outcome();
 }
@@ -189,6 +202,8 @@ nlohmann::ordered_json StepProbe::toJson() const {
   j["held"] = held;
   j["start"] = start;
   j["rise"] = rise;
+  j["end"] = end;
+  j["still"] = still;
   j["directions"] = directions;
   return j;
 }
@@ -232,6 +247,7 @@ StepProbe probeOnce(const Model& model, const ReducedModel& rom, const Dataset& 
   const std::vector<TrainingLoadRange> x = trainingLoadRanges(model, dataset, names);
   const Eigen::Index N = first->samples();
   const double span = first->t(N - 1), dt = span / static_cast<double>(N - 1);
+  const double still = kStillSpan * joint.stillLimit();
   StepProbe worst, unmade;
   std::vector<std::string> directions;
   for (const double sign : {1.0, -1.0}) {
@@ -243,7 +259,14 @@ StepProbe probeOnce(const Model& model, const ReducedModel& rom, const Dataset& 
         probe.rise =
             std::max(probe.rise, kQuinticPeak * std::abs(stepOf(r, sign)) / (kRateFraction * r.steepest));
     probe.rise = std::max(probe.rise, 2.0 * dt);
-    stepOnce(steppedModel(m, rl.loadCase, x, sign, probe), rl.loadCase, rom, *first, monitor, probe);
+    // A pulse's run lasts until its loads have held still long enough to speak for runs that hold theirs
+    // still beyond training.
+    const Eigen::Index samples =
+        released
+            ? std::max(
+                  N, static_cast<Eigen::Index>(std::ceil((probe.start + 2.0 * probe.rise + still) / dt)) + 1)
+            : N;
+    stepOnce(steppedModel(m, rl.loadCase, x, sign, probe), rl.loadCase, rom, *first, samples, monitor, probe);
     if (!probe.done) {  // a run that could not be made: the other direction's figure, if any
       directions.push_back(probe.levels + ": not run (" + probe.note + ")");
       if (!worst.done) unmade = std::move(probe);

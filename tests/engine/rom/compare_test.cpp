@@ -115,4 +115,9 @@ TEST_CASE(
   CHECK(noise.points[0].relativeRmse == Approx(0.001 / std::sqrt(0.5)));
   // Ten micrometres against P's metre is motion, and its error counts.
   CHECK(std::isfinite(compareTrajectories(run(1e-5), other).points[1].relativeRmse));
+  // Compared alone, Q is still judged against every point of the run: not "100 % off".
+  const TrajectoryComparison alone = compareTrajectories(run(1e-12), other, {"Q"});
+  REQUIRE(alone.points.size() == 1);
+  CHECK(std::isnan(alone.points[0].relativeRmse));
+  CHECK(std::isfinite(compareTrajectories(run(1e-5), other, {"Q"}).points[0].relativeRmse));
 }

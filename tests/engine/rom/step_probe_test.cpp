@@ -3,6 +3,7 @@
 // loads beyond its training runs states it as its bound.
 
 #include "engine/rom/step_probe.h"
+#include "engine/core/number_text.h"
 #include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/reduced_model.h"
 
@@ -34,10 +35,10 @@ struct SineRuns {
 };
 
 double pointError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
-                  const std::string& name, RomSimulationSummary* summary = nullptr) {
+                  const std::string& name, RomSimulationSummary* summary = nullptr, double tEnd = 1.2) {
   RunOptions o;
   o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = 1.2;
+  o.tEnd = tEnd;
   o.outputDt = 0.01;
   o.integrator.dt = 0.0;  // the model's own step, as the probe runs it
   {
@@ -366,15 +367,24 @@ TEST_CASE("the pulse probe's error is the reduced run's own error under the rele
         {TimeFunction::constant(mean), TimeFunction::smoothStep(start, start + rise, level - mean),
          TimeFunction::smoothStep(start + rise, start + 2 * rise, mean - level)}));
   };
-  const double up = pointError(*pod, released(ranges[0].high), "other", "pulse_up");
-  const double down = pointError(*pod, released(ranges[0].low), "other", "pulse_down");
+  // The training runs' 1.2 s would leave the loads still for less than the training loads' period
+  // after the pulse: the run goes on until they have held still for twice what a run must to count as
+  // holding them still beyond training.
+  const NeighbourEnvelope& joint = pod->envelope().joint();
+  const double end = pulse.at("end").get<double>(), still = pulse.at("still").get<double>();
+  CHECK(end > 1.2);
+  CHECK(still == Approx(end - start - 2 * pulse.at("rise").get<double>()).margin(0.011));
+  CHECK(still >= 2.0 * joint.stillLimit() - 0.011);
+  CHECK(joint.stillBeyondTraining(still));
+  const double up = pointError(*pod, released(ranges[0].high), "other", "pulse_up", nullptr, end);
+  const double down = pointError(*pod, released(ranges[0].low), "other", "pulse_down", nullptr, end);
   CHECK(pulse.at("error").get<double>() == Approx(std::max(up, down)).epsilon(1e-6));
   CHECK(std::min(up, down) > 1e-9);
   CHECK(pod->envelope().joint().releaseError() == pulse.at("error").get<double>());
-  CHECK_THAT(pulse.at("text").get<std::string>(),
-             Catch::Contains("a pulse of the loads (") &&
-                 Catch::Contains(" and back at t = 0.24 s, rising over") &&
-                 Catch::Contains("and falling as fast), released: "));
+  CHECK_THAT(
+      pulse.at("text").get<std::string>(),
+      Catch::Contains("a pulse of the loads (") && Catch::Contains(" and back at t = 0.24 s, rising over") &&
+          Catch::Contains("and falling as fast, then still for ") && Catch::Contains(" s), released: "));
   CHECK_THAT(releaseProbeText(*pod), Catch::Contains("released: "));
 }
 
@@ -395,7 +405,10 @@ TEST_CASE("a run whose loads hold still after they moved states the pulse's erro
   CHECK(bumped.expectedError == Approx(1.8 * 0.2));
   CHECK_THAT(envelopeSummaryText(bumped), Catch::Contains("what a pulse of its loads, released, missed by"));
   CHECK_THAT(envelopeWarning(*missing, bumped),
-             Catch::Contains("hold still for 0.8") && Catch::Contains("was missed by 20 %"));
+             Catch::Contains("hold still for 0.8") && Catch::Contains("was missed by 20 %") &&
+                 Catch::Contains("more than the " + shortNumberText(missing->envelope().joint().heldTime()) +
+                                 " s its training covers (the training loads' longest period") &&
+                 Catch::Contains("its training runs never held theirs still"));
   // A sine of the design never holds still: its bound is the distance's.
   RomSimulationSummary sine;
   pointError(*missing, railWithOther(TimeFunction::sine(25.0, 1.5)), "other", "still_sine", &sine);
@@ -437,4 +450,69 @@ TEST_CASE("a probe is reported as missed when the runs it speaks for warn, not o
     CHECK(missed(key, 0.03, false));        // 5.4 %: runs warn, though the probe itself was within 5 %
     CHECK(missed(key, 0.0, true));          // blew up: runs state no bound
   }
+}
+
+TEST_CASE(
+    "a run holds its loads still beyond training only past 1.25 times the longest any training run held "
+    "them still",
+    "[step_probe]") {
+  // Training: the two sines and a bump after which the loads hold still for 0.8 s, longer than the
+  // sines' 0.67 s period: a run must hold them still for more than 1.25 x 0.8 s.
+  const SineRuns r;
+  const Model bumped = railWithOther(bump());
+  Dataset d = r.dataset();
+  addRun(d, runFromSamples(fullRun(bumped, "other", 1.2, tempPath("probe_bump.csv"), 0.01), "run bump",
+                           "other"));
+  const auto pod = podOf(d, bumped);
+  const NeighbourEnvelope& joint = pod->envelope().joint();
+  REQUIRE(joint.stillTrained() == Approx(0.8).margin(0.011));
+  CHECK(joint.stillLimit() == Approx(1.25 * joint.stillTrained()));
+  CHECK(joint.stillLimit() > joint.heldTime());
+  REQUIRE(pod->metrics().at("release_probe").at("done").get<bool>());
+  CHECK(pod->metrics().at("release_probe").at("still").get<double>() >= 2.0 * joint.stillLimit() - 0.011);
+  nlohmann::ordered_json j = pod->toJson();
+  j["envelope"]["joint"]["held_loads"]["release_error"] = 0.2;  // as if the pulse had been missed by 20 %
+  const auto missing = reducedModelFromJson(j, "edited.json");
+  // The training run's own bump, still for 0.8 s: past the sines' period, not past what training held.
+  RomSimulationSummary same;
+  pointError(*missing, bumped, "other", "still_trained_bump", &same);
+  CHECK(same.stillTime > joint.heldTime());
+  CHECK_FALSE(same.releaseBound);
+  // The same bump run on to 2 s: still for 1.6 s, beyond training.
+  RomSimulationSummary longer;
+  pointError(*missing, bumped, "other", "still_longer_bump", &longer, 2.0);
+  CHECK(longer.stillTime == Approx(1.6).margin(0.011));
+  CHECK(longer.releaseBound);
+  CHECK(longer.expectedError == Approx(1.8 * 0.2));
+  CHECK_THAT(envelopeWarning(*missing, longer),
+             Catch::Contains("hold still for 1.6 s after they moved, more than the " +
+                             shortNumberText(joint.stillLimit()) + " s its training covers") &&
+                 Catch::Contains("its training runs held theirs still for at most 0.8"));
+}
+
+TEST_CASE(
+    "a run that holds its loads still beyond training, of a model with no pulse probe, says its bound is "
+    "unprobed",
+    "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  nlohmann::ordered_json j = pod->toJson();  // as a file written before the pulse probe
+  j["envelope"]["joint"]["held_loads"].erase("release_error");
+  j["envelope"]["joint"]["held_loads"].erase("still_trained");
+  j["metrics"].erase("release_probe");
+  const auto unprobed = reducedModelFromJson(j, "older.json");
+  RomSimulationSummary bumped;
+  pointError(*unprobed, railWithOther(bump()), "other", "unprobed_bump", &bumped);
+  CHECK(bumped.stillUnprobed);
+  CHECK_FALSE(bumped.releaseBound);
+  CHECK(std::isfinite(bumped.expectedError));  // the distance's bound, said to be unprobed
+  CHECK_THAT(envelopeSummaryText(bumped),
+             Catch::Contains("whose runs did not hold their loads still for 0.8") &&
+                 Catch::Contains("training made no pulse probe"));
+  // Loads still for less than the training loads' period: nothing to say.
+  RomSimulationSummary late;
+  pointError(*unprobed, railWithOther(TimeFunction::smoothStep(0.7, 0.75, 5.0)), "other", "unprobed_late",
+             &late);
+  CHECK_FALSE(late.stillUnprobed);
+  CHECK_THAT(envelopeSummaryText(late), !Catch::Contains("probe"));
 }
