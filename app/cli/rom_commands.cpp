@@ -10,6 +10,7 @@
 #include "engine/experiments/sweep_directory.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/compare.h"
+#include "engine/rom/frequency_scan.h"
 #include "engine/rom/held_input_run.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/model_comparison.h"
@@ -236,6 +237,8 @@ void printTrained(const ReducedModel& rom, const Dataset& dataset, const std::st
     out << "training runs " << own->value("text", std::string()) << "\n";
   if (const std::string probe = stepProbeText(rom); !probe.empty()) out << "step probe " << probe << "\n";
   if (const std::string probe = releaseProbeText(rom); !probe.empty()) out << "pulse probe " << probe << "\n";
+  if (const std::string scan = frequencyScanText(rom); !scan.empty())
+    out << "frequency scan " << scan << "\n";
   if (const std::string speed = speedCheckText(rom); !speed.empty()) out << "speed " << speed << "\n";
   // The held-out rollout's verdict, unless the method's report says it already (SINDy's).
   const auto verdict = rom.metrics().find("verdict");

@@ -12,6 +12,7 @@
 #include "engine/data/dataset.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model.h"
+#include "engine/rom/frequency_scan.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
@@ -186,6 +187,15 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
                 text + tr("; runs whose loads come back to rest and hold still longer than its training "
                           "runs' expect 1.8 times that figure or more (no bound, when the model blew up "
                           "under it), and warn"));
+          else
+            wb_.log->info(text);
+        }
+        if (const std::string scan = frequencyScanText(**result, &missed); !scan.empty()) {
+          const QString text =
+              tr("Model \"%1\", frequency scan: %2").arg(stored, QString::fromStdString(scan));
+          if (missed)
+            wb_.log->warning(text + tr("; runs whose loads swing at a frequency it missed expect that figure "
+                                       "or more (no bound where the model blew up), and warn"));
           else
             wb_.log->info(text);
         }

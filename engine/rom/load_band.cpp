@@ -9,6 +9,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <numbers>
+#include <type_traits>
 #include <vector>
 
 namespace mbdrom {
@@ -23,7 +26,6 @@ constexpr double kSwingFraction = 1e-3;
 constexpr double kJudgedSwing = 1e-2;
 // ... over at least this many periods of its trained frequency.
 constexpr double kJudgedPeriods = 2.0;
-constexpr double kTwoPi = 6.283185307179586;
 
 }  // namespace
 
@@ -110,7 +112,7 @@ LoadBandJudgement LoadBand::judge(const LoadBandMeter& meter) const {
   if (omega.size() != frequency_.size()) return j;
   for (Eigen::Index i = 0; i < omega.size(); ++i) {
     if (!(frequency_(i) > 0.0) || !(swing(i) >= kJudgedSwing * swing_(i)) ||
-        meter.span() * frequency_(i) < kJudgedPeriods * kTwoPi)
+        meter.span() * frequency_(i) < kJudgedPeriods * 2.0 * std::numbers::pi)
       continue;
     const double ratio = omega(i) / frequency_(i);
     if (ratio > j.ratio) j = {ratio, static_cast<int>(i), omega(i), frequency_(i)};
@@ -118,11 +120,90 @@ LoadBandJudgement LoadBand::judge(const LoadBandMeter& meter) const {
   return j;
 }
 
+double LoadBand::dominantFrequency(const LoadBandMeter& meter) const {
+  const Eigen::VectorXd omega = meter.frequencies(), swing = meter.swings();
+  if (omega.size() != frequency_.size()) return 0.0;
+  double share = kJudgedSwing, dominant = 0.0;
+  for (Eigen::Index i = 0; i < omega.size(); ++i)
+    if (frequency_(i) > 0.0 && swing_(i) > 0.0 && swing(i) / swing_(i) >= share) {
+      share = swing(i) / swing_(i);
+      dominant = omega(i);
+    }
+  return dominant;
+}
+
+void LoadBand::recordScan(std::vector<double> omega, std::vector<double> error, std::vector<bool> failed) {
+  if (omega.empty() || error.size() != omega.size() || failed.size() != omega.size()) return;
+  for (std::size_t k = 0; k < omega.size(); ++k)
+    if (!(omega[k] > 0.0) || !std::isfinite(omega[k]) || (k > 0 && !(omega[k] > omega[k - 1])) ||
+        !(error[k] >= 0.0) || !std::isfinite(error[k]))
+      return;
+  scanOmega_ = std::move(omega);
+  scanError_ = std::move(error);
+  scanFailed_ = std::move(failed);
+}
+
+double LoadBand::scanError(double omega) const {
+  if (scanOmega_.empty() || !(omega >= kScanReach * scanOmega_.front()) ||
+      !(omega <= kMargin * scanOmega_.back()))
+    return -1.0;
+  const auto above = std::upper_bound(scanOmega_.begin(), scanOmega_.end(), omega);
+  const std::size_t hi = std::min<std::size_t>(static_cast<std::size_t>(above - scanOmega_.begin()),
+                                               scanOmega_.size() - 1),
+                    lo = hi > 0 ? hi - 1 : 0;
+  if (scanFailed_[lo] || scanFailed_[hi]) return std::numeric_limits<double>::quiet_NaN();
+  if (lo == hi || omega <= scanOmega_[lo]) return scanError_[lo];
+  if (omega >= scanOmega_[hi]) return scanError_[hi];
+  const double x = std::log(omega / scanOmega_[lo]) / std::log(scanOmega_[hi] / scanOmega_[lo]);
+  return scanError_[lo] * (1.0 - x) + scanError_[hi] * x;
+}
+
 OJson LoadBand::toJson() const {
-  return OJson{{"labels", labels_},
-               {"frequency", vectorJson(frequency_)},
-               {"swing", vectorJson(swing_)},
-               {"spacing", spacing_}};
+  OJson j{{"labels", labels_},
+          {"frequency", vectorJson(frequency_)},
+          {"swing", vectorJson(swing_)},
+          {"spacing", spacing_}};
+  if (scanned()) {
+    OJson failed = OJson::array();
+    for (const bool f : scanFailed_) failed.push_back(f);
+    j["scan"] = OJson{{"frequency", scanOmega_}, {"error", scanError_}, {"failed", failed}};
+  }
+  return j;
+}
+
+namespace {
+
+// A list of numbers or of true/false of `size` entries (any size when negative) at `where`.
+template <class T>
+std::vector<T> listOf(const OJson& j, long size, const std::string& where) {
+  if (!j.is_array() || (size >= 0 && static_cast<long>(j.size()) != size))
+    throw FileError(where + " is not a list of " + (size >= 0 ? std::to_string(size) + " " : "") +
+                    (std::is_same_v<T, bool> ? "true or false values" : "numbers"));
+  std::vector<T> v;
+  for (const OJson& x : j) {
+    if constexpr (std::is_same_v<T, bool>) {
+      if (!x.is_boolean()) throw FileError(where + " holds a value that is not true or false");
+    } else if (!x.is_number()) {
+      throw FileError(where + " holds a value that is not a number");
+    }
+    v.push_back(x.get<T>());
+  }
+  return v;
+}
+
+}  // namespace
+
+void LoadBand::readScan(const OJson& j, const std::string& where, LoadBand& band) {
+  JsonObjectReader<OJson> r(j, {.where = where, .error = JsonErrorKind::File, .keyNoun = "key"});
+  std::vector<double> omega = listOf<double>(r.get("frequency"), -1, where + ".frequency");
+  std::vector<double> error =
+      listOf<double>(r.get("error"), static_cast<long>(omega.size()), where + ".error");
+  std::vector<bool> failed =
+      listOf<bool>(r.get("failed"), static_cast<long>(omega.size()), where + ".failed");
+  r.finish();
+  band.recordScan(std::move(omega), std::move(error), std::move(failed));
+  if (!band.scanned())
+    r.fail("frequency is empty, not positive and increasing, or an error is negative or not finite");
 }
 
 LoadBand LoadBand::fromJson(const OJson& j, const std::string& source) {
@@ -134,6 +215,7 @@ LoadBand LoadBand::fromJson(const OJson& j, const std::string& source) {
   band.frequency_ = vectorFromJson(r.get("frequency"), n, where + ".frequency");
   band.swing_ = vectorFromJson(r.get("swing"), n, where + ".swing");
   band.spacing_ = r.number("spacing", 0.0, {.min = 0.0, .note = "[s] (0: every sample of a run)"});
+  if (const OJson* scan = r.find("scan")) readScan(*scan, where + ".scan", band);
   r.finish();
   if (!(band.frequency_.array() >= 0.0).all() || !band.frequency_.allFinite() ||
       !(band.swing_.array() >= 0.0).all() || !band.swing_.allFinite())

@@ -15,9 +15,15 @@
 /// fraction of its period reads faster). Loads sampled more coarsely than their frequency alias
 /// low: the band cannot see them.
 ///
+/// The frequency scan (engine/rom/frequency_scan.h) runs the written model under sines of its loads
+/// across the band at the design's largest amplitude; a run whose dominant load (the component
+/// swinging by the largest share of its training swing) swings at a scanned frequency expects at least
+/// the scan's error there (log-linear between the scanned frequencies).
+///
 /// File: the envelope's "load_band" object, `{"labels": [...], "frequency": [...] (rad/s, 0: the
 /// component did not swing in training), "swing": [...] (the largest RMS about the mean [N]),
-/// "spacing": the training runs' median sample spacing [s]}`.
+/// "spacing": the training runs' median sample spacing [s]}`, and after a scan `"scan": {"frequency":
+/// [...] (rad/s, increasing), "error": [...], "failed": [...]}` (absent in older files: not scanned).
 
 #include <Eigen/Core>
 #include <nlohmann/json_fwd.hpp>
@@ -79,14 +85,36 @@ class LoadBand {
   /// their trained frequency or more.
   LoadBandJudgement judge(const LoadBandMeter& meter) const;
 
+  /// The dominant load's ω of the run measured by `meter` [rad/s]: of the component that swings by the
+  /// largest share of its training swing (at least a hundredth of it); 0 when none swung.
+  double dominantFrequency(const LoadBandMeter& meter) const;
+  /// Records the frequency scan: each scan run's dominant ω [rad/s] (increasing), its relative RMS error
+  /// [-] and whether the reduced model blew up under it. Ignored unless the sizes agree and the
+  /// frequencies are positive, finite and increasing.
+  void recordScan(std::vector<double> omega, std::vector<double> error, std::vector<bool> failed);
+  /// True when a frequency scan is recorded.
+  bool scanned() const { return !scanOmega_.empty(); }
+  const std::vector<double>& scanFrequencies() const { return scanOmega_; }
+  const std::vector<double>& scanErrors() const { return scanError_; }
+  /// The scan's error at the run's dominant ω `omega` [rad/s], log-linear between the scanned
+  /// frequencies (NaN when the reduced model blew up at either); negative when not scanned, or `omega`
+  /// lies below the lowest scanned by more than kScanReach or above the highest by more than kMargin.
+  double scanError(double omega) const;
+  /// How far below the lowest scanned frequency the scan still speaks for a run [-].
+  static constexpr double kScanReach = 0.97;
+
   nlohmann::ordered_json toJson() const;
   /// Reads the envelope's "load_band"; throws FileError naming `source` and the field.
   static LoadBand fromJson(const nlohmann::ordered_json& j, const std::string& source);
 
  private:
+  static void readScan(const nlohmann::ordered_json& j, const std::string& where, LoadBand& band);
+
   std::vector<std::string> labels_;
   Eigen::VectorXd frequency_, swing_;
   double spacing_ = 0.0;
+  std::vector<double> scanOmega_, scanError_;
+  std::vector<bool> scanFailed_;
 };
 
 }  // namespace mbdrom

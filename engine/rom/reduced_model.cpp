@@ -14,6 +14,7 @@
 #include "engine/experiments/design_parameter.h"
 #include "engine/model/model_file.h"
 #include "engine/rom/confirmation_check.h"
+#include "engine/rom/frequency_scan.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
@@ -75,6 +76,10 @@ std::string jointInsideText(const RomSimulationSummary& s) {
            "): no error bound (the run holds its loads beyond its training runs, and the model blew up under "
            "a "
            "held step of its loads when it was trained";
+  if (s.scanBound && !std::isfinite(s.expectedError))
+    return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
+           "): no error bound (its loads swing at about " + formatText("%.2g", s.scanFrequency) +
+           " Hz, where the model blew up under a sine of its loads when it was trained";
   if (s.releaseBound && !std::isfinite(s.expectedError))
     return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
            "): no error bound (the run holds its loads still, after they moved, longer than its training "
@@ -84,6 +89,10 @@ std::string jointInsideText(const RomSimulationSummary& s) {
          "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) + " % relative RMS error (" +
          (s.heldBound ? "what a step of its loads, held, missed by at training: the run holds its loads "
                         "beyond its training runs"
+          : s.scanBound
+              ? "what sines of its loads about " + formatText("%.2g", s.scanFrequency) +
+                    " Hz, at its training's largest amplitude, missed by at training: the run's loads swing "
+                    "at that frequency"
           : s.releaseBound
               ? "what a pulse of its loads, released, missed by at training: the run holds its loads still "
                 "for " +
@@ -374,6 +383,15 @@ std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary&
                             joint.probeFailed(), joint.probeError()});
 }
 
+// A run whose bound the frequency scan set (RomSimulationSummary::scanBound).
+std::string scanWarning(const RomSimulationSummary& summary) {
+  const std::string at = formatText("%.2g", summary.scanFrequency) + " Hz";
+  return probeBoundWarning(summary, "its loads swing at about " + at,
+                           {"a sine of its loads at " + at + ", at its training's largest amplitude",
+                            "a sine of its loads at " + at, "at this frequency",
+                            !std::isfinite(summary.scanError), summary.scanError});
+}
+
 // A run whose bound the released pulse set (RomSimulationSummary::releaseBound).
 std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
@@ -430,6 +448,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
            formatText("%g", 100.0 * kHeldOutTolerance) + " % goal";
   if (summary.heldBound) return heldLoadWarning(rom, summary);
   if (summary.releaseBound) return stillLoadWarning(rom, summary);
+  if (summary.scanBound) return scanWarning(summary);
   // A bound above the goal is a warning wherever it comes from (a held-out error near the goal,
   // or a run that goes farther from the training samples than the held-out runs went): the
   // residual alone let runs 6-11 % off pass in the goals benchmark.
@@ -691,6 +710,19 @@ void ReducedModel::recordStepProbe(const StepProbe& probe) {
 void ReducedModel::recordReleaseProbe(const StepProbe& probe) {
   metrics_["release_probe"] = probe.toJson();
   if (probe.done) envelope_.recordJointRelease(probe.error, probe.failed);
+}
+
+void ReducedModel::recordFrequencyScan(const FrequencyScan& scan) {
+  metrics_["frequency_scan"] = scan.toJson();
+  if (!scan.done) return;
+  std::vector<double> omega, error;
+  std::vector<bool> failed;
+  for (const FrequencyScan::Point& p : scan.points) {
+    omega.push_back(p.omega);
+    error.push_back(p.error);
+    failed.push_back(p.failed);
+  }
+  envelope_.recordBandScan(std::move(omega), std::move(error), std::move(failed));
 }
 
 void ReducedModel::recordTrainingRollout(const RolloutCheck& check) {

@@ -42,6 +42,7 @@ class CModelWriter;
 
 struct RolloutCheck;
 struct StepProbe;
+struct FrequencyScan;
 
 class ReducedRun;
 class ReducedStepper;
@@ -104,6 +105,12 @@ struct RomSimulationSummary : RunSummary {
   /// theirs, and the run's envelope line says so (a note, not a warning: a sine of the design's
   /// largest amplitude at its lowest frequency can hold that much too).
   bool heldUnprobed = false;
+  /// True when the frequency scan set expectedError (LoadBand::scanError; NaN when the model blew up
+  /// under a sine at the run's frequency): the run's dominant load swings inside the scanned band, at
+  /// scanFrequency, where the scan found a larger error than the rest of the run's evidence.
+  bool scanBound = false;
+  double scanFrequency = 0.0;  ///< the run's dominant load's effective frequency [Hz] (0: not judged)
+  double scanError = -1.0;     ///< the scan's error there [-] (negative: not scanned there; NaN: blew up)
   /// True when the run holds its loads still beyond training and training made no pulse probe
   /// (NeighbourEnvelope::stillUnprobed): a note in the envelope line, as for heldUnprobed.
   bool stillUnprobed = false;
@@ -328,6 +335,9 @@ class ReducedModel {
   /// Records the released pulse (probeWithAPulse; metrics "release_probe") and its figure in the joint
   /// envelope.
   void recordReleaseProbe(const StepProbe& probe);
+  /// Records the frequency scan (scanFrequencies; metrics "frequency_scan") and its figures in the load
+  /// band.
+  void recordFrequencyScan(const FrequencyScan& scan);
   /// Records how this model ran its own training runs from their start (checkTrainingRuns):
   /// metric "training_rollout" (RolloutCheck::toJson).
   void recordTrainingRollout(const RolloutCheck& check);

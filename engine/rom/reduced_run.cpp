@@ -234,6 +234,20 @@ void ReducedRunOutput::write(const Sample& s, const EnvelopeDistance& judged, bo
                        summary_);
 }
 
+void ReducedRunOutput::raiseToScan(const LoadBand& band) {
+  // A bound the run states (not a retraced training run's measured figure), below what the frequency
+  // scan measured at the run's frequency.
+  if (!band.scanned() || !std::isfinite(summary_.expectedError) || !summary_.retracedRun.empty()) return;
+  const double omega = band.dominantFrequency(*band_), error = band.scanError(omega);
+  if (!(error > summary_.expectedError) && !std::isnan(error)) return;
+  constexpr double kTwoPi = 6.283185307179586;
+  summary_.scanBound = true;
+  summary_.scanFrequency = omega / kTwoPi;
+  summary_.scanError = error;
+  summary_.expectedError = error;  // NaN: blew up there, no bound
+  summary_.heldBound = summary_.releaseBound = false;
+}
+
 void ReducedRunOutput::finish() {
   if (!band_) return;
   const LoadBand& band = rom_.envelope().band();
@@ -244,7 +258,10 @@ void ReducedRunOutput::finish() {
   summary_.loadBandInput = band.labels()[static_cast<std::size_t>(j.component)];
   summary_.loadBandFrequency = j.frequency / kTwoPi;
   summary_.loadBandTrained = j.trained / kTwoPi;
-  if (!summary_.leftLoadBand()) return;
+  if (!summary_.leftLoadBand()) {
+    raiseToScan(band);
+    return;
+  }
   summary_.expectedError = std::numeric_limits<double>::quiet_NaN();  // no bound outside
   if (options_.stopOutsideEnvelope)
     throw EnvelopeStop("reduced model (" + rom_.method() + ") " + envelopeSummaryText(summary_) +

@@ -157,6 +157,9 @@ class ReducedRunOutput {
   void finish();
 
  private:
+  /// Raises the run's bound to the frequency scan's error at its dominant load's frequency
+  /// (LoadBand::scanError) where that is larger (RomSimulationSummary::scanBound).
+  void raiseToScan(const LoadBand& band);
   /// The distance of `s` the run is judged by, with its component (none: inside), and in `all`
   /// every range's (the sample's envelope_distance channel). The envelope must be known.
   EnvelopeDistance judgedDistance(const Sample& s, double& all) const;

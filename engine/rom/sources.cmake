@@ -18,6 +18,8 @@ target_sources(mbdrom_engine PRIVATE
   rom/rom_support.cpp
   rom/speed_check.cpp
   rom/step_probe.cpp
+  rom/probe_run.cpp
+  rom/frequency_scan.cpp
   rom/neighbour_envelope.cpp
   rom/load_band.cpp
   rom/training_envelope.cpp

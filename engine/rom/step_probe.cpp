@@ -6,6 +6,7 @@
 #include "engine/dynamics/simulation.h"
 #include "engine/experiments/design_parameter.h"
 #include "engine/rom/error_goal.h"
+#include "engine/rom/probe_run.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/rom_support.h"
 
@@ -23,12 +24,6 @@ constexpr double kQuinticPeak = 15.0 / 8.0;  // a quintic smooth step's steepest
 // A released pulse's run goes on until its loads have held still for this many times what a run must
 // to count as holding them still beyond training (NeighbourEnvelope::stillLimit).
 constexpr double kStillSpan = 2.0;
-
-// The replay of a run whose loads a load case (or a design point of one) gives.
-bool runLoads(const Model& model, const DatasetRun& run, Replay& out) {
-  out = replayOf(model, run);
-  return out.why.empty() && out.loadCase >= 0;
-}
 
 StepProbe notProbed(std::string why) {
   StepProbe p;
@@ -89,44 +84,19 @@ void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const Datas
        0,
        1,
        {}});
-  RunOptions o;
-  o.loadCase = lc;
-  o.q0 = first.q.col(0);
-  o.qd0 = first.qd.col(0);
-  o.outputDt = first.t(first.samples() - 1) / static_cast<double>(first.samples() - 1);
-  o.tEnd = o.outputDt * static_cast<double>(N - 1);
-  o.integrator.tolerance = kDefaultTolerance;  // the full model's default run, as the data's are made
-  const std::string under = probe.released ? "under the pulse" : "under the step";
-  TrajectoryRecorder recorder;
-  try {
-    simulate(stepped, o, recorder, &monitor);
-  } catch (const Cancelled&) {
-    throw;
-  } catch (const Error& e) {
-    probe.note = "the full model's run " + under + " failed: " + e.what();
-    return;
-  }
-  if (static_cast<Eigen::Index>(recorder.samples().size()) != N) {
-    probe.note = "the full model's run " + under + " has other samples than the training run's";
-    return;
-  }
-  Dataset runs;
-  runs.runs.push_back(runFromSamples(recorder.samples(), probe.released ? "pulse probe" : "step probe",
-                                     stepped.spec().loadCases[static_cast<std::size_t>(lc)].name));
-  for (const auto& [key, value] : first.parameters)
-    if (parameterKind(key) != ParameterKind::Load) runs.runs.back().parameters[key] = value;
-  const RolloutCheck check = checkHeldOutRuns(stepped, rom, runs, {0}, 1, kHeldOutTolerance, &monitor);
-  if (!check.done) {
-    probe.note = "the reduced model's run " + under + " could not be made (" + check.note + ")";
+  const ProbeRun run = runProbe(stepped, lc, rom, first, N, probe.released ? "pulse probe" : "step probe",
+                                probe.released ? "under the pulse" : "under the step", monitor);
+  if (!run.done) {
+    probe.note = run.note;
     return;
   }
   probe.done = true;
-  probe.failed = check.failed;
-  probe.failure = check.failure;
-  probe.error = check.failed ? 1.0 : check.error;
-  probe.point = check.coordinate;
-  probe.end = o.tEnd;
-  measureLoads(rom, runs.runs.back(), probe);
+  probe.failed = run.failed;
+  probe.failure = run.failure;
+  probe.error = run.error;
+  probe.point = run.point;
+  probe.end = run.end;
+  measureLoads(rom, run.run, probe);
   const double limit = rom.envelope().joint().stillLimit();
   if (probe.released && !(probe.still > limit)) {
     probe.done = false;
@@ -228,14 +198,8 @@ StepProbe probeOnce(const Model& model, const ReducedModel& rom, const Dataset& 
   for (const std::string& name : rom.parameterNames())
     if (parameterKind(name) == ParameterKind::Load) return notProbed("its parameters set the loads");
   // The longest run with loads (the first of them): the step holds longest there.
-  const DatasetRun* first = nullptr;
-  Replay rl, candidate;
-  for (const DatasetRun& run : dataset.runs)
-    if (runLoads(model, run, candidate) && !candidate.of(model).loads(candidate.loadCase).empty() &&
-        (!first || run.t(run.samples() - 1) > first->t(first->samples() - 1))) {
-      first = &run;
-      rl = candidate;
-    }
+  Replay rl;
+  const DatasetRun* first = longestRunWithLoads(model, dataset, rl);
   if (!first)
     return notProbed(
         "no training run sampled uniformly from t = 0 names a load case with loads, nor a design point of "

@@ -109,6 +109,10 @@ class TrainingEnvelope {
   void recordJointProbe(double error, double held, bool failed) { joint_.recordProbe(error, held, failed); }
   /// Records the released pulse's error (NeighbourEnvelope::recordRelease).
   void recordJointRelease(double error, bool failed) { joint_.recordRelease(error, failed); }
+  /// Records the frequency scan in the load band (LoadBand::recordScan).
+  void recordBandScan(std::vector<double> omega, std::vector<double> error, std::vector<bool> failed) {
+    band_.recordScan(std::move(omega), std::move(error), std::move(failed));
+  }
   /// Drops the joint envelope's calibration: no bound, no gate.
   void uncalibrateJoint() { joint_.uncalibrate(); }
   /// Replaces the joint envelope (of other runs than the ranges'), uncalibrated.

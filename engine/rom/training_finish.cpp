@@ -4,6 +4,7 @@
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
 #include "engine/rom/error_goal.h"
+#include "engine/rom/frequency_scan.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/rollout_check.h"
@@ -152,6 +153,7 @@ std::unique_ptr<ReducedModel> finishTrainedModel(std::unique_ptr<ReducedModel> r
   if (ownRunFailure == OwnRunFailure::Refuse) refuseIfItFailsItsChecks(*rom, "");
   rom->recordStepProbe(probeWithAStep(*model, *rom, *written, monitor));
   rom->recordReleaseProbe(probeWithAPulse(*model, *rom, *written, monitor));
+  rom->recordFrequencyScan(scanFrequencies(*model, *rom, *written, monitor));
   SpeedCheck speed;
   if (const std::string failure = rolloutFailure(*rom); !failure.empty()) {
     speed = noSpeedAfterBlowUp("the held-out rollout blew up (" + failure + ")");

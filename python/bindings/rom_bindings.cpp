@@ -139,7 +139,9 @@ void bindReducedModel(py::module_& m) {
           "The training's figures (method-specific; every method: speed_check, rollout, verdict, "
           "verdict_kind, and step_probe and release_probe for a model whose dynamics take loads: the error "
           "of a held step of its loads, which runs that hold their loads beyond training state as their "
-          "bound, and of that step released, which runs whose loads hold still after they moved state).")
+          "bound, and of that step released, which runs whose loads hold still after they moved state; and "
+          "frequency_scan: the errors under sines of its loads across the training's band, which runs whose "
+          "loads swing there state).")
       .def_property_readonly(
           "envelope", [](const ReducedModel& rom) { return fromJson(rom.envelope().toJson()); },
           "The ranges of state and inputs seen in training.")

@@ -600,8 +600,11 @@ TEST_CASE(
   CHECK(window.modelsPanel()->topLevelItem(0)->text(3).startsWith("rollout MSE"));
 }
 
-TEST_CASE("a model trained on two runs from the Train menu logs its step and pulse probes in the Messages",
-          "[training]") {
+TEST_CASE(
+    "a model trained on two runs from the Train menu logs its step and pulse probes and its frequency scan "
+    "in the "
+    "Messages",
+    "[training]") {
   MainWindow window;
   window.resize(1400, 900);
   window.show();
@@ -624,6 +627,7 @@ TEST_CASE("a model trained on two runs from the Train menu logs its step and pul
   CHECK(log.contains("pulse probe: a pulse of the loads (tyre"));
   CHECK(log.contains("and back at t = "));
   CHECK(log.contains("released: followed within"));
+  CHECK(log.contains("frequency scan: sines of the loads (tyre"));
   window.logView()->grab().save(QString::fromStdString(outputPath("/training_step_probe_log.png")));
 }
 

@@ -604,7 +604,7 @@ def test_ctrl_c_stops_a_long_reduced_run_within_a_tenth_of_a_second_however_many
         assert latency < 0.1, f"{latency:.3f} s to stop with {held} samples (best of 3)"
 
 
-def test_training_probes_a_held_step_and_a_released_pulse_of_the_loads_and_says_so_as_the_cli_does(mbdrom, examples, cli, tmp_path):
+def test_training_probes_a_held_step_a_released_pulse_and_sines_of_the_loads_and_says_so_as_the_cli_does(mbdrom, examples, cli, tmp_path):
     import warnings
     model = mbdrom.Model.load(str(examples / "macpherson.json"))
     for t in (0.6, 0.8):
@@ -626,3 +626,7 @@ def test_training_probes_a_held_step_and_a_released_pulse_of_the_loads_and_says_
     assert pulse["done"] and 0 <= pulse["error"] and "released: " in pulse["text"]
     assert "pulse probe " + pulse["text"] + "\n" in r.stdout
     assert held["release_error"] == pulse["error"] and held["still_trained"] >= 0
+    scan = rom.metrics["frequency_scan"]
+    assert scan["done"] and scan["text"].startswith("sines of the loads (tyre ")
+    assert "frequency scan " + scan["text"] + "\n" in r.stdout
+    assert rom.envelope["load_band"]["scan"]["error"] == [p["error"] for p in scan["points"]]

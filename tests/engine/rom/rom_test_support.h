@@ -171,6 +171,35 @@ inline std::unique_ptr<ReducedModel> podOf(const Dataset& data, const Model& mod
   return trainReducedModel("pod", data, {{"nr", 1}}, monitor, &model);
 }
 
+/// The relative RMS error at point P of `rom`'s run of `loadCase` of `model` (at the model's own step,
+/// output every 10 ms to `tEnd` [s]) against the full model's default run, as training's probes run
+/// them; the reduced run's summary into `summary` (optional). `name` names the CSV files.
+inline double pointError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
+                         const std::string& name, RomSimulationSummary* summary = nullptr,
+                         double tEnd = 1.2) {
+  RunOptions o;
+  o.loadCase = model.findLoadCase(loadCase);
+  o.tEnd = tEnd;
+  o.outputDt = 0.01;
+  o.integrator.dt = 0.0;  // the model's own step, as the probe runs it
+  {
+    TrajectoryCsvWriter writer(tempPath(name + "_rom.csv"));
+    const RomSimulationSummary s = rom.simulate(model, o, writer);
+    if (summary) *summary = s;
+  }
+  {  // the full model's default run (error-controlled), as training's data and its probe are made
+    RunOptions full = o;
+    full.integrator.dt = 1e-3;
+    full.integrator.tolerance = kDefaultTolerance;
+    TrajectoryCsvWriter writer(tempPath(name + "_full.csv"));
+    simulate(model, full, writer);
+  }
+  return compareTrajectories(readTrajectoryCsv(tempPath(name + "_full.csv")),
+                             readTrajectoryCsv(tempPath(name + "_rom.csv")), {"P"})
+      .points.front()
+      .relativeRmse;
+}
+
 /// Reduced run of a load case (step 1 ms, samples every outputDt) through the CSV writer, read back.
 inline TrajectoryTable romRun(const ReducedModel& rom, const Model& model, const std::string& loadCase,
                               double tEnd, const std::string& csv, double outputDt = 0.005) {

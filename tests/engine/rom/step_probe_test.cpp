@@ -34,31 +34,6 @@ struct SineRuns {
   }
 };
 
-double pointError(const ReducedModel& rom, const Model& model, const std::string& loadCase,
-                  const std::string& name, RomSimulationSummary* summary = nullptr, double tEnd = 1.2) {
-  RunOptions o;
-  o.loadCase = model.findLoadCase(loadCase);
-  o.tEnd = tEnd;
-  o.outputDt = 0.01;
-  o.integrator.dt = 0.0;  // the model's own step, as the probe runs it
-  {
-    TrajectoryCsvWriter writer(tempPath(name + "_rom.csv"));
-    const RomSimulationSummary s = rom.simulate(model, o, writer);
-    if (summary) *summary = s;
-  }
-  {  // the full model's default run (error-controlled), as training's data and its probe are made
-    RunOptions full = o;
-    full.integrator.dt = 1e-3;
-    full.integrator.tolerance = kDefaultTolerance;
-    TrajectoryCsvWriter writer(tempPath(name + "_full.csv"));
-    simulate(model, full, writer);
-  }
-  return compareTrajectories(readTrajectoryCsv(tempPath(name + "_full.csv")),
-                             readTrajectoryCsv(tempPath(name + "_rom.csv")), {"P"})
-      .points.front()
-      .relativeRmse;
-}
-
 }  // namespace
 
 TEST_CASE("the held loads' time constant of noisy training loads is their sines' period", "[step_probe]") {
