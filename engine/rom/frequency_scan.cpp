@@ -2,7 +2,6 @@
 
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
-#include "engine/experiments/design_parameter.h"
 #include "engine/rom/error_goal.h"
 #include "engine/rom/load_band.h"
 #include "engine/rom/probe_run.h"
@@ -73,15 +72,10 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
   const LoadBand& band = rom.envelope().band();
   if (!rom.takesLoads() || !band.known() || band.frequencies().size() != model.nq())
     return notScanned("the model's dynamics take no varying loads");
-  if (!rom.envelope().joint().calibrated()) return notScanned("its envelope states no bound");
-  for (const std::string& name : rom.parameterNames())
-    if (parameterKind(name) == ParameterKind::Load) return notScanned("its parameters set the loads");
+  if (const std::string why = whyNotProbed(rom); !why.empty()) return notScanned(why);
   Replay rl;
   const DatasetRun* first = longestRunWithLoads(model, dataset, rl);
-  if (!first)
-    return notScanned(
-        "no training run sampled uniformly from t = 0 names a load case with loads, nor a design point of "
-        "one");
+  if (!first) return notScanned(kNoRunWithLoads);
   const auto [low, high] = trainedBand(band, dataset);
   if (!(low > 0.0)) return notScanned("its training loads did not swing");
   const Model& m = rl.of(model);

@@ -8,6 +8,13 @@
 
 namespace mbdrom {
 
+std::string whyNotProbed(const ReducedModel& rom) {
+  if (!rom.envelope().joint().calibrated()) return "its envelope states no bound";
+  for (const std::string& name : rom.parameterNames())
+    if (parameterKind(name) == ParameterKind::Load) return "its parameters set the loads";
+  return {};
+}
+
 const DatasetRun* longestRunWithLoads(const Model& model, const Dataset& dataset, Replay& rl) {
   const DatasetRun* first = nullptr;
   Replay candidate;

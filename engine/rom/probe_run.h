@@ -19,6 +19,14 @@ namespace mbdrom {
 /// Null when there is none.
 const DatasetRun* longestRunWithLoads(const Model& model, const Dataset& dataset, Replay& rl);
 
+/// Why `rom` is not probed beyond its own loads' conditions: "" when it is; else that its joint envelope
+/// is not calibrated, or that its parameters set the loads.
+std::string whyNotProbed(const ReducedModel& rom);
+
+/// The longest run's lack, for a note: no training run whose loads a load case gives.
+inline constexpr const char* kNoRunWithLoads =
+    "no training run sampled uniformly from t = 0 names a load case with loads, nor a design point of one";
+
 /// One probe run's outcome.
 struct ProbeRun {
   bool done = false;  ///< false: a run could not be made (`note` says why)

@@ -4,7 +4,6 @@
 #include "engine/core/number_text.h"
 #include "engine/core/ordered_json.h"
 #include "engine/dynamics/simulation.h"
-#include "engine/experiments/design_parameter.h"
 #include "engine/rom/error_goal.h"
 #include "engine/rom/probe_run.h"
 #include "engine/rom/rollout_check.h"
@@ -194,16 +193,11 @@ StepProbe probeOnce(const Model& model, const ReducedModel& rom, const Dataset& 
   const NeighbourEnvelope& joint = rom.envelope().joint();
   if (!rom.takesLoads() || !joint.known() || !(joint.heldTime() > 0.0))
     return notProbed("the model's dynamics take no varying loads");
-  if (!joint.calibrated()) return notProbed("its envelope states no bound");
-  for (const std::string& name : rom.parameterNames())
-    if (parameterKind(name) == ParameterKind::Load) return notProbed("its parameters set the loads");
+  if (const std::string why = whyNotProbed(rom); !why.empty()) return notProbed(why);
   // The longest run with loads (the first of them): the step holds longest there.
   Replay rl;
   const DatasetRun* first = longestRunWithLoads(model, dataset, rl);
-  if (!first)
-    return notProbed(
-        "no training run sampled uniformly from t = 0 names a load case with loads, nor a design point of "
-        "one");
+  if (!first) return notProbed(kNoRunWithLoads);
   const Model& m = rl.of(model);
   std::vector<std::string> names;
   for (const LoadSpec& load : m.spec().loadCases[static_cast<std::size_t>(rl.loadCase)].loads)
