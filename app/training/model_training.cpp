@@ -194,8 +194,9 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           const QString text =
               tr("Model \"%1\", frequency scan: %2").arg(stored, QString::fromStdString(scan));
           if (missed)
-            wb_.log->warning(text + tr("; runs whose loads swing at a frequency it missed expect that figure "
-                                       "or more (no bound where the model blew up), and warn"));
+            wb_.log->warning(text + tr("; runs whose loads swing at a frequency it missed, by 80 % of their "
+                                       "largest training swing or more, expect that figure or more (no bound "
+                                       "where the model blew up), and warn"));
           else
             wb_.log->info(text);
         }

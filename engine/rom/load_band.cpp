@@ -120,15 +120,16 @@ LoadBandJudgement LoadBand::judge(const LoadBandMeter& meter) const {
   return j;
 }
 
-double LoadBand::dominantFrequency(const LoadBandMeter& meter) const {
+double LoadBand::dominantFrequency(const LoadBandMeter& meter, double* share) const {
   const Eigen::VectorXd omega = meter.frequencies(), swing = meter.swings();
-  if (omega.size() != frequency_.size()) return 0.0;
-  double share = kJudgedSwing, dominant = 0.0;
-  for (Eigen::Index i = 0; i < omega.size(); ++i)
-    if (frequency_(i) > 0.0 && swing_(i) > 0.0 && swing(i) / swing_(i) >= share) {
-      share = swing(i) / swing_(i);
-      dominant = omega(i);
-    }
+  double largest = kJudgedSwing, dominant = 0.0;
+  if (omega.size() == frequency_.size())
+    for (Eigen::Index i = 0; i < omega.size(); ++i)
+      if (frequency_(i) > 0.0 && swing_(i) > 0.0 && swing(i) / swing_(i) >= largest) {
+        largest = swing(i) / swing_(i);
+        dominant = omega(i);
+      }
+  if (share) *share = dominant > 0.0 ? largest : 0.0;
   return dominant;
 }
 

@@ -92,7 +92,8 @@ std::string jointInsideText(const RomSimulationSummary& s) {
           : s.scanBound
               ? "what sines of its loads about " + formatText("%.2g", s.scanFrequency) +
                     " Hz, at its training's largest amplitude, missed by at training: the run's loads swing "
-                    "at that frequency"
+                    "at that frequency, by " +
+                    formatText("%.2g", 100.0 * s.scanShare) + " % of their largest training swing"
           : s.releaseBound
               ? "what a pulse of its loads, released, missed by at training: the run holds its loads still "
                 "for " +
@@ -386,7 +387,10 @@ std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary&
 // A run whose bound the frequency scan set (RomSimulationSummary::scanBound).
 std::string scanWarning(const RomSimulationSummary& summary) {
   const std::string at = formatText("%.2g", summary.scanFrequency) + " Hz";
-  return probeBoundWarning(summary, "its loads swing at about " + at,
+  return probeBoundWarning(summary,
+                           "its loads swing at about " + at + ", by " +
+                               formatText("%.2g", 100.0 * summary.scanShare) +
+                               " % of their largest training swing",
                            {"a sine of its loads at " + at + ", at its training's largest amplitude",
                             "a sine of its loads at " + at, "at this frequency",
                             !std::isfinite(summary.scanError), summary.scanError});

@@ -107,9 +107,11 @@ struct RomSimulationSummary : RunSummary {
   bool heldUnprobed = false;
   /// True when the frequency scan set expectedError (LoadBand::scanError; NaN when the model blew up
   /// under a sine at the run's frequency): the run's dominant load swings inside the scanned band, at
-  /// scanFrequency, where the scan found a larger error than the rest of the run's evidence.
+  /// scanFrequency and by at least LoadBand::kScanSwingShare of its largest training swing, where the
+  /// scan found a larger error than the rest of the run's evidence.
   bool scanBound = false;
   double scanFrequency = 0.0;  ///< the run's dominant load's effective frequency [Hz] (0: not judged)
+  double scanShare = 0.0;      ///< its swing over its largest training swing [-]
   double scanError = -1.0;     ///< the scan's error there [-] (negative: not scanned there; NaN: blew up)
   /// True when the run holds its loads still beyond training and training made no pulse probe
   /// (NeighbourEnvelope::stillUnprobed): a note in the envelope line, as for heldUnprobed.

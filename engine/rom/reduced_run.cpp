@@ -238,11 +238,13 @@ void ReducedRunOutput::raiseToScan(const LoadBand& band) {
   // A bound the run states (not a retraced training run's measured figure), below what the frequency
   // scan measured at the run's frequency.
   if (!band.scanned() || !std::isfinite(summary_.expectedError) || !summary_.retracedRun.empty()) return;
-  const double omega = band.dominantFrequency(*band_), error = band.scanError(omega);
-  if (!(error > summary_.expectedError) && !std::isnan(error)) return;
+  double share = 0.0;
+  const double omega = band.dominantFrequency(*band_, &share), error = band.scanError(omega);
+  if (share < LoadBand::kScanSwingShare || (!(error > summary_.expectedError) && !std::isnan(error))) return;
   constexpr double kTwoPi = 6.283185307179586;
   summary_.scanBound = true;
   summary_.scanFrequency = omega / kTwoPi;
+  summary_.scanShare = share;
   summary_.scanError = error;
   summary_.expectedError = error;  // NaN: blew up there, no bound
   summary_.heldBound = summary_.releaseBound = false;

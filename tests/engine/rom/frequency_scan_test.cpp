@@ -122,17 +122,24 @@ TEST_CASE("a run whose loads swing where the scan missed states the scan's error
   for (auto& e : errors) e = 0.2;  // as if every sine had been missed by 20 %
   const auto missing = reducedModelFromJson(j, "edited.json");
   RomSimulationSummary sine;
-  pointError(*missing, railPushedBy(TimeFunction::sine(25.0, 1.5)), "other", "scan_run", &sine, 1.6);
+  pointError(*missing, railPushedBy(TimeFunction::sine(27.0, 1.5)), "other", "scan_run", &sine, 1.6);
   CHECK(sine.scanBound);
   CHECK(sine.scanFrequency == Approx(1.5).epsilon(0.03));
+  CHECK(sine.scanShare > 0.8);  // 27 N of the training's 30 N (swinging over less than two periods there)
+  CHECK(sine.scanShare < 1.0);
   CHECK(sine.expectedError == Approx(0.2));
   CHECK_THAT(envelopeSummaryText(sine), Catch::Contains("what sines of its loads about 1.5 Hz"));
-  CHECK_THAT(envelopeWarning(*missing, sine),
-             Catch::Contains("its loads swing at about 1.5 Hz") && Catch::Contains("was missed by 20 %"));
+  CHECK_THAT(envelopeWarning(*missing, sine), Catch::Contains("its loads swing at about 1.5 Hz, by ") &&
+                                                  Catch::Contains("was missed by 20 %"));
+  // Swinging by less than 80 % of the training's largest swing: the scan does not speak for the run.
+  RomSimulationSummary smaller;
+  pointError(*missing, railPushedBy(TimeFunction::sine(20.0, 1.5)), "other", "scan_smaller", &smaller, 1.6);
+  CHECK_FALSE(smaller.scanBound);
+  CHECK(smaller.expectedError < 0.2);
   // The model as trained: a bound of its own evidence, at least the scan's figure there.
   RomSimulationSummary plain;
   const double actual =
-      pointError(*pod, railPushedBy(TimeFunction::sine(25.0, 1.5)), "other", "scan_plain", &plain, 1.6);
+      pointError(*pod, railPushedBy(TimeFunction::sine(27.0, 1.5)), "other", "scan_plain", &plain, 1.6);
   CHECK(plain.expectedError >= pod->envelope().band().scanError(2.0 * std::numbers::pi * 1.5) - 1e-12);
   CHECK(plain.expectedError >= actual);
   // Faster than the scan reached by more than the band's margin: the band's exit, not the scan.
@@ -144,7 +151,7 @@ TEST_CASE("a run whose loads swing where the scan missed states the scan's error
   for (auto& f : j["envelope"]["load_band"]["scan"]["failed"]) f = true;
   const auto blew = reducedModelFromJson(j, "blew.json");
   RomSimulationSummary blown;
-  pointError(*blew, railPushedBy(TimeFunction::sine(25.0, 1.5)), "other", "scan_blew", &blown, 1.6);
+  pointError(*blew, railPushedBy(TimeFunction::sine(27.0, 1.5)), "other", "scan_blew", &blown, 1.6);
   CHECK(blown.scanBound);
   CHECK(std::isnan(blown.expectedError));
   CHECK_THAT(envelopeSummaryText(blown), Catch::Contains("no error bound"));
