@@ -47,8 +47,10 @@ Model sineModel(const Model& m, int lc, const std::vector<TrainingLoadRange>& x,
     loadCase.loads[k].function = TimeFunction::sine(amplitude / unit, frequency, 0.0, centre / unit);
     if (!describe) continue;
     const std::string unitName = loadCase.loads[k].type == LoadSpec::Type::Torque ? " N m" : " N";
-    levels += (levels.empty() ? "" : ", ") + loadCase.loads[k].name + " " + shortNumberText(centre) +
-              unitName + " ± " + shortNumberText(amplitude) + unitName;
+    // A range about zero (a sine's, sampled over whole periods or nearly) shows no centre of rounding.
+    levels += (levels.empty() ? "" : ", ") + loadCase.loads[k].name + " " +
+              (std::abs(centre) > 1e-3 * amplitude ? shortNumberText(centre) + unitName + " " : "") + "± " +
+              shortNumberText(amplitude) + unitName;
   }
   return Model(spec);
 }
