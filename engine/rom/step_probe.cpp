@@ -20,8 +20,8 @@ namespace {
 constexpr double kStartFraction = 0.2;       // the step starts at this share of the run's span
 constexpr double kRateFraction = 0.5;        // the step's steepest rate, of the training loads' steepest
 constexpr double kQuinticPeak = 15.0 / 8.0;  // a quintic smooth step's steepest rate over its mean
-// A released pulse's run goes on until its loads have held still for this many times what a run must
-// to count as holding them still beyond training (NeighbourEnvelope::stillLimit).
+// A released pulse's run goes on until its loads have been back at rest for this many times what a run
+// must hold them still to count as holding them still beyond training (NeighbourEnvelope::stillLimit).
 constexpr double kStillSpan = 2.0;
 
 StepProbe notProbed(std::string why) {
@@ -96,13 +96,6 @@ void stepOnce(const Model& stepped, int lc, const ReducedModel& rom, const Datas
   probe.point = run.point;
   probe.end = run.end;
   measureLoads(rom, run.run, probe);
-  const double limit = rom.envelope().joint().stillLimit();
-  if (probe.released && !(probe.still > limit)) {
-    probe.done = false;
-    probe.note = "its loads, back at their mean, held still for " + shortNumberText(probe.still) +
-                 " s, no longer than a run of its training may (" + shortNumberText(limit) +
-                 " s): it measured no rest beyond training";
-  }
 }
 
 }  // namespace
@@ -154,8 +147,8 @@ std::string StepProbe::text() const {
   if (!done) return (released ? "no pulse probe (" : "no step probe (") + note + ")";
   if (released)
     return "a pulse of the loads (" + levels + " and back at t = " + shortNumberText(start) +
-           " s, rising over " + shortNumberText(rise) + " s and falling as fast, then still for " +
-           shortNumberText(still) + " s), released: " + outcome();
+           " s, rising over " + shortNumberText(rise) + " s and falling as fast, then at rest for " +
+           shortNumberText(end - start - 2.0 * rise) + " s), released: " + outcome();
   return "a step of the loads (" + levels + " at t = " + shortNumberText(start) + " s, rising over " +
          shortNumberText(rise) + " s), held: " + outcome();
 }
@@ -217,7 +210,7 @@ StepProbe probeOnce(const Model& model, const ReducedModel& rom, const Dataset& 
         probe.rise =
             std::max(probe.rise, kQuinticPeak * std::abs(stepOf(r, sign)) / (kRateFraction * r.steepest));
     probe.rise = std::max(probe.rise, 2.0 * dt);
-    // A pulse's run lasts until its loads have held still long enough to speak for runs that hold theirs
+    // A pulse's run lasts until its loads have been at rest long enough to speak for runs that hold theirs
     // still beyond training.
     const Eigen::Index samples =
         released

@@ -17,8 +17,9 @@
 /// range, not below it.
 ///
 /// The pulse (probeWithAPulse) is that step released: the loads fall back to their mean as fast as they
-/// rose and stay there, the run going on past the training run's span where they would otherwise hold
-/// still for less than twice what a run must to count as holding them still beyond training. Oscillating
+/// rose and stay there, the run going on past the training run's span where they would otherwise be back
+/// at rest for less than twice what a run must hold them still to count as holding them still beyond
+/// training. Oscillating
 /// training loads never hold still; a run whose loads come back to rest and stay (a bump, a step's end) shows
 /// the slow return of the mechanism, which a model can miss while it follows every sine and every held step:
 /// the joint envelope states the pulse's figure for runs whose loads hold still, after they moved, for longer
@@ -49,9 +50,11 @@ struct StepProbe {
   double start = 0.0;  ///< when the loads start to rise [s]
   double rise = 0.0;   ///< over how long [s]
   double end = 0.0;    ///< when the run ends [s]
-  /// How long the loads held still after they moved (NeighbourTracker::still) [s]: a pulse's run goes
-  /// on until they have held still for twice what a run must to count as holding them still beyond
-  /// training (NeighbourEnvelope::stillLimit), and a pulse that did not is not done.
+  /// How long the loads held still after they moved, as a run's envelope measures them on the generalised
+  /// loads (NeighbourTracker::still) [s]. A pulse's run goes on until its loads have been back at their
+  /// mean for twice what a run must hold them still to count as holding them still beyond training
+  /// (NeighbourEnvelope::stillLimit); a torque on a body that still swings is not still in the generalised
+  /// loads, so `still` can be shorter.
   double still = 0.0;
   std::string levels;  ///< each load's level, e.g. "push 0.75 N"
   /// Each direction run, in order (up, then down): its levels and outcome, e.g. "push 0.02 N to 1.5 N:
@@ -63,7 +66,7 @@ struct StepProbe {
   /// One line, e.g. "a step of the loads (push 0.022 N to 1.52 N at t = 1 s, rising over 0.28 s),
   /// held: missed by 10 % relative RMS at point A (its worst, over the whole run)", or for a pulse "a
   /// pulse of the loads (push 0.022 N to 1.52 N and back at t = 1 s, rising over 0.28 s and falling as
-  /// fast, then still for 2.4 s), released: ...".
+  /// fast, then at rest for 2.4 s), released: ...".
   std::string text() const;
   nlohmann::ordered_json toJson() const;
 };

@@ -359,7 +359,7 @@ TEST_CASE("the pulse probe's error is the reduced run's own error under the rele
   CHECK_THAT(
       pulse.at("text").get<std::string>(),
       Catch::Contains("a pulse of the loads (") && Catch::Contains(" and back at t = 0.24 s, rising over") &&
-          Catch::Contains("and falling as fast, then still for ") && Catch::Contains(" s), released: "));
+          Catch::Contains("and falling as fast, then at rest for ") && Catch::Contains(" s), released: "));
   CHECK_THAT(releaseProbeText(*pod), Catch::Contains("released: "));
 }
 
