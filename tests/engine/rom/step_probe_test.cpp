@@ -491,3 +491,33 @@ TEST_CASE(
   CHECK_FALSE(late.stillUnprobed);
   CHECK_THAT(envelopeSummaryText(late), !Catch::Contains("probe"));
 }
+
+TEST_CASE("a run beyond both probes, holding its loads and then holding them still, states the larger bound",
+          "[step_probe]") {
+  const SineRuns r;
+  const auto pod = podOf(r.dataset(), r.model);
+  // A step to 20 N at 0.3-0.4 s, held to 1.2 s: beyond the held loads of training, and still for 0.8 s.
+  const Model model = railWithOther(TimeFunction::smoothStep(0.3, 0.4, 20.0));
+  const auto edited = [&](double held, double released) {
+    nlohmann::ordered_json j = pod->toJson();
+    j["envelope"]["joint"]["held_loads"]["probe_error"] = held;
+    j["envelope"]["joint"]["held_loads"]["release_error"] = released;
+    return reducedModelFromJson(j, "edited.json");
+  };
+  const auto pulseWorse = edited(0.2, 0.3);
+  RomSimulationSummary both;
+  pointError(*pulseWorse, model, "other", "both_pulse", &both);
+  const double share = both.heldLoad / pulseWorse->envelope().joint().probeHeld();
+  REQUIRE(share < 1.0);
+  CHECK(pulseWorse->envelope().joint().stillBeyondTraining(both.stillTime));
+  CHECK(both.releaseBound);
+  CHECK_FALSE(both.heldBound);
+  CHECK(both.expectedError == Approx(1.8 * 0.3));
+  const auto stepWorse = edited(0.2, 0.01);
+  RomSimulationSummary held;
+  pointError(*stepWorse, model, "other", "both_step", &held);
+  CHECK(held.heldBound);
+  CHECK_FALSE(held.releaseBound);
+  CHECK(held.expectedError == Approx(1.8 * 0.2 * share));
+  CHECK_THAT(envelopeWarning(*stepWorse, held), Catch::Contains("holds its loads"));
+}
