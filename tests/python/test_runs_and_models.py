@@ -630,3 +630,19 @@ def test_training_probes_a_held_step_a_released_pulse_and_sines_of_the_loads_and
     assert scan["done"] and scan["text"].startswith("sines of the loads (tyre ")
     assert "frequency scan " + scan["text"] + "\n" in r.stdout
     assert rom.envelope["load_band"]["scan"]["error"] == [p["error"] for p in scan["points"]]
+
+    # A run whose loads swing where the scan missed warns in Python as the CLI does (the file edited as if
+    # every sine had been missed by 20 %).
+    edited = json.load(open(tmp_path / "cli.json"))
+    scanned = edited["envelope"]["load_band"]["scan"]
+    scanned["error"] = [0.2] * len(scanned["error"])
+    json.dump(edited, open(tmp_path / "edited.json", "w"))
+    missing = mbdrom.ReducedModel.load(str(tmp_path / "edited.json"))
+    with pytest.warns(mbdrom.EnvelopeWarning, match="its loads swing at about 1.[56] Hz"):
+        run = missing.simulate(model, load_case="train", t_end=1.4, output_dt=0.005)
+    assert run.expected_error == pytest.approx(0.2)
+    r = subprocess.run([cli, "rom-simulate", str(tmp_path / "edited.json"), "--model",
+                        str(examples / "macpherson.json"), "-o", str(tmp_path / "edited.csv"), "--load-case", "train", "--t-end", "1.4",
+                        "--output-dt", "0.005"], capture_output=True, text=True, check=True)
+    assert "training envelope      " + run.envelope in r.stdout
+    assert [w for w in run.warnings if "swing at about" in w][0] in r.stderr
