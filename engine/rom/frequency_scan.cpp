@@ -103,12 +103,6 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
     scan.points.push_back({frequency, measured > 0.0 ? measured : omega, run.failed, run.error, run.point});
   }
   if (scan.points.empty()) return notScanned(unmade);
-  // The band's lookup needs increasing frequencies: a sine whose run measured no faster than the one
-  // before (a load's geometry folding its swing) is left out.
-  std::vector<FrequencyScan::Point> kept;
-  for (const FrequencyScan::Point& p : scan.points)
-    if (kept.empty() || p.omega > kept.back().omega) kept.push_back(p);
-  scan.points = std::move(kept);
   scan.done = true;
   return scan;
 }

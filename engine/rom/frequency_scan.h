@@ -1,13 +1,14 @@
 #pragma once
 /// @file
 /// The frequency scan: training runs the written model once more under sines of its loads at
-/// frequencies across the band its training runs swung in, at the design's largest amplitude, with
+/// frequencies across the band its training runs swung in, over the loads' whole training range, with
 /// the full model. A model can follow every training run and miss loads that swing between them: a
 /// local model whose charts fit the design points can miss by several times its held-out error in a
 /// gap of the design (the machine on isolators' local PCA, sines of 178 N: 2.3 % off at 3.9 Hz, 4.6 % at
 /// 4.5 Hz, 1.0 % at 4.7 Hz), where the joint distance finds the run near its training samples. The scan
-/// measures that miss, and a run whose dominant load swings inside the scanned band expects at least the
-/// scan's error at its frequency (LoadBand::scanError).
+/// measures that miss, and a run whose dominant load swings inside the scanned band, nearly as far as the
+/// scan's sines did, expects at least the scan's error at its frequency (LoadBand::scanError; judged, as
+/// the band is, over runs of two periods of the trained frequency or more).
 ///
 /// The sines: every load of the longest training run's load case (its design point's, for a design of
 /// experiments) swinging over its range in the training runs (a sine about the range's middle), all in
@@ -33,7 +34,7 @@ inline constexpr int kScanFrequencies = 13;
 struct FrequencyScan {
   bool done = false;  ///< false: not scanned (`note` says why)
   std::string note;
-  std::string levels;  ///< each load's mean and amplitude, e.g. "push 2 N ± 1.5 N"
+  std::string levels;  ///< each load's range as its middle and half-width, e.g. "push 2 N ± 1.5 N"
   struct Point {
     double frequency = 0.0;  ///< the sine's frequency [Hz]
     double omega = 0.0;      ///< its run's dominant load's effective frequency (LoadBand) [rad/s]
@@ -41,10 +42,10 @@ struct FrequencyScan {
     double error = 0.0;      ///< relative RMS error of the worst point over the whole run [-] (1: failed)
     std::string point;       ///< that point
   };
-  std::vector<Point> points;  ///< by frequency
-  /// One line, e.g. "sines of the loads (push 2 N ± 1.5 N) at 13 frequencies from 0.5 to 2 Hz: followed
-  /// within 1.2 % relative RMS at every one (its worst at 1.1 Hz, point A)", or "... missed by 9.1 % at
-  /// 4.5 Hz (point B), followed within 5 % at 11 of them".
+  std::vector<Point> points;  ///< by frequency, every sine run (the band merges those measured alike)
+  /// One line, e.g. "sines of the loads (push 2 N ± 1.5 N) at 13 frequencies from 0.5 Hz to 2 Hz: followed
+  /// within 1.2 % relative RMS at every one (its worst at 1.1 Hz, point A)", or "... missed by 9.1 %
+  /// relative RMS at 4.5 Hz (point B), followed within the 5 % goal at 11 of them".
   std::string text() const;
   nlohmann::ordered_json toJson() const;
 };

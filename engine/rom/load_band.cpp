@@ -148,13 +148,16 @@ double LoadBand::scanError(double omega) const {
   if (scanOmega_.empty() || !(omega >= kScanReach * scanOmega_.front()) ||
       !(omega <= kMargin * scanOmega_.back()))
     return -1.0;
+  const auto at = [&](std::size_t k) {
+    return scanFailed_[k] ? std::numeric_limits<double>::quiet_NaN() : scanError_[k];
+  };
+  // At or beyond an end, or at a scanned frequency: that sine's figure alone.
+  if (omega <= scanOmega_.front()) return at(0);
+  if (omega >= scanOmega_.back()) return at(scanOmega_.size() - 1);
   const auto above = std::upper_bound(scanOmega_.begin(), scanOmega_.end(), omega);
-  const std::size_t hi = std::min<std::size_t>(static_cast<std::size_t>(above - scanOmega_.begin()),
-                                               scanOmega_.size() - 1),
-                    lo = hi > 0 ? hi - 1 : 0;
+  const auto hi = static_cast<std::size_t>(above - scanOmega_.begin()), lo = hi - 1;
+  if (omega == scanOmega_[lo]) return at(lo);
   if (scanFailed_[lo] || scanFailed_[hi]) return std::numeric_limits<double>::quiet_NaN();
-  if (lo == hi || omega <= scanOmega_[lo]) return scanError_[lo];
-  if (omega >= scanOmega_[hi]) return scanError_[hi];
   const double x = std::log(omega / scanOmega_[lo]) / std::log(scanOmega_[hi] / scanOmega_[lo]);
   return scanError_[lo] * (1.0 - x) + scanError_[hi] * x;
 }

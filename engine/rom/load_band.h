@@ -16,7 +16,7 @@
 /// low: the band cannot see them.
 ///
 /// The frequency scan (engine/rom/frequency_scan.h) runs the written model under sines of its loads
-/// across the band at the design's largest amplitude; a run whose dominant load (the component
+/// across the band, over their whole training range; a run whose dominant load (the component
 /// swinging by the largest share of its training swing) swings at a scanned frequency, by at least
 /// kScanSwingShare of that swing, expects at least the scan's error there (log-linear between the
 /// scanned frequencies).
@@ -99,8 +99,10 @@ class LoadBand {
   const std::vector<double>& scanFrequencies() const { return scanOmega_; }
   const std::vector<double>& scanErrors() const { return scanError_; }
   /// The scan's error at the run's dominant ω `omega` [rad/s], log-linear between the scanned
-  /// frequencies (NaN when the reduced model blew up at either); negative when not scanned, or `omega`
-  /// lies below the lowest scanned by more than kScanReach or above the highest by more than kMargin.
+  /// frequencies (NaN when the reduced model blew up at either; at or beyond an end, or at a scanned
+  /// frequency, that sine's figure alone); negative when not scanned, or `omega` lies below kScanReach
+  /// times the lowest scanned or above kMargin times the highest. A run is judged by it, as by the band,
+  /// only over two periods of the trained frequency or more.
   double scanError(double omega) const;
   /// How far below the lowest scanned frequency the scan still speaks for a run [-].
   static constexpr double kScanReach = 0.97;

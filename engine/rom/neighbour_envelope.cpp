@@ -547,8 +547,9 @@ OJson NeighbourEnvelope::toJson() const {
     if (releaseError_ >= 0.0) {
       j["held_loads"]["release_error"] = releaseError_;
       if (releaseFailed_) j["held_loads"]["release_failed"] = true;
-      j["held_loads"]["still_trained"] = stillTrained_;
     }
+    // With or without a pulse probe: a run's stillness is judged against it (stillLimit).
+    j["held_loads"]["still_trained"] = stillTrained_;
   }
   return j;
 }
@@ -601,9 +602,10 @@ NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string&
         e.probeFailed_ = failed->get<bool>();
       }
     }
+    if (hr.find("still_trained")) e.stillTrained_ = hr.number("still_trained", {.min = 0});
     if (hr.find("release_error")) {
       e.releaseError_ = hr.number("release_error", {.min = 0});
-      e.stillTrained_ = hr.number("still_trained", {.min = 0});
+      if (!hr.find("still_trained")) hr.fail("release_error needs still_trained");
       if (const OJson* failed = hr.find("release_failed")) {
         if (!failed->is_boolean()) hr.fail("release_failed is not true or false");
         e.releaseFailed_ = failed->get<bool>();

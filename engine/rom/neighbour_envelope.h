@@ -50,8 +50,8 @@
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
 /// {"held_out_distance", "held_out_error", and optionally "least_gate" and "training_error"}
 /// (absent: not calibrated),
-/// "held_loads": {"time", "trained", and after a probe "probe_error", "probe_held", "probe_failed", after
-/// a pulse probe "release_error", "release_failed" and "still_trained"} (absent in older files: not
+/// "held_loads": {"time", "trained", "still_trained", and after a probe "probe_error", "probe_held",
+/// "probe_failed", after a pulse probe "release_error" and "release_failed"} (absent in older files: not
 /// measured)}.
 
 #include <Eigen/Core>

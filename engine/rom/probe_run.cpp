@@ -51,7 +51,8 @@ ProbeRun runProbe(const Model& probed, int lc, const ReducedModel& rom, const Da
     return p;
   }
   if (static_cast<Eigen::Index>(recorder.samples().size()) != samples) {
-    p.note = "the full model's run " + under + " has other samples than the training run's";
+    p.note = "the full model's run " + under + " has other samples than the " + std::to_string(samples) +
+             " asked for";
     return p;
   }
   Dataset runs;

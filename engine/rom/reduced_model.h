@@ -110,9 +110,13 @@ struct RomSimulationSummary : RunSummary {
   /// scanFrequency and by at least LoadBand::kScanSwingShare of its largest training swing, where the
   /// scan found a larger error than the rest of the run's evidence.
   bool scanBound = false;
-  double scanFrequency = 0.0;  ///< the run's dominant load's effective frequency [Hz] (0: not judged)
-  double scanShare = 0.0;      ///< its swing over its largest training swing [-]
-  double scanError = -1.0;     ///< the scan's error there [-] (negative: not scanned there; NaN: blew up)
+  /// Where the scan speaks for the run (scanned, its dominant load inside the scanned band by at least
+  /// LoadBand::kScanSwingShare of its training swing), whether or not it set the bound: the run's dominant
+  /// load's effective frequency [Hz] (0: the scan does not speak for the run), that swing share [-] and
+  /// the scan's error there [-] (NaN: the model blew up there).
+  double scanFrequency = 0.0;
+  double scanShare = 0.0;
+  double scanError = -1.0;
   /// True when the run holds its loads still beyond training and training made no pulse probe
   /// (NeighbourEnvelope::stillUnprobed): a note in the envelope line, as for heldUnprobed.
   bool stillUnprobed = false;

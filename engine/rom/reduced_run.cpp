@@ -240,12 +240,13 @@ void ReducedRunOutput::raiseToScan(const LoadBand& band) {
   if (!band.scanned() || !std::isfinite(summary_.expectedError) || !summary_.retracedRun.empty()) return;
   double share = 0.0;
   const double omega = band.dominantFrequency(*band_, &share), error = band.scanError(omega);
-  if (share < LoadBand::kScanSwingShare || (!(error > summary_.expectedError) && !std::isnan(error))) return;
+  if (share < LoadBand::kScanSwingShare || !(error >= 0.0 || std::isnan(error))) return;  // not its run
   constexpr double kTwoPi = 6.283185307179586;
-  summary_.scanBound = true;
   summary_.scanFrequency = omega / kTwoPi;
   summary_.scanShare = share;
   summary_.scanError = error;
+  if (!(error > summary_.expectedError) && !std::isnan(error)) return;
+  summary_.scanBound = true;
   summary_.expectedError = error;  // NaN: blew up there, no bound
   summary_.heldBound = summary_.releaseBound = false;
 }

@@ -105,6 +105,17 @@ TEST_CASE(
   CHECK(band.scanError(0.9 * w) < 0.0);                       // below it: not scanned there
   CHECK(std::isnan(band.scanError(3 * w)));                   // the model blew up at 4 Hz
   CHECK(band.scanError(6 * w) < 0.0);                         // past 1.25 times the highest
+  // At a scanned frequency, or beyond an end within reach, that sine's figure alone, whatever its neighbour.
+  LoadBand ends;
+  ends.recordScan({w, 2 * w, 4 * w}, {0.01, 0.05, 0.02}, {true, false, false});
+  CHECK(ends.scanError(2 * w) == Approx(0.05));
+  CHECK(std::isnan(ends.scanError(w)));
+  LoadBand top;
+  top.recordScan({w, 2 * w, 4 * w}, {0.01, 0.05, 0.02}, {false, true, false});
+  CHECK(top.scanError(4.5 * w) == Approx(0.02));  // above the highest: its figure, not its failed neighbour's
+  CHECK(top.scanError(4 * w) == Approx(0.02));
+  CHECK(top.scanError(0.98 * w) == Approx(0.01));
+  CHECK(std::isnan(top.scanError(3 * w)));
   LoadBand unordered;
   unordered.recordScan({2 * w, w}, {0.01, 0.02}, {false, false});
   CHECK_FALSE(unordered.scanned());
@@ -136,12 +147,26 @@ TEST_CASE("a run whose loads swing where the scan missed states the scan's error
   pointError(*missing, railPushedBy(TimeFunction::sine(20.0, 1.5)), "other", "scan_smaller", &smaller, 1.6);
   CHECK_FALSE(smaller.scanBound);
   CHECK(smaller.expectedError < 0.2);
-  // The model as trained: a bound of its own evidence, at least the scan's figure there.
-  RomSimulationSummary plain;
-  const double actual =
-      pointError(*pod, railPushedBy(TimeFunction::sine(27.0, 1.5)), "other", "scan_plain", &plain, 1.6);
-  CHECK(plain.expectedError >= pod->envelope().band().scanError(2.0 * std::numbers::pi * 1.5) - 1e-12);
+  // The model as trained: its distance's bound, raised to the scan's figure at the run's frequency where
+  // that is larger (the same model without its scan gives the distance's alone).
+  RomSimulationSummary plain, unscanned;
+  const Model sine27 = railPushedBy(TimeFunction::sine(27.0, 1.5));
+  const double actual = pointError(*pod, sine27, "other", "scan_plain", &plain, 1.6);
+  nlohmann::ordered_json older = pod->toJson();
+  older["envelope"]["load_band"].erase("scan");
+  pointError(*reducedModelFromJson(older, "older.json"), sine27, "other", "scan_none", &unscanned, 1.6);
+  CHECK_FALSE(unscanned.scanBound);
+  const double scanned = plain.scanError;
+  CHECK(plain.scanFrequency == Approx(1.5).epsilon(0.03));
+  CHECK(scanned == Approx(pod->envelope().band().scanError(2.0 * std::numbers::pi * plain.scanFrequency)));
+  CHECK(plain.expectedError == Approx(std::max(unscanned.expectedError, scanned)));
+  CHECK(plain.scanBound == (scanned > unscanned.expectedError));
   CHECK(plain.expectedError >= actual);
+  // A training run retraced (its load case, start and span) states what training measured on it.
+  RomSimulationSummary retraced;
+  pointError(*missing, r.model, "slow", "scan_retraced", &retraced, 1.6);
+  CHECK_FALSE(retraced.retracedRun.empty());
+  CHECK_FALSE(retraced.scanBound);
   // Faster than the scan reached by more than the band's margin: the band's exit, not the scan.
   RomSimulationSummary fast;
   pointError(*missing, railPushedBy(TimeFunction::sine(25.0, 3.0)), "other", "scan_fast", &fast, 1.6);
@@ -172,7 +197,11 @@ TEST_CASE("a model file's frequency scan is read back, and hostile values are re
     CHECK_THROWS_WITH(reducedModelFromJson(bad, "m.json"), Catch::Contains(message));
   };
   const auto n = j["envelope"]["load_band"]["scan"]["frequency"].size();
-  refused("frequency", nlohmann::ordered_json::array({2.0, 1.0}), "scan");
+  nlohmann::ordered_json unordered = j;  // frequencies not increasing, every list of their size
+  unordered["envelope"]["load_band"]["scan"] = {
+      {"frequency", {2.0, 1.0}}, {"error", {0.01, 0.02}}, {"failed", {false, false}}};
+  CHECK_THROWS_WITH(reducedModelFromJson(unordered, "m.json"),
+                    Catch::Contains("not positive and increasing"));
   refused("error", std::vector<double>(n, -0.1), "scan");
   refused("error", std::vector<double>(n + 1, 0.1), "scan.error");
   refused("failed", std::vector<std::string>(n, "no"), "scan.failed");
@@ -181,4 +210,26 @@ TEST_CASE("a model file's frequency scan is read back, and hostile values are re
   nlohmann::ordered_json older = j;  // a file written before the scan: read, nothing scanned
   older["envelope"]["load_band"].erase("scan");
   CHECK_FALSE(reducedModelFromJson(older, "m.json")->envelope().band().scanned());
+}
+
+TEST_CASE("sines whose runs measured at one frequency, or out of order, join in the band, the worse kept",
+          "[frequency_scan]") {
+  const TwoFrequencies r;
+  auto pod = podOf(r.dataset(), r.model);
+  FrequencyScan scan;
+  scan.done = true;
+  scan.levels = "push ± 30 N";
+  scan.points = {{1.0, 6.0, false, 0.01, "P"},
+                 {1.2, 8.0, false, 0.02, "P"},
+                 {1.4, 8.0, true, 1.0, ""},  // blew up, measured as fast as the one before
+                 {1.6, 7.5, false, 0.09, "P"},
+                 {1.8, 11.0, false, 0.03, "P"}};
+  pod->recordFrequencyScan(scan);
+  const LoadBand& band = pod->envelope().band();
+  REQUIRE(band.scanFrequencies() == std::vector<double>{6.0, 7.5, 8.0, 11.0});
+  CHECK(band.scanErrors() == std::vector<double>{0.01, 0.09, 1.0, 0.03});
+  CHECK(std::isnan(band.scanError(8.0)));
+  // The text and the file keep every sine, the blow-up named.
+  CHECK(pod->metrics().at("frequency_scan").at("points").size() == 5);
+  CHECK_THAT(frequencyScanText(*pod), Catch::Contains("the reduced model blew up at 1.4 Hz"));
 }

@@ -283,6 +283,14 @@ TEST_CASE(
   unreleased["envelope"]["joint"]["held_loads"].erase("release_error");
   unreleased["envelope"]["joint"]["held_loads"].erase("still_trained");
   CHECK(reducedModelFromJson(unreleased, "m.json")->envelope().joint().releaseError() < 0.0);
+  // A model with no pulse probe keeps its training runs' stillness: its runs are judged against it.
+  nlohmann::ordered_json noPulse = j;
+  noPulse["envelope"]["joint"]["held_loads"].erase("release_error");
+  noPulse["envelope"]["joint"]["held_loads"]["still_trained"] = 0.8;
+  const auto kept = reducedModelFromJson(noPulse, "m.json");
+  CHECK(kept->envelope().joint().releaseError() < 0.0);
+  CHECK(kept->envelope().joint().stillTrained() == 0.8);
+  CHECK(kept->toJson()["envelope"]["joint"]["held_loads"]["still_trained"] == 0.8);
 }
 
 namespace {
