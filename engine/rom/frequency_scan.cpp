@@ -107,8 +107,21 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
   return scan;
 }
 
+bool FrequencyScan::measuredInOrder() const {
+  for (std::size_t k = 1; k < points.size(); ++k)
+    if (!(points[k].omega > points[k - 1].omega)) return false;
+  return !points.empty();
+}
+
 std::string FrequencyScan::text() const {
   if (!done) return "no frequency scan (" + note + ")";
+  return resultText() + (measuredInOrder()
+                             ? ""
+                             : "; it judges no run: the generalised loads of its runs did not swing "
+                               "faster as the sines did (a torque on a body that turns far)");
+}
+
+std::string FrequencyScan::resultText() const {
   const Point* worst = &points.front();
   int within = 0;
   for (const Point& p : points) {

@@ -42,12 +42,20 @@ struct FrequencyScan {
     double error = 0.0;      ///< relative RMS error of the worst point over the whole run [-] (1: failed)
     std::string point;       ///< that point
   };
-  std::vector<Point> points;  ///< by frequency, every sine run (the band merges those measured alike)
+  std::vector<Point> points;  ///< by frequency, every sine run
+  /// True when the runs measured their dominant load faster as the sines got faster: a run is then looked
+  /// up by the frequency it measures. A torque on a body that turns far makes generalised loads that swing
+  /// at other frequencies than the torque (the Furuta pendulum's: 2.9 Hz under a sine of 1.5 Hz and of 2
+  /// Hz); such a scan is reported and judges no run.
+  bool measuredInOrder() const;
   /// One line, e.g. "sines of the loads (push 2 N ± 1.5 N) at 13 frequencies from 0.5 Hz to 2 Hz: followed
   /// within 1.2 % relative RMS at every one (its worst at 1.1 Hz, point A)", or "... missed by 9.1 %
   /// relative RMS at 4.5 Hz (point B), followed within the 5 % goal at 11 of them".
   std::string text() const;
   nlohmann::ordered_json toJson() const;
+
+ private:
+  std::string resultText() const;
 };
 
 /// The scan of `rom` (trained on `dataset` of `model`): not done for a model that takes no loads, whose

@@ -718,20 +718,11 @@ void ReducedModel::recordReleaseProbe(const StepProbe& probe) {
 
 void ReducedModel::recordFrequencyScan(const FrequencyScan& scan) {
   metrics_["frequency_scan"] = scan.toJson();
-  if (!scan.done) return;
-  // The band's lookup needs increasing frequencies: sines whose runs measured at one frequency, or out of
-  // order (a load's geometry folding its swing), join there, the worse figure kept.
-  std::vector<FrequencyScan::Point> points = scan.points;
-  std::stable_sort(points.begin(), points.end(),
-                   [](const auto& a, const auto& b) { return a.omega < b.omega; });
+  // A run is looked up by the frequency it measures: only a scan whose runs measured theirs in order.
+  if (!scan.done || !scan.measuredInOrder()) return;
   std::vector<double> omega, error;
   std::vector<bool> failed;
-  for (const FrequencyScan::Point& p : points) {
-    if (!omega.empty() && !(p.omega > omega.back())) {
-      error.back() = std::max(error.back(), p.error);
-      failed.back() = failed.back() || p.failed;
-      continue;
-    }
+  for (const FrequencyScan::Point& p : scan.points) {
     omega.push_back(p.omega);
     error.push_back(p.error);
     failed.push_back(p.failed);
