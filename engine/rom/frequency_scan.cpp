@@ -115,10 +115,11 @@ bool FrequencyScan::measuredInOrder() const {
 
 std::string FrequencyScan::text() const {
   if (!done) return "no frequency scan (" + note + ")";
-  return resultText() + (measuredInOrder()
-                             ? ""
-                             : "; it judges no run: the generalised loads of its runs did not swing "
-                               "faster as the sines did (a torque on a body that turns far)");
+  return resultText() +
+         (measuredInOrder()
+              ? ""
+              : "; it judges no run: the generalised loads of its runs did not swing "
+                "faster as the sines did (a load on a body that turns far: they follow its angle)");
 }
 
 std::string FrequencyScan::resultText() const {

@@ -44,9 +44,9 @@ struct FrequencyScan {
   };
   std::vector<Point> points;  ///< by frequency, every sine run
   /// True when the runs measured their dominant load faster as the sines got faster: a run is then looked
-  /// up by the frequency it measures. A torque on a body that turns far makes generalised loads that swing
-  /// at other frequencies than the torque (the Furuta pendulum's: 2.9 Hz under a sine of 1.5 Hz and of 2
-  /// Hz); such a scan is reported and judges no run.
+  /// up by the frequency it measures. A load on a body that turns far makes generalised loads that swing
+  /// at other frequencies than the load (the Furuta pendulum's motor torque: 2.9 Hz under a sine of 1.5 Hz
+  /// and of 2 Hz); such a scan is reported and judges no run.
   bool measuredInOrder() const;
   /// One line, e.g. "sines of the loads (push 2 N ± 1.5 N) at 13 frequencies from 0.5 Hz to 2 Hz: followed
   /// within 1.2 % relative RMS at every one (its worst at 1.1 Hz, point A)", or "... missed by 9.1 %
