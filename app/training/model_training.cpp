@@ -190,13 +190,16 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           else
             wb_.log->info(text);
         }
-        if (const std::string scan = frequencyScanText(**result, &missed); !scan.empty()) {
+        bool judgesRuns = true;
+        if (const std::string scan = frequencyScanText(**result, &missed, &judgesRuns); !scan.empty()) {
           const QString text =
               tr("Model \"%1\", frequency scan: %2").arg(stored, QString::fromStdString(scan));
           if (missed)
-            wb_.log->warning(text + tr("; runs whose loads swing at a frequency it missed, by 80 % of their "
+            wb_.log->warning(
+                judgesRuns ? text + tr("; runs whose loads swing at a frequency it missed, by 80 % of their "
                                        "largest training swing or more, expect that figure or more (no bound "
-                                       "where the model blew up), and warn"));
+                                       "where the model blew up), and warn")
+                           : text);
           else
             wb_.log->info(text);
         }

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <map>
 
 namespace mbdrom {
 
@@ -117,11 +118,12 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
   std::vector<std::string> all = trajectoryPointNames(reference);
   for (const std::string& name : names)
     if (std::find(all.begin(), all.end(), name) == all.end()) all.push_back(name);
+  std::map<std::string, double> motion;  // of every point of the reference [m]
   for (const std::string& name : all) {
     const auto cr = pointColumns(reference, name, "reference");
     for (const int c : cr)
       for (Eigen::Index k : rows) size = std::max(size, std::abs(reference.data(k, c)));
-    most = std::max(most, referenceMotion(reference, cr, rows));
+    most = std::max(most, motion[name] = referenceMotion(reference, cr, rows));
   }
   const double still = kStillShare * size;
   result.overall.name = "overall";
@@ -143,7 +145,7 @@ TrajectoryComparison compareTrajectories(const TrajectoryTable& reference, const
       pe.maxError = std::max(pe.maxError, e.norm());
     }
     pe.rmse = std::sqrt(err2 / count);
-    pe.referenceRms = referenceMotion(reference, cr, rows);
+    pe.referenceRms = motion.at(name);
     sumErr += err2;
     sumRef += count * pe.referenceRms * pe.referenceRms;
     result.overall.maxError = std::max(result.overall.maxError, pe.maxError);

@@ -26,13 +26,6 @@ FrequencyScan notScanned(std::string why) {
   return s;
 }
 
-// The dominant load's effective frequency of `run` [rad/s] (0: none swung), as a run of `band` measures it.
-double dominantOmega(const LoadBand& band, const DatasetRun& run) {
-  LoadBandMeter meter(run.f_ext.rows(), band.spacing());
-  for (Eigen::Index k = 0; k < run.samples(); ++k) meter.add(run.t(k), run.f_ext.col(k));
-  return band.dominantFrequency(meter);
-}
-
 // `m` with load case `lc`'s loads swinging over their training range, a sine at `frequency` [Hz] about its
 // middle (levels into `levels` when empty).
 Model sineModel(const Model& m, int lc, const std::vector<TrainingLoadRange>& x, double frequency,
@@ -59,7 +52,7 @@ Model sineModel(const Model& m, int lc, const std::vector<TrainingLoadRange>& x,
 std::pair<double, double> trainedBand(const LoadBand& band, const Dataset& dataset) {
   double low = 0.0, high = 0.0;
   for (const DatasetRun& run : dataset.runs) {
-    const double omega = dominantOmega(band, run);
+    const double omega = band.dominantFrequency(run);
     if (!(omega > 0.0)) continue;
     low = low > 0.0 ? std::min(low, omega) : omega;
     high = std::max(high, omega);
@@ -99,7 +92,7 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
       unmade = run.note;
       continue;
     }
-    const double measured = dominantOmega(band, run.run);
+    const double measured = band.dominantFrequency(run.run);
     scan.points.push_back({frequency, measured > 0.0 ? measured : omega, run.failed, run.error, run.point});
   }
   if (scan.points.empty()) return notScanned(unmade);
@@ -160,12 +153,14 @@ nlohmann::ordered_json FrequencyScan::toJson() const {
     list.push_back(q);
   }
   j["points"] = list;
+  j["judges_runs"] = measuredInOrder();
   return j;
 }
 
-std::string frequencyScanText(const ReducedModel& rom, bool* missed) {
+std::string frequencyScanText(const ReducedModel& rom, bool* missed, bool* judgesRuns) {
   const auto scan = rom.metrics().find("frequency_scan");
   if (scan == rom.metrics().end() || !scan->is_object() || !scan->value("done", false)) return {};
+  if (judgesRuns) *judgesRuns = scan->value("judges_runs", true);
   if (missed) {
     *missed = false;
     if (const auto points = scan->find("points"); points != scan->end() && points->is_array())

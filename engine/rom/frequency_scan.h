@@ -67,7 +67,8 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
                               Monitor& monitor);
 
 /// The recorded scan's line of `rom` (metrics "frequency_scan"), "" when it was not scanned; `missed`
-/// (optional): the model blew up under a sine of it, or missed one by more than the goal.
-std::string frequencyScanText(const ReducedModel& rom, bool* missed = nullptr);
+/// (optional): the model blew up under a sine of it, or missed one by more than the goal; `judgesRuns`
+/// (optional): runs take bounds from it (FrequencyScan::measuredInOrder).
+std::string frequencyScanText(const ReducedModel& rom, bool* missed = nullptr, bool* judgesRuns = nullptr);
 
 }  // namespace mbdrom

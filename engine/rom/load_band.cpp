@@ -11,7 +11,6 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <type_traits>
 #include <vector>
 
 namespace mbdrom {
@@ -133,6 +132,12 @@ double LoadBand::dominantFrequency(const LoadBandMeter& meter, double* share) co
   return dominant;
 }
 
+double LoadBand::dominantFrequency(const DatasetRun& run, double* share) const {
+  LoadBandMeter meter(run.f_ext.rows(), spacing_);
+  for (Eigen::Index k = 0; k < run.samples(); ++k) meter.add(run.t(k), run.f_ext.col(k));
+  return dominantFrequency(meter, share);
+}
+
 void LoadBand::recordScan(std::vector<double> omega, std::vector<double> error, std::vector<bool> failed) {
   if (omega.empty() || error.size() != omega.size() || failed.size() != omega.size()) return;
   for (std::size_t k = 0; k < omega.size(); ++k)
@@ -167,47 +172,25 @@ OJson LoadBand::toJson() const {
           {"frequency", vectorJson(frequency_)},
           {"swing", vectorJson(swing_)},
           {"spacing", spacing_}};
-  if (scanned()) {
-    OJson failed = OJson::array();
-    for (const bool f : scanFailed_) failed.push_back(f);
-    j["scan"] = OJson{{"frequency", scanOmega_}, {"error", scanError_}, {"failed", failed}};
-  }
+  if (scanned()) j["scan"] = OJson{{"frequency", scanOmega_}, {"error", scanError_}, {"failed", scanFailed_}};
   return j;
 }
 
-namespace {
-
-// A list of numbers or of true/false of `size` entries (any size when negative) at `where`.
-template <class T>
-std::vector<T> listOf(const OJson& j, long size, const std::string& where) {
-  if (!j.is_array() || (size >= 0 && static_cast<long>(j.size()) != size))
-    throw FileError(where + " is not a list of " + (size >= 0 ? std::to_string(size) + " " : "") +
-                    (std::is_same_v<T, bool> ? "true or false values" : "numbers"));
-  std::vector<T> v;
-  for (const OJson& x : j) {
-    if constexpr (std::is_same_v<T, bool>) {
-      if (!x.is_boolean()) throw FileError(where + " holds a value that is not true or false");
-    } else if (!x.is_number()) {
-      throw FileError(where + " holds a value that is not a number");
-    }
-    v.push_back(x.get<T>());
-  }
-  return v;
-}
-
-}  // namespace
-
 void LoadBand::readScan(const OJson& j, const std::string& where, LoadBand& band) {
   JsonObjectReader<OJson> r(j, {.where = where, .error = JsonErrorKind::File, .keyNoun = "key"});
-  std::vector<double> omega = listOf<double>(r.get("frequency"), -1, where + ".frequency");
-  std::vector<double> error =
-      listOf<double>(r.get("error"), static_cast<long>(omega.size()), where + ".error");
-  std::vector<bool> failed =
-      listOf<bool>(r.get("failed"), static_cast<long>(omega.size()), where + ".failed");
+  std::vector<double> omega = r.numbers("frequency", {.min = 0.0, .minOpen = true, .note = "[rad/s]"});
+  std::vector<double> error = r.numbers("error", {.min = 0.0}, static_cast<long long>(omega.size()));
+  const OJson& list = r.get("failed");
+  const std::string what = "an array of " + std::to_string(omega.size()) + " true or false values";
+  if (!list.is_array() || list.size() != omega.size()) r.wrong("failed", what, list);
+  std::vector<bool> failed;
+  for (const OJson& x : list) {
+    if (!x.is_boolean()) r.wrong("failed", what, list);
+    failed.push_back(x.get<bool>());
+  }
   r.finish();
   band.recordScan(std::move(omega), std::move(error), std::move(failed));
-  if (!band.scanned())
-    r.fail("frequency is empty, not positive and increasing, or an error is negative or not finite");
+  if (!band.scanned()) r.fail("frequency is empty or not increasing");
 }
 
 LoadBand LoadBand::fromJson(const OJson& j, const std::string& source) {

@@ -35,6 +35,7 @@
 namespace mbdrom {
 
 struct Dataset;
+struct DatasetRun;
 
 /// A run's loads summed sample by sample, for their effective frequency (LoadBand).
 class LoadBandMeter {
@@ -90,6 +91,8 @@ class LoadBand {
   /// largest share of its training swing (at least a hundredth of it), that share into `share`
   /// (optional); 0 when none swung.
   double dominantFrequency(const LoadBandMeter& meter, double* share = nullptr) const;
+  /// The same of a recorded run (its t and f_ext, measured at spacing()).
+  double dominantFrequency(const DatasetRun& run, double* share = nullptr) const;
   /// Records the frequency scan: each scan run's dominant ω [rad/s] (increasing), its relative RMS error
   /// [-] and whether the reduced model blew up under it. Ignored unless the sizes agree and the
   /// frequencies are positive, finite and increasing.

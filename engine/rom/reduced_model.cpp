@@ -87,13 +87,12 @@ std::string jointInsideText(const RomSimulationSummary& s) {
            "did, and the model blew up under a released pulse of its loads when it was trained";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
          "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) + " % relative RMS error (" +
-         (s.heldBound ? "what a step of its loads, held, missed by at training: the run holds its loads "
-                        "beyond its training runs"
-          : s.scanBound
-              ? "what sines of its loads about " + formatText("%.2g", s.scanFrequency) +
-                    " Hz, at its training's largest amplitude, missed by at training: the run's loads swing "
-                    "at that frequency, by " +
-                    formatText("%.2g", 100.0 * s.scanShare) + " % of their largest training swing"
+         (s.heldBound   ? "what a step of its loads, held, missed by at training: the run holds its loads "
+                          "beyond its training runs"
+          : s.scanBound ? "what sines of its loads about " + formatText("%.2g", s.scanFrequency) +
+                              " Hz, over its training range, missed by at training: the run's loads swing "
+                              "at that frequency, by " +
+                              formatText("%.2g", 100.0 * s.scanShare) + " % of their largest training swing"
           : s.releaseBound
               ? "what a pulse of its loads, released, missed by at training: the run holds its loads still "
                 "for " +
@@ -387,13 +386,12 @@ std::string heldLoadWarning(const ReducedModel& rom, const RomSimulationSummary&
 // A run whose bound the frequency scan set (RomSimulationSummary::scanBound).
 std::string scanWarning(const RomSimulationSummary& summary) {
   const std::string at = formatText("%.2g", summary.scanFrequency) + " Hz";
-  return probeBoundWarning(summary,
-                           "its loads swing at about " + at + ", by " +
-                               formatText("%.2g", 100.0 * summary.scanShare) +
-                               " % of their largest training swing",
-                           {"a sine of its loads at " + at + ", at its training's largest amplitude",
-                            "a sine of its loads at " + at, "at this frequency",
-                            !std::isfinite(summary.scanError), summary.scanError});
+  return probeBoundWarning(
+      summary,
+      "its loads swing at about " + at + ", by " + formatText("%.2g", 100.0 * summary.scanShare) +
+          " % of their largest training swing",
+      {"a sine of its loads at " + at + ", over its training range", "a sine of its loads at " + at,
+       "at this frequency", !std::isfinite(summary.scanError), summary.scanError});
 }
 
 // A run whose bound the released pulse set (RomSimulationSummary::releaseBound).

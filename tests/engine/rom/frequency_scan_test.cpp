@@ -60,9 +60,7 @@ TEST_CASE(
   // of the slower sine read faster: 1.09 Hz), evenly in log.
   const LoadBand& band = pod->envelope().band();
   const auto measured = [&](const DatasetRun& run) {
-    LoadBandMeter meter(run.f_ext.rows(), band.spacing());
-    for (Eigen::Index k = 0; k < run.samples(); ++k) meter.add(run.t(k), run.f_ext.col(k));
-    return band.dominantFrequency(meter) / (2.0 * std::numbers::pi);
+    return band.dominantFrequency(run) / (2.0 * std::numbers::pi);
   };
   const Dataset data = r.dataset();
   CHECK(points.front().at("frequency").get<double>() == Approx(measured(data.runs[0])));
@@ -200,12 +198,12 @@ TEST_CASE("a model file's frequency scan is read back, and hostile values are re
   nlohmann::ordered_json unordered = j;  // frequencies not increasing, every list of their size
   unordered["envelope"]["load_band"]["scan"] = {
       {"frequency", {2.0, 1.0}}, {"error", {0.01, 0.02}}, {"failed", {false, false}}};
-  CHECK_THROWS_WITH(reducedModelFromJson(unordered, "m.json"),
-                    Catch::Contains("not positive and increasing"));
-  refused("error", std::vector<double>(n, -0.1), "scan");
-  refused("error", std::vector<double>(n + 1, 0.1), "scan.error");
-  refused("failed", std::vector<std::string>(n, "no"), "scan.failed");
-  refused("error", "x", "scan.error");
+  CHECK_THROWS_WITH(reducedModelFromJson(unordered, "m.json"), Catch::Contains("not increasing"));
+  refused("error", std::vector<double>(n, -0.1), "scan: error");
+  refused("error", std::vector<double>(n + 1, 0.1), "error must have");
+  refused("failed", std::vector<std::string>(n, "no"), "failed must be an array of");
+  refused("failed", std::vector<bool>(n + 1, false), "failed must be an array of");
+  refused("error", "x", "error must be");
   refused("surprise", 1.0, "surprise");
   nlohmann::ordered_json older = j;  // a file written before the scan: read, nothing scanned
   older["envelope"]["load_band"].erase("scan");
@@ -233,8 +231,10 @@ TEST_CASE("a scan whose runs measured their loads out of the sines' order is rep
   CHECK_FALSE(unordered->envelope().band().scanned());
   // The text and the file keep every sine, the blow-up named, and say why no run is judged by it.
   CHECK(unordered->metrics().at("frequency_scan").at("points").size() == 5);
-  CHECK_THAT(frequencyScanText(*unordered),
+  bool judges = true;
+  CHECK_THAT(frequencyScanText(*unordered, nullptr, &judges),
              Catch::Contains("the reduced model blew up at 1.4 Hz") && Catch::Contains("it judges no run"));
+  CHECK_FALSE(judges);
   scan.points.erase(scan.points.begin() + 2, scan.points.begin() + 4);
   CHECK(scan.measuredInOrder());
   unordered->recordFrequencyScan(scan);
