@@ -14,6 +14,7 @@
 #include "engine/model/model.h"
 #include "engine/rom/frequency_scan.h"
 #include "engine/rom/method_registry.h"
+#include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
@@ -175,8 +176,9 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           const QString text = tr("Model \"%1\", step probe: %2").arg(stored, QString::fromStdString(probe));
           if (missed)
             wb_.log->warning(text +
-                             tr("; runs that hold their loads longer than its training runs expect 1.8 times "
-                                "that figure or more (no bound, when the model blew up under it), and warn"));
+                             tr("; runs that hold their loads longer than its training runs expect %1 times "
+                                "that figure or more (no bound, when the model blew up under it), and warn")
+                                 .arg(NeighbourEnvelope::kExpectedErrorFactor));
           else
             wb_.log->info(text);
         }
@@ -185,8 +187,9 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
           if (missed)
             wb_.log->warning(
                 text + tr("; runs whose loads come back to rest and hold still longer than its training "
-                          "runs' expect 1.8 times that figure or more (no bound, when the model blew up "
-                          "under it), and warn"));
+                          "runs' expect %1 times that figure or more (no bound, when the model blew up "
+                          "under it), and warn")
+                           .arg(NeighbourEnvelope::kExpectedErrorFactor));
           else
             wb_.log->info(text);
         }

@@ -22,11 +22,6 @@ namespace {
 constexpr double kDirectionFraction = 1e-3;  // principal directions down to 1e-3 of the largest spread
 constexpr int kPositionDirections = 6;
 constexpr int kLoadDirections = 3;
-// A run inside the gate expects at most this multiple of the held-out error, times d / scale,
-// the run's largest distance over the held-out runs'. 1.8 is the largest factor whose bounds
-// stay within 3 times the error (median) on both trust sets, covering at least 90 % of their
-// unseen runs with no silent miss; 2 gave 3.08 (docs/benchmarks.md, "The bound's factor 1.8").
-constexpr double kExpectedErrorFactor = 1.8;
 // Without the written model's error on its own training runs, d / scale counts down to this for a
 // run that stays nearer the training samples than the held-out runs went: the model misses its
 // own training runs too. The highest floor that gave the first two trust sets their fewer false

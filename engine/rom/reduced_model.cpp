@@ -783,7 +783,7 @@ void ReducedModel::calibrateJointEnvelope() {
     return;
   }
   // The first check's figure is the best of the settings it chose among: the confirmation's, of
-  // other runs, is not. The bound (1.8 e x / d beyond d) then grows with the steeper of the
+  // other runs, is not. The bound (kExpectedErrorFactor e x / d beyond d) then grows with the steeper of the
   // checks' e / d, and near the samples it stands on the nearer check's error: a run nearer than
   // both held-out runs is held to that one, not to a run that went farther out. Its gate lies no
   // nearer than either check's: a run the model followed that far out is not outside. When the

@@ -89,7 +89,7 @@ TEST_CASE(
   const NeighbourEnvelope& joint = pod->envelope().joint();
   REQUIRE(joint.calibrated());
   const double first = m.at("rollout").at("error").get<double>(), second = c.at("error").get<double>();
-  // The joint bound grows no slower than either check's 1.8 e x / d beyond the nearer check, stands
+  // The joint bound grows no slower than either check's k e x / d beyond the nearer check, stands
   // there on the nearer check's error (or the steeper growth's), and nearer still goes down to the
   // written model's own error on its training runs.
   const double least = joint.resolution();
@@ -99,11 +99,13 @@ TEST_CASE(
   const double near = std::min(d1, d2), atNear = std::max(nearer, near * slope);
   for (const double x : {near, std::max(d1, d2), 2.0 * std::max(d1, d2)}) {
     INFO("distance " << x);
-    CHECK(joint.expectedError(x) >= 0.999 * 1.8 * std::max(atNear, x * slope));
+    CHECK(joint.expectedError(x) >=
+          0.999 * NeighbourEnvelope::kExpectedErrorFactor * std::max(atNear, x * slope));
   }
   const double own = m.at("training_rollout").at("error").get<double>();
-  CHECK(joint.expectedError(0.0) == Approx(1.8 * own));
-  CHECK(joint.expectedError(0.5 * near) == Approx(1.8 * 0.5 * (own + atNear)));
+  CHECK(joint.expectedError(0.0) == Approx(NeighbourEnvelope::kExpectedErrorFactor * own));
+  CHECK(joint.expectedError(0.5 * near) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.5 * (own + atNear)));
 
   // Its gate is no nearer than either check's own: a run the model followed that far is not outside.
   CHECK(joint.gate() >= NeighbourEnvelope::gateFor(d1, first));
@@ -124,7 +126,7 @@ TEST_CASE(
   worse.totalRuns = 6;
   copy->recordConfirmation(worse);
   CHECK(copy->envelope().joint().expectedError(std::max(worse.heldOutDistance, least)) >=
-        0.999 * 1.8 * worse.error);
+        0.999 * NeighbourEnvelope::kExpectedErrorFactor * worse.error);
   worse.failed = true;
   worse.failedAt = 0.5;
   copy->recordConfirmation(worse);
@@ -177,10 +179,13 @@ TEST_CASE(
   // The confirmation ten times the first check at the same distance; a third check near the first.
   const auto low = loadReducedModel(path);
   low->recordConfirmation(check("run_02", 10.0 * e1));
-  CHECK(low->envelope().joint().expectedError(d1) == Approx(1.8 * 10.0 * e1));
+  CHECK(low->envelope().joint().expectedError(d1) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 10.0 * e1));
   low->recordThirdCheck(check("run_03", 1.5 * e1));
-  CHECK(low->envelope().joint().expectedError(d1) == Approx(1.8 * 1.5 * e1));
-  CHECK(low->envelope().joint().expectedError(2.0 * d1) == Approx(1.8 * 3.0 * e1));
+  CHECK(low->envelope().joint().expectedError(d1) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 1.5 * e1));
+  CHECK(low->envelope().joint().expectedError(2.0 * d1) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 3.0 * e1));
   CHECK_THAT(
       low->metrics().at("verdict").get<std::string>(),
       Catch::Contains("; held out a third time, since the two checks' errors per distance disagree: a model "
@@ -192,7 +197,8 @@ TEST_CASE(
   const auto high = loadReducedModel(path);
   high->recordConfirmation(check("run_02", 10.0 * e1));
   high->recordThirdCheck(check("run_03", 8.0 * e1));
-  CHECK(high->envelope().joint().expectedError(d1) == Approx(1.8 * 10.0 * e1));
+  CHECK(high->envelope().joint().expectedError(d1) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 10.0 * e1));
 
   // A third check beyond the goal: the model is wrong, and its bound takes all three.
   const auto wrong = loadReducedModel(path);
@@ -200,7 +206,7 @@ TEST_CASE(
   wrong->recordThirdCheck(check("run_03", 0.2));
   CHECK(wrong->metrics().at("verdict_kind") == "rollout misses");
   CHECK_THAT(wrong->metrics().at("verdict").get<std::string>(), Catch::StartsWith("the model is wrong: "));
-  CHECK(wrong->envelope().joint().expectedError(d1) == Approx(1.8 * 0.2));
+  CHECK(wrong->envelope().joint().expectedError(d1) == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2));
 
   // One that blew up leaves the model with no bound.
   const auto blown = loadReducedModel(path);

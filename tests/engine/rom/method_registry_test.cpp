@@ -391,7 +391,7 @@ TEST_CASE(
   }
   SECTION("a model that passes with a bound above the goal is trained again, the better written") {
     // About 3 % off the held-out run: within the goal, but its runs as far from the data would
-    // expect 1.8 times that, more than 5 %, and all of them would warn.
+    // expect 1.7 times that, more than 5 %, and all of them would warn.
     second.next = {1.0};
     const auto rom = trainReducedModel("scaled_replay", dataset, OJson{{"scale", 1.0105}}, monitor, &model);
     CHECK(second.asked == 1);

@@ -149,13 +149,14 @@ TEST_CASE(
   e.calibrate(std::max(1.0, e.resolution()), 0.02);
   const double scale = std::max(1.0, e.resolution());
   CHECK(e.scale() == Approx(scale));
-  CHECK(e.gate() == Approx(2.0 * scale));          // its bound there, 7.2 %, is past the 5 % goal already
-  CHECK(e.expectedError(scale) == Approx(0.036));  // at the held-out distance: 1.8 x its error
-  CHECK(e.expectedError(1.5 * scale) == Approx(0.054));    // beyond: in proportion
-  CHECK(e.expectedError(0.95 * scale) == Approx(0.0342));  // nearer: in proportion too,
-  CHECK(e.expectedError(0.1) == Approx(0.0324));           // down to 0.9 of it
-  e.calibrate(NAN, 0.02);                                  // a check without a figure changes nothing
-  CHECK(e.expectedError(0.1) == Approx(0.0324));
+  const double k = NeighbourEnvelope::kExpectedErrorFactor;
+  CHECK(e.gate() == Approx(2.0 * scale));  // its bound there, 2 k x 2 %, is past the 5 % goal already
+  CHECK(e.expectedError(scale) == Approx(k * 0.02));          // at the held-out distance: k x its error
+  CHECK(e.expectedError(1.5 * scale) == Approx(k * 0.03));    // beyond: in proportion
+  CHECK(e.expectedError(0.95 * scale) == Approx(k * 0.019));  // nearer: in proportion too,
+  CHECK(e.expectedError(0.1) == Approx(k * 0.018));           // down to 0.9 of it
+  e.calibrate(NAN, 0.02);                                     // a check without a figure changes nothing
+  CHECK(e.expectedError(0.1) == Approx(k * 0.018));
 }
 
 TEST_CASE(
@@ -164,22 +165,28 @@ TEST_CASE(
   NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
   const double scale = std::max(1.0, e.resolution());
   e.calibrate(scale, 0.04, 0.0, 0.0074);  // the elastic-joint arm's neural ODE: 4 % held out, 0.74 % own
-  CHECK(e.expectedError(0.0) == Approx(1.8 * 0.0074));  // on its samples: its own runs' error
-  CHECK(e.expectedError(0.2 * scale) == Approx(1.8 * (0.2 * 0.04 + 0.8 * 0.0074)));
-  CHECK(e.expectedError(scale) == Approx(1.8 * 0.04));        // at the held-out distance: as before
-  CHECK(e.expectedError(1.5 * scale) == Approx(1.8 * 0.06));  // beyond: in proportion, as before
+  CHECK(e.expectedError(0.0) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.0074));  // on its samples: its own runs' error
+  CHECK(e.expectedError(0.2 * scale) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * (0.2 * 0.04 + 0.8 * 0.0074)));
+  CHECK(e.expectedError(scale) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.04));  // at the held-out distance: as before
+  CHECK(e.expectedError(1.5 * scale) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.06));  // beyond: in proportion, as before
   // A model that misses its own runs by more than the held-out one expects that near them.
   e.calibrate(scale, 0.02, 0.0, 0.03);
-  CHECK(e.expectedError(0.0) == Approx(1.8 * 0.03));
-  CHECK(e.expectedError(0.5 * scale) == Approx(1.8 * 0.025));
+  CHECK(e.expectedError(0.0) == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.03));
+  CHECK(e.expectedError(0.5 * scale) == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.025));
   // The figure is kept in the file; a file without it keeps the floor of 0.9.
   e.calibrate(scale, 0.04, 0.0, 0.0074);
   const OJson saved = e.toJson();
   CHECK(saved["calibration"]["training_error"].get<double>() == Approx(0.0074));
-  CHECK(NeighbourEnvelope::fromJson(saved, "m.json").expectedError(0.0) == Approx(1.8 * 0.0074));
+  CHECK(NeighbourEnvelope::fromJson(saved, "m.json").expectedError(0.0) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.0074));
   OJson older = saved;
   older["calibration"].erase("training_error");
-  CHECK(NeighbourEnvelope::fromJson(older, "m.json").expectedError(0.0) == Approx(1.8 * 0.04 * 0.9));
+  CHECK(NeighbourEnvelope::fromJson(older, "m.json").expectedError(0.0) ==
+        Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.04 * 0.9));
   OJson bad = saved;
   bad["calibration"]["training_error"] = -0.5;
   CHECK_THROWS_WITH(NeighbourEnvelope::fromJson(bad, "m.json"), Catch::Contains("training_error"));
@@ -191,12 +198,12 @@ TEST_CASE(
     "[rom][envelope]") {
   NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
   const double scale = std::max(1.0, e.resolution());
-  e.calibrate(scale, 0.01);  // its bound reaches 5 % at 5 / 1.8 = 2.78 times the scale
-  CHECK(e.gate() == Approx(5.0 / 1.8 * scale));
+  e.calibrate(scale, 0.01);  // its bound reaches 5 % at 5 / k = 2.9 times the scale
+  CHECK(e.gate() == Approx(5.0 / NeighbourEnvelope::kExpectedErrorFactor * scale));
   CHECK(e.expectedError(e.gate()) == Approx(0.05));
-  e.calibrate(scale, 0.001);  // it would reach 5 % at 28 times: the gate stops at 3
+  e.calibrate(scale, 0.001);  // it would reach 5 % at 29 times: the gate stops at 3
   CHECK(e.gate() == Approx(3.0 * scale));
-  CHECK(e.expectedError(e.gate()) == Approx(0.0054));
+  CHECK(e.expectedError(e.gate()) == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.003));
   e.calibrate(scale, 0.0);  // a held-out run followed exactly: as far as any
   CHECK(e.gate() == Approx(3.0 * scale));
   e.calibrate(scale, 0.04);  // near the goal: twice, the bound there far past it

@@ -142,7 +142,7 @@ TEST_CASE("a run that holds its loads beyond training states the step probe's er
   const double share = step.heldLoad / missing->envelope().joint().probeHeld();
   CHECK(share > 0.5);
   CHECK(share < 0.8);
-  CHECK(step.expectedError == Approx(1.8 * 0.2 * share));
+  CHECK(step.expectedError == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2 * share));
   CHECK_THAT(envelopeWarning(*missing, step),
              Catch::Contains("holds its loads") && Catch::Contains("was missed by 20 %"));
 
@@ -385,7 +385,7 @@ TEST_CASE("a run whose loads hold still after they moved states the pulse's erro
   CHECK(bumped.releaseBound);
   CHECK_FALSE(bumped.heldBound);
   CHECK(bumped.stillTime == Approx(0.8).margin(0.011));
-  CHECK(bumped.expectedError == Approx(1.8 * 0.2));
+  CHECK(bumped.expectedError == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2));
   CHECK_THAT(envelopeSummaryText(bumped), Catch::Contains("what a pulse of its loads, released, missed by"));
   CHECK_THAT(envelopeWarning(*missing, bumped),
              Catch::Contains("hold still for 0.8") && Catch::Contains("was missed by 20 %") &&
@@ -429,8 +429,8 @@ TEST_CASE("a probe is reported as missed when the runs it speaks for warn, not o
     return m;
   };
   for (const char* key : {"step_probe", "release_probe"}) {
-    CHECK_FALSE(missed(key, 0.02, false));  // 1.8 x 2 % = 3.6 %: runs state it, within the goal
-    CHECK(missed(key, 0.03, false));        // 5.4 %: runs warn, though the probe itself was within 5 %
+    CHECK_FALSE(missed(key, 0.02, false));  // 1.7 x 2 % = 3.4 %: runs state it, within the goal
+    CHECK(missed(key, 0.03, false));        // 5.1 %: runs warn, though the probe itself was within 5 %
     CHECK(missed(key, 0.0, true));          // blew up: runs state no bound
   }
 }
@@ -466,7 +466,7 @@ TEST_CASE(
   pointError(*missing, bumped, "other", "still_longer_bump", &longer, 2.0);
   CHECK(longer.stillTime == Approx(1.6).margin(0.011));
   CHECK(longer.releaseBound);
-  CHECK(longer.expectedError == Approx(1.8 * 0.2));
+  CHECK(longer.expectedError == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2));
   CHECK_THAT(envelopeWarning(*missing, longer),
              Catch::Contains("hold still for 1.6 s after they moved, more than the " +
                              shortNumberText(joint.stillLimit()) + " s its training covers") &&
@@ -520,12 +520,12 @@ TEST_CASE("a run beyond both probes, holding its loads and then holding them sti
   CHECK(pulseWorse->envelope().joint().stillBeyondTraining(both.stillTime));
   CHECK(both.releaseBound);
   CHECK_FALSE(both.heldBound);
-  CHECK(both.expectedError == Approx(1.8 * 0.3));
+  CHECK(both.expectedError == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.3));
   const auto stepWorse = edited(0.2, 0.01);
   RomSimulationSummary held;
   pointError(*stepWorse, model, "other", "both_step", &held);
   CHECK(held.heldBound);
   CHECK_FALSE(held.releaseBound);
-  CHECK(held.expectedError == Approx(1.8 * 0.2 * share));
+  CHECK(held.expectedError == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2 * share));
   CHECK_THAT(envelopeWarning(*stepWorse, held), Catch::Contains("holds its loads"));
 }
