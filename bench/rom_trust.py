@@ -24,12 +24,12 @@ millimetre geometry; their descriptions say which book), and the bundled MacPher
   python3 bench/rom_trust.py [--cli build/release/app/cli/mbdrom-cli] [--work DIR]
                              [--mechanisms NAME,...] [--check-set | --fresh-set | --fourth-set |
                              --fifth-set | --sixth-set | --seventh-set | --eighth-set | --ninth-set |
-                             --tenth-set | --eleventh-set]
+                             --tenth-set | --eleventh-set | --twelfth-set]
                              [--methods pod,ae,pca,node,sindy] [--train-args "ARGS"] [--quick]
                              [--check [--must-train M,...]] [--json FILE]
 --check-set, --fresh-set, --fourth-set, --fifth-set, --sixth-set, --seventh-set, --eighth-set,
---ninth-set, --tenth-set, --eleventh-set: the second, ..., eleventh set of mechanisms (below, kept apart)
-instead of the first.
+--ninth-set, --tenth-set, --eleventh-set, --twelfth-set: the second, ..., twelfth set of mechanisms
+(below, kept apart) instead of the first.
 Every command runs on core 0 (BENCH_CORE=N: on core N; BENCH_PIN=0: on any). Two runs of this script at
 once need BENCH_CORE=0 and BENCH_CORE=1, or their speed-ups are measured on one shared core.
 --train-args: more options for every method's `train` (e.g. "--activation softplus"), to try settings.
@@ -197,12 +197,31 @@ ELEVENTH_SET = {
     "cm_pantograph": dict(file="cm_pantograph.json", load="pull", amplitude=(0.0025, 0.01),
                           frequency=(1.5, 7.5), t_end=5.0, output_dt=0.005, nr=2),
 }
+# A twelfth set, written on 2026-12-07 by a helper from textbook descriptions, three modes with a tuned
+# absorber and a closed-loop linkage swinging under gravity: Chopra's two-storey shear frame (Dynamics of
+# Structures; m1 = 2m, m2 = m, k1 = 2k, k2 = k), a 0.4 m-storey laboratory model of pinned columns and rigid
+# floors (parallelograms) stiffened by cross bracing and softened by gravity (P-delta), with a pendulum tuned
+# mass damper of 75 mm on its roof (mass ratio 0.1, Den Hartog's tuning, a dashpot of 5 %): 1.613 Hz (the first
+# storey mode, the TMD in phase), 2.191 Hz (the TMD opposed) and 3.983 Hz (the second storey mode), damping 3.4,
+# 3.9 and 4.4 %; a force on the roof of 0.5-2 N (at most 1.5 % of the weight) sways the roof up to 14 mm and
+# swings the pendulum up to 36 deg; and a rocker pendulum (after Meriam and Kraige's bar carried by two pinned
+# links): a platform on two converging 0.6 m links, a Grashof double rocker hanging under gravity, its platform
+# tilting by half the links' angle, with a 3 kg pendulum of 0.3 m hung from its middle and a motor torque on one
+# link: 0.613 Hz (the pendulum in phase) and 1.152 Hz (opposed), damping 3.3 and 1.9 %; 3 N m swings the links
+# -+13 deg (19 deg short of the linkage's dead point), the platform's middle 14 cm and the pendulum up to 42 deg.
+TWELFTH_SET = {
+    "two_storey_frame_tmd": dict(file="two_storey_frame_tmd.json", load="wind", amplitude=(0.5, 2.0),
+                                 frequency=(1.2, 4.8), t_end=5.0, output_dt=0.005, nr=3),
+    "rocker_pendulum": dict(file="rocker_pendulum.json", load="motor", amplitude=(0.75, 3.0),
+                            frequency=(0.4, 1.6), t_end=6.0, output_dt=0.005, nr=2),
+}
 # The sets kept apart from the first, by their options.
 OTHER_SETS = {"check_set": ("second", CHECK_SET), "fresh_set": ("third", FRESH_SET),
               "fourth_set": ("fourth", FOURTH_SET), "fifth_set": ("fifth", FIFTH_SET),
               "sixth_set": ("sixth", SIXTH_SET), "seventh_set": ("seventh", SEVENTH_SET),
               "eighth_set": ("eighth", EIGHTH_SET), "ninth_set": ("ninth", NINTH_SET),
-              "tenth_set": ("tenth", TENTH_SET), "eleventh_set": ("eleventh", ELEVENTH_SET)}
+              "tenth_set": ("tenth", TENTH_SET), "eleventh_set": ("eleventh", ELEVENTH_SET),
+              "twelfth_set": ("twelfth", TWELFTH_SET)}
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
 # Unseen loads outside the design (content above its band): a warning there is no false alarm.
 BEYOND = {"sharp_step"}
