@@ -4,6 +4,7 @@
 #include "app/comparison/compare_panel.h"
 
 #include "app/comparison/compare_text.h"
+#include "engine/rom/rollout_check.h"
 
 #include <QTableWidget>
 
@@ -102,11 +103,11 @@ void ComparePanel::fillModelColumn(const ReducedRunComparison& c, int col) {
                 .arg(compareNumber(e.loadBandFrequency, 2), compareNumber(e.loadBandTrained, 2))
           : e.leftEnvelope()
                 ? tr("left at %1 s (%2)").arg(e.leftAt()).arg(compareNumber(e.envelopeDistance, 3))
-            : !e.retracedRun.empty()
-                ? tr("measured on %1: %2 %")
-                      .arg(QString::fromStdString(e.retracedRun), compareNumber(100.0 * e.expectedError, 2))
+            : !e.retracedRun.empty() ? tr("measured on %1: %2 %")
+                                           .arg(QString::fromStdString(e.retracedRun),
+                                                QString::fromStdString(boundPercent(e.expectedError)))
             : std::isfinite(e.expectedError)
-                ? tr("inside, expect ≤ %1 %").arg(compareNumber(100.0 * e.expectedError, 2))
+                ? tr("inside, expect ≤ %1 %").arg(QString::fromStdString(boundPercent(e.expectedError)))
                 : tr("inside (%1)").arg(compareNumber(e.envelopeDistance, 3)),
       e.envelopeKnown ? e.envelopeDistance : std::numeric_limits<double>::quiet_NaN());
   table_->item(10, col)->setToolTip(QString::fromStdString(envelopeSummaryText(e)));

@@ -86,7 +86,7 @@ std::string jointInsideText(const RomSimulationSummary& s) {
            "runs "
            "did, and the model blew up under a released pulse of its loads when it was trained";
   return "; joint distance " + shortNumberText(s.jointDistance) + ", gate " + shortNumberText(s.jointGate) +
-         "): expect <= " + formatText("%.2g", 100.0 * s.expectedError) + " % relative RMS error (" +
+         "): expect <= " + boundPercent(s.expectedError) + " % relative RMS error (" +
          (s.heldBound   ? "what a step of its loads, held, missed by at training: the run holds its loads "
                           "beyond its training runs"
           : s.scanBound ? "what sines of its loads about " + formatText("%.2g", s.scanFrequency) +
@@ -103,7 +103,7 @@ std::string jointInsideText(const RomSimulationSummary& s) {
 // "; it retraces training run "r" ...: expect <= 1.2 % ... (measured ..." of a run inside.
 std::string retraceText(const RomSimulationSummary& s) {
   return "; it retraces training run \"" + s.retracedRun +
-         "\" (its loads, start, step and span): expect <= " + formatText("%.2g", 100.0 * s.expectedError) +
+         "\" (its loads, start, step and span): expect <= " + boundPercent(s.expectedError) +
          " % relative RMS error (measured on that run when the model was trained";
 }
 
@@ -365,7 +365,7 @@ std::string probeBoundWarning(const RomSimulationSummary& summary, const std::st
     return "the run states no error bound: " + condition + ", and the model blew up under " +
            probe.blewUnder + " when it was trained: the model does not hold " + probe.conclusion;
   if (!(summary.expectedError > kHeldOutTolerance)) return {};
-  return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
+  return "the run expects up to " + boundPercent(summary.expectedError) +
          " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
          " % goal: " + condition + ", and " + probe.what + ", was missed by " +
          formatText("%.2g", 100.0 * probe.error) + " % when the model was trained: the model does not hold " +
@@ -445,8 +445,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   // A run of a training run that the model missed: the measured figure, not a bound.
   if (!summary.retracedRun.empty() && summary.expectedError > kHeldOutTolerance)
     return "the run retraces training run \"" + summary.retracedRun + "\", which the model missed by " +
-           formatText("%.2g", 100.0 * summary.expectedError) +
-           " % relative RMS error when it was trained, more than the " +
+           boundPercent(summary.expectedError) + " % relative RMS error when it was trained, more than the " +
            formatText("%g", 100.0 * kHeldOutTolerance) + " % goal";
   if (summary.heldBound) return heldLoadWarning(rom, summary);
   if (summary.releaseBound) return stillLoadWarning(rom, summary);
@@ -462,7 +461,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
         : heldOut > 0.0 ? ": " + formatText("%.2g", summary.expectedError / heldOut) +
                               " times its held-out error of " + formatText("%.2g", 100.0 * heldOut) + " %"
                         : "";
-    return "the run expects up to " + formatText("%.2g", 100.0 * summary.expectedError) +
+    return "the run expects up to " + boundPercent(summary.expectedError) +
            " % relative RMS error, more than the " + formatText("%g", 100.0 * kHeldOutTolerance) +
            " % its held-out check asks (the bound its training calibrated" + how + missedRunsClause(rom) +
            ")";

@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -129,6 +130,15 @@ double rms(const Eigen::VectorXd& v) {
 
 std::string verdictPercent(double x) {
   return formatText(x < 0.1 ? "%.2g %%" : "%.0f %%", 100.0 * x);
+}
+
+std::string boundPercent(double x) {
+  std::string text = formatText("%.2g", 100.0 * x);
+  for (int digits = 3; x > kHeldOutTolerance && digits <= 6; ++digits) {
+    if (std::strtod(text.c_str(), nullptr) > 100.0 * kHeldOutTolerance) break;
+    text = formatText("%.*g", digits, 100.0 * x);
+  }
+  return text;
 }
 
 std::string stepTryText(double step, double judgedError) {

@@ -213,8 +213,7 @@ std::string whyTrainedAgain(const ReducedModel& rom, const std::string& error) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
   return "followed its held-out run" + (error.empty() ? std::string() : " within " + error) +
          ", so a run as far from its training data expects up to " +
-         // Three digits: a bound just above the goal would print as the goal itself.
-         figureText(100.0 * joint.expectedError(joint.heldOutDistance())) + " %, above the " +
+         boundPercent(joint.expectedError(joint.heldOutDistance())) + " %, above the " +
          verdictPercent(kHeldOutTolerance) + " goal";
 }
 

@@ -20,6 +20,7 @@
 #include "engine/model/model_file.h"
 #include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
 #include "gui_helpers.h"
 #include "tests/engine/rom/replay_model.h"
 #include "tests/engine/rom/rom_test_support.h"
@@ -162,13 +163,13 @@ TEST_CASE(
       ++retraced;
       CHECK(envelope->text() == QStringLiteral("measured on %1: %2 %")
                                     .arg(QString::fromStdString(s.retracedRun))
-                                    .arg(100.0 * s.expectedError, 0, 'g', 2));
+                                    .arg(QString::fromStdString(mbdrom::boundPercent(s.expectedError))));
       CHECK(envelope->toolTip().contains("it retraces training run \"" +
                                          QString::fromStdString(s.retracedRun)));
     } else if (std::isfinite(s.expectedError)) {
       ++bounded;
-      CHECK(envelope->text() ==
-            QStringLiteral("inside, expect ≤ %1 %").arg(100.0 * s.expectedError, 0, 'g', 2));
+      CHECK(envelope->text() == QStringLiteral("inside, expect ≤ %1 %")
+                                    .arg(QString::fromStdString(mbdrom::boundPercent(s.expectedError))));
       CHECK(envelope->toolTip().contains("expect <= "));
     } else {
       CHECK(envelope->text().startsWith("inside ("));

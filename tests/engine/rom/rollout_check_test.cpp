@@ -48,6 +48,17 @@ struct PushedRail {
 
 }  // namespace
 
+TEST_CASE("a bound just above the goal prints above it, others with two digits", "[rollout_check]") {
+  CHECK(boundPercent(0.024) == "2.4");
+  CHECK(boundPercent(0.14) == "14");
+  CHECK(boundPercent(0.05) == "5");      // at the goal: no warning, nothing to tell apart
+  CHECK(boundPercent(0.0496) == "5");    // within it
+  CHECK(boundPercent(0.0512) == "5.1");  // two digits show it above
+  CHECK(boundPercent(0.0502) == "5.02");
+  CHECK(boundPercent(0.050004) == "5.0004");
+  CHECK(boundPercent(0.0549) == "5.5");
+}
+
 TEST_CASE("a model trained on one run is not validated, and its runs say so", "[rollout_check]") {
   const PushedRail r;
   Monitor monitor;
