@@ -215,6 +215,23 @@ bool missedItsGoal(const OJson& check) {
          check.value("explained", 0.0) + check.value("tolerance", kHeldOutTolerance);
 }
 
+// The check that found the model wrong, as its text says it: the first held-out check when that one
+// missed; else the one held out again on other runs, or a third time, that did.
+std::string failedCheckText(const ReducedModel& rom) {
+  const auto missed = [&](const char* key) -> const OJson* {
+    const auto check = rom.metrics().find(key);
+    if (check == rom.metrics().end() || !check->is_object() || !check->value("done", false)) return nullptr;
+    return check->value("failed", false) || missedItsGoal(*check) ? &*check : nullptr;
+  };
+  if (!missed("rollout")) {
+    if (const OJson* c = missed("confirmation"))
+      return "held out again on other runs: " + c->value("text", std::string("it missed"));
+    if (const OJson* c = missed("third_check"))
+      return "held out a third time: " + c->value("text", std::string("it missed"));
+  }
+  return rolloutText(rom, "it missed");
+}
+
 }  // namespace
 
 bool failsItsOwnRuns(const ReducedModel& rom) {
@@ -318,9 +335,8 @@ Validation validation(const ReducedModel& rom) {
             rolloutText(rom, "no held-out rollout") + ")"};
   if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
   // A model its own check found wrong is as wrong in every run of it.
-  return {
-      "the model failed its check in training (" + rolloutText(rom, "it missed") + "): do not trust its runs",
-      true};
+  return {"the model failed its check in training (" + failedCheckText(rom) + "): do not trust its runs",
+          true};
 }
 
 }  // namespace

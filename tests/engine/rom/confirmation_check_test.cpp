@@ -149,6 +149,10 @@ TEST_CASE(
              Catch::StartsWith("the model is wrong: a model trained on 5 of the 6 runs") &&
                  Catch::Contains("it misses held-out run \"run_01\" by 20 %"));
   CHECK_FALSE(missed->metrics().at("speed_check").contains("failure"));
+  // Its runs' warning quotes the check that missed, not the first one, which passed.
+  CHECK_THAT(validationWarning(*missed),
+             Catch::StartsWith("the model failed its check in training (held out again on other runs: it "
+                               "misses held-out run \"run_01\" by 20 %"));
 }
 
 TEST_CASE(
@@ -207,6 +211,9 @@ TEST_CASE(
   CHECK(wrong->metrics().at("verdict_kind") == "rollout misses");
   CHECK_THAT(wrong->metrics().at("verdict").get<std::string>(), Catch::StartsWith("the model is wrong: "));
   CHECK(wrong->envelope().joint().expectedError(d1) == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2));
+  REQUIRE(10.0 * e1 <= kHeldOutTolerance);  // the confirmation passed
+  CHECK_THAT(validationWarning(*wrong),
+             Catch::Contains("(held out a third time: it misses held-out run \"run_03\" by 20 %"));
 
   // One that blew up leaves the model with no bound.
   const auto blown = loadReducedModel(path);
