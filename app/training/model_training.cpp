@@ -199,9 +199,10 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
               tr("Model \"%1\", frequency scan: %2").arg(stored, QString::fromStdString(scan));
           if (missed)
             wb_.log->warning(
-                judgesRuns ? text + tr("; runs whose loads swing at a frequency it missed, by 80 % of their "
-                                       "largest training swing or more, expect that figure or more (no bound "
-                                       "where the model blew up), and warn")
+                judgesRuns ? text + tr("; runs whose loads swing near a frequency where %1 times its figure "
+                                       "is above the goal, by 80 % of their largest training swing or more, "
+                                       "expect that or more (no bound where the model blew up), and warn")
+                                        .arg(NeighbourEnvelope::kExpectedErrorFactor)
                            : text);
           else
             wb_.log->info(text);

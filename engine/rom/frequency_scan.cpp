@@ -4,6 +4,7 @@
 #include "engine/core/ordered_json.h"
 #include "engine/rom/error_goal.h"
 #include "engine/rom/load_band.h"
+#include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/probe_run.h"
 #include "engine/rom/step_probe.h"
 
@@ -165,7 +166,9 @@ std::string frequencyScanText(const ReducedModel& rom, bool* missed, bool* judge
     *missed = false;
     if (const auto points = scan->find("points"); points != scan->end() && points->is_array())
       for (const auto& p : *points)
-        if (p.value("failed", false) || p.value("error", 0.0) > kHeldOutTolerance) *missed = true;
+        if (p.value("failed", false) ||
+            NeighbourEnvelope::probeBound(p.value("error", 0.0)) > kHeldOutTolerance)
+          *missed = true;
   }
   return scan->value("text", std::string());
 }

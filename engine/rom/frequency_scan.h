@@ -7,8 +7,9 @@
 /// gap of the design (the machine on isolators' local PCA, sines of 178 N: 2.3 % off at 3.9 Hz, 4.6 % at
 /// 4.5 Hz, 1.0 % at 4.7 Hz), where the joint distance finds the run near its training samples. The scan
 /// measures that miss, and a run whose dominant load swings inside the scanned band, nearly as far as the
-/// scan's sines did, expects at least the scan's error at its frequency (LoadBand::scanError; judged, as
-/// the band is, over runs of two periods of the trained frequency or more).
+/// scan's sines did, expects at least NeighbourEnvelope::kExpectedErrorFactor times the scan's error at its
+/// frequency, as runs beyond a probe do (LoadBand::scanError: between two scanned frequencies the worse of
+/// the two; judged, as the band is, over runs of two periods of the trained frequency or more).
 ///
 /// The sines: every load of the longest training run's load case (its design point's, for a design of
 /// experiments) swinging over its range in the training runs (a sine about the range's middle), all in
@@ -67,7 +68,8 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
                               Monitor& monitor);
 
 /// The recorded scan's line of `rom` (metrics "frequency_scan"), "" when it was not scanned; `missed`
-/// (optional): the model blew up under a sine of it, or missed one by more than the goal; `judgesRuns`
+/// (optional): the model blew up under a sine of it, or missed one by more than the goal over
+/// NeighbourEnvelope::kExpectedErrorFactor (the runs that swing there then warn); `judgesRuns`
 /// (optional): runs take bounds from it (FrequencyScan::measuredInOrder).
 std::string frequencyScanText(const ReducedModel& rom, bool* missed = nullptr, bool* judgesRuns = nullptr);
 

@@ -163,8 +163,9 @@ double LoadBand::scanError(double omega) const {
   const auto hi = static_cast<std::size_t>(above - scanOmega_.begin()), lo = hi - 1;
   if (omega == scanOmega_[lo]) return at(lo);
   if (scanFailed_[lo] || scanFailed_[hi]) return std::numeric_limits<double>::quiet_NaN();
-  const double x = std::log(omega / scanOmega_[lo]) / std::log(scanOmega_[hi] / scanOmega_[lo]);
-  return scanError_[lo] * (1.0 - x) + scanError_[hi] * x;
+  // The worse of the two: a model's miss is no smooth function of the frequency between them (the
+  // machine on isolators' local PCA: 3.1 % at 4.31 Hz, 1.5 % at 4.85 Hz, 7.9 % under a sine at 4.525 Hz).
+  return std::max(scanError_[lo], scanError_[hi]);
 }
 
 OJson LoadBand::toJson() const {

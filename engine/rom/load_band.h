@@ -18,8 +18,8 @@
 /// The frequency scan (engine/rom/frequency_scan.h) runs the written model under sines of its loads
 /// across the band, over their whole training range; a run whose dominant load (the component
 /// swinging by the largest share of its training swing) swings at a scanned frequency, by at least
-/// kScanSwingShare of that swing, expects at least the scan's error there (log-linear between the
-/// scanned frequencies).
+/// kScanSwingShare of that swing, expects at least NeighbourEnvelope::kExpectedErrorFactor times the
+/// scan's error there (between two scanned frequencies, the worse of the two), as runs beyond a probe do.
 ///
 /// File: the envelope's "load_band" object, `{"labels": [...], "frequency": [...] (rad/s, 0: the
 /// component did not swing in training), "swing": [...] (the largest RMS about the mean [N]),
@@ -101,11 +101,11 @@ class LoadBand {
   bool scanned() const { return !scanOmega_.empty(); }
   const std::vector<double>& scanFrequencies() const { return scanOmega_; }
   const std::vector<double>& scanErrors() const { return scanError_; }
-  /// The scan's error at the run's dominant ω `omega` [rad/s], log-linear between the scanned
-  /// frequencies (NaN when the reduced model blew up at either; at or beyond an end, or at a scanned
-  /// frequency, that sine's figure alone); negative when not scanned, or `omega` lies below kScanReach
-  /// times the lowest scanned or above kMargin times the highest. A run is judged by it, as by the band,
-  /// only over two periods of the trained frequency or more.
+  /// The scan's error at the run's dominant ω `omega` [rad/s], the worse of the two scanned
+  /// frequencies it lies between (NaN when the reduced model blew up at either; at or beyond an end, or at a
+  /// scanned frequency, that sine's figure alone); negative when not scanned, or `omega` lies below
+  /// kScanReach times the lowest scanned or above kMargin times the highest. A run is judged by it, as by the
+  /// band, only over two periods of the trained frequency or more.
   double scanError(double omega) const;
   /// How far below the lowest scanned frequency the scan still speaks for a run [-].
   static constexpr double kScanReach = 0.97;

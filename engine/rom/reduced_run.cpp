@@ -5,6 +5,7 @@
 #include "engine/core/number_text.h"
 #include "engine/core/quintic_hermite.h"
 #include "engine/model/forces.h"
+#include "engine/rom/neighbour_envelope.h"
 
 #include <algorithm>
 #include <cmath>
@@ -245,9 +246,11 @@ void ReducedRunOutput::raiseToScan(const LoadBand& band) {
   summary_.scanFrequency = omega / kTwoPi;
   summary_.scanShare = share;
   summary_.scanError = error;
-  if (!(error > summary_.expectedError) && !std::isnan(error)) return;
+  // The sines differ from the run in amplitude, phase and what else it does: the probes' margin.
+  const double bound = std::isnan(error) ? error : NeighbourEnvelope::probeBound(error);
+  if (!(bound > summary_.expectedError) && !std::isnan(bound)) return;
   summary_.scanBound = true;
-  summary_.expectedError = error;  // NaN: blew up there, no bound
+  summary_.expectedError = bound;  // NaN: blew up there, no bound
   summary_.heldBound = summary_.releaseBound = false;
 }
 

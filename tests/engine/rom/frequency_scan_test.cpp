@@ -4,6 +4,7 @@
 
 #include "engine/rom/frequency_scan.h"
 #include "engine/rom/load_band.h"
+#include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/step_probe.h"
 
@@ -91,18 +92,19 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "the scan's error between two scanned frequencies is interpolated in log, none far outside the scan",
+    "the scan's error between two scanned frequencies is the worse of the two, none far outside the scan",
     "[frequency_scan]") {
   LoadBand band;
   const double w = 2.0 * std::numbers::pi;
   band.recordScan({w, 2 * w, 4 * w}, {0.01, 0.05, 0.02}, {false, false, true});
   REQUIRE(band.scanned());
   CHECK(band.scanError(w) == Approx(0.01));
-  CHECK(band.scanError(std::sqrt(2.0) * w) == Approx(0.03));  // halfway in log
-  CHECK(band.scanError(0.98 * w) == Approx(0.01));            // a little below the lowest
-  CHECK(band.scanError(0.9 * w) < 0.0);                       // below it: not scanned there
-  CHECK(std::isnan(band.scanError(3 * w)));                   // the model blew up at 4 Hz
-  CHECK(band.scanError(6 * w) < 0.0);                         // past 1.25 times the highest
+  CHECK(band.scanError(std::sqrt(2.0) * w) == Approx(0.05));  // between 1 and 2 Hz: the worse
+  CHECK(band.scanError(1.9 * w) == Approx(0.05));
+  CHECK(band.scanError(0.98 * w) == Approx(0.01));  // a little below the lowest
+  CHECK(band.scanError(0.9 * w) < 0.0);             // below it: not scanned there
+  CHECK(std::isnan(band.scanError(3 * w)));         // the model blew up at 4 Hz
+  CHECK(band.scanError(6 * w) < 0.0);               // past 1.25 times the highest
   // At a scanned frequency, or beyond an end within reach, that sine's figure alone, whatever its neighbour.
   LoadBand ends;
   ends.recordScan({w, 2 * w, 4 * w}, {0.01, 0.05, 0.02}, {true, false, false});
@@ -122,8 +124,10 @@ TEST_CASE(
   CHECK_FALSE(negative.scanned());
 }
 
-TEST_CASE("a run whose loads swing where the scan missed states the scan's error as its bound, and warns",
-          "[frequency_scan]") {
+TEST_CASE(
+    "a run whose loads swing where the scan missed states the probes' factor times its error as its bound, "
+    "and warns",
+    "[frequency_scan]") {
   const TwoFrequencies r;
   const auto pod = podOf(r.dataset(), r.model);
   nlohmann::ordered_json j = pod->toJson();
@@ -136,7 +140,7 @@ TEST_CASE("a run whose loads swing where the scan missed states the scan's error
   CHECK(sine.scanFrequency == Approx(1.5).epsilon(0.03));
   CHECK(sine.scanShare > 0.8);  // 27 N of the training's 30 N (swinging over less than two periods there)
   CHECK(sine.scanShare < 1.0);
-  CHECK(sine.expectedError == Approx(0.2));
+  CHECK(sine.expectedError == Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.2));
   CHECK_THAT(envelopeSummaryText(sine), Catch::Contains("what sines of its loads about 1.5 Hz"));
   CHECK_THAT(envelopeWarning(*missing, sine), Catch::Contains("its loads swing at about 1.5 Hz, by ") &&
                                                   Catch::Contains("was missed by 20 %"));
@@ -157,8 +161,9 @@ TEST_CASE("a run whose loads swing where the scan missed states the scan's error
   const double scanned = plain.scanError;
   CHECK(plain.scanFrequency == Approx(1.5).epsilon(0.03));
   CHECK(scanned == Approx(pod->envelope().band().scanError(2.0 * std::numbers::pi * plain.scanFrequency)));
-  CHECK(plain.expectedError == Approx(std::max(unscanned.expectedError, scanned)));
-  CHECK(plain.scanBound == (scanned > unscanned.expectedError));
+  const double scanBound = NeighbourEnvelope::kExpectedErrorFactor * scanned;
+  CHECK(plain.expectedError == Approx(std::max(unscanned.expectedError, scanBound)));
+  CHECK(plain.scanBound == (scanBound > unscanned.expectedError));
   CHECK(plain.expectedError >= actual);
   // A training run retraced (its load case, start and span) states what training measured on it.
   RomSimulationSummary retraced;
