@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What another growth of the bound with distance would do to the trust signals, from rom_trust.py runs.
 
-The engine states a run's bound as 1.8 x the held-out error x max(0.9, d / scale), d the run's
+The engine states a run's bound as 1.7 x the held-out error x max(0.9, d / scale), d the run's
 largest joint distance and scale the held-out run's (engine/rom/neighbour_envelope.cpp). This
 restates every such bound with d / scale raised to another power beyond the held-out distance (or
 not growing at all), gives a run the warning "the run expects up to X %" only where the restated
@@ -22,7 +22,7 @@ import sys
 from rom_trust import pooled
 from trust_bound_factor import restate
 
-FACTOR, NEAREST = 1.8, 0.9
+FACTOR, NEAREST = 1.7, 0.9
 
 
 def annotated(work, rows):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What a bound that also shrinks for runs nearer the training samples would do, from rom_trust.py's runs.
 
-The engine states a run's bound as 1.8 x the held-out error x max(floor, d / scale), d the run's
+The engine states a run's bound as 1.7 x the held-out error x max(floor, d / scale), d the run's
 largest joint distance and scale the held-out runs' (half the gate its log prints). This rescales
 every stated bound of a run of FLOOR = 1 (bounds that never shrink) to other floors, gives the
 warning "the run expects up to X %" where the bound passes 5 %, and recounts with rom_trust.py's own

@@ -215,23 +215,6 @@ bool missedItsGoal(const OJson& check) {
          check.value("explained", 0.0) + check.value("tolerance", kHeldOutTolerance);
 }
 
-// The check that found the model wrong, as its text says it: the first held-out check when that one
-// missed; else the one held out again on other runs, or a third time, that did.
-std::string failedCheckText(const ReducedModel& rom) {
-  const auto missed = [&](const char* key) -> const OJson* {
-    const auto check = rom.metrics().find(key);
-    if (check == rom.metrics().end() || !check->is_object() || !check->value("done", false)) return nullptr;
-    return check->value("failed", false) || missedItsGoal(*check) ? &*check : nullptr;
-  };
-  if (!missed("rollout")) {
-    if (const OJson* c = missed("confirmation"))
-      return "held out again on other runs: " + c->value("text", std::string("it missed"));
-    if (const OJson* c = missed("third_check"))
-      return "held out a third time: " + c->value("text", std::string("it missed"));
-  }
-  return rolloutText(rom, "it missed");
-}
-
 }  // namespace
 
 bool failsItsOwnRuns(const ReducedModel& rom) {
@@ -262,6 +245,25 @@ std::string missedRunsClause(const ReducedModel& rom) {
 // itself does not follow under loads 0.1 % larger (RolloutCheck::tooSensitive).
 bool tooSensitive(const OJson& check) {
   return check.value("load_sensitivity", -1.0) > check.value("tolerance", kHeldOutTolerance);
+}
+
+// The check that found the model wrong, as its text says it: the first held-out check when that one
+// missed; else the one held out again on other runs, or a third time, that did.
+std::string failedCheckText(const ReducedModel& rom) {
+  const auto missed = [&](const char* key) -> const OJson* {
+    const auto check = rom.metrics().find(key);
+    if (check == rom.metrics().end() || !check->is_object() || !check->value("done", false)) return nullptr;
+    // One the full model itself cannot follow does not make the model wrong (recordFurtherCheck).
+    return check->value("failed", false) || (missedItsGoal(*check) && !tooSensitive(*check)) ? &*check
+                                                                                             : nullptr;
+  };
+  if (!missed("rollout")) {
+    if (const OJson* c = missed("confirmation"))
+      return "held out again on other runs: " + c->value("text", std::string("it missed"));
+    if (const OJson* c = missed("third_check"))
+      return "held out a third time: " + c->value("text", std::string("it missed"));
+  }
+  return rolloutText(rom, "it missed");
 }
 
 }  // namespace

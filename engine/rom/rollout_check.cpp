@@ -15,8 +15,8 @@
 #include "engine/rom/rom_support.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <limits>
 #include <numeric>
 
@@ -133,12 +133,25 @@ std::string verdictPercent(double x) {
 }
 
 std::string boundPercent(double x) {
-  std::string text = formatText("%.2g", 100.0 * x);
-  for (int digits = 3; x > kHeldOutTolerance && digits <= 6; ++digits) {
-    if (std::strtod(text.c_str(), nullptr) > 100.0 * kHeldOutTolerance) break;
-    text = formatText("%.*g", digits, 100.0 * x);
+  const double percent = 100.0 * x;
+  // Whole per cents from 100 on (no exponent); the C locale's point whatever the program's locale.
+  const auto text = [percent](int digits) {
+    char buffer[64];
+    const auto [end, ec] =
+        percent >= 100.0
+            ? std::to_chars(buffer, buffer + sizeof buffer, std::round(percent), std::chars_format::fixed, 0)
+            : std::to_chars(buffer, buffer + sizeof buffer, percent, std::chars_format::general, digits);
+    return std::string(buffer, ec == std::errc() ? end : buffer);
+  };
+  std::string out = text(2);
+  for (int digits = 3; x > kHeldOutTolerance && digits <= std::numeric_limits<double>::max_digits10;
+       ++digits) {
+    double shown = 0.0;
+    std::from_chars(out.data(), out.data() + out.size(), shown);
+    if (shown > 100.0 * kHeldOutTolerance) break;
+    out = text(digits);
   }
-  return text;
+  return out;
 }
 
 std::string stepTryText(double step, double judgedError) {

@@ -231,9 +231,10 @@ inline constexpr char kWrongVerdict[] = "the model is wrong: ";
 /// A relative error [-] as the verdicts print it: "1.1 %", "12 %".
 std::string verdictPercent(double fraction);
 
-/// An error bound [-] in per cent, without the sign, as runs and verdicts state it: two significant
-/// digits ("2.4", "14"), more where two would print a bound above the goal (kHeldOutTolerance) as
-/// the goal itself ("5.02", not "5").
+/// An error bound [-] in per cent, without the % sign, as runs and verdicts state it: two significant
+/// digits ("2.4", "14"; whole per cents from 100 %: "120"), more where two would print a bound above the
+/// goal (kHeldOutTolerance) as the goal itself ("5.02", not "5"), with a point in any locale. A finite
+/// `fraction` (callers state no bound for NaN).
 std::string boundPercent(double fraction);
 
 /// One step tried by a held-out check, as verdicts list them: "5 ms: fails" or "2.5 ms: 0.42 %"

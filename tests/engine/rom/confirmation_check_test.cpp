@@ -107,6 +107,14 @@ TEST_CASE(
   CHECK(joint.expectedError(0.5 * near) ==
         Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.5 * (own + atNear)));
 
+  // A bound just above the goal says so in the run's warning: 5.02 %, not 5 %.
+  RomSimulationSummary above;
+  above.expectedError = 0.0502;
+  CHECK_THAT(
+      envelopeWarning(*pod, above),
+      Catch::StartsWith("the run expects up to 5.02 % relative RMS error, more than the 5 % its held-out "
+                        "check asks"));
+
   // Its gate is no nearer than either check's own: a run the model followed that far is not outside.
   CHECK(joint.gate() >= NeighbourEnvelope::gateFor(d1, first));
   CHECK(joint.gate() >= NeighbourEnvelope::gateFor(d2, second));
@@ -136,6 +144,8 @@ TEST_CASE(
   CHECK_THAT(copy->metrics().at("verdict").get<std::string>(),
              Catch::StartsWith("the model is wrong: a model"));
   CHECK(copy->metrics().at("speed_check").contains("failure"));
+  CHECK_THAT(validationWarning(*copy),
+             Catch::StartsWith("the model failed its check in training (held out again on other runs: it "));
 
   // A confirmation beyond the goal makes the model wrong, as a first check that missed would.
   const auto missed = loadReducedModel(path);

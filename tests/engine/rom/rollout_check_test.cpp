@@ -22,6 +22,7 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <string>
 
 using namespace mbdrom;
 using namespace mbdrom::test;
@@ -57,6 +58,10 @@ TEST_CASE("a bound just above the goal prints above it, others with two digits",
   CHECK(boundPercent(0.0502) == "5.02");
   CHECK(boundPercent(0.050004) == "5.0004");
   CHECK(boundPercent(0.0549) == "5.5");
+  CHECK(boundPercent(0.0500000001) == "5.00000001");
+  CHECK(std::stod(boundPercent(std::nextafter(0.05, 1.0))) > 5.0);  // as many digits as it takes
+  CHECK(boundPercent(0.995) == "100");                              // no exponent
+  CHECK(boundPercent(1.234) == "123");
 }
 
 TEST_CASE("a model trained on one run is not validated, and its runs say so", "[rollout_check]") {
