@@ -138,7 +138,7 @@ std::string boundPercent(double x) {
   const auto text = [percent](int digits) {
     char buffer[64];
     const auto [end, ec] =
-        percent >= 100.0
+        percent >= 99.5  // two digits would round it to 100, written 1e+02
             ? std::to_chars(buffer, buffer + sizeof buffer, std::round(percent), std::chars_format::fixed, 0)
             : std::to_chars(buffer, buffer + sizeof buffer, percent, std::chars_format::general, digits);
     return std::string(buffer, ec == std::errc() ? end : buffer);
