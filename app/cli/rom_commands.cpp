@@ -355,6 +355,8 @@ int runTrain(const std::vector<std::string>& args, std::ostream& out, std::ostre
   if (!outFile) throw UsageError("missing -o ROM.json");
   writeTrained(*outcome.model, *outFile);
   printTrained(*outcome.model, request.dataset, outPath, out);
+  for (const std::string& w : probeWarnings(*outcome.model))
+    err << "mbdrom-cli train: warning: " << w << "\n";
   // Written for inspection, but a script must not take it for a model that holds.
   if (failedItsChecks(*outcome.model)) {
     err << "mbdrom-cli train: warning: " << validationWarning(*outcome.model) << "\n";

@@ -14,7 +14,6 @@
 #include "engine/model/model.h"
 #include "engine/rom/frequency_scan.h"
 #include "engine/rom/method_registry.h"
-#include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
@@ -169,44 +168,22 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
         if (failedItsChecks(**result))
           wb_.log->warning(
               tr("Model \"%1\": %2").arg(stored, QString::fromStdString(validationWarning(**result))));
-        // A model that misses a held step or a released pulse of its loads says so where its runs'
-        // bounds will.
-        bool missed = false;
-        if (const std::string probe = stepProbeText(**result, &missed); !probe.empty()) {
-          const QString text = tr("Model \"%1\", step probe: %2").arg(stored, QString::fromStdString(probe));
-          if (missed)
-            wb_.log->warning(text +
-                             tr("; runs that hold their loads longer than its training runs expect %1 times "
-                                "that figure or more (no bound, when the model blew up under it), and warn")
-                                 .arg(NeighbourEnvelope::kExpectedErrorFactor));
-          else
-            wb_.log->info(text);
-        }
-        if (const std::string probe = releaseProbeText(**result, &missed); !probe.empty()) {
-          const QString text = tr("Model \"%1\", pulse probe: %2").arg(stored, QString::fromStdString(probe));
-          if (missed)
-            wb_.log->warning(
-                text + tr("; runs whose loads come back to rest and hold still longer than its training "
-                          "runs' expect %1 times that figure or more (no bound, when the model blew up "
-                          "under it), and warn")
-                           .arg(NeighbourEnvelope::kExpectedErrorFactor));
-          else
-            wb_.log->info(text);
-        }
-        bool judgesRuns = true;
-        if (const std::string scan = frequencyScanText(**result, &missed, &judgesRuns); !scan.empty()) {
-          const QString text =
-              tr("Model \"%1\", frequency scan: %2").arg(stored, QString::fromStdString(scan));
-          if (missed)
-            wb_.log->warning(
-                judgesRuns ? text + tr("; runs whose loads swing near a frequency where %1 times its figure "
-                                       "is above the goal, by 80 % of their largest training swing or more, "
-                                       "expect that or more (no bound where the model blew up), and warn")
-                                        .arg(NeighbourEnvelope::kExpectedErrorFactor)
-                           : text);
-          else
-            wb_.log->info(text);
-        }
+        // A model that misses a held step, a released pulse or a sine of its loads says so where its
+        // runs' bounds will, in the engine's words (as the CLI's train and Python warn).
+        const std::vector<std::string> heed = probeWarnings(**result);
+        const auto probeLine = [&](const std::string& kind, const std::string& text) {
+          if (text.empty()) return;
+          for (const std::string& w : heed)
+            if (w.starts_with(kind + ": ")) {
+              wb_.log->warning(tr("Model \"%1\", %2").arg(stored, QString::fromStdString(w)));
+              return;
+            }
+          wb_.log->info(tr("Model \"%1\", %2: %3")
+                            .arg(stored, QString::fromStdString(kind), QString::fromStdString(text)));
+        };
+        probeLine("step probe", stepProbeText(**result));
+        probeLine("pulse probe", releaseProbeText(**result));
+        probeLine("frequency scan", frequencyScanText(**result));
         if (!speed.isEmpty()) {
           const std::optional<SpeedCheck> check = speedCheckOf(**result);
           if (check && check->speedUp > 0.0 && check->speedUp < 1.0)

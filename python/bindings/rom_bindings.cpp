@@ -6,6 +6,7 @@
 #include "engine/data/trajectory_table_sink.h"
 #include "engine/dynamics/simulation.h"
 #include "engine/model/model_file.h"
+#include "engine/rom/frequency_scan.h"
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
@@ -45,6 +46,15 @@ std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shar
   // warning the filters turn into an exception carries the model (its `model`): nothing is lost.
   if (failedItsChecks(*rom) &&
       PyErr_WarnEx(failedCheckWarningClass().ptr(), validationWarning(*rom).c_str(), 1) != 0) {
+    try {
+      throw py::error_already_set();
+    } catch (...) {
+      raiseWithAttribute("model", py::cast(rom));
+    }
+  }
+  // What its probes and frequency scan missed, as the CLI's train and the workbench say it.
+  for (const std::string& w : probeWarnings(*rom)) {
+    if (PyErr_WarnEx(envelopeWarningClass().ptr(), w.c_str(), 1) == 0) continue;
     try {
       throw py::error_already_set();
     } catch (...) {

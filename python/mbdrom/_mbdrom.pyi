@@ -13,7 +13,9 @@ Path = Union[str, os.PathLike]
 
 class EnvelopeWarning(UserWarning):
     """A reduced run left its model's training envelope, or ran at a parameter outside the
-    range trained on: its results there are extrapolated."""
+    range trained on: its results there are extrapolated. Also issued by train when the model's
+    step probe, pulse probe or frequency scan missed (the runs those speak for will warn), as
+    mbdrom-cli train and the workbench say it."""
 
 class UnvalidatedWarning(UserWarning):
     """A run of a reduced model that training could not vouch for: never judged on a run it did

@@ -4,6 +4,7 @@
 
 #include "engine/rom/step_probe.h"
 #include "engine/core/number_text.h"
+#include "engine/rom/frequency_scan.h"
 #include "engine/rom/neighbour_envelope.h"
 #include "engine/rom/reduced_model.h"
 
@@ -13,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -426,6 +428,13 @@ TEST_CASE("a probe is reported as missed when the runs it speaks for warn, not o
     const std::string text =
         std::string(key) == "step_probe" ? stepProbeText(*edited, &m) : releaseProbeText(*edited, &m);
     CHECK_FALSE(text.empty());
+    // The CLI's train, the workbench and Python warn with the probe's line exactly when it missed.
+    const std::string kind = std::string(key) == "step_probe" ? "step probe: " : "pulse probe: ";
+    const std::vector<std::string> heed = probeWarnings(*edited);
+    const bool warned = std::any_of(heed.begin(), heed.end(), [&](const std::string& w) {
+      return w.starts_with(kind + text + "; runs ") && w.ends_with(", and warn");
+    });
+    CHECK(warned == m);
     return m;
   };
   for (const char* key : {"step_probe", "release_probe"}) {
