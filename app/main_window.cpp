@@ -48,6 +48,7 @@
 #include <QUndoStack>
 #include <QVBoxLayout>
 
+#include <clocale>
 #include <cstdio>
 
 namespace mbdrom::app {
@@ -56,6 +57,9 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName("mainWindow");
   setDockOptions(QMainWindow::AnimatedDocks | QMainWindow::AllowTabbedDocks);
   widgets::WheelGuard::install();  // the wheel scrolls panels; it never edits a field without focus
+  // QApplication took the system's locale for the C library too: the engine's messages (printf's
+  // numbers) would read "5,1 %" in a comma locale beside Qt's "5.1". Numbers keep the point.
+  std::setlocale(LC_NUMERIC, "C");
 
   doc_ = new ProjectDocument(this);
   runner_ = new JobRunner(this);

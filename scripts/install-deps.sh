@@ -19,6 +19,7 @@ build_pkgs=(
 test_pkgs=(
   catch2 libbenchmark-dev
   xvfb xauth libgl1-mesa-dri
+  locales                       # localedef's sources: the workbench's test under a comma locale
   appstream desktop-file-utils  # the .deb test validates its AppStream file and desktop entry
   man-db shared-mime-info       # ... renders its manual page and reads its MIME types
   clang-format-14               # scripts/check-format.sh: the formatter, pinned

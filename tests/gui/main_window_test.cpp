@@ -4,11 +4,16 @@
 #include "app/help/user_guide_window.h"
 #include "app/project_document.h"
 #include "app/runs/reference_runs.h"
+#include "engine/core/number_text.h"
+#include "engine/rom/method_registry.h"
 #include "gui_helpers.h"
 #include "widgets/property_editor.h"
 #include "widgets/scene_view.h"
 
 #include <catch2/catch.hpp>
+
+#include <clocale>
+#include <string>
 
 #include <QApplication>
 #include <QCheckBox>
@@ -484,4 +489,14 @@ TEST_CASE("Help > User Guide shows the guide inside the workbench with its conte
   CHECK(window.findChildren<mbdrom::app::UserGuideWindow*>().size() == 1);
   QTest::qWait(100);
   shown->grab().save(QString::fromStdString(mbdrom::test::outputPath("/user_guide_window.png")));
+}
+
+TEST_CASE("the engine's messages keep a decimal point in the workbench under a comma locale",
+          "[.comma-locale]") {
+  // Run by comma_locale.sh with LC_ALL=de_DE.UTF-8, which QApplication took for every category.
+  REQUIRE(std::string(std::setlocale(LC_MONETARY, nullptr)) == "de_DE.UTF-8");
+  mbdrom::app::MainWindow window;
+  CHECK(std::string(std::localeconv()->decimal_point) == ".");
+  CHECK(mbdrom::formatText("expect <= %.2g %%", 5.1) == "expect <= 5.1 %");
+  CHECK(mbdrom::shortNumberText(0.25) == "0.25");
 }
