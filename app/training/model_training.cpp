@@ -17,7 +17,6 @@
 #include "engine/rom/reduced_model.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/speed_check.h"
-#include "engine/rom/step_probe.h"
 #include "widgets/log_view.h"
 
 #include <QAction>
@@ -170,20 +169,13 @@ int ModelTraining::submitTraining(const QString& method, const nlohmann::ordered
               tr("Model \"%1\": %2").arg(stored, QString::fromStdString(validationWarning(**result))));
         // A model that misses a held step, a released pulse or a sine of its loads says so where its
         // runs' bounds will, in the engine's words (as the CLI's train and Python warn).
-        const std::vector<std::string> heed = probeWarnings(**result);
-        const auto probeLine = [&](const std::string& kind, const std::string& text) {
-          if (text.empty()) return;
-          for (const std::string& w : heed)
-            if (w.starts_with(kind + ": ")) {
-              wb_.log->warning(tr("Model \"%1\", %2").arg(stored, QString::fromStdString(w)));
-              return;
-            }
-          wb_.log->info(tr("Model \"%1\", %2: %3")
-                            .arg(stored, QString::fromStdString(kind), QString::fromStdString(text)));
-        };
-        probeLine("step probe", stepProbeText(**result));
-        probeLine("pulse probe", releaseProbeText(**result));
-        probeLine("frequency scan", frequencyScanText(**result));
+        for (const ProbeReport& p : probeReports(**result)) {
+          if (!p.warning.empty())
+            wb_.log->warning(tr("Model \"%1\", %2").arg(stored, QString::fromStdString(p.warning)));
+          else
+            wb_.log->info(tr("Model \"%1\", %2: %3")
+                              .arg(stored, QString::fromStdString(p.kind), QString::fromStdString(p.line)));
+        }
         if (!speed.isEmpty()) {
           const std::optional<SpeedCheck> check = speedCheckOf(**result);
           if (check && check->speedUp > 0.0 && check->speedUp < 1.0)

@@ -173,28 +173,38 @@ std::string frequencyScanText(const ReducedModel& rom, bool* missed, bool* judge
   return scan->value("text", std::string());
 }
 
-std::vector<std::string> probeWarnings(const ReducedModel& rom) {
-  std::vector<std::string> out;
+std::vector<ProbeReport> probeReports(const ReducedModel& rom) {
+  std::vector<ProbeReport> out;
   const std::string factor = shortNumberText(NeighbourEnvelope::kExpectedErrorFactor);
   const std::string noBound =
       " times that figure or more (no bound, when the model blew up under it), and warn";
+  const auto add = [&](const char* kind, const std::string& line, bool missed, const std::string& runs) {
+    if (!line.empty())
+      out.push_back({kind, line, missed ? kind + (": " + line) + (runs.empty() ? "" : "; " + runs) : ""});
+  };
   bool missed = false;
-  if (const std::string step = stepProbeText(rom, &missed); !step.empty() && missed)
-    out.push_back("step probe: " + step +
-                  "; runs that hold their loads longer than its training runs expect " + factor + noBound);
-  if (const std::string pulse = releaseProbeText(rom, &missed); !pulse.empty() && missed)
-    out.push_back(
-        "pulse probe: " + pulse +
-        "; runs whose loads come back to rest and hold still longer than its training runs' expect " +
-        factor + noBound);
+  std::string line = stepProbeText(rom, &missed);
+  add("step probe", line, missed,
+      "runs that hold their loads longer than its training runs expect " + factor + noBound);
+  line = releaseProbeText(rom, &missed);
+  add("pulse probe", line, missed,
+      "runs whose loads come back to rest and hold still longer than its training runs' expect " + factor +
+          noBound);
   bool judgesRuns = true;
-  if (const std::string scan = frequencyScanText(rom, &missed, &judgesRuns); !scan.empty() && missed)
-    out.push_back("frequency scan: " + scan +
-                  (judgesRuns ? "; runs whose loads swing near a frequency where " + factor +
-                                    " times its figure is above the goal, by 80 % of their largest training "
-                                    "swing or more, expect that or more (no bound where the model blew up), "
-                                    "and warn"
-                              : std::string()));
+  line = frequencyScanText(rom, &missed, &judgesRuns);
+  add("frequency scan", line, missed,
+      judgesRuns
+          ? "runs whose loads swing near a frequency where " + factor +
+                " times its figure is above the goal, by 80 % of their largest training swing or more, "
+                "expect that or more (no bound where the model blew up), and warn"
+          : std::string());
+  return out;
+}
+
+std::vector<std::string> probeWarnings(const ReducedModel& rom) {
+  std::vector<std::string> out;
+  for (const ProbeReport& p : probeReports(rom))
+    if (!p.warning.empty()) out.push_back(p.warning);
   return out;
 }
 

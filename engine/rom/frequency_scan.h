@@ -73,10 +73,16 @@ FrequencyScan scanFrequencies(const Model& model, const ReducedModel& rom, const
 /// (optional): runs take bounds from it (FrequencyScan::measuredInOrder).
 std::string frequencyScanText(const ReducedModel& rom, bool* missed = nullptr, bool* judgesRuns = nullptr);
 
-/// What training's step probe, pulse probe and frequency scan of `rom` ask its user to heed, one text each
-/// ("step probe: <its line>; runs that hold their loads ... expect 1.7 times that figure or more ..., and
-/// warn"): those that missed (stepProbeText's, releaseProbeText's and frequencyScanText's `missed`). The
-/// CLI's train, the workbench and Python warn with them; empty when none missed.
+/// One of training's probes of a model, as its user is told of it.
+struct ProbeReport {
+  std::string kind;     ///< "step probe", "pulse probe" or "frequency scan"
+  std::string line;     ///< its recorded line (stepProbeText, releaseProbeText, frequencyScanText)
+  std::string warning;  ///< when it missed (their `missed`): "<kind>: <line>; runs ... and warn", else empty
+};
+/// The step probe, pulse probe and frequency scan `rom` recorded, in that order.
+std::vector<ProbeReport> probeReports(const ReducedModel& rom);
+/// The warnings of probeReports, those that missed: the CLI's train, the workbench and Python warn with
+/// them; empty when none missed.
 std::vector<std::string> probeWarnings(const ReducedModel& rom);
 
 }  // namespace mbdrom

@@ -42,25 +42,19 @@ std::shared_ptr<ReducedModel> trainOn(const std::string& method, const std::shar
   call.run([&] { outcome = trainFromRequest(info, request, call.monitor()); });
   if (!outcome.model) throw InputError(method + ": training gave no model: " + outcome.report);
   std::shared_ptr<ReducedModel> rom(std::move(outcome.model));
-  // Returned for inspection, as the CLI writes it, but not to be taken for a model that holds. A
-  // warning the filters turn into an exception carries the model (its `model`): nothing is lost.
-  if (failedItsChecks(*rom) &&
-      PyErr_WarnEx(failedCheckWarningClass().ptr(), validationWarning(*rom).c_str(), 1) != 0) {
+  // A warning the filters turn into an exception carries the model (its `model`): nothing is lost.
+  const auto warn = [&](const py::handle cls, const std::string& text) {
+    if (PyErr_WarnEx(cls.ptr(), text.c_str(), 1) == 0) return;
     try {
       throw py::error_already_set();
     } catch (...) {
       raiseWithAttribute("model", py::cast(rom));
     }
-  }
+  };
+  // Returned for inspection, as the CLI writes it, but not to be taken for a model that holds.
+  if (failedItsChecks(*rom)) warn(failedCheckWarningClass(), validationWarning(*rom));
   // What its probes and frequency scan missed, as the CLI's train and the workbench say it.
-  for (const std::string& w : probeWarnings(*rom)) {
-    if (PyErr_WarnEx(envelopeWarningClass().ptr(), w.c_str(), 1) == 0) continue;
-    try {
-      throw py::error_already_set();
-    } catch (...) {
-      raiseWithAttribute("model", py::cast(rom));
-    }
-  }
+  for (const std::string& w : probeWarnings(*rom)) warn(envelopeWarningClass(), w);
   return rom;
 }
 

@@ -429,12 +429,18 @@ TEST_CASE("a probe is reported as missed when the runs it speaks for warn, not o
         std::string(key) == "step_probe" ? stepProbeText(*edited, &m) : releaseProbeText(*edited, &m);
     CHECK_FALSE(text.empty());
     // The CLI's train, the workbench and Python warn with the probe's line exactly when it missed.
-    const std::string kind = std::string(key) == "step_probe" ? "step probe: " : "pulse probe: ";
+    const std::string kind = std::string(key) == "step_probe" ? "step probe" : "pulse probe";
+    const std::vector<ProbeReport> reports = probeReports(*edited);
+    const auto report =
+        std::find_if(reports.begin(), reports.end(), [&](const ProbeReport& p) { return p.kind == kind; });
+    REQUIRE(report != reports.end());
+    CHECK(report->line == text);
+    CHECK(report->warning.empty() == !m);
+    if (m)
+      CHECK(report->warning.starts_with(kind + ": " + text + "; runs ") &&
+            report->warning.ends_with(", and warn"));
     const std::vector<std::string> heed = probeWarnings(*edited);
-    const bool warned = std::any_of(heed.begin(), heed.end(), [&](const std::string& w) {
-      return w.starts_with(kind + text + "; runs ") && w.ends_with(", and warn");
-    });
-    CHECK(warned == m);
+    CHECK(std::count(heed.begin(), heed.end(), report->warning) == (m ? 1 : 0));
     return m;
   };
   for (const char* key : {"step_probe", "release_probe"}) {
