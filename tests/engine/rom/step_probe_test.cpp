@@ -436,9 +436,10 @@ TEST_CASE("a probe is reported as missed when the runs it speaks for warn, not o
     REQUIRE(report != reports.end());
     CHECK(report->line == text);
     CHECK(report->warning.empty() == !m);
-    if (m)
-      CHECK(report->warning.starts_with(kind + ": " + text + "; runs ") &&
-            report->warning.ends_with(", and warn"));
+    if (m) {
+      CHECK(report->warning.starts_with(kind + ": " + text + "; runs "));
+      CHECK(report->warning.ends_with(", and warn"));
+    }
     const std::vector<std::string> heed = probeWarnings(*edited);
     CHECK(std::count(heed.begin(), heed.end(), report->warning) == (m ? 1 : 0));
     return m;
