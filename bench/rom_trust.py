@@ -24,12 +24,12 @@ millimetre geometry; their descriptions say which book), and the bundled MacPher
   python3 bench/rom_trust.py [--cli build/release/app/cli/mbdrom-cli] [--work DIR]
                              [--mechanisms NAME,...] [--check-set | --fresh-set | --fourth-set |
                              --fifth-set | --sixth-set | --seventh-set | --eighth-set | --ninth-set |
-                             --tenth-set | --eleventh-set | --twelfth-set]
+                             --tenth-set | --eleventh-set | --twelfth-set | --thirteenth-set]
                              [--methods pod,ae,pca,node,sindy] [--train-args "ARGS"] [--quick]
                              [--check [--must-train M,...]] [--json FILE]
 --check-set, --fresh-set, --fourth-set, --fifth-set, --sixth-set, --seventh-set, --eighth-set,
---ninth-set, --tenth-set, --eleventh-set, --twelfth-set: the second, ..., twelfth set of mechanisms
-(below, kept apart) instead of the first.
+--ninth-set, --tenth-set, --eleventh-set, --twelfth-set, --thirteenth-set: the second, ..., thirteenth
+set of mechanisms (below, kept apart) instead of the first.
 Every command runs on core 0 (BENCH_CORE=N: on core N; BENCH_PIN=0: on any). Two runs of this script at
 once need BENCH_CORE=0 and BENCH_CORE=1, or their speed-ups are measured on one shared core.
 --train-args: more options for every method's `train` (e.g. "--activation softplus"), to try settings.
@@ -215,13 +215,33 @@ TWELFTH_SET = {
     "rocker_pendulum": dict(file="rocker_pendulum.json", load="motor", amplitude=(0.75, 3.0),
                             frequency=(0.4, 1.6), t_end=6.0, output_dt=0.005, nr=2),
 }
+# A thirteenth set, written by a helper from textbook descriptions, a closed-loop linkage carrying a second
+# mass on a spring and three coupled modes at the scale of metres: a scissor-linkage suspension seat with its
+# occupant (Griffin's Handbook of Human Vibration and Wong's Theory of Ground Vehicles, the suspended driver's seat),
+# two crossed 0.4 m links at 40 deg (each pinned at one end, rolling at the other, pinned to each other at their
+# middles) keeping an 18 kg seat level, a compression spring from the base to the scissors' centre pin (7.5 kN/m at the
+# seat, hardening upwards through the linkage: 0.84 and 1.17 times that 11 mm below and above) and a diagonal damper,
+# a 55 kg occupant on a 13 kN/m cushion: 1.377 Hz (the occupant with the seat) and 5.518 Hz (the seat against the
+# occupant), damping 3.1 and 5.1 %; a force of 2.5-10 N on the seat (at most 1.3 % of the weight) moves the seat up to
+# 11 mm and the occupant 16 mm, the links swinging 38-42 deg; and a luffing boom crane (Rao's crane of Mechanical
+# Vibrations, Example 1.8, a 10 m boom at 45 deg on a luffing rope, here a 100 kN/m spring) whose 250 kg hook block on a
+# 4 m hoist rope and 2 t load on 2 m of slings swing as a double pendulum (Thomson and Dahleh, ch. 5): 0.201 Hz (the
+# sway), 0.827 Hz (the boom pitching, the hook opposed) and 1.289 Hz (the hook against the load), damping 3.2, 3.5 and
+# 3.5 %; a tag-line pull of 0.5-2 kN on the load swings it up to 1.67 m sideways and 0.31 m up (the ropes to 16 deg),
+# the boom tip 10 cm.
+THIRTEENTH_SET = {
+    "scissor_seat": dict(file="scissor_seat.json", load="shaker", amplitude=(2.5, 10.0),
+                         frequency=(1.0, 6.5), t_end=5.0, output_dt=0.005, nr=2),
+    "boom_crane": dict(file="boom_crane.json", load="tagline", amplitude=(500.0, 2000.0),
+                       frequency=(0.15, 1.6), t_end=6.0, output_dt=0.005, nr=3),
+}
 # The sets kept apart from the first, by their options.
 OTHER_SETS = {"check_set": ("second", CHECK_SET), "fresh_set": ("third", FRESH_SET),
               "fourth_set": ("fourth", FOURTH_SET), "fifth_set": ("fifth", FIFTH_SET),
               "sixth_set": ("sixth", SIXTH_SET), "seventh_set": ("seventh", SEVENTH_SET),
               "eighth_set": ("eighth", EIGHTH_SET), "ninth_set": ("ninth", NINTH_SET),
               "tenth_set": ("tenth", TENTH_SET), "eleventh_set": ("eleventh", ELEVENTH_SET),
-              "twelfth_set": ("twelfth", TWELFTH_SET)}
+              "twelfth_set": ("twelfth", TWELFTH_SET), "thirteenth_set": ("thirteenth", THIRTEENTH_SET)}
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
 # Unseen loads outside the design (content above its band): a warning there is no false alarm.
 BEYOND = {"sharp_step"}
