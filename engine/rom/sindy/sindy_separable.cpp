@@ -1,5 +1,6 @@
 #include "engine/rom/sindy/sindy_separable.h"
 
+#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/core/message_text.h"
 
@@ -79,13 +80,57 @@ std::optional<std::vector<Eigen::Index>> spanning(const Eigen::MatrixXd& Theta,
   return kept;
 }
 
+// The one of the columns `kept` of Θ to leave out for their dependence on Θ's rows: of those the
+// weakest direction of their Gram matrix (unit columns) holds, the one of the highest rank, the
+// last listed among equals. A column that is zero there goes first.
+std::size_t weakestLink(const Eigen::MatrixXd& Theta, const std::vector<Eigen::Index>& kept,
+                        const std::vector<SindyTerm>& terms) {
+  const Eigen::MatrixXd sub = Theta(Eigen::all, kept);
+  const Eigen::VectorXd norms = sub.colwise().norm().transpose();
+  for (Eigen::Index j = 0; j < norms.size(); ++j)
+    if (!(norms(j) > 0.0)) return static_cast<std::size_t>(j);
+  const Eigen::MatrixXd unit = sub * norms.cwiseInverse().asDiagonal();
+  const SymmetricEigen eig(unit.transpose() * unit);
+  const Eigen::VectorXd v = eig.eigenvectors().col(0);  // the smallest eigenvalue's: ascending
+  const double vmax = v.cwiseAbs().maxCoeff();
+  std::size_t worst = 0;
+  int worstRank = -1;
+  for (std::size_t j = 0; j < kept.size(); ++j) {
+    if (std::abs(v(static_cast<Eigen::Index>(j))) <= 0.05 * vmax) continue;
+    const int r = rank(terms[static_cast<std::size_t>(kept[j])]);
+    if (r >= worstRank) {
+      worst = j;
+      worstRank = r;
+    }
+  }
+  return worst;
+}
+
+// `kept` without the columns that leave Θ's columns dependent (checkSindyColumns), one at a time
+// (weakestLink): leaving out a column never makes the rest more dependent. Nothing when a rank-0
+// column would go (`lost` names it).
+std::optional<std::vector<Eigen::Index>> prunedApart(const Eigen::MatrixXd& Theta,
+                                                     std::vector<Eigen::Index> kept,
+                                                     const std::vector<SindyTerm>& terms, std::string& lost) {
+  while (!kept.empty() && !dependence(Theta(Eigen::all, kept), namesOf(terms, kept)).empty()) {
+    const std::size_t j = weakestLink(Theta, kept, terms);
+    if (rank(terms[static_cast<std::size_t>(kept[j])]) == 0) {
+      lost = terms[static_cast<std::size_t>(kept[j])].name;
+      return std::nullopt;
+    }
+    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
+  }
+  return kept;
+}
+
 // The columns `decide` tells apart that also pass the check on every row set of `checked`.
 std::optional<std::vector<Eigen::Index>> separableOn(const Eigen::MatrixXd& decide,
                                                      const std::vector<const Eigen::MatrixXd*>& checked,
                                                      const std::vector<SindyTerm>& terms, std::string& lost) {
   double tolerance = kFirstTolerance;
+  std::optional<std::vector<Eigen::Index>> kept;
   for (int raise = 0; raise <= kRaises; ++raise, tolerance *= 10.0) {
-    const std::optional<std::vector<Eigen::Index>> kept = spanning(decide, terms, tolerance, lost);
+    kept = spanning(decide, terms, tolerance, lost);
     if (!kept) return std::nullopt;
     const std::vector<std::string> names = namesOf(terms, *kept);
     if (std::all_of(checked.begin(), checked.end(), [&](const Eigen::MatrixXd* m) {
@@ -93,7 +138,11 @@ std::optional<std::vector<Eigen::Index>> separableOn(const Eigen::MatrixXd& deci
         }))
       return kept;
   }
-  return std::nullopt;
+  // Columns each well outside the span of those before them can still lie near a common span (a
+  // spring's geometry term beside the monomials of its stretch): the weakest directions decide.
+  for (const Eigen::MatrixXd* m : checked)
+    if (kept = prunedApart(*m, std::move(*kept), terms, lost); !kept) return std::nullopt;
+  return kept;
 }
 
 }  // namespace

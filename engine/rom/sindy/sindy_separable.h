@@ -23,10 +23,11 @@ namespace mbdrom {
 /// in the order: the constant, the degree-one monomials and the columns (the user's or friction
 /// columns: never left out), the library's other terms (signs, sines, time terms) as listed, the
 /// monomials of degree two, three, ...; the tolerance 1e-4, raised tenfold (to 1e-2) while the
-/// kept columns still fail the check. When `fitRows` cannot keep a term that is never left out,
-/// every row decides (all columns when they pass there: the held-out check's fit then fails and
-/// says so). Throws InputError (checkSindyColumns' message, and the term) when such a term would
-/// be left out on every row.
+/// kept columns still fail the check; past that, while they fail, the column of the highest rank
+/// (the last listed among equals) that the weakest direction of their Gram matrix holds is left out. When
+/// `fitRows` cannot keep a term that is never left out, every row decides (all columns when they pass there:
+/// the held-out check's fit then fails and says so). Throws InputError (checkSindyColumns' message, and the
+/// term) when such a term would be left out on every row.
 std::vector<Eigen::Index> separableSindyColumns(const Eigen::MatrixXd& Theta,
                                                 const std::vector<Eigen::Index>& fitRows,
                                                 const std::vector<SindyTerm>& terms);
