@@ -735,10 +735,10 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
     measureHeldOutSensitivity(model, rows.fitted, check, monitor, &sensitivity);
     return check;
   };
-  // The step first, judged on a full fit (a hundredth of κ), so that the threshold
+  // The step first, judged on the fullest fit (the smallest κ tried), so that the threshold
   // is then chosen on the motion, not on the integrator's error.
   StlsOptions fullest = fit;
-  if (kappaSearch) fullest.kappa *= 0.01;
+  if (kappaSearch) fullest.kappa *= 0.001;
   const auto judgeFullest = [&] { return judgeFit(fullest); };
   const RolloutCheck stepCheck = chooseOwnStep(*this, *this, judgeFullest(), judgeFullest, monitor);
   std::string stepNote = stepCheck.step;

@@ -143,7 +143,8 @@ TEST_CASE(
   const StlsResult& r = rom->result();
   INFO(rom->equations() << "\n" << r.verdict);
   CHECK(rom->metrics().at("verdict_kind") == "rollout follows");
-  CHECK(rom->metrics().at("rollout").at("error").get<double>() < 2e-3);
+  // Within a tenth of the goal, where its step grows while it stays there (κ / 100: 1.2 %).
+  CHECK(rom->metrics().at("rollout").at("error").get<double>() < 5e-3);
   CHECK(rom->metrics().at("kappa_chosen").get<double>() == Approx(5e-5));
   // The occupant: M z̈ − f = 13000 (z_P − z_U) + 5 (ż_P − ż_U) + its weight (gravity is known).
   const Eigen::Index occupant = 1;
