@@ -32,6 +32,7 @@
 #include <Eigen/QR>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <chrono>
 #include <cmath>
@@ -45,6 +46,9 @@
 namespace mbdrom {
 
 namespace {
+
+// The thresholds the κ search judges below κ, as shares of it; the last is the smallest it tries.
+constexpr std::array<double, 3> kSmallerKappas{0.1, 0.01, 0.001};
 
 // `to` with the rows of `from` below it (`to` may be empty).
 void appendRows(Eigen::MatrixXd& to, const Eigen::MatrixXd& from) {
@@ -454,7 +458,7 @@ std::unique_ptr<SindyModel> SindyModel::train(const Dataset& dataset, const Sind
   // The defaults train on any mechanism: a coordinate whose every term falls below the threshold
   // gets a smaller one, down to the smallest the κ search tries, which the held-out check then
   // judges as it judges the rest.
-  if (settings.kappaSearch) fitOptions.lowerWhereEmptyTo = 0.01 * fitOptions.kappa;
+  if (settings.kappaSearch) fitOptions.lowerWhereEmptyTo = kSmallerKappas.back() * fitOptions.kappa;
   if (rows.weak) {
     fitOptions.targetNoise.clear();
     fitOptions.motionScale = sindyMotionScale(rows.weakInertia);
@@ -738,7 +742,7 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
   // The step first, judged on the fullest fit (the smallest κ tried), so that the threshold
   // is then chosen on the motion, not on the integrator's error.
   StlsOptions fullest = fit;
-  if (kappaSearch) fullest.kappa *= 0.001;
+  if (kappaSearch) fullest.kappa *= kSmallerKappas.back();
   const auto judgeFullest = [&] { return judgeFit(fullest); };
   const RolloutCheck stepCheck = chooseOwnStep(*this, *this, judgeFullest(), judgeFullest, monitor);
   std::string stepNote = stepCheck.step;
@@ -961,15 +965,15 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
                              RolloutCheck& rollout, std::string& kind, const RolloutJudge& judgeFit) {
   // κ, κ/10, κ/100 and κ/1000 judged on the held-out runs: the smallest error wins, unless a
   // larger κ comes within 1.5 times of it (then its sparser model does): clean data gain from the
-  // smaller terms, noisy data do not, and keep the sparse fit. A thousandth keeps the cushion's
-  // damping of a seated occupant (5 N s/m beside 13 kN/m): the only damping of its mode.
+  // smaller terms, noisy data do not, and keep the sparse fit. A light damper can be a mode's only
+  // damping and still a ten-thousandth of its equation's force (a cushion's beside a seated weight).
   struct Candidate {
     double kappa;
     StlsResult result;
     RolloutCheck check;
   };
   std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
-  for (const double factor : {0.1, 0.01, 0.001}) {
+  for (const double factor : kSmallerKappas) {
     StlsOptions smaller = fit;
     smaller.kappa = fit.kappa * factor;
     try {
@@ -2366,10 +2370,9 @@ MethodInfo sindyMethod() {
       "library terms), and a polynomial "
       "library of degree 3 with sign terms, thresholded at 0.05 of each coordinate's force (a term "
       "contributing less than 5 % of the larger of its unknown and its inertial force goes; --threshold "
-      "absolute: coefficients below kappa in the data's units), and at a tenth, a hundredth and a thousandth "
-      "of "
-      "that, "
-      "the held-out check choosing (the sparser fit unless a smaller threshold's error is 1.5 times lower); "
+      "absolute: coefficients below kappa in the data's units), and at a tenth, a hundredth and a "
+      "thousandth of that, the held-out check choosing (the sparser fit unless a smaller threshold's "
+      "error is 1.5 times lower); "
       "a model that misses its checks is trained again with the spring-dampers too stiff for the data "
       "(fewer than 8 samples a period of their own vibration) as known forces, unless --known is given, "
       "then with the geometry of the spring-dampers whose force it identifies in its library (their "

@@ -80,9 +80,10 @@ std::optional<std::vector<Eigen::Index>> spanning(const Eigen::MatrixXd& Theta,
   return kept;
 }
 
-// The one of the columns `kept` of Θ to leave out for their dependence on Θ's rows: of those the
-// weakest direction of their Gram matrix (unit columns) holds, the one of the highest rank, the
-// last listed among equals. A column that is zero there goes first.
+// Which of the columns `kept` of Θ goes next while they are dependent (checkSindyColumns): among
+// a pair of near-duplicates, else among the columns that the weakest direction of their Gram
+// matrix (unit columns) holds, the one of the highest rank, the last listed among equals. A
+// column that is zero goes first.
 std::size_t weakestLink(const Eigen::MatrixXd& Theta, const std::vector<Eigen::Index>& kept,
                         const std::vector<SindyTerm>& terms) {
   const Eigen::MatrixXd sub = Theta(Eigen::all, kept);
@@ -90,19 +91,22 @@ std::size_t weakestLink(const Eigen::MatrixXd& Theta, const std::vector<Eigen::I
   for (Eigen::Index j = 0; j < norms.size(); ++j)
     if (!(norms(j) > 0.0)) return static_cast<std::size_t>(j);
   const Eigen::MatrixXd unit = sub * norms.cwiseInverse().asDiagonal();
-  const SymmetricEigen eig(unit.transpose() * unit);
-  const Eigen::VectorXd v = eig.eigenvectors().col(0);  // the smallest eigenvalue's: ascending
-  const double vmax = v.cwiseAbs().maxCoeff();
-  std::size_t worst = 0;
-  int worstRank = -1;
-  for (std::size_t j = 0; j < kept.size(); ++j) {
-    if (std::abs(v(static_cast<Eigen::Index>(j))) <= 0.05 * vmax) continue;
-    const int r = rank(terms[static_cast<std::size_t>(kept[j])]);
-    if (r >= worstRank) {
-      worst = j;
-      worstRank = r;
-    }
+  const Eigen::MatrixXd C = unit.transpose() * unit;
+  std::vector<std::size_t> held;
+  for (Eigen::Index a = 0; a < C.rows() && held.empty(); ++a)
+    for (Eigen::Index b = a + 1; b < C.cols() && held.empty(); ++b)
+      if (std::abs(C(a, b)) > 1.0 - 1e-10) held = {static_cast<std::size_t>(a), static_cast<std::size_t>(b)};
+  if (held.empty()) {
+    const SymmetricEigen eig(C);
+    const Eigen::VectorXd v = eig.eigenvectors().col(0);  // the smallest eigenvalue's: ascending
+    const double vmax = v.cwiseAbs().maxCoeff();
+    for (std::size_t j = 0; j < kept.size(); ++j)
+      if (std::abs(v(static_cast<Eigen::Index>(j))) > 0.05 * vmax) held.push_back(j);
   }
+  std::size_t worst = held.front();
+  for (const std::size_t j : held)
+    if (rank(terms[static_cast<std::size_t>(kept[j])]) >= rank(terms[static_cast<std::size_t>(kept[worst])]))
+      worst = j;
   return worst;
 }
 

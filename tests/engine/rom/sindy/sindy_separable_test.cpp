@@ -7,6 +7,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,10 @@ TEST_CASE("sindy leaves out terms that each stand out of the others yet together
   CHECK(std::is_sorted(kept.begin(), kept.end()));
   CHECK(kept[0] == 0);  // the constant and the linear term are never left out
   CHECK(kept[1] == 1);
+  // The weakest direction holds the first seven columns: of the geometry columns among them, all of
+  // one rank, the last listed goes.
+  CHECK(std::find(kept.begin(), kept.end(), 6) == kept.end());
+  for (const Eigen::Index j : {2, 3, 4, 5}) CHECK(std::find(kept.begin(), kept.end(), j) != kept.end());
   CHECK_NOTHROW(checkSindyColumns(Theta(Eigen::all, kept), namesOf(terms, kept)));
 }
 
