@@ -752,8 +752,16 @@ RolloutCheck SindyModel::validate(const Model& model, const internal::SindyRows&
     stepNote = std::move(note);
   RolloutCheck rollout = judgeFit(fit);
   kind = judge(rollout);
+  // A fit on every run can miss runs it was fitted on where its held-out check, of the fit without
+  // them, did not: the search weighs both, as a second try's model is weighed against the first.
+  const auto ownRuns = [&](const StlsResult& r) {
+    SindyModel probe(*this);
+    probe.result_ = r;
+    const RolloutCheck own = checkTrainingRuns(model, probe, rows.fitted, &monitor);
+    return own.failed ? HUGE_VAL : own.done ? own.error : 0.0;
+  };
   if (kappaSearch)
-    chooseKappa(rows.thetaFit(), rows.yFit(), rows.termNames, fit, rollout, kind, judgeFit);
+    chooseKappa(rows.thetaFit(), rows.yFit(), rows.termNames, fit, rollout, kind, judgeFit, ownRuns);
   else
     nameRemovedTerms(rows.thetaFit(), rows.yFit(), rows.termNames, fit, kind, judgeFit);
   metrics_["kappa_chosen"] = fit.kappa;  // the settings keep the κ asked for
@@ -962,15 +970,19 @@ void SindyModel::recordMetrics(const internal::SindyRows& rows, const std::strin
 
 void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
                              const std::vector<std::string>& termNames, StlsOptions& fit,
-                             RolloutCheck& rollout, std::string& kind, const RolloutJudge& judgeFit) {
-  // κ, κ/10, κ/100 and κ/1000 judged on the held-out runs: the smallest error wins, unless a
-  // larger κ comes within 1.5 times of it (then its sparser model does): clean data gain from the
-  // smaller terms, noisy data do not, and keep the sparse fit. A light damper can be a mode's only
-  // damping and still a ten-thousandth of its equation's force (a cushion's beside a seated weight).
+                             RolloutCheck& rollout, std::string& kind, const RolloutJudge& judgeFit,
+                             const OwnRunsJudge& ownRuns) {
+  // κ, κ/10, κ/100 and κ/1000 judged on the held-out runs and, fitted on every run, on those: the
+  // smallest error (the worse of the two) wins, unless a larger κ comes within 1.5 times of it (then
+  // its sparser model does): clean data gain from the smaller terms, noisy data do not, and keep the
+  // sparse fit. A light damper can be a mode's only damping and still a ten-thousandth of its
+  // equation's force (a cushion's beside a seated weight).
   struct Candidate {
     double kappa;
     StlsResult result;
     RolloutCheck check;
+    double own = 0.0;  // its fit on every run, on those runs [-]
+    double error() const { return std::max(check.error, own); }
   };
   std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
   for (const double factor : kSmallerKappas) {
@@ -986,19 +998,23 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
     }
   }
   const auto usable = [](const Candidate& c) { return c.check.done && !c.check.failed; };
+  for (Candidate& c : candidates)
+    if (usable(c)) c.own = ownRuns(c.result);
   const Candidate* best = nullptr;
   for (const Candidate& c : candidates)
-    if (usable(c) && (!best || c.check.error < best->check.error)) best = &c;
+    if (usable(c) && (!best || c.error() < best->error())) best = &c;
   for (const Candidate& c : candidates)  // largest κ first
-    if (best && usable(c) && c.check.error <= 1.5 * best->check.error) {
+    if (best && usable(c) && c.error() <= 1.5 * best->error()) {
       best = &c;
       break;
     }
+  const auto figure = [](double e) { return std::isfinite(e) ? OJson(e) : OJson(nullptr); };
   OJson tried = OJson::array();
   for (const Candidate& c : candidates)
     tried.push_back(OJson{{"kappa", c.kappa},
                           {"terms", c.result.activeTerms()},
-                          {"error", usable(c) ? OJson(c.check.error) : OJson(nullptr)}});
+                          {"error", usable(c) ? OJson(c.check.error) : OJson(nullptr)},
+                          {"own_runs_error", usable(c) ? figure(c.own) : OJson(nullptr)}});
   metrics_["kappa_candidates"] = tried;
   if (!best || best == &candidates.front()) return;
   const std::string removed = termsOnlyIn(best->result, candidates.front().result);
@@ -1007,10 +1023,14 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
   kind = judge(rollout);
   result_.verdict +=
       formatText("; kappa lowered from %g to %g by the held-out check (", fit.kappa, best->kappa);
-  for (std::size_t k = 0; k < candidates.size(); ++k)
-    result_.verdict += (k ? ", " : "") + formatText("%g: ", candidates[k].kappa) +
-                       (usable(candidates[k]) ? formatText("%.2g %%", 100.0 * candidates[k].check.error)
-                                              : std::string("fails"));
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const Candidate& c = candidates[k];
+    result_.verdict += (k ? ", " : "") + formatText("%g: ", c.kappa) +
+                       (usable(c) ? formatText("%.2g %%", 100.0 * c.check.error) : std::string("fails"));
+    if (usable(c) && c.own > c.check.error)
+      result_.verdict += std::isfinite(c.own) ? formatText(" and its own runs %.2g %%", 100.0 * c.own)
+                                              : std::string(" and blowing up on its own runs");
+  }
   result_.verdict += "): it keeps " + removed;
   metrics_["kappa_lowered_from"] = fit.kappa;
   metrics_["kappa_removed_needed"] = removed;
@@ -2438,8 +2458,8 @@ MethodInfo sindyMethod() {
           {"relative", "absolute"}},
       SettingSpec{
           "kappa_search", "Choose κ by held-out runs", SettingKind::Flag,
-          "Also fit with κ / 10, κ / 100 and κ / 1000 and keep the one the held-out check finds best (the "
-          "sparser one unless a smaller κ's error is 1.5 times lower)"}
+          "Also fit with κ / 10, κ / 100 and κ / 1000 and keep the one the held-out check and, fitted on "
+          "every run, those runs find best (the sparser one unless a smaller κ's error is 1.5 times lower)"}
           .option("--no-kappa-search"),
       {"normalise", "Normalise columns", SettingKind::Flag,
        "With an absolute threshold: κ on unit-RMS columns (a term's contribution in the data's units)"},

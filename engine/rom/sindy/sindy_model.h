@@ -35,7 +35,8 @@
 ///   the larger of its unknown force and its inertial force, so the default holds at any scale;
 ///   "absolute": κ on |ξ| as Slimak et al. 2023 has it), `normalise` (false; absolute only), `ridge` (0),
 ///   `max_iterations` (50), `kappa_search` (true: κ / 10, κ / 100 and κ / 1000 are judged on the
-///   held-out check too and the best kept, the sparser when within 1.5 times);
+///   held-out check and on the runs a fit on all of them was fitted on too, and the best kept, the
+///   sparser when within 1.5 times);
 /// - `derivatives`: "data" (use the run's q̇, q̈) or "estimate" (Savitzky–Golay from
 ///   the positions, automatic window, `sg_order` 4, `sg_window` 0 = automatic);
 /// - `formulation`: "auto" (weak where derivatives were estimated), "pointwise" or "weak"
@@ -97,8 +98,9 @@ struct SindySettings {
   std::string elementTerms = "auto";
   bool geometryTerms() const { return elementTerms == "on"; }
   StlsOptions stls = relativeThreshold();
-  /// Also judge κ / 10, κ / 100 and κ / 1000 on the held-out check and keep the best (the sparser when
-  /// within 1.5 times; the verdict says so); off: κ as given, naming the terms it removed
+  /// Also judge κ / 10, κ / 100 and κ / 1000 on the held-out check and, fitted on every run, on those
+  /// runs, and keep the best (the sparser when within 1.5 times; the verdict says so); off: κ as
+  /// given, naming the terms it removed
   /// when a model is found wrong.
   bool kappaSearch = true;
   std::string derivatives = "data";
@@ -302,11 +304,14 @@ class SindyModel : public ReducedModel {
   // Adds the rollout to the verdict; returns the verdict's kind.
   std::string judge(const RolloutCheck& rollout);
   using RolloutJudge = std::function<RolloutCheck(const StlsOptions&)>;
-  // κ, κ/10, κ/100, κ/1000 judged by `judgeFit`; keeps the best (result_, rollout, kind, fit.kappa),
-  // the sparser one when its error is within 1.5 times, and says so in the verdict.
+  // The worst error [-] of a fit on all rows over the runs it was fitted on (infinite: it blew up).
+  using OwnRunsJudge = std::function<double(const StlsResult&)>;
+  // κ, κ/10, κ/100, κ/1000 judged by `judgeFit` and, fitted on every run, by `ownRuns`; keeps the
+  // best (result_, rollout, kind, fit.kappa), the sparser one when its error is within 1.5 times,
+  // and says so in the verdict.
   void chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
                    const std::vector<std::string>& termNames, StlsOptions& fit, RolloutCheck& rollout,
-                   std::string& kind, const RolloutJudge& judgeFit);
+                   std::string& kind, const RolloutJudge& judgeFit, const OwnRunsJudge& ownRuns);
   // Of a model found wrong: names the terms κ removed when κ / 10 passes the check.
   void nameRemovedTerms(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
                         const std::vector<std::string>& termNames, const StlsOptions& fit,

@@ -16,6 +16,8 @@
 #include "tests/engine/rom/rom_test_support.h"
 #include "tests/engine/test_files.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <string>
 
@@ -155,4 +157,28 @@ TEST_CASE(
   CHECK(coefficient(r, "P.z_dot", occupant) == Approx(5.0).epsilon(0.01));
   CHECK(coefficient(r, "U.z_dot", occupant) == Approx(-5.0).epsilon(0.01));
   CHECK(coefficient(r, "U.z", occupant) == Approx(-13000.0).epsilon(0.001));
+}
+
+TEST_CASE("sindy's threshold search weighs each threshold's fit on the runs it was fitted on too",
+          "[sindy_verdict]") {
+  // The chosen κ errs least on the worse of its held-out check and its fit on every run, over those
+  // runs (the sparser within 1.5 times): each candidate records both.
+  const auto rom = defaultSindy(seatedOccupant());
+  const OJson& candidates = rom->metrics().at("kappa_candidates");
+  REQUIRE(candidates.size() >= 3);
+  const auto worse = [](const OJson& c) {
+    return std::max(c.at("error").get<double>(), c.at("own_runs_error").get<double>());
+  };
+  double least = HUGE_VAL;
+  for (const OJson& c : candidates) {
+    INFO(c.dump());
+    REQUIRE(c.at("own_runs_error").is_number());
+    CHECK(c.at("own_runs_error").get<double>() >= 0.0);
+    least = std::min(least, worse(c));
+  }
+  const double chosen = rom->metrics().at("kappa_chosen").get<double>();
+  for (const OJson& c : candidates) {
+    if (c.at("kappa").get<double>() > chosen) CHECK(worse(c) > 1.5 * least);  // a sparser fit erred more
+    if (c.at("kappa").get<double>() == chosen) CHECK(worse(c) <= 1.5 * least);
+  }
 }
