@@ -376,34 +376,47 @@ SindyLibrary buildSindyLibrary(const SindySamples& s, const SindyLibraryOptions&
   return lib;
 }
 
-void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names) {
+SindyColumnDependence sindyColumnDependence(const Eigen::MatrixXd& Theta) {
+  using Kind = SindyColumnDependence::Kind;
   const Eigen::Index L = Theta.cols();
-  if (static_cast<Eigen::Index>(names.size()) != L)
-    throw InputError("sindy: one name per library column expected");
+  if (L == 0) return {};
   const Eigen::VectorXd norms = Theta.colwise().norm().transpose();
   for (Eigen::Index j = 0; j < L; ++j)
-    if (!(norms(j) > 0.0))
-      throw InputError("sindy: library column \"" + names[static_cast<std::size_t>(j)] +
-                       "\" is zero on the data");
+    if (!(norms(j) > 0.0)) return {Kind::Zero, {j}};
   const Eigen::MatrixXd Q = Theta * norms.cwiseInverse().asDiagonal();
   const Eigen::MatrixXd C = Q.transpose() * Q;  // cosines between columns
   for (Eigen::Index a = 0; a < L; ++a)
     for (Eigen::Index b = a + 1; b < L; ++b)
-      if (std::abs(C(a, b)) > 1.0 - 1e-10)
-        throw InputError("sindy: library columns \"" + names[static_cast<std::size_t>(a)] + "\" and \"" +
-                         names[static_cast<std::size_t>(b)] + "\" are duplicates (proportional on the data)");
+      if (std::abs(C(a, b)) > 1.0 - 1e-10) return {Kind::Duplicates, {a, b}};
   const SymmetricEigen eig(C);
   const double largest = eig.eigenvalues().maxCoeff();
-  for (Eigen::Index k = 0; k < L; ++k) {
-    if (eig.eigenvalues()(k) > 1e-11 * largest) break;  // ascending
-    const Eigen::VectorXd v = eig.eigenvectors().col(k);
-    const double vmax = v.cwiseAbs().maxCoeff();
-    std::string which;
-    for (Eigen::Index j = 0; j < L; ++j)
-      if (std::abs(v(j)) > 0.05 * vmax)
-        which += (which.empty() ? "\"" : ", \"") + names[static_cast<std::size_t>(j)] + "\"";
-    throw InputError("sindy: library columns " + which +
-                     " are linearly dependent on the data; remove one of them");
+  if (eig.eigenvalues()(0) > 1e-11 * largest) return {};  // ascending
+  const Eigen::VectorXd v = eig.eigenvectors().col(0);
+  const double vmax = v.cwiseAbs().maxCoeff();
+  SindyColumnDependence d{Kind::Dependent, {}};
+  for (Eigen::Index j = 0; j < L; ++j)
+    if (std::abs(v(j)) > 0.05 * vmax) d.columns.push_back(j);
+  return d;
+}
+
+void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names) {
+  if (static_cast<Eigen::Index>(names.size()) != Theta.cols())
+    throw InputError("sindy: one name per library column expected");
+  const SindyColumnDependence d = sindyColumnDependence(Theta);
+  const auto name = [&](Eigen::Index j) { return names[static_cast<std::size_t>(j)]; };
+  switch (d.kind) {
+    case SindyColumnDependence::Kind::None: return;
+    case SindyColumnDependence::Kind::Zero:
+      throw InputError("sindy: library column \"" + name(d.columns[0]) + "\" is zero on the data");
+    case SindyColumnDependence::Kind::Duplicates:
+      throw InputError("sindy: library columns \"" + name(d.columns[0]) + "\" and \"" + name(d.columns[1]) +
+                       "\" are duplicates (proportional on the data)");
+    case SindyColumnDependence::Kind::Dependent: {
+      std::string which;
+      for (const Eigen::Index j : d.columns) which += (which.empty() ? "\"" : ", \"") + name(j) + "\"";
+      throw InputError("sindy: library columns " + which +
+                       " are linearly dependent on the data; remove one of them");
+    }
   }
 }
 

@@ -116,8 +116,20 @@ double evalSindyTerm(const SindyTerm& term, const Eigen::VectorXd& u, const Eige
 SindyLibrary buildSindyLibrary(const SindySamples& samples, const SindyLibraryOptions& options,
                                const std::vector<SindyColumn>& columns = {});
 
+/// Why columns of Θ cannot be fitted together, the first reason found: a column that is zero, a
+/// pair of duplicates (proportional: cosine beyond 1 - 1e-10), or the columns (indices, ascending)
+/// that the weakest direction of their Gram matrix (unit columns) holds, where its eigenvalue is at
+/// most 1e-11 of the largest.
+struct SindyColumnDependence {
+  enum class Kind { None, Zero, Duplicates, Dependent };
+  Kind kind = Kind::None;
+  std::vector<Eigen::Index> columns;  ///< the zero column, the pair, or the dependence's columns
+};
+/// The dependence of Θ's columns (N x L); Kind::None when they are independent.
+SindyColumnDependence sindyColumnDependence(const Eigen::MatrixXd& Theta);
+
 /// Throws InputError when columns of Θ (N x L) are zero, duplicates (named in pairs) or
-/// linearly dependent (the columns of the dependence named).
+/// linearly dependent (the columns of the dependence named): sindyColumnDependence.
 void checkSindyColumns(const Eigen::MatrixXd& Theta, const std::vector<std::string>& names);
 
 struct StlsOptions {

@@ -1025,11 +1025,13 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
       formatText("; kappa lowered from %g to %g by the held-out check (", fit.kappa, best->kappa);
   for (std::size_t k = 0; k < candidates.size(); ++k) {
     const Candidate& c = candidates[k];
-    result_.verdict += (k ? ", " : "") + formatText("%g: ", c.kappa) +
-                       (usable(c) ? formatText("%.2g %%", 100.0 * c.check.error) : std::string("fails"));
-    if (usable(c) && c.own > c.check.error)
-      result_.verdict += std::isfinite(c.own) ? formatText(" and its own runs %.2g %%", 100.0 * c.own)
-                                              : std::string(" and blowing up on its own runs");
+    const std::string heldOut = formatText("%.2g %%", 100.0 * c.check.error);
+    const std::string own = formatText("%.2g %%", 100.0 * c.own);
+    result_.verdict += (k ? ", " : "") + formatText("%g: ", c.kappa) + (usable(c) ? heldOut : "fails");
+    // Its own runs where they weighed more than the held-out run, as far as the figures show.
+    if (usable(c) && c.own > c.check.error && own != heldOut)
+      result_.verdict +=
+          std::isfinite(c.own) ? " and its own runs " + own : " and blowing up on its own runs";
   }
   result_.verdict += "): it keeps " + removed;
   metrics_["kappa_lowered_from"] = fit.kappa;

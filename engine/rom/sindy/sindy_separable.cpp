@@ -1,6 +1,5 @@
 #include "engine/rom/sindy/sindy_separable.h"
 
-#include "engine/core/dense_solvers.h"
 #include "engine/core/error.h"
 #include "engine/core/message_text.h"
 
@@ -80,51 +79,28 @@ std::optional<std::vector<Eigen::Index>> spanning(const Eigen::MatrixXd& Theta,
   return kept;
 }
 
-// Which of the columns `kept` of Θ goes next while they are dependent (checkSindyColumns): among
-// a pair of near-duplicates, else among the columns that the weakest direction of their Gram
-// matrix (unit columns) holds, the one of the highest rank, the last listed among equals. A
-// column that is zero goes first.
-std::size_t weakestLink(const Eigen::MatrixXd& Theta, const std::vector<Eigen::Index>& kept,
-                        const std::vector<SindyTerm>& terms) {
-  const Eigen::MatrixXd sub = Theta(Eigen::all, kept);
-  const Eigen::VectorXd norms = sub.colwise().norm().transpose();
-  for (Eigen::Index j = 0; j < norms.size(); ++j)
-    if (!(norms(j) > 0.0)) return static_cast<std::size_t>(j);
-  const Eigen::MatrixXd unit = sub * norms.cwiseInverse().asDiagonal();
-  const Eigen::MatrixXd C = unit.transpose() * unit;
-  std::vector<std::size_t> held;
-  for (Eigen::Index a = 0; a < C.rows() && held.empty(); ++a)
-    for (Eigen::Index b = a + 1; b < C.cols() && held.empty(); ++b)
-      if (std::abs(C(a, b)) > 1.0 - 1e-10) held = {static_cast<std::size_t>(a), static_cast<std::size_t>(b)};
-  if (held.empty()) {
-    const SymmetricEigen eig(C);
-    const Eigen::VectorXd v = eig.eigenvectors().col(0);  // the smallest eigenvalue's: ascending
-    const double vmax = v.cwiseAbs().maxCoeff();
-    for (std::size_t j = 0; j < kept.size(); ++j)
-      if (std::abs(v(static_cast<Eigen::Index>(j))) > 0.05 * vmax) held.push_back(j);
-  }
-  std::size_t worst = held.front();
-  for (const std::size_t j : held)
-    if (rank(terms[static_cast<std::size_t>(kept[j])]) >= rank(terms[static_cast<std::size_t>(kept[worst])]))
-      worst = j;
-  return worst;
-}
-
-// `kept` without the columns that leave Θ's columns dependent (checkSindyColumns), one at a time
-// (weakestLink): leaving out a column never makes the rest more dependent. Nothing when a rank-0
-// column would go (`lost` names it).
+// `kept` without the columns that leave Θ's columns dependent (sindyColumnDependence), one at a
+// time: of the columns the dependence names, the one of the highest rank, the last listed among
+// equals. Leaving out a column never makes the rest more dependent. Nothing when a rank-0 column
+// would go (`lost` names it).
 std::optional<std::vector<Eigen::Index>> prunedApart(const Eigen::MatrixXd& Theta,
                                                      std::vector<Eigen::Index> kept,
                                                      const std::vector<SindyTerm>& terms, std::string& lost) {
-  while (!kept.empty() && !dependence(Theta(Eigen::all, kept), namesOf(terms, kept)).empty()) {
-    const std::size_t j = weakestLink(Theta, kept, terms);
-    if (rank(terms[static_cast<std::size_t>(kept[j])]) == 0) {
-      lost = terms[static_cast<std::size_t>(kept[j])].name;
+  const auto rankOf = [&](Eigen::Index j) {
+    return rank(terms[static_cast<std::size_t>(kept[static_cast<std::size_t>(j)])]);
+  };
+  for (;;) {
+    const SindyColumnDependence d = sindyColumnDependence(Theta(Eigen::all, kept));
+    if (d.kind == SindyColumnDependence::Kind::None) return kept;
+    Eigen::Index worst = d.columns.front();
+    for (const Eigen::Index j : d.columns)
+      if (rankOf(j) >= rankOf(worst)) worst = j;
+    if (rankOf(worst) == 0) {
+      lost = terms[static_cast<std::size_t>(kept[static_cast<std::size_t>(worst)])].name;
       return std::nullopt;
     }
-    kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(j));
+    kept.erase(kept.begin() + worst);
   }
-  return kept;
 }
 
 // The columns `decide` tells apart that also pass the check on every row set of `checked`.
