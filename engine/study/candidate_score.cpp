@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/ordered_json.h"
+#include "engine/core/quantile.h"
 #include "engine/model/model.h"
 #include "engine/rom/compare.h"
 #include "engine/rom/reduced_model.h"
@@ -42,13 +43,6 @@ HeldOutResult runAt(const ReducedModel& rom, const HeldOutPoint& point, double f
   r.warnings = reducedRunWarnings(rom, o, c.summary);
   r.speedUp = c.speedUp;
   return r;
-}
-
-double quantile(std::vector<double> v, double p) {
-  std::sort(v.begin(), v.end());
-  const double at = p * static_cast<double>(v.size() - 1);
-  const auto k = static_cast<std::size_t>(std::floor(at));
-  return k + 1 < v.size() ? v[k] + (at - static_cast<double>(k)) * (v[k + 1] - v[k]) : v[k];
 }
 
 // Infinite and NaN figures have no JSON number: written as null, read back as NaN, and a failed
