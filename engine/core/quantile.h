@@ -3,6 +3,7 @@
 /// Order statistics of a few figures.
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstddef>
 #include <vector>
@@ -10,8 +11,9 @@
 namespace mbdrom {
 
 /// The p-quantile of `v` (0 <= p <= 1), linear between order statistics (p = 0.5: the median,
-/// p = 1: the largest); `v` must not be empty.
+/// p = 1: the largest); `v` must not be empty nor hold a NaN (it has no order).
 inline double quantile(std::vector<double> v, double p) {
+  assert(!v.empty() && p >= 0.0 && p <= 1.0);
   std::sort(v.begin(), v.end());
   const double at = p * static_cast<double>(v.size() - 1);
   const auto k = static_cast<std::size_t>(std::floor(at));

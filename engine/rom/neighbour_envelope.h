@@ -24,10 +24,9 @@
 /// `heldOutError`, that run's relative RMS error. The scale is the larger of heldOutDistance
 /// and resolution. A run whose largest distance d stays within the gate is inside and expects
 /// at most kExpectedErrorFactor times an error that grows in proportion to d beyond the scale (heldOutError *
-/// d / scale) and, nearer, goes linearly from the error the written model's own training runs stay within
-/// but for a tenth of them (kOwnRunsQuantile; at d = 0, where its samples are) to the held-out error at
-/// the scale; a model without
-/// that figure expects kExpectedErrorFactor * heldOutError * max(0.9, d / scale) (see the .cpp). Beyond the
+/// d / scale) and, nearer, goes linearly from the 90th percentile of the written model's errors on its own
+/// training runs (kOwnRunsQuantile; at d = 0, where its samples are) to the held-out error at the scale; a
+/// model without that figure expects kExpectedErrorFactor * heldOutError * max(0.9, d / scale). Beyond the
 /// gate a run is outside, with no bound. The gate is where that bound reaches the error goal
 /// (kHeldOutTolerance), but at least kLeastGateFactor and at most kMostGateFactor times the scale.
 ///
@@ -72,9 +71,9 @@ class NeighbourEnvelope {
   /// whose bounds stay within 3 times the actual error (median) over the goals benchmark's runs,
   /// covering at least 90 % of them with no silent miss (docs/benchmarks.md, "The bound's factor 1.7").
   static constexpr double kExpectedErrorFactor = 1.7;
-  /// Near the samples the bound stands on the error this share of the written model's own training runs
-  /// stay within (linear between order statistics; 1: the worst run's), as it is meant to cover that
-  /// share of runs (docs/benchmarks.md, "The bound near the samples on nine own runs in ten").
+  /// Near the samples the bound stands on this quantile of the written model's errors on its own training
+  /// runs (linear between order statistics; 1: the worst run's), as it is meant to cover that share of runs
+  /// (docs/benchmarks.md, "the bound near the samples on nine own runs in ten").
   static constexpr double kOwnRunsQuantile = 0.9;
   static constexpr double kLeastGateFactor = 2.0;
   static constexpr double kMostGateFactor = 3.0;
@@ -112,8 +111,8 @@ class NeighbourEnvelope {
   /// Records the held-out check's figures: the largest distance of a held-out run [feature
   /// units] and its relative RMS error [-]; `leastGate` [feature units]: the gate lies no nearer
   /// (a second check's own gate, gateFor, when its run went farther out); `trainingError` [-]: the
-  /// relative RMS error the written model's own training runs stay within (kOwnRunsQuantile of them;
-  /// negative: not measured).
+  /// kOwnRunsQuantile quantile of the written model's relative RMS errors on its own training runs
+  /// (negative: not measured).
   void calibrate(double heldOutDistance, double heldOutError, double leastGate = 0.0,
                  double trainingError = -1.0);
   /// Forgets the calibration (calibrated() false).

@@ -782,24 +782,20 @@ std::vector<CheckFigure> agreeingPair(std::vector<CheckFigure> checks) {
   return {checks[1], checks[2]};
 }
 
-// The error the written model's own training runs stay within but for one in ten
-// (NeighbourEnvelope::kOwnRunsQuantile; of the runs its envelope keeps when `followedOnly`): the
-// bound near the samples is meant to cover nine runs in ten, not to stand on the one worst run.
-// The worst run's error when the check lists no run's.
+// The 90th percentile of the written model's errors on its own training runs
+// (NeighbourEnvelope::kOwnRunsQuantile): the bound near the samples is meant to cover nine runs in
+// ten, not to stand on the one worst run. Of the runs the check's figure counts (at most `error`,
+// or `followed_error` when the envelope keeps only the runs the model follows: not those it
+// misses, nor runs too sensitive to judge); the worst's figure when the check lists no run's.
 double ownRunsAnchor(const OJson& own, bool followedOnly) {
   const double worst = own.value(followedOnly ? "followed_error" : "error", -1.0);
   const auto errors = own.find("run_errors");
   if (!(worst >= 0.0) || errors == own.end() || !errors->is_object()) return worst;
-  std::vector<std::string> missed;
-  if (const auto m = own.find("missed_runs"); followedOnly && m != own.end() && m->is_array())
-    for (const auto& name : *m)
-      if (name.is_string()) missed.push_back(name.get<std::string>());
-  std::vector<double> kept;
+  std::vector<double> counted;
   for (const auto& [name, e] : errors->items())
-    if (e.is_number() && std::find(missed.begin(), missed.end(), name) == missed.end())
-      kept.push_back(e.get<double>());
-  if (kept.empty()) return worst;
-  return std::min(worst, quantile(std::move(kept), NeighbourEnvelope::kOwnRunsQuantile));
+    if (e.is_number() && e.get<double>() >= 0.0 && e.get<double>() <= worst)
+      counted.push_back(e.get<double>());
+  return counted.empty() ? worst : quantile(std::move(counted), NeighbourEnvelope::kOwnRunsQuantile);
 }
 
 }  // namespace

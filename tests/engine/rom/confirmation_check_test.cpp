@@ -102,15 +102,14 @@ TEST_CASE(
     CHECK(joint.expectedError(x) >=
           0.999 * NeighbourEnvelope::kExpectedErrorFactor * std::max(atNear, x * slope));
   }
-  // Near the samples: the error nine of its six own runs in ten stay within (between the fifth and the
-  // sixth).
+  // Near the samples: the 90th percentile of its six own runs' errors (halfway from the fifth to the sixth).
   std::vector<double> runs;
   for (const auto& [name, e] : m.at("training_rollout").at("run_errors").items())
     runs.push_back(e.get<double>());
   REQUIRE(runs.size() == 6);
   std::sort(runs.begin(), runs.end());
   const double own = runs[4] + 0.5 * (runs[5] - runs[4]);
-  CHECK(own <= m.at("training_rollout").at("error").get<double>());
+  CHECK(own < 0.99 * m.at("training_rollout").at("error").get<double>());  // not the worst's
   CHECK(joint.expectedError(0.0) == Approx(NeighbourEnvelope::kExpectedErrorFactor * own));
   CHECK(joint.expectedError(0.5 * near) ==
         Approx(NeighbourEnvelope::kExpectedErrorFactor * 0.5 * (own + atNear)));
