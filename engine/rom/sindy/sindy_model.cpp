@@ -984,30 +984,68 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
     double own = 0.0;  // its fit on every run, on those runs [-]
     double error() const { return std::max(check.error, own); }
   };
-  std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
-  for (const double factor : kSmallerKappas) {
-    StlsOptions smaller = fit;
-    smaller.kappa = fit.kappa * factor;
-    try {
-      StlsResult r = stls(Theta, Y, termNames, names_, smaller);
-      if (termsOnlyIn(r, candidates.back().result).empty()) continue;
-      RolloutCheck check = judgeFit(smaller);
-      candidates.push_back({smaller.kappa, std::move(r), std::move(check)});
-    } catch (const InputError&) {
-      // a smaller threshold that fits nothing is no candidate
-    }
-  }
   const auto usable = [](const Candidate& c) { return c.check.done && !c.check.failed; };
-  for (Candidate& c : candidates)
-    if (usable(c)) c.own = ownRuns(c.result);
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates)
-    if (usable(c) && (!best || c.error() < best->error())) best = &c;
-  for (const Candidate& c : candidates)  // largest κ first
-    if (best && usable(c) && c.error() <= 1.5 * best->error()) {
-      best = &c;
-      break;
+  // A κ's fit, judged; none when it fits nothing or `keep` turns its terms down (before the judging).
+  const auto tryKappa = [&](double kappa, const auto& keep) -> std::optional<Candidate> {
+    StlsOptions options = fit;
+    options.kappa = kappa;
+    try {
+      StlsResult r = stls(Theta, Y, termNames, names_, options);
+      if (!keep(r)) return std::nullopt;
+      Candidate c{kappa, std::move(r), judgeFit(options)};
+      if (usable(c)) c.own = ownRuns(c.result);
+      return c;
+    } catch (const InputError&) {
+      return std::nullopt;  // a threshold that fits nothing is no candidate
     }
+  };
+  const auto differs = [](const StlsResult& a, const StlsResult& b) {
+    return !termsOnlyIn(a, b).empty() || !termsOnlyIn(b, a).empty();
+  };
+  std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
+  if (usable(candidates.front())) candidates.front().own = ownRuns(candidates.front().result);
+  for (const double factor : kSmallerKappas) {
+    const StlsResult last = candidates.back().result;
+    const auto more = [&](const StlsResult& r) { return !termsOnlyIn(r, last).empty(); };
+    if (auto c = tryKappa(fit.kappa * factor, more)) candidates.push_back(std::move(*c));
+  }
+  // Candidates in falling κ: the best is the smallest error, or a larger κ's within 1.5 times of it.
+  const auto pick = [&]() -> std::size_t {
+    std::size_t best = candidates.size();
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (usable(candidates[k]) &&
+          (best == candidates.size() || candidates[k].error() < candidates[best].error()))
+        best = k;
+    for (std::size_t k = 0; k < candidates.size(); ++k)
+      if (best < candidates.size() && usable(candidates[k]) &&
+          candidates[k].error() <= 1.5 * candidates[best].error())
+        return k;
+    return best;
+  };
+  std::size_t chosen = pick();
+  // Where the best decade still misses the goal, the decades around it each fail one way (the arm of
+  // a SCARA robot: κ's fit extrapolates badly to a held-out run, κ / 10's overfits its own runs): the
+  // geometric middles between it and its neighbours, once.
+  if (chosen < candidates.size() && candidates[chosen].error() > candidates[chosen].check.tolerance) {
+    const double kappa = candidates[chosen].kappa;
+    std::vector<std::size_t> neighbours;
+    if (chosen + 1 < candidates.size()) neighbours.push_back(chosen + 1);
+    if (chosen > 0) neighbours.push_back(chosen - 1);
+    std::vector<Candidate> middles;
+    for (const std::size_t n : neighbours) {
+      const auto fresh = [&](const StlsResult& r) {
+        return differs(r, candidates[chosen].result) && differs(r, candidates[n].result);
+      };
+      if (auto c = tryKappa(std::sqrt(kappa * candidates[n].kappa), fresh)) middles.push_back(std::move(*c));
+    }
+    for (Candidate& m : middles) {
+      const auto at = std::find_if(candidates.begin(), candidates.end(),
+                                   [&](const Candidate& c) { return c.kappa < m.kappa; });
+      candidates.insert(at, std::move(m));
+    }
+    chosen = pick();
+  }
+  const Candidate* best = chosen < candidates.size() ? &candidates[chosen] : nullptr;
   const auto figure = [](double e) { return std::isfinite(e) ? OJson(e) : OJson(nullptr); };
   OJson tried = OJson::array();
   for (const Candidate& c : candidates)
