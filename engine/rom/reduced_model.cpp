@@ -793,7 +793,7 @@ double ownRunsAnchor(const OJson& own, bool followedOnly) {
   if (!(worst >= 0.0) || errors == own.end() || !errors->is_object()) return worst;
   std::vector<double> counted;
   for (const auto& [name, e] : errors->items())
-    if (e.is_number() && e.get<double>() >= 0.0 && e.get<double>() <= worst)
+    if (e.is_number() && e.get<double>() >= 0.0 && e.get<double>() <= worst * (1.0 + 1e-12))
       counted.push_back(e.get<double>());
   return counted.empty() ? worst : quantile(std::move(counted), NeighbourEnvelope::kOwnRunsQuantile);
 }
