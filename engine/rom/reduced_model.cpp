@@ -792,9 +792,10 @@ double ownRunsAnchor(const OJson& own, bool followedOnly) {
   const auto errors = own.find("run_errors");
   if (!(worst >= 0.0) || errors == own.end() || !errors->is_object()) return worst;
   std::vector<double> counted;
-  for (const auto& [name, e] : errors->items())
-    if (e.is_number() && e.get<double>() >= 0.0 && e.get<double>() <= worst * (1.0 + 1e-12))
-      counted.push_back(e.get<double>());
+  for (const auto& [name, figure] : errors->items()) {
+    const double e = figure.is_number() ? figure.get<double>() : -1.0;
+    if (e >= 0.0 && e <= worst * (1.0 + 1e-12)) counted.push_back(e);  // the worst's up to rounding
+  }
   return counted.empty() ? worst : quantile(std::move(counted), NeighbourEnvelope::kOwnRunsQuantile);
 }
 

@@ -1005,7 +1005,7 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
   std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
   if (usable(candidates.front())) candidates.front().own = ownRuns(candidates.front().result);
   for (const double factor : kSmallerKappas) {
-    const StlsResult last = candidates.back().result;
+    const StlsResult& last = candidates.back().result;  // read before the candidate is added
     const auto more = [&](const StlsResult& r) { return !termsOnlyIn(r, last).empty(); };
     if (auto c = tryKappa(fit.kappa * factor, more)) candidates.push_back(std::move(*c));
   }
@@ -1016,10 +1016,9 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
       if (usable(candidates[k]) &&
           (best == candidates.size() || candidates[k].error() < candidates[best].error()))
         best = k;
+    if (best == candidates.size()) return best;
     for (std::size_t k = 0; k < candidates.size(); ++k)
-      if (best < candidates.size() && usable(candidates[k]) &&
-          candidates[k].error() <= 1.5 * candidates[best].error())
-        return k;
+      if (usable(candidates[k]) && candidates[k].error() <= 1.5 * candidates[best].error()) return k;
     return best;
   };
   std::size_t chosen = pick();
