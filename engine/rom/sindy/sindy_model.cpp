@@ -989,15 +989,16 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
   const auto tryKappa = [&](double kappa, const auto& keep) -> std::optional<Candidate> {
     StlsOptions options = fit;
     options.kappa = kappa;
+    std::optional<Candidate> c;
     try {
       StlsResult r = stls(Theta, Y, termNames, names_, options);
       if (!keep(r)) return std::nullopt;
-      Candidate c{kappa, std::move(r), judgeFit(options)};
-      if (usable(c)) c.own = ownRuns(c.result);
-      return c;
+      c = Candidate{kappa, std::move(r), judgeFit(options)};
     } catch (const InputError&) {
       return std::nullopt;  // a threshold that fits nothing is no candidate
     }
+    if (usable(*c)) c->own = ownRuns(c->result);
+    return c;
   };
   const auto differs = [](const StlsResult& a, const StlsResult& b) {
     return !termsOnlyIn(a, b).empty() || !termsOnlyIn(b, a).empty();
