@@ -25,12 +25,12 @@ millimetre geometry; their descriptions say which book), and the bundled MacPher
                              [--mechanisms NAME,...] [--check-set | --fresh-set | --fourth-set |
                              --fifth-set | --sixth-set | --seventh-set | --eighth-set | --ninth-set |
                              --tenth-set | --eleventh-set | --twelfth-set | --thirteenth-set |
-                             --fourteenth-set]
+                             --fourteenth-set | --fifteenth-set]
                              [--methods pod,ae,pca,node,sindy] [--train-args "ARGS"] [--quick]
                              [--check [--must-train M,...]] [--json FILE]
 --check-set, --fresh-set, --fourth-set, --fifth-set, --sixth-set, --seventh-set, --eighth-set,
---ninth-set, --tenth-set, --eleventh-set, --twelfth-set, --thirteenth-set, --fourteenth-set: the second, ...,
-fourteenth set of mechanisms (below, kept apart) instead of the first.
+--ninth-set, --tenth-set, --eleventh-set, --twelfth-set, --thirteenth-set, --fourteenth-set, --fifteenth-set: the
+second, ..., fifteenth set of mechanisms (below, kept apart) instead of the first.
 Every command runs on core 0 (BENCH_CORE=N: on core N; BENCH_PIN=0: on any). Two runs of this script at
 once need BENCH_CORE=0 and BENCH_CORE=1, or their speed-ups are measured on one shared core.
 --train-args: more options for every method's `train` (e.g. "--activation softplus"), to try settings.
@@ -256,6 +256,28 @@ FOURTEENTH_SET = {
     "wood_anderson": dict(file="wood_anderson.json", load="ground", amplitude=(1.25e-6, 5e-6),
                           frequency=(0.6, 2.5), t_end=6.0, output_dt=0.005, nr=1),
 }
+# A fifteenth set, written by a helper from textbook descriptions, a building's scale of tens of metres and tonnes and a
+# parallel robot whose stiffness changes with its pose: a traction elevator (Janovsky's Elevator Mechanical Design, the
+# traction drive with 1:1 roping and the car's vertical vibration on its stretching ropes; Strakosch and Caporale's The
+# Vertical Transportation Handbook, the geared machine and the counterweight; a rope as the spring EA/L of Rao's
+# Mechanical Vibrations), a 1.6 t car on 60 m and a 1.6 t counterweight on 30 m of hoist rope (495 and 990 kN/m) over a
+# 0.5 m sheave of 50 kg m^2 held by the machine's position loop (15 kN m/rad), coordinates of 15-75 m: 1.164 Hz (the
+# drive: car and counterweight opposed, following the ropes over the turning sheave), 3.221 Hz (both bouncing together
+# on their ropes) and 8.149 Hz (the sheave against the ropes), damping 3.4, 3.2 and 9.4 %; a force of 0.25-1 kN on the
+# car (passengers) moves it up to 5.5 cm, the ropes staying taut (8-23 kN), nearly linear (5.5 % off proportional at the
+# drive mode); and a planar 3-RPR parallel manipulator on an air-bearing table (Merlet's Parallel Robots, the planar
+# 3-RPR robot; Gosselin's stiffness mapping K = k J^T J; Gosselin and Angeles's singularities), a 3 kg disc of 0.15 m
+# radius on three 0.30-0.40 m legs held by soft position loops (400 N/m), turned 60 deg from the pose at which the legs
+# point at its centre: 2.089 Hz (along x), 2.381 Hz (along y) and 3.318 Hz (the turn), damping 3.3, 3.7 and 5.2 %, the
+# turn's mode at 2.906 Hz linearised 15 deg back and 3.461 Hz 15 deg on (0.223 Hz near the singular pose 60 deg back); a
+# tangential force of 0.75-3 N on its rim turns it up to 16 deg and moves its centre up to 5.7 cm, the legs' directions
+# and moment arms changing with the pose (35 % off proportional at the turn's resonance).
+FIFTEENTH_SET = {
+    "traction_elevator": dict(file="traction_elevator.json", load="passengers", amplitude=(250.0, 1000.0),
+                              frequency=(0.8, 9.0), t_end=5.0, output_dt=0.005, nr=3),
+    "planar_3rpr": dict(file="planar_3rpr.json", load="push", amplitude=(0.75, 3.0),
+                        frequency=(1.2, 4.5), t_end=5.0, output_dt=0.005, nr=3),
+}
 # The sets kept apart from the first, by their options.
 OTHER_SETS = {"check_set": ("second", CHECK_SET), "fresh_set": ("third", FRESH_SET),
               "fourth_set": ("fourth", FOURTH_SET), "fifth_set": ("fifth", FIFTH_SET),
@@ -263,7 +285,7 @@ OTHER_SETS = {"check_set": ("second", CHECK_SET), "fresh_set": ("third", FRESH_S
               "eighth_set": ("eighth", EIGHTH_SET), "ninth_set": ("ninth", NINTH_SET),
               "tenth_set": ("tenth", TENTH_SET), "eleventh_set": ("eleventh", ELEVENTH_SET),
               "twelfth_set": ("twelfth", TWELFTH_SET), "thirteenth_set": ("thirteenth", THIRTEENTH_SET),
-              "fourteenth_set": ("fourteenth", FOURTEENTH_SET)}
+              "fourteenth_set": ("fourteenth", FOURTEENTH_SET), "fifteenth_set": ("fifteenth", FIFTEENTH_SET)}
 METHODS = ["pod", "ae", "pca", "node", "sindy"]
 # Unseen loads outside the design (content above its band): a warning there is no false alarm.
 BEYOND = {"sharp_step"}
