@@ -440,7 +440,7 @@ double NeighbourTracker::add(double t, const Eigen::VectorXd& q, const Eigen::Ve
 }
 
 void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError, double leastGate,
-                                  double trainingError) {
+                                  double trainingError, bool missed) {
   if (!(heldOutDistance >= 0.0) || !std::isfinite(heldOutDistance) || !(heldOutError >= 0.0) ||
       !std::isfinite(heldOutError))
     return;
@@ -448,6 +448,7 @@ void NeighbourEnvelope::calibrate(double heldOutDistance, double heldOutError, d
   heldOutError_ = heldOutError;
   leastGate_ = leastGate >= 0.0 && std::isfinite(leastGate) ? leastGate : 0.0;
   trainingError_ = trainingError >= 0.0 && std::isfinite(trainingError) ? trainingError : -1.0;
+  missed_ = missed;
 }
 
 double NeighbourEnvelope::scale() const {
@@ -459,7 +460,22 @@ double NeighbourEnvelope::scale() const {
 // benchmark's runs checked the bound's growth (docs/benchmarks.md, "A gate that follows the
 // held-out error").
 double NeighbourEnvelope::gate() const {
-  return std::max(leastGate_, gateFor(scale(), heldOutError_));
+  const double gate = std::max(leastGate_, gateFor(scale(), heldOutError_));
+  // A missed check bounds no run as far out as its own: only nearer, where the bound is within the goal.
+  return missed_ ? std::min(gate, goalReach()) : gate;
+}
+
+double NeighbourEnvelope::goalReach() const {
+  const double goal = kHeldOutTolerance / kExpectedErrorFactor;  // of the error the bound is a multiple of
+  if (!(heldOutError_ > 0.0)) return kMostGateFactor * scale();
+  // Beyond the scale the error grows in proportion to the distance.
+  if (heldOutError_ <= goal) return scale() * goal / heldOutError_;
+  // Nearer, linearly from the own runs' error (or kNearestFraction of the held-out one) at the samples.
+  const double atSamples = trainingError_ >= 0.0 ? trainingError_ : kNearestFraction * heldOutError_;
+  if (atSamples >= goal) return 0.0;
+  const double x = trainingError_ >= 0.0 ? (goal - trainingError_) / (heldOutError_ - trainingError_)
+                                         : goal / heldOutError_;
+  return scale() * x;
 }
 
 double NeighbourEnvelope::gateFor(double scale, double heldOutError) {
@@ -531,6 +547,7 @@ OJson NeighbourEnvelope::toJson() const {
     j["calibration"] = OJson{{"held_out_distance", heldOutDistance_}, {"held_out_error", heldOutError_}};
     if (leastGate_ > 0.0) j["calibration"]["least_gate"] = leastGate_;
     if (trainingError_ >= 0.0) j["calibration"]["training_error"] = trainingError_;
+    if (missed_) j["calibration"]["missed"] = true;
   }
   if (heldTime_ > 0.0) {
     j["held_loads"] = OJson{{"time", heldTime_}, {"trained", heldTrained_}};
@@ -578,6 +595,10 @@ NeighbourEnvelope NeighbourEnvelope::fromJson(const OJson& j, const std::string&
     e.heldOutError_ = cr.number("held_out_error", {.min = 0});
     e.leastGate_ = cr.number("least_gate", 0.0, {.min = 0});
     if (const auto own = cr.optionalNumber("training_error", {.min = 0})) e.trainingError_ = *own;
+    if (const OJson* missed = cr.find("missed")) {
+      if (!missed->is_boolean()) cr.fail("missed is not true or false");
+      e.missed_ = missed->get<bool>();
+    }
     cr.finish();
   }
   if (const OJson* h = r.find("held_loads")) {

@@ -29,6 +29,9 @@
 /// model without that figure expects kExpectedErrorFactor * heldOutError * max(0.9, d / scale). Beyond the
 /// gate a run is outside, with no bound. The gate is where that bound reaches the error goal
 /// (kHeldOutTolerance), but at least kLeastGateFactor and at most kMostGateFactor times the scale.
+/// A calibration from a check the model missed (`missed`) keeps its bound only where it stays within
+/// the goal: its gate is where the bound reaches the goal, nearer than the missed run went, so a run
+/// that goes farther out is outside and states no figure.
 ///
 /// Held loads: a step holds its load where oscillating training loads only pass. The loads'
 /// running mean (the load features above, from 0 at a run's start, averaged with the time
@@ -48,7 +51,7 @@
 /// File: the envelope's "joint" object: {"position_mean", "position_basis" (nq x m, rows of
 /// q), "position_scale", "velocity_scale", "load_mean", "load_basis", "load_scale",
 /// "load_rate_scale", "resolution", "samples" (features x kept), "calibration":
-/// {"held_out_distance", "held_out_error", and optionally "least_gate" and "training_error"}
+/// {"held_out_distance", "held_out_error", and optionally "least_gate", "training_error" and "missed"}
 /// (absent: not calibrated),
 /// "held_loads": {"time", "trained", "still_trained", and after a probe "probe_error", "probe_held",
 /// "probe_failed", after a pulse probe "release_error" and "release_failed"} (absent in older files: not
@@ -112,16 +115,19 @@ class NeighbourEnvelope {
   /// units] and its relative RMS error [-]; `leastGate` [feature units]: the gate lies no nearer
   /// (a second check's own gate, gateFor, when its run went farther out); `trainingError` [-]: the
   /// kOwnRunsQuantile quantile of the written model's relative RMS errors on its own training runs
-  /// (negative: not measured).
+  /// (negative: not measured); `missed`: the check missed its goal (the gate is where the bound reaches it).
   void calibrate(double heldOutDistance, double heldOutError, double leastGate = 0.0,
-                 double trainingError = -1.0);
+                 double trainingError = -1.0, bool missed = false);
   /// Forgets the calibration (calibrated() false).
   void uncalibrate() {
     heldOutDistance_ = -1.0;
     heldOutError_ = 0.0;
     leastGate_ = 0.0;
     trainingError_ = -1.0;
+    missed_ = false;
   }
+  /// True when the calibrating check missed its goal (calibrate's `missed`).
+  bool missed() const { return missed_; }
   double heldOutDistance() const { return heldOutDistance_; }
   double heldOutError() const { return heldOutError_; }
   double resolution() const { return resolution_; }
@@ -129,6 +135,9 @@ class NeighbourEnvelope {
   double scale() const;
   /// The distance beyond which a run is outside (calibrated only).
   double gate() const;
+  /// The distance at which the distance's bound (expectedError without probes) reaches the goal
+  /// (kHeldOutTolerance) [feature units]; 0 when it exceeds the goal on the samples already.
+  double goalReach() const;
   /// The gate of a check whose run went `scale` [feature units] out and missed by `heldOutError` [-].
   static double gateFor(double scale, double heldOutError);
   /// The relative RMS error a run whose largest distance is `d` (<= gate()), whose loads'
@@ -223,6 +232,7 @@ class NeighbourEnvelope {
   double resolution_ = 0.0;
   Eigen::MatrixXd samples_;  // features x kept
   double heldOutDistance_ = -1.0, heldOutError_ = 0.0, leastGate_ = 0.0, trainingError_ = -1.0;
+  bool missed_ = false;
   double heldTime_ = 0.0, heldTrained_ = 0.0, probeError_ = -1.0, probeHeld_ = -1.0;
   bool probeFailed_ = false;
   double stillTrained_ = 0.0, releaseError_ = -1.0;

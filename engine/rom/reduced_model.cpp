@@ -98,6 +98,10 @@ std::string jointInsideText(const RomSimulationSummary& s) {
               ? "what a pulse of its loads, released, missed by at training: the run holds its loads still "
                 "for " +
                     shortNumberText(s.stillTime) + " s after they moved, longer than its training runs did"
+          : s.jointMissed
+              ? "calibrated on the model's held-out check, which it missed: nearer than the gate, "
+                "between its error on its own training runs and that miss" +
+                    unprobedClause(s)
               : "calibrated on the model's held-out check" + unprobedClause(s));
 }
 
@@ -294,10 +298,12 @@ std::string notValidatedReason(const ReducedModel& rom) {
 
 namespace {
 
-// validationWarning's text, and whether it says "do not trust its runs".
+// validationWarning's text, whether it says "do not trust its runs", and whether every run of the
+// model repeats it (else each run warns by its own distance from the training samples).
 struct Validation {
   std::string warning;
   bool failed = false;
+  bool everyRun = true;
 };
 
 Validation validation(const ReducedModel& rom) {
@@ -337,6 +343,14 @@ Validation validation(const ReducedModel& rom) {
     return {"the model is unvalidated: its held-out check could not run (" +
             rolloutText(rom, "no held-out rollout") + ")"};
   if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
+  // A miss calibrated a bound that holds near the samples only (NeighbourEnvelope::missed): a run
+  // farther out leaves its envelope and says so.
+  if (const NeighbourEnvelope& joint = rom.envelope().joint(); joint.calibrated() && joint.missed())
+    return {"the model failed its check in training (" + failedCheckText(rom) +
+                "): trust only runs that stay within joint distance " + shortNumberText(joint.gate()) +
+                " of its training samples, where its own runs bound the error within the " +
+                formatText("%g", 100.0 * kHeldOutTolerance) + " % goal; every run farther out warns",
+            true, false};
   // A model its own check found wrong is as wrong in every run of it.
   return {"the model failed its check in training (" + failedCheckText(rom) + "): do not trust its runs",
           true};
@@ -348,6 +362,11 @@ std::string validationWarning(const ReducedModel& rom) {
   return validation(rom).warning;
 }
 
+std::string runValidationWarning(const ReducedModel& rom) {
+  Validation v = validation(rom);
+  return v.everyRun ? std::move(v.warning) : std::string();
+}
+
 bool failedItsChecks(const ReducedModel& rom) {
   return validation(rom).failed;
 }
@@ -355,8 +374,8 @@ bool failedItsChecks(const ReducedModel& rom) {
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
                                        const std::map<std::string, double>& parameters, double tEnd) {
   std::vector<std::string> warnings = parameterRangeWarnings(rom, parameters);
-  if (const std::string unvalidated = validationWarning(rom); !unvalidated.empty())
-    warnings.push_back(unvalidated);
+  if (std::string unvalidated = runValidationWarning(rom); !unvalidated.empty())
+    warnings.push_back(std::move(unvalidated));
   if (const double span = rom.trainedSpan(); span > 0.0 && tEnd > span * (1.0 + 1e-9))
     warnings.push_back(
         "the run lasts " + shortNumberText(tEnd) + " s, past t = " + shortNumberText(span) +
@@ -431,6 +450,16 @@ std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary
        joint.releaseFailed(), joint.releaseError()});
 }
 
+// "; the model failed its check in training (...), so its gate lies where ..." of a model whose
+// envelope a missed check calibrated (NeighbourEnvelope::missed).
+std::string missedCheckClause(const ReducedModel& rom) {
+  const NeighbourEnvelope& joint = rom.envelope().joint();
+  if (!joint.calibrated() || !joint.missed()) return {};
+  return "; the model failed its check in training (" + failedCheckText(rom) +
+         "), so its envelope ends where the bound that check calibrated reaches the " +
+         formatText("%g", 100.0 * kHeldOutTolerance) + " % goal: do not trust this run";
+}
+
 }  // namespace
 
 std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary& summary) {
@@ -438,9 +467,10 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
     return "the run " + envelopeSummaryText(summary) +
            (boundedByFollowedRuns(rom)
                 ? " (the envelope keeps only the training runs the model follows: " + ownRunsMissed(rom) + ")"
-                : "");
+                : "") +
+           missedCheckClause(rom);
   // A model not validated, or found wrong, says so on every run already.
-  if (!validationWarning(rom).empty()) return {};
+  if (!runValidationWarning(rom).empty()) return {};
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the
   // model's training runs did, and than the held-out run its bound stands on, is one the model's
   // dynamics do not support there.
@@ -803,14 +833,16 @@ double ownRunsAnchor(const OJson& own, bool followedOnly) {
 
 void ReducedModel::calibrateJointEnvelope() {
   const auto it = metrics_.find("rollout");
-  // No bound from a held-out check that did not run, blew up or missed (twice a miss is no limit
-  // to the next one: such runs warn that the model failed its check instead), nor for a written
-  // model that misses or blows up on its own training runs (the held-out figure is of another model).
-  // A model whose envelope keeps only the runs it follows is bounded by the worse of the held-out
-  // error and theirs.
+  // No bound from a held-out check that did not run or blew up, nor for a written model that
+  // misses or blows up on its own training runs (the held-out figure is of another model). A model
+  // a check found wrong by a miss keeps the bound only nearer than where it reaches the goal (its
+  // gate): a miss is no limit to the next one farther out, but near the samples the model's own runs
+  // speak for it. A model whose envelope keeps only the runs it follows is bounded by the worse of
+  // the held-out error and theirs.
   const bool followedOnly = boundedByFollowedRuns(*this);
+  const bool missed = metrics_.value("verdict_kind", std::string()) == "rollout misses";
   const bool bounded = it != metrics_.end() && it->is_object() && it->value("done", false) &&
-                       !it->value("failed", true) && !missedItsGoal(*it) &&
+                       !it->value("failed", true) && (missed || !missedItsGoal(*it)) &&
                        (!failsItsOwnRuns(*this) || followedOnly) &&
                        it->value("held_out_distance", -1.0) >= 0.0;
   if (!bounded) {
@@ -841,7 +873,7 @@ void ReducedModel::calibrateJointEnvelope() {
   // The gate still reaches as far as any check's: a run the model followed that far out is not
   // outside, a fluke of its error per distance or not.
   double leastGate = 0.0;
-  if (checks.size() > 1)
+  if (checks.size() > 1 && !missed)
     for (const CheckFigure& c : checks)
       leastGate = std::max(leastGate, NeighbourEnvelope::gateFor(c.distance, c.error));
   if (checks.size() == 3 && allPassed) checks = agreeingPair(checks);
@@ -861,7 +893,7 @@ void ReducedModel::calibrateJointEnvelope() {
   if (const auto own = metrics_.find("training_rollout");
       own != metrics_.end() && own->is_object() && own->value("done", false) && !own->value("failed", true))
     trainingError = ownRunsAnchor(*own, followedOnly);
-  envelope_.calibrateJoint(distance, error, leastGate, trainingError);
+  envelope_.calibrateJoint(distance, error, leastGate, trainingError, missed);
 }
 
 void ReducedModel::recordSecondTry(OJson figures, const std::string& verdictNote) {

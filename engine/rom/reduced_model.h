@@ -84,6 +84,9 @@ struct RomSimulationSummary : RunSummary {
   /// The largest joint distance the held-out check's runs reached (negative: not calibrated):
   /// up to it the model's verdict speaks for the run.
   double jointHeldOutDistance = -1.0;
+  /// True when a check the model missed calibrated the gate (NeighbourEnvelope::missed): the bound
+  /// holds only nearer than the missed run went.
+  bool jointMissed = false;
   /// First output time whose joint distance exceeded the gate [s]; negative: never.
   double jointLeftAt = -1.0;
   /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no
@@ -193,6 +196,11 @@ std::vector<std::string> parameterRangeWarnings(const ReducedModel& rom,
 /// kept although it does (OwnRunFailure::Keep), "" otherwise: every run of such a model says so.
 std::string validationWarning(const ReducedModel& rom);
 
+/// validationWarning when every run of the model repeats it; "" for a model whose check found it wrong
+/// by a miss that calibrated its envelope (NeighbourEnvelope::missed): each run of it warns by its own
+/// distance instead (envelopeWarning), one that goes beyond the gate that it left its envelope.
+std::string runValidationWarning(const ReducedModel& rom);
+
 /// True when validationWarning tells the user not to trust the model's runs: its held-out run
 /// missed or blew up, the written model misses its own training runs, or it was kept although it
 /// blows up on one (an unvalidated model is not failed: nothing judged it). The front ends say so
@@ -205,7 +213,7 @@ bool failedItsChecks(const ReducedModel& rom);
 bool heldOutTooSensitive(const ReducedModel& rom);
 
 /// What a run of `rom` at `parameters` to `tEnd` [s] warns of before it starts, as every front end
-/// says it: parameterRangeWarnings, then validationWarning when there is one, then a run longer
+/// says it: parameterRangeWarnings, then runValidationWarning when there is one, then a run longer
 /// than the longest training run (ReducedModel::trainedSpan; tEnd 0: not said), as the exported
 /// FMU says it.
 std::vector<std::string> modelWarnings(const ReducedModel& rom,
@@ -221,7 +229,7 @@ double trainingEquationResidual(const ReducedModel& rom);
 double heldOutEquationResidual(const ReducedModel& rom);
 
 /// What a finished run says of its envelope when it warns, for a model without a
-/// validationWarning of its own: "the run left its training envelope at ..." when it did;
+/// runValidationWarning of its own: "the run left its training envelope at ..." when it did;
 /// inside, "the run's motion leaves X % of its inertial force unbalanced ..." when its equation
 /// residual exceeds EquationResidual::kWarnFactor times its model's training runs' (and
 /// kWarnFloor, and heldOutEquationResidual); "the run steps ... more than the model's own step" when it did

@@ -129,6 +129,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     if (joint.calibrated()) {
       summary_.jointGate = joint.gate();
       summary_.jointHeldOutDistance = joint.heldOutDistance();
+      summary_.jointMissed = joint.missed();
       summary_.expectedError = joint.expectedError(0.0);
     }
   }

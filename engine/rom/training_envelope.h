@@ -102,8 +102,8 @@ class TrainingEnvelope {
   const NeighbourEnvelope& joint() const { return joint_; }
   /// Calibrates the joint envelope (NeighbourEnvelope::calibrate).
   void calibrateJoint(double heldOutDistance, double heldOutError, double leastGate = 0.0,
-                      double trainingError = -1.0) {
-    joint_.calibrate(heldOutDistance, heldOutError, leastGate, trainingError);
+                      double trainingError = -1.0, bool missed = false) {
+    joint_.calibrate(heldOutDistance, heldOutError, leastGate, trainingError, missed);
   }
   /// Records the step probe's error and running mean (NeighbourEnvelope::recordProbe).
   void recordJointProbe(double error, double held, bool failed) { joint_.recordProbe(error, held, failed); }

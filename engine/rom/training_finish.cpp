@@ -101,13 +101,14 @@ std::unique_ptr<ReducedModel> judgedModelInstead(const ReducedModel& rom, const 
 }
 
 // A written model that misses some of its own runs (`own`) and follows the others, after a
-// held-out check that passed: its envelope keeps the runs it follows (at least two), so a run
-// warns by its own distance from them instead of every run warning (boundByFollowedRuns). True
-// when it does, with those runs in `followed`.
+// held-out check that ran to its end: its envelope keeps the runs it follows (at least two), so a run
+// warns by its own distance from them instead of every run warning (boundByFollowedRuns); after a
+// check that missed, only nearer than where the bound reaches the goal (NeighbourEnvelope::missed).
+// True when it does, with those runs in `followed`.
 bool boundByTheRunsItFollows(ReducedModel& rom, const RolloutCheck& own, const HeldOutJudgement& judged,
                              const Dataset& dataset, Dataset& followed) {
   if (own.failed || own.missedRuns.empty() || own.followedError < 0.0 || !judged.check.wholeRuns ||
-      !judged.check.passed())
+      !judged.check.done || judged.check.failed)
     return false;
   followed = dataset;
   std::erase_if(followed.runs, [&](const DatasetRun& run) {

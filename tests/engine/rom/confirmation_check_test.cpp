@@ -168,6 +168,12 @@ TEST_CASE(
              Catch::StartsWith("the model is wrong: a model trained on 5 of the 6 runs") &&
                  Catch::Contains("it misses held-out run \"run_01\" by 20 %"));
   CHECK_FALSE(missed->metrics().at("speed_check").contains("failure"));
+  // Its bound holds only nearer than where it reaches the goal, short of the run it missed; each run
+  // warns by its own distance, not all by the verdict.
+  REQUIRE(missed->envelope().joint().calibrated());
+  CHECK(missed->envelope().joint().missed());
+  CHECK(missed->envelope().joint().gate() < std::max(worse.heldOutDistance, least));
+  CHECK(runValidationWarning(*missed).empty());
   // Its runs' warning quotes the check that missed, not the first one, which passed.
   CHECK_THAT(validationWarning(*missed),
              Catch::StartsWith("the model failed its check in training (held out again on other runs: it "

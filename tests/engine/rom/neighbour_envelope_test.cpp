@@ -6,7 +6,9 @@
 #include "engine/core/monitor.h"
 #include "engine/core/number_text.h"
 #include "engine/data/dataset.h"
+#include "engine/rom/error_goal.h"
 #include "engine/rom/reduced_model.h"
+#include "engine/rom/rollout_check.h"
 #include "tests/engine/rom/rom_test_support.h"
 
 #include <catch2/catch.hpp>
@@ -193,6 +195,43 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a check the model missed bounds its runs only nearer than where the bound reaches the goal, and says so "
+    "in the file",
+    "[rom][envelope]") {
+  NeighbourEnvelope e = NeighbourEnvelope::fromDataset(jointTrainingData(), true);
+  const double scale = std::max(10.0, e.resolution());
+  const double k = NeighbourEnvelope::kExpectedErrorFactor;
+  // Missed by 9.6 % at the scale, 1 % off its own runs: k (1 % + 8.6 % x) reaches 5 % at x = 0.226.
+  e.calibrate(scale, 0.096, 3.0 * scale, 0.01, true);
+  REQUIRE(e.missed());
+  const double reach = (0.05 / k - 0.01) / (0.096 - 0.01);
+  CHECK(e.goalReach() == Approx(reach * scale));
+  CHECK(e.gate() == Approx(reach * scale));  // not the least gate of a check it passed
+  CHECK(e.expectedError(e.gate()) == Approx(0.05));
+  CHECK(e.expectedError(0.5 * e.gate()) < 0.05);
+  // The same figures from a check it passed: the gate at twice the scale, as before.
+  e.calibrate(scale, 0.096, 0.0, 0.01);
+  CHECK_FALSE(e.missed());
+  CHECK(e.gate() == Approx(2.0 * scale));
+  // Its own runs already past k times the goal: no run is inside.
+  e.calibrate(scale, 0.096, 0.0, 0.035, true);
+  CHECK(e.gate() == 0.0);
+  // Without its own runs' figure the bound starts at 0.9 of the miss, past the goal: none either.
+  e.calibrate(scale, 0.096, 0.0, -1.0, true);
+  CHECK(e.gate() == 0.0);
+  // Read back: the flag is kept, and a flag that is not true or false is refused by name.
+  e.calibrate(scale, 0.096, 0.0, 0.01, true);
+  const OJson saved = e.toJson();
+  CHECK(saved["calibration"]["missed"].get<bool>());
+  const NeighbourEnvelope back = NeighbourEnvelope::fromJson(saved, "m.json");
+  CHECK(back.missed());
+  CHECK(back.gate() == Approx(e.gate()));
+  OJson bad = saved;
+  bad["calibration"]["missed"] = 1;
+  CHECK_THROWS_WITH(NeighbourEnvelope::fromJson(bad, "m.json"), Catch::Contains("missed"));
+}
+
+TEST_CASE(
     "a model far better than the goal keeps its bound out to where it reaches the goal, at most three "
     "times the held-out distance",
     "[rom][envelope]") {
@@ -241,6 +280,76 @@ TEST_CASE("a model trained on two runs states a bound its training runs keep and
   const RomSimulationSummary outside = rom->simulate(model, o, harder);
   CHECK(outside.leftEnvelope());
   CHECK_FALSE(std::isfinite(outside.expectedError));
+}
+
+TEST_CASE(
+    "a model a further check found wrong by a miss bounds a run near its samples without a warning and warns "
+    "on "
+    "one beyond the goal's reach",
+    "[rom][envelope]") {
+  const Model model =
+      test::railOscillator({{"train", 20.0}, {"softer", 10.0}, {"between", 15.0}, {"harder", 30.0}});
+  Dataset data = makeDataset(model);
+  for (const char* lc : {"train", "softer"})
+    addRun(data, runFromSamples(test::fullRun(model, lc, 3.0,
+                                              test::tempPath(std::string("missed_") + lc + ".csv"), 0.01),
+                                lc, lc));
+  Monitor monitor;
+  const auto rom = trainReducedModel("pod", data, OJson{{"nr", 1}}, monitor, &model);
+  REQUIRE(rom->envelope().joint().calibrated());
+  REQUIRE(rom->metrics().at("verdict_kind") == "rollout follows");
+  RunOptions o;
+  o.tEnd = 3.0;
+  o.integrator.dt = 1e-3;
+  o.outputDt = 0.01;
+  const auto runTo = [&](const char* load) {
+    o.loadCase = model.findLoadCase(load);
+    TrajectoryRecorder out;
+    RomSimulationSummary s = rom->simulate(model, o, out);
+    return std::make_pair(s, reducedRunWarnings(*rom, o, s));
+  };
+  const double near = runTo("between").first.jointDistance, far = runTo("harder").first.jointDistance;
+  REQUIRE(far > 2.0 * near);
+  // A confirmation that misses by 20 % at a distance whose bound reaches the goal halfway between the runs.
+  const double own = rom->envelope().joint().expectedError(0.0) / NeighbourEnvelope::kExpectedErrorFactor;
+  REQUIRE(own < 0.01);
+  const double gate = std::sqrt(near * far),
+               reach = (0.05 / NeighbourEnvelope::kExpectedErrorFactor - own) / (0.2 - own);
+  RolloutCheck miss;
+  miss.done = miss.wholeRuns = miss.pointMeasure = true;
+  miss.run = "softer";
+  miss.coordinate = "P";
+  miss.error = 0.2;
+  miss.tolerance = kHeldOutTolerance;
+  miss.heldOutDistance = gate / reach;
+  miss.trainedRuns = 1;
+  miss.totalRuns = 2;
+  rom->recordConfirmation(miss);
+  REQUIRE(rom->metrics().at("verdict_kind") == "rollout misses");
+  const NeighbourEnvelope& joint = rom->envelope().joint();
+  REQUIRE(joint.missed());
+  CHECK(joint.gate() > near);
+  CHECK(joint.gate() < far);
+  CHECK(joint.expectedError(joint.gate()) == Approx(kHeldOutTolerance));
+  CHECK(failedItsChecks(*rom));
+  CHECK_THAT(validationWarning(*rom), Catch::StartsWith("the model failed its check in training (") &&
+                                          Catch::Contains("trust only runs that stay within joint distance"));
+  CHECK(runValidationWarning(*rom).empty());
+  // Near: its bound, within the goal, and no warning.
+  const auto [between, quiet] = runTo("between");
+  CHECK_FALSE(between.leftEnvelope());
+  CHECK(between.expectedError <= kHeldOutTolerance);
+  CHECK(between.jointMissed);
+  CHECK_THAT(envelopeSummaryText(between), Catch::Contains("which it missed"));
+  CHECK(quiet.empty());
+  // Beyond the goal's reach: outside, no bound, and the warning says why.
+  const auto [harder, warned] = runTo("harder");
+  CHECK(harder.leftEnvelope());
+  CHECK_FALSE(std::isfinite(harder.expectedError));
+  REQUIRE(warned.size() == 1);
+  CHECK_THAT(warned.front(), Catch::StartsWith("the run left its training envelope") &&
+                                 Catch::Contains("the model failed its check in training (") &&
+                                 Catch::EndsWith("do not trust this run"));
 }
 
 TEST_CASE(

@@ -164,10 +164,12 @@ TEST_CASE("a trained POD model's error on its own training run is the error of r
   CHECK(own.at("run_errors").at("push run").get<double>() == own.at("error").get<double>());
 }
 
-TEST_CASE("a model that missed its held-out runs states no error bound, one that followed them does",
-          "[training_finish_test]") {
-  // Twice a miss is no limit to the next miss: the joint envelope of a model that failed its
-  // check is not calibrated (its runs warn that it failed instead of stating "expect <= X").
+TEST_CASE(
+    "a model that missed its held-out runs states a bound only nearer than where it reaches the goal, one "
+    "that followed them out to its gate",
+    "[training_finish_test]") {
+  // A miss is no limit to the next miss farther out: the joint envelope of a model that failed its check
+  // ends where the bound from its own runs to that miss reaches the goal (its runs beyond it warn).
   const FinishRail r;
   Monitor monitor;
   RolloutCheck check = ranToItsEnd(0.0);
@@ -179,8 +181,12 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   missedFirst->recordHeldOutRollout(check);
   const auto missed =
       finishTrainedModel(std::move(missedFirst), r.dataset(), &r.model, noRetraining, monitor);
-  REQUIRE(missed->envelope().joint().known());
-  CHECK_FALSE(missed->envelope().joint().calibrated());
+  const NeighbourEnvelope& joint = missed->envelope().joint();
+  REQUIRE(joint.calibrated());
+  CHECK(joint.missed());
+  CHECK(joint.gate() < joint.scale());
+  CHECK(joint.expectedError(joint.gate()) == Approx(kHeldOutTolerance));
+  CHECK(runValidationWarning(*missed).empty());
 
   auto followedFirst = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
   check.error = 0.03;
@@ -188,6 +194,8 @@ TEST_CASE("a model that missed its held-out runs states no error bound, one that
   const auto followed =
       finishTrainedModel(std::move(followedFirst), r.dataset(), &r.model, noRetraining, monitor);
   REQUIRE(followed->envelope().joint().calibrated());
+  CHECK_FALSE(followed->envelope().joint().missed());
+  CHECK(followed->envelope().joint().gate() >= 2.0 * followed->envelope().joint().scale());
   CHECK(followed->envelope().joint().heldOutError() == 0.03);
 }
 
