@@ -461,8 +461,9 @@ double NeighbourEnvelope::scale() const {
 // held-out error").
 double NeighbourEnvelope::gate() const {
   const double gate = std::max(leastGate_, gateFor(scale(), heldOutError_));
-  // A missed check bounds no run as far out as its own: only nearer, where the bound is within the goal.
-  return missed_ ? std::min(gate, goalReach()) : gate;
+  // A missed check bounds no run as far out as its own: only nearer, where the bound is within the goal,
+  // and on the samples (within the resolution), where its own training runs lie.
+  return missed_ ? std::min(gate, std::max(goalReach(), resolution_)) : gate;
 }
 
 double NeighbourEnvelope::goalReach() const {

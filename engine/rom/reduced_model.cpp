@@ -348,8 +348,9 @@ Validation validation(const ReducedModel& rom) {
   if (const NeighbourEnvelope& joint = rom.envelope().joint(); joint.calibrated() && joint.missed())
     return {"the model failed its check in training (" + failedCheckText(rom) +
                 "): trust only runs that stay within joint distance " + shortNumberText(joint.gate()) +
-                " of its training samples, where its own runs bound the error within the " +
-                formatText("%g", 100.0 * kHeldOutTolerance) + " % goal; every run farther out warns",
+                " of its training samples and state a bound within the " +
+                formatText("%g", 100.0 * kHeldOutTolerance) +
+                " % goal (nearer, its own training runs' errors bound it); every run farther out warns",
             true, false};
   // A model its own check found wrong is as wrong in every run of it.
   return {"the model failed its check in training (" + failedCheckText(rom) + "): do not trust its runs",

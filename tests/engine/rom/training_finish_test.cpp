@@ -185,7 +185,8 @@ TEST_CASE(
   REQUIRE(joint.calibrated());
   CHECK(joint.missed());
   CHECK(joint.gate() < joint.scale());
-  CHECK(joint.expectedError(joint.gate()) == Approx(kHeldOutTolerance));
+  CHECK(joint.gate() == Approx(std::max(joint.goalReach(), joint.resolution())));
+  CHECK(joint.expectedError(joint.goalReach()) == Approx(kHeldOutTolerance));
   CHECK(runValidationWarning(*missed).empty());
 
   auto followedFirst = std::make_unique<ReplayThenDiverge>(r.model, r.samples, 10.0);
