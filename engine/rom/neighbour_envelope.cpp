@@ -462,8 +462,9 @@ double NeighbourEnvelope::scale() const {
 double NeighbourEnvelope::gate() const {
   const double gate = std::max(leastGate_, gateFor(scale(), heldOutError_));
   // A missed check bounds no run as far out as its own: only nearer, where the bound is within the goal,
-  // and on the samples (within the resolution), where its own training runs lie.
-  return missed_ ? std::min(gate, std::max(goalReach(), resolution_)) : gate;
+  // and on the samples, where a run of one of its training runs lies (within the resolution of a kept
+  // sample, and the reduced motion a little off the full one: kLeastGateFactor times it).
+  return missed_ ? std::min(gate, std::max(goalReach(), kLeastGateFactor * resolution_)) : gate;
 }
 
 double NeighbourEnvelope::goalReach() const {

@@ -31,8 +31,9 @@
 /// (kHeldOutTolerance), but at least kLeastGateFactor and at most kMostGateFactor times the scale.
 /// A calibration from a check the model missed (`missed`) keeps its bound only where it stays within
 /// the goal: its gate is where the bound reaches the goal, nearer than the missed run went, so a run
-/// that goes farther out is outside and states no figure; but no nearer than the resolution, within
-/// which its own training runs lie (a run there whose bound is above the goal warns so).
+/// that goes farther out is outside and states no figure; but no nearer than kLeastGateFactor times the
+/// resolution, where a run of one of its training runs lies (a run there whose bound is above the goal
+/// warns so).
 ///
 /// Held loads: a step holds its load where oscillating training loads only pass. The loads'
 /// running mean (the load features above, from 0 at a run's start, averaged with the time

@@ -185,7 +185,7 @@ TEST_CASE(
   REQUIRE(joint.calibrated());
   CHECK(joint.missed());
   CHECK(joint.gate() < joint.scale());
-  CHECK(joint.gate() == Approx(std::max(joint.goalReach(), joint.resolution())));
+  CHECK(joint.gate() == Approx(std::max(joint.goalReach(), 2.0 * joint.resolution())));
   CHECK(joint.expectedError(joint.goalReach()) == Approx(kHeldOutTolerance));
   CHECK(runValidationWarning(*missed).empty());
 
