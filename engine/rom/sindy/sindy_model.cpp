@@ -968,6 +968,61 @@ void SindyModel::recordMetrics(const internal::SindyRows& rows, const std::strin
   m["pareto"] = pareto;
 }
 
+namespace {
+
+// One κ of SindyModel::chooseKappa's search: its fit and how it did.
+struct KappaCandidate {
+  double kappa;
+  StlsResult result;
+  RolloutCheck check;
+  double own = 0.0;  // its fit on every run, on those runs [-]
+  double error() const { return std::max(check.error, own); }
+  bool usable() const { return check.done && !check.failed; }
+};
+
+// Of candidates in falling κ, the one with the smallest error, or a larger κ's within 1.5 times of it
+// (its sparser model); candidates.size() when none is usable.
+std::size_t pickKappa(const std::vector<KappaCandidate>& candidates) {
+  std::size_t best = candidates.size();
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    if (candidates[k].usable() &&
+        (best == candidates.size() || candidates[k].error() < candidates[best].error()))
+      best = k;
+  if (best == candidates.size()) return best;
+  for (std::size_t k = 0; k < candidates.size(); ++k)
+    if (candidates[k].usable() && candidates[k].error() <= 1.5 * candidates[best].error()) return k;
+  return best;
+}
+
+// The metric "kappa_candidates": each κ tried, its terms and errors (null where it failed).
+OJson kappaCandidatesJson(const std::vector<KappaCandidate>& candidates) {
+  const auto figure = [](double e) { return std::isfinite(e) ? OJson(e) : OJson(nullptr); };
+  OJson tried = OJson::array();
+  for (const KappaCandidate& c : candidates)
+    tried.push_back(OJson{{"kappa", c.kappa},
+                          {"terms", c.result.activeTerms()},
+                          {"error", c.usable() ? OJson(c.check.error) : OJson(nullptr)},
+                          {"own_runs_error", c.usable() ? figure(c.own) : OJson(nullptr)}});
+  return tried;
+}
+
+// "0.05: 16 %, 0.005: 9.6 % and its own runs 14 %, ...": each κ tried and what it did.
+std::string kappaTriedText(const std::vector<KappaCandidate>& candidates) {
+  std::string text;
+  for (std::size_t k = 0; k < candidates.size(); ++k) {
+    const KappaCandidate& c = candidates[k];
+    const std::string heldOut = formatText("%.2g %%", 100.0 * c.check.error);
+    const std::string own = formatText("%.2g %%", 100.0 * c.own);
+    text += (k ? ", " : "") + formatText("%g: ", c.kappa) + (c.usable() ? heldOut : "fails");
+    // Its own runs where they weighed more than the held-out run, as far as the figures show.
+    if (c.usable() && c.own > c.check.error && own != heldOut)
+      text += std::isfinite(c.own) ? " and its own runs " + own : " and blowing up on its own runs";
+  }
+  return text;
+}
+
+}  // namespace
+
 void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd& Y,
                              const std::vector<std::string>& termNames, StlsOptions& fit,
                              RolloutCheck& rollout, std::string& kind, const RolloutJudge& judgeFit,
@@ -977,52 +1032,32 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
   // its sparser model does): clean data gain from the smaller terms, noisy data do not, and keep the
   // sparse fit. A light damper can be a mode's only damping and still a ten-thousandth of its
   // equation's force (a cushion's beside a seated weight).
-  struct Candidate {
-    double kappa;
-    StlsResult result;
-    RolloutCheck check;
-    double own = 0.0;  // its fit on every run, on those runs [-]
-    double error() const { return std::max(check.error, own); }
-  };
-  const auto usable = [](const Candidate& c) { return c.check.done && !c.check.failed; };
   // A κ's fit, judged; none when it fits nothing or `keep` turns its terms down (before the judging).
-  const auto tryKappa = [&](double kappa, const auto& keep) -> std::optional<Candidate> {
+  const auto tryKappa = [&](double kappa, const auto& keep) -> std::optional<KappaCandidate> {
     StlsOptions options = fit;
     options.kappa = kappa;
-    std::optional<Candidate> c;
+    std::optional<KappaCandidate> c;
     try {
       StlsResult r = stls(Theta, Y, termNames, names_, options);
       if (!keep(r)) return std::nullopt;
-      c = Candidate{kappa, std::move(r), judgeFit(options)};
+      c = KappaCandidate{kappa, std::move(r), judgeFit(options)};
     } catch (const InputError&) {
       return std::nullopt;  // a threshold that fits nothing is no candidate
     }
-    if (usable(*c)) c->own = ownRuns(c->result);
+    if (c->usable()) c->own = ownRuns(c->result);
     return c;
   };
   const auto differs = [](const StlsResult& a, const StlsResult& b) {
     return !termsOnlyIn(a, b).empty() || !termsOnlyIn(b, a).empty();
   };
-  std::vector<Candidate> candidates{{fit.kappa, result_, rollout}};
-  if (usable(candidates.front())) candidates.front().own = ownRuns(candidates.front().result);
+  std::vector<KappaCandidate> candidates{{fit.kappa, result_, rollout}};
+  if (candidates.front().usable()) candidates.front().own = ownRuns(candidates.front().result);
   for (const double factor : kSmallerKappas) {
     const StlsResult& last = candidates.back().result;  // read before the candidate is added
     const auto more = [&](const StlsResult& r) { return !termsOnlyIn(r, last).empty(); };
     if (auto c = tryKappa(fit.kappa * factor, more)) candidates.push_back(std::move(*c));
   }
-  // Candidates in falling κ: the best is the smallest error, or a larger κ's within 1.5 times of it.
-  const auto pick = [&]() -> std::size_t {
-    std::size_t best = candidates.size();
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-      if (usable(candidates[k]) &&
-          (best == candidates.size() || candidates[k].error() < candidates[best].error()))
-        best = k;
-    if (best == candidates.size()) return best;
-    for (std::size_t k = 0; k < candidates.size(); ++k)
-      if (usable(candidates[k]) && candidates[k].error() <= 1.5 * candidates[best].error()) return k;
-    return best;
-  };
-  std::size_t chosen = pick();
+  std::size_t chosen = pickKappa(candidates);
   // Where the best decade still misses the goal, the decades around it each fail one way (the arm of
   // a SCARA robot: κ's fit extrapolates badly to a held-out run, κ / 10's overfits its own runs): the
   // geometric middles between it and its neighbours, once.
@@ -1031,47 +1066,30 @@ void SindyModel::chooseKappa(const Eigen::MatrixXd& Theta, const Eigen::MatrixXd
     std::vector<std::size_t> neighbours;
     if (chosen + 1 < candidates.size()) neighbours.push_back(chosen + 1);
     if (chosen > 0) neighbours.push_back(chosen - 1);
-    std::vector<Candidate> middles;
+    std::vector<KappaCandidate> middles;
     for (const std::size_t n : neighbours) {
       const auto fresh = [&](const StlsResult& r) {
         return differs(r, candidates[chosen].result) && differs(r, candidates[n].result);
       };
       if (auto c = tryKappa(std::sqrt(kappa * candidates[n].kappa), fresh)) middles.push_back(std::move(*c));
     }
-    for (Candidate& m : middles) {
+    for (KappaCandidate& m : middles) {
       const auto at = std::find_if(candidates.begin(), candidates.end(),
-                                   [&](const Candidate& c) { return c.kappa < m.kappa; });
+                                   [&](const KappaCandidate& c) { return c.kappa < m.kappa; });
       candidates.insert(at, std::move(m));
     }
-    chosen = pick();
+    chosen = pickKappa(candidates);
   }
-  const Candidate* best = chosen < candidates.size() ? &candidates[chosen] : nullptr;
-  const auto figure = [](double e) { return std::isfinite(e) ? OJson(e) : OJson(nullptr); };
-  OJson tried = OJson::array();
-  for (const Candidate& c : candidates)
-    tried.push_back(OJson{{"kappa", c.kappa},
-                          {"terms", c.result.activeTerms()},
-                          {"error", usable(c) ? OJson(c.check.error) : OJson(nullptr)},
-                          {"own_runs_error", usable(c) ? figure(c.own) : OJson(nullptr)}});
-  metrics_["kappa_candidates"] = tried;
+  const KappaCandidate* best = chosen < candidates.size() ? &candidates[chosen] : nullptr;
+  metrics_["kappa_candidates"] = kappaCandidatesJson(candidates);
   if (!best || best == &candidates.front()) return;
   const std::string removed = termsOnlyIn(best->result, candidates.front().result);
   result_ = best->result;
   rollout = best->check;
   kind = judge(rollout);
   result_.verdict +=
-      formatText("; kappa lowered from %g to %g by the held-out check (", fit.kappa, best->kappa);
-  for (std::size_t k = 0; k < candidates.size(); ++k) {
-    const Candidate& c = candidates[k];
-    const std::string heldOut = formatText("%.2g %%", 100.0 * c.check.error);
-    const std::string own = formatText("%.2g %%", 100.0 * c.own);
-    result_.verdict += (k ? ", " : "") + formatText("%g: ", c.kappa) + (usable(c) ? heldOut : "fails");
-    // Its own runs where they weighed more than the held-out run, as far as the figures show.
-    if (usable(c) && c.own > c.check.error && own != heldOut)
-      result_.verdict +=
-          std::isfinite(c.own) ? " and its own runs " + own : " and blowing up on its own runs";
-  }
-  result_.verdict += "): it keeps " + removed;
+      formatText("; kappa lowered from %g to %g by the held-out check (", fit.kappa, best->kappa) +
+      kappaTriedText(candidates) + "): it keeps " + removed;
   metrics_["kappa_lowered_from"] = fit.kappa;
   metrics_["kappa_removed_needed"] = removed;
   fit.kappa = best->kappa;
