@@ -229,7 +229,7 @@ void ComparePanel::playInViewport() {
     std::vector<char> outside;
     // From where the run left on; before, a sample out of its ranges when they judge the motion
     // (a calibrated joint distance judges it otherwise).
-    const bool rangesJudge = !(run.summary.jointGate > 0.0);
+    const bool rangesJudge = !run.summary.jointCalibrated();
     if (run.summary.leftEnvelope())
       for (const Sample& s : run.samples)
         outside.push_back((rangesJudge && s.envelopeDistance > run.summary.envelopeMargin) ||

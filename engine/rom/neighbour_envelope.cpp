@@ -461,10 +461,16 @@ double NeighbourEnvelope::scale() const {
 // held-out error").
 double NeighbourEnvelope::gate() const {
   const double gate = std::max(leastGate_, gateFor(scale(), heldOutError_));
-  // A missed check bounds no run as far out as its own: only nearer, where the bound is within the goal,
-  // and on the samples, where a run of one of its training runs lies (within the resolution of a kept
-  // sample, and the reduced motion a little off the full one: kLeastGateFactor times it).
-  return missed_ ? std::min(gate, std::max(goalReach(), kLeastGateFactor * resolution_)) : gate;
+  // A missed check bounds no run as far out as its own: only nearer, where the bound is within the goal.
+  return missed_ ? std::min(gate, goalReach()) : gate;
+}
+
+double NeighbourEnvelope::trainingRunGate() const {
+  // A run of one of its training runs lies on the samples: within the resolution of a kept sample, and
+  // the reduced motion a little off the full one (kLeastGateFactor times it).
+  return missed_ ? std::min(std::max(leastGate_, gateFor(scale(), heldOutError_)),
+                            std::max(goalReach(), kLeastGateFactor * resolution_))
+                 : gate();
 }
 
 double NeighbourEnvelope::goalReach() const {

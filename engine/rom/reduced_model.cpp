@@ -63,7 +63,7 @@ std::string unprobedClause(const RomSimulationSummary& s) {
 // "; joint distance 0.9 (gate 2.4): expect <= 1.2 % relative RMS error (...)" of a run inside.
 std::string jointInsideText(const RomSimulationSummary& s) {
   if (s.jointDistance < 0.0) return "";
-  if (!(s.jointGate > 0.0))
+  if (!s.jointCalibrated())
     return "; joint distance " + shortNumberText(s.jointDistance) +
            " (not calibrated: the model passed no held-out check, or misses its own training runs, so no "
            "error bound)";
@@ -157,7 +157,7 @@ std::string sampledExitText(const RomSimulationSummary& s) {
     // With a calibrated joint distance the ranges judge the loads and parameters only.
     std::snprintf(text, sizeof text,
                   "stayed inside its training envelope (largest %sdistance %.3g, margin %g",
-                  s.jointGate > 0.0 ? "load or parameter " : "", s.envelopeDistance, s.envelopeMargin);
+                  s.jointCalibrated() ? "load or parameter " : "", s.envelopeDistance, s.envelopeMargin);
     return text + (s.retracedRun.empty() ? jointInsideText(s) : retraceText(s)) + ")";
   }
   if (s.envelopeLeftAt < 0.0 || (s.jointLeftAt >= 0.0 && s.jointLeftAt < s.envelopeLeftAt))
@@ -346,12 +346,18 @@ Validation validation(const ReducedModel& rom) {
   // A miss calibrated a bound that holds near the samples only (NeighbourEnvelope::missed): a run
   // farther out leaves its envelope and says so.
   if (const NeighbourEnvelope& joint = rom.envelope().joint(); joint.calibrated() && joint.missed())
-    return {"the model failed its check in training (" + failedCheckText(rom) +
-                "): trust only runs that stay within joint distance " + shortNumberText(joint.gate()) +
-                " of its training samples and state a bound within the " +
-                formatText("%g", 100.0 * kHeldOutTolerance) +
-                " % goal (nearer, its own training runs' errors bound it); every run farther out warns",
-            true, false};
+    return {
+        "the model failed its check in training (" + failedCheckText(rom) + ")" +
+            (joint.gate() > 0.0
+                 ? ": trust only runs that stay within joint distance " + shortNumberText(joint.gate()) +
+                       " of its training samples, where the bound from its own training runs' errors to "
+                       "that miss stays within the " +
+                       formatText("%g", 100.0 * kHeldOutTolerance) + " % goal; every run farther out warns"
+                 : ": its own training runs miss by so much that even on its training samples its bound "
+                   "exceeds the " +
+                       formatText("%g", 100.0 * kHeldOutTolerance) +
+                       " % goal, so every run warns but a rerun of a training run it follows"),
+        true, false};
   // A model its own check found wrong is as wrong in every run of it.
   return {"the model failed its check in training (" + failedCheckText(rom) + "): do not trust its runs",
           true};

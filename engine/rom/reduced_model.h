@@ -79,7 +79,8 @@ struct RomSimulationSummary : RunSummary {
   double jointWorstTime = 0.0;
   /// What lay farthest from the training samples there (NeighbourEnvelope::farthestPart).
   std::string jointWorst;
-  /// The calibrated gate of the joint distance (0: not calibrated).
+  /// The calibrated gate of the joint distance (0: not calibrated, or a model whose missed check bounds
+  /// no run; jointCalibrated tells them apart).
   double jointGate = 0.0;
   /// The largest joint distance the held-out check's runs reached (negative: not calibrated):
   /// up to it the model's verdict speaks for the run.
@@ -87,6 +88,8 @@ struct RomSimulationSummary : RunSummary {
   /// True when a check the model missed calibrated the gate (NeighbourEnvelope::missed): the bound
   /// holds only nearer than the missed run went.
   bool jointMissed = false;
+  /// True when a held-out check calibrated the joint distance (its gate and bound).
+  bool jointCalibrated() const { return jointHeldOutDistance >= 0.0; }
   /// First output time whose joint distance exceeded the gate [s]; negative: never.
   double jointLeftAt = -1.0;
   /// The relative RMS error the run expects from its largest joint distance [-] (NaN: no

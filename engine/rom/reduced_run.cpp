@@ -145,6 +145,7 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     summary_.retracedRun.clear();
     summary_.expectedError = std::numeric_limits<double>::quiet_NaN();
   }
+  if (joint.calibrated() && !summary_.retracedRun.empty()) summary_.jointGate = joint.trainingRunGate();
 }
 
 void ReducedRunOutput::checkJoint(const Sample& s) {
@@ -185,7 +186,7 @@ EnvelopeDistance ReducedRunOutput::judgedDistance(const Sample& s, double& all) 
   const EnvelopeDistance d =
       rom_.envelope().distanceAtValues(envelopeState_, s.f_ext, parameterValues_, &loadsAndParameters);
   all = d.distance;
-  return summary_.jointGate > 0.0 ? loadsAndParameters : d;
+  return summary_.jointCalibrated() ? loadsAndParameters : d;
 }
 
 EnvelopeDistance ReducedRunOutput::checkEnvelope(Sample& s) const {

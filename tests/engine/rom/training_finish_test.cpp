@@ -185,7 +185,8 @@ TEST_CASE(
   REQUIRE(joint.calibrated());
   CHECK(joint.missed());
   CHECK(joint.gate() < joint.scale());
-  CHECK(joint.gate() == Approx(std::max(joint.goalReach(), 2.0 * joint.resolution())));
+  CHECK(joint.gate() == Approx(joint.goalReach()));
+  CHECK(joint.trainingRunGate() == Approx(std::max(joint.goalReach(), 2.0 * joint.resolution())));
   CHECK(joint.expectedError(joint.goalReach()) == Approx(kHeldOutTolerance));
   CHECK(runValidationWarning(*missed).empty());
 
