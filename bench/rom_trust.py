@@ -35,7 +35,8 @@ Every command runs on core 0 (BENCH_CORE=N: on core N; BENCH_PIN=0: on any). Two
 once need BENCH_CORE=0 and BENCH_CORE=1, or their speed-ups are measured on one shared core.
 --train-args: more options for every method's `train` (e.g. "--activation softplus"), to try settings.
 --quick: a scaled-down design (6 runs, shorter runs, fewer unseen loads) for the CI test.
---check: exit 1 when a run misses silently, or a training run the model follows within 2.5 % warns
+--check: exit 1 when a run (unseen, beyond the design, or a rerun of a training run) misses silently, or a
+training run the model follows within 2.5 % warns
 (beyond what a model found wrong or not validated says on every run); with --must-train METHODS, also
 when one of those methods refuses to train.
 """
@@ -566,18 +567,22 @@ def report(rows):
                          "is unvalidated" not in w and "misses its own training runs" not in w]]
         silent = [r["case"] for r, k in zip(unseen, kinds) if k == "silent miss"]
         silent += [r["case"] for r in row["runs"] if r["kind"] == "beyond" and classify(r) == "silent miss"]
+        # A rerun of a training run states what training measured there: a miss there must warn too.
+        train_silent = [r["case"] for r in train if classify(r) == "silent miss"]
         bounded = [r for r in unseen if r.get("bound") is not None and r.get("error") is not None]
         covered = sum(1 for r in bounded if r["error"] <= r["bound"])
         lines.append(
             f"| {row['mechanism']} | {row['method']} | {row['training_seconds']:.0f} s | {pct(row.get('own_runs'))} "
             f"| {pct(tr_err)}"
-            f"{' (warned: ' + ', '.join(train_warned) + ')' if train_warned else ''} | "
+            f"{' (warned: ' + ', '.join(train_warned) + ')' if train_warned else ''}"
+            f"{' (silent miss: ' + ', '.join(train_silent) + ')' if train_silent else ''} | "
             f"{pct(errs[len(errs) // 2])} / {pct(errs[-1])} | {kinds.count('miss') + len(silent)} of {len(unseen)} | "
             f"{len(silent)}{' (' + ', '.join(silent) + ')' if silent else ''} | {kinds.count('false alarm')} | "
             f"{f'{covered} of {len(bounded)}' if bounded else 'no bound'} | "
             f"{'%.1fx' % row['speed_up'] if 'speed_up' in row else '—'} |")
         failed += [f"{row['mechanism']}/{row['method']}: silent miss on {c}" for c in silent]
         failed += [f"{row['mechanism']}/{row['method']}: warned on its training run {c}" for c in train_warned]
+        failed += [f"{row['mechanism']}/{row['method']}: silent miss on its training run {c}" for c in train_silent]
     notes = []
     for row in sensitivity:
         errs = sorted((e, c) for c, e in row["sensitivity"].items() if e is not None)
