@@ -465,14 +465,6 @@ double NeighbourEnvelope::gate() const {
   return missed_ ? std::min(gate, goalReach()) : gate;
 }
 
-double NeighbourEnvelope::trainingRunGate() const {
-  // A run of one of its training runs lies on the samples: within the resolution of a kept sample, and
-  // the reduced motion a little off the full one (kLeastGateFactor times it).
-  return missed_ ? std::min(std::max(leastGate_, gateFor(scale(), heldOutError_)),
-                            std::max(goalReach(), kLeastGateFactor * resolution_))
-                 : gate();
-}
-
 double NeighbourEnvelope::goalReach() const {
   const double goal = kHeldOutTolerance / kExpectedErrorFactor;  // of the error the bound is a multiple of
   if (!(heldOutError_ > 0.0)) return kMostGateFactor * scale();

@@ -31,9 +31,7 @@
 /// (kHeldOutTolerance), but at least kLeastGateFactor and at most kMostGateFactor times the scale.
 /// A calibration from a check the model missed (`missed`) keeps its bound only where it stays within
 /// the goal: its gate is where the bound reaches the goal, nearer than the missed run went, so a run
-/// that goes farther out is outside and states no figure. A run of one of its training runs, which states
-/// the error training measured on it, is inside up to kLeastGateFactor times the resolution at least
-/// (trainingRunGate).
+/// that goes farther out is outside and states no figure.
 ///
 /// Held loads: a step holds its load where oscillating training loads only pass. The loads'
 /// running mean (the load features above, from 0 at a run's start, averaged with the time
@@ -128,8 +126,8 @@ class NeighbourEnvelope {
     trainingError_ = -1.0;
     missed_ = false;
   }
-  /// True when the calibrating check missed its goal (calibrate's `missed`).
-  bool missed() const { return missed_; }
+  /// True when calibrated by a check that missed its goal (calibrate's `missed`).
+  bool missed() const { return calibrated() && missed_; }
   double heldOutDistance() const { return heldOutDistance_; }
   double heldOutError() const { return heldOutError_; }
   double resolution() const { return resolution_; }
@@ -137,9 +135,6 @@ class NeighbourEnvelope {
   double scale() const;
   /// The distance beyond which a run is outside (calibrated only).
   double gate() const;
-  /// The gate of a run of one of the training runs (ReducedModel's retrace): gate(), and for a missed
-  /// calibration no nearer than kLeastGateFactor times the resolution, where such a run lies.
-  double trainingRunGate() const;
   /// The distance at which the distance's bound (expectedError without probes) reaches the goal
   /// (kHeldOutTolerance) [feature units]; 0 when it exceeds the goal on the samples already.
   double goalReach() const;

@@ -345,7 +345,7 @@ Validation validation(const ReducedModel& rom) {
   if (*kind != "rollout misses" && *kind != "rollout blows up") return {};
   // A miss calibrated a bound that holds near the samples only (NeighbourEnvelope::missed): a run
   // farther out leaves its envelope and says so.
-  if (const NeighbourEnvelope& joint = rom.envelope().joint(); joint.calibrated() && joint.missed())
+  if (const NeighbourEnvelope& joint = rom.envelope().joint(); joint.missed())
     return {
         "the model failed its check in training (" + failedCheckText(rom) + ")" +
             (joint.gate() > 0.0
@@ -355,8 +355,7 @@ Validation validation(const ReducedModel& rom) {
                        formatText("%g", 100.0 * kHeldOutTolerance) + " % goal; every run farther out warns"
                  : ": its own training runs miss by so much that even on its training samples its bound "
                    "exceeds the " +
-                       formatText("%g", 100.0 * kHeldOutTolerance) +
-                       " % goal, so every run warns but a rerun of a training run it follows"),
+                       formatText("%g", 100.0 * kHeldOutTolerance) + " % goal, so every run of it warns"),
         true, false};
   // A model its own check found wrong is as wrong in every run of it.
   return {"the model failed its check in training (" + failedCheckText(rom) + "): do not trust its runs",
@@ -461,7 +460,7 @@ std::string stillLoadWarning(const ReducedModel& rom, const RomSimulationSummary
 // envelope a missed check calibrated (NeighbourEnvelope::missed).
 std::string missedCheckClause(const ReducedModel& rom) {
   const NeighbourEnvelope& joint = rom.envelope().joint();
-  if (!joint.calibrated() || !joint.missed()) return {};
+  if (!joint.missed()) return {};
   return "; the model failed its check in training (" + failedCheckText(rom) +
          "), so its envelope ends where the bound that check calibrated reaches the " +
          formatText("%g", 100.0 * kHeldOutTolerance) + " % goal: do not trust this run";
@@ -480,8 +479,7 @@ std::string envelopeWarning(const ReducedModel& rom, const RomSimulationSummary&
   if (!runValidationWarning(rom).empty()) return {};
   // A model found wrong states no figure for a rerun of a training run either: what training measured
   // there fell short of the run's error (the machine on isolators' POD: 4.6 % measured, 10 % off).
-  if (const NeighbourEnvelope& joint = rom.envelope().joint();
-      !summary.retracedRun.empty() && joint.calibrated() && joint.missed())
+  if (!summary.retracedRun.empty() && rom.envelope().joint().missed())
     return "the model failed its check in training (" + failedCheckText(rom) +
            "): do not trust its runs, this rerun of training run \"" + summary.retracedRun + "\" included";
   // Inside, the run's own evidence: a motion that leaves more of its force unbalanced than the

@@ -145,7 +145,6 @@ ReducedRunOutput::ReducedRunOutput(const Model& model, const ReducedModel& rom, 
     summary_.retracedRun.clear();
     summary_.expectedError = std::numeric_limits<double>::quiet_NaN();
   }
-  if (joint.calibrated() && !summary_.retracedRun.empty()) summary_.jointGate = joint.trainingRunGate();
 }
 
 void ReducedRunOutput::checkJoint(const Sample& s) {

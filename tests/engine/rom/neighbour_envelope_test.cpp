@@ -213,18 +213,17 @@ TEST_CASE(
   e.calibrate(scale, 0.096, 0.0, 0.01);
   CHECK_FALSE(e.missed());
   CHECK(e.gate() == Approx(2.0 * scale));
-  // A rerun of a training run lies on the samples, a little off them: inside up to twice the resolution.
-  e.calibrate(scale, 0.096, 0.0, 0.01, true);
-  CHECK(e.trainingRunGate() == Approx(std::max(reach * scale, 2.0 * e.resolution())));
-  // Its own runs already past k times the goal: no run is inside but a rerun of a training run.
+  // Its own runs already past k times the goal: no run is inside.
   e.calibrate(scale, 0.096, 0.0, 0.035, true);
   CHECK(e.goalReach() == 0.0);
   CHECK(e.gate() == 0.0);
-  CHECK(e.trainingRunGate() == Approx(2.0 * e.resolution()));
   // Without its own runs' figure the bound starts at 0.9 of the miss, past the goal: the same.
   e.calibrate(scale, 0.096, 0.0, -1.0, true);
   CHECK(e.goalReach() == 0.0);
   CHECK(e.gate() == 0.0);
+  // Forgotten with the calibration.
+  e.uncalibrate();
+  CHECK_FALSE(e.missed());
   // Read back: the flag is kept, and a flag that is not true or false is refused by name.
   e.calibrate(scale, 0.096, 0.0, 0.01, true);
   const OJson saved = e.toJson();

@@ -186,7 +186,6 @@ TEST_CASE(
   CHECK(joint.missed());
   CHECK(joint.gate() < joint.scale());
   CHECK(joint.gate() == Approx(joint.goalReach()));
-  CHECK(joint.trainingRunGate() == Approx(std::max(joint.goalReach(), 2.0 * joint.resolution())));
   CHECK(joint.expectedError(joint.goalReach()) == Approx(kHeldOutTolerance));
   CHECK(runValidationWarning(*missed).empty());
 
