@@ -13,6 +13,7 @@
 #include "engine/rom/method_registry.h"
 #include "engine/rom/reduced_run.h"
 #include "engine/rom/rom_support.h"
+#include "engine/rom/tracked_points.h"
 
 #include <algorithm>
 #include <charconv>
@@ -507,64 +508,11 @@ nlohmann::ordered_json RolloutCheck::toJson() const {
 
 namespace {
 
-// Basic points' coordinates, grouped by point: name and the indices of its x, y, z in q.
-std::vector<std::pair<std::string, std::vector<int>>> pointCoordinates(const Model& model) {
-  const MechanismScales scales = mechanismScales(model, -1);
-  std::vector<std::pair<std::string, std::vector<int>>> points;
-  for (int i = 0; i < model.nq(); ++i) {
-    if (scales.coordinateScale(i) != scales.length) continue;
-    const std::string& name = model.coordinateName(i);
-    const std::string point = name.substr(0, name.rfind('.'));
-    if (points.empty() || points.back().first != point) points.push_back({point, {}});
-    points.back().second.push_back(i);
-  }
-  return points;
-}
-
-}  // namespace
-
-namespace {
-
-struct WorstPoint {
-  double relative = -1.0;  ///< negative: no point moves
-  std::string point;
-};
-
-// Every point's coordinates in order: the rows of a rollout that worstPointError compares.
-std::vector<int> flattened(const std::vector<std::pair<std::string, std::vector<int>>>& points) {
-  std::vector<int> coordinates;
-  for (const auto& [name, indices] : points)
-    coordinates.insert(coordinates.end(), indices.begin(), indices.end());
+// Every natural coordinate of `model`: the rows of a rollout that worstPointError compares.
+std::vector<int> allCoordinates(const Model& model) {
+  std::vector<int> coordinates(static_cast<std::size_t>(model.nq()));
+  std::iota(coordinates.begin(), coordinates.end(), 0);
   return coordinates;
-}
-
-// The worst point of `run` (rows: the coordinates of `points` in order, columns: the first samples
-// of `data`, all of them or those before a run left its data) against `data`: per point the RMS of
-// |error| over the RMS of |motion about the mean|, both over those samples, as mbdrom-cli compare
-// measures.
-WorstPoint worstPointError(const std::vector<std::pair<std::string, std::vector<int>>>& points,
-                           const DatasetRun& data, const Eigen::MatrixXd& run) {
-  const Eigen::Index N = run.cols();
-  std::vector<double> motion, error;
-  Eigen::Index row = 0;
-  for (const auto& [name, indices] : points) {
-    double moved = 0.0, missed = 0.0;
-    for (const int c : indices) {
-      const Eigen::VectorXd q = data.q.row(c).head(N).transpose();
-      moved += (q.array() - q.mean()).square().sum();
-      missed += (run.row(row++).transpose() - q).squaredNorm();
-    }
-    motion.push_back(std::sqrt(moved / static_cast<double>(N)));
-    error.push_back(std::sqrt(missed / static_cast<double>(N)));
-  }
-  WorstPoint worst;
-  const double most = *std::max_element(motion.begin(), motion.end());
-  for (std::size_t p = 0; p < points.size(); ++p) {
-    if (!(most > 0.0) || motion[p] < kStillMotionShare * most)
-      continue;  // still but for round-off: no target
-    if (error[p] / motion[p] > worst.relative) worst = {error[p] / motion[p], points[p].first};
-  }
-  return worst;
 }
 
 }  // namespace
@@ -593,14 +541,13 @@ double loadSensitivity(const Model& model, const DatasetRun& data, double relati
   } catch (const Error&) {
     return -1.0;  // a run that cannot be made says nothing about the motion's sensitivity
   }
-  const auto points = pointCoordinates(model);
-  if (points.empty() || static_cast<Eigen::Index>(recorder.samples().size()) != data.samples()) return -1.0;
-  const std::vector<int> coordinates = flattened(points);
-  Eigen::MatrixXd run(static_cast<Eigen::Index>(coordinates.size()), data.samples());
-  for (Eigen::Index r = 0; r < run.rows(); ++r)
-    for (Eigen::Index k = 0; k < run.cols(); ++k)
-      run(r, k) = recorder.samples()[static_cast<std::size_t>(k)].q(coordinates[static_cast<std::size_t>(r)]);
-  return worstPointError(points, data, run).relative;
+  const TrackedPoints points(model);
+  if (points.size() == 0 || static_cast<Eigen::Index>(recorder.samples().size()) != data.samples())
+    return -1.0;
+  Eigen::MatrixXd run(model.nq(), data.samples());
+  for (Eigen::Index k = 0; k < run.cols(); ++k)
+    run.col(k) = recorder.samples()[static_cast<std::size_t>(k)].q;
+  return worstPointError(points, data.q, run).relative;
 }
 
 RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
@@ -615,9 +562,9 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
   check.trainedRuns = trainedRuns;
   check.totalRuns = static_cast<int>(dataset.runs.size());
   check.tolerance = tolerance;
-  const auto points = pointCoordinates(model);
-  const std::vector<int> coordinates = flattened(points);
-  if (coordinates.empty()) {
+  const TrackedPoints points(model);
+  const std::vector<int> coordinates = allCoordinates(model);
+  if (points.size() == 0 || coordinates.empty()) {
     check.note = "the mechanism has no points to compare";
     return check;
   }
@@ -645,7 +592,7 @@ RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, con
     }
     check.equationResidual = std::fmax(check.equationResidual, residual.relative());  // NaN: not measured
     if (envelope.known()) check.heldOutDistance = std::max(check.heldOutDistance, joint.largest());
-    const WorstPoint e = worstPointError(points, data, run);
+    const WorstPoint e = worstPointError(points, data.q, run);
     if (e.relative > tolerance) check.missedHeldOut.push_back(data.name);
     if (e.relative > worst && !check.failed) {
       worst = e.relative;
@@ -1006,7 +953,7 @@ HeldOutJudgement judgeByHeldOutRollout(ReducedModel& rom, const Dataset& dataset
       const Dataset head = withoutHeldOutEnds(dataset, options.heldOutFraction);
       const std::unique_ptr<ReducedModel> probe = retrain(head, quiet);
       if (!probe) throw InputError("the second training gave no model");
-      // Judged as held-out runs are, at every basic point over the whole run (the start
+      // Judged as held-out runs are, at every point and marker over the whole run (the start
       // too: a miss of the transient is a miss), but the run is not held out whole.
       std::vector<std::size_t> every(dataset.runs.size());
       std::iota(every.begin(), every.end(), std::size_t{0});

@@ -77,7 +77,8 @@ struct RolloutCheck {
   /// Whole runs held out (checkHeldOutRuns): `coordinate` is then the worst point and
   /// `error` its relative RMS over the whole run, as mbdrom-cli compare defines it.
   bool wholeRuns = false;
-  /// `coordinate` is the worst basic point and `error` its relative RMS over the whole run (as
+  /// `coordinate` is the worst point (basic point, unit vector or marker: TrackedPoints) and
+  /// `error` its relative RMS over the whole run (as
   /// with whole runs held out; also for the one-run indication of judgeByHeldOutRollout).
   bool pointMeasure = false;
   /// Largest joint-envelope distance (NeighbourEnvelope) the held-out runs reached from the
@@ -140,12 +141,12 @@ RolloutCheck checkRollout(const Model& model, const ReducedModel& rom, const Dat
 
 /// Held out whole: runs `heldOut` (indices into dataset.runs) of a model `probe` trained on
 /// `trainedRuns` of the other runs, each run from its first sample over the whole run at its
-/// spacing; the error of a run is the largest relative RMS of its points (positions of every
-/// basic point, as mbdrom-cli compare defines it: RMS error over RMS motion about the mean;
-/// points that move less than 1e-6 of the most moving point are not judged). Passed when
-/// every run is within `tolerance`. With `trainedOn` (the data `probe` was trained on), also
-/// the largest distance of the runs from it (RolloutCheck::heldOutDistance), which calibrates
-/// the written model's joint envelope.
+/// spacing; the error of a run is the largest relative RMS of its points (every basic point,
+/// unit vector and marker, TrackedPoints, as mbdrom-cli compare defines it: RMS error over RMS
+/// motion about the mean; points that move less than 1e-6 of the most moving point are not judged). Passed
+/// when every run is within `tolerance`. With `trainedOn` (the data `probe` was trained on), also the largest
+/// distance of the runs from it (RolloutCheck::heldOutDistance), which calibrates the written model's joint
+/// envelope.
 RolloutCheck checkHeldOutRuns(const Model& model, const ReducedModel& probe, const Dataset& dataset,
                               const std::vector<std::size_t>& heldOut, int trainedRuns, double tolerance,
                               Monitor* monitor = nullptr, const Dataset* trainedOn = nullptr);

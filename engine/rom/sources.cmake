@@ -14,6 +14,7 @@ target_sources(mbdrom_engine PRIVATE
   rom/linear_row_elimination.cpp
   rom/linear_step.cpp
   rom/rollout_check.cpp
+  rom/tracked_points.cpp
   rom/confirmation_check.cpp
   rom/rom_support.cpp
   rom/speed_check.cpp
