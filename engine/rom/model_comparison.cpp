@@ -3,14 +3,48 @@
 #include "engine/core/error.h"
 #include "engine/data/dataset.h"
 #include "engine/experiments/design_parameter.h"
+#include "engine/rom/median_timing.h"
 
 #include <cmath>
 
 namespace mbdrom {
 
+namespace {
+
+// Cancelled through `monitor` (may be null), without progress: a repeat only times a run made.
+Monitor quietFor(Monitor* monitor) {
+  return Monitor([monitor](const Progress&) { return !(monitor && monitor->stopRequested()); });
+}
+
+// `s`'s timing replaced by the median of its run and repeats of `again` (medianPerSecond): a
+// speed-up must not hang on one run of a few milliseconds that the scheduler interrupted.
+template <class Again>
+void takeMedianTiming(RunSummary& s, const Again& again) {
+  if (!(s.realTimeFactor > 0.0)) return;
+  const double perSecond = medianPerSecond(again, s.realTimeFactor, s.wallSeconds);
+  if (!(perSecond > 0.0)) return;
+  const double scale = perSecond * s.realTimeFactor;  // the median run's wall time over this one's
+  s.realTimeFactor = 1.0 / perSecond;
+  s.wallSeconds *= scale;
+  s.secondsPerStep *= scale;
+}
+
+// The full model's run of `options` again, for its timing: samples kept, as the first run's were.
+double fullRunAgain(const Model& model, const RunOptions& options, Monitor& quiet) {
+  TrajectoryRecorder recorder;
+  return simulate(model, options, recorder, &quiet).realTimeFactor;
+}
+
+}  // namespace
+
 FullModelTiming timeFullModel(const Model& model, const RunOptions& options, Monitor* monitor) {
   NullSink sink;
-  const SimulationSummary s = simulate(model, options, sink, monitor);
+  SimulationSummary s = simulate(model, options, sink, monitor);
+  Monitor quiet = quietFor(monitor);
+  takeMedianTiming(s, [&] {
+    NullSink again;
+    return simulate(model, options, again, &quiet).realTimeFactor;
+  });
   FullModelTiming timing;
   timing.steps = s.steps;
   timing.secondsPerStep = s.secondsPerStep;
@@ -42,6 +76,11 @@ ReducedRunComparison compareReducedModel(const Model& model, const ReducedModel&
   TrajectoryRecorder recorder;
   try {
     r.summary = rom.simulate(model, options, recorder, monitor);
+    Monitor quiet = quietFor(monitor);
+    takeMedianTiming(r.summary, [&] {
+      TrajectoryRecorder again;
+      return rom.simulate(model, options, again, &quiet).realTimeFactor;
+    });
   } catch (const Cancelled&) {
     throw;
   } catch (const Error& e) {
@@ -103,8 +142,11 @@ ModelComparison compareWithNewReference(const Model& model, const RunOptions& op
   // there; each reduced model is given those values with its own and runs there itself.
   const DesignRun point = designPointRun(model, options, {});
   try {
-    simulate(point.model ? *point.model : model, point.model ? point.options : options, recorder, monitor,
-             &summary);
+    const Model& runModel = point.model ? *point.model : model;
+    const RunOptions& runOptions = point.model ? point.options : options;
+    simulate(runModel, runOptions, recorder, monitor, &summary);
+    Monitor quiet = quietFor(monitor);
+    takeMedianTiming(summary, [&] { return fullRunAgain(runModel, runOptions, quiet); });
   } catch (const SolverError& e) {
     throw SolverError(std::string("the reference run of the full model failed: ") + e.what());
   }

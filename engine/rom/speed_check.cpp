@@ -4,6 +4,7 @@
 #include "engine/core/json_reader.h"
 #include "engine/core/ordered_json.h"
 #include "engine/dynamics/simulation.h"
+#include "engine/rom/median_timing.h"
 #include "engine/rom/rollout_check.h"
 #include "engine/rom/rom_support.h"
 
@@ -22,29 +23,6 @@ std::string milliseconds(double seconds) {
   std::ostringstream s;
   s << std::setprecision(3) << seconds * 1e3 << " ms";
   return s.str();
-}
-
-// Timings of one run vary by tens of percent on a busy machine: the median of up
-// to kTimings runs, as many as fit in kTimingBudget of wall time (at least one).
-constexpr int kTimings = 5;
-constexpr double kTimingBudget = 0.3;  // [s]
-
-// Wall time per simulated second [s/s], the median over repeated runs; `run` returns
-// a run's real-time factor (0 when too short to time).
-template <class Run>
-double medianPerSecond(const Run& run) {
-  std::vector<double> perSecond;
-  const auto start = std::chrono::steady_clock::now();
-  while (static_cast<int>(perSecond.size()) < kTimings) {
-    const double realTimeFactor = run();
-    if (!(realTimeFactor > 0.0)) return 0.0;
-    perSecond.push_back(1.0 / realTimeFactor);
-    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() > kTimingBudget)
-      break;
-  }
-  std::nth_element(perSecond.begin(), perSecond.begin() + static_cast<std::ptrdiff_t>(perSecond.size() / 2),
-                   perSecond.end());
-  return perSecond[perSecond.size() / 2];
 }
 
 // The full model's run under `options`, stopped after `wallBudget` seconds of wall time: its
