@@ -73,9 +73,10 @@ const char* const kRomSimulateUsage =
     "               the full model on the same load case, span and output interval (at --dt\n"
     "               when given, else error-controlled at the simulate command's default\n"
     "               tolerance), then the reduced model again from its first state at its own\n"
-    "               step; prints the wall time per simulated second of both, the speed-up\n"
-    "               (their ratio: fair when the steps differ) and the reduced run's error (a\n"
-    "               failing full model is named as the reference run; the reduced run is written)\n"
+    "               step; prints the wall time per simulated second of both (each the median\n"
+    "               of up to 5 runs within 0.3 s), the speed-up (their ratio: fair when the\n"
+    "               steps differ) and the reduced run's error (a failing full model is named\n"
+    "               as the reference run; the reduced run is written)\n"
     "  --hold-inputs H  the load case's loads held over each interval of H [s], as an FMU\n"
     "               holds the inputs an importer sets for its communication step (export-fmu),\n"
     "               so the FMU and this run can be compared exactly\n";
