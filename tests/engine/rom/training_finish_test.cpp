@@ -479,3 +479,36 @@ TEST_CASE("the held-out check trains with the epochs a wall-time budget gave the
   CHECK(again.at("seconds") == 0.0);
   CHECK(again.at("seed") == 4);
 }
+
+TEST_CASE(
+    "a model whose held-out check missed and which misses one of its own runs states no bound: every run "
+    "warns",
+    "[training_finish_test]") {
+  // Three runs, the middle one (held out) under a push 1.3 times as large: the model, which replays
+  // the first push whatever it is asked, misses it held out and as its own run, and follows the other two.
+  const Model model = railOscillator({{"push", 30.0}, {"harder", 39.0}});
+  const std::vector<Sample> push = fullRun(model, "push", 1.2, tempPath("finish_twice_push.csv"), 0.01);
+  const std::vector<Sample> harder = fullRun(model, "harder", 1.2, tempPath("finish_twice_harder.csv"), 0.01);
+  Dataset d = makeDataset(model);
+  addRun(d, runFromSamples(push, "push run", "push"));
+  addRun(d, runFromSamples(harder, "push farther", "harder"));
+  addRun(d, runFromSamples(push, "push again", "push"));
+  const auto replay = [&](const Dataset&, Monitor&) -> std::unique_ptr<ReducedModel> {
+    return std::make_unique<ReplayThenDiverge>(model, push, 10.0);
+  };
+  Monitor monitor;
+  const auto rom =
+      finishTrainedModel(std::make_unique<ReplayThenDiverge>(model, push, 10.0), d, &model, replay, monitor);
+  INFO(rom->metrics().at("verdict").get<std::string>());
+  REQUIRE(rom->metrics().at("verdict_kind") == "rollout misses");
+  REQUIRE_THAT(ownRunsMissed(*rom), Catch::Contains("push farther"));
+  CHECK_FALSE(rom->envelope().joint().calibrated());
+  CHECK_FALSE(boundedByFollowedRuns(*rom));
+  RomSimulationSummary near;
+  near.envelopeKnown = true;
+  near.jointDistance = 0.0;
+  const std::vector<std::string> warnings = reducedRunWarnings(*rom, RunOptions{}, near);
+  REQUIRE_FALSE(warnings.empty());
+  CHECK_THAT(warnings.front(), Catch::StartsWith("the written model misses its own training runs") ||
+                                   Catch::StartsWith("the model failed its check"));
+}
