@@ -59,8 +59,7 @@ WorstPoint worstPointError(const TrackedPoints& points, const Eigen::MatrixXd& r
   const double still = kStillShare * want.cwiseAbs().maxCoeff();
   const double most = *std::max_element(motion.begin(), motion.end());
   for (std::size_t p = 0; p < points.size(); ++p) {
-    if (!(motion[p] > still) || motion[p] < kStillMotionShare * most || !(motion[p] > 0.0))
-      continue;  // still but for round-off: no target
+    if (!(motion[p] > still) || motion[p] < kStillMotionShare * most) continue;  // still but for round-off
     if (error[p] / motion[p] > worst.relative) worst = {error[p] / motion[p], points.name(p)};
   }
   return worst;
